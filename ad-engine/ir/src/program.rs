@@ -1,0 +1,122 @@
+//! An untyped program: what lowering produces from source files and inference consumes.
+//! Generic functions with their methods, struct definitions, and top-level bindings.
+
+use std::collections::BTreeMap;
+use std::fmt;
+use std::sync::Arc;
+
+use crate::func::{Function, Span};
+use crate::types::Name;
+
+/// A type annotation as written (`Float64`, `Vector{Float64}`, `Bar{T}`, `::typeof(f)`),
+/// resolved against concrete types by inference.
+#[derive(Clone, PartialEq, Eq, Hash, Debug)]
+pub enum TypeExpr {
+    /// A named type, possibly applied to parameters: `Float64`, `Real`, `Vector{Float64}`,
+    /// `Dense`, `Bar{T}`, `Tuple{Float64, Int}`. A name in the enclosing `where` list or struct
+    /// parameter list is a type variable.
+    Named { name: Name, params: Vec<TypeExpr> },
+    /// `typeof(f)`: the singleton type of a generic function (as in `rrule(::typeof(f), x)`).
+    Typeof(Name),
+}
+
+impl TypeExpr {
+    /// A plain named type without parameters.
+    pub fn named(name: &str) -> TypeExpr {
+        TypeExpr::Named { name: name.into(), params: Vec::new() }
+    }
+}
+
+impl fmt::Display for TypeExpr {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            TypeExpr::Named { name, params } => {
+                write!(f, "{name}")?;
+                if !params.is_empty() {
+                    write!(f, "{{")?;
+                    for (i, p) in params.iter().enumerate() {
+                        if i > 0 {
+                            write!(f, ", ")?;
+                        }
+                        write!(f, "{p}")?;
+                    }
+                    write!(f, "}}")?;
+                }
+                Ok(())
+            }
+            TypeExpr::Typeof(n) => write!(f, "typeof({n})"),
+        }
+    }
+}
+
+/// One method of a generic function: a signature and an untyped body.
+#[derive(Clone, PartialEq, Eq, Hash, Debug)]
+pub struct Method {
+    /// One annotation per argument of `body` (`None`: unannotated, matches anything). For a
+    /// callable struct or closure the first argument is the callee.
+    pub sig: Vec<Option<TypeExpr>>,
+    /// Type variables of a `where` clause.
+    pub where_params: Vec<Name>,
+    /// The untyped body; its entry block's parameters are the arguments.
+    pub body: Arc<Function>,
+    /// Span of the signature (for diagnostics about the method).
+    pub span: Span,
+}
+
+/// A generic function: a name and its methods, in definition order.
+#[derive(Clone, PartialEq, Eq, Hash, Debug)]
+pub struct GenericFunction {
+    pub name: Name,
+    pub methods: Vec<Method>,
+}
+
+/// What a struct definition stands for.
+pub use crate::types::StructKind;
+
+/// A struct definition: `struct Bar{T} a::T end`, or a closure environment made by lowering.
+#[derive(Clone, PartialEq, Eq, Hash, Debug)]
+pub struct StructDef {
+    pub name: Name,
+    /// Type parameters (`T` in `Bar{T}`).
+    pub params: Vec<Name>,
+    /// Fields with optional annotations (closure captures have none).
+    pub fields: Vec<(Name, Option<TypeExpr>)>,
+    pub mutable: bool,
+    pub kind: StructKind,
+    pub span: Span,
+}
+
+/// A top-level binding (`const N = 3`, `sq = x -> x^2`): a zero-argument body computing it.
+#[derive(Clone, PartialEq, Eq, Hash, Debug)]
+pub struct Global {
+    pub name: Name,
+    pub body: Arc<Function>,
+    pub span: Span,
+}
+
+/// A whole untyped program.
+#[derive(Clone, PartialEq, Eq, Hash, Debug, Default)]
+pub struct Program {
+    /// Generic functions by name. The call method of a callable struct or closure type `S` is
+    /// stored under [`callable_name`]`(S)`.
+    pub functions: BTreeMap<Name, GenericFunction>,
+    pub structs: BTreeMap<Name, StructDef>,
+    pub globals: BTreeMap<Name, Global>,
+}
+
+/// The generic-function name under which the call methods of struct (or closure) type `name`
+/// are stored: `(::Dense)`.
+pub fn callable_name(struct_name: &str) -> Name {
+    format!("(::{struct_name})").into()
+}
+
+impl Program {
+    /// Add a method to the generic function `name`, creating it if needed.
+    pub fn add_method(&mut self, name: Name, method: Method) {
+        self.functions
+            .entry(name.clone())
+            .or_insert_with(|| GenericFunction { name, methods: Vec::new() })
+            .methods
+            .push(method);
+    }
+}

@@ -1,0 +1,290 @@
+//! Concrete types of the Julia subset, and the structural tangent type of each.
+
+use std::fmt;
+use std::sync::Arc;
+
+/// A name shared cheaply between IR objects (function names, field names, struct names).
+pub type Name = Arc<str>;
+
+/// A concrete type, as Julia would infer it for one specialisation.
+///
+/// Untyped IR (straight out of lowering) uses [`Type::Any`] everywhere; inference replaces it.
+#[derive(Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Type {
+    /// Not inferred yet (untyped IR only).
+    Any,
+    /// `Union{}`: the type of an expression that never returns (it throws).
+    Bottom,
+    Float64,
+    Int64,
+    Bool,
+    Nothing,
+    /// `Tuple{A, B, ...}`.
+    Tuple(Arc<[Type]>),
+    /// `@NamedTuple{a::A, b::B}`: also the tangent of structs and closures.
+    NamedTuple(Arc<[(Name, Type)]>),
+    /// A user `struct`/`mutable struct`, a closure environment or a callable struct.
+    Struct(Arc<StructType>),
+    /// `Base.RefValue{T}`: `Ref(x)`, and the box of a captured variable that is reassigned.
+    Ref(Arc<Type>),
+    /// `Array{T, N}` for `N` in 1 (`Vector`) and 2 (`Matrix`).
+    Array(Arc<Type>, u8),
+    /// `Adjoint{T, Vector{T}}`: a row vector, the result of `x'` for a vector `x`.
+    Adjoint(Arc<Type>),
+    /// `typeof(f)`: the singleton type of a generic function (user-defined or builtin).
+    Function(Name),
+    /// The closure returned by `pullback(f, args...)`: calling it runs the pullback of this
+    /// specialisation of `f`. Carries the callee type and the argument types.
+    Pullback(Arc<[Type]>),
+    /// An AD tape stack of values of this type (forward/pullback IR only).
+    Stack(Arc<Type>),
+}
+
+/// The definition of a concrete struct type: `Bar{Float64}` with its fields resolved.
+#[derive(Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct StructType {
+    /// The struct's name as written (`Dense`), or a generated name for a closure (`#3`).
+    pub name: Name,
+    /// Concrete type parameters (`Bar{T}` instantiated at `T = Float64`).
+    pub params: Vec<Type>,
+    /// Field names and concrete field types, in declaration (or capture) order.
+    pub fields: Vec<(Name, Type)>,
+    /// `mutable struct`: fields can be assigned and the value has identity.
+    pub mutable: bool,
+    /// What the struct stands for.
+    pub kind: StructKind,
+}
+
+/// Where a struct type comes from.
+#[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Debug)]
+pub enum StructKind {
+    /// A `struct` written by the user.
+    User,
+    /// The environment of an anonymous function or inner function: fields are its captures.
+    Closure,
+}
+
+impl Type {
+    /// `Vector{Float64}`.
+    pub fn vector_f64() -> Type {
+        Type::Array(Arc::new(Type::Float64), 1)
+    }
+
+    /// `Matrix{Float64}`.
+    pub fn matrix_f64() -> Type {
+        Type::Array(Arc::new(Type::Float64), 2)
+    }
+
+    /// A tuple type from its element types.
+    pub fn tuple(elems: impl IntoIterator<Item = Type>) -> Type {
+        Type::Tuple(elems.into_iter().collect())
+    }
+
+    /// Is this a number type (`Int64`, `Float64`, `Bool`)?
+    pub fn is_number(&self) -> bool {
+        matches!(self, Type::Float64 | Type::Int64 | Type::Bool)
+    }
+
+    /// Does this type have identity (mutation through one reference is seen through another)?
+    pub fn is_mutable(&self) -> bool {
+        match self {
+            Type::Struct(s) => s.mutable,
+            Type::Ref(_) | Type::Array(..) | Type::Stack(_) => true,
+            _ => false,
+        }
+    }
+
+    /// Can a gradient be attached to a value of this type (its tangent is not `Nothing`)?
+    pub fn is_differentiable(&self) -> bool {
+        tangent_type(self) != Type::Nothing
+    }
+
+    /// The element type of an array, stack or adjoint vector.
+    pub fn elem(&self) -> Option<&Type> {
+        match self {
+            Type::Array(t, _) | Type::Stack(t) | Type::Adjoint(t) | Type::Ref(t) => Some(t),
+            _ => None,
+        }
+    }
+
+    /// The field types of a tuple, named tuple or struct, in order.
+    pub fn field_types(&self) -> Option<Vec<Type>> {
+        match self {
+            Type::Tuple(ts) => Some(ts.to_vec()),
+            Type::NamedTuple(fs) => Some(fs.iter().map(|(_, t)| t.clone()).collect()),
+            Type::Struct(s) => Some(s.fields.iter().map(|(_, t)| t.clone()).collect()),
+            _ => None,
+        }
+    }
+}
+
+/// The structural tangent (gradient) type of a value of type `t`, following Zygote:
+/// numbers other than `Float64` and everything without a differentiable part get `Nothing`;
+/// a tuple's tangent is a tuple, a struct's or closure's a named tuple of its fields' tangents,
+/// a `Ref`'s `(x = T̄,)`, an array's an array of its shape.
+pub fn tangent_type(t: &Type) -> Type {
+    match t {
+        Type::Float64 => Type::Float64,
+        Type::Any => Type::Any,
+        Type::Bottom => Type::Bottom,
+        Type::Int64 | Type::Bool | Type::Nothing | Type::Function(_) | Type::Pullback(_) => {
+            Type::Nothing
+        }
+        Type::Tuple(ts) => {
+            let tans: Vec<Type> = ts.iter().map(tangent_type).collect();
+            if tans.iter().all(|t| *t == Type::Nothing) {
+                Type::Nothing
+            } else {
+                Type::Tuple(tans.into())
+            }
+        }
+        Type::NamedTuple(fs) => named_tangent(fs.iter().map(|(n, t)| (n.clone(), t))),
+        Type::Struct(s) => named_tangent(s.fields.iter().map(|(n, t)| (n.clone(), t))),
+        Type::Ref(inner) => named_tangent(std::iter::once((Name::from("x"), &**inner))),
+        Type::Array(e, n) => match tangent_type(e) {
+            Type::Nothing => Type::Nothing,
+            te => Type::Array(Arc::new(te), *n),
+        },
+        Type::Adjoint(e) => match tangent_type(e) {
+            Type::Nothing => Type::Nothing,
+            te => Type::Adjoint(Arc::new(te)),
+        },
+        Type::Stack(e) => match tangent_type(e) {
+            Type::Nothing => Type::Nothing,
+            te => Type::Stack(Arc::new(te)),
+        },
+    }
+}
+
+fn named_tangent<'a>(fields: impl Iterator<Item = (Name, &'a Type)>) -> Type {
+    let tans: Vec<(Name, Type)> = fields.map(|(n, t)| (n, tangent_type(t))).collect();
+    if tans.iter().all(|(_, t)| *t == Type::Nothing) {
+        Type::Nothing
+    } else {
+        Type::NamedTuple(tans.into())
+    }
+}
+
+impl fmt::Display for Type {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Type::Any => write!(f, "Any"),
+            Type::Bottom => write!(f, "Union{{}}"),
+            Type::Float64 => write!(f, "Float64"),
+            Type::Int64 => write!(f, "Int64"),
+            Type::Bool => write!(f, "Bool"),
+            Type::Nothing => write!(f, "Nothing"),
+            Type::Tuple(ts) => {
+                write!(f, "Tuple{{")?;
+                comma_list(f, ts.iter())?;
+                write!(f, "}}")
+            }
+            Type::NamedTuple(fs) => {
+                write!(f, "(")?;
+                for (i, (n, t)) in fs.iter().enumerate() {
+                    if i > 0 {
+                        write!(f, ", ")?;
+                    }
+                    write!(f, "{n} = {t}")?;
+                }
+                if fs.len() == 1 {
+                    write!(f, ",")?;
+                }
+                write!(f, ")")
+            }
+            Type::Struct(s) => write!(f, "{s}"),
+            Type::Ref(t) => write!(f, "Ref{{{t}}}"),
+            Type::Array(t, 1) => write!(f, "Vector{{{t}}}"),
+            Type::Array(t, 2) => write!(f, "Matrix{{{t}}}"),
+            Type::Array(t, n) => write!(f, "Array{{{t}, {n}}}"),
+            Type::Adjoint(t) => write!(f, "Adjoint{{{t}, Vector{{{t}}}}}"),
+            Type::Function(n) => write!(f, "typeof({n})"),
+            Type::Pullback(ts) => {
+                write!(f, "Pullback{{")?;
+                comma_list(f, ts.iter())?;
+                write!(f, "}}")
+            }
+            Type::Stack(t) => write!(f, "Stack{{{t}}}"),
+        }
+    }
+}
+
+impl fmt::Debug for Type {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        fmt::Display::fmt(self, f)
+    }
+}
+
+impl fmt::Display for StructType {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.kind {
+            StructKind::User => write!(f, "{}", self.name)?,
+            StructKind::Closure => write!(f, "var\"{}\"", self.name)?,
+        }
+        if !self.params.is_empty() {
+            write!(f, "{{")?;
+            comma_list(f, self.params.iter())?;
+            write!(f, "}}")?;
+        }
+        Ok(())
+    }
+}
+
+impl fmt::Debug for StructType {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        fmt::Display::fmt(self, f)
+    }
+}
+
+fn comma_list<'a>(
+    f: &mut fmt::Formatter<'_>,
+    items: impl Iterator<Item = &'a Type>,
+) -> fmt::Result {
+    for (i, t) in items.enumerate() {
+        if i > 0 {
+            write!(f, ", ")?;
+        }
+        write!(f, "{t}")?;
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn dense() -> Type {
+        Type::Struct(Arc::new(StructType {
+            name: "Dense".into(),
+            params: vec![],
+            fields: vec![("W".into(), Type::matrix_f64()), ("b".into(), Type::vector_f64())],
+            mutable: false,
+            kind: StructKind::User,
+        }))
+    }
+
+    #[test]
+    fn tangent_of_struct_is_named_tuple_of_fields() {
+        assert_eq!(
+            tangent_type(&dense()).to_string(),
+            "(W = Matrix{Float64}, b = Vector{Float64})"
+        );
+    }
+
+    #[test]
+    fn tangent_of_mixed_tuple_keeps_nothing_slots() {
+        let t = Type::tuple([Type::Float64, Type::Int64]);
+        assert_eq!(tangent_type(&t).to_string(), "Tuple{Float64, Nothing}");
+        let ints = Type::tuple([Type::Int64, Type::Bool]);
+        assert_eq!(tangent_type(&ints), Type::Nothing);
+    }
+
+    #[test]
+    fn tangent_of_ref_and_int_array() {
+        let r = Type::Ref(Arc::new(Type::Float64));
+        assert_eq!(tangent_type(&r).to_string(), "(x = Float64,)");
+        let v = Type::Array(Arc::new(Type::Int64), 1);
+        assert_eq!(tangent_type(&v), Type::Nothing);
+        assert!(!v.is_differentiable());
+    }
+}
