@@ -17,6 +17,8 @@ pub use func::{
 };
 pub use ops::{Instance, Op, Prim, StructRef};
 pub use print::{julia_float, print_function};
-pub use program::{callable_name, GenericFunction, Global, Method, Program, StructDef, TypeExpr};
+pub use program::{
+    callable_name, GenericFunction, Global, Method, Program, StructDef, TypeExpr, TypedProgram,
+};
 pub use types::{tangent_type, Name, StructKind, StructType, Type};
 pub use verify::verify;

@@ -120,3 +120,14 @@ impl Program {
             .push(method);
     }
 }
+
+/// The typed specialisations reachable from some entry calls, as inference produces them:
+/// every [`Op::Invoke`](crate::Op::Invoke) in one of these functions names another key here.
+#[derive(Clone, PartialEq, Eq, Debug, Default)]
+pub struct TypedProgram {
+    /// One typed body per specialisation.
+    pub functions: BTreeMap<Arc<crate::Instance>, Arc<Function>>,
+    /// Typed bodies of the top-level bindings that the functions load, by name. Each is
+    /// evaluated once per run (a global array is one object, as in Julia).
+    pub globals: BTreeMap<Name, Arc<Function>>,
+}

@@ -1,0 +1,288 @@
+//! The abstract syntax of the Julia subset: plain data with byte ranges, produced from the
+//! tree-sitter tree with Julia's meaning restored where the grammar disagrees (`2x^2` is
+//! `2*(x^2)`, `a < b < c` is a chained comparison, `[1.0 -0.3]` is a 1×2 matrix). Everything
+//! outside the subset becomes [`ExprKind::Error`] plus a [`SyntaxError`] naming the construct.
+
+use std::fmt;
+
+/// A byte range in one source file.
+#[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Debug, Default)]
+pub struct TextRange {
+    pub start: u32,
+    pub end: u32,
+}
+
+impl TextRange {
+    /// The range from `start` to `end` (bytes).
+    pub fn new(start: u32, end: u32) -> TextRange {
+        TextRange { start, end }
+    }
+
+    /// Does the range contain byte `offset` (end inclusive, as a cursor after a word hovers it)?
+    pub fn contains(self, offset: u32) -> bool {
+        self.start <= offset && offset <= self.end
+    }
+}
+
+/// A parsed file: its items and every syntax error or unsupported construct found.
+#[derive(Clone, PartialEq, Debug, Default)]
+pub struct SourceFile {
+    pub items: Vec<Item>,
+    pub errors: Vec<SyntaxError>,
+}
+
+/// A problem found while parsing: a syntax error or a construct outside the subset.
+#[derive(Clone, PartialEq, Eq, Hash, Debug)]
+pub struct SyntaxError {
+    pub range: TextRange,
+    /// Stable code: `syntax-error`, `unsupported`.
+    pub code: &'static str,
+    /// One line, naming the construct: "unsupported: keyword arguments".
+    pub message: String,
+}
+
+/// A top-level item.
+#[derive(Clone, PartialEq, Debug)]
+pub enum Item {
+    Function(FunctionDef),
+    Struct(StructDef),
+    /// `const N = 3` or `sq = x -> x^2` at top level.
+    Global(GlobalDef),
+}
+
+/// A `# zy: ...` comment line immediately above a definition.
+#[derive(Clone, PartialEq, Eq, Hash, Debug)]
+pub struct Annotation {
+    pub kind: AnnotationKind,
+    /// The text after the keyword (`f(2.0, 3)` for `at`/`gradcheck`, the code for `allow`).
+    pub text: String,
+    /// Range of `text` in the file.
+    pub range: TextRange,
+}
+
+/// Which annotation.
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
+pub enum AnnotationKind {
+    /// `# zy: at f(2.0, 3)`.
+    At,
+    /// `# zy: gradcheck f(2.0, 3)`.
+    Gradcheck,
+    /// `# zy: allow(CODE)`.
+    Allow,
+}
+
+/// What a method definition defines.
+#[derive(Clone, PartialEq, Debug)]
+pub enum FunctionName {
+    /// `function f(...)` / `f(x) = ...`.
+    Named(String),
+    /// `(d::Dense)(x) = ...`: a call method of a struct type; `self_name` is `d`.
+    Callable { self_name: Option<String>, ty: TypeExpr },
+    /// An anonymous function (`x -> ...`, `function (x) ... end`, a `do` block).
+    Anonymous,
+}
+
+/// A function parameter.
+#[derive(Clone, PartialEq, Debug)]
+pub struct Param {
+    /// `None` for `::typeof(f)`.
+    pub name: Option<String>,
+    pub ty: Option<TypeExpr>,
+    pub range: TextRange,
+}
+
+/// A method definition (top level, nested in a body, or anonymous).
+#[derive(Clone, PartialEq, Debug)]
+pub struct FunctionDef {
+    pub name: FunctionName,
+    /// Range of the name (the whole signature for anonymous functions).
+    pub name_range: TextRange,
+    pub params: Vec<Param>,
+    /// `where T` type variables.
+    pub where_params: Vec<String>,
+    /// The body; its value is the value of the last expression (or of a `return`).
+    pub body: Vec<Expr>,
+    /// Range of the whole definition.
+    pub range: TextRange,
+    /// `# zy:` comments directly above the definition.
+    pub annotations: Vec<Annotation>,
+}
+
+/// `struct Bar{T} a::T end` or `mutable struct ...`.
+#[derive(Clone, PartialEq, Debug)]
+pub struct StructDef {
+    pub name: String,
+    pub name_range: TextRange,
+    pub params: Vec<String>,
+    pub fields: Vec<FieldDef>,
+    pub mutable: bool,
+    pub range: TextRange,
+}
+
+/// A struct field.
+#[derive(Clone, PartialEq, Debug)]
+pub struct FieldDef {
+    pub name: String,
+    pub ty: Option<TypeExpr>,
+    pub range: TextRange,
+}
+
+/// A top-level binding.
+#[derive(Clone, PartialEq, Debug)]
+pub struct GlobalDef {
+    pub name: String,
+    pub name_range: TextRange,
+    pub value: Expr,
+    pub is_const: bool,
+    pub range: TextRange,
+}
+
+/// A type as written: `Float64`, `Vector{Float64}`, `Bar{T}`, `typeof(f)`.
+#[derive(Clone, PartialEq, Eq, Hash, Debug)]
+pub enum TypeExpr {
+    Named { name: String, params: Vec<TypeExpr>, range: TextRange },
+    Typeof { name: String, range: TextRange },
+}
+
+/// An expression with its range.
+#[derive(Clone, PartialEq, Debug)]
+pub struct Expr {
+    pub kind: ExprKind,
+    pub range: TextRange,
+}
+
+/// Binary operators, including dotted (broadcast) forms via [`ExprKind::Binary::dotted`].
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
+pub enum BinOp {
+    Add,
+    Sub,
+    Mul,
+    Div,
+    /// `÷`.
+    IntDiv,
+    /// `%`.
+    Rem,
+    Pow,
+    Lt,
+    Le,
+    Gt,
+    Ge,
+    Eq,
+    Ne,
+}
+
+impl BinOp {
+    /// The Julia function name (`+`, `÷`, `<=`, ...).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            BinOp::Add => "+",
+            BinOp::Sub => "-",
+            BinOp::Mul => "*",
+            BinOp::Div => "/",
+            BinOp::IntDiv => "÷",
+            BinOp::Rem => "%",
+            BinOp::Pow => "^",
+            BinOp::Lt => "<",
+            BinOp::Le => "<=",
+            BinOp::Gt => ">",
+            BinOp::Ge => ">=",
+            BinOp::Eq => "==",
+            BinOp::Ne => "!=",
+        }
+    }
+
+    /// Is this a comparison (part of a chain `a < b <= c`)?
+    pub fn is_comparison(self) -> bool {
+        matches!(self, BinOp::Lt | BinOp::Le | BinOp::Gt | BinOp::Ge | BinOp::Eq | BinOp::Ne)
+    }
+}
+
+impl fmt::Display for BinOp {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// Unary operators.
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
+pub enum UnOp {
+    /// `-x`.
+    Neg,
+    /// `+x`.
+    Plus,
+    /// `!x`.
+    Not,
+    /// Postfix `x'`.
+    Adjoint,
+}
+
+/// Expression forms.
+#[derive(Clone, PartialEq, Debug)]
+pub enum ExprKind {
+    Float(f64),
+    Int(i64),
+    Bool(bool),
+    Nothing,
+    /// A string literal: only meaningful as the message of `error("...")`.
+    Str(String),
+    Ident(String),
+    /// `(a, b)`, `(a,)`.
+    Tuple(Vec<Expr>),
+    /// `(a = x, b = y)`.
+    NamedTuple(Vec<(String, Expr)>),
+    /// `[a, b, c]`.
+    Vect(Vec<Expr>),
+    /// `[a b; c d]`: rows of equal length (`[a b]` is one row).
+    Matrix(Vec<Vec<Expr>>),
+    /// `f(args...)`; `callee` is any expression (an identifier, a field, a call result).
+    Call { callee: Box<Expr>, args: Vec<Expr> },
+    /// `f.(args...)`: broadcast call.
+    DotCall { callee: Box<Expr>, args: Vec<Expr> },
+    /// `a op b`; `dotted` for `.+`, `.*`, `.^`, ... Implicit multiplication `2x` is `Mul`.
+    Binary { op: BinOp, dotted: bool, lhs: Box<Expr>, rhs: Box<Expr> },
+    /// A comparison chain `a < b <= c` with at least two comparisons (a single comparison is a
+    /// [`ExprKind::Binary`]). Julia: `a < b && b <= c` with `b` evaluated once.
+    Chain { first: Box<Expr>, rest: Vec<(BinOp, Expr)> },
+    Unary { op: UnOp, arg: Box<Expr> },
+    /// `a && b` (short-circuit).
+    And(Box<Expr>, Box<Expr>),
+    /// `a || b` (short-circuit).
+    Or(Box<Expr>, Box<Expr>),
+    /// `c ? a : b`.
+    Ternary { cond: Box<Expr>, then: Box<Expr>, els: Box<Expr> },
+    /// `x[i]`, `A[i, j]`, `r[]`.
+    Index { base: Box<Expr>, indices: Vec<Expr> },
+    /// `s.f`.
+    Field { base: Box<Expr>, name: String },
+    /// `a:b` or `a:s:b`.
+    Range { start: Box<Expr>, step: Option<Box<Expr>>, stop: Box<Expr> },
+    /// `lhs = rhs` where `lhs` is an identifier, index, field, or tuple of identifiers
+    /// (destructuring).
+    Assign { lhs: Box<Expr>, rhs: Box<Expr> },
+    /// `lhs op= rhs` (`+=`, `-=`, `*=`, `/=`; `dotted` for `.+=`).
+    CompoundAssign { op: BinOp, dotted: bool, lhs: Box<Expr>, rhs: Box<Expr> },
+    /// `begin ... end` or a parenthesised sequence: value of the last expression.
+    Block(Vec<Expr>),
+    /// `if c1 ... elseif c2 ... else ... end`: `branches` are (condition, body) pairs.
+    If { branches: Vec<(Expr, Vec<Expr>)>, els: Option<Vec<Expr>> },
+    While { cond: Box<Expr>, body: Vec<Expr> },
+    /// `for var in iter ... end`; `var` is an identifier or a tuple of identifiers.
+    For { var: Box<Expr>, iter: Box<Expr>, body: Vec<Expr> },
+    Break,
+    Continue,
+    Return(Option<Box<Expr>>),
+    /// An anonymous function, an inner named function, or a `do` block (already moved into the
+    /// call's first argument).
+    Function(Box<FunctionDef>),
+    /// `local x` declarations are accepted and ignored apart from scoping.
+    Local(Vec<String>),
+    /// A construct outside the subset or a syntax error; a [`SyntaxError`] describes it.
+    Error,
+}
+
+impl Expr {
+    /// An expression of `kind` over `range`.
+    pub fn new(kind: ExprKind, range: TextRange) -> Expr {
+        Expr { kind, range }
+    }
+}
