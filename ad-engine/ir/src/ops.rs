@@ -211,6 +211,22 @@ prims! {
     /// `broadcast(f, args...)`: `args[0]` is a constant function naming a scalar primitive; the
     /// other operands are arrays of one shape or scalars. `x .+ y`, `sin.(x)`.
     Broadcast => "broadcast",
+    /// `zero(x)`: the additive identity of a number, or zeros of an array's shape.
+    Zero => "zero",
+    /// `one(x)` of a number.
+    One => "one",
+    // Differentiation called from user code (rewritten into forward/pullback calls by the AD
+    // transform before anything runs).
+    /// `gradient(f, args...)`: `args[0]` is the callee; a tuple with one tangent per argument.
+    Gradient => "gradient",
+    /// `derivative(f, x)` for a scalar `x`.
+    Derivative => "derivative",
+    /// `hessian(f, x)` for a vector `x`: an n×n matrix.
+    Hessian => "hessian",
+    /// `pullback(f, args...)`: the tuple `(y, back)`; `back` has type [`Type::Pullback`](crate::Type::Pullback).
+    PullbackOf => "pullback",
+    /// `back(ȳ)` for a `back` returned by `pullback`: a tuple with one tangent per argument.
+    CallPullback => "call_pullback",
     // Errors.
     /// `error("msg")`: throws; `args[0]` is a constant string.
     Error => "error",
