@@ -227,6 +227,12 @@ prims! {
     PullbackOf => "pullback",
     /// `back(ȳ)` for a `back` returned by `pullback`: a tuple with one tangent per argument.
     CallPullback => "call_pullback",
+    /// `range_length(a, s, b)`: the length of the Int range `a:s:b` (ArgumentError if `s == 0`).
+    /// Lowering expands `for i in a:s:b` into a counted loop over it.
+    RangeLength => "range_length",
+    /// `undef(:x)`: the value of local `x` on a path where it is not assigned. Its type is
+    /// `Union{}` so it vanishes in joins; using it is an `UndefVarError`.
+    Undef => "undef",
     // Errors.
     /// `error("msg")`: throws; `args[0]` is a constant string.
     Error => "error",
