@@ -4,6 +4,7 @@
 //! maps back to files. Lowering produces an untyped [`Program`]; inference turns each method into
 //! typed [`Function`]s, one per [`Instance`]; the AD transform and the JIT consume those.
 
+pub mod builder;
 pub mod func;
 pub mod ops;
 pub mod print;
@@ -11,6 +12,7 @@ pub mod program;
 pub mod types;
 pub mod verify;
 
+pub use builder::{SsaBuilder, Var};
 pub use func::{
     Block, BlockCall, BlockData, Const, Function, Operand, Span, Stmt, Terminator, Value,
     ValueData, ValueKind,

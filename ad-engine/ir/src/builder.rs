@@ -1,0 +1,388 @@
+//! A variable-based SSA builder over [`Function`], in the manner of Cranelift's
+//! `FunctionBuilder`: passes that produce IR (the AD transform above all) assign *variables*
+//! in blocks and read them back, and the builder inserts the block parameters (φ nodes) and jump
+//! arguments, following Braun et al., "Simple and Efficient Construction of Static Single
+//! Assignment Form" (incomplete φs for unsealed blocks, trivial-φ removal).
+//!
+//! Protocol: add every block's own parameters before reading variables in it; set a block's
+//! terminator before sealing its successors; [`seal_block`](SsaBuilder::seal_block) a block once
+//! all its predecessors' terminators are in place. A read of a variable that no definition
+//! reaches on some path gets the variable's *initialiser* (by default `undef(:name)`), computed
+//! once at the top of the entry block.
+
+use std::collections::{HashMap, HashSet};
+
+use crate::func::{Block, Const, Function, Operand, Span, Stmt, Terminator, Value, ValueKind};
+use crate::ops::{Op, Prim};
+use crate::types::{Name, Type};
+
+/// A mutable variable of the builder (not an SSA value).
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug, PartialOrd, Ord)]
+pub struct Var(pub u32);
+
+struct VarData {
+    ty: Type,
+    name: Option<Name>,
+    /// What a read sees where no definition reaches (inserted lazily in the entry block).
+    init: Stmt,
+}
+
+/// The builder: owns the function being built (public, so passes push statements into it
+/// directly) and the variable bookkeeping.
+pub struct SsaBuilder {
+    /// The function under construction.
+    pub func: Function,
+    vars: Vec<VarData>,
+    defs: HashMap<(Var, Block), Operand>,
+    sealed: HashSet<Block>,
+    incomplete: HashMap<Block, Vec<(Var, Value)>>,
+    /// Live φs created by the builder: the variable they stand for and their operand per
+    /// predecessor (turned into jump arguments by [`finish`](SsaBuilder::finish)).
+    phis: HashMap<Value, (Var, Vec<(Block, Operand)>)>,
+    /// Removed φs and what replaced them.
+    replaced: HashMap<Value, Operand>,
+    /// Initialiser statements already placed in the entry block, by variable.
+    inits: HashMap<Var, Value>,
+}
+
+impl SsaBuilder {
+    /// Start building on `func` (typically fresh from [`Function::new`]). The entry block is
+    /// sealed: it has no predecessors.
+    pub fn new(func: Function) -> SsaBuilder {
+        let mut sealed = HashSet::new();
+        sealed.insert(Block::ENTRY);
+        SsaBuilder {
+            func,
+            vars: Vec::new(),
+            defs: HashMap::new(),
+            sealed,
+            incomplete: HashMap::new(),
+            phis: HashMap::new(),
+            replaced: HashMap::new(),
+            inits: HashMap::new(),
+        }
+    }
+
+    /// Seal every block, append the builder φs' operands to the jumps into their blocks, and
+    /// return the function. Jumps must already pass the arguments of the blocks' own parameters
+    /// (those added by the caller before any builder φ).
+    pub fn finish(mut self) -> Function {
+        self.seal_all_blocks();
+        for b in self.func.block_ids().collect::<Vec<_>>() {
+            let phis: Vec<Value> = self
+                .func
+                .block(b)
+                .params
+                .iter()
+                .copied()
+                .filter(|p| self.phis.contains_key(p))
+                .collect();
+            for phi in phis {
+                let ops = self.phis[&phi].1.clone();
+                for (pred, op) in ops {
+                    for call in calls_mut(&mut self.func.block_mut(pred).term) {
+                        if call.block == b {
+                            call.args.push(op.clone());
+                        }
+                    }
+                }
+            }
+        }
+        self.func
+    }
+
+    /// A new variable of type `ty` whose undefined reads are `undef(:var)`.
+    pub fn declare_var(&mut self, ty: Type) -> Var {
+        let init = Stmt { op: Op::Prim(Prim::Undef), args: vec![Const::Symbol("var".into()).into()] };
+        self.declare_var_with_init(ty, None, init)
+    }
+
+    /// A new variable with a source-level `name` (given to the φs it creates) and the statement
+    /// `init` computing its value where no definition reaches (its operands must be constants).
+    pub fn declare_var_with_init(&mut self, ty: Type, name: Option<Name>, init: Stmt) -> Var {
+        let v = Var(self.vars.len() as u32);
+        self.vars.push(VarData { ty, name, init });
+        v
+    }
+
+    /// The type of a variable.
+    pub fn var_ty(&self, var: Var) -> &Type {
+        &self.vars[var.0 as usize].ty
+    }
+
+    /// Assign `var := value` at the current end of `block`.
+    pub fn def_var(&mut self, block: Block, var: Var, value: impl Into<Operand>) {
+        self.defs.insert((var, block), value.into());
+    }
+
+    /// The value of `var` at the current end of `block`.
+    pub fn use_var(&mut self, block: Block, var: Var) -> Operand {
+        if let Some(op) = self.defs.get(&(var, block)) {
+            return op.clone();
+        }
+        self.use_var_recursive(block, var)
+    }
+
+    fn use_var_recursive(&mut self, block: Block, var: Var) -> Operand {
+        let preds = self.func.predecessors()[block.index()].clone();
+        let op = if !self.sealed.contains(&block) {
+            let phi = self.add_phi(block, var);
+            self.incomplete.entry(block).or_default().push((var, phi));
+            Operand::Value(phi)
+        } else if block == Block::ENTRY || preds.is_empty() {
+            Operand::Value(self.init_value(var))
+        } else if preds.len() == 1 {
+            self.use_var(preds[0], var)
+        } else {
+            let phi = self.add_phi(block, var);
+            // Break cycles: the φ is the definition while its operands are looked up.
+            self.def_var(block, var, phi);
+            self.add_phi_operands(block, var, phi)
+        };
+        self.def_var(block, var, op.clone());
+        op
+    }
+
+    fn init_value(&mut self, var: Var) -> Value {
+        if let Some(&v) = self.inits.get(&var) {
+            return v;
+        }
+        let data = &self.vars[var.0 as usize];
+        let (stmt, ty) = (data.init.clone(), data.ty.clone());
+        let v = self.func.push_stmt(Block::ENTRY, stmt, ty, Span::default());
+        // Move it to the top of the entry block: its operands are constants.
+        let stmts = &mut self.func.block_mut(Block::ENTRY).stmts;
+        stmts.pop();
+        stmts.insert(0, v);
+        self.inits.insert(var, v);
+        v
+    }
+
+    fn add_phi(&mut self, block: Block, var: Var) -> Value {
+        let data = &self.vars[var.0 as usize];
+        let (ty, name) = (data.ty.clone(), data.name.clone());
+        let phi = self.func.add_param(block, ty, Span::default(), name);
+        self.phis.insert(phi, (var, Vec::new()));
+        phi
+    }
+
+    /// Give `phi` (a parameter of `block`) one operand per predecessor, then remove it if it
+    /// turns out trivial.
+    fn add_phi_operands(&mut self, block: Block, var: Var, phi: Value) -> Operand {
+        let mut ops = Vec::new();
+        for pred in self.func.predecessors()[block.index()].clone() {
+            ops.push((pred, self.use_var(pred, var)));
+        }
+        // Operands looked up meanwhile may have replaced φs this one refers to.
+        let ops = ops.into_iter().map(|(b, op)| (b, self.resolve(op))).collect();
+        if let Some(entry) = self.phis.get_mut(&phi) {
+            entry.1 = ops;
+        }
+        self.try_remove_trivial_phi(phi)
+    }
+
+    /// Declare that every predecessor of `block` has its terminator: complete its pending φs.
+    pub fn seal_block(&mut self, block: Block) {
+        if !self.sealed.insert(block) {
+            return;
+        }
+        for (var, phi) in self.incomplete.remove(&block).unwrap_or_default() {
+            self.add_phi_operands(block, var, phi);
+        }
+    }
+
+    /// Seal every block not sealed yet.
+    pub fn seal_all_blocks(&mut self) {
+        for b in self.func.block_ids().collect::<Vec<_>>() {
+            self.seal_block(b);
+        }
+    }
+
+    /// If every operand of `phi` is `phi` itself or one other operand, replace `phi` by that
+    /// operand everywhere and drop it; then retry the φs that used it.
+    fn try_remove_trivial_phi(&mut self, phi: Value) -> Operand {
+        let Some((var, ops)) = self.phis.get(&phi) else {
+            return self.resolve(Operand::Value(phi));
+        };
+        let var = *var;
+        let mut same: Option<Operand> = None;
+        for (_, op) in ops {
+            if *op == Operand::Value(phi) || Some(op) == same.as_ref() {
+                continue;
+            }
+            if same.is_some() {
+                return Operand::Value(phi);
+            }
+            same = Some(op.clone());
+        }
+        // No operand: an unreachable block, or a φ fed only by itself.
+        let replacement = match same {
+            Some(op) => op,
+            None => Operand::Value(self.init_value(var)),
+        };
+        self.phis.remove(&phi);
+        self.remove_param(phi);
+        self.replaced.insert(phi, replacement.clone());
+        let users = self.replace_uses(phi, &replacement);
+        for user in users {
+            if self.phis.contains_key(&user) && !self.is_incomplete(user) {
+                self.try_remove_trivial_phi(user);
+            }
+        }
+        self.resolve(replacement)
+    }
+
+    fn is_incomplete(&self, phi: Value) -> bool {
+        self.incomplete.values().any(|list| list.iter().any(|(_, p)| *p == phi))
+    }
+
+    /// Follow the chain of removed φs to the operand that now stands for `op`.
+    fn resolve(&self, mut op: Operand) -> Operand {
+        while let Operand::Value(v) = op {
+            match self.replaced.get(&v) {
+                Some(next) => op = next.clone(),
+                None => return Operand::Value(v),
+            }
+        }
+        op
+    }
+
+    /// Remove the builder φ `phi` from its block's parameters.
+    fn remove_param(&mut self, phi: Value) {
+        let ValueKind::Param { block, index } = self.func.value(phi).kind else { return };
+        let i = index as usize;
+        self.func.block_mut(block).params.remove(i);
+        let params = self.func.block(block).params.clone();
+        for (j, p) in params.into_iter().enumerate().skip(i) {
+            self.func.values[p.index()].kind = ValueKind::Param { block, index: j as u32 };
+        }
+    }
+
+    /// Replace every use of `old` by `new` (statements, terminators, φ operands, variable
+    /// definitions); return the builder φs that used it.
+    fn replace_uses(&mut self, old: Value, new: &Operand) -> Vec<Value> {
+        let target = Operand::Value(old);
+        let swap = |a: &mut Operand| {
+            if *a == target {
+                *a = new.clone();
+            }
+        };
+        for b in self.func.block_ids().collect::<Vec<_>>() {
+            for v in self.func.block(b).stmts.clone() {
+                if let ValueKind::Stmt(s) = &mut self.func.values[v.index()].kind {
+                    s.args.iter_mut().for_each(swap);
+                }
+            }
+            let term = &mut self.func.block_mut(b).term;
+            match term {
+                Terminator::Return(x) => swap(x),
+                Terminator::Branch { cond, .. } => swap(cond),
+                _ => {}
+            }
+            for call in calls_mut(term) {
+                call.args.iter_mut().for_each(swap);
+            }
+        }
+        self.defs.values_mut().for_each(swap);
+        let mut users = Vec::new();
+        for (&p, (_, ops)) in self.phis.iter_mut() {
+            for (_, op) in ops.iter_mut() {
+                if *op == target {
+                    *op = new.clone();
+                    users.push(p);
+                }
+            }
+        }
+        users.sort();
+        users.dedup();
+        users
+    }
+}
+
+fn calls_mut(term: &mut Terminator) -> Vec<&mut crate::func::BlockCall> {
+    match term {
+        Terminator::Return(_) | Terminator::Unreachable => vec![],
+        Terminator::Jump(c) => vec![c],
+        Terminator::Branch { then_to, else_to, .. } => vec![then_to, else_to],
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::func::BlockCall;
+    use crate::print::print_function;
+
+    fn prim(p: Prim, args: Vec<Operand>) -> Stmt {
+        Stmt { op: Op::Prim(p), args }
+    }
+
+    /// `r = 1.0; i = 0; while i < n; r = r * x; i = i + 1; end; return r`, written with
+    /// variables: the header gets φs for `r` and `i`, nothing for the loop-invariant `x`.
+    #[test]
+    fn loop_gets_phis_only_for_reassigned_variables() {
+        let mut f = Function::new("pow", Span::default());
+        f.ret = Type::Float64;
+        let x = f.add_param(Block::ENTRY, Type::Float64, Span::default(), Some("x".into()));
+        let n = f.add_param(Block::ENTRY, Type::Int64, Span::default(), Some("n".into()));
+        let header = f.add_block();
+        let body = f.add_block();
+        let exit = f.add_block();
+        let mut b = SsaBuilder::new(f);
+        let init = |c: Const| prim(Prim::Add, vec![c.clone().into(), c.into()]);
+        let r = b.declare_var_with_init(Type::Float64, Some("r".into()), init(Const::f64(0.0)));
+        let i = b.declare_var_with_init(Type::Int64, Some("i".into()), init(Const::Int(0)));
+        let xv = b.declare_var(Type::Float64);
+        b.def_var(Block::ENTRY, r, Const::f64(1.0));
+        b.def_var(Block::ENTRY, i, Const::Int(0));
+        b.def_var(Block::ENTRY, xv, x);
+        b.func.set_term(Block::ENTRY, Terminator::Jump(BlockCall::new(header)), Span::default());
+        // Header: not sealed until the back edge exists.
+        let iv = b.use_var(header, i);
+        let c = b.func.push_stmt(header, prim(Prim::Lt, vec![iv, n.into()]), Type::Bool, Span::default());
+        b.func.set_term(
+            header,
+            Terminator::Branch {
+                cond: c.into(),
+                then_to: BlockCall::new(body),
+                else_to: BlockCall::new(exit),
+            },
+            Span::default(),
+        );
+        b.seal_block(body);
+        let (rv, xx, iv) = (b.use_var(body, r), b.use_var(body, xv), b.use_var(body, i));
+        let r2 = b.func.push_stmt(body, prim(Prim::Mul, vec![rv, xx]), Type::Float64, Span::default());
+        let i2 = b.func.push_stmt(
+            body,
+            prim(Prim::Add, vec![iv, Const::Int(1).into()]),
+            Type::Int64,
+            Span::default(),
+        );
+        b.def_var(body, r, r2);
+        b.def_var(body, i, i2);
+        b.func.set_term(body, Terminator::Jump(BlockCall::new(header)), Span::default());
+        b.seal_block(header);
+        b.seal_block(exit);
+        let out = b.use_var(exit, r);
+        b.func.set_term(exit, Terminator::Return(out), Span::default());
+        let f = b.finish();
+        assert_eq!(crate::verify::verify(&f), Vec::<String>::new());
+        expect_test::expect![[r#"
+            pow(%1::Float64, %2::Int64) :: Float64
+            #1:
+              br #2
+            #2:
+              %3 = φ(#1 → 0, #3 → %8) :: Int64      # i
+              %5 = φ(#1 → 1.0, #3 → %7) :: Float64  # r
+              %4 = %3 < %2 :: Bool
+              br %4 ? #3 : #4
+            #3:
+              %7 = %5 * %1 :: Float64
+              %8 = %3 + 1 :: Int64
+              br #2
+            #4:
+              return %5
+        "#]]
+        .assert_eq(&print_function(&f));
+    }
+}
