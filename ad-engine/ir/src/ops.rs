@@ -247,6 +247,15 @@ prims! {
     ZeroTangent => "zero_tangent",
     /// `accum(a, b)`: tangent addition, with `nothing` as the additive identity.
     Accum => "accum",
+    /// `accum!(dst, x)`: add `x` (an array of `dst`'s shape, or a Float64 added to every
+    /// element) into the array `dst` in place. Returns nothing. (Pullback IR: shadow updates.)
+    AccumInto => "accum!",
+    /// `make_pullback(f⁻, method, tape)`: the `back` closure of one call, as a
+    /// [`Type::Pullback`](crate::Type::Pullback) value. `args[0]` (a constant function name) and
+    /// `args[1]` (a constant Int method index) name the pullback instance, whose
+    /// [`Instance::args`] are the contents of the result's `Pullback` type; calling it
+    /// ([`Prim::CallPullback`]) runs that instance on `(tape, ȳ)`.
+    MakePullback => "make_pullback",
 }
 
 impl Prim {
@@ -307,7 +316,13 @@ impl Prim {
     pub fn has_effect(self) -> bool {
         matches!(
             self,
-            Prim::SetField | Prim::RefSet | Prim::SetIndex | Prim::Push | Prim::Pop | Prim::Error
+            Prim::SetField
+                | Prim::RefSet
+                | Prim::SetIndex
+                | Prim::Push
+                | Prim::Pop
+                | Prim::Error
+                | Prim::AccumInto
         )
     }
 }
