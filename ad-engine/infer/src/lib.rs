@@ -1,1 +1,84 @@
-//! zy-infer
+//! Type inference by specialisation, as Julia does it: each method body is typed for concrete
+//! argument types, calls are resolved to primitives ([`zy_ir::Prim`]) or to other
+//! specialisations ([`zy_ir::Instance`]), and joins insert the conversions Julia's promotion
+//! implies. Input: an untyped [`zy_ir::Program`] from lowering. Output: typed functions in a
+//! [`zy_ir::TypedProgram`].
+//!
+//! [`infer_instance`] types one specialisation given an oracle for its callees' return types
+//! (the unit a memoising layer calls); [`infer_entry`] and [`infer_call`] run the worklist
+//! fixpoint over it, so recursion converges by iterating return types up from `Union{}`.
+
+mod body;
+mod builtins;
+mod calls;
+mod dispatch;
+mod driver;
+mod error;
+mod join;
+mod pattern;
+mod plan;
+mod synth;
+mod value;
+
+use std::sync::Arc;
+
+use zy_ir::{Function, Instance, Program, Span, Type};
+
+pub use driver::{infer_call, infer_entry};
+pub use error::TypeError;
+
+/// `Instance::method` of the synthesised bodies of `map`, `sum` and `broadcast` over a user
+/// function (their `Instance::name` is the builtin's name).
+pub const SYNTH_METHOD: u32 = u32::MAX;
+
+/// `Instance::method` of a top-level binding's thunk (`Instance::name` is the binding's name,
+/// with no arguments).
+pub const GLOBAL_METHOD: u32 = u32::MAX - 1;
+
+/// The most specialisations one entry may reach before inference gives up.
+pub const MAX_INSTANCES: usize = 10_000;
+
+/// The deepest nesting of types (tuples in tuples, closures in closures) inference accepts.
+pub const MAX_TYPE_DEPTH: usize = 24;
+
+/// The result of typing one specialisation.
+#[derive(Clone, PartialEq, Debug)]
+pub struct InferredFunction {
+    /// The typed body (`instance` set, every value typed, `ret` never `Any`).
+    pub func: Function,
+    /// The specialisations (and global thunks) the body refers to.
+    pub callees: Vec<Arc<Instance>>,
+    /// Errors found in this body.
+    pub errors: Vec<TypeError>,
+}
+
+/// Type the specialisation `inst` (a method of a user function, a synthesised higher-order
+/// function, or a global's thunk). `oracle` answers callees' return types, `Type::Bottom` while
+/// unknown.
+pub fn infer_instance(
+    program: &Program,
+    inst: &Instance,
+    oracle: &mut dyn FnMut(&Instance) -> Type,
+) -> InferredFunction {
+    let mut cx = calls::Cx::new(program, oracle);
+    let inst = Arc::new(inst.clone());
+    let missing = |what: &str| {
+        let fail = error::Fail::undefined(format!("{what} `{}` is not defined", inst.name));
+        body::failed(&inst, &inst.name, Span::default(), fail)
+    };
+    let (func, errors) = match inst.method {
+        SYNTH_METHOD => match synth::synthesise(&mut cx, &inst) {
+            Ok(f) => (f, Vec::new()),
+            Err(fail) => body::failed(&inst, &inst.name, Span::default(), fail),
+        },
+        GLOBAL_METHOD => match program.globals.get(&inst.name) {
+            Some(g) => body::infer_body(&mut cx, &inst, &g.body),
+            None => missing("global"),
+        },
+        m => match program.functions.get(&inst.name).and_then(|gf| gf.methods.get(m as usize)) {
+            Some(method) => body::infer_body(&mut cx, &inst, &method.body),
+            None => missing("method of"),
+        },
+    };
+    InferredFunction { func, callees: cx.callees.into_iter().collect(), errors }
+}

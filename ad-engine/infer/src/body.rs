@@ -1,0 +1,436 @@
+//! Inference of one method body for one instance: a dataflow fixpoint over the untyped CFG
+//! (types of values, reachable blocks, φ joins), then emission of the typed function with the
+//! resolved operations and the conversions that joins need.
+
+use std::sync::Arc;
+
+use zy_ir::{
+    Block, BlockCall, Const, Function, Instance, Name, Op, Operand, Prim, Span, Stmt, Terminator, Type,
+};
+
+use crate::calls::Cx;
+use crate::error::{Fail, TypeError};
+use crate::join::{conversion, join};
+use crate::plan::{emit_plan, Arg};
+use crate::value::Val;
+
+/// Passes over the CFG before giving up (joins only climb a short lattice; types nest at most
+/// [`crate::MAX_TYPE_DEPTH`] deep).
+const MAX_PASSES: usize = 1000;
+
+/// Type `body` as the specialisation `inst`.
+pub(crate) fn infer_body(cx: &mut Cx, inst: &Arc<Instance>, body: &Function) -> (Function, Vec<TypeError>) {
+    if body.args().len() != inst.args.len() {
+        let fail = Fail::method(format!(
+            "{} takes {} arguments, called with {}",
+            body.name,
+            body.args().len(),
+            inst.args.len()
+        ));
+        return failed(inst, &body.name, body.span, fail);
+    }
+    let mut typer = Typer::new(body, inst);
+    if !typer.fixpoint(cx) {
+        let fail = Fail::unsupported("type inference did not converge");
+        return failed(inst, &body.name, body.span, fail);
+    }
+    typer.emit(cx, inst)
+}
+
+/// A function whose body only throws, with the error that explains why.
+pub(crate) fn failed(inst: &Arc<Instance>, name: &Name, span: Span, fail: Fail) -> (Function, Vec<TypeError>) {
+    let mut out = Function::new(name.clone(), span);
+    out.instance = Some(inst.clone());
+    out.ret = Type::Bottom;
+    for t in inst.args.iter() {
+        out.add_param(Block::ENTRY, t.clone(), span, None);
+    }
+    throw(&mut out, Block::ENTRY, &fail.message, span);
+    (out, vec![fail.at(span)])
+}
+
+/// End `block` with `error(msg)`.
+pub(crate) fn throw(out: &mut Function, block: Block, msg: &str, span: Span) {
+    let args = vec![Operand::Const(Const::Str(msg.into()))];
+    out.push_stmt(block, Stmt { op: Op::Prim(Prim::Error), args }, Type::Bottom, span);
+    out.set_term(block, Terminator::Unreachable, span);
+}
+
+fn is_undef(stmt: &Stmt) -> bool {
+    matches!(&stmt.op, Op::Call(n) if &**n == "undef")
+}
+
+/// The accumulated join at a φ: `Any` marks a conflict (reported once, at emission).
+fn accumulate(old: &Type, new: &Type) -> Type {
+    if *old == Type::Any || *new == Type::Any {
+        return Type::Any;
+    }
+    join(old, new).unwrap_or(Type::Any)
+}
+
+/// Why a statement's operands cannot be typed.
+enum Blocked {
+    /// An operand's type is in error (already reported where it arose).
+    Poisoned,
+    /// An operand is a local that is never assigned on any path here.
+    Undefined(Operand),
+}
+
+struct Typer<'a> {
+    body: &'a Function,
+    /// Type of every untyped value (`Any`: in error; `Bottom`: no value yet / never).
+    ty: Vec<Type>,
+    reach: Vec<bool>,
+    /// The block runs to its terminator and (for a branch) its condition is a Bool.
+    flows: Vec<bool>,
+    order: Vec<Block>,
+}
+
+impl<'a> Typer<'a> {
+    fn new(body: &'a Function, inst: &Instance) -> Typer<'a> {
+        let mut ty = vec![Type::Bottom; body.values.len()];
+        for (&a, t) in body.args().iter().zip(inst.args.iter()) {
+            ty[a.index()] = t.clone();
+        }
+        let mut reach = vec![false; body.blocks.len()];
+        reach[0] = true;
+        Typer {
+            body,
+            ty,
+            reach,
+            flows: vec![false; body.blocks.len()],
+            order: body.reverse_postorder(),
+        }
+    }
+
+    fn operand_ty(&self, op: &Operand) -> Type {
+        match op {
+            Operand::Value(v) => self.ty.get(v.index()).cloned().unwrap_or(Type::Any),
+            Operand::Const(c) => c.ty(),
+        }
+    }
+
+    fn inputs(&self, args: &[Operand]) -> Result<Vec<Val>, Blocked> {
+        args.iter()
+            .enumerate()
+            .map(|(i, a)| match a {
+                Operand::Value(_) => match self.operand_ty(a) {
+                    Type::Any => Err(Blocked::Poisoned),
+                    Type::Bottom => Err(Blocked::Undefined(a.clone())),
+                    t => Ok(Val::of(Arg::Input(i), t)),
+                },
+                Operand::Const(c) => Ok(Val { arg: Arg::Input(i), ty: c.ty(), konst: Some(c.clone()) }),
+            })
+            .collect()
+    }
+
+    /// Iterate to a fixpoint; `false` if it does not converge.
+    fn fixpoint(&mut self, cx: &mut Cx) -> bool {
+        for _ in 0..MAX_PASSES {
+            if !self.pass(cx) {
+                return true;
+            }
+        }
+        false
+    }
+
+    /// One pass in reverse post-order; returns whether anything changed.
+    fn pass(&mut self, cx: &mut Cx) -> bool {
+        let mut changed = false;
+        for i in 0..self.order.len() {
+            let blk = self.order[i];
+            if !self.reach[blk.index()] {
+                continue;
+            }
+            let data = self.body.block(blk);
+            let mut flows = true;
+            for &v in &data.stmts {
+                let Some(stmt) = self.body.stmt(v) else { continue };
+                let t = match self.inputs(&stmt.args) {
+                    Err(Blocked::Poisoned) => Type::Any,
+                    Err(Blocked::Undefined(_)) => Type::Bottom,
+                    Ok(ins) => cx.resolve(&stmt.op, &ins).map_or(Type::Any, |p| p.ty),
+                };
+                if self.ty[v.index()] != t {
+                    self.ty[v.index()] = t.clone();
+                    changed = true;
+                }
+                if t == Type::Any || (t == Type::Bottom && !is_undef(stmt)) {
+                    flows = false;
+                    break;
+                }
+            }
+            if flows {
+                if let Terminator::Branch { cond, .. } = &data.term {
+                    flows = self.operand_ty(cond) == Type::Bool;
+                }
+            }
+            self.flows[blk.index()] = flows;
+            if !flows {
+                continue;
+            }
+            for call in data.term.calls() {
+                changed |= self.flow(call);
+            }
+        }
+        changed
+    }
+
+    fn flow(&mut self, call: &BlockCall) -> bool {
+        let Some(target) = self.body.blocks.get(call.block.index()) else { return false };
+        let mut changed = !self.reach[call.block.index()];
+        self.reach[call.block.index()] = true;
+        for (&p, a) in target.params.iter().zip(&call.args) {
+            let new = accumulate(&self.ty[p.index()], &self.operand_ty(a));
+            if new != self.ty[p.index()] {
+                self.ty[p.index()] = new;
+                changed = true;
+            }
+        }
+        changed
+    }
+
+    /// The types flowing into parameter `i` of `blk` from the blocks that reach it.
+    fn incoming(&self, blk: Block, i: usize) -> Vec<Type> {
+        let mut out = Vec::new();
+        for b in self.body.block_ids() {
+            if !(self.reach[b.index()] && self.flows[b.index()]) {
+                continue;
+            }
+            for call in self.body.block(b).term.calls() {
+                if call.block == blk {
+                    if let Some(a) = call.args.get(i) {
+                        out.push(self.operand_ty(a));
+                    }
+                }
+            }
+        }
+        out
+    }
+
+    /// Build the typed function.
+    fn emit(&self, cx: &mut Cx, inst: &Arc<Instance>) -> (Function, Vec<TypeError>) {
+        let body = self.body;
+        let mut errors = Vec::new();
+        cx.callees.clear();
+        let mut out = Function::new(body.name.clone(), body.span);
+        out.arg_names = body.arg_names.clone();
+        out.instance = Some(inst.clone());
+        let mut bmap: Vec<Option<Block>> = vec![None; body.blocks.len()];
+        for b in body.block_ids().filter(|b| self.reach[b.index()]) {
+            bmap[b.index()] = Some(if b == Block::ENTRY { Block::ENTRY } else { out.add_block() });
+        }
+        let mut vmap: Vec<Option<Operand>> = vec![None; body.values.len()];
+        // Parameters (arguments and φs), reporting conflicting joins.
+        for b in body.block_ids() {
+            let Some(nb) = bmap[b.index()] else { continue };
+            for (i, &p) in body.block(b).params.iter().enumerate() {
+                let d = body.value(p);
+                let t = match &self.ty[p.index()] {
+                    Type::Any => {
+                        if let Some(e) = self.conflict(b, i, d.name.as_deref(), d.span) {
+                            errors.push(e);
+                        }
+                        Type::Bottom
+                    }
+                    t => t.clone(),
+                };
+                let nv = out.add_param(nb, t, d.span, d.name.clone());
+                vmap[p.index()] = Some(Operand::Value(nv));
+            }
+        }
+        // Statements, in an order where definitions come before uses.
+        let mut ended = vec![false; body.blocks.len()];
+        for &b in &self.order {
+            let Some(nb) = bmap[b.index()] else { continue };
+            for &v in &body.block(b).stmts {
+                let Some(stmt) = body.stmt(v) else { continue };
+                let d = body.value(v);
+                let Some(ops) = map_all(&vmap, &stmt.args) else {
+                    throw(&mut out, nb, "malformed IR: value used before its definition", d.span);
+                    ended[b.index()] = true;
+                    break;
+                };
+                let plan = match self.inputs(&stmt.args) {
+                    Err(Blocked::Poisoned) => Err(None),
+                    Err(Blocked::Undefined(a)) => Err(Some(self.undefined(&a))),
+                    Ok(ins) => cx.resolve(&stmt.op, &ins).map_err(|f| {
+                        errors.push(f.clone().at(d.span));
+                        Some(f.message)
+                    }),
+                };
+                match plan {
+                    Ok(plan) => {
+                        let r = emit_plan(&mut out, nb, &plan, &ops, d.span);
+                        if let (Some(name), Operand::Value(nv)) = (&d.name, &r) {
+                            out.name_value(*nv, name.clone());
+                        }
+                        vmap[v.index()] = Some(r);
+                        if plan.ty == Type::Bottom && !is_undef(stmt) {
+                            out.set_term(nb, Terminator::Unreachable, d.span);
+                            ended[b.index()] = true;
+                            break;
+                        }
+                    }
+                    Err(msg) => {
+                        let msg = msg.unwrap_or_else(|| "unreachable: type error".into());
+                        throw(&mut out, nb, &msg, d.span);
+                        ended[b.index()] = true;
+                        break;
+                    }
+                }
+            }
+        }
+        out.ret = self.return_type(&mut errors);
+        // Terminators, with the conversions that joins need.
+        for b in body.block_ids() {
+            let Some(nb) = bmap[b.index()] else { continue };
+            if ended[b.index()] {
+                continue;
+            }
+            let data = body.block(b);
+            let span = data.term_span;
+            let term = match &data.term {
+                Terminator::Unreachable => Some(Terminator::Unreachable),
+                Terminator::Return(x) => match (self.operand_ty(x), map_one(&vmap, x)) {
+                    (Type::Any, _) | (_, None) => None,
+                    (Type::Bottom, _) => {
+                        let msg = self.undefined(x);
+                        throw(&mut out, nb, &msg, span);
+                        continue;
+                    }
+                    (t, Some(op)) => {
+                        let ret = out.ret.clone();
+                        let op = convert_op(&mut out, nb, op, &t, &ret, span);
+                        Some(Terminator::Return(op))
+                    }
+                },
+                Terminator::Jump(c) => self.emit_call(&mut out, nb, c, &vmap, &bmap, span).map(Terminator::Jump),
+                Terminator::Branch { cond, then_to, else_to } => {
+                    let ct = self.operand_ty(cond);
+                    if ct != Type::Bool {
+                        let msg = format!("TypeError: non-boolean ({ct}) used in boolean context");
+                        if ct != Type::Any {
+                            errors.push(Fail::conflict(msg.clone()).at(span));
+                        }
+                        throw(&mut out, nb, &msg, span);
+                        continue;
+                    }
+                    let t = self.emit_call(&mut out, nb, then_to, &vmap, &bmap, span);
+                    let e = self.emit_call(&mut out, nb, else_to, &vmap, &bmap, span);
+                    match (map_one(&vmap, cond), t, e) {
+                        (Some(cond), Some(then_to), Some(else_to)) => {
+                            Some(Terminator::Branch { cond, then_to, else_to })
+                        }
+                        _ => None,
+                    }
+                }
+            };
+            match term {
+                Some(t) => out.set_term(nb, t, span),
+                None => throw(&mut out, nb, "unreachable: type error", span),
+            }
+        }
+        (out, errors)
+    }
+
+    fn emit_call(
+        &self,
+        out: &mut Function,
+        nb: Block,
+        call: &BlockCall,
+        vmap: &[Option<Operand>],
+        bmap: &[Option<Block>],
+        span: Span,
+    ) -> Option<BlockCall> {
+        let target = bmap.get(call.block.index()).copied().flatten()?;
+        let params = out.block(target).params.clone();
+        let mut args = Vec::with_capacity(call.args.len());
+        for (a, p) in call.args.iter().zip(params) {
+            let op = map_one(vmap, a)?;
+            let to = out.ty(p).clone();
+            args.push(convert_op(out, nb, op, &self.operand_ty(a), &to, span));
+        }
+        Some(BlockCall { block: target, args })
+    }
+
+    /// The join of the returned values' types, reporting a conflict.
+    fn return_type(&self, errors: &mut Vec<TypeError>) -> Type {
+        let mut ret = Type::Bottom;
+        for b in self.body.block_ids() {
+            if !(self.reach[b.index()] && self.flows[b.index()]) {
+                continue;
+            }
+            let data = self.body.block(b);
+            let Terminator::Return(x) = &data.term else { continue };
+            let t = self.operand_ty(x);
+            if t == Type::Any {
+                continue;
+            }
+            match join(&ret, &t) {
+                Some(j) => ret = j,
+                None => {
+                    let msg = format!(
+                        "type conflict: the return value of `{}` is {} on one path and {t} on another",
+                        self.body.name, ret
+                    );
+                    errors.push(Fail::conflict(msg).at(data.term_span));
+                    return ret;
+                }
+            }
+        }
+        ret
+    }
+
+    /// The conflict error at parameter `i` of `blk`, unless it only inherits an earlier error.
+    fn conflict(&self, blk: Block, i: usize, name: Option<&str>, span: Span) -> Option<TypeError> {
+        let mut acc = Type::Bottom;
+        for t in self.incoming(blk, i) {
+            if t == Type::Any {
+                return None;
+            }
+            match join(&acc, &t) {
+                Some(j) => acc = j,
+                None => {
+                    let what = match name {
+                        Some(n) => format!("`{n}`"),
+                        None => "a value".to_string(),
+                    };
+                    let msg = format!("type conflict: {what} is {acc} on one path and {t} on another");
+                    return Some(Fail::conflict(msg).at(span));
+                }
+            }
+        }
+        None
+    }
+
+    fn undefined(&self, a: &Operand) -> String {
+        let name = a.as_value().and_then(|v| self.body.value(v).name.clone());
+        match name {
+            Some(n) => format!("UndefVarError: `{n}` not defined"),
+            None => "UndefVarError: local variable not defined".into(),
+        }
+    }
+}
+
+fn map_one(vmap: &[Option<Operand>], a: &Operand) -> Option<Operand> {
+    match a {
+        Operand::Value(v) => vmap.get(v.index()).cloned().flatten(),
+        Operand::Const(_) => Some(a.clone()),
+    }
+}
+
+fn map_all(vmap: &[Option<Operand>], args: &[Operand]) -> Option<Vec<Operand>> {
+    args.iter().map(|a| map_one(vmap, a)).collect()
+}
+
+/// Convert `op` (of type `from`) for a join of type `to`, emitting the conversion in `block`.
+fn convert_op(out: &mut Function, block: Block, op: Operand, from: &Type, to: &Type, span: Span) -> Operand {
+    match conversion(from, to) {
+        Some(p) => {
+            let stmt = Stmt { op: Op::Prim(p), args: vec![op] };
+            Operand::Value(out.push_stmt(block, stmt, to.clone(), span))
+        }
+        None => op,
+    }
+}

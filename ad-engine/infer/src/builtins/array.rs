@@ -1,0 +1,266 @@
+//! Array builtins: arithmetic between arrays and scalars (elementwise via `Prim::Broadcast`),
+//! matrix products, reductions, constructors, shapes and transposes.
+
+use std::sync::Arc;
+
+use zy_ir::{Const, Op, Prim, Type};
+
+use crate::calls::Cx;
+use crate::error::{no_method, Fail};
+use crate::plan::{Arg, PlanBuilder};
+use crate::value::{array, convert, func, promote, Val};
+
+fn types(args: &[Val]) -> Vec<Type> {
+    args.iter().map(|a| a.ty.clone()).collect()
+}
+
+fn apply(b: &mut PlanBuilder, p: Prim, args: &[&Val], ty: Type) -> Val {
+    let args = args.iter().map(|a| a.arg.clone()).collect();
+    Val::of(b.prim(p, args, ty.clone()), ty)
+}
+
+/// `x op y` where at least one side is an array.
+pub(crate) fn arith(cx: &mut Cx, b: &mut PlanBuilder, op: &str, x: &Val, y: &Val) -> Result<Val, Fail> {
+    let fail = || Err(no_method(op, &[x.ty.clone(), y.ty.clone()]));
+    match (op, &x.ty, &y.ty) {
+        ("+" | "-", Type::Array(_, n), Type::Array(_, m)) if n == m => {
+            broadcast(cx, b, op, &[x.clone(), y.clone()])
+        }
+        ("*", Type::Array(..), s) | ("*" | "/", s, Type::Array(..)) if s.is_number() => {
+            if op == "/" {
+                return fail();
+            }
+            broadcast(cx, b, op, &[x.clone(), y.clone()])
+        }
+        ("/", Type::Array(..), s) if s.is_number() => broadcast(cx, b, op, &[x.clone(), y.clone()]),
+        ("*", _, _) => matmul(b, x, y).unwrap_or_else(fail),
+        _ => fail(),
+    }
+}
+
+/// `A * B` for arrays and row vectors, `None` if Julia has no such method.
+fn matmul(b: &mut PlanBuilder, x: &Val, y: &Val) -> Option<Result<Val, Fail>> {
+    let (ex, ey) = (x.ty.elem()?.clone(), y.ty.elem()?.clone());
+    if !ex.is_number() || !ey.is_number() {
+        return None;
+    }
+    let e = promote(&ex, &ey);
+    let shape = |elem: &Type| -> Option<Type> {
+        Some(match (&x.ty, &y.ty) {
+            (Type::Array(_, 2), Type::Array(_, 1)) => array(elem.clone(), 1),
+            (Type::Array(_, 2), Type::Array(_, 2))
+            | (Type::Array(_, 1 | 2), Type::Adjoint(_))
+            | (Type::Array(_, 1), Type::Array(_, 2)) => array(elem.clone(), 2),
+            (Type::Adjoint(_), Type::Array(_, 1)) => elem.clone(),
+            (Type::Adjoint(_), Type::Array(_, 2)) => Type::Adjoint(Arc::new(elem.clone())),
+            _ => return None,
+        })
+    };
+    let ty = shape(&e)?;
+    let conv = |b: &mut PlanBuilder, v: &Val| -> Result<Val, Fail> {
+        match &v.ty {
+            Type::Array(t, n) if **t != e => convert(b, v.clone(), &array(e.clone(), *n)),
+            Type::Adjoint(t) if **t != e => {
+                Err(Fail::unsupported(format!("products of {} with other element types", v.ty)))
+            }
+            _ => Ok(v.clone()),
+        }
+    };
+    Some((|| {
+        let x = conv(b, x)?;
+        let y = conv(b, y)?;
+        Ok(apply(b, Prim::MatMul, &[&x, &y], ty))
+    })())
+}
+
+/// `broadcast(f, args...)` for a builtin scalar function `f`: a `Prim::Broadcast` whose
+/// function operand is the primitive's name, with the operands converted as the scalar
+/// function would convert them. Without array operands it is the plain call.
+pub(crate) fn broadcast(cx: &mut Cx, b: &mut PlanBuilder, f: &str, args: &[Val]) -> Result<Val, Fail> {
+    let mut n = None;
+    let mut elems = Vec::with_capacity(args.len());
+    for a in args {
+        match &a.ty {
+            Type::Array(e, k) => {
+                if n.is_some_and(|m| m != *k) {
+                    return Err(Fail::unsupported("broadcasting arrays of different dimensions"));
+                }
+                n = Some(*k);
+                elems.push((**e).clone());
+            }
+            Type::Adjoint(_) => return Err(Fail::unsupported("broadcasting over an adjoint")),
+            t if t.is_number() => elems.push(t.clone()),
+            t => return Err(Fail::unsupported(format!("broadcasting over {t}"))),
+        }
+    }
+    let Some(n) = n else {
+        return cx.call_named(b, &f.into(), args);
+    };
+    // Type the scalar call on the element types to learn the operation and its conversions.
+    let mut scalar = PlanBuilder::default();
+    let ins: Vec<Val> =
+        elems.iter().enumerate().map(|(i, t)| Val::of(Arg::Input(i), t.clone())).collect();
+    let r = cx.call_named(&mut scalar, &f.into(), &ins)?;
+    let plan = scalar.finish(r.arg, r.ty);
+    let unsupported = || Fail::unsupported(format!("broadcasting `{f}` over {}", list(args)));
+    let Some((last, convs)) = plan.steps.split_last() else {
+        return Err(unsupported());
+    };
+    let Op::Prim(p) = last.op else {
+        return Err(unsupported());
+    };
+    if plan.result != Arg::Step(plan.steps.len() - 1) || !last.ty.is_number() {
+        return Err(unsupported());
+    }
+    // Conversions of inputs, by input index.
+    let mut target: Vec<Type> = elems.clone();
+    for s in convs {
+        match (&s.op, s.args.as_slice()) {
+            (Op::Prim(Prim::Float | Prim::ToInt), [Arg::Input(i)]) => target[*i] = s.ty.clone(),
+            _ => return Err(unsupported()),
+        }
+    }
+    let mut ops = vec![func(p.julia_name())];
+    for (i, a) in args.iter().enumerate() {
+        let want = match &a.ty {
+            Type::Array(_, k) => array(target[i].clone(), *k),
+            _ => target[i].clone(),
+        };
+        let v = convert(b, a.clone(), &want)?;
+        ops.push(v.arg);
+    }
+    let ty = array(last.ty.clone(), n);
+    Ok(Val::of(b.prim(Prim::Broadcast, ops, ty.clone()), ty))
+}
+
+fn list(args: &[Val]) -> String {
+    args.iter().map(|a| a.ty.to_string()).collect::<Vec<_>>().join(", ")
+}
+
+/// Unary `-A` and `+A` on arrays.
+pub(crate) fn unary(cx: &mut Cx, b: &mut PlanBuilder, op: &str, x: &Val) -> Result<Val, Fail> {
+    match (op, &x.ty) {
+        ("-", Type::Array(..)) => broadcast(cx, b, "-", std::slice::from_ref(x)),
+        ("+", Type::Array(..)) => Ok(apply(b, Prim::Copy, &[x], x.ty.clone())),
+        _ => Err(no_method(op, &[x.ty.clone()])),
+    }
+}
+
+/// Array functions of one argument or shape arguments.
+pub(crate) fn call(b: &mut PlanBuilder, name: &str, args: &[Val]) -> Result<Val, Fail> {
+    let fail = || Err(no_method(name, &types(args)));
+    let numeric_array = |t: &Type| matches!(t, Type::Array(e, _) if e.is_number());
+    match (name, args) {
+        ("zeros" | "ones", _) => {
+            let (elem, dims) = match args.split_first() {
+                Some((Val { ty: Type::Function(t), .. }, rest)) => match elem_type(t) {
+                    Some(e) => (e, rest),
+                    None => return fail(),
+                },
+                _ => (Type::Float64, args),
+            };
+            shape_ctor(b, if name == "zeros" { Prim::Zeros } else { Prim::Ones }, elem, dims, &[])
+                .unwrap_or_else(fail)
+        }
+        ("fill", [v, dims @ ..]) if v.ty.is_number() => {
+            shape_ctor(b, Prim::Fill, v.ty.clone(), dims, std::slice::from_ref(v)).unwrap_or_else(fail)
+        }
+        ("copy" | "similar", [x]) if numeric_array(&x.ty) => {
+            let p = if name == "copy" { Prim::Copy } else { Prim::Similar };
+            Ok(apply(b, p, &[x], x.ty.clone()))
+        }
+        ("copy", [x]) if !x.ty.is_mutable() => Ok(x.clone()),
+        ("length", [x]) => match &x.ty {
+            Type::Array(..) | Type::Adjoint(_) => Ok(apply(b, Prim::Length, &[x], Type::Int64)),
+            Type::Tuple(ts) => Ok(Val::lit(Const::Int(ts.len() as i64))),
+            Type::NamedTuple(fs) => Ok(Val::lit(Const::Int(fs.len() as i64))),
+            t if t.is_number() => Ok(Val::lit(Const::Int(1))),
+            _ => fail(),
+        },
+        ("size", [x]) => match &x.ty {
+            Type::Array(_, n) => {
+                let ty = Type::tuple((0..*n).map(|_| Type::Int64));
+                Ok(apply(b, Prim::Size, &[x], ty))
+            }
+            Type::Adjoint(_) => Ok(apply(b, Prim::Size, &[x], Type::tuple([Type::Int64, Type::Int64]))),
+            _ => fail(),
+        },
+        ("size", [x, d]) if matches!(x.ty, Type::Array(..) | Type::Adjoint(_)) && d.ty == Type::Int64 => {
+            Ok(apply(b, Prim::Size, &[x, d], Type::Int64))
+        }
+        ("first" | "last", [x]) => match &x.ty {
+            Type::Array(e, _) | Type::Adjoint(e) => {
+                let p = if name == "first" { Prim::First } else { Prim::Last };
+                Ok(apply(b, p, &[x], (**e).clone()))
+            }
+            Type::Tuple(ts) if !ts.is_empty() => {
+                let i = if name == "first" { 1 } else { ts.len() };
+                let ty = ts[i - 1].clone();
+                let idx = Val::lit(Const::Int(i as i64));
+                Ok(apply(b, Prim::GetField, &[x, &idx], ty))
+            }
+            Type::Tuple(_) => Err(Fail::method(format!("BoundsError: {name} of an empty tuple"))),
+            t if t.is_number() => Ok(x.clone()),
+            _ => fail(),
+        },
+        ("sum" | "prod" | "maximum" | "minimum", [x]) => match &x.ty {
+            Type::Array(e, _) if matches!(**e, Type::Float64 | Type::Int64) => {
+                let p = match name {
+                    "sum" => Prim::Sum,
+                    "prod" => Prim::Prod,
+                    "maximum" => Prim::Maximum,
+                    _ => Prim::Minimum,
+                };
+                Ok(apply(b, p, &[x], (**e).clone()))
+            }
+            t if t.is_number() => Ok(x.clone()),
+            _ => fail(),
+        },
+        ("dot", [x, y]) => match (&x.ty, &y.ty) {
+            (Type::Array(e, n), Type::Array(f, m)) if n == m && e.is_number() && f.is_number() => {
+                let t = promote(e, f);
+                let x = convert(b, x.clone(), &array(t.clone(), *n))?;
+                let y = convert(b, y.clone(), &array(t.clone(), *m))?;
+                Ok(apply(b, Prim::Dot, &[&x, &y], t))
+            }
+            _ => fail(),
+        },
+        ("transpose" | "adjoint", [x]) => {
+            let p = if name == "transpose" { Prim::Transpose } else { Prim::Adjoint };
+            match &x.ty {
+                Type::Array(_, 2) => Ok(apply(b, p, &[x], x.ty.clone())),
+                Type::Array(e, 1) => Ok(apply(b, p, &[x], Type::Adjoint(e.clone()))),
+                Type::Adjoint(e) => Ok(apply(b, p, &[x], Type::Array(e.clone(), 1))),
+                t if t.is_number() => Ok(x.clone()),
+                _ => fail(),
+            }
+        }
+        _ => fail(),
+    }
+}
+
+/// The element type named by a type used as a value (`zeros(Int, n)`).
+fn elem_type(name: &str) -> Option<Type> {
+    match name {
+        "Float64" => Some(Type::Float64),
+        "Int" | "Int64" => Some(Type::Int64),
+        "Bool" => Some(Type::Bool),
+        _ => None,
+    }
+}
+
+/// `zeros(n)`, `ones(m, n)`, `fill(v, n)`: one or two Int dimensions.
+fn shape_ctor(
+    b: &mut PlanBuilder,
+    p: Prim,
+    elem: Type,
+    dims: &[Val],
+    lead: &[Val],
+) -> Option<Result<Val, Fail>> {
+    if !(1..=2).contains(&dims.len()) || dims.iter().any(|d| d.ty != Type::Int64) {
+        return None;
+    }
+    let ty = array(elem, dims.len() as u8);
+    let ops: Vec<&Val> = lead.iter().chain(dims).collect();
+    Some(Ok(apply(b, p, &ops, ty)))
+}

@@ -1,0 +1,295 @@
+//! Data builtins: tuples, named tuples, struct fields, `Ref`s, indexing, array literals, and the
+//! lowering helpers `error`, `undef`, `range_length`.
+
+use zy_ir::{Const, Name, Prim, Type};
+
+use crate::error::{no_method, Fail};
+use crate::plan::PlanBuilder;
+use crate::value::{array, convert, promote, Val};
+
+fn types(args: &[Val]) -> Vec<Type> {
+    args.iter().map(|a| a.ty.clone()).collect()
+}
+
+fn apply(b: &mut PlanBuilder, p: Prim, args: &[&Val], ty: Type) -> Val {
+    let args = args.iter().map(|a| a.arg.clone()).collect();
+    Val::of(b.prim(p, args, ty.clone()), ty)
+}
+
+fn plain_values(args: &[Val]) -> Result<(), Fail> {
+    if args.iter().any(|a| a.ty == Type::Any) {
+        return Err(Fail::unsupported(
+            "symbols and strings as values (only as field names and `error` messages)",
+        ));
+    }
+    Ok(())
+}
+
+/// Dispatch the data builtins; `None` if `name` is not one.
+pub(crate) fn call(b: &mut PlanBuilder, name: &str, args: &[Val]) -> Option<Result<Val, Fail>> {
+    Some(match name {
+        "tuple" => plain_values(args).map(|()| {
+            let refs: Vec<&Val> = args.iter().collect();
+            apply(b, Prim::Tuple, &refs, Type::tuple(types(args)))
+        }),
+        "namedtuple" => named_tuple(b, args),
+        "getindex" => get_index(b, args),
+        "setindex!" => set_index(b, args),
+        "getfield" => get_field(b, args),
+        "setfield!" => set_field(b, args),
+        "Ref" => match args {
+            [x] if x.ty != Type::Any => {
+                Ok(apply(b, Prim::RefNew, &[x], Type::Ref(x.ty.clone().into())))
+            }
+            _ => Err(no_method("Ref", &types(args))),
+        },
+        "vect" => vect(b, args),
+        "hvcat" => hvcat(b, args),
+        "error" => match args {
+            [m @ Val { konst: Some(Const::Str(_)), .. }] => {
+                Ok(apply(b, Prim::Error, &[m], Type::Bottom))
+            }
+            _ => Err(Fail::unsupported("`error` with anything but a string literal message")),
+        },
+        "undef" => match args {
+            [s @ Val { konst: Some(Const::Symbol(_)), .. }] => {
+                Ok(apply(b, Prim::Undef, &[s], Type::Bottom))
+            }
+            _ => Err(no_method("undef", &types(args))),
+        },
+        "range_length" => {
+            if args.len() == 3 && args.iter().all(|a| a.ty == Type::Int64) {
+                let refs: Vec<&Val> = args.iter().collect();
+                Ok(apply(b, Prim::RangeLength, &refs, Type::Int64))
+            } else {
+                Err(Fail::unsupported("range with non-Int endpoints"))
+            }
+        }
+        _ => return None,
+    })
+}
+
+fn named_tuple(b: &mut PlanBuilder, args: &[Val]) -> Result<Val, Fail> {
+    let Some((Val { konst: Some(Const::Tuple(names)), .. }, vals)) = args.split_first() else {
+        return Err(Fail::unsupported("named tuple without constant field names"));
+    };
+    plain_values(vals)?;
+    let names: Vec<Name> = names
+        .iter()
+        .map(|c| match c {
+            Const::Symbol(s) => Ok(s.clone()),
+            _ => Err(Fail::unsupported("named tuple field names that are not symbols")),
+        })
+        .collect::<Result<_, _>>()?;
+    if names.len() != vals.len() {
+        return Err(Fail::unsupported("named tuple with mismatched names and values"));
+    }
+    let ty = Type::NamedTuple(names.into_iter().zip(types(vals)).collect());
+    let refs: Vec<&Val> = args.iter().collect();
+    Ok(apply(b, Prim::NamedTuple, &refs, ty))
+}
+
+fn bounds(ty: &Type, i: i64) -> Fail {
+    Fail::method(format!("BoundsError: attempt to access {ty} at index [{i}]"))
+}
+
+fn check_indices(name: &str, args: &[Val], idx: &[Val]) -> Result<(), Fail> {
+    match idx.iter().find(|i| i.ty != Type::Int64) {
+        Some(i) if i.ty.is_number() && i.ty != Type::Bool => Err(Fail::method(format!(
+            "ArgumentError: invalid index of type {} (indices must be Int)",
+            i.ty
+        ))),
+        Some(_) => Err(no_method(name, &types(args))),
+        None => Ok(()),
+    }
+}
+
+/// `x[i...]`.
+fn get_index(b: &mut PlanBuilder, args: &[Val]) -> Result<Val, Fail> {
+    let Some((x, idx)) = args.split_first() else {
+        return Err(no_method("getindex", &[]));
+    };
+    match (&x.ty, idx) {
+        (Type::Array(e, _) | Type::Adjoint(e), _) if idx.len() == 1 || idx.len() == ndims(&x.ty) =>
+        {
+            check_indices("getindex", args, idx)?;
+            let refs: Vec<&Val> = args.iter().collect();
+            Ok(apply(b, Prim::GetIndex, &refs, (**e).clone()))
+        }
+        (Type::Ref(t), []) => Ok(apply(b, Prim::RefGet, &[x], (**t).clone())),
+        (Type::Tuple(ts), [i]) => match i.int() {
+            Some(k) if k >= 1 && (k as usize) <= ts.len() => {
+                Ok(apply(b, Prim::GetField, &[x, i], ts[k as usize - 1].clone()))
+            }
+            Some(k) => Err(bounds(&x.ty, k)),
+            None => {
+                check_indices("getindex", args, idx)?;
+                match ts.first() {
+                    Some(t0) if ts.iter().all(|t| t == t0) => {
+                        Ok(apply(b, Prim::TupleIndex, &[x, i], t0.clone()))
+                    }
+                    _ => Err(Fail::unsupported(format!(
+                        "indexing {} with a run-time index (its elements differ in type)",
+                        x.ty
+                    ))),
+                }
+            }
+        },
+        (Type::NamedTuple(fs), [i]) => {
+            let k = match &i.konst {
+                Some(Const::Int(k)) => *k,
+                Some(Const::Symbol(s)) => match fs.iter().position(|(n, _)| n == s) {
+                    Some(p) => p as i64 + 1,
+                    None => return Err(no_field(&x.ty, s)),
+                },
+                _ => return Err(Fail::unsupported("indexing a named tuple with a run-time index")),
+            };
+            if k < 1 || k as usize > fs.len() {
+                return Err(bounds(&x.ty, k));
+            }
+            let idx = Val::lit(Const::Int(k));
+            Ok(apply(b, Prim::GetField, &[x, &idx], fs[k as usize - 1].1.clone()))
+        }
+        _ => Err(no_method("getindex", &types(args))),
+    }
+}
+
+/// The number of indices that address one element (2 for an adjoint row vector).
+fn ndims(t: &Type) -> usize {
+    match t {
+        Type::Array(_, n) => *n as usize,
+        Type::Adjoint(_) => 2,
+        _ => 0,
+    }
+}
+
+/// `x[i...] = v`, `r[] = v`: the value is converted to the element type.
+fn set_index(b: &mut PlanBuilder, args: &[Val]) -> Result<Val, Fail> {
+    let [x, v, idx @ ..] = args else {
+        return Err(no_method("setindex!", &types(args)));
+    };
+    match (&x.ty, idx) {
+        (Type::Array(e, n), _) if idx.len() == 1 || idx.len() == *n as usize => {
+            check_indices("setindex!", args, idx)?;
+            let v = convert(b, v.clone(), e)?;
+            let mut ops = vec![x, &v];
+            ops.extend(idx);
+            Ok(apply(b, Prim::SetIndex, &ops, (**e).clone()))
+        }
+        (Type::Ref(t), []) => {
+            let v = convert(b, v.clone(), t)?;
+            Ok(apply(b, Prim::RefSet, &[x, &v], (**t).clone()))
+        }
+        _ => Err(no_method("setindex!", &types(args))),
+    }
+}
+
+fn no_field(ty: &Type, f: &str) -> Fail {
+    Fail::undefined(format!("type {ty} has no field {f}"))
+}
+
+/// The 1-based position and type of field `f` (a symbol or a constant Int) of `x`.
+fn field(x: &Val, f: &Val) -> Result<(i64, Type), Fail> {
+    let fields: Vec<(Option<Name>, Type)> = match &x.ty {
+        Type::Struct(s) => s.fields.iter().map(|(n, t)| (Some(n.clone()), t.clone())).collect(),
+        Type::NamedTuple(fs) => fs.iter().map(|(n, t)| (Some(n.clone()), t.clone())).collect(),
+        Type::Tuple(ts) => ts.iter().map(|t| (None, t.clone())).collect(),
+        _ => return Err(no_method("getfield", &[x.ty.clone(), f.ty.clone()])),
+    };
+    let k = match &f.konst {
+        Some(Const::Symbol(s)) => {
+            match fields.iter().position(|(n, _)| n.as_deref() == Some(&**s)) {
+                Some(p) => p as i64 + 1,
+                None => return Err(no_field(&x.ty, s)),
+            }
+        }
+        Some(Const::Int(k)) => *k,
+        _ => return Err(Fail::unsupported("field access with a run-time field name")),
+    };
+    if k < 1 || k as usize > fields.len() {
+        return Err(bounds(&x.ty, k));
+    }
+    Ok((k, fields[k as usize - 1].1.clone()))
+}
+
+/// `s.f`.
+fn get_field(b: &mut PlanBuilder, args: &[Val]) -> Result<Val, Fail> {
+    let [x, f] = args else {
+        return Err(no_method("getfield", &types(args)));
+    };
+    let (k, ty) = field(x, f)?;
+    Ok(apply(b, Prim::GetField, &[x, &Val::lit(Const::Int(k))], ty))
+}
+
+/// `s.f = v` on a mutable struct; the value is converted to the field type.
+fn set_field(b: &mut PlanBuilder, args: &[Val]) -> Result<Val, Fail> {
+    let [x, f, v] = args else {
+        return Err(no_method("setfield!", &types(args)));
+    };
+    let (k, ty) = field(x, f)?;
+    match &x.ty {
+        Type::Struct(s) if s.mutable => {}
+        t => {
+            return Err(Fail::method(format!(
+                "setfield!: immutable struct of type {t} cannot be changed"
+            )))
+        }
+    }
+    let v = convert(b, v.clone(), &ty)?;
+    Ok(apply(b, Prim::SetField, &[x, &Val::lit(Const::Int(k)), &v], ty))
+}
+
+/// The element type of an array literal: numbers promote, other elements must agree.
+fn literal_elem(elems: &[Val]) -> Result<Type, Fail> {
+    plain_values(elems)?;
+    let Some(first) = elems.first() else {
+        return Err(Fail::unsupported("empty array literal `[]` (its element type would be Any)"));
+    };
+    let mut t = first.ty.clone();
+    for e in &elems[1..] {
+        t = if t.is_number() && e.ty.is_number() {
+            promote(&t, &e.ty)
+        } else if t == e.ty {
+            t
+        } else {
+            return Err(Fail::unsupported(format!(
+                "array literal mixing {t} and {} elements",
+                e.ty
+            )));
+        };
+    }
+    if matches!(t, Type::Array(..) | Type::Adjoint(_)) {
+        return Err(Fail::unsupported("array literals built from arrays (concatenation)"));
+    }
+    Ok(t)
+}
+
+/// `[a, b, c]`.
+fn vect(b: &mut PlanBuilder, args: &[Val]) -> Result<Val, Fail> {
+    let t = literal_elem(args)?;
+    let vals = args.iter().map(|a| convert(b, a.clone(), &t)).collect::<Result<Vec<_>, _>>()?;
+    let refs: Vec<&Val> = vals.iter().collect();
+    Ok(apply(b, Prim::Vect, &refs, array(t, 1)))
+}
+
+/// `[a b; c d]`: constant row and column counts, then the elements row-major.
+fn hvcat(b: &mut PlanBuilder, args: &[Val]) -> Result<Val, Fail> {
+    let [rows, cols, elems @ ..] = args else {
+        return Err(no_method("hvcat", &types(args)));
+    };
+    let (Some(r), Some(c)) = (rows.int(), cols.int()) else {
+        return Err(Fail::unsupported("matrix literal without a constant shape"));
+    };
+    if r < 1 || c < 1 || (r * c) as usize != elems.len() {
+        return Err(Fail::method(format!(
+            "ArgumentError: a {r}×{c} matrix literal needs {} elements, got {}",
+            r * c,
+            elems.len()
+        )));
+    }
+    let t = literal_elem(elems)?;
+    let vals = elems.iter().map(|a| convert(b, a.clone(), &t)).collect::<Result<Vec<_>, _>>()?;
+    let mut refs: Vec<&Val> = vec![rows, cols];
+    refs.extend(vals.iter());
+    Ok(apply(b, Prim::Hvcat, &refs, array(t, 2)))
+}

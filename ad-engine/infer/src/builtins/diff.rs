@@ -1,0 +1,87 @@
+//! Differentiation called from user code: `gradient`, `derivative`, `hessian`, `pullback` and
+//! calls of the pullbacks it returns. The callee's instance on the argument types is inferred
+//! (and recorded as a callee) because it is what the AD will differentiate.
+
+use std::sync::Arc;
+
+use zy_ir::{tangent_type, Prim, Type};
+
+use crate::calls::Cx;
+use crate::error::{no_method, Fail};
+use crate::plan::PlanBuilder;
+use crate::value::Val;
+
+fn types(args: &[Val]) -> Vec<Type> {
+    args.iter().map(|a| a.ty.clone()).collect()
+}
+
+fn apply(b: &mut PlanBuilder, p: Prim, args: &[Val], ty: Type) -> Val {
+    let args = args.iter().map(|a| a.arg.clone()).collect();
+    Val::of(b.prim(p, args, ty.clone()), ty)
+}
+
+/// Dispatch the differentiation builtins; `None` if `name` is not one.
+pub(crate) fn call(cx: &mut Cx, b: &mut PlanBuilder, name: &str, args: &[Val]) -> Option<Result<Val, Fail>> {
+    let p = match name {
+        "gradient" => Prim::Gradient,
+        "derivative" => Prim::Derivative,
+        "hessian" => Prim::Hessian,
+        "pullback" => Prim::PullbackOf,
+        _ => return None,
+    };
+    Some(differentiate(cx, b, p, name, args))
+}
+
+fn differentiate(cx: &mut Cx, b: &mut PlanBuilder, p: Prim, name: &str, args: &[Val]) -> Result<Val, Fail> {
+    let Some((f, xs)) = args.split_first().filter(|(_, xs)| !xs.is_empty()) else {
+        return Err(no_method(name, &types(args)));
+    };
+    let xtys = types(xs);
+    match (p, xtys.as_slice()) {
+        (Prim::Derivative, [Type::Float64]) => {}
+        (Prim::Derivative, [t]) => {
+            return Err(Fail::not_differentiable(format!(
+                "`derivative` needs a Float64 argument, got {t}"
+            )))
+        }
+        (Prim::Hessian, [t]) if *t == Type::vector_f64() => {}
+        (Prim::Hessian, [t]) => {
+            return Err(Fail::not_differentiable(format!(
+                "`hessian` needs a Vector{{Float64}} argument, got {t}"
+            )))
+        }
+        (Prim::Derivative | Prim::Hessian, _) => return Err(no_method(name, &types(args))),
+        _ => {}
+    }
+    let r = cx.callee_result(f, &xtys)?;
+    if r == Type::Bottom {
+        // The callee never returns, so neither does its derivative.
+        return Ok(apply(b, p, args, Type::Bottom));
+    }
+    let scalar_out = matches!(p, Prim::Gradient | Prim::Hessian);
+    if scalar_out && !r.is_number() {
+        return Err(Fail::not_differentiable(format!(
+            "`{name}` needs a function returning a real number; this call returns {r}"
+        )));
+    }
+    let ty = match p {
+        Prim::Gradient => Type::tuple(xtys.iter().map(tangent_type)),
+        Prim::Derivative => tangent_type(&r),
+        Prim::Hessian => Type::matrix_f64(),
+        _ => {
+            let mut sig = vec![f.ty.clone()];
+            sig.extend(xtys);
+            Type::tuple([r, Type::Pullback(Arc::from(sig))])
+        }
+    };
+    Ok(apply(b, p, args, ty))
+}
+
+/// `back(ȳ)` for a pullback `back`: one tangent per argument of the differentiated call.
+pub(crate) fn call_pullback(b: &mut PlanBuilder, back: &Val, rest: &[Val]) -> Result<Val, Fail> {
+    let (Type::Pullback(sig), [dy]) = (&back.ty, rest) else {
+        return Err(no_method("pullback", &types(rest)));
+    };
+    let ty = Type::tuple(sig.iter().skip(1).map(tangent_type));
+    Ok(apply(b, Prim::CallPullback, &[back.clone(), dy.clone()], ty))
+}

@@ -1,0 +1,59 @@
+//! Builtin functions of the subset, resolved by name and operand types into primitives.
+
+pub(crate) mod array;
+mod data;
+pub(crate) mod diff;
+mod higher;
+mod scalar;
+
+use zy_ir::Type;
+
+use crate::calls::Cx;
+use crate::error::{no_method, Fail};
+use crate::plan::PlanBuilder;
+use crate::value::Val;
+
+/// Type a call of the builtin `name`; `None` if there is no such builtin.
+pub(crate) fn call(cx: &mut Cx, b: &mut PlanBuilder, name: &str, args: &[Val]) -> Option<Result<Val, Fail>> {
+    if let Some(r) = data::call(b, name, args) {
+        return Some(r);
+    }
+    if let Some(r) = diff::call(cx, b, name, args) {
+        return Some(r);
+    }
+    if let Some(r) = higher::call(cx, b, name, args) {
+        return Some(r);
+    }
+    let is_array = |v: &Val| matches!(v.ty, Type::Array(..) | Type::Adjoint(_));
+    Some(match (name, args) {
+        ("+" | "-" | "*" | "/" | "÷" | "%" | "^", [x, y]) if is_array(x) || is_array(y) => {
+            array::arith(cx, b, name, x, y)
+        }
+        ("==" | "!=", [x, y]) if !(x.ty.is_number() && y.ty.is_number()) => {
+            scalar::equality(name, x, y)
+        }
+        ("+" | "-" | "*" | "/" | "÷" | "%" | "^" | "<" | "<=" | ">" | ">=" | "==" | "!=", [x, y]) => {
+            scalar::binary(b, name, x, y)
+        }
+        ("-" | "+", [x]) if is_array(x) => array::unary(cx, b, name, x),
+        ("-" | "+" | "!", [x]) => scalar::unary(b, name, x),
+        (
+            "sin" | "cos" | "tan" | "exp" | "log" | "log1p" | "sqrt" | "tanh" | "sinh" | "cosh"
+            | "asin" | "acos" | "atan",
+            _,
+        ) => scalar::math(b, name, args),
+        ("abs" | "sign" | "floor" | "ceil" | "round", _) => scalar::keep_type(b, name, args),
+        ("max" | "min", _) => scalar::min_max(b, name, args),
+        ("float" | "Float64" | "Int" | "Int64", _) => scalar::conversion(b, name, args),
+        ("zero" | "one", _) => scalar::zero_one(b, name, args),
+        (
+            "zeros" | "ones" | "fill" | "copy" | "similar" | "length" | "size" | "first" | "last"
+            | "sum" | "prod" | "maximum" | "minimum" | "dot" | "transpose" | "adjoint",
+            _,
+        ) => array::call(b, name, args),
+        ("+" | "-" | "*" | "/" | "÷" | "%" | "^" | "<" | "<=" | ">" | ">=" | "==" | "!=" | "!", _) => {
+            Err(no_method(name, &args.iter().map(|a| a.ty.clone()).collect::<Vec<_>>()))
+        }
+        _ => return None,
+    })
+}

@@ -1,0 +1,192 @@
+//! Scalar arithmetic, comparisons, elementary functions and conversions, with Julia's
+//! promotion: mixed `Int64`/`Float64` converts to `Float64`, `Bool` to `Int64` where Julia gives
+//! an `Int64`, `/` is always `Float64`, math functions of integers convert to `Float64`.
+
+use zy_ir::{Const, Prim, Type};
+
+use crate::error::{no_method, Fail};
+use crate::plan::PlanBuilder;
+use crate::value::{convert, promote, Val};
+
+fn types(args: &[Val]) -> Vec<Type> {
+    args.iter().map(|a| a.ty.clone()).collect()
+}
+
+fn prim_of(op: &str) -> Option<Prim> {
+    Some(match op {
+        "+" => Prim::Add,
+        "-" => Prim::Sub,
+        "*" => Prim::Mul,
+        "/" => Prim::Div,
+        "÷" => Prim::IntDiv,
+        "%" => Prim::Rem,
+        "^" => Prim::Pow,
+        "<" => Prim::Lt,
+        "<=" => Prim::Le,
+        ">" => Prim::Gt,
+        ">=" => Prim::Ge,
+        "==" => Prim::Eq,
+        "!=" => Prim::Ne,
+        _ => return None,
+    })
+}
+
+fn apply(b: &mut PlanBuilder, p: Prim, args: Vec<&Val>, ty: Type) -> Val {
+    let args = args.into_iter().map(|a| a.arg.clone()).collect();
+    Val::of(b.prim(p, args, ty.clone()), ty)
+}
+
+/// `x op y` on two numbers.
+pub(crate) fn binary(b: &mut PlanBuilder, op: &str, x: &Val, y: &Val) -> Result<Val, Fail> {
+    let Some(p) = prim_of(op) else {
+        return Err(no_method(op, &[x.ty.clone(), y.ty.clone()]));
+    };
+    if !x.ty.is_number() || !y.ty.is_number() {
+        return Err(no_method(op, &[x.ty.clone(), y.ty.clone()]));
+    }
+    match p {
+        Prim::Div => {
+            let x = convert(b, x.clone(), &Type::Float64)?;
+            let y = convert(b, y.clone(), &Type::Float64)?;
+            Ok(apply(b, p, vec![&x, &y], Type::Float64))
+        }
+        Prim::Pow => pow(b, x, y),
+        Prim::Lt | Prim::Le | Prim::Gt | Prim::Ge | Prim::Eq | Prim::Ne => {
+            let t = promote(&x.ty, &y.ty);
+            let x = convert(b, x.clone(), &t)?;
+            let y = convert(b, y.clone(), &t)?;
+            Ok(apply(b, p, vec![&x, &y], Type::Bool))
+        }
+        _ => {
+            let mut t = promote(&x.ty, &y.ty);
+            if t == Type::Bool {
+                // `true + true == 2`; `*`, `÷` and `%` of two Bools stay Bool in Julia.
+                if matches!(p, Prim::Add | Prim::Sub) {
+                    t = Type::Int64;
+                } else {
+                    return Err(Fail::unsupported(format!("`{op}` of two Bool values")));
+                }
+            }
+            if p == Prim::IntDiv && t == Type::Float64 {
+                return Err(Fail::unsupported("`÷` on Float64"));
+            }
+            let x = convert(b, x.clone(), &t)?;
+            let y = convert(b, y.clone(), &t)?;
+            Ok(apply(b, p, vec![&x, &y], t))
+        }
+    }
+}
+
+/// `x ^ y`: Int^Int is Int, Float64^Int stays a power with an Int exponent, an Int base with a
+/// Float64 exponent converts.
+fn pow(b: &mut PlanBuilder, x: &Val, y: &Val) -> Result<Val, Fail> {
+    if x.ty == Type::Bool {
+        return Err(Fail::unsupported("`^` with a Bool base"));
+    }
+    let y = if y.ty == Type::Bool { convert(b, y.clone(), &Type::Int64)? } else { y.clone() };
+    let (x, ty) = match (&x.ty, &y.ty) {
+        (Type::Int64, Type::Float64) => (convert(b, x.clone(), &Type::Float64)?, Type::Float64),
+        (t, _) => (x.clone(), t.clone()),
+    };
+    Ok(apply(b, Prim::Pow, vec![&x, &y], ty))
+}
+
+/// `-x`, `+x`, `!x` on a number.
+pub(crate) fn unary(b: &mut PlanBuilder, op: &str, x: &Val) -> Result<Val, Fail> {
+    match (op, &x.ty) {
+        ("-", Type::Int64 | Type::Float64) => Ok(apply(b, Prim::Neg, vec![x], x.ty.clone())),
+        ("-", Type::Bool) => {
+            let i = convert(b, x.clone(), &Type::Int64)?;
+            Ok(apply(b, Prim::Neg, vec![&i], Type::Int64))
+        }
+        ("+", Type::Int64 | Type::Float64) => Ok(x.clone()),
+        ("+", Type::Bool) => convert(b, x.clone(), &Type::Int64),
+        ("!", Type::Bool) => Ok(apply(b, Prim::Not, vec![x], Type::Bool)),
+        _ => Err(no_method(op, &[x.ty.clone()])),
+    }
+}
+
+/// Elementary functions: `Float64` in, `Float64` out (integers convert).
+pub(crate) fn math(b: &mut PlanBuilder, name: &str, args: &[Val]) -> Result<Val, Fail> {
+    let (Some(p), [x]) = (Prim::from_julia_name(name), args) else {
+        return Err(no_method(name, &types(args)));
+    };
+    if !x.ty.is_number() {
+        return Err(no_method(name, &types(args)));
+    }
+    let x = convert(b, x.clone(), &Type::Float64)?;
+    Ok(apply(b, p, vec![&x], Type::Float64))
+}
+
+/// `abs sign floor ceil round`: keep the number type (identity on Bool).
+pub(crate) fn keep_type(b: &mut PlanBuilder, name: &str, args: &[Val]) -> Result<Val, Fail> {
+    let (Some(p), [x]) = (Prim::from_julia_name(name), args) else {
+        return Err(no_method(name, &types(args)));
+    };
+    match x.ty {
+        Type::Float64 | Type::Int64 => Ok(apply(b, p, vec![x], x.ty.clone())),
+        Type::Bool => Ok(x.clone()),
+        _ => Err(no_method(name, &types(args))),
+    }
+}
+
+/// `max(a, b)`, `min(a, b)` on numbers.
+pub(crate) fn min_max(b: &mut PlanBuilder, name: &str, args: &[Val]) -> Result<Val, Fail> {
+    let (Some(p), [x, y]) = (Prim::from_julia_name(name), args) else {
+        return Err(no_method(name, &types(args)));
+    };
+    if !x.ty.is_number() || !y.ty.is_number() {
+        return Err(no_method(name, &types(args)));
+    }
+    let t = promote(&x.ty, &y.ty);
+    let x = convert(b, x.clone(), &t)?;
+    let y = convert(b, y.clone(), &t)?;
+    Ok(apply(b, p, vec![&x, &y], t))
+}
+
+/// `float(x)`, `Float64(x)`, `Int(x)`, `Int64(x)`.
+pub(crate) fn conversion(b: &mut PlanBuilder, name: &str, args: &[Val]) -> Result<Val, Fail> {
+    let to = if matches!(name, "float" | "Float64") { Type::Float64 } else { Type::Int64 };
+    match args {
+        [x] if x.ty.is_number() => convert(b, x.clone(), &to),
+        // `float(A)` is `A` itself for a Float64 array, a converted copy otherwise.
+        [x @ Val { ty: Type::Array(e, _), .. }] if name == "float" && e.is_number() => {
+            convert(b, x.clone(), &Type::Array(std::sync::Arc::new(Type::Float64), array_n(&x.ty)))
+        }
+        _ => Err(no_method(name, &types(args))),
+    }
+}
+
+fn array_n(t: &Type) -> u8 {
+    match t {
+        Type::Array(_, n) => *n,
+        _ => 1,
+    }
+}
+
+/// `zero(x)`, `one(x)`.
+pub(crate) fn zero_one(b: &mut PlanBuilder, name: &str, args: &[Val]) -> Result<Val, Fail> {
+    let p = if name == "zero" { Prim::Zero } else { Prim::One };
+    match args {
+        [x] if x.ty.is_number() => Ok(apply(b, p, vec![x], x.ty.clone())),
+        [x @ Val { ty: Type::Array(e, _), .. }] if p == Prim::Zero && e.is_number() => {
+            Ok(apply(b, p, vec![x], x.ty.clone()))
+        }
+        _ => Err(no_method(name, &types(args))),
+    }
+}
+
+/// `a == b` and `a != b` between values that are not both numbers: `false` (`true`) unless
+/// both are the same singleton.
+pub(crate) fn equality(op: &str, x: &Val, y: &Val) -> Result<Val, Fail> {
+    let same = match (&x.ty, &y.ty) {
+        (Type::Nothing, Type::Nothing) => Some(true),
+        (Type::Function(f), Type::Function(g)) => Some(f == g),
+        (a, b) if a != b && !(a.is_number() && b.is_number()) => Some(false),
+        _ => None,
+    };
+    match same {
+        Some(s) => Ok(Val::lit(Const::Bool(if op == "==" { s } else { !s }))),
+        None => Err(Fail::unsupported(format!("`{op}` on values of type {}", x.ty))),
+    }
+}

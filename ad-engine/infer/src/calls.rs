@@ -1,0 +1,140 @@
+//! Resolution of untyped operations (calls by name, calls of values, closures, globals) into
+//! typed steps, given the concrete types of their operands.
+
+use std::collections::BTreeSet;
+use std::sync::Arc;
+
+use zy_ir::{callable_name, Instance, Name, Op, Program, StructKind, Type};
+
+use crate::builtins;
+use crate::dispatch;
+use crate::error::Fail;
+use crate::join::depth;
+use crate::plan::{Arg, Plan, PlanBuilder};
+use crate::value::Val;
+use crate::{GLOBAL_METHOD, MAX_TYPE_DEPTH};
+
+/// The resolution context of one instance: the program, the oracle for callees' return types,
+/// and the callees met so far.
+pub(crate) struct Cx<'a> {
+    pub program: &'a Program,
+    oracle: &'a mut dyn FnMut(&Instance) -> Type,
+    /// Instances (including globals) that the typed body refers to.
+    pub callees: BTreeSet<Arc<Instance>>,
+}
+
+impl<'a> Cx<'a> {
+    pub fn new(program: &'a Program, oracle: &'a mut dyn FnMut(&Instance) -> Type) -> Cx<'a> {
+        Cx { program, oracle, callees: BTreeSet::new() }
+    }
+
+    /// Record a callee and ask for its return type.
+    pub fn invoke(&mut self, inst: Instance) -> (Arc<Instance>, Type) {
+        let inst = Arc::new(inst);
+        let ret = (self.oracle)(&inst);
+        self.callees.insert(inst.clone());
+        (inst, ret)
+    }
+
+    /// Type one untyped operation over operands of the given types.
+    pub fn resolve(&mut self, op: &Op, ins: &[Val]) -> Result<Plan, Fail> {
+        let mut b = PlanBuilder::default();
+        let v = match op {
+            Op::Call(name) => self.call_named(&mut b, name, ins)?,
+            Op::CallValue => self.call_value(&mut b, ins)?,
+            Op::Closure(name) => match self.program.structs.get(name) {
+                Some(def) => dispatch::closure(def, &mut b, ins)?,
+                None => return Err(Fail::undefined(format!("closure `{name}` is not defined"))),
+            },
+            Op::Global(name) => self.global(&mut b, name)?,
+            Op::Prim(_) | Op::New(_) | Op::Invoke(_) => {
+                return Err(Fail::unsupported("typed operation in untyped IR"))
+            }
+        };
+        if depth(&v.ty) > MAX_TYPE_DEPTH {
+            return Err(Fail::unsupported(format!(
+                "types nested more than {MAX_TYPE_DEPTH} levels deep (unbounded specialisation)"
+            )));
+        }
+        Ok(b.finish(v.arg, v.ty))
+    }
+
+    /// `name(args...)`: a user function, a struct constructor, a global holding a callable, or
+    /// a builtin.
+    pub fn call_named(&mut self, b: &mut PlanBuilder, name: &Name, args: &[Val]) -> Result<Val, Fail> {
+        if self.program.functions.contains_key(name) {
+            return self.call_generic(b, name, args);
+        }
+        if let Some(def) = self.program.structs.get(name) {
+            if def.kind == StructKind::User {
+                return dispatch::construct(self.program, def, b, args);
+            }
+        }
+        if self.program.globals.contains_key(name) {
+            let callee = self.global(b, name)?;
+            let mut all = vec![callee];
+            all.extend_from_slice(args);
+            return self.call_value(b, &all);
+        }
+        match builtins::call(self, b, name, args) {
+            Some(r) => r,
+            None => Err(Fail::undefined(format!("UndefVarError: `{name}` not defined"))),
+        }
+    }
+
+    /// Call a user generic function: dispatch, then invoke the chosen specialisation.
+    pub fn call_generic(&mut self, b: &mut PlanBuilder, name: &Name, args: &[Val]) -> Result<Val, Fail> {
+        let types: Vec<Type> = args.iter().map(|a| a.ty.clone()).collect();
+        if types.contains(&Type::Any) {
+            return Err(Fail::unsupported(
+                "symbols and strings as values (only as field names and `error` messages)",
+            ));
+        }
+        let Some(gf) = self.program.functions.get(name) else {
+            return Err(Fail::undefined(format!("UndefVarError: `{name}` not defined")));
+        };
+        let method = dispatch::select(self.program, gf, &types)?;
+        let (inst, ret) = self.invoke(Instance { name: name.clone(), method, args: types.into() });
+        let args = args.iter().map(|a| a.arg.clone()).collect();
+        Ok(Val::of(b.push(Op::Invoke(inst), args, ret.clone()), ret))
+    }
+
+    /// `args[0](args[1..]...)`.
+    pub fn call_value(&mut self, b: &mut PlanBuilder, args: &[Val]) -> Result<Val, Fail> {
+        let Some((callee, rest)) = args.split_first() else {
+            return Err(Fail::unsupported("call without a callee"));
+        };
+        match &callee.ty {
+            Type::Function(n) => self.call_named(b, n, rest),
+            Type::Struct(s) => {
+                let name = callable_name(&s.name);
+                if self.program.functions.contains_key(&name) {
+                    self.call_generic(b, &name, args)
+                } else {
+                    Err(Fail::method(format!("objects of type {} are not callable", callee.ty)))
+                }
+            }
+            Type::Pullback(_) => builtins::diff::call_pullback(b, callee, rest),
+            t => Err(Fail::method(format!("objects of type {t} are not callable"))),
+        }
+    }
+
+    /// Load a top-level binding.
+    pub fn global(&mut self, b: &mut PlanBuilder, name: &Name) -> Result<Val, Fail> {
+        if !self.program.globals.contains_key(name) {
+            return Err(Fail::undefined(format!("UndefVarError: `{name}` not defined")));
+        }
+        let (_, ty) =
+            self.invoke(Instance { name: name.clone(), method: GLOBAL_METHOD, args: Arc::from([]) });
+        Ok(Val::of(b.push(Op::Global(name.clone()), vec![], ty.clone()), ty))
+    }
+
+    /// The instance that calling a value of type `callee` on `args` runs, if it is user code
+    /// (used by the differentiation builtins and the synthesised higher-order functions).
+    pub fn callee_result(&mut self, callee: &Val, args: &[Type]) -> Result<Type, Fail> {
+        let mut scratch = PlanBuilder::default();
+        let mut all = vec![callee.clone()];
+        all.extend(args.iter().enumerate().map(|(i, t)| Val::of(Arg::Input(i + 1), t.clone())));
+        Ok(self.call_value(&mut scratch, &all)?.ty)
+    }
+}

@@ -1,0 +1,126 @@
+//! Method selection (the most specific applicable method, as Julia dispatches) and the default
+//! constructors of user structs.
+
+use std::sync::Arc;
+
+use zy_ir::{GenericFunction, Op, Program, StructDef, StructKind, StructType, Type};
+
+use crate::error::{no_method, signature, Fail};
+use crate::pattern::{concrete, matches, pattern, subtype, Bindings, Pat};
+use crate::plan::PlanBuilder;
+use crate::value::{convert, Val};
+
+/// The index of the most specific method of `gf` applicable to `args`.
+pub(crate) fn select(program: &Program, gf: &GenericFunction, args: &[Type]) -> Result<u32, Fail> {
+    let mut applicable: Vec<(usize, Vec<Pat>)> = Vec::new();
+    for (i, m) in gf.methods.iter().enumerate() {
+        if m.sig.len() != args.len() {
+            continue;
+        }
+        let pats = m
+            .sig
+            .iter()
+            .map(|s| match s {
+                Some(e) => pattern(e, &m.where_params, program),
+                None => Ok(Pat::Any),
+            })
+            .collect::<Result<Vec<_>, _>>()?;
+        let mut b = Bindings::new();
+        if pats.iter().zip(args).all(|(p, t)| matches(p, t, &mut b)) {
+            applicable.push((i, pats));
+        }
+    }
+    let sub = |a: &[Pat], b: &[Pat]| a.iter().zip(b).all(|(x, y)| subtype(x, y));
+    // Candidates at least as specific as every other applicable method; among equivalent
+    // signatures the later definition replaces the earlier one, as in Julia.
+    let best: Vec<usize> = applicable
+        .iter()
+        .filter(|(_, p)| applicable.iter().all(|(_, q)| sub(p, q)))
+        .map(|(i, _)| *i)
+        .collect();
+    match (best.last(), applicable.is_empty()) {
+        (_, true) => Err(no_method(&gf.name, args)),
+        (Some(&i), _) => Ok(i as u32),
+        (None, _) => Err(Fail::method(format!("{} is ambiguous", signature(&gf.name, args)))),
+    }
+}
+
+/// The default constructor `S(fields...)` of a user struct: the concrete struct type (type
+/// parameters inferred from the field annotations) and an `Op::New`.
+pub(crate) fn construct(
+    program: &Program,
+    def: &StructDef,
+    b: &mut PlanBuilder,
+    args: &[Val],
+) -> Result<Val, Fail> {
+    let types: Vec<Type> = args.iter().map(|a| a.ty.clone()).collect();
+    if args.len() != def.fields.len() {
+        return Err(no_method(&def.name, &types));
+    }
+    let pats = def
+        .fields
+        .iter()
+        .map(|(_, ann)| match ann {
+            Some(e) => pattern(e, &def.params, program),
+            None => Ok(Pat::Any),
+        })
+        .collect::<Result<Vec<_>, _>>()?;
+    let mut bind = Bindings::new();
+    let parametric = !def.params.is_empty();
+    let mut fields = Vec::with_capacity(args.len());
+    let mut values = Vec::with_capacity(args.len());
+    for ((pat, arg), (fname, _)) in pats.iter().zip(args).zip(&def.fields) {
+        // A parametric struct's constructor takes exactly the annotated types; a plain one
+        // converts its arguments to the field types.
+        let exact = matches(pat, &arg.ty, &mut bind);
+        let (ty, v) = if exact {
+            let ty = concrete(pat, &bind).unwrap_or_else(|| arg.ty.clone());
+            (ty, arg.clone())
+        } else if parametric {
+            return Err(no_method(&def.name, &types));
+        } else {
+            let Some(ty) = concrete(pat, &bind) else {
+                return Err(no_method(&def.name, &types));
+            };
+            let v = convert(b, arg.clone(), &ty)?;
+            (ty, v)
+        };
+        fields.push((fname.clone(), ty));
+        values.push(v.arg);
+    }
+    let params = def
+        .params
+        .iter()
+        .map(|p| {
+            bind.get(p).cloned().ok_or_else(|| {
+                Fail::unsupported(format!("cannot infer type parameter `{p}` of `{}`", def.name))
+            })
+        })
+        .collect::<Result<Vec<_>, _>>()?;
+    let st = Arc::new(StructType {
+        name: def.name.clone(),
+        params,
+        fields,
+        mutable: def.mutable,
+        kind: StructKind::User,
+    });
+    let ty = Type::Struct(st.clone());
+    Ok(Val::of(b.push(Op::New(st), values, ty.clone()), ty))
+}
+
+/// The environment of a closure: its captures, typed as the captured values.
+pub(crate) fn closure(def: &StructDef, b: &mut PlanBuilder, args: &[Val]) -> Result<Val, Fail> {
+    if def.fields.len() != args.len() || def.kind != StructKind::Closure {
+        return Err(Fail::unsupported(format!("malformed closure `{}`", def.name)));
+    }
+    let st = Arc::new(StructType {
+        name: def.name.clone(),
+        params: Vec::new(),
+        fields: def.fields.iter().zip(args).map(|((n, _), a)| (n.clone(), a.ty.clone())).collect(),
+        mutable: false,
+        kind: StructKind::Closure,
+    });
+    let ty = Type::Struct(st.clone());
+    Ok(Val::of(b.push(Op::New(st), args.iter().map(|a| a.arg.clone()).collect(), ty.clone()), ty))
+}
+

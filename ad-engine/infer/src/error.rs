@@ -1,0 +1,60 @@
+//! Type errors found while inferring a specialisation.
+
+use zy_ir::Span;
+
+/// A diagnostic from inference: where, a stable code, and a one-line message.
+#[derive(Clone, PartialEq, Eq, Hash, Debug)]
+pub struct TypeError {
+    /// The source location of the offending statement, variable or signature.
+    pub span: Span,
+    /// One of `type-conflict`, `undefined-name`, `method-error`, `unsupported`,
+    /// `not-differentiable`.
+    pub code: &'static str,
+    /// One line, in Julia's vocabulary where Julia has one.
+    pub message: String,
+}
+
+/// A failure to type one statement, before a span is attached.
+#[derive(Clone, PartialEq, Eq, Debug)]
+pub(crate) struct Fail {
+    pub code: &'static str,
+    pub message: String,
+}
+
+impl Fail {
+    pub fn conflict(message: impl Into<String>) -> Fail {
+        Fail { code: "type-conflict", message: message.into() }
+    }
+
+    pub fn undefined(message: impl Into<String>) -> Fail {
+        Fail { code: "undefined-name", message: message.into() }
+    }
+
+    pub fn method(message: impl Into<String>) -> Fail {
+        Fail { code: "method-error", message: message.into() }
+    }
+
+    pub fn unsupported(message: impl Into<String>) -> Fail {
+        Fail { code: "unsupported", message: format!("unsupported: {}", message.into()) }
+    }
+
+    pub fn not_differentiable(message: impl Into<String>) -> Fail {
+        Fail { code: "not-differentiable", message: message.into() }
+    }
+
+    /// Attach a location.
+    pub fn at(self, span: Span) -> TypeError {
+        TypeError { span, code: self.code, message: self.message }
+    }
+}
+
+/// `no method matching f(::Float64, ::Int64)`.
+pub(crate) fn no_method(name: &str, args: &[zy_ir::Type]) -> Fail {
+    Fail::method(format!("no method matching {}", signature(name, args)))
+}
+
+/// `f(::Float64, ::Int64)`.
+pub(crate) fn signature(name: &str, args: &[zy_ir::Type]) -> String {
+    let args: Vec<String> = args.iter().map(|t| format!("::{t}")).collect();
+    format!("{name}({})", args.join(", "))
+}

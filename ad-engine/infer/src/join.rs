@@ -1,0 +1,56 @@
+//! Joins of types where control flow merges (φ nodes, return values).
+
+use zy_ir::Type;
+
+/// The join of two types: equal types join to themselves, `Bottom` is the identity, `Int64`
+/// (or `Bool`) with `Float64` gives `Float64`, `Bool` with `Int64` gives `Int64`. `None` is a
+/// conflict.
+pub(crate) fn join(a: &Type, b: &Type) -> Option<Type> {
+    match (a, b) {
+        _ if a == b => Some(a.clone()),
+        (Type::Bottom, t) | (t, Type::Bottom) => Some(t.clone()),
+        (Type::Float64, t) | (t, Type::Float64) if t.is_number() => Some(Type::Float64),
+        (Type::Int64, Type::Bool) | (Type::Bool, Type::Int64) => Some(Type::Int64),
+        _ => None,
+    }
+}
+
+/// The primitive that converts a value of type `from` into `to` after a join, if one is needed.
+pub(crate) fn conversion(from: &Type, to: &Type) -> Option<zy_ir::Prim> {
+    match (from, to) {
+        (Type::Int64 | Type::Bool, Type::Float64) => Some(zy_ir::Prim::Float),
+        (Type::Bool, Type::Int64) => Some(zy_ir::Prim::ToInt),
+        _ => None,
+    }
+}
+
+/// How deeply `t` nests (a scalar is 1).
+pub(crate) fn depth(t: &Type) -> usize {
+    let inner = match t {
+        Type::Tuple(ts) | Type::Pullback(ts) => ts.iter().map(depth).max().unwrap_or(0),
+        Type::NamedTuple(fs) => fs.iter().map(|(_, t)| depth(t)).max().unwrap_or(0),
+        Type::Struct(s) => {
+            let f = s.fields.iter().map(|(_, t)| depth(t)).max().unwrap_or(0);
+            f.max(s.params.iter().map(depth).max().unwrap_or(0))
+        }
+        Type::Ref(t) | Type::Array(t, _) | Type::Adjoint(t) | Type::Stack(t) => depth(t),
+        _ => 0,
+    };
+    inner + 1
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn numbers_join_to_the_wider_type() {
+        assert_eq!(join(&Type::Int64, &Type::Float64), Some(Type::Float64));
+        assert_eq!(join(&Type::Float64, &Type::Bool), Some(Type::Float64));
+        assert_eq!(join(&Type::Bool, &Type::Int64), Some(Type::Int64));
+        assert_eq!(join(&Type::Bottom, &Type::vector_f64()), Some(Type::vector_f64()));
+        assert_eq!(join(&Type::Int64, &Type::vector_f64()), None);
+        let t = Type::tuple([Type::tuple([Type::Float64])]);
+        assert_eq!(depth(&t), 3);
+    }
+}

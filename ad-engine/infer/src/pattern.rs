@@ -1,0 +1,327 @@
+//! Type annotations (`TypeExpr`) as patterns over concrete types: matching with `where`
+//! variables, the subtype order used to pick the most specific method, and resolution of
+//! concrete annotations (struct fields) to types.
+
+use std::collections::BTreeMap;
+use std::sync::Arc;
+
+use zy_ir::{Name, Program, Type, TypeExpr};
+
+use crate::error::Fail;
+
+/// Bindings of type variables (`T` in `where T`, or a struct's parameters).
+pub(crate) type Bindings = BTreeMap<Name, Type>;
+
+/// The abstract number types of the subset, from widest to narrowest.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub(crate) enum NumClass {
+    /// `Number` and `Real` (the same for real numbers).
+    Real,
+    AbstractFloat,
+    Integer,
+    Signed,
+}
+
+/// An annotation resolved against the program's names.
+#[derive(Clone, PartialEq, Eq, Debug)]
+pub(crate) enum Pat {
+    Any,
+    /// A type variable.
+    Var(Name),
+    Num(NumClass),
+    /// A concrete leaf type: `Float64`, `Int64`, `Bool`, `Nothing`.
+    Leaf(Type),
+    /// `Array`/`Vector`/`Matrix` (`abstract_: false`) or their `Abstract` supertypes.
+    Array { abstract_: bool, elem: Option<Box<Pat>>, ndims: Option<u8> },
+    /// `Tuple` (any) or `Tuple{A, B}`.
+    Tuple(Option<Vec<Pat>>),
+    NamedTuple,
+    /// `Function`: generic functions, closures and pullbacks.
+    Function,
+    /// `typeof(f)`.
+    Typeof(Name),
+    /// A user struct, with or without parameters.
+    Struct { name: Name, params: Option<Vec<Pat>> },
+    /// `Ref` or `Ref{T}`.
+    Ref(Option<Box<Pat>>),
+}
+
+/// Resolve an annotation; `vars` are the type variables in scope.
+pub(crate) fn pattern(expr: &TypeExpr, vars: &[Name], program: &Program) -> Result<Pat, Fail> {
+    let (name, params) = match expr {
+        TypeExpr::Typeof(n) => return Ok(Pat::Typeof(n.clone())),
+        TypeExpr::Named { name, params } => (name, params),
+    };
+    if vars.iter().any(|v| v == name) {
+        if !params.is_empty() {
+            return Err(Fail::unsupported(format!("parameters on type variable `{name}`")));
+        }
+        return Ok(Pat::Var(name.clone()));
+    }
+    let sub = |i: usize| -> Result<Option<Box<Pat>>, Fail> {
+        match params.get(i) {
+            Some(p) => Ok(Some(Box::new(pattern(p, vars, program)?))),
+            None => Ok(None),
+        }
+    };
+    let no_params = |p: Pat| -> Result<Pat, Fail> {
+        if params.is_empty() {
+            Ok(p)
+        } else {
+            Err(Fail::unsupported(format!("type parameters on `{name}`")))
+        }
+    };
+    let array = |abstract_: bool, ndims: Option<u8>, max: usize| -> Result<Pat, Fail> {
+        if params.len() > max {
+            return Err(Fail::unsupported(format!("`{expr}`")));
+        }
+        let mut ndims = ndims;
+        if max == 2 {
+            if let Some(TypeExpr::Named { name: n, params: p }) = params.get(1) {
+                match n.parse::<u8>() {
+                    Ok(k @ 1..=2) if p.is_empty() => ndims = Some(k),
+                    _ => return Err(Fail::unsupported(format!("`{expr}`"))),
+                }
+            }
+        }
+        Ok(Pat::Array { abstract_, elem: sub(0)?, ndims })
+    };
+    match &**name {
+        "Any" => no_params(Pat::Any),
+        "Number" | "Real" => no_params(Pat::Num(NumClass::Real)),
+        "AbstractFloat" => no_params(Pat::Num(NumClass::AbstractFloat)),
+        "Integer" => no_params(Pat::Num(NumClass::Integer)),
+        "Signed" => no_params(Pat::Num(NumClass::Signed)),
+        "Float64" => no_params(Pat::Leaf(Type::Float64)),
+        "Int" | "Int64" => no_params(Pat::Leaf(Type::Int64)),
+        "Bool" => no_params(Pat::Leaf(Type::Bool)),
+        "Nothing" => no_params(Pat::Leaf(Type::Nothing)),
+        "Function" => no_params(Pat::Function),
+        "NamedTuple" => no_params(Pat::NamedTuple),
+        "Vector" => array(false, Some(1), 1),
+        "Matrix" => array(false, Some(2), 1),
+        "Array" => array(false, None, 2),
+        "AbstractVector" => array(true, Some(1), 1),
+        "AbstractMatrix" => array(true, Some(2), 1),
+        "AbstractArray" => array(true, None, 2),
+        "Tuple" if params.is_empty() => Ok(Pat::Tuple(None)),
+        "Tuple" => Ok(Pat::Tuple(Some(
+            params.iter().map(|p| pattern(p, vars, program)).collect::<Result<_, _>>()?,
+        ))),
+        "Ref" | "RefValue" | "Base.RefValue" if params.len() <= 1 => Ok(Pat::Ref(sub(0)?)),
+        _ => match program.structs.get(name) {
+            Some(_) if params.is_empty() => Ok(Pat::Struct { name: name.clone(), params: None }),
+            Some(def) if params.len() == def.params.len() => Ok(Pat::Struct {
+                name: name.clone(),
+                params: Some(
+                    params.iter().map(|p| pattern(p, vars, program)).collect::<Result<_, _>>()?,
+                ),
+            }),
+            Some(_) => Err(Fail::method(format!("wrong number of type parameters in `{expr}`"))),
+            None => Err(Fail::undefined(format!("UndefVarError: `{name}` not defined"))),
+        },
+    }
+}
+
+/// Does the concrete type `t` match `p`? Binds type variables in `b` (consistently).
+pub(crate) fn matches(p: &Pat, t: &Type, b: &mut Bindings) -> bool {
+    match (p, t) {
+        (Pat::Any, _) => true,
+        (Pat::Var(v), _) => bind(v, t, b),
+        (Pat::Num(c), _) => in_class(*c, t),
+        (Pat::Leaf(l), _) => l == t,
+        (Pat::Array { abstract_, elem, ndims }, Type::Array(e, n)) => {
+            let _ = abstract_;
+            ndims.is_none_or(|k| k == *n) && elem.as_ref().is_none_or(|p| matches_exact(p, e, b))
+        }
+        // A row vector `x'` is a 1×n AbstractMatrix.
+        (Pat::Array { abstract_: true, elem, ndims }, Type::Adjoint(e)) => {
+            ndims.is_none_or(|k| k == 2) && elem.as_ref().is_none_or(|p| matches_exact(p, e, b))
+        }
+        (Pat::Tuple(None), Type::Tuple(_)) => true,
+        (Pat::Tuple(Some(ps)), Type::Tuple(ts)) => {
+            ps.len() == ts.len() && ps.iter().zip(ts.iter()).all(|(p, t)| matches(p, t, b))
+        }
+        (Pat::NamedTuple, Type::NamedTuple(_)) => true,
+        (Pat::Function, Type::Function(_) | Type::Pullback(_)) => true,
+        (Pat::Function, Type::Struct(s)) => s.kind == zy_ir::StructKind::Closure,
+        (Pat::Typeof(n), Type::Function(m)) => n == m,
+        (Pat::Struct { name, params }, Type::Struct(s)) => {
+            s.kind == zy_ir::StructKind::User
+                && *name == s.name
+                && params.as_ref().is_none_or(|ps| {
+                    ps.len() == s.params.len()
+                        && ps.iter().zip(&s.params).all(|(p, t)| matches_exact(p, t, b))
+                })
+        }
+        (Pat::Ref(p), Type::Ref(t)) => p.as_ref().is_none_or(|p| matches_exact(p, t, b)),
+        _ => false,
+    }
+}
+
+/// Invariant matching of a type parameter: `Vector{Real}` does not match `Vector{Float64}`.
+fn matches_exact(p: &Pat, t: &Type, b: &mut Bindings) -> bool {
+    match p {
+        Pat::Var(v) => bind(v, t, b),
+        _ => is_exact(p) && matches(p, t, b),
+    }
+}
+
+/// Does `p` denote exactly one type (given its variables)?
+fn is_exact(p: &Pat) -> bool {
+    match p {
+        Pat::Leaf(_) | Pat::Var(_) | Pat::Typeof(_) => true,
+        Pat::Array { abstract_: false, elem: Some(e), ndims: Some(_) } => is_exact(e),
+        Pat::Tuple(Some(ps)) => ps.iter().all(is_exact),
+        Pat::Ref(Some(p)) => is_exact(p),
+        Pat::Struct { params: Some(ps), .. } => ps.iter().all(is_exact),
+        _ => false,
+    }
+}
+
+fn bind(v: &Name, t: &Type, b: &mut Bindings) -> bool {
+    match b.get(v) {
+        Some(old) => old == t,
+        None => {
+            b.insert(v.clone(), t.clone());
+            true
+        }
+    }
+}
+
+fn in_class(c: NumClass, t: &Type) -> bool {
+    match c {
+        NumClass::Real => t.is_number(),
+        NumClass::AbstractFloat => *t == Type::Float64,
+        NumClass::Integer => matches!(t, Type::Int64 | Type::Bool),
+        NumClass::Signed => *t == Type::Int64,
+    }
+}
+
+/// Is every type matching `a` also matched by `b`? (Type variables count as `Any`.)
+pub(crate) fn subtype(a: &Pat, b: &Pat) -> bool {
+    match (a, b) {
+        (_, Pat::Any | Pat::Var(_)) => true,
+        (Pat::Any | Pat::Var(_), _) => false,
+        (Pat::Num(x), Pat::Num(y)) => class_within(*x, *y),
+        (Pat::Leaf(t), Pat::Num(c)) => in_class(*c, t),
+        (Pat::Leaf(x), Pat::Leaf(y)) => x == y,
+        (
+            Pat::Array { abstract_: aa, elem: ae, ndims: an },
+            Pat::Array { abstract_: ba, elem: be, ndims: bn },
+        ) => {
+            (*ba || !*aa)
+                && (bn.is_none() || an == bn)
+                && match (ae, be) {
+                    (_, None) => true,
+                    (_, Some(p)) if matches!(**p, Pat::Var(_)) => true,
+                    (Some(x), Some(y)) => x == y,
+                    (None, Some(_)) => false,
+                }
+        }
+        (Pat::Tuple(_), Pat::Tuple(None)) => true,
+        (Pat::Tuple(Some(xs)), Pat::Tuple(Some(ys))) => {
+            xs.len() == ys.len() && xs.iter().zip(ys).all(|(x, y)| subtype(x, y))
+        }
+        (Pat::NamedTuple, Pat::NamedTuple) | (Pat::Function, Pat::Function) => true,
+        (Pat::Typeof(_), Pat::Function) => true,
+        (Pat::Typeof(x), Pat::Typeof(y)) => x == y,
+        (Pat::Struct { name: x, params: xp }, Pat::Struct { name: y, params: yp }) => {
+            x == y
+                && match (xp, yp) {
+                    (_, None) => true,
+                    (None, Some(_)) => false,
+                    (Some(xs), Some(ys)) => xs
+                        .iter()
+                        .zip(ys)
+                        .all(|(x, y)| matches!(y, Pat::Var(_)) || x == y),
+                }
+        }
+        (Pat::Ref(_), Pat::Ref(None)) => true,
+        (Pat::Ref(Some(x)), Pat::Ref(Some(y))) => matches!(**y, Pat::Var(_)) || x == y,
+        _ => false,
+    }
+}
+
+fn class_within(x: NumClass, y: NumClass) -> bool {
+    use NumClass::*;
+    matches!(
+        (x, y),
+        (_, Real) | (AbstractFloat, AbstractFloat) | (Integer, Integer) | (Signed, Integer | Signed)
+    )
+}
+
+/// The concrete type an annotation denotes under `b`, if it denotes exactly one
+/// (`Float64`, `Vector{T}` with `T` bound); `None` for abstract annotations (`Real`).
+pub(crate) fn concrete(p: &Pat, b: &Bindings) -> Option<Type> {
+    match p {
+        Pat::Leaf(t) => Some(t.clone()),
+        Pat::Var(v) => b.get(v).cloned(),
+        Pat::Typeof(n) => Some(Type::Function(n.clone())),
+        Pat::Array { abstract_: false, elem: Some(e), ndims: Some(n) } => {
+            Some(Type::Array(Arc::new(concrete(e, b)?), *n))
+        }
+        Pat::Tuple(Some(ps)) => {
+            Some(Type::Tuple(ps.iter().map(|p| concrete(p, b)).collect::<Option<_>>()?))
+        }
+        Pat::Ref(Some(p)) => Some(Type::Ref(Arc::new(concrete(p, b)?))),
+        _ => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn pat(src: TypeExpr, vars: &[&str]) -> Pat {
+        let vars: Vec<Name> = vars.iter().map(|v| Name::from(*v)).collect();
+        match pattern(&src, &vars, &Program::default()) {
+            Ok(p) => p,
+            Err(e) => panic!("{e:?}"),
+        }
+    }
+
+    fn named(name: &str, params: Vec<TypeExpr>) -> TypeExpr {
+        TypeExpr::Named { name: name.into(), params }
+    }
+
+    #[test]
+    fn number_hierarchy_orders_specificity() {
+        let f = pat(TypeExpr::named("Float64"), &[]);
+        let af = pat(TypeExpr::named("AbstractFloat"), &[]);
+        let real = pat(TypeExpr::named("Real"), &[]);
+        let int = pat(TypeExpr::named("Int"), &[]);
+        let integer = pat(TypeExpr::named("Integer"), &[]);
+        assert!(subtype(&f, &af) && subtype(&af, &real) && !subtype(&real, &af));
+        assert!(subtype(&int, &integer) && !subtype(&int, &af) && !subtype(&integer, &int));
+        assert!(matches(&integer, &Type::Bool, &mut Bindings::new()));
+        assert!(!matches(&af, &Type::Int64, &mut Bindings::new()));
+    }
+
+    #[test]
+    fn array_parameters_are_invariant() {
+        let vf = pat(named("Vector", vec![TypeExpr::named("Float64")]), &[]);
+        let vreal = pat(named("Vector", vec![TypeExpr::named("Real")]), &[]);
+        let av = pat(TypeExpr::named("AbstractVector"), &[]);
+        let avf = pat(named("AbstractVector", vec![TypeExpr::named("Float64")]), &[]);
+        let v = pat(TypeExpr::named("Vector"), &[]);
+        let t = Type::vector_f64();
+        assert!(matches(&vf, &t, &mut Bindings::new()));
+        assert!(!matches(&vreal, &t, &mut Bindings::new()));
+        assert!(subtype(&vf, &v) && subtype(&vf, &avf) && subtype(&avf, &av));
+        // Neither `Vector` nor `AbstractVector{Float64}` is more specific than the other.
+        assert!(!subtype(&v, &avf) && !subtype(&avf, &v));
+        assert!(!matches(&av, &Type::matrix_f64(), &mut Bindings::new()));
+    }
+
+    #[test]
+    fn where_variables_bind_consistently() {
+        let vt = pat(named("Vector", vec![TypeExpr::named("T")]), &["T"]);
+        let t = pat(TypeExpr::named("T"), &["T"]);
+        let mut b = Bindings::new();
+        assert!(matches(&vt, &Type::vector_f64(), &mut b));
+        assert!(matches(&t, &Type::Float64, &mut b));
+        assert!(!matches(&t, &Type::Int64, &mut b));
+        assert_eq!(b.get("T"), Some(&Type::Float64));
+    }
+}

@@ -1,0 +1,198 @@
+//! Typed bodies synthesised for the higher-order builtins `map(f, xs...)`, `sum(f, xs)` and
+//! `broadcast(f, args...)` with a user function or closure `f`: counted loops that call `f` on
+//! the elements, so the AD and the JIT treat them like user code.
+
+use std::sync::Arc;
+
+use zy_ir::{Block, BlockCall, Const, Function, Instance, Operand, Prim, Span, Stmt, Terminator, Type};
+
+use crate::calls::Cx;
+use crate::error::Fail;
+use crate::plan::{emit_plan, Arg, PlanBuilder};
+use crate::value::{array, Val};
+
+/// The typed body of the synthesised instance `inst` (`name` is `map`, `sum` or `broadcast`).
+pub(crate) fn synthesise(cx: &mut Cx, inst: &Arc<Instance>) -> Result<Function, Fail> {
+    let mut s = Synth::new(inst);
+    match &*inst.name {
+        "map" | "broadcast" => s.map(cx)?,
+        "sum" => s.sum(cx)?,
+        n => return Err(Fail::undefined(format!("no synthesised function `{n}`"))),
+    }
+    Ok(s.f)
+}
+
+struct Synth {
+    f: Function,
+    args: Vec<(Operand, Type)>,
+}
+
+const SPAN: Span = Span { file: 0, start: 0, end: 0 };
+
+impl Synth {
+    fn new(inst: &Arc<Instance>) -> Synth {
+        let mut f = Function::new(inst.name.clone(), SPAN);
+        f.instance = Some(inst.clone());
+        let mut args = Vec::new();
+        for (i, t) in inst.args.iter().enumerate() {
+            let name = match i {
+                0 => "f".to_string(),
+                1 if inst.args.len() == 2 || &*inst.name == "sum" => "xs".to_string(),
+                k => format!("x{k}"),
+            };
+            f.arg_names.push(name.as_str().into());
+            let v = f.add_param(Block::ENTRY, t.clone(), SPAN, None);
+            args.push((Operand::Value(v), t.clone()));
+        }
+        Synth { f, args }
+    }
+
+    fn prim(&mut self, b: Block, p: Prim, args: Vec<Operand>, ty: Type) -> Operand {
+        Operand::Value(self.f.push_stmt(b, Stmt { op: zy_ir::Op::Prim(p), args }, ty, SPAN))
+    }
+
+    /// Resolve and emit a call through the ordinary machinery (`f(x...)` or `name(x...)`).
+    fn call(&mut self, cx: &mut Cx, b: Block, name: Option<&str>, args: &[(Operand, Type)]) -> Result<(Operand, Type), Fail> {
+        let vals: Vec<Val> = args.iter().enumerate().map(|(i, (_, t))| Val::of(Arg::Input(i), t.clone())).collect();
+        let mut pb = PlanBuilder::default();
+        let v = match name {
+            Some(n) => cx.call_named(&mut pb, &n.into(), &vals)?,
+            None => cx.call_value(&mut pb, &vals)?,
+        };
+        let ty = v.ty.clone();
+        let plan = pb.finish(v.arg, v.ty);
+        let ops: Vec<Operand> = args.iter().map(|(o, _)| o.clone()).collect();
+        Ok((emit_plan(&mut self.f, b, &plan, &ops, SPAN), ty))
+    }
+
+    fn throw(&mut self, b: Block, msg: &str) {
+        self.prim(b, Prim::Error, vec![Operand::Const(Const::Str(msg.into()))], Type::Bottom);
+        self.f.set_term(b, Terminator::Unreachable, SPAN);
+    }
+
+    /// Apply `f` to element `k` of every array argument (scalars pass as they are).
+    fn apply_f(&mut self, cx: &mut Cx, b: Block, k: Operand) -> Result<(Operand, Type), Fail> {
+        let mut call_args = vec![self.args[0].clone()];
+        for (x, t) in self.args[1..].to_vec() {
+            match t.elem() {
+                Some(e) if matches!(t, Type::Array(..)) => {
+                    let e = e.clone();
+                    let v = self.prim(b, Prim::GetIndex, vec![x, k.clone()], e.clone());
+                    call_args.push((v, e));
+                }
+                _ => call_args.push((x, t)),
+            }
+        }
+        self.call(cx, b, None, &call_args)
+    }
+
+    /// `br k <= n ? body : exit` from a loop header with counter `k`.
+    fn header(&mut self, n: Operand, extra: &[Type]) -> (Block, Operand, Vec<Operand>, Block, Block) {
+        let head = self.f.add_block();
+        let k = Operand::Value(self.f.add_param(head, Type::Int64, SPAN, None));
+        let vars = extra.iter().map(|t| Operand::Value(self.f.add_param(head, t.clone(), SPAN, None))).collect();
+        let c = self.prim(head, Prim::Le, vec![k.clone(), n], Type::Bool);
+        let (body, exit) = (self.f.add_block(), self.f.add_block());
+        self.f.set_term(head, Terminator::Branch { cond: c, then_to: BlockCall::new(body), else_to: BlockCall::new(exit) }, SPAN);
+        (head, k, vars, body, exit)
+    }
+
+    fn jump(&mut self, from: Block, to: Block, args: Vec<Operand>) {
+        self.f.set_term(from, Terminator::Jump(BlockCall { block: to, args }), SPAN);
+    }
+
+    /// `map`/`broadcast`: allocate the result, check shapes, fill it element by element.
+    fn map(&mut self, cx: &mut Cx) -> Result<(), Fail> {
+        let arrays: Vec<(Operand, Type)> = self.args[1..].iter().filter(|(_, t)| matches!(t, Type::Array(..))).cloned().collect();
+        let Some((first, Type::Array(_, n))) = arrays.first().cloned() else {
+            return Err(Fail::unsupported("map without an array argument"));
+        };
+        let mut elems = Vec::new();
+        for (_, t) in &self.args[1..] {
+            elems.push(if matches!(t, Type::Array(..)) { t.elem().cloned().unwrap_or(Type::Bottom) } else { t.clone() });
+        }
+        let r = cx.callee_result(&Val::of(Arg::Input(0), self.args[0].1.clone()), &elems)?;
+        let mut b = Block::ENTRY;
+        if r == Type::Bottom {
+            // `f` never returns: the first call throws.
+            self.apply_f(cx, b, Operand::Const(Const::Int(1)))?;
+            self.f.set_term(b, Terminator::Unreachable, SPAN);
+            self.f.ret = Type::Bottom;
+            return Ok(());
+        }
+        if !r.is_number() {
+            return Err(Fail::unsupported(format!("`map` of a function returning {r}")));
+        }
+        let len = self.prim(b, Prim::Length, vec![first.clone()], Type::Int64);
+        let dims: Vec<Operand> = if n == 1 {
+            vec![len.clone()]
+        } else {
+            (1..=2).map(|d| self.prim(b, Prim::Size, vec![first.clone(), Operand::Const(Const::Int(d))], Type::Int64)).collect()
+        };
+        for (x, _) in arrays[1..].to_vec() {
+            let checks: Vec<(Prim, Operand)> = if n == 1 {
+                vec![(Prim::Length, len.clone())]
+            } else {
+                vec![(Prim::Size, dims[0].clone()), (Prim::Size, dims[1].clone())]
+            };
+            for (d, (p, want)) in checks.into_iter().enumerate() {
+                let mut args = vec![x.clone()];
+                if p == Prim::Size {
+                    args.push(Operand::Const(Const::Int(d as i64 + 1)));
+                }
+                let got = self.prim(b, p, args, Type::Int64);
+                let bad = self.prim(b, Prim::Ne, vec![got, want], Type::Bool);
+                let (err, ok) = (self.f.add_block(), self.f.add_block());
+                self.f.set_term(b, Terminator::Branch { cond: bad, then_to: BlockCall::new(err), else_to: BlockCall::new(ok) }, SPAN);
+                self.throw(err, "DimensionMismatch: arrays must have the same shape");
+                b = ok;
+            }
+        }
+        let out_ty = array(r.clone(), n);
+        let out = self.prim(b, Prim::Zeros, dims, out_ty.clone());
+        let (head, k, _, body, exit) = self.header(len, &[]);
+        self.jump(b, head, vec![Operand::Const(Const::Int(1))]);
+        let (y, _) = self.apply_f(cx, body, k.clone())?;
+        self.prim(body, Prim::SetIndex, vec![out.clone(), y, k.clone()], r);
+        let k1 = self.prim(body, Prim::Add, vec![k, Operand::Const(Const::Int(1))], Type::Int64);
+        self.jump(body, head, vec![k1]);
+        self.f.set_term(exit, Terminator::Return(out), SPAN);
+        self.f.ret = out_ty;
+        Ok(())
+    }
+
+    /// `sum(f, xs)`: `f(xs[1]) + f(xs[2]) + ...`; an empty `xs` is an error, as in Julia.
+    fn sum(&mut self, cx: &mut Cx) -> Result<(), Fail> {
+        let (xs, xt) = self.args[1].clone();
+        let e = xt.elem().cloned().unwrap_or(Type::Bottom);
+        let r = cx.callee_result(&Val::of(Arg::Input(0), self.args[0].1.clone()), &[e])?;
+        let b = Block::ENTRY;
+        let n = self.prim(b, Prim::Length, vec![xs], Type::Int64);
+        let empty = self.prim(b, Prim::Lt, vec![n.clone(), Operand::Const(Const::Int(1))], Type::Bool);
+        let (err, first) = (self.f.add_block(), self.f.add_block());
+        self.f.set_term(b, Terminator::Branch { cond: empty, then_to: BlockCall::new(err), else_to: BlockCall::new(first) }, SPAN);
+        self.throw(err, "ArgumentError: reducing over an empty collection is not allowed");
+        let (y1, _) = self.apply_f(cx, first, Operand::Const(Const::Int(1)))?;
+        if r == Type::Bottom {
+            self.f.set_term(first, Terminator::Unreachable, SPAN);
+            self.f.ret = Type::Bottom;
+            return Ok(());
+        }
+        // Bools are summed as Ints.
+        let acc_ty = if r == Type::Bool { Type::Int64 } else { r.clone() };
+        let y1 = if r == Type::Bool { self.prim(first, Prim::ToInt, vec![y1], Type::Int64) } else { y1 };
+        let (head, k, vars, body, exit) = self.header(n, std::slice::from_ref(&acc_ty));
+        self.jump(first, head, vec![Operand::Const(Const::Int(2)), y1]);
+        let acc = vars[0].clone();
+        let (y, yt) = self.apply_f(cx, body, k.clone())?;
+        let (s, st) = self.call(cx, body, Some("+"), &[(acc.clone(), acc_ty.clone()), (y, yt)])?;
+        if st != acc_ty {
+            return Err(Fail::unsupported(format!("`sum` accumulating {acc_ty} into {st}")));
+        }
+        let k1 = self.prim(body, Prim::Add, vec![k, Operand::Const(Const::Int(1))], Type::Int64);
+        self.jump(body, head, vec![k1, s]);
+        self.f.set_term(exit, Terminator::Return(acc), SPAN);
+        self.f.ret = acc_ty;
+        Ok(())
+    }
+}

@@ -1,0 +1,81 @@
+//! Typed values while a call is being resolved, and Julia's conversions between them.
+
+use std::sync::Arc;
+
+use zy_ir::{Const, Prim, Type};
+
+use crate::error::Fail;
+use crate::plan::{Arg, PlanBuilder};
+
+/// A typed operand during resolution: an input of the statement, a step's result or a literal.
+#[derive(Clone, PartialEq, Debug)]
+pub(crate) struct Val {
+    pub arg: Arg,
+    pub ty: Type,
+    /// The literal, when the operand is one (symbols, tuple indices, function names).
+    pub konst: Option<Const>,
+}
+
+impl Val {
+    /// A computed value.
+    pub fn of(arg: Arg, ty: Type) -> Val {
+        Val { arg, ty, konst: None }
+    }
+
+    /// A literal.
+    pub fn lit(c: Const) -> Val {
+        Val { arg: Arg::Const(c.clone()), ty: c.ty(), konst: Some(c) }
+    }
+
+    /// The constant Int, if this is an Int literal.
+    pub fn int(&self) -> Option<i64> {
+        match self.konst {
+            Some(Const::Int(i)) => Some(i),
+            _ => None,
+        }
+    }
+}
+
+/// Convert `v` to type `to` as Julia's `convert` would for the subset: numbers between each
+/// other (Float64 -> Int64 is exact or throws `InexactError` at run time), Int arrays to Float64.
+pub(crate) fn convert(b: &mut PlanBuilder, v: Val, to: &Type) -> Result<Val, Fail> {
+    if v.ty == *to {
+        return Ok(v);
+    }
+    let prim = match (&v.ty, to) {
+        (Type::Int64 | Type::Bool, Type::Float64) => Prim::Float,
+        (Type::Bool | Type::Float64, Type::Int64) => Prim::ToInt,
+        (Type::Array(e, n), Type::Array(f, m)) if n == m && **f == Type::Float64 && e.is_number() => {
+            return Ok(Val::of(
+                b.prim(Prim::Broadcast, vec![func("float"), v.arg], to.clone()),
+                to.clone(),
+            ));
+        }
+        _ => {
+            return Err(Fail::method(format!(
+                "Cannot `convert` an object of type {} to an object of type {to}",
+                v.ty
+            )))
+        }
+    };
+    Ok(Val::of(b.prim(prim, vec![v.arg], to.clone()), to.clone()))
+}
+
+/// A function literal operand.
+pub(crate) fn func(name: &str) -> Arg {
+    Arg::Const(Const::Func(name.into()))
+}
+
+/// Julia's `promote_type` for two number types.
+pub(crate) fn promote(a: &Type, b: &Type) -> Type {
+    match (a, b) {
+        _ if a == b => a.clone(),
+        (Type::Float64, _) | (_, Type::Float64) => Type::Float64,
+        _ => Type::Int64,
+    }
+}
+
+/// An array type.
+pub(crate) fn array(elem: Type, n: u8) -> Type {
+    Type::Array(Arc::new(elem), n)
+}
