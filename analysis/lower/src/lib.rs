@@ -1,1 +1,88 @@
-//! zy-lower
+//! Lowering of the AST to untyped SSA (`zy_ir::Program`), following the untyped-IR convention:
+//! every operation is a call by name, control flow becomes blocks with parameters (φ nodes),
+//! closures become environment structs with call methods, and Julia's scoping rules decide
+//! which identifiers are locals, captures, boxes, top-level bindings or functions.
+//!
+//! SSA construction follows Braun et al., "Simple and Efficient Construction of SSA Form",
+//! through [`zy_ir::SsaBuilder`]; a final tidy pass drops unreachable code, unused φs and
+//! empty blocks. Each top-level item lowers on its own ([`lower_function`], [`lower_struct`],
+//! [`lower_global`]) so a salsa layer can re-lower one item after an edit; [`lower_file`]
+//! combines them.
+
+mod assign;
+mod body;
+mod closure;
+mod control;
+mod item;
+mod scope;
+mod tidy;
+
+use zy_ir::{Global, Method, Name, Program, Span, StructDef};
+
+pub use item::{
+    generic_name, global_names, lower_file, lower_function, lower_global, lower_method,
+    lower_struct,
+};
+
+/// An error found while lowering (the parser reports its own separately).
+#[derive(Clone, PartialEq, Eq, Hash, Debug)]
+pub struct LowerError {
+    pub span: Span,
+    /// `unsupported` or `syntax-error`.
+    pub code: &'static str,
+    /// One line naming the construct: "unsupported: range outside a for loop header".
+    pub message: String,
+}
+
+/// A lowered file.
+#[derive(Clone, PartialEq, Eq, Debug, Default)]
+pub struct Lowered {
+    pub program: Program,
+    pub errors: Vec<LowerError>,
+}
+
+/// What one top-level item lowers to.
+#[derive(Clone, PartialEq, Eq, Debug, Default)]
+pub struct LoweredItem {
+    /// Methods with the generic function each belongs to: the item's own method first, then
+    /// the call methods of its closures (`(::#f#1)`).
+    pub methods: Vec<(Name, Method)>,
+    /// A struct definition, and closure environments.
+    pub structs: Vec<StructDef>,
+    /// A top-level binding's thunk.
+    pub globals: Vec<Global>,
+    pub errors: Vec<LowerError>,
+}
+
+impl LoweredItem {
+    /// Add the item to `program`, reporting struct or binding names defined twice.
+    pub fn add_to(self, program: &mut Program, errors: &mut Vec<LowerError>) {
+        errors.extend(self.errors);
+        for (name, method) in self.methods {
+            program.add_method(name, method);
+        }
+        for s in self.structs {
+            if program.structs.contains_key(&s.name) {
+                errors.push(LowerError {
+                    span: s.span,
+                    code: "syntax-error",
+                    message: format!("syntax: invalid redefinition of struct `{}`", s.name),
+                });
+            }
+            program.structs.insert(s.name.clone(), s);
+        }
+        for g in self.globals {
+            if program.globals.contains_key(&g.name) {
+                errors.push(LowerError {
+                    span: g.span,
+                    code: "unsupported",
+                    message: format!(
+                        "unsupported: top-level binding `{}` assigned more than once",
+                        g.name
+                    ),
+                });
+            }
+            program.globals.insert(g.name.clone(), g);
+        }
+    }
+}

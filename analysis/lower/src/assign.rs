@@ -1,0 +1,154 @@
+//! Assignments: to locals, into arrays and `Ref`s (`setindex!`), into fields (`setfield!`),
+//! destructuring, and compound assignment with the target's parts evaluated once.
+
+use zy_ir::{Const, Operand};
+use zy_syntax::ast::{BinOp, Expr, ExprKind, TextRange};
+
+use crate::body::BodyLowerer;
+
+impl BodyLowerer<'_, '_> {
+    /// `lhs = rhs`; the value is `rhs`.
+    pub(crate) fn assign(&mut self, lhs: &Expr, rhs: &Expr, r: TextRange) -> Operand {
+        match &lhs.kind {
+            ExprKind::Index { base, indices } => {
+                let x = self.expr(base);
+                let idx: Vec<Operand> = indices.iter().map(|i| self.expr(i)).collect();
+                let v = self.expr(rhs);
+                let mut args = vec![x, v.clone()];
+                args.extend(idx);
+                self.call("setindex!", args, r);
+                v
+            }
+            ExprKind::Field { base, name } => {
+                let s = self.expr(base);
+                let v = self.expr(rhs);
+                let field = Const::Symbol(name.as_str().into()).into();
+                self.call("setfield!", vec![s, field, v.clone()], r);
+                v
+            }
+            ExprKind::Ident(_) | ExprKind::Tuple(_) => {
+                let v = self.expr(rhs);
+                self.bind(lhs, v.clone());
+                v
+            }
+            _ => {
+                let v = self.expr(rhs);
+                let what = describe(lhs);
+                self.cx.error(
+                    lhs.range,
+                    "syntax-error",
+                    format!("syntax: invalid assignment location: cannot assign to {what}"),
+                );
+                v
+            }
+        }
+    }
+
+    /// Bind an identifier, or destructure into a tuple of identifiers:
+    /// `a, b = t` is `a = t[1]; b = t[2]`.
+    pub(crate) fn bind(&mut self, target: &Expr, value: Operand) {
+        match &target.kind {
+            ExprKind::Ident(name) => match self.cx.res.local(target) {
+                Some(v) => self.assign_local(v, value, target.range),
+                None => {
+                    // Scope resolution declares every assigned name; reaching here means the
+                    // name is not assignable (a malformed tree).
+                    let message = format!("syntax: cannot assign to `{name}` here");
+                    self.cx.error(target.range, "syntax-error", message);
+                }
+            },
+            ExprKind::Tuple(items) => {
+                for (i, item) in items.iter().enumerate() {
+                    let x = self.call(
+                        "getindex",
+                        vec![value.clone(), Const::Int(i as i64 + 1).into()],
+                        item.range,
+                    );
+                    self.bind(item, x);
+                }
+            }
+            _ => {
+                let what = describe(target);
+                self.cx.error(
+                    target.range,
+                    "unsupported",
+                    format!("unsupported: destructuring into {what} (only names are allowed)"),
+                );
+            }
+        }
+    }
+
+    /// `lhs op= rhs`: `x = x op rhs`; for `x[i] op= v` and `s.f op= v` the array, indices and
+    /// struct are evaluated once. The value is the new value.
+    pub(crate) fn compound_assign(
+        &mut self,
+        op: BinOp,
+        dotted: bool,
+        lhs: &Expr,
+        rhs: &Expr,
+        r: TextRange,
+    ) -> Operand {
+        if dotted {
+            let message = format!("unsupported: in-place broadcast assignment (`.{op}=`)");
+            return self.fail(r, "unsupported", message);
+        }
+        match &lhs.kind {
+            ExprKind::Ident(_) => {
+                let old = self.expr(lhs);
+                let v = self.expr(rhs);
+                let new = self.call(op.as_str(), vec![old, v], r);
+                self.bind(lhs, new.clone());
+                new
+            }
+            ExprKind::Index { base, indices } => {
+                let x = self.expr(base);
+                let idx: Vec<Operand> = indices.iter().map(|i| self.expr(i)).collect();
+                let mut get = vec![x.clone()];
+                get.extend(idx.iter().cloned());
+                let old = self.call("getindex", get, lhs.range);
+                let v = self.expr(rhs);
+                let new = self.call(op.as_str(), vec![old, v], r);
+                let mut set = vec![x, new.clone()];
+                set.extend(idx);
+                self.call("setindex!", set, r);
+                new
+            }
+            ExprKind::Field { base, name } => {
+                let s = self.expr(base);
+                let field: Operand = Const::Symbol(name.as_str().into()).into();
+                let old = self.call("getfield", vec![s.clone(), field.clone()], lhs.range);
+                let v = self.expr(rhs);
+                let new = self.call(op.as_str(), vec![old, v], r);
+                self.call("setfield!", vec![s, field, new.clone()], r);
+                new
+            }
+            _ => {
+                let v = self.expr(rhs);
+                let what = describe(lhs);
+                self.cx.error(
+                    lhs.range,
+                    "syntax-error",
+                    format!("syntax: invalid assignment location: cannot assign to {what}"),
+                );
+                v
+            }
+        }
+    }
+}
+
+/// A short description of an expression form, for error messages.
+fn describe(e: &Expr) -> &'static str {
+    match &e.kind {
+        ExprKind::Float(_) | ExprKind::Int(_) | ExprKind::Bool(_) | ExprKind::Nothing
+        | ExprKind::Str(_) => "a literal",
+        ExprKind::Ident(_) => "a name",
+        ExprKind::Tuple(_) => "a tuple",
+        ExprKind::Call { .. } | ExprKind::DotCall { .. } => "a call",
+        ExprKind::Index { .. } => "an indexed element",
+        ExprKind::Field { .. } => "a field",
+        ExprKind::Binary { .. } | ExprKind::Unary { .. } | ExprKind::Chain { .. } => {
+            "an operator expression"
+        }
+        _ => "this expression",
+    }
+}

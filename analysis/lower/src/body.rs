@@ -1,0 +1,368 @@
+//! Lowering of one body (a method, a closure's call method, a global's thunk) to untyped SSA:
+//! the builder state, locals, and the expressions without control flow. Control flow lives in
+//! `control`, assignments in `assign`, function definitions in `closure`.
+
+use std::collections::{BTreeSet, HashMap, HashSet};
+
+use zy_ir::{
+    Block, BlockCall, Const, Function, Name, Op, Operand, Span, SsaBuilder, Stmt, Terminator,
+    Type, Value, Var,
+};
+use zy_syntax::ast::{Expr, ExprKind, TextRange, UnOp};
+
+use crate::scope::{Resolution, VarId};
+use crate::{LowerError, LoweredItem};
+
+/// What the bodies of one item share: where they are, name resolution, and the output.
+pub(crate) struct ItemCx<'a> {
+    pub file: u32,
+    pub globals: &'a BTreeSet<String>,
+    pub res: &'a Resolution,
+    /// Closures are named `{prefix}#{k}`: `#f#1`.
+    pub closure_prefix: String,
+    pub out: LoweredItem,
+}
+
+impl ItemCx<'_> {
+    pub fn span(&self, r: TextRange) -> Span {
+        Span::new(self.file, r.start, r.end)
+    }
+
+    /// Report an error at `range`.
+    pub fn error(&mut self, range: TextRange, code: &'static str, message: String) {
+        let span = self.span(range);
+        self.out.errors.push(LowerError { span, code, message });
+    }
+}
+
+/// Where `break` and `continue` go in the innermost loop.
+pub(crate) struct LoopTargets {
+    pub brk: Block,
+    pub cont: Block,
+}
+
+/// The lowering of one body.
+pub(crate) struct BodyLowerer<'c, 'a> {
+    pub cx: &'c mut ItemCx<'a>,
+    pub b: SsaBuilder,
+    /// The block being filled.
+    pub cur: Block,
+    vars: HashMap<VarId, Var>,
+    /// Boxed locals whose `Ref` exists (from their first assignment, or captured).
+    pub boxes_made: HashSet<VarId>,
+    pub loops: Vec<LoopTargets>,
+    /// A global's thunk: `return` is not allowed.
+    pub toplevel: bool,
+}
+
+impl<'c, 'a> BodyLowerer<'c, 'a> {
+    pub fn new(cx: &'c mut ItemCx<'a>, func: Function, toplevel: bool) -> Self {
+        BodyLowerer {
+            cx,
+            b: SsaBuilder::new(func),
+            cur: Block::ENTRY,
+            vars: HashMap::new(),
+            boxes_made: HashSet::new(),
+            loops: Vec::new(),
+            toplevel,
+        }
+    }
+
+    pub fn span(&self, r: TextRange) -> Span {
+        self.cx.span(r)
+    }
+
+    /// The builder variable of a source local.
+    pub fn var(&mut self, v: VarId) -> Var {
+        if let Some(&var) = self.vars.get(&v) {
+            return var;
+        }
+        let name: Name = self.cx.res.var(v).name.as_str().into();
+        let var = self.b.declare_var_with_init(Type::Any, Some(name.clone()), undef_stmt(name));
+        self.vars.insert(v, var);
+        var
+    }
+
+    /// A variable for an intermediate value (an `if`'s result), not named in the IR.
+    pub fn hidden(&mut self) -> Var {
+        self.b.declare_var_with_init(Type::Any, None, undef_stmt("#tmp".into()))
+    }
+
+    pub fn emit(&mut self, op: Op, args: Vec<Operand>, range: TextRange) -> Value {
+        let span = self.span(range);
+        self.b.func.push_stmt(self.cur, Stmt { op, args }, Type::Any, span)
+    }
+
+    /// `name(args...)`.
+    pub fn call(&mut self, name: &str, args: Vec<Operand>, range: TextRange) -> Operand {
+        self.emit(Op::Call(name.into()), args, range).into()
+    }
+
+    /// `error(message)`: what a construct that cannot be lowered evaluates to.
+    pub fn error_call(&mut self, message: &str, range: TextRange) -> Operand {
+        self.call("error", vec![Const::Str(message.into()).into()], range)
+    }
+
+    /// Report an error and lower the construct as a call to `error`.
+    pub fn fail(&mut self, range: TextRange, code: &'static str, message: String) -> Operand {
+        let v = self.error_call(&message, range);
+        self.cx.error(range, code, message);
+        v
+    }
+
+    pub fn new_block(&mut self) -> Block {
+        self.b.func.add_block()
+    }
+
+    /// Continue in a block no jump reaches (after `return`, `break`, `continue`), so that the
+    /// code after them still lowers; it is dropped at the end.
+    pub fn start_dead_block(&mut self) {
+        let b = self.new_block();
+        self.b.seal_block(b);
+        self.cur = b;
+    }
+
+    pub fn jump(&mut self, to: Block, range: TextRange) {
+        let span = self.span(range);
+        self.b.func.set_term(self.cur, Terminator::Jump(BlockCall::new(to)), span);
+    }
+
+    /// End the current block with a branch on `cond`; `then_to` and `else_to` are distinct.
+    pub fn branch(&mut self, cond: Operand, then_to: Block, else_to: Block, range: TextRange) {
+        let span = self.span(range);
+        let term = Terminator::Branch {
+            cond,
+            then_to: BlockCall::new(then_to),
+            else_to: BlockCall::new(else_to),
+        };
+        self.b.func.set_term(self.cur, term, span);
+    }
+
+    pub fn ret(&mut self, value: Operand, range: TextRange) {
+        let span = self.span(range);
+        self.b.func.set_term(self.cur, Terminator::Return(value), span);
+    }
+
+    /// Give a statement's value the name of the source variable it is assigned to.
+    pub fn name(&mut self, value: &Operand, name: &str) {
+        if let Operand::Value(v) = value {
+            self.b.func.name_value(*v, name.into());
+        }
+    }
+
+    /// Read a local (through its box if it has one).
+    pub fn read_local(&mut self, v: VarId, range: TextRange) -> Operand {
+        let var = self.var(v);
+        let value = self.b.use_var(self.cur, var);
+        let info = self.cx.res.var(v);
+        if !info.boxed || !self.boxes_made.contains(&v) {
+            return value;
+        }
+        let name = info.name.clone();
+        let x = self.call("getindex", vec![value], range);
+        self.name(&x, &name);
+        x
+    }
+
+    /// Assign a local: a new SSA definition, or a store into its box (made at the first
+    /// assignment).
+    pub fn assign_local(&mut self, v: VarId, value: Operand, range: TextRange) {
+        let var = self.var(v);
+        let info = self.cx.res.var(v);
+        let name = info.name.clone();
+        if !info.boxed {
+            self.name(&value, &name);
+            self.b.def_var(self.cur, var, value);
+        } else if self.boxes_made.insert(v) {
+            let r = self.call("Ref", vec![value], range);
+            self.name(&r, &name);
+            self.b.def_var(self.cur, var, r);
+        } else {
+            let r = self.b.use_var(self.cur, var);
+            self.call("setindex!", vec![r, value], range);
+        }
+    }
+
+    /// Lower a sequence; its value is the last expression's (`nothing` if empty).
+    pub fn seq(&mut self, es: &[Expr]) -> Operand {
+        let mut value = Const::Nothing.into();
+        for e in es {
+            value = self.expr(e);
+        }
+        value
+    }
+
+    fn all(&mut self, es: &[Expr]) -> Vec<Operand> {
+        es.iter().map(|e| self.expr(e)).collect()
+    }
+
+    /// Lower an expression to the operand holding its value.
+    pub fn expr(&mut self, e: &Expr) -> Operand {
+        let r = e.range;
+        match &e.kind {
+            ExprKind::Float(x) => Const::f64(*x).into(),
+            ExprKind::Int(i) => Const::Int(*i).into(),
+            ExprKind::Bool(b) => Const::Bool(*b).into(),
+            ExprKind::Nothing => Const::Nothing.into(),
+            ExprKind::Str(s) => Const::Str(s.as_str().into()).into(),
+            ExprKind::Ident(name) => match self.cx.res.local(e) {
+                Some(v) => self.read_local(v, r),
+                None => self.nonlocal(name, r),
+            },
+            ExprKind::Tuple(items) => {
+                let args = self.all(items);
+                self.call("tuple", args, r)
+            }
+            ExprKind::NamedTuple(fields) => {
+                let names: Vec<Const> =
+                    fields.iter().map(|(n, _)| Const::Symbol(n.as_str().into())).collect();
+                let mut args = vec![Operand::Const(Const::Tuple(names.into()))];
+                for (_, x) in fields {
+                    args.push(self.expr(x));
+                }
+                self.call("namedtuple", args, r)
+            }
+            ExprKind::Vect(items) => {
+                let args = self.all(items);
+                self.call("vect", args, r)
+            }
+            ExprKind::Matrix(rows) => self.matrix(rows, r),
+            ExprKind::Call { callee, args } => self.call_expr(callee, args, r),
+            ExprKind::DotCall { callee, args } => {
+                let f = self.function_value(callee);
+                let mut all = vec![f];
+                all.extend(self.all(args));
+                self.call("broadcast", all, r)
+            }
+            ExprKind::Binary { op, dotted, lhs, rhs } => {
+                let (a, b) = (self.expr(lhs), self.expr(rhs));
+                if *dotted {
+                    self.call("broadcast", vec![Const::Func(op.as_str().into()).into(), a, b], r)
+                } else {
+                    self.call(op.as_str(), vec![a, b], r)
+                }
+            }
+            ExprKind::Unary { op, arg } => self.unary(*op, arg, r),
+            ExprKind::Index { base, indices } => {
+                let mut args = vec![self.expr(base)];
+                args.extend(self.all(indices));
+                self.call("getindex", args, r)
+            }
+            ExprKind::Field { base, name } => {
+                let s = self.expr(base);
+                self.call("getfield", vec![s, Const::Symbol(name.as_str().into()).into()], r)
+            }
+            ExprKind::Range { .. } => self.fail(
+                r,
+                "unsupported",
+                "unsupported: range outside a for loop header".to_string(),
+            ),
+            ExprKind::Block(es) => self.seq(es),
+            ExprKind::Local(_) => Const::Nothing.into(),
+            ExprKind::Error => self.error_call("unsupported construct", r),
+            ExprKind::Chain { first, rest } => self.chain(first, rest, r),
+            ExprKind::And(a, b) => self.short_circuit(a, b, true, r),
+            ExprKind::Or(a, b) => self.short_circuit(a, b, false, r),
+            ExprKind::Ternary { cond, then, els } => {
+                self.if_expr(&[(cond, std::slice::from_ref(&**then))], Some(std::slice::from_ref(&**els)), r)
+            }
+            ExprKind::If { branches, els } => {
+                let branches: Vec<(&Expr, &[Expr])> =
+                    branches.iter().map(|(c, body)| (c, body.as_slice())).collect();
+                self.if_expr(&branches, els.as_deref(), r)
+            }
+            ExprKind::While { cond, body } => self.while_loop(e, cond, body),
+            ExprKind::For { var, iter, body } => self.for_loop(e, var, iter, body),
+            ExprKind::Break => self.break_continue(true, r),
+            ExprKind::Continue => self.break_continue(false, r),
+            ExprKind::Return(value) => self.return_expr(value.as_deref(), r),
+            ExprKind::Assign { lhs, rhs } => self.assign(lhs, rhs, r),
+            ExprKind::CompoundAssign { op, dotted, lhs, rhs } => {
+                self.compound_assign(*op, *dotted, lhs, rhs, r)
+            }
+            ExprKind::Function(def) => self.closure(def, r),
+        }
+    }
+
+    /// A name that is not a local: a top-level binding, a constant of Base, or a function.
+    fn nonlocal(&mut self, name: &str, r: TextRange) -> Operand {
+        if self.cx.globals.contains(name) {
+            return self.emit(Op::Global(name.into()), Vec::new(), r).into();
+        }
+        match name {
+            "pi" | "π" => Const::f64(std::f64::consts::PI).into(),
+            "Inf" => Const::f64(f64::INFINITY).into(),
+            "NaN" => Const::f64(f64::NAN).into(),
+            _ => Const::Func(name.into()).into(),
+        }
+    }
+
+    /// The function operand of `broadcast`: a name as a constant function, or a value.
+    fn function_value(&mut self, callee: &Expr) -> Operand {
+        match &callee.kind {
+            ExprKind::Ident(name) if self.cx.res.local(callee).is_none() => {
+                Const::Func(name.as_str().into()).into()
+            }
+            _ => self.expr(callee),
+        }
+    }
+
+    fn call_expr(&mut self, callee: &Expr, args: &[Expr], r: TextRange) -> Operand {
+        match &callee.kind {
+            ExprKind::Ident(name) if self.cx.res.local(callee).is_none() => {
+                let args = self.all(args);
+                self.call(name, args, r)
+            }
+            _ => {
+                let mut all = vec![self.expr(callee)];
+                all.extend(self.all(args));
+                self.emit(Op::CallValue, all, r).into()
+            }
+        }
+    }
+
+    fn unary(&mut self, op: UnOp, arg: &Expr, r: TextRange) -> Operand {
+        match (op, &arg.kind) {
+            // A negative literal is a literal.
+            (UnOp::Neg, ExprKind::Int(i)) if *i != i64::MIN => return Const::Int(-i).into(),
+            (UnOp::Neg, ExprKind::Float(x)) => return Const::f64(-x).into(),
+            _ => {}
+        }
+        let a = self.expr(arg);
+        let name = match op {
+            UnOp::Neg => "-",
+            UnOp::Plus => "+",
+            UnOp::Not => "!",
+            UnOp::Adjoint => "adjoint",
+        };
+        self.call(name, vec![a], r)
+    }
+
+    fn matrix(&mut self, rows: &[Vec<Expr>], r: TextRange) -> Operand {
+        let cols = rows.first().map_or(0, |row| row.len());
+        if let Some(bad) = rows.iter().find(|row| row.len() != cols) {
+            let message = format!(
+                "syntax: matrix rows have different lengths ({cols} and {})",
+                bad.len()
+            );
+            return self.fail(r, "syntax-error", message);
+        }
+        let mut args: Vec<Operand> =
+            vec![Const::Int(rows.len() as i64).into(), Const::Int(cols as i64).into()];
+        for row in rows {
+            args.extend(self.all(row));
+        }
+        self.call("hvcat", args, r)
+    }
+
+    /// End the body: return `value`, build the φs, and tidy the result.
+    pub fn finish(mut self, value: Operand, range: TextRange) -> Function {
+        self.ret(value, range);
+        crate::tidy::tidy(self.b.finish())
+    }
+}
+
+/// `undef(:name)`: the value of a local where no assignment reaches.
+fn undef_stmt(name: Name) -> Stmt {
+    Stmt { op: Op::Call("undef".into()), args: vec![Const::Symbol(name).into()] }
+}

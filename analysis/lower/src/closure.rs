@@ -1,0 +1,127 @@
+//! Function bodies: a method's arguments and body, and closures (anonymous functions, inner
+//! named functions, `do` blocks) converted into an environment struct of their captures plus a
+//! call method on it whose argument 0 is `#self#`.
+
+use std::sync::Arc;
+
+use zy_ir::{callable_name, Block, Const, Function, Method, Name, Op, Operand, StructDef, StructKind, Type};
+use zy_syntax::ast::{FunctionDef, FunctionName, TextRange};
+
+use crate::body::{BodyLowerer, ItemCx};
+use crate::item::signature;
+use crate::scope::VarId;
+
+/// Argument 0 of a method that has one.
+pub(crate) enum Callee {
+    /// A plain function: no hidden argument.
+    None,
+    /// A callable struct `(d::Dense)(x)`: the struct, bound to `d` if named.
+    Struct { name: String, var: Option<VarId> },
+    /// A closure's environment, holding these captures.
+    Closure(Vec<VarId>),
+}
+
+/// Lower the body of `def` into a function named `display`.
+pub(crate) fn lower_method_body(
+    cx: &mut ItemCx<'_>,
+    def: &FunctionDef,
+    display: Name,
+    callee: &Callee,
+) -> Function {
+    let mut func = Function::new(display, cx.span(def.range));
+    let self_name = match callee {
+        Callee::None => None,
+        Callee::Struct { name, .. } => Some(name.as_str()),
+        Callee::Closure(_) => Some("#self#"),
+    };
+    let self_arg = self_name.map(|n| {
+        func.arg_names.push(n.into());
+        func.add_param(Block::ENTRY, Type::Any, cx.span(def.name_range), Some(n.into()))
+    });
+    let mut args = Vec::new();
+    for p in &def.params {
+        let name: Name = p.name.as_deref().unwrap_or("_").into();
+        func.arg_names.push(name.clone());
+        args.push(func.add_param(Block::ENTRY, Type::Any, cx.span(p.range), Some(name)));
+    }
+    let params = cx.res.params.get(&(def as *const FunctionDef)).cloned().unwrap_or_default();
+    let mut lw = BodyLowerer::new(cx, func, false);
+    match (callee, self_arg) {
+        (Callee::Struct { var: Some(v), .. }, Some(s)) => lw.assign_local(*v, s.into(), def.name_range),
+        (Callee::Closure(captures), Some(s)) => {
+            for &c in captures {
+                let name = lw.cx.res.var(c).name.clone();
+                let field = Const::Symbol(name.as_str().into()).into();
+                let x = lw.call("getfield", vec![s.into(), field], def.name_range);
+                lw.name(&x, &name);
+                if lw.cx.res.var(c).boxed {
+                    lw.boxes_made.insert(c);
+                }
+                let var = lw.var(c);
+                lw.b.def_var(Block::ENTRY, var, x);
+            }
+        }
+        _ => {}
+    }
+    for (p, (arg, v)) in def.params.iter().zip(args.into_iter().zip(params)) {
+        if let Some(v) = v {
+            lw.assign_local(v, arg.into(), p.range);
+        }
+    }
+    let value = lw.seq(&def.body);
+    let end = def.body.last().map_or(def.range, |e| e.range);
+    lw.finish(value, end)
+}
+
+impl BodyLowerer<'_, '_> {
+    /// A function definition inside a body: build the closure value from the captures, and
+    /// emit its environment struct and call method. An inner named function also assigns its
+    /// local.
+    pub(crate) fn closure(&mut self, def: &FunctionDef, r: TextRange) -> Operand {
+        if let FunctionName::Callable { .. } = def.name {
+            let message = "unsupported: callable struct method inside a function".to_string();
+            return self.fail(r, "unsupported", message);
+        }
+        let Some(info) = self.cx.res.closures.get(&(def as *const FunctionDef)) else {
+            return self.fail(r, "unsupported", "unsupported: function definition here".into());
+        };
+        let name = format!("{}#{}", self.cx.closure_prefix, info.index);
+        let captures = info.captures.clone();
+        let mut args = Vec::new();
+        for &c in &captures {
+            if self.cx.res.var(c).boxed {
+                // The box itself, so the closure shares the variable.
+                let var = self.var(c);
+                args.push(self.b.use_var(self.cur, var));
+            } else {
+                args.push(self.read_local(c, r));
+            }
+        }
+        let value: Operand = self.emit(Op::Closure(name.as_str().into()), args, r).into();
+        let span = self.span(def.range);
+        let fields =
+            captures.iter().map(|&c| (self.cx.res.var(c).name.as_str().into(), None)).collect();
+        self.cx.out.structs.push(StructDef {
+            name: name.as_str().into(),
+            params: Vec::new(),
+            fields,
+            mutable: false,
+            kind: StructKind::Closure,
+            span,
+        });
+        let body = lower_method_body(self.cx, def, name.as_str().into(), &Callee::Closure(captures));
+        let mut sig = vec![Some(zy_ir::TypeExpr::named(&name))];
+        sig.extend(signature(def));
+        let method = Method {
+            sig,
+            where_params: def.where_params.iter().map(|w| w.as_str().into()).collect(),
+            body: Arc::new(body),
+            span: self.span(def.name_range),
+        };
+        self.cx.out.methods.push((callable_name(&name), method));
+        if let Some(&v) = self.cx.res.fn_vars.get(&(def as *const FunctionDef)) {
+            self.assign_local(v, value.clone(), def.name_range);
+        }
+        value
+    }
+}

@@ -1,0 +1,222 @@
+//! Control flow: `if`/ternary, short-circuit `&&`/`||`, comparison chains, `while`, counted
+//! `for` loops, `break`, `continue`, `return`. Values that meet at a join are written to a
+//! hidden variable in each arm, so the SSA builder makes (or avoids) the φ.
+
+use zy_ir::{Const, Operand};
+use zy_syntax::ast::{BinOp, Expr, ExprKind, TextRange};
+
+use crate::body::{BodyLowerer, LoopTargets};
+
+impl BodyLowerer<'_, '_> {
+    /// `if c1 b1 elseif c2 b2 else e end` (a ternary is one branch and an else); without an
+    /// else, the value is `nothing` when no condition holds.
+    pub(crate) fn if_expr(
+        &mut self,
+        branches: &[(&Expr, &[Expr])],
+        els: Option<&[Expr]>,
+        r: TextRange,
+    ) -> Operand {
+        let result = self.hidden();
+        let join = self.new_block();
+        for (cond, body) in branches {
+            let c = self.expr(cond);
+            let then_b = self.new_block();
+            let else_b = self.new_block();
+            self.branch(c, then_b, else_b, cond.range);
+            self.b.seal_block(then_b);
+            self.b.seal_block(else_b);
+            self.cur = then_b;
+            let v = self.seq(body);
+            self.b.def_var(self.cur, result, v);
+            self.jump(join, r);
+            self.cur = else_b;
+        }
+        let v = match els {
+            Some(body) => self.seq(body),
+            None => Const::Nothing.into(),
+        };
+        self.b.def_var(self.cur, result, v);
+        self.jump(join, r);
+        self.b.seal_block(join);
+        self.cur = join;
+        self.b.use_var(join, result)
+    }
+
+    /// `a && b` (`and`) or `a || b`: `b` is evaluated only if `a` does not decide.
+    pub(crate) fn short_circuit(&mut self, a: &Expr, b: &Expr, and: bool, r: TextRange) -> Operand {
+        let result = self.hidden();
+        let x = self.expr(a);
+        self.b.def_var(self.cur, result, Const::Bool(!and));
+        let rhs = self.new_block();
+        let join = self.new_block();
+        if and {
+            self.branch(x, rhs, join, a.range);
+        } else {
+            self.branch(x, join, rhs, a.range);
+        }
+        self.b.seal_block(rhs);
+        self.cur = rhs;
+        let y = self.expr(b);
+        self.b.def_var(self.cur, result, y);
+        self.jump(join, r);
+        self.b.seal_block(join);
+        self.cur = join;
+        self.b.use_var(join, result)
+    }
+
+    /// `a < b <= c`: each operand evaluated once, each later comparison only if the earlier
+    /// ones hold.
+    pub(crate) fn chain(&mut self, first: &Expr, rest: &[(BinOp, Expr)], r: TextRange) -> Operand {
+        let result = self.hidden();
+        let join = self.new_block();
+        let mut lhs = self.expr(first);
+        for (i, (op, e)) in rest.iter().enumerate() {
+            let rhs = self.expr(e);
+            let c = self.call(op.as_str(), vec![lhs, rhs.clone()], r);
+            self.b.def_var(self.cur, result, c.clone());
+            if i + 1 == rest.len() {
+                self.jump(join, r);
+            } else {
+                let next = self.new_block();
+                self.branch(c, next, join, r);
+                self.b.seal_block(next);
+                self.cur = next;
+            }
+            lhs = rhs;
+        }
+        self.b.seal_block(join);
+        self.cur = join;
+        self.b.use_var(join, result)
+    }
+
+    /// Start a loop body: its scope's locals are fresh in every iteration.
+    fn enter_body(&mut self, looped: &Expr) {
+        let fresh = self.cx.res.loop_locals.get(&(looped as *const Expr)).cloned();
+        for v in fresh.unwrap_or_default() {
+            let var = self.var(v);
+            let name = self.cx.res.var(v).name.clone();
+            let undef = self.call("undef", vec![Const::Symbol(name.as_str().into()).into()], looped.range);
+            self.b.def_var(self.cur, var, undef);
+        }
+    }
+
+    /// `while cond body end`.
+    pub(crate) fn while_loop(&mut self, looped: &Expr, cond: &Expr, body: &[Expr]) -> Operand {
+        let r = looped.range;
+        let header = self.new_block();
+        self.jump(header, r);
+        self.cur = header;
+        let c = self.expr(cond);
+        let body_b = self.new_block();
+        let exit = self.new_block();
+        self.branch(c, body_b, exit, cond.range);
+        self.b.seal_block(body_b);
+        self.cur = body_b;
+        self.enter_body(looped);
+        self.loops.push(LoopTargets { brk: exit, cont: header });
+        self.seq(body);
+        self.loops.pop();
+        self.jump(header, r);
+        self.b.seal_block(header);
+        self.b.seal_block(exit);
+        self.cur = exit;
+        Const::Nothing.into()
+    }
+
+    /// `for var in a:s:b` (a counted loop over `range_length`) or `for var in xs` (over
+    /// `length` and `getindex`). A hidden counter drives the loop; `var` is bound afresh in
+    /// each iteration.
+    pub(crate) fn for_loop(&mut self, looped: &Expr, var: &Expr, iter: &Expr, body: &[Expr]) -> Operand {
+        let r = looped.range;
+        let k = self.hidden();
+        let (source, n, first_k) = match &iter.kind {
+            ExprKind::Range { start, step, stop } => {
+                let a = self.expr(start);
+                let s = step.as_deref().map(|s| self.expr(s));
+                let b = self.expr(stop);
+                let step_arg = s.clone().unwrap_or(Const::Int(1).into());
+                let n = self.call("range_length", vec![a.clone(), step_arg, b], iter.range);
+                (Source::Range { start: a, step: s }, n, 0)
+            }
+            _ => {
+                let xs = self.expr(iter);
+                let n = self.call("length", vec![xs.clone()], iter.range);
+                (Source::Collection(xs), n, 1)
+            }
+        };
+        self.b.def_var(self.cur, k, Const::Int(first_k));
+        let header = self.new_block();
+        self.jump(header, r);
+        self.cur = header;
+        let kv = self.b.use_var(header, k);
+        let cmp = match source {
+            Source::Range { .. } => "<",
+            Source::Collection(_) => "<=",
+        };
+        let c = self.call(cmp, vec![kv, n], iter.range);
+        let body_b = self.new_block();
+        let exit = self.new_block();
+        self.branch(c, body_b, exit, iter.range);
+        self.b.seal_block(body_b);
+        self.cur = body_b;
+        self.enter_body(looped);
+        let kv = self.b.use_var(body_b, k);
+        let element = match source {
+            Source::Range { start, step: None } => self.call("+", vec![start, kv], iter.range),
+            Source::Range { start, step: Some(s) } => {
+                let offset = self.call("*", vec![kv, s], iter.range);
+                self.call("+", vec![start, offset], iter.range)
+            }
+            Source::Collection(xs) => self.call("getindex", vec![xs, kv], iter.range),
+        };
+        self.bind(var, element);
+        let latch = self.new_block();
+        self.loops.push(LoopTargets { brk: exit, cont: latch });
+        self.seq(body);
+        self.loops.pop();
+        self.jump(latch, r);
+        self.b.seal_block(latch);
+        self.cur = latch;
+        let kv = self.b.use_var(latch, k);
+        let next = self.call("+", vec![kv, Const::Int(1).into()], r);
+        self.b.def_var(latch, k, next);
+        self.jump(header, r);
+        self.b.seal_block(header);
+        self.b.seal_block(exit);
+        self.cur = exit;
+        Const::Nothing.into()
+    }
+
+    /// `break` (`brk`) or `continue`.
+    pub(crate) fn break_continue(&mut self, brk: bool, r: TextRange) -> Operand {
+        let Some(targets) = self.loops.last() else {
+            let word = if brk { "break" } else { "continue" };
+            return self.fail(r, "syntax-error", format!("syntax: `{word}` outside a loop"));
+        };
+        let to = if brk { targets.brk } else { targets.cont };
+        self.jump(to, r);
+        self.start_dead_block();
+        Const::Nothing.into()
+    }
+
+    /// `return` / `return x`.
+    pub(crate) fn return_expr(&mut self, value: Option<&Expr>, r: TextRange) -> Operand {
+        if self.toplevel {
+            return self.fail(r, "syntax-error", "syntax: `return` at top level".to_string());
+        }
+        let v = match value {
+            Some(e) => self.expr(e),
+            None => Const::Nothing.into(),
+        };
+        self.ret(v, r);
+        self.start_dead_block();
+        Const::Nothing.into()
+    }
+}
+
+/// What a `for` loop iterates over.
+enum Source {
+    /// `start:step:stop` (`step` absent for `start:stop`).
+    Range { start: Operand, step: Option<Operand> },
+    Collection(Operand),
+}

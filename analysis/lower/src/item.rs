@@ -1,0 +1,180 @@
+//! Lowering of top-level items: methods, struct definitions, top-level bindings, and whole
+//! files (which just combine the items).
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::sync::Arc;
+
+use zy_ir::{callable_name, Function, Global, Method, Span, StructDef, StructKind};
+use zy_syntax::ast::{self, FunctionDef, FunctionName, GlobalDef, Item, SourceFile};
+
+use crate::body::{BodyLowerer, ItemCx};
+use crate::closure::{lower_method_body, Callee};
+use crate::scope::Resolution;
+use crate::{LowerError, Lowered, LoweredItem};
+
+/// Convert a type annotation as written.
+pub(crate) fn type_expr(t: &ast::TypeExpr) -> zy_ir::TypeExpr {
+    match t {
+        ast::TypeExpr::Named { name, params, .. } => zy_ir::TypeExpr::Named {
+            name: name.as_str().into(),
+            params: params.iter().map(type_expr).collect(),
+        },
+        ast::TypeExpr::Typeof { name, .. } => zy_ir::TypeExpr::Typeof(name.as_str().into()),
+    }
+}
+
+/// The annotations of a definition's parameters.
+pub(crate) fn signature(def: &FunctionDef) -> Vec<Option<zy_ir::TypeExpr>> {
+    def.params.iter().map(|p| p.ty.as_ref().map(type_expr)).collect()
+}
+
+/// The generic function a top-level method belongs to: `f`, or `(::Dense)` for a callable
+/// struct. `None` for definitions that cannot be methods at top level (anonymous functions,
+/// `(::typeof(f))(x)`).
+pub fn generic_name(def: &FunctionDef) -> Option<String> {
+    match &def.name {
+        FunctionName::Named(n) => Some(n.clone()),
+        FunctionName::Callable { ty: ast::TypeExpr::Named { name, .. }, .. } => {
+            Some(callable_name(name).to_string())
+        }
+        FunctionName::Callable { ty: ast::TypeExpr::Typeof { .. }, .. } | FunctionName::Anonymous => {
+            None
+        }
+    }
+}
+
+/// Lower one top-level method with its closures; see [`lower_method`].
+pub fn lower_function(file: u32, def: &FunctionDef, globals: &BTreeSet<String>) -> LoweredItem {
+    lower_method(file, def, globals, 0)
+}
+
+/// Lower one top-level method: its body, its closures' environment structs and call methods,
+/// and the errors found. `ordinal` is the number of methods of the same generic function that
+/// come before this one in the file: closures are named `#f#k` in the first method and
+/// `#f#m#k` in method `m > 0`, so names never depend on other functions.
+pub fn lower_method(
+    file: u32,
+    def: &FunctionDef,
+    globals: &BTreeSet<String>,
+    ordinal: u32,
+) -> LoweredItem {
+    let res = Resolution::of_function(def);
+    let Some(name) = generic_name(def) else {
+        let message = match def.name {
+            FunctionName::Anonymous => "unsupported: anonymous function at top level",
+            _ => "unsupported: call method of a type that is not a struct",
+        };
+        let span = Span::new(file, def.name_range.start, def.name_range.end);
+        let error = LowerError { span, code: "unsupported", message: message.to_string() };
+        return LoweredItem { errors: vec![error], ..LoweredItem::default() };
+    };
+    let closure_prefix =
+        if ordinal == 0 { format!("#{name}") } else { format!("#{name}#{ordinal}") };
+    let mut cx = ItemCx { file, globals, res: &res, closure_prefix, out: LoweredItem::default() };
+    for e in &res.errors {
+        cx.error(e.range, "unsupported", e.message.clone());
+    }
+    let (callee, mut sig) = match &def.name {
+        FunctionName::Callable { self_name, ty } => {
+            let name = self_name.clone().unwrap_or_else(|| "#self#".to_string());
+            (Callee::Struct { name, var: res.self_var }, vec![Some(type_expr(ty))])
+        }
+        _ => (Callee::None, Vec::new()),
+    };
+    sig.extend(signature(def));
+    let body = lower_method_body(&mut cx, def, name.as_str().into(), &callee);
+    let method = Method {
+        sig,
+        where_params: def.where_params.iter().map(|w| w.as_str().into()).collect(),
+        body: Arc::new(body),
+        span: cx.span(def.name_range),
+    };
+    cx.out.methods.insert(0, (name.as_str().into(), method));
+    cx.out
+}
+
+/// Lower a struct definition.
+pub fn lower_struct(file: u32, def: &ast::StructDef) -> LoweredItem {
+    let mut item = LoweredItem::default();
+    let mut seen = BTreeSet::new();
+    for f in &def.fields {
+        if !seen.insert(f.name.as_str()) {
+            item.errors.push(LowerError {
+                span: Span::new(file, f.range.start, f.range.end),
+                code: "syntax-error",
+                message: format!("syntax: duplicate field name `{}` in struct `{}`", f.name, def.name),
+            });
+        }
+    }
+    item.structs.push(StructDef {
+        name: def.name.as_str().into(),
+        params: def.params.iter().map(|p| p.as_str().into()).collect(),
+        fields: def
+            .fields
+            .iter()
+            .map(|f| (f.name.as_str().into(), f.ty.as_ref().map(type_expr)))
+            .collect(),
+        mutable: def.mutable,
+        kind: StructKind::User,
+        span: Span::new(file, def.range.start, def.range.end),
+    });
+    item
+}
+
+/// Lower a top-level binding into a thunk computing its value (closures in it are named
+/// `#N#k`).
+pub fn lower_global(file: u32, def: &GlobalDef, globals: &BTreeSet<String>) -> LoweredItem {
+    let res = Resolution::of_global(&def.value);
+    let mut cx = ItemCx {
+        file,
+        globals,
+        res: &res,
+        closure_prefix: format!("#{}", def.name),
+        out: LoweredItem::default(),
+    };
+    for e in &res.errors {
+        cx.error(e.range, "unsupported", e.message.clone());
+    }
+    let span = cx.span(def.range);
+    let mut lw = BodyLowerer::new(&mut cx, Function::new(def.name.as_str(), span), true);
+    let value = lw.expr(&def.value);
+    let body = lw.finish(value, def.value.range);
+    cx.out.globals.push(Global { name: def.name.as_str().into(), body: Arc::new(body), span });
+    cx.out
+}
+
+/// The names of a file's top-level bindings (what `globals` means to the lowering functions).
+pub fn global_names(src: &SourceFile) -> BTreeSet<String> {
+    src.items
+        .iter()
+        .filter_map(|item| match item {
+            Item::Global(g) => Some(g.name.clone()),
+            _ => None,
+        })
+        .collect()
+}
+
+/// Lower every item of a file into one program.
+pub fn lower_file(file: u32, src: &SourceFile, globals: &BTreeSet<String>) -> Lowered {
+    let mut lowered = Lowered::default();
+    let mut ordinals: BTreeMap<String, u32> = BTreeMap::new();
+    for item in &src.items {
+        let part = match item {
+            Item::Function(def) => {
+                let ordinal = match generic_name(def) {
+                    Some(name) => {
+                        let n = ordinals.entry(name).or_insert(0);
+                        *n += 1;
+                        *n - 1
+                    }
+                    None => 0,
+                };
+                lower_method(file, def, globals, ordinal)
+            }
+            Item::Struct(def) => lower_struct(file, def),
+            Item::Global(def) => lower_global(file, def, globals),
+        };
+        part.add_to(&mut lowered.program, &mut lowered.errors);
+    }
+    lowered
+}

@@ -1,0 +1,551 @@
+//! Julia's scoping rules, resolved for one item (a top-level method or global) before it is
+//! lowered: which identifier denotes which local variable, which locals a closure captures, and
+//! which captured locals must live in a box.
+//!
+//! Scopes: the body of a function (top-level or closure) is one; every `for`/`while` body is a
+//! new one (`if` and `begin` are not). A name assigned in a scope is local to it unless a local
+//! of that name is visible from an enclosing scope (including an enclosing function's, which
+//! makes it a capture); `local x` and `for` variables always declare fresh locals. Results are
+//! keyed by the address of the AST node: the tree is borrowed, unchanged, for the whole lowering.
+
+use std::collections::HashMap;
+
+use zy_syntax::ast::{Expr, ExprKind, FunctionDef, FunctionName, TextRange};
+
+/// A local variable of the item being lowered (of the method or of one of its closures).
+#[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Debug)]
+pub(crate) struct VarId(pub u32);
+
+/// What lowering needs to know about a local.
+pub(crate) struct VarInfo {
+    pub name: String,
+    /// Captured and reassigned (or assigned by a closure): lives in a `Ref`.
+    pub boxed: bool,
+}
+
+/// A closure (anonymous function, inner named function, `do` block).
+pub(crate) struct ClosureInfo {
+    /// Its number within the item, from 1 in source order (`#f#1`).
+    pub index: u32,
+    /// The enclosing locals it captures, in order of first use.
+    pub captures: Vec<VarId>,
+}
+
+/// An error found while resolving names (reported with code `unsupported`).
+pub(crate) struct ScopeError {
+    pub range: TextRange,
+    pub message: String,
+}
+
+/// Name resolution of one item.
+#[derive(Default)]
+pub(crate) struct Resolution {
+    pub vars: Vec<VarInfo>,
+    /// Identifiers (read or assigned) that denote locals.
+    pub idents: HashMap<*const Expr, VarId>,
+    /// The locals bound to each function's parameters (`None` for `::T` without a name).
+    pub params: HashMap<*const FunctionDef, Vec<Option<VarId>>>,
+    /// The local bound to a callable struct's `self` (`d` in `(d::Dense)(x)`).
+    pub self_var: Option<VarId>,
+    /// The local that an inner named function `function g(x) ... end` assigns.
+    pub fn_vars: HashMap<*const FunctionDef, VarId>,
+    pub closures: HashMap<*const FunctionDef, ClosureInfo>,
+    /// The locals declared by each loop's body scope, fresh in every iteration.
+    pub loop_locals: HashMap<*const Expr, Vec<VarId>>,
+    pub errors: Vec<ScopeError>,
+}
+
+impl Resolution {
+    /// Resolve a method definition (its closures included).
+    pub fn of_function(def: &FunctionDef) -> Resolution {
+        let mut w = Walker::new();
+        let self_name = match &def.name {
+            FunctionName::Callable { self_name, .. } => self_name.as_deref(),
+            _ => None,
+        };
+        w.function_scope(def, self_name);
+        w.finish()
+    }
+
+    /// Resolve the value of a top-level binding (evaluated as a function body of its own).
+    pub fn of_global(value: &Expr) -> Resolution {
+        let mut w = Walker::new();
+        w.scopes.push(Scope::default());
+        w.declare_scope_names(std::slice::from_ref(value));
+        w.expr(value);
+        w.finish()
+    }
+
+    /// The local an identifier denotes, if any.
+    pub fn local(&self, e: &Expr) -> Option<VarId> {
+        self.idents.get(&(e as *const Expr)).copied()
+    }
+
+    /// The variable's information.
+    pub fn var(&self, v: VarId) -> &VarInfo {
+        &self.vars[v.0 as usize]
+    }
+}
+
+/// What the walk records about a local until boxing is decided.
+struct VarState {
+    /// The function (0: the item, then closures) that owns it.
+    func: u32,
+    /// Conditional nesting and loop nesting where it was declared.
+    decl_depth: u32,
+    decl_loops: u32,
+    sites: u32,
+    /// Walk-order clock and range of the first assignment.
+    first_site: Option<(u32, TextRange)>,
+    first_site_conditional: bool,
+    captured: bool,
+    assigned_by_closure: bool,
+    assigned_in_nested_loop: bool,
+}
+
+#[derive(Default)]
+struct Scope {
+    names: HashMap<String, VarId>,
+}
+
+struct Frame {
+    func: u32,
+    captures: Vec<VarId>,
+}
+
+struct Walker {
+    res: Resolution,
+    state: Vec<VarState>,
+    scopes: Vec<Scope>,
+    frames: Vec<Frame>,
+    /// How many conditional constructs (branches, loop bodies, closure bodies) enclose the
+    /// current point.
+    depth: u32,
+    /// How many loops (bodies and conditions) enclose the current point.
+    loops: u32,
+    /// Orders assignments and closure creations as lowering will meet them.
+    clock: u32,
+    next_func: u32,
+    next_closure: u32,
+}
+
+impl Walker {
+    fn new() -> Walker {
+        Walker {
+            res: Resolution::default(),
+            state: Vec::new(),
+            scopes: Vec::new(),
+            frames: vec![Frame { func: 0, captures: Vec::new() }],
+            depth: 0,
+            loops: 0,
+            clock: 0,
+            next_func: 1,
+            next_closure: 1,
+        }
+    }
+
+    fn func(&self) -> u32 {
+        self.frames.last().map_or(0, |f| f.func)
+    }
+
+    fn declare(&mut self, name: &str) -> VarId {
+        let v = VarId(self.res.vars.len() as u32);
+        self.res.vars.push(VarInfo { name: name.to_string(), boxed: false });
+        self.state.push(VarState {
+            func: self.func(),
+            decl_depth: self.depth,
+            decl_loops: self.loops,
+            sites: 0,
+            first_site: None,
+            first_site_conditional: false,
+            captured: false,
+            assigned_by_closure: false,
+            assigned_in_nested_loop: false,
+        });
+        if let Some(scope) = self.scopes.last_mut() {
+            scope.names.insert(name.to_string(), v);
+        }
+        v
+    }
+
+    fn lookup(&self, name: &str) -> Option<VarId> {
+        self.scopes.iter().rev().find_map(|s| s.names.get(name).copied())
+    }
+
+    /// A use of `v` from the current function: a capture if another function owns it.
+    fn touch(&mut self, v: VarId) {
+        let owner = self.state[v.0 as usize].func;
+        if owner == self.func() {
+            return;
+        }
+        self.state[v.0 as usize].captured = true;
+        for frame in self.frames.iter_mut().rev() {
+            if frame.func == owner {
+                break;
+            }
+            if !frame.captures.contains(&v) {
+                frame.captures.push(v);
+            }
+        }
+    }
+
+    /// An assignment to `v` at `range`.
+    fn site(&mut self, v: VarId, range: TextRange) {
+        self.touch(v);
+        let clock = self.tick();
+        let (func, depth, loops) = (self.func(), self.depth, self.loops);
+        let s = &mut self.state[v.0 as usize];
+        s.sites += 1;
+        if s.first_site.is_none() {
+            s.first_site = Some((clock, range));
+            s.first_site_conditional = depth > s.decl_depth;
+        }
+        if func != s.func {
+            s.assigned_by_closure = true;
+        }
+        if loops > s.decl_loops {
+            s.assigned_in_nested_loop = true;
+        }
+    }
+
+    fn tick(&mut self) -> u32 {
+        self.clock += 1;
+        self.clock
+    }
+
+    /// Declare the locals of the scope on top: `local` names (always fresh), then assigned
+    /// names not visible from an enclosing scope.
+    fn declare_scope_names(&mut self, body: &[Expr]) -> Vec<VarId> {
+        let (mut locals, mut assigned) = (Vec::new(), Vec::new());
+        for e in body {
+            collect_names(e, &mut locals, &mut assigned);
+        }
+        let mut declared = Vec::new();
+        for n in locals {
+            let here = self.scopes.last().is_some_and(|s| s.names.contains_key(&n));
+            if !here {
+                declared.push(self.declare(&n));
+            }
+        }
+        for n in assigned {
+            if self.lookup(&n).is_none() {
+                declared.push(self.declare(&n));
+            }
+        }
+        declared
+    }
+
+    fn function_scope(&mut self, def: &FunctionDef, self_name: Option<&str>) {
+        self.scopes.push(Scope::default());
+        if let Some(s) = self_name {
+            let v = self.declare(s);
+            self.site(v, def.name_range);
+            self.res.self_var = Some(v);
+        }
+        let mut params = Vec::new();
+        for p in &def.params {
+            let v = p.name.as_deref().map(|n| {
+                let v = self.declare(n);
+                self.site(v, p.range);
+                v
+            });
+            params.push(v);
+        }
+        self.res.params.insert(def as *const FunctionDef, params);
+        self.declare_scope_names(&def.body);
+        self.exprs(&def.body);
+        self.scopes.pop();
+    }
+
+    fn loop_scope(&mut self, looped: &Expr, var: Option<&Expr>, body: &[Expr]) {
+        self.depth += 1;
+        self.loops += 1;
+        self.scopes.push(Scope::default());
+        let mut declared = Vec::new();
+        if let Some(var) = var {
+            let mut names = Vec::new();
+            target_names(var, &mut names);
+            for n in names {
+                declared.push(self.declare(&n));
+            }
+        }
+        declared.extend(self.declare_scope_names(body));
+        if let Some(var) = var {
+            self.target(var);
+        }
+        self.exprs(body);
+        self.scopes.pop();
+        self.res.loop_locals.insert(looped as *const Expr, declared);
+        self.depth -= 1;
+        self.loops -= 1;
+    }
+
+    fn closure(&mut self, def: &FunctionDef) {
+        let index = self.next_closure;
+        self.next_closure += 1;
+        let created = self.tick();
+        let func = self.next_func;
+        self.next_func += 1;
+        self.frames.push(Frame { func, captures: Vec::new() });
+        self.depth += 1;
+        self.function_scope(def, None);
+        self.depth -= 1;
+        let captures = self.frames.pop().map(|f| f.captures).unwrap_or_default();
+        let owner = self.func();
+        let own_name = match &def.name {
+            FunctionName::Named(n) => Some(n.as_str()),
+            _ => None,
+        };
+        for &v in &captures {
+            let s = &self.state[v.0 as usize];
+            let assigned_before = s.first_site.is_some_and(|(clock, _)| clock < created);
+            if s.func != owner || assigned_before {
+                continue;
+            }
+            let name = &self.res.vars[v.0 as usize].name;
+            let message = if Some(name.as_str()) == own_name {
+                format!("unsupported: recursive inner function `{name}` (define it at top level)")
+            } else {
+                format!("unsupported: closure captures `{name}` before it is assigned")
+            };
+            self.res.errors.push(ScopeError { range: def.name_range, message });
+        }
+        self.res.closures.insert(def as *const FunctionDef, ClosureInfo { index, captures });
+        if let Some(n) = own_name {
+            if let Some(v) = self.lookup(n) {
+                self.res.fn_vars.insert(def as *const FunctionDef, v);
+                self.site(v, def.name_range);
+            }
+        }
+    }
+
+    fn exprs(&mut self, es: &[Expr]) {
+        for e in es {
+            self.expr(e);
+        }
+    }
+
+    /// Under a condition (a branch that may not run).
+    fn conditional(&mut self, es: &[&Expr]) {
+        self.depth += 1;
+        for e in es {
+            self.expr(e);
+        }
+        self.depth -= 1;
+    }
+
+    fn ident(&mut self, e: &Expr, name: &str) -> Option<VarId> {
+        let v = self.lookup(name)?;
+        self.res.idents.insert(e as *const Expr, v);
+        self.touch(v);
+        Some(v)
+    }
+
+    /// An assignment target, in the order lowering evaluates it.
+    fn target(&mut self, e: &Expr) {
+        match &e.kind {
+            ExprKind::Ident(name) => {
+                if let Some(v) = self.ident(e, name) {
+                    self.site(v, e.range);
+                }
+            }
+            ExprKind::Tuple(items) => items.iter().for_each(|i| self.target(i)),
+            ExprKind::Index { base, indices } => {
+                self.expr(base);
+                self.exprs(indices);
+            }
+            ExprKind::Field { base, .. } => self.expr(base),
+            _ => {}
+        }
+    }
+
+    fn expr(&mut self, e: &Expr) {
+        match &e.kind {
+            ExprKind::Ident(name) => {
+                self.ident(e, name);
+            }
+            ExprKind::Assign { lhs, rhs } => match lhs.kind {
+                ExprKind::Index { .. } | ExprKind::Field { .. } => {
+                    self.target(lhs);
+                    self.expr(rhs);
+                }
+                _ => {
+                    self.expr(rhs);
+                    self.target(lhs);
+                }
+            },
+            ExprKind::CompoundAssign { lhs, rhs, .. } => match &lhs.kind {
+                ExprKind::Ident(name) => {
+                    let v = self.ident(lhs, name);
+                    self.expr(rhs);
+                    if let Some(v) = v {
+                        self.site(v, lhs.range);
+                    }
+                }
+                _ => {
+                    self.target(lhs);
+                    self.expr(rhs);
+                }
+            },
+            ExprKind::If { branches, els } => {
+                let mut rest: Vec<&Expr> = Vec::new();
+                for (i, (cond, body)) in branches.iter().enumerate() {
+                    if i == 0 {
+                        self.expr(cond);
+                    } else {
+                        rest.push(cond);
+                    }
+                    rest.extend(body.iter());
+                }
+                rest.extend(els.iter().flatten());
+                self.conditional(&rest);
+            }
+            ExprKind::And(a, b) | ExprKind::Or(a, b) => {
+                self.expr(a);
+                self.conditional(&[b]);
+            }
+            ExprKind::Ternary { cond, then, els } => {
+                self.expr(cond);
+                self.conditional(&[then, els]);
+            }
+            ExprKind::Chain { first, rest } => {
+                self.expr(first);
+                let mut later: Vec<&Expr> = rest.iter().map(|(_, e)| e).collect();
+                if !later.is_empty() {
+                    let second = later.remove(0);
+                    self.expr(second);
+                }
+                self.conditional(&later);
+            }
+            ExprKind::While { cond, body } => {
+                self.loops += 1;
+                self.conditional(&[cond]);
+                self.loops -= 1;
+                self.loop_scope(e, None, body);
+            }
+            ExprKind::For { var, iter, body } => {
+                self.expr(iter);
+                self.loop_scope(e, Some(var), body);
+            }
+            ExprKind::Function(def) => self.closure(def),
+            _ => {
+                for c in children(e) {
+                    self.expr(c);
+                }
+            }
+        }
+    }
+
+    fn finish(mut self) -> Resolution {
+        for (i, s) in self.state.iter().enumerate() {
+            let boxed = s.captured
+                && (s.sites > 1 || s.assigned_by_closure || s.assigned_in_nested_loop);
+            if !boxed {
+                continue;
+            }
+            let var = &mut self.res.vars[i];
+            var.boxed = true;
+            if let Some((_, range)) = s.first_site.filter(|_| s.first_site_conditional) {
+                self.res.errors.push(ScopeError {
+                    range,
+                    message: format!(
+                        "unsupported: captured variable `{}` is reassigned but first assigned \
+                         conditionally (assign it before the branch)",
+                        var.name
+                    ),
+                });
+            }
+        }
+        self.res
+    }
+}
+
+/// Names declared by `local` and names assigned, in the scope of `e` (not descending into loop
+/// bodies or function bodies, which are scopes of their own).
+fn collect_names(e: &Expr, locals: &mut Vec<String>, assigned: &mut Vec<String>) {
+    match &e.kind {
+        ExprKind::Local(names) => locals.extend(names.iter().cloned()),
+        ExprKind::Assign { lhs, rhs } => {
+            match &lhs.kind {
+                ExprKind::Ident(_) | ExprKind::Tuple(_) => target_names(lhs, assigned),
+                _ => collect_names(lhs, locals, assigned),
+            }
+            collect_names(rhs, locals, assigned);
+        }
+        ExprKind::CompoundAssign { lhs, rhs, .. } => {
+            match &lhs.kind {
+                ExprKind::Ident(n) => assigned.push(n.clone()),
+                _ => collect_names(lhs, locals, assigned),
+            }
+            collect_names(rhs, locals, assigned);
+        }
+        ExprKind::Function(def) => {
+            if let FunctionName::Named(n) = &def.name {
+                assigned.push(n.clone());
+            }
+        }
+        ExprKind::While { cond, .. } => collect_names(cond, locals, assigned),
+        ExprKind::For { iter, .. } => collect_names(iter, locals, assigned),
+        _ => {
+            for c in children(e) {
+                collect_names(c, locals, assigned);
+            }
+        }
+    }
+}
+
+/// The identifiers an assignment target binds (`a` in `a = ...`, `a, b` in `(a, b) = ...`).
+fn target_names(e: &Expr, out: &mut Vec<String>) {
+    match &e.kind {
+        ExprKind::Ident(n) => out.push(n.clone()),
+        ExprKind::Tuple(items) => items.iter().for_each(|i| target_names(i, out)),
+        _ => {}
+    }
+}
+
+/// The direct subexpressions of `e` in evaluation order (none for a function definition,
+/// whose body is another function).
+pub(crate) fn children(e: &Expr) -> Vec<&Expr> {
+    match &e.kind {
+        ExprKind::Float(_)
+        | ExprKind::Int(_)
+        | ExprKind::Bool(_)
+        | ExprKind::Nothing
+        | ExprKind::Str(_)
+        | ExprKind::Ident(_)
+        | ExprKind::Break
+        | ExprKind::Continue
+        | ExprKind::Local(_)
+        | ExprKind::Error
+        | ExprKind::Function(_)
+        | ExprKind::Return(None) => Vec::new(),
+        ExprKind::Tuple(es) | ExprKind::Vect(es) | ExprKind::Block(es) => es.iter().collect(),
+        ExprKind::NamedTuple(fields) => fields.iter().map(|(_, e)| e).collect(),
+        ExprKind::Matrix(rows) => rows.iter().flatten().collect(),
+        ExprKind::Call { callee, args } | ExprKind::DotCall { callee, args } => {
+            std::iter::once(&**callee).chain(args).collect()
+        }
+        ExprKind::Binary { lhs, rhs, .. }
+        | ExprKind::Assign { lhs, rhs }
+        | ExprKind::CompoundAssign { lhs, rhs, .. } => vec![lhs, rhs],
+        ExprKind::And(a, b) | ExprKind::Or(a, b) => vec![a, b],
+        ExprKind::Chain { first, rest } => {
+            std::iter::once(&**first).chain(rest.iter().map(|(_, e)| e)).collect()
+        }
+        ExprKind::Unary { arg, .. } => vec![arg],
+        ExprKind::Ternary { cond, then, els } => vec![cond, then, els],
+        ExprKind::Index { base, indices } => std::iter::once(&**base).chain(indices).collect(),
+        ExprKind::Field { base, .. } => vec![base],
+        ExprKind::Range { start, step, stop } => {
+            std::iter::once(&**start).chain(step.as_deref()).chain([&**stop]).collect()
+        }
+        ExprKind::If { branches, els } => branches
+            .iter()
+            .flat_map(|(c, body)| std::iter::once(c).chain(body))
+            .chain(els.iter().flatten())
+            .collect(),
+        ExprKind::While { cond, body } => std::iter::once(&**cond).chain(body).collect(),
+        ExprKind::For { var, iter, body } => [&**iter, &**var].into_iter().chain(body).collect(),
+        ExprKind::Return(Some(e)) => vec![e],
+    }
+}

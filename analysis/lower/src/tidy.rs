@@ -1,0 +1,352 @@
+//! The last step of lowering a body: drop blocks that no jump reaches (code after `return`,
+//! `break`, `continue`), φs that became trivial or are unused, unused `undef` reads, empty
+//! blocks that only forward a jump, and blocks that are the only successor of their only
+//! predecessor; then renumber blocks and values densely in block order.
+
+use std::collections::{HashMap, HashSet};
+
+use zy_ir::{
+    Block, BlockCall, BlockData, Function, Op, Operand, Terminator, Value, ValueData, ValueKind,
+};
+
+/// Tidy a freshly built body.
+pub(crate) fn tidy(mut f: Function) -> Function {
+    // Each round strictly shrinks the function, so this bound is never reached in practice.
+    for _ in 0..10_000 {
+        drop_unreachable(&mut f);
+        let changed = remove_trivial_phis(&mut f) | remove_dead(&mut f) | simplify_cfg(&mut f);
+        if !changed {
+            break;
+        }
+    }
+    compact(&f)
+}
+
+fn calls_mut(term: &mut Terminator) -> Vec<&mut BlockCall> {
+    match term {
+        Terminator::Return(_) | Terminator::Unreachable => vec![],
+        Terminator::Jump(c) => vec![c],
+        Terminator::Branch { then_to, else_to, .. } => vec![then_to, else_to],
+    }
+}
+
+fn operands_mut(term: &mut Terminator) -> Vec<&mut Operand> {
+    match term {
+        Terminator::Return(x) => vec![x],
+        Terminator::Unreachable => vec![],
+        Terminator::Jump(c) => c.args.iter_mut().collect(),
+        Terminator::Branch { cond, then_to, else_to } => {
+            std::iter::once(cond).chain(&mut then_to.args).chain(&mut else_to.args).collect()
+        }
+    }
+}
+
+/// Every jump into `b`: the jumping block and the position of the call in its terminator.
+fn calls_into(f: &Function, b: Block) -> Vec<(Block, usize)> {
+    let mut out = Vec::new();
+    for p in f.block_ids() {
+        for (i, call) in f.block(p).term.calls().into_iter().enumerate() {
+            if call.block == b {
+                out.push((p, i));
+            }
+        }
+    }
+    out
+}
+
+fn call_mut(f: &mut Function, (p, i): (Block, usize)) -> Option<&mut BlockCall> {
+    calls_mut(&mut f.block_mut(p).term).into_iter().nth(i)
+}
+
+/// Replace every use of `old` by `new`.
+fn replace_all(f: &mut Function, old: Value, new: &Operand) {
+    let target = Operand::Value(old);
+    for b in f.block_ids().collect::<Vec<_>>() {
+        for v in f.block(b).stmts.clone() {
+            if let ValueKind::Stmt(s) = &mut f.values[v.index()].kind {
+                for a in s.args.iter_mut().filter(|a| **a == target) {
+                    *a = new.clone();
+                }
+            }
+        }
+        for a in operands_mut(&mut f.block_mut(b).term) {
+            if *a == target {
+                *a = new.clone();
+            }
+        }
+    }
+}
+
+/// Remove parameter `i` of `b` and the matching argument of every jump into it.
+fn remove_param(f: &mut Function, b: Block, i: usize) {
+    f.block_mut(b).params.remove(i);
+    for (j, p) in f.block(b).params.clone().into_iter().enumerate().skip(i) {
+        f.values[p.index()].kind = ValueKind::Param { block: b, index: j as u32 };
+    }
+    for site in calls_into(f, b) {
+        if let Some(call) = call_mut(f, site) {
+            if i < call.args.len() {
+                call.args.remove(i);
+            }
+        }
+    }
+}
+
+fn reachable(f: &Function) -> Vec<bool> {
+    let mut seen = vec![false; f.blocks.len()];
+    for b in f.reverse_postorder() {
+        seen[b.index()] = true;
+    }
+    seen
+}
+
+/// Empty the blocks no path from the entry reaches, so they stop feeding φs.
+fn drop_unreachable(f: &mut Function) {
+    let seen = reachable(f);
+    for b in f.block_ids().collect::<Vec<_>>() {
+        if !seen[b.index()] {
+            let data = f.block_mut(b);
+            data.params.clear();
+            data.stmts.clear();
+            data.term = Terminator::Unreachable;
+        }
+    }
+}
+
+/// Replace φs whose incoming values are all one operand (or the φ itself) by that operand.
+fn remove_trivial_phis(f: &mut Function) -> bool {
+    let mut changed = false;
+    loop {
+        let mut found = None;
+        'search: for b in f.block_ids().skip(1) {
+            for (i, &p) in f.block(b).params.iter().enumerate() {
+                if let Some(same) = sole_incoming(f, b, i, p) {
+                    found = Some((b, i, p, same));
+                    break 'search;
+                }
+            }
+        }
+        let Some((b, i, p, same)) = found else { return changed };
+        remove_param(f, b, i);
+        replace_all(f, p, &same);
+        changed = true;
+    }
+}
+
+/// The one operand other than `phi` itself flowing into parameter `i` of `b`, if unique.
+fn sole_incoming(f: &Function, b: Block, i: usize, phi: Value) -> Option<Operand> {
+    let mut same: Option<&Operand> = None;
+    for (p, c) in calls_into(f, b) {
+        let call = f.block(p).term.calls()[c];
+        let a = call.args.get(i)?;
+        if *a == Operand::Value(phi) || Some(a) == same {
+            continue;
+        }
+        if same.is_some() {
+            return None;
+        }
+        same = Some(a);
+    }
+    same.cloned()
+}
+
+fn is_undef(f: &Function, v: Value) -> bool {
+    matches!(f.stmt(v), Some(s) if matches!(&s.op, Op::Call(n) if &**n == "undef"))
+}
+
+/// Remove φs and `undef` reads that nothing uses (through any chain of φs).
+fn remove_dead(f: &mut Function) -> bool {
+    let mut live: HashSet<Value> = HashSet::new();
+    let mut work: Vec<Value> = Vec::new();
+    let mark = |op: &Operand, live: &mut HashSet<Value>, work: &mut Vec<Value>| {
+        if let Operand::Value(v) = op {
+            if live.insert(*v) {
+                work.push(*v);
+            }
+        }
+    };
+    for b in f.block_ids() {
+        let data = f.block(b);
+        for &v in &data.stmts {
+            if is_undef(f, v) {
+                continue;
+            }
+            if let Some(s) = f.stmt(v) {
+                for a in &s.args {
+                    mark(a, &mut live, &mut work);
+                }
+            }
+        }
+        match &data.term {
+            Terminator::Return(x) => mark(x, &mut live, &mut work),
+            Terminator::Branch { cond, .. } => mark(cond, &mut live, &mut work),
+            _ => {}
+        }
+    }
+    while let Some(v) = work.pop() {
+        if let ValueKind::Param { block, index } = f.value(v).kind {
+            for (p, c) in calls_into(f, block) {
+                if let Some(a) = f.block(p).term.calls()[c].args.get(index as usize) {
+                    mark(a, &mut live, &mut work);
+                }
+            }
+        }
+    }
+    let mut changed = false;
+    for b in f.block_ids().skip(1).collect::<Vec<_>>() {
+        for i in (0..f.block(b).params.len()).rev() {
+            if !live.contains(&f.block(b).params[i]) {
+                remove_param(f, b, i);
+                changed = true;
+            }
+        }
+    }
+    for b in f.block_ids().collect::<Vec<_>>() {
+        let stmts = f.block(b).stmts.clone();
+        let kept: Vec<Value> =
+            stmts.iter().copied().filter(|&v| !is_undef(f, v) || live.contains(&v)).collect();
+        if kept.len() != stmts.len() {
+            f.block_mut(b).stmts = kept;
+            changed = true;
+        }
+    }
+    changed
+}
+
+/// Merge a block into its only predecessor when that ends in a plain jump to it, and route
+/// jumps through an empty forwarding block directly to its target (unless that would give a
+/// branch two equal targets).
+fn simplify_cfg(f: &mut Function) -> bool {
+    let seen = reachable(f);
+    for a in f.block_ids().collect::<Vec<_>>() {
+        if !seen[a.index()] {
+            continue;
+        }
+        let Terminator::Jump(call) = &f.block(a).term else { continue };
+        let b = call.block;
+        if b == Block::ENTRY || b == a || calls_into(f, b).len() != 1 {
+            continue;
+        }
+        let args = call.args.clone();
+        for (p, arg) in f.block(b).params.clone().into_iter().zip(args) {
+            replace_all(f, p, &arg);
+        }
+        let taken = std::mem::replace(
+            f.block_mut(b),
+            BlockData {
+                params: Vec::new(),
+                stmts: Vec::new(),
+                term: Terminator::Unreachable,
+                term_span: Default::default(),
+            },
+        );
+        let data = f.block_mut(a);
+        data.stmts.extend(taken.stmts);
+        data.term = taken.term;
+        data.term_span = taken.term_span;
+        return true;
+    }
+    let mut changed = false;
+    for e in f.block_ids().skip(1).collect::<Vec<_>>() {
+        let data = f.block(e);
+        if !seen[e.index()] || !data.params.is_empty() || !data.stmts.is_empty() {
+            continue;
+        }
+        let Terminator::Jump(target) = &data.term else { continue };
+        let target = target.clone();
+        if target.block == e {
+            continue;
+        }
+        for (p, c) in calls_into(f, e) {
+            let other_is_target = match &f.block(p).term {
+                Terminator::Branch { then_to, else_to, .. } => {
+                    let other = if c == 0 { else_to } else { then_to };
+                    other.block == target.block
+                }
+                _ => false,
+            };
+            if other_is_target {
+                continue;
+            }
+            if let Some(call) = call_mut(f, (p, c)) {
+                *call = target.clone();
+                changed = true;
+            }
+        }
+    }
+    changed
+}
+
+/// Renumber the reachable blocks (keeping their order) and their values (in block order).
+fn compact(f: &Function) -> Function {
+    let seen = reachable(f);
+    let kept: Vec<Block> = f.block_ids().filter(|b| seen[b.index()]).collect();
+    let block_map: HashMap<Block, Block> =
+        kept.iter().enumerate().map(|(i, &b)| (b, Block(i as u32))).collect();
+    let mut value_map: HashMap<Value, Value> = HashMap::new();
+    for &b in &kept {
+        let data = f.block(b);
+        for &v in data.params.iter().chain(&data.stmts) {
+            let n = Value(value_map.len() as u32);
+            value_map.insert(v, n);
+        }
+    }
+    let map_op = |op: &Operand| match op {
+        Operand::Value(v) => Operand::Value(value_map.get(v).copied().unwrap_or(*v)),
+        Operand::Const(c) => Operand::Const(c.clone()),
+    };
+    let map_call = |c: &BlockCall| BlockCall {
+        block: block_map.get(&c.block).copied().unwrap_or(c.block),
+        args: c.args.iter().map(map_op).collect(),
+    };
+    let mut out = Function {
+        name: f.name.clone(),
+        arg_names: f.arg_names.clone(),
+        instance: None,
+        ret: f.ret.clone(),
+        blocks: Vec::new(),
+        values: Vec::new(),
+        span: f.span,
+    };
+    for &b in &kept {
+        let data = f.block(b);
+        let nb = block_map[&b];
+        for (i, &v) in data.params.iter().enumerate() {
+            let old = f.value(v);
+            out.values.push(ValueData {
+                kind: ValueKind::Param { block: nb, index: i as u32 },
+                ty: old.ty.clone(),
+                span: old.span,
+                name: old.name.clone(),
+            });
+        }
+        for &v in &data.stmts {
+            let old = f.value(v);
+            let kind = match &old.kind {
+                ValueKind::Stmt(s) => ValueKind::Stmt(zy_ir::Stmt {
+                    op: s.op.clone(),
+                    args: s.args.iter().map(map_op).collect(),
+                }),
+                other => other.clone(),
+            };
+            out.values.push(ValueData { kind, ty: old.ty.clone(), span: old.span, name: old.name.clone() });
+        }
+        let term = match &data.term {
+            Terminator::Return(x) => Terminator::Return(map_op(x)),
+            Terminator::Jump(c) => Terminator::Jump(map_call(c)),
+            Terminator::Branch { cond, then_to, else_to } => Terminator::Branch {
+                cond: map_op(cond),
+                then_to: map_call(then_to),
+                else_to: map_call(else_to),
+            },
+            Terminator::Unreachable => Terminator::Unreachable,
+        };
+        out.blocks.push(BlockData {
+            params: data.params.iter().map(|v| value_map[v]).collect(),
+            stmts: data.stmts.iter().map(|v| value_map[v]).collect(),
+            term,
+            term_span: data.term_span,
+        });
+    }
+    out
+}
