@@ -1,0 +1,113 @@
+//! Parsing and the per-file item tree: one stable id per top-level definition, and each item's
+//! AST made relative to its own start.
+
+use std::sync::Arc;
+
+use salsa::plumbing::{AsId, FromId};
+use zy_ir::Name;
+use zy_syntax::ast::{self, Item};
+
+use crate::input::SourceFile;
+use crate::rebase::{item_start, rebase_item};
+
+/// The syntax tree of a file (never fails: errors are inside).
+#[salsa::tracked(returns(ref))]
+pub fn parse(db: &dyn salsa::Database, file: SourceFile) -> Arc<ast::SourceFile> {
+    Arc::new(zy_syntax::parse_file(file.text(db)))
+}
+
+/// What kind of definition an item is.
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug, PartialOrd, Ord)]
+pub enum ItemKind {
+    /// A method definition (named or a callable struct's call method).
+    Function,
+    /// A `struct` / `mutable struct`.
+    Struct,
+    /// A top-level binding.
+    Global,
+}
+
+/// The identity of a top-level item: its file, kind, name and which of the same-named items of
+/// that kind in the file it is. Edits to its body (or anywhere else) keep the id; its number
+/// goes into the `file` field of the IR spans of everything lowered from it.
+#[salsa::interned(unsafe(no_lifetime), revisions = usize::MAX, debug)]
+pub struct ItemId {
+    #[returns(copy)]
+    pub file: SourceFile,
+    #[returns(copy)]
+    pub kind: ItemKind,
+    /// The function name (`f`, `(::Dense)` for a callable struct), struct name or binding name.
+    #[returns(ref)]
+    pub name: Name,
+    /// Index among the items of the same kind and name in the file.
+    #[returns(copy)]
+    pub nth: u32,
+}
+
+impl ItemId {
+    /// The number stored in `Span::file` for spans relative to this item (never 0, which marks
+    /// spans without a source location).
+    pub fn span_file(self) -> u32 {
+        self.as_id().index() + 1
+    }
+
+    /// The item whose spans carry `span_file`, if `span_file` is one this database handed out
+    /// (`known` is the list of items the caller knows about; arbitrary numbers never become ids).
+    pub fn from_span_file(span_file: u32, known: &[ItemId]) -> Option<ItemId> {
+        known.iter().copied().find(|id| id.span_file() == span_file)
+    }
+
+    /// The id of the interned item with this salsa id.
+    pub(crate) fn from_salsa_id(id: salsa::Id) -> ItemId {
+        ItemId::from_id(id)
+    }
+}
+
+/// The name under which a definition is stored.
+pub fn item_name(item: &Item) -> (ItemKind, Name) {
+    match item {
+        Item::Function(f) => (
+            ItemKind::Function,
+            zy_lower::generic_name(f).map_or_else(|| "#anonymous".into(), |n| n.as_str().into()),
+        ),
+        Item::Struct(s) => (ItemKind::Struct, s.name.as_str().into()),
+        Item::Global(g) => (ItemKind::Global, g.name.as_str().into()),
+    }
+}
+
+/// The items of a file, in source order. Equal across edits that add, remove or rename no
+/// definition, so queries over names are reused after a body edit.
+#[salsa::tracked(returns(ref))]
+pub fn item_tree(db: &dyn salsa::Database, file: SourceFile) -> Vec<ItemId> {
+    let mut seen: Vec<(ItemKind, Name)> = Vec::new();
+    parse(db, file)
+        .items
+        .iter()
+        .map(|item| {
+            let (kind, name) = item_name(item);
+            let nth = seen.iter().filter(|(k, n)| *k == kind && *n == name).count() as u32;
+            seen.push((kind, name.clone()));
+            ItemId::new(db, file, kind, name, nth)
+        })
+        .collect()
+}
+
+/// The item's position in its file's parse, found again after an edit.
+fn find_item(db: &dyn salsa::Database, id: ItemId) -> Option<&Item> {
+    let file = id.file(db);
+    let index = item_tree(db, file).iter().position(|&i| i == id)?;
+    parse(db, file).items.get(index)
+}
+
+/// The item's AST with ranges relative to [`item_offset`]: unchanged by edits outside the item.
+#[salsa::tracked(returns(ref))]
+pub fn item_ast(db: &dyn salsa::Database, id: ItemId) -> Option<Arc<Item>> {
+    let item = find_item(db, id)?;
+    Some(Arc::new(rebase_item(item, item_start(item))))
+}
+
+/// The byte offset in its file at which the item starts (its first `# zy:` line, if any).
+#[salsa::tracked(returns(copy))]
+pub fn item_offset(db: &dyn salsa::Database, id: ItemId) -> Option<u32> {
+    find_item(db, id).map(item_start)
+}

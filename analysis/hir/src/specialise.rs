@@ -1,0 +1,79 @@
+//! Typed SSA per specialisation. `typed(instance)` infers one body, asking `ret_type` for each
+//! callee; recursion is a salsa cycle resolved by fixpoint iteration from `Union{}` (the return
+//! types only grow, so the iteration converges as the worklist in `zy_infer` does).
+
+use std::sync::Arc;
+
+use zy_infer::InferredFunction;
+use zy_ir::{Function, Instance, Span, Type};
+
+use crate::input::Workspace;
+use crate::program::program_index;
+
+/// A specialisation of a user method, a binding's thunk or a synthesised higher-order function.
+#[salsa::interned(unsafe(no_lifetime), revisions = usize::MAX, debug)]
+pub struct InstanceId {
+    #[returns(ref)]
+    pub instance: Arc<Instance>,
+}
+
+impl InstanceId {
+    /// The id of `inst`.
+    pub fn of(db: &dyn salsa::Database, inst: &Instance) -> InstanceId {
+        InstanceId::new(db, Arc::new(inst.clone()))
+    }
+}
+
+/// The typed body of one specialisation, the callees it refers to and its type errors.
+#[salsa::tracked(returns(ref), cycle_initial = typed_initial, cycle_fn = typed_recover)]
+pub fn typed(db: &dyn salsa::Database, id: InstanceId) -> Arc<InferredFunction> {
+    let inst = id.instance(db);
+    let program = program_index(db, Workspace::get(db)).with_body(db, &inst.name, inst.method);
+    let mut oracle = |callee: &Instance| ret_type(db, InstanceId::of(db, callee));
+    Arc::new(zy_infer::infer_instance(&program, inst, &mut oracle))
+}
+
+/// The return type of a specialisation (`Union{}` if it never returns). Callers depend on this
+/// rather than on the whole body, so a body edit that keeps the type re-infers no caller.
+#[salsa::tracked(returns(clone), cycle_initial = ret_initial)]
+pub fn ret_type(db: &dyn salsa::Database, id: InstanceId) -> Type {
+    typed(db, id).func.ret.clone()
+}
+
+/// Iterations of a recursive cycle before inference gives up.
+const MAX_CYCLE_ITERATIONS: u32 = 64;
+
+fn typed_initial(db: &dyn salsa::Database, _id: salsa::Id, inst: InstanceId) -> Arc<InferredFunction> {
+    let inst = inst.instance(db);
+    let mut func = Function::new(inst.name.clone(), Span::default());
+    func.instance = Some(inst.clone());
+    func.ret = Type::Bottom;
+    Arc::new(InferredFunction { func, callees: Vec::new(), errors: Vec::new() })
+}
+
+fn typed_recover(
+    _db: &dyn salsa::Database,
+    cycle: &salsa::Cycle,
+    last: &Arc<InferredFunction>,
+    value: Arc<InferredFunction>,
+    _id: InstanceId,
+) -> Arc<InferredFunction> {
+    if cycle.iteration() < MAX_CYCLE_ITERATIONS || value == *last {
+        return value;
+    }
+    // Not converging: settle on the last value with an error, so the cycle ends.
+    let mut settled = (**last).clone();
+    let fail = zy_infer::TypeError {
+        span: last.func.span,
+        code: "unsupported",
+        message: "unsupported: type inference did not converge (recursion)".into(),
+    };
+    if !settled.errors.contains(&fail) {
+        settled.errors.push(fail);
+    }
+    Arc::new(settled)
+}
+
+fn ret_initial(_db: &dyn salsa::Database, _id: salsa::Id, _inst: InstanceId) -> Type {
+    Type::Bottom
+}
