@@ -17,6 +17,7 @@ mod error;
 mod join;
 mod pattern;
 mod plan;
+mod renumber;
 mod synth;
 mod value;
 
@@ -80,5 +81,6 @@ pub fn infer_instance(
             None => missing("method of"),
         },
     };
+    let func = renumber::renumber(func);
     InferredFunction { func, callees: cx.callees.into_iter().collect(), errors }
 }

@@ -42,6 +42,13 @@ pub(crate) fn convert(b: &mut PlanBuilder, v: Val, to: &Type) -> Result<Val, Fai
     if v.ty == *to {
         return Ok(v);
     }
+    // Literals convert at compile time.
+    match (&v.konst, to) {
+        (Some(Const::Int(i)), Type::Float64) => return Ok(Val::lit(Const::f64(*i as f64))),
+        (Some(Const::Bool(x)), Type::Float64) => return Ok(Val::lit(Const::f64(f64::from(u8::from(*x))))),
+        (Some(Const::Bool(x)), Type::Int64) => return Ok(Val::lit(Const::Int(i64::from(*x)))),
+        _ => {}
+    }
     let prim = match (&v.ty, to) {
         (Type::Int64 | Type::Bool, Type::Float64) => Prim::Float,
         (Type::Bool | Type::Float64, Type::Int64) => Prim::ToInt,
