@@ -1,0 +1,77 @@
+//! `# zy: ...` comment lines directly above a definition: `# zy: at CALL`,
+//! `# zy: gradcheck CALL`, `# zy: allow(CODE)`.
+
+use crate::ast::{Annotation, AnnotationKind, TextRange};
+use crate::cx::Cx;
+use crate::errors::is_zy_comment;
+
+/// The annotations in the block of comment lines directly above the line holding byte `start`
+/// (no blank line in between). Marks their lines as used; malformed ones are reported.
+pub(crate) fn above(cx: &mut Cx, start: usize) -> Vec<Annotation> {
+    let src = cx.src;
+    let mut line_start = src.get(..start).and_then(|s| s.rfind('\n')).map_or(0, |i| i + 1);
+    if src.get(line_start..start).is_none_or(|prefix| !prefix.trim().is_empty()) {
+        return Vec::new();
+    }
+    let mut found = Vec::new();
+    while line_start > 0 {
+        let prev_start = src.get(..line_start - 1).and_then(|s| s.rfind('\n')).map_or(0, |i| i + 1);
+        let line = src.get(prev_start..line_start - 1).unwrap_or("");
+        let trimmed = line.trim_start();
+        if !trimmed.starts_with('#') || trimmed.starts_with("#=") {
+            break;
+        }
+        if is_zy_comment(trimmed) {
+            let offset = prev_start + (line.len() - trimmed.len());
+            cx.used_annotations.insert(offset as u32);
+            if let Some(annotation) = parse(cx, trimmed.trim_end(), offset) {
+                found.push(annotation);
+            }
+        }
+        line_start = prev_start;
+    }
+    found.reverse();
+    found
+}
+
+/// Parses one `# zy: ...` comment starting at byte `offset`.
+fn parse(cx: &mut Cx, comment: &str, offset: usize) -> Option<Annotation> {
+    let after_hash = comment.strip_prefix('#').unwrap_or(comment);
+    let body = after_hash.trim_start().strip_prefix("zy:").unwrap_or("").trim_start();
+    let body_offset = offset + (comment.len() - body.len());
+    let whole = TextRange::new(offset as u32, (offset + comment.len()) as u32);
+    let (kind, text, text_offset) = if let Some(call) = keyword(body, "at") {
+        (AnnotationKind::At, call, body_offset + (body.len() - call.len()))
+    } else if let Some(call) = keyword(body, "gradcheck") {
+        (AnnotationKind::Gradcheck, call, body_offset + (body.len() - call.len()))
+    } else if let Some(code) = body.strip_prefix("allow(").and_then(|rest| rest.strip_suffix(')')) {
+        (AnnotationKind::Allow, code.trim(), body_offset + "allow(".len() + (code.len() - code.trim_start().len()))
+    } else {
+        let shown: String = body.chars().take(30).collect();
+        cx.push(whole, "syntax-error", format!("unknown zy annotation `{shown}` (expected `at`, `gradcheck` or `allow(CODE)`)"));
+        return None;
+    };
+    if text.is_empty() {
+        cx.push(whole, "syntax-error", "empty zy annotation".to_string());
+        return None;
+    }
+    let range = TextRange::new(text_offset as u32, (text_offset + text.len()) as u32);
+    Some(Annotation { kind, text: text.to_string(), range })
+}
+
+/// The trimmed text after `word` and at least one space, if `body` starts with that word.
+fn keyword<'t>(body: &'t str, word: &str) -> Option<&'t str> {
+    let rest = body.strip_prefix(word)?;
+    rest.starts_with(char::is_whitespace).then(|| rest.trim())
+}
+
+/// Reports every `# zy:` comment that is not directly above a method definition.
+pub(crate) fn report_unattached(cx: &mut Cx, comments: &[u32]) {
+    for &start in comments {
+        if !cx.used_annotations.contains(&start) {
+            let end = cx.src.get(start as usize..).and_then(|s| s.find('\n')).map_or(cx.src.len(), |i| start as usize + i);
+            let range = TextRange::new(start, end as u32);
+            cx.push(range, "syntax-error", "`# zy:` annotation is not directly above a method definition".to_string());
+        }
+    }
+}

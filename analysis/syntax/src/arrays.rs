@@ -1,0 +1,164 @@
+//! Array literals and indexing. Inside brackets Julia is whitespace-sensitive: `[1.0 -0.3]` is
+//! a 1×2 matrix (a `+`/`-` with a space before and none after starts a new element) while
+//! `[1.0 - 0.3]` and `[1.0-0.3]` are one element. The grammar reads all three as a subtraction,
+//! so such elements are split at those operators and the pieces parsed again.
+
+use tree_sitter::{Node, Parser};
+
+use crate::ast::{Expr, ExprKind};
+use crate::cx::{all_kids, error_expr, kids, range, Cx};
+use crate::errors;
+use crate::expr::expr;
+use crate::julia_parser;
+
+/// `[a, b, c]`, or `[a -b]` (one row of a matrix).
+pub(crate) fn vector(cx: &mut Cx, node: Node) -> Expr {
+    let parts = kids(node);
+    if let [single] = parts.as_slice() {
+        let row = row_elements(cx, *single);
+        if row.len() > 1 {
+            return Expr::new(ExprKind::Matrix(vec![row]), range(node));
+        }
+        return Expr::new(ExprKind::Vect(row), range(node));
+    }
+    Expr::new(ExprKind::Vect(elements(cx, &parts)), range(node))
+}
+
+/// `[a b; c d]`, rows separated by `;` or newlines.
+pub(crate) fn matrix(cx: &mut Cx, node: Node) -> Expr {
+    if all_kids(node).iter().any(|k| !k.is_named() && cx.text(*k).starts_with(";;")) {
+        return cx.unsupported(node, "`;;` concatenation");
+    }
+    let mut rows = Vec::new();
+    for row in kids(node) {
+        if row.kind() != "matrix_row" {
+            return error_expr(node);
+        }
+        let mut elements = Vec::new();
+        for element in kids(row) {
+            elements.extend(row_elements(cx, element));
+        }
+        rows.push(elements);
+    }
+    if rows.iter().all(|row| row.len() == 1) {
+        let column: Vec<Expr> = rows.into_iter().flatten().collect();
+        if column.iter().all(is_number) {
+            return Expr::new(ExprKind::Vect(column), range(node));
+        }
+        return cx.unsupported(node, "vertical concatenation `[a; b]` (write `[a, b]` for a vector)");
+    }
+    Expr::new(ExprKind::Matrix(rows), range(node))
+}
+
+/// A numeric literal, possibly negated: vertical concatenation of these is a vector.
+fn is_number(e: &Expr) -> bool {
+    match &e.kind {
+        ExprKind::Int(_) | ExprKind::Float(_) => true,
+        ExprKind::Unary { op: crate::ast::UnOp::Neg | crate::ast::UnOp::Plus, arg } => is_number(arg),
+        _ => false,
+    }
+}
+
+/// `x[i]`, `A[i, j]`, `r[]`.
+pub(crate) fn index(cx: &mut Cx, node: Node, parts: &[Node]) -> Expr {
+    let [base, brackets] = parts else {
+        return error_expr(node);
+    };
+    if brackets.kind() != "vector_expression" {
+        return cx.unsupported(*brackets, "concatenation inside indexing brackets");
+    }
+    let base = expr(cx, *base);
+    let indices = elements(cx, &kids(*brackets));
+    Expr::new(ExprKind::Index { base: Box::new(base), indices }, range(node))
+}
+
+/// Comma-separated elements: a space-separated `-`/`+` here is an error in Julia.
+fn elements(cx: &mut Cx, parts: &[Node]) -> Vec<Expr> {
+    let mut out = Vec::new();
+    for part in parts {
+        let mut points = Vec::new();
+        split_points(cx, *part, &mut points);
+        if let Some(point) = points.first() {
+            let at = crate::ast::TextRange::new(*point as u32, *point as u32 + 1);
+            cx.push(at, "syntax-error", "syntax error: space-separated element in a comma-separated list (write `a - b` or add a comma)".to_string());
+            out.push(error_expr(*part));
+        } else {
+            out.push(element(cx, *part));
+        }
+    }
+    out
+}
+
+/// One element node, or several if it holds space-separated `-`/`+` elements.
+fn row_elements(cx: &mut Cx, node: Node) -> Vec<Expr> {
+    let mut points = Vec::new();
+    split_points(cx, node, &mut points);
+    if points.is_empty() {
+        return vec![element(cx, node)];
+    }
+    points.sort_unstable();
+    let mut bounds = vec![node.start_byte()];
+    bounds.extend(points);
+    bounds.push(node.end_byte());
+    bounds.windows(2).map(|w| reparse(cx, node, w[0], w[1])).collect()
+}
+
+fn element(cx: &mut Cx, node: Node) -> Expr {
+    match node.kind() {
+        "assignment" => cx.unsupported(node, "assignment inside an array literal"),
+        _ => expr(cx, node),
+    }
+}
+
+/// The start bytes of the operators in `node` (outside any bracket) that Julia reads as the
+/// sign of a new element: `+`/`-` (or dotted) with whitespace before and none after.
+fn split_points(cx: &Cx, node: Node, out: &mut Vec<usize>) {
+    let mut stack = vec![node];
+    while let Some(n) = stack.pop() {
+        let parts = kids(n);
+        match (n.kind(), parts.as_slice()) {
+            ("binary_expression", [lhs, op, rhs]) => {
+                let text = cx.text(*op);
+                let bytes = cx.src.as_bytes();
+                let before = op.start_byte().checked_sub(1).and_then(|i| bytes.get(i));
+                let after = bytes.get(op.end_byte());
+                if matches!(text, "+" | "-" | ".+" | ".-" | "−")
+                    && before.is_some_and(|b| b.is_ascii_whitespace())
+                    && after.is_some_and(|b| !b.is_ascii_whitespace())
+                {
+                    out.push(op.start_byte());
+                }
+                stack.push(*lhs);
+                stack.push(*rhs);
+            }
+            ("range_expression" | "unary_expression" | "juxtaposition_expression", _) => stack.extend(parts),
+            _ => {}
+        }
+    }
+}
+
+/// Parses bytes `start..end` of the source again as one expression, with the same byte offsets.
+fn reparse(cx: &mut Cx, node: Node, start: usize, end: usize) -> Expr {
+    let mut bytes = cx.src.as_bytes().to_vec();
+    for (i, byte) in bytes.iter_mut().enumerate() {
+        if !(start..end).contains(&i) {
+            *byte = b' ';
+        }
+    }
+    let Ok(masked) = String::from_utf8(bytes) else {
+        return cx.syntax(node, "syntax error: could not parse array element");
+    };
+    let mut parser = Parser::new();
+    let Some(tree) = julia_parser(&mut parser).and_then(|p| p.parse(&masked, None)) else {
+        return cx.syntax(node, "syntax error: could not parse array element");
+    };
+    let found = errors::scan(&tree, &masked);
+    let root = tree.root_node();
+    let mut sub = cx.nested(&masked);
+    let result = match kids(root).as_slice() {
+        [single] if found.errors.is_empty() => expr(&mut sub, *single),
+        _ => sub.syntax(node, "syntax error: invalid array element"),
+    };
+    cx.absorb(sub);
+    result
+}

@@ -1,0 +1,122 @@
+//! The conversion context: the source text, the errors found so far, the recursion guard, and
+//! small helpers over tree-sitter nodes.
+
+use std::collections::BTreeSet;
+
+use tree_sitter::Node;
+
+use crate::ast::{Expr, ExprKind, SyntaxError, TextRange};
+
+/// Deepest expression nesting converted; deeper input is reported as "nesting too deep".
+pub(crate) const MAX_DEPTH: u32 = 200;
+
+/// State shared by the whole conversion of one text.
+pub(crate) struct Cx<'a> {
+    pub src: &'a str,
+    pub errors: Vec<SyntaxError>,
+    /// Start bytes of the `# zy:` comment lines attached to a definition.
+    pub used_annotations: BTreeSet<u32>,
+    depth: u32,
+    too_deep_reported: bool,
+}
+
+impl<'a> Cx<'a> {
+    pub fn new(src: &'a str) -> Cx<'a> {
+        Cx { src, errors: Vec::new(), used_annotations: BTreeSet::new(), depth: 0, too_deep_reported: false }
+    }
+
+    /// A context over another text (a re-parsed piece of this one) at the same nesting depth.
+    pub fn nested<'b>(&self, src: &'b str) -> Cx<'b> {
+        Cx {
+            src,
+            errors: Vec::new(),
+            used_annotations: BTreeSet::new(),
+            depth: self.depth,
+            too_deep_reported: self.too_deep_reported,
+        }
+    }
+
+    /// Takes back the errors of a nested context.
+    pub fn absorb(&mut self, other: Cx<'_>) {
+        self.too_deep_reported |= other.too_deep_reported;
+        self.errors.extend(other.errors);
+    }
+
+    /// The source text of `node` (empty if the range is not on character boundaries).
+    pub fn text(&self, node: Node) -> &'a str {
+        self.src.get(node.byte_range()).unwrap_or("")
+    }
+
+    /// Enters one level of nesting; false (after reporting once) when too deep.
+    pub fn enter(&mut self, node: Node) -> bool {
+        if self.depth >= MAX_DEPTH {
+            if !self.too_deep_reported {
+                self.too_deep_reported = true;
+                self.push(range(node), "syntax-error", "nesting too deep".to_string());
+            }
+            return false;
+        }
+        self.depth += 1;
+        true
+    }
+
+    /// Leaves a level entered with [`Cx::enter`].
+    pub fn leave(&mut self) {
+        self.depth -= 1;
+    }
+
+    pub fn push(&mut self, range: TextRange, code: &'static str, message: String) {
+        self.errors.push(SyntaxError { range, code, message });
+    }
+
+    /// Reports `unsupported: {what}` at `node` and returns an error expression there.
+    pub fn unsupported(&mut self, node: Node, what: &str) -> Expr {
+        self.push(range(node), "unsupported", format!("unsupported: {what}"));
+        error_expr(node)
+    }
+
+    /// Reports a syntax error at `node` and returns an error expression there.
+    pub fn syntax(&mut self, node: Node, message: &str) -> Expr {
+        self.push(range(node), "syntax-error", message.to_string());
+        error_expr(node)
+    }
+}
+
+/// The byte range of a node.
+pub(crate) fn range(node: Node) -> TextRange {
+    TextRange::new(node.start_byte() as u32, node.end_byte() as u32)
+}
+
+/// The range from the start of `a` to the end of `b`.
+pub(crate) fn span(a: TextRange, b: TextRange) -> TextRange {
+    TextRange::new(a.start.min(b.start), a.end.max(b.end))
+}
+
+/// An [`ExprKind::Error`] over `node` (its error has been reported elsewhere).
+pub(crate) fn error_expr(node: Node) -> Expr {
+    Expr::new(ExprKind::Error, range(node))
+}
+
+/// Is the node a comment (comments may appear between any two children)?
+pub(crate) fn is_comment(node: Node) -> bool {
+    matches!(node.kind(), "line_comment" | "block_comment")
+}
+
+/// The named children of `node` other than comments, in order.
+pub(crate) fn kids(node: Node) -> Vec<Node> {
+    let mut cursor = node.walk();
+    node.named_children(&mut cursor).filter(|n| !is_comment(*n)).collect()
+}
+
+/// All children (named or not) other than comments, in order.
+pub(crate) fn all_kids(node: Node) -> Vec<Node> {
+    let mut cursor = node.walk();
+    node.children(&mut cursor).filter(|n| !is_comment(*n)).collect()
+}
+
+/// Does `node` have an ERROR child (whose error is reported by the error pass)?
+pub(crate) fn has_error_child(node: Node) -> bool {
+    let mut cursor = node.walk();
+    let found = node.children(&mut cursor).any(|n| n.is_error());
+    found
+}

@@ -1,0 +1,111 @@
+//! The error pass: every ERROR and MISSING node of the tree becomes a [`SyntaxError`], and the
+//! `# zy:` comment lines are collected on the way. Iterative, so any nesting depth is safe.
+
+use tree_sitter::{Node, Tree};
+
+use crate::ast::{SyntaxError, TextRange};
+use crate::cx::{all_kids, range};
+
+/// What the error pass found.
+pub(crate) struct Scan {
+    pub errors: Vec<SyntaxError>,
+    /// Start bytes of the line comments that begin with `# zy:`.
+    pub zy_comments: Vec<u32>,
+}
+
+/// Walks the whole tree once.
+pub(crate) fn scan(tree: &Tree, src: &str) -> Scan {
+    let mut scan = Scan { errors: Vec::new(), zy_comments: Vec::new() };
+    let mut cursor = tree.walk();
+    loop {
+        let node = cursor.node();
+        if node.is_missing() {
+            let what = if node.is_named() { node.kind().replace('_', " ") } else { format!("`{}`", node.kind()) };
+            scan.errors.push(syntax(range(node), format!("missing {what}")));
+        } else if node.is_error() {
+            scan.errors.push(describe(node, src));
+        } else if node.kind() == "line_comment" && is_zy_comment(src.get(node.byte_range()).unwrap_or("")) {
+            scan.zy_comments.push(node.start_byte() as u32);
+        }
+        if cursor.goto_first_child() {
+            continue;
+        }
+        loop {
+            if cursor.goto_next_sibling() {
+                break;
+            }
+            if !cursor.goto_parent() {
+                return scan;
+            }
+        }
+    }
+}
+
+/// Does a comment's text start a `# zy:` annotation?
+pub(crate) fn is_zy_comment(text: &str) -> bool {
+    text.strip_prefix('#').is_some_and(|rest| rest.trim_start().starts_with("zy:"))
+}
+
+fn syntax(range: TextRange, message: String) -> SyntaxError {
+    SyntaxError { range, code: "syntax-error", message }
+}
+
+const BLOCK_KEYWORDS: &[&str] =
+    &["function", "if", "for", "while", "begin", "struct", "let", "try", "do", "module", "quote", "macro"];
+
+/// The most useful description of an ERROR node: an unclosed bracket, a block without `end`, or
+/// the first token that could not be parsed.
+fn describe(node: Node, src: &str) -> SyntaxError {
+    let kids = all_kids(node);
+    let mut open: Vec<Node> = Vec::new();
+    for kid in &kids {
+        match kid.kind() {
+            "(" | "[" | "{" => open.push(*kid),
+            ")" | "]" | "}" => {
+                open.pop();
+            }
+            _ => {}
+        }
+    }
+    if let Some(opener) = open.last() {
+        let closer = match opener.kind() {
+            "(" => ")",
+            "[" => "]",
+            _ => "}",
+        };
+        return syntax(range(*opener), format!("missing `{closer}`"));
+    }
+    let mut unclosed: Vec<Node> = Vec::new();
+    for kid in &kids {
+        if !kid.is_named() && BLOCK_KEYWORDS.contains(&kid.kind()) {
+            unclosed.push(*kid);
+        } else if !kid.is_named() && kid.kind() == "end" {
+            unclosed.pop();
+        }
+    }
+    if let Some(keyword) = unclosed.first() {
+        return syntax(range(*keyword), format!("missing `end` for `{}`", keyword.kind()));
+    }
+    let token = first_token(node);
+    let text = src.get(token.byte_range()).unwrap_or("").lines().next().unwrap_or("");
+    if text.is_empty() {
+        return syntax(range(node), "syntax error".to_string());
+    }
+    let shown: String = text.chars().take(24).collect();
+    syntax(range(token), format!("syntax error: unexpected `{shown}`"))
+}
+
+/// The first leaf of `node` that has text (or `node` itself).
+fn first_token(node: Node) -> Node {
+    let mut cursor = node.walk();
+    loop {
+        let current = cursor.node();
+        if current.start_byte() < current.end_byte() {
+            if !cursor.goto_first_child() {
+                return current;
+            }
+        } else if !cursor.goto_next_sibling() {
+            return node;
+        }
+    }
+}

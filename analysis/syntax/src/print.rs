@@ -1,0 +1,202 @@
+//! A compact, stable S-expression rendering of the AST, for snapshot tests and debugging:
+//! `(+ 1 (* 2 x))`, `(call f a b)`, one line per statement of a method body.
+
+use std::fmt::{self, Display, Formatter, Write};
+
+use crate::ast::{
+    AnnotationKind, Expr, ExprKind, FunctionDef, FunctionName, Item, Param, SourceFile, TypeExpr, UnOp,
+};
+
+/// Renders a parsed file: one block per item, then one line per error
+/// (`error START..END: MESSAGE [CODE]`).
+pub fn debug_tree(file: &SourceFile) -> String {
+    let mut out = String::new();
+    for item in &file.items {
+        let _ = writeln!(out, "{item}");
+    }
+    for error in &file.errors {
+        let _ = writeln!(out, "error {}..{}: {} [{}]", error.range.start, error.range.end, error.message, error.code);
+    }
+    out
+}
+
+impl Display for Item {
+    fn fmt(&self, f: &mut Formatter<'_>) -> fmt::Result {
+        match self {
+            Item::Function(def) => method(f, def, true),
+            Item::Struct(s) => {
+                write!(f, "({}struct {}", if s.mutable { "mutable " } else { "" }, s.name)?;
+                if !s.params.is_empty() {
+                    write!(f, "{{{}}}", s.params.join(", "))?;
+                }
+                for field in &s.fields {
+                    write!(f, " {}", field.name)?;
+                    if let Some(ty) = &field.ty {
+                        write!(f, "::{ty}")?;
+                    }
+                }
+                write!(f, ")")
+            }
+            Item::Global(g) => write!(f, "({} {} {})", if g.is_const { "const" } else { "global" }, g.name, g.value),
+        }
+    }
+}
+
+impl Display for TypeExpr {
+    fn fmt(&self, f: &mut Formatter<'_>) -> fmt::Result {
+        match self {
+            TypeExpr::Named { name, params, .. } => {
+                write!(f, "{name}")?;
+                if !params.is_empty() {
+                    write!(f, "{{")?;
+                    for (i, p) in params.iter().enumerate() {
+                        write!(f, "{}{p}", if i > 0 { ", " } else { "" })?;
+                    }
+                    write!(f, "}}")?;
+                }
+                Ok(())
+            }
+            TypeExpr::Typeof { name, .. } => write!(f, "typeof({name})"),
+        }
+    }
+}
+
+impl Display for Param {
+    fn fmt(&self, f: &mut Formatter<'_>) -> fmt::Result {
+        if let Some(name) = &self.name {
+            write!(f, "{name}")?;
+        }
+        if let Some(ty) = &self.ty {
+            write!(f, "::{ty}")?;
+        }
+        Ok(())
+    }
+}
+
+/// `(function NAME (PARAMS) [where (T)] BODY...)`; top-level methods put each statement and
+/// annotation on its own line.
+fn method(f: &mut Formatter<'_>, def: &FunctionDef, multiline: bool) -> fmt::Result {
+    match &def.name {
+        FunctionName::Named(name) => write!(f, "(function {name} (")?,
+        FunctionName::Callable { self_name, ty } => {
+            write!(f, "(function ({}::{ty}) (", self_name.as_deref().unwrap_or(""))?
+        }
+        FunctionName::Anonymous => write!(f, "(-> (")?,
+    }
+    for (i, p) in def.params.iter().enumerate() {
+        write!(f, "{}{p}", if i > 0 { " " } else { "" })?;
+    }
+    write!(f, ")")?;
+    if !def.where_params.is_empty() {
+        write!(f, " where ({})", def.where_params.join(" "))?;
+    }
+    let sep = if multiline { "\n  " } else { " " };
+    for a in &def.annotations {
+        let kind = match a.kind {
+            AnnotationKind::At => "at",
+            AnnotationKind::Gradcheck => "gradcheck",
+            AnnotationKind::Allow => "allow",
+        };
+        write!(f, "{sep}@{kind} {:?} {}..{}", a.text, a.range.start, a.range.end)?;
+    }
+    for stmt in &def.body {
+        write!(f, "{sep}{stmt}")?;
+    }
+    write!(f, ")")
+}
+
+fn list(f: &mut Formatter<'_>, head: &str, items: &[Expr]) -> fmt::Result {
+    write!(f, "({head}")?;
+    for item in items {
+        write!(f, " {item}")?;
+    }
+    write!(f, ")")
+}
+
+impl Display for Expr {
+    fn fmt(&self, f: &mut Formatter<'_>) -> fmt::Result {
+        match &self.kind {
+            ExprKind::Float(x) => write!(f, "{x:?}"),
+            ExprKind::Int(i) => write!(f, "{i}"),
+            ExprKind::Bool(b) => write!(f, "{b}"),
+            ExprKind::Nothing => write!(f, "nothing"),
+            ExprKind::Str(s) => write!(f, "{s:?}"),
+            ExprKind::Ident(name) => write!(f, "{name}"),
+            ExprKind::Tuple(items) => list(f, "tuple", items),
+            ExprKind::NamedTuple(fields) => {
+                write!(f, "(named-tuple")?;
+                for (name, value) in fields {
+                    write!(f, " ({name} {value})")?;
+                }
+                write!(f, ")")
+            }
+            ExprKind::Vect(items) => list(f, "vect", items),
+            ExprKind::Matrix(rows) => {
+                write!(f, "(matrix")?;
+                for row in rows {
+                    write!(f, " ")?;
+                    list(f, "row", row)?;
+                }
+                write!(f, ")")
+            }
+            ExprKind::Call { callee, args } => list(f, &format!("call {callee}"), args),
+            ExprKind::DotCall { callee, args } => list(f, &format!("dotcall {callee}"), args),
+            ExprKind::Binary { op, dotted, lhs, rhs } => {
+                write!(f, "({}{op} {lhs} {rhs})", if *dotted { "." } else { "" })
+            }
+            ExprKind::Chain { first, rest } => {
+                write!(f, "(chain {first}")?;
+                for (op, e) in rest {
+                    write!(f, " {op} {e}")?;
+                }
+                write!(f, ")")
+            }
+            ExprKind::Unary { op, arg } => {
+                let op = match op {
+                    UnOp::Neg => "-",
+                    UnOp::Plus => "+",
+                    UnOp::Not => "!",
+                    UnOp::Adjoint => "'",
+                };
+                write!(f, "({op} {arg})")
+            }
+            ExprKind::And(a, b) => write!(f, "(&& {a} {b})"),
+            ExprKind::Or(a, b) => write!(f, "(|| {a} {b})"),
+            ExprKind::Ternary { cond, then, els } => write!(f, "(? {cond} {then} {els})"),
+            ExprKind::Index { base, indices } => list(f, &format!("index {base}"), indices),
+            ExprKind::Field { base, name } => write!(f, "(. {base} {name})"),
+            ExprKind::Range { start, step, stop } => match step {
+                Some(step) => write!(f, "(: {start} {step} {stop})"),
+                None => write!(f, "(: {start} {stop})"),
+            },
+            ExprKind::Assign { lhs, rhs } => write!(f, "(= {lhs} {rhs})"),
+            ExprKind::CompoundAssign { op, dotted, lhs, rhs } => {
+                write!(f, "({}{op}= {lhs} {rhs})", if *dotted { "." } else { "" })
+            }
+            ExprKind::Block(items) => list(f, "block", items),
+            ExprKind::If { branches, els } => {
+                write!(f, "(if")?;
+                for (i, (cond, body)) in branches.iter().enumerate() {
+                    write!(f, " ")?;
+                    list(f, &format!("{} {cond}", if i == 0 { "then" } else { "elseif" }), body)?;
+                }
+                if let Some(body) = els {
+                    write!(f, " ")?;
+                    list(f, "else", body)?;
+                }
+                write!(f, ")")
+            }
+            ExprKind::While { cond, body } => list(f, &format!("while {cond}"), body),
+            ExprKind::For { var, iter, body } => list(f, &format!("for {var} {iter}"), body),
+            ExprKind::Break => write!(f, "(break)"),
+            ExprKind::Continue => write!(f, "(continue)"),
+            ExprKind::Return(value) => match value {
+                Some(v) => write!(f, "(return {v})"),
+                None => write!(f, "(return)"),
+            },
+            ExprKind::Function(def) => method(f, def, false),
+            ExprKind::Local(names) => write!(f, "(local {})", names.join(" ")),
+            ExprKind::Error => write!(f, "(error)"),
+        }
+    }
+}

@@ -1,0 +1,366 @@
+//! Every construct of the subset, parsed and printed as S-expressions.
+
+use expect_test::{expect, Expect};
+
+fn check(src: &str, expect: Expect) {
+    expect.assert_eq(&zy_syntax::debug_tree(&zy_syntax::parse_file(src)));
+}
+
+#[test]
+fn literals() {
+    check(
+        "f() = (1, 1.0, 1e-3, 1_000, 2.5e3, .5, 1., true, false, nothing, Inf, NaN, pi, π)",
+        expect![[r#"
+            (function f ()
+              (tuple 1 1.0 0.001 1000 2500.0 0.5 1.0 true false nothing Inf NaN pi π))
+        "#]],
+    );
+}
+
+#[test]
+fn vectors_matrices_tuples() {
+    check(
+        r#"
+f() = [1.0, 2.0]
+g() = [1.0 2.0; 3.0 4.0]
+h() = [1 2
+       3 4]
+k(a, b) = ((a, b), (a,), (), (a = 1.0, b = a))
+m() = [1.0; 2.0; -3]
+e() = []
+"#,
+        expect![[r#"
+            (function f ()
+              (vect 1.0 2.0))
+            (function g ()
+              (matrix (row 1.0 2.0) (row 3.0 4.0)))
+            (function h ()
+              (matrix (row 1 2) (row 3 4)))
+            (function k (a b)
+              (tuple (tuple a b) (tuple a) (tuple) (named-tuple (a 1.0) (b a))))
+            (function m ()
+              (vect 1.0 2.0 (- 3)))
+            (function e ()
+              (vect))
+        "#]],
+    );
+}
+
+#[test]
+fn long_form_methods() {
+    check(
+        r#"
+function f(a, b)
+    c = a + b
+    return c * 2
+end
+
+function g(x::Float64, xs::Vector{Float64}, ::typeof(sin), t::Tuple{Int64, Float64})
+    x
+end
+
+function h(x::T) where T
+    x
+end
+
+function k(x::T, y::S) where {T, S}
+    x
+end
+"#,
+        expect![[r#"
+            (function f (a b)
+              (= c (+ a b))
+              (return (* c 2)))
+            (function g (x::Float64 xs::Vector{Float64} ::typeof(sin) t::Tuple{Int64, Float64})
+              x)
+            (function h (x::T) where (T)
+              x)
+            (function k (x::T y::S) where (T S)
+              x)
+        "#]],
+    );
+}
+
+#[test]
+fn short_form_and_callable_structs() {
+    check(
+        r#"
+sq(x) = x^2
+(d::Dense)(x) = tanh.(d.W * x .+ d.b)
+(::Dense)(x) = x
+function (c::Chain)(x)
+    x
+end
+w(x::T) where T = x
+"#,
+        expect![[r#"
+            (function sq (x)
+              (^ x 2))
+            (function (d::Dense) (x)
+              (dotcall tanh (.+ (* (. d W) x) (. d b))))
+            (function (::Dense) (x)
+              x)
+            (function (c::Chain) (x)
+              x)
+            (function w (x::T) where (T)
+              x)
+        "#]],
+    );
+}
+
+#[test]
+fn anonymous_functions() {
+    check(
+        r#"
+function f(xs)
+    g = x -> x^2
+    h = (x, y) -> x * y
+    k = () -> 1.0
+    t = (x::Float64) -> x
+    u = function (x)
+        x + 1
+    end
+    v = x -> begin
+        y = x
+        y
+    end
+    function inner(z)
+        z * 2
+    end
+    inner2(z) = z + 1
+    return g
+end
+"#,
+        expect![[r#"
+            (function f (xs)
+              (= g (-> (x) (^ x 2)))
+              (= h (-> (x y) (* x y)))
+              (= k (-> () 1.0))
+              (= t (-> (x::Float64) x))
+              (= u (-> (x) (+ x 1)))
+              (= v (-> (x) (block (= y x) y)))
+              (function inner (z) (* z 2))
+              (function inner2 (z) (+ z 1))
+              (return g))
+        "#]],
+    );
+}
+
+#[test]
+fn do_blocks_become_the_first_argument() {
+    check(
+        r#"
+function f(xs)
+    map(xs) do x
+        x + 1
+    end
+end
+g(xs, ys) = map(xs, ys) do x, y
+    x * y
+end
+"#,
+        expect![[r#"
+            (function f (xs)
+              (call map (-> (x) (+ x 1)) xs))
+            (function g (xs ys)
+              (call map (-> (x y) (* x y)) xs ys))
+        "#]],
+    );
+}
+
+#[test]
+fn structs() {
+    check(
+        r#"
+struct Dense
+    W
+    b::Vector{Float64}
+end
+mutable struct Bar{T}
+    a::T
+    n::Int64
+end
+struct Pair2{A, B}; a::A; b::B; end
+"#,
+        expect![[r#"
+            (struct Dense W b::Vector{Float64})
+            (mutable struct Bar{T} a::T n::Int64)
+            (struct Pair2{A, B} a::A b::B)
+        "#]],
+    );
+}
+
+#[test]
+fn globals() {
+    check(
+        r#"
+const N = 3
+sq = x -> x^2
+const scale = 2.5
+"#,
+        expect![[r#"
+            (const N 3)
+            (global sq (-> (x) (^ x 2)))
+            (const scale 2.5)
+        "#]],
+    );
+}
+
+#[test]
+fn operators() {
+    check(
+        r#"
+f(a, b) = (a + b, a - b, a * b, a / b, a ^ b, a ÷ b, a % b, -a, +a, !a, a')
+g(a, b) = (a < b, a <= b, a > b, a >= b, a == b, a != b, a ≤ b, a ≥ b, a ≠ b)
+h(a, b, c) = (a && b, a || b, !a && b || c, c ? a : b, c ? a : b ? 1 : 2)
+k(x, y) = (x .+ y, x .- y, x .* y, x ./ y, x .^ 2, sin.(x), f.(x, y), √x)
+"#,
+        expect![[r#"
+            (function f (a b)
+              (tuple (+ a b) (- a b) (* a b) (/ a b) (^ a b) (÷ a b) (% a b) (- a) (+ a) (! a) (' a)))
+            (function g (a b)
+              (tuple (< a b) (<= a b) (> a b) (>= a b) (== a b) (!= a b) (<= a b) (>= a b) (!= a b)))
+            (function h (a b c)
+              (tuple (&& a b) (|| a b) (|| (&& (! a) b) c) (? c a b) (? c a (? b 1 2))))
+            (function k (x y)
+              (tuple (.+ x y) (.- x y) (.* x y) (./ x y) (.^ x 2) (dotcall sin x) (dotcall f x y) (call sqrt x)))
+        "#]],
+    );
+}
+
+#[test]
+fn assignments() {
+    check(
+        r#"
+function f(x, s, r)
+    y = 1
+    y += x
+    y -= x
+    y *= x
+    y /= x
+    x[1] += 2.0
+    s.f -= 1
+    x .+= 1
+    a, b = (1, 2)
+    (c, d) = x
+    s.f = 3.0
+    x[i] = v
+    x[i, j] = v
+    r[] = 2
+    q = r[]
+    z = Ref(x)
+    u = v = 1
+    local w
+    local p, q2
+    local m = 2
+    return y
+end
+"#,
+        expect![[r#"
+            (function f (x s r)
+              (= y 1)
+              (+= y x)
+              (-= y x)
+              (*= y x)
+              (/= y x)
+              (+= (index x 1) 2.0)
+              (-= (. s f) 1)
+              (.+= x 1)
+              (= (tuple a b) (tuple 1 2))
+              (= (tuple c d) x)
+              (= (. s f) 3.0)
+              (= (index x i) v)
+              (= (index x i j) v)
+              (= (index r) 2)
+              (= q (index r))
+              (= z (call Ref x))
+              (= u (= v 1))
+              (local w)
+              (local p q2)
+              (block (local m) (= m 2))
+              (return y))
+        "#]],
+    );
+}
+
+#[test]
+fn control_flow() {
+    check(
+        r#"
+function f(n, xs)
+    s = 0.0
+    if n > 0
+        s = 1.0
+    elseif n < -1
+        s = 2.0
+    elseif n == 0
+    else
+        s = 3.0
+    end
+    while n > 0
+        n -= 1
+        n == 3 && break
+        continue
+    end
+    for i in 1:n
+        s += i
+    end
+    for i in 1:2:n
+        s += i
+    end
+    for x in xs
+        s += x
+    end
+    for i = 1:n end
+    for i ∈ 1:n end
+    for (i, x) in xs
+    end
+    begin
+        s
+    end
+    return
+end
+"#,
+        expect![[r#"
+            (function f (n xs)
+              (= s 0.0)
+              (if (then (> n 0) (= s 1.0)) (elseif (< n (- 1)) (= s 2.0)) (elseif (== n 0)) (else (= s 3.0)))
+              (while (> n 0) (-= n 1) (&& (== n 3) (break)) (continue))
+              (for i (: 1 n) (+= s i))
+              (for i (: 1 2 n) (+= s i))
+              (for x xs (+= s x))
+              (for i (: 1 n))
+              (for i (: 1 n))
+              (for (tuple i x) xs)
+              (block s)
+              (return))
+        "#]],
+    );
+}
+
+#[test]
+fn indexing_and_fields() {
+    check(
+        "f(t, s, A, r) = (t[1], s.f, s.f.g, A[i, j], r[], A[i+1, 2j], f(x)(y), s.f(x))",
+        expect![[r#"
+            (function f (t s A r)
+              (tuple (index t 1) (. s f) (. (. s f) g) (index A i j) (index r) (index A (+ i 1) (* 2 j)) (call (call f x) y) (call (. s f) x)))
+        "#]],
+    );
+}
+
+#[test]
+fn unicode_identifiers() {
+    check("f(ȳ, x̄, ∇f, α₁) = ȳ * x̄ + ∇f(α₁)", expect![[r#"
+        (function f (ȳ x̄ ∇f α₁)
+          (+ (* ȳ x̄) (call ∇f α₁)))
+    "#]]);
+}
+
+#[test]
+fn strings_only_as_messages() {
+    check(r#"f(x) = x > 0 ? x : error("negative \"x\"\n")"#, expect![[r#"
+        (function f (x)
+          (? (> x 0) x (call error "negative \"x\"\n")))
+    "#]]);
+}
