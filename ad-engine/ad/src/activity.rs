@@ -1,0 +1,235 @@
+//! The reaching-gradient (activity) analysis: which SSA values a gradient can reach.
+//!
+//! A value is *varied* when it depends differentiably on a differentiable argument, *useful*
+//! when it flows into the returned value or into a mutation; a value is *active* (gets a
+//! gradient) when it is both. Objects with identity (arrays, `Ref`s, mutable structs) are taken
+//! as varied and useful whenever their type is differentiable, since a write through an alias
+//! can make them so. The result also explains, per argument, why a gradient is absent.
+
+use zy_ir::{Block, Function, Op, Operand, Prim, Span, Value, ValueKind};
+
+/// Where a value is used.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum UseSite {
+    /// As an operand of the statement defining this value.
+    Stmt(Value),
+    /// In the terminator of this block (condition, return value or jump argument).
+    Term(Block),
+}
+
+/// What the analysis knows about one SSA value.
+#[derive(Clone, PartialEq, Eq, Debug, Default)]
+pub struct ValueActivity {
+    /// Depends differentiably on a differentiable argument.
+    pub varied: bool,
+    /// Flows into the return value or a mutation.
+    pub useful: bool,
+    /// A block parameter of a block inside a loop: its gradient flows around the back edge.
+    pub loop_carried: bool,
+    /// Every use, with the user's span.
+    pub uses: Vec<(UseSite, Span)>,
+}
+
+/// Why an argument's gradient is what it is.
+#[derive(Clone, PartialEq, Eq, Debug)]
+pub enum ArgGradient {
+    /// A gradient can reach the argument.
+    Reaches,
+    /// Its type has no tangent (`Int64`, `Bool`, `nothing`, functions).
+    NotDifferentiable,
+    /// No path leads from it to the result: its gradient is `nothing`.
+    NoPath,
+    /// Every path passes through a non-differentiable operation, such as this one.
+    Cut { op: Prim, span: Span },
+}
+
+/// The analysis result for one typed function.
+#[derive(Clone, PartialEq, Eq, Debug)]
+pub struct Activity {
+    /// Indexed by [`Value::index`].
+    pub values: Vec<ValueActivity>,
+    /// One entry per function argument.
+    pub args: Vec<ArgGradient>,
+}
+
+impl Activity {
+    /// Does `v` get a gradient?
+    pub fn is_active(&self, v: Value) -> bool {
+        self.values.get(v.index()).is_some_and(|a| a.varied && a.useful)
+    }
+
+    /// Does this operand get a gradient (constants never do)?
+    pub fn is_active_operand(&self, op: &Operand) -> bool {
+        op.as_value().is_some_and(|v| self.is_active(v))
+    }
+}
+
+/// Analyse `func` (typed IR).
+pub fn analyse(func: &Function) -> Activity {
+    let n = func.values.len();
+    let mut values = vec![ValueActivity::default(); n];
+    let loops = crate::cfg::in_loop(func);
+    let incoming = incoming_args(func);
+    for b in func.block_ids() {
+        let data = func.block(b);
+        for &v in &data.stmts {
+            if let Some(s) = func.stmt(v) {
+                for a in s.args.iter().filter_map(Operand::as_value) {
+                    values[a.index()].uses.push((UseSite::Stmt(v), func.value(v).span));
+                }
+            }
+        }
+        for a in data.term.operands().into_iter().filter_map(Operand::as_value) {
+            values[a.index()].uses.push((UseSite::Term(b), data.term_span));
+        }
+        if b != Block::ENTRY {
+            for &p in &data.params {
+                values[p.index()].loop_carried = loops[b.index()];
+            }
+        }
+    }
+    let varied = varied_from(func, func.args(), &incoming);
+    let useful = useful_values(func, &incoming);
+    for (i, a) in values.iter_mut().enumerate() {
+        a.varied = varied[i];
+        a.useful = useful[i];
+    }
+    let args = func
+        .args()
+        .iter()
+        .map(|&a| {
+            if !func.ty(a).is_differentiable() {
+                ArgGradient::NotDifferentiable
+            } else if varied[a.index()] && useful[a.index()] {
+                ArgGradient::Reaches
+            } else {
+                first_cut(func, a, &incoming).unwrap_or(ArgGradient::NoPath)
+            }
+        })
+        .collect();
+    Activity { values, args }
+}
+
+/// For each block parameter, the operands passed to it by every jump.
+fn incoming_args(func: &Function) -> Vec<Vec<Operand>> {
+    let mut inc = vec![Vec::new(); func.values.len()];
+    for b in func.block_ids() {
+        for call in func.block(b).term.calls() {
+            let params = &func.block(call.block).params;
+            for (p, a) in params.iter().zip(&call.args) {
+                inc[p.index()].push(a.clone());
+            }
+        }
+    }
+    inc
+}
+
+/// Does the gradient pass through this statement from its operands to its result?
+fn passes_gradient(op: &Op) -> bool {
+    match op {
+        Op::Prim(p) => !p.is_nondifferentiable(),
+        Op::New(_) | Op::Invoke(_) => true,
+        Op::Call(_) | Op::CallValue | Op::Closure(_) | Op::Global(_) => false,
+    }
+}
+
+/// Values varied by `seeds` (forward fixpoint).
+fn varied_from(func: &Function, seeds: &[Value], incoming: &[Vec<Operand>]) -> Vec<bool> {
+    let n = func.values.len();
+    let mut varied = vec![false; n];
+    for &s in seeds {
+        varied[s.index()] = func.ty(s).is_differentiable();
+    }
+    let is_varied = |varied: &[bool], op: &Operand| op.as_value().is_some_and(|v| varied[v.index()]);
+    loop {
+        let mut changed = false;
+        for (i, d) in func.values.iter().enumerate() {
+            if varied[i] || !d.ty.is_differentiable() {
+                continue;
+            }
+            let now = match &d.kind {
+                ValueKind::Param { block, .. } => {
+                    *block != Block::ENTRY && incoming[i].iter().any(|a| is_varied(&varied, a))
+                }
+                ValueKind::Stmt(s) => {
+                    d.ty.is_mutable()
+                        || (passes_gradient(&s.op) && s.args.iter().any(|a| is_varied(&varied, a)))
+                }
+            };
+            if now {
+                varied[i] = true;
+                changed = true;
+            }
+        }
+        if !changed {
+            return varied;
+        }
+    }
+}
+
+/// Values whose gradient is wanted (backward fixpoint from the return and from mutations).
+fn useful_values(func: &Function, incoming: &[Vec<Operand>]) -> Vec<bool> {
+    let n = func.values.len();
+    let mut useful = vec![false; n];
+    let mark = |useful: &mut Vec<bool>, op: &Operand| -> bool {
+        match op.as_value() {
+            Some(v) if !useful[v.index()] => {
+                useful[v.index()] = true;
+                true
+            }
+            _ => false,
+        }
+    };
+    for b in func.block_ids() {
+        if let zy_ir::Terminator::Return(x) = &func.block(b).term {
+            mark(&mut useful, x);
+        }
+    }
+    for (i, d) in func.values.iter().enumerate() {
+        if d.ty.is_mutable() && d.ty.is_differentiable() {
+            useful[i] = true;
+        }
+    }
+    loop {
+        let mut changed = false;
+        for (i, d) in func.values.iter().enumerate() {
+            match &d.kind {
+                ValueKind::Param { .. } if useful[i] => {
+                    for a in &incoming[i] {
+                        changed |= mark(&mut useful, a);
+                    }
+                }
+                ValueKind::Stmt(s) => {
+                    let effect = matches!(s.op, Op::Prim(p) if p.has_effect()) || matches!(s.op, Op::Invoke(_));
+                    if (useful[i] || effect) && passes_gradient(&s.op) {
+                        for a in &s.args {
+                            changed |= mark(&mut useful, a);
+                        }
+                    }
+                }
+                ValueKind::Param { .. } => {}
+            }
+        }
+        if !changed {
+            return useful;
+        }
+    }
+}
+
+/// The first non-differentiable operation that the argument `a` feeds (following varied values
+/// through the program), if any.
+fn first_cut(func: &Function, a: Value, incoming: &[Vec<Operand>]) -> Option<ArgGradient> {
+    let varied = varied_from(func, &[a], incoming);
+    for b in func.reverse_postorder() {
+        for &v in &func.block(b).stmts {
+            let Some(s) = func.stmt(v) else { continue };
+            if let Op::Prim(p) = s.op {
+                let fed = s.args.iter().any(|x| x.as_value().is_some_and(|x| varied[x.index()]));
+                if fed && p.is_nondifferentiable() {
+                    return Some(ArgGradient::Cut { op: p, span: func.value(v).span });
+                }
+            }
+        }
+    }
+    None
+}

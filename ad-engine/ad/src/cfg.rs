@@ -1,0 +1,79 @@
+//! Control-flow facts the transform needs: a single exit block, which blocks sit in loops, which
+//! blocks can reach the exit.
+
+use zy_ir::{Block, BlockCall, Function, Span, Terminator, Type};
+
+use crate::AdError;
+
+/// Rewrite `func` so exactly one block returns: several `return`s jump to a new exit block
+/// whose parameter is the returned value. Errors if no path returns.
+pub fn single_exit(func: &Function) -> Result<(Function, Block), AdError> {
+    let returns: Vec<Block> = func
+        .block_ids()
+        .filter(|&b| matches!(func.block(b).term, Terminator::Return(_)))
+        .collect();
+    if func.predecessors()[0].iter().next().is_some() {
+        return Err(AdError::new(func.span, "cannot differentiate: the entry block is a loop target"));
+    }
+    match returns.as_slice() {
+        [] => Err(AdError::new(
+            func.span,
+            format!("cannot differentiate `{}`: it never returns normally", func.name),
+        )),
+        [one] => Ok((func.clone(), *one)),
+        _ => {
+            let mut f = func.clone();
+            let exit = f.add_block();
+            let y = f.add_param(exit, f.ret.clone(), Span::default(), None);
+            for b in returns {
+                let data = f.block(b);
+                let span = data.term_span;
+                if let Terminator::Return(x) = data.term.clone() {
+                    let call = BlockCall { block: exit, args: vec![x] };
+                    f.set_term(b, Terminator::Jump(call), span);
+                }
+            }
+            f.set_term(exit, Terminator::Return(y.into()), func.span);
+            Ok((f, exit))
+        }
+    }
+}
+
+/// For each block: does it lie on a cycle of the CFG (may it run more than once per call)?
+pub fn in_loop(func: &Function) -> Vec<bool> {
+    let n = func.blocks.len();
+    (0..n)
+        .map(|i| {
+            let start = Block(i as u32);
+            let mut seen = vec![false; n];
+            let mut stack = func.block(start).term.successors();
+            while let Some(b) = stack.pop() {
+                if b == start {
+                    return true;
+                }
+                if !std::mem::replace(&mut seen[b.index()], true) {
+                    stack.extend(func.block(b).term.successors());
+                }
+            }
+            false
+        })
+        .collect()
+}
+
+/// For each block: can control get from it to `exit`?
+pub fn reaches(func: &Function, exit: Block) -> Vec<bool> {
+    let preds = func.predecessors();
+    let mut ok = vec![false; func.blocks.len()];
+    let mut stack = vec![exit];
+    while let Some(b) = stack.pop() {
+        if !std::mem::replace(&mut ok[b.index()], true) {
+            stack.extend(preds[b.index()].iter().copied());
+        }
+    }
+    ok
+}
+
+/// Is `t` Float64 (the one type whose gradient is added with `+`)?
+pub fn is_f64(t: &Type) -> bool {
+    *t == Type::Float64
+}

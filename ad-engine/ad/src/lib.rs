@@ -1,0 +1,79 @@
+//! zy's reverse mode: the adjoint transform of typed SSA functions (the Zygote paper's CFG
+//! reversal with Mooncake's split into a forward function `f⁺` and a pullback `f⁻`), the rules
+//! of every differentiable primitive, the reaching-gradient analysis, and drivers `∇f` that
+//! compute a value with its gradient.
+
+pub mod activity;
+pub mod cfg;
+mod driver;
+pub mod names;
+pub mod rules;
+pub mod tangent;
+pub mod transform;
+
+use std::fmt;
+use std::sync::Arc;
+
+use zy_ir::{Instance, Span, TypedProgram};
+
+pub use activity::{analyse, Activity, ArgGradient, UseSite, ValueActivity};
+pub use tangent::{fdata_type, rdata_type};
+
+/// Why a function cannot be differentiated, with the source location.
+#[derive(Clone, PartialEq, Eq, Debug)]
+pub struct AdError {
+    pub span: Span,
+    pub message: String,
+}
+
+impl AdError {
+    /// An error at `span`.
+    pub fn new(span: Span, message: impl Into<String>) -> AdError {
+        AdError { span, message: message.into() }
+    }
+}
+
+impl fmt::Display for AdError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.message)
+    }
+}
+
+impl std::error::Error for AdError {}
+
+/// Add to a copy of `prog` the forward and pullback functions of `inst` and of every function
+/// they call, plus the driver `∇f(args...)` returning `(y, (g1, g2, ...))`. Returns the
+/// driver's instance and the extended program.
+pub fn gradient_program(prog: &TypedProgram, inst: &Instance) -> Result<(Arc<Instance>, TypedProgram), AdError> {
+    let mut out = prog.clone();
+    let inst = Arc::new(inst.clone());
+    add_adjoints(&mut out, &inst)?;
+    let func = prog
+        .functions
+        .get(&inst)
+        .ok_or_else(|| AdError::new(Span::default(), format!("no typed body for {inst}")))?;
+    let (dinst, driver) = driver::driver(&inst, func)?;
+    out.functions.insert(dinst.clone(), Arc::new(driver));
+    Ok((dinst, out))
+}
+
+/// Add `f⁺`/`f⁻` for `inst` and, transitively, for the user functions it calls.
+pub fn add_adjoints(prog: &mut TypedProgram, inst: &Arc<Instance>) -> Result<(), AdError> {
+    let mut work = vec![inst.clone()];
+    while let Some(i) = work.pop() {
+        let fwd = names::forward_instance(&i);
+        if prog.functions.contains_key(&fwd) {
+            continue;
+        }
+        let func = prog
+            .functions
+            .get(&i)
+            .cloned()
+            .ok_or_else(|| AdError::new(Span::default(), format!("no typed body for {i}")))?;
+        let adj = transform::adjoint(&i, &func)?;
+        prog.functions.insert(fwd, Arc::new(adj.forward));
+        prog.functions.insert(names::pullback_instance(&i), Arc::new(adj.pullback));
+        work.extend(adj.callees);
+    }
+    Ok(())
+}

@@ -1,0 +1,49 @@
+//! Calls of user functions: the forward calls the callee's forward function and keeps its
+//! `back` closure as the residual; the reverse calls `back` and hands out the returned rdata.
+
+use std::sync::Arc;
+
+use zy_ir::{Instance, Op, Operand, Prim, Type};
+
+use super::{arg_rdata, Callees, Emit, FwdOut, FwdStmt, RevStmt};
+use crate::names;
+use crate::tangent::{has_fdata, rdata_type};
+
+pub fn forward(e: &mut Emit, inst: &Arc<Instance>, s: &FwdStmt, callees: &mut Callees) -> FwdOut {
+    if !s.active && !has_fdata(&s.ty) && s.arg_tys.iter().all(|t| !has_fdata(t)) {
+        // Nothing differentiable flows through: call the primal.
+        let value = e.op(Op::Invoke(inst.clone()), s.args.clone(), s.ty.clone());
+        return FwdOut { value, shadow: None, residuals: vec![] };
+    }
+    if !callees.wanted.contains(inst) {
+        callees.wanted.push(inst.clone());
+    }
+    let mut args = Vec::new();
+    for (i, a) in s.args.iter().enumerate() {
+        args.push(a.clone());
+        if has_fdata(&s.arg_tys[i]) {
+            args.push(s.shadows[i].clone().unwrap_or(zy_ir::Const::Nothing.into()));
+        }
+    }
+    let fwd = names::forward_instance(inst);
+    let ret = names::forward_ret(inst, &s.ty);
+    let r = e.op(Op::Invoke(fwd), args, ret.clone());
+    let value = e.field(r.clone(), 0, &ret);
+    let fields = ret.field_types().unwrap_or_default();
+    let shadow = has_fdata(&s.ty).then(|| e.field(r.clone(), 1, &ret));
+    let back = e.field(r, fields.len().saturating_sub(1), &ret);
+    FwdOut { value, shadow, residuals: vec![back] }
+}
+
+pub fn reverse(e: &mut Emit, s: &RevStmt) -> Vec<Option<Operand>> {
+    let Some(back) = s.residuals.first().cloned() else { return vec![None; s.arg_tys.len()] };
+    let dy = match &s.dy {
+        Some(dy) => dy.clone(),
+        None => e.zero_rdata(&rdata_type(&s.ty)),
+    };
+    let gty = Type::tuple(s.arg_tys.iter().map(rdata_type));
+    let g = e.prim(Prim::CallPullback, vec![back, dy], gty.clone());
+    (0..s.arg_tys.len())
+        .map(|i| (arg_rdata(s, i) != Type::Nothing).then(|| e.field(g.clone(), i, &gty)))
+        .collect()
+}

@@ -1,0 +1,215 @@
+//! Rules: for each operation, its forward fragment (the primal operation, a shadow for a fresh
+//! mutable result, the residuals the reverse needs) and its reverse fragment (IR computing the
+//! operands' gradient contributions from the residuals and the result's gradient).
+//!
+//! One file per domain. A rule sees forward-side operands in [`FwdCx`] and pullback-side
+//! operands in [`RevCx`]; the transform moves residuals between the two (slots or stacks).
+
+mod arrays;
+mod calls;
+mod data;
+mod scalar;
+
+use std::sync::Arc;
+
+use zy_ir::{Block, Const, Instance, Op, Operand, Prim, Span, SsaBuilder, Stmt, Type};
+
+use crate::tangent::{fdata_type, rdata_type};
+use crate::AdError;
+
+/// Emitting IR into one block of a function under construction.
+pub struct Emit<'a> {
+    pub b: &'a mut SsaBuilder,
+    pub block: Block,
+    pub span: Span,
+}
+
+impl Emit<'_> {
+    /// Append `op(args...) :: ty`.
+    pub fn op(&mut self, op: Op, args: Vec<Operand>, ty: Type) -> Operand {
+        let v = self.b.func.push_stmt(self.block, Stmt { op, args }, ty, self.span);
+        Operand::Value(v)
+    }
+
+    /// Append a primitive call.
+    pub fn prim(&mut self, p: Prim, args: Vec<Operand>, ty: Type) -> Operand {
+        self.op(Op::Prim(p), args, ty)
+    }
+
+    /// `a + b` on Float64, folding additions of a literal zero.
+    pub fn add(&mut self, a: Operand, b: Operand) -> Operand {
+        match (is_zero(&a), is_zero(&b)) {
+            (true, _) => b,
+            (_, true) => a,
+            _ => self.prim(Prim::Add, vec![a, b], Type::Float64),
+        }
+    }
+
+    /// `a * b` on Float64.
+    pub fn mul(&mut self, a: Operand, b: Operand) -> Operand {
+        self.prim(Prim::Mul, vec![a, b], Type::Float64)
+    }
+
+    /// Field `i` (0-based) of a tuple or named tuple of type `ty`.
+    pub fn field(&mut self, x: Operand, i: usize, ty: &Type) -> Operand {
+        let fty = ty.field_types().and_then(|fs| fs.get(i).cloned()).unwrap_or(Type::Nothing);
+        if fty == Type::Nothing {
+            return Const::Nothing.into();
+        }
+        self.prim(Prim::GetField, vec![x, Const::Int(i as i64 + 1).into()], fty)
+    }
+
+    /// Tangent addition of two gradients of type `ty`.
+    pub fn accum(&mut self, ty: &Type, a: Operand, b: Operand) -> Operand {
+        match ty {
+            Type::Float64 => self.add(a, b),
+            Type::Nothing => Const::Nothing.into(),
+            _ => self.prim(Prim::Accum, vec![a, b], ty.clone()),
+        }
+    }
+
+    /// The zero rdata of type `ty` (a literal where possible).
+    pub fn zero_rdata(&mut self, ty: &Type) -> Operand {
+        match ty {
+            Type::Float64 => Const::f64(0.0).into(),
+            Type::Nothing => Const::Nothing.into(),
+            _ => self.prim(Prim::ZeroTangent, vec![], ty.clone()),
+        }
+    }
+
+    /// A fresh zero shadow for the primal `x` of type `ty` (`None` if `ty` has no fdata).
+    pub fn zero_fdata(&mut self, x: Operand, ty: &Type) -> Option<Operand> {
+        let fty = fdata_type(ty);
+        match (&fty, ty) {
+            (Type::Nothing, _) => None,
+            (_, Type::Array(..)) => Some(self.prim(Prim::ZeroTangent, vec![x], fty)),
+            (Type::Ref(inner), _) => {
+                let z = self.zero_rdata(inner);
+                Some(self.prim(Prim::RefNew, vec![z], fty.clone()))
+            }
+            _ => {
+                // A composite holding mutable parts: the shadow of each field.
+                let ftys = ty.field_types().unwrap_or_default();
+                let mut parts = Vec::new();
+                for (i, ft) in ftys.iter().enumerate() {
+                    let xi = self.prim(Prim::GetField, vec![x.clone(), Const::Int(i as i64 + 1).into()], ft.clone());
+                    parts.push(self.zero_fdata(xi, ft).unwrap_or(Const::Nothing.into()));
+                }
+                Some(self.rebuild(&fty, parts))
+            }
+        }
+    }
+
+    /// Build a tuple or named tuple of type `ty` from its parts.
+    pub fn rebuild(&mut self, ty: &Type, parts: Vec<Operand>) -> Operand {
+        match ty {
+            Type::NamedTuple(fs) => {
+                let names: Vec<Const> = fs.iter().map(|(n, _)| Const::Symbol(n.clone())).collect();
+                let mut args = vec![Operand::Const(Const::Tuple(names.into()))];
+                args.extend(parts);
+                self.prim(Prim::NamedTuple, args, ty.clone())
+            }
+            _ => self.prim(Prim::Tuple, parts, ty.clone()),
+        }
+    }
+
+    /// A gradient of type `ty` (an rdata tuple or named tuple) that is zero except for part `i`.
+    pub fn one_hot(&mut self, ty: &Type, i: usize, part: Operand) -> Operand {
+        let ftys = ty.field_types().unwrap_or_default();
+        let mut parts = Vec::new();
+        for (j, ft) in ftys.iter().enumerate() {
+            parts.push(if j == i { part.clone() } else { self.zero_rdata(ft) });
+        }
+        self.rebuild(ty, parts)
+    }
+}
+
+fn is_zero(op: &Operand) -> bool {
+    op.as_const().and_then(Const::as_f64) == Some(0.0)
+}
+
+/// A statement as the forward rule sees it.
+pub struct FwdStmt<'s> {
+    pub op: &'s Op,
+    /// Forward-side operands.
+    pub args: Vec<Operand>,
+    /// Their shadows (forward side), where their types have fdata.
+    pub shadows: Vec<Option<Operand>>,
+    pub arg_tys: Vec<Type>,
+    pub ty: Type,
+    /// Whether the statement needs a reverse (its residuals are kept).
+    pub active: bool,
+}
+
+/// What a forward fragment produced.
+pub struct FwdOut {
+    /// The primal result.
+    pub value: Operand,
+    /// The result's shadow, if its type has fdata.
+    pub shadow: Option<Operand>,
+    /// Values the reverse fragment needs, in the order it expects them.
+    pub residuals: Vec<Operand>,
+}
+
+/// A statement as the reverse rule sees it.
+pub struct RevStmt<'s> {
+    pub op: &'s Op,
+    pub arg_tys: Vec<Type>,
+    /// The statement's constant operands (`None` for SSA-value operands).
+    pub consts: Vec<Option<Const>>,
+    pub ty: Type,
+    /// The residuals, pullback side, as the forward fragment listed them.
+    pub residuals: Vec<Operand>,
+    /// The result's rdata gradient, if its type has rdata.
+    pub dy: Option<Operand>,
+}
+
+/// Callee functions whose forward and pullback the program needs.
+pub struct Callees {
+    pub wanted: Vec<Arc<Instance>>,
+}
+
+/// The forward fragment of a statement.
+pub fn forward(e: &mut Emit, s: FwdStmt, callees: &mut Callees) -> Result<FwdOut, AdError> {
+    let out = match s.op {
+        Op::Prim(p) if scalar::handles(*p) => scalar::forward(e, *p, &s),
+        Op::Prim(p) if data::handles(*p) => data::forward(e, *p, &s),
+        Op::Prim(p) if arrays::handles(*p) => arrays::forward(e, *p, &s)?,
+        Op::New(st) => data::forward_new(e, st, &s),
+        Op::Invoke(inst) => calls::forward(e, inst, &s, callees),
+        Op::Prim(p) if p.is_nondifferentiable() || !s.active => plain(e, &s),
+        Op::Prim(p) => return Err(unsupported(e.span, &format!("the primitive `{p}`"))),
+        Op::Call(n) => return Err(unsupported(e.span, &format!("the untyped call `{n}`"))),
+        Op::CallValue | Op::Closure(_) => return Err(unsupported(e.span, "untyped IR")),
+        Op::Global(_) => plain(e, &s),
+    };
+    Ok(out)
+}
+
+/// The reverse fragment: one rdata contribution per operand (`None`: none).
+pub fn reverse(e: &mut Emit, s: RevStmt) -> Vec<Option<Operand>> {
+    match s.op {
+        Op::Prim(p) if scalar::handles(*p) => scalar::reverse(e, *p, &s),
+        Op::Prim(p) if data::handles(*p) => data::reverse(e, *p, &s),
+        Op::Prim(p) if arrays::handles(*p) => arrays::reverse(e, *p, &s),
+        Op::New(_) => data::reverse_new(e, &s),
+        Op::Invoke(_) => calls::reverse(e, &s),
+        _ => vec![None; s.arg_tys.len()],
+    }
+}
+
+/// An operation copied unchanged, with a zero shadow for a fresh mutable result.
+fn plain(e: &mut Emit, s: &FwdStmt) -> FwdOut {
+    let value = e.op(s.op.clone(), s.args.clone(), s.ty.clone());
+    let shadow = e.zero_fdata(value.clone(), &s.ty);
+    FwdOut { value, shadow, residuals: vec![] }
+}
+
+fn unsupported(span: Span, what: &str) -> AdError {
+    AdError::new(span, format!("cannot differentiate {what}"))
+}
+
+/// The rdata type of operand `i`.
+pub fn arg_rdata(s: &RevStmt, i: usize) -> Type {
+    s.arg_tys.get(i).map(rdata_type).unwrap_or(Type::Nothing)
+}

@@ -1,0 +1,195 @@
+//! Rules of scalar arithmetic and the elementary functions (Table 1 of the Zygote paper; the
+//! conventions of ChainRules at kinks: `abs'(0) = 0`, ties of `max`/`min` split evenly).
+
+use zy_ir::{Const, Operand, Prim, Type};
+
+use super::{Emit, FwdOut, FwdStmt, RevStmt};
+
+/// Is `p` a scalar primitive with a rule here?
+pub fn handles(p: Prim) -> bool {
+    use Prim::*;
+    matches!(
+        p,
+        Add | Sub | Mul | Div | Pow | Neg | Sin | Cos | Tan | Exp | Log | Log1p | Sqrt | Abs
+            | Tanh | Sinh | Cosh | Asin | Acos | Atan | Max | Min | Float | Rem
+    )
+}
+
+/// The primal operation; residuals are the operands and/or the result, as the reverse needs.
+pub fn forward(e: &mut Emit, p: Prim, s: &FwdStmt) -> FwdOut {
+    use Prim::*;
+    let value = e.prim(p, s.args.clone(), s.ty.clone());
+    if !s.active || s.ty != Type::Float64 {
+        return FwdOut { value, shadow: None, residuals: vec![] };
+    }
+    let a = || s.args[0].clone();
+    let b = || s.args.get(1).cloned().unwrap_or(Const::Nothing.into());
+    let residuals = match p {
+        Add | Sub | Neg | Float => vec![],
+        Mul | Max | Min | Rem => vec![a(), b()],
+        Div => vec![b(), value.clone()],
+        Pow => vec![a(), b(), value.clone()],
+        Tan | Exp | Sqrt | Tanh => vec![value.clone()],
+        _ => vec![a()],
+    };
+    FwdOut { value, shadow: None, residuals }
+}
+
+/// Contributions to each operand from `dy`.
+pub fn reverse(e: &mut Emit, p: Prim, s: &RevStmt) -> Vec<Option<Operand>> {
+    use Prim::*;
+    let n = s.arg_tys.len();
+    let Some(dy) = s.dy.clone() else { return vec![None; n] };
+    if s.ty != Type::Float64 {
+        return vec![None; n];
+    }
+    let f = Type::Float64;
+    let r = |i: usize| s.residuals[i].clone();
+    let real = |i: usize| s.arg_tys.get(i) == Some(&Type::Float64);
+    let only_float = |v: Vec<Option<Operand>>| -> Vec<Option<Operand>> {
+        v.into_iter().enumerate().map(|(i, g)| g.filter(|_| real(i))).collect()
+    };
+    let out = match p {
+        Add => vec![Some(dy.clone()), Some(dy)],
+        Sub => {
+            let nb = e.prim(Neg, vec![dy.clone()], f.clone());
+            vec![Some(dy), Some(nb)]
+        }
+        Neg => vec![Some(e.prim(Neg, vec![dy], f.clone()))],
+        Float => vec![None],
+        Mul => {
+            let da = e.mul(dy.clone(), r(1));
+            let db = e.mul(dy, r(0));
+            vec![Some(da), Some(db)]
+        }
+        Div => {
+            // ā = ȳ / b, b̄ = -ā y
+            let da = e.prim(Div, vec![dy, r(0)], f.clone());
+            let t = e.mul(da.clone(), r(1));
+            let db = e.prim(Neg, vec![t], f.clone());
+            vec![Some(da), Some(db)]
+        }
+        Rem => {
+            // rem(a, b) = a - b * trunc(a / b): ā = ȳ, b̄ = -ȳ trunc(a / b)
+            let q = e.prim(Div, vec![r(0), r(1)], f.clone());
+            let q = trunc(e, q);
+            let t = e.mul(dy.clone(), q);
+            vec![Some(dy), Some(e.prim(Neg, vec![t], f.clone()))]
+        }
+        Pow => pow(e, s, dy),
+        Sin => {
+            let c = e.prim(Cos, vec![r(0)], f.clone());
+            vec![Some(e.mul(dy, c))]
+        }
+        Cos => {
+            let sn = e.prim(Sin, vec![r(0)], f.clone());
+            let t = e.mul(dy, sn);
+            vec![Some(e.prim(Neg, vec![t], f.clone()))]
+        }
+        Tan => {
+            // 1 + y²
+            let y2 = e.mul(r(0), r(0));
+            let d = e.add(Const::f64(1.0).into(), y2);
+            vec![Some(e.mul(dy, d))]
+        }
+        Exp => vec![Some(e.mul(dy, r(0)))],
+        Log => vec![Some(e.prim(Div, vec![dy, r(0)], f.clone()))],
+        Log1p => {
+            let d = e.add(Const::f64(1.0).into(), r(0));
+            vec![Some(e.prim(Div, vec![dy, d], f.clone()))]
+        }
+        Sqrt => {
+            let d = e.mul(Const::f64(2.0).into(), r(0));
+            vec![Some(e.prim(Div, vec![dy, d], f.clone()))]
+        }
+        Abs => {
+            let sg = e.prim(Sign, vec![r(0)], f.clone());
+            vec![Some(e.mul(dy, sg))]
+        }
+        Tanh => {
+            let y2 = e.mul(r(0), r(0));
+            let d = e.prim(Sub, vec![Const::f64(1.0).into(), y2], f.clone());
+            vec![Some(e.mul(dy, d))]
+        }
+        Sinh => {
+            let c = e.prim(Cosh, vec![r(0)], f.clone());
+            vec![Some(e.mul(dy, c))]
+        }
+        Cosh => {
+            let sn = e.prim(Sinh, vec![r(0)], f.clone());
+            vec![Some(e.mul(dy, sn))]
+        }
+        Asin | Acos => {
+            // ±1 / sqrt(1 - x²)
+            let x2 = e.mul(r(0), r(0));
+            let d = e.prim(Sub, vec![Const::f64(1.0).into(), x2], f.clone());
+            let d = e.prim(Sqrt, vec![d], f.clone());
+            let g = e.prim(Div, vec![dy, d], f.clone());
+            vec![Some(if p == Asin { g } else { e.prim(Neg, vec![g], f.clone()) })]
+        }
+        Atan => {
+            let x2 = e.mul(r(0), r(0));
+            let d = e.add(Const::f64(1.0).into(), x2);
+            vec![Some(e.prim(Div, vec![dy, d], f.clone()))]
+        }
+        Max | Min => {
+            // The larger (smaller) operand gets ȳ; a tie splits it evenly.
+            let cmp = if p == Max { Gt } else { Lt };
+            let wins_a = e.prim(cmp, vec![r(0), r(1)], Type::Bool);
+            let wins_b = e.prim(cmp, vec![r(1), r(0)], Type::Bool);
+            let tie = e.prim(Eq, vec![r(0), r(1)], Type::Bool);
+            let half = {
+                let t = e.prim(Float, vec![tie], f.clone());
+                e.mul(Const::f64(0.5).into(), t)
+            };
+            let wa = e.prim(Float, vec![wins_a], f.clone());
+            let wa = e.add(wa, half.clone());
+            let wb = e.prim(Float, vec![wins_b], f.clone());
+            let wb = e.add(wb, half);
+            vec![Some(e.mul(dy.clone(), wa)), Some(e.mul(dy, wb))]
+        }
+        _ => vec![None; n],
+    };
+    only_float(out)
+}
+
+/// `trunc(q)` from `floor`/`ceil`: toward zero.
+fn trunc(e: &mut Emit, q: Operand) -> Operand {
+    let f = Type::Float64;
+    let neg = e.prim(Prim::Lt, vec![q.clone(), Const::f64(0.0).into()], Type::Bool);
+    let negf = e.prim(Prim::Float, vec![neg], f.clone());
+    let fl = e.prim(Prim::Floor, vec![q.clone()], f.clone());
+    let ce = e.prim(Prim::Ceil, vec![q], f.clone());
+    // fl + negf * (ce - fl)
+    let d = e.prim(Prim::Sub, vec![ce, fl.clone()], f.clone());
+    let t = e.mul(negf, d);
+    e.add(fl, t)
+}
+
+/// `y = x^n`: `x̄ = ȳ n x^(n-1)` (zero for `n == 0`, as ChainRules), and for a Float64 exponent
+/// `n̄ = ȳ y log(x)`; an Int exponent gets no gradient.
+fn pow(e: &mut Emit, s: &RevStmt, dy: Operand) -> Vec<Option<Operand>> {
+    let f = Type::Float64;
+    let (x, n, y) = (s.residuals[0].clone(), s.residuals[1].clone(), s.residuals[2].clone());
+    let nf = if s.arg_tys.get(1) == Some(&Type::Float64) {
+        n.clone()
+    } else {
+        e.prim(Prim::Float, vec![n.clone()], f.clone())
+    };
+    // x^(n - 1 + (n == 0)): for n == 0 the factor n makes the product 0 without 0 * Inf.
+    let is0 = e.prim(Prim::Eq, vec![nf.clone(), Const::f64(0.0).into()], Type::Bool);
+    let is0 = e.prim(Prim::Float, vec![is0], f.clone());
+    let m = e.prim(Prim::Sub, vec![nf.clone(), Const::f64(1.0).into()], f.clone());
+    let m = e.add(m, is0);
+    let p = e.prim(Prim::Pow, vec![x.clone(), m], f.clone());
+    let d = e.mul(nf, p);
+    let dx = e.mul(dy.clone(), d);
+    let dn = if s.arg_tys.get(1) == Some(&Type::Float64) {
+        let l = e.prim(Prim::Log, vec![x], f.clone());
+        let t = e.mul(dy, y);
+        Some(e.mul(t, l))
+    } else {
+        None
+    };
+    vec![Some(dx), dn]
+}

@@ -1,0 +1,107 @@
+//! Mooncake's split of a tangent into *fdata* and *rdata*.
+//!
+//! Mutable objects (arrays, `Ref`s, mutable structs) have identity, so their gradient lives in a
+//! *shadow* object allocated next to the primal in the forward pass and updated in place by the
+//! pullback: that is fdata. Everything else (numbers, tuples, immutable structs, closures) has
+//! rdata: gradients returned and accumulated as values by the pullback. A composite has fdata
+//! where it contains mutable parts and rdata where it contains immutable differentiable parts;
+//! [`tangent_type`] (the user-visible gradient) combines both.
+
+use std::sync::Arc;
+
+use zy_ir::{tangent_type, Name, Type};
+
+/// The type of the forward-pass shadow of a value of type `t` (`Nothing` when it has none).
+pub fn fdata_type(t: &Type) -> Type {
+    match t {
+        Type::Array(..) | Type::Adjoint(_) => tangent_type(t),
+        Type::Ref(inner) => match tangent_type(inner) {
+            Type::Nothing => Type::Nothing,
+            tan => Type::Ref(Arc::new(tan)),
+        },
+        Type::Struct(s) if s.mutable => match tangent_type(t) {
+            Type::Nothing => Type::Nothing,
+            tan => Type::Ref(Arc::new(tan)),
+        },
+        _ => composite(t, fdata_type),
+    }
+}
+
+/// The type of the pullback-returned part of the tangent of `t` (`Nothing` when it has none).
+pub fn rdata_type(t: &Type) -> Type {
+    match t {
+        Type::Float64 => Type::Float64,
+        _ if t.is_mutable() => Type::Nothing,
+        Type::Adjoint(_) => Type::Nothing,
+        _ => composite(t, rdata_type),
+    }
+}
+
+/// Tuples, named tuples and immutable structs: the part of each field, `Nothing` overall when
+/// every field has `Nothing`.
+fn composite(t: &Type, part: fn(&Type) -> Type) -> Type {
+    let named = |fields: Vec<(Name, Type)>| {
+        if fields.iter().all(|(_, t)| *t == Type::Nothing) {
+            Type::Nothing
+        } else {
+            Type::NamedTuple(fields.into())
+        }
+    };
+    match t {
+        Type::Tuple(ts) => {
+            let parts: Vec<Type> = ts.iter().map(part).collect();
+            if parts.iter().all(|t| *t == Type::Nothing) {
+                Type::Nothing
+            } else {
+                Type::Tuple(parts.into())
+            }
+        }
+        Type::NamedTuple(fs) => named(fs.iter().map(|(n, t)| (n.clone(), part(t))).collect()),
+        Type::Struct(s) => named(s.fields.iter().map(|(n, t)| (n.clone(), part(t))).collect()),
+        _ => Type::Nothing,
+    }
+}
+
+/// Does `t` have a forward shadow?
+pub fn has_fdata(t: &Type) -> bool {
+    fdata_type(t) != Type::Nothing
+}
+
+/// Does `t` have a pullback-returned gradient?
+pub fn has_rdata(t: &Type) -> bool {
+    rdata_type(t) != Type::Nothing
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use zy_ir::{StructKind, StructType};
+
+    fn st(name: &str, fields: Vec<(&str, Type)>, mutable: bool) -> Type {
+        Type::Struct(Arc::new(StructType {
+            name: name.into(),
+            params: vec![],
+            fields: fields.into_iter().map(|(n, t)| (Name::from(n), t)).collect(),
+            mutable,
+            kind: StructKind::User,
+        }))
+    }
+
+    #[test]
+    fn split_of_common_types() {
+        let v = Type::vector_f64();
+        let cases = [
+            (Type::Float64, "Nothing", "Float64"),
+            (Type::Int64, "Nothing", "Nothing"),
+            (v.clone(), "Vector{Float64}", "Nothing"),
+            (Type::Ref(Arc::new(Type::Float64)), "Ref{Float64}", "Nothing"),
+            (Type::tuple([Type::Float64, v.clone()]), "Tuple{Nothing, Vector{Float64}}", "Tuple{Float64, Nothing}"),
+            (st("Dense", vec![("W", Type::matrix_f64()), ("b", v.clone())], false), "(W = Matrix{Float64}, b = Vector{Float64})", "Nothing"),
+            (st("P", vec![("a", Type::Float64), ("n", Type::Int64)], false), "Nothing", "(a = Float64, n = Nothing)"),
+            (st("M", vec![("a", Type::Float64)], true), "Ref{(a = Float64,)}", "Nothing"),
+        ];
+        for (t, f, r) in cases {
+            assert_eq!((fdata_type(&t).to_string(), rdata_type(&t).to_string()), (f.to_string(), r.to_string()), "{t}");
+        }
+    }
+}

@@ -1,0 +1,517 @@
+//! The adjoint transform of one typed function into a forward function `f⁺` and a pullback
+//! function `f⁻` (Mooncake's structure, the Zygote paper's CFG reversal).
+//!
+//! Forward: the primal CFG, each statement replaced by its rule's forward fragment; a block with
+//! several predecessors gets a `br#` parameter recording which one jumped to it. Each block's
+//! residuals (and `br#`) are kept: in slot variables threaded to the exit when the block runs at
+//! most once, pushed as one tuple per execution on the block's stack (`stk#`) when it is in a
+//! loop. Values defined outside every loop always go in slots. The exit returns
+//! `(y, y_f, make_pullback(tape))`.
+//!
+//! Pullback: one reverse block per primal block, starting from the exit's; each pops or loads its
+//! residuals, runs the reverse fragments backwards, passes φ gradients to the jump operands of
+//! the predecessor taken, and branches to that predecessor's reverse block. Gradients are
+//! builder variables, accumulated with `+`/`accum` and reset after a definition in a loop.
+
+use std::collections::HashMap;
+use std::sync::Arc;
+
+use zy_ir::{
+    Block, BlockCall, Const, Function, Instance, Op, Operand, Prim, Span, SsaBuilder, Stmt,
+    Terminator, Type, Value, ValueKind, Var,
+};
+
+use crate::activity::{analyse, Activity};
+use crate::cfg::{in_loop, reaches, single_exit};
+use crate::names;
+use crate::rules::{self, Callees, Emit, FwdStmt, RevStmt};
+use crate::tangent::{fdata_type, has_fdata, has_rdata, rdata_type};
+use crate::AdError;
+
+/// The two functions produced for one instance.
+pub struct Adjoint {
+    pub forward: Function,
+    pub pullback: Function,
+    /// User functions called on the active path: their adjoints are needed too.
+    pub callees: Vec<Arc<Instance>>,
+}
+
+
+/// Per primal block: the residuals (forward values) its reverse reads, and their homes.
+#[derive(Default, Clone)]
+struct BlockTape {
+    residuals: Vec<Value>,
+    /// Residuals pushed per execution (blocks in loops).
+    pushed: Vec<Value>,
+    /// Stack value (forward entry) and its tape position, if the block pushes.
+    stack: Option<(Value, usize)>,
+    /// The `br#` parameter, for blocks with several predecessors.
+    branch: Option<Value>,
+}
+
+/// Transform `func`, the body of `inst`.
+pub fn adjoint(inst: &Arc<Instance>, func: &Function) -> Result<Adjoint, AdError> {
+    let (f, exit) = single_exit(func)?;
+    let act = analyse(&f);
+    let cx = Cx::new(&f, exit, act);
+    let mut callees = Callees { wanted: Vec::new() };
+    let fw = forward_pass(&cx, inst, &mut callees)?;
+    let pullback = pullback_pass(&cx, inst, &fw)?;
+    Ok(Adjoint { forward: fw.func, pullback, callees: callees.wanted })
+}
+
+/// Facts about the primal shared by both passes.
+struct Cx<'f> {
+    f: &'f Function,
+    exit: Block,
+    act: Activity,
+    looped: Vec<bool>,
+    live: Vec<bool>,
+    preds: Vec<Vec<Block>>,
+    /// Blocks in reverse post-order that reach the exit.
+    order: Vec<Block>,
+}
+
+impl<'f> Cx<'f> {
+    fn new(f: &'f Function, exit: Block, act: Activity) -> Cx<'f> {
+        let looped = in_loop(f);
+        let live = reaches(f, exit);
+        let preds = f.predecessors();
+        let order = f.reverse_postorder().into_iter().filter(|b| live[b.index()]).collect();
+        Cx { f, exit, act, looped, live, preds, order }
+    }
+
+    fn is_stmt_active(&self, v: Value) -> bool {
+        let Some(s) = self.f.stmt(v) else { return false };
+        let effect = matches!(s.op, Op::Prim(p) if p.has_effect());
+        let feeds = s.args.iter().any(|a| a.as_value().is_some_and(|x| self.act.values[x.index()].varied));
+        self.act.is_active(v) || (effect && feeds) || (effect && matches!(s.op, Op::Prim(Prim::SetIndex)))
+    }
+
+    fn multi_pred(&self, b: Block) -> bool {
+        self.preds[b.index()].len() > 1
+    }
+}
+
+/// The finished forward function with what the pullback needs to know about it.
+struct Forward {
+    func: Function,
+    tapes: Vec<BlockTape>,
+    /// Residuals kept in slots, by their position in the tape tuple.
+    slots: HashMap<Value, usize>,
+    /// Primal statement -> its rule's residuals (forward side).
+    residual_of: HashMap<Value, Vec<Operand>>,
+    tape_ty: Type,
+}
+
+fn forward_pass(cx: &Cx, inst: &Arc<Instance>, callees: &mut Callees) -> Result<Forward, AdError> {
+    let f = cx.f;
+    let fwd_inst = names::forward_instance(inst);
+    let mut out = Function::new(fwd_inst.name.clone(), f.span);
+    out.instance = Some(fwd_inst);
+    out.arg_names = f.arg_names.clone();
+    let mut map: HashMap<Value, Operand> = HashMap::new();
+    let mut shadow: HashMap<Value, Operand> = HashMap::new();
+    for &a in f.args() {
+        let d = f.value(a);
+        let fa = out.add_param(Block::ENTRY, d.ty.clone(), d.span, d.name.clone());
+        map.insert(a, fa.into());
+        if has_fdata(&d.ty) {
+            let name = d.name.as_ref().map(|n| format!("{n}_f").into());
+            let s = out.add_param(Block::ENTRY, fdata_type(&d.ty), d.span, name);
+            shadow.insert(a, s.into());
+        }
+    }
+    for _ in 1..f.blocks.len() {
+        out.add_block();
+    }
+    let mut tapes = vec![BlockTape::default(); f.blocks.len()];
+    for b in f.block_ids().skip(1) {
+        for &p in &f.block(b).params {
+            let d = f.value(p);
+            let fp = out.add_param(b, d.ty.clone(), d.span, d.name.clone());
+            map.insert(p, fp.into());
+            if has_fdata(&d.ty) {
+                let s = out.add_param(b, fdata_type(&d.ty), d.span, None);
+                shadow.insert(p, s.into());
+            }
+        }
+        if cx.live[b.index()] && cx.multi_pred(b) {
+            let name = format!("br{b}").into();
+            tapes[b.index()].branch = Some(out.add_param(b, Type::Int64, Span::default(), Some(name)));
+        }
+    }
+    let mut sb = SsaBuilder::new(out);
+    let mut residual_of: HashMap<Value, Vec<Operand>> = HashMap::new();
+    let mut slot_vars: HashMap<Value, Var> = HashMap::new();
+    let mut slots: HashMap<Value, usize> = HashMap::new();
+    let mut slot_order: Vec<Value> = Vec::new();
+    for b in f.reverse_postorder() {
+        let data = f.block(b);
+        for &v in &data.stmts {
+            let d = f.value(v);
+            let Some(s) = f.stmt(v) else { continue };
+            let fs = FwdStmt {
+                op: &s.op,
+                args: s.args.iter().map(|a| mapped(&map, a)).collect(),
+                shadows: s.args.iter().map(|a| a.as_value().and_then(|x| shadow.get(&x).cloned())).collect(),
+                arg_tys: s.args.iter().map(|a| f.operand_ty(a)).collect(),
+                ty: d.ty.clone(),
+                active: cx.live[b.index()] && cx.is_stmt_active(v),
+            };
+            let active = fs.active;
+            let mut e = Emit { b: &mut sb, block: b, span: d.span };
+            let r = rules::forward(&mut e, fs, callees)?;
+            if let Operand::Value(fv) = r.value {
+                if sb.func.values[fv.index()].name.is_none() {
+                    sb.func.values[fv.index()].name = d.name.clone();
+                }
+            }
+            map.insert(v, r.value);
+            if let Some(sh) = r.shadow {
+                shadow.insert(v, sh);
+            }
+            if active {
+                for rv in r.residuals.iter().filter_map(Operand::as_value) {
+                    if !tapes[b.index()].residuals.contains(&rv) {
+                        tapes[b.index()].residuals.push(rv);
+                    }
+                }
+                residual_of.insert(v, r.residuals);
+            }
+        }
+        if let Some(br) = tapes[b.index()].branch {
+            tapes[b.index()].residuals.push(br);
+        }
+        // Homes of this block's residuals: per-execution ones on its stack.
+        for rv in tapes[b.index()].residuals.clone() {
+            let def = forward_def_block(&sb.func, rv);
+            if cx.looped[b.index()] && cx.looped[def.index()] {
+                tapes[b.index()].pushed.push(rv);
+            } else if let std::collections::hash_map::Entry::Vacant(slot) = slot_vars.entry(rv) {
+                let ty = sb.func.ty(rv).clone();
+                let init = Stmt { op: Op::Prim(Prim::Undef), args: vec![Const::Symbol("slot".into()).into()] };
+                let var = sb.declare_var_with_init(ty, None, init);
+                sb.def_var(def, var, rv);
+                slot.insert(var);
+                slot_order.push(rv);
+            }
+        }
+        // Terminator.
+        let term = match &data.term {
+            Terminator::Return(x) => Terminator::Return(mapped(&map, x)),
+            Terminator::Unreachable => Terminator::Unreachable,
+            Terminator::Jump(c) => Terminator::Jump(fwd_call(cx, f, b, c, &map, &shadow)),
+            Terminator::Branch { cond, then_to, else_to } => Terminator::Branch {
+                cond: mapped(&map, cond),
+                then_to: fwd_call(cx, f, b, then_to, &map, &shadow),
+                else_to: fwd_call(cx, f, b, else_to, &map, &shadow),
+            },
+        };
+        sb.func.set_term(b, term, data.term_span);
+    }
+    // Stacks: created in the entry, one push per execution at the end of the block.
+    let mut tape_parts: Vec<Operand> = Vec::new();
+    let mut tape_tys: Vec<Type> = Vec::new();
+    for (i, &rv) in slot_order.iter().enumerate() {
+        let var = slot_vars[&rv];
+        slots.insert(rv, i);
+        let val = sb.use_var(cx.exit, var);
+        tape_tys.push(sb.func.ty(rv).clone());
+        tape_parts.push(val);
+    }
+    for b in cx.order.iter().copied() {
+        let pushed = tapes[b.index()].pushed.clone();
+        if pushed.is_empty() {
+            continue;
+        }
+        let elem = Type::tuple(pushed.iter().map(|v| sb.func.ty(*v).clone()));
+        let sty = Type::Stack(Arc::new(elem.clone()));
+        let stk = sb.func.push_stmt(Block::ENTRY, Stmt { op: Op::Prim(Prim::StackNew), args: vec![] }, sty.clone(), Span::default());
+        sb.func.values[stk.index()].name = Some(format!("stk{b}").into());
+        let stmts = &mut sb.func.block_mut(Block::ENTRY).stmts;
+        stmts.pop();
+        stmts.insert(0, stk);
+        let args = pushed.iter().map(|v| Operand::Value(*v)).collect();
+        let mut e = Emit { b: &mut sb, block: b, span: Span::default() };
+        let alpha = e.prim(Prim::Tuple, args, elem);
+        if let Operand::Value(a) = alpha {
+            e.b.func.values[a.index()].name = Some(format!("α{b}").into());
+        }
+        e.prim(Prim::Push, vec![stk.into(), alpha], Type::Nothing);
+        tapes[b.index()].stack = Some((stk, tape_parts.len()));
+        tape_tys.push(sty);
+        tape_parts.push(stk.into());
+    }
+    // The exit returns (y, y_f, back).
+    let Terminator::Return(y) = sb.func.block(cx.exit).term.clone() else {
+        return Err(AdError::new(f.span, "internal: the exit block does not return"));
+    };
+    let ret_ty = names::forward_ret(inst, &f.ret);
+    let tape_ty = Type::tuple(tape_tys);
+    let span = f.block(cx.exit).term_span;
+    let mut e = Emit { b: &mut sb, block: cx.exit, span };
+    let tape = e.prim(Prim::Tuple, tape_parts, tape_ty.clone());
+    let pb = names::pullback_instance(inst);
+    let back_args = vec![Const::Func(pb.name.clone()).into(), Const::Int(i64::from(pb.method)).into(), tape];
+    let back = e.prim(Prim::MakePullback, back_args, Type::Pullback(pb.args.clone()));
+    let mut parts = vec![y.clone()];
+    if has_fdata(&f.ret) {
+        let primal_y = match &f.block(cx.exit).term {
+            Terminator::Return(x) => x.clone(),
+            _ => Const::Nothing.into(),
+        };
+        let ys = match primal_y.as_value().and_then(|v| shadow.get(&v).cloned()) {
+            Some(s) => s,
+            None => e.zero_fdata(y.clone(), &f.ret).unwrap_or(Const::Nothing.into()),
+        };
+        parts.push(ys);
+    }
+    parts.push(back);
+    let r = e.prim(Prim::Tuple, parts, ret_ty.clone());
+    sb.func.set_term(cx.exit, Terminator::Return(r), span);
+    sb.func.ret = ret_ty;
+    let func = sb.finish();
+    Ok(Forward { func, tapes, slots, residual_of, tape_ty })
+}
+
+fn mapped(map: &HashMap<Value, Operand>, op: &Operand) -> Operand {
+    match op {
+        Operand::Value(v) => map.get(v).cloned().unwrap_or(op.clone()),
+        c => c.clone(),
+    }
+}
+
+/// The forward jump for primal jump `c` out of `from`: each φ argument followed by its shadow,
+/// then the predecessor index for `br#`.
+fn fwd_call(
+    cx: &Cx,
+    f: &Function,
+    from: Block,
+    c: &BlockCall,
+    map: &HashMap<Value, Operand>,
+    shadow: &HashMap<Value, Operand>,
+) -> BlockCall {
+    let mut args = Vec::new();
+    for (p, a) in f.block(c.block).params.iter().zip(&c.args) {
+        args.push(mapped(map, a));
+        if has_fdata(f.ty(*p)) {
+            let s = a.as_value().and_then(|v| shadow.get(&v).cloned());
+            args.push(s.unwrap_or(Const::Nothing.into()));
+        }
+    }
+    if cx.live[c.block.index()] && cx.multi_pred(c.block) {
+        let k = cx.preds[c.block.index()].iter().position(|p| *p == from).unwrap_or(0);
+        args.push(Const::Int(k as i64 + 1).into());
+    }
+    BlockCall { block: c.block, args }
+}
+
+fn forward_def_block(func: &Function, v: Value) -> Block {
+    match &func.value(v).kind {
+        ValueKind::Param { block, .. } => *block,
+        ValueKind::Stmt(_) => func.block_ids().find(|b| func.block(*b).stmts.contains(&v)).unwrap_or(Block::ENTRY),
+    }
+}
+
+fn pullback_pass(cx: &Cx, inst: &Arc<Instance>, fw: &Forward) -> Result<Function, AdError> {
+    let f = cx.f;
+    let pb_inst = names::pullback_instance(inst);
+    let mut out = Function::new(pb_inst.name.clone(), f.span);
+    out.instance = Some(pb_inst);
+    let tape = out.add_param(Block::ENTRY, fw.tape_ty.clone(), Span::default(), Some("tape".into()));
+    let dy = out.add_param(Block::ENTRY, rdata_type(&f.ret), Span::default(), Some("ȳ".into()));
+    let mut rev: HashMap<Block, Block> = HashMap::new();
+    for &b in cx.order.iter().rev() {
+        rev.insert(b, out.add_block());
+    }
+    let start = rev.get(&cx.exit).copied().unwrap_or(Block::ENTRY);
+    out.set_term(Block::ENTRY, Terminator::Jump(BlockCall::new(start)), Span::default());
+    let mut g = Grads { sb: SsaBuilder::new(out), vars: HashMap::new(), act: &cx.act, f };
+    if let Terminator::Return(Operand::Value(u)) = &f.block(cx.exit).term {
+        if let Some(var) = g.var(*u) {
+            g.sb.def_var(Block::ENTRY, var, dy);
+        }
+    }
+    for &b in cx.order.iter().rev() {
+        let rb = rev[&b];
+        let tb = &fw.tapes[b.index()];
+        let mut e = Emit { b: &mut g.sb, block: rb, span: Span::default() };
+        // Residuals: popped from the block's stack, or loaded from the tape's slots.
+        let mut res: HashMap<Value, Operand> = HashMap::new();
+        if let Some((stk, pos)) = tb.stack {
+            let s = e.field(tape.into(), pos, &fw.tape_ty);
+            let ety = fw.func.ty(stk).elem().cloned().unwrap_or(Type::Nothing);
+            let alpha = e.prim(Prim::Pop, vec![s], ety.clone());
+            name(&mut e, &alpha, format!("α{b}"));
+            for (j, rv) in tb.pushed.iter().enumerate() {
+                res.insert(*rv, e.field(alpha.clone(), j, &ety));
+            }
+        }
+        for rv in &tb.residuals {
+            if let Some(pos) = fw.slots.get(rv) {
+                let x = e.field(tape.into(), *pos, &fw.tape_ty);
+                res.insert(*rv, x);
+            }
+        }
+        let from_fwd = |res: &HashMap<Value, Operand>, op: &Operand| match op {
+            Operand::Value(v) => res.get(v).cloned().unwrap_or(Const::Nothing.into()),
+            c => c.clone(),
+        };
+        // Statements, last first.
+        for &v in f.block(b).stmts.iter().rev() {
+            let Some(s) = f.stmt(v) else { continue };
+            if !cx.is_stmt_active(v) {
+                continue;
+            }
+            let d = f.value(v);
+            let residuals = fw.residual_of.get(&v).map(|rs| rs.iter().map(|r| from_fwd(&res, r)).collect()).unwrap_or_default();
+            let var = g.var(v);
+            let dyv = var.map(|var| g.sb.use_var(rb, var));
+            let rs = RevStmt {
+                op: &s.op,
+                arg_tys: s.args.iter().map(|a| f.operand_ty(a)).collect(),
+                consts: s.args.iter().map(|a| a.as_const().cloned()).collect(),
+                ty: d.ty.clone(),
+                residuals,
+                dy: dyv,
+            };
+            let mut e = Emit { b: &mut g.sb, block: rb, span: d.span };
+            let contribs = rules::reverse(&mut e, rs);
+            if let (Some(var), true) = (var, cx.looped[b.index()]) {
+                let z = e.zero_rdata(&rdata_type(&d.ty));
+                g.sb.def_var(rb, var, z);
+            }
+            for (a, c) in s.args.iter().zip(contribs) {
+                if let (Some(u), Some(c)) = (a.as_value(), c) {
+                    g.accumulate(rb, d.span, u, c);
+                }
+            }
+        }
+        // φ gradients, read before branching (and reset inside loops).
+        let mut phis: Vec<(usize, Operand)> = Vec::new();
+        if b != Block::ENTRY {
+            for (j, &p) in f.block(b).params.iter().enumerate() {
+                if let Some(var) = g.var(p) {
+                    phis.push((j, g.sb.use_var(rb, var)));
+                    if cx.looped[b.index()] {
+                        let mut e = Emit { b: &mut g.sb, block: rb, span: Span::default() };
+                        let z = e.zero_rdata(&rdata_type(f.ty(p)));
+                        g.sb.def_var(rb, var, z);
+                    }
+                }
+            }
+        }
+        if b == Block::ENTRY {
+            let mut parts = Vec::new();
+            let mut tys = Vec::new();
+            for &a in f.args() {
+                let rty = rdata_type(f.ty(a));
+                let val = match g.var(a) {
+                    Some(var) => g.sb.use_var(rb, var),
+                    None => Emit { b: &mut g.sb, block: rb, span: Span::default() }.zero_rdata(&rty),
+                };
+                parts.push(val);
+                tys.push(rty);
+            }
+            let rty = Type::tuple(tys);
+            let mut e = Emit { b: &mut g.sb, block: rb, span: Span::default() };
+            let r = e.prim(Prim::Tuple, parts, rty.clone());
+            g.sb.func.set_term(rb, Terminator::Return(r), f.span);
+            g.sb.func.ret = rty;
+            continue;
+        }
+        let preds: Vec<(usize, Block)> =
+            cx.preds[b.index()].iter().copied().enumerate().filter(|(_, q)| rev.contains_key(q)).collect();
+        let edge = |g: &mut Grads, at: Block, q: Block| {
+            let Some(call) = f.block(q).term.calls().into_iter().find(|c| c.block == b).cloned() else { return };
+            for (j, gp) in &phis {
+                if let Some(u) = call.args.get(*j).and_then(Operand::as_value) {
+                    g.accumulate(at, Span::default(), u, gp.clone());
+                }
+            }
+        };
+        match preds.as_slice() {
+            [] => g.sb.func.set_term(rb, Terminator::Unreachable, Span::default()),
+            [(_, q)] if !cx.multi_pred(b) => {
+                edge(&mut g, rb, *q);
+                g.sb.func.set_term(rb, Terminator::Jump(BlockCall::new(rev[q])), Span::default());
+            }
+            _ => {
+                let idx = tb.branch.map(|br| from_fwd(&res, &Operand::Value(br))).unwrap_or(Const::Int(1).into());
+                if let Operand::Value(i) = &idx {
+                    g.sb.func.values[i.index()].name = Some(format!("br{b}").into());
+                }
+                let mut at = rb;
+                for (n, (k, q)) in preds.iter().enumerate() {
+                    let target = if phis.is_empty() {
+                        rev[q]
+                    } else {
+                        let eb = g.sb.func.add_block();
+                        edge(&mut g, eb, *q);
+                        g.sb.func.set_term(eb, Terminator::Jump(BlockCall::new(rev[q])), Span::default());
+                        eb
+                    };
+                    if n + 1 == preds.len() {
+                        g.sb.func.set_term(at, Terminator::Jump(BlockCall::new(target)), Span::default());
+                    } else {
+                        let mut e = Emit { b: &mut g.sb, block: at, span: Span::default() };
+                        let c = e.prim(Prim::Eq, vec![idx.clone(), Const::Int(*k as i64 + 1).into()], Type::Bool);
+                        let next = g.sb.func.add_block();
+                        let term = Terminator::Branch {
+                            cond: c,
+                            then_to: BlockCall::new(target),
+                            else_to: BlockCall::new(next),
+                        };
+                        g.sb.func.set_term(at, term, Span::default());
+                        at = next;
+                    }
+                }
+            }
+        }
+    }
+    Ok(g.sb.finish())
+}
+
+fn name(e: &mut Emit, op: &Operand, n: String) {
+    if let Operand::Value(v) = op {
+        e.b.func.values[v.index()].name = Some(n.into());
+    }
+}
+
+/// Gradient variables of the pullback, one per active primal value with rdata.
+struct Grads<'a> {
+    sb: SsaBuilder,
+    vars: HashMap<Value, Var>,
+    act: &'a Activity,
+    f: &'a Function,
+}
+
+impl Grads<'_> {
+    /// The gradient variable of `v`, if it has one.
+    fn var(&mut self, v: Value) -> Option<Var> {
+        let ty = self.f.ty(v);
+        if !self.act.is_active(v) || !has_rdata(ty) {
+            return None;
+        }
+        if let Some(var) = self.vars.get(&v) {
+            return Some(*var);
+        }
+        let rty = rdata_type(ty);
+        let init = Stmt { op: Op::Prim(Prim::ZeroTangent), args: vec![] };
+        let name = self.f.value(v).name.as_ref().map(|n| format!("{n}̄").into());
+        let var = self.sb.declare_var_with_init(rty, name, init);
+        self.vars.insert(v, var);
+        Some(var)
+    }
+
+    /// `v̄ += c` at the end of `block`.
+    fn accumulate(&mut self, block: Block, span: Span, v: Value, c: Operand) {
+        let Some(var) = self.var(v) else { return };
+        let cur = self.sb.use_var(block, var);
+        let ty = self.sb.var_ty(var).clone();
+        let mut e = Emit { b: &mut self.sb, block, span };
+        let sum = e.accum(&ty, cur, c);
+        self.sb.def_var(block, var, sum);
+    }
+}
