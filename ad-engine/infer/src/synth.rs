@@ -73,7 +73,8 @@ impl Synth {
     /// Apply `f` to element `k` of every array argument (scalars pass as they are).
     fn apply_f(&mut self, cx: &mut Cx, b: Block, k: Operand) -> Result<(Operand, Type), Fail> {
         let mut call_args = vec![self.args[0].clone()];
-        for (x, t) in self.args[1..].to_vec() {
+        let rest = self.args[1..].to_vec();
+        for (x, t) in rest {
             match t.elem() {
                 Some(e) if matches!(t, Type::Array(..)) => {
                     let e = e.clone();
@@ -129,7 +130,7 @@ impl Synth {
         } else {
             (1..=2).map(|d| self.prim(b, Prim::Size, vec![first.clone(), Operand::Const(Const::Int(d))], Type::Int64)).collect()
         };
-        for (x, _) in arrays[1..].to_vec() {
+        for (x, _) in arrays.iter().skip(1) {
             let checks: Vec<(Prim, Operand)> = if n == 1 {
                 vec![(Prim::Length, len.clone())]
             } else {

@@ -142,7 +142,7 @@ pub(crate) fn unary(cx: &mut Cx, b: &mut PlanBuilder, op: &str, x: &Val) -> Resu
     match (op, &x.ty) {
         ("-", Type::Array(..)) => broadcast(cx, b, "-", std::slice::from_ref(x)),
         ("+", Type::Array(..)) => Ok(apply(b, Prim::Copy, &[x], x.ty.clone())),
-        _ => Err(no_method(op, &[x.ty.clone()])),
+        _ => Err(no_method(op, std::slice::from_ref(&x.ty))),
     }
 }
 

@@ -102,7 +102,7 @@ pub(crate) fn unary(b: &mut PlanBuilder, op: &str, x: &Val) -> Result<Val, Fail>
         ("+", Type::Int64 | Type::Float64) => Ok(x.clone()),
         ("+", Type::Bool) => convert(b, x.clone(), &Type::Int64),
         ("!", Type::Bool) => Ok(apply(b, Prim::Not, vec![x], Type::Bool)),
-        _ => Err(no_method(op, &[x.ty.clone()])),
+        _ => Err(no_method(op, std::slice::from_ref(&x.ty))),
     }
 }
 
