@@ -23,8 +23,17 @@ pub struct Var(pub u32);
 struct VarData {
     ty: Type,
     name: Option<Name>,
-    /// What a read sees where no definition reaches (inserted lazily in the entry block).
-    init: Stmt,
+    init: VarInit,
+}
+
+/// What a read of a variable sees where no definition reaches.
+#[derive(Clone, Debug)]
+pub enum VarInit {
+    /// A constant.
+    Const(Const),
+    /// The result of this statement (its operands must be constants), placed once at the top
+    /// of the entry block when first needed.
+    Stmt(Stmt),
 }
 
 /// The builder: owns the function being built (public, so passes push statements into it
@@ -94,12 +103,12 @@ impl SsaBuilder {
     /// A new variable of type `ty` whose undefined reads are `undef(:var)`.
     pub fn declare_var(&mut self, ty: Type) -> Var {
         let init = Stmt { op: Op::Prim(Prim::Undef), args: vec![Const::Symbol("var".into()).into()] };
-        self.declare_var_with_init(ty, None, init)
+        self.declare_var_with_init(ty, None, VarInit::Stmt(init))
     }
 
-    /// A new variable with a source-level `name` (given to the φs it creates) and the statement
-    /// `init` computing its value where no definition reaches (its operands must be constants).
-    pub fn declare_var_with_init(&mut self, ty: Type, name: Option<Name>, init: Stmt) -> Var {
+    /// A new variable with a source-level `name` (given to the φs it creates) and its value
+    /// where no definition reaches.
+    pub fn declare_var_with_init(&mut self, ty: Type, name: Option<Name>, init: VarInit) -> Var {
         let v = Var(self.vars.len() as u32);
         self.vars.push(VarData { ty, name, init });
         v
@@ -130,7 +139,7 @@ impl SsaBuilder {
             self.incomplete.entry(block).or_default().push((var, phi));
             Operand::Value(phi)
         } else if block == Block::ENTRY || preds.is_empty() {
-            Operand::Value(self.init_value(var))
+            self.init_value(var)
         } else if preds.len() == 1 {
             self.use_var(preds[0], var)
         } else {
@@ -143,19 +152,22 @@ impl SsaBuilder {
         op
     }
 
-    fn init_value(&mut self, var: Var) -> Value {
+    fn init_value(&mut self, var: Var) -> Operand {
         if let Some(&v) = self.inits.get(&var) {
-            return v;
+            return v.into();
         }
         let data = &self.vars[var.0 as usize];
-        let (stmt, ty) = (data.init.clone(), data.ty.clone());
+        let (stmt, ty) = match &data.init {
+            VarInit::Const(c) => return c.clone().into(),
+            VarInit::Stmt(s) => (s.clone(), data.ty.clone()),
+        };
         let v = self.func.push_stmt(Block::ENTRY, stmt, ty, Span::default());
         // Move it to the top of the entry block: its operands are constants.
         let stmts = &mut self.func.block_mut(Block::ENTRY).stmts;
         stmts.pop();
         stmts.insert(0, v);
         self.inits.insert(var, v);
-        v
+        v.into()
     }
 
     fn add_phi(&mut self, block: Block, var: Var) -> Value {
@@ -218,7 +230,7 @@ impl SsaBuilder {
         // No operand: an unreachable block, or a φ fed only by itself.
         let replacement = match same {
             Some(op) => op,
-            None => Operand::Value(self.init_value(var)),
+            None => self.init_value(var),
         };
         self.phis.remove(&phi);
         self.remove_param(phi);
@@ -330,8 +342,8 @@ mod tests {
         let exit = f.add_block();
         let mut b = SsaBuilder::new(f);
         let init = |c: Const| prim(Prim::Add, vec![c.clone().into(), c.into()]);
-        let r = b.declare_var_with_init(Type::Float64, Some("r".into()), init(Const::f64(0.0)));
-        let i = b.declare_var_with_init(Type::Int64, Some("i".into()), init(Const::Int(0)));
+        let r = b.declare_var_with_init(Type::Float64, Some("r".into()), VarInit::Stmt(init(Const::f64(0.0))));
+        let i = b.declare_var_with_init(Type::Int64, Some("i".into()), VarInit::Const(Const::Int(0)));
         let xv = b.declare_var(Type::Float64);
         b.def_var(Block::ENTRY, r, Const::f64(1.0));
         b.def_var(Block::ENTRY, i, Const::Int(0));

@@ -12,7 +12,7 @@ pub mod program;
 pub mod types;
 pub mod verify;
 
-pub use builder::{SsaBuilder, Var};
+pub use builder::{SsaBuilder, Var, VarInit};
 pub use func::{
     Block, BlockCall, BlockData, Const, Function, Operand, Span, Stmt, Terminator, Value,
     ValueData, ValueKind,
