@@ -1,1 +1,20 @@
-//! zy-interp
+//! zy's reference interpreter: runs typed IR (`zy_ir::TypedProgram`) with Julia's semantics, so
+//! the AD (by finite differences) and the Cranelift JIT can be checked against it.
+//!
+//! - [`run`] runs one specialisation on argument [`Value`]s under [`Limits`] (call depth,
+//!   deadline, cancellation) and returns the result or a [`RuntimeError`] carrying Julia's
+//!   message and the failing statement's span.
+//! - [`eval_prim`] is the single place where the meaning of each [`zy_ir::Prim`] lives.
+//! - [`show`] prints a value as Julia's `show` does; [`to_json`] encodes it as SPEC's JSON.
+
+mod json;
+mod machine;
+mod prim;
+mod show;
+mod value;
+
+pub use json::to_json;
+pub use machine::{run, run_function, Limits, RuntimeError};
+pub use prim::{eval_prim, julia_eq, new_struct};
+pub use show::{show, summary, type_string};
+pub use value::{Array, ArrayData, ArrayRef, ElemType, Pullback, Shape, Value};

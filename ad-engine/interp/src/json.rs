@@ -1,0 +1,101 @@
+//! The JSON encoding of values fixed by SPEC: numbers as numbers (non-finite floats as the
+//! strings `"NaN"`, `"Inf"`, `"-Inf"`), `nothing` as `null`, tuples and vectors as arrays, a
+//! matrix as an array of rows, structs, named tuples and closures as objects keyed by field, a
+//! `Ref` as `{"x": ...}`.
+
+use serde_json::{Map, Value as Json};
+
+use crate::value::{ArrayData, Shape, Value};
+
+/// Encode `v` as SPEC's JSON.
+pub fn to_json(v: &Value) -> Json {
+    match v {
+        Value::F64(x) => float(*x),
+        Value::Int(i) => Json::from(*i),
+        Value::Bool(b) => Json::Bool(*b),
+        Value::Nothing | Value::Undef(_) | Value::Pullback(_) => Json::Null,
+        Value::Tuple(vs) => Json::Array(vs.iter().map(to_json).collect()),
+        Value::NamedTuple(ns, vs) => object(ns.iter().map(|n| &**n).zip(vs.iter())),
+        Value::Struct(t, vs) => object(t.fields.iter().map(|(n, _)| &**n).zip(vs.iter())),
+        Value::Mutable(t, vs) => object(t.fields.iter().map(|(n, _)| &**n).zip(vs.borrow().iter())),
+        Value::Ref(r) => object(std::iter::once(("x", &*r.borrow()))),
+        Value::Array(a) => {
+            let a = a.borrow();
+            match a.shape {
+                Shape::Vector(n) => Json::Array((0..n).map(|i| element(&a.data, i)).collect()),
+                Shape::Matrix(m, n) => Json::Array(
+                    (0..m)
+                        .map(|i| Json::Array((0..n).map(|j| element(&a.data, j * m + i)).collect()))
+                        .collect(),
+                ),
+            }
+        }
+        // A row vector is a 1×n matrix: one row.
+        Value::Adjoint(a) => {
+            let a = a.borrow();
+            let row = (0..a.data.len()).map(|i| element(&a.data, i)).collect();
+            Json::Array(vec![Json::Array(row)])
+        }
+        Value::Func(n) | Value::Symbol(n) | Value::Str(n) => Json::String(n.to_string()),
+        Value::Stack(s) => Json::Array(s.borrow().iter().map(to_json).collect()),
+    }
+}
+
+fn float(x: f64) -> Json {
+    if x.is_nan() {
+        Json::String("NaN".into())
+    } else if x.is_infinite() {
+        Json::String(if x > 0.0 { "Inf" } else { "-Inf" }.into())
+    } else {
+        serde_json::Number::from_f64(x).map_or(Json::Null, Json::Number)
+    }
+}
+
+fn element(data: &ArrayData, i: usize) -> Json {
+    data.get(i).map_or(Json::Null, |v| to_json(&v))
+}
+
+fn object<'a>(fields: impl Iterator<Item = (&'a str, &'a Value)>) -> Json {
+    let mut map = Map::new();
+    for (name, v) in fields {
+        map.insert(name.to_string(), to_json(v));
+    }
+    Json::Object(map)
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+
+    #[test]
+    fn scalars_and_special_floats() {
+        assert_eq!(to_json(&Value::F64(2.5)), json!(2.5));
+        assert_eq!(to_json(&Value::F64(f64::NAN)), json!("NaN"));
+        assert_eq!(to_json(&Value::F64(f64::INFINITY)), json!("Inf"));
+        assert_eq!(to_json(&Value::F64(f64::NEG_INFINITY)), json!("-Inf"));
+        assert_eq!(to_json(&Value::Int(-3)), json!(-3));
+        assert_eq!(to_json(&Value::Bool(true)), json!(true));
+        assert_eq!(to_json(&Value::Nothing), json!(null));
+    }
+
+    #[test]
+    fn containers() {
+        let t = Value::tuple([Value::F64(12.0), Value::Nothing]);
+        assert_eq!(to_json(&t), json!([12.0, null]));
+        let m = Value::matrix_f64(2, 2, vec![1.0, 3.0, 2.0, 4.0]).unwrap();
+        assert_eq!(to_json(&m), json!([[1.0, 2.0], [3.0, 4.0]]));
+        assert_eq!(to_json(&Value::vector_f64(vec![0.5])), json!([0.5]));
+        let nt = Value::NamedTuple(
+            vec!["W".into(), "b".into()].into(),
+            vec![Value::F64(1.0), Value::Nothing].into(),
+        );
+        assert_eq!(to_json(&nt), json!({"W": 1.0, "b": null}));
+        assert_eq!(to_json(&Value::new_ref(Value::F64(2.0))), json!({"x": 2.0}));
+        let Value::Array(v) = Value::vector_f64(vec![1.0, 2.0]) else {
+            unreachable!()
+        };
+        assert_eq!(to_json(&Value::Adjoint(v)), json!([[1.0, 2.0]]));
+    }
+}

@@ -1,0 +1,422 @@
+//! The interpreter loop. Calls push frames on an explicit stack (never Rust recursion), so deep
+//! recursion ends in `StackOverflowError` at [`Limits::max_depth`] frames; a step counter checks
+//! the deadline and the cancellation flag every few thousand steps, so runaway loops end in an
+//! `InterruptException`.
+
+use std::collections::{HashMap, HashSet};
+use std::fmt;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+use std::time::Instant;
+
+use zy_ir as ir;
+use zy_ir::{
+    Block, BlockCall, Function, Instance, Name, Op, Operand, Prim, Span, Terminator, Type,
+    TypedProgram, ValueKind,
+};
+
+use crate::prim::{eval_prim, new_struct, undef_error};
+use crate::value::Value;
+
+/// Resource limits of one run.
+#[derive(Clone, Debug)]
+pub struct Limits {
+    /// The deepest call stack allowed, in frames (Julia's own limit is of the same order).
+    pub max_depth: usize,
+    /// When the run must stop.
+    pub deadline: Option<Instant>,
+    /// Set from another thread to stop the run.
+    pub cancel: Option<Arc<AtomicBool>>,
+}
+
+impl Default for Limits {
+    fn default() -> Limits {
+        Limits {
+            max_depth: 10_000,
+            deadline: None,
+            cancel: None,
+        }
+    }
+}
+
+/// A Julia exception (or an internal error) raised while running, at the statement that raised
+/// it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct RuntimeError {
+    /// The span of the statement (or terminator) that failed.
+    pub span: Span,
+    /// Julia's message: `BoundsError: attempt to access 3-element Vector{Float64} at index [4]`.
+    pub message: String,
+}
+
+impl fmt::Display for RuntimeError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.message)
+    }
+}
+
+impl std::error::Error for RuntimeError {}
+
+/// Run the specialisation `inst` of `prog` on `args`.
+pub fn run(
+    prog: &TypedProgram,
+    inst: &Instance,
+    args: Vec<Value>,
+    limits: &Limits,
+) -> Result<Value, RuntimeError> {
+    let func = prog.functions.get(inst).ok_or_else(|| RuntimeError {
+        span: Span::default(),
+        message: format!("internal error: no typed body for {inst}"),
+    })?;
+    run_function(prog, func, args, limits)
+}
+
+/// Run the body `func` on `args`, with calls and globals resolved in `prog` (for bodies that are
+/// not themselves in `prog`, such as a call typed for the command line).
+pub fn run_function(
+    prog: &TypedProgram,
+    func: &Function,
+    args: Vec<Value>,
+    limits: &Limits,
+) -> Result<Value, RuntimeError> {
+    let frame = Frame::new(func, args, ReturnTo::Top).map_err(|message| RuntimeError {
+        span: func.span,
+        message,
+    })?;
+    let mut m = Machine {
+        prog,
+        limits,
+        frames: vec![frame],
+        globals: HashMap::new(),
+        evaluating: HashSet::new(),
+        steps: 0,
+    };
+    m.exec()
+}
+
+/// Where a frame's return value goes.
+enum ReturnTo {
+    /// The value of this `Invoke` statement in the frame below.
+    Caller(ir::Value),
+    /// The cache of global `Name`, and this `Global` statement in the frame below.
+    Global(Name, ir::Value),
+    /// The result of the run.
+    Top,
+}
+
+struct Frame<'p> {
+    func: &'p Function,
+    env: Vec<Option<Value>>,
+    block: Block,
+    /// The next statement of `block` to run (its terminator once past the last).
+    pc: usize,
+    ret_to: ReturnTo,
+}
+
+impl<'p> Frame<'p> {
+    fn new(func: &'p Function, args: Vec<Value>, ret_to: ReturnTo) -> Result<Frame<'p>, String> {
+        if args.len() != func.args().len() {
+            return Err(format!(
+                "internal error: {} takes {} arguments, got {}",
+                func.name,
+                func.args().len(),
+                args.len()
+            ));
+        }
+        let mut env = vec![None; func.values.len()];
+        for (&p, a) in func.args().iter().zip(args) {
+            set(&mut env, p, a);
+        }
+        Ok(Frame {
+            func,
+            env,
+            block: Block::ENTRY,
+            pc: 0,
+            ret_to,
+        })
+    }
+
+    fn read(&self, op: &Operand) -> Result<Value, String> {
+        match op {
+            Operand::Const(c) => Ok(Value::from_const(c)),
+            Operand::Value(v) => self
+                .env
+                .get(v.index())
+                .and_then(Option::clone)
+                .ok_or_else(|| format!("internal error: {v} is used before it is defined")),
+        }
+    }
+
+    /// Operands of a use: an undefined local is an `UndefVarError`.
+    fn read_used(&self, op: &Operand) -> Result<Value, String> {
+        match self.read(op)? {
+            Value::Undef(name) => Err(undef_error(&name)),
+            v => Ok(v),
+        }
+    }
+}
+
+fn set(env: &mut [Option<Value>], v: ir::Value, val: Value) {
+    if let Some(slot) = env.get_mut(v.index()) {
+        *slot = Some(val);
+    }
+}
+
+/// SPEC's join rule: where `Int64` meets `Float64` the value is `Float64`.
+fn coerce(ty: &Type, val: Value) -> Value {
+    match (ty, val) {
+        (Type::Float64, Value::Int(i)) => Value::F64(i as f64),
+        (_, val) => val,
+    }
+}
+
+/// How often (in steps) the deadline and the cancellation flag are checked.
+const CHECK_EVERY: u32 = 1024;
+
+struct Machine<'p> {
+    prog: &'p TypedProgram,
+    limits: &'p Limits,
+    frames: Vec<Frame<'p>>,
+    /// Globals evaluated so far in this run.
+    globals: HashMap<Name, Value>,
+    /// Globals whose thunk is running (a cycle is an `UndefVarError`).
+    evaluating: HashSet<Name>,
+    steps: u32,
+}
+
+impl<'p> Machine<'p> {
+    fn exec(&mut self) -> Result<Value, RuntimeError> {
+        loop {
+            let Some(frame) = self.frames.last_mut() else {
+                return Err(fail(
+                    Span::default(),
+                    "internal error: empty call stack".into(),
+                ));
+            };
+            let func = frame.func;
+            let Some(block) = func.blocks.get(frame.block.index()) else {
+                return Err(fail(
+                    func.span,
+                    format!("internal error: no block {}", frame.block),
+                ));
+            };
+            if let Some(&v) = block.stmts.get(frame.pc) {
+                frame.pc += 1;
+                let data = func.value(v);
+                self.check_limits(data.span)?;
+                self.stmt(func, v).map_err(|m| fail(data.span, m))?;
+            } else {
+                self.check_limits(block.term_span)?;
+                if let Some(result) = self
+                    .term(&block.term)
+                    .map_err(|m| fail(block.term_span, m))?
+                {
+                    return Ok(result);
+                }
+            }
+        }
+    }
+
+    fn check_limits(&mut self, span: Span) -> Result<(), RuntimeError> {
+        self.steps = self.steps.wrapping_add(1);
+        if !self.steps.is_multiple_of(CHECK_EVERY) {
+            return Ok(());
+        }
+        if self
+            .limits
+            .cancel
+            .as_ref()
+            .is_some_and(|c| c.load(Ordering::Relaxed))
+        {
+            return Err(fail(span, "InterruptException: cancelled".into()));
+        }
+        if self.limits.deadline.is_some_and(|d| Instant::now() >= d) {
+            return Err(fail(span, "InterruptException: time limit exceeded".into()));
+        }
+        Ok(())
+    }
+
+    fn top(&mut self) -> Result<&mut Frame<'p>, String> {
+        self.frames
+            .last_mut()
+            .ok_or_else(|| "internal error: empty call stack".into())
+    }
+
+    fn push_frame(
+        &mut self,
+        func: &'p Function,
+        args: Vec<Value>,
+        ret_to: ReturnTo,
+    ) -> Result<(), String> {
+        if self.frames.len() >= self.limits.max_depth {
+            return Err("StackOverflowError".into());
+        }
+        self.frames.push(Frame::new(func, args, ret_to)?);
+        Ok(())
+    }
+
+    /// Run statement `v` of `func` (the top frame's function).
+    fn stmt(&mut self, func: &'p Function, v: ir::Value) -> Result<(), String> {
+        let data = func.value(v);
+        let ValueKind::Stmt(stmt) = &data.kind else {
+            return Err(format!(
+                "internal error: {v} is listed as a statement but is a parameter"
+            ));
+        };
+        let frame = self.top()?;
+        match &stmt.op {
+            Op::Prim(Prim::CallPullback) => {
+                let args = stmt
+                    .args
+                    .iter()
+                    .map(|a| frame.read_used(a))
+                    .collect::<Result<Vec<_>, _>>()?;
+                let [Value::Pullback(back), dy] = &args[..] else {
+                    return Err(
+                        "internal error: `call_pullback` expects a pullback and a cotangent".into(),
+                    );
+                };
+                let body = self.prog.functions.get(&back.instance).ok_or_else(|| {
+                    format!(
+                        "internal error: no typed body for pullback {}",
+                        back.instance
+                    )
+                })?;
+                self.push_frame(
+                    body,
+                    vec![back.tape.clone(), dy.clone()],
+                    ReturnTo::Caller(v),
+                )?;
+            }
+            Op::Prim(p) => {
+                let args = stmt
+                    .args
+                    .iter()
+                    .map(|a| frame.read(a))
+                    .collect::<Result<Vec<_>, _>>()?;
+                let r = eval_prim(*p, &args, &data.ty)?;
+                set(&mut frame.env, v, r);
+            }
+            Op::New(ty) => {
+                let args = stmt
+                    .args
+                    .iter()
+                    .map(|a| frame.read(a))
+                    .collect::<Result<Vec<_>, _>>()?;
+                let r = new_struct(ty, &args)?;
+                set(&mut frame.env, v, r);
+            }
+            Op::Invoke(inst) => {
+                let args = stmt
+                    .args
+                    .iter()
+                    .map(|a| frame.read_used(a))
+                    .collect::<Result<Vec<_>, _>>()?;
+                let callee = self
+                    .prog
+                    .functions
+                    .get(inst)
+                    .ok_or_else(|| format!("internal error: no typed body for {inst}"))?;
+                self.push_frame(callee, args, ReturnTo::Caller(v))?;
+            }
+            Op::Global(name) => {
+                if let Some(val) = self.globals.get(name) {
+                    let val = val.clone();
+                    set(&mut self.top()?.env, v, val);
+                } else if self.evaluating.contains(name) {
+                    return Err(undef_error(name));
+                } else {
+                    let thunk = self.prog.globals.get(name).ok_or_else(|| {
+                        format!("internal error: no typed body for global {name}")
+                    })?;
+                    self.push_frame(thunk, Vec::new(), ReturnTo::Global(name.clone(), v))?;
+                    self.evaluating.insert(name.clone());
+                }
+            }
+            Op::Call(n) | Op::Closure(n) => {
+                return Err(format!(
+                    "internal error: untyped IR (`{n}`) reached the interpreter"
+                ));
+            }
+            Op::CallValue => {
+                return Err(
+                    "internal error: untyped IR (a call of a value) reached the interpreter".into(),
+                );
+            }
+        }
+        Ok(())
+    }
+
+    /// Run the top frame's terminator; `Some` is the result of the whole run.
+    fn term(&mut self, term: &Terminator) -> Result<Option<Value>, String> {
+        match term {
+            Terminator::Return(x) => {
+                let frame = self
+                    .frames
+                    .pop()
+                    .ok_or("internal error: empty call stack")?;
+                let val = coerce(&frame.func.ret, frame.read_used(x)?);
+                match frame.ret_to {
+                    ReturnTo::Top => return Ok(Some(val)),
+                    ReturnTo::Caller(dest) => set(&mut self.top()?.env, dest, val),
+                    ReturnTo::Global(name, dest) => {
+                        self.evaluating.remove(&name);
+                        self.globals.insert(name, val.clone());
+                        set(&mut self.top()?.env, dest, val);
+                    }
+                }
+            }
+            Terminator::Jump(call) => self.jump(call)?,
+            Terminator::Branch {
+                cond,
+                then_to,
+                else_to,
+            } => {
+                let c = self.top()?.read_used(cond)?;
+                match c {
+                    Value::Bool(true) => self.jump(then_to)?,
+                    Value::Bool(false) => self.jump(else_to)?,
+                    other => {
+                        return Err(format!(
+                            "TypeError: non-boolean ({}) used in boolean context",
+                            other.julia_type()
+                        ))
+                    }
+                }
+            }
+            Terminator::Unreachable => return Err("internal error: reached `unreachable`".into()),
+        }
+        Ok(None)
+    }
+
+    /// Go to `call.block`, binding its parameters (undefined locals may flow through φs).
+    fn jump(&mut self, call: &BlockCall) -> Result<(), String> {
+        let frame = self.top()?;
+        let func = frame.func;
+        let target = func
+            .blocks
+            .get(call.block.index())
+            .ok_or_else(|| format!("internal error: jump to missing block {}", call.block))?;
+        if target.params.len() != call.args.len() {
+            return Err(format!(
+                "internal error: jump to {} with the wrong arguments",
+                call.block
+            ));
+        }
+        let vals = call
+            .args
+            .iter()
+            .map(|a| frame.read(a))
+            .collect::<Result<Vec<_>, _>>()?;
+        for (&p, val) in target.params.iter().zip(vals) {
+            set(&mut frame.env, p, coerce(func.ty(p), val));
+        }
+        frame.block = call.block;
+        frame.pc = 0;
+        Ok(())
+    }
+}
+
+fn fail(span: Span, message: String) -> RuntimeError {
+    RuntimeError { span, message }
+}

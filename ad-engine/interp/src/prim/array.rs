@@ -1,0 +1,536 @@
+//! Arrays: construction, shape queries, bounds-checked 1-based indexing (column-major, linear
+//! indexing of matrices), conversions and broadcasting.
+
+use std::cell::RefCell;
+use std::rc::Rc;
+
+use zy_ir::{Prim, Type};
+
+use super::{data, eval_prim, method_error};
+use crate::show::summary;
+use crate::value::{Array, ArrayData, ElemType, Shape, Value};
+
+/// The most elements one array may hold; beyond it allocation fails as Julia's would.
+const MAX_ELEMS: usize = 1 << 26;
+
+/// The shape (a row vector is 1×n) and a copy of the storage of an array or adjoint.
+pub fn view(v: &Value) -> Option<(Shape, ArrayData)> {
+    match v {
+        Value::Array(a) => {
+            let a = a.borrow();
+            Some((a.shape, a.data.clone()))
+        }
+        Value::Adjoint(a) => {
+            let a = a.borrow();
+            Some((Shape::Matrix(1, a.data.len()), a.data.clone()))
+        }
+        _ => None,
+    }
+}
+
+/// A new array value, refusing sizes no machine could hold.
+fn alloc(shape: Shape, data: impl FnOnce(usize) -> ArrayData) -> Result<Value, String> {
+    let n = match shape {
+        Shape::Vector(n) => Some(n),
+        Shape::Matrix(m, n) => m.checked_mul(n),
+    };
+    match n {
+        Some(n) if n <= MAX_ELEMS => Ok(Array::new(shape, data(n)).into_value()),
+        _ => Err("OutOfMemoryError()".into()),
+    }
+}
+
+/// The element type an array result takes: from the inferred type when it names one, else the
+/// promotion of the elements' types (Float64 for no elements).
+fn result_elem(ret: &Type, vals: &[Value]) -> Result<ElemType, String> {
+    if let Some(e) = ret.elem().and_then(ElemType::of_type) {
+        return Ok(e);
+    }
+    let mut elem: Option<ElemType> = None;
+    for v in vals {
+        let e = v
+            .number_elem()
+            .ok_or_else(|| format!("unsupported: an array of {} values", v.julia_type()))?;
+        elem = Some(elem.map_or(e, |x| x.promote(e)));
+    }
+    Ok(elem.unwrap_or(ElemType::F64))
+}
+
+/// `[a, b, c]`.
+pub fn vect(args: &[Value], ret: &Type) -> Result<Value, String> {
+    let e = result_elem(ret, args)?;
+    let data = ArrayData::from_values(e, args)?;
+    alloc(Shape::Vector(args.len()), |_| data)
+}
+
+/// `[a b; c d]`: row and column counts, then the elements row by row.
+pub fn hvcat(args: &[Value], ret: &Type) -> Result<Value, String> {
+    let [Value::Int(rows), Value::Int(cols), elems @ ..] = args else {
+        return Err("internal error: `hvcat` expects constant row and column counts".into());
+    };
+    let (Ok(m), Ok(n)) = (usize::try_from(*rows), usize::try_from(*cols)) else {
+        return Err("ArgumentError: invalid Array dimensions".into());
+    };
+    if m.checked_mul(n) != Some(elems.len()) {
+        return Err(format!(
+            "DimensionMismatch: a {m}×{n} matrix literal needs {} elements, got {}",
+            m.saturating_mul(n),
+            elems.len()
+        ));
+    }
+    let e = result_elem(ret, elems)?;
+    let mut data = ArrayData::zeros(e, elems.len());
+    for i in 0..m {
+        for j in 0..n {
+            data.set(j * m + i, &elems[i * n + j])?;
+        }
+    }
+    alloc(Shape::Matrix(m, n), |_| data)
+}
+
+/// Dimensions given as Int operands (`zeros(m, n)`).
+fn dims(args: &[Value], name: &str, all: &[Value]) -> Result<Shape, String> {
+    let mut ds = Vec::with_capacity(2);
+    for a in args {
+        match a {
+            Value::Int(d) => ds.push(
+                usize::try_from(*d)
+                    .map_err(|_| "ArgumentError: invalid Array dimensions".to_string())?,
+            ),
+            _ => return Err(method_error(name, all)),
+        }
+    }
+    match ds[..] {
+        [n] => Ok(Shape::Vector(n)),
+        [m, n] => Ok(Shape::Matrix(m, n)),
+        _ => Err(method_error(name, all)),
+    }
+}
+
+/// `zeros(dims...)`, `ones(dims...)`.
+pub fn zeros_ones(p: Prim, args: &[Value], ret: &Type) -> Result<Value, String> {
+    let shape = dims(args, p.julia_name(), args)?;
+    let e = ret
+        .elem()
+        .and_then(ElemType::of_type)
+        .unwrap_or(ElemType::F64);
+    alloc(shape, |n| {
+        let mut data = ArrayData::zeros(e, n);
+        if p == Prim::Ones {
+            match &mut data {
+                ArrayData::F64(v) => v.fill(1.0),
+                ArrayData::Int(v) => v.fill(1),
+                ArrayData::Bool(v) => v.fill(true),
+            }
+        }
+        data
+    })
+}
+
+/// `fill(v, dims...)`.
+pub fn fill(args: &[Value]) -> Result<Value, String> {
+    let Some((v, rest)) = args.split_first() else {
+        return Err(method_error("fill", args));
+    };
+    let shape = dims(rest, "fill", args)?;
+    let e = v
+        .number_elem()
+        .ok_or_else(|| format!("unsupported: fill with a {} value", v.julia_type()))?;
+    let mut err = Ok(());
+    let out = alloc(shape, |n| {
+        let mut data = ArrayData::zeros(e, n);
+        for i in 0..n {
+            if let Err(e) = data.set(i, v) {
+                err = Err(e);
+                break;
+            }
+        }
+        data
+    })?;
+    err.map(|()| out)
+}
+
+/// `similar(x)` (zero-filled) and `copy(x)`.
+pub fn similar_copy(p: Prim, a: &Value) -> Result<Value, String> {
+    let fresh = |arr: &Array| {
+        let data = if p == Prim::Copy {
+            arr.data.clone()
+        } else {
+            ArrayData::zeros(arr.data.elem(), arr.data.len())
+        };
+        Rc::new(RefCell::new(Array::new(arr.shape, data)))
+    };
+    match a {
+        Value::Array(arr) => Ok(Value::Array(fresh(&arr.borrow()))),
+        Value::Adjoint(arr) => Ok(Value::Adjoint(fresh(&arr.borrow()))),
+        Value::F64(_)
+        | Value::Int(_)
+        | Value::Bool(_)
+        | Value::Tuple(_)
+        | Value::NamedTuple(..)
+            if p == Prim::Copy =>
+        {
+            Ok(a.clone())
+        }
+        _ => Err(method_error(p.julia_name(), std::slice::from_ref(a))),
+    }
+}
+
+/// `-x` and other elementwise unary functions of an array, into a new array.
+pub fn map_unary(p: Prim, a: &Value) -> Result<Value, String> {
+    broadcast_op(p, std::slice::from_ref(a), &Type::Any)
+}
+
+/// `float(x)`, `zero(x)`, `one(x)` of an array.
+pub fn float_zero_one(p: Prim, a: &Value) -> Result<Value, String> {
+    let (arr, adjoint) = match a {
+        Value::Array(arr) => (arr, false),
+        Value::Adjoint(arr) => (arr, true),
+        _ => return Err(method_error(p.julia_name(), std::slice::from_ref(a))),
+    };
+    let wrap = |new: Array| {
+        let r = Rc::new(RefCell::new(new));
+        if adjoint {
+            Value::Adjoint(r)
+        } else {
+            Value::Array(r)
+        }
+    };
+    let old = arr.borrow();
+    match p {
+        // `float` of a Float64 array is the array itself.
+        Prim::Float if old.data.elem() == ElemType::F64 => Ok(a.clone()),
+        Prim::Float => Ok(wrap(Array::new(
+            old.shape,
+            ArrayData::F64(old.data.to_f64()),
+        ))),
+        Prim::Zero => Ok(wrap(Array::new(
+            old.shape,
+            ArrayData::zeros(old.data.elem(), old.data.len()),
+        ))),
+        _ => match old.shape {
+            Shape::Matrix(m, n) if m == n && !adjoint => {
+                let mut data = ArrayData::zeros(old.data.elem(), m * n);
+                for i in 0..m {
+                    data.set(i * m + i, &Value::Int(1))?;
+                }
+                Ok(wrap(Array::new(old.shape, data)))
+            }
+            Shape::Matrix(..) => Err(
+                "DimensionMismatch: multiplicative identity defined only for square matrices"
+                    .into(),
+            ),
+            Shape::Vector(_) => Err(method_error("one", std::slice::from_ref(a))),
+        },
+    }
+}
+
+/// `length(x)`.
+pub fn length(args: &[Value]) -> Result<Value, String> {
+    let n = match args {
+        [Value::Array(a)] | [Value::Adjoint(a)] => a.borrow().data.len(),
+        [Value::Tuple(vs)] | [Value::NamedTuple(_, vs)] => vs.len(),
+        [Value::F64(_) | Value::Int(_) | Value::Bool(_)] => 1,
+        _ => return Err(method_error("length", args)),
+    };
+    Ok(Value::Int(n as i64))
+}
+
+/// The dimensions of an array-like value.
+fn dims_of(v: &Value) -> Option<Vec<usize>> {
+    match v {
+        Value::Array(a) => Some(match a.borrow().shape {
+            Shape::Vector(n) => vec![n],
+            Shape::Matrix(m, n) => vec![m, n],
+        }),
+        Value::Adjoint(a) => Some(vec![1, a.borrow().data.len()]),
+        Value::F64(_) | Value::Int(_) | Value::Bool(_) => Some(vec![]),
+        _ => None,
+    }
+}
+
+/// `size(A)` (a tuple) and `size(A, d)` (1 past the last dimension).
+pub fn size(args: &[Value]) -> Result<Value, String> {
+    let ds = args
+        .first()
+        .and_then(dims_of)
+        .ok_or_else(|| method_error("size", args))?;
+    match args {
+        [_] => Ok(Value::tuple(ds.into_iter().map(|d| Value::Int(d as i64)))),
+        [_, Value::Int(d)] if *d >= 1 => {
+            let d = usize::try_from(*d - 1).unwrap_or(usize::MAX);
+            Ok(Value::Int(ds.get(d).map_or(1, |&n| n as i64)))
+        }
+        [_, Value::Int(d)] => Err(format!("ArgumentError: dimension out of range (got {d})")),
+        _ => Err(method_error("size", args)),
+    }
+}
+
+/// Integer indices; Julia rejects `Bool` and `Float64` indices.
+fn int_indices(idx: &[Value]) -> Result<Vec<i64>, String> {
+    idx.iter()
+        .map(|v| match v {
+            Value::Int(i) => Ok(*i),
+            Value::F64(_) | Value::Bool(_) => Err(format!(
+                "ArgumentError: invalid index: {v} of type {}",
+                v.julia_type()
+            )),
+            _ => Err(method_error("getindex", idx)),
+        })
+        .collect()
+}
+
+/// The 0-based storage position of 1-based indices `idx` in an array with dimensions `ds`, or
+/// a `BoundsError` naming `whole`.
+fn position(whole: &Value, ds: &[usize], idx: &[Value]) -> Result<usize, String> {
+    let is = int_indices(idx)?;
+    let oob = || {
+        let shown: Vec<String> = is.iter().map(i64::to_string).collect();
+        format!(
+            "BoundsError: attempt to access {} at index [{}]",
+            summary(whole),
+            shown.join(", ")
+        )
+    };
+    let in_range = |i: i64, n: usize| i >= 1 && (i as u64) <= n as u64;
+    match is[..] {
+        [k] => {
+            let total: usize = ds.iter().product();
+            if in_range(k, total) {
+                Ok(k as usize - 1)
+            } else {
+                Err(oob())
+            }
+        }
+        _ => {
+            // Cartesian: trailing indices beyond the array's dimensions must be 1.
+            let mut pos = 0usize;
+            let mut stride = 1usize;
+            for (d, &i) in is.iter().enumerate() {
+                let n = ds.get(d).copied().unwrap_or(1);
+                if !in_range(i, n) {
+                    return Err(oob());
+                }
+                pos += (i as usize - 1) * stride;
+                stride *= n;
+            }
+            Ok(pos)
+        }
+    }
+}
+
+/// `x[i]`, `A[i, j]`, `A[k]`, `r[]`, `t[i]`.
+pub fn get_index(args: &[Value]) -> Result<Value, String> {
+    let Some((x, idx)) = args.split_first() else {
+        return Err(method_error("getindex", args));
+    };
+    match x {
+        Value::Array(a) | Value::Adjoint(a) if !idx.is_empty() => {
+            let ds = dims_of(x).unwrap_or_default();
+            let pos = position(x, &ds, idx)?;
+            a.borrow()
+                .data
+                .get(pos)
+                .ok_or_else(|| "internal error: array storage too short".into())
+        }
+        Value::Ref(_) if idx.is_empty() => data::ref_get(std::slice::from_ref(x)),
+        Value::Tuple(_) if idx.len() == 1 => data::tuple_index(args),
+        _ => Err(method_error("getindex", args)),
+    }
+}
+
+/// `x[i...] = v`: operands are (array, value, indices...). Converts `v` to the element type;
+/// returns `v`.
+pub fn set_index(args: &[Value]) -> Result<Value, String> {
+    let [x, v, idx @ ..] = args else {
+        return Err(method_error("setindex!", args));
+    };
+    match x {
+        Value::Array(a) | Value::Adjoint(a) if !idx.is_empty() => {
+            let ds = dims_of(x).unwrap_or_default();
+            let pos = position(x, &ds, idx)?;
+            a.borrow_mut().data.set(pos, v)?;
+            Ok(v.clone())
+        }
+        Value::Ref(_) if idx.is_empty() => data::ref_set(&[x.clone(), v.clone()]),
+        _ => Err(method_error("setindex!", args)),
+    }
+}
+
+/// `first(x)`, `last(x)`.
+pub fn first_last(p: Prim, a: &Value) -> Result<Value, String> {
+    let is_first = p == Prim::First;
+    match a {
+        Value::Array(arr) | Value::Adjoint(arr) => {
+            let arr = arr.borrow();
+            let n = arr.data.len();
+            let i = if is_first { 0 } else { n.wrapping_sub(1) };
+            arr.data.get(i).ok_or_else(|| {
+                format!(
+                    "BoundsError: attempt to access {} at index [{}]",
+                    summary(a),
+                    if is_first { 1 } else { 0 }
+                )
+            })
+        }
+        Value::Tuple(vs) => {
+            let v = if is_first { vs.first() } else { vs.last() };
+            v.cloned()
+                .ok_or_else(|| "ArgumentError: Tuple must be non-empty".into())
+        }
+        Value::F64(_) | Value::Int(_) | Value::Bool(_) => Ok(a.clone()),
+        _ => Err(method_error(p.julia_name(), std::slice::from_ref(a))),
+    }
+}
+
+/// The scalar primitive a broadcast applies, by the function's name and arity.
+fn scalar_prim(name: &str, arity: usize) -> Option<Prim> {
+    let p = match (name, arity) {
+        ("-", 1) => Prim::Neg,
+        (n, _) => Prim::from_julia_name(n)?,
+    };
+    let scalar = matches!(
+        p,
+        Prim::Add
+            | Prim::Sub
+            | Prim::Mul
+            | Prim::Div
+            | Prim::IntDiv
+            | Prim::Rem
+            | Prim::Pow
+            | Prim::Neg
+            | Prim::Lt
+            | Prim::Le
+            | Prim::Gt
+            | Prim::Ge
+            | Prim::Eq
+            | Prim::Ne
+            | Prim::Not
+            | Prim::Sin
+            | Prim::Cos
+            | Prim::Tan
+            | Prim::Exp
+            | Prim::Log
+            | Prim::Log1p
+            | Prim::Sqrt
+            | Prim::Abs
+            | Prim::Tanh
+            | Prim::Sinh
+            | Prim::Cosh
+            | Prim::Asin
+            | Prim::Acos
+            | Prim::Atan
+            | Prim::Max
+            | Prim::Min
+            | Prim::Floor
+            | Prim::Ceil
+            | Prim::Round
+            | Prim::Sign
+            | Prim::Float
+            | Prim::ToInt
+            | Prim::Zero
+            | Prim::One
+    );
+    scalar.then_some(p)
+}
+
+/// `broadcast(f, args...)`: operand 0 names a scalar function; the others are numbers and
+/// arrays whose dimensions agree or are 1 (Julia's rule), giving one result per position.
+pub fn broadcast(args: &[Value], ret: &Type) -> Result<Value, String> {
+    let Some((Value::Func(name), operands)) = args.split_first() else {
+        return Err("internal error: `broadcast` expects a constant function first".into());
+    };
+    let p = scalar_prim(name, operands.len())
+        .ok_or_else(|| format!("unsupported: broadcasting `{name}` (only scalar builtins)"))?;
+    broadcast_op(p, operands, ret)
+}
+
+/// Broadcast the scalar primitive `p` over `operands`.
+fn broadcast_op(p: Prim, operands: &[Value], ret: &Type) -> Result<Value, String> {
+    struct Operand {
+        value: Option<Value>,
+        rows: usize,
+        cols: usize,
+        data: Option<ArrayData>,
+    }
+    let mut ops = Vec::with_capacity(operands.len());
+    let (mut rows, mut cols, mut ndims) = (1usize, 1usize, 0u8);
+    let mut all_adjoint = true;
+    let combine = |a: usize, b: usize| -> Result<usize, String> {
+        if a == b || b == 1 {
+            Ok(a)
+        } else if a == 1 {
+            Ok(b)
+        } else {
+            Err(format!(
+                "DimensionMismatch: arrays could not be broadcast to a common size; got a \
+                 dimension with lengths {a} and {b}"
+            ))
+        }
+    };
+    for v in operands {
+        match view(v) {
+            Some((shape, data)) => {
+                let (r, c) = shape.rows_cols();
+                rows = combine(rows, r)?;
+                cols = combine(cols, c)?;
+                ndims = ndims.max(shape.ndims());
+                all_adjoint &= matches!(v, Value::Adjoint(_));
+                ops.push(Operand {
+                    value: None,
+                    rows: r,
+                    cols: c,
+                    data: Some(data),
+                });
+            }
+            None if v.is_number() => ops.push(Operand {
+                value: Some(v.clone()),
+                rows: 1,
+                cols: 1,
+                data: None,
+            }),
+            None => return Err(method_error("broadcast", operands)),
+        }
+    }
+    if ndims == 0 {
+        return eval_prim(p, operands, ret);
+    }
+    let count = rows
+        .checked_mul(cols)
+        .filter(|&n| n <= MAX_ELEMS)
+        .ok_or("OutOfMemoryError()")?;
+    let mut results = Vec::with_capacity(count);
+    let mut elems = Vec::with_capacity(ops.len());
+    for j in 0..cols {
+        for i in 0..rows {
+            elems.clear();
+            for op in &ops {
+                let v = match (&op.value, &op.data) {
+                    (Some(v), _) => v.clone(),
+                    (None, Some(d)) => {
+                        let (ii, jj) = (
+                            if op.rows == 1 { 0 } else { i },
+                            if op.cols == 1 { 0 } else { j },
+                        );
+                        d.get(jj * op.rows + ii).unwrap_or(Value::Nothing)
+                    }
+                    (None, None) => Value::Nothing,
+                };
+                elems.push(v);
+            }
+            results.push(eval_prim(p, &elems, &Type::Any)?);
+        }
+    }
+    let e = result_elem(ret, &results)?;
+    let data = ArrayData::from_values(e, &results)?;
+    if all_adjoint {
+        let arr = Array::new(Shape::Vector(cols), data);
+        return Ok(Value::Adjoint(Rc::new(RefCell::new(arr))));
+    }
+    let shape = if ndims == 1 {
+        Shape::Vector(rows)
+    } else {
+        Shape::Matrix(rows, cols)
+    };
+    Ok(Array::new(shape, data).into_value())
+}

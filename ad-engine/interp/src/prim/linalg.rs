@@ -1,0 +1,223 @@
+//! Linear algebra: array `+`/`-`, scaling, products of every shape pair, `dot`, transposes.
+//! Sums run in index order starting from zero (as a straightforward BLAS kernel does).
+
+use std::cell::RefCell;
+use std::rc::Rc;
+
+use zy_ir::{Prim, Type};
+
+use super::array::view;
+use super::{eval_prim, method_error};
+use crate::value::{Array, ArrayData, ElemType, Shape, Value};
+
+/// What an operand of a product is.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Kind {
+    Vector,
+    Matrix,
+    Row,
+}
+
+fn kind(v: &Value) -> Option<Kind> {
+    match v {
+        Value::Array(a) => Some(match a.borrow().shape {
+            Shape::Vector(_) => Kind::Vector,
+            Shape::Matrix(..) => Kind::Matrix,
+        }),
+        Value::Adjoint(_) => Some(Kind::Row),
+        _ => None,
+    }
+}
+
+/// Julia's `axes` text for a shape, as in `DimensionMismatch` messages.
+fn axes_text(s: Shape) -> String {
+    match s {
+        Shape::Vector(n) => format!("(Base.OneTo({n}),)"),
+        Shape::Matrix(m, n) => format!("(Base.OneTo({m}), Base.OneTo({n}))"),
+    }
+}
+
+/// Arithmetic with an array operand: `A + B`, `A - B` (same shape), `c * A`, `A * c`, `A / c`,
+/// and array products.
+pub fn array_arith(p: Prim, a: &Value, b: &Value) -> Result<Value, String> {
+    match p {
+        Prim::Add | Prim::Sub if kind(a).is_some() && kind(b).is_some() => {
+            let (sa, sb) = match (view(a), view(b)) {
+                (Some((sa, _)), Some((sb, _))) => (sa, sb),
+                _ => return Err(method_error(p.julia_name(), &[a.clone(), b.clone()])),
+            };
+            if sa != sb {
+                let (ra, rb) = (sa.rows_cols(), sb.rows_cols());
+                let at = if ra.0 != rb.0 { 1 } else { 2 };
+                return Err(format!(
+                    "DimensionMismatch: dimensions must match: a has dims {}, b has dims {}, \
+                     mismatch at {at}",
+                    axes_text(sa),
+                    axes_text(sb)
+                ));
+            }
+            broadcast_scalar(p, &[a.clone(), b.clone()])
+        }
+        Prim::Mul if kind(a).is_some() && kind(b).is_some() => matmul(a, b),
+        Prim::Mul if a.is_number() || b.is_number() => broadcast_scalar(p, &[a.clone(), b.clone()]),
+        Prim::Div if b.is_number() && kind(a).is_some() => {
+            broadcast_scalar(p, &[a.clone(), b.clone()])
+        }
+        _ => Err(method_error(p.julia_name(), &[a.clone(), b.clone()])),
+    }
+}
+
+fn broadcast_scalar(p: Prim, args: &[Value]) -> Result<Value, String> {
+    let mut with_f = Vec::with_capacity(args.len() + 1);
+    with_f.push(Value::Func(p.julia_name().into()));
+    with_f.extend_from_slice(args);
+    eval_prim(Prim::Broadcast, &with_f, &Type::Any)
+}
+
+/// Storage promoted for a product: Int64 when both are integer arrays, Float64 otherwise.
+enum Num {
+    F(Vec<f64>),
+    I(Vec<i64>),
+}
+
+fn numbers(d: &ArrayData, as_float: bool) -> Num {
+    match d {
+        ArrayData::Int(v) if !as_float => Num::I(v.clone()),
+        ArrayData::Bool(v) if !as_float => Num::I(v.iter().map(|&b| i64::from(b)).collect()),
+        _ => Num::F(d.to_f64()),
+    }
+}
+
+/// `C = A * B` for column-major `A` (m×k) and `B` (k×n).
+fn gemm(a: &Num, b: &Num, m: usize, k: usize, n: usize) -> ArrayData {
+    match (a, b) {
+        (Num::I(x), Num::I(y)) => {
+            let mut c = vec![0i64; m * n];
+            for j in 0..n {
+                for i in 0..m {
+                    c[j * m + i] = (0..k).fold(0i64, |s, l| {
+                        s.wrapping_add(x[l * m + i].wrapping_mul(y[j * k + l]))
+                    });
+                }
+            }
+            ArrayData::Int(c)
+        }
+        _ => {
+            let (x, y) = (to_f(a), to_f(b));
+            let mut c = vec![0.0; m * n];
+            for j in 0..n {
+                for i in 0..m {
+                    c[j * m + i] = (0..k).fold(0.0, |s, l| s + x[l * m + i] * y[j * k + l]);
+                }
+            }
+            ArrayData::F64(c)
+        }
+    }
+}
+
+fn to_f(n: &Num) -> std::borrow::Cow<'_, [f64]> {
+    match n {
+        Num::F(v) => std::borrow::Cow::Borrowed(v),
+        Num::I(v) => std::borrow::Cow::Owned(v.iter().map(|&i| i as f64).collect()),
+    }
+}
+
+/// `A * B` where an operand is an array: Matrix*Vector, Matrix*Matrix, row*Vector (a number),
+/// row*Matrix (a row), Vector*row (an outer product), and scaling by a number.
+pub fn matmul(a: &Value, b: &Value) -> Result<Value, String> {
+    if a.is_number() || b.is_number() {
+        return broadcast_scalar(Prim::Mul, &[a.clone(), b.clone()]);
+    }
+    let fail = || method_error("*", &[a.clone(), b.clone()]);
+    let (ka, kb) = (kind(a).ok_or_else(fail)?, kind(b).ok_or_else(fail)?);
+    let (Some((sa, da)), Some((sb, db))) = (view(a), view(b)) else {
+        return Err(fail());
+    };
+    if ka == Kind::Vector && kb == Kind::Vector {
+        return Err(fail());
+    }
+    if ka == Kind::Row && kb == Kind::Vector {
+        return dot(a, b);
+    }
+    let ((m, k), (k2, n)) = (sa.rows_cols(), sb.rows_cols());
+    if k != k2 {
+        let describe = |kind: Kind, s: Shape| match (kind, s) {
+            (Kind::Vector, Shape::Vector(n)) => format!("vector B has length {n}"),
+            (_, s) => {
+                let (r, c) = s.rows_cols();
+                format!("matrix B has dimensions ({r},{c})")
+            }
+        };
+        return Err(format!(
+            "DimensionMismatch: matrix A has dimensions ({m},{k}), {}",
+            describe(kb, sb)
+        ));
+    }
+    let as_float = da.elem() == ElemType::F64 || db.elem() == ElemType::F64;
+    let c = gemm(&numbers(&da, as_float), &numbers(&db, as_float), m, k, n);
+    let arr = |shape| Rc::new(RefCell::new(Array::new(shape, c)));
+    Ok(match (ka, kb) {
+        (Kind::Matrix, Kind::Vector) => Value::Array(arr(Shape::Vector(m))),
+        (Kind::Row, Kind::Matrix) => Value::Adjoint(arr(Shape::Vector(n))),
+        _ => Value::Array(arr(Shape::Matrix(m, n))),
+    })
+}
+
+/// `dot(x, y)`: the sum of elementwise products of two arrays of one length, or of two numbers.
+pub fn dot(a: &Value, b: &Value) -> Result<Value, String> {
+    if a.is_number() && b.is_number() {
+        return eval_prim(Prim::Mul, &[a.clone(), b.clone()], &Type::Any);
+    }
+    let (Some((_, da)), Some((_, db))) = (view(a), view(b)) else {
+        return Err(method_error("dot", &[a.clone(), b.clone()]));
+    };
+    if da.len() != db.len() {
+        return Err(format!(
+            "DimensionMismatch: dot product arguments have lengths {} and {}",
+            da.len(),
+            db.len()
+        ));
+    }
+    let as_float = da.elem() == ElemType::F64 || db.elem() == ElemType::F64;
+    Ok(match (numbers(&da, as_float), numbers(&db, as_float)) {
+        (Num::I(x), Num::I(y)) => Value::Int(
+            x.iter()
+                .zip(&y)
+                .fold(0i64, |s, (p, q)| s.wrapping_add(p.wrapping_mul(*q))),
+        ),
+        (x, y) => Value::F64(
+            to_f(&x)
+                .iter()
+                .zip(to_f(&y).iter())
+                .fold(0.0, |s, (p, q)| s + p * q),
+        ),
+    })
+}
+
+/// `transpose(x)` / `x'`: a vector becomes a row sharing its storage (and back); a matrix is
+/// copied transposed; a number is itself.
+pub fn transpose(p: Prim, a: &Value) -> Result<Value, String> {
+    match a {
+        Value::Array(arr) => {
+            let shape = arr.borrow().shape;
+            match shape {
+                Shape::Vector(_) => Ok(Value::Adjoint(arr.clone())),
+                Shape::Matrix(m, n) => {
+                    let old = arr.borrow();
+                    let mut data = ArrayData::zeros(old.data.elem(), m * n);
+                    for j in 0..n {
+                        for i in 0..m {
+                            if let Some(v) = old.data.get(j * m + i) {
+                                data.set(i * n + j, &v)?;
+                            }
+                        }
+                    }
+                    Ok(Array::new(Shape::Matrix(n, m), data).into_value())
+                }
+            }
+        }
+        Value::Adjoint(arr) => Ok(Value::Array(arr.clone())),
+        Value::F64(_) | Value::Int(_) | Value::Bool(_) => Ok(a.clone()),
+        _ => Err(method_error(p.julia_name(), std::slice::from_ref(a))),
+    }
+}

@@ -1,0 +1,258 @@
+//! The semantics of every [`Prim`], in one place: [`eval_prim`] maps operand values to a result
+//! value or Julia's error message.
+
+mod array;
+mod data;
+mod linalg;
+mod reduce;
+mod scalar;
+mod tangent;
+
+use zy_ir::{Prim, Type};
+
+use crate::show::{show, type_string};
+use crate::value::Value;
+
+pub use data::new_struct;
+
+/// Apply primitive `p` to `args`. `ret` is the statement's inferred type: it fixes the result
+/// type where the operands alone do not (empty arrays, `zero_tangent`, AD stacks); `Type::Any`
+/// lets the operands decide. An operand that is an undefined local is an `UndefVarError`
+/// (except for `push!`, which only stores it on the tape).
+pub fn eval_prim(p: Prim, args: &[Value], ret: &Type) -> Result<Value, String> {
+    if p != Prim::Push {
+        if let Some(Value::Undef(name)) = args.iter().find(|a| matches!(a, Value::Undef(_))) {
+            return Err(undef_error(name));
+        }
+    }
+    use Prim::*;
+    match p {
+        Add | Sub | Mul | Div | IntDiv | Rem | Pow => {
+            let [a, b] = operands(p, args)?;
+            if a.is_number() && b.is_number() {
+                scalar::arith(p, a, b)
+            } else {
+                linalg::array_arith(p, a, b)
+            }
+        }
+        Neg if matches!(args, [Value::Array(_) | Value::Adjoint(_)]) => {
+            let [a] = operands(p, args)?;
+            array::map_unary(p, a)
+        }
+        Neg | Not | Sin | Cos | Tan | Exp | Log | Log1p | Sqrt | Abs | Tanh | Sinh | Cosh
+        | Asin | Acos | Floor | Ceil | Round | Sign | ToInt => {
+            let [a] = operands(p, args)?;
+            scalar::unary(p, a)
+        }
+        Atan => match args {
+            [y, x] => scalar::atan2(y, x),
+            _ => {
+                let [a] = operands(p, args)?;
+                scalar::unary(p, a)
+            }
+        },
+        Float | Zero | One => {
+            let [a] = operands(p, args)?;
+            if a.is_number() {
+                scalar::unary(p, a)
+            } else {
+                array::float_zero_one(p, a)
+            }
+        }
+        Max | Min => {
+            let [a, b] = operands(p, args)?;
+            scalar::max_min(p, a, b)
+        }
+        Lt | Le | Gt | Ge | Eq | Ne => {
+            let [a, b] = operands(p, args)?;
+            compare(p, a, b)
+        }
+        Tuple => Ok(Value::Tuple(args.into())),
+        NamedTuple => data::named_tuple(args),
+        GetField => data::get_field(args),
+        SetField => data::set_field(args),
+        TupleIndex => data::tuple_index(args),
+        RefNew => {
+            let [a] = operands(p, args)?;
+            let a = match ret {
+                Type::Ref(t) => data::convert_to(t, a)?,
+                _ => a.clone(),
+            };
+            Ok(Value::new_ref(a))
+        }
+        RefGet => data::ref_get(args),
+        RefSet => data::ref_set(args),
+        Vect => array::vect(args, ret),
+        Hvcat => array::hvcat(args, ret),
+        Zeros | Ones => array::zeros_ones(p, args, ret),
+        Fill => array::fill(args),
+        Similar | Copy => {
+            let [a] = operands(p, args)?;
+            array::similar_copy(p, a)
+        }
+        Length => array::length(args),
+        Size => array::size(args),
+        GetIndex => array::get_index(args),
+        SetIndex => array::set_index(args),
+        First | Last => {
+            let [a] = operands(p, args)?;
+            array::first_last(p, a)
+        }
+        Sum | Prod | Maximum | Minimum => {
+            let [a] = operands(p, args)?;
+            reduce::reduce(p, a)
+        }
+        Dot => {
+            let [a, b] = operands(p, args)?;
+            linalg::dot(a, b)
+        }
+        MatMul => {
+            let [a, b] = operands(p, args)?;
+            linalg::matmul(a, b)
+        }
+        Transpose | Adjoint => {
+            let [a] = operands(p, args)?;
+            linalg::transpose(p, a)
+        }
+        Broadcast => array::broadcast(args, ret),
+        RangeLength => {
+            let [a, s, b] = operands(p, args)?;
+            range_length(a, s, b)
+        }
+        Undef => match args {
+            [Value::Symbol(name)] => Ok(Value::Undef(name.clone())),
+            _ => Err(internal(p, "expects one symbol operand")),
+        },
+        Error => match args {
+            [Value::Str(msg)] => Err(format!("ErrorException: {msg}")),
+            [other] => Err(format!("ErrorException: {}", show(other))),
+            _ => Err(internal(p, "expects one message operand")),
+        },
+        StackNew => Ok(tangent::stack_new()),
+        Push => tangent::push(args),
+        Pop => tangent::pop(args),
+        ZeroTangent => tangent::zero_tangent(args, ret),
+        Accum => {
+            let [a, b] = operands(p, args)?;
+            tangent::accum(a, b)
+        }
+        AccumInto => {
+            let [dst, x] = operands(p, args)?;
+            tangent::accum_into(dst, x)
+        }
+        MakePullback => tangent::make_pullback(args, ret),
+        CallPullback => Err(internal(
+            p,
+            "calls code: the interpreter runs it, not `eval_prim`",
+        )),
+        Gradient | Derivative | Hessian | PullbackOf => Err(internal(
+            p,
+            "is rewritten by the AD transform before the program runs, but reached the interpreter",
+        )),
+    }
+}
+
+/// The operands as a fixed-size array, or an internal error naming the primitive.
+fn operands<const N: usize>(p: Prim, args: &[Value]) -> Result<&[Value; N], String> {
+    args.try_into()
+        .map_err(|_| internal(p, &format!("expects {N} operands, got {}", args.len())))
+}
+
+/// An error that well-formed typed IR cannot produce.
+fn internal(p: Prim, what: &str) -> String {
+    format!("internal error: `{}` {what}", p.julia_name())
+}
+
+/// `UndefVarError` for using local `name` where it is not assigned.
+pub fn undef_error(name: &str) -> String {
+    format!("UndefVarError: {name} not defined")
+}
+
+/// Julia's `MethodError` text for calling `name` on these values.
+pub fn method_error(name: &str, args: &[Value]) -> String {
+    let types: Vec<String> = args
+        .iter()
+        .map(|a| format!("::{}", type_string(&a.julia_type())))
+        .collect();
+    format!(
+        "MethodError: no method matching {name}({})",
+        types.join(", ")
+    )
+}
+
+/// Julia's `DomainError` text (its message on one line).
+pub fn domain_error(v: &Value, msg: &str) -> String {
+    format!("DomainError with {}: {msg}", show(v))
+}
+
+/// Comparisons: IEEE on floats, exact between Int and Float, structural `==` on containers.
+fn compare(p: Prim, a: &Value, b: &Value) -> Result<Value, String> {
+    use std::cmp::Ordering::*;
+    if let Some(ord) = scalar::num_cmp(a, b) {
+        let r = match p {
+            Prim::Lt => ord == Some(Less),
+            Prim::Le => matches!(ord, Some(Less | Equal)),
+            Prim::Gt => ord == Some(Greater),
+            Prim::Ge => matches!(ord, Some(Greater | Equal)),
+            Prim::Eq => ord == Some(Equal),
+            _ => ord != Some(Equal),
+        };
+        return Ok(Value::Bool(r));
+    }
+    match p {
+        Prim::Eq => Ok(Value::Bool(julia_eq(a, b))),
+        Prim::Ne => Ok(Value::Bool(!julia_eq(a, b))),
+        _ => Err(method_error(p.julia_name(), &[a.clone(), b.clone()])),
+    }
+}
+
+/// Julia's `==`: numeric equality of numbers, elementwise for tuples, named tuples and arrays of
+/// one shape, `===` for everything else.
+pub fn julia_eq(a: &Value, b: &Value) -> bool {
+    if let Some(ord) = scalar::num_cmp(a, b) {
+        return ord == Some(std::cmp::Ordering::Equal);
+    }
+    let all = |x: &[Value], y: &[Value]| {
+        x.len() == y.len() && x.iter().zip(y).all(|(p, q)| julia_eq(p, q))
+    };
+    match (a, b) {
+        (Value::Tuple(x), Value::Tuple(y)) => all(x, y),
+        (Value::NamedTuple(nx, x), Value::NamedTuple(ny, y)) => nx == ny && all(x, y),
+        (Value::Array(_) | Value::Adjoint(_), Value::Array(_) | Value::Adjoint(_)) => {
+            match (array::view(a), array::view(b)) {
+                (Some((sa, da)), Some((sb, db))) => {
+                    sa.rows_cols() == sb.rows_cols()
+                        && sa.ndims() == sb.ndims()
+                        && all(&da.values(), &db.values())
+                }
+                _ => false,
+            }
+        }
+        _ => a.egal(b),
+    }
+}
+
+/// The length of the Int range `a:s:b`.
+fn range_length(a: &Value, s: &Value, b: &Value) -> Result<Value, String> {
+    let (Value::Int(a), Value::Int(s), Value::Int(b)) = (a, s, b) else {
+        return Err(method_error(
+            "range_length",
+            &[a.clone(), s.clone(), b.clone()],
+        ));
+    };
+    let (a, s, b) = (i128::from(*a), i128::from(*s), i128::from(*b));
+    if s == 0 {
+        return Err("ArgumentError: step cannot be zero".into());
+    }
+    let n = if (s > 0 && a > b) || (s < 0 && a < b) {
+        0
+    } else {
+        (b - a) / s + 1
+    };
+    i64::try_from(n)
+        .map(Value::Int)
+        .map_err(|_| format!("OverflowError: the length of the range {a}:{s}:{b} overflows Int64"))
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,141 @@
+//! `sum`, `prod`, `maximum`, `minimum` with Julia's association order: arrays of 16 or more
+//! Float64 elements reduce pairwise with a sequential block size of 1024
+//! (`Base.mapreduce_impl`), shorter ones and tuples left to right.
+//!
+//! Julia compiles the sequential blocks with `@simd`, which lets LLVM reassociate them on some
+//! machines; zy follows the order as written, which is what Julia computes without SIMD.
+
+use zy_ir::Prim;
+
+use super::{method_error, scalar};
+use crate::value::{ArrayData, Value};
+
+const PAIRWISE_BLOCK: usize = 1024;
+
+/// `Base.mapreduce_impl` on a non-empty slice.
+fn pairwise(xs: &[f64], op: fn(f64, f64) -> f64) -> f64 {
+    match xs {
+        [x] => *x,
+        [a, b, rest @ ..] if xs.len() <= PAIRWISE_BLOCK => {
+            rest.iter().fold(op(*a, *b), |v, x| op(v, *x))
+        }
+        _ => {
+            // `imid = ifirst + (ilast - ifirst) >> 1` with 1-based inclusive bounds.
+            let mid = (xs.len() - 1) / 2 + 1;
+            op(pairwise(&xs[..mid], op), pairwise(&xs[mid..], op))
+        }
+    }
+}
+
+/// Julia's `_mapreduce` over a Float64 array: sequential below 16 elements, pairwise above.
+fn reduce_f64(xs: &[f64], op: fn(f64, f64) -> f64) -> f64 {
+    if xs.len() < 16 {
+        xs.iter().copied().reduce(op).unwrap_or(0.0)
+    } else {
+        pairwise(xs, op)
+    }
+}
+
+fn empty_error() -> String {
+    "ArgumentError: reducing over an empty collection is not allowed; consider supplying `init` \
+     to the reducer"
+        .into()
+}
+
+/// `sum(x)`, `prod(x)`, `maximum(x)`, `minimum(x)` of an array, tuple or number.
+pub fn reduce(p: Prim, a: &Value) -> Result<Value, String> {
+    match a {
+        Value::Array(arr) | Value::Adjoint(arr) => reduce_array(p, &arr.borrow().data),
+        Value::Tuple(vs) => {
+            let Some((first, rest)) = vs.split_first() else {
+                return Err(empty_error());
+            };
+            let mut acc = first.clone();
+            for v in rest {
+                acc = step(p, &acc, v)?;
+            }
+            Ok(acc)
+        }
+        Value::F64(_) | Value::Int(_) | Value::Bool(_) => Ok(a.clone()),
+        _ => Err(method_error(p.julia_name(), std::slice::from_ref(a))),
+    }
+}
+
+fn step(p: Prim, acc: &Value, v: &Value) -> Result<Value, String> {
+    match p {
+        Prim::Sum => scalar::arith(Prim::Add, acc, v),
+        Prim::Prod => scalar::arith(Prim::Mul, acc, v),
+        Prim::Maximum => scalar::max_min(Prim::Max, acc, v),
+        _ => scalar::max_min(Prim::Min, acc, v),
+    }
+}
+
+fn reduce_array(p: Prim, data: &ArrayData) -> Result<Value, String> {
+    match (p, data) {
+        (Prim::Sum, ArrayData::F64(xs)) => Ok(Value::F64(reduce_f64(xs, |a, b| a + b))),
+        (Prim::Prod, ArrayData::F64(xs)) if xs.is_empty() => Ok(Value::F64(1.0)),
+        (Prim::Prod, ArrayData::F64(xs)) => Ok(Value::F64(reduce_f64(xs, |a, b| a * b))),
+        // Integer sums and products wrap; `sum` of Bools counts them as Int.
+        (Prim::Sum, ArrayData::Int(xs)) => {
+            Ok(Value::Int(xs.iter().fold(0i64, |a, &b| a.wrapping_add(b))))
+        }
+        (Prim::Sum, ArrayData::Bool(xs)) => {
+            Ok(Value::Int(xs.iter().filter(|&&b| b).count() as i64))
+        }
+        (Prim::Prod, ArrayData::Int(xs)) => {
+            Ok(Value::Int(xs.iter().fold(1i64, |a, &b| a.wrapping_mul(b))))
+        }
+        (Prim::Prod, ArrayData::Bool(xs)) => Ok(Value::Bool(xs.iter().all(|&b| b))),
+        (Prim::Maximum | Prim::Minimum, _) if data.is_empty() => Err(empty_error()),
+        (Prim::Maximum, ArrayData::F64(xs)) => Ok(Value::F64(
+            xs.iter()
+                .copied()
+                .reduce(scalar::julia_max)
+                .unwrap_or(f64::NAN),
+        )),
+        (Prim::Minimum, ArrayData::F64(xs)) => Ok(Value::F64(
+            xs.iter()
+                .copied()
+                .reduce(scalar::julia_min)
+                .unwrap_or(f64::NAN),
+        )),
+        _ => {
+            let vals = data.values();
+            let Some((first, rest)) = vals.split_first() else {
+                return Err(empty_error());
+            };
+            let mut acc = first.clone();
+            for v in rest {
+                acc = step(p, &acc, v)?;
+            }
+            Ok(acc)
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn pairwise_splits_like_julia() {
+        // 2048 elements: two blocks of 1024, each summed left to right.
+        let xs: Vec<f64> = (0..2048).map(|i| if i == 0 { 1e16 } else { 1.0 }).collect();
+        let left = xs[..1024].iter().copied().reduce(|a, b| a + b).unwrap();
+        let right = 1024.0;
+        assert_eq!(reduce_f64(&xs, |a, b| a + b), left + right);
+        // Sequential summation would lose every 1.0 added to 1e16 (ulp 2): 1e16 + 1024 - 1 + ...
+        let sequential = xs.iter().fold(0.0, |a, b| a + b);
+        assert_ne!(reduce_f64(&xs, |a, b| a + b), sequential);
+    }
+
+    #[test]
+    fn odd_length_split_point() {
+        // 1025 elements: Julia splits at imid = 1 + 1024 >> 1 = 513, i.e. 513 + 512.
+        let xs: Vec<f64> = (0..1025).map(f64::from).collect();
+        let first: f64 = xs[..513].iter().sum();
+        let second: f64 = xs[513..].iter().sum();
+        assert_eq!(pairwise(&xs, |a, b| a + b), first + second);
+        assert_eq!(first, 131_328.0);
+    }
+}

@@ -1,0 +1,454 @@
+//! Scalar arithmetic, comparisons, elementary functions and conversions on `Float64`, `Int64`
+//! and `Bool`, with Julia's results bit for bit where Julia defines them in Julia code (integer
+//! wrap-around, power by squaring, `max`/`min` with NaN and signed zeros, rounding ties to even).
+
+use std::cmp::Ordering;
+
+use zy_ir::Prim;
+
+use super::{domain_error, method_error};
+use crate::value::{f64_to_int, Value};
+
+/// A number after promotion of the operands of a binary operation.
+#[derive(Clone, Copy, Debug)]
+enum Pair {
+    F(f64, f64),
+    I(i64, i64),
+    B(bool, bool),
+}
+
+fn as_f64(v: &Value) -> Option<f64> {
+    match v {
+        Value::F64(x) => Some(*x),
+        Value::Int(i) => Some(*i as f64),
+        Value::Bool(b) => Some(f64::from(u8::from(*b))),
+        _ => None,
+    }
+}
+
+fn as_int(v: &Value) -> Option<i64> {
+    match v {
+        Value::Int(i) => Some(*i),
+        Value::Bool(b) => Some(i64::from(*b)),
+        _ => None,
+    }
+}
+
+/// Julia's promotion of two numbers to a common type.
+fn promote(a: &Value, b: &Value) -> Option<Pair> {
+    match (a, b) {
+        (Value::Bool(x), Value::Bool(y)) => Some(Pair::B(*x, *y)),
+        (Value::F64(_), _) | (_, Value::F64(_)) => Some(Pair::F(as_f64(a)?, as_f64(b)?)),
+        _ => Some(Pair::I(as_int(a)?, as_int(b)?)),
+    }
+}
+
+/// `a op b` for two numbers (`+ - * / ÷ % ^`).
+pub fn arith(p: Prim, a: &Value, b: &Value) -> Result<Value, String> {
+    let fail = || method_error(p.julia_name(), &[a.clone(), b.clone()]);
+    // `Bool * Float64` treats `false` as a strong zero: `false * NaN == 0.0`.
+    if p == Prim::Mul {
+        match (a, b) {
+            (Value::Bool(x), Value::F64(y)) | (Value::F64(y), Value::Bool(x)) => {
+                return Ok(Value::F64(if *x { *y } else { 0.0f64.copysign(*y) }));
+            }
+            _ => {}
+        }
+    }
+    if p == Prim::Pow {
+        return pow(a, b).unwrap_or_else(|| Err(fail()));
+    }
+    match promote(a, b).ok_or_else(fail)? {
+        Pair::F(x, y) => float_arith(p, x, y).ok_or_else(fail),
+        Pair::I(x, y) => int_arith(p, x, y)?.ok_or_else(fail),
+        Pair::B(x, y) => match p {
+            Prim::Mul => Ok(Value::Bool(x & y)),
+            Prim::IntDiv | Prim::Rem if !y => Err(divide_error()),
+            Prim::IntDiv => Ok(Value::Bool(x)),
+            Prim::Rem => Ok(Value::Bool(false)),
+            _ => int_arith(p, i64::from(x), i64::from(y))?.ok_or_else(fail),
+        },
+    }
+}
+
+fn divide_error() -> String {
+    "DivideError: integer division error".into()
+}
+
+fn float_arith(p: Prim, x: f64, y: f64) -> Option<Value> {
+    let r = match p {
+        Prim::Add => x + y,
+        Prim::Sub => x - y,
+        Prim::Mul => x * y,
+        Prim::Div => x / y,
+        // Julia: `div(x, y) = round((x - rem(x, y)) / y)` (toward zero).
+        Prim::IntDiv => ((x - x % y) / y).round_ties_even(),
+        // `rem` takes the sign of the dividend: C's fmod.
+        Prim::Rem => x % y,
+        _ => return None,
+    };
+    Some(Value::F64(r))
+}
+
+fn int_arith(p: Prim, x: i64, y: i64) -> Result<Option<Value>, String> {
+    let r = match p {
+        Prim::Add => x.wrapping_add(y),
+        Prim::Sub => x.wrapping_sub(y),
+        Prim::Mul => x.wrapping_mul(y),
+        Prim::Div => return Ok(Some(Value::F64(x as f64 / y as f64))),
+        Prim::IntDiv => {
+            if y == 0 || (x == i64::MIN && y == -1) {
+                return Err(divide_error());
+            }
+            x / y
+        }
+        Prim::Rem => {
+            if y == 0 {
+                return Err(divide_error());
+            }
+            // `typemin(Int) % -1 == 0` in Julia.
+            x.wrapping_rem(y)
+        }
+        _ => return Ok(None),
+    };
+    Ok(Some(Value::Int(r)))
+}
+
+/// `a ^ b`; `None` when the operand types have no method.
+fn pow(a: &Value, b: &Value) -> Option<Result<Value, String>> {
+    Some(match (a, b) {
+        (Value::F64(x), Value::Int(_) | Value::Bool(_)) => {
+            Ok(Value::F64(pow_f64_int(*x, as_int(b)?)))
+        }
+        (Value::F64(_), Value::F64(_)) | (Value::Int(_) | Value::Bool(_), Value::F64(_)) => {
+            pow_f64(as_f64(a)?, as_f64(b)?).map(Value::F64)
+        }
+        (Value::Bool(x), Value::Int(_) | Value::Bool(_)) => {
+            // `true^n == true`; `false^0 == true`, `false^n == false` for n > 0.
+            let n = as_int(b)?;
+            if !x && n < 0 {
+                Err(int_pow_domain_error(n))
+            } else {
+                Ok(Value::Bool(*x || n == 0))
+            }
+        }
+        (Value::Int(x), Value::Int(_) | Value::Bool(_)) => int_pow(*x, as_int(b)?).map(Value::Int),
+        _ => return None,
+    })
+}
+
+fn int_pow_domain_error(p: i64) -> String {
+    let q = p.wrapping_neg();
+    format!(
+        "DomainError with {p}: Cannot raise an integer x to a negative power {p}. Make x or {p} \
+         a float by adding a zero decimal (e.g., 2.0^{p} or 2^{pf} instead of 2^{p}) or write \
+         1/x^{q}, float(x)^{p}, x^float({p}) or (x//1)^{p}.",
+        pf = zy_ir::julia_float(p as f64)
+    )
+}
+
+/// `x ^ p` on Int64 by squaring, wrapping on overflow; a negative power is a DomainError unless
+/// `x` is 1 or -1.
+pub fn int_pow(x: i64, p: i64) -> Result<i64, String> {
+    if p < 0 {
+        return match x {
+            1 => Ok(1),
+            -1 => Ok(if p % 2 == 0 { 1 } else { -1 }),
+            _ => Err(int_pow_domain_error(p)),
+        };
+    }
+    // Multiplication modulo 2^64 is associative, so any squaring order gives Julia's result.
+    let mut base = x;
+    let mut e = p as u64;
+    let mut acc: i64 = 1;
+    while e > 0 {
+        if e & 1 == 1 {
+            acc = acc.wrapping_mul(base);
+        }
+        base = base.wrapping_mul(base);
+        e >>= 1;
+    }
+    Ok(acc)
+}
+
+fn two_mul(x: f64, y: f64) -> (f64, f64) {
+    let p = x * y;
+    (p, x.mul_add(y, -p))
+}
+
+/// Julia's compensated power by squaring (`Base.Math.pow_body(::Float64, ::Integer)`).
+fn pow_body_int(x: f64, n: i64) -> f64 {
+    let (mut x, mut n) = (x, n);
+    let mut y = 1.0f64;
+    let (mut xnlo, mut ynlo) = (0.0f64, 0.0f64);
+    if n == 3 {
+        return x * x * x;
+    }
+    if n < 0 {
+        let rx = 1.0 / x;
+        if n == -2 {
+            return rx * rx;
+        }
+        if x.is_finite() {
+            xnlo = -x.mul_add(rx, -1.0) * rx;
+        }
+        x = rx;
+        n = -n;
+    }
+    while n > 1 {
+        if n & 1 > 0 {
+            let err = y.mul_add(xnlo, x * ynlo);
+            let (hi, lo) = two_mul(x, y);
+            y = hi;
+            ynlo = lo + err;
+        }
+        let err = x * 2.0 * xnlo;
+        let (hi, lo) = two_mul(x, x);
+        x = hi;
+        xnlo = lo + err;
+        n >>= 1;
+    }
+    let err = y.mul_add(xnlo, x * ynlo);
+    if x.is_finite() && err.is_finite() {
+        x.mul_add(y, err)
+    } else {
+        x * y
+    }
+}
+
+fn use_power_by_squaring(n: i64) -> bool {
+    (-(1 << 12)..=3 * (1 << 13)).contains(&n)
+}
+
+/// `x ^ n` for Float64 `x` and Int64 `n`: a negative base is fine.
+pub fn pow_f64_int(x: f64, n: i64) -> f64 {
+    if n == 0 {
+        return 1.0;
+    }
+    if use_power_by_squaring(n) {
+        return pow_body_int(x, n);
+    }
+    let s = if x < 0.0 && n % 2 != 0 { -1.0 } else { 1.0 };
+    x.abs().powf(n as f64).copysign(s)
+}
+
+/// `x ^ y` for Float64 operands: a negative base with a non-integer exponent is a DomainError.
+pub fn pow_f64(x: f64, y: f64) -> Result<f64, String> {
+    if x == 1.0 {
+        return Ok(1.0);
+    }
+    const CLAMP: f64 = 6_917_529_027_641_081_856.0; // 0x1.8p62
+    let mut y = y;
+    if y.abs() >= CLAMP || y.is_nan() {
+        if y.is_nan() {
+            return Ok(y);
+        }
+        y = CLAMP.copysign(y);
+    }
+    let yint = y as i64;
+    let yisint = y == yint as f64;
+    if yisint {
+        if yint == 0 {
+            return Ok(1.0);
+        }
+        if use_power_by_squaring(yint) {
+            return Ok(pow_body_int(x, yint));
+        }
+    }
+    if x == 0.0 {
+        return Ok(if y > 0.0 { 0.0 } else { f64::INFINITY });
+    }
+    let mut s = 1.0;
+    if x < 0.0 {
+        if !yisint {
+            return Err(domain_error(
+                &Value::F64(x),
+                "Exponentiation yielding a complex result requires a complex argument. Replace \
+                 x^y with (x+0im)^y, Complex(x)^y, or similar.",
+            ));
+        }
+        if yint % 2 != 0 {
+            s = -1.0;
+        }
+    }
+    if !x.is_finite() {
+        let signed = x.copysign(s);
+        return Ok(if y > 0.0 || x.is_nan() {
+            signed
+        } else {
+            0.0f64.copysign(signed)
+        });
+    }
+    Ok(x.abs().powf(y).copysign(s))
+}
+
+/// Exact comparison of an Int64 with a Float64 (`None` for NaN).
+fn cmp_int_f64(i: i64, f: f64) -> Option<Ordering> {
+    const TWO_63: f64 = 9_223_372_036_854_775_808.0;
+    if f.is_nan() {
+        return None;
+    }
+    if f >= TWO_63 {
+        return Some(Ordering::Less);
+    }
+    if f < -TWO_63 {
+        return Some(Ordering::Greater);
+    }
+    let t = f.trunc();
+    match i.cmp(&(t as i64)) {
+        Ordering::Equal => 0.0f64.partial_cmp(&(f - t)),
+        o => Some(o),
+    }
+}
+
+/// The order of two numbers, exactly and with IEEE semantics (`None` if either is NaN).
+pub fn num_cmp(a: &Value, b: &Value) -> Option<Option<Ordering>> {
+    Some(match (a, b) {
+        (Value::F64(x), Value::F64(y)) => x.partial_cmp(y),
+        (Value::F64(x), _) => cmp_int_f64(as_int(b)?, *x).map(Ordering::reverse),
+        (_, Value::F64(y)) => cmp_int_f64(as_int(a)?, *y),
+        _ => Some(as_int(a)?.cmp(&as_int(b)?)),
+    })
+}
+
+/// Julia's `max` on Float64: NaN wins, and `max(-0.0, 0.0) == 0.0`.
+pub fn julia_max(x: f64, y: f64) -> f64 {
+    if y > x || (!y.is_sign_negative() && x.is_sign_negative()) {
+        if x.is_nan() {
+            x
+        } else {
+            y
+        }
+    } else if y.is_nan() {
+        y
+    } else {
+        x
+    }
+}
+
+/// Julia's `min` on Float64: NaN wins, and `min(-0.0, 0.0) == -0.0`.
+pub fn julia_min(x: f64, y: f64) -> f64 {
+    if y < x || (y.is_sign_negative() && !x.is_sign_negative()) {
+        if x.is_nan() {
+            x
+        } else {
+            y
+        }
+    } else if y.is_nan() {
+        y
+    } else {
+        x
+    }
+}
+
+/// `max(a, b)` or `min(a, b)` on numbers.
+pub fn max_min(p: Prim, a: &Value, b: &Value) -> Result<Value, String> {
+    let is_max = p == Prim::Max;
+    match promote(a, b) {
+        Some(Pair::F(x, y)) => Ok(Value::F64(if is_max {
+            julia_max(x, y)
+        } else {
+            julia_min(x, y)
+        })),
+        Some(Pair::I(x, y)) => Ok(Value::Int(if is_max { x.max(y) } else { x.min(y) })),
+        Some(Pair::B(x, y)) => Ok(Value::Bool(if is_max { x | y } else { x & y })),
+        None => Err(method_error(p.julia_name(), &[a.clone(), b.clone()])),
+    }
+}
+
+/// A unary function of one number.
+pub fn unary(p: Prim, a: &Value) -> Result<Value, String> {
+    let fail = || method_error(p.julia_name(), std::slice::from_ref(a));
+    match (p, a) {
+        (Prim::Neg, Value::F64(x)) => Ok(Value::F64(-x)),
+        (Prim::Neg, _) => Ok(Value::Int(as_int(a).ok_or_else(fail)?.wrapping_neg())),
+        (Prim::Not, Value::Bool(b)) => Ok(Value::Bool(!b)),
+        (Prim::Abs, Value::F64(x)) => Ok(Value::F64(x.abs())),
+        (Prim::Abs, Value::Int(i)) => Ok(Value::Int(i.wrapping_abs())),
+        (Prim::Floor | Prim::Ceil | Prim::Round | Prim::Abs, Value::Int(_) | Value::Bool(_)) => {
+            Ok(a.clone())
+        }
+        (Prim::Floor, Value::F64(x)) => Ok(Value::F64(x.floor())),
+        (Prim::Ceil, Value::F64(x)) => Ok(Value::F64(x.ceil())),
+        (Prim::Round, Value::F64(x)) => Ok(Value::F64(x.round_ties_even())),
+        (Prim::Sign, Value::F64(x)) => Ok(Value::F64(if *x > 0.0 {
+            1.0
+        } else if *x < 0.0 {
+            -1.0
+        } else {
+            *x
+        })),
+        (Prim::Sign, Value::Int(i)) => Ok(Value::Int(i.signum())),
+        (Prim::Sign, Value::Bool(_)) => Ok(a.clone()),
+        (Prim::Float, _) => Ok(Value::F64(as_f64(a).ok_or_else(fail)?)),
+        (Prim::ToInt, Value::F64(x)) => f64_to_int(*x)
+            .map(Value::Int)
+            .ok_or_else(|| format!("InexactError: Int64({})", zy_ir::julia_float(*x))),
+        (Prim::ToInt, _) => Ok(Value::Int(as_int(a).ok_or_else(fail)?)),
+        (Prim::Zero, Value::F64(_)) => Ok(Value::F64(0.0)),
+        (Prim::Zero, Value::Int(_)) => Ok(Value::Int(0)),
+        (Prim::Zero, Value::Bool(_)) => Ok(Value::Bool(false)),
+        (Prim::One, Value::F64(_)) => Ok(Value::F64(1.0)),
+        (Prim::One, Value::Int(_)) => Ok(Value::Int(1)),
+        (Prim::One, Value::Bool(_)) => Ok(Value::Bool(true)),
+        _ => {
+            let x = as_f64(a).ok_or_else(fail)?;
+            elementary(p, x).ok_or_else(fail)?.map(Value::F64)
+        }
+    }
+}
+
+/// The differentiable elementary functions on Float64, with Julia's domain errors.
+fn elementary(p: Prim, x: f64) -> Option<Result<f64, String>> {
+    let domain = |msg: &str| Some(Err(domain_error(&Value::F64(x), msg)));
+    Some(Ok(match p {
+        Prim::Sin | Prim::Cos | Prim::Tan if x.is_infinite() => {
+            return domain(&format!(
+                "{}(x) is only defined for finite x.",
+                p.julia_name()
+            ));
+        }
+        Prim::Sin => x.sin(),
+        Prim::Cos => x.cos(),
+        Prim::Tan => x.tan(),
+        Prim::Exp => x.exp(),
+        Prim::Log if x < 0.0 => {
+            return domain(
+                "log was called with a negative real argument but will only return a complex \
+                 result if called with a complex argument. Try log(Complex(x)).",
+            );
+        }
+        Prim::Log => x.ln(),
+        Prim::Log1p if x < -1.0 => {
+            return domain(
+                "log1p was called with a real argument < -1 but will only return a complex \
+                 result if called with a complex argument. Try log1p(Complex(x)).",
+            );
+        }
+        Prim::Log1p => x.ln_1p(),
+        Prim::Sqrt if x < 0.0 => {
+            return domain(
+                "sqrt was called with a negative real argument but will only return a complex \
+                 result if called with a complex argument. Try sqrt(Complex(x)).",
+            );
+        }
+        Prim::Sqrt => x.sqrt(),
+        Prim::Tanh => x.tanh(),
+        Prim::Sinh => x.sinh(),
+        Prim::Cosh => x.cosh(),
+        Prim::Asin if x.abs() > 1.0 => return domain("asin(x) is not defined for |x| > 1."),
+        Prim::Asin => x.asin(),
+        Prim::Acos if x.abs() > 1.0 => return domain("acos(x) not defined for |x| > 1"),
+        Prim::Acos => x.acos(),
+        Prim::Atan => x.atan(),
+        _ => return None,
+    }))
+}
+
+/// `atan(y, x)`.
+pub fn atan2(y: &Value, x: &Value) -> Result<Value, String> {
+    match (as_f64(y), as_f64(x)) {
+        (Some(a), Some(b)) => Ok(Value::F64(a.atan2(b))),
+        _ => Err(method_error("atan", &[y.clone(), x.clone()])),
+    }
+}

@@ -1,0 +1,189 @@
+//! The AD tape and tangent algebra: stacks, structural zeros, and `accum` (tangent addition with
+//! `nothing` as the identity).
+
+use std::cell::RefCell;
+use std::rc::Rc;
+use std::sync::Arc;
+
+use zy_ir::{tangent_type, Instance, Prim, Type};
+
+use super::{eval_prim, method_error};
+use crate::value::{Array, ArrayData, ElemType, Pullback, Value};
+
+/// A new empty stack.
+pub fn stack_new() -> Value {
+    Value::Stack(Rc::new(RefCell::new(Vec::new())))
+}
+
+/// `push!(stack, v)`: returns `nothing`.
+pub fn push(args: &[Value]) -> Result<Value, String> {
+    match args {
+        [Value::Stack(s), v] => {
+            s.borrow_mut().push(v.clone());
+            Ok(Value::Nothing)
+        }
+        _ => Err(method_error("push!", args)),
+    }
+}
+
+/// `pop!(stack)`.
+pub fn pop(args: &[Value]) -> Result<Value, String> {
+    match args {
+        [Value::Stack(s)] => s
+            .borrow_mut()
+            .pop()
+            .ok_or_else(|| "internal error: `pop!` from an empty AD stack".into()),
+        _ => Err(method_error("pop!", args)),
+    }
+}
+
+/// The parts of a value that line up with the fields of its tangent, in order.
+fn components(v: &Value) -> Option<Vec<Value>> {
+    match v {
+        Value::Tuple(vs) | Value::NamedTuple(_, vs) | Value::Struct(_, vs) => Some(vs.to_vec()),
+        Value::Mutable(_, vs) => Some(vs.borrow().clone()),
+        Value::Ref(r) => Some(vec![r.borrow().clone()]),
+        _ => None,
+    }
+}
+
+/// `zero_tangent(x)`: the zero of the result type `ret`, with array shapes taken from the
+/// operand (a primal or a tangent of the same structure). With `ret` unknown (`Any`), the zero
+/// of the operand's tangent type.
+pub fn zero_tangent(args: &[Value], ret: &Type) -> Result<Value, String> {
+    let shape_of = args.first();
+    let ty = match (ret, shape_of) {
+        (Type::Any, Some(v)) => tangent_type(&v.julia_type()),
+        _ => ret.clone(),
+    };
+    zero_of(&ty, shape_of)
+}
+
+fn zero_of(t: &Type, like: Option<&Value>) -> Result<Value, String> {
+    let parts = like.and_then(components);
+    let part = |i: usize| parts.as_ref().and_then(|ps| ps.get(i));
+    Ok(match t {
+        Type::Float64 => Value::F64(0.0),
+        Type::Int64 => Value::Int(0),
+        Type::Bool => Value::Bool(false),
+        Type::Nothing => Value::Nothing,
+        Type::Tuple(ts) => {
+            let mut out = Vec::with_capacity(ts.len());
+            for (i, t) in ts.iter().enumerate() {
+                out.push(zero_of(t, part(i))?);
+            }
+            Value::Tuple(out.into())
+        }
+        Type::NamedTuple(fs) => {
+            let mut out = Vec::with_capacity(fs.len());
+            for (i, (_, t)) in fs.iter().enumerate() {
+                out.push(zero_of(t, part(i))?);
+            }
+            Value::NamedTuple(fs.iter().map(|(n, _)| n.clone()).collect(), out.into())
+        }
+        Type::Ref(inner) => Value::new_ref(zero_of(inner, part(0))?),
+        Type::Array(e, _) | Type::Adjoint(e) => {
+            let elem = ElemType::of_type(e).ok_or_else(|| no_zero(t))?;
+            let (shape, adjoint) = match like {
+                Some(Value::Array(a)) => (a.borrow().shape, false),
+                Some(Value::Adjoint(a)) => (a.borrow().shape, true),
+                _ => return Err(format!(
+                    "internal error: `zero_tangent` of {t} needs an array operand for its shape"
+                )),
+            };
+            let arr = Rc::new(RefCell::new(Array::new(
+                shape,
+                ArrayData::zeros(elem, shape.len()),
+            )));
+            if adjoint || matches!(t, Type::Adjoint(_)) {
+                Value::Adjoint(arr)
+            } else {
+                Value::Array(arr)
+            }
+        }
+        _ => return Err(no_zero(t)),
+    })
+}
+
+fn no_zero(t: &Type) -> String {
+    format!("internal error: no zero tangent for type {t}")
+}
+
+/// `accum(a, b)`: tangent addition. `nothing` is the identity; numbers add; tuples and named
+/// tuples add elementwise; arrays of one shape add elementwise into a new array.
+pub fn accum(a: &Value, b: &Value) -> Result<Value, String> {
+    let fail = || format!("internal error: cannot accumulate tangents {a} and {b}");
+    match (a, b) {
+        (Value::Nothing, x) | (x, Value::Nothing) => Ok(x.clone()),
+        (Value::Tuple(xs), Value::Tuple(ys)) if xs.len() == ys.len() => {
+            let sum: Result<Vec<Value>, String> =
+                xs.iter().zip(ys.iter()).map(|(x, y)| accum(x, y)).collect();
+            Ok(Value::Tuple(sum?.into()))
+        }
+        (Value::NamedTuple(nx, xs), Value::NamedTuple(ny, ys)) if nx == ny => {
+            let sum: Result<Vec<Value>, String> =
+                xs.iter().zip(ys.iter()).map(|(x, y)| accum(x, y)).collect();
+            Ok(Value::NamedTuple(nx.clone(), sum?.into()))
+        }
+        (Value::Array(_), Value::Array(_)) | (Value::Adjoint(_), Value::Adjoint(_)) => {
+            eval_prim(Prim::Add, &[a.clone(), b.clone()], &Type::Any)
+        }
+        _ if a.is_number() && b.is_number() => {
+            eval_prim(Prim::Add, &[a.clone(), b.clone()], &Type::Any)
+        }
+        _ => Err(fail()),
+    }
+}
+
+/// `accum!(dst, x)`: add `x` (an array of `dst`'s shape, or a number added to every element)
+/// into the array `dst` in place. Returns `nothing`.
+pub fn accum_into(dst: &Value, x: &Value) -> Result<Value, String> {
+    let (Value::Array(d) | Value::Adjoint(d)) = dst else {
+        return Err(method_error("accum!", &[dst.clone(), x.clone()]));
+    };
+    let addend: Vec<Value> = match x {
+        Value::Nothing => return Ok(Value::Nothing),
+        Value::Array(a) | Value::Adjoint(a) => {
+            let (a, d) = (a.borrow(), d.borrow());
+            if a.data.len() != d.data.len() {
+                return Err(format!(
+                    "DimensionMismatch: cannot add an array of {} elements into one of {}",
+                    a.data.len(),
+                    d.data.len()
+                ));
+            }
+            a.data.values()
+        }
+        _ if x.is_number() => vec![x.clone(); d.borrow().data.len()],
+        _ => return Err(method_error("accum!", &[dst.clone(), x.clone()])),
+    };
+    let mut d = d.borrow_mut();
+    for (i, y) in addend.iter().enumerate() {
+        let old = d.data.get(i).unwrap_or(Value::Nothing);
+        let sum = eval_prim(Prim::Add, &[old, y.clone()], &Type::Any)?;
+        d.data.set(i, &sum)?;
+    }
+    Ok(Value::Nothing)
+}
+
+/// `make_pullback(f, method, tape)`: the `back` closure running pullback instance `f` (method
+/// `method`, argument types from the result type) on `(tape, ȳ)`.
+pub fn make_pullback(args: &[Value], ret: &Type) -> Result<Value, String> {
+    let ([Value::Func(name), Value::Int(method), tape], Type::Pullback(types)) = (args, ret) else {
+        return Err(
+            "internal error: `make_pullback` expects (function, method, tape) and a Pullback type"
+                .into(),
+        );
+    };
+    let method = u32::try_from(*method)
+        .map_err(|_| format!("internal error: `make_pullback` method index {method}"))?;
+    let instance = Arc::new(Instance {
+        name: name.clone(),
+        method,
+        args: types.clone(),
+    });
+    Ok(Value::Pullback(Rc::new(Pullback {
+        instance,
+        tape: tape.clone(),
+    })))
+}

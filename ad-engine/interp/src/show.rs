@@ -1,0 +1,310 @@
+//! Values and types printed as Julia's `show` prints them, and the `summary` text that Julia's
+//! error messages use (`3-element Vector{Float64}`).
+
+use std::fmt::{self, Write};
+
+use zy_ir::{julia_float, StructKind, Type};
+
+use crate::value::{Array, ArrayData, ElemType, Shape, Value};
+
+/// `repr(v)`: the value as Julia's `show` prints it (`8.0`, `(12.0, nothing)`, `[1.0 2.0; 3.0
+/// 4.0]`, `Dense([1.0 2.0], [0.5])`, `Base.RefValue{Float64}(1.0)`).
+pub fn show(v: &Value) -> String {
+    v.to_string()
+}
+
+impl fmt::Display for Value {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Value::F64(x) => f.write_str(&julia_float(*x)),
+            Value::Int(i) => write!(f, "{i}"),
+            Value::Bool(b) => write!(f, "{b}"),
+            Value::Nothing => f.write_str("nothing"),
+            Value::Tuple(vs) => {
+                f.write_str("(")?;
+                comma_values(f, vs)?;
+                if vs.len() == 1 {
+                    f.write_str(",")?;
+                }
+                f.write_str(")")
+            }
+            Value::NamedTuple(ns, vs) => {
+                if vs.is_empty() {
+                    return f.write_str("NamedTuple()");
+                }
+                f.write_str("(")?;
+                for (i, (n, v)) in ns.iter().zip(vs.iter()).enumerate() {
+                    if i > 0 {
+                        f.write_str(", ")?;
+                    }
+                    write!(f, "{n} = {v}")?;
+                }
+                if vs.len() == 1 {
+                    f.write_str(",")?;
+                }
+                f.write_str(")")
+            }
+            Value::Struct(t, _) | Value::Mutable(t, _) if t.kind == StructKind::Closure => {
+                f.write_str(&t.name)
+            }
+            Value::Struct(t, fields) => {
+                write!(f, "{t}(")?;
+                comma_values(f, fields)?;
+                f.write_str(")")
+            }
+            Value::Mutable(t, fields) => {
+                write!(f, "{t}(")?;
+                comma_values(f, &fields.borrow())?;
+                f.write_str(")")
+            }
+            Value::Ref(r) => {
+                let inner = r.borrow();
+                write!(
+                    f,
+                    "Base.RefValue{{{}}}({inner})",
+                    type_string(&inner.julia_type())
+                )
+            }
+            Value::Array(a) => show_array(f, &a.borrow()),
+            Value::Adjoint(a) => {
+                let a = a.borrow();
+                if a.data.is_empty() {
+                    write!(f, "adjoint({}[])", a.data.elem().ty())
+                } else {
+                    let row = Array::new(Shape::Matrix(1, a.data.len()), a.data.clone());
+                    show_array(f, &row)
+                }
+            }
+            Value::Func(n) => f.write_str(n),
+            Value::Symbol(s) => write!(f, ":{s}"),
+            Value::Str(s) => write!(f, "{s:?}"),
+            Value::Stack(s) => {
+                f.write_str("Stack[")?;
+                comma_values(f, &s.borrow())?;
+                f.write_str("]")
+            }
+            Value::Pullback(p) => write!(f, "pullback({})", p.instance.name),
+            Value::Undef(_) => f.write_str("#undef"),
+        }
+    }
+}
+
+fn comma_values(f: &mut fmt::Formatter<'_>, vs: &[Value]) -> fmt::Result {
+    for (i, v) in vs.iter().enumerate() {
+        if i > 0 {
+            f.write_str(", ")?;
+        }
+        write!(f, "{v}")?;
+    }
+    Ok(())
+}
+
+fn element(data: &ArrayData, i: usize) -> String {
+    match data {
+        ArrayData::F64(v) => v.get(i).map(|x| julia_float(*x)).unwrap_or_default(),
+        ArrayData::Int(v) => v.get(i).map(|x| x.to_string()).unwrap_or_default(),
+        ArrayData::Bool(v) => v
+            .get(i)
+            .map(|&x| u8::from(x).to_string())
+            .unwrap_or_default(),
+    }
+}
+
+fn show_array(f: &mut fmt::Formatter<'_>, a: &Array) -> fmt::Result {
+    let elem = a.data.elem().ty();
+    // Julia prefixes the element type where the literal would not say it (`Bool[1, 0]`).
+    let prefix = if a.data.elem() == ElemType::Bool {
+        "Bool"
+    } else {
+        ""
+    };
+    match a.shape {
+        Shape::Vector(0) => write!(f, "{elem}[]"),
+        Shape::Vector(n) => {
+            write!(f, "{prefix}[")?;
+            for i in 0..n {
+                if i > 0 {
+                    f.write_str(", ")?;
+                }
+                f.write_str(&element(&a.data, i))?;
+            }
+            f.write_str("]")
+        }
+        Shape::Matrix(m, n) if m == 0 || n == 0 => {
+            write!(f, "Matrix{{{elem}}}(undef, {m}, {n})")
+        }
+        Shape::Matrix(m, 1) => {
+            write!(f, "{prefix}[")?;
+            for i in 0..m {
+                if i > 0 {
+                    f.write_str("; ")?;
+                }
+                f.write_str(&element(&a.data, i))?;
+            }
+            f.write_str(";;]")
+        }
+        Shape::Matrix(m, n) => {
+            write!(f, "{prefix}[")?;
+            for i in 0..m {
+                if i > 0 {
+                    f.write_str("; ")?;
+                }
+                for j in 0..n {
+                    if j > 0 {
+                        f.write_str(" ")?;
+                    }
+                    f.write_str(&element(&a.data, j * m + i))?;
+                }
+            }
+            f.write_str("]")
+        }
+    }
+}
+
+/// A type as Julia prints it: `NTuple{4, Float64}` for long homogeneous tuples and
+/// `@NamedTuple{a::Float64}` for named tuples; otherwise as the IR prints it.
+pub fn type_string(t: &Type) -> String {
+    match t {
+        Type::Tuple(ts) if ts.len() > 3 && ts.iter().all(|x| *x == ts[0]) => {
+            format!("NTuple{{{}, {}}}", ts.len(), type_string(&ts[0]))
+        }
+        Type::Tuple(ts) => {
+            let inner: Vec<String> = ts.iter().map(type_string).collect();
+            format!("Tuple{{{}}}", inner.join(", "))
+        }
+        Type::NamedTuple(fs) => {
+            let mut s = String::from("@NamedTuple{");
+            for (i, (n, t)) in fs.iter().enumerate() {
+                if i > 0 {
+                    s.push_str(", ");
+                }
+                let _ = write!(s, "{n}::{}", type_string(t));
+            }
+            s.push('}');
+            s
+        }
+        Type::Ref(inner) => format!("Base.RefValue{{{}}}", type_string(inner)),
+        Type::Adjoint(e) => format!("LinearAlgebra.Adjoint{{{e}, Vector{{{e}}}}}"),
+        other => other.to_string(),
+    }
+}
+
+/// Julia's `summary(v)`, as used in `BoundsError` messages.
+pub fn summary(v: &Value) -> String {
+    match v {
+        Value::Array(a) => {
+            let a = a.borrow();
+            match a.shape {
+                Shape::Vector(n) => format!("{n}-element {}", a.ty()),
+                Shape::Matrix(m, n) => format!("{m}×{n} {}", a.ty()),
+            }
+        }
+        Value::Adjoint(a) => {
+            let a = a.borrow();
+            let e = a.data.elem().ty();
+            format!(
+                "1×{} adjoint(::Vector{{{e}}}) with eltype {e}",
+                a.data.len()
+            )
+        }
+        other => type_string(&other.julia_type()),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::Arc;
+
+    use expect_test::expect;
+    use zy_ir::StructType;
+
+    use super::*;
+
+    fn matrix(m: usize, n: usize, data: Vec<f64>) -> Value {
+        Value::matrix_f64(m, n, data).unwrap()
+    }
+
+    fn dense_type() -> Arc<StructType> {
+        Arc::new(StructType {
+            name: "Dense".into(),
+            params: vec![],
+            fields: vec![
+                ("W".into(), Type::matrix_f64()),
+                ("b".into(), Type::vector_f64()),
+            ],
+            mutable: false,
+            kind: StructKind::User,
+        })
+    }
+
+    #[test]
+    fn scalars_and_tuples() {
+        assert_eq!(show(&Value::F64(8.0)), "8.0");
+        assert_eq!(show(&Value::Int(3)), "3");
+        assert_eq!(show(&Value::Bool(true)), "true");
+        assert_eq!(
+            show(&Value::tuple([Value::F64(12.0), Value::Nothing])),
+            "(12.0, nothing)"
+        );
+        assert_eq!(show(&Value::tuple([Value::F64(1e-7)])), "(1.0e-7,)");
+        assert_eq!(show(&Value::tuple([])), "()");
+    }
+
+    #[test]
+    fn arrays_print_as_literals() {
+        assert_eq!(show(&Value::vector_f64(vec![1.0, 2.0])), "[1.0, 2.0]");
+        assert_eq!(show(&Value::vector_f64(vec![])), "Float64[]");
+        // Column-major storage [1 3; 2 4] read back row by row.
+        assert_eq!(
+            show(&matrix(2, 2, vec![1.0, 3.0, 2.0, 4.0])),
+            "[1.0 2.0; 3.0 4.0]"
+        );
+        assert_eq!(show(&matrix(1, 2, vec![1.0, 2.0])), "[1.0 2.0]");
+        assert_eq!(show(&matrix(2, 1, vec![1.0, 2.0])), "[1.0; 2.0;;]");
+        assert_eq!(show(&matrix(0, 3, vec![])), "Matrix{Float64}(undef, 0, 3)");
+        let ints = Array::new(Shape::Vector(2), ArrayData::Int(vec![1, -2])).into_value();
+        assert_eq!(show(&ints), "[1, -2]");
+        let bools = Array::new(Shape::Vector(2), ArrayData::Bool(vec![true, false])).into_value();
+        assert_eq!(show(&bools), "Bool[1, 0]");
+        let Value::Array(v) = Value::vector_f64(vec![1.0, 2.0]) else {
+            unreachable!()
+        };
+        assert_eq!(show(&Value::Adjoint(v)), "[1.0 2.0]");
+    }
+
+    #[test]
+    fn structs_named_tuples_and_refs() {
+        let d = Value::new_struct(
+            dense_type(),
+            vec![matrix(1, 2, vec![1.0, 2.0]), Value::vector_f64(vec![0.5])],
+        );
+        assert_eq!(show(&d), "Dense([1.0 2.0], [0.5])");
+        let nt = Value::NamedTuple(
+            vec!["W".into(), "b".into()].into(),
+            vec![matrix(1, 2, vec![1.0, 2.0]), Value::vector_f64(vec![0.5])].into(),
+        );
+        assert_eq!(show(&nt), "(W = [1.0 2.0], b = [0.5])");
+        let one = Value::NamedTuple(vec!["x".into()].into(), vec![Value::F64(1.0)].into());
+        assert_eq!(show(&one), "(x = 1.0,)");
+        assert_eq!(
+            show(&Value::new_ref(Value::F64(1.0))),
+            "Base.RefValue{Float64}(1.0)"
+        );
+    }
+
+    #[test]
+    fn summaries_for_errors() {
+        expect![["3-element Vector{Float64}"]]
+            .assert_eq(&summary(&Value::vector_f64(vec![0.0; 3])));
+        expect![["2×3 Matrix{Float64}"]].assert_eq(&summary(&matrix(2, 3, vec![0.0; 6])));
+        let t = Value::tuple([Value::F64(1.0), Value::F64(2.0)]);
+        expect![["Tuple{Float64, Float64}"]].assert_eq(&summary(&t));
+        let t4 = Value::tuple(vec![Value::Int(1); 4]);
+        expect![["NTuple{4, Int64}"]].assert_eq(&summary(&t4));
+        let Value::Array(v) = Value::vector_f64(vec![1.0, 2.0]) else {
+            unreachable!()
+        };
+        expect![["1×2 adjoint(::Vector{Float64}) with eltype Float64"]]
+            .assert_eq(&summary(&Value::Adjoint(v)));
+    }
+}
