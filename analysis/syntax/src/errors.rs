@@ -20,8 +20,7 @@ pub(crate) fn scan(tree: &Tree, src: &str) -> Scan {
     loop {
         let node = cursor.node();
         if node.is_missing() {
-            let what = if node.is_named() { node.kind().replace('_', " ") } else { format!("`{}`", node.kind()) };
-            scan.errors.push(syntax(range(node), format!("missing {what}")));
+            scan.errors.push(describe_missing(node));
         } else if node.is_error() {
             scan.errors.push(describe(node, src));
         } else if node.kind() == "line_comment" && is_zy_comment(src.get(node.byte_range()).unwrap_or("")) {
@@ -38,6 +37,21 @@ pub(crate) fn scan(tree: &Tree, src: &str) -> Scan {
                 return scan;
             }
         }
+    }
+}
+
+/// A MISSING node: a closing `end` or bracket is reported at the construct's opening token.
+fn describe_missing(node: Node) -> SyntaxError {
+    if node.is_named() {
+        return syntax(range(node), format!("missing {}", node.kind().replace('_', " ")));
+    }
+    let opener = node.parent().and_then(|p| p.child(0)).filter(|o| !o.is_named() && !o.is_missing());
+    match (node.kind(), opener) {
+        ("end", Some(opener)) => syntax(range(opener), format!("missing `end` for `{}`", opener.kind())),
+        (")" | "]" | "}", Some(opener)) if matches!(opener.kind(), "(" | "[" | "{") => {
+            syntax(range(opener), format!("missing `{}`", node.kind()))
+        }
+        (kind, _) => syntax(range(node), format!("missing `{kind}`")),
     }
 }
 

@@ -4,12 +4,13 @@ use tree_sitter::Node;
 
 use crate::arrays;
 use crate::ast::{BinOp, Expr, ExprKind, TextRange, UnOp};
-use crate::cx::{all_kids, error_expr, has_error_child, kids, range, Cx};
+use crate::cx::{all_kids, error_expr, kids, range, Cx};
 use crate::items::{anonymous, arrow_function, function_definition, is_method_signature, params, short_function};
 use crate::literals;
 use crate::operators::{self, compound_op};
 
-/// Converts one expression or statement node.
+/// Converts one expression or statement node. A node with a syntax error inside (already
+/// reported by the error pass) becomes [`ExprKind::Error`], except for statement containers.
 pub(crate) fn expr(cx: &mut Cx, node: Node) -> Expr {
     if node.is_error() || node.is_missing() {
         return error_expr(node);
@@ -17,7 +18,7 @@ pub(crate) fn expr(cx: &mut Cx, node: Node) -> Expr {
     if !cx.enter(node) {
         return error_expr(node);
     }
-    let result = if has_error_child(node) && !is_container(node) { error_expr(node) } else { convert(cx, node) };
+    let result = if node.has_error() && !is_container(node) { error_expr(node) } else { convert(cx, node) };
     cx.leave();
     result
 }

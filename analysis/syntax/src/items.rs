@@ -7,7 +7,7 @@ use crate::annotations;
 use crate::ast::{
     Expr, FieldDef, FunctionDef, FunctionName, GlobalDef, Item, Param, StructDef, TextRange, TypeExpr,
 };
-use crate::cx::{all_kids, error_expr, has_error_child, kids, range, Cx};
+use crate::cx::{all_kids, error_expr, kids, range, Cx};
 use crate::expr::{block, expr};
 
 /// The items of a file (or of an ERROR node at top level, where only definitions that start a
@@ -113,7 +113,7 @@ pub(crate) fn function_definition(cx: &mut Cx, node: Node) -> Option<FunctionDef
     let parts = kids(node);
     let sig_index = parts.iter().position(|k| k.kind() == "signature")?;
     let sig_node = kids(parts[sig_index]).first().copied()?;
-    if has_error_child(parts[sig_index]) {
+    if parts[sig_index].has_error() {
         return None;
     }
     let sig = match sig_node.kind() {
@@ -159,7 +159,7 @@ fn method(cx: &mut Cx, node: Node, sig: Signature, body: Vec<Expr>) -> FunctionD
 
 /// `f(args)`, `(d::Dense)(args)`, `SIG where T`, `SIG where {T, S}`.
 fn signature(cx: &mut Cx, node: Node) -> Option<Signature> {
-    if has_error_child(node) {
+    if node.has_error() {
         return None;
     }
     match node.kind() {

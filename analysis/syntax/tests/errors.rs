@@ -1,0 +1,239 @@
+//! Syntax errors (with recovery: the definitions that parsed are still returned) and
+//! constructs outside the subset (named, with their range, and an `(error)` in the tree).
+
+use expect_test::{expect, Expect};
+
+fn check(src: &str, expect: Expect) {
+    expect.assert_eq(&zy_syntax::debug_tree(&zy_syntax::parse_file(src)));
+}
+
+#[test]
+fn a_stray_operator_is_one_local_error() {
+    check("f(x) = x * * 2\ng(y) = y\n", expect![[r#"
+        (function f (x)
+          (error))
+        (function g (y)
+          y)
+        error 11..12: syntax error: unexpected `*` [syntax-error]
+    "#]]);
+}
+
+#[test]
+fn missing_end_mid_file_keeps_the_other_definitions() {
+    check(
+        r#"
+function before(x)
+    x
+end
+
+function f(x)
+    if x > 0
+        x
+end
+
+function g(y)
+    y + 1
+end
+
+h(z) = z
+"#,
+        expect![[r#"
+            (function before (x)
+              x)
+            (function g (y)
+              (+ y 1))
+            (function h (z)
+              z)
+            error 31..39: missing `end` for `function` [syntax-error]
+        "#]],
+    );
+}
+
+#[test]
+fn missing_end_at_the_end_of_the_file() {
+    check("g(x) = x\nfunction f(x)\n    x + 1\n", expect![[r#"
+        (function g (x)
+          x)
+        error 9..17: missing `end` for `function` [syntax-error]
+    "#]]);
+}
+
+#[test]
+fn unclosed_parenthesis() {
+    check("f(x) = (x + 1\ng(y) = y\n", expect![[r#"
+        (function f (x)
+          (error))
+        error 7..8: missing `)` [syntax-error]
+    "#]]);
+}
+
+#[test]
+fn unexpected_closing_parenthesis() {
+    check("f(x) = x + 1)\n", expect![[r#"
+        (function f (x)
+          (+ x 1))
+        error 12..13: syntax error: unexpected `)` [syntax-error]
+    "#]]);
+}
+
+#[test]
+fn half_typed_edit() {
+    check("function f(x)\n    y = x +\nend\n\ng(x) = 2x\n", expect![[r#"
+        (function g (x)
+          (* 2 x))
+        error 0..8: missing `end` for `function` [syntax-error]
+    "#]]);
+}
+
+#[test]
+fn integer_literals_that_overflow_int64() {
+    check("f() = 9223372036854775807\ng() = 9223372036854775808\nh() = -9223372036854775808\n", expect![[r#"
+        (function f ()
+          9223372036854775807)
+        (function g ()
+          (error))
+        (function h ()
+          (- (error)))
+        error 32..51: integer literal too large [syntax-error]
+        error 59..78: integer literal too large [syntax-error]
+    "#]]);
+}
+
+#[test]
+fn unsupported_calls_and_definitions() {
+    check(
+        r#"
+f(x; k = 1) = x
+g(x, y = 2) = x
+h(xs...) = xs
+k(x) = sum(x; dims = 1) + foo(x, y = 2) + bar(xs...)
+abstract type Shape end
+struct Circle <: Shape
+    r::Float64
+end
+struct P
+    x
+    P(x) = new(x)
+end
+r(x)::Float64 = x
+w(x::T) where {T<:Real} = x
+module M end
+import LinearAlgebra
+using Statistics
+macro m(x) x end
+"#,
+        expect![[r#"
+            (function f (x)
+              x)
+            (function g (x)
+              x)
+            (function h ()
+              xs)
+            (function k (x)
+              (+ (+ (call sum x (error)) (call foo x (error))) (call bar (error))))
+            (struct Circle r::Float64)
+            (struct P x)
+            error 6..11: unsupported: keyword arguments [unsupported]
+            error 22..27: unsupported: default argument values [unsupported]
+            error 35..40: unsupported: varargs [unsupported]
+            error 61..69: unsupported: keyword arguments [unsupported]
+            error 80..85: unsupported: keyword arguments [unsupported]
+            error 93..98: unsupported: splatting `...` [unsupported]
+            error 100..123: unsupported: abstract type [unsupported]
+            error 131..146: unsupported: struct supertype [unsupported]
+            error 185..198: unsupported: inner constructor [unsupported]
+            error 203..216: unsupported: return type annotation [unsupported]
+            error 236..243: unsupported: type bounds in `where` [unsupported]
+            error 249..261: unsupported: module [unsupported]
+            error 262..282: unsupported: import [unsupported]
+            error 283..299: unsupported: using [unsupported]
+            error 300..316: unsupported: macro definition [unsupported]
+        "#]],
+    );
+}
+
+#[test]
+fn unsupported_expressions() {
+    check(
+        r#"
+function f(x, xs)
+    try
+        x
+    catch e
+        0
+    end
+    @show x
+    s = "x = $x"
+    xs .= 0
+    ys = [2v for v in xs]
+    t = sum(v for v in xs)
+    z = x[end]
+    c = 'c'
+    let y = 1
+        y
+    end
+    q = x |> sin
+    u = 1f0 + 0x10
+    v::Float64 = 1.0
+    global g = 1
+    [x; xs]
+    return (x -> x)(1)
+end
+"#,
+        expect![[r#"
+            (function f (x xs)
+              (error)
+              (error)
+              (= s (error))
+              (error)
+              (= ys (error))
+              (= t (call sum (error)))
+              (= z (index x (error)))
+              (= c (error))
+              (error)
+              (= q (error))
+              (= u (+ (error) (error)))
+              (error)
+              (error)
+              (error)
+              (return (call (-> (x) x) 1)))
+            error 23..66: unsupported: try/catch [unsupported]
+            error 71..78: unsupported: macro @show [unsupported]
+            error 92..94: unsupported: string interpolation [unsupported]
+            error 100..107: unsupported: in-place broadcast .= [unsupported]
+            error 117..133: unsupported: array comprehension [unsupported]
+            error 148..159: unsupported: generator expression [unsupported]
+            error 171..174: unsupported: `end` in indexing [unsupported]
+            error 184..187: unsupported: character literal [unsupported]
+            error 192..219: unsupported: let block [unsupported]
+            error 230..232: unsupported: operator `|>` [unsupported]
+            error 245..248: unsupported: Float32 literal `1f0` [unsupported]
+            error 251..255: unsupported: unsigned integer literal `0x10` [unsupported]
+            error 260..270: unsupported: typed variable declaration [unsupported]
+            error 281..293: unsupported: global declaration [unsupported]
+            error 298..305: unsupported: vertical concatenation `[a; b]` (write `[a, b]` for a vector) [unsupported]
+        "#]],
+    );
+}
+
+#[test]
+fn top_level_code_is_outside_the_subset() {
+    check("f(x) = x\nprintln(f(2))\nx[1] = 2\n", expect![[r#"
+        (function f (x)
+          x)
+        error 9..22: unsupported: top-level statement (only definitions are allowed at top level) [unsupported]
+        error 23..27: unsupported: global binding of anything but a name [unsupported]
+    "#]]);
+}
+
+#[test]
+fn broken_parts_of_signatures() {
+    check("function f(x, (a, b))\n    a\nend\nfunction g end\nBase.sin(x::Dense) = x\n+(a::Dense, b::Dense) = a\n", expect![[r#"
+        (function f (x)
+          a)
+        error 14..20: unsupported: destructuring arguments [unsupported]
+        error 32..46: unsupported: function declaration without methods [unsupported]
+        error 47..55: unsupported: qualified method name [unsupported]
+        error 70..71: unsupported: method definition for operator `+` [unsupported]
+    "#]]);
+}
