@@ -139,7 +139,10 @@ impl BodyLowerer<'_, '_> {
 /// A short description of an expression form, for error messages.
 fn describe(e: &Expr) -> &'static str {
     match &e.kind {
-        ExprKind::Float(_) | ExprKind::Int(_) | ExprKind::Bool(_) | ExprKind::Nothing
+        ExprKind::Float(_)
+        | ExprKind::Int(_)
+        | ExprKind::Bool(_)
+        | ExprKind::Nothing
         | ExprKind::Str(_) => "a literal",
         ExprKind::Ident(_) => "a name",
         ExprKind::Tuple(_) => "a tuple",

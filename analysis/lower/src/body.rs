@@ -5,8 +5,8 @@
 use std::collections::{BTreeSet, HashMap, HashSet};
 
 use zy_ir::{
-    Block, BlockCall, Const, Function, Name, Op, Operand, Span, SsaBuilder, Stmt, Terminator,
-    Type, Value, Var,
+    Block, BlockCall, Const, Function, Name, Op, Operand, Span, SsaBuilder, Stmt, Terminator, Type,
+    Value, Var, VarInit,
 };
 use zy_syntax::ast::{Expr, ExprKind, TextRange, UnOp};
 
@@ -31,7 +31,11 @@ impl ItemCx<'_> {
     /// Report an error at `range`.
     pub fn error(&mut self, range: TextRange, code: &'static str, message: String) {
         let span = self.span(range);
-        self.out.errors.push(LowerError { span, code, message });
+        self.out.errors.push(LowerError {
+            span,
+            code,
+            message,
+        });
     }
 }
 
@@ -78,19 +82,26 @@ impl<'c, 'a> BodyLowerer<'c, 'a> {
             return var;
         }
         let name: Name = self.cx.res.var(v).name.as_str().into();
-        let var = self.b.declare_var_with_init(Type::Any, Some(name.clone()), undef_stmt(name));
+        let var = self.b.declare_var_with_init(
+            Type::Any,
+            Some(name.clone()),
+            VarInit::Stmt(undef_stmt(name)),
+        );
         self.vars.insert(v, var);
         var
     }
 
     /// A variable for an intermediate value (an `if`'s result), not named in the IR.
     pub fn hidden(&mut self) -> Var {
-        self.b.declare_var_with_init(Type::Any, None, undef_stmt("#tmp".into()))
+        self.b
+            .declare_var_with_init(Type::Any, None, VarInit::Stmt(undef_stmt("#tmp".into())))
     }
 
     pub fn emit(&mut self, op: Op, args: Vec<Operand>, range: TextRange) -> Value {
         let span = self.span(range);
-        self.b.func.push_stmt(self.cur, Stmt { op, args }, Type::Any, span)
+        self.b
+            .func
+            .push_stmt(self.cur, Stmt { op, args }, Type::Any, span)
     }
 
     /// `name(args...)`.
@@ -124,7 +135,9 @@ impl<'c, 'a> BodyLowerer<'c, 'a> {
 
     pub fn jump(&mut self, to: Block, range: TextRange) {
         let span = self.span(range);
-        self.b.func.set_term(self.cur, Terminator::Jump(BlockCall::new(to)), span);
+        self.b
+            .func
+            .set_term(self.cur, Terminator::Jump(BlockCall::new(to)), span);
     }
 
     /// End the current block with a branch on `cond`; `then_to` and `else_to` are distinct.
@@ -140,7 +153,9 @@ impl<'c, 'a> BodyLowerer<'c, 'a> {
 
     pub fn ret(&mut self, value: Operand, range: TextRange) {
         let span = self.span(range);
-        self.b.func.set_term(self.cur, Terminator::Return(value), span);
+        self.b
+            .func
+            .set_term(self.cur, Terminator::Return(value), span);
     }
 
     /// Give a statement's value the name of the source variable it is assigned to.
@@ -214,8 +229,10 @@ impl<'c, 'a> BodyLowerer<'c, 'a> {
                 self.call("tuple", args, r)
             }
             ExprKind::NamedTuple(fields) => {
-                let names: Vec<Const> =
-                    fields.iter().map(|(n, _)| Const::Symbol(n.as_str().into())).collect();
+                let names: Vec<Const> = fields
+                    .iter()
+                    .map(|(n, _)| Const::Symbol(n.as_str().into()))
+                    .collect();
                 let mut args = vec![Operand::Const(Const::Tuple(names.into()))];
                 for (_, x) in fields {
                     args.push(self.expr(x));
@@ -234,10 +251,19 @@ impl<'c, 'a> BodyLowerer<'c, 'a> {
                 all.extend(self.all(args));
                 self.call("broadcast", all, r)
             }
-            ExprKind::Binary { op, dotted, lhs, rhs } => {
+            ExprKind::Binary {
+                op,
+                dotted,
+                lhs,
+                rhs,
+            } => {
                 let (a, b) = (self.expr(lhs), self.expr(rhs));
                 if *dotted {
-                    self.call("broadcast", vec![Const::Func(op.as_str().into()).into(), a, b], r)
+                    self.call(
+                        "broadcast",
+                        vec![Const::Func(op.as_str().into()).into(), a, b],
+                        r,
+                    )
                 } else {
                     self.call(op.as_str(), vec![a, b], r)
                 }
@@ -250,7 +276,11 @@ impl<'c, 'a> BodyLowerer<'c, 'a> {
             }
             ExprKind::Field { base, name } => {
                 let s = self.expr(base);
-                self.call("getfield", vec![s, Const::Symbol(name.as_str().into()).into()], r)
+                self.call(
+                    "getfield",
+                    vec![s, Const::Symbol(name.as_str().into()).into()],
+                    r,
+                )
             }
             ExprKind::Range { .. } => self.fail(
                 r,
@@ -263,12 +293,16 @@ impl<'c, 'a> BodyLowerer<'c, 'a> {
             ExprKind::Chain { first, rest } => self.chain(first, rest, r),
             ExprKind::And(a, b) => self.short_circuit(a, b, true, r),
             ExprKind::Or(a, b) => self.short_circuit(a, b, false, r),
-            ExprKind::Ternary { cond, then, els } => {
-                self.if_expr(&[(cond, std::slice::from_ref(&**then))], Some(std::slice::from_ref(&**els)), r)
-            }
+            ExprKind::Ternary { cond, then, els } => self.if_expr(
+                &[(cond, std::slice::from_ref(&**then))],
+                Some(std::slice::from_ref(&**els)),
+                r,
+            ),
             ExprKind::If { branches, els } => {
-                let branches: Vec<(&Expr, &[Expr])> =
-                    branches.iter().map(|(c, body)| (c, body.as_slice())).collect();
+                let branches: Vec<(&Expr, &[Expr])> = branches
+                    .iter()
+                    .map(|(c, body)| (c, body.as_slice()))
+                    .collect();
                 self.if_expr(&branches, els.as_deref(), r)
             }
             ExprKind::While { cond, body } => self.while_loop(e, cond, body),
@@ -277,9 +311,12 @@ impl<'c, 'a> BodyLowerer<'c, 'a> {
             ExprKind::Continue => self.break_continue(false, r),
             ExprKind::Return(value) => self.return_expr(value.as_deref(), r),
             ExprKind::Assign { lhs, rhs } => self.assign(lhs, rhs, r),
-            ExprKind::CompoundAssign { op, dotted, lhs, rhs } => {
-                self.compound_assign(*op, *dotted, lhs, rhs, r)
-            }
+            ExprKind::CompoundAssign {
+                op,
+                dotted,
+                lhs,
+                rhs,
+            } => self.compound_assign(*op, *dotted, lhs, rhs, r),
             ExprKind::Function(def) => self.closure(def, r),
         }
     }
@@ -347,8 +384,10 @@ impl<'c, 'a> BodyLowerer<'c, 'a> {
             );
             return self.fail(r, "syntax-error", message);
         }
-        let mut args: Vec<Operand> =
-            vec![Const::Int(rows.len() as i64).into(), Const::Int(cols as i64).into()];
+        let mut args: Vec<Operand> = vec![
+            Const::Int(rows.len() as i64).into(),
+            Const::Int(cols as i64).into(),
+        ];
         for row in rows {
             args.extend(self.all(row));
         }
@@ -364,5 +403,8 @@ impl<'c, 'a> BodyLowerer<'c, 'a> {
 
 /// `undef(:name)`: the value of a local where no assignment reaches.
 fn undef_stmt(name: Name) -> Stmt {
-    Stmt { op: Op::Call("undef".into()), args: vec![Const::Symbol(name).into()] }
+    Stmt {
+        op: Op::Call("undef".into()),
+        args: vec![Const::Symbol(name).into()],
+    }
 }

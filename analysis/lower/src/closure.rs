@@ -4,7 +4,9 @@
 
 use std::sync::Arc;
 
-use zy_ir::{callable_name, Block, Const, Function, Method, Name, Op, Operand, StructDef, StructKind, Type};
+use zy_ir::{
+    callable_name, Block, Const, Function, Method, Name, Op, Operand, StructDef, StructKind, Type,
+};
 use zy_syntax::ast::{FunctionDef, FunctionName, TextRange};
 
 use crate::body::{BodyLowerer, ItemCx};
@@ -36,7 +38,12 @@ pub(crate) fn lower_method_body(
     };
     let self_arg = self_name.map(|n| {
         func.arg_names.push(n.into());
-        func.add_param(Block::ENTRY, Type::Any, cx.span(def.name_range), Some(n.into()))
+        func.add_param(
+            Block::ENTRY,
+            Type::Any,
+            cx.span(def.name_range),
+            Some(n.into()),
+        )
     });
     let mut args = Vec::new();
     for p in &def.params {
@@ -44,10 +51,17 @@ pub(crate) fn lower_method_body(
         func.arg_names.push(name.clone());
         args.push(func.add_param(Block::ENTRY, Type::Any, cx.span(p.range), Some(name)));
     }
-    let params = cx.res.params.get(&(def as *const FunctionDef)).cloned().unwrap_or_default();
+    let params = cx
+        .res
+        .params
+        .get(&(def as *const FunctionDef))
+        .cloned()
+        .unwrap_or_default();
     let mut lw = BodyLowerer::new(cx, func, false);
     match (callee, self_arg) {
-        (Callee::Struct { var: Some(v), .. }, Some(s)) => lw.assign_local(*v, s.into(), def.name_range),
+        (Callee::Struct { var: Some(v), .. }, Some(s)) => {
+            lw.assign_local(*v, s.into(), def.name_range)
+        }
         (Callee::Closure(captures), Some(s)) => {
             for &c in captures {
                 let name = lw.cx.res.var(c).name.clone();
@@ -83,7 +97,11 @@ impl BodyLowerer<'_, '_> {
             return self.fail(r, "unsupported", message);
         }
         let Some(info) = self.cx.res.closures.get(&(def as *const FunctionDef)) else {
-            return self.fail(r, "unsupported", "unsupported: function definition here".into());
+            return self.fail(
+                r,
+                "unsupported",
+                "unsupported: function definition here".into(),
+            );
         };
         let name = format!("{}#{}", self.cx.closure_prefix, info.index);
         let captures = info.captures.clone();
@@ -99,8 +117,10 @@ impl BodyLowerer<'_, '_> {
         }
         let value: Operand = self.emit(Op::Closure(name.as_str().into()), args, r).into();
         let span = self.span(def.range);
-        let fields =
-            captures.iter().map(|&c| (self.cx.res.var(c).name.as_str().into(), None)).collect();
+        let fields = captures
+            .iter()
+            .map(|&c| (self.cx.res.var(c).name.as_str().into(), None))
+            .collect();
         self.cx.out.structs.push(StructDef {
             name: name.as_str().into(),
             params: Vec::new(),
@@ -109,7 +129,12 @@ impl BodyLowerer<'_, '_> {
             kind: StructKind::Closure,
             span,
         });
-        let body = lower_method_body(self.cx, def, name.as_str().into(), &Callee::Closure(captures));
+        let body = lower_method_body(
+            self.cx,
+            def,
+            name.as_str().into(),
+            &Callee::Closure(captures),
+        );
         let mut sig = vec![Some(zy_ir::TypeExpr::named(&name))];
         sig.extend(signature(def));
         let method = Method {

@@ -91,11 +91,20 @@ impl BodyLowerer<'_, '_> {
 
     /// Start a loop body: its scope's locals are fresh in every iteration.
     fn enter_body(&mut self, looped: &Expr) {
-        let fresh = self.cx.res.loop_locals.get(&(looped as *const Expr)).cloned();
+        let fresh = self
+            .cx
+            .res
+            .loop_locals
+            .get(&(looped as *const Expr))
+            .cloned();
         for v in fresh.unwrap_or_default() {
             let var = self.var(v);
             let name = self.cx.res.var(v).name.clone();
-            let undef = self.call("undef", vec![Const::Symbol(name.as_str().into()).into()], looped.range);
+            let undef = self.call(
+                "undef",
+                vec![Const::Symbol(name.as_str().into()).into()],
+                looped.range,
+            );
             self.b.def_var(self.cur, var, undef);
         }
     }
@@ -113,7 +122,10 @@ impl BodyLowerer<'_, '_> {
         self.b.seal_block(body_b);
         self.cur = body_b;
         self.enter_body(looped);
-        self.loops.push(LoopTargets { brk: exit, cont: header });
+        self.loops.push(LoopTargets {
+            brk: exit,
+            cont: header,
+        });
         self.seq(body);
         self.loops.pop();
         self.jump(header, r);
@@ -126,7 +138,13 @@ impl BodyLowerer<'_, '_> {
     /// `for var in a:s:b` (a counted loop over `range_length`) or `for var in xs` (over
     /// `length` and `getindex`). A hidden counter drives the loop; `var` is bound afresh in
     /// each iteration.
-    pub(crate) fn for_loop(&mut self, looped: &Expr, var: &Expr, iter: &Expr, body: &[Expr]) -> Operand {
+    pub(crate) fn for_loop(
+        &mut self,
+        looped: &Expr,
+        var: &Expr,
+        iter: &Expr,
+        body: &[Expr],
+    ) -> Operand {
         let r = looped.range;
         let k = self.hidden();
         let (source, n, first_k) = match &iter.kind {
@@ -163,7 +181,10 @@ impl BodyLowerer<'_, '_> {
         let kv = self.b.use_var(body_b, k);
         let element = match source {
             Source::Range { start, step: None } => self.call("+", vec![start, kv], iter.range),
-            Source::Range { start, step: Some(s) } => {
+            Source::Range {
+                start,
+                step: Some(s),
+            } => {
                 let offset = self.call("*", vec![kv, s], iter.range);
                 self.call("+", vec![start, offset], iter.range)
             }
@@ -171,7 +192,10 @@ impl BodyLowerer<'_, '_> {
         };
         self.bind(var, element);
         let latch = self.new_block();
-        self.loops.push(LoopTargets { brk: exit, cont: latch });
+        self.loops.push(LoopTargets {
+            brk: exit,
+            cont: latch,
+        });
         self.seq(body);
         self.loops.pop();
         self.jump(latch, r);
@@ -191,7 +215,11 @@ impl BodyLowerer<'_, '_> {
     pub(crate) fn break_continue(&mut self, brk: bool, r: TextRange) -> Operand {
         let Some(targets) = self.loops.last() else {
             let word = if brk { "break" } else { "continue" };
-            return self.fail(r, "syntax-error", format!("syntax: `{word}` outside a loop"));
+            return self.fail(
+                r,
+                "syntax-error",
+                format!("syntax: `{word}` outside a loop"),
+            );
         };
         let to = if brk { targets.brk } else { targets.cont };
         self.jump(to, r);
@@ -202,7 +230,11 @@ impl BodyLowerer<'_, '_> {
     /// `return` / `return x`.
     pub(crate) fn return_expr(&mut self, value: Option<&Expr>, r: TextRange) -> Operand {
         if self.toplevel {
-            return self.fail(r, "syntax-error", "syntax: `return` at top level".to_string());
+            return self.fail(
+                r,
+                "syntax-error",
+                "syntax: `return` at top level".to_string(),
+            );
         }
         let v = match value {
             Some(e) => self.expr(e),
@@ -217,6 +249,9 @@ impl BodyLowerer<'_, '_> {
 /// What a `for` loop iterates over.
 enum Source {
     /// `start:step:stop` (`step` absent for `start:stop`).
-    Range { start: Operand, step: Option<Operand> },
+    Range {
+        start: Operand,
+        step: Option<Operand>,
+    },
     Collection(Operand),
 }

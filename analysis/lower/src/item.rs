@@ -25,7 +25,10 @@ pub(crate) fn type_expr(t: &ast::TypeExpr) -> zy_ir::TypeExpr {
 
 /// The annotations of a definition's parameters.
 pub(crate) fn signature(def: &FunctionDef) -> Vec<Option<zy_ir::TypeExpr>> {
-    def.params.iter().map(|p| p.ty.as_ref().map(type_expr)).collect()
+    def.params
+        .iter()
+        .map(|p| p.ty.as_ref().map(type_expr))
+        .collect()
 }
 
 /// The generic function a top-level method belongs to: `f`, or `(::Dense)` for a callable
@@ -34,12 +37,15 @@ pub(crate) fn signature(def: &FunctionDef) -> Vec<Option<zy_ir::TypeExpr>> {
 pub fn generic_name(def: &FunctionDef) -> Option<String> {
     match &def.name {
         FunctionName::Named(n) => Some(n.clone()),
-        FunctionName::Callable { ty: ast::TypeExpr::Named { name, .. }, .. } => {
-            Some(callable_name(name).to_string())
+        FunctionName::Callable {
+            ty: ast::TypeExpr::Named { name, .. },
+            ..
+        } => Some(callable_name(name).to_string()),
+        FunctionName::Callable {
+            ty: ast::TypeExpr::Typeof { .. },
+            ..
         }
-        FunctionName::Callable { ty: ast::TypeExpr::Typeof { .. }, .. } | FunctionName::Anonymous => {
-            None
-        }
+        | FunctionName::Anonymous => None,
     }
 }
 
@@ -65,19 +71,41 @@ pub fn lower_method(
             _ => "unsupported: call method of a type that is not a struct",
         };
         let span = Span::new(file, def.name_range.start, def.name_range.end);
-        let error = LowerError { span, code: "unsupported", message: message.to_string() };
-        return LoweredItem { errors: vec![error], ..LoweredItem::default() };
+        let error = LowerError {
+            span,
+            code: "unsupported",
+            message: message.to_string(),
+        };
+        return LoweredItem {
+            errors: vec![error],
+            ..LoweredItem::default()
+        };
     };
-    let closure_prefix =
-        if ordinal == 0 { format!("#{name}") } else { format!("#{name}#{ordinal}") };
-    let mut cx = ItemCx { file, globals, res: &res, closure_prefix, out: LoweredItem::default() };
+    let closure_prefix = if ordinal == 0 {
+        format!("#{name}")
+    } else {
+        format!("#{name}#{ordinal}")
+    };
+    let mut cx = ItemCx {
+        file,
+        globals,
+        res: &res,
+        closure_prefix,
+        out: LoweredItem::default(),
+    };
     for e in &res.errors {
         cx.error(e.range, "unsupported", e.message.clone());
     }
     let (callee, mut sig) = match &def.name {
         FunctionName::Callable { self_name, ty } => {
             let name = self_name.clone().unwrap_or_else(|| "#self#".to_string());
-            (Callee::Struct { name, var: res.self_var }, vec![Some(type_expr(ty))])
+            (
+                Callee::Struct {
+                    name,
+                    var: res.self_var,
+                },
+                vec![Some(type_expr(ty))],
+            )
         }
         _ => (Callee::None, Vec::new()),
     };
@@ -102,7 +130,10 @@ pub fn lower_struct(file: u32, def: &ast::StructDef) -> LoweredItem {
             item.errors.push(LowerError {
                 span: Span::new(file, f.range.start, f.range.end),
                 code: "syntax-error",
-                message: format!("syntax: duplicate field name `{}` in struct `{}`", f.name, def.name),
+                message: format!(
+                    "syntax: duplicate field name `{}` in struct `{}`",
+                    f.name, def.name
+                ),
             });
         }
     }
@@ -139,7 +170,11 @@ pub fn lower_global(file: u32, def: &GlobalDef, globals: &BTreeSet<String>) -> L
     let mut lw = BodyLowerer::new(&mut cx, Function::new(def.name.as_str(), span), true);
     let value = lw.expr(&def.value);
     let body = lw.finish(value, def.value.range);
-    cx.out.globals.push(Global { name: def.name.as_str().into(), body: Arc::new(body), span });
+    cx.out.globals.push(Global {
+        name: def.name.as_str().into(),
+        body: Arc::new(body),
+        span,
+    });
     cx.out
 }
 

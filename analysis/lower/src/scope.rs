@@ -135,7 +135,10 @@ impl Walker {
             res: Resolution::default(),
             state: Vec::new(),
             scopes: Vec::new(),
-            frames: vec![Frame { func: 0, captures: Vec::new() }],
+            frames: vec![Frame {
+                func: 0,
+                captures: Vec::new(),
+            }],
             depth: 0,
             loops: 0,
             clock: 0,
@@ -150,7 +153,10 @@ impl Walker {
 
     fn declare(&mut self, name: &str) -> VarId {
         let v = VarId(self.res.vars.len() as u32);
-        self.res.vars.push(VarInfo { name: name.to_string(), boxed: false });
+        self.res.vars.push(VarInfo {
+            name: name.to_string(),
+            boxed: false,
+        });
         self.state.push(VarState {
             func: self.func(),
             decl_depth: self.depth,
@@ -169,7 +175,10 @@ impl Walker {
     }
 
     fn lookup(&self, name: &str) -> Option<VarId> {
-        self.scopes.iter().rev().find_map(|s| s.names.get(name).copied())
+        self.scopes
+            .iter()
+            .rev()
+            .find_map(|s| s.names.get(name).copied())
     }
 
     /// A use of `v` from the current function: a capture if another function owns it.
@@ -286,7 +295,10 @@ impl Walker {
         let created = self.tick();
         let func = self.next_func;
         self.next_func += 1;
-        self.frames.push(Frame { func, captures: Vec::new() });
+        self.frames.push(Frame {
+            func,
+            captures: Vec::new(),
+        });
         self.depth += 1;
         self.function_scope(def, None);
         self.depth -= 1;
@@ -308,9 +320,14 @@ impl Walker {
             } else {
                 format!("unsupported: closure captures `{name}` before it is assigned")
             };
-            self.res.errors.push(ScopeError { range: def.name_range, message });
+            self.res.errors.push(ScopeError {
+                range: def.name_range,
+                message,
+            });
         }
-        self.res.closures.insert(def as *const FunctionDef, ClosureInfo { index, captures });
+        self.res
+            .closures
+            .insert(def as *const FunctionDef, ClosureInfo { index, captures });
         if let Some(n) = own_name {
             if let Some(v) = self.lookup(n) {
                 self.res.fn_vars.insert(def as *const FunctionDef, v);
@@ -438,8 +455,8 @@ impl Walker {
 
     fn finish(mut self) -> Resolution {
         for (i, s) in self.state.iter().enumerate() {
-            let boxed = s.captured
-                && (s.sites > 1 || s.assigned_by_closure || s.assigned_in_nested_loop);
+            let boxed =
+                s.captured && (s.sites > 1 || s.assigned_by_closure || s.assigned_in_nested_loop);
             if !boxed {
                 continue;
             }
@@ -529,16 +546,17 @@ pub(crate) fn children(e: &Expr) -> Vec<&Expr> {
         | ExprKind::Assign { lhs, rhs }
         | ExprKind::CompoundAssign { lhs, rhs, .. } => vec![lhs, rhs],
         ExprKind::And(a, b) | ExprKind::Or(a, b) => vec![a, b],
-        ExprKind::Chain { first, rest } => {
-            std::iter::once(&**first).chain(rest.iter().map(|(_, e)| e)).collect()
-        }
+        ExprKind::Chain { first, rest } => std::iter::once(&**first)
+            .chain(rest.iter().map(|(_, e)| e))
+            .collect(),
         ExprKind::Unary { arg, .. } => vec![arg],
         ExprKind::Ternary { cond, then, els } => vec![cond, then, els],
         ExprKind::Index { base, indices } => std::iter::once(&**base).chain(indices).collect(),
         ExprKind::Field { base, .. } => vec![base],
-        ExprKind::Range { start, step, stop } => {
-            std::iter::once(&**start).chain(step.as_deref()).chain([&**stop]).collect()
-        }
+        ExprKind::Range { start, step, stop } => std::iter::once(&**start)
+            .chain(step.as_deref())
+            .chain([&**stop])
+            .collect(),
         ExprKind::If { branches, els } => branches
             .iter()
             .flat_map(|(c, body)| std::iter::once(c).chain(body))

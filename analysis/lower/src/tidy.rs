@@ -1,12 +1,13 @@
 //! The last step of lowering a body: drop blocks that no jump reaches (code after `return`,
-//! `break`, `continue`), φs that became trivial or are unused, unused `undef` reads, empty
+//! `break`, `continue`), branches on constants, φs that became trivial or are unused, unused `undef` reads, empty
 //! blocks that only forward a jump, and blocks that are the only successor of their only
 //! predecessor; then renumber blocks and values densely in block order.
 
 use std::collections::{HashMap, HashSet};
 
 use zy_ir::{
-    Block, BlockCall, BlockData, Function, Op, Operand, Terminator, Value, ValueData, ValueKind,
+    Block, BlockCall, BlockData, Const, Function, Op, Operand, Terminator, Value, ValueData,
+    ValueKind,
 };
 
 /// Tidy a freshly built body.
@@ -26,7 +27,9 @@ fn calls_mut(term: &mut Terminator) -> Vec<&mut BlockCall> {
     match term {
         Terminator::Return(_) | Terminator::Unreachable => vec![],
         Terminator::Jump(c) => vec![c],
-        Terminator::Branch { then_to, else_to, .. } => vec![then_to, else_to],
+        Terminator::Branch {
+            then_to, else_to, ..
+        } => vec![then_to, else_to],
     }
 }
 
@@ -35,9 +38,14 @@ fn operands_mut(term: &mut Terminator) -> Vec<&mut Operand> {
         Terminator::Return(x) => vec![x],
         Terminator::Unreachable => vec![],
         Terminator::Jump(c) => c.args.iter_mut().collect(),
-        Terminator::Branch { cond, then_to, else_to } => {
-            std::iter::once(cond).chain(&mut then_to.args).chain(&mut else_to.args).collect()
-        }
+        Terminator::Branch {
+            cond,
+            then_to,
+            else_to,
+        } => std::iter::once(cond)
+            .chain(&mut then_to.args)
+            .chain(&mut else_to.args)
+            .collect(),
     }
 }
 
@@ -81,7 +89,10 @@ fn replace_all(f: &mut Function, old: Value, new: &Operand) {
 fn remove_param(f: &mut Function, b: Block, i: usize) {
     f.block_mut(b).params.remove(i);
     for (j, p) in f.block(b).params.clone().into_iter().enumerate().skip(i) {
-        f.values[p.index()].kind = ValueKind::Param { block: b, index: j as u32 };
+        f.values[p.index()].kind = ValueKind::Param {
+            block: b,
+            index: j as u32,
+        };
     }
     for site in calls_into(f, b) {
         if let Some(call) = call_mut(f, site) {
@@ -126,7 +137,9 @@ fn remove_trivial_phis(f: &mut Function) -> bool {
                 }
             }
         }
-        let Some((b, i, p, same)) = found else { return changed };
+        let Some((b, i, p, same)) = found else {
+            return changed;
+        };
         remove_param(f, b, i);
         replace_all(f, p, &same);
         changed = true;
@@ -203,8 +216,11 @@ fn remove_dead(f: &mut Function) -> bool {
     }
     for b in f.block_ids().collect::<Vec<_>>() {
         let stmts = f.block(b).stmts.clone();
-        let kept: Vec<Value> =
-            stmts.iter().copied().filter(|&v| !is_undef(f, v) || live.contains(&v)).collect();
+        let kept: Vec<Value> = stmts
+            .iter()
+            .copied()
+            .filter(|&v| !is_undef(f, v) || live.contains(&v))
+            .collect();
         if kept.len() != stmts.len() {
             f.block_mut(b).stmts = kept;
             changed = true;
@@ -213,16 +229,31 @@ fn remove_dead(f: &mut Function) -> bool {
     changed
 }
 
-/// Merge a block into its only predecessor when that ends in a plain jump to it, and route
+/// Turn a branch on a constant (`while true`) into a jump, merge a block into its only predecessor when that ends in a plain jump to it, and route
 /// jumps through an empty forwarding block directly to its target (unless that would give a
 /// branch two equal targets).
 fn simplify_cfg(f: &mut Function) -> bool {
     let seen = reachable(f);
+    for b in f.block_ids().collect::<Vec<_>>() {
+        let data = f.block_mut(b);
+        if let Terminator::Branch {
+            cond: Operand::Const(Const::Bool(c)),
+            then_to,
+            else_to,
+        } = &data.term
+        {
+            let taken = if *c { then_to.clone() } else { else_to.clone() };
+            data.term = Terminator::Jump(taken);
+            return true;
+        }
+    }
     for a in f.block_ids().collect::<Vec<_>>() {
         if !seen[a.index()] {
             continue;
         }
-        let Terminator::Jump(call) = &f.block(a).term else { continue };
+        let Terminator::Jump(call) = &f.block(a).term else {
+            continue;
+        };
         let b = call.block;
         if b == Block::ENTRY || b == a || calls_into(f, b).len() != 1 {
             continue;
@@ -252,14 +283,18 @@ fn simplify_cfg(f: &mut Function) -> bool {
         if !seen[e.index()] || !data.params.is_empty() || !data.stmts.is_empty() {
             continue;
         }
-        let Terminator::Jump(target) = &data.term else { continue };
+        let Terminator::Jump(target) = &data.term else {
+            continue;
+        };
         let target = target.clone();
         if target.block == e {
             continue;
         }
         for (p, c) in calls_into(f, e) {
             let other_is_target = match &f.block(p).term {
-                Terminator::Branch { then_to, else_to, .. } => {
+                Terminator::Branch {
+                    then_to, else_to, ..
+                } => {
                     let other = if c == 0 { else_to } else { then_to };
                     other.block == target.block
                 }
@@ -277,12 +312,38 @@ fn simplify_cfg(f: &mut Function) -> bool {
     changed
 }
 
-/// Renumber the reachable blocks (keeping their order) and their values (in block order).
+/// The reachable blocks in reverse post-order, taking the `then` successor of a branch (a
+/// loop's body) before the `else` one (its exit): the order in which the source reads.
+fn source_order(f: &Function) -> Vec<Block> {
+    let mut seen = vec![false; f.blocks.len()];
+    let mut post = Vec::with_capacity(f.blocks.len());
+    let mut stack = vec![(Block::ENTRY, 0usize)];
+    seen[0] = true;
+    while let Some((b, i)) = stack.pop() {
+        let mut succs = f.block(b).term.successors();
+        succs.reverse();
+        if let Some(&s) = succs.get(i) {
+            stack.push((b, i + 1));
+            if !seen[s.index()] {
+                seen[s.index()] = true;
+                stack.push((s, 0));
+            }
+        } else {
+            post.push(b);
+        }
+    }
+    post.reverse();
+    post
+}
+
+/// Renumber the reachable blocks (in source order) and their values (in block order).
 fn compact(f: &Function) -> Function {
-    let seen = reachable(f);
-    let kept: Vec<Block> = f.block_ids().filter(|b| seen[b.index()]).collect();
-    let block_map: HashMap<Block, Block> =
-        kept.iter().enumerate().map(|(i, &b)| (b, Block(i as u32))).collect();
+    let kept = source_order(f);
+    let block_map: HashMap<Block, Block> = kept
+        .iter()
+        .enumerate()
+        .map(|(i, &b)| (b, Block(i as u32)))
+        .collect();
     let mut value_map: HashMap<Value, Value> = HashMap::new();
     for &b in &kept {
         let data = f.block(b);
@@ -314,7 +375,10 @@ fn compact(f: &Function) -> Function {
         for (i, &v) in data.params.iter().enumerate() {
             let old = f.value(v);
             out.values.push(ValueData {
-                kind: ValueKind::Param { block: nb, index: i as u32 },
+                kind: ValueKind::Param {
+                    block: nb,
+                    index: i as u32,
+                },
                 ty: old.ty.clone(),
                 span: old.span,
                 name: old.name.clone(),
@@ -329,12 +393,21 @@ fn compact(f: &Function) -> Function {
                 }),
                 other => other.clone(),
             };
-            out.values.push(ValueData { kind, ty: old.ty.clone(), span: old.span, name: old.name.clone() });
+            out.values.push(ValueData {
+                kind,
+                ty: old.ty.clone(),
+                span: old.span,
+                name: old.name.clone(),
+            });
         }
         let term = match &data.term {
             Terminator::Return(x) => Terminator::Return(map_op(x)),
             Terminator::Jump(c) => Terminator::Jump(map_call(c)),
-            Terminator::Branch { cond, then_to, else_to } => Terminator::Branch {
+            Terminator::Branch {
+                cond,
+                then_to,
+                else_to,
+            } => Terminator::Branch {
                 cond: map_op(cond),
                 then_to: map_call(then_to),
                 else_to: map_call(else_to),

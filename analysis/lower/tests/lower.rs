@@ -1,0 +1,695 @@
+//! Snapshots of lowered IR for the constructs of the untyped-IR convention.
+
+mod common;
+
+use common::{body, lower, render};
+use expect_test::expect;
+
+#[test]
+fn pow_has_one_loop_header_with_two_phis() {
+    let l = lower(
+        "function pow(x, n)
+            r = 1
+            while n > 0
+                r *= x
+                n -= 1
+            end
+            r
+        end",
+    );
+    expect![[r#"
+        method pow(_, _)
+        pow(%1, %2)   # x, n
+        #1:
+          br #2
+        #2:
+          %3 = φ(#1 → %2, #3 → %7)              # n
+          %4 = φ(#1 → 1, #3 → %6)               # r
+          %5 = %3 > 0
+          br %5 ? #3 : #4
+        #3:
+          %6 = %4 * %1                          # r
+          %7 = %3 - 1                           # n
+          br #2
+        #4:
+          return %4
+    "#]]
+    .assert_eq(&render(&l));
+}
+
+#[test]
+fn leaky_relu_ternary_and_if_lower_alike() {
+    let l = lower(
+        "relu1(x) = x > 0 ? x : 0.01x
+        function relu2(x)
+            if x > 0
+                x
+            else
+                0.01x
+            end
+        end",
+    );
+    expect![[r#"
+        relu1(%1)   # x
+        #1:
+          %2 = %1 > 0
+          br %2 ? #3 : #2
+        #2:
+          %3 = 0.01 * %1
+          br #3
+        #3:
+          %4 = φ(#1 → %1, #2 → %3)
+          return %4
+    "#]]
+    .assert_eq(&body(&l, "relu1"));
+    assert_eq!(
+        body(&l, "relu1").replace("relu1", "relu2"),
+        body(&l, "relu2")
+    );
+}
+
+#[test]
+fn ratio_is_straight_line() {
+    let l = lower("f(a, b) = a / (a + b^2)");
+    expect![[r#"
+        f(%1, %2)   # a, b
+        #1:
+          %3 = %2 ^ 2
+          %4 = %1 + %3
+          %5 = %1 / %4
+          return %5
+    "#]]
+    .assert_eq(&body(&l, "f"));
+}
+
+#[test]
+fn for_range_with_break_and_continue() {
+    let l = lower(
+        "function f(x, n)
+            s = 0.0
+            for i in 1:n
+                if i == 2
+                    continue
+                end
+                if i > 5
+                    break
+                end
+                s += x * i
+            end
+            s
+        end",
+    );
+    expect![[r#"
+        f(%1, %2)   # x, n
+        #1:
+          %3 = range_length(1, 1, %2)
+          br #2
+        #2:
+          %4 = φ(#1 → 0, #6 → %13)
+          %5 = φ(#1 → 0.0, #6 → %12)            # s
+          %6 = %4 < %3
+          br %6 ? #3 : #7
+        #3:
+          %7 = 1 + %4                           # i
+          %8 = %7 == 2
+          br %8 ? #6 : #4
+        #4:
+          %9 = %7 > 5
+          br %9 ? #7 : #5
+        #5:
+          %10 = %1 * %7
+          %11 = %5 + %10                        # s
+          br #6
+        #6:
+          %12 = φ(#3 → %5, #5 → %11)            # s
+          %13 = %4 + 1
+          br #2
+        #7:
+          return %5
+    "#]]
+    .assert_eq(&body(&l, "f"));
+}
+
+#[test]
+fn stepped_range_and_collection_loops() {
+    let l = lower(
+        "function f(xs, n)
+            s = 0.0
+            for i in n:-2:1
+                s += i
+            end
+            for x in xs
+                s += x
+            end
+            s
+        end",
+    );
+    expect![[r#"
+        f(%1, %2)   # xs, n
+        #1:
+          %3 = range_length(%2, -2, 1)
+          br #2
+        #2:
+          %4 = φ(#1 → 0, #3 → %10)
+          %5 = φ(#1 → 0.0, #3 → %9)             # s
+          %6 = %4 < %3
+          br %6 ? #3 : #4
+        #3:
+          %7 = %4 * -2
+          %8 = %2 + %7                          # i
+          %9 = %5 + %8                          # s
+          %10 = %4 + 1
+          br #2
+        #4:
+          %11 = length(%1)
+          br #5
+        #5:
+          %12 = φ(#4 → 1, #6 → %17)
+          %13 = φ(#4 → %5, #6 → %16)            # s
+          %14 = %12 <= %11
+          br %14 ? #6 : #7
+        #6:
+          %15 = getindex(%1, %12)               # x
+          %16 = %13 + %15                       # s
+          %17 = %12 + 1
+          br #5
+        #7:
+          return %13
+    "#]]
+    .assert_eq(&body(&l, "f"));
+}
+
+#[test]
+fn nested_loops() {
+    let l = lower(
+        "function f(x, n)
+            s = 0.0
+            for i in 1:n
+                for j in 1:i
+                    s += x^j
+                end
+            end
+            return s
+        end",
+    );
+    expect![[r#"
+        f(%1, %2)   # x, n
+        #1:
+          %3 = range_length(1, 1, %2)
+          br #2
+        #2:
+          %4 = φ(#1 → 0, #6 → %16)
+          %5 = φ(#1 → 0.0, #6 → %10)            # s
+          %6 = %4 < %3
+          br %6 ? #3 : #7
+        #3:
+          %7 = 1 + %4                           # i
+          %8 = range_length(1, 1, %7)
+          br #4
+        #4:
+          %9 = φ(#3 → 0, #5 → %15)
+          %10 = φ(#3 → %5, #5 → %14)            # s
+          %11 = %9 < %8
+          br %11 ? #5 : #6
+        #5:
+          %12 = 1 + %9                          # j
+          %13 = %1 ^ %12
+          %14 = %10 + %13                       # s
+          %15 = %9 + 1
+          br #4
+        #6:
+          %16 = %4 + 1
+          br #2
+        #7:
+          return %5
+    "#]]
+    .assert_eq(&body(&l, "f"));
+}
+
+#[test]
+fn early_return_from_nested_loops() {
+    let l = lower(
+        "function f(A, t)
+            for i in 1:3
+                j = 1
+                while true
+                    if A[i, j] > t
+                        return A[i, j]
+                    end
+                    j += 1
+                end
+            end
+            return 0.0
+        end",
+    );
+    expect![[r#"
+        f(%1, %2)   # A, t
+        #1:
+          %3 = range_length(1, 1, 3)
+          %4 = 0 < %3
+          br %4 ? #2 : #6
+        #2:
+          %5 = 1 + 0                            # i
+          br #3
+        #3:
+          %6 = φ(#2 → 1, #5 → %10)              # j
+          %7 = getindex(%1, %5, %6)
+          %8 = %7 > %2
+          br %8 ? #4 : #5
+        #4:
+          %9 = getindex(%1, %5, %6)
+          return %9
+        #5:
+          %10 = %6 + 1                          # j
+          br #3
+        #6:
+          return 0.0
+    "#]]
+    .assert_eq(&body(&l, "f"));
+}
+
+#[test]
+fn short_circuit_and_or() {
+    let l = lower("f(a, b, c) = a > 0 && b > 0 || c");
+    expect![[r#"
+        f(%1, %2, %3)   # a, b, c
+        #1:
+          %4 = %1 > 0
+          br %4 ? #2 : #3
+        #2:
+          %5 = %2 > 0
+          br #3
+        #3:
+          %6 = φ(#1 → false, #2 → %5)
+          br %6 ? #5 : #4
+        #4:
+          br #5
+        #5:
+          %7 = φ(#3 → true, #4 → %3)
+          return %7
+    "#]]
+    .assert_eq(&body(&l, "f"));
+}
+
+#[test]
+fn chained_comparison_evaluates_middle_once() {
+    let l = lower("f(a, b, c) = a < b <= c");
+    expect![[r#"
+        f(%1, %2, %3)   # a, b, c
+        #1:
+          %4 = %1 < %2
+          br %4 ? #2 : #3
+        #2:
+          %5 = %2 <= %3
+          br #3
+        #3:
+          %6 = φ(#1 → %4, #2 → %5)
+          return %6
+    "#]]
+    .assert_eq(&body(&l, "f"));
+}
+
+#[test]
+fn destructuring_and_tuples() {
+    let l = lower(
+        "function f(t)
+            a, b = t
+            (c, (d, e)) = (b, (a, 1))
+            x = (p = a, q = d)
+            [a, b][1] + x.p + e
+        end",
+    );
+    expect![[r#"
+        f(%1)   # t
+        #1:
+          %2 = getindex(%1, 1)                  # a
+          %3 = getindex(%1, 2)                  # b
+          %4 = tuple(%2, 1)
+          %5 = tuple(%3, %4)
+          %6 = getindex(%5, 1)                  # c
+          %7 = getindex(%5, 2)
+          %8 = getindex(%7, 1)                  # d
+          %9 = getindex(%7, 2)                  # e
+          %10 = namedtuple((:p, :q), %2, %8)    # x
+          %11 = vect(%2, %3)
+          %12 = getindex(%11, 1)
+          %13 = getfield(%10, :p)
+          %14 = %12 + %13
+          %15 = %14 + %9
+          return %15
+    "#]]
+    .assert_eq(&body(&l, "f"));
+}
+
+#[test]
+fn closure_capturing_a_variable() {
+    let l = lower(
+        "function f(a)
+            g = x -> a * x
+            g(2.0)
+        end",
+    );
+    expect![[r##"
+        struct #f#1 {a} Closure
+        method (::#f#1)(#f#1, _)
+        #f#1(%1, %2)   # #self#, x
+        #1:
+          %3 = getfield(%1, :a)                 # a
+          %4 = %3 * %2
+          return %4
+        method f(_)
+        f(%1)   # a
+        #1:
+          %2 = closure var"#f#1"(%1)            # g
+          %3 = %2(2.0)
+          return %3
+    "##]]
+    .assert_eq(&render(&l));
+}
+
+#[test]
+fn closure_reassigning_a_capture_uses_a_box() {
+    let l = lower(
+        "function shared(x)
+            s = 0.0
+            add = y -> (s += y)
+            add(x)
+            s = s * x
+            return s
+        end",
+    );
+    expect![[r##"
+        struct #shared#1 {s} Closure
+        method (::#shared#1)(#shared#1, _)
+        #shared#1(%1, %2)   # #self#, y
+        #1:
+          %3 = getfield(%1, :s)                 # s
+          %4 = getindex(%3)                     # s
+          %5 = %4 + %2
+          %6 = setindex!(%3, %5)
+          return %5
+        method shared(_)
+        shared(%1)   # x
+        #1:
+          %2 = Ref(0.0)                         # s
+          %3 = closure var"#shared#1"(%2)       # add
+          %4 = %3(%1)
+          %5 = getindex(%2)                     # s
+          %6 = %5 * %1
+          %7 = setindex!(%2, %6)
+          %8 = getindex(%2)                     # s
+          return %8
+    "##]]
+    .assert_eq(&render(&l));
+}
+
+#[test]
+fn do_block_is_a_closure_argument() {
+    let l = lower(
+        "function f(xs, c)
+            map(xs) do x
+                x * c
+            end
+        end",
+    );
+    expect![[r##"
+        struct #f#1 {c} Closure
+        method (::#f#1)(#f#1, _)
+        #f#1(%1, %2)   # #self#, x
+        #1:
+          %3 = getfield(%1, :c)                 # c
+          %4 = %2 * %3
+          return %4
+        method f(_, _)
+        f(%1, %2)   # xs, c
+        #1:
+          %3 = closure var"#f#1"(%2)
+          %4 = map(%3, %1)
+          return %4
+    "##]]
+    .assert_eq(&render(&l));
+}
+
+#[test]
+fn inner_named_function_and_nested_closures() {
+    let l = lower(
+        "function f(a)
+            function g(x)
+                h = y -> a * y
+                h(x) + x
+            end
+            g(1.0)
+        end",
+    );
+    expect![[r##"
+        struct #f#1 {a} Closure
+        struct #f#2 {a} Closure
+        method (::#f#1)(#f#1, _)
+        #f#1(%1, %2)   # #self#, x
+        #1:
+          %3 = getfield(%1, :a)                 # a
+          %4 = closure var"#f#2"(%3)            # h
+          %5 = %4(%2)
+          %6 = %5 + %2
+          return %6
+        method (::#f#2)(#f#2, _)
+        #f#2(%1, %2)   # #self#, y
+        #1:
+          %3 = getfield(%1, :a)                 # a
+          %4 = %3 * %2
+          return %4
+        method f(_)
+        f(%1)   # a
+        #1:
+          %2 = closure var"#f#1"(%1)            # g
+          %3 = %2(1.0)
+          return %3
+    "##]]
+    .assert_eq(&render(&l));
+}
+
+#[test]
+fn callable_struct_and_struct_definitions() {
+    let l = lower(
+        "struct Dense{T}
+            W::Matrix{T}
+            b::Vector{T}
+        end
+        mutable struct Acc
+            total
+        end
+        (d::Dense)(x) = d.W * x .+ d.b
+        function bump!(a::Acc, v::Float64)
+            a.total += v
+        end",
+    );
+    expect![[r#"
+        struct Acc {total} User
+        struct Dense {W::Matrix{T}, b::Vector{T}} User
+        method (::Dense)(Dense, _)
+        (::Dense)(%1, %2)   # d, x
+        #1:
+          %3 = getfield(%1, :W)
+          %4 = %3 * %2
+          %5 = getfield(%1, :b)
+          %6 = broadcast(+, %4, %5)
+          return %6
+        method bump!(Acc, Float64)
+        bump!(%1, %2)   # a, v
+        #1:
+          %3 = getfield(%1, :total)
+          %4 = %3 + %2
+          %5 = setfield!(%1, :total, %4)
+          return %4
+    "#]]
+    .assert_eq(&render(&l));
+}
+
+#[test]
+fn globals_are_loaded_and_thunked() {
+    let l = lower(
+        "const N = 3
+        sq = x -> x^2
+        f(x) = sq(x) * N + pi",
+    );
+    expect![[r##"
+        struct #sq#1 {} Closure
+        method (::#sq#1)(#sq#1, _)
+        #sq#1(%1, %2)   # #self#, x
+        #1:
+          %3 = %2 ^ 2
+          return %3
+        method f(_)
+        f(%1)   # x
+        #1:
+          %2 = sq(%1)
+          %3 = global N
+          %4 = %2 * %3
+          %5 = %4 + 3.141592653589793
+          return %5
+        global N
+        N()
+        #1:
+          return 3
+        global sq
+        sq()
+        #1:
+          %1 = closure var"#sq#1"()
+          return %1
+    "##]]
+    .assert_eq(&render(&l));
+}
+
+#[test]
+fn loop_local_is_not_carried_around_the_loop() {
+    let l = lower(
+        "function f(n)
+            s = 0
+            for i in 1:n
+                if i > 1
+                    t = i
+                end
+                s += t
+            end
+            s
+        end",
+    );
+    expect![[r#"
+        f(%1)   # n
+        #1:
+          %2 = range_length(1, 1, %1)
+          br #2
+        #2:
+          %3 = φ(#1 → 0, #5 → %11)
+          %4 = φ(#1 → 0, #5 → %10)              # s
+          %5 = %3 < %2
+          br %5 ? #3 : #6
+        #3:
+          %6 = undef(:t)
+          %7 = 1 + %3                           # i
+          %8 = %7 > 1
+          br %8 ? #5 : #4
+        #4:
+          br #5
+        #5:
+          %9 = φ(#3 → %7, #4 → %6)              # t
+          %10 = %4 + %9                         # s
+          %11 = %3 + 1
+          br #2
+        #6:
+          return %4
+    "#]]
+    .assert_eq(&body(&l, "f"));
+}
+
+#[test]
+fn possibly_unassigned_local_reads_undef() {
+    let l = lower(
+        "function f(c)
+            if c
+                y = 1.0
+            end
+            y
+        end",
+    );
+    expect![[r#"
+        f(%1)   # c
+        #1:
+          %2 = undef(:y)
+          br %1 ? #3 : #2
+        #2:
+          br #3
+        #3:
+          %3 = φ(#1 → 1.0, #2 → %2)             # y
+          return %3
+    "#]]
+    .assert_eq(&body(&l, "f"));
+}
+
+#[test]
+fn indexing_refs_and_compound_updates() {
+    let l = lower(
+        "function f(x, r, s)
+            x[2] = r[]
+            x[1] += 2.0
+            s.f *= 3
+            r[] = x[1]'
+            -x[1] + !true
+        end",
+    );
+    expect![[r#"
+        f(%1, %2, %3)   # x, r, s
+        #1:
+          %4 = getindex(%2)
+          %5 = setindex!(%1, %4, 2)
+          %6 = getindex(%1, 1)
+          %7 = %6 + 2.0
+          %8 = setindex!(%1, %7, 1)
+          %9 = getfield(%3, :f)
+          %10 = %9 * 3
+          %11 = setfield!(%3, :f, %10)
+          %12 = getindex(%1, 1)
+          %13 = adjoint(%12)
+          %14 = setindex!(%2, %13)
+          %15 = getindex(%1, 1)
+          %16 = -%15
+          %17 = !true
+          %18 = %16 + %17
+          return %18
+    "#]]
+    .assert_eq(&body(&l, "f"));
+}
+
+#[test]
+fn matrices_broadcasts_and_constants() {
+    let l = lower(
+        "function f(x, g)
+            A = [1.0 2.0; 3.0 4.0]
+            y = sin.(x) .+ g.(x)
+            A * y .* Inf, NaN, π, rrule(sin, 1)
+        end",
+    );
+    expect![[r#"
+        f(%1, %2)   # x, g
+        #1:
+          %3 = hvcat(2, 2, 1.0, 2.0, 3.0, 4.0)  # A
+          %4 = broadcast(sin, %1)
+          %5 = broadcast(%2, %1)
+          %6 = broadcast(+, %4, %5)             # y
+          %7 = %3 * %6
+          %8 = broadcast(*, %7, Inf)
+          %9 = rrule(sin, 1)
+          %10 = tuple(%8, NaN, 3.141592653589793, %9)
+          return %10
+    "#]]
+    .assert_eq(&body(&l, "f"));
+}
+
+#[test]
+fn rrule_signature_uses_typeof() {
+    let l = lower(
+        "function rrule(::typeof(f), x::Float64)
+            y = f(x)
+            back(dy) = (NoTangent(), 2dy)
+            return y, back
+        end",
+    );
+    expect![[r##"
+        struct #rrule#1 {} Closure
+        method (::#rrule#1)(#rrule#1, _)
+        #rrule#1(%1, %2)   # #self#, dy
+        #1:
+          %3 = NoTangent()
+          %4 = 2 * %2
+          %5 = tuple(%3, %4)
+          return %5
+        method rrule(typeof(f), Float64)
+        rrule(%1, %2)   # _, x
+        #1:
+          %3 = f(%2)                            # y
+          %4 = closure var"#rrule#1"()          # back
+          %5 = tuple(%3, %4)
+          return %5
+    "##]]
+    .assert_eq(&render(&l));
+}
