@@ -52,17 +52,17 @@ fn parse(cx: &mut Cx, comment: &str, offset: usize) -> Option<Annotation> {
         return None;
     };
     if text.is_empty() {
-        cx.push(whole, "syntax-error", "empty zy annotation".to_string());
+        cx.push(whole, "syntax-error", "empty zy annotation (expected a call after the keyword)".to_string());
         return None;
     }
     let range = TextRange::new(text_offset as u32, (text_offset + text.len()) as u32);
     Some(Annotation { kind, text: text.to_string(), range })
 }
 
-/// The trimmed text after `word` and at least one space, if `body` starts with that word.
+/// The trimmed text after `word` (followed by a space or nothing), if `body` starts with it.
 fn keyword<'t>(body: &'t str, word: &str) -> Option<&'t str> {
     let rest = body.strip_prefix(word)?;
-    rest.starts_with(char::is_whitespace).then(|| rest.trim())
+    (rest.is_empty() || rest.starts_with(char::is_whitespace)).then(|| rest.trim())
 }
 
 /// Reports every `# zy:` comment that is not directly above a method definition.
