@@ -8,6 +8,7 @@ pub mod cfg;
 mod driver;
 pub mod names;
 pub mod rules;
+mod simplify;
 pub mod tangent;
 pub mod transform;
 

@@ -18,7 +18,7 @@ use std::sync::Arc;
 
 use zy_ir::{
     Block, BlockCall, Const, Function, Instance, Op, Operand, Prim, Span, SsaBuilder, Stmt,
-    Terminator, Type, Value, ValueKind, Var,
+    Terminator, Type, Value, ValueKind, Var, VarInit,
 };
 
 use crate::activity::{analyse, Activity};
@@ -57,7 +57,11 @@ pub fn adjoint(inst: &Arc<Instance>, func: &Function) -> Result<Adjoint, AdError
     let mut callees = Callees { wanted: Vec::new() };
     let fw = forward_pass(&cx, inst, &mut callees)?;
     let pullback = pullback_pass(&cx, inst, &fw)?;
-    Ok(Adjoint { forward: fw.func, pullback, callees: callees.wanted })
+    let mut forward = fw.func;
+    let mut pullback = pullback;
+    crate::simplify::simplify(&mut forward);
+    crate::simplify::simplify(&mut pullback);
+    Ok(Adjoint { forward, pullback, callees: callees.wanted })
 }
 
 /// Facts about the primal shared by both passes.
@@ -191,7 +195,7 @@ fn forward_pass(cx: &Cx, inst: &Arc<Instance>, callees: &mut Callees) -> Result<
             } else if let std::collections::hash_map::Entry::Vacant(slot) = slot_vars.entry(rv) {
                 let ty = sb.func.ty(rv).clone();
                 let init = Stmt { op: Op::Prim(Prim::Undef), args: vec![Const::Symbol("slot".into()).into()] };
-                let var = sb.declare_var_with_init(ty, None, init);
+                let var = sb.declare_var_with_init(ty, None, VarInit::Stmt(init));
                 sb.def_var(def, var, rv);
                 slot.insert(var);
                 slot_order.push(rv);
@@ -442,30 +446,34 @@ fn pullback_pass(cx: &Cx, inst: &Arc<Instance>, fw: &Forward) -> Result<Function
                 if let Operand::Value(i) = &idx {
                     g.sb.func.values[i.index()].name = Some(format!("br{b}").into());
                 }
-                let mut at = rb;
-                for (n, (k, q)) in preds.iter().enumerate() {
-                    let target = if phis.is_empty() {
+                let mut targets = Vec::new();
+                for (_, q) in &preds {
+                    targets.push(if phis.is_empty() {
                         rev[q]
                     } else {
                         let eb = g.sb.func.add_block();
                         edge(&mut g, eb, *q);
                         g.sb.func.set_term(eb, Terminator::Jump(BlockCall::new(rev[q])), Span::default());
                         eb
+                    });
+                }
+                // A chain of `br#b == k` tests; the last predecessor is the fallthrough.
+                let mut at = rb;
+                let n = preds.len();
+                for (i, (k, _)) in preds.iter().enumerate().take(n - 1) {
+                    let mut e = Emit { b: &mut g.sb, block: at, span: Span::default() };
+                    let c = e.prim(Prim::Eq, vec![idx.clone(), Const::Int(*k as i64 + 1).into()], Type::Bool);
+                    let next = if i + 2 == n { targets[n - 1] } else { g.sb.func.add_block() };
+                    let term = Terminator::Branch {
+                        cond: c,
+                        then_to: BlockCall::new(targets[i]),
+                        else_to: BlockCall::new(next),
                     };
-                    if n + 1 == preds.len() {
-                        g.sb.func.set_term(at, Terminator::Jump(BlockCall::new(target)), Span::default());
-                    } else {
-                        let mut e = Emit { b: &mut g.sb, block: at, span: Span::default() };
-                        let c = e.prim(Prim::Eq, vec![idx.clone(), Const::Int(*k as i64 + 1).into()], Type::Bool);
-                        let next = g.sb.func.add_block();
-                        let term = Terminator::Branch {
-                            cond: c,
-                            then_to: BlockCall::new(target),
-                            else_to: BlockCall::new(next),
-                        };
-                        g.sb.func.set_term(at, term, Span::default());
-                        at = next;
-                    }
+                    g.sb.func.set_term(at, term, Span::default());
+                    at = next;
+                }
+                if n == 1 {
+                    g.sb.func.set_term(rb, Terminator::Jump(BlockCall::new(targets[0])), Span::default());
                 }
             }
         }
@@ -498,7 +506,10 @@ impl Grads<'_> {
             return Some(*var);
         }
         let rty = rdata_type(ty);
-        let init = Stmt { op: Op::Prim(Prim::ZeroTangent), args: vec![] };
+        let init = match rty {
+            Type::Float64 => VarInit::Const(Const::f64(0.0)),
+            _ => VarInit::Stmt(Stmt { op: Op::Prim(Prim::ZeroTangent), args: vec![] }),
+        };
         let name = self.f.value(v).name.as_ref().map(|n| format!("{n}̄").into());
         let var = self.sb.declare_var_with_init(rty, name, init);
         self.vars.insert(v, var);

@@ -1,0 +1,195 @@
+//! Clean-up of generated IR: `0.0 + x` becomes `x` (gradient accumulation starting from a zero),
+//! pure statements whose results are unused are dropped, empty blocks that only jump on are
+//! bypassed, and blocks and values are renumbered in reverse post-order.
+
+use std::collections::HashMap;
+
+use zy_ir::{Block, BlockCall, Const, Function, Op, Operand, Prim, Stmt, Terminator, Value, ValueKind};
+
+/// Simplify `func` in place.
+pub fn simplify(func: &mut Function) {
+    fold_zero_adds(func);
+    remove_dead(func);
+    thread_jumps(func);
+    *func = compact(func);
+}
+
+/// Send jumps into an empty, parameterless block that just jumps on straight to its target.
+fn thread_jumps(func: &mut Function) {
+    for b in func.block_ids().skip(1).collect::<Vec<_>>() {
+        let data = func.block(b);
+        let Terminator::Jump(next) = data.term.clone() else { continue };
+        if !data.params.is_empty() || !data.stmts.is_empty() || next.block == b {
+            continue;
+        }
+        for p in func.block_ids().collect::<Vec<_>>() {
+            let term = &mut func.block_mut(p).term;
+            match term {
+                Terminator::Jump(c) if c.block == b => *c = next.clone(),
+                Terminator::Branch { then_to, else_to, .. } => {
+                    let other = |c: &BlockCall| c.block;
+                    if then_to.block == b && other(else_to) != next.block {
+                        *then_to = next.clone();
+                    } else if else_to.block == b && other(then_to) != next.block {
+                        *else_to = next.clone();
+                    }
+                }
+                _ => {}
+            }
+        }
+    }
+}
+
+/// A copy of `func` with only the reachable blocks, numbered in reverse post-order, and values
+/// numbered in order of definition.
+fn compact(func: &Function) -> Function {
+    let mut out = Function::new(func.name.clone(), func.span);
+    out.arg_names = func.arg_names.clone();
+    out.instance = func.instance.clone();
+    out.ret = func.ret.clone();
+    let order = func.reverse_postorder();
+    let mut bmap: HashMap<Block, Block> = HashMap::new();
+    for (i, &b) in order.iter().enumerate() {
+        bmap.insert(b, if i == 0 { Block::ENTRY } else { out.add_block() });
+    }
+    let mut vmap: HashMap<Value, Value> = HashMap::new();
+    let map_op = |vmap: &HashMap<Value, Value>, op: &Operand| match op {
+        Operand::Value(v) => vmap.get(v).map_or(op.clone(), |n| Operand::Value(*n)),
+        c => c.clone(),
+    };
+    for &b in &order {
+        let nb = bmap[&b];
+        for &p in &func.block(b).params {
+            let d = func.value(p);
+            vmap.insert(p, out.add_param(nb, d.ty.clone(), d.span, d.name.clone()));
+        }
+    }
+    for &b in &order {
+        let nb = bmap[&b];
+        for &v in &func.block(b).stmts {
+            let d = func.value(v);
+            let Some(s) = func.stmt(v) else { continue };
+            let stmt = Stmt { op: s.op.clone(), args: s.args.iter().map(|a| map_op(&vmap, a)).collect() };
+            let nv = out.push_stmt(nb, stmt, d.ty.clone(), d.span);
+            out.values[nv.index()].name = d.name.clone();
+            vmap.insert(v, nv);
+        }
+    }
+    for &b in &order {
+        let data = func.block(b);
+        let call = |c: &BlockCall| BlockCall {
+            block: bmap.get(&c.block).copied().unwrap_or(c.block),
+            args: c.args.iter().map(|a| map_op(&vmap, a)).collect(),
+        };
+        let term = match &data.term {
+            Terminator::Return(x) => Terminator::Return(map_op(&vmap, x)),
+            Terminator::Jump(c) => Terminator::Jump(call(c)),
+            Terminator::Branch { cond, then_to, else_to } => Terminator::Branch {
+                cond: map_op(&vmap, cond),
+                then_to: call(then_to),
+                else_to: call(else_to),
+            },
+            Terminator::Unreachable => Terminator::Unreachable,
+        };
+        out.set_term(bmap[&b], term, data.term_span);
+    }
+    out
+}
+
+fn fold_zero_adds(func: &mut Function) {
+    let zero = Operand::Const(Const::f64(0.0));
+    let mut subst: HashMap<Value, Operand> = HashMap::new();
+    let resolve = |subst: &HashMap<Value, Operand>, op: &Operand| -> Operand {
+        let mut op = op.clone();
+        while let Some(next) = op.as_value().and_then(|v| subst.get(&v)) {
+            op = next.clone();
+        }
+        op
+    };
+    for b in func.reverse_postorder() {
+        for v in func.block(b).stmts.clone() {
+            let ValueKind::Stmt(s) = &mut func.values[v.index()].kind else { continue };
+            for a in s.args.iter_mut() {
+                *a = resolve(&subst, a);
+            }
+            if s.op == Op::Prim(Prim::Add) && s.args.len() == 2 {
+                if s.args[0] == zero {
+                    subst.insert(v, s.args[1].clone());
+                } else if s.args[1] == zero {
+                    subst.insert(v, s.args[0].clone());
+                }
+            }
+        }
+    }
+    // φ arguments and terminators may use values defined later in reverse post-order.
+    for b in func.block_ids().collect::<Vec<_>>() {
+        for v in func.block(b).stmts.clone() {
+            if let ValueKind::Stmt(s) = &mut func.values[v.index()].kind {
+                for a in s.args.iter_mut() {
+                    *a = resolve(&subst, a);
+                }
+            }
+        }
+        let term = &mut func.block_mut(b).term;
+        match term {
+            Terminator::Return(x) => *x = resolve(&subst, x),
+            Terminator::Branch { cond, then_to, else_to } => {
+                *cond = resolve(&subst, cond);
+                for a in then_to.args.iter_mut().chain(else_to.args.iter_mut()) {
+                    *a = resolve(&subst, a);
+                }
+            }
+            Terminator::Jump(c) => {
+                for a in c.args.iter_mut() {
+                    *a = resolve(&subst, a);
+                }
+            }
+            Terminator::Unreachable => {}
+        }
+    }
+}
+
+/// Is dropping this operation safe when its result is unused?
+fn is_pure(op: &Op) -> bool {
+    match op {
+        Op::Prim(p) => !p.has_effect() && !matches!(p, Prim::CallPullback | Prim::Undef),
+        Op::New(_) => true,
+        _ => false,
+    }
+}
+
+fn remove_dead(func: &mut Function) {
+    loop {
+        let mut used = vec![false; func.values.len()];
+        for b in func.block_ids() {
+            let data = func.block(b);
+            for &v in &data.stmts {
+                if let Some(s) = func.stmt(v) {
+                    for a in s.args.iter().filter_map(Operand::as_value) {
+                        used[a.index()] = true;
+                    }
+                }
+            }
+            for a in data.term.operands().into_iter().filter_map(Operand::as_value) {
+                used[a.index()] = true;
+            }
+        }
+        let mut changed = false;
+        for b in func.block_ids().collect::<Vec<_>>() {
+            let keep: Vec<Value> = func
+                .block(b)
+                .stmts
+                .iter()
+                .copied()
+                .filter(|v| used[v.index()] || !func.stmt(*v).is_some_and(|s| is_pure(&s.op)))
+                .collect();
+            if keep.len() != func.block(b).stmts.len() {
+                changed = true;
+                func.block_mut(b).stmts = keep;
+            }
+        }
+        if !changed {
+            return;
+        }
+    }
+}
