@@ -20,6 +20,11 @@ const MAX_PASSES: usize = 1000;
 
 /// Type `body` as the specialisation `inst`.
 pub(crate) fn infer_body(cx: &mut Cx, inst: &Arc<Instance>, body: &Function) -> (Function, Vec<TypeError>) {
+    let problems = if body.blocks.is_empty() { vec!["no blocks".into()] } else { zy_ir::verify(body) };
+    if let Some(p) = problems.first() {
+        let fail = Fail::unsupported(format!("malformed IR for `{}`: {p}", body.name));
+        return failed(inst, &body.name, body.span, fail);
+    }
     if body.args().len() != inst.args.len() {
         let fail = Fail::method(format!(
             "{} takes {} arguments, called with {}",

@@ -13,6 +13,13 @@ use crate::value::{array, Val};
 
 /// The typed body of the synthesised instance `inst` (`name` is `map`, `sum` or `broadcast`).
 pub(crate) fn synthesise(cx: &mut Cx, inst: &Arc<Instance>) -> Result<Function, Fail> {
+    let arity_ok = match &*inst.name {
+        "sum" => inst.args.len() == 2,
+        _ => inst.args.len() >= 2,
+    };
+    if !arity_ok {
+        return Err(crate::error::no_method(&inst.name, &inst.args));
+    }
     let mut s = Synth::new(inst);
     match &*inst.name {
         "map" | "broadcast" => s.map(cx)?,

@@ -280,10 +280,10 @@ fn hvcat(b: &mut PlanBuilder, args: &[Val]) -> Result<Val, Fail> {
     let (Some(r), Some(c)) = (rows.int(), cols.int()) else {
         return Err(Fail::unsupported("matrix literal without a constant shape"));
     };
-    if r < 1 || c < 1 || (r * c) as usize != elems.len() {
+    let cells = r.checked_mul(c).and_then(|n| usize::try_from(n).ok());
+    if r < 1 || c < 1 || cells != Some(elems.len()) {
         return Err(Fail::method(format!(
-            "ArgumentError: a {r}×{c} matrix literal needs {} elements, got {}",
-            r * c,
+            "ArgumentError: a {r}×{c} matrix literal cannot hold {} elements",
             elems.len()
         )));
     }
