@@ -194,8 +194,8 @@ fn forward_pass(cx: &Cx, inst: &Arc<Instance>, callees: &mut Callees) -> Result<
                 tapes[b.index()].pushed.push(rv);
             } else if let std::collections::hash_map::Entry::Vacant(slot) = slot_vars.entry(rv) {
                 let ty = sb.func.ty(rv).clone();
-                let init = Stmt { op: Op::Prim(Prim::Undef), args: vec![Const::Symbol("slot".into()).into()] };
-                let var = sb.declare_var_with_init(ty, None, VarInit::Stmt(init));
+                let init = slot_init(&ty);
+                let var = sb.declare_var_with_init(ty, None, init);
                 sb.def_var(def, var, rv);
                 slot.insert(var);
                 slot_order.push(rv);
@@ -277,6 +277,27 @@ fn forward_pass(cx: &Cx, inst: &Arc<Instance>, callees: &mut Callees) -> Result<
     sb.func.ret = ret_ty;
     let func = sb.finish();
     Ok(Forward { func, tapes, slots, residual_of, tape_ty })
+}
+
+/// What a slot holds on paths where its block did not run: never read by the pullback, but a
+/// well-formed value of the slot's type where one is cheap to make, so the tape is a plain
+/// tuple; `undef` otherwise.
+fn slot_init(ty: &Type) -> VarInit {
+    let stmt = |p: Prim, args: Vec<Operand>| VarInit::Stmt(Stmt { op: Op::Prim(p), args });
+    match ty {
+        Type::Float64 => VarInit::Const(Const::f64(0.0)),
+        Type::Int64 => VarInit::Const(Const::Int(0)),
+        Type::Bool => VarInit::Const(Const::Bool(false)),
+        Type::Nothing => VarInit::Const(Const::Nothing),
+        Type::Array(_, 1) => stmt(Prim::Zeros, vec![Const::Int(0).into()]),
+        Type::Array(_, 2) => stmt(Prim::Zeros, vec![Const::Int(0).into(), Const::Int(0).into()]),
+        Type::Pullback(_) => stmt(
+            Prim::MakePullback,
+            vec![Const::Func("unreached".into()).into(), Const::Int(0).into(), Const::Nothing.into()],
+        ),
+        Type::Ref(_) | Type::Tuple(_) | Type::NamedTuple(_) => stmt(Prim::ZeroTangent, vec![]),
+        _ => stmt(Prim::Undef, vec![Const::Symbol("slot".into()).into()]),
+    }
 }
 
 fn mapped(map: &HashMap<Value, Operand>, op: &Operand) -> Operand {
