@@ -87,9 +87,11 @@ fn zero_of(t: &Type, like: Option<&Value>) -> Result<Value, String> {
             let (shape, adjoint) = match like {
                 Some(Value::Array(a)) => (a.borrow().shape, false),
                 Some(Value::Adjoint(a)) => (a.borrow().shape, true),
-                _ => return Err(format!(
+                _ => {
+                    return Err(format!(
                     "internal error: `zero_tangent` of {t} needs an array operand for its shape"
-                )),
+                ))
+                }
             };
             let arr = Rc::new(RefCell::new(Array::new(
                 shape,

@@ -74,13 +74,22 @@ fn division_and_remainder() {
     assert_eq!(run(Div, &[f(1.0), f(0.0)]), "Inf");
     assert_eq!(run(IntDiv, &[i(7), i(2)]), "3");
     assert_eq!(run(IntDiv, &[i(-7), i(2)]), "-3");
-    assert_eq!(run(IntDiv, &[i(1), i(0)]), "DivideError: integer division error");
-    assert_eq!(run(IntDiv, &[i(i64::MIN), i(-1)]), "DivideError: integer division error");
+    assert_eq!(
+        run(IntDiv, &[i(1), i(0)]),
+        "DivideError: integer division error"
+    );
+    assert_eq!(
+        run(IntDiv, &[i(i64::MIN), i(-1)]),
+        "DivideError: integer division error"
+    );
     assert_eq!(run(IntDiv, &[f(7.5), f(2.0)]), "3.0");
     assert_eq!(run(IntDiv, &[f(-7.5), f(2.0)]), "-3.0");
     assert_eq!(run(Rem, &[i(-7), i(3)]), "-1");
     assert_eq!(run(Rem, &[i(7), i(-3)]), "1");
-    assert_eq!(run(Rem, &[i(5), i(0)]), "DivideError: integer division error");
+    assert_eq!(
+        run(Rem, &[i(5), i(0)]),
+        "DivideError: integer division error"
+    );
     assert_eq!(run(Rem, &[i(i64::MIN), i(-1)]), "0");
     assert_eq!(run(Rem, &[f(-7.5), f(2.0)]), "-1.5");
 }
@@ -129,23 +138,44 @@ fn comparisons_follow_ieee_and_compare_ints_with_floats_exactly() {
     assert_eq!(run(Lt, &[nan.clone(), f(1.0)]), "false");
     assert_eq!(run(Ge, &[nan, f(1.0)]), "false");
     assert_eq!(run(Eq, &[f(-0.0), f(0.0)]), "true");
-    assert_eq!(run(Eq, &[i((1 << 53) + 1), f(9_007_199_254_740_992.0)]), "false");
-    assert_eq!(run(Lt, &[f(9_007_199_254_740_992.0), i((1 << 53) + 1)]), "true");
+    assert_eq!(
+        run(Eq, &[i((1 << 53) + 1), f(9_007_199_254_740_992.0)]),
+        "false"
+    );
+    assert_eq!(
+        run(Lt, &[f(9_007_199_254_740_992.0), i((1 << 53) + 1)]),
+        "true"
+    );
     assert_eq!(run(Lt, &[i(1), f(1.5)]), "true");
     assert_eq!(run(Le, &[i(2), i(2)]), "true");
     assert_eq!(run(Gt, &[i(0), f(-0.5)]), "true");
     assert_eq!(run(Eq, &[i(3), f(3.0)]), "true");
     assert_eq!(run(Not, &[b(true)]), "false");
-    assert_eq!(run(Not, &[i(1)]), "MethodError: no method matching !(::Int64)");
+    assert_eq!(
+        run(Not, &[i(1)]),
+        "MethodError: no method matching !(::Int64)"
+    );
 }
 
 #[test]
 fn structural_equality() {
-    assert_eq!(run(Eq, &[Value::tuple([f(1.0), i(2)]), Value::tuple([i(1), f(2.0)])]), "true");
+    assert_eq!(
+        run(
+            Eq,
+            &[Value::tuple([f(1.0), i(2)]), Value::tuple([i(1), f(2.0)])]
+        ),
+        "true"
+    );
     assert_eq!(run(Eq, &[vf(&[1.0, 2.0]), vf(&[1.0, 2.0])]), "true");
-    assert_eq!(run(Eq, &[vf(&[1.0, f64::NAN]), vf(&[1.0, f64::NAN])]), "false");
+    assert_eq!(
+        run(Eq, &[vf(&[1.0, f64::NAN]), vf(&[1.0, f64::NAN])]),
+        "false"
+    );
     assert_eq!(run(Eq, &[vf(&[1.0, 2.0]), mat(&[&[1.0, 2.0]])]), "false");
-    assert_eq!(run(Eq, &[adjoint(&vf(&[1.0, 2.0])), mat(&[&[1.0, 2.0]])]), "true");
+    assert_eq!(
+        run(Eq, &[adjoint(&vf(&[1.0, 2.0])), mat(&[&[1.0, 2.0]])]),
+        "true"
+    );
     assert_eq!(run(Eq, &[Value::Nothing, f(0.0)]), "false");
     assert_eq!(
         run(Lt, &[vf(&[1.0]), vf(&[2.0])]),
@@ -183,7 +213,10 @@ fn elementary_functions_and_domain_errors() {
     assert_eq!(run(Log, &[f(-0.0)]), "-Inf");
     assert_eq!(run(Sqrt, &[f(-0.0)]), "-0.0");
     assert_eq!(run(Sqrt, &[f(f64::NAN)]), "NaN");
-    assert_eq!(run(Atan, &[f(1.0), f(1.0)]), show(&f(std::f64::consts::FRAC_PI_4)));
+    assert_eq!(
+        run(Atan, &[f(1.0), f(1.0)]),
+        show(&f(std::f64::consts::FRAC_PI_4))
+    );
     assert_eq!(run(Abs, &[f(-0.0)]), "0.0");
     assert_eq!(
         run(Sqrt, &[f(-1.0)]),
@@ -201,12 +234,24 @@ fn elementary_functions_and_domain_errors() {
          return a complex result if called with a complex argument. Try log1p(Complex(x))."
     );
     assert_eq!(run(Log1p, &[f(-1.0)]), "-Inf");
-    assert_eq!(run(Asin, &[f(2.0)]), "DomainError with 2.0: asin(x) is not defined for |x| > 1.");
-    assert_eq!(run(Acos, &[f(-1.5)]), "DomainError with -1.5: acos(x) not defined for |x| > 1");
+    assert_eq!(
+        run(Asin, &[f(2.0)]),
+        "DomainError with 2.0: asin(x) is not defined for |x| > 1."
+    );
+    assert_eq!(
+        run(Acos, &[f(-1.5)]),
+        "DomainError with -1.5: acos(x) not defined for |x| > 1"
+    );
     assert_eq!(run(Asin, &[f(1.0)]), show(&f(std::f64::consts::FRAC_PI_2)));
-    assert_eq!(run(Sin, &[f(f64::INFINITY)]), "DomainError with Inf: sin(x) is only defined for finite x.");
+    assert_eq!(
+        run(Sin, &[f(f64::INFINITY)]),
+        "DomainError with Inf: sin(x) is only defined for finite x."
+    );
     assert_eq!(run(Sin, &[f(f64::NAN)]), "NaN");
-    assert_eq!(run(Sin, &[vf(&[1.0])]), "MethodError: no method matching sin(::Vector{Float64})");
+    assert_eq!(
+        run(Sin, &[vf(&[1.0])]),
+        "MethodError: no method matching sin(::Vector{Float64})"
+    );
 }
 
 #[test]
@@ -222,20 +267,28 @@ fn conversions() {
     assert_eq!(run(Zero, &[f(2.5)]), "0.0");
     assert_eq!(run(One, &[i(7)]), "1");
     assert_eq!(run(Zero, &[mat(&[&[1.0, 2.0]])]), "[0.0 0.0]");
-    assert_eq!(run(One, &[mat(&[&[1.0, 2.0], &[3.0, 4.0]])]), "[1.0 0.0; 0.0 1.0]");
+    assert_eq!(
+        run(One, &[mat(&[&[1.0, 2.0], &[3.0, 4.0]])]),
+        "[1.0 0.0; 0.0 1.0]"
+    );
     assert_eq!(
         run(One, &[mat(&[&[1.0, 2.0]])]),
         "DimensionMismatch: multiplicative identity defined only for square matrices"
     );
     let x = vf(&[1.0]);
-    assert!(ev(Float, std::slice::from_ref(&x)).unwrap().egal(&x), "float of a Float64 array is itself");
+    assert!(
+        ev(Float, std::slice::from_ref(&x)).unwrap().egal(&x),
+        "float of a Float64 array is itself"
+    );
     assert_eq!(run(Float, &[vi(&[1, 2])]), "[1.0, 2.0]");
 }
 
 #[test]
 fn matrix_literal_is_stored_column_major() {
     let m = mat(&[&[1.0, 2.0], &[3.0, 4.0]]);
-    let Value::Array(a) = &m else { panic!("not an array") };
+    let Value::Array(a) = &m else {
+        panic!("not an array")
+    };
     assert_eq!(a.borrow().data, ArrayData::F64(vec![1.0, 3.0, 2.0, 4.0]));
     assert_eq!(show(&m), "[1.0 2.0; 3.0 4.0]");
     // Linear indexing walks columns.
@@ -303,7 +356,10 @@ fn setindex_converts_and_returns_the_value() {
     ev(SetIndex, &[m.clone(), f(9.0), i(1), i(2)]).unwrap();
     assert_eq!(show(&m), "[1.0 9.0; 3.0 4.0]");
     let n = vi(&[1, 2]);
-    assert_eq!(run(SetIndex, &[n.clone(), f(2.5), i(1)]), "InexactError: Int64(2.5)");
+    assert_eq!(
+        run(SetIndex, &[n.clone(), f(2.5), i(1)]),
+        "InexactError: Int64(2.5)"
+    );
     ev(SetIndex, &[n.clone(), f(7.0), i(1)]).unwrap();
     assert_eq!(show(&n), "[7, 2]");
 }
@@ -312,10 +368,16 @@ fn setindex_converts_and_returns_the_value() {
 fn construction_and_shapes() {
     assert_eq!(run(Vect, &[f(1.0), i(2)]), "[1.0, 2.0]");
     assert_eq!(run(Vect, &[i(1), i(2)]), "[1, 2]");
-    assert_eq!(eval_prim(Vect, &[], &Type::vector_f64()).map(|v| show(&v)), Ok("Float64[]".into()));
+    assert_eq!(
+        eval_prim(Vect, &[], &Type::vector_f64()).map(|v| show(&v)),
+        Ok("Float64[]".into())
+    );
     assert_eq!(run(Zeros, &[i(2), i(3)]), "[0.0 0.0 0.0; 0.0 0.0 0.0]");
     assert_eq!(run(Ones, &[i(2)]), "[1.0, 1.0]");
-    assert_eq!(run(Zeros, &[i(-1)]), "ArgumentError: invalid Array dimensions");
+    assert_eq!(
+        run(Zeros, &[i(-1)]),
+        "ArgumentError: invalid Array dimensions"
+    );
     assert_eq!(run(Zeros, &[i(1 << 40)]), "OutOfMemoryError()");
     assert_eq!(run(Fill, &[i(7), i(2)]), "[7, 7]");
     assert_eq!(run(Fill, &[f(1.5), i(1), i(2)]), "[1.5 1.5]");
@@ -329,7 +391,11 @@ fn construction_and_shapes() {
     assert_eq!(run(Similar, &[m.clone()]), "[0.0 0.0 0.0; 0.0 0.0 0.0]");
     let c = ev(Copy, std::slice::from_ref(&m)).unwrap();
     ev(SetIndex, &[c.clone(), f(0.0), i(1)]).unwrap();
-    assert_eq!(show(&m), "[1.0 2.0 3.0; 4.0 5.0 6.0]", "a copy is a new array");
+    assert_eq!(
+        show(&m),
+        "[1.0 2.0 3.0; 4.0 5.0 6.0]",
+        "a copy is a new array"
+    );
     assert_eq!(show(&c), "[0.0 2.0 3.0; 4.0 5.0 6.0]");
     assert_eq!(run(First, &[m.clone()]), "1.0");
     assert_eq!(run(Last, &[m]), "6.0");
@@ -373,12 +439,21 @@ fn products_of_every_shape() {
     let m = mat(&[&[1.0, 2.0], &[3.0, 4.0]]);
     let x = vf(&[1.0, 1.0]);
     assert_eq!(run(MatMul, &[m.clone(), x.clone()]), "[3.0, 7.0]");
-    assert_eq!(run(MatMul, &[m.clone(), m.clone()]), "[7.0 10.0; 15.0 22.0]");
+    assert_eq!(
+        run(MatMul, &[m.clone(), m.clone()]),
+        "[7.0 10.0; 15.0 22.0]"
+    );
     assert_eq!(run(MatMul, &[adjoint(&x), vf(&[2.0, 3.0])]), "5.0");
     let row = ev(MatMul, &[adjoint(&x), m.clone()]).unwrap();
-    assert!(matches!(row, Value::Adjoint(_)), "row times matrix is a row");
+    assert!(
+        matches!(row, Value::Adjoint(_)),
+        "row times matrix is a row"
+    );
     assert_eq!(show(&row), "[4.0 6.0]");
-    assert_eq!(run(MatMul, &[vf(&[1.0, 2.0]), adjoint(&vf(&[3.0, 4.0, 5.0]))]), "[3.0 4.0 5.0; 6.0 8.0 10.0]");
+    assert_eq!(
+        run(MatMul, &[vf(&[1.0, 2.0]), adjoint(&vf(&[3.0, 4.0, 5.0]))]),
+        "[3.0 4.0 5.0; 6.0 8.0 10.0]"
+    );
     assert_eq!(run(MatMul, &[f(2.0), x.clone()]), "[2.0, 2.0]");
     assert_eq!(
         run(MatMul, &[m.clone(), vf(&[1.0, 2.0, 3.0])]),
@@ -434,7 +509,10 @@ fn array_arithmetic() {
         "DimensionMismatch: dimensions must match: a has dims (Base.OneTo(2),), b has dims \
          (Base.OneTo(3),), mismatch at 1"
     );
-    assert_eq!(run(Add, &[x, f(1.0)]), "MethodError: no method matching +(::Vector{Float64}, ::Float64)");
+    assert_eq!(
+        run(Add, &[x, f(1.0)]),
+        "MethodError: no method matching +(::Vector{Float64}, ::Float64)"
+    );
 }
 
 #[test]
@@ -444,8 +522,14 @@ fn broadcasting() {
     assert_eq!(run(Broadcast, &[func("+"), x.clone(), i(1)]), "[2.0, 5.0]");
     assert_eq!(run(Broadcast, &[func("^"), x.clone(), i(2)]), "[1.0, 16.0]");
     assert_eq!(run(Broadcast, &[func("-"), x.clone()]), "[-1.0, -4.0]");
-    assert_eq!(run(Broadcast, &[func("/"), vi(&[1, 2]), i(2)]), "[0.5, 1.0]");
-    assert_eq!(run(Broadcast, &[func(">"), x.clone(), f(2.0)]), "Bool[0, 1]");
+    assert_eq!(
+        run(Broadcast, &[func("/"), vi(&[1, 2]), i(2)]),
+        "[0.5, 1.0]"
+    );
+    assert_eq!(
+        run(Broadcast, &[func(">"), x.clone(), f(2.0)]),
+        "Bool[0, 1]"
+    );
     assert_eq!(run(Broadcast, &[func("*"), f(2.0), f(3.0)]), "6.0");
     assert_eq!(
         run(Broadcast, &[func("*"), x.clone(), vf(&[1.0, 2.0, 3.0])]),
@@ -454,7 +538,10 @@ fn broadcasting() {
     );
     // A vector broadcasts along the columns of a matrix.
     let m = mat(&[&[10.0, 20.0], &[30.0, 40.0]]);
-    assert_eq!(run(Broadcast, &[func("+"), vf(&[1.0, 2.0]), m]), "[11.0 21.0; 32.0 42.0]");
+    assert_eq!(
+        run(Broadcast, &[func("+"), vf(&[1.0, 2.0]), m]),
+        "[11.0 21.0; 32.0 42.0]"
+    );
     let row = ev(Broadcast, &[func("*"), adjoint(&x), f(2.0)]).unwrap();
     assert!(matches!(row, Value::Adjoint(_)));
     assert_eq!(show(&row), "[2.0 8.0]");
@@ -482,7 +569,11 @@ fn point_type(mutable: bool) -> Arc<StructType> {
 #[test]
 fn structs_tuples_and_refs() {
     let p = super::new_struct(&point_type(false), &[i(1), i(2)]).unwrap();
-    assert_eq!(show(&p), "Point(1.0, 2)", "fields convert to their declared types");
+    assert_eq!(
+        show(&p),
+        "Point(1.0, 2)",
+        "fields convert to their declared types"
+    );
     assert_eq!(run(GetField, &[p.clone(), i(1)]), "1.0");
     assert_eq!(run(GetField, &[p.clone(), Value::Symbol("n".into())]), "2");
     assert_eq!(
@@ -496,7 +587,11 @@ fn structs_tuples_and_refs() {
     let q = super::new_struct(&point_type(true), &[f(1.0), i(2)]).unwrap();
     let alias = q.clone();
     assert_eq!(run(SetField, &[q.clone(), i(1), i(5)]), "5");
-    assert_eq!(show(&alias), "Point(5.0, 2)", "mutation is seen through an alias");
+    assert_eq!(
+        show(&alias),
+        "Point(5.0, 2)",
+        "mutation is seen through an alias"
+    );
 
     let names = Value::tuple([Value::Symbol("a".into()), Value::Symbol("b".into())]);
     let nt = ev(NamedTuple, &[names, f(1.0), Value::Nothing]).unwrap();
@@ -517,11 +612,21 @@ fn structs_tuples_and_refs() {
 fn undefined_locals_and_errors() {
     let u = ev(Undef, &[Value::Symbol("x".into())]).unwrap();
     assert!(matches!(u, Value::Undef(_)));
-    assert_eq!(run(Add, &[u.clone(), f(1.0)]), "UndefVarError: x not defined");
+    assert_eq!(
+        run(Add, &[u.clone(), f(1.0)]),
+        "UndefVarError: x not defined"
+    );
     assert_eq!(run(Tuple, &[u.clone()]), "UndefVarError: x not defined");
     let stack = ev(StackNew, &[]).unwrap();
-    assert_eq!(run(Push, &[stack.clone(), u]), "nothing", "the tape may carry an undefined local");
-    assert_eq!(run(Error, &[Value::Str("bad input".into())]), "ErrorException: bad input");
+    assert_eq!(
+        run(Push, &[stack.clone(), u]),
+        "nothing",
+        "the tape may carry an undefined local"
+    );
+    assert_eq!(
+        run(Error, &[Value::Str("bad input".into())]),
+        "ErrorException: bad input"
+    );
     assert_eq!(
         run(Gradient, &[func("f"), f(1.0)]),
         "internal error: `gradient` is rewritten by the AD transform before the program runs, \
@@ -535,7 +640,10 @@ fn range_lengths() {
     assert_eq!(run(RangeLength, &[i(1), i(2), i(10)]), "5");
     assert_eq!(run(RangeLength, &[i(10), i(-3), i(1)]), "4");
     assert_eq!(run(RangeLength, &[i(5), i(1), i(1)]), "0");
-    assert_eq!(run(RangeLength, &[i(1), i(0), i(5)]), "ArgumentError: step cannot be zero");
+    assert_eq!(
+        run(RangeLength, &[i(1), i(0), i(5)]),
+        "ArgumentError: step cannot be zero"
+    );
     assert!(run(RangeLength, &[i(i64::MIN), i(1), i(i64::MAX)]).starts_with("OverflowError"));
 }
 
@@ -546,14 +654,20 @@ fn tape_stacks_are_last_in_first_out() {
     ev(Push, &[s.clone(), f(2.0)]).unwrap();
     assert_eq!(run(Pop, &[s.clone()]), "2.0");
     assert_eq!(run(Pop, &[s.clone()]), "1.0");
-    assert_eq!(run(Pop, &[s]), "internal error: `pop!` from an empty AD stack");
+    assert_eq!(
+        run(Pop, &[s]),
+        "internal error: `pop!` from an empty AD stack"
+    );
 }
 
 fn dense() -> Value {
     let ty = Arc::new(StructType {
         name: "Dense".into(),
         params: vec![],
-        fields: vec![("W".into(), Type::matrix_f64()), ("b".into(), Type::vector_f64())],
+        fields: vec![
+            ("W".into(), Type::matrix_f64()),
+            ("b".into(), Type::vector_f64()),
+        ],
         mutable: false,
         kind: StructKind::User,
     });
@@ -562,13 +676,22 @@ fn dense() -> Value {
 
 #[test]
 fn zero_tangents_take_shapes_from_the_operand() {
-    assert_eq!(eval_prim(ZeroTangent, &[], &Type::Float64).map(|v| show(&v)), Ok("0.0".into()));
-    assert_eq!(eval_prim(ZeroTangent, &[], &Type::Nothing).map(|v| show(&v)), Ok("nothing".into()));
+    assert_eq!(
+        eval_prim(ZeroTangent, &[], &Type::Float64).map(|v| show(&v)),
+        Ok("0.0".into())
+    );
+    assert_eq!(
+        eval_prim(ZeroTangent, &[], &Type::Nothing).map(|v| show(&v)),
+        Ok("nothing".into())
+    );
     let z = eval_prim(ZeroTangent, &[vf(&[1.0, 2.0, 3.0])], &Type::vector_f64()).unwrap();
     assert_eq!(show(&z), "[0.0, 0.0, 0.0]");
     let d = dense();
     let t = zy_ir::tangent_type(&d.julia_type());
-    assert_eq!(show(&eval_prim(ZeroTangent, &[d.clone()], &t).unwrap()), "(W = [0.0 0.0], b = [0.0])");
+    assert_eq!(
+        show(&eval_prim(ZeroTangent, &[d.clone()], &t).unwrap()),
+        "(W = [0.0 0.0], b = [0.0])"
+    );
     // With the type unknown, the operand's tangent type decides.
     let pair = Value::tuple([f(2.0), i(3)]);
     assert_eq!(run(ZeroTangent, &[pair]), "(0.0, nothing)");
@@ -605,14 +728,20 @@ fn accumulation_in_place() {
     ev(AccumInto, &[d.clone(), f(1.0)]).unwrap();
     assert_eq!(show(&d), "[2.5, 3.25]");
     ev(AccumInto, &[d.clone(), d.clone()]).unwrap();
-    assert_eq!(show(&d), "[5.0, 6.5]", "adding an array into itself doubles it");
+    assert_eq!(
+        show(&d),
+        "[5.0, 6.5]",
+        "adding an array into itself doubles it"
+    );
 }
 
 #[test]
 fn make_pullback_names_its_instance() {
     let ty = Type::Pullback(vec![Type::Float64, Type::Float64].into());
     let back = eval_prim(MakePullback, &[func("f⁻"), i(0), f(3.0)], &ty).unwrap();
-    let Value::Pullback(p) = &back else { panic!("not a pullback") };
+    let Value::Pullback(p) = &back else {
+        panic!("not a pullback")
+    };
     assert_eq!(p.instance.to_string(), "f⁻(::Float64, ::Float64)");
     assert_eq!(show(&back), "pullback(f⁻)");
 }
