@@ -3,7 +3,9 @@
 //! function name, an instance), so an edit to one function re-runs only that function's
 //! queries and those of the instances whose inputs actually changed.
 
+pub mod call;
 pub mod db;
+pub mod diag;
 mod describe;
 pub mod input;
 pub mod item;
@@ -13,7 +15,9 @@ mod rebase;
 pub mod span;
 pub mod specialise;
 
+pub use call::{type_call, CallErrors, TypedCall, CALL_SPAN_FILE};
 pub use db::RootDatabase;
+pub use diag::{diagnostics, load_errors, locate, workspace_items, Diag};
 pub use input::{SourceFile, Workspace};
 pub use item::{item_ast, item_offset, item_tree, parse, ItemId, ItemKind};
 pub use lower::ssa;

@@ -1,0 +1,128 @@
+//! Typing a call written as text (a `# zy: at` annotation, `zy-analyze eval`): the call becomes
+//! the body of a synthetic zero-argument binding, typed against the workspace's program, with
+//! every specialisation it reaches taken from the memoised `typed` queries.
+
+use std::collections::{BTreeSet, VecDeque};
+use std::sync::Arc;
+
+use zy_infer::{TypeError, GLOBAL_METHOD};
+use zy_ir::{Function, Instance, Span, TypedProgram};
+use zy_syntax::ast::{Expr, ExprKind, GlobalDef};
+
+use crate::input::Workspace;
+use crate::lower::global_names;
+use crate::program::program_index;
+use crate::specialise::{ret_type, typed, InstanceId};
+
+/// The name of the synthetic binding holding a call.
+pub const CALL_NAME: &str = "#call";
+
+/// `Span::file` of spans inside the call text (relative to its start).
+pub const CALL_SPAN_FILE: u32 = 0;
+
+/// A call typed with everything it reaches.
+#[derive(Clone, Debug)]
+pub struct TypedCall {
+    /// The typed body of the call (no arguments).
+    pub body: Arc<Function>,
+    /// Every specialisation and binding the call reaches.
+    pub program: TypedProgram,
+}
+
+/// Why a call could not be typed: errors located by IR spans (in the call text when
+/// `span.file` is [`CALL_SPAN_FILE`], else in the item with that number).
+#[derive(Clone, PartialEq, Eq, Debug)]
+pub struct CallErrors(pub Vec<TypeError>);
+
+/// Type the call `expr` (ranges relative to the call text).
+pub fn type_call(db: &dyn salsa::Database, expr: &Expr) -> Result<TypedCall, CallErrors> {
+    if let Some(range) = find_function(expr) {
+        return Err(CallErrors(vec![TypeError {
+            span: Span::new(CALL_SPAN_FILE, range.0, range.1),
+            code: "unsupported",
+            message: "unsupported: anonymous functions in a call string".into(),
+        }]));
+    }
+    let ws = Workspace::get(db);
+    let def = GlobalDef {
+        name: CALL_NAME.into(),
+        name_range: expr.range,
+        value: expr.clone(),
+        is_const: true,
+        range: expr.range,
+    };
+    let lowered = zy_lower::lower_global(CALL_SPAN_FILE, &def, global_names(db, ws));
+    if !lowered.errors.is_empty() {
+        let errors = lowered
+            .errors
+            .into_iter()
+            .map(|e| TypeError { span: e.span, code: e.code, message: e.message })
+            .collect();
+        return Err(CallErrors(errors));
+    }
+    let mut program = program_index(db, ws).program.clone();
+    for g in lowered.globals {
+        program.globals.insert(g.name.clone(), g);
+    }
+    let root = Instance { name: CALL_NAME.into(), method: GLOBAL_METHOD, args: Arc::from([]) };
+    let mut oracle = |callee: &Instance| ret_type(db, InstanceId::of(db, callee));
+    let entry = zy_infer::infer_instance(&program, &root, &mut oracle);
+    let mut errors = entry.errors.clone();
+    let mut out = TypedProgram::default();
+    let mut seen: BTreeSet<Arc<Instance>> = entry.callees.iter().cloned().collect();
+    let mut queue: VecDeque<Arc<Instance>> = entry.callees.iter().cloned().collect();
+    while let Some(inst) = queue.pop_front() {
+        let r = typed(db, InstanceId::of(db, &inst));
+        for e in &r.errors {
+            if !errors.contains(e) {
+                errors.push(e.clone());
+            }
+        }
+        for c in &r.callees {
+            if seen.insert(c.clone()) {
+                queue.push_back(c.clone());
+            }
+        }
+        let func = Arc::new(r.func.clone());
+        if inst.method == GLOBAL_METHOD {
+            out.globals.insert(inst.name.clone(), func);
+        } else {
+            out.functions.insert(inst, func);
+        }
+    }
+    if errors.is_empty() {
+        Ok(TypedCall { body: Arc::new(entry.func), program: out })
+    } else {
+        Err(CallErrors(errors))
+    }
+}
+
+/// The range of the first anonymous function in `e`, if any.
+fn find_function(e: &Expr) -> Option<(u32, u32)> {
+    let sub: Vec<&Expr> = match &e.kind {
+        ExprKind::Function(_) => return Some((e.range.start, e.range.end)),
+        ExprKind::Tuple(es) | ExprKind::Vect(es) | ExprKind::Block(es) => es.iter().collect(),
+        ExprKind::NamedTuple(fs) => fs.iter().map(|(_, e)| e).collect(),
+        ExprKind::Matrix(rows) => rows.iter().flatten().collect(),
+        ExprKind::Call { callee, args } | ExprKind::DotCall { callee, args } => {
+            std::iter::once(&**callee).chain(args).collect()
+        }
+        ExprKind::Binary { lhs, rhs, .. }
+        | ExprKind::Assign { lhs, rhs }
+        | ExprKind::CompoundAssign { lhs, rhs, .. }
+        | ExprKind::And(lhs, rhs)
+        | ExprKind::Or(lhs, rhs) => vec![&**lhs, &**rhs],
+        ExprKind::Chain { first, rest } => {
+            std::iter::once(&**first).chain(rest.iter().map(|(_, e)| e)).collect()
+        }
+        ExprKind::Unary { arg, .. } | ExprKind::Field { base: arg, .. } => vec![&**arg],
+        ExprKind::Ternary { cond, then, els } => vec![&**cond, &**then, &**els],
+        ExprKind::Index { base, indices } => std::iter::once(&**base).chain(indices).collect(),
+        ExprKind::Range { start, step, stop } => {
+            std::iter::once(&**start).chain(step.as_deref()).chain([&**stop]).collect()
+        }
+        ExprKind::Return(v) => v.as_deref().into_iter().collect(),
+        _ => Vec::new(),
+    };
+    sub.into_iter().find_map(find_function)
+}

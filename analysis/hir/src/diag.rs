@@ -1,0 +1,144 @@
+//! Diagnostics of a file: syntax errors and unsupported constructs, lowering errors, and the
+//! type errors of every `# zy: at` specialisation, each with a stable code.
+
+use zy_infer::TypeError;
+use zy_ir::Span;
+use zy_syntax::ast::{AnnotationKind, Item};
+
+use crate::call::{type_call, CALL_SPAN_FILE};
+use crate::input::{SourceFile, Workspace};
+use crate::item::{item_ast, item_offset, item_tree, ItemId};
+use crate::lower::ssa;
+use crate::program::program_index;
+use crate::span::FileRange;
+
+/// One finding, located by byte offsets in its file.
+#[derive(Clone, PartialEq, Eq, Hash, Debug)]
+pub struct Diag {
+    pub start: u32,
+    pub end: u32,
+    /// Stable code: `syntax-error`, `unsupported`, `type-conflict`, `undefined-name`,
+    /// `method-error`, `not-differentiable`.
+    pub code: String,
+    /// One line.
+    pub message: String,
+}
+
+/// Every diagnostic of `file`, sorted by position.
+#[salsa::tracked(returns(ref))]
+pub fn diagnostics(db: &dyn salsa::Database, file: SourceFile) -> Vec<Diag> {
+    let mut out = load_errors(db, file).clone();
+    for &item in item_tree(db, file) {
+        out.extend(at_diagnostics(db, item).iter().cloned());
+    }
+    sort(&mut out);
+    out
+}
+
+fn sort(out: &mut Vec<Diag>) {
+    out.sort_by(|a, b| (a.start, a.end, &a.message).cmp(&(b.start, b.end, &b.message)));
+    out.dedup();
+}
+
+/// The errors that stop `file` from being loaded at all, as Julia would refuse it: syntax
+/// errors, unsupported constructs, redefinitions. Sorted by position.
+#[salsa::tracked(returns(ref))]
+pub fn load_errors(db: &dyn salsa::Database, file: SourceFile) -> Vec<Diag> {
+    let mut out: Vec<Diag> = crate::item::parse(db, file)
+        .errors
+        .iter()
+        .map(|e| Diag {
+            start: e.range.start,
+            end: e.range.end,
+            code: e.code.to_string(),
+            message: e.message.clone(),
+        })
+        .collect();
+    for &item in item_tree(db, file) {
+        for e in &ssa(db, item).errors {
+            push_item_error(db, item, e.span, e.code, &e.message, &mut out);
+        }
+    }
+    let items = workspace_items(db);
+    for e in &program_index(db, Workspace::get(db)).errors {
+        if let Some(item) = ItemId::from_span_file(e.span.file, &items) {
+            if item.file(db) == file {
+                push_item_error(db, item, e.span, e.code, &e.message, &mut out);
+            }
+        }
+    }
+    sort(&mut out);
+    out
+}
+
+fn push_item_error(
+    db: &dyn salsa::Database,
+    item: ItemId,
+    span: Span,
+    code: &str,
+    message: &str,
+    out: &mut Vec<Diag>,
+) {
+    let base = item_offset(db, item).unwrap_or(0);
+    out.push(Diag {
+        start: base + span.start,
+        end: base + span.end,
+        code: code.to_string(),
+        message: message.to_string(),
+    });
+}
+
+/// Every item of the workspace (to map span numbers back to items).
+pub fn workspace_items(db: &dyn salsa::Database) -> Vec<ItemId> {
+    Workspace::get(db).files(db).iter().flat_map(|&f| item_tree(db, f).iter().copied()).collect()
+}
+
+/// Where an IR span is in the workspace: in the item with that number, or (for
+/// [`CALL_SPAN_FILE`]) in the call text starting at `call_base` of `call_file`.
+pub fn locate(
+    db: &dyn salsa::Database,
+    span: Span,
+    items: &[ItemId],
+    call: Option<(SourceFile, u32)>,
+) -> Option<FileRange> {
+    if span.file == CALL_SPAN_FILE {
+        let (file, base) = call?;
+        return Some(FileRange { file, start: base + span.start, end: base + span.end });
+    }
+    let item = ItemId::from_span_file(span.file, items)?;
+    crate::span::item_span_range(db, item, span)
+}
+
+/// The type errors of the `# zy: at` calls above `item`: in the file's absolute offsets, at the
+/// offending statement when it is in this file, else at the annotation.
+#[salsa::tracked(returns(ref))]
+fn at_diagnostics(db: &dyn salsa::Database, item: ItemId) -> Vec<Diag> {
+    let Some(ast) = item_ast(db, item) else { return Vec::new() };
+    let Item::Function(def) = &**ast else { return Vec::new() };
+    let file = item.file(db);
+    let base = item_offset(db, item).unwrap_or(0);
+    let items = workspace_items(db);
+    let mut out = Vec::new();
+    for a in def.annotations.iter().filter(|a| a.kind == AnnotationKind::At) {
+        let call_base = base + a.range.start;
+        let errors: Vec<TypeError> = match zy_syntax::parse_expr(&a.text) {
+            Err(e) => vec![TypeError {
+                span: Span::new(CALL_SPAN_FILE, e.range.start, e.range.end),
+                code: e.code,
+                message: e.message,
+            }],
+            Ok(expr) => match type_call(db, &expr) {
+                Ok(_) => Vec::new(),
+                Err(e) => e.0,
+            },
+        };
+        for e in errors {
+            let here = locate(db, e.span, &items, Some((file, call_base)))
+                .filter(|r| r.file == file)
+                .map(|r| (r.start, r.end));
+            let (start, end) = here.unwrap_or((call_base, base + a.range.end));
+            out.push(Diag { start, end, code: e.code.to_string(), message: e.message });
+        }
+    }
+    out
+}

@@ -1,0 +1,89 @@
+//! Evaluating a call string in a file's definitions with the reference interpreter.
+
+use std::sync::atomic::AtomicBool;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use zy_hir::{RootDatabase, SourceFile};
+
+use crate::locate::{error_at, in_call, in_file, CallSite};
+use crate::{Analysis, Cancellable, FileId, UserError};
+
+/// Bounds on one evaluation.
+#[derive(Clone, Debug)]
+pub struct EvalLimits {
+    /// The deepest call stack allowed, in frames.
+    pub max_depth: usize,
+    /// How long the run may take.
+    pub timeout: Option<Duration>,
+    /// Set from another thread to stop the run.
+    pub cancel: Option<Arc<AtomicBool>>,
+}
+
+impl Default for EvalLimits {
+    fn default() -> EvalLimits {
+        EvalLimits { max_depth: 10_000, timeout: Some(Duration::from_secs(10)), cancel: None }
+    }
+}
+
+/// The value of a call.
+#[derive(Clone, PartialEq, Debug)]
+pub struct EvalResult {
+    /// As Julia's `show` prints it.
+    pub display: String,
+    /// SPEC's JSON encoding (`"NaN"`, `"Inf"` as strings, matrices as arrays of rows).
+    pub json: serde_json::Value,
+    /// The Julia type of the value.
+    pub ty: String,
+}
+
+impl Analysis {
+    /// Evaluate `call` (a Julia expression, usually a call like `pow(2.0, 3)`) with the
+    /// definitions of `file`'s workspace.
+    pub fn eval(
+        &self,
+        file: FileId,
+        call: &str,
+        limits: EvalLimits,
+    ) -> Cancellable<Result<EvalResult, UserError>> {
+        self.with_db(|db| eval(db, file.0, call, &limits))
+    }
+}
+
+/// The first error that keeps the workspace from loading, if any.
+pub(crate) fn load_error(db: &RootDatabase, file: SourceFile) -> Option<UserError> {
+    let ws = zy_hir::Workspace::get(db);
+    let others = ws.files(db).iter().copied().filter(|&f| f != file);
+    std::iter::once(file).chain(others).find_map(|f| {
+        zy_hir::load_errors(db, f).first().map(|d| in_file(db, f, d.start, d.message.clone()))
+    })
+}
+
+fn eval(
+    db: &RootDatabase,
+    file: SourceFile,
+    call: &str,
+    limits: &EvalLimits,
+) -> Result<EvalResult, UserError> {
+    if let Some(e) = load_error(db, file) {
+        return Err(e);
+    }
+    let expr = zy_syntax::parse_expr(call).map_err(|e| in_call(call, e.range.start, e.message))?;
+    let site = CallSite::Text(call);
+    let typed = zy_hir::type_call(db, &expr).map_err(|errs| match errs.0.into_iter().next() {
+        Some(e) => error_at(db, e.span, site, e.message),
+        None => in_call(call, 0, "internal error: typing failed without a message".into()),
+    })?;
+    let interp_limits = zy_interp::Limits {
+        max_depth: limits.max_depth,
+        deadline: limits.timeout.map(|t| Instant::now() + t),
+        cancel: limits.cancel.clone(),
+    };
+    let value = zy_interp::run_function(&typed.program, &typed.body, Vec::new(), &interp_limits)
+        .map_err(|e| error_at(db, e.span, site, e.message))?;
+    Ok(EvalResult {
+        display: zy_interp::show(&value),
+        json: zy_interp::to_json(&value),
+        ty: zy_interp::type_string(&value.julia_type()),
+    })
+}

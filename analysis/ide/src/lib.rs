@@ -1,0 +1,126 @@
+//! The API of zy's analyses for the CLI and the language server: plain data in, plain data out.
+//!
+//! [`AnalysisHost`] owns the database and applies edits; [`Analysis`] is a snapshot that can be
+//! sent to another thread. Every query on a snapshot returns [`Cancellable`]: an edit applied to
+//! the host while a query runs makes it return `Err(Cancelled)` instead of a stale answer.
+
+mod diagnostics;
+mod error;
+mod eval;
+mod locate;
+mod view_ir;
+
+use std::collections::HashMap;
+use std::panic::AssertUnwindSafe;
+use std::path::{Path, PathBuf};
+
+use salsa::Setter;
+use zy_hir::{RootDatabase, SourceFile, Workspace};
+
+pub use diagnostics::{Diagnostic, Severity};
+pub use error::{UserError, CALL_FILE};
+pub use eval::{EvalLimits, EvalResult};
+pub use view_ir::IrStage;
+pub use zy_hir::LineCol;
+
+/// The result of a query on a snapshot: `Err` if an edit cancelled it.
+pub type Cancellable<T> = Result<T, salsa::Cancelled>;
+
+/// A handle to a file of the workspace (cheap to copy, valid for the host's lifetime).
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
+pub struct FileId(SourceFile);
+
+/// Owns the analysis database; the one place edits are applied.
+#[derive(Default)]
+pub struct AnalysisHost {
+    db: RootDatabase,
+    files: HashMap<PathBuf, SourceFile>,
+    order: Vec<SourceFile>,
+}
+
+impl AnalysisHost {
+    /// An empty workspace.
+    pub fn new() -> AnalysisHost {
+        AnalysisHost::default()
+    }
+
+    /// Add a file or replace its text. Cancels running snapshot queries and waits for the
+    /// snapshots to be dropped (do not call it while holding an [`Analysis`] on this thread).
+    pub fn set_file_text(&mut self, path: &Path, text: String) -> FileId {
+        if let Some(&file) = self.files.get(path) {
+            if file.text(&self.db) != &text {
+                file.set_text(&mut self.db).to(text);
+            }
+            return FileId(file);
+        }
+        let file = SourceFile::new(&self.db, path.to_path_buf(), text);
+        self.files.insert(path.to_path_buf(), file);
+        self.order.push(file);
+        self.sync_workspace();
+        FileId(file)
+    }
+
+    /// Remove a file from the workspace (its definitions disappear).
+    pub fn remove_file(&mut self, path: &Path) {
+        if let Some(file) = self.files.remove(path) {
+            self.order.retain(|f| *f != file);
+            self.sync_workspace();
+        }
+    }
+
+    /// The id of a file added earlier.
+    pub fn file_id(&self, path: &Path) -> Option<FileId> {
+        self.files.get(path).copied().map(FileId)
+    }
+
+    /// A snapshot for queries (possibly on another thread).
+    pub fn analysis(&self) -> Analysis {
+        Analysis { db: self.db.clone() }
+    }
+
+    /// The database itself, for tests that inspect the query log.
+    pub fn raw_database(&self) -> &RootDatabase {
+        &self.db
+    }
+
+    fn sync_workspace(&mut self) {
+        let files = self.order.clone();
+        Workspace::get(&self.db).set_files(&mut self.db).to(files);
+    }
+}
+
+/// A snapshot of the database: every method answers for the state at the time of the snapshot,
+/// or is cancelled by a later edit.
+#[derive(Clone)]
+pub struct Analysis {
+    db: RootDatabase,
+}
+
+impl Analysis {
+    /// Run `f` on the snapshot, turning salsa's cancellation unwinding into `Err`.
+    fn with_db<T>(&self, f: impl FnOnce(&RootDatabase) -> T) -> Cancellable<T> {
+        salsa::Cancelled::catch(AssertUnwindSafe(|| f(&self.db)))
+    }
+
+    /// The file's path.
+    pub fn file_path(&self, file: FileId) -> Cancellable<PathBuf> {
+        self.with_db(|db| file.0.path(db).clone())
+    }
+
+    /// The 1-based line and character column of a byte offset in `file`.
+    pub fn line_col(&self, file: FileId, offset: u32) -> Cancellable<LineCol> {
+        self.with_db(|db| zy_hir::line_col(db, file.0, offset))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn assert_send<T: Send + 'static>() {}
+
+    #[test]
+    fn snapshot_is_send() {
+        assert_send::<Analysis>();
+    }
+}

@@ -1,0 +1,54 @@
+//! Turning IR spans and call-text offsets into [`UserError`]s.
+
+use std::path::PathBuf;
+
+use zy_hir::{RootDatabase, SourceFile};
+use zy_ir::Span;
+
+use crate::error::{UserError, CALL_FILE};
+
+/// Where a call's text comes from: the command line (positions in `<call>`) or an annotation
+/// in a file starting at a byte offset.
+#[derive(Clone, Copy, Debug)]
+pub enum CallSite<'a> {
+    /// A call string given by the user; the text is used to count columns.
+    Text(&'a str),
+    /// The text of a `# zy: at` annotation starting at `offset` in `file`.
+    InFile { file: SourceFile, offset: u32 },
+}
+
+/// A user error at an IR span (in the call or in an item), with the call's fallback location
+/// for spans that point nowhere (synthesised code).
+pub fn error_at(db: &RootDatabase, span: Span, site: CallSite<'_>, message: String) -> UserError {
+    let items = zy_hir::workspace_items(db);
+    let call = match site {
+        CallSite::InFile { file, offset } => Some((file, offset)),
+        CallSite::Text(_) => None,
+    };
+    match zy_hir::locate(db, span, &items, call) {
+        Some(r) => in_file(db, r.file, r.start, message),
+        None => match site {
+            CallSite::Text(text) => in_call(text, span.start, message),
+            CallSite::InFile { file, offset } => in_file(db, file, offset, message),
+        },
+    }
+}
+
+/// A user error at byte `offset` of `file`.
+pub fn in_file(db: &RootDatabase, file: SourceFile, offset: u32, message: String) -> UserError {
+    let lc = zy_hir::line_col(db, file, offset);
+    UserError { file: file.path(db).clone(), line: lc.line, col: lc.col, message }
+}
+
+/// A user error at byte `offset` of a call string (line 1 unless it has newlines).
+pub fn in_call(text: &str, offset: u32, message: String) -> UserError {
+    let mut end = (offset as usize).min(text.len());
+    while !text.is_char_boundary(end) {
+        end -= 1;
+    }
+    let before = &text[..end];
+    let line = before.matches('\n').count() as u32 + 1;
+    let line_start = before.rfind('\n').map_or(0, |i| i + 1);
+    let col = before[line_start..].chars().count() as u32 + 1;
+    UserError { file: PathBuf::from(CALL_FILE), line, col, message }
+}

@@ -1,0 +1,1 @@
+//! End-to-end tests of zy; the tests live in `tests/`.

@@ -1,0 +1,168 @@
+//! Runs the expectations written in every `fixtures/**/*.jl` file, one test per file:
+//!
+//! - `# expect eval: CALL => JSON`: evaluating CALL gives that JSON value (numbers with relative
+//!   tolerance 1e-9; integers and floats must not be confused; `"NaN"` etc. exactly);
+//! - `# expect error: CALL => "substring"`: evaluating CALL fails with a message containing it;
+//! - `# expect diagnostic: LINE:COL CODE substring`: the file's diagnostics contain it.
+//!
+//! `# expect grad:` lines are left for the gradient runner.
+
+use std::path::{Path, PathBuf};
+
+use libtest_mimic::{Arguments, Failed, Trial};
+use serde_json::Value as Json;
+use zy_ide::{AnalysisHost, EvalLimits};
+
+fn main() {
+    let args = Arguments::from_args();
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../fixtures");
+    let mut files = Vec::new();
+    collect(&root, &mut files);
+    files.sort();
+    let trials = files
+        .into_iter()
+        .map(|path| {
+            let name = path.strip_prefix(&root).unwrap_or(&path).display().to_string();
+            Trial::test(name, move || run_file(&path))
+        })
+        .collect();
+    libtest_mimic::run(&args, trials).exit();
+}
+
+fn collect(dir: &Path, out: &mut Vec<PathBuf>) {
+    let Ok(entries) = std::fs::read_dir(dir) else { return };
+    for entry in entries.flatten() {
+        let path = entry.path();
+        if path.is_dir() {
+            collect(&path, out);
+        } else if path.extension().is_some_and(|e| e == "jl") {
+            out.push(path);
+        }
+    }
+}
+
+/// One expectation line.
+enum Expect<'a> {
+    Eval { call: &'a str, want: &'a str },
+    Error { call: &'a str, want: &'a str },
+    Diagnostic { line: u32, col: u32, code: &'a str, text: &'a str },
+}
+
+fn parse_expect(line: &str) -> Option<Result<Expect<'_>, String>> {
+    let rest = line.trim_start().strip_prefix("# expect ")?;
+    let (kind, body) = rest.split_once(':')?;
+    let body = body.trim();
+    Some(match kind {
+        "eval" | "error" => match body.split_once(" => ") {
+            Some((call, want)) if kind == "eval" => Ok(Expect::Eval { call, want }),
+            Some((call, want)) => Ok(Expect::Error { call, want }),
+            None => Err(format!("malformed expectation (no ` => `): {line}")),
+        },
+        "diagnostic" => parse_diagnostic(body).ok_or_else(|| format!("malformed: {line}")),
+        _ => return None,
+    })
+}
+
+fn parse_diagnostic(body: &str) -> Option<Expect<'_>> {
+    let (pos, rest) = body.split_once(' ')?;
+    let (line, col) = pos.split_once(':')?;
+    let (code, text) = rest.split_once(' ').unwrap_or((rest, ""));
+    Some(Expect::Diagnostic { line: line.parse().ok()?, col: col.parse().ok()?, code, text })
+}
+
+fn run_file(path: &Path) -> Result<(), Failed> {
+    let text = std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?;
+    let mut host = AnalysisHost::new();
+    let file = host.set_file_text(path, text.clone());
+    let analysis = host.analysis();
+    let mut failures = Vec::new();
+    let mut diagnostics = None;
+    for (i, line) in text.lines().enumerate() {
+        let at = format!("{}:{}", path.display(), i + 1);
+        let Some(expect) = parse_expect(line) else { continue };
+        let expect = match expect {
+            Ok(e) => e,
+            Err(e) => {
+                failures.push(format!("{at}: {e}"));
+                continue;
+            }
+        };
+        let outcome = match expect {
+            Expect::Eval { call, want } => {
+                match analysis.eval(file, call, EvalLimits::default()).map_err(|_| "cancelled")? {
+                    Ok(v) => check_json(want, &v.json),
+                    Err(e) => Err(format!("`{call}` failed: {e}")),
+                }
+            }
+            Expect::Error { call, want } => {
+                let want = want.trim().trim_matches('"');
+                match analysis.eval(file, call, EvalLimits::default()).map_err(|_| "cancelled")? {
+                    Ok(v) => Err(format!("`{call}` gave {} instead of an error", v.json)),
+                    Err(e) if e.message.contains(want) => Ok(()),
+                    Err(e) => Err(format!("`{call}` failed with `{e}`, which lacks `{want}`")),
+                }
+            }
+            Expect::Diagnostic { line, col, code, text } => {
+                let diags = match &diagnostics {
+                    Some(d) => d,
+                    None => diagnostics.insert(analysis.diagnostics(file).map_err(|_| "cancelled")?),
+                };
+                let found = diags.iter().any(|d| {
+                    d.line == line && d.col == col && d.code == code && d.message.contains(text)
+                });
+                if found {
+                    Ok(())
+                } else {
+                    let all: Vec<String> = diags
+                        .iter()
+                        .map(|d| format!("{}:{} {} {}", d.line, d.col, d.code, d.message))
+                        .collect();
+                    Err(format!("no diagnostic `{line}:{col} {code} {text}` among {all:?}"))
+                }
+            }
+        };
+        if let Err(e) = outcome {
+            failures.push(format!("{at}: {e}"));
+        }
+    }
+    if failures.is_empty() {
+        Ok(())
+    } else {
+        Err(failures.join("\n").into())
+    }
+}
+
+fn check_json(want: &str, got: &Json) -> Result<(), String> {
+    let want: Json = serde_json::from_str(want).map_err(|e| format!("bad expected JSON `{want}`: {e}"))?;
+    if json_matches(&want, got) {
+        Ok(())
+    } else {
+        Err(format!("expected {want}, got {got}"))
+    }
+}
+
+/// Structural equality with numbers compared to a relative tolerance of 1e-9; an integer never
+/// matches a float.
+fn json_matches(want: &Json, got: &Json) -> bool {
+    match (want, got) {
+        (Json::Number(a), Json::Number(b)) => {
+            if a.is_f64() != b.is_f64() {
+                return false;
+            }
+            match (a.as_i64(), b.as_i64()) {
+                (Some(x), Some(y)) => x == y,
+                _ => match (a.as_f64(), b.as_f64()) {
+                    (Some(x), Some(y)) => x == y || (x - y).abs() <= 1e-9 * x.abs().max(y.abs()),
+                    _ => false,
+                },
+            }
+        }
+        (Json::Array(a), Json::Array(b)) => {
+            a.len() == b.len() && a.iter().zip(b).all(|(x, y)| json_matches(x, y))
+        }
+        (Json::Object(a), Json::Object(b)) => {
+            a.len() == b.len() && a.iter().all(|(k, v)| b.get(k).is_some_and(|w| json_matches(v, w)))
+        }
+        _ => want == got,
+    }
+}
