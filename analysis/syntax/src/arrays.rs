@@ -1,13 +1,13 @@
 //! Array literals and indexing. Inside brackets Julia is whitespace-sensitive: `[1.0 -0.3]` is
 //! a 1×2 matrix (a `+`/`-` with a space before and none after starts a new element) while
 //! `[1.0 - 0.3]` and `[1.0-0.3]` are one element. The grammar reads all three as a subtraction,
-//! so such elements are split at those operators and the pieces parsed again.
+//! so such elements are split at those operators and the pieces parsed again (tree-sitter's
+//! included ranges keep the byte offsets of the file).
 
-use tree_sitter::{Node, Parser};
+use tree_sitter::{Node, Parser, Point, Range};
 
-use crate::ast::{Expr, ExprKind};
+use crate::ast::{Expr, ExprKind, TextRange, UnOp};
 use crate::cx::{all_kids, error_expr, kids, range, Cx};
-use crate::errors;
 use crate::expr::expr;
 use crate::julia_parser;
 
@@ -54,7 +54,7 @@ pub(crate) fn matrix(cx: &mut Cx, node: Node) -> Expr {
 fn is_number(e: &Expr) -> bool {
     match &e.kind {
         ExprKind::Int(_) | ExprKind::Float(_) => true,
-        ExprKind::Unary { op: crate::ast::UnOp::Neg | crate::ast::UnOp::Plus, arg } => is_number(arg),
+        ExprKind::Unary { op: UnOp::Neg | UnOp::Plus, arg } => is_number(arg),
         _ => false,
     }
 }
@@ -79,7 +79,7 @@ fn elements(cx: &mut Cx, parts: &[Node]) -> Vec<Expr> {
         let mut points = Vec::new();
         split_points(cx, *part, &mut points);
         if let Some(point) = points.first() {
-            let at = crate::ast::TextRange::new(*point as u32, *point as u32 + 1);
+            let at = TextRange::new(point.0 as u32, point.0 as u32 + 1);
             cx.push(at, "syntax-error", "syntax error: space-separated element in a comma-separated list (write `a - b` or add a comma)".to_string());
             out.push(error_expr(*part));
         } else {
@@ -96,10 +96,10 @@ fn row_elements(cx: &mut Cx, node: Node) -> Vec<Expr> {
     if points.is_empty() {
         return vec![element(cx, node)];
     }
-    points.sort_unstable();
-    let mut bounds = vec![node.start_byte()];
+    points.sort_unstable_by_key(|p| p.0);
+    let mut bounds = vec![(node.start_byte(), node.start_position())];
     bounds.extend(points);
-    bounds.push(node.end_byte());
+    bounds.push((node.end_byte(), node.end_position()));
     bounds.windows(2).map(|w| reparse(cx, node, w[0], w[1])).collect()
 }
 
@@ -112,7 +112,7 @@ fn element(cx: &mut Cx, node: Node) -> Expr {
 
 /// The start bytes of the operators in `node` (outside any bracket) that Julia reads as the
 /// sign of a new element: `+`/`-` (or dotted) with whitespace before and none after.
-fn split_points(cx: &Cx, node: Node, out: &mut Vec<usize>) {
+fn split_points(cx: &Cx, node: Node, out: &mut Vec<(usize, Point)>) {
     let mut stack = vec![node];
     while let Some(n) = stack.pop() {
         let parts = kids(n);
@@ -126,7 +126,7 @@ fn split_points(cx: &Cx, node: Node, out: &mut Vec<usize>) {
                     && before.is_some_and(|b| b.is_ascii_whitespace())
                     && after.is_some_and(|b| !b.is_ascii_whitespace())
                 {
-                    out.push(op.start_byte());
+                    out.push((op.start_byte(), op.start_position()));
                 }
                 stack.push(*lhs);
                 stack.push(*rhs);
@@ -137,28 +137,19 @@ fn split_points(cx: &Cx, node: Node, out: &mut Vec<usize>) {
     }
 }
 
-/// Parses bytes `start..end` of the source again as one expression, with the same byte offsets.
-fn reparse(cx: &mut Cx, node: Node, start: usize, end: usize) -> Expr {
-    let mut bytes = cx.src.as_bytes().to_vec();
-    for (i, byte) in bytes.iter_mut().enumerate() {
-        if !(start..end).contains(&i) {
-            *byte = b' ';
-        }
-    }
-    let Ok(masked) = String::from_utf8(bytes) else {
-        return cx.syntax(node, "syntax error: could not parse array element");
-    };
+/// Parses the source between `start` and `end` again as one expression (same byte offsets).
+fn reparse(cx: &mut Cx, node: Node, start: (usize, Point), end: (usize, Point)) -> Expr {
+    let piece = Range { start_byte: start.0, end_byte: end.0, start_point: start.1, end_point: end.1 };
     let mut parser = Parser::new();
-    let Some(tree) = julia_parser(&mut parser).and_then(|p| p.parse(&masked, None)) else {
+    let tree = julia_parser(&mut parser)
+        .and_then(|p| p.set_included_ranges(&[piece]).ok().map(|()| p))
+        .and_then(|p| p.parse(cx.src, None));
+    let Some(tree) = tree else {
         return cx.syntax(node, "syntax error: could not parse array element");
     };
-    let found = errors::scan(&tree, &masked);
     let root = tree.root_node();
-    let mut sub = cx.nested(&masked);
-    let result = match kids(root).as_slice() {
-        [single] if found.errors.is_empty() => expr(&mut sub, *single),
-        _ => sub.syntax(node, "syntax error: invalid array element"),
-    };
-    cx.absorb(sub);
-    result
+    match kids(root).as_slice() {
+        [single] if !root.has_error() => expr(cx, *single),
+        _ => cx.syntax(node, "syntax error: invalid array element"),
+    }
 }

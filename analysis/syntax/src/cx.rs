@@ -25,23 +25,6 @@ impl<'a> Cx<'a> {
         Cx { src, errors: Vec::new(), used_annotations: BTreeSet::new(), depth: 0, too_deep_reported: false }
     }
 
-    /// A context over another text (a re-parsed piece of this one) at the same nesting depth.
-    pub fn nested<'b>(&self, src: &'b str) -> Cx<'b> {
-        Cx {
-            src,
-            errors: Vec::new(),
-            used_annotations: BTreeSet::new(),
-            depth: self.depth,
-            too_deep_reported: self.too_deep_reported,
-        }
-    }
-
-    /// Takes back the errors of a nested context.
-    pub fn absorb(&mut self, other: Cx<'_>) {
-        self.too_deep_reported |= other.too_deep_reported;
-        self.errors.extend(other.errors);
-    }
-
     /// The source text of `node` (empty if the range is not on character boundaries).
     pub fn text(&self, node: Node) -> &'a str {
         self.src.get(node.byte_range()).unwrap_or("")

@@ -1,0 +1,105 @@
+//! Parsing never panics: random bytes, truncated and spliced valid files, deep nesting.
+
+use proptest::prelude::*;
+use zy_syntax::{parse_expr, parse_file};
+
+/// A file using most of the subset, for truncation and splicing.
+const VALID: &str = r#"
+# zy: at f(2.0, 3)
+function f(x::Float64, n)
+    r = 1
+    while n > 0
+        r *= x
+        n -= 1
+    end
+    for i in 1:2:n, end
+    t = (a = 1.0, b = [1.0 -0.3; 2x^2 x'])
+    g = y -> y > 0 ? 2y : -y^2
+    map([1.0, 2.0]) do z
+        z + α₁ .* ȳ
+    end
+    s.f += t[1]; r[] = 2
+    return a < b <= c && !d || error("no")
+end
+struct Bar{T}
+    a::T
+end
+const N = 3
+(d::Dense)(x) = tanh.(d.W * x .+ d.b)
+"#;
+
+fn char_boundary_prefix(s: &str, n: usize) -> &str {
+    let mut n = n.min(s.len());
+    while !s.is_char_boundary(n) {
+        n -= 1;
+    }
+    &s[..n]
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(300))]
+
+    #[test]
+    fn random_bytes_never_panic(bytes in proptest::collection::vec(any::<u8>(), 0..200)) {
+        let text = String::from_utf8_lossy(&bytes);
+        let _ = parse_file(&text);
+        let _ = parse_expr(&text);
+    }
+
+    #[test]
+    fn random_julia_tokens_never_panic(tokens in proptest::collection::vec(
+        prop::sample::select(vec![
+            "function", "end", "(", ")", "[", "]", "{", "}", "x", "2", "1.5", "-", "+", "^", "'", ".",
+            ",", ";", "\n", " ", "=", "->", "do", "if", "else", "for", "in", ":", "::", "\"", "$",
+            "#", "# zy: at", "@m", "&&", "<", "?", "struct", "where", "...", ".+", "0x1", "99999999999999999999",
+        ]),
+        0..80,
+    )) {
+        let text: String = tokens.concat();
+        let _ = parse_file(&text);
+        let _ = parse_expr(&text);
+    }
+
+    #[test]
+    fn truncated_valid_files_never_panic(cut in 0usize..VALID.len()) {
+        let text = char_boundary_prefix(VALID, cut);
+        let file = parse_file(text);
+        // Everything before the cut that parsed is kept: the struct survives a cut after it.
+        if cut >= VALID.find("const N").unwrap_or(VALID.len()) {
+            prop_assert!(file.items.iter().any(|i| matches!(i, zy_syntax::ast::Item::Struct(_))));
+        }
+    }
+
+    #[test]
+    fn spliced_valid_files_never_panic(a in 0usize..VALID.len(), b in 0usize..VALID.len()) {
+        let text = format!("{}{}", char_boundary_prefix(VALID, a), &VALID[char_boundary_prefix(VALID, b).len()..]);
+        let _ = parse_file(&text);
+    }
+}
+
+#[test]
+fn deep_nesting_is_an_error_not_a_stack_overflow() {
+    for open in ["(", "[", "f(", "-", "x -> ", "[1 -", "begin\n", "if x\n"] {
+        let close = match open {
+            "(" | "f(" => ")",
+            "[" | "[1 -" => "]",
+            "begin\n" | "if x\n" => "\nend",
+            _ => "",
+        };
+        let depth = 5000;
+        let text = format!("f(x) = {}x{}", open.repeat(depth), close.repeat(depth));
+        let file = parse_file(&text);
+        assert!(
+            file.errors.iter().any(|e| e.message == "nesting too deep"),
+            "{open}: {:?}",
+            file.errors.first()
+        );
+    }
+}
+
+#[test]
+fn long_sums_parse() {
+    let text = format!("f(x) = {}", vec!["x"; 150].join(" + "));
+    let file = parse_file(&text);
+    assert_eq!(file.errors, vec![]);
+}
