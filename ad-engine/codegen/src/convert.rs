@@ -1,0 +1,377 @@
+//! Conversion between interpreter [`Value`]s and the slots of compiled code.
+//!
+//! Arguments are copied into the call's arena (each mutable object once, so aliasing is kept);
+//! after the call, the contents of argument objects are copied back (a callee's mutations are
+//! seen by the caller, as in Julia) and results are converted back to values, an argument object
+//! returned as itself.
+
+use std::cell::RefCell;
+use std::collections::HashMap;
+use std::rc::Rc;
+
+use zy_interp::{Array, ArrayData, ArrayRef, ElemType, Shape, Value};
+use zy_ir::{StructRef, Type};
+
+use crate::layout::{elem_slot, packed_offsets, slots, Slot};
+use crate::runtime::{Arena, ArrayObj, StackObj};
+
+/// A mutable argument object and its copy in the arena.
+enum Shared {
+    Array(ArrayRef, *mut ArrayObj),
+    Mutable(StructRef, Rc<RefCell<Vec<Value>>>, *mut u64),
+    Ref(Rc<RefCell<Value>>, Type, *mut u64),
+}
+
+/// Converts values into slots, remembering the mutable objects it copied.
+#[derive(Default)]
+pub struct ToNative {
+    /// Arena address of each object copied, by the address of its `Rc` contents.
+    by_rc: HashMap<usize, u64>,
+    shared: Vec<Shared>,
+}
+
+impl ToNative {
+    /// Append the slots of `v` (of type `ty`) to `out`, allocating objects in `arena`.
+    pub fn value(&mut self, arena: &mut Arena, v: &Value, ty: &Type, out: &mut Vec<u64>) -> Result<(), String> {
+        match (v, ty) {
+            (Value::F64(x), Type::Float64) => out.push(x.to_bits()),
+            (Value::Int(i), Type::Float64) => out.push((*i as f64).to_bits()),
+            (Value::Int(i), Type::Int64) => out.push(*i as u64),
+            (Value::Bool(b), Type::Bool) => out.push(u64::from(*b)),
+            (Value::Nothing, Type::Nothing) | (Value::Func(_), Type::Function(_)) => {}
+            (Value::Tuple(vs), Type::Tuple(ts)) if vs.len() == ts.len() => {
+                for (v, t) in vs.iter().zip(ts.iter()) {
+                    self.value(arena, v, t, out)?;
+                }
+            }
+            (Value::NamedTuple(_, vs), Type::NamedTuple(fs)) if vs.len() == fs.len() => {
+                for (v, (_, t)) in vs.iter().zip(fs.iter()) {
+                    self.value(arena, v, t, out)?;
+                }
+            }
+            (Value::Struct(_, vs), Type::Struct(s)) if !s.mutable && vs.len() == s.fields.len() => {
+                for (v, (_, t)) in vs.iter().zip(&s.fields) {
+                    self.value(arena, v, t, out)?;
+                }
+            }
+            (Value::Mutable(_, cell), Type::Struct(s)) if s.mutable => {
+                let key = Rc::as_ptr(cell) as usize;
+                if let Some(p) = self.by_rc.get(&key) {
+                    out.push(*p);
+                    return Ok(());
+                }
+                let fields = field_tys(s);
+                let n: usize = fields.iter().map(|t| slots(t).map(|s| s.len()).unwrap_or(0)).sum();
+                let p = arena.alloc_words(n);
+                self.by_rc.insert(key, p as u64);
+                self.shared.push(Shared::Mutable(s.clone(), cell.clone(), p));
+                let tuple = Type::Tuple(fields.into());
+                let vals = Value::Tuple(cell.borrow().iter().cloned().collect());
+                let mut words = Vec::new();
+                self.value(arena, &vals, &tuple, &mut words)?;
+                write_words(p, &words);
+                out.push(p as u64);
+            }
+            (Value::Ref(cell), Type::Ref(inner)) => {
+                let key = Rc::as_ptr(cell) as usize;
+                if let Some(p) = self.by_rc.get(&key) {
+                    out.push(*p);
+                    return Ok(());
+                }
+                let n = slots(inner).map_err(|e| e.to_string())?.len();
+                let p = arena.alloc_words(n);
+                self.by_rc.insert(key, p as u64);
+                self.shared.push(Shared::Ref(cell.clone(), (**inner).clone(), p));
+                let mut words = Vec::new();
+                let content = cell.borrow().clone();
+                self.value(arena, &content, inner, &mut words)?;
+                write_words(p, &words);
+                out.push(p as u64);
+            }
+            (Value::Array(a), Type::Array(..)) => out.push(self.array(arena, a, ty)? as u64),
+            (Value::Adjoint(a), Type::Adjoint(e)) => {
+                let vec_ty = Type::Array(e.clone(), 1);
+                let obj = self.array(arena, a, &vec_ty)?;
+                // A row view sharing the vector's elements.
+                let view = arena.alloc_words(4).cast::<ArrayObj>();
+                // SAFETY: `obj` and `view` are live arena objects.
+                unsafe {
+                    let o = &*obj;
+                    view.write(ArrayObj { data: o.data, len: o.len, rows: 1, cols: o.len });
+                }
+                out.push(view as u64);
+            }
+            (Value::Stack(s), Type::Stack(elem)) => {
+                let p = arena.new_stack();
+                let (offsets, size) = packed_offsets(&slots(elem).map_err(|e| e.to_string())?);
+                let slot_kinds = slots(elem).map_err(|e| e.to_string())?;
+                // SAFETY: `p` is a live arena stack.
+                let st = unsafe { &mut *p };
+                for v in s.borrow().iter() {
+                    let mut words = Vec::new();
+                    self.value(arena, v, elem, &mut words)?;
+                    st.grow(size as usize);
+                    let at = st.len as usize;
+                    for ((w, off), k) in words.iter().zip(&offsets).zip(&slot_kinds) {
+                        let dst = unsafe { st.data.add(at + *off as usize) };
+                        let bytes = w.to_le_bytes();
+                        let n = k.size() as usize;
+                        // SAFETY: `grow` made room for `size` bytes at `at`.
+                        unsafe { std::ptr::copy_nonoverlapping(bytes.as_ptr(), dst, n) };
+                    }
+                    st.len += i64::from(size);
+                }
+                out.push(p as u64);
+            }
+            (Value::Undef(name), _) => return Err(format!("UndefVarError: {name} not defined")),
+            (v, t) => return Err(format!("internal error: JIT cannot pass {} as a {t}", v.julia_type())),
+        }
+        Ok(())
+    }
+
+    fn array(&mut self, arena: &mut Arena, a: &ArrayRef, ty: &Type) -> Result<*mut ArrayObj, String> {
+        let key = Rc::as_ptr(a) as usize;
+        if let Some(p) = self.by_rc.get(&key) {
+            return Ok(*p as *mut ArrayObj);
+        }
+        let arr = a.borrow();
+        let elem = ty.elem().cloned().unwrap_or(Type::Float64);
+        let slot = elem_slot(&elem).map_err(|e| e.to_string())?;
+        let (rows, cols) = arr.shape.rows_cols();
+        let p = arena.new_array(rows as i64, cols as i64, slot.size() as usize);
+        // SAFETY: `p` is a fresh array of `rows * cols` elements of the slot's size.
+        unsafe { write_elems(&*p, &arr.data, slot)? };
+        self.by_rc.insert(key, p as u64);
+        self.shared.push(Shared::Array(a.clone(), p));
+        Ok(p)
+    }
+
+    /// Copy the contents of every argument object back into its value.
+    pub fn write_back(&self) -> Result<(), String> {
+        let mut from = FromNative::new(self);
+        for s in &self.shared {
+            match s {
+                Shared::Array(a, p) => {
+                    // SAFETY: `p` is the arena copy of `a`, still alive.
+                    let obj = unsafe { &**p };
+                    let mut arr = a.borrow_mut();
+                    let elem = arr.data.elem();
+                    arr.data = unsafe { read_elems(obj, elem) };
+                }
+                Shared::Mutable(s, cell, p) => {
+                    let fields = field_tys(s);
+                    let vals = from.boxed(*p, &fields)?;
+                    *cell.borrow_mut() = vals;
+                }
+                Shared::Ref(cell, inner, p) => {
+                    let mut vals = from.boxed(*p, std::slice::from_ref(inner))?;
+                    if let Some(v) = vals.pop() {
+                        *cell.borrow_mut() = v;
+                    }
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+/// Converts slots back into values.
+pub struct FromNative {
+    /// The original value of each argument object, by arena address.
+    originals: HashMap<u64, Value>,
+    /// Values already made for objects created by compiled code, by address (keeps aliasing).
+    made: HashMap<u64, Value>,
+}
+
+impl FromNative {
+    /// A converter that maps argument objects of `args` back to themselves.
+    pub fn new(args: &ToNative) -> FromNative {
+        let mut originals = HashMap::new();
+        for s in &args.shared {
+            let (addr, v) = match s {
+                Shared::Array(a, p) => (*p as u64, Value::Array(a.clone())),
+                Shared::Mutable(t, c, p) => (*p as u64, Value::Mutable(t.clone(), c.clone())),
+                Shared::Ref(c, _, p) => (*p as u64, Value::Ref(c.clone())),
+            };
+            originals.insert(addr, v);
+        }
+        FromNative { originals, made: HashMap::new() }
+    }
+
+    /// A converter without argument objects (fresh copies of everything).
+    pub fn fresh() -> FromNative {
+        FromNative { originals: HashMap::new(), made: HashMap::new() }
+    }
+
+    /// The value of type `ty` whose slots are `words[*at..]`; advances `at`.
+    pub fn value(&mut self, words: &[u64], at: &mut usize, ty: &Type) -> Result<Value, String> {
+        let mut next = || -> Result<u64, String> {
+            let w = words.get(*at).copied().ok_or("internal error: JIT result too short")?;
+            *at += 1;
+            Ok(w)
+        };
+        Ok(match ty {
+            Type::Float64 => Value::F64(f64::from_bits(next()?)),
+            Type::Int64 => Value::Int(next()? as i64),
+            Type::Bool => Value::Bool(next()? as u8 != 0),
+            Type::Nothing | Type::Bottom => Value::Nothing,
+            Type::Function(n) => Value::Func(n.clone()),
+            Type::Tuple(ts) => {
+                let vs = ts.iter().map(|t| self.value(words, at, t)).collect::<Result<Vec<_>, _>>()?;
+                Value::Tuple(vs.into())
+            }
+            Type::NamedTuple(fs) => {
+                let names: Vec<_> = fs.iter().map(|(n, _)| n.clone()).collect();
+                let vs = fs.iter().map(|(_, t)| self.value(words, at, t)).collect::<Result<Vec<_>, _>>()?;
+                Value::NamedTuple(names.into(), vs.into())
+            }
+            Type::Struct(s) if !s.mutable => {
+                let vs = s.fields.iter().map(|(_, t)| self.value(words, at, t)).collect::<Result<Vec<_>, _>>()?;
+                Value::Struct(s.clone(), vs.into())
+            }
+            Type::Struct(s) => {
+                let p = next()?;
+                if let Some(v) = self.known(p) {
+                    return Ok(v);
+                }
+                let cell = Rc::new(RefCell::new(Vec::new()));
+                let v = Value::Mutable(s.clone(), cell.clone());
+                self.made.insert(p, v.clone());
+                *cell.borrow_mut() = self.boxed(p as *mut u64, &field_tys(s))?;
+                v
+            }
+            Type::Ref(inner) => {
+                let p = next()?;
+                if let Some(v) = self.known(p) {
+                    return Ok(v);
+                }
+                let cell = Rc::new(RefCell::new(Value::Nothing));
+                let v = Value::Ref(cell.clone());
+                self.made.insert(p, v.clone());
+                if let Some(x) = self.boxed(p as *mut u64, std::slice::from_ref(inner))?.pop() {
+                    *cell.borrow_mut() = x;
+                }
+                v
+            }
+            Type::Array(elem, dims) => {
+                let p = next()?;
+                if let Some(v) = self.known(p) {
+                    return Ok(v);
+                }
+                let e = ElemType::of_type(elem).ok_or("internal error: JIT array of non-numbers")?;
+                // SAFETY: `p` is an array of the running call's arena.
+                let obj = unsafe { &*(p as *const ArrayObj) };
+                let shape = if *dims == 1 {
+                    Shape::Vector(obj.len as usize)
+                } else {
+                    Shape::Matrix(obj.rows as usize, obj.cols as usize)
+                };
+                let v = Array::new(shape, unsafe { read_elems(obj, e) }).into_value();
+                self.made.insert(p, v.clone());
+                v
+            }
+            Type::Adjoint(elem) => {
+                let p = next()?;
+                let e = ElemType::of_type(elem).ok_or("internal error: JIT adjoint of non-numbers")?;
+                // SAFETY: as above.
+                let obj = unsafe { &*(p as *const ArrayObj) };
+                let arr = Array::new(Shape::Vector(obj.len as usize), unsafe { read_elems(obj, e) });
+                Value::Adjoint(Rc::new(RefCell::new(arr)))
+            }
+            Type::Stack(elem) => {
+                let p = next()?;
+                // SAFETY: `p` is a stack of the running call's arena.
+                let st = unsafe { &*(p as *const StackObj) };
+                let kinds = slots(elem).map_err(|e| e.to_string())?;
+                let (offsets, size) = packed_offsets(&kinds);
+                let bytes = st.bytes();
+                let mut entries = Vec::new();
+                let mut start = 0usize;
+                while size > 0 && start + size as usize <= bytes.len() {
+                    let entry_words: Vec<u64> = kinds
+                        .iter()
+                        .zip(&offsets)
+                        .map(|(k, off)| read_packed(&bytes[start + *off as usize..], *k))
+                        .collect();
+                    let mut i = 0;
+                    entries.push(self.value(&entry_words, &mut i, elem)?);
+                    start += size as usize;
+                }
+                Value::Stack(Rc::new(RefCell::new(entries)))
+            }
+            Type::Pullback(_) => return Err("unsupported: a pullback closure as a JIT result".into()),
+            Type::Any => return Err("internal error: JIT value of type Any".into()),
+        })
+    }
+
+    fn known(&self, p: u64) -> Option<Value> {
+        self.originals.get(&p).or_else(|| self.made.get(&p)).cloned()
+    }
+
+    /// The values of a box holding slots of `tys` one word each.
+    fn boxed(&mut self, p: *mut u64, tys: &[Type]) -> Result<Vec<Value>, String> {
+        let n: usize = tys.iter().map(|t| slots(t).map(|s| s.len()).unwrap_or(0)).sum();
+        // SAFETY: boxes hold one word per slot of their content.
+        let words = unsafe { std::slice::from_raw_parts(p, n) }.to_vec();
+        let mut at = 0;
+        tys.iter().map(|t| self.value(&words, &mut at, t)).collect()
+    }
+}
+
+fn field_tys(s: &StructRef) -> Vec<Type> {
+    s.fields.iter().map(|(_, t)| t.clone()).collect()
+}
+
+fn write_words(p: *mut u64, words: &[u64]) {
+    // SAFETY: callers allocate `p` with room for `words`.
+    unsafe { std::ptr::copy_nonoverlapping(words.as_ptr(), p, words.len()) };
+}
+
+fn read_packed(bytes: &[u8], k: Slot) -> u64 {
+    let mut w = [0u8; 8];
+    let n = (k.size() as usize).min(bytes.len());
+    w[..n].copy_from_slice(&bytes[..n]);
+    u64::from_le_bytes(w)
+}
+
+/// Copy `data` (converted to the slot's type) into the elements of `obj`.
+unsafe fn write_elems(obj: &ArrayObj, data: &ArrayData, slot: Slot) -> Result<(), String> {
+    let n = obj.len.max(0) as usize;
+    match slot {
+        Slot::F64 => {
+            let dst = unsafe { std::slice::from_raw_parts_mut(obj.data.cast::<f64>(), n) };
+            for (d, s) in dst.iter_mut().zip(data.to_f64()) {
+                *d = s;
+            }
+        }
+        Slot::I64 => {
+            let dst = unsafe { std::slice::from_raw_parts_mut(obj.data.cast::<i64>(), n) };
+            match data {
+                ArrayData::Int(v) => dst.copy_from_slice(&v[..n.min(v.len())]),
+                ArrayData::Bool(v) => dst.iter_mut().zip(v).for_each(|(d, s)| *d = i64::from(*s)),
+                ArrayData::F64(_) => return Err("internal error: Float64 array passed as Int64".into()),
+            }
+        }
+        Slot::Bool => {
+            let dst = unsafe { std::slice::from_raw_parts_mut(obj.data, n) };
+            match data {
+                ArrayData::Bool(v) => dst.iter_mut().zip(v).for_each(|(d, s)| *d = u8::from(*s)),
+                _ => return Err("internal error: array passed as Bool".into()),
+            }
+        }
+        Slot::Ptr => return Err("internal error: array of objects".into()),
+    }
+    Ok(())
+}
+
+/// The elements of `obj` as storage of element type `e`.
+unsafe fn read_elems(obj: &ArrayObj, e: ElemType) -> ArrayData {
+    let n = obj.len.max(0) as usize;
+    match e {
+        ElemType::F64 => ArrayData::F64(unsafe { std::slice::from_raw_parts(obj.data.cast::<f64>(), n) }.to_vec()),
+        ElemType::Int => ArrayData::Int(unsafe { std::slice::from_raw_parts(obj.data.cast::<i64>(), n) }.to_vec()),
+        ElemType::Bool => ArrayData::Bool(
+            unsafe { std::slice::from_raw_parts(obj.data, n) }.iter().map(|b| *b != 0).collect(),
+        ),
+    }
+}

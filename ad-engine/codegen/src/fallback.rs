@@ -1,0 +1,43 @@
+//! The slow path: a primitive evaluated on interpreter values by [`zy_interp::eval_prim`], so
+//! results and error messages are the interpreter's own.
+
+use zy_interp::Value;
+use zy_ir::Type;
+
+use crate::convert::{FromNative, ToNative};
+use crate::layout::slots;
+use crate::runtime::site::{FallbackArg, SiteKind};
+use crate::runtime::{Ctx, Site};
+
+/// Evaluate the fallback `site` on the operand slots in `buf`, writing the result's slots back
+/// to `buf`.
+///
+/// # Safety
+/// `buf` must hold the operand slots `site` describes and have room for the result's slots.
+pub unsafe fn run(ctx: &mut Ctx, site: &Site, buf: *mut u64) -> Result<(), String> {
+    let SiteKind::Fallback(fb) = &site.kind else {
+        return Err("internal error: JIT fallback at a site without a primitive".into());
+    };
+    let mut from = FromNative::fresh();
+    let mut args = Vec::with_capacity(fb.args.len());
+    for a in &fb.args {
+        args.push(match a {
+            FallbackArg::Const(c) => Value::from_const(c),
+            FallbackArg::Slots { ty, offset } => {
+                let n = slots(ty).map_err(|e| e.to_string())?.len();
+                // SAFETY: the caller stored `n` words at `offset`.
+                let words = unsafe { std::slice::from_raw_parts(buf.add(*offset), n) };
+                from.value(words, &mut 0, ty)?
+            }
+        });
+    }
+    let result = zy_interp::eval_prim(fb.prim, &args, &fb.ret)?;
+    if fb.ret == Type::Bottom {
+        return Ok(());
+    }
+    let mut out = Vec::new();
+    ToNative::default().value(&mut ctx.state.arena, &result, &fb.ret, &mut out)?;
+    // SAFETY: the buffer has room for the result's slots.
+    unsafe { std::ptr::copy_nonoverlapping(out.as_ptr(), buf, out.len()) };
+    Ok(())
+}

@@ -1,0 +1,64 @@
+//! Sites: what the runtime needs to know about the statement that called it. Compiled code
+//! passes a pointer to its site; the session keeps every site alive as long as the code.
+
+use zy_ir::{Const, Prim, Span, Type};
+
+/// One statement (or function entry, or back edge) that may call the runtime.
+#[derive(Debug)]
+pub struct Site {
+    /// The statement's source location, reported with any error raised here.
+    pub span: Span,
+    /// What the runtime does for this site.
+    pub kind: SiteKind,
+}
+
+/// The purpose of a [`Site`].
+#[derive(Debug)]
+pub enum SiteKind {
+    /// A location only (interrupt polls, stack overflow checks).
+    Plain,
+    /// An error with a message known at compile time.
+    Fail(String),
+    /// A primitive evaluated by the interpreter's semantics.
+    Fallback(Fallback),
+}
+
+/// A primitive call that the runtime evaluates on interpreter values.
+#[derive(Debug)]
+pub struct Fallback {
+    /// The primitive.
+    pub prim: Prim,
+    /// Its operands.
+    pub args: Vec<FallbackArg>,
+    /// The statement's type.
+    pub ret: Type,
+}
+
+/// One operand of a [`Fallback`].
+#[derive(Debug)]
+pub enum FallbackArg {
+    /// A constant operand.
+    Const(Const),
+    /// A value of type `ty` whose slots start at word `offset` of the buffer.
+    Slots {
+        /// The operand's type.
+        ty: Type,
+        /// First word in the buffer.
+        offset: usize,
+    },
+}
+
+impl Site {
+    /// A plain site.
+    pub fn plain(span: Span) -> Site {
+        Site { span, kind: SiteKind::Plain }
+    }
+
+    /// The message of a [`SiteKind::Fail`] site.
+    pub fn message(&self) -> Option<&str> {
+        match &self.kind {
+            SiteKind::Fail(m) => Some(m),
+            _ => None,
+        }
+    }
+}

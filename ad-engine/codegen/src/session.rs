@@ -1,0 +1,382 @@
+//! The JIT session: one long-lived Cranelift module into which instances are compiled, and the
+//! compiled functions it hands out.
+
+use std::collections::{HashMap, HashSet};
+use std::fmt::Write as _;
+use std::sync::{Arc, Mutex};
+
+use cranelift_codegen::control::ControlPlane;
+use cranelift_codegen::ir::{types, AbiParam, InstBuilder, UserFuncName};
+use cranelift_codegen::settings::{self, Configurable};
+use cranelift_codegen::Context;
+use cranelift_frontend::{FunctionBuilder, FunctionBuilderContext};
+use cranelift_jit::{JITBuilder, JITModule};
+use cranelift_module::{FuncId, Module};
+use zy_interp::{Limits, RuntimeError, Value};
+use zy_ir::{Function, Instance, Op, Type, TypedProgram};
+
+use crate::convert::{FromNative, ToNative};
+use crate::error::JitError;
+use crate::layout::slots;
+use crate::runtime::{self, Ctx, Site};
+use crate::translate::{self, mem, signature, Env, RtFuncs};
+
+/// The module and everything its code points to. Dropped (and its memory freed) when the
+/// session and every compiled function from it are gone.
+struct ModuleOwner {
+    inner: Mutex<Inner>,
+}
+
+struct Inner {
+    module: Option<JITModule>,
+    rt: RtFuncs,
+    /// Sites whose addresses are baked into the code.
+    sites: Vec<Box<Site>>,
+}
+
+// SAFETY: the module and the sites are only touched under the mutex; compiled code only reads
+// sites, which never change after compilation.
+unsafe impl Send for ModuleOwner {}
+// SAFETY: as above.
+unsafe impl Sync for ModuleOwner {}
+
+impl Drop for ModuleOwner {
+    fn drop(&mut self) {
+        let inner = match self.inner.get_mut() {
+            Ok(i) => i,
+            Err(poisoned) => poisoned.into_inner(),
+        };
+        if let Some(module) = inner.module.take() {
+            // SAFETY: no compiled function outlives the owner (each holds an `Arc` to it).
+            unsafe { module.free_memory() };
+        }
+    }
+}
+
+/// A Cranelift JIT for typed IR: compiles instances (primal, forward or pullback alike) to
+/// machine code. Compiling the same set of function bodies again reuses the earlier code.
+pub struct JitSession {
+    owner: Arc<ModuleOwner>,
+    ctx: Context,
+    fctx: FunctionBuilderContext,
+    cache: HashMap<Vec<Arc<Function>>, CompiledFn>,
+}
+
+/// Native stack for calls of recursive code: the depth limit is reached long before it runs
+/// out.
+const RECURSIVE_STACK: usize = 256 << 20;
+/// Native stack kept free below the checked limit, for runtime functions.
+const STACK_MARGIN: usize = 1 << 20;
+
+impl JitSession {
+    /// A session for the host machine.
+    pub fn new() -> Result<JitSession, JitError> {
+        let mut flags = settings::builder();
+        let set = |f: &mut settings::Builder, k: &str, v: &str| f.set(k, v).map_err(JitError::backend);
+        set(&mut flags, "opt_level", "speed")?;
+        set(&mut flags, "enable_multi_ret_implicit_sret", "true")?;
+        set(&mut flags, "enable_verifier", if cfg!(debug_assertions) { "true" } else { "false" })?;
+        set(&mut flags, "use_colocated_libcalls", "false")?;
+        set(&mut flags, "is_pic", "false")?;
+        let isa = cranelift_native::builder()
+            .map_err(JitError::backend)?
+            .finish(settings::Flags::new(flags))
+            .map_err(JitError::backend)?;
+        let mut jb = JITBuilder::with_isa(isa, cranelift_module::default_libcall_names());
+        for (name, ptr) in runtime::symbols() {
+            jb.symbol(name, ptr);
+        }
+        let mut module = JITModule::new(jb);
+        let rt = RtFuncs::declare(&mut module)?;
+        let ctx = module.make_context();
+        Ok(JitSession {
+            owner: Arc::new(ModuleOwner {
+                inner: Mutex::new(Inner { module: Some(module), rt, sites: Vec::new() }),
+            }),
+            ctx,
+            fctx: FunctionBuilderContext::new(),
+            cache: HashMap::new(),
+        })
+    }
+
+    /// Compile `inst` of `prog` and every instance it invokes.
+    pub fn compile(&mut self, prog: &TypedProgram, inst: &Instance) -> Result<CompiledFn, JitError> {
+        self.build(prog, inst, None)
+    }
+
+    fn build(
+        &mut self,
+        prog: &TypedProgram,
+        inst: &Instance,
+        mut clif: Option<&mut String>,
+    ) -> Result<CompiledFn, JitError> {
+        let reach = reachable(prog, inst)?;
+        let key: Vec<Arc<Function>> = reach.iter().map(|(_, f)| f.clone()).collect();
+        if clif.is_none() {
+            if let Some(done) = self.cache.get(&key) {
+                return Ok(done.clone());
+            }
+        }
+        let track_depth = has_recursion(&reach);
+        let owner = self.owner.clone();
+        let mut guard = owner.inner.lock().map_err(|_| JitError::backend("JIT session poisoned"))?;
+        let inner = &mut *guard;
+        let rt = inner.rt;
+        let module = inner.module.as_mut().ok_or_else(|| JitError::backend("JIT module freed"))?;
+        let mut ids = HashMap::new();
+        for (i, f) in &reach {
+            let sig = signature(module, &arg_types(f), &f.ret)?;
+            let id = module.declare_anonymous_function(&sig).map_err(JitError::backend)?;
+            ids.insert(i.clone(), id);
+        }
+        for (i, f) in &reach {
+            let id = ids[i];
+            self.ctx.func.signature = signature(module, &arg_types(f), &f.ret)?;
+            self.ctx.func.name = UserFuncName::user(0, id.as_u32());
+            let mut env = Env {
+                module: &mut *module,
+                rt,
+                prog,
+                funcs: &ids,
+                sites: &mut inner.sites,
+                track_depth,
+            };
+            let b = FunctionBuilder::new(&mut self.ctx.func, &mut self.fctx);
+            let done = translate::translate(&mut env, f, b);
+            let done = done.and_then(|()| {
+                if let Some(out) = clif.as_deref_mut() {
+                    self.ctx
+                        .optimize(module.isa(), &mut ControlPlane::default())
+                        .map_err(|e| JitError::backend(format!("{e:?}")))?;
+                    let _ = writeln!(out, "; {i}\n{}", self.ctx.func.display());
+                }
+                module.define_function(id, &mut self.ctx).map_err(|e| JitError::backend(format!("{e:?}")))
+            });
+            module.clear_context(&mut self.ctx);
+            done?;
+        }
+        let (top, top_fn) = &reach[0];
+        let entry = trampoline(module, &mut self.ctx, &mut self.fctx, ids[top], top_fn)?;
+        module.finalize_definitions().map_err(JitError::backend)?;
+        let code = module.get_finalized_function(entry);
+        drop(guard);
+        let compiled = CompiledFn {
+            _owner: owner,
+            entry: code as usize,
+            args: arg_types(top_fn),
+            ret: top_fn.ret.clone(),
+            span: top_fn.span,
+            recursive: track_depth,
+        };
+        self.cache.insert(key, compiled.clone());
+        Ok(compiled)
+    }
+}
+
+/// The optimised Cranelift IR of `inst` and every instance it invokes, as text (for
+/// `zy-analyze ir --stage clif`).
+pub fn clif_text(prog: &TypedProgram, inst: &Instance) -> Result<String, JitError> {
+    let mut session = JitSession::new()?;
+    let mut out = String::new();
+    session.build(prog, inst, Some(&mut out))?;
+    Ok(out)
+}
+
+/// `extern "C" fn(ctx, args, out)`: loads the arguments' slots from `args` (8 bytes each),
+/// calls the function and stores its result's slots to `out`.
+fn trampoline(
+    module: &mut JITModule,
+    ctx: &mut Context,
+    fctx: &mut FunctionBuilderContext,
+    callee: FuncId,
+    f: &Function,
+) -> Result<FuncId, JitError> {
+    let mut sig = module.make_signature();
+    sig.params.extend([AbiParam::new(types::I64); 3]);
+    let id = module.declare_anonymous_function(&sig).map_err(JitError::backend)?;
+    ctx.func.signature = sig;
+    ctx.func.name = UserFuncName::user(0, id.as_u32());
+    let mut b = FunctionBuilder::new(&mut ctx.func, fctx);
+    let block = b.create_block();
+    b.append_block_params_for_function_params(block);
+    b.switch_to_block(block);
+    let (c, args, out) = (b.block_params(block)[0], b.block_params(block)[1], b.block_params(block)[2]);
+    let mut call_args = vec![c];
+    let mut word = 0i32;
+    for t in arg_types(f) {
+        for s in slots(&t)? {
+            call_args.push(b.ins().load(s.cl_type(), mem(), args, word * 8));
+            word += 1;
+        }
+    }
+    let fref = module.declare_func_in_func(callee, b.func);
+    let call = b.ins().call(fref, &call_args);
+    let results = b.inst_results(call).to_vec();
+    for (k, r) in results.into_iter().enumerate() {
+        b.ins().store(mem(), r, out, (k * 8) as i32);
+    }
+    b.ins().return_(&[]);
+    b.seal_all_blocks();
+    b.finalize(module.target_config());
+    let done = module.define_function(id, ctx).map_err(|e| JitError::backend(format!("{e:?}")));
+    module.clear_context(ctx);
+    done?;
+    Ok(id)
+}
+
+fn arg_types(f: &Function) -> Vec<Type> {
+    f.args().iter().map(|a| f.ty(*a).clone()).collect()
+}
+
+/// `inst` and every instance reachable from it through calls, `inst` first.
+fn reachable(prog: &TypedProgram, inst: &Instance) -> Result<Vec<(Arc<Instance>, Arc<Function>)>, JitError> {
+    let (top, f) = prog
+        .functions
+        .get_key_value(inst)
+        .ok_or_else(|| JitError::invalid(format!("no typed body for {inst}")))?;
+    let mut out = vec![(top.clone(), f.clone())];
+    let mut seen: HashSet<Arc<Instance>> = HashSet::from([top.clone()]);
+    let mut i = 0;
+    while i < out.len() {
+        let f = out[i].1.clone();
+        for v in &f.values {
+            if let zy_ir::ValueKind::Stmt(s) = &v.kind {
+                if let Op::Invoke(callee) = &s.op {
+                    if seen.insert(callee.clone()) {
+                        let body = prog
+                            .functions
+                            .get(callee)
+                            .ok_or_else(|| JitError::invalid(format!("no typed body for {callee}")))?;
+                        out.push((callee.clone(), body.clone()));
+                    }
+                }
+            }
+        }
+        i += 1;
+    }
+    Ok(out)
+}
+
+/// Does any function of `reach` take part in a cycle of calls?
+fn has_recursion(reach: &[(Arc<Instance>, Arc<Function>)]) -> bool {
+    let index: HashMap<&Instance, usize> = reach.iter().enumerate().map(|(i, (k, _))| (&**k, i)).collect();
+    let edges: Vec<Vec<usize>> = reach
+        .iter()
+        .map(|(_, f)| {
+            f.values
+                .iter()
+                .filter_map(|v| match &v.kind {
+                    zy_ir::ValueKind::Stmt(s) => match &s.op {
+                        Op::Invoke(c) => index.get(&**c).copied(),
+                        _ => None,
+                    },
+                    _ => None,
+                })
+                .collect()
+        })
+        .collect();
+    // A cycle exists iff a depth-first search meets a node on its own path.
+    let mut state = vec![0u8; reach.len()];
+    fn visit(n: usize, edges: &[Vec<usize>], state: &mut [u8]) -> bool {
+        state[n] = 1;
+        for &m in &edges[n] {
+            if state[m] == 1 || (state[m] == 0 && visit(m, edges, state)) {
+                return true;
+            }
+        }
+        state[n] = 2;
+        false
+    }
+    (0..reach.len()).any(|n| state[n] == 0 && visit(n, &edges, &mut state))
+}
+
+/// A compiled instance, callable on interpreter values. Keeps its machine code alive.
+#[derive(Clone)]
+pub struct CompiledFn {
+    /// Keeps the machine code mapped while this function lives.
+    _owner: Arc<ModuleOwner>,
+    entry: usize,
+    args: Vec<Type>,
+    ret: Type,
+    span: zy_ir::Span,
+    recursive: bool,
+}
+
+/// A context pointer handed to the thread that runs recursive code.
+struct SendCtx(*mut Ctx, *const u64, *mut u64);
+// SAFETY: the spawning thread waits for the callee thread and touches nothing meanwhile.
+unsafe impl Send for SendCtx {}
+
+impl CompiledFn {
+    /// The argument types the code was compiled for.
+    pub fn arg_types(&self) -> &[Type] {
+        &self.args
+    }
+
+    /// The result type.
+    pub fn ret_type(&self) -> &Type {
+        &self.ret
+    }
+
+    /// Run the compiled code on `args` under `limits`, with the interpreter's semantics: the
+    /// same result, or the same error at the same span. Mutations of argument objects are
+    /// visible in `args` afterwards.
+    pub fn call(&self, args: &[Value], limits: &Limits) -> Result<Value, RuntimeError> {
+        let fail = |message: String| RuntimeError { span: self.span, message };
+        if args.len() != self.args.len() {
+            return Err(fail(format!(
+                "internal error: compiled code takes {} arguments, got {}",
+                self.args.len(),
+                args.len()
+            )));
+        }
+        let mut ctx = Ctx::new(limits.max_depth, limits.deadline, limits.cancel.clone(), 0);
+        let mut to = ToNative::default();
+        let mut words = Vec::new();
+        for (a, t) in args.iter().zip(&self.args) {
+            to.value(&mut ctx.state.arena, a, t, &mut words).map_err(fail)?;
+        }
+        let n_ret = slots(&self.ret).map_err(|e| fail(e.to_string()))?.len();
+        let mut out = vec![0u64; n_ret.max(1)];
+        self.run(&mut ctx, &words, &mut out).map_err(fail)?;
+        let written = to.write_back();
+        if ctx.error != 0 {
+            let (span, message) = ctx
+                .state
+                .failure
+                .take()
+                .unwrap_or((self.span, "internal error: JIT error without a message".into()));
+            return Err(RuntimeError { span, message });
+        }
+        written.map_err(fail)?;
+        FromNative::new(&to).value(&out, &mut 0, &self.ret).map_err(fail)
+    }
+
+    /// The one entry into machine code.
+    fn run(&self, ctx: &mut Ctx, args: &[u64], out: &mut [u64]) -> Result<(), String> {
+        // SAFETY: `entry` is the trampoline compiled for this function's argument and result
+        // slots; `args` holds one word per argument slot and `out` one per result slot (or
+        // one); the module's memory lives as long as `self.owner`.
+        let f: extern "C" fn(*mut Ctx, *const u64, *mut u64) = unsafe { std::mem::transmute(self.entry) };
+        if !self.recursive {
+            f(ctx, args.as_ptr(), out.as_mut_ptr());
+            return Ok(());
+        }
+        let p = SendCtx(ctx, args.as_ptr(), out.as_mut_ptr());
+        std::thread::scope(|s| {
+            std::thread::Builder::new()
+                .stack_size(RECURSIVE_STACK)
+                .spawn_scoped(s, move || {
+                    let p = p;
+                    let here = &p as *const SendCtx as u64;
+                    // SAFETY: the caller's context outlives this scoped thread.
+                    let ctx = unsafe { &mut *p.0 };
+                    ctx.stack_limit = here.saturating_sub((RECURSIVE_STACK - STACK_MARGIN) as u64);
+                    f(p.0, p.1, p.2);
+                })
+                .map_err(|e| format!("internal error: cannot start the JIT thread: {e}"))?
+                .join()
+                .map_err(|_| "internal error: the JIT thread panicked".to_string())
+        })
+    }
+}

@@ -1,0 +1,118 @@
+//! Inline array access: lengths, sizes, and bounds-checked indexing (an index out of bounds
+//! goes to the runtime, which raises the interpreter's `BoundsError` at the statement's span).
+//! Other array primitives run in the runtime.
+
+use cranelift_codegen::ir::{condcodes::IntCC, types, InstBuilder};
+use zy_ir::{Const, Operand, Prim, Span, Type};
+
+use super::{mem, ClValue, Translator, R};
+use crate::error::JitError;
+use crate::layout::elem_slot;
+use crate::runtime::arena::array_offset;
+
+impl Translator<'_, '_, '_> {
+    /// Translations of the array primitives that have an inline form.
+    pub(super) fn arrays(
+        &mut self,
+        p: Prim,
+        args: &[Operand],
+        tys: &[Type],
+        ty: &Type,
+        span: Span,
+    ) -> R<Option<Vec<ClValue>>> {
+        let Some(Type::Array(elem, dims)) = tys.first() else { return Ok(None) };
+        let (elem, dims) = ((**elem).clone(), *dims);
+        let ints = |ts: &[Type]| ts.iter().all(|t| *t == Type::Int64);
+        Ok(Some(match p {
+            Prim::Length if *ty == Type::Int64 => {
+                let a = self.pointer(&args[0])?;
+                vec![self.b.ins().load(types::I64, mem(), a, array_offset::LEN)]
+            }
+            Prim::Size if args.len() == 1 => {
+                let a = self.pointer(&args[0])?;
+                let rows = self.b.ins().load(types::I64, mem(), a, array_offset::ROWS);
+                if dims == 1 {
+                    vec![rows]
+                } else {
+                    let cols = self.b.ins().load(types::I64, mem(), a, array_offset::COLS);
+                    vec![rows, cols]
+                }
+            }
+            Prim::Size if args.len() == 2 => match &args[1] {
+                Operand::Const(Const::Int(d)) if *d >= 1 => {
+                    let a = self.pointer(&args[0])?;
+                    match (*d, dims) {
+                        (1, _) => vec![self.b.ins().load(types::I64, mem(), a, array_offset::ROWS)],
+                        (2, 2) => vec![self.b.ins().load(types::I64, mem(), a, array_offset::COLS)],
+                        _ => vec![self.b.ins().iconst(types::I64, 1)],
+                    }
+                }
+                _ => return Ok(None),
+            },
+            Prim::GetIndex if ints(&tys[1..]) && (tys.len() == 2 || (tys.len() == 3 && dims == 2)) => {
+                let (addr, bad) = self.element_address(&elem, args, 1)?;
+                let slot = elem_slot(&elem)?;
+                let out = self.guarded(
+                    bad,
+                    &[slot.cl_type()],
+                    |t| t.fallback(p, args, ty, span),
+                    |t| Ok(vec![t.b.ins().load(slot.cl_type(), mem(), addr, 0)]),
+                )?;
+                self.coerce(out, &elem, ty)?
+            }
+            Prim::SetIndex
+                if tys.len() >= 3
+                    && ints(&tys[2..])
+                    && (tys.len() == 3 || (tys.len() == 4 && dims == 2)) =>
+            {
+                let (addr, bad) = self.element_address(&elem, args, 2)?;
+                let v = self.operand_as(&args[1], &elem)?;
+                let v = *v.first().ok_or_else(|| JitError::invalid("setindex! of no value"))?;
+                self.guarded(
+                    bad,
+                    &[],
+                    |t| t.fallback(p, args, &Type::Bottom, span),
+                    |t| {
+                        t.b.ins().store(mem(), v, addr, 0);
+                        Ok(vec![])
+                    },
+                )?;
+                let given = self.operand(&args[1])?;
+                self.coerce(given, &tys[1], ty)?
+            }
+            _ => return Ok(None),
+        }))
+    }
+
+    /// The address of the element that the index operands `args[first..]` select, and whether
+    /// they are out of bounds (in which case the address must not be used).
+    fn element_address(&mut self, elem: &Type, args: &[Operand], first: usize) -> R<(ClValue, ClValue)> {
+        let a = self.pointer(&args[0])?;
+        let size = i64::from(elem_slot(elem)?.size());
+        let idx: Vec<ClValue> = args[first..]
+            .iter()
+            .map(|op| self.operand(op).map(|v| v[0]))
+            .collect::<R<_>>()?;
+        let (linear, bad) = match idx.as_slice() {
+            [i] => {
+                let len = self.b.ins().load(types::I64, mem(), a, array_offset::LEN);
+                let i0 = self.b.ins().iadd_imm_s(*i, -1);
+                (i0, self.b.ins().icmp(IntCC::UnsignedGreaterThanOrEqual, i0, len))
+            }
+            [i, j] => {
+                let rows = self.b.ins().load(types::I64, mem(), a, array_offset::ROWS);
+                let cols = self.b.ins().load(types::I64, mem(), a, array_offset::COLS);
+                let i0 = self.b.ins().iadd_imm_s(*i, -1);
+                let j0 = self.b.ins().iadd_imm_s(*j, -1);
+                let bi = self.b.ins().icmp(IntCC::UnsignedGreaterThanOrEqual, i0, rows);
+                let bj = self.b.ins().icmp(IntCC::UnsignedGreaterThanOrEqual, j0, cols);
+                let col = self.b.ins().imul(j0, rows);
+                (self.b.ins().iadd(col, i0), self.b.ins().bor(bi, bj))
+            }
+            _ => return Err(JitError::unsupported("indexing with more than two indices")),
+        };
+        let data = self.b.ins().load(types::I64, mem(), a, array_offset::DATA);
+        let off = self.b.ins().imul_imm_s(linear, size);
+        Ok((self.b.ins().iadd(data, off), bad))
+    }
+}

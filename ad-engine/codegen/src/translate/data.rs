@@ -1,0 +1,186 @@
+//! Tuples, named tuples and structs (scalar-replaced: their slots are just the fields' slots),
+//! mutable structs and `Ref`s (pointers to boxes of 8-byte words, one per slot).
+
+use cranelift_codegen::ir::{condcodes::IntCC, types, InstBuilder};
+use zy_ir::{Const, Operand, Prim, Span, StructRef, Type};
+
+use super::{mem, ClValue, Translator, R};
+use crate::error::JitError;
+use crate::layout::{field_range, slots};
+
+impl Translator<'_, '_, '_> {
+    /// Translations of the data-structure primitives.
+    pub(super) fn data(
+        &mut self,
+        p: Prim,
+        args: &[Operand],
+        tys: &[Type],
+        ty: &Type,
+        span: Span,
+    ) -> R<Option<Vec<ClValue>>> {
+        Ok(Some(match (p, tys) {
+            (Prim::Tuple, _) => self.concat(args)?,
+            (Prim::NamedTuple, [_, ..]) => self.concat(&args[1..])?,
+            (Prim::GetField, [obj, _]) => {
+                let index = const_index(&args[1])?;
+                if obj.is_mutable() && matches!(obj, Type::Struct(_)) {
+                    let ptr = self.pointer(&args[0])?;
+                    let range = field_range(obj, index)?;
+                    self.load_words(ptr, range.start, ty)?
+                } else {
+                    let range = field_range(obj, index)?;
+                    let field_ty = obj.field_types().and_then(|f| f.get(index).cloned());
+                    let vs = self.operand(&args[0])?;
+                    let field = vs
+                        .get(range)
+                        .ok_or_else(|| JitError::invalid("field slots out of range"))?
+                        .to_vec();
+                    let field_ty = field_ty.ok_or_else(|| JitError::invalid("missing field type"))?;
+                    self.coerce(field, &field_ty, ty)?
+                }
+            }
+            (Prim::SetField, [obj @ Type::Struct(s), _, vty]) if s.mutable => {
+                let index = const_index(&args[1])?;
+                let field_ty = s.fields.get(index).map(|f| f.1.clone());
+                let field_ty = field_ty.ok_or_else(|| JitError::invalid("missing field"))?;
+                let ptr = self.pointer(&args[0])?;
+                let range = field_range(obj, index)?;
+                let v = self.operand_as(&args[2], &field_ty)?;
+                self.store_words(ptr, range.start, &v);
+                let v = self.operand(&args[2])?;
+                self.coerce(v, vty, ty)?
+            }
+            (Prim::TupleIndex, [Type::Tuple(elems), Type::Int64]) => {
+                match self.tuple_index(elems, args, ty, span)? {
+                    Some(v) => v,
+                    None => return Ok(None),
+                }
+            }
+            (Prim::RefNew, [inner]) => {
+                let inner_ty = ty.elem().cloned().unwrap_or_else(|| inner.clone());
+                let v = self.operand_as(&args[0], &inner_ty)?;
+                let ptr = self.alloc_words(v.len())?;
+                self.store_words(ptr, 0, &v);
+                vec![ptr]
+            }
+            (Prim::RefGet, [Type::Ref(inner)]) => {
+                let inner = (**inner).clone();
+                let ptr = self.pointer(&args[0])?;
+                let v = self.load_words(ptr, 0, &inner)?;
+                self.coerce(v, &inner, ty)?
+            }
+            (Prim::RefSet, [Type::Ref(inner), vty]) => {
+                let inner = (**inner).clone();
+                let ptr = self.pointer(&args[0])?;
+                let v = self.operand_as(&args[1], &inner)?;
+                self.store_words(ptr, 0, &v);
+                let v = self.operand(&args[1])?;
+                self.coerce(v, vty, ty)?
+            }
+            (Prim::Length, [Type::Tuple(elems)]) => {
+                vec![self.b.ins().iconst(types::I64, elems.len() as i64)]
+            }
+            _ => return Ok(None),
+        }))
+    }
+
+    /// `New`: an immutable struct is its fields' slots; a mutable one is a box.
+    pub(super) fn new_struct(&mut self, s: &StructRef, args: &[Operand], ty: &Type) -> R<Vec<ClValue>> {
+        if args.len() != s.fields.len() {
+            return Err(JitError::invalid(format!("{} built from {} values", s.name, args.len())));
+        }
+        let mut vs = Vec::new();
+        for (a, (_, fty)) in args.iter().zip(&s.fields) {
+            vs.extend(self.operand_as(a, fty)?);
+        }
+        if !s.mutable {
+            return Ok(vs);
+        }
+        if !matches!(ty, Type::Struct(_)) {
+            return Err(JitError::invalid(format!("New of {} typed {ty}", s.name)));
+        }
+        let ptr = self.alloc_words(vs.len())?;
+        self.store_words(ptr, 0, &vs);
+        Ok(vec![ptr])
+    }
+
+    fn concat(&mut self, args: &[Operand]) -> R<Vec<ClValue>> {
+        let mut vs = Vec::new();
+        for a in args {
+            vs.extend(self.operand(a)?);
+        }
+        Ok(vs)
+    }
+
+    /// `t[i]` with a run-time index: a bounds check (the runtime raises the interpreter's
+    /// BoundsError), then a chain of selects.
+    fn tuple_index(&mut self, elems: &[Type], args: &[Operand], ty: &Type, span: Span) -> R<Option<Vec<ClValue>>> {
+        let Some(first) = elems.first() else { return Ok(None) };
+        if elems.iter().any(|e| e != first) || first != ty {
+            return Ok(None);
+        }
+        let n = elems.len() as i64;
+        let width = slots(first)?.len();
+        let tuple = self.operand(&args[0])?;
+        let i = self.operand(&args[1])?[0];
+        let i0 = self.b.ins().iadd_imm_s(i, -1);
+        let bad = self.b.ins().icmp_imm_s(IntCC::UnsignedGreaterThanOrEqual, i0, n);
+        let tys: Vec<_> = slots(first)?.iter().map(|s| s.cl_type()).collect();
+        let out = self.guarded(
+            bad,
+            &tys,
+            |t| t.fallback(Prim::TupleIndex, args, ty, span),
+            |t| {
+                let mut out: Vec<ClValue> = tuple[(n as usize - 1) * width..].to_vec();
+                for k in (0..n as usize - 1).rev() {
+                    let hit = t.b.ins().icmp_imm_s(IntCC::Equal, i0, k as i64);
+                    for (j, o) in out.iter_mut().enumerate() {
+                        *o = t.b.ins().select(hit, tuple[k * width + j], *o);
+                    }
+                }
+                Ok(out)
+            },
+        )?;
+        Ok(Some(out))
+    }
+
+    /// The single pointer slot of an object operand.
+    pub(super) fn pointer(&mut self, op: &Operand) -> R<ClValue> {
+        match self.operand(op)?.as_slice() {
+            [p] => Ok(*p),
+            _ => Err(JitError::invalid("expected an object pointer")),
+        }
+    }
+
+    /// A fresh zeroed box of `n` words.
+    pub(super) fn alloc_words(&mut self, n: usize) -> R<ClValue> {
+        let words = self.b.ins().iconst(types::I64, n as i64);
+        let rt = self.env.rt.alloc;
+        let ctx = self.ctx();
+        self.call_rt(rt, &[ctx, words]).ok_or_else(|| JitError::invalid("alloc returned nothing"))
+    }
+
+    /// Load the slots of a `ty` stored at words `start..` of the box at `ptr`.
+    pub(super) fn load_words(&mut self, ptr: ClValue, start: usize, ty: &Type) -> R<Vec<ClValue>> {
+        Ok(slots(ty)?
+            .iter()
+            .enumerate()
+            .map(|(k, s)| self.b.ins().load(s.cl_type(), mem(), ptr, ((start + k) * 8) as i32))
+            .collect())
+    }
+
+    /// Store slots at words `start..` of the box at `ptr`.
+    pub(super) fn store_words(&mut self, ptr: ClValue, start: usize, vs: &[ClValue]) {
+        for (k, v) in vs.iter().enumerate() {
+            self.b.ins().store(mem(), *v, ptr, ((start + k) * 8) as i32);
+        }
+    }
+}
+
+/// A constant 1-based field index, as 0-based.
+fn const_index(op: &Operand) -> R<usize> {
+    match op {
+        Operand::Const(Const::Int(i)) if *i >= 1 => Ok((*i - 1) as usize),
+        _ => Err(JitError::unsupported("a field index that is not a constant")),
+    }
+}

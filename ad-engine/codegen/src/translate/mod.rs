@@ -1,0 +1,565 @@
+//! Translation of one typed IR function into Cranelift IR.
+//!
+//! Every IR value becomes the list of its slots ([`crate::layout`]); IR block parameters become
+//! Cranelift block parameters. Each compiled function takes the call's [`Ctx`](crate::runtime::Ctx)
+//! pointer first, then its arguments' slots, and returns its result's slots. After anything that
+//! may fail (a call, a runtime function) the code checks the context's error word and, when it
+//! is set, jumps to a *bail* block that returns zeros: errors never trap or unwind.
+
+mod arrays;
+mod data;
+mod scalar;
+mod tape;
+
+use std::collections::HashMap;
+use std::sync::Arc;
+
+use cranelift_codegen::ir::{
+    self, condcodes::IntCC, types, AbiParam, BlockArg, InstBuilder, MemFlagsData, Signature,
+    StackSlotData, StackSlotKind,
+};
+use cranelift_frontend::FunctionBuilder;
+use cranelift_jit::JITModule;
+use cranelift_module::{FuncId, Module};
+use zy_ir::{Block, Const, Function, Instance, Op, Operand, Prim, Span, Terminator, Type, TypedProgram};
+
+use crate::error::JitError;
+use crate::layout::{slots, Slot};
+use crate::runtime::ctx_offset;
+use crate::runtime::site::{Fallback, FallbackArg, Site, SiteKind};
+
+type ClValue = ir::Value;
+type R<T> = Result<T, JitError>;
+
+/// The runtime functions imported into the module.
+#[derive(Clone, Copy)]
+pub(crate) struct RtFuncs {
+    pub poll: FuncId,
+    pub stack_overflow: FuncId,
+    pub fail: FuncId,
+    pub alloc: FuncId,
+    pub stack_new: FuncId,
+    pub stack_grow: FuncId,
+    pub fallback: FuncId,
+}
+
+impl RtFuncs {
+    /// Declare the runtime's functions in `module`.
+    pub fn declare(module: &mut JITModule) -> R<RtFuncs> {
+        let p = types::I64;
+        let mut decl = |name: &str, params: &[ir::Type], ret: Option<ir::Type>| -> R<FuncId> {
+            let mut sig = module.make_signature();
+            sig.params.extend(params.iter().map(|t| AbiParam::new(*t)));
+            sig.returns.extend(ret.map(AbiParam::new));
+            module
+                .declare_function(name, cranelift_module::Linkage::Import, &sig)
+                .map_err(JitError::backend)
+        };
+        Ok(RtFuncs {
+            poll: decl("zy_rt_poll", &[p, p], Some(p))?,
+            stack_overflow: decl("zy_rt_stack_overflow", &[p, p], None)?,
+            fail: decl("zy_rt_fail", &[p, p], None)?,
+            alloc: decl("zy_rt_alloc", &[p, p], Some(p))?,
+            stack_new: decl("zy_rt_stack_new", &[p], Some(p))?,
+            stack_grow: decl("zy_rt_stack_grow", &[p, p], None)?,
+            fallback: decl("zy_rt_fallback", &[p, p, p], None)?,
+        })
+    }
+}
+
+/// What translating a function may refer to outside itself.
+pub(crate) struct Env<'a> {
+    pub module: &'a mut JITModule,
+    pub rt: RtFuncs,
+    pub prog: &'a TypedProgram,
+    /// The compiled function of every instance the function may invoke.
+    pub funcs: &'a HashMap<Arc<Instance>, FuncId>,
+    /// Sites created while translating; their addresses are baked into the code.
+    pub sites: &'a mut Vec<Box<Site>>,
+    /// Whether functions keep the depth counter and the native stack check (programs with
+    /// recursion).
+    pub track_depth: bool,
+}
+
+/// The machine signature of a function taking `args` and returning `ret`.
+pub(crate) fn signature(module: &JITModule, args: &[Type], ret: &Type) -> R<Signature> {
+    let mut sig = module.make_signature();
+    sig.params.push(AbiParam::new(types::I64));
+    for a in args {
+        sig.params.extend(slots(a)?.into_iter().map(|s| AbiParam::new(s.cl_type())));
+    }
+    sig.returns.extend(slots(ret)?.into_iter().map(|s| AbiParam::new(s.cl_type())));
+    Ok(sig)
+}
+
+/// Trusted memory access (our own objects: aligned, never trapping).
+pub(crate) fn mem() -> MemFlagsData {
+    MemFlagsData::trusted()
+}
+
+/// Translate `func` into the builder's function (whose signature is already set).
+pub(crate) fn translate(env: &mut Env<'_>, func: &Function, b: FunctionBuilder<'_>) -> R<()> {
+    let mut t = Translator::new(env, func, b)?;
+    t.body()?;
+    t.b.seal_all_blocks();
+    t.b.finalize(t.env.module.target_config());
+    Ok(())
+}
+
+/// The state of translating one function.
+pub(crate) struct Translator<'e, 'a, 'b> {
+    pub env: &'e mut Env<'a>,
+    pub func: &'e Function,
+    pub b: FunctionBuilder<'b>,
+    vals: Vec<Vec<ClValue>>,
+    blocks: Vec<Option<ir::Block>>,
+    rpo_index: Vec<usize>,
+    ctx: ClValue,
+    bail: ir::Block,
+    refs: HashMap<FuncId, ir::FuncRef>,
+    ret_slots: Vec<Slot>,
+}
+
+impl<'e, 'a, 'b> Translator<'e, 'a, 'b> {
+    fn new(env: &'e mut Env<'a>, func: &'e Function, mut b: FunctionBuilder<'b>) -> R<Self> {
+        let rpo = func.reverse_postorder();
+        let mut rpo_index = vec![usize::MAX; func.blocks.len()];
+        let mut blocks = vec![None; func.blocks.len()];
+        for (i, blk) in rpo.iter().enumerate() {
+            rpo_index[blk.index()] = i;
+            blocks[blk.index()] = Some(b.create_block());
+        }
+        let entry = b.create_block();
+        b.append_block_params_for_function_params(entry);
+        let bail = b.create_block();
+        b.set_cold_block(bail);
+        let ctx = b.block_params(entry)[0];
+        let ret_slots = slots(&func.ret)?;
+        let mut t = Translator {
+            env,
+            func,
+            b,
+            vals: vec![Vec::new(); func.values.len()],
+            blocks,
+            rpo_index,
+            ctx,
+            bail,
+            refs: HashMap::new(),
+            ret_slots,
+        };
+        t.b.switch_to_block(entry);
+        Ok(t)
+    }
+
+    /// The prologue, then every reachable block in reverse post-order.
+    fn body(&mut self) -> R<()> {
+        let entry = self.b.current_block().ok_or_else(|| JitError::invalid("no entry block"))?;
+        let params: Vec<ClValue> = self.b.block_params(entry)[1..].to_vec();
+        let first = self.block(Block::ENTRY)?;
+        let args: Vec<BlockArg> = params.iter().map(|v| BlockArg::Value(*v)).collect();
+        self.b.ins().jump(first, &args);
+        for blk in self.func.reverse_postorder() {
+            self.translate_block(blk)?;
+        }
+        self.b.switch_to_block(self.bail);
+        let zeros: Vec<ClValue> = self.ret_slots.clone().into_iter().map(|s| self.zero(s)).collect();
+        self.b.ins().return_(&zeros);
+        Ok(())
+    }
+
+    /// Before a call: one more frame; too many (or too little native stack left) is a
+    /// `StackOverflowError` at the call, as in the interpreter. Returns the depth to restore.
+    fn enter_call(&mut self, span: Span) -> ClValue {
+        let ctx = self.ctx;
+        let d = self.b.ins().load(types::I64, mem(), ctx, ctx_offset::DEPTH);
+        let max = self.b.ins().load(types::I64, mem(), ctx, ctx_offset::MAX_DEPTH);
+        let deep = self.b.ins().icmp(IntCC::SignedGreaterThanOrEqual, d, max);
+        let sp = self.b.ins().get_stack_pointer(types::I64);
+        let limit = self.b.ins().load(types::I64, mem(), ctx, ctx_offset::STACK_LIMIT);
+        let low = self.b.ins().icmp(IntCC::UnsignedLessThan, sp, limit);
+        let bad = self.b.ins().bor(deep, low);
+        let site = self.site(span, SiteKind::Plain);
+        let rt = self.env.rt.stack_overflow;
+        self.fail_if(bad, |t| {
+            t.call_rt(rt, &[ctx, site]);
+        });
+        let d1 = self.b.ins().iadd_imm_s(d, 1);
+        self.b.ins().store(mem(), d1, ctx, ctx_offset::DEPTH);
+        d
+    }
+
+    /// Branch to a cold block running `fail` then bailing out when `bad` is nonzero.
+    fn fail_if(&mut self, bad: ClValue, fail: impl FnOnce(&mut Self)) {
+        let slow = self.b.create_block();
+        let cont = self.b.create_block();
+        self.b.set_cold_block(slow);
+        self.b.ins().brif(bad, slow, &[], cont, &[]);
+        self.b.switch_to_block(slow);
+        fail(self);
+        self.b.ins().jump(self.bail, &[]);
+        self.b.switch_to_block(cont);
+    }
+
+    /// Return early when the context's error word is set.
+    pub(crate) fn check_error(&mut self) {
+        let e = self.b.ins().load(types::I64, mem(), self.ctx, ctx_offset::ERROR);
+        let cont = self.b.create_block();
+        self.b.ins().brif(e, self.bail, &[], cont, &[]);
+        self.b.switch_to_block(cont);
+    }
+
+    fn block(&self, blk: Block) -> R<ir::Block> {
+        self.blocks
+            .get(blk.index())
+            .copied()
+            .flatten()
+            .ok_or_else(|| JitError::invalid(format!("jump to unreachable or missing block {blk}")))
+    }
+
+    fn translate_block(&mut self, blk: Block) -> R<()> {
+        let cl_block = self.block(blk)?;
+        self.b.switch_to_block(cl_block);
+        let data = self.func.block(blk);
+        for &p in &data.params {
+            let mut vs = Vec::new();
+            for s in slots(self.func.ty(p))? {
+                vs.push(self.b.append_block_param(cl_block, s.cl_type()));
+            }
+            self.vals[p.index()] = vs;
+        }
+        for &v in &data.stmts {
+            self.translate_stmt(v)?;
+        }
+        self.terminator(blk)
+    }
+
+    fn translate_stmt(&mut self, v: zy_ir::Value) -> R<()> {
+        let data = self.func.value(v);
+        let stmt = self.func.stmt(v).ok_or_else(|| JitError::invalid(format!("{v} is not a statement")))?;
+        let (ty, span) = (data.ty.clone(), data.span);
+        let out = match &stmt.op {
+            Op::Prim(p) => self.prim(*p, &stmt.args, &ty, span)?,
+            Op::New(s) => self.new_struct(s, &stmt.args, &ty)?,
+            Op::Invoke(inst) => self.invoke(inst, &stmt.args, &ty, span)?,
+            Op::Global(name) => {
+                return Err(JitError::unsupported(format!("the global binding `{name}`")))
+            }
+            Op::Call(_) | Op::CallValue | Op::Closure(_) => {
+                return Err(JitError::invalid(format!("{v}: untyped operation in typed IR")))
+            }
+        };
+        let expected = slots(&ty)?.len();
+        if out.len() != expected {
+            return Err(JitError::invalid(format!(
+                "{v}: produced {} slots for a {ty} ({expected} slots)",
+                out.len()
+            )));
+        }
+        self.vals[v.index()] = out;
+        Ok(())
+    }
+
+    fn invoke(&mut self, inst: &Arc<Instance>, args: &[Operand], ty: &Type, span: Span) -> R<Vec<ClValue>> {
+        let callee = self
+            .env
+            .prog
+            .functions
+            .get(inst)
+            .ok_or_else(|| JitError::invalid(format!("no typed body for {inst}")))?
+            .clone();
+        let id = *self
+            .env
+            .funcs
+            .get(inst)
+            .ok_or_else(|| JitError::invalid(format!("{inst} was not declared")))?;
+        if args.len() != inst.args.len() {
+            return Err(JitError::invalid(format!("{inst} called with {} arguments", args.len())));
+        }
+        let mut call_args = vec![self.ctx];
+        for (a, t) in args.iter().zip(inst.args.iter()) {
+            let vs = self.operand_as(a, t)?;
+            call_args.extend(vs);
+        }
+        let depth = self.env.track_depth.then(|| self.enter_call(span));
+        let fref = self.func_ref(id);
+        let call = self.b.ins().call(fref, &call_args);
+        let results = self.b.inst_results(call).to_vec();
+        if let Some(d) = depth {
+            self.b.ins().store(mem(), d, self.ctx, ctx_offset::DEPTH);
+        }
+        self.check_error();
+        self.coerce(results, &callee.ret, ty)
+    }
+
+    fn terminator(&mut self, blk: Block) -> R<()> {
+        let data = self.func.block(blk);
+        let term = data.term.clone();
+        let span = data.term_span;
+        let back_edge = term
+            .successors()
+            .iter()
+            .any(|s| self.rpo_index[s.index()] <= self.rpo_index[blk.index()]);
+        if back_edge {
+            self.burn_fuel(span);
+        }
+        match &term {
+            Terminator::Return(op) => {
+                let ret = self.func.ret.clone();
+                let vs = self.operand_as(op, &ret)?;
+                self.b.ins().return_(&vs);
+            }
+            Terminator::Jump(call) => {
+                let (target, args) = self.block_call(call)?;
+                self.b.ins().jump(target, &args);
+            }
+            Terminator::Branch { cond, then_to, else_to } => {
+                let c = self.operand_as(cond, &Type::Bool)?;
+                let c = *c.first().ok_or_else(|| JitError::invalid("branch on a non-Bool"))?;
+                let (t, targs) = self.block_call(then_to)?;
+                let (e, eargs) = self.block_call(else_to)?;
+                self.b.ins().brif(c, t, &targs, e, &eargs);
+            }
+            Terminator::Unreachable => {
+                let site = self.site(span, SiteKind::Fail(
+                    "internal error: unreachable code reached".to_string(),
+                ));
+                let rt = self.env.rt.fail;
+                self.call_rt(rt, &[self.ctx, site]);
+                self.b.ins().jump(self.bail, &[]);
+            }
+        }
+        Ok(())
+    }
+
+    /// Count down the fuel on a loop back edge; when it runs out, poll the deadline and the
+    /// cancel flag.
+    fn burn_fuel(&mut self, span: Span) {
+        let ctx = self.ctx;
+        let f = self.b.ins().load(types::I64, mem(), ctx, ctx_offset::FUEL);
+        let f1 = self.b.ins().iadd_imm_s(f, -1);
+        self.b.ins().store(mem(), f1, ctx, ctx_offset::FUEL);
+        let empty = self.b.ins().icmp_imm_s(IntCC::SignedLessThanOrEqual, f1, 0);
+        let poll = self.b.create_block();
+        let cont = self.b.create_block();
+        self.b.set_cold_block(poll);
+        self.b.ins().brif(empty, poll, &[], cont, &[]);
+        self.b.switch_to_block(poll);
+        let site = self.site(span, SiteKind::Plain);
+        let rt = self.env.rt.poll;
+        let stop = self.call_rt(rt, &[ctx, site]);
+        let stop = stop.unwrap_or(f1);
+        self.b.ins().brif(stop, self.bail, &[], cont, &[]);
+        self.b.switch_to_block(cont);
+    }
+
+    fn block_call(&mut self, call: &zy_ir::BlockCall) -> R<(ir::Block, Vec<BlockArg>)> {
+        let target = self.block(call.block)?;
+        let params = self.func.block(call.block).params.clone();
+        if params.len() != call.args.len() {
+            return Err(JitError::invalid(format!("jump to {} with the wrong arity", call.block)));
+        }
+        let mut args = Vec::new();
+        for (a, p) in call.args.iter().zip(&params) {
+            let pty = self.func.ty(*p).clone();
+            args.extend(self.operand_as(a, &pty)?.into_iter().map(BlockArg::Value));
+        }
+        Ok((target, args))
+    }
+
+    /// The slots of an operand, converted to type `to`.
+    pub(crate) fn operand_as(&mut self, op: &Operand, to: &Type) -> R<Vec<ClValue>> {
+        let from = self.func.operand_ty(op);
+        let vs = self.operand(op)?;
+        self.coerce(vs, &from, to)
+    }
+
+    /// The slots of an operand.
+    pub(crate) fn operand(&mut self, op: &Operand) -> R<Vec<ClValue>> {
+        match op {
+            Operand::Value(v) => self
+                .vals
+                .get(v.index())
+                .cloned()
+                .ok_or_else(|| JitError::invalid(format!("{v} is not a value of this function"))),
+            Operand::Const(c) => self.constant(c),
+        }
+    }
+
+    fn constant(&mut self, c: &Const) -> R<Vec<ClValue>> {
+        Ok(match c {
+            Const::F64(bits) => vec![self.b.ins().f64const(f64::from_bits(*bits))],
+            Const::Int(i) => vec![self.b.ins().iconst(types::I64, *i)],
+            Const::Bool(x) => vec![self.b.ins().iconst(types::I8, i64::from(*x))],
+            Const::Nothing | Const::Func(_) => vec![],
+            Const::Symbol(_) | Const::Str(_) | Const::Tuple(_) => {
+                return Err(JitError::invalid(format!("constant {c:?} used as a value")))
+            }
+        })
+    }
+
+    /// Convert slots of a `from` value into those of a `to` value: the same type, a join's
+    /// widening of numbers, or `Union{}` (a value that does not exist at run time) to zeros.
+    pub(crate) fn coerce(&mut self, vs: Vec<ClValue>, from: &Type, to: &Type) -> R<Vec<ClValue>> {
+        if from == to {
+            return Ok(vs);
+        }
+        let one = |vs: &[ClValue]| vs.first().copied().ok_or_else(|| JitError::invalid("missing slot"));
+        Ok(match (from, to) {
+            (Type::Bottom, _) => self.zeros(to)?,
+            (Type::Int64, Type::Float64) => vec![self.b.ins().fcvt_from_sint(types::F64, one(&vs)?)],
+            (Type::Bool, Type::Int64) => vec![self.b.ins().uextend(types::I64, one(&vs)?)],
+            (Type::Bool, Type::Float64) => {
+                let i = self.b.ins().uextend(types::I64, one(&vs)?);
+                vec![self.b.ins().fcvt_from_sint(types::F64, i)]
+            }
+            _ => {
+                return Err(JitError::unsupported(format!("a {from} where a {to} is expected")))
+            }
+        })
+    }
+
+    /// Zero slots of type `ty`.
+    pub(crate) fn zeros(&mut self, ty: &Type) -> R<Vec<ClValue>> {
+        Ok(slots(ty)?.into_iter().map(|s| self.zero(s)).collect())
+    }
+
+    fn zero(&mut self, s: Slot) -> ClValue {
+        match s {
+            Slot::F64 => self.b.ins().f64const(0.0),
+            other => self.b.ins().iconst(other.cl_type(), 0),
+        }
+    }
+
+    /// Register a site and return its address as a constant.
+    pub(crate) fn site(&mut self, span: Span, kind: SiteKind) -> ClValue {
+        let site = Box::new(Site { span, kind });
+        let addr = &*site as *const Site as i64;
+        self.env.sites.push(site);
+        self.b.ins().iconst(types::I64, addr)
+    }
+
+    fn func_ref(&mut self, id: FuncId) -> ir::FuncRef {
+        if let Some(r) = self.refs.get(&id) {
+            return *r;
+        }
+        let r = self.env.module.declare_func_in_func(id, self.b.func);
+        self.refs.insert(id, r);
+        r
+    }
+
+    /// Call a runtime function; its single result, if any.
+    pub(crate) fn call_rt(&mut self, id: FuncId, args: &[ClValue]) -> Option<ClValue> {
+        let r = self.func_ref(id);
+        let call = self.b.ins().call(r, args);
+        self.b.inst_results(call).first().copied()
+    }
+
+    /// The context pointer.
+    pub(crate) fn ctx(&self) -> ClValue {
+        self.ctx
+    }
+
+    /// Evaluate a primitive by the interpreter's semantics in the runtime: operands are
+    /// spilled to a stack buffer, the result is read back from it.
+    pub(crate) fn fallback(&mut self, prim: Prim, args: &[Operand], ret: &Type, span: Span) -> R<Vec<ClValue>> {
+        let mut fargs = Vec::new();
+        let mut stores = Vec::new();
+        let mut words = 0usize;
+        for a in args {
+            match a {
+                Operand::Const(c @ (Const::Symbol(_) | Const::Str(_) | Const::Tuple(_) | Const::Func(_))) => {
+                    fargs.push(FallbackArg::Const(c.clone()))
+                }
+                _ => {
+                    let ty = self.func.operand_ty(a);
+                    let vs = self.operand(a)?;
+                    fargs.push(FallbackArg::Slots { ty, offset: words });
+                    for v in vs {
+                        stores.push((v, words));
+                        words += 1;
+                    }
+                }
+            }
+        }
+        let ret_slots = slots(ret)?;
+        let size = words.max(ret_slots.len()).max(1) * 8;
+        let ss = self.b.create_sized_stack_slot(StackSlotData::new(
+            StackSlotKind::ExplicitSlot,
+            size as u32,
+            3,
+        ));
+        for (v, w) in stores {
+            self.b.ins().stack_store(types::I64, v, ss, (w * 8) as i32);
+        }
+        let buf = self.b.ins().stack_addr(types::I64, ss, 0);
+        let site = self.site(span, SiteKind::Fallback(Fallback { prim, args: fargs, ret: ret.clone() }));
+        let rt = self.env.rt.fallback;
+        self.call_rt(rt, &[self.ctx, site, buf]);
+        self.check_error();
+        Ok(ret_slots
+            .iter()
+            .enumerate()
+            .map(|(i, s)| self.b.ins().stack_load(types::I64, s.cl_type(), ss, (i * 8) as i32))
+            .collect())
+    }
+
+    /// `fast` when `bad` is zero, otherwise `slow` (the interpreter's path, usually raising the
+    /// error); both produce values of the slot types `tys`.
+    pub(crate) fn guarded(
+        &mut self,
+        bad: ClValue,
+        tys: &[ir::Type],
+        slow: impl FnOnce(&mut Self) -> R<Vec<ClValue>>,
+        fast: impl FnOnce(&mut Self) -> R<Vec<ClValue>>,
+    ) -> R<Vec<ClValue>> {
+        let slow_b = self.b.create_block();
+        let fast_b = self.b.create_block();
+        let join = self.b.create_block();
+        self.b.set_cold_block(slow_b);
+        let outs: Vec<ClValue> = tys.iter().map(|t| self.b.append_block_param(join, *t)).collect();
+        self.b.ins().brif(bad, slow_b, &[], fast_b, &[]);
+        self.b.switch_to_block(slow_b);
+        let s = slow(self)?;
+        let sargs: Vec<BlockArg> = s.into_iter().map(BlockArg::Value).collect();
+        self.b.ins().jump(join, &sargs);
+        self.b.switch_to_block(fast_b);
+        let f = fast(self)?;
+        let fargs: Vec<BlockArg> = f.into_iter().map(BlockArg::Value).collect();
+        self.b.ins().jump(join, &fargs);
+        self.b.switch_to_block(join);
+        Ok(outs)
+    }
+
+    /// Dispatch a primitive to its translation, or to the interpreter's semantics in the
+    /// runtime when it has no inline translation for these operand types.
+    fn prim(&mut self, p: Prim, args: &[Operand], ty: &Type, span: Span) -> R<Vec<ClValue>> {
+        let tys: Vec<Type> = args.iter().map(|a| self.func.operand_ty(a)).collect();
+        if let Some(out) = self.scalar(p, args, &tys, ty, span)? {
+            return Ok(out);
+        }
+        if let Some(out) = self.data(p, args, &tys, ty, span)? {
+            return Ok(out);
+        }
+        if let Some(out) = self.arrays(p, args, &tys, ty, span)? {
+            return Ok(out);
+        }
+        if let Some(out) = self.tape(p, args, &tys, ty, span)? {
+            return Ok(out);
+        }
+        match p {
+            Prim::Gradient | Prim::Derivative | Prim::Hessian | Prim::PullbackOf | Prim::CallPullback => {
+                Err(JitError::unsupported(format!("`{p}` before the AD transform rewrote it")))
+            }
+            // Mutations must happen on the live objects, never on copies.
+            p if p.has_effect() && p != Prim::Error => {
+                Err(JitError::unsupported(format!("`{p}` on {}", type_list(&tys))))
+            }
+            _ => self.fallback(p, args, ty, span),
+        }
+    }
+}
+
+/// `A, B, C` for messages.
+pub(crate) fn type_list(tys: &[Type]) -> String {
+    tys.iter().map(|t| t.to_string()).collect::<Vec<_>>().join(", ")
+}

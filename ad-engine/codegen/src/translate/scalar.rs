@@ -1,0 +1,216 @@
+//! Inline translation of scalar primitives on `Float64`, `Int64` and `Bool`. What is not
+//! translated here (elementary functions, powers, error cases) goes to the runtime.
+
+use cranelift_codegen::ir::{condcodes::FloatCC, condcodes::IntCC, types, InstBuilder};
+use zy_ir::{Operand, Prim, Span, Type};
+
+use super::{ClValue, Translator, R};
+
+impl Translator<'_, '_, '_> {
+    /// The inline translation of `p` on operands of types `tys`, if there is one.
+    pub(super) fn scalar(
+        &mut self,
+        p: Prim,
+        args: &[Operand],
+        tys: &[Type],
+        ty: &Type,
+        span: Span,
+    ) -> R<Option<Vec<ClValue>>> {
+        if p == Prim::Undef {
+            return Ok(Some(Vec::new()));
+        }
+        if !tys.iter().all(Type::is_number) || !ty.is_number() || tys.is_empty() || tys.len() > 2 {
+            return Ok(None);
+        }
+        let mut xs = Vec::new();
+        for a in args {
+            match self.operand(a)?.as_slice() {
+                [x] => xs.push(*x),
+                _ => return Ok(None),
+            }
+        }
+        let out = match (tys, ty) {
+            ([Type::Float64], Type::Float64) => self.float_unary(p, xs[0], args, ty, span)?,
+            ([Type::Float64, Type::Float64], _) => self.float_binary(p, xs[0], xs[1], ty),
+            ([Type::Int64], _) => self.int_unary(p, xs[0], ty),
+            ([Type::Int64, Type::Int64], _) => self.int_binary(p, xs[0], xs[1], args, ty, span)?,
+            ([Type::Bool], _) => self.bool_unary(p, xs[0], ty),
+            ([Type::Bool, Type::Bool], Type::Bool) => self.bool_binary(p, xs[0], xs[1]),
+            _ => None,
+        };
+        Ok(out.map(|v| vec![v]))
+    }
+
+    fn float_unary(&mut self, p: Prim, x: ClValue, args: &[Operand], ty: &Type, span: Span) -> R<Option<ClValue>> {
+        let ins = self.b.ins();
+        Ok(Some(match p {
+            Prim::Neg => ins.fneg(x),
+            Prim::Abs => ins.fabs(x),
+            Prim::Floor => ins.floor(x),
+            Prim::Ceil => ins.ceil(x),
+            Prim::Round => ins.nearest(x),
+            Prim::Float => x,
+            Prim::Zero => ins.f64const(0.0),
+            Prim::One => ins.f64const(1.0),
+            Prim::Sqrt => {
+                // sqrt of a negative number is a DomainError: the runtime raises it.
+                let zero = ins.f64const(0.0);
+                let neg = self.b.ins().fcmp(FloatCC::LessThan, x, zero);
+                let out = self.guarded(
+                    neg,
+                    &[types::F64],
+                    |t| t.fallback(p, args, ty, span),
+                    |t| Ok(vec![t.b.ins().sqrt(x)]),
+                )?;
+                out[0]
+            }
+            _ => return Ok(None),
+        }))
+    }
+
+    fn float_binary(&mut self, p: Prim, a: ClValue, b: ClValue, ty: &Type) -> Option<ClValue> {
+        let ins = self.b.ins();
+        let cmp = |cc| Some(cc);
+        let cc = match p {
+            Prim::Lt => cmp(FloatCC::LessThan),
+            Prim::Le => cmp(FloatCC::LessThanOrEqual),
+            Prim::Gt => cmp(FloatCC::GreaterThan),
+            Prim::Ge => cmp(FloatCC::GreaterThanOrEqual),
+            Prim::Eq => cmp(FloatCC::Equal),
+            Prim::Ne => cmp(FloatCC::NotEqual),
+            _ => None,
+        };
+        if let Some(cc) = cc {
+            return (*ty == Type::Bool).then(|| ins.fcmp(cc, a, b));
+        }
+        if *ty != Type::Float64 {
+            return None;
+        }
+        Some(match p {
+            Prim::Add => ins.fadd(a, b),
+            Prim::Sub => ins.fsub(a, b),
+            Prim::Mul => ins.fmul(a, b),
+            Prim::Div => ins.fdiv(a, b),
+            Prim::Max => ins.fmax(a, b),
+            Prim::Min => ins.fmin(a, b),
+            _ => return None,
+        })
+    }
+
+    fn int_unary(&mut self, p: Prim, x: ClValue, ty: &Type) -> Option<ClValue> {
+        let ins = self.b.ins();
+        match (p, ty) {
+            (Prim::Neg, Type::Int64) => Some(ins.ineg(x)),
+            (Prim::Abs, Type::Int64) => Some(ins.iabs(x)),
+            (Prim::Floor | Prim::Ceil | Prim::Round | Prim::ToInt, Type::Int64) => Some(x),
+            (Prim::Float, Type::Float64) => Some(ins.fcvt_from_sint(types::F64, x)),
+            (Prim::Zero, Type::Int64) => Some(ins.iconst(types::I64, 0)),
+            (Prim::One, Type::Int64) => Some(ins.iconst(types::I64, 1)),
+            (Prim::Sign, Type::Int64) => {
+                // sign(x) = (x > 0) - (x < 0)
+                let pos = ins.icmp_imm_s(IntCC::SignedGreaterThan, x, 0);
+                let neg = self.b.ins().icmp_imm_s(IntCC::SignedLessThan, x, 0);
+                let pos = self.b.ins().uextend(types::I64, pos);
+                let neg = self.b.ins().uextend(types::I64, neg);
+                Some(self.b.ins().isub(pos, neg))
+            }
+            _ => None,
+        }
+    }
+
+    fn int_binary(
+        &mut self,
+        p: Prim,
+        a: ClValue,
+        b: ClValue,
+        args: &[Operand],
+        ty: &Type,
+        span: Span,
+    ) -> R<Option<ClValue>> {
+        let cc = match p {
+            Prim::Lt => Some(IntCC::SignedLessThan),
+            Prim::Le => Some(IntCC::SignedLessThanOrEqual),
+            Prim::Gt => Some(IntCC::SignedGreaterThan),
+            Prim::Ge => Some(IntCC::SignedGreaterThanOrEqual),
+            Prim::Eq => Some(IntCC::Equal),
+            Prim::Ne => Some(IntCC::NotEqual),
+            _ => None,
+        };
+        if let Some(cc) = cc {
+            return Ok((*ty == Type::Bool).then(|| self.b.ins().icmp(cc, a, b)));
+        }
+        if *ty == Type::Float64 && p == Prim::Div {
+            let fa = self.b.ins().fcvt_from_sint(types::F64, a);
+            let fb = self.b.ins().fcvt_from_sint(types::F64, b);
+            return Ok(Some(self.b.ins().fdiv(fa, fb)));
+        }
+        if *ty != Type::Int64 {
+            return Ok(None);
+        }
+        let ins = self.b.ins();
+        Ok(Some(match p {
+            Prim::Add => ins.iadd(a, b),
+            Prim::Sub => ins.isub(a, b),
+            Prim::Mul => ins.imul(a, b),
+            Prim::Max => ins.smax(a, b),
+            Prim::Min => ins.smin(a, b),
+            Prim::IntDiv => {
+                // DivideError on zero and on typemin ÷ -1: the runtime raises it.
+                let zero = ins.icmp_imm_s(IntCC::Equal, b, 0);
+                let min = self.b.ins().icmp_imm_s(IntCC::Equal, a, i64::MIN);
+                let m1 = self.b.ins().icmp_imm_s(IntCC::Equal, b, -1);
+                let ovf = self.b.ins().band(min, m1);
+                let bad = self.b.ins().bor(zero, ovf);
+                self.guarded(
+                    bad,
+                    &[types::I64],
+                    |t| t.fallback(p, args, ty, span),
+                    |t| Ok(vec![t.b.ins().sdiv(a, b)]),
+                )?[0]
+            }
+            Prim::Rem => {
+                // DivideError on zero; x % -1 is 0 (the machine instruction would trap on
+                // typemin % -1, so divide by 1 instead).
+                let zero = ins.icmp_imm_s(IntCC::Equal, b, 0);
+                self.guarded(
+                    zero,
+                    &[types::I64],
+                    |t| t.fallback(p, args, ty, span),
+                    |t| {
+                        let m1 = t.b.ins().icmp_imm_s(IntCC::Equal, b, -1);
+                        let one = t.b.ins().iconst(types::I64, 1);
+                        let d = t.b.ins().select(m1, one, b);
+                        Ok(vec![t.b.ins().srem(a, d)])
+                    },
+                )?[0]
+            }
+            _ => return Ok(None),
+        }))
+    }
+
+    fn bool_unary(&mut self, p: Prim, x: ClValue, ty: &Type) -> Option<ClValue> {
+        let ins = self.b.ins();
+        match (p, ty) {
+            (Prim::Not, Type::Bool) => Some(ins.bxor_imm_s(x, 1)),
+            (Prim::ToInt, Type::Int64) => Some(ins.uextend(types::I64, x)),
+            (Prim::Float, Type::Float64) => {
+                let i = ins.uextend(types::I64, x);
+                Some(self.b.ins().fcvt_from_sint(types::F64, i))
+            }
+            _ => None,
+        }
+    }
+
+    fn bool_binary(&mut self, p: Prim, a: ClValue, b: ClValue) -> Option<ClValue> {
+        let cc = match p {
+            Prim::Lt => IntCC::UnsignedLessThan,
+            Prim::Le => IntCC::UnsignedLessThanOrEqual,
+            Prim::Gt => IntCC::UnsignedGreaterThan,
+            Prim::Ge => IntCC::UnsignedGreaterThanOrEqual,
+            Prim::Eq => IntCC::Equal,
+            Prim::Ne => IntCC::NotEqual,
+            _ => return None,
+        };
+        Some(self.b.ins().icmp(cc, a, b))
+    }
+}

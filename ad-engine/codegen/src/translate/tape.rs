@@ -1,0 +1,150 @@
+//! The AD primitives: typed bump-pointer stacks (one push stores exactly the packed bytes of
+//! the pushed value), structural zeros and tangent accumulation of scalar-replaced values.
+
+use cranelift_codegen::ir::{condcodes::IntCC, types, InstBuilder};
+use zy_ir::{Operand, Prim, Span, Type};
+
+use super::{mem, ClValue, Translator, R};
+use crate::error::JitError;
+use crate::layout::{packed_offsets, slots, Slot};
+use crate::runtime::arena::stack_offset;
+
+impl Translator<'_, '_, '_> {
+    /// Translations of the tape and tangent primitives.
+    pub(super) fn tape(
+        &mut self,
+        p: Prim,
+        args: &[Operand],
+        tys: &[Type],
+        ty: &Type,
+        span: Span,
+    ) -> R<Option<Vec<ClValue>>> {
+        Ok(Some(match (p, tys) {
+            (Prim::StackNew, _) => {
+                let rt = self.env.rt.stack_new;
+                let ctx = self.ctx();
+                vec![self.call_rt(rt, &[ctx]).ok_or_else(|| JitError::invalid("stack_new"))?]
+            }
+            (Prim::Push, [Type::Stack(elem), _]) => {
+                let elem = (**elem).clone();
+                self.push(&elem, args)?;
+                vec![]
+            }
+            (Prim::Pop, [Type::Stack(elem)]) => {
+                let elem = (**elem).clone();
+                let v = self.pop(&elem, args, span)?;
+                self.coerce(v, &elem, ty)?
+            }
+            (Prim::ZeroTangent, _) if all_scalar(ty)? => self.zeros(ty)?,
+            (Prim::Accum, [a, b]) if all_scalar(a)? && all_scalar(b)? && all_scalar(ty)? => {
+                let x = self.operand(&args[0])?;
+                let y = self.operand(&args[1])?;
+                self.accum(x, a, y, b, ty)?
+            }
+            _ => return Ok(None),
+        }))
+    }
+
+    fn push(&mut self, elem: &Type, args: &[Operand]) -> R<()> {
+        let s = self.pointer(&args[0])?;
+        let v = self.operand_as(&args[1], elem)?;
+        let (offsets, size) = packed_offsets(&slots(elem)?);
+        if size == 0 {
+            return Ok(());
+        }
+        let len = self.b.ins().load(types::I64, mem(), s, stack_offset::LEN);
+        let cap = self.b.ins().load(types::I64, mem(), s, stack_offset::CAP);
+        let end = self.b.ins().iadd_imm_s(len, i64::from(size));
+        let full = self.b.ins().icmp(IntCC::SignedGreaterThan, end, cap);
+        let grow = self.b.create_block();
+        let cont = self.b.create_block();
+        self.b.set_cold_block(grow);
+        self.b.ins().brif(full, grow, &[], cont, &[]);
+        self.b.switch_to_block(grow);
+        let need = self.b.ins().iconst(types::I64, i64::from(size));
+        let rt = self.env.rt.stack_grow;
+        self.call_rt(rt, &[s, need]);
+        self.b.ins().jump(cont, &[]);
+        self.b.switch_to_block(cont);
+        let data = self.b.ins().load(types::I64, mem(), s, stack_offset::DATA);
+        let at = self.b.ins().iadd(data, len);
+        for (v, off) in v.iter().zip(offsets) {
+            self.b.ins().store(mem(), *v, at, off);
+        }
+        self.b.ins().store(mem(), end, s, stack_offset::LEN);
+        Ok(())
+    }
+
+    fn pop(&mut self, elem: &Type, args: &[Operand], span: Span) -> R<Vec<ClValue>> {
+        let s = self.pointer(&args[0])?;
+        let elem_slots = slots(elem)?;
+        let (offsets, size) = packed_offsets(&elem_slots);
+        if size == 0 {
+            return Ok(vec![]);
+        }
+        let len = self.b.ins().load(types::I64, mem(), s, stack_offset::LEN);
+        let empty = self.b.ins().icmp_imm_s(IntCC::SignedLessThan, len, i64::from(size));
+        let site = self.site(
+            span,
+            crate::runtime::site::SiteKind::Fail(EMPTY_STACK.to_string()),
+        );
+        let rt = self.env.rt.fail;
+        let ctx = self.ctx();
+        let tys: Vec<_> = elem_slots.iter().map(|s| s.cl_type()).collect();
+        self.guarded(
+            empty,
+            &tys,
+            |t| {
+                t.call_rt(rt, &[ctx, site]);
+                t.check_error();
+                t.zeros(elem)
+            },
+            |t| {
+                let start = t.b.ins().iadd_imm_s(len, -i64::from(size));
+                t.b.ins().store(mem(), start, s, stack_offset::LEN);
+                let data = t.b.ins().load(types::I64, mem(), s, stack_offset::DATA);
+                let at = t.b.ins().iadd(data, start);
+                Ok(elem_slots
+                    .iter()
+                    .zip(offsets)
+                    .map(|(sl, off)| t.b.ins().load(sl.cl_type(), mem(), at, off))
+                    .collect())
+            },
+        )
+    }
+
+    /// `accum(a, b)` on scalar-replaced tangents: `nothing` is the identity, numbers add,
+    /// tuples and named tuples add field by field.
+    fn accum(&mut self, a: Vec<ClValue>, at: &Type, b: Vec<ClValue>, bt: &Type, ty: &Type) -> R<Vec<ClValue>> {
+        match (at, bt) {
+            (Type::Nothing, _) => self.coerce(b, bt, ty),
+            (_, Type::Nothing) => self.coerce(a, at, ty),
+            (Type::Float64, Type::Float64) => Ok(vec![self.b.ins().fadd(a[0], b[0])]),
+            _ => {
+                let (afs, bfs, tfs) = match (at.field_types(), bt.field_types(), ty.field_types()) {
+                    (Some(x), Some(y), Some(z)) if x.len() == y.len() && y.len() == z.len() => (x, y, z),
+                    _ => return Err(JitError::unsupported(format!("accum of {at} and {bt}"))),
+                };
+                let (mut ai, mut bi) = (0, 0);
+                let mut out = Vec::new();
+                for ((af, bf), tf) in afs.iter().zip(&bfs).zip(&tfs) {
+                    let (an, bn) = (slots(af)?.len(), slots(bf)?.len());
+                    let x = a[ai..ai + an].to_vec();
+                    let y = b[bi..bi + bn].to_vec();
+                    out.extend(self.accum(x, af, y, bf, tf)?);
+                    ai += an;
+                    bi += bn;
+                }
+                Ok(out)
+            }
+        }
+    }
+}
+
+/// The interpreter's message for `pop!` on an empty stack.
+pub(crate) const EMPTY_STACK: &str = "ArgumentError: array must be non-empty";
+
+/// Does a value of `ty` consist of number slots only (no objects)?
+fn all_scalar(ty: &Type) -> R<bool> {
+    Ok(slots(ty)?.iter().all(|s| *s != Slot::Ptr))
+}
