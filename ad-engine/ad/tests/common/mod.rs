@@ -1,5 +1,7 @@
-//! Hand-built typed IR for the tests (until functions come from source text).
+//! Test helpers: hand-built typed IR, and differentiation of source text.
 #![allow(dead_code)]
+
+pub mod run;
 
 use std::sync::Arc;
 
