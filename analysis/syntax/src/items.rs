@@ -13,7 +13,11 @@ use crate::expr::{block, expr};
 /// The items of a file (or of an ERROR node at top level, where only definitions that start a
 /// line are taken: the rest belongs to the construct that failed to parse).
 pub(crate) fn items(cx: &mut Cx, parent: Node, out: &mut Vec<Item>, inside_error: bool) {
-    for node in kids(parent) {
+    let nodes = kids(parent);
+    for (i, &node) in nodes.iter().enumerate() {
+        if is_docstring(node, nodes.get(i + 1).copied()) {
+            continue;
+        }
         if node.is_error() {
             if cx.enter(node) {
                 items(cx, node, out, true);
@@ -28,6 +32,12 @@ pub(crate) fn items(cx: &mut Cx, parent: Node, out: &mut Vec<Item>, inside_error
             out.push(item);
         }
     }
+}
+
+/// A string directly above a definition documents it (Julia's docstrings).
+fn is_docstring(node: Node, next: Option<Node>) -> bool {
+    node.kind() == "string_literal"
+        && next.is_some_and(|n| is_definition(n) && n.start_position().row == node.end_position().row + 1)
 }
 
 fn is_definition(node: Node) -> bool {

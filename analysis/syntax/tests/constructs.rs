@@ -364,3 +364,71 @@ fn strings_only_as_messages() {
           (? (> x 0) x (call error "negative \"x\"\n")))
     "#]]);
 }
+
+#[test]
+fn docstrings_document_the_definition_below() {
+    check(
+        r#"
+"""
+    f(x)
+
+Squares.
+"""
+f(x) = x^2
+
+"Not a docstring: a blank line follows."
+
+"A constant."
+const N = 3
+"#,
+        expect![[r#"
+            (function f (x)
+              (^ x 2))
+            (const N 3)
+            error 40..80: unsupported: top-level statement (only definitions are allowed at top level) [unsupported]
+        "#]],
+    );
+}
+
+#[test]
+fn custom_rules() {
+    check(
+        r#"
+function rrule(::typeof(f), x)
+    y = f(x)
+    pullback(ȳ) = (NoTangent(), ȳ * cos(x))
+    return y, pullback
+end
+"#,
+        expect![[r#"
+            (function rrule (::typeof(f) x)
+              (= y (call f x))
+              (function pullback (ȳ) (tuple (call NoTangent) (* ȳ (call cos x))))
+              (return (tuple y pullback)))
+        "#]],
+    );
+}
+
+#[test]
+fn comments_and_semicolons() {
+    check(
+        r#"
+function f(x) # trailing comment
+    if x > 0; 1; else; 2; end # comment
+    y = g(x, # inside a call
+          2)
+    z = [1.0 2.0 # first row
+         3.0 4.0]
+    x +
+        1
+end
+"#,
+        expect![[r#"
+            (function f (x)
+              (if (then (> x 0) 1) (else 2))
+              (= y (call g x 2))
+              (= z (matrix (row 1.0 2.0) (row 3.0 4.0)))
+              (+ x 1))
+        "#]],
+    );
+}
