@@ -1,0 +1,89 @@
+//! Every `# expect grad: CALL => JSON` of the fixtures, differentiated through the transform
+//! and the interpreter and compared with the hand-derived expectation (relative 1e-9).
+//!
+//! A call's arguments are evaluated by appending a zero-argument function returning them to
+//! the file. The test reports every mismatch at once.
+
+mod common;
+
+use std::path::Path;
+
+use serde_json::Value as Json;
+use zy_interp::{run, to_json, Limits, Value};
+
+/// `(call, expected)` pairs of one file.
+fn expectations(text: &str) -> Vec<(String, String)> {
+    text.lines()
+        .filter_map(|l| l.trim().strip_prefix("# expect grad:"))
+        .filter_map(|rest| rest.rsplit_once(" => ").map(|(c, j)| (c.trim().to_string(), j.trim().to_string())))
+        .collect()
+}
+
+/// `name` and the argument text of `name(args...)`.
+fn split_call(call: &str) -> Option<(&str, &str)> {
+    let open = call.find('(')?;
+    let name = &call[..open];
+    let ok = !name.is_empty() && name.chars().all(|c| c.is_alphanumeric() || c == '_' || c == '!');
+    (ok && call.ends_with(')')).then(|| (name, &call[open + 1..call.len() - 1]))
+}
+
+fn close(a: &Json, b: &Json) -> bool {
+    match (a, b) {
+        (Json::Number(x), Json::Number(y)) => {
+            let (x, y) = (x.as_f64().unwrap_or(f64::NAN), y.as_f64().unwrap_or(f64::NAN));
+            (x - y).abs() <= 1e-9 * x.abs().max(y.abs()).max(1.0)
+        }
+        (Json::Array(xs), Json::Array(ys)) => xs.len() == ys.len() && xs.iter().zip(ys).all(|(x, y)| close(x, y)),
+        (Json::Object(xs), Json::Object(ys)) => {
+            xs.len() == ys.len() && xs.iter().all(|(k, x)| ys.get(k).is_some_and(|y| close(x, y)))
+        }
+        _ => a == b,
+    }
+}
+
+/// Differentiate one call; the gradient as JSON or an error message.
+fn grad_json(src: &str, call: &str) -> Result<Json, String> {
+    let (name, args) = split_call(call).ok_or("not a plain call")?;
+    let src = format!("{src}\nzyargs__() = ({args},)\n");
+    let (inst, prog) = common::run::typed(&src, "zyargs__", &[]);
+    let args = match run(&prog, &inst, vec![], &Limits::default()).map_err(|e| e.message)? {
+        Value::Tuple(vs) => vs.to_vec(),
+        other => return Err(format!("arguments evaluate to {other:?}")),
+    };
+    let tys: Vec<zy_ir::Type> = args.iter().map(Value::julia_type).collect();
+    let program = common::run::program(&src);
+    let (inst, prog) = zy_infer::infer_entry(&program, name, &tys).map_err(|e| format!("{e:?}"))?;
+    let (driver, prog) = zy_ad::gradient_program(&prog, &inst).map_err(|e| e.message)?;
+    match run(&prog, &driver, args, &Limits::default()).map_err(|e| e.message)? {
+        Value::Tuple(parts) if parts.len() == 2 => Ok(to_json(&parts[1])),
+        other => Err(format!("driver returned {other:?}")),
+    }
+}
+
+#[test]
+fn fixture_gradients() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../fixtures");
+    let mut files: Vec<_> = ["", "table2"]
+        .iter()
+        .flat_map(|d| std::fs::read_dir(root.join(d)).into_iter().flatten().flatten())
+        .map(|e| e.path())
+        .filter(|p| p.extension().is_some_and(|x| x == "jl"))
+        .collect();
+    files.sort();
+    let (mut ok, mut failures) = (0, Vec::new());
+    for path in files {
+        let Ok(text) = std::fs::read_to_string(&path) else { continue };
+        for (call, want) in expectations(&text) {
+            let file = path.file_name().map(|f| f.to_string_lossy().to_string()).unwrap_or_default();
+            let Ok(want) = serde_json::from_str::<Json>(&want) else { continue };
+            let got = std::panic::catch_unwind(|| grad_json(&text, &call)).unwrap_or_else(|_| Err("panic".into()));
+            match got {
+                Ok(g) if close(&g, &want) => ok += 1,
+                Ok(g) => failures.push(format!("{file}: {call}: got {g}, want {want}")),
+                Err(e) => failures.push(format!("{file}: {call}: {e}")),
+            }
+        }
+    }
+    eprintln!("{ok} fixture gradients right");
+    assert!(failures.is_empty(), "{} wrong:\n{}", failures.len(), failures.join("\n"));
+}
