@@ -208,3 +208,28 @@ fn a_runaway_loop_stops_at_the_deadline() {
     assert_eq!((err.span.start, err.span.end), (3, 4));
     assert!(start.elapsed() < Duration::from_secs(2));
 }
+
+#[test]
+fn max_min_sign_follow_julia_on_nan_and_signed_zeros() {
+    // m(x, y) = (max(x, y), min(x, y), sign(x), sin(y))
+    let fl = Type::Float64;
+    let tup = Type::tuple([fl.clone(), fl.clone(), fl.clone(), fl.clone()]);
+    let mut fb = Fb::new("m", &[fl.clone(), fl.clone()], tup.clone());
+    let (x, y) = (fb.args[0], fb.args[1]);
+    let e = Block::ENTRY;
+    let a = fb.prim(e, Prim::Max, vec![v(x), v(y)], fl.clone(), 10);
+    let b = fb.prim(e, Prim::Min, vec![v(x), v(y)], fl.clone(), 11);
+    let s = fb.prim(e, Prim::Sign, vec![v(x)], fl.clone(), 12);
+    let sn = fb.prim(e, Prim::Sin, vec![v(y)], fl.clone(), 13);
+    let t = fb.prim(e, Prim::Tuple, vec![v(a), v(b), v(s), v(sn)], tup, 14);
+    fb.ret(e, v(t));
+    let inst = fb.inst();
+    let prog = program(vec![fb]);
+    let run = |x: f64, y: f64| check(&prog, &inst, vec![Value::F64(x), Value::F64(y)]);
+    assert_eq!(run(-0.0, 0.0), "(0.0, -0.0, -0.0, 0.0)");
+    assert_eq!(run(0.0, -0.0), "(0.0, -0.0, 0.0, -0.0)");
+    assert_eq!(run(f64::NAN, 1.0), "(NaN, NaN, NaN, 0.8414709848078965)");
+    assert_eq!(run(-2.0, f64::NAN), "(NaN, NaN, -1.0, NaN)");
+    let out = run(1.0, f64::INFINITY);
+    assert!(out.starts_with("error at 13..14: DomainError with Inf:"), "{out}");
+}

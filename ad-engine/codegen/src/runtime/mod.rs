@@ -6,6 +6,7 @@
 //! unwind through machine code: they are recorded in the context, which compiled code checks.
 
 pub mod arena;
+pub mod math;
 pub mod site;
 
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -202,7 +203,7 @@ pub unsafe extern "C" fn zy_rt_fallback(ctx: *mut Ctx, site: *const Site, buf: *
 
 /// The runtime's symbols, registered with the JIT by name.
 pub fn symbols() -> Vec<(&'static str, *const u8)> {
-    vec![
+    let mut syms = vec![
         ("zy_rt_poll", zy_rt_poll as *const u8),
         ("zy_rt_stack_overflow", zy_rt_stack_overflow as *const u8),
         ("zy_rt_fail", zy_rt_fail as *const u8),
@@ -210,5 +211,7 @@ pub fn symbols() -> Vec<(&'static str, *const u8)> {
         ("zy_rt_stack_new", zy_rt_stack_new as *const u8),
         ("zy_rt_stack_grow", zy_rt_stack_grow as *const u8),
         ("zy_rt_fallback", zy_rt_fallback as *const u8),
-    ]
+    ];
+    syms.extend(math::symbols());
+    syms
 }

@@ -41,6 +41,9 @@ pub(crate) struct RtFuncs {
     pub stack_new: FuncId,
     pub stack_grow: FuncId,
     pub fallback: FuncId,
+    /// Elementary functions of one Float64, by primitive.
+    pub math: [(Prim, FuncId); 12],
+    pub powi: FuncId,
 }
 
 impl RtFuncs {
@@ -63,6 +66,20 @@ impl RtFuncs {
             stack_new: decl("zy_rt_stack_new", &[p], Some(p))?,
             stack_grow: decl("zy_rt_stack_grow", &[p, p], None)?,
             fallback: decl("zy_rt_fallback", &[p, p, p], None)?,
+            math: {
+                let mut math = [(Prim::Sin, FuncId::from_u32(0)); 12];
+                let prims = [
+                    Prim::Sin, Prim::Cos, Prim::Tan, Prim::Exp, Prim::Log, Prim::Log1p,
+                    Prim::Tanh, Prim::Sinh, Prim::Cosh, Prim::Asin, Prim::Acos, Prim::Atan,
+                ];
+                for (slot, prim) in math.iter_mut().zip(prims) {
+                    let name = crate::runtime::math::unary_symbol(prim)
+                        .ok_or_else(|| JitError::invalid("math symbol"))?;
+                    *slot = (prim, decl(name, &[types::F64], Some(types::F64))?);
+                }
+                math
+            },
+            powi: decl("zy_rt_powi", &[types::F64, p], Some(types::F64))?,
         })
     }
 }

@@ -1,8 +1,8 @@
 //! Inline translation of scalar primitives on `Float64`, `Int64` and `Bool`. What is not
 //! translated here (elementary functions, powers, error cases) goes to the runtime.
 
-use cranelift_codegen::ir::{condcodes::FloatCC, condcodes::IntCC, types, InstBuilder};
-use zy_ir::{Operand, Prim, Span, Type};
+use cranelift_codegen::ir::{condcodes::FloatCC, condcodes::IntCC, types, InstBuilder, MemFlagsData};
+use zy_ir::{Const, Operand, Prim, Span, Type};
 
 use super::{ClValue, Translator, R};
 
@@ -32,6 +32,14 @@ impl Translator<'_, '_, '_> {
         let out = match (tys, ty) {
             ([Type::Float64], Type::Float64) => self.float_unary(p, xs[0], args, ty, span)?,
             ([Type::Float64, Type::Float64], _) => self.float_binary(p, xs[0], xs[1], ty),
+            ([Type::Float64, Type::Int64], Type::Float64) if p == Prim::Pow => {
+                if args[1] == Operand::Const(Const::Int(2)) {
+                    Some(self.b.ins().fmul(xs[0], xs[0]))
+                } else {
+                    let rt = self.env.rt.powi;
+                    self.call_rt(rt, &[xs[0], xs[1]])
+                }
+            }
             ([Type::Int64], _) => self.int_unary(p, xs[0], ty),
             ([Type::Int64, Type::Int64], _) => self.int_binary(p, xs[0], xs[1], args, ty, span)?,
             ([Type::Bool], _) => self.bool_unary(p, xs[0], ty),
@@ -52,6 +60,33 @@ impl Translator<'_, '_, '_> {
             Prim::Float => x,
             Prim::Zero => ins.f64const(0.0),
             Prim::One => ins.f64const(1.0),
+            Prim::Sign => {
+                // sign(x) = x > 0 ? 1.0 : x < 0 ? -1.0 : x (keeps ±0.0 and NaN)
+                let zero = ins.f64const(0.0);
+                let one = self.b.ins().f64const(1.0);
+                let m1 = self.b.ins().f64const(-1.0);
+                let pos = self.b.ins().fcmp(FloatCC::GreaterThan, x, zero);
+                let neg = self.b.ins().fcmp(FloatCC::LessThan, x, zero);
+                let r = self.b.ins().select(neg, m1, x);
+                self.b.ins().select(pos, one, r)
+            }
+            Prim::Sin | Prim::Cos | Prim::Tan | Prim::Exp | Prim::Log | Prim::Log1p | Prim::Tanh
+            | Prim::Sinh | Prim::Cosh | Prim::Asin | Prim::Acos | Prim::Atan => {
+                let Some(&(_, id)) = self.env.rt.math.iter().find(|(q, _)| *q == p) else {
+                    return Ok(None);
+                };
+                match self.domain_check(p, x) {
+                    None => self.call_rt(id, &[x]).unwrap_or(x),
+                    Some(bad) => {
+                        self.guarded(
+                            bad,
+                            &[types::F64],
+                            |t| t.fallback(p, args, ty, span),
+                            |t| Ok(vec![t.call_rt(id, &[x]).unwrap_or(x)]),
+                        )?[0]
+                    }
+                }
+            }
             Prim::Sqrt => {
                 // sqrt of a negative number is a DomainError: the runtime raises it.
                 let zero = ins.f64const(0.0);
@@ -68,7 +103,60 @@ impl Translator<'_, '_, '_> {
         }))
     }
 
+    /// The condition under which an elementary function raises a DomainError, if it can.
+    fn domain_check(&mut self, p: Prim, x: ClValue) -> Option<ClValue> {
+        let ins = self.b.ins();
+        match p {
+            Prim::Sin | Prim::Cos | Prim::Tan => {
+                let ax = ins.fabs(x);
+                let inf = self.b.ins().f64const(f64::INFINITY);
+                Some(self.b.ins().fcmp(FloatCC::Equal, ax, inf))
+            }
+            Prim::Log => {
+                let zero = ins.f64const(0.0);
+                Some(self.b.ins().fcmp(FloatCC::LessThan, x, zero))
+            }
+            Prim::Log1p => {
+                let m1 = ins.f64const(-1.0);
+                Some(self.b.ins().fcmp(FloatCC::LessThan, x, m1))
+            }
+            Prim::Asin | Prim::Acos => {
+                let ax = ins.fabs(x);
+                let one = self.b.ins().f64const(1.0);
+                Some(self.b.ins().fcmp(FloatCC::GreaterThan, ax, one))
+            }
+            _ => None,
+        }
+    }
+
+    /// Julia's `max`/`min` on Float64: a NaN operand wins, and `-0.0 < 0.0`.
+    fn julia_max_min(&mut self, is_max: bool, x: ClValue, y: ClValue) -> ClValue {
+        let ins = self.b.ins();
+        let xi = ins.bitcast(types::I64, MemFlagsData::new(), x);
+        let yi = self.b.ins().bitcast(types::I64, MemFlagsData::new(), y);
+        let sx = self.b.ins().icmp_imm_s(IntCC::SignedLessThan, xi, 0);
+        let sy = self.b.ins().icmp_imm_s(IntCC::SignedLessThan, yi, 0);
+        // max: y > x || (sign(y) < sign(x));  min: y < x || (sign(y) > sign(x))
+        let (cc, signs) = if is_max {
+            let nsy = self.b.ins().bxor_imm_s(sy, 1);
+            (FloatCC::GreaterThan, self.b.ins().band(nsy, sx))
+        } else {
+            let nsx = self.b.ins().bxor_imm_s(sx, 1);
+            (FloatCC::LessThan, self.b.ins().band(sy, nsx))
+        };
+        let better = self.b.ins().fcmp(cc, y, x);
+        let take_y = self.b.ins().bor(better, signs);
+        let xnan = self.b.ins().fcmp(FloatCC::Unordered, x, x);
+        let ynan = self.b.ins().fcmp(FloatCC::Unordered, y, y);
+        let when_y = self.b.ins().select(xnan, x, y);
+        let when_x = self.b.ins().select(ynan, y, x);
+        self.b.ins().select(take_y, when_y, when_x)
+    }
+
     fn float_binary(&mut self, p: Prim, a: ClValue, b: ClValue, ty: &Type) -> Option<ClValue> {
+        if *ty == Type::Float64 && matches!(p, Prim::Max | Prim::Min) {
+            return Some(self.julia_max_min(p == Prim::Max, a, b));
+        }
         let ins = self.b.ins();
         let cmp = |cc| Some(cc);
         let cc = match p {
@@ -91,8 +179,6 @@ impl Translator<'_, '_, '_> {
             Prim::Sub => ins.fsub(a, b),
             Prim::Mul => ins.fmul(a, b),
             Prim::Div => ins.fdiv(a, b),
-            Prim::Max => ins.fmax(a, b),
-            Prim::Min => ins.fmin(a, b),
             _ => return None,
         })
     }
