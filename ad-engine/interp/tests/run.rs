@@ -2,6 +2,9 @@
 //! recursion against the depth limit, runaway loops against the deadline, globals, aliasing of
 //! mutable values, undefined locals, pullback closures, and where errors point.
 
+// One-element operand lists read better as `&[x.clone()]` than as `slice::from_ref(&x)`.
+#![allow(clippy::cloned_ref_to_slice_refs)]
+
 use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
 use std::time::{Duration, Instant};

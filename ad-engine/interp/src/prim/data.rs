@@ -118,12 +118,7 @@ pub fn get_field(args: &[Value]) -> Result<Value, String> {
         Value::Ref(r) => field_position(key, 1, std::iter::once("x")).map(|_| r.borrow().clone()),
         _ => return Err(method_error("getfield", args)),
     };
-    match found {
-        // Reading a closure's capture that was never assigned.
-        Some(Value::Undef(name)) => Err(undef_error(&name)),
-        Some(v) => Ok(v),
-        None => Err(no_field(x, key)),
-    }
+    found.ok_or_else(|| no_field(x, key))
 }
 
 /// `setfield!(x, i, v)` on a mutable struct: converts `v` to the field's type; returns `v`.

@@ -17,10 +17,14 @@ pub use data::new_struct;
 
 /// Apply primitive `p` to `args`. `ret` is the statement's inferred type: it fixes the result
 /// type where the operands alone do not (empty arrays, `zero_tangent`, AD stacks); `Type::Any`
-/// lets the operands decide. An operand that is an undefined local is an `UndefVarError`
-/// (except for `push!`, which only stores it on the tape).
+/// lets the operands decide. An operand that is an undefined local is an `UndefVarError`, except
+/// where the value is only stored or moved (`push!`, tuples, `getfield`): the AD keeps values of
+/// blocks that did not run on its tape, and a use of what is read back still fails.
 pub fn eval_prim(p: Prim, args: &[Value], ret: &Type) -> Result<Value, String> {
-    if p != Prim::Push {
+    if !matches!(
+        p,
+        Prim::Push | Prim::Tuple | Prim::NamedTuple | Prim::GetField
+    ) {
         if let Some(Value::Undef(name)) = args.iter().find(|a| matches!(a, Value::Undef(_))) {
             return Err(undef_error(name));
         }

@@ -8,7 +8,7 @@ use std::sync::Arc;
 use zy_ir::{tangent_type, Instance, Prim, Type};
 
 use super::{eval_prim, method_error};
-use crate::value::{Array, ArrayData, ElemType, Pullback, Value};
+use crate::value::{Array, ArrayData, ElemType, Pullback, Shape, Value};
 
 /// A new empty stack.
 pub fn stack_new() -> Value {
@@ -48,8 +48,10 @@ fn components(v: &Value) -> Option<Vec<Value>> {
 }
 
 /// `zero_tangent(x)`: the zero of the result type `ret`, with array shapes taken from the
-/// operand (a primal or a tangent of the same structure). With `ret` unknown (`Any`), the zero
-/// of the operand's tangent type.
+/// optional operand (a primal or a tangent of the same structure; arrays are empty without
+/// one). With `ret` unknown (`Any`), the zero of the operand's tangent type. The AD also uses it
+/// for placeholder values of any type (the tape slots of blocks that did not run): structs get
+/// zero fields, functions themselves, stacks a new stack.
 pub fn zero_tangent(args: &[Value], ret: &Type) -> Result<Value, String> {
     let shape_of = args.first();
     let ty = match (ret, shape_of) {
@@ -62,53 +64,52 @@ pub fn zero_tangent(args: &[Value], ret: &Type) -> Result<Value, String> {
 fn zero_of(t: &Type, like: Option<&Value>) -> Result<Value, String> {
     let parts = like.and_then(components);
     let part = |i: usize| parts.as_ref().and_then(|ps| ps.get(i));
+    let zeros = |ts: &mut dyn Iterator<Item = &Type>| -> Result<Vec<Value>, String> {
+        ts.enumerate().map(|(i, t)| zero_of(t, part(i))).collect()
+    };
     Ok(match t {
         Type::Float64 => Value::F64(0.0),
         Type::Int64 => Value::Int(0),
         Type::Bool => Value::Bool(false),
         Type::Nothing => Value::Nothing,
-        Type::Tuple(ts) => {
-            let mut out = Vec::with_capacity(ts.len());
-            for (i, t) in ts.iter().enumerate() {
-                out.push(zero_of(t, part(i))?);
-            }
-            Value::Tuple(out.into())
+        Type::Tuple(ts) => Value::Tuple(zeros(&mut ts.iter())?.into()),
+        Type::NamedTuple(fs) => Value::NamedTuple(
+            fs.iter().map(|(n, _)| n.clone()).collect(),
+            zeros(&mut fs.iter().map(|(_, t)| t))?.into(),
+        ),
+        Type::Struct(s) => {
+            Value::new_struct(s.clone(), zeros(&mut s.fields.iter().map(|(_, t)| t))?)
         }
-        Type::NamedTuple(fs) => {
-            let mut out = Vec::with_capacity(fs.len());
-            for (i, (_, t)) in fs.iter().enumerate() {
-                out.push(zero_of(t, part(i))?);
-            }
-            Value::NamedTuple(fs.iter().map(|(n, _)| n.clone()).collect(), out.into())
+        // The shadow of a `Ref` or of a mutable struct is a `Ref` of the contents' tangent.
+        Type::Ref(inner) => {
+            let contents = match like {
+                Some(Value::Ref(r)) => Some(r.borrow().clone()),
+                other => other.cloned(),
+            };
+            Value::new_ref(zero_of(inner, contents.as_ref())?)
         }
-        Type::Ref(inner) => Value::new_ref(zero_of(inner, part(0))?),
         Type::Array(e, _) | Type::Adjoint(e) => {
-            let elem = ElemType::of_type(e).ok_or_else(|| no_zero(t))?;
-            let (shape, adjoint) = match like {
-                Some(Value::Array(a)) => (a.borrow().shape, false),
-                Some(Value::Adjoint(a)) => (a.borrow().shape, true),
-                _ => {
-                    return Err(format!(
-                    "internal error: `zero_tangent` of {t} needs an array operand for its shape"
-                ))
-                }
+            let elem = ElemType::of_type(e)
+                .ok_or_else(|| format!("internal error: no zero value of type {t}"))?;
+            let shape = match (like, t) {
+                (Some(Value::Array(a) | Value::Adjoint(a)), _) => a.borrow().shape,
+                (_, Type::Array(_, 2)) => Shape::Matrix(0, 0),
+                _ => Shape::Vector(0),
             };
             let arr = Rc::new(RefCell::new(Array::new(
                 shape,
                 ArrayData::zeros(elem, shape.len()),
             )));
-            if adjoint || matches!(t, Type::Adjoint(_)) {
+            if matches!(t, Type::Adjoint(_)) {
                 Value::Adjoint(arr)
             } else {
                 Value::Array(arr)
             }
         }
-        _ => return Err(no_zero(t)),
+        Type::Function(name) => Value::Func(name.clone()),
+        Type::Stack(_) => stack_new(),
+        _ => return Err(format!("internal error: no zero value of type {t}")),
     })
-}
-
-fn no_zero(t: &Type) -> String {
-    format!("internal error: no zero tangent for type {t}")
 }
 
 /// `accum(a, b)`: tangent addition. `nothing` is the identity; numbers add; tuples and named
