@@ -387,6 +387,69 @@ impl<'a> Typer<'a> {
         ret
     }
 
+    /// Where a join is reported: the φ's own span, else the terminator of the block that
+    /// dominates the join (the branch where the paths split).
+    fn join_span(&self, blk: Block, span: Span) -> Span {
+        if span != Span::default() {
+            return span;
+        }
+        match self.idom(blk) {
+            Some(d) if self.body.block(d).term_span != Span::default() => self.body.block(d).term_span,
+            _ => self.body.span,
+        }
+    }
+
+    /// The immediate dominator of `target` among reachable blocks (Cooper, Harvey and
+    /// Kennedy's iterative algorithm over the reverse post-order).
+    fn idom(&self, target: Block) -> Option<Block> {
+        let order: Vec<Block> = self.order.iter().copied().filter(|b| self.reach[b.index()]).collect();
+        let mut rpo = vec![None; self.body.blocks.len()];
+        for (i, b) in order.iter().enumerate() {
+            rpo[b.index()] = Some(i);
+        }
+        let preds = self.body.predecessors();
+        let mut idom: Vec<Option<usize>> = vec![None; order.len()];
+        idom[0] = Some(0);
+        let intersect = |idom: &[Option<usize>], mut a: usize, mut b: usize| {
+            while a != b {
+                while a > b {
+                    let Some(up) = idom[a] else { return b };
+                    a = up;
+                }
+                while b > a {
+                    let Some(up) = idom[b] else { return a };
+                    b = up;
+                }
+            }
+            a
+        };
+        for _ in 0..order.len() + 1 {
+            let mut changed = false;
+            for i in 1..order.len() {
+                let mut new = None;
+                for p in &preds[order[i].index()] {
+                    let Some(pi) = rpo[p.index()] else { continue };
+                    if idom[pi].is_none() {
+                        continue;
+                    }
+                    new = Some(match new {
+                        None => pi,
+                        Some(n) => intersect(&idom, n, pi),
+                    });
+                }
+                if new.is_some() && new != idom[i] {
+                    idom[i] = new;
+                    changed = true;
+                }
+            }
+            if !changed {
+                break;
+            }
+        }
+        let t = rpo.get(target.index()).copied().flatten()?;
+        idom[t].map(|d| order[d])
+    }
+
     /// The conflict error at parameter `i` of `blk`, unless it only inherits an earlier error.
     fn conflict(&self, blk: Block, i: usize, name: Option<&str>, span: Span) -> Option<TypeError> {
         let mut acc = Type::Bottom;
@@ -402,7 +465,7 @@ impl<'a> Typer<'a> {
                         None => "a value".to_string(),
                     };
                     let msg = format!("type conflict: {what} is {acc} on one path and {t} on another");
-                    return Some(Fail::conflict(msg).at(span));
+                    return Some(Fail::conflict(msg).at(self.join_span(blk, span)));
                 }
             }
         }

@@ -4,7 +4,7 @@
 use std::collections::BTreeSet;
 use std::sync::Arc;
 
-use zy_ir::{callable_name, Instance, Name, Op, Program, StructKind, Type};
+use zy_ir::{callable_name, Const, Instance, Name, Op, Program, StructKind, Type};
 
 use crate::builtins;
 use crate::dispatch;
@@ -38,6 +38,13 @@ impl<'a> Cx<'a> {
 
     /// Type one untyped operation over operands of the given types.
     pub fn resolve(&mut self, op: &Op, ins: &[Val]) -> Result<Plan, Fail> {
+        for i in ins {
+            if let Some(Const::Func(n)) = &i.konst {
+                if !self.is_defined(n) {
+                    return Err(Fail::undefined(format!("UndefVarError: `{n}` not defined")));
+                }
+            }
+        }
         let mut b = PlanBuilder::default();
         let v = match op {
             Op::Call(name) => self.call_named(&mut b, name, ins)?,
@@ -57,6 +64,14 @@ impl<'a> Cx<'a> {
             )));
         }
         Ok(b.finish(v.arg, v.ty))
+    }
+
+    /// Does `name` denote something callable: a user function, struct, global or builtin?
+    fn is_defined(&self, name: &str) -> bool {
+        self.program.functions.contains_key(name)
+            || self.program.structs.contains_key(name)
+            || self.program.globals.contains_key(name)
+            || crate::is_builtin(name)
     }
 
     /// `name(args...)`: a user function, a struct constructor, a global holding a callable, or

@@ -25,7 +25,14 @@ use std::sync::Arc;
 
 use zy_ir::{Function, Instance, Program, Span, Type};
 
+pub use builtins::BUILTINS;
 pub use driver::{infer_call, infer_entry};
+
+/// Is `name` a builtin function of the subset (so a free identifier with this name is not
+/// undefined)?
+pub fn is_builtin(name: &str) -> bool {
+    BUILTINS.contains(&name)
+}
 pub use error::TypeError;
 
 /// `Instance::method` of the synthesised bodies of `map`, `sum` and `broadcast` over a user

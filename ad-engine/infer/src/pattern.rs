@@ -147,8 +147,7 @@ pub(crate) fn matches(p: &Pat, t: &Type, b: &mut Bindings) -> bool {
         (Pat::Function, Type::Struct(s)) => s.kind == zy_ir::StructKind::Closure,
         (Pat::Typeof(n), Type::Function(m)) => n == m,
         (Pat::Struct { name, params }, Type::Struct(s)) => {
-            s.kind == zy_ir::StructKind::User
-                && *name == s.name
+            *name == s.name
                 && params.as_ref().is_none_or(|ps| {
                     ps.len() == s.params.len()
                         && ps.iter().zip(&s.params).all(|(p, t)| matches_exact(p, t, b))

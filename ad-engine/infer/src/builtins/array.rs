@@ -33,9 +33,35 @@ pub(crate) fn arith(cx: &mut Cx, b: &mut PlanBuilder, op: &str, x: &Val, y: &Val
             broadcast(cx, b, op, &[x.clone(), y.clone()])
         }
         ("/", Type::Array(..), s) if s.is_number() => broadcast(cx, b, op, &[x.clone(), y.clone()]),
+        ("*" | "/", Type::Adjoint(_), s) if s.is_number() => scale_adjoint(cx, b, op, x, y, true),
+        ("*", s, Type::Adjoint(_)) if s.is_number() => scale_adjoint(cx, b, op, x, y, false),
         ("*", _, _) => matmul(b, x, y).unwrap_or_else(fail),
         _ => fail(),
     }
+}
+
+/// `x' * s`, `s * x'`, `x' / s`: the row vector's parent is scaled elementwise and turned back
+/// into a row vector.
+fn scale_adjoint(
+    cx: &mut Cx,
+    b: &mut PlanBuilder,
+    op: &str,
+    x: &Val,
+    y: &Val,
+    adjoint_first: bool,
+) -> Result<Val, Fail> {
+    let (a, s) = if adjoint_first { (x, y) } else { (y, x) };
+    let Type::Adjoint(e) = &a.ty else {
+        return Err(no_method(op, &[x.ty.clone(), y.ty.clone()]));
+    };
+    let parent = apply(b, Prim::Adjoint, &[a], Type::Array(e.clone(), 1));
+    let args = if adjoint_first { [parent, s.clone()] } else { [s.clone(), parent] };
+    let v = broadcast(cx, b, op, &args)?;
+    let Type::Array(elem, _) = &v.ty else {
+        return Err(no_method(op, &[x.ty.clone(), y.ty.clone()]));
+    };
+    let ty = Type::Adjoint(elem.clone());
+    Ok(apply(b, Prim::Adjoint, &[&v], ty))
 }
 
 /// `A * B` for arrays and row vectors, `None` if Julia has no such method.

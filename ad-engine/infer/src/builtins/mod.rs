@@ -13,6 +13,18 @@ use crate::error::{no_method, Fail};
 use crate::plan::PlanBuilder;
 use crate::value::Val;
 
+/// Every builtin function name of the subset, including the names lowering uses for syntax
+/// (`getindex`, `vect`, `range_length`, ...).
+pub const BUILTINS: &[&str] = &[
+    "+", "-", "*", "/", "÷", "%", "^", "<", "<=", ">", ">=", "==", "!=", "!", "sin", "cos", "tan",
+    "exp", "log", "log1p", "sqrt", "tanh", "sinh", "cosh", "asin", "acos", "atan", "abs", "sign",
+    "floor", "ceil", "round", "max", "min", "float", "Float64", "Int", "Int64", "zero", "one",
+    "zeros", "ones", "fill", "copy", "similar", "length", "size", "first", "last", "sum", "prod",
+    "maximum", "minimum", "dot", "transpose", "adjoint", "tuple", "namedtuple", "getindex",
+    "setindex!", "getfield", "setfield!", "Ref", "vect", "hvcat", "error", "undef",
+    "range_length", "map", "broadcast", "gradient", "derivative", "hessian", "pullback",
+];
+
 /// Type a call of the builtin `name`; `None` if there is no such builtin.
 pub(crate) fn call(cx: &mut Cx, b: &mut PlanBuilder, name: &str, args: &[Val]) -> Option<Result<Val, Fail>> {
     if let Some(r) = data::call(b, name, args) {
@@ -56,4 +68,25 @@ pub(crate) fn call(cx: &mut Cx, b: &mut PlanBuilder, name: &str, args: &[Val]) -
         }
         _ => return None,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use zy_ir::Program;
+
+    #[test]
+    fn exactly_the_listed_names_are_builtins() {
+        let program = Program::default();
+        let mut oracle = |_: &zy_ir::Instance| Type::Bottom;
+        let mut cx = Cx::new(&program, &mut oracle);
+        for name in BUILTINS {
+            let mut b = PlanBuilder::default();
+            assert!(call(&mut cx, &mut b, name, &[]).is_some(), "{name}");
+        }
+        for name in ["frobnicate", "push!", "Float32", "exp2"] {
+            let mut b = PlanBuilder::default();
+            assert!(call(&mut cx, &mut b, name, &[]).is_none(), "{name}");
+        }
+    }
 }

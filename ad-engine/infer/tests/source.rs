@@ -1,0 +1,131 @@
+//! Inference from source text: the fixtures' annotated calls, through parsing and lowering.
+
+mod common;
+
+use std::path::PathBuf;
+
+use zy_ir::Program;
+
+/// Parse and lower `text`; `Err` with the front end's messages.
+fn lower(text: &str) -> Result<Program, String> {
+    let file = zy_syntax::parse_file(text);
+    if !file.errors.is_empty() {
+        return Err(format!("{:?}", file.errors));
+    }
+    let lowered = zy_lower::lower_file(0, &file, &zy_lower::global_names(&file));
+    if !lowered.errors.is_empty() {
+        return Err(format!("{:?}", lowered.errors));
+    }
+    Ok(lowered.program)
+}
+
+/// Infer `call` in the context of `text` by typing `__entry__() = call`.
+fn at(text: &str, call: &str) -> Result<String, String> {
+    let program = lower(&format!("{text}\n__entry__() = {call}\n"))?;
+    match zy_infer::infer_entry(&program, "__entry__", &[]) {
+        Ok((root, prog)) => Ok(common::print_program(&root, &prog)),
+        Err(errs) => Err(common::errors(&errs)),
+    }
+}
+
+fn fixtures() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../fixtures")
+}
+
+/// The calls a fixture names in `# zy: at` and `# expect eval:` / `# expect grad:` lines.
+fn calls(text: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    for line in text.lines() {
+        let line = line.trim();
+        if let Some(c) = line.strip_prefix("# zy: at ") {
+            out.push(c.trim().to_string());
+        }
+        for prefix in ["# expect eval: ", "# expect grad: "] {
+            if let Some(rest) = line.strip_prefix(prefix) {
+                if let Some((c, _)) = rest.rsplit_once(" => ") {
+                    out.push(c.trim().to_string());
+                }
+            }
+        }
+    }
+    out
+}
+
+#[test]
+fn every_fixture_call_infers() {
+    let mut failures = Vec::new();
+    let mut count = 0;
+    let mut paths: Vec<PathBuf> = std::fs::read_dir(fixtures())
+        .map(|d| d.filter_map(|e| e.ok().map(|e| e.path())).collect())
+        .unwrap_or_default();
+    paths.sort();
+    for path in paths.iter().filter(|p| p.extension().is_some_and(|e| e == "jl")) {
+        let Ok(text) = std::fs::read_to_string(path) else { continue };
+        for call in calls(&text) {
+            count += 1;
+            if let Err(e) = at(&text, &call) {
+                failures.push(format!("{}: {call}: {e}", path.display()));
+            }
+        }
+    }
+    assert!(count > 50, "only {count} calls found");
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+/// `line:col` (1-based, bytes) of a byte offset.
+fn position(text: &str, offset: u32) -> String {
+    let before = &text.as_bytes()[..(offset as usize).min(text.len())];
+    let line = before.iter().filter(|&&c| c == b'\n').count() + 1;
+    let col = before.iter().rev().take_while(|&&c| c != b'\n').count() + 1;
+    format!("{line}:{col}")
+}
+
+#[test]
+fn error_fixtures_report_inference_diagnostics_where_expected() {
+    let dir = fixtures().join("errors");
+    let mut paths: Vec<PathBuf> = std::fs::read_dir(&dir)
+        .map(|d| d.filter_map(|e| e.ok().map(|e| e.path())).collect())
+        .unwrap_or_default();
+    paths.sort();
+    let mut checked = 0;
+    let mut failures = Vec::new();
+    for path in paths {
+        let Ok(text) = std::fs::read_to_string(&path) else { continue };
+        let mut found = Vec::new();
+        for call in calls(&text) {
+            let entry = format!("{text}\n__entry__() = {call}\n");
+            let f = zy_syntax::parse_file(&entry);
+            let p = zy_lower::lower_file(0, &f, &zy_lower::global_names(&f)).program;
+            if let Err(errs) = zy_infer::infer_entry(&p, "__entry__", &[]) {
+                for e in errs {
+                    found.push(format!("{} {} {}", position(&text, e.span.start), e.code, e.message));
+                }
+            }
+        }
+        for line in text.lines() {
+            let Some(rest) = line.trim().strip_prefix("# expect diagnostic: ") else { continue };
+            let mut parts = rest.splitn(3, ' ');
+            let (Some(pos), Some(code), Some(sub)) = (parts.next(), parts.next(), parts.next()) else {
+                continue;
+            };
+            if !matches!(code, "type-conflict" | "undefined-name" | "method-error") {
+                continue;
+            }
+            checked += 1;
+            // The line must match; the exact column needs spans that lowering does not give
+            // yet (a φ's span at its `if`, a free identifier's own span), so inference points
+            // at the branch condition or the whole call on that line.
+            let line = pos.split(':').next().unwrap_or(pos);
+            let hit = found.iter().any(|f| {
+                f.starts_with(&format!("{line}:"))
+                    && f.contains(&format!(" {code} "))
+                    && f.contains(sub.trim_matches('"'))
+            });
+            if !hit {
+                failures.push(format!("{}: expected `{rest}`, found {found:?}", path.display()));
+            }
+        }
+    }
+    assert!(checked >= 3, "{checked}");
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
