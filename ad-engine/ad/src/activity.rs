@@ -127,6 +127,9 @@ fn incoming_args(func: &Function) -> Vec<Vec<Operand>> {
 /// Does the gradient pass through this statement from its operands to its result?
 fn passes_gradient(op: &Op) -> bool {
     match op {
+        // Piecewise-constant functions pass a zero gradient: their inputs still count as
+        // reached (a zero, not `nothing`).
+        Op::Prim(Prim::Floor | Prim::Ceil | Prim::Round | Prim::Sign) => true,
         Op::Prim(p) => !p.is_nondifferentiable(),
         Op::New(_) | Op::Invoke(_) => true,
         Op::Call(_) | Op::CallValue | Op::Closure(_) | Op::Global(_) => false,

@@ -14,7 +14,8 @@ use crate::AdError;
 
 /// Build the driver of `inst` (whose typed body is `func`).
 pub fn driver(inst: &Arc<Instance>, func: &Function) -> Result<(Arc<Instance>, Function), AdError> {
-    if func.ret != Type::Float64 {
+    let constant = matches!(func.ret, Type::Int64 | Type::Bool);
+    if func.ret != Type::Float64 && !constant {
         return Err(AdError::new(func.span, format!("gradient of a non-scalar result ({})", func.ret)));
     }
     let act = analyse(func);
@@ -32,6 +33,19 @@ pub fn driver(inst: &Arc<Instance>, func: &Function) -> Result<(Arc<Instance>, F
         .collect();
     let mut sb = SsaBuilder::new(out);
     let mut e = Emit { b: &mut sb, block: Block::ENTRY, span: func.span };
+    if constant {
+        // An Int or Bool result: no gradient reaches any argument.
+        let call_args = args.iter().map(|a| Operand::Value(*a)).collect();
+        let y = e.op(Op::Invoke(inst.clone()), call_args, func.ret.clone());
+        let tty = Type::tuple(args.iter().map(|_| Type::Nothing));
+        let nothings = args.iter().map(|_| Operand::Const(Const::Nothing)).collect();
+        let t = e.prim(Prim::Tuple, nothings, tty.clone());
+        let rty = Type::tuple([func.ret.clone(), tty]);
+        let res = e.prim(Prim::Tuple, vec![y, t], rty.clone());
+        sb.func.set_term(Block::ENTRY, Terminator::Return(res), func.span);
+        sb.func.ret = rty;
+        return Ok((dinst, sb.finish()));
+    }
     let mut call_args = Vec::new();
     let mut shadows = Vec::new();
     for &a in &args {

@@ -48,12 +48,14 @@ impl std::error::Error for AdError {}
 pub fn gradient_program(prog: &TypedProgram, inst: &Instance) -> Result<(Arc<Instance>, TypedProgram), AdError> {
     let mut out = prog.clone();
     let inst = Arc::new(inst.clone());
-    add_adjoints(&mut out, &inst)?;
     let func = prog
         .functions
         .get(&inst)
         .ok_or_else(|| AdError::new(Span::default(), format!("no typed body for {inst}")))?;
     let (dinst, driver) = driver::driver(&inst, func)?;
+    if func.ret == zy_ir::Type::Float64 {
+        add_adjoints(&mut out, &inst)?;
+    }
     out.functions.insert(dinst.clone(), Arc::new(driver));
     Ok((dinst, out))
 }

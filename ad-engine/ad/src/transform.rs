@@ -87,7 +87,8 @@ impl<'f> Cx<'f> {
 
     fn is_stmt_active(&self, v: Value) -> bool {
         let Some(s) = self.f.stmt(v) else { return false };
-        let effect = matches!(s.op, Op::Prim(p) if p.has_effect());
+        // Calls may mutate their arguments: they are effects too.
+        let effect = matches!(s.op, Op::Prim(p) if p.has_effect()) || matches!(s.op, Op::Invoke(_));
         let feeds = s.args.iter().any(|a| a.as_value().is_some_and(|x| self.act.values[x.index()].varied));
         self.act.is_active(v) || (effect && feeds) || (effect && matches!(s.op, Op::Prim(Prim::SetIndex)))
     }
