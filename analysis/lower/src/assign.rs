@@ -32,14 +32,8 @@ impl BodyLowerer<'_, '_> {
                 v
             }
             _ => {
-                let v = self.expr(rhs);
-                let what = describe(lhs);
-                self.cx.error(
-                    lhs.range,
-                    "syntax-error",
-                    format!("syntax: invalid assignment location: cannot assign to {what}"),
-                );
-                v
+                self.expr(rhs);
+                self.invalid_target(lhs)
             }
         }
     }
@@ -69,11 +63,9 @@ impl BodyLowerer<'_, '_> {
             }
             _ => {
                 let what = describe(target);
-                self.cx.error(
-                    target.range,
-                    "unsupported",
-                    format!("unsupported: destructuring into {what} (only names are allowed)"),
-                );
+                let message =
+                    format!("unsupported: destructuring into {what} (only names are allowed)");
+                self.fail(target.range, "unsupported", message);
             }
         }
     }
@@ -123,16 +115,19 @@ impl BodyLowerer<'_, '_> {
                 new
             }
             _ => {
-                let v = self.expr(rhs);
-                let what = describe(lhs);
-                self.cx.error(
-                    lhs.range,
-                    "syntax-error",
-                    format!("syntax: invalid assignment location: cannot assign to {what}"),
-                );
-                v
+                self.expr(rhs);
+                self.invalid_target(lhs)
             }
         }
+    }
+}
+
+impl BodyLowerer<'_, '_> {
+    /// Report an assignment to something that cannot be assigned; lower it as `error`.
+    fn invalid_target(&mut self, lhs: &Expr) -> Operand {
+        let what = describe(lhs);
+        let message = format!("syntax: invalid assignment location: cannot assign to {what}");
+        self.fail(lhs.range, "syntax-error", message)
     }
 }
 

@@ -693,3 +693,146 @@ fn rrule_signature_uses_typeof() {
     "##]]
     .assert_eq(&render(&l));
 }
+
+#[test]
+fn loop_assignment_to_a_name_assigned_later_outside_the_loop() {
+    let l = lower(
+        "function f(n)
+            for i in 1:n
+                s = i
+            end
+            r = s
+            s = 0
+            r
+        end
+        function g(n)
+            for i in 1:n
+                s = i
+            end
+            s
+        end",
+    );
+    // In `f`, `s` is a local of the function (assigned after the loop too), so the loop's
+    // assignment is carried out of the loop; in `g` it is local to each iteration and the
+    // `s` after the loop is a global name.
+    expect![[r#"
+        f(%1)   # n
+        #1:
+          %2 = undef(:s)
+          %3 = range_length(1, 1, %1)
+          br #2
+        #2:
+          %4 = φ(#1 → 0, #3 → %8)
+          %5 = φ(#1 → %2, #3 → %7)              # s
+          %6 = %4 < %3
+          br %6 ? #3 : #4
+        #3:
+          %7 = 1 + %4                           # i
+          %8 = %4 + 1
+          br #2
+        #4:
+          return %5
+    "#]].assert_eq(&body(&l, "f"));
+    expect![[r#"
+        g(%1)   # n
+        #1:
+          %2 = range_length(1, 1, %1)
+          br #2
+        #2:
+          %3 = φ(#1 → 0, #3 → %6)
+          %4 = %3 < %2
+          br %4 ? #3 : #4
+        #3:
+          %5 = 1 + %3                           # i
+          %6 = %3 + 1
+          br #2
+        #4:
+          return s
+    "#]].assert_eq(&body(&l, "g"));
+}
+
+#[test]
+fn while_loop_local_and_closures_per_iteration() {
+    let l = lower(
+        "function f(x, n)
+            fs = []
+            k = 0
+            while k < n
+                k += 1
+                y = x * k
+                push!(fs, () -> y)
+            end
+            fs
+        end",
+    );
+    expect![[r##"
+        struct #f#1 {y} Closure
+        method (::#f#1)(#f#1)
+        #f#1(%1)   # #self#
+        #1:
+          %2 = getfield(%1, :y)                 # y
+          return %2
+        method f(_, _)
+        f(%1, %2)   # x, n
+        #1:
+          %3 = vect()                           # fs
+          br #2
+        #2:
+          %4 = φ(#1 → 0, #3 → %6)               # k
+          %5 = %4 < %2
+          br %5 ? #3 : #4
+        #3:
+          %6 = %4 + 1                           # k
+          %7 = %1 * %6                          # y
+          %8 = closure var"#f#1"(%7)
+          %9 = push!(%3, %8)
+          br #2
+        #4:
+          return %3
+    "##]].assert_eq(&render(&l));
+}
+
+#[test]
+fn reassigned_argument_captured_is_boxed_at_entry() {
+    let l = lower(
+        "function f(x)
+            g = () -> x
+            x = 2x
+            g()
+        end",
+    );
+    expect![[r##"
+        f(%1)   # x
+        #1:
+          %2 = Ref(%1)                          # x
+          %3 = closure var"#f#1"(%2)            # g
+          %4 = getindex(%2)                     # x
+          %5 = 2 * %4
+          %6 = setindex!(%2, %5)
+          %7 = %3()
+          return %7
+    "##]].assert_eq(&body(&l, "f"));
+}
+
+#[test]
+fn closure_names_count_within_the_method() {
+    let def = |src: &str| {
+        let file = zy_syntax::parse_file(src);
+        match file.items.into_iter().next() {
+            Some(zy_syntax::ast::Item::Function(d)) => d,
+            other => panic!("not a function: {other:?}"),
+        }
+    };
+    let globals = Default::default();
+    let first = zy_lower::lower_method(0, &def("f(x) = map(y -> y + x, x)"), &globals, 0);
+    let third = zy_lower::lower_method(0, &def("f(x) = map(y -> y + x, x)"), &globals, 2);
+    let names = |item: &zy_lower::LoweredItem| -> Vec<String> {
+        item.methods.iter().map(|(n, _)| n.to_string()).collect()
+    };
+    assert_eq!(names(&first), ["f", "(::#f#1)"]);
+    assert_eq!(names(&third), ["f", "(::#f#2#1)"]);
+    let file = zy_syntax::parse_file("f(x) = map(y -> y + x, x)\nf(x, z) = map(y -> y + z, x)");
+    let l = zy_lower::lower_file(0, &file, &globals);
+    let closures: Vec<&str> = l.program.structs.keys().map(|k| &**k).collect();
+    assert_eq!(closures, ["#f#1", "#f#1#1"]);
+}

@@ -57,15 +57,17 @@ pub fn check(f: &Function) {
             let Terminator::Jump(to) = &data.term else {
                 continue;
             };
-            let needed = f.block_ids().any(|q| match &f.block(q).term {
-                Terminator::Branch {
-                    then_to, else_to, ..
-                } => {
-                    (then_to.block == b && else_to.block == to.block)
-                        || (else_to.block == b && then_to.block == to.block)
-                }
-                _ => false,
-            });
+            // Needed as a loop on its own (`while true end`) or to keep targets distinct.
+            let needed = to.block == b
+                || f.block_ids().any(|q| match &f.block(q).term {
+                    Terminator::Branch {
+                        then_to, else_to, ..
+                    } => {
+                        (then_to.block == b && else_to.block == to.block)
+                            || (else_to.block == b && then_to.block == to.block)
+                    }
+                    _ => false,
+                });
             assert!(needed, "needless empty block {b} in\n{text}");
         }
     }

@@ -1,0 +1,136 @@
+//! Every error lowering reports itself, with its span, and that the method still lowers.
+
+mod common;
+
+use common::{errors, functions};
+use expect_test::expect;
+use zy_lower::{global_names, lower_file, Lowered};
+
+/// Lower `src`, which may have parse errors of its own; check every body's invariants.
+fn lower_any(src: &str) -> (Lowered, String) {
+    let file = zy_syntax::parse_file(src);
+    let parse_errors: Vec<String> = file.errors.iter().map(|e| e.message.clone()).collect();
+    let lowered = lower_file(0, &file, &global_names(&file));
+    for f in functions(&lowered) {
+        common::check(f);
+    }
+    (lowered, parse_errors.join("\n"))
+}
+
+fn lowering_errors(src: &str) -> String {
+    let (l, parse) = lower_any(src);
+    assert_eq!(parse, "", "unexpected parse errors");
+    errors(&l)
+}
+
+#[test]
+fn ragged_matrix_rows() {
+    expect![[r#"
+        syntax-error 7..19: syntax: matrix rows have different lengths (2 and 1)
+    "#]]
+    .assert_eq(&lowering_errors("f(a) = [1.0 2.0; a]"));
+}
+
+#[test]
+fn break_and_continue_outside_a_loop() {
+    let src = "function f(x)
+        x > 0 && break
+        g = () -> continue
+        for i in 1:2
+            h = () -> break
+        end
+    end";
+    expect![[r#"
+        syntax-error 31..36: syntax: `break` outside a loop
+        syntax-error 55..63: syntax: `continue` outside a loop
+        syntax-error 107..112: syntax: `break` outside a loop
+    "#]]
+    .assert_eq(&lowering_errors(src));
+}
+
+#[test]
+fn return_at_top_level() {
+    expect![[r#"
+        syntax-error 11..19: syntax: `return` at top level
+    "#]]
+    .assert_eq(&lowering_errors("const N = (return 3)"));
+}
+
+#[test]
+fn assignment_to_non_assignable() {
+    expect![[r#"
+        syntax-error 16..20: syntax: invalid assignment location: cannot assign to a call
+        syntax-error 28..30: syntax: invalid assignment location: cannot assign to an operator expression
+    "#]].assert_eq(&lowering_errors(
+        "function f(x)\n  f(x) += 1\n  x' *= 2\nend",
+    ));
+}
+
+#[test]
+fn range_outside_for_header() {
+    expect![[r#"
+        unsupported 11..14: unsupported: range outside a for loop header
+    "#]]
+    .assert_eq(&lowering_errors("f(n) = sum(1:n)"));
+}
+
+#[test]
+fn destructuring_into_non_identifiers() {
+    expect![[r#"
+        unsupported 19..23: unsupported: destructuring into an indexed element (only names are allowed)
+    "#]].assert_eq(&lowering_errors("function f(t, x)\n  x[1], y = t\n  y\nend"));
+}
+
+#[test]
+fn captured_before_assignment() {
+    let src = "function f(x)
+        g = () -> y
+        y = x
+        g()
+    end
+    function fact(n)
+        h(k) = k <= 1 ? 1 : k * h(k - 1)
+        h(n)
+    end";
+    expect![[r#"
+        unsupported 26..28: unsupported: closure captures `y` before it is assigned
+        unsupported 97..98: unsupported: recursive inner function `h` (define it at top level)
+    "#]]
+    .assert_eq(&lowering_errors(src));
+}
+
+#[test]
+fn boxed_variable_first_assigned_conditionally() {
+    let src = "function f(c, x)
+        if c
+            s = 1.0
+        end
+        s = x
+        () -> s
+    end";
+    expect![[r#"
+        unsupported 42..43: unsupported: captured variable `s` is reassigned but first assigned conditionally (assign it before the branch)
+    "#]].assert_eq(&lowering_errors(src));
+}
+
+#[test]
+fn in_place_broadcast_assignment() {
+    expect![[r#"
+        unsupported 19..26: unsupported: in-place broadcast assignment (`.+=`)
+    "#]]
+    .assert_eq(&lowering_errors("function f(x, y)\n  x .+= y\nend"));
+}
+
+#[test]
+fn parser_errors_lower_without_duplicates() {
+    let (l, parse) = lower_any("function f(x; k = 1)\n  x + k\nend");
+    expect!["unsupported: keyword arguments"].assert_eq(&parse);
+    assert_eq!(errors(&l), "");
+    expect![[r#"
+        f(%1)   # x
+        #1:
+          %2 = %1 + k
+          return %2
+    "#]]
+    .assert_eq(&common::body(&l, "f"));
+}

@@ -1,0 +1,47 @@
+//! Every fixture program lowers with well-formed IR, and those outside `fixtures/errors` lower
+//! without errors.
+
+mod common;
+
+use std::path::{Path, PathBuf};
+
+use zy_lower::{global_names, lower_file};
+
+fn jl_files(dir: &Path, out: &mut Vec<PathBuf>) {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return;
+    };
+    for entry in entries.flatten() {
+        let path = entry.path();
+        if path.is_dir() {
+            jl_files(&path, out);
+        } else if path.extension().is_some_and(|e| e == "jl") {
+            out.push(path);
+        }
+    }
+}
+
+#[test]
+fn fixtures_lower_cleanly() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../fixtures");
+    let mut files = Vec::new();
+    jl_files(&root, &mut files);
+    files.sort();
+    assert!(
+        files.len() >= 20,
+        "fixtures not found under {}",
+        root.display()
+    );
+    for path in files {
+        let text = std::fs::read_to_string(&path).unwrap_or_default();
+        let file = zy_syntax::parse_file(&text);
+        let lowered = lower_file(0, &file, &global_names(&file));
+        for f in common::functions(&lowered) {
+            common::check(f);
+        }
+        let expect_errors = path.components().any(|c| c.as_os_str() == "errors");
+        if !expect_errors {
+            assert_eq!(common::errors(&lowered), "", "{}", path.display());
+        }
+    }
+}
