@@ -1,17 +1,28 @@
 //! Human-readable names for executed queries, for the query log.
 
+use salsa::plumbing::FromId;
 use salsa::{Database, DatabaseKeyIndex};
 
 use crate::db::RootDatabase;
+use crate::input::SourceFile;
 use crate::item::ItemId;
+use crate::specialise::InstanceId;
 
-/// `query(key)`, with the key named in source terms where the query's key type is known.
+/// `query(key)`, with the key named in source terms: an item by name, an instance by its
+/// signature, a file by its file name.
 pub fn describe_query(db: &RootDatabase, key: DatabaseKeyIndex) -> String {
     let query = db.ingredient_debug_name(key.ingredient_index()).into_owned();
     let id = key.key_index();
     let what = match query.as_str() {
-        "item_ast" | "item_offset" | "ssa" => ItemId::from_salsa_id(id).name(db).to_string(),
-        _ => format!("{id:?}"),
+        "item_ast" | "item_encoded" | "item_boundaries" | "ssa" | "method_ordinal" | "at_diagnostics" => {
+            ItemId::from_id(id).name(db).to_string()
+        }
+        "typed" | "ret_type" => InstanceId::from_id(id).instance(db).to_string(),
+        "parse" | "item_tree" | "file_line_index" | "load_errors" | "diagnostics" => {
+            let path = SourceFile::from_id(id).path(db);
+            path.file_name().map_or_else(|| path.display().to_string(), |n| n.to_string_lossy().into())
+        }
+        _ => String::new(),
     };
     format!("{query}({what})")
 }

@@ -7,7 +7,7 @@ use zy_syntax::ast::{AnnotationKind, Item};
 
 use crate::call::{type_call, CALL_SPAN_FILE};
 use crate::input::{SourceFile, Workspace};
-use crate::item::{item_ast, item_offset, item_tree, ItemId};
+use crate::item::{item_ast, item_range, item_tree, ItemId};
 use crate::lower::ssa;
 use crate::program::program_index;
 use crate::span::FileRange;
@@ -79,10 +79,10 @@ fn push_item_error(
     message: &str,
     out: &mut Vec<Diag>,
 ) {
-    let base = item_offset(db, item).unwrap_or(0);
+    let (start, end) = item_range(db, item, span.start, span.end).unwrap_or((0, 0));
     out.push(Diag {
-        start: base + span.start,
-        end: base + span.end,
+        start,
+        end,
         code: code.to_string(),
         message: message.to_string(),
     });
@@ -116,11 +116,10 @@ fn at_diagnostics(db: &dyn salsa::Database, item: ItemId) -> Vec<Diag> {
     let Some(ast) = item_ast(db, item) else { return Vec::new() };
     let Item::Function(def) = &**ast else { return Vec::new() };
     let file = item.file(db);
-    let base = item_offset(db, item).unwrap_or(0);
     let items = workspace_items(db);
     let mut out = Vec::new();
     for a in def.annotations.iter().filter(|a| a.kind == AnnotationKind::At) {
-        let call_base = base + a.range.start;
+        let (call_base, call_end) = item_range(db, item, a.range.start, a.range.end).unwrap_or((0, 0));
         let errors: Vec<TypeError> = match zy_syntax::parse_expr(&a.text) {
             Err(e) => vec![TypeError {
                 span: Span::new(CALL_SPAN_FILE, e.range.start, e.range.end),
@@ -136,7 +135,7 @@ fn at_diagnostics(db: &dyn salsa::Database, item: ItemId) -> Vec<Diag> {
             let here = locate(db, e.span, &items, Some((file, call_base)))
                 .filter(|r| r.file == file)
                 .map(|r| (r.start, r.end));
-            let (start, end) = here.unwrap_or((call_base, base + a.range.end));
+            let (start, end) = here.unwrap_or((call_base, call_end));
             out.push(Diag { start, end, code: e.code.to_string(), message: e.message });
         }
     }

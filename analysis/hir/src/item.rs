@@ -3,12 +3,12 @@
 
 use std::sync::Arc;
 
-use salsa::plumbing::{AsId, FromId};
+use salsa::plumbing::AsId;
 use zy_ir::Name;
 use zy_syntax::ast::{self, Item};
 
 use crate::input::SourceFile;
-use crate::rebase::{item_start, rebase_item};
+use crate::encode::{encode_item, Encoded};
 
 /// The syntax tree of a file (never fails: errors are inside).
 #[salsa::tracked(returns(ref))]
@@ -56,11 +56,6 @@ impl ItemId {
     pub fn from_span_file(span_file: u32, known: &[ItemId]) -> Option<ItemId> {
         known.iter().copied().find(|id| id.span_file() == span_file)
     }
-
-    /// The id of the interned item with this salsa id.
-    pub(crate) fn from_salsa_id(id: salsa::Id) -> ItemId {
-        ItemId::from_id(id)
-    }
 }
 
 /// The name under which a definition is stored.
@@ -99,15 +94,29 @@ fn find_item(db: &dyn salsa::Database, id: ItemId) -> Option<&Item> {
     parse(db, file).items.get(index)
 }
 
-/// The item's AST with ranges relative to [`item_offset`]: unchanged by edits outside the item.
-#[salsa::tracked(returns(ref))]
-pub fn item_ast(db: &dyn salsa::Database, id: ItemId) -> Option<Arc<Item>> {
-    let item = find_item(db, id)?;
-    Some(Arc::new(rebase_item(item, item_start(item))))
+/// The rank encoding of the item (re-computed on every edit of its file).
+#[salsa::tracked(returns(ref), no_eq)]
+fn item_encoded(db: &dyn salsa::Database, id: ItemId) -> Option<Arc<Encoded>> {
+    find_item(db, id).map(|item| Arc::new(encode_item(item)))
 }
 
-/// The byte offset in its file at which the item starts (its first `# zy:` line, if any).
-#[salsa::tracked(returns(copy))]
-pub fn item_offset(db: &dyn salsa::Database, id: ItemId) -> Option<u32> {
-    find_item(db, id).map(item_start)
+/// The item's AST with every offset replaced by its rank among the item's range boundaries:
+/// unchanged by edits outside the item and by whitespace and comment edits inside it.
+#[salsa::tracked(returns(ref))]
+pub fn item_ast(db: &dyn salsa::Database, id: ItemId) -> Option<Arc<Item>> {
+    item_encoded(db, id).as_ref().map(|e| Arc::new(e.item.clone()))
+}
+
+/// The byte offsets in the item's file of the ranks used in [`item_ast`] and in the spans of
+/// the IR lowered from it.
+#[salsa::tracked(returns(ref))]
+pub fn item_boundaries(db: &dyn salsa::Database, id: ItemId) -> Vec<u32> {
+    item_encoded(db, id).as_ref().map(|e| e.boundaries.clone()).unwrap_or_default()
+}
+
+/// The byte range in the file of the ranks `start..end` of `id` (`None` if the item is gone).
+pub fn item_range(db: &dyn salsa::Database, id: ItemId, start: u32, end: u32) -> Option<(u32, u32)> {
+    let b = item_boundaries(db, id);
+    let at = |r: u32| b.get(r as usize).or(b.last()).copied();
+    Some((at(start)?, at(end)?))
 }

@@ -6,12 +6,12 @@
 pub mod call;
 pub mod db;
 pub mod diag;
+mod encode;
 mod describe;
 pub mod input;
 pub mod item;
 pub mod lower;
 pub mod program;
-mod rebase;
 pub mod span;
 pub mod specialise;
 
@@ -19,7 +19,7 @@ pub use call::{type_call, CallErrors, TypedCall, CALL_SPAN_FILE};
 pub use db::RootDatabase;
 pub use diag::{diagnostics, load_errors, locate, workspace_items, Diag};
 pub use input::{SourceFile, Workspace};
-pub use item::{item_ast, item_offset, item_tree, parse, ItemId, ItemKind};
+pub use item::{item_ast, item_boundaries, item_range, item_tree, parse, ItemId, ItemKind};
 pub use lower::ssa;
 pub use program::{program_index, ProgramIndex};
 pub use span::{line_col, FileRange, LineCol};

@@ -8,7 +8,7 @@ use line_index::{LineIndex, TextSize, WideEncoding};
 use zy_ir::Span;
 
 use crate::input::SourceFile;
-use crate::item::{item_offset, ItemId};
+use crate::item::{item_range, ItemId};
 
 /// The line index of a file's current text.
 #[salsa::tracked(returns(ref), no_eq)]
@@ -37,11 +37,11 @@ impl fmt::Display for LineCol {
     }
 }
 
-/// The absolute file range of an IR span lowered from `item` (spans are relative to the item's
-/// start). `None` if the item no longer exists.
+/// The file range of an IR span lowered from `item` (its offsets are ranks, see
+/// [`crate::item::item_ast`]). `None` if the item no longer exists.
 pub fn item_span_range(db: &dyn salsa::Database, item: ItemId, span: Span) -> Option<FileRange> {
-    let base = item_offset(db, item)?;
-    Some(FileRange { file: item.file(db), start: base + span.start, end: base + span.end })
+    let (start, end) = item_range(db, item, span.start, span.end)?;
+    Some(FileRange { file: item.file(db), start, end })
 }
 
 /// The 1-based line and character column of a byte offset in `file` (clamped to the text).

@@ -78,7 +78,7 @@ fn typed(
         let Some(ast) = zy_hir::item_ast(db, item) else { continue };
         let Item::Function(def) = &**ast else { continue };
         if let Some(a) = def.annotations.iter().find(|a| a.kind == AnnotationKind::At) {
-            let offset = zy_hir::item_offset(db, item).unwrap_or(0) + a.range.start;
+            let (offset, _) = zy_hir::item_range(db, item, a.range.start, a.range.end).unwrap_or((0, 0));
             let site = CallSite::InFile { file: item.file(db), offset };
             return typed_at(db, function, &a.text, site);
         }
@@ -91,7 +91,7 @@ fn typed(
                 let inst = Instance { name: gf.name.clone(), method: m as u32, args: args.into() };
                 let r = zy_hir::typed(db, InstanceId::of(db, &inst));
                 if let Some(e) = r.errors.first() {
-                    let offset = zy_hir::item_offset(db, items[0]).unwrap_or(0);
+                    let offset = item_start(db, items[0]);
                     let site = CallSite::InFile { file: items[0].file(db), offset };
                     return Err(error_at(db, e.span, site, e.message.clone()));
                 }
@@ -100,13 +100,18 @@ fn typed(
         }
     }
     let first = items[0];
-    let offset = zy_hir::item_offset(db, first).unwrap_or(0);
+    let offset = item_start(db, first);
     Err(in_file(
         db,
         first.file(db),
         offset,
         format!("`{function}` has no concrete signature: add `# zy: at {function}(...)` above it or pass --at"),
     ))
+}
+
+/// The byte offset at which `item` starts.
+fn item_start(db: &RootDatabase, item: zy_hir::ItemId) -> u32 {
+    zy_hir::item_boundaries(db, item).first().copied().unwrap_or(0)
 }
 
 /// The specialisations of `function` that typing `call` reaches.

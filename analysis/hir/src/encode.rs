@@ -1,45 +1,54 @@
-//! Making an item's AST relative to the item's start, so that an edit elsewhere in the file
-//! (which shifts byte offsets) leaves the item's value equal and salsa can reuse what depends
-//! on it.
+//! Making an item's AST independent of where the item sits and of the layout inside it, so that
+//! edits elsewhere in the file, and whitespace or comment edits inside the item, leave the
+//! item's value equal and salsa reuses everything computed from it.
+//!
+//! Every offset in the item's ranges is replaced by its rank among the item's distinct range
+//! boundaries. Ranks keep the order of offsets (so nesting, ordering and emptiness of ranges are
+//! unchanged); the sorted boundaries map a rank back to the offset in the current text.
 
 use zy_syntax::ast::{
     Annotation, Expr, ExprKind, FieldDef, FunctionDef, FunctionName, GlobalDef, Item, Param,
     StructDef, TextRange, TypeExpr,
 };
 
-/// Where an item starts: its first `# zy:` annotation, or the definition itself.
-pub fn item_start(item: &Item) -> u32 {
-    match item {
-        Item::Function(f) => {
-            f.annotations.iter().map(|a| a.range.start).fold(f.range.start, u32::min)
-        }
-        Item::Struct(s) => s.range.start,
-        Item::Global(g) => g.range.start,
-    }
+/// An item with ranks for offsets, and the absolute offsets of the ranks.
+pub struct Encoded {
+    pub item: Item,
+    /// `boundaries[rank]` is the byte offset in the file.
+    pub boundaries: Vec<u32>,
 }
 
-/// A copy of `item` with every range moved back by `base` bytes.
-pub fn rebase_item(item: &Item, base: u32) -> Item {
+/// The rank encoding of `item`.
+pub fn encode_item(item: &Item) -> Encoded {
     let mut item = item.clone();
-    let mut r = Rebase { base };
-    match &mut item {
-        Item::Function(f) => r.function(f),
-        Item::Struct(s) => r.structure(s),
-        Item::Global(g) => r.global(g),
-    }
-    item
+    let mut boundaries = Vec::new();
+    Ranges(|r: &mut TextRange| boundaries.extend([r.start, r.end])).item(&mut item);
+    boundaries.sort_unstable();
+    boundaries.dedup();
+    let rank = |x: u32| boundaries.partition_point(|&b| b < x) as u32;
+    Ranges(|r: &mut TextRange| {
+        r.start = rank(r.start);
+        r.end = rank(r.end);
+    })
+    .item(&mut item);
+    Encoded { item, boundaries }
 }
 
-struct Rebase {
-    base: u32,
-}
+/// Calls its function on every range of an item.
+struct Ranges<F: FnMut(&mut TextRange)>(F);
 
-impl Rebase {
-    fn range(&self, r: &mut TextRange) {
-        r.start = r.start.saturating_sub(self.base);
-        r.end = r.end.saturating_sub(self.base);
+impl<F: FnMut(&mut TextRange)> Ranges<F> {
+    fn range(&mut self, r: &mut TextRange) {
+        (self.0)(r)
     }
 
+    fn item(&mut self, item: &mut Item) {
+        match item {
+            Item::Function(f) => self.function(f),
+            Item::Struct(s) => self.structure(s),
+            Item::Global(g) => self.global(g),
+        }
+    }
     fn function(&mut self, f: &mut FunctionDef) {
         if let FunctionName::Callable { ty, .. } = &mut f.name {
             self.ty(ty);
