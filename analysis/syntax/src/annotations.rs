@@ -1,6 +1,8 @@
 //! `# zy: ...` comment lines directly above a definition: `# zy: at CALL`,
 //! `# zy: gradcheck CALL`, `# zy: allow(CODE)`.
 
+use tree_sitter::Node;
+
 use crate::ast::{Annotation, AnnotationKind, TextRange};
 use crate::cx::Cx;
 use crate::errors::is_zy_comment;
@@ -65,13 +67,41 @@ fn keyword<'t>(body: &'t str, word: &str) -> Option<&'t str> {
     (rest.is_empty() || rest.starts_with(char::is_whitespace)).then(|| rest.trim())
 }
 
-/// Reports every `# zy:` comment that is not directly above a method definition.
-pub(crate) fn report_unattached(cx: &mut Cx, comments: &[u32]) {
+/// Reports every `# zy:` comment that is not directly above a method definition, unless the
+/// line below its comment block is part of a syntax error (the definition did not parse).
+pub(crate) fn report_unattached(cx: &mut Cx, root: Node, comments: &[u32]) {
     for &start in comments {
-        if !cx.used_annotations.contains(&start) {
+        if !cx.used_annotations.contains(&start) && !above_broken_code(cx.src, root, start as usize) {
             let end = cx.src.get(start as usize..).and_then(|s| s.find('\n')).map_or(cx.src.len(), |i| start as usize + i);
             let range = TextRange::new(start, end as u32);
             cx.push(range, "syntax-error", "`# zy:` annotation is not directly above a method definition".to_string());
+        }
+    }
+}
+
+/// Is the first line after the comment block holding byte `start` inside an ERROR node?
+fn above_broken_code(src: &str, root: Node, start: usize) -> bool {
+    let mut offset = start;
+    loop {
+        let Some(next) = src.get(offset..).and_then(|s| s.find('\n')).map(|i| offset + i + 1) else {
+            return false;
+        };
+        offset = next;
+        let line = src.get(offset..).and_then(|s| s.lines().next()).unwrap_or("");
+        let code = line.len() - line.trim_start().len();
+        if !line.trim_start().starts_with('#') {
+            if line.trim().is_empty() {
+                return false;
+            }
+            let at = offset + code;
+            let mut node = root.descendant_for_byte_range(at, at);
+            while let Some(n) = node {
+                if n.is_error() {
+                    return true;
+                }
+                node = n.parent();
+            }
+            return false;
         }
     }
 }

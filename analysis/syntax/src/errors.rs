@@ -21,7 +21,7 @@ pub(crate) fn scan(tree: &Tree, src: &str) -> Scan {
         let node = cursor.node();
         if node.is_missing() {
             scan.errors.push(describe_missing(node));
-        } else if node.is_error() {
+        } else if node.is_error() && !sibling_missing(node) {
             scan.errors.push(describe(node, src));
         } else if node.kind() == "line_comment" && is_zy_comment(src.get(node.byte_range()).unwrap_or("")) {
             scan.zy_comments.push(node.start_byte() as u32);
@@ -53,6 +53,16 @@ fn describe_missing(node: Node) -> SyntaxError {
         }
         (kind, _) => syntax(range(node), format!("missing `{kind}`")),
     }
+}
+
+/// Is a closer missing next to this ERROR node (`sin(x` then a newline)? Then the MISSING node
+/// explains the error and the ERROR would only repeat it.
+fn sibling_missing(node: Node) -> bool {
+    node.parent().is_some_and(|parent| {
+        let mut cursor = parent.walk();
+        let found = parent.children(&mut cursor).any(|k| k.is_missing());
+        found
+    })
 }
 
 /// Does a comment's text start a `# zy:` annotation?

@@ -36,7 +36,7 @@ pub fn parse_file(text: &str) -> SourceFile {
     let mut cx = Cx::new(text);
     let mut items = Vec::new();
     items::items(&mut cx, tree.root_node(), &mut items, tree.root_node().is_error());
-    annotations::report_unattached(&mut cx, &scan.zy_comments);
+    annotations::report_unattached(&mut cx, tree.root_node(), &scan.zy_comments);
     let mut errors = scan.errors;
     errors.extend(cx.errors);
     errors.sort_by_key(|e| (e.range.start, e.range.end));

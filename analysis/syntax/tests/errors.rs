@@ -237,3 +237,31 @@ fn broken_parts_of_signatures() {
         error 70..71: unsupported: method definition for operator `+` [unsupported]
     "#]]);
 }
+
+#[test]
+fn an_unclosed_call_is_one_error_at_its_parenthesis() {
+    check(
+        "function editing(x)\n    y = sin(x\n    return y\nend\n\n# zy: at after(2.0)\nafter(x) = 3x\n",
+        expect![[r#"
+            (function editing (x)
+              (error))
+            (function after (x)
+              @at "after(2.0)" 61..71
+              (* 3 x))
+            error 31..32: missing `)` [syntax-error]
+        "#]],
+    );
+}
+
+#[test]
+fn the_annotation_of_a_definition_that_failed_to_parse_is_not_reported() {
+    check(
+        "# zy: at fine(2.0)\nfine(x) = x^2\n\n# zy: at unclosed(1.0)\nfunction unclosed(x)\n    if x > 0\n        return x\n    end\n",
+        expect![[r#"
+            (function fine (x)
+              @at "fine(2.0)" 9..18
+              (^ x 2))
+            error 57..65: missing `end` for `function` [syntax-error]
+        "#]],
+    );
+}
