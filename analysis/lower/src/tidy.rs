@@ -6,7 +6,7 @@
 use std::collections::{HashMap, HashSet};
 
 use zy_ir::{
-    Block, BlockCall, BlockData, Const, Function, Op, Operand, Terminator, Value, ValueData,
+    Block, BlockCall, BlockData, Const, Function, Op, Operand, Span, Terminator, Value, ValueData,
     ValueKind,
 };
 
@@ -369,6 +369,14 @@ fn compact(f: &Function) -> Function {
         values: Vec::new(),
         span: f.span,
     };
+    // φs and `undef` reads made by the builder carry no span: give them the function's.
+    let span_of = |d: &ValueData| {
+        if d.span == Span::default() {
+            f.span
+        } else {
+            d.span
+        }
+    };
     for &b in &kept {
         let data = f.block(b);
         let nb = block_map[&b];
@@ -380,7 +388,7 @@ fn compact(f: &Function) -> Function {
                     index: i as u32,
                 },
                 ty: old.ty.clone(),
-                span: old.span,
+                span: span_of(old),
                 name: old.name.clone(),
             });
         }
@@ -396,7 +404,7 @@ fn compact(f: &Function) -> Function {
             out.values.push(ValueData {
                 kind,
                 ty: old.ty.clone(),
-                span: old.span,
+                span: span_of(old),
                 name: old.name.clone(),
             });
         }

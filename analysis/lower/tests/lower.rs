@@ -732,7 +732,8 @@ fn loop_assignment_to_a_name_assigned_later_outside_the_loop() {
           br #2
         #4:
           return %5
-    "#]].assert_eq(&body(&l, "f"));
+    "#]]
+    .assert_eq(&body(&l, "f"));
     expect![[r#"
         g(%1)   # n
         #1:
@@ -748,7 +749,8 @@ fn loop_assignment_to_a_name_assigned_later_outside_the_loop() {
           br #2
         #4:
           return s
-    "#]].assert_eq(&body(&l, "g"));
+    "#]]
+    .assert_eq(&body(&l, "g"));
 }
 
 #[test]
@@ -789,7 +791,8 @@ fn while_loop_local_and_closures_per_iteration() {
           br #2
         #4:
           return %3
-    "##]].assert_eq(&render(&l));
+    "##]]
+    .assert_eq(&render(&l));
 }
 
 #[test]
@@ -811,7 +814,8 @@ fn reassigned_argument_captured_is_boxed_at_entry() {
           %6 = setindex!(%2, %5)
           %7 = %3()
           return %7
-    "##]].assert_eq(&body(&l, "f"));
+    "##]]
+    .assert_eq(&body(&l, "f"));
 }
 
 #[test]
@@ -835,4 +839,21 @@ fn closure_names_count_within_the_method() {
     let l = zy_lower::lower_file(0, &file, &globals);
     let closures: Vec<&str> = l.program.structs.keys().map(|k| &**k).collect();
     assert_eq!(closures, ["#f#1", "#f#1#1"]);
+}
+
+#[test]
+fn statements_carry_the_spans_of_their_source() {
+    let src = "function f(a, b)\n    c = a / (a + b^2)\n    c > 0 ? c : -c\nend";
+    let l = lower(src);
+    let f = &l.program.functions["f"].methods[0].body;
+    let text = |s: zy_ir::Span| &src[s.start as usize..s.end as usize];
+    let stmts: Vec<&str> = f
+        .block_ids()
+        .flat_map(|b| f.block(b).stmts.clone())
+        .map(|v| text(f.value(v).span))
+        .collect();
+    assert_eq!(stmts, ["b^2", "a + b^2", "a / (a + b^2)", "c > 0", "-c"]);
+    let terms: Vec<&str> = f.block_ids().map(|b| text(f.block(b).term_span)).collect();
+    assert_eq!(terms, ["c > 0", "c > 0 ? c : -c", "c > 0 ? c : -c"]);
+    assert_eq!(text(l.program.functions["f"].methods[0].span), "f");
 }

@@ -1,6 +1,8 @@
 //! Helpers shared by the lowering tests: parse, lower, check the IR's invariants, and render
 //! everything lowering produced as text for snapshots.
 
+#![allow(dead_code)] // each test binary uses a different part
+
 use std::fmt::Write;
 
 use zy_ir::{print_function, verify, Function, Operand, Terminator};
