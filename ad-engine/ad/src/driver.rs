@@ -32,7 +32,7 @@ pub fn driver(inst: &Arc<Instance>, func: &Function) -> Result<(Arc<Instance>, F
         })
         .collect();
     let mut sb = SsaBuilder::new(out);
-    let mut e = Emit { b: &mut sb, block: Block::ENTRY, span: func.span };
+    let mut e = Emit { bcast: None, b: &mut sb, block: Block::ENTRY, span: func.span };
     if constant {
         // An Int or Bool result: no gradient reaches any argument.
         let call_args = args.iter().map(|a| Operand::Value(*a)).collect();

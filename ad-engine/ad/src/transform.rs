@@ -165,7 +165,7 @@ fn forward_pass(cx: &Cx, inst: &Arc<Instance>, callees: &mut Callees) -> Result<
                 active: cx.live[b.index()] && cx.is_stmt_active(v),
             };
             let active = fs.active;
-            let mut e = Emit { b: &mut sb, block: b, span: d.span };
+            let mut e = Emit { bcast: None, b: &mut sb, block: b, span: d.span };
             let r = rules::forward(&mut e, fs, callees)?;
             if let Operand::Value(fv) = r.value {
                 if sb.func.values[fv.index()].name.is_none() {
@@ -238,7 +238,7 @@ fn forward_pass(cx: &Cx, inst: &Arc<Instance>, callees: &mut Callees) -> Result<
         stmts.pop();
         stmts.insert(0, stk);
         let args = pushed.iter().map(|v| Operand::Value(*v)).collect();
-        let mut e = Emit { b: &mut sb, block: b, span: Span::default() };
+        let mut e = Emit { bcast: None, b: &mut sb, block: b, span: Span::default() };
         let alpha = e.prim(Prim::Tuple, args, elem);
         if let Operand::Value(a) = alpha {
             e.b.func.values[a.index()].name = Some(format!("α{b}").into());
@@ -255,7 +255,7 @@ fn forward_pass(cx: &Cx, inst: &Arc<Instance>, callees: &mut Callees) -> Result<
     let ret_ty = names::forward_ret(inst, &f.ret);
     let tape_ty = Type::tuple(tape_tys);
     let span = f.block(cx.exit).term_span;
-    let mut e = Emit { b: &mut sb, block: cx.exit, span };
+    let mut e = Emit { bcast: None, b: &mut sb, block: cx.exit, span };
     let tape = e.prim(Prim::Tuple, tape_parts, tape_ty.clone());
     let pb = names::pullback_instance(inst);
     let back_args = vec![Const::Func(pb.name.clone()).into(), Const::Int(i64::from(pb.method)).into(), tape];
@@ -362,7 +362,7 @@ fn pullback_pass(cx: &Cx, inst: &Arc<Instance>, fw: &Forward) -> Result<Function
     for &b in cx.order.iter().rev() {
         let rb = rev[&b];
         let tb = &fw.tapes[b.index()];
-        let mut e = Emit { b: &mut g.sb, block: rb, span: Span::default() };
+        let mut e = Emit { bcast: None, b: &mut g.sb, block: rb, span: Span::default() };
         // Residuals: popped from the block's stack, or loaded from the tape's slots.
         let mut res: HashMap<Value, Operand> = HashMap::new();
         if let Some((stk, pos)) = tb.stack {
@@ -402,7 +402,7 @@ fn pullback_pass(cx: &Cx, inst: &Arc<Instance>, fw: &Forward) -> Result<Function
                 residuals,
                 dy: dyv,
             };
-            let mut e = Emit { b: &mut g.sb, block: rb, span: d.span };
+            let mut e = Emit { bcast: None, b: &mut g.sb, block: rb, span: d.span };
             let contribs = rules::reverse(&mut e, rs);
             if let (Some(var), true) = (var, cx.looped[b.index()]) {
                 let z = e.zero_rdata(&rdata_type(&d.ty));
@@ -421,7 +421,7 @@ fn pullback_pass(cx: &Cx, inst: &Arc<Instance>, fw: &Forward) -> Result<Function
                 if let Some(var) = g.var(p) {
                     phis.push((j, g.sb.use_var(rb, var)));
                     if cx.looped[b.index()] {
-                        let mut e = Emit { b: &mut g.sb, block: rb, span: Span::default() };
+                        let mut e = Emit { bcast: None, b: &mut g.sb, block: rb, span: Span::default() };
                         let z = e.zero_rdata(&rdata_type(f.ty(p)));
                         g.sb.def_var(rb, var, z);
                     }
@@ -435,13 +435,13 @@ fn pullback_pass(cx: &Cx, inst: &Arc<Instance>, fw: &Forward) -> Result<Function
                 let rty = rdata_type(f.ty(a));
                 let val = match g.var(a) {
                     Some(var) => g.sb.use_var(rb, var),
-                    None => Emit { b: &mut g.sb, block: rb, span: Span::default() }.zero_rdata(&rty),
+                    None => Emit { bcast: None, b: &mut g.sb, block: rb, span: Span::default() }.zero_rdata(&rty),
                 };
                 parts.push(val);
                 tys.push(rty);
             }
             let rty = Type::tuple(tys);
-            let mut e = Emit { b: &mut g.sb, block: rb, span: Span::default() };
+            let mut e = Emit { bcast: None, b: &mut g.sb, block: rb, span: Span::default() };
             let r = e.prim(Prim::Tuple, parts, rty.clone());
             g.sb.func.set_term(rb, Terminator::Return(r), f.span);
             g.sb.func.ret = rty;
@@ -483,7 +483,7 @@ fn pullback_pass(cx: &Cx, inst: &Arc<Instance>, fw: &Forward) -> Result<Function
                 let mut at = rb;
                 let n = preds.len();
                 for (i, (k, _)) in preds.iter().enumerate().take(n - 1) {
-                    let mut e = Emit { b: &mut g.sb, block: at, span: Span::default() };
+                    let mut e = Emit { bcast: None, b: &mut g.sb, block: at, span: Span::default() };
                     let c = e.prim(Prim::Eq, vec![idx.clone(), Const::Int(*k as i64 + 1).into()], Type::Bool);
                     let next = if i + 2 == n { targets[n - 1] } else { g.sb.func.add_block() };
                     let term = Terminator::Branch {
@@ -543,7 +543,7 @@ impl Grads<'_> {
         let Some(var) = self.var(v) else { return };
         let cur = self.sb.use_var(block, var);
         let ty = self.sb.var_ty(var).clone();
-        let mut e = Emit { b: &mut self.sb, block, span };
+        let mut e = Emit { bcast: None, b: &mut self.sb, block, span };
         let sum = e.accum(&ty, cur, c);
         self.sb.def_var(block, var, sum);
     }

@@ -6,6 +6,7 @@
 //! operands in [`RevCx`]; the transform moves residuals between the two (slots or stacks).
 
 mod arrays;
+mod broadcast;
 mod calls;
 mod data;
 mod scalar;
@@ -19,6 +20,9 @@ use crate::AdError;
 
 /// Emitting IR into one block of a function under construction.
 pub struct Emit<'a> {
+    /// Inside a broadcast rule: scalar operations with an array operand are emitted as
+    /// `broadcast` over arrays of this many dimensions.
+    pub bcast: Option<u8>,
     pub b: &'a mut SsaBuilder,
     pub block: Block,
     pub span: Span,
@@ -33,6 +37,14 @@ impl Emit<'_> {
 
     /// Append a primitive call.
     pub fn prim(&mut self, p: Prim, args: Vec<Operand>, ty: Type) -> Operand {
+        if let Some(n) = self.bcast {
+            let over_array = args.iter().any(|a| matches!(self.b.func.operand_ty(a), Type::Array(..)));
+            if over_array && broadcast::is_elementwise(p) {
+                let mut bargs = vec![Operand::Const(Const::Func(p.julia_name().into()))];
+                bargs.extend(args);
+                return self.op(Op::Prim(Prim::Broadcast), bargs, Type::Array(Arc::new(ty), n));
+            }
+        }
         self.op(Op::Prim(p), args, ty)
     }
 
@@ -175,6 +187,7 @@ pub fn forward(e: &mut Emit, s: FwdStmt, callees: &mut Callees) -> Result<FwdOut
         Op::Prim(p) if scalar::handles(*p) => scalar::forward(e, *p, &s),
         Op::Prim(p) if data::handles(*p) => data::forward(e, *p, &s),
         Op::Prim(p) if arrays::handles(*p) => arrays::forward(e, *p, &s)?,
+        Op::Prim(Prim::Broadcast) if s.active => broadcast::forward(e, &s)?,
         Op::New(st) => data::forward_new(e, st, &s),
         Op::Invoke(inst) => calls::forward(e, inst, &s, callees),
         Op::Prim(p) if p.is_nondifferentiable() || !s.active => plain(e, &s),
@@ -192,6 +205,7 @@ pub fn reverse(e: &mut Emit, s: RevStmt) -> Vec<Option<Operand>> {
         Op::Prim(p) if scalar::handles(*p) => scalar::reverse(e, *p, &s),
         Op::Prim(p) if data::handles(*p) => data::reverse(e, *p, &s),
         Op::Prim(p) if arrays::handles(*p) => arrays::reverse(e, *p, &s),
+        Op::Prim(Prim::Broadcast) => broadcast::reverse(e, &s),
         Op::New(_) => data::reverse_new(e, &s),
         Op::Invoke(_) => calls::reverse(e, &s),
         _ => vec![None; s.arg_tys.len()],

@@ -17,22 +17,27 @@ pub fn handles(p: Prim) -> bool {
 
 /// The primal operation; residuals are the operands and/or the result, as the reverse needs.
 pub fn forward(e: &mut Emit, p: Prim, s: &FwdStmt) -> FwdOut {
-    use Prim::*;
     let value = e.prim(p, s.args.clone(), s.ty.clone());
     if !s.active || s.ty != Type::Float64 {
         return FwdOut { value, shadow: None, residuals: vec![] };
     }
-    let a = || s.args[0].clone();
-    let b = || s.args.get(1).cloned().unwrap_or(Const::Nothing.into());
-    let residuals = match p {
-        Add | Sub | Neg | Float => vec![],
-        Mul | Max | Min | Rem => vec![a(), b()],
-        Div => vec![b(), value.clone()],
-        Pow => vec![a(), b(), value.clone()],
-        Tan | Exp | Sqrt | Tanh => vec![value.clone()],
-        _ => vec![a()],
-    };
+    let residuals = residuals(p, &s.args, &value);
     FwdOut { value, shadow: None, residuals }
+}
+
+/// What the reverse of `y = p(args...)` needs: operands and/or the result.
+pub fn residuals(p: Prim, args: &[Operand], y: &Operand) -> Vec<Operand> {
+    use Prim::*;
+    let a = || args[0].clone();
+    let b = || args.get(1).cloned().unwrap_or(Const::Nothing.into());
+    match p {
+        Add | Sub | Neg | Float | Floor | Ceil | Round | Sign => vec![],
+        Mul | Max | Min | Rem => vec![a(), b()],
+        Div => vec![b(), y.clone()],
+        Pow => vec![a(), b(), y.clone()],
+        Tan | Exp | Sqrt | Tanh => vec![y.clone()],
+        _ => vec![a()],
+    }
 }
 
 /// Contributions to each operand from `dy`.

@@ -1,0 +1,104 @@
+//! `broadcast(f, args...)` of a scalar primitive over arrays of one shape and scalars. The
+//! reverse is the scalar rule's reverse, itself broadcast: every scalar operation it emits
+//! with an array operand becomes a `broadcast` (see [`Emit::prim`]). Array operands get the
+//! elementwise gradient added into their shadows; scalar operands get its sum.
+
+use zy_ir::{Const, Op, Operand, Prim, Type};
+
+use super::{scalar, Emit, FwdOut, FwdStmt, RevStmt};
+use crate::AdError;
+
+/// Can `p` be broadcast elementwise by the interpreter and the JIT?
+pub fn is_elementwise(p: Prim) -> bool {
+    use Prim::*;
+    scalar::handles(p) || matches!(p, Lt | Le | Gt | Ge | Eq | Ne | Not | Floor | Ceil | Round | Sign)
+}
+
+/// The scalar primitive a broadcast applies.
+fn callee(args: &[Operand]) -> Option<Prim> {
+    match args.first()?.as_const()? {
+        Const::Func(n) if &**n == "-" && args.len() == 2 => Some(Prim::Neg),
+        Const::Func(n) => Prim::from_julia_name(n),
+        _ => None,
+    }
+}
+
+/// Element type of an operand type (arrays: their element; scalars: themselves).
+fn elem(t: &Type) -> Type {
+    match t {
+        Type::Array(e, _) => (**e).clone(),
+        t => t.clone(),
+    }
+}
+
+pub fn forward(e: &mut Emit, s: &FwdStmt) -> Result<FwdOut, AdError> {
+    let value = e.prim(Prim::Broadcast, s.args.clone(), s.ty.clone());
+    let shadow = e.zero_fdata(value.clone(), &s.ty);
+    let Some(p) = callee(&s.args) else {
+        return Err(AdError::new(e.span, "cannot differentiate a broadcast of a non-primitive function"));
+    };
+    if !scalar::handles(p) {
+        // Comparisons and rounding: no gradient flows.
+        return Ok(FwdOut { value, shadow, residuals: vec![] });
+    }
+    for t in &s.arg_tys[1..] {
+        if matches!(t, Type::Array(..)) && *t != s.ty {
+            return Err(AdError::new(e.span, format!("cannot differentiate a broadcast of {t} to {}", s.ty)));
+        }
+    }
+    let mut residuals = scalar::residuals(p, &s.args[1..], &value);
+    for i in 1..s.args.len() {
+        residuals.push(s.shadows.get(i).cloned().flatten().unwrap_or(Const::Nothing.into()));
+    }
+    residuals.push(shadow.clone().unwrap_or(Const::Nothing.into()));
+    Ok(FwdOut { value, shadow, residuals })
+}
+
+pub fn reverse(e: &mut Emit, s: &RevStmt) -> Vec<Option<Operand>> {
+    let n = s.arg_tys.len();
+    let mut out = vec![None; n];
+    let (Some(p), Type::Array(_, nd)) = (callee_of(s), &s.ty) else { return out };
+    if !scalar::handles(p) || s.residuals.len() < n {
+        return out;
+    }
+    let k = s.residuals.len() - n; // scalar-rule residuals come first
+    let shadows = &s.residuals[k..k + n - 1];
+    let dy = s.residuals[k + n - 1].clone();
+    let inner = RevStmt {
+        op: &Op::Prim(p),
+        arg_tys: s.arg_tys[1..].iter().map(elem).collect(),
+        consts: s.consts[1..].to_vec(),
+        ty: Type::Float64,
+        residuals: s.residuals[..k].to_vec(),
+        dy: Some(dy),
+    };
+    let saved = e.bcast.replace(*nd);
+    let contribs = scalar::reverse(e, p, &inner);
+    e.bcast = saved;
+    for (i, c) in contribs.into_iter().enumerate() {
+        let Some(c) = c else { continue };
+        match &s.arg_tys[i + 1] {
+            Type::Array(..) => {
+                if shadows[i].as_const().is_none() {
+                    e.prim(Prim::AccumInto, vec![shadows[i].clone(), c], Type::Nothing);
+                }
+            }
+            Type::Float64 => {
+                out[i + 1] = Some(match e.b.func.operand_ty(&c) {
+                    Type::Array(..) => e.prim(Prim::Sum, vec![c], Type::Float64),
+                    _ => c,
+                });
+            }
+            _ => {}
+        }
+    }
+    out
+}
+
+fn callee_of(s: &RevStmt) -> Option<Prim> {
+    match s.consts.first()?.as_ref()? {
+        Const::Func(n) if &**n == "-" && s.arg_tys.len() == 2 => Some(Prim::Neg),
+        Const::Func(n) => Prim::from_julia_name(n),
+        _ => None,
+    }
+}
