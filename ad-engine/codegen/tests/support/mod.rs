@@ -120,9 +120,29 @@ pub fn check(prog: &TypedProgram, inst: &Instance, args: Vec<Value>) -> String {
 pub fn check_with(prog: &TypedProgram, inst: &Instance, args: Vec<Value>, limits: &Limits) -> String {
     let mut jit = JitSession::new().expect("JIT session");
     let compiled = jit.compile(prog, inst).expect("compiles");
+    let copies: Vec<Value> = args.iter().map(deep_copy).collect();
     let by_jit = compiled.call(&args, limits);
-    let by_interp = zy_interp::run(prog, inst, args, limits);
+    let by_interp = zy_interp::run(prog, inst, copies, limits);
     let (a, b) = (render(&by_jit), render(&by_interp));
     assert_eq!(a, b, "JIT (left) and interpreter (right) disagree");
     a
+}
+
+/// A copy of `v` sharing no mutable object with it (so two engines can mutate their own).
+pub fn deep_copy(v: &Value) -> Value {
+    use std::cell::RefCell;
+    use std::rc::Rc;
+    match v {
+        Value::Tuple(vs) => Value::Tuple(vs.iter().map(deep_copy).collect()),
+        Value::NamedTuple(n, vs) => Value::NamedTuple(n.clone(), vs.iter().map(deep_copy).collect()),
+        Value::Struct(t, vs) => Value::Struct(t.clone(), vs.iter().map(deep_copy).collect()),
+        Value::Mutable(t, c) => {
+            Value::Mutable(t.clone(), Rc::new(RefCell::new(c.borrow().iter().map(deep_copy).collect())))
+        }
+        Value::Ref(c) => Value::Ref(Rc::new(RefCell::new(deep_copy(&c.borrow())))),
+        Value::Array(a) => Value::Array(Rc::new(RefCell::new(a.borrow().clone()))),
+        Value::Adjoint(a) => Value::Adjoint(Rc::new(RefCell::new(a.borrow().clone()))),
+        Value::Stack(s) => Value::Stack(Rc::new(RefCell::new(s.borrow().iter().map(deep_copy).collect()))),
+        other => other.clone(),
+    }
 }
