@@ -20,6 +20,10 @@ const MAX_PASSES: usize = 1000;
 
 /// Type `body` as the specialisation `inst`.
 pub(crate) fn infer_body(cx: &mut Cx, inst: &Arc<Instance>, body: &Function) -> (Function, Vec<TypeError>) {
+    if let Some(t) = inst.args.iter().find(|t| matches!(t, Type::Any | Type::Bottom | Type::Stack(_))) {
+        let fail = Fail::unsupported(format!("an argument of type {t}"));
+        return failed(inst, &body.name, body.span, fail);
+    }
     let problems = if body.blocks.is_empty() { vec!["no blocks".into()] } else { zy_ir::verify(body) };
     if let Some(p) = problems.first() {
         let fail = Fail::unsupported(format!("malformed IR for `{}`: {p}", body.name));
@@ -387,67 +391,26 @@ impl<'a> Typer<'a> {
         ret
     }
 
-    /// Where a join is reported: the φ's own span, else the terminator of the block that
-    /// dominates the join (the branch where the paths split).
+    /// Where a join is reported: the φ's own span when it is specific, else the smallest span
+    /// covering the terminators of the blocks that flow into it (the construct where the paths
+    /// meet, such as the `if`).
     fn join_span(&self, blk: Block, span: Span) -> Span {
-        if span != Span::default() {
+        if span != Span::default() && span != self.body.span {
             return span;
         }
-        match self.idom(blk) {
-            Some(d) if self.body.block(d).term_span != Span::default() => self.body.block(d).term_span,
-            _ => self.body.span,
-        }
-    }
-
-    /// The immediate dominator of `target` among reachable blocks (Cooper, Harvey and
-    /// Kennedy's iterative algorithm over the reverse post-order).
-    fn idom(&self, target: Block) -> Option<Block> {
-        let order: Vec<Block> = self.order.iter().copied().filter(|b| self.reach[b.index()]).collect();
-        let mut rpo = vec![None; self.body.blocks.len()];
-        for (i, b) in order.iter().enumerate() {
-            rpo[b.index()] = Some(i);
-        }
-        let preds = self.body.predecessors();
-        let mut idom: Vec<Option<usize>> = vec![None; order.len()];
-        idom[0] = Some(0);
-        let intersect = |idom: &[Option<usize>], mut a: usize, mut b: usize| {
-            while a != b {
-                while a > b {
-                    let Some(up) = idom[a] else { return b };
-                    a = up;
-                }
-                while b > a {
-                    let Some(up) = idom[b] else { return a };
-                    b = up;
-                }
-            }
-            a
-        };
-        for _ in 0..order.len() + 1 {
-            let mut changed = false;
-            for i in 1..order.len() {
-                let mut new = None;
-                for p in &preds[order[i].index()] {
-                    let Some(pi) = rpo[p.index()] else { continue };
-                    if idom[pi].is_none() {
-                        continue;
-                    }
-                    new = Some(match new {
-                        None => pi,
-                        Some(n) => intersect(&idom, n, pi),
-                    });
-                }
-                if new.is_some() && new != idom[i] {
-                    idom[i] = new;
-                    changed = true;
-                }
-            }
-            if !changed {
-                break;
+        let mut cover = Span::default();
+        for b in self.body.block_ids() {
+            let data = self.body.block(b);
+            let flows_in = data.term.successors().contains(&blk);
+            if flows_in && self.reach[b.index()] && data.term_span != Span::default() {
+                cover = cover.cover(data.term_span);
             }
         }
-        let t = rpo.get(target.index()).copied().flatten()?;
-        idom[t].map(|d| order[d])
+        if cover == Span::default() {
+            self.body.span
+        } else {
+            cover
+        }
     }
 
     /// The conflict error at parameter `i` of `blk`, unless it only inherits an earlier error.

@@ -105,10 +105,10 @@ fn annotation(r: &mut Rng) -> Option<TypeExpr> {
     let names = ["Float64", "Real", "Int", "Vector", "T", "S", "Nope", "Tuple", "Function"];
     match r.below(3) {
         0 => None,
-        1 => Some(TypeExpr::named(*r.pick(&names))),
+        1 => Some(TypeExpr::named(r.pick(&names))),
         _ => Some(TypeExpr::Named {
             name: (*r.pick(&names)).into(),
-            params: vec![TypeExpr::named(*r.pick(&names))],
+            params: vec![TypeExpr::named(r.pick(&names))],
         }),
     }
 }

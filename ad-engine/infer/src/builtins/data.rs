@@ -44,6 +44,9 @@ pub(crate) fn call(b: &mut PlanBuilder, name: &str, args: &[Val]) -> Option<Resu
             _ => Err(no_method("Ref", &types(args))),
         },
         "vect" => vect(b, args),
+        // ChainRules' "no gradient" marker, returned by pullbacks of `rrule`s: `nothing` here.
+        "NoTangent" if args.is_empty() => Ok(Val::lit(Const::Nothing)),
+        "NoTangent" => Err(no_method("NoTangent", &types(args))),
         "hvcat" => hvcat(b, args),
         "error" => match args {
             [m @ Val { konst: Some(Const::Str(_)), .. }] => {

@@ -23,6 +23,7 @@ pub const BUILTINS: &[&str] = &[
     "maximum", "minimum", "dot", "transpose", "adjoint", "tuple", "namedtuple", "getindex",
     "setindex!", "getfield", "setfield!", "Ref", "vect", "hvcat", "error", "undef",
     "range_length", "map", "broadcast", "gradient", "derivative", "hessian", "pullback",
+    "NoTangent",
 ];
 
 /// Type a call of the builtin `name`; `None` if there is no such builtin.
