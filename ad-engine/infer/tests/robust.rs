@@ -103,13 +103,11 @@ fn function(r: &mut Rng, name: &str, nargs: usize) -> Function {
 
 fn annotation(r: &mut Rng) -> Option<TypeExpr> {
     let names = ["Float64", "Real", "Int", "Vector", "T", "S", "Nope", "Tuple", "Function"];
+    let (a, b): (&str, &str) = (r.pick(&names), r.pick(&names));
     match r.below(3) {
         0 => None,
-        1 => Some(TypeExpr::named(r.pick(&names))),
-        _ => Some(TypeExpr::Named {
-            name: (*r.pick(&names)).into(),
-            params: vec![TypeExpr::named(r.pick(&names))],
-        }),
+        1 => Some(TypeExpr::named(a)),
+        _ => Some(TypeExpr::Named { name: a.into(), params: vec![TypeExpr::named(b)] }),
     }
 }
 
