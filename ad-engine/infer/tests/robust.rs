@@ -103,7 +103,8 @@ fn function(r: &mut Rng, name: &str, nargs: usize) -> Function {
 
 fn annotation(r: &mut Rng) -> Option<TypeExpr> {
     let names = ["Float64", "Real", "Int", "Vector", "T", "S", "Nope", "Tuple", "Function"];
-    let (a, b): (&str, &str) = (r.pick(&names), r.pick(&names));
+    let a = *r.pick(&names);
+    let b = *r.pick(&names);
     match r.below(3) {
         0 => None,
         1 => Some(TypeExpr::named(a)),
