@@ -8,6 +8,7 @@ pub mod cfg;
 mod driver;
 pub mod names;
 pub mod rules;
+pub mod rrule;
 mod simplify;
 pub mod tangent;
 pub mod transform;
@@ -15,7 +16,7 @@ pub mod transform;
 use std::fmt;
 use std::sync::Arc;
 
-use zy_ir::{Instance, Span, TypedProgram};
+use zy_ir::{Instance, Program, Span, TypedProgram};
 
 pub use activity::{analyse, Activity, ArgGradient, UseSite, ValueActivity};
 pub use tangent::{fdata_type, rdata_type};
@@ -44,8 +45,27 @@ impl std::error::Error for AdError {}
 
 /// Add to a copy of `prog` the forward and pullback functions of `inst` and of every function
 /// they call, plus the driver `∇f(args...)` returning `(y, (g1, g2, ...))`. Returns the
-/// driver's instance and the extended program.
+/// driver's instance and the extended program. In-source `rrule`s are not consulted (see
+/// [`gradient_program_with_rrules`]).
 pub fn gradient_program(prog: &TypedProgram, inst: &Instance) -> Result<(Arc<Instance>, TypedProgram), AdError> {
+    gradient_program_in(None, prog, inst)
+}
+
+/// [`gradient_program`], with the `rrule` methods of `source` (the untyped program `prog` was
+/// inferred from) overriding the derived adjoints of the functions they name.
+pub fn gradient_program_with_rrules(
+    source: &Program,
+    prog: &TypedProgram,
+    inst: &Instance,
+) -> Result<(Arc<Instance>, TypedProgram), AdError> {
+    gradient_program_in(Some(source), prog, inst)
+}
+
+fn gradient_program_in(
+    source: Option<&Program>,
+    prog: &TypedProgram,
+    inst: &Instance,
+) -> Result<(Arc<Instance>, TypedProgram), AdError> {
     let mut out = prog.clone();
     let inst = Arc::new(inst.clone());
     let func = prog
@@ -54,14 +74,15 @@ pub fn gradient_program(prog: &TypedProgram, inst: &Instance) -> Result<(Arc<Ins
         .ok_or_else(|| AdError::new(Span::default(), format!("no typed body for {inst}")))?;
     let (dinst, driver) = driver::driver(&inst, func)?;
     if func.ret == zy_ir::Type::Float64 {
-        add_adjoints(&mut out, &inst)?;
+        add_adjoints(source, &mut out, &inst)?;
     }
     out.functions.insert(dinst.clone(), Arc::new(driver));
     Ok((dinst, out))
 }
 
-/// Add `f⁺`/`f⁻` for `inst` and, transitively, for the user functions it calls.
-pub fn add_adjoints(prog: &mut TypedProgram, inst: &Arc<Instance>) -> Result<(), AdError> {
+/// Add `f⁺`/`f⁻` for `inst` and, transitively, for the user functions it calls (from an rrule
+/// of `source` where one applies).
+pub fn add_adjoints(source: Option<&Program>, prog: &mut TypedProgram, inst: &Arc<Instance>) -> Result<(), AdError> {
     let mut work = vec![inst.clone()];
     while let Some(i) = work.pop() {
         let fwd = names::forward_instance(&i);
@@ -73,6 +94,16 @@ pub fn add_adjoints(prog: &mut TypedProgram, inst: &Arc<Instance>) -> Result<(),
             .get(&i)
             .cloned()
             .ok_or_else(|| AdError::new(Span::default(), format!("no typed body for {i}")))?;
+        let rule = match source {
+            Some(src) => rrule::find(src, &i, prog)?,
+            None => None,
+        };
+        if let Some(rule) = rule {
+            let (f, p) = rrule::adjoint(&i, &func.ret, &rule);
+            prog.functions.insert(fwd, Arc::new(f));
+            prog.functions.insert(names::pullback_instance(&i), Arc::new(p));
+            continue;
+        }
         let adj = transform::adjoint(&i, &func)?;
         prog.functions.insert(fwd, Arc::new(adj.forward));
         prog.functions.insert(names::pullback_instance(&i), Arc::new(adj.pullback));

@@ -53,7 +53,7 @@ fn grad_json(src: &str, call: &str) -> Result<Json, String> {
     let tys: Vec<zy_ir::Type> = args.iter().map(Value::julia_type).collect();
     let program = common::run::program(&src);
     let (inst, prog) = zy_infer::infer_entry(&program, name, &tys).map_err(|e| format!("{e:?}"))?;
-    let (driver, prog) = zy_ad::gradient_program(&prog, &inst).map_err(|e| e.message)?;
+    let (driver, prog) = zy_ad::gradient_program_with_rrules(&program, &prog, &inst).map_err(|e| e.message)?;
     match run(&prog, &driver, args, &Limits::default()).map_err(|e| e.message)? {
         Value::Tuple(parts) if parts.len() == 2 => Ok(to_json(&parts[1])),
         other => Err(format!("driver returned {other:?}")),
