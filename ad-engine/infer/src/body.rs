@@ -299,6 +299,16 @@ impl<'a> Typer<'a> {
             }
             let data = body.block(b);
             let span = data.term_span;
+            let free = data.term.operands().into_iter().find_map(|o| match o {
+                Operand::Const(Const::Func(n)) if !cx.is_defined(n) => Some(n.clone()),
+                _ => None,
+            });
+            if let Some(n) = free {
+                let fail = Fail::undefined(format!("UndefVarError: `{n}` not defined"));
+                throw(&mut out, nb, &fail.message, span);
+                errors.push(fail.at(span));
+                continue;
+            }
             let term = match &data.term {
                 Terminator::Unreachable => Some(Terminator::Unreachable),
                 Terminator::Return(x) => match (self.operand_ty(x), map_one(&vmap, x)) {
@@ -317,6 +327,11 @@ impl<'a> Typer<'a> {
                 Terminator::Jump(c) => self.emit_call(&mut out, nb, c, &vmap, &bmap, span).map(Terminator::Jump),
                 Terminator::Branch { cond, then_to, else_to } => {
                     let ct = self.operand_ty(cond);
+                    if ct == Type::Bottom {
+                        let msg = self.undefined(cond);
+                        throw(&mut out, nb, &msg, span);
+                        continue;
+                    }
                     if ct != Type::Bool {
                         let msg = format!("TypeError: non-boolean ({ct}) used in boolean context");
                         if ct != Type::Any {

@@ -67,7 +67,7 @@ impl<'a> Cx<'a> {
     }
 
     /// Does `name` denote something callable: a user function, struct, global or builtin?
-    fn is_defined(&self, name: &str) -> bool {
+    pub fn is_defined(&self, name: &str) -> bool {
         self.program.functions.contains_key(name)
             || self.program.structs.contains_key(name)
             || self.program.globals.contains_key(name)

@@ -178,3 +178,44 @@ fn unbounded_specialisation_stops_with_an_error() {
     "#]]
     .assert_eq(&typed(&p, "g", &[Type::Int64]));
 }
+
+#[test]
+fn free_names_in_returns_and_undefined_locals() {
+    // f(x) = offset
+    let mut b = Fb::new("f", &["x"]);
+    b.ret(func("offset"));
+    let mut p = Program::default();
+    define(&mut p, b.done());
+    expect![[r#"
+        error[undefined-name] at 110..115: UndefVarError: `offset` not defined
+    "#]]
+    .assert_eq(&errs(&p, "f", &[Type::Float64]));
+    // if c; y = 1.0; end; return y  (y is undefined when c is false)
+    let mut b = Fb::new("g", &["c"]);
+    let c = b.arg(0);
+    let (t, e, j) = (b.block(), b.block(), b.block());
+    b.branch(c, t, vec![], e, vec![]);
+    b.at(t);
+    b.jump(j, vec![float(1.0)]);
+    b.at(e);
+    let u = b.call("undef", vec![sym("y")]);
+    b.jump(j, vec![u]);
+    b.at(j);
+    let y = b.phi(j, "y");
+    b.ret(y);
+    define(&mut p, b.done());
+    expect![[r#"
+        g(%1::Bool) :: Float64   # c
+        #1:
+          br %1 ? #2 : #3
+        #2:
+          br #4
+        #3:
+          %2 = undef(:y) :: Union{}
+          br #4
+        #4:
+          %3 = φ(#2 → 1.0, #3 → %2) :: Float64  # y
+          return %3
+    "#]]
+    .assert_eq(&typed(&p, "g", &[Type::Bool]));
+}

@@ -195,7 +195,7 @@ pub(crate) fn call(b: &mut PlanBuilder, name: &str, args: &[Val]) -> Result<Val,
             let p = if name == "copy" { Prim::Copy } else { Prim::Similar };
             Ok(apply(b, p, &[x], x.ty.clone()))
         }
-        ("copy", [x]) if !x.ty.is_mutable() => Ok(x.clone()),
+        ("copy", [x]) if x.ty.is_number() => Ok(x.clone()),
         ("length", [x]) => match &x.ty {
             Type::Array(..) | Type::Adjoint(_) => Ok(apply(b, Prim::Length, &[x], Type::Int64)),
             Type::Tuple(ts) => Ok(Val::lit(Const::Int(ts.len() as i64))),
