@@ -330,6 +330,16 @@ impl Walker {
             .insert(def as *const FunctionDef, ClosureInfo { index, captures });
         if let Some(n) = own_name {
             if let Some(v) = self.lookup(n) {
+                if self.res.fn_vars.values().any(|&w| w == v) {
+                    let message = format!(
+                        "unsupported: inner function `{n}` with more than one method (define \
+                         it at top level)"
+                    );
+                    self.res.errors.push(ScopeError {
+                        range: def.name_range,
+                        message,
+                    });
+                }
                 self.res.fn_vars.insert(def as *const FunctionDef, v);
                 self.site(v, def.name_range);
             }
@@ -522,7 +532,7 @@ fn target_names(e: &Expr, out: &mut Vec<String>) {
 
 /// The direct subexpressions of `e` in evaluation order (none for a function definition,
 /// whose body is another function).
-pub(crate) fn children(e: &Expr) -> Vec<&Expr> {
+fn children(e: &Expr) -> Vec<&Expr> {
     match &e.kind {
         ExprKind::Float(_)
         | ExprKind::Int(_)

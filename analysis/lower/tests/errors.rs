@@ -100,6 +100,18 @@ fn captured_before_assignment() {
 }
 
 #[test]
+fn inner_function_with_two_methods() {
+    let src = "function f(x)
+        g(y::Float64) = 2y
+        g(y::Int) = y
+        g(x)
+    end";
+    expect![[r#"
+        unsupported 49..50: unsupported: inner function `g` with more than one method (define it at top level)
+    "#]].assert_eq(&lowering_errors(src));
+}
+
+#[test]
 fn boxed_variable_first_assigned_conditionally() {
     let src = "function f(c, x)
         if c
