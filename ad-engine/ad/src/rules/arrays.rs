@@ -5,13 +5,17 @@
 use zy_ir::{Const, Operand, Prim, Type};
 
 use super::{Emit, FwdOut, FwdStmt, RevStmt};
-use crate::tangent::has_fdata;
+use crate::tangent::{fdata_type, has_fdata};
 use crate::AdError;
 
 /// Is `p` an array primitive with a rule here?
 pub fn handles(p: Prim) -> bool {
     use Prim::*;
-    matches!(p, GetIndex | SetIndex | Sum | Dot | Vect | Copy | Fill | MatMul | Transpose | Adjoint | First | Last)
+    matches!(
+        p,
+        GetIndex | SetIndex | Sum | Prod | Maximum | Minimum | Dot | Vect | Hvcat | Copy | Fill | MatMul
+            | Transpose | Adjoint | First | Last
+    )
 }
 
 pub fn forward(e: &mut Emit, p: Prim, s: &FwdStmt) -> Result<FwdOut, AdError> {
@@ -30,6 +34,11 @@ pub fn forward(e: &mut Emit, p: Prim, s: &FwdStmt) -> Result<FwdOut, AdError> {
         return Ok(FwdOut { value, shadow: None, residuals });
     }
     let value = e.prim(p, s.args.clone(), s.ty.clone());
+    if matches!(p, Transpose | Adjoint) && matches!(s.arg_tys[0], Type::Array(_, 1)) {
+        // A row view of a vector: its shadow is the same view of the vector's shadow.
+        let shadow = sh(0).map(|x| e.prim(p, vec![x], fdata_type(&s.ty)));
+        return Ok(FwdOut { value, shadow, residuals: vec![] });
+    }
     let fresh = if has_fdata(&s.ty) { e.zero_fdata(value.clone(), &s.ty) } else { None };
     if !s.active {
         return Ok(FwdOut { value, shadow: fresh, residuals: vec![] });
@@ -46,12 +55,15 @@ pub fn forward(e: &mut Emit, p: Prim, s: &FwdStmt) -> Result<FwdOut, AdError> {
             r
         }
         Sum => vec![sh(0).unwrap_or(nothing())],
+        Prod | Maximum | Minimum => vec![s.args[0].clone(), sh(0).unwrap_or(nothing()), value.clone()],
+        Hvcat => vec![fresh.clone().unwrap_or(nothing())],
         Dot => vec![s.args[0].clone(), sh(0).unwrap_or(nothing()), s.args[1].clone(), sh(1).unwrap_or(nothing())],
         Vect | Fill | Transpose | Adjoint => vec![fresh.clone().unwrap_or(nothing()), sh(0).unwrap_or(nothing())],
         Copy => vec![fresh.clone().unwrap_or(nothing()), sh(0).unwrap_or(nothing())],
         _ => {
-            // MatMul of Matrix*Vector or Matrix*Matrix.
-            let ok = matches!(s.arg_tys[0], Type::Array(_, 2)) && matches!(s.arg_tys[1], Type::Array(..));
+            // MatMul of Matrix*Vector, Matrix*Matrix, or a row vector times a vector.
+            let ok = (matches!(s.arg_tys[0], Type::Array(_, 2)) && matches!(s.arg_tys[1], Type::Array(..)))
+                || (matches!(s.arg_tys[0], Type::Adjoint(_)) && matches!(s.arg_tys[1], Type::Array(_, 1)));
             if !ok {
                 return Err(AdError::new(e.span, format!("cannot differentiate `*` of {} and {}", s.arg_tys[0], s.arg_tys[1])));
             }
@@ -108,6 +120,38 @@ pub fn reverse(e: &mut Emit, p: Prim, s: &RevStmt) -> Vec<Option<Operand>> {
                 e.prim(AccumInto, vec![r(0), dy], Type::Nothing);
             }
         }
+        Maximum | Minimum => {
+            // The extreme entries share ȳ evenly (one entry unless there are ties).
+            if let Some(dy) = s.dy.clone() {
+                let (x, sx, y) = (r(0), r(1), r(2));
+                let xt = s.arg_tys[0].clone();
+                let bt = Type::Array(std::sync::Arc::new(Type::Bool), ndims(&xt));
+                let eq = e.prim(Broadcast, vec![func("=="), x, y], bt);
+                let w = e.prim(Broadcast, vec![func("float"), eq], xt.clone());
+                let c = e.prim(Sum, vec![w.clone()], f.clone());
+                let share = e.prim(Div, vec![dy, c], f.clone());
+                let g = e.prim(Broadcast, vec![func("*"), w, share], xt);
+                e.prim(AccumInto, vec![sx, g], Type::Nothing);
+            }
+        }
+        Prod => {
+            if let Some(dy) = s.dy.clone() {
+                prod_reverse(e, &s.arg_tys[0], r(0), r(1), dy);
+            }
+        }
+        Hvcat => {
+            // Elements are in row-major order after the two shape constants.
+            if let (Some(Some(Const::Int(_))), Some(Some(Const::Int(cols)))) = (s.consts.first(), s.consts.get(1)) {
+                for i in 2..n {
+                    if float_arg(i) {
+                        let k = (i - 2) as i64;
+                        let (row, col) = (k / cols + 1, k % cols + 1);
+                        let idx = vec![r(0), Const::Int(row).into(), Const::Int(col).into()];
+                        out[i] = Some(e.prim(GetIndex, idx, f.clone()));
+                    }
+                }
+            }
+        }
         Dot => {
             if let Some(dy) = s.dy.clone() {
                 // ā += ȳ b, b̄ += ȳ a
@@ -138,6 +182,16 @@ pub fn reverse(e: &mut Emit, p: Prim, s: &RevStmt) -> Vec<Option<Operand>> {
                 e.prim(AccumInto, vec![r(1), t], Type::Nothing);
             }
         }
+        MatMul if matches!(s.arg_tys[0], Type::Adjoint(_)) => {
+            // y = a' b (a number): ā += ȳ b, b̄ += ȳ a.
+            if let Some(dy) = s.dy.clone() {
+                let (a, sa, b, sb) = (r(0), r(1), r(2), r(3));
+                let gb = e.prim(Broadcast, vec![func("*"), a, dy.clone()], s.arg_tys[0].clone());
+                let ga = e.prim(Broadcast, vec![func("*"), b, dy], s.arg_tys[1].clone());
+                e.prim(AccumInto, vec![sa, ga], Type::Nothing);
+                e.prim(AccumInto, vec![sb, gb], Type::Nothing);
+            }
+        }
         _ => {
             // Y = A * B: Ā += Ȳ Bᵀ, B̄ += Aᵀ Ȳ (B a vector or a matrix).
             let (a, sa, b, sb, sy) = (r(0), r(1), r(2), r(3), r(4));
@@ -154,6 +208,49 @@ pub fn reverse(e: &mut Emit, p: Prim, s: &RevStmt) -> Vec<Option<Operand>> {
         }
     }
     out
+}
+
+fn func(name: &str) -> Operand {
+    Const::Func(name.into()).into()
+}
+
+fn ndims(t: &Type) -> u8 {
+    match t {
+        Type::Array(_, n) => *n,
+        _ => 1,
+    }
+}
+
+/// `x̄ᵢ += ȳ ∏_{j≠i} xⱼ` without dividing by zero: with `p` the product of the nonzero entries
+/// and `z` the number of zeros, `x̄ᵢ = ȳ p / xᵢ` if `z = 0`, `ȳ p` at the zero if `z = 1`, and
+/// nothing if `z > 1`.
+fn prod_reverse(e: &mut Emit, xt: &Type, x: Operand, sx: Operand, dy: Operand) {
+    use Prim::*;
+    let f = Type::Float64;
+    let bt = Type::Array(std::sync::Arc::new(Type::Bool), ndims(xt));
+    let bc = |e: &mut Emit, name: &str, args: Vec<Operand>, t: &Type| {
+        let mut a = vec![func(name)];
+        a.extend(args);
+        e.prim(Broadcast, a, t.clone())
+    };
+    let is0 = bc(e, "==", vec![x.clone(), Const::f64(0.0).into()], &bt);
+    let zero = bc(e, "float", vec![is0], xt); // 1 at zeros
+    let safe = bc(e, "+", vec![x, zero.clone()], xt); // zeros replaced by 1
+    let p = e.prim(Prod, vec![safe.clone()], f.clone());
+    let z = e.prim(Sum, vec![zero.clone()], f.clone());
+    let none = e.prim(Eq, vec![z.clone(), Const::f64(0.0).into()], Type::Bool);
+    let none = e.prim(Float, vec![none], f.clone());
+    let one = e.prim(Eq, vec![z, Const::f64(1.0).into()], Type::Bool);
+    let one = e.prim(Float, vec![one], f.clone());
+    let dp = e.mul(dy, p);
+    let a = e.mul(dp.clone(), none);
+    let b = e.mul(dp, one);
+    let quot = bc(e, "/", vec![a, safe], xt);
+    let nonzero = bc(e, "-", vec![Const::f64(1.0).into(), zero.clone()], xt);
+    let t1 = bc(e, "*", vec![nonzero, quot], xt);
+    let t2 = bc(e, "*", vec![zero, b], xt);
+    let g = bc(e, "+", vec![t1, t2], xt);
+    e.prim(AccumInto, vec![sx, g], Type::Nothing);
 }
 
 /// `shadow[idx...] += g`.

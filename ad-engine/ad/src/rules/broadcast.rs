@@ -26,7 +26,7 @@ fn callee(args: &[Operand]) -> Option<Prim> {
 /// Element type of an operand type (arrays: their element; scalars: themselves).
 fn elem(t: &Type) -> Type {
     match t {
-        Type::Array(e, _) => (**e).clone(),
+        Type::Array(e, _) | Type::Adjoint(e) => (**e).clone(),
         t => t.clone(),
     }
 }
@@ -42,7 +42,7 @@ pub fn forward(e: &mut Emit, s: &FwdStmt) -> Result<FwdOut, AdError> {
         return Ok(FwdOut { value, shadow, residuals: vec![] });
     }
     for t in &s.arg_tys[1..] {
-        if matches!(t, Type::Array(..)) && *t != s.ty {
+        if matches!(t, Type::Array(..) | Type::Adjoint(_)) && *t != s.ty {
             return Err(AdError::new(e.span, format!("cannot differentiate a broadcast of {t} to {}", s.ty)));
         }
     }
@@ -57,7 +57,9 @@ pub fn forward(e: &mut Emit, s: &FwdStmt) -> Result<FwdOut, AdError> {
 pub fn reverse(e: &mut Emit, s: &RevStmt) -> Vec<Option<Operand>> {
     let n = s.arg_tys.len();
     let mut out = vec![None; n];
-    let (Some(p), Type::Array(_, nd)) = (callee_of(s), &s.ty) else { return out };
+    let Some(p) = callee_of(s).filter(|_| matches!(s.ty, Type::Array(..) | Type::Adjoint(_))) else {
+        return out;
+    };
     if !scalar::handles(p) || s.residuals.len() < n {
         return out;
     }
@@ -72,20 +74,20 @@ pub fn reverse(e: &mut Emit, s: &RevStmt) -> Vec<Option<Operand>> {
         residuals: s.residuals[..k].to_vec(),
         dy: Some(dy),
     };
-    let saved = e.bcast.replace(*nd);
+    let saved = e.bcast.replace(s.ty.clone());
     let contribs = scalar::reverse(e, p, &inner);
     e.bcast = saved;
     for (i, c) in contribs.into_iter().enumerate() {
         let Some(c) = c else { continue };
         match &s.arg_tys[i + 1] {
-            Type::Array(..) => {
+            Type::Array(..) | Type::Adjoint(_) => {
                 if shadows[i].as_const().is_none() {
                     e.prim(Prim::AccumInto, vec![shadows[i].clone(), c], Type::Nothing);
                 }
             }
             Type::Float64 => {
                 out[i + 1] = Some(match e.b.func.operand_ty(&c) {
-                    Type::Array(..) => e.prim(Prim::Sum, vec![c], Type::Float64),
+                    Type::Array(..) | Type::Adjoint(_) => e.prim(Prim::Sum, vec![c], Type::Float64),
                     _ => c,
                 });
             }

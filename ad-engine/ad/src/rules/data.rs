@@ -9,7 +9,10 @@ use crate::tangent::{fdata_type, rdata_type};
 
 /// Is `p` a data primitive with a rule here?
 pub fn handles(p: Prim) -> bool {
-    matches!(p, Prim::Tuple | Prim::NamedTuple | Prim::GetField | Prim::RefNew | Prim::RefGet | Prim::RefSet)
+    matches!(
+        p,
+        Prim::Tuple | Prim::NamedTuple | Prim::GetField | Prim::TupleIndex | Prim::RefNew | Prim::RefGet | Prim::RefSet
+    )
 }
 
 /// Index (0-based) of the first operand that is a field value.
@@ -38,6 +41,13 @@ pub fn forward(e: &mut Emit, p: Prim, s: &FwdStmt) -> FwdOut {
                 _ => None,
             };
             FwdOut { value, shadow, residuals: vec![] }
+        }
+        Prim::TupleIndex => {
+            let shadow = match (sh(0), fty != Type::Nothing) {
+                (Some(x), true) => Some(e.prim(Prim::TupleIndex, vec![x, s.args[1].clone()], fty)),
+                _ => None,
+            };
+            FwdOut { value, shadow, residuals: vec![s.args[1].clone()] }
         }
         Prim::RefNew => {
             let shadow = e.zero_fdata(value.clone(), &s.ty);
@@ -85,6 +95,23 @@ pub fn reverse(e: &mut Emit, p: Prim, s: &RevStmt) -> Vec<Option<Operand>> {
                 if xr != Type::Nothing && i >= 1 {
                     out[0] = Some(e.one_hot(&xr, (i - 1) as usize, dy.clone()));
                 }
+            }
+        }
+        Prim::TupleIndex => {
+            // A homogeneous tuple of numbers: ȳ lands at the run-time index.
+            let xr = arg_rdata(s, 0);
+            if let (Some(dy), Type::Tuple(ts)) = (&s.dy, &xr) {
+                let i = s.residuals[0].clone();
+                let mut parts = Vec::new();
+                for (j, t) in ts.iter().enumerate() {
+                    if *t != Type::Float64 {
+                        return out;
+                    }
+                    let hit = e.prim(Prim::Eq, vec![i.clone(), Const::Int(j as i64 + 1).into()], Type::Bool);
+                    let w = e.prim(Prim::Float, vec![hit], Type::Float64);
+                    parts.push(e.mul(dy.clone(), w));
+                }
+                out[0] = Some(e.rebuild(&xr, parts));
             }
         }
         Prim::RefNew => {

@@ -21,8 +21,8 @@ use crate::AdError;
 /// Emitting IR into one block of a function under construction.
 pub struct Emit<'a> {
     /// Inside a broadcast rule: scalar operations with an array operand are emitted as
-    /// `broadcast` over arrays of this many dimensions.
-    pub bcast: Option<u8>,
+    /// `broadcast`, with results shaped like this array type.
+    pub bcast: Option<Type>,
     pub b: &'a mut SsaBuilder,
     pub block: Block,
     pub span: Span,
@@ -37,12 +37,17 @@ impl Emit<'_> {
 
     /// Append a primitive call.
     pub fn prim(&mut self, p: Prim, args: Vec<Operand>, ty: Type) -> Operand {
-        if let Some(n) = self.bcast {
-            let over_array = args.iter().any(|a| matches!(self.b.func.operand_ty(a), Type::Array(..)));
+        if let Some(shape) = &self.bcast {
+            let over_array =
+                args.iter().any(|a| matches!(self.b.func.operand_ty(a), Type::Array(..) | Type::Adjoint(_)));
             if over_array && broadcast::is_elementwise(p) {
+                let rty = match shape {
+                    Type::Array(_, n) => Type::Array(Arc::new(ty), *n),
+                    _ => Type::Adjoint(Arc::new(ty)),
+                };
                 let mut bargs = vec![Operand::Const(Const::Func(p.julia_name().into()))];
                 bargs.extend(args);
-                return self.op(Op::Prim(Prim::Broadcast), bargs, Type::Array(Arc::new(ty), n));
+                return self.op(Op::Prim(Prim::Broadcast), bargs, rty);
             }
         }
         self.op(Op::Prim(p), args, ty)
@@ -191,6 +196,8 @@ pub fn forward(e: &mut Emit, s: FwdStmt, callees: &mut Callees) -> Result<FwdOut
         Op::New(st) => data::forward_new(e, st, &s),
         Op::Invoke(inst) => calls::forward(e, inst, &s, callees),
         Op::Prim(p) if p.is_nondifferentiable() || !s.active => plain(e, &s),
+        // Results that do not depend on the operand's value.
+        Op::Prim(Prim::Zero | Prim::One | Prim::Length | Prim::Size) => plain(e, &s),
         Op::Prim(p) => return Err(unsupported(e.span, &format!("the primitive `{p}`"))),
         Op::Call(n) => return Err(unsupported(e.span, &format!("the untyped call `{n}`"))),
         Op::CallValue | Op::Closure(_) => return Err(unsupported(e.span, "untyped IR")),
