@@ -16,8 +16,36 @@ pub fn infer_entry(
     name: &str,
     args: &[Type],
 ) -> Result<(Arc<Instance>, TypedProgram), Vec<TypeError>> {
+    if !program.functions.contains_key(name) && program.globals.contains_key(name) {
+        return call_global(program, name, args);
+    }
     let root = entry(program, name, args).map_err(|f| vec![f.at(Span::default())])?;
     solve(program, root)
+}
+
+/// `name(args...)` where `name` is a top-level binding holding a closure or callable struct:
+/// the call's instance (its `args[0]` is the callee, the binding's value) together with the
+/// binding's thunk in `TypedProgram::globals`.
+fn call_global(
+    program: &Program,
+    name: &str,
+    args: &[Type],
+) -> Result<(Arc<Instance>, TypedProgram), Vec<TypeError>> {
+    let thunk = Arc::new(Instance { name: name.into(), method: GLOBAL_METHOD, args: Arc::from([]) });
+    let (_, globals) = solve(program, thunk)?;
+    let Some(callee) = globals.globals.get(name).map(|f| f.ret.clone()) else {
+        return Err(vec![Fail::undefined(format!("UndefVarError: `{name}` not defined")).at(Span::default())]);
+    };
+    let (root, mut typed) = match callee {
+        Type::Function(_) | Type::Struct(_) => infer_call(program, &callee, args)?,
+        t => {
+            let fail = Fail::method(format!("objects of type {t} are not callable"));
+            return Err(vec![fail.at(Span::default())]);
+        }
+    };
+    typed.globals.extend(globals.globals);
+    typed.functions.extend(globals.functions);
+    Ok((root, typed))
 }
 
 /// Calling a value of type `callee` (a function, closure or callable struct) on `args`.

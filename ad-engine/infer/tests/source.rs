@@ -144,3 +144,18 @@ fn rrule_and_its_pullback_infer() {
     let Ok((broot, bprog)) = back else { panic!("{back:?}") };
     assert_eq!(bprog.functions[&broot].ret.to_string(), "Tuple{Nothing, Float64}");
 }
+
+#[test]
+fn a_global_closure_is_an_entry() {
+    let program = lower("sq = x -> x^2\nconst K = 2.0\nplus(x) = K + x\n").unwrap_or_default();
+    let out = zy_infer::infer_entry(&program, "sq", &[zy_ir::Type::Float64]);
+    let Ok((root, prog)) = out else { panic!("{out:?}") };
+    assert_eq!(root.to_string(), "(::#sq#1)(::var\"#sq#1\", ::Float64)");
+    assert_eq!(prog.functions[&root].ret, zy_ir::Type::Float64);
+    assert!(prog.globals.contains_key("sq"));
+    let k = zy_infer::infer_entry(&program, "K", &[zy_ir::Type::Float64]).map(|_| ());
+    assert_eq!(
+        k.map_err(|e| e[0].message.clone()),
+        Err("objects of type Float64 are not callable".to_string())
+    );
+}
