@@ -159,3 +159,29 @@ fn a_global_closure_is_an_entry() {
         Err("objects of type Float64 are not callable".to_string())
     );
 }
+
+#[test]
+fn pow_from_source() {
+    let text = std::fs::read_to_string(fixtures().join("pow.jl")).unwrap_or_default();
+    let program = lower(&text).unwrap_or_default();
+    let out = zy_infer::infer_entry(&program, "pow", &[zy_ir::Type::Float64, zy_ir::Type::Int64]);
+    let Ok((root, prog)) = out else { panic!("{out:?}") };
+    expect_test::expect![[r#"
+        pow(%1::Float64, %2::Int64) :: Float64   # x, n
+        #1:
+          %3 = float(1) :: Float64
+          br #2
+        #2:
+          %4 = φ(#1 → %2, #3 → %8) :: Int64     # n
+          %5 = φ(#1 → %3, #3 → %7) :: Float64   # r
+          %6 = %4 > 0 :: Bool
+          br %6 ? #3 : #4
+        #3:
+          %7 = %5 * %1 :: Float64               # r
+          %8 = %4 - 1 :: Int64                  # n
+          br #2
+        #4:
+          return %5
+    "#]]
+    .assert_eq(&common::print_program(&root, &prog));
+}
