@@ -9,8 +9,10 @@ use std::cell::RefCell;
 use std::collections::HashMap;
 use std::rc::Rc;
 
-use zy_interp::{Array, ArrayData, ArrayRef, ElemType, Shape, Value};
-use zy_ir::{StructRef, Type};
+use std::sync::Arc;
+
+use zy_interp::{Array, ArrayData, ArrayRef, ElemType, Pullback, Shape, Value};
+use zy_ir::{Instance, StructRef, Type};
 
 use crate::layout::{elem_slot, packed_offsets, slots, Slot};
 use crate::runtime::{Arena, ArrayObj, StackObj};
@@ -22,15 +24,30 @@ enum Shared {
     Ref(Rc<RefCell<Value>>, Type, *mut u64),
 }
 
+/// The pullback adapters of one compilation: how pullback closures cross the boundary.
+#[derive(Default)]
+pub struct PullbackTable {
+    /// Adapter address to the pullback instance and its tape type.
+    pub by_addr: HashMap<u64, (Arc<Instance>, Type)>,
+    /// Pullback instance to its adapter's address and its tape type.
+    pub by_inst: HashMap<Arc<Instance>, (u64, Type)>,
+}
+
 /// Converts values into slots, remembering the mutable objects it copied.
 #[derive(Default)]
 pub struct ToNative {
+    pullbacks: Arc<PullbackTable>,
     /// Arena address of each object copied, by the address of its `Rc` contents.
     by_rc: HashMap<usize, u64>,
     shared: Vec<Shared>,
 }
 
 impl ToNative {
+    /// A converter that can pass the pullback closures of `table`.
+    pub fn with_pullbacks(table: Arc<PullbackTable>) -> ToNative {
+        ToNative { pullbacks: table, ..ToNative::default() }
+    }
+
     /// Append the slots of `v` (of type `ty`) to `out`, allocating objects in `arena`.
     pub fn value(&mut self, arena: &mut Arena, v: &Value, ty: &Type, out: &mut Vec<u64>) -> Result<(), String> {
         match (v, ty) {
@@ -123,6 +140,16 @@ impl ToNative {
                 }
                 out.push(p as u64);
             }
+            (Value::Pullback(pb), Type::Pullback(_)) => {
+                let mut words = vec![0];
+                if let Some((addr, tape_ty)) = self.pullbacks.by_inst.get(&pb.instance).cloned() {
+                    words[0] = addr;
+                    self.value(arena, &pb.tape, &tape_ty, &mut words)?;
+                }
+                let p = arena.alloc_words(words.len());
+                write_words(p, &words);
+                out.push(p as u64);
+            }
             (Value::Undef(name), _) => return Err(format!("UndefVarError: {name} not defined")),
             (v, t) => return Err(format!("internal error: JIT cannot pass {} as a {t}", v.julia_type())),
         }
@@ -177,6 +204,7 @@ impl ToNative {
 
 /// Converts slots back into values.
 pub struct FromNative {
+    pullbacks: Arc<PullbackTable>,
     /// The original value of each argument object, by arena address.
     originals: HashMap<u64, Value>,
     /// Values already made for objects created by compiled code, by address (keeps aliasing).
@@ -195,12 +223,12 @@ impl FromNative {
             };
             originals.insert(addr, v);
         }
-        FromNative { originals, made: HashMap::new() }
+        FromNative { pullbacks: args.pullbacks.clone(), originals, made: HashMap::new() }
     }
 
     /// A converter without argument objects (fresh copies of everything).
     pub fn fresh() -> FromNative {
-        FromNative { originals: HashMap::new(), made: HashMap::new() }
+        FromNative { pullbacks: Arc::default(), originals: HashMap::new(), made: HashMap::new() }
     }
 
     /// The value of type `ty` whose slots are `words[*at..]`; advances `at`.
@@ -299,7 +327,26 @@ impl FromNative {
                 }
                 Value::Stack(Rc::new(RefCell::new(entries)))
             }
-            Type::Pullback(_) => return Err("unsupported: a pullback closure as a JIT result".into()),
+            Type::Pullback(sig) => {
+                let p = next()?;
+                // SAFETY: a pullback box's first word is its adapter's address.
+                let addr = unsafe { *(p as *const u64) };
+                let (instance, tape) = match self.pullbacks.by_addr.get(&addr).cloned() {
+                    Some((inst, tape_ty)) => {
+                        let n = slots(&tape_ty).map_err(|e| e.to_string())?.len();
+                        // SAFETY: the tape's slots follow the address in the box.
+                        let words = unsafe { std::slice::from_raw_parts((p as *const u64).add(1), n) }.to_vec();
+                        let tape = self.value(&words, &mut 0, &tape_ty)?;
+                        (inst, tape)
+                    }
+                    // A placeholder that no forward pass recorded, as the AD makes it.
+                    None => (
+                        Arc::new(Instance { name: "unreached".into(), method: 0, args: sig.clone() }),
+                        Value::Nothing,
+                    ),
+                };
+                Value::Pullback(Rc::new(Pullback { instance, tape }))
+            }
             Type::Any => return Err("internal error: JIT value of type Any".into()),
         })
     }

@@ -15,11 +15,11 @@ use cranelift_module::{FuncId, Module};
 use zy_interp::{Limits, RuntimeError, Value};
 use zy_ir::{Function, Instance, Op, Type, TypedProgram};
 
-use crate::convert::{FromNative, ToNative};
+use crate::convert::{FromNative, PullbackTable, ToNative};
 use crate::error::JitError;
 use crate::layout::slots;
 use crate::runtime::{self, Ctx, Site};
-use crate::translate::{self, mem, signature, Env, RtFuncs};
+use crate::translate::{self, mem, pullbacks, signature, Env, RtFuncs};
 
 /// The module and everything its code points to. Dropped (and its memory freed) when the
 /// session and every compiled function from it are gone.
@@ -110,14 +110,14 @@ impl JitSession {
         inst: &Instance,
         mut clif: Option<&mut String>,
     ) -> Result<CompiledFn, JitError> {
-        let reach = reachable(prog, inst)?;
+        let Reach { funcs: reach, pullbacks, globals } = reachable(prog, inst)?;
         let key: Vec<Arc<Function>> = reach.iter().map(|(_, f)| f.clone()).collect();
         if clif.is_none() {
             if let Some(done) = self.cache.get(&key) {
                 return Ok(done.clone());
             }
         }
-        let track_depth = has_recursion(&reach);
+        let track_depth = has_recursion(&reach, &pullbacks);
         let owner = self.owner.clone();
         let mut guard = owner.inner.lock().map_err(|_| JitError::backend("JIT session poisoned"))?;
         let inner = &mut *guard;
@@ -129,6 +129,14 @@ impl JitSession {
             let id = module.declare_anonymous_function(&sig).map_err(JitError::backend)?;
             ids.insert(i.clone(), id);
         }
+        let mut adapters = HashMap::new();
+        for p in &pullbacks {
+            let f = &prog.functions[p];
+            let id = module
+                .declare_anonymous_function(&pullbacks::adapter_signature(module, f)?)
+                .map_err(JitError::backend)?;
+            adapters.insert(p.clone(), id);
+        }
         for (i, f) in &reach {
             let id = ids[i];
             self.ctx.func.signature = signature(module, &arg_types(f), &f.ret)?;
@@ -138,6 +146,8 @@ impl JitSession {
                 rt,
                 prog,
                 funcs: &ids,
+                adapters: &adapters,
+                globals: &globals,
                 sites: &mut inner.sites,
                 track_depth,
             };
@@ -155,10 +165,39 @@ impl JitSession {
             module.clear_context(&mut self.ctx);
             done?;
         }
+        for (p, &id) in &adapters {
+            let f = &prog.functions[p];
+            self.ctx.func.signature = pullbacks::adapter_signature(module, f)?;
+            self.ctx.func.name = UserFuncName::user(0, id.as_u32());
+            let mut env = Env {
+                module: &mut *module,
+                rt,
+                prog,
+                funcs: &ids,
+                adapters: &adapters,
+                globals: &globals,
+                sites: &mut inner.sites,
+                track_depth,
+            };
+            let b = FunctionBuilder::new(&mut self.ctx.func, &mut self.fctx);
+            let done = pullbacks::define_adapter(&mut env, f, ids[p], b).and_then(|()| {
+                module.define_function(id, &mut self.ctx).map_err(|e| JitError::backend(format!("{e:?}")))
+            });
+            module.clear_context(&mut self.ctx);
+            done?;
+        }
         let (top, top_fn) = &reach[0];
         let entry = trampoline(module, &mut self.ctx, &mut self.fctx, ids[top], top_fn)?;
         module.finalize_definitions().map_err(JitError::backend)?;
         let code = module.get_finalized_function(entry);
+        let mut table = PullbackTable::default();
+        for (p, &id) in &adapters {
+            let addr = module.get_finalized_function(id) as u64;
+            let f = &prog.functions[p];
+            let tape = f.args().first().map_or(Type::Nothing, |a| f.ty(*a).clone());
+            table.by_addr.insert(addr, (p.clone(), tape.clone()));
+            table.by_inst.insert(p.clone(), (addr, tape));
+        }
         drop(guard);
         let compiled = CompiledFn {
             _owner: owner,
@@ -167,6 +206,8 @@ impl JitSession {
             ret: top_fn.ret.clone(),
             span: top_fn.span,
             recursive: track_depth,
+            pullbacks: Arc::new(table),
+            n_globals: globals.len(),
         };
         self.cache.insert(key, compiled.clone());
         Ok(compiled)
@@ -228,37 +269,97 @@ fn arg_types(f: &Function) -> Vec<Type> {
     f.args().iter().map(|a| f.ty(*a).clone()).collect()
 }
 
-/// `inst` and every instance reachable from it through calls, `inst` first.
-fn reachable(prog: &TypedProgram, inst: &Instance) -> Result<Vec<(Arc<Instance>, Arc<Function>)>, JitError> {
+/// `inst` and every instance reachable from it through calls, `inst` first; and the pullback
+/// instances that pullback closures of the types these functions handle may run.
+fn reachable(prog: &TypedProgram, inst: &Instance) -> Result<Reach, JitError> {
     let (top, f) = prog
         .functions
         .get_key_value(inst)
         .ok_or_else(|| JitError::invalid(format!("no typed body for {inst}")))?;
-    let mut out = vec![(top.clone(), f.clone())];
+    let mut funcs = vec![(top.clone(), f.clone())];
     let mut seen: HashSet<Arc<Instance>> = HashSet::from([top.clone()]);
+    let mut sigs: HashSet<Arc<[Type]>> = HashSet::new();
+    let mut pullbacks = Vec::new();
+    let mut globals = Vec::new();
     let mut i = 0;
-    while i < out.len() {
-        let f = out[i].1.clone();
+    while i < funcs.len() {
+        let f = funcs[i].1.clone();
+        let mut next = Vec::new();
         for v in &f.values {
+            pullback_sigs(&v.ty, &mut sigs);
             if let zy_ir::ValueKind::Stmt(s) = &v.kind {
-                if let Op::Invoke(callee) = &s.op {
-                    if seen.insert(callee.clone()) {
-                        let body = prog
-                            .functions
-                            .get(callee)
-                            .ok_or_else(|| JitError::invalid(format!("no typed body for {callee}")))?;
-                        out.push((callee.clone(), body.clone()));
+                match &s.op {
+                    Op::Invoke(callee) => next.push(callee.clone()),
+                    Op::Global(name) if !globals.contains(name) => {
+                        let thunk = prog
+                            .globals
+                            .get(name)
+                            .ok_or_else(|| JitError::invalid(format!("no typed body for global `{name}`")))?;
+                        globals.push(name.clone());
+                        let key = global_instance(name);
+                        if seen.insert(key.clone()) {
+                            funcs.push((key, thunk.clone()));
+                        }
                     }
+                    _ => {}
                 }
+            }
+        }
+        pullback_sigs(&f.ret, &mut sigs);
+        for (k, _) in prog.functions.iter().filter(|(k, _)| sigs.contains(&k.args)) {
+            if !pullbacks.contains(k) {
+                pullbacks.push(k.clone());
+                next.push(k.clone());
+            }
+        }
+        for callee in next {
+            if seen.insert(callee.clone()) {
+                let body = prog
+                    .functions
+                    .get(&callee)
+                    .ok_or_else(|| JitError::invalid(format!("no typed body for {callee}")))?;
+                funcs.push((callee, body.clone()));
             }
         }
         i += 1;
     }
-    Ok(out)
+    Ok(Reach { funcs, pullbacks, globals })
+}
+
+/// The key under which the thunk of global `name` is compiled.
+pub(crate) fn global_instance(name: &zy_ir::Name) -> Arc<Instance> {
+    Arc::new(Instance { name: format!("global {name}").into(), method: u32::MAX - 1, args: Arc::from([]) })
+}
+
+/// What one compilation covers.
+struct Reach {
+    funcs: Vec<(Arc<Instance>, Arc<Function>)>,
+    pullbacks: Vec<Arc<Instance>>,
+    /// Global bindings loaded, in the order of their slots in the context.
+    globals: Vec<zy_ir::Name>,
+}
+
+/// The signatures of the pullback closures inside a value of type `t`.
+fn pullback_sigs(t: &Type, out: &mut HashSet<Arc<[Type]>>) {
+    match t {
+        Type::Pullback(sig) => {
+            if out.insert(sig.clone()) {
+                for t in sig.iter() {
+                    pullback_sigs(t, out);
+                }
+            }
+        }
+        Type::Tuple(ts) => ts.iter().for_each(|t| pullback_sigs(t, out)),
+        Type::NamedTuple(fs) => fs.iter().for_each(|(_, t)| pullback_sigs(t, out)),
+        Type::Struct(st) => st.fields.iter().for_each(|(_, t)| pullback_sigs(t, out)),
+        Type::Ref(t) | Type::Stack(t) => pullback_sigs(t, out),
+        _ => {}
+    }
 }
 
 /// Does any function of `reach` take part in a cycle of calls?
-fn has_recursion(reach: &[(Arc<Instance>, Arc<Function>)]) -> bool {
+fn has_recursion(reach: &[(Arc<Instance>, Arc<Function>)], pullbacks: &[Arc<Instance>]) -> bool {
+    // A pullback closure may call any pullback of its type: count them as calls from everyone.
     let index: HashMap<&Instance, usize> = reach.iter().enumerate().map(|(i, (k, _))| (&**k, i)).collect();
     let edges: Vec<Vec<usize>> = reach
         .iter()
@@ -272,6 +373,7 @@ fn has_recursion(reach: &[(Arc<Instance>, Arc<Function>)]) -> bool {
                     },
                     _ => None,
                 })
+                .chain(pullbacks.iter().filter_map(|p| index.get(&**p).copied()))
                 .collect()
         })
         .collect();
@@ -300,6 +402,8 @@ pub struct CompiledFn {
     ret: Type,
     span: zy_ir::Span,
     recursive: bool,
+    pullbacks: Arc<PullbackTable>,
+    n_globals: usize,
 }
 
 /// A context pointer handed to the thread that runs recursive code.
@@ -330,8 +434,8 @@ impl CompiledFn {
                 args.len()
             )));
         }
-        let mut ctx = Ctx::new(limits.max_depth, limits.deadline, limits.cancel.clone(), 0);
-        let mut to = ToNative::default();
+        let mut ctx = Ctx::new(limits.max_depth, limits.deadline, limits.cancel.clone(), self.n_globals);
+        let mut to = ToNative::with_pullbacks(self.pullbacks.clone());
         let mut words = Vec::new();
         for (a, t) in args.iter().zip(&self.args) {
             to.value(&mut ctx.state.arena, a, t, &mut words).map_err(fail)?;

@@ -189,6 +189,41 @@ pub unsafe extern "C" fn zy_rt_stack_grow(stack: *mut StackObj, need: i64) {
     stack.grow(usize::try_from(need).unwrap_or(0));
 }
 
+/// `accum!(dst, src)` on Float64 arrays: adds `src` into `dst` elementwise. Returns 1 (and
+/// does nothing) when the lengths differ.
+///
+/// # Safety
+/// Both must be Float64 arrays of the live call.
+pub unsafe extern "C" fn zy_rt_accum_into(dst: *mut ArrayObj, src: *const ArrayObj) -> i8 {
+    let (d, s) = unsafe { (&*dst, &*src) };
+    if d.len != s.len {
+        return 1;
+    }
+    let n = d.len.max(0) as usize;
+    // SAFETY: both hold `n` Float64 elements; they may be the same array.
+    unsafe {
+        let (dp, sp) = (d.data.cast::<f64>(), s.data.cast::<f64>());
+        for k in 0..n {
+            *dp.add(k) += *sp.add(k);
+        }
+    }
+    0
+}
+
+/// `accum!(dst, x)` with a Float64 `x`: adds `x` to every element of `dst`.
+///
+/// # Safety
+/// `dst` must be a Float64 array of the live call.
+pub unsafe extern "C" fn zy_rt_accum_into_scalar(dst: *mut ArrayObj, x: f64) {
+    let d = unsafe { &*dst };
+    let n = d.len.max(0) as usize;
+    // SAFETY: `dst` holds `n` Float64 elements.
+    let elems = unsafe { std::slice::from_raw_parts_mut(d.data.cast::<f64>(), n) };
+    for e in elems {
+        *e += x;
+    }
+}
+
 /// Evaluates the primitive of a fallback site with the interpreter's semantics: the operands'
 /// slots are in `buf` (8 bytes each), the result's slots are written back to `buf`.
 ///
@@ -211,6 +246,8 @@ pub fn symbols() -> Vec<(&'static str, *const u8)> {
         ("zy_rt_stack_new", zy_rt_stack_new as *const u8),
         ("zy_rt_stack_grow", zy_rt_stack_grow as *const u8),
         ("zy_rt_fallback", zy_rt_fallback as *const u8),
+        ("zy_rt_accum_into", zy_rt_accum_into as *const u8),
+        ("zy_rt_accum_into_scalar", zy_rt_accum_into_scalar as *const u8),
     ];
     syms.extend(math::symbols());
     syms

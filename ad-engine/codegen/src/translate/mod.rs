@@ -8,6 +8,7 @@
 
 mod arrays;
 mod data;
+pub(crate) mod pullbacks;
 mod scalar;
 mod tape;
 
@@ -44,6 +45,8 @@ pub(crate) struct RtFuncs {
     /// Elementary functions of one Float64, by primitive.
     pub math: [(Prim, FuncId); 12],
     pub powi: FuncId,
+    pub accum_into: FuncId,
+    pub accum_into_scalar: FuncId,
 }
 
 impl RtFuncs {
@@ -80,6 +83,8 @@ impl RtFuncs {
                 math
             },
             powi: decl("zy_rt_powi", &[types::F64, p], Some(types::F64))?,
+            accum_into: decl("zy_rt_accum_into", &[p, p], Some(types::I8))?,
+            accum_into_scalar: decl("zy_rt_accum_into_scalar", &[p, types::F64], None)?,
         })
     }
 }
@@ -91,6 +96,10 @@ pub(crate) struct Env<'a> {
     pub prog: &'a TypedProgram,
     /// The compiled function of every instance the function may invoke.
     pub funcs: &'a HashMap<Arc<Instance>, FuncId>,
+    /// The adapter of every pullback instance a pullback closure may run.
+    pub adapters: &'a HashMap<Arc<Instance>, FuncId>,
+    /// The global bindings loaded, by slot in the context's global table.
+    pub globals: &'a [zy_ir::Name],
     /// Sites created while translating; their addresses are baked into the code.
     pub sites: &'a mut Vec<Box<Site>>,
     /// Whether functions keep the depth counter and the native stack check (programs with
@@ -258,9 +267,7 @@ impl<'e, 'a, 'b> Translator<'e, 'a, 'b> {
             Op::Prim(p) => self.prim(*p, &stmt.args, &ty, span)?,
             Op::New(s) => self.new_struct(s, &stmt.args, &ty)?,
             Op::Invoke(inst) => self.invoke(inst, &stmt.args, &ty, span)?,
-            Op::Global(name) => {
-                return Err(JitError::unsupported(format!("the global binding `{name}`")))
-            }
+            Op::Global(name) => self.global(name, &ty, span)?,
             Op::Call(_) | Op::CallValue | Op::Closure(_) => {
                 return Err(JitError::invalid(format!("{v}: untyped operation in typed IR")))
             }
@@ -289,11 +296,12 @@ impl<'e, 'a, 'b> Translator<'e, 'a, 'b> {
             .funcs
             .get(inst)
             .ok_or_else(|| JitError::invalid(format!("{inst} was not declared")))?;
-        if args.len() != inst.args.len() {
+        let params: Vec<Type> = callee.args().iter().map(|a| callee.ty(*a).clone()).collect();
+        if args.len() != params.len() {
             return Err(JitError::invalid(format!("{inst} called with {} arguments", args.len())));
         }
         let mut call_args = vec![self.ctx];
-        for (a, t) in args.iter().zip(inst.args.iter()) {
+        for (a, t) in args.iter().zip(&params) {
             let vs = self.operand_as(a, t)?;
             call_args.extend(vs);
         }
@@ -306,6 +314,59 @@ impl<'e, 'a, 'b> Translator<'e, 'a, 'b> {
         }
         self.check_error();
         self.coerce(results, &callee.ret, ty)
+    }
+
+    /// A global binding: evaluated by its thunk at first use in a call, then read from its box.
+    /// The slot holds 0 before the first use and 1 while the thunk runs (a use then is an
+    /// `UndefVarError`, as in the interpreter).
+    fn global(&mut self, name: &zy_ir::Name, ty: &Type, span: Span) -> R<Vec<ClValue>> {
+        let index = self
+            .env
+            .globals
+            .iter()
+            .position(|g| g == name)
+            .ok_or_else(|| JitError::invalid(format!("global `{name}` was not collected")))?;
+        let key = crate::session::global_instance(name);
+        let thunk = self.env.prog.globals.get(name).cloned().ok_or_else(|| JitError::invalid("global thunk"))?;
+        let id = *self.env.funcs.get(&key).ok_or_else(|| JitError::invalid("global thunk id"))?;
+        let ctx = self.ctx;
+        let table = self.b.ins().load(types::I64, mem(), ctx, ctx_offset::GLOBALS);
+        let at = (index * 8) as i32;
+        let p = self.b.ins().load(types::I64, mem(), table, at);
+        let ready = self.b.create_block();
+        let compute = self.b.create_block();
+        let have = self.b.create_block();
+        let bx = self.b.append_block_param(ready, types::I64);
+        let unset = self.b.ins().icmp_imm_s(IntCC::UnsignedLessThanOrEqual, p, 1);
+        self.b.ins().brif(unset, compute, &[], have, &[]);
+        self.b.switch_to_block(have);
+        self.b.ins().jump(ready, &[BlockArg::Value(p)]);
+        self.b.switch_to_block(compute);
+        self.b.set_cold_block(compute);
+        let running = self.b.ins().icmp_imm_s(IntCC::Equal, p, 1);
+        let site = self.site(span, SiteKind::Fail(format!("UndefVarError: {name} not defined")));
+        let rt = self.env.rt.fail;
+        self.fail_if(running, |t| {
+            t.call_rt(rt, &[ctx, site]);
+        });
+        let one = self.b.ins().iconst(types::I64, 1);
+        self.b.ins().store(mem(), one, table, at);
+        let depth = self.env.track_depth.then(|| self.enter_call(span));
+        let fref = self.func_ref(id);
+        let call = self.b.ins().call(fref, &[ctx]);
+        let vals = self.b.inst_results(call).to_vec();
+        if let Some(d) = depth {
+            self.b.ins().store(mem(), d, ctx, ctx_offset::DEPTH);
+        }
+        self.check_error();
+        let vals = self.coerce(vals, &thunk.ret, ty)?;
+        let boxed = self.alloc_words(vals.len())?;
+        self.store_words(boxed, 0, &vals);
+        let table = self.b.ins().load(types::I64, mem(), ctx, ctx_offset::GLOBALS);
+        self.b.ins().store(mem(), boxed, table, at);
+        self.b.ins().jump(ready, &[BlockArg::Value(boxed)]);
+        self.b.switch_to_block(ready);
+        self.load_words(bx, 0, ty)
     }
 
     fn terminator(&mut self, blk: Block) -> R<()> {
@@ -563,12 +624,17 @@ impl<'e, 'a, 'b> Translator<'e, 'a, 'b> {
         if let Some(out) = self.tape(p, args, &tys, ty, span)? {
             return Ok(out);
         }
+        if let Some(out) = self.pullbacks(p, args, &tys, ty, span)? {
+            return Ok(out);
+        }
         match p {
-            Prim::Gradient | Prim::Derivative | Prim::Hessian | Prim::PullbackOf | Prim::CallPullback => {
+            Prim::Gradient | Prim::Derivative | Prim::Hessian | Prim::PullbackOf => {
                 Err(JitError::unsupported(format!("`{p}` before the AD transform rewrote it")))
             }
             // Mutations must happen on the live objects, never on copies.
-            p if p.has_effect() && p != Prim::Error => {
+            p if (p.has_effect() || matches!(p, Prim::CallPullback | Prim::AccumInto | Prim::MakePullback))
+                && p != Prim::Error =>
+            {
                 Err(JitError::unsupported(format!("`{p}` on {}", type_list(&tys))))
             }
             _ => self.fallback(p, args, ty, span),
