@@ -299,12 +299,16 @@ impl<'a> Typer<'a> {
             }
             let data = body.block(b);
             let span = data.term_span;
-            let free = data.term.operands().into_iter().find_map(|o| match o {
-                Operand::Const(Const::Func(n)) if !cx.is_defined(n) => Some(n.clone()),
+            let bad = data.term.operands().into_iter().find_map(|o| match o {
+                Operand::Const(Const::Func(n)) if !cx.is_defined(n) => {
+                    Some(Fail::undefined(format!("UndefVarError: `{n}` not defined")))
+                }
+                Operand::Const(c @ (Const::Symbol(_) | Const::Str(_) | Const::Tuple(_))) => {
+                    Some(Fail::unsupported(format!("`{c}` as a value")))
+                }
                 _ => None,
             });
-            if let Some(n) = free {
-                let fail = Fail::undefined(format!("UndefVarError: `{n}` not defined"));
+            if let Some(fail) = bad {
                 throw(&mut out, nb, &fail.message, span);
                 errors.push(fail.at(span));
                 continue;

@@ -219,3 +219,23 @@ fn free_names_in_returns_and_undefined_locals() {
     "#]]
     .assert_eq(&typed(&p, "g", &[Type::Bool]));
 }
+
+#[test]
+fn symbols_are_not_values() {
+    let mut b = Fb::new("f", &["x"]);
+    b.ret(sym("a"));
+    let mut p = Program::default();
+    define(&mut p, b.done());
+    expect![[r#"
+        error[unsupported] at 110..115: unsupported: `:a` as a value
+    "#]]
+    .assert_eq(&errs(&p, "f", &[Type::Float64]));
+    let mut b = Fb::new("g", &["x"]);
+    let t = b.call("tuple", vec![sym("a")]);
+    b.ret(t);
+    define(&mut p, b.done());
+    expect![[r#"
+        error[unsupported] at 110..115: unsupported: symbols and strings as values (only as field names and `error` messages)
+    "#]]
+    .assert_eq(&errs(&p, "g", &[Type::Float64]));
+}
