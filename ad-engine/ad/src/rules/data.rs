@@ -5,13 +5,21 @@
 use zy_ir::{Const, Operand, Prim, StructRef, Type};
 
 use super::{arg_rdata, Emit, FwdOut, FwdStmt, RevStmt};
-use crate::tangent::{fdata_type, rdata_type};
+use crate::tangent::{fdata_type, has_fdata, rdata_type};
+use zy_ir::tangent_type;
 
 /// Is `p` a data primitive with a rule here?
 pub fn handles(p: Prim) -> bool {
     matches!(
         p,
-        Prim::Tuple | Prim::NamedTuple | Prim::GetField | Prim::TupleIndex | Prim::RefNew | Prim::RefGet | Prim::RefSet
+        Prim::Tuple
+            | Prim::NamedTuple
+            | Prim::GetField
+            | Prim::SetField
+            | Prim::TupleIndex
+            | Prim::RefNew
+            | Prim::RefGet
+            | Prim::RefSet
     )
 }
 
@@ -20,9 +28,30 @@ fn first_field(p: Prim) -> usize {
     usize::from(p == Prim::NamedTuple)
 }
 
+/// Is operand 0 a mutable struct?
+fn on_mutable(s_tys: &[Type]) -> Option<Type> {
+    match s_tys.first() {
+        Some(t @ Type::Struct(st)) if st.mutable => Some(tangent_type(t)),
+        _ => None,
+    }
+}
+
+/// The constant field index (1-based) of a getfield/setfield!.
+fn field_index(c: Option<&Operand>) -> Option<usize> {
+    match c?.as_const()? {
+        Const::Int(i) if *i >= 1 => Some(*i as usize - 1),
+        _ => None,
+    }
+}
+
 pub fn forward(e: &mut Emit, p: Prim, s: &FwdStmt) -> FwdOut {
     if p == Prim::RefSet {
         return forward_refset(e, s);
+    }
+    if let Some(nt) = on_mutable(&s.arg_tys) {
+        if let Some(out) = forward_mutable(e, p, s, &nt) {
+            return out;
+        }
     }
     let value = e.prim(p, s.args.clone(), s.ty.clone());
     let fty = fdata_type(&s.ty);
@@ -75,7 +104,90 @@ fn forward_refset(e: &mut Emit, s: &FwdStmt) -> FwdOut {
     FwdOut { value, shadow: s.shadows.get(1).cloned().flatten(), residuals }
 }
 
+/// `getfield`/`setfield!` on a mutable struct, whose shadow is a `Ref` of the named tuple of
+/// its fields' gradients.
+fn forward_mutable(e: &mut Emit, p: Prim, s: &FwdStmt, nt: &Type) -> Option<FwdOut> {
+    let i = field_index(s.args.get(1))?;
+    let sx = s.shadows.first().cloned().flatten();
+    let fty = s.ty.clone();
+    match p {
+        Prim::GetField => {
+            let value = e.prim(p, s.args.clone(), fty.clone());
+            let shadow = match (&sx, has_fdata(&fty)) {
+                (Some(sx), true) => {
+                    let g = e.prim(Prim::RefGet, vec![sx.clone()], nt.clone());
+                    Some(e.field(g, i, nt))
+                }
+                _ => None,
+            };
+            Some(FwdOut { value, shadow, residuals: sx.into_iter().collect() })
+        }
+        Prim::SetField => {
+            let old = e.prim(Prim::GetField, vec![s.args[0].clone(), s.args[1].clone()], fty.clone());
+            let value = e.prim(p, s.args.clone(), fty.clone());
+            let mut residuals = vec![s.args[0].clone(), sx.clone().unwrap_or(Const::Nothing.into()), old];
+            if let (Some(sx), true) = (&sx, has_fdata(&fty)) {
+                // The field's shadow becomes the new value's; the old one is restored later.
+                let g = e.prim(Prim::RefGet, vec![sx.clone()], nt.clone());
+                let old_shadow = e.field(g.clone(), i, nt);
+                let new_shadow = s.shadows.get(2).cloned().flatten().unwrap_or(Const::Nothing.into());
+                let g2 = e.replace(nt, g, i, new_shadow);
+                e.prim(Prim::RefSet, vec![sx.clone(), g2], nt.clone());
+                residuals.push(old_shadow);
+            }
+            Some(FwdOut { value, shadow: s.shadows.get(2).cloned().flatten(), residuals })
+        }
+        _ => None,
+    }
+}
+
+fn reverse_mutable(e: &mut Emit, p: Prim, s: &RevStmt, nt: &Type) -> Vec<Option<Operand>> {
+    let mut out = vec![None; s.arg_tys.len()];
+    let Some(i) = s.consts.get(1).cloned().flatten().and_then(|c| field_index(Some(&c.into()))) else { return out };
+    let fty = s.ty.clone();
+    let gty = nt.field_types().and_then(|f| f.get(i).cloned()).unwrap_or(Type::Nothing);
+    match p {
+        Prim::GetField => {
+            if let (Some(dy), Some(sx)) = (&s.dy, s.residuals.first()) {
+                let g = e.prim(Prim::RefGet, vec![sx.clone()], nt.clone());
+                let cur = e.field(g.clone(), i, nt);
+                let sum = e.accum(&gty, cur, dy.clone());
+                let g2 = e.replace(nt, g, i, sum);
+                e.prim(Prim::RefSet, vec![sx.clone(), g2], nt.clone());
+            }
+        }
+        _ => {
+            // setfield!(x, i, v): restore the old field, hand its gradient to v, zero it.
+            let (x, sx, old) = (s.residuals[0].clone(), s.residuals[1].clone(), s.residuals[2].clone());
+            e.prim(Prim::SetField, vec![x, Const::Int(i as i64 + 1).into(), old], fty.clone());
+            if sx.as_const().is_some() {
+                return out;
+            }
+            let g = e.prim(Prim::RefGet, vec![sx.clone()], nt.clone());
+            if let Some(old_shadow) = s.residuals.get(3) {
+                let g2 = e.replace(nt, g, i, old_shadow.clone());
+                e.prim(Prim::RefSet, vec![sx, g2], nt.clone());
+            } else if rdata_type(&fty) != Type::Nothing {
+                let vbar = e.field(g.clone(), i, nt);
+                let z = e.zero_rdata(&gty);
+                let g2 = e.replace(nt, g, i, z);
+                e.prim(Prim::RefSet, vec![sx, g2], nt.clone());
+                out[2] = Some(match &s.dy {
+                    Some(dy) => e.accum(&gty, vbar, dy.clone()),
+                    None => vbar,
+                });
+            }
+        }
+    }
+    out
+}
+
 pub fn reverse(e: &mut Emit, p: Prim, s: &RevStmt) -> Vec<Option<Operand>> {
+    if let Some(nt) = on_mutable(&s.arg_tys) {
+        if matches!(p, Prim::GetField | Prim::SetField) {
+            return reverse_mutable(e, p, s, &nt);
+        }
+    }
     let n = s.arg_tys.len();
     let mut out = vec![None; n];
     match p {
@@ -156,7 +268,21 @@ pub fn forward_new(e: &mut Emit, st: &StructRef, s: &FwdStmt) -> FwdOut {
     let shadow = if fty == Type::Nothing {
         None
     } else if st.mutable {
-        e.zero_fdata(value.clone(), &s.ty)
+        // A box of the fields' gradients; fields with shadows share them.
+        let nt = tangent_type(&s.ty);
+        let mut parts = Vec::new();
+        for (i, t) in s.arg_tys.iter().enumerate() {
+            parts.push(match s.shadows.get(i).cloned().flatten() {
+                Some(sh) if has_fdata(t) => sh,
+                _ => {
+                    let ft = nt.field_types().and_then(|f| f.get(i).cloned()).unwrap_or(Type::Nothing);
+                    e.zero_rdata(&ft)
+                }
+            });
+        }
+        let g = e.rebuild(&nt, parts);
+        let shadow = e.prim(Prim::RefNew, vec![g], fty.clone());
+        return FwdOut { value, shadow: Some(shadow.clone()), residuals: vec![shadow] };
     } else {
         let parts = (0..s.args.len()).map(|i| s.shadows.get(i).cloned().flatten().unwrap_or(Const::Nothing.into())).collect();
         Some(e.rebuild(&fty, parts))
@@ -164,8 +290,15 @@ pub fn forward_new(e: &mut Emit, st: &StructRef, s: &FwdStmt) -> FwdOut {
     FwdOut { value, shadow, residuals: vec![] }
 }
 
-/// Field gradients of `new T(fields...)` from the named-tuple gradient.
+/// Field gradients of `new T(fields...)` from the named-tuple gradient (for a mutable struct,
+/// from its shadow box).
 pub fn reverse_new(e: &mut Emit, s: &RevStmt) -> Vec<Option<Operand>> {
+    if let (Some(nt), Some(sh)) = (on_mutable(std::slice::from_ref(&s.ty)), s.residuals.first()) {
+        let g = e.prim(Prim::RefGet, vec![sh.clone()], nt.clone());
+        return (0..s.arg_tys.len())
+            .map(|i| (arg_rdata(s, i) != Type::Nothing).then(|| e.field(g.clone(), i, &nt)))
+            .collect();
+    }
     let rty = rdata_type(&s.ty);
     (0..s.arg_tys.len())
         .map(|i| match &s.dy {

@@ -100,8 +100,17 @@ impl Emit<'_> {
         match (&fty, ty) {
             (Type::Nothing, _) => None,
             (_, Type::Array(..)) => Some(self.prim(Prim::ZeroTangent, vec![x], fty)),
+            (Type::Ref(inner), Type::Ref(elem)) => {
+                let content = self.prim(Prim::RefGet, vec![x], (**elem).clone());
+                let z = match self.zero_fdata(content, elem) {
+                    Some(z) => z,
+                    None => self.zero_rdata(inner),
+                };
+                Some(self.prim(Prim::RefNew, vec![z], fty.clone()))
+            }
             (Type::Ref(inner), _) => {
-                let z = self.zero_rdata(inner);
+                // A mutable struct: a box holding the named tuple of its fields' gradients.
+                let z = self.prim(Prim::ZeroTangent, vec![x], (**inner).clone());
                 Some(self.prim(Prim::RefNew, vec![z], fty.clone()))
             }
             _ => {
@@ -128,6 +137,13 @@ impl Emit<'_> {
             }
             _ => self.prim(Prim::Tuple, parts, ty.clone()),
         }
+    }
+
+    /// The tuple or named tuple `x` of type `ty` with part `i` replaced by `part`.
+    pub fn replace(&mut self, ty: &Type, x: Operand, i: usize, part: Operand) -> Operand {
+        let n = ty.field_types().map_or(0, |f| f.len());
+        let parts = (0..n).map(|j| if j == i { part.clone() } else { self.field(x.clone(), j, ty) }).collect();
+        self.rebuild(ty, parts)
     }
 
     /// A gradient of type `ty` (an rdata tuple or named tuple) that is zero except for part `i`.
