@@ -1,5 +1,6 @@
 //! Prints tree-sitter-julia's tree and zy's AST for a Julia file (or stdin): the tool for seeing
-//! where the grammar and Julia disagree. `cargo run -p zy-syntax --example dump -- FILE [--cst]`.
+//! where the grammar and Julia disagree. `cargo run -p zy-syntax --example dump -- FILE [--cst]`;
+//! `--time` reports the mean time of `parse_file` instead (use a release build).
 
 use std::io::Read;
 
@@ -32,6 +33,24 @@ fn main() -> std::io::Result<()> {
                 print_cst(tree.root_node(), &src, 0);
             }
         }
+    }
+    if args.iter().any(|a| a == "--time") {
+        let runs = 1000;
+        let start = std::time::Instant::now();
+        for _ in 0..runs {
+            std::hint::black_box(zy_syntax::parse_file(std::hint::black_box(&src)));
+        }
+        println!("parse_file: {:.1} µs per parse of {} bytes", start.elapsed().as_secs_f64() * 1e6 / runs as f64, src.len());
+        let mut parser = tree_sitter::Parser::new();
+        let language = tree_sitter_julia::LANGUAGE.into();
+        if parser.set_language(&language).is_ok() {
+            let start = std::time::Instant::now();
+            for _ in 0..runs {
+                std::hint::black_box(parser.parse(std::hint::black_box(&src), None));
+            }
+            println!("of which tree-sitter: {:.1} µs", start.elapsed().as_secs_f64() * 1e6 / runs as f64);
+        }
+        return Ok(());
     }
     print!("{}", zy_syntax::debug_tree(&zy_syntax::parse_file(&src)));
     Ok(())

@@ -4,12 +4,12 @@
 //! so such elements are split at those operators and the pieces parsed again (tree-sitter's
 //! included ranges keep the byte offsets of the file).
 
-use tree_sitter::{Node, Parser, Point, Range};
+use tree_sitter::{Node, Point, Range};
 
 use crate::ast::{Expr, ExprKind, TextRange, UnOp};
 use crate::cx::{all_kids, error_expr, kids, range, Cx};
 use crate::expr::expr;
-use crate::julia_parser;
+use crate::parse_tree_in;
 
 /// `[a, b, c]`, or `[a -b]` (one row of a matrix).
 pub(crate) fn vector(cx: &mut Cx, node: Node) -> Expr {
@@ -140,11 +140,7 @@ fn split_points(cx: &Cx, node: Node, out: &mut Vec<(usize, Point)>) {
 /// Parses the source between `start` and `end` again as one expression (same byte offsets).
 fn reparse(cx: &mut Cx, node: Node, start: (usize, Point), end: (usize, Point)) -> Expr {
     let piece = Range { start_byte: start.0, end_byte: end.0, start_point: start.1, end_point: end.1 };
-    let mut parser = Parser::new();
-    let tree = julia_parser(&mut parser)
-        .and_then(|p| p.set_included_ranges(&[piece]).ok().map(|()| p))
-        .and_then(|p| p.parse(cx.src, None));
-    let Some(tree) = tree else {
+    let Some(tree) = parse_tree_in(cx.src, Some(&[piece])) else {
         return cx.syntax(node, "syntax error: could not parse array element");
     };
     let root = tree.root_node();

@@ -21,6 +21,7 @@ pub(crate) struct Cx<'a> {
 }
 
 impl<'a> Cx<'a> {
+    /// A fresh context over `src`.
     pub fn new(src: &'a str) -> Cx<'a> {
         Cx { src, errors: Vec::new(), used_annotations: BTreeSet::new(), depth: 0, too_deep_reported: false }
     }
@@ -48,6 +49,7 @@ impl<'a> Cx<'a> {
         self.depth -= 1;
     }
 
+    /// Records an error.
     pub fn push(&mut self, range: TextRange, code: &'static str, message: String) {
         self.errors.push(SyntaxError { range, code, message });
     }
@@ -87,6 +89,9 @@ pub(crate) fn is_comment(node: Node) -> bool {
 
 /// The named children of `node` other than comments, in order.
 pub(crate) fn kids(node: Node) -> Vec<Node> {
+    if node.named_child_count() == 0 {
+        return Vec::new();
+    }
     let mut cursor = node.walk();
     node.named_children(&mut cursor).filter(|n| !is_comment(*n)).collect()
 }
@@ -95,11 +100,4 @@ pub(crate) fn kids(node: Node) -> Vec<Node> {
 pub(crate) fn all_kids(node: Node) -> Vec<Node> {
     let mut cursor = node.walk();
     node.children(&mut cursor).filter(|n| !is_comment(*n)).collect()
-}
-
-/// Does `node` have an ERROR child (whose error is reported by the error pass)?
-pub(crate) fn has_error_child(node: Node) -> bool {
-    let mut cursor = node.walk();
-    let found = node.children(&mut cursor).any(|n| n.is_error());
-    found
 }

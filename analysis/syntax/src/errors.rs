@@ -13,9 +13,10 @@ pub(crate) struct Scan {
     pub zy_comments: Vec<u32>,
 }
 
-/// Walks the whole tree once.
+/// Walks the parts of the tree that hold errors, and finds the `# zy:` comments.
 pub(crate) fn scan(tree: &Tree, src: &str) -> Scan {
-    let mut scan = Scan { errors: Vec::new(), zy_comments: Vec::new() };
+    let root = tree.root_node();
+    let mut scan = Scan { errors: Vec::new(), zy_comments: zy_comments(root, src) };
     let mut cursor = tree.walk();
     loop {
         let node = cursor.node();
@@ -23,10 +24,8 @@ pub(crate) fn scan(tree: &Tree, src: &str) -> Scan {
             scan.errors.push(describe_missing(node));
         } else if node.is_error() && !sibling_missing(node) {
             scan.errors.push(describe(node, src));
-        } else if node.kind() == "line_comment" && is_zy_comment(src.get(node.byte_range()).unwrap_or("")) {
-            scan.zy_comments.push(node.start_byte() as u32);
         }
-        if cursor.goto_first_child() {
+        if node.has_error() && cursor.goto_first_child() {
             continue;
         }
         loop {
@@ -63,6 +62,27 @@ fn sibling_missing(node: Node) -> bool {
         let found = parent.children(&mut cursor).any(|k| k.is_missing());
         found
     })
+}
+
+/// The start bytes of the line comments that begin with `# zy:` (found in the text, confirmed
+/// in the tree so that strings and block comments do not count).
+fn zy_comments(root: Node, src: &str) -> Vec<u32> {
+    let mut found = Vec::new();
+    let mut from = 0;
+    while let Some(at) = src.get(from..).and_then(|s| s.find("zy:")).map(|i| from + i) {
+        from = at + 3;
+        let line_start = src.get(..at).and_then(|s| s.rfind('\n')).map_or(0, |i| i + 1);
+        let Some(hash) = src.get(line_start..at).and_then(|s| s.find('#')).map(|i| line_start + i) else {
+            continue;
+        };
+        let is_comment = root
+            .descendant_for_byte_range(hash, hash + 1)
+            .is_some_and(|n| n.kind() == "line_comment" && n.start_byte() == hash);
+        if is_comment && is_zy_comment(src.get(hash..).unwrap_or("")) {
+            found.push(hash as u32);
+        }
+    }
+    found
 }
 
 /// Does a comment's text start a `# zy:` annotation?

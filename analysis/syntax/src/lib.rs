@@ -18,7 +18,9 @@ mod literals;
 mod operators;
 mod print;
 
-use tree_sitter::{Parser, Tree};
+use std::cell::RefCell;
+
+use tree_sitter::{Parser, Point, Range, Tree};
 
 use crate::ast::{Expr, SourceFile, SyntaxError, TextRange};
 use crate::cx::{kids, Cx};
@@ -28,8 +30,7 @@ pub use crate::print::debug_tree;
 /// Parses a whole file. Never panics: errors and unsupported constructs are in `errors`, and
 /// every definition that parsed is in `items` (also those after a syntax error).
 pub fn parse_file(text: &str) -> SourceFile {
-    let mut parser = Parser::new();
-    let Some(tree) = parse_tree(&mut parser, text) else {
+    let Some(tree) = parse_tree(text) else {
         return SourceFile { items: Vec::new(), errors: vec![internal_error(text)] };
     };
     let scan = errors::scan(&tree, text);
@@ -46,8 +47,7 @@ pub fn parse_file(text: &str) -> SourceFile {
 
 /// Parses one expression; ranges are relative to `text`. The first error, if any, is returned.
 pub fn parse_expr(text: &str) -> Result<Expr, SyntaxError> {
-    let mut parser = Parser::new();
-    let tree = parse_tree(&mut parser, text).ok_or_else(|| internal_error(text))?;
+    let tree = parse_tree(text).ok_or_else(|| internal_error(text))?;
     let scan = errors::scan(&tree, text);
     let mut cx = Cx::new(text);
     let parts = kids(tree.root_node());
@@ -78,8 +78,36 @@ pub(crate) fn julia_parser(parser: &mut Parser) -> Option<&mut Parser> {
     Some(parser)
 }
 
-fn parse_tree(parser: &mut Parser, text: &str) -> Option<Tree> {
-    julia_parser(parser)?.parse(text, None)
+thread_local! {
+    /// One parser per thread: creating a parser costs about as much as parsing a small file.
+    static PARSER: RefCell<Option<Parser>> = const { RefCell::new(None) };
+}
+
+/// Parses `text` with this thread's parser, limited to `ranges` if given.
+pub(crate) fn parse_tree_in(text: &str, ranges: Option<&[Range]>) -> Option<Tree> {
+    PARSER.with(|cell| {
+        // A parse nested in another (re-parsing an array element) finds the cell borrowed and
+        // uses a fresh parser.
+        let mut fresh = None;
+        let mut guard = cell.try_borrow_mut().ok();
+        let slot = match guard.as_deref_mut() {
+            Some(slot) => slot,
+            None => &mut fresh,
+        };
+        if slot.is_none() {
+            let mut parser = Parser::new();
+            julia_parser(&mut parser)?;
+            *slot = Some(parser);
+        }
+        let parser = slot.as_mut()?;
+        let all = [Range { start_byte: 0, end_byte: usize::MAX, start_point: Point::new(0, 0), end_point: Point::new(usize::MAX, usize::MAX) }];
+        parser.set_included_ranges(ranges.unwrap_or(&all)).ok()?;
+        parser.parse(text, None)
+    })
+}
+
+fn parse_tree(text: &str) -> Option<Tree> {
+    parse_tree_in(text, None)
 }
 
 fn whole(text: &str) -> TextRange {

@@ -5,7 +5,7 @@
 use tree_sitter::Node;
 
 use crate::ast::{BinOp, Expr, ExprKind};
-use crate::cx::{error_expr, has_error_child, kids, range, span, Cx};
+use crate::cx::{error_expr, kids, range, span, Cx};
 use crate::expr::expr;
 
 /// Julia spellings that are the same function as a subset operator.
@@ -53,7 +53,7 @@ pub(crate) fn compound_op(text: &str) -> Option<(BinOp, bool)> {
 
 /// The parts of an unparenthesised binary expression node: left, operator text, right.
 fn parts<'t>(cx: &Cx<'t>, node: Node<'t>) -> Option<(Node<'t>, &'t str, Node<'t>)> {
-    if node.kind() != "binary_expression" || has_error_child(node) {
+    if node.kind() != "binary_expression" || node.has_error() {
         return None;
     }
     match kids(node).as_slice() {
@@ -117,7 +117,7 @@ fn power(cx: &mut Cx, node: Node) -> Expr {
         dotted = prev_dotted;
     }
     let coefficient = match kids(base).as_slice() {
-        [coefficient, factor] if base.kind() == "juxtaposition_expression" && !has_error_child(base) => {
+        [coefficient, factor] if base.kind() == "juxtaposition_expression" && !base.has_error() => {
             Some((*coefficient, *factor))
         }
         _ => None,
@@ -180,7 +180,7 @@ pub(crate) fn range_expr(cx: &mut Cx, node: Node) -> Expr {
         return error_expr(node);
     };
     let (start, step) = match kids(*lhs).as_slice() {
-        [start, step] if lhs.kind() == "range_expression" && !has_error_child(*lhs) => {
+        [start, step] if lhs.kind() == "range_expression" && !lhs.has_error() => {
             if kids(*start).len() == 2 && start.kind() == "range_expression" {
                 return cx.unsupported(node, "range with more than three parts");
             }
