@@ -8,6 +8,8 @@
 //! (the unit a memoising layer calls); [`infer_entry`] and [`infer_call`] run the worklist
 //! fixpoint over it, so recursion converges by iterating return types up from `Union{}`.
 
+#![warn(missing_docs)]
+
 mod body;
 mod builtins;
 mod calls;
