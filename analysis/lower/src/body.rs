@@ -57,6 +57,8 @@ pub(crate) struct BodyLowerer<'c, 'a> {
     pub loops: Vec<LoopTargets>,
     /// A global's thunk: `return` is not allowed.
     pub toplevel: bool,
+    /// In a closure's call method: the closure itself (argument 0).
+    pub self_value: Option<Value>,
 }
 
 impl<'c, 'a> BodyLowerer<'c, 'a> {
@@ -69,6 +71,7 @@ impl<'c, 'a> BodyLowerer<'c, 'a> {
             boxes_made: HashSet::new(),
             loops: Vec::new(),
             toplevel,
+            self_value: None,
         }
     }
 
@@ -220,9 +223,12 @@ impl<'c, 'a> BodyLowerer<'c, 'a> {
             ExprKind::Bool(b) => Const::Bool(*b).into(),
             ExprKind::Nothing => Const::Nothing.into(),
             ExprKind::Str(s) => Const::Str(s.as_str().into()).into(),
-            ExprKind::Ident(name) => match self.cx.res.local(e) {
-                Some(v) => self.read_local(v, r),
-                None => self.nonlocal(name, r),
+            ExprKind::Ident(name) => match (self.cx.res.local(e), self.self_value) {
+                (Some(v), _) => self.read_local(v, r),
+                (None, Some(me)) if self.cx.res.self_refs.contains(&(e as *const Expr)) => {
+                    me.into()
+                }
+                _ => self.nonlocal(name, r),
             },
             ExprKind::Tuple(items) => {
                 let args = self.all(items);
@@ -334,10 +340,16 @@ impl<'c, 'a> BodyLowerer<'c, 'a> {
         }
     }
 
+    /// Does identifier `e` denote a local (or, in an inner function, the function itself)?
+    fn is_local(&self, e: &Expr) -> bool {
+        let p = e as *const Expr;
+        self.cx.res.idents.contains_key(&p) || self.cx.res.self_refs.contains(&p)
+    }
+
     /// The function operand of `broadcast`: a name as a constant function, or a value.
     fn function_value(&mut self, callee: &Expr) -> Operand {
         match &callee.kind {
-            ExprKind::Ident(name) if self.cx.res.local(callee).is_none() => {
+            ExprKind::Ident(name) if !self.is_local(callee) => {
                 Const::Func(name.as_str().into()).into()
             }
             _ => self.expr(callee),
@@ -346,7 +358,7 @@ impl<'c, 'a> BodyLowerer<'c, 'a> {
 
     fn call_expr(&mut self, callee: &Expr, args: &[Expr], r: TextRange) -> Operand {
         match &callee.kind {
-            ExprKind::Ident(name) if self.cx.res.local(callee).is_none() => {
+            ExprKind::Ident(name) if !self.is_local(callee) => {
                 let args = self.all(args);
                 self.call(name, args, r)
             }

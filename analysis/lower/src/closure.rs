@@ -63,6 +63,7 @@ pub(crate) fn lower_method_body(
             lw.assign_local(*v, s.into(), def.name_range)
         }
         (Callee::Closure(captures), Some(s)) => {
+            lw.self_value = Some(s);
             for &c in captures {
                 let name = lw.cx.res.var(c).name.clone();
                 let field = Const::Symbol(name.as_str().into()).into();

@@ -8,7 +8,7 @@
 //! makes it a capture); `local x` and `for` variables always declare fresh locals. Results are
 //! keyed by the address of the AST node: the tree is borrowed, unchanged, for the whole lowering.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
 use zy_syntax::ast::{Expr, ExprKind, FunctionDef, FunctionName, TextRange};
 
@@ -49,6 +49,8 @@ pub(crate) struct Resolution {
     pub self_var: Option<VarId>,
     /// The local that an inner named function `function g(x) ... end` assigns.
     pub fn_vars: HashMap<*const FunctionDef, VarId>,
+    /// Reads of `g` inside inner function `g`'s own body: its `#self#` argument.
+    pub self_refs: HashSet<*const Expr>,
     pub closures: HashMap<*const FunctionDef, ClosureInfo>,
     /// The locals declared by each loop's body scope, fresh in every iteration.
     pub loop_locals: HashMap<*const Expr, Vec<VarId>>,
@@ -111,6 +113,9 @@ struct Scope {
 struct Frame {
     func: u32,
     captures: Vec<VarId>,
+    /// For an inner named function `g`: the local `g` that its definition assigns, which its
+    /// own body reads as `#self#` instead of capturing it (so `g` may call itself).
+    self_var: Option<VarId>,
 }
 
 struct Walker {
@@ -127,6 +132,8 @@ struct Walker {
     clock: u32,
     next_func: u32,
     next_closure: u32,
+    /// Inner functions that call themselves (their local must then be assigned only once).
+    self_called: Vec<VarId>,
 }
 
 impl Walker {
@@ -138,12 +145,14 @@ impl Walker {
             frames: vec![Frame {
                 func: 0,
                 captures: Vec::new(),
+                self_var: None,
             }],
             depth: 0,
             loops: 0,
             clock: 0,
             next_func: 1,
             next_closure: 1,
+            self_called: Vec::new(),
         }
     }
 
@@ -295,19 +304,21 @@ impl Walker {
         let created = self.tick();
         let func = self.next_func;
         self.next_func += 1;
+        let own_name = match &def.name {
+            FunctionName::Named(n) => Some(n.as_str()),
+            _ => None,
+        };
+        let self_var = own_name.and_then(|n| self.lookup(n));
         self.frames.push(Frame {
             func,
             captures: Vec::new(),
+            self_var,
         });
         self.depth += 1;
         self.function_scope(def, None);
         self.depth -= 1;
         let captures = self.frames.pop().map(|f| f.captures).unwrap_or_default();
         let owner = self.func();
-        let own_name = match &def.name {
-            FunctionName::Named(n) => Some(n.as_str()),
-            _ => None,
-        };
         for &v in &captures {
             let s = &self.state[v.0 as usize];
             let assigned_before = s.first_site.is_some_and(|(clock, _)| clock < created);
@@ -361,18 +372,29 @@ impl Walker {
         self.depth -= 1;
     }
 
+    /// A read of `name` at `e`.
     fn ident(&mut self, e: &Expr, name: &str) -> Option<VarId> {
         let v = self.lookup(name)?;
+        if self.frames.last().and_then(|f| f.self_var) == Some(v) {
+            self.res.self_refs.insert(e as *const Expr);
+            self.self_called.push(v);
+            return Some(v);
+        }
+        self.bind_ident(e, v);
+        Some(v)
+    }
+
+    fn bind_ident(&mut self, e: &Expr, v: VarId) {
         self.res.idents.insert(e as *const Expr, v);
         self.touch(v);
-        Some(v)
     }
 
     /// An assignment target, in the order lowering evaluates it.
     fn target(&mut self, e: &Expr) {
         match &e.kind {
             ExprKind::Ident(name) => {
-                if let Some(v) = self.ident(e, name) {
+                if let Some(v) = self.lookup(name) {
+                    self.bind_ident(e, v);
                     self.site(v, e.range);
                 }
             }
@@ -464,6 +486,21 @@ impl Walker {
     }
 
     fn finish(mut self) -> Resolution {
+        self.self_called.sort();
+        self.self_called.dedup();
+        for &v in &self.self_called {
+            let s = &self.state[v.0 as usize];
+            if s.sites > 1 {
+                let range = s.first_site.map_or_else(TextRange::default, |(_, r)| r);
+                let name = &self.res.vars[v.0 as usize].name;
+                self.res.errors.push(ScopeError {
+                    range,
+                    message: format!(
+                        "unsupported: recursive inner function `{name}` assigned more than once"
+                    ),
+                });
+            }
+        }
         for (i, s) in self.state.iter().enumerate() {
             let boxed =
                 s.captured && (s.sites > 1 || s.assigned_by_closure || s.assigned_in_nested_loop);

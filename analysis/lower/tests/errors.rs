@@ -89,12 +89,17 @@ fn captured_before_assignment() {
         g()
     end
     function fact(n)
-        h(k) = k <= 1 ? 1 : k * h(k - 1)
+        h(k) = k <= 1 ? 1 : k * map(j -> h(j), k - 1)
         h(n)
+    end
+    function g(n)
+        h(k) = k <= 1 ? 1 : k * h(k - 1)
+        h = 2
     end";
     expect![[r#"
         unsupported 26..28: unsupported: closure captures `y` before it is assigned
         unsupported 97..98: unsupported: recursive inner function `h` (define it at top level)
+        unsupported 190..191: unsupported: recursive inner function `h` assigned more than once
     "#]]
     .assert_eq(&lowering_errors(src));
 }

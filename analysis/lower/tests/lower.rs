@@ -857,3 +857,35 @@ fn statements_carry_the_spans_of_their_source() {
     assert_eq!(terms, ["c > 0", "c > 0 ? c : -c", "c > 0 ? c : -c"]);
     assert_eq!(text(l.program.functions["f"].methods[0].span), "f");
 }
+
+#[test]
+fn recursive_inner_function_calls_itself_through_self() {
+    let l = lower(
+        "function f(n)
+            fact(k) = k <= 1 ? 1 : k * fact(k - 1)
+            fact(n)
+        end",
+    );
+    expect![[r##"
+        struct #f#1 {} Closure
+        method (::#f#1)(#f#1, _)
+        #f#1(%1, %2)   # #self#, k
+        #1:
+          %3 = %2 <= 1
+          br %3 ? #3 : #2
+        #2:
+          %4 = %2 - 1
+          %5 = %1(%4)
+          %6 = %2 * %5
+          br #3
+        #3:
+          %7 = φ(#1 → 1, #2 → %6)
+          return %7
+        method f(_)
+        f(%1)   # n
+        #1:
+          %2 = closure var"#f#1"()              # fact
+          %3 = %2(%1)
+          return %3
+    "##]].assert_eq(&render(&l));
+}
