@@ -20,7 +20,7 @@ mod print;
 
 use std::cell::RefCell;
 
-use tree_sitter::{Parser, Point, Range, Tree};
+use tree_sitter::{Parser, Range, Tree};
 
 use crate::ast::{Expr, SourceFile, SyntaxError, TextRange};
 use crate::cx::{kids, Cx};
@@ -100,8 +100,8 @@ pub(crate) fn parse_tree_in(text: &str, ranges: Option<&[Range]>) -> Option<Tree
             *slot = Some(parser);
         }
         let parser = slot.as_mut()?;
-        let all = [Range { start_byte: 0, end_byte: usize::MAX, start_point: Point::new(0, 0), end_point: Point::new(usize::MAX, usize::MAX) }];
-        parser.set_included_ranges(ranges.unwrap_or(&all)).ok()?;
+        // No ranges: the whole text.
+        parser.set_included_ranges(ranges.unwrap_or(&[])).ok()?;
         parser.parse(text, None)
     })
 }
