@@ -50,12 +50,26 @@ fn grad_json(src: &str, call: &str) -> Result<Json, String> {
         Value::Tuple(vs) => vs.to_vec(),
         other => return Err(format!("arguments evaluate to {other:?}")),
     };
-    let tys: Vec<zy_ir::Type> = args.iter().map(Value::julia_type).collect();
+    let mut args = args;
+    let mut tys: Vec<zy_ir::Type> = args.iter().map(Value::julia_type).collect();
     let program = common::run::program(&src);
-    let (inst, prog) = zy_infer::infer_entry(&program, name, &tys).map_err(|e| format!("{e:?}"))?;
+    let (mut inst, mut prog) = zy_infer::infer_entry(&program, name, &tys).map_err(|e| format!("{e:?}"))?;
+    // A global bound to a closure: the closure is argument 0; its gradient is not reported.
+    let callee = inst.args.len() == args.len() + 1;
+    if callee {
+        let src = format!("{src}\nzycallee__() = {name}\n");
+        let (cinst, cprog) = common::run::typed(&src, "zycallee__", &[]);
+        let f = run(&cprog, &cinst, vec![], &Limits::default()).map_err(|e| e.message)?;
+        args.insert(0, f);
+        tys = args.iter().map(Value::julia_type).collect();
+        (inst, prog) = zy_infer::infer_call(&program, &tys[0], &tys[1..]).map_err(|e| format!("{e:?}"))?;
+    }
     let (driver, prog) = zy_ad::gradient_program_with_rrules(&program, &prog, &inst).map_err(|e| e.message)?;
     match run(&prog, &driver, args, &Limits::default()).map_err(|e| e.message)? {
-        Value::Tuple(parts) if parts.len() == 2 => Ok(to_json(&parts[1])),
+        Value::Tuple(parts) if parts.len() == 2 => match (&parts[1], callee) {
+            (Value::Tuple(gs), true) => Ok(to_json(&Value::Tuple(gs[1..].iter().cloned().collect()))),
+            (g, _) => Ok(to_json(g)),
+        },
         other => Err(format!("driver returned {other:?}")),
     }
 }

@@ -34,7 +34,7 @@ pub fn forward(e: &mut Emit, p: Prim, s: &FwdStmt) -> Result<FwdOut, AdError> {
         return Ok(FwdOut { value, shadow: None, residuals });
     }
     let value = e.prim(p, s.args.clone(), s.ty.clone());
-    if matches!(p, Transpose | Adjoint) && matches!(s.arg_tys[0], Type::Array(_, 1)) {
+    if matches!(p, Transpose | Adjoint) && matches!(s.arg_tys[0], Type::Array(_, 1) | Type::Adjoint(_)) {
         // A row view of a vector: its shadow is the same view of the vector's shadow.
         let shadow = sh(0).map(|x| e.prim(p, vec![x], fdata_type(&s.ty)));
         return Ok(FwdOut { value, shadow, residuals: vec![] });
