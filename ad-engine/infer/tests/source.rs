@@ -55,9 +55,11 @@ fn calls(text: &str) -> Vec<String> {
 fn every_fixture_call_infers() {
     let mut failures = Vec::new();
     let mut count = 0;
-    let mut paths: Vec<PathBuf> = std::fs::read_dir(fixtures())
-        .map(|d| d.filter_map(|e| e.ok().map(|e| e.path())).collect())
-        .unwrap_or_default();
+    let mut paths: Vec<PathBuf> = [fixtures(), fixtures().join("table2")]
+        .iter()
+        .flat_map(|dir| std::fs::read_dir(dir).into_iter().flatten())
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .collect();
     paths.sort();
     for path in paths.iter().filter(|p| p.extension().is_some_and(|e| e == "jl")) {
         let Ok(text) = std::fs::read_to_string(path) else { continue };
