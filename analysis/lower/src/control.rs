@@ -70,19 +70,23 @@ impl BodyLowerer<'_, '_> {
         let result = self.hidden();
         let join = self.new_block();
         let mut lhs = self.expr(first);
+        let mut lhs_start = first.range.start;
         for (i, (op, e)) in rest.iter().enumerate() {
             let rhs = self.expr(e);
-            let c = self.call(op.as_str(), vec![lhs, rhs.clone()], r);
+            // The span of this comparison alone: `b <= c` in `a < b <= c`.
+            let pair = TextRange::new(lhs_start, e.range.end);
+            let c = self.call(op.as_str(), vec![lhs, rhs.clone()], pair);
             self.b.def_var(self.cur, result, c.clone());
             if i + 1 == rest.len() {
                 self.jump(join, r);
             } else {
                 let next = self.new_block();
-                self.branch(c, next, join, r);
+                self.branch(c, next, join, pair);
                 self.b.seal_block(next);
                 self.cur = next;
             }
             lhs = rhs;
+            lhs_start = e.range.start;
         }
         self.b.seal_block(join);
         self.cur = join;

@@ -887,5 +887,19 @@ fn recursive_inner_function_calls_itself_through_self() {
           %2 = closure var"#f#1"()              # fact
           %3 = %2(%1)
           return %3
-    "##]].assert_eq(&render(&l));
+    "##]]
+    .assert_eq(&render(&l));
+}
+
+#[test]
+fn chained_comparison_spans_each_comparison() {
+    let src = "f(a, b, c) = a < b <= c";
+    let l = lower(src);
+    let f = &l.program.functions["f"].methods[0].body;
+    let spans: Vec<&str> = f
+        .block_ids()
+        .flat_map(|b| f.block(b).stmts.clone())
+        .map(|v| &src[f.value(v).span.start as usize..f.value(v).span.end as usize])
+        .collect();
+    assert_eq!(spans, ["a < b", "b <= c"]);
 }
