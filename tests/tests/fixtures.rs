@@ -5,13 +5,14 @@
 //! - `# expect error: CALL => "substring"`: evaluating CALL fails with a message containing it;
 //! - `# expect diagnostic: LINE:COL CODE substring`: the file's diagnostics contain it.
 //!
-//! `# expect grad:` lines are left for the gradient runner.
+//! - `# expect grad: CALL => [G1, G2, ...]`: the gradient of CALL with respect to each argument
+//!   (through the AD and the interpreter), compared as for `eval`.
 
 use std::path::{Path, PathBuf};
 
 use libtest_mimic::{Arguments, Failed, Trial};
 use serde_json::Value as Json;
-use zy_ide::{AnalysisHost, EvalLimits};
+use zy_ide::{AnalysisHost, Engine, EvalLimits};
 
 fn main() {
     let args = Arguments::from_args();
@@ -44,6 +45,7 @@ fn collect(dir: &Path, out: &mut Vec<PathBuf>) {
 /// One expectation line.
 enum Expect<'a> {
     Eval { call: &'a str, want: &'a str },
+    Grad { call: &'a str, want: &'a str },
     Error { call: &'a str, want: &'a str },
     Diagnostic { line: u32, col: u32, code: &'a str, text: &'a str },
 }
@@ -53,8 +55,9 @@ fn parse_expect(line: &str) -> Option<Result<Expect<'_>, String>> {
     let (kind, body) = rest.split_once(':')?;
     let body = body.trim();
     Some(match kind {
-        "eval" | "error" => match body.split_once(" => ") {
+        "eval" | "error" | "grad" => match body.split_once(" => ") {
             Some((call, want)) if kind == "eval" => Ok(Expect::Eval { call, want }),
+            Some((call, want)) if kind == "grad" => Ok(Expect::Grad { call, want }),
             Some((call, want)) => Ok(Expect::Error { call, want }),
             None => Err(format!("malformed expectation (no ` => `): {line}")),
         },
@@ -92,6 +95,16 @@ fn run_file(path: &Path) -> Result<(), Failed> {
                 match analysis.eval(file, call, EvalLimits::default()).map_err(|_| "cancelled")? {
                     Ok(v) => check_json(want, &v.json),
                     Err(e) => Err(format!("`{call}` failed: {e}")),
+                }
+            }
+            Expect::Grad { call, want } => {
+                let r = analysis.grad(file, call, EvalLimits::default(), Engine::Interp);
+                match r.map_err(|_| "cancelled")? {
+                    Ok(g) => {
+                        let got = Json::Array(g.gradient.iter().map(|g| g.json.clone()).collect());
+                        check_json(want, &got)
+                    }
+                    Err(e) => Err(format!("gradient of `{call}` failed: {e}")),
                 }
             }
             Expect::Error { call, want } => {

@@ -67,10 +67,26 @@ pub fn type_call(db: &dyn salsa::Database, expr: &Expr) -> Result<TypedCall, Cal
     let root = Instance { name: CALL_NAME.into(), method: GLOBAL_METHOD, args: Arc::from([]) };
     let mut oracle = |callee: &Instance| ret_type(db, InstanceId::of(db, callee));
     let entry = zy_infer::infer_instance(&program, &root, &mut oracle);
-    let mut errors = entry.errors.clone();
+    let (program, mut errors) = typed_program(db, &entry.callees);
+    for e in entry.errors.iter().rev() {
+        if !errors.contains(e) {
+            errors.insert(0, e.clone());
+        }
+    }
+    if errors.is_empty() {
+        Ok(TypedCall { body: Arc::new(entry.func), program })
+    } else {
+        Err(CallErrors(errors))
+    }
+}
+
+/// The typed bodies of `roots` and of everything they reach, with the type errors found in
+/// them (each once, in the order met).
+pub fn typed_program(db: &dyn salsa::Database, roots: &[Arc<Instance>]) -> (TypedProgram, Vec<TypeError>) {
+    let mut errors: Vec<TypeError> = Vec::new();
     let mut out = TypedProgram::default();
-    let mut seen: BTreeSet<Arc<Instance>> = entry.callees.iter().cloned().collect();
-    let mut queue: VecDeque<Arc<Instance>> = entry.callees.iter().cloned().collect();
+    let mut seen: BTreeSet<Arc<Instance>> = roots.iter().cloned().collect();
+    let mut queue: VecDeque<Arc<Instance>> = roots.iter().cloned().collect();
     while let Some(inst) = queue.pop_front() {
         let r = typed(db, InstanceId::of(db, &inst));
         for e in &r.errors {
@@ -90,11 +106,7 @@ pub fn type_call(db: &dyn salsa::Database, expr: &Expr) -> Result<TypedCall, Cal
             out.functions.insert(inst, func);
         }
     }
-    if errors.is_empty() {
-        Ok(TypedCall { body: Arc::new(entry.func), program: out })
-    } else {
-        Err(CallErrors(errors))
-    }
+    (out, errors)
 }
 
 /// The range of the first anonymous function in `e`, if any.

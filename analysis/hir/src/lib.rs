@@ -15,12 +15,12 @@ pub mod program;
 pub mod span;
 pub mod specialise;
 
-pub use call::{type_call, CallErrors, TypedCall, CALL_SPAN_FILE};
+pub use call::{type_call, typed_program, CallErrors, TypedCall, CALL_SPAN_FILE};
 pub use db::RootDatabase;
 pub use diag::{diagnostics, load_errors, locate, workspace_items, Diag};
 pub use input::{SourceFile, Workspace};
 pub use item::{item_ast, item_boundaries, item_range, item_tree, parse, ItemId, ItemKind};
 pub use lower::ssa;
-pub use program::{program_index, ProgramIndex};
+pub use program::{full_program, program_index, ProgramIndex};
 pub use span::{line_col, FileRange, LineCol};
 pub use specialise::{ret_type, typed, InstanceId};

@@ -47,6 +47,22 @@ pub fn program_index(db: &dyn salsa::Database, ws: Workspace) -> Arc<ProgramInde
     Arc::new(index)
 }
 
+/// The whole untyped program with its bodies (for consumers that need every body at once, such
+/// as the AD's lookup of in-source `rrule`s). Changes with every body edit.
+#[salsa::tracked(returns(ref))]
+pub fn full_program(db: &dyn salsa::Database, ws: Workspace) -> Arc<Program> {
+    let mut program = Program::default();
+    let mut errors = Vec::new();
+    for &file in ws.files(db) {
+        for &item in item_tree(db, file) {
+            let mut lowered = (**ssa(db, item)).clone();
+            lowered.errors.clear();
+            lowered.add_to(&mut program, &mut errors);
+        }
+    }
+    Arc::new(program)
+}
+
 /// A copy of `item` without its bodies and errors (those are reported per item).
 fn stubbed(item: &LoweredItem, stub: &Arc<Function>) -> LoweredItem {
     let mut item = item.clone();

@@ -81,9 +81,5 @@ fn eval(
     };
     let value = zy_interp::run_function(&typed.program, &typed.body, Vec::new(), &interp_limits)
         .map_err(|e| error_at(db, e.span, site, e.message))?;
-    Ok(EvalResult {
-        display: zy_interp::show(&value),
-        json: zy_interp::to_json(&value),
-        ty: zy_interp::type_string(&value.julia_type()),
-    })
+    Ok(crate::grad::result(&value))
 }

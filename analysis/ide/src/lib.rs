@@ -7,6 +7,7 @@
 mod diagnostics;
 mod error;
 mod eval;
+mod grad;
 mod locate;
 mod view_ir;
 
@@ -20,6 +21,7 @@ use zy_hir::{RootDatabase, SourceFile, Workspace};
 pub use diagnostics::{Diagnostic, Severity};
 pub use error::{UserError, CALL_FILE};
 pub use eval::{EvalLimits, EvalResult};
+pub use grad::{Engine, GradResult};
 pub use view_ir::IrStage;
 pub use zy_hir::LineCol;
 

@@ -2,8 +2,8 @@
 
 use std::sync::Arc;
 
-use zy_hir::{InstanceId, ItemKind, RootDatabase, SourceFile};
-use zy_ir::{print_function, Instance, Type, TypeExpr};
+use zy_hir::{ItemKind, RootDatabase, SourceFile};
+use zy_ir::{print_function, Instance, Type, TypeExpr, TypedProgram};
 use zy_syntax::ast::{AnnotationKind, Item};
 
 use crate::eval::load_error;
@@ -17,12 +17,18 @@ pub enum IrStage {
     Primal,
     /// The typed specialisation at a call.
     Typed,
+    /// The AD's forward function `f⁺` of that specialisation.
+    Forward,
+    /// The AD's pullback `f⁻`.
+    Pullback,
+    /// The Cranelift IR the JIT compiles it to.
+    Clif,
 }
 
 impl Analysis {
-    /// The IR of `function` (a name defined in `file`'s workspace) at `stage`. The typed stage
-    /// specialises at `at_call`, else at the function's `# zy: at` annotation, else at its
-    /// argument annotations when they are all concrete.
+    /// The IR of `function` (a name defined in `file`'s workspace) at `stage`. Every stage but
+    /// `Primal` specialises at `at_call`, else at the function's `# zy: at` annotation, else at
+    /// its argument annotations when they are all concrete.
     pub fn view_ir(
         &self,
         file: FileId,
@@ -34,10 +40,12 @@ impl Analysis {
             if let Some(e) = load_error(db, file.0) {
                 return Err(e);
             }
-            match stage {
-                IrStage::Primal => primal(db, file.0, function),
-                IrStage::Typed => typed(db, file.0, function, at_call),
+            if stage == IrStage::Primal {
+                return primal(db, file.0, function);
             }
+            let spec = specialise(db, file.0, function, at_call)?;
+            let texts = stage_texts(db, &spec, stage)?;
+            Ok(texts.join("\n"))
         })
     }
 }
@@ -57,54 +65,88 @@ fn undefined(db: &RootDatabase, file: SourceFile, function: &str) -> UserError {
     in_file(db, file, 0, format!("no function `{function}` is defined"))
 }
 
-/// The typed specialisation(s) of `function` reached by the chosen call.
-fn typed(
+/// The specialisations of a function chosen for a view, with everything they reach.
+struct Specialised<'a> {
+    program: TypedProgram,
+    instances: Vec<Arc<Instance>>,
+    /// Where errors without a location in an item are reported.
+    site: CallSite<'a>,
+}
+
+/// The IR text of each specialisation at `stage`.
+fn stage_texts(db: &RootDatabase, spec: &Specialised<'_>, stage: IrStage) -> Result<Vec<String>, UserError> {
+    let mut out = Vec::new();
+    let mut program = spec.program.clone();
+    let source = &**zy_hir::full_program(db, zy_hir::Workspace::get(db));
+    for inst in &spec.instances {
+        let ad_error = |e: zy_ad::AdError| error_at(db, e.span, spec.site, e.message);
+        let text = match stage {
+            IrStage::Primal | IrStage::Typed => program.functions.get(inst).map(|f| print_function(f)),
+            IrStage::Forward | IrStage::Pullback => {
+                zy_ad::add_adjoints(Some(source), &mut program, inst).map_err(ad_error)?;
+                let key = match stage {
+                    IrStage::Forward => zy_ad::names::forward_instance(inst),
+                    _ => zy_ad::names::pullback_instance(inst),
+                };
+                program.functions.get(&key).map(|f| print_function(f))
+            }
+            IrStage::Clif => Some(zy_codegen::clif_text(&program, inst).map_err(|e| {
+                error_at(db, zy_ir::Span::default(), spec.site, format!("cannot compile: {e}"))
+            })?),
+        };
+        out.extend(text);
+    }
+    Ok(out)
+}
+
+/// The specialisation(s) of `function` at `at_call`, its `# zy: at` call, or its concrete
+/// argument annotations.
+fn specialise<'a>(
     db: &RootDatabase,
     file: SourceFile,
     function: &str,
-    at_call: Option<&str>,
-) -> Result<String, UserError> {
+    at_call: Option<&'a str>,
+) -> Result<Specialised<'a>, UserError> {
     if let Some(call) = at_call {
-        return typed_at(db, function, call, CallSite::Text(call));
+        return specialise_at(db, function, call, CallSite::Text(call));
     }
     let items: Vec<zy_hir::ItemId> = zy_hir::workspace_items(db)
         .into_iter()
         .filter(|i| i.kind(db) == ItemKind::Function && &**i.name(db) == function)
         .collect();
-    if items.is_empty() {
+    let Some(&first) = items.first() else {
         return Err(undefined(db, file, function));
-    }
+    };
     for &item in &items {
         let Some(ast) = zy_hir::item_ast(db, item) else { continue };
         let Item::Function(def) = &**ast else { continue };
         if let Some(a) = def.annotations.iter().find(|a| a.kind == AnnotationKind::At) {
             let (offset, _) = zy_hir::item_range(db, item, a.range.start, a.range.end).unwrap_or((0, 0));
             let site = CallSite::InFile { file: item.file(db), offset };
-            return typed_at(db, function, &a.text, site);
+            let mut spec = specialise_at(db, function, &a.text, site)?;
+            spec.site = CallSite::InFile { file: item.file(db), offset };
+            return Ok(spec);
         }
     }
+    let site = CallSite::InFile { file: first.file(db), offset: item_start(db, first) };
     let index = zy_hir::program_index(db, zy_hir::Workspace::get(db));
     if let Some(gf) = index.program.functions.get(function) {
         for (m, method) in gf.methods.iter().enumerate() {
             let args: Option<Vec<Type>> = method.sig.iter().map(|t| t.as_ref().and_then(concrete)).collect();
             if let Some(args) = args {
-                let inst = Instance { name: gf.name.clone(), method: m as u32, args: args.into() };
-                let r = zy_hir::typed(db, InstanceId::of(db, &inst));
-                if let Some(e) = r.errors.first() {
-                    let offset = item_start(db, items[0]);
-                    let site = CallSite::InFile { file: items[0].file(db), offset };
-                    return Err(error_at(db, e.span, site, e.message.clone()));
+                let inst = Arc::new(Instance { name: gf.name.clone(), method: m as u32, args: args.into() });
+                let (program, errors) = zy_hir::typed_program(db, std::slice::from_ref(&inst));
+                if let Some(e) = errors.into_iter().next() {
+                    return Err(error_at(db, e.span, site, e.message));
                 }
-                return Ok(print_function(&r.func));
+                return Ok(Specialised { program, instances: vec![inst], site });
             }
         }
     }
-    let first = items[0];
-    let offset = item_start(db, first);
     Err(in_file(
         db,
         first.file(db),
-        offset,
+        item_start(db, first),
         format!("`{function}` has no concrete signature: add `# zy: at {function}(...)` above it or pass --at"),
     ))
 }
@@ -115,7 +157,12 @@ fn item_start(db: &RootDatabase, item: zy_hir::ItemId) -> u32 {
 }
 
 /// The specialisations of `function` that typing `call` reaches.
-fn typed_at(db: &RootDatabase, function: &str, call: &str, site: CallSite<'_>) -> Result<String, UserError> {
+fn specialise_at<'a>(
+    db: &RootDatabase,
+    function: &str,
+    call: &str,
+    site: CallSite<'a>,
+) -> Result<Specialised<'a>, UserError> {
     let at = |offset: u32, message: String| match site {
         CallSite::Text(text) => in_call(text, offset, message),
         CallSite::InFile { file, offset: base } => in_file(db, file, base + offset, message),
@@ -125,17 +172,12 @@ fn typed_at(db: &RootDatabase, function: &str, call: &str, site: CallSite<'_>) -
         Some(e) => error_at(db, e.span, site, e.message),
         None => at(0, "internal error: typing failed without a message".into()),
     })?;
-    let bodies: Vec<String> = typed
-        .program
-        .functions
-        .iter()
-        .filter(|(inst, _)| &*inst.name == function)
-        .map(|(_, f): (&Arc<Instance>, _)| print_function(f))
-        .collect();
-    if bodies.is_empty() {
+    let instances: Vec<Arc<Instance>> =
+        typed.program.functions.keys().filter(|inst| &*inst.name == function).cloned().collect();
+    if instances.is_empty() {
         return Err(at(0, format!("`{call}` does not call `{function}`")));
     }
-    Ok(bodies.join("\n"))
+    Ok(Specialised { program: typed.program, instances, site })
 }
 
 /// The concrete type an annotation names, for the types that need no program to resolve.

@@ -3,7 +3,7 @@
 use std::path::PathBuf;
 
 use clap::{Parser, Subcommand, ValueEnum};
-use zy_ide::IrStage;
+use zy_ide::{Engine, IrStage};
 
 /// Inspect and compute derivatives of Julia programs.
 #[derive(Parser, Debug)]
@@ -23,6 +23,16 @@ pub enum Command {
         call: String,
         #[arg(long, value_enum, default_value_t = Format::Text)]
         format: Format,
+    },
+    /// Evaluate a call and its gradient with respect to every argument.
+    Grad {
+        file: PathBuf,
+        /// A Julia call `f(args...)`, for example 'pow(2.0, 3)'.
+        call: String,
+        #[arg(long, value_enum, default_value_t = Format::Text)]
+        format: Format,
+        #[arg(long, value_enum, default_value_t = EngineArg::Interp)]
+        engine: EngineArg,
     },
     /// Print the IR of a function at one stage.
     Ir {
@@ -57,6 +67,30 @@ pub enum Stage {
     Primal,
     /// The typed specialisation.
     Typed,
+    /// The AD's forward function.
+    Forward,
+    /// The AD's pullback.
+    Pullback,
+    /// The Cranelift IR of the typed specialisation.
+    Clif,
+}
+
+/// Which engine runs a gradient.
+#[derive(Clone, Copy, PartialEq, Eq, Debug, ValueEnum)]
+pub enum EngineArg {
+    /// The Cranelift JIT (with the interpreter for what it does not compile).
+    Jit,
+    /// The reference interpreter.
+    Interp,
+}
+
+impl From<EngineArg> for Engine {
+    fn from(e: EngineArg) -> Engine {
+        match e {
+            EngineArg::Jit => Engine::Jit,
+            EngineArg::Interp => Engine::Interp,
+        }
+    }
 }
 
 impl From<Stage> for IrStage {
@@ -64,6 +98,9 @@ impl From<Stage> for IrStage {
         match s {
             Stage::Primal => IrStage::Primal,
             Stage::Typed => IrStage::Typed,
+            Stage::Forward => IrStage::Forward,
+            Stage::Pullback => IrStage::Pullback,
+            Stage::Clif => IrStage::Clif,
         }
     }
 }

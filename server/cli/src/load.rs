@@ -3,7 +3,7 @@
 use std::path::Path;
 use std::process::ExitCode;
 
-use zy_ide::{Analysis, AnalysisHost, Cancellable, EvalLimits, FileId, UserError};
+use zy_ide::{Analysis, AnalysisHost, Cancellable, Engine, EvalLimits, FileId, UserError};
 
 use crate::cli::{Format, Stage};
 
@@ -64,7 +64,22 @@ pub fn eval(path: &Path, call: &str, format: Format) -> ExitCode {
     let result = analysis.eval(file, call, EvalLimits::default()).map(|r| {
         r.map(|v| match format {
             Format::Text => v.display,
-            Format::Json => serde_json::json!({ "value": v.json }).to_string(),
+            Format::Json => format!("{{\"value\":{}}}", v.json),
+        })
+    });
+    finish(result)
+}
+
+/// `zy-analyze grad FILE CALL`.
+pub fn grad(path: &Path, call: &str, format: Format, engine: Engine) -> ExitCode {
+    let (host, file) = match open(path) {
+        Ok(x) => x,
+        Err(code) => return code,
+    };
+    let result = host.analysis().grad(file, call, EvalLimits::default(), engine).map(|r| {
+        r.map(|g| match format {
+            Format::Text => g.to_text(),
+            Format::Json => g.to_json_text(),
         })
     });
     finish(result)

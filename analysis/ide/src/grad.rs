@@ -1,0 +1,166 @@
+//! The value and gradient of a call `f(args...)`, through the AD transform and the reference
+//! interpreter.
+
+use std::sync::Arc;
+use std::time::Instant;
+
+use zy_hir::{RootDatabase, SourceFile};
+use zy_interp::Value;
+use zy_ir::{Function, Instance, Op, Operand, Terminator};
+use zy_syntax::ast::{Expr, ExprKind};
+
+use crate::eval::load_error;
+use crate::locate::{error_at, in_call, CallSite};
+use crate::{Analysis, Cancellable, EvalLimits, EvalResult, FileId, UserError};
+
+/// Which engine runs the gradient.
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug, Default)]
+pub enum Engine {
+    /// The reference interpreter.
+    #[default]
+    Interp,
+    /// The Cranelift JIT (falling back to the interpreter for what it does not compile).
+    Jit,
+}
+
+/// The value of a call and its gradient with respect to every argument.
+#[derive(Clone, PartialEq, Debug)]
+pub struct GradResult {
+    /// The call's value.
+    pub value: EvalResult,
+    /// One gradient per argument (`nothing` where none can reach it).
+    pub gradient: Vec<EvalResult>,
+}
+
+impl GradResult {
+    /// SPEC's JSON: `{"value": V, "gradient": [G1, G2, ...]}`.
+    pub fn to_json(&self) -> serde_json::Value {
+        let grads: Vec<serde_json::Value> = self.gradient.iter().map(|g| g.json.clone()).collect();
+        serde_json::json!({ "value": self.value.json, "gradient": grads })
+    }
+
+    /// [`GradResult::to_json`] as text, with `value` before `gradient` as SPEC writes it.
+    pub fn to_json_text(&self) -> String {
+        let grads: Vec<serde_json::Value> = self.gradient.iter().map(|g| g.json.clone()).collect();
+        format!("{{\"value\":{},\"gradient\":{}}}", self.value.json, serde_json::Value::Array(grads))
+    }
+
+    /// Two lines: the value, then the gradient tuple as Julia shows it.
+    pub fn to_text(&self) -> String {
+        let grads: Vec<&str> = self.gradient.iter().map(|g| g.display.as_str()).collect();
+        let tuple = if grads.len() == 1 { format!("({},)", grads[0]) } else { format!("({})", grads.join(", ")) };
+        format!("value: {}\ngradient: {tuple}", self.value.display)
+    }
+}
+
+impl Analysis {
+    /// Evaluate `call` (`f(args...)`) and differentiate it with respect to every argument.
+    pub fn grad(
+        &self,
+        file: FileId,
+        call: &str,
+        limits: EvalLimits,
+        engine: Engine,
+    ) -> Cancellable<Result<GradResult, UserError>> {
+        self.with_db(|db| grad(db, file.0, call, &limits, engine))
+    }
+}
+
+fn grad(
+    db: &RootDatabase,
+    file: SourceFile,
+    call: &str,
+    limits: &EvalLimits,
+    engine: Engine,
+) -> Result<GradResult, UserError> {
+    if let Some(e) = load_error(db, file) {
+        return Err(e);
+    }
+    let expr = zy_syntax::parse_expr(call).map_err(|e| in_call(call, e.range.start, e.message))?;
+    let ExprKind::Call { callee, args } = &expr.kind else {
+        return Err(in_call(call, expr.range.start, "expected a call `f(args...)` to differentiate".into()));
+    };
+    let site = CallSite::Text(call);
+    let type_errors = |errs: zy_hir::CallErrors| match errs.0.into_iter().next() {
+        Some(e) => error_at(db, e.span, site, e.message),
+        None => in_call(call, 0, "internal error: typing failed without a message".into()),
+    };
+    let typed = zy_hir::type_call(db, &expr).map_err(type_errors)?;
+    // The specialisation the call invokes: the statement whose value the call's body returns.
+    let inst = returned_invoke(&typed.body).ok_or_else(|| {
+        in_call(call, callee.range.start, "can only differentiate a call of a user function".into())
+    })?;
+    // A closure or callable struct is passed to its method as a hidden first argument.
+    let with_callee = inst.args.len() == args.len() + 1;
+    let interp_limits = zy_interp::Limits {
+        max_depth: limits.max_depth,
+        deadline: limits.timeout.map(|t| Instant::now() + t),
+        cancel: limits.cancel.clone(),
+    };
+    // The arguments (with the callee if it is passed), evaluated once as a tuple.
+    let mut parts = args.clone();
+    if with_callee {
+        parts.insert(0, (**callee).clone());
+    }
+    let tuple = Expr::new(ExprKind::Tuple(parts), expr.range);
+    let arg_call = zy_hir::type_call(db, &tuple).map_err(type_errors)?;
+    let arg_values = match zy_interp::run_function(&arg_call.program, &arg_call.body, Vec::new(), &interp_limits) {
+        Ok(Value::Tuple(vs)) => vs.to_vec(),
+        Ok(other) => vec![other],
+        Err(e) => return Err(error_at(db, e.span, site, e.message)),
+    };
+    let source = zy_hir::full_program(db, zy_hir::Workspace::get(db));
+    let (driver, program) = zy_ad::gradient_program_with_rrules(source, &typed.program, &inst).map_err(|e| error_at(db, e.span, site, e.message))?;
+    let out = run(&program, &driver, arg_values, &interp_limits, engine)
+        .map_err(|e| error_at(db, e.span, site, e.message))?;
+    let (y, g) = match out {
+        Value::Tuple(parts) if parts.len() == 2 => (parts[0].clone(), parts[1].clone()),
+        other => return Err(in_call(call, 0, format!("internal error: gradient driver returned {}", zy_interp::show(&other)))),
+    };
+    let mut gradient: Vec<EvalResult> = match g {
+        Value::Tuple(gs) => gs.iter().map(result).collect(),
+        other => vec![result(&other)],
+    };
+    if with_callee && !gradient.is_empty() {
+        gradient.remove(0);
+    }
+    Ok(GradResult { value: result(&y), gradient })
+}
+
+/// The instance invoked by the statement whose value `body` returns.
+fn returned_invoke(body: &Function) -> Option<Arc<Instance>> {
+    let v = body.blocks.iter().find_map(|b| match &b.term {
+        Terminator::Return(Operand::Value(v)) => Some(*v),
+        _ => None,
+    })?;
+    match &body.stmt(v)?.op {
+        Op::Invoke(i) => Some(i.clone()),
+        _ => None,
+    }
+}
+
+/// Run `inst` on `engine`.
+fn run(
+    program: &zy_ir::TypedProgram,
+    inst: &zy_ir::Instance,
+    args: Vec<Value>,
+    limits: &zy_interp::Limits,
+    engine: Engine,
+) -> Result<Value, zy_interp::RuntimeError> {
+    if engine == Engine::Jit {
+        let compiled = zy_codegen::JitSession::new().and_then(|mut s| s.compile(program, inst));
+        if let Ok(f) = compiled {
+            return f.call(&args, limits);
+        }
+    }
+    zy_interp::run(program, inst, args, limits)
+}
+
+/// A value in display and JSON form.
+pub(crate) fn result(v: &Value) -> EvalResult {
+    EvalResult {
+        display: zy_interp::show(v),
+        json: zy_interp::to_json(v),
+        ty: zy_interp::type_string(&v.julia_type()),
+    }
+}

@@ -1,0 +1,161 @@
+//! What `zy-analyze` prints, checked through the `zy-ide` API it is a thin layer over: values
+//! in text and JSON, IR snapshots of the paper's `pow`, and the one-line errors for bad input.
+//! (The binary's exit statuses are tested in `server/cli/tests`.)
+
+use std::path::Path;
+
+use expect_test::{expect, Expect};
+use zy_ide::{AnalysisHost, Engine, EvalLimits, FileId, IrStage};
+
+const POW: &str = "\
+# zy: at pow(2.0, 3)
+function pow(x, n)
+    r = 1
+    while n > 0
+        r *= x
+        n -= 1
+    end
+    return r
+end
+
+get_at(x, i) = x[i]
+";
+
+fn host(text: &str) -> (AnalysisHost, FileId) {
+    let mut host = AnalysisHost::new();
+    let file = host.set_file_text(Path::new("pow.jl"), text.to_string());
+    (host, file)
+}
+
+fn eval(call: &str) -> String {
+    let (host, file) = host(POW);
+    match host.analysis().eval(file, call, EvalLimits::default()).unwrap() {
+        Ok(v) => format!("{} {}", v.display, v.json),
+        Err(e) => e.to_string(),
+    }
+}
+
+fn ir(stage: IrStage, at: Option<&str>, expect: Expect) {
+    let (host, file) = host(POW);
+    let text = host.analysis().view_ir(file, "pow", at, stage).unwrap().unwrap();
+    expect.assert_eq(&text);
+}
+
+#[test]
+fn eval_prints_the_value_as_julia_shows_it_and_as_json() {
+    assert_eq!(eval("pow(2.0, 3)"), "8.0 8.0");
+    assert_eq!(eval("pow(2, 10)"), "1024 1024");
+    assert_eq!(eval("pow(2.0, 0)"), "1.0 1.0");
+    assert_eq!(eval("get_at([1.5, 2.5], 2)"), "2.5 2.5");
+}
+
+#[test]
+fn grad_gives_one_gradient_per_argument() {
+    let (host, file) = host(POW);
+    let analysis = host.analysis();
+    for engine in [Engine::Interp, Engine::Jit] {
+        let g = analysis.grad(file, "pow(2.0, 3)", EvalLimits::default(), engine).unwrap().unwrap();
+        assert_eq!(g.to_json_text(), r#"{"value":8.0,"gradient":[12.0,null]}"#);
+        assert_eq!(g.to_text(), "value: 8.0\ngradient: (12.0, nothing)");
+    }
+}
+
+#[test]
+fn primal_ir_of_pow() {
+    ir(
+        IrStage::Primal,
+        None,
+        expect![[r#"
+            pow(%1, %2)   # x, n
+            #1:
+              br #2
+            #2:
+              %3 = φ(#1 → %2, #3 → %7)              # n
+              %4 = φ(#1 → 1, #3 → %6)               # r
+              %5 = %3 > 0
+              br %5 ? #3 : #4
+            #3:
+              %6 = %4 * %1                          # r
+              %7 = %3 - 1                           # n
+              br #2
+            #4:
+              return %4
+        "#]],
+    );
+}
+
+#[test]
+fn typed_ir_of_pow_at_the_annotation_and_at_a_call() {
+    ir(
+        IrStage::Typed,
+        None,
+        expect![[r#"
+            pow(%1::Float64, %2::Int64) :: Float64   # x, n
+            #1:
+              %3 = float(1) :: Float64
+              br #2
+            #2:
+              %4 = φ(#1 → %2, #3 → %8) :: Int64     # n
+              %5 = φ(#1 → %3, #3 → %7) :: Float64   # r
+              %6 = %4 > 0 :: Bool
+              br %6 ? #3 : #4
+            #3:
+              %7 = %5 * %1 :: Float64               # r
+              %8 = %4 - 1 :: Int64                  # n
+              br #2
+            #4:
+              return %5
+        "#]],
+    );
+    ir(
+        IrStage::Typed,
+        Some("pow(2, 3)"),
+        expect![[r#"
+            pow(%1::Int64, %2::Int64) :: Int64   # x, n
+            #1:
+              br #2
+            #2:
+              %3 = φ(#1 → %2, #3 → %7) :: Int64     # n
+              %4 = φ(#1 → 1, #3 → %6) :: Int64      # r
+              %5 = %3 > 0 :: Bool
+              br %5 ? #3 : #4
+            #3:
+              %6 = %4 * %1 :: Int64                 # r
+              %7 = %3 - 1 :: Int64                  # n
+              br #2
+            #4:
+              return %4
+        "#]],
+    );
+}
+
+#[test]
+fn bad_calls_are_one_line_errors_with_a_position() {
+    assert_eq!(eval("pow(2.0)"), "<call>:1:1: error: no method matching pow(::Float64)");
+    assert_eq!(eval("powx(2.0, 1)"), "<call>:1:1: error: UndefVarError: `powx` not defined");
+    assert_eq!(
+        eval("get_at([1.0, 2.0], 3)"),
+        "pow.jl:11:16: error: BoundsError: attempt to access 2-element Vector{Float64} at index [3]"
+    );
+    assert_eq!(eval("pow(2.0, "), "<call>:1:4: error: missing `)`");
+}
+
+#[test]
+fn a_file_with_a_syntax_error_is_refused() {
+    let (host, file) = host("function f(x)\n    x * * 2\nend\n");
+    let e = host.analysis().eval(file, "f(1.0)", EvalLimits::default()).unwrap().unwrap_err();
+    assert_eq!(e.to_string(), "pow.jl:2:9: error: syntax error: unexpected `*`");
+}
+
+#[test]
+fn typed_view_without_a_concrete_signature_asks_for_an_annotation() {
+    let (host, file) = host("g(x) = 2x\nh(x::Float64) = 3x\n");
+    let analysis = host.analysis();
+    let e = analysis.view_ir(file, "g", None, IrStage::Typed).unwrap().unwrap_err();
+    assert_eq!(
+        e.to_string(),
+        "pow.jl:1:1: error: `g` has no concrete signature: add `# zy: at g(...)` above it or pass --at"
+    );
+    let typed = analysis.view_ir(file, "h", None, IrStage::Typed).unwrap().unwrap();
+    assert!(typed.starts_with("h(%1::Float64) :: Float64"), "{typed}");
+}
