@@ -33,20 +33,30 @@ impl<'a> Cx<'a> {
 
     /// Enters one level of nesting; false (after reporting once) when too deep.
     pub fn enter(&mut self, node: Node) -> bool {
-        if self.depth >= MAX_DEPTH {
+        self.enter_many(node, 1)
+    }
+
+    /// Enters `levels` levels at once (a chain converted in one step), or none if too deep.
+    pub fn enter_many(&mut self, node: Node, levels: usize) -> bool {
+        if self.depth as usize + levels > MAX_DEPTH as usize {
             if !self.too_deep_reported {
                 self.too_deep_reported = true;
                 self.push(range(node), "syntax-error", "nesting too deep".to_string());
             }
             return false;
         }
-        self.depth += 1;
+        self.depth += levels as u32;
         true
     }
 
     /// Leaves a level entered with [`Cx::enter`].
     pub fn leave(&mut self) {
-        self.depth -= 1;
+        self.leave_many(1);
+    }
+
+    /// Leaves the levels entered with [`Cx::enter_many`].
+    pub fn leave_many(&mut self, levels: usize) {
+        self.depth -= levels as u32;
     }
 
     /// Records an error.

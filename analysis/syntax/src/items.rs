@@ -89,10 +89,16 @@ fn unsupported<T>(cx: &mut Cx, node: Node, what: &str) -> Option<T> {
 
 /// Is the left side of an `=` a method signature (`f(x)`, `f(x) where T`, `f(x)::T`)?
 pub(crate) fn is_method_signature(lhs: Node) -> bool {
-    match lhs.kind() {
+    let mut node = lhs;
+    while node.kind() == "where_expression" {
+        match kids(node).first() {
+            Some(inner) => node = *inner,
+            None => return false,
+        }
+    }
+    match node.kind() {
         "call_expression" => true,
-        "where_expression" => kids(lhs).first().is_some_and(|k| is_method_signature(*k)),
-        "typed_expression" => kids(lhs).first().is_some_and(|k| k.kind() == "call_expression"),
+        "typed_expression" => kids(node).first().is_some_and(|k| k.kind() == "call_expression"),
         _ => false,
     }
 }
@@ -169,9 +175,15 @@ fn method(cx: &mut Cx, node: Node, sig: Signature, body: Vec<Expr>) -> FunctionD
 
 /// `f(args)`, `(d::Dense)(args)`, `SIG where T`, `SIG where {T, S}`.
 fn signature(cx: &mut Cx, node: Node) -> Option<Signature> {
-    if node.has_error() {
+    if node.has_error() || !cx.enter(node) {
         return None;
     }
+    let sig = signature_inner(cx, node);
+    cx.leave();
+    sig
+}
+
+fn signature_inner(cx: &mut Cx, node: Node) -> Option<Signature> {
     match node.kind() {
         "where_expression" => {
             let parts = kids(node);
@@ -294,6 +306,15 @@ pub(crate) fn param(cx: &mut Cx, node: Node) -> Option<Param> {
 
 /// A type as written after `::` or in a struct field.
 pub(crate) fn type_expr(cx: &mut Cx, node: Node) -> Option<TypeExpr> {
+    if !cx.enter(node) {
+        return None;
+    }
+    let ty = type_expr_inner(cx, node);
+    cx.leave();
+    ty
+}
+
+fn type_expr_inner(cx: &mut Cx, node: Node) -> Option<TypeExpr> {
     let parts = kids(node);
     match (node.kind(), parts.as_slice()) {
         ("identifier", _) => Some(TypeExpr::Named { name: cx.text(node).to_string(), params: Vec::new(), range: range(node) }),

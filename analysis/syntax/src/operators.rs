@@ -107,7 +107,18 @@ fn power(cx: &mut Cx, node: Node) -> Expr {
         base = lhs;
     }
     exponents.reverse();
-    // Right-associate: base ^ (e1 ^ (e2 ^ e3)).
+    // The result nests as deep as the chain is long.
+    if !cx.enter_many(node, exponents.len()) {
+        return error_expr(node);
+    }
+    let result = right_associate(cx, node, base, &exponents);
+    cx.leave_many(exponents.len());
+    result
+}
+
+/// `base ^ e1 ^ e2 ^ e3` as `base ^ (e1 ^ (e2 ^ e3))`, with a literal coefficient of the base
+/// pulled out.
+fn right_associate(cx: &mut Cx, node: Node, base: Node, exponents: &[(bool, Node)]) -> Expr {
     let mut converted: Vec<(bool, Expr)> = exponents.iter().map(|(dotted, e)| (*dotted, expr(cx, *e))).collect();
     let Some((mut dotted, mut acc)) = converted.pop() else {
         return error_expr(node);
