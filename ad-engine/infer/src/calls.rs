@@ -38,11 +38,31 @@ impl<'a> Cx<'a> {
 
     /// Type one untyped operation over operands of the given types.
     pub fn resolve(&mut self, op: &Op, ins: &[Val]) -> Result<Plan, Fail> {
+        let callee = match op {
+            Op::Call(n) => &**n,
+            _ => "",
+        };
         for i in ins {
-            if let Some(Const::Func(n)) = &i.konst {
-                if !self.is_defined(n) {
+            match &i.konst {
+                Some(Const::Func(n)) if !self.is_defined(n) => {
                     return Err(Fail::undefined(format!("UndefVarError: `{n}` not defined")));
                 }
+                Some(Const::Str(_)) if callee != "error" => {
+                    return Err(Fail::unsupported(
+                        "string values (strings are only `error` messages)",
+                    ));
+                }
+                Some(Const::Symbol(_) | Const::Tuple(_))
+                    if !matches!(
+                        callee,
+                        "getfield" | "setfield!" | "getindex" | "namedtuple" | "undef"
+                    ) =>
+                {
+                    return Err(Fail::unsupported(
+                        "symbols as values (only as field names and named-tuple keys)",
+                    ));
+                }
+                _ => {}
             }
         }
         let mut b = PlanBuilder::default();

@@ -235,7 +235,7 @@ fn symbols_are_not_values() {
     b.ret(t);
     define(&mut p, b.done());
     expect![[r#"
-        error[unsupported] at 110..115: unsupported: symbols and strings as values (only as field names and `error` messages)
+        error[unsupported] at 110..115: unsupported: symbols as values (only as field names and named-tuple keys)
     "#]]
     .assert_eq(&errs(&p, "g", &[Type::Float64]));
 }
