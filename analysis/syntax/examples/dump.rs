@@ -6,10 +6,20 @@ use std::io::Read;
 
 fn print_cst(node: tree_sitter::Node, src: &str, depth: usize) {
     let text = src.get(node.byte_range()).unwrap_or("");
-    let shown = if node.child_count() == 0 || text.len() < 40 { text.replace('\n', "\\n") } else { String::new() };
+    let shown = if node.child_count() == 0 || text.len() < 40 {
+        text.replace('\n', "\\n")
+    } else {
+        String::new()
+    };
     let quote = if node.is_named() { "" } else { "'" };
     let missing = if node.is_missing() { "MISSING " } else { "" };
-    println!("{}{quote}{} [{}..{}] {missing}{shown}", "  ".repeat(depth), node.kind(), node.start_byte(), node.end_byte());
+    println!(
+        "{}{quote}{} [{}..{}] {missing}{shown}",
+        "  ".repeat(depth),
+        node.kind(),
+        node.start_byte(),
+        node.end_byte()
+    );
     let mut cursor = node.walk();
     for child in node.children(&mut cursor) {
         print_cst(child, src, depth + 1);
@@ -40,7 +50,11 @@ fn main() -> std::io::Result<()> {
         for _ in 0..runs {
             std::hint::black_box(zy_syntax::parse_file(std::hint::black_box(&src)));
         }
-        println!("parse_file: {:.1} µs per parse of {} bytes", start.elapsed().as_secs_f64() * 1e6 / runs as f64, src.len());
+        println!(
+            "parse_file: {:.1} µs per parse of {} bytes",
+            start.elapsed().as_secs_f64() * 1e6 / runs as f64,
+            src.len()
+        );
         let mut parser = tree_sitter::Parser::new();
         let language = tree_sitter_julia::LANGUAGE.into();
         if parser.set_language(&language).is_ok() {
@@ -48,7 +62,10 @@ fn main() -> std::io::Result<()> {
             for _ in 0..runs {
                 std::hint::black_box(parser.parse(std::hint::black_box(&src), None));
             }
-            println!("of which tree-sitter: {:.1} µs", start.elapsed().as_secs_f64() * 1e6 / runs as f64);
+            println!(
+                "of which tree-sitter: {:.1} µs",
+                start.elapsed().as_secs_f64() * 1e6 / runs as f64
+            );
         }
         return Ok(());
     }

@@ -11,13 +11,22 @@ use crate::errors::is_zy_comment;
 /// (no blank line in between). Marks their lines as used; malformed ones are reported.
 pub(crate) fn above(cx: &mut Cx, start: usize) -> Vec<Annotation> {
     let src = cx.src;
-    let mut line_start = src.get(..start).and_then(|s| s.rfind('\n')).map_or(0, |i| i + 1);
-    if src.get(line_start..start).is_none_or(|prefix| !prefix.trim().is_empty()) {
+    let mut line_start = src
+        .get(..start)
+        .and_then(|s| s.rfind('\n'))
+        .map_or(0, |i| i + 1);
+    if src
+        .get(line_start..start)
+        .is_none_or(|prefix| !prefix.trim().is_empty())
+    {
         return Vec::new();
     }
     let mut found = Vec::new();
     while line_start > 0 {
-        let prev_start = src.get(..line_start - 1).and_then(|s| s.rfind('\n')).map_or(0, |i| i + 1);
+        let prev_start = src
+            .get(..line_start - 1)
+            .and_then(|s| s.rfind('\n'))
+            .map_or(0, |i| i + 1);
         let line = src.get(prev_start..line_start - 1).unwrap_or("");
         let trimmed = line.trim_start();
         if !trimmed.starts_with('#') || trimmed.starts_with("#=") {
@@ -39,26 +48,59 @@ pub(crate) fn above(cx: &mut Cx, start: usize) -> Vec<Annotation> {
 /// Parses one `# zy: ...` comment starting at byte `offset`.
 fn parse(cx: &mut Cx, comment: &str, offset: usize) -> Option<Annotation> {
     let after_hash = comment.strip_prefix('#').unwrap_or(comment);
-    let body = after_hash.trim_start().strip_prefix("zy:").unwrap_or("").trim_start();
+    let body = after_hash
+        .trim_start()
+        .strip_prefix("zy:")
+        .unwrap_or("")
+        .trim_start();
     let body_offset = offset + (comment.len() - body.len());
     let whole = TextRange::new(offset as u32, (offset + comment.len()) as u32);
     let (kind, text, text_offset) = if let Some(call) = keyword(body, "at") {
-        (AnnotationKind::At, call, body_offset + (body.len() - call.len()))
+        (
+            AnnotationKind::At,
+            call,
+            body_offset + (body.len() - call.len()),
+        )
     } else if let Some(call) = keyword(body, "gradcheck") {
-        (AnnotationKind::Gradcheck, call, body_offset + (body.len() - call.len()))
-    } else if let Some(code) = body.strip_prefix("allow(").and_then(|rest| rest.strip_suffix(')')) {
-        (AnnotationKind::Allow, code.trim(), body_offset + "allow(".len() + (code.len() - code.trim_start().len()))
+        (
+            AnnotationKind::Gradcheck,
+            call,
+            body_offset + (body.len() - call.len()),
+        )
+    } else if let Some(code) = body
+        .strip_prefix("allow(")
+        .and_then(|rest| rest.strip_suffix(')'))
+    {
+        (
+            AnnotationKind::Allow,
+            code.trim(),
+            body_offset + "allow(".len() + (code.len() - code.trim_start().len()),
+        )
     } else {
         let shown: String = body.chars().take(30).collect();
-        cx.push(whole, "syntax-error", format!("unknown zy annotation `{shown}` (expected `at`, `gradcheck` or `allow(CODE)`)"));
+        cx.push(
+            whole,
+            "syntax-error",
+            format!(
+                "unknown zy annotation `{shown}` (expected `at`, `gradcheck` or `allow(CODE)`)"
+            ),
+        );
         return None;
     };
     if text.is_empty() {
-        cx.push(whole, "syntax-error", "empty zy annotation (expected a call after the keyword)".to_string());
+        cx.push(
+            whole,
+            "syntax-error",
+            "empty zy annotation (expected a call after the keyword)".to_string(),
+        );
         return None;
     }
     let range = TextRange::new(text_offset as u32, (text_offset + text.len()) as u32);
-    Some(Annotation { kind, text: text.to_string(), range })
+    Some(Annotation {
+        kind,
+        text: text.to_string(),
+        range,
+    })
 }
 
 /// The trimmed text after `word` (followed by a space or nothing), if `body` starts with it.
@@ -71,10 +113,19 @@ fn keyword<'t>(body: &'t str, word: &str) -> Option<&'t str> {
 /// line below its comment block is part of a syntax error (the definition did not parse).
 pub(crate) fn report_unattached(cx: &mut Cx, root: Node, comments: &[u32]) {
     for &start in comments {
-        if !cx.used_annotations.contains(&start) && !above_broken_code(cx.src, root, start as usize) {
-            let end = cx.src.get(start as usize..).and_then(|s| s.find('\n')).map_or(cx.src.len(), |i| start as usize + i);
+        if !cx.used_annotations.contains(&start) && !above_broken_code(cx.src, root, start as usize)
+        {
+            let end = cx
+                .src
+                .get(start as usize..)
+                .and_then(|s| s.find('\n'))
+                .map_or(cx.src.len(), |i| start as usize + i);
             let range = TextRange::new(start, end as u32);
-            cx.push(range, "syntax-error", "`# zy:` annotation is not directly above a method definition".to_string());
+            cx.push(
+                range,
+                "syntax-error",
+                "`# zy:` annotation is not directly above a method definition".to_string(),
+            );
         }
     }
 }
@@ -83,11 +134,18 @@ pub(crate) fn report_unattached(cx: &mut Cx, root: Node, comments: &[u32]) {
 fn above_broken_code(src: &str, root: Node, start: usize) -> bool {
     let mut offset = start;
     loop {
-        let Some(next) = src.get(offset..).and_then(|s| s.find('\n')).map(|i| offset + i + 1) else {
+        let Some(next) = src
+            .get(offset..)
+            .and_then(|s| s.find('\n'))
+            .map(|i| offset + i + 1)
+        else {
             return false;
         };
         offset = next;
-        let line = src.get(offset..).and_then(|s| s.lines().next()).unwrap_or("");
+        let line = src
+            .get(offset..)
+            .and_then(|s| s.lines().next())
+            .unwrap_or("");
         let code = line.len() - line.trim_start().len();
         if !line.trim_start().starts_with('#') {
             if line.trim().is_empty() {

@@ -26,7 +26,10 @@ pub(crate) fn vector(cx: &mut Cx, node: Node) -> Expr {
 
 /// `[a b; c d]`, rows separated by `;` or newlines.
 pub(crate) fn matrix(cx: &mut Cx, node: Node) -> Expr {
-    if all_kids(node).iter().any(|k| !k.is_named() && cx.text(*k).starts_with(";;")) {
+    if all_kids(node)
+        .iter()
+        .any(|k| !k.is_named() && cx.text(*k).starts_with(";;"))
+    {
         return cx.unsupported(node, "`;;` concatenation");
     }
     let mut rows = Vec::new();
@@ -45,7 +48,10 @@ pub(crate) fn matrix(cx: &mut Cx, node: Node) -> Expr {
         if column.iter().all(is_number) {
             return Expr::new(ExprKind::Vect(column), range(node));
         }
-        return cx.unsupported(node, "vertical concatenation `[a; b]` (write `[a, b]` for a vector)");
+        return cx.unsupported(
+            node,
+            "vertical concatenation `[a; b]` (write `[a, b]` for a vector)",
+        );
     }
     Expr::new(ExprKind::Matrix(rows), range(node))
 }
@@ -54,7 +60,10 @@ pub(crate) fn matrix(cx: &mut Cx, node: Node) -> Expr {
 fn is_number(e: &Expr) -> bool {
     match &e.kind {
         ExprKind::Int(_) | ExprKind::Float(_) => true,
-        ExprKind::Unary { op: UnOp::Neg | UnOp::Plus, arg } => is_number(arg),
+        ExprKind::Unary {
+            op: UnOp::Neg | UnOp::Plus,
+            arg,
+        } => is_number(arg),
         _ => false,
     }
 }
@@ -69,7 +78,13 @@ pub(crate) fn index(cx: &mut Cx, node: Node, parts: &[Node]) -> Expr {
     }
     let base = expr(cx, *base);
     let indices = elements(cx, &kids(*brackets));
-    Expr::new(ExprKind::Index { base: Box::new(base), indices }, range(node))
+    Expr::new(
+        ExprKind::Index {
+            base: Box::new(base),
+            indices,
+        },
+        range(node),
+    )
 }
 
 /// Comma-separated elements: a space-separated `-`/`+` here is an error in Julia.
@@ -100,7 +115,10 @@ fn row_elements(cx: &mut Cx, node: Node) -> Vec<Expr> {
     let mut bounds = vec![(node.start_byte(), node.start_position())];
     bounds.extend(points);
     bounds.push((node.end_byte(), node.end_position()));
-    bounds.windows(2).map(|w| reparse(cx, node, w[0], w[1])).collect()
+    bounds
+        .windows(2)
+        .map(|w| reparse(cx, node, w[0], w[1]))
+        .collect()
 }
 
 fn element(cx: &mut Cx, node: Node) -> Expr {
@@ -131,7 +149,9 @@ fn split_points(cx: &Cx, node: Node, out: &mut Vec<(usize, Point)>) {
                 stack.push(*lhs);
                 stack.push(*rhs);
             }
-            ("range_expression" | "unary_expression" | "juxtaposition_expression", _) => stack.extend(parts),
+            ("range_expression" | "unary_expression" | "juxtaposition_expression", _) => {
+                stack.extend(parts)
+            }
             _ => {}
         }
     }
@@ -139,7 +159,12 @@ fn split_points(cx: &Cx, node: Node, out: &mut Vec<(usize, Point)>) {
 
 /// Parses the source between `start` and `end` again as one expression (same byte offsets).
 fn reparse(cx: &mut Cx, node: Node, start: (usize, Point), end: (usize, Point)) -> Expr {
-    let piece = Range { start_byte: start.0, end_byte: end.0, start_point: start.1, end_point: end.1 };
+    let piece = Range {
+        start_byte: start.0,
+        end_byte: end.0,
+        start_point: start.1,
+        end_point: end.1,
+    };
     let Some(tree) = parse_tree_in(cx.src, Some(&[piece])) else {
         return cx.syntax(node, "syntax error: could not parse array element");
     };

@@ -77,7 +77,10 @@ pub enum FunctionName {
     /// `function f(...)` / `f(x) = ...`.
     Named(String),
     /// `(d::Dense)(x) = ...`: a call method of a struct type; `self_name` is `d`.
-    Callable { self_name: Option<String>, ty: TypeExpr },
+    Callable {
+        self_name: Option<String>,
+        ty: TypeExpr,
+    },
     /// An anonymous function (`x -> ...`, `function (x) ... end`, a `do` block).
     Anonymous,
 }
@@ -140,8 +143,15 @@ pub struct GlobalDef {
 /// A type as written: `Float64`, `Vector{Float64}`, `Bar{T}`, `typeof(f)`.
 #[derive(Clone, PartialEq, Eq, Hash, Debug)]
 pub enum TypeExpr {
-    Named { name: String, params: Vec<TypeExpr>, range: TextRange },
-    Typeof { name: String, range: TextRange },
+    Named {
+        name: String,
+        params: Vec<TypeExpr>,
+        range: TextRange,
+    },
+    Typeof {
+        name: String,
+        range: TextRange,
+    },
 }
 
 /// An expression with its range.
@@ -193,7 +203,10 @@ impl BinOp {
 
     /// Is this a comparison (part of a chain `a < b <= c`)?
     pub fn is_comparison(self) -> bool {
-        matches!(self, BinOp::Lt | BinOp::Le | BinOp::Gt | BinOp::Ge | BinOp::Eq | BinOp::Ne)
+        matches!(
+            self,
+            BinOp::Lt | BinOp::Le | BinOp::Gt | BinOp::Ge | BinOp::Eq | BinOp::Ne
+        )
     }
 }
 
@@ -235,39 +248,88 @@ pub enum ExprKind {
     /// `[a b; c d]`: rows of equal length (`[a b]` is one row).
     Matrix(Vec<Vec<Expr>>),
     /// `f(args...)`; `callee` is any expression (an identifier, a field, a call result).
-    Call { callee: Box<Expr>, args: Vec<Expr> },
+    Call {
+        callee: Box<Expr>,
+        args: Vec<Expr>,
+    },
     /// `f.(args...)`: broadcast call.
-    DotCall { callee: Box<Expr>, args: Vec<Expr> },
+    DotCall {
+        callee: Box<Expr>,
+        args: Vec<Expr>,
+    },
     /// `a op b`; `dotted` for `.+`, `.*`, `.^`, ... Implicit multiplication `2x` is `Mul`.
-    Binary { op: BinOp, dotted: bool, lhs: Box<Expr>, rhs: Box<Expr> },
+    Binary {
+        op: BinOp,
+        dotted: bool,
+        lhs: Box<Expr>,
+        rhs: Box<Expr>,
+    },
     /// A comparison chain `a < b <= c` with at least two comparisons (a single comparison is a
     /// [`ExprKind::Binary`]). Julia: `a < b && b <= c` with `b` evaluated once.
-    Chain { first: Box<Expr>, rest: Vec<(BinOp, Expr)> },
-    Unary { op: UnOp, arg: Box<Expr> },
+    Chain {
+        first: Box<Expr>,
+        rest: Vec<(BinOp, Expr)>,
+    },
+    Unary {
+        op: UnOp,
+        arg: Box<Expr>,
+    },
     /// `a && b` (short-circuit).
     And(Box<Expr>, Box<Expr>),
     /// `a || b` (short-circuit).
     Or(Box<Expr>, Box<Expr>),
     /// `c ? a : b`.
-    Ternary { cond: Box<Expr>, then: Box<Expr>, els: Box<Expr> },
+    Ternary {
+        cond: Box<Expr>,
+        then: Box<Expr>,
+        els: Box<Expr>,
+    },
     /// `x[i]`, `A[i, j]`, `r[]`.
-    Index { base: Box<Expr>, indices: Vec<Expr> },
+    Index {
+        base: Box<Expr>,
+        indices: Vec<Expr>,
+    },
     /// `s.f`.
-    Field { base: Box<Expr>, name: String },
+    Field {
+        base: Box<Expr>,
+        name: String,
+    },
     /// `a:b` or `a:s:b`.
-    Range { start: Box<Expr>, step: Option<Box<Expr>>, stop: Box<Expr> },
+    Range {
+        start: Box<Expr>,
+        step: Option<Box<Expr>>,
+        stop: Box<Expr>,
+    },
     /// `lhs = rhs` where `lhs` is an identifier, index, field, or tuple of identifiers
     /// (destructuring).
-    Assign { lhs: Box<Expr>, rhs: Box<Expr> },
+    Assign {
+        lhs: Box<Expr>,
+        rhs: Box<Expr>,
+    },
     /// `lhs op= rhs` (`+=`, `-=`, `*=`, `/=`; `dotted` for `.+=`).
-    CompoundAssign { op: BinOp, dotted: bool, lhs: Box<Expr>, rhs: Box<Expr> },
+    CompoundAssign {
+        op: BinOp,
+        dotted: bool,
+        lhs: Box<Expr>,
+        rhs: Box<Expr>,
+    },
     /// `begin ... end` or a parenthesised sequence: value of the last expression.
     Block(Vec<Expr>),
     /// `if c1 ... elseif c2 ... else ... end`: `branches` are (condition, body) pairs.
-    If { branches: Vec<(Expr, Vec<Expr>)>, els: Option<Vec<Expr>> },
-    While { cond: Box<Expr>, body: Vec<Expr> },
+    If {
+        branches: Vec<(Expr, Vec<Expr>)>,
+        els: Option<Vec<Expr>>,
+    },
+    While {
+        cond: Box<Expr>,
+        body: Vec<Expr>,
+    },
     /// `for var in iter ... end`; `var` is an identifier or a tuple of identifiers.
-    For { var: Box<Expr>, iter: Box<Expr>, body: Vec<Expr> },
+    For {
+        var: Box<Expr>,
+        iter: Box<Expr>,
+        body: Vec<Expr>,
+    },
     Break,
     Continue,
     Return(Option<Box<Expr>>),

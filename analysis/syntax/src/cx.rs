@@ -23,7 +23,13 @@ pub(crate) struct Cx<'a> {
 impl<'a> Cx<'a> {
     /// A fresh context over `src`.
     pub fn new(src: &'a str) -> Cx<'a> {
-        Cx { src, errors: Vec::new(), used_annotations: BTreeSet::new(), depth: 0, too_deep_reported: false }
+        Cx {
+            src,
+            errors: Vec::new(),
+            used_annotations: BTreeSet::new(),
+            depth: 0,
+            too_deep_reported: false,
+        }
     }
 
     /// The source text of `node` (empty if the range is not on character boundaries).
@@ -61,7 +67,11 @@ impl<'a> Cx<'a> {
 
     /// Records an error.
     pub fn push(&mut self, range: TextRange, code: &'static str, message: String) {
-        self.errors.push(SyntaxError { range, code, message });
+        self.errors.push(SyntaxError {
+            range,
+            code,
+            message,
+        });
     }
 
     /// Reports `unsupported: {what}` at `node` and returns an error expression there.
@@ -103,11 +113,15 @@ pub(crate) fn kids(node: Node) -> Vec<Node> {
         return Vec::new();
     }
     let mut cursor = node.walk();
-    node.named_children(&mut cursor).filter(|n| !is_comment(*n)).collect()
+    node.named_children(&mut cursor)
+        .filter(|n| !is_comment(*n))
+        .collect()
 }
 
 /// All children (named or not) other than comments, in order.
 pub(crate) fn all_kids(node: Node) -> Vec<Node> {
     let mut cursor = node.walk();
-    node.children(&mut cursor).filter(|n| !is_comment(*n)).collect()
+    node.children(&mut cursor)
+        .filter(|n| !is_comment(*n))
+        .collect()
 }

@@ -16,7 +16,10 @@ pub(crate) struct Scan {
 /// Walks the parts of the tree that hold errors, and finds the `# zy:` comments.
 pub(crate) fn scan(tree: &Tree, src: &str) -> Scan {
     let root = tree.root_node();
-    let mut scan = Scan { errors: Vec::new(), zy_comments: zy_comments(root, src) };
+    let mut scan = Scan {
+        errors: Vec::new(),
+        zy_comments: zy_comments(root, src),
+    };
     let mut cursor = tree.walk();
     loop {
         let node = cursor.node();
@@ -42,11 +45,20 @@ pub(crate) fn scan(tree: &Tree, src: &str) -> Scan {
 /// A MISSING node: a closing `end` or bracket is reported at the construct's opening token.
 fn describe_missing(node: Node) -> SyntaxError {
     if node.is_named() {
-        return syntax(range(node), format!("missing {}", node.kind().replace('_', " ")));
+        return syntax(
+            range(node),
+            format!("missing {}", node.kind().replace('_', " ")),
+        );
     }
-    let opener = node.parent().and_then(|p| p.child(0)).filter(|o| !o.is_named() && !o.is_missing());
+    let opener = node
+        .parent()
+        .and_then(|p| p.child(0))
+        .filter(|o| !o.is_named() && !o.is_missing());
     match (node.kind(), opener) {
-        ("end", Some(opener)) => syntax(range(opener), format!("missing `end` for `{}`", opener.kind())),
+        ("end", Some(opener)) => syntax(
+            range(opener),
+            format!("missing `end` for `{}`", opener.kind()),
+        ),
         (")" | "]" | "}", Some(opener)) if matches!(opener.kind(), "(" | "[" | "{") => {
             syntax(range(opener), format!("missing `{}`", node.kind()))
         }
@@ -69,10 +81,21 @@ fn sibling_missing(node: Node) -> bool {
 fn zy_comments(root: Node, src: &str) -> Vec<u32> {
     let mut found = Vec::new();
     let mut from = 0;
-    while let Some(at) = src.get(from..).and_then(|s| s.find("zy:")).map(|i| from + i) {
+    while let Some(at) = src
+        .get(from..)
+        .and_then(|s| s.find("zy:"))
+        .map(|i| from + i)
+    {
         from = at + 3;
-        let line_start = src.get(..at).and_then(|s| s.rfind('\n')).map_or(0, |i| i + 1);
-        let Some(hash) = src.get(line_start..at).and_then(|s| s.find('#')).map(|i| line_start + i) else {
+        let line_start = src
+            .get(..at)
+            .and_then(|s| s.rfind('\n'))
+            .map_or(0, |i| i + 1);
+        let Some(hash) = src
+            .get(line_start..at)
+            .and_then(|s| s.find('#'))
+            .map(|i| line_start + i)
+        else {
             continue;
         };
         let is_comment = root
@@ -87,15 +110,22 @@ fn zy_comments(root: Node, src: &str) -> Vec<u32> {
 
 /// Does a comment's text start a `# zy:` annotation?
 pub(crate) fn is_zy_comment(text: &str) -> bool {
-    text.strip_prefix('#').is_some_and(|rest| rest.trim_start().starts_with("zy:"))
+    text.strip_prefix('#')
+        .is_some_and(|rest| rest.trim_start().starts_with("zy:"))
 }
 
 fn syntax(range: TextRange, message: String) -> SyntaxError {
-    SyntaxError { range, code: "syntax-error", message }
+    SyntaxError {
+        range,
+        code: "syntax-error",
+        message,
+    }
 }
 
-const BLOCK_KEYWORDS: &[&str] =
-    &["function", "if", "for", "while", "begin", "struct", "let", "try", "do", "module", "quote", "macro"];
+const BLOCK_KEYWORDS: &[&str] = &[
+    "function", "if", "for", "while", "begin", "struct", "let", "try", "do", "module", "quote",
+    "macro",
+];
 
 /// The most useful description of an ERROR node: an unclosed bracket, a block without `end`, or
 /// the first token that could not be parsed.
@@ -128,10 +158,18 @@ fn describe(node: Node, src: &str) -> SyntaxError {
         }
     }
     if let Some(keyword) = unclosed.first() {
-        return syntax(range(*keyword), format!("missing `end` for `{}`", keyword.kind()));
+        return syntax(
+            range(*keyword),
+            format!("missing `end` for `{}`", keyword.kind()),
+        );
     }
     let token = first_token(node);
-    let text = src.get(token.byte_range()).unwrap_or("").lines().next().unwrap_or("");
+    let text = src
+        .get(token.byte_range())
+        .unwrap_or("")
+        .lines()
+        .next()
+        .unwrap_or("");
     if text.is_empty() {
         return syntax(range(node), "syntax error".to_string());
     }

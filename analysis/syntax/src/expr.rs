@@ -5,7 +5,9 @@ use tree_sitter::Node;
 use crate::arrays;
 use crate::ast::{BinOp, Expr, ExprKind, TextRange, UnOp};
 use crate::cx::{all_kids, error_expr, kids, range, Cx};
-use crate::items::{anonymous, arrow_function, function_definition, is_method_signature, params, short_function};
+use crate::items::{
+    anonymous, arrow_function, function_definition, is_method_signature, params, short_function,
+};
 use crate::literals;
 use crate::operators::{self, compound_op};
 
@@ -18,7 +20,11 @@ pub(crate) fn expr(cx: &mut Cx, node: Node) -> Expr {
     if !cx.enter(node) {
         return error_expr(node);
     }
-    let result = if node.has_error() && !is_container(node) { error_expr(node) } else { convert(cx, node) };
+    let result = if node.has_error() && !is_container(node) {
+        error_expr(node)
+    } else {
+        convert(cx, node)
+    };
     cx.leave();
     result
 }
@@ -48,7 +54,9 @@ fn convert(cx: &mut Cx, node: Node) -> Expr {
     let kind = match node.kind() {
         "identifier" => match cx.text(node) {
             "nothing" => ExprKind::Nothing,
-            "end" | "begin" => return cx.unsupported(node, &format!("`{}` in indexing", cx.text(node))),
+            "end" | "begin" => {
+                return cx.unsupported(node, &format!("`{}` in indexing", cx.text(node)))
+            }
             name => ExprKind::Ident(name.to_string()),
         },
         "boolean_literal" => ExprKind::Bool(cx.text(node) == "true"),
@@ -56,7 +64,9 @@ fn convert(cx: &mut Cx, node: Node) -> Expr {
         "float_literal" => return literals::float(cx, node),
         "string_literal" => return literals::string(cx, node),
         "character_literal" => return cx.unsupported(node, "character literal"),
-        "command_literal" | "prefixed_command_literal" => return cx.unsupported(node, "command literal"),
+        "command_literal" | "prefixed_command_literal" => {
+            return cx.unsupported(node, "command literal")
+        }
         "prefixed_string_literal" => return cx.unsupported(node, "string macro"),
         "parenthesized_expression" => {
             if parts.iter().any(|k| k.kind() == "for_clause") {
@@ -73,15 +83,21 @@ fn convert(cx: &mut Cx, node: Node) -> Expr {
         "matrix_expression" => return arrays::matrix(cx, node),
         "comprehension_expression" => return cx.unsupported(node, "array comprehension"),
         "curly_expression" => return cx.unsupported(node, "curly braces `{...}`"),
-        "parametrized_type_expression" => return cx.unsupported(node, "type parameters in an expression"),
+        "parametrized_type_expression" => {
+            return cx.unsupported(node, "type parameters in an expression")
+        }
         "adjoint_expression" => match parts.as_slice() {
-            [arg] => ExprKind::Unary { op: UnOp::Adjoint, arg: Box::new(expr(cx, *arg)) },
+            [arg] => ExprKind::Unary {
+                op: UnOp::Adjoint,
+                arg: Box::new(expr(cx, *arg)),
+            },
             _ => return error_expr(node),
         },
         "field_expression" => match parts.as_slice() {
-            [base, name] if name.kind() == "identifier" => {
-                ExprKind::Field { base: Box::new(expr(cx, *base)), name: cx.text(*name).to_string() }
-            }
+            [base, name] if name.kind() == "identifier" => ExprKind::Field {
+                base: Box::new(expr(cx, *base)),
+                name: cx.text(*name).to_string(),
+            },
             _ => return cx.unsupported(node, "computed field access"),
         },
         "index_expression" => return arrays::index(cx, node, &parts),
@@ -106,7 +122,9 @@ fn convert(cx: &mut Cx, node: Node) -> Expr {
         },
         "range_expression" => return operators::range_expr(cx, node),
         "splat_expression" => return cx.unsupported(node, "splatting `...`"),
-        "typed_expression" | "unary_typed_expression" => return cx.unsupported(node, "type assertion `::`"),
+        "typed_expression" | "unary_typed_expression" => {
+            return cx.unsupported(node, "type assertion `::`")
+        }
         "where_expression" => return cx.unsupported(node, "`where` outside a method signature"),
         "ternary_expression" => match parts.as_slice() {
             [cond, then, els] => ExprKind::Ternary {
@@ -135,7 +153,10 @@ fn convert(cx: &mut Cx, node: Node) -> Expr {
         "compound_statement" => ExprKind::Block(block(cx, &parts)),
         "if_statement" => return if_statement(cx, node, &parts),
         "while_statement" => match parts.split_first() {
-            Some((cond, body)) => ExprKind::While { cond: Box::new(expr(cx, *cond)), body: block(cx, body) },
+            Some((cond, body)) => ExprKind::While {
+                cond: Box::new(expr(cx, *cond)),
+                body: block(cx, body),
+            },
             None => return error_expr(node),
         },
         "for_statement" => return for_statement(cx, node, &parts),
@@ -173,7 +194,10 @@ fn tuple(cx: &mut Cx, node: Node, parts: &[Node]) -> Expr {
         return Expr::new(ExprKind::Tuple(block(cx, parts)), range(node));
     }
     if named != parts.len() {
-        return cx.syntax(node, "syntax error: a tuple mixes named and positional elements");
+        return cx.syntax(
+            node,
+            "syntax error: a tuple mixes named and positional elements",
+        );
     }
     let mut fields = Vec::new();
     for field in parts {
@@ -199,7 +223,10 @@ fn call(cx: &mut Cx, node: Node, parts: &[Node], dotted: bool) -> Expr {
             if op.starts_with('.') || op == ":" {
                 return cx.unsupported(callee, &format!("operator `{op}` as a function"));
             }
-            Expr::new(ExprKind::Ident(operators::normalize(op).to_string()), range(callee))
+            Expr::new(
+                ExprKind::Ident(operators::normalize(op).to_string()),
+                range(callee),
+            )
         }
         _ => expr(cx, callee),
     };
@@ -209,9 +236,15 @@ fn call(cx: &mut Cx, node: Node, parts: &[Node], dotted: bool) -> Expr {
     }
     args.extend(arguments(cx, list));
     let kind = if dotted {
-        ExprKind::DotCall { callee: Box::new(callee_expr), args }
+        ExprKind::DotCall {
+            callee: Box::new(callee_expr),
+            args,
+        }
     } else {
-        ExprKind::Call { callee: Box::new(callee_expr), args }
+        ExprKind::Call {
+            callee: Box::new(callee_expr),
+            args,
+        }
     };
     Expr::new(kind, range(node))
 }
@@ -264,16 +297,34 @@ fn unary(cx: &mut Cx, node: Node, parts: &[Node]) -> Expr {
         "√" => {
             let callee = Expr::new(ExprKind::Ident("sqrt".to_string()), range(*op));
             let arg = expr(cx, *arg);
-            return Expr::new(ExprKind::Call { callee: Box::new(callee), args: vec![arg] }, range(node));
+            return Expr::new(
+                ExprKind::Call {
+                    callee: Box::new(callee),
+                    args: vec![arg],
+                },
+                range(node),
+            );
         }
         ".-" | ".+" | ".!" => {
             let callee = Expr::new(ExprKind::Ident(op_text[1..].to_string()), range(*op));
             let arg = expr(cx, *arg);
-            return Expr::new(ExprKind::DotCall { callee: Box::new(callee), args: vec![arg] }, range(node));
+            return Expr::new(
+                ExprKind::DotCall {
+                    callee: Box::new(callee),
+                    args: vec![arg],
+                },
+                range(node),
+            );
         }
         _ => return cx.unsupported(*op, &format!("operator `{op_text}`")),
     };
-    Expr::new(ExprKind::Unary { op, arg: Box::new(expr(cx, *arg)) }, range(node))
+    Expr::new(
+        ExprKind::Unary {
+            op,
+            arg: Box::new(expr(cx, *arg)),
+        },
+        range(node),
+    )
 }
 
 /// `lhs = rhs`, or a short-form inner method `f(x) = ...`.
@@ -288,12 +339,19 @@ fn assignment(cx: &mut Cx, node: Node, parts: &[Node]) -> Expr {
         };
     }
     let target = match lhs.kind() {
-        "identifier" | "index_expression" | "field_expression" | "open_tuple" | "tuple_expression" => expr(cx, *lhs),
+        "identifier" | "index_expression" | "field_expression" | "open_tuple"
+        | "tuple_expression" => expr(cx, *lhs),
         "typed_expression" => return cx.unsupported(*lhs, "typed variable declaration"),
         _ => return cx.syntax(*lhs, "syntax error: invalid assignment target"),
     };
     let value = expr(cx, *rhs);
-    Expr::new(ExprKind::Assign { lhs: Box::new(target), rhs: Box::new(value) }, range(node))
+    Expr::new(
+        ExprKind::Assign {
+            lhs: Box::new(target),
+            rhs: Box::new(value),
+        },
+        range(node),
+    )
 }
 
 /// `x += v`, `x[i] -= v`, `s.f *= v`, `x .+= v`.
@@ -310,7 +368,15 @@ fn compound_assignment(cx: &mut Cx, node: Node, parts: &[Node]) -> Expr {
     };
     let lhs = expr(cx, *lhs);
     let rhs = expr(cx, *rhs);
-    Expr::new(ExprKind::CompoundAssign { op, dotted, lhs: Box::new(lhs), rhs: Box::new(rhs) }, range(node))
+    Expr::new(
+        ExprKind::CompoundAssign {
+            op,
+            dotted,
+            lhs: Box::new(lhs),
+            rhs: Box::new(rhs),
+        },
+        range(node),
+    )
 }
 
 /// `if c ... elseif c ... else ... end`.
@@ -332,7 +398,10 @@ fn if_statement(cx: &mut Cx, node: Node, parts: &[Node]) -> Expr {
                 let Some(cond) = clause.child_by_field_name("condition") else {
                     return error_expr(node);
                 };
-                let body: Vec<Node> = clause_parts.into_iter().filter(|k| k.id() != cond.id()).collect();
+                let body: Vec<Node> = clause_parts
+                    .into_iter()
+                    .filter(|k| k.id() != cond.id())
+                    .collect();
                 branches.push((expr(cx, cond), block(cx, &body)));
             }
             "else_clause" => els = Some(block(cx, &kids(*clause))),
@@ -344,9 +413,15 @@ fn if_statement(cx: &mut Cx, node: Node, parts: &[Node]) -> Expr {
 
 /// `for i in iter ... end` (also `for i = iter` and `for i ∈ iter`).
 fn for_statement(cx: &mut Cx, node: Node, parts: &[Node]) -> Expr {
-    let bindings = parts.iter().take_while(|k| k.kind() == "for_binding").count();
+    let bindings = parts
+        .iter()
+        .take_while(|k| k.kind() == "for_binding")
+        .count();
     if bindings != 1 {
-        return cx.unsupported(node, "several iteration variables in one `for` (nest the loops)");
+        return cx.unsupported(
+            node,
+            "several iteration variables in one `for` (nest the loops)",
+        );
     }
     let binding = parts[0];
     if all_kids(binding).iter().any(|k| k.kind() == "outer") {
@@ -362,7 +437,14 @@ fn for_statement(cx: &mut Cx, node: Node, parts: &[Node]) -> Expr {
     };
     let iter = expr(cx, *iter);
     let body = block(cx, &parts[1..]);
-    Expr::new(ExprKind::For { var: Box::new(var), iter: Box::new(iter), body }, range(node))
+    Expr::new(
+        ExprKind::For {
+            var: Box::new(var),
+            iter: Box::new(iter),
+            body,
+        },
+        range(node),
+    )
 }
 
 /// `local x`, `local x, y`, `local x = v`.
@@ -373,9 +455,10 @@ fn local(cx: &mut Cx, node: Node, parts: &[Node]) -> Expr {
     let names_of = |cx: &mut Cx, n: Node| -> Option<Vec<String>> {
         match n.kind() {
             "identifier" => Some(vec![cx.text(n).to_string()]),
-            "open_tuple" => {
-                kids(n).iter().map(|k| (k.kind() == "identifier").then(|| cx.text(*k).to_string())).collect()
-            }
+            "open_tuple" => kids(n)
+                .iter()
+                .map(|k| (k.kind() == "identifier").then(|| cx.text(*k).to_string()))
+                .collect(),
             _ => None,
         }
     };

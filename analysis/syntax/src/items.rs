@@ -5,7 +5,8 @@ use tree_sitter::Node;
 
 use crate::annotations;
 use crate::ast::{
-    Expr, FieldDef, FunctionDef, FunctionName, GlobalDef, Item, Param, StructDef, TextRange, TypeExpr,
+    Expr, FieldDef, FunctionDef, FunctionName, GlobalDef, Item, Param, StructDef, TextRange,
+    TypeExpr,
 };
 use crate::cx::{all_kids, error_expr, kids, range, Cx};
 use crate::expr::{block, expr};
@@ -37,11 +38,16 @@ pub(crate) fn items(cx: &mut Cx, parent: Node, out: &mut Vec<Item>, inside_error
 /// A string directly above a definition documents it (Julia's docstrings).
 fn is_docstring(node: Node, next: Option<Node>) -> bool {
     node.kind() == "string_literal"
-        && next.is_some_and(|n| is_definition(n) && n.start_position().row == node.end_position().row + 1)
+        && next.is_some_and(|n| {
+            is_definition(n) && n.start_position().row == node.end_position().row + 1
+        })
 }
 
 fn is_definition(node: Node) -> bool {
-    matches!(node.kind(), "function_definition" | "struct_definition" | "const_statement" | "assignment")
+    matches!(
+        node.kind(),
+        "function_definition" | "struct_definition" | "const_statement" | "assignment"
+    )
 }
 
 /// Does `node` start at column 0?
@@ -78,7 +84,11 @@ fn item(cx: &mut Cx, node: Node) -> Option<Item> {
             expr(cx, node);
             None
         }
-        _ => unsupported(cx, node, "top-level statement (only definitions are allowed at top level)"),
+        _ => unsupported(
+            cx,
+            node,
+            "top-level statement (only definitions are allowed at top level)",
+        ),
     }
 }
 
@@ -98,7 +108,9 @@ pub(crate) fn is_method_signature(lhs: Node) -> bool {
     }
     match node.kind() {
         "call_expression" => true,
-        "typed_expression" => kids(node).first().is_some_and(|k| k.kind() == "call_expression"),
+        "typed_expression" => kids(node)
+            .first()
+            .is_some_and(|k| k.kind() == "call_expression"),
         _ => false,
     }
 }
@@ -113,7 +125,13 @@ fn global(cx: &mut Cx, whole: Node, assignment: Node, is_const: bool) -> Option<
         return unsupported(cx, *lhs, "global binding of anything but a name");
     }
     let value = expr(cx, *rhs);
-    Some(GlobalDef { name: cx.text(*lhs).to_string(), name_range: range(*lhs), value, is_const, range: range(whole) })
+    Some(GlobalDef {
+        name: cx.text(*lhs).to_string(),
+        name_range: range(*lhs),
+        value,
+        is_const,
+        range: range(whole),
+    })
 }
 
 /// A method's name, parameters and `where` variables.
@@ -204,7 +222,12 @@ fn signature_inner(cx: &mut Cx, node: Node) -> Option<Signature> {
                 return None;
             };
             let name = method_name(cx, *callee)?;
-            Some(Signature { name, name_range: range(*callee), params: params(cx, *args), where_params: Vec::new() })
+            Some(Signature {
+                name,
+                name_range: range(*callee),
+                params: params(cx, *args),
+                where_params: Vec::new(),
+            })
         }
         _ => {
             cx.syntax(node, "syntax error: invalid method signature");
@@ -226,17 +249,27 @@ fn method_name(cx: &mut Cx, callee: Node) -> Option<FunctionName> {
             match (typed.kind(), parts.as_slice()) {
                 ("typed_expression", [name, ty]) if name.kind() == "identifier" => {
                     let ty = type_expr(cx, *ty)?;
-                    Some(FunctionName::Callable { self_name: Some(cx.text(*name).to_string()), ty })
+                    Some(FunctionName::Callable {
+                        self_name: Some(cx.text(*name).to_string()),
+                        ty,
+                    })
                 }
                 ("unary_typed_expression", [ty]) => {
                     let ty = type_expr(cx, *ty)?;
-                    Some(FunctionName::Callable { self_name: None, ty })
+                    Some(FunctionName::Callable {
+                        self_name: None,
+                        ty,
+                    })
                 }
                 _ => unsupported(cx, callee, "method name"),
             }
         }
         "field_expression" => unsupported(cx, callee, "qualified method name"),
-        "operator" => unsupported(cx, callee, &format!("method definition for operator `{}`", cx.text(callee))),
+        "operator" => unsupported(
+            cx,
+            callee,
+            &format!("method definition for operator `{}`", cx.text(callee)),
+        ),
         "parametrized_type_expression" => unsupported(cx, callee, "constructor definition"),
         _ => unsupported(cx, callee, "method name"),
     }
@@ -283,19 +316,35 @@ pub(crate) fn params(cx: &mut Cx, list: Node) -> Vec<Param> {
 pub(crate) fn param(cx: &mut Cx, node: Node) -> Option<Param> {
     let parts = kids(node);
     match (node.kind(), parts.as_slice()) {
-        ("identifier", _) => Some(Param { name: Some(cx.text(node).to_string()), ty: None, range: range(node) }),
+        ("identifier", _) => Some(Param {
+            name: Some(cx.text(node).to_string()),
+            ty: None,
+            range: range(node),
+        }),
         ("typed_expression", [name, ty]) if name.kind() == "identifier" => {
             let ty = type_expr(cx, *ty)?;
-            Some(Param { name: Some(cx.text(*name).to_string()), ty: Some(ty), range: range(node) })
+            Some(Param {
+                name: Some(cx.text(*name).to_string()),
+                ty: Some(ty),
+                range: range(node),
+            })
         }
-        ("typed_expression", [name, _]) if name.kind() == "splat_expression" => unsupported(cx, node, "varargs"),
+        ("typed_expression", [name, _]) if name.kind() == "splat_expression" => {
+            unsupported(cx, node, "varargs")
+        }
         ("unary_typed_expression", [ty]) => {
             let ty = type_expr(cx, *ty)?;
-            Some(Param { name: None, ty: Some(ty), range: range(node) })
+            Some(Param {
+                name: None,
+                ty: Some(ty),
+                range: range(node),
+            })
         }
         ("named_argument", _) => unsupported(cx, node, "default argument values"),
         ("splat_expression", _) => unsupported(cx, node, "varargs"),
-        ("tuple_expression" | "parenthesized_expression", _) => unsupported(cx, node, "destructuring arguments"),
+        ("tuple_expression" | "parenthesized_expression", _) => {
+            unsupported(cx, node, "destructuring arguments")
+        }
         ("ERROR", _) => None,
         _ => {
             cx.syntax(node, "syntax error: invalid parameter");
@@ -317,20 +366,31 @@ pub(crate) fn type_expr(cx: &mut Cx, node: Node) -> Option<TypeExpr> {
 fn type_expr_inner(cx: &mut Cx, node: Node) -> Option<TypeExpr> {
     let parts = kids(node);
     match (node.kind(), parts.as_slice()) {
-        ("identifier", _) => Some(TypeExpr::Named { name: cx.text(node).to_string(), params: Vec::new(), range: range(node) }),
+        ("identifier", _) => Some(TypeExpr::Named {
+            name: cx.text(node).to_string(),
+            params: Vec::new(),
+            range: range(node),
+        }),
         ("parametrized_type_expression", [base, curly]) if base.kind() == "identifier" => {
             let mut params = Vec::new();
             for param in kids(*curly) {
                 params.push(type_expr(cx, param)?);
             }
-            Some(TypeExpr::Named { name: cx.text(*base).to_string(), params, range: range(node) })
+            Some(TypeExpr::Named {
+                name: cx.text(*base).to_string(),
+                params,
+                range: range(node),
+            })
         }
-        ("call_expression", [callee, args]) if cx.text(*callee) == "typeof" => match kids(*args).as_slice() {
-            [name] if name.kind() == "identifier" => {
-                Some(TypeExpr::Typeof { name: cx.text(*name).to_string(), range: range(node) })
+        ("call_expression", [callee, args]) if cx.text(*callee) == "typeof" => {
+            match kids(*args).as_slice() {
+                [name] if name.kind() == "identifier" => Some(TypeExpr::Typeof {
+                    name: cx.text(*name).to_string(),
+                    range: range(node),
+                }),
+                _ => unsupported(cx, node, "`typeof` of anything but a name"),
             }
-            _ => unsupported(cx, node, "`typeof` of anything but a name"),
-        },
+        }
         ("binary_expression", _) => unsupported(cx, node, "type bounds"),
         ("field_expression", _) => unsupported(cx, node, "qualified type name"),
         ("integer_literal" | "float_literal" | "boolean_literal", _) => {
@@ -368,12 +428,18 @@ fn struct_definition(cx: &mut Cx, node: Node) -> Option<StructDef> {
     for field in &parts[head_index + 1..] {
         let field_parts = kids(*field);
         match (field.kind(), field_parts.as_slice()) {
-            ("identifier", _) => {
-                fields.push(FieldDef { name: cx.text(*field).to_string(), ty: None, range: range(*field) })
-            }
+            ("identifier", _) => fields.push(FieldDef {
+                name: cx.text(*field).to_string(),
+                ty: None,
+                range: range(*field),
+            }),
             ("typed_expression", [name, ty]) if name.kind() == "identifier" => {
                 if let Some(ty) = type_expr(cx, *ty) {
-                    fields.push(FieldDef { name: cx.text(*name).to_string(), ty: Some(ty), range: range(*field) });
+                    fields.push(FieldDef {
+                        name: cx.text(*name).to_string(),
+                        ty: Some(ty),
+                        range: range(*field),
+                    });
                 }
             }
             ("function_definition", _) | ("assignment", _) => {
@@ -413,7 +479,12 @@ pub(crate) fn arrow_function(cx: &mut Cx, node: Node) -> Expr {
 }
 
 /// An anonymous function expression over `node`.
-pub(crate) fn anonymous(node: Node, name_range: TextRange, params: Vec<Param>, body: Vec<Expr>) -> Expr {
+pub(crate) fn anonymous(
+    node: Node,
+    name_range: TextRange,
+    params: Vec<Param>,
+    body: Vec<Expr>,
+) -> Expr {
     let def = FunctionDef {
         name: FunctionName::Anonymous,
         name_range,

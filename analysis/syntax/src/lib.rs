@@ -31,12 +31,20 @@ pub use crate::print::debug_tree;
 /// every definition that parsed is in `items` (also those after a syntax error).
 pub fn parse_file(text: &str) -> SourceFile {
     let Some(tree) = parse_tree(text) else {
-        return SourceFile { items: Vec::new(), errors: vec![internal_error(text)] };
+        return SourceFile {
+            items: Vec::new(),
+            errors: vec![internal_error(text)],
+        };
     };
     let scan = errors::scan(&tree, text);
     let mut cx = Cx::new(text);
     let mut items = Vec::new();
-    items::items(&mut cx, tree.root_node(), &mut items, tree.root_node().is_error());
+    items::items(
+        &mut cx,
+        tree.root_node(),
+        &mut items,
+        tree.root_node().is_error(),
+    );
     annotations::report_unattached(&mut cx, tree.root_node(), &scan.zy_comments);
     let mut errors = scan.errors;
     errors.extend(cx.errors);
@@ -63,7 +71,11 @@ pub fn parse_expr(text: &str) -> Result<Expr, SyntaxError> {
     }
     match (expr, parts.len()) {
         (Some(expr), _) => Ok(expr),
-        (None, 0) => Err(SyntaxError { range: whole(text), code: "syntax-error", message: "expected an expression".to_string() }),
+        (None, 0) => Err(SyntaxError {
+            range: whole(text),
+            code: "syntax-error",
+            message: "expected an expression".to_string(),
+        }),
         (None, _) => Err(SyntaxError {
             range: whole(text),
             code: "syntax-error",
@@ -74,7 +86,9 @@ pub fn parse_expr(text: &str) -> Result<Expr, SyntaxError> {
 
 /// A parser set to tree-sitter-julia (None only if the grammar and library versions disagree).
 pub(crate) fn julia_parser(parser: &mut Parser) -> Option<&mut Parser> {
-    parser.set_language(&tree_sitter_julia::LANGUAGE.into()).ok()?;
+    parser
+        .set_language(&tree_sitter_julia::LANGUAGE.into())
+        .ok()?;
     Some(parser)
 }
 
@@ -115,5 +129,9 @@ fn whole(text: &str) -> TextRange {
 }
 
 fn internal_error(text: &str) -> SyntaxError {
-    SyntaxError { range: whole(text), code: "syntax-error", message: "the Julia grammar could not be loaded".to_string() }
+    SyntaxError {
+        range: whole(text),
+        code: "syntax-error",
+        message: "the Julia grammar could not be loaded".to_string(),
+    }
 }

@@ -19,7 +19,10 @@ pub(crate) fn integer(cx: &mut Cx, node: Node) -> Expr {
         Err(_) if !digits.is_empty() && digits.bytes().all(|b| b.is_ascii_digit()) => {
             cx.syntax(node, "integer literal too large")
         }
-        Err(_) => cx.syntax(node, &format!("syntax error: invalid integer literal `{text}`")),
+        Err(_) => cx.syntax(
+            node,
+            &format!("syntax error: invalid integer literal `{text}`"),
+        ),
     }
 }
 
@@ -36,7 +39,10 @@ pub(crate) fn float(cx: &mut Cx, node: Node) -> Expr {
     match digits.parse::<f64>() {
         Ok(value) if value.is_finite() => Expr::new(ExprKind::Float(value), range(node)),
         Ok(_) => cx.syntax(node, "float literal too large"),
-        Err(_) => cx.syntax(node, &format!("syntax error: invalid float literal `{text}`")),
+        Err(_) => cx.syntax(
+            node,
+            &format!("syntax error: invalid float literal `{text}`"),
+        ),
     }
 }
 
@@ -51,7 +57,12 @@ pub(crate) fn string(cx: &mut Cx, node: Node) -> Expr {
             "content" => value.push_str(cx.text(part)),
             "escape_sequence" => match unescape(cx.text(part)) {
                 Some(c) => value.push(c),
-                None => return cx.syntax(part, &format!("syntax error: invalid escape sequence `{}`", cx.text(part))),
+                None => {
+                    return cx.syntax(
+                        part,
+                        &format!("syntax error: invalid escape sequence `{}`", cx.text(part)),
+                    )
+                }
             },
             "string_interpolation" => return cx.unsupported(part, "string interpolation"),
             _ => return cx.syntax(part, "syntax error: invalid string literal"),

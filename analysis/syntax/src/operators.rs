@@ -47,8 +47,11 @@ pub(crate) fn binop(text: &str) -> Option<(BinOp, bool)> {
 /// The operator of a compound assignment (`+=` -> `+`, `.*=` -> dotted `*`).
 pub(crate) fn compound_op(text: &str) -> Option<(BinOp, bool)> {
     let (op, dotted) = binop(text.strip_suffix('=')?)?;
-    matches!(op, BinOp::Add | BinOp::Sub | BinOp::Mul | BinOp::Div | BinOp::Pow | BinOp::IntDiv | BinOp::Rem)
-        .then_some((op, dotted))
+    matches!(
+        op,
+        BinOp::Add | BinOp::Sub | BinOp::Mul | BinOp::Div | BinOp::Pow | BinOp::IntDiv | BinOp::Rem
+    )
+    .then_some((op, dotted))
 }
 
 /// The parts of an unparenthesised binary expression node: left, operator text, right.
@@ -84,10 +87,24 @@ pub(crate) fn binary(cx: &mut Cx, node: Node) -> Expr {
     }
     let lhs = expr(cx, lhs);
     let rhs = expr(cx, rhs);
-    Expr::new(ExprKind::Binary { op, dotted, lhs: Box::new(lhs), rhs: Box::new(rhs) }, range(node))
+    Expr::new(
+        ExprKind::Binary {
+            op,
+            dotted,
+            lhs: Box::new(lhs),
+            rhs: Box::new(rhs),
+        },
+        range(node),
+    )
 }
 
-fn logical(cx: &mut Cx, node: Node, lhs: Node, rhs: Node, make: fn(Box<Expr>, Box<Expr>) -> ExprKind) -> Expr {
+fn logical(
+    cx: &mut Cx,
+    node: Node,
+    lhs: Node,
+    rhs: Node,
+    make: fn(Box<Expr>, Box<Expr>) -> ExprKind,
+) -> Expr {
     let lhs = expr(cx, lhs);
     let rhs = expr(cx, rhs);
     Expr::new(make(Box::new(lhs), Box::new(rhs)), range(node))
@@ -119,7 +136,10 @@ fn power(cx: &mut Cx, node: Node) -> Expr {
 /// `base ^ e1 ^ e2 ^ e3` as `base ^ (e1 ^ (e2 ^ e3))`, with a literal coefficient of the base
 /// pulled out.
 fn right_associate(cx: &mut Cx, node: Node, base: Node, exponents: &[(bool, Node)]) -> Expr {
-    let mut converted: Vec<(bool, Expr)> = exponents.iter().map(|(dotted, e)| (*dotted, expr(cx, *e))).collect();
+    let mut converted: Vec<(bool, Expr)> = exponents
+        .iter()
+        .map(|(dotted, e)| (*dotted, expr(cx, *e)))
+        .collect();
     let Some((mut dotted, mut acc)) = converted.pop() else {
         return error_expr(node);
     };
@@ -138,8 +158,12 @@ fn right_associate(cx: &mut Cx, node: Node, base: Node, exponents: &[(bool, Node
             let coefficient = expr(cx, coefficient);
             let factor = expr(cx, factor);
             let power = pow(factor, acc, dotted);
-            let kind =
-                ExprKind::Binary { op: BinOp::Mul, dotted: false, lhs: Box::new(coefficient), rhs: Box::new(power) };
+            let kind = ExprKind::Binary {
+                op: BinOp::Mul,
+                dotted: false,
+                lhs: Box::new(coefficient),
+                rhs: Box::new(power),
+            };
             Expr::new(kind, range(node))
         }
         None => {
@@ -153,7 +177,15 @@ fn right_associate(cx: &mut Cx, node: Node, base: Node, exponents: &[(bool, Node
 
 fn pow(base: Expr, exponent: Expr, dotted: bool) -> Expr {
     let r = span(base.range, exponent.range);
-    Expr::new(ExprKind::Binary { op: BinOp::Pow, dotted, lhs: Box::new(base), rhs: Box::new(exponent) }, r)
+    Expr::new(
+        ExprKind::Binary {
+            op: BinOp::Pow,
+            dotted,
+            lhs: Box::new(base),
+            rhs: Box::new(exponent),
+        },
+        r,
+    )
 }
 
 /// `a < b`, or a chain `a < b <= c` (the grammar nests chains to the left).
@@ -172,7 +204,12 @@ fn comparison(cx: &mut Cx, node: Node) -> Expr {
         let lhs = expr(cx, first);
         let rhs = expr(cx, *rhs);
         return Expr::new(
-            ExprKind::Binary { op: *op, dotted: *dotted, lhs: Box::new(lhs), rhs: Box::new(rhs) },
+            ExprKind::Binary {
+                op: *op,
+                dotted: *dotted,
+                lhs: Box::new(lhs),
+                rhs: Box::new(rhs),
+            },
             range(node),
         );
     }
@@ -180,8 +217,17 @@ fn comparison(cx: &mut Cx, node: Node) -> Expr {
         return cx.unsupported(node, "chained dotted comparison");
     }
     let first = expr(cx, first);
-    let rest = rest.into_iter().map(|(op, _, rhs)| (op, expr(cx, rhs))).collect();
-    Expr::new(ExprKind::Chain { first: Box::new(first), rest }, range(node))
+    let rest = rest
+        .into_iter()
+        .map(|(op, _, rhs)| (op, expr(cx, rhs)))
+        .collect();
+    Expr::new(
+        ExprKind::Chain {
+            first: Box::new(first),
+            rest,
+        },
+        range(node),
+    )
 }
 
 /// `a:b` or `a:s:b` (the grammar nests the step form as `(a:s):b`).
@@ -200,5 +246,12 @@ pub(crate) fn range_expr(cx: &mut Cx, node: Node) -> Expr {
         _ => (expr(cx, *lhs), None),
     };
     let stop = expr(cx, *stop);
-    Expr::new(ExprKind::Range { start: Box::new(start), step, stop: Box::new(stop) }, range(node))
+    Expr::new(
+        ExprKind::Range {
+            start: Box::new(start),
+            step,
+            stop: Box::new(stop),
+        },
+        range(node),
+    )
 }

@@ -4,7 +4,8 @@
 use std::fmt::{self, Display, Formatter, Write};
 
 use crate::ast::{
-    AnnotationKind, Expr, ExprKind, FunctionDef, FunctionName, Item, Param, SourceFile, TypeExpr, UnOp,
+    AnnotationKind, Expr, ExprKind, FunctionDef, FunctionName, Item, Param, SourceFile, TypeExpr,
+    UnOp,
 };
 
 /// Renders a parsed file: one block per item, then one line per error
@@ -15,7 +16,11 @@ pub fn debug_tree(file: &SourceFile) -> String {
         let _ = writeln!(out, "{item}");
     }
     for error in &file.errors {
-        let _ = writeln!(out, "error {}..{}: {} [{}]", error.range.start, error.range.end, error.message, error.code);
+        let _ = writeln!(
+            out,
+            "error {}..{}: {} [{}]",
+            error.range.start, error.range.end, error.message, error.code
+        );
     }
     out
 }
@@ -25,7 +30,12 @@ impl Display for Item {
         match self {
             Item::Function(def) => method(f, def, true),
             Item::Struct(s) => {
-                write!(f, "({}struct {}", if s.mutable { "mutable " } else { "" }, s.name)?;
+                write!(
+                    f,
+                    "({}struct {}",
+                    if s.mutable { "mutable " } else { "" },
+                    s.name
+                )?;
                 if !s.params.is_empty() {
                     write!(f, "{{{}}}", s.params.join(", "))?;
                 }
@@ -37,7 +47,13 @@ impl Display for Item {
                 }
                 write!(f, ")")
             }
-            Item::Global(g) => write!(f, "({} {} {})", if g.is_const { "const" } else { "global" }, g.name, g.value),
+            Item::Global(g) => write!(
+                f,
+                "({} {} {})",
+                if g.is_const { "const" } else { "global" },
+                g.name,
+                g.value
+            ),
         }
     }
 }
@@ -78,9 +94,11 @@ impl Display for Param {
 fn method(f: &mut Formatter<'_>, def: &FunctionDef, multiline: bool) -> fmt::Result {
     match &def.name {
         FunctionName::Named(name) => write!(f, "(function {name} (")?,
-        FunctionName::Callable { self_name, ty } => {
-            write!(f, "(function ({}::{ty}) (", self_name.as_deref().unwrap_or(""))?
-        }
+        FunctionName::Callable { self_name, ty } => write!(
+            f,
+            "(function ({}::{ty}) (",
+            self_name.as_deref().unwrap_or("")
+        )?,
         FunctionName::Anonymous => write!(f, "(-> (")?,
     }
     for (i, p) in def.params.iter().enumerate() {
@@ -97,7 +115,11 @@ fn method(f: &mut Formatter<'_>, def: &FunctionDef, multiline: bool) -> fmt::Res
             AnnotationKind::Gradcheck => "gradcheck",
             AnnotationKind::Allow => "allow",
         };
-        write!(f, "{sep}@{kind} {:?} {}..{}", a.text, a.range.start, a.range.end)?;
+        write!(
+            f,
+            "{sep}@{kind} {:?} {}..{}",
+            a.text, a.range.start, a.range.end
+        )?;
     }
     for stmt in &def.body {
         write!(f, "{sep}{stmt}")?;
@@ -141,7 +163,12 @@ impl Display for Expr {
             }
             ExprKind::Call { callee, args } => list(f, &format!("call {callee}"), args),
             ExprKind::DotCall { callee, args } => list(f, &format!("dotcall {callee}"), args),
-            ExprKind::Binary { op, dotted, lhs, rhs } => {
+            ExprKind::Binary {
+                op,
+                dotted,
+                lhs,
+                rhs,
+            } => {
                 write!(f, "({}{op} {lhs} {rhs})", if *dotted { "." } else { "" })
             }
             ExprKind::Chain { first, rest } => {
@@ -170,7 +197,12 @@ impl Display for Expr {
                 None => write!(f, "(: {start} {stop})"),
             },
             ExprKind::Assign { lhs, rhs } => write!(f, "(= {lhs} {rhs})"),
-            ExprKind::CompoundAssign { op, dotted, lhs, rhs } => {
+            ExprKind::CompoundAssign {
+                op,
+                dotted,
+                lhs,
+                rhs,
+            } => {
                 write!(f, "({}{op}= {lhs} {rhs})", if *dotted { "." } else { "" })
             }
             ExprKind::Block(items) => list(f, "block", items),
@@ -178,7 +210,11 @@ impl Display for Expr {
                 write!(f, "(if")?;
                 for (i, (cond, body)) in branches.iter().enumerate() {
                     write!(f, " ")?;
-                    list(f, &format!("{} {cond}", if i == 0 { "then" } else { "elseif" }), body)?;
+                    list(
+                        f,
+                        &format!("{} {cond}", if i == 0 { "then" } else { "elseif" }),
+                        body,
+                    )?;
                 }
                 if let Some(body) = els {
                     write!(f, " ")?;

@@ -41,21 +41,29 @@ sq(x) = x * x
 
 #[test]
 fn a_blank_line_detaches_an_annotation() {
-    check("# zy: at f(1.0)\n\nf(x) = x\n", expect![[r#"
+    check(
+        "# zy: at f(1.0)\n\nf(x) = x\n",
+        expect![[r#"
         (function f (x)
           x)
         error 0..15: `# zy:` annotation is not directly above a method definition [syntax-error]
-    "#]]);
+    "#]],
+    );
 }
 
 #[test]
 fn annotation_text_ranges_point_into_the_file() {
     let src = "    # zy: at  f(2.0, 3)  \n    f(x, n) = x\n";
     let file = zy_syntax::parse_file(src);
-    let zy_syntax::ast::Item::Function(def) = &file.items[0] else { panic!("expected a method") };
+    let zy_syntax::ast::Item::Function(def) = &file.items[0] else {
+        panic!("expected a method")
+    };
     let annotation = &def.annotations[0];
     assert_eq!(annotation.text, "f(2.0, 3)");
-    assert_eq!(&src[annotation.range.start as usize..annotation.range.end as usize], "f(2.0, 3)");
+    assert_eq!(
+        &src[annotation.range.start as usize..annotation.range.end as usize],
+        "f(2.0, 3)"
+    );
 }
 
 #[test]
@@ -90,9 +98,12 @@ end
 
 #[test]
 fn inner_methods_take_annotations_too() {
-    check("function f(x)\n    # zy: at g(1.0)\n    g(y) = y\n    g(x)\nend\n", expect![[r#"
+    check(
+        "function f(x)\n    # zy: at g(1.0)\n    g(y) = y\n    g(x)\nend\n",
+        expect![[r#"
         (function f (x)
           (function g (y) @at "g(1.0)" 27..33 y)
           (call g x))
-    "#]]);
+    "#]],
+    );
 }

@@ -351,18 +351,24 @@ fn indexing_and_fields() {
 
 #[test]
 fn unicode_identifiers() {
-    check("f(ȳ, x̄, ∇f, α₁) = ȳ * x̄ + ∇f(α₁)", expect![[r#"
+    check(
+        "f(ȳ, x̄, ∇f, α₁) = ȳ * x̄ + ∇f(α₁)",
+        expect![[r#"
         (function f (ȳ x̄ ∇f α₁)
           (+ (* ȳ x̄) (call ∇f α₁)))
-    "#]]);
+    "#]],
+    );
 }
 
 #[test]
 fn strings_only_as_messages() {
-    check(r#"f(x) = x > 0 ? x : error("negative \"x\"\n")"#, expect![[r#"
+    check(
+        r#"f(x) = x > 0 ? x : error("negative \"x\"\n")"#,
+        expect![[r#"
         (function f (x)
           (? (> x 0) x (call error "negative \"x\"\n")))
-    "#]]);
+    "#]],
+    );
 }
 
 #[test]

@@ -9,13 +9,16 @@ fn check(src: &str, expect: Expect) {
 
 #[test]
 fn a_stray_operator_is_one_local_error() {
-    check("f(x) = x * * 2\ng(y) = y\n", expect![[r#"
+    check(
+        "f(x) = x * * 2\ng(y) = y\n",
+        expect![[r#"
         (function f (x)
           (error))
         (function g (y)
           y)
         error 11..12: syntax error: unexpected `*` [syntax-error]
-    "#]]);
+    "#]],
+    );
 }
 
 #[test]
@@ -51,43 +54,57 @@ h(z) = z
 
 #[test]
 fn missing_end_at_the_end_of_the_file() {
-    check("g(x) = x\nfunction f(x)\n    x + 1\n", expect![[r#"
+    check(
+        "g(x) = x\nfunction f(x)\n    x + 1\n",
+        expect![[r#"
         (function g (x)
           x)
         error 9..17: missing `end` for `function` [syntax-error]
-    "#]]);
+    "#]],
+    );
 }
 
 #[test]
 fn unclosed_parenthesis() {
-    check("f(x) = (x + 1\ng(y) = y\n", expect![[r#"
+    check(
+        "f(x) = (x + 1\ng(y) = y\n",
+        expect![[r#"
         (function f (x)
           (error))
         error 7..8: missing `)` [syntax-error]
-    "#]]);
+    "#]],
+    );
 }
 
 #[test]
 fn unexpected_closing_parenthesis() {
-    check("f(x) = x + 1)\n", expect![[r#"
+    check(
+        "f(x) = x + 1)\n",
+        expect![[r#"
         (function f (x)
           (+ x 1))
         error 12..13: syntax error: unexpected `)` [syntax-error]
-    "#]]);
+    "#]],
+    );
 }
 
 #[test]
 fn half_typed_edit() {
-    check("function f(x)\n    y = x +\nend\n\ng(x) = 2x\n", expect![[r#"
+    check(
+        "function f(x)\n    y = x +\nend\n\ng(x) = 2x\n",
+        expect![[r#"
         (function g (x)
           (* 2 x))
         error 0..8: missing `end` for `function` [syntax-error]
-    "#]]);
+    "#]],
+    );
 }
 
 #[test]
 fn integer_literals_that_overflow_int64() {
-    check("f() = 9223372036854775807\ng() = 9223372036854775808\nh() = -9223372036854775808\n", expect![[r#"
+    check(
+        "f() = 9223372036854775807\ng() = 9223372036854775808\nh() = -9223372036854775808\n",
+        expect![[r#"
         (function f ()
           9223372036854775807)
         (function g ()
@@ -96,7 +113,8 @@ fn integer_literals_that_overflow_int64() {
           (- (error)))
         error 32..51: integer literal too large [syntax-error]
         error 59..78: integer literal too large [syntax-error]
-    "#]]);
+    "#]],
+    );
 }
 
 #[test]
@@ -218,12 +236,15 @@ end
 
 #[test]
 fn top_level_code_is_outside_the_subset() {
-    check("f(x) = x\nprintln(f(2))\nx[1] = 2\n", expect![[r#"
+    check(
+        "f(x) = x\nprintln(f(2))\nx[1] = 2\n",
+        expect![[r#"
         (function f (x)
           x)
         error 9..22: unsupported: top-level statement (only definitions are allowed at top level) [unsupported]
         error 23..27: unsupported: global binding of anything but a name [unsupported]
-    "#]]);
+    "#]],
+    );
 }
 
 #[test]

@@ -24,173 +24,305 @@ fn check(body: &str, expect: Expect) {
 #[test]
 fn literal_coefficient_binds_looser_than_power() {
     // Julia: 2x^2 == 2*(x^2)
-    check("2x^2", expect![[r#"
+    check(
+        "2x^2",
+        expect![[r#"
         (* 2 (^ x 2))
-    "#]]);
-    check("2x^2^3", expect![[r#"
+    "#]],
+    );
+    check(
+        "2x^2^3",
+        expect![[r#"
         (* 2 (^ x (^ 2 3)))
-    "#]]);
-    check("0.01x^2", expect![[r#"
+    "#]],
+    );
+    check(
+        "0.01x^2",
+        expect![[r#"
         (* 0.01 (^ x 2))
-    "#]]);
-    check("2(x+1)^2", expect![[r#"
+    "#]],
+    );
+    check(
+        "2(x+1)^2",
+        expect![[r#"
         (* 2 (^ (+ x 1) 2))
-    "#]]);
-    check("(2x)^2", expect![[r#"
+    "#]],
+    );
+    check(
+        "(2x)^2",
+        expect![[r#"
         (^ (* 2 x) 2)
-    "#]]);
+    "#]],
+    );
 }
 
 #[test]
 fn literal_coefficient_with_adjoint() {
     // Julia: 2x' == 2*(x')
-    check("2x'", expect![[r#"
+    check(
+        "2x'",
+        expect![[r#"
         (* 2 (' x))
-    "#]]);
-    check("2x'^2", expect![[r#"
+    "#]],
+    );
+    check(
+        "2x'^2",
+        expect![[r#"
         (* 2 (^ (' x) 2))
-    "#]]);
+    "#]],
+    );
 }
 
 #[test]
 fn literal_coefficient_binds_tighter_than_times_and_divide() {
     // Julia: 1/2x == 1/(2x), 2x*3 == (2x)*3, 2x/3 == (2x)/3
-    check("1/2x", expect![[r#"
+    check(
+        "1/2x",
+        expect![[r#"
         (/ 1 (* 2 x))
-    "#]]);
-    check("2x*3", expect![[r#"
+    "#]],
+    );
+    check(
+        "2x*3",
+        expect![[r#"
         (* (* 2 x) 3)
-    "#]]);
-    check("2x/3", expect![[r#"
+    "#]],
+    );
+    check(
+        "2x/3",
+        expect![[r#"
         (/ (* 2 x) 3)
-    "#]]);
-    check("2(x+1)", expect![[r#"
+    "#]],
+    );
+    check(
+        "2(x+1)",
+        expect![[r#"
         (* 2 (+ x 1))
-    "#]]);
-    check("x^2a", expect![[r#"
+    "#]],
+    );
+    check(
+        "x^2a",
+        expect![[r#"
         (^ x (* 2 a))
-    "#]]);
+    "#]],
+    );
 }
 
 #[test]
 fn power_is_right_associative() {
     // Julia: 2^3^2 == 2^(3^2) == 512
-    check("a^b^c", expect![[r#"
+    check(
+        "a^b^c",
+        expect![[r#"
         (^ a (^ b c))
-    "#]]);
-    check("(a^b)^c", expect![[r#"
+    "#]],
+    );
+    check(
+        "(a^b)^c",
+        expect![[r#"
         (^ (^ a b) c)
-    "#]]);
-    check("a .^ b ^ c", expect![[r#"
+    "#]],
+    );
+    check(
+        "a .^ b ^ c",
+        expect![[r#"
         (.^ a (^ b c))
-    "#]]);
+    "#]],
+    );
 }
 
 #[test]
 fn unary_minus_binds_looser_than_power() {
     // Julia: -x^2 == -(x^2), -2^2 == -4
-    check("-x^2", expect![[r#"
+    check(
+        "-x^2",
+        expect![[r#"
         (- (^ x 2))
-    "#]]);
-    check("-2^2", expect![[r#"
+    "#]],
+    );
+    check(
+        "-2^2",
+        expect![[r#"
         (- (^ 2 2))
-    "#]]);
-    check("2^-x", expect![[r#"
+    "#]],
+    );
+    check(
+        "2^-x",
+        expect![[r#"
         (^ 2 (- x))
-    "#]]);
-    check("-a*b", expect![[r#"
+    "#]],
+    );
+    check(
+        "-a*b",
+        expect![[r#"
         (* (- a) b)
-    "#]]);
+    "#]],
+    );
 }
 
 #[test]
 fn comparisons_chain() {
-    check("a < b < c", expect![[r#"
+    check(
+        "a < b < c",
+        expect![[r#"
         (chain a < b < c)
-    "#]]);
-    check("a < b <= c == x", expect![[r#"
+    "#]],
+    );
+    check(
+        "a < b <= c == x",
+        expect![[r#"
         (chain a < b <= c == x)
-    "#]]);
-    check("(a < b) < c", expect![[r#"
+    "#]],
+    );
+    check(
+        "(a < b) < c",
+        expect![[r#"
         (< (< a b) c)
-    "#]]);
-    check("a < b", expect![[r#"
+    "#]],
+    );
+    check(
+        "a < b",
+        expect![[r#"
         (< a b)
-    "#]]);
-    check("a < b && b < c", expect![[r#"
+    "#]],
+    );
+    check(
+        "a < b && b < c",
+        expect![[r#"
         (&& (< a b) (< b c))
-    "#]]);
+    "#]],
+    );
 }
 
 #[test]
 fn matrix_literals_are_whitespace_sensitive() {
     // Julia: [1.0 -0.3] is 1×2, [1.0 - 0.3] and [1.0-0.3] are one element, [a -b] is hcat.
-    check("[1.0 -0.3]", expect![[r#"
+    check(
+        "[1.0 -0.3]",
+        expect![[r#"
         (matrix (row 1.0 (- 0.3)))
-    "#]]);
-    check("[1.0 - 0.3]", expect![[r#"
+    "#]],
+    );
+    check(
+        "[1.0 - 0.3]",
+        expect![[r#"
         (vect (- 1.0 0.3))
-    "#]]);
-    check("[1.0-0.3]", expect![[r#"
+    "#]],
+    );
+    check(
+        "[1.0-0.3]",
+        expect![[r#"
         (vect (- 1.0 0.3))
-    "#]]);
-    check("[1.0- 0.3]", expect![[r#"
+    "#]],
+    );
+    check(
+        "[1.0- 0.3]",
+        expect![[r#"
         (vect (- 1.0 0.3))
-    "#]]);
-    check("[a -b]", expect![[r#"
+    "#]],
+    );
+    check(
+        "[a -b]",
+        expect![[r#"
         (matrix (row a (- b)))
-    "#]]);
-    check("[a +b]", expect![[r#"
+    "#]],
+    );
+    check(
+        "[a +b]",
+        expect![[r#"
         (matrix (row a (+ b)))
-    "#]]);
-    check("[a -b c]", expect![[r#"
+    "#]],
+    );
+    check(
+        "[a -b c]",
+        expect![[r#"
         (matrix (row a (- b) c))
-    "#]]);
-    check("[a - b -c]", expect![[r#"
+    "#]],
+    );
+    check(
+        "[a - b -c]",
+        expect![[r#"
         (matrix (row (- a b) (- c)))
-    "#]]);
-    check("[a -b*c]", expect![[r#"
+    "#]],
+    );
+    check(
+        "[a -b*c]",
+        expect![[r#"
         (matrix (row a (* (- b) c)))
-    "#]]);
-    check("[a*b -c]", expect![[r#"
+    "#]],
+    );
+    check(
+        "[a*b -c]",
+        expect![[r#"
         (matrix (row (* a b) (- c)))
-    "#]]);
-    check("[1.0 -0.3; -2 4]", expect![[r#"
+    "#]],
+    );
+    check(
+        "[1.0 -0.3; -2 4]",
+        expect![[r#"
         (matrix (row 1.0 (- 0.3)) (row (- 2) 4))
-    "#]]);
-    check("[f(a -b) c]", expect![[r#"
+    "#]],
+    );
+    check(
+        "[f(a -b) c]",
+        expect![[r#"
         (matrix (row (call f (- a b)) c))
-    "#]]);
-    check("[a .-b]", expect![[r#"
+    "#]],
+    );
+    check(
+        "[a .-b]",
+        expect![[r#"
         (matrix (row a (dotcall - b)))
-    "#]]);
-    check("[a, -b]", expect![[r#"
+    "#]],
+    );
+    check(
+        "[a, -b]",
+        expect![[r#"
         (vect a (- b))
-    "#]]);
-    check("[x' y']", expect![[r#"
+    "#]],
+    );
+    check(
+        "[x' y']",
+        expect![[r#"
         (matrix (row (' x) (' y)))
-    "#]]);
+    "#]],
+    );
 }
 
 #[test]
 fn short_circuit_and_ternary() {
-    check("a && b || c", expect![[r#"
+    check(
+        "a && b || c",
+        expect![[r#"
         (|| (&& a b) c)
-    "#]]);
-    check("a || b && c", expect![[r#"
+    "#]],
+    );
+    check(
+        "a || b && c",
+        expect![[r#"
         (|| a (&& b c))
-    "#]]);
-    check("a > 0 ? a : 0.01a", expect![[r#"
+    "#]],
+    );
+    check(
+        "a > 0 ? a : 0.01a",
+        expect![[r#"
         (? (> a 0) a (* 0.01 a))
-    "#]]);
+    "#]],
+    );
 }
 
 #[test]
 fn ranges() {
-    check("1:b-1", expect![[r#"
+    check(
+        "1:b-1",
+        expect![[r#"
         (: 1 (- b 1))
-    "#]]);
-    check("a:2:b+1", expect![[r#"
+    "#]],
+    );
+    check(
+        "a:2:b+1",
+        expect![[r#"
         (: a 2 (+ b 1))
-    "#]]);
+    "#]],
+    );
 }

@@ -108,11 +108,19 @@ fn long_sums_parse() {
 fn long_chains_and_deep_types_are_bounded_too() {
     let cases = [
         format!("f(x) = {}", vec!["x"; 5000].join("^")),
-        format!("f(x::{}Float64{}) = x", "Vector{".repeat(5000), "}".repeat(5000)),
+        format!(
+            "f(x::{}Float64{}) = x",
+            "Vector{".repeat(5000),
+            "}".repeat(5000)
+        ),
         format!("f(x) {} = x", "where T ".repeat(5000)),
     ];
     for text in cases {
         let file = parse_file(&text);
-        assert!(file.errors.iter().any(|e| e.message == "nesting too deep"), "{:?}", file.errors.first());
+        assert!(
+            file.errors.iter().any(|e| e.message == "nesting too deep"),
+            "{:?}",
+            file.errors.first()
+        );
     }
 }
