@@ -281,6 +281,7 @@ fn reachable(prog: &TypedProgram, inst: &Instance) -> Result<Reach, JitError> {
     let mut sigs: HashSet<Arc<[Type]>> = HashSet::new();
     let mut pullbacks = Vec::new();
     let mut globals = Vec::new();
+    let made = recorded_pullbacks(prog);
     let mut i = 0;
     while i < funcs.len() {
         let f = funcs[i].1.clone();
@@ -306,7 +307,7 @@ fn reachable(prog: &TypedProgram, inst: &Instance) -> Result<Reach, JitError> {
             }
         }
         pullback_sigs(&f.ret, &mut sigs);
-        for (k, _) in prog.functions.iter().filter(|(k, _)| sigs.contains(&k.args)) {
+        for k in made.iter().filter(|k| sigs.contains(&k.args) && prog.functions.contains_key(*k)) {
             if !pullbacks.contains(k) {
                 pullbacks.push(k.clone());
                 next.push(k.clone());
@@ -324,6 +325,26 @@ fn reachable(prog: &TypedProgram, inst: &Instance) -> Result<Reach, JitError> {
         i += 1;
     }
     Ok(Reach { funcs, pullbacks, globals })
+}
+
+/// The pullback instances that some `make_pullback` of `prog` names: the only functions a
+/// pullback closure can run.
+fn recorded_pullbacks(prog: &TypedProgram) -> Vec<Arc<Instance>> {
+    let mut out: Vec<Arc<Instance>> = Vec::new();
+    for f in prog.functions.values() {
+        for v in &f.values {
+            if let zy_ir::ValueKind::Stmt(s) = &v.kind {
+                if s.op == Op::Prim(zy_ir::Prim::MakePullback) {
+                    if let Ok(inst) = pullbacks::pullback_target(&s.args, &v.ty) {
+                        if !out.iter().any(|k| **k == inst) {
+                            out.push(Arc::new(inst));
+                        }
+                    }
+                }
+            }
+        }
+    }
+    out
 }
 
 /// The key under which the thunk of global `name` is compiled.

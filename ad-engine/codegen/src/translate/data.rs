@@ -77,6 +77,20 @@ impl Translator<'_, '_, '_> {
                 let v = self.operand(&args[1])?;
                 self.coerce(v, vty, ty)?
             }
+            // `x'` and `transpose(x)` of a vector are row views sharing its elements, and the
+            // adjoint of a row view is the vector again.
+            (Prim::Adjoint | Prim::Transpose, [Type::Array(_, 1) | Type::Adjoint(_)]) => {
+                let a = self.pointer(&args[0])?;
+                let view = self.alloc_words(4)?;
+                let row = matches!(ty, Type::Adjoint(_));
+                let off = crate::runtime::arena::array_offset::DATA;
+                let data = self.b.ins().load(types::I64, mem(), a, off);
+                let len = self.b.ins().load(types::I64, mem(), a, crate::runtime::arena::array_offset::LEN);
+                let one = self.b.ins().iconst(types::I64, 1);
+                let (rows, cols) = if row { (one, len) } else { (len, one) };
+                self.store_words(view, 0, &[data, len, rows, cols]);
+                vec![view]
+            }
             (Prim::Length, [Type::Tuple(elems)]) => {
                 vec![self.b.ins().iconst(types::I64, elems.len() as i64)]
             }
