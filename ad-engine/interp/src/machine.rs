@@ -90,6 +90,7 @@ pub fn run_function(
         globals: HashMap::new(),
         evaluating: HashSet::new(),
         steps: 0,
+        scratch: Vec::new(),
     };
     m.exec()
 }
@@ -182,6 +183,8 @@ struct Machine<'p> {
     /// Globals whose thunk is running (a cycle is an `UndefVarError`).
     evaluating: HashSet<Name>,
     steps: u32,
+    /// Operand buffer of the statement being run.
+    scratch: Vec<Value>,
 }
 
 impl<'p> Machine<'p> {
@@ -289,13 +292,20 @@ impl<'p> Machine<'p> {
                 )?;
             }
             Op::Prim(p) => {
-                let args = stmt
-                    .args
-                    .iter()
-                    .map(|a| frame.read(a))
-                    .collect::<Result<Vec<_>, _>>()?;
-                let r = eval_prim(*p, &args, &data.ty)?;
-                set(&mut frame.env, v, r);
+                // The hot path: operands go through one reused buffer.
+                let Machine {
+                    frames, scratch, ..
+                } = self;
+                let frame = frames
+                    .last_mut()
+                    .ok_or("internal error: empty call stack")?;
+                scratch.clear();
+                for a in &stmt.args {
+                    scratch.push(frame.read(a)?);
+                }
+                let r = eval_prim(*p, scratch, &data.ty);
+                scratch.clear();
+                set(&mut frame.env, v, r?);
             }
             Op::New(ty) => {
                 let args = stmt

@@ -236,56 +236,54 @@ pub fn length(args: &[Value]) -> Result<Value, String> {
     Ok(Value::Int(n as i64))
 }
 
-/// The dimensions of an array-like value.
-fn dims_of(v: &Value) -> Option<Vec<usize>> {
+/// The dimensions of an array-like value: up to two, and how many there are.
+fn dims_of(v: &Value) -> Option<([usize; 2], usize)> {
     match v {
         Value::Array(a) => Some(match a.borrow().shape {
-            Shape::Vector(n) => vec![n],
-            Shape::Matrix(m, n) => vec![m, n],
+            Shape::Vector(n) => ([n, 1], 1),
+            Shape::Matrix(m, n) => ([m, n], 2),
         }),
-        Value::Adjoint(a) => Some(vec![1, a.borrow().data.len()]),
-        Value::F64(_) | Value::Int(_) | Value::Bool(_) => Some(vec![]),
+        Value::Adjoint(a) => Some(([1, a.borrow().data.len()], 2)),
+        Value::F64(_) | Value::Int(_) | Value::Bool(_) => Some(([1, 1], 0)),
         _ => None,
     }
 }
 
 /// `size(A)` (a tuple) and `size(A, d)` (1 past the last dimension).
 pub fn size(args: &[Value]) -> Result<Value, String> {
-    let ds = args
+    let (ds, n) = args
         .first()
         .and_then(dims_of)
         .ok_or_else(|| method_error("size", args))?;
     match args {
-        [_] => Ok(Value::tuple(ds.into_iter().map(|d| Value::Int(d as i64)))),
+        [_] => Ok(Value::tuple(ds[..n].iter().map(|&d| Value::Int(d as i64)))),
         [_, Value::Int(d)] if *d >= 1 => {
             let d = usize::try_from(*d - 1).unwrap_or(usize::MAX);
-            Ok(Value::Int(ds.get(d).map_or(1, |&n| n as i64)))
+            Ok(Value::Int(if d < n { ds[d] as i64 } else { 1 }))
         }
         [_, Value::Int(d)] => Err(format!("ArgumentError: dimension out of range (got {d})")),
         _ => Err(method_error("size", args)),
     }
 }
 
-/// Integer indices; Julia rejects `Bool` and `Float64` indices.
-fn int_indices(idx: &[Value]) -> Result<Vec<i64>, String> {
-    idx.iter()
-        .map(|v| match v {
-            Value::Int(i) => Ok(*i),
-            Value::F64(_) | Value::Bool(_) => Err(format!(
-                "ArgumentError: invalid index: {v} of type {}",
-                v.julia_type()
-            )),
-            _ => Err(method_error("getindex", idx)),
-        })
-        .collect()
+/// An integer index; Julia rejects `Bool` and `Float64` indices.
+fn int_index(v: &Value, all: &[Value]) -> Result<i64, String> {
+    match v {
+        Value::Int(i) => Ok(*i),
+        Value::F64(_) | Value::Bool(_) => Err(format!(
+            "ArgumentError: invalid index: {v} of type {}",
+            v.julia_type()
+        )),
+        _ => Err(method_error("getindex", all)),
+    }
 }
 
-/// The 0-based storage position of 1-based indices `idx` in an array with dimensions `ds`, or
-/// a `BoundsError` naming `whole`.
-fn position(whole: &Value, ds: &[usize], idx: &[Value]) -> Result<usize, String> {
-    let is = int_indices(idx)?;
+/// The 0-based storage position of 1-based indices `idx` in an array with dimensions `ds`
+/// (column-major; one index is linear, trailing indices past the dimensions must be 1), or a
+/// `BoundsError` naming `whole`.
+fn position(whole: &Value, ds: [usize; 2], idx: &[Value]) -> Result<usize, String> {
     let oob = || {
-        let shown: Vec<String> = is.iter().map(i64::to_string).collect();
+        let shown: Vec<String> = idx.iter().map(|i| i.to_string()).collect();
         format!(
             "BoundsError: attempt to access {} at index [{}]",
             summary(whole),
@@ -293,30 +291,25 @@ fn position(whole: &Value, ds: &[usize], idx: &[Value]) -> Result<usize, String>
         )
     };
     let in_range = |i: i64, n: usize| i >= 1 && (i as u64) <= n as u64;
-    match is[..] {
-        [k] => {
-            let total: usize = ds.iter().product();
-            if in_range(k, total) {
-                Ok(k as usize - 1)
-            } else {
-                Err(oob())
-            }
-        }
-        _ => {
-            // Cartesian: trailing indices beyond the array's dimensions must be 1.
-            let mut pos = 0usize;
-            let mut stride = 1usize;
-            for (d, &i) in is.iter().enumerate() {
-                let n = ds.get(d).copied().unwrap_or(1);
-                if !in_range(i, n) {
-                    return Err(oob());
-                }
-                pos += (i as usize - 1) * stride;
-                stride *= n;
-            }
-            Ok(pos)
-        }
+    if let [k] = idx {
+        let k = int_index(k, idx)?;
+        return if in_range(k, ds[0] * ds[1]) {
+            Ok(k as usize - 1)
+        } else {
+            Err(oob())
+        };
     }
+    let (mut pos, mut stride) = (0usize, 1usize);
+    for (d, v) in idx.iter().enumerate() {
+        let i = int_index(v, idx)?;
+        let n = ds.get(d).copied().unwrap_or(1);
+        if !in_range(i, n) {
+            return Err(oob());
+        }
+        pos += (i as usize - 1) * stride;
+        stride *= n;
+    }
+    Ok(pos)
 }
 
 /// `x[i]`, `A[i, j]`, `A[k]`, `r[]`, `t[i]`.
@@ -326,8 +319,8 @@ pub fn get_index(args: &[Value]) -> Result<Value, String> {
     };
     match x {
         Value::Array(a) | Value::Adjoint(a) if !idx.is_empty() => {
-            let ds = dims_of(x).unwrap_or_default();
-            let pos = position(x, &ds, idx)?;
+            let (ds, _) = dims_of(x).unwrap_or_default();
+            let pos = position(x, ds, idx)?;
             a.borrow()
                 .data
                 .get(pos)
@@ -347,8 +340,8 @@ pub fn set_index(args: &[Value]) -> Result<Value, String> {
     };
     match x {
         Value::Array(a) | Value::Adjoint(a) if !idx.is_empty() => {
-            let ds = dims_of(x).unwrap_or_default();
-            let pos = position(x, &ds, idx)?;
+            let (ds, _) = dims_of(x).unwrap_or_default();
+            let pos = position(x, ds, idx)?;
             a.borrow_mut().data.set(pos, v)?;
             Ok(v.clone())
         }
