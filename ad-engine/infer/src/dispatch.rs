@@ -3,7 +3,7 @@
 
 use std::sync::Arc;
 
-use zy_ir::{GenericFunction, Op, Program, StructDef, StructKind, StructType, Type};
+use zy_ir::{GenericFunction, Name, Op, Program, StructDef, StructKind, StructType, Type};
 
 use crate::error::{no_method, signature, Fail};
 use crate::pattern::{concrete, matches, pattern, subtype, Bindings, Pat};
@@ -38,11 +38,32 @@ pub(crate) fn select(program: &Program, gf: &GenericFunction, args: &[Type]) -> 
         .filter(|(_, p)| applicable.iter().all(|(_, q)| sub(p, q)))
         .map(|(i, _)| *i)
         .collect();
+    // Equivalent up to type variables: `f(x::T, y::T) where T` is more specific than
+    // `f(x, y)`, so prefer the signature that ties more arguments together.
+    let ties = |i: usize| applicable.iter().find(|(j, _)| *j == i).map_or(0, |(_, p)| tied(p));
+    let best_tie = best.iter().map(|&i| ties(i)).max().unwrap_or(0);
+    let best: Vec<usize> = best.into_iter().filter(|&i| ties(i) == best_tie).collect();
     match (best.last(), applicable.is_empty()) {
         (_, true) => Err(no_method(&gf.name, args)),
         (Some(&i), _) => Ok(i as u32),
         (None, _) => Err(Fail::method(format!("{} is ambiguous", signature(&gf.name, args)))),
     }
+}
+
+/// How many argument patterns repeat a type variable already used by an earlier one.
+fn tied(pats: &[Pat]) -> usize {
+    let mut seen: Vec<&Name> = Vec::new();
+    let mut count = 0;
+    for p in pats {
+        if let Pat::Var(v) = p {
+            if seen.contains(&v) {
+                count += 1;
+            } else {
+                seen.push(v);
+            }
+        }
+    }
+    count
 }
 
 /// The default constructor `S(fields...)` of a user struct: the concrete struct type (type

@@ -493,3 +493,17 @@ fn callable_structs_dispatch_on_the_callee() {
         ])
     );
 }
+
+#[test]
+fn diagonal_signatures_are_more_specific() {
+    let mut p = Program::default();
+    // g(x::T, y::T) where T = 1, then g(x, y) = 2 (defined later).
+    for (sig, vars, tag) in [(vec![ty("T"), ty("T")], vec!["T"], 1), (vec![None, None], vec![], 2)] {
+        let mut b = Fb::new("g", &["x", "y"]);
+        b.ret(int(tag));
+        method_where(&mut p, "g", sig, &vars, b.done());
+    }
+    let pick = |args: &[Type]| zy_infer::infer_entry(&p, "g", args).map(|(i, _)| i.method).map_err(|e| errors(&e));
+    assert_eq!(pick(&[Type::Float64, Type::Float64]), Ok(0));
+    assert_eq!(pick(&[Type::Float64, Type::Int64]), Ok(1));
+}
