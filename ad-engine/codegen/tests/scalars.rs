@@ -233,3 +233,31 @@ fn max_min_sign_follow_julia_on_nan_and_signed_zeros() {
     let out = run(1.0, f64::INFINITY);
     assert!(out.starts_with("error at 13..14: DomainError with Inf:"), "{out}");
 }
+
+#[test]
+fn an_undefined_local_is_an_error_only_where_it_is_used() {
+    // u(c, x) = (if c; y = x * 2.0; end; z = x + 1.0; y + z)
+    let fl = Type::Float64;
+    let mut fb = Fb::new("u", &[Type::Bool, fl.clone()], fl.clone());
+    let (c, x) = (fb.args[0], fb.args[1]);
+    let e = Block::ENTRY;
+    let (t, _) = fb.block(&[]);
+    let (el, _) = fb.block(&[]);
+    let (join, ps) = fb.block(&[fl.clone()]);
+    fb.branch(e, v(c), (t, vec![]), (el, vec![]));
+    let y = fb.prim(t, Prim::Mul, vec![v(x), f(2.0)], fl.clone(), 10);
+    fb.jump(t, join, vec![v(y)]);
+    let sym = zy_ir::Operand::Const(zy_ir::Const::Symbol("y".into()));
+    let u = fb.prim(el, Prim::Undef, vec![sym], Type::Bottom, 11);
+    fb.jump(el, join, vec![v(u)]);
+    let z = fb.prim(join, Prim::Add, vec![v(x), f(1.0)], fl.clone(), 12);
+    let s = fb.prim(join, Prim::Add, vec![v(ps[0]), v(z)], fl.clone(), 13);
+    fb.ret(join, v(s));
+    let inst = fb.inst();
+    let prog = program(vec![fb]);
+    assert_eq!(check(&prog, &inst, vec![Value::Bool(true), Value::F64(1.5)]), "5.5");
+    assert_eq!(
+        check(&prog, &inst, vec![Value::Bool(false), Value::F64(1.5)]),
+        "error at 13..14: UndefVarError: y not defined"
+    );
+}

@@ -144,6 +144,10 @@ pub(crate) struct Translator<'e, 'a, 'b> {
     bail: ir::Block,
     refs: HashMap<FuncId, ir::FuncRef>,
     ret_slots: Vec<Slot>,
+    /// For each value that may be an undefined local: the local's name.
+    maybe_undef: Vec<Option<zy_ir::Name>>,
+    /// The "is defined" flag (an I8) of each block parameter that may be undefined.
+    defined: HashMap<zy_ir::Value, ClValue>,
 }
 
 impl<'e, 'a, 'b> Translator<'e, 'a, 'b> {
@@ -172,6 +176,8 @@ impl<'e, 'a, 'b> Translator<'e, 'a, 'b> {
             bail,
             refs: HashMap::new(),
             ret_slots,
+            maybe_undef: maybe_undef(func),
+            defined: HashMap::new(),
         };
         t.b.switch_to_block(entry);
         Ok(t)
@@ -252,8 +258,19 @@ impl<'e, 'a, 'b> Translator<'e, 'a, 'b> {
                 vs.push(self.b.append_block_param(cl_block, s.cl_type()));
             }
             self.vals[p.index()] = vs;
+            if self.maybe_undef[p.index()].is_some() {
+                let flag = self.b.append_block_param(cl_block, types::I8);
+                self.defined.insert(p, flag);
+            }
         }
         for &v in &data.stmts {
+            if let Some(stmt) = self.func.stmt(v) {
+                if stmt.op != Op::Prim(Prim::Push) {
+                    for a in &stmt.args {
+                        self.check_defined(a, self.func.value(v).span)?;
+                    }
+                }
+            }
             self.translate_stmt(v)?;
         }
         self.terminator(blk)
@@ -381,6 +398,10 @@ impl<'e, 'a, 'b> Translator<'e, 'a, 'b> {
             self.burn_fuel(span);
         }
         match &term {
+            Terminator::Return(x) | Terminator::Branch { cond: x, .. } => self.check_defined(x, span)?,
+            _ => {}
+        }
+        match &term {
             Terminator::Return(op) => {
                 let ret = self.func.ret.clone();
                 let vs = self.operand_as(op, &ret)?;
@@ -440,8 +461,40 @@ impl<'e, 'a, 'b> Translator<'e, 'a, 'b> {
         for (a, p) in call.args.iter().zip(&params) {
             let pty = self.func.ty(*p).clone();
             args.extend(self.operand_as(a, &pty)?.into_iter().map(BlockArg::Value));
+            if self.maybe_undef[p.index()].is_some() {
+                let flag = match a.as_value() {
+                    Some(v) if self.defined.contains_key(&v) => self.defined[&v],
+                    Some(v) if self.maybe_undef[v.index()].is_some() => self.b.ins().iconst(types::I8, 0),
+                    _ => self.b.ins().iconst(types::I8, 1),
+                };
+                args.push(BlockArg::Value(flag));
+            }
         }
         Ok((target, args))
+    }
+
+    /// Using an undefined local is an `UndefVarError` (as in the interpreter).
+    fn check_defined(&mut self, op: &Operand, span: Span) -> R<()> {
+        let Some(v) = op.as_value() else { return Ok(()) };
+        let Some(name) = self.maybe_undef[v.index()].clone() else { return Ok(()) };
+        let message = format!("UndefVarError: {name} not defined");
+        let site = self.site(span, SiteKind::Fail(message));
+        let rt = self.env.rt.fail;
+        let ctx = self.ctx;
+        match self.defined.get(&v).copied() {
+            Some(flag) => {
+                let undefined = self.b.ins().icmp_imm_s(IntCC::Equal, flag, 0);
+                self.fail_if(undefined, |t| {
+                    t.call_rt(rt, &[ctx, site]);
+                });
+            }
+            None => {
+                // The `undef` statement itself: always an error, then nothing runs after it.
+                self.call_rt(rt, &[ctx, site]);
+                self.check_error();
+            }
+        }
+        Ok(())
     }
 
     /// The slots of an operand, converted to type `to`.
@@ -645,4 +698,42 @@ impl<'e, 'a, 'b> Translator<'e, 'a, 'b> {
 /// `A, B, C` for messages.
 pub(crate) fn type_list(tys: &[Type]) -> String {
     tys.iter().map(|t| t.to_string()).collect::<Vec<_>>().join(", ")
+}
+
+/// The values that may hold an undefined local (an `undef` statement, or a block parameter that
+/// one may reach through jumps), with the local's name.
+fn maybe_undef(func: &Function) -> Vec<Option<zy_ir::Name>> {
+    let mut out: Vec<Option<zy_ir::Name>> = vec![None; func.values.len()];
+    for (i, d) in func.values.iter().enumerate() {
+        if let zy_ir::ValueKind::Stmt(s) = &d.kind {
+            if s.op == Op::Prim(Prim::Undef) {
+                let name = match s.args.first() {
+                    Some(Operand::Const(Const::Symbol(n))) => n.clone(),
+                    _ => zy_ir::Name::from("?"),
+                };
+                out[i] = Some(name);
+            }
+        }
+    }
+    loop {
+        let mut changed = false;
+        for b in func.block_ids() {
+            for call in func.block(b).term.calls() {
+                let params = &func.block(call.block).params;
+                for (a, p) in call.args.iter().zip(params) {
+                    if let Some(v) = a.as_value() {
+                        if out[p.index()].is_none() {
+                            if let Some(n) = out.get(v.index()).cloned().flatten() {
+                                out[p.index()] = Some(n);
+                                changed = true;
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        if !changed {
+            return out;
+        }
+    }
 }
