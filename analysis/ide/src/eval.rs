@@ -16,7 +16,8 @@ pub struct EvalLimits {
     pub max_depth: usize,
     /// How long the run may take.
     pub timeout: Option<Duration>,
-    /// Set from another thread to stop the run.
+    /// Set from another thread to stop the run (by default: an edit to the host stops it,
+    /// and the query returns `Cancelled`).
     pub cancel: Option<Arc<AtomicBool>>,
 }
 
@@ -46,7 +47,15 @@ impl Analysis {
         call: &str,
         limits: EvalLimits,
     ) -> Cancellable<Result<EvalResult, UserError>> {
-        self.with_db(|db| eval(db, file.0, call, &limits))
+        let mut limits = limits;
+        limits.cancel.get_or_insert_with(|| self.stale_flag());
+        self.with_db(|db| {
+            let r = eval(db, file.0, call, &limits);
+            if r.is_err() {
+                self.unwind_if_stale();
+            }
+            r
+        })
     }
 }
 

@@ -62,7 +62,15 @@ impl Analysis {
         limits: EvalLimits,
         engine: Engine,
     ) -> Cancellable<Result<GradResult, UserError>> {
-        self.with_db(|db| grad(db, file.0, call, &limits, engine))
+        let mut limits = limits;
+        limits.cancel.get_or_insert_with(|| self.stale_flag());
+        self.with_db(|db| {
+            let r = grad(db, file.0, call, &limits, engine);
+            if r.is_err() {
+                self.unwind_if_stale();
+            }
+            r
+        })
     }
 }
 

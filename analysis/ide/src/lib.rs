@@ -14,6 +14,8 @@ mod view_ir;
 use std::collections::HashMap;
 use std::panic::AssertUnwindSafe;
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
 
 use salsa::Setter;
 use zy_hir::{RootDatabase, SourceFile, Workspace};
@@ -38,6 +40,9 @@ pub struct AnalysisHost {
     db: RootDatabase,
     files: HashMap<PathBuf, SourceFile>,
     order: Vec<SourceFile>,
+    /// Raised when an edit makes the current snapshots stale: stops their interpreter runs,
+    /// which salsa's own cancellation (checked between queries) cannot reach.
+    stale: Arc<AtomicBool>,
 }
 
 impl AnalysisHost {
@@ -51,10 +56,12 @@ impl AnalysisHost {
     pub fn set_file_text(&mut self, path: &Path, text: String) -> FileId {
         if let Some(&file) = self.files.get(path) {
             if file.text(&self.db) != &text {
+                self.invalidate_snapshots();
                 file.set_text(&mut self.db).to(text);
             }
             return FileId(file);
         }
+        self.invalidate_snapshots();
         let file = SourceFile::new(&self.db, path.to_path_buf(), text);
         self.files.insert(path.to_path_buf(), file);
         self.order.push(file);
@@ -65,6 +72,7 @@ impl AnalysisHost {
     /// Remove a file from the workspace (its definitions disappear).
     pub fn remove_file(&mut self, path: &Path) {
         if let Some(file) = self.files.remove(path) {
+            self.invalidate_snapshots();
             self.order.retain(|f| *f != file);
             self.sync_workspace();
         }
@@ -77,12 +85,19 @@ impl AnalysisHost {
 
     /// A snapshot for queries (possibly on another thread).
     pub fn analysis(&self) -> Analysis {
-        Analysis { db: self.db.clone() }
+        Analysis { db: self.db.clone(), stale: self.stale.clone() }
     }
 
     /// The database itself, for tests that inspect the query log.
     pub fn raw_database(&self) -> &RootDatabase {
         &self.db
+    }
+
+    /// Stop the snapshots' interpreter runs before an edit (the edit then waits for the
+    /// snapshots to be dropped).
+    fn invalidate_snapshots(&mut self) {
+        self.stale.store(true, Ordering::SeqCst);
+        self.stale = Arc::default();
     }
 
     fn sync_workspace(&mut self) {
@@ -96,12 +111,27 @@ impl AnalysisHost {
 #[derive(Clone)]
 pub struct Analysis {
     db: RootDatabase,
+    /// Set once an edit has made this snapshot stale.
+    stale: Arc<AtomicBool>,
 }
 
 impl Analysis {
     /// Run `f` on the snapshot, turning salsa's cancellation unwinding into `Err`.
     fn with_db<T>(&self, f: impl FnOnce(&RootDatabase) -> T) -> Cancellable<T> {
         salsa::Cancelled::catch(AssertUnwindSafe(|| f(&self.db)))
+    }
+
+    /// The flag that stops interpreter runs on this snapshot when an edit arrives.
+    fn stale_flag(&self) -> Arc<AtomicBool> {
+        self.stale.clone()
+    }
+
+    /// Unwind as a cancelled query if an edit has made this snapshot stale (called after an
+    /// interrupted run, so the interruption is reported as cancellation, not as an error).
+    fn unwind_if_stale(&self) {
+        if self.stale.load(Ordering::SeqCst) {
+            std::panic::resume_unwind(Box::new(salsa::Cancelled::PendingWrite));
+        }
     }
 
     /// The file's path.
@@ -124,5 +154,21 @@ mod tests {
     #[test]
     fn snapshot_is_send() {
         assert_send::<Analysis>();
+    }
+
+    #[test]
+    fn an_edit_cancels_a_running_evaluation() {
+        let mut host = AnalysisHost::new();
+        let path = Path::new("spin.jl");
+        let file = host.set_file_text(path, "function spin(x)\n    while true end\n    x\nend\n".into());
+        let analysis = host.analysis();
+        let limits = EvalLimits { timeout: None, ..EvalLimits::default() };
+        let worker = std::thread::spawn(move || analysis.eval(file, "spin(1.0)", limits).map(|_| ()));
+        std::thread::sleep(std::time::Duration::from_millis(100));
+        host.set_file_text(path, "spin(x) = x\n".into());
+        let outcome = worker.join().map_err(|_| "worker panicked");
+        assert!(matches!(outcome, Ok(Err(salsa::Cancelled::PendingWrite))), "{outcome:?}");
+        let v = host.analysis().eval(file, "spin(1.0)", EvalLimits::default()).unwrap().unwrap();
+        assert_eq!(v.display, "1.0");
     }
 }
