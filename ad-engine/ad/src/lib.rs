@@ -6,6 +6,7 @@
 pub mod activity;
 pub mod cfg;
 mod driver;
+mod expand;
 pub mod names;
 pub mod rules;
 pub mod rrule;
@@ -18,6 +19,7 @@ use std::sync::Arc;
 
 use zy_ir::{Instance, Program, Span, TypedProgram};
 
+pub use expand::{expand, expand_with_rrules};
 pub use activity::{analyse, Activity, ArgGradient, UseSite, ValueActivity};
 pub use tangent::{fdata_type, rdata_type};
 

@@ -51,6 +51,7 @@ struct BlockTape {
 
 /// Transform `func`, the body of `inst`.
 pub fn adjoint(inst: &Arc<Instance>, func: &Function) -> Result<Adjoint, AdError> {
+    reject_nested(func)?;
     let (f, exit) = single_exit(func)?;
     let act = analyse(&f);
     let cx = Cx::new(&f, exit, act);
@@ -62,6 +63,25 @@ pub fn adjoint(inst: &Arc<Instance>, func: &Function) -> Result<Adjoint, AdError
     crate::simplify::simplify(&mut forward);
     crate::simplify::simplify(&mut pullback);
     Ok(Adjoint { forward, pullback, callees: callees.wanted })
+}
+
+/// Differentiating code that itself differentiates (the transform's own output, or user calls
+/// of `gradient` and friends) is not supported yet: say so rather than cut the gradient.
+fn reject_nested(func: &Function) -> Result<(), AdError> {
+    use Prim::*;
+    for b in func.block_ids() {
+        for &v in &func.block(b).stmts {
+            if let Some(Op::Prim(p @ (MakePullback | CallPullback | Push | Pop | StackNew | Gradient | Derivative
+            | PullbackOf | Hessian))) = func.stmt(v).map(|s| &s.op)
+            {
+                return Err(AdError::new(
+                    func.value(v).span,
+                    format!("cannot differentiate `{}`: nested differentiation (`{p}` inside differentiated code) is not supported yet", func.name),
+                ));
+            }
+        }
+    }
+    Ok(())
 }
 
 /// Facts about the primal shared by both passes.

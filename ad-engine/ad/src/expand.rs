@@ -1,0 +1,221 @@
+//! Differentiation called from user code: `gradient`, `derivative`, `pullback` and calls of
+//! the pullbacks they return become calls of generated functions (drivers `∇f`, forward
+//! functions `f⁺`) before anything runs.
+//!
+//! Differentiating code that itself differentiates (nested AD) is not supported yet: the
+//! transform reports the generated `call_pullback` it meets as not differentiable.
+
+use std::sync::Arc;
+
+use zy_ir::{
+    callable_name, Block, Const, Function, Instance, Op, Operand, Prim, Program, Span, Stmt, Terminator, Type,
+    TypedProgram, Value, ValueKind,
+};
+
+use crate::tangent::{fdata_type, has_fdata};
+use crate::{add_adjoints, driver, names, AdError};
+
+/// Rewrite every use of the differentiation builtins in `prog`.
+pub fn expand(prog: &TypedProgram) -> Result<TypedProgram, AdError> {
+    expand_in(None, prog)
+}
+
+/// [`expand`], with the `rrule`s of `source` overriding derived adjoints.
+pub fn expand_with_rrules(source: &Program, prog: &TypedProgram) -> Result<TypedProgram, AdError> {
+    expand_in(Some(source), prog)
+}
+
+fn expand_in(source: Option<&Program>, prog: &TypedProgram) -> Result<TypedProgram, AdError> {
+    let mut out = prog.clone();
+    // Every user body is rewritten before any adjoint is built, so adjoints see rewritten code.
+    let mut pending = Vec::new();
+    let user: Vec<Arc<Instance>> = prog.functions.keys().cloned().collect();
+    for inst in user {
+        let func = (*prog.functions[&inst]).clone();
+        if let Some(f) = expand_function(&mut out, &mut pending, func)? {
+            out.functions.insert(inst, Arc::new(f));
+        }
+    }
+    let globals: Vec<_> = prog.globals.iter().map(|(k, v)| (k.clone(), v.clone())).collect();
+    for (name, g) in globals {
+        if let Some(f) = expand_function(&mut out, &mut pending, (*g).clone())? {
+            out.globals.insert(name, Arc::new(f));
+        }
+    }
+    for inst in pending {
+        add_adjoints(source, &mut out, &inst)?;
+    }
+    Ok(out)
+}
+
+fn is_diff_prim(func: &Function, v: Value) -> Option<Prim> {
+    match func.stmt(v).map(|s| &s.op) {
+        Some(Op::Prim(p @ (Prim::Gradient | Prim::Derivative | Prim::PullbackOf | Prim::CallPullback | Prim::Hessian))) => {
+            Some(*p)
+        }
+        _ => None,
+    }
+}
+
+/// The rewritten function, if it used a differentiation builtin.
+fn expand_function(prog: &mut TypedProgram, pending: &mut Vec<Arc<Instance>>, mut func: Function) -> Result<Option<Function>, AdError> {
+    let mut changed = false;
+    for b in func.block_ids().collect::<Vec<_>>() {
+        for v in func.block(b).stmts.clone() {
+            let Some(p) = is_diff_prim(&func, v) else { continue };
+            let Some(stmt) = func.stmt(v).cloned() else { continue };
+            let span = func.value(v).span;
+            let mut ins = Insert { func: &mut func, block: b, at: v, new: Vec::new(), span };
+            let last = match p {
+                Prim::CallPullback => call_pullback(&mut ins, &stmt),
+                Prim::Hessian => {
+                    return Err(AdError::new(span, "`hessian` needs nested differentiation, which is not supported yet"))
+                }
+                _ => differentiate(prog, pending, &mut ins, p, &stmt)?,
+            };
+            let Some((op, args)) = last else { continue };
+            ins.finish(op, args);
+            changed = true;
+        }
+    }
+    Ok(changed.then_some(func))
+}
+
+/// Statements inserted before `at`, whose own statement becomes the last of them.
+struct Insert<'f> {
+    func: &'f mut Function,
+    block: Block,
+    at: Value,
+    new: Vec<Value>,
+    span: Span,
+}
+
+impl Insert<'_> {
+    fn emit(&mut self, op: Op, args: Vec<Operand>, ty: Type) -> Operand {
+        let v = self.func.push_stmt(self.block, Stmt { op, args }, ty, self.span);
+        self.func.block_mut(self.block).stmts.pop();
+        self.new.push(v);
+        v.into()
+    }
+
+    fn field(&mut self, x: Operand, i: usize, ty: &Type) -> Operand {
+        let fty = ty.field_types().and_then(|f| f.get(i).cloned()).unwrap_or(Type::Nothing);
+        self.emit(Op::Prim(Prim::GetField), vec![x, Const::Int(i as i64 + 1).into()], fty)
+    }
+
+    /// Place the new statements before `at`, and make `at` compute `op(args...)`.
+    fn finish(self, op: Op, args: Vec<Operand>) {
+        let stmts = &mut self.func.block_mut(self.block).stmts;
+        let pos = stmts.iter().position(|x| *x == self.at).unwrap_or(stmts.len());
+        for (k, v) in self.new.iter().enumerate() {
+            stmts.insert(pos + k, *v);
+        }
+        self.func.values[self.at.index()].kind = ValueKind::Stmt(Stmt { op, args });
+    }
+}
+
+/// `back(ȳ)` of a closure's pullback: drop the closure's own tangent.
+fn call_pullback(ins: &mut Insert, stmt: &Stmt) -> Option<(Op, Vec<Operand>)> {
+    let back_ty = ins.func.operand_ty(stmt.args.first()?);
+    let Type::Pullback(sig) = &back_ty else { return None };
+    if !matches!(sig.first(), Some(Type::Struct(_))) {
+        return None;
+    }
+    let gty = Type::tuple(sig.iter().map(crate::tangent::rdata_type));
+    let g = ins.emit(Op::Prim(Prim::CallPullback), stmt.args.clone(), gty.clone());
+    let parts = (1..sig.len()).map(|i| ins.field(g.clone(), i, &gty)).collect();
+    Some((Op::Prim(Prim::Tuple), parts))
+}
+
+/// The instance that `callee(args...)` runs: a user method, a closure's call method, or a
+/// wrapper generated for a scalar builtin.
+fn callee_instance(prog: &mut TypedProgram, callee: &Operand, callee_ty: &Type, xtys: &[Type], span: Span) -> Result<(Arc<Instance>, Vec<Operand>), AdError> {
+    match callee_ty {
+        Type::Function(name) => {
+            if let Some(i) = prog.functions.keys().find(|i| i.name == *name && *i.args == *xtys) {
+                return Ok((i.clone(), vec![]));
+            }
+            builtin_wrapper(prog, name, xtys, span).map(|i| (i, vec![]))
+        }
+        Type::Struct(s) => {
+            let name = callable_name(&s.name);
+            let mut args = vec![callee_ty.clone()];
+            args.extend(xtys.iter().cloned());
+            prog.functions
+                .keys()
+                .find(|i| i.name == name && *i.args == *args)
+                .cloned()
+                .map(|i| (i, vec![callee.clone()]))
+                .ok_or_else(|| AdError::new(span, format!("no typed body for {name}")))
+        }
+        t => Err(AdError::new(span, format!("cannot differentiate a value of type {t}"))),
+    }
+}
+
+/// `f(x...) = prim(x...)` for a scalar builtin named `name`, so it can be differentiated.
+fn builtin_wrapper(prog: &mut TypedProgram, name: &str, xtys: &[Type], span: Span) -> Result<Arc<Instance>, AdError> {
+    let prim = Prim::from_julia_name(name)
+        .filter(|p| crate::rules::is_scalar_rule(*p) && xtys.iter().all(|t| *t == Type::Float64))
+        .ok_or_else(|| AdError::new(span, format!("cannot differentiate the builtin `{name}` on these arguments")))?;
+    let inst = Arc::new(Instance { name: name.into(), method: 0, args: xtys.to_vec().into() });
+    if !prog.functions.contains_key(&inst) {
+        let mut f = Function::new(name, span);
+        f.instance = Some(inst.clone());
+        f.ret = Type::Float64;
+        let args: Vec<Operand> = xtys.iter().map(|t| f.add_param(Block::ENTRY, t.clone(), span, None).into()).collect();
+        let y = f.push_stmt(Block::ENTRY, Stmt { op: Op::Prim(prim), args }, Type::Float64, span);
+        f.set_term(Block::ENTRY, Terminator::Return(y.into()), span);
+        prog.functions.insert(inst.clone(), Arc::new(f));
+    }
+    Ok(inst)
+}
+
+/// `gradient`, `derivative` and `pullback`.
+fn differentiate(prog: &mut TypedProgram, pending: &mut Vec<Arc<Instance>>, ins: &mut Insert, p: Prim, stmt: &Stmt) -> Result<Option<(Op, Vec<Operand>)>, AdError> {
+    let span = ins.span;
+    let Some((callee, xs)) = stmt.args.split_first() else { return Ok(None) };
+    let callee_ty = ins.func.operand_ty(callee);
+    let xtys: Vec<Type> = xs.iter().map(|x| ins.func.operand_ty(x)).collect();
+    let (inst, lead) = callee_instance(prog, callee, &callee_ty, &xtys, span)?;
+    let skip = lead.len();
+    let mut call: Vec<Operand> = lead;
+    call.extend(xs.iter().cloned());
+    if p == Prim::PullbackOf {
+        pending.push(inst.clone());
+        let mut fargs = Vec::new();
+        for (a, t) in call.iter().zip(inst.args.iter()) {
+            fargs.push(a.clone());
+            if has_fdata(t) {
+                fargs.push(ins.emit(Op::Prim(Prim::ZeroTangent), vec![a.clone()], fdata_type(t)));
+            }
+        }
+        let ret = prog.functions.get(&inst).map(|f| f.ret.clone()).unwrap_or(Type::Any);
+        let fty = names::forward_ret(&inst, &ret);
+        let r = ins.emit(Op::Invoke(names::forward_instance(&inst)), fargs, fty.clone());
+        let y = ins.field(r.clone(), 0, &fty);
+        let n = fty.field_types().map_or(1, |f| f.len());
+        let back = ins.field(r, n - 1, &fty);
+        return Ok(Some((Op::Prim(Prim::Tuple), vec![y, back])));
+    }
+    let func = prog.functions.get(&inst).cloned().ok_or_else(|| AdError::new(span, format!("no typed body for {inst}")))?;
+    let dinst = names::driver_instance(&inst);
+    if !prog.functions.contains_key(&dinst) {
+        let (d, body) = driver::driver(&inst, &func)?;
+        if func.ret == Type::Float64 {
+            pending.push(inst.clone());
+        }
+        prog.functions.insert(d, Arc::new(body));
+    }
+    let dret = prog.functions.get(&dinst).map(|f| f.ret.clone()).unwrap_or(Type::Any);
+    let r = ins.emit(Op::Invoke(dinst), call, dret.clone());
+    let gty = dret.field_types().and_then(|f| f.get(1).cloned()).unwrap_or(Type::Any);
+    let g = ins.field(r, 1, &dret);
+    Ok(Some(match p {
+        Prim::Derivative => (Op::Prim(Prim::GetField), vec![g, Const::Int(skip as i64 + 1).into()]),
+        _ => {
+            let n = gty.field_types().map_or(0, |f| f.len());
+            let parts = (skip..n).map(|i| ins.field(g.clone(), i, &gty)).collect();
+            (Op::Prim(Prim::Tuple), parts)
+        }
+    }))
+}
