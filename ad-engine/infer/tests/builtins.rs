@@ -507,3 +507,120 @@ fn diagonal_signatures_are_more_specific() {
     assert_eq!(pick(&[Type::Float64, Type::Float64]), Ok(0));
     assert_eq!(pick(&[Type::Float64, Type::Int64]), Ok(1));
 }
+
+#[test]
+fn scalar_promotion_follows_julia() {
+    let mut p = Program::default();
+    one(&mut p, "f", &["b", "i", "x"], |bb| {
+        let (b, i, x) = (bb.arg(0), bb.arg(1), bb.arg(2));
+        let v = vec![
+            bb.call("+", vec![b.clone(), b.clone()]),
+            bb.call("-", vec![b.clone(), i.clone()]),
+            bb.call("*", vec![b.clone(), x.clone()]),
+            bb.call("÷", vec![i.clone(), int(2)]),
+            bb.call("%", vec![x.clone(), i.clone()]),
+            bb.call("^", vec![i.clone(), i.clone()]),
+            bb.call("^", vec![i.clone(), x.clone()]),
+            bb.call("^", vec![x.clone(), b.clone()]),
+            bb.call("<", vec![b.clone(), x.clone()]),
+            bb.call("-", vec![b.clone()]),
+            bb.call("abs", vec![i.clone()]),
+            bb.call("floor", vec![x.clone()]),
+            bb.call("sqrt", vec![i.clone()]),
+            bb.call("max", vec![i.clone(), x.clone()]),
+            bb.call("Int", vec![x.clone()]),
+            bb.call("==", vec![x.clone(), zy_ir::Operand::Const(zy_ir::Const::Nothing)]),
+        ];
+        bb.call("tuple", v)
+    });
+    expect![[r#"
+        f(%1::Bool, %2::Int64, %3::Float64) :: Tuple{Int64, Int64, Float64, Int64, Float64, Int64, Float64, Float64, Bool, Int64, Int64, Float64, Float64, Float64, Int64, Bool}   # b, i, x
+        #1:
+          %4 = Int(%1) :: Int64
+          %5 = Int(%1) :: Int64
+          %6 = %4 + %5 :: Int64
+          %7 = Int(%1) :: Int64
+          %8 = %7 - %2 :: Int64
+          %9 = float(%1) :: Float64
+          %10 = %9 * %3 :: Float64
+          %11 = %2 ÷ 2 :: Int64
+          %12 = float(%2) :: Float64
+          %13 = %3 % %12 :: Float64
+          %14 = %2 ^ %2 :: Int64
+          %15 = float(%2) :: Float64
+          %16 = %15 ^ %3 :: Float64
+          %17 = Int(%1) :: Int64
+          %18 = %3 ^ %17 :: Float64
+          %19 = float(%1) :: Float64
+          %20 = %19 < %3 :: Bool
+          %21 = Int(%1) :: Int64
+          %22 = -%21 :: Int64
+          %23 = abs(%2) :: Int64
+          %24 = floor(%3) :: Float64
+          %25 = float(%2) :: Float64
+          %26 = sqrt(%25) :: Float64
+          %27 = float(%2) :: Float64
+          %28 = max(%27, %3) :: Float64
+          %29 = Int(%3) :: Int64
+          %30 = tuple(%6, %8, %10, %11, %13, %14, %16, %18, %20, %22, %23, %24, %26, %28, %29, false) :: Tuple{Int64, Int64, Float64, Int64, Float64, Int64, Float64, Float64, Bool, Int64, Int64, Float64, Float64, Float64, Int64, Bool}
+          return %30
+    "#]]
+    .assert_eq(&typed(&p, "f", &[Type::Bool, Type::Int64, Type::Float64]));
+    one(&mut p, "g", &["x"], |b| {
+        let x = b.arg(0);
+        b.call("÷", vec![x.clone(), x])
+    });
+    expect![[r#"
+        error[unsupported] at 110..115: unsupported: `÷` on Float64
+    "#]]
+    .assert_eq(&errs(&p, "g", &[Type::Float64]));
+}
+
+#[test]
+fn sum_of_a_predicate_counts_in_int() {
+    let mut p = Program::default();
+    one(&mut p, "pos", &["x"], |b| {
+        let x = b.arg(0);
+        b.call(">", vec![x, float(0.0)])
+    });
+    one(&mut p, "f", &["v"], |b| {
+        let v = b.arg(0);
+        b.call("sum", vec![func("pos"), v])
+    });
+    let r = zy_infer::infer_entry(&p, "f", &[Type::vector_f64()]).map(|(root, prog)| {
+        let sum = prog.functions.keys().find(|i| &*i.name == "sum").cloned();
+        (prog.functions[&root].ret.clone(), sum.map(|s| prog.functions[&s].to_string()))
+    });
+    let Ok((ret, Some(sum))) = r else { panic!("{r:?}") };
+    assert_eq!(ret, Type::Int64);
+    expect![[r#"
+        sum(%1::typeof(pos), %2::Vector{Float64}) :: Int64   # f, xs
+        #1:
+          %3 = length(%2) :: Int64
+          %4 = %3 < 1 :: Bool
+          br %4 ? #2 : #3
+        #2:
+          %5 = error("ArgumentError: reducing over an empty collection is not allowed") :: Union{}
+          unreachable
+        #3:
+          %6 = getindex(%2, 1) :: Float64
+          %7 = invoke pos(%6) :: Bool
+          %8 = Int(%7) :: Int64
+          br #4
+        #4:
+          %9 = φ(#3 → 2, #5 → %16) :: Int64
+          %10 = φ(#3 → %8, #5 → %15) :: Int64
+          %11 = %9 <= %3 :: Bool
+          br %11 ? #5 : #6
+        #5:
+          %12 = getindex(%2, %9) :: Float64
+          %13 = invoke pos(%12) :: Bool
+          %14 = Int(%13) :: Int64
+          %15 = %10 + %14 :: Int64
+          %16 = %9 + 1 :: Int64
+          br #4
+        #6:
+          return %10
+    "#]]
+    .assert_eq(&sum);
+}

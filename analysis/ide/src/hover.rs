@@ -1,0 +1,206 @@
+//! Hover: what zy knows about the name under the cursor, in the specialisation of the enclosing
+//! function at its `# zy: at` call: types, gradient types, the reaching-gradient summary, and
+//! which rule differentiates a call.
+
+use std::collections::BTreeSet;
+
+use zy_ad::activity::{analyse, Activity, ArgGradient};
+use zy_hir::{RootDatabase, SourceFile};
+use zy_ir::{tangent_type, Function, Prim, TypeExpr};
+
+use crate::outline::{outline, FunctionOutline};
+use crate::{Analysis, Cancellable, FileId};
+
+/// The hover text for a range of the file.
+#[derive(Clone, PartialEq, Eq, Debug)]
+pub struct HoverResult {
+    /// The hovered word (byte offsets).
+    pub start: u32,
+    pub end: u32,
+    /// Markdown.
+    pub markdown: String,
+}
+
+impl Analysis {
+    /// What zy knows about the word at `offset`, if anything.
+    pub fn hover(&self, file: FileId, offset: u32) -> Cancellable<Option<HoverResult>> {
+        self.with_db(|db| hover(db, file.0, offset))
+    }
+}
+
+fn hover(db: &RootDatabase, file: SourceFile, offset: u32) -> Option<HoverResult> {
+    let text = file.text(db);
+    let (start, end) = word_at(text, offset)?;
+    let word = &text[start..end];
+    let functions = outline(db, file);
+    let f = functions.iter().find(|f| f.contains(offset))?;
+    let typed = specialisation(db, f);
+    let markdown = if (start as u32) >= f.name_start && (end as u32) <= f.name_end {
+        function_hover(f, typed.as_ref())
+    } else if text[end..].starts_with('(') || text[end..].starts_with(".(") {
+        call_hover(db, word)
+    } else if word == "for" || word == "while" {
+        format!("`{word}` loop: the forward pass keeps the values its pullback needs on a stack, one push per iteration")
+    } else {
+        variable_hover(f, typed.as_ref(), word)?
+    };
+    Some(HoverResult { start: start as u32, end: end as u32, markdown })
+}
+
+/// The typed body of `f` at its `# zy: at` call, with its activity analysis.
+pub(crate) struct Specialised {
+    pub func: Function,
+    pub activity: Activity,
+    pub call: String,
+}
+
+pub(crate) fn specialisation(db: &RootDatabase, f: &FunctionOutline) -> Option<Specialised> {
+    let call = f.at_call.as_ref()?;
+    let expr = zy_syntax::parse_expr(call).ok()?;
+    let typed = zy_hir::type_call(db, &expr).ok()?;
+    let func = typed.program.functions.iter().find(|(inst, _)| *inst.name == *f.name)?.1;
+    let activity = analyse(func);
+    Some(Specialised { func: (**func).clone(), activity, call: call.clone() })
+}
+
+fn function_hover(f: &FunctionOutline, typed: Option<&Specialised>) -> String {
+    let Some(s) = typed else {
+        return format!(
+            "```julia\n{}\n```\nNo specialisation: add `# zy: at {}(...)` above the definition to see types and gradients.",
+            f.name, f.name
+        );
+    };
+    let args: Vec<String> = s
+        .func
+        .args()
+        .iter()
+        .enumerate()
+        .map(|(i, &a)| {
+            let name = s.func.arg_names.get(i).map(|n| n.to_string()).unwrap_or_default();
+            format!("{name}::{}", s.func.ty(a))
+        })
+        .collect();
+    let grads: Vec<String> = s.func.args().iter().map(|&a| tangent_type(s.func.ty(a)).to_string()).collect();
+    let mut md = format!(
+        "```julia\n{}({}) -> {}\n```\nspecialised at `{}`\n\ngradient: `Tuple{{{}}}`",
+        f.name,
+        args.join(", "),
+        s.func.ret,
+        s.call,
+        grads.join(", ")
+    );
+    for (i, why) in s.activity.args.iter().enumerate() {
+        let name = s.func.arg_names.get(i).map(|n| n.to_string()).unwrap_or_default();
+        let line = match why {
+            ArgGradient::Reaches => continue,
+            ArgGradient::NotDifferentiable => format!("`{name}`: not differentiable (`nothing`)"),
+            ArgGradient::NoPath => format!("`{name}`: no gradient reaches it (`nothing`)"),
+            ArgGradient::Cut { op, .. } => format!("`{name}`: gradient cut by `{}`", op.julia_name()),
+        };
+        md.push_str("\n\n");
+        md.push_str(&line);
+    }
+    md
+}
+
+fn variable_hover(f: &FunctionOutline, typed: Option<&Specialised>, word: &str) -> Option<String> {
+    let s = typed?;
+    let values: Vec<_> = s
+        .func
+        .values
+        .iter()
+        .enumerate()
+        .filter(|(_, d)| d.name.as_deref() == Some(word))
+        .collect();
+    if values.is_empty() {
+        return None;
+    }
+    let types: BTreeSet<String> = values.iter().map(|(_, d)| d.ty.to_string()).collect();
+    let ty = values[0].1.ty.clone();
+    let mut md = format!(
+        "```julia\n{word}::{}\n```\ngradient type: `{}`",
+        types.into_iter().collect::<Vec<_>>().join(" | "),
+        tangent_type(&ty)
+    );
+    let active: Vec<usize> = values.iter().map(|(i, _)| *i).filter(|&i| s.activity.is_active(zy_ir::Value(i as u32))).collect();
+    let summary = if !ty.is_differentiable() {
+        format!("`{ty}` is not differentiable: its gradient is `nothing`")
+    } else if active.is_empty() {
+        match arg_reason(f, s, word) {
+            Some(ArgGradient::Cut { op, .. }) => format!("gradient cut by `{}`", op.julia_name()),
+            _ => "no gradient reaches this value".to_string(),
+        }
+    } else {
+        let uses: usize = active.iter().map(|&i| s.activity.values[i].uses.len()).sum();
+        let carried = active.iter().any(|&i| s.activity.values[i].loop_carried);
+        format!(
+            "a gradient reaches `{word}` from {uses} use{}{}",
+            if uses == 1 { "" } else { "s" },
+            if carried { "; loop-carried" } else { "" }
+        )
+    };
+    md.push_str("\n\n");
+    md.push_str(&summary);
+    Some(md)
+}
+
+fn arg_reason<'a>(f: &FunctionOutline, s: &'a Specialised, word: &str) -> Option<&'a ArgGradient> {
+    let i = f.params.iter().position(|p| p.name.as_deref() == Some(word))?;
+    s.activity.args.get(i)
+}
+
+fn call_hover(db: &RootDatabase, word: &str) -> String {
+    let index = zy_hir::program_index(db, zy_hir::Workspace::get(db));
+    let has_rrule = index.program.functions.get("rrule").is_some_and(|gf| {
+        gf.methods.iter().any(|m| matches!(m.sig.first(), Some(Some(TypeExpr::Typeof(n))) if **n == *word))
+    });
+    if has_rrule {
+        return format!("`{word}` is differentiated by the in-source `rrule(::typeof({word}), ...)`");
+    }
+    if index.program.functions.contains_key(word) {
+        return format!("`{word}` is differentiated by its derived adjoint (zy transforms its body)");
+    }
+    match Prim::from_julia_name(word) {
+        Some(p) if p.is_nondifferentiable() => {
+            format!("`{word}` is a primitive with zero gradient: it cuts the gradient")
+        }
+        Some(_) => format!("`{word}` is differentiated by zy's primitive rule"),
+        None if matches!(word, "map" | "sum" | "broadcast") => {
+            format!("`{word}` with a function is differentiated as a loop over its elements")
+        }
+        None => format!("`{word}`"),
+    }
+}
+
+/// The identifier around byte `offset` (a cursor just after a word hovers it).
+fn word_at(text: &str, offset: u32) -> Option<(usize, usize)> {
+    let is_ident = |c: char| c.is_alphanumeric() || c == '_' || c == '!' || c == '∇' || is_mark(c);
+    let mut at = (offset as usize).min(text.len());
+    while !text.is_char_boundary(at) {
+        at -= 1;
+    }
+    let start = text[..at].char_indices().rev().take_while(|&(_, c)| is_ident(c)).last().map_or(at, |(i, _)| i);
+    let end = at + text[at..].chars().take_while(|&c| is_ident(c)).map(char::len_utf8).sum::<usize>();
+    let word = &text[start..end];
+    (start < end && !word.starts_with(|c: char| c.is_ascii_digit())).then_some((start, end))
+}
+
+/// Combining marks (`x̄`, `ȳ` written with U+0304) belong to the identifier they decorate.
+fn is_mark(c: char) -> bool {
+    matches!(c as u32, 0x0300..=0x036F | 0x1DC0..=0x1DFF | 0x20D0..=0x20FF) || matches!(c, '₀'..='₉' | '′')
+}
+
+#[cfg(test)]
+mod tests {
+    use super::word_at;
+
+    #[test]
+    fn words_include_unicode_and_marks() {
+        let text = "ȳ = x̄ + ∇f(2)";
+        let x = text.find('x').unwrap() as u32;
+        let (s, e) = word_at(text, x).unwrap();
+        assert_eq!(&text[s..e], "x̄");
+        assert_eq!(word_at(text, 0).map(|(s, e)| &text[s..e]), Some("ȳ"));
+        assert_eq!(word_at(text, text.find('2').unwrap() as u32), None);
+    }
+}

@@ -1,0 +1,53 @@
+//! zy's extensions to the protocol, in one place (docs/lsp.md is the contract).
+
+use serde::{Deserialize, Serialize};
+use tower_lsp::lsp_types::{Position, TextDocumentIdentifier, Url};
+
+/// The custom request returning the IR of the function at a position.
+pub const VIEW_IR: &str = "zy/viewIr";
+
+/// The server-side command that runs the gradient at a function's `# zy: at` call.
+pub const COMPUTE_GRADIENT: &str = "zy.computeGradient";
+
+/// Client-side commands the code lenses name (the editor opens `zy/viewIr` results).
+pub const SHOW_ADJOINT_IR: &str = "zy.showAdjointIr";
+/// Opens the typed SSA of the function.
+pub const SHOW_SSA: &str = "zy.showSsa";
+
+/// Params of `zy/viewIr`.
+#[derive(Deserialize, Serialize, Debug)]
+#[serde(rename_all = "camelCase")]
+pub struct ViewIrParams {
+    pub text_document: TextDocumentIdentifier,
+    pub position: Position,
+    pub stage: String,
+}
+
+/// Result of `zy/viewIr`.
+#[derive(Deserialize, Serialize, Debug, PartialEq)]
+pub struct ViewIrResult {
+    pub text: String,
+}
+
+/// The argument of `zy.computeGradient`.
+#[derive(Deserialize, Serialize, Debug)]
+pub struct GradientArgs {
+    pub uri: Url,
+    pub function: String,
+}
+
+/// The argument of the client-side show commands.
+#[derive(Deserialize, Serialize, Debug)]
+pub struct ShowArgs {
+    pub uri: Url,
+    pub position: Position,
+}
+
+/// What `zy.computeGradient` returns (and what the lens and inlay hint then show).
+#[derive(Deserialize, Serialize, Debug, Clone, PartialEq)]
+pub struct GradientResult {
+    pub call: String,
+    pub value: String,
+    pub gradient: String,
+    pub micros: u64,
+}

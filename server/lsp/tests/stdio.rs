@@ -1,0 +1,164 @@
+//! End-to-end tests of `zy-lsp` over stdio with exact expected responses.
+
+mod client;
+
+use client::Client;
+use serde_json::{json, Value};
+
+const POW: &str = "# zy: at pow(2.0, 3)
+function pow(x, n)
+    r = 1
+    while n > 0
+        r *= x
+        n -= 1
+    end
+    return r
+end
+";
+
+fn uri() -> String {
+    "file:///work/pow.jl".to_string()
+}
+
+fn hover(c: &mut Client, line: u32, character: u32) -> Value {
+    c.request(
+        "textDocument/hover",
+        json!({ "textDocument": { "uri": uri() }, "position": { "line": line, "character": character } }),
+    )
+}
+
+#[test]
+fn hover_on_function_shows_specialisation_and_gradient_type() {
+    let mut c = Client::initialized();
+    c.open(&uri(), POW);
+    let h = hover(&mut c, 1, 10);
+    assert_eq!(
+        h["contents"]["value"],
+        "```julia\npow(x::Float64, n::Int64) -> Float64\n```\nspecialised at `pow(2.0, 3)`\n\ngradient: `Tuple{Float64, Nothing}`\n\n`n`: not differentiable (`nothing`)"
+    );
+    assert_eq!(h["range"], json!({ "start": { "line": 1, "character": 9 }, "end": { "line": 1, "character": 12 } }));
+    assert_eq!(c.shutdown(), Some(0));
+}
+
+fn pos(line: u32, character: u32) -> Value {
+    json!({ "line": line, "character": character })
+}
+
+fn range(l0: u32, c0: u32, l1: u32, c1: u32) -> Value {
+    json!({ "start": pos(l0, c0), "end": pos(l1, c1) })
+}
+
+#[test]
+fn code_lenses_name_the_gradient_and_ir_commands() {
+    let mut c = Client::initialized();
+    c.open(&uri(), POW);
+    let lenses = c.request("textDocument/codeLens", json!({ "textDocument": { "uri": uri() } }));
+    let show = json!([{ "uri": uri(), "position": pos(1, 9) }]);
+    assert_eq!(
+        lenses,
+        json!([
+            { "range": range(1, 9, 1, 12), "command": { "title": "∇ compute gradient", "command": "zy.computeGradient", "arguments": [{ "uri": uri(), "function": "pow" }] } },
+            { "range": range(1, 9, 1, 12), "command": { "title": "show adjoint IR", "command": "zy.showAdjointIr", "arguments": show } },
+            { "range": range(1, 9, 1, 12), "command": { "title": "show SSA", "command": "zy.showSsa", "arguments": show } },
+        ])
+    );
+}
+
+#[test]
+fn inlay_hints_show_each_arguments_gradient_type() {
+    let mut c = Client::initialized();
+    c.open(&uri(), POW);
+    let hints = c.request(
+        "textDocument/inlayHint",
+        json!({ "textDocument": { "uri": uri() }, "range": range(0, 0, 20, 0) }),
+    );
+    let labels: Vec<(Value, Value)> =
+        hints.as_array().unwrap().iter().map(|h| (h["position"].clone(), h["label"].clone())).collect();
+    assert_eq!(labels, vec![(pos(1, 14), json!("∇ Float64")), (pos(1, 17), json!("∇ Nothing"))]);
+}
+
+#[test]
+fn view_ir_returns_the_ssa_of_the_enclosing_function() {
+    let mut c = Client::initialized();
+    c.open(&uri(), POW);
+    let r = c.request("zy/viewIr", json!({ "textDocument": { "uri": uri() }, "position": pos(4, 8), "stage": "primal" }));
+    let text = r["text"].as_str().unwrap();
+    assert!(text.starts_with("pow(%1, %2)   # x, n\n#1:\n"), "{text}");
+    let err = c.send_request("zy/viewIr", json!({ "textDocument": { "uri": uri() }, "position": pos(4, 8), "stage": "bogus" }));
+    let resp = c.response(err);
+    assert_eq!(resp["error"]["message"], "unknown or unavailable IR stage `bogus`");
+}
+
+#[test]
+fn diagnostics_follow_an_edit_that_breaks_and_repairs_the_code() {
+    let mut c = Client::initialized();
+    c.open(&uri(), POW);
+    let clean = c.wait_for("textDocument/publishDiagnostics", |p| p["version"] == 1);
+    assert_eq!(clean["diagnostics"], json!([]));
+    // Line 4 `        r *= x` becomes `        r *= (x` (a half-typed edit).
+    c.notify(
+        "textDocument/didChange",
+        json!({ "textDocument": { "uri": uri(), "version": 2 }, "contentChanges": [{ "range": range(4, 13, 4, 13), "text": "(" }] }),
+    );
+    let broken = c.wait_for("textDocument/publishDiagnostics", |p| p["version"] == 2);
+    let d = &broken["diagnostics"][0];
+    assert_eq!(d["code"], "syntax-error");
+    assert_eq!(d["source"], "zy");
+    // Repair it.
+    c.notify(
+        "textDocument/didChange",
+        json!({ "textDocument": { "uri": uri(), "version": 3 }, "contentChanges": [{ "range": range(4, 13, 4, 14), "text": "" }] }),
+    );
+    let repaired = c.wait_for("textDocument/publishDiagnostics", |p| p["version"] == 3);
+    assert_eq!(repaired["diagnostics"], json!([]));
+    let h = hover(&mut c, 1, 10);
+    assert!(h["contents"]["value"].as_str().unwrap().contains("pow(x::Float64, n::Int64) -> Float64"));
+}
+
+#[test]
+fn a_storm_of_hovers_during_edits_is_answered_and_the_server_survives() {
+    let mut c = Client::initialized();
+    c.open(&uri(), POW);
+    let mut ids = Vec::new();
+    let lines: Vec<&str> = POW.lines().collect();
+    for (version, (l, line)) in lines.iter().enumerate().enumerate() {
+        for ch in 0..=line.encode_utf16().count() as u32 {
+            ids.push(c.send_request(
+                "textDocument/hover",
+                json!({ "textDocument": { "uri": uri() }, "position": pos(l as u32, ch) }),
+            ));
+        }
+        // An edit that changes a constant back and forth while hovers are in flight.
+        let text = if version % 2 == 0 { "2" } else { "1" };
+        c.notify(
+            "textDocument/didChange",
+            json!({ "textDocument": { "uri": uri(), "version": version + 2 }, "contentChanges": [{ "range": range(2, 8, 2, 9), "text": text }] }),
+        );
+    }
+    for id in ids {
+        let resp = c.response(id);
+        // Either an answer or a `ContentModified` error: never silence, never a crash.
+        if let Some(e) = resp.get("error") {
+            assert_eq!(e["code"], -32801, "{resp}");
+        }
+    }
+    assert!(c.alive());
+    let h = hover(&mut c, 1, 10);
+    assert!(h["contents"]["value"].as_str().unwrap().starts_with("```julia\npow("));
+    assert_eq!(c.shutdown(), Some(0));
+}
+
+#[test]
+fn utf16_positions_map_right_in_source_with_unicode_names() {
+    let mut c = Client::initialized();
+    let src = "# zy: at f(2.0)\nf(x̄) = x̄ * 3.0  # ∇ 🙂\n";
+    c.open("file:///work/u.jl", src);
+    // UTF-16 units on line 1: `f(x̄) = ` is 8 units (x̄ is x plus a combining macron), so the
+    // second `x̄` spans units 8..10.
+    let h = c.request(
+        "textDocument/hover",
+        json!({ "textDocument": { "uri": "file:///work/u.jl" }, "position": pos(1, 9) }),
+    );
+    assert_eq!(h["range"], range(1, 8, 1, 10));
+    assert!(h["contents"]["value"].as_str().unwrap().starts_with("```julia\nx̄::Float64\n```"), "{h}");
+}
