@@ -8,7 +8,10 @@ mod diagnostics;
 mod error;
 mod eval;
 mod grad;
+mod hints;
+mod hover;
 mod locate;
+mod outline;
 mod view_ir;
 
 use std::collections::HashMap;
@@ -24,6 +27,9 @@ pub use diagnostics::{Diagnostic, Severity};
 pub use error::{UserError, CALL_FILE};
 pub use eval::{EvalLimits, EvalResult};
 pub use grad::{Engine, GradResult};
+pub use hints::InlayHint;
+pub use hover::HoverResult;
+pub use outline::{FunctionOutline, ParamOutline};
 pub use view_ir::IrStage;
 pub use zy_hir::LineCol;
 
