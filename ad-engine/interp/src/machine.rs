@@ -116,16 +116,17 @@ struct Frame<'p> {
 
 impl<'p> Frame<'p> {
     fn new(func: &'p Function, args: Vec<Value>, ret_to: ReturnTo) -> Result<Frame<'p>, String> {
-        if args.len() != func.args().len() {
+        let params = func.blocks.first().map_or(&[][..], |b| &b.params[..]);
+        if args.len() != params.len() {
             return Err(format!(
                 "internal error: {} takes {} arguments, got {}",
                 func.name,
-                func.args().len(),
+                params.len(),
                 args.len()
             ));
         }
         let mut env = vec![None; func.values.len()];
-        for (&p, a) in func.args().iter().zip(args) {
+        for (&p, a) in params.iter().zip(args) {
             set(&mut env, p, a);
         }
         Ok(Frame {
@@ -205,9 +206,9 @@ impl<'p> Machine<'p> {
             };
             if let Some(&v) = block.stmts.get(frame.pc) {
                 frame.pc += 1;
-                let data = func.value(v);
-                self.check_limits(data.span)?;
-                self.stmt(func, v).map_err(|m| fail(data.span, m))?;
+                let span = func.values.get(v.index()).map_or(func.span, |d| d.span);
+                self.check_limits(span)?;
+                self.stmt(func, v).map_err(|m| fail(span, m))?;
             } else {
                 self.check_limits(block.term_span)?;
                 if let Some(result) = self
@@ -260,7 +261,10 @@ impl<'p> Machine<'p> {
 
     /// Run statement `v` of `func` (the top frame's function).
     fn stmt(&mut self, func: &'p Function, v: ir::Value) -> Result<(), String> {
-        let data = func.value(v);
+        let data = func
+            .values
+            .get(v.index())
+            .ok_or_else(|| format!("internal error: {v} is not a value of {}", func.name))?;
         let ValueKind::Stmt(stmt) = &data.kind else {
             return Err(format!(
                 "internal error: {v} is listed as a statement but is a parameter"
@@ -419,7 +423,8 @@ impl<'p> Machine<'p> {
             .map(|a| frame.read(a))
             .collect::<Result<Vec<_>, _>>()?;
         for (&p, val) in target.params.iter().zip(vals) {
-            set(&mut frame.env, p, coerce(func.ty(p), val));
+            let ty = func.values.get(p.index()).map_or(&Type::Any, |d| &d.ty);
+            set(&mut frame.env, p, coerce(ty, val));
         }
         frame.block = call.block;
         frame.pc = 0;

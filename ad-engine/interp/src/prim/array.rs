@@ -13,19 +13,16 @@ use crate::value::{Array, ArrayData, ElemType, Shape, Value};
 /// The most elements one array may hold; beyond it allocation fails as Julia's would.
 const MAX_ELEMS: usize = 1 << 26;
 
-/// The shape (a row vector is 1×n) and a copy of the storage of an array or adjoint.
+/// The shape (a row vector is 1×n) and a copy of the storage of an array or adjoint (`None`
+/// for anything else, or an array whose storage does not fit its shape).
 pub fn view(v: &Value) -> Option<(Shape, ArrayData)> {
-    match v {
-        Value::Array(a) => {
-            let a = a.borrow();
-            Some((a.shape, a.data.clone()))
-        }
-        Value::Adjoint(a) => {
-            let a = a.borrow();
-            Some((Shape::Matrix(1, a.data.len()), a.data.clone()))
-        }
-        _ => None,
-    }
+    let (shape, a) = match v {
+        Value::Array(a) => (a.borrow().shape, a),
+        Value::Adjoint(a) => (Shape::Matrix(1, a.borrow().data.len()), a),
+        _ => return None,
+    };
+    let a = a.borrow();
+    (a.data.len() == shape.len()).then(|| (shape, a.data.clone()))
 }
 
 /// A new array value, refusing sizes no machine could hold.
@@ -293,7 +290,7 @@ fn position(whole: &Value, ds: [usize; 2], idx: &[Value]) -> Result<usize, Strin
     let in_range = |i: i64, n: usize| i >= 1 && (i as u64) <= n as u64;
     if let [k] = idx {
         let k = int_index(k, idx)?;
-        return if in_range(k, ds[0] * ds[1]) {
+        return if in_range(k, ds[0].saturating_mul(ds[1])) {
             Ok(k as usize - 1)
         } else {
             Err(oob())

@@ -103,17 +103,17 @@ pub fn get_field(args: &[Value]) -> Result<Value, String> {
     };
     let found = match x {
         Value::Tuple(vs) => {
-            field_position(key, vs.len(), std::iter::empty()).map(|i| vs[i].clone())
+            field_position(key, vs.len(), std::iter::empty()).and_then(|i| vs.get(i).cloned())
         }
         Value::NamedTuple(ns, vs) => {
-            field_position(key, vs.len(), ns.iter().map(|n| &**n)).map(|i| vs[i].clone())
+            field_position(key, vs.len(), ns.iter().map(|n| &**n)).and_then(|i| vs.get(i).cloned())
         }
-        Value::Struct(t, vs) => {
-            field_position(key, vs.len(), t.fields.iter().map(|(n, _)| &**n)).map(|i| vs[i].clone())
-        }
+        Value::Struct(t, vs) => field_position(key, vs.len(), t.fields.iter().map(|(n, _)| &**n))
+            .and_then(|i| vs.get(i).cloned()),
         Value::Mutable(t, vs) => {
             let vs = vs.borrow();
-            field_position(key, vs.len(), t.fields.iter().map(|(n, _)| &**n)).map(|i| vs[i].clone())
+            field_position(key, vs.len(), t.fields.iter().map(|(n, _)| &**n))
+                .and_then(|i| vs.get(i).cloned())
         }
         Value::Ref(r) => field_position(key, 1, std::iter::once("x")).map(|_| r.borrow().clone()),
         _ => return Err(method_error("getfield", args)),
