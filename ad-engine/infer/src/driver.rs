@@ -71,6 +71,9 @@ fn entry(program: &Program, name: &str, args: &[Type]) -> Result<Arc<Instance>, 
         if program.structs.contains_key(name) || program.globals.contains_key(name) {
             return Err(no_method(name, args));
         }
+        if crate::is_builtin(name) {
+            return Err(Fail::unsupported(format!("the builtin `{name}` as an entry point")));
+        }
         return Err(Fail::undefined(format!("UndefVarError: `{name}` not defined")));
     };
     let method = dispatch::select(program, gf, args)?;
