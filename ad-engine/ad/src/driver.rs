@@ -1,6 +1,7 @@
 //! The driver `∇f(args...)`: zero shadows for the arguments, the forward call, the pullback
 //! seeded with `1.0`, and each argument's full gradient assembled from its shadow (fdata) and
-//! the pullback's rdata. `nothing` where no gradient can reach the argument.
+//! the pullback's rdata. `nothing` where no gradient can reach the argument. Arguments that
+//! the call mutates end in the state the plain call leaves them in.
 
 use std::sync::Arc;
 
@@ -65,6 +66,12 @@ pub fn driver(inst: &Arc<Instance>, func: &Function) -> Result<(Arc<Instance>, F
     let arg_tys: Vec<Type> = args.iter().map(|a| e.b.func.ty(*a).clone()).collect();
     let gty = Type::tuple(arg_tys.iter().map(rdata_type));
     let g = e.prim(Prim::CallPullback, vec![back, Const::f64(1.0).into()], gty.clone());
+    if arg_tys.iter().any(Type::is_mutable) {
+        // The pullback undid the call's mutations (restoring each overwritten value on its way
+        // back); run the call again so the arguments end as the plain call leaves them.
+        let again = args.iter().map(|a| Operand::Value(*a)).collect();
+        e.op(Op::Invoke(inst.clone()), again, func.ret.clone());
+    }
     let mut tangents = Vec::new();
     let mut ttys = Vec::new();
     for (i, ty) in arg_tys.iter().enumerate() {

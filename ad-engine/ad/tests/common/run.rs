@@ -111,8 +111,27 @@ fn primal(prog: &TypedProgram, inst: &Instance, args: &[Value]) -> f64 {
 /// hold their entry values after the gradient call when the primal call leaves them unchanged.
 pub fn check_fd(src: &str, name: &str, args: Vec<Value>) {
     let (inst, prog) = typed(src, name, &args);
+    check_fd_prog(&prog, &inst, args);
+}
+
+/// `(value, gradient)` of `inst` in `prog` through the AD.
+pub fn gradient_prog(prog: &TypedProgram, inst: &Instance, args: Vec<Value>) -> Result<(Value, Value), String> {
+    let (driver, prog) = zy_ad::gradient_program(prog, inst).map_err(|e| e.message)?;
+    for f in prog.functions.values() {
+        let errs = zy_ir::verify(f);
+        assert!(errs.is_empty(), "{f}\n{errs:?}");
+    }
+    match run(&prog, &driver, args, &Limits::default()).map_err(|e| e.message)? {
+        Value::Tuple(parts) if parts.len() == 2 => Ok((parts[0].clone(), parts[1].clone())),
+        other => Err(format!("driver returned {}", show(&other))),
+    }
+}
+
+/// [`check_fd`] for a typed program.
+pub fn check_fd_prog(prog: &TypedProgram, inst: &Instance, args: Vec<Value>) {
+    let (prog, inst, name) = (prog.clone(), inst.clone(), inst.name.to_string());
     let ad_args: Vec<Value> = args.iter().map(deep_copy).collect();
-    let (y, g) = gradient(src, name, ad_args.clone()).unwrap_or_else(|e| panic!("{e}"));
+    let (y, g) = gradient_prog(&prog, &inst, ad_args.clone()).unwrap_or_else(|e| panic!("{name}: {e}"));
     let y0 = primal(&prog, &inst, &args);
     assert!((y.as_f64().unwrap_or(f64::NAN) - y0).abs() <= 1e-12 * y0.abs().max(1.0), "value {} vs {y0}", show(&y));
     let Value::Tuple(gs) = &g else { panic!("gradient {}", show(&g)) };
