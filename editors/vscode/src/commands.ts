@@ -13,15 +13,17 @@ export const COMPUTE_GRADIENT_AT_CURSOR = "zy.computeGradientAtCursor";
 
 /**
  * Middleware for the client: every `zy.computeGradient` (from a lens or the palette) shows its
- * result, and lenses are hidden when `zy.lens.enable` is off.
+ * result or its failure once (the client's generic "request failed" notification is bypassed),
+ * and lenses are hidden when `zy.lens.enable` is off.
  */
-export function middleware(): Middleware {
+export function middleware(client: () => LanguageClient | undefined): Middleware {
     return {
         executeCommand: async (command, args, next) => {
-            if (command !== COMPUTE_GRADIENT) {
+            const c = client();
+            if (command !== COMPUTE_GRADIENT || !c) {
                 return next(command, args);
             }
-            return showGradient(() => Promise.resolve(next(command, args)));
+            return showGradient(() => executeOnServer(c, args));
         },
         provideCodeLenses: (document, token, next) =>
             vscode.workspace.getConfiguration("zy").get<boolean>("lens.enable", true) ? next(document, token) : [],
@@ -84,8 +86,12 @@ async function computeGradientAtCursor(ctx: Ctx): Promise<void> {
     if ((await vscode.commands.getCommands(true)).includes(COMPUTE_GRADIENT)) {
         await vscode.commands.executeCommand(COMPUTE_GRADIENT, args);
     } else {
-        await showGradient(() => client.sendRequest(ExecuteCommandRequest.type, { command: COMPUTE_GRADIENT, arguments: [args] }));
+        await showGradient(() => executeOnServer(client, [args]));
     }
+}
+
+function executeOnServer(client: LanguageClient, args: unknown[]): Promise<unknown> {
+    return client.sendRequest(ExecuteCommandRequest.type, { command: COMPUTE_GRADIENT, arguments: args });
 }
 
 /** Run a gradient request and show its result (or failure) as a notification. */

@@ -13,7 +13,8 @@ let ctx: Ctx | undefined;
 
 /** Start the server and register the views and commands. */
 export async function activate(context: vscode.ExtensionContext): Promise<void> {
-    const c = new Ctx(middleware());
+    // The middleware needs the client, which the context creates: it reads it when called.
+    const c: Ctx = new Ctx(middleware(() => c.clientIfAny()));
     ctx = c;
     const irDocs = new IrDocuments(c);
     const controlFlow = new ControlFlowView(c);

@@ -1,0 +1,199 @@
+// Drives code-server (already serving the workspace with the zy extension installed) through
+// Debian's chromium. Every check passes, fails, or is skipped because the server lacks a feature;
+// any failure makes the exit status 1. Run by ../test-e2e, which sets ZY_E2E_URL and ZY_E2E_SHOTS.
+import { mkdirSync, rmSync } from "node:fs";
+import { join } from "node:path";
+import { chromium } from "playwright-core";
+
+const url = process.env.ZY_E2E_URL;
+const shots = process.env.ZY_E2E_SHOTS;
+if (!url || !shots) {
+    console.error("ZY_E2E_URL and ZY_E2E_SHOTS must be set (run ../test-e2e)");
+    process.exit(2);
+}
+rmSync(shots, { recursive: true, force: true });
+mkdirSync(shots, { recursive: true });
+
+const counts = { passed: 0, failed: 0, skipped: 0 };
+const report = (word, name, detail) => console.log(`${word}: ${name}${detail ? ` — ${detail}` : ""}`);
+const pass = (name, detail) => (counts.passed++, report("ok", name, detail));
+const fail = (name, detail) => (counts.failed++, report("FAIL", name, detail));
+const skip = (name, detail) => (counts.skipped++, report("skipped", name, detail));
+
+/** Run one check; an exception (a timeout, a missing element) fails it with its message. */
+async function check(name, body) {
+    try {
+        await body();
+    } catch (e) {
+        fail(name, String(e?.message ?? e).split("\n")[0]);
+    }
+}
+
+/** The text of the first of `locators` to appear within `ms`, with its index. */
+async function firstOf(locators, ms) {
+    const deadline = Date.now() + ms;
+    while (Date.now() < deadline) {
+        for (const [i, l] of locators.entries()) {
+            if ((await l.count()) > 0 && (await l.first().isVisible())) {
+                return { index: i, text: await l.first().innerText() };
+            }
+        }
+        await new Promise((r) => setTimeout(r, 200));
+    }
+    throw new Error(`none of ${locators.length} expected elements appeared within ${ms} ms`);
+}
+
+const browser = await chromium.launch({
+    executablePath: process.env.ZY_E2E_CHROMIUM ?? "/usr/bin/chromium",
+    args: [
+        "--no-sandbox",
+        "--disable-gpu",
+        "--disable-quic",
+        "--no-first-run",
+        "--disable-background-networking",
+        "--disable-component-update",
+        "--disable-sync",
+    ],
+});
+const page = await browser.newPage({ viewport: { width: 1440, height: 820 } });
+const shot = (name) => page.screenshot({ path: join(shots, name) });
+const editorLine = (text) => page.locator(".editor-instance .view-line", { hasText: text });
+const notification = (text) => page.locator(".notifications-toasts .notification-toast", { hasText: text });
+
+try {
+    await page.goto(url);
+    await page.locator(".monaco-workbench .part.statusbar").waitFor({ timeout: 60_000 });
+
+    // Open the fixture through Quick Open, as a user would.
+    await page.keyboard.press("Control+P");
+    await page.locator(".quick-input-widget input").waitFor();
+    await page.keyboard.type("pow.jl");
+    await page.locator(".quick-input-list .monaco-list-row", { hasText: "pow.jl" }).first().waitFor();
+    await page.keyboard.press("Enter");
+    await editorLine(/^function\spow\(/).waitFor({ timeout: 30_000 });
+
+    let ready = false;
+    await check("the server starts (status bar)", async () => {
+        const s = await firstOf(
+            [page.locator(".statusbar-item", { hasText: "zy: ready" }), page.locator(".statusbar-item", { hasText: "zy: error" })],
+            60_000,
+        );
+        if (s.index === 0) {
+            ready = true;
+            pass("the server starts (status bar)", s.text.trim());
+        } else {
+            fail("the server starts (status bar)", await page.locator(".statusbar-item", { hasText: "zy: error" }).first().getAttribute("aria-label"));
+        }
+    });
+    if (!ready) {
+        await shot("0-server-error.png");
+        throw new Error("the server did not start");
+    }
+
+    await check("hover on pow shows its specialised signature", async () => {
+        const token = editorLine(/^function\spow\(/).locator("span > span", { hasText: /^pow$/ });
+        await token.hover();
+        const hover = page.locator(".monaco-hover-content", { hasText: "pow(" });
+        await hover.waitFor({ timeout: 15_000 });
+        const text = await hover.innerText();
+        const want = "pow(x::Float64, n::Int64) -> Float64";
+        if (text.includes(want)) {
+            pass("hover on pow shows its specialised signature", text.replace(/\s+/g, " ").trim());
+        } else {
+            fail("hover on pow shows its specialised signature", `expected ${want} in ${JSON.stringify(text)}`);
+        }
+        await page.waitForTimeout(600); // the hover fades in
+        await shot("1-hover.png");
+        await page.mouse.move(5, 400);
+        await page.keyboard.press("Escape");
+    });
+
+    await check("inlay hints show the gradient types of the arguments", async () => {
+        const hints = editorLine(/^function\spow\(/).locator("span", { hasText: /∇\sFloat64/ });
+        await hints.first().waitFor({ timeout: 10_000 });
+        pass("inlay hints show the gradient types of the arguments", await hints.first().innerText());
+    });
+
+    await check("the ∇ compute gradient lens computes pow(2.0, 3)", async () => {
+        await page.locator(".codelens-decoration a", { hasText: "∇ compute gradient" }).first().click();
+        const r = await firstOf([notification("∇ pow(2.0, 3)"), notification("gradient failed")], 30_000);
+        await shot("2-gradient.png");
+        if (r.index === 1 && /not available/.test(r.text)) {
+            skip("the ∇ compute gradient lens computes pow(2.0, 3)", `server lacks gradients (${r.text.trim()})`);
+        } else if (r.index === 0 && r.text.includes("pow(2.0, 3) = 8.0") && /12\.0/.test(r.text)) {
+            pass("the ∇ compute gradient lens computes pow(2.0, 3)", r.text.trim());
+        } else {
+            fail("the ∇ compute gradient lens computes pow(2.0, 3)", r.text.trim());
+        }
+    });
+
+    await check("show SSA opens the typed IR beside the source", async () => {
+        await page.locator(".codelens-decoration a", { hasText: "show SSA" }).first().click();
+        await page.locator(".tab", { hasText: "pow.typed.zyir" }).waitFor({ timeout: 15_000 });
+        const head = editorLine("pow(%1::Float64, %2::Int64) :: Float64");
+        await head.waitFor({ timeout: 15_000 });
+        pass("show SSA opens the typed IR beside the source", (await head.innerText()).trim());
+        await shot("3-ssa.png");
+    });
+
+    await check("the SSA view follows edits of the source", async () => {
+        // A line inserted above the function (the view's position must follow it), then `n -= 2`.
+        await editorLine(/^function\spow\(/).click();
+        await page.keyboard.press("Control+Home");
+        await page.keyboard.type("# edited\n");
+        await page.keyboard.press("Control+G");
+        await page.keyboard.type("10");
+        await page.keyboard.press("Enter");
+        await page.keyboard.press("End");
+        await page.keyboard.press("Backspace");
+        await page.keyboard.type("2");
+        const changed = editorLine("%4 - 2 :: Int64");
+        await changed.waitFor({ timeout: 15_000 });
+        pass("the SSA view follows edits of the source", (await changed.innerText()).trim());
+    });
+
+    await check("show adjoint IR opens the adjoint beside the source", async () => {
+        await page.locator(".codelens-decoration a", { hasText: "show adjoint IR" }).first().click();
+        await page.locator(".tab", { hasText: "pow.adjoint.zyir" }).waitFor({ timeout: 15_000 });
+        const r = await firstOf([editorLine("# adjoint unavailable"), editorLine("pullback")], 15_000);
+        await shot("4-adjoint-ir.png");
+        if (r.index === 0) {
+            skip("show adjoint IR opens the adjoint beside the source", `server lacks the adjoint stage (${r.text.trim()})`);
+        } else {
+            pass("show adjoint IR opens the adjoint beside the source", r.text.trim());
+        }
+    });
+
+    await check("show control flow draws the primal and adjoint CFGs", async () => {
+        await editorLine(/^function\spow\(/).click();
+        await page.keyboard.press("F1");
+        await page.locator(".quick-input-widget input").waitFor();
+        await page.keyboard.type("zy: Show Control Flow");
+        await page.locator(".quick-input-list .monaco-list-row", { hasText: "Show Control Flow" }).first().waitFor();
+        await page.keyboard.press("Enter");
+        await page.locator(".tab", { hasText: "Control flow: pow" }).waitFor({ timeout: 20_000 });
+        const frame = page.frameLocator("iframe.webview.ready").frameLocator("iframe#active-frame");
+        const r = await firstOf([frame.locator(".card svg"), frame.locator(".message")], 20_000);
+        await shot("5-control-flow.png");
+        if (r.index === 1 && /unavailable/.test(r.text)) {
+            skip("show control flow draws the primal and adjoint CFGs", `server lacks the dot stage (${r.text.trim()})`);
+        } else if (r.index === 0) {
+            const nodes = await frame.locator(".card svg g.node").count();
+            const clusters = await frame.locator(".card svg g.cluster").count();
+            if (nodes >= 4 && clusters >= 2) {
+                pass("show control flow draws the primal and adjoint CFGs", `${nodes} blocks in ${clusters} clusters`);
+            } else {
+                fail("show control flow draws the primal and adjoint CFGs", `${nodes} blocks in ${clusters} clusters`);
+            }
+        } else {
+            fail("show control flow draws the primal and adjoint CFGs", r.text.trim());
+        }
+    });
+} catch (e) {
+    fail("the session", String(e?.message ?? e).split("\n")[0]);
+    await shot("error.png").catch(() => {});
+} finally {
+    await browser.close();
+}
+console.log(`e2e: ${counts.passed} passed, ${counts.failed} failed, ${counts.skipped} skipped`);
+process.exit(counts.failed > 0 ? 1 : 0);
