@@ -203,11 +203,39 @@ impl<'c, 'a> BodyLowerer<'c, 'a> {
 
     /// Lower a sequence; its value is the last expression's (`nothing` if empty).
     pub fn seq(&mut self, es: &[Expr]) -> Operand {
-        let mut value = Const::Nothing.into();
-        for e in es {
-            value = self.expr(e);
+        match es.split_last() {
+            Some((last, init)) => {
+                self.stmts(init);
+                self.expr(last)
+            }
+            None => Const::Nothing.into(),
         }
-        value
+    }
+
+    /// Lower a sequence whose value is not used.
+    pub fn stmts(&mut self, es: &[Expr]) {
+        for e in es {
+            self.effect(e);
+        }
+    }
+
+    /// Lower an expression whose value is not used: control flow then joins no value.
+    fn effect(&mut self, e: &Expr) {
+        match &e.kind {
+            ExprKind::If { .. } | ExprKind::Ternary { .. } => {
+                self.if_expr(e, false);
+            }
+            ExprKind::And(a, b) => {
+                self.short_circuit(a, b, true, false, e.range);
+            }
+            ExprKind::Or(a, b) => {
+                self.short_circuit(a, b, false, false, e.range);
+            }
+            ExprKind::Block(es) => self.stmts(es),
+            _ => {
+                self.expr(e);
+            }
+        }
     }
 
     fn all(&mut self, es: &[Expr]) -> Vec<Operand> {
@@ -297,20 +325,9 @@ impl<'c, 'a> BodyLowerer<'c, 'a> {
             ExprKind::Local(_) => Const::Nothing.into(),
             ExprKind::Error => self.error_call("unsupported construct", r),
             ExprKind::Chain { first, rest } => self.chain(first, rest, r),
-            ExprKind::And(a, b) => self.short_circuit(a, b, true, r),
-            ExprKind::Or(a, b) => self.short_circuit(a, b, false, r),
-            ExprKind::Ternary { cond, then, els } => self.if_expr(
-                &[(cond, std::slice::from_ref(&**then))],
-                Some(std::slice::from_ref(&**els)),
-                r,
-            ),
-            ExprKind::If { branches, els } => {
-                let branches: Vec<(&Expr, &[Expr])> = branches
-                    .iter()
-                    .map(|(c, body)| (c, body.as_slice()))
-                    .collect();
-                self.if_expr(&branches, els.as_deref(), r)
-            }
+            ExprKind::And(a, b) => self.short_circuit(a, b, true, true, r),
+            ExprKind::Or(a, b) => self.short_circuit(a, b, false, true, r),
+            ExprKind::Ternary { .. } | ExprKind::If { .. } => self.if_expr(e, true),
             ExprKind::While { cond, body } => self.while_loop(e, cond, body),
             ExprKind::For { var, iter, body } => self.for_loop(e, var, iter, body),
             ExprKind::Break => self.break_continue(true, r),

@@ -2,20 +2,30 @@
 //! `for` loops, `break`, `continue`, `return`. Values that meet at a join are written to a
 //! hidden variable in each arm, so the SSA builder makes (or avoids) the φ.
 
-use zy_ir::{Const, Operand};
+use zy_ir::{Const, Operand, Var};
 use zy_syntax::ast::{BinOp, Expr, ExprKind, TextRange};
 
 use crate::body::{BodyLowerer, LoopTargets};
 
 impl BodyLowerer<'_, '_> {
-    /// `if c1 b1 elseif c2 b2 else e end` (a ternary is one branch and an else); without an
-    /// else, the value is `nothing` when no condition holds.
-    pub(crate) fn if_expr(
-        &mut self,
-        branches: &[(&Expr, &[Expr])],
-        els: Option<&[Expr]>,
-        r: TextRange,
-    ) -> Operand {
+    /// `if c1 b1 elseif c2 b2 else e end` or `c ? a : b`; without an else, the value is
+    /// `nothing` when no condition holds. With `want` false the value is not used (`nothing`
+    /// is returned) and no φ joins it.
+    pub(crate) fn if_expr(&mut self, e: &Expr, want: bool) -> Operand {
+        let (branches, els): (Vec<(&Expr, &[Expr])>, Option<&[Expr]>) = match &e.kind {
+            ExprKind::If { branches, els } => (
+                branches
+                    .iter()
+                    .map(|(c, body)| (c, body.as_slice()))
+                    .collect(),
+                els.as_deref(),
+            ),
+            ExprKind::Ternary { cond, then, els } => (
+                vec![(&**cond, std::slice::from_ref(&**then))],
+                Some(std::slice::from_ref(&**els)),
+            ),
+            _ => return self.expr(e),
+        };
         let result = self.hidden();
         let join = self.new_block();
         for (cond, body) in branches {
@@ -26,24 +36,45 @@ impl BodyLowerer<'_, '_> {
             self.b.seal_block(then_b);
             self.b.seal_block(else_b);
             self.cur = then_b;
-            let v = self.seq(body);
-            self.b.def_var(self.cur, result, v);
-            self.jump(join, r);
+            self.arm(body, want, result);
+            self.jump(join, e.range);
             self.cur = else_b;
         }
-        let v = match els {
-            Some(body) => self.seq(body),
-            None => Const::Nothing.into(),
-        };
-        self.b.def_var(self.cur, result, v);
-        self.jump(join, r);
+        self.arm(els.unwrap_or_default(), want, result);
+        self.jump(join, e.range);
         self.b.seal_block(join);
         self.cur = join;
-        self.b.use_var(join, result)
+        self.joined(want, result)
+    }
+
+    /// One arm of a conditional: its value (if wanted) goes to `result`.
+    fn arm(&mut self, body: &[Expr], want: bool, result: Var) {
+        if want {
+            let v = self.seq(body);
+            self.b.def_var(self.cur, result, v);
+        } else {
+            self.stmts(body);
+        }
+    }
+
+    /// The value at a join: the φ of `result`, or `nothing` if unused.
+    fn joined(&mut self, want: bool, result: Var) -> Operand {
+        if want {
+            self.b.use_var(self.cur, result)
+        } else {
+            Const::Nothing.into()
+        }
     }
 
     /// `a && b` (`and`) or `a || b`: `b` is evaluated only if `a` does not decide.
-    pub(crate) fn short_circuit(&mut self, a: &Expr, b: &Expr, and: bool, r: TextRange) -> Operand {
+    pub(crate) fn short_circuit(
+        &mut self,
+        a: &Expr,
+        b: &Expr,
+        and: bool,
+        want: bool,
+        r: TextRange,
+    ) -> Operand {
         let result = self.hidden();
         let x = self.expr(a);
         self.b.def_var(self.cur, result, Const::Bool(!and));
@@ -56,12 +87,11 @@ impl BodyLowerer<'_, '_> {
         }
         self.b.seal_block(rhs);
         self.cur = rhs;
-        let y = self.expr(b);
-        self.b.def_var(self.cur, result, y);
+        self.arm(std::slice::from_ref(b), want, result);
         self.jump(join, r);
         self.b.seal_block(join);
         self.cur = join;
-        self.b.use_var(join, result)
+        self.joined(want, result)
     }
 
     /// `a < b <= c`: each operand evaluated once, each later comparison only if the earlier
@@ -130,7 +160,7 @@ impl BodyLowerer<'_, '_> {
             brk: exit,
             cont: header,
         });
-        self.seq(body);
+        self.stmts(body);
         self.loops.pop();
         self.jump(header, r);
         self.b.seal_block(header);
@@ -200,7 +230,7 @@ impl BodyLowerer<'_, '_> {
             brk: exit,
             cont: latch,
         });
-        self.seq(body);
+        self.stmts(body);
         self.loops.pop();
         self.jump(latch, r);
         self.b.seal_block(latch);

@@ -1,7 +1,8 @@
 //! The last step of lowering a body: drop blocks that no jump reaches (code after `return`,
-//! `break`, `continue`), branches on constants, φs that became trivial or are unused, unused `undef` reads, empty
-//! blocks that only forward a jump, and blocks that are the only successor of their only
-//! predecessor; then renumber blocks and values densely in block order.
+//! `break`, `continue`), branches on constants, φs that became trivial or are unused, unused
+//! `undef` reads, empty blocks that only forward a jump, and blocks that are the only successor
+//! of their only predecessor; then renumber blocks and values densely in block order. Each pass
+//! is linear in the size of the function (plus its φ edges).
 
 use std::collections::{HashMap, HashSet};
 
@@ -12,10 +13,14 @@ use zy_ir::{
 
 /// Tidy a freshly built body.
 pub(crate) fn tidy(mut f: Function) -> Function {
-    // Each round strictly shrinks the function, so this bound is never reached in practice.
+    // Every round that changes something shrinks the function; real bodies settle in a few.
     for _ in 0..10_000 {
         drop_unreachable(&mut f);
-        let changed = remove_trivial_phis(&mut f) | remove_dead(&mut f) | simplify_cfg(&mut f);
+        let mut changed = fold_constant_branches(&mut f);
+        changed |= remove_trivial_phis(&mut f);
+        changed |= remove_dead(&mut f);
+        changed |= merge_chains(&mut f);
+        changed |= thread_empty_blocks(&mut f);
         if !changed {
             break;
         }
@@ -49,56 +54,93 @@ fn operands_mut(term: &mut Terminator) -> Vec<&mut Operand> {
     }
 }
 
-/// Every jump into `b`: the jumping block and the position of the call in its terminator.
-fn calls_into(f: &Function, b: Block) -> Vec<(Block, usize)> {
-    let mut out = Vec::new();
+/// A jump into a block: the jumping block and the position of the call in its terminator.
+type Edge = (Block, usize);
+
+/// The jumps into every block.
+fn incoming(f: &Function) -> Vec<Vec<Edge>> {
+    let mut inc = vec![Vec::new(); f.blocks.len()];
     for p in f.block_ids() {
         for (i, call) in f.block(p).term.calls().into_iter().enumerate() {
-            if call.block == b {
-                out.push((p, i));
+            if let Some(list) = inc.get_mut(call.block.index()) {
+                list.push((p, i));
             }
         }
     }
-    out
+    inc
 }
 
-fn call_mut(f: &mut Function, (p, i): (Block, usize)) -> Option<&mut BlockCall> {
+fn call(f: &Function, (p, i): Edge) -> Option<&BlockCall> {
+    f.block(p).term.calls().into_iter().nth(i)
+}
+
+fn call_mut(f: &mut Function, (p, i): Edge) -> Option<&mut BlockCall> {
     calls_mut(&mut f.block_mut(p).term).into_iter().nth(i)
 }
 
-/// Replace every use of `old` by `new`.
-fn replace_all(f: &mut Function, old: Value, new: &Operand) {
-    let target = Operand::Value(old);
-    for b in f.block_ids().collect::<Vec<_>>() {
-        for v in f.block(b).stmts.clone() {
-            if let ValueKind::Stmt(s) = &mut f.values[v.index()].kind {
-                for a in s.args.iter_mut().filter(|a| **a == target) {
-                    *a = new.clone();
-                }
+/// Values replaced by operands, applied to the whole function in one sweep.
+#[derive(Default)]
+struct Subst(HashMap<Value, Operand>);
+
+impl Subst {
+    fn resolve(&self, op: &Operand) -> Operand {
+        let mut op = op.clone();
+        // A chain is at most as long as the map (a cycle would be a bug; stop anyway).
+        for _ in 0..=self.0.len() {
+            match &op {
+                Operand::Value(v) => match self.0.get(v) {
+                    Some(next) => op = next.clone(),
+                    None => break,
+                },
+                Operand::Const(_) => break,
             }
         }
-        for a in operands_mut(&mut f.block_mut(b).term) {
-            if *a == target {
-                *a = new.clone();
+        op
+    }
+
+    fn apply(&self, f: &mut Function) {
+        if self.0.is_empty() {
+            return;
+        }
+        for b in f.block_ids().collect::<Vec<_>>() {
+            for v in f.block(b).stmts.clone() {
+                if let ValueKind::Stmt(s) = &mut f.values[v.index()].kind {
+                    for a in s.args.iter_mut() {
+                        *a = self.resolve(a);
+                    }
+                }
+            }
+            for a in operands_mut(&mut f.block_mut(b).term) {
+                *a = self.resolve(a);
             }
         }
     }
 }
 
-/// Remove parameter `i` of `b` and the matching argument of every jump into it.
-fn remove_param(f: &mut Function, b: Block, i: usize) {
-    f.block_mut(b).params.remove(i);
-    for (j, p) in f.block(b).params.clone().into_iter().enumerate().skip(i) {
+/// Keep only the parameters of `b` marked in `keep`, and the matching jump arguments.
+fn retain_params(f: &mut Function, inc: &[Edge], b: Block, keep: &[bool]) {
+    let params: Vec<Value> = f.block(b).params.clone();
+    let kept: Vec<Value> = params
+        .iter()
+        .zip(keep)
+        .filter(|(_, k)| **k)
+        .map(|(p, _)| *p)
+        .collect();
+    for (j, p) in kept.iter().enumerate() {
         f.values[p.index()].kind = ValueKind::Param {
             block: b,
             index: j as u32,
         };
     }
-    for site in calls_into(f, b) {
-        if let Some(call) = call_mut(f, site) {
-            if i < call.args.len() {
-                call.args.remove(i);
-            }
+    f.block_mut(b).params = kept;
+    for &edge in inc {
+        if let Some(c) = call_mut(f, edge) {
+            let mut i = 0;
+            c.args.retain(|_| {
+                let k = keep.get(i).copied().unwrap_or(true);
+                i += 1;
+                k
+            });
         }
     }
 }
@@ -124,35 +166,59 @@ fn drop_unreachable(f: &mut Function) {
     }
 }
 
-/// Replace φs whose incoming values are all one operand (or the φ itself) by that operand.
-fn remove_trivial_phis(f: &mut Function) -> bool {
+/// Turn a branch on a constant (`while true`) into a jump.
+fn fold_constant_branches(f: &mut Function) -> bool {
     let mut changed = false;
-    loop {
-        let mut found = None;
-        'search: for b in f.block_ids().skip(1) {
-            for (i, &p) in f.block(b).params.iter().enumerate() {
-                if let Some(same) = sole_incoming(f, b, i, p) {
-                    found = Some((b, i, p, same));
-                    break 'search;
-                }
-            }
+    for data in &mut f.blocks {
+        if let Terminator::Branch {
+            cond: Operand::Const(Const::Bool(c)),
+            then_to,
+            else_to,
+        } = &data.term
+        {
+            let taken = if *c { then_to.clone() } else { else_to.clone() };
+            data.term = Terminator::Jump(taken);
+            changed = true;
         }
-        let Some((b, i, p, same)) = found else {
-            return changed;
-        };
-        remove_param(f, b, i);
-        replace_all(f, p, &same);
-        changed = true;
     }
+    changed
 }
 
-/// The one operand other than `phi` itself flowing into parameter `i` of `b`, if unique.
-fn sole_incoming(f: &Function, b: Block, i: usize, phi: Value) -> Option<Operand> {
-    let mut same: Option<&Operand> = None;
-    for (p, c) in calls_into(f, b) {
-        let call = f.block(p).term.calls()[c];
-        let a = call.args.get(i)?;
-        if *a == Operand::Value(phi) || Some(a) == same {
+/// Replace φs whose incoming values are all one operand (or the φ itself) by that operand.
+fn remove_trivial_phis(f: &mut Function) -> bool {
+    let inc = incoming(f);
+    let mut subst = Subst::default();
+    let mut changed = false;
+    for b in f.block_ids().skip(1).collect::<Vec<_>>() {
+        let params = f.block(b).params.clone();
+        let mut keep = vec![true; params.len()];
+        for (i, &p) in params.iter().enumerate() {
+            if let Some(same) = sole_incoming(f, &inc[b.index()], i, p, &subst) {
+                subst.0.insert(p, same);
+                keep[i] = false;
+            }
+        }
+        if keep.contains(&false) {
+            retain_params(f, &inc[b.index()], b, &keep);
+            changed = true;
+        }
+    }
+    subst.apply(f);
+    changed
+}
+
+/// The one operand other than `phi` itself flowing into parameter `i`, if unique.
+fn sole_incoming(
+    f: &Function,
+    inc: &[Edge],
+    i: usize,
+    phi: Value,
+    subst: &Subst,
+) -> Option<Operand> {
+    let mut same: Option<Operand> = None;
+    for &edge in inc {
+        let a = subst.resolve(call(f, edge)?.args.get(i)?);
+        if a == Operand::Value(phi) || Some(&a) == same.as_ref() {
             continue;
         }
         if same.is_some() {
@@ -160,7 +226,7 @@ fn sole_incoming(f: &Function, b: Block, i: usize, phi: Value) -> Option<Operand
         }
         same = Some(a);
     }
-    same.cloned()
+    same
 }
 
 fn is_undef(f: &Function, v: Value) -> bool {
@@ -169,6 +235,7 @@ fn is_undef(f: &Function, v: Value) -> bool {
 
 /// Remove φs and `undef` reads that nothing uses (through any chain of φs).
 fn remove_dead(f: &mut Function) -> bool {
+    let inc = incoming(f);
     let mut live: HashSet<Value> = HashSet::new();
     let mut work: Vec<Value> = Vec::new();
     let mark = |op: &Operand, live: &mut HashSet<Value>, work: &mut Vec<Value>| {
@@ -198,8 +265,8 @@ fn remove_dead(f: &mut Function) -> bool {
     }
     while let Some(v) = work.pop() {
         if let ValueKind::Param { block, index } = f.value(v).kind {
-            for (p, c) in calls_into(f, block) {
-                if let Some(a) = f.block(p).term.calls()[c].args.get(index as usize) {
+            for &edge in &inc[block.index()] {
+                if let Some(a) = call(f, edge).and_then(|c| c.args.get(index as usize)) {
                     mark(a, &mut live, &mut work);
                 }
             }
@@ -207,11 +274,10 @@ fn remove_dead(f: &mut Function) -> bool {
     }
     let mut changed = false;
     for b in f.block_ids().skip(1).collect::<Vec<_>>() {
-        for i in (0..f.block(b).params.len()).rev() {
-            if !live.contains(&f.block(b).params[i]) {
-                remove_param(f, b, i);
-                changed = true;
-            }
+        let keep: Vec<bool> = f.block(b).params.iter().map(|p| live.contains(p)).collect();
+        if keep.contains(&false) {
+            retain_params(f, &inc[b.index()], b, &keep);
+            changed = true;
         }
     }
     for b in f.block_ids().collect::<Vec<_>>() {
@@ -229,54 +295,51 @@ fn remove_dead(f: &mut Function) -> bool {
     changed
 }
 
-/// Turn a branch on a constant (`while true`) into a jump, merge a block into its only predecessor when that ends in a plain jump to it, and route
-/// jumps through an empty forwarding block directly to its target (unless that would give a
-/// branch two equal targets).
-fn simplify_cfg(f: &mut Function) -> bool {
+/// Merge a block into its only predecessor when that ends in a plain jump to it.
+fn merge_chains(f: &mut Function) -> bool {
     let seen = reachable(f);
-    for b in f.block_ids().collect::<Vec<_>>() {
-        let data = f.block_mut(b);
-        if let Terminator::Branch {
-            cond: Operand::Const(Const::Bool(c)),
-            then_to,
-            else_to,
-        } = &data.term
-        {
-            let taken = if *c { then_to.clone() } else { else_to.clone() };
-            data.term = Terminator::Jump(taken);
-            return true;
-        }
-    }
+    // Merging moves a block's jumps into its predecessor: the number of jumps into every
+    // block stays the same.
+    let counts: Vec<usize> = incoming(f).iter().map(Vec::len).collect();
+    let mut subst = Subst::default();
+    let mut changed = false;
     for a in f.block_ids().collect::<Vec<_>>() {
         if !seen[a.index()] {
             continue;
         }
-        let Terminator::Jump(call) = &f.block(a).term else {
-            continue;
-        };
-        let b = call.block;
-        if b == Block::ENTRY || b == a || calls_into(f, b).len() != 1 {
-            continue;
+        while let Terminator::Jump(next) = &f.block(a).term {
+            let b = next.block;
+            if b == Block::ENTRY || b == a || counts[b.index()] != 1 {
+                break;
+            }
+            for (p, arg) in f.block(b).params.clone().into_iter().zip(next.args.clone()) {
+                subst.0.insert(p, arg);
+            }
+            let taken = std::mem::replace(
+                f.block_mut(b),
+                BlockData {
+                    params: Vec::new(),
+                    stmts: Vec::new(),
+                    term: Terminator::Unreachable,
+                    term_span: Span::default(),
+                },
+            );
+            let data = f.block_mut(a);
+            data.stmts.extend(taken.stmts);
+            data.term = taken.term;
+            data.term_span = taken.term_span;
+            changed = true;
         }
-        let args = call.args.clone();
-        for (p, arg) in f.block(b).params.clone().into_iter().zip(args) {
-            replace_all(f, p, &arg);
-        }
-        let taken = std::mem::replace(
-            f.block_mut(b),
-            BlockData {
-                params: Vec::new(),
-                stmts: Vec::new(),
-                term: Terminator::Unreachable,
-                term_span: Default::default(),
-            },
-        );
-        let data = f.block_mut(a);
-        data.stmts.extend(taken.stmts);
-        data.term = taken.term;
-        data.term_span = taken.term_span;
-        return true;
     }
+    subst.apply(f);
+    changed
+}
+
+/// Route jumps through an empty forwarding block directly to its target (unless that would
+/// give a branch two equal targets).
+fn thread_empty_blocks(f: &mut Function) -> bool {
+    let seen = reachable(f);
+    let inc = incoming(f);
     let mut changed = false;
     for e in f.block_ids().skip(1).collect::<Vec<_>>() {
         let data = f.block(e);
@@ -290,7 +353,7 @@ fn simplify_cfg(f: &mut Function) -> bool {
         if target.block == e {
             continue;
         }
-        for (p, c) in calls_into(f, e) {
+        for &(p, c) in &inc[e.index()] {
             let other_is_target = match &f.block(p).term {
                 Terminator::Branch {
                     then_to, else_to, ..
@@ -303,7 +366,7 @@ fn simplify_cfg(f: &mut Function) -> bool {
             if other_is_target {
                 continue;
             }
-            if let Some(call) = call_mut(f, (p, c)) {
+            if let Some(call) = call_mut(f, (p, c)).filter(|call| call.block == e) {
                 *call = target.clone();
                 changed = true;
             }
