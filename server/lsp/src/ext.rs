@@ -36,13 +36,6 @@ pub struct GradientArgs {
     pub function: String,
 }
 
-/// The argument of the client-side show commands.
-#[derive(Deserialize, Serialize, Debug)]
-pub struct ShowArgs {
-    pub uri: Url,
-    pub position: Position,
-}
-
 /// What `zy.computeGradient` returns (and what the lens and inlay hint then show).
 #[derive(Deserialize, Serialize, Debug, Clone, PartialEq)]
 pub struct GradientResult {

@@ -6,17 +6,25 @@
 
 use std::collections::HashMap;
 use std::path::PathBuf;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
+use std::time::{Duration, Instant};
 
 use serde_json::Value;
 use tower_lsp::jsonrpc::{Error, Result};
 use tower_lsp::lsp_types::*;
 use tower_lsp::{Client, LanguageServer};
-use zy_ide::{Analysis, AnalysisHost, FileId, IrStage};
+use zy_ide::{Analysis, AnalysisHost, Engine, EvalLimits, FileId, IrStage};
 
 use crate::convert::Document;
 use crate::dispatch::{run, Outcome};
-use crate::ext::{self, GradientResult, ViewIrParams, ViewIrResult};
+use crate::ext::{self, GradientArgs, GradientResult, ViewIrParams, ViewIrResult};
+
+/// How long a `# zy: at` run may take before it is stopped.
+const RUN_TIMEOUT: Duration = Duration::from_secs(5);
+
+/// Numbers for progress tokens.
+static PROGRESS_IDS: AtomicU64 = AtomicU64::new(1);
 
 /// Everything the server mutates, behind one lock.
 #[derive(Default)]
@@ -109,6 +117,79 @@ impl Backend {
                 client.publish_diagnostics(uri, diags, Some(version)).await;
             }
         });
+    }
+
+    /// Run the gradient at `function`'s `# zy: at` call with the JIT, remember the result for the
+    /// lens and inlay hint, and report progress while it runs.
+    async fn compute_gradient(&self, args: GradientArgs) -> Result<GradientResult> {
+        let snap = self.snapshot(&args.uri)?;
+        let progress = self.begin_progress(&format!("∇ {}", args.function)).await;
+        let function = args.function.clone();
+        let result = run("zy.computeGradient", move || {
+            let f = match snap.analysis.outline(snap.file) {
+                Ok(fs) => fs.into_iter().find(|f| f.name == function),
+                Err(_) => return Outcome::Cancelled,
+            };
+            let Some(f) = f else { return Outcome::Failed(format!("no function `{function}` in this file")) };
+            let Some(call) = f.at_call else {
+                return Outcome::Failed(format!("add `# zy: at {function}(...)` above `{function}` to choose the call"));
+            };
+            let limits = EvalLimits { timeout: Some(RUN_TIMEOUT), ..EvalLimits::default() };
+            let start = Instant::now();
+            match snap.analysis.grad(snap.file, &call, limits, Engine::Jit) {
+                Ok(Ok(g)) => {
+                    let grads: Vec<&str> = g.gradient.iter().map(|x| x.display.as_str()).collect();
+                    let gradient = if grads.len() == 1 { format!("({},)", grads[0]) } else { format!("({})", grads.join(", ")) };
+                    Outcome::Done(GradientResult {
+                        call,
+                        value: g.value.display,
+                        gradient,
+                        micros: start.elapsed().as_micros() as u64,
+                    })
+                }
+                Ok(Err(e)) => Outcome::Failed(e.to_string()),
+                Err(_) => Outcome::Cancelled,
+            }
+        })
+        .await;
+        self.end_progress(progress).await;
+        let result = result?;
+        self.lock().gradients.insert((args.uri, args.function), result.clone());
+        // Ask the client to re-request lenses and hints so the result shows in place.
+        let _ = self.client.code_lens_refresh().await;
+        let _ = self.client.inlay_hint_refresh().await;
+        Ok(result)
+    }
+
+    /// Start a `$/progress` report (when the client accepts a token).
+    async fn begin_progress(&self, title: &str) -> Option<NumberOrString> {
+        let token = NumberOrString::String(format!("zy/{}", PROGRESS_IDS.fetch_add(1, Ordering::Relaxed)));
+        let created = self
+            .client
+            .send_request::<request::WorkDoneProgressCreate>(WorkDoneProgressCreateParams { token: token.clone() })
+            .await;
+        if created.is_err() {
+            return None;
+        }
+        let begin = WorkDoneProgressBegin { title: title.to_string(), message: Some("compiling and running".into()), ..Default::default() };
+        self.client
+            .send_notification::<notification::Progress>(ProgressParams {
+                token: token.clone(),
+                value: ProgressParamsValue::WorkDone(WorkDoneProgress::Begin(begin)),
+            })
+            .await;
+        Some(token)
+    }
+
+    async fn end_progress(&self, token: Option<NumberOrString>) {
+        if let Some(token) = token {
+            self.client
+                .send_notification::<notification::Progress>(ProgressParams {
+                    token,
+                    value: ProgressParamsValue::WorkDone(WorkDoneProgress::End(WorkDoneProgressEnd { message: None })),
+                })
+                .await;
+        }
     }
 
     /// `zy/viewIr`: the IR of the function enclosing a position at a stage.
@@ -299,7 +380,13 @@ impl LanguageServer for Backend {
 
     async fn execute_command(&self, params: ExecuteCommandParams) -> Result<Option<Value>> {
         match params.command.as_str() {
-            ext::COMPUTE_GRADIENT => Err(invalid("computing gradients is not available yet".into())),
+            ext::COMPUTE_GRADIENT => {
+                let arg = params.arguments.into_iter().next().unwrap_or(Value::Null);
+                let args: GradientArgs = serde_json::from_value(arg)
+                    .map_err(|e| invalid(format!("zy.computeGradient expects {{uri, function}}: {e}")))?;
+                let result = self.compute_gradient(args).await?;
+                Ok(Some(serde_json::to_value(result).unwrap_or(Value::Null)))
+            }
             other => Err(invalid(format!("unknown command `{other}`"))),
         }
     }

@@ -162,3 +162,42 @@ fn utf16_positions_map_right_in_source_with_unicode_names() {
     assert_eq!(h["range"], range(1, 8, 1, 10));
     assert!(h["contents"]["value"].as_str().unwrap().starts_with("```julia\nx̄::Float64\n```"), "{h}");
 }
+
+#[test]
+fn compute_gradient_runs_in_place_and_updates_the_lens() {
+    let mut c = Client::initialized();
+    c.open(&uri(), POW);
+    let r = c.request(
+        "workspace/executeCommand",
+        json!({ "command": "zy.computeGradient", "arguments": [{ "uri": uri(), "function": "pow" }] }),
+    );
+    // d/dx x^3 at 2 is 3·2² = 12; n is an Int: no gradient.
+    assert_eq!(r["call"], "pow(2.0, 3)");
+    assert_eq!(r["value"], "8.0");
+    assert_eq!(r["gradient"], "(12.0, nothing)");
+    // Progress was reported around the run.
+    let begin = c.wait_for("$/progress", |p| p["value"]["kind"] == "begin");
+    assert_eq!(begin["value"]["title"], "∇ pow");
+    c.wait_for("$/progress", |p| p["value"]["kind"] == "end");
+    let lenses = c.request("textDocument/codeLens", json!({ "textDocument": { "uri": uri() } }));
+    let title = lenses[0]["command"]["title"].as_str().unwrap();
+    assert!(title.starts_with("∇ pow(2.0, 3) = 8.0 · ∇ = (12.0, nothing) ("), "{title}");
+    let hints = c.request(
+        "textDocument/inlayHint",
+        json!({ "textDocument": { "uri": uri() }, "range": range(0, 0, 20, 0) }),
+    );
+    assert_eq!(hints[2]["label"], "∇ = (12.0, nothing)");
+    assert_eq!(hints[2]["position"], pos(1, 18));
+    // A function without `# zy: at` gets an explanation, and the server lives on.
+    c.notify(
+        "textDocument/didChange",
+        json!({ "textDocument": { "uri": uri(), "version": 2 }, "contentChanges": [{ "text": "g(x) = x^2\n" }] }),
+    );
+    let id = c.send_request(
+        "workspace/executeCommand",
+        json!({ "command": "zy.computeGradient", "arguments": [{ "uri": uri(), "function": "g" }] }),
+    );
+    let resp = c.response(id);
+    assert_eq!(resp["error"]["message"], "add `# zy: at g(...)` above `g` to choose the call");
+    assert_eq!(c.shutdown(), Some(0));
+}
