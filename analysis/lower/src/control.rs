@@ -12,7 +12,7 @@ impl BodyLowerer<'_, '_> {
     /// `nothing` when no condition holds. With `want` false the value is not used (`nothing`
     /// is returned) and no φ joins it.
     pub(crate) fn if_expr(&mut self, e: &Expr, want: bool) -> Operand {
-        let (branches, els): (Vec<(&Expr, &[Expr])>, Option<&[Expr]>) = match &e.kind {
+        let (branches, els): (Vec<Arm>, Option<&[Expr]>) = match &e.kind {
             ExprKind::If { branches, els } => (
                 branches
                     .iter()
@@ -279,6 +279,9 @@ impl BodyLowerer<'_, '_> {
         Const::Nothing.into()
     }
 }
+
+/// A condition and the body it guards.
+type Arm<'e> = (&'e Expr, &'e [Expr]);
 
 /// What a `for` loop iterates over.
 enum Source {
