@@ -102,7 +102,7 @@ async function showGradient(run: () => Promise<unknown>): Promise<unknown> {
         if (typeof parsed === "string") {
             void vscode.window.showErrorMessage(`zy: ${parsed}`);
         } else {
-            void vscode.window.showInformationMessage(`∇ ${formatGradient(parsed)}`);
+            void vscode.window.showInformationMessage(`zy: ${formatGradient(parsed)}`);
         }
         return result;
     } catch (e) {
