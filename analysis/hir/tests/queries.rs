@@ -1,0 +1,100 @@
+//! The database on small programs: item identity, offset-free item ASTs, span mapping,
+//! recursion through salsa's fixpoint, diagnostics.
+
+use std::path::PathBuf;
+
+use salsa::Setter;
+use zy_hir::{
+    diagnostics, item_ast, item_range, item_tree, line_col, ret_type, typed, InstanceId, ItemKind,
+    RootDatabase, SourceFile, Workspace,
+};
+use zy_ir::{Instance, Type};
+
+fn db_with(text: &str) -> (RootDatabase, SourceFile) {
+    let mut db = RootDatabase::default();
+    let file = SourceFile::new(&db, PathBuf::from("t.jl"), text.to_string());
+    Workspace::get(&db).set_files(&mut db).to(vec![file]);
+    (db, file)
+}
+
+fn ret(db: &RootDatabase, name: &str, args: &[Type]) -> Type {
+    let inst = Instance { name: name.into(), method: 0, args: args.into() };
+    ret_type(db, InstanceId::of(db, &inst))
+}
+
+#[test]
+fn items_keep_their_ids_and_asts_across_layout_edits() {
+    let text = "f(x) = x + 1\n\nfunction g(y)\n    y * 2\nend\n";
+    let (mut db, file) = db_with(text);
+    let ids = item_tree(&db, file).clone();
+    let names: Vec<(ItemKind, String)> = ids.iter().map(|i| (i.kind(&db), i.name(&db).to_string())).collect();
+    assert_eq!(names, [(ItemKind::Function, "f".to_string()), (ItemKind::Function, "g".to_string())]);
+    let g_before = item_ast(&db, ids[1]).clone();
+    file.set_text(&mut db).to(format!("# a comment\n\n{}", text.replace("y * 2", "y   *   2  # twice")));
+    assert_eq!(*item_tree(&db, file), ids);
+    assert_eq!(*item_ast(&db, ids[1]), g_before);
+    // Ranks map back to the current text: `y   *   2` starts on line 6, column 5.
+    let Some(ast) = item_ast(&db, ids[1]).clone() else { panic!("g is gone") };
+    let zy_syntax::ast::Item::Function(def) = &*ast else { panic!("not a function") };
+    let body = &def.body[0];
+    let (start, end) = item_range(&db, ids[1], body.range.start, body.range.end).unwrap_or_default();
+    assert_eq!(&file.text(&db)[start as usize..end as usize], "y   *   2");
+    assert_eq!(line_col(&db, file, start).to_string(), "6:5");
+}
+
+#[test]
+fn columns_count_characters() {
+    let (db, file) = db_with("f(θ) = \"é\" * θ\n");
+    let offset = file.text(&db).rfind('θ').unwrap_or(0) as u32;
+    assert_eq!(line_col(&db, file, offset).to_string(), "1:14");
+    // Offsets past the end or inside a character are clamped, never a panic.
+    assert_eq!(line_col(&db, file, 3).to_string(), "1:3");
+    assert_eq!(line_col(&db, file, 10_000).to_string(), "2:1");
+}
+
+#[test]
+fn recursion_converges_from_union_bottom() {
+    let (db, _) = db_with(
+        "fact(n) = n <= 1 ? 1 : n * fact(n - 1)\n\
+         is_even(n) = n == 0 ? true : is_odd(n - 1)\n\
+         is_odd(n) = n == 0 ? false : is_even(n - 1)\n\
+         halve(x) = x < 1.0 ? x : halve(x / 2)\n",
+    );
+    assert_eq!(ret(&db, "fact", &[Type::Int64]), Type::Int64);
+    assert_eq!(ret(&db, "is_even", &[Type::Int64]), Type::Bool);
+    assert_eq!(ret(&db, "halve", &[Type::Float64]), Type::Float64);
+    assert_eq!(ret(&db, "halve", &[Type::Int64]), Type::Float64);
+}
+
+#[test]
+fn recursion_that_never_returns_has_type_union_bottom() {
+    let (db, _) = db_with("forever(x) = forever(x + 1)\n");
+    assert_eq!(ret(&db, "forever", &[Type::Int64]), Type::Bottom);
+    let inst = Instance { name: "forever".into(), method: 0, args: [Type::Int64].into() };
+    assert!(typed(&db, InstanceId::of(&db, &inst)).errors.is_empty());
+}
+
+#[test]
+fn unbounded_specialisation_is_an_error_not_a_hang() {
+    let (db, file) = db_with("# zy: at grow(1.0)\ngrow(x) = grow((x,))\n");
+    let codes: Vec<&str> = diagnostics(&db, file).iter().map(|d| d.code.as_str()).collect();
+    assert_eq!(codes, ["unsupported"]);
+}
+
+#[test]
+fn diagnostics_have_codes_and_file_offsets() {
+    // Type errors are reported at the statement that fails (`x + nope`).
+    let text = "g(x; k = 1) = x\n# zy: at h(1.0)\nh(x) = x + nope\n";
+    let (db, file) = db_with(text);
+    let found: Vec<(String, &str, &str)> = diagnostics(&db, file)
+        .iter()
+        .map(|d| (line_col(&db, file, d.start).to_string(), d.code.as_str(), d.message.as_str()))
+        .collect();
+    assert_eq!(
+        found,
+        [
+            ("1:6".to_string(), "unsupported", "unsupported: keyword arguments"),
+            ("3:8".to_string(), "undefined-name", "UndefVarError: `nope` not defined"),
+        ]
+    );
+}
