@@ -5,9 +5,15 @@
 //!
 //! SSA construction follows Braun et al., "Simple and Efficient Construction of SSA Form",
 //! through [`zy_ir::SsaBuilder`]; a final tidy pass drops unreachable code, unused φs and
-//! empty blocks. Each top-level item lowers on its own ([`lower_function`], [`lower_struct`],
-//! [`lower_global`]) so a salsa layer can re-lower one item after an edit; [`lower_file`]
-//! combines them.
+//! empty blocks. Each top-level item lowers on its own ([`lower_method`] / [`lower_function`],
+//! [`lower_struct`], [`lower_global`]) so a salsa layer can re-lower one item after an edit;
+//! [`lower_file`] combines them. Closures are named after the method that contains them and a
+//! counter within it (`#f#1`), never after other items.
+//!
+//! Module map: `scope` resolves names (Julia's scoping rules, captures, boxes) before anything
+//! is emitted; `body` holds the per-body state and plain expressions; `control`, `assign` and
+//! `closure` lower control flow, assignments and function definitions; `tidy` cleans each body;
+//! `item` lowers top-level items.
 
 mod assign;
 mod body;
