@@ -35,11 +35,12 @@ pub(crate) fn items(cx: &mut Cx, parent: Node, out: &mut Vec<Item>, inside_error
     }
 }
 
-/// A string directly above a definition documents it (Julia's docstrings).
+/// A string directly above a definition or a struct field documents it (Julia's docstrings).
 fn is_docstring(node: Node, next: Option<Node>) -> bool {
     node.kind() == "string_literal"
         && next.is_some_and(|n| {
-            is_definition(n) && n.start_position().row == node.end_position().row + 1
+            (is_definition(n) || is_field(n))
+                && n.start_position().row == node.end_position().row + 1
         })
 }
 
@@ -48,6 +49,11 @@ fn is_definition(node: Node) -> bool {
         node.kind(),
         "function_definition" | "struct_definition" | "const_statement" | "assignment"
     )
+}
+
+/// A struct field (`x` or `x::T`).
+fn is_field(node: Node) -> bool {
+    matches!(node.kind(), "identifier" | "typed_expression")
 }
 
 /// Does `node` start at column 0?
@@ -425,7 +431,11 @@ fn struct_definition(cx: &mut Cx, node: Node) -> Option<StructDef> {
         return unsupported(cx, name_node, "struct name");
     }
     let mut fields = Vec::new();
-    for field in &parts[head_index + 1..] {
+    let body = &parts[head_index + 1..];
+    for (i, field) in body.iter().enumerate() {
+        if is_docstring(*field, body.get(i + 1).copied()) {
+            continue;
+        }
         let field_parts = kids(*field);
         match (field.kind(), field_parts.as_slice()) {
             ("identifier", _) => fields.push(FieldDef {

@@ -181,11 +181,18 @@ mutable struct Bar{T}
     n::Int64
 end
 struct Pair2{A, B}; a::A; b::B; end
+"A layer."
+struct Layer
+    "The weights."
+    W::Matrix{Float64}
+    b # no docstring
+end
 "#,
         expect![[r#"
             (struct Dense W b::Vector{Float64})
             (mutable struct Bar{T} a::T n::Int64)
             (struct Pair2{A, B} a::A b::B)
+            (struct Layer W::Matrix{Float64} b)
         "#]],
     );
 }
