@@ -5,7 +5,8 @@
 use std::sync::Arc;
 
 use zy_ir::{
-    Block, BlockCall, Const, Function, Instance, Name, Op, Operand, Prim, Span, Stmt, Terminator, Type,
+    Block, BlockCall, Const, Function, Instance, Name, Op, Operand, Prim, Span, Stmt, Terminator,
+    Type,
 };
 
 use crate::calls::Cx;
@@ -19,12 +20,24 @@ use crate::value::Val;
 const MAX_PASSES: usize = 1000;
 
 /// Type `body` as the specialisation `inst`.
-pub(crate) fn infer_body(cx: &mut Cx, inst: &Arc<Instance>, body: &Function) -> (Function, Vec<TypeError>) {
-    if let Some(t) = inst.args.iter().find(|t| matches!(t, Type::Any | Type::Bottom | Type::Stack(_))) {
+pub(crate) fn infer_body(
+    cx: &mut Cx,
+    inst: &Arc<Instance>,
+    body: &Function,
+) -> (Function, Vec<TypeError>) {
+    if let Some(t) = inst
+        .args
+        .iter()
+        .find(|t| matches!(t, Type::Any | Type::Bottom | Type::Stack(_)))
+    {
         let fail = Fail::unsupported(format!("an argument of type {t}"));
         return failed(inst, &body.name, body.span, fail);
     }
-    let problems = if body.blocks.is_empty() { vec!["no blocks".into()] } else { zy_ir::verify(body) };
+    let problems = if body.blocks.is_empty() {
+        vec!["no blocks".into()]
+    } else {
+        zy_ir::verify(body)
+    };
     if let Some(p) = problems.first() {
         let fail = Fail::unsupported(format!("malformed IR for `{}`: {p}", body.name));
         return failed(inst, &body.name, body.span, fail);
@@ -47,12 +60,22 @@ pub(crate) fn infer_body(cx: &mut Cx, inst: &Arc<Instance>, body: &Function) -> 
 }
 
 /// A function whose body only throws, with the error that explains why.
-pub(crate) fn failed(inst: &Arc<Instance>, name: &Name, span: Span, fail: Fail) -> (Function, Vec<TypeError>) {
+pub(crate) fn failed(
+    inst: &Arc<Instance>,
+    name: &Name,
+    span: Span,
+    fail: Fail,
+) -> (Function, Vec<TypeError>) {
     let mut out = Function::new(name.clone(), span);
     out.instance = Some(inst.clone());
     out.ret = Type::Bottom;
     for t in inst.args.iter() {
-        out.add_param(Block::ENTRY, t.clone(), span, None);
+        let t = if *t == Type::Any {
+            Type::Bottom
+        } else {
+            t.clone()
+        };
+        out.add_param(Block::ENTRY, t, span, None);
     }
     throw(&mut out, Block::ENTRY, &fail.message, span);
     (out, vec![fail.at(span)])
@@ -61,7 +84,15 @@ pub(crate) fn failed(inst: &Arc<Instance>, name: &Name, span: Span, fail: Fail) 
 /// End `block` with `error(msg)`.
 pub(crate) fn throw(out: &mut Function, block: Block, msg: &str, span: Span) {
     let args = vec![Operand::Const(Const::Str(msg.into()))];
-    out.push_stmt(block, Stmt { op: Op::Prim(Prim::Error), args }, Type::Bottom, span);
+    out.push_stmt(
+        block,
+        Stmt {
+            op: Op::Prim(Prim::Error),
+            args,
+        },
+        Type::Bottom,
+        span,
+    );
     out.set_term(block, Terminator::Unreachable, span);
 }
 
@@ -128,7 +159,11 @@ impl<'a> Typer<'a> {
                     Type::Bottom => Err(Blocked::Undefined(a.clone())),
                     t => Ok(Val::of(Arg::Input(i), t)),
                 },
-                Operand::Const(c) => Ok(Val { arg: Arg::Input(i), ty: c.ty(), konst: Some(c.clone()) }),
+                Operand::Const(c) => Ok(Val {
+                    arg: Arg::Input(i),
+                    ty: c.ty(),
+                    konst: Some(c.clone()),
+                }),
             })
             .collect()
     }
@@ -154,7 +189,9 @@ impl<'a> Typer<'a> {
             let data = self.body.block(blk);
             let mut flows = true;
             for &v in &data.stmts {
-                let Some(stmt) = self.body.stmt(v) else { continue };
+                let Some(stmt) = self.body.stmt(v) else {
+                    continue;
+                };
                 let t = match self.inputs(&stmt.args) {
                     Err(Blocked::Poisoned) => Type::Any,
                     Err(Blocked::Undefined(_)) => Type::Bottom,
@@ -186,7 +223,9 @@ impl<'a> Typer<'a> {
     }
 
     fn flow(&mut self, call: &BlockCall) -> bool {
-        let Some(target) = self.body.blocks.get(call.block.index()) else { return false };
+        let Some(target) = self.body.blocks.get(call.block.index()) else {
+            return false;
+        };
         let mut changed = !self.reach[call.block.index()];
         self.reach[call.block.index()] = true;
         for (&p, a) in target.params.iter().zip(&call.args) {
@@ -227,7 +266,11 @@ impl<'a> Typer<'a> {
         out.instance = Some(inst.clone());
         let mut bmap: Vec<Option<Block>> = vec![None; body.blocks.len()];
         for b in body.block_ids().filter(|b| self.reach[b.index()]) {
-            bmap[b.index()] = Some(if b == Block::ENTRY { Block::ENTRY } else { out.add_block() });
+            bmap[b.index()] = Some(if b == Block::ENTRY {
+                Block::ENTRY
+            } else {
+                out.add_block()
+            });
         }
         let mut vmap: Vec<Option<Operand>> = vec![None; body.values.len()];
         // Parameters (arguments and φs), reporting conflicting joins.
@@ -256,7 +299,12 @@ impl<'a> Typer<'a> {
                 let Some(stmt) = body.stmt(v) else { continue };
                 let d = body.value(v);
                 let Some(ops) = map_all(&vmap, &stmt.args) else {
-                    throw(&mut out, nb, "malformed IR: value used before its definition", d.span);
+                    throw(
+                        &mut out,
+                        nb,
+                        "malformed IR: value used before its definition",
+                        d.span,
+                    );
                     ended[b.index()] = true;
                     break;
                 };
@@ -328,8 +376,14 @@ impl<'a> Typer<'a> {
                         Some(Terminator::Return(op))
                     }
                 },
-                Terminator::Jump(c) => self.emit_call(&mut out, nb, c, &vmap, &bmap, span).map(Terminator::Jump),
-                Terminator::Branch { cond, then_to, else_to } => {
+                Terminator::Jump(c) => self
+                    .emit_call(&mut out, nb, c, &vmap, &bmap, span)
+                    .map(Terminator::Jump),
+                Terminator::Branch {
+                    cond,
+                    then_to,
+                    else_to,
+                } => {
                     let ct = self.operand_ty(cond);
                     if ct == Type::Bottom {
                         let msg = self.undefined(cond);
@@ -347,9 +401,11 @@ impl<'a> Typer<'a> {
                     let t = self.emit_call(&mut out, nb, then_to, &vmap, &bmap, span);
                     let e = self.emit_call(&mut out, nb, else_to, &vmap, &bmap, span);
                     match (map_one(&vmap, cond), t, e) {
-                        (Some(cond), Some(then_to), Some(else_to)) => {
-                            Some(Terminator::Branch { cond, then_to, else_to })
-                        }
+                        (Some(cond), Some(then_to), Some(else_to)) => Some(Terminator::Branch {
+                            cond,
+                            then_to,
+                            else_to,
+                        }),
                         _ => None,
                     }
                 }
@@ -379,7 +435,10 @@ impl<'a> Typer<'a> {
             let to = out.ty(p).clone();
             args.push(convert_op(out, nb, op, &self.operand_ty(a), &to, span));
         }
-        Some(BlockCall { block: target, args })
+        Some(BlockCall {
+            block: target,
+            args,
+        })
     }
 
     /// The join of the returned values' types, reporting a conflict.
@@ -390,7 +449,9 @@ impl<'a> Typer<'a> {
                 continue;
             }
             let data = self.body.block(b);
-            let Terminator::Return(x) = &data.term else { continue };
+            let Terminator::Return(x) = &data.term else {
+                continue;
+            };
             let t = self.operand_ty(x);
             if t == Type::Any {
                 continue;
@@ -446,7 +507,8 @@ impl<'a> Typer<'a> {
                         Some(n) => format!("`{n}`"),
                         None => "a value".to_string(),
                     };
-                    let msg = format!("type conflict: {what} is {acc} on one path and {t} on another");
+                    let msg =
+                        format!("type conflict: {what} is {acc} on one path and {t} on another");
                     return Some(Fail::conflict(msg).at(self.join_span(blk, span)));
                 }
             }
@@ -475,10 +537,20 @@ fn map_all(vmap: &[Option<Operand>], args: &[Operand]) -> Option<Vec<Operand>> {
 }
 
 /// Convert `op` (of type `from`) for a join of type `to`, emitting the conversion in `block`.
-fn convert_op(out: &mut Function, block: Block, op: Operand, from: &Type, to: &Type, span: Span) -> Operand {
+fn convert_op(
+    out: &mut Function,
+    block: Block,
+    op: Operand,
+    from: &Type,
+    to: &Type,
+    span: Span,
+) -> Operand {
     match conversion(from, to) {
         Some(p) => {
-            let stmt = Stmt { op: Op::Prim(p), args: vec![op] };
+            let stmt = Stmt {
+                op: Op::Prim(p),
+                args: vec![op],
+            };
             Operand::Value(out.push_stmt(block, stmt, to.clone(), span))
         }
         None => op,

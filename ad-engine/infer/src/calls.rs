@@ -25,7 +25,11 @@ pub(crate) struct Cx<'a> {
 
 impl<'a> Cx<'a> {
     pub fn new(program: &'a Program, oracle: &'a mut dyn FnMut(&Instance) -> Type) -> Cx<'a> {
-        Cx { program, oracle, callees: BTreeSet::new() }
+        Cx {
+            program,
+            oracle,
+            callees: BTreeSet::new(),
+        }
     }
 
     /// Record a callee and ask for its return type.
@@ -96,7 +100,12 @@ impl<'a> Cx<'a> {
 
     /// `name(args...)`: a user function, a struct constructor, a global holding a callable, or
     /// a builtin.
-    pub fn call_named(&mut self, b: &mut PlanBuilder, name: &Name, args: &[Val]) -> Result<Val, Fail> {
+    pub fn call_named(
+        &mut self,
+        b: &mut PlanBuilder,
+        name: &Name,
+        args: &[Val],
+    ) -> Result<Val, Fail> {
         if self.program.functions.contains_key(name) {
             return self.call_generic(b, name, args);
         }
@@ -113,12 +122,19 @@ impl<'a> Cx<'a> {
         }
         match builtins::call(self, b, name, args) {
             Some(r) => r,
-            None => Err(Fail::undefined(format!("UndefVarError: `{name}` not defined"))),
+            None => Err(Fail::undefined(format!(
+                "UndefVarError: `{name}` not defined"
+            ))),
         }
     }
 
     /// Call a user generic function: dispatch, then invoke the chosen specialisation.
-    pub fn call_generic(&mut self, b: &mut PlanBuilder, name: &Name, args: &[Val]) -> Result<Val, Fail> {
+    pub fn call_generic(
+        &mut self,
+        b: &mut PlanBuilder,
+        name: &Name,
+        args: &[Val],
+    ) -> Result<Val, Fail> {
         let types: Vec<Type> = args.iter().map(|a| a.ty.clone()).collect();
         if types.contains(&Type::Any) {
             return Err(Fail::unsupported(
@@ -126,10 +142,16 @@ impl<'a> Cx<'a> {
             ));
         }
         let Some(gf) = self.program.functions.get(name) else {
-            return Err(Fail::undefined(format!("UndefVarError: `{name}` not defined")));
+            return Err(Fail::undefined(format!(
+                "UndefVarError: `{name}` not defined"
+            )));
         };
         let method = dispatch::select(self.program, gf, &types)?;
-        let (inst, ret) = self.invoke(Instance { name: name.clone(), method, args: types.into() });
+        let (inst, ret) = self.invoke(Instance {
+            name: name.clone(),
+            method,
+            args: types.into(),
+        });
         let args = args.iter().map(|a| a.arg.clone()).collect();
         Ok(Val::of(b.push(Op::Invoke(inst), args, ret.clone()), ret))
     }
@@ -146,22 +168,35 @@ impl<'a> Cx<'a> {
                 if self.program.functions.contains_key(&name) {
                     self.call_generic(b, &name, args)
                 } else {
-                    Err(Fail::method(format!("objects of type {} are not callable", callee.ty)))
+                    Err(Fail::method(format!(
+                        "objects of type {} are not callable",
+                        callee.ty
+                    )))
                 }
             }
             Type::Pullback(_) => builtins::diff::call_pullback(b, callee, rest),
-            t => Err(Fail::method(format!("objects of type {t} are not callable"))),
+            t => Err(Fail::method(format!(
+                "objects of type {t} are not callable"
+            ))),
         }
     }
 
     /// Load a top-level binding.
     pub fn global(&mut self, b: &mut PlanBuilder, name: &Name) -> Result<Val, Fail> {
         if !self.program.globals.contains_key(name) {
-            return Err(Fail::undefined(format!("UndefVarError: `{name}` not defined")));
+            return Err(Fail::undefined(format!(
+                "UndefVarError: `{name}` not defined"
+            )));
         }
-        let (_, ty) =
-            self.invoke(Instance { name: name.clone(), method: GLOBAL_METHOD, args: Arc::from([]) });
-        Ok(Val::of(b.push(Op::Global(name.clone()), vec![], ty.clone()), ty))
+        let (_, ty) = self.invoke(Instance {
+            name: name.clone(),
+            method: GLOBAL_METHOD,
+            args: Arc::from([]),
+        });
+        Ok(Val::of(
+            b.push(Op::Global(name.clone()), vec![], ty.clone()),
+            ty,
+        ))
     }
 
     /// The instance that calling a value of type `callee` on `args` runs, if it is user code
@@ -169,7 +204,11 @@ impl<'a> Cx<'a> {
     pub fn callee_result(&mut self, callee: &Val, args: &[Type]) -> Result<Type, Fail> {
         let mut scratch = PlanBuilder::default();
         let mut all = vec![callee.clone()];
-        all.extend(args.iter().enumerate().map(|(i, t)| Val::of(Arg::Input(i + 1), t.clone())));
+        all.extend(
+            args.iter()
+                .enumerate()
+                .map(|(i, t)| Val::of(Arg::Input(i + 1), t.clone())),
+        );
         Ok(self.call_value(&mut scratch, &all)?.ty)
     }
 }

@@ -40,13 +40,21 @@ pub(crate) fn select(program: &Program, gf: &GenericFunction, args: &[Type]) -> 
         .collect();
     // Equivalent up to type variables: `f(x::T, y::T) where T` is more specific than
     // `f(x, y)`, so prefer the signature that ties more arguments together.
-    let ties = |i: usize| applicable.iter().find(|(j, _)| *j == i).map_or(0, |(_, p)| tied(p));
+    let ties = |i: usize| {
+        applicable
+            .iter()
+            .find(|(j, _)| *j == i)
+            .map_or(0, |(_, p)| tied(p))
+    };
     let best_tie = best.iter().map(|&i| ties(i)).max().unwrap_or(0);
     let best: Vec<usize> = best.into_iter().filter(|&i| ties(i) == best_tie).collect();
     match (best.last(), applicable.is_empty()) {
         (_, true) => Err(no_method(&gf.name, args)),
         (Some(&i), _) => Ok(i as u32),
-        (None, _) => Err(Fail::method(format!("{} is ambiguous", signature(&gf.name, args)))),
+        (None, _) => Err(Fail::method(format!(
+            "{} is ambiguous",
+            signature(&gf.name, args)
+        ))),
     }
 }
 
@@ -114,7 +122,10 @@ pub(crate) fn construct(
         .iter()
         .map(|p| {
             bind.get(p).cloned().ok_or_else(|| {
-                Fail::unsupported(format!("cannot infer type parameter `{p}` of `{}`", def.name))
+                Fail::unsupported(format!(
+                    "cannot infer type parameter `{p}` of `{}`",
+                    def.name
+                ))
             })
         })
         .collect::<Result<Vec<_>, _>>()?;
@@ -132,16 +143,30 @@ pub(crate) fn construct(
 /// The environment of a closure: its captures, typed as the captured values.
 pub(crate) fn closure(def: &StructDef, b: &mut PlanBuilder, args: &[Val]) -> Result<Val, Fail> {
     if def.fields.len() != args.len() || def.kind != StructKind::Closure {
-        return Err(Fail::unsupported(format!("malformed closure `{}`", def.name)));
+        return Err(Fail::unsupported(format!(
+            "malformed closure `{}`",
+            def.name
+        )));
     }
     let st = Arc::new(StructType {
         name: def.name.clone(),
         params: Vec::new(),
-        fields: def.fields.iter().zip(args).map(|((n, _), a)| (n.clone(), a.ty.clone())).collect(),
+        fields: def
+            .fields
+            .iter()
+            .zip(args)
+            .map(|((n, _), a)| (n.clone(), a.ty.clone()))
+            .collect(),
         mutable: false,
         kind: StructKind::Closure,
     });
     let ty = Type::Struct(st.clone());
-    Ok(Val::of(b.push(Op::New(st), args.iter().map(|a| a.arg.clone()).collect(), ty.clone()), ty))
+    Ok(Val::of(
+        b.push(
+            Op::New(st),
+            args.iter().map(|a| a.arg.clone()).collect(),
+            ty.clone(),
+        ),
+        ty,
+    ))
 }
-

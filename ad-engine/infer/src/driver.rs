@@ -31,10 +31,17 @@ fn call_global(
     name: &str,
     args: &[Type],
 ) -> Result<(Arc<Instance>, TypedProgram), Vec<TypeError>> {
-    let thunk = Arc::new(Instance { name: name.into(), method: GLOBAL_METHOD, args: Arc::from([]) });
+    let thunk = Arc::new(Instance {
+        name: name.into(),
+        method: GLOBAL_METHOD,
+        args: Arc::from([]),
+    });
     let (_, globals) = solve(program, thunk)?;
     let Some(callee) = globals.globals.get(name).map(|f| f.ret.clone()) else {
-        return Err(vec![Fail::undefined(format!("UndefVarError: `{name}` not defined")).at(Span::default())]);
+        return Err(vec![Fail::undefined(format!(
+            "UndefVarError: `{name}` not defined"
+        ))
+        .at(Span::default())]);
     };
     let (root, mut typed) = match callee {
         Type::Function(_) | Type::Struct(_) => infer_call(program, &callee, args)?,
@@ -61,8 +68,10 @@ pub fn infer_call(
             all.extend_from_slice(args);
             infer_entry(program, &callable_name(&s.name), &all)
         }
-        t => Err(vec![Fail::method(format!("objects of type {t} are not callable"))
-            .at(Span::default())]),
+        t => Err(vec![Fail::method(format!(
+            "objects of type {t} are not callable"
+        ))
+        .at(Span::default())]),
     }
 }
 
@@ -72,18 +81,29 @@ fn entry(program: &Program, name: &str, args: &[Type]) -> Result<Arc<Instance>, 
             return Err(no_method(name, args));
         }
         if crate::is_builtin(name) {
-            return Err(Fail::unsupported(format!("the builtin `{name}` as an entry point")));
+            return Err(Fail::unsupported(format!(
+                "the builtin `{name}` as an entry point"
+            )));
         }
-        return Err(Fail::undefined(format!("UndefVarError: `{name}` not defined")));
+        return Err(Fail::undefined(format!(
+            "UndefVarError: `{name}` not defined"
+        )));
     };
     let method = dispatch::select(program, gf, args)?;
-    Ok(Arc::new(Instance { name: gf.name.clone(), method, args: args.into() }))
+    Ok(Arc::new(Instance {
+        name: gf.name.clone(),
+        method,
+        args: args.into(),
+    }))
 }
 
 /// Re-inferences allowed per instance before declaring non-convergence.
 const RUNS_PER_INSTANCE: usize = 64;
 
-fn solve(program: &Program, root: Arc<Instance>) -> Result<(Arc<Instance>, TypedProgram), Vec<TypeError>> {
+fn solve(
+    program: &Program,
+    root: Arc<Instance>,
+) -> Result<(Arc<Instance>, TypedProgram), Vec<TypeError>> {
     let mut rets: BTreeMap<Arc<Instance>, Type> = BTreeMap::new();
     let mut results: BTreeMap<Arc<Instance>, InferredFunction> = BTreeMap::new();
     let mut dependents: BTreeMap<Arc<Instance>, BTreeSet<Arc<Instance>>> = BTreeMap::new();
@@ -97,9 +117,14 @@ fn solve(program: &Program, root: Arc<Instance>) -> Result<(Arc<Instance>, Typed
             let fail = Fail::unsupported("type inference did not converge (recursion)");
             return Err(vec![fail.at(Span::default())]);
         }
-        let r = infer_instance(program, &inst, &mut |i| rets.get(i).cloned().unwrap_or(Type::Bottom));
+        let r = infer_instance(program, &inst, &mut |i| {
+            rets.get(i).cloned().unwrap_or(Type::Bottom)
+        });
         for c in &r.callees {
-            dependents.entry(c.clone()).or_default().insert(inst.clone());
+            dependents
+                .entry(c.clone())
+                .or_default()
+                .insert(inst.clone());
             if !results.contains_key(c) && !queued.contains(c) && !rets.contains_key(c) {
                 if results.len() + queued.len() >= MAX_INSTANCES {
                     let fail = Fail::unsupported(format!(
@@ -135,7 +160,9 @@ fn collect(
     let mut seen = BTreeSet::from([root.clone()]);
     let mut queue = VecDeque::from([root.clone()]);
     while let Some(inst) = queue.pop_front() {
-        let Some(r) = results.remove(&inst) else { continue };
+        let Some(r) = results.remove(&inst) else {
+            continue;
+        };
         for e in r.errors {
             if !errors.contains(&e) {
                 errors.push(e);

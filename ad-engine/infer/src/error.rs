@@ -23,28 +23,47 @@ pub(crate) struct Fail {
 
 impl Fail {
     pub fn conflict(message: impl Into<String>) -> Fail {
-        Fail { code: "type-conflict", message: message.into() }
+        Fail {
+            code: "type-conflict",
+            message: message.into(),
+        }
     }
 
     pub fn undefined(message: impl Into<String>) -> Fail {
-        Fail { code: "undefined-name", message: message.into() }
+        Fail {
+            code: "undefined-name",
+            message: message.into(),
+        }
     }
 
     pub fn method(message: impl Into<String>) -> Fail {
-        Fail { code: "method-error", message: message.into() }
+        Fail {
+            code: "method-error",
+            message: message.into(),
+        }
     }
 
     pub fn unsupported(message: impl Into<String>) -> Fail {
-        Fail { code: "unsupported", message: format!("unsupported: {}", message.into()) }
+        Fail {
+            code: "unsupported",
+            message: format!("unsupported: {}", message.into()),
+        }
     }
 
     pub fn not_differentiable(message: impl Into<String>) -> Fail {
-        Fail { code: "not-differentiable", message: message.into() }
+        Fail {
+            code: "not-differentiable",
+            message: message.into(),
+        }
     }
 
     /// Attach a location.
     pub fn at(self, span: Span) -> TypeError {
-        TypeError { span, code: self.code, message: self.message }
+        TypeError {
+            span,
+            code: self.code,
+            message: self.message,
+        }
     }
 }
 

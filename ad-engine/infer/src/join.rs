@@ -48,7 +48,10 @@ mod tests {
         assert_eq!(join(&Type::Int64, &Type::Float64), Some(Type::Float64));
         assert_eq!(join(&Type::Float64, &Type::Bool), Some(Type::Float64));
         assert_eq!(join(&Type::Bool, &Type::Int64), Some(Type::Int64));
-        assert_eq!(join(&Type::Bottom, &Type::vector_f64()), Some(Type::vector_f64()));
+        assert_eq!(
+            join(&Type::Bottom, &Type::vector_f64()),
+            Some(Type::vector_f64())
+        );
         assert_eq!(join(&Type::Int64, &Type::vector_f64()), None);
         let t = Type::tuple([Type::tuple([Type::Float64])]);
         assert_eq!(depth(&t), 3);

@@ -85,11 +85,19 @@ pub fn infer_instance(
             Some(g) => body::infer_body(&mut cx, &inst, &g.body),
             None => missing("global"),
         },
-        m => match program.functions.get(&inst.name).and_then(|gf| gf.methods.get(m as usize)) {
+        m => match program
+            .functions
+            .get(&inst.name)
+            .and_then(|gf| gf.methods.get(m as usize))
+        {
             Some(method) => body::infer_body(&mut cx, &inst, &method.body),
             None => missing("method of"),
         },
     };
     let func = renumber::renumber(func);
-    InferredFunction { func, callees: cx.callees.into_iter().collect(), errors }
+    InferredFunction {
+        func,
+        callees: cx.callees.into_iter().collect(),
+        errors,
+    }
 }

@@ -32,7 +32,11 @@ pub(crate) enum Pat {
     /// A concrete leaf type: `Float64`, `Int64`, `Bool`, `Nothing`.
     Leaf(Type),
     /// `Array`/`Vector`/`Matrix` (`abstract_: false`) or their `Abstract` supertypes.
-    Array { abstract_: bool, elem: Option<Box<Pat>>, ndims: Option<u8> },
+    Array {
+        abstract_: bool,
+        elem: Option<Box<Pat>>,
+        ndims: Option<u8>,
+    },
     /// `Tuple` (any) or `Tuple{A, B}`.
     Tuple(Option<Vec<Pat>>),
     NamedTuple,
@@ -41,7 +45,10 @@ pub(crate) enum Pat {
     /// `typeof(f)`.
     Typeof(Name),
     /// A user struct, with or without parameters.
-    Struct { name: Name, params: Option<Vec<Pat>> },
+    Struct {
+        name: Name,
+        params: Option<Vec<Pat>>,
+    },
     /// `Ref` or `Ref{T}`.
     Ref(Option<Box<Pat>>),
 }
@@ -54,7 +61,9 @@ pub(crate) fn pattern(expr: &TypeExpr, vars: &[Name], program: &Program) -> Resu
     };
     if vars.iter().any(|v| v == name) {
         if !params.is_empty() {
-            return Err(Fail::unsupported(format!("parameters on type variable `{name}`")));
+            return Err(Fail::unsupported(format!(
+                "parameters on type variable `{name}`"
+            )));
         }
         return Ok(Pat::Var(name.clone()));
     }
@@ -84,7 +93,11 @@ pub(crate) fn pattern(expr: &TypeExpr, vars: &[Name], program: &Program) -> Resu
                 }
             }
         }
-        Ok(Pat::Array { abstract_, elem: sub(0)?, ndims })
+        Ok(Pat::Array {
+            abstract_,
+            elem: sub(0)?,
+            ndims,
+        })
     };
     match &**name {
         "Any" => no_params(Pat::Any),
@@ -106,19 +119,32 @@ pub(crate) fn pattern(expr: &TypeExpr, vars: &[Name], program: &Program) -> Resu
         "AbstractArray" => array(true, None, 2),
         "Tuple" if params.is_empty() => Ok(Pat::Tuple(None)),
         "Tuple" => Ok(Pat::Tuple(Some(
-            params.iter().map(|p| pattern(p, vars, program)).collect::<Result<_, _>>()?,
+            params
+                .iter()
+                .map(|p| pattern(p, vars, program))
+                .collect::<Result<_, _>>()?,
         ))),
         "Ref" | "RefValue" | "Base.RefValue" if params.len() <= 1 => Ok(Pat::Ref(sub(0)?)),
         _ => match program.structs.get(name) {
-            Some(_) if params.is_empty() => Ok(Pat::Struct { name: name.clone(), params: None }),
+            Some(_) if params.is_empty() => Ok(Pat::Struct {
+                name: name.clone(),
+                params: None,
+            }),
             Some(def) if params.len() == def.params.len() => Ok(Pat::Struct {
                 name: name.clone(),
                 params: Some(
-                    params.iter().map(|p| pattern(p, vars, program)).collect::<Result<_, _>>()?,
+                    params
+                        .iter()
+                        .map(|p| pattern(p, vars, program))
+                        .collect::<Result<_, _>>()?,
                 ),
             }),
-            Some(_) => Err(Fail::method(format!("wrong number of type parameters in `{expr}`"))),
-            None => Err(Fail::undefined(format!("UndefVarError: `{name}` not defined"))),
+            Some(_) => Err(Fail::method(format!(
+                "wrong number of type parameters in `{expr}`"
+            ))),
+            None => Err(Fail::undefined(format!(
+                "UndefVarError: `{name}` not defined"
+            ))),
         },
     }
 }
@@ -130,14 +156,26 @@ pub(crate) fn matches(p: &Pat, t: &Type, b: &mut Bindings) -> bool {
         (Pat::Var(v), _) => bind(v, t, b),
         (Pat::Num(c), _) => in_class(*c, t),
         (Pat::Leaf(l), _) => l == t,
-        (Pat::Array { abstract_, elem, ndims }, Type::Array(e, n)) => {
+        (
+            Pat::Array {
+                abstract_,
+                elem,
+                ndims,
+            },
+            Type::Array(e, n),
+        ) => {
             let _ = abstract_;
             ndims.is_none_or(|k| k == *n) && elem.as_ref().is_none_or(|p| matches_exact(p, e, b))
         }
         // A row vector `x'` is a 1×n AbstractMatrix.
-        (Pat::Array { abstract_: true, elem, ndims }, Type::Adjoint(e)) => {
-            ndims.is_none_or(|k| k == 2) && elem.as_ref().is_none_or(|p| matches_exact(p, e, b))
-        }
+        (
+            Pat::Array {
+                abstract_: true,
+                elem,
+                ndims,
+            },
+            Type::Adjoint(e),
+        ) => ndims.is_none_or(|k| k == 2) && elem.as_ref().is_none_or(|p| matches_exact(p, e, b)),
         (Pat::Tuple(None), Type::Tuple(_)) => true,
         (Pat::Tuple(Some(ps)), Type::Tuple(ts)) => {
             ps.len() == ts.len() && ps.iter().zip(ts.iter()).all(|(p, t)| matches(p, t, b))
@@ -150,7 +188,10 @@ pub(crate) fn matches(p: &Pat, t: &Type, b: &mut Bindings) -> bool {
             *name == s.name
                 && params.as_ref().is_none_or(|ps| {
                     ps.len() == s.params.len()
-                        && ps.iter().zip(&s.params).all(|(p, t)| matches_exact(p, t, b))
+                        && ps
+                            .iter()
+                            .zip(&s.params)
+                            .all(|(p, t)| matches_exact(p, t, b))
                 })
         }
         (Pat::Ref(p), Type::Ref(t)) => p.as_ref().is_none_or(|p| matches_exact(p, t, b)),
@@ -170,10 +211,16 @@ fn matches_exact(p: &Pat, t: &Type, b: &mut Bindings) -> bool {
 fn is_exact(p: &Pat) -> bool {
     match p {
         Pat::Leaf(_) | Pat::Var(_) | Pat::Typeof(_) => true,
-        Pat::Array { abstract_: false, elem: Some(e), ndims: Some(_) } => is_exact(e),
+        Pat::Array {
+            abstract_: false,
+            elem: Some(e),
+            ndims: Some(_),
+        } => is_exact(e),
         Pat::Tuple(Some(ps)) => ps.iter().all(is_exact),
         Pat::Ref(Some(p)) => is_exact(p),
-        Pat::Struct { params: Some(ps), .. } => ps.iter().all(is_exact),
+        Pat::Struct {
+            params: Some(ps), ..
+        } => ps.iter().all(is_exact),
         _ => false,
     }
 }
@@ -206,8 +253,16 @@ pub(crate) fn subtype(a: &Pat, b: &Pat) -> bool {
         (Pat::Leaf(t), Pat::Num(c)) => in_class(*c, t),
         (Pat::Leaf(x), Pat::Leaf(y)) => x == y,
         (
-            Pat::Array { abstract_: aa, elem: ae, ndims: an },
-            Pat::Array { abstract_: ba, elem: be, ndims: bn },
+            Pat::Array {
+                abstract_: aa,
+                elem: ae,
+                ndims: an,
+            },
+            Pat::Array {
+                abstract_: ba,
+                elem: be,
+                ndims: bn,
+            },
         ) => {
             (*ba || !*aa)
                 && (bn.is_none() || an == bn)
@@ -225,7 +280,16 @@ pub(crate) fn subtype(a: &Pat, b: &Pat) -> bool {
         (Pat::NamedTuple, Pat::NamedTuple) | (Pat::Function, Pat::Function) => true,
         (Pat::Typeof(_), Pat::Function) => true,
         (Pat::Typeof(x), Pat::Typeof(y)) => x == y,
-        (Pat::Struct { name: x, params: xp }, Pat::Struct { name: y, params: yp }) => {
+        (
+            Pat::Struct {
+                name: x,
+                params: xp,
+            },
+            Pat::Struct {
+                name: y,
+                params: yp,
+            },
+        ) => {
             x == y
                 && match (xp, yp) {
                     (_, None) => true,
@@ -246,7 +310,10 @@ fn class_within(x: NumClass, y: NumClass) -> bool {
     use NumClass::*;
     matches!(
         (x, y),
-        (_, Real) | (AbstractFloat, AbstractFloat) | (Integer, Integer) | (Signed, Integer | Signed)
+        (_, Real)
+            | (AbstractFloat, AbstractFloat)
+            | (Integer, Integer)
+            | (Signed, Integer | Signed)
     )
 }
 
@@ -257,12 +324,14 @@ pub(crate) fn concrete(p: &Pat, b: &Bindings) -> Option<Type> {
         Pat::Leaf(t) => Some(t.clone()),
         Pat::Var(v) => b.get(v).cloned(),
         Pat::Typeof(n) => Some(Type::Function(n.clone())),
-        Pat::Array { abstract_: false, elem: Some(e), ndims: Some(n) } => {
-            Some(Type::Array(Arc::new(concrete(e, b)?), *n))
-        }
-        Pat::Tuple(Some(ps)) => {
-            Some(Type::Tuple(ps.iter().map(|p| concrete(p, b)).collect::<Option<_>>()?))
-        }
+        Pat::Array {
+            abstract_: false,
+            elem: Some(e),
+            ndims: Some(n),
+        } => Some(Type::Array(Arc::new(concrete(e, b)?), *n)),
+        Pat::Tuple(Some(ps)) => Some(Type::Tuple(
+            ps.iter().map(|p| concrete(p, b)).collect::<Option<_>>()?,
+        )),
         Pat::Ref(Some(p)) => Some(Type::Ref(Arc::new(concrete(p, b)?))),
         _ => None,
     }
@@ -281,7 +350,10 @@ mod tests {
     }
 
     fn named(name: &str, params: Vec<TypeExpr>) -> TypeExpr {
-        TypeExpr::Named { name: name.into(), params }
+        TypeExpr::Named {
+            name: name.into(),
+            params,
+        }
     }
 
     #[test]
@@ -302,7 +374,10 @@ mod tests {
         let vf = pat(named("Vector", vec![TypeExpr::named("Float64")]), &[]);
         let vreal = pat(named("Vector", vec![TypeExpr::named("Real")]), &[]);
         let av = pat(TypeExpr::named("AbstractVector"), &[]);
-        let avf = pat(named("AbstractVector", vec![TypeExpr::named("Float64")]), &[]);
+        let avf = pat(
+            named("AbstractVector", vec![TypeExpr::named("Float64")]),
+            &[],
+        );
         let v = pat(TypeExpr::named("Vector"), &[]);
         let t = Type::vector_f64();
         assert!(matches(&vf, &t, &mut Bindings::new()));

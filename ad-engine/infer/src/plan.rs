@@ -49,7 +49,11 @@ impl PlanBuilder {
 
     /// Finish with `result` of type `ty`.
     pub fn finish(self, result: Arg, ty: Type) -> Plan {
-        Plan { steps: self.steps, result, ty }
+        Plan {
+            steps: self.steps,
+            result,
+            ty,
+        }
     }
 }
 
@@ -65,7 +69,15 @@ pub(crate) fn emit_plan(
     let mut steps: Vec<zy_ir::Operand> = Vec::with_capacity(plan.steps.len());
     for s in &plan.steps {
         let args = s.args.iter().map(|a| operand(a, inputs, &steps)).collect();
-        let v = out.push_stmt(block, zy_ir::Stmt { op: s.op.clone(), args }, s.ty.clone(), span);
+        let v = out.push_stmt(
+            block,
+            zy_ir::Stmt {
+                op: s.op.clone(),
+                args,
+            },
+            s.ty.clone(),
+            span,
+        );
         steps.push(zy_ir::Operand::Value(v));
     }
     operand(&plan.result, inputs, &steps)
@@ -78,5 +90,7 @@ fn operand(a: &Arg, inputs: &[zy_ir::Operand], steps: &[zy_ir::Operand]) -> zy_i
         Arg::Const(c) => return zy_ir::Operand::Const(c.clone()),
     };
     // Plans only refer to existing inputs and earlier steps.
-    found.cloned().unwrap_or(zy_ir::Operand::Const(Const::Nothing))
+    found
+        .cloned()
+        .unwrap_or(zy_ir::Operand::Const(Const::Nothing))
 }

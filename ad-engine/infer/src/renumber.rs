@@ -38,7 +38,11 @@ pub(crate) fn renumber(f: Function) -> Function {
         b.term = match &b.term {
             Terminator::Return(x) => Terminator::Return(op(x)),
             Terminator::Jump(c) => Terminator::Jump(call(c, &op)),
-            Terminator::Branch { cond, then_to, else_to } => Terminator::Branch {
+            Terminator::Branch {
+                cond,
+                then_to,
+                else_to,
+            } => Terminator::Branch {
                 cond: op(cond),
                 then_to: call(then_to, &op),
                 else_to: call(else_to, &op),
@@ -50,5 +54,8 @@ pub(crate) fn renumber(f: Function) -> Function {
 }
 
 fn call(c: &zy_ir::BlockCall, op: &impl Fn(&Operand) -> Operand) -> zy_ir::BlockCall {
-    zy_ir::BlockCall { block: c.block, args: c.args.iter().map(op).collect() }
+    zy_ir::BlockCall {
+        block: c.block,
+        args: c.args.iter().map(op).collect(),
+    }
 }

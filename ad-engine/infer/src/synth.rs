@@ -4,7 +4,9 @@
 
 use std::sync::Arc;
 
-use zy_ir::{Block, BlockCall, Const, Function, Instance, Operand, Prim, Span, Stmt, Terminator, Type};
+use zy_ir::{
+    Block, BlockCall, Const, Function, Instance, Operand, Prim, Span, Stmt, Terminator, Type,
+};
 
 use crate::calls::Cx;
 use crate::error::Fail;
@@ -34,7 +36,11 @@ struct Synth {
     args: Vec<(Operand, Type)>,
 }
 
-const SPAN: Span = Span { file: 0, start: 0, end: 0 };
+const SPAN: Span = Span {
+    file: 0,
+    start: 0,
+    end: 0,
+};
 
 impl Synth {
     fn new(inst: &Arc<Instance>) -> Synth {
@@ -55,12 +61,30 @@ impl Synth {
     }
 
     fn prim(&mut self, b: Block, p: Prim, args: Vec<Operand>, ty: Type) -> Operand {
-        Operand::Value(self.f.push_stmt(b, Stmt { op: zy_ir::Op::Prim(p), args }, ty, SPAN))
+        Operand::Value(self.f.push_stmt(
+            b,
+            Stmt {
+                op: zy_ir::Op::Prim(p),
+                args,
+            },
+            ty,
+            SPAN,
+        ))
     }
 
     /// Resolve and emit a call through the ordinary machinery (`f(x...)` or `name(x...)`).
-    fn call(&mut self, cx: &mut Cx, b: Block, name: Option<&str>, args: &[(Operand, Type)]) -> Result<(Operand, Type), Fail> {
-        let vals: Vec<Val> = args.iter().enumerate().map(|(i, (_, t))| Val::of(Arg::Input(i), t.clone())).collect();
+    fn call(
+        &mut self,
+        cx: &mut Cx,
+        b: Block,
+        name: Option<&str>,
+        args: &[(Operand, Type)],
+    ) -> Result<(Operand, Type), Fail> {
+        let vals: Vec<Val> = args
+            .iter()
+            .enumerate()
+            .map(|(i, (_, t))| Val::of(Arg::Input(i), t.clone()))
+            .collect();
         let mut pb = PlanBuilder::default();
         let v = match name {
             Some(n) => cx.call_named(&mut pb, &n.into(), &vals)?,
@@ -73,7 +97,12 @@ impl Synth {
     }
 
     fn throw(&mut self, b: Block, msg: &str) {
-        self.prim(b, Prim::Error, vec![Operand::Const(Const::Str(msg.into()))], Type::Bottom);
+        self.prim(
+            b,
+            Prim::Error,
+            vec![Operand::Const(Const::Str(msg.into()))],
+            Type::Bottom,
+        );
         self.f.set_term(b, Terminator::Unreachable, SPAN);
     }
 
@@ -95,29 +124,53 @@ impl Synth {
     }
 
     /// `br k <= n ? body : exit` from a loop header with counter `k`.
-    fn header(&mut self, n: Operand, extra: &[Type]) -> (Block, Operand, Vec<Operand>, Block, Block) {
+    fn header(
+        &mut self,
+        n: Operand,
+        extra: &[Type],
+    ) -> (Block, Operand, Vec<Operand>, Block, Block) {
         let head = self.f.add_block();
         let k = Operand::Value(self.f.add_param(head, Type::Int64, SPAN, None));
-        let vars = extra.iter().map(|t| Operand::Value(self.f.add_param(head, t.clone(), SPAN, None))).collect();
+        let vars = extra
+            .iter()
+            .map(|t| Operand::Value(self.f.add_param(head, t.clone(), SPAN, None)))
+            .collect();
         let c = self.prim(head, Prim::Le, vec![k.clone(), n], Type::Bool);
         let (body, exit) = (self.f.add_block(), self.f.add_block());
-        self.f.set_term(head, Terminator::Branch { cond: c, then_to: BlockCall::new(body), else_to: BlockCall::new(exit) }, SPAN);
+        self.f.set_term(
+            head,
+            Terminator::Branch {
+                cond: c,
+                then_to: BlockCall::new(body),
+                else_to: BlockCall::new(exit),
+            },
+            SPAN,
+        );
         (head, k, vars, body, exit)
     }
 
     fn jump(&mut self, from: Block, to: Block, args: Vec<Operand>) {
-        self.f.set_term(from, Terminator::Jump(BlockCall { block: to, args }), SPAN);
+        self.f
+            .set_term(from, Terminator::Jump(BlockCall { block: to, args }), SPAN);
     }
 
     /// `map`/`broadcast`: allocate the result, check shapes, fill it element by element.
     fn map(&mut self, cx: &mut Cx) -> Result<(), Fail> {
-        let arrays: Vec<(Operand, Type)> = self.args[1..].iter().filter(|(_, t)| matches!(t, Type::Array(..))).cloned().collect();
+        let arrays: Vec<(Operand, Type)> = self.args[1..]
+            .iter()
+            .filter(|(_, t)| matches!(t, Type::Array(..)))
+            .cloned()
+            .collect();
         let Some((first, Type::Array(_, n))) = arrays.first().cloned() else {
             return Err(Fail::unsupported("map without an array argument"));
         };
         let mut elems = Vec::new();
         for (_, t) in &self.args[1..] {
-            elems.push(if matches!(t, Type::Array(..)) { t.elem().cloned().unwrap_or(Type::Bottom) } else { t.clone() });
+            elems.push(if matches!(t, Type::Array(..)) {
+                t.elem().cloned().unwrap_or(Type::Bottom)
+            } else {
+                t.clone()
+            });
         }
         let r = cx.callee_result(&Val::of(Arg::Input(0), self.args[0].1.clone()), &elems)?;
         let mut b = Block::ENTRY;
@@ -129,13 +182,24 @@ impl Synth {
             return Ok(());
         }
         if !r.is_number() {
-            return Err(Fail::unsupported(format!("`map` of a function returning {r}")));
+            return Err(Fail::unsupported(format!(
+                "`map` of a function returning {r}"
+            )));
         }
         let len = self.prim(b, Prim::Length, vec![first.clone()], Type::Int64);
         let dims: Vec<Operand> = if n == 1 {
             vec![len.clone()]
         } else {
-            (1..=2).map(|d| self.prim(b, Prim::Size, vec![first.clone(), Operand::Const(Const::Int(d))], Type::Int64)).collect()
+            (1..=2)
+                .map(|d| {
+                    self.prim(
+                        b,
+                        Prim::Size,
+                        vec![first.clone(), Operand::Const(Const::Int(d))],
+                        Type::Int64,
+                    )
+                })
+                .collect()
         };
         for (x, _) in arrays.iter().skip(1) {
             let checks: Vec<(Prim, Operand)> = if n == 1 {
@@ -151,7 +215,15 @@ impl Synth {
                 let got = self.prim(b, p, args, Type::Int64);
                 let bad = self.prim(b, Prim::Ne, vec![got, want], Type::Bool);
                 let (err, ok) = (self.f.add_block(), self.f.add_block());
-                self.f.set_term(b, Terminator::Branch { cond: bad, then_to: BlockCall::new(err), else_to: BlockCall::new(ok) }, SPAN);
+                self.f.set_term(
+                    b,
+                    Terminator::Branch {
+                        cond: bad,
+                        then_to: BlockCall::new(err),
+                        else_to: BlockCall::new(ok),
+                    },
+                    SPAN,
+                );
                 self.throw(err, "DimensionMismatch: arrays must have the same shape");
                 b = ok;
             }
@@ -162,7 +234,12 @@ impl Synth {
         self.jump(b, head, vec![Operand::Const(Const::Int(1))]);
         let (y, _) = self.apply_f(cx, body, k.clone())?;
         self.prim(body, Prim::SetIndex, vec![out.clone(), y, k.clone()], r);
-        let k1 = self.prim(body, Prim::Add, vec![k, Operand::Const(Const::Int(1))], Type::Int64);
+        let k1 = self.prim(
+            body,
+            Prim::Add,
+            vec![k, Operand::Const(Const::Int(1))],
+            Type::Int64,
+        );
         self.jump(body, head, vec![k1]);
         self.f.set_term(exit, Terminator::Return(out), SPAN);
         self.f.ret = out_ty;
@@ -176,10 +253,26 @@ impl Synth {
         let r = cx.callee_result(&Val::of(Arg::Input(0), self.args[0].1.clone()), &[e])?;
         let b = Block::ENTRY;
         let n = self.prim(b, Prim::Length, vec![xs], Type::Int64);
-        let empty = self.prim(b, Prim::Lt, vec![n.clone(), Operand::Const(Const::Int(1))], Type::Bool);
+        let empty = self.prim(
+            b,
+            Prim::Lt,
+            vec![n.clone(), Operand::Const(Const::Int(1))],
+            Type::Bool,
+        );
         let (err, first) = (self.f.add_block(), self.f.add_block());
-        self.f.set_term(b, Terminator::Branch { cond: empty, then_to: BlockCall::new(err), else_to: BlockCall::new(first) }, SPAN);
-        self.throw(err, "ArgumentError: reducing over an empty collection is not allowed");
+        self.f.set_term(
+            b,
+            Terminator::Branch {
+                cond: empty,
+                then_to: BlockCall::new(err),
+                else_to: BlockCall::new(first),
+            },
+            SPAN,
+        );
+        self.throw(
+            err,
+            "ArgumentError: reducing over an empty collection is not allowed",
+        );
         let (y1, _) = self.apply_f(cx, first, Operand::Const(Const::Int(1)))?;
         if r == Type::Bottom {
             self.f.set_term(first, Terminator::Unreachable, SPAN);
@@ -187,17 +280,37 @@ impl Synth {
             return Ok(());
         }
         // Bools are summed as Ints.
-        let acc_ty = if r == Type::Bool { Type::Int64 } else { r.clone() };
-        let y1 = if r == Type::Bool { self.prim(first, Prim::ToInt, vec![y1], Type::Int64) } else { y1 };
+        let acc_ty = if r == Type::Bool {
+            Type::Int64
+        } else {
+            r.clone()
+        };
+        let y1 = if r == Type::Bool {
+            self.prim(first, Prim::ToInt, vec![y1], Type::Int64)
+        } else {
+            y1
+        };
         let (head, k, vars, body, exit) = self.header(n, std::slice::from_ref(&acc_ty));
         self.jump(first, head, vec![Operand::Const(Const::Int(2)), y1]);
         let acc = vars[0].clone();
         let (y, yt) = self.apply_f(cx, body, k.clone())?;
-        let (s, st) = self.call(cx, body, Some("+"), &[(acc.clone(), acc_ty.clone()), (y, yt)])?;
+        let (s, st) = self.call(
+            cx,
+            body,
+            Some("+"),
+            &[(acc.clone(), acc_ty.clone()), (y, yt)],
+        )?;
         if st != acc_ty {
-            return Err(Fail::unsupported(format!("`sum` accumulating {acc_ty} into {st}")));
+            return Err(Fail::unsupported(format!(
+                "`sum` accumulating {acc_ty} into {st}"
+            )));
         }
-        let k1 = self.prim(body, Prim::Add, vec![k, Operand::Const(Const::Int(1))], Type::Int64);
+        let k1 = self.prim(
+            body,
+            Prim::Add,
+            vec![k, Operand::Const(Const::Int(1))],
+            Type::Int64,
+        );
         self.jump(body, head, vec![k1, s]);
         self.f.set_term(exit, Terminator::Return(acc), SPAN);
         self.f.ret = acc_ty;

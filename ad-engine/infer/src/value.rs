@@ -19,12 +19,20 @@ pub(crate) struct Val {
 impl Val {
     /// A computed value.
     pub fn of(arg: Arg, ty: Type) -> Val {
-        Val { arg, ty, konst: None }
+        Val {
+            arg,
+            ty,
+            konst: None,
+        }
     }
 
     /// A literal.
     pub fn lit(c: Const) -> Val {
-        Val { arg: Arg::Const(c.clone()), ty: c.ty(), konst: Some(c) }
+        Val {
+            arg: Arg::Const(c.clone()),
+            ty: c.ty(),
+            konst: Some(c),
+        }
     }
 
     /// The constant Int, if this is an Int literal.
@@ -45,14 +53,18 @@ pub(crate) fn convert(b: &mut PlanBuilder, v: Val, to: &Type) -> Result<Val, Fai
     // Literals convert at compile time.
     match (&v.konst, to) {
         (Some(Const::Int(i)), Type::Float64) => return Ok(Val::lit(Const::f64(*i as f64))),
-        (Some(Const::Bool(x)), Type::Float64) => return Ok(Val::lit(Const::f64(f64::from(u8::from(*x))))),
+        (Some(Const::Bool(x)), Type::Float64) => {
+            return Ok(Val::lit(Const::f64(f64::from(u8::from(*x)))))
+        }
         (Some(Const::Bool(x)), Type::Int64) => return Ok(Val::lit(Const::Int(i64::from(*x)))),
         _ => {}
     }
     let prim = match (&v.ty, to) {
         (Type::Int64 | Type::Bool, Type::Float64) => Prim::Float,
         (Type::Bool | Type::Float64, Type::Int64) => Prim::ToInt,
-        (Type::Array(e, n), Type::Array(f, m)) if n == m && **f == Type::Float64 && e.is_number() => {
+        (Type::Array(e, n), Type::Array(f, m))
+            if n == m && **f == Type::Float64 && e.is_number() =>
+        {
             return Ok(Val::of(
                 b.prim(Prim::Broadcast, vec![func("float"), v.arg], to.clone()),
                 to.clone(),

@@ -105,7 +105,11 @@ fn dotted_calls_broadcast_builtins_with_conversions() {
           %11 = tuple(%9, %10) :: Tuple{Vector{Float64}, Float64}
           return %11
     "#]]
-    .assert_eq(&typed(&p, "f", &[Type::Float64, Type::Array(Arc::new(Type::Int64), 1)]));
+    .assert_eq(&typed(
+        &p,
+        "f",
+        &[Type::Float64, Type::Array(Arc::new(Type::Int64), 1)],
+    ));
 }
 
 #[test]
@@ -279,8 +283,18 @@ fn literals_named_tuples_and_refs() {
     let mut p = Program::default();
     one(&mut p, "f", &["x", "i"], |b| {
         let (x, i) = (b.arg(0), b.arg(1));
-        let v = b.call("vect", vec![x.clone(), i.clone(), zy_ir::Operand::Const(zy_ir::Const::Bool(true))]);
-        let m = b.call("hvcat", vec![int(2), int(2), x.clone(), int(0), i.clone(), x.clone()]);
+        let v = b.call(
+            "vect",
+            vec![
+                x.clone(),
+                i.clone(),
+                zy_ir::Operand::Const(zy_ir::Const::Bool(true)),
+            ],
+        );
+        let m = b.call(
+            "hvcat",
+            vec![int(2), int(2), x.clone(), int(0), i.clone(), x.clone()],
+        );
         let names = zy_ir::Operand::Const(zy_ir::Const::Tuple(Arc::from(vec![
             zy_ir::Const::Symbol("a".into()),
             zy_ir::Const::Symbol("b".into()),
@@ -369,7 +383,14 @@ fn globals_are_inferred_once_and_callable() {
     // const N = 3; sq = x -> x^2
     let mut g = Fb::new("N", &[]);
     g.ret(int(3));
-    p.globals.insert("N".into(), Global { name: "N".into(), body: Arc::new(g.done()), span: Span::default() });
+    p.globals.insert(
+        "N".into(),
+        Global {
+            name: "N".into(),
+            body: Arc::new(g.done()),
+            span: Span::default(),
+        },
+    );
     let mut c = Fb::new("#sq#1", &["#self#", "x"]);
     let x = c.arg(1);
     let r = c.call("^", vec![x, int(2)]);
@@ -378,7 +399,14 @@ fn globals_are_inferred_once_and_callable() {
     let mut g = Fb::new("sq", &[]);
     let f = g.op(Op::Closure("#sq#1".into()), vec![]);
     g.ret(f);
-    p.globals.insert("sq".into(), Global { name: "sq".into(), body: Arc::new(g.done()), span: Span::default() });
+    p.globals.insert(
+        "sq".into(),
+        Global {
+            name: "sq".into(),
+            body: Arc::new(g.done()),
+            span: Span::default(),
+        },
+    );
     one(&mut p, "f", &["x"], |b| {
         let x = b.arg(0);
         let n = b.op(Op::Global("N".into()), vec![]);
@@ -454,7 +482,16 @@ fn dispatch_picks_the_most_specific_method() {
 #[test]
 fn callable_structs_dispatch_on_the_callee() {
     let mut p = Program::default();
-    structdef(&mut p, "Dense", &[], &[("W", ty_app("Matrix", &["Float64"])), ("b", ty_app("Vector", &["Float64"]))], false);
+    structdef(
+        &mut p,
+        "Dense",
+        &[],
+        &[
+            ("W", ty_app("Matrix", &["Float64"])),
+            ("b", ty_app("Vector", &["Float64"])),
+        ],
+        false,
+    );
     let mut b = Fb::new("(::Dense)", &["d", "x"]);
     let (d, x) = (b.arg(0), b.arg(1));
     let w = b.call("getfield", vec![d.clone(), sym("W")]);
@@ -483,8 +520,17 @@ fn callable_structs_dispatch_on_the_callee() {
           return %6
     "#]]
     .assert_eq(&typed(&p, "run", &[Type::matrix_f64(), Type::vector_f64(), Type::vector_f64()]));
-    let dense = zy_infer::infer_entry(&p, "run", &[Type::matrix_f64(), Type::vector_f64(), Type::vector_f64()])
-        .map(|(_, prog)| prog.functions.keys().map(|i| i.to_string()).collect::<Vec<_>>());
+    let dense = zy_infer::infer_entry(
+        &p,
+        "run",
+        &[Type::matrix_f64(), Type::vector_f64(), Type::vector_f64()],
+    )
+    .map(|(_, prog)| {
+        prog.functions
+            .keys()
+            .map(|i| i.to_string())
+            .collect::<Vec<_>>()
+    });
     assert_eq!(
         dense,
         Ok(vec![
@@ -498,12 +544,19 @@ fn callable_structs_dispatch_on_the_callee() {
 fn diagonal_signatures_are_more_specific() {
     let mut p = Program::default();
     // g(x::T, y::T) where T = 1, then g(x, y) = 2 (defined later).
-    for (sig, vars, tag) in [(vec![ty("T"), ty("T")], vec!["T"], 1), (vec![None, None], vec![], 2)] {
+    for (sig, vars, tag) in [
+        (vec![ty("T"), ty("T")], vec!["T"], 1),
+        (vec![None, None], vec![], 2),
+    ] {
         let mut b = Fb::new("g", &["x", "y"]);
         b.ret(int(tag));
         method_where(&mut p, "g", sig, &vars, b.done());
     }
-    let pick = |args: &[Type]| zy_infer::infer_entry(&p, "g", args).map(|(i, _)| i.method).map_err(|e| errors(&e));
+    let pick = |args: &[Type]| {
+        zy_infer::infer_entry(&p, "g", args)
+            .map(|(i, _)| i.method)
+            .map_err(|e| errors(&e))
+    };
     assert_eq!(pick(&[Type::Float64, Type::Float64]), Ok(0));
     assert_eq!(pick(&[Type::Float64, Type::Int64]), Ok(1));
 }
@@ -529,7 +582,10 @@ fn scalar_promotion_follows_julia() {
             bb.call("sqrt", vec![i.clone()]),
             bb.call("max", vec![i.clone(), x.clone()]),
             bb.call("Int", vec![x.clone()]),
-            bb.call("==", vec![x.clone(), zy_ir::Operand::Const(zy_ir::Const::Nothing)]),
+            bb.call(
+                "==",
+                vec![x.clone(), zy_ir::Operand::Const(zy_ir::Const::Nothing)],
+            ),
         ];
         bb.call("tuple", v)
     });
@@ -589,9 +645,14 @@ fn sum_of_a_predicate_counts_in_int() {
     });
     let r = zy_infer::infer_entry(&p, "f", &[Type::vector_f64()]).map(|(root, prog)| {
         let sum = prog.functions.keys().find(|i| &*i.name == "sum").cloned();
-        (prog.functions[&root].ret.clone(), sum.map(|s| prog.functions[&s].to_string()))
+        (
+            prog.functions[&root].ret.clone(),
+            sum.map(|s| prog.functions[&s].to_string()),
+        )
     });
-    let Ok((ret, Some(sum))) = r else { panic!("{r:?}") };
+    let Ok((ret, Some(sum))) = r else {
+        panic!("{r:?}")
+    };
     assert_eq!(ret, Type::Int64);
     expect![[r#"
         sum(%1::typeof(pos), %2::Vector{Float64}) :: Int64   # f, xs

@@ -121,7 +121,10 @@ fn non_boolean_condition() {
 #[test]
 fn ambiguous_methods_are_an_error() {
     let mut p = Program::default();
-    for sig in [vec![ty("Float64"), ty("Real")], vec![ty("Real"), ty("Float64")]] {
+    for sig in [
+        vec![ty("Float64"), ty("Real")],
+        vec![ty("Real"), ty("Float64")],
+    ] {
         let mut b = Fb::new("g", &["x", "y"]);
         let x = b.arg(0);
         b.ret(x);

@@ -174,7 +174,13 @@ fn ratio_promotes_the_int_square() {
 #[test]
 fn struct_with_a_type_parameter() {
     let mut p = Program::default();
-    structdef(&mut p, "Bar", &["T"], &[("a", ty("T")), ("b", ty("Float64"))], false);
+    structdef(
+        &mut p,
+        "Bar",
+        &["T"],
+        &[("a", ty("T")), ("b", ty("Float64"))],
+        false,
+    );
     let mut b = Fb::new("mk", &["x"]);
     let x = b.arg(0);
     let s = b.let_("s", "Bar", vec![x, float(2.0)]);
@@ -199,7 +205,13 @@ fn struct_with_a_type_parameter() {
     let s = b.arg(0);
     let a = b.call("getfield", vec![s, sym("a")]);
     b.ret(a);
-    method_where(&mut p, "first_of", vec![ty_app("Bar", &["T"])], &["T"], b.done());
+    method_where(
+        &mut p,
+        "first_of",
+        vec![ty_app("Bar", &["T"])],
+        &["T"],
+        b.done(),
+    );
     let mut b = Fb::new("use", &["x"]);
     let x = b.arg(0);
     let s = b.call("Bar", vec![x, float(1.0)]);

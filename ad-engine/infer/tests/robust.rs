@@ -16,7 +16,10 @@ struct Rng(u64);
 
 impl Rng {
     fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+        self.0 = self
+            .0
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
         self.0 >> 33
     }
     fn below(&mut self, n: usize) -> usize {
@@ -28,11 +31,56 @@ impl Rng {
 }
 
 const NAMES: &[&str] = &[
-    "+", "-", "*", "/", "÷", "%", "^", "<", "==", "!=", "!", "sin", "abs", "max", "float", "Int",
-    "zero", "zeros", "ones", "fill", "copy", "length", "size", "first", "sum", "dot", "adjoint",
-    "tuple", "namedtuple", "vect", "hvcat", "getindex", "setindex!", "getfield", "setfield!",
-    "Ref", "error", "undef", "range_length", "broadcast", "map", "gradient", "derivative",
-    "hessian", "pullback", "f0", "f1", "S", "nope", "G",
+    "+",
+    "-",
+    "*",
+    "/",
+    "÷",
+    "%",
+    "^",
+    "<",
+    "==",
+    "!=",
+    "!",
+    "sin",
+    "abs",
+    "max",
+    "float",
+    "Int",
+    "zero",
+    "zeros",
+    "ones",
+    "fill",
+    "copy",
+    "length",
+    "size",
+    "first",
+    "sum",
+    "dot",
+    "adjoint",
+    "tuple",
+    "namedtuple",
+    "vect",
+    "hvcat",
+    "getindex",
+    "setindex!",
+    "getfield",
+    "setfield!",
+    "Ref",
+    "error",
+    "undef",
+    "range_length",
+    "broadcast",
+    "map",
+    "gradient",
+    "derivative",
+    "hessian",
+    "pullback",
+    "f0",
+    "f1",
+    "S",
+    "nope",
+    "G",
 ];
 
 fn operand(r: &mut Rng, avail: &[Value]) -> Operand {
@@ -54,7 +102,12 @@ fn operand(r: &mut Rng, avail: &[Value]) -> Operand {
 fn function(r: &mut Rng, name: &str, nargs: usize) -> Function {
     let mut f = Function::new(name, Span::new(0, 0, 1));
     for i in 0..nargs {
-        f.add_param(Block::ENTRY, Type::Any, Span::default(), Some(format!("a{i}").into()));
+        f.add_param(
+            Block::ENTRY,
+            Type::Any,
+            Span::default(),
+            Some(format!("a{i}").into()),
+        );
     }
     let nblocks = 1 + r.below(4);
     for _ in 1..nblocks {
@@ -81,7 +134,10 @@ fn function(r: &mut Rng, name: &str, nargs: usize) -> Function {
         let target = Block(r.below(nblocks) as u32);
         let call = |r: &mut Rng, t: Block, f: &Function, avail: &[Value]| {
             let n = f.block(t).params.len() + usize::from(r.below(10) == 0);
-            BlockCall { block: t, args: (0..n).map(|_| operand(r, avail)).collect() }
+            BlockCall {
+                block: t,
+                args: (0..n).map(|_| operand(r, avail)).collect(),
+            }
         };
         let term = match r.below(4) {
             0 => Terminator::Return(operand(r, &avail)),
@@ -102,13 +158,18 @@ fn function(r: &mut Rng, name: &str, nargs: usize) -> Function {
 }
 
 fn annotation(r: &mut Rng) -> Option<TypeExpr> {
-    let names = ["Float64", "Real", "Int", "Vector", "T", "S", "Nope", "Tuple", "Function"];
+    let names = [
+        "Float64", "Real", "Int", "Vector", "T", "S", "Nope", "Tuple", "Function",
+    ];
     let a = *r.pick(&names);
     let b = *r.pick(&names);
     match r.below(3) {
         0 => None,
         1 => Some(TypeExpr::named(a)),
-        _ => Some(TypeExpr::Named { name: a.into(), params: vec![TypeExpr::named(b)] }),
+        _ => Some(TypeExpr::Named {
+            name: a.into(),
+            params: vec![TypeExpr::named(b)],
+        }),
     }
 }
 
@@ -138,7 +199,14 @@ fn program(r: &mut Rng) -> Program {
     let call = function(r, "#c", 2);
     method(&mut p, "(::#c)", vec![None, None], call);
     let g = function(r, "G", 0);
-    p.globals.insert("G".into(), zy_ir::Global { name: "G".into(), body: Arc::new(g), span: Span::default() });
+    p.globals.insert(
+        "G".into(),
+        zy_ir::Global {
+            name: "G".into(),
+            body: Arc::new(g),
+            span: Span::default(),
+        },
+    );
     p
 }
 

@@ -61,8 +61,13 @@ fn every_fixture_call_infers() {
         .filter_map(|e| e.ok().map(|e| e.path()))
         .collect();
     paths.sort();
-    for path in paths.iter().filter(|p| p.extension().is_some_and(|e| e == "jl")) {
-        let Ok(text) = std::fs::read_to_string(path) else { continue };
+    for path in paths
+        .iter()
+        .filter(|p| p.extension().is_some_and(|e| e == "jl"))
+    {
+        let Ok(text) = std::fs::read_to_string(path) else {
+            continue;
+        };
         for call in calls(&text) {
             count += 1;
             if let Err(e) = at(&text, &call) {
@@ -92,7 +97,9 @@ fn error_fixtures_report_inference_diagnostics_where_expected() {
     let mut checked = 0;
     let mut failures = Vec::new();
     for path in paths {
-        let Ok(text) = std::fs::read_to_string(&path) else { continue };
+        let Ok(text) = std::fs::read_to_string(&path) else {
+            continue;
+        };
         let front_end_ok = lower(&text).is_ok();
         let mut found = Vec::new();
         for call in calls(&text) {
@@ -101,14 +108,22 @@ fn error_fixtures_report_inference_diagnostics_where_expected() {
             let p = zy_lower::lower_file(0, &f, &zy_lower::global_names(&f)).program;
             if let Err(errs) = zy_infer::infer_entry(&p, "__entry__", &[]) {
                 for e in errs {
-                    found.push(format!("{} {} {}", position(&text, e.span.start), e.code, e.message));
+                    found.push(format!(
+                        "{} {} {}",
+                        position(&text, e.span.start),
+                        e.code,
+                        e.message
+                    ));
                 }
             }
         }
         for line in text.lines() {
-            let Some(rest) = line.trim().strip_prefix("# expect diagnostic: ") else { continue };
+            let Some(rest) = line.trim().strip_prefix("# expect diagnostic: ") else {
+                continue;
+            };
             let mut parts = rest.splitn(3, ' ');
-            let (Some(pos), Some(code), Some(sub)) = (parts.next(), parts.next(), parts.next()) else {
+            let (Some(pos), Some(code), Some(sub)) = (parts.next(), parts.next(), parts.next())
+            else {
                 continue;
             };
             // `unsupported` is inference's only for files the front end accepts.
@@ -128,10 +143,15 @@ fn error_fixtures_report_inference_diagnostics_where_expected() {
                 _ => format!("{pos} "),
             };
             let hit = found.iter().any(|f| {
-                f.starts_with(&want) && f.contains(&format!(" {code} ")) && f.contains(sub.trim_matches('"'))
+                f.starts_with(&want)
+                    && f.contains(&format!(" {code} "))
+                    && f.contains(sub.trim_matches('"'))
             });
             if !hit {
-                failures.push(format!("{}: expected `{rest}`, found {found:?}", path.display()));
+                failures.push(format!(
+                    "{}: expected `{rest}`, found {found:?}",
+                    path.display()
+                ));
             }
         }
     }
@@ -145,20 +165,31 @@ fn rrule_and_its_pullback_infer() {
     let program = lower(&text).unwrap_or_default();
     let f = zy_ir::Type::Function("myrelu".into());
     let out = zy_infer::infer_entry(&program, "rrule", &[f, zy_ir::Type::Float64]);
-    let Ok((root, prog)) = out else { panic!("{out:?}") };
+    let Ok((root, prog)) = out else {
+        panic!("{out:?}")
+    };
     let ret = prog.functions[&root].ret.clone();
-    let zy_ir::Type::Tuple(parts) = &ret else { panic!("{ret}") };
+    let zy_ir::Type::Tuple(parts) = &ret else {
+        panic!("{ret}")
+    };
     assert_eq!(parts[0], zy_ir::Type::Float64);
     let back = zy_infer::infer_call(&program, &parts[1], &[zy_ir::Type::Float64]);
-    let Ok((broot, bprog)) = back else { panic!("{back:?}") };
-    assert_eq!(bprog.functions[&broot].ret.to_string(), "Tuple{Nothing, Float64}");
+    let Ok((broot, bprog)) = back else {
+        panic!("{back:?}")
+    };
+    assert_eq!(
+        bprog.functions[&broot].ret.to_string(),
+        "Tuple{Nothing, Float64}"
+    );
 }
 
 #[test]
 fn a_global_closure_is_an_entry() {
     let program = lower("sq = x -> x^2\nconst K = 2.0\nplus(x) = K + x\n").unwrap_or_default();
     let out = zy_infer::infer_entry(&program, "sq", &[zy_ir::Type::Float64]);
-    let Ok((root, prog)) = out else { panic!("{out:?}") };
+    let Ok((root, prog)) = out else {
+        panic!("{out:?}")
+    };
     assert_eq!(root.to_string(), "(::#sq#1)(::var\"#sq#1\", ::Float64)");
     assert_eq!(prog.functions[&root].ret, zy_ir::Type::Float64);
     assert!(prog.globals.contains_key("sq"));
@@ -174,7 +205,9 @@ fn pow_from_source() {
     let text = std::fs::read_to_string(fixtures().join("pow.jl")).unwrap_or_default();
     let program = lower(&text).unwrap_or_default();
     let out = zy_infer::infer_entry(&program, "pow", &[zy_ir::Type::Float64, zy_ir::Type::Int64]);
-    let Ok((root, prog)) = out else { panic!("{out:?}") };
+    let Ok((root, prog)) = out else {
+        panic!("{out:?}")
+    };
     expect_test::expect![[r#"
         pow(%1::Float64, %2::Int64) :: Float64   # x, n
         #1:

@@ -20,7 +20,13 @@ fn apply(b: &mut PlanBuilder, p: Prim, args: &[&Val], ty: Type) -> Val {
 }
 
 /// `x op y` where at least one side is an array.
-pub(crate) fn arith(cx: &mut Cx, b: &mut PlanBuilder, op: &str, x: &Val, y: &Val) -> Result<Val, Fail> {
+pub(crate) fn arith(
+    cx: &mut Cx,
+    b: &mut PlanBuilder,
+    op: &str,
+    x: &Val,
+    y: &Val,
+) -> Result<Val, Fail> {
     let fail = || Err(no_method(op, &[x.ty.clone(), y.ty.clone()]));
     match (op, &x.ty, &y.ty) {
         ("+" | "-", Type::Array(_, n), Type::Array(_, m)) if n == m => {
@@ -55,7 +61,11 @@ fn scale_adjoint(
         return Err(no_method(op, &[x.ty.clone(), y.ty.clone()]));
     };
     let parent = apply(b, Prim::Adjoint, &[a], Type::Array(e.clone(), 1));
-    let args = if adjoint_first { [parent, s.clone()] } else { [s.clone(), parent] };
+    let args = if adjoint_first {
+        [parent, s.clone()]
+    } else {
+        [s.clone(), parent]
+    };
     let v = broadcast(cx, b, op, &args)?;
     let Type::Array(elem, _) = &v.ty else {
         return Err(no_method(op, &[x.ty.clone(), y.ty.clone()]));
@@ -86,9 +96,10 @@ fn matmul(b: &mut PlanBuilder, x: &Val, y: &Val) -> Option<Result<Val, Fail>> {
     let conv = |b: &mut PlanBuilder, v: &Val| -> Result<Val, Fail> {
         match &v.ty {
             Type::Array(t, n) if **t != e => convert(b, v.clone(), &array(e.clone(), *n)),
-            Type::Adjoint(t) if **t != e => {
-                Err(Fail::unsupported(format!("products of {} with other element types", v.ty)))
-            }
+            Type::Adjoint(t) if **t != e => Err(Fail::unsupported(format!(
+                "products of {} with other element types",
+                v.ty
+            ))),
             _ => Ok(v.clone()),
         }
     };
@@ -102,14 +113,21 @@ fn matmul(b: &mut PlanBuilder, x: &Val, y: &Val) -> Option<Result<Val, Fail>> {
 /// `broadcast(f, args...)` for a builtin scalar function `f`: a `Prim::Broadcast` whose
 /// function operand is the primitive's name, with the operands converted as the scalar
 /// function would convert them. Without array operands it is the plain call.
-pub(crate) fn broadcast(cx: &mut Cx, b: &mut PlanBuilder, f: &str, args: &[Val]) -> Result<Val, Fail> {
+pub(crate) fn broadcast(
+    cx: &mut Cx,
+    b: &mut PlanBuilder,
+    f: &str,
+    args: &[Val],
+) -> Result<Val, Fail> {
     let mut n = None;
     let mut elems = Vec::with_capacity(args.len());
     for a in args {
         match &a.ty {
             Type::Array(e, k) => {
                 if n.is_some_and(|m| m != *k) {
-                    return Err(Fail::unsupported("broadcasting arrays of different dimensions"));
+                    return Err(Fail::unsupported(
+                        "broadcasting arrays of different dimensions",
+                    ));
                 }
                 n = Some(*k);
                 elems.push((**e).clone());
@@ -124,8 +142,11 @@ pub(crate) fn broadcast(cx: &mut Cx, b: &mut PlanBuilder, f: &str, args: &[Val])
     };
     // Type the scalar call on the element types to learn the operation and its conversions.
     let mut scalar = PlanBuilder::default();
-    let ins: Vec<Val> =
-        elems.iter().enumerate().map(|(i, t)| Val::of(Arg::Input(i), t.clone())).collect();
+    let ins: Vec<Val> = elems
+        .iter()
+        .enumerate()
+        .map(|(i, t)| Val::of(Arg::Input(i), t.clone()))
+        .collect();
     let r = cx.call_named(&mut scalar, &f.into(), &ins)?;
     let plan = scalar.finish(r.arg, r.ty);
     let unsupported = || Fail::unsupported(format!("broadcasting `{f}` over {}", list(args)));
@@ -160,7 +181,10 @@ pub(crate) fn broadcast(cx: &mut Cx, b: &mut PlanBuilder, f: &str, args: &[Val])
 }
 
 fn list(args: &[Val]) -> String {
-    args.iter().map(|a| a.ty.to_string()).collect::<Vec<_>>().join(", ")
+    args.iter()
+        .map(|a| a.ty.to_string())
+        .collect::<Vec<_>>()
+        .join(", ")
 }
 
 /// Unary `-A` and `+A` on arrays.
@@ -179,20 +203,41 @@ pub(crate) fn call(b: &mut PlanBuilder, name: &str, args: &[Val]) -> Result<Val,
     match (name, args) {
         ("zeros" | "ones", _) => {
             let (elem, dims) = match args.split_first() {
-                Some((Val { ty: Type::Function(t), .. }, rest)) => match elem_type(t) {
+                Some((
+                    Val {
+                        ty: Type::Function(t),
+                        ..
+                    },
+                    rest,
+                )) => match elem_type(t) {
                     Some(e) => (e, rest),
                     None => return fail(),
                 },
                 _ => (Type::Float64, args),
             };
-            shape_ctor(b, if name == "zeros" { Prim::Zeros } else { Prim::Ones }, elem, dims, &[])
-                .unwrap_or_else(fail)
+            shape_ctor(
+                b,
+                if name == "zeros" {
+                    Prim::Zeros
+                } else {
+                    Prim::Ones
+                },
+                elem,
+                dims,
+                &[],
+            )
+            .unwrap_or_else(fail)
         }
         ("fill", [v, dims @ ..]) if v.ty.is_number() => {
-            shape_ctor(b, Prim::Fill, v.ty.clone(), dims, std::slice::from_ref(v)).unwrap_or_else(fail)
+            shape_ctor(b, Prim::Fill, v.ty.clone(), dims, std::slice::from_ref(v))
+                .unwrap_or_else(fail)
         }
         ("copy" | "similar", [x]) if numeric_array(&x.ty) => {
-            let p = if name == "copy" { Prim::Copy } else { Prim::Similar };
+            let p = if name == "copy" {
+                Prim::Copy
+            } else {
+                Prim::Similar
+            };
             Ok(apply(b, p, &[x], x.ty.clone()))
         }
         ("copy", [x]) if x.ty.is_number() => Ok(x.clone()),
@@ -208,15 +253,26 @@ pub(crate) fn call(b: &mut PlanBuilder, name: &str, args: &[Val]) -> Result<Val,
                 let ty = Type::tuple((0..*n).map(|_| Type::Int64));
                 Ok(apply(b, Prim::Size, &[x], ty))
             }
-            Type::Adjoint(_) => Ok(apply(b, Prim::Size, &[x], Type::tuple([Type::Int64, Type::Int64]))),
+            Type::Adjoint(_) => Ok(apply(
+                b,
+                Prim::Size,
+                &[x],
+                Type::tuple([Type::Int64, Type::Int64]),
+            )),
             _ => fail(),
         },
-        ("size", [x, d]) if matches!(x.ty, Type::Array(..) | Type::Adjoint(_)) && d.ty == Type::Int64 => {
+        ("size", [x, d])
+            if matches!(x.ty, Type::Array(..) | Type::Adjoint(_)) && d.ty == Type::Int64 =>
+        {
             Ok(apply(b, Prim::Size, &[x, d], Type::Int64))
         }
         ("first" | "last", [x]) => match &x.ty {
             Type::Array(e, _) | Type::Adjoint(e) => {
-                let p = if name == "first" { Prim::First } else { Prim::Last };
+                let p = if name == "first" {
+                    Prim::First
+                } else {
+                    Prim::Last
+                };
                 Ok(apply(b, p, &[x], (**e).clone()))
             }
             Type::Tuple(ts) if !ts.is_empty() => {
@@ -225,7 +281,9 @@ pub(crate) fn call(b: &mut PlanBuilder, name: &str, args: &[Val]) -> Result<Val,
                 let idx = Val::lit(Const::Int(i as i64));
                 Ok(apply(b, Prim::GetField, &[x, &idx], ty))
             }
-            Type::Tuple(_) => Err(Fail::method(format!("BoundsError: {name} of an empty tuple"))),
+            Type::Tuple(_) => Err(Fail::method(format!(
+                "BoundsError: {name} of an empty tuple"
+            ))),
             t if t.is_number() => Ok(x.clone()),
             _ => fail(),
         },
@@ -252,7 +310,11 @@ pub(crate) fn call(b: &mut PlanBuilder, name: &str, args: &[Val]) -> Result<Val,
             _ => fail(),
         },
         ("transpose" | "adjoint", [x]) => {
-            let p = if name == "transpose" { Prim::Transpose } else { Prim::Adjoint };
+            let p = if name == "transpose" {
+                Prim::Transpose
+            } else {
+                Prim::Adjoint
+            };
             match &x.ty {
                 Type::Array(_, 2) => Ok(apply(b, p, &[x], x.ty.clone())),
                 Type::Array(e, 1) => Ok(apply(b, p, &[x], Type::Adjoint(e.clone()))),

@@ -49,15 +49,19 @@ pub(crate) fn call(b: &mut PlanBuilder, name: &str, args: &[Val]) -> Option<Resu
         "NoTangent" => Err(no_method("NoTangent", &types(args))),
         "hvcat" => hvcat(b, args),
         "error" => match args {
-            [m @ Val { konst: Some(Const::Str(_)), .. }] => {
-                Ok(apply(b, Prim::Error, &[m], Type::Bottom))
-            }
-            _ => Err(Fail::unsupported("`error` with anything but a string literal message")),
+            [m @ Val {
+                konst: Some(Const::Str(_)),
+                ..
+            }] => Ok(apply(b, Prim::Error, &[m], Type::Bottom)),
+            _ => Err(Fail::unsupported(
+                "`error` with anything but a string literal message",
+            )),
         },
         "undef" => match args {
-            [s @ Val { konst: Some(Const::Symbol(_)), .. }] => {
-                Ok(apply(b, Prim::Undef, &[s], Type::Bottom))
-            }
+            [s @ Val {
+                konst: Some(Const::Symbol(_)),
+                ..
+            }] => Ok(apply(b, Prim::Undef, &[s], Type::Bottom)),
             _ => Err(no_method("undef", &types(args))),
         },
         "range_length" => {
@@ -73,19 +77,32 @@ pub(crate) fn call(b: &mut PlanBuilder, name: &str, args: &[Val]) -> Option<Resu
 }
 
 fn named_tuple(b: &mut PlanBuilder, args: &[Val]) -> Result<Val, Fail> {
-    let Some((Val { konst: Some(Const::Tuple(names)), .. }, vals)) = args.split_first() else {
-        return Err(Fail::unsupported("named tuple without constant field names"));
+    let Some((
+        Val {
+            konst: Some(Const::Tuple(names)),
+            ..
+        },
+        vals,
+    )) = args.split_first()
+    else {
+        return Err(Fail::unsupported(
+            "named tuple without constant field names",
+        ));
     };
     plain_values(vals)?;
     let names: Vec<Name> = names
         .iter()
         .map(|c| match c {
             Const::Symbol(s) => Ok(s.clone()),
-            _ => Err(Fail::unsupported("named tuple field names that are not symbols")),
+            _ => Err(Fail::unsupported(
+                "named tuple field names that are not symbols",
+            )),
         })
         .collect::<Result<_, _>>()?;
     if names.len() != vals.len() {
-        return Err(Fail::unsupported("named tuple with mismatched names and values"));
+        return Err(Fail::unsupported(
+            "named tuple with mismatched names and values",
+        ));
     }
     let ty = Type::NamedTuple(names.into_iter().zip(types(vals)).collect());
     let refs: Vec<&Val> = args.iter().collect();
@@ -93,7 +110,9 @@ fn named_tuple(b: &mut PlanBuilder, args: &[Val]) -> Result<Val, Fail> {
 }
 
 fn bounds(ty: &Type, i: i64) -> Fail {
-    Fail::method(format!("BoundsError: attempt to access {ty} at index [{i}]"))
+    Fail::method(format!(
+        "BoundsError: attempt to access {ty} at index [{i}]"
+    ))
 }
 
 fn check_indices(name: &str, args: &[Val], idx: &[Val]) -> Result<(), Fail> {
@@ -113,7 +132,8 @@ fn get_index(b: &mut PlanBuilder, args: &[Val]) -> Result<Val, Fail> {
         return Err(no_method("getindex", &[]));
     };
     match (&x.ty, idx) {
-        (Type::Array(e, _) | Type::Adjoint(e), _) if idx.len() == 1 || idx.len() == ndims(&x.ty) =>
+        (Type::Array(e, _) | Type::Adjoint(e), _)
+            if idx.len() == 1 || idx.len() == ndims(&x.ty) =>
         {
             check_indices("getindex", args, idx)?;
             let refs: Vec<&Val> = args.iter().collect();
@@ -121,9 +141,12 @@ fn get_index(b: &mut PlanBuilder, args: &[Val]) -> Result<Val, Fail> {
         }
         (Type::Ref(t), []) => Ok(apply(b, Prim::RefGet, &[x], (**t).clone())),
         (Type::Tuple(ts), [i]) => match i.int() {
-            Some(k) if k >= 1 && (k as usize) <= ts.len() => {
-                Ok(apply(b, Prim::GetField, &[x, i], ts[k as usize - 1].clone()))
-            }
+            Some(k) if k >= 1 && (k as usize) <= ts.len() => Ok(apply(
+                b,
+                Prim::GetField,
+                &[x, i],
+                ts[k as usize - 1].clone(),
+            )),
             Some(k) => Err(bounds(&x.ty, k)),
             None => {
                 check_indices("getindex", args, idx)?;
@@ -145,13 +168,22 @@ fn get_index(b: &mut PlanBuilder, args: &[Val]) -> Result<Val, Fail> {
                     Some(p) => p as i64 + 1,
                     None => return Err(no_field(&x.ty, s)),
                 },
-                _ => return Err(Fail::unsupported("indexing a named tuple with a run-time index")),
+                _ => {
+                    return Err(Fail::unsupported(
+                        "indexing a named tuple with a run-time index",
+                    ))
+                }
             };
             if k < 1 || k as usize > fs.len() {
                 return Err(bounds(&x.ty, k));
             }
             let idx = Val::lit(Const::Int(k));
-            Ok(apply(b, Prim::GetField, &[x, &idx], fs[k as usize - 1].1.clone()))
+            Ok(apply(
+                b,
+                Prim::GetField,
+                &[x, &idx],
+                fs[k as usize - 1].1.clone(),
+            ))
         }
         _ => Err(no_method("getindex", &types(args))),
     }
@@ -194,8 +226,15 @@ fn no_field(ty: &Type, f: &str) -> Fail {
 /// The 1-based position and type of field `f` (a symbol or a constant Int) of `x`.
 fn field(x: &Val, f: &Val) -> Result<(i64, Type), Fail> {
     let fields: Vec<(Option<Name>, Type)> = match &x.ty {
-        Type::Struct(s) => s.fields.iter().map(|(n, t)| (Some(n.clone()), t.clone())).collect(),
-        Type::NamedTuple(fs) => fs.iter().map(|(n, t)| (Some(n.clone()), t.clone())).collect(),
+        Type::Struct(s) => s
+            .fields
+            .iter()
+            .map(|(n, t)| (Some(n.clone()), t.clone()))
+            .collect(),
+        Type::NamedTuple(fs) => fs
+            .iter()
+            .map(|(n, t)| (Some(n.clone()), t.clone()))
+            .collect(),
         Type::Tuple(ts) => ts.iter().map(|t| (None, t.clone())).collect(),
         _ => return Err(no_method("getfield", &[x.ty.clone(), f.ty.clone()])),
     };
@@ -239,14 +278,21 @@ fn set_field(b: &mut PlanBuilder, args: &[Val]) -> Result<Val, Fail> {
         }
     }
     let v = convert(b, v.clone(), &ty)?;
-    Ok(apply(b, Prim::SetField, &[x, &Val::lit(Const::Int(k)), &v], ty))
+    Ok(apply(
+        b,
+        Prim::SetField,
+        &[x, &Val::lit(Const::Int(k)), &v],
+        ty,
+    ))
 }
 
 /// The element type of an array literal: numbers promote, other elements must agree.
 fn literal_elem(elems: &[Val]) -> Result<Type, Fail> {
     plain_values(elems)?;
     let Some(first) = elems.first() else {
-        return Err(Fail::unsupported("empty array literal `[]` (its element type would be Any)"));
+        return Err(Fail::unsupported(
+            "empty array literal `[]` (its element type would be Any)",
+        ));
     };
     let mut t = first.ty.clone();
     for e in &elems[1..] {
@@ -262,7 +308,9 @@ fn literal_elem(elems: &[Val]) -> Result<Type, Fail> {
         };
     }
     if matches!(t, Type::Array(..) | Type::Adjoint(_)) {
-        return Err(Fail::unsupported("array literals built from arrays (concatenation)"));
+        return Err(Fail::unsupported(
+            "array literals built from arrays (concatenation)",
+        ));
     }
     Ok(t)
 }
@@ -270,7 +318,10 @@ fn literal_elem(elems: &[Val]) -> Result<Type, Fail> {
 /// `[a, b, c]`.
 fn vect(b: &mut PlanBuilder, args: &[Val]) -> Result<Val, Fail> {
     let t = literal_elem(args)?;
-    let vals = args.iter().map(|a| convert(b, a.clone(), &t)).collect::<Result<Vec<_>, _>>()?;
+    let vals = args
+        .iter()
+        .map(|a| convert(b, a.clone(), &t))
+        .collect::<Result<Vec<_>, _>>()?;
     let refs: Vec<&Val> = vals.iter().collect();
     Ok(apply(b, Prim::Vect, &refs, array(t, 1)))
 }
@@ -291,7 +342,10 @@ fn hvcat(b: &mut PlanBuilder, args: &[Val]) -> Result<Val, Fail> {
         )));
     }
     let t = literal_elem(elems)?;
-    let vals = elems.iter().map(|a| convert(b, a.clone(), &t)).collect::<Result<Vec<_>, _>>()?;
+    let vals = elems
+        .iter()
+        .map(|a| convert(b, a.clone(), &t))
+        .collect::<Result<Vec<_>, _>>()?;
     let mut refs: Vec<&Val> = vec![rows, cols];
     refs.extend(vals.iter());
     Ok(apply(b, Prim::Hvcat, &refs, array(t, 2)))

@@ -21,7 +21,12 @@ fn apply(b: &mut PlanBuilder, p: Prim, args: &[Val], ty: Type) -> Val {
 }
 
 /// Dispatch the differentiation builtins; `None` if `name` is not one.
-pub(crate) fn call(cx: &mut Cx, b: &mut PlanBuilder, name: &str, args: &[Val]) -> Option<Result<Val, Fail>> {
+pub(crate) fn call(
+    cx: &mut Cx,
+    b: &mut PlanBuilder,
+    name: &str,
+    args: &[Val],
+) -> Option<Result<Val, Fail>> {
     let p = match name {
         "gradient" => Prim::Gradient,
         "derivative" => Prim::Derivative,
@@ -32,7 +37,13 @@ pub(crate) fn call(cx: &mut Cx, b: &mut PlanBuilder, name: &str, args: &[Val]) -
     Some(differentiate(cx, b, p, name, args))
 }
 
-fn differentiate(cx: &mut Cx, b: &mut PlanBuilder, p: Prim, name: &str, args: &[Val]) -> Result<Val, Fail> {
+fn differentiate(
+    cx: &mut Cx,
+    b: &mut PlanBuilder,
+    p: Prim,
+    name: &str,
+    args: &[Val],
+) -> Result<Val, Fail> {
     let Some((f, xs)) = args.split_first().filter(|(_, xs)| !xs.is_empty()) else {
         return Err(no_method(name, &types(args)));
     };
@@ -83,5 +94,10 @@ pub(crate) fn call_pullback(b: &mut PlanBuilder, back: &Val, rest: &[Val]) -> Re
         return Err(no_method("pullback", &types(rest)));
     };
     let ty = Type::tuple(sig.iter().skip(1).map(tangent_type));
-    Ok(apply(b, Prim::CallPullback, &[back.clone(), dy.clone()], ty))
+    Ok(apply(
+        b,
+        Prim::CallPullback,
+        &[back.clone(), dy.clone()],
+        ty,
+    ))
 }

@@ -16,7 +16,12 @@ fn types(args: &[Val]) -> Vec<Type> {
 }
 
 /// Dispatch the higher-order builtins; `None` if `name` is not one.
-pub(crate) fn call(cx: &mut Cx, b: &mut PlanBuilder, name: &str, args: &[Val]) -> Option<Result<Val, Fail>> {
+pub(crate) fn call(
+    cx: &mut Cx,
+    b: &mut PlanBuilder,
+    name: &str,
+    args: &[Val],
+) -> Option<Result<Val, Fail>> {
     Some(match (name, args) {
         ("map", [f, xs @ ..]) if (1..=2).contains(&xs.len()) => map(cx, b, f, xs, args),
         ("map", _) => Err(no_method("map", &types(args))),
@@ -50,7 +55,9 @@ fn shape(xs: &[Val]) -> Result<(Vec<Type>, Option<u8>), Fail> {
         match &x.ty {
             Type::Array(e, k) => {
                 if n.is_some_and(|m| m != *k) {
-                    return Err(Fail::unsupported("mapping over arrays of different dimensions"));
+                    return Err(Fail::unsupported(
+                        "mapping over arrays of different dimensions",
+                    ));
                 }
                 n = Some(*k);
                 elems.push((**e).clone());
@@ -66,13 +73,19 @@ fn shape(xs: &[Val]) -> Result<(Vec<Type>, Option<u8>), Fail> {
 fn element_result(cx: &mut Cx, f: &Val, elems: &[Type], what: &str) -> Result<Type, Fail> {
     let r = cx.callee_result(f, elems)?;
     if r != Type::Bottom && !r.is_number() {
-        return Err(Fail::unsupported(format!("`{what}` of a function returning {r}")));
+        return Err(Fail::unsupported(format!(
+            "`{what}` of a function returning {r}"
+        )));
     }
     Ok(r)
 }
 
 fn invoke_synth(cx: &mut Cx, b: &mut PlanBuilder, name: &str, args: &[Val]) -> Val {
-    let inst = Instance { name: name.into(), method: SYNTH_METHOD, args: types(args).into() };
+    let inst = Instance {
+        name: name.into(),
+        method: SYNTH_METHOD,
+        args: types(args).into(),
+    };
     let (inst, ret) = cx.invoke(inst);
     let ops = args.iter().map(|a| a.arg.clone()).collect();
     Val::of(b.push(Op::Invoke(inst), ops, ret.clone()), ret)
@@ -98,7 +111,13 @@ fn sum(cx: &mut Cx, b: &mut PlanBuilder, f: &Val, xs: &Val, args: &[Val]) -> Res
     Ok(invoke_synth(cx, b, "sum", args))
 }
 
-fn broadcast(cx: &mut Cx, b: &mut PlanBuilder, f: &Val, xs: &[Val], args: &[Val]) -> Result<Val, Fail> {
+fn broadcast(
+    cx: &mut Cx,
+    b: &mut PlanBuilder,
+    f: &Val,
+    xs: &[Val],
+    args: &[Val],
+) -> Result<Val, Fail> {
     if let Some(name) = builtin_func(cx, f) {
         return array::broadcast(cx, b, &name, xs);
     }

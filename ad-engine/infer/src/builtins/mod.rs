@@ -16,18 +16,90 @@ use crate::value::Val;
 /// Every builtin function name of the subset, including the names lowering uses for syntax
 /// (`getindex`, `vect`, `range_length`, ...).
 pub const BUILTINS: &[&str] = &[
-    "+", "-", "*", "/", "÷", "%", "^", "<", "<=", ">", ">=", "==", "!=", "!", "sin", "cos", "tan",
-    "exp", "log", "log1p", "sqrt", "tanh", "sinh", "cosh", "asin", "acos", "atan", "abs", "sign",
-    "floor", "ceil", "round", "max", "min", "float", "Float64", "Int", "Int64", "zero", "one",
-    "zeros", "ones", "fill", "copy", "similar", "length", "size", "first", "last", "sum", "prod",
-    "maximum", "minimum", "dot", "transpose", "adjoint", "tuple", "namedtuple", "getindex",
-    "setindex!", "getfield", "setfield!", "Ref", "vect", "hvcat", "error", "undef",
-    "range_length", "map", "broadcast", "gradient", "derivative", "hessian", "pullback",
+    "+",
+    "-",
+    "*",
+    "/",
+    "÷",
+    "%",
+    "^",
+    "<",
+    "<=",
+    ">",
+    ">=",
+    "==",
+    "!=",
+    "!",
+    "sin",
+    "cos",
+    "tan",
+    "exp",
+    "log",
+    "log1p",
+    "sqrt",
+    "tanh",
+    "sinh",
+    "cosh",
+    "asin",
+    "acos",
+    "atan",
+    "abs",
+    "sign",
+    "floor",
+    "ceil",
+    "round",
+    "max",
+    "min",
+    "float",
+    "Float64",
+    "Int",
+    "Int64",
+    "zero",
+    "one",
+    "zeros",
+    "ones",
+    "fill",
+    "copy",
+    "similar",
+    "length",
+    "size",
+    "first",
+    "last",
+    "sum",
+    "prod",
+    "maximum",
+    "minimum",
+    "dot",
+    "transpose",
+    "adjoint",
+    "tuple",
+    "namedtuple",
+    "getindex",
+    "setindex!",
+    "getfield",
+    "setfield!",
+    "Ref",
+    "vect",
+    "hvcat",
+    "error",
+    "undef",
+    "range_length",
+    "map",
+    "broadcast",
+    "gradient",
+    "derivative",
+    "hessian",
+    "pullback",
     "NoTangent",
 ];
 
 /// Type a call of the builtin `name`; `None` if there is no such builtin.
-pub(crate) fn call(cx: &mut Cx, b: &mut PlanBuilder, name: &str, args: &[Val]) -> Option<Result<Val, Fail>> {
+pub(crate) fn call(
+    cx: &mut Cx,
+    b: &mut PlanBuilder,
+    name: &str,
+    args: &[Val],
+) -> Option<Result<Val, Fail>> {
     if let Some(r) = data::call(b, name, args) {
         return Some(r);
     }
@@ -45,9 +117,10 @@ pub(crate) fn call(cx: &mut Cx, b: &mut PlanBuilder, name: &str, args: &[Val]) -
         ("==" | "!=", [x, y]) if !(x.ty.is_number() && y.ty.is_number()) => {
             scalar::equality(name, x, y)
         }
-        ("+" | "-" | "*" | "/" | "÷" | "%" | "^" | "<" | "<=" | ">" | ">=" | "==" | "!=", [x, y]) => {
-            scalar::binary(b, name, x, y)
-        }
+        (
+            "+" | "-" | "*" | "/" | "÷" | "%" | "^" | "<" | "<=" | ">" | ">=" | "==" | "!=",
+            [x, y],
+        ) => scalar::binary(b, name, x, y),
         ("-" | "+", [x]) if is_array(x) => array::unary(cx, b, name, x),
         ("-" | "+" | "!", [x]) => scalar::unary(b, name, x),
         (
@@ -64,9 +137,13 @@ pub(crate) fn call(cx: &mut Cx, b: &mut PlanBuilder, name: &str, args: &[Val]) -
             | "sum" | "prod" | "maximum" | "minimum" | "dot" | "transpose" | "adjoint",
             _,
         ) => array::call(b, name, args),
-        ("+" | "-" | "*" | "/" | "÷" | "%" | "^" | "<" | "<=" | ">" | ">=" | "==" | "!=" | "!", _) => {
-            Err(no_method(name, &args.iter().map(|a| a.ty.clone()).collect::<Vec<_>>()))
-        }
+        (
+            "+" | "-" | "*" | "/" | "÷" | "%" | "^" | "<" | "<=" | ">" | ">=" | "==" | "!=" | "!",
+            _,
+        ) => Err(no_method(
+            name,
+            &args.iter().map(|a| a.ty.clone()).collect::<Vec<_>>(),
+        )),
         _ => return None,
     })
 }

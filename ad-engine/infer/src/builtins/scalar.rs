@@ -83,7 +83,11 @@ fn pow(b: &mut PlanBuilder, x: &Val, y: &Val) -> Result<Val, Fail> {
     if x.ty == Type::Bool {
         return Err(Fail::unsupported("`^` with a Bool base"));
     }
-    let y = if y.ty == Type::Bool { convert(b, y.clone(), &Type::Int64)? } else { y.clone() };
+    let y = if y.ty == Type::Bool {
+        convert(b, y.clone(), &Type::Int64)?
+    } else {
+        y.clone()
+    };
     let (x, ty) = match (&x.ty, &y.ty) {
         (Type::Int64, Type::Float64) => (convert(b, x.clone(), &Type::Float64)?, Type::Float64),
         (t, _) => (x.clone(), t.clone()),
@@ -146,13 +150,22 @@ pub(crate) fn min_max(b: &mut PlanBuilder, name: &str, args: &[Val]) -> Result<V
 
 /// `float(x)`, `Float64(x)`, `Int(x)`, `Int64(x)`.
 pub(crate) fn conversion(b: &mut PlanBuilder, name: &str, args: &[Val]) -> Result<Val, Fail> {
-    let to = if matches!(name, "float" | "Float64") { Type::Float64 } else { Type::Int64 };
+    let to = if matches!(name, "float" | "Float64") {
+        Type::Float64
+    } else {
+        Type::Int64
+    };
     match args {
         [x] if x.ty.is_number() => convert(b, x.clone(), &to),
         // `float(A)` is `A` itself for a Float64 array, a converted copy otherwise.
-        [x @ Val { ty: Type::Array(e, _), .. }] if name == "float" && e.is_number() => {
-            convert(b, x.clone(), &Type::Array(std::sync::Arc::new(Type::Float64), array_n(&x.ty)))
-        }
+        [x @ Val {
+            ty: Type::Array(e, _),
+            ..
+        }] if name == "float" && e.is_number() => convert(
+            b,
+            x.clone(),
+            &Type::Array(std::sync::Arc::new(Type::Float64), array_n(&x.ty)),
+        ),
         _ => Err(no_method(name, &types(args))),
     }
 }
@@ -166,12 +179,17 @@ fn array_n(t: &Type) -> u8 {
 
 /// `zero(x)`, `one(x)`.
 pub(crate) fn zero_one(b: &mut PlanBuilder, name: &str, args: &[Val]) -> Result<Val, Fail> {
-    let p = if name == "zero" { Prim::Zero } else { Prim::One };
+    let p = if name == "zero" {
+        Prim::Zero
+    } else {
+        Prim::One
+    };
     match args {
         [x] if x.ty.is_number() => Ok(apply(b, p, vec![x], x.ty.clone())),
-        [x @ Val { ty: Type::Array(e, _), .. }] if p == Prim::Zero && e.is_number() => {
-            Ok(apply(b, p, vec![x], x.ty.clone()))
-        }
+        [x @ Val {
+            ty: Type::Array(e, _),
+            ..
+        }] if p == Prim::Zero && e.is_number() => Ok(apply(b, p, vec![x], x.ty.clone())),
         _ => Err(no_method(name, &types(args))),
     }
 }
@@ -187,6 +205,9 @@ pub(crate) fn equality(op: &str, x: &Val, y: &Val) -> Result<Val, Fail> {
     };
     match same {
         Some(s) => Ok(Val::lit(Const::Bool(if op == "==" { s } else { !s }))),
-        None => Err(Fail::unsupported(format!("`{op}` on values of type {}", x.ty))),
+        None => Err(Fail::unsupported(format!(
+            "`{op}` on values of type {}",
+            x.ty
+        ))),
     }
 }

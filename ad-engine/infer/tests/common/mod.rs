@@ -50,10 +50,19 @@ impl Fb {
     pub fn new(name: &str, args: &[&str]) -> Fb {
         let mut f = Function::new(name, Span::new(0, 0, 1000));
         for a in args {
-            f.add_param(Block::ENTRY, Type::Any, Span::new(0, 0, 1), Some((*a).into()));
+            f.add_param(
+                Block::ENTRY,
+                Type::Any,
+                Span::new(0, 0, 1),
+                Some((*a).into()),
+            );
             f.arg_names.push((*a).into());
         }
-        Fb { f, cur: Block::ENTRY, next: 100 }
+        Fb {
+            f,
+            cur: Block::ENTRY,
+            next: 100,
+        }
     }
 
     pub fn arg(&self, i: usize) -> Operand {
@@ -81,7 +90,10 @@ impl Fb {
 
     pub fn op(&mut self, op: Op, args: Vec<Operand>) -> Operand {
         let span = self.span();
-        Operand::Value(self.f.push_stmt(self.cur, Stmt { op, args }, Type::Any, span))
+        Operand::Value(
+            self.f
+                .push_stmt(self.cur, Stmt { op, args }, Type::Any, span),
+        )
     }
 
     pub fn block(&mut self) -> Block {
@@ -100,15 +112,32 @@ impl Fb {
 
     pub fn jump(&mut self, to: Block, args: Vec<Operand>) {
         let span = self.span();
-        self.f.set_term(self.cur, Terminator::Jump(BlockCall { block: to, args }), span);
+        self.f.set_term(
+            self.cur,
+            Terminator::Jump(BlockCall { block: to, args }),
+            span,
+        );
     }
 
-    pub fn branch(&mut self, c: Operand, t: Block, targs: Vec<Operand>, e: Block, eargs: Vec<Operand>) {
+    pub fn branch(
+        &mut self,
+        c: Operand,
+        t: Block,
+        targs: Vec<Operand>,
+        e: Block,
+        eargs: Vec<Operand>,
+    ) {
         let span = self.span();
         let term = Terminator::Branch {
             cond: c,
-            then_to: BlockCall { block: t, args: targs },
-            else_to: BlockCall { block: e, args: eargs },
+            then_to: BlockCall {
+                block: t,
+                args: targs,
+            },
+            else_to: BlockCall {
+                block: e,
+                args: eargs,
+            },
         };
         self.f.set_term(self.cur, term, span);
     }
@@ -128,7 +157,13 @@ pub fn method(p: &mut Program, name: &str, sig: Vec<Option<TypeExpr>>, body: Fun
     method_where(p, name, sig, &[], body);
 }
 
-pub fn method_where(p: &mut Program, name: &str, sig: Vec<Option<TypeExpr>>, vars: &[&str], body: Function) {
+pub fn method_where(
+    p: &mut Program,
+    name: &str,
+    sig: Vec<Option<TypeExpr>>,
+    vars: &[&str],
+    body: Function,
+) {
     let span = body.span;
     p.add_method(
         name.into(),
@@ -149,13 +184,22 @@ pub fn define(p: &mut Program, body: Function) {
 }
 
 /// `struct name{params...} fields... end`.
-pub fn structdef(p: &mut Program, name: &str, params: &[&str], fields: &[(&str, Option<TypeExpr>)], mutable: bool) {
+pub fn structdef(
+    p: &mut Program,
+    name: &str,
+    params: &[&str],
+    fields: &[(&str, Option<TypeExpr>)],
+    mutable: bool,
+) {
     p.structs.insert(
         name.into(),
         StructDef {
             name: name.into(),
             params: params.iter().map(|s| (*s).into()).collect(),
-            fields: fields.iter().map(|(n, t)| ((*n).into(), t.clone())).collect(),
+            fields: fields
+                .iter()
+                .map(|(n, t)| ((*n).into(), t.clone()))
+                .collect(),
             mutable,
             kind: StructKind::User,
             span: Span::new(0, 0, 1),
@@ -208,7 +252,12 @@ pub fn print_program(root: &zy_ir::Instance, prog: &zy_ir::TypedProgram) -> Stri
 
 pub fn errors(errs: &[zy_infer::TypeError]) -> String {
     errs.iter()
-        .map(|e| format!("error[{}] at {}..{}: {}\n", e.code, e.span.start, e.span.end, e.message))
+        .map(|e| {
+            format!(
+                "error[{}] at {}..{}: {}\n",
+                e.code, e.span.start, e.span.end, e.message
+            )
+        })
         .collect()
 }
 
