@@ -5,8 +5,11 @@
 //!   deadline, cancellation) and returns the result or a [`RuntimeError`] carrying Julia's
 //!   message and the failing statement's span.
 //! - [`eval_prim`] is the single place where the meaning of each [`zy_ir::Prim`] lives.
+//! - [`Value::deep_copy`] and [`Value::float_leaves`] / [`Value::with_float_leaves`] serve
+//!   finite differences and arguments that a call mutates.
 //! - [`show`] prints a value as Julia's `show` does; [`to_json`] encodes it as SPEC's JSON.
 
+mod copy;
 mod json;
 mod machine;
 mod prim;
