@@ -59,6 +59,8 @@ pub(crate) struct BodyLowerer<'c, 'a> {
     pub toplevel: bool,
     /// In a closure's call method: the closure itself (argument 0).
     pub self_value: Option<Value>,
+    /// The construct each block was made for.
+    block_spans: HashMap<Block, Span>,
 }
 
 impl<'c, 'a> BodyLowerer<'c, 'a> {
@@ -72,6 +74,7 @@ impl<'c, 'a> BodyLowerer<'c, 'a> {
             loops: Vec::new(),
             toplevel,
             self_value: None,
+            block_spans: HashMap::new(),
         }
     }
 
@@ -124,14 +127,18 @@ impl<'c, 'a> BodyLowerer<'c, 'a> {
         v
     }
 
-    pub fn new_block(&mut self) -> Block {
-        self.b.func.add_block()
+    /// A new block for the construct at `range` (the span of φs that join in it).
+    pub fn new_block(&mut self, range: TextRange) -> Block {
+        let b = self.b.func.add_block();
+        let span = self.span(range);
+        self.block_spans.insert(b, span);
+        b
     }
 
     /// Continue in a block no jump reaches (after `return`, `break`, `continue`), so that the
     /// code after them still lowers; it is dropped at the end.
     pub fn start_dead_block(&mut self) {
-        let b = self.new_block();
+        let b = self.b.func.add_block();
         self.b.seal_block(b);
         self.cur = b;
     }
@@ -426,7 +433,14 @@ impl<'c, 'a> BodyLowerer<'c, 'a> {
     /// End the body: return `value`, build the φs, and tidy the result.
     pub fn finish(mut self, value: Operand, range: TextRange) -> Function {
         self.ret(value, range);
-        crate::tidy::tidy(self.b.finish())
+        let mut f = self.b.finish();
+        // The builder's φs carry no span: give them their block's construct.
+        for (b, span) in self.block_spans {
+            for p in f.block(b).params.clone() {
+                f.values[p.index()].span = span;
+            }
+        }
+        crate::tidy::tidy(f)
     }
 }
 

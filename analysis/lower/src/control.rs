@@ -27,11 +27,11 @@ impl BodyLowerer<'_, '_> {
             _ => return self.expr(e),
         };
         let result = self.hidden();
-        let join = self.new_block();
+        let join = self.new_block(e.range);
         for (cond, body) in branches {
             let c = self.expr(cond);
-            let then_b = self.new_block();
-            let else_b = self.new_block();
+            let then_b = self.new_block(e.range);
+            let else_b = self.new_block(e.range);
             self.branch(c, then_b, else_b, cond.range);
             self.b.seal_block(then_b);
             self.b.seal_block(else_b);
@@ -78,8 +78,8 @@ impl BodyLowerer<'_, '_> {
         let result = self.hidden();
         let x = self.expr(a);
         self.b.def_var(self.cur, result, Const::Bool(!and));
-        let rhs = self.new_block();
-        let join = self.new_block();
+        let rhs = self.new_block(r);
+        let join = self.new_block(r);
         if and {
             self.branch(x, rhs, join, a.range);
         } else {
@@ -98,7 +98,7 @@ impl BodyLowerer<'_, '_> {
     /// ones hold.
     pub(crate) fn chain(&mut self, first: &Expr, rest: &[(BinOp, Expr)], r: TextRange) -> Operand {
         let result = self.hidden();
-        let join = self.new_block();
+        let join = self.new_block(r);
         let mut lhs = self.expr(first);
         let mut lhs_start = first.range.start;
         for (i, (op, e)) in rest.iter().enumerate() {
@@ -110,7 +110,7 @@ impl BodyLowerer<'_, '_> {
             if i + 1 == rest.len() {
                 self.jump(join, r);
             } else {
-                let next = self.new_block();
+                let next = self.new_block(r);
                 self.branch(c, next, join, pair);
                 self.b.seal_block(next);
                 self.cur = next;
@@ -146,12 +146,12 @@ impl BodyLowerer<'_, '_> {
     /// `while cond body end`.
     pub(crate) fn while_loop(&mut self, looped: &Expr, cond: &Expr, body: &[Expr]) -> Operand {
         let r = looped.range;
-        let header = self.new_block();
+        let header = self.new_block(r);
         self.jump(header, r);
         self.cur = header;
         let c = self.expr(cond);
-        let body_b = self.new_block();
-        let exit = self.new_block();
+        let body_b = self.new_block(r);
+        let exit = self.new_block(r);
         self.branch(c, body_b, exit, cond.range);
         self.b.seal_block(body_b);
         self.cur = body_b;
@@ -197,7 +197,7 @@ impl BodyLowerer<'_, '_> {
             }
         };
         self.b.def_var(self.cur, k, Const::Int(first_k));
-        let header = self.new_block();
+        let header = self.new_block(r);
         self.jump(header, r);
         self.cur = header;
         let kv = self.b.use_var(header, k);
@@ -206,8 +206,8 @@ impl BodyLowerer<'_, '_> {
             Source::Collection(_) => "<=",
         };
         let c = self.call(cmp, vec![kv, n], iter.range);
-        let body_b = self.new_block();
-        let exit = self.new_block();
+        let body_b = self.new_block(r);
+        let exit = self.new_block(r);
         self.branch(c, body_b, exit, iter.range);
         self.b.seal_block(body_b);
         self.cur = body_b;
@@ -225,7 +225,7 @@ impl BodyLowerer<'_, '_> {
             Source::Collection(xs) => self.call("getindex", vec![xs, kv], iter.range),
         };
         self.bind(var, element);
-        let latch = self.new_block();
+        let latch = self.new_block(r);
         self.loops.push(LoopTargets {
             brk: exit,
             cont: latch,

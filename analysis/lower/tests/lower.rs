@@ -856,6 +856,13 @@ fn statements_carry_the_spans_of_their_source() {
     let terms: Vec<&str> = f.block_ids().map(|b| text(f.block(b).term_span)).collect();
     assert_eq!(terms, ["c > 0", "c > 0 ? c : -c", "c > 0 ? c : -c"]);
     assert_eq!(text(l.program.functions["f"].methods[0].span), "f");
+    let phis: Vec<&str> = f
+        .block_ids()
+        .skip(1)
+        .flat_map(|b| f.block(b).params.clone())
+        .map(|v| text(f.value(v).span))
+        .collect();
+    assert_eq!(phis, ["c > 0 ? c : -c"]);
 }
 
 #[test]
