@@ -6,6 +6,7 @@
 //! unwind through machine code: they are recorded in the context, which compiled code checks.
 
 pub mod arena;
+pub mod kernels;
 pub mod math;
 pub mod site;
 
@@ -250,5 +251,6 @@ pub fn symbols() -> Vec<(&'static str, *const u8)> {
         ("zy_rt_accum_into_scalar", zy_rt_accum_into_scalar as *const u8),
     ];
     syms.extend(math::symbols());
+    syms.extend(kernels::symbols());
     syms
 }

@@ -20,6 +20,9 @@ impl Translator<'_, '_, '_> {
         ty: &Type,
         span: Span,
     ) -> R<Option<Vec<ClValue>>> {
+        if let Some(out) = self.linalg(p, args, tys, ty, span)? {
+            return Ok(Some(out));
+        }
         let Some(Type::Array(elem, dims)) = tys.first() else { return Ok(None) };
         let (elem, dims) = ((**elem).clone(), *dims);
         let ints = |ts: &[Type]| ts.iter().all(|t| *t == Type::Int64);
@@ -79,6 +82,66 @@ impl Translator<'_, '_, '_> {
                 )?;
                 let given = self.operand(&args[1])?;
                 self.coerce(given, &tys[1], ty)?
+            }
+            _ => return Ok(None),
+        }))
+    }
+
+    /// Reductions and products of Float64 arrays, by the runtime's kernels.
+    fn linalg(&mut self, p: Prim, args: &[Operand], tys: &[Type], ty: &Type, span: Span) -> R<Option<Vec<ClValue>>> {
+        let f64_array = |t: &Type| matches!(t, Type::Array(e, _) | Type::Adjoint(e) if **e == Type::Float64);
+        let kind = |t: &Type| match t {
+            Type::Array(_, 1) => Some(0i64),
+            Type::Array(_, 2) => Some(1),
+            Type::Adjoint(_) => Some(2),
+            _ => None,
+        };
+        Ok(Some(match (p, tys) {
+            (Prim::Sum, [a]) if f64_array(a) && *ty == Type::Float64 => {
+                let x = self.pointer(&args[0])?;
+                let rt = self.env.rt.sum;
+                vec![self.call_rt(rt, &[x]).ok_or_else(|| JitError::invalid("sum"))?]
+            }
+            (Prim::Maximum | Prim::Minimum, [a]) if f64_array(a) && *ty == Type::Float64 => {
+                let x = self.pointer(&args[0])?;
+                let len = self.b.ins().load(types::I64, mem(), x, array_offset::LEN);
+                let empty = self.b.ins().icmp_imm_s(IntCC::Equal, len, 0);
+                let rt = self.env.rt.extremum;
+                let is_max = self.b.ins().iconst(types::I8, i64::from(p == Prim::Maximum));
+                self.guarded(
+                    empty,
+                    &[types::F64],
+                    |t| t.fallback(p, args, ty, span),
+                    |t| Ok(vec![t.call_rt(rt, &[x, is_max]).unwrap_or(is_max)]),
+                )?
+            }
+            (Prim::Dot, [a, b]) | (Prim::MatMul, [a @ Type::Adjoint(_), b @ Type::Array(_, 1)])
+                if f64_array(a) && f64_array(b) && *ty == Type::Float64 =>
+            {
+                let (x, y) = (self.pointer(&args[0])?, self.pointer(&args[1])?);
+                let lx = self.b.ins().load(types::I64, mem(), x, array_offset::LEN);
+                let ly = self.b.ins().load(types::I64, mem(), y, array_offset::LEN);
+                let differ = self.b.ins().icmp(IntCC::NotEqual, lx, ly);
+                let rt = self.env.rt.dot;
+                self.guarded(
+                    differ,
+                    &[types::F64],
+                    |t| t.fallback(p, args, ty, span),
+                    |t| Ok(vec![t.call_rt(rt, &[x, y]).unwrap_or(lx)]),
+                )?
+            }
+            (Prim::MatMul, [a, b]) if f64_array(a) && f64_array(b) && f64_array(ty) => {
+                let (Some(ka), Some(kb)) = (kind(a), kind(b)) else { return Ok(None) };
+                if ka == 0 && kb == 0 {
+                    return Ok(None);
+                }
+                let (x, y) = (self.pointer(&args[0])?, self.pointer(&args[1])?);
+                let (ka, kb) = (self.b.ins().iconst(types::I64, ka), self.b.ins().iconst(types::I64, kb));
+                let rt = self.env.rt.matmul;
+                let ctx = self.ctx();
+                let out = self.call_rt(rt, &[ctx, x, ka, y, kb]).ok_or_else(|| JitError::invalid("matmul"))?;
+                let mismatch = self.b.ins().icmp_imm_s(IntCC::Equal, out, 0);
+                self.guarded(mismatch, &[types::I64], |t| t.fallback(p, args, ty, span), |_| Ok(vec![out]))?
             }
             _ => return Ok(None),
         }))

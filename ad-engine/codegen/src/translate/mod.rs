@@ -7,6 +7,7 @@
 //! is set, jumps to a *bail* block that returns zeros: errors never trap or unwind.
 
 mod arrays;
+mod broadcast;
 mod data;
 pub(crate) mod pullbacks;
 mod scalar;
@@ -47,6 +48,11 @@ pub(crate) struct RtFuncs {
     pub powi: FuncId,
     pub accum_into: FuncId,
     pub accum_into_scalar: FuncId,
+    pub sum: FuncId,
+    pub extremum: FuncId,
+    pub dot: FuncId,
+    pub matmul: FuncId,
+    pub array_new: FuncId,
 }
 
 impl RtFuncs {
@@ -85,6 +91,11 @@ impl RtFuncs {
             powi: decl("zy_rt_powi", &[types::F64, p], Some(types::F64))?,
             accum_into: decl("zy_rt_accum_into", &[p, p], Some(types::I8))?,
             accum_into_scalar: decl("zy_rt_accum_into_scalar", &[p, types::F64], None)?,
+            sum: decl("zy_rt_sum", &[p], Some(types::F64))?,
+            extremum: decl("zy_rt_extremum", &[p, types::I8], Some(types::F64))?,
+            dot: decl("zy_rt_dot", &[p, p], Some(types::F64))?,
+            matmul: decl("zy_rt_matmul", &[p, p, p, p, p], Some(p))?,
+            array_new: decl("zy_rt_array_new", &[p, p, p, p], Some(p))?,
         })
     }
 }
@@ -673,6 +684,11 @@ impl<'e, 'a, 'b> Translator<'e, 'a, 'b> {
         }
         if let Some(out) = self.arrays(p, args, &tys, ty, span)? {
             return Ok(out);
+        }
+        if p == Prim::Broadcast {
+            if let Some(out) = self.broadcast(args, &tys, ty, span)? {
+                return Ok(out);
+            }
         }
         if let Some(out) = self.tape(p, args, &tys, ty, span)? {
             return Ok(out);

@@ -19,7 +19,7 @@ impl Translator<'_, '_, '_> {
         if p == Prim::Undef {
             return Ok(Some(Vec::new()));
         }
-        if !tys.iter().all(Type::is_number) || !ty.is_number() || tys.is_empty() || tys.len() > 2 {
+        if !tys.iter().all(Type::is_number) || !ty.is_number() {
             return Ok(None);
         }
         let mut xs = Vec::new();
@@ -29,11 +29,31 @@ impl Translator<'_, '_, '_> {
                 _ => return Ok(None),
             }
         }
-        let out = match (tys, ty) {
-            ([Type::Float64], Type::Float64) => self.float_unary(p, xs[0], args, ty, span)?,
+        let square = args.get(1) == Some(&Operand::Const(Const::Int(2)));
+        let slow = Slow { p, args, ty, span, whole: false };
+        Ok(self.scalar_values(p, &xs, tys, ty, square, &slow)?.map(|v| vec![v]))
+    }
+
+    /// `p` on the scalar values `xs` of types `tys`, giving a `ty`; `square` says the exponent
+    /// of a power is the constant 2. `slow` is the statement the runtime evaluates when an
+    /// inline check fails (it raises the error).
+    pub(super) fn scalar_values(
+        &mut self,
+        p: Prim,
+        xs: &[ClValue],
+        tys: &[Type],
+        ty: &Type,
+        square: bool,
+        slow: &Slow<'_>,
+    ) -> R<Option<ClValue>> {
+        if !tys.iter().all(Type::is_number) || !ty.is_number() || tys.is_empty() || tys.len() > 2 || xs.len() != tys.len() {
+            return Ok(None);
+        }
+        Ok(match (tys, ty) {
+            ([Type::Float64], Type::Float64) => self.float_unary(p, xs[0], slow)?,
             ([Type::Float64, Type::Float64], _) => self.float_binary(p, xs[0], xs[1], ty),
             ([Type::Float64, Type::Int64], Type::Float64) if p == Prim::Pow => {
-                if args[1] == Operand::Const(Const::Int(2)) {
+                if square {
                     Some(self.b.ins().fmul(xs[0], xs[0]))
                 } else {
                     let rt = self.env.rt.powi;
@@ -41,15 +61,24 @@ impl Translator<'_, '_, '_> {
                 }
             }
             ([Type::Int64], _) => self.int_unary(p, xs[0], ty),
-            ([Type::Int64, Type::Int64], _) => self.int_binary(p, xs[0], xs[1], args, ty, span)?,
+            ([Type::Int64, Type::Int64], _) => self.int_binary(p, xs[0], xs[1], ty, slow)?,
             ([Type::Bool], _) => self.bool_unary(p, xs[0], ty),
             ([Type::Bool, Type::Bool], Type::Bool) => self.bool_binary(p, xs[0], xs[1]),
             _ => None,
-        };
-        Ok(out.map(|v| vec![v]))
+        })
     }
 
-    fn float_unary(&mut self, p: Prim, x: ClValue, args: &[Operand], ty: &Type, span: Span) -> R<Option<ClValue>> {
+    /// The runtime's evaluation of `slow`, producing one value of scalar type `ty`.
+    fn slow_path(&mut self, slow: &Slow<'_>, ty: cranelift_codegen::ir::Type) -> R<Vec<ClValue>> {
+        let out = self.fallback(slow.p, slow.args, slow.ty, slow.span)?;
+        if !slow.whole {
+            return Ok(out);
+        }
+        // The whole statement raised the error (so control never gets here); keep the types.
+        Ok(vec![if ty == types::F64 { self.b.ins().f64const(0.0) } else { self.b.ins().iconst(ty, 0) }])
+    }
+
+    fn float_unary(&mut self, p: Prim, x: ClValue, slow: &Slow<'_>) -> R<Option<ClValue>> {
         let ins = self.b.ins();
         Ok(Some(match p {
             Prim::Neg => ins.fneg(x),
@@ -81,7 +110,7 @@ impl Translator<'_, '_, '_> {
                         self.guarded(
                             bad,
                             &[types::F64],
-                            |t| t.fallback(p, args, ty, span),
+                            |t| t.slow_path(slow, types::F64),
                             |t| Ok(vec![t.call_rt(id, &[x]).unwrap_or(x)]),
                         )?[0]
                     }
@@ -94,7 +123,7 @@ impl Translator<'_, '_, '_> {
                 let out = self.guarded(
                     neg,
                     &[types::F64],
-                    |t| t.fallback(p, args, ty, span),
+                    |t| t.slow_path(slow, types::F64),
                     |t| Ok(vec![t.b.ins().sqrt(x)]),
                 )?;
                 out[0]
@@ -204,15 +233,7 @@ impl Translator<'_, '_, '_> {
         }
     }
 
-    fn int_binary(
-        &mut self,
-        p: Prim,
-        a: ClValue,
-        b: ClValue,
-        args: &[Operand],
-        ty: &Type,
-        span: Span,
-    ) -> R<Option<ClValue>> {
+    fn int_binary(&mut self, p: Prim, a: ClValue, b: ClValue, ty: &Type, slow: &Slow<'_>) -> R<Option<ClValue>> {
         let cc = match p {
             Prim::Lt => Some(IntCC::SignedLessThan),
             Prim::Le => Some(IntCC::SignedLessThanOrEqual),
@@ -250,7 +271,7 @@ impl Translator<'_, '_, '_> {
                 self.guarded(
                     bad,
                     &[types::I64],
-                    |t| t.fallback(p, args, ty, span),
+                    |t| t.slow_path(slow, types::I64),
                     |t| Ok(vec![t.b.ins().sdiv(a, b)]),
                 )?[0]
             }
@@ -261,7 +282,7 @@ impl Translator<'_, '_, '_> {
                 self.guarded(
                     zero,
                     &[types::I64],
-                    |t| t.fallback(p, args, ty, span),
+                    |t| t.slow_path(slow, types::I64),
                     |t| {
                         let m1 = t.b.ins().icmp_imm_s(IntCC::Equal, b, -1);
                         let one = t.b.ins().iconst(types::I64, 1);
@@ -299,4 +320,14 @@ impl Translator<'_, '_, '_> {
         };
         Some(self.b.ins().icmp(cc, a, b))
     }
+}
+
+/// The statement the runtime evaluates when an inline check of a scalar operation fails.
+pub(super) struct Slow<'a> {
+    pub p: Prim,
+    pub args: &'a [Operand],
+    pub ty: &'a Type,
+    pub span: Span,
+    /// The statement is a whole broadcast, not the scalar operation itself.
+    pub whole: bool,
 }

@@ -1,0 +1,169 @@
+//! Array kernels called by compiled code, computing in exactly the interpreter's order so
+//! results agree bit for bit: pairwise sums as Julia's `mapreduce_impl`, left folds for dot
+//! products and for each entry of a matrix product (accumulated column by column, which keeps
+//! each entry's order and lets the compiler vectorise across rows).
+
+use super::{ArrayObj, Ctx};
+
+/// Julia's sequential block size in pairwise reductions.
+const PAIRWISE_BLOCK: usize = 1024;
+
+fn pairwise(xs: &[f64]) -> f64 {
+    match xs {
+        [] => 0.0,
+        [x] => *x,
+        [a, b, rest @ ..] if xs.len() <= PAIRWISE_BLOCK => rest.iter().fold(a + b, |v, x| v + x),
+        _ => {
+            let mid = (xs.len() - 1) / 2 + 1;
+            pairwise(&xs[..mid]) + pairwise(&xs[mid..])
+        }
+    }
+}
+
+/// The Float64 elements of an array.
+///
+/// # Safety
+/// `a` must be a live Float64 array.
+unsafe fn elems<'a>(a: *const ArrayObj) -> &'a [f64] {
+    let a = unsafe { &*a };
+    // SAFETY: the array holds `len` Float64 elements.
+    unsafe { std::slice::from_raw_parts(a.data.cast::<f64>(), a.len.max(0) as usize) }
+}
+
+/// `sum(a)` of a Float64 array.
+///
+/// # Safety
+/// `a` must be a live Float64 array.
+pub unsafe extern "C" fn zy_rt_sum(a: *const ArrayObj) -> f64 {
+    let xs = unsafe { elems(a) };
+    if xs.len() < 16 {
+        xs.iter().copied().reduce(|a, b| a + b).unwrap_or(0.0)
+    } else {
+        pairwise(xs)
+    }
+}
+
+/// `maximum(a)` (`is_max` nonzero) or `minimum(a)` of a non-empty Float64 array.
+///
+/// # Safety
+/// `a` must be a live, non-empty Float64 array.
+pub unsafe extern "C" fn zy_rt_extremum(a: *const ArrayObj, is_max: i8) -> f64 {
+    let xs = unsafe { elems(a) };
+    let pick = if is_max != 0 { julia_max } else { julia_min };
+    xs.iter().copied().reduce(pick).unwrap_or(f64::NAN)
+}
+
+fn julia_max(x: f64, y: f64) -> f64 {
+    if y > x || (y.is_sign_negative() < x.is_sign_negative()) {
+        if x.is_nan() { x } else { y }
+    } else if y.is_nan() {
+        y
+    } else {
+        x
+    }
+}
+
+fn julia_min(x: f64, y: f64) -> f64 {
+    if y < x || (y.is_sign_negative() > x.is_sign_negative()) {
+        if x.is_nan() { x } else { y }
+    } else if y.is_nan() {
+        y
+    } else {
+        x
+    }
+}
+
+/// `dot(a, b)` of two Float64 arrays of one length.
+///
+/// # Safety
+/// Both must be live Float64 arrays of equal length.
+pub unsafe extern "C" fn zy_rt_dot(a: *const ArrayObj, b: *const ArrayObj) -> f64 {
+    let (x, y) = unsafe { (elems(a), elems(b)) };
+    x.iter().zip(y).fold(0.0, |s, (p, q)| s + p * q)
+}
+
+/// The shape of a product operand by kind: 0 a vector (a column), 1 a matrix, 2 a row.
+fn dims(a: &ArrayObj, kind: i64) -> (usize, usize) {
+    let len = a.len.max(0) as usize;
+    match kind {
+        0 => (len, 1),
+        2 => (1, len),
+        _ => (a.rows.max(0) as usize, a.cols.max(0) as usize),
+    }
+}
+
+/// `a * b` for Float64 operands of the given kinds (see [`dims`]): a new array of the result's
+/// shape, or null when the inner dimensions differ (the interpreter then raises the error).
+///
+/// # Safety
+/// `ctx` must be the live context; `a` and `b` live Float64 arrays.
+pub unsafe extern "C" fn zy_rt_matmul(
+    ctx: *mut Ctx,
+    a: *const ArrayObj,
+    a_kind: i64,
+    b: *const ArrayObj,
+    b_kind: i64,
+) -> *mut ArrayObj {
+    let ctx = unsafe { &mut *ctx };
+    let (ao, bo) = unsafe { (&*a, &*b) };
+    let ((m, k), (k2, n)) = (dims(ao, a_kind), dims(bo, b_kind));
+    if k != k2 {
+        return std::ptr::null_mut();
+    }
+    let (rows, cols) = match (a_kind, b_kind) {
+        (1, 0) => (m as i64, 1),
+        (2, 1) => (1, n as i64),
+        _ => (m as i64, n as i64),
+    };
+    let out = ctx.state.arena.new_array(rows, cols, 8);
+    let (x, y) = unsafe { (elems(a), elems(b)) };
+    // SAFETY: `out` holds m·n Float64 elements.
+    let c = unsafe { std::slice::from_raw_parts_mut((*out).data.cast::<f64>(), m * n) };
+    for j in 0..n {
+        let col = &mut c[j * m..(j + 1) * m];
+        for l in 0..k {
+            let ylj = y[j * k + l];
+            let xl = &x[l * m..(l + 1) * m];
+            for (ci, xi) in col.iter_mut().zip(xl) {
+                *ci += xi * ylj;
+            }
+        }
+    }
+    out
+}
+
+/// A new zero-filled `rows × cols` array of `elem_size`-byte elements.
+///
+/// # Safety
+/// `ctx` must be the live context.
+pub unsafe extern "C" fn zy_rt_array_new(ctx: *mut Ctx, rows: i64, cols: i64, elem_size: i64) -> *mut ArrayObj {
+    let ctx = unsafe { &mut *ctx };
+    ctx.state.arena.new_array(rows.max(0), cols.max(0), elem_size.max(1) as usize)
+}
+
+/// The kernels' symbols.
+pub fn symbols() -> Vec<(&'static str, *const u8)> {
+    vec![
+        ("zy_rt_sum", zy_rt_sum as *const u8),
+        ("zy_rt_extremum", zy_rt_extremum as *const u8),
+        ("zy_rt_dot", zy_rt_dot as *const u8),
+        ("zy_rt_matmul", zy_rt_matmul as *const u8),
+        ("zy_rt_array_new", zy_rt_array_new as *const u8),
+    ]
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn pairwise_sum_splits_long_arrays_like_julia() {
+        // 2049 ones and a tiny term: the split order decides whether the term survives.
+        let mut xs = vec![1.0; 2049];
+        xs.push(1e-16);
+        let (l, r) = xs.split_at(1025);
+        let (ll, lr) = l.split_at(513);
+        let by_hand = (ll.iter().sum::<f64>() + lr.iter().sum::<f64>()) + pairwise(r);
+        assert_eq!(pairwise(&xs), by_hand);
+    }
+}

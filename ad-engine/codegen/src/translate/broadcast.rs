@@ -1,0 +1,149 @@
+//! `broadcast(f, args...)` compiled as a loop over the elements, `f` translated inline. Only
+//! arrays of one shape (and scalars) take this path; other shapes (extents of 1 stretched) and
+//! row vectors run in the runtime, which raises the interpreter's errors too.
+
+use cranelift_codegen::ir::{condcodes::IntCC, types, BlockArg, InstBuilder};
+use zy_ir::{Const, Operand, Prim, Span, Type};
+
+use super::scalar::Slow;
+use super::{mem, ClValue, Translator, R};
+use crate::error::JitError;
+use crate::layout::elem_slot;
+use crate::runtime::arena::array_offset;
+
+/// The scalar primitive a broadcast of `name` over `arity` operands applies (as the
+/// interpreter maps it).
+fn scalar_prim(name: &str, arity: usize) -> Option<Prim> {
+    match (name, arity) {
+        ("-", 1) => Some(Prim::Neg),
+        (n, _) => Prim::from_julia_name(n),
+    }
+}
+
+impl Translator<'_, '_, '_> {
+    /// The loop form of a broadcast, if the operand types allow it.
+    pub(super) fn broadcast(&mut self, args: &[Operand], tys: &[Type], ty: &Type, span: Span) -> R<Option<Vec<ClValue>>> {
+        let (Some(Operand::Const(Const::Func(name))), Type::Array(elem, _)) = (args.first(), ty) else {
+            return Ok(None);
+        };
+        let Some(p) = scalar_prim(name, args.len() - 1) else { return Ok(None) };
+        let elem = (**elem).clone();
+        let ops = &args[1..];
+        let op_tys = &tys[1..];
+        let mut elem_tys = Vec::new();
+        let mut first_array = None;
+        for (k, t) in op_tys.iter().enumerate() {
+            match t {
+                Type::Array(e, _) if e.is_number() => {
+                    elem_tys.push((**e).clone());
+                    first_array.get_or_insert(k);
+                }
+                t if t.is_number() => elem_tys.push(t.clone()),
+                _ => return Ok(None),
+            }
+        }
+        let Some(first) = first_array else { return Ok(None) };
+        let out_slot = elem_slot(&elem)?;
+        // Would the scalar operation translate inline? (Probe in a throwaway block.)
+        if !self.scalar_supported(p, &elem_tys, &elem) {
+            return Ok(None);
+        }
+        let mut ptrs = Vec::new();
+        let mut scalars = Vec::new();
+        for (o, t) in ops.iter().zip(op_tys) {
+            let vs = self.operand(o)?;
+            let v = *vs.first().ok_or_else(|| JitError::invalid("broadcast operand without a slot"))?;
+            if matches!(t, Type::Array(..)) {
+                ptrs.push(Some(v));
+                scalars.push(None);
+            } else {
+                ptrs.push(None);
+                scalars.push(Some(v));
+            }
+        }
+        let a0 = ptrs[first].ok_or_else(|| JitError::invalid("broadcast array"))?;
+        let rows = self.b.ins().load(types::I64, mem(), a0, array_offset::ROWS);
+        let cols = self.b.ins().load(types::I64, mem(), a0, array_offset::COLS);
+        let len = self.b.ins().load(types::I64, mem(), a0, array_offset::LEN);
+        let mut bad = self.b.ins().iconst(types::I8, 0);
+        for a in ptrs.iter().flatten().skip(1) {
+            let r = self.b.ins().load(types::I64, mem(), *a, array_offset::ROWS);
+            let c = self.b.ins().load(types::I64, mem(), *a, array_offset::COLS);
+            let dr = self.b.ins().icmp(IntCC::NotEqual, r, rows);
+            let dc = self.b.ins().icmp(IntCC::NotEqual, c, cols);
+            let d = self.b.ins().bor(dr, dc);
+            bad = self.b.ins().bor(bad, d);
+        }
+        let square = ops.get(1) == Some(&Operand::Const(Const::Int(2)));
+        let out = self.guarded(
+            bad,
+            &[types::I64],
+            |t| t.fallback(Prim::Broadcast, args, ty, span),
+            |t| {
+                let rt = t.env.rt.array_new;
+                let ctx = t.ctx();
+                let size = t.b.ins().iconst(types::I64, i64::from(out_slot.size()));
+                let out = t.call_rt(rt, &[ctx, rows, cols, size]).ok_or_else(|| JitError::invalid("array_new"))?;
+                let out_data = t.b.ins().load(types::I64, mem(), out, array_offset::DATA);
+                let datas: Vec<Option<ClValue>> = ptrs
+                    .iter()
+                    .map(|p| p.map(|a| t.b.ins().load(types::I64, mem(), a, array_offset::DATA)))
+                    .collect();
+                let head = t.b.create_block();
+                let body = t.b.create_block();
+                let exit = t.b.create_block();
+                let i = t.b.append_block_param(head, types::I64);
+                let zero = t.b.ins().iconst(types::I64, 0);
+                t.b.ins().jump(head, &[BlockArg::Value(zero)]);
+                t.b.switch_to_block(head);
+                let more = t.b.ins().icmp(IntCC::SignedLessThan, i, len);
+                t.b.ins().brif(more, body, &[], exit, &[]);
+                t.b.switch_to_block(body);
+                let mut xs = Vec::new();
+                for ((d, s), et) in datas.iter().zip(&scalars).zip(&elem_tys) {
+                    xs.push(match (d, s) {
+                        (Some(d), _) => {
+                            let slot = elem_slot(et)?;
+                            let off = t.b.ins().imul_imm_s(i, i64::from(slot.size()));
+                            let at = t.b.ins().iadd(*d, off);
+                            t.b.ins().load(slot.cl_type(), mem(), at, 0)
+                        }
+                        (None, Some(s)) => *s,
+                        (None, None) => return Err(JitError::invalid("broadcast operand")),
+                    });
+                }
+                let slow = Slow { p: Prim::Broadcast, args, ty, span, whole: true };
+                let v = t
+                    .scalar_values(p, &xs, &elem_tys, &elem, square, &slow)?
+                    .ok_or_else(|| JitError::invalid("broadcast element operation"))?;
+                let off = t.b.ins().imul_imm_s(i, i64::from(out_slot.size()));
+                let at = t.b.ins().iadd(out_data, off);
+                t.b.ins().store(mem(), v, at, 0);
+                let next = t.b.ins().iadd_imm_s(i, 1);
+                t.b.ins().jump(head, &[BlockArg::Value(next)]);
+                t.b.switch_to_block(exit);
+                Ok(vec![out])
+            },
+        )?;
+        Ok(Some(out))
+    }
+
+    /// Does `p` on scalars of `tys` giving `ty` have an inline translation?
+    fn scalar_supported(&self, p: Prim, tys: &[Type], ty: &Type) -> bool {
+        let float_math = matches!(
+            p,
+            Prim::Neg | Prim::Abs | Prim::Floor | Prim::Ceil | Prim::Round | Prim::Sign | Prim::Sqrt
+                | Prim::Sin | Prim::Cos | Prim::Tan | Prim::Exp | Prim::Log | Prim::Log1p | Prim::Tanh
+                | Prim::Sinh | Prim::Cosh | Prim::Asin | Prim::Acos | Prim::Atan
+        );
+        let float_bin = matches!(p, Prim::Add | Prim::Sub | Prim::Mul | Prim::Div | Prim::Max | Prim::Min);
+        let cmp = matches!(p, Prim::Lt | Prim::Le | Prim::Gt | Prim::Ge | Prim::Eq | Prim::Ne);
+        match (tys, ty) {
+            ([Type::Float64], Type::Float64) => float_math,
+            ([Type::Float64, Type::Float64], Type::Float64) => float_bin,
+            ([Type::Float64, Type::Float64], Type::Bool) => cmp,
+            ([Type::Float64, Type::Int64], Type::Float64) => p == Prim::Pow,
+            _ => false,
+        }
+    }
+}

@@ -1,0 +1,104 @@
+//! Reductions, products and broadcasts of Float64 arrays run by the JIT's kernels and loops
+//! agree with the interpreter bit for bit, including their errors.
+
+mod support;
+
+use support::*;
+use zy_interp::Value;
+use zy_ir::{Block, Const, Operand, Prim, Type};
+
+fn func(name: &str) -> Operand {
+    Operand::Const(Const::Func(name.into()))
+}
+
+fn vecf() -> Type {
+    Type::vector_f64()
+}
+
+fn matf() -> Type {
+    Type::matrix_f64()
+}
+
+/// A deterministic vector with varied magnitudes (so summation order shows in the bits).
+fn data(n: usize, seed: f64) -> Vec<f64> {
+    (0..n).map(|i| (seed * (i as f64 + 1.0)).sin() * 10f64.powi((i % 7) as i32 - 3)).collect()
+}
+
+#[test]
+fn logsumexp_and_mlp_layer_shapes() {
+    // lse(x) = (m = maximum(x); m + log(sum(exp.(x .- m))))
+    let fl = Type::Float64;
+    let mut fb = Fb::new("lse", &[vecf()], fl.clone());
+    let x = fb.args[0];
+    let e = Block::ENTRY;
+    let m = fb.prim(e, Prim::Maximum, vec![v(x)], fl.clone(), 10);
+    let d = fb.prim(e, Prim::Broadcast, vec![func("-"), v(x), v(m)], vecf(), 11);
+    let ex = fb.prim(e, Prim::Broadcast, vec![func("exp"), v(d)], vecf(), 12);
+    let s = fb.prim(e, Prim::Sum, vec![v(ex)], fl.clone(), 13);
+    let l = fb.prim(e, Prim::Log, vec![v(s)], fl.clone(), 14);
+    let r = fb.prim(e, Prim::Add, vec![v(m), v(l)], fl.clone(), 15);
+    fb.ret(e, v(r));
+    let inst = fb.inst();
+    let prog = program(vec![fb]);
+    let xs = data(3000, 0.37);
+    let m = xs.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+    let out = check(&prog, &inst, vec![Value::vector_f64(xs)]);
+    assert!(out.parse::<f64>().is_ok_and(|v| v > m), "{out}");
+    assert_eq!(
+        check(&prog, &inst, vec![Value::vector_f64(vec![])]),
+        "error at 10..11: ArgumentError: reducing over an empty collection is not allowed; consider supplying `init` to the reducer"
+    );
+
+    // layer(W, x, b) = (tanh.(W * x .+ b), x' * W', dot(x, x), x * x')
+    let ret = Type::tuple([vecf(), Type::Adjoint(std::sync::Arc::new(fl.clone())), fl.clone(), matf()]);
+    let mut fb = Fb::new("layer", &[matf(), vecf(), vecf()], ret.clone());
+    let (w, x, b) = (fb.args[0], fb.args[1], fb.args[2]);
+    let wx = fb.prim(e, Prim::MatMul, vec![v(w), v(x)], vecf(), 10);
+    let z = fb.prim(e, Prim::Broadcast, vec![func("+"), v(wx), v(b)], vecf(), 11);
+    let h = fb.prim(e, Prim::Broadcast, vec![func("tanh"), v(z)], vecf(), 12);
+    let xt = fb.prim(e, Prim::Adjoint, vec![v(x)], Type::Adjoint(std::sync::Arc::new(fl.clone())), 13);
+    let wt = fb.prim(e, Prim::Adjoint, vec![v(w)], matf(), 14);
+    let row = fb.prim(e, Prim::MatMul, vec![v(xt), v(wt)], Type::Adjoint(std::sync::Arc::new(fl.clone())), 15);
+    let dd = fb.prim(e, Prim::Dot, vec![v(x), v(x)], fl.clone(), 16);
+    let outer = fb.prim(e, Prim::MatMul, vec![v(x), v(xt)], matf(), 17);
+    let t = fb.prim(e, Prim::Tuple, vec![v(h), v(row), v(dd), v(outer)], ret, 18);
+    fb.ret(e, v(t));
+    let inst = fb.inst();
+    let prog = program(vec![fb]);
+    let (rows, cols) = (5, 37);
+    let w = Value::matrix_f64(rows, cols, data(rows * cols, 0.11)).unwrap();
+    let args = vec![w, Value::vector_f64(data(cols, 0.7)), Value::vector_f64(data(rows, 1.3))];
+    let out = check(&prog, &inst, args);
+    assert!(out.starts_with("([") && out.ends_with("])"), "{out}");
+    // A product with mismatched inner dimensions is the interpreter's DimensionMismatch.
+    let w = Value::matrix_f64(2, 3, data(6, 0.5)).unwrap();
+    let args = vec![w, Value::vector_f64(data(2, 0.7)), Value::vector_f64(data(2, 1.3))];
+    assert_eq!(
+        check(&prog, &inst, args),
+        "error at 10..11: DimensionMismatch: matrix A has dimensions (2,3), vector B has length 2"
+    );
+}
+
+#[test]
+fn broadcasts_of_mismatched_shapes_and_powers() {
+    // p(x, y) = (x .^ 2, x .* y, x .> y)
+    let fl = Type::Float64;
+    let bv = Type::Array(std::sync::Arc::new(Type::Bool), 1);
+    let ret = Type::tuple([vecf(), vecf(), bv.clone()]);
+    let mut fb = Fb::new("p", &[vecf(), vecf()], ret.clone());
+    let (x, y) = (fb.args[0], fb.args[1]);
+    let e = Block::ENTRY;
+    let sq = fb.prim(e, Prim::Broadcast, vec![func("^"), v(x), i(2)], vecf(), 10);
+    let pr = fb.prim(e, Prim::Broadcast, vec![func("*"), v(x), v(y)], vecf(), 11);
+    let gt = fb.prim(e, Prim::Broadcast, vec![func(">"), v(x), v(y)], bv, 12);
+    let t = fb.prim(e, Prim::Tuple, vec![v(sq), v(pr), v(gt)], ret, 13);
+    fb.ret(e, v(t));
+    let inst = fb.inst();
+    let prog = program(vec![fb]);
+    let args = vec![Value::vector_f64(vec![1.5, -2.0, 3.0]), Value::vector_f64(vec![2.0, -3.0, 3.0])];
+    assert_eq!(check(&prog, &inst, args), "([2.25, 4.0, 9.0], [3.0, 6.0, 9.0], Bool[0, 1, 0])");
+    let args = vec![Value::vector_f64(vec![1.5, -2.0, 3.0]), Value::vector_f64(vec![2.0, -3.0])];
+    let out = check(&prog, &inst, args);
+    assert!(out.starts_with("error at 11..12: DimensionMismatch"), "{out}");
+    let _ = fl;
+}
