@@ -685,3 +685,32 @@ fn sum_of_a_predicate_counts_in_int() {
     "#]]
     .assert_eq(&sum);
 }
+
+#[test]
+fn row_vectors_scale_and_broadcast_through_their_parents() {
+    let mut p = Program::default();
+    one(&mut p, "f", &["x"], |b| {
+        let x = b.arg(0);
+        let t = b.call("adjoint", vec![x]);
+        let s = b.call("*", vec![int(2), t.clone()]);
+        let u = b.call("broadcast", vec![func("sin"), t]);
+        b.call("+", vec![s, u])
+    });
+    expect![[r#"
+        f(%1::Vector{Float64}) :: Adjoint{Float64, Vector{Float64}}   # x
+        #1:
+          %2 = adjoint(%1) :: Adjoint{Float64, Vector{Float64}}
+          %3 = adjoint(%2) :: Vector{Float64}
+          %4 = broadcast(*, 2.0, %3) :: Vector{Float64}
+          %5 = adjoint(%4) :: Adjoint{Float64, Vector{Float64}}
+          %6 = adjoint(%2) :: Vector{Float64}
+          %7 = broadcast(sin, %6) :: Vector{Float64}
+          %8 = adjoint(%7) :: Adjoint{Float64, Vector{Float64}}
+          %9 = adjoint(%5) :: Vector{Float64}
+          %10 = adjoint(%8) :: Vector{Float64}
+          %11 = broadcast(+, %9, %10) :: Vector{Float64}
+          %12 = adjoint(%11) :: Adjoint{Float64, Vector{Float64}}
+          return %12
+    "#]]
+    .assert_eq(&typed(&p, "f", &[Type::vector_f64()]));
+}

@@ -39,39 +39,18 @@ pub(crate) fn arith(
             broadcast(cx, b, op, &[x.clone(), y.clone()])
         }
         ("/", Type::Array(..), s) if s.is_number() => broadcast(cx, b, op, &[x.clone(), y.clone()]),
-        ("*" | "/", Type::Adjoint(_), s) if s.is_number() => scale_adjoint(cx, b, op, x, y, true),
-        ("*", s, Type::Adjoint(_)) if s.is_number() => scale_adjoint(cx, b, op, x, y, false),
+        ("+" | "-", Type::Adjoint(_), Type::Adjoint(_)) => {
+            broadcast(cx, b, op, &[x.clone(), y.clone()])
+        }
+        ("*" | "/", Type::Adjoint(_), s) if s.is_number() => {
+            broadcast(cx, b, op, &[x.clone(), y.clone()])
+        }
+        ("*", s, Type::Adjoint(_)) if s.is_number() => {
+            broadcast(cx, b, op, &[x.clone(), y.clone()])
+        }
         ("*", _, _) => matmul(b, x, y).unwrap_or_else(fail),
         _ => fail(),
     }
-}
-
-/// `x' * s`, `s * x'`, `x' / s`: the row vector's parent is scaled elementwise and turned back
-/// into a row vector.
-fn scale_adjoint(
-    cx: &mut Cx,
-    b: &mut PlanBuilder,
-    op: &str,
-    x: &Val,
-    y: &Val,
-    adjoint_first: bool,
-) -> Result<Val, Fail> {
-    let (a, s) = if adjoint_first { (x, y) } else { (y, x) };
-    let Type::Adjoint(e) = &a.ty else {
-        return Err(no_method(op, &[x.ty.clone(), y.ty.clone()]));
-    };
-    let parent = apply(b, Prim::Adjoint, &[a], Type::Array(e.clone(), 1));
-    let args = if adjoint_first {
-        [parent, s.clone()]
-    } else {
-        [s.clone(), parent]
-    };
-    let v = broadcast(cx, b, op, &args)?;
-    let Type::Array(elem, _) = &v.ty else {
-        return Err(no_method(op, &[x.ty.clone(), y.ty.clone()]));
-    };
-    let ty = Type::Adjoint(elem.clone());
-    Ok(apply(b, Prim::Adjoint, &[&v], ty))
 }
 
 /// `A * B` for arrays and row vectors, `None` if Julia has no such method.
@@ -119,6 +98,9 @@ pub(crate) fn broadcast(
     f: &str,
     args: &[Val],
 ) -> Result<Val, Fail> {
+    if args.iter().any(|a| matches!(a.ty, Type::Adjoint(_))) {
+        return broadcast_rows(cx, b, f, args);
+    }
     let mut n = None;
     let mut elems = Vec::with_capacity(args.len());
     for a in args {
@@ -132,7 +114,6 @@ pub(crate) fn broadcast(
                 n = Some(*k);
                 elems.push((**e).clone());
             }
-            Type::Adjoint(_) => return Err(Fail::unsupported("broadcasting over an adjoint")),
             t if t.is_number() => elems.push(t.clone()),
             t => return Err(Fail::unsupported(format!("broadcasting over {t}"))),
         }
@@ -178,6 +159,33 @@ pub(crate) fn broadcast(
     }
     let ty = array(last.ty.clone(), n);
     Ok(Val::of(b.prim(Prim::Broadcast, ops, ty.clone()), ty))
+}
+
+/// Broadcasting over row vectors (and scalars): over their parent vectors, as a row vector.
+fn broadcast_rows(cx: &mut Cx, b: &mut PlanBuilder, f: &str, args: &[Val]) -> Result<Val, Fail> {
+    let mut parents = Vec::with_capacity(args.len());
+    for a in args {
+        match &a.ty {
+            Type::Adjoint(e) => {
+                parents.push(apply(b, Prim::Adjoint, &[a], Type::Array(e.clone(), 1)));
+            }
+            t if t.is_number() => parents.push(a.clone()),
+            t => {
+                return Err(Fail::unsupported(format!(
+                    "broadcasting a row vector with {t}"
+                )))
+            }
+        }
+    }
+    let v = broadcast(cx, b, f, &parents)?;
+    let Type::Array(elem, 1) = &v.ty else {
+        return Err(Fail::unsupported(format!(
+            "broadcasting `{f}` over {}",
+            list(args)
+        )));
+    };
+    let ty = Type::Adjoint(elem.clone());
+    Ok(apply(b, Prim::Adjoint, &[&v], ty))
 }
 
 fn list(args: &[Val]) -> String {
