@@ -81,6 +81,39 @@ mod tests {
     }
 
     #[test]
+    fn structs_and_closures_are_objects_keyed_by_field() {
+        use std::sync::Arc;
+        use zy_ir::{StructKind, StructType, Type};
+        let ty = |name: &str, mutable, kind| {
+            Arc::new(StructType {
+                name: name.into(),
+                params: vec![],
+                fields: vec![
+                    ("W".into(), Type::matrix_f64()),
+                    ("b".into(), Type::vector_f64()),
+                ],
+                mutable,
+                kind,
+            })
+        };
+        let fields = || {
+            vec![
+                Value::matrix_f64(1, 2, vec![1.0, 2.0]).unwrap(),
+                Value::vector_f64(vec![0.5]),
+            ]
+        };
+        let want = json!({"W": [[1.0, 2.0]], "b": [0.5]});
+        for (mutable, kind) in [
+            (false, StructKind::User),
+            (true, StructKind::User),
+            (false, StructKind::Closure),
+        ] {
+            let v = Value::new_struct(ty("Dense", mutable, kind), fields());
+            assert_eq!(to_json(&v), want);
+        }
+    }
+
+    #[test]
     fn containers() {
         let t = Value::tuple([Value::F64(12.0), Value::Nothing]);
         assert_eq!(to_json(&t), json!([12.0, null]));

@@ -293,6 +293,33 @@ mod tests {
     }
 
     #[test]
+    fn closures_print_their_name_and_parametric_structs_their_parameters() {
+        let closure = Arc::new(StructType {
+            name: "#f#1".into(),
+            params: vec![],
+            fields: vec![("a".into(), Type::Float64)],
+            mutable: false,
+            kind: StructKind::Closure,
+        });
+        assert_eq!(
+            show(&Value::new_struct(closure, vec![Value::F64(1.0)])),
+            "#f#1"
+        );
+        let bar = Arc::new(StructType {
+            name: "Bar".into(),
+            params: vec![Type::Float64],
+            fields: vec![("a".into(), Type::Float64)],
+            mutable: true,
+            kind: StructKind::User,
+        });
+        assert_eq!(
+            show(&Value::new_struct(bar, vec![Value::F64(1.5)])),
+            "Bar{Float64}(1.5)"
+        );
+        assert_eq!(show(&Value::Func("sin".into())), "sin");
+    }
+
+    #[test]
     fn summaries_for_errors() {
         expect![["3-element Vector{Float64}"]]
             .assert_eq(&summary(&Value::vector_f64(vec![0.0; 3])));

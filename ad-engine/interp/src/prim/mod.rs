@@ -33,7 +33,9 @@ pub fn eval_prim(p: Prim, args: &[Value], ret: &Type) -> Result<Value, String> {
     match p {
         Add | Sub | Mul | Div | IntDiv | Rem | Pow => {
             let [a, b] = operands(p, args)?;
-            if a.is_number() && b.is_number() {
+            if let (Pow, Value::Int(x), Value::Int(n), Type::Float64) = (p, a, b, ret) {
+                Ok(Value::F64(scalar::literal_pow_int(*x, *n)))
+            } else if a.is_number() && b.is_number() {
                 scalar::arith(p, a, b)
             } else {
                 linalg::array_arith(p, a, b)

@@ -147,6 +147,21 @@ fn int_pow_domain_error(p: i64) -> String {
     )
 }
 
+/// `x ^ p` for an Int64 `x` and a literal exponent `p` (the case where inference types the
+/// result Float64: a negative literal): Julia's `literal_pow` gives `inv(x)` for -1,
+/// `inv(x)^2` for -2 and `Float64(x)^p` otherwise.
+pub fn literal_pow_int(x: i64, p: i64) -> f64 {
+    let xf = x as f64;
+    match p {
+        -1 => 1.0 / xf,
+        -2 => {
+            let i = 1.0 / xf;
+            i * i
+        }
+        _ => pow_f64_int(xf, p),
+    }
+}
+
 /// `x ^ p` on Int64 by squaring, wrapping on overflow; a negative power is a DomainError unless
 /// `x` is 1 or -1.
 pub fn int_pow(x: i64, p: i64) -> Result<i64, String> {

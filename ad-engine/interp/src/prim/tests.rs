@@ -112,6 +112,10 @@ fn integer_powers() {
     assert_eq!(run(Pow, &[i(1), i(-5)]), "1");
     assert_eq!(run(Pow, &[i(-1), i(-3)]), "-1");
     assert_eq!(run(Pow, &[i(-1), i(-4)]), "1");
+    // A literal negative exponent, typed Float64 by inference: `2^-1 == 0.5` in Julia.
+    assert_eq!(run_typed(Pow, &[i(2), i(-1)], &Type::Float64), "0.5");
+    assert_eq!(run_typed(Pow, &[i(2), i(-2)], &Type::Float64), "0.25");
+    assert_eq!(run_typed(Pow, &[i(-2), i(-3)], &Type::Float64), "-0.125");
     let err = run(Pow, &[i(2), i(-1)]);
     assert!(
         err.starts_with("DomainError with -1: Cannot raise an integer x to a negative power -1."),
@@ -262,6 +266,25 @@ fn elementary_functions_and_domain_errors() {
         run(Sin, &[vf(&[1.0])]),
         "MethodError: no method matching sin(::Vector{Float64})"
     );
+}
+
+#[test]
+fn elementary_functions_at_exact_points() {
+    assert_eq!(run(Exp, &[f(0.0)]), "1.0");
+    assert_eq!(run(Cos, &[f(0.0)]), "1.0");
+    assert_eq!(run(Cosh, &[f(0.0)]), "1.0");
+    assert_eq!(run(Sinh, &[f(-0.0)]), "-0.0");
+    assert_eq!(run(Tanh, &[f(f64::INFINITY)]), "1.0");
+    assert_eq!(run(Tan, &[f(0.0)]), "0.0");
+    assert_eq!(
+        run(Atan, &[f(f64::INFINITY)]),
+        show(&f(std::f64::consts::FRAC_PI_2))
+    );
+    assert_eq!(run(Acos, &[f(-1.0)]), show(&f(std::f64::consts::PI)));
+    // log1p keeps digits that log(1 + x) loses.
+    assert_eq!(run(Log1p, &[f(1e-20)]), "1.0e-20");
+    assert_eq!(run(Log, &[f(1.0 + 1e-20)]), "0.0");
+    assert_eq!(run(Sqrt, &[f(2.25)]), "1.5");
 }
 
 #[test]
