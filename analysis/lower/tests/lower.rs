@@ -910,3 +910,74 @@ fn chained_comparison_spans_each_comparison() {
         .collect();
     assert_eq!(spans, ["a < b", "b <= c"]);
 }
+
+#[test]
+fn elseif_chain_and_statement_if_without_value() {
+    let l = lower(
+        "function sgn(x)
+            if x > 0
+                s = 1
+            elseif x < 0
+                s = -1
+            else
+                s = 0
+            end
+            x == 0 && return 0.0
+            s * 1.0
+        end",
+    );
+    expect![[r#"
+        sgn(%1)   # x
+        #1:
+          %2 = %1 > 0
+          br %2 ? #4 : #2
+        #2:
+          %3 = %1 < 0
+          br %3 ? #4 : #3
+        #3:
+          br #4
+        #4:
+          %4 = φ(#1 → 1, #2 → -1, #3 → 0)       # s
+          %5 = %1 == 0
+          br %5 ? #5 : #6
+        #5:
+          return 0.0
+        #6:
+          %6 = %4 * 1.0
+          return %6
+    "#]].assert_eq(&body(&l, "sgn"));
+}
+
+#[test]
+fn for_loop_destructures_its_elements_and_closures_capture_each_iteration() {
+    let l = lower(
+        "function f(ps)
+            fs = []
+            for (a, b) in ps
+                push!(fs, () -> a * b)
+            end
+            fs
+        end",
+    );
+    expect![[r##"
+        f(%1)   # ps
+        #1:
+          %2 = vect()                           # fs
+          %3 = length(%1)
+          br #2
+        #2:
+          %4 = φ(#1 → 1, #3 → %11)
+          %5 = %4 <= %3
+          br %5 ? #3 : #4
+        #3:
+          %6 = getindex(%1, %4)
+          %7 = getindex(%6, 1)                  # a
+          %8 = getindex(%6, 2)                  # b
+          %9 = closure var"#f#1"(%7, %8)
+          %10 = push!(%2, %9)
+          %11 = %4 + 1
+          br #2
+        #4:
+          return %2
+    "##]].assert_eq(&body(&l, "f"));
+}
