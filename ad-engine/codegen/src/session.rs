@@ -378,24 +378,28 @@ fn pullback_sigs(t: &Type, out: &mut HashSet<Arc<[Type]>>) {
     }
 }
 
-/// Does any function of `reach` take part in a cycle of calls?
+/// Does any function of `reach` take part in a cycle of calls? A `call_pullback` may call any
+/// pullback of its type.
 fn has_recursion(reach: &[(Arc<Instance>, Arc<Function>)], pullbacks: &[Arc<Instance>]) -> bool {
-    // A pullback closure may call any pullback of its type: count them as calls from everyone.
     let index: HashMap<&Instance, usize> = reach.iter().enumerate().map(|(i, (k, _))| (&**k, i)).collect();
     let edges: Vec<Vec<usize>> = reach
         .iter()
         .map(|(_, f)| {
-            f.values
-                .iter()
-                .filter_map(|v| match &v.kind {
-                    zy_ir::ValueKind::Stmt(s) => match &s.op {
-                        Op::Invoke(c) => index.get(&**c).copied(),
-                        _ => None,
-                    },
-                    _ => None,
-                })
-                .chain(pullbacks.iter().filter_map(|p| index.get(&**p).copied()))
-                .collect()
+            let mut out = Vec::new();
+            for v in &f.values {
+                let zy_ir::ValueKind::Stmt(s) = &v.kind else { continue };
+                match &s.op {
+                    Op::Invoke(c) => out.extend(index.get(&**c).copied()),
+                    Op::Prim(zy_ir::Prim::CallPullback) => {
+                        if let Some(Type::Pullback(sig)) = s.args.first().map(|a| f.operand_ty(a)) {
+                            let targets = pullbacks.iter().filter(|p| p.args == sig);
+                            out.extend(targets.filter_map(|p| index.get(&**p).copied()));
+                        }
+                    }
+                    _ => {}
+                }
+            }
+            out
         })
         .collect();
     // A cycle exists iff a depth-first search meets a node on its own path.

@@ -56,3 +56,20 @@ fn gradient_of_sin_of_cos() {
     // Products of two factors and negation are exact in any order, so this is bit for bit.
     assert_eq!(check(&prog, &grad, vec![Value::F64(x)]), expect);
 }
+
+#[test]
+fn print_clif_of_affine_gradient() {
+    // f(x) = 5x + 3
+    let mut fb = Fb::new("f", &[Type::Float64], Type::Float64);
+    let x = fb.args[0];
+    let m = fb.prim(Block::ENTRY, Prim::Mul, vec![f(5.0), v(x)], Type::Float64, 10);
+    let s = fb.prim(Block::ENTRY, Prim::Add, vec![v(m), f(3.0)], Type::Float64, 11);
+    fb.ret(Block::ENTRY, v(s));
+    let inst = fb.inst();
+    let prog = program(vec![fb]);
+    let (grad, prog) = zy_ad::gradient_program(&prog, &inst).expect("differentiable");
+    for (k, f) in &prog.functions {
+        println!("{k}:\n{}", zy_ir::print_function(f));
+    }
+    println!("{}", zy_codegen::clif_text(&prog, &grad).unwrap());
+}
