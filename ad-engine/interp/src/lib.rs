@@ -10,6 +10,7 @@
 //! - [`show`] prints a value as Julia's `show` does; [`to_json`] encodes it as SPEC's JSON.
 
 mod copy;
+mod interrupt;
 mod json;
 mod machine;
 mod prim;

@@ -15,6 +15,7 @@ use zy_ir::{
     TypedProgram, ValueKind,
 };
 
+use crate::interrupt;
 use crate::prim::{eval_prim, new_struct, undef_error};
 use crate::value::Value;
 
@@ -27,6 +28,24 @@ pub struct Limits {
     pub deadline: Option<Instant>,
     /// Set from another thread to stop the run.
     pub cancel: Option<Arc<AtomicBool>>,
+}
+
+impl Limits {
+    /// The `InterruptException` message if the run must stop now (cancelled, or past the
+    /// deadline).
+    pub fn interrupted(&self) -> Option<String> {
+        if self
+            .cancel
+            .as_ref()
+            .is_some_and(|c| c.load(Ordering::Relaxed))
+        {
+            return Some("InterruptException: cancelled".into());
+        }
+        if self.deadline.is_some_and(|d| Instant::now() >= d) {
+            return Some("InterruptException: time limit exceeded".into());
+        }
+        None
+    }
 }
 
 impl Default for Limits {
@@ -92,6 +111,7 @@ pub fn run_function(
         steps: 0,
         scratch: Vec::new(),
     };
+    let _current = interrupt::enter(limits);
     m.exec()
 }
 
@@ -226,18 +246,10 @@ impl<'p> Machine<'p> {
         if !self.steps.is_multiple_of(CHECK_EVERY) {
             return Ok(());
         }
-        if self
-            .limits
-            .cancel
-            .as_ref()
-            .is_some_and(|c| c.load(Ordering::Relaxed))
-        {
-            return Err(fail(span, "InterruptException: cancelled".into()));
+        match self.limits.interrupted() {
+            Some(message) => Err(fail(span, message)),
+            None => Ok(()),
         }
-        if self.limits.deadline.is_some_and(|d| Instant::now() >= d) {
-            return Err(fail(span, "InterruptException: time limit exceeded".into()));
-        }
-        Ok(())
     }
 
     fn top(&mut self) -> Result<&mut Frame<'p>, String> {

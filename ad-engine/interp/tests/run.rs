@@ -646,3 +646,46 @@ fn a_missing_instance_or_wrong_arity_is_an_internal_error() {
         "internal error: pow takes 2 arguments, got 1"
     );
 }
+
+/// `mul(A, B) = A * B`: one statement, so only the product itself can notice the deadline.
+#[test]
+fn a_large_matrix_product_stops_at_the_deadline() {
+    let mt = Type::matrix_f64();
+    let (mut f, a) = function("mul", &[mt.clone(), mt.clone()], mt.clone());
+    let c = prim(
+        &mut f,
+        Block::ENTRY,
+        Prim::MatMul,
+        vec![v(a[0]), v(a[1])],
+        mt.clone(),
+        1,
+    );
+    ret(&mut f, Block::ENTRY, v(c));
+    let p = program(vec![f]);
+    let big = || Value::matrix_f64(300, 300, vec![1.0; 90_000]).unwrap();
+    let expired = Limits {
+        deadline: Some(Instant::now()),
+        ..Limits::default()
+    };
+    assert_eq!(
+        call(
+            &p,
+            "mul",
+            &[mt.clone(), mt.clone()],
+            vec![big(), big()],
+            &expired
+        ),
+        Err((sp(1), "InterruptException: time limit exceeded".into()))
+    );
+    let small = || Value::matrix_f64(1, 1, vec![3.0]).unwrap();
+    assert_eq!(
+        call(
+            &p,
+            "mul",
+            &[mt.clone(), mt],
+            vec![small(), small()],
+            &Limits::default()
+        ),
+        Ok("[9.0;;]".into())
+    );
+}

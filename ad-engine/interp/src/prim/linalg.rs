@@ -8,6 +8,7 @@ use zy_ir::{Prim, Type};
 
 use super::array::view;
 use super::{eval_prim, method_error};
+use crate::interrupt;
 use crate::value::{Array, ArrayData, ElemType, Shape, Value};
 
 /// What an operand of a product is.
@@ -89,28 +90,32 @@ fn numbers(d: &ArrayData, as_float: bool) -> Num {
 }
 
 /// `C = A * B` for column-major `A` (m×k) and `B` (k×n).
-fn gemm(a: &Num, b: &Num, m: usize, k: usize, n: usize) -> ArrayData {
+/// Checks the run's limits once per output column: a large product is the one primitive call
+/// that can outlast a deadline.
+fn gemm(a: &Num, b: &Num, m: usize, k: usize, n: usize) -> Result<ArrayData, String> {
     match (a, b) {
         (Num::I(x), Num::I(y)) => {
             let mut c = vec![0i64; m * n];
             for j in 0..n {
+                interrupt::check()?;
                 for i in 0..m {
                     c[j * m + i] = (0..k).fold(0i64, |s, l| {
                         s.wrapping_add(x[l * m + i].wrapping_mul(y[j * k + l]))
                     });
                 }
             }
-            ArrayData::Int(c)
+            Ok(ArrayData::Int(c))
         }
         _ => {
             let (x, y) = (to_f(a), to_f(b));
             let mut c = vec![0.0; m * n];
             for j in 0..n {
+                interrupt::check()?;
                 for i in 0..m {
                     c[j * m + i] = (0..k).fold(0.0, |s, l| s + x[l * m + i] * y[j * k + l]);
                 }
             }
-            ArrayData::F64(c)
+            Ok(ArrayData::F64(c))
         }
     }
 }
@@ -154,7 +159,7 @@ pub fn matmul(a: &Value, b: &Value) -> Result<Value, String> {
         ));
     }
     let as_float = da.elem() == ElemType::F64 || db.elem() == ElemType::F64;
-    let c = gemm(&numbers(&da, as_float), &numbers(&db, as_float), m, k, n);
+    let c = gemm(&numbers(&da, as_float), &numbers(&db, as_float), m, k, n)?;
     let arr = |shape| Rc::new(RefCell::new(Array::new(shape, c)));
     Ok(match (ka, kb) {
         (Kind::Matrix, Kind::Vector) => Value::Array(arr(Shape::Vector(m))),
