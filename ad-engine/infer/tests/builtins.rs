@@ -622,14 +622,23 @@ fn scalar_promotion_follows_julia() {
           return %30
     "#]]
     .assert_eq(&typed(&p, "f", &[Type::Bool, Type::Int64, Type::Float64]));
-    one(&mut p, "g", &["x"], |b| {
-        let x = b.arg(0);
-        b.call("÷", vec![x.clone(), x])
+    one(&mut p, "g", &["x", "b"], |bb| {
+        let (x, b) = (bb.arg(0), bb.arg(1));
+        let d = bb.call("÷", vec![x.clone(), x]);
+        let m = bb.call("*", vec![b.clone(), b.clone()]);
+        let r = bb.call("%", vec![b.clone(), b]);
+        bb.call("tuple", vec![d, m, r])
     });
     expect![[r#"
-        error[unsupported] at 110..115: unsupported: `÷` on Float64
+        g(%1::Float64, %2::Bool) :: Tuple{Float64, Bool, Bool}   # x, b
+        #1:
+          %3 = %1 ÷ %1 :: Float64
+          %4 = %2 * %2 :: Bool
+          %5 = %2 % %2 :: Bool
+          %6 = tuple(%3, %4, %5) :: Tuple{Float64, Bool, Bool}
+          return %6
     "#]]
-    .assert_eq(&errs(&p, "g", &[Type::Float64]));
+    .assert_eq(&typed(&p, "g", &[Type::Float64, Type::Bool]));
 }
 
 #[test]

@@ -59,16 +59,9 @@ pub(crate) fn binary(b: &mut PlanBuilder, op: &str, x: &Val, y: &Val) -> Result<
         }
         _ => {
             let mut t = promote(&x.ty, &y.ty);
-            if t == Type::Bool {
-                // `true + true == 2`; `*`, `÷` and `%` of two Bools stay Bool in Julia.
-                if matches!(p, Prim::Add | Prim::Sub) {
-                    t = Type::Int64;
-                } else {
-                    return Err(Fail::unsupported(format!("`{op}` of two Bool values")));
-                }
-            }
-            if p == Prim::IntDiv && t == Type::Float64 {
-                return Err(Fail::unsupported("`÷` on Float64"));
+            // `true + true == 2`, while `*`, `÷` and `%` of two Bools stay Bool, as in Julia.
+            if t == Type::Bool && matches!(p, Prim::Add | Prim::Sub) {
+                t = Type::Int64;
             }
             let x = convert(b, x.clone(), &t)?;
             let y = convert(b, y.clone(), &t)?;
