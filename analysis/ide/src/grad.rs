@@ -4,13 +4,13 @@
 use std::sync::Arc;
 use std::time::Instant;
 
-use zy_hir::{RootDatabase, SourceFile};
+use zy_hir::{RootDatabase, SourceFile, TypedCall};
 use zy_interp::Value;
 use zy_ir::{Function, Instance, Op, Operand, Terminator};
 use zy_syntax::ast::{Expr, ExprKind};
 
 use crate::eval::load_error;
-use crate::locate::{error_at, in_call, CallSite};
+use crate::locate::{error_at, in_site, CallSite};
 use crate::{Analysis, Cancellable, EvalLimits, EvalResult, FileId, UserError};
 
 /// Which engine runs the gradient.
@@ -84,55 +84,114 @@ fn grad(
     if let Some(e) = load_error(db, file) {
         return Err(e);
     }
-    let expr = zy_syntax::parse_expr(call).map_err(|e| in_call(call, e.range.start, e.message))?;
-    let ExprKind::Call { callee, args } = &expr.kind else {
-        return Err(in_call(call, expr.range.start, "expected a call `f(args...)` to differentiate".into()));
-    };
-    let site = CallSite::Text(call);
-    let type_errors = |errs: zy_hir::CallErrors| match errs.0.into_iter().next() {
-        Some(e) => error_at(db, e.span, site, e.message),
-        None => in_call(call, 0, "internal error: typing failed without a message".into()),
-    };
-    let typed = zy_hir::type_call(db, &expr).map_err(type_errors)?;
-    // The specialisation the call invokes: the statement whose value the call's body returns.
-    let inst = returned_invoke(&typed.body).ok_or_else(|| {
-        in_call(call, callee.range.start, "can only differentiate a call of a user function".into())
-    })?;
-    // A closure or callable struct is passed to its method as a hidden first argument.
-    let with_callee = inst.args.len() == args.len() + 1;
-    let interp_limits = zy_interp::Limits {
-        max_depth: limits.max_depth,
-        deadline: limits.timeout.map(|t| Instant::now() + t),
-        cancel: limits.cancel.clone(),
-    };
-    // The arguments (with the callee if it is passed), evaluated once as a tuple.
-    let mut parts = args.clone();
-    if with_callee {
-        parts.insert(0, (**callee).clone());
+    let prepared = Prepared::new(db, call, CallSite::Text(call), limits)?;
+    let (y, gradient) = prepared.gradient(db, engine)?;
+    Ok(GradResult { value: result(&y), gradient: gradient.iter().map(result).collect() })
+}
+
+/// A call `f(args...)` typed and ready to be run and differentiated.
+pub(crate) struct Prepared<'a> {
+    site: CallSite<'a>,
+    /// The typed call (its program holds `f` and everything `f` reaches).
+    typed: TypedCall,
+    /// The specialisation of `f` called.
+    inst: Arc<Instance>,
+    /// Whether `f` is a closure or callable struct passed as a hidden first argument.
+    with_callee: bool,
+    /// The tuple of the arguments (with the callee first if passed), typed.
+    args: TypedCall,
+    limits: zy_interp::Limits,
+}
+
+impl<'a> Prepared<'a> {
+    /// Parse and type `call`, found at `site`.
+    pub(crate) fn new(
+        db: &RootDatabase,
+        call: &'a str,
+        site: CallSite<'a>,
+        limits: &EvalLimits,
+    ) -> Result<Prepared<'a>, UserError> {
+        let expr = zy_syntax::parse_expr(call).map_err(|e| in_site(db, site, e.range.start, e.message))?;
+        let ExprKind::Call { callee, args } = &expr.kind else {
+            return Err(in_site(db, site, expr.range.start, "expected a call `f(args...)` to differentiate".into()));
+        };
+        let type_errors = |errs: zy_hir::CallErrors| match errs.0.into_iter().next() {
+            Some(e) => error_at(db, e.span, site, e.message),
+            None => in_site(db, site, 0, "internal error: typing failed without a message".into()),
+        };
+        let typed = zy_hir::type_call(db, &expr).map_err(type_errors)?;
+        // The specialisation the call invokes: the statement whose value the call returns.
+        let inst = returned_invoke(&typed.body).ok_or_else(|| {
+            in_site(db, site, callee.range.start, "can only differentiate a call of a user function".into())
+        })?;
+        let with_callee = inst.args.len() == args.len() + 1;
+        let mut parts = args.clone();
+        if with_callee {
+            parts.insert(0, (**callee).clone());
+        }
+        let tuple = Expr::new(ExprKind::Tuple(parts), expr.range);
+        let args = zy_hir::type_call(db, &tuple).map_err(type_errors)?;
+        let limits = zy_interp::Limits {
+            max_depth: limits.max_depth,
+            deadline: limits.timeout.map(|t| Instant::now() + t),
+            cancel: limits.cancel.clone(),
+        };
+        Ok(Prepared { site, typed, inst, with_callee, args, limits })
     }
-    let tuple = Expr::new(ExprKind::Tuple(parts), expr.range);
-    let arg_call = zy_hir::type_call(db, &tuple).map_err(type_errors)?;
-    let arg_values = match zy_interp::run_function(&arg_call.program, &arg_call.body, Vec::new(), &interp_limits) {
-        Ok(Value::Tuple(vs)) => vs.to_vec(),
-        Ok(other) => vec![other],
-        Err(e) => return Err(error_at(db, e.span, site, e.message)),
-    };
-    let source = zy_hir::full_program(db, zy_hir::Workspace::get(db));
-    let (driver, program) = zy_ad::gradient_program_with_rrules(source, &typed.program, &inst).map_err(|e| error_at(db, e.span, site, e.message))?;
-    let out = run(&program, &driver, arg_values, &interp_limits, engine)
-        .map_err(|e| error_at(db, e.span, site, e.message))?;
-    let (y, g) = match out {
-        Value::Tuple(parts) if parts.len() == 2 => (parts[0].clone(), parts[1].clone()),
-        other => return Err(in_call(call, 0, format!("internal error: gradient driver returned {}", zy_interp::show(&other)))),
-    };
-    let mut gradient: Vec<EvalResult> = match g {
-        Value::Tuple(gs) => gs.iter().map(result).collect(),
-        other => vec![result(&other)],
-    };
-    if with_callee && !gradient.is_empty() {
-        gradient.remove(0);
+
+    fn runtime_error(&self, db: &RootDatabase, e: zy_interp::RuntimeError) -> UserError {
+        error_at(db, e.span, self.site, e.message)
     }
-    Ok(GradResult { value: result(&y), gradient })
+
+    /// A fresh evaluation of the arguments (the callee first if it is passed).
+    pub(crate) fn arguments(&self, db: &RootDatabase) -> Result<Vec<Value>, UserError> {
+        match zy_interp::run_function(&self.args.program, &self.args.body, Vec::new(), &self.limits) {
+            Ok(Value::Tuple(vs)) => Ok(vs.to_vec()),
+            Ok(other) => Ok(vec![other]),
+            Err(e) => Err(self.runtime_error(db, e)),
+        }
+    }
+
+    /// The argument names of `f` as written (the callee's first, if passed).
+    pub(crate) fn arg_names(&self) -> Vec<String> {
+        self.typed.program.functions.get(&self.inst).map_or_else(Vec::new, |f| {
+            f.arg_names.iter().map(|n| n.to_string()).collect()
+        })
+    }
+
+    /// How many leading arguments are the callee (0 or 1).
+    pub(crate) fn skipped(&self) -> usize {
+        usize::from(self.with_callee)
+    }
+
+    /// The call's value on `args` (as returned by [`Prepared::arguments`]).
+    pub(crate) fn value(&self, db: &RootDatabase, args: Vec<Value>) -> Result<Value, UserError> {
+        zy_interp::run(&self.typed.program, &self.inst, args, &self.limits).map_err(|e| self.runtime_error(db, e))
+    }
+
+    /// The value and the gradient with respect to each argument (not the callee).
+    pub(crate) fn gradient(&self, db: &RootDatabase, engine: Engine) -> Result<(Value, Vec<Value>), UserError> {
+        let source = zy_hir::full_program(db, zy_hir::Workspace::get(db));
+        let (driver, program) = zy_ad::gradient_program_with_rrules(source, &self.typed.program, &self.inst)
+            .map_err(|e| error_at(db, e.span, self.site, e.message))?;
+        let out = run(&program, &driver, self.arguments(db)?, &self.limits, engine)
+            .map_err(|e| self.runtime_error(db, e))?;
+        let (y, g) = match out {
+            Value::Tuple(parts) if parts.len() == 2 => (parts[0].clone(), parts[1].clone()),
+            other => {
+                let message = format!("internal error: gradient driver returned {}", zy_interp::show(&other));
+                return Err(in_site(db, self.site, 0, message));
+            }
+        };
+        let mut gradient = match g {
+            Value::Tuple(gs) => gs.to_vec(),
+            other => vec![other],
+        };
+        if self.with_callee && !gradient.is_empty() {
+            gradient.remove(0);
+        }
+        Ok((y, gradient))
+    }
 }
 
 /// The instance invoked by the statement whose value `body` returns.

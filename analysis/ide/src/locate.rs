@@ -34,6 +34,14 @@ pub fn error_at(db: &RootDatabase, span: Span, site: CallSite<'_>, message: Stri
     }
 }
 
+/// A user error at byte `offset` of the call text of `site`.
+pub fn in_site(db: &RootDatabase, site: CallSite<'_>, offset: u32, message: String) -> UserError {
+    match site {
+        CallSite::Text(text) => in_call(text, offset, message),
+        CallSite::InFile { file, offset: base } => in_file(db, file, base + offset, message),
+    }
+}
+
 /// A user error at byte `offset` of `file`.
 pub fn in_file(db: &RootDatabase, file: SourceFile, offset: u32, message: String) -> UserError {
     let lc = zy_hir::line_col(db, file, offset);

@@ -44,12 +44,15 @@ pub enum Command {
         #[arg(long, value_enum, default_value_t = Stage::Primal)]
         stage: Stage,
     },
-    /// Report the diagnostics of every `.jl` file under the paths (default: the current
-    /// directory). Exit status 0 when clean, 1 on findings.
+    /// Report the diagnostics and gradchecks of every `.jl` file under the paths (default:
+    /// the current directory). Exit status 0 when clean, 1 on findings.
     Check {
         paths: Vec<PathBuf>,
-        #[arg(long, value_enum, default_value_t = Format::Text)]
-        format: Format,
+        #[arg(long, value_enum, default_value_t = CheckFormat::Text)]
+        format: CheckFormat,
+        /// Count warnings as findings for the exit status.
+        #[arg(long)]
+        deny_warnings: bool,
     },
 }
 
@@ -58,6 +61,15 @@ pub enum Command {
 pub enum Format {
     Text,
     Json,
+}
+
+/// Output format of `check`.
+#[derive(Clone, Copy, PartialEq, Eq, Debug, ValueEnum)]
+pub enum CheckFormat {
+    Text,
+    Json,
+    /// SARIF 2.1.0, for code-scanning services.
+    Sarif,
 }
 
 /// IR stage, as named on the command line.

@@ -26,7 +26,7 @@ fn main() -> ExitCode {
         Command::Eval { file, call, format } => load::eval(&file, &call, format),
         Command::Grad { file, call, format, engine } => load::grad(&file, &call, format, engine.into()),
         Command::Ir { file, function, at, stage } => load::ir(&file, &function, at.as_deref(), stage),
-        Command::Check { paths, format } => check::run(&paths, format),
+        Command::Check { paths, format, deny_warnings } => check::run(&paths, format, deny_warnings),
     }
 }
 

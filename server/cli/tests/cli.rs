@@ -134,3 +134,39 @@ fn check_reports_every_file_under_the_paths() {
     );
     assert_eq!(run(&dirty, &["check", "nowhere"]).0, 2);
 }
+
+const RULES: &str = "\
+sq(x) = x^2
+
+function rrule(::typeof(sq), x)
+    y = sq(x)
+    sq_pullback(ȳ) = (NoTangent(), 3.0 * ȳ)
+    return y, sq_pullback
+end
+
+# zy: gradcheck twice(2.0)
+twice(x) = 2.0 * sq(x)
+
+# zy: gradcheck fine(2.0, [1.0, 2.0])
+fine(a, v) = a * v[1] + v[2]^2
+";
+
+#[test]
+fn check_compares_gradients_with_finite_differences() {
+    let dir = dir_with("gradcheck", &[("rules.jl", RULES)]);
+    let (status, out, err) = run(&dir, &["check", "rules.jl"]);
+    assert_eq!((status, err.as_str()), (1, ""));
+    assert_eq!(
+        out,
+        "rules.jl:9:17: error[gradcheck]: gradcheck `twice(2.0)`: the gradient with respect to `x` \
+         is 6.0 by AD but 8.0 by finite differences\n"
+    );
+    let (status, out, _) = run(&dir, &["check", "rules.jl", "--format", "sarif"]);
+    assert_eq!(status, 1);
+    let log: serde_json::Value = serde_json::from_str(&out).expect("SARIF is JSON");
+    let result = &log["runs"][0]["results"][0];
+    assert_eq!(log["version"], "2.1.0");
+    assert_eq!(result["ruleId"], "gradcheck");
+    assert_eq!(result["locations"][0]["physicalLocation"]["artifactLocation"]["uri"], "rules.jl");
+    assert_eq!(result["locations"][0]["physicalLocation"]["region"]["startLine"], 9);
+}

@@ -1,0 +1,225 @@
+//! `# zy: gradcheck f(args...)`: the AD gradient compared, leaf by leaf, with central finite
+//! differences of the interpreted function.
+
+use zy_hir::{ItemKind, RootDatabase, SourceFile};
+use zy_interp::{ArrayData, Value};
+use zy_syntax::ast::{AnnotationKind, Item};
+
+use crate::grad::Prepared;
+use crate::locate::CallSite;
+use crate::{Analysis, Cancellable, Diagnostic, Engine, EvalLimits, FileId, Severity};
+
+/// The code of gradcheck findings.
+pub const GRADCHECK: &str = "gradcheck";
+
+/// At most this many Float64 inputs are perturbed per call.
+const MAX_LEAVES: usize = 1000;
+
+impl Analysis {
+    /// Run every `# zy: gradcheck` call of `file`: a gradient that disagrees with finite
+    /// differences, or a call that fails, is a diagnostic with code `gradcheck` at the annotation.
+    pub fn gradchecks(&self, file: FileId, limits: EvalLimits) -> Cancellable<Vec<Diagnostic>> {
+        let mut limits = limits;
+        limits.cancel.get_or_insert_with(|| self.stale_flag());
+        self.with_db(|db| {
+            let found = gradchecks(db, file.0, &limits);
+            self.unwind_if_stale();
+            found
+        })
+    }
+}
+
+fn gradchecks(db: &RootDatabase, file: SourceFile, limits: &EvalLimits) -> Vec<Diagnostic> {
+    let mut out = Vec::new();
+    if crate::eval::load_error(db, file).is_some() {
+        return out; // reported by `diagnostics`
+    }
+    for &item in zy_hir::item_tree(db, file) {
+        if item.kind(db) != ItemKind::Function {
+            continue;
+        }
+        let Some(ast) = zy_hir::item_ast(db, item) else { continue };
+        let Item::Function(def) = &**ast else { continue };
+        for a in def.annotations.iter().filter(|a| a.kind == AnnotationKind::Gradcheck) {
+            let Some((start, end)) = zy_hir::item_range(db, item, a.range.start, a.range.end) else {
+                continue;
+            };
+            let site = CallSite::InFile { file, offset: start };
+            let finding = match check(db, &a.text, site, limits) {
+                Ok(None) => continue,
+                Ok(Some(message)) => message,
+                Err(e) => format!("gradcheck `{}` failed: {}", a.text, e.message),
+            };
+            let lc = zy_hir::line_col(db, file, start);
+            out.push(Diagnostic {
+                start,
+                end,
+                line: lc.line,
+                col: lc.col,
+                code: GRADCHECK.to_string(),
+                message: finding,
+                severity: Severity::Error,
+            });
+        }
+    }
+    out
+}
+
+/// `None` if the AD gradient of `call` agrees with finite differences, else the first
+/// disagreement.
+fn check(
+    db: &RootDatabase,
+    call: &str,
+    site: CallSite<'_>,
+    limits: &EvalLimits,
+) -> Result<Option<String>, crate::UserError> {
+    let prepared = Prepared::new(db, call, site, limits)?;
+    let (_, gradient) = prepared.gradient(db, Engine::Interp)?;
+    let skip = prepared.skipped();
+    let names = prepared.arg_names();
+    let base = prepared.arguments(db)?;
+    let mut budget = MAX_LEAVES;
+    for (i, g) in gradient.iter().enumerate() {
+        let Some(arg) = base.get(i + skip) else { continue };
+        let mut ad = Vec::new();
+        grad_leaves(arg, g, &mut ad);
+        let mut inputs = Vec::new();
+        leaves(arg, &mut inputs);
+        for (k, (&ad_k, &x)) in ad.iter().zip(&inputs).enumerate() {
+            if budget == 0 {
+                return Ok(None);
+            }
+            budget -= 1;
+            let h = 1e-6 * x.abs().max(1.0);
+            let at = |step: f64| -> Result<f64, crate::UserError> {
+                let mut args = prepared.arguments(db)?;
+                if let Some(a) = args.get_mut(i + skip) {
+                    *a = perturb(a, &mut Some(k), step);
+                }
+                match prepared.value(db, args)? {
+                    Value::F64(y) => Ok(y),
+                    other => Ok(other.as_f64().unwrap_or(f64::NAN)),
+                }
+            };
+            let fd = (at(h)? - at(-h)?) / (2.0 * h);
+            let scale = ad_k.abs().max(fd.abs()).max(1.0);
+            if !((ad_k - fd).abs() <= 1e-5 * scale) {
+                let name = names.get(i + skip).map_or_else(|| format!("argument {}", i + 1), |n| format!("`{n}`"));
+                let at_leaf = if inputs.len() > 1 { format!(" at element {}", k + 1) } else { String::new() };
+                return Ok(Some(format!(
+                    "gradcheck `{call}`: the gradient with respect to {name}{at_leaf} is {} by AD but {} by finite differences",
+                    zy_ir::julia_float(ad_k),
+                    zy_ir::julia_float(significant(fd, 8))
+                )));
+            }
+        }
+    }
+    Ok(None)
+}
+
+/// `x` rounded to `digits` significant digits (finite differences carry no more).
+fn significant(x: f64, digits: i32) -> f64 {
+    if x == 0.0 || !x.is_finite() {
+        return x;
+    }
+    let scale = 10f64.powi(digits - 1 - x.abs().log10().floor() as i32);
+    (x * scale).round() / scale
+}
+
+/// The Float64 inputs of a value, in order (arrays in storage order).
+fn leaves(v: &Value, out: &mut Vec<f64>) {
+    match v {
+        Value::F64(x) => out.push(*x),
+        Value::Array(a) => {
+            if let ArrayData::F64(d) = &a.borrow().data {
+                out.extend(d);
+            }
+        }
+        Value::Tuple(vs) | Value::NamedTuple(_, vs) | Value::Struct(_, vs) => {
+            vs.iter().for_each(|x| leaves(x, out))
+        }
+        Value::Mutable(_, fields) => fields.borrow().iter().for_each(|x| leaves(x, out)),
+        Value::Ref(r) => leaves(&r.borrow(), out),
+        _ => {}
+    }
+}
+
+/// The gradient's component for each leaf of `v` (`nothing` and missing parts count as zero).
+fn grad_leaves(v: &Value, g: &Value, out: &mut Vec<f64>) {
+    let parts = |g: &Value| -> Vec<Value> {
+        match g {
+            Value::Tuple(gs) | Value::NamedTuple(_, gs) | Value::Struct(_, gs) => gs.to_vec(),
+            _ => Vec::new(),
+        }
+    };
+    match v {
+        Value::F64(_) => out.push(if let Value::F64(x) = g { *x } else { 0.0 }),
+        Value::Array(a) => {
+            if let ArrayData::F64(d) = &a.borrow().data {
+                let gd = match g {
+                    Value::Array(ga) => ga.borrow().data.to_f64(),
+                    _ => Vec::new(),
+                };
+                out.extend((0..d.len()).map(|i| gd.get(i).copied().unwrap_or(0.0)));
+            }
+        }
+        Value::Tuple(vs) | Value::NamedTuple(_, vs) | Value::Struct(_, vs) => {
+            let gs = parts(g);
+            for (i, x) in vs.iter().enumerate() {
+                grad_leaves(x, gs.get(i).unwrap_or(&Value::Nothing), out);
+            }
+        }
+        Value::Mutable(_, fields) => {
+            let gs = parts(g);
+            for (i, x) in fields.borrow().iter().enumerate() {
+                grad_leaves(x, gs.get(i).unwrap_or(&Value::Nothing), out);
+            }
+        }
+        Value::Ref(r) => grad_leaves(&r.borrow(), parts(g).first().unwrap_or(&Value::Nothing), out),
+        _ => {}
+    }
+}
+
+/// `v` with its `k`-th Float64 leaf moved by `h` (`k` becomes `None` once done). Mutable parts
+/// are changed in place: callers pass a fresh evaluation of the arguments.
+fn perturb(v: &Value, k: &mut Option<usize>, h: f64) -> Value {
+    let mut each = |vs: &[Value]| -> std::rc::Rc<[Value]> { vs.iter().map(|x| perturb(x, k, h)).collect() };
+    match v {
+        Value::F64(x) => match k {
+            Some(0) => {
+                *k = None;
+                Value::F64(x + h)
+            }
+            Some(n) => {
+                *n -= 1;
+                v.clone()
+            }
+            None => v.clone(),
+        },
+        Value::Array(a) => {
+            if let (ArrayData::F64(d), Some(n)) = (&mut a.borrow_mut().data, *k) {
+                if let Some(x) = d.get_mut(n) {
+                    *x += h;
+                    *k = None;
+                } else {
+                    *k = Some(n - d.len());
+                }
+            }
+            v.clone()
+        }
+        Value::Tuple(vs) => Value::Tuple(each(vs)),
+        Value::NamedTuple(names, vs) => Value::NamedTuple(names.clone(), each(vs)),
+        Value::Struct(t, vs) => Value::Struct(t.clone(), each(vs)),
+        Value::Mutable(_, fields) => {
+            let moved: Vec<Value> = each(&fields.borrow()).to_vec();
+            *fields.borrow_mut() = moved;
+            v.clone()
+        }
+        Value::Ref(r) => {
+            let moved = perturb(&r.borrow(), k, h);
+            *r.borrow_mut() = moved;
+            v.clone()
+        }
+        _ => v.clone(),
+    }
+}
