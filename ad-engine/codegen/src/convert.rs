@@ -14,7 +14,7 @@ use std::sync::Arc;
 use zy_interp::{Array, ArrayData, ArrayRef, ElemType, Pullback, Shape, Value};
 use zy_ir::{Instance, StructRef, Type};
 
-use crate::layout::{elem_slot, packed_offsets, slots, Slot};
+use crate::layout::{elem_slot, packed_offsets, Layout, Slot};
 use crate::runtime::{Arena, ArrayObj, StackObj};
 
 /// A mutable argument object and its copy in the arena.
@@ -24,9 +24,11 @@ enum Shared {
     Ref(Rc<RefCell<Value>>, Type, *mut u64),
 }
 
-/// The pullback adapters of one compilation: how pullback closures cross the boundary.
+/// How values of one compilation cross the boundary: the layout, and the pullback adapters.
 #[derive(Default)]
-pub struct PullbackTable {
+pub struct Tables {
+    /// The layout rules.
+    pub layout: Arc<Layout>,
     /// Adapter address to the pullback instance and its tape type.
     pub by_addr: HashMap<u64, (Arc<Instance>, Type)>,
     /// Pullback instance to its adapter's address and its tape type.
@@ -36,16 +38,16 @@ pub struct PullbackTable {
 /// Converts values into slots, remembering the mutable objects it copied.
 #[derive(Default)]
 pub struct ToNative {
-    pullbacks: Arc<PullbackTable>,
+    tables: Arc<Tables>,
     /// Arena address of each object copied, by the address of its `Rc` contents.
     by_rc: HashMap<usize, u64>,
     shared: Vec<Shared>,
 }
 
 impl ToNative {
-    /// A converter that can pass the pullback closures of `table`.
-    pub fn with_pullbacks(table: Arc<PullbackTable>) -> ToNative {
-        ToNative { pullbacks: table, ..ToNative::default() }
+    /// A converter for the values of the compilation described by `tables`.
+    pub fn new(tables: Arc<Tables>) -> ToNative {
+        ToNative { tables, ..ToNative::default() }
     }
 
     /// Append the slots of `v` (of type `ty`) to `out`, allocating objects in `arena`.
@@ -78,7 +80,7 @@ impl ToNative {
                     return Ok(());
                 }
                 let fields = field_tys(s);
-                let n: usize = fields.iter().map(|t| slots(t).map(|s| s.len()).unwrap_or(0)).sum();
+                let n: usize = fields.iter().map(|t| self.tables.layout.slot_count(t).unwrap_or(0)).sum();
                 let p = arena.alloc_words(n);
                 self.by_rc.insert(key, p as u64);
                 self.shared.push(Shared::Mutable(s.clone(), cell.clone(), p));
@@ -95,7 +97,7 @@ impl ToNative {
                     out.push(*p);
                     return Ok(());
                 }
-                let n = slots(inner).map_err(|e| e.to_string())?.len();
+                let n = self.tables.layout.slots(inner).map_err(|e| e.to_string())?.len();
                 let p = arena.alloc_words(n);
                 self.by_rc.insert(key, p as u64);
                 self.shared.push(Shared::Ref(cell.clone(), (**inner).clone(), p));
@@ -120,8 +122,8 @@ impl ToNative {
             }
             (Value::Stack(s), Type::Stack(elem)) => {
                 let p = arena.new_stack();
-                let (offsets, size) = packed_offsets(&slots(elem).map_err(|e| e.to_string())?);
-                let slot_kinds = slots(elem).map_err(|e| e.to_string())?;
+                let (offsets, size) = packed_offsets(&self.tables.layout.slots(elem).map_err(|e| e.to_string())?);
+                let slot_kinds = self.tables.layout.slots(elem).map_err(|e| e.to_string())?;
                 // SAFETY: `p` is a live arena stack.
                 let st = unsafe { &mut *p };
                 for v in s.borrow().iter() {
@@ -140,9 +142,20 @@ impl ToNative {
                 }
                 out.push(p as u64);
             }
+            (Value::Pullback(pb), Type::Pullback(sig)) if self.tables.layout.static_pullback(sig).is_some() => {
+                let sp = self.tables.layout.static_pullback(sig).cloned();
+                let sp = sp.ok_or("internal error: static pullback")?;
+                if pb.instance == sp.instance {
+                    self.value(arena, &pb.tape, &sp.tape, out)?;
+                } else {
+                    // A placeholder no forward pass recorded: never called.
+                    let n = self.tables.layout.slot_count(&sp.tape).map_err(|e| e.to_string())?;
+                    out.extend(std::iter::repeat_n(0, n));
+                }
+            }
             (Value::Pullback(pb), Type::Pullback(_)) => {
                 let mut words = vec![0];
-                if let Some((addr, tape_ty)) = self.pullbacks.by_inst.get(&pb.instance).cloned() {
+                if let Some((addr, tape_ty)) = self.tables.by_inst.get(&pb.instance).cloned() {
                     words[0] = addr;
                     self.value(arena, &pb.tape, &tape_ty, &mut words)?;
                 }
@@ -204,7 +217,7 @@ impl ToNative {
 
 /// Converts slots back into values.
 pub struct FromNative {
-    pullbacks: Arc<PullbackTable>,
+    tables: Arc<Tables>,
     /// The original value of each argument object, by arena address.
     originals: HashMap<u64, Value>,
     /// Values already made for objects created by compiled code, by address (keeps aliasing).
@@ -223,12 +236,12 @@ impl FromNative {
             };
             originals.insert(addr, v);
         }
-        FromNative { pullbacks: args.pullbacks.clone(), originals, made: HashMap::new() }
+        FromNative { tables: args.tables.clone(), originals, made: HashMap::new() }
     }
 
     /// A converter without argument objects (fresh copies of everything).
-    pub fn fresh() -> FromNative {
-        FromNative { pullbacks: Arc::default(), originals: HashMap::new(), made: HashMap::new() }
+    pub fn fresh(tables: Arc<Tables>) -> FromNative {
+        FromNative { tables, originals: HashMap::new(), made: HashMap::new() }
     }
 
     /// The value of type `ty` whose slots are `words[*at..]`; advances `at`.
@@ -310,7 +323,7 @@ impl FromNative {
                 let p = next()?;
                 // SAFETY: `p` is a stack of the running call's arena.
                 let st = unsafe { &*(p as *const StackObj) };
-                let kinds = slots(elem).map_err(|e| e.to_string())?;
+                let kinds = self.tables.layout.slots(elem).map_err(|e| e.to_string())?;
                 let (offsets, size) = packed_offsets(&kinds);
                 let bytes = st.bytes();
                 let mut entries = Vec::new();
@@ -327,13 +340,19 @@ impl FromNative {
                 }
                 Value::Stack(Rc::new(RefCell::new(entries)))
             }
+            Type::Pullback(sig) if self.tables.layout.static_pullback(sig).is_some() => {
+                let sp = self.tables.layout.static_pullback(sig).cloned();
+                let sp = sp.ok_or("internal error: static pullback")?;
+                let tape = self.value(words, at, &sp.tape)?;
+                Value::Pullback(Rc::new(Pullback { instance: sp.instance, tape }))
+            }
             Type::Pullback(sig) => {
                 let p = next()?;
                 // SAFETY: a pullback box's first word is its adapter's address.
                 let addr = unsafe { *(p as *const u64) };
-                let (instance, tape) = match self.pullbacks.by_addr.get(&addr).cloned() {
+                let (instance, tape) = match self.tables.by_addr.get(&addr).cloned() {
                     Some((inst, tape_ty)) => {
-                        let n = slots(&tape_ty).map_err(|e| e.to_string())?.len();
+                        let n = self.tables.layout.slots(&tape_ty).map_err(|e| e.to_string())?.len();
                         // SAFETY: the tape's slots follow the address in the box.
                         let words = unsafe { std::slice::from_raw_parts((p as *const u64).add(1), n) }.to_vec();
                         let tape = self.value(&words, &mut 0, &tape_ty)?;
@@ -357,7 +376,7 @@ impl FromNative {
 
     /// The values of a box holding slots of `tys` one word each.
     fn boxed(&mut self, p: *mut u64, tys: &[Type]) -> Result<Vec<Value>, String> {
-        let n: usize = tys.iter().map(|t| slots(t).map(|s| s.len()).unwrap_or(0)).sum();
+        let n: usize = tys.iter().map(|t| self.tables.layout.slot_count(t).unwrap_or(0)).sum();
         // SAFETY: boxes hold one word per slot of their content.
         let words = unsafe { std::slice::from_raw_parts(p, n) }.to_vec();
         let mut at = 0;

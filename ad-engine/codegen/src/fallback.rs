@@ -4,8 +4,9 @@
 use zy_interp::Value;
 use zy_ir::Type;
 
-use crate::convert::{FromNative, ToNative};
-use crate::layout::slots;
+use std::sync::Arc;
+
+use crate::convert::{FromNative, Tables, ToNative};
 use crate::runtime::site::{FallbackArg, SiteKind};
 use crate::runtime::{Ctx, Site};
 
@@ -18,13 +19,14 @@ pub unsafe fn run(ctx: &mut Ctx, site: &Site, buf: *mut u64) -> Result<(), Strin
     let SiteKind::Fallback(fb) = &site.kind else {
         return Err("internal error: JIT fallback at a site without a primitive".into());
     };
-    let mut from = FromNative::fresh();
+    let tables = Arc::new(Tables { layout: fb.layout.clone(), ..Tables::default() });
+    let mut from = FromNative::fresh(tables.clone());
     let mut args = Vec::with_capacity(fb.args.len());
     for a in &fb.args {
         args.push(match a {
             FallbackArg::Const(c) => Value::from_const(c),
             FallbackArg::Slots { ty, offset } => {
-                let n = slots(ty).map_err(|e| e.to_string())?.len();
+                let n = fb.layout.slot_count(ty).map_err(|e| e.to_string())?;
                 // SAFETY: the caller stored `n` words at `offset`.
                 let words = unsafe { std::slice::from_raw_parts(buf.add(*offset), n) };
                 from.value(words, &mut 0, ty)?
@@ -36,7 +38,7 @@ pub unsafe fn run(ctx: &mut Ctx, site: &Site, buf: *mut u64) -> Result<(), Strin
         return Ok(());
     }
     let mut out = Vec::new();
-    ToNative::default().value(&mut ctx.state.arena, &result, &fb.ret, &mut out)?;
+    ToNative::new(tables).value(&mut ctx.state.arena, &result, &fb.ret, &mut out)?;
     // SAFETY: the buffer has room for the result's slots.
     unsafe { std::ptr::copy_nonoverlapping(out.as_ptr(), buf, out.len()) };
     Ok(())

@@ -1,9 +1,14 @@
 //! How IR types are represented in machine code: every type is flattened into a sequence of
 //! scalar *slots* (scalar replacement of tuples, named tuples and immutable structs); objects
-//! with identity (arrays, `Ref`s, mutable structs, AD stacks, pullbacks) are one pointer slot.
+//! with identity (arrays, `Ref`s, mutable structs, AD stacks) are one pointer slot. A pullback
+//! closure whose type only one pullback can have is scalar-replaced too (it is its tape); other
+//! pullback closures are a pointer to a box holding the pullback's address and its tape.
+
+use std::collections::HashMap;
+use std::sync::Arc;
 
 use cranelift_codegen::ir::types as cl;
-use zy_ir::Type;
+use zy_ir::{Instance, Type};
 
 use crate::error::JitError;
 
@@ -39,47 +44,127 @@ impl Slot {
     }
 }
 
-/// The slots of a value of type `ty`, in order.
-pub fn slots(ty: &Type) -> Result<Vec<Slot>, JitError> {
-    let mut out = Vec::new();
-    push_slots(ty, &mut out)?;
-    Ok(out)
+/// The pullback that every closure of one `Pullback` type runs.
+#[derive(Clone, Debug)]
+pub struct StaticPullback {
+    /// The pullback instance.
+    pub instance: Arc<Instance>,
+    /// Its tape type (its first argument): the closure's representation.
+    pub tape: Type,
 }
 
-/// The number of slots of a value of type `ty`.
-pub fn slot_count(ty: &Type) -> Result<usize, JitError> {
-    Ok(slots(ty)?.len())
+/// The layout rules of one compilation: which pullback closure types are scalar-replaced.
+#[derive(Clone, Debug, Default)]
+pub struct Layout {
+    statics: HashMap<Arc<[Type]>, StaticPullback>,
 }
 
-fn push_slots(ty: &Type, out: &mut Vec<Slot>) -> Result<(), JitError> {
-    match ty {
-        Type::Float64 => out.push(Slot::F64),
-        Type::Int64 => out.push(Slot::I64),
-        Type::Bool => out.push(Slot::Bool),
-        Type::Nothing | Type::Bottom | Type::Function(_) => {}
-        Type::Tuple(ts) => {
-            for t in ts.iter() {
-                push_slots(t, out)?;
+impl Layout {
+    /// A layout scalar-replacing the closures of the given types. Candidates whose tape holds a
+    /// closure of their own type (recursion) stay boxed.
+    pub fn new(candidates: HashMap<Arc<[Type]>, StaticPullback>) -> Layout {
+        let mut statics = candidates;
+        loop {
+            let cyclic: Vec<Arc<[Type]>> = statics
+                .iter()
+                .filter(|(sig, sp)| reaches(&statics, &sp.tape, sig, &mut Vec::new()))
+                .map(|(sig, _)| sig.clone())
+                .collect();
+            if cyclic.is_empty() {
+                return Layout { statics };
+            }
+            for sig in cyclic {
+                statics.remove(&sig);
             }
         }
-        Type::NamedTuple(fs) => {
-            for (_, t) in fs.iter() {
-                push_slots(t, out)?;
-            }
-        }
-        Type::Struct(s) if !s.mutable => {
-            for (_, t) in &s.fields {
-                push_slots(t, out)?;
-            }
-        }
-        Type::Struct(_) | Type::Ref(_) | Type::Stack(_) | Type::Pullback(_) => out.push(Slot::Ptr),
-        Type::Array(elem, _) | Type::Adjoint(elem) => {
-            elem_slot(elem)?;
-            out.push(Slot::Ptr)
-        }
-        Type::Any => return Err(JitError::unsupported("a value of type Any (untyped IR)")),
     }
-    Ok(())
+
+    /// The pullback that closures of type `Pullback{sig}` run, if they are scalar-replaced.
+    pub fn static_pullback(&self, sig: &[Type]) -> Option<&StaticPullback> {
+        self.statics.get(sig)
+    }
+
+    /// The slots of a value of type `ty`, in order.
+    pub fn slots(&self, ty: &Type) -> Result<Vec<Slot>, JitError> {
+        let mut out = Vec::new();
+        self.push_slots(ty, &mut out)?;
+        Ok(out)
+    }
+
+    /// The number of slots of a value of type `ty`.
+    pub fn slot_count(&self, ty: &Type) -> Result<usize, JitError> {
+        Ok(self.slots(ty)?.len())
+    }
+
+    /// The range of slots that field `index` (0-based) of a scalar-replaced composite occupies.
+    pub fn field_range(&self, ty: &Type, index: usize) -> Result<std::ops::Range<usize>, JitError> {
+        let fields = ty
+            .field_types()
+            .ok_or_else(|| JitError::unsupported(format!("field access on {ty}")))?;
+        if index >= fields.len() {
+            return Err(JitError::unsupported(format!("field {} of {ty}", index + 1)));
+        }
+        let mut start = 0;
+        for f in &fields[..index] {
+            start += self.slot_count(f)?;
+        }
+        Ok(start..start + self.slot_count(&fields[index])?)
+    }
+
+    fn push_slots(&self, ty: &Type, out: &mut Vec<Slot>) -> Result<(), JitError> {
+        match ty {
+            Type::Float64 => out.push(Slot::F64),
+            Type::Int64 => out.push(Slot::I64),
+            Type::Bool => out.push(Slot::Bool),
+            Type::Nothing | Type::Bottom | Type::Function(_) => {}
+            Type::Tuple(ts) => {
+                for t in ts.iter() {
+                    self.push_slots(t, out)?;
+                }
+            }
+            Type::NamedTuple(fs) => {
+                for (_, t) in fs.iter() {
+                    self.push_slots(t, out)?;
+                }
+            }
+            Type::Struct(s) if !s.mutable => {
+                for (_, t) in &s.fields {
+                    self.push_slots(t, out)?;
+                }
+            }
+            Type::Pullback(sig) => match self.statics.get(sig) {
+                Some(sp) => self.push_slots(&sp.tape, out)?,
+                None => out.push(Slot::Ptr),
+            },
+            Type::Struct(_) | Type::Ref(_) | Type::Stack(_) => out.push(Slot::Ptr),
+            Type::Array(elem, _) | Type::Adjoint(elem) => {
+                elem_slot(elem)?;
+                out.push(Slot::Ptr)
+            }
+            Type::Any => return Err(JitError::unsupported("a value of type Any (untyped IR)")),
+        }
+        Ok(())
+    }
+}
+
+/// Does a value of type `t` hold (through scalar-replaced parts) a closure of type `sig`?
+fn reaches(statics: &HashMap<Arc<[Type]>, StaticPullback>, t: &Type, sig: &Arc<[Type]>, seen: &mut Vec<Arc<[Type]>>) -> bool {
+    match t {
+        Type::Pullback(s) => {
+            if s == sig {
+                return true;
+            }
+            if seen.contains(s) {
+                return false;
+            }
+            seen.push(s.clone());
+            statics.get(s).is_some_and(|sp| reaches(statics, &sp.tape, sig, seen))
+        }
+        Type::Tuple(ts) => ts.iter().any(|t| reaches(statics, t, sig, seen)),
+        Type::NamedTuple(fs) => fs.iter().any(|(_, t)| reaches(statics, t, sig, seen)),
+        Type::Struct(s) if !s.mutable => s.fields.iter().any(|(_, t)| reaches(statics, t, sig, seen)),
+        _ => false,
+    }
 }
 
 /// The slot of one array element: arrays hold numbers only.
@@ -90,27 +175,6 @@ pub fn elem_slot(elem: &Type) -> Result<Slot, JitError> {
         Type::Bool => Ok(Slot::Bool),
         other => Err(JitError::unsupported(format!("arrays of {other}"))),
     }
-}
-
-/// The range of slots that field `index` (0-based) of a scalar-replaced composite occupies.
-pub fn field_range(ty: &Type, index: usize) -> Result<std::ops::Range<usize>, JitError> {
-    let fields = ty
-        .field_types()
-        .ok_or_else(|| JitError::unsupported(format!("field access on {ty}")))?;
-    if index >= fields.len() {
-        return Err(JitError::unsupported(format!("field {} of {ty}", index + 1)));
-    }
-    let mut start = 0;
-    for f in &fields[..index] {
-        start += slot_count(f)?;
-    }
-    Ok(start..start + slot_count(&fields[index])?)
-}
-
-/// Byte offsets of each slot when the slots of `ty` are stored in memory, 8 bytes apart (the
-/// layout of `Ref` contents, mutable struct fields and the fallback buffer).
-pub fn word_offsets(n: usize) -> impl Iterator<Item = i32> {
-    (0..n).map(|i| (i * 8) as i32)
 }
 
 /// Byte offsets of each slot when packed tightly (the layout of one AD stack entry), and the
@@ -128,7 +192,6 @@ pub fn packed_offsets(slots: &[Slot]) -> (Vec<i32>, u32) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use std::sync::Arc;
     use zy_ir::{StructKind, StructType};
 
     #[test]
@@ -141,14 +204,29 @@ mod tests {
             kind: StructKind::User,
         }));
         let t = Type::tuple([Type::Int64, point.clone(), Type::Nothing, Type::Bool]);
+        let layout = Layout::default();
         assert_eq!(
-            slots(&t).unwrap(),
+            layout.slots(&t).unwrap(),
             vec![Slot::I64, Slot::F64, Slot::Ptr, Slot::Bool]
         );
-        assert_eq!(field_range(&t, 1).unwrap(), 1..3);
-        assert_eq!(field_range(&t, 2).unwrap(), 3..3);
-        let (offs, size) = packed_offsets(&slots(&t).unwrap());
+        assert_eq!(layout.field_range(&t, 1).unwrap(), 1..3);
+        assert_eq!(layout.field_range(&t, 2).unwrap(), 3..3);
+        let (offs, size) = packed_offsets(&layout.slots(&t).unwrap());
         assert_eq!((offs, size), (vec![0, 8, 16, 24], 25));
-        assert!(slots(&Type::Any).is_err());
+        assert!(layout.slots(&Type::Any).is_err());
+    }
+
+    #[test]
+    fn static_pullbacks_are_their_tape_unless_recursive() {
+        let sig: Arc<[Type]> = Arc::from([Type::Function("f".into()), Type::Float64]);
+        let rec: Arc<[Type]> = Arc::from([Type::Function("g".into()), Type::Int64]);
+        let inst = |name: &str, args: &Arc<[Type]>| Arc::new(Instance { name: name.into(), method: 0, args: args.clone() });
+        let mut cands = HashMap::new();
+        cands.insert(sig.clone(), StaticPullback { instance: inst("f⁻", &sig), tape: Type::tuple([Type::Float64]) });
+        let rec_tape = Type::tuple([Type::Pullback(rec.clone()), Type::Float64]);
+        cands.insert(rec.clone(), StaticPullback { instance: inst("g⁻", &rec), tape: rec_tape });
+        let layout = Layout::new(cands);
+        assert_eq!(layout.slots(&Type::Pullback(sig)).unwrap(), vec![Slot::F64]);
+        assert_eq!(layout.slots(&Type::Pullback(rec)).unwrap(), vec![Slot::Ptr]);
     }
 }

@@ -15,9 +15,9 @@ use cranelift_module::{FuncId, Module};
 use zy_interp::{Limits, RuntimeError, Value};
 use zy_ir::{Function, Instance, Op, Type, TypedProgram};
 
-use crate::convert::{FromNative, PullbackTable, ToNative};
+use crate::convert::{FromNative, Tables, ToNative};
 use crate::error::JitError;
-use crate::layout::slots;
+use crate::layout::{Layout, StaticPullback};
 use crate::runtime::{self, Ctx, Site};
 use crate::translate::{self, mem, pullbacks, signature, Env, RtFuncs};
 
@@ -118,6 +118,7 @@ impl JitSession {
             }
         }
         let track_depth = has_recursion(&reach, &pullbacks);
+        let layout = Arc::new(layout_for(prog, &pullbacks));
         let owner = self.owner.clone();
         let mut guard = owner.inner.lock().map_err(|_| JitError::backend("JIT session poisoned"))?;
         let inner = &mut *guard;
@@ -125,21 +126,21 @@ impl JitSession {
         let module = inner.module.as_mut().ok_or_else(|| JitError::backend("JIT module freed"))?;
         let mut ids = HashMap::new();
         for (i, f) in &reach {
-            let sig = signature(module, &arg_types(f), &f.ret)?;
+            let sig = signature(module, &layout, &arg_types(f), &f.ret)?;
             let id = module.declare_anonymous_function(&sig).map_err(JitError::backend)?;
             ids.insert(i.clone(), id);
         }
         let mut adapters = HashMap::new();
-        for p in &pullbacks {
+        for p in pullbacks.iter().filter(|p| layout.static_pullback(&p.args).is_none()) {
             let f = &prog.functions[p];
             let id = module
-                .declare_anonymous_function(&pullbacks::adapter_signature(module, f)?)
+                .declare_anonymous_function(&pullbacks::adapter_signature(module, &layout, f)?)
                 .map_err(JitError::backend)?;
             adapters.insert(p.clone(), id);
         }
         for (i, f) in &reach {
             let id = ids[i];
-            self.ctx.func.signature = signature(module, &arg_types(f), &f.ret)?;
+            self.ctx.func.signature = signature(module, &layout, &arg_types(f), &f.ret)?;
             self.ctx.func.name = UserFuncName::user(0, id.as_u32());
             let mut env = Env {
                 module: &mut *module,
@@ -148,6 +149,7 @@ impl JitSession {
                 funcs: &ids,
                 adapters: &adapters,
                 globals: &globals,
+                layout: &layout,
                 sites: &mut inner.sites,
                 track_depth,
             };
@@ -167,7 +169,7 @@ impl JitSession {
         }
         for (p, &id) in &adapters {
             let f = &prog.functions[p];
-            self.ctx.func.signature = pullbacks::adapter_signature(module, f)?;
+            self.ctx.func.signature = pullbacks::adapter_signature(module, &layout, f)?;
             self.ctx.func.name = UserFuncName::user(0, id.as_u32());
             let mut env = Env {
                 module: &mut *module,
@@ -176,6 +178,7 @@ impl JitSession {
                 funcs: &ids,
                 adapters: &adapters,
                 globals: &globals,
+                layout: &layout,
                 sites: &mut inner.sites,
                 track_depth,
             };
@@ -187,10 +190,10 @@ impl JitSession {
             done?;
         }
         let (top, top_fn) = &reach[0];
-        let entry = trampoline(module, &mut self.ctx, &mut self.fctx, ids[top], top_fn)?;
+        let entry = trampoline(module, &layout, &mut self.ctx, &mut self.fctx, ids[top], top_fn)?;
         module.finalize_definitions().map_err(JitError::backend)?;
         let code = module.get_finalized_function(entry);
-        let mut table = PullbackTable::default();
+        let mut table = Tables { layout: layout.clone(), ..Tables::default() };
         for (p, &id) in &adapters {
             let addr = module.get_finalized_function(id) as u64;
             let f = &prog.functions[p];
@@ -206,7 +209,7 @@ impl JitSession {
             ret: top_fn.ret.clone(),
             span: top_fn.span,
             recursive: track_depth,
-            pullbacks: Arc::new(table),
+            tables: Arc::new(table),
             n_globals: globals.len(),
         };
         self.cache.insert(key, compiled.clone());
@@ -227,6 +230,7 @@ pub fn clif_text(prog: &TypedProgram, inst: &Instance) -> Result<String, JitErro
 /// calls the function and stores its result's slots to `out`.
 fn trampoline(
     module: &mut JITModule,
+    layout: &Layout,
     ctx: &mut Context,
     fctx: &mut FunctionBuilderContext,
     callee: FuncId,
@@ -245,7 +249,7 @@ fn trampoline(
     let mut call_args = vec![c];
     let mut word = 0i32;
     for t in arg_types(f) {
-        for s in slots(&t)? {
+        for s in layout.slots(&t)? {
             call_args.push(b.ins().load(s.cl_type(), mem(), args, word * 8));
             word += 1;
         }
@@ -347,6 +351,27 @@ fn recorded_pullbacks(prog: &TypedProgram) -> Vec<Arc<Instance>> {
     out
 }
 
+/// The layout of a compilation: closures of a type that only one recorded pullback has are
+/// scalar-replaced.
+fn layout_for(prog: &TypedProgram, pullbacks: &[Arc<Instance>]) -> Layout {
+    let mut by_sig: HashMap<Arc<[Type]>, Vec<&Arc<Instance>>> = HashMap::new();
+    for p in pullbacks {
+        by_sig.entry(p.args.clone()).or_default().push(p);
+    }
+    let mut candidates = HashMap::new();
+    for (sig, insts) in by_sig {
+        if let [only] = insts.as_slice() {
+            if let Some(f) = prog.functions.get(*only) {
+                if let [tape, _] = f.args() {
+                    let sp = StaticPullback { instance: (*only).clone(), tape: f.ty(*tape).clone() };
+                    candidates.insert(sig, sp);
+                }
+            }
+        }
+    }
+    Layout::new(candidates)
+}
+
 /// The key under which the thunk of global `name` is compiled.
 pub(crate) fn global_instance(name: &zy_ir::Name) -> Arc<Instance> {
     Arc::new(Instance { name: format!("global {name}").into(), method: u32::MAX - 1, args: Arc::from([]) })
@@ -427,7 +452,7 @@ pub struct CompiledFn {
     ret: Type,
     span: zy_ir::Span,
     recursive: bool,
-    pullbacks: Arc<PullbackTable>,
+    tables: Arc<Tables>,
     n_globals: usize,
 }
 
@@ -460,12 +485,12 @@ impl CompiledFn {
             )));
         }
         let mut ctx = Ctx::new(limits.max_depth, limits.deadline, limits.cancel.clone(), self.n_globals);
-        let mut to = ToNative::with_pullbacks(self.pullbacks.clone());
+        let mut to = ToNative::new(self.tables.clone());
         let mut words = Vec::new();
         for (a, t) in args.iter().zip(&self.args) {
             to.value(&mut ctx.state.arena, a, t, &mut words).map_err(fail)?;
         }
-        let n_ret = slots(&self.ret).map_err(|e| fail(e.to_string()))?.len();
+        let n_ret = self.tables.layout.slot_count(&self.ret).map_err(|e| fail(e.to_string()))?;
         let mut out = vec![0u64; n_ret.max(1)];
         self.run(&mut ctx, &words, &mut out).map_err(fail)?;
         let written = to.write_back();

@@ -1,7 +1,11 @@
 //! Sites: what the runtime needs to know about the statement that called it. Compiled code
 //! passes a pointer to its site; the session keeps every site alive as long as the code.
 
+use std::sync::Arc;
+
 use zy_ir::{Const, Prim, Span, Type};
+
+use crate::layout::Layout;
 
 /// One statement (or function entry, or back edge) that may call the runtime.
 #[derive(Debug)]
@@ -32,6 +36,8 @@ pub struct Fallback {
     pub args: Vec<FallbackArg>,
     /// The statement's type.
     pub ret: Type,
+    /// How the operands and the result are laid out.
+    pub layout: Arc<Layout>,
 }
 
 /// One operand of a [`Fallback`].

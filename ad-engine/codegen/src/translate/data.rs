@@ -6,7 +6,6 @@ use zy_ir::{Const, Operand, Prim, Span, StructRef, Type};
 
 use super::{mem, ClValue, Translator, R};
 use crate::error::JitError;
-use crate::layout::{field_range, slots};
 
 impl Translator<'_, '_, '_> {
     /// Translations of the data-structure primitives.
@@ -25,10 +24,10 @@ impl Translator<'_, '_, '_> {
                 let index = const_index(&args[1])?;
                 if obj.is_mutable() && matches!(obj, Type::Struct(_)) {
                     let ptr = self.pointer(&args[0])?;
-                    let range = field_range(obj, index)?;
+                    let range = self.env.layout.field_range(obj, index)?;
                     self.load_words(ptr, range.start, ty)?
                 } else {
-                    let range = field_range(obj, index)?;
+                    let range = self.env.layout.field_range(obj, index)?;
                     let field_ty = obj.field_types().and_then(|f| f.get(index).cloned());
                     let vs = self.operand(&args[0])?;
                     let field = vs
@@ -44,7 +43,7 @@ impl Translator<'_, '_, '_> {
                 let field_ty = s.fields.get(index).map(|f| f.1.clone());
                 let field_ty = field_ty.ok_or_else(|| JitError::invalid("missing field"))?;
                 let ptr = self.pointer(&args[0])?;
-                let range = field_range(obj, index)?;
+                let range = self.env.layout.field_range(obj, index)?;
                 let v = self.operand_as(&args[2], &field_ty)?;
                 self.store_words(ptr, range.start, &v);
                 let v = self.operand(&args[2])?;
@@ -134,12 +133,12 @@ impl Translator<'_, '_, '_> {
             return Ok(None);
         }
         let n = elems.len() as i64;
-        let width = slots(first)?.len();
+        let width = self.env.layout.slots(first)?.len();
         let tuple = self.operand(&args[0])?;
         let i = self.operand(&args[1])?[0];
         let i0 = self.b.ins().iadd_imm_s(i, -1);
         let bad = self.b.ins().icmp_imm_s(IntCC::UnsignedGreaterThanOrEqual, i0, n);
-        let tys: Vec<_> = slots(first)?.iter().map(|s| s.cl_type()).collect();
+        let tys: Vec<_> = self.env.layout.slots(first)?.iter().map(|s| s.cl_type()).collect();
         let out = self.guarded(
             bad,
             &tys,
@@ -176,7 +175,7 @@ impl Translator<'_, '_, '_> {
 
     /// Load the slots of a `ty` stored at words `start..` of the box at `ptr`.
     pub(super) fn load_words(&mut self, ptr: ClValue, start: usize, ty: &Type) -> R<Vec<ClValue>> {
-        Ok(slots(ty)?
+        Ok(self.env.layout.slots(ty)?
             .iter()
             .enumerate()
             .map(|(k, s)| self.b.ins().load(s.cl_type(), mem(), ptr, ((start + k) * 8) as i32))

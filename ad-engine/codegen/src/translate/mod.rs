@@ -26,7 +26,7 @@ use cranelift_module::{FuncId, Module};
 use zy_ir::{Block, Const, Function, Instance, Op, Operand, Prim, Span, Terminator, Type, TypedProgram};
 
 use crate::error::JitError;
-use crate::layout::{slots, Slot};
+use crate::layout::{Layout, Slot};
 use crate::runtime::ctx_offset;
 use crate::runtime::site::{Fallback, FallbackArg, Site, SiteKind};
 
@@ -111,6 +111,8 @@ pub(crate) struct Env<'a> {
     pub adapters: &'a HashMap<Arc<Instance>, FuncId>,
     /// The global bindings loaded, by slot in the context's global table.
     pub globals: &'a [zy_ir::Name],
+    /// How values are laid out.
+    pub layout: &'a Arc<Layout>,
     /// Sites created while translating; their addresses are baked into the code.
     pub sites: &'a mut Vec<Box<Site>>,
     /// Whether functions keep the depth counter and the native stack check (programs with
@@ -119,13 +121,13 @@ pub(crate) struct Env<'a> {
 }
 
 /// The machine signature of a function taking `args` and returning `ret`.
-pub(crate) fn signature(module: &JITModule, args: &[Type], ret: &Type) -> R<Signature> {
+pub(crate) fn signature(module: &JITModule, layout: &Layout, args: &[Type], ret: &Type) -> R<Signature> {
     let mut sig = module.make_signature();
     sig.params.push(AbiParam::new(types::I64));
     for a in args {
-        sig.params.extend(slots(a)?.into_iter().map(|s| AbiParam::new(s.cl_type())));
+        sig.params.extend(layout.slots(a)?.into_iter().map(|s| AbiParam::new(s.cl_type())));
     }
-    sig.returns.extend(slots(ret)?.into_iter().map(|s| AbiParam::new(s.cl_type())));
+    sig.returns.extend(layout.slots(ret)?.into_iter().map(|s| AbiParam::new(s.cl_type())));
     Ok(sig)
 }
 
@@ -175,7 +177,7 @@ impl<'e, 'a, 'b> Translator<'e, 'a, 'b> {
         let bail = b.create_block();
         b.set_cold_block(bail);
         let ctx = b.block_params(entry)[0];
-        let ret_slots = slots(&func.ret)?;
+        let ret_slots = env.layout.slots(&func.ret)?;
         let mut t = Translator {
             env,
             func,
@@ -265,7 +267,7 @@ impl<'e, 'a, 'b> Translator<'e, 'a, 'b> {
         let data = self.func.block(blk);
         for &p in &data.params {
             let mut vs = Vec::new();
-            for s in slots(self.func.ty(p))? {
+            for s in self.env.layout.slots(self.func.ty(p))? {
                 vs.push(self.b.append_block_param(cl_block, s.cl_type()));
             }
             self.vals[p.index()] = vs;
@@ -300,7 +302,7 @@ impl<'e, 'a, 'b> Translator<'e, 'a, 'b> {
                 return Err(JitError::invalid(format!("{v}: untyped operation in typed IR")))
             }
         };
-        let expected = slots(&ty)?.len();
+        let expected = self.env.layout.slots(&ty)?.len();
         if out.len() != expected {
             return Err(JitError::invalid(format!(
                 "{v}: produced {} slots for a {ty} ({expected} slots)",
@@ -540,10 +542,16 @@ impl<'e, 'a, 'b> Translator<'e, 'a, 'b> {
     }
 
     /// Convert slots of a `from` value into those of a `to` value: the same type, a join's
-    /// widening of numbers, or `Union{}` (a value that does not exist at run time) to zeros.
+    /// widening of numbers, `Union{}` (a value that does not exist at run time) to zeros, or a
+    /// scalar-replaced pullback closure to its tape.
     pub(crate) fn coerce(&mut self, vs: Vec<ClValue>, from: &Type, to: &Type) -> R<Vec<ClValue>> {
         if from == to {
             return Ok(vs);
+        }
+        if let Type::Pullback(sig) = from {
+            if self.env.layout.static_pullback(sig).is_some_and(|sp| sp.tape == *to) {
+                return Ok(vs);
+            }
         }
         let one = |vs: &[ClValue]| vs.first().copied().ok_or_else(|| JitError::invalid("missing slot"));
         Ok(match (from, to) {
@@ -562,7 +570,7 @@ impl<'e, 'a, 'b> Translator<'e, 'a, 'b> {
 
     /// Zero slots of type `ty`.
     pub(crate) fn zeros(&mut self, ty: &Type) -> R<Vec<ClValue>> {
-        Ok(slots(ty)?.into_iter().map(|s| self.zero(s)).collect())
+        Ok(self.env.layout.slots(ty)?.into_iter().map(|s| self.zero(s)).collect())
     }
 
     fn zero(&mut self, s: Slot) -> ClValue {
@@ -623,7 +631,7 @@ impl<'e, 'a, 'b> Translator<'e, 'a, 'b> {
                 }
             }
         }
-        let ret_slots = slots(ret)?;
+        let ret_slots = self.env.layout.slots(ret)?;
         let size = words.max(ret_slots.len()).max(1) * 8;
         let ss = self.b.create_sized_stack_slot(StackSlotData::new(
             StackSlotKind::ExplicitSlot,
@@ -634,7 +642,7 @@ impl<'e, 'a, 'b> Translator<'e, 'a, 'b> {
             self.b.ins().stack_store(types::I64, v, ss, (w * 8) as i32);
         }
         let buf = self.b.ins().stack_addr(types::I64, ss, 0);
-        let site = self.site(span, SiteKind::Fallback(Fallback { prim, args: fargs, ret: ret.clone() }));
+        let site = self.site(span, SiteKind::Fallback(Fallback { prim, args: fargs, ret: ret.clone(), layout: self.env.layout.clone() }));
         let rt = self.env.rt.fallback;
         self.call_rt(rt, &[self.ctx, site, buf]);
         self.check_error();

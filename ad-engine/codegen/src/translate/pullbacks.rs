@@ -13,7 +13,7 @@ use zy_ir::{Const, Function, Instance, Operand, Prim, Span, Type};
 
 use super::{mem, ClValue, Env, Translator, R};
 use crate::error::JitError;
-use crate::layout::slots;
+use crate::layout::Layout;
 use crate::runtime::site::SiteKind;
 
 /// The message when a placeholder pullback (one never made by a forward pass) is called.
@@ -30,6 +30,23 @@ impl Translator<'_, '_, '_> {
         span: Span,
     ) -> R<Option<Vec<ClValue>>> {
         Ok(Some(match (p, tys) {
+            (Prim::MakePullback, [_, _, _]) if self.static_sig(ty).is_some() => {
+                let inst = pullback_target(args, ty)?;
+                let sp = self.static_sig(ty).ok_or_else(|| JitError::invalid("static pullback"))?;
+                if *sp.instance == inst {
+                    self.operand_as(&args[2], &sp.tape)?
+                } else {
+                    // A placeholder no forward pass recorded: never called.
+                    self.zeros(&sp.tape)?
+                }
+            }
+            (Prim::CallPullback, [Type::Pullback(sig), _]) if self.env.layout.static_pullback(sig).is_some() => {
+                let sp = self.env.layout.static_pullback(sig).cloned();
+                let sp = sp.ok_or_else(|| JitError::invalid("static pullback"))?;
+                // The closure is its tape: call the pullback directly.
+                let call_args = [args[0].clone(), args[1].clone()];
+                self.invoke(&sp.instance, &call_args, ty, span)?
+            }
             (Prim::MakePullback, [_, _, tape_ty]) => {
                 let inst = pullback_target(args, ty)?;
                 let tape_ty = match self.env.prog.functions.get(&inst) {
@@ -63,10 +80,10 @@ impl Translator<'_, '_, '_> {
                 });
                 let mut sig_cl = self.env.module.make_signature();
                 sig_cl.params.extend([AbiParam::new(types::I64); 2]);
-                for s in slots(&dy_ty)? {
+                for s in self.env.layout.slots(&dy_ty)? {
                     sig_cl.params.push(AbiParam::new(s.cl_type()));
                 }
-                for s in slots(ty)? {
+                for s in self.env.layout.slots(ty)? {
                     sig_cl.returns.push(AbiParam::new(s.cl_type()));
                 }
                 let sref = self.b.import_signature(sig_cl);
@@ -107,6 +124,14 @@ impl Translator<'_, '_, '_> {
             }
             _ => return Ok(None),
         }))
+    }
+
+    /// The scalar-replaced pullback of closure type `ty`, if it is one.
+    fn static_sig(&self, ty: &Type) -> Option<crate::layout::StaticPullback> {
+        match ty {
+            Type::Pullback(sig) => self.env.layout.static_pullback(sig).cloned(),
+            _ => None,
+        }
     }
 
     /// Every pullback a `call_pullback` on `sig` may run must take the same cotangent type and
@@ -154,10 +179,10 @@ pub(crate) fn define_adapter(env: &mut Env<'_>, f: &Function, target: FuncId, mu
     let params = b.block_params(block).to_vec();
     let (ctx, bx) = (params[0], params[1]);
     let mut call_args = vec![ctx];
-    for (k, s) in slots(tape_ty)?.iter().enumerate() {
+    for (k, s) in env.layout.slots(tape_ty)?.iter().enumerate() {
         call_args.push(b.ins().load(s.cl_type(), mem(), bx, ((k + 1) * 8) as i32));
     }
-    let n_dy = slots(dy_ty)?.len();
+    let n_dy = env.layout.slots(dy_ty)?.len();
     call_args.extend_from_slice(&params[2..2 + n_dy]);
     let r = env.module.declare_func_in_func(target, b.func);
     let call = b.ins().call(r, &call_args);
@@ -169,15 +194,15 @@ pub(crate) fn define_adapter(env: &mut Env<'_>, f: &Function, target: FuncId, mu
 }
 
 /// The signature of the adapter of pullback `f`.
-pub(crate) fn adapter_signature(module: &cranelift_jit::JITModule, f: &Function) -> R<cranelift_codegen::ir::Signature> {
+pub(crate) fn adapter_signature(module: &cranelift_jit::JITModule, layout: &Layout, f: &Function) -> R<cranelift_codegen::ir::Signature> {
     let mut sig = module.make_signature();
     sig.params.extend([AbiParam::new(types::I64); 2]);
     if let Some(dy) = f.args().get(1) {
-        for s in slots(f.ty(*dy))? {
+        for s in layout.slots(f.ty(*dy))? {
             sig.params.push(AbiParam::new(s.cl_type()));
         }
     }
-    for s in slots(&f.ret)? {
+    for s in layout.slots(&f.ret)? {
         sig.returns.push(AbiParam::new(s.cl_type()));
     }
     Ok(sig)

@@ -6,7 +6,7 @@ use zy_ir::{Operand, Prim, Span, Type};
 
 use super::{mem, ClValue, Translator, R};
 use crate::error::JitError;
-use crate::layout::{packed_offsets, slots, Slot};
+use crate::layout::{packed_offsets, Slot};
 use crate::runtime::arena::stack_offset;
 
 impl Translator<'_, '_, '_> {
@@ -35,8 +35,8 @@ impl Translator<'_, '_, '_> {
                 let v = self.pop(&elem, args, span)?;
                 self.coerce(v, &elem, ty)?
             }
-            (Prim::ZeroTangent, _) if all_scalar(ty)? => self.zeros(ty)?,
-            (Prim::Accum, [a, b]) if all_scalar(a)? && all_scalar(b)? && all_scalar(ty)? => {
+            (Prim::ZeroTangent, _) if self.all_scalar(ty)? => self.zeros(ty)?,
+            (Prim::Accum, [a, b]) if self.all_scalar(a)? && self.all_scalar(b)? && self.all_scalar(ty)? => {
                 let x = self.operand(&args[0])?;
                 let y = self.operand(&args[1])?;
                 self.accum(x, a, y, b, ty)?
@@ -45,10 +45,15 @@ impl Translator<'_, '_, '_> {
         }))
     }
 
+    /// Does a value of `ty` consist of number slots only (no objects)?
+    fn all_scalar(&self, ty: &Type) -> R<bool> {
+        Ok(self.env.layout.slots(ty)?.iter().all(|s| *s != Slot::Ptr))
+    }
+
     fn push(&mut self, elem: &Type, args: &[Operand]) -> R<()> {
         let s = self.pointer(&args[0])?;
         let v = self.operand_as(&args[1], elem)?;
-        let (offsets, size) = packed_offsets(&slots(elem)?);
+        let (offsets, size) = packed_offsets(&self.env.layout.slots(elem)?);
         if size == 0 {
             return Ok(());
         }
@@ -77,7 +82,7 @@ impl Translator<'_, '_, '_> {
 
     fn pop(&mut self, elem: &Type, args: &[Operand], span: Span) -> R<Vec<ClValue>> {
         let s = self.pointer(&args[0])?;
-        let elem_slots = slots(elem)?;
+        let elem_slots = self.env.layout.slots(elem)?;
         let (offsets, size) = packed_offsets(&elem_slots);
         if size == 0 {
             return Ok(vec![]);
@@ -128,7 +133,7 @@ impl Translator<'_, '_, '_> {
                 let (mut ai, mut bi) = (0, 0);
                 let mut out = Vec::new();
                 for ((af, bf), tf) in afs.iter().zip(&bfs).zip(&tfs) {
-                    let (an, bn) = (slots(af)?.len(), slots(bf)?.len());
+                    let (an, bn) = (self.env.layout.slot_count(af)?, self.env.layout.slot_count(bf)?);
                     let x = a[ai..ai + an].to_vec();
                     let y = b[bi..bi + bn].to_vec();
                     out.extend(self.accum(x, af, y, bf, tf)?);
@@ -144,7 +149,3 @@ impl Translator<'_, '_, '_> {
 /// The interpreter's message for `pop!` on an empty stack.
 pub(crate) const EMPTY_STACK: &str = "ArgumentError: array must be non-empty";
 
-/// Does a value of `ty` consist of number slots only (no objects)?
-fn all_scalar(ty: &Type) -> R<bool> {
-    Ok(slots(ty)?.iter().all(|s| *s != Slot::Ptr))
-}
