@@ -1,0 +1,150 @@
+//! A benchmark call prepared for timing: its arguments evaluated once, its primal, its gradient
+//! driver and a no-op of the same argument types compiled by the JIT (or run by the interpreter
+//! where the JIT cannot compile them).
+
+use std::path::Path;
+use std::sync::Arc;
+
+use zy_codegen::{CompiledFn, JitSession};
+use zy_hir::RootDatabase;
+use zy_ide::AnalysisHost;
+use zy_interp::{Limits, Value};
+use zy_ir::{Function, Instance, Op, Operand, Terminator, TypedProgram};
+use zy_syntax::ast::{Expr, ExprKind};
+
+use crate::cases::Case;
+
+/// The name of the no-op that measures the cost of crossing into compiled code.
+const BOUNDARY: &str = "zy_bench_boundary";
+
+/// Runs one function on interpreter values: compiled code, or the interpreter as a fallback.
+pub enum Runner {
+    /// Machine code from the Cranelift JIT.
+    Jit(CompiledFn),
+    /// The reference interpreter, because the JIT refused the function (the reason kept).
+    Interp { program: TypedProgram, inst: Arc<Instance>, reason: String },
+}
+
+impl Runner {
+    /// Compile `inst` of `program`, or keep it for the interpreter if the JIT refuses.
+    fn new(session: &mut JitSession, program: TypedProgram, inst: Arc<Instance>) -> Runner {
+        match session.compile(&program, &inst) {
+            Ok(f) => Runner::Jit(f),
+            Err(e) => Runner::Interp { program, inst, reason: e.to_string() },
+        }
+    }
+
+    /// Run on `args`.
+    pub fn call(&self, args: &[Value]) -> Result<Value, String> {
+        let limits = Limits { max_depth: 10_000, deadline: None, cancel: None };
+        let out = match self {
+            Runner::Jit(f) => f.call(args, &limits),
+            Runner::Interp { program, inst, .. } => zy_interp::run(program, inst, args.to_vec(), &limits),
+        };
+        out.map_err(|e| e.message)
+    }
+
+    /// Why the interpreter runs this function, if it does.
+    pub fn fallback_reason(&self) -> Option<&str> {
+        match self {
+            Runner::Jit(_) => None,
+            Runner::Interp { reason, .. } => Some(reason),
+        }
+    }
+}
+
+/// A benchmark call ready to be timed.
+pub struct Prepared {
+    /// The call's arguments, evaluated once by the interpreter.
+    pub args: Vec<Value>,
+    /// The function called (`f` of `f(args...)`).
+    pub primal: Runner,
+    /// The driver `∇f` returning `(y, (g1, g2, ...))`.
+    pub gradient: Runner,
+    /// `zy_bench_boundary(args...) = 0.0`: the cost of passing these arguments in and out.
+    pub boundary: Runner,
+    /// The program holding `∇f`, `f⁺` and `f⁻`.
+    pub gradient_program: TypedProgram,
+    /// The specialisation of `f` called.
+    pub inst: Arc<Instance>,
+}
+
+/// Load `case`'s fixture into a fresh host and prepare its call.
+pub fn prepare(case: &Case) -> Result<Prepared, String> {
+    let mut host = AnalysisHost::new();
+    host.set_file_text(Path::new(case.file), case.source.to_string());
+    let (callee, arity) = callee_and_arity(case.call)?;
+    let params: Vec<String> = (1..=arity).map(|i| format!("a{i}")).collect();
+    let noop = format!("{BOUNDARY}({}) = 0.0\n", params.join(", "));
+    host.set_file_text(Path::new("zy_bench_boundary.jl"), noop);
+    let db = host.raw_database();
+
+    let (program, inst) = typed_call(db, case.call)?;
+    let args = arguments(db, case.call)?;
+    let boundary_call = format!("{BOUNDARY}{}", &case.call[callee.len()..]);
+    let (boundary_program, boundary_inst) = typed_call(db, &boundary_call)?;
+    let source = zy_hir::full_program(db, zy_hir::Workspace::get(db));
+    let (driver, gradient_program) = zy_ad::gradient_program_with_rrules(&source, &program, &inst)
+        .map_err(|e| format!("{}: cannot differentiate: {}", case.call, e.message))?;
+
+    let mut session = JitSession::new().map_err(|e| format!("cannot start the JIT: {e}"))?;
+    let primal = Runner::new(&mut session, program, inst.clone());
+    let gradient = Runner::new(&mut session, gradient_program.clone(), driver);
+    let boundary = Runner::new(&mut session, boundary_program, boundary_inst);
+    Ok(Prepared { args, primal, gradient, boundary, gradient_program, inst })
+}
+
+/// `f` and the number of arguments of the call `f(args...)`.
+fn callee_and_arity(call: &str) -> Result<(&str, usize), String> {
+    let expr = parse_call(call)?;
+    let ExprKind::Call { args, .. } = &expr.kind else {
+        return Err(format!("`{call}` is not a call"));
+    };
+    let name = call.split('(').next().unwrap_or(call);
+    Ok((name, args.len()))
+}
+
+fn parse_call(call: &str) -> Result<Expr, String> {
+    zy_syntax::parse_expr(call).map_err(|e| format!("`{call}`: {}", e.message))
+}
+
+/// The typed program of `call` and the specialisation it invokes.
+fn typed_call(db: &RootDatabase, call: &str) -> Result<(TypedProgram, Arc<Instance>), String> {
+    let expr = parse_call(call)?;
+    let typed = zy_hir::type_call(db, &expr).map_err(|e| type_errors(call, e))?;
+    let inst = returned_invoke(&typed.body).ok_or_else(|| format!("`{call}` is not a call of a user function"))?;
+    Ok((typed.program, inst))
+}
+
+/// The arguments of `call`, evaluated as one tuple by the interpreter.
+fn arguments(db: &RootDatabase, call: &str) -> Result<Vec<Value>, String> {
+    let expr = parse_call(call)?;
+    let ExprKind::Call { args, .. } = expr.kind else {
+        return Err(format!("`{call}` is not a call"));
+    };
+    let tuple = Expr::new(ExprKind::Tuple(args), expr.range);
+    let typed = zy_hir::type_call(db, &tuple).map_err(|e| type_errors(call, e))?;
+    let limits = Limits { max_depth: 10_000, deadline: None, cancel: None };
+    match zy_interp::run_function(&typed.program, &typed.body, Vec::new(), &limits) {
+        Ok(Value::Tuple(vs)) => Ok(vs.to_vec()),
+        Ok(other) => Ok(vec![other]),
+        Err(e) => Err(format!("`{call}`: arguments: {}", e.message)),
+    }
+}
+
+fn type_errors(call: &str, errors: zy_hir::CallErrors) -> String {
+    let first = errors.0.into_iter().next().map_or_else(|| "unknown type error".into(), |e| e.message);
+    format!("`{call}`: {first}")
+}
+
+/// The instance invoked by the statement whose value `body` returns.
+fn returned_invoke(body: &Function) -> Option<Arc<Instance>> {
+    let v = body.blocks.iter().find_map(|b| match &b.term {
+        Terminator::Return(Operand::Value(v)) => Some(*v),
+        _ => None,
+    })?;
+    match &body.stmt(v)?.op {
+        Op::Invoke(i) => Some(i.clone()),
+        _ => None,
+    }
+}
