@@ -19,7 +19,13 @@ pub fn infer_entry(
     if !program.functions.contains_key(name) && program.globals.contains_key(name) {
         return call_global(program, name, args);
     }
-    let root = entry(program, name, args).map_err(|f| vec![f.at(Span::default())])?;
+    // Entry errors point at the function's first definition, if there is one.
+    let span = program
+        .functions
+        .get(name)
+        .and_then(|gf| gf.methods.first())
+        .map_or(Span::default(), |m| m.span);
+    let root = entry(program, name, args).map_err(|f| vec![f.at(span)])?;
     solve(program, root)
 }
 

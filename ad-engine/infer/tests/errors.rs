@@ -65,7 +65,7 @@ fn method_error_lists_the_argument_types() {
     "#]]
     .assert_eq(&errs(&p, "f", &[Type::Float64, Type::Int64]));
     expect![[r#"
-        error[method-error] at 0..0: no method matching g(::Int64)
+        error[method-error] at 0..1000: no method matching g(::Int64)
     "#]]
     .assert_eq(&errs(&p, "g", &[Type::Int64]));
     // Scalar + array has no method in Julia.
@@ -131,7 +131,7 @@ fn ambiguous_methods_are_an_error() {
         method(&mut p, "g", sig, b.done());
     }
     expect![[r#"
-        error[method-error] at 0..0: g(::Float64, ::Float64) is ambiguous
+        error[method-error] at 0..1000: g(::Float64, ::Float64) is ambiguous
     "#]]
     .assert_eq(&errs(&p, "g", &[Type::Float64, Type::Float64]));
     // One of them applies alone: no ambiguity.
