@@ -7,6 +7,19 @@
 //! [`infer_instance`] types one specialisation given an oracle for its callees' return types
 //! (the unit a memoising layer calls); [`infer_entry`] and [`infer_call`] run the worklist
 //! fixpoint over it, so recursion converges by iterating return types up from `Union{}`.
+//!
+//! Conventions of the typed output that later stages rely on:
+//! - arithmetic operands have one number type; conversions are explicit `float`/`Int`
+//!   statements (literals are converted in place), also before jumps into a φ that joins
+//!   `Int64` with `Float64` and before returns;
+//! - `Prim::Broadcast`'s function operand is the scalar primitive's name
+//!   ([`zy_ir::Prim::julia_name`]: `+`, `neg`, `sin`, `float`, ...), applied elementwise to
+//!   arrays of one shape and scalars; row vectors are broadcast through their parents;
+//! - `map`, `sum(f, xs)` and `broadcast` over a user function or closure invoke synthesised
+//!   instances ([`SYNTH_METHOD`]); a top-level binding is loaded by `Op::Global` and its thunk
+//!   is the instance ([`GLOBAL_METHOD`]) typed into `TypedProgram::globals`;
+//! - a statement of type `Union{}` (an `error`, a call that never returns) ends its block with
+//!   `unreachable`, except `undef`, whose value only flows into φs.
 
 #![warn(missing_docs)]
 
