@@ -10,7 +10,7 @@
 //! reaches on some path gets the variable's *initialiser* (by default `undef(:name)`), computed
 //! once at the top of the entry block.
 
-use std::collections::{HashMap, HashSet};
+use std::collections::HashMap;
 
 use crate::func::{Block, Const, Function, Operand, Span, Stmt, Terminator, Value, ValueKind};
 use crate::ops::{Op, Prim};
@@ -43,7 +43,9 @@ pub struct SsaBuilder {
     pub func: Function,
     vars: Vec<VarData>,
     defs: HashMap<(Var, Block), Operand>,
-    sealed: HashSet<Block>,
+    /// Sealed blocks with their predecessors, which cannot change once sealed (computing them
+    /// on every read made construction quadratic in the number of blocks).
+    sealed: HashMap<Block, Vec<Block>>,
     incomplete: HashMap<Block, Vec<(Var, Value)>>,
     /// Live φs created by the builder: the variable they stand for and their operand per
     /// predecessor (turned into jump arguments by [`finish`](SsaBuilder::finish)).
@@ -58,8 +60,8 @@ impl SsaBuilder {
     /// Start building on `func` (typically fresh from [`Function::new`]). The entry block is
     /// sealed: it has no predecessors.
     pub fn new(func: Function) -> SsaBuilder {
-        let mut sealed = HashSet::new();
-        sealed.insert(Block::ENTRY);
+        let mut sealed = HashMap::new();
+        sealed.insert(Block::ENTRY, Vec::new());
         SsaBuilder {
             func,
             vars: Vec::new(),
@@ -133,20 +135,20 @@ impl SsaBuilder {
     }
 
     fn use_var_recursive(&mut self, block: Block, var: Var) -> Operand {
-        let preds = self.func.predecessors()[block.index()].clone();
-        let op = if !self.sealed.contains(&block) {
-            let phi = self.add_phi(block, var);
-            self.incomplete.entry(block).or_default().push((var, phi));
-            Operand::Value(phi)
-        } else if block == Block::ENTRY || preds.is_empty() {
-            self.init_value(var)
-        } else if preds.len() == 1 {
-            self.use_var(preds[0], var)
-        } else {
-            let phi = self.add_phi(block, var);
-            // Break cycles: the φ is the definition while its operands are looked up.
-            self.def_var(block, var, phi);
-            self.add_phi_operands(block, var, phi)
+        let op = match self.sealed.get(&block).cloned() {
+            None => {
+                let phi = self.add_phi(block, var);
+                self.incomplete.entry(block).or_default().push((var, phi));
+                Operand::Value(phi)
+            }
+            Some(preds) if block == Block::ENTRY || preds.is_empty() => self.init_value(var),
+            Some(preds) if preds.len() == 1 => self.use_var(preds[0], var),
+            Some(_) => {
+                let phi = self.add_phi(block, var);
+                // Break cycles: the φ is the definition while its operands are looked up.
+                self.def_var(block, var, phi);
+                self.add_phi_operands(block, var, phi)
+            }
         };
         self.def_var(block, var, op.clone());
         op
@@ -182,7 +184,7 @@ impl SsaBuilder {
     /// turns out trivial.
     fn add_phi_operands(&mut self, block: Block, var: Var, phi: Value) -> Operand {
         let mut ops = Vec::new();
-        for pred in self.func.predecessors()[block.index()].clone() {
+        for pred in self.sealed.get(&block).cloned().unwrap_or_default() {
             ops.push((pred, self.use_var(pred, var)));
         }
         // Operands looked up meanwhile may have replaced φs this one refers to.
@@ -195,9 +197,11 @@ impl SsaBuilder {
 
     /// Declare that every predecessor of `block` has its terminator: complete its pending φs.
     pub fn seal_block(&mut self, block: Block) {
-        if !self.sealed.insert(block) {
+        if self.sealed.contains_key(&block) {
             return;
         }
+        let preds = predecessors_of(&self.func, block);
+        self.sealed.insert(block, preds);
         for (var, phi) in self.incomplete.remove(&block).unwrap_or_default() {
             self.add_phi_operands(block, var, phi);
         }
@@ -205,8 +209,14 @@ impl SsaBuilder {
 
     /// Seal every block not sealed yet.
     pub fn seal_all_blocks(&mut self) {
+        let preds = self.func.predecessors();
         for b in self.func.block_ids().collect::<Vec<_>>() {
-            self.seal_block(b);
+            if !self.sealed.contains_key(&b) {
+                self.sealed.insert(b, preds[b.index()].clone());
+                for (var, phi) in self.incomplete.remove(&b).unwrap_or_default() {
+                    self.add_phi_operands(b, var, phi);
+                }
+            }
         }
     }
 
@@ -309,6 +319,11 @@ impl SsaBuilder {
         users.dedup();
         users
     }
+}
+
+/// The blocks whose terminators jump to `block`, each once, in storage order.
+fn predecessors_of(func: &Function, block: Block) -> Vec<Block> {
+    func.block_ids().filter(|&b| func.block(b).term.successors().contains(&block)).collect()
 }
 
 fn calls_mut(term: &mut Terminator) -> Vec<&mut crate::func::BlockCall> {
