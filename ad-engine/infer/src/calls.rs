@@ -35,7 +35,11 @@ impl<'a> Cx<'a> {
     /// Record a callee and ask for its return type.
     pub fn invoke(&mut self, inst: Instance) -> (Arc<Instance>, Type) {
         let inst = Arc::new(inst);
-        let ret = (self.oracle)(&inst);
+        // An oracle that does not know yet may only mean "no value so far".
+        let ret = match (self.oracle)(&inst) {
+            Type::Any => Type::Bottom,
+            t => t,
+        };
         self.callees.insert(inst.clone());
         (inst, ret)
     }
