@@ -6,7 +6,8 @@ use std::fmt::Write as _;
 use std::sync::{Arc, Mutex};
 
 use cranelift_codegen::control::ControlPlane;
-use cranelift_codegen::ir::{types, AbiParam, InstBuilder, UserFuncName};
+use cranelift_codegen::inline::{Inline, InlineCommand};
+use cranelift_codegen::ir::{types, AbiParam, ExternalName, InstBuilder, UserFuncName};
 use cranelift_codegen::settings::{self, Configurable};
 use cranelift_codegen::Context;
 use cranelift_frontend::{FunctionBuilder, FunctionBuilderContext};
@@ -138,6 +139,8 @@ impl JitSession {
                 .map_err(JitError::backend)?;
             adapters.insert(p.clone(), id);
         }
+        // Translate every function first, so small callees can be inlined into their callers.
+        let mut bodies: HashMap<u32, cranelift_codegen::ir::Function> = HashMap::new();
         for (i, f) in &reach {
             let id = ids[i];
             self.ctx.func.signature = signature(module, &layout, &arg_types(f), &f.ret)?;
@@ -155,7 +158,20 @@ impl JitSession {
             };
             let b = FunctionBuilder::new(&mut self.ctx.func, &mut self.fctx);
             let done = translate::translate(&mut env, f, b);
-            let done = done.and_then(|()| {
+            let body = std::mem::replace(&mut self.ctx.func, cranelift_codegen::ir::Function::new());
+            module.clear_context(&mut self.ctx);
+            done?;
+            bodies.insert(id.as_u32(), body);
+        }
+        for (i, _) in &reach {
+            let id = ids[i];
+            let Some(body) = bodies.get(&id.as_u32()) else { continue };
+            self.ctx.func = body.clone();
+            let done = (|| {
+                if !track_depth {
+                    let inliner = Inliner { bodies: &bodies, budget: INLINE_BUDGET };
+                    self.ctx.inline(inliner).map_err(|e| JitError::backend(format!("{e:?}")))?;
+                }
                 if let Some(out) = clif.as_deref_mut() {
                     self.ctx
                         .optimize(module.isa(), &mut ControlPlane::default())
@@ -163,7 +179,7 @@ impl JitSession {
                     let _ = writeln!(out, "; {i}\n{}", self.ctx.func.display());
                 }
                 module.define_function(id, &mut self.ctx).map_err(|e| JitError::backend(format!("{e:?}")))
-            });
+            })();
             module.clear_context(&mut self.ctx);
             done?;
         }
@@ -214,6 +230,40 @@ impl JitSession {
         };
         self.cache.insert(key, compiled.clone());
         Ok(compiled)
+    }
+}
+
+/// Instructions a callee may have to be inlined.
+const INLINE_MAX_INSTS: usize = 400;
+/// Inlined calls per function.
+const INLINE_BUDGET: usize = 64;
+
+/// Inlines direct calls of small compiled functions (only in programs without recursion).
+struct Inliner<'a> {
+    bodies: &'a HashMap<u32, cranelift_codegen::ir::Function>,
+    budget: usize,
+}
+
+impl Inline for Inliner<'_> {
+    fn inline(
+        &mut self,
+        caller: &cranelift_codegen::ir::Function,
+        _inst: cranelift_codegen::ir::Inst,
+        _opcode: cranelift_codegen::ir::Opcode,
+        callee: cranelift_codegen::ir::FuncRef,
+        _args: &[cranelift_codegen::ir::Value],
+    ) -> InlineCommand<'_> {
+        let ExternalName::User(r) = &caller.dfg.ext_funcs[callee].name else {
+            return InlineCommand::KeepCall;
+        };
+        let index = caller.params.user_named_funcs()[*r].index;
+        match self.bodies.get(&index) {
+            Some(body) if self.budget > 0 && body.dfg.num_insts() <= INLINE_MAX_INSTS => {
+                self.budget -= 1;
+                InlineCommand::Inline { callee: std::borrow::Cow::Borrowed(body), visit_callee: true }
+            }
+            _ => InlineCommand::KeepCall,
+        }
     }
 }
 
