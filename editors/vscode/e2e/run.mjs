@@ -58,6 +58,14 @@ const browser = await chromium.launch({
 const page = await browser.newPage({ viewport: { width: 1440, height: 820 } });
 const shot = (name) => page.screenshot({ path: join(shots, name) });
 const editorLine = (text) => page.locator(".editor-instance .view-line", { hasText: text });
+/** Run a command from the palette (F1) by its title. */
+async function runCommand(title) {
+    await page.keyboard.press("F1");
+    await page.locator(".quick-input-widget input").waitFor();
+    await page.keyboard.type(title);
+    await page.locator(".quick-input-list .monaco-list-row", { hasText: title.replace(/^zy: /, "") }).first().waitFor();
+    await page.keyboard.press("Enter");
+}
 const notification = (text) => page.locator(".notifications-toasts .notification-toast", { hasText: text });
 
 try {
@@ -170,11 +178,7 @@ try {
 
     await check("show control flow draws the primal and adjoint CFGs", async () => {
         await editorLine(/^function\spow\(/).click();
-        await page.keyboard.press("F1");
-        await page.locator(".quick-input-widget input").waitFor();
-        await page.keyboard.type("zy: Show Control Flow");
-        await page.locator(".quick-input-list .monaco-list-row", { hasText: "Show Control Flow" }).first().waitFor();
-        await page.keyboard.press("Enter");
+        await runCommand("zy: Show Control Flow");
         await page.locator(".tab", { hasText: "Control flow: pow" }).waitFor({ timeout: 20_000 });
         const frame = page.frameLocator("iframe.webview.ready").frameLocator("iframe#active-frame");
         const r = await firstOf([frame.locator(".card svg"), frame.locator(".message")], 20_000);
@@ -191,6 +195,24 @@ try {
             }
         } else {
             fail("show control flow draws the primal and adjoint CFGs", r.text.trim());
+        }
+    });
+    const name = "after zy: Restart Server, zy: Compute Gradient (palette) sees the edited source";
+    await check(name, async () => {
+        // The restarted server must get the edited document again: after `n -= 2` the loop runs
+        // for n = 3, 1, so pow(2.0, 3) = x^2 = 4.0 and d/dx = 2x = 4.0.
+        await runCommand("zy: Restart Server");
+        await page.locator(".statusbar-item", { hasText: "zy: ready" }).waitFor({ timeout: 30_000 });
+        await runCommand("Notifications: Clear All Notifications");
+        await editorLine(/^\s*r\s\*=\sx/).click();
+        await runCommand("zy: Compute Gradient");
+        const r = await firstOf([notification("zy: pow(2.0, 3)"), notification("gradient failed")], 30_000);
+        if (r.index === 1 && /not available/.test(r.text)) {
+            skip(name, `server lacks gradients (${r.text.trim()})`);
+        } else if (r.text.includes("zy: pow(2.0, 3) = 4.0, ∇ = (4.0, nothing)")) {
+            pass(name, r.text.trim());
+        } else {
+            fail(name, r.text.trim());
         }
     });
 } catch (e) {

@@ -4,7 +4,7 @@ import * as vscode from "vscode";
 import { CodeLensRequest, ExecuteCommandRequest, LanguageClient, Middleware } from "vscode-languageclient/node";
 import { Cursor, formatGradient, gradientArgsAt, parseGradientResult, viewArgs } from "./args";
 import { ControlFlowView } from "./control_flow";
-import { Ctx, errorMessage } from "./ctx";
+import { Ctx, errorMessage, SHOW_OUTPUT } from "./ctx";
 import { IrDocuments } from "./ir_view";
 import { COMPUTE_GRADIENT, GradientArgs, Stage, VIEW_COMMANDS } from "./lsp_ext";
 
@@ -39,7 +39,7 @@ export function registerCommands(ctx: Ctx, irDocs: IrDocuments, controlFlow: Con
         ...views,
         vscode.commands.registerCommand(COMPUTE_GRADIENT_AT_CURSOR, () => computeGradientAtCursor(ctx)),
         vscode.commands.registerCommand("zy.restartServer", () => ctx.restart()),
-        vscode.commands.registerCommand("zy.showOutput", () => ctx.output.show(true)),
+        vscode.commands.registerCommand(SHOW_OUTPUT, () => ctx.output.show(true)),
     ];
 }
 
