@@ -48,137 +48,208 @@ pub(crate) fn block(cx: &mut Cx, nodes: &[Node]) -> Vec<Expr> {
     nodes.iter().map(|n| expr(cx, *n)).collect()
 }
 
+/// Converts the node of one syntactic kind.
+type Handler = fn(&mut Cx, Node, &[Node]) -> Expr;
+
+/// Dispatches on the node kind. Each kind has its own function, so that this frame, which is on
+/// the stack once per nesting level, stays small even in debug builds.
 fn convert(cx: &mut Cx, node: Node) -> Expr {
-    let r = range(node);
-    let parts = kids(node);
-    let kind = match node.kind() {
-        "identifier" => match cx.text(node) {
-            "nothing" => ExprKind::Nothing,
-            "end" | "begin" => {
-                return cx.unsupported(node, &format!("`{}` in indexing", cx.text(node)))
-            }
-            name => ExprKind::Ident(name.to_string()),
-        },
-        "boolean_literal" => ExprKind::Bool(cx.text(node) == "true"),
-        "integer_literal" => return literals::integer(cx, node),
-        "float_literal" => return literals::float(cx, node),
-        "string_literal" => return literals::string(cx, node),
-        "character_literal" => return cx.unsupported(node, "character literal"),
-        "command_literal" | "prefixed_command_literal" => {
-            return cx.unsupported(node, "command literal")
+    let kind = node.kind();
+    if let Some(what) = outside_subset(kind) {
+        return cx.unsupported(node, what);
+    }
+    let handler: Handler = match kind {
+        "identifier" => identifier,
+        "boolean_literal" => |cx, n, _| Expr::new(ExprKind::Bool(cx.text(n) == "true"), range(n)),
+        "integer_literal" => |cx, n, _| literals::integer(cx, n),
+        "float_literal" => |cx, n, _| literals::float(cx, n),
+        "string_literal" => |cx, n, _| literals::string(cx, n),
+        "parenthesized_expression" => parenthesized,
+        "tuple_expression" => tuple,
+        "open_tuple" => |cx, n, parts| Expr::new(ExprKind::Tuple(block(cx, parts)), range(n)),
+        "vector_expression" => |cx, n, _| arrays::vector(cx, n),
+        "matrix_expression" => |cx, n, _| arrays::matrix(cx, n),
+        "index_expression" => arrays::index,
+        "adjoint_expression" => adjoint,
+        "field_expression" => field,
+        "call_expression" => |cx, n, parts| call(cx, n, parts, false),
+        "broadcast_call_expression" => |cx, n, parts| call(cx, n, parts, true),
+        "macrocall_expression" => macro_call,
+        "unary_expression" => unary,
+        "binary_expression" => |cx, n, _| operators::binary(cx, n),
+        "juxtaposition_expression" => juxtaposition,
+        "range_expression" => |cx, n, _| operators::range_expr(cx, n),
+        "ternary_expression" => ternary,
+        "arrow_function_expression" => |cx, n, _| arrow_function(cx, n),
+        "function_definition" => inner_function,
+        "assignment" => assignment,
+        "compound_assignment_expression" => compound_assignment,
+        "operator" => operator,
+        "compound_statement" => {
+            |cx, n, parts| Expr::new(ExprKind::Block(block(cx, parts)), range(n))
         }
-        "prefixed_string_literal" => return cx.unsupported(node, "string macro"),
-        "parenthesized_expression" => {
-            if parts.iter().any(|k| k.kind() == "for_clause") {
-                return cx.unsupported(node, "generator expression");
-            }
-            match parts.as_slice() {
-                [single] => return expr(cx, *single),
-                _ => ExprKind::Block(block(cx, &parts)),
-            }
-        }
-        "tuple_expression" => return tuple(cx, node, &parts),
-        "open_tuple" => ExprKind::Tuple(block(cx, &parts)),
-        "vector_expression" => return arrays::vector(cx, node),
-        "matrix_expression" => return arrays::matrix(cx, node),
-        "comprehension_expression" => return cx.unsupported(node, "array comprehension"),
-        "curly_expression" => return cx.unsupported(node, "curly braces `{...}`"),
-        "parametrized_type_expression" => {
-            return cx.unsupported(node, "type parameters in an expression")
-        }
-        "adjoint_expression" => match parts.as_slice() {
-            [arg] => ExprKind::Unary {
-                op: UnOp::Adjoint,
-                arg: Box::new(expr(cx, *arg)),
-            },
-            _ => return error_expr(node),
-        },
-        "field_expression" => match parts.as_slice() {
-            [base, name] if name.kind() == "identifier" => ExprKind::Field {
-                base: Box::new(expr(cx, *base)),
-                name: cx.text(*name).to_string(),
-            },
-            _ => return cx.unsupported(node, "computed field access"),
-        },
-        "index_expression" => return arrays::index(cx, node, &parts),
-        "call_expression" => return call(cx, node, &parts, false),
-        "broadcast_call_expression" => return call(cx, node, &parts, true),
-        "macrocall_expression" => {
-            let name = parts.first().map_or("", |m| cx.text(*m));
-            return cx.unsupported(node, &format!("macro {name}"));
-        }
-        "interpolation_expression" => return cx.unsupported(node, "interpolation `$`"),
-        "quote_expression" | "quote_statement" => return cx.unsupported(node, "quoted expression"),
-        "unary_expression" => return unary(cx, node, &parts),
-        "binary_expression" => return operators::binary(cx, node),
-        "juxtaposition_expression" => match parts.as_slice() {
-            [coefficient, factor] => ExprKind::Binary {
-                op: BinOp::Mul,
-                dotted: false,
-                lhs: Box::new(expr(cx, *coefficient)),
-                rhs: Box::new(expr(cx, *factor)),
-            },
-            _ => return error_expr(node),
-        },
-        "range_expression" => return operators::range_expr(cx, node),
-        "splat_expression" => return cx.unsupported(node, "splatting `...`"),
-        "typed_expression" | "unary_typed_expression" => {
-            return cx.unsupported(node, "type assertion `::`")
-        }
-        "where_expression" => return cx.unsupported(node, "`where` outside a method signature"),
-        "ternary_expression" => match parts.as_slice() {
-            [cond, then, els] => ExprKind::Ternary {
-                cond: Box::new(expr(cx, *cond)),
-                then: Box::new(expr(cx, *then)),
-                els: Box::new(expr(cx, *els)),
-            },
-            _ => return error_expr(node),
-        },
-        "arrow_function_expression" => return arrow_function(cx, node),
-        "function_definition" => {
-            return match function_definition(cx, node) {
-                Some(def) => Expr::new(ExprKind::Function(Box::new(def)), r),
-                None => error_expr(node),
-            }
-        }
-        "assignment" => return assignment(cx, node, &parts),
-        "compound_assignment_expression" => return compound_assignment(cx, node, &parts),
-        "operator" => {
-            let op = cx.text(node);
-            if op == ":" || op.starts_with('.') {
-                return cx.unsupported(node, &format!("operator `{op}` as a value"));
-            }
-            ExprKind::Ident(operators::normalize(op).to_string())
-        }
-        "compound_statement" => ExprKind::Block(block(cx, &parts)),
-        "if_statement" => return if_statement(cx, node, &parts),
-        "while_statement" => match parts.split_first() {
-            Some((cond, body)) => ExprKind::While {
-                cond: Box::new(expr(cx, *cond)),
-                body: block(cx, body),
-            },
-            None => return error_expr(node),
-        },
-        "for_statement" => return for_statement(cx, node, &parts),
-        "break_statement" => ExprKind::Break,
-        "continue_statement" => ExprKind::Continue,
-        "return_statement" => ExprKind::Return(parts.first().map(|v| Box::new(expr(cx, *v)))),
-        "local_statement" => return local(cx, node, &parts),
-        "global_statement" => return cx.unsupported(node, "global declaration"),
-        "const_statement" => return cx.unsupported(node, "const in a local scope"),
-        "let_statement" => return cx.unsupported(node, "let block"),
-        "try_statement" => return cx.unsupported(node, "try/catch"),
-        "struct_definition" => return cx.unsupported(node, "struct definition in a local scope"),
-        "module_definition" => return cx.unsupported(node, "module"),
-        "abstract_definition" => return cx.unsupported(node, "abstract type"),
-        "primitive_definition" => return cx.unsupported(node, "primitive type"),
-        "macro_definition" => return cx.unsupported(node, "macro definition"),
-        "import_statement" => return cx.unsupported(node, "import"),
-        "using_statement" => return cx.unsupported(node, "using"),
-        "export_statement" | "public_statement" => return cx.unsupported(node, "export"),
-        other => return cx.unsupported(node, &other.replace('_', " ")),
+        "if_statement" => if_statement,
+        "while_statement" => while_statement,
+        "for_statement" => for_statement,
+        "break_statement" => |_, n, _| Expr::new(ExprKind::Break, range(n)),
+        "continue_statement" => |_, n, _| Expr::new(ExprKind::Continue, range(n)),
+        "return_statement" => return_statement,
+        "local_statement" => local,
+        _ => |cx, n, _| cx.unsupported(n, &n.kind().replace('_', " ")),
     };
-    Expr::new(kind, r)
+    handler(cx, node, &kids(node))
+}
+
+/// The name of a construct that is outside the subset whatever its contents.
+fn outside_subset(kind: &str) -> Option<&'static str> {
+    Some(match kind {
+        "character_literal" => "character literal",
+        "command_literal" | "prefixed_command_literal" => "command literal",
+        "prefixed_string_literal" => "string macro",
+        "comprehension_expression" => "array comprehension",
+        "curly_expression" => "curly braces `{...}`",
+        "parametrized_type_expression" => "type parameters in an expression",
+        "interpolation_expression" => "interpolation `$`",
+        "quote_expression" | "quote_statement" => "quoted expression",
+        "splat_expression" => "splatting `...`",
+        "typed_expression" | "unary_typed_expression" => "type assertion `::`",
+        "where_expression" => "`where` outside a method signature",
+        "global_statement" => "global declaration",
+        "const_statement" => "const in a local scope",
+        "let_statement" => "let block",
+        "try_statement" => "try/catch",
+        "struct_definition" => "struct definition in a local scope",
+        "module_definition" => "module",
+        "abstract_definition" => "abstract type",
+        "primitive_definition" => "primitive type",
+        "macro_definition" => "macro definition",
+        "import_statement" => "import",
+        "using_statement" => "using",
+        "export_statement" | "public_statement" => "export",
+        _ => return None,
+    })
+}
+
+/// A name; `nothing` is the literal, `end`/`begin` only mean something inside indexing.
+fn identifier(cx: &mut Cx, node: Node, _: &[Node]) -> Expr {
+    let kind = match cx.text(node) {
+        "nothing" => ExprKind::Nothing,
+        "end" | "begin" => {
+            return cx.unsupported(node, &format!("`{}` in indexing", cx.text(node)))
+        }
+        name => ExprKind::Ident(name.to_string()),
+    };
+    Expr::new(kind, range(node))
+}
+
+/// `(x)` is `x`; `(a; b)` is a block.
+fn parenthesized(cx: &mut Cx, node: Node, parts: &[Node]) -> Expr {
+    if parts.iter().any(|k| k.kind() == "for_clause") {
+        return cx.unsupported(node, "generator expression");
+    }
+    match parts {
+        [single] => expr(cx, *single),
+        _ => Expr::new(ExprKind::Block(block(cx, parts)), range(node)),
+    }
+}
+
+/// Postfix `x'`.
+fn adjoint(cx: &mut Cx, node: Node, parts: &[Node]) -> Expr {
+    let [arg] = parts else {
+        return error_expr(node);
+    };
+    let arg = Box::new(expr(cx, *arg));
+    Expr::new(
+        ExprKind::Unary {
+            op: UnOp::Adjoint,
+            arg,
+        },
+        range(node),
+    )
+}
+
+/// `s.f`.
+fn field(cx: &mut Cx, node: Node, parts: &[Node]) -> Expr {
+    let [base, name] = parts else {
+        return error_expr(node);
+    };
+    if name.kind() != "identifier" {
+        return cx.unsupported(node, "computed field access");
+    }
+    let base = Box::new(expr(cx, *base));
+    let name = cx.text(*name).to_string();
+    Expr::new(ExprKind::Field { base, name }, range(node))
+}
+
+/// `@m ...`: outside the subset, named by the macro.
+fn macro_call(cx: &mut Cx, node: Node, parts: &[Node]) -> Expr {
+    let name = parts.first().map_or("", |m| cx.text(*m));
+    cx.unsupported(node, &format!("macro {name}"))
+}
+
+/// `2x`, `2(x + 1)`, `x'y`: a multiplication.
+fn juxtaposition(cx: &mut Cx, node: Node, parts: &[Node]) -> Expr {
+    let [coefficient, factor] = parts else {
+        return error_expr(node);
+    };
+    let lhs = Box::new(expr(cx, *coefficient));
+    let rhs = Box::new(expr(cx, *factor));
+    Expr::new(
+        ExprKind::Binary {
+            op: BinOp::Mul,
+            dotted: false,
+            lhs,
+            rhs,
+        },
+        range(node),
+    )
+}
+
+/// `c ? a : b`.
+fn ternary(cx: &mut Cx, node: Node, parts: &[Node]) -> Expr {
+    let [cond, then, els] = parts else {
+        return error_expr(node);
+    };
+    let cond = Box::new(expr(cx, *cond));
+    let then = Box::new(expr(cx, *then));
+    let els = Box::new(expr(cx, *els));
+    Expr::new(ExprKind::Ternary { cond, then, els }, range(node))
+}
+
+/// `function g(y) ... end` or `function (y) ... end` inside a body.
+fn inner_function(cx: &mut Cx, node: Node, _: &[Node]) -> Expr {
+    match function_definition(cx, node) {
+        Some(def) => Expr::new(ExprKind::Function(Box::new(def)), range(node)),
+        None => error_expr(node),
+    }
+}
+
+/// An operator used as a value (`map(+, xs, ys)`).
+fn operator(cx: &mut Cx, node: Node, _: &[Node]) -> Expr {
+    let op = cx.text(node);
+    if op == ":" || op.starts_with('.') {
+        return cx.unsupported(node, &format!("operator `{op}` as a value"));
+    }
+    Expr::new(
+        ExprKind::Ident(operators::normalize(op).to_string()),
+        range(node),
+    )
+}
+
+/// `while c ... end`.
+fn while_statement(cx: &mut Cx, node: Node, parts: &[Node]) -> Expr {
+    let Some((cond, body)) = parts.split_first() else {
+        return error_expr(node);
+    };
+    let cond = Box::new(expr(cx, *cond));
+    let body = block(cx, body);
+    Expr::new(ExprKind::While { cond, body }, range(node))
+}
+
+/// `return` or `return x`.
+fn return_statement(cx: &mut Cx, node: Node, parts: &[Node]) -> Expr {
+    let value = parts.first().map(|v| Box::new(expr(cx, *v)));
+    Expr::new(ExprKind::Return(value), range(node))
 }
 
 /// `(a, b)`, `(a,)`, `()`, `(a = 1, b = x)`.

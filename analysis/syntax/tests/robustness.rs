@@ -124,3 +124,24 @@ fn long_chains_and_deep_types_are_bounded_too() {
         );
     }
 }
+
+#[test]
+fn the_deepest_accepted_nesting_fits_in_a_small_stack() {
+    // Each variant nests deeper than the limit allows; a debug build must parse it, print it and
+    // drop it in half the 2 MiB of a test or tokio thread.
+    let handle = std::thread::Builder::new().stack_size(1 << 20).spawn(|| {
+        for open in ["(", "f(", "-", "x -> ", "[1 -", "begin\n", "if x\n", "x + "] {
+            let close = match open {
+                "(" | "f(" => ")",
+                "[1 -" => "]",
+                "begin\n" | "if x\n" => "\nend",
+                _ => "",
+            };
+            let text = format!("f(x) = {}x{}", open.repeat(300), close.repeat(300));
+            let file = parse_file(&text);
+            let _ = zy_syntax::debug_tree(&file);
+        }
+    });
+    let joined = handle.map(|h| h.join());
+    assert!(matches!(joined, Ok(Ok(()))));
+}
