@@ -14,9 +14,13 @@ pub type ArrayRef = Rc<RefCell<Array>>;
 /// A Julia value.
 #[derive(Clone, Debug)]
 pub enum Value {
+    /// `Float64`.
     F64(f64),
+    /// `Int64`.
     Int(i64),
+    /// `Bool`.
     Bool(bool),
+    /// `nothing`.
     Nothing,
     /// `(a, b, ...)`.
     Tuple(Rc<[Value]>),
@@ -58,8 +62,11 @@ pub struct Pullback {
 /// The element type of an array.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
 pub enum ElemType {
+    /// `Float64`.
     F64,
+    /// `Int64`.
     Int,
+    /// `Bool`.
     Bool,
 }
 
@@ -136,8 +143,11 @@ impl Shape {
 /// Typed element storage, column-major.
 #[derive(Clone, PartialEq, Debug)]
 pub enum ArrayData {
+    /// `Float64` elements.
     F64(Vec<f64>),
+    /// `Int64` elements.
     Int(Vec<i64>),
+    /// `Bool` elements.
     Bool(Vec<bool>),
 }
 
@@ -294,7 +304,9 @@ fn convert_error(target: &str, v: &Value) -> String {
 /// A `Vector` or `Matrix`: its shape and column-major storage.
 #[derive(Clone, PartialEq, Debug)]
 pub struct Array {
+    /// Vector length or matrix dimensions.
     pub shape: Shape,
+    /// The elements, column-major; as many as the shape says.
     pub data: ArrayData,
 }
 
