@@ -16,6 +16,9 @@ use crate::AdError;
 /// Build the driver of `inst` (whose typed body is `func`).
 pub fn driver(inst: &Arc<Instance>, func: &Function) -> Result<(Arc<Instance>, Function), AdError> {
     let constant = matches!(func.ret, Type::Int64 | Type::Bool);
+    if func.ret == Type::Bottom {
+        return Err(AdError::new(func.span, format!("cannot differentiate `{}`: it never returns (every path throws)", func.name)));
+    }
     if func.ret != Type::Float64 && !constant {
         return Err(AdError::new(func.span, format!("gradient of a non-scalar result ({})", func.ret)));
     }

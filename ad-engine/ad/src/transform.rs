@@ -394,7 +394,9 @@ fn pullback_pass(cx: &Cx, inst: &Arc<Instance>, fw: &Forward) -> Result<Function
                 res.insert(*rv, e.field(alpha.clone(), j, &ety));
             }
         }
-        for rv in &tb.residuals {
+        // A value can be both pushed here (this block is in its loop) and slotted for a block
+        // outside the loop: this block reads its own copy.
+        for rv in tb.residuals.iter().filter(|rv| !tb.pushed.contains(rv)) {
             if let Some(pos) = fw.slots.get(rv) {
                 let x = e.field(tape.into(), *pos, &fw.tape_ty);
                 res.insert(*rv, x);
