@@ -14,7 +14,7 @@ pub fn describe_query(db: &RootDatabase, key: DatabaseKeyIndex) -> String {
     let query = db.ingredient_debug_name(key.ingredient_index()).into_owned();
     let id = key.key_index();
     let what = match query.as_str() {
-        "item_ast" | "item_encoded" | "item_boundaries" | "ssa" | "method_ordinal" | "at_diagnostics" => {
+        "item_ast" | "item_encoded" | "item_boundaries" | "ssa" | "at_diagnostics" => {
             ItemId::from_id(id).name(db).to_string()
         }
         "typed" | "ret_type" => InstanceId::from_id(id).instance(db).to_string(),

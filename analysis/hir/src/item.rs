@@ -1,6 +1,7 @@
 //! Parsing and the per-file item tree: one stable id per top-level definition, and each item's
 //! AST made relative to its own start.
 
+use std::collections::HashMap;
 use std::sync::Arc;
 
 use salsa::plumbing::AsId;
@@ -87,10 +88,16 @@ pub fn item_tree(db: &dyn salsa::Database, file: SourceFile) -> Vec<ItemId> {
         .collect()
 }
 
-/// The item's position in its file's parse, found again after an edit.
+/// The position of each item of a file in its parse.
+#[salsa::tracked(returns(ref))]
+fn item_positions(db: &dyn salsa::Database, file: SourceFile) -> HashMap<ItemId, usize> {
+    item_tree(db, file).iter().enumerate().map(|(i, &id)| (id, i)).collect()
+}
+
+/// The item's definition in its file's current parse.
 fn find_item(db: &dyn salsa::Database, id: ItemId) -> Option<&Item> {
     let file = id.file(db);
-    let index = item_tree(db, file).iter().position(|&i| i == id)?;
+    let index = *item_positions(db, file).get(&id)?;
     parse(db, file).items.get(index)
 }
 

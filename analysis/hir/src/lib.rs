@@ -21,6 +21,6 @@ pub use diag::{diagnostics, load_errors, locate, workspace_items, Diag};
 pub use input::{SourceFile, Workspace};
 pub use item::{item_ast, item_boundaries, item_range, item_tree, parse, ItemId, ItemKind};
 pub use lower::ssa;
-pub use program::{full_program, program_index, ProgramIndex};
+pub use program::{program_index, ProgramIndex};
 pub use span::{line_col, FileRange, LineCol};
 pub use specialise::{ret_type, typed, InstanceId};

@@ -1,9 +1,10 @@
 //! Lowering per item: each top-level definition becomes untyped SSA on its own, with spans
 //! relative to the item's start and `Span::file` set to the item's number.
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeSet, HashMap};
 use std::sync::Arc;
 
+use zy_ir::Name;
 use zy_lower::LoweredItem;
 use zy_syntax::ast::Item;
 
@@ -22,23 +23,23 @@ pub fn global_names(db: &dyn salsa::Database, ws: Workspace) -> BTreeSet<String>
         .collect()
 }
 
-/// How many methods of the same generic function come before `item` in the workspace (in file
-/// order): it keeps the closure names of different methods apart.
-#[salsa::tracked(returns(copy))]
-pub fn method_ordinal(db: &dyn salsa::Database, item: ItemId) -> u32 {
-    let ws = Workspace::get(db);
-    let mut n = 0;
+/// For every method item: how many methods of the same generic function come before it in the
+/// workspace (in file order). It keeps the closure names of different methods apart. Equal
+/// across body edits.
+#[salsa::tracked(returns(ref))]
+pub fn method_ordinals(db: &dyn salsa::Database, ws: Workspace) -> HashMap<ItemId, u32> {
+    let mut counts: HashMap<&Name, u32> = HashMap::new();
+    let mut out = HashMap::new();
     for &file in ws.files(db) {
-        for &other in item_tree(db, file) {
-            if other == item {
-                return n;
-            }
-            if other.kind(db) == ItemKind::Function && other.name(db) == item.name(db) {
-                n += 1;
+        for &item in item_tree(db, file) {
+            if item.kind(db) == ItemKind::Function {
+                let n = counts.entry(item.name(db)).or_insert(0);
+                out.insert(item, *n);
+                *n += 1;
             }
         }
     }
-    n
+    out
 }
 
 /// The untyped SSA of one item: its methods (with those of its closures), struct definitions
@@ -53,7 +54,8 @@ pub fn ssa(db: &dyn salsa::Database, item: ItemId) -> Arc<LoweredItem> {
     let lowered = match &**ast {
         Item::Function(def) => {
             let globals = global_names(db, Workspace::get(db));
-            zy_lower::lower_method(file, def, globals, method_ordinal(db, item))
+            let ordinal = method_ordinals(db, Workspace::get(db)).get(&item).copied().unwrap_or(0);
+            zy_lower::lower_method(file, def, globals, ordinal)
         }
         Item::Struct(def) => zy_lower::lower_struct(file, def),
         Item::Global(def) => zy_lower::lower_global(file, def, global_names(db, Workspace::get(db))),

@@ -1,21 +1,23 @@
-//! The whole program as dispatch sees it: every generic function's method signatures, every
-//! struct and binding, with bodies replaced by one empty stub. A body edit leaves it equal, so
-//! the instances that only *call* the edited function are not re-inferred.
+//! The whole program, compared by its signatures only. Inference of one specialisation needs
+//! every method's signature (for dispatch) but only its own body; so the program index holds
+//! the latest bodies while its equality ignores them: a body edit re-runs this query but
+//! leaves it "unchanged" for salsa, and only the instances whose own body changed (they depend
+//! on that item's `ssa` directly) are re-inferred.
 
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
-use zy_ir::{Function, Name, Program, Span};
-use zy_lower::{LowerError, LoweredItem};
+use zy_ir::{Global, Method, Name, Program};
+use zy_lower::LowerError;
 
 use crate::input::Workspace;
 use crate::item::{item_tree, ItemId};
 use crate::lower::ssa;
 
-/// The program's signatures and where each body comes from.
-#[derive(Clone, PartialEq, Eq, Debug, Default)]
+/// The program with where each body comes from.
+#[derive(Clone, Debug, Default)]
 pub struct ProgramIndex {
-    /// Every method, struct and binding, with bodies stubbed out.
+    /// Every method, struct and binding, with its body as of the latest execution.
     pub program: Program,
     /// For every generic function, in method order: the item each method was lowered from and
     /// its index among that item's methods.
@@ -27,10 +29,36 @@ pub struct ProgramIndex {
     pub errors: Vec<LowerError>,
 }
 
-/// The signatures of the whole workspace.
+/// Equal when everything but the bodies is equal (see the module documentation).
+impl PartialEq for ProgramIndex {
+    fn eq(&self, other: &ProgramIndex) -> bool {
+        let (a, b) = (&self.program, &other.program);
+        a.structs == b.structs
+            && same_keys(&a.functions, &b.functions, |f, g| {
+                f.name == g.name
+                    && f.methods.len() == g.methods.len()
+                    && f.methods.iter().zip(&g.methods).all(|(m, n)| same_signature(m, n))
+            })
+            && same_keys(&a.globals, &b.globals, |g: &Global, h: &Global| g.span == h.span)
+            && self.method_origin == other.method_origin
+            && self.global_origin == other.global_origin
+            && self.errors == other.errors
+    }
+}
+
+impl Eq for ProgramIndex {}
+
+fn same_keys<V>(a: &BTreeMap<Name, V>, b: &BTreeMap<Name, V>, same: impl Fn(&V, &V) -> bool) -> bool {
+    a.len() == b.len() && a.iter().zip(b).all(|((k, v), (l, w))| k == l && same(v, w))
+}
+
+fn same_signature(m: &Method, n: &Method) -> bool {
+    m.sig == n.sig && m.where_params == n.where_params && m.span == n.span
+}
+
+/// The program of the whole workspace.
 #[salsa::tracked(returns(ref))]
 pub fn program_index(db: &dyn salsa::Database, ws: Workspace) -> Arc<ProgramIndex> {
-    let stub = Arc::new(Function::new("#stub", Span::default()));
     let mut index = ProgramIndex::default();
     for &file in ws.files(db) {
         for &item in item_tree(db, file) {
@@ -41,63 +69,22 @@ pub fn program_index(db: &dyn salsa::Database, ws: Workspace) -> Arc<ProgramInde
             for g in &lowered.globals {
                 index.global_origin.insert(g.name.clone(), item);
             }
-            stubbed(lowered, &stub).add_to(&mut index.program, &mut index.errors);
+            let mut part = (**lowered).clone();
+            part.errors.clear(); // reported per item
+            part.add_to(&mut index.program, &mut index.errors);
         }
     }
     Arc::new(index)
 }
 
-/// The whole untyped program with its bodies (for consumers that need every body at once, such
-/// as the AD's lookup of in-source `rrule`s). Changes with every body edit.
-#[salsa::tracked(returns(ref))]
-pub fn full_program(db: &dyn salsa::Database, ws: Workspace) -> Arc<Program> {
-    let mut program = Program::default();
-    let mut errors = Vec::new();
-    for &file in ws.files(db) {
-        for &item in item_tree(db, file) {
-            let mut lowered = (**ssa(db, item)).clone();
-            lowered.errors.clear();
-            lowered.add_to(&mut program, &mut errors);
-        }
-    }
-    Arc::new(program)
-}
-
-/// A copy of `item` without its bodies and errors (those are reported per item).
-fn stubbed(item: &LoweredItem, stub: &Arc<Function>) -> LoweredItem {
-    let mut item = item.clone();
-    item.errors.clear();
-    for (_, m) in &mut item.methods {
-        m.body = stub.clone();
-    }
-    for g in &mut item.globals {
-        g.body = stub.clone();
-    }
-    item
-}
-
 impl ProgramIndex {
-    /// The program with the real body of the method or binding `name`/`method` put back
-    /// (bodies come from `ssa` of the item they were lowered from).
-    pub fn with_body(&self, db: &dyn salsa::Database, name: &Name, method: u32) -> Program {
-        let mut program = self.program.clone();
+    /// The item the body of method `method` of `name` (or of the binding `name`, for
+    /// [`zy_infer::GLOBAL_METHOD`]) was lowered from.
+    pub fn origin(&self, name: &Name, method: u32) -> Option<ItemId> {
         if method == zy_infer::GLOBAL_METHOD {
-            if let (Some(&item), Some(g)) =
-                (self.global_origin.get(name), program.globals.get_mut(name))
-            {
-                if let Some(real) = ssa(db, item).globals.iter().find(|r| &r.name == name) {
-                    g.body = real.body.clone();
-                }
-            }
-        } else if let Some(&(item, i)) =
-            self.method_origin.get(name).and_then(|o| o.get(method as usize))
-        {
-            let real = ssa(db, item).methods.get(i).map(|(_, m)| m.body.clone());
-            let slot = program.functions.get_mut(name).and_then(|gf| gf.methods.get_mut(method as usize));
-            if let (Some(real), Some(slot)) = (real, slot) {
-                slot.body = real;
-            }
+            self.global_origin.get(name).copied()
+        } else {
+            self.method_origin.get(name)?.get(method as usize).map(|&(item, _)| item)
         }
-        program
     }
 }

@@ -57,15 +57,3 @@ pub fn line_col(db: &dyn salsa::Database, file: SourceFile, offset: u32) -> Line
     LineCol { line: lc.line + 1, col: col + 1 }
 }
 
-/// The 0-based line and UTF-16 column of a byte offset, as LSP positions count.
-pub fn utf16_position(db: &dyn salsa::Database, file: SourceFile, offset: u32) -> (u32, u32) {
-    let index = file_line_index(db, file);
-    let text = file.text(db);
-    let mut offset = (offset as usize).min(text.len());
-    while !text.is_char_boundary(offset) {
-        offset -= 1;
-    }
-    let lc = index.line_col(TextSize::from(offset as u32));
-    let col = index.to_wide(WideEncoding::Utf16, lc).map_or(lc.col, |w| w.col);
-    (lc.line, col)
-}

@@ -8,6 +8,7 @@ use zy_infer::InferredFunction;
 use zy_ir::{Function, Instance, Span, Type};
 
 use crate::input::Workspace;
+use crate::lower::ssa;
 use crate::program::program_index;
 
 /// A specialisation of a user method, a binding's thunk or a synthesised higher-order function.
@@ -28,9 +29,13 @@ impl InstanceId {
 #[salsa::tracked(returns(ref), cycle_initial = typed_initial, cycle_fn = typed_recover)]
 pub fn typed(db: &dyn salsa::Database, id: InstanceId) -> Arc<InferredFunction> {
     let inst = id.instance(db);
-    let program = program_index(db, Workspace::get(db)).with_body(db, &inst.name, inst.method);
+    let index = program_index(db, Workspace::get(db));
+    // The index's equality ignores bodies: depend on this instance's own body explicitly.
+    if let Some(item) = index.origin(&inst.name, inst.method) {
+        ssa(db, item);
+    }
     let mut oracle = |callee: &Instance| ret_type(db, InstanceId::of(db, callee));
-    Arc::new(zy_infer::infer_instance(&program, inst, &mut oracle))
+    Arc::new(zy_infer::infer_instance(&index.program, inst, &mut oracle))
 }
 
 /// The return type of a specialisation (`Union{}` if it never returns). Callers depend on this

@@ -171,7 +171,7 @@ impl<'a> Prepared<'a> {
 
     /// The value and the gradient with respect to each argument (not the callee).
     pub(crate) fn gradient(&self, db: &RootDatabase, engine: Engine) -> Result<(Value, Vec<Value>), UserError> {
-        let source = zy_hir::full_program(db, zy_hir::Workspace::get(db));
+        let source = &zy_hir::program_index(db, zy_hir::Workspace::get(db)).program;
         let (driver, program) = zy_ad::gradient_program_with_rrules(source, &self.typed.program, &self.inst)
             .map_err(|e| error_at(db, e.span, self.site, e.message))?;
         let out = run(&program, &driver, self.arguments(db)?, &self.limits, engine)

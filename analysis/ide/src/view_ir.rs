@@ -77,7 +77,7 @@ struct Specialised<'a> {
 fn stage_texts(db: &RootDatabase, spec: &Specialised<'_>, stage: IrStage) -> Result<Vec<String>, UserError> {
     let mut out = Vec::new();
     let mut program = spec.program.clone();
-    let source = &**zy_hir::full_program(db, zy_hir::Workspace::get(db));
+    let source = &zy_hir::program_index(db, zy_hir::Workspace::get(db)).program;
     for inst in &spec.instances {
         let ad_error = |e: zy_ad::AdError| error_at(db, e.span, spec.site, e.message);
         let text = match stage {

@@ -12,8 +12,23 @@ use clap::Parser;
 
 use cli::{Cli, Command};
 
+/// Stack size of the thread doing the work: analysis recurses along call chains of the
+/// analysed program (salsa queries call the queries of callees), so deep programs need room.
+const STACK_SIZE: usize = 1 << 30;
+
 fn main() -> ExitCode {
     install_panic_hook();
+    let worker = std::thread::Builder::new().name("zy-analyze".into()).stack_size(STACK_SIZE).spawn(run);
+    match worker.map(|w| w.join()) {
+        Ok(Ok(code)) => code,
+        _ => {
+            eprintln!("zy-analyze: internal error: the analysis thread failed");
+            ExitCode::from(2)
+        }
+    }
+}
+
+fn run() -> ExitCode {
     let cli = match Cli::try_parse() {
         Ok(cli) => cli,
         Err(e) => {
