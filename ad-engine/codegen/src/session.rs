@@ -100,6 +100,13 @@ impl JitSession {
         })
     }
 
+    /// How many compilations produced new code in this session (each adds to the module's
+    /// memory, which is freed only with the session and its compiled functions: a long-lived
+    /// caller rebuilds the session when this grows).
+    pub fn compilations(&self) -> usize {
+        self.cache.len()
+    }
+
     /// Compile `inst` of `prog` and every instance it invokes.
     pub fn compile(&mut self, prog: &TypedProgram, inst: &Instance) -> Result<CompiledFn, JitError> {
         self.build(prog, inst, None)
@@ -510,6 +517,21 @@ pub struct CompiledFn {
 struct SendCtx(*mut Ctx, *const u64, *mut u64);
 // SAFETY: the spawning thread waits for the callee thread and touches nothing meanwhile.
 unsafe impl Send for SendCtx {}
+
+impl PartialEq for CompiledFn {
+    /// The same machine code.
+    fn eq(&self, other: &CompiledFn) -> bool {
+        self.entry == other.entry && Arc::ptr_eq(&self._owner, &other._owner)
+    }
+}
+
+impl Eq for CompiledFn {}
+
+impl std::fmt::Debug for CompiledFn {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "CompiledFn(({}) -> {} at {:#x})", crate::translate::type_list(&self.args), self.ret, self.entry)
+    }
+}
 
 impl CompiledFn {
     /// The argument types the code was compiled for.

@@ -261,3 +261,24 @@ fn an_undefined_local_is_an_error_only_where_it_is_used() {
         "error at 13..14: UndefVarError: y not defined"
     );
 }
+
+#[test]
+fn compiled_code_is_shared_across_threads_and_reused() {
+    fn send_sync<T: Send + Sync>() {}
+    fn send<T: Send>() {}
+    send_sync::<zy_codegen::CompiledFn>();
+    send::<zy_codegen::JitSession>();
+    let fb = pow_fn();
+    let inst = fb.inst();
+    let prog = program(vec![fb]);
+    let mut jit = zy_codegen::JitSession::new().unwrap();
+    let a = jit.compile(&prog, &inst).unwrap();
+    let b = jit.compile(&prog, &inst).unwrap();
+    assert_eq!(a, b);
+    assert_eq!(jit.compilations(), 1);
+    // The code outlives its session.
+    drop(jit);
+    let run = move || a.call(&[Value::F64(2.0), Value::Int(5)], &Limits::default()).map(|v| zy_interp::show(&v));
+    let out = std::thread::spawn(run).join().unwrap();
+    assert_eq!(out, Ok("32.0".to_string()));
+}

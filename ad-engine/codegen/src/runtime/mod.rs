@@ -78,8 +78,8 @@ impl Ctx {
         deadline: Option<Instant>,
         cancel: Option<Arc<AtomicBool>>,
         n_globals: usize,
-    ) -> Box<Ctx> {
-        let mut ctx = Box::new(Ctx {
+    ) -> Ctx {
+        let mut ctx = Ctx {
             error: 0,
             fuel: FUEL_PER_POLL,
             depth: 1,
@@ -93,7 +93,8 @@ impl Ctx {
                 cancel,
                 global_words: vec![0; n_globals],
             },
-        });
+        };
+        // The table's heap buffer stays put when the context moves.
         ctx.globals = ctx.state.global_words.as_mut_ptr();
         ctx
     }
