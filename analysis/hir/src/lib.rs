@@ -1,7 +1,26 @@
 //! The salsa database of zy: source files in, parsed items, untyped SSA per item, typed SSA per
-//! specialisation, and diagnostics out. Every query is keyed by a small id (a file, an item, a
-//! function name, an instance), so an edit to one function re-runs only that function's
-//! queries and those of the instances whose inputs actually changed.
+//! specialisation, and diagnostics out. Every query is keyed by a small id (a file, an item, an
+//! instance), so an edit to one function re-runs only that function's queries and those of the
+//! instances whose inputs actually changed.
+//!
+//! The pipeline and what keeps it incremental:
+//!
+//! - `parse(file)` -> `item_tree(file)`: one interned [`ItemId`] per top-level definition
+//!   (file, kind, name, index among same-named items). Equal across body edits.
+//! - `item_ast(item)`: the item's AST with every byte offset replaced by its rank among the
+//!   item's range boundaries, so edits elsewhere in the file and whitespace or comment edits
+//!   inside the item leave it equal; `item_boundaries(item)` maps ranks back to offsets.
+//! - `ssa(item)`: lowering of one item; IR spans carry the item's number in `Span::file` and
+//!   ranks as offsets ([`locate`] maps them back to a file range).
+//! - `program_index(workspace)`: every method, struct and binding; its equality ignores bodies,
+//!   so a body edit does not invalidate the instances that merely call the edited function.
+//! - `typed(instance)`: `zy_infer::infer_instance` on the index, depending on its own body and
+//!   on `ret_type(callee)` of each callee. Recursion is a salsa cycle, iterated to a fixpoint
+//!   from `Union{}` (`cycle_initial`), with a bound on the iterations.
+//! - `diagnostics(file)`: syntax and lowering errors, and the type errors of the `# zy: at`
+//!   calls; [`type_call`] types any call string against the workspace.
+//!
+//! The database logs executed queries (salsa `WillExecute` events) for tests of reuse.
 
 pub mod call;
 pub mod db;
