@@ -103,7 +103,9 @@ fn check(
             };
             let fd = (at(h)? - at(-h)?) / (2.0 * h);
             let scale = ad_k.abs().max(fd.abs()).max(1.0);
-            if !((ad_k - fd).abs() <= 1e-5 * scale) {
+            // NaN on either side is a disagreement.
+            let agree = (ad_k - fd).abs() <= 1e-5 * scale;
+            if !agree {
                 let name = names.get(i + skip).map_or_else(|| format!("argument {}", i + 1), |n| format!("`{n}`"));
                 let at_leaf = if inputs.len() > 1 { format!(" at element {}", k + 1) } else { String::new() };
                 return Ok(Some(format!(
