@@ -3,5 +3,12 @@
 //! `bench/peers.py`), and the time from source text to the first gradient.
 
 pub mod cases;
+pub mod chart;
+pub mod first;
 pub mod hand;
+pub mod inputs;
+pub mod peers;
+pub mod report;
+pub mod tape;
+pub mod timing;
 pub mod zy;

@@ -71,21 +71,26 @@ pub struct Prepared {
 
 /// Load `case`'s fixture into a fresh host and prepare its call.
 pub fn prepare(case: &Case) -> Result<Prepared, String> {
+    prepare_call(case.file, case.source, case.call)
+}
+
+/// Load `source` as `file` into a fresh host and prepare `call`.
+pub fn prepare_call(file: &str, source: &str, call: &str) -> Result<Prepared, String> {
     let mut host = AnalysisHost::new();
-    host.set_file_text(Path::new(case.file), case.source.to_string());
-    let (callee, arity) = callee_and_arity(case.call)?;
+    host.set_file_text(Path::new(file), source.to_string());
+    let (callee, arity) = callee_and_arity(call)?;
     let params: Vec<String> = (1..=arity).map(|i| format!("a{i}")).collect();
     let noop = format!("{BOUNDARY}({}) = 0.0\n", params.join(", "));
     host.set_file_text(Path::new("zy_bench_boundary.jl"), noop);
     let db = host.raw_database();
 
-    let (program, inst) = typed_call(db, case.call)?;
-    let args = arguments(db, case.call)?;
-    let boundary_call = format!("{BOUNDARY}{}", &case.call[callee.len()..]);
+    let (program, inst) = typed_call(db, call)?;
+    let args = arguments(db, call)?;
+    let boundary_call = format!("{BOUNDARY}{}", &call[callee.len()..]);
     let (boundary_program, boundary_inst) = typed_call(db, &boundary_call)?;
-    let source = zy_hir::full_program(db, zy_hir::Workspace::get(db));
-    let (driver, gradient_program) = zy_ad::gradient_program_with_rrules(&source, &program, &inst)
-        .map_err(|e| format!("{}: cannot differentiate: {}", case.call, e.message))?;
+    let source = &zy_hir::program_index(db, zy_hir::Workspace::get(db)).program;
+    let (driver, gradient_program) = zy_ad::gradient_program_with_rrules(source, &program, &inst)
+        .map_err(|e| format!("`{call}`: cannot differentiate: {}", e.message))?;
 
     let mut session = JitSession::new().map_err(|e| format!("cannot start the JIT: {e}"))?;
     let primal = Runner::new(&mut session, program, inst.clone());

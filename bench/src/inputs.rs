@@ -1,0 +1,135 @@
+//! The hand-written side of a benchmark: zy's argument values as plain Rust data, the
+//! hand-written forward and gradient run on them, and gradients flattened for comparison.
+
+use std::hint::black_box;
+
+use zy_interp::Value;
+
+use crate::hand::{self, Logistic, Mat, Mlp};
+use crate::timing::median_ns;
+
+/// The inputs of one benchmark for the hand-written code.
+#[derive(Clone, PartialEq, Debug)]
+pub enum Hand {
+    SinCos(f64),
+    Pow(f64, i64),
+    LogSumExp(Vec<f64>),
+    Logistic(Logistic),
+    Mlp(Mlp),
+}
+
+impl Hand {
+    /// The inputs of benchmark `key` from zy's argument values.
+    pub fn from_values(key: &str, args: &[Value]) -> Result<Hand, String> {
+        let bad = || format!("{key}: unexpected arguments {}", args.iter().map(zy_interp::show).collect::<Vec<_>>().join(", "));
+        Ok(match (key, args) {
+            ("sincos", [x]) => Hand::SinCos(number(x).ok_or_else(bad)?),
+            ("loop", [x, Value::Int(n)]) => Hand::Pow(number(x).ok_or_else(bad)?, *n),
+            ("logsumexp", [x]) => Hand::LogSumExp(vector(x).ok_or_else(bad)?),
+            ("logistic_regression", [w, x, y]) => Hand::Logistic(Logistic {
+                w: vector(w).ok_or_else(bad)?,
+                x: matrix(x).ok_or_else(bad)?,
+                y: vector(y).ok_or_else(bad)?,
+            }),
+            ("mlp", [w1, b1, w2, b2, x, Value::Int(label)]) => {
+                let w2 = matrix(w2).ok_or_else(bad)?;
+                let label = usize::try_from(*label).ok().filter(|l| (1..=w2.rows).contains(l)).ok_or_else(bad)?;
+                Hand::Mlp(Mlp {
+                    w1: matrix(w1).ok_or_else(bad)?,
+                    b1: vector(b1).ok_or_else(bad)?,
+                    w2,
+                    b2: vector(b2).ok_or_else(bad)?,
+                    x: vector(x).ok_or_else(bad)?,
+                    label,
+                })
+            }
+            _ => return Err(bad()),
+        })
+    }
+
+    /// The value and every argument's gradient, flattened in argument order (matrices
+    /// column-major, integers contributing nothing), as [`flatten`] flattens zy's.
+    pub fn flat_gradient(&self) -> (f64, Vec<f64>) {
+        match self {
+            Hand::SinCos(x) => {
+                let (y, g) = hand::sin_cos_grad(*x);
+                (y, vec![g])
+            }
+            Hand::Pow(x, n) => {
+                let (y, g) = hand::pow_grad(*x, *n);
+                (y, vec![g])
+            }
+            Hand::LogSumExp(x) => hand::logsumexp_grad(x),
+            Hand::Logistic(d) => {
+                let (y, g) = hand::logistic_loss_grad(d);
+                (y, [g.w, g.x.data, g.y].concat())
+            }
+            Hand::Mlp(p) => {
+                let (y, g) = hand::mlp_loss_grad(p);
+                (y, [g.w1.data, g.b1, g.w2.data, g.b2, g.x].concat())
+            }
+        }
+    }
+
+    /// The median times of the hand-written forward function and gradient, in nanoseconds.
+    pub fn time(&self) -> (f64, f64) {
+        match self {
+            Hand::SinCos(x) => (
+                median_ns(|| hand::sin_cos(black_box(*x))),
+                median_ns(|| hand::sin_cos_grad(black_box(*x))),
+            ),
+            Hand::Pow(x, n) => (
+                median_ns(|| hand::pow(black_box(*x), black_box(*n))),
+                median_ns(|| hand::pow_grad(black_box(*x), black_box(*n))),
+            ),
+            Hand::LogSumExp(x) => (
+                median_ns(|| hand::logsumexp(black_box(x))),
+                median_ns(|| hand::logsumexp_grad(black_box(x))),
+            ),
+            Hand::Logistic(d) => (
+                median_ns(|| hand::logistic_loss(black_box(d))),
+                median_ns(|| hand::logistic_loss_grad(black_box(d))),
+            ),
+            Hand::Mlp(p) => (
+                median_ns(|| hand::mlp_loss(black_box(p))),
+                median_ns(|| hand::mlp_loss_grad(black_box(p))),
+            ),
+        }
+    }
+}
+
+/// The numbers of a value in order (arrays column-major; `nothing`, integers and functions
+/// contribute nothing).
+pub fn flatten(v: &Value) -> Vec<f64> {
+    match v {
+        Value::F64(x) => vec![*x],
+        Value::Array(a) => a.borrow().data.to_f64(),
+        Value::Tuple(vs) => vs.iter().flat_map(flatten).collect(),
+        _ => Vec::new(),
+    }
+}
+
+fn number(v: &Value) -> Option<f64> {
+    match v {
+        Value::F64(x) => Some(*x),
+        _ => None,
+    }
+}
+
+fn vector(v: &Value) -> Option<Vec<f64>> {
+    match v {
+        Value::Array(a) if a.borrow().shape.ndims() == 1 => Some(a.borrow().data.to_f64()),
+        _ => None,
+    }
+}
+
+fn matrix(v: &Value) -> Option<Mat> {
+    match v {
+        Value::Array(a) if a.borrow().shape.ndims() == 2 => {
+            let a = a.borrow();
+            let (rows, cols) = a.shape.rows_cols();
+            Some(Mat { rows, cols, data: a.data.to_f64() })
+        }
+        _ => None,
+    }
+}

@@ -1,0 +1,208 @@
+//! The results: one row per benchmark, printed as a table and written as `table2.json` in the
+//! issue's schema.
+
+use serde_json::{json, Map, Value as Json};
+
+use crate::peers::PeerTimes;
+
+/// Which engine ran zy's side of a row.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum RowEngine {
+    /// Machine code from the Cranelift JIT.
+    Jit,
+    /// The reference interpreter, because the JIT could not compile the benchmark.
+    Interp,
+}
+
+/// The figures of one benchmark (times in nanoseconds).
+#[derive(Clone, PartialEq, Debug)]
+pub struct Row {
+    /// The benchmark's key in `table2.json`.
+    pub key: &'static str,
+    /// Which engine ran zy's primal and gradient.
+    pub engine: RowEngine,
+    /// zy's primal, less the boundary.
+    pub forward_ns: f64,
+    /// zy's gradient driver (forward and pullback), less the boundary.
+    pub zy_grad_ns: f64,
+    /// A call of a no-op with the same arguments: copying the arguments into the call's arena
+    /// and back, which [`Row::forward_ns`] and [`Row::zy_grad_ns`] leave out.
+    pub boundary_ns: f64,
+    /// The hand-written forward function.
+    pub hand_forward_ns: f64,
+    /// The hand-written gradient.
+    pub hand_grad_ns: f64,
+    /// JAX, if measured.
+    pub jax: Option<PeerTimes>,
+    /// PyTorch, if measured.
+    pub torch: Option<PeerTimes>,
+    /// From source text to the first gradient, cold (milliseconds), if it could be measured.
+    pub first_gradient_ms: Option<f64>,
+}
+
+impl Row {
+    /// zy's gradient time over its forward time.
+    pub fn ratio(&self) -> f64 {
+        self.zy_grad_ns / self.forward_ns
+    }
+
+    /// zy's gradient time over the hand-written gradient's.
+    pub fn vs_hand(&self) -> f64 {
+        self.zy_grad_ns / self.hand_grad_ns
+    }
+}
+
+/// `table2.json`: one object per benchmark, then `pow_tape_bytes_per_iter`.
+pub fn to_json(rows: &[Row], pow_tape_bytes: Option<u32>) -> Json {
+    let mut out = Map::new();
+    for r in rows {
+        out.insert(
+            r.key.to_string(),
+            json!({
+                "forward_ns": round(r.forward_ns, 1),
+                "zy_grad_ns": round(r.zy_grad_ns, 1),
+                "hand_grad_ns": round(r.hand_grad_ns, 1),
+                "jax_grad_ns": r.jax.map(|t| round(t.grad_ns, 1)),
+                "torch_grad_ns": r.torch.map(|t| round(t.grad_ns, 1)),
+                "first_gradient_ms": r.first_gradient_ms.map(|t| round(t, 3)),
+            }),
+        );
+    }
+    out.insert("pow_tape_bytes_per_iter".into(), json!(pow_tape_bytes));
+    Json::Object(out)
+}
+
+fn round(x: f64, digits: i32) -> f64 {
+    let k = 10f64.powi(digits);
+    (x * k).round() / k
+}
+
+/// A duration in nanoseconds, in the unit that keeps 3 significant digits readable.
+pub fn human(ns: f64) -> String {
+    if !ns.is_finite() {
+        "-".into()
+    } else if ns < 1e3 {
+        format!("{ns:.1} ns")
+    } else if ns < 1e6 {
+        format!("{:.2} µs", ns / 1e3)
+    } else if ns < 1e9 {
+        format!("{:.2} ms", ns / 1e6)
+    } else {
+        format!("{:.2} s", ns / 1e9)
+    }
+}
+
+fn opt(t: Option<f64>) -> String {
+    t.map_or_else(|| "n/a".into(), human)
+}
+
+/// The main table: the issue's columns, ratios with two decimals.
+pub fn table(rows: &[Row]) -> String {
+    let header = [
+        "benchmark", "engine", "forward", "zy grad", "grad/fwd", "hand grad", "zy/hand", "JAX grad", "PyTorch grad",
+        "1st grad",
+    ];
+    let body: Vec<Vec<String>> = rows
+        .iter()
+        .map(|r| {
+            vec![
+                r.key.to_string(),
+                match r.engine {
+                    RowEngine::Jit => "jit".into(),
+                    RowEngine::Interp => "interp".into(),
+                },
+                human(r.forward_ns),
+                human(r.zy_grad_ns),
+                format!("{:.2}", r.ratio()),
+                human(r.hand_grad_ns),
+                format!("{:.2}", r.vs_hand()),
+                opt(r.jax.map(|t| t.grad_ns)),
+                opt(r.torch.map(|t| t.grad_ns)),
+                r.first_gradient_ms.map_or_else(|| "n/a".into(), |ms| format!("{ms:.1} ms")),
+            ]
+        })
+        .collect();
+    render(&header, &body)
+}
+
+/// The figures behind the main table: the boundary left out of zy's times, and each
+/// system's own gradient/forward ratio (what the chart shows).
+pub fn details(rows: &[Row]) -> String {
+    let header = ["benchmark", "boundary", "hand fwd", "hand grad/fwd", "JAX fwd", "JAX grad/fwd", "PyTorch fwd", "PyTorch grad/fwd"];
+    let ratio = |t: Option<PeerTimes>| t.map_or_else(|| "n/a".into(), |t| format!("{:.2}", t.grad_ns / t.forward_ns));
+    let body: Vec<Vec<String>> = rows
+        .iter()
+        .map(|r| {
+            vec![
+                r.key.to_string(),
+                human(r.boundary_ns),
+                human(r.hand_forward_ns),
+                format!("{:.2}", r.hand_grad_ns / r.hand_forward_ns),
+                opt(r.jax.map(|t| t.forward_ns)),
+                ratio(r.jax),
+                opt(r.torch.map(|t| t.forward_ns)),
+                ratio(r.torch),
+            ]
+        })
+        .collect();
+    render(&header, &body)
+}
+
+/// A Markdown table with padded columns (readable as text and as Markdown).
+fn render(header: &[&str], body: &[Vec<String>]) -> String {
+    let mut widths: Vec<usize> = header.iter().map(|h| h.chars().count()).collect();
+    for row in body {
+        for (w, cell) in widths.iter_mut().zip(row) {
+            *w = (*w).max(cell.chars().count());
+        }
+    }
+    let line = |cells: Vec<String>| {
+        let padded: Vec<String> = cells.iter().zip(&widths).map(|(c, w)| format!("{c:<w$}")).collect();
+        format!("| {} |\n", padded.join(" | "))
+    };
+    let mut out = line(header.iter().map(|h| h.to_string()).collect());
+    out += &line(widths.iter().map(|w| "-".repeat(*w)).collect());
+    for row in body {
+        out += &line(row.clone());
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn row() -> Row {
+        Row {
+            key: "sincos",
+            engine: RowEngine::Jit,
+            forward_ns: 20.0,
+            zy_grad_ns: 25.0,
+            boundary_ns: 100.0,
+            hand_forward_ns: 10.0,
+            hand_grad_ns: 20.0,
+            jax: Some(PeerTimes { forward_ns: 4000.0, grad_ns: 6000.0 }),
+            torch: None,
+            first_gradient_ms: Some(3.14159),
+        }
+    }
+
+    #[test]
+    fn json_follows_the_issue_schema() {
+        let j = to_json(&[row()], Some(16));
+        assert_eq!(
+            j.to_string(),
+            r#"{"pow_tape_bytes_per_iter":16,"sincos":{"first_gradient_ms":3.142,"forward_ns":20.0,"hand_grad_ns":20.0,"jax_grad_ns":6000.0,"torch_grad_ns":null,"zy_grad_ns":25.0}}"#
+        );
+    }
+
+    #[test]
+    fn table_has_ratios_with_two_decimals() {
+        expect_test::expect![[r#"
+            | benchmark | engine | forward | zy grad | grad/fwd | hand grad | zy/hand | JAX grad | PyTorch grad | 1st grad |
+            | --------- | ------ | ------- | ------- | -------- | --------- | ------- | -------- | ------------ | -------- |
+            | sincos    | jit    | 20.0 ns | 25.0 ns | 1.25     | 20.0 ns   | 1.25    | 6.00 µs  | n/a          | 3.1 ms   |
+        "#]]
+        .assert_eq(&table(&[row()]));
+    }
+}

@@ -1,0 +1,66 @@
+//! Timing: warm up, size batches to about 10 ms, take the median over at least 20 batches.
+
+use std::hint::black_box;
+use std::time::{Duration, Instant};
+
+/// How long one batch should take.
+const BATCH: Duration = Duration::from_millis(10);
+/// How many batches the median is taken over.
+const BATCHES: usize = 21;
+/// How long to run before measuring (caches, branch predictors, lazily mapped pages).
+const WARM_UP: Duration = Duration::from_millis(50);
+
+/// The median time of one call of `f`, in nanoseconds. `f` should pass its inputs through
+/// [`black_box`]; its result is passed through it here.
+pub fn median_ns<R>(mut f: impl FnMut() -> R) -> f64 {
+    let start = Instant::now();
+    let mut calls = 0u64;
+    while calls < 3 || start.elapsed() < WARM_UP {
+        black_box(f());
+        calls += 1;
+    }
+    let per_call = start.elapsed().as_secs_f64() / calls as f64;
+    let batch = ((BATCH.as_secs_f64() / per_call).ceil() as u64).max(1);
+    let mut samples: Vec<f64> = (0..BATCHES)
+        .map(|_| {
+            let t = Instant::now();
+            for _ in 0..batch {
+                black_box(f());
+            }
+            t.elapsed().as_nanos() as f64 / batch as f64
+        })
+        .collect();
+    median(&mut samples)
+}
+
+/// The median of `xs` (the mean of the middle two for an even count); NaN when empty.
+pub fn median(xs: &mut [f64]) -> f64 {
+    if xs.is_empty() {
+        return f64::NAN;
+    }
+    xs.sort_by(f64::total_cmp);
+    let n = xs.len();
+    if n % 2 == 1 {
+        xs[n / 2]
+    } else {
+        (xs[n / 2 - 1] + xs[n / 2]) / 2.0
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn median_of_odd_and_even_counts() {
+        assert_eq!(median(&mut [3.0, 1.0, 2.0]), 2.0);
+        assert_eq!(median(&mut [4.0, 1.0, 3.0, 2.0]), 2.5);
+        assert!(median(&mut []).is_nan());
+    }
+
+    #[test]
+    fn a_sleep_is_timed_at_its_length() {
+        let ns = median_ns(|| std::thread::sleep(Duration::from_millis(2)));
+        assert!((2.0e6..5.0e6).contains(&ns), "{ns}");
+    }
+}
