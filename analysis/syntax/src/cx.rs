@@ -12,7 +12,9 @@ pub(crate) const MAX_DEPTH: u32 = 200;
 
 /// State shared by the whole conversion of one text.
 pub(crate) struct Cx<'a> {
+    /// The text being converted (all ranges index into it).
     pub src: &'a str,
+    /// Errors found while converting (the error pass reports the tree's own errors).
     pub errors: Vec<SyntaxError>,
     /// Start bytes of the `# zy:` comment lines attached to a definition.
     pub used_annotations: BTreeSet<u32>,

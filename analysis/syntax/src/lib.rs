@@ -85,7 +85,7 @@ pub fn parse_expr(text: &str) -> Result<Expr, SyntaxError> {
 }
 
 /// A parser set to tree-sitter-julia (None only if the grammar and library versions disagree).
-pub(crate) fn julia_parser(parser: &mut Parser) -> Option<&mut Parser> {
+fn julia_parser(parser: &mut Parser) -> Option<&mut Parser> {
     parser
         .set_language(&tree_sitter_julia::LANGUAGE.into())
         .ok()?;
