@@ -32,6 +32,8 @@ struct Inner {
     module: Option<JITModule>,
     rt: RtFuncs,
     /// Sites whose addresses are baked into the code.
+    /// Boxed: their addresses are baked into the code while the vector grows.
+    #[allow(clippy::vec_box)]
     sites: Vec<Box<Site>>,
 }
 
@@ -445,11 +447,9 @@ struct Reach {
 /// The signatures of the pullback closures inside a value of type `t`.
 fn pullback_sigs(t: &Type, out: &mut HashSet<Arc<[Type]>>) {
     match t {
-        Type::Pullback(sig) => {
-            if out.insert(sig.clone()) {
-                for t in sig.iter() {
-                    pullback_sigs(t, out);
-                }
+        Type::Pullback(sig) if out.insert(sig.clone()) => {
+            for t in sig.iter() {
+                pullback_sigs(t, out);
             }
         }
         Type::Tuple(ts) => ts.iter().for_each(|t| pullback_sigs(t, out)),

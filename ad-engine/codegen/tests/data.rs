@@ -58,7 +58,7 @@ fn matrices_index_column_major_and_mutation_reaches_the_caller() {
     // g!(A) = (A[2, 1] = A[1, 2] * 10.0; A[3] += 1.0; (A, size(A), A[2, 3]))
     let mat = Type::matrix_f64();
     let ret = Type::tuple([mat.clone(), Type::tuple([Type::Int64, Type::Int64]), Type::Float64]);
-    let mut fb = Fb::new("g!", &[mat.clone()], ret.clone());
+    let mut fb = Fb::new("g!", std::slice::from_ref(&mat), ret.clone());
     let a = fb.args[0];
     let e = Block::ENTRY;
     let a12 = fb.prim(e, Prim::GetIndex, vec![v(a), i(1), i(2)], Type::Float64, 10);

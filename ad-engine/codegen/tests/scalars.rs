@@ -243,7 +243,7 @@ fn an_undefined_local_is_an_error_only_where_it_is_used() {
     let e = Block::ENTRY;
     let (t, _) = fb.block(&[]);
     let (el, _) = fb.block(&[]);
-    let (join, ps) = fb.block(&[fl.clone()]);
+    let (join, ps) = fb.block(std::slice::from_ref(&fl));
     fb.branch(e, v(c), (t, vec![]), (el, vec![]));
     let y = fb.prim(t, Prim::Mul, vec![v(x), f(2.0)], fl.clone(), 10);
     fb.jump(t, join, vec![v(y)]);

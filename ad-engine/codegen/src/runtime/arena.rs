@@ -73,6 +73,8 @@ impl StackObj {
 #[derive(Default)]
 pub struct Arena {
     blocks: Vec<Box<[u64]>>,
+    /// Boxed: compiled code holds their addresses while the vector grows.
+    #[allow(clippy::vec_box)]
     stacks: Vec<Box<StackObj>>,
 }
 

@@ -54,7 +54,7 @@ pub unsafe extern "C" fn zy_rt_extremum(a: *const ArrayObj, is_max: i8) -> f64 {
 }
 
 fn julia_max(x: f64, y: f64) -> f64 {
-    if y > x || (y.is_sign_negative() < x.is_sign_negative()) {
+    if y > x || (!y.is_sign_negative() && x.is_sign_negative()) {
         if x.is_nan() { x } else { y }
     } else if y.is_nan() {
         y
@@ -64,7 +64,7 @@ fn julia_max(x: f64, y: f64) -> f64 {
 }
 
 fn julia_min(x: f64, y: f64) -> f64 {
-    if y < x || (y.is_sign_negative() > x.is_sign_negative()) {
+    if y < x || (y.is_sign_negative() && !x.is_sign_negative()) {
         if x.is_nan() { x } else { y }
     } else if y.is_nan() {
         y

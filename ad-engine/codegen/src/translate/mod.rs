@@ -114,6 +114,7 @@ pub(crate) struct Env<'a> {
     /// How values are laid out.
     pub layout: &'a Arc<Layout>,
     /// Sites created while translating; their addresses are baked into the code.
+    #[allow(clippy::vec_box)]
     pub sites: &'a mut Vec<Box<Site>>,
     /// Whether functions keep the depth counter and the native stack check (programs with
     /// recursion).
