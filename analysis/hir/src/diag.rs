@@ -61,7 +61,7 @@ pub fn load_errors(db: &dyn salsa::Database, file: SourceFile) -> Vec<Diag> {
     }
     let items = workspace_items(db);
     for e in &program_index(db, Workspace::get(db)).errors {
-        if let Some(item) = ItemId::from_span_file(e.span.file, &items) {
+        if let Some(item) = ItemId::from_span_file(e.span.file, items) {
             if item.file(db) == file {
                 push_item_error(db, item, e.span, e.code, &e.message, &mut out);
             }
@@ -88,9 +88,15 @@ fn push_item_error(
     });
 }
 
-/// Every item of the workspace (to map span numbers back to items).
-pub fn workspace_items(db: &dyn salsa::Database) -> Vec<ItemId> {
-    Workspace::get(db).files(db).iter().flat_map(|&f| item_tree(db, f).iter().copied()).collect()
+/// Every item of the workspace, in file order (to map span numbers back to items). Equal
+/// across body edits.
+pub fn workspace_items(db: &dyn salsa::Database) -> &[ItemId] {
+    all_items(db, Workspace::get(db))
+}
+
+#[salsa::tracked(returns(ref))]
+fn all_items(db: &dyn salsa::Database, ws: Workspace) -> Vec<ItemId> {
+    ws.files(db).iter().flat_map(|&f| item_tree(db, f).iter().copied()).collect()
 }
 
 /// Where an IR span is in the workspace: in the item with that number, or (for
@@ -132,7 +138,7 @@ fn at_diagnostics(db: &dyn salsa::Database, item: ItemId) -> Vec<Diag> {
             },
         };
         for e in errors {
-            let here = locate(db, e.span, &items, Some((file, call_base)))
+            let here = locate(db, e.span, items, Some((file, call_base)))
                 .filter(|r| r.file == file)
                 .map(|r| (r.start, r.end));
             let (start, end) = here.unwrap_or((call_base, call_end));

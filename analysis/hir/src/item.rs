@@ -75,14 +75,15 @@ pub fn item_name(item: &Item) -> (ItemKind, Name) {
 /// definition, so queries over names are reused after a body edit.
 #[salsa::tracked(returns(ref))]
 pub fn item_tree(db: &dyn salsa::Database, file: SourceFile) -> Vec<ItemId> {
-    let mut seen: Vec<(ItemKind, Name)> = Vec::new();
+    let mut seen: HashMap<(ItemKind, Name), u32> = HashMap::new();
     parse(db, file)
         .items
         .iter()
         .map(|item| {
             let (kind, name) = item_name(item);
-            let nth = seen.iter().filter(|(k, n)| *k == kind && *n == name).count() as u32;
-            seen.push((kind, name.clone()));
+            let count = seen.entry((kind, name.clone())).or_insert(0);
+            let nth = *count;
+            *count += 1;
             ItemId::new(db, file, kind, name, nth)
         })
         .collect()

@@ -25,7 +25,7 @@ pub fn error_at(db: &RootDatabase, span: Span, site: CallSite<'_>, message: Stri
         CallSite::InFile { file, offset } => Some((file, offset)),
         CallSite::Text(_) => None,
     };
-    match zy_hir::locate(db, span, &items, call) {
+    match zy_hir::locate(db, span, items, call) {
         Some(r) => in_file(db, r.file, r.start, message),
         None => match site {
             CallSite::Text(text) => in_call(text, span.start, message),

@@ -111,7 +111,8 @@ fn specialise<'a>(
         return specialise_at(db, function, call, CallSite::Text(call));
     }
     let items: Vec<zy_hir::ItemId> = zy_hir::workspace_items(db)
-        .into_iter()
+        .iter()
+        .copied()
         .filter(|i| i.kind(db) == ItemKind::Function && &**i.name(db) == function)
         .collect();
     let Some(&first) = items.first() else {
