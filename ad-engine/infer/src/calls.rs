@@ -185,8 +185,11 @@ impl<'a> Cx<'a> {
         }
     }
 
-    /// Load a top-level binding.
+    /// Load a top-level binding, or name a function (`sin` in `map(sin, xs)`) as a constant.
     pub fn global(&mut self, b: &mut PlanBuilder, name: &Name) -> Result<Val, Fail> {
+        if !self.program.globals.contains_key(name) && self.is_defined(name) {
+            return Ok(Val::lit(Const::Func(name.clone())));
+        }
         if !self.program.globals.contains_key(name) {
             return Err(Fail::undefined(format!(
                 "UndefVarError: `{name}` not defined"

@@ -83,7 +83,7 @@ fn unbounded_specialisation_is_an_error_not_a_hang() {
 
 #[test]
 fn diagnostics_have_codes_and_file_offsets() {
-    // Type errors are reported at the statement that fails (`x + nope`).
+    // An undefined name is reported at the identifier itself (`nope`).
     let text = "g(x; k = 1) = x\n# zy: at h(1.0)\nh(x) = x + nope\n";
     let (db, file) = db_with(text);
     let found: Vec<(String, &str, &str)> = diagnostics(&db, file)

@@ -351,16 +351,14 @@ impl<'c, 'a> BodyLowerer<'c, 'a> {
         }
     }
 
-    /// A name that is not a local: a top-level binding, a constant of Base, or a function.
+    /// A name that is not a local: a constant of Base, or a top-level binding or function,
+    /// loaded by its own statement so that an undefined name is reported at the identifier.
     fn nonlocal(&mut self, name: &str, r: TextRange) -> Operand {
-        if self.cx.globals.contains(name) {
-            return self.emit(Op::Global(name.into()), Vec::new(), r).into();
-        }
         match name {
             "pi" | "π" => Const::f64(std::f64::consts::PI).into(),
             "Inf" => Const::f64(f64::INFINITY).into(),
             "NaN" => Const::f64(f64::NAN).into(),
-            _ => Const::Func(name.into()).into(),
+            _ => self.emit(Op::Global(name.into()), Vec::new(), r).into(),
         }
     }
 

@@ -146,8 +146,9 @@ fn parser_errors_lower_without_duplicates() {
     expect![[r#"
         f(%1)   # x
         #1:
-          %2 = %1 + k
-          return %2
+          %2 = global k
+          %3 = %1 + %2
+          return %3
     "#]]
     .assert_eq(&common::body(&l, "f"));
 }

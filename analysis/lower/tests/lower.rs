@@ -658,9 +658,10 @@ fn matrices_broadcasts_and_constants() {
           %6 = broadcast(+, %4, %5)             # y
           %7 = %3 * %6
           %8 = broadcast(*, %7, Inf)
-          %9 = rrule(sin, 1)
-          %10 = tuple(%8, NaN, 3.141592653589793, %9)
-          return %10
+          %9 = global sin
+          %10 = rrule(%9, 1)
+          %11 = tuple(%8, NaN, 3.141592653589793, %10)
+          return %11
     "#]]
     .assert_eq(&body(&l, "f"));
 }
@@ -748,7 +749,8 @@ fn loop_assignment_to_a_name_assigned_later_outside_the_loop() {
           %6 = %3 + 1
           br #2
         #4:
-          return s
+          %7 = global s
+          return %7
     "#]]
     .assert_eq(&body(&l, "g"));
 }
