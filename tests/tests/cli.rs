@@ -159,3 +159,22 @@ fn typed_view_without_a_concrete_signature_asks_for_an_annotation() {
     let typed = analysis.view_ir(file, "h", None, IrStage::Typed).unwrap().unwrap();
     assert!(typed.starts_with("h(%1::Float64) :: Float64"), "{typed}");
 }
+
+#[test]
+fn a_struct_name_shows_its_call_methods() {
+    let text = "struct Scale\n    k::Float64\nend\n(s::Scale)(x) = s.k * x\n";
+    let (host, file) = host(text);
+    let analysis = host.analysis();
+    let primal = analysis.view_ir(file, "Scale", None, IrStage::Primal).unwrap().unwrap();
+    assert!(primal.starts_with("(::Scale)(%1, %2)   # s, x"), "{primal}");
+    let typed = analysis.view_ir(file, "Scale", Some("Scale(2.0)(3.0)"), IrStage::Typed).unwrap().unwrap();
+    assert!(typed.starts_with("(::Scale)(%1::Scale, %2::Float64) :: Float64"), "{typed}");
+}
+
+#[test]
+fn anonymous_functions_in_a_call_string_are_refused() {
+    assert_eq!(
+        eval("pow((x -> x)(2.0), 2)"),
+        "<call>:1:6: error: unsupported: anonymous functions in a call string"
+    );
+}

@@ -40,6 +40,7 @@ impl Analysis {
             if let Some(e) = load_error(db, file.0) {
                 return Err(e);
             }
+            let function = &generic_name(db, function);
             if stage == IrStage::Primal {
                 return primal(db, file.0, function);
             }
@@ -47,6 +48,18 @@ impl Analysis {
             let texts = stage_texts(db, &spec, stage)?;
             Ok(texts.join("\n"))
         })
+    }
+}
+
+/// The generic function `name` names: itself, or the call methods of the struct `name`
+/// (`Dense` for `(::Dense)`) when only those exist.
+fn generic_name(db: &RootDatabase, name: &str) -> String {
+    let index = zy_hir::program_index(db, zy_hir::Workspace::get(db));
+    let callable = zy_ir::callable_name(name);
+    if !index.method_origin.contains_key(name) && index.method_origin.contains_key(&callable) {
+        callable.to_string()
+    } else {
+        name.to_string()
     }
 }
 
