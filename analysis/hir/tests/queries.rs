@@ -94,7 +94,7 @@ fn diagnostics_have_codes_and_file_offsets() {
         found,
         [
             ("1:6".to_string(), "unsupported", "unsupported: keyword arguments"),
-            ("3:8".to_string(), "undefined-name", "UndefVarError: `nope` not defined"),
+            ("3:12".to_string(), "undefined-name", "UndefVarError: `nope` not defined"),
         ]
     );
 }
