@@ -25,7 +25,10 @@ impl Translator<'_, '_, '_> {
                 if obj.is_mutable() && matches!(obj, Type::Struct(_)) {
                     let ptr = self.pointer(&args[0])?;
                     let range = self.env.layout.field_range(obj, index)?;
-                    self.load_words(ptr, range.start, ty)?
+                    let field_ty = obj.field_types().and_then(|f| f.get(index).cloned());
+                    let field_ty = field_ty.ok_or_else(|| JitError::invalid("missing field type"))?;
+                    let v = self.load_words(ptr, range.start, &field_ty)?;
+                    self.coerce(v, &field_ty, ty)?
                 } else {
                     let range = self.env.layout.field_range(obj, index)?;
                     let field_ty = obj.field_types().and_then(|f| f.get(index).cloned());

@@ -709,15 +709,27 @@ impl<'e, 'a, 'b> Translator<'e, 'a, 'b> {
             Prim::Gradient | Prim::Derivative | Prim::Hessian | Prim::PullbackOf => {
                 Err(JitError::unsupported(format!("`{p}` before the AD transform rewrote it")))
             }
-            // Mutations must happen on the live objects, never on copies.
-            p if (p.has_effect() || matches!(p, Prim::CallPullback | Prim::AccumInto | Prim::MakePullback))
-                && p != Prim::Error =>
-            {
-                Err(JitError::unsupported(format!("`{p}` on {}", type_list(&tys))))
-            }
-            _ => self.fallback(p, args, ty, span),
+            // The runtime works on copies of the operands: only primitives that neither mutate
+            // nor return (part of) an operand object may run there.
+            p if runs_on_copies(p) => self.fallback(p, args, ty, span),
+            p => Err(JitError::unsupported(format!("`{p}` on {}", type_list(&tys)))),
         }
     }
+}
+
+/// Primitives whose result is a fresh value (or an error) that the interpreter may compute on
+/// copies of the operands.
+fn runs_on_copies(p: Prim) -> bool {
+    use Prim::*;
+    matches!(
+        p,
+        Add | Sub | Mul | Div | IntDiv | Rem | Pow | Neg | Lt | Le | Gt | Ge | Eq | Ne | Not | Sin
+            | Cos | Tan | Exp | Log | Log1p | Sqrt | Abs | Tanh | Sinh | Cosh | Asin | Acos | Atan
+            | Max | Min | Floor | Ceil | Round | Sign | Float | ToInt | Vect | Hvcat | Zeros
+            | Ones | Fill | Similar | Copy | Length | Size | GetIndex | First | Last | Sum | Prod
+            | Maximum | Minimum | Dot | MatMul | Transpose | Adjoint | Broadcast | Zero | One
+            | RangeLength | Error | ZeroTangent | Accum | TupleIndex
+    )
 }
 
 /// `A, B, C` for messages.
