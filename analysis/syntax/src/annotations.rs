@@ -111,9 +111,12 @@ fn keyword<'t>(body: &'t str, word: &str) -> Option<&'t str> {
 
 /// Reports every `# zy:` comment that is not directly above a method definition, unless the
 /// line below its comment block is part of a syntax error (the definition did not parse).
+/// `# zy: allow(CODE)` may stand anywhere: it suppresses findings on its line and the next.
 pub(crate) fn report_unattached(cx: &mut Cx, root: Node, comments: &[u32]) {
     for &start in comments {
-        if !cx.used_annotations.contains(&start) && !above_broken_code(cx.src, root, start as usize)
+        if !cx.used_annotations.contains(&start)
+            && !is_allow(cx.src, start as usize)
+            && !above_broken_code(cx.src, root, start as usize)
         {
             let end = cx
                 .src
@@ -128,6 +131,17 @@ pub(crate) fn report_unattached(cx: &mut Cx, root: Node, comments: &[u32]) {
             );
         }
     }
+}
+
+/// Is the `# zy:` comment at byte `start` an `allow(...)`?
+fn is_allow(src: &str, start: usize) -> bool {
+    let body = src
+        .get(start..)
+        .unwrap_or("")
+        .trim_start_matches('#')
+        .trim_start();
+    body.strip_prefix("zy:")
+        .is_some_and(|rest| rest.trim_start().starts_with("allow("))
 }
 
 /// Is the first line after the comment block holding byte `start` inside an ERROR node?

@@ -5,6 +5,7 @@ use tree_sitter::{Node, Tree};
 
 use crate::ast::{SyntaxError, TextRange};
 use crate::cx::{all_kids, range};
+use crate::expr::in_index;
 
 /// What the error pass found.
 pub(crate) struct Scan {
@@ -149,6 +150,9 @@ fn describe(node: Node, src: &str) -> SyntaxError {
         };
         return syntax(range(*opener), format!("missing `{closer}`"));
     }
+    if let Some(keyword) = misread_end(node, src) {
+        return syntax(range(keyword), "syntax error: unexpected `end`".to_string());
+    }
     let mut unclosed: Vec<Node> = Vec::new();
     for kid in &kids {
         if !kid.is_named() && BLOCK_KEYWORDS.contains(&kid.kind()) {
@@ -175,6 +179,32 @@ fn describe(node: Node, src: &str) -> SyntaxError {
     }
     let shown: String = text.chars().take(24).collect();
     syntax(range(token), format!("syntax error: unexpected `{shown}`"))
+}
+
+/// An `end` that the grammar read as a name (`x +` then `end` on the next line), outside any
+/// indexing brackets: where the code really broke.
+fn misread_end<'t>(node: Node<'t>, src: &str) -> Option<Node<'t>> {
+    let mut cursor = node.walk();
+    loop {
+        let current = cursor.node();
+        if current.kind() == "identifier"
+            && src.get(current.byte_range()) == Some("end")
+            && !in_index(current)
+        {
+            return Some(current);
+        }
+        if current.kind() != "index_expression" && cursor.goto_first_child() {
+            continue;
+        }
+        loop {
+            if cursor.goto_next_sibling() {
+                break;
+            }
+            if !cursor.goto_parent() {
+                return None;
+            }
+        }
+    }
 }
 
 /// The first leaf of `node` that has text (or `node` itself).

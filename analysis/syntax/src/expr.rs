@@ -134,12 +134,35 @@ fn outside_subset(kind: &str) -> Option<&'static str> {
 fn identifier(cx: &mut Cx, node: Node, _: &[Node]) -> Expr {
     let kind = match cx.text(node) {
         "nothing" => ExprKind::Nothing,
-        "end" | "begin" => {
-            return cx.unsupported(node, &format!("`{}` in indexing", cx.text(node)))
+        keyword @ ("end" | "begin") if in_index(node) => {
+            return cx.unsupported(node, &format!("`{keyword}` in indexing"))
+        }
+        keyword @ ("end" | "begin") => {
+            return cx.syntax(node, &format!("syntax error: unexpected `{keyword}`"))
         }
         name => ExprKind::Ident(name.to_string()),
     };
     Expr::new(kind, range(node))
+}
+
+/// Is `node` inside the brackets of an indexing expression (`x[end - 1]`)?
+pub(crate) fn in_index(node: Node) -> bool {
+    let mut current = node;
+    while let Some(parent) = current.parent() {
+        if parent.kind() == "index_expression" {
+            return parent
+                .child(0)
+                .is_some_and(|base| base.id() != current.id());
+        }
+        if matches!(
+            parent.kind(),
+            "argument_list" | "function_definition" | "source_file"
+        ) {
+            return false;
+        }
+        current = parent;
+    }
+    false
 }
 
 /// `(x)` is `x`; `(a; b)` is a block.

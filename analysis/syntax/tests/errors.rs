@@ -93,10 +93,10 @@ fn half_typed_edit() {
     check(
         "function f(x)\n    y = x +\nend\n\ng(x) = 2x\n",
         expect![[r#"
-        (function g (x)
-          (* 2 x))
-        error 0..8: missing `end` for `function` [syntax-error]
-    "#]],
+            (function g (x)
+              (* 2 x))
+            error 26..29: syntax error: unexpected `end` [syntax-error]
+        "#]],
     );
 }
 
@@ -283,6 +283,24 @@ fn the_annotation_of_a_definition_that_failed_to_parse_is_not_reported() {
               @at "fine(2.0)" 9..18
               (^ x 2))
             error 57..65: missing `end` for `function` [syntax-error]
+        "#]],
+    );
+}
+
+#[test]
+fn an_end_read_as_a_name_is_the_error() {
+    // The grammar reads `1:` + newline + `end` as the range `1:end`; Julia stops at that `end`.
+    check(
+        "g(x) = x\nfunction f(x)\n    for i in 1:\n    end\nend\nh(y) = y\nk(x) = x[end]\n",
+        expect![[r#"
+            (function g (x)
+              x)
+            (function h (y)
+              y)
+            (function k (x)
+              (index x (error)))
+            error 43..46: syntax error: unexpected `end` [syntax-error]
+            error 69..72: unsupported: `end` in indexing [unsupported]
         "#]],
     );
 }
