@@ -131,7 +131,7 @@ fn typed_ir_of_pow_at_the_annotation_and_at_a_call() {
 
 #[test]
 fn bad_calls_are_one_line_errors_with_a_position() {
-    assert_eq!(eval("pow(2.0)"), "<call>:1:1: error: no method matching pow(::Float64)");
+    assert_eq!(eval("pow(2.0)"), "<call>:1:1: error: MethodError: no method matching pow(::Float64)");
     assert_eq!(eval("powx(2.0, 1)"), "<call>:1:1: error: UndefVarError: `powx` not defined");
     assert_eq!(
         eval("get_at([1.0, 2.0], 3)"),

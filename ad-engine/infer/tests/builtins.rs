@@ -73,7 +73,7 @@ fn array_arithmetic_and_products() {
         b.call("*", vec![x.clone(), x])
     });
     expect![[r#"
-        error[method-error] at 110..115: no method matching *(::Vector{Float64}, ::Vector{Float64})
+        error[method-error] at 110..115: MethodError: no method matching *(::Vector{Float64}, ::Vector{Float64})
     "#]]
     .assert_eq(&errs(&p, "h", &[Type::vector_f64()]));
 }

@@ -61,11 +61,11 @@ fn method_error_lists_the_argument_types() {
     b.ret(r);
     define(&mut p, b.done());
     expect![[r#"
-        error[method-error] at 110..115: no method matching g(::Float64, ::Int64)
+        error[method-error] at 110..115: MethodError: no method matching g(::Float64, ::Int64)
     "#]]
     .assert_eq(&errs(&p, "f", &[Type::Float64, Type::Int64]));
     expect![[r#"
-        error[method-error] at 0..1000: no method matching g(::Int64)
+        error[method-error] at 0..1000: MethodError: no method matching g(::Int64)
     "#]]
     .assert_eq(&errs(&p, "g", &[Type::Int64]));
     // Scalar + array has no method in Julia.
@@ -75,7 +75,7 @@ fn method_error_lists_the_argument_types() {
     b.ret(r);
     define(&mut p, b.done());
     expect![[r#"
-        error[method-error] at 110..115: no method matching +(::Float64, ::Vector{Float64})
+        error[method-error] at 110..115: MethodError: no method matching +(::Float64, ::Vector{Float64})
     "#]]
     .assert_eq(&errs(&p, "h", &[Type::Float64, Type::vector_f64()]));
 }

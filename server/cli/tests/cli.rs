@@ -83,7 +83,7 @@ fn bad_input_is_one_line_with_a_position() {
     let cases: [(&[&str], i32, &str); 6] = [
         (&["eval", "missing.jl", "f()"], 2, "missing.jl:1:1: error: cannot read file: no such file"),
         (&["eval", "broken.jl", "f(1.0)"], 1, "broken.jl:2:9: error: syntax error: unexpected `*`"),
-        (&["eval", "pow.jl", "pow(2.0)"], 1, "<call>:1:1: error: no method matching pow(::Float64)"),
+        (&["eval", "pow.jl", "pow(2.0)"], 1, "<call>:1:1: error: MethodError: no method matching pow(::Float64)"),
         (&["eval", "pow.jl", "powx(2.0, 1)"], 1, "<call>:1:1: error: UndefVarError: `powx` not defined"),
         (
             &["eval", "pow.jl", "get_at([1.0, 2.0], 3)"],
@@ -122,7 +122,7 @@ fn check_reports_every_file_under_the_paths() {
     assert_eq!((status, err.as_str()), (1, ""));
     assert_eq!(
         out,
-        "./sub/at.jl:2:8: error[undefined-name]: UndefVarError: `undefined_thing` not defined\n\
+        "./sub/at.jl:2:12: error[undefined-name]: UndefVarError: `undefined_thing` not defined\n\
          ./sub/kw.jl:1:6: error[unsupported]: unsupported: keyword arguments\n"
     );
     let (status, out, _) = run(&dirty, &["check", "sub/kw.jl", "--format", "json"]);
