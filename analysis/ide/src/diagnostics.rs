@@ -1,6 +1,11 @@
 //! Diagnostics of a file in editor vocabulary.
 
-use crate::{Analysis, Cancellable, FileId};
+use std::time::Duration;
+
+use zy_hir::{RootDatabase, SourceFile};
+
+use crate::check::FileConfig;
+use crate::{Analysis, Cancellable, EvalLimits, FileId};
 
 /// How serious a finding is.
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
@@ -35,24 +40,37 @@ pub struct Diagnostic {
 }
 
 impl Analysis {
-    /// Syntax, lowering and `# zy: at` type errors of `file`, sorted by position.
+    /// Syntax, lowering and `# zy: at` type errors of `file`, and the lints (at their default
+    /// levels, without those a `# zy: allow(CODE)` comment suppresses), sorted by position.
     pub fn diagnostics(&self, file: FileId) -> Cancellable<Vec<Diagnostic>> {
+        let limits = EvalLimits { timeout: Some(LINT_TIME), cancel: Some(self.stale_flag()), ..EvalLimits::default() };
         self.with_db(|db| {
-            zy_hir::diagnostics(db, file.0)
-                .iter()
-                .map(|d| {
-                    let lc = zy_hir::line_col(db, file.0, d.start);
-                    Diagnostic {
-                        start: d.start,
-                        end: d.end,
-                        line: lc.line,
-                        col: lc.col,
-                        code: d.code.clone(),
-                        message: d.message.clone(),
-                        severity: Severity::Error,
-                    }
-                })
-                .collect()
+            let mut found = errors(db, file.0);
+            found.extend(crate::check::lints(db, file.0, &limits, crate::check::DEFAULT_RTOL));
+            self.unwind_if_stale();
+            crate::check::finish(db, file.0, found, &FileConfig::default())
         })
     }
+}
+
+/// How long the lints that run code (the rrule checks) may take per call in `diagnostics`.
+const LINT_TIME: Duration = Duration::from_secs(2);
+
+/// Syntax, lowering and `# zy: at` type errors of `file`.
+pub(crate) fn errors(db: &RootDatabase, file: SourceFile) -> Vec<Diagnostic> {
+    zy_hir::diagnostics(db, file)
+        .iter()
+        .map(|d| {
+            let lc = zy_hir::line_col(db, file, d.start);
+            Diagnostic {
+                start: d.start,
+                end: d.end,
+                line: lc.line,
+                col: lc.col,
+                code: d.code.clone(),
+                message: d.message.clone(),
+                severity: Severity::Error,
+            }
+        })
+        .collect()
 }

@@ -22,14 +22,15 @@ impl Analysis {
         let mut limits = limits;
         limits.cancel.get_or_insert_with(|| self.stale_flag());
         self.with_db(|db| {
-            let found = gradchecks(db, file.0, &limits);
+            let found = gradchecks(db, file.0, &limits, crate::check::DEFAULT_RTOL);
             self.unwind_if_stale();
             found
         })
     }
 }
 
-fn gradchecks(db: &RootDatabase, file: SourceFile, limits: &EvalLimits) -> Vec<Diagnostic> {
+/// The gradcheck findings of `file`, comparing with relative tolerance `rtol`.
+pub(crate) fn gradchecks(db: &RootDatabase, file: SourceFile, limits: &EvalLimits, rtol: f64) -> Vec<Diagnostic> {
     let mut out = Vec::new();
     if crate::eval::load_error(db, file).is_some() {
         return out; // reported by `diagnostics`
@@ -45,7 +46,7 @@ fn gradchecks(db: &RootDatabase, file: SourceFile, limits: &EvalLimits) -> Vec<D
                 continue;
             };
             let site = CallSite::InFile { file, offset: start };
-            let finding = match check(db, &a.text, site, limits) {
+            let finding = match check(db, &a.text, site, limits, rtol) {
                 Ok(None) => continue,
                 Ok(Some(message)) => message,
                 Err(e) => format!("gradcheck `{}` failed: {}", a.text, e.message),
@@ -72,6 +73,7 @@ fn check(
     call: &str,
     site: CallSite<'_>,
     limits: &EvalLimits,
+    rtol: f64,
 ) -> Result<Option<String>, crate::UserError> {
     let prepared = Prepared::new(db, call, site, limits)?;
     let (_, gradient) = prepared.gradient(db, Engine::Interp)?;
@@ -104,7 +106,7 @@ fn check(
             let fd = (at(h)? - at(-h)?) / (2.0 * h);
             let scale = ad_k.abs().max(fd.abs()).max(1.0);
             // NaN on either side is a disagreement.
-            let agree = (ad_k - fd).abs() <= 1e-5 * scale;
+            let agree = (ad_k - fd).abs() <= rtol * scale;
             if !agree {
                 let name = names.get(i + skip).map_or_else(|| format!("argument {}", i + 1), |n| format!("`{n}`"));
                 let at_leaf = if inputs.len() > 1 { format!(" at element {}", k + 1) } else { String::new() };
@@ -120,7 +122,7 @@ fn check(
 }
 
 /// `x` rounded to `digits` significant digits (finite differences carry no more).
-fn significant(x: f64, digits: i32) -> f64 {
+pub(crate) fn significant(x: f64, digits: i32) -> f64 {
     if x == 0.0 || !x.is_finite() {
         return x;
     }
@@ -129,7 +131,7 @@ fn significant(x: f64, digits: i32) -> f64 {
 }
 
 /// The Float64 inputs of a value, in order (arrays in storage order).
-fn leaves(v: &Value, out: &mut Vec<f64>) {
+pub(crate) fn leaves(v: &Value, out: &mut Vec<f64>) {
     match v {
         Value::F64(x) => out.push(*x),
         Value::Array(a) => {
@@ -147,7 +149,7 @@ fn leaves(v: &Value, out: &mut Vec<f64>) {
 }
 
 /// The gradient's component for each leaf of `v` (`nothing` and missing parts count as zero).
-fn grad_leaves(v: &Value, g: &Value, out: &mut Vec<f64>) {
+pub(crate) fn grad_leaves(v: &Value, g: &Value, out: &mut Vec<f64>) {
     let parts = |g: &Value| -> Vec<Value> {
         match g {
             Value::Tuple(gs) | Value::NamedTuple(_, gs) | Value::Struct(_, gs) => gs.to_vec(),
@@ -184,7 +186,7 @@ fn grad_leaves(v: &Value, g: &Value, out: &mut Vec<f64>) {
 
 /// `v` with its `k`-th Float64 leaf moved by `h` (`k` becomes `None` once done). Mutable parts
 /// are changed in place: callers pass a fresh evaluation of the arguments.
-fn perturb(v: &Value, k: &mut Option<usize>, h: f64) -> Value {
+pub(crate) fn perturb(v: &Value, k: &mut Option<usize>, h: f64) -> Value {
     let mut each = |vs: &[Value]| -> std::rc::Rc<[Value]> { vs.iter().map(|x| perturb(x, k, h)).collect() };
     match v {
         Value::F64(x) => match k {

@@ -4,6 +4,7 @@
 //! sent to another thread. Every query on a snapshot returns [`Cancellable`]: an edit applied to
 //! the host while a query runs makes it return `Err(Cancelled)` instead of a stale answer.
 
+mod check;
 mod diagnostics;
 mod error;
 mod eval;
@@ -24,6 +25,10 @@ use std::sync::Arc;
 use salsa::Setter;
 use zy_hir::{RootDatabase, SourceFile, Workspace};
 
+pub use check::{
+    lint, Config, ConfigError, FileConfig, Level, Lint, GRADIENT_CUT, LINTS, MUTATION_AFTER_CAPTURE, RRULE_MISMATCH,
+    UNBOUNDED_TAPE, ZERO_GRADIENT,
+};
 pub use diagnostics::{Diagnostic, Severity};
 pub use error::{UserError, CALL_FILE};
 pub use eval::{EvalLimits, EvalResult};

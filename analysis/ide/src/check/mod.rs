@@ -1,0 +1,243 @@
+//! The checker behind `zy-analyze check` and the editor's warnings: lints over the typed IR of
+//! each function specialised by a `# zy: at` or `# zy: gradcheck` call (the reaching-gradient
+//! analysis and a few structural rules), the in-source `rrule` check, `zy.toml` levels and
+//! `# zy: allow(CODE)` suppression.
+//!
+//! One implementation, two faces: [`Analysis::diagnostics`] includes the lints at their
+//! default levels (the language server shows them); [`Analysis::check`] adds the gradchecks and
+//! applies a file's [`FileConfig`]. Lint codes and their rationale are documented in
+//! `docs/lints.md`.
+
+mod capture;
+mod config;
+mod cut;
+mod rrule;
+mod suppress;
+mod tape;
+
+use std::sync::Arc;
+
+use zy_ad::activity::{analyse, Activity};
+use zy_hir::{ItemId, ItemKind, RootDatabase, SourceFile, TypedCall};
+use zy_ir::{Function, Instance, Span};
+use zy_syntax::ast::{AnnotationKind, Item};
+
+pub use config::{Config, ConfigError, FileConfig, Level, DEFAULT_RTOL};
+
+use crate::{Analysis, Cancellable, Diagnostic, EvalLimits, FileId, Severity, GRADCHECK};
+
+/// A lint: its stable code, default level and what it finds.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub struct Lint {
+    pub code: &'static str,
+    pub default: Level,
+    /// One line, for `--help`-style listings and SARIF rule descriptions.
+    pub summary: &'static str,
+}
+
+/// Code of [`LINTS`]: an argument no gradient can reach.
+pub const ZERO_GRADIENT: &str = "zero-gradient";
+/// Code of [`LINTS`]: a gradient cut by a non-differentiable operation on every path.
+pub const GRADIENT_CUT: &str = "gradient-cut";
+/// Code of [`LINTS`]: an array written after a pullback captured it.
+pub const MUTATION_AFTER_CAPTURE: &str = "mutation-after-capture";
+/// Code of [`LINTS`]: an in-source `rrule` that disagrees with finite differences.
+pub const RRULE_MISMATCH: &str = "rrule-mismatch";
+/// Code of [`LINTS`]: a loop or recursion whose tape grows with a value, not the input's size.
+pub const UNBOUNDED_TAPE: &str = "unbounded-tape";
+
+/// Every lint, in documentation order.
+pub const LINTS: &[Lint] = &[
+    Lint {
+        code: ZERO_GRADIENT,
+        default: Level::Warn,
+        summary: "a differentiable argument that no gradient can reach: its gradient is always `nothing`",
+    },
+    Lint {
+        code: GRADIENT_CUT,
+        default: Level::Warn,
+        summary: "every path from an argument to the result passes through a non-differentiable operation",
+    },
+    Lint {
+        code: MUTATION_AFTER_CAPTURE,
+        default: Level::Warn,
+        summary: "an array written after a pullback captured it: zy saves and restores each overwritten element",
+    },
+    Lint {
+        code: RRULE_MISMATCH,
+        default: Level::Warn,
+        summary: "an in-source `rrule` whose gradient disagrees with finite differences at a `# zy: at` call",
+    },
+    Lint {
+        code: UNBOUNDED_TAPE,
+        default: Level::Warn,
+        summary: "a loop or recursion whose tape grows with the value of a Float64, not with the size of the input",
+    },
+];
+
+/// The lint with this code, if it is one.
+pub fn lint(code: &str) -> Option<&'static Lint> {
+    LINTS.iter().find(|l| l.code == code)
+}
+
+impl Analysis {
+    /// Everything `zy-analyze check` reports for `file`: syntax, lowering and type errors,
+    /// lints, in-source rrule checks and gradchecks, levelled by `config`, without the ones a
+    /// `# zy: allow(CODE)` comment suppresses, sorted by position.
+    pub fn check(&self, file: FileId, config: &FileConfig, limits: EvalLimits) -> Cancellable<Vec<Diagnostic>> {
+        let mut limits = limits;
+        limits.cancel.get_or_insert_with(|| self.stale_flag());
+        self.with_db(|db| {
+            let mut found = crate::diagnostics::errors(db, file.0);
+            found.extend(lints(db, file.0, &limits, config.rtol));
+            found.extend(crate::gradcheck::gradchecks(db, file.0, &limits, config.rtol));
+            self.unwind_if_stale();
+            finish(db, file.0, found, config)
+        })
+    }
+}
+
+/// The lints of `file` (static ones, then the rrule checks, which run code under `limits`).
+pub(crate) fn lints(db: &RootDatabase, file: SourceFile, limits: &EvalLimits, rtol: f64) -> Vec<Diagnostic> {
+    if crate::eval::load_error(db, file).is_some() {
+        return Vec::new(); // the errors say why
+    }
+    let mut out = Vec::new();
+    let specs = specialisations(db, file);
+    // A function whose result has no gradient (a predicate, an Int count) is not
+    // differentiated: there is nothing to lint.
+    for s in specs.iter().filter(|s| s.func.ret.is_differentiable()) {
+        let cx = Cx { db, file, spec: s, activity: analyse(&s.func) };
+        cut::check(&cx, &mut out);
+        capture::check(&cx, &mut out);
+        tape::check(&cx, &mut out);
+    }
+    out.extend(rrule::check(db, file, &specs, limits, rtol));
+    out
+}
+
+/// Level, suppress, deduplicate and sort findings.
+pub(crate) fn finish(db: &RootDatabase, file: SourceFile, found: Vec<Diagnostic>, config: &FileConfig) -> Vec<Diagnostic> {
+    let mut out: Vec<Diagnostic> = found
+        .into_iter()
+        .filter_map(|mut d| {
+            d.severity = config.level(&d.code).severity()?;
+            Some(d)
+        })
+        .collect();
+    suppress::retain_allowed(file.text(db), &mut out);
+    out.sort_by(|a, b| (a.start, a.end, &a.code, &a.message).cmp(&(b.start, b.end, &b.code, &b.message)));
+    out.dedup();
+    out
+}
+
+/// A function of the file specialised at one of its annotated calls.
+pub(crate) struct Specialisation {
+    /// The item of the function.
+    pub item: ItemId,
+    /// The call as written, and the byte offset of its text in the file.
+    pub call: String,
+    pub call_start: u32,
+    pub call_end: u32,
+    /// The same call is also a `# zy: gradcheck` of the item (checked there).
+    pub gradchecked: bool,
+    /// The typed call with everything it reaches.
+    pub typed: TypedCall,
+    /// The specialisation of the item that the call invokes, and its typed body.
+    pub inst: Arc<Instance>,
+    pub func: Arc<Function>,
+}
+
+/// The specialisations of the file's functions at their `# zy: at` and `# zy: gradcheck` calls
+/// (each distinct call once; calls that do not type are reported by `diagnostics`).
+fn specialisations(db: &RootDatabase, file: SourceFile) -> Vec<Specialisation> {
+    let mut out: Vec<Specialisation> = Vec::new();
+    for &item in zy_hir::item_tree(db, file) {
+        if item.kind(db) != ItemKind::Function {
+            continue;
+        }
+        let Some(ast) = zy_hir::item_ast(db, item) else { continue };
+        let Item::Function(def) = &**ast else { continue };
+        for a in &def.annotations {
+            if a.kind == AnnotationKind::Allow || out.iter().any(|s| s.item == item && s.call == a.text) {
+                continue;
+            }
+            let Some((call_start, call_end)) = zy_hir::item_range(db, item, a.range.start, a.range.end) else {
+                continue;
+            };
+            let Ok(expr) = zy_syntax::parse_expr(&a.text) else { continue };
+            let Ok(typed) = zy_hir::type_call(db, &expr) else { continue };
+            let Some(inst) = crate::grad::returned_invoke(&typed.body) else { continue };
+            let Some(func) = typed.program.functions.get(&inst).cloned() else { continue };
+            if func.span.file != item.span_file() {
+                continue; // the call dispatches to another method
+            }
+            let gradchecked =
+                def.annotations.iter().any(|g| g.kind == AnnotationKind::Gradcheck && g.text == a.text);
+            out.push(Specialisation { item, call: a.text.clone(), call_start, call_end, gradchecked, typed, inst, func });
+        }
+    }
+    out
+}
+
+/// What a lint pass over one specialisation needs.
+pub(crate) struct Cx<'a> {
+    pub db: &'a RootDatabase,
+    pub file: SourceFile,
+    pub spec: &'a Specialisation,
+    pub activity: Activity,
+}
+
+impl Cx<'_> {
+    /// The byte range of an IR span of the function, if it is in this file.
+    pub fn range(&self, span: Span) -> Option<(u32, u32)> {
+        let items = [self.spec.item];
+        zy_hir::locate(self.db, span, &items, None).filter(|r| r.file == self.file).map(|r| (r.start, r.end))
+    }
+
+    /// The name of argument `i` as written (`argument 2` if it has none).
+    pub fn arg_name(&self, i: usize) -> String {
+        match self.spec.func.arg_names.get(i) {
+            Some(n) if !n.is_empty() && !n.starts_with('#') => n.to_string(),
+            _ => format!("argument {}", i + 1),
+        }
+    }
+
+    /// A warning with `code` over `range`.
+    pub fn finding(&self, range: (u32, u32), code: &str, message: String) -> Diagnostic {
+        diagnostic(self.db, self.file, range, code, message)
+    }
+}
+
+/// A warning with `code` over the byte `range` of `file`.
+pub(crate) fn diagnostic(db: &RootDatabase, file: SourceFile, range: (u32, u32), code: &str, message: String) -> Diagnostic {
+    let lc = zy_hir::line_col(db, file, range.0);
+    let severity = if code == GRADCHECK { Severity::Error } else { Severity::Warning };
+    Diagnostic {
+        start: range.0,
+        end: range.1,
+        line: lc.line,
+        col: lc.col,
+        code: code.to_string(),
+        message,
+        severity,
+    }
+}
+
+/// `reach[a][b]`: can control go from the end of block `a` to block `b` (one or more edges)?
+pub(crate) fn reachability(func: &Function) -> Vec<Vec<bool>> {
+    let n = func.blocks.len();
+    let mut reach = vec![vec![false; n]; n];
+    for (a, row) in reach.iter_mut().enumerate() {
+        let mut stack = func.blocks[a].term.successors();
+        while let Some(b) = stack.pop() {
+            if let Some(seen) = row.get_mut(b.index()) {
+                if !*seen {
+                    *seen = true;
+                    stack.extend(func.block(b).term.successors());
+                }
+            }
+        }
+    }
+    reach
+}
