@@ -26,6 +26,7 @@ async function check(name, body) {
         await body();
     } catch (e) {
         fail(name, String(e?.message ?? e).split("\n")[0]);
+        await shot(`failed-${counts.failed}.png`).catch(() => {});
     }
 }
 
@@ -165,6 +166,8 @@ try {
     });
 
     await check("show adjoint IR opens the adjoint beside the source", async () => {
+        // Lens arguments are as old as the lenses: give VS Code time to ask for them after the edit.
+        await page.waitForTimeout(1500);
         await page.locator(".codelens-decoration a", { hasText: "show adjoint IR" }).first().click();
         await page.locator(".tab", { hasText: "pow.adjoint.zyir" }).waitFor({ timeout: 15_000 });
         const r = await firstOf([editorLine("# adjoint unavailable"), editorLine("pullback")], 15_000);
@@ -213,6 +216,30 @@ try {
             pass(name, r.text.trim());
         } else {
             fail(name, r.text.trim());
+        }
+    });
+    await check("a wrong zy.server.path restarts into zy: error, with the reason in the tooltip", async () => {
+        // As a user would: the Settings editor, searched for the setting, a new value typed in.
+        await runCommand("Preferences: Open User Settings");
+        await page.locator(".settings-editor .suggest-input-container textarea, .settings-editor .search-container textarea").first().waitFor();
+        await page.keyboard.type("zy.server.path");
+        // The setting is machine-overridable: in code-server it lives in the Remote settings.
+        await page.locator(".settings-editor .settings-tabs-widget .action-label", { hasText: "Remote" }).click();
+        const input = page.locator(".settings-editor .setting-item-contents", { hasText: "zy-lsp" }).locator("input").first();
+        await input.waitFor({ timeout: 10_000 });
+        await input.fill("/nonexistent/zy-lsp");
+        const item = page.locator(".statusbar-item", { hasText: "zy: error" });
+        await item.waitFor({ timeout: 30_000 });
+        await item.hover();
+        const tip = page.locator(".workbench-hover, .monaco-hover", { hasText: "zy-lsp failed" }).first();
+        await tip.waitFor({ timeout: 10_000 });
+        const text = (await tip.innerText()).replace(/\s+/g, " ").trim();
+        await shot("6-error.png");
+        const want = 'zy-lsp failed: zy.server.path "/nonexistent/zy-lsp" is not an executable file';
+        if (text.includes(want)) {
+            pass("a wrong zy.server.path restarts into zy: error, with the reason in the tooltip", text);
+        } else {
+            fail("a wrong zy.server.path restarts into zy: error, with the reason in the tooltip", `expected ${want} in ${text}`);
         }
     });
 } catch (e) {
