@@ -21,7 +21,10 @@ export class ControlFlowView implements vscode.Disposable {
     private readonly subscriptions: vscode.Disposable[];
 
     constructor(private readonly ctx: Ctx) {
-        this.subscriptions = [vscode.workspace.onDidChangeTextDocument((e) => this.onEdit(e))];
+        this.subscriptions = [
+            vscode.workspace.onDidChangeTextDocument((e) => this.onEdit(e)),
+            ctx.onReady(() => void this.refresh()),
+        ];
     }
 
     /** Show the control flow of the function at `target` (its stage is ignored: always `dot`). */

@@ -29,6 +29,9 @@ export class Ctx implements vscode.Disposable {
     private current: LanguageClient | undefined;
     private stateListener: vscode.Disposable | undefined;
     private readonly restarts = new RestartPolicy();
+    private readonly ready = new vscode.EventEmitter<void>();
+    /** Fires each time the server becomes ready (first start, restarts): views fetch again. */
+    readonly onReady = this.ready.event;
 
     constructor(private readonly middleware: Middleware) {
         this.output = vscode.window.createOutputChannel("zy");
@@ -107,6 +110,7 @@ export class Ctx implements vscode.Disposable {
 
     dispose(): void {
         void this.stop();
+        this.ready.dispose();
         this.statusItem.dispose();
         this.output.dispose();
     }
@@ -151,8 +155,12 @@ export class Ctx implements vscode.Disposable {
     }
 
     private move(event: StatusEvent): void {
+        const was = this.status.kind;
         this.status = nextStatus(this.status, event);
         this.render();
+        if (this.status.kind === "ready" && was !== "ready") {
+            this.ready.fire();
+        }
     }
 
     private render(): void {

@@ -26,6 +26,7 @@ export class IrDocuments implements vscode.TextDocumentContentProvider, vscode.D
         this.subscriptions = [
             vscode.workspace.onDidChangeTextDocument((e) => this.onEdit(e)),
             vscode.workspace.onDidCloseTextDocument((doc) => this.views.delete(doc.uri.toString())),
+            ctx.onReady(() => this.views.forEach((view) => this.changed.fire(view.uri))),
         ];
     }
 
