@@ -183,7 +183,7 @@ mod tests {
             hand_grad_ns: 20.0,
             jax: Some(PeerTimes { forward_ns: 4000.0, grad_ns: 6000.0 }),
             torch: None,
-            first_gradient_ms: Some(3.14159),
+            first_gradient_ms: Some(12.3456),
         }
     }
 
@@ -192,7 +192,7 @@ mod tests {
         let j = to_json(&[row()], Some(16));
         assert_eq!(
             j.to_string(),
-            r#"{"pow_tape_bytes_per_iter":16,"sincos":{"first_gradient_ms":3.142,"forward_ns":20.0,"hand_grad_ns":20.0,"jax_grad_ns":6000.0,"torch_grad_ns":null,"zy_grad_ns":25.0}}"#
+            r#"{"pow_tape_bytes_per_iter":16,"sincos":{"first_gradient_ms":12.346,"forward_ns":20.0,"hand_grad_ns":20.0,"jax_grad_ns":6000.0,"torch_grad_ns":null,"zy_grad_ns":25.0}}"#
         );
     }
 
@@ -201,7 +201,7 @@ mod tests {
         expect_test::expect![[r#"
             | benchmark | engine | forward | zy grad | grad/fwd | hand grad | zy/hand | JAX grad | PyTorch grad | 1st grad |
             | --------- | ------ | ------- | ------- | -------- | --------- | ------- | -------- | ------------ | -------- |
-            | sincos    | jit    | 20.0 ns | 25.0 ns | 1.25     | 20.0 ns   | 1.25    | 6.00 µs  | n/a          | 3.1 ms   |
+            | sincos    | jit    | 20.0 ns | 25.0 ns | 1.25     | 20.0 ns   | 1.25    | 6.00 µs  | n/a          | 12.3 ms  |
         "#]]
         .assert_eq(&table(&[row()]));
     }
