@@ -218,10 +218,29 @@ try {
             fail(name, r.text.trim());
         }
     });
+    await check("zy.lens.enable off hides the lenses of the open editor", async () => {
+        // Settings open in the IR views' group, so pow.jl stays visible and must lose its lenses
+        // without being edited or reopened.
+        await page.locator(".tab", { hasText: "pow.typed.zyir" }).click();
+        await runCommand("Preferences: Open User Settings");
+        await page.locator(".settings-editor .search-container textarea").first().waitFor();
+        await page.keyboard.type("zy.lens.enable");
+        const box = page.locator(".settings-editor .setting-item-contents", { hasText: "code lenses" }).locator(".setting-value-checkbox");
+        await box.waitFor({ timeout: 10_000 });
+        const lenses = page.locator(".codelens-decoration");
+        const before = await lenses.count();
+        await box.click();
+        await lenses.first().waitFor({ state: "detached", timeout: 10_000 });
+        pass("zy.lens.enable off hides the lenses of the open editor", `${before} lens line(s) before, 0 after`);
+        await box.click();
+        await lenses.first().waitFor({ timeout: 10_000 });
+    });
+
     await check("a wrong zy.server.path restarts into zy: error, with the reason in the tooltip", async () => {
         // As a user would: the Settings editor, searched for the setting, a new value typed in.
         await runCommand("Preferences: Open User Settings");
-        await page.locator(".settings-editor .suggest-input-container textarea, .settings-editor .search-container textarea").first().waitFor();
+        await page.locator(".settings-editor .search-container textarea").first().waitFor();
+        await page.keyboard.press("Control+A");
         await page.keyboard.type("zy.server.path");
         // The setting is machine-overridable: in code-server it lives in the Remote settings.
         await page.locator(".settings-editor .settings-tabs-widget .action-label", { hasText: "Remote" }).click();
