@@ -44,8 +44,9 @@ pub enum Command {
         #[arg(long, value_enum, default_value_t = Stage::Primal)]
         stage: Stage,
     },
-    /// Report the diagnostics and gradchecks of every `.jl` file under the paths (default:
-    /// the current directory). Exit status 0 when clean, 1 on findings.
+    /// Check every `.jl` file under the paths (default: the current directory): errors,
+    /// lints and gradchecks, with `zy.toml` applied. Exit status 0 when clean, 1 on findings,
+    /// 2 on usage or I/O errors.
     Check {
         paths: Vec<PathBuf>,
         #[arg(long, value_enum, default_value_t = CheckFormat::Text)]
@@ -53,6 +54,15 @@ pub enum Command {
         /// Count warnings as findings for the exit status.
         #[arg(long)]
         deny_warnings: bool,
+        /// The configuration (default: `zy.toml` in the current directory or an ancestor).
+        #[arg(long)]
+        config: Option<PathBuf>,
+        /// Colours in text output (auto: on a terminal, unless NO_COLOR is set).
+        #[arg(long, value_enum, default_value_t = ColorArg::Auto)]
+        color: ColorArg,
+        /// Print the wall time and the time per stage to stderr.
+        #[arg(long)]
+        timings: bool,
     },
 }
 
@@ -66,10 +76,21 @@ pub enum Format {
 /// Output format of `check`.
 #[derive(Clone, Copy, PartialEq, Eq, Debug, ValueEnum)]
 pub enum CheckFormat {
+    /// rustc-style, with source snippets.
     Text,
+    /// One line per finding: `path:line:col: severity[code]: message`.
+    Short,
     Json,
     /// SARIF 2.1.0, for code-scanning services.
     Sarif,
+}
+
+/// When text output is coloured.
+#[derive(Clone, Copy, PartialEq, Eq, Debug, ValueEnum)]
+pub enum ColorArg {
+    Auto,
+    Always,
+    Never,
 }
 
 /// IR stage, as named on the command line.

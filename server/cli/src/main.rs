@@ -41,7 +41,9 @@ fn run() -> ExitCode {
         Command::Eval { file, call, format } => load::eval(&file, &call, format),
         Command::Grad { file, call, format, engine } => load::grad(&file, &call, format, engine.into()),
         Command::Ir { file, function, at, stage } => load::ir(&file, &function, at.as_deref(), stage),
-        Command::Check { paths, format, deny_warnings } => check::run(&paths, format, deny_warnings),
+        Command::Check { paths, format, deny_warnings, config, color, timings } => {
+            check::run(&check::CheckArgs { paths, format, deny_warnings, config, color, timings })
+        }
     }
 }
 

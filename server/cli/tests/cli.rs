@@ -118,7 +118,7 @@ fn check_reports_every_file_under_the_paths() {
             ("notes.txt", "not julia"),
         ],
     );
-    let (status, out, err) = run(&dirty, &["check"]);
+    let (status, out, err) = run(&dirty, &["check", "--format", "short"]);
     assert_eq!((status, err.as_str()), (1, ""));
     assert_eq!(
         out,
@@ -129,8 +129,9 @@ fn check_reports_every_file_under_the_paths() {
     assert_eq!(status, 1);
     assert_eq!(
         out,
-        "{\"diagnostics\":[{\"code\":\"unsupported\",\"col\":6,\"file\":\"sub/kw.jl\",\"line\":1,\
-         \"message\":\"unsupported: keyword arguments\",\"severity\":\"error\"}]}\n"
+        "{\"diagnostics\":[{\"code\":\"unsupported\",\"col\":6,\"end\":10,\"expected\":false,\"file\":\"sub/kw.jl\",\
+         \"line\":1,\"message\":\"unsupported: keyword arguments\",\"severity\":\"error\",\"start\":5}],\
+         \"summary\":{\"errors\":1,\"expected\":0,\"files\":1,\"warnings\":0},\"version\":1}\n"
     );
     assert_eq!(run(&dirty, &["check", "nowhere"]).0, 2);
 }
@@ -154,7 +155,7 @@ fine(a, v) = a * v[1] + v[2]^2
 #[test]
 fn check_compares_gradients_with_finite_differences() {
     let dir = dir_with("gradcheck", &[("rules.jl", RULES)]);
-    let (status, out, err) = run(&dir, &["check", "rules.jl"]);
+    let (status, out, err) = run(&dir, &["check", "rules.jl", "--format", "short"]);
     assert_eq!((status, err.as_str()), (1, ""));
     assert_eq!(
         out,

@@ -1,0 +1,40 @@
+//! `--format json`: one object, schema version 1 (documented in docs/ci.md).
+
+use serde_json::{json, Value as Json};
+
+use super::{FileReport, Summary};
+
+/// The schema version; bumped on any incompatible change.
+const VERSION: u32 = 1;
+
+pub fn render(reports: &[FileReport], summary: Summary) -> String {
+    let diagnostics: Vec<Json> = reports
+        .iter()
+        .flat_map(|r| {
+            r.findings.iter().map(move |d| {
+                json!({
+                    "file": r.uri(),
+                    "line": d.line,
+                    "col": d.col,
+                    "start": d.start,
+                    "end": d.end,
+                    "code": d.code,
+                    "severity": d.severity.as_str(),
+                    "message": d.message,
+                    "expected": r.expected,
+                })
+            })
+        })
+        .collect();
+    let out = json!({
+        "version": VERSION,
+        "summary": {
+            "files": summary.files,
+            "errors": summary.errors,
+            "warnings": summary.warnings,
+            "expected": summary.expected,
+        },
+        "diagnostics": diagnostics,
+    });
+    format!("{out}\n")
+}

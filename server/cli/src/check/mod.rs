@@ -1,0 +1,233 @@
+//! `zy-analyze check`: every `.jl` file under the given paths, checked in parallel (each file
+//! is its own program: the subset has no `include`), with `zy.toml` applied, rendered as text,
+//! JSON or SARIF. Exit status: 0 clean, 1 findings, 2 usage or I/O errors.
+
+mod files;
+mod json;
+mod sarif;
+mod text;
+
+use std::io::IsTerminal;
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Mutex;
+use std::time::{Duration, Instant};
+
+use zy_ide::{AnalysisHost, Diagnostic, EvalLimits, FileConfig, Severity};
+
+use crate::cli::{CheckFormat, ColorArg};
+use crate::load::{FAILURE, IO_FAILURE};
+
+/// What `check` was asked to do.
+pub struct CheckArgs {
+    pub paths: Vec<PathBuf>,
+    pub format: CheckFormat,
+    pub deny_warnings: bool,
+    pub config: Option<PathBuf>,
+    pub color: ColorArg,
+    pub timings: bool,
+}
+
+/// The findings of one file.
+pub struct FileReport {
+    /// As given or found (`./sub/a.jl`), for display.
+    pub path: PathBuf,
+    pub text: String,
+    pub findings: Vec<Diagnostic>,
+    /// `zy.toml` marks the file's findings as expected.
+    pub expected: bool,
+}
+
+impl FileReport {
+    /// The path with `/` separators and no leading `./` (SARIF and JSON).
+    pub fn uri(&self) -> String {
+        let p = self.path.display().to_string().replace('\\', "/");
+        p.strip_prefix("./").map_or(p.clone(), str::to_string)
+    }
+}
+
+/// Counts for the summary line and the exit status.
+#[derive(Default, Clone, Copy, PartialEq, Eq, Debug)]
+pub struct Summary {
+    pub files: usize,
+    pub errors: usize,
+    pub warnings: usize,
+    /// Findings in files whose findings `zy.toml` expects (not counted above).
+    pub expected: usize,
+}
+
+impl Summary {
+    fn of(reports: &[FileReport]) -> Summary {
+        let mut s = Summary { files: reports.len(), ..Summary::default() };
+        for r in reports {
+            for d in &r.findings {
+                match (r.expected, d.severity) {
+                    (true, _) => s.expected += 1,
+                    (false, Severity::Error) => s.errors += 1,
+                    (false, Severity::Warning) => s.warnings += 1,
+                }
+            }
+        }
+        s
+    }
+}
+
+/// Time spent per stage, summed over files (across threads).
+#[derive(Default)]
+struct Stages {
+    read: Duration,
+    parse: Duration,
+    analyse: Duration,
+    gradcheck: Duration,
+}
+
+impl Stages {
+    fn add(&mut self, other: &Stages) {
+        self.read += other.read;
+        self.parse += other.parse;
+        self.analyse += other.analyse;
+        self.gradcheck += other.gradcheck;
+    }
+}
+
+/// Run the check and return the exit status.
+pub fn run(args: &CheckArgs) -> ExitCode {
+    let started = Instant::now();
+    let config = match files::config(args.config.as_deref()) {
+        Ok(c) => c,
+        Err(message) => {
+            eprintln!("{message}");
+            return ExitCode::from(IO_FAILURE);
+        }
+    };
+    let roots = if args.paths.is_empty() { vec![PathBuf::from(".")] } else { args.paths.clone() };
+    let mut paths = Vec::new();
+    for root in &roots {
+        if let Err(e) = files::collect(root, &mut paths) {
+            eprintln!("{}", crate::load::io_error(root, &e));
+            return ExitCode::from(IO_FAILURE);
+        }
+    }
+    paths.sort();
+    paths.dedup();
+    let interactive = std::io::stderr().is_terminal() && std::env::var_os("CI").is_none();
+    let progress = if interactive && args.format == CheckFormat::Text {
+        indicatif::ProgressBar::new(paths.len() as u64)
+    } else {
+        indicatif::ProgressBar::hidden()
+    };
+    let (reports, io_errors, stages) = check_all(&paths, &config, &progress);
+    progress.finish_and_clear();
+    let summary = Summary::of(&reports);
+    let out = match args.format {
+        CheckFormat::Text => text::render(&reports, summary, colour(args.color)),
+        CheckFormat::Short => text::short(&reports),
+        CheckFormat::Json => json::render(&reports, summary),
+        CheckFormat::Sarif => sarif::render(&reports),
+    };
+    print!("{out}");
+    for e in &io_errors {
+        eprintln!("{e}");
+    }
+    if args.timings {
+        let total = started.elapsed();
+        eprintln!(
+            "zy-analyze: {} files in {:.2} s wall; per stage (summed over threads): read {:.2} s, parse {:.2} s, lower, type and lint {:.2} s, gradchecks {:.2} s",
+            summary.files,
+            total.as_secs_f64(),
+            stages.read.as_secs_f64(),
+            stages.parse.as_secs_f64(),
+            stages.analyse.as_secs_f64(),
+            stages.gradcheck.as_secs_f64()
+        );
+    }
+    if !io_errors.is_empty() {
+        ExitCode::from(IO_FAILURE)
+    } else if summary.errors > 0 || (args.deny_warnings && summary.warnings > 0) {
+        ExitCode::from(FAILURE)
+    } else {
+        ExitCode::SUCCESS
+    }
+}
+
+/// Stack size of the checking threads: analysis recurses along the analysed program's call
+/// chains.
+const STACK_SIZE: usize = 512 << 20;
+
+/// Check every file on as many threads as there are cores; reports come back in `paths` order.
+fn check_all(
+    paths: &[PathBuf],
+    config: &files::Loaded,
+    progress: &indicatif::ProgressBar,
+) -> (Vec<FileReport>, Vec<String>, Stages) {
+    let next = AtomicUsize::new(0);
+    let results: Mutex<Vec<(usize, Result<FileReport, String>)>> = Mutex::new(Vec::new());
+    let stages = Mutex::new(Stages::default());
+    let workers = std::thread::available_parallelism().map_or(1, |n| n.get()).min(paths.len().max(1));
+    std::thread::scope(|scope| {
+        for i in 0..workers {
+            let worker = || loop {
+                let k = next.fetch_add(1, Ordering::SeqCst);
+                let Some(path) = paths.get(k) else { break };
+                let mut local = Stages::default();
+                let report = check_file(path, config, &mut local);
+                if let Ok(mut s) = stages.lock() {
+                    s.add(&local);
+                }
+                if let Ok(mut r) = results.lock() {
+                    r.push((k, report));
+                }
+                progress.inc(1);
+            };
+            let spawned = std::thread::Builder::new().name(format!("check-{i}")).stack_size(STACK_SIZE).spawn_scoped(scope, worker);
+            if spawned.is_err() {
+                break; // the threads already running take the remaining files
+            }
+        }
+    });
+    let mut results = results.into_inner().unwrap_or_default();
+    results.sort_by_key(|(k, _)| *k);
+    let mut reports = Vec::new();
+    let mut errors = Vec::new();
+    for (_, r) in results {
+        match r {
+            Ok(report) => reports.push(report),
+            Err(e) => errors.push(e),
+        }
+    }
+    (reports, errors, stages.into_inner().unwrap_or_default())
+}
+
+fn check_file(path: &Path, config: &files::Loaded, stages: &mut Stages) -> Result<FileReport, String> {
+    let t = Instant::now();
+    let text = std::fs::read_to_string(path).map_err(|e| crate::load::io_error(path, &e).to_string())?;
+    stages.read += t.elapsed();
+    let file_config: FileConfig = config.for_path(path);
+    let mut host = AnalysisHost::new();
+    let file = host.set_file_text(path, text.clone());
+    let analysis = host.analysis();
+    let cancelled = |_| format!("zy-analyze: internal error: analysis of {} cancelled", path.display());
+    let t = Instant::now();
+    analysis.outline(file).map_err(cancelled)?;
+    stages.parse += t.elapsed();
+    let t = Instant::now();
+    let mut findings = analysis.check_static(file, &file_config).map_err(cancelled)?;
+    stages.analyse += t.elapsed();
+    let t = Instant::now();
+    findings.extend(analysis.check_gradchecks(file, &file_config, EvalLimits::default()).map_err(cancelled)?);
+    stages.gradcheck += t.elapsed();
+    findings.sort_by_key(|d| (d.start, d.end));
+    Ok(FileReport { path: path.to_path_buf(), text, findings, expected: file_config.expected })
+}
+
+/// Colours for text output: `--color`, else on a terminal unless `NO_COLOR` is set.
+fn colour(arg: ColorArg) -> bool {
+    match arg {
+        ColorArg::Always => true,
+        ColorArg::Never => false,
+        ColorArg::Auto => {
+            std::io::stdout().is_terminal() && std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty())
+        }
+    }
+}

@@ -1,0 +1,81 @@
+//! rustc-style text: each finding with its source snippet (codespan-reporting), coloured on
+//! a terminal, then a summary line.
+
+use codespan_reporting::diagnostic::{Diagnostic as Report, Label, Severity as Level};
+use codespan_reporting::files::SimpleFiles;
+use codespan_reporting::term::{self, termcolor};
+use zy_ide::Severity;
+
+use super::{FileReport, Summary};
+
+/// The report of every file, then the summary (nothing at all when everything is clean).
+pub fn render(reports: &[FileReport], summary: Summary, colour: bool) -> String {
+    let bytes = if colour {
+        let mut w = termcolor::Ansi::new(Vec::new());
+        emit_all(&mut w, reports);
+        w.into_inner()
+    } else {
+        let mut w = termcolor::NoColor::new(Vec::new());
+        emit_all(&mut w, reports);
+        w.into_inner()
+    };
+    let mut text = String::from_utf8_lossy(&bytes).into_owned();
+    if summary.errors + summary.warnings + summary.expected > 0 {
+        text.push_str(&summary_line(summary));
+        text.push('\n');
+    }
+    text
+}
+
+fn emit_all(out: &mut dyn termcolor::WriteColor, reports: &[FileReport]) {
+    let config = term::Config::default();
+    let mut files = SimpleFiles::new();
+    for r in reports.iter().filter(|r| !r.findings.is_empty()) {
+        let id = files.add(r.path.display().to_string(), r.text.as_str());
+        for d in &r.findings {
+            let level = match d.severity {
+                Severity::Error => Level::Error,
+                Severity::Warning => Level::Warning,
+            };
+            let end = (d.end as usize).max(d.start as usize).min(r.text.len());
+            let mut report = Report::new(level)
+                .with_code(d.code.as_str())
+                .with_message(d.message.as_str())
+                .with_labels(vec![Label::primary(id, d.start as usize..end)]);
+            if r.expected {
+                report = report.with_notes(vec!["expected by zy.toml: does not fail the check".to_string()]);
+            }
+            // Writing to memory cannot fail, and the file and the clamped range exist.
+            let _ = term::emit(out, &config, &files, &report);
+        }
+    }
+}
+
+/// One line per finding, `path:line:col: severity[code]: message`, with ` (expected)` after
+/// the findings that `zy.toml` expects.
+pub fn short(reports: &[FileReport]) -> String {
+    let mut out = String::new();
+    for r in reports {
+        for d in &r.findings {
+            let expected = if r.expected { " (expected)" } else { "" };
+            let (path, line, col, sev) = (r.path.display(), d.line, d.col, d.severity.as_str());
+            out.push_str(&format!("{path}:{line}:{col}: {sev}[{}]: {}{expected}\n", d.code, d.message));
+        }
+    }
+    out
+}
+
+/// `checked 12 files: 1 error, 2 warnings (3 expected findings not counted)`.
+pub fn summary_line(s: Summary) -> String {
+    let plural = |n: usize, one: &str| format!("{n} {one}{}", if n == 1 { "" } else { "s" });
+    let mut line = format!(
+        "checked {}: {}, {}",
+        plural(s.files, "file"),
+        plural(s.errors, "error"),
+        plural(s.warnings, "warning")
+    );
+    if s.expected > 0 {
+        line.push_str(&format!(" ({} not counted)", plural(s.expected, "expected finding")));
+    }
+    line
+}
