@@ -1,7 +1,13 @@
 /** The extension's commands, and the middleware that shows a gradient when a lens computes one. */
 import * as path from "path";
 import * as vscode from "vscode";
-import { CodeLensRequest, ExecuteCommandRequest, LanguageClient, Middleware } from "vscode-languageclient/node";
+import {
+    CodeLensRequest,
+    CodeLensResolveRequest,
+    ExecuteCommandRequest,
+    LanguageClient,
+    Middleware,
+} from "vscode-languageclient/node";
 import { Cursor, formatGradient, gradientArgsAt, parseGradientResult, viewArgs } from "./args";
 import { ControlFlowView } from "./control_flow";
 import { Ctx, errorMessage, SHOW_OUTPUT } from "./ctx";
@@ -115,11 +121,11 @@ async function showGradient(run: () => Promise<unknown>): Promise<unknown> {
 async function gradientArgsNear(client: LanguageClient, uri: string, line: number): Promise<GradientArgs | string> {
     try {
         const lenses = (await client.sendRequest(CodeLensRequest.type, { textDocument: { uri } })) ?? [];
-        // Lenses may come unresolved; resolve only the candidates' commands when needed.
+        // A server may send lenses without commands and fill them in on resolve.
         const resolved = await Promise.all(
-            lenses.map(async (l) => (l.command || l.data === undefined ? l : client.sendRequest("codeLens/resolve", l))),
+            lenses.map((l) => (l.command ? l : client.sendRequest(CodeLensResolveRequest.type, l))),
         );
-        return gradientArgsAt(resolved as Parameters<typeof gradientArgsAt>[0], line);
+        return gradientArgsAt(resolved, line);
     } catch (e) {
         return `could not ask zy-lsp for the functions in this file: ${errorMessage(e)}`;
     }
