@@ -6,10 +6,21 @@ import { instance, type Viz } from "@viz-js/viz";
 
 let viz: Promise<Viz> | undefined;
 
+/**
+ * Default fonts: WebAssembly Graphviz sizes text with built-in metrics, which exist for Courier
+ * (and Times, Helvetica) but not for "monospace", so IR text set in Courier fits its boxes.
+ * Attributes in the graph itself take precedence.
+ */
+const FONTS = {
+    graphAttributes: { fontname: "Helvetica" },
+    nodeAttributes: { fontname: "Courier", fontsize: 10 },
+    edgeAttributes: { fontname: "Helvetica", fontsize: 9 },
+};
+
 /** SVG for `dot`, or the Graphviz error. The WebAssembly module is compiled once, on first use. */
 export async function renderDot(dot: string): Promise<{ ok: true; svg: string } | { ok: false; message: string }> {
     viz ??= instance();
-    const result = (await viz).render(dot, { format: "svg", engine: "dot" });
+    const result = (await viz).render(dot, { format: "svg", engine: "dot", ...FONTS });
     if (result.status === "failure") {
         const message = result.errors.map((e) => e.message.trim()).join("\n") || "Graphviz failed";
         return { ok: false, message };
