@@ -92,11 +92,11 @@ fn whitespace_and_comment_edits_rerun_no_function_query() {
     let edited = format!("\n\n# a comment\n{}", A.replace("x * x", "x  *  x   # squared"));
     host.set_file_text(Path::new("a.jl"), edited);
     assert_eq!(rerun(&host, b), Vec::<String>::new());
-    // The edit moved `sq`: errors in it are still reported at the right place (`x * y`).
+    // The edit moved `sq`: errors in it are still reported at the right place (`y`).
     host.set_file_text(Path::new("a.jl"), format!("\n\n{}", A.replace("x * x", "x * y")));
     let analysis = host.analysis();
     let e = analysis.eval(b, "twice(2.0)", EvalLimits::default()).unwrap().unwrap_err();
-    assert_eq!(e.to_string(), "a.jl:4:12: error: UndefVarError: `y` not defined");
+    assert_eq!(e.to_string(), "a.jl:4:16: error: UndefVarError: `y` not defined");
 }
 
 #[test]

@@ -34,7 +34,7 @@ pub mod program;
 pub mod span;
 pub mod specialise;
 
-pub use call::{type_call, typed_program, CallErrors, TypedCall, CALL_SPAN_FILE};
+pub use call::{type_call, typed_program, CallErrors, TypedCall, CALL_NAME, CALL_SPAN_FILE};
 pub use db::RootDatabase;
 pub use diag::{diagnostics, load_errors, locate, workspace_items, Diag};
 pub use input::{SourceFile, Workspace};

@@ -5,6 +5,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use zy_hir::{RootDatabase, SourceFile};
+use zy_ir::{Function, TypedProgram};
 
 use crate::locate::{error_at, in_call, in_file, CallSite};
 use crate::{Analysis, Cancellable, FileId, UserError};
@@ -88,7 +89,19 @@ fn eval(
         deadline: limits.timeout.map(|t| Instant::now() + t),
         cancel: limits.cancel.clone(),
     };
-    let value = zy_interp::run_function(&typed.program, &typed.body, Vec::new(), &interp_limits)
+    let (program, body) = expand(db, typed).map_err(|e| error_at(db, e.span, site, e.message))?;
+    let value = zy_interp::run_function(&program, &body, Vec::new(), &interp_limits)
         .map_err(|e| error_at(db, e.span, site, e.message))?;
     Ok(crate::grad::result(&value))
+}
+
+/// The call's program and body with the differentiation builtins (`gradient`, `derivative`,
+/// `pullback`) rewritten into calls of generated AD functions, as they must be before running.
+pub(crate) fn expand(db: &RootDatabase, typed: zy_hir::TypedCall) -> Result<(TypedProgram, Arc<Function>), zy_ad::AdError> {
+    let mut program = typed.program;
+    program.globals.insert(zy_hir::CALL_NAME.into(), typed.body.clone());
+    let source = &zy_hir::program_index(db, zy_hir::Workspace::get(db)).program;
+    let mut program = zy_ad::expand_with_rrules(source, &program)?;
+    let body = program.globals.remove(zy_hir::CALL_NAME).unwrap_or(typed.body);
+    Ok((program, body))
 }

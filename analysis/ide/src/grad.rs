@@ -4,12 +4,12 @@
 use std::sync::Arc;
 use std::time::Instant;
 
-use zy_hir::{RootDatabase, SourceFile, TypedCall};
+use zy_hir::{RootDatabase, SourceFile};
 use zy_interp::Value;
-use zy_ir::{Function, Instance, Op, Operand, Terminator};
+use zy_ir::{Function, Instance, Op, Operand, Terminator, TypedProgram};
 use zy_syntax::ast::{Expr, ExprKind};
 
-use crate::eval::load_error;
+use crate::eval::{expand, load_error};
 use crate::locate::{error_at, in_site, CallSite};
 use crate::{Analysis, Cancellable, EvalLimits, EvalResult, FileId, UserError};
 
@@ -92,14 +92,14 @@ fn grad(
 /// A call `f(args...)` typed and ready to be run and differentiated.
 pub(crate) struct Prepared<'a> {
     site: CallSite<'a>,
-    /// The typed call (its program holds `f` and everything `f` reaches).
-    typed: TypedCall,
+    /// Everything `f` reaches, typed, with differentiation builtins expanded.
+    program: TypedProgram,
     /// The specialisation of `f` called.
     inst: Arc<Instance>,
     /// Whether `f` is a closure or callable struct passed as a hidden first argument.
     with_callee: bool,
-    /// The tuple of the arguments (with the callee first if passed), typed.
-    args: TypedCall,
+    /// The tuple of the arguments (with the callee first if passed): program and body.
+    args: (TypedProgram, Arc<Function>),
     limits: zy_interp::Limits,
 }
 
@@ -130,13 +130,15 @@ impl<'a> Prepared<'a> {
             parts.insert(0, (**callee).clone());
         }
         let tuple = Expr::new(ExprKind::Tuple(parts), expr.range);
-        let args = zy_hir::type_call(db, &tuple).map_err(type_errors)?;
+        let ad_error = |e: zy_ad::AdError| error_at(db, e.span, site, e.message);
+        let args = expand(db, zy_hir::type_call(db, &tuple).map_err(type_errors)?).map_err(ad_error)?;
+        let (program, _) = expand(db, typed).map_err(ad_error)?;
         let limits = zy_interp::Limits {
             max_depth: limits.max_depth,
             deadline: limits.timeout.map(|t| Instant::now() + t),
             cancel: limits.cancel.clone(),
         };
-        Ok(Prepared { site, typed, inst, with_callee, args, limits })
+        Ok(Prepared { site, program, inst, with_callee, args, limits })
     }
 
     fn runtime_error(&self, db: &RootDatabase, e: zy_interp::RuntimeError) -> UserError {
@@ -145,7 +147,7 @@ impl<'a> Prepared<'a> {
 
     /// A fresh evaluation of the arguments (the callee first if it is passed).
     pub(crate) fn arguments(&self, db: &RootDatabase) -> Result<Vec<Value>, UserError> {
-        match zy_interp::run_function(&self.args.program, &self.args.body, Vec::new(), &self.limits) {
+        match zy_interp::run_function(&self.args.0, &self.args.1, Vec::new(), &self.limits) {
             Ok(Value::Tuple(vs)) => Ok(vs.to_vec()),
             Ok(other) => Ok(vec![other]),
             Err(e) => Err(self.runtime_error(db, e)),
@@ -154,7 +156,7 @@ impl<'a> Prepared<'a> {
 
     /// The argument names of `f` as written (the callee's first, if passed).
     pub(crate) fn arg_names(&self) -> Vec<String> {
-        self.typed.program.functions.get(&self.inst).map_or_else(Vec::new, |f| {
+        self.program.functions.get(&self.inst).map_or_else(Vec::new, |f| {
             f.arg_names.iter().map(|n| n.to_string()).collect()
         })
     }
@@ -166,13 +168,13 @@ impl<'a> Prepared<'a> {
 
     /// The call's value on `args` (as returned by [`Prepared::arguments`]).
     pub(crate) fn value(&self, db: &RootDatabase, args: Vec<Value>) -> Result<Value, UserError> {
-        zy_interp::run(&self.typed.program, &self.inst, args, &self.limits).map_err(|e| self.runtime_error(db, e))
+        zy_interp::run(&self.program, &self.inst, args, &self.limits).map_err(|e| self.runtime_error(db, e))
     }
 
     /// The value and the gradient with respect to each argument (not the callee).
     pub(crate) fn gradient(&self, db: &RootDatabase, engine: Engine) -> Result<(Value, Vec<Value>), UserError> {
         let source = &zy_hir::program_index(db, zy_hir::Workspace::get(db)).program;
-        let (driver, program) = zy_ad::gradient_program_with_rrules(source, &self.typed.program, &self.inst)
+        let (driver, program) = zy_ad::gradient_program_with_rrules(source, &self.program, &self.inst)
             .map_err(|e| error_at(db, e.span, self.site, e.message))?;
         let out = run(&program, &driver, self.arguments(db)?, &self.limits, engine)
             .map_err(|e| self.runtime_error(db, e))?;
