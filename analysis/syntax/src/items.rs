@@ -182,9 +182,13 @@ pub(crate) fn short_function(cx: &mut Cx, node: Node) -> Option<FunctionDef> {
 }
 
 fn method(cx: &mut Cx, node: Node, sig: Signature, body: Vec<Expr>) -> FunctionDef {
+    // Annotations sit above the docstring, if there is one.
+    let docstring = node
+        .prev_named_sibling()
+        .filter(|d| is_docstring(*d, Some(node)));
     let annotations = match sig.name {
         FunctionName::Anonymous => Vec::new(),
-        _ => annotations::above(cx, node.start_byte()),
+        _ => annotations::above(cx, docstring.unwrap_or(node).start_byte()),
     };
     FunctionDef {
         name: sig.name,

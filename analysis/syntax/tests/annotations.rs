@@ -107,3 +107,15 @@ fn inner_methods_take_annotations_too() {
     "#]],
     );
 }
+
+#[test]
+fn annotations_sit_above_the_docstring() {
+    check(
+        "# zy: at f(1.0)\n\"\"\"\n    f(x)\n\nIdentity.\n\"\"\"\nf(x) = x\n",
+        expect![[r#"
+        (function f (x)
+          @at "f(1.0)" 9..15
+          x)
+    "#]],
+    );
+}
