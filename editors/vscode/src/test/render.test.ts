@@ -43,3 +43,12 @@ test("the webview HTML has a strict policy, the picture, and escapes messages", 
     assert.ok(err.includes("<h1>Control flow: &#60;f&#62;</h1>"));
     assert.ok(err.includes('<p class="message">no `# zy: at` call for f &#38; g</p>'));
 });
+
+test("blocks default to Courier (whose metrics Graphviz has), edges to Helvetica; the graph's own fonts win", async () => {
+    const r = await renderDot('digraph { a [shape=box label="%1 = x"]; b [fontname="Times"]; a -> b [label="e"] }');
+    assert.deepEqual(r.ok ? r.svg.match(/font-family="[^"]*"/g) : r.message, [
+        'font-family="Courier,monospace"',
+        'font-family="Times"',
+        'font-family="Helvetica,sans-Serif"',
+    ]);
+});
