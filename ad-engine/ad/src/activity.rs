@@ -130,7 +130,7 @@ fn passes_gradient(op: &Op) -> bool {
         // Piecewise-constant functions pass a zero gradient: their inputs still count as
         // reached (a zero, not `nothing`).
         Op::Prim(Prim::Floor | Prim::Ceil | Prim::Round | Prim::Sign) => true,
-        Op::Prim(Prim::Zero | Prim::One) => false,
+        Op::Prim(Prim::Zero | Prim::One | Prim::ZeroTangent | Prim::Undef) => false,
         Op::Prim(p) => !p.is_nondifferentiable(),
         Op::New(_) | Op::Invoke(_) => true,
         Op::Call(_) | Op::CallValue | Op::Closure(_) | Op::Global(_) => false,

@@ -1,11 +1,19 @@
-//! The driver `∇f(args...)`: zero shadows for the arguments, the forward call, the pullback
+//! The driver `∇f(args...)`: zero shadows for the arguments, the forward pass, the pullback
 //! seeded with `1.0`, and each argument's full gradient assembled from its shadow (fdata) and
 //! the pullback's rdata. `nothing` where no gradient can reach the argument. Arguments that
 //! the call mutates end in the state the plain call leaves them in.
+//!
+//! `f⁺` and `f⁻` are inlined: the tape goes straight from one to the other as an SSA value, no
+//! `back` closure is made, and a driver of a function without calls or loops is plain
+//! differentiable code, so differentiating it again gives a second derivative.
 
+use std::collections::HashMap;
 use std::sync::Arc;
 
-use zy_ir::{tangent_type, Block, Const, Function, Instance, Op, Operand, Prim, SsaBuilder, Terminator, Type};
+use zy_ir::{
+    tangent_type, Block, BlockCall, Const, Function, Instance, Op, Operand, Prim, Span, SsaBuilder, Stmt,
+    Terminator, Type, Value,
+};
 
 use crate::activity::{analyse, ArgGradient};
 use crate::names;
@@ -13,8 +21,13 @@ use crate::rules::Emit;
 use crate::tangent::{has_fdata, rdata_type};
 use crate::AdError;
 
-/// Build the driver of `inst` (whose typed body is `func`).
-pub fn driver(inst: &Arc<Instance>, func: &Function) -> Result<(Arc<Instance>, Function), AdError> {
+/// Build the driver of `inst` (whose typed body is `func`), inlining its forward and pullback
+/// functions `adj` (needed unless the result is an Int or Bool).
+pub fn driver(
+    inst: &Arc<Instance>,
+    func: &Function,
+    adj: Option<(&Function, &Function)>,
+) -> Result<(Arc<Instance>, Function), AdError> {
     let constant = matches!(func.ret, Type::Int64 | Type::Bool);
     if func.ret == Type::Bottom {
         return Err(AdError::new(func.span, format!("cannot differentiate `{}`: it never returns (every path throws)", func.name)));
@@ -61,14 +74,21 @@ pub fn driver(inst: &Arc<Instance>, func: &Function) -> Result<(Arc<Instance>, F
         }
         shadows.push(s);
     }
-    let fty = names::forward_ret(inst, &func.ret);
-    let r = e.op(Op::Invoke(names::forward_instance(inst)), call_args, fty.clone());
-    let y = e.field(r.clone(), 0, &fty);
-    let nparts = fty.field_types().map_or(0, |f| f.len());
-    let back = e.field(r, nparts - 1, &fty);
+    let Some((fwd, pb)) = adj else {
+        return Err(AdError::new(func.span, format!("internal: no adjoint of {inst}")));
+    };
+    // Forward pass; its exit returns (y, [y_f], make_pullback(f⁻, m, tape)).
+    let (fwd_exit, r) = inline(&mut sb, Block::ENTRY, fwd, call_args);
+    let parts = tuple_parts(&sb.func, &r);
+    let (y, tape) = match (parts.first(), parts.last().map(|b| tuple_parts(&sb.func, b))) {
+        (Some(y), Some(mp)) if mp.len() == 3 => (y.clone(), mp[2].clone()),
+        _ => return Err(AdError::new(func.span, format!("internal: unexpected forward function of {inst}"))),
+    };
+    // Pullback, seeded with 1.0.
+    let (at, g) = inline(&mut sb, fwd_exit, pb, vec![tape, Const::f64(1.0).into()]);
+    let mut e = Emit { bcast: None, b: &mut sb, block: at, span: func.span };
     let arg_tys: Vec<Type> = args.iter().map(|a| e.b.func.ty(*a).clone()).collect();
     let gty = Type::tuple(arg_tys.iter().map(rdata_type));
-    let g = e.prim(Prim::CallPullback, vec![back, Const::f64(1.0).into()], gty.clone());
     if arg_tys.iter().any(Type::is_mutable) {
         // The pullback undid the call's mutations (restoring each overwritten value on its way
         // back); run the call again so the arguments end as the plain call leaves them.
@@ -91,9 +111,83 @@ pub fn driver(inst: &Arc<Instance>, func: &Function) -> Result<(Arc<Instance>, F
     let t = e.prim(Prim::Tuple, tangents, tty.clone());
     let rty = Type::tuple([Type::Float64, tty]);
     let res = e.prim(Prim::Tuple, vec![y, t], rty.clone());
-    sb.func.set_term(Block::ENTRY, Terminator::Return(res), func.span);
+    sb.func.set_term(at, Terminator::Return(res), func.span);
     sb.func.ret = rty;
-    Ok((dinst, sb.finish()))
+    let mut out = sb.finish();
+    crate::simplify::simplify(&mut out);
+    Ok((dinst, out))
+}
+
+/// The return type of the driver of `func`: `(y, (g1, g2, ...))`.
+pub fn driver_ret(func: &Function) -> Type {
+    let act = analyse(func);
+    let constant = matches!(func.ret, Type::Int64 | Type::Bool);
+    let grads = func.args().iter().enumerate().map(|(i, a)| {
+        if constant || act.args.get(i) != Some(&ArgGradient::Reaches) {
+            Type::Nothing
+        } else {
+            tangent_type(func.ty(*a))
+        }
+    });
+    Type::tuple([if constant { func.ret.clone() } else { Type::Float64 }, Type::tuple(grads)])
+}
+
+/// The operands of the `tuple`/`make_pullback` statement defining `op`.
+fn tuple_parts(func: &Function, op: &Operand) -> Vec<Operand> {
+    op.as_value().and_then(|v| func.stmt(v)).map(|s| s.args.clone()).unwrap_or_default()
+}
+
+/// Copy `callee` into `sb.func`, entered by a jump from `from` with `args` for its arguments.
+/// Returns the copy of its (single) returning block, left without a terminator, and the copy
+/// of the returned operand.
+fn inline(sb: &mut SsaBuilder, from: Block, callee: &Function, args: Vec<Operand>) -> (Block, Operand) {
+    let out = &mut sb.func;
+    let mut bmap: HashMap<Block, Block> = HashMap::new();
+    for b in callee.block_ids() {
+        bmap.insert(b, out.add_block());
+    }
+    let mut vmap: HashMap<Value, Operand> = HashMap::new();
+    for (p, a) in callee.args().iter().zip(args) {
+        vmap.insert(*p, a);
+    }
+    for b in callee.block_ids().skip(1) {
+        for &p in &callee.block(b).params {
+            let d = callee.value(p);
+            vmap.insert(p, out.add_param(bmap[&b], d.ty.clone(), d.span, d.name.clone()).into());
+        }
+    }
+    let map = |vmap: &HashMap<Value, Operand>, op: &Operand| match op {
+        Operand::Value(v) => vmap.get(v).cloned().unwrap_or(op.clone()),
+        c => c.clone(),
+    };
+    for b in callee.reverse_postorder() {
+        for &v in &callee.block(b).stmts {
+            let (Some(s), d) = (callee.stmt(v), callee.value(v)) else { continue };
+            let stmt = Stmt { op: s.op.clone(), args: s.args.iter().map(|a| map(&vmap, a)).collect() };
+            let nv = out.push_stmt(bmap[&b], stmt, d.ty.clone(), d.span);
+            out.values[nv.index()].name = d.name.clone();
+            vmap.insert(v, nv.into());
+        }
+    }
+    let mut exit = (bmap[&Block::ENTRY], Operand::Const(Const::Nothing));
+    for b in callee.block_ids() {
+        let data = callee.block(b);
+        let call = |c: &BlockCall| BlockCall { block: bmap[&c.block], args: c.args.iter().map(|a| map(&vmap, a)).collect() };
+        let term = match &data.term {
+            Terminator::Return(x) => {
+                exit = (bmap[&b], map(&vmap, x));
+                continue;
+            }
+            Terminator::Jump(c) => Terminator::Jump(call(c)),
+            Terminator::Branch { cond, then_to, else_to } => {
+                Terminator::Branch { cond: map(&vmap, cond), then_to: call(then_to), else_to: call(else_to) }
+            }
+            Terminator::Unreachable => Terminator::Unreachable,
+        };
+        out.set_term(bmap[&b], term, data.term_span);
+    }
+    out.set_term(from, Terminator::Jump(BlockCall::new(bmap[&Block::ENTRY])), Span::default());
+    exit
 }
 
 /// The full tangent of a value of type `ty` from its shadow `s` and rdata `r`.

@@ -42,8 +42,16 @@ fn expand_in(source: Option<&Program>, prog: &TypedProgram) -> Result<TypedProgr
             out.globals.insert(name, Arc::new(f));
         }
     }
-    for inst in pending {
-        add_adjoints(source, &mut out, &inst)?;
+    for (inst, with_driver) in pending {
+        let Some(func) = out.functions.get(&inst).cloned() else { continue };
+        if func.ret == Type::Float64 {
+            add_adjoints(source, &mut out, &inst)?;
+        }
+        let dinst = names::driver_instance(&inst);
+        if with_driver && !out.functions.contains_key(&dinst) {
+            let (d, body) = driver::driver(&inst, &func, crate::adjoint_of(&out, &inst))?;
+            out.functions.insert(d, Arc::new(body));
+        }
     }
     Ok(out)
 }
@@ -58,7 +66,7 @@ fn is_diff_prim(func: &Function, v: Value) -> Option<Prim> {
 }
 
 /// The rewritten function, if it used a differentiation builtin.
-fn expand_function(prog: &mut TypedProgram, pending: &mut Vec<Arc<Instance>>, mut func: Function) -> Result<Option<Function>, AdError> {
+fn expand_function(prog: &mut TypedProgram, pending: &mut Vec<(Arc<Instance>, bool)>, mut func: Function) -> Result<Option<Function>, AdError> {
     let mut changed = false;
     for b in func.block_ids().collect::<Vec<_>>() {
         for v in func.block(b).stmts.clone() {
@@ -171,7 +179,7 @@ fn builtin_wrapper(prog: &mut TypedProgram, name: &str, xtys: &[Type], span: Spa
 }
 
 /// `gradient`, `derivative` and `pullback`.
-fn differentiate(prog: &mut TypedProgram, pending: &mut Vec<Arc<Instance>>, ins: &mut Insert, p: Prim, stmt: &Stmt) -> Result<Option<(Op, Vec<Operand>)>, AdError> {
+fn differentiate(prog: &mut TypedProgram, pending: &mut Vec<(Arc<Instance>, bool)>, ins: &mut Insert, p: Prim, stmt: &Stmt) -> Result<Option<(Op, Vec<Operand>)>, AdError> {
     let span = ins.span;
     let Some((callee, xs)) = stmt.args.split_first() else { return Ok(None) };
     let callee_ty = ins.func.operand_ty(callee);
@@ -181,7 +189,7 @@ fn differentiate(prog: &mut TypedProgram, pending: &mut Vec<Arc<Instance>>, ins:
     let mut call: Vec<Operand> = lead;
     call.extend(xs.iter().cloned());
     if p == Prim::PullbackOf {
-        pending.push(inst.clone());
+        pending.push((inst.clone(), false));
         let mut fargs = Vec::new();
         for (a, t) in call.iter().zip(inst.args.iter()) {
             fargs.push(a.clone());
@@ -199,14 +207,11 @@ fn differentiate(prog: &mut TypedProgram, pending: &mut Vec<Arc<Instance>>, ins:
     }
     let func = prog.functions.get(&inst).cloned().ok_or_else(|| AdError::new(span, format!("no typed body for {inst}")))?;
     let dinst = names::driver_instance(&inst);
-    if !prog.functions.contains_key(&dinst) {
-        let (d, body) = driver::driver(&inst, &func)?;
-        if func.ret == Type::Float64 {
-            pending.push(inst.clone());
-        }
-        prog.functions.insert(d, Arc::new(body));
+    if func.ret != Type::Float64 && !matches!(func.ret, Type::Int64 | Type::Bool) {
+        return Err(AdError::new(span, format!("gradient of a non-scalar result ({})", func.ret)));
     }
-    let dret = prog.functions.get(&dinst).map(|f| f.ret.clone()).unwrap_or(Type::Any);
+    pending.push((inst.clone(), true));
+    let dret = driver::driver_ret(&func);
     let r = ins.emit(Op::Invoke(dinst), call, dret.clone());
     let gty = dret.field_types().and_then(|f| f.get(1).cloned()).unwrap_or(Type::Any);
     let g = ins.field(r, 1, &dret);

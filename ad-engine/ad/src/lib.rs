@@ -74,12 +74,19 @@ fn gradient_program_in(
         .functions
         .get(&inst)
         .ok_or_else(|| AdError::new(Span::default(), format!("no typed body for {inst}")))?;
-    let (dinst, driver) = driver::driver(&inst, func)?;
     if func.ret == zy_ir::Type::Float64 {
         add_adjoints(source, &mut out, &inst)?;
     }
+    let (dinst, driver) = driver::driver(&inst, func, adjoint_of(&out, &inst))?;
     out.functions.insert(dinst.clone(), Arc::new(driver));
     Ok((dinst, out))
+}
+
+/// The forward and pullback functions of `inst` in `prog`, if present.
+fn adjoint_of<'p>(prog: &'p TypedProgram, inst: &Instance) -> Option<(&'p zy_ir::Function, &'p zy_ir::Function)> {
+    let f = prog.functions.get(&names::forward_instance(inst))?;
+    let p = prog.functions.get(&names::pullback_instance(inst))?;
+    Some((f, p))
 }
 
 /// Add `f⁺`/`f⁻` for `inst` and, transitively, for the user functions it calls (from an rrule

@@ -7,7 +7,7 @@ use std::collections::HashMap;
 use zy_ir::{Block, BlockCall, Const, Function, Op, Operand, Prim, Stmt, Terminator, Value, ValueKind};
 
 /// Simplify `func` in place.
-pub fn simplify(func: &mut Function) {
+pub(crate) fn simplify(func: &mut Function) {
     fold_zero_adds(func);
     remove_dead(func);
     thread_jumps(func);

@@ -70,6 +70,7 @@ fn grad_json(src: &str, call: &str) -> Result<Json, String> {
         tys = args.iter().map(Value::julia_type).collect();
         (inst, prog) = zy_infer::infer_call(&program, &tys[0], &tys[1..]).map_err(|e| format!("{e:?}"))?;
     }
+    let prog = zy_ad::expand_with_rrules(&program, &prog).map_err(|e| e.message)?;
     let (driver, prog) = zy_ad::gradient_program_with_rrules(&program, &prog, &inst).map_err(|e| e.message)?;
     match run(&prog, &driver, args, &Limits::default()).map_err(|e| e.message)? {
         Value::Tuple(parts) if parts.len() == 2 => match (&parts[1], callee) {

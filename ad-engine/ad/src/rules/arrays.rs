@@ -13,7 +13,7 @@ pub fn handles(p: Prim) -> bool {
     use Prim::*;
     matches!(
         p,
-        GetIndex | SetIndex | Sum | Prod | Maximum | Minimum | Dot | Vect | Hvcat | Copy | Fill | MatMul
+        GetIndex | SetIndex | AccumInto | Sum | Prod | Maximum | Minimum | Dot | Vect | Hvcat | Copy | Fill | MatMul
             | Transpose | Adjoint | First | Last
     )
 }
@@ -31,6 +31,12 @@ pub fn forward(e: &mut Emit, p: Prim, s: &FwdStmt) -> Result<FwdOut, AdError> {
         let value = e.prim(SetIndex, s.args.clone(), s.ty.clone());
         let mut residuals = vec![s.args[0].clone(), sh(0).unwrap_or(Const::Nothing.into()), old];
         residuals.extend(idx);
+        return Ok(FwdOut { value, shadow: None, residuals });
+    }
+    if p == AccumInto {
+        // dst += x in place: dst's gradient passes through; x gets it (summed for a number).
+        let value = e.prim(p, s.args.clone(), s.ty.clone());
+        let residuals = vec![s.args[0].clone(), s.args[1].clone(), sh(0).unwrap_or(Const::Nothing.into()), sh(1).unwrap_or(Const::Nothing.into())];
         return Ok(FwdOut { value, shadow: None, residuals });
     }
     let value = e.prim(p, s.args.clone(), s.ty.clone());
@@ -113,6 +119,22 @@ pub fn reverse(e: &mut Emit, p: Prim, s: &RevStmt) -> Vec<Option<Operand>> {
                     Some(dy) => e.add(g, dy),
                     None => g,
                 });
+            }
+        }
+        AccumInto => {
+            // Undo the addition, then pass dst's gradient on to x.
+            let (dst, x, sdst, sx) = (r(0), r(1), r(2), r(3));
+            let xt = s.arg_tys[1].clone();
+            let neg = e.bcast_or_scalar(Neg, x, &xt);
+            e.prim(AccumInto, vec![dst, neg], Type::Nothing);
+            if sdst.as_const().is_none() {
+                match &xt {
+                    Type::Float64 => out[1] = Some(e.prim(Sum, vec![sdst], f.clone())),
+                    Type::Array(..) | Type::Adjoint(_) if sx.as_const().is_none() => {
+                        e.prim(AccumInto, vec![sx, sdst], Type::Nothing);
+                    }
+                    _ => {}
+                }
             }
         }
         Sum => {

@@ -13,6 +13,7 @@ pub fn handles(p: Prim) -> bool {
     matches!(
         p,
         Prim::Tuple
+            | Prim::Accum
             | Prim::NamedTuple
             | Prim::GetField
             | Prim::SetField
@@ -71,6 +72,7 @@ pub fn forward(e: &mut Emit, p: Prim, s: &FwdStmt) -> FwdOut {
             };
             FwdOut { value, shadow, residuals: vec![] }
         }
+        Prim::Accum => FwdOut { value, shadow: None, residuals: vec![] },
         Prim::TupleIndex => {
             let shadow = match (sh(0), fty != Type::Nothing) {
                 (Some(x), true) => Some(e.prim(Prim::TupleIndex, vec![x, s.args[1].clone()], fty)),
@@ -206,6 +208,16 @@ pub fn reverse(e: &mut Emit, p: Prim, s: &RevStmt) -> Vec<Option<Operand>> {
             if let (Some(dy), Some(Const::Int(i))) = (&s.dy, s.consts.get(1).cloned().flatten()) {
                 if xr != Type::Nothing && i >= 1 {
                     out[0] = Some(e.one_hot(&xr, (i - 1) as usize, dy.clone()));
+                }
+            }
+        }
+        Prim::Accum => {
+            // a + b: both get ȳ.
+            if let Some(dy) = &s.dy {
+                for (i, o) in out.iter_mut().enumerate() {
+                    if arg_rdata(s, i) == rdata_type(&s.ty) {
+                        *o = Some(dy.clone());
+                    }
                 }
             }
         }

@@ -62,6 +62,17 @@ impl Emit<'_> {
         }
     }
 
+    /// `p(x)` on a number, or broadcast over an array `x` of type `ty`.
+    pub fn bcast_or_scalar(&mut self, p: Prim, x: Operand, ty: &Type) -> Operand {
+        match ty {
+            Type::Array(..) | Type::Adjoint(_) => {
+                let f = Operand::Const(Const::Func(p.julia_name().into()));
+                self.prim(Prim::Broadcast, vec![f, x], ty.clone())
+            }
+            _ => self.prim(p, vec![x], ty.clone()),
+        }
+    }
+
     /// `a * b` on Float64.
     pub fn mul(&mut self, a: Operand, b: Operand) -> Operand {
         self.prim(Prim::Mul, vec![a, b], Type::Float64)
@@ -213,7 +224,7 @@ pub fn forward(e: &mut Emit, s: FwdStmt, callees: &mut Callees) -> Result<FwdOut
         Op::Invoke(inst) => calls::forward(e, inst, &s, callees),
         Op::Prim(p) if p.is_nondifferentiable() || !s.active => plain(e, &s),
         // Results that do not depend on the operand's value.
-        Op::Prim(Prim::Zero | Prim::One | Prim::Length | Prim::Size) => plain(e, &s),
+        Op::Prim(Prim::Zero | Prim::One | Prim::Length | Prim::Size | Prim::ZeroTangent | Prim::Undef) => plain(e, &s),
         Op::Prim(p) => return Err(unsupported(e.span, &format!("the primitive `{p}`"))),
         Op::Call(n) => return Err(unsupported(e.span, &format!("the untyped call `{n}`"))),
         Op::CallValue | Op::Closure(_) => return Err(unsupported(e.span, "untyped IR")),
