@@ -106,7 +106,9 @@ pub(crate) fn error_expr(node: Node) -> Expr {
 
 /// Is the node a comment (comments may appear between any two children)?
 pub(crate) fn is_comment(node: Node) -> bool {
-    matches!(node.kind(), "line_comment" | "block_comment")
+    // Comments are extra nodes; the flag is cheaper than the kind's name (but error recovery
+    // can make other nodes extra too).
+    node.is_extra() && matches!(node.kind(), "line_comment" | "block_comment")
 }
 
 /// The named children of `node` other than comments, in order.
