@@ -170,12 +170,27 @@ try {
         await page.waitForTimeout(1500);
         await page.locator(".codelens-decoration a", { hasText: "show adjoint IR" }).first().click();
         await page.locator(".tab", { hasText: "pow.adjoint.zyir" }).waitFor({ timeout: 15_000 });
-        const r = await firstOf([editorLine("# adjoint unavailable"), editorLine("pullback")], 15_000);
+        // The adjoint is the forward function pow⁺ then the pullback pow⁻.
+        const r = await firstOf([editorLine("# adjoint unavailable"), editorLine(/^pow⁻\(/)], 15_000);
         await shot("4-adjoint-ir.png");
         if (r.index === 0) {
             skip("show adjoint IR opens the adjoint beside the source", `server lacks the adjoint stage (${r.text.trim()})`);
+        } else if ((await editorLine(/^pow⁺\(/).count()) === 1) {
+            pass("show adjoint IR opens the adjoint beside the source", `pow⁺ and ${r.text.trim()}`);
         } else {
-            pass("show adjoint IR opens the adjoint beside the source", r.text.trim());
+            fail("show adjoint IR opens the adjoint beside the source", `no forward function pow⁺ before ${r.text.trim()}`);
+        }
+    });
+
+    await check("zy: Show Cranelift IR opens the CLIF beside the source", async () => {
+        await editorLine(/^function\spow\(/).click();
+        await runCommand("zy: Show Cranelift IR");
+        await page.locator(".tab", { hasText: "pow.clif.zyir" }).waitFor({ timeout: 15_000 });
+        const r = await firstOf([editorLine("# clif unavailable"), editorLine(/^function\s/)], 15_000);
+        if (r.index === 0) {
+            skip("zy: Show Cranelift IR opens the CLIF beside the source", `server lacks the clif stage (${r.text.trim()})`);
+        } else {
+            pass("zy: Show Cranelift IR opens the CLIF beside the source", r.text.trim());
         }
     });
 
