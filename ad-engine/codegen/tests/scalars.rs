@@ -282,3 +282,23 @@ fn compiled_code_is_shared_across_threads_and_reused() {
     let out = std::thread::spawn(run).join().unwrap();
     assert_eq!(out, Ok("32.0".to_string()));
 }
+
+#[test]
+fn runaway_recursion_stops_at_the_deadline() {
+    // fib(60) makes about 10^12 calls but never recurses deeper than 60.
+    let fb = fib_fn();
+    let inst = fb.inst();
+    let prog = program(vec![fb]);
+    let mut jit = zy_codegen::JitSession::new().unwrap();
+    let compiled = jit.compile(&prog, &inst).unwrap();
+    let start = Instant::now();
+    let limits = Limits { deadline: Some(start + Duration::from_millis(50)), ..Limits::default() };
+    let err = compiled.call(&[Value::Int(60)], &limits).unwrap_err();
+    assert_eq!(err.message, "InterruptException: time limit exceeded");
+    assert!(start.elapsed() < Duration::from_secs(2));
+    // The cancel flag stops it too.
+    let flag = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(true));
+    let limits = Limits { cancel: Some(flag), ..Limits::default() };
+    let err = compiled.call(&[Value::Int(60)], &limits).unwrap_err();
+    assert_eq!(err.message, "InterruptException: cancelled");
+}

@@ -213,8 +213,9 @@ impl<'e, 'a, 'b> Translator<'e, 'a, 'b> {
         Ok(())
     }
 
-    /// Before a call: one more frame; too many (or too little native stack left) is a
-    /// `StackOverflowError` at the call, as in the interpreter. Returns the depth to restore.
+    /// Before a call in recursive code: one more frame; too many (or too little native stack
+    /// left) is a `StackOverflowError` at the call, as in the interpreter. The call also burns
+    /// fuel, so runaway recursion sees the deadline. Returns the depth to restore.
     fn enter_call(&mut self, span: Span) -> ClValue {
         let ctx = self.ctx;
         let d = self.b.ins().load(types::I64, mem(), ctx, ctx_offset::DEPTH);
@@ -231,6 +232,8 @@ impl<'e, 'a, 'b> Translator<'e, 'a, 'b> {
         });
         let d1 = self.b.ins().iadd_imm_s(d, 1);
         self.b.ins().store(mem(), d1, ctx, ctx_offset::DEPTH);
+        // Recursion without loops must still see the deadline.
+        self.burn_fuel(span);
         d
     }
 
@@ -444,8 +447,8 @@ impl<'e, 'a, 'b> Translator<'e, 'a, 'b> {
         Ok(())
     }
 
-    /// Count down the fuel on a loop back edge; when it runs out, poll the deadline and the
-    /// cancel flag.
+    /// Count down the fuel (on a loop back edge or a recursive call); when it runs out, poll the
+    /// deadline and the cancel flag.
     fn burn_fuel(&mut self, span: Span) {
         let ctx = self.ctx;
         let f = self.b.ins().load(types::I64, mem(), ctx, ctx_offset::FUEL);
