@@ -35,7 +35,7 @@ export class ControlFlowView implements vscode.Disposable {
                 "zy.controlFlow",
                 "",
                 { viewColumn: vscode.ViewColumn.Beside, preserveFocus: true },
-                { enableScripts: false, retainContextWhenHidden: false },
+                { enableScripts: false, localResourceRoots: [] },
             );
             this.panel.onDidDispose(() => {
                 this.panel = undefined;
