@@ -84,8 +84,9 @@ pub fn parse_expr(text: &str) -> Result<Expr, SyntaxError> {
     }
 }
 
-/// A parser set to tree-sitter-julia (None only if the grammar and library versions disagree).
-fn julia_parser(parser: &mut Parser) -> Option<&mut Parser> {
+/// A new parser set to tree-sitter-julia (None only if grammar and library versions disagree).
+fn julia_parser() -> Option<Parser> {
+    let mut parser = Parser::new();
     parser
         .set_language(&tree_sitter_julia::LANGUAGE.into())
         .ok()?;
@@ -97,27 +98,25 @@ thread_local! {
     static PARSER: RefCell<Option<Parser>> = const { RefCell::new(None) };
 }
 
-/// Parses `text` with this thread's parser, limited to `ranges` if given.
+/// Parses `text` (only `ranges` of it if given) with this thread's parser, or with a fresh one
+/// if that is unavailable (in use further up the stack, or the thread is ending).
 pub(crate) fn parse_tree_in(text: &str, ranges: Option<&[Range]>) -> Option<Tree> {
-    PARSER.with(|cell| {
-        // A parse nested in another (re-parsing an array element) finds the cell borrowed and
-        // uses a fresh parser.
-        let mut fresh = None;
-        let mut guard = cell.try_borrow_mut().ok();
-        let slot = match guard.as_deref_mut() {
-            Some(slot) => slot,
-            None => &mut fresh,
-        };
-        if slot.is_none() {
-            let mut parser = Parser::new();
-            julia_parser(&mut parser)?;
-            *slot = Some(parser);
-        }
-        let parser = slot.as_mut()?;
+    let parse = |parser: &mut Parser| {
         // No ranges: the whole text.
         parser.set_included_ranges(ranges.unwrap_or(&[])).ok()?;
         parser.parse(text, None)
-    })
+    };
+    let cached = PARSER.try_with(|cell| {
+        let mut slot = cell.try_borrow_mut().ok()?;
+        if slot.is_none() {
+            *slot = julia_parser();
+        }
+        parse(slot.as_mut()?)
+    });
+    match cached {
+        Ok(Some(tree)) => Some(tree),
+        _ => parse(&mut julia_parser()?),
+    }
 }
 
 fn parse_tree(text: &str) -> Option<Tree> {
