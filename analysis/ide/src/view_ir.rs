@@ -103,9 +103,13 @@ fn stage_texts(db: &RootDatabase, spec: &Specialised<'_>, stage: IrStage) -> Res
                 };
                 program.functions.get(&key).map(|f| print_function(f))
             }
-            IrStage::Clif => Some(zy_codegen::clif_text(&program, inst).map_err(|e| {
-                error_at(db, zy_ir::Span::default(), spec.site, format!("cannot compile: {e}"))
-            })?),
+            IrStage::Clif => {
+                // What runs is the program with differentiation calls expanded.
+                let expanded = zy_ad::expand_with_rrules(source, &program).map_err(ad_error)?;
+                Some(zy_codegen::clif_text(&expanded, inst).map_err(|e| {
+                    error_at(db, zy_ir::Span::default(), spec.site, format!("cannot compile: {e}"))
+                })?)
+            }
         };
         out.extend(text);
     }
