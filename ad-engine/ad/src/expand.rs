@@ -2,13 +2,14 @@
 //! the pullbacks they return become calls of generated functions (drivers `∇f`, forward
 //! functions `f⁺`) before anything runs.
 //!
-//! Differentiating code that itself differentiates (nested AD) is not supported yet: the
-//! transform reports the generated `call_pullback` it meets as not differentiable.
+//! Drivers inline the forward and pullback passes, so differentiating a driver of code without
+//! calls or loops works (second derivatives, `hessian` as the Jacobian of the gradient, row by
+//! row). Deeper nesting is reported as not supported by the transform.
 
 use std::sync::Arc;
 
 use zy_ir::{
-    callable_name, Block, Const, Function, Instance, Op, Operand, Prim, Program, Span, Stmt, Terminator, Type,
+    callable_name, Block, BlockCall, Const, Function, Instance, Op, Operand, Prim, Program, Span, Stmt, Terminator, Type,
     TypedProgram, Value, ValueKind,
 };
 
@@ -76,9 +77,7 @@ fn expand_function(prog: &mut TypedProgram, pending: &mut Vec<(Arc<Instance>, bo
             let mut ins = Insert { func: &mut func, block: b, at: v, new: Vec::new(), span };
             let last = match p {
                 Prim::CallPullback => call_pullback(&mut ins, &stmt),
-                Prim::Hessian => {
-                    return Err(AdError::new(span, "`hessian` needs nested differentiation, which is not supported yet"))
-                }
+                Prim::Hessian => hessian(prog, pending, &mut ins, &stmt)?,
                 _ => differentiate(prog, pending, &mut ins, p, &stmt)?,
             };
             let Some((op, args)) = last else { continue };
@@ -223,4 +222,85 @@ fn differentiate(prog: &mut TypedProgram, pending: &mut Vec<(Arc<Instance>, bool
             (Op::Prim(Prim::Tuple), parts)
         }
     }))
+}
+
+/// `hessian(f, x)`: row `i` is the gradient of `x -> ∇f(x)[i]`, computed by a generated
+/// function `∇²f(x)` looping over the rows.
+fn hessian(prog: &mut TypedProgram, pending: &mut Vec<(Arc<Instance>, bool)>, ins: &mut Insert, stmt: &Stmt) -> Result<Option<(Op, Vec<Operand>)>, AdError> {
+    let span = ins.span;
+    let (Some(callee), Some(x)) = (stmt.args.first(), stmt.args.get(1)) else { return Ok(None) };
+    let callee_ty = ins.func.operand_ty(callee);
+    let vt = Type::vector_f64();
+    let (inst, lead) = callee_instance(prog, callee, &callee_ty, std::slice::from_ref(&vt), span)?;
+    if !lead.is_empty() {
+        return Err(AdError::new(span, "`hessian` of a closure is not supported yet"));
+    }
+    let func = prog.functions.get(&inst).cloned().ok_or_else(|| AdError::new(span, format!("no typed body for {inst}")))?;
+    let dinst = names::driver_instance(&inst);
+    let dret = driver::driver_ret(&func);
+    pending.push((inst.clone(), true));
+    // ∂f(x, i) = ∇f(x)[2][1][i]
+    let part = Arc::new(Instance { name: format!("∂{}", inst.name).into(), method: inst.method, args: vec![vt.clone(), Type::Int64].into() });
+    if !prog.functions.contains_key(&part) {
+        let mut f = Function::new(part.name.clone(), span);
+        f.instance = Some(part.clone());
+        f.ret = Type::Float64;
+        let x = f.add_param(Block::ENTRY, vt.clone(), span, Some("x".into()));
+        let i = f.add_param(Block::ENTRY, Type::Int64, span, Some("i".into()));
+        let e = Block::ENTRY;
+        let r = f.push_stmt(e, Stmt { op: Op::Invoke(dinst), args: vec![x.into()] }, dret.clone(), span);
+        let gty = dret.field_types().and_then(|t| t.get(1).cloned()).unwrap_or(Type::Any);
+        let g = f.push_stmt(e, get(r.into(), 2), gty, span);
+        let gx = f.push_stmt(e, get(g.into(), 1), vt.clone(), span);
+        let gi = f.push_stmt(e, Stmt { op: Op::Prim(Prim::GetIndex), args: vec![gx.into(), i.into()] }, Type::Float64, span);
+        f.set_term(e, Terminator::Return(gi.into()), span);
+        prog.functions.insert(part.clone(), Arc::new(f));
+    }
+    let pfunc = prog.functions[&part].clone();
+    let pret = driver::driver_ret(&pfunc);
+    pending.push((part.clone(), true));
+    let hinst = Arc::new(Instance { name: format!("∇²{}", inst.name).into(), method: inst.method, args: vec![vt.clone()].into() });
+    if !prog.functions.contains_key(&hinst) {
+        prog.functions.insert(hinst.clone(), Arc::new(hessian_loop(&hinst, names::driver_instance(&part), &pret, span)));
+    }
+    Ok(Some((Op::Invoke(hinst), vec![x.clone()])))
+}
+
+fn get(x: Operand, i: i64) -> Stmt {
+    Stmt { op: Op::Prim(Prim::GetField), args: vec![x, Const::Int(i).into()] }
+}
+
+/// `H = zeros(n, n); for i in 1:n; row = ∇∂f(x, i)[2][1]; for j in 1:n; H[i, j] = row[j]; end; end`.
+fn hessian_loop(hinst: &Arc<Instance>, grad_part: Arc<Instance>, pret: &Type, span: Span) -> Function {
+    let (vt, mt, int) = (Type::vector_f64(), Type::matrix_f64(), Type::Int64);
+    let prim = |p: Prim, args: Vec<Operand>| Stmt { op: Op::Prim(p), args };
+    let mut f = Function::new(hinst.name.clone(), span);
+    f.instance = Some(hinst.clone());
+    f.ret = mt.clone();
+    f.arg_names = vec!["x".into()];
+    let x: Operand = f.add_param(Block::ENTRY, vt.clone(), span, Some("x".into())).into();
+    let (header, body, inner, ibody, latch, exit) = (f.add_block(), f.add_block(), f.add_block(), f.add_block(), f.add_block(), f.add_block());
+    let e = Block::ENTRY;
+    let n: Operand = f.push_stmt(e, prim(Prim::Length, vec![x.clone()]), int.clone(), span).into();
+    let h: Operand = f.push_stmt(e, prim(Prim::Zeros, vec![n.clone(), n.clone()]), mt.clone(), span).into();
+    f.set_term(e, Terminator::Jump(BlockCall { block: header, args: vec![Const::Int(0).into()] }), span);
+    let k: Operand = f.add_param(header, int.clone(), span, None).into();
+    let c = f.push_stmt(header, prim(Prim::Lt, vec![k.clone(), n.clone()]), Type::Bool, span);
+    f.set_term(header, Terminator::Branch { cond: c.into(), then_to: BlockCall::new(body), else_to: BlockCall::new(exit) }, span);
+    let i: Operand = f.push_stmt(body, prim(Prim::Add, vec![k, Const::Int(1).into()]), int.clone(), span).into();
+    let r = f.push_stmt(body, Stmt { op: Op::Invoke(grad_part), args: vec![x, i.clone()] }, pret.clone(), span);
+    let gty = pret.field_types().and_then(|t| t.get(1).cloned()).unwrap_or(Type::Any);
+    let g = f.push_stmt(body, get(r.into(), 2), gty, span);
+    let row: Operand = f.push_stmt(body, get(g.into(), 1), vt, span).into();
+    f.set_term(body, Terminator::Jump(BlockCall { block: inner, args: vec![Const::Int(0).into()] }), span);
+    let m: Operand = f.add_param(inner, int.clone(), span, None).into();
+    let c2 = f.push_stmt(inner, prim(Prim::Lt, vec![m.clone(), n]), Type::Bool, span);
+    f.set_term(inner, Terminator::Branch { cond: c2.into(), then_to: BlockCall::new(ibody), else_to: BlockCall::new(latch) }, span);
+    let j: Operand = f.push_stmt(ibody, prim(Prim::Add, vec![m, Const::Int(1).into()]), int, span).into();
+    let v: Operand = f.push_stmt(ibody, prim(Prim::GetIndex, vec![row, j.clone()]), Type::Float64, span).into();
+    f.push_stmt(ibody, prim(Prim::SetIndex, vec![h.clone(), v, i.clone(), j.clone()]), Type::Float64, span);
+    f.set_term(ibody, Terminator::Jump(BlockCall { block: inner, args: vec![j] }), span);
+    f.set_term(latch, Terminator::Jump(BlockCall { block: header, args: vec![i] }), span);
+    f.set_term(exit, Terminator::Return(h), span);
+    f
 }
