@@ -178,3 +178,26 @@ fn anonymous_functions_in_a_call_string_are_refused() {
         "<call>:1:6: error: unsupported: anonymous functions in a call string"
     );
 }
+
+#[test]
+fn odd_call_strings_give_values_or_one_line_errors() {
+    let odd = [
+        "", "(", ")", "pow", "pow(", "pow(2.0, 3) + 1", "1 +", "[1.0 2.0; 3.0]", "pow(2.0, 3)(1)",
+        "x -> x", "for i in 1:3 end", "pow(2.0, 3); 1", "\u{0}", "π", "Inf", "NaN", "1e400",
+        "pow(2.0, 10^100)", "get_at([1.0], -1)", "get_at((1.0, 2.0), 2)", "pow(2.0, 3", "#", "a = 1",
+        "pow(\"s\", 1)", "pow(2.0, 3.5)", "get_at([1.0 2.0; 3.0 4.0], 4)", "1:3", "pow(2.0, 3)'",
+    ];
+    let (host, file) = host(POW);
+    let analysis = host.analysis();
+    for call in odd {
+        let shown = match analysis.eval(file, call, EvalLimits::default()).unwrap() {
+            Ok(v) => v.display,
+            Err(e) => e.to_string(),
+        };
+        assert!(!shown.contains('\n') && !shown.is_empty(), "{call:?} gave {shown:?}");
+        let g = analysis.grad(file, call, EvalLimits::default(), Engine::Interp).unwrap();
+        if let Err(e) = g {
+            assert!(e.to_string().contains(": error: "), "{call:?} gave {e}");
+        }
+    }
+}
