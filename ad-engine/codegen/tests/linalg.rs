@@ -102,3 +102,28 @@ fn broadcasts_of_mismatched_shapes_and_powers() {
     assert!(out.starts_with("error at 11..12: DimensionMismatch"), "{out}");
     let _ = fl;
 }
+
+#[test]
+fn tangent_accumulation_of_arrays_and_zeros_of_a_shape() {
+    // t(x, y) = accum((x, nothing, 1.5), (y, x, 2.0)) and zero_tangent(x)
+    let fl = Type::Float64;
+    let a_ty = Type::tuple([vecf(), Type::Nothing, fl.clone()]);
+    let b_ty = Type::tuple([vecf(), vecf(), fl.clone()]);
+    let ret = Type::tuple([b_ty.clone(), vecf()]);
+    let mut fb = Fb::new("t", &[vecf(), vecf()], ret.clone());
+    let (x, y) = (fb.args[0], fb.args[1]);
+    let e = Block::ENTRY;
+    let a = fb.prim(e, Prim::Tuple, vec![v(x), Operand::Const(Const::Nothing), f(1.5)], a_ty, 10);
+    let b = fb.prim(e, Prim::Tuple, vec![v(y), v(x), f(2.0)], b_ty.clone(), 11);
+    let s = fb.prim(e, Prim::Accum, vec![v(a), v(b)], b_ty, 12);
+    let z = fb.prim(e, Prim::ZeroTangent, vec![v(x)], vecf(), 13);
+    let r = fb.prim(e, Prim::Tuple, vec![v(s), v(z)], ret, 14);
+    fb.ret(e, v(r));
+    let inst = fb.inst();
+    let prog = program(vec![fb]);
+    let args = vec![Value::vector_f64(vec![1.0, 2.0]), Value::vector_f64(vec![0.25, -4.0])];
+    assert_eq!(check(&prog, &inst, args), "(([1.25, -2.0], [1.0, 2.0], 3.5), [0.0, 0.0])");
+    let args = vec![Value::vector_f64(vec![1.0, 2.0]), Value::vector_f64(vec![0.25])];
+    let out = check(&prog, &inst, args);
+    assert!(out.starts_with("error at 12..13: DimensionMismatch"), "{out}");
+}

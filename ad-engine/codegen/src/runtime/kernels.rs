@@ -132,6 +132,26 @@ pub unsafe extern "C" fn zy_rt_matmul(
     out
 }
 
+/// `a + b` for Float64 arrays of one shape: a new array, or null when the shapes differ.
+///
+/// # Safety
+/// `ctx` must be the live context; `a` and `b` live Float64 arrays.
+pub unsafe extern "C" fn zy_rt_add_arrays(ctx: *mut Ctx, a: *const ArrayObj, b: *const ArrayObj) -> *mut ArrayObj {
+    let ctx = unsafe { &mut *ctx };
+    let (ao, bo) = unsafe { (&*a, &*b) };
+    if (ao.rows, ao.cols, ao.len) != (bo.rows, bo.cols, bo.len) {
+        return std::ptr::null_mut();
+    }
+    let out = ctx.state.arena.new_array(ao.rows, ao.cols, 8);
+    let (x, y) = unsafe { (elems(a), elems(b)) };
+    // SAFETY: `out` holds as many Float64 elements as `a`.
+    let c = unsafe { std::slice::from_raw_parts_mut((*out).data.cast::<f64>(), x.len()) };
+    for ((c, x), y) in c.iter_mut().zip(x).zip(y) {
+        *c = x + y;
+    }
+    out
+}
+
 /// A new zero-filled `rows × cols` array of `elem_size`-byte elements.
 ///
 /// # Safety
@@ -149,6 +169,7 @@ pub fn symbols() -> Vec<(&'static str, *const u8)> {
         ("zy_rt_dot", zy_rt_dot as *const u8),
         ("zy_rt_matmul", zy_rt_matmul as *const u8),
         ("zy_rt_array_new", zy_rt_array_new as *const u8),
+        ("zy_rt_add_arrays", zy_rt_add_arrays as *const u8),
     ]
 }
 

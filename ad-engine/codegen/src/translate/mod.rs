@@ -53,6 +53,7 @@ pub(crate) struct RtFuncs {
     pub dot: FuncId,
     pub matmul: FuncId,
     pub array_new: FuncId,
+    pub add_arrays: FuncId,
 }
 
 impl RtFuncs {
@@ -96,6 +97,7 @@ impl RtFuncs {
             dot: decl("zy_rt_dot", &[p, p], Some(types::F64))?,
             matmul: decl("zy_rt_matmul", &[p, p, p, p, p], Some(p))?,
             array_new: decl("zy_rt_array_new", &[p, p, p, p], Some(p))?,
+            add_arrays: decl("zy_rt_add_arrays", &[p, p, p], Some(p))?,
         })
     }
 }

@@ -69,7 +69,7 @@ impl Translator<'_, '_, '_> {
     }
 
     /// The runtime's evaluation of `slow`, producing one value of scalar type `ty`.
-    fn slow_path(&mut self, slow: &Slow<'_>, ty: cranelift_codegen::ir::Type) -> R<Vec<ClValue>> {
+    pub(super) fn slow_path(&mut self, slow: &Slow<'_>, ty: cranelift_codegen::ir::Type) -> R<Vec<ClValue>> {
         let out = self.fallback(slow.p, slow.args, slow.ty, slow.span)?;
         if !slow.whole {
             return Ok(out);
