@@ -88,11 +88,23 @@ pub fn typed_program(db: &dyn salsa::Database, roots: &[Arc<Instance>]) -> (Type
     let mut seen: BTreeSet<Arc<Instance>> = roots.iter().cloned().collect();
     let mut queue: VecDeque<Arc<Instance>> = roots.iter().cloned().collect();
     while let Some(inst) = queue.pop_front() {
-        let r = typed(db, InstanceId::of(db, &inst));
+        let id = InstanceId::of(db, &inst);
+        let r = typed(db, id);
         for e in &r.errors {
             if !errors.contains(e) {
                 errors.push(e.clone());
             }
+        }
+        if r.errors.is_empty() && r.func.ret != ret_type(db, id) {
+            // The fixpoint was cut short: callers were typed with another return type.
+            errors.push(TypeError {
+                span: r.func.span,
+                code: "unsupported",
+                message: format!(
+                    "unsupported: the return type of `{}` grows with each recursive call (type inference did not converge)",
+                    inst.name
+                ),
+            });
         }
         for c in &r.callees {
             if seen.insert(c.clone()) {

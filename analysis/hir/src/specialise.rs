@@ -40,7 +40,7 @@ pub fn typed(db: &dyn salsa::Database, id: InstanceId) -> Arc<InferredFunction> 
 
 /// The return type of a specialisation (`Union{}` if it never returns). Callers depend on this
 /// rather than on the whole body, so a body edit that keeps the type re-infers no caller.
-#[salsa::tracked(returns(clone), cycle_initial = ret_initial)]
+#[salsa::tracked(returns(clone), cycle_initial = ret_initial, cycle_fn = ret_recover)]
 pub fn ret_type(db: &dyn salsa::Database, id: InstanceId) -> Type {
     typed(db, id).func.ret.clone()
 }
@@ -81,4 +81,20 @@ fn typed_recover(
 
 fn ret_initial(_db: &dyn salsa::Database, _id: salsa::Id, _inst: InstanceId) -> Type {
     Type::Bottom
+}
+
+/// Past the iteration bound, keep the last type so the cycle ends; the instance's body then
+/// disagrees with its return type, which [`crate::call::typed_program`] reports.
+fn ret_recover(
+    _db: &dyn salsa::Database,
+    cycle: &salsa::Cycle,
+    last: &Type,
+    value: Type,
+    _id: InstanceId,
+) -> Type {
+    if cycle.iteration() < MAX_CYCLE_ITERATIONS {
+        value
+    } else {
+        last.clone()
+    }
 }

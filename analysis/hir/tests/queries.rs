@@ -98,3 +98,20 @@ fn diagnostics_have_codes_and_file_offsets() {
         ]
     );
 }
+
+#[test]
+fn recursion_whose_type_keeps_growing_stops_with_an_error() {
+    let text = "# zy: at nest(3)\nnest(n) = n == 0 ? (1,) : (nest(n - 1),)\n";
+    let message = "unsupported: the return type of `nest` grows with each recursive call \
+                   (type inference did not converge)";
+    // Entered through the annotation's call (the cycle's head is `ret_type`).
+    let (db, file) = db_with(text);
+    let found: Vec<(&str, &str)> =
+        diagnostics(&db, file).iter().map(|d| (d.code.as_str(), d.message.as_str())).collect();
+    assert_eq!(found, [("unsupported", message)]);
+    // Entered through `typed` itself (the cycle's head is `typed`).
+    let (db, _) = db_with(text);
+    let inst = std::sync::Arc::new(Instance { name: "nest".into(), method: 0, args: [Type::Int64].into() });
+    let (_, errors) = zy_hir::typed_program(&db, &[inst]);
+    assert!(!errors.is_empty(), "no error for an ever-growing return type");
+}
