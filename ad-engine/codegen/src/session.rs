@@ -278,10 +278,30 @@ impl Inline for Inliner<'_> {
 
 /// The optimised Cranelift IR of `inst` and every instance it invokes, as text (for
 /// `zy-analyze ir --stage clif`).
+///
+/// A trailer lists the statements whose primitive runs in the runtime with the interpreter's
+/// semantics (the slow path: nothing else is called out of line except kernels and allocation).
 pub fn clif_text(prog: &TypedProgram, inst: &Instance) -> Result<String, JitError> {
     let mut session = JitSession::new()?;
     let mut out = String::new();
     session.build(prog, inst, Some(&mut out))?;
+    let inner = session.owner.inner.lock().map_err(|_| JitError::backend("JIT session poisoned"))?;
+    let slow: Vec<String> = inner
+        .sites
+        .iter()
+        .filter_map(|s| match &s.kind {
+            crate::runtime::site::SiteKind::Fallback(fb) if !fb.after_failed_check => {
+                Some(format!(";   {} -> {} at {}..{}", fb.prim, fb.ret, s.span.start, s.span.end))
+            }
+            _ => None,
+        })
+        .collect();
+    if !slow.is_empty() {
+        let _ = writeln!(out, "; evaluated by the runtime with the interpreter's semantics:");
+        for line in slow {
+            let _ = writeln!(out, "{line}");
+        }
+    }
     Ok(out)
 }
 

@@ -127,3 +127,24 @@ fn tangent_accumulation_of_arrays_and_zeros_of_a_shape() {
     let out = check(&prog, &inst, args);
     assert!(out.starts_with("error at 12..13: DimensionMismatch"), "{out}");
 }
+
+#[test]
+fn the_clif_text_names_what_runs_in_the_runtime() {
+    // w(x) = sum([x, 2.0]) + sqrt(x): `vect` runs in the runtime, sqrt's DomainError check
+    // only on its error path.
+    let fl = Type::Float64;
+    let mut fb = Fb::new("w", std::slice::from_ref(&fl), fl.clone());
+    let x = fb.args[0];
+    let e = Block::ENTRY;
+    let a = fb.prim(e, Prim::Vect, vec![v(x), f(2.0)], vecf(), 10);
+    let s = fb.prim(e, Prim::Sum, vec![v(a)], fl.clone(), 11);
+    let r = fb.prim(e, Prim::Sqrt, vec![v(x)], fl.clone(), 12);
+    let t = fb.prim(e, Prim::Add, vec![v(s), v(r)], fl.clone(), 13);
+    fb.ret(e, v(t));
+    let inst = fb.inst();
+    let prog = program(vec![fb]);
+    let clif = zy_codegen::clif_text(&prog, &inst).unwrap();
+    let trailer = clif.split("; evaluated by the runtime with the interpreter's semantics:\n").nth(1);
+    assert_eq!(trailer, Some(";   vect -> Vector{Float64} at 10..11\n"), "{clif}");
+    assert_eq!(check(&prog, &inst, vec![Value::F64(4.0)]), "8.0");
+}

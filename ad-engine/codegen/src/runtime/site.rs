@@ -38,6 +38,9 @@ pub struct Fallback {
     pub ret: Type,
     /// How the operands and the result are laid out.
     pub layout: Arc<Layout>,
+    /// Reached only when an inline check fails: to raise the interpreter's error, or for a
+    /// case the inline code does not cover (a broadcast stretching an extent of 1).
+    pub after_failed_check: bool,
 }
 
 /// One operand of a [`Fallback`].

@@ -164,6 +164,8 @@ pub(crate) struct Translator<'e, 'a, 'b> {
     maybe_undef: Vec<Option<zy_ir::Name>>,
     /// The "is defined" flag (an I8) of each block parameter that may be undefined.
     defined: HashMap<zy_ir::Value, ClValue>,
+    /// Translating the slow path of an inline check.
+    in_slow_path: bool,
 }
 
 impl<'e, 'a, 'b> Translator<'e, 'a, 'b> {
@@ -194,6 +196,7 @@ impl<'e, 'a, 'b> Translator<'e, 'a, 'b> {
             ret_slots,
             maybe_undef: maybe_undef(func),
             defined: HashMap::new(),
+            in_slow_path: false,
         };
         t.b.switch_to_block(entry);
         Ok(t)
@@ -648,7 +651,13 @@ impl<'e, 'a, 'b> Translator<'e, 'a, 'b> {
             self.b.ins().stack_store(types::I64, v, ss, (w * 8) as i32);
         }
         let buf = self.b.ins().stack_addr(types::I64, ss, 0);
-        let site = self.site(span, SiteKind::Fallback(Fallback { prim, args: fargs, ret: ret.clone(), layout: self.env.layout.clone() }));
+        let site = self.site(span, SiteKind::Fallback(Fallback {
+                prim,
+                args: fargs,
+                ret: ret.clone(),
+                layout: self.env.layout.clone(),
+                after_failed_check: self.in_slow_path,
+            }));
         let rt = self.env.rt.fallback;
         self.call_rt(rt, &[self.ctx, site, buf]);
         self.check_error();
@@ -675,7 +684,10 @@ impl<'e, 'a, 'b> Translator<'e, 'a, 'b> {
         let outs: Vec<ClValue> = tys.iter().map(|t| self.b.append_block_param(join, *t)).collect();
         self.b.ins().brif(bad, slow_b, &[], fast_b, &[]);
         self.b.switch_to_block(slow_b);
-        let s = slow(self)?;
+        let outer = std::mem::replace(&mut self.in_slow_path, true);
+        let s = slow(self);
+        self.in_slow_path = outer;
+        let s = s?;
         let sargs: Vec<BlockArg> = s.into_iter().map(BlockArg::Value).collect();
         self.b.ins().jump(join, &sargs);
         self.b.switch_to_block(fast_b);
