@@ -5,8 +5,8 @@
 //! - `# expect error: CALL => "substring"`: evaluating CALL fails with a message containing it;
 //! - `# expect diagnostic: LINE:COL CODE substring`: the file's diagnostics contain it.
 //!
-//! - `# expect grad: CALL => [G1, G2, ...]`: the gradient of CALL with respect to each argument
-//!   (through the AD and the interpreter), compared as for `eval`.
+//! - `# expect grad: CALL => [G1, G2, ...]`: the gradient of CALL with respect to each argument,
+//!   through the AD and both the interpreter and the JIT, compared as for `eval`.
 
 use std::path::{Path, PathBuf};
 
@@ -98,14 +98,18 @@ fn run_file(path: &Path) -> Result<(), Failed> {
                 }
             }
             Expect::Grad { call, want } => {
-                let r = analysis.grad(file, call, EvalLimits::default(), Engine::Interp);
-                match r.map_err(|_| "cancelled")? {
-                    Ok(g) => {
-                        let got = Json::Array(g.gradient.iter().map(|g| g.json.clone()).collect());
-                        check_json(want, &got)
-                    }
-                    Err(e) => Err(format!("gradient of `{call}` failed: {e}")),
+                let mut outcome = Ok(());
+                for engine in [Engine::Interp, Engine::Jit] {
+                    let r = analysis.grad(file, call, EvalLimits::default(), engine);
+                    outcome = outcome.and_then(|()| match r.map_err(|_| "cancelled")? {
+                        Ok(g) => {
+                            let got = Json::Array(g.gradient.iter().map(|g| g.json.clone()).collect());
+                            check_json(want, &got).map_err(|e| format!("{engine:?}: {e}"))
+                        }
+                        Err(e) => Err(format!("gradient of `{call}` failed ({engine:?}): {e}")),
+                    });
                 }
+                outcome
             }
             Expect::Error { call, want } => {
                 let want = want.trim().trim_matches('"');
