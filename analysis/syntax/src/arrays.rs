@@ -21,7 +21,10 @@ pub(crate) fn vector(cx: &mut Cx, node: Node) -> Expr {
         }
         return Expr::new(ExprKind::Vect(row), range(node));
     }
-    Expr::new(ExprKind::Vect(elements(cx, &parts)), range(node))
+    Expr::new(
+        ExprKind::Vect(elements(cx, &parts, List::Vector)),
+        range(node),
+    )
 }
 
 /// `[a b; c d]`, rows separated by `;` or newlines.
@@ -77,7 +80,7 @@ pub(crate) fn index(cx: &mut Cx, node: Node, parts: &[Node]) -> Expr {
         return cx.unsupported(*brackets, "concatenation inside indexing brackets");
     }
     let base = expr(cx, *base);
-    let indices = elements(cx, &kids(*brackets));
+    let indices = elements(cx, &kids(*brackets), List::Index);
     Expr::new(
         ExprKind::Index {
             base: Box::new(base),
@@ -87,19 +90,42 @@ pub(crate) fn index(cx: &mut Cx, node: Node, parts: &[Node]) -> Expr {
     )
 }
 
-/// Comma-separated elements: a space-separated `-`/`+` here is an error in Julia.
-fn elements(cx: &mut Cx, parts: &[Node]) -> Vec<Expr> {
+/// Where comma-separated elements are: a space-separated `-`/`+` means something else there.
+#[derive(Clone, Copy)]
+enum List {
+    /// `[a, b]`: Julia rejects `[a -b, c]`.
+    Vector,
+    /// `x[i, j]`: Julia reads `x[i -1]` as a concatenation, not an index.
+    Index,
+}
+
+/// Comma-separated elements (or indices).
+fn elements(cx: &mut Cx, parts: &[Node], list: List) -> Vec<Expr> {
     let mut out = Vec::new();
     for part in parts {
         let mut points = Vec::new();
         split_points(cx, *part, &mut points);
-        if let Some(point) = points.first() {
-            let at = TextRange::new(point.0 as u32, point.0 as u32 + 1);
-            cx.push(at, "syntax-error", "syntax error: space-separated element in a comma-separated list (write `a - b` or add a comma)".to_string());
-            out.push(error_expr(*part));
-        } else {
+        let Some(point) = points.first() else {
             out.push(element(cx, *part));
+            continue;
+        };
+        let at = TextRange::new(point.0 as u32, point.0 as u32 + 1);
+        match list {
+            List::Vector => cx.push(
+                at,
+                "syntax-error",
+                "syntax error: unexpected comma in a matrix expression (write `a - b` for a \
+                 subtraction or `a, -b` for two elements)"
+                    .to_string(),
+            ),
+            List::Index => cx.push(
+                at,
+                "unsupported",
+                "unsupported: concatenation in indexing brackets (write `i - 1` for a subtraction)"
+                    .to_string(),
+            ),
         }
+        out.push(error_expr(*part));
     }
     out
 }

@@ -326,3 +326,29 @@ fn ranges() {
     "#]],
     );
 }
+
+#[test]
+fn space_separated_signs_next_to_commas_are_rejected() {
+    // Julia: `[a -b, c]` is "unexpected comma in matrix expression"; `x[i -1]` is `x[i, -1]`
+    // written as a concatenation. Both are reported rather than read as a subtraction.
+    check(
+        "[a -b, c]",
+        expect![[r#"
+            (vect (error) c)
+            error: syntax error: unexpected comma in a matrix expression (write `a - b` for a subtraction or `a, -b` for two elements)
+        "#]],
+    );
+    check(
+        "x[a -1]",
+        expect![[r#"
+            (index x (error))
+            error: unsupported: concatenation in indexing brackets (write `i - 1` for a subtraction)
+        "#]],
+    );
+    check(
+        "x[a - 1, b-1]",
+        expect![[r#"
+        (index x (- a 1) (- b 1))
+    "#]],
+    );
+}
