@@ -7,6 +7,7 @@ pub mod activity;
 pub mod cfg;
 mod driver;
 mod expand;
+mod inline;
 pub mod names;
 pub mod rules;
 pub mod rrule;
@@ -113,7 +114,12 @@ pub fn add_adjoints(source: Option<&Program>, prog: &mut TypedProgram, inst: &Ar
             prog.functions.insert(names::pullback_instance(&i), Arc::new(p));
             continue;
         }
-        let adj = transform::adjoint(&i, &func)?;
+        // Generated code called here (nested differentiation) is differentiated inlined.
+        let mut body = inline::inline_generated(&func, prog);
+        if body != *func {
+            simplify::tidy(&mut body);
+        }
+        let adj = transform::adjoint(&i, &body)?;
         prog.functions.insert(fwd, Arc::new(adj.forward));
         prog.functions.insert(names::pullback_instance(&i), Arc::new(adj.pullback));
         work.extend(adj.callees);

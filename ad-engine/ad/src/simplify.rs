@@ -6,8 +6,18 @@ use std::collections::HashMap;
 
 use zy_ir::{Block, BlockCall, Const, Function, Op, Operand, Prim, Stmt, Terminator, Value, ValueKind};
 
-/// Simplify `func` in place.
+/// Drop dead code and unreachable blocks of primal code (no arithmetic folding: `x + 0.0` is
+/// not `x` for `x = -0.0`).
+pub(crate) fn tidy(func: &mut Function) {
+    fold_tuple_fields(func);
+    remove_dead(func);
+    thread_jumps(func);
+    *func = compact(func);
+}
+
+/// Simplify generated code in place (gradient accumulation may drop additions of zero).
 pub(crate) fn simplify(func: &mut Function) {
+    fold_tuple_fields(func);
     fold_zero_adds(func);
     remove_dead(func);
     thread_jumps(func);
@@ -94,6 +104,63 @@ fn compact(func: &Function) -> Function {
         out.set_term(bmap[&b], term, data.term_span);
     }
     out
+}
+
+/// `getfield(tuple(a, b, ...), k)` is the `k`-th operand.
+fn fold_tuple_fields(func: &mut Function) {
+    let mut subst: HashMap<Value, Operand> = HashMap::new();
+    for b in func.block_ids() {
+        for &v in &func.block(b).stmts {
+            let Some(s) = func.stmt(v) else { continue };
+            let (Op::Prim(Prim::GetField), [Operand::Value(t), Operand::Const(Const::Int(k))]) = (&s.op, s.args.as_slice()) else {
+                continue;
+            };
+            if let Some(ts) = func.stmt(*t).filter(|ts| ts.op == Op::Prim(Prim::Tuple)) {
+                if let Some(x) = usize::try_from(*k - 1).ok().and_then(|i| ts.args.get(i)) {
+                    subst.insert(v, x.clone());
+                }
+            }
+        }
+    }
+    substitute(func, &subst);
+}
+
+/// Replace uses of the values in `subst` (following chains) everywhere.
+pub(crate) fn substitute(func: &mut Function, subst: &HashMap<Value, Operand>) {
+    if subst.is_empty() {
+        return;
+    }
+    let resolve = |op: &Operand| -> Operand {
+        let mut op = op.clone();
+        while let Some(next) = op.as_value().and_then(|v| subst.get(&v)) {
+            op = next.clone();
+        }
+        op
+    };
+    for b in func.block_ids().collect::<Vec<_>>() {
+        for v in func.block(b).stmts.clone() {
+            if let ValueKind::Stmt(s) = &mut func.values[v.index()].kind {
+                for a in s.args.iter_mut() {
+                    *a = resolve(a);
+                }
+            }
+        }
+        match &mut func.block_mut(b).term {
+            Terminator::Return(x) => *x = resolve(x),
+            Terminator::Branch { cond, then_to, else_to } => {
+                *cond = resolve(cond);
+                for a in then_to.args.iter_mut().chain(else_to.args.iter_mut()) {
+                    *a = resolve(a);
+                }
+            }
+            Terminator::Jump(c) => {
+                for a in c.args.iter_mut() {
+                    *a = resolve(a);
+                }
+            }
+            Terminator::Unreachable => {}
+        }
+    }
 }
 
 fn fold_zero_adds(func: &mut Function) {

@@ -28,11 +28,6 @@ fn split_call(call: &str) -> Option<(&str, &str)> {
     (ok && call.ends_with(')')).then(|| (name, &call[open + 1..call.len() - 1]))
 }
 
-/// Nested differentiation is not implemented yet: the fixtures that need it must say so.
-fn nested_unsupported(file: &str, err: &str) -> bool {
-    file == "nested_ad.jl" && err.contains("nested differentiation")
-}
-
 fn close(a: &Json, b: &Json) -> bool {
     match (a, b) {
         (Json::Number(x), Json::Number(y)) => {
@@ -101,12 +96,11 @@ fn fixture_gradients() {
             match got {
                 Ok(g) if close(&g, &want) => ok += 1,
                 Ok(g) => failures.push(format!("{file}: {call}: got {g}, want {want}")),
-                Err(e) if nested_unsupported(&file, &e) => ok += 1,
                 Err(e) => failures.push(format!("{file}: {call}: {e}")),
             }
         }
     }
-    eprintln!("{ok} fixture gradients right (or nested AD reported as unsupported)");
+    eprintln!("{ok} fixture gradients right");
     assert!(failures.is_empty(), "{} wrong:\n{}", failures.len(), failures.join("\n"));
 }
 
@@ -132,11 +126,10 @@ fn fixture_values_with_differentiation() {
             match got {
                 Ok(g) if close(&g, &want) => ok += 1,
                 Ok(g) => failures.push(format!("{name}: {call}: got {g}, want {want}")),
-                Err(e) if nested_unsupported(name, &e) => ok += 1,
                 Err(e) => failures.push(format!("{name}: {call}: {e}")),
             }
         }
     }
-    eprintln!("{ok} values right (or nested AD reported as unsupported)");
+    eprintln!("{ok} values right");
     assert!(failures.is_empty(), "{} wrong:\n{}", failures.len(), failures.join("\n"));
 }

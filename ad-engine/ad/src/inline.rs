@@ -1,0 +1,175 @@
+//! Inlining of generated code before it is differentiated again (nested AD): calls of
+//! drivers and forward/pullback functions, and calls of a `back` closure made in the same
+//! function, are replaced by the callee's body, so the transform sees plain operations.
+
+use std::collections::HashMap;
+
+use zy_ir::{
+    Block, BlockCall, Const, Function, Instance, Op, Operand, Prim, Stmt, Terminator, Type, TypedProgram, Value,
+    ValueKind,
+};
+
+use crate::names;
+
+/// Upper bound on the size of a function grown by inlining.
+const MAX_VALUES: usize = 20_000;
+
+/// `func` with its calls of generated functions and of locally made `back` closures inlined.
+pub fn inline_generated(func: &Function, prog: &TypedProgram) -> Function {
+    let mut f = func.clone();
+    loop {
+        let Some((block, at, callee, args)) = next_site(&f, prog) else { break };
+        if f.values.len() + callee.values.len() > MAX_VALUES {
+            break;
+        }
+        inline_at(&mut f, block, at, &callee, args);
+    }
+    f
+}
+
+/// The next call to inline: `(block, call value, callee body, callee arguments)`.
+fn next_site(f: &Function, prog: &TypedProgram) -> Option<(Block, Value, Function, Vec<Operand>)> {
+    for b in f.block_ids() {
+        for &v in &f.block(b).stmts {
+            let Some(s) = f.stmt(v) else { continue };
+            match &s.op {
+                Op::Invoke(inst) if names::is_generated(&inst.name) && !calls_itself(prog, inst) => {
+                    if let Some(body) = prog.functions.get(inst) {
+                        return Some((b, v, (**body).clone(), s.args.clone()));
+                    }
+                }
+                Op::Prim(Prim::CallPullback) => {
+                    // back = make_pullback(f⁻, m, tape) in this function: run f⁻ on (tape, ȳ).
+                    let back = s.args.first().map(|a| resolve(f, a))?;
+                    let mp = back.as_value().and_then(|x| f.stmt(x))?;
+                    if mp.op != Op::Prim(Prim::MakePullback) {
+                        continue;
+                    }
+                    let Type::Pullback(sig) = f.operand_ty(&back) else { continue };
+                    let (Some(Const::Func(name)), Some(Const::Int(m))) = (mp.args[0].as_const(), mp.args[1].as_const()) else {
+                        continue;
+                    };
+                    let inst = Instance { name: name.clone(), method: *m as u32, args: sig };
+                    if let Some(body) = prog.functions.get(&inst) {
+                        let args = vec![mp.args[2].clone(), s.args.get(1).cloned().unwrap_or(Const::Nothing.into())];
+                        return Some((b, v, (**body).clone(), args));
+                    }
+                }
+                _ => {}
+            }
+        }
+    }
+    None
+}
+
+/// See through `getfield(tuple(...), k)` to the element.
+fn resolve(f: &Function, op: &Operand) -> Operand {
+    let mut op = op.clone();
+    for _ in 0..64 {
+        let Some(s) = op.as_value().and_then(|v| f.stmt(v)) else { break };
+        let (Op::Prim(Prim::GetField), [t, Operand::Const(Const::Int(k))]) = (&s.op, s.args.as_slice()) else { break };
+        let Some(ts) = t.as_value().and_then(|v| f.stmt(v)) else { break };
+        if ts.op != Op::Prim(Prim::Tuple) {
+            break;
+        }
+        match ts.args.get((*k - 1) as usize) {
+            Some(x) => op = x.clone(),
+            None => break,
+        }
+    }
+    op
+}
+
+/// Does `inst` call itself (directly or not) through generated functions? Such calls stay.
+fn calls_itself(prog: &TypedProgram, inst: &Instance) -> bool {
+    let mut seen = vec![];
+    let mut stack = vec![inst.clone()];
+    while let Some(i) = stack.pop() {
+        let Some(f) = prog.functions.get(&i) else { continue };
+        for d in &f.values {
+            if let ValueKind::Stmt(Stmt { op: Op::Invoke(c), .. }) = &d.kind {
+                if **c == *inst {
+                    return true;
+                }
+                if !seen.contains(c) {
+                    seen.push(c.clone());
+                    stack.push((**c).clone().into());
+                }
+            }
+        }
+    }
+    false
+}
+
+/// Replace the call `at` in `block` by `callee`'s body: the block is split after the call,
+/// and `at` becomes the parameter of the continuation block that every return jumps to.
+fn inline_at(f: &mut Function, block: Block, at: Value, callee: &Function, args: Vec<Operand>) {
+    let stmts = f.block(block).stmts.clone();
+    let pos = stmts.iter().position(|v| *v == at).unwrap_or(stmts.len());
+    let cont = f.add_block();
+    let (term, span) = (f.block(block).term.clone(), f.block(block).term_span);
+    f.block_mut(cont).stmts = stmts[pos + 1..].to_vec();
+    f.set_term(cont, term, span);
+    f.block_mut(block).stmts.truncate(pos);
+    let returns = callee.block_ids().filter(|b| matches!(callee.block(*b).term, Terminator::Return(_))).count();
+    if returns > 1 {
+        // The call's value is now the continuation's parameter.
+        f.values[at.index()].kind = ValueKind::Param { block: cont, index: 0 };
+        f.block_mut(cont).params.push(at);
+    }
+    let mut bmap: HashMap<Block, Block> = HashMap::new();
+    for b in callee.block_ids() {
+        bmap.insert(b, f.add_block());
+    }
+    let mut vmap: HashMap<Value, Operand> = HashMap::new();
+    for (p, a) in callee.args().iter().zip(args) {
+        vmap.insert(*p, a);
+    }
+    for b in callee.block_ids().skip(1) {
+        for &p in &callee.block(b).params {
+            let d = callee.value(p);
+            vmap.insert(p, f.add_param(bmap[&b], d.ty.clone(), d.span, d.name.clone()).into());
+        }
+    }
+    let map = |vmap: &HashMap<Value, Operand>, op: &Operand| match op {
+        Operand::Value(v) => vmap.get(v).cloned().unwrap_or(op.clone()),
+        c => c.clone(),
+    };
+    for b in callee.reverse_postorder() {
+        for &v in &callee.block(b).stmts {
+            let (Some(s), d) = (callee.stmt(v), callee.value(v)) else { continue };
+            let stmt = Stmt { op: s.op.clone(), args: s.args.iter().map(|a| map(&vmap, a)).collect() };
+            let nv = f.push_stmt(bmap[&b], stmt, d.ty.clone(), d.span);
+            f.values[nv.index()].name = d.name.clone();
+            vmap.insert(v, nv.into());
+        }
+    }
+    let mut replaced = None;
+    for b in callee.block_ids() {
+        let data = callee.block(b);
+        let call = |c: &BlockCall| BlockCall { block: bmap[&c.block], args: c.args.iter().map(|a| map(&vmap, a)).collect() };
+        let term = match &data.term {
+            Terminator::Return(x) if returns > 1 => Terminator::Jump(BlockCall { block: cont, args: vec![map(&vmap, x)] }),
+            Terminator::Return(x) => {
+                // One return: its operand (defined on the way to the continuation) replaces
+                // the call's value.
+                let mut subst = HashMap::new();
+                subst.insert(at, map(&vmap, x));
+                replaced = Some(subst);
+                Terminator::Jump(BlockCall::new(cont))
+            }
+            Terminator::Jump(c) => Terminator::Jump(call(c)),
+            Terminator::Branch { cond, then_to, else_to } => {
+                Terminator::Branch { cond: map(&vmap, cond), then_to: call(then_to), else_to: call(else_to) }
+            }
+            Terminator::Unreachable => Terminator::Unreachable,
+        };
+        f.set_term(bmap[&b], term, data.term_span);
+    }
+    f.set_term(block, Terminator::Jump(BlockCall::new(bmap[&Block::ENTRY])), span);
+    if let Some(subst) = replaced {
+        crate::simplify::substitute(f, &subst);
+        // The call statement itself is gone from its block; leave no trace of it.
+        f.values[at.index()].kind = ValueKind::Stmt(Stmt { op: Op::Prim(Prim::Tuple), args: vec![] });
+    }
+}
