@@ -30,6 +30,8 @@ pub struct GradResult {
     pub value: EvalResult,
     /// One gradient per argument (`nothing` where none can reach it).
     pub gradient: Vec<EvalResult>,
+    /// Why the JIT did not run the gradient when it was asked to (the interpreter ran it).
+    pub jit_fallback: Option<String>,
 }
 
 impl GradResult {
@@ -85,8 +87,8 @@ fn grad(
         return Err(e);
     }
     let prepared = Prepared::new(db, call, CallSite::Text(call), limits)?;
-    let (y, gradient) = prepared.gradient(db, engine)?;
-    Ok(GradResult { value: result(&y), gradient: gradient.iter().map(result).collect() })
+    let (y, gradient, jit_fallback) = prepared.gradient_noting_fallback(db, engine)?;
+    Ok(GradResult { value: result(&y), gradient: gradient.iter().map(result).collect(), jit_fallback })
 }
 
 /// A call `f(args...)` typed and ready to be run and differentiated.
@@ -173,11 +175,20 @@ impl<'a> Prepared<'a> {
 
     /// The value and the gradient with respect to each argument (not the callee).
     pub(crate) fn gradient(&self, db: &RootDatabase, engine: Engine) -> Result<(Value, Vec<Value>), UserError> {
+        self.gradient_noting_fallback(db, engine).map(|(y, g, _)| (y, g))
+    }
+
+    /// [`Prepared::gradient`], with why the JIT did not run it if it was asked to.
+    fn gradient_noting_fallback(
+        &self,
+        db: &RootDatabase,
+        engine: Engine,
+    ) -> Result<(Value, Vec<Value>, Option<String>), UserError> {
         let source = &zy_hir::program_index(db, zy_hir::Workspace::get(db)).program;
         let (driver, program) = zy_ad::gradient_program_with_rrules(source, &self.program, &self.inst)
             .map_err(|e| error_at(db, e.span, self.site, e.message))?;
-        let out = run(&program, &driver, self.arguments(db)?, &self.limits, engine)
-            .map_err(|e| self.runtime_error(db, e))?;
+        let (out, fallback) = run(&program, &driver, self.arguments(db)?, &self.limits, engine);
+        let out = out.map_err(|e| self.runtime_error(db, e))?;
         let (y, g) = match out {
             Value::Tuple(parts) if parts.len() == 2 => (parts[0].clone(), parts[1].clone()),
             other => {
@@ -192,7 +203,7 @@ impl<'a> Prepared<'a> {
         if self.with_callee && !gradient.is_empty() {
             gradient.remove(0);
         }
-        Ok((y, gradient))
+        Ok((y, gradient, fallback))
     }
 }
 
@@ -208,21 +219,22 @@ pub(crate) fn returned_invoke(body: &Function) -> Option<Arc<Instance>> {
     }
 }
 
-/// Run `inst` on `engine`.
+/// Run `inst` on `engine`; the JIT falls back to the interpreter for what it does not compile,
+/// and says why.
 fn run(
     program: &zy_ir::TypedProgram,
     inst: &zy_ir::Instance,
     args: Vec<Value>,
     limits: &zy_interp::Limits,
     engine: Engine,
-) -> Result<Value, zy_interp::RuntimeError> {
+) -> (Result<Value, zy_interp::RuntimeError>, Option<String>) {
     if engine == Engine::Jit {
-        let compiled = zy_codegen::JitSession::new().and_then(|mut s| s.compile(program, inst));
-        if let Ok(f) = compiled {
-            return f.call(&args, limits);
+        match zy_codegen::JitSession::new().and_then(|mut s| s.compile(program, inst)) {
+            Ok(f) => return (f.call(&args, limits), None),
+            Err(e) => return (zy_interp::run(program, inst, args, limits), Some(e.to_string())),
         }
     }
-    zy_interp::run(program, inst, args, limits)
+    (zy_interp::run(program, inst, args, limits), None)
 }
 
 /// A value in display and JSON form.

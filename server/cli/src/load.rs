@@ -77,9 +77,14 @@ pub fn grad(path: &Path, call: &str, format: Format, engine: Engine) -> ExitCode
         Err(code) => return code,
     };
     let result = host.analysis().grad(file, call, EvalLimits::default(), engine).map(|r| {
-        r.map(|g| match format {
-            Format::Text => g.to_text(),
-            Format::Json => g.to_json_text(),
+        r.map(|g| {
+            if let Some(why) = &g.jit_fallback {
+                eprintln!("note: the JIT does not compile this call ({why}); the interpreter ran it");
+            }
+            match format {
+                Format::Text => g.to_text(),
+                Format::Json => g.to_json_text(),
+            }
         })
     });
     finish(result)
