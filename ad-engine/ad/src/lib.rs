@@ -83,6 +83,22 @@ fn gradient_program_in(
     Ok((dinst, out))
 }
 
+/// The forward function `f⁺` and pullback function `f⁻` of `inst` (what `zy-analyze ir --stage
+/// forward|pullback` prints), built with everything they call.
+pub fn adjoint_functions(
+    source: Option<&Program>,
+    prog: &TypedProgram,
+    inst: &Instance,
+) -> Result<(Arc<zy_ir::Function>, Arc<zy_ir::Function>), AdError> {
+    let mut out = prog.clone();
+    let inst = Arc::new(inst.clone());
+    add_adjoints(source, &mut out, &inst)?;
+    let get = |i: Arc<Instance>| {
+        out.functions.get(&i).cloned().ok_or_else(|| AdError::new(Span::default(), format!("no adjoint for {inst}")))
+    };
+    Ok((get(names::forward_instance(&inst))?, get(names::pullback_instance(&inst))?))
+}
+
 /// The forward and pullback functions of `inst` in `prog`, if present.
 fn adjoint_of<'p>(prog: &'p TypedProgram, inst: &Instance) -> Option<(&'p zy_ir::Function, &'p zy_ir::Function)> {
     let f = prog.functions.get(&names::forward_instance(inst))?;

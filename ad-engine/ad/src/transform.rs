@@ -399,6 +399,9 @@ fn pullback_pass(cx: &Cx, inst: &Arc<Instance>, fw: &Forward) -> Result<Function
         for rv in tb.residuals.iter().filter(|rv| !tb.pushed.contains(rv)) {
             if let Some(pos) = fw.slots.get(rv) {
                 let x = e.field(tape.into(), *pos, &fw.tape_ty);
+                if let Some(n) = &fw.func.value(*rv).name {
+                    name(&mut e, &x, n.to_string());
+                }
                 res.insert(*rv, x);
             }
         }

@@ -3,13 +3,11 @@
 mod common;
 
 use expect_test::{expect, Expect};
-use zy_ad::names;
 
 fn check(case: (std::sync::Arc<zy_ir::Instance>, zy_ir::TypedProgram), fwd: Expect, pb: Expect) {
     let (inst, prog) = case;
-    let (_, out) = zy_ad::gradient_program(&prog, &inst).expect("differentiable");
-    let f = &out.functions[&names::forward_instance(&inst)];
-    let p = &out.functions[&names::pullback_instance(&inst)];
+    let (f, p) = zy_ad::adjoint_functions(None, &prog, &inst).expect("differentiable");
+    let (f, p) = (&*f, &*p);
     assert_eq!(zy_ir::verify(f), Vec::<String>::new(), "{f}");
     assert_eq!(zy_ir::verify(p), Vec::<String>::new(), "{p}");
     fwd.assert_eq(&f.to_string());
@@ -35,7 +33,7 @@ fn ratio() {
             #1:
               br #2
             #2:
-              %3 = getfield(%1, 1) :: Float64
+              %3 = getfield(%1, 1) :: Float64       # b
               %4 = getfield(%1, 3) :: Float64
               %5 = getfield(%1, 4) :: Float64
               %6 = %2 / %4 :: Float64
@@ -139,7 +137,7 @@ fn pow_pushes_one_float_per_iteration() {
               %9 = getfield(%1, 3) :: Stack{Tuple{Float64}}
               %10 = pop!(%9) :: Tuple{Float64}      # α#3
               %11 = getfield(%10, 1) :: Float64
-              %12 = getfield(%1, 1) :: Float64
+              %12 = getfield(%1, 1) :: Float64      # x
               %13 = %3 * %12 :: Float64
               %14 = %3 * %11 :: Float64
               %15 = %4 + %14 :: Float64
