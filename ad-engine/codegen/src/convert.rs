@@ -47,11 +47,20 @@ pub struct ToNative {
 impl ToNative {
     /// A converter for the values of the compilation described by `tables`.
     pub fn new(tables: Arc<Tables>) -> ToNative {
-        ToNative { tables, ..ToNative::default() }
+        ToNative {
+            tables,
+            ..ToNative::default()
+        }
     }
 
     /// Append the slots of `v` (of type `ty`) to `out`, allocating objects in `arena`.
-    pub fn value(&mut self, arena: &mut Arena, v: &Value, ty: &Type, out: &mut Vec<u64>) -> Result<(), String> {
+    pub fn value(
+        &mut self,
+        arena: &mut Arena,
+        v: &Value,
+        ty: &Type,
+        out: &mut Vec<u64>,
+    ) -> Result<(), String> {
         match (v, ty) {
             (Value::F64(x), Type::Float64) => out.push(x.to_bits()),
             (Value::Int(i), Type::Float64) => out.push((*i as f64).to_bits()),
@@ -80,10 +89,14 @@ impl ToNative {
                     return Ok(());
                 }
                 let fields = field_tys(s);
-                let n: usize = fields.iter().map(|t| self.tables.layout.slot_count(t).unwrap_or(0)).sum();
+                let n: usize = fields
+                    .iter()
+                    .map(|t| self.tables.layout.slot_count(t).unwrap_or(0))
+                    .sum();
                 let p = arena.alloc_words(n);
                 self.by_rc.insert(key, p as u64);
-                self.shared.push(Shared::Mutable(s.clone(), cell.clone(), p));
+                self.shared
+                    .push(Shared::Mutable(s.clone(), cell.clone(), p));
                 let tuple = Type::Tuple(fields.into());
                 let vals = Value::Tuple(cell.borrow().iter().cloned().collect());
                 let mut words = Vec::new();
@@ -97,10 +110,16 @@ impl ToNative {
                     out.push(*p);
                     return Ok(());
                 }
-                let n = self.tables.layout.slots(inner).map_err(|e| e.to_string())?.len();
+                let n = self
+                    .tables
+                    .layout
+                    .slots(inner)
+                    .map_err(|e| e.to_string())?
+                    .len();
                 let p = arena.alloc_words(n);
                 self.by_rc.insert(key, p as u64);
-                self.shared.push(Shared::Ref(cell.clone(), (**inner).clone(), p));
+                self.shared
+                    .push(Shared::Ref(cell.clone(), (**inner).clone(), p));
                 let mut words = Vec::new();
                 let content = cell.borrow().clone();
                 self.value(arena, &content, inner, &mut words)?;
@@ -116,13 +135,19 @@ impl ToNative {
                 // SAFETY: `obj` and `view` are live arena objects.
                 unsafe {
                     let o = &*obj;
-                    view.write(ArrayObj { data: o.data, len: o.len, rows: 1, cols: o.len });
+                    view.write(ArrayObj {
+                        data: o.data,
+                        len: o.len,
+                        rows: 1,
+                        cols: o.len,
+                    });
                 }
                 out.push(view as u64);
             }
             (Value::Stack(s), Type::Stack(elem)) => {
                 let p = arena.new_stack();
-                let (offsets, size) = packed_offsets(&self.tables.layout.slots(elem).map_err(|e| e.to_string())?);
+                let (offsets, size) =
+                    packed_offsets(&self.tables.layout.slots(elem).map_err(|e| e.to_string())?);
                 let slot_kinds = self.tables.layout.slots(elem).map_err(|e| e.to_string())?;
                 // SAFETY: `p` is a live arena stack.
                 let st = unsafe { &mut *p };
@@ -142,14 +167,20 @@ impl ToNative {
                 }
                 out.push(p as u64);
             }
-            (Value::Pullback(pb), Type::Pullback(sig)) if self.tables.layout.static_pullback(sig).is_some() => {
+            (Value::Pullback(pb), Type::Pullback(sig))
+                if self.tables.layout.static_pullback(sig).is_some() =>
+            {
                 let sp = self.tables.layout.static_pullback(sig).cloned();
                 let sp = sp.ok_or("internal error: static pullback")?;
                 if pb.instance == sp.instance {
                     self.value(arena, &pb.tape, &sp.tape, out)?;
                 } else {
                     // A placeholder no forward pass recorded: never called.
-                    let n = self.tables.layout.slot_count(&sp.tape).map_err(|e| e.to_string())?;
+                    let n = self
+                        .tables
+                        .layout
+                        .slot_count(&sp.tape)
+                        .map_err(|e| e.to_string())?;
                     out.extend(std::iter::repeat_n(0, n));
                 }
             }
@@ -164,12 +195,22 @@ impl ToNative {
                 out.push(p as u64);
             }
             (Value::Undef(name), _) => return Err(format!("UndefVarError: {name} not defined")),
-            (v, t) => return Err(format!("internal error: JIT cannot pass {} as a {t}", v.julia_type())),
+            (v, t) => {
+                return Err(format!(
+                    "internal error: JIT cannot pass {} as a {t}",
+                    v.julia_type()
+                ))
+            }
         }
         Ok(())
     }
 
-    fn array(&mut self, arena: &mut Arena, a: &ArrayRef, ty: &Type) -> Result<*mut ArrayObj, String> {
+    fn array(
+        &mut self,
+        arena: &mut Arena,
+        a: &ArrayRef,
+        ty: &Type,
+    ) -> Result<*mut ArrayObj, String> {
         let key = Rc::as_ptr(a) as usize;
         if let Some(p) = self.by_rc.get(&key) {
             return Ok(*p as *mut ArrayObj);
@@ -236,18 +277,29 @@ impl FromNative {
             };
             originals.insert(addr, v);
         }
-        FromNative { tables: args.tables.clone(), originals, made: HashMap::new() }
+        FromNative {
+            tables: args.tables.clone(),
+            originals,
+            made: HashMap::new(),
+        }
     }
 
     /// A converter without argument objects (fresh copies of everything).
     pub fn fresh(tables: Arc<Tables>) -> FromNative {
-        FromNative { tables, originals: HashMap::new(), made: HashMap::new() }
+        FromNative {
+            tables,
+            originals: HashMap::new(),
+            made: HashMap::new(),
+        }
     }
 
     /// The value of type `ty` whose slots are `words[*at..]`; advances `at`.
     pub fn value(&mut self, words: &[u64], at: &mut usize, ty: &Type) -> Result<Value, String> {
         let mut next = || -> Result<u64, String> {
-            let w = words.get(*at).copied().ok_or("internal error: JIT result too short")?;
+            let w = words
+                .get(*at)
+                .copied()
+                .ok_or("internal error: JIT result too short")?;
             *at += 1;
             Ok(w)
         };
@@ -258,16 +310,26 @@ impl FromNative {
             Type::Nothing | Type::Bottom => Value::Nothing,
             Type::Function(n) => Value::Func(n.clone()),
             Type::Tuple(ts) => {
-                let vs = ts.iter().map(|t| self.value(words, at, t)).collect::<Result<Vec<_>, _>>()?;
+                let vs = ts
+                    .iter()
+                    .map(|t| self.value(words, at, t))
+                    .collect::<Result<Vec<_>, _>>()?;
                 Value::Tuple(vs.into())
             }
             Type::NamedTuple(fs) => {
                 let names: Vec<_> = fs.iter().map(|(n, _)| n.clone()).collect();
-                let vs = fs.iter().map(|(_, t)| self.value(words, at, t)).collect::<Result<Vec<_>, _>>()?;
+                let vs = fs
+                    .iter()
+                    .map(|(_, t)| self.value(words, at, t))
+                    .collect::<Result<Vec<_>, _>>()?;
                 Value::NamedTuple(names.into(), vs.into())
             }
             Type::Struct(s) if !s.mutable => {
-                let vs = s.fields.iter().map(|(_, t)| self.value(words, at, t)).collect::<Result<Vec<_>, _>>()?;
+                let vs = s
+                    .fields
+                    .iter()
+                    .map(|(_, t)| self.value(words, at, t))
+                    .collect::<Result<Vec<_>, _>>()?;
                 Value::Struct(s.clone(), vs.into())
             }
             Type::Struct(s) => {
@@ -289,7 +351,10 @@ impl FromNative {
                 let cell = Rc::new(RefCell::new(Value::Nothing));
                 let v = Value::Ref(cell.clone());
                 self.made.insert(p, v.clone());
-                if let Some(x) = self.boxed(p as *mut u64, std::slice::from_ref(inner))?.pop() {
+                if let Some(x) = self
+                    .boxed(p as *mut u64, std::slice::from_ref(inner))?
+                    .pop()
+                {
                     *cell.borrow_mut() = x;
                 }
                 v
@@ -299,7 +364,8 @@ impl FromNative {
                 if let Some(v) = self.known(p) {
                     return Ok(v);
                 }
-                let e = ElemType::of_type(elem).ok_or("internal error: JIT array of non-numbers")?;
+                let e =
+                    ElemType::of_type(elem).ok_or("internal error: JIT array of non-numbers")?;
                 // SAFETY: `p` is an array of the running call's arena.
                 let obj = unsafe { &*(p as *const ArrayObj) };
                 let shape = if *dims == 1 {
@@ -313,10 +379,13 @@ impl FromNative {
             }
             Type::Adjoint(elem) => {
                 let p = next()?;
-                let e = ElemType::of_type(elem).ok_or("internal error: JIT adjoint of non-numbers")?;
+                let e =
+                    ElemType::of_type(elem).ok_or("internal error: JIT adjoint of non-numbers")?;
                 // SAFETY: as above.
                 let obj = unsafe { &*(p as *const ArrayObj) };
-                let arr = Array::new(Shape::Vector(obj.len as usize), unsafe { read_elems(obj, e) });
+                let arr = Array::new(Shape::Vector(obj.len as usize), unsafe {
+                    read_elems(obj, e)
+                });
                 Value::Adjoint(Rc::new(RefCell::new(arr)))
             }
             Type::Stack(elem) => {
@@ -344,7 +413,10 @@ impl FromNative {
                 let sp = self.tables.layout.static_pullback(sig).cloned();
                 let sp = sp.ok_or("internal error: static pullback")?;
                 let tape = self.value(words, at, &sp.tape)?;
-                Value::Pullback(Rc::new(Pullback { instance: sp.instance, tape }))
+                Value::Pullback(Rc::new(Pullback {
+                    instance: sp.instance,
+                    tape,
+                }))
             }
             Type::Pullback(sig) => {
                 let p = next()?;
@@ -352,15 +424,26 @@ impl FromNative {
                 let addr = unsafe { *(p as *const u64) };
                 let (instance, tape) = match self.tables.by_addr.get(&addr).cloned() {
                     Some((inst, tape_ty)) => {
-                        let n = self.tables.layout.slots(&tape_ty).map_err(|e| e.to_string())?.len();
+                        let n = self
+                            .tables
+                            .layout
+                            .slots(&tape_ty)
+                            .map_err(|e| e.to_string())?
+                            .len();
                         // SAFETY: the tape's slots follow the address in the box.
-                        let words = unsafe { std::slice::from_raw_parts((p as *const u64).add(1), n) }.to_vec();
+                        let words =
+                            unsafe { std::slice::from_raw_parts((p as *const u64).add(1), n) }
+                                .to_vec();
                         let tape = self.value(&words, &mut 0, &tape_ty)?;
                         (inst, tape)
                     }
                     // A placeholder that no forward pass recorded, as the AD makes it.
                     None => (
-                        Arc::new(Instance { name: "unreached".into(), method: 0, args: sig.clone() }),
+                        Arc::new(Instance {
+                            name: "unreached".into(),
+                            method: 0,
+                            args: sig.clone(),
+                        }),
                         Value::Nothing,
                     ),
                 };
@@ -371,12 +454,18 @@ impl FromNative {
     }
 
     fn known(&self, p: u64) -> Option<Value> {
-        self.originals.get(&p).or_else(|| self.made.get(&p)).cloned()
+        self.originals
+            .get(&p)
+            .or_else(|| self.made.get(&p))
+            .cloned()
     }
 
     /// The values of a box holding slots of `tys` one word each.
     fn boxed(&mut self, p: *mut u64, tys: &[Type]) -> Result<Vec<Value>, String> {
-        let n: usize = tys.iter().map(|t| self.tables.layout.slot_count(t).unwrap_or(0)).sum();
+        let n: usize = tys
+            .iter()
+            .map(|t| self.tables.layout.slot_count(t).unwrap_or(0))
+            .sum();
         // SAFETY: boxes hold one word per slot of their content.
         let words = unsafe { std::slice::from_raw_parts(p, n) }.to_vec();
         let mut at = 0;
@@ -415,7 +504,9 @@ unsafe fn write_elems(obj: &ArrayObj, data: &ArrayData, slot: Slot) -> Result<()
             match data {
                 ArrayData::Int(v) => dst.copy_from_slice(&v[..n.min(v.len())]),
                 ArrayData::Bool(v) => dst.iter_mut().zip(v).for_each(|(d, s)| *d = i64::from(*s)),
-                ArrayData::F64(_) => return Err("internal error: Float64 array passed as Int64".into()),
+                ArrayData::F64(_) => {
+                    return Err("internal error: Float64 array passed as Int64".into())
+                }
             }
         }
         Slot::Bool => {
@@ -434,10 +525,17 @@ unsafe fn write_elems(obj: &ArrayObj, data: &ArrayData, slot: Slot) -> Result<()
 unsafe fn read_elems(obj: &ArrayObj, e: ElemType) -> ArrayData {
     let n = obj.len.max(0) as usize;
     match e {
-        ElemType::F64 => ArrayData::F64(unsafe { std::slice::from_raw_parts(obj.data.cast::<f64>(), n) }.to_vec()),
-        ElemType::Int => ArrayData::Int(unsafe { std::slice::from_raw_parts(obj.data.cast::<i64>(), n) }.to_vec()),
+        ElemType::F64 => ArrayData::F64(
+            unsafe { std::slice::from_raw_parts(obj.data.cast::<f64>(), n) }.to_vec(),
+        ),
+        ElemType::Int => ArrayData::Int(
+            unsafe { std::slice::from_raw_parts(obj.data.cast::<i64>(), n) }.to_vec(),
+        ),
         ElemType::Bool => ArrayData::Bool(
-            unsafe { std::slice::from_raw_parts(obj.data, n) }.iter().map(|b| *b != 0).collect(),
+            unsafe { std::slice::from_raw_parts(obj.data, n) }
+                .iter()
+                .map(|b| *b != 0)
+                .collect(),
         ),
     }
 }

@@ -19,7 +19,10 @@ pub unsafe fn run(ctx: &mut Ctx, site: &Site, buf: *mut u64) -> Result<(), Strin
     let SiteKind::Fallback(fb) = &site.kind else {
         return Err("internal error: JIT fallback at a site without a primitive".into());
     };
-    let tables = Arc::new(Tables { layout: fb.layout.clone(), ..Tables::default() });
+    let tables = Arc::new(Tables {
+        layout: fb.layout.clone(),
+        ..Tables::default()
+    });
     let mut from = FromNative::fresh(tables.clone());
     let mut args = Vec::with_capacity(fb.args.len());
     for a in &fb.args {

@@ -102,7 +102,10 @@ impl Layout {
             .field_types()
             .ok_or_else(|| JitError::unsupported(format!("field access on {ty}")))?;
         if index >= fields.len() {
-            return Err(JitError::unsupported(format!("field {} of {ty}", index + 1)));
+            return Err(JitError::unsupported(format!(
+                "field {} of {ty}",
+                index + 1
+            )));
         }
         let mut start = 0;
         for f in &fields[..index] {
@@ -148,7 +151,12 @@ impl Layout {
 }
 
 /// Does a value of type `t` hold (through scalar-replaced parts) a closure of type `sig`?
-fn reaches(statics: &HashMap<Arc<[Type]>, StaticPullback>, t: &Type, sig: &Arc<[Type]>, seen: &mut Vec<Arc<[Type]>>) -> bool {
+fn reaches(
+    statics: &HashMap<Arc<[Type]>, StaticPullback>,
+    t: &Type,
+    sig: &Arc<[Type]>,
+    seen: &mut Vec<Arc<[Type]>>,
+) -> bool {
     match t {
         Type::Pullback(s) => {
             if s == sig {
@@ -158,11 +166,15 @@ fn reaches(statics: &HashMap<Arc<[Type]>, StaticPullback>, t: &Type, sig: &Arc<[
                 return false;
             }
             seen.push(s.clone());
-            statics.get(s).is_some_and(|sp| reaches(statics, &sp.tape, sig, seen))
+            statics
+                .get(s)
+                .is_some_and(|sp| reaches(statics, &sp.tape, sig, seen))
         }
         Type::Tuple(ts) => ts.iter().any(|t| reaches(statics, t, sig, seen)),
         Type::NamedTuple(fs) => fs.iter().any(|(_, t)| reaches(statics, t, sig, seen)),
-        Type::Struct(s) if !s.mutable => s.fields.iter().any(|(_, t)| reaches(statics, t, sig, seen)),
+        Type::Struct(s) if !s.mutable => {
+            s.fields.iter().any(|(_, t)| reaches(statics, t, sig, seen))
+        }
         _ => false,
     }
 }
@@ -199,7 +211,10 @@ mod tests {
         let point = Type::Struct(Arc::new(StructType {
             name: "P".into(),
             params: vec![],
-            fields: vec![("x".into(), Type::Float64), ("v".into(), Type::vector_f64())],
+            fields: vec![
+                ("x".into(), Type::Float64),
+                ("v".into(), Type::vector_f64()),
+            ],
             mutable: false,
             kind: StructKind::User,
         }));
@@ -220,11 +235,29 @@ mod tests {
     fn static_pullbacks_are_their_tape_unless_recursive() {
         let sig: Arc<[Type]> = Arc::from([Type::Function("f".into()), Type::Float64]);
         let rec: Arc<[Type]> = Arc::from([Type::Function("g".into()), Type::Int64]);
-        let inst = |name: &str, args: &Arc<[Type]>| Arc::new(Instance { name: name.into(), method: 0, args: args.clone() });
+        let inst = |name: &str, args: &Arc<[Type]>| {
+            Arc::new(Instance {
+                name: name.into(),
+                method: 0,
+                args: args.clone(),
+            })
+        };
         let mut cands = HashMap::new();
-        cands.insert(sig.clone(), StaticPullback { instance: inst("f⁻", &sig), tape: Type::tuple([Type::Float64]) });
+        cands.insert(
+            sig.clone(),
+            StaticPullback {
+                instance: inst("f⁻", &sig),
+                tape: Type::tuple([Type::Float64]),
+            },
+        );
         let rec_tape = Type::tuple([Type::Pullback(rec.clone()), Type::Float64]);
-        cands.insert(rec.clone(), StaticPullback { instance: inst("g⁻", &rec), tape: rec_tape });
+        cands.insert(
+            rec.clone(),
+            StaticPullback {
+                instance: inst("g⁻", &rec),
+                tape: rec_tape,
+            },
+        );
         let layout = Layout::new(cands);
         assert_eq!(layout.slots(&Type::Pullback(sig)).unwrap(), vec![Slot::F64]);
         assert_eq!(layout.slots(&Type::Pullback(rec)).unwrap(), vec![Slot::Ptr]);

@@ -75,10 +75,19 @@ impl JitSession {
     /// A session for the host machine.
     pub fn new() -> Result<JitSession, JitError> {
         let mut flags = settings::builder();
-        let set = |f: &mut settings::Builder, k: &str, v: &str| f.set(k, v).map_err(JitError::backend);
+        let set =
+            |f: &mut settings::Builder, k: &str, v: &str| f.set(k, v).map_err(JitError::backend);
         set(&mut flags, "opt_level", "speed")?;
         set(&mut flags, "enable_multi_ret_implicit_sret", "true")?;
-        set(&mut flags, "enable_verifier", if cfg!(debug_assertions) { "true" } else { "false" })?;
+        set(
+            &mut flags,
+            "enable_verifier",
+            if cfg!(debug_assertions) {
+                "true"
+            } else {
+                "false"
+            },
+        )?;
         set(&mut flags, "use_colocated_libcalls", "false")?;
         set(&mut flags, "is_pic", "false")?;
         let isa = cranelift_native::builder()
@@ -94,7 +103,11 @@ impl JitSession {
         let ctx = module.make_context();
         Ok(JitSession {
             owner: Arc::new(ModuleOwner {
-                inner: Mutex::new(Inner { module: Some(module), rt, sites: Vec::new() }),
+                inner: Mutex::new(Inner {
+                    module: Some(module),
+                    rt,
+                    sites: Vec::new(),
+                }),
             }),
             ctx,
             fctx: FunctionBuilderContext::new(),
@@ -110,7 +123,11 @@ impl JitSession {
     }
 
     /// Compile `inst` of `prog` and every instance it invokes.
-    pub fn compile(&mut self, prog: &TypedProgram, inst: &Instance) -> Result<CompiledFn, JitError> {
+    pub fn compile(
+        &mut self,
+        prog: &TypedProgram,
+        inst: &Instance,
+    ) -> Result<CompiledFn, JitError> {
         self.build(prog, inst, None)
     }
 
@@ -120,7 +137,11 @@ impl JitSession {
         inst: &Instance,
         mut clif: Option<&mut String>,
     ) -> Result<CompiledFn, JitError> {
-        let Reach { funcs: reach, pullbacks, globals } = reachable(prog, inst)?;
+        let Reach {
+            funcs: reach,
+            pullbacks,
+            globals,
+        } = reachable(prog, inst)?;
         let key: Vec<Arc<Function>> = reach.iter().map(|(_, f)| f.clone()).collect();
         if clif.is_none() {
             if let Some(done) = self.cache.get(&key) {
@@ -130,18 +151,29 @@ impl JitSession {
         let track_depth = has_recursion(&reach, &pullbacks);
         let layout = Arc::new(layout_for(prog, &pullbacks));
         let owner = self.owner.clone();
-        let mut guard = owner.inner.lock().map_err(|_| JitError::backend("JIT session poisoned"))?;
+        let mut guard = owner
+            .inner
+            .lock()
+            .map_err(|_| JitError::backend("JIT session poisoned"))?;
         let inner = &mut *guard;
         let rt = inner.rt;
-        let module = inner.module.as_mut().ok_or_else(|| JitError::backend("JIT module freed"))?;
+        let module = inner
+            .module
+            .as_mut()
+            .ok_or_else(|| JitError::backend("JIT module freed"))?;
         let mut ids = HashMap::new();
         for (i, f) in &reach {
             let sig = signature(module, &layout, &arg_types(f), &f.ret)?;
-            let id = module.declare_anonymous_function(&sig).map_err(JitError::backend)?;
+            let id = module
+                .declare_anonymous_function(&sig)
+                .map_err(JitError::backend)?;
             ids.insert(i.clone(), id);
         }
         let mut adapters = HashMap::new();
-        for p in pullbacks.iter().filter(|p| layout.static_pullback(&p.args).is_none()) {
+        for p in pullbacks
+            .iter()
+            .filter(|p| layout.static_pullback(&p.args).is_none())
+        {
             let f = &prog.functions[p];
             let id = module
                 .declare_anonymous_function(&pullbacks::adapter_signature(module, &layout, f)?)
@@ -167,19 +199,27 @@ impl JitSession {
             };
             let b = FunctionBuilder::new(&mut self.ctx.func, &mut self.fctx);
             let done = translate::translate(&mut env, f, b);
-            let body = std::mem::replace(&mut self.ctx.func, cranelift_codegen::ir::Function::new());
+            let body =
+                std::mem::replace(&mut self.ctx.func, cranelift_codegen::ir::Function::new());
             module.clear_context(&mut self.ctx);
             done?;
             bodies.insert(id.as_u32(), body);
         }
         for (i, _) in &reach {
             let id = ids[i];
-            let Some(body) = bodies.get(&id.as_u32()) else { continue };
+            let Some(body) = bodies.get(&id.as_u32()) else {
+                continue;
+            };
             self.ctx.func = body.clone();
             let done = (|| {
                 if !track_depth {
-                    let inliner = Inliner { bodies: &bodies, budget: INLINE_BUDGET };
-                    self.ctx.inline(inliner).map_err(|e| JitError::backend(format!("{e:?}")))?;
+                    let inliner = Inliner {
+                        bodies: &bodies,
+                        budget: INLINE_BUDGET,
+                    };
+                    self.ctx
+                        .inline(inliner)
+                        .map_err(|e| JitError::backend(format!("{e:?}")))?;
                 }
                 if let Some(out) = clif.as_deref_mut() {
                     self.ctx
@@ -187,7 +227,9 @@ impl JitSession {
                         .map_err(|e| JitError::backend(format!("{e:?}")))?;
                     let _ = writeln!(out, "; {i}\n{}", self.ctx.func.display());
                 }
-                module.define_function(id, &mut self.ctx).map_err(|e| JitError::backend(format!("{e:?}")))
+                module
+                    .define_function(id, &mut self.ctx)
+                    .map_err(|e| JitError::backend(format!("{e:?}")))
             })();
             module.clear_context(&mut self.ctx);
             done?;
@@ -209,16 +251,28 @@ impl JitSession {
             };
             let b = FunctionBuilder::new(&mut self.ctx.func, &mut self.fctx);
             let done = pullbacks::define_adapter(&mut env, f, ids[p], b).and_then(|()| {
-                module.define_function(id, &mut self.ctx).map_err(|e| JitError::backend(format!("{e:?}")))
+                module
+                    .define_function(id, &mut self.ctx)
+                    .map_err(|e| JitError::backend(format!("{e:?}")))
             });
             module.clear_context(&mut self.ctx);
             done?;
         }
         let (top, top_fn) = &reach[0];
-        let entry = trampoline(module, &layout, &mut self.ctx, &mut self.fctx, ids[top], top_fn)?;
+        let entry = trampoline(
+            module,
+            &layout,
+            &mut self.ctx,
+            &mut self.fctx,
+            ids[top],
+            top_fn,
+        )?;
         module.finalize_definitions().map_err(JitError::backend)?;
         let code = module.get_finalized_function(entry);
-        let mut table = Tables { layout: layout.clone(), ..Tables::default() };
+        let mut table = Tables {
+            layout: layout.clone(),
+            ..Tables::default()
+        };
         for (p, &id) in &adapters {
             let addr = module.get_finalized_function(id) as u64;
             let f = &prog.functions[p];
@@ -269,7 +323,10 @@ impl Inline for Inliner<'_> {
         match self.bodies.get(&index) {
             Some(body) if self.budget > 0 && body.dfg.num_insts() <= INLINE_MAX_INSTS => {
                 self.budget -= 1;
-                InlineCommand::Inline { callee: std::borrow::Cow::Borrowed(body), visit_callee: true }
+                InlineCommand::Inline {
+                    callee: std::borrow::Cow::Borrowed(body),
+                    visit_callee: true,
+                }
             }
             _ => InlineCommand::KeepCall,
         }
@@ -285,19 +342,29 @@ pub fn clif_text(prog: &TypedProgram, inst: &Instance) -> Result<String, JitErro
     let mut session = JitSession::new()?;
     let mut out = String::new();
     session.build(prog, inst, Some(&mut out))?;
-    let inner = session.owner.inner.lock().map_err(|_| JitError::backend("JIT session poisoned"))?;
+    let inner = session
+        .owner
+        .inner
+        .lock()
+        .map_err(|_| JitError::backend("JIT session poisoned"))?;
     let slow: Vec<String> = inner
         .sites
         .iter()
         .filter_map(|s| match &s.kind {
             crate::runtime::site::SiteKind::Fallback(fb) if !fb.after_failed_check => {
-                Some(format!(";   {} -> {} at {}..{}", fb.prim, fb.ret, s.span.start, s.span.end))
+                Some(format!(
+                    ";   {} -> {} at {}..{}",
+                    fb.prim, fb.ret, s.span.start, s.span.end
+                ))
             }
             _ => None,
         })
         .collect();
     if !slow.is_empty() {
-        let _ = writeln!(out, "; evaluated by the runtime with the interpreter's semantics:");
+        let _ = writeln!(
+            out,
+            "; evaluated by the runtime with the interpreter's semantics:"
+        );
         for line in slow {
             let _ = writeln!(out, "{line}");
         }
@@ -317,14 +384,20 @@ fn trampoline(
 ) -> Result<FuncId, JitError> {
     let mut sig = module.make_signature();
     sig.params.extend([AbiParam::new(types::I64); 3]);
-    let id = module.declare_anonymous_function(&sig).map_err(JitError::backend)?;
+    let id = module
+        .declare_anonymous_function(&sig)
+        .map_err(JitError::backend)?;
     ctx.func.signature = sig;
     ctx.func.name = UserFuncName::user(0, id.as_u32());
     let mut b = FunctionBuilder::new(&mut ctx.func, fctx);
     let block = b.create_block();
     b.append_block_params_for_function_params(block);
     b.switch_to_block(block);
-    let (c, args, out) = (b.block_params(block)[0], b.block_params(block)[1], b.block_params(block)[2]);
+    let (c, args, out) = (
+        b.block_params(block)[0],
+        b.block_params(block)[1],
+        b.block_params(block)[2],
+    );
     let mut call_args = vec![c];
     let mut word = 0i32;
     for t in arg_types(f) {
@@ -342,7 +415,9 @@ fn trampoline(
     b.ins().return_(&[]);
     b.seal_all_blocks();
     b.finalize(module.target_config());
-    let done = module.define_function(id, ctx).map_err(|e| JitError::backend(format!("{e:?}")));
+    let done = module
+        .define_function(id, ctx)
+        .map_err(|e| JitError::backend(format!("{e:?}")));
     module.clear_context(ctx);
     done?;
     Ok(id)
@@ -375,10 +450,9 @@ fn reachable(prog: &TypedProgram, inst: &Instance) -> Result<Reach, JitError> {
                 match &s.op {
                     Op::Invoke(callee) => next.push(callee.clone()),
                     Op::Global(name) if !globals.contains(name) => {
-                        let thunk = prog
-                            .globals
-                            .get(name)
-                            .ok_or_else(|| JitError::invalid(format!("no typed body for global `{name}`")))?;
+                        let thunk = prog.globals.get(name).ok_or_else(|| {
+                            JitError::invalid(format!("no typed body for global `{name}`"))
+                        })?;
                         globals.push(name.clone());
                         let key = global_instance(name);
                         if seen.insert(key.clone()) {
@@ -390,7 +464,10 @@ fn reachable(prog: &TypedProgram, inst: &Instance) -> Result<Reach, JitError> {
             }
         }
         pullback_sigs(&f.ret, &mut sigs);
-        for k in made.iter().filter(|k| sigs.contains(&k.args) && prog.functions.contains_key(*k)) {
+        for k in made
+            .iter()
+            .filter(|k| sigs.contains(&k.args) && prog.functions.contains_key(*k))
+        {
             if !pullbacks.contains(k) {
                 pullbacks.push(k.clone());
                 next.push(k.clone());
@@ -407,7 +484,11 @@ fn reachable(prog: &TypedProgram, inst: &Instance) -> Result<Reach, JitError> {
         }
         i += 1;
     }
-    Ok(Reach { funcs, pullbacks, globals })
+    Ok(Reach {
+        funcs,
+        pullbacks,
+        globals,
+    })
 }
 
 /// The pullback instances that some `make_pullback` of `prog` names: the only functions a
@@ -442,7 +523,10 @@ fn layout_for(prog: &TypedProgram, pullbacks: &[Arc<Instance>]) -> Layout {
         if let [only] = insts.as_slice() {
             if let Some(f) = prog.functions.get(*only) {
                 if let [tape, _] = f.args() {
-                    let sp = StaticPullback { instance: (*only).clone(), tape: f.ty(*tape).clone() };
+                    let sp = StaticPullback {
+                        instance: (*only).clone(),
+                        tape: f.ty(*tape).clone(),
+                    };
                     candidates.insert(sig, sp);
                 }
             }
@@ -453,7 +537,11 @@ fn layout_for(prog: &TypedProgram, pullbacks: &[Arc<Instance>]) -> Layout {
 
 /// The key under which the thunk of global `name` is compiled.
 pub(crate) fn global_instance(name: &zy_ir::Name) -> Arc<Instance> {
-    Arc::new(Instance { name: format!("global {name}").into(), method: u32::MAX - 1, args: Arc::from([]) })
+    Arc::new(Instance {
+        name: format!("global {name}").into(),
+        method: u32::MAX - 1,
+        args: Arc::from([]),
+    })
 }
 
 /// What one compilation covers.
@@ -483,13 +571,19 @@ fn pullback_sigs(t: &Type, out: &mut HashSet<Arc<[Type]>>) {
 /// Does any function of `reach` take part in a cycle of calls? A `call_pullback` may call any
 /// pullback of its type.
 fn has_recursion(reach: &[(Arc<Instance>, Arc<Function>)], pullbacks: &[Arc<Instance>]) -> bool {
-    let index: HashMap<&Instance, usize> = reach.iter().enumerate().map(|(i, (k, _))| (&**k, i)).collect();
+    let index: HashMap<&Instance, usize> = reach
+        .iter()
+        .enumerate()
+        .map(|(i, (k, _))| (&**k, i))
+        .collect();
     let edges: Vec<Vec<usize>> = reach
         .iter()
         .map(|(_, f)| {
             let mut out = Vec::new();
             for v in &f.values {
-                let zy_ir::ValueKind::Stmt(s) = &v.kind else { continue };
+                let zy_ir::ValueKind::Stmt(s) = &v.kind else {
+                    continue;
+                };
                 match &s.op {
                     Op::Invoke(c) => out.extend(index.get(&**c).copied()),
                     Op::Prim(zy_ir::Prim::CallPullback) => {
@@ -549,7 +643,13 @@ impl Eq for CompiledFn {}
 
 impl std::fmt::Debug for CompiledFn {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "CompiledFn(({}) -> {} at {:#x})", crate::translate::type_list(&self.args), self.ret, self.entry)
+        write!(
+            f,
+            "CompiledFn(({}) -> {} at {:#x})",
+            crate::translate::type_list(&self.args),
+            self.ret,
+            self.entry
+        )
     }
 }
 
@@ -568,7 +668,10 @@ impl CompiledFn {
     /// same result, or the same error at the same span. Mutations of argument objects are
     /// visible in `args` afterwards.
     pub fn call(&self, args: &[Value], limits: &Limits) -> Result<Value, RuntimeError> {
-        let fail = |message: String| RuntimeError { span: self.span, message };
+        let fail = |message: String| RuntimeError {
+            span: self.span,
+            message,
+        };
         if args.len() != self.args.len() {
             return Err(fail(format!(
                 "internal error: compiled code takes {} arguments, got {}",
@@ -576,26 +679,37 @@ impl CompiledFn {
                 args.len()
             )));
         }
-        let mut ctx = Ctx::new(limits.max_depth, limits.deadline, limits.cancel.clone(), self.n_globals);
+        let mut ctx = Ctx::new(
+            limits.max_depth,
+            limits.deadline,
+            limits.cancel.clone(),
+            self.n_globals,
+        );
         let mut to = ToNative::new(self.tables.clone());
         let mut words = Vec::new();
         for (a, t) in args.iter().zip(&self.args) {
-            to.value(&mut ctx.state.arena, a, t, &mut words).map_err(fail)?;
+            to.value(&mut ctx.state.arena, a, t, &mut words)
+                .map_err(fail)?;
         }
-        let n_ret = self.tables.layout.slot_count(&self.ret).map_err(|e| fail(e.to_string()))?;
+        let n_ret = self
+            .tables
+            .layout
+            .slot_count(&self.ret)
+            .map_err(|e| fail(e.to_string()))?;
         let mut out = vec![0u64; n_ret.max(1)];
         self.run(&mut ctx, &words, &mut out).map_err(fail)?;
         let written = to.write_back();
         if ctx.error != 0 {
-            let (span, message) = ctx
-                .state
-                .failure
-                .take()
-                .unwrap_or((self.span, "internal error: JIT error without a message".into()));
+            let (span, message) = ctx.state.failure.take().unwrap_or((
+                self.span,
+                "internal error: JIT error without a message".into(),
+            ));
             return Err(RuntimeError { span, message });
         }
         written.map_err(fail)?;
-        FromNative::new(&to).value(&out, &mut 0, &self.ret).map_err(fail)
+        FromNative::new(&to)
+            .value(&out, &mut 0, &self.ret)
+            .map_err(fail)
     }
 
     /// The one entry into machine code.
@@ -603,7 +717,8 @@ impl CompiledFn {
         // SAFETY: `entry` is the trampoline compiled for this function's argument and result
         // slots; `args` holds one word per argument slot and `out` one per result slot (or
         // one); the module's memory lives as long as `self.owner`.
-        let f: extern "C" fn(*mut Ctx, *const u64, *mut u64) = unsafe { std::mem::transmute(self.entry) };
+        let f: extern "C" fn(*mut Ctx, *const u64, *mut u64) =
+            unsafe { std::mem::transmute(self.entry) };
         if !self.recursive {
             f(ctx, args.as_ptr(), out.as_mut_ptr());
             return Ok(());

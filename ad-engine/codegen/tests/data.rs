@@ -25,7 +25,13 @@ fn sumsq(extra: i64) -> Fb {
     fb.jump(e, head, vec![f(0.0), i(1)]);
     let c = fb.prim(head, Prim::Le, vec![v(hp[1]), v(n)], Type::Bool, 11);
     fb.branch(head, v(c), (body, vec![]), (exit, vec![]));
-    let xk = fb.prim(body, Prim::GetIndex, vec![v(x), v(hp[1])], Type::Float64, 12);
+    let xk = fb.prim(
+        body,
+        Prim::GetIndex,
+        vec![v(x), v(hp[1])],
+        Type::Float64,
+        12,
+    );
     let sq = fb.prim(body, Prim::Mul, vec![v(xk), v(xk)], Type::Float64, 13);
     let s = fb.prim(body, Prim::Add, vec![v(hp[0]), v(sq)], Type::Float64, 14);
     let k = fb.prim(body, Prim::Add, vec![v(hp[1]), i(1)], Type::Int64, 15);
@@ -43,7 +49,10 @@ fn vector_loops_and_bounds_errors() {
     let inst = fb.inst();
     let prog = program(vec![fb]);
     // 1 + 4 + 9 + x[3] = 17
-    assert_eq!(check(&prog, &inst, vec![Value::vector_f64(vec![1.0, 2.0, 3.0])]), "17.0");
+    assert_eq!(
+        check(&prog, &inst, vec![Value::vector_f64(vec![1.0, 2.0, 3.0])]),
+        "17.0"
+    );
     let fb = sumsq(1);
     let inst = fb.inst();
     let prog = program(vec![fb]);
@@ -57,17 +66,33 @@ fn vector_loops_and_bounds_errors() {
 fn matrices_index_column_major_and_mutation_reaches_the_caller() {
     // g!(A) = (A[2, 1] = A[1, 2] * 10.0; A[3] += 1.0; (A, size(A), A[2, 3]))
     let mat = Type::matrix_f64();
-    let ret = Type::tuple([mat.clone(), Type::tuple([Type::Int64, Type::Int64]), Type::Float64]);
+    let ret = Type::tuple([
+        mat.clone(),
+        Type::tuple([Type::Int64, Type::Int64]),
+        Type::Float64,
+    ]);
     let mut fb = Fb::new("g!", std::slice::from_ref(&mat), ret.clone());
     let a = fb.args[0];
     let e = Block::ENTRY;
     let a12 = fb.prim(e, Prim::GetIndex, vec![v(a), i(1), i(2)], Type::Float64, 10);
     let t = fb.prim(e, Prim::Mul, vec![v(a12), f(10.0)], Type::Float64, 11);
-    fb.prim(e, Prim::SetIndex, vec![v(a), v(t), i(2), i(1)], Type::Float64, 12);
+    fb.prim(
+        e,
+        Prim::SetIndex,
+        vec![v(a), v(t), i(2), i(1)],
+        Type::Float64,
+        12,
+    );
     let a3 = fb.prim(e, Prim::GetIndex, vec![v(a), i(3)], Type::Float64, 13);
     let u = fb.prim(e, Prim::Add, vec![v(a3), f(1.0)], Type::Float64, 14);
     fb.prim(e, Prim::SetIndex, vec![v(a), v(u), i(3)], Type::Float64, 15);
-    let sz = fb.prim(e, Prim::Size, vec![v(a)], Type::tuple([Type::Int64, Type::Int64]), 16);
+    let sz = fb.prim(
+        e,
+        Prim::Size,
+        vec![v(a)],
+        Type::tuple([Type::Int64, Type::Int64]),
+        16,
+    );
     let a23 = fb.prim(e, Prim::GetIndex, vec![v(a), i(2), i(3)], Type::Float64, 17);
     let r = fb.prim(e, Prim::Tuple, vec![v(a), v(sz), v(a23)], ret, 18);
     fb.ret(e, v(r));
@@ -77,13 +102,25 @@ fn matrices_index_column_major_and_mutation_reaches_the_caller() {
     let m = || Value::matrix_f64(2, 3, vec![1.0, 2.0, 3.0, 4.0, 5.0, 6.0]).unwrap();
     let arg = m();
     let mut jit = zy_codegen::JitSession::new().unwrap();
-    let out = jit.compile(&prog, &inst).unwrap().call(std::slice::from_ref(&arg), &Limits::default()).unwrap();
-    assert_eq!(zy_interp::show(&out), "([1.0 4.0 5.0; 30.0 4.0 6.0], (2, 3), 6.0)");
+    let out = jit
+        .compile(&prog, &inst)
+        .unwrap()
+        .call(std::slice::from_ref(&arg), &Limits::default())
+        .unwrap();
+    assert_eq!(
+        zy_interp::show(&out),
+        "([1.0 4.0 5.0; 30.0 4.0 6.0], (2, 3), 6.0)"
+    );
     // The caller sees the mutation, and the returned matrix is the argument itself.
     assert_eq!(zy_interp::show(&arg), "[1.0 4.0 5.0; 30.0 4.0 6.0]");
-    let Value::Tuple(parts) = &out else { panic!("{out:?}") };
+    let Value::Tuple(parts) = &out else {
+        panic!("{out:?}")
+    };
     assert!(parts[0].egal(&arg));
-    assert_eq!(check(&prog, &inst, vec![m()]), "([1.0 4.0 5.0; 30.0 4.0 6.0], (2, 3), 6.0)");
+    assert_eq!(
+        check(&prog, &inst, vec![m()]),
+        "([1.0 4.0 5.0; 30.0 4.0 6.0], (2, 3), 6.0)"
+    );
     // Out of bounds in the second dimension.
     let small = Value::matrix_f64(2, 2, vec![1.0, 2.0, 3.0, 4.0]).unwrap();
     assert_eq!(
@@ -120,14 +157,25 @@ fn structs_tuples_refs_and_mutable_structs() {
     let p = Type::Struct(point());
     let c = Type::Struct(counter());
     let t2 = Type::tuple([Type::Float64, Type::Float64]);
-    let nt = Type::NamedTuple(vec![("a".into(), Type::Float64), ("b".into(), Type::Float64)].into());
+    let nt =
+        Type::NamedTuple(vec![("a".into(), Type::Float64), ("b".into(), Type::Float64)].into());
     let ret = Type::tuple([p.clone(), c.clone(), nt.clone()]);
-    let mut fb = Fb::new("h", &[p.clone(), c.clone(), t2.clone(), Type::Int64], ret.clone());
+    let mut fb = Fb::new(
+        "h",
+        &[p.clone(), c.clone(), t2.clone(), Type::Int64],
+        ret.clone(),
+    );
     let (pa, ca, ta, ka) = (fb.args[0], fb.args[1], fb.args[2], fb.args[3]);
     let e = Block::ENTRY;
     let fl = Type::Float64;
     let a = fb.prim(e, Prim::GetField, vec![v(pa), i(1)], fl.clone(), 10);
-    let r = fb.prim(e, Prim::RefNew, vec![v(a)], Type::Ref(Arc::new(fl.clone())), 11);
+    let r = fb.prim(
+        e,
+        Prim::RefNew,
+        vec![v(a)],
+        Type::Ref(Arc::new(fl.clone())),
+        11,
+    );
     let cx = fb.prim(e, Prim::GetField, vec![v(ca), i(2)], fl.clone(), 12);
     let tk = fb.prim(e, Prim::TupleIndex, vec![v(ta), v(ka)], fl.clone(), 13);
     let s = fb.prim(e, Prim::Add, vec![v(cx), v(tk)], fl.clone(), 14);
@@ -137,14 +185,32 @@ fn structs_tuples_refs_and_mutable_structs() {
     fb.prim(e, Prim::RefSet, vec![v(r), v(d)], fl.clone(), 18);
     let cn = fb.prim(e, Prim::GetField, vec![v(ca), i(1)], Type::Int64, 19);
     let cn1 = fb.prim(e, Prim::Add, vec![v(cn), i(1)], Type::Int64, 20);
-    fb.prim(e, Prim::SetField, vec![v(ca), i(1), v(cn1)], Type::Int64, 21);
+    fb.prim(
+        e,
+        Prim::SetField,
+        vec![v(ca), i(1), v(cn1)],
+        Type::Int64,
+        21,
+    );
     let rv2 = fb.prim(e, Prim::RefGet, vec![v(r)], fl.clone(), 22);
     let pv = fb.prim(e, Prim::GetField, vec![v(pa), i(2)], vecf(), 23);
-    let np = fb.f.push_stmt(e, Stmt { op: Op::New(point()), args: vec![v(rv2), v(pv)] }, p.clone(), sp(24));
+    let np = fb.f.push_stmt(
+        e,
+        Stmt {
+            op: Op::New(point()),
+            args: vec![v(rv2), v(pv)],
+        },
+        p.clone(),
+        sp(24),
+    );
     let cx2 = fb.prim(e, Prim::GetField, vec![v(ca), i(2)], fl.clone(), 25);
     let t2v = fb.prim(e, Prim::GetField, vec![v(ta), i(2)], fl.clone(), 26);
     let names = Operand::Const(zy_ir::Const::Tuple(
-        vec![zy_ir::Const::Symbol("a".into()), zy_ir::Const::Symbol("b".into())].into(),
+        vec![
+            zy_ir::Const::Symbol("a".into()),
+            zy_ir::Const::Symbol("b".into()),
+        ]
+        .into(),
     ));
     let ntv = fb.prim(e, Prim::NamedTuple, vec![names, v(cx2), v(t2v)], nt, 27);
     let out = fb.prim(e, Prim::Tuple, vec![v(np), v(ca), v(ntv)], ret, 28);
@@ -159,7 +225,10 @@ fn structs_tuples_refs_and_mutable_structs() {
             Value::Int(k),
         ]
     };
-    assert_eq!(check(&prog, &inst, args(2)), "(P(3.0, [7.0]), C(5, 20.25), (a = 20.25, b = 20.0))");
+    assert_eq!(
+        check(&prog, &inst, args(2)),
+        "(P(3.0, [7.0]), C(5, 20.25), (a = 20.25, b = 20.0))"
+    );
     assert_eq!(
         check(&prog, &inst, args(3)),
         "error at 13..14: BoundsError: attempt to access Tuple{Float64, Float64} at index [3]"

@@ -15,12 +15,20 @@ use zy_ir::{Instance, TypedProgram};
 use zy_syntax::ast::ExprKind;
 
 /// A program typed for a call of `name` with `args`.
-fn typed(text: &str, name: &str, args: &[zy_ir::Type]) -> Result<(Arc<Instance>, TypedProgram), String> {
+fn typed(
+    text: &str,
+    name: &str,
+    args: &[zy_ir::Type],
+) -> Result<(Arc<Instance>, TypedProgram), String> {
     let src = zy_syntax::parse_file(text);
     let globals = zy_lower::global_names(&src);
     let lowered = zy_lower::lower_file(0, &src, &globals);
-    zy_infer::infer_entry(&lowered.program, name, args)
-        .map_err(|e| e.iter().map(|e| e.message.clone()).collect::<Vec<_>>().join("; "))
+    zy_infer::infer_entry(&lowered.program, name, args).map_err(|e| {
+        e.iter()
+            .map(|e| e.message.clone())
+            .collect::<Vec<_>>()
+            .join("; ")
+    })
 }
 
 /// The file's text with `wrapper() = expr` appended.
@@ -35,19 +43,29 @@ enum Outcome {
     Declined(JitError),
 }
 
-fn compare(prog: &TypedProgram, inst: &Instance, args: Vec<Value>, what: &str) -> Result<Outcome, String> {
+fn compare(
+    prog: &TypedProgram,
+    inst: &Instance,
+    args: Vec<Value>,
+    what: &str,
+) -> Result<Outcome, String> {
     let mut jit = JitSession::new().map_err(|e| e.to_string())?;
     let compiled = match jit.compile(prog, inst) {
         Ok(c) => c,
         Err(e) => return Ok(Outcome::Declined(e)),
     };
-    let limits = Limits { deadline: Some(std::time::Instant::now() + std::time::Duration::from_secs(5)), ..Limits::default() };
+    let limits = Limits {
+        deadline: Some(std::time::Instant::now() + std::time::Duration::from_secs(5)),
+        ..Limits::default()
+    };
     let copies: Vec<Value> = args.iter().map(deep_copy).collect();
     let by_jit = render(&compiled.call(&args, &limits));
     let by_interp = render(&zy_interp::run(prog, inst, copies, &limits));
     if by_jit == by_interp {
         Ok(Outcome::Agreed)
-    } else if by_interp.ends_with("InterruptException: time limit exceeded") && !by_jit.contains("Interrupt") {
+    } else if by_interp.ends_with("InterruptException: time limit exceeded")
+        && !by_jit.contains("Interrupt")
+    {
         // The interpreter (a debug build) is too slow for this call within the limit.
         Ok(Outcome::Agreed)
     } else {
@@ -59,7 +77,11 @@ fn compare(prog: &TypedProgram, inst: &Instance, args: Vec<Value>, what: &str) -
 fn expected_calls(text: &str) -> BTreeSet<(String, bool)> {
     let mut calls = BTreeSet::new();
     for line in text.lines() {
-        for (tag, grad) in [("# expect eval: ", false), ("# expect grad: ", true), ("# expect error: ", false)] {
+        for (tag, grad) in [
+            ("# expect eval: ", false),
+            ("# expect grad: ", true),
+            ("# expect error: ", false),
+        ] {
             if let Some(rest) = line.trim_start().strip_prefix(tag) {
                 if let Some((call, _)) = rest.rsplit_once(" => ") {
                     calls.insert((call.trim().to_string(), grad));
@@ -71,7 +93,12 @@ fn expected_calls(text: &str) -> BTreeSet<(String, bool)> {
 }
 
 /// Run the primal call and, for `grad`, its gradient in both engines.
-fn check_call(text: &str, call: &str, grad: bool, declined: &mut Vec<String>) -> Result<(), String> {
+fn check_call(
+    text: &str,
+    call: &str,
+    grad: bool,
+    declined: &mut Vec<String>,
+) -> Result<(), String> {
     let wrapped = with_wrapper(text, "__jit_call__", call);
     let (inst, prog) = typed(&wrapped, "__jit_call__", &[])?;
     // Calls of `gradient`, `derivative`, ... in the code become calls of generated functions.
@@ -83,8 +110,12 @@ fn check_call(text: &str, call: &str, grad: bool, declined: &mut Vec<String>) ->
         return Ok(());
     }
     let expr = zy_syntax::parse_expr(call).map_err(|e| format!("{call}: {}", e.message))?;
-    let ExprKind::Call { callee, args } = &expr.kind else { return Ok(()) };
-    let ExprKind::Ident(name) = &callee.kind else { return Ok(()) };
+    let ExprKind::Call { callee, args } = &expr.kind else {
+        return Ok(());
+    };
+    let ExprKind::Ident(name) = &callee.kind else {
+        return Ok(());
+    };
     // Evaluate each argument expression (with the interpreter) to get the values and types.
     let mut values = Vec::new();
     for (k, a) in args.iter().enumerate() {
@@ -133,8 +164,13 @@ fn jit_agrees_with_the_interpreter_on_every_fixture() {
     let mut declined = Vec::new();
     let mut checked = 0;
     for path in fixture_files() {
-        let Ok(text) = std::fs::read_to_string(&path) else { continue };
-        let file = path.file_name().map(|f| f.to_string_lossy().to_string()).unwrap_or_default();
+        let Ok(text) = std::fs::read_to_string(&path) else {
+            continue;
+        };
+        let file = path
+            .file_name()
+            .map(|f| f.to_string_lossy().to_string())
+            .unwrap_or_default();
         for (call, grad) in expected_calls(&text) {
             checked += 1;
             match check_call(&text, &call, grad, &mut declined) {
@@ -150,8 +186,16 @@ fn jit_agrees_with_the_interpreter_on_every_fixture() {
         eprintln!("  {d}");
     }
     assert!(checked > 100, "only {checked} calls found");
-    assert!(failures.is_empty(), "{} disagreements:\n{}", failures.len(), failures.join("\n"));
+    assert!(
+        failures.is_empty(),
+        "{} disagreements:\n{}",
+        failures.len(),
+        failures.join("\n")
+    );
     // The only construct the JIT leaves to the interpreter here is one the AD does not expand.
-    let unexpected: Vec<&String> = declined.iter().filter(|d| !d.contains("`hessian`")).collect();
+    let unexpected: Vec<&String> = declined
+        .iter()
+        .filter(|d| !d.contains("`hessian`"))
+        .collect();
     assert!(unexpected.is_empty(), "the JIT declined: {unexpected:#?}");
 }

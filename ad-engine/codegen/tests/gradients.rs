@@ -32,8 +32,14 @@ fn gradient_of_a_loop_with_a_tape() {
     let prog = program(vec![fb]);
     let (grad, prog) = zy_ad::gradient_program(&prog, &inst).expect("differentiable");
     // d/dx x^3 = 3x^2 = 6.75 at 1.5.
-    assert_eq!(check(&prog, &grad, vec![Value::F64(1.5), Value::Int(3)]), "(3.375, (6.75, nothing))");
-    assert_eq!(check(&prog, &grad, vec![Value::F64(2.0), Value::Int(0)]), "(1.0, (0.0, nothing))");
+    assert_eq!(
+        check(&prog, &grad, vec![Value::F64(1.5), Value::Int(3)]),
+        "(3.375, (6.75, nothing))"
+    );
+    assert_eq!(
+        check(&prog, &grad, vec![Value::F64(2.0), Value::Int(0)]),
+        "(1.0, (0.0, nothing))"
+    );
 }
 
 #[test]
@@ -62,8 +68,20 @@ fn the_derivative_of_an_affine_function_compiles_to_a_constant() {
     // f(x) = 5x + 3: after inlining f⁺ and f⁻ into ∇f, the gradient is the constant 5.0.
     let mut fb = Fb::new("f", &[Type::Float64], Type::Float64);
     let x = fb.args[0];
-    let m = fb.prim(Block::ENTRY, Prim::Mul, vec![f(5.0), v(x)], Type::Float64, 10);
-    let s = fb.prim(Block::ENTRY, Prim::Add, vec![v(m), f(3.0)], Type::Float64, 11);
+    let m = fb.prim(
+        Block::ENTRY,
+        Prim::Mul,
+        vec![f(5.0), v(x)],
+        Type::Float64,
+        10,
+    );
+    let s = fb.prim(
+        Block::ENTRY,
+        Prim::Add,
+        vec![v(m), f(3.0)],
+        Type::Float64,
+        11,
+    );
     fb.ret(Block::ENTRY, v(s));
     let inst = fb.inst();
     let prog = program(vec![fb]);
@@ -73,7 +91,10 @@ fn the_derivative_of_an_affine_function_compiles_to_a_constant() {
     assert!(driver.starts_with("; ∇f(::Float64)"), "{clif}");
     assert!(!driver.contains("call"), "calls left in ∇f:\n{driver}");
     // The returned gradient is the literal 5.0 (0x1.4p2), not a product computed at run time.
-    let ret = driver.lines().find(|l| l.trim_start().starts_with("return v") && !l.contains("0.0")).unwrap_or_default();
+    let ret = driver
+        .lines()
+        .find(|l| l.trim_start().starts_with("return v") && !l.contains("0.0"))
+        .unwrap_or_default();
     assert!(ret.contains("0x1.4000000000000p2"), "{driver}");
     assert_eq!(check(&prog, &grad, vec![Value::F64(2.0)]), "(13.0, (5.0,))");
 }

@@ -21,7 +21,9 @@ fn matf() -> Type {
 
 /// A deterministic vector with varied magnitudes (so summation order shows in the bits).
 fn data(n: usize, seed: f64) -> Vec<f64> {
-    (0..n).map(|i| (seed * (i as f64 + 1.0)).sin() * 10f64.powi((i % 7) as i32 - 3)).collect()
+    (0..n)
+        .map(|i| (seed * (i as f64 + 1.0)).sin() * 10f64.powi((i % 7) as i32 - 3))
+        .collect()
 }
 
 #[test]
@@ -50,15 +52,32 @@ fn logsumexp_and_mlp_layer_shapes() {
     );
 
     // layer(W, x, b) = (tanh.(W * x .+ b), x' * W', dot(x, x), x * x')
-    let ret = Type::tuple([vecf(), Type::Adjoint(std::sync::Arc::new(fl.clone())), fl.clone(), matf()]);
+    let ret = Type::tuple([
+        vecf(),
+        Type::Adjoint(std::sync::Arc::new(fl.clone())),
+        fl.clone(),
+        matf(),
+    ]);
     let mut fb = Fb::new("layer", &[matf(), vecf(), vecf()], ret.clone());
     let (w, x, b) = (fb.args[0], fb.args[1], fb.args[2]);
     let wx = fb.prim(e, Prim::MatMul, vec![v(w), v(x)], vecf(), 10);
     let z = fb.prim(e, Prim::Broadcast, vec![func("+"), v(wx), v(b)], vecf(), 11);
     let h = fb.prim(e, Prim::Broadcast, vec![func("tanh"), v(z)], vecf(), 12);
-    let xt = fb.prim(e, Prim::Adjoint, vec![v(x)], Type::Adjoint(std::sync::Arc::new(fl.clone())), 13);
+    let xt = fb.prim(
+        e,
+        Prim::Adjoint,
+        vec![v(x)],
+        Type::Adjoint(std::sync::Arc::new(fl.clone())),
+        13,
+    );
     let wt = fb.prim(e, Prim::Adjoint, vec![v(w)], matf(), 14);
-    let row = fb.prim(e, Prim::MatMul, vec![v(xt), v(wt)], Type::Adjoint(std::sync::Arc::new(fl.clone())), 15);
+    let row = fb.prim(
+        e,
+        Prim::MatMul,
+        vec![v(xt), v(wt)],
+        Type::Adjoint(std::sync::Arc::new(fl.clone())),
+        15,
+    );
     let dd = fb.prim(e, Prim::Dot, vec![v(x), v(x)], fl.clone(), 16);
     let outer = fb.prim(e, Prim::MatMul, vec![v(x), v(xt)], matf(), 17);
     let t = fb.prim(e, Prim::Tuple, vec![v(h), v(row), v(dd), v(outer)], ret, 18);
@@ -67,12 +86,20 @@ fn logsumexp_and_mlp_layer_shapes() {
     let prog = program(vec![fb]);
     let (rows, cols) = (5, 37);
     let w = Value::matrix_f64(rows, cols, data(rows * cols, 0.11)).unwrap();
-    let args = vec![w, Value::vector_f64(data(cols, 0.7)), Value::vector_f64(data(rows, 1.3))];
+    let args = vec![
+        w,
+        Value::vector_f64(data(cols, 0.7)),
+        Value::vector_f64(data(rows, 1.3)),
+    ];
     let out = check(&prog, &inst, args);
     assert!(out.starts_with("([") && out.ends_with("])"), "{out}");
     // A product with mismatched inner dimensions is the interpreter's DimensionMismatch.
     let w = Value::matrix_f64(2, 3, data(6, 0.5)).unwrap();
-    let args = vec![w, Value::vector_f64(data(2, 0.7)), Value::vector_f64(data(2, 1.3))];
+    let args = vec![
+        w,
+        Value::vector_f64(data(2, 0.7)),
+        Value::vector_f64(data(2, 1.3)),
+    ];
     assert_eq!(
         check(&prog, &inst, args),
         "error at 10..11: DimensionMismatch: matrix A has dimensions (2,3), vector B has length 2"
@@ -95,11 +122,23 @@ fn broadcasts_of_mismatched_shapes_and_powers() {
     fb.ret(e, v(t));
     let inst = fb.inst();
     let prog = program(vec![fb]);
-    let args = vec![Value::vector_f64(vec![1.5, -2.0, 3.0]), Value::vector_f64(vec![2.0, -3.0, 3.0])];
-    assert_eq!(check(&prog, &inst, args), "([2.25, 4.0, 9.0], [3.0, 6.0, 9.0], Bool[0, 1, 0])");
-    let args = vec![Value::vector_f64(vec![1.5, -2.0, 3.0]), Value::vector_f64(vec![2.0, -3.0])];
+    let args = vec![
+        Value::vector_f64(vec![1.5, -2.0, 3.0]),
+        Value::vector_f64(vec![2.0, -3.0, 3.0]),
+    ];
+    assert_eq!(
+        check(&prog, &inst, args),
+        "([2.25, 4.0, 9.0], [3.0, 6.0, 9.0], Bool[0, 1, 0])"
+    );
+    let args = vec![
+        Value::vector_f64(vec![1.5, -2.0, 3.0]),
+        Value::vector_f64(vec![2.0, -3.0]),
+    ];
     let out = check(&prog, &inst, args);
-    assert!(out.starts_with("error at 11..12: DimensionMismatch"), "{out}");
+    assert!(
+        out.starts_with("error at 11..12: DimensionMismatch"),
+        "{out}"
+    );
     let _ = fl;
 }
 
@@ -113,7 +152,13 @@ fn tangent_accumulation_of_arrays_and_zeros_of_a_shape() {
     let mut fb = Fb::new("t", &[vecf(), vecf()], ret.clone());
     let (x, y) = (fb.args[0], fb.args[1]);
     let e = Block::ENTRY;
-    let a = fb.prim(e, Prim::Tuple, vec![v(x), Operand::Const(Const::Nothing), f(1.5)], a_ty, 10);
+    let a = fb.prim(
+        e,
+        Prim::Tuple,
+        vec![v(x), Operand::Const(Const::Nothing), f(1.5)],
+        a_ty,
+        10,
+    );
     let b = fb.prim(e, Prim::Tuple, vec![v(y), v(x), f(2.0)], b_ty.clone(), 11);
     let s = fb.prim(e, Prim::Accum, vec![v(a), v(b)], b_ty, 12);
     let z = fb.prim(e, Prim::ZeroTangent, vec![v(x)], vecf(), 13);
@@ -121,11 +166,23 @@ fn tangent_accumulation_of_arrays_and_zeros_of_a_shape() {
     fb.ret(e, v(r));
     let inst = fb.inst();
     let prog = program(vec![fb]);
-    let args = vec![Value::vector_f64(vec![1.0, 2.0]), Value::vector_f64(vec![0.25, -4.0])];
-    assert_eq!(check(&prog, &inst, args), "(([1.25, -2.0], [1.0, 2.0], 3.5), [0.0, 0.0])");
-    let args = vec![Value::vector_f64(vec![1.0, 2.0]), Value::vector_f64(vec![0.25])];
+    let args = vec![
+        Value::vector_f64(vec![1.0, 2.0]),
+        Value::vector_f64(vec![0.25, -4.0]),
+    ];
+    assert_eq!(
+        check(&prog, &inst, args),
+        "(([1.25, -2.0], [1.0, 2.0], 3.5), [0.0, 0.0])"
+    );
+    let args = vec![
+        Value::vector_f64(vec![1.0, 2.0]),
+        Value::vector_f64(vec![0.25]),
+    ];
     let out = check(&prog, &inst, args);
-    assert!(out.starts_with("error at 12..13: DimensionMismatch"), "{out}");
+    assert!(
+        out.starts_with("error at 12..13: DimensionMismatch"),
+        "{out}"
+    );
 }
 
 #[test]
@@ -144,7 +201,13 @@ fn the_clif_text_names_what_runs_in_the_runtime() {
     let inst = fb.inst();
     let prog = program(vec![fb]);
     let clif = zy_codegen::clif_text(&prog, &inst).unwrap();
-    let trailer = clif.split("; evaluated by the runtime with the interpreter's semantics:\n").nth(1);
-    assert_eq!(trailer, Some(";   vect -> Vector{Float64} at 10..11\n"), "{clif}");
+    let trailer = clif
+        .split("; evaluated by the runtime with the interpreter's semantics:\n")
+        .nth(1);
+    assert_eq!(
+        trailer,
+        Some(";   vect -> Vector{Float64} at 10..11\n"),
+        "{clif}"
+    );
     assert_eq!(check(&prog, &inst, vec![Value::F64(4.0)]), "8.0");
 }

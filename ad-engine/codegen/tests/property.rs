@@ -50,7 +50,16 @@ fn int_expr(with_k: bool) -> impl Strategy<Value = String> {
 }
 
 fn program() -> impl Strategy<Value = String> {
-    (float_expr(), int_expr(false), float_expr(), float_expr(), int_expr(true), float_expr(), float_expr(), float_expr())
+    (
+        float_expr(),
+        int_expr(false),
+        float_expr(),
+        float_expr(),
+        int_expr(true),
+        float_expr(),
+        float_expr(),
+        float_expr(),
+    )
         .prop_map(|(f1, i1, f2, f3, idx, c, f4, f5)| {
             format!(
                 "function q(x, y, n, v)
@@ -74,10 +83,16 @@ end"
         })
 }
 
-fn compare(prog: &zy_ir::TypedProgram, inst: &zy_ir::Instance, args: &[Value]) -> Result<String, String> {
+fn compare(
+    prog: &zy_ir::TypedProgram,
+    inst: &zy_ir::Instance,
+    args: &[Value],
+) -> Result<String, String> {
     let limits = Limits::default();
     let mut jit = JitSession::new().map_err(|e| e.to_string())?;
-    let compiled = jit.compile(prog, inst).map_err(|e| format!("JIT declined: {e}"))?;
+    let compiled = jit
+        .compile(prog, inst)
+        .map_err(|e| format!("JIT declined: {e}"))?;
     let by_jit = render(&compiled.call(args, &limits));
     let copies: Vec<Value> = args.iter().map(deep_copy).collect();
     let by_interp = render(&zy_interp::run(prog, inst, copies, &limits));
@@ -92,7 +107,12 @@ fn check(src: &str, x: f64, y: f64, n: i64) -> Result<(), String> {
     let file = zy_syntax::parse_file(src);
     let globals = zy_lower::global_names(&file);
     let lowered = zy_lower::lower_file(0, &file, &globals);
-    let args = vec![Value::F64(x), Value::F64(y), Value::Int(n), Value::vector_f64(vec![0.5, -1.0, 2.0])];
+    let args = vec![
+        Value::F64(x),
+        Value::F64(y),
+        Value::Int(n),
+        Value::vector_f64(vec![0.5, -1.0, 2.0]),
+    ];
     let tys: Vec<zy_ir::Type> = args.iter().map(Value::julia_type).collect();
     let (inst, prog) = zy_infer::infer_entry(&lowered.program, "q", &tys)
         .map_err(|e| format!("inference failed: {e:?}"))?;

@@ -25,7 +25,10 @@ fn int_arithmetic_wraps_and_divides_like_julia() {
     let inst = fb.inst();
     let prog = program(vec![fb]);
     // 7 * -2 + (-3) + 1 = -16
-    assert_eq!(check(&prog, &inst, vec![Value::Int(7), Value::Int(-2)]), "-16");
+    assert_eq!(
+        check(&prog, &inst, vec![Value::Int(7), Value::Int(-2)]),
+        "-16"
+    );
     // typemax * 3 wraps to 2^63 - 3; ÷ 3 = 3074457345618258602, % 3 = 1;
     // (2^63 - 3) + 3074457345618258602 wraps to -6148914691236517209, + 1.
     assert_eq!(
@@ -77,11 +80,18 @@ fn float_operations_and_elementary_functions_match_bits() {
         zy_ir::julia_float(r)
     };
     for x in [0.5, 1.0, 2.5, 3.7] {
-        assert_eq!(check(&prog, &inst, vec![Value::F64(x)]), expect(x), "at {x}");
+        assert_eq!(
+            check(&prog, &inst, vec![Value::F64(x)]),
+            expect(x),
+            "at {x}"
+        );
     }
     // log of a negative number is the interpreter's DomainError, at the log statement.
     let out = check(&prog, &inst, vec![Value::F64(-1.0)]);
-    assert!(out.starts_with("error at 13..14: DomainError with -1.0:"), "{out}");
+    assert!(
+        out.starts_with("error at 13..14: DomainError with -1.0:"),
+        "{out}"
+    );
 }
 
 #[test]
@@ -101,9 +111,18 @@ fn comparisons_branches_and_int_to_float_joins() {
     fb.ret(join, v(ps[0]));
     let inst = fb.inst();
     let prog = program(vec![fb]);
-    assert_eq!(check(&prog, &inst, vec![Value::F64(1.0), Value::Int(7)]), "7.0");
-    assert_eq!(check(&prog, &inst, vec![Value::F64(2.25), Value::Int(7)]), "4.5");
-    assert_eq!(check(&prog, &inst, vec![Value::F64(f64::NAN), Value::Int(7)]), "NaN");
+    assert_eq!(
+        check(&prog, &inst, vec![Value::F64(1.0), Value::Int(7)]),
+        "7.0"
+    );
+    assert_eq!(
+        check(&prog, &inst, vec![Value::F64(2.25), Value::Int(7)]),
+        "4.5"
+    );
+    assert_eq!(
+        check(&prog, &inst, vec![Value::F64(f64::NAN), Value::Int(7)]),
+        "NaN"
+    );
 }
 
 /// pow(x, n): r = 1.0; while n > 0; r *= x; n -= 1; end; r
@@ -129,9 +148,18 @@ fn loops_run_to_the_same_result() {
     let fb = pow_fn();
     let inst = fb.inst();
     let prog = program(vec![fb]);
-    assert_eq!(check(&prog, &inst, vec![Value::F64(2.0), Value::Int(10)]), "1024.0");
-    assert_eq!(check(&prog, &inst, vec![Value::F64(1.1), Value::Int(3)]), zy_ir::julia_float(1.1 * 1.1 * 1.1));
-    assert_eq!(check(&prog, &inst, vec![Value::F64(3.0), Value::Int(-1)]), "1.0");
+    assert_eq!(
+        check(&prog, &inst, vec![Value::F64(2.0), Value::Int(10)]),
+        "1024.0"
+    );
+    assert_eq!(
+        check(&prog, &inst, vec![Value::F64(1.1), Value::Int(3)]),
+        zy_ir::julia_float(1.1 * 1.1 * 1.1)
+    );
+    assert_eq!(
+        check(&prog, &inst, vec![Value::F64(3.0), Value::Int(-1)]),
+        "1.0"
+    );
 }
 
 #[test]
@@ -202,7 +230,10 @@ fn a_runaway_loop_stops_at_the_deadline() {
     let mut jit = zy_codegen::JitSession::new().unwrap();
     let compiled = jit.compile(&prog, &inst).unwrap();
     let start = Instant::now();
-    let limits = Limits { deadline: Some(start + Duration::from_millis(50)), ..Limits::default() };
+    let limits = Limits {
+        deadline: Some(start + Duration::from_millis(50)),
+        ..Limits::default()
+    };
     let err = compiled.call(&[Value::F64(0.0)], &limits).unwrap_err();
     assert_eq!(err.message, "InterruptException: time limit exceeded");
     assert_eq!((err.span.start, err.span.end), (3, 4));
@@ -231,7 +262,10 @@ fn max_min_sign_follow_julia_on_nan_and_signed_zeros() {
     assert_eq!(run(f64::NAN, 1.0), "(NaN, NaN, NaN, 0.8414709848078965)");
     assert_eq!(run(-2.0, f64::NAN), "(NaN, NaN, -1.0, NaN)");
     let out = run(1.0, f64::INFINITY);
-    assert!(out.starts_with("error at 13..14: DomainError with Inf:"), "{out}");
+    assert!(
+        out.starts_with("error at 13..14: DomainError with Inf:"),
+        "{out}"
+    );
 }
 
 #[test]
@@ -255,7 +289,10 @@ fn an_undefined_local_is_an_error_only_where_it_is_used() {
     fb.ret(join, v(s));
     let inst = fb.inst();
     let prog = program(vec![fb]);
-    assert_eq!(check(&prog, &inst, vec![Value::Bool(true), Value::F64(1.5)]), "5.5");
+    assert_eq!(
+        check(&prog, &inst, vec![Value::Bool(true), Value::F64(1.5)]),
+        "5.5"
+    );
     assert_eq!(
         check(&prog, &inst, vec![Value::Bool(false), Value::F64(1.5)]),
         "error at 13..14: UndefVarError: y not defined"
@@ -278,7 +315,10 @@ fn compiled_code_is_shared_across_threads_and_reused() {
     assert_eq!(jit.compilations(), 1);
     // The code outlives its session.
     drop(jit);
-    let run = move || a.call(&[Value::F64(2.0), Value::Int(5)], &Limits::default()).map(|v| zy_interp::show(&v));
+    let run = move || {
+        a.call(&[Value::F64(2.0), Value::Int(5)], &Limits::default())
+            .map(|v| zy_interp::show(&v))
+    };
     let out = std::thread::spawn(run).join().unwrap();
     assert_eq!(out, Ok("32.0".to_string()));
 }
@@ -292,13 +332,19 @@ fn runaway_recursion_stops_at_the_deadline() {
     let mut jit = zy_codegen::JitSession::new().unwrap();
     let compiled = jit.compile(&prog, &inst).unwrap();
     let start = Instant::now();
-    let limits = Limits { deadline: Some(start + Duration::from_millis(50)), ..Limits::default() };
+    let limits = Limits {
+        deadline: Some(start + Duration::from_millis(50)),
+        ..Limits::default()
+    };
     let err = compiled.call(&[Value::Int(60)], &limits).unwrap_err();
     assert_eq!(err.message, "InterruptException: time limit exceeded");
     assert!(start.elapsed() < Duration::from_secs(2));
     // The cancel flag stops it too.
     let flag = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(true));
-    let limits = Limits { cancel: Some(flag), ..Limits::default() };
+    let limits = Limits {
+        cancel: Some(flag),
+        ..Limits::default()
+    };
     let err = compiled.call(&[Value::Int(60)], &limits).unwrap_err();
     assert_eq!(err.message, "InterruptException: cancelled");
 }

@@ -107,7 +107,12 @@ impl Arena {
 
     /// An empty stack.
     pub fn new_stack(&mut self) -> *mut StackObj {
-        let mut s = Box::new(StackObj { data: std::ptr::null_mut(), len: 0, cap: 0, buf: Vec::new() });
+        let mut s = Box::new(StackObj {
+            data: std::ptr::null_mut(),
+            len: 0,
+            cap: 0,
+            buf: Vec::new(),
+        });
         s.data = s.buf.as_mut_ptr().cast();
         let p: *mut StackObj = &mut *s;
         self.stacks.push(s);

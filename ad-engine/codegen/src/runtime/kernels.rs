@@ -55,7 +55,11 @@ pub unsafe extern "C" fn zy_rt_extremum(a: *const ArrayObj, is_max: i8) -> f64 {
 
 fn julia_max(x: f64, y: f64) -> f64 {
     if y > x || (!y.is_sign_negative() && x.is_sign_negative()) {
-        if x.is_nan() { x } else { y }
+        if x.is_nan() {
+            x
+        } else {
+            y
+        }
     } else if y.is_nan() {
         y
     } else {
@@ -65,7 +69,11 @@ fn julia_max(x: f64, y: f64) -> f64 {
 
 fn julia_min(x: f64, y: f64) -> f64 {
     if y < x || (y.is_sign_negative() && !x.is_sign_negative()) {
-        if x.is_nan() { x } else { y }
+        if x.is_nan() {
+            x
+        } else {
+            y
+        }
     } else if y.is_nan() {
         y
     } else {
@@ -136,7 +144,11 @@ pub unsafe extern "C" fn zy_rt_matmul(
 ///
 /// # Safety
 /// `ctx` must be the live context; `a` and `b` live Float64 arrays.
-pub unsafe extern "C" fn zy_rt_add_arrays(ctx: *mut Ctx, a: *const ArrayObj, b: *const ArrayObj) -> *mut ArrayObj {
+pub unsafe extern "C" fn zy_rt_add_arrays(
+    ctx: *mut Ctx,
+    a: *const ArrayObj,
+    b: *const ArrayObj,
+) -> *mut ArrayObj {
     let ctx = unsafe { &mut *ctx };
     let (ao, bo) = unsafe { (&*a, &*b) };
     if (ao.rows, ao.cols, ao.len) != (bo.rows, bo.cols, bo.len) {
@@ -156,9 +168,16 @@ pub unsafe extern "C" fn zy_rt_add_arrays(ctx: *mut Ctx, a: *const ArrayObj, b: 
 ///
 /// # Safety
 /// `ctx` must be the live context.
-pub unsafe extern "C" fn zy_rt_array_new(ctx: *mut Ctx, rows: i64, cols: i64, elem_size: i64) -> *mut ArrayObj {
+pub unsafe extern "C" fn zy_rt_array_new(
+    ctx: *mut Ctx,
+    rows: i64,
+    cols: i64,
+    elem_size: i64,
+) -> *mut ArrayObj {
     let ctx = unsafe { &mut *ctx };
-    ctx.state.arena.new_array(rows.max(0), cols.max(0), elem_size.max(1) as usize)
+    ctx.state
+        .arena
+        .new_array(rows.max(0), cols.max(0), elem_size.max(1) as usize)
 }
 
 /// The kernels' symbols.

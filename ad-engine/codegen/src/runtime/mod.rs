@@ -160,7 +160,10 @@ pub unsafe extern "C" fn zy_rt_stack_overflow(ctx: *mut Ctx, site: *const Site) 
 /// As for [`zy_rt_poll`].
 pub unsafe extern "C" fn zy_rt_fail(ctx: *mut Ctx, site: *const Site) {
     let (ctx, site) = unsafe { (&mut *ctx, &*site) };
-    let message = site.message().unwrap_or("internal error: unreachable code reached").to_string();
+    let message = site
+        .message()
+        .unwrap_or("internal error: unreachable code reached")
+        .to_string();
     ctx.fail(site.span, message);
 }
 
@@ -170,7 +173,9 @@ pub unsafe extern "C" fn zy_rt_fail(ctx: *mut Ctx, site: *const Site) {
 /// `ctx` must be the live context.
 pub unsafe extern "C" fn zy_rt_alloc(ctx: *mut Ctx, words: i64) -> *mut u64 {
     let ctx = unsafe { &mut *ctx };
-    ctx.state.arena.alloc_words(usize::try_from(words).unwrap_or(0))
+    ctx.state
+        .arena
+        .alloc_words(usize::try_from(words).unwrap_or(0))
 }
 
 /// Allocates an empty AD stack.
@@ -249,7 +254,10 @@ pub fn symbols() -> Vec<(&'static str, *const u8)> {
         ("zy_rt_stack_grow", zy_rt_stack_grow as *const u8),
         ("zy_rt_fallback", zy_rt_fallback as *const u8),
         ("zy_rt_accum_into", zy_rt_accum_into as *const u8),
-        ("zy_rt_accum_into_scalar", zy_rt_accum_into_scalar as *const u8),
+        (
+            "zy_rt_accum_into_scalar",
+            zy_rt_accum_into_scalar as *const u8,
+        ),
     ];
     syms.extend(math::symbols());
     syms.extend(kernels::symbols());

@@ -60,7 +60,10 @@ pub enum FallbackArg {
 impl Site {
     /// A plain site.
     pub fn plain(span: Span) -> Site {
-        Site { span, kind: SiteKind::Plain }
+        Site {
+            span,
+            kind: SiteKind::Plain,
+        }
     }
 
     /// The message of a [`SiteKind::Fail`] site.

@@ -23,7 +23,9 @@ impl Translator<'_, '_, '_> {
         if let Some(out) = self.linalg(p, args, tys, ty, span)? {
             return Ok(Some(out));
         }
-        let Some(Type::Array(elem, dims)) = tys.first() else { return Ok(None) };
+        let Some(Type::Array(elem, dims)) = tys.first() else {
+            return Ok(None);
+        };
         let (elem, dims) = ((**elem).clone(), *dims);
         let ints = |ts: &[Type]| ts.iter().all(|t| *t == Type::Int64);
         Ok(Some(match p {
@@ -52,7 +54,9 @@ impl Translator<'_, '_, '_> {
                 }
                 _ => return Ok(None),
             },
-            Prim::GetIndex if ints(&tys[1..]) && (tys.len() == 2 || (tys.len() == 3 && dims == 2)) => {
+            Prim::GetIndex
+                if ints(&tys[1..]) && (tys.len() == 2 || (tys.len() == 3 && dims == 2)) =>
+            {
                 let (addr, bad) = self.element_address(&elem, args, 1)?;
                 let slot = elem_slot(&elem)?;
                 let out = self.guarded(
@@ -70,7 +74,9 @@ impl Translator<'_, '_, '_> {
             {
                 let (addr, bad) = self.element_address(&elem, args, 2)?;
                 let v = self.operand_as(&args[1], &elem)?;
-                let v = *v.first().ok_or_else(|| JitError::invalid("setindex! of no value"))?;
+                let v = *v
+                    .first()
+                    .ok_or_else(|| JitError::invalid("setindex! of no value"))?;
                 self.guarded(
                     bad,
                     &[],
@@ -88,8 +94,16 @@ impl Translator<'_, '_, '_> {
     }
 
     /// Reductions and products of Float64 arrays, by the runtime's kernels.
-    fn linalg(&mut self, p: Prim, args: &[Operand], tys: &[Type], ty: &Type, span: Span) -> R<Option<Vec<ClValue>>> {
-        let f64_array = |t: &Type| matches!(t, Type::Array(e, _) | Type::Adjoint(e) if **e == Type::Float64);
+    fn linalg(
+        &mut self,
+        p: Prim,
+        args: &[Operand],
+        tys: &[Type],
+        ty: &Type,
+        span: Span,
+    ) -> R<Option<Vec<ClValue>>> {
+        let f64_array =
+            |t: &Type| matches!(t, Type::Array(e, _) | Type::Adjoint(e) if **e == Type::Float64);
         let kind = |t: &Type| match t {
             Type::Array(_, 1) => Some(0i64),
             Type::Array(_, 2) => Some(1),
@@ -100,14 +114,19 @@ impl Translator<'_, '_, '_> {
             (Prim::Sum, [a]) if f64_array(a) && *ty == Type::Float64 => {
                 let x = self.pointer(&args[0])?;
                 let rt = self.env.rt.sum;
-                vec![self.call_rt(rt, &[x]).ok_or_else(|| JitError::invalid("sum"))?]
+                vec![self
+                    .call_rt(rt, &[x])
+                    .ok_or_else(|| JitError::invalid("sum"))?]
             }
             (Prim::Maximum | Prim::Minimum, [a]) if f64_array(a) && *ty == Type::Float64 => {
                 let x = self.pointer(&args[0])?;
                 let len = self.b.ins().load(types::I64, mem(), x, array_offset::LEN);
                 let empty = self.b.ins().icmp_imm_s(IntCC::Equal, len, 0);
                 let rt = self.env.rt.extremum;
-                let is_max = self.b.ins().iconst(types::I8, i64::from(p == Prim::Maximum));
+                let is_max = self
+                    .b
+                    .ins()
+                    .iconst(types::I8, i64::from(p == Prim::Maximum));
                 self.guarded(
                     empty,
                     &[types::F64],
@@ -131,17 +150,29 @@ impl Translator<'_, '_, '_> {
                 )?
             }
             (Prim::MatMul, [a, b]) if f64_array(a) && f64_array(b) && f64_array(ty) => {
-                let (Some(ka), Some(kb)) = (kind(a), kind(b)) else { return Ok(None) };
+                let (Some(ka), Some(kb)) = (kind(a), kind(b)) else {
+                    return Ok(None);
+                };
                 if ka == 0 && kb == 0 {
                     return Ok(None);
                 }
                 let (x, y) = (self.pointer(&args[0])?, self.pointer(&args[1])?);
-                let (ka, kb) = (self.b.ins().iconst(types::I64, ka), self.b.ins().iconst(types::I64, kb));
+                let (ka, kb) = (
+                    self.b.ins().iconst(types::I64, ka),
+                    self.b.ins().iconst(types::I64, kb),
+                );
                 let rt = self.env.rt.matmul;
                 let ctx = self.ctx();
-                let out = self.call_rt(rt, &[ctx, x, ka, y, kb]).ok_or_else(|| JitError::invalid("matmul"))?;
+                let out = self
+                    .call_rt(rt, &[ctx, x, ka, y, kb])
+                    .ok_or_else(|| JitError::invalid("matmul"))?;
                 let mismatch = self.b.ins().icmp_imm_s(IntCC::Equal, out, 0);
-                self.guarded(mismatch, &[types::I64], |t| t.fallback(p, args, ty, span), |_| Ok(vec![out]))?
+                self.guarded(
+                    mismatch,
+                    &[types::I64],
+                    |t| t.fallback(p, args, ty, span),
+                    |_| Ok(vec![out]),
+                )?
             }
             _ => return Ok(None),
         }))
@@ -149,7 +180,12 @@ impl Translator<'_, '_, '_> {
 
     /// The address of the element that the index operands `args[first..]` select, and whether
     /// they are out of bounds (in which case the address must not be used).
-    fn element_address(&mut self, elem: &Type, args: &[Operand], first: usize) -> R<(ClValue, ClValue)> {
+    fn element_address(
+        &mut self,
+        elem: &Type,
+        args: &[Operand],
+        first: usize,
+    ) -> R<(ClValue, ClValue)> {
         let a = self.pointer(&args[0])?;
         let size = i64::from(elem_slot(elem)?.size());
         let idx: Vec<ClValue> = args[first..]
@@ -160,15 +196,26 @@ impl Translator<'_, '_, '_> {
             [i] => {
                 let len = self.b.ins().load(types::I64, mem(), a, array_offset::LEN);
                 let i0 = self.b.ins().iadd_imm_s(*i, -1);
-                (i0, self.b.ins().icmp(IntCC::UnsignedGreaterThanOrEqual, i0, len))
+                (
+                    i0,
+                    self.b
+                        .ins()
+                        .icmp(IntCC::UnsignedGreaterThanOrEqual, i0, len),
+                )
             }
             [i, j] => {
                 let rows = self.b.ins().load(types::I64, mem(), a, array_offset::ROWS);
                 let cols = self.b.ins().load(types::I64, mem(), a, array_offset::COLS);
                 let i0 = self.b.ins().iadd_imm_s(*i, -1);
                 let j0 = self.b.ins().iadd_imm_s(*j, -1);
-                let bi = self.b.ins().icmp(IntCC::UnsignedGreaterThanOrEqual, i0, rows);
-                let bj = self.b.ins().icmp(IntCC::UnsignedGreaterThanOrEqual, j0, cols);
+                let bi = self
+                    .b
+                    .ins()
+                    .icmp(IntCC::UnsignedGreaterThanOrEqual, i0, rows);
+                let bj = self
+                    .b
+                    .ins()
+                    .icmp(IntCC::UnsignedGreaterThanOrEqual, j0, cols);
                 let col = self.b.ins().imul(j0, rows);
                 (self.b.ins().iadd(col, i0), self.b.ins().bor(bi, bj))
             }

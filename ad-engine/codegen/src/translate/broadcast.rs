@@ -22,11 +22,20 @@ fn scalar_prim(name: &str, arity: usize) -> Option<Prim> {
 
 impl Translator<'_, '_, '_> {
     /// The loop form of a broadcast, if the operand types allow it.
-    pub(super) fn broadcast(&mut self, args: &[Operand], tys: &[Type], ty: &Type, span: Span) -> R<Option<Vec<ClValue>>> {
-        let (Some(Operand::Const(Const::Func(name))), Type::Array(elem, _)) = (args.first(), ty) else {
+    pub(super) fn broadcast(
+        &mut self,
+        args: &[Operand],
+        tys: &[Type],
+        ty: &Type,
+        span: Span,
+    ) -> R<Option<Vec<ClValue>>> {
+        let (Some(Operand::Const(Const::Func(name))), Type::Array(elem, _)) = (args.first(), ty)
+        else {
             return Ok(None);
         };
-        let Some(p) = scalar_prim(name, args.len() - 1) else { return Ok(None) };
+        let Some(p) = scalar_prim(name, args.len() - 1) else {
+            return Ok(None);
+        };
         let elem = (**elem).clone();
         let ops = &args[1..];
         let op_tys = &tys[1..];
@@ -42,7 +51,9 @@ impl Translator<'_, '_, '_> {
                 _ => return Ok(None),
             }
         }
-        let Some(first) = first_array else { return Ok(None) };
+        let Some(first) = first_array else {
+            return Ok(None);
+        };
         let out_slot = elem_slot(&elem)?;
         // Would the scalar operation translate inline? (Probe in a throwaway block.)
         if !self.scalar_supported(p, &elem_tys, &elem) {
@@ -52,7 +63,9 @@ impl Translator<'_, '_, '_> {
         let mut scalars = Vec::new();
         for (o, t) in ops.iter().zip(op_tys) {
             let vs = self.operand(o)?;
-            let v = *vs.first().ok_or_else(|| JitError::invalid("broadcast operand without a slot"))?;
+            let v = *vs
+                .first()
+                .ok_or_else(|| JitError::invalid("broadcast operand without a slot"))?;
             if matches!(t, Type::Array(..)) {
                 ptrs.push(Some(v));
                 scalars.push(None);
@@ -83,7 +96,9 @@ impl Translator<'_, '_, '_> {
                 let rt = t.env.rt.array_new;
                 let ctx = t.ctx();
                 let size = t.b.ins().iconst(types::I64, i64::from(out_slot.size()));
-                let out = t.call_rt(rt, &[ctx, rows, cols, size]).ok_or_else(|| JitError::invalid("array_new"))?;
+                let out = t
+                    .call_rt(rt, &[ctx, rows, cols, size])
+                    .ok_or_else(|| JitError::invalid("array_new"))?;
                 let out_data = t.b.ins().load(types::I64, mem(), out, array_offset::DATA);
                 let datas: Vec<Option<ClValue>> = ptrs
                     .iter()
@@ -112,7 +127,13 @@ impl Translator<'_, '_, '_> {
                         (None, None) => return Err(JitError::invalid("broadcast operand")),
                     });
                 }
-                let slow = Slow { p: Prim::Broadcast, args, ty, span, whole: true };
+                let slow = Slow {
+                    p: Prim::Broadcast,
+                    args,
+                    ty,
+                    span,
+                    whole: true,
+                };
                 let v = t
                     .scalar_values(p, &xs, &elem_tys, &elem, square, &slow)?
                     .ok_or_else(|| JitError::invalid("broadcast element operation"))?;
@@ -132,12 +153,34 @@ impl Translator<'_, '_, '_> {
     fn scalar_supported(&self, p: Prim, tys: &[Type], ty: &Type) -> bool {
         let float_math = matches!(
             p,
-            Prim::Neg | Prim::Abs | Prim::Floor | Prim::Ceil | Prim::Round | Prim::Sign | Prim::Sqrt
-                | Prim::Sin | Prim::Cos | Prim::Tan | Prim::Exp | Prim::Log | Prim::Log1p | Prim::Tanh
-                | Prim::Sinh | Prim::Cosh | Prim::Asin | Prim::Acos | Prim::Atan
+            Prim::Neg
+                | Prim::Abs
+                | Prim::Floor
+                | Prim::Ceil
+                | Prim::Round
+                | Prim::Sign
+                | Prim::Sqrt
+                | Prim::Sin
+                | Prim::Cos
+                | Prim::Tan
+                | Prim::Exp
+                | Prim::Log
+                | Prim::Log1p
+                | Prim::Tanh
+                | Prim::Sinh
+                | Prim::Cosh
+                | Prim::Asin
+                | Prim::Acos
+                | Prim::Atan
         );
-        let float_bin = matches!(p, Prim::Add | Prim::Sub | Prim::Mul | Prim::Div | Prim::Max | Prim::Min);
-        let cmp = matches!(p, Prim::Lt | Prim::Le | Prim::Gt | Prim::Ge | Prim::Eq | Prim::Ne);
+        let float_bin = matches!(
+            p,
+            Prim::Add | Prim::Sub | Prim::Mul | Prim::Div | Prim::Max | Prim::Min
+        );
+        let cmp = matches!(
+            p,
+            Prim::Lt | Prim::Le | Prim::Gt | Prim::Ge | Prim::Eq | Prim::Ne
+        );
         match (tys, ty) {
             ([Type::Float64], Type::Float64) => float_math,
             ([Type::Float64, Type::Float64], Type::Float64) => float_bin,

@@ -26,7 +26,8 @@ impl Translator<'_, '_, '_> {
                     let ptr = self.pointer(&args[0])?;
                     let range = self.env.layout.field_range(obj, index)?;
                     let field_ty = obj.field_types().and_then(|f| f.get(index).cloned());
-                    let field_ty = field_ty.ok_or_else(|| JitError::invalid("missing field type"))?;
+                    let field_ty =
+                        field_ty.ok_or_else(|| JitError::invalid("missing field type"))?;
                     let v = self.load_words(ptr, range.start, &field_ty)?;
                     self.coerce(v, &field_ty, ty)?
                 } else {
@@ -37,7 +38,8 @@ impl Translator<'_, '_, '_> {
                         .get(range)
                         .ok_or_else(|| JitError::invalid("field slots out of range"))?
                         .to_vec();
-                    let field_ty = field_ty.ok_or_else(|| JitError::invalid("missing field type"))?;
+                    let field_ty =
+                        field_ty.ok_or_else(|| JitError::invalid("missing field type"))?;
                     self.coerce(field, &field_ty, ty)?
                 }
             }
@@ -87,7 +89,12 @@ impl Translator<'_, '_, '_> {
                 let row = matches!(ty, Type::Adjoint(_));
                 let off = crate::runtime::arena::array_offset::DATA;
                 let data = self.b.ins().load(types::I64, mem(), a, off);
-                let len = self.b.ins().load(types::I64, mem(), a, crate::runtime::arena::array_offset::LEN);
+                let len = self.b.ins().load(
+                    types::I64,
+                    mem(),
+                    a,
+                    crate::runtime::arena::array_offset::LEN,
+                );
                 let one = self.b.ins().iconst(types::I64, 1);
                 let (rows, cols) = if row { (one, len) } else { (len, one) };
                 self.store_words(view, 0, &[data, len, rows, cols]);
@@ -101,9 +108,18 @@ impl Translator<'_, '_, '_> {
     }
 
     /// `New`: an immutable struct is its fields' slots; a mutable one is a box.
-    pub(super) fn new_struct(&mut self, s: &StructRef, args: &[Operand], ty: &Type) -> R<Vec<ClValue>> {
+    pub(super) fn new_struct(
+        &mut self,
+        s: &StructRef,
+        args: &[Operand],
+        ty: &Type,
+    ) -> R<Vec<ClValue>> {
         if args.len() != s.fields.len() {
-            return Err(JitError::invalid(format!("{} built from {} values", s.name, args.len())));
+            return Err(JitError::invalid(format!(
+                "{} built from {} values",
+                s.name,
+                args.len()
+            )));
         }
         let mut vs = Vec::new();
         for (a, (_, fty)) in args.iter().zip(&s.fields) {
@@ -130,8 +146,16 @@ impl Translator<'_, '_, '_> {
 
     /// `t[i]` with a run-time index: a bounds check (the runtime raises the interpreter's
     /// BoundsError), then a chain of selects.
-    fn tuple_index(&mut self, elems: &[Type], args: &[Operand], ty: &Type, span: Span) -> R<Option<Vec<ClValue>>> {
-        let Some(first) = elems.first() else { return Ok(None) };
+    fn tuple_index(
+        &mut self,
+        elems: &[Type],
+        args: &[Operand],
+        ty: &Type,
+        span: Span,
+    ) -> R<Option<Vec<ClValue>>> {
+        let Some(first) = elems.first() else {
+            return Ok(None);
+        };
         if elems.iter().any(|e| e != first) || first != ty {
             return Ok(None);
         }
@@ -140,8 +164,17 @@ impl Translator<'_, '_, '_> {
         let tuple = self.operand(&args[0])?;
         let i = self.operand(&args[1])?[0];
         let i0 = self.b.ins().iadd_imm_s(i, -1);
-        let bad = self.b.ins().icmp_imm_s(IntCC::UnsignedGreaterThanOrEqual, i0, n);
-        let tys: Vec<_> = self.env.layout.slots(first)?.iter().map(|s| s.cl_type()).collect();
+        let bad = self
+            .b
+            .ins()
+            .icmp_imm_s(IntCC::UnsignedGreaterThanOrEqual, i0, n);
+        let tys: Vec<_> = self
+            .env
+            .layout
+            .slots(first)?
+            .iter()
+            .map(|s| s.cl_type())
+            .collect();
         let out = self.guarded(
             bad,
             &tys,
@@ -173,15 +206,23 @@ impl Translator<'_, '_, '_> {
         let words = self.b.ins().iconst(types::I64, n as i64);
         let rt = self.env.rt.alloc;
         let ctx = self.ctx();
-        self.call_rt(rt, &[ctx, words]).ok_or_else(|| JitError::invalid("alloc returned nothing"))
+        self.call_rt(rt, &[ctx, words])
+            .ok_or_else(|| JitError::invalid("alloc returned nothing"))
     }
 
     /// Load the slots of a `ty` stored at words `start..` of the box at `ptr`.
     pub(super) fn load_words(&mut self, ptr: ClValue, start: usize, ty: &Type) -> R<Vec<ClValue>> {
-        Ok(self.env.layout.slots(ty)?
+        Ok(self
+            .env
+            .layout
+            .slots(ty)?
             .iter()
             .enumerate()
-            .map(|(k, s)| self.b.ins().load(s.cl_type(), mem(), ptr, ((start + k) * 8) as i32))
+            .map(|(k, s)| {
+                self.b
+                    .ins()
+                    .load(s.cl_type(), mem(), ptr, ((start + k) * 8) as i32)
+            })
             .collect())
     }
 
@@ -197,6 +238,8 @@ impl Translator<'_, '_, '_> {
 fn const_index(op: &Operand) -> R<usize> {
     match op {
         Operand::Const(Const::Int(i)) if *i >= 1 => Ok((*i - 1) as usize),
-        _ => Err(JitError::unsupported("a field index that is not a constant")),
+        _ => Err(JitError::unsupported(
+            "a field index that is not a constant",
+        )),
     }
 }

@@ -8,6 +8,8 @@
 
 mod arrays;
 mod broadcast;
+mod calls;
+mod control;
 mod data;
 pub(crate) mod pullbacks;
 mod scalar;
@@ -17,13 +19,13 @@ use std::collections::HashMap;
 use std::sync::Arc;
 
 use cranelift_codegen::ir::{
-    self, condcodes::IntCC, types, AbiParam, BlockArg, InstBuilder, MemFlagsData, Signature,
-    StackSlotData, StackSlotKind,
+    self, types, AbiParam, BlockArg, InstBuilder, MemFlagsData, Signature, StackSlotData,
+    StackSlotKind,
 };
 use cranelift_frontend::FunctionBuilder;
 use cranelift_jit::JITModule;
 use cranelift_module::{FuncId, Module};
-use zy_ir::{Block, Const, Function, Instance, Op, Operand, Prim, Span, Terminator, Type, TypedProgram};
+use zy_ir::{Block, Const, Function, Instance, Op, Operand, Prim, Span, Type, TypedProgram};
 
 use crate::error::JitError;
 use crate::layout::{Layout, Slot};
@@ -79,8 +81,18 @@ impl RtFuncs {
             math: {
                 let mut math = [(Prim::Sin, FuncId::from_u32(0)); 12];
                 let prims = [
-                    Prim::Sin, Prim::Cos, Prim::Tan, Prim::Exp, Prim::Log, Prim::Log1p,
-                    Prim::Tanh, Prim::Sinh, Prim::Cosh, Prim::Asin, Prim::Acos, Prim::Atan,
+                    Prim::Sin,
+                    Prim::Cos,
+                    Prim::Tan,
+                    Prim::Exp,
+                    Prim::Log,
+                    Prim::Log1p,
+                    Prim::Tanh,
+                    Prim::Sinh,
+                    Prim::Cosh,
+                    Prim::Asin,
+                    Prim::Acos,
+                    Prim::Atan,
                 ];
                 for (slot, prim) in math.iter_mut().zip(prims) {
                     let name = crate::runtime::math::unary_symbol(prim)
@@ -124,13 +136,28 @@ pub(crate) struct Env<'a> {
 }
 
 /// The machine signature of a function taking `args` and returning `ret`.
-pub(crate) fn signature(module: &JITModule, layout: &Layout, args: &[Type], ret: &Type) -> R<Signature> {
+pub(crate) fn signature(
+    module: &JITModule,
+    layout: &Layout,
+    args: &[Type],
+    ret: &Type,
+) -> R<Signature> {
     let mut sig = module.make_signature();
     sig.params.push(AbiParam::new(types::I64));
     for a in args {
-        sig.params.extend(layout.slots(a)?.into_iter().map(|s| AbiParam::new(s.cl_type())));
+        sig.params.extend(
+            layout
+                .slots(a)?
+                .into_iter()
+                .map(|s| AbiParam::new(s.cl_type())),
+        );
     }
-    sig.returns.extend(layout.slots(ret)?.into_iter().map(|s| AbiParam::new(s.cl_type())));
+    sig.returns.extend(
+        layout
+            .slots(ret)?
+            .into_iter()
+            .map(|s| AbiParam::new(s.cl_type())),
+    );
     Ok(sig)
 }
 
@@ -194,7 +221,7 @@ impl<'e, 'a, 'b> Translator<'e, 'a, 'b> {
             bail,
             refs: HashMap::new(),
             ret_slots,
-            maybe_undef: maybe_undef(func),
+            maybe_undef: control::maybe_undef(func),
             defined: HashMap::new(),
             in_slow_path: false,
         };
@@ -204,7 +231,10 @@ impl<'e, 'a, 'b> Translator<'e, 'a, 'b> {
 
     /// The prologue, then every reachable block in reverse post-order.
     fn body(&mut self) -> R<()> {
-        let entry = self.b.current_block().ok_or_else(|| JitError::invalid("no entry block"))?;
+        let entry = self
+            .b
+            .current_block()
+            .ok_or_else(|| JitError::invalid("no entry block"))?;
         let params: Vec<ClValue> = self.b.block_params(entry)[1..].to_vec();
         let first = self.block(Block::ENTRY)?;
         let args: Vec<BlockArg> = params.iter().map(|v| BlockArg::Value(*v)).collect();
@@ -213,33 +243,14 @@ impl<'e, 'a, 'b> Translator<'e, 'a, 'b> {
             self.translate_block(blk)?;
         }
         self.b.switch_to_block(self.bail);
-        let zeros: Vec<ClValue> = self.ret_slots.clone().into_iter().map(|s| self.zero(s)).collect();
+        let zeros: Vec<ClValue> = self
+            .ret_slots
+            .clone()
+            .into_iter()
+            .map(|s| self.zero(s))
+            .collect();
         self.b.ins().return_(&zeros);
         Ok(())
-    }
-
-    /// Before a call in recursive code: one more frame; too many (or too little native stack
-    /// left) is a `StackOverflowError` at the call, as in the interpreter. The call also burns
-    /// fuel, so runaway recursion sees the deadline. Returns the depth to restore.
-    fn enter_call(&mut self, span: Span) -> ClValue {
-        let ctx = self.ctx;
-        let d = self.b.ins().load(types::I64, mem(), ctx, ctx_offset::DEPTH);
-        let max = self.b.ins().load(types::I64, mem(), ctx, ctx_offset::MAX_DEPTH);
-        let deep = self.b.ins().icmp(IntCC::SignedGreaterThanOrEqual, d, max);
-        let sp = self.b.ins().get_stack_pointer(types::I64);
-        let limit = self.b.ins().load(types::I64, mem(), ctx, ctx_offset::STACK_LIMIT);
-        let low = self.b.ins().icmp(IntCC::UnsignedLessThan, sp, limit);
-        let bad = self.b.ins().bor(deep, low);
-        let site = self.site(span, SiteKind::Plain);
-        let rt = self.env.rt.stack_overflow;
-        self.fail_if(bad, |t| {
-            t.call_rt(rt, &[ctx, site]);
-        });
-        let d1 = self.b.ins().iadd_imm_s(d, 1);
-        self.b.ins().store(mem(), d1, ctx, ctx_offset::DEPTH);
-        // Recursion without loops must still see the deadline.
-        self.burn_fuel(span);
-        d
     }
 
     /// Branch to a cold block running `fail` then bailing out when `bad` is nonzero.
@@ -256,7 +267,10 @@ impl<'e, 'a, 'b> Translator<'e, 'a, 'b> {
 
     /// Return early when the context's error word is set.
     pub(crate) fn check_error(&mut self) {
-        let e = self.b.ins().load(types::I64, mem(), self.ctx, ctx_offset::ERROR);
+        let e = self
+            .b
+            .ins()
+            .load(types::I64, mem(), self.ctx, ctx_offset::ERROR);
         let cont = self.b.create_block();
         self.b.ins().brif(e, self.bail, &[], cont, &[]);
         self.b.switch_to_block(cont);
@@ -300,7 +314,10 @@ impl<'e, 'a, 'b> Translator<'e, 'a, 'b> {
 
     fn translate_stmt(&mut self, v: zy_ir::Value) -> R<()> {
         let data = self.func.value(v);
-        let stmt = self.func.stmt(v).ok_or_else(|| JitError::invalid(format!("{v} is not a statement")))?;
+        let stmt = self
+            .func
+            .stmt(v)
+            .ok_or_else(|| JitError::invalid(format!("{v} is not a statement")))?;
         let (ty, span) = (data.ty.clone(), data.span);
         let out = match &stmt.op {
             Op::Prim(p) => self.prim(*p, &stmt.args, &ty, span)?,
@@ -308,7 +325,9 @@ impl<'e, 'a, 'b> Translator<'e, 'a, 'b> {
             Op::Invoke(inst) => self.invoke(inst, &stmt.args, &ty, span)?,
             Op::Global(name) => self.global(name, &ty, span)?,
             Op::Call(_) | Op::CallValue | Op::Closure(_) => {
-                return Err(JitError::invalid(format!("{v}: untyped operation in typed IR")))
+                return Err(JitError::invalid(format!(
+                    "{v}: untyped operation in typed IR"
+                )))
             }
         };
         let expected = self.env.layout.slots(&ty)?.len();
@@ -322,203 +341,6 @@ impl<'e, 'a, 'b> Translator<'e, 'a, 'b> {
         Ok(())
     }
 
-    fn invoke(&mut self, inst: &Arc<Instance>, args: &[Operand], ty: &Type, span: Span) -> R<Vec<ClValue>> {
-        let callee = self
-            .env
-            .prog
-            .functions
-            .get(inst)
-            .ok_or_else(|| JitError::invalid(format!("no typed body for {inst}")))?
-            .clone();
-        let id = *self
-            .env
-            .funcs
-            .get(inst)
-            .ok_or_else(|| JitError::invalid(format!("{inst} was not declared")))?;
-        let params: Vec<Type> = callee.args().iter().map(|a| callee.ty(*a).clone()).collect();
-        if args.len() != params.len() {
-            return Err(JitError::invalid(format!("{inst} called with {} arguments", args.len())));
-        }
-        let mut call_args = vec![self.ctx];
-        for (a, t) in args.iter().zip(&params) {
-            let vs = self.operand_as(a, t)?;
-            call_args.extend(vs);
-        }
-        let depth = self.env.track_depth.then(|| self.enter_call(span));
-        let fref = self.func_ref(id);
-        let call = self.b.ins().call(fref, &call_args);
-        let results = self.b.inst_results(call).to_vec();
-        if let Some(d) = depth {
-            self.b.ins().store(mem(), d, self.ctx, ctx_offset::DEPTH);
-        }
-        self.check_error();
-        self.coerce(results, &callee.ret, ty)
-    }
-
-    /// A global binding: evaluated by its thunk at first use in a call, then read from its box.
-    /// The slot holds 0 before the first use and 1 while the thunk runs (a use then is an
-    /// `UndefVarError`, as in the interpreter).
-    fn global(&mut self, name: &zy_ir::Name, ty: &Type, span: Span) -> R<Vec<ClValue>> {
-        let index = self
-            .env
-            .globals
-            .iter()
-            .position(|g| g == name)
-            .ok_or_else(|| JitError::invalid(format!("global `{name}` was not collected")))?;
-        let key = crate::session::global_instance(name);
-        let thunk = self.env.prog.globals.get(name).cloned().ok_or_else(|| JitError::invalid("global thunk"))?;
-        let id = *self.env.funcs.get(&key).ok_or_else(|| JitError::invalid("global thunk id"))?;
-        let ctx = self.ctx;
-        let table = self.b.ins().load(types::I64, mem(), ctx, ctx_offset::GLOBALS);
-        let at = (index * 8) as i32;
-        let p = self.b.ins().load(types::I64, mem(), table, at);
-        let ready = self.b.create_block();
-        let compute = self.b.create_block();
-        let have = self.b.create_block();
-        let bx = self.b.append_block_param(ready, types::I64);
-        let unset = self.b.ins().icmp_imm_s(IntCC::UnsignedLessThanOrEqual, p, 1);
-        self.b.ins().brif(unset, compute, &[], have, &[]);
-        self.b.switch_to_block(have);
-        self.b.ins().jump(ready, &[BlockArg::Value(p)]);
-        self.b.switch_to_block(compute);
-        self.b.set_cold_block(compute);
-        let running = self.b.ins().icmp_imm_s(IntCC::Equal, p, 1);
-        let site = self.site(span, SiteKind::Fail(format!("UndefVarError: {name} not defined")));
-        let rt = self.env.rt.fail;
-        self.fail_if(running, |t| {
-            t.call_rt(rt, &[ctx, site]);
-        });
-        let one = self.b.ins().iconst(types::I64, 1);
-        self.b.ins().store(mem(), one, table, at);
-        let depth = self.env.track_depth.then(|| self.enter_call(span));
-        let fref = self.func_ref(id);
-        let call = self.b.ins().call(fref, &[ctx]);
-        let vals = self.b.inst_results(call).to_vec();
-        if let Some(d) = depth {
-            self.b.ins().store(mem(), d, ctx, ctx_offset::DEPTH);
-        }
-        self.check_error();
-        let vals = self.coerce(vals, &thunk.ret, ty)?;
-        let boxed = self.alloc_words(vals.len())?;
-        self.store_words(boxed, 0, &vals);
-        let table = self.b.ins().load(types::I64, mem(), ctx, ctx_offset::GLOBALS);
-        self.b.ins().store(mem(), boxed, table, at);
-        self.b.ins().jump(ready, &[BlockArg::Value(boxed)]);
-        self.b.switch_to_block(ready);
-        self.load_words(bx, 0, ty)
-    }
-
-    fn terminator(&mut self, blk: Block) -> R<()> {
-        let data = self.func.block(blk);
-        let term = data.term.clone();
-        let span = data.term_span;
-        let back_edge = term
-            .successors()
-            .iter()
-            .any(|s| self.rpo_index[s.index()] <= self.rpo_index[blk.index()]);
-        if back_edge {
-            self.burn_fuel(span);
-        }
-        match &term {
-            Terminator::Return(x) | Terminator::Branch { cond: x, .. } => self.check_defined(x, span)?,
-            _ => {}
-        }
-        match &term {
-            Terminator::Return(op) => {
-                let ret = self.func.ret.clone();
-                let vs = self.operand_as(op, &ret)?;
-                self.b.ins().return_(&vs);
-            }
-            Terminator::Jump(call) => {
-                let (target, args) = self.block_call(call)?;
-                self.b.ins().jump(target, &args);
-            }
-            Terminator::Branch { cond, then_to, else_to } => {
-                let c = self.operand_as(cond, &Type::Bool)?;
-                let c = *c.first().ok_or_else(|| JitError::invalid("branch on a non-Bool"))?;
-                let (t, targs) = self.block_call(then_to)?;
-                let (e, eargs) = self.block_call(else_to)?;
-                self.b.ins().brif(c, t, &targs, e, &eargs);
-            }
-            Terminator::Unreachable => {
-                let site = self.site(span, SiteKind::Fail(
-                    "internal error: unreachable code reached".to_string(),
-                ));
-                let rt = self.env.rt.fail;
-                self.call_rt(rt, &[self.ctx, site]);
-                self.b.ins().jump(self.bail, &[]);
-            }
-        }
-        Ok(())
-    }
-
-    /// Count down the fuel (on a loop back edge or a recursive call); when it runs out, poll the
-    /// deadline and the cancel flag.
-    fn burn_fuel(&mut self, span: Span) {
-        let ctx = self.ctx;
-        let f = self.b.ins().load(types::I64, mem(), ctx, ctx_offset::FUEL);
-        let f1 = self.b.ins().iadd_imm_s(f, -1);
-        self.b.ins().store(mem(), f1, ctx, ctx_offset::FUEL);
-        let empty = self.b.ins().icmp_imm_s(IntCC::SignedLessThanOrEqual, f1, 0);
-        let poll = self.b.create_block();
-        let cont = self.b.create_block();
-        self.b.set_cold_block(poll);
-        self.b.ins().brif(empty, poll, &[], cont, &[]);
-        self.b.switch_to_block(poll);
-        let site = self.site(span, SiteKind::Plain);
-        let rt = self.env.rt.poll;
-        let stop = self.call_rt(rt, &[ctx, site]);
-        let stop = stop.unwrap_or(f1);
-        self.b.ins().brif(stop, self.bail, &[], cont, &[]);
-        self.b.switch_to_block(cont);
-    }
-
-    fn block_call(&mut self, call: &zy_ir::BlockCall) -> R<(ir::Block, Vec<BlockArg>)> {
-        let target = self.block(call.block)?;
-        let params = self.func.block(call.block).params.clone();
-        if params.len() != call.args.len() {
-            return Err(JitError::invalid(format!("jump to {} with the wrong arity", call.block)));
-        }
-        let mut args = Vec::new();
-        for (a, p) in call.args.iter().zip(&params) {
-            let pty = self.func.ty(*p).clone();
-            args.extend(self.operand_as(a, &pty)?.into_iter().map(BlockArg::Value));
-            if self.maybe_undef[p.index()].is_some() {
-                let flag = match a.as_value() {
-                    Some(v) if self.defined.contains_key(&v) => self.defined[&v],
-                    Some(v) if self.maybe_undef[v.index()].is_some() => self.b.ins().iconst(types::I8, 0),
-                    _ => self.b.ins().iconst(types::I8, 1),
-                };
-                args.push(BlockArg::Value(flag));
-            }
-        }
-        Ok((target, args))
-    }
-
-    /// Using an undefined local is an `UndefVarError` (as in the interpreter).
-    fn check_defined(&mut self, op: &Operand, span: Span) -> R<()> {
-        let Some(v) = op.as_value() else { return Ok(()) };
-        let Some(name) = self.maybe_undef[v.index()].clone() else { return Ok(()) };
-        let message = format!("UndefVarError: {name} not defined");
-        let site = self.site(span, SiteKind::Fail(message));
-        let rt = self.env.rt.fail;
-        let ctx = self.ctx;
-        match self.defined.get(&v).copied() {
-            Some(flag) => {
-                let undefined = self.b.ins().icmp_imm_s(IntCC::Equal, flag, 0);
-                self.fail_if(undefined, |t| {
-                    t.call_rt(rt, &[ctx, site]);
-                });
-            }
-            None => {
-                // The `undef` statement itself: always an error, then nothing runs after it.
-                self.call_rt(rt, &[ctx, site]);
-                self.check_error();
-            }
-        }
-        Ok(())
-    }
-
     /// The slots of an operand, converted to type `to`.
     pub(crate) fn operand_as(&mut self, op: &Operand, to: &Type) -> R<Vec<ClValue>> {
         let from = self.func.operand_ty(op);
@@ -529,11 +351,11 @@ impl<'e, 'a, 'b> Translator<'e, 'a, 'b> {
     /// The slots of an operand.
     pub(crate) fn operand(&mut self, op: &Operand) -> R<Vec<ClValue>> {
         match op {
-            Operand::Value(v) => self
-                .vals
-                .get(v.index())
-                .cloned()
-                .ok_or_else(|| JitError::invalid(format!("{v} is not a value of this function"))),
+            Operand::Value(v) => {
+                self.vals.get(v.index()).cloned().ok_or_else(|| {
+                    JitError::invalid(format!("{v} is not a value of this function"))
+                })
+            }
             Operand::Const(c) => self.constant(c),
         }
     }
@@ -558,28 +380,47 @@ impl<'e, 'a, 'b> Translator<'e, 'a, 'b> {
             return Ok(vs);
         }
         if let Type::Pullback(sig) = from {
-            if self.env.layout.static_pullback(sig).is_some_and(|sp| sp.tape == *to) {
+            if self
+                .env
+                .layout
+                .static_pullback(sig)
+                .is_some_and(|sp| sp.tape == *to)
+            {
                 return Ok(vs);
             }
         }
-        let one = |vs: &[ClValue]| vs.first().copied().ok_or_else(|| JitError::invalid("missing slot"));
+        let one = |vs: &[ClValue]| {
+            vs.first()
+                .copied()
+                .ok_or_else(|| JitError::invalid("missing slot"))
+        };
         Ok(match (from, to) {
             (Type::Bottom, _) => self.zeros(to)?,
-            (Type::Int64, Type::Float64) => vec![self.b.ins().fcvt_from_sint(types::F64, one(&vs)?)],
+            (Type::Int64, Type::Float64) => {
+                vec![self.b.ins().fcvt_from_sint(types::F64, one(&vs)?)]
+            }
             (Type::Bool, Type::Int64) => vec![self.b.ins().uextend(types::I64, one(&vs)?)],
             (Type::Bool, Type::Float64) => {
                 let i = self.b.ins().uextend(types::I64, one(&vs)?);
                 vec![self.b.ins().fcvt_from_sint(types::F64, i)]
             }
             _ => {
-                return Err(JitError::unsupported(format!("a {from} where a {to} is expected")))
+                return Err(JitError::unsupported(format!(
+                    "a {from} where a {to} is expected"
+                )))
             }
         })
     }
 
     /// Zero slots of type `ty`.
     pub(crate) fn zeros(&mut self, ty: &Type) -> R<Vec<ClValue>> {
-        Ok(self.env.layout.slots(ty)?.into_iter().map(|s| self.zero(s)).collect())
+        Ok(self
+            .env
+            .layout
+            .slots(ty)?
+            .into_iter()
+            .map(|s| self.zero(s))
+            .collect())
     }
 
     fn zero(&mut self, s: Slot) -> ClValue {
@@ -620,15 +461,21 @@ impl<'e, 'a, 'b> Translator<'e, 'a, 'b> {
 
     /// Evaluate a primitive by the interpreter's semantics in the runtime: operands are
     /// spilled to a stack buffer, the result is read back from it.
-    pub(crate) fn fallback(&mut self, prim: Prim, args: &[Operand], ret: &Type, span: Span) -> R<Vec<ClValue>> {
+    pub(crate) fn fallback(
+        &mut self,
+        prim: Prim,
+        args: &[Operand],
+        ret: &Type,
+        span: Span,
+    ) -> R<Vec<ClValue>> {
         let mut fargs = Vec::new();
         let mut stores = Vec::new();
         let mut words = 0usize;
         for a in args {
             match a {
-                Operand::Const(c @ (Const::Symbol(_) | Const::Str(_) | Const::Tuple(_) | Const::Func(_))) => {
-                    fargs.push(FallbackArg::Const(c.clone()))
-                }
+                Operand::Const(
+                    c @ (Const::Symbol(_) | Const::Str(_) | Const::Tuple(_) | Const::Func(_)),
+                ) => fargs.push(FallbackArg::Const(c.clone())),
                 _ => {
                     let ty = self.func.operand_ty(a);
                     let vs = self.operand(a)?;
@@ -651,20 +498,27 @@ impl<'e, 'a, 'b> Translator<'e, 'a, 'b> {
             self.b.ins().stack_store(types::I64, v, ss, (w * 8) as i32);
         }
         let buf = self.b.ins().stack_addr(types::I64, ss, 0);
-        let site = self.site(span, SiteKind::Fallback(Fallback {
+        let site = self.site(
+            span,
+            SiteKind::Fallback(Fallback {
                 prim,
                 args: fargs,
                 ret: ret.clone(),
                 layout: self.env.layout.clone(),
                 after_failed_check: self.in_slow_path,
-            }));
+            }),
+        );
         let rt = self.env.rt.fallback;
         self.call_rt(rt, &[self.ctx, site, buf]);
         self.check_error();
         Ok(ret_slots
             .iter()
             .enumerate()
-            .map(|(i, s)| self.b.ins().stack_load(types::I64, s.cl_type(), ss, (i * 8) as i32))
+            .map(|(i, s)| {
+                self.b
+                    .ins()
+                    .stack_load(types::I64, s.cl_type(), ss, (i * 8) as i32)
+            })
             .collect())
     }
 
@@ -681,7 +535,10 @@ impl<'e, 'a, 'b> Translator<'e, 'a, 'b> {
         let fast_b = self.b.create_block();
         let join = self.b.create_block();
         self.b.set_cold_block(slow_b);
-        let outs: Vec<ClValue> = tys.iter().map(|t| self.b.append_block_param(join, *t)).collect();
+        let outs: Vec<ClValue> = tys
+            .iter()
+            .map(|t| self.b.append_block_param(join, *t))
+            .collect();
         self.b.ins().brif(bad, slow_b, &[], fast_b, &[]);
         self.b.switch_to_block(slow_b);
         let outer = std::mem::replace(&mut self.in_slow_path, true);
@@ -723,13 +580,16 @@ impl<'e, 'a, 'b> Translator<'e, 'a, 'b> {
             return Ok(out);
         }
         match p {
-            Prim::Gradient | Prim::Derivative | Prim::Hessian | Prim::PullbackOf => {
-                Err(JitError::unsupported(format!("`{p}` before the AD transform rewrote it")))
-            }
+            Prim::Gradient | Prim::Derivative | Prim::Hessian | Prim::PullbackOf => Err(
+                JitError::unsupported(format!("`{p}` before the AD transform rewrote it")),
+            ),
             // The runtime works on copies of the operands: only primitives that neither mutate
             // nor return (part of) an operand object may run there.
             p if runs_on_copies(p) => self.fallback(p, args, ty, span),
-            p => Err(JitError::unsupported(format!("`{p}` on {}", type_list(&tys)))),
+            p => Err(JitError::unsupported(format!(
+                "`{p}` on {}",
+                type_list(&tys)
+            ))),
         }
     }
 }
@@ -740,54 +600,77 @@ fn runs_on_copies(p: Prim) -> bool {
     use Prim::*;
     matches!(
         p,
-        Add | Sub | Mul | Div | IntDiv | Rem | Pow | Neg | Lt | Le | Gt | Ge | Eq | Ne | Not | Sin
-            | Cos | Tan | Exp | Log | Log1p | Sqrt | Abs | Tanh | Sinh | Cosh | Asin | Acos | Atan
-            | Max | Min | Floor | Ceil | Round | Sign | Float | ToInt | Vect | Hvcat | Zeros
-            | Ones | Fill | Similar | Copy | Length | Size | GetIndex | First | Last | Sum | Prod
-            | Maximum | Minimum | Dot | MatMul | Transpose | Adjoint | Broadcast | Zero | One
-            | RangeLength | Error | ZeroTangent | Accum | TupleIndex
+        Add | Sub
+            | Mul
+            | Div
+            | IntDiv
+            | Rem
+            | Pow
+            | Neg
+            | Lt
+            | Le
+            | Gt
+            | Ge
+            | Eq
+            | Ne
+            | Not
+            | Sin
+            | Cos
+            | Tan
+            | Exp
+            | Log
+            | Log1p
+            | Sqrt
+            | Abs
+            | Tanh
+            | Sinh
+            | Cosh
+            | Asin
+            | Acos
+            | Atan
+            | Max
+            | Min
+            | Floor
+            | Ceil
+            | Round
+            | Sign
+            | Float
+            | ToInt
+            | Vect
+            | Hvcat
+            | Zeros
+            | Ones
+            | Fill
+            | Similar
+            | Copy
+            | Length
+            | Size
+            | GetIndex
+            | First
+            | Last
+            | Sum
+            | Prod
+            | Maximum
+            | Minimum
+            | Dot
+            | MatMul
+            | Transpose
+            | Adjoint
+            | Broadcast
+            | Zero
+            | One
+            | RangeLength
+            | Error
+            | ZeroTangent
+            | Accum
+            | TupleIndex
     )
 }
 
 /// `A, B, C` for messages.
 pub(crate) fn type_list(tys: &[Type]) -> String {
-    tys.iter().map(|t| t.to_string()).collect::<Vec<_>>().join(", ")
-}
-
-/// The values that may hold an undefined local (an `undef` statement, or a block parameter that
-/// one may reach through jumps), with the local's name.
-fn maybe_undef(func: &Function) -> Vec<Option<zy_ir::Name>> {
-    let mut out: Vec<Option<zy_ir::Name>> = vec![None; func.values.len()];
-    for (i, d) in func.values.iter().enumerate() {
-        if let zy_ir::ValueKind::Stmt(s) = &d.kind {
-            if s.op == Op::Prim(Prim::Undef) {
-                let name = match s.args.first() {
-                    Some(Operand::Const(Const::Symbol(n))) => n.clone(),
-                    _ => zy_ir::Name::from("?"),
-                };
-                out[i] = Some(name);
-            }
-        }
-    }
-    loop {
-        let mut changed = false;
-        for b in func.block_ids() {
-            for call in func.block(b).term.calls() {
-                let params = &func.block(call.block).params;
-                for (a, p) in call.args.iter().zip(params) {
-                    if let Some(v) = a.as_value() {
-                        if out[p.index()].is_none() {
-                            if let Some(n) = out.get(v.index()).cloned().flatten() {
-                                out[p.index()] = Some(n);
-                                changed = true;
-                            }
-                        }
-                    }
-                }
-            }
-        }
-        if !changed {
-            return out;
-        }
-    }
+    tys.iter()
+        .map(|t| t.to_string())
+        .collect::<Vec<_>>()
+        .join(", ")
 }

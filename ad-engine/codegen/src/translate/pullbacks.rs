@@ -32,7 +32,9 @@ impl Translator<'_, '_, '_> {
         Ok(Some(match (p, tys) {
             (Prim::MakePullback, [_, _, _]) if self.static_sig(ty).is_some() => {
                 let inst = pullback_target(args, ty)?;
-                let sp = self.static_sig(ty).ok_or_else(|| JitError::invalid("static pullback"))?;
+                let sp = self
+                    .static_sig(ty)
+                    .ok_or_else(|| JitError::invalid("static pullback"))?;
                 if *sp.instance == inst {
                     self.operand_as(&args[2], &sp.tape)?
                 } else {
@@ -40,7 +42,9 @@ impl Translator<'_, '_, '_> {
                     self.zeros(&sp.tape)?
                 }
             }
-            (Prim::CallPullback, [Type::Pullback(sig), _]) if self.env.layout.static_pullback(sig).is_some() => {
+            (Prim::CallPullback, [Type::Pullback(sig), _])
+                if self.env.layout.static_pullback(sig).is_some() =>
+            {
                 let sp = self.env.layout.static_pullback(sig).cloned();
                 let sp = sp.ok_or_else(|| JitError::invalid("static pullback"))?;
                 // The closure is its tape: call the pullback directly.
@@ -67,7 +71,9 @@ impl Translator<'_, '_, '_> {
                 vec![bx]
             }
             (Prim::CallPullback, [Type::Pullback(sig), given]) => {
-                let dy_ty = self.check_pullback_targets(sig, ty)?.unwrap_or_else(|| given.clone());
+                let dy_ty = self
+                    .check_pullback_targets(sig, ty)?
+                    .unwrap_or_else(|| given.clone());
                 let bx = self.pointer(&args[0])?;
                 let dy = self.operand_as(&args[1], &dy_ty)?;
                 let fptr = self.b.ins().load(types::I64, mem(), bx, 0);
@@ -93,12 +99,16 @@ impl Translator<'_, '_, '_> {
                 let call = self.b.ins().call_indirect(sref, fptr, &call_args);
                 let results = self.b.inst_results(call).to_vec();
                 if let Some(d) = depth {
-                    self.b.ins().store(mem(), d, ctx, crate::runtime::ctx_offset::DEPTH);
+                    self.b
+                        .ins()
+                        .store(mem(), d, ctx, crate::runtime::ctx_offset::DEPTH);
                 }
                 self.check_error();
                 results
             }
-            (Prim::AccumInto, [Type::Array(e, _) | Type::Adjoint(e), x]) if **e == Type::Float64 => {
+            (Prim::AccumInto, [Type::Array(e, _) | Type::Adjoint(e), x])
+                if **e == Type::Float64 =>
+            {
                 let dst = self.pointer(&args[0])?;
                 match x {
                     Type::Nothing => {}
@@ -110,7 +120,9 @@ impl Translator<'_, '_, '_> {
                     Type::Array(xe, _) | Type::Adjoint(xe) if **xe == Type::Float64 => {
                         let src = self.pointer(&args[1])?;
                         let rt = self.env.rt.accum_into;
-                        let bad = self.call_rt(rt, &[dst, src]).ok_or_else(|| JitError::invalid("accum!"))?;
+                        let bad = self
+                            .call_rt(rt, &[dst, src])
+                            .ok_or_else(|| JitError::invalid("accum!"))?;
                         self.guarded(
                             bad,
                             &[],
@@ -139,7 +151,9 @@ impl Translator<'_, '_, '_> {
     fn check_pullback_targets(&self, sig: &[Type], ty: &Type) -> R<Option<Type>> {
         let mut dy: Option<Type> = None;
         for inst in self.env.adapters.keys().filter(|i| *i.args == *sig) {
-            let Some(f) = self.env.prog.functions.get(inst) else { continue };
+            let Some(f) = self.env.prog.functions.get(inst) else {
+                continue;
+            };
             let this = f.args().get(1).map(|a| f.ty(*a).clone());
             if f.ret != *ty || this.is_none() || (dy.is_some() && dy != this) {
                 return Err(JitError::unsupported(format!(
@@ -156,22 +170,33 @@ impl Translator<'_, '_, '_> {
 /// The pullback instance a `make_pullback` names.
 pub(crate) fn pullback_target(args: &[Operand], ty: &Type) -> R<Instance> {
     match (args, ty) {
-        ([Operand::Const(Const::Func(name)), Operand::Const(Const::Int(m)), _], Type::Pullback(sig)) => {
-            Ok(Instance {
-                name: name.clone(),
-                method: u32::try_from(*m).map_err(|_| JitError::invalid("pullback method index"))?,
-                args: sig.clone(),
-            })
-        }
-        _ => Err(JitError::invalid("make_pullback without a constant function and method")),
+        (
+            [Operand::Const(Const::Func(name)), Operand::Const(Const::Int(m)), _],
+            Type::Pullback(sig),
+        ) => Ok(Instance {
+            name: name.clone(),
+            method: u32::try_from(*m).map_err(|_| JitError::invalid("pullback method index"))?,
+            args: sig.clone(),
+        }),
+        _ => Err(JitError::invalid(
+            "make_pullback without a constant function and method",
+        )),
     }
 }
 
 /// Define the adapter of pullback `f` (compiled as `target`): `(ctx, box, ȳ...) -> ...`.
-pub(crate) fn define_adapter(env: &mut Env<'_>, f: &Function, target: FuncId, mut b: FunctionBuilder<'_>) -> R<()> {
+pub(crate) fn define_adapter(
+    env: &mut Env<'_>,
+    f: &Function,
+    target: FuncId,
+    mut b: FunctionBuilder<'_>,
+) -> R<()> {
     let arg_tys: Vec<Type> = f.args().iter().map(|a| f.ty(*a).clone()).collect();
     let [tape_ty, dy_ty] = arg_tys.as_slice() else {
-        return Err(JitError::invalid(format!("pullback {} does not take (tape, ȳ)", f.name)));
+        return Err(JitError::invalid(format!(
+            "pullback {} does not take (tape, ȳ)",
+            f.name
+        )));
     };
     let block = b.create_block();
     b.append_block_params_for_function_params(block);
@@ -194,7 +219,11 @@ pub(crate) fn define_adapter(env: &mut Env<'_>, f: &Function, target: FuncId, mu
 }
 
 /// The signature of the adapter of pullback `f`.
-pub(crate) fn adapter_signature(module: &cranelift_jit::JITModule, layout: &Layout, f: &Function) -> R<cranelift_codegen::ir::Signature> {
+pub(crate) fn adapter_signature(
+    module: &cranelift_jit::JITModule,
+    layout: &Layout,
+    f: &Function,
+) -> R<cranelift_codegen::ir::Signature> {
     let mut sig = module.make_signature();
     sig.params.extend([AbiParam::new(types::I64); 2]);
     if let Some(dy) = f.args().get(1) {

@@ -1,7 +1,9 @@
 //! Inline translation of scalar primitives on `Float64`, `Int64` and `Bool`. What is not
 //! translated here (elementary functions, powers, error cases) goes to the runtime.
 
-use cranelift_codegen::ir::{condcodes::FloatCC, condcodes::IntCC, types, InstBuilder, MemFlagsData};
+use cranelift_codegen::ir::{
+    condcodes::FloatCC, condcodes::IntCC, types, InstBuilder, MemFlagsData,
+};
 use zy_ir::{Const, Operand, Prim, Span, Type};
 
 use super::{ClValue, Translator, R};
@@ -30,8 +32,16 @@ impl Translator<'_, '_, '_> {
             }
         }
         let square = args.get(1) == Some(&Operand::Const(Const::Int(2)));
-        let slow = Slow { p, args, ty, span, whole: false };
-        Ok(self.scalar_values(p, &xs, tys, ty, square, &slow)?.map(|v| vec![v]))
+        let slow = Slow {
+            p,
+            args,
+            ty,
+            span,
+            whole: false,
+        };
+        Ok(self
+            .scalar_values(p, &xs, tys, ty, square, &slow)?
+            .map(|v| vec![v]))
     }
 
     /// `p` on the scalar values `xs` of types `tys`, giving a `ty`; `square` says the exponent
@@ -46,7 +56,12 @@ impl Translator<'_, '_, '_> {
         square: bool,
         slow: &Slow<'_>,
     ) -> R<Option<ClValue>> {
-        if !tys.iter().all(Type::is_number) || !ty.is_number() || tys.is_empty() || tys.len() > 2 || xs.len() != tys.len() {
+        if !tys.iter().all(Type::is_number)
+            || !ty.is_number()
+            || tys.is_empty()
+            || tys.len() > 2
+            || xs.len() != tys.len()
+        {
             return Ok(None);
         }
         Ok(match (tys, ty) {
@@ -69,13 +84,21 @@ impl Translator<'_, '_, '_> {
     }
 
     /// The runtime's evaluation of `slow`, producing one value of scalar type `ty`.
-    pub(super) fn slow_path(&mut self, slow: &Slow<'_>, ty: cranelift_codegen::ir::Type) -> R<Vec<ClValue>> {
+    pub(super) fn slow_path(
+        &mut self,
+        slow: &Slow<'_>,
+        ty: cranelift_codegen::ir::Type,
+    ) -> R<Vec<ClValue>> {
         let out = self.fallback(slow.p, slow.args, slow.ty, slow.span)?;
         if !slow.whole {
             return Ok(out);
         }
         // The whole statement raised the error (so control never gets here); keep the types.
-        Ok(vec![if ty == types::F64 { self.b.ins().f64const(0.0) } else { self.b.ins().iconst(ty, 0) }])
+        Ok(vec![if ty == types::F64 {
+            self.b.ins().f64const(0.0)
+        } else {
+            self.b.ins().iconst(ty, 0)
+        }])
     }
 
     fn float_unary(&mut self, p: Prim, x: ClValue, slow: &Slow<'_>) -> R<Option<ClValue>> {
@@ -99,21 +122,29 @@ impl Translator<'_, '_, '_> {
                 let r = self.b.ins().select(neg, m1, x);
                 self.b.ins().select(pos, one, r)
             }
-            Prim::Sin | Prim::Cos | Prim::Tan | Prim::Exp | Prim::Log | Prim::Log1p | Prim::Tanh
-            | Prim::Sinh | Prim::Cosh | Prim::Asin | Prim::Acos | Prim::Atan => {
+            Prim::Sin
+            | Prim::Cos
+            | Prim::Tan
+            | Prim::Exp
+            | Prim::Log
+            | Prim::Log1p
+            | Prim::Tanh
+            | Prim::Sinh
+            | Prim::Cosh
+            | Prim::Asin
+            | Prim::Acos
+            | Prim::Atan => {
                 let Some(&(_, id)) = self.env.rt.math.iter().find(|(q, _)| *q == p) else {
                     return Ok(None);
                 };
                 match self.domain_check(p, x) {
                     None => self.call_rt(id, &[x]).unwrap_or(x),
-                    Some(bad) => {
-                        self.guarded(
-                            bad,
-                            &[types::F64],
-                            |t| t.slow_path(slow, types::F64),
-                            |t| Ok(vec![t.call_rt(id, &[x]).unwrap_or(x)]),
-                        )?[0]
-                    }
+                    Some(bad) => self.guarded(
+                        bad,
+                        &[types::F64],
+                        |t| t.slow_path(slow, types::F64),
+                        |t| Ok(vec![t.call_rt(id, &[x]).unwrap_or(x)]),
+                    )?[0],
                 }
             }
             Prim::Sqrt => {
@@ -233,7 +264,14 @@ impl Translator<'_, '_, '_> {
         }
     }
 
-    fn int_binary(&mut self, p: Prim, a: ClValue, b: ClValue, ty: &Type, slow: &Slow<'_>) -> R<Option<ClValue>> {
+    fn int_binary(
+        &mut self,
+        p: Prim,
+        a: ClValue,
+        b: ClValue,
+        ty: &Type,
+        slow: &Slow<'_>,
+    ) -> R<Option<ClValue>> {
         let cc = match p {
             Prim::Lt => Some(IntCC::SignedLessThan),
             Prim::Le => Some(IntCC::SignedLessThanOrEqual),

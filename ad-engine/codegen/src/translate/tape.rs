@@ -25,7 +25,9 @@ impl Translator<'_, '_, '_> {
             (Prim::StackNew, _) => {
                 let rt = self.env.rt.stack_new;
                 let ctx = self.ctx();
-                vec![self.call_rt(rt, &[ctx]).ok_or_else(|| JitError::invalid("stack_new"))?]
+                vec![self
+                    .call_rt(rt, &[ctx])
+                    .ok_or_else(|| JitError::invalid("stack_new"))?]
             }
             (Prim::Push, [Type::Stack(elem), _]) => {
                 let elem = (**elem).clone();
@@ -39,19 +41,35 @@ impl Translator<'_, '_, '_> {
             }
             (Prim::ZeroTangent, _) if self.all_scalar(ty)? => self.zeros(ty)?,
             // Zeros of the shape of the operand.
-            (Prim::ZeroTangent, [Type::Array(e, d)]) if *ty == Type::Array(e.clone(), *d) && **e == Type::Float64 => {
+            (Prim::ZeroTangent, [Type::Array(e, d)])
+                if *ty == Type::Array(e.clone(), *d) && **e == Type::Float64 =>
+            {
                 let like = self.pointer(&args[0])?;
-                let rows = self.b.ins().load(types::I64, mem(), like, array_offset::ROWS);
-                let cols = self.b.ins().load(types::I64, mem(), like, array_offset::COLS);
+                let rows = self
+                    .b
+                    .ins()
+                    .load(types::I64, mem(), like, array_offset::ROWS);
+                let cols = self
+                    .b
+                    .ins()
+                    .load(types::I64, mem(), like, array_offset::COLS);
                 let size = self.b.ins().iconst(types::I64, 8);
                 let rt = self.env.rt.array_new;
                 let ctx = self.ctx();
-                vec![self.call_rt(rt, &[ctx, rows, cols, size]).ok_or_else(|| JitError::invalid("array_new"))?]
+                vec![self
+                    .call_rt(rt, &[ctx, rows, cols, size])
+                    .ok_or_else(|| JitError::invalid("array_new"))?]
             }
             (Prim::Accum, [a, b]) if accum_supported(a, b, ty) => {
                 let x = self.operand(&args[0])?;
                 let y = self.operand(&args[1])?;
-                let slow = Slow { p, args, ty, span, whole: true };
+                let slow = Slow {
+                    p,
+                    args,
+                    ty,
+                    span,
+                    whole: true,
+                };
                 self.accum(x, a, y, b, ty, &slow)?
             }
             _ => return Ok(None),
@@ -101,7 +119,10 @@ impl Translator<'_, '_, '_> {
             return Ok(vec![]);
         }
         let len = self.b.ins().load(types::I64, mem(), s, stack_offset::LEN);
-        let empty = self.b.ins().icmp_imm_s(IntCC::SignedLessThan, len, i64::from(size));
+        let empty = self
+            .b
+            .ins()
+            .icmp_imm_s(IntCC::SignedLessThan, len, i64::from(size));
         let site = self.site(
             span,
             crate::runtime::site::SiteKind::Fail(EMPTY_STACK.to_string()),
@@ -133,7 +154,15 @@ impl Translator<'_, '_, '_> {
 
     /// `accum(a, b)` on scalar-replaced tangents: `nothing` is the identity, numbers add,
     /// tuples and named tuples add field by field.
-    fn accum(&mut self, a: Vec<ClValue>, at: &Type, b: Vec<ClValue>, bt: &Type, ty: &Type, slow: &Slow<'_>) -> R<Vec<ClValue>> {
+    fn accum(
+        &mut self,
+        a: Vec<ClValue>,
+        at: &Type,
+        b: Vec<ClValue>,
+        bt: &Type,
+        ty: &Type,
+        slow: &Slow<'_>,
+    ) -> R<Vec<ClValue>> {
         match (at, bt) {
             (Type::Nothing, _) => self.coerce(b, bt, ty),
             (_, Type::Nothing) => self.coerce(a, at, ty),
@@ -143,19 +172,31 @@ impl Translator<'_, '_, '_> {
                 // DimensionMismatch (raised by evaluating the whole statement there).
                 let rt = self.env.rt.add_arrays;
                 let ctx = self.ctx();
-                let out = self.call_rt(rt, &[ctx, a[0], b[0]]).ok_or_else(|| JitError::invalid("add_arrays"))?;
+                let out = self
+                    .call_rt(rt, &[ctx, a[0], b[0]])
+                    .ok_or_else(|| JitError::invalid("add_arrays"))?;
                 let mismatch = self.b.ins().icmp_imm_s(IntCC::Equal, out, 0);
-                self.guarded(mismatch, &[types::I64], |t| t.slow_path(slow, types::I64), |_| Ok(vec![out]))
+                self.guarded(
+                    mismatch,
+                    &[types::I64],
+                    |t| t.slow_path(slow, types::I64),
+                    |_| Ok(vec![out]),
+                )
             }
             _ => {
                 let (afs, bfs, tfs) = match (at.field_types(), bt.field_types(), ty.field_types()) {
-                    (Some(x), Some(y), Some(z)) if x.len() == y.len() && y.len() == z.len() => (x, y, z),
+                    (Some(x), Some(y), Some(z)) if x.len() == y.len() && y.len() == z.len() => {
+                        (x, y, z)
+                    }
                     _ => return Err(JitError::unsupported(format!("accum of {at} and {bt}"))),
                 };
                 let (mut ai, mut bi) = (0, 0);
                 let mut out = Vec::new();
                 for ((af, bf), tf) in afs.iter().zip(&bfs).zip(&tfs) {
-                    let (an, bn) = (self.env.layout.slot_count(af)?, self.env.layout.slot_count(bf)?);
+                    let (an, bn) = (
+                        self.env.layout.slot_count(af)?,
+                        self.env.layout.slot_count(bf)?,
+                    );
                     let x = a[ai..ai + an].to_vec();
                     let y = b[bi..bi + bn].to_vec();
                     out.extend(self.accum(x, af, y, bf, tf, slow)?);
@@ -174,17 +215,21 @@ pub(crate) const EMPTY_STACK: &str = "internal error: `pop!` from an empty AD st
 /// Can `accum` of an `at` and a `bt` giving `ty` be compiled inline (with array sums in the
 /// runtime)?
 fn accum_supported(at: &Type, bt: &Type, ty: &Type) -> bool {
-    let f64_array = |t: &Type| matches!(t, Type::Array(e, _) | Type::Adjoint(e) if **e == Type::Float64);
+    let f64_array =
+        |t: &Type| matches!(t, Type::Array(e, _) | Type::Adjoint(e) if **e == Type::Float64);
     match (at, bt) {
-        (Type::Nothing, x) | (x, Type::Nothing) => x == ty || (*x == Type::Int64 && *ty == Type::Float64),
+        (Type::Nothing, x) | (x, Type::Nothing) => {
+            x == ty || (*x == Type::Int64 && *ty == Type::Float64)
+        }
         (Type::Float64, Type::Float64) => *ty == Type::Float64,
         _ if f64_array(at) && at == bt => at == ty,
         _ => match (at.field_types(), bt.field_types(), ty.field_types()) {
-            (Some(x), Some(y), Some(z)) if x.len() == y.len() && y.len() == z.len() => {
-                x.iter().zip(&y).zip(&z).all(|((a, b), t)| accum_supported(a, b, t))
-            }
+            (Some(x), Some(y), Some(z)) if x.len() == y.len() && y.len() == z.len() => x
+                .iter()
+                .zip(&y)
+                .zip(&z)
+                .all(|((a, b), t)| accum_supported(a, b, t)),
             _ => false,
         },
     }
 }
-

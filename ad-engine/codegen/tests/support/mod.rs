@@ -32,7 +32,11 @@ impl Fb {
             .map(|t| f.add_param(Block::ENTRY, t.clone(), sp(0), None))
             .collect();
         f.ret = ret;
-        f.instance = Some(Arc::new(Instance { name: name.into(), method: 0, args: args.into() }));
+        f.instance = Some(Arc::new(Instance {
+            name: name.into(),
+            method: 0,
+            args: args.into(),
+        }));
         Fb { f, args: vals }
     }
 
@@ -42,19 +46,51 @@ impl Fb {
     }
 
     /// `%v = p(args...) :: ty` at the end of `b`, with span `sp(at)`.
-    pub fn prim(&mut self, b: Block, p: Prim, args: Vec<Operand>, ty: Type, at: u32) -> zy_ir::Value {
-        self.f.push_stmt(b, Stmt { op: Op::Prim(p), args }, ty, sp(at))
+    pub fn prim(
+        &mut self,
+        b: Block,
+        p: Prim,
+        args: Vec<Operand>,
+        ty: Type,
+        at: u32,
+    ) -> zy_ir::Value {
+        self.f.push_stmt(
+            b,
+            Stmt {
+                op: Op::Prim(p),
+                args,
+            },
+            ty,
+            sp(at),
+        )
     }
 
     /// `%v = invoke inst(args...) :: ty`.
-    pub fn invoke(&mut self, b: Block, inst: Arc<Instance>, args: Vec<Operand>, ty: Type) -> zy_ir::Value {
-        self.f.push_stmt(b, Stmt { op: Op::Invoke(inst), args }, ty, sp(1))
+    pub fn invoke(
+        &mut self,
+        b: Block,
+        inst: Arc<Instance>,
+        args: Vec<Operand>,
+        ty: Type,
+    ) -> zy_ir::Value {
+        self.f.push_stmt(
+            b,
+            Stmt {
+                op: Op::Invoke(inst),
+                args,
+            },
+            ty,
+            sp(1),
+        )
     }
 
     /// A new block with parameters of these types.
     pub fn block(&mut self, params: &[Type]) -> (Block, Vec<zy_ir::Value>) {
         let b = self.f.add_block();
-        let ps = params.iter().map(|t| self.f.add_param(b, t.clone(), sp(0), None)).collect();
+        let ps = params
+            .iter()
+            .map(|t| self.f.add_param(b, t.clone(), sp(0), None))
+            .collect();
         (b, ps)
     }
 
@@ -63,16 +99,29 @@ impl Fb {
     }
 
     pub fn jump(&mut self, b: Block, to: Block, args: Vec<Operand>) {
-        self.f.set_term(b, Terminator::Jump(BlockCall { block: to, args }), sp(3));
+        self.f
+            .set_term(b, Terminator::Jump(BlockCall { block: to, args }), sp(3));
     }
 
-    pub fn branch(&mut self, b: Block, c: impl Into<Operand>, t: (Block, Vec<Operand>), e: (Block, Vec<Operand>)) {
+    pub fn branch(
+        &mut self,
+        b: Block,
+        c: impl Into<Operand>,
+        t: (Block, Vec<Operand>),
+        e: (Block, Vec<Operand>),
+    ) {
         self.f.set_term(
             b,
             Terminator::Branch {
                 cond: c.into(),
-                then_to: BlockCall { block: t.0, args: t.1 },
-                else_to: BlockCall { block: e.0, args: e.1 },
+                then_to: BlockCall {
+                    block: t.0,
+                    args: t.1,
+                },
+                else_to: BlockCall {
+                    block: e.0,
+                    args: e.1,
+                },
             },
             sp(4),
         );
@@ -95,7 +144,11 @@ pub fn i(x: i64) -> Operand {
 pub fn program(fs: Vec<Fb>) -> TypedProgram {
     let mut p = TypedProgram::default();
     for fb in fs {
-        assert!(zy_ir::verify(&fb.f).is_empty(), "{:?}", zy_ir::verify(&fb.f));
+        assert!(
+            zy_ir::verify(&fb.f).is_empty(),
+            "{:?}",
+            zy_ir::verify(&fb.f)
+        );
         p.functions.insert(fb.inst(), Arc::new(fb.f));
     }
     p
@@ -117,7 +170,12 @@ pub fn check(prog: &TypedProgram, inst: &Instance, args: Vec<Value>) -> String {
 }
 
 /// As [`check`], under `limits`.
-pub fn check_with(prog: &TypedProgram, inst: &Instance, args: Vec<Value>, limits: &Limits) -> String {
+pub fn check_with(
+    prog: &TypedProgram,
+    inst: &Instance,
+    args: Vec<Value>,
+    limits: &Limits,
+) -> String {
     let mut jit = JitSession::new().expect("JIT session");
     let compiled = jit.compile(prog, inst).expect("compiles");
     let copies: Vec<Value> = args.iter().map(deep_copy).collect();
@@ -134,15 +192,20 @@ pub fn deep_copy(v: &Value) -> Value {
     use std::rc::Rc;
     match v {
         Value::Tuple(vs) => Value::Tuple(vs.iter().map(deep_copy).collect()),
-        Value::NamedTuple(n, vs) => Value::NamedTuple(n.clone(), vs.iter().map(deep_copy).collect()),
-        Value::Struct(t, vs) => Value::Struct(t.clone(), vs.iter().map(deep_copy).collect()),
-        Value::Mutable(t, c) => {
-            Value::Mutable(t.clone(), Rc::new(RefCell::new(c.borrow().iter().map(deep_copy).collect())))
+        Value::NamedTuple(n, vs) => {
+            Value::NamedTuple(n.clone(), vs.iter().map(deep_copy).collect())
         }
+        Value::Struct(t, vs) => Value::Struct(t.clone(), vs.iter().map(deep_copy).collect()),
+        Value::Mutable(t, c) => Value::Mutable(
+            t.clone(),
+            Rc::new(RefCell::new(c.borrow().iter().map(deep_copy).collect())),
+        ),
         Value::Ref(c) => Value::Ref(Rc::new(RefCell::new(deep_copy(&c.borrow())))),
         Value::Array(a) => Value::Array(Rc::new(RefCell::new(a.borrow().clone()))),
         Value::Adjoint(a) => Value::Adjoint(Rc::new(RefCell::new(a.borrow().clone()))),
-        Value::Stack(s) => Value::Stack(Rc::new(RefCell::new(s.borrow().iter().map(deep_copy).collect()))),
+        Value::Stack(s) => Value::Stack(Rc::new(RefCell::new(
+            s.borrow().iter().map(deep_copy).collect(),
+        ))),
         other => other.clone(),
     }
 }

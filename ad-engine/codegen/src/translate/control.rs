@@ -1,0 +1,179 @@
+//! Control flow: terminators, jumps with their block arguments (and the "is defined" flags of
+//! possibly-undefined locals), fuel on loop back edges.
+
+use cranelift_codegen::ir::{self, condcodes::IntCC, types, BlockArg, InstBuilder};
+use zy_ir::{Block, Const, Function, Op, Operand, Prim, Span, Terminator, Type};
+
+use super::{mem, Translator, R};
+use crate::error::JitError;
+use crate::runtime::ctx_offset;
+use crate::runtime::site::SiteKind;
+
+impl Translator<'_, '_, '_> {
+    pub(super) fn terminator(&mut self, blk: Block) -> R<()> {
+        let data = self.func.block(blk);
+        let term = data.term.clone();
+        let span = data.term_span;
+        let back_edge = term
+            .successors()
+            .iter()
+            .any(|s| self.rpo_index[s.index()] <= self.rpo_index[blk.index()]);
+        if back_edge {
+            self.burn_fuel(span);
+        }
+        match &term {
+            Terminator::Return(x) | Terminator::Branch { cond: x, .. } => {
+                self.check_defined(x, span)?
+            }
+            _ => {}
+        }
+        match &term {
+            Terminator::Return(op) => {
+                let ret = self.func.ret.clone();
+                let vs = self.operand_as(op, &ret)?;
+                self.b.ins().return_(&vs);
+            }
+            Terminator::Jump(call) => {
+                let (target, args) = self.block_call(call)?;
+                self.b.ins().jump(target, &args);
+            }
+            Terminator::Branch {
+                cond,
+                then_to,
+                else_to,
+            } => {
+                let c = self.operand_as(cond, &Type::Bool)?;
+                let c = *c
+                    .first()
+                    .ok_or_else(|| JitError::invalid("branch on a non-Bool"))?;
+                let (t, targs) = self.block_call(then_to)?;
+                let (e, eargs) = self.block_call(else_to)?;
+                self.b.ins().brif(c, t, &targs, e, &eargs);
+            }
+            Terminator::Unreachable => {
+                let site = self.site(
+                    span,
+                    SiteKind::Fail("internal error: unreachable code reached".to_string()),
+                );
+                let rt = self.env.rt.fail;
+                self.call_rt(rt, &[self.ctx, site]);
+                self.b.ins().jump(self.bail, &[]);
+            }
+        }
+        Ok(())
+    }
+
+    /// Count down the fuel (on a loop back edge or a recursive call); when it runs out, poll the
+    /// deadline and the cancel flag.
+    pub(super) fn burn_fuel(&mut self, span: Span) {
+        let ctx = self.ctx;
+        let f = self.b.ins().load(types::I64, mem(), ctx, ctx_offset::FUEL);
+        let f1 = self.b.ins().iadd_imm_s(f, -1);
+        self.b.ins().store(mem(), f1, ctx, ctx_offset::FUEL);
+        let empty = self.b.ins().icmp_imm_s(IntCC::SignedLessThanOrEqual, f1, 0);
+        let poll = self.b.create_block();
+        let cont = self.b.create_block();
+        self.b.set_cold_block(poll);
+        self.b.ins().brif(empty, poll, &[], cont, &[]);
+        self.b.switch_to_block(poll);
+        let site = self.site(span, SiteKind::Plain);
+        let rt = self.env.rt.poll;
+        let stop = self.call_rt(rt, &[ctx, site]);
+        let stop = stop.unwrap_or(f1);
+        self.b.ins().brif(stop, self.bail, &[], cont, &[]);
+        self.b.switch_to_block(cont);
+    }
+
+    pub(super) fn block_call(&mut self, call: &zy_ir::BlockCall) -> R<(ir::Block, Vec<BlockArg>)> {
+        let target = self.block(call.block)?;
+        let params = self.func.block(call.block).params.clone();
+        if params.len() != call.args.len() {
+            return Err(JitError::invalid(format!(
+                "jump to {} with the wrong arity",
+                call.block
+            )));
+        }
+        let mut args = Vec::new();
+        for (a, p) in call.args.iter().zip(&params) {
+            let pty = self.func.ty(*p).clone();
+            args.extend(self.operand_as(a, &pty)?.into_iter().map(BlockArg::Value));
+            if self.maybe_undef[p.index()].is_some() {
+                let flag = match a.as_value() {
+                    Some(v) if self.defined.contains_key(&v) => self.defined[&v],
+                    Some(v) if self.maybe_undef[v.index()].is_some() => {
+                        self.b.ins().iconst(types::I8, 0)
+                    }
+                    _ => self.b.ins().iconst(types::I8, 1),
+                };
+                args.push(BlockArg::Value(flag));
+            }
+        }
+        Ok((target, args))
+    }
+
+    /// Using an undefined local is an `UndefVarError` (as in the interpreter).
+    pub(super) fn check_defined(&mut self, op: &Operand, span: Span) -> R<()> {
+        let Some(v) = op.as_value() else {
+            return Ok(());
+        };
+        let Some(name) = self.maybe_undef[v.index()].clone() else {
+            return Ok(());
+        };
+        let message = format!("UndefVarError: {name} not defined");
+        let site = self.site(span, SiteKind::Fail(message));
+        let rt = self.env.rt.fail;
+        let ctx = self.ctx;
+        match self.defined.get(&v).copied() {
+            Some(flag) => {
+                let undefined = self.b.ins().icmp_imm_s(IntCC::Equal, flag, 0);
+                self.fail_if(undefined, |t| {
+                    t.call_rt(rt, &[ctx, site]);
+                });
+            }
+            None => {
+                // The `undef` statement itself: always an error, then nothing runs after it.
+                self.call_rt(rt, &[ctx, site]);
+                self.check_error();
+            }
+        }
+        Ok(())
+    }
+}
+
+/// The values that may hold an undefined local (an `undef` statement, or a block parameter that
+/// one may reach through jumps), with the local's name.
+pub(super) fn maybe_undef(func: &Function) -> Vec<Option<zy_ir::Name>> {
+    let mut out: Vec<Option<zy_ir::Name>> = vec![None; func.values.len()];
+    for (i, d) in func.values.iter().enumerate() {
+        if let zy_ir::ValueKind::Stmt(s) = &d.kind {
+            if s.op == Op::Prim(Prim::Undef) {
+                let name = match s.args.first() {
+                    Some(Operand::Const(Const::Symbol(n))) => n.clone(),
+                    _ => zy_ir::Name::from("?"),
+                };
+                out[i] = Some(name);
+            }
+        }
+    }
+    loop {
+        let mut changed = false;
+        for b in func.block_ids() {
+            for call in func.block(b).term.calls() {
+                let params = &func.block(call.block).params;
+                for (a, p) in call.args.iter().zip(params) {
+                    if let Some(v) = a.as_value() {
+                        if out[p.index()].is_none() {
+                            if let Some(n) = out.get(v.index()).cloned().flatten() {
+                                out[p.index()] = Some(n);
+                                changed = true;
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        if !changed {
+            return out;
+        }
+    }
+}
