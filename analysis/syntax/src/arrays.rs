@@ -7,7 +7,7 @@
 use tree_sitter::{Node, Point, Range};
 
 use crate::ast::{Expr, ExprKind, TextRange, UnOp};
-use crate::cx::{all_kids, error_expr, kids, range, Cx};
+use crate::cx::{error_expr, kids, range, Cx};
 use crate::expr::expr;
 use crate::parse_tree_in;
 
@@ -29,17 +29,22 @@ pub(crate) fn vector(cx: &mut Cx, node: Node) -> Expr {
 
 /// `[a b; c d]`, rows separated by `;` or newlines.
 pub(crate) fn matrix(cx: &mut Cx, node: Node) -> Expr {
-    if all_kids(node)
-        .iter()
-        .any(|k| !k.is_named() && cx.text(*k).starts_with(";;"))
-    {
-        return cx.unsupported(node, "`;;` concatenation");
-    }
     let mut rows = Vec::new();
+    let mut gap_start = node.start_byte();
     for row in kids(node) {
         if row.kind() != "matrix_row" {
             return error_expr(node);
         }
+        // The row separators are hidden tokens: `;;` (concatenation along the second
+        // dimension) is only visible in the text between rows.
+        if cx
+            .src
+            .get(gap_start..row.start_byte())
+            .is_some_and(|gap| gap.contains(";;"))
+        {
+            return cx.unsupported(node, "`;;` concatenation");
+        }
+        gap_start = row.end_byte();
         let mut elements = Vec::new();
         for element in kids(row) {
             elements.extend(row_elements(cx, element));

@@ -287,6 +287,11 @@ fn matrix_literals_are_whitespace_sensitive() {
         (matrix (row (' x) (' y)))
     "#]],
     );
+    // `;;` concatenates along the second dimension: outside the subset, never read as `;`.
+    check("[1 2;; 3 4]", expect![[r#"
+        (error)
+        error: unsupported: `;;` concatenation
+    "#]]);
 }
 
 #[test]
