@@ -61,7 +61,13 @@ fn json(out: &str) -> Json {
 fn positions(report: &Json) -> String {
     let mut lines = Vec::new();
     for d in report["diagnostics"].as_array().expect("diagnostics") {
-        lines.push(format!("{}:{}:{} {}", d["file"].as_str().unwrap_or("?"), d["line"], d["col"], d["code"].as_str().unwrap_or("?")));
+        lines.push(format!(
+            "{}:{}:{} {}",
+            d["file"].as_str().unwrap_or("?"),
+            d["line"],
+            d["col"],
+            d["code"].as_str().unwrap_or("?")
+        ));
     }
     lines.join("\n") + "\n"
 }
@@ -155,7 +161,10 @@ fn configuration_and_suppression() {
     std::fs::write(dir.join("zy.toml"), "[lints]\nzero-gradient = \"loud\"\n").expect("write");
     let (status, out, err) = run(&dir, &["check"]);
     assert_eq!((status, out.as_str()), (2, ""));
-    assert!(err.starts_with(&format!("{}:2:17: error: unknown variant `loud`", dir.join("zy.toml").display())), "{err}");
+    assert!(
+        err.starts_with(&format!("{}:2:17: error: unknown variant `loud`", dir.join("zy.toml").display())),
+        "{err}"
+    );
 }
 
 #[test]
@@ -237,7 +246,13 @@ fn sarif_validates_with_the_multitool() {
     let dir = dir_with("sarif", &[("fixtures.sarif", out.as_str())]);
     let file = dir.join("fixtures.sarif");
     let output = dir.join("validation.sarif");
-    let v = Command::new(&tool).arg("validate").arg(&file).arg("--output").arg(&output).output().expect("run the multitool");
+    let v = Command::new(&tool)
+        .arg("validate")
+        .arg(&file)
+        .arg("--output")
+        .arg(&output)
+        .output()
+        .expect("run the multitool");
     let text = String::from_utf8_lossy(&v.stdout).into_owned() + &String::from_utf8_lossy(&v.stderr);
     assert!(v.status.success(), "sarif-multitool validate failed:\n{text}");
     let report = json(&std::fs::read_to_string(&output).expect("validation output"));

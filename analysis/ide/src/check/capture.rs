@@ -23,7 +23,11 @@ pub(super) fn check(cx: &Cx<'_>, out: &mut Vec<Diagnostic>) {
             for (mb, m) in stmts(func) {
                 let Some(w) = func.stmt(m) else { continue };
                 let writes_a = w.op == Op::Prim(Prim::SetIndex) && w.args.first() == Some(&Operand::Value(a));
-                let after = if mb == cb { position(func, m) > position(func, c) || reach[cb.index()][cb.index()] } else { reach[cb.index()][mb.index()] };
+                let after = if mb == cb {
+                    position(func, m) > position(func, c) || reach[cb.index()][cb.index()]
+                } else {
+                    reach[cb.index()][mb.index()]
+                };
                 if !writes_a || !after || reported.contains(&m) {
                     continue;
                 }
@@ -32,7 +36,8 @@ pub(super) fn check(cx: &Cx<'_>, out: &mut Vec<Diagnostic>) {
                 };
                 reported.insert(m);
                 let name = func.value(a).name.as_deref().map_or_else(|| "the array".to_string(), |n| format!("`{n}`"));
-                let shown: String = text.get(capture.0 as usize..capture.1 as usize).unwrap_or("").chars().take(40).collect();
+                let shown: String =
+                    text.get(capture.0 as usize..capture.1 as usize).unwrap_or("").chars().take(40).collect();
                 let line = zy_hir::line_col(cx.db, cx.file, capture.0).line;
                 out.push(cx.finding(
                     write,
@@ -57,8 +62,18 @@ fn captured(p: Prim, args: &[Operand]) -> Vec<Value> {
             match Prim::from_julia_name(f) {
                 // Linear, piecewise constant, or a rule that keeps only the result.
                 Some(
-                    Prim::Add | Prim::Sub | Prim::Neg | Prim::Float | Prim::Floor | Prim::Ceil | Prim::Round | Prim::Sign
-                    | Prim::Tan | Prim::Exp | Prim::Sqrt | Prim::Tanh,
+                    Prim::Add
+                    | Prim::Sub
+                    | Prim::Neg
+                    | Prim::Float
+                    | Prim::Floor
+                    | Prim::Ceil
+                    | Prim::Round
+                    | Prim::Sign
+                    | Prim::Tan
+                    | Prim::Exp
+                    | Prim::Sqrt
+                    | Prim::Tanh,
                 ) => Vec::new(),
                 Some(Prim::Div) => at(&[2]),
                 Some(Prim::Mul | Prim::Max | Prim::Min | Prim::Rem | Prim::Pow) => at(&[1, 2]),

@@ -149,8 +149,7 @@ impl Config {
     /// as separator (`fixtures/lints/cut.jl`).
     pub fn for_path(&self, path: &str) -> FileConfig {
         let path = path.trim_start_matches("./");
-        let mut out =
-            FileConfig { levels: self.lints.clone(), expected: false, rtol: self.gradcheck.rtol };
+        let mut out = FileConfig { levels: self.lints.clone(), expected: false, rtol: self.gradcheck.rtol };
         for o in &self.overrides {
             if o.paths.iter().any(|p| covers(p, path)) {
                 out.levels.extend(o.lints.iter().map(|(k, v)| (k.clone(), *v)));
@@ -164,7 +163,10 @@ impl Config {
 /// Does the configured path `pattern` (a file or a directory) cover `path`?
 fn covers(pattern: &str, path: &str) -> bool {
     let pattern = pattern.trim_start_matches("./").trim_end_matches('/');
-    pattern.is_empty() || pattern == "." || path == pattern || path.strip_prefix(pattern).is_some_and(|r| r.starts_with('/'))
+    pattern.is_empty()
+        || pattern == "."
+        || path == pattern
+        || path.strip_prefix(pattern).is_some_and(|r| r.starts_with('/'))
 }
 
 /// The 1-based line and character column of byte `offset` in `text`.

@@ -42,15 +42,14 @@ pub(super) fn check(cx: &Cx<'_>, out: &mut Vec<Diagnostic>) {
             ArgGradient::Reaches => {
                 let Some(v) = zero_cut(func, arg) else { continue };
                 let Some(range) = cx.range(func.value(v).span).or(param) else { continue };
-                let op = match func.stmt(v).map(|s| &s.op) {
-                    Some(Op::Prim(Prim::Broadcast)) => "a broadcast of a piecewise-constant function",
-                    Some(Op::Prim(p)) => p.julia_name(),
-                    _ => continue,
-                };
+                let Some(Op::Prim(op)) = func.stmt(v).map(|s| &s.op) else { continue };
+                let op = op.julia_name();
                 out.push(cx.finding(
                     range,
                     GRADIENT_CUT,
-                    format!("`{op}` cuts the gradient of `{name}` on every path to the result: its gradient is always zero"),
+                    format!(
+                        "`{op}` cuts the gradient of `{name}` on every path to the result: its gradient is always zero"
+                    ),
                 ));
             }
             ArgGradient::NotDifferentiable => {}
@@ -64,26 +63,21 @@ fn piecewise_constant(p: Prim) -> bool {
 }
 
 /// Does the statement pass a gradient from its operands to its result in the strict sense
-/// (`Some(false)` where it stops it, `None` where the lint cannot tell)?
+/// (`Some(false)` where it stops it, `None` where the lint cannot tell)? Broadcasts make
+/// arrays, which the first check leaves to the reaching-gradient analysis.
 fn passes(func: &Function, v: Value) -> Option<bool> {
     let s = func.stmt(v)?;
     if func.ty(v).is_mutable() {
         return None; // an object with identity: a write through an alias may reach the result
     }
     match &s.op {
-        Op::Prim(Prim::Broadcast) => Some(!broadcast_of_constant(&s.args)),
         Op::Prim(p) if p.has_effect() => None,
-        Op::Prim(p) => Some(!piecewise_constant(*p) && !p.is_nondifferentiable() && !matches!(p, Prim::Zero | Prim::One)),
+        Op::Prim(p) => {
+            Some(!piecewise_constant(*p) && !p.is_nondifferentiable() && !matches!(p, Prim::Zero | Prim::One))
+        }
         Op::New(_) | Op::Invoke(_) => Some(true),
         Op::Call(_) | Op::CallValue | Op::Closure(_) | Op::Global(_) => None,
     }
-}
-
-/// Is this the operand list of a broadcast of a piecewise-constant or non-differentiable
-/// scalar function?
-fn broadcast_of_constant(args: &[Operand]) -> bool {
-    let Some(zy_ir::Const::Func(n)) = args.first().and_then(Operand::as_const) else { return false };
-    Prim::from_julia_name(n).is_some_and(|p| piecewise_constant(p) || p.is_nondifferentiable())
 }
 
 /// If every path from `arg` to the result (and to every mutation) passes through a
@@ -122,8 +116,7 @@ fn zero_cut(func: &Function, arg: Value) -> Option<Value> {
                         changed = true;
                     }
                     Some(false) => {
-                        let constant = matches!(&s.op, Op::Prim(p) if piecewise_constant(*p))
-                            || matches!(&s.op, Op::Prim(Prim::Broadcast) if broadcast_of_constant(&s.args));
+                        let constant = matches!(&s.op, Op::Prim(p) if piecewise_constant(*p));
                         if constant && cut.is_none() {
                             cut = Some(v);
                         }

@@ -81,16 +81,38 @@ pub fn lint(code: &str) -> Option<&'static Lint> {
 }
 
 impl Analysis {
-    /// Everything `zy-analyze check` reports for `file`: syntax, lowering and type errors,
-    /// lints, in-source rrule checks and gradchecks, levelled by `config`, without the ones a
-    /// `# zy: allow(CODE)` comment suppresses, sorted by position.
+    /// Everything `zy-analyze check` reports for `file`: [`Analysis::check_static`] and
+    /// [`Analysis::check_gradchecks`] together, sorted by position.
     pub fn check(&self, file: FileId, config: &FileConfig, limits: EvalLimits) -> Cancellable<Vec<Diagnostic>> {
-        let mut limits = limits;
-        limits.cancel.get_or_insert_with(|| self.stale_flag());
+        let mut found = self.check_static(file, config)?;
+        found.extend(self.check_gradchecks(file, config, limits)?);
+        found.sort_by_key(|d| (d.start, d.end));
+        Ok(found)
+    }
+
+    /// Syntax, lowering and type errors, lints and in-source rrule checks of `file`, levelled
+    /// by `config`, without the ones a `# zy: allow(CODE)` comment suppresses.
+    pub fn check_static(&self, file: FileId, config: &FileConfig) -> Cancellable<Vec<Diagnostic>> {
+        let limits = EvalLimits { cancel: Some(self.stale_flag()), ..EvalLimits::default() };
         self.with_db(|db| {
             let mut found = crate::diagnostics::errors(db, file.0);
             found.extend(lints(db, file.0, &limits, config.rtol));
-            found.extend(crate::gradcheck::gradchecks(db, file.0, &limits, config.rtol));
+            self.unwind_if_stale();
+            finish(db, file.0, found, config)
+        })
+    }
+
+    /// The `# zy: gradcheck` findings of `file` (with `config`'s tolerance and levels).
+    pub fn check_gradchecks(
+        &self,
+        file: FileId,
+        config: &FileConfig,
+        limits: EvalLimits,
+    ) -> Cancellable<Vec<Diagnostic>> {
+        let mut limits = limits;
+        limits.cancel.get_or_insert_with(|| self.stale_flag());
+        self.with_db(|db| {
+            let found = crate::gradcheck::gradchecks(db, file.0, &limits, config.rtol);
             self.unwind_if_stale();
             finish(db, file.0, found, config)
         })
@@ -117,7 +139,12 @@ pub(crate) fn lints(db: &RootDatabase, file: SourceFile, limits: &EvalLimits, rt
 }
 
 /// Level, suppress, deduplicate and sort findings.
-pub(crate) fn finish(db: &RootDatabase, file: SourceFile, found: Vec<Diagnostic>, config: &FileConfig) -> Vec<Diagnostic> {
+pub(crate) fn finish(
+    db: &RootDatabase,
+    file: SourceFile,
+    found: Vec<Diagnostic>,
+    config: &FileConfig,
+) -> Vec<Diagnostic> {
     let mut out: Vec<Diagnostic> = found
         .into_iter()
         .filter_map(|mut d| {
@@ -172,9 +199,17 @@ fn specialisations(db: &RootDatabase, file: SourceFile) -> Vec<Specialisation> {
             if func.span.file != item.span_file() {
                 continue; // the call dispatches to another method
             }
-            let gradchecked =
-                def.annotations.iter().any(|g| g.kind == AnnotationKind::Gradcheck && g.text == a.text);
-            out.push(Specialisation { item, call: a.text.clone(), call_start, call_end, gradchecked, typed, inst, func });
+            let gradchecked = def.annotations.iter().any(|g| g.kind == AnnotationKind::Gradcheck && g.text == a.text);
+            out.push(Specialisation {
+                item,
+                call: a.text.clone(),
+                call_start,
+                call_end,
+                gradchecked,
+                typed,
+                inst,
+                func,
+            });
         }
     }
     out
@@ -210,18 +245,16 @@ impl Cx<'_> {
 }
 
 /// A warning with `code` over the byte `range` of `file`.
-pub(crate) fn diagnostic(db: &RootDatabase, file: SourceFile, range: (u32, u32), code: &str, message: String) -> Diagnostic {
+pub(crate) fn diagnostic(
+    db: &RootDatabase,
+    file: SourceFile,
+    range: (u32, u32),
+    code: &str,
+    message: String,
+) -> Diagnostic {
     let lc = zy_hir::line_col(db, file, range.0);
     let severity = if code == GRADCHECK { Severity::Error } else { Severity::Warning };
-    Diagnostic {
-        start: range.0,
-        end: range.1,
-        line: lc.line,
-        col: lc.col,
-        code: code.to_string(),
-        message,
-        severity,
-    }
+    Diagnostic { start: range.0, end: range.1, line: lc.line, col: lc.col, code: code.to_string(), message, severity }
 }
 
 /// `reach[a][b]`: can control go from the end of block `a` to block `b` (one or more edges)?
@@ -240,4 +273,67 @@ pub(crate) fn reachability(func: &Function) -> Vec<Vec<bool>> {
         }
     }
     reach
+}
+
+#[cfg(test)]
+mod tests {
+    use std::path::Path;
+
+    use expect_test::{expect, Expect};
+
+    use crate::{AnalysisHost, Config, EvalLimits};
+
+    /// `line:col severity[code] message` of each diagnostic (the editor's face).
+    fn diagnostics(text: &str, want: Expect) {
+        let mut host = AnalysisHost::new();
+        let file = host.set_file_text(Path::new("t.jl"), text.to_string());
+        let found = host.analysis().diagnostics(file).unwrap();
+        let lines: Vec<String> = found
+            .iter()
+            .map(|d| format!("{}:{} {}[{}] {}", d.line, d.col, d.severity.as_str(), d.code, d.message))
+            .collect();
+        want.assert_eq(&(lines.join("\n") + "\n"));
+    }
+
+    #[test]
+    fn the_editor_sees_lints_as_warnings_and_allow_comments() {
+        diagnostics(
+            "# zy: at f(1.0, 2.0)\nf(x, y) = 2.0 * x\n\n# zy: at g(1.0, 2.0)\ng(x, y) = 2.0 * x  # zy: allow(zero-gradient)\n",
+            expect![[r#"
+                2:6 warning[zero-gradient] no gradient can reach `y`: the result does not depend on it, so its gradient is always `nothing`
+            "#]],
+        );
+    }
+
+    #[test]
+    fn broadcasts_and_callable_structs() {
+        // Arrays are objects with identity: a write through an alias could carry a gradient,
+        // so `v` is not flagged. A scalar broadcast is a scalar call. The callable struct's hidden argument
+        // is not an argument of the source, and a call passes `y` on (the analysis does not
+        // look inside callees), so neither is flagged.
+        diagnostics(
+            "# zy: at total([1.4, 2.6], 0.5)\ntotal(v, x) = sum(round.(v)) + 3.0 * floor.(x)\n\n\
+             struct Scale\n    a::Float64\nend\n(s::Scale)(x, unused) = s.a * x\n\n\
+             # zy: at apply(Scale(2.0), 3.0)\napply(s, x) = s(x, 1.0)\n\n\
+             # zy: at direct(Scale(2.0), 3.0, 4.0)\ndirect(s, x, y) = s(x, y)\n",
+            expect![[r#"
+                2:38 warning[gradient-cut] `floor` cuts the gradient of `x` on every path to the result: its gradient is always zero
+            "#]],
+        );
+    }
+
+    #[test]
+    fn check_applies_levels_and_tolerance() {
+        let mut host = AnalysisHost::new();
+        let text = "# zy: at f(1.0, 2.0)\nf(x, y) = 2.0 * x\n";
+        let file = host.set_file_text(Path::new("t.jl"), text.to_string());
+        let config = Config::parse("[lints]\nzero-gradient = \"error\"\n").unwrap().for_path("t.jl");
+        let found = host.analysis().check(file, &config, EvalLimits::default()).unwrap();
+        assert_eq!(
+            found.iter().map(|d| (d.code.as_str(), d.severity.as_str())).collect::<Vec<_>>(),
+            [("zero-gradient", "error")]
+        );
+        let config = Config::parse("[lints]\nzero-gradient = \"allow\"\n").unwrap().for_path("t.jl");
+        assert_eq!(host.analysis().check(file, &config, EvalLimits::default()).unwrap(), vec![]);
+    }
 }

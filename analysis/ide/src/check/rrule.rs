@@ -12,8 +12,8 @@ use zy_interp::Value;
 use zy_ir::TypeExpr;
 
 use super::{diagnostic, Specialisation, RRULE_MISMATCH};
-use crate::gradcheck::{grad_leaves, leaves, perturb, significant};
 use crate::grad::Prepared;
+use crate::gradcheck::{grad_leaves, leaves, perturb, significant};
 use crate::locate::CallSite;
 use crate::{Diagnostic, Engine, EvalLimits, UserError};
 

@@ -78,12 +78,9 @@ fn recursion(cx: &Cx<'_>, out: &mut Vec<Diagnostic>) {
 fn compared(func: &Function, cond: &Operand) -> Vec<Value> {
     let Some(c) = cond.as_value() else { return Vec::new() };
     match func.stmt(c) {
-        Some(s) if matches!(s.op, Op::Prim(Prim::Lt | Prim::Le | Prim::Gt | Prim::Ge)) => s
-            .args
-            .iter()
-            .filter_map(Operand::as_value)
-            .filter(|&v| *func.ty(v) == Type::Float64)
-            .collect(),
+        Some(s) if matches!(s.op, Op::Prim(Prim::Lt | Prim::Le | Prim::Gt | Prim::Ge)) => {
+            s.args.iter().filter_map(Operand::as_value).filter(|&v| *func.ty(v) == Type::Float64).collect()
+        }
         _ => Vec::new(),
     }
 }

@@ -16,7 +16,8 @@ impl Loaded {
     pub fn for_path(&self, path: &Path) -> FileConfig {
         let absolute = std::fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf());
         let relative = absolute.strip_prefix(&self.root).unwrap_or(&absolute);
-        let relative: Vec<String> = relative.components().map(|c| c.as_os_str().to_string_lossy().into_owned()).collect();
+        let relative: Vec<String> =
+            relative.components().map(|c| c.as_os_str().to_string_lossy().into_owned()).collect();
         self.config.for_path(&relative.join("/"))
     }
 }
@@ -33,7 +34,8 @@ pub fn config(explicit: Option<&Path>) -> Result<Loaded, String> {
         return Ok(Loaded { config: Config::default(), root: cwd });
     };
     let text = std::fs::read_to_string(&path).map_err(|e| crate::load::io_error(&path, &e).to_string())?;
-    let config = Config::parse(&text).map_err(|e| format!("{}:{}:{}: error: {}", path.display(), e.line, e.col, e.message))?;
+    let config =
+        Config::parse(&text).map_err(|e| format!("{}:{}:{}: error: {}", path.display(), e.line, e.col, e.message))?;
     let dir = path.parent().filter(|d| !d.as_os_str().is_empty()).unwrap_or(Path::new("."));
     let root = std::fs::canonicalize(dir).unwrap_or(cwd);
     Ok(Loaded { config, root })

@@ -180,7 +180,10 @@ fn check_all(
                 }
                 progress.inc(1);
             };
-            let spawned = std::thread::Builder::new().name(format!("check-{i}")).stack_size(STACK_SIZE).spawn_scoped(scope, worker);
+            let spawned = std::thread::Builder::new()
+                .name(format!("check-{i}"))
+                .stack_size(STACK_SIZE)
+                .spawn_scoped(scope, worker);
             if spawned.is_err() {
                 break; // the threads already running take the remaining files
             }
@@ -226,8 +229,6 @@ fn colour(arg: ColorArg) -> bool {
     match arg {
         ColorArg::Always => true,
         ColorArg::Never => false,
-        ColorArg::Auto => {
-            std::io::stdout().is_terminal() && std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty())
-        }
+        ColorArg::Auto => std::io::stdout().is_terminal() && std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty()),
     }
 }

@@ -37,11 +37,12 @@ fn emit_all(out: &mut dyn termcolor::WriteColor, reports: &[FileReport]) {
                 Severity::Error => Level::Error,
                 Severity::Warning => Level::Warning,
             };
-            let end = (d.end as usize).max(d.start as usize).min(r.text.len());
+            let start = boundary(&r.text, d.start as usize);
+            let end = boundary(&r.text, (d.end as usize).max(start));
             let mut report = Report::new(level)
                 .with_code(d.code.as_str())
                 .with_message(d.message.as_str())
-                .with_labels(vec![Label::primary(id, d.start as usize..end)]);
+                .with_labels(vec![Label::primary(id, start..end)]);
             if r.expected {
                 report = report.with_notes(vec!["expected by zy.toml: does not fail the check".to_string()]);
             }
@@ -49,6 +50,15 @@ fn emit_all(out: &mut dyn termcolor::WriteColor, reports: &[FileReport]) {
             let _ = term::emit(out, &config, &files, &report);
         }
     }
+}
+
+/// `offset` clamped to `text` and moved back to a character boundary.
+fn boundary(text: &str, offset: usize) -> usize {
+    let mut o = offset.min(text.len());
+    while !text.is_char_boundary(o) {
+        o -= 1;
+    }
+    o
 }
 
 /// One line per finding, `path:line:col: severity[code]: message`, with ` (expected)` after
