@@ -12,7 +12,7 @@ pub fn single_exit(func: &Function) -> Result<(Function, Block), AdError> {
         .block_ids()
         .filter(|&b| matches!(func.block(b).term, Terminator::Return(_)))
         .collect();
-    if func.predecessors()[0].iter().next().is_some() {
+    if !func.predecessors()[0].is_empty() {
         return Err(AdError::new(func.span, "cannot differentiate: the entry block is a loop target"));
     }
     match returns.as_slice() {

@@ -17,8 +17,7 @@ const MAX_VALUES: usize = 20_000;
 /// `func` with its calls of generated functions and of locally made `back` closures inlined.
 pub fn inline_generated(func: &Function, prog: &TypedProgram) -> Function {
     let mut f = func.clone();
-    loop {
-        let Some((block, at, callee, args)) = next_site(&f, prog) else { break };
+    while let Some((block, at, callee, args)) = next_site(&f, prog) {
         if f.values.len() + callee.values.len() > MAX_VALUES {
             break;
         }
@@ -93,7 +92,7 @@ fn calls_itself(prog: &TypedProgram, inst: &Instance) -> bool {
                 }
                 if !seen.contains(c) {
                     seen.push(c.clone());
-                    stack.push((**c).clone().into());
+                    stack.push((**c).clone());
                 }
             }
         }

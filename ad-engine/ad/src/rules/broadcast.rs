@@ -80,10 +80,8 @@ pub fn reverse(e: &mut Emit, s: &RevStmt) -> Vec<Option<Operand>> {
     for (i, c) in contribs.into_iter().enumerate() {
         let Some(c) = c else { continue };
         match &s.arg_tys[i + 1] {
-            Type::Array(..) | Type::Adjoint(_) => {
-                if shadows[i].as_const().is_none() {
-                    e.prim(Prim::AccumInto, vec![shadows[i].clone(), c], Type::Nothing);
-                }
+            Type::Array(..) | Type::Adjoint(_) if shadows[i].as_const().is_none() => {
+                e.prim(Prim::AccumInto, vec![shadows[i].clone(), c], Type::Nothing);
             }
             Type::Float64 => {
                 out[i + 1] = Some(match e.b.func.operand_ty(&c) {
