@@ -288,10 +288,13 @@ fn matrix_literals_are_whitespace_sensitive() {
     "#]],
     );
     // `;;` concatenates along the second dimension: outside the subset, never read as `;`.
-    check("[1 2;; 3 4]", expect![[r#"
+    check(
+        "[1 2;; 3 4]",
+        expect![[r#"
         (error)
         error: unsupported: `;;` concatenation
-    "#]]);
+    "#]],
+    );
 }
 
 #[test]
