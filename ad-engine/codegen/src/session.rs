@@ -65,9 +65,9 @@ pub struct JitSession {
     cache: HashMap<Vec<Arc<Function>>, CompiledFn>,
 }
 
-/// Native stack for calls of recursive code: the depth limit is reached long before it runs
-/// out.
-const RECURSIVE_STACK: usize = 256 << 20;
+/// Native stack for calls of recursive (or deeply nested) code: the depth limit is reached long
+/// before it runs out.
+const DEEP_STACK: usize = 256 << 20;
 /// Native stack kept free below the checked limit, for runtime functions.
 const STACK_MARGIN: usize = 1 << 20;
 
@@ -148,7 +148,7 @@ impl JitSession {
                 return Ok(done.clone());
             }
         }
-        let track_depth = has_recursion(&reach, &pullbacks);
+        let track_depth = needs_deep_stack(&reach, &pullbacks);
         let layout = Arc::new(layout_for(prog, &pullbacks));
         let owner = self.owner.clone();
         let mut guard = owner
@@ -287,7 +287,7 @@ impl JitSession {
             args: arg_types(top_fn),
             ret: top_fn.ret.clone(),
             span: top_fn.span,
-            recursive: track_depth,
+            deep: track_depth,
             tables: Arc::new(table),
             n_globals: globals.len(),
         };
@@ -568,9 +568,13 @@ fn pullback_sigs(t: &Type, out: &mut HashSet<Arc<[Type]>>) {
     }
 }
 
-/// Does any function of `reach` take part in a cycle of calls? A `call_pullback` may call any
-/// pullback of its type.
-fn has_recursion(reach: &[(Arc<Instance>, Arc<Function>)], pullbacks: &[Arc<Instance>]) -> bool {
+/// Calls deeper than this run on a thread with a large stack, with the depth counted.
+const DEEP_CHAIN: usize = 256;
+
+/// Do calls of `reach` need the depth counter and a large stack: does a function take part in
+/// a cycle of calls (a `call_pullback` may call any pullback of its type), or is the longest
+/// chain of calls deeper than [`DEEP_CHAIN`]?
+fn needs_deep_stack(reach: &[(Arc<Instance>, Arc<Function>)], pullbacks: &[Arc<Instance>]) -> bool {
     let index: HashMap<&Instance, usize> = reach
         .iter()
         .enumerate()
@@ -598,19 +602,27 @@ fn has_recursion(reach: &[(Arc<Instance>, Arc<Function>)], pullbacks: &[Arc<Inst
             out
         })
         .collect();
-    // A cycle exists iff a depth-first search meets a node on its own path.
-    let mut state = vec![0u8; reach.len()];
-    fn visit(n: usize, edges: &[Vec<usize>], state: &mut [u8]) -> bool {
-        state[n] = 1;
+    // Kahn's algorithm: a cycle leaves nodes unsorted; the longest chain follows the order.
+    let mut indegree = vec![0usize; reach.len()];
+    for targets in &edges {
+        for &m in targets {
+            indegree[m] += 1;
+        }
+    }
+    let mut ready: Vec<usize> = (0..reach.len()).filter(|&n| indegree[n] == 0).collect();
+    let mut chain = vec![1usize; reach.len()];
+    let mut sorted = 0;
+    while let Some(n) = ready.pop() {
+        sorted += 1;
         for &m in &edges[n] {
-            if state[m] == 1 || (state[m] == 0 && visit(m, edges, state)) {
-                return true;
+            chain[m] = chain[m].max(chain[n] + 1);
+            indegree[m] -= 1;
+            if indegree[m] == 0 {
+                ready.push(m);
             }
         }
-        state[n] = 2;
-        false
     }
-    (0..reach.len()).any(|n| state[n] == 0 && visit(n, &edges, &mut state))
+    sorted < reach.len() || chain.iter().any(|&c| c > DEEP_CHAIN)
 }
 
 /// A compiled instance, callable on interpreter values. Keeps its machine code alive.
@@ -622,12 +634,13 @@ pub struct CompiledFn {
     args: Vec<Type>,
     ret: Type,
     span: zy_ir::Span,
-    recursive: bool,
+    /// Calls count frames and run on a thread with a large stack.
+    deep: bool,
     tables: Arc<Tables>,
     n_globals: usize,
 }
 
-/// A context pointer handed to the thread that runs recursive code.
+/// A context pointer handed to the thread that runs deep code.
 struct SendCtx(*mut Ctx, *const u64, *mut u64);
 // SAFETY: the spawning thread waits for the callee thread and touches nothing meanwhile.
 unsafe impl Send for SendCtx {}
@@ -719,20 +732,20 @@ impl CompiledFn {
         // one); the module's memory lives as long as `self.owner`.
         let f: extern "C" fn(*mut Ctx, *const u64, *mut u64) =
             unsafe { std::mem::transmute(self.entry) };
-        if !self.recursive {
+        if !self.deep {
             f(ctx, args.as_ptr(), out.as_mut_ptr());
             return Ok(());
         }
         let p = SendCtx(ctx, args.as_ptr(), out.as_mut_ptr());
         std::thread::scope(|s| {
             std::thread::Builder::new()
-                .stack_size(RECURSIVE_STACK)
+                .stack_size(DEEP_STACK)
                 .spawn_scoped(s, move || {
                     let p = p;
                     let here = &p as *const SendCtx as u64;
                     // SAFETY: the caller's context outlives this scoped thread.
                     let ctx = unsafe { &mut *p.0 };
-                    ctx.stack_limit = here.saturating_sub((RECURSIVE_STACK - STACK_MARGIN) as u64);
+                    ctx.stack_limit = here.saturating_sub((DEEP_STACK - STACK_MARGIN) as u64);
                     f(p.0, p.1, p.2);
                 })
                 .map_err(|e| format!("internal error: cannot start the JIT thread: {e}"))?

@@ -348,3 +348,45 @@ fn runaway_recursion_stops_at_the_deadline() {
     let err = compiled.call(&[Value::Int(60)], &limits).unwrap_err();
     assert_eq!(err.message, "InterruptException: cancelled");
 }
+
+#[test]
+fn a_deep_chain_of_calls_counts_frames_like_the_interpreter() {
+    // f0(x) = f1(x) + 1.0, ..., f299(x) = x: no recursion, but 300 frames deep.
+    let n = 300;
+    let inst = |k: usize| {
+        std::sync::Arc::new(zy_ir::Instance {
+            name: format!("f{k}").into(),
+            method: 0,
+            args: vec![Type::Float64].into(),
+        })
+    };
+    let mut fs = Vec::new();
+    for k in 0..n {
+        let mut fb = Fb::new(&format!("f{k}"), &[Type::Float64], Type::Float64);
+        let x = fb.args[0];
+        if k + 1 == n {
+            fb.ret(Block::ENTRY, v(x));
+        } else {
+            let y = fb.invoke(Block::ENTRY, inst(k + 1), vec![v(x)], Type::Float64);
+            let z = fb.prim(
+                Block::ENTRY,
+                Prim::Add,
+                vec![v(y), f(1.0)],
+                Type::Float64,
+                10,
+            );
+            fb.ret(Block::ENTRY, v(z));
+        }
+        fs.push(fb);
+    }
+    let prog = program(fs);
+    assert_eq!(check(&prog, &inst(0), vec![Value::F64(0.5)]), "299.5");
+    let shallow = Limits {
+        max_depth: 100,
+        ..Limits::default()
+    };
+    assert_eq!(
+        check_with(&prog, &inst(0), vec![Value::F64(0.5)], &shallow),
+        "error at 1..2: StackOverflowError"
+    );
+}
