@@ -19,6 +19,11 @@ pub fn fdata_type(t: &Type) -> Type {
             Type::Nothing => Type::Nothing,
             tan => Type::Ref(Arc::new(tan)),
         },
+        // An AD stack's shadow holds the gradients of its entries (nested AD).
+        Type::Stack(elem) => match rdata_type(elem) {
+            Type::Nothing => Type::Nothing,
+            r => Type::Stack(Arc::new(r)),
+        },
         Type::Struct(s) if s.mutable => match tangent_type(t) {
             Type::Nothing => Type::Nothing,
             tan => Type::Ref(Arc::new(tan)),

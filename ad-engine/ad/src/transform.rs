@@ -71,8 +71,8 @@ fn reject_nested(func: &Function) -> Result<(), AdError> {
     use Prim::*;
     for b in func.block_ids() {
         for &v in &func.block(b).stmts {
-            if let Some(Op::Prim(p @ (MakePullback | CallPullback | Push | Pop | StackNew | Gradient | Derivative
-            | PullbackOf | Hessian))) = func.stmt(v).map(|s| &s.op)
+            if let Some(Op::Prim(p @ (MakePullback | CallPullback | Gradient | Derivative | PullbackOf | Hessian))) =
+                func.stmt(v).map(|s| &s.op)
             {
                 return Err(AdError::new(
                     func.value(v).span,

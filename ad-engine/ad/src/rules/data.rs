@@ -13,6 +13,9 @@ pub fn handles(p: Prim) -> bool {
     matches!(
         p,
         Prim::Tuple
+            | Prim::StackNew
+            | Prim::Push
+            | Prim::Pop
             | Prim::Accum
             | Prim::NamedTuple
             | Prim::GetField
@@ -48,6 +51,9 @@ fn field_index(c: Option<&Operand>) -> Option<usize> {
 pub fn forward(e: &mut Emit, p: Prim, s: &FwdStmt) -> FwdOut {
     if p == Prim::RefSet {
         return forward_refset(e, s);
+    }
+    if matches!(p, Prim::StackNew | Prim::Push | Prim::Pop) {
+        return forward_stack(e, p, s);
     }
     if let Some(nt) = on_mutable(&s.arg_tys) {
         if let Some(out) = forward_mutable(e, p, s, &nt) {
@@ -184,7 +190,62 @@ fn reverse_mutable(e: &mut Emit, p: Prim, s: &RevStmt, nt: &Type) -> Vec<Option<
     out
 }
 
+/// AD stacks (differentiating generated code: nested AD). A stack's shadow holds one gradient
+/// per entry: `push!` also pushes a zero there and `pop!` drops it; in reverse, undoing a
+/// `pop!` pushes the value back with its gradient, and undoing a `push!` pops both and hands
+/// the gradient to the pushed value.
+fn forward_stack(e: &mut Emit, p: Prim, s: &FwdStmt) -> FwdOut {
+    let value = e.prim(p, s.args.clone(), s.ty.clone());
+    let sh = s.shadows.first().cloned().flatten();
+    match (p, sh) {
+        (Prim::StackNew, _) => {
+            let shadow = (fdata_type(&s.ty) != Type::Nothing).then(|| e.prim(Prim::StackNew, vec![], fdata_type(&s.ty)));
+            FwdOut { value, shadow, residuals: vec![] }
+        }
+        (Prim::Push, Some(ss)) => {
+            let elem = rdata_type(&s.arg_tys[1]);
+            let z = e.zero_rdata(&elem);
+            e.prim(Prim::Push, vec![ss.clone(), z], Type::Nothing);
+            FwdOut { value, shadow: None, residuals: vec![s.args[0].clone(), ss] }
+        }
+        (Prim::Pop, Some(ss)) => {
+            let elem = rdata_type(&s.ty);
+            e.prim(Prim::Pop, vec![ss.clone()], elem);
+            FwdOut { value: value.clone(), shadow: None, residuals: vec![s.args[0].clone(), ss, value] }
+        }
+        _ => FwdOut { value, shadow: None, residuals: vec![] },
+    }
+}
+
+fn reverse_stack(e: &mut Emit, p: Prim, s: &RevStmt) -> Vec<Option<Operand>> {
+    let mut out = vec![None; s.arg_tys.len()];
+    match (p, s.residuals.as_slice()) {
+        (Prim::Push, [stk, ss]) => {
+            let elem = s.arg_tys[1].clone();
+            e.prim(Prim::Pop, vec![stk.clone()], elem.clone());
+            let g = e.prim(Prim::Pop, vec![ss.clone()], rdata_type(&elem));
+            if rdata_type(&elem) != Type::Nothing {
+                out[1] = Some(g);
+            }
+        }
+        (Prim::Pop, [stk, ss, v]) => {
+            e.prim(Prim::Push, vec![stk.clone(), v.clone()], Type::Nothing);
+            let elem = rdata_type(&s.ty);
+            let g = match &s.dy {
+                Some(dy) => dy.clone(),
+                None => e.zero_rdata(&elem),
+            };
+            e.prim(Prim::Push, vec![ss.clone(), g], Type::Nothing);
+        }
+        _ => {}
+    }
+    out
+}
+
 pub fn reverse(e: &mut Emit, p: Prim, s: &RevStmt) -> Vec<Option<Operand>> {
+    if matches!(p, Prim::Push | Prim::Pop | Prim::StackNew) {
+        return reverse_stack(e, p, s);
+    }
     if let Some(nt) = on_mutable(&s.arg_tys) {
         if matches!(p, Prim::GetField | Prim::SetField) {
             return reverse_mutable(e, p, s, &nt);
