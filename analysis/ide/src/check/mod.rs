@@ -298,7 +298,8 @@ mod tests {
     #[test]
     fn the_editor_sees_lints_as_warnings_and_allow_comments() {
         diagnostics(
-            "# zy: at f(1.0, 2.0)\nf(x, y) = 2.0 * x\n\n# zy: at g(1.0, 2.0)\ng(x, y) = 2.0 * x  # zy: allow(zero-gradient)\n",
+            "# zy: at f(1.0, 2.0)\nf(x, y) = 2.0 * x\n\n# zy: at g(1.0, 2.0)\ng(x, y) = 2.0 * x  # zy: allow(zero-gradient)\n\n\
+             # zy: at h(1.0, 2.0)\nfunction h(x, y)\n    # zy: allow(gradient-cut)\n    r = round(y)\n    return x * r\nend\n",
             expect![[r#"
                 2:6 warning[zero-gradient] no gradient can reach `y`: the result does not depend on it, so its gradient is always `nothing`
             "#]],
