@@ -13,7 +13,7 @@ use zy_bench::first::first_gradient_ms;
 use zy_bench::inputs::{flatten, Hand};
 use zy_bench::peers::Peers;
 use zy_bench::report::{details, table, to_json, Row, RowEngine};
-use zy_bench::timing::{median, median_ns};
+use zy_bench::timing::{median, medians_ns};
 use zy_bench::zy::{prepare, Runner};
 use zy_bench::{chart, tape};
 use zy_interp::Value;
@@ -135,10 +135,13 @@ fn measure(case: &Case, peers: &Peers, notes: &mut Vec<String>) -> Result<(Row, 
     let hand = Hand::from_values(case.key, &p.args)?;
     check_agreement(case, &p.gradient, &p.args, &hand, notes)?;
 
-    let time = |r: &Runner| median_ns(|| r.call(black_box(&p.args)));
-    let boundary_ns = time(&p.boundary);
-    let forward_ns = (time(&p.primal) - boundary_ns).max(1.0);
-    let zy_grad_ns = (time(&p.gradient) - boundary_ns).max(1.0);
+    let call = |r: &Runner| {
+        black_box(r.call(black_box(&p.args)).ok());
+    };
+    let times = medians_ns(&mut [&mut || call(&p.boundary), &mut || call(&p.primal), &mut || call(&p.gradient)]);
+    let boundary_ns = times[0];
+    let forward_ns = (times[1] - boundary_ns).max(1.0);
+    let zy_grad_ns = (times[2] - boundary_ns).max(1.0);
     let (hand_forward_ns, hand_grad_ns) = hand.time();
     let first_gradient_ms = match first_gradient(case) {
         Ok(ms) => Some(ms),

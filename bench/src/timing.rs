@@ -17,24 +17,39 @@ const WARM_UP: Duration = Duration::from_millis(50);
 /// The median time of one call of `f`, in nanoseconds. `f` should pass its inputs through
 /// [`black_box`]; its result is passed through it here.
 pub fn median_ns<R>(mut f: impl FnMut() -> R) -> f64 {
-    let start = CpuTime::now();
-    let mut calls = 0u64;
-    while calls < 3 || start.elapsed() < WARM_UP {
+    medians_ns(&mut [&mut || {
         black_box(f());
-        calls += 1;
-    }
-    let per_call = start.elapsed().as_secs_f64().max(1e-9) / calls as f64;
-    let batch = ((BATCH.as_secs_f64() / per_call).ceil() as u64).max(1);
-    let mut samples: Vec<f64> = (0..BATCHES)
-        .map(|_| {
-            let t = CpuTime::now();
-            for _ in 0..batch {
-                black_box(f());
+    }])[0]
+}
+
+/// The median time of one call of each of `fs`, in nanoseconds, their batches interleaved
+/// (one batch of each in turn) so that every function meets the same state of the machine
+/// (other processes, the allocator's free lists): their ratios are then fair.
+pub fn medians_ns(fs: &mut [&mut dyn FnMut()]) -> Vec<f64> {
+    let batches: Vec<u64> = fs
+        .iter_mut()
+        .map(|f| {
+            let start = CpuTime::now();
+            let mut calls = 0u64;
+            while calls < 3 || start.elapsed() < WARM_UP {
+                f();
+                calls += 1;
             }
-            t.elapsed().as_nanos() as f64 / batch as f64
+            let per_call = start.elapsed().as_secs_f64().max(1e-9) / calls as f64;
+            ((BATCH.as_secs_f64() / per_call).ceil() as u64).max(1)
         })
         .collect();
-    median(&mut samples)
+    let mut samples = vec![Vec::with_capacity(BATCHES); fs.len()];
+    for _ in 0..BATCHES {
+        for ((f, &batch), out) in fs.iter_mut().zip(&batches).zip(&mut samples) {
+            let t = CpuTime::now();
+            for _ in 0..batch {
+                f();
+            }
+            out.push(t.elapsed().as_nanos() as f64 / batch as f64);
+        }
+    }
+    samples.iter_mut().map(|s| median(s)).collect()
 }
 
 /// A point in the CPU time of this process (all its threads).
