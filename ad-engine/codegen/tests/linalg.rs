@@ -211,3 +211,33 @@ fn the_clif_text_names_what_runs_in_the_runtime() {
     );
     assert_eq!(check(&prog, &inst, vec![Value::F64(4.0)]), "8.0");
 }
+
+#[test]
+fn a_row_view_is_indexed_in_place_and_sees_later_writes() {
+    // r(x, i) = (y = x'; x[1] = 10.0; (y[1, 1] + y[3], size(y), y[i, 1]))
+    let fl = Type::Float64;
+    let row = Type::Adjoint(std::sync::Arc::new(fl.clone()));
+    let sz = Type::tuple([Type::Int64, Type::Int64]);
+    let ret = Type::tuple([fl.clone(), sz.clone(), fl.clone()]);
+    let mut fb = Fb::new("r", &[vecf(), Type::Int64], ret.clone());
+    let (x, ix) = (fb.args[0], fb.args[1]);
+    let e = Block::ENTRY;
+    let y = fb.prim(e, Prim::Adjoint, vec![v(x)], row, 10);
+    fb.prim(e, Prim::SetIndex, vec![v(x), f(10.0), i(1)], fl.clone(), 11);
+    let a = fb.prim(e, Prim::GetIndex, vec![v(y), i(1), i(1)], fl.clone(), 12);
+    let b = fb.prim(e, Prim::GetIndex, vec![v(y), i(3)], fl.clone(), 13);
+    let s = fb.prim(e, Prim::Add, vec![v(a), v(b)], fl.clone(), 14);
+    let n = fb.prim(e, Prim::Size, vec![v(y)], sz, 15);
+    let c = fb.prim(e, Prim::GetIndex, vec![v(y), v(ix), i(1)], fl.clone(), 16);
+    let t = fb.prim(e, Prim::Tuple, vec![v(s), v(n), v(c)], ret, 17);
+    fb.ret(e, v(t));
+    let inst = fb.inst();
+    let prog = program(vec![fb]);
+    let x = || Value::vector_f64(vec![1.0, 2.0, 3.0]);
+    assert_eq!(
+        check(&prog, &inst, vec![x(), Value::Int(1)]),
+        "(13.0, (1, 3), 10.0)"
+    );
+    let out = check(&prog, &inst, vec![x(), Value::Int(2)]);
+    assert!(out.starts_with("error at 16..17: BoundsError"), "{out}");
+}

@@ -23,10 +23,12 @@ impl Translator<'_, '_, '_> {
         if let Some(out) = self.linalg(p, args, tys, ty, span)? {
             return Ok(Some(out));
         }
-        let Some(Type::Array(elem, dims)) = tys.first() else {
-            return Ok(None);
+        // A row view `x'` is indexed like the 1×n matrix it is.
+        let (elem, dims) = match tys.first() {
+            Some(Type::Array(elem, dims)) => ((**elem).clone(), *dims),
+            Some(Type::Adjoint(elem)) => ((**elem).clone(), 2),
+            _ => return Ok(None),
         };
-        let (elem, dims) = ((**elem).clone(), *dims);
         let ints = |ts: &[Type]| ts.iter().all(|t| *t == Type::Int64);
         Ok(Some(match p {
             Prim::Length if *ty == Type::Int64 => {
