@@ -13,7 +13,7 @@ pub fn render(reports: &[FileReport], summary: Summary) -> String {
         .flat_map(|r| {
             r.findings.iter().map(move |d| {
                 json!({
-                    "file": r.uri(),
+                    "file": r.relative(),
                     "line": d.line,
                     "col": d.col,
                     "start": d.start,

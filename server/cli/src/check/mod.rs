@@ -40,10 +40,20 @@ pub struct FileReport {
 }
 
 impl FileReport {
-    /// The path with `/` separators and no leading `./` (SARIF and JSON).
-    pub fn uri(&self) -> String {
+    /// The path with `/` separators and no leading `./` (JSON), relative as given.
+    pub fn relative(&self) -> String {
         let p = self.path.display().to_string().replace('\\', "/");
         p.strip_prefix("./").map_or(p.clone(), str::to_string)
+    }
+
+    /// The path as a URI reference (SARIF): relative as given, `file://` when absolute.
+    pub fn uri(&self) -> String {
+        let p = self.relative();
+        if self.path.is_absolute() {
+            format!("file://{}{p}", if p.starts_with('/') { "" } else { "/" })
+        } else {
+            p
+        }
     }
 }
 
