@@ -23,33 +23,27 @@ fn ratio() {
               %3 = %2 ^ 2 :: Float64
               %4 = %1 + %3 :: Float64
               %5 = %1 / %4 :: Float64
-              %6 = tuple(%2, %3, %4, %5) :: Tuple{Float64, Float64, Float64, Float64}
+              %6 = tuple(%2, %4, %5) :: Tuple{Float64, Float64, Float64}
               %7 = make_pullback(f⁻, 0, %6) :: Pullback{typeof(f), Float64, Float64}
               %8 = tuple(%5, %7) :: Tuple{Float64, Pullback{typeof(f), Float64, Float64}}
               return %8
         "#]],
         expect![[r#"
-            f⁻(%1::Tuple{Float64, Float64, Float64, Float64}, %2::Float64) :: Tuple{Float64, Float64}
+            f⁻(%1::Tuple{Float64, Float64, Float64}, %2::Float64) :: Tuple{Float64, Float64}
             #1:
               br #2
             #2:
               %3 = getfield(%1, 1) :: Float64       # b
-              %4 = getfield(%1, 3) :: Float64
-              %5 = getfield(%1, 4) :: Float64
+              %4 = getfield(%1, 2) :: Float64
+              %5 = getfield(%1, 3) :: Float64
               %6 = %2 / %4 :: Float64
               %7 = %6 * %5 :: Float64
               %8 = -%7 :: Float64
               %9 = %6 + %8 :: Float64
-              %10 = float(2) :: Float64
-              %11 = %10 == 0.0 :: Bool
-              %12 = float(%11) :: Float64
-              %13 = %10 - 1.0 :: Float64
-              %14 = %13 + %12 :: Float64
-              %15 = %3 ^ %14 :: Float64
-              %16 = %10 * %15 :: Float64
-              %17 = %8 * %16 :: Float64
-              %18 = tuple(%9, %17) :: Tuple{Float64, Float64}
-              return %18
+              %10 = 2.0 * %3 :: Float64
+              %11 = %8 * %10 :: Float64
+              %12 = tuple(%9, %11) :: Tuple{Float64, Float64}
+              return %12
         "#]],
     );
 }

@@ -34,6 +34,7 @@ pub fn residuals(p: Prim, args: &[Operand], y: &Operand) -> Vec<Operand> {
         Add | Sub | Neg | Float | Floor | Ceil | Round | Sign => vec![],
         Mul | Max | Min | Rem => vec![a(), b()],
         Div => vec![b(), y.clone()],
+        Pow if matches!(b(), Operand::Const(Const::Int(_))) => vec![a(), b()],
         Pow => vec![a(), b(), y.clone()],
         Tan | Exp | Sqrt | Tanh => vec![y.clone()],
         _ => vec![a()],
@@ -175,7 +176,25 @@ fn trunc(e: &mut Emit, q: Operand) -> Operand {
 /// `n̄ = ȳ y log(x)`; an Int exponent gets no gradient.
 fn pow(e: &mut Emit, s: &RevStmt, dy: Operand) -> Vec<Option<Operand>> {
     let f = Type::Float64;
-    let (x, n, y) = (s.residuals[0].clone(), s.residuals[1].clone(), s.residuals[2].clone());
+    let (x, n) = (s.residuals[0].clone(), s.residuals[1].clone());
+    let y = s.residuals.get(2).cloned().unwrap_or(Const::Nothing.into());
+    if let Some(Const::Int(k)) = n.as_const() {
+        // A literal exponent: x̄ = ȳ k x^(k-1), folded for k = 0, 1, 2.
+        let dx = match k {
+            0 => Const::f64(0.0).into(),
+            1 => dy,
+            2 => {
+                let t = e.mul(Const::f64(2.0).into(), x);
+                e.mul(dy, t)
+            }
+            _ => {
+                let p = e.prim(Prim::Pow, vec![x, Const::Int(k - 1).into()], f.clone());
+                let t = e.mul(Const::f64(*k as f64).into(), p);
+                e.mul(dy, t)
+            }
+        };
+        return vec![Some(dx), None];
+    }
     let nf = if s.arg_tys.get(1) == Some(&Type::Float64) {
         n.clone()
     } else {
