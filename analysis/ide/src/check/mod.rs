@@ -29,7 +29,9 @@ use crate::{Analysis, Cancellable, Diagnostic, EvalLimits, FileId, Severity, GRA
 /// A lint: its stable code, default level and what it finds.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
 pub struct Lint {
+    /// The stable code (`zero-gradient`), used in output, `zy.toml` and `# zy: allow`.
     pub code: &'static str,
+    /// The level when `zy.toml` says nothing.
     pub default: Level,
     /// One line, for `--help`-style listings and SARIF rule descriptions.
     pub summary: &'static str,

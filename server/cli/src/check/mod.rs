@@ -21,11 +21,15 @@ use crate::load::{FAILURE, IO_FAILURE};
 
 /// What `check` was asked to do.
 pub struct CheckArgs {
+    /// Files and directories (none: the current directory).
     pub paths: Vec<PathBuf>,
     pub format: CheckFormat,
+    /// Warnings fail the check too.
     pub deny_warnings: bool,
+    /// `zy.toml` to use instead of the one found from the current directory.
     pub config: Option<PathBuf>,
     pub color: ColorArg,
+    /// Print the wall time and the time per stage to stderr.
     pub timings: bool,
 }
 
