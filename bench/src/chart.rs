@@ -11,6 +11,10 @@ use crate::report::Row;
 
 type Ratio = fn(&Row) -> Option<f64>;
 
+/// The bottom of the logarithmic axis (ratios below 1 happen: a peer's forward call can cost
+/// more than its gradient call).
+const FLOOR: f64 = 0.25;
+
 /// The systems drawn, in bar order: name, colour, ratio.
 const SERIES: [(&str, RGBColor, Ratio); 4] = [
     ("zy (Cranelift JIT)", RGBColor(0x1f, 0x77, 0xb4), |r| Some(r.ratio())),
@@ -32,19 +36,21 @@ pub fn draw(rows: &[Row], path: &Path) -> Result<(), String> {
         .flat_map(|r| SERIES.iter().filter_map(|(_, _, f)| f(r)))
         .filter(|x| x.is_finite())
         .fold(2.0f64, f64::max)
-        * 1.3;
+        * 2.5;
     let mut chart = ChartBuilder::on(&root)
         .caption("Gradient time / forward time, each system against its own forward", ("sans-serif", 24))
         .margin(20)
         .x_label_area_size(40)
         .y_label_area_size(60)
-        .build_cartesian_2d(0f64..n as f64, 0f64..top)
+        .build_cartesian_2d(0f64..n as f64, (FLOOR..top).log_scale())
         .map_err(|e| fail(&e))?;
     chart
         .configure_mesh()
         .disable_x_mesh()
+        .max_light_lines(0)
         .x_labels(0)
-        .y_desc("gradient / forward")
+        .y_desc("gradient / forward (log scale)")
+        .y_label_formatter(&|y| format!("{y}"))
         .label_style(("sans-serif", 16))
         .draw()
         .map_err(|e| fail(&e))?;
@@ -60,7 +66,7 @@ pub fn draw(rows: &[Row], path: &Path) -> Result<(), String> {
         }
         let colour = *colour;
         chart
-            .draw_series(bars.iter().map(|&(x, y)| Rectangle::new([(x, 0.0), (x + width * 0.9, y)], colour.filled())))
+            .draw_series(bars.iter().map(|&(x, y)| Rectangle::new([(x, FLOOR), (x + width * 0.9, y)], colour.filled())))
             .map_err(|e| fail(&e))?
             .label(*name)
             .legend(move |(x, y)| Rectangle::new([(x, y - 6), (x + 12, y + 6)], colour.filled()));
@@ -79,7 +85,7 @@ pub fn draw(rows: &[Row], path: &Path) -> Result<(), String> {
         .map_err(|e| fail(&e))?;
     let below = ("sans-serif", 18).into_font().color(&BLACK).pos(Pos::new(HPos::Center, VPos::Top));
     for (i, r) in rows.iter().enumerate() {
-        let (x, y) = chart.backend_coord(&(i as f64 + 0.5, 0.0));
+        let (x, y) = chart.backend_coord(&(i as f64 + 0.5, FLOOR));
         let label = if r.engine == crate::report::RowEngine::Interp { format!("{} (interp)", r.key) } else { r.key.into() };
         root.draw(&Text::new(label, (x, y + 8), below.clone())).map_err(|e| fail(&e))?;
     }
