@@ -29,7 +29,11 @@ fn host(text: &str) -> (AnalysisHost, FileId) {
 
 fn eval(call: &str) -> String {
     let (host, file) = host(POW);
-    match host.analysis().eval(file, call, EvalLimits::default()).unwrap() {
+    match host
+        .analysis()
+        .eval(file, call, EvalLimits::default())
+        .unwrap()
+    {
         Ok(v) => format!("{} {}", v.display, v.json),
         Err(e) => e.to_string(),
     }
@@ -37,7 +41,11 @@ fn eval(call: &str) -> String {
 
 fn ir(stage: IrStage, at: Option<&str>, expect: Expect) {
     let (host, file) = host(POW);
-    let text = host.analysis().view_ir(file, "pow", at, stage).unwrap().unwrap();
+    let text = host
+        .analysis()
+        .view_ir(file, "pow", at, stage)
+        .unwrap()
+        .unwrap();
     expect.assert_eq(&text);
 }
 
@@ -54,7 +62,10 @@ fn grad_gives_one_gradient_per_argument() {
     let (host, file) = host(POW);
     let analysis = host.analysis();
     for engine in [Engine::Interp, Engine::Jit] {
-        let g = analysis.grad(file, "pow(2.0, 3)", EvalLimits::default(), engine).unwrap().unwrap();
+        let g = analysis
+            .grad(file, "pow(2.0, 3)", EvalLimits::default(), engine)
+            .unwrap()
+            .unwrap();
         assert_eq!(g.to_json_text(), r#"{"value":8.0,"gradient":[12.0,null]}"#);
         assert_eq!(g.to_text(), "value: 8.0\ngradient: (12.0, nothing)");
         assert_eq!(g.jit_fallback, None, "the JIT compiles pow's gradient");
@@ -132,8 +143,14 @@ fn typed_ir_of_pow_at_the_annotation_and_at_a_call() {
 
 #[test]
 fn bad_calls_are_one_line_errors_with_a_position() {
-    assert_eq!(eval("pow(2.0)"), "<call>:1:1: error: MethodError: no method matching pow(::Float64)");
-    assert_eq!(eval("powx(2.0, 1)"), "<call>:1:1: error: UndefVarError: `powx` not defined");
+    assert_eq!(
+        eval("pow(2.0)"),
+        "<call>:1:1: error: MethodError: no method matching pow(::Float64)"
+    );
+    assert_eq!(
+        eval("powx(2.0, 1)"),
+        "<call>:1:1: error: UndefVarError: `powx` not defined"
+    );
     assert_eq!(
         eval("get_at([1.0, 2.0], 3)"),
         "pow.jl:11:16: error: BoundsError: attempt to access 2-element Vector{Float64} at index [3]"
@@ -144,20 +161,33 @@ fn bad_calls_are_one_line_errors_with_a_position() {
 #[test]
 fn a_file_with_a_syntax_error_is_refused() {
     let (host, file) = host("function f(x)\n    x * * 2\nend\n");
-    let e = host.analysis().eval(file, "f(1.0)", EvalLimits::default()).unwrap().unwrap_err();
-    assert_eq!(e.to_string(), "pow.jl:2:9: error: syntax error: unexpected `*`");
+    let e = host
+        .analysis()
+        .eval(file, "f(1.0)", EvalLimits::default())
+        .unwrap()
+        .unwrap_err();
+    assert_eq!(
+        e.to_string(),
+        "pow.jl:2:9: error: syntax error: unexpected `*`"
+    );
 }
 
 #[test]
 fn typed_view_without_a_concrete_signature_asks_for_an_annotation() {
     let (host, file) = host("g(x) = 2x\nh(x::Float64) = 3x\n");
     let analysis = host.analysis();
-    let e = analysis.view_ir(file, "g", None, IrStage::Typed).unwrap().unwrap_err();
+    let e = analysis
+        .view_ir(file, "g", None, IrStage::Typed)
+        .unwrap()
+        .unwrap_err();
     assert_eq!(
         e.to_string(),
         "pow.jl:1:1: error: `g` has no concrete signature: add `# zy: at g(...)` above it or pass --at"
     );
-    let typed = analysis.view_ir(file, "h", None, IrStage::Typed).unwrap().unwrap();
+    let typed = analysis
+        .view_ir(file, "h", None, IrStage::Typed)
+        .unwrap()
+        .unwrap();
     assert!(typed.starts_with("h(%1::Float64) :: Float64"), "{typed}");
 }
 
@@ -166,10 +196,19 @@ fn a_struct_name_shows_its_call_methods() {
     let text = "struct Scale\n    k::Float64\nend\n(s::Scale)(x) = s.k * x\n";
     let (host, file) = host(text);
     let analysis = host.analysis();
-    let primal = analysis.view_ir(file, "Scale", None, IrStage::Primal).unwrap().unwrap();
+    let primal = analysis
+        .view_ir(file, "Scale", None, IrStage::Primal)
+        .unwrap()
+        .unwrap();
     assert!(primal.starts_with("(::Scale)(%1, %2)   # s, x"), "{primal}");
-    let typed = analysis.view_ir(file, "Scale", Some("Scale(2.0)(3.0)"), IrStage::Typed).unwrap().unwrap();
-    assert!(typed.starts_with("(::Scale)(%1::Scale, %2::Float64) :: Float64"), "{typed}");
+    let typed = analysis
+        .view_ir(file, "Scale", Some("Scale(2.0)(3.0)"), IrStage::Typed)
+        .unwrap()
+        .unwrap();
+    assert!(
+        typed.starts_with("(::Scale)(%1::Scale, %2::Float64) :: Float64"),
+        "{typed}"
+    );
 }
 
 #[test]
@@ -183,10 +222,34 @@ fn anonymous_functions_in_a_call_string_are_refused() {
 #[test]
 fn odd_call_strings_give_values_or_one_line_errors() {
     let odd = [
-        "", "(", ")", "pow", "pow(", "pow(2.0, 3) + 1", "1 +", "[1.0 2.0; 3.0]", "pow(2.0, 3)(1)",
-        "x -> x", "for i in 1:3 end", "pow(2.0, 3); 1", "\u{0}", "π", "Inf", "NaN", "1e400",
-        "pow(2.0, 10^100)", "get_at([1.0], -1)", "get_at((1.0, 2.0), 2)", "pow(2.0, 3", "#", "a = 1",
-        "pow(\"s\", 1)", "pow(2.0, 3.5)", "get_at([1.0 2.0; 3.0 4.0], 4)", "1:3", "pow(2.0, 3)'",
+        "",
+        "(",
+        ")",
+        "pow",
+        "pow(",
+        "pow(2.0, 3) + 1",
+        "1 +",
+        "[1.0 2.0; 3.0]",
+        "pow(2.0, 3)(1)",
+        "x -> x",
+        "for i in 1:3 end",
+        "pow(2.0, 3); 1",
+        "\u{0}",
+        "π",
+        "Inf",
+        "NaN",
+        "1e400",
+        "pow(2.0, 10^100)",
+        "get_at([1.0], -1)",
+        "get_at((1.0, 2.0), 2)",
+        "pow(2.0, 3",
+        "#",
+        "a = 1",
+        "pow(\"s\", 1)",
+        "pow(2.0, 3.5)",
+        "get_at([1.0 2.0; 3.0 4.0], 4)",
+        "1:3",
+        "pow(2.0, 3)'",
     ];
     let (host, file) = host(POW);
     let analysis = host.analysis();
@@ -195,8 +258,13 @@ fn odd_call_strings_give_values_or_one_line_errors() {
             Ok(v) => v.display,
             Err(e) => e.to_string(),
         };
-        assert!(!shown.contains('\n') && !shown.is_empty(), "{call:?} gave {shown:?}");
-        let g = analysis.grad(file, call, EvalLimits::default(), Engine::Interp).unwrap();
+        assert!(
+            !shown.contains('\n') && !shown.is_empty(),
+            "{call:?} gave {shown:?}"
+        );
+        let g = analysis
+            .grad(file, call, EvalLimits::default(), Engine::Interp)
+            .unwrap();
         if let Err(e) = g {
             assert!(e.to_string().contains(": error: "), "{call:?} gave {e}");
         }

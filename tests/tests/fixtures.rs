@@ -23,7 +23,11 @@ fn main() {
     let trials = files
         .into_iter()
         .map(|path| {
-            let name = path.strip_prefix(&root).unwrap_or(&path).display().to_string();
+            let name = path
+                .strip_prefix(&root)
+                .unwrap_or(&path)
+                .display()
+                .to_string();
             Trial::test(name, move || run_file(&path))
         })
         .collect();
@@ -31,7 +35,9 @@ fn main() {
 }
 
 fn collect(dir: &Path, out: &mut Vec<PathBuf>) {
-    let Ok(entries) = std::fs::read_dir(dir) else { return };
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return;
+    };
     for entry in entries.flatten() {
         let path = entry.path();
         if path.is_dir() {
@@ -44,10 +50,24 @@ fn collect(dir: &Path, out: &mut Vec<PathBuf>) {
 
 /// One expectation line.
 enum Expect<'a> {
-    Eval { call: &'a str, want: &'a str },
-    Grad { call: &'a str, want: &'a str },
-    Error { call: &'a str, want: &'a str },
-    Diagnostic { line: u32, col: u32, code: &'a str, text: &'a str },
+    Eval {
+        call: &'a str,
+        want: &'a str,
+    },
+    Grad {
+        call: &'a str,
+        want: &'a str,
+    },
+    Error {
+        call: &'a str,
+        want: &'a str,
+    },
+    Diagnostic {
+        line: u32,
+        col: u32,
+        code: &'a str,
+        text: &'a str,
+    },
 }
 
 fn parse_expect(line: &str) -> Option<Result<Expect<'_>, String>> {
@@ -70,7 +90,12 @@ fn parse_diagnostic(body: &str) -> Option<Expect<'_>> {
     let (pos, rest) = body.split_once(' ')?;
     let (line, col) = pos.split_once(':')?;
     let (code, text) = rest.split_once(' ').unwrap_or((rest, ""));
-    Some(Expect::Diagnostic { line: line.parse().ok()?, col: col.parse().ok()?, code, text })
+    Some(Expect::Diagnostic {
+        line: line.parse().ok()?,
+        col: col.parse().ok()?,
+        code,
+        text,
+    })
 }
 
 fn run_file(path: &Path) -> Result<(), Failed> {
@@ -82,7 +107,9 @@ fn run_file(path: &Path) -> Result<(), Failed> {
     let mut diagnostics = None;
     for (i, line) in text.lines().enumerate() {
         let at = format!("{}:{}", path.display(), i + 1);
-        let Some(expect) = parse_expect(line) else { continue };
+        let Some(expect) = parse_expect(line) else {
+            continue;
+        };
         let expect = match expect {
             Ok(e) => e,
             Err(e) => {
@@ -92,7 +119,10 @@ fn run_file(path: &Path) -> Result<(), Failed> {
         };
         let outcome = match expect {
             Expect::Eval { call, want } => {
-                match analysis.eval(file, call, EvalLimits::default()).map_err(|_| "cancelled")? {
+                match analysis
+                    .eval(file, call, EvalLimits::default())
+                    .map_err(|_| "cancelled")?
+                {
                     Ok(v) => check_json(want, &v.json),
                     Err(e) => Err(format!("`{call}` failed: {e}")),
                 }
@@ -103,7 +133,8 @@ fn run_file(path: &Path) -> Result<(), Failed> {
                     let r = analysis.grad(file, call, EvalLimits::default(), engine);
                     outcome = outcome.and_then(|()| match r.map_err(|_| "cancelled")? {
                         Ok(g) => {
-                            let got = Json::Array(g.gradient.iter().map(|g| g.json.clone()).collect());
+                            let got =
+                                Json::Array(g.gradient.iter().map(|g| g.json.clone()).collect());
                             check_json(want, &got).map_err(|e| format!("{engine:?}: {e}"))
                         }
                         Err(e) => Err(format!("gradient of `{call}` failed ({engine:?}): {e}")),
@@ -113,16 +144,26 @@ fn run_file(path: &Path) -> Result<(), Failed> {
             }
             Expect::Error { call, want } => {
                 let want = want.trim().trim_matches('"');
-                match analysis.eval(file, call, EvalLimits::default()).map_err(|_| "cancelled")? {
+                match analysis
+                    .eval(file, call, EvalLimits::default())
+                    .map_err(|_| "cancelled")?
+                {
                     Ok(v) => Err(format!("`{call}` gave {} instead of an error", v.json)),
                     Err(e) if e.message.contains(want) => Ok(()),
                     Err(e) => Err(format!("`{call}` failed with `{e}`, which lacks `{want}`")),
                 }
             }
-            Expect::Diagnostic { line, col, code, text } => {
+            Expect::Diagnostic {
+                line,
+                col,
+                code,
+                text,
+            } => {
                 let diags = match &diagnostics {
                     Some(d) => d,
-                    None => diagnostics.insert(analysis.diagnostics(file).map_err(|_| "cancelled")?),
+                    None => {
+                        diagnostics.insert(analysis.diagnostics(file).map_err(|_| "cancelled")?)
+                    }
                 };
                 let found = diags.iter().any(|d| {
                     d.line == line && d.col == col && d.code == code && d.message.contains(text)
@@ -134,7 +175,9 @@ fn run_file(path: &Path) -> Result<(), Failed> {
                         .iter()
                         .map(|d| format!("{}:{} {} {}", d.line, d.col, d.code, d.message))
                         .collect();
-                    Err(format!("no diagnostic `{line}:{col} {code} {text}` among {all:?}"))
+                    Err(format!(
+                        "no diagnostic `{line}:{col} {code} {text}` among {all:?}"
+                    ))
                 }
             }
         };
@@ -157,7 +200,8 @@ fn is_known_gap(failure: &str) -> bool {
 }
 
 fn check_json(want: &str, got: &Json) -> Result<(), String> {
-    let want: Json = serde_json::from_str(want).map_err(|e| format!("bad expected JSON `{want}`: {e}"))?;
+    let want: Json =
+        serde_json::from_str(want).map_err(|e| format!("bad expected JSON `{want}`: {e}"))?;
     if json_matches(&want, got) {
         Ok(())
     } else {
@@ -185,7 +229,9 @@ fn json_matches(want: &Json, got: &Json) -> bool {
             a.len() == b.len() && a.iter().zip(b).all(|(x, y)| json_matches(x, y))
         }
         (Json::Object(a), Json::Object(b)) => {
-            a.len() == b.len() && a.iter().all(|(k, v)| b.get(k).is_some_and(|w| json_matches(v, w)))
+            a.len() == b.len()
+                && a.iter()
+                    .all(|(k, v)| b.get(k).is_some_and(|w| json_matches(v, w)))
         }
         _ => want == got,
     }

@@ -33,7 +33,10 @@ fn setup() -> (AnalysisHost, FileId, FileId) {
     let a = host.set_file_text(Path::new("a.jl"), A.to_string());
     let b = host.set_file_text(Path::new("b.jl"), B.to_string());
     let analysis = host.analysis();
-    let v = analysis.eval(b, "twice(2.0)", EvalLimits::default()).unwrap().unwrap();
+    let v = analysis
+        .eval(b, "twice(2.0)", EvalLimits::default())
+        .unwrap()
+        .unwrap();
     assert_eq!(v.display, "16.0");
     assert_eq!(analysis.diagnostics(b).unwrap(), vec![]);
     drop(analysis);
@@ -45,7 +48,10 @@ fn setup() -> (AnalysisHost, FileId, FileId) {
 /// per-function ones (`ssa`, `typed`, `ret_type`).
 fn rerun(host: &AnalysisHost, b: FileId) -> Vec<String> {
     let analysis = host.analysis();
-    let v = analysis.eval(b, "twice(2.0)", EvalLimits::default()).unwrap().unwrap();
+    let v = analysis
+        .eval(b, "twice(2.0)", EvalLimits::default())
+        .unwrap()
+        .unwrap();
     let _ = analysis.diagnostics(b).unwrap();
     drop((analysis, v));
     let mut log: Vec<String> = host
@@ -89,14 +95,26 @@ fn body_edit_changing_the_return_type_reruns_the_callers_until_types_agree() {
 #[test]
 fn whitespace_and_comment_edits_rerun_no_function_query() {
     let (mut host, _, b) = setup();
-    let edited = format!("\n\n# a comment\n{}", A.replace("x * x", "x  *  x   # squared"));
+    let edited = format!(
+        "\n\n# a comment\n{}",
+        A.replace("x * x", "x  *  x   # squared")
+    );
     host.set_file_text(Path::new("a.jl"), edited);
     assert_eq!(rerun(&host, b), Vec::<String>::new());
     // The edit moved `sq`: errors in it are still reported at the right place (`y`).
-    host.set_file_text(Path::new("a.jl"), format!("\n\n{}", A.replace("x * x", "x * y")));
+    host.set_file_text(
+        Path::new("a.jl"),
+        format!("\n\n{}", A.replace("x * x", "x * y")),
+    );
     let analysis = host.analysis();
-    let e = analysis.eval(b, "twice(2.0)", EvalLimits::default()).unwrap().unwrap_err();
-    assert_eq!(e.to_string(), "a.jl:4:16: error: UndefVarError: `y` not defined");
+    let e = analysis
+        .eval(b, "twice(2.0)", EvalLimits::default())
+        .unwrap()
+        .unwrap_err();
+    assert_eq!(
+        e.to_string(),
+        "a.jl:4:16: error: UndefVarError: `y` not defined"
+    );
 }
 
 #[test]

@@ -56,7 +56,11 @@ pub fn type_call(db: &dyn salsa::Database, expr: &Expr) -> Result<TypedCall, Cal
         let errors = lowered
             .errors
             .into_iter()
-            .map(|e| TypeError { span: e.span, code: e.code, message: e.message })
+            .map(|e| TypeError {
+                span: e.span,
+                code: e.code,
+                message: e.message,
+            })
             .collect();
         return Err(CallErrors(errors));
     }
@@ -64,7 +68,11 @@ pub fn type_call(db: &dyn salsa::Database, expr: &Expr) -> Result<TypedCall, Cal
     for g in lowered.globals {
         program.globals.insert(g.name.clone(), g);
     }
-    let root = Instance { name: CALL_NAME.into(), method: GLOBAL_METHOD, args: Arc::from([]) };
+    let root = Instance {
+        name: CALL_NAME.into(),
+        method: GLOBAL_METHOD,
+        args: Arc::from([]),
+    };
     let mut oracle = |callee: &Instance| ret_type(db, InstanceId::of(db, callee));
     let entry = zy_infer::infer_instance(&program, &root, &mut oracle);
     let (program, mut errors) = typed_program(db, &entry.callees);
@@ -74,7 +82,10 @@ pub fn type_call(db: &dyn salsa::Database, expr: &Expr) -> Result<TypedCall, Cal
         }
     }
     if errors.is_empty() {
-        Ok(TypedCall { body: Arc::new(entry.func), program })
+        Ok(TypedCall {
+            body: Arc::new(entry.func),
+            program,
+        })
     } else {
         Err(CallErrors(errors))
     }
@@ -82,7 +93,10 @@ pub fn type_call(db: &dyn salsa::Database, expr: &Expr) -> Result<TypedCall, Cal
 
 /// The typed bodies of `roots` and of everything they reach, with the type errors found in
 /// them (each once, in the order met).
-pub fn typed_program(db: &dyn salsa::Database, roots: &[Arc<Instance>]) -> (TypedProgram, Vec<TypeError>) {
+pub fn typed_program(
+    db: &dyn salsa::Database,
+    roots: &[Arc<Instance>],
+) -> (TypedProgram, Vec<TypeError>) {
     let mut errors: Vec<TypeError> = Vec::new();
     let mut out = TypedProgram::default();
     let mut seen: BTreeSet<Arc<Instance>> = roots.iter().cloned().collect();
@@ -136,15 +150,16 @@ fn find_function(e: &Expr) -> Option<(u32, u32)> {
         | ExprKind::CompoundAssign { lhs, rhs, .. }
         | ExprKind::And(lhs, rhs)
         | ExprKind::Or(lhs, rhs) => vec![&**lhs, &**rhs],
-        ExprKind::Chain { first, rest } => {
-            std::iter::once(&**first).chain(rest.iter().map(|(_, e)| e)).collect()
-        }
+        ExprKind::Chain { first, rest } => std::iter::once(&**first)
+            .chain(rest.iter().map(|(_, e)| e))
+            .collect(),
         ExprKind::Unary { arg, .. } | ExprKind::Field { base: arg, .. } => vec![&**arg],
         ExprKind::Ternary { cond, then, els } => vec![&**cond, &**then, &**els],
         ExprKind::Index { base, indices } => std::iter::once(&**base).chain(indices).collect(),
-        ExprKind::Range { start, step, stop } => {
-            std::iter::once(&**start).chain(step.as_deref()).chain([&**stop]).collect()
-        }
+        ExprKind::Range { start, step, stop } => std::iter::once(&**start)
+            .chain(step.as_deref())
+            .chain([&**stop])
+            .collect(),
         ExprKind::Return(v) => v.as_deref().into_iter().collect(),
         _ => Vec::new(),
     };

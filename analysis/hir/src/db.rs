@@ -51,6 +51,8 @@ impl RootDatabase {
             let mut log = self.executed.lock().unwrap_or_else(PoisonError::into_inner);
             log.as_mut().map(std::mem::take).unwrap_or_default()
         };
-        keys.into_iter().map(|k| crate::describe::describe_query(self, k)).collect()
+        keys.into_iter()
+            .map(|k| crate::describe::describe_query(self, k))
+            .collect()
     }
 }

@@ -11,7 +11,9 @@ use crate::specialise::InstanceId;
 /// `query(key)`, with the key named in source terms: an item by name, an instance by its
 /// signature, a file by its file name.
 pub fn describe_query(db: &RootDatabase, key: DatabaseKeyIndex) -> String {
-    let query = db.ingredient_debug_name(key.ingredient_index()).into_owned();
+    let query = db
+        .ingredient_debug_name(key.ingredient_index())
+        .into_owned();
     let id = key.key_index();
     let what = match query.as_str() {
         "item_ast" | "item_encoded" | "item_boundaries" | "ssa" | "at_diagnostics" => {
@@ -20,7 +22,10 @@ pub fn describe_query(db: &RootDatabase, key: DatabaseKeyIndex) -> String {
         "typed" | "ret_type" => InstanceId::from_id(id).instance(db).to_string(),
         "parse" | "item_tree" | "file_line_index" | "load_errors" | "diagnostics" => {
             let path = SourceFile::from_id(id).path(db);
-            path.file_name().map_or_else(|| path.display().to_string(), |n| n.to_string_lossy().into())
+            path.file_name().map_or_else(
+                || path.display().to_string(),
+                |n| n.to_string_lossy().into(),
+            )
         }
         _ => String::new(),
     };

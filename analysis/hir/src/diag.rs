@@ -96,7 +96,10 @@ pub fn workspace_items(db: &dyn salsa::Database) -> &[ItemId] {
 
 #[salsa::tracked(returns(ref))]
 fn all_items(db: &dyn salsa::Database, ws: Workspace) -> Vec<ItemId> {
-    ws.files(db).iter().flat_map(|&f| item_tree(db, f).iter().copied()).collect()
+    ws.files(db)
+        .iter()
+        .flat_map(|&f| item_tree(db, f).iter().copied())
+        .collect()
 }
 
 /// Where an IR span is in the workspace: in the item with that number, or (for
@@ -109,7 +112,11 @@ pub fn locate(
 ) -> Option<FileRange> {
     if span.file == CALL_SPAN_FILE {
         let (file, base) = call?;
-        return Some(FileRange { file, start: base + span.start, end: base + span.end });
+        return Some(FileRange {
+            file,
+            start: base + span.start,
+            end: base + span.end,
+        });
     }
     let item = ItemId::from_span_file(span.file, items)?;
     crate::span::item_span_range(db, item, span)
@@ -119,13 +126,22 @@ pub fn locate(
 /// offending statement when it is in this file, else at the annotation.
 #[salsa::tracked(returns(ref))]
 fn at_diagnostics(db: &dyn salsa::Database, item: ItemId) -> Vec<Diag> {
-    let Some(ast) = item_ast(db, item) else { return Vec::new() };
-    let Item::Function(def) = &**ast else { return Vec::new() };
+    let Some(ast) = item_ast(db, item) else {
+        return Vec::new();
+    };
+    let Item::Function(def) = &**ast else {
+        return Vec::new();
+    };
     let file = item.file(db);
     let items = workspace_items(db);
     let mut out = Vec::new();
-    for a in def.annotations.iter().filter(|a| a.kind == AnnotationKind::At) {
-        let (call_base, call_end) = item_range(db, item, a.range.start, a.range.end).unwrap_or((0, 0));
+    for a in def
+        .annotations
+        .iter()
+        .filter(|a| a.kind == AnnotationKind::At)
+    {
+        let (call_base, call_end) =
+            item_range(db, item, a.range.start, a.range.end).unwrap_or((0, 0));
         let errors: Vec<TypeError> = match zy_syntax::parse_expr(&a.text) {
             Err(e) => vec![TypeError {
                 span: Span::new(CALL_SPAN_FILE, e.range.start, e.range.end),
@@ -142,7 +158,12 @@ fn at_diagnostics(db: &dyn salsa::Database, item: ItemId) -> Vec<Diag> {
                 .filter(|r| r.file == file)
                 .map(|r| (r.start, r.end));
             let (start, end) = here.unwrap_or((call_base, call_end));
-            out.push(Diag { start, end, code: e.code.to_string(), message: e.message });
+            out.push(Diag {
+                start,
+                end,
+                code: e.code.to_string(),
+                message: e.message,
+            });
         }
     }
     out

@@ -8,8 +8,8 @@ use salsa::plumbing::AsId;
 use zy_ir::Name;
 use zy_syntax::ast::{self, Item};
 
-use crate::input::SourceFile;
 use crate::encode::{encode_item, Encoded};
+use crate::input::SourceFile;
 
 /// The syntax tree of a file (never fails: errors are inside).
 #[salsa::tracked(returns(ref))]
@@ -92,7 +92,11 @@ pub fn item_tree(db: &dyn salsa::Database, file: SourceFile) -> Vec<ItemId> {
 /// The position of each item of a file in its parse.
 #[salsa::tracked(returns(ref))]
 fn item_positions(db: &dyn salsa::Database, file: SourceFile) -> HashMap<ItemId, usize> {
-    item_tree(db, file).iter().enumerate().map(|(i, &id)| (id, i)).collect()
+    item_tree(db, file)
+        .iter()
+        .enumerate()
+        .map(|(i, &id)| (id, i))
+        .collect()
 }
 
 /// The item's definition in its file's current parse.
@@ -112,18 +116,28 @@ fn item_encoded(db: &dyn salsa::Database, id: ItemId) -> Option<Arc<Encoded>> {
 /// unchanged by edits outside the item and by whitespace and comment edits inside it.
 #[salsa::tracked(returns(ref))]
 pub fn item_ast(db: &dyn salsa::Database, id: ItemId) -> Option<Arc<Item>> {
-    item_encoded(db, id).as_ref().map(|e| Arc::new(e.item.clone()))
+    item_encoded(db, id)
+        .as_ref()
+        .map(|e| Arc::new(e.item.clone()))
 }
 
 /// The byte offsets in the item's file of the ranks used in [`item_ast`] and in the spans of
 /// the IR lowered from it.
 #[salsa::tracked(returns(ref))]
 pub fn item_boundaries(db: &dyn salsa::Database, id: ItemId) -> Vec<u32> {
-    item_encoded(db, id).as_ref().map(|e| e.boundaries.clone()).unwrap_or_default()
+    item_encoded(db, id)
+        .as_ref()
+        .map(|e| e.boundaries.clone())
+        .unwrap_or_default()
 }
 
 /// The byte range in the file of the ranks `start..end` of `id` (`None` if the item is gone).
-pub fn item_range(db: &dyn salsa::Database, id: ItemId, start: u32, end: u32) -> Option<(u32, u32)> {
+pub fn item_range(
+    db: &dyn salsa::Database,
+    id: ItemId,
+    start: u32,
+    end: u32,
+) -> Option<(u32, u32)> {
     let b = item_boundaries(db, id);
     let at = |r: u32| b.get(r as usize).or(b.last()).copied();
     Some((at(start)?, at(end)?))

@@ -24,9 +24,9 @@
 
 pub mod call;
 pub mod db;
+mod describe;
 pub mod diag;
 mod encode;
-mod describe;
 pub mod input;
 pub mod item;
 pub mod lower;

@@ -54,11 +54,16 @@ pub fn ssa(db: &dyn salsa::Database, item: ItemId) -> Arc<LoweredItem> {
     let lowered = match &**ast {
         Item::Function(def) => {
             let globals = global_names(db, Workspace::get(db));
-            let ordinal = method_ordinals(db, Workspace::get(db)).get(&item).copied().unwrap_or(0);
+            let ordinal = method_ordinals(db, Workspace::get(db))
+                .get(&item)
+                .copied()
+                .unwrap_or(0);
             zy_lower::lower_method(file, def, globals, ordinal)
         }
         Item::Struct(def) => zy_lower::lower_struct(file, def),
-        Item::Global(def) => zy_lower::lower_global(file, def, global_names(db, Workspace::get(db))),
+        Item::Global(def) => {
+            zy_lower::lower_global(file, def, global_names(db, Workspace::get(db)))
+        }
     };
     Arc::new(lowered)
 }

@@ -37,9 +37,14 @@ impl PartialEq for ProgramIndex {
             && same_keys(&a.functions, &b.functions, |f, g| {
                 f.name == g.name
                     && f.methods.len() == g.methods.len()
-                    && f.methods.iter().zip(&g.methods).all(|(m, n)| same_signature(m, n))
+                    && f.methods
+                        .iter()
+                        .zip(&g.methods)
+                        .all(|(m, n)| same_signature(m, n))
             })
-            && same_keys(&a.globals, &b.globals, |g: &Global, h: &Global| g.span == h.span)
+            && same_keys(&a.globals, &b.globals, |g: &Global, h: &Global| {
+                g.span == h.span
+            })
             && self.method_origin == other.method_origin
             && self.global_origin == other.global_origin
             && self.errors == other.errors
@@ -48,7 +53,11 @@ impl PartialEq for ProgramIndex {
 
 impl Eq for ProgramIndex {}
 
-fn same_keys<V>(a: &BTreeMap<Name, V>, b: &BTreeMap<Name, V>, same: impl Fn(&V, &V) -> bool) -> bool {
+fn same_keys<V>(
+    a: &BTreeMap<Name, V>,
+    b: &BTreeMap<Name, V>,
+    same: impl Fn(&V, &V) -> bool,
+) -> bool {
     a.len() == b.len() && a.iter().zip(b).all(|((k, v), (l, w))| k == l && same(v, w))
 }
 
@@ -64,7 +73,11 @@ pub fn program_index(db: &dyn salsa::Database, ws: Workspace) -> Arc<ProgramInde
         for &item in item_tree(db, file) {
             let lowered = ssa(db, item);
             for (i, (name, _)) in lowered.methods.iter().enumerate() {
-                index.method_origin.entry(name.clone()).or_default().push((item, i));
+                index
+                    .method_origin
+                    .entry(name.clone())
+                    .or_default()
+                    .push((item, i));
             }
             for g in &lowered.globals {
                 index.global_origin.insert(g.name.clone(), item);
@@ -84,7 +97,10 @@ impl ProgramIndex {
         if method == zy_infer::GLOBAL_METHOD {
             self.global_origin.get(name).copied()
         } else {
-            self.method_origin.get(name)?.get(method as usize).map(|&(item, _)| item)
+            self.method_origin
+                .get(name)?
+                .get(method as usize)
+                .map(|&(item, _)| item)
         }
     }
 }

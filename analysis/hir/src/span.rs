@@ -41,7 +41,11 @@ impl fmt::Display for LineCol {
 /// [`crate::item::item_ast`]). `None` if the item no longer exists.
 pub fn item_span_range(db: &dyn salsa::Database, item: ItemId, span: Span) -> Option<FileRange> {
     let (start, end) = item_range(db, item, span.start, span.end)?;
-    Some(FileRange { file: item.file(db), start, end })
+    Some(FileRange {
+        file: item.file(db),
+        start,
+        end,
+    })
 }
 
 /// The 1-based line and character column of a byte offset in `file` (clamped to the text).
@@ -53,7 +57,11 @@ pub fn line_col(db: &dyn salsa::Database, file: SourceFile, offset: u32) -> Line
         offset -= 1;
     }
     let lc = index.line_col(TextSize::from(offset as u32));
-    let col = index.to_wide(WideEncoding::Utf32, lc).map_or(lc.col, |w| w.col);
-    LineCol { line: lc.line + 1, col: col + 1 }
+    let col = index
+        .to_wide(WideEncoding::Utf32, lc)
+        .map_or(lc.col, |w| w.col);
+    LineCol {
+        line: lc.line + 1,
+        col: col + 1,
+    }
 }
-

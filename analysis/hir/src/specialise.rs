@@ -48,12 +48,20 @@ pub fn ret_type(db: &dyn salsa::Database, id: InstanceId) -> Type {
 /// Iterations of a recursive cycle before inference gives up.
 const MAX_CYCLE_ITERATIONS: u32 = 64;
 
-fn typed_initial(db: &dyn salsa::Database, _id: salsa::Id, inst: InstanceId) -> Arc<InferredFunction> {
+fn typed_initial(
+    db: &dyn salsa::Database,
+    _id: salsa::Id,
+    inst: InstanceId,
+) -> Arc<InferredFunction> {
     let inst = inst.instance(db);
     let mut func = Function::new(inst.name.clone(), Span::default());
     func.instance = Some(inst.clone());
     func.ret = Type::Bottom;
-    Arc::new(InferredFunction { func, callees: Vec::new(), errors: Vec::new() })
+    Arc::new(InferredFunction {
+        func,
+        callees: Vec::new(),
+        errors: Vec::new(),
+    })
 }
 
 fn typed_recover(

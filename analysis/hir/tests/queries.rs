@@ -18,7 +18,11 @@ fn db_with(text: &str) -> (RootDatabase, SourceFile) {
 }
 
 fn ret(db: &RootDatabase, name: &str, args: &[Type]) -> Type {
-    let inst = Instance { name: name.into(), method: 0, args: args.into() };
+    let inst = Instance {
+        name: name.into(),
+        method: 0,
+        args: args.into(),
+    };
     ret_type(db, InstanceId::of(db, &inst))
 }
 
@@ -27,17 +31,34 @@ fn items_keep_their_ids_and_asts_across_layout_edits() {
     let text = "f(x) = x + 1\n\nfunction g(y)\n    y * 2\nend\n";
     let (mut db, file) = db_with(text);
     let ids = item_tree(&db, file).clone();
-    let names: Vec<(ItemKind, String)> = ids.iter().map(|i| (i.kind(&db), i.name(&db).to_string())).collect();
-    assert_eq!(names, [(ItemKind::Function, "f".to_string()), (ItemKind::Function, "g".to_string())]);
+    let names: Vec<(ItemKind, String)> = ids
+        .iter()
+        .map(|i| (i.kind(&db), i.name(&db).to_string()))
+        .collect();
+    assert_eq!(
+        names,
+        [
+            (ItemKind::Function, "f".to_string()),
+            (ItemKind::Function, "g".to_string())
+        ]
+    );
     let g_before = item_ast(&db, ids[1]).clone();
-    file.set_text(&mut db).to(format!("# a comment\n\n{}", text.replace("y * 2", "y   *   2  # twice")));
+    file.set_text(&mut db).to(format!(
+        "# a comment\n\n{}",
+        text.replace("y * 2", "y   *   2  # twice")
+    ));
     assert_eq!(*item_tree(&db, file), ids);
     assert_eq!(*item_ast(&db, ids[1]), g_before);
     // Ranks map back to the current text: `y   *   2` starts on line 6, column 5.
-    let Some(ast) = item_ast(&db, ids[1]).clone() else { panic!("g is gone") };
-    let zy_syntax::ast::Item::Function(def) = &*ast else { panic!("not a function") };
+    let Some(ast) = item_ast(&db, ids[1]).clone() else {
+        panic!("g is gone")
+    };
+    let zy_syntax::ast::Item::Function(def) = &*ast else {
+        panic!("not a function")
+    };
     let body = &def.body[0];
-    let (start, end) = item_range(&db, ids[1], body.range.start, body.range.end).unwrap_or_default();
+    let (start, end) =
+        item_range(&db, ids[1], body.range.start, body.range.end).unwrap_or_default();
     assert_eq!(&file.text(&db)[start as usize..end as usize], "y   *   2");
     assert_eq!(line_col(&db, file, start).to_string(), "6:5");
 }
@@ -70,14 +91,21 @@ fn recursion_converges_from_union_bottom() {
 fn recursion_that_never_returns_has_type_union_bottom() {
     let (db, _) = db_with("forever(x) = forever(x + 1)\n");
     assert_eq!(ret(&db, "forever", &[Type::Int64]), Type::Bottom);
-    let inst = Instance { name: "forever".into(), method: 0, args: [Type::Int64].into() };
+    let inst = Instance {
+        name: "forever".into(),
+        method: 0,
+        args: [Type::Int64].into(),
+    };
     assert!(typed(&db, InstanceId::of(&db, &inst)).errors.is_empty());
 }
 
 #[test]
 fn unbounded_specialisation_is_an_error_not_a_hang() {
     let (db, file) = db_with("# zy: at grow(1.0)\ngrow(x) = grow((x,))\n");
-    let codes: Vec<&str> = diagnostics(&db, file).iter().map(|d| d.code.as_str()).collect();
+    let codes: Vec<&str> = diagnostics(&db, file)
+        .iter()
+        .map(|d| d.code.as_str())
+        .collect();
     assert_eq!(codes, ["unsupported"]);
 }
 
@@ -88,13 +116,27 @@ fn diagnostics_have_codes_and_file_offsets() {
     let (db, file) = db_with(text);
     let found: Vec<(String, &str, &str)> = diagnostics(&db, file)
         .iter()
-        .map(|d| (line_col(&db, file, d.start).to_string(), d.code.as_str(), d.message.as_str()))
+        .map(|d| {
+            (
+                line_col(&db, file, d.start).to_string(),
+                d.code.as_str(),
+                d.message.as_str(),
+            )
+        })
         .collect();
     assert_eq!(
         found,
         [
-            ("1:6".to_string(), "unsupported", "unsupported: keyword arguments"),
-            ("3:12".to_string(), "undefined-name", "UndefVarError: `nope` not defined"),
+            (
+                "1:6".to_string(),
+                "unsupported",
+                "unsupported: keyword arguments"
+            ),
+            (
+                "3:12".to_string(),
+                "undefined-name",
+                "UndefVarError: `nope` not defined"
+            ),
         ]
     );
 }
@@ -106,12 +148,21 @@ fn recursion_whose_type_keeps_growing_stops_with_an_error() {
                    (type inference did not converge)";
     // Entered through the annotation's call (the cycle's head is `ret_type`).
     let (db, file) = db_with(text);
-    let found: Vec<(&str, &str)> =
-        diagnostics(&db, file).iter().map(|d| (d.code.as_str(), d.message.as_str())).collect();
+    let found: Vec<(&str, &str)> = diagnostics(&db, file)
+        .iter()
+        .map(|d| (d.code.as_str(), d.message.as_str()))
+        .collect();
     assert_eq!(found, [("unsupported", message)]);
     // Entered through `typed` itself (the cycle's head is `typed`).
     let (db, _) = db_with(text);
-    let inst = std::sync::Arc::new(Instance { name: "nest".into(), method: 0, args: [Type::Int64].into() });
+    let inst = std::sync::Arc::new(Instance {
+        name: "nest".into(),
+        method: 0,
+        args: [Type::Int64].into(),
+    });
     let (_, errors) = zy_hir::typed_program(&db, &[inst]);
-    assert!(!errors.is_empty(), "no error for an ever-growing return type");
+    assert!(
+        !errors.is_empty(),
+        "no error for an ever-growing return type"
+    );
 }

@@ -43,10 +43,19 @@ impl Analysis {
     /// Syntax, lowering and `# zy: at` type errors of `file`, and the lints (at their default
     /// levels, without those a `# zy: allow(CODE)` comment suppresses), sorted by position.
     pub fn diagnostics(&self, file: FileId) -> Cancellable<Vec<Diagnostic>> {
-        let limits = EvalLimits { timeout: Some(LINT_TIME), cancel: Some(self.stale_flag()), ..EvalLimits::default() };
+        let limits = EvalLimits {
+            timeout: Some(LINT_TIME),
+            cancel: Some(self.stale_flag()),
+            ..EvalLimits::default()
+        };
         self.with_db(|db| {
             let mut found = errors(db, file.0);
-            found.extend(crate::check::lints(db, file.0, &limits, crate::check::DEFAULT_RTOL));
+            found.extend(crate::check::lints(
+                db,
+                file.0,
+                &limits,
+                crate::check::DEFAULT_RTOL,
+            ));
             self.unwind_if_stale();
             crate::check::finish(db, file.0, found, &FileConfig::default())
         })

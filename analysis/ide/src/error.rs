@@ -16,7 +16,14 @@ pub struct UserError {
 
 impl fmt::Display for UserError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}:{}:{}: error: {}", self.file.display(), self.line, self.col, self.message)
+        write!(
+            f,
+            "{}:{}:{}: error: {}",
+            self.file.display(),
+            self.line,
+            self.col,
+            self.message
+        )
     }
 }
 

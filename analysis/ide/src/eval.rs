@@ -24,7 +24,11 @@ pub struct EvalLimits {
 
 impl Default for EvalLimits {
     fn default() -> EvalLimits {
-        EvalLimits { max_depth: 10_000, timeout: Some(Duration::from_secs(10)), cancel: None }
+        EvalLimits {
+            max_depth: 10_000,
+            timeout: Some(Duration::from_secs(10)),
+            cancel: None,
+        }
     }
 }
 
@@ -65,7 +69,9 @@ pub(crate) fn load_error(db: &RootDatabase, file: SourceFile) -> Option<UserErro
     let ws = zy_hir::Workspace::get(db);
     let others = ws.files(db).iter().copied().filter(|&f| f != file);
     std::iter::once(file).chain(others).find_map(|f| {
-        zy_hir::load_errors(db, f).first().map(|d| in_file(db, f, d.start, d.message.clone()))
+        zy_hir::load_errors(db, f)
+            .first()
+            .map(|d| in_file(db, f, d.start, d.message.clone()))
     })
 }
 
@@ -82,7 +88,11 @@ fn eval(
     let site = CallSite::Text(call);
     let typed = zy_hir::type_call(db, &expr).map_err(|errs| match errs.0.into_iter().next() {
         Some(e) => error_at(db, e.span, site, e.message),
-        None => in_call(call, 0, "internal error: typing failed without a message".into()),
+        None => in_call(
+            call,
+            0,
+            "internal error: typing failed without a message".into(),
+        ),
     })?;
     let interp_limits = zy_interp::Limits {
         max_depth: limits.max_depth,
@@ -97,11 +107,19 @@ fn eval(
 
 /// The call's program and body with the differentiation builtins (`gradient`, `derivative`,
 /// `pullback`) rewritten into calls of generated AD functions, as they must be before running.
-pub(crate) fn expand(db: &RootDatabase, typed: zy_hir::TypedCall) -> Result<(TypedProgram, Arc<Function>), zy_ad::AdError> {
+pub(crate) fn expand(
+    db: &RootDatabase,
+    typed: zy_hir::TypedCall,
+) -> Result<(TypedProgram, Arc<Function>), zy_ad::AdError> {
     let mut program = typed.program;
-    program.globals.insert(zy_hir::CALL_NAME.into(), typed.body.clone());
+    program
+        .globals
+        .insert(zy_hir::CALL_NAME.into(), typed.body.clone());
     let source = &zy_hir::program_index(db, zy_hir::Workspace::get(db)).program;
     let mut program = zy_ad::expand_with_rrules(source, &program)?;
-    let body = program.globals.remove(zy_hir::CALL_NAME).unwrap_or(typed.body);
+    let body = program
+        .globals
+        .remove(zy_hir::CALL_NAME)
+        .unwrap_or(typed.body);
     Ok((program, body))
 }

@@ -44,13 +44,21 @@ impl GradResult {
     /// [`GradResult::to_json`] as text, with `value` before `gradient` as SPEC writes it.
     pub fn to_json_text(&self) -> String {
         let grads: Vec<serde_json::Value> = self.gradient.iter().map(|g| g.json.clone()).collect();
-        format!("{{\"value\":{},\"gradient\":{}}}", self.value.json, serde_json::Value::Array(grads))
+        format!(
+            "{{\"value\":{},\"gradient\":{}}}",
+            self.value.json,
+            serde_json::Value::Array(grads)
+        )
     }
 
     /// Two lines: the value, then the gradient tuple as Julia shows it.
     pub fn to_text(&self) -> String {
         let grads: Vec<&str> = self.gradient.iter().map(|g| g.display.as_str()).collect();
-        let tuple = if grads.len() == 1 { format!("({},)", grads[0]) } else { format!("({})", grads.join(", ")) };
+        let tuple = if grads.len() == 1 {
+            format!("({},)", grads[0])
+        } else {
+            format!("({})", grads.join(", "))
+        };
         format!("value: {}\ngradient: {tuple}", self.value.display)
     }
 }
@@ -88,7 +96,11 @@ fn grad(
     }
     let prepared = Prepared::new(db, call, CallSite::Text(call), limits)?;
     let (y, gradient, jit_fallback) = prepared.gradient_noting_fallback(db, engine)?;
-    Ok(GradResult { value: result(&y), gradient: gradient.iter().map(result).collect(), jit_fallback })
+    Ok(GradResult {
+        value: result(&y),
+        gradient: gradient.iter().map(result).collect(),
+        jit_fallback,
+    })
 }
 
 /// A call `f(args...)` typed and ready to be run and differentiated.
@@ -113,18 +125,34 @@ impl<'a> Prepared<'a> {
         site: CallSite<'a>,
         limits: &EvalLimits,
     ) -> Result<Prepared<'a>, UserError> {
-        let expr = zy_syntax::parse_expr(call).map_err(|e| in_site(db, site, e.range.start, e.message))?;
+        let expr =
+            zy_syntax::parse_expr(call).map_err(|e| in_site(db, site, e.range.start, e.message))?;
         let ExprKind::Call { callee, args } = &expr.kind else {
-            return Err(in_site(db, site, expr.range.start, "expected a call `f(args...)` to differentiate".into()));
+            return Err(in_site(
+                db,
+                site,
+                expr.range.start,
+                "expected a call `f(args...)` to differentiate".into(),
+            ));
         };
         let type_errors = |errs: zy_hir::CallErrors| match errs.0.into_iter().next() {
             Some(e) => error_at(db, e.span, site, e.message),
-            None => in_site(db, site, 0, "internal error: typing failed without a message".into()),
+            None => in_site(
+                db,
+                site,
+                0,
+                "internal error: typing failed without a message".into(),
+            ),
         };
         let typed = zy_hir::type_call(db, &expr).map_err(type_errors)?;
         // The specialisation the call invokes: the statement whose value the call returns.
         let inst = returned_invoke(&typed.body).ok_or_else(|| {
-            in_site(db, site, callee.range.start, "can only differentiate a call of a user function".into())
+            in_site(
+                db,
+                site,
+                callee.range.start,
+                "can only differentiate a call of a user function".into(),
+            )
         })?;
         let with_callee = inst.args.len() == args.len() + 1;
         let mut parts = args.clone();
@@ -133,14 +161,22 @@ impl<'a> Prepared<'a> {
         }
         let tuple = Expr::new(ExprKind::Tuple(parts), expr.range);
         let ad_error = |e: zy_ad::AdError| error_at(db, e.span, site, e.message);
-        let args = expand(db, zy_hir::type_call(db, &tuple).map_err(type_errors)?).map_err(ad_error)?;
+        let args =
+            expand(db, zy_hir::type_call(db, &tuple).map_err(type_errors)?).map_err(ad_error)?;
         let (program, _) = expand(db, typed).map_err(ad_error)?;
         let limits = zy_interp::Limits {
             max_depth: limits.max_depth,
             deadline: limits.timeout.map(|t| Instant::now() + t),
             cancel: limits.cancel.clone(),
         };
-        Ok(Prepared { site, program, inst, with_callee, args, limits })
+        Ok(Prepared {
+            site,
+            program,
+            inst,
+            with_callee,
+            args,
+            limits,
+        })
     }
 
     fn runtime_error(&self, db: &RootDatabase, e: zy_interp::RuntimeError) -> UserError {
@@ -158,9 +194,12 @@ impl<'a> Prepared<'a> {
 
     /// The argument names of `f` as written (the callee's first, if passed).
     pub(crate) fn arg_names(&self) -> Vec<String> {
-        self.program.functions.get(&self.inst).map_or_else(Vec::new, |f| {
-            f.arg_names.iter().map(|n| n.to_string()).collect()
-        })
+        self.program
+            .functions
+            .get(&self.inst)
+            .map_or_else(Vec::new, |f| {
+                f.arg_names.iter().map(|n| n.to_string()).collect()
+            })
     }
 
     /// How many leading arguments are the callee (0 or 1).
@@ -170,12 +209,18 @@ impl<'a> Prepared<'a> {
 
     /// The call's value on `args` (as returned by [`Prepared::arguments`]).
     pub(crate) fn value(&self, db: &RootDatabase, args: Vec<Value>) -> Result<Value, UserError> {
-        zy_interp::run(&self.program, &self.inst, args, &self.limits).map_err(|e| self.runtime_error(db, e))
+        zy_interp::run(&self.program, &self.inst, args, &self.limits)
+            .map_err(|e| self.runtime_error(db, e))
     }
 
     /// The value and the gradient with respect to each argument (not the callee).
-    pub(crate) fn gradient(&self, db: &RootDatabase, engine: Engine) -> Result<(Value, Vec<Value>), UserError> {
-        self.gradient_noting_fallback(db, engine).map(|(y, g, _)| (y, g))
+    pub(crate) fn gradient(
+        &self,
+        db: &RootDatabase,
+        engine: Engine,
+    ) -> Result<(Value, Vec<Value>), UserError> {
+        self.gradient_noting_fallback(db, engine)
+            .map(|(y, g, _)| (y, g))
     }
 
     /// [`Prepared::gradient`], with why the JIT did not run it if it was asked to.
@@ -185,14 +230,18 @@ impl<'a> Prepared<'a> {
         engine: Engine,
     ) -> Result<(Value, Vec<Value>, Option<String>), UserError> {
         let source = &zy_hir::program_index(db, zy_hir::Workspace::get(db)).program;
-        let (driver, program) = zy_ad::gradient_program_with_rrules(source, &self.program, &self.inst)
-            .map_err(|e| error_at(db, e.span, self.site, e.message))?;
+        let (driver, program) =
+            zy_ad::gradient_program_with_rrules(source, &self.program, &self.inst)
+                .map_err(|e| error_at(db, e.span, self.site, e.message))?;
         let (out, fallback) = run(&program, &driver, self.arguments(db)?, &self.limits, engine);
         let out = out.map_err(|e| self.runtime_error(db, e))?;
         let (y, g) = match out {
             Value::Tuple(parts) if parts.len() == 2 => (parts[0].clone(), parts[1].clone()),
             other => {
-                let message = format!("internal error: gradient driver returned {}", zy_interp::show(&other));
+                let message = format!(
+                    "internal error: gradient driver returned {}",
+                    zy_interp::show(&other)
+                );
                 return Err(in_site(db, self.site, 0, message));
             }
         };
@@ -231,7 +280,12 @@ fn run(
     if engine == Engine::Jit {
         match zy_codegen::JitSession::new().and_then(|mut s| s.compile(program, inst)) {
             Ok(f) => return (f.call(&args, limits), None),
-            Err(e) => return (zy_interp::run(program, inst, args, limits), Some(e.to_string())),
+            Err(e) => {
+                return (
+                    zy_interp::run(program, inst, args, limits),
+                    Some(e.to_string()),
+                )
+            }
         }
     }
     (zy_interp::run(program, inst, args, limits), None)

@@ -30,7 +30,12 @@ impl Analysis {
 }
 
 /// The gradcheck findings of `file`, comparing with relative tolerance `rtol`.
-pub(crate) fn gradchecks(db: &RootDatabase, file: SourceFile, limits: &EvalLimits, rtol: f64) -> Vec<Diagnostic> {
+pub(crate) fn gradchecks(
+    db: &RootDatabase,
+    file: SourceFile,
+    limits: &EvalLimits,
+    rtol: f64,
+) -> Vec<Diagnostic> {
     let mut out = Vec::new();
     if crate::eval::load_error(db, file).is_some() {
         return out; // reported by `diagnostics`
@@ -39,13 +44,25 @@ pub(crate) fn gradchecks(db: &RootDatabase, file: SourceFile, limits: &EvalLimit
         if item.kind(db) != ItemKind::Function {
             continue;
         }
-        let Some(ast) = zy_hir::item_ast(db, item) else { continue };
-        let Item::Function(def) = &**ast else { continue };
-        for a in def.annotations.iter().filter(|a| a.kind == AnnotationKind::Gradcheck) {
-            let Some((start, end)) = zy_hir::item_range(db, item, a.range.start, a.range.end) else {
+        let Some(ast) = zy_hir::item_ast(db, item) else {
+            continue;
+        };
+        let Item::Function(def) = &**ast else {
+            continue;
+        };
+        for a in def
+            .annotations
+            .iter()
+            .filter(|a| a.kind == AnnotationKind::Gradcheck)
+        {
+            let Some((start, end)) = zy_hir::item_range(db, item, a.range.start, a.range.end)
+            else {
                 continue;
             };
-            let site = CallSite::InFile { file, offset: start };
+            let site = CallSite::InFile {
+                file,
+                offset: start,
+            };
             let finding = match check(db, &a.text, site, limits, rtol) {
                 Ok(None) => continue,
                 Ok(Some(message)) => message,
@@ -82,7 +99,9 @@ fn check(
     let base = prepared.arguments(db)?;
     let mut budget = MAX_LEAVES;
     for (i, g) in gradient.iter().enumerate() {
-        let Some(arg) = base.get(i + skip) else { continue };
+        let Some(arg) = base.get(i + skip) else {
+            continue;
+        };
         let mut ad = Vec::new();
         grad_leaves(arg, g, &mut ad);
         let mut inputs = Vec::new();
@@ -108,8 +127,14 @@ fn check(
             // NaN on either side is a disagreement.
             let agree = (ad_k - fd).abs() <= rtol * scale;
             if !agree {
-                let name = names.get(i + skip).map_or_else(|| format!("argument {}", i + 1), |n| format!("`{n}`"));
-                let at_leaf = if inputs.len() > 1 { format!(" at element {}", k + 1) } else { String::new() };
+                let name = names
+                    .get(i + skip)
+                    .map_or_else(|| format!("argument {}", i + 1), |n| format!("`{n}`"));
+                let at_leaf = if inputs.len() > 1 {
+                    format!(" at element {}", k + 1)
+                } else {
+                    String::new()
+                };
                 return Ok(Some(format!(
                     "gradcheck `{call}`: the gradient with respect to {name}{at_leaf} is {} by AD but {} by finite differences",
                     zy_ir::julia_float(ad_k),
@@ -179,7 +204,11 @@ pub(crate) fn grad_leaves(v: &Value, g: &Value, out: &mut Vec<f64>) {
                 grad_leaves(x, gs.get(i).unwrap_or(&Value::Nothing), out);
             }
         }
-        Value::Ref(r) => grad_leaves(&r.borrow(), parts(g).first().unwrap_or(&Value::Nothing), out),
+        Value::Ref(r) => grad_leaves(
+            &r.borrow(),
+            parts(g).first().unwrap_or(&Value::Nothing),
+            out,
+        ),
         _ => {}
     }
 }
@@ -187,7 +216,8 @@ pub(crate) fn grad_leaves(v: &Value, g: &Value, out: &mut Vec<f64>) {
 /// `v` with its `k`-th Float64 leaf moved by `h` (`k` becomes `None` once done). Mutable parts
 /// are changed in place: callers pass a fresh evaluation of the arguments.
 pub(crate) fn perturb(v: &Value, k: &mut Option<usize>, h: f64) -> Value {
-    let mut each = |vs: &[Value]| -> std::rc::Rc<[Value]> { vs.iter().map(|x| perturb(x, k, h)).collect() };
+    let mut each =
+        |vs: &[Value]| -> std::rc::Rc<[Value]> { vs.iter().map(|x| perturb(x, k, h)).collect() };
     match v {
         Value::F64(x) => match k {
             Some(0) => {

@@ -45,7 +45,12 @@ pub fn in_site(db: &RootDatabase, site: CallSite<'_>, offset: u32, message: Stri
 /// A user error at byte `offset` of `file`.
 pub fn in_file(db: &RootDatabase, file: SourceFile, offset: u32, message: String) -> UserError {
     let lc = zy_hir::line_col(db, file, offset);
-    UserError { file: file.path(db).clone(), line: lc.line, col: lc.col, message }
+    UserError {
+        file: file.path(db).clone(),
+        line: lc.line,
+        col: lc.col,
+        message,
+    }
 }
 
 /// A user error at byte `offset` of a call string (line 1 unless it has newlines).
@@ -58,5 +63,10 @@ pub fn in_call(text: &str, offset: u32, message: String) -> UserError {
     let line = before.matches('\n').count() as u32 + 1;
     let line_start = before.rfind('\n').map_or(0, |i| i + 1);
     let col = before[line_start..].chars().count() as u32 + 1;
-    UserError { file: PathBuf::from(CALL_FILE), line, col, message }
+    UserError {
+        file: PathBuf::from(CALL_FILE),
+        line,
+        col,
+        message,
+    }
 }

@@ -66,10 +66,18 @@ fn generic_name(db: &RootDatabase, name: &str) -> String {
 /// The untyped bodies of every method of `function`, separated by blank lines.
 fn primal(db: &RootDatabase, file: SourceFile, function: &str) -> Result<String, UserError> {
     let index = zy_hir::program_index(db, zy_hir::Workspace::get(db));
-    let origins = index.method_origin.get(function).ok_or_else(|| undefined(db, file, function))?;
+    let origins = index
+        .method_origin
+        .get(function)
+        .ok_or_else(|| undefined(db, file, function))?;
     let bodies: Vec<String> = origins
         .iter()
-        .filter_map(|&(item, i)| zy_hir::ssa(db, item).methods.get(i).map(|(_, m)| print_function(&m.body)))
+        .filter_map(|&(item, i)| {
+            zy_hir::ssa(db, item)
+                .methods
+                .get(i)
+                .map(|(_, m)| print_function(&m.body))
+        })
         .collect();
     Ok(bodies.join("\n"))
 }
@@ -87,14 +95,20 @@ struct Specialised<'a> {
 }
 
 /// The IR text of each specialisation at `stage`.
-fn stage_texts(db: &RootDatabase, spec: &Specialised<'_>, stage: IrStage) -> Result<Vec<String>, UserError> {
+fn stage_texts(
+    db: &RootDatabase,
+    spec: &Specialised<'_>,
+    stage: IrStage,
+) -> Result<Vec<String>, UserError> {
     let mut out = Vec::new();
     let mut program = spec.program.clone();
     let source = &zy_hir::program_index(db, zy_hir::Workspace::get(db)).program;
     for inst in &spec.instances {
         let ad_error = |e: zy_ad::AdError| error_at(db, e.span, spec.site, e.message);
         let text = match stage {
-            IrStage::Primal | IrStage::Typed => program.functions.get(inst).map(|f| print_function(f)),
+            IrStage::Primal | IrStage::Typed => {
+                program.functions.get(inst).map(|f| print_function(f))
+            }
             IrStage::Forward | IrStage::Pullback => {
                 zy_ad::add_adjoints(Some(source), &mut program, inst).map_err(ad_error)?;
                 let key = match stage {
@@ -107,7 +121,12 @@ fn stage_texts(db: &RootDatabase, spec: &Specialised<'_>, stage: IrStage) -> Res
                 // What runs is the program with differentiation calls expanded.
                 let expanded = zy_ad::expand_with_rrules(source, &program).map_err(ad_error)?;
                 Some(zy_codegen::clif_text(&expanded, inst).map_err(|e| {
-                    error_at(db, zy_ir::Span::default(), spec.site, format!("cannot compile: {e}"))
+                    error_at(
+                        db,
+                        zy_ir::Span::default(),
+                        spec.site,
+                        format!("cannot compile: {e}"),
+                    )
                 })?)
             }
         };
@@ -136,28 +155,58 @@ fn specialise<'a>(
         return Err(undefined(db, file, function));
     };
     for &item in &items {
-        let Some(ast) = zy_hir::item_ast(db, item) else { continue };
-        let Item::Function(def) = &**ast else { continue };
-        if let Some(a) = def.annotations.iter().find(|a| a.kind == AnnotationKind::At) {
-            let (offset, _) = zy_hir::item_range(db, item, a.range.start, a.range.end).unwrap_or((0, 0));
-            let site = CallSite::InFile { file: item.file(db), offset };
+        let Some(ast) = zy_hir::item_ast(db, item) else {
+            continue;
+        };
+        let Item::Function(def) = &**ast else {
+            continue;
+        };
+        if let Some(a) = def
+            .annotations
+            .iter()
+            .find(|a| a.kind == AnnotationKind::At)
+        {
+            let (offset, _) =
+                zy_hir::item_range(db, item, a.range.start, a.range.end).unwrap_or((0, 0));
+            let site = CallSite::InFile {
+                file: item.file(db),
+                offset,
+            };
             let mut spec = specialise_at(db, function, &a.text, site)?;
-            spec.site = CallSite::InFile { file: item.file(db), offset };
+            spec.site = CallSite::InFile {
+                file: item.file(db),
+                offset,
+            };
             return Ok(spec);
         }
     }
-    let site = CallSite::InFile { file: first.file(db), offset: item_start(db, first) };
+    let site = CallSite::InFile {
+        file: first.file(db),
+        offset: item_start(db, first),
+    };
     let index = zy_hir::program_index(db, zy_hir::Workspace::get(db));
     if let Some(gf) = index.program.functions.get(function) {
         for (m, method) in gf.methods.iter().enumerate() {
-            let args: Option<Vec<Type>> = method.sig.iter().map(|t| t.as_ref().and_then(concrete)).collect();
+            let args: Option<Vec<Type>> = method
+                .sig
+                .iter()
+                .map(|t| t.as_ref().and_then(concrete))
+                .collect();
             if let Some(args) = args {
-                let inst = Arc::new(Instance { name: gf.name.clone(), method: m as u32, args: args.into() });
+                let inst = Arc::new(Instance {
+                    name: gf.name.clone(),
+                    method: m as u32,
+                    args: args.into(),
+                });
                 let (program, errors) = zy_hir::typed_program(db, std::slice::from_ref(&inst));
                 if let Some(e) = errors.into_iter().next() {
                     return Err(error_at(db, e.span, site, e.message));
                 }
-                return Ok(Specialised { program, instances: vec![inst], site });
+                return Ok(Specialised {
+                    program,
+                    instances: vec![inst],
+                    site,
+                });
             }
         }
     }
@@ -171,7 +220,10 @@ fn specialise<'a>(
 
 /// The byte offset at which `item` starts.
 fn item_start(db: &RootDatabase, item: zy_hir::ItemId) -> u32 {
-    zy_hir::item_boundaries(db, item).first().copied().unwrap_or(0)
+    zy_hir::item_boundaries(db, item)
+        .first()
+        .copied()
+        .unwrap_or(0)
 }
 
 /// The specialisations of `function` that typing `call` reaches.
@@ -190,17 +242,28 @@ fn specialise_at<'a>(
         Some(e) => error_at(db, e.span, site, e.message),
         None => at(0, "internal error: typing failed without a message".into()),
     })?;
-    let instances: Vec<Arc<Instance>> =
-        typed.program.functions.keys().filter(|inst| &*inst.name == function).cloned().collect();
+    let instances: Vec<Arc<Instance>> = typed
+        .program
+        .functions
+        .keys()
+        .filter(|inst| &*inst.name == function)
+        .cloned()
+        .collect();
     if instances.is_empty() {
         return Err(at(0, format!("`{call}` does not call `{function}`")));
     }
-    Ok(Specialised { program: typed.program, instances, site })
+    Ok(Specialised {
+        program: typed.program,
+        instances,
+        site,
+    })
 }
 
 /// The concrete type an annotation names, for the types that need no program to resolve.
 fn concrete(t: &TypeExpr) -> Option<Type> {
-    let TypeExpr::Named { name, params } = t else { return None };
+    let TypeExpr::Named { name, params } = t else {
+        return None;
+    };
     let params: Option<Vec<Type>> = params.iter().map(concrete).collect();
     match (&**name, params?.as_slice()) {
         ("Float64", []) => Some(Type::Float64),

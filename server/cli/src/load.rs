@@ -33,7 +33,12 @@ pub fn io_error(path: &Path, e: &std::io::Error) -> UserError {
         std::io::ErrorKind::NotFound => "no such file".to_string(),
         _ => e.to_string(),
     };
-    UserError { file: path.to_path_buf(), line: 1, col: 1, message: format!("cannot read file: {reason}") }
+    UserError {
+        file: path.to_path_buf(),
+        line: 1,
+        col: 1,
+        message: format!("cannot read file: {reason}"),
+    }
 }
 
 /// Print a query's result, or its error and the failure status.
@@ -76,17 +81,22 @@ pub fn grad(path: &Path, call: &str, format: Format, engine: Engine) -> ExitCode
         Ok(x) => x,
         Err(code) => return code,
     };
-    let result = host.analysis().grad(file, call, EvalLimits::default(), engine).map(|r| {
-        r.map(|g| {
-            if let Some(why) = &g.jit_fallback {
-                eprintln!("note: the JIT does not compile this call ({why}); the interpreter ran it");
-            }
-            match format {
-                Format::Text => g.to_text(),
-                Format::Json => g.to_json_text(),
-            }
-        })
-    });
+    let result = host
+        .analysis()
+        .grad(file, call, EvalLimits::default(), engine)
+        .map(|r| {
+            r.map(|g| {
+                if let Some(why) = &g.jit_fallback {
+                    eprintln!(
+                        "note: the JIT does not compile this call ({why}); the interpreter ran it"
+                    );
+                }
+                match format {
+                    Format::Text => g.to_text(),
+                    Format::Json => g.to_json_text(),
+                }
+            })
+        });
     finish(result)
 }
 

@@ -18,7 +18,10 @@ const STACK_SIZE: usize = 1 << 30;
 
 fn main() -> ExitCode {
     install_panic_hook();
-    let worker = std::thread::Builder::new().name("zy-analyze".into()).stack_size(STACK_SIZE).spawn(run);
+    let worker = std::thread::Builder::new()
+        .name("zy-analyze".into())
+        .stack_size(STACK_SIZE)
+        .spawn(run);
     match worker.map(|w| w.join()) {
         Ok(Ok(code)) => code,
         _ => {
@@ -39,25 +42,52 @@ fn run() -> ExitCode {
     };
     match cli.command {
         Command::Eval { file, call, format } => load::eval(&file, &call, format),
-        Command::Grad { file, call, format, engine } => load::grad(&file, &call, format, engine.into()),
-        Command::Ir { file, function, at, stage } => load::ir(&file, &function, at.as_deref(), stage),
-        Command::Check { paths, format, deny_warnings, config, color, timings } => {
-            check::run(&check::CheckArgs { paths, format, deny_warnings, config, color, timings })
-        }
+        Command::Grad {
+            file,
+            call,
+            format,
+            engine,
+        } => load::grad(&file, &call, format, engine.into()),
+        Command::Ir {
+            file,
+            function,
+            at,
+            stage,
+        } => load::ir(&file, &function, at.as_deref(), stage),
+        Command::Check {
+            paths,
+            format,
+            deny_warnings,
+            config,
+            color,
+            timings,
+        } => check::run(&check::CheckArgs {
+            paths,
+            format,
+            deny_warnings,
+            config,
+            color,
+            timings,
+        }),
     }
 }
 
 /// A last resort: an internal error prints one line (no backtrace) and exits with status 2.
 fn install_panic_hook() {
     std::panic::set_hook(Box::new(|info| {
-        let location = info.location().map(|l| format!(" at {}:{}", l.file(), l.line()));
+        let location = info
+            .location()
+            .map(|l| format!(" at {}:{}", l.file(), l.line()));
         let message = info
             .payload()
             .downcast_ref::<&str>()
             .map(|s| s.to_string())
             .or_else(|| info.payload().downcast_ref::<String>().cloned())
             .unwrap_or_else(|| "unknown panic".into());
-        eprintln!("zy-analyze: internal error{}: {message}", location.unwrap_or_default());
+        eprintln!(
+            "zy-analyze: internal error{}: {message}",
+            location.unwrap_or_default()
+        );
         std::process::exit(2);
     }));
 }

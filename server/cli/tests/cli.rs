@@ -43,13 +43,20 @@ fn run(dir: &Path, args: &[&str]) -> (i32, String, String) {
         .output()
         .expect("binary runs");
     let text = |b: Vec<u8>| String::from_utf8(b).expect("utf-8 output");
-    (out.status.code().unwrap_or(-1), text(out.stdout), text(out.stderr))
+    (
+        out.status.code().unwrap_or(-1),
+        text(out.stdout),
+        text(out.stderr),
+    )
 }
 
 #[test]
 fn eval_in_text_and_json() {
     let dir = dir_with("eval", &[("pow.jl", POW)]);
-    assert_eq!(run(&dir, &["eval", "pow.jl", "pow(2.0, 3)"]), (0, "8.0\n".into(), "".into()));
+    assert_eq!(
+        run(&dir, &["eval", "pow.jl", "pow(2.0, 3)"]),
+        (0, "8.0\n".into(), "".into())
+    );
     assert_eq!(
         run(&dir, &["eval", "pow.jl", "pow(2.0, 3)", "--format", "json"]),
         (0, "{\"value\":8.0}\n".into(), "".into())
@@ -61,7 +68,15 @@ fn grad_in_json() {
     let dir = dir_with("grad", &[("pow.jl", POW)]);
     let expected = "{\"value\":8.0,\"gradient\":[12.0,null]}\n";
     for engine in ["interp", "jit"] {
-        let args = ["grad", "pow.jl", "pow(2.0, 3)", "--format", "json", "--engine", engine];
+        let args = [
+            "grad",
+            "pow.jl",
+            "pow(2.0, 3)",
+            "--format",
+            "json",
+            "--engine",
+            engine,
+        ];
         assert_eq!(run(&dir, &args), (0, expected.into(), "".into()));
     }
 }
@@ -71,15 +86,35 @@ fn ir_stages() {
     let dir = dir_with("ir", &[("pow.jl", POW)]);
     let (status, out, err) = run(&dir, &["ir", "pow.jl", "pow", "--stage", "typed"]);
     assert_eq!((status, err.as_str()), (0, ""));
-    assert!(out.starts_with("pow(%1::Float64, %2::Int64) :: Float64   # x, n\n"), "{out}");
-    let (status, out, _) = run(&dir, &["ir", "pow.jl", "pow", "--stage", "pullback", "--at", "pow(1.0, 2)"]);
+    assert!(
+        out.starts_with("pow(%1::Float64, %2::Int64) :: Float64   # x, n\n"),
+        "{out}"
+    );
+    let (status, out, _) = run(
+        &dir,
+        &[
+            "ir",
+            "pow.jl",
+            "pow",
+            "--stage",
+            "pullback",
+            "--at",
+            "pow(1.0, 2)",
+        ],
+    );
     assert_eq!(status, 0);
     assert!(out.starts_with("pow⁻("), "{out}");
 }
 
 #[test]
 fn bad_input_is_one_line_with_a_position() {
-    let dir = dir_with("bad", &[("pow.jl", POW), ("broken.jl", "function f(x)\n    x * * 2\nend\n")]);
+    let dir = dir_with(
+        "bad",
+        &[
+            ("pow.jl", POW),
+            ("broken.jl", "function f(x)\n    x * * 2\nend\n"),
+        ],
+    );
     let cases: [(&[&str], i32, &str); 6] = [
         (&["eval", "missing.jl", "f()"], 2, "missing.jl:1:1: error: cannot read file: no such file"),
         (&["eval", "broken.jl", "f(1.0)"], 1, "broken.jl:2:9: error: syntax error: unexpected `*`"),
@@ -93,7 +128,11 @@ fn bad_input_is_one_line_with_a_position() {
         (&["ir", "pow.jl", "nothere"], 1, "pow.jl:1:1: error: no function `nothere` is defined"),
     ];
     for (args, status, line) in cases {
-        assert_eq!(run(&dir, args), (status, String::new(), format!("{line}\n")), "{args:?}");
+        assert_eq!(
+            run(&dir, args),
+            (status, String::new(), format!("{line}\n")),
+            "{args:?}"
+        );
     }
 }
 
@@ -102,7 +141,10 @@ fn usage_errors_exit_with_2() {
     let dir = dir_with("usage", &[]);
     let (status, out, err) = run(&dir, &["bogus"]);
     assert_eq!((status, out.as_str()), (2, ""));
-    assert!(err.starts_with("error: unrecognized subcommand 'bogus'"), "{err}");
+    assert!(
+        err.starts_with("error: unrecognized subcommand 'bogus'"),
+        "{err}"
+    );
 }
 
 #[test]
@@ -168,6 +210,12 @@ fn check_compares_gradients_with_finite_differences() {
     let result = &log["runs"][0]["results"][0];
     assert_eq!(log["version"], "2.1.0");
     assert_eq!(result["ruleId"], "gradcheck");
-    assert_eq!(result["locations"][0]["physicalLocation"]["artifactLocation"]["uri"], "rules.jl");
-    assert_eq!(result["locations"][0]["physicalLocation"]["region"]["startLine"], 9);
+    assert_eq!(
+        result["locations"][0]["physicalLocation"]["artifactLocation"]["uri"],
+        "rules.jl"
+    );
+    assert_eq!(
+        result["locations"][0]["physicalLocation"]["region"]["startLine"],
+        9
+    );
 }
