@@ -187,13 +187,13 @@ fn tangent_accumulation_of_arrays_and_zeros_of_a_shape() {
 
 #[test]
 fn the_clif_text_names_what_runs_in_the_runtime() {
-    // w(x) = sum([x, 2.0]) + sqrt(x): `vect` runs in the runtime, sqrt's DomainError check
+    // w(x) = sum(fill(x, 2)) + sqrt(x): `fill` runs in the runtime, sqrt's DomainError check
     // only on its error path.
     let fl = Type::Float64;
     let mut fb = Fb::new("w", std::slice::from_ref(&fl), fl.clone());
     let x = fb.args[0];
     let e = Block::ENTRY;
-    let a = fb.prim(e, Prim::Vect, vec![v(x), f(2.0)], vecf(), 10);
+    let a = fb.prim(e, Prim::Fill, vec![v(x), i(2)], vecf(), 10);
     let s = fb.prim(e, Prim::Sum, vec![v(a)], fl.clone(), 11);
     let r = fb.prim(e, Prim::Sqrt, vec![v(x)], fl.clone(), 12);
     let t = fb.prim(e, Prim::Add, vec![v(s), v(r)], fl.clone(), 13);
@@ -206,10 +206,10 @@ fn the_clif_text_names_what_runs_in_the_runtime() {
         .nth(1);
     assert_eq!(
         trailer,
-        Some(";   vect -> Vector{Float64} at 10..11\n"),
+        Some(";   fill -> Vector{Float64} at 10..11\n"),
         "{clif}"
     );
-    assert_eq!(check(&prog, &inst, vec![Value::F64(4.0)]), "8.0");
+    assert_eq!(check(&prog, &inst, vec![Value::F64(4.0)]), "10.0");
 }
 
 #[test]
@@ -240,4 +240,48 @@ fn a_row_view_is_indexed_in_place_and_sees_later_writes() {
     );
     let out = check(&prog, &inst, vec![x(), Value::Int(2)]);
     assert!(out.starts_with("error at 16..17: BoundsError"), "{out}");
+}
+
+#[test]
+fn literals_zeros_ones_similar_and_copies() {
+    // c(n, x) = (v = [x, 1, true]; w = copy(v); v[1] = -0.0; (v, w, ones(n), zeros(2, n), similar(v)))
+    let fl = Type::Float64;
+    let ret = Type::tuple([vecf(), vecf(), vecf(), matf(), vecf()]);
+    let mut fb = Fb::new("c", &[Type::Int64, fl.clone()], ret.clone());
+    let (n, x) = (fb.args[0], fb.args[1]);
+    let e = Block::ENTRY;
+    let lit = fb.prim(
+        e,
+        Prim::Vect,
+        vec![v(x), i(1), Operand::Const(Const::Bool(true))],
+        vecf(),
+        10,
+    );
+    let w = fb.prim(e, Prim::Copy, vec![v(lit)], vecf(), 11);
+    fb.prim(
+        e,
+        Prim::SetIndex,
+        vec![v(lit), f(-0.0), i(1)],
+        fl.clone(),
+        12,
+    );
+    let o = fb.prim(e, Prim::Ones, vec![v(n)], vecf(), 13);
+    let z = fb.prim(e, Prim::Zeros, vec![i(2), v(n)], matf(), 14);
+    let s = fb.prim(e, Prim::Similar, vec![v(lit)], vecf(), 15);
+    let t = fb.prim(
+        e,
+        Prim::Tuple,
+        vec![v(lit), v(w), v(o), v(z), v(s)],
+        ret,
+        16,
+    );
+    fb.ret(e, v(t));
+    let inst = fb.inst();
+    let prog = program(vec![fb]);
+    assert_eq!(
+        check(&prog, &inst, vec![Value::Int(2), Value::F64(2.5)]),
+        "([-0.0, 1.0, 1.0], [2.5, 1.0, 1.0], [1.0, 1.0], [0.0 0.0; 0.0 0.0], [0.0, 0.0, 0.0])"
+    );
+    let out = check(&prog, &inst, vec![Value::Int(-1), Value::F64(2.5)]);
+    assert!(out.starts_with("error at 13..14: ArgumentError"), "{out}");
 }

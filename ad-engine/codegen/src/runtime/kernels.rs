@@ -164,6 +164,17 @@ pub unsafe extern "C" fn zy_rt_add_arrays(
     out
 }
 
+/// Copy the elements of Float64 array `src` into `dst` (of the same length).
+///
+/// # Safety
+/// Both must be live Float64 arrays of equal length.
+pub unsafe extern "C" fn zy_rt_copy_elems(dst: *mut ArrayObj, src: *const ArrayObj) {
+    let (d, s) = unsafe { (&*dst, &*src) };
+    let n = d.len.min(s.len).max(0) as usize;
+    // SAFETY: both hold at least `n` elements; a fresh `dst` never overlaps `src`.
+    unsafe { std::ptr::copy_nonoverlapping(s.data.cast::<f64>(), d.data.cast::<f64>(), n) };
+}
+
 /// A new zero-filled `rows × cols` array of `elem_size`-byte elements.
 ///
 /// # Safety
@@ -189,6 +200,7 @@ pub fn symbols() -> Vec<(&'static str, *const u8)> {
         ("zy_rt_matmul", zy_rt_matmul as *const u8),
         ("zy_rt_array_new", zy_rt_array_new as *const u8),
         ("zy_rt_add_arrays", zy_rt_add_arrays as *const u8),
+        ("zy_rt_copy_elems", zy_rt_copy_elems as *const u8),
     ]
 }
 

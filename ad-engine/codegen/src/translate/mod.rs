@@ -9,6 +9,7 @@
 mod arrays;
 mod broadcast;
 mod calls;
+mod construct;
 mod control;
 mod data;
 pub(crate) mod pullbacks;
@@ -56,6 +57,7 @@ pub(crate) struct RtFuncs {
     pub matmul: FuncId,
     pub array_new: FuncId,
     pub add_arrays: FuncId,
+    pub copy_elems: FuncId,
 }
 
 impl RtFuncs {
@@ -110,6 +112,7 @@ impl RtFuncs {
             matmul: decl("zy_rt_matmul", &[p, p, p, p, p], Some(p))?,
             array_new: decl("zy_rt_array_new", &[p, p, p, p], Some(p))?,
             add_arrays: decl("zy_rt_add_arrays", &[p, p, p], Some(p))?,
+            copy_elems: decl("zy_rt_copy_elems", &[p, p], None)?,
         })
     }
 }
@@ -566,6 +569,9 @@ impl<'e, 'a, 'b> Translator<'e, 'a, 'b> {
             return Ok(out);
         }
         if let Some(out) = self.arrays(p, args, &tys, ty, span)? {
+            return Ok(out);
+        }
+        if let Some(out) = self.construct(p, args, &tys, ty, span)? {
             return Ok(out);
         }
         if p == Prim::Broadcast {
