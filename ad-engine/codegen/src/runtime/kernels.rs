@@ -164,6 +164,26 @@ pub unsafe extern "C" fn zy_rt_add_arrays(
     out
 }
 
+/// The transpose of a Float64 matrix: a new `cols × rows` matrix.
+///
+/// # Safety
+/// `ctx` must be the live context; `a` a live Float64 matrix.
+pub unsafe extern "C" fn zy_rt_transpose(ctx: *mut Ctx, a: *const ArrayObj) -> *mut ArrayObj {
+    let ctx = unsafe { &mut *ctx };
+    let ao = unsafe { &*a };
+    let (m, n) = (ao.rows.max(0) as usize, ao.cols.max(0) as usize);
+    let out = ctx.state.arena.new_array(n as i64, m as i64, 8);
+    let x = unsafe { elems(a) };
+    // SAFETY: `out` holds m·n Float64 elements.
+    let c = unsafe { std::slice::from_raw_parts_mut((*out).data.cast::<f64>(), m * n) };
+    for j in 0..n {
+        for i in 0..m {
+            c[i * n + j] = x[j * m + i];
+        }
+    }
+    out
+}
+
 /// Copy the elements of Float64 array `src` into `dst` (of the same length).
 ///
 /// # Safety
@@ -201,6 +221,7 @@ pub fn symbols() -> Vec<(&'static str, *const u8)> {
         ("zy_rt_array_new", zy_rt_array_new as *const u8),
         ("zy_rt_add_arrays", zy_rt_add_arrays as *const u8),
         ("zy_rt_copy_elems", zy_rt_copy_elems as *const u8),
+        ("zy_rt_transpose", zy_rt_transpose as *const u8),
     ]
 }
 

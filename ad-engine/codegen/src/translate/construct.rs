@@ -1,5 +1,5 @@
-//! New arrays built inline: literals `[a, b, c]`, `zeros`, `ones`, `similar` and `copy` of
-//! Float64 arrays. Dimensions that are negative or too large run in the runtime, which raises
+//! New arrays built inline: literals `[a, b, c]`, `zeros`, `ones`, `similar`, `copy` and the
+//! transpose of Float64 arrays. Dimensions that are negative or too large run in the runtime, which raises
 //! the interpreter's error.
 
 use cranelift_codegen::ir::{condcodes::IntCC, types, InstBuilder};
@@ -105,6 +105,17 @@ impl Translator<'_, '_, '_> {
                     self.call_rt(rt, &[arr, a]);
                 }
                 vec![arr]
+            }
+            // The transpose of a matrix is a copy (as in the interpreter).
+            (Prim::Transpose | Prim::Adjoint, [Type::Array(e, 2)])
+                if **e == Type::Float64 && dims == 2 && elem == Type::Float64 =>
+            {
+                let a = self.pointer(&args[0])?;
+                let rt = self.env.rt.transpose;
+                let ctx = self.ctx();
+                vec![self
+                    .call_rt(rt, &[ctx, a])
+                    .ok_or_else(|| JitError::invalid("transpose"))?]
             }
             _ => return Ok(None),
         }))

@@ -58,6 +58,7 @@ pub(crate) struct RtFuncs {
     pub array_new: FuncId,
     pub add_arrays: FuncId,
     pub copy_elems: FuncId,
+    pub transpose: FuncId,
 }
 
 impl RtFuncs {
@@ -113,6 +114,7 @@ impl RtFuncs {
             array_new: decl("zy_rt_array_new", &[p, p, p, p], Some(p))?,
             add_arrays: decl("zy_rt_add_arrays", &[p, p, p], Some(p))?,
             copy_elems: decl("zy_rt_copy_elems", &[p, p], None)?,
+            transpose: decl("zy_rt_transpose", &[p, p], Some(p))?,
         })
     }
 }
