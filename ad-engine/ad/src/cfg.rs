@@ -73,6 +73,21 @@ pub fn reaches(func: &Function, exit: Block) -> Vec<bool> {
     ok
 }
 
+/// Can control get from `from` to `to` (in at least one step)?
+pub fn reaches_from(func: &Function, from: Block, to: Block) -> bool {
+    let mut seen = vec![false; func.blocks.len()];
+    let mut stack = func.block(from).term.successors();
+    while let Some(b) = stack.pop() {
+        if b == to {
+            return true;
+        }
+        if !std::mem::replace(&mut seen[b.index()], true) {
+            stack.extend(func.block(b).term.successors());
+        }
+    }
+    false
+}
+
 /// Is `t` Float64 (the one type whose gradient is added with `+`)?
 pub fn is_f64(t: &Type) -> bool {
     *t == Type::Float64

@@ -22,7 +22,7 @@ use zy_ir::{
 };
 
 use crate::activity::{analyse, Activity};
-use crate::cfg::{in_loop, reaches, single_exit};
+use crate::cfg::{in_loop, reaches, reaches_from, single_exit};
 use crate::names;
 use crate::rules::{self, Callees, Emit, FwdStmt, RevStmt};
 use crate::tangent::{fdata_type, has_fdata, has_rdata, rdata_type};
@@ -47,6 +47,9 @@ struct BlockTape {
     stack: Option<(Value, usize)>,
     /// The `br#` parameter, for blocks with several predecessors.
     branch: Option<Value>,
+    /// For a loop header entered at most once per call: the iteration counter parameter
+    /// (`iter#`), kept in a slot instead of recording the predecessor on every iteration.
+    counter: Option<Value>,
 }
 
 /// Transform `func`, the body of `inst`.
@@ -94,6 +97,9 @@ struct Cx<'f> {
     preds: Vec<Vec<Block>>,
     /// Blocks in reverse post-order that reach the exit.
     order: Vec<Block>,
+    /// Loop headers entered at most once per call, from one block outside the loop, with one
+    /// back edge: `(outside predecessor, latch)`. Their reverse counts iterations down.
+    counted: Vec<Option<(Block, Block)>>,
 }
 
 impl<'f> Cx<'f> {
@@ -102,7 +108,21 @@ impl<'f> Cx<'f> {
         let live = reaches(f, exit);
         let preds = f.predecessors();
         let order = f.reverse_postorder().into_iter().filter(|b| live[b.index()]).collect();
-        Cx { f, exit, act, looped, live, preds, order }
+        let counted = f
+            .block_ids()
+            .map(|h| match preds[h.index()].as_slice() {
+                [a, b] if looped[h.index()] && live[h.index()] => {
+                    let inside = |q: Block| reaches(f, h)[q.index()] && reaches_from(f, h, q);
+                    match (inside(*a), inside(*b)) {
+                        (false, true) if !looped[a.index()] => Some((*a, *b)),
+                        (true, false) if !looped[b.index()] => Some((*b, *a)),
+                        _ => None,
+                    }
+                }
+                _ => None,
+            })
+            .collect();
+        Cx { f, exit, act, looped, live, preds, order, counted }
     }
 
     fn is_stmt_active(&self, v: Value) -> bool {
@@ -161,7 +181,10 @@ fn forward_pass(cx: &Cx, inst: &Arc<Instance>, callees: &mut Callees) -> Result<
                 shadow.insert(p, s.into());
             }
         }
-        if cx.live[b.index()] && cx.multi_pred(b) {
+        if cx.counted[b.index()].is_some() {
+            let name = format!("iter{b}").into();
+            tapes[b.index()].counter = Some(out.add_param(b, Type::Int64, Span::default(), Some(name)));
+        } else if cx.live[b.index()] && cx.multi_pred(b) {
             let name = format!("br{b}").into();
             tapes[b.index()].branch = Some(out.add_param(b, Type::Int64, Span::default(), Some(name)));
         }
@@ -222,15 +245,32 @@ fn forward_pass(cx: &Cx, inst: &Arc<Instance>, callees: &mut Callees) -> Result<
                 slot_order.push(rv);
             }
         }
-        // Terminator.
+        // A counted header's iteration count is kept in a slot (its last value is the count).
+        if let Some(cnt) = tapes[b.index()].counter {
+            let var = sb.declare_var_with_init(Type::Int64, None, VarInit::Const(Const::Int(0)));
+            sb.def_var(b, var, cnt);
+            slot_vars.insert(cnt, var);
+            slot_order.push(cnt);
+        }
+        // Terminator; a latch counts the iteration it ends.
+        let mut incs: HashMap<Block, Operand> = HashMap::new();
+        for t in data.term.successors() {
+            if let (Some((_, latch)), Some(cnt)) = (cx.counted[t.index()], tapes[t.index()].counter) {
+                if latch == b {
+                    let mut e = Emit { bcast: None, b: &mut sb, block: b, span: Span::default() };
+                    incs.insert(t, e.prim(Prim::Add, vec![cnt.into(), Const::Int(1).into()], Type::Int64));
+                }
+            }
+        }
+        let call = |c: &BlockCall| fwd_call(cx, f, b, c, &map, &shadow, &incs);
         let term = match &data.term {
             Terminator::Return(x) => Terminator::Return(mapped(&map, x)),
             Terminator::Unreachable => Terminator::Unreachable,
-            Terminator::Jump(c) => Terminator::Jump(fwd_call(cx, f, b, c, &map, &shadow)),
+            Terminator::Jump(c) => Terminator::Jump(call(c)),
             Terminator::Branch { cond, then_to, else_to } => Terminator::Branch {
                 cond: mapped(&map, cond),
-                then_to: fwd_call(cx, f, b, then_to, &map, &shadow),
-                else_to: fwd_call(cx, f, b, else_to, &map, &shadow),
+                then_to: call(then_to),
+                else_to: call(else_to),
             },
         };
         sb.func.set_term(b, term, data.term_span);
@@ -329,7 +369,8 @@ fn mapped(map: &HashMap<Value, Operand>, op: &Operand) -> Operand {
 }
 
 /// The forward jump for primal jump `c` out of `from`: each φ argument followed by its shadow,
-/// then the predecessor index for `br#`.
+/// then the predecessor index for `br#` or the iteration count for `iter#` (`incs`: the
+/// incremented counts computed in a latch).
 fn fwd_call(
     cx: &Cx,
     f: &Function,
@@ -337,6 +378,7 @@ fn fwd_call(
     c: &BlockCall,
     map: &HashMap<Value, Operand>,
     shadow: &HashMap<Value, Operand>,
+    incs: &HashMap<Block, Operand>,
 ) -> BlockCall {
     let mut args = Vec::new();
     for (p, a) in f.block(c.block).params.iter().zip(&c.args) {
@@ -346,7 +388,9 @@ fn fwd_call(
             args.push(s.unwrap_or(Const::Nothing.into()));
         }
     }
-    if cx.live[c.block.index()] && cx.multi_pred(c.block) {
+    if cx.counted[c.block.index()].is_some() {
+        args.push(incs.get(&c.block).cloned().unwrap_or(Const::Int(0).into()));
+    } else if cx.live[c.block.index()] && cx.multi_pred(c.block) {
         let k = cx.preds[c.block.index()].iter().position(|p| *p == from).unwrap_or(0);
         args.push(Const::Int(k as i64 + 1).into());
     }
@@ -374,6 +418,18 @@ fn pullback_pass(cx: &Cx, inst: &Arc<Instance>, fw: &Forward) -> Result<Function
     let start = rev.get(&cx.exit).copied().unwrap_or(Block::ENTRY);
     out.set_term(Block::ENTRY, Terminator::Jump(BlockCall::new(start)), Span::default());
     let mut g = Grads { sb: SsaBuilder::new(out), vars: HashMap::new(), act: &cx.act, f };
+    // Iteration counters of counted loop headers, loaded once from the tape.
+    let mut counters: HashMap<Block, Var> = HashMap::new();
+    for &b in &cx.order {
+        if let Some(pos) = fw.tapes[b.index()].counter.and_then(|c| fw.slots.get(&c)) {
+            let var = g.sb.declare_var_with_init(Type::Int64, Some(format!("iter{b}").into()), VarInit::Const(Const::Int(0)));
+            let mut e = Emit { bcast: None, b: &mut g.sb, block: Block::ENTRY, span: Span::default() };
+            let k = e.field(tape.into(), *pos, &fw.tape_ty);
+            name(&mut e, &k, format!("iter{b}"));
+            g.sb.def_var(Block::ENTRY, var, k);
+            counters.insert(b, var);
+        }
+    }
     if let Terminator::Return(Operand::Value(u)) = &f.block(cx.exit).term {
         if let Some(var) = g.var(*u) {
             g.sb.def_var(Block::ENTRY, var, dy);
@@ -482,6 +538,29 @@ fn pullback_pass(cx: &Cx, inst: &Arc<Instance>, fw: &Forward) -> Result<Function
                 }
             }
         };
+        if let (Some((outside, latch)), Some(var)) = (cx.counted[b.index()], counters.get(&b).copied()) {
+            // Iterations left: none means the loop was entered from outside.
+            let left = g.sb.use_var(rb, var);
+            let mut e = Emit { bcast: None, b: &mut g.sb, block: rb, span: Span::default() };
+            let done = e.prim(Prim::Eq, vec![left.clone(), Const::Int(0).into()], Type::Bool);
+            let out_to = if phis.is_empty() {
+                rev[&outside]
+            } else {
+                let eb = g.sb.func.add_block();
+                edge(&mut g, eb, outside);
+                g.sb.func.set_term(eb, Terminator::Jump(BlockCall::new(rev[&outside])), Span::default());
+                eb
+            };
+            let back = g.sb.func.add_block();
+            edge(&mut g, back, latch);
+            let mut e = Emit { bcast: None, b: &mut g.sb, block: back, span: Span::default() };
+            let dec = e.prim(Prim::Sub, vec![left, Const::Int(1).into()], Type::Int64);
+            g.sb.def_var(back, var, dec);
+            g.sb.func.set_term(back, Terminator::Jump(BlockCall::new(rev[&latch])), Span::default());
+            let term = Terminator::Branch { cond: done, then_to: BlockCall::new(out_to), else_to: BlockCall::new(back) };
+            g.sb.func.set_term(rb, term, Span::default());
+            continue;
+        }
         match preds.as_slice() {
             [] => g.sb.func.set_term(rb, Terminator::Unreachable, Span::default()),
             [(_, q)] if !cx.multi_pred(b) => {

@@ -93,51 +93,51 @@ fn pow_pushes_one_float_per_iteration() {
             pow⁺(%1::Float64, %2::Int64) :: Tuple{Float64, Pullback{typeof(pow), Float64, Int64}}   # x, n
             #1:
               %6 = stack() :: Stack{Tuple{Float64}} # stk#3
-              %7 = stack() :: Stack{Tuple{Int64}}   # stk#2
               br #2
             #2:
-              %3 = φ(#1 → 1.0, #4 → %15) :: Float64 # r
-              %4 = φ(#1 → %2, #4 → %14) :: Int64    # n
-              %5 = φ(#1 → 1, #4 → 2) :: Int64       # br#2
-              %8 = %4 > 0 :: Bool
-              %9 = tuple(%5) :: Tuple{Int64}        # α#2
-              %10 = push!(%7, %9) :: Nothing
-              br %8 ? #4 : #3
+              %3 = φ(#1 → 1.0, #4 → %12) :: Float64 # r
+              %4 = φ(#1 → %2, #4 → %11) :: Int64    # n
+              %5 = φ(#1 → 0, #4 → %13) :: Int64     # iter#2
+              %7 = %4 > 0 :: Bool
+              br %7 ? #4 : #3
             #3:
-              %11 = tuple(%1, %7, %6) :: Tuple{Float64, Stack{Tuple{Int64}}, Stack{Tuple{Float64}}}
-              %12 = make_pullback(pow⁻, 0, %11) :: Pullback{typeof(pow), Float64, Int64}
-              %13 = tuple(%3, %12) :: Tuple{Float64, Pullback{typeof(pow), Float64, Int64}}
-              return %13
+              %8 = tuple(%5, %1, %6) :: Tuple{Int64, Float64, Stack{Tuple{Float64}}}
+              %9 = make_pullback(pow⁻, 0, %8) :: Pullback{typeof(pow), Float64, Int64}
+              %10 = tuple(%3, %9) :: Tuple{Float64, Pullback{typeof(pow), Float64, Int64}}
+              return %10
             #4:
-              %14 = %4 - 1 :: Int64                 # n
-              %15 = %3 * %1 :: Float64              # r
-              %16 = tuple(%3) :: Tuple{Float64}     # α#3
-              %17 = push!(%6, %16) :: Nothing
+              %11 = %4 - 1 :: Int64                 # n
+              %12 = %3 * %1 :: Float64              # r
+              %13 = %5 + 1 :: Int64
+              %14 = tuple(%3) :: Tuple{Float64}     # α#3
+              %15 = push!(%6, %14) :: Nothing
               br #2
         "#]],
         expect![[r#"
-            pow⁻(%1::Tuple{Float64, Stack{Tuple{Int64}}, Stack{Tuple{Float64}}}, %2::Float64) :: Tuple{Float64, Nothing}
+            pow⁻(%1::Tuple{Int64, Float64, Stack{Tuple{Float64}}}, %2::Float64) :: Tuple{Float64, Nothing}
             #1:
+              %6 = getfield(%1, 1) :: Int64         # iter#2
               br #2
             #2:
-              %3 = φ(#1 → %2, #3 → %13) :: Float64  # r̄
-              %4 = φ(#1 → 0.0, #3 → %15) :: Float64 # x̄
-              %5 = getfield(%1, 2) :: Stack{Tuple{Int64}}
-              %6 = pop!(%5) :: Tuple{Int64}         # α#2
-              %7 = getfield(%6, 1) :: Int64         # br#2
-              %8 = %7 == 1 :: Bool
-              br %8 ? #4 : #3
+              %3 = φ(#1 → %2, #4 → %13) :: Float64  # r̄
+              %4 = φ(#1 → %6, #4 → %8) :: Int64     # iter#2
+              %5 = φ(#1 → 0.0, #4 → %15) :: Float64 # x̄
+              %7 = %4 == 0 :: Bool
+              br %7 ? #5 : #3
             #3:
+              %8 = %4 - 1 :: Int64
+              br #4
+            #4:
               %9 = getfield(%1, 3) :: Stack{Tuple{Float64}}
               %10 = pop!(%9) :: Tuple{Float64}      # α#3
               %11 = getfield(%10, 1) :: Float64
-              %12 = getfield(%1, 1) :: Float64      # x
+              %12 = getfield(%1, 2) :: Float64      # x
               %13 = %3 * %12 :: Float64
               %14 = %3 * %11 :: Float64
-              %15 = %4 + %14 :: Float64
+              %15 = %5 + %14 :: Float64
               br #2
-            #4:
-              %16 = tuple(%4, nothing) :: Tuple{Float64, Nothing}
+            #5:
+              %16 = tuple(%5, nothing) :: Tuple{Float64, Nothing}
               return %16
         "#]],
     );
