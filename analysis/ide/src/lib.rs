@@ -7,6 +7,7 @@
 mod check;
 mod diagnostics;
 mod error;
+mod dot;
 mod eval;
 mod grad;
 mod gradcheck;

@@ -23,6 +23,8 @@ pub enum IrStage {
     Pullback,
     /// The Cranelift IR the JIT compiles it to.
     Clif,
+    /// The forward and pullback control-flow graphs as one Graphviz graph.
+    Dot,
 }
 
 impl Analysis {
@@ -116,6 +118,10 @@ fn stage_texts(
                     _ => zy_ad::names::pullback_instance(inst),
                 };
                 program.functions.get(&key).map(|f| print_function(f))
+            }
+            IrStage::Dot => {
+                let (fwd, pb) = zy_ad::adjoint_functions(Some(source), &program, inst).map_err(ad_error)?;
+                Some(crate::dot::graph(&inst.name, &fwd, &pb))
             }
             IrStage::Clif => {
                 // What runs is the program with differentiation calls expanded.

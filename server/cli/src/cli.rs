@@ -43,6 +43,10 @@ pub enum Command {
         at: Option<String>,
         #[arg(long, value_enum, default_value_t = Stage::Primal)]
         stage: Stage,
+        /// `dot`: the forward and pullback control-flow graphs as one Graphviz graph (the
+        /// stage is then ignored).
+        #[arg(long, value_enum, default_value_t = IrFormat::Text)]
+        format: IrFormat,
     },
     /// Check every `.jl` file under the paths (default: the current directory): errors,
     /// lints and gradchecks, with `zy.toml` applied. Exit status 0 when clean, 1 on findings,
@@ -106,6 +110,15 @@ pub enum Stage {
     Pullback,
     /// The Cranelift IR of the typed specialisation.
     Clif,
+}
+
+/// Output format of `ir`.
+#[derive(Clone, Copy, PartialEq, Eq, Debug, ValueEnum)]
+pub enum IrFormat {
+    /// The IR in the paper's notation.
+    Text,
+    /// Graphviz: the primal (forward) and adjoint (pullback) control flow side by side.
+    Dot,
 }
 
 /// Which engine runs a gradient.

@@ -3,9 +3,9 @@
 use std::path::Path;
 use std::process::ExitCode;
 
-use zy_ide::{Analysis, AnalysisHost, Cancellable, Engine, EvalLimits, FileId, UserError};
+use zy_ide::{Analysis, AnalysisHost, Cancellable, Engine, EvalLimits, FileId, IrStage, UserError};
 
-use crate::cli::{Format, Stage};
+use crate::cli::Format;
 
 /// Exit status for findings and bad input.
 pub const FAILURE: u8 = 1;
@@ -101,11 +101,11 @@ pub fn grad(path: &Path, call: &str, format: Format, engine: Engine) -> ExitCode
 }
 
 /// `zy-analyze ir FILE FUNCTION`.
-pub fn ir(path: &Path, function: &str, at: Option<&str>, stage: Stage) -> ExitCode {
+pub fn ir(path: &Path, function: &str, at: Option<&str>, stage: IrStage) -> ExitCode {
     let (host, file) = match open(path) {
         Ok(x) => x,
         Err(code) => return code,
     };
-    let text = host.analysis().view_ir(file, function, at, stage.into());
+    let text = host.analysis().view_ir(file, function, at, stage);
     finish(text.map(|r| r.map(|t| t.trim_end().to_string())))
 }

@@ -10,7 +10,8 @@ use std::process::ExitCode;
 
 use clap::Parser;
 
-use cli::{Cli, Command};
+use cli::{Cli, Command, IrFormat};
+use zy_ide::IrStage;
 
 /// Stack size of the thread doing the work: analysis recurses along call chains of the
 /// analysed program (salsa queries call the queries of callees), so deep programs need room.
@@ -53,7 +54,14 @@ fn run() -> ExitCode {
             function,
             at,
             stage,
-        } => load::ir(&file, &function, at.as_deref(), stage),
+            format,
+        } => {
+            let stage = match format {
+                IrFormat::Text => stage.into(),
+                IrFormat::Dot => IrStage::Dot,
+            };
+            load::ir(&file, &function, at.as_deref(), stage)
+        }
         Command::Check {
             paths,
             format,

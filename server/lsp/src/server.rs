@@ -195,10 +195,15 @@ impl Backend {
     /// `zy/viewIr`: the IR of the function enclosing a position at a stage.
     pub async fn view_ir(&self, params: ViewIrParams) -> Result<ViewIrResult> {
         let snap = self.snapshot(&params.text_document.uri)?;
-        let stage = match params.stage.as_str() {
-            "primal" => IrStage::Primal,
-            "typed" => IrStage::Typed,
-            other => return Err(invalid(format!("unknown or unavailable IR stage `{other}`"))),
+        let stages: &[IrStage] = match params.stage.as_str() {
+            "primal" => &[IrStage::Primal],
+            "typed" => &[IrStage::Typed],
+            "forward" => &[IrStage::Forward],
+            "pullback" => &[IrStage::Pullback],
+            "adjoint" => &[IrStage::Forward, IrStage::Pullback],
+            "clif" => &[IrStage::Clif],
+            "dot" => &[IrStage::Dot],
+            other => return Err(invalid(format!("unknown IR stage `{other}`"))),
         };
         run("zy/viewIr", move || {
             let offset = snap.doc.doc.offset(params.position);
@@ -207,11 +212,15 @@ impl Backend {
                 Ok(None) => return Outcome::Failed("no function at this position".into()),
                 Err(_) => return Outcome::Cancelled,
             };
-            match snap.analysis.view_ir(snap.file, &f.name, None, stage) {
-                Ok(Ok(text)) => Outcome::Done(ViewIrResult { text }),
-                Ok(Err(e)) => Outcome::Failed(e.to_string()),
-                Err(_) => Outcome::Cancelled,
+            let mut texts = Vec::new();
+            for &stage in stages {
+                match snap.analysis.view_ir(snap.file, &f.name, None, stage) {
+                    Ok(Ok(text)) => texts.push(text),
+                    Ok(Err(e)) => return Outcome::Failed(e.to_string()),
+                    Err(_) => return Outcome::Cancelled,
+                }
             }
+            Outcome::Done(ViewIrResult { text: texts.join("\n") })
         })
         .await
     }

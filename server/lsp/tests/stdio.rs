@@ -86,7 +86,15 @@ fn view_ir_returns_the_ssa_of_the_enclosing_function() {
     assert!(text.starts_with("pow(%1, %2)   # x, n\n#1:\n"), "{text}");
     let err = c.send_request("zy/viewIr", json!({ "textDocument": { "uri": uri() }, "position": pos(4, 8), "stage": "bogus" }));
     let resp = c.response(err);
-    assert_eq!(resp["error"]["message"], "unknown or unavailable IR stage `bogus`");
+    assert_eq!(resp["error"]["message"], "unknown IR stage `bogus`");
+    // The adjoint: the forward function, then the pullback.
+    let adj = c.request("zy/viewIr", json!({ "textDocument": { "uri": uri() }, "position": pos(4, 8), "stage": "adjoint" }));
+    let text = adj["text"].as_str().unwrap();
+    let fwd = text.find("pow⁺(%1::Float64, %2::Int64)").expect("forward header");
+    let back = text.find("pow⁻(").expect("pullback header");
+    assert!(fwd < back, "{text}");
+    let dot = c.request("zy/viewIr", json!({ "textDocument": { "uri": uri() }, "position": pos(4, 8), "stage": "dot" }));
+    assert!(dot["text"].as_str().unwrap().starts_with("digraph \"pow\" {"));
 }
 
 #[test]
