@@ -186,6 +186,7 @@ impl Translator<'_, '_, '_> {
             ([Type::Float64, Type::Float64], Type::Float64) => float_bin,
             ([Type::Float64, Type::Float64], Type::Bool) => cmp,
             ([Type::Float64, Type::Int64], Type::Float64) => p == Prim::Pow,
+            ([Type::Bool | Type::Int64], Type::Float64) => p == Prim::Float,
             _ => false,
         }
     }
