@@ -17,8 +17,9 @@ pub(crate) fn graph(name: &str, forward: &Function, pullback: &Function) -> Stri
     out.push_str("  edge [fontname=\"monospace\", fontsize=9];\n");
     cluster(&mut out, "f", &format!("{} (forward: the primal, keeping its tape)", forward.name), forward);
     cluster(&mut out, "b", &format!("{} (pullback: the reversed control flow)", pullback.name), pullback);
-    // The tape: a value named `α#k` is kept by the forward block defining it and read back by
-    // the pullback block defining its namesake.
+    // The tape: a value named `α#k` (residuals), `br#k` (a recorded branch) or `iter#k` (an
+    // iteration count) is kept by the forward block defining it and read back by the pullback
+    // block defining its namesake.
     let kept = tape_values(forward);
     let read = tape_values(pullback);
     for (label, (fb, _)) in &kept {
@@ -85,21 +86,28 @@ fn branch_labels(f: &Function, cond: &Operand) -> (String, String) {
     let Some(v) = cond.as_value() else { return (format!("{cond}"), format!("!{cond}")) };
     if let Some(stmt) = f.stmt(v) {
         if let (Op::Prim(Prim::Eq), [Operand::Value(rec), Operand::Const(k)]) = (&stmt.op, stmt.args.as_slice()) {
-            if let Some(name) = f.value(*rec).name.as_deref().filter(|n| n.starts_with("br#")) {
-                return (format!("recorded {name} = {k}"), "otherwise".into());
+            match f.value(*rec).name.as_deref() {
+                Some(name) if name.starts_with("br#") => {
+                    return (format!("recorded {name} = {k}"), "otherwise".into());
+                }
+                Some(name) if name.starts_with("iter#") => {
+                    return (format!("{name} = {k}: loop done"), "one more iteration".into());
+                }
+                _ => {}
             }
         }
     }
     (format!("{v}"), format!("!{v}"))
 }
 
-/// Values named `α#k` (the residuals a block keeps), with the block defining each.
+/// Values naming tape entries (`α#k`, `br#k`, `iter#k`), with the block defining each.
 fn tape_values(f: &Function) -> BTreeMap<String, (Block, Value)> {
     let mut out = BTreeMap::new();
     for b in f.block_ids() {
         let data = f.block(b);
         for &v in data.params.iter().chain(&data.stmts) {
-            if let Some(name) = f.value(v).name.as_deref().filter(|n| n.starts_with("α#")) {
+            let tape = |n: &&str| ["α#", "br#", "iter#"].iter().any(|p| n.starts_with(p));
+            if let Some(name) = f.value(v).name.as_deref().filter(tape) {
                 out.entry(name.to_string()).or_insert((b, v));
             }
         }
@@ -129,23 +137,37 @@ mod tests {
 
     use crate::{AnalysisHost, IrStage};
 
-    #[test]
-    fn pow_links_each_loop_block_to_its_reverse_by_a_stack() {
+    fn dot(src: &str, function: &str) -> String {
         let mut host = AnalysisHost::new();
+        let file = host.set_file_text(Path::new("/t/f.jl"), src.to_string());
+        let dot = host.analysis().view_ir(file, function, None, IrStage::Dot).unwrap().unwrap();
+        assert!(dot.starts_with(&format!("digraph \"{function}\" {{")), "{dot}");
+        dot
+    }
+
+    fn links(dot: &str) -> Vec<String> {
+        dot.lines().filter(|l| l.contains("style=dashed")).map(|l| {
+            let (edge, rest) = l.trim().split_once(" [").unwrap();
+            let label = rest.split("label=\"").nth(1).unwrap().trim_end_matches("\"];");
+            format!("{edge}: {label}")
+        }).collect()
+    }
+
+    #[test]
+    fn pow_keeps_one_stack_for_its_loop_body_and_counts_iterations_in_a_slot() {
         let src = "# zy: at pow(2.0, 3)\nfunction pow(x, n)\n    r = 1\n    while n > 0\n        r *= x\n        n -= 1\n    end\n    return r\nend\n";
-        let file = host.set_file_text(Path::new("/t/pow.jl"), src.to_string());
-        let dot = host.analysis().view_ir(file, "pow", None, IrStage::Dot).unwrap().unwrap();
-        assert!(dot.starts_with("digraph \"pow\" {"), "{dot}");
-        // The loop header records its predecessor; its reverse branches on the record.
-        assert!(dot.contains("b1 -> b3 [label=\"recorded br#2 = 1\"];"), "{dot}");
-        // One stack per loop block, each linking the forward block to its reverse block.
-        let links: Vec<&str> = dot.lines().filter(|l| l.contains("style=dashed")).collect();
-        assert_eq!(
-            links,
-            [
-                "  f1 -> b1 [style=dashed, color=gray40, constraint=false, label=\"stack α#2\"];",
-                "  f3 -> b2 [style=dashed, color=gray40, constraint=false, label=\"stack α#3\"];",
-            ]
-        );
+        let dot = dot(src, "pow");
+        // f3 is the loop body (#4 in the forward), f1 the loop header; the reverse of the body
+        // pops what the body pushed, the reverse entry reads the iteration count.
+        assert_eq!(links(&dot), ["f1 -> b0: slot iter#2", "f3 -> b3: stack α#3"]);
+        assert!(dot.contains("b1 -> b4 [label=\"iter#2 = 0: loop done\"];"), "{dot}");
+    }
+
+    #[test]
+    fn a_branch_join_records_its_predecessor_and_the_reverse_branches_on_it() {
+        let src = "# zy: at leaky(2.0)\nleaky(x) = x > 0 ? x : 0.01x\n";
+        let dot = dot(src, "leaky");
+        assert!(dot.contains("[label=\"recorded br#3 = 1\"];"), "{dot}");
+        assert_eq!(links(&dot), ["f2 -> b1: slot br#3"]);
     }
 }
