@@ -17,10 +17,18 @@ const FLOOR: f64 = 0.25;
 
 /// The systems drawn, in bar order: name, colour, ratio.
 const SERIES: [(&str, RGBColor, Ratio); 4] = [
-    ("zy (Cranelift JIT)", RGBColor(0x1f, 0x77, 0xb4), |r| Some(r.ratio())),
-    ("hand-written Rust", RGBColor(0x7f, 0x7f, 0x7f), |r| Some(r.hand_grad_ns / r.hand_forward_ns)),
-    ("JAX jit(grad)", RGBColor(0x2c, 0xa0, 0x2c), |r| r.jax.map(|t| t.grad_ns / t.forward_ns)),
-    ("PyTorch eager", RGBColor(0xd6, 0x27, 0x28), |r| r.torch.map(|t| t.grad_ns / t.forward_ns)),
+    ("zy (Cranelift JIT)", RGBColor(0x1f, 0x77, 0xb4), |r| {
+        Some(r.ratio())
+    }),
+    ("hand-written Rust", RGBColor(0x7f, 0x7f, 0x7f), |r| {
+        Some(r.hand_grad_ns / r.hand_forward_ns)
+    }),
+    ("JAX jit(grad)", RGBColor(0x2c, 0xa0, 0x2c), |r| {
+        r.jax.map(|t| t.grad_ns / t.forward_ns)
+    }),
+    ("PyTorch eager", RGBColor(0xd6, 0x27, 0x28), |r| {
+        r.torch.map(|t| t.grad_ns / t.forward_ns)
+    }),
 ];
 
 /// Draw the chart of `rows` to `path` (PNG).
@@ -38,7 +46,10 @@ pub fn draw(rows: &[Row], path: &Path) -> Result<(), String> {
         .fold(2.0f64, f64::max)
         * 2.5;
     let mut chart = ChartBuilder::on(&root)
-        .caption("Gradient time / forward time, each system against its own forward", ("sans-serif", 24))
+        .caption(
+            "Gradient time / forward time, each system against its own forward",
+            ("sans-serif", 24),
+        )
         .margin(20)
         .x_label_area_size(40)
         .y_label_area_size(60)
@@ -59,20 +70,35 @@ pub fn draw(rows: &[Row], path: &Path) -> Result<(), String> {
         let bars: Vec<(f64, f64)> = rows
             .iter()
             .enumerate()
-            .filter_map(|(i, r)| ratio(r).filter(|x| x.is_finite()).map(|x| (i as f64 + 0.1 + k as f64 * width, x)))
+            .filter_map(|(i, r)| {
+                ratio(r)
+                    .filter(|x| x.is_finite())
+                    .map(|x| (i as f64 + 0.1 + k as f64 * width, x))
+            })
             .collect();
         if bars.is_empty() {
             continue;
         }
         let colour = *colour;
         chart
-            .draw_series(bars.iter().map(|&(x, y)| Rectangle::new([(x, FLOOR), (x + width * 0.9, y)], colour.filled())))
+            .draw_series(
+                bars.iter().map(|&(x, y)| {
+                    Rectangle::new([(x, FLOOR), (x + width * 0.9, y)], colour.filled())
+                }),
+            )
             .map_err(|e| fail(&e))?
             .label(*name)
             .legend(move |(x, y)| Rectangle::new([(x, y - 6), (x + 12, y + 6)], colour.filled()));
-        let above = ("sans-serif", 13).into_font().color(&BLACK).pos(Pos::new(HPos::Center, VPos::Bottom));
+        let above = ("sans-serif", 13)
+            .into_font()
+            .color(&BLACK)
+            .pos(Pos::new(HPos::Center, VPos::Bottom));
         chart
-            .draw_series(bars.iter().map(|&(x, y)| Text::new(format!("{y:.2}"), (x + width * 0.45, y), above.clone())))
+            .draw_series(
+                bars.iter().map(|&(x, y)| {
+                    Text::new(format!("{y:.2}"), (x + width * 0.45, y), above.clone())
+                }),
+            )
             .map_err(|e| fail(&e))?;
     }
     chart
@@ -83,11 +109,19 @@ pub fn draw(rows: &[Row], path: &Path) -> Result<(), String> {
         .border_style(BLACK)
         .draw()
         .map_err(|e| fail(&e))?;
-    let below = ("sans-serif", 18).into_font().color(&BLACK).pos(Pos::new(HPos::Center, VPos::Top));
+    let below = ("sans-serif", 18)
+        .into_font()
+        .color(&BLACK)
+        .pos(Pos::new(HPos::Center, VPos::Top));
     for (i, r) in rows.iter().enumerate() {
         let (x, y) = chart.backend_coord(&(i as f64 + 0.5, FLOOR));
-        let label = if r.engine == crate::report::RowEngine::Interp { format!("{} (interp)", r.key) } else { r.key.into() };
-        root.draw(&Text::new(label, (x, y + 8), below.clone())).map_err(|e| fail(&e))?;
+        let label = if r.engine == crate::report::RowEngine::Interp {
+            format!("{} (interp)", r.key)
+        } else {
+            r.key.into()
+        };
+        root.draw(&Text::new(label, (x, y + 8), below.clone()))
+            .map_err(|e| fail(&e))?;
     }
     root.present().map_err(|e| fail(&e))
 }

@@ -15,7 +15,11 @@ pub struct Mat {
 impl Mat {
     /// A zero matrix.
     pub fn zeros(rows: usize, cols: usize) -> Mat {
-        Mat { rows, cols, data: vec![0.0; rows * cols] }
+        Mat {
+            rows,
+            cols,
+            data: vec![0.0; rows * cols],
+        }
     }
 
     /// Column `j` (0-based).
@@ -111,7 +115,12 @@ fn mat_t_vec(a: &Mat, v: &[f64]) -> Vec<f64> {
 fn dot(u: &[f64], v: &[f64]) -> f64 {
     let mut acc = [0.0; 4];
     let (u4, v4) = (u.chunks_exact(4), v.chunks_exact(4));
-    let tail: f64 = u4.remainder().iter().zip(v4.remainder()).map(|(x, y)| x * y).sum();
+    let tail: f64 = u4
+        .remainder()
+        .iter()
+        .zip(v4.remainder())
+        .map(|(x, y)| x * y)
+        .sum();
     for (a, b) in u4.zip(v4) {
         for k in 0..4 {
             acc[k] += a[k] * b[k];
@@ -134,7 +143,11 @@ fn outer(u: &[f64], v: &[f64]) -> Mat {
 /// The mean logistic loss `sum(softplus.(y .* (X w))) / n`.
 pub fn logistic_loss(d: &Logistic) -> f64 {
     let z = mat_vec(&d.x, &d.w);
-    z.iter().zip(&d.y).map(|(z, y)| softplus(y * z)).sum::<f64>() / d.y.len() as f64
+    z.iter()
+        .zip(&d.y)
+        .map(|(z, y)| softplus(y * z))
+        .sum::<f64>()
+        / d.y.len() as f64
 }
 
 /// The logistic loss and its gradient: with `t = y z` and `s = softplus'(t) / n`,
@@ -154,7 +167,14 @@ pub fn logistic_loss_grad(d: &Logistic) -> (f64, LogisticGrad) {
     }
     let dw = mat_t_vec(&d.x, &dz);
     let dx = outer(&dz, &d.w);
-    (loss / n, LogisticGrad { w: dw, x: dx, y: dy })
+    (
+        loss / n,
+        LogisticGrad {
+            w: dw,
+            x: dx,
+            y: dy,
+        },
+    )
 }
 
 /// A 2-layer perceptron with one sample: weights, biases, input and the 1-based label.
@@ -181,7 +201,9 @@ pub struct MlpGrad {
 /// `h = tanh.(W1 x + b1)`, `z = W2 h + b2`.
 fn mlp_layers(p: &Mlp) -> (Vec<f64>, Vec<f64>) {
     let mut h = mat_vec(&p.w1, &p.x);
-    h.iter_mut().zip(&p.b1).for_each(|(a, b)| *a = (*a + b).tanh());
+    h.iter_mut()
+        .zip(&p.b1)
+        .for_each(|(a, b)| *a = (*a + b).tanh());
     let mut z = mat_vec(&p.w2, &h);
     z.iter_mut().zip(&p.b2).for_each(|(a, b)| *a += b);
     (h, z)
@@ -205,7 +227,16 @@ pub fn mlp_loss_grad(p: &Mlp) -> (f64, MlpGrad) {
     let dw1 = outer(&da, &p.x);
     let dx = mat_t_vec(&p.w1, &da);
     let loss = lse - z[p.label - 1];
-    (loss, MlpGrad { w1: dw1, b1: da, w2: dw2, b2: dz, x: dx })
+    (
+        loss,
+        MlpGrad {
+            w1: dw1,
+            b1: da,
+            w2: dw2,
+            b2: dz,
+            x: dx,
+        },
+    )
 }
 
 #[cfg(test)]
@@ -232,12 +263,17 @@ mod tests {
     fn assert_close(got: &[f64], want: &[f64], tol: f64) {
         assert_eq!(got.len(), want.len());
         for (i, (g, w)) in got.iter().zip(want).enumerate() {
-            assert!((g - w).abs() <= tol * w.abs().max(1.0), "entry {i}: {g} vs {w}");
+            assert!(
+                (g - w).abs() <= tol * w.abs().max(1.0),
+                "entry {i}: {g} vs {w}"
+            );
         }
     }
 
     fn matrix(rows: usize, cols: usize, a: f64) -> Mat {
-        let data = (0..rows * cols).map(|k| a * ((k % rows + 1) as f64 * (k / rows + 1) as f64 + a).sin()).collect();
+        let data = (0..rows * cols)
+            .map(|k| a * ((k % rows + 1) as f64 * (k / rows + 1) as f64 + a).sin())
+            .collect();
         Mat { rows, cols, data }
     }
 
@@ -271,14 +307,36 @@ mod tests {
 
     #[test]
     fn logistic_gradient_is_the_finite_difference() {
-        let d = Logistic { w: vector(3, 0.4), x: matrix(5, 3, 0.7), y: vec![1.0, -1.0, -1.0, 1.0, -1.0] };
+        let d = Logistic {
+            w: vector(3, 0.4),
+            x: matrix(5, 3, 0.7),
+            y: vec![1.0, -1.0, -1.0, 1.0, -1.0],
+        };
         let (y, g) = logistic_loss_grad(&d);
         assert!((y - logistic_loss(&d)).abs() < 1e-15);
-        let with_w = |w: &[f64]| logistic_loss(&Logistic { w: w.to_vec(), ..d.clone() });
+        let with_w = |w: &[f64]| {
+            logistic_loss(&Logistic {
+                w: w.to_vec(),
+                ..d.clone()
+            })
+        };
         assert_close(&g.w, &numeric(with_w, &d.w), 1e-8);
-        let with_x = |x: &[f64]| logistic_loss(&Logistic { x: Mat { data: x.to_vec(), ..d.x.clone() }, ..d.clone() });
+        let with_x = |x: &[f64]| {
+            logistic_loss(&Logistic {
+                x: Mat {
+                    data: x.to_vec(),
+                    ..d.x.clone()
+                },
+                ..d.clone()
+            })
+        };
         assert_close(&g.x.data, &numeric(with_x, &d.x.data), 1e-8);
-        let with_y = |y: &[f64]| logistic_loss(&Logistic { y: y.to_vec(), ..d.clone() });
+        let with_y = |y: &[f64]| {
+            logistic_loss(&Logistic {
+                y: y.to_vec(),
+                ..d.clone()
+            })
+        };
         assert_close(&g.y, &numeric(with_y, &d.y), 1e-8);
     }
 
@@ -294,11 +352,74 @@ mod tests {
         };
         let (y, g) = mlp_loss_grad(&p);
         assert!((y - mlp_loss(&p)).abs() < 1e-14);
-        let m = |w: &Mat, d: &[f64]| Mat { data: d.to_vec(), ..w.clone() };
-        assert_close(&g.w1.data, &numeric(|d| mlp_loss(&Mlp { w1: m(&p.w1, d), ..p.clone() }), &p.w1.data), 1e-8);
-        assert_close(&g.b1, &numeric(|d| mlp_loss(&Mlp { b1: d.to_vec(), ..p.clone() }), &p.b1), 1e-8);
-        assert_close(&g.w2.data, &numeric(|d| mlp_loss(&Mlp { w2: m(&p.w2, d), ..p.clone() }), &p.w2.data), 1e-8);
-        assert_close(&g.b2, &numeric(|d| mlp_loss(&Mlp { b2: d.to_vec(), ..p.clone() }), &p.b2), 1e-8);
-        assert_close(&g.x, &numeric(|d| mlp_loss(&Mlp { x: d.to_vec(), ..p.clone() }), &p.x), 1e-8);
+        let m = |w: &Mat, d: &[f64]| Mat {
+            data: d.to_vec(),
+            ..w.clone()
+        };
+        assert_close(
+            &g.w1.data,
+            &numeric(
+                |d| {
+                    mlp_loss(&Mlp {
+                        w1: m(&p.w1, d),
+                        ..p.clone()
+                    })
+                },
+                &p.w1.data,
+            ),
+            1e-8,
+        );
+        assert_close(
+            &g.b1,
+            &numeric(
+                |d| {
+                    mlp_loss(&Mlp {
+                        b1: d.to_vec(),
+                        ..p.clone()
+                    })
+                },
+                &p.b1,
+            ),
+            1e-8,
+        );
+        assert_close(
+            &g.w2.data,
+            &numeric(
+                |d| {
+                    mlp_loss(&Mlp {
+                        w2: m(&p.w2, d),
+                        ..p.clone()
+                    })
+                },
+                &p.w2.data,
+            ),
+            1e-8,
+        );
+        assert_close(
+            &g.b2,
+            &numeric(
+                |d| {
+                    mlp_loss(&Mlp {
+                        b2: d.to_vec(),
+                        ..p.clone()
+                    })
+                },
+                &p.b2,
+            ),
+            1e-8,
+        );
+        assert_close(
+            &g.x,
+            &numeric(
+                |d| {
+                    mlp_loss(&Mlp {
+                        x: d.to_vec(),
+                        ..p.clone()
+                    })
+                },
+                &p.x,
+            ),
+            1e-8,
+        );
     }
 }

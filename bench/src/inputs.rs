@@ -21,7 +21,15 @@ pub enum Hand {
 impl Hand {
     /// The inputs of benchmark `key` from zy's argument values.
     pub fn from_values(key: &str, args: &[Value]) -> Result<Hand, String> {
-        let bad = || format!("{key}: unexpected arguments {}", args.iter().map(zy_interp::show).collect::<Vec<_>>().join(", "));
+        let bad = || {
+            format!(
+                "{key}: unexpected arguments {}",
+                args.iter()
+                    .map(zy_interp::show)
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            )
+        };
         Ok(match (key, args) {
             ("sincos", [x]) => Hand::SinCos(number(x).ok_or_else(bad)?),
             ("loop", [x, Value::Int(n)]) => Hand::Pow(number(x).ok_or_else(bad)?, *n),
@@ -33,7 +41,10 @@ impl Hand {
             }),
             ("mlp", [w1, b1, w2, b2, x, Value::Int(label)]) => {
                 let w2 = matrix(w2).ok_or_else(bad)?;
-                let label = usize::try_from(*label).ok().filter(|l| (1..=w2.rows).contains(l)).ok_or_else(bad)?;
+                let label = usize::try_from(*label)
+                    .ok()
+                    .filter(|l| (1..=w2.rows).contains(l))
+                    .ok_or_else(bad)?;
                 Hand::Mlp(Mlp {
                     w1: matrix(w1).ok_or_else(bad)?,
                     b1: vector(b1).ok_or_else(bad)?,
@@ -154,7 +165,11 @@ fn matrix(v: &Value) -> Option<Mat> {
         Value::Array(a) if a.borrow().shape.ndims() == 2 => {
             let a = a.borrow();
             let (rows, cols) = a.shape.rows_cols();
-            Some(Mat { rows, cols, data: a.data.to_f64() })
+            Some(Mat {
+                rows,
+                cols,
+                data: a.data.to_f64(),
+            })
         }
         _ => None,
     }

@@ -62,7 +62,11 @@ fn parse_options(args: &[String]) -> Result<Options, String> {
     };
     let mut it = args.iter();
     while let Some(flag) = it.next() {
-        let mut value = || it.next().cloned().ok_or_else(|| format!("{flag} needs a value"));
+        let mut value = || {
+            it.next()
+                .cloned()
+                .ok_or_else(|| format!("{flag} needs a value"))
+        };
         match flag.as_str() {
             "--peers" => o.peers = Some(PathBuf::from(value()?)),
             "--json" => o.json = PathBuf::from(value()?),
@@ -81,19 +85,24 @@ fn parse_options(args: &[String]) -> Result<Options, String> {
 fn run(options: &Options) -> Result<(), String> {
     let peers = match &options.peers {
         Some(path) => {
-            let text = std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?;
+            let text =
+                std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?;
             Peers::parse(&text)?
         }
         None => {
             let mut p = Peers::default();
-            p.notes.push("JAX and PyTorch not run (`bench/table2 --peers` runs them)".into());
+            p.notes
+                .push("JAX and PyTorch not run (`bench/table2 --peers` runs them)".into());
             p
         }
     };
     let mut rows = Vec::new();
     let mut tape_bytes = None;
     let mut notes = peers.notes.clone();
-    for case in CASES.iter().filter(|c| options.only.as_deref().is_none_or(|k| k == c.key)) {
+    for case in CASES
+        .iter()
+        .filter(|c| options.only.as_deref().is_none_or(|k| k == c.key))
+    {
         eprintln!("zy-bench: {} ({})", case.key, case.call);
         match measure(case, &peers, &mut notes) {
             Ok((row, bytes)) => {
@@ -115,21 +124,38 @@ fn run(options: &Options) -> Result<(), String> {
     if let Some(dir) = options.json.parent() {
         std::fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
     }
-    let json = serde_json::to_string_pretty(&to_json(&rows, tape_bytes)).map_err(|e| e.to_string())?;
-    std::fs::write(&options.json, json + "\n").map_err(|e| format!("{}: {e}", options.json.display()))?;
+    let json =
+        serde_json::to_string_pretty(&to_json(&rows, tape_bytes)).map_err(|e| e.to_string())?;
+    std::fs::write(&options.json, json + "\n")
+        .map_err(|e| format!("{}: {e}", options.json.display()))?;
     chart::draw(&rows, &options.chart)?;
-    println!("wrote {} and {}", options.json.display(), options.chart.display());
+    println!(
+        "wrote {} and {}",
+        options.json.display(),
+        options.chart.display()
+    );
     Ok(())
 }
 
 /// Time one benchmark; also the pow tape bytes for `loop`.
-fn measure(case: &Case, peers: &Peers, notes: &mut Vec<String>) -> Result<(Row, Option<u32>), String> {
+fn measure(
+    case: &Case,
+    peers: &Peers,
+    notes: &mut Vec<String>,
+) -> Result<(Row, Option<u32>), String> {
     let p = prepare(case)?;
     let mut engine = RowEngine::Jit;
-    for (what, r) in [("primal", &p.primal), ("gradient", &p.gradient), ("boundary no-op", &p.boundary)] {
+    for (what, r) in [
+        ("primal", &p.primal),
+        ("gradient", &p.gradient),
+        ("boundary no-op", &p.boundary),
+    ] {
         if let Some(reason) = r.fallback_reason() {
             engine = RowEngine::Interp;
-            notes.push(format!("{}: the JIT cannot compile the {what}, the interpreter runs it: {reason}", case.key));
+            notes.push(format!(
+                "{}: the JIT cannot compile the {what}, the interpreter runs it: {reason}",
+                case.key
+            ));
         }
     }
     let hand = Hand::from_values(case.key, &p.args)?;
@@ -138,7 +164,11 @@ fn measure(case: &Case, peers: &Peers, notes: &mut Vec<String>) -> Result<(Row, 
     let call = |r: &Runner| {
         black_box(r.call(black_box(&p.args)).ok());
     };
-    let times = medians_ns(&mut [&mut || call(&p.boundary), &mut || call(&p.primal), &mut || call(&p.gradient)]);
+    let times = medians_ns(&mut [
+        &mut || call(&p.boundary),
+        &mut || call(&p.primal),
+        &mut || call(&p.gradient),
+    ]);
     let boundary_ns = times[0];
     let forward_ns = (times[1] - boundary_ns).max(1.0);
     let zy_grad_ns = (times[2] - boundary_ns).max(1.0);
@@ -150,7 +180,9 @@ fn measure(case: &Case, peers: &Peers, notes: &mut Vec<String>) -> Result<(Row, 
             None
         }
     };
-    let bytes = (case.key == "loop").then(|| tape::bytes_per_iteration(&p.gradient_program, &p.inst)).flatten();
+    let bytes = (case.key == "loop")
+        .then(|| tape::bytes_per_iteration(&p.gradient_program, &p.inst))
+        .flatten();
     let row = Row {
         key: case.key,
         engine,
@@ -167,20 +199,40 @@ fn measure(case: &Case, peers: &Peers, notes: &mut Vec<String>) -> Result<(Row, 
 }
 
 /// zy's gradient must be the hand-written one (to rounding) for the timings to mean anything.
-fn check_agreement(case: &Case, gradient: &Runner, args: &[Value], hand: &Hand, notes: &mut Vec<String>) -> Result<(), String> {
+fn check_agreement(
+    case: &Case,
+    gradient: &Runner,
+    args: &[Value],
+    hand: &Hand,
+    notes: &mut Vec<String>,
+) -> Result<(), String> {
     let out = gradient.call(args)?;
     let Value::Tuple(parts) = &out else {
-        return Err(format!("the gradient driver returned {}", zy_interp::show(&out)));
+        return Err(format!(
+            "the gradient driver returned {}",
+            zy_interp::show(&out)
+        ));
     };
     let zy: Vec<f64> = parts.iter().flat_map(flatten).collect();
     let (y, g) = hand.flat_gradient();
     let want: Vec<f64> = std::iter::once(y).chain(g).collect();
     if zy.len() != want.len() {
-        return Err(format!("zy's gradient has {} numbers, the hand-written one {}", zy.len(), want.len()));
+        return Err(format!(
+            "zy's gradient has {} numbers, the hand-written one {}",
+            zy.len(),
+            want.len()
+        ));
     }
-    let worst = zy.iter().zip(&want).map(|(a, b)| (a - b).abs() / b.abs().max(1.0)).fold(0.0, f64::max);
+    let worst = zy
+        .iter()
+        .zip(&want)
+        .map(|(a, b)| (a - b).abs() / b.abs().max(1.0))
+        .fold(0.0, f64::max);
     if worst > AGREEMENT {
-        notes.push(format!("{}: zy's gradient differs from the hand-written one by up to {worst:.1e}", case.key));
+        notes.push(format!(
+            "{}: zy's gradient differs from the hand-written one by up to {worst:.1e}",
+            case.key
+        ));
     }
     Ok(())
 }
@@ -196,9 +248,17 @@ fn first_gradient(case: &Case) -> Result<f64, String> {
             .map_err(|e| format!("cannot start {}: {e}", exe.display()))?;
         let text = String::from_utf8_lossy(&out.stdout);
         if !out.status.success() {
-            return Err(format!("{}{}", text.trim(), String::from_utf8_lossy(&out.stderr).trim()));
+            return Err(format!(
+                "{}{}",
+                text.trim(),
+                String::from_utf8_lossy(&out.stderr).trim()
+            ));
         }
-        times.push(text.trim().parse::<f64>().map_err(|e| format!("child printed `{}`: {e}", text.trim()))?);
+        times.push(
+            text.trim()
+                .parse::<f64>()
+                .map_err(|e| format!("child printed `{}`: {e}", text.trim()))?,
+        );
     }
     Ok(median(&mut times))
 }

@@ -30,9 +30,17 @@ impl Peers {
         let notes = json
             .get("notes")
             .and_then(Json::as_array)
-            .map(|ns| ns.iter().filter_map(|n| n.as_str().map(str::to_string)).collect())
+            .map(|ns| {
+                ns.iter()
+                    .filter_map(|n| n.as_str().map(str::to_string))
+                    .collect()
+            })
             .unwrap_or_default();
-        Ok(Peers { jax: peer("jax"), torch: peer("torch"), notes })
+        Ok(Peers {
+            jax: peer("jax"),
+            torch: peer("torch"),
+            notes,
+        })
     }
 
     /// JAX's times for benchmark `key`, if measured.
@@ -48,7 +56,10 @@ impl Peers {
 
 fn times(peer: &Json, key: &str) -> Option<PeerTimes> {
     let row = peer.get(key)?;
-    Some(PeerTimes { forward_ns: row.get("forward_ns")?.as_f64()?, grad_ns: row.get("grad_ns")?.as_f64()? })
+    Some(PeerTimes {
+        forward_ns: row.get("forward_ns")?.as_f64()?,
+        grad_ns: row.get("grad_ns")?.as_f64()?,
+    })
 }
 
 #[cfg(test)]
@@ -60,7 +71,13 @@ mod tests {
         let text = r#"{"jax": {"sincos": {"forward_ns": 5000.0, "grad_ns": 7500.5}}, "torch": null,
                        "notes": ["torch: skipped"]}"#;
         let p = Peers::parse(text).unwrap();
-        assert_eq!(p.jax("sincos"), Some(PeerTimes { forward_ns: 5000.0, grad_ns: 7500.5 }));
+        assert_eq!(
+            p.jax("sincos"),
+            Some(PeerTimes {
+                forward_ns: 5000.0,
+                grad_ns: 7500.5
+            })
+        );
         assert_eq!(p.jax("mlp"), None);
         assert_eq!(p.torch("sincos"), None);
         assert_eq!(p.notes, vec!["torch: skipped".to_string()]);

