@@ -290,6 +290,11 @@ impl JitSession {
             deep: track_depth,
             tables: Arc::new(table),
             n_globals: globals.len(),
+            n_arg_slots: arg_types(top_fn)
+                .iter()
+                .map(|t| layout.slot_count(t))
+                .sum::<Result<usize, _>>()?,
+            n_ret_slots: layout.slot_count(&top_fn.ret)?,
         };
         self.cache.insert(key, compiled.clone());
         Ok(compiled)
@@ -638,6 +643,10 @@ pub struct CompiledFn {
     deep: bool,
     tables: Arc<Tables>,
     n_globals: usize,
+    /// Words of the arguments' slots.
+    n_arg_slots: usize,
+    /// Words of the result's slots.
+    n_ret_slots: usize,
 }
 
 /// A context pointer handed to the thread that runs deep code.
@@ -699,18 +708,21 @@ impl CompiledFn {
             self.n_globals,
         );
         let mut to = ToNative::new(self.tables.clone());
-        let mut words = Vec::new();
+        let mut words = Vec::with_capacity(self.n_arg_slots);
         for (a, t) in args.iter().zip(&self.args) {
             to.value(&mut ctx.state.arena, a, t, &mut words)
                 .map_err(fail)?;
         }
-        let n_ret = self
-            .tables
-            .layout
-            .slot_count(&self.ret)
-            .map_err(|e| fail(e.to_string()))?;
-        let mut out = vec![0u64; n_ret.max(1)];
-        self.run(&mut ctx, &words, &mut out).map_err(fail)?;
+        // Small results come back in a buffer on the stack.
+        let mut small = [0u64; 16];
+        let mut large = Vec::new();
+        let out: &mut [u64] = if self.n_ret_slots <= small.len() {
+            &mut small
+        } else {
+            large.resize(self.n_ret_slots, 0);
+            &mut large
+        };
+        self.run(&mut ctx, &words, out).map_err(fail)?;
         let written = to.write_back();
         if ctx.error != 0 {
             let (span, message) = ctx.state.failure.take().unwrap_or((
@@ -721,7 +733,7 @@ impl CompiledFn {
         }
         written.map_err(fail)?;
         FromNative::new(&to)
-            .value(&out, &mut 0, &self.ret)
+            .value(out, &mut 0, &self.ret)
             .map_err(fail)
     }
 
