@@ -7,12 +7,11 @@
 //! `back` closure is made, and a driver of a function without calls or loops is plain
 //! differentiable code, so differentiating it again gives a second derivative.
 
-use std::collections::HashMap;
 use std::sync::Arc;
 
 use zy_ir::{
-    tangent_type, Block, BlockCall, Const, Function, Instance, Op, Operand, Prim, Span, SsaBuilder, Stmt,
-    Terminator, Type, Value,
+    tangent_type, Block, BlockCall, Const, Function, Instance, Op, Operand, Prim, Span, SsaBuilder, Terminator,
+    Type,
 };
 
 use crate::activity::{analyse, ArgGradient};
@@ -141,53 +140,9 @@ fn tuple_parts(func: &Function, op: &Operand) -> Vec<Operand> {
 /// Returns the copy of its (single) returning block, left without a terminator, and the copy
 /// of the returned operand.
 fn inline(sb: &mut SsaBuilder, from: Block, callee: &Function, args: Vec<Operand>) -> (Block, Operand) {
-    let out = &mut sb.func;
-    let mut bmap: HashMap<Block, Block> = HashMap::new();
-    for b in callee.block_ids() {
-        bmap.insert(b, out.add_block());
-    }
-    let mut vmap: HashMap<Value, Operand> = HashMap::new();
-    for (p, a) in callee.args().iter().zip(args) {
-        vmap.insert(*p, a);
-    }
-    for b in callee.block_ids().skip(1) {
-        for &p in &callee.block(b).params {
-            let d = callee.value(p);
-            vmap.insert(p, out.add_param(bmap[&b], d.ty.clone(), d.span, d.name.clone()).into());
-        }
-    }
-    let map = |vmap: &HashMap<Value, Operand>, op: &Operand| match op {
-        Operand::Value(v) => vmap.get(v).cloned().unwrap_or(op.clone()),
-        c => c.clone(),
-    };
-    for b in callee.reverse_postorder() {
-        for &v in &callee.block(b).stmts {
-            let (Some(s), d) = (callee.stmt(v), callee.value(v)) else { continue };
-            let stmt = Stmt { op: s.op.clone(), args: s.args.iter().map(|a| map(&vmap, a)).collect() };
-            let nv = out.push_stmt(bmap[&b], stmt, d.ty.clone(), d.span);
-            out.values[nv.index()].name = d.name.clone();
-            vmap.insert(v, nv.into());
-        }
-    }
-    let mut exit = (bmap[&Block::ENTRY], Operand::Const(Const::Nothing));
-    for b in callee.block_ids() {
-        let data = callee.block(b);
-        let call = |c: &BlockCall| BlockCall { block: bmap[&c.block], args: c.args.iter().map(|a| map(&vmap, a)).collect() };
-        let term = match &data.term {
-            Terminator::Return(x) => {
-                exit = (bmap[&b], map(&vmap, x));
-                continue;
-            }
-            Terminator::Jump(c) => Terminator::Jump(call(c)),
-            Terminator::Branch { cond, then_to, else_to } => {
-                Terminator::Branch { cond: map(&vmap, cond), then_to: call(then_to), else_to: call(else_to) }
-            }
-            Terminator::Unreachable => Terminator::Unreachable,
-        };
-        out.set_term(bmap[&b], term, data.term_span);
-    }
-    out.set_term(from, Terminator::Jump(BlockCall::new(bmap[&Block::ENTRY])), Span::default());
-    exit
+    let (entry, exits) = crate::inline::copy_body(&mut sb.func, callee, args);
+    sb.func.set_term(from, Terminator::Jump(BlockCall::new(entry)), Span::default());
+    exits.into_iter().next().unwrap_or((entry, Operand::Const(Const::Nothing)))
 }
 
 /// The full tangent of a value of type `ty` from its shadow `s` and rdata `r`.

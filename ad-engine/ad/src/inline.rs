@@ -116,6 +116,32 @@ fn inline_at(f: &mut Function, block: Block, at: Value, callee: &Function, args:
         f.values[at.index()].kind = ValueKind::Param { block: cont, index: 0 };
         f.block_mut(cont).params.push(at);
     }
+    let (entry, exits) = copy_body(f, callee, args);
+    let mut replaced = None;
+    for (b, x) in exits {
+        if returns > 1 {
+            f.set_term(b, Terminator::Jump(BlockCall { block: cont, args: vec![x] }), span);
+        } else {
+            // One return: its operand (defined on the way to the continuation) replaces the
+            // call's value.
+            let mut subst = HashMap::new();
+            subst.insert(at, x);
+            replaced = Some(subst);
+            f.set_term(b, Terminator::Jump(BlockCall::new(cont)), span);
+        }
+    }
+    f.set_term(block, Terminator::Jump(BlockCall::new(entry)), span);
+    if let Some(subst) = replaced {
+        crate::simplify::substitute(f, &subst);
+        // The call statement itself is gone from its block; leave no trace of it.
+        f.values[at.index()].kind = ValueKind::Stmt(Stmt { op: Op::Prim(Prim::Tuple), args: vec![] });
+    }
+}
+
+/// Copy `callee`'s blocks into `f`, its arguments replaced by `args`. Returns the copy of its
+/// entry block and, for each returning block, its copy (left without a terminator) with the
+/// copy of the returned operand.
+pub(crate) fn copy_body(f: &mut Function, callee: &Function, args: Vec<Operand>) -> (Block, Vec<(Block, Operand)>) {
     let mut bmap: HashMap<Block, Block> = HashMap::new();
     for b in callee.block_ids() {
         bmap.insert(b, f.add_block());
@@ -143,19 +169,14 @@ fn inline_at(f: &mut Function, block: Block, at: Value, callee: &Function, args:
             vmap.insert(v, nv.into());
         }
     }
-    let mut replaced = None;
+    let mut exits = Vec::new();
     for b in callee.block_ids() {
         let data = callee.block(b);
         let call = |c: &BlockCall| BlockCall { block: bmap[&c.block], args: c.args.iter().map(|a| map(&vmap, a)).collect() };
         let term = match &data.term {
-            Terminator::Return(x) if returns > 1 => Terminator::Jump(BlockCall { block: cont, args: vec![map(&vmap, x)] }),
             Terminator::Return(x) => {
-                // One return: its operand (defined on the way to the continuation) replaces
-                // the call's value.
-                let mut subst = HashMap::new();
-                subst.insert(at, map(&vmap, x));
-                replaced = Some(subst);
-                Terminator::Jump(BlockCall::new(cont))
+                exits.push((bmap[&b], map(&vmap, x)));
+                continue;
             }
             Terminator::Jump(c) => Terminator::Jump(call(c)),
             Terminator::Branch { cond, then_to, else_to } => {
@@ -165,10 +186,5 @@ fn inline_at(f: &mut Function, block: Block, at: Value, callee: &Function, args:
         };
         f.set_term(bmap[&b], term, data.term_span);
     }
-    f.set_term(block, Terminator::Jump(BlockCall::new(bmap[&Block::ENTRY])), span);
-    if let Some(subst) = replaced {
-        crate::simplify::substitute(f, &subst);
-        // The call statement itself is gone from its block; leave no trace of it.
-        f.values[at.index()].kind = ValueKind::Stmt(Stmt { op: Op::Prim(Prim::Tuple), args: vec![] });
-    }
+    (bmap[&Block::ENTRY], exits)
 }
