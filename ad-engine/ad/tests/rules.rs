@@ -60,9 +60,15 @@ fn scalar_binary() {
 
 #[test]
 fn arrays() {
+    for (xs, ys) in [([1.5, -2.0, 0.5], [0.3, 0.7, -1.1]), ([-0.4, 2.5, 1.25], [1.0, -0.5, 2.0])] {
+        arrays_at(&xs, &ys);
+    }
+}
+
+fn arrays_at(xs: &[f64], ys: &[f64]) {
     use Prim::*;
-    let x = || v(&[1.5, -2.0, 0.5]);
-    let y = || v(&[0.3, 0.7, -1.1]);
+    let x = || v(xs);
+    let y = || v(ys);
     for p in [Sum, Prod, Maximum, Minimum, Copy, First, Last] {
         test_rule(p, &[x()]);
     }
@@ -101,6 +107,12 @@ fn broadcasts() {
 #[test]
 fn data() {
     use Prim::*;
+    let r = |x: f64| Arg::V(Value::new_ref(Value::F64(x)));
+    for x in [-0.5, 1.5] {
+        test_rule(RefNew, &[f(x)]);
+        test_rule(RefGet, &[r(x)]);
+        test_rule(RefSet, &[r(x), f(2.0 * x + 1.0)]);
+    }
     test_rule(Tuple, &[f(1.0), f(2.0)]);
     let t = Arg::V(Value::tuple([Value::F64(1.5), Value::F64(-0.5), Value::F64(2.0)]));
     test_rule(GetField, &[t.clone(), c(2)]);

@@ -54,7 +54,7 @@ pub fn test_rule(p: Prim, args: &[Arg]) {
     // The weighted sum of the result and of every array argument after the call.
     let mut terms: Vec<(Operand, Type, Value)> = vec![(out.into(), ty, y.clone())];
     for ((x, t), v) in params.iter().zip(inputs.clone()) {
-        if matches!(t, Type::Array(..)) {
+        if matches!(t, Type::Array(..) | Type::Ref(_)) {
             terms.push((Operand::Value(*x), t.clone(), v));
         }
     }
@@ -90,7 +90,7 @@ fn prim(p: Prim, args: Vec<Operand>) -> Stmt {
     Stmt { op: Op::Prim(p), args }
 }
 
-/// Weighted Float64 terms of `x :: t`.
+/// Weighted Float64 terms of `x :: t` (`like` is a value of its shape).
 fn reduce(f: &mut Function, w: &mut Weights, x: Operand, t: &Type, like: &Value) -> Vec<Operand> {
     let e = Block::ENTRY;
     match t {
@@ -114,6 +114,12 @@ fn reduce(f: &mut Function, w: &mut Weights, x: Operand, t: &Type, like: &Value)
             let fx = Const::Func("*".into()).into();
             let prod = f.push_stmt(e, prim(Prim::Broadcast, vec![fx, x, wv.into()]), t.clone(), Span::default());
             vec![f.push_stmt(e, prim(Prim::Sum, vec![prod.into()]), Type::Float64, Span::default()).into()]
+        }
+        Type::Ref(inner) => {
+            let Value::Ref(r) = like else { return vec![] };
+            let content = r.borrow().clone();
+            let x = f.push_stmt(e, prim(Prim::RefGet, vec![x]), (**inner).clone(), Span::default());
+            reduce(f, w, x.into(), inner, &content)
         }
         Type::Tuple(ts) => {
             let mut out = Vec::new();
