@@ -2,6 +2,23 @@
 //! reversal with Mooncake's split into a forward function `f⁺` and a pullback `f⁻`), the rules
 //! of every differentiable primitive, the reaching-gradient analysis, and drivers `∇f` that
 //! compute a value with its gradient.
+//!
+//! The pipeline, for one instance `f`:
+//!
+//! 1. [`cfg::single_exit`]: one returning block.
+//! 2. [`activity::analyse`]: which values a gradient can reach; inactive statements are copied.
+//! 3. [`transform`]: the forward function (each statement's rule fragment, residuals kept in
+//!    slots or per-block stacks, `br#` predecessor records, `iter#` loop counts) and the
+//!    pullback (reverse blocks, gradient variables built with [`zy_ir::SsaBuilder`]).
+//! 4. [`add_adjoints`]: the same for every user function called on the active path, or the
+//!    in-source `rrule` instead ([`rrule`]); calls of generated code are inlined first, which is
+//!    what makes differentiating derivatives work.
+//! 5. The driver `∇f`: zero shadows, `f⁺` and `f⁻` inlined, gradients assembled.
+//!
+//! Callers: [`expand`] (or [`expand_with_rrules`]) rewrites `gradient`/`derivative`/`pullback`/
+//! `hessian` in user code before anything runs; [`gradient_program`] (or
+//! [`gradient_program_with_rrules`]) adds a driver to run; [`adjoint_functions`] gives the IR
+//! views.
 
 pub mod activity;
 pub mod cfg;

@@ -2,8 +2,9 @@
 //! mutable result, the residuals the reverse needs) and its reverse fragment (IR computing the
 //! operands' gradient contributions from the residuals and the result's gradient).
 //!
-//! One file per domain. A rule sees forward-side operands in [`FwdCx`] and pullback-side
-//! operands in [`RevCx`]; the transform moves residuals between the two (slots or stacks).
+//! One file per domain. A rule sees forward-side operands in a [`FwdStmt`] and pullback-side
+//! operands in a [`RevStmt`], and emits IR through [`Emit`]; the transform moves residuals
+//! between the two (slots or stacks).
 
 mod arrays;
 mod broadcast;
