@@ -123,3 +123,18 @@ fn edit_in_another_file_leaves_this_files_functions_alone() {
     host.set_file_text(Path::new("b.jl"), B.replace("y + 1.0", "y + 2.0"));
     assert_eq!(rerun(&host, b), ["ssa(other)"]);
 }
+
+#[test]
+fn an_error_in_another_file_is_reported_at_the_annotation_saying_where() {
+    let (mut host, _, b) = setup();
+    host.set_file_text(Path::new("a.jl"), A.replace("x * x", "x * z"));
+    let diags = host.analysis().diagnostics(b).unwrap();
+    let shown: Vec<String> = diags
+        .iter()
+        .map(|d| format!("{}:{} {} {}", d.line, d.col, d.code, d.message))
+        .collect();
+    assert_eq!(
+        shown,
+        ["1:10 undefined-name UndefVarError: `z` not defined (at a.jl:2:16)"]
+    );
+}

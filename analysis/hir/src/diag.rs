@@ -10,7 +10,7 @@ use crate::input::{SourceFile, Workspace};
 use crate::item::{item_ast, item_range, item_tree, ItemId};
 use crate::lower::ssa;
 use crate::program::program_index;
-use crate::span::FileRange;
+use crate::span::{line_col, FileRange};
 
 /// One finding, located by byte offsets in its file.
 #[derive(Clone, PartialEq, Eq, Hash, Debug)]
@@ -154,15 +154,25 @@ fn at_diagnostics(db: &dyn salsa::Database, item: ItemId) -> Vec<Diag> {
             },
         };
         for e in errors {
-            let here = locate(db, e.span, items, Some((file, call_base)))
-                .filter(|r| r.file == file)
-                .map(|r| (r.start, r.end));
-            let (start, end) = here.unwrap_or((call_base, call_end));
+            let (start, end, message) = match locate(db, e.span, items, Some((file, call_base))) {
+                Some(r) if r.file == file => (r.start, r.end, e.message),
+                // In another file: reported here, saying where.
+                Some(r) => {
+                    let lc = line_col(db, r.file, r.start);
+                    let path = r.file.path(db).display().to_string();
+                    (
+                        call_base,
+                        call_end,
+                        format!("{} (at {path}:{lc})", e.message),
+                    )
+                }
+                None => (call_base, call_end, e.message),
+            };
             out.push(Diag {
                 start,
                 end,
                 code: e.code.to_string(),
-                message: e.message,
+                message,
             });
         }
     }
