@@ -172,3 +172,24 @@ end";
     assert_grad(src, "alias", vec![f(3.0)], 24.0, &[Some(&[14.0])]);
     check_fd(src, "alias", vec![f(-0.6)]);
 }
+
+#[test]
+fn loop_left_by_break_counts_its_iterations() {
+    let src = "
+function until(x, n)
+    s = 0.0
+    i = 0
+    while true
+        i += 1
+        s += x^i
+        if i >= n
+            break
+        end
+    end
+    return s
+end";
+    // n = 3: s = x + x² + x³ = 14 at 2; ds/dx = 1 + 2x + 3x² = 17
+    assert_grad(src, "until", vec![f(2.0), i(3)], 14.0, &[Some(&[17.0]), None]);
+    assert_grad(src, "until", vec![f(2.0), i(1)], 2.0, &[Some(&[1.0]), None]);
+    check_fd(src, "until", vec![f(0.9), i(5)]);
+}
