@@ -138,3 +138,14 @@ fn an_error_in_another_file_is_reported_at_the_annotation_saying_where() {
         ["1:10 undefined-name UndefVarError: `z` not defined (at a.jl:2:16)"]
     );
 }
+
+#[test]
+fn removing_a_file_removes_its_definitions() {
+    let (mut host, _, b) = setup();
+    host.remove_file(Path::new("a.jl"));
+    let e = host.analysis().eval(b, "twice(2.0)", EvalLimits::default()).unwrap().unwrap_err();
+    assert_eq!(e.to_string(), "b.jl:3:18: error: UndefVarError: `cube` not defined");
+    host.set_file_text(Path::new("a.jl"), A.to_string());
+    let v = host.analysis().eval(b, "twice(2.0)", EvalLimits::default()).unwrap().unwrap();
+    assert_eq!(v.display, "16.0");
+}
