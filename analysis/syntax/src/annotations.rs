@@ -116,6 +116,7 @@ pub(crate) fn report_unattached(cx: &mut Cx, root: Node, comments: &[u32]) {
     for &start in comments {
         if !cx.used_annotations.contains(&start)
             && !is_allow(cx.src, start as usize)
+            && !in_broken_code(root, start as usize)
             && !above_broken_code(cx.src, root, start as usize)
         {
             let end = cx
@@ -144,7 +145,7 @@ fn is_allow(src: &str, start: usize) -> bool {
         .is_some_and(|rest| rest.trim_start().starts_with("allow("))
 }
 
-/// Is the first line after the comment block holding byte `start` inside an ERROR node?
+/// Is the first line after the comment block holding byte `start` in broken code?
 fn above_broken_code(src: &str, root: Node, start: usize) -> bool {
     let mut offset = start;
     loop {
@@ -165,14 +166,25 @@ fn above_broken_code(src: &str, root: Node, start: usize) -> bool {
             if line.trim().is_empty() {
                 return false;
             }
-            let at = offset + code;
-            let mut node = root.descendant_for_byte_range(at, at);
-            while let Some(n) = node {
-                if n.is_error() {
-                    return true;
-                }
-                node = n.parent();
-            }
+            return in_broken_code(root, offset + code);
+        }
+    }
+}
+
+/// Is byte `at` inside a construct that holds a syntax error (below the file itself)?
+/// Searched from the root down: a node's parent is only found that way, so walking up would
+/// cost the depth at every step.
+fn in_broken_code(root: Node, at: usize) -> bool {
+    let mut cursor = root.walk();
+    loop {
+        let node = cursor.node();
+        if !node.has_error() {
+            return false;
+        }
+        if node.is_error() || (node.id() != root.id() && node.start_byte() <= at) {
+            return true;
+        }
+        if cursor.goto_first_child_for_byte(at).is_none() {
             return false;
         }
     }

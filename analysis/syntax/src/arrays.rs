@@ -85,7 +85,9 @@ pub(crate) fn index(cx: &mut Cx, node: Node, parts: &[Node]) -> Expr {
         return cx.unsupported(*brackets, "concatenation inside indexing brackets");
     }
     let base = expr(cx, *base);
+    cx.in_index += 1;
     let indices = elements(cx, &kids(*brackets), List::Index);
+    cx.in_index -= 1;
     Expr::new(
         ExprKind::Index {
             base: Box::new(base),

@@ -1,7 +1,7 @@
 //! The conversion context: the source text, the errors found so far, the recursion guard, and
 //! small helpers over tree-sitter nodes.
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 
 use tree_sitter::Node;
 
@@ -18,6 +18,11 @@ pub(crate) struct Cx<'a> {
     pub errors: Vec<SyntaxError>,
     /// Start bytes of the `# zy:` comment lines attached to a definition.
     pub used_annotations: BTreeSet<u32>,
+    /// Start byte of each top-level definition that has a docstring -> start of the docstring.
+    pub docstrings: BTreeMap<usize, usize>,
+    /// How many indexing brackets enclose the expression being converted (`end` is a name
+    /// there).
+    pub in_index: u32,
     depth: u32,
     too_deep_reported: bool,
 }
@@ -29,6 +34,8 @@ impl<'a> Cx<'a> {
             src,
             errors: Vec::new(),
             used_annotations: BTreeSet::new(),
+            docstrings: BTreeMap::new(),
+            in_index: 0,
             depth: 0,
             too_deep_reported: false,
         }

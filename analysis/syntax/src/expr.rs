@@ -134,7 +134,7 @@ fn outside_subset(kind: &str) -> Option<&'static str> {
 fn identifier(cx: &mut Cx, node: Node, _: &[Node]) -> Expr {
     let kind = match cx.text(node) {
         "nothing" => ExprKind::Nothing,
-        keyword @ ("end" | "begin") if in_index(node) => {
+        keyword @ ("end" | "begin") if cx.in_index > 0 => {
             return cx.unsupported(node, &format!("`{keyword}` in indexing"))
         }
         keyword @ ("end" | "begin") => {
@@ -143,26 +143,6 @@ fn identifier(cx: &mut Cx, node: Node, _: &[Node]) -> Expr {
         name => ExprKind::Ident(name.to_string()),
     };
     Expr::new(kind, range(node))
-}
-
-/// Is `node` inside the brackets of an indexing expression (`x[end - 1]`)?
-pub(crate) fn in_index(node: Node) -> bool {
-    let mut current = node;
-    while let Some(parent) = current.parent() {
-        if parent.kind() == "index_expression" {
-            return parent
-                .child(0)
-                .is_some_and(|base| base.id() != current.id());
-        }
-        if matches!(
-            parent.kind(),
-            "argument_list" | "function_definition" | "source_file"
-        ) {
-            return false;
-        }
-        current = parent;
-    }
-    false
 }
 
 /// `(x)` is `x`; `(a; b)` is a block.

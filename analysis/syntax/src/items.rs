@@ -16,7 +16,11 @@ use crate::expr::{block, expr};
 pub(crate) fn items(cx: &mut Cx, parent: Node, out: &mut Vec<Item>, inside_error: bool) {
     let nodes = kids(parent);
     for (i, &node) in nodes.iter().enumerate() {
-        if is_docstring(node, nodes.get(i + 1).copied()) {
+        if let Some(next) = nodes
+            .get(i + 1)
+            .filter(|next| is_docstring(node, Some(**next)))
+        {
+            cx.docstrings.insert(next.start_byte(), node.start_byte());
             continue;
         }
         if node.is_error() {
@@ -183,12 +187,11 @@ pub(crate) fn short_function(cx: &mut Cx, node: Node) -> Option<FunctionDef> {
 
 fn method(cx: &mut Cx, node: Node, sig: Signature, body: Vec<Expr>) -> FunctionDef {
     // Annotations sit above the docstring, if there is one.
-    let docstring = node
-        .prev_named_sibling()
-        .filter(|d| is_docstring(*d, Some(node)));
+    let start = node.start_byte();
+    let start = cx.docstrings.get(&start).copied().unwrap_or(start);
     let annotations = match sig.name {
         FunctionName::Anonymous => Vec::new(),
-        _ => annotations::above(cx, docstring.unwrap_or(node).start_byte()),
+        _ => annotations::above(cx, start),
     };
     FunctionDef {
         name: sig.name,
