@@ -39,7 +39,6 @@ pub use hints::InlayHint;
 pub use hover::HoverResult;
 pub use outline::{FunctionOutline, ParamOutline};
 pub use view_ir::IrStage;
-pub use zy_hir::LineCol;
 
 /// The result of a query on a snapshot: `Err` if an edit cancelled it.
 pub type Cancellable<T> = Result<T, salsa::Cancelled>;
@@ -146,16 +145,6 @@ impl Analysis {
         if self.stale.load(Ordering::SeqCst) {
             std::panic::resume_unwind(Box::new(salsa::Cancelled::PendingWrite));
         }
-    }
-
-    /// The file's path.
-    pub fn file_path(&self, file: FileId) -> Cancellable<PathBuf> {
-        self.with_db(|db| file.0.path(db).clone())
-    }
-
-    /// The 1-based line and character column of a byte offset in `file`.
-    pub fn line_col(&self, file: FileId, offset: u32) -> Cancellable<LineCol> {
-        self.with_db(|db| zy_hir::line_col(db, file.0, offset))
     }
 }
 
