@@ -15,6 +15,19 @@ pub(crate) fn tidy(func: &mut Function) {
     *func = compact(func);
 }
 
+/// Renumber blocks in source-like order (the transform keeps the primal's block numbers, so
+/// names such as `br#3` in its output refer to these).
+pub(crate) fn renumber(func: &mut Function) {
+    *func = compact(func);
+}
+
+/// Simplify a forward function: like [`simplify`] but its CFG stays the primal's.
+pub(crate) fn simplify_forward(func: &mut Function) {
+    fold_tuple_fields(func);
+    remove_dead(func);
+    *func = compact(func);
+}
+
 /// Simplify generated code in place (gradient accumulation may drop additions of zero).
 pub(crate) fn simplify(func: &mut Function) {
     fold_tuple_fields(func);
@@ -50,14 +63,36 @@ fn thread_jumps(func: &mut Function) {
     }
 }
 
-/// A copy of `func` with only the reachable blocks, numbered in reverse post-order, and values
+/// Reverse post-order with successors visited last-first, so that in a diamond the `then`
+/// block comes before the `else` block, as in the source.
+fn source_order(func: &Function) -> Vec<Block> {
+    let mut seen = vec![false; func.blocks.len()];
+    let mut post = Vec::new();
+    let mut stack = vec![(Block::ENTRY, 0usize)];
+    seen[0] = true;
+    while let Some((b, i)) = stack.pop() {
+        let succs: Vec<Block> = func.block(b).term.successors().into_iter().rev().collect();
+        if let Some(&s) = succs.get(i) {
+            stack.push((b, i + 1));
+            if !std::mem::replace(&mut seen[s.index()], true) {
+                stack.push((s, 0));
+            }
+        } else {
+            post.push(b);
+        }
+    }
+    post.reverse();
+    post
+}
+
+/// A copy of `func` with only the reachable blocks, numbered in [`source_order`], and values
 /// numbered in order of definition.
 fn compact(func: &Function) -> Function {
     let mut out = Function::new(func.name.clone(), func.span);
     out.arg_names = func.arg_names.clone();
     out.instance = func.instance.clone();
     out.ret = func.ret.clone();
-    let order = func.reverse_postorder();
+    let order = source_order(func);
     let mut bmap: HashMap<Block, Block> = HashMap::new();
     for (i, &b) in order.iter().enumerate() {
         bmap.insert(b, if i == 0 { Block::ENTRY } else { out.add_block() });
@@ -217,9 +252,16 @@ fn fold_zero_adds(func: &mut Function) {
 }
 
 /// Is dropping this operation safe when its result is unused?
+/// Can this operation be dropped when its result is unused? Only operations that cannot
+/// throw: dropping an unused `x[10]` would lose Julia's `BoundsError`.
 fn is_pure(op: &Op) -> bool {
+    use Prim::*;
     match op {
-        Op::Prim(p) => !p.has_effect() && !matches!(p, Prim::CallPullback | Prim::Undef),
+        Op::Prim(p) => matches!(
+            p,
+            Tuple | NamedTuple | GetField | MakePullback | ZeroTangent | StackNew | Add | Sub | Mul | Neg | Float
+                | Eq | Ne | Lt | Le | Gt | Ge | Not | Sin | Cos | Exp | Tanh | Sign | Abs | Length
+        ),
         Op::New(_) => true,
         _ => false,
     }

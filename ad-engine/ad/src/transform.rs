@@ -55,7 +55,9 @@ struct BlockTape {
 /// Transform `func`, the body of `inst`.
 pub fn adjoint(inst: &Arc<Instance>, func: &Function) -> Result<Adjoint, AdError> {
     reject_nested(func)?;
-    let (f, exit) = single_exit(func)?;
+    let mut primal = func.clone();
+    crate::simplify::renumber(&mut primal);
+    let (f, exit) = single_exit(&primal)?;
     let act = analyse(&f);
     let cx = Cx::new(&f, exit, act);
     let mut callees = Callees { wanted: Vec::new() };
@@ -63,7 +65,7 @@ pub fn adjoint(inst: &Arc<Instance>, func: &Function) -> Result<Adjoint, AdError
     let pullback = pullback_pass(&cx, inst, &fw)?;
     let mut forward = fw.func;
     let mut pullback = pullback;
-    crate::simplify::simplify(&mut forward);
+    crate::simplify::simplify_forward(&mut forward);
     crate::simplify::simplify(&mut pullback);
     Ok(Adjoint { forward, pullback, callees: callees.wanted })
 }

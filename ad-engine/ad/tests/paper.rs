@@ -55,13 +55,15 @@ fn leaky_relu_records_the_branch() {
             relu⁺(%1::Float64) :: Tuple{Float64, Pullback{typeof(relu), Float64}}   # x
             #1:
               %4 = %1 > 0.0 :: Bool
-              br %4 ? #3 : #2
+              br %4 ? #2 : #3
             #2:
-              %5 = 0.01 * %1 :: Float64
-              br #3
+              br #4
             #3:
-              %2 = φ(#1 → %1, #2 → %5) :: Float64   # y
-              %3 = φ(#1 → 1, #2 → 2) :: Int64       # br#4
+              %5 = 0.01 * %1 :: Float64
+              br #4
+            #4:
+              %2 = φ(#2 → %1, #3 → %5) :: Float64   # y
+              %3 = φ(#2 → 1, #3 → 2) :: Int64       # br#4
               %6 = tuple(%1, %3) :: Tuple{Float64, Int64}
               %7 = make_pullback(relu⁻, 0, %6) :: Pullback{typeof(relu), Float64}
               %8 = tuple(%2, %7) :: Tuple{Float64, Pullback{typeof(relu), Float64}}
@@ -95,23 +97,23 @@ fn pow_pushes_one_float_per_iteration() {
               %6 = stack() :: Stack{Tuple{Float64}} # stk#3
               br #2
             #2:
-              %3 = φ(#1 → 1.0, #4 → %12) :: Float64 # r
-              %4 = φ(#1 → %2, #4 → %11) :: Int64    # n
-              %5 = φ(#1 → 0, #4 → %13) :: Int64     # iter#2
+              %3 = φ(#1 → 1.0, #3 → %9) :: Float64  # r
+              %4 = φ(#1 → %2, #3 → %8) :: Int64     # n
+              %5 = φ(#1 → 0, #3 → %10) :: Int64     # iter#2
               %7 = %4 > 0 :: Bool
-              br %7 ? #4 : #3
+              br %7 ? #3 : #4
             #3:
-              %8 = tuple(%5, %1, %6) :: Tuple{Int64, Float64, Stack{Tuple{Float64}}}
-              %9 = make_pullback(pow⁻, 0, %8) :: Pullback{typeof(pow), Float64, Int64}
-              %10 = tuple(%3, %9) :: Tuple{Float64, Pullback{typeof(pow), Float64, Int64}}
-              return %10
-            #4:
-              %11 = %4 - 1 :: Int64                 # n
-              %12 = %3 * %1 :: Float64              # r
-              %13 = %5 + 1 :: Int64
-              %14 = tuple(%3) :: Tuple{Float64}     # α#3
-              %15 = push!(%6, %14) :: Nothing
+              %8 = %4 - 1 :: Int64                  # n
+              %9 = %3 * %1 :: Float64               # r
+              %10 = %5 + 1 :: Int64
+              %11 = tuple(%3) :: Tuple{Float64}     # α#3
+              %12 = push!(%6, %11) :: Nothing
               br #2
+            #4:
+              %13 = tuple(%5, %1, %6) :: Tuple{Int64, Float64, Stack{Tuple{Float64}}}
+              %14 = make_pullback(pow⁻, 0, %13) :: Pullback{typeof(pow), Float64, Int64}
+              %15 = tuple(%3, %14) :: Tuple{Float64, Pullback{typeof(pow), Float64, Int64}}
+              return %15
         "#]],
         expect![[r#"
             pow⁻(%1::Tuple{Int64, Float64, Stack{Tuple{Float64}}}, %2::Float64) :: Tuple{Float64, Nothing}
@@ -119,26 +121,26 @@ fn pow_pushes_one_float_per_iteration() {
               %6 = getfield(%1, 1) :: Int64         # iter#2
               br #2
             #2:
-              %3 = φ(#1 → %2, #4 → %13) :: Float64  # r̄
-              %4 = φ(#1 → %6, #4 → %8) :: Int64     # iter#2
-              %5 = φ(#1 → 0.0, #4 → %15) :: Float64 # x̄
+              %3 = φ(#1 → %2, #5 → %14) :: Float64  # r̄
+              %4 = φ(#1 → %6, #5 → %9) :: Int64     # iter#2
+              %5 = φ(#1 → 0.0, #5 → %16) :: Float64 # x̄
               %7 = %4 == 0 :: Bool
-              br %7 ? #5 : #3
+              br %7 ? #3 : #4
             #3:
-              %8 = %4 - 1 :: Int64
-              br #4
+              %8 = tuple(%5, nothing) :: Tuple{Float64, Nothing}
+              return %8
             #4:
-              %9 = getfield(%1, 3) :: Stack{Tuple{Float64}}
-              %10 = pop!(%9) :: Tuple{Float64}      # α#3
-              %11 = getfield(%10, 1) :: Float64
-              %12 = getfield(%1, 2) :: Float64      # x
-              %13 = %3 * %12 :: Float64
-              %14 = %3 * %11 :: Float64
-              %15 = %5 + %14 :: Float64
-              br #2
+              %9 = %4 - 1 :: Int64
+              br #5
             #5:
-              %16 = tuple(%5, nothing) :: Tuple{Float64, Nothing}
-              return %16
+              %10 = getfield(%1, 3) :: Stack{Tuple{Float64}}
+              %11 = pop!(%10) :: Tuple{Float64}     # α#3
+              %12 = getfield(%11, 1) :: Float64
+              %13 = getfield(%1, 2) :: Float64      # x
+              %14 = %3 * %13 :: Float64
+              %15 = %3 * %12 :: Float64
+              %16 = %5 + %15 :: Float64
+              br #2
         "#]],
     );
 }
