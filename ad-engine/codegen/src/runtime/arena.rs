@@ -72,6 +72,8 @@ impl StackObj {
 /// Owner of a call's allocations.
 #[derive(Default)]
 pub struct Arena {
+    /// Bytes allocated so far (objects and stack buffers).
+    bytes: usize,
     blocks: Vec<Box<[u64]>>,
     /// Boxed: compiled code holds their addresses while the vector grows.
     #[allow(clippy::vec_box)]
@@ -81,6 +83,7 @@ pub struct Arena {
 impl Arena {
     /// `n` zeroed words.
     pub fn alloc_words(&mut self, n: usize) -> *mut u64 {
+        self.bytes = self.bytes.saturating_add(n.max(1) * 8);
         let mut block = vec![0u64; n.max(1)].into_boxed_slice();
         let p = block.as_mut_ptr();
         self.blocks.push(block);
@@ -103,6 +106,16 @@ impl Arena {
             });
         }
         header
+    }
+
+    /// Bytes allocated so far.
+    pub fn bytes(&self) -> usize {
+        self.bytes
+    }
+
+    /// Count `n` more bytes (a stack buffer's growth).
+    pub fn note(&mut self, n: usize) {
+        self.bytes = self.bytes.saturating_add(n);
     }
 
     /// An empty stack.

@@ -124,6 +124,7 @@ pub unsafe extern "C" fn zy_rt_matmul(
         _ => (m as i64, n as i64),
     };
     let out = ctx.state.arena.new_array(rows, cols, 8);
+    ctx.check_memory();
     let (x, y) = unsafe { (elems(a), elems(b)) };
     // SAFETY: `out` holds m·n Float64 elements.
     let c = unsafe { std::slice::from_raw_parts_mut((*out).data.cast::<f64>(), m * n) };
@@ -155,6 +156,7 @@ pub unsafe extern "C" fn zy_rt_add_arrays(
         return std::ptr::null_mut();
     }
     let out = ctx.state.arena.new_array(ao.rows, ao.cols, 8);
+    ctx.check_memory();
     let (x, y) = unsafe { (elems(a), elems(b)) };
     // SAFETY: `out` holds as many Float64 elements as `a`.
     let c = unsafe { std::slice::from_raw_parts_mut((*out).data.cast::<f64>(), x.len()) };
@@ -173,6 +175,7 @@ pub unsafe extern "C" fn zy_rt_transpose(ctx: *mut Ctx, a: *const ArrayObj) -> *
     let ao = unsafe { &*a };
     let (m, n) = (ao.rows.max(0) as usize, ao.cols.max(0) as usize);
     let out = ctx.state.arena.new_array(n as i64, m as i64, 8);
+    ctx.check_memory();
     let x = unsafe { elems(a) };
     // SAFETY: `out` holds m·n Float64 elements.
     let c = unsafe { std::slice::from_raw_parts_mut((*out).data.cast::<f64>(), m * n) };
@@ -206,9 +209,12 @@ pub unsafe extern "C" fn zy_rt_array_new(
     elem_size: i64,
 ) -> *mut ArrayObj {
     let ctx = unsafe { &mut *ctx };
-    ctx.state
+    let out = ctx
+        .state
         .arena
-        .new_array(rows.max(0), cols.max(0), elem_size.max(1) as usize)
+        .new_array(rows.max(0), cols.max(0), elem_size.max(1) as usize);
+    ctx.check_memory();
+    out
 }
 
 /// The kernels' symbols.

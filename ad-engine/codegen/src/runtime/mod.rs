@@ -107,6 +107,14 @@ impl Ctx {
         self.error = 1;
     }
 
+    /// Fail the call (compiled code checks right after allocating) once the arena exceeds
+    /// [`ARENA_LIMIT`].
+    pub fn check_memory(&mut self) {
+        if self.state.arena.bytes() > ARENA_LIMIT {
+            self.fail(Span::default(), OUT_OF_MEMORY.to_string());
+        }
+    }
+
     /// Has the deadline passed or the cancel flag been set?
     fn interrupted(&self) -> Option<&'static str> {
         if let Some(flag) = &self.state.cancel {
@@ -125,6 +133,12 @@ impl Ctx {
 pub const TIME_LIMIT: &str = "InterruptException: time limit exceeded";
 /// The interpreter's message when the cancel flag is set.
 pub const CANCELLED: &str = "InterruptException: cancelled";
+/// Memory one call may allocate before it fails with [`OUT_OF_MEMORY`] (a runaway loop that
+/// allocates or records must end with an error, not take the machine's memory).
+pub const ARENA_LIMIT: usize = 4 << 30;
+/// Julia's message when memory runs out.
+pub const OUT_OF_MEMORY: &str = "OutOfMemoryError()";
+
 /// The interpreter's message when the depth limit is reached.
 pub const STACK_OVERFLOW: &str = "StackOverflowError";
 
@@ -173,9 +187,12 @@ pub unsafe extern "C" fn zy_rt_fail(ctx: *mut Ctx, site: *const Site) {
 /// `ctx` must be the live context.
 pub unsafe extern "C" fn zy_rt_alloc(ctx: *mut Ctx, words: i64) -> *mut u64 {
     let ctx = unsafe { &mut *ctx };
-    ctx.state
+    let p = ctx
+        .state
         .arena
-        .alloc_words(usize::try_from(words).unwrap_or(0))
+        .alloc_words(usize::try_from(words).unwrap_or(0));
+    ctx.check_memory();
+    p
 }
 
 /// Allocates an empty AD stack.
@@ -190,10 +207,15 @@ pub unsafe extern "C" fn zy_rt_stack_new(ctx: *mut Ctx) -> *mut StackObj {
 /// Grows `stack` so that `need` more bytes fit.
 ///
 /// # Safety
-/// `stack` must be a stack of the live call.
-pub unsafe extern "C" fn zy_rt_stack_grow(stack: *mut StackObj, need: i64) {
-    let stack = unsafe { &mut *stack };
+/// `ctx` must be the live context and `stack` one of its stacks.
+pub unsafe extern "C" fn zy_rt_stack_grow(ctx: *mut Ctx, stack: *mut StackObj, need: i64) {
+    let (ctx, stack) = unsafe { (&mut *ctx, &mut *stack) };
+    let before = stack.cap.max(0) as usize;
     stack.grow(usize::try_from(need).unwrap_or(0));
+    ctx.state
+        .arena
+        .note((stack.cap.max(0) as usize).saturating_sub(before));
+    ctx.check_memory();
 }
 
 /// `accum!(dst, src)` on Float64 arrays: adds `src` into `dst` elementwise. Returns 1 (and
@@ -262,4 +284,23 @@ pub fn symbols() -> Vec<(&'static str, *const u8)> {
     syms.extend(math::symbols());
     syms.extend(kernels::symbols());
     syms
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_call_past_the_memory_limit_fails_with_out_of_memory() {
+        let mut ctx = Ctx::new(10, None, None, 0);
+        ctx.check_memory();
+        assert_eq!(ctx.error, 0);
+        ctx.state.arena.note(ARENA_LIMIT + 1);
+        ctx.check_memory();
+        assert_eq!(ctx.error, 1);
+        assert_eq!(
+            ctx.state.failure.map(|f| f.1).as_deref(),
+            Some("OutOfMemoryError()")
+        );
+    }
 }

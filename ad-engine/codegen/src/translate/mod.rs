@@ -79,7 +79,7 @@ impl RtFuncs {
             fail: decl("zy_rt_fail", &[p, p], None)?,
             alloc: decl("zy_rt_alloc", &[p, p], Some(p))?,
             stack_new: decl("zy_rt_stack_new", &[p], Some(p))?,
-            stack_grow: decl("zy_rt_stack_grow", &[p, p], None)?,
+            stack_grow: decl("zy_rt_stack_grow", &[p, p, p], None)?,
             fallback: decl("zy_rt_fallback", &[p, p, p], None)?,
             math: {
                 let mut math = [(Prim::Sin, FuncId::from_u32(0)); 12];
@@ -452,11 +452,25 @@ impl<'e, 'a, 'b> Translator<'e, 'a, 'b> {
         r
     }
 
-    /// Call a runtime function; its single result, if any.
+    /// Call a runtime function; its single result, if any. After an allocation, the call
+    /// returns early if memory ran out.
     pub(crate) fn call_rt(&mut self, id: FuncId, args: &[ClValue]) -> Option<ClValue> {
         let r = self.func_ref(id);
         let call = self.b.ins().call(r, args);
-        self.b.inst_results(call).first().copied()
+        let out = self.b.inst_results(call).first().copied();
+        let rt = &self.env.rt;
+        let allocating = [
+            rt.alloc,
+            rt.array_new,
+            rt.stack_grow,
+            rt.matmul,
+            rt.add_arrays,
+            rt.transpose,
+        ];
+        if allocating.contains(&id) {
+            self.check_error();
+        }
+        out
     }
 
     /// The context pointer.

@@ -99,7 +99,8 @@ impl Translator<'_, '_, '_> {
         self.b.switch_to_block(grow);
         let need = self.b.ins().iconst(types::I64, i64::from(size));
         let rt = self.env.rt.stack_grow;
-        self.call_rt(rt, &[s, need]);
+        let ctx = self.ctx();
+        self.call_rt(rt, &[ctx, s, need]);
         self.b.ins().jump(cont, &[]);
         self.b.switch_to_block(cont);
         let data = self.b.ins().load(types::I64, mem(), s, stack_offset::DATA);
