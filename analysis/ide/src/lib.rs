@@ -40,6 +40,12 @@ pub use hover::HoverResult;
 pub use outline::{FunctionOutline, ParamOutline};
 pub use view_ir::IrStage;
 
+/// The stack a thread running analyses should have: queries recurse along the call chains of
+/// the analysed program (typing a function types its callees first), so a deep program needs
+/// far more than a default thread stack (a 3000-deep chain overflows 8 MiB in a debug build).
+/// The memory is reserved, not used, until the recursion reaches it.
+pub const ANALYSIS_STACK_SIZE: usize = 1 << 30;
+
 /// The result of a query on a snapshot: `Err` if an edit cancelled it.
 pub type Cancellable<T> = Result<T, salsa::Cancelled>;
 

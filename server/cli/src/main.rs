@@ -13,15 +13,11 @@ use clap::Parser;
 use cli::{Cli, Command, IrFormat};
 use zy_ide::IrStage;
 
-/// Stack size of the thread doing the work: analysis recurses along call chains of the
-/// analysed program (salsa queries call the queries of callees), so deep programs need room.
-const STACK_SIZE: usize = 1 << 30;
-
 fn main() -> ExitCode {
     install_panic_hook();
     let worker = std::thread::Builder::new()
         .name("zy-analyze".into())
-        .stack_size(STACK_SIZE)
+        .stack_size(zy_ide::ANALYSIS_STACK_SIZE)
         .spawn(run);
     match worker.map(|w| w.join()) {
         Ok(Ok(code)) => code,
