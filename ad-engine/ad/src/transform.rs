@@ -109,11 +109,12 @@ impl<'f> Cx<'f> {
         let looped = in_loop(f);
         let live = reaches(f, exit);
         let preds = f.predecessors();
-        let order = f.reverse_postorder().into_iter().filter(|b| live[b.index()]).collect();
+        let rpo = f.reverse_postorder();
+        let order: Vec<Block> = rpo.iter().copied().filter(|b| live[b.index()]).collect();
         let counted = f
             .block_ids()
             .map(|h| match preds[h.index()].as_slice() {
-                [a, b] if looped[h.index()] && live[h.index()] => {
+                [a, b] if looped[h.index()] && live[h.index()] && rpo.contains(a) && rpo.contains(b) => {
                     let inside = |q: Block| reaches(f, h)[q.index()] && reaches_from(f, h, q);
                     match (inside(*a), inside(*b)) {
                         (false, true) if !looped[a.index()] => Some((*a, *b)),
