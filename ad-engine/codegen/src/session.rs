@@ -128,7 +128,23 @@ impl JitSession {
         prog: &TypedProgram,
         inst: &Instance,
     ) -> Result<CompiledFn, JitError> {
-        self.build(prog, inst, None)
+        self.build_guarded(prog, inst, None)
+    }
+
+    /// [`Self::build`], with a panic inside Cranelift turned into an error (the session is then
+    /// poisoned: later compilations fail and the caller starts a new session).
+    fn build_guarded(
+        &mut self,
+        prog: &TypedProgram,
+        inst: &Instance,
+        clif: Option<&mut String>,
+    ) -> Result<CompiledFn, JitError> {
+        let run = std::panic::AssertUnwindSafe(|| self.build(prog, inst, clif));
+        std::panic::catch_unwind(run).unwrap_or_else(|_| {
+            Err(JitError::backend(format!(
+                "the code generator failed on {inst}"
+            )))
+        })
     }
 
     fn build(
@@ -346,7 +362,7 @@ impl Inline for Inliner<'_> {
 pub fn clif_text(prog: &TypedProgram, inst: &Instance) -> Result<String, JitError> {
     let mut session = JitSession::new()?;
     let mut out = String::new();
-    session.build(prog, inst, Some(&mut out))?;
+    session.build_guarded(prog, inst, Some(&mut out))?;
     let inner = session
         .owner
         .inner
