@@ -17,10 +17,19 @@ const FONTS = {
     edgeAttributes: { fontname: "Helvetica", fontsize: 9 },
 };
 
+/**
+ * `dot` with the generic `monospace` font named `Courier`: Graphviz would size text in a font it
+ * has no metrics for as if proportional, and IR text would overflow its boxes. The SVG then asks
+ * for `Courier,monospace`, which browsers draw with a Courier-width monospace font.
+ */
+export function withMeasurableFonts(dot: string): string {
+    return dot.replace(/\bfontname\s*=\s*"?monospace"?/g, 'fontname="Courier"');
+}
+
 /** SVG for `dot`, or the Graphviz error. The WebAssembly module is compiled once, on first use. */
 export async function renderDot(dot: string): Promise<{ ok: true; svg: string } | { ok: false; message: string }> {
     viz ??= instance();
-    const result = (await viz).render(dot, { format: "svg", engine: "dot", ...FONTS });
+    const result = (await viz).render(withMeasurableFonts(dot), { format: "svg", engine: "dot", ...FONTS });
     if (result.status === "failure") {
         const message = result.errors.map((e) => e.message.trim()).join("\n") || "Graphviz failed";
         return { ok: false, message };

@@ -1,6 +1,6 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { controlFlowHtml, escapeHtml, renderDot } from "../render";
+import { controlFlowHtml, escapeHtml, renderDot, withMeasurableFonts } from "../render";
 
 // The shape of the server's `dot` stage: the primal CFG and the adjoint CFG as two clusters.
 const POW_DOT = `digraph pow {
@@ -51,4 +51,21 @@ test("blocks default to Courier (whose metrics Graphviz has), edges to Helvetica
         'font-family="Times"',
         'font-family="Helvetica,sans-Serif"',
     ]);
+});
+
+test("the generic monospace font is laid out as Courier, so text fits", async () => {
+    assert.equal(
+        withMeasurableFonts('node [shape=box, fontname="monospace"];\n  edge [fontname = monospace, fontsize=9];'),
+        'node [shape=box, fontname="Courier"];\n  edge [fontname="Courier", fontsize=9];',
+    );
+    const label = "%6 = stack() :: Stack{Tuple{Float64}}";
+    const r = await renderDot(`digraph { node [shape=box, fontname="monospace"]; a [label="${label}"] }`);
+    const svg = r.ok ? r.svg : r.message;
+    assert.ok(svg.includes('font-family="Courier,monospace"'), svg);
+    // Courier is 0.6 em per character: 37 characters at the default 10 pt are 222 pt, and the
+    // box (polygon points "x,y x,y ...") must be at least that wide.
+    const xs = (svg.match(/<polygon fill="none" stroke="black" points="([^"]+)"/)?.[1] ?? "")
+        .split(" ")
+        .map((p) => Number(p.split(",")[0]));
+    assert.ok(Math.max(...xs) - Math.min(...xs) >= 37 * 10 * 0.6, `box width ${Math.max(...xs) - Math.min(...xs)}`);
 });
