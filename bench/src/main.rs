@@ -121,6 +121,14 @@ fn run(options: &Options) -> Result<(), String> {
     for n in &notes {
         println!("note: {n}");
     }
+    if options.only.is_some() {
+        println!(
+            "--only: {} and {} left as they were",
+            options.json.display(),
+            options.chart.display()
+        );
+        return Ok(());
+    }
     if let Some(dir) = options.json.parent() {
         std::fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
     }
