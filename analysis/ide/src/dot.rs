@@ -145,22 +145,34 @@ mod tests {
         dot
     }
 
-    fn links(dot: &str) -> Vec<String> {
-        dot.lines().filter(|l| l.contains("style=dashed")).map(|l| {
-            let (edge, rest) = l.trim().split_once(" [").unwrap();
-            let label = rest.split("label=\"").nth(1).unwrap().trim_end_matches("\"];");
-            format!("{edge}: {label}")
-        }).collect()
+    /// The tape links as `(source label, target label, link label)`.
+    fn links(dot: &str) -> Vec<(String, String, String)> {
+        let label_of = |node: &str| {
+            let prefix = format!("    {node} [label=\"");
+            dot.lines().find_map(|l| l.strip_prefix(&prefix)).unwrap_or_default().to_string()
+        };
+        dot.lines()
+            .filter(|l| l.contains("style=dashed"))
+            .map(|l| {
+                let (edge, rest) = l.trim().split_once(" [").unwrap();
+                let (from, to) = edge.split_once(" -> ").unwrap();
+                let label = rest.split("label=\"").nth(1).unwrap().trim_end_matches("\"];");
+                (label_of(from), label_of(to), label.to_string())
+            })
+            .collect()
     }
 
     #[test]
     fn pow_keeps_one_stack_for_its_loop_body_and_counts_iterations_in_a_slot() {
         let src = "# zy: at pow(2.0, 3)\nfunction pow(x, n)\n    r = 1\n    while n > 0\n        r *= x\n        n -= 1\n    end\n    return r\nend\n";
         let dot = dot(src, "pow");
-        // f3 is the loop body (#4 in the forward), f1 the loop header; the reverse of the body
-        // pops what the body pushed, the reverse entry reads the iteration count.
-        assert_eq!(links(&dot), ["f1 -> b0: slot iter#2", "f3 -> b3: stack α#3"]);
-        assert!(dot.contains("b1 -> b4 [label=\"iter#2 = 0: loop done\"];"), "{dot}");
+        let links = links(&dot);
+        let names: Vec<&str> = links.iter().map(|(_, _, l)| l.as_str()).collect();
+        assert_eq!(names, ["slot iter#2", "stack α#3"]);
+        // The stack goes from the loop body that pushes to the reverse block that pops.
+        let (from, to, _) = &links[1];
+        assert!(from.contains("push!(") && to.contains("pop!("), "{from}\n{to}");
+        assert!(dot.contains("[label=\"iter#2 = 0: loop done\"];"), "{dot}");
     }
 
     #[test]
@@ -168,6 +180,7 @@ mod tests {
         let src = "# zy: at leaky(2.0)\nleaky(x) = x > 0 ? x : 0.01x\n";
         let dot = dot(src, "leaky");
         assert!(dot.contains("[label=\"recorded br#3 = 1\"];"), "{dot}");
-        assert_eq!(links(&dot), ["f2 -> b1: slot br#3"]);
+        let names: Vec<String> = links(&dot).into_iter().map(|(_, _, l)| l).collect();
+        assert_eq!(names, ["slot br#3"]);
     }
 }
