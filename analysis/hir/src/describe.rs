@@ -19,7 +19,7 @@ pub fn describe_query(db: &RootDatabase, key: DatabaseKeyIndex) -> String {
         "item_ast" | "item_encoded" | "item_boundaries" | "ssa" | "at_diagnostics" => {
             ItemId::from_id(id).name(db).to_string()
         }
-        "typed" | "ret_type" => InstanceId::from_id(id).instance(db).to_string(),
+        "typed" | "ret_type" | "adjoint" => InstanceId::from_id(id).instance(db).to_string(),
         "parse" | "item_tree" | "file_line_index" | "load_errors" | "diagnostics" => {
             let path = SourceFile::from_id(id).path(db);
             path.file_name().map_or_else(

@@ -22,6 +22,7 @@
 //!
 //! The database logs executed queries (salsa `WillExecute` events) for tests of reuse.
 
+pub mod ad;
 pub mod call;
 pub mod db;
 mod describe;
@@ -34,6 +35,7 @@ pub mod program;
 pub mod span;
 pub mod specialise;
 
+pub use ad::{adjoint, AdjointFunctions};
 pub use call::{type_call, typed_program, CallErrors, TypedCall, CALL_NAME, CALL_SPAN_FILE};
 pub use db::RootDatabase;
 pub use diag::{diagnostics, load_errors, locate, workspace_items, Diag};
