@@ -1,9 +1,10 @@
 //! Conversion between interpreter [`Value`]s and the slots of compiled code.
 //!
-//! Arguments are copied into the call's arena (each mutable object once, so aliasing is kept);
-//! after the call, the contents of argument objects are copied back (a callee's mutations are
-//! seen by the caller, as in Julia) and results are converted back to values, an argument object
-//! returned as itself.
+//! Argument arrays are used in place: the compiled code gets a header pointing at the value's
+//! own elements, so it reads and writes them without copies (a callee's mutations are seen by
+//! the caller, as in Julia). Other mutable argument objects are copied into the call's arena
+//! (each once, so aliasing is kept) and their contents copied back after the call. Results are
+//! converted back to values, an argument object returned as itself.
 
 use std::cell::RefCell;
 use std::collections::HashMap;
@@ -17,9 +18,10 @@ use zy_ir::{Instance, StructRef, Type};
 use crate::layout::{elem_slot, packed_offsets, Layout, Slot};
 use crate::runtime::{Arena, ArrayObj, StackObj};
 
-/// A mutable argument object and its copy in the arena.
+/// A mutable argument object and its representation in the arena.
 enum Shared {
-    Array(ArrayRef, *mut ArrayObj),
+    /// An array; `copied` when its elements were copied (their type differs from the slots').
+    Array(ArrayRef, *mut ArrayObj, bool),
     Mutable(StructRef, Rc<RefCell<Vec<Value>>>, *mut u64),
     Ref(Rc<RefCell<Value>>, Type, *mut u64),
 }
@@ -39,16 +41,28 @@ pub struct Tables {
 #[derive(Default)]
 pub struct ToNative {
     tables: Arc<Tables>,
+    /// Pass arrays' own elements instead of copies.
+    in_place: bool,
     /// Arena address of each object copied, by the address of its `Rc` contents.
     by_rc: HashMap<usize, u64>,
     shared: Vec<Shared>,
 }
 
 impl ToNative {
-    /// A converter for the values of the compilation described by `tables`.
+    /// A converter for the values of the compilation described by `tables`, copying arrays
+    /// (for values that do not outlive the conversion, such as the runtime's results).
     pub fn new(tables: Arc<Tables>) -> ToNative {
         ToNative {
             tables,
+            ..ToNative::default()
+        }
+    }
+
+    /// A converter for a call's arguments, which outlive the call: arrays are used in place.
+    pub fn for_arguments(tables: Arc<Tables>) -> ToNative {
+        ToNative {
+            tables,
+            in_place: true,
             ..ToNative::default()
         }
     }
@@ -215,15 +229,45 @@ impl ToNative {
         if let Some(p) = self.by_rc.get(&key) {
             return Ok(*p as *mut ArrayObj);
         }
-        let arr = a.borrow();
+        let mut arr = a
+            .try_borrow_mut()
+            .map_err(|_| "internal error: an argument array is borrowed".to_string())?;
         let elem = ty.elem().cloned().unwrap_or(Type::Float64);
         let slot = elem_slot(&elem).map_err(|e| e.to_string())?;
         let (rows, cols) = arr.shape.rows_cols();
-        let p = arena.new_array(rows as i64, cols as i64, slot.size() as usize);
-        // SAFETY: `p` is a fresh array of `rows * cols` elements of the slot's size.
-        unsafe { write_elems(&*p, &arr.data, slot)? };
+        let len = arr.data.len();
+        // The value's own elements, when their layout is the slots' (f64, i64, bool as a byte).
+        let own: Option<*mut u8> = match (&mut arr.data, slot) {
+            _ if !self.in_place => None,
+            (ArrayData::F64(v), Slot::F64) => Some(v.as_mut_ptr().cast()),
+            (ArrayData::Int(v), Slot::I64) => Some(v.as_mut_ptr().cast()),
+            (ArrayData::Bool(v), Slot::Bool) => Some(v.as_mut_ptr().cast()),
+            _ => None,
+        };
+        let p = match own {
+            Some(data) => {
+                let header = arena.alloc_words(4).cast::<ArrayObj>();
+                // SAFETY: a fresh block of four words. The elements stay where they are: the
+                // caller holds the value and nothing resizes it while the call runs.
+                unsafe {
+                    header.write(ArrayObj {
+                        data,
+                        len: len as i64,
+                        rows: rows as i64,
+                        cols: cols as i64,
+                    })
+                };
+                header
+            }
+            None => {
+                let p = arena.new_array(rows as i64, cols as i64, slot.size() as usize);
+                // SAFETY: `p` is a fresh array of `rows * cols` elements of the slot's size.
+                unsafe { write_elems(&*p, &arr.data, slot)? };
+                p
+            }
+        };
         self.by_rc.insert(key, p as u64);
-        self.shared.push(Shared::Array(a.clone(), p));
+        self.shared.push(Shared::Array(a.clone(), p, own.is_none()));
         Ok(p)
     }
 
@@ -232,7 +276,8 @@ impl ToNative {
         let mut from = FromNative::new(self);
         for s in &self.shared {
             match s {
-                Shared::Array(a, p) => {
+                Shared::Array(_, _, false) => {}
+                Shared::Array(a, p, true) => {
                     // SAFETY: `p` is the arena copy of `a`, still alive.
                     let obj = unsafe { &**p };
                     let mut arr = a.borrow_mut();
@@ -271,7 +316,7 @@ impl FromNative {
         let mut originals = HashMap::new();
         for s in &args.shared {
             let (addr, v) = match s {
-                Shared::Array(a, p) => (*p as u64, Value::Array(a.clone())),
+                Shared::Array(a, p, _) => (*p as u64, Value::Array(a.clone())),
                 Shared::Mutable(t, c, p) => (*p as u64, Value::Mutable(t.clone(), c.clone())),
                 Shared::Ref(c, _, p) => (*p as u64, Value::Ref(c.clone())),
             };

@@ -723,7 +723,7 @@ impl CompiledFn {
             limits.cancel.clone(),
             self.n_globals,
         );
-        let mut to = ToNative::new(self.tables.clone());
+        let mut to = ToNative::for_arguments(self.tables.clone());
         let mut words = Vec::with_capacity(self.n_arg_slots);
         for (a, t) in args.iter().zip(&self.args) {
             to.value(&mut ctx.state.arena, a, t, &mut words)
