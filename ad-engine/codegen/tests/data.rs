@@ -234,3 +234,28 @@ fn structs_tuples_refs_and_mutable_structs() {
         "error at 13..14: BoundsError: attempt to access Tuple{Float64, Float64} at index [3]"
     );
 }
+
+#[test]
+fn one_array_passed_twice_is_one_object() {
+    // alias!(a, b) = (a[1] = 5.0; b[1] + a[2])
+    let fl = Type::Float64;
+    let mut fb = Fb::new("alias!", &[vecf(), vecf()], fl.clone());
+    let (a, b) = (fb.args[0], fb.args[1]);
+    let e = Block::ENTRY;
+    fb.prim(e, Prim::SetIndex, vec![v(a), f(5.0), i(1)], fl.clone(), 10);
+    let b1 = fb.prim(e, Prim::GetIndex, vec![v(b), i(1)], fl.clone(), 11);
+    let a2 = fb.prim(e, Prim::GetIndex, vec![v(a), i(2)], fl.clone(), 12);
+    let s = fb.prim(e, Prim::Add, vec![v(b1), v(a2)], fl, 13);
+    fb.ret(e, v(s));
+    let inst = fb.inst();
+    let prog = program(vec![fb]);
+    let x = Value::vector_f64(vec![1.0, 2.0]);
+    let mut jit = zy_codegen::JitSession::new().unwrap();
+    let f = jit.compile(&prog, &inst).unwrap();
+    let out = f.call(&[x.clone(), x.clone()], &Limits::default()).unwrap();
+    assert_eq!(zy_interp::show(&out), "7.0");
+    assert_eq!(zy_interp::show(&x), "[5.0, 2.0]");
+    // Two different arrays with the same contents stay apart.
+    let (p, q) = (Value::vector_f64(vec![1.0, 2.0]), Value::vector_f64(vec![1.0, 2.0]));
+    assert_eq!(check(&prog, &inst, vec![p, q]), "3.0");
+}
