@@ -6,7 +6,7 @@ use std::collections::BTreeSet;
 
 use zy_ad::activity::{analyse, Activity, ArgGradient};
 use zy_hir::{RootDatabase, SourceFile};
-use zy_ir::{tangent_type, Function, Prim, TypeExpr};
+use zy_ir::{tangent_type, Function, Op, Prim, Type, TypeExpr, ValueKind};
 
 use crate::outline::{outline, FunctionOutline};
 use crate::{Analysis, Cancellable, FileId};
@@ -40,7 +40,7 @@ fn hover(db: &RootDatabase, file: SourceFile, offset: u32) -> Option<HoverResult
     } else if text[end..].starts_with('(') || text[end..].starts_with(".(") {
         call_hover(db, word)
     } else if word == "for" || word == "while" {
-        format!("`{word}` loop: the forward pass keeps the values its pullback needs on a stack, one push per iteration")
+        loop_hover(db, word, typed.as_ref())
     } else {
         variable_hover(f, typed.as_ref(), word)?
     };
@@ -101,6 +101,49 @@ fn function_hover(f: &FunctionOutline, typed: Option<&Specialised>) -> String {
         md.push_str(&line);
     }
     md
+}
+
+/// What the forward pass keeps per loop iteration for the pullback: the tuples it pushes.
+fn loop_hover(db: &RootDatabase, word: &str, typed: Option<&Specialised>) -> String {
+    let Some(s) = typed else {
+        return format!("`{word}` loop: add `# zy: at` above the function to see what its adjoint keeps per iteration");
+    };
+    let Some(inst) = s.func.instance.clone() else { return format!("`{word}` loop") };
+    let id = zy_hir::InstanceId::of(db, &inst);
+    let Ok(adj) = zy_hir::adjoint(db, id) else {
+        return format!("`{word}` loop: not differentiable at `{}`", s.call);
+    };
+    let fwd = &adj.forward;
+    let pushed: Vec<Type> = fwd
+        .values
+        .iter()
+        .filter_map(|d| match &d.kind {
+            ValueKind::Stmt(st) if st.op == Op::Prim(Prim::Push) => st.args.get(1).map(|a| fwd.operand_ty(a)),
+            _ => None,
+        })
+        .collect();
+    if pushed.is_empty() {
+        return format!("`{word}` loop: the forward pass keeps nothing per iteration for the pullback");
+    }
+    let bytes: usize = pushed.iter().map(size_of).sum();
+    let what: Vec<String> = pushed.iter().map(|t| t.to_string()).collect();
+    format!(
+        "`{word}` loop: per iteration of its loops, the forward pass keeps {bytes} bytes for the pullback ({} push{}: {})",
+        pushed.len(),
+        if pushed.len() == 1 { "" } else { "es" },
+        what.join(", ")
+    )
+}
+
+/// Bytes a value of type `t` takes on an AD stack (references are one pointer).
+fn size_of(t: &Type) -> usize {
+    match t {
+        Type::Nothing | Type::Bottom => 0,
+        Type::Bool => 1,
+        Type::Tuple(ts) => ts.iter().map(size_of).sum(),
+        Type::NamedTuple(fs) => fs.iter().map(|(_, t)| size_of(t)).sum(),
+        _ => 8,
+    }
 }
 
 fn variable_hover(f: &FunctionOutline, typed: Option<&Specialised>, word: &str) -> Option<String> {

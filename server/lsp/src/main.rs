@@ -9,8 +9,21 @@ mod server;
 use tower_lsp::{LspService, Server};
 use tracing_subscriber::EnvFilter;
 
-#[tokio::main]
-async fn main() {
+fn main() {
+    // Analyses recurse along the analysed program's call chains: run them on threads with the
+    // stack the CLI gives them (reserved, not committed), and bound how many run at once.
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .thread_stack_size(zy_ide::ANALYSIS_STACK_SIZE)
+        .max_blocking_threads(16)
+        .build();
+    match runtime {
+        Ok(rt) => rt.block_on(serve()),
+        Err(e) => eprintln!("zy-lsp: cannot start the runtime: {e}"),
+    }
+}
+
+async fn serve() {
     // stdout is the protocol: logs go to stderr only. salsa logs every query at INFO.
     let filter = EnvFilter::try_from_env("ZY_LOG").unwrap_or_else(|_| EnvFilter::new("warn"));
     let filter = filter.add_directive("salsa=warn".parse().unwrap_or_default());

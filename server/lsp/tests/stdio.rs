@@ -209,3 +209,33 @@ fn compute_gradient_runs_in_place_and_updates_the_lens() {
     assert_eq!(resp["error"]["message"], "add `# zy: at g(...)` above `g` to choose the call");
     assert_eq!(c.shutdown(), Some(0));
 }
+
+#[test]
+fn hover_on_a_loop_says_what_each_iteration_keeps() {
+    let mut c = Client::initialized();
+    c.open(&uri(), POW);
+    // `while` on line 3: the adjoint pushes `r` (one Float64) per iteration.
+    let h = hover(&mut c, 3, 6);
+    assert_eq!(
+        h["contents"]["value"],
+        "`while` loop: per iteration of its loops, the forward pass keeps 8 bytes for the pullback (1 push: Tuple{Float64})"
+    );
+}
+
+#[test]
+fn a_deep_call_chain_is_analysed_without_overflowing_the_stack() {
+    // f1 calls f2 calls ... f3000: inference and hover recurse along the chain.
+    let mut src = String::from("# zy: at f1(1.0)\nf1(x) = f2(x) + 1.0\n");
+    for i in 2..3000 {
+        src.push_str(&format!("f{i}(x) = f{}(x) + 1.0\n", i + 1));
+    }
+    src.push_str("f3000(x) = x\n");
+    let mut c = Client::initialized();
+    c.open("file:///work/deep.jl", &src);
+    let h = c.request(
+        "textDocument/hover",
+        json!({ "textDocument": { "uri": "file:///work/deep.jl" }, "position": pos(1, 0) }),
+    );
+    assert!(h["contents"]["value"].as_str().unwrap().starts_with("```julia\nf1(x::Float64) -> Float64"), "{h}");
+    assert!(c.alive());
+}
