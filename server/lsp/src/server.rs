@@ -14,7 +14,7 @@ use serde_json::Value;
 use tower_lsp::jsonrpc::{Error, Result};
 use tower_lsp::lsp_types::*;
 use tower_lsp::{Client, LanguageServer};
-use zy_ide::{Analysis, AnalysisHost, Engine, EvalLimits, FileId, IrStage};
+use zy_ide::{Analysis, AnalysisHost, Config, Engine, EvalLimits, FileId, IrStage};
 
 use crate::convert::Document;
 use crate::dispatch::{run, Outcome};
@@ -30,6 +30,9 @@ static PROGRESS_IDS: AtomicU64 = AtomicU64::new(1);
 #[derive(Default)]
 struct State {
     host: AnalysisHost,
+    /// The workspace root and its `zy.toml` (lint levels and tolerances, as `check` uses them).
+    root: Option<PathBuf>,
+    config: Config,
     docs: HashMap<Url, Document>,
     /// The last computed gradient per (document, function), shown in lenses and hints.
     gradients: HashMap<(Url, String), GradientResult>,
@@ -98,13 +101,19 @@ impl Backend {
             let for_task = state.clone();
             let task_uri = uri.clone();
             let task = tokio::task::spawn_blocking(move || {
-                let (analysis, file, doc) = {
+                let (analysis, file, doc, config) = {
                     let state = for_task.lock().unwrap_or_else(PoisonError::into_inner);
                     let doc = state.docs.get(&task_uri)?;
-                    let file = state.host.file_id(&path_of(&task_uri))?;
-                    (state.host.analysis(), file, Document::new(doc.text.clone(), doc.version))
+                    let path = path_of(&task_uri);
+                    let file = state.host.file_id(&path)?;
+                    let rel = match &state.root {
+                        Some(root) => path.strip_prefix(root).unwrap_or(&path).to_string_lossy().replace('\\', "/"),
+                        None => path.to_string_lossy().into_owned(),
+                    };
+                    let config = state.config.for_path(&rel);
+                    (state.host.analysis(), file, Document::new(doc.text.clone(), doc.version), config)
                 };
-                let diags = analysis.diagnostics(file).ok()?;
+                let diags = analysis.check_static(file, &config).ok()?;
                 Some(diags.into_iter().map(|d| to_diagnostic(&doc, d)).collect::<Vec<_>>())
             });
             let Ok(Some(diags)) = task.await else { return };
@@ -228,7 +237,30 @@ impl Backend {
 
 #[tower_lsp::async_trait]
 impl LanguageServer for Backend {
-    async fn initialize(&self, _: InitializeParams) -> Result<InitializeResult> {
+    async fn initialize(&self, params: InitializeParams) -> Result<InitializeResult> {
+        #[allow(deprecated)] // `root_uri`: still what most clients send
+        let root = params
+            .workspace_folders
+            .as_ref()
+            .and_then(|f| f.first())
+            .map(|f| f.uri.clone())
+            .or(params.root_uri)
+            .and_then(|u| u.to_file_path().ok());
+        if let Some(root) = root {
+            let toml = root.join("zy.toml");
+            match std::fs::read_to_string(&toml) {
+                Ok(text) => match Config::parse(&text) {
+                    Ok(config) => self.lock().config = config,
+                    Err(e) => {
+                        let msg = format!("{}:{}:{}: {}", toml.display(), e.line, e.col, e.message);
+                        tracing::warn!("{msg}");
+                        self.client.show_message(MessageType::WARNING, format!("zy.toml ignored: {msg}")).await;
+                    }
+                },
+                Err(_) => tracing::info!(root = %root.display(), "no zy.toml"),
+            }
+            self.lock().root = Some(root);
+        }
         Ok(InitializeResult {
             capabilities: ServerCapabilities {
                 text_document_sync: Some(TextDocumentSyncCapability::Kind(TextDocumentSyncKind::INCREMENTAL)),

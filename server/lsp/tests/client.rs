@@ -71,13 +71,18 @@ impl Client {
 
     /// Start the server and run the `initialize` handshake.
     pub fn initialized() -> Client {
+        Client::initialized_in(None)
+    }
+
+    /// Start the server with `root` as the workspace folder.
+    pub fn initialized_in(root: Option<&str>) -> Client {
         let mut c = Client::start();
         let caps = json!({
             "general": { "positionEncodings": ["utf-16"] },
             "window": { "workDoneProgress": true },
             "textDocument": { "hover": { "contentFormat": ["markdown", "plaintext"] } }
         });
-        c.request("initialize", json!({ "processId": null, "rootUri": null, "capabilities": caps }));
+        c.request("initialize", json!({ "processId": null, "rootUri": root, "capabilities": caps }));
         c.notify("initialized", json!({}));
         c
     }

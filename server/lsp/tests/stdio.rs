@@ -239,3 +239,30 @@ fn a_deep_call_chain_is_analysed_without_overflowing_the_stack() {
     assert!(h["contents"]["value"].as_str().unwrap().starts_with("```julia\nf1(x::Float64) -> Float64"), "{h}");
     assert!(c.alive());
 }
+
+#[test]
+fn lints_follow_the_workspace_zy_toml() {
+    let src = "# zy: at f(1.0, 2.0)\nf(x, y) = x * 2.0\n";
+    let codes = |c: &mut Client, uri: &str| {
+        c.open(uri, src);
+        let d = c.wait_for("textDocument/publishDiagnostics", |p| p["uri"] == uri);
+        d["diagnostics"].as_array().unwrap().iter().map(|d| d["code"].as_str().unwrap().to_string()).collect::<Vec<_>>()
+    };
+    // Without configuration: `y` gets no gradient, a warning.
+    let mut c = Client::initialized();
+    assert_eq!(codes(&mut c, "file:///nowhere/f.jl"), ["zero-gradient"]);
+    // A workspace whose zy.toml allows that lint.
+    let dir = std::env::temp_dir().join(format!("zy-lsp-config-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(dir.join("zy.toml"), "[lints]\nzero-gradient = \"allow\"\n").unwrap();
+    let root = format!("file://{}", dir.display());
+    let mut c = Client::initialized_in(Some(&root));
+    assert_eq!(codes(&mut c, &format!("{root}/f.jl")), Vec::<String>::new());
+    // A broken zy.toml is reported and ignored.
+    std::fs::write(dir.join("zy.toml"), "[lints]\nno-such-lint = \"allow\"\n").unwrap();
+    let mut c = Client::initialized_in(Some(&root));
+    let msg = c.wait_for("window/showMessage", |_| true);
+    assert!(msg["message"].as_str().unwrap().contains("unknown lint `no-such-lint`"), "{msg}");
+    assert_eq!(codes(&mut c, &format!("{root}/f.jl")), ["zero-gradient"]);
+    let _ = std::fs::remove_dir_all(&dir);
+}
