@@ -75,7 +75,7 @@ pub(crate) fn load_error(db: &RootDatabase, file: SourceFile) -> Option<UserErro
     })
 }
 
-fn eval(
+pub(crate) fn eval(
     db: &RootDatabase,
     file: SourceFile,
     call: &str,

@@ -12,6 +12,7 @@ mod capture;
 mod config;
 mod cut;
 mod rrule;
+mod runtime;
 mod suppress;
 mod tape;
 
@@ -137,6 +138,7 @@ pub(crate) fn lints(db: &RootDatabase, file: SourceFile, limits: &EvalLimits, rt
         tape::check(&cx, &mut out);
     }
     out.extend(rrule::check(db, file, &specs, limits, rtol));
+    out.extend(runtime::check(db, file, limits));
     out
 }
 
