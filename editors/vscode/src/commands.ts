@@ -12,6 +12,7 @@ import { Cursor, formatGradient, gradientArgsAt, parseGradientResult, viewArgs }
 import { ControlFlowView } from "./control_flow";
 import { Ctx, errorMessage, SHOW_OUTPUT } from "./ctx";
 import { IrDocuments } from "./ir_view";
+import { LensPositions } from "./lens_positions";
 import { COMPUTE_GRADIENT, GradientArgs, Stage, VIEW_COMMANDS } from "./lsp_ext";
 
 /** The palette command that computes the gradient of the function at the cursor. */
@@ -19,10 +20,10 @@ export const COMPUTE_GRADIENT_AT_CURSOR = "zy.computeGradientAtCursor";
 
 /**
  * Middleware for the client: every `zy.computeGradient` (from a lens or the palette) shows its
- * result or its failure once (the client's generic "request failed" notification is bypassed),
- * and lenses are hidden when `zy.lens.enable` is off.
+ * result or its failure once (the client's generic "request failed" notification is bypassed);
+ * lenses are hidden when `zy.lens.enable` is off, and their position arguments follow edits.
  */
-export function middleware(client: () => LanguageClient | undefined): Middleware {
+export function middleware(client: () => LanguageClient | undefined, lensPositions: LensPositions): Middleware {
     return {
         executeCommand: async (command, args, next) => {
             const c = client();
@@ -31,8 +32,17 @@ export function middleware(client: () => LanguageClient | undefined): Middleware
             }
             return showGradient(() => executeOnServer(c, args));
         },
-        provideCodeLenses: (document, token, next) =>
-            vscode.workspace.getConfiguration("zy").get<boolean>("lens.enable", true) ? next(document, token) : [],
+        provideCodeLenses: async (document, token, next) => {
+            if (!vscode.workspace.getConfiguration("zy").get<boolean>("lens.enable", true)) {
+                return [];
+            }
+            const lenses = (await next(document, token)) ?? [];
+            lensPositions.track(
+                document.uri.toString(),
+                lenses.map((l) => l.command?.arguments?.[0]),
+            );
+            return lenses;
+        },
     };
 }
 

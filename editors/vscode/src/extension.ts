@@ -8,13 +8,15 @@ import { ControlFlowView } from "./control_flow";
 import { Ctx } from "./ctx";
 import { IR_SCHEME } from "./ir_uri";
 import { IrDocuments } from "./ir_view";
+import { LensPositions } from "./lens_positions";
 
 let ctx: Ctx | undefined;
 
 /** Start the server and register the views and commands. */
 export async function activate(context: vscode.ExtensionContext): Promise<void> {
     // The middleware needs the client, which the context creates: it reads it when called.
-    const c: Ctx = new Ctx(middleware(() => c.clientIfAny()));
+    const lensPositions = new LensPositions();
+    const c: Ctx = new Ctx(middleware(() => c.clientIfAny(), lensPositions));
     ctx = c;
     const irDocs = new IrDocuments(c);
     const controlFlow = new ControlFlowView(c);
@@ -24,6 +26,8 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
         controlFlow,
         vscode.workspace.registerTextDocumentContentProvider(IR_SCHEME, irDocs),
         ...registerCommands(c, irDocs, controlFlow),
+        vscode.workspace.onDidChangeTextDocument((e) => lensPositions.edit(e.document.uri.toString(), e.contentChanges)),
+        vscode.workspace.onDidCloseTextDocument((doc) => lensPositions.forget(doc.uri.toString())),
         vscode.workspace.onDidChangeConfiguration((e) => {
             if (e.affectsConfiguration("zy.server.path")) {
                 void c.restart();

@@ -46,9 +46,10 @@ export type Picture = { svg: string } | { message: string };
  * picture on a white card (Graphviz draws black on white) so it reads in dark themes too.
  */
 export function controlFlowHtml(title: string, picture: Picture): string {
+    // The picture fits the panel's width; the checkbox (pure CSS, no script) shows it at its size.
     const body =
         "svg" in picture
-            ? `<div class="card">${picture.svg}</div>`
+            ? `<input type="checkbox" id="actual"><label for="actual">actual size</label>\n<div class="card">${picture.svg}</div>`
             : `<p class="message">${escapeHtml(picture.message)}</p>`;
     return `<!DOCTYPE html>
 <html lang="en">
@@ -59,8 +60,10 @@ export function controlFlowHtml(title: string, picture: Picture): string {
 <style>
 body { padding: 8px; font-family: var(--vscode-font-family); color: var(--vscode-foreground); }
 h1 { font-size: 1.1em; font-weight: normal; margin: 0 0 8px 0; }
-.card { background: #fff; display: inline-block; padding: 8px; border-radius: 4px; }
-.card svg { max-width: 100%; height: auto; }
+.card { background: #fff; display: inline-block; margin-top: 8px; padding: 8px; border-radius: 4px; max-width: calc(100% - 16px); }
+.card svg { display: block; max-width: 100%; height: auto; }
+label { margin-left: 4px; }
+#actual:checked ~ .card, #actual:checked ~ .card svg { max-width: none; }
 .message { white-space: pre-wrap; color: var(--vscode-errorForeground); }
 </style>
 </head>

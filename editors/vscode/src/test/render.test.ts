@@ -38,6 +38,7 @@ test("the webview HTML has a strict policy, the picture, and escapes messages", 
     const html = controlFlowHtml("Control flow: pow", { svg: "<svg><g/></svg>" });
     assert.match(html, /default-src 'none'; style-src 'unsafe-inline'; img-src data:;/);
     assert.ok(html.includes('<div class="card"><svg><g/></svg></div>'));
+    assert.ok(html.includes('<input type="checkbox" id="actual"><label for="actual">actual size</label>'));
     assert.ok(!html.includes("<script"));
     const err = controlFlowHtml("Control flow: <f>", { message: "no `# zy: at` call for f & g" });
     assert.ok(err.includes("<h1>Control flow: &#60;f&#62;</h1>"));
