@@ -13,8 +13,8 @@ pub(crate) fn graph(name: &str, forward: &Function, pullback: &Function) -> Stri
     let mut out = String::new();
     let _ = writeln!(out, "digraph {} {{", quote(name));
     out.push_str("  rankdir=TB;\n  compound=true;\n");
-    out.push_str("  node [shape=box, fontname=\"monospace\", fontsize=10];\n");
-    out.push_str("  edge [fontname=\"monospace\", fontsize=9];\n");
+    out.push_str("  node [shape=box, fontname=\"Courier\", fontsize=10];\n");
+    out.push_str("  edge [fontname=\"Courier\", fontsize=9];\n");
     cluster(&mut out, "f", &format!("{} (forward: the primal, keeping its tape)", forward.name), forward);
     cluster(&mut out, "b", &format!("{} (pullback: the reversed control flow)", pullback.name), pullback);
     // The tape: a value named `α#k` (residuals), `br#k` (a recorded branch) or `iter#k` (an
