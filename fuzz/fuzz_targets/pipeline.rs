@@ -13,7 +13,7 @@ const MAX_ARITY: usize = 3;
 fuzz_target!(|data: &[u8]| {
     let text = String::from_utf8_lossy(data);
     let file = zy_syntax::parse_file(&text);
-    let lowered = zy_lower::lower_file(0, &file, &zy_lower::global_names(&file));
+    let lowered = zy_lower::lower_file(0, &file);
     let program = &lowered.program;
     let vector = Type::Array(Arc::new(Type::Float64), 1);
     for (name, gf) in &program.functions {

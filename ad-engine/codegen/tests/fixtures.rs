@@ -21,8 +21,7 @@ fn typed(
     args: &[zy_ir::Type],
 ) -> Result<(Arc<Instance>, TypedProgram), String> {
     let src = zy_syntax::parse_file(text);
-    let globals = zy_lower::global_names(&src);
-    let lowered = zy_lower::lower_file(0, &src, &globals);
+    let lowered = zy_lower::lower_file(0, &src);
     zy_infer::infer_entry(&lowered.program, name, args).map_err(|e| {
         e.iter()
             .map(|e| e.message.clone())

@@ -105,8 +105,7 @@ fn compare(
 
 fn check(src: &str, x: f64, y: f64, n: i64) -> Result<(), String> {
     let file = zy_syntax::parse_file(src);
-    let globals = zy_lower::global_names(&file);
-    let lowered = zy_lower::lower_file(0, &file, &globals);
+    let lowered = zy_lower::lower_file(0, &file);
     let args = vec![
         Value::F64(x),
         Value::F64(y),

@@ -12,7 +12,7 @@ fn lower(text: &str) -> Result<Program, String> {
     if !file.errors.is_empty() {
         return Err(format!("{:?}", file.errors));
     }
-    let lowered = zy_lower::lower_file(0, &file, &zy_lower::global_names(&file));
+    let lowered = zy_lower::lower_file(0, &file);
     if !lowered.errors.is_empty() {
         return Err(format!("{:?}", lowered.errors));
     }
@@ -105,7 +105,7 @@ fn error_fixtures_report_inference_diagnostics_where_expected() {
         for call in calls(&text) {
             let entry = format!("{text}\n__entry__() = {call}\n");
             let f = zy_syntax::parse_file(&entry);
-            let p = zy_lower::lower_file(0, &f, &zy_lower::global_names(&f)).program;
+            let p = zy_lower::lower_file(0, &f).program;
             if let Err(errs) = zy_infer::infer_entry(&p, "__entry__", &[]) {
                 for e in errs {
                     found.push(format!(

@@ -12,8 +12,7 @@ fn program(src: &str) -> Result<Program, String> {
     if !file.errors.is_empty() {
         return Err(format!("syntax errors: {:?}", file.errors));
     }
-    let globals = zy_lower::global_names(&file);
-    let lowered = zy_lower::lower_file(0, &file, &globals);
+    let lowered = zy_lower::lower_file(0, &file);
     if !lowered.errors.is_empty() {
         return Err(format!("lowering errors: {:?}", lowered.errors));
     }

@@ -10,7 +10,6 @@ use zy_ir::{Function, Instance, Span, TypedProgram};
 use zy_syntax::ast::{Expr, ExprKind, GlobalDef};
 
 use crate::input::Workspace;
-use crate::lower::global_names;
 use crate::program::program_index;
 use crate::specialise::{ret_type, typed, InstanceId};
 
@@ -51,7 +50,7 @@ pub fn type_call(db: &dyn salsa::Database, expr: &Expr) -> Result<TypedCall, Cal
         is_const: true,
         range: expr.range,
     };
-    let lowered = zy_lower::lower_global(CALL_SPAN_FILE, &def, global_names(db, ws));
+    let lowered = zy_lower::lower_global(CALL_SPAN_FILE, &def);
     if !lowered.errors.is_empty() {
         let errors = lowered
             .errors

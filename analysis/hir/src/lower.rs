@@ -1,7 +1,7 @@
 //! Lowering per item: each top-level definition becomes untyped SSA on its own, with spans
 //! relative to the item's start and `Span::file` set to the item's number.
 
-use std::collections::{BTreeSet, HashMap};
+use std::collections::HashMap;
 use std::sync::Arc;
 
 use zy_ir::Name;
@@ -10,18 +10,6 @@ use zy_syntax::ast::Item;
 
 use crate::input::Workspace;
 use crate::item::{item_ast, item_tree, ItemId, ItemKind};
-
-/// The names of the workspace's top-level bindings (what lowering treats as globals). Equal
-/// across body edits.
-#[salsa::tracked(returns(ref))]
-pub fn global_names(db: &dyn salsa::Database, ws: Workspace) -> BTreeSet<String> {
-    ws.files(db)
-        .iter()
-        .flat_map(|&f| item_tree(db, f).iter())
-        .filter(|id| id.kind(db) == ItemKind::Global)
-        .map(|id| id.name(db).to_string())
-        .collect()
-}
 
 /// For every method item: how many methods of the same generic function come before it in the
 /// workspace (in file order). It keeps the closure names of different methods apart. Equal
@@ -43,8 +31,8 @@ pub fn method_ordinals(db: &dyn salsa::Database, ws: Workspace) -> HashMap<ItemI
 }
 
 /// The untyped SSA of one item: its methods (with those of its closures), struct definitions
-/// or binding thunk, and the lowering errors found. Re-runs only when the item's own text (or
-/// the set of global names) changes.
+/// or binding thunk, and the lowering errors found. Re-runs only when the item's own text
+/// changes.
 #[salsa::tracked(returns(ref))]
 pub fn ssa(db: &dyn salsa::Database, item: ItemId) -> Arc<LoweredItem> {
     let Some(ast) = item_ast(db, item) else {
@@ -53,17 +41,14 @@ pub fn ssa(db: &dyn salsa::Database, item: ItemId) -> Arc<LoweredItem> {
     let file = item.span_file();
     let lowered = match &**ast {
         Item::Function(def) => {
-            let globals = global_names(db, Workspace::get(db));
             let ordinal = method_ordinals(db, Workspace::get(db))
                 .get(&item)
                 .copied()
                 .unwrap_or(0);
-            zy_lower::lower_method(file, def, globals, ordinal)
+            zy_lower::lower_method(file, def, ordinal)
         }
         Item::Struct(def) => zy_lower::lower_struct(file, def),
-        Item::Global(def) => {
-            zy_lower::lower_global(file, def, global_names(db, Workspace::get(db)))
-        }
+        Item::Global(def) => zy_lower::lower_global(file, def),
     };
     Arc::new(lowered)
 }

@@ -2,7 +2,7 @@
 //! the builder state, locals, and the expressions without control flow. Control flow lives in
 //! `control`, assignments in `assign`, function definitions in `closure`.
 
-use std::collections::{BTreeSet, HashMap, HashSet};
+use std::collections::{HashMap, HashSet};
 
 use zy_ir::{
     Block, BlockCall, Const, Function, Name, Op, Operand, Span, SsaBuilder, Stmt, Terminator, Type,
@@ -16,7 +16,6 @@ use crate::{LowerError, LoweredItem};
 /// What the bodies of one item share: where they are, name resolution, and the output.
 pub(crate) struct ItemCx<'a> {
     pub file: u32,
-    pub globals: &'a BTreeSet<String>,
     pub res: &'a Resolution,
     /// Closures are named `{prefix}#{k}`: `#f#1`.
     pub closure_prefix: String,

@@ -50,20 +50,15 @@ pub fn generic_name(def: &FunctionDef) -> Option<String> {
 }
 
 /// Lower one top-level method with its closures; see [`lower_method`].
-pub fn lower_function(file: u32, def: &FunctionDef, globals: &BTreeSet<String>) -> LoweredItem {
-    lower_method(file, def, globals, 0)
+pub fn lower_function(file: u32, def: &FunctionDef) -> LoweredItem {
+    lower_method(file, def, 0)
 }
 
 /// Lower one top-level method: its body, its closures' environment structs and call methods,
 /// and the errors found. `ordinal` is the number of methods of the same generic function that
 /// come before this one in the file: closures are named `#f#k` in the first method and
 /// `#f#m#k` in method `m > 0`, so names never depend on other functions.
-pub fn lower_method(
-    file: u32,
-    def: &FunctionDef,
-    globals: &BTreeSet<String>,
-    ordinal: u32,
-) -> LoweredItem {
+pub fn lower_method(file: u32, def: &FunctionDef, ordinal: u32) -> LoweredItem {
     let res = Resolution::of_function(def);
     let Some(name) = generic_name(def) else {
         let message = match def.name {
@@ -88,7 +83,6 @@ pub fn lower_method(
     };
     let mut cx = ItemCx {
         file,
-        globals,
         res: &res,
         closure_prefix,
         out: LoweredItem::default(),
@@ -154,11 +148,10 @@ pub fn lower_struct(file: u32, def: &ast::StructDef) -> LoweredItem {
 
 /// Lower a top-level binding into a thunk computing its value (closures in it are named
 /// `#N#k`).
-pub fn lower_global(file: u32, def: &GlobalDef, globals: &BTreeSet<String>) -> LoweredItem {
+pub fn lower_global(file: u32, def: &GlobalDef) -> LoweredItem {
     let res = Resolution::of_global(&def.value);
     let mut cx = ItemCx {
         file,
-        globals,
         res: &res,
         closure_prefix: format!("#{}", def.name),
         out: LoweredItem::default(),
@@ -178,19 +171,8 @@ pub fn lower_global(file: u32, def: &GlobalDef, globals: &BTreeSet<String>) -> L
     cx.out
 }
 
-/// The names of a file's top-level bindings (what `globals` means to the lowering functions).
-pub fn global_names(src: &SourceFile) -> BTreeSet<String> {
-    src.items
-        .iter()
-        .filter_map(|item| match item {
-            Item::Global(g) => Some(g.name.clone()),
-            _ => None,
-        })
-        .collect()
-}
-
 /// Lower every item of a file into one program.
-pub fn lower_file(file: u32, src: &SourceFile, globals: &BTreeSet<String>) -> Lowered {
+pub fn lower_file(file: u32, src: &SourceFile) -> Lowered {
     let mut lowered = Lowered::default();
     let mut ordinals: BTreeMap<String, u32> = BTreeMap::new();
     for item in &src.items {
@@ -204,10 +186,10 @@ pub fn lower_file(file: u32, src: &SourceFile, globals: &BTreeSet<String>) -> Lo
                     }
                     None => 0,
                 };
-                lower_method(file, def, globals, ordinal)
+                lower_method(file, def, ordinal)
             }
             Item::Struct(def) => lower_struct(file, def),
-            Item::Global(def) => lower_global(file, def, globals),
+            Item::Global(def) => lower_global(file, def),
         };
         part.add_to(&mut lowered.program, &mut lowered.errors);
     }

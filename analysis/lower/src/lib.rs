@@ -26,7 +26,7 @@ mod tidy;
 use zy_ir::{Global, Method, Name, Program, Span, StructDef};
 
 pub use item::{
-    generic_name, global_names, lower_file, lower_function, lower_global, lower_method,
+    generic_name, lower_file, lower_function, lower_global, lower_method,
     lower_struct,
 };
 

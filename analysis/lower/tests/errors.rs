@@ -4,13 +4,13 @@ mod common;
 
 use common::{errors, functions};
 use expect_test::expect;
-use zy_lower::{global_names, lower_file, Lowered};
+use zy_lower::{lower_file, Lowered};
 
 /// Lower `src`, which may have parse errors of its own; check every body's invariants.
 fn lower_any(src: &str) -> (Lowered, String) {
     let file = zy_syntax::parse_file(src);
     let parse_errors: Vec<String> = file.errors.iter().map(|e| e.message.clone()).collect();
-    let lowered = lower_file(0, &file, &global_names(&file));
+    let lowered = lower_file(0, &file);
     for f in functions(&lowered) {
         common::check(f);
     }

@@ -5,7 +5,7 @@ mod common;
 
 use std::path::{Path, PathBuf};
 
-use zy_lower::{global_names, lower_file};
+use zy_lower::lower_file;
 
 fn jl_files(dir: &Path, out: &mut Vec<PathBuf>) {
     let Ok(entries) = std::fs::read_dir(dir) else {
@@ -35,7 +35,7 @@ fn fixtures_lower_cleanly() {
     for path in files {
         let text = std::fs::read_to_string(&path).unwrap_or_default();
         let file = zy_syntax::parse_file(&text);
-        let lowered = lower_file(0, &file, &global_names(&file));
+        let lowered = lower_file(0, &file);
         for f in common::functions(&lowered) {
             common::check(f);
         }
@@ -68,7 +68,7 @@ fn fixtures_with_a_line_removed_lower_without_panics() {
                 .map(|(_, l)| *l)
                 .collect();
             let file = zy_syntax::parse_file(&mutated.join("\n"));
-            let lowered = lower_file(0, &file, &global_names(&file));
+            let lowered = lower_file(0, &file);
             for f in common::functions(&lowered) {
                 common::check(f);
             }

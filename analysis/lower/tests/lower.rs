@@ -829,16 +829,15 @@ fn closure_names_count_within_the_method() {
             other => panic!("not a function: {other:?}"),
         }
     };
-    let globals = Default::default();
-    let first = zy_lower::lower_method(0, &def("f(x) = map(y -> y + x, x)"), &globals, 0);
-    let third = zy_lower::lower_method(0, &def("f(x) = map(y -> y + x, x)"), &globals, 2);
+    let first = zy_lower::lower_method(0, &def("f(x) = map(y -> y + x, x)"), 0);
+    let third = zy_lower::lower_method(0, &def("f(x) = map(y -> y + x, x)"), 2);
     let names = |item: &zy_lower::LoweredItem| -> Vec<String> {
         item.methods.iter().map(|(n, _)| n.to_string()).collect()
     };
     assert_eq!(names(&first), ["f", "(::#f#1)"]);
     assert_eq!(names(&third), ["f", "(::#f#2#1)"]);
     let file = zy_syntax::parse_file("f(x) = map(y -> y + x, x)\nf(x, z) = map(y -> y + z, x)");
-    let l = zy_lower::lower_file(0, &file, &globals);
+    let l = zy_lower::lower_file(0, &file);
     let closures: Vec<&str> = l.program.structs.keys().map(|k| &**k).collect();
     assert_eq!(closures, ["#f#1", "#f#1#1"]);
 }

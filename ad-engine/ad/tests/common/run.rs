@@ -8,8 +8,7 @@ use zy_ir::{Instance, Program, TypedProgram, Type};
 pub fn program(src: &str) -> Program {
     let file = zy_syntax::parse_file(src);
     assert!(file.errors.is_empty(), "syntax errors: {:?}", file.errors);
-    let globals = zy_lower::global_names(&file);
-    let lowered = zy_lower::lower_file(0, &file, &globals);
+    let lowered = zy_lower::lower_file(0, &file);
     assert!(lowered.errors.is_empty(), "lowering errors: {:?}", lowered.errors);
     lowered.program
 }

@@ -6,13 +6,13 @@
 use std::fmt::Write;
 
 use zy_ir::{print_function, verify, Function, Operand, Terminator};
-use zy_lower::{global_names, lower_file, Lowered};
+use zy_lower::{lower_file, Lowered};
 
 /// Parse `src` (which must parse cleanly) and lower it.
 pub fn lower(src: &str) -> Lowered {
     let file = zy_syntax::parse_file(src);
     assert!(file.errors.is_empty(), "parse errors: {:?}", file.errors);
-    let lowered = lower_file(0, &file, &global_names(&file));
+    let lowered = lower_file(0, &file);
     for f in functions(&lowered) {
         check(f);
     }
