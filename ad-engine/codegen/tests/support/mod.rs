@@ -209,3 +209,21 @@ pub fn deep_copy(v: &Value) -> Value {
         other => other.clone(),
     }
 }
+
+/// pow(x, n): r = 1.0; while n > 0; r *= x; n -= 1; end; r
+pub fn pow_fn() -> Fb {
+    let mut fb = Fb::new("pow", &[Type::Float64, Type::Int64], Type::Float64);
+    let (x, n) = (fb.args[0], fb.args[1]);
+    let e = Block::ENTRY;
+    let (head, hp) = fb.block(&[Type::Float64, Type::Int64]);
+    let (body, _) = fb.block(&[]);
+    let (exit, _) = fb.block(&[]);
+    fb.jump(e, head, vec![f(1.0), v(n)]);
+    let c = fb.prim(head, Prim::Gt, vec![v(hp[1]), i(0)], Type::Bool, 10);
+    fb.branch(head, v(c), (body, vec![]), (exit, vec![]));
+    let r = fb.prim(body, Prim::Mul, vec![v(hp[0]), v(x)], Type::Float64, 11);
+    let k = fb.prim(body, Prim::Sub, vec![v(hp[1]), i(1)], Type::Int64, 12);
+    fb.jump(body, head, vec![v(r), v(k)]);
+    fb.ret(exit, v(hp[0]));
+    fb
+}
