@@ -3,6 +3,7 @@
 use salsa::plumbing::FromId;
 use salsa::{Database, DatabaseKeyIndex};
 
+use crate::jit::CompileKey;
 use crate::db::RootDatabase;
 use crate::input::SourceFile;
 use crate::item::ItemId;
@@ -20,6 +21,10 @@ pub fn describe_query(db: &RootDatabase, key: DatabaseKeyIndex) -> String {
             ItemId::from_id(id).name(db).to_string()
         }
         "typed" | "ret_type" | "adjoint" => InstanceId::from_id(id).instance(db).to_string(),
+        "compiled" => {
+            let key = CompileKey::from_id(id);
+            format!("{}, {}", key.instance(db).instance(db), key.target(db))
+        }
         "parse" | "item_tree" | "file_line_index" | "load_errors" | "diagnostics" => {
             let path = SourceFile::from_id(id).path(db);
             path.file_name().map_or_else(

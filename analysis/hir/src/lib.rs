@@ -17,6 +17,9 @@
 //! - `typed(instance)`: `zy_infer::infer_instance` on the index, depending on its own body and
 //!   on `ret_type(callee)` of each callee. Recursion is a salsa cycle, iterated to a fixpoint
 //!   from `Union{}` (`cycle_initial`), with a bound on the iterations.
+//! - `adjoint(instance)`: the forward and pullback functions of one specialisation.
+//! - `compiled(instance, target)`: machine code of an instance or of its gradient driver,
+//!   depending on the typed bodies it was built from.
 //! - `diagnostics(file)`: syntax and lowering errors, and the type errors of the `# zy: at`
 //!   calls; [`type_call`] types any call string against the workspace.
 //!
@@ -24,6 +27,7 @@
 
 pub mod ad;
 pub mod call;
+pub mod jit;
 pub mod db;
 mod describe;
 pub mod diag;
@@ -36,6 +40,7 @@ pub mod span;
 pub mod specialise;
 
 pub use ad::{adjoint, AdjointFunctions};
+pub use jit::{compiled, CompileKey, Target};
 pub use call::{type_call, typed_program, CallErrors, TypedCall, CALL_NAME, CALL_SPAN_FILE};
 pub use db::RootDatabase;
 pub use diag::{diagnostics, load_errors, locate, workspace_items, Diag};

@@ -1,0 +1,190 @@
+//! Machine code per specialisation: `compiled(key)` runs the Cranelift JIT on one instance (its
+//! primal, or its gradient driver `∇f`) and keeps the result until an edit changes a body it
+//! was built from. It depends on the typed body of every user instance in the compiled program
+//! (and on the program's signatures), so an edit of an unrelated function recompiles nothing.
+
+use std::fmt;
+use std::sync::Arc;
+
+use zy_codegen::{CompiledFn, JitSession};
+use zy_ir::{Instance, TypedProgram};
+
+use crate::call::typed_program;
+use crate::input::Workspace;
+use crate::program::program_index;
+use crate::specialise::{typed, InstanceId};
+
+/// What of an instance `f` is compiled.
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
+pub enum Target {
+    /// `f` itself.
+    Primal,
+    /// The gradient driver `∇f`, returning `(value, (gradient per argument...))`.
+    Gradient,
+}
+
+/// The key of [`compiled`]: an instance and what of it is compiled.
+#[salsa::interned(unsafe(no_lifetime), revisions = usize::MAX, debug)]
+pub struct CompileKey {
+    /// The specialisation `f`.
+    #[returns(copy)]
+    pub instance: InstanceId,
+    /// Its primal or its gradient driver.
+    #[returns(copy)]
+    pub target: Target,
+}
+
+impl CompileKey {
+    /// The key of `target` of `inst`.
+    pub fn of(db: &dyn salsa::Database, inst: &Instance, target: Target) -> CompileKey {
+        CompileKey::new(db, InstanceId::of(db, inst), target)
+    }
+}
+
+impl fmt::Display for Target {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            Target::Primal => "primal",
+            Target::Gradient => "gradient",
+        })
+    }
+}
+
+/// The machine code of `key`, or why it cannot be compiled (the JIT's refusal, a type error or
+/// a differentiation error): the caller then runs the interpreter, which reports errors with
+/// their spans.
+#[salsa::tracked(returns(ref))]
+pub fn compiled(db: &dyn salsa::Database, key: CompileKey) -> Result<CompiledFn, String> {
+    let inst = key.instance(db).instance(db).clone();
+    let (program, entry) = program_of(db, &inst, key.target(db))?;
+    // Everything above read bodies through `typed` except the rrules (inferred by the AD from
+    // the untyped program): depend on the typed body of every user instance compiled.
+    for f in program.functions.keys() {
+        if !zy_ad::names::is_generated(&f.name) {
+            typed(db, InstanceId::of(db, f));
+        }
+    }
+    JitSession::new()
+        .and_then(|mut jit| jit.compile(&program, &entry))
+        .map_err(|e| e.to_string())
+}
+
+/// The program to compile for `target` of `inst`, and its entry instance.
+fn program_of(
+    db: &dyn salsa::Database,
+    inst: &Arc<Instance>,
+    target: Target,
+) -> Result<(TypedProgram, Arc<Instance>), String> {
+    let (program, errors) = typed_program(db, std::slice::from_ref(inst));
+    if let Some(e) = errors.first() {
+        return Err(format!("`{inst}` does not type: {}", e.message));
+    }
+    let source = &program_index(db, Workspace::get(db)).program;
+    let program = zy_ad::expand_with_rrules(source, &program).map_err(|e| e.message)?;
+    match target {
+        Target::Primal => Ok((program, inst.clone())),
+        Target::Gradient => {
+            let (driver, program) = zy_ad::gradient_program_with_rrules(source, &program, inst)
+                .map_err(|e| e.message)?;
+            Ok((program, driver))
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::path::PathBuf;
+    use std::sync::Arc;
+
+    use salsa::Setter;
+    use zy_interp::{Limits, Value};
+    use zy_ir::{Instance, Type};
+
+    use super::{compiled, CompileKey, Target};
+    use crate::{RootDatabase, SourceFile, Workspace};
+
+    const SRC: &str = "\
+square(x) = x * helper(x)
+helper(x) = x
+other(x) = x + 1.0
+function slow(x)
+    x * 2.0
+end
+function rrule(::typeof(slow), x)
+    back(ȳ) = (NoTangent(), 2.0 * ȳ)
+    return slow(x), back
+end
+";
+
+    fn workspace(text: &str) -> (RootDatabase, SourceFile) {
+        let mut db = RootDatabase::default();
+        let file = SourceFile::new(&db, PathBuf::from("a.jl"), text.to_string());
+        Workspace::get(&db).set_files(&mut db).to(vec![file]);
+        (db, file)
+    }
+
+    /// `name(x)` on the JIT, shown as Julia shows the result.
+    fn run(db: &RootDatabase, name: &str, target: Target, x: f64) -> String {
+        let inst = Instance { name: name.into(), method: 0, args: Arc::from([Type::Float64]) };
+        match compiled(db, CompileKey::of(db, &inst, target)) {
+            Ok(f) => match f.call(&[Value::F64(x)], &Limits::default()) {
+                Ok(v) => zy_interp::show(&v),
+                Err(e) => format!("error: {e}"),
+            },
+            Err(why) => format!("refused: {why}"),
+        }
+    }
+
+    fn compilations(db: &RootDatabase) -> Vec<String> {
+        let mut log: Vec<String> =
+            db.take_query_log().into_iter().filter(|q| q.starts_with("compiled(")).collect();
+        log.sort();
+        log
+    }
+
+    #[test]
+    fn machine_code_is_reused_until_a_body_it_was_built_from_changes() {
+        let (mut db, file) = workspace(SRC);
+        assert_eq!(run(&db, "square", Target::Primal, 3.0), "9.0");
+        assert_eq!(run(&db, "square", Target::Gradient, 3.0), "(9.0, (6.0,))");
+        db.enable_query_log();
+        assert_eq!(run(&db, "square", Target::Gradient, 5.0), "(25.0, (10.0,))");
+        assert_eq!(compilations(&db), Vec::<String>::new());
+
+        // An unrelated function: nothing recompiles.
+        file.set_text(&mut db).to(SRC.replace("x + 1.0", "x + 2.0"));
+        assert_eq!(run(&db, "square", Target::Primal, 3.0), "9.0");
+        assert_eq!(run(&db, "square", Target::Gradient, 3.0), "(9.0, (6.0,))");
+        assert_eq!(compilations(&db), Vec::<String>::new());
+
+        // A callee's body: both targets recompile, with the new body's values.
+        file.set_text(&mut db).to(SRC.replace("helper(x) = x", "helper(x) = x * x"));
+        assert_eq!(run(&db, "square", Target::Primal, 3.0), "27.0");
+        assert_eq!(run(&db, "square", Target::Gradient, 3.0), "(27.0, (27.0,))");
+        assert_eq!(
+            compilations(&db),
+            ["compiled(square(::Float64), gradient)", "compiled(square(::Float64), primal)"]
+        );
+    }
+
+    #[test]
+    fn an_rrule_edit_recompiles_the_gradient_that_uses_it() {
+        let (mut db, file) = workspace(SRC);
+        assert_eq!(run(&db, "slow", Target::Primal, 3.0), "6.0");
+        assert_eq!(run(&db, "slow", Target::Gradient, 3.0), "(6.0, (2.0,))");
+        db.enable_query_log();
+        file.set_text(&mut db).to(SRC.replace("2.0 * ȳ", "4.0 * ȳ"));
+        assert_eq!(run(&db, "slow", Target::Primal, 3.0), "6.0");
+        assert_eq!(run(&db, "slow", Target::Gradient, 3.0), "(6.0, (4.0,))");
+        assert_eq!(compilations(&db), ["compiled(slow(::Float64), gradient)"]);
+    }
+
+    #[test]
+    fn a_function_that_does_not_type_is_refused_with_the_reason() {
+        let (db, _) = workspace("bad(x) = x + y\n");
+        assert_eq!(
+            run(&db, "bad", Target::Primal, 1.0),
+            "refused: `bad(::Float64)` does not type: UndefVarError: `y` not defined"
+        );
+    }
+}
