@@ -142,6 +142,7 @@ def run_torch(data, notes):
     import torch
 
     torch.set_num_threads(1)
+    torch.set_num_interop_threads(1)
 
     def sin_cos(x):
         return torch.sin(torch.cos(x))
