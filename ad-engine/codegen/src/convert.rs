@@ -273,6 +273,14 @@ impl ToNative {
 
     /// Copy the contents of every argument object back into its value.
     pub fn write_back(&self) -> Result<(), String> {
+        if self
+            .shared
+            .iter()
+            .all(|s| matches!(s, Shared::Array(_, _, false)))
+        {
+            // Arrays used in place: nothing to copy (the common case, kept cheap).
+            return Ok(());
+        }
         let mut from = FromNative::new(self);
         for s in &self.shared {
             match s {

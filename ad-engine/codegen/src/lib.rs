@@ -6,8 +6,10 @@
 //! tuples, named tuples and immutable structs are scalar-replaced; arrays, `Ref`s, mutable
 //! structs and AD stacks are pointers into a per-call arena. What machine code cannot do inline
 //! runs in the [`runtime`]. Constructs the JIT does not handle give a [`JitError`] so the caller
-//! can fall back to the interpreter. [`clif_text`] shows the generated Cranelift IR.
+//! can fall back to the interpreter. [`CompiledFn::bind`] converts arguments once for
+//! repeated runs ([`BoundCall`]), the native entry point benchmarks time. [`clif_text`] shows the generated Cranelift IR.
 
+mod bound;
 mod convert;
 mod error;
 mod fallback;
@@ -16,5 +18,6 @@ pub mod runtime;
 mod session;
 mod translate;
 
+pub use bound::BoundCall;
 pub use error::JitError;
 pub use session::{clif_text, CompiledFn, JitSession};

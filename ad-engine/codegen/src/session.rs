@@ -652,17 +652,17 @@ pub struct CompiledFn {
     /// Keeps the machine code mapped while this function lives.
     _owner: Arc<ModuleOwner>,
     entry: usize,
-    args: Vec<Type>,
-    ret: Type,
-    span: zy_ir::Span,
+    pub(crate) args: Vec<Type>,
+    pub(crate) ret: Type,
+    pub(crate) span: zy_ir::Span,
     /// Calls count frames and run on a thread with a large stack.
     deep: bool,
-    tables: Arc<Tables>,
-    n_globals: usize,
+    pub(crate) tables: Arc<Tables>,
+    pub(crate) n_globals: usize,
     /// Words of the arguments' slots.
-    n_arg_slots: usize,
+    pub(crate) n_arg_slots: usize,
     /// Words of the result's slots.
-    n_ret_slots: usize,
+    pub(crate) n_ret_slots: usize,
 }
 
 /// A context pointer handed to the thread that runs deep code.
@@ -754,7 +754,7 @@ impl CompiledFn {
     }
 
     /// The one entry into machine code.
-    fn run(&self, ctx: &mut Ctx, args: &[u64], out: &mut [u64]) -> Result<(), String> {
+    pub(crate) fn run(&self, ctx: &mut Ctx, args: &[u64], out: &mut [u64]) -> Result<(), String> {
         // SAFETY: `entry` is the trampoline compiled for this function's argument and result
         // slots; `args` holds one word per argument slot and `out` one per result slot (or
         // one); the module's memory lives as long as `self.owner`.

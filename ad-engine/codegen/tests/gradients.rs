@@ -25,6 +25,37 @@ fn gradient_of_a_loop_with_a_tape() {
 }
 
 #[test]
+fn a_bound_gradient_runs_again_and_again_on_reused_memory() {
+    let fb = pow_fn();
+    let inst = fb.inst();
+    let prog = program(vec![fb]);
+    let (grad, prog) = zy_ad::gradient_program(&prog, &inst).expect("differentiable");
+    let f = zy_codegen::JitSession::new()
+        .and_then(|mut s| s.compile(&prog, &grad))
+        .expect("compiles");
+    let limits = zy_interp::Limits::default();
+    let args = [Value::F64(1.5), Value::Int(3)];
+    let mut call = f.bind(&args, &limits).expect("binds");
+    for _ in 0..3 {
+        // The tape's stack is reused: each run starts it empty.
+        let words = call.run().expect("runs");
+        // (y, (x̄, nothing)): two Float64 slots.
+        assert_eq!(
+            (f64::from_bits(words[0]), f64::from_bits(words[1])),
+            (3.375, 6.75)
+        );
+    }
+    assert_eq!(
+        zy_interp::show(&call.result().expect("converts")),
+        "(3.375, (6.75, nothing))"
+    );
+    // Another binding of the same code has its own arguments.
+    let zero = [Value::F64(2.0), Value::Int(0)];
+    let mut call = f.bind(&zero, &limits).expect("binds");
+    assert_eq!(call.run().map(|w| f64::from_bits(w[1])), Ok(0.0));
+}
+
+#[test]
 fn gradient_of_sin_of_cos() {
     // sincos(x) = sin(cos(x))
     let mut fb = Fb::new("sincos", &[Type::Float64], Type::Float64);

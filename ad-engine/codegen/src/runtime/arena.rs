@@ -69,32 +69,72 @@ impl StackObj {
     }
 }
 
-/// Owner of a call's allocations.
+/// Words in the first chunk of an arena; later chunks double, and an allocation larger than
+/// that gets a chunk of its own size.
+const FIRST_CHUNK_WORDS: usize = 1 << 12;
+
+/// Owner of a call's allocations: a bump allocator over chunks that are kept when the arena is
+/// [`reset`](Arena::reset_to), so a call repeated on one arena allocates from warm memory.
 #[derive(Default)]
 pub struct Arena {
     /// Bytes allocated so far (objects and stack buffers).
     bytes: usize,
-    blocks: Vec<Box<[u64]>>,
+    chunks: Vec<Box<[u64]>>,
+    /// The chunk being filled.
+    cur: usize,
+    /// Words used in `chunks[cur]`.
+    used: usize,
     /// Boxed: compiled code holds their addresses while the vector grows.
     #[allow(clippy::vec_box)]
     stacks: Vec<Box<StackObj>>,
+    /// Stacks handed out; those past it are kept for reuse.
+    live_stacks: usize,
+}
+
+/// A point in an arena's allocations to return to (see [`Arena::reset_to`]).
+#[derive(Clone, Copy, Debug, Default)]
+pub struct ArenaMark {
+    bytes: usize,
+    cur: usize,
+    used: usize,
+    live_stacks: usize,
 }
 
 impl Arena {
     /// `n` zeroed words.
     pub fn alloc_words(&mut self, n: usize) -> *mut u64 {
-        self.bytes = self.bytes.saturating_add(n.max(1) * 8);
-        let mut block = vec![0u64; n.max(1)].into_boxed_slice();
-        let p = block.as_mut_ptr();
-        self.blocks.push(block);
-        p
+        let n = n.max(1);
+        self.bytes = self.bytes.saturating_add(n * 8);
+        while self.chunks.get(self.cur).map_or(0, |c| c.len()) < self.used + n {
+            let next = self.cur + 1;
+            if self.chunks.is_empty() || self.chunks.get(next).is_some_and(|c| c.len() < n) {
+                // No chunk, or the next one is too small: put a big enough one in its place.
+                let last = self.chunks.last().map_or(0, |c| c.len());
+                let words = n.max(2 * last).max(FIRST_CHUNK_WORDS);
+                let at = if self.chunks.is_empty() { 0 } else { next };
+                self.chunks.insert(at, vec![0u64; words].into_boxed_slice());
+                self.cur = at;
+            } else if next < self.chunks.len() {
+                self.cur = next;
+            } else {
+                let words = n.max(2 * self.chunks[self.cur].len());
+                self.chunks.push(vec![0u64; words].into_boxed_slice());
+                self.cur = next;
+            }
+            self.used = 0;
+        }
+        let chunk = &mut self.chunks[self.cur];
+        let block = &mut chunk[self.used..self.used + n];
+        block.fill(0);
+        self.used += n;
+        block.as_mut_ptr()
     }
 
     /// A zero-filled array of `rows × cols` elements of `elem_size` bytes.
     pub fn new_array(&mut self, rows: i64, cols: i64, elem_size: usize) -> *mut ArrayObj {
         let len = rows.saturating_mul(cols).max(0);
         let data_words = (len as usize).saturating_mul(elem_size).div_ceil(8);
-        let p = self.alloc_words(HEADER_WORDS + data_words);
+        let p = self.alloc_words(HEADER_WORDS.saturating_add(data_words));
         let header = p.cast::<ArrayObj>();
         // SAFETY: `p` points to at least HEADER_WORDS words owned by the arena.
         unsafe {
@@ -118,18 +158,42 @@ impl Arena {
         self.bytes = self.bytes.saturating_add(n);
     }
 
-    /// An empty stack.
+    /// An empty stack (reusing the buffer of one freed by a reset).
     pub fn new_stack(&mut self) -> *mut StackObj {
-        let mut s = Box::new(StackObj {
-            data: std::ptr::null_mut(),
-            len: 0,
-            cap: 0,
-            buf: Vec::new(),
-        });
+        if self.live_stacks == self.stacks.len() {
+            self.stacks.push(Box::new(StackObj {
+                data: std::ptr::null_mut(),
+                len: 0,
+                cap: 0,
+                buf: Vec::new(),
+            }));
+        }
+        let s = &mut self.stacks[self.live_stacks];
+        self.live_stacks += 1;
         s.data = s.buf.as_mut_ptr().cast();
-        let p: *mut StackObj = &mut *s;
-        self.stacks.push(s);
-        p
+        s.len = 0;
+        s.cap = (s.buf.len() * 8) as i64;
+        self.bytes = self.bytes.saturating_add(s.buf.len() * 8);
+        &mut **s
+    }
+
+    /// Where the arena stands now.
+    pub fn mark(&self) -> ArenaMark {
+        ArenaMark {
+            bytes: self.bytes,
+            cur: self.cur,
+            used: self.used,
+            live_stacks: self.live_stacks,
+        }
+    }
+
+    /// Free everything allocated since `mark` (keeping the memory for later allocations).
+    /// Pointers to objects allocated since then must no longer be used.
+    pub fn reset_to(&mut self, mark: ArenaMark) {
+        self.bytes = mark.bytes;
+        self.cur = mark.cur;
+        self.used = mark.used;
+        self.live_stacks = mark.live_stacks;
     }
 }
 
@@ -152,5 +216,48 @@ mod tests {
         s.grow(1000);
         assert!(s.cap >= 1008);
         assert_eq!(&s.bytes()[..8], &42u64.to_le_bytes());
+    }
+
+    #[test]
+    fn a_reset_reuses_memory_and_zeroes_it_again() {
+        let mut arena = Arena::default();
+        let kept = arena.alloc_words(3);
+        let mark = arena.mark();
+        let small = arena.alloc_words(10);
+        let big = arena.alloc_words(FIRST_CHUNK_WORDS * 3);
+        unsafe {
+            *small = 7;
+            *big.add(5) = 9;
+            *kept = 1;
+        }
+        let s = unsafe { &mut *arena.new_stack() };
+        s.grow(100);
+        s.len = 16;
+        let bytes = arena.bytes();
+        arena.reset_to(mark);
+        assert!(arena.bytes() < bytes);
+        assert_eq!(arena.alloc_words(10), small);
+        assert_eq!(unsafe { *small }, 0);
+        assert_eq!(arena.alloc_words(FIRST_CHUNK_WORDS * 3), big);
+        assert_eq!(unsafe { *big.add(5) }, 0);
+        assert_eq!(unsafe { *kept }, 1);
+        // The stack comes back empty, with its buffer.
+        let again = unsafe { &mut *arena.new_stack() };
+        assert_eq!((again.len, again.cap >= 100), (0, true));
+    }
+
+    #[test]
+    fn allocations_never_overlap() {
+        let mut arena = Arena::default();
+        let mut blocks: Vec<(usize, usize)> = Vec::new();
+        for n in [1, 4096, 3, 9000, 4095, 1, 20000, 7] {
+            let p = arena.alloc_words(n) as usize;
+            blocks.push((p, p + n * 8));
+        }
+        for (i, a) in blocks.iter().enumerate() {
+            for b in &blocks[i + 1..] {
+                assert!(a.1 <= b.0 || b.1 <= a.0, "{a:?} overlaps {b:?}");
+            }
+        }
     }
 }

@@ -16,7 +16,7 @@ use std::time::Instant;
 
 use zy_ir::Span;
 
-pub use arena::{Arena, ArrayObj, StackObj};
+pub use arena::{Arena, ArenaMark, ArrayObj, StackObj};
 pub use site::Site;
 
 /// Byte offsets of the [`Ctx`] fields that compiled code reads and writes.
@@ -97,6 +97,18 @@ impl Ctx {
         // The table's heap buffer stays put when the context moves.
         ctx.globals = ctx.state.global_words.as_mut_ptr();
         ctx
+    }
+
+    /// Make a used context fresh for another run: no error, full fuel, depth 1, no globals
+    /// loaded (their boxes lived in the arena, which the caller resets).
+    pub fn reset(&mut self) {
+        self.error = 0;
+        self.fuel = FUEL_PER_POLL;
+        self.depth = 1;
+        self.state.failure = None;
+        for w in &mut self.state.global_words {
+            *w = 0;
+        }
     }
 
     /// Record an error (the first one wins) and tell compiled code to return.

@@ -179,10 +179,16 @@ pub fn check_with(
     let mut jit = JitSession::new().expect("JIT session");
     let compiled = jit.compile(prog, inst).expect("compiles");
     let copies: Vec<Value> = args.iter().map(deep_copy).collect();
+    let bound_args: Vec<Value> = args.iter().map(deep_copy).collect();
     let by_jit = compiled.call(&args, limits);
     let by_interp = zy_interp::run(prog, inst, copies, limits);
     let (a, b) = (render(&by_jit), render(&by_interp));
     assert_eq!(a, b, "JIT (left) and interpreter (right) disagree");
+    // The native entry point: the same result, converted from the slots of a bound run.
+    let by_bound = compiled
+        .bind(&bound_args, limits)
+        .and_then(|mut call| call.run().map(drop).and_then(|()| call.result()));
+    assert_eq!(render(&by_bound), a, "bound run (left) and call (right) disagree");
     a
 }
 
