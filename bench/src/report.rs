@@ -21,12 +21,12 @@ pub struct Row {
     pub key: &'static str,
     /// Which engine ran zy's primal and gradient.
     pub engine: RowEngine,
-    /// zy's primal, less the boundary.
+    /// zy's primal, one run through the native entry point.
     pub forward_ns: f64,
-    /// zy's gradient driver (forward and pullback), less the boundary.
+    /// zy's gradient driver (forward and pullback), one run through the native entry point.
     pub zy_grad_ns: f64,
-    /// A call of a no-op with the same arguments: copying the arguments into the call's arena
-    /// and back, which [`Row::forward_ns`] and [`Row::zy_grad_ns`] leave out.
+    /// A call of a no-op with the same arguments on interpreter values: what converting
+    /// arguments and results costs on top of a native run (not in the two figures above).
     pub boundary_ns: f64,
     /// The hand-written forward function.
     pub hand_forward_ns: f64,
@@ -134,7 +134,7 @@ pub fn table(rows: &[Row]) -> String {
     render(&header, &body)
 }
 
-/// The figures behind the main table: the boundary left out of zy's times, and each
+/// The figures behind the main table: the cost of a call on values (not in zy's times), and each
 /// system's own gradient/forward ratio (what the chart shows).
 pub fn details(rows: &[Row]) -> String {
     let header = [

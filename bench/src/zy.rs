@@ -5,7 +5,7 @@
 use std::path::Path;
 use std::sync::Arc;
 
-use zy_codegen::{CompiledFn, JitSession};
+use zy_codegen::{BoundCall, CompiledFn, JitSession};
 use zy_hir::RootDatabase;
 use zy_ide::AnalysisHost;
 use zy_interp::{Limits, Value};
@@ -44,11 +44,7 @@ impl Runner {
 
     /// Run on `args`.
     pub fn call(&self, args: &[Value]) -> Result<Value, String> {
-        let limits = Limits {
-            max_depth: 10_000,
-            deadline: None,
-            cancel: None,
-        };
+        let limits = limits();
         let out = match self {
             Runner::Jit(f) => f.call(args, &limits),
             Runner::Interp { program, inst, .. } => {
@@ -58,11 +54,50 @@ impl Runner {
         out.map_err(|e| e.message)
     }
 
+    /// Bind `args` for repeated timed runs: compiled code through its native entry point (the
+    /// arguments converted once, the result left in native form), the interpreter on values.
+    pub fn bind<'a>(&'a self, args: &'a [Value]) -> Result<Bound<'a>, String> {
+        match self {
+            Runner::Jit(f) => f
+                .bind(args, &limits())
+                .map(Bound::Jit)
+                .map_err(|e| e.message),
+            Runner::Interp { .. } => Ok(Bound::Interp(self, args)),
+        }
+    }
+
     /// Why the interpreter runs this function, if it does.
     pub fn fallback_reason(&self) -> Option<&str> {
         match self {
             Runner::Jit(_) => None,
             Runner::Interp { reason, .. } => Some(reason),
+        }
+    }
+}
+
+/// No deadline, and room for deep recursion.
+fn limits() -> Limits {
+    Limits {
+        max_depth: 10_000,
+        deadline: None,
+        cancel: None,
+    }
+}
+
+/// A function bound to its arguments, run again and again by the timing loop.
+pub enum Bound<'a> {
+    /// Compiled code: each run is the machine code alone.
+    Jit(BoundCall<'a>),
+    /// The interpreter, which has no native form: each run is a call on values.
+    Interp(&'a Runner, &'a [Value]),
+}
+
+impl Bound<'_> {
+    /// Run once; false when the run failed.
+    pub fn run(&mut self) -> bool {
+        match self {
+            Bound::Jit(call) => call.run().is_ok(),
+            Bound::Interp(runner, args) => runner.call(args).is_ok(),
         }
     }
 }
