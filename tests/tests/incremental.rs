@@ -3,7 +3,9 @@
 
 use std::path::Path;
 
-use zy_ide::{AnalysisHost, EvalLimits, FileId};
+use std::time::Duration;
+
+use zy_ide::{AnalysisHost, Engine, EvalLimits, FileId};
 
 const A: &str = "\
 function sq(x)
@@ -143,9 +145,118 @@ fn an_error_in_another_file_is_reported_at_the_annotation_saying_where() {
 fn removing_a_file_removes_its_definitions() {
     let (mut host, _, b) = setup();
     host.remove_file(Path::new("a.jl"));
-    let e = host.analysis().eval(b, "twice(2.0)", EvalLimits::default()).unwrap().unwrap_err();
-    assert_eq!(e.to_string(), "b.jl:3:18: error: UndefVarError: `cube` not defined");
+    let e = host
+        .analysis()
+        .eval(b, "twice(2.0)", EvalLimits::default())
+        .unwrap()
+        .unwrap_err();
+    assert_eq!(
+        e.to_string(),
+        "b.jl:3:18: error: UndefVarError: `cube` not defined"
+    );
     host.set_file_text(Path::new("a.jl"), A.to_string());
-    let v = host.analysis().eval(b, "twice(2.0)", EvalLimits::default()).unwrap().unwrap();
+    let v = host
+        .analysis()
+        .eval(b, "twice(2.0)", EvalLimits::default())
+        .unwrap()
+        .unwrap();
     assert_eq!(v.display, "16.0");
+}
+
+/// `call`'s JIT gradient as text, and the `compiled` queries it ran.
+fn jit_grad(host: &AnalysisHost, b: FileId, call: &str) -> (String, Vec<String>) {
+    let g = host
+        .analysis()
+        .grad(b, call, EvalLimits::default(), Engine::Jit)
+        .unwrap()
+        .unwrap();
+    assert_eq!(g.jit_fallback, None);
+    let mut log: Vec<String> = host
+        .raw_database()
+        .take_query_log()
+        .into_iter()
+        .filter(|q| q.starts_with("compiled("))
+        .collect();
+    log.sort();
+    (g.to_text(), log)
+}
+
+#[test]
+fn a_second_jit_gradient_compiles_nothing_and_only_an_edit_of_what_it_runs_recompiles() {
+    let (mut host, _, b) = setup();
+    // twice(cube(2.0)) = 2 * 8^3; d/dx 2x^3 = 6x^2 at 8.
+    let call = "twice(cube(2.0))";
+    let first = (
+        "value: 1024.0\ngradient: (384.0,)".to_string(),
+        vec![
+            "compiled(cube(::Float64), primal)".to_string(),
+            "compiled(twice(::Float64), gradient)".to_string(),
+        ],
+    );
+    assert_eq!(jit_grad(&host, b, call), first);
+    assert_eq!(jit_grad(&host, b, call), (first.0.clone(), vec![]));
+    host.set_file_text(Path::new("b.jl"), B.replace("y + 1.0", "y + 2.0"));
+    assert_eq!(jit_grad(&host, b, call), (first.0.clone(), vec![]));
+    // sq(x) = x^2 / 2: the argument is 4.0, twice(x) = x^3, d/dx = 3x^2.
+    host.set_file_text(Path::new("a.jl"), A.replace("x * x", "0.5 * x * x"));
+    assert_eq!(
+        jit_grad(&host, b, call),
+        ("value: 64.0\ngradient: (48.0,)".to_string(), first.1)
+    );
+}
+
+const C: &str = "\
+pair(x, y) = x * y
+
+function spin(x)
+    while x > 0.0 end
+    x
+end
+
+function at(n)
+    v = [1.0, 2.0]
+    return v[n]
+end
+
+const W = [1.0, 2.0]
+
+function setw!()
+    W[1] = 5.0
+    return 0.0
+end
+
+firstw(a, v) = a + v[1]
+";
+
+#[test]
+fn argument_calls_run_compiled_with_the_interpreters_values_and_errors() {
+    let mut host = AnalysisHost::new();
+    let c = host.set_file_text(Path::new("c.jl"), C.to_string());
+    let limits = EvalLimits {
+        timeout: Some(Duration::from_secs(3)),
+        ..EvalLimits::default()
+    };
+    let cases = [
+        ("pair(at(2), 3.0)", "value: 6.0\ngradient: (3.0, 2.0)"),
+        // The first failing argument is reported, before a later one could loop.
+        (
+            "pair(at(3), spin(1.0))",
+            "c.jl:10:12: error: BoundsError: attempt to access 2-element Vector{Float64} at index [3]",
+        ),
+        // The binding `W` is one array for the whole call: setw! mutates what firstw reads.
+        ("firstw(setw!(), W)", "value: 5.0\ngradient: (1.0, [1.0, 0.0])"),
+    ];
+    for (call, expected) in cases {
+        for engine in [Engine::Interp, Engine::Jit] {
+            let shown = match host
+                .analysis()
+                .grad(c, call, limits.clone(), engine)
+                .unwrap()
+            {
+                Ok(g) => g.to_text(),
+                Err(e) => e.to_string(),
+            };
+            assert_eq!(shown, expected, "{call} on {engine:?}");
+        }
+    }
 }

@@ -125,7 +125,11 @@ end
 
     /// `name(x)` on the JIT, shown as Julia shows the result.
     fn run(db: &RootDatabase, name: &str, target: Target, x: f64) -> String {
-        let inst = Instance { name: name.into(), method: 0, args: Arc::from([Type::Float64]) };
+        let inst = Instance {
+            name: name.into(),
+            method: 0,
+            args: Arc::from([Type::Float64]),
+        };
         match compiled(db, CompileKey::of(db, &inst, target)) {
             Ok(f) => match f.call(&[Value::F64(x)], &Limits::default()) {
                 Ok(v) => zy_interp::show(&v),
@@ -136,8 +140,11 @@ end
     }
 
     fn compilations(db: &RootDatabase) -> Vec<String> {
-        let mut log: Vec<String> =
-            db.take_query_log().into_iter().filter(|q| q.starts_with("compiled(")).collect();
+        let mut log: Vec<String> = db
+            .take_query_log()
+            .into_iter()
+            .filter(|q| q.starts_with("compiled("))
+            .collect();
         log.sort();
         log
     }
@@ -158,12 +165,16 @@ end
         assert_eq!(compilations(&db), Vec::<String>::new());
 
         // A callee's body: both targets recompile, with the new body's values.
-        file.set_text(&mut db).to(SRC.replace("helper(x) = x", "helper(x) = x * x"));
+        file.set_text(&mut db)
+            .to(SRC.replace("helper(x) = x", "helper(x) = x * x"));
         assert_eq!(run(&db, "square", Target::Primal, 3.0), "27.0");
         assert_eq!(run(&db, "square", Target::Gradient, 3.0), "(27.0, (27.0,))");
         assert_eq!(
             compilations(&db),
-            ["compiled(square(::Float64), gradient)", "compiled(square(::Float64), primal)"]
+            [
+                "compiled(square(::Float64), gradient)",
+                "compiled(square(::Float64), primal)"
+            ]
         );
     }
 

@@ -1,5 +1,5 @@
 //! The value and gradient of a call `f(args...)`, through the AD transform and the reference
-//! interpreter.
+//! interpreter or the JIT (machine code from the salsa `compiled` query).
 
 use std::sync::Arc;
 use std::time::Instant;
@@ -183,9 +183,21 @@ impl<'a> Prepared<'a> {
         error_at(db, e.span, self.site, e.message)
     }
 
-    /// A fresh evaluation of the arguments (the callee first if it is passed).
+    /// A fresh evaluation of the arguments (the callee first if it is passed), by the
+    /// interpreter.
     pub(crate) fn arguments(&self, db: &RootDatabase) -> Result<Vec<Value>, UserError> {
-        match zy_interp::run_function(&self.args.0, &self.args.1, Vec::new(), &self.limits) {
+        self.arguments_on(db, Engine::Interp)
+    }
+
+    /// [`Prepared::arguments`] on `engine`: the JIT runs the calls among them that it compiles
+    /// (same values, same errors).
+    fn arguments_on(&self, db: &RootDatabase, engine: Engine) -> Result<Vec<Value>, UserError> {
+        let (program, body) = (&self.args.0, &*self.args.1);
+        let out = match engine {
+            Engine::Interp => zy_interp::run_function(program, body, Vec::new(), &self.limits),
+            Engine::Jit => crate::arguments::evaluate(db, program, body, &self.limits),
+        };
+        match out {
             Ok(Value::Tuple(vs)) => Ok(vs.to_vec()),
             Ok(other) => Ok(vec![other]),
             Err(e) => Err(self.runtime_error(db, e)),
@@ -229,11 +241,24 @@ impl<'a> Prepared<'a> {
         db: &RootDatabase,
         engine: Engine,
     ) -> Result<(Value, Vec<Value>, Option<String>), UserError> {
-        let source = &zy_hir::program_index(db, zy_hir::Workspace::get(db)).program;
-        let (driver, program) =
-            zy_ad::gradient_program_with_rrules(source, &self.program, &self.inst)
-                .map_err(|e| error_at(db, e.span, self.site, e.message))?;
-        let (out, fallback) = run(&program, &driver, self.arguments(db)?, &self.limits, engine);
+        // The JIT's gradient comes from the `compiled` query: a second request compiles nothing.
+        let jit = (engine == Engine::Jit).then(|| {
+            let key = zy_hir::CompileKey::of(db, &self.inst, zy_hir::Target::Gradient);
+            zy_hir::compiled(db, key)
+        });
+        let (out, fallback) = match jit {
+            Some(Ok(f)) => (f.call(&self.arguments_on(db, engine)?, &self.limits), None),
+            // Built here too when the JIT refused, for the differentiation error's span.
+            _ => {
+                let source = &zy_hir::program_index(db, zy_hir::Workspace::get(db)).program;
+                let (driver, program) =
+                    zy_ad::gradient_program_with_rrules(source, &self.program, &self.inst)
+                        .map_err(|e| error_at(db, e.span, self.site, e.message))?;
+                let args = self.arguments_on(db, engine)?;
+                let why = jit.and_then(|r| r.as_ref().err().cloned());
+                (zy_interp::run(&program, &driver, args, &self.limits), why)
+            }
+        };
         let out = out.map_err(|e| self.runtime_error(db, e))?;
         let (y, g) = match out {
             Value::Tuple(parts) if parts.len() == 2 => (parts[0].clone(), parts[1].clone()),
@@ -266,29 +291,6 @@ pub(crate) fn returned_invoke(body: &Function) -> Option<Arc<Instance>> {
         Op::Invoke(i) => Some(i.clone()),
         _ => None,
     }
-}
-
-/// Run `inst` on `engine`; the JIT falls back to the interpreter for what it does not compile,
-/// and says why.
-fn run(
-    program: &zy_ir::TypedProgram,
-    inst: &zy_ir::Instance,
-    args: Vec<Value>,
-    limits: &zy_interp::Limits,
-    engine: Engine,
-) -> (Result<Value, zy_interp::RuntimeError>, Option<String>) {
-    if engine == Engine::Jit {
-        match zy_codegen::JitSession::new().and_then(|mut s| s.compile(program, inst)) {
-            Ok(f) => return (f.call(&args, limits), None),
-            Err(e) => {
-                return (
-                    zy_interp::run(program, inst, args, limits),
-                    Some(e.to_string()),
-                )
-            }
-        }
-    }
-    (zy_interp::run(program, inst, args, limits), None)
 }
 
 /// A value in display and JSON form.

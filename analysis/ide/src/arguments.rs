@@ -1,0 +1,183 @@
+//! A call's arguments evaluated with machine code where the JIT accepts it (`mlp_W1()` runs its
+//! 100k iterations natively instead of in the interpreter). The arguments' body, a straight-line
+//! thunk, runs one statement at a time: a call of a user function through the salsa `compiled`
+//! query, every other statement in the interpreter as a one-statement function. Values and
+//! errors (message and span) are the interpreter's either way, and the limits apply throughout.
+//!
+//! Separate runs do not share the interpreter's cache of top-level bindings, so a program with a
+//! binding that holds mutable state (an array, a `Ref`, a mutable struct) is interpreted as a
+//! whole: a compiled call and the thunk must see the same object.
+
+use std::collections::HashMap;
+
+use zy_codegen::CompiledFn;
+use zy_hir::{CompileKey, RootDatabase, Target};
+use zy_interp::{Limits, RuntimeError, Value};
+use zy_ir::{Block, Function, Name, Op, Operand, Stmt, Terminator, Type, TypedProgram};
+
+/// Run the zero-argument `body` of `program`, with its calls of user functions compiled.
+pub(crate) fn evaluate(
+    db: &RootDatabase,
+    program: &TypedProgram,
+    body: &Function,
+    limits: &Limits,
+) -> Result<Value, RuntimeError> {
+    match compiled_calls(db, program, body, limits) {
+        Some(calls) => Stepwise {
+            program,
+            body,
+            limits,
+            calls,
+            env: HashMap::new(),
+        }
+        .run(),
+        None => zy_interp::run_function(program, body, Vec::new(), limits),
+    }
+}
+
+/// The statements of `body` the JIT compiled, or `None` when `body` must be interpreted whole:
+/// it branches, nothing in it compiles, a binding holds mutable state, or the depth limit leaves
+/// no room for a call.
+fn compiled_calls<'db>(
+    db: &'db RootDatabase,
+    program: &TypedProgram,
+    body: &Function,
+    limits: &Limits,
+) -> Option<HashMap<zy_ir::Value, &'db CompiledFn>> {
+    let [entry] = &body.blocks[..] else {
+        return None;
+    };
+    let straight = entry.params.is_empty() && matches!(entry.term, Terminator::Return(_));
+    if !straight || limits.max_depth < 2 || program.globals.values().any(|g| holds_mutable(&g.ret))
+    {
+        return None;
+    }
+    let calls: HashMap<_, _> = entry
+        .stmts
+        .iter()
+        .filter_map(|&v| match &body.stmt(v)?.op {
+            Op::Invoke(inst) => {
+                let key = CompileKey::of(db, inst, Target::Primal);
+                zy_hir::compiled(db, key).as_ref().ok().map(|f| (v, f))
+            }
+            _ => None,
+        })
+        .collect();
+    (!calls.is_empty()).then_some(calls)
+}
+
+/// Can a value of type `t` share mutable state with another value?
+fn holds_mutable(t: &Type) -> bool {
+    match t {
+        Type::Float64
+        | Type::Int64
+        | Type::Bool
+        | Type::Nothing
+        | Type::Bottom
+        | Type::Function(_) => false,
+        Type::Tuple(ts) => ts.iter().any(holds_mutable),
+        Type::NamedTuple(fs) => fs.iter().any(|(_, t)| holds_mutable(t)),
+        Type::Struct(s) => s.mutable || s.fields.iter().any(|(_, t)| holds_mutable(t)),
+        _ => true,
+    }
+}
+
+/// The statement-by-statement run of a straight-line body.
+struct Stepwise<'a> {
+    program: &'a TypedProgram,
+    body: &'a Function,
+    limits: &'a Limits,
+    /// The statements run by compiled code.
+    calls: HashMap<zy_ir::Value, &'a CompiledFn>,
+    /// The values computed so far (bindings loaded once, as in one interpreter run).
+    env: HashMap<zy_ir::Value, Value>,
+}
+
+impl Stepwise<'_> {
+    fn run(mut self) -> Result<Value, RuntimeError> {
+        let entry = self.body.block(Block::ENTRY);
+        let mut loaded: HashMap<&Name, Value> = HashMap::new();
+        for &v in &entry.stmts {
+            let Some(stmt) = self.body.stmt(v) else {
+                return Err(self.internal(v));
+            };
+            let value = match (&stmt.op, self.calls.get(&v)) {
+                (_, Some(f)) => {
+                    let args = stmt
+                        .args
+                        .iter()
+                        .map(|a| self.operand(a))
+                        .collect::<Result<Vec<_>, _>>()?;
+                    // In the thunk's run the callee is the second frame.
+                    let limits = Limits {
+                        max_depth: self.limits.max_depth - 1,
+                        ..self.limits.clone()
+                    };
+                    f.call(&args, &limits)?
+                }
+                (Op::Global(name), None) => match loaded.get(name) {
+                    Some(x) => x.clone(),
+                    None => {
+                        let x = self.interpret(v, stmt)?;
+                        loaded.insert(name, x.clone());
+                        x
+                    }
+                },
+                _ => self.interpret(v, stmt)?,
+            };
+            self.env.insert(v, value);
+        }
+        match &entry.term {
+            Terminator::Return(op) => self.operand(op),
+            _ => Err(RuntimeError {
+                span: entry.term_span,
+                message: "internal error: arguments branch".into(),
+            }),
+        }
+    }
+
+    /// The value of an operand computed earlier (or a constant).
+    fn operand(&self, op: &Operand) -> Result<Value, RuntimeError> {
+        match op {
+            Operand::Const(c) => Ok(Value::from_const(c)),
+            Operand::Value(x) => self.env.get(x).cloned().ok_or_else(|| self.internal(*x)),
+        }
+    }
+
+    /// Run statement `v` alone in the interpreter: a function taking the values it uses.
+    fn interpret(&self, v: zy_ir::Value, stmt: &Stmt) -> Result<Value, RuntimeError> {
+        let data = self.body.value(v);
+        let mut one = Function::new(self.body.name.clone(), self.body.span);
+        let mut args = Vec::new();
+        let mut operands = Vec::new();
+        for a in &stmt.args {
+            operands.push(match a {
+                Operand::Const(_) => a.clone(),
+                Operand::Value(x) => {
+                    args.push(self.operand(a)?);
+                    let at = self.body.value(*x);
+                    Operand::Value(one.add_param(Block::ENTRY, at.ty.clone(), at.span, None))
+                }
+            });
+        }
+        let stmt = Stmt {
+            op: stmt.op.clone(),
+            args: operands,
+        };
+        let out = one.push_stmt(Block::ENTRY, stmt, data.ty.clone(), data.span);
+        one.set_term(
+            Block::ENTRY,
+            Terminator::Return(Operand::Value(out)),
+            data.span,
+        );
+        one.ret = data.ty.clone();
+        zy_interp::run_function(self.program, &one, args, self.limits)
+    }
+
+    fn internal(&self, v: zy_ir::Value) -> RuntimeError {
+        RuntimeError {
+            span: self.body.span,
+            message: format!("internal error: no value for %{}", v.0),
+        }
+    }
+}
