@@ -241,7 +241,8 @@ impl JitSession {
                     self.ctx
                         .optimize(module.isa(), &mut ControlPlane::default())
                         .map_err(|e| JitError::backend(format!("{e:?}")))?;
-                    let _ = writeln!(out, "; {i}\n{}", self.ctx.func.display());
+                    let text = self.ctx.func.display().to_string();
+                    let _ = writeln!(out, "; {i}\n{}", name_imports(&text, module));
                 }
                 module
                     .define_function(id, &mut self.ctx)
@@ -391,6 +392,34 @@ pub fn clif_text(prog: &TypedProgram, inst: &Instance) -> Result<String, JitErro
         }
     }
     Ok(out)
+}
+
+/// `text` with each declaration of a runtime function (`fn3 = u0:12 sig2`) followed by the
+/// function's name (`; zy_rt_matmul`).
+fn name_imports(text: &str, module: &JITModule) -> String {
+    let mut out = String::with_capacity(text.len());
+    for line in text.lines() {
+        out.push_str(line);
+        let name = line
+            .trim_start()
+            .strip_prefix("fn")
+            .and_then(|rest| rest.split_once(" = u0:"))
+            .and_then(|(_, rest)| rest.split_whitespace().next())
+            .and_then(|id| id.parse::<u32>().ok())
+            .and_then(|id| {
+                module
+                    .declarations()
+                    .get_function_decl(FuncId::from_u32(id))
+                    .name
+                    .clone()
+            })
+            .filter(|n| n.starts_with("zy_rt_"));
+        if let Some(n) = name {
+            let _ = write!(out, "  ; {n}");
+        }
+        out.push('\n');
+    }
+    out
 }
 
 /// `extern "C" fn(ctx, args, out)`: loads the arguments' slots from `args` (8 bytes each),

@@ -285,3 +285,57 @@ fn literals_zeros_ones_similar_and_copies() {
     let out = check(&prog, &inst, vec![Value::Int(-1), Value::F64(2.5)]);
     assert!(out.starts_with("error at 13..14: ArgumentError"), "{out}");
 }
+
+#[test]
+fn matrix_pullbacks_fuse_the_transpose_and_the_outer_product() {
+    // mp(W, d, x, D) = (t = transpose(W); g = t * d; o = d * x'; accum!(D, o); (g, D))
+    // as the pullback of W * x writes it: both pairs compile to one kernel each.
+    let row = Type::Adjoint(std::sync::Arc::new(Type::Float64));
+    let ret = Type::tuple([vecf(), matf()]);
+    let mut fb = Fb::new("mp", &[matf(), vecf(), vecf(), matf()], ret.clone());
+    let (w, d, x, dm) = (fb.args[0], fb.args[1], fb.args[2], fb.args[3]);
+    let e = Block::ENTRY;
+    let t = fb.prim(e, Prim::Transpose, vec![v(w)], matf(), 10);
+    let g = fb.prim(e, Prim::MatMul, vec![v(t), v(d)], vecf(), 11);
+    let xt = fb.prim(e, Prim::Adjoint, vec![v(x)], row, 12);
+    let o = fb.prim(e, Prim::MatMul, vec![v(d), v(xt)], matf(), 13);
+    fb.prim(e, Prim::AccumInto, vec![v(dm), v(o)], Type::Nothing, 14);
+    let r = fb.prim(e, Prim::Tuple, vec![v(g), v(dm)], ret, 15);
+    fb.ret(e, v(r));
+    let inst = fb.inst();
+    let prog = program(vec![fb]);
+    let clif = zy_codegen::clif_text(&prog, &inst).unwrap();
+    assert!(
+        clif.contains("zy_rt_matmul_tn") && clif.contains("zy_rt_accum_outer"),
+        "{clif}"
+    );
+    let (m, n) = (7, 33);
+    let args = |d_len: usize, rows: usize| {
+        vec![
+            Value::matrix_f64(m, n, data(m * n, 0.23)).unwrap(),
+            Value::vector_f64(data(d_len, 0.9)),
+            Value::vector_f64(data(n, 1.7)),
+            Value::matrix_f64(rows, n, data(rows * n, 0.4)).unwrap(),
+        ]
+    };
+    // Bit for bit the unfused products (W' d sums each column of W in order).
+    let out = check(&prog, &inst, args(m, m));
+    assert!(out.starts_with("([") && out.ends_with("])"), "{out}");
+    // W' d with d of the wrong length: the product's DimensionMismatch, on the slow path.
+    let out = check(&prog, &inst, args(m + 1, m));
+    assert!(out.starts_with("error at 11..12: DimensionMismatch"), "{out}");
+    // D of the wrong shape but the same length: accum! adds by linear index, as unfused.
+    let (rows, cols) = (n, m);
+    let w = Value::matrix_f64(m, n, data(m * n, 0.23)).unwrap();
+    let same_len = vec![
+        w.clone(),
+        Value::vector_f64(data(m, 0.9)),
+        Value::vector_f64(data(n, 1.7)),
+        Value::matrix_f64(rows, cols, data(rows * cols, 0.4)).unwrap(),
+    ];
+    let out = check(&prog, &inst, same_len);
+    assert!(out.starts_with("([") && out.ends_with("])"), "{out}");
+    // D of another length: accum!'s DimensionMismatch.
+    let out = check(&prog, &inst, args(m, m + 1));
+    assert!(out.starts_with("error at 14..15: DimensionMismatch"), "{out}");
+}

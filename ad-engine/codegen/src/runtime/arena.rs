@@ -103,6 +103,15 @@ pub struct ArenaMark {
 impl Arena {
     /// `n` zeroed words.
     pub fn alloc_words(&mut self, n: usize) -> *mut u64 {
+        let p = self.alloc_words_uninit(n);
+        // SAFETY: `p` points to max(n, 1) words owned by the arena.
+        unsafe { std::ptr::write_bytes(p, 0, n.max(1)) };
+        p
+    }
+
+    /// `n` words whose contents are whatever an earlier allocation left (the caller writes
+    /// them all before anything reads them).
+    pub fn alloc_words_uninit(&mut self, n: usize) -> *mut u64 {
         let n = n.max(1);
         self.bytes = self.bytes.saturating_add(n * 8);
         while self.chunks.get(self.cur).map_or(0, |c| c.len()) < self.used + n {
@@ -123,18 +132,28 @@ impl Arena {
             }
             self.used = 0;
         }
-        let chunk = &mut self.chunks[self.cur];
-        let block = &mut chunk[self.used..self.used + n];
-        block.fill(0);
+        let p = self.chunks[self.cur][self.used..].as_mut_ptr();
         self.used += n;
-        block.as_mut_ptr()
+        p
     }
 
     /// A zero-filled array of `rows × cols` elements of `elem_size` bytes.
     pub fn new_array(&mut self, rows: i64, cols: i64, elem_size: usize) -> *mut ArrayObj {
+        let a = self.new_array_uninit(rows, cols, elem_size);
+        // SAFETY: the header was just written; its elements are owned by the arena.
+        unsafe {
+            let bytes = ((*a).len as usize).saturating_mul(elem_size);
+            std::ptr::write_bytes((*a).data, 0, bytes);
+        }
+        a
+    }
+
+    /// An array of `rows × cols` elements of `elem_size` bytes that the caller fills entirely
+    /// before anything reads it.
+    pub fn new_array_uninit(&mut self, rows: i64, cols: i64, elem_size: usize) -> *mut ArrayObj {
         let len = rows.saturating_mul(cols).max(0);
         let data_words = (len as usize).saturating_mul(elem_size).div_ceil(8);
-        let p = self.alloc_words(HEADER_WORDS.saturating_add(data_words));
+        let p = self.alloc_words_uninit(HEADER_WORDS.saturating_add(data_words));
         let header = p.cast::<ArrayObj>();
         // SAFETY: `p` points to at least HEADER_WORDS words owned by the arena.
         unsafe {

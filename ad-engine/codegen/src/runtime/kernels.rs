@@ -129,16 +129,37 @@ pub unsafe extern "C" fn zy_rt_matmul(
     // SAFETY: `out` holds m·n Float64 elements.
     let c = unsafe { std::slice::from_raw_parts_mut((*out).data.cast::<f64>(), m * n) };
     for j in 0..n {
-        let col = &mut c[j * m..(j + 1) * m];
-        for l in 0..k {
-            let ylj = y[j * k + l];
-            let xl = &x[l * m..(l + 1) * m];
-            for (ci, xi) in col.iter_mut().zip(xl) {
-                *ci += xi * ylj;
-            }
-        }
+        accumulate_columns(&mut c[j * m..(j + 1) * m], x, &y[j * k..(j + 1) * k]);
     }
     out
+}
+
+/// `col += a * w` for the `m × k` column-major matrix `a` (`m = col.len()`): each entry adds
+/// its `k` products one after another, in column order. Four columns are taken per pass over
+/// `col`, so it is loaded and stored once per four products instead of once per product (the
+/// sums, and so the bits, are the same).
+fn accumulate_columns(col: &mut [f64], a: &[f64], w: &[f64]) {
+    let m = col.len();
+    let mut quads = w.chunks_exact(4);
+    let mut l = 0;
+    for q in quads.by_ref() {
+        let (a0, a1, a2, a3) = (
+            &a[l * m..(l + 1) * m],
+            &a[(l + 1) * m..(l + 2) * m],
+            &a[(l + 2) * m..(l + 3) * m],
+            &a[(l + 3) * m..(l + 4) * m],
+        );
+        for i in 0..m {
+            col[i] = col[i] + a0[i] * q[0] + a1[i] * q[1] + a2[i] * q[2] + a3[i] * q[3];
+        }
+        l += 4;
+    }
+    for &wl in quads.remainder() {
+        for (ci, ai) in col.iter_mut().zip(&a[l * m..(l + 1) * m]) {
+            *ci += ai * wl;
+        }
+        l += 1;
+    }
 }
 
 /// `a + b` for Float64 arrays of one shape: a new array, or null when the shapes differ.
@@ -155,7 +176,7 @@ pub unsafe extern "C" fn zy_rt_add_arrays(
     if (ao.rows, ao.cols, ao.len) != (bo.rows, bo.cols, bo.len) {
         return std::ptr::null_mut();
     }
-    let out = ctx.state.arena.new_array(ao.rows, ao.cols, 8);
+    let out = ctx.state.arena.new_array_uninit(ao.rows, ao.cols, 8);
     ctx.check_memory();
     let (x, y) = unsafe { (elems(a), elems(b)) };
     // SAFETY: `out` holds as many Float64 elements as `a`.
@@ -166,6 +187,82 @@ pub unsafe extern "C" fn zy_rt_add_arrays(
     out
 }
 
+/// `transpose(a) * y` for a Float64 matrix `a` (k × n) and vector `y` (length k), without
+/// making the transpose: entry `i` is the dot product of column `i` of `a` with `y`, summed in
+/// the order the product of the materialised transpose sums it. Null when `k` differs from
+/// `y`'s length.
+///
+/// # Safety
+/// `ctx` must be the live context; `a` a live Float64 matrix, `y` a live Float64 vector.
+pub unsafe extern "C" fn zy_rt_matmul_tn(
+    ctx: *mut Ctx,
+    a: *const ArrayObj,
+    y: *const ArrayObj,
+) -> *mut ArrayObj {
+    let ctx = unsafe { &mut *ctx };
+    let (ao, yo) = unsafe { (&*a, &*y) };
+    let (k, n) = (ao.rows.max(0) as usize, ao.cols.max(0) as usize);
+    if yo.len.max(0) as usize != k {
+        return std::ptr::null_mut();
+    }
+    let out = ctx.state.arena.new_array_uninit(n as i64, 1, 8);
+    ctx.check_memory();
+    let (x, v) = unsafe { (elems(a), elems(y)) };
+    // SAFETY: `out` holds n Float64 elements.
+    let c = unsafe { std::slice::from_raw_parts_mut((*out).data.cast::<f64>(), n) };
+    // Eight entries at a time: eight independent running sums, each in its own column's
+    // order, so the additions overlap instead of waiting for one another.
+    let mut blocks = c.chunks_exact_mut(8);
+    let mut i = 0;
+    for block in blocks.by_ref() {
+        let cols: [&[f64]; 8] = std::array::from_fn(|b| &x[(i + b) * k..(i + b + 1) * k]);
+        let mut acc = [0.0f64; 8];
+        for (l, vl) in v.iter().enumerate() {
+            for b in 0..8 {
+                acc[b] += cols[b][l] * vl;
+            }
+        }
+        block.copy_from_slice(&acc);
+        i += 8;
+    }
+    for ci in blocks.into_remainder() {
+        let col = &x[i * k..(i + 1) * k];
+        *ci = col.iter().zip(v).fold(0.0, |s, (p, q)| s + p * q);
+        i += 1;
+    }
+    out
+}
+
+/// `accum!(dst, u * v')`: adds the outer product of Float64 vector `u` and row `v` into the
+/// Float64 matrix `dst` without making the product (each entry adds `0.0 + u[i] * v[j]`, the
+/// product's entry as the matrix product computes it). Returns 1 (and does nothing) when the
+/// shapes differ.
+///
+/// # Safety
+/// `dst` must be a live Float64 array, `u` and `v` live Float64 arrays.
+pub unsafe extern "C" fn zy_rt_accum_outer(
+    dst: *mut ArrayObj,
+    u: *const ArrayObj,
+    v: *const ArrayObj,
+) -> i8 {
+    let (d, uo, vo) = unsafe { (&*dst, &*u, &*v) };
+    let (m, n) = (uo.len.max(0) as usize, vo.len.max(0) as usize);
+    if d.rows.max(0) as usize != m || d.cols.max(0) as usize != n || d.len.max(0) as usize != m * n
+    {
+        return 1;
+    }
+    let (x, y) = unsafe { (elems(u), elems(v)) };
+    // SAFETY: `dst` holds m·n Float64 elements; a fresh product never aliases its factors, and
+    // the caller checked `dst` is not one of them.
+    let c = unsafe { std::slice::from_raw_parts_mut(d.data.cast::<f64>(), m * n) };
+    for (col, yj) in c.chunks_exact_mut(m.max(1)).zip(y) {
+        for (ci, xi) in col.iter_mut().zip(x) {
+            *ci += 0.0 + xi * yj;
+        }
+    }
+    0
+}
+
 /// The transpose of a Float64 matrix: a new `cols × rows` matrix.
 ///
 /// # Safety
@@ -174,7 +271,7 @@ pub unsafe extern "C" fn zy_rt_transpose(ctx: *mut Ctx, a: *const ArrayObj) -> *
     let ctx = unsafe { &mut *ctx };
     let ao = unsafe { &*a };
     let (m, n) = (ao.rows.max(0) as usize, ao.cols.max(0) as usize);
-    let out = ctx.state.arena.new_array(n as i64, m as i64, 8);
+    let out = ctx.state.arena.new_array_uninit(n as i64, m as i64, 8);
     ctx.check_memory();
     let x = unsafe { elems(a) };
     // SAFETY: `out` holds m·n Float64 elements.
@@ -228,6 +325,8 @@ pub fn symbols() -> Vec<(&'static str, *const u8)> {
         ("zy_rt_add_arrays", zy_rt_add_arrays as *const u8),
         ("zy_rt_copy_elems", zy_rt_copy_elems as *const u8),
         ("zy_rt_transpose", zy_rt_transpose as *const u8),
+        ("zy_rt_matmul_tn", zy_rt_matmul_tn as *const u8),
+        ("zy_rt_accum_outer", zy_rt_accum_outer as *const u8),
     ]
 }
 

@@ -12,6 +12,7 @@ mod calls;
 mod construct;
 mod control;
 mod data;
+mod fuse;
 pub(crate) mod pullbacks;
 mod scalar;
 mod tape;
@@ -59,6 +60,8 @@ pub(crate) struct RtFuncs {
     pub add_arrays: FuncId,
     pub copy_elems: FuncId,
     pub transpose: FuncId,
+    pub matmul_tn: FuncId,
+    pub accum_outer: FuncId,
 }
 
 impl RtFuncs {
@@ -115,6 +118,8 @@ impl RtFuncs {
             add_arrays: decl("zy_rt_add_arrays", &[p, p, p], Some(p))?,
             copy_elems: decl("zy_rt_copy_elems", &[p, p], None)?,
             transpose: decl("zy_rt_transpose", &[p, p], Some(p))?,
+            matmul_tn: decl("zy_rt_matmul_tn", &[p, p, p], Some(p))?,
+            accum_outer: decl("zy_rt_accum_outer", &[p, p, p], Some(types::I8))?,
         })
     }
 }
@@ -198,6 +203,8 @@ pub(crate) struct Translator<'e, 'a, 'b> {
     defined: HashMap<zy_ir::Value, ClValue>,
     /// Translating the slow path of an inline check.
     in_slow_path: bool,
+    /// Statement pairs compiled to one kernel.
+    fused: HashMap<zy_ir::Value, fuse::Fused>,
 }
 
 impl<'e, 'a, 'b> Translator<'e, 'a, 'b> {
@@ -229,6 +236,7 @@ impl<'e, 'a, 'b> Translator<'e, 'a, 'b> {
             maybe_undef: control::maybe_undef(func),
             defined: HashMap::new(),
             in_slow_path: false,
+            fused: fuse::plan(func),
         };
         t.b.switch_to_block(entry);
         Ok(t)
@@ -324,16 +332,12 @@ impl<'e, 'a, 'b> Translator<'e, 'a, 'b> {
             .stmt(v)
             .ok_or_else(|| JitError::invalid(format!("{v} is not a statement")))?;
         let (ty, span) = (data.ty.clone(), data.span);
-        let out = match &stmt.op {
-            Op::Prim(p) => self.prim(*p, &stmt.args, &ty, span)?,
-            Op::New(s) => self.new_struct(s, &stmt.args, &ty)?,
-            Op::Invoke(inst) => self.invoke(inst, &stmt.args, &ty, span)?,
-            Op::Global(name) => self.global(name, &ty, span)?,
-            Op::Call(_) | Op::CallValue | Op::Closure(_) => {
-                return Err(JitError::invalid(format!(
-                    "{v}: untyped operation in typed IR"
-                )))
-            }
+        let fused = self.fused.get(&v).cloned();
+        let out = match (&stmt.op, fused) {
+            // Its reader computes it (or makes it on its slow path).
+            (_, Some(fuse::Fused::Absorbed)) => return Ok(()),
+            (_, Some(f)) => self.fused_stmt(f, &stmt.op, &stmt.args, &ty, span)?,
+            (op, None) => self.op(op, v, &stmt.args, &ty, span)?,
         };
         let expected = self.env.layout.slots(&ty)?.len();
         if out.len() != expected {
@@ -344,6 +348,33 @@ impl<'e, 'a, 'b> Translator<'e, 'a, 'b> {
         }
         self.vals[v.index()] = out;
         Ok(())
+    }
+
+    /// The slots of the result of statement `v`: `op` on `args`.
+    fn op(
+        &mut self,
+        op: &Op,
+        v: zy_ir::Value,
+        args: &[Operand],
+        ty: &Type,
+        span: Span,
+    ) -> R<Vec<ClValue>> {
+        Ok(match op {
+            Op::Prim(p) => self.prim(*p, args, ty, span)?,
+            Op::New(s) => self.new_struct(s, args, ty)?,
+            Op::Invoke(inst) => self.invoke(inst, args, ty, span)?,
+            Op::Global(name) => self.global(name, ty, span)?,
+            Op::Call(_) | Op::CallValue | Op::Closure(_) => {
+                return Err(JitError::invalid(format!(
+                    "{v}: untyped operation in typed IR"
+                )))
+            }
+        })
+    }
+
+    /// Give value `v` its slots (a statement absorbed by a fusion, made on a slow path).
+    pub(crate) fn set_slots(&mut self, v: zy_ir::Value, slots: Vec<ClValue>) {
+        self.vals[v.index()] = slots;
     }
 
     /// The slots of an operand, converted to type `to`.
@@ -466,6 +497,7 @@ impl<'e, 'a, 'b> Translator<'e, 'a, 'b> {
             rt.matmul,
             rt.add_arrays,
             rt.transpose,
+            rt.matmul_tn,
         ];
         if allocating.contains(&id) {
             self.check_error();
@@ -576,7 +608,7 @@ impl<'e, 'a, 'b> Translator<'e, 'a, 'b> {
 
     /// Dispatch a primitive to its translation, or to the interpreter's semantics in the
     /// runtime when it has no inline translation for these operand types.
-    fn prim(&mut self, p: Prim, args: &[Operand], ty: &Type, span: Span) -> R<Vec<ClValue>> {
+    pub(crate) fn prim(&mut self, p: Prim, args: &[Operand], ty: &Type, span: Span) -> R<Vec<ClValue>> {
         let tys: Vec<Type> = args.iter().map(|a| self.func.operand_ty(a)).collect();
         if let Some(out) = self.scalar(p, args, &tys, ty, span)? {
             return Ok(out);

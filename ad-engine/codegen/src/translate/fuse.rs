@@ -1,0 +1,201 @@
+//! Statement pairs that compile to one kernel: a pullback's matrix products take a transpose or
+//! an outer product that only the next statement reads, and making that intermediate matrix
+//! would cost a pass over memory (and its allocation) for nothing.
+//!
+//! - `t = transpose(A); y = t * v` becomes `y = A' v` computed from `A`'s columns.
+//! - `o = u * v'; accum!(D, o)` becomes `D += u v'` in place.
+//!
+//! Results are the unfused ones bit for bit: the kernels sum in the same order.
+
+use std::collections::HashMap;
+
+use cranelift_codegen::ir::{condcodes::IntCC, types, InstBuilder};
+use zy_ir::{Function, Op, Operand, Prim, Span, Type, Value};
+
+use super::{ClValue, Translator, R};
+use crate::error::JitError;
+
+/// How a statement is translated when it takes part in a fusion.
+#[derive(Clone, PartialEq, Debug)]
+pub(crate) enum Fused {
+    /// Not translated: the next statement, its only reader, absorbs it.
+    Absorbed,
+    /// `t * v` with `t = transpose(a)` (absorbed), of a Float64 matrix `a` and vector `v`.
+    TransposedProduct { t: Value, a: Operand, v: Operand },
+    /// `accum!(dst, o)` with `o = u * row` (absorbed), of a Float64 matrix `dst`, vector `u`
+    /// and row view `row`.
+    OuterAccum {
+        o: Value,
+        dst: Operand,
+        u: Operand,
+        row: Operand,
+    },
+}
+
+/// The fusions of `func`, by statement.
+pub(crate) fn plan(func: &Function) -> HashMap<Value, Fused> {
+    let uses = use_counts(func);
+    let f64_matrix = |t: &Type| *t == Type::matrix_f64();
+    let f64_vector = |t: &Type| *t == Type::vector_f64();
+    let f64_row = |t: &Type| matches!(t, Type::Adjoint(e) if **e == Type::Float64);
+    let defined_by = |op: &Operand, prim: Prim| match op {
+        Operand::Value(v) => func
+            .stmt(*v)
+            .filter(|s| s.op == Op::Prim(prim) && uses[v.index()] == 1)
+            .map(|s| (*v, s)),
+        Operand::Const(_) => None,
+    };
+    let mut out = HashMap::new();
+    for block in &func.blocks {
+        for pair in block.stmts.windows(2) {
+            let (first, second) = (pair[0], pair[1]);
+            let Some(stmt) = func.stmt(second) else {
+                continue;
+            };
+            match (&stmt.op, stmt.args.as_slice()) {
+                (Op::Prim(Prim::MatMul), [t, v])
+                    if f64_vector(func.ty(second)) && f64_vector(&func.operand_ty(v)) =>
+                {
+                    let Some((tv, ts)) = defined_by(t, Prim::Transpose) else {
+                        continue;
+                    };
+                    if tv != first || ts.args.len() != 1 || !f64_matrix(&func.operand_ty(&ts.args[0])) {
+                        continue;
+                    }
+                    out.insert(first, Fused::Absorbed);
+                    out.insert(
+                        second,
+                        Fused::TransposedProduct {
+                            t: tv,
+                            a: ts.args[0].clone(),
+                            v: v.clone(),
+                        },
+                    );
+                }
+                (Op::Prim(Prim::AccumInto), [dst, o]) if f64_matrix(&func.operand_ty(dst)) => {
+                    let Some((ov, os)) = defined_by(o, Prim::MatMul) else {
+                        continue;
+                    };
+                    let [u, row] = os.args.as_slice() else {
+                        continue;
+                    };
+                    if ov != first
+                        || !f64_matrix(func.ty(ov))
+                        || !f64_vector(&func.operand_ty(u))
+                        || !f64_row(&func.operand_ty(row))
+                    {
+                        continue;
+                    }
+                    out.insert(first, Fused::Absorbed);
+                    out.insert(
+                        second,
+                        Fused::OuterAccum {
+                            o: ov,
+                            dst: dst.clone(),
+                            u: u.clone(),
+                            row: row.clone(),
+                        },
+                    );
+                }
+                _ => {}
+            }
+        }
+    }
+    out
+}
+
+/// How many times each value is read (by statements and terminators).
+fn use_counts(func: &Function) -> Vec<u32> {
+    let mut uses = vec![0u32; func.values.len()];
+    let mut count = |op: &Operand| {
+        if let Operand::Value(v) = op {
+            uses[v.index()] += 1;
+        }
+    };
+    for block in &func.blocks {
+        for &s in &block.stmts {
+            if let Some(stmt) = func.stmt(s) {
+                stmt.args.iter().for_each(&mut count);
+            }
+        }
+        block.term.operands().into_iter().for_each(&mut count);
+    }
+    uses
+}
+
+impl Translator<'_, '_, '_> {
+    /// Translate statement `op(args)` of type `ty` as the fusion `f` plans.
+    pub(super) fn fused_stmt(
+        &mut self,
+        f: Fused,
+        op: &Op,
+        args: &[Operand],
+        ty: &Type,
+        span: Span,
+    ) -> R<Vec<ClValue>> {
+        let Op::Prim(p) = op else {
+            return Err(JitError::invalid("a fusion of a non-primitive"));
+        };
+        let p = *p;
+        match f {
+            Fused::Absorbed => Ok(Vec::new()),
+            Fused::TransposedProduct { t, a, v } => {
+                let (a, y) = (self.pointer(&a)?, self.pointer(&v)?);
+                let rt = self.env.rt.matmul_tn;
+                let ctx = self.ctx();
+                let out = self
+                    .call_rt(rt, &[ctx, a, y])
+                    .ok_or_else(|| JitError::invalid("matmul_tn"))?;
+                let mismatch = self.b.ins().icmp_imm_s(IntCC::Equal, out, 0);
+                self.guarded(
+                    mismatch,
+                    &[types::I64],
+                    // The lengths differ: make the transpose after all and let the product
+                    // raise the interpreter's error.
+                    |tr| {
+                        let rt = tr.env.rt.transpose;
+                        let ctx = tr.ctx();
+                        let tp = tr
+                            .call_rt(rt, &[ctx, a])
+                            .ok_or_else(|| JitError::invalid("transpose"))?;
+                        tr.set_slots(t, vec![tp]);
+                        tr.prim(p, args, ty, span)
+                    },
+                    |_| Ok(vec![out]),
+                )
+            }
+            Fused::OuterAccum { o, dst, u, row } => {
+                let (d, x, y) = (
+                    self.pointer(&dst)?,
+                    self.pointer(&u)?,
+                    self.pointer(&row)?,
+                );
+                let rt = self.env.rt.accum_outer;
+                let bad = self
+                    .call_rt(rt, &[d, x, y])
+                    .ok_or_else(|| JitError::invalid("accum_outer"))?;
+                self.guarded(
+                    bad,
+                    &[],
+                    // The shapes differ: make the product after all and accumulate it as the
+                    // unfused code does (which raises the interpreter's error).
+                    |tr| {
+                        let rt = tr.env.rt.matmul;
+                        let ctx = tr.ctx();
+                        let (ka, kb) = (
+                            tr.b.ins().iconst(types::I64, 0),
+                            tr.b.ins().iconst(types::I64, 2),
+                        );
+                        let prod = tr
+                            .call_rt(rt, &[ctx, x, ka, y, kb])
+                            .ok_or_else(|| JitError::invalid("matmul"))?;
+                        tr.set_slots(o, vec![prod]);
+                        tr.prim(p, args, ty, span).map(|_| Vec::new())
+                    },
+                    |_| Ok(Vec::new()),
+                )?;
+                self.zeros(ty)
+            }
+        }
+    }
+}
