@@ -7,9 +7,9 @@
 use tree_sitter::{Node, Point, Range};
 
 use crate::ast::{Expr, ExprKind, TextRange, UnOp};
-use crate::cx::{error_expr, kids, range, Cx};
+use crate::cx::{error_expr, kids, range, Cx, MAX_REPARSE_DEPTH};
 use crate::expr::expr;
-use crate::parse_tree_in;
+use crate::parser;
 
 /// `[a, b, c]`, or `[a -b]` (one row of a matrix).
 pub(crate) fn vector(cx: &mut Cx, node: Node) -> Expr {
@@ -192,18 +192,37 @@ fn split_points(cx: &Cx, node: Node, out: &mut Vec<(usize, Point)>) {
 
 /// Parses the source between `start` and `end` again as one expression (same byte offsets).
 fn reparse(cx: &mut Cx, node: Node, start: (usize, Point), end: (usize, Point)) -> Expr {
+    if cx.gave_up {
+        return error_expr(node);
+    }
+    if cx.reparse_depth >= MAX_REPARSE_DEPTH {
+        cx.too_deep(node);
+        return error_expr(node);
+    }
     let piece = Range {
         start_byte: start.0,
         end_byte: end.0,
         start_point: start.1,
         end_point: end.1,
     };
-    let Some(tree) = parse_tree_in(cx.src, Some(&[piece])) else {
-        return cx.syntax(node, "syntax error: could not parse array element");
+    let tree = match parser::parse(cx.src, Some(&[piece]), &cx.deadline) {
+        Ok(tree) => tree,
+        Err(parser::Failure::GaveUp) => {
+            cx.gave_up = true;
+            return error_expr(node);
+        }
+        Err(parser::Failure::NoGrammar) => {
+            return cx.syntax(node, "syntax error: could not parse array element")
+        }
     };
     let root = tree.root_node();
     match kids(root).as_slice() {
-        [single] if !root.has_error() => expr(cx, *single),
+        [single] if !root.has_error() => {
+            cx.reparse_depth += 1;
+            let element = expr(cx, *single);
+            cx.reparse_depth -= 1;
+            element
+        }
         _ => cx.syntax(node, "syntax error: invalid array element"),
     }
 }

@@ -6,9 +6,14 @@ use std::collections::{BTreeMap, BTreeSet};
 use tree_sitter::Node;
 
 use crate::ast::{Expr, ExprKind, SyntaxError, TextRange};
+use crate::parser::Deadline;
 
 /// Deepest expression nesting converted; deeper input is reported as "nesting too deep".
 pub(crate) const MAX_DEPTH: u32 = 200;
+
+/// Deepest nesting of array elements parsed again (`[a -[b -[c -d]]]`): each level parses its
+/// whole inside again, so the work is this many times the size of the text at most.
+pub(crate) const MAX_REPARSE_DEPTH: u32 = 8;
 
 /// State shared by the whole conversion of one text.
 pub(crate) struct Cx<'a> {
@@ -23,19 +28,28 @@ pub(crate) struct Cx<'a> {
     /// How many indexing brackets enclose the expression being converted (`end` is a name
     /// there).
     pub in_index: u32,
+    /// When the re-parses of array elements must stop.
+    pub deadline: Deadline,
+    /// Did a re-parse run out of time (then the conversion's result is discarded)?
+    pub gave_up: bool,
+    /// How many re-parsed array elements enclose the expression being converted.
+    pub reparse_depth: u32,
     depth: u32,
     too_deep_reported: bool,
 }
 
 impl<'a> Cx<'a> {
-    /// A fresh context over `src`.
-    pub fn new(src: &'a str) -> Cx<'a> {
+    /// A fresh context over `src`, whose parse must end by `deadline`.
+    pub fn new(src: &'a str, deadline: Deadline) -> Cx<'a> {
         Cx {
             src,
             errors: Vec::new(),
             used_annotations: BTreeSet::new(),
             docstrings: BTreeMap::new(),
             in_index: 0,
+            deadline,
+            gave_up: false,
+            reparse_depth: 0,
             depth: 0,
             too_deep_reported: false,
         }
@@ -54,14 +68,19 @@ impl<'a> Cx<'a> {
     /// Enters `levels` levels at once (a chain converted in one step), or none if too deep.
     pub fn enter_many(&mut self, node: Node, levels: usize) -> bool {
         if self.depth as usize + levels > MAX_DEPTH as usize {
-            if !self.too_deep_reported {
-                self.too_deep_reported = true;
-                self.push(range(node), "syntax-error", "nesting too deep".to_string());
-            }
+            self.too_deep(node);
             return false;
         }
         self.depth += levels as u32;
         true
+    }
+
+    /// Reports "nesting too deep" at `node` (once per text).
+    pub fn too_deep(&mut self, node: Node) {
+        if !self.too_deep_reported {
+            self.too_deep_reported = true;
+            self.push(range(node), "syntax-error", "nesting too deep".to_string());
+        }
     }
 
     /// Leaves a level entered with [`Cx::enter`].

@@ -4,7 +4,9 @@
 //!
 //! Entry points: [`parse_file`] for a whole file, [`parse_expr`] for one expression (the call of
 //! a `# zy: at` annotation or of `zy-analyze grad`), and [`debug_tree`] for an S-expression
-//! rendering of the result (used by the snapshot tests).
+//! rendering of the result (used by the snapshot tests). Parsing has a time budget
+//! ([`ParseBudget`], [`parse_file_with_budget`]): on input where the grammar's error recovery
+//! is too slow it stops and reports that instead of hanging.
 
 pub mod ast;
 
@@ -16,28 +18,37 @@ mod expr;
 mod items;
 mod literals;
 mod operators;
+mod parser;
 mod print;
-
-use std::cell::RefCell;
-
-use tree_sitter::{Parser, Range, Tree};
 
 use crate::ast::{Expr, SourceFile, SyntaxError, TextRange};
 use crate::cx::{kids, Cx};
+use crate::parser::Deadline;
 
+pub use crate::parser::ParseBudget;
 pub use crate::print::debug_tree;
 
-/// Parses a whole file. Never panics: errors and unsupported constructs are in `errors`, and
-/// every definition that parsed is in `items` (also those after a syntax error).
+/// Parses a whole file within the default [`ParseBudget`]. Never panics: errors and
+/// unsupported constructs are in `errors`, and every definition that parsed is in `items` (also
+/// those after a syntax error).
 pub fn parse_file(text: &str) -> SourceFile {
-    let Some(tree) = parse_tree(text) else {
-        return SourceFile {
-            items: Vec::new(),
-            errors: vec![internal_error(text)],
-        };
+    parse_file_with_budget(text, ParseBudget::DEFAULT)
+}
+
+/// Parses a whole file like [`parse_file`], but gives up when `budget` runs out: then the
+/// only error is "the parser gave up" at 1:1, and there are no items.
+pub fn parse_file_with_budget(text: &str, budget: ParseBudget) -> SourceFile {
+    let deadline = Deadline::start(budget, text.len());
+    let gave_up = |failure: parser::Failure| SourceFile {
+        items: Vec::new(),
+        errors: vec![failure.error(&deadline, text, "file")],
+    };
+    let tree = match parser::parse(text, None, &deadline) {
+        Ok(tree) => tree,
+        Err(failure) => return gave_up(failure),
     };
     let scan = errors::scan(&tree, text);
-    let mut cx = Cx::new(text);
+    let mut cx = Cx::new(text, deadline);
     let mut items = Vec::new();
     items::items(
         &mut cx,
@@ -45,6 +56,9 @@ pub fn parse_file(text: &str) -> SourceFile {
         &mut items,
         tree.root_node().is_error(),
     );
+    if cx.gave_up {
+        return gave_up(parser::Failure::GaveUp);
+    }
     annotations::report_unattached(&mut cx, tree.root_node(), &scan.zy_comments);
     let mut errors = scan.errors;
     errors.extend(cx.errors);
@@ -53,16 +67,22 @@ pub fn parse_file(text: &str) -> SourceFile {
     SourceFile { items, errors }
 }
 
-/// Parses one expression; ranges are relative to `text`. The first error, if any, is returned.
+/// Parses one expression within the default [`ParseBudget`]; ranges are relative to `text`.
+/// The first error, if any, is returned.
 pub fn parse_expr(text: &str) -> Result<Expr, SyntaxError> {
-    let tree = parse_tree(text).ok_or_else(|| internal_error(text))?;
+    let deadline = Deadline::start(ParseBudget::DEFAULT, text.len());
+    let tree = parser::parse(text, None, &deadline)
+        .map_err(|failure| failure.error(&deadline, text, "expression"))?;
     let scan = errors::scan(&tree, text);
-    let mut cx = Cx::new(text);
+    let mut cx = Cx::new(text, deadline);
     let parts = kids(tree.root_node());
     let expr = match parts.as_slice() {
         [single] if !single.is_error() => Some(expr::expr(&mut cx, *single)),
         _ => None,
     };
+    if cx.gave_up {
+        return Err(deadline.gave_up(text, "expression"));
+    }
     let mut errors = scan.errors;
     errors.extend(cx.errors);
     errors.sort_by_key(|e| (e.range.start, e.range.end));
@@ -84,53 +104,6 @@ pub fn parse_expr(text: &str) -> Result<Expr, SyntaxError> {
     }
 }
 
-/// A new parser set to tree-sitter-julia (None only if grammar and library versions disagree).
-fn julia_parser() -> Option<Parser> {
-    let mut parser = Parser::new();
-    parser
-        .set_language(&tree_sitter_julia::LANGUAGE.into())
-        .ok()?;
-    Some(parser)
-}
-
-thread_local! {
-    /// One parser per thread: creating a parser costs about as much as parsing a small file.
-    static PARSER: RefCell<Option<Parser>> = const { RefCell::new(None) };
-}
-
-/// Parses `text` (only `ranges` of it if given) with this thread's parser, or with a fresh one
-/// if that is unavailable (in use further up the stack, or the thread is ending).
-pub(crate) fn parse_tree_in(text: &str, ranges: Option<&[Range]>) -> Option<Tree> {
-    let parse = |parser: &mut Parser| {
-        // No ranges: the whole text.
-        parser.set_included_ranges(ranges.unwrap_or(&[])).ok()?;
-        parser.parse(text, None)
-    };
-    let cached = PARSER.try_with(|cell| {
-        let mut slot = cell.try_borrow_mut().ok()?;
-        if slot.is_none() {
-            *slot = julia_parser();
-        }
-        parse(slot.as_mut()?)
-    });
-    match cached {
-        Ok(Some(tree)) => Some(tree),
-        _ => parse(&mut julia_parser()?),
-    }
-}
-
-fn parse_tree(text: &str) -> Option<Tree> {
-    parse_tree_in(text, None)
-}
-
 fn whole(text: &str) -> TextRange {
     TextRange::new(0, text.len() as u32)
-}
-
-fn internal_error(text: &str) -> SyntaxError {
-    SyntaxError {
-        range: whole(text),
-        code: "syntax-error",
-        message: "the Julia grammar could not be loaded".to_string(),
-    }
 }
