@@ -7,11 +7,12 @@
 //! `back` closure is made, and a driver of a function without calls or loops is plain
 //! differentiable code, so differentiating it again gives a second derivative.
 
+use std::collections::HashSet;
 use std::sync::Arc;
 
 use zy_ir::{
     tangent_type, Block, BlockCall, Const, Function, Instance, Op, Operand, Prim, Span, SsaBuilder, Terminator,
-    Type,
+    Type, TypedProgram,
 };
 
 use crate::activity::{analyse, ArgGradient};
@@ -21,11 +22,13 @@ use crate::tangent::{has_fdata, rdata_type};
 use crate::AdError;
 
 /// Build the driver of `inst` (whose typed body is `func`), inlining its forward and pullback
-/// functions `adj` (needed unless the result is an Int or Bool).
+/// functions `adj` (needed unless the result is an Int or Bool). `mutates`: whether the call
+/// may change an object its arguments reach (see [`may_mutate`]).
 pub fn driver(
     inst: &Arc<Instance>,
     func: &Function,
     adj: Option<(&Function, &Function)>,
+    mutates: bool,
 ) -> Result<(Arc<Instance>, Function), AdError> {
     let constant = matches!(func.ret, Type::Int64 | Type::Bool);
     if func.ret == Type::Bottom {
@@ -88,7 +91,7 @@ pub fn driver(
     let mut e = Emit { bcast: None, b: &mut sb, block: at, span: func.span };
     let arg_tys: Vec<Type> = args.iter().map(|a| e.b.func.ty(*a).clone()).collect();
     let gty = Type::tuple(arg_tys.iter().map(rdata_type));
-    if arg_tys.iter().any(Type::is_mutable) {
+    if mutates && arg_tys.iter().any(Type::is_mutable) {
         // The pullback undid the call's mutations (restoring each overwritten value on its way
         // back); run the call again so the arguments end as the plain call leaves them.
         let again = args.iter().map(|a| Operand::Value(*a)).collect();
@@ -115,6 +118,66 @@ pub fn driver(
     let mut out = sb.finish();
     crate::simplify::simplify(&mut out);
     Ok((dinst, out))
+}
+
+/// Whether running `inst` may mutate an object: a mutating primitive in its body or in anything
+/// it calls (differentiation of a function value counts as a call of anything). Conservative:
+/// a function that only fills arrays it made itself counts too.
+pub fn may_mutate(prog: &TypedProgram, inst: &Arc<Instance>) -> bool {
+    let mut seen: HashSet<Arc<Instance>> = HashSet::new();
+    let mut todo: Vec<Arc<Function>> = Vec::new();
+    let mut visit = |i: &Arc<Instance>, todo: &mut Vec<Arc<Function>>| -> bool {
+        if !seen.insert(i.clone()) {
+            return true;
+        }
+        match prog.functions.get(i) {
+            Some(f) => {
+                todo.push(f.clone());
+                true
+            }
+            None => false,
+        }
+    };
+    if !visit(inst, &mut todo) {
+        return true;
+    }
+    let mut globals_seen: HashSet<zy_ir::Name> = HashSet::new();
+    while let Some(f) = todo.pop() {
+        for v in &f.values {
+            let zy_ir::ValueKind::Stmt(stmt) = &v.kind else { continue };
+            match &stmt.op {
+                Op::Prim(
+                    Prim::SetField
+                    | Prim::RefSet
+                    | Prim::SetIndex
+                    | Prim::Push
+                    | Prim::Pop
+                    | Prim::AccumInto
+                    | Prim::Gradient
+                    | Prim::Derivative
+                    | Prim::Hessian
+                    | Prim::PullbackOf
+                    | Prim::CallPullback,
+                ) => return true,
+                Op::Invoke(callee) => {
+                    if !visit(callee, &mut todo) {
+                        return true;
+                    }
+                }
+                Op::Global(name) => {
+                    if globals_seen.insert(name.clone()) {
+                        match prog.globals.get(name) {
+                            Some(g) => todo.push(g.clone()),
+                            None => return true,
+                        }
+                    }
+                }
+                Op::Prim(_) | Op::New(_) => {}
+                Op::Call(_) | Op::CallValue | Op::Closure(_) => return true,
+            }
+        }
+    }
+    false
 }
 
 /// The return type of the driver of `func`: `(y, (g1, g2, ...))`.

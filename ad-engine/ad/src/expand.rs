@@ -50,7 +50,8 @@ fn expand_in(source: Option<&Program>, prog: &TypedProgram) -> Result<TypedProgr
         }
         let dinst = names::driver_instance(&inst);
         if with_driver && !out.functions.contains_key(&dinst) {
-            let (d, body) = driver::driver(&inst, &func, crate::adjoint_of(&out, &inst))?;
+            let mutates = driver::may_mutate(&out, &inst);
+            let (d, body) = driver::driver(&inst, &func, crate::adjoint_of(&out, &inst), mutates)?;
             out.functions.insert(d, Arc::new(body));
         }
     }

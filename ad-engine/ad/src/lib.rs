@@ -95,7 +95,8 @@ fn gradient_program_in(
     if func.ret == zy_ir::Type::Float64 {
         add_adjoints(source, &mut out, &inst)?;
     }
-    let (dinst, driver) = driver::driver(&inst, func, adjoint_of(&out, &inst))?;
+    let mutates = driver::may_mutate(prog, &inst);
+    let (dinst, driver) = driver::driver(&inst, func, adjoint_of(&out, &inst), mutates)?;
     out.functions.insert(dinst.clone(), Arc::new(driver));
     Ok((dinst, out))
 }
