@@ -120,9 +120,9 @@ pub fn driver(
     Ok((dinst, out))
 }
 
-/// Whether running `inst` may mutate an object: a mutating primitive in its body or in anything
-/// it calls (differentiation of a function value counts as a call of anything). Conservative:
-/// a function that only fills arrays it made itself counts too.
+/// Whether running `inst` may mutate an object it did not make: a mutating primitive in its
+/// body or in anything it calls whose target is not an object the same function allocated
+/// (differentiation of a function value counts as a call of anything).
 pub fn may_mutate(prog: &TypedProgram, inst: &Arc<Instance>) -> bool {
     let mut seen: HashSet<Arc<Instance>> = HashSet::new();
     let mut todo: Vec<Arc<Function>> = Vec::new();
@@ -147,13 +147,14 @@ pub fn may_mutate(prog: &TypedProgram, inst: &Arc<Instance>) -> bool {
             let zy_ir::ValueKind::Stmt(stmt) = &v.kind else { continue };
             match &stmt.op {
                 Op::Prim(
-                    Prim::SetField
-                    | Prim::RefSet
-                    | Prim::SetIndex
-                    | Prim::Push
-                    | Prim::Pop
-                    | Prim::AccumInto
-                    | Prim::Gradient
+                    Prim::SetField | Prim::RefSet | Prim::SetIndex | Prim::Push | Prim::Pop | Prim::AccumInto,
+                ) => {
+                    if !stmt.args.first().is_some_and(|t| fresh(&f, t)) {
+                        return true;
+                    }
+                }
+                Op::Prim(
+                    Prim::Gradient
                     | Prim::Derivative
                     | Prim::Hessian
                     | Prim::PullbackOf
@@ -178,6 +179,31 @@ pub fn may_mutate(prog: &TypedProgram, inst: &Arc<Instance>) -> bool {
         }
     }
     false
+}
+
+/// Is `op` an object that `f` itself allocates (so mutating it changes nothing the caller
+/// could see before `f` hands it out)? A view such as `x'` or an element read from an array is
+/// not: it may be, or share, an argument's object.
+fn fresh(f: &Function, op: &Operand) -> bool {
+    let Some(stmt) = op.as_value().and_then(|v| f.stmt(v)) else {
+        return false;
+    };
+    match &stmt.op {
+        Op::New(_) => true,
+        Op::Prim(p) => matches!(
+            p,
+            Prim::Zeros
+                | Prim::Ones
+                | Prim::Fill
+                | Prim::Similar
+                | Prim::Copy
+                | Prim::Vect
+                | Prim::Hvcat
+                | Prim::RefNew
+                | Prim::StackNew
+        ),
+        _ => false,
+    }
 }
 
 /// The return type of the driver of `func`: `(y, (g1, g2, ...))`.

@@ -205,7 +205,26 @@ function scale!(x)
     x[1] = 2.0 * x[1]
     return sum(x)
 end";
-    for (src, name, again) in [(reads, "lse", false), (writes, "scale!", true)] {
+    // Filling an array it made itself changes nothing the caller sees.
+    let own = "
+function twice(x)
+    v = zeros(2)
+    v[1] = 2.0 * x[1]
+    return sum(v) + sum(x)
+end";
+    // Another name for the argument is the argument.
+    let alias = "
+function through_alias(x)
+    y = x
+    y[1] = 2.0 * x[1]
+    return sum(x)
+end";
+    for (src, name, again) in [
+        (reads, "lse", false),
+        (writes, "scale!", true),
+        (own, "twice", false),
+        (alias, "through_alias", true),
+    ] {
         let (inst, prog) = common::run::typed(src, name, &[vec64(&[1.0, 2.0])]);
         let (driver, grad) = zy_ad::gradient_program(&prog, &inst).expect("differentiable");
         let text = zy_ir::print_function(&grad.functions[&driver]);
