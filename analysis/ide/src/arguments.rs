@@ -1,69 +1,75 @@
-//! A call's arguments evaluated with machine code where the JIT accepts it (`mlp_W1()` runs its
-//! 100k iterations natively instead of in the interpreter). The arguments' body, a straight-line
-//! thunk, runs one statement at a time: a call of a user function through the salsa `compiled`
-//! query, every other statement in the interpreter as a one-statement function. Values and
-//! errors (message and span) are the interpreter's either way, and the limits apply throughout.
+//! A call's arguments evaluated with machine code where that pays (`mlp_W1()` runs its 100k
+//! iterations natively instead of in the interpreter). The interpreter gets the arguments first,
+//! for [`INTERPRETER_BUDGET`] (compiling costs about that much); past it the arguments' body, a
+//! straight-line thunk, runs again from the start one statement at a time: a call of a user
+//! function through the salsa `compiled` query (compiled when reached), every other statement
+//! in the interpreter as a one-statement function. Values and errors (message and span) are the interpreter's either
+//! way, and the caller's limits apply throughout.
 //!
 //! Separate runs do not share the interpreter's cache of top-level bindings, so a program with a
 //! binding that holds mutable state (an array, a `Ref`, a mutable struct) is interpreted as a
-//! whole: a compiled call and the thunk must see the same object.
+//! whole: a compiled call and the thunk must see the same object. Without such bindings the
+//! thunk changes nothing outside itself, which is what makes running it again safe.
 
 use std::collections::HashMap;
+use std::time::{Duration, Instant};
 
 use zy_codegen::CompiledFn;
 use zy_hir::{CompileKey, RootDatabase, Target};
 use zy_interp::{Limits, RuntimeError, Value};
 use zy_ir::{Block, Function, Name, Op, Operand, Stmt, Terminator, Type, TypedProgram};
 
-/// Run the zero-argument `body` of `program`, with its calls of user functions compiled.
+/// How long the interpreter runs the arguments before their calls are compiled.
+const INTERPRETER_BUDGET: Duration = Duration::from_millis(1);
+
+/// Run the zero-argument `body` of `program`, with its calls of user functions compiled if
+/// interpreting them takes longer than [`INTERPRETER_BUDGET`].
 pub(crate) fn evaluate(
     db: &RootDatabase,
     program: &TypedProgram,
     body: &Function,
     limits: &Limits,
 ) -> Result<Value, RuntimeError> {
-    match compiled_calls(db, program, body, limits) {
-        Some(calls) => Stepwise {
-            program,
-            body,
-            limits,
-            calls,
-            env: HashMap::new(),
-        }
-        .run(),
-        None => zy_interp::run_function(program, body, Vec::new(), limits),
+    if !stepwise(program, body, limits) {
+        return zy_interp::run_function(program, body, Vec::new(), limits);
     }
+    let budget = Instant::now() + INTERPRETER_BUDGET;
+    let trial = Limits {
+        deadline: Some(limits.deadline.map_or(budget, |d| d.min(budget))),
+        ..limits.clone()
+    };
+    match zy_interp::run_function(program, body, Vec::new(), &trial) {
+        Err(e) if e.message.starts_with("InterruptException") => {
+            if let Some(message) = limits.interrupted() {
+                return Err(RuntimeError { message, ..e });
+            } // else only the budget ran out
+        }
+        done => return done,
+    }
+    Stepwise {
+        db,
+        program,
+        body,
+        limits,
+        env: HashMap::new(),
+    }
+    .run()
 }
 
-/// The statements of `body` the JIT compiled, or `None` when `body` must be interpreted whole:
-/// it branches, nothing in it compiles, a binding holds mutable state, or the depth limit leaves
-/// no room for a call.
-fn compiled_calls<'db>(
-    db: &'db RootDatabase,
-    program: &TypedProgram,
-    body: &Function,
-    limits: &Limits,
-) -> Option<HashMap<zy_ir::Value, &'db CompiledFn>> {
+/// Can `body` run statement by statement? Not if it branches, calls no user function, a
+/// binding holds mutable state, or the depth limit leaves no room for a call.
+fn stepwise(program: &TypedProgram, body: &Function, limits: &Limits) -> bool {
     let [entry] = &body.blocks[..] else {
-        return None;
+        return false;
     };
-    let straight = entry.params.is_empty() && matches!(entry.term, Terminator::Return(_));
-    if !straight || limits.max_depth < 2 || program.globals.values().any(|g| holds_mutable(&g.ret))
-    {
-        return None;
-    }
-    let calls: HashMap<_, _> = entry
-        .stmts
-        .iter()
-        .filter_map(|&v| match &body.stmt(v)?.op {
-            Op::Invoke(inst) => {
-                let key = CompileKey::of(db, inst, Target::Primal);
-                zy_hir::compiled(db, key).as_ref().ok().map(|f| (v, f))
-            }
-            _ => None,
-        })
-        .collect();
-    (!calls.is_empty()).then_some(calls)
+    entry.params.is_empty()
+        && matches!(entry.term, Terminator::Return(_))
+        && limits.max_depth >= 2
+        && !program.globals.values().any(|g| holds_mutable(&g.ret))
+        && entry
+            .stmts
+            .iter()
+            .any(|&v| matches!(body.stmt(v).map(|s| &s.op), Some(Op::Invoke(_))))
 }
 
 /// Can a value of type `t` share mutable state with another value?
@@ -84,16 +90,15 @@ fn holds_mutable(t: &Type) -> bool {
 
 /// The statement-by-statement run of a straight-line body.
 struct Stepwise<'a> {
+    db: &'a RootDatabase,
     program: &'a TypedProgram,
     body: &'a Function,
     limits: &'a Limits,
-    /// The statements run by compiled code.
-    calls: HashMap<zy_ir::Value, &'a CompiledFn>,
     /// The values computed so far (bindings loaded once, as in one interpreter run).
     env: HashMap<zy_ir::Value, Value>,
 }
 
-impl Stepwise<'_> {
+impl<'a> Stepwise<'a> {
     fn run(mut self) -> Result<Value, RuntimeError> {
         let entry = self.body.block(Block::ENTRY);
         let mut loaded: HashMap<&Name, Value> = HashMap::new();
@@ -101,7 +106,7 @@ impl Stepwise<'_> {
             let Some(stmt) = self.body.stmt(v) else {
                 return Err(self.internal(v));
             };
-            let value = match (&stmt.op, self.calls.get(&v)) {
+            let value = match (&stmt.op, self.compiled(&stmt.op)) {
                 (_, Some(f)) => {
                     let args = stmt
                         .args
@@ -134,6 +139,15 @@ impl Stepwise<'_> {
                 message: "internal error: arguments branch".into(),
             }),
         }
+    }
+
+    /// The machine code of a call, if the JIT compiles it.
+    fn compiled(&self, op: &Op) -> Option<&'a CompiledFn> {
+        let Op::Invoke(inst) = op else {
+            return None;
+        };
+        let key = CompileKey::of(self.db, inst, Target::Primal);
+        zy_hir::compiled(self.db, key).as_ref().ok()
     }
 
     /// The value of an operand computed earlier (or a constant).
