@@ -230,6 +230,8 @@ function setw!()
 end
 
 firstw(a, v) = a + v[1]
+
+down(n) = n == 0 ? 0.0 : down(n - 1) + 1.0
 ";
 
 #[test]
@@ -239,10 +241,14 @@ fn argument_calls_run_compiled_with_the_interpreters_values_and_errors() {
     host.raw_database().enable_query_log();
     let limits = EvalLimits {
         timeout: Some(Duration::from_secs(5)),
+        max_depth: 50,
         ..EvalLimits::default()
     };
     let cases = [
         ("pair(at(2), 3.0)", "value: 300000.0\ngradient: (3.0, 100000.0)"),
+        // The depth limit (50 frames) counts the call's own frame: down(48) needs 49 more.
+        ("pair(at(2), down(48))", "value: 4.8e6\ngradient: (48.0, 100000.0)"),
+        ("pair(at(2), down(49))", "c.jl:27:26: error: StackOverflowError"),
         // The first failing argument is reported, before a later one could loop.
         (
             "pair(at(3), spin(1.0))",
@@ -270,6 +276,38 @@ fn argument_calls_run_compiled_with_the_interpreters_values_and_errors() {
         .into_iter()
         .filter(|q| q.starts_with("compiled(") && q.ends_with("primal)"))
         .collect();
-    // `at` compiled once (for the first call, reused by the second); `setw!` never.
-    assert_eq!(primal, ["compiled(at(::Int64), primal)"]);
+    // Each compiled once (`at` for the first call, then reused); `setw!` never.
+    assert_eq!(
+        primal,
+        [
+            "compiled(at(::Int64), primal)",
+            "compiled(down(::Int64), primal)"
+        ]
+    );
+}
+
+#[test]
+fn the_time_limit_stops_compiled_arguments() {
+    let mut host = AnalysisHost::new();
+    let c = host.set_file_text(Path::new("c.jl"), C.to_string());
+    let limits = EvalLimits {
+        timeout: Some(Duration::from_millis(300)),
+        ..EvalLimits::default()
+    };
+    let start = std::time::Instant::now();
+    let e = host
+        .analysis()
+        .grad(c, "pair(at(2), spin(1.0))", limits, Engine::Jit)
+        .unwrap()
+        .unwrap_err();
+    // `at` ran compiled, `spin` was stopped in its loop.
+    assert_eq!(
+        e.to_string(),
+        "c.jl:4:11: error: InterruptException: time limit exceeded"
+    );
+    assert!(
+        start.elapsed() < Duration::from_secs(3),
+        "{:?}",
+        start.elapsed()
+    );
 }
