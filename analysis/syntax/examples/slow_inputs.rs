@@ -7,7 +7,7 @@ use std::time::{Duration, Instant};
 
 use zy_syntax::{parse_file_with_budget, ParseBudget};
 
-/// A valid file of `lines` lines, cycling through definitions of the subset.
+/// A valid file of at least `lines` lines, repeating definitions of the subset.
 fn valid_file(lines: usize) -> String {
     const BLOCK: &str = "\
 # zy: at f(2.0, 3)
@@ -39,11 +39,8 @@ function piecewise(x)
     return y
 end
 ";
-    BLOCK.lines().cycle().take(lines).fold(String::new(), |mut s, l| {
-        s.push_str(l);
-        s.push('\n');
-        s
-    })
+    // Whole blocks, so that the file is valid.
+    BLOCK.repeat(lines.div_ceil(BLOCK.lines().count()))
 }
 
 /// `piece` repeated to about `bytes` bytes.
@@ -73,9 +70,22 @@ fn main() {
             "20,000 nested parens",
             format!("f(x) = {}x{}", "(".repeat(n(2e4)), ")".repeat(n(2e4))),
         ),
-        ("40,000 `(` unclosed", format!("f(x) = {}", "(".repeat(n(4e4)))),
-        ("`function f(x)` x 10,000", repeat("function f(x)\n", n(14e4))),
+        (
+            "40,000 `(` unclosed",
+            format!("f(x) = {}", "(".repeat(n(4e4))),
+        ),
+        (
+            "`function f(x)` x 10,000",
+            repeat("function f(x)\n", n(14e4)),
+        ),
         ("`y = A' * x` x 100 KB", repeat("y = A' * x\n", n(1e5))),
+        (
+            "`p = (a, b) -> a` x 100 KB",
+            repeat("p = (a, b) -> a\n", n(1e5)),
+        ),
+        ("`#=` x 40 KB", repeat("#=", n(4e4))),
+        ("`<#=<` x 20 KB", repeat("<#=<", n(2e4))),
+        ("`x < #= <` lines x 40 KB", repeat("x < #= <\n", n(4e4))),
         (
             "nested matrix rows x 40 KB",
             repeat(

@@ -15,6 +15,7 @@ mod arrays;
 mod cx;
 mod errors;
 mod expr;
+mod grammar;
 mod items;
 mod literals;
 mod operators;

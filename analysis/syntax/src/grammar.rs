@@ -1,0 +1,31 @@
+//! The Julia grammar: tree-sitter-julia with its external scanner guarded during error
+//! recovery (`csrc/julia_guarded.c`), which turns the quadratic parse times of broken files,
+//! and of valid files where a parse alternative fails at every line, into linear ones.
+
+use std::sync::Once;
+
+use tree_sitter::Language;
+
+extern "C" {
+    /// Copies tree-sitter-julia's language and installs the guarded scanner in the copy.
+    fn zy_julia_guarded_init(julia: *const tree_sitter::ffi::TSLanguage);
+    /// The guarded copy (valid after `zy_julia_guarded_init`).
+    fn zy_julia_guarded() -> *const tree_sitter::ffi::TSLanguage;
+}
+
+static INIT: Once = Once::new();
+
+/// tree-sitter-julia with the guarded scanner.
+pub(crate) fn julia() -> Language {
+    // SAFETY: tree-sitter-julia's language function returns a pointer to its static
+    // language, which the initialiser copies once, before any reader of the copy; the copy is
+    // a static too, its tables are tree-sitter-julia's statics, and `Language` frees nothing
+    // for a language that is not WebAssembly.
+    unsafe {
+        INIT.call_once(|| {
+            let julia = tree_sitter_julia::LANGUAGE.into_raw()();
+            zy_julia_guarded_init(julia.cast());
+        });
+        Language::from_raw(zy_julia_guarded())
+    }
+}
