@@ -222,6 +222,50 @@ fn a_runaway_loop_stops_at_the_deadline() {
     assert!(start.elapsed() < Duration::from_secs(2));
 }
 
+/// `name(x) = (i = 0; while i < 4096; x = step(x); i += 1; end; x)` where `step` is
+/// `callee` or `x + 1.0`.
+fn loop_of(name: &str, callee: Option<std::sync::Arc<zy_ir::Instance>>) -> Fb {
+    let (fl, int) = (Type::Float64, Type::Int64);
+    let mut fb = Fb::new(name, std::slice::from_ref(&fl), fl.clone());
+    let x = fb.args[0];
+    let (head, hp) = fb.block(&[fl.clone(), int.clone()]);
+    let (body, _) = fb.block(&[]);
+    let (exit, _) = fb.block(&[]);
+    fb.jump(Block::ENTRY, head, vec![v(x), i(0)]);
+    let more = fb.prim(head, Prim::Lt, vec![v(hp[1]), i(4096)], Type::Bool, 10);
+    fb.branch(head, v(more), (body, vec![]), (exit, vec![]));
+    let y = match callee {
+        Some(c) => fb.invoke(body, c, vec![v(hp[0])], fl),
+        None => fb.prim(body, Prim::Add, vec![v(hp[0]), f(1.0)], fl, 11),
+    };
+    let k = fb.prim(body, Prim::Add, vec![v(hp[1]), i(1)], int, 12);
+    fb.jump(body, head, vec![v(y), v(k)]);
+    fb.ret(exit, v(hp[0]));
+    fb
+}
+
+#[test]
+fn nested_calls_of_short_loops_share_one_fuel_and_stop_at_the_deadline() {
+    // Three levels of 4096 iterations each (2^36 in all): no single activation loops long
+    // enough to poll on its own count, so the functions' register fuel must meet in the
+    // context (stored before calls and returns, reloaded after) for the deadline to be seen.
+    let f3 = loop_of("f3", None);
+    let f2 = loop_of("f2", Some(f3.inst()));
+    let f1 = loop_of("f1", Some(f2.inst()));
+    let inst = f1.inst();
+    let prog = program(vec![f3, f2, f1]);
+    let mut jit = zy_codegen::JitSession::new().unwrap();
+    let compiled = jit.compile(&prog, &inst).unwrap();
+    let start = Instant::now();
+    let limits = Limits {
+        deadline: Some(start + Duration::from_millis(50)),
+        ..Limits::default()
+    };
+    let err = compiled.call(&[Value::F64(0.0)], &limits).unwrap_err();
+    assert_eq!(err.message, "InterruptException: time limit exceeded");
+    assert!(start.elapsed() < Duration::from_secs(2));
+}
+
 #[test]
 fn max_min_sign_follow_julia_on_nan_and_signed_zeros() {
     // m(x, y) = (max(x, y), min(x, y), sign(x), sin(y))

@@ -79,8 +79,10 @@ impl Translator<'_, '_, '_> {
         }
         let depth = self.env.track_depth.then(|| self.enter_call(span));
         let fref = self.func_ref(id);
+        self.spill_fuel();
         let call = self.b.ins().call(fref, &call_args);
         let results = self.b.inst_results(call).to_vec();
+        self.reload_fuel();
         if let Some(d) = depth {
             self.b.ins().store(mem(), d, self.ctx, ctx_offset::DEPTH);
         }
@@ -144,8 +146,10 @@ impl Translator<'_, '_, '_> {
         self.b.ins().store(mem(), one, table, at);
         let depth = self.env.track_depth.then(|| self.enter_call(span));
         let fref = self.func_ref(id);
+        self.spill_fuel();
         let call = self.b.ins().call(fref, &[ctx]);
         let vals = self.b.inst_results(call).to_vec();
+        self.reload_fuel();
         if let Some(d) = depth {
             self.b.ins().store(mem(), d, ctx, ctx_offset::DEPTH);
         }

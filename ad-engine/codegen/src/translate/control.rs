@@ -31,6 +31,7 @@ impl Translator<'_, '_, '_> {
             Terminator::Return(op) => {
                 let ret = self.func.ret.clone();
                 let vs = self.operand_as(op, &ret)?;
+                self.spill_fuel();
                 self.b.ins().return_(&vs);
             }
             Terminator::Jump(call) => {
@@ -64,12 +65,22 @@ impl Translator<'_, '_, '_> {
     }
 
     /// Count down the fuel (on a loop back edge or a recursive call); when it runs out, poll the
-    /// deadline and the cancel flag.
+    /// deadline and the cancel flag. In a function with loops the fuel lives in a register
+    /// (stored to the context around calls and at returns), so a loop's count does not wait on
+    /// memory every iteration.
     pub(super) fn burn_fuel(&mut self, span: Span) {
         let ctx = self.ctx;
-        let f = self.b.ins().load(types::I64, mem(), ctx, ctx_offset::FUEL);
+        let f = match self.fuel {
+            Some(var) => self.b.use_var(var),
+            None => self.b.ins().load(types::I64, mem(), ctx, ctx_offset::FUEL),
+        };
         let f1 = self.b.ins().iadd_imm_s(f, -1);
-        self.b.ins().store(mem(), f1, ctx, ctx_offset::FUEL);
+        match self.fuel {
+            Some(var) => self.b.def_var(var, f1),
+            None => {
+                self.b.ins().store(mem(), f1, ctx, ctx_offset::FUEL);
+            }
+        }
         let empty = self.b.ins().icmp_imm_s(IntCC::SignedLessThanOrEqual, f1, 0);
         let poll = self.b.create_block();
         let cont = self.b.create_block();
@@ -80,8 +91,40 @@ impl Translator<'_, '_, '_> {
         let rt = self.env.rt.poll;
         let stop = self.call_rt(rt, &[ctx, site]);
         let stop = stop.unwrap_or(f1);
+        // The poll refilled the context's fuel.
+        self.reload_fuel();
         self.b.ins().brif(stop, self.bail, &[], cont, &[]);
         self.b.switch_to_block(cont);
+    }
+
+    /// Does the function have a loop (a jump back in reverse post-order)?
+    pub(super) fn has_loop(&self) -> bool {
+        self.func.blocks.iter().enumerate().any(|(i, b)| {
+            self.rpo_index[i] != usize::MAX
+                && b.term
+                    .successors()
+                    .iter()
+                    .any(|s| self.rpo_index[s.index()] <= self.rpo_index[i])
+        })
+    }
+
+    /// Before a call of compiled code or a return: the register fuel goes back to the context.
+    pub(super) fn spill_fuel(&mut self) {
+        if let Some(var) = self.fuel {
+            let f = self.b.use_var(var);
+            self.b.ins().store(mem(), f, self.ctx, ctx_offset::FUEL);
+        }
+    }
+
+    /// After a call of compiled code (or a poll): the register fuel is the context's again.
+    pub(super) fn reload_fuel(&mut self) {
+        if let Some(var) = self.fuel {
+            let f = self
+                .b
+                .ins()
+                .load(types::I64, mem(), self.ctx, ctx_offset::FUEL);
+            self.b.def_var(var, f);
+        }
     }
 
     pub(super) fn block_call(&mut self, call: &zy_ir::BlockCall) -> R<(ir::Block, Vec<BlockArg>)> {

@@ -205,6 +205,9 @@ pub(crate) struct Translator<'e, 'a, 'b> {
     in_slow_path: bool,
     /// Statement pairs compiled to one kernel.
     fused: HashMap<zy_ir::Value, fuse::Fused>,
+    /// The context's fuel, kept in a register by functions with loops (see
+    /// [`Translator::burn_fuel`]).
+    fuel: Option<cranelift_frontend::Variable>,
 }
 
 impl<'e, 'a, 'b> Translator<'e, 'a, 'b> {
@@ -237,6 +240,7 @@ impl<'e, 'a, 'b> Translator<'e, 'a, 'b> {
             defined: HashMap::new(),
             in_slow_path: false,
             fused: fuse::plan(func),
+            fuel: None,
         };
         t.b.switch_to_block(entry);
         Ok(t)
@@ -249,6 +253,15 @@ impl<'e, 'a, 'b> Translator<'e, 'a, 'b> {
             .current_block()
             .ok_or_else(|| JitError::invalid("no entry block"))?;
         let params: Vec<ClValue> = self.b.block_params(entry)[1..].to_vec();
+        if self.has_loop() {
+            let var = self.b.declare_var(types::I64);
+            let f = self
+                .b
+                .ins()
+                .load(types::I64, mem(), self.ctx, ctx_offset::FUEL);
+            self.b.def_var(var, f);
+            self.fuel = Some(var);
+        }
         let first = self.block(Block::ENTRY)?;
         let args: Vec<BlockArg> = params.iter().map(|v| BlockArg::Value(*v)).collect();
         self.b.ins().jump(first, &args);

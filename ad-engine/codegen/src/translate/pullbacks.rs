@@ -96,8 +96,10 @@ impl Translator<'_, '_, '_> {
                 let mut call_args = vec![ctx, bx];
                 call_args.extend(dy);
                 let depth = self.env.track_depth.then(|| self.enter_call(span));
+                self.spill_fuel();
                 let call = self.b.ins().call_indirect(sref, fptr, &call_args);
                 let results = self.b.inst_results(call).to_vec();
+                self.reload_fuel();
                 if let Some(d) = depth {
                     self.b
                         .ins()
