@@ -311,3 +311,49 @@ fn the_time_limit_stops_compiled_arguments() {
         start.elapsed()
     );
 }
+
+#[test]
+fn gradchecks_of_one_function_compile_it_once() {
+    let mut host = AnalysisHost::new();
+    let text = "\
+# zy: gradcheck cubed(2.0)
+# zy: gradcheck cubed(3.0)
+cubed(x) = x * x * x
+
+# zy: gradcheck off(2.0)
+off(x) = x * x
+function rrule(::typeof(off), x)
+    back(ȳ) = (NoTangent(), 3.0 * x * ȳ)
+    return off(x), back
+end
+";
+    let f = host.set_file_text(Path::new("g.jl"), text.to_string());
+    host.raw_database().enable_query_log();
+    let found: Vec<String> = host
+        .analysis()
+        .gradchecks(f, EvalLimits::default())
+        .unwrap()
+        .into_iter()
+        .map(|d| format!("{}:{} {}", d.line, d.col, d.message))
+        .collect();
+    assert_eq!(
+        found,
+        ["5:17 gradcheck `off(2.0)`: the gradient with respect to `x` is 6.0 by AD but 4.0 by finite differences"]
+    );
+    let mut log: Vec<String> = host
+        .raw_database()
+        .take_query_log()
+        .into_iter()
+        .filter(|q| q.starts_with("compiled("))
+        .collect();
+    log.sort();
+    assert_eq!(
+        log,
+        [
+            "compiled(cubed(::Float64), gradient)",
+            "compiled(cubed(::Float64), primal)",
+            "compiled(off(::Float64), gradient)",
+            "compiled(off(::Float64), primal)",
+        ]
+    );
+}

@@ -11,7 +11,9 @@
 //! whole: a compiled call and the thunk must see the same object. Without such bindings the
 //! thunk changes nothing outside itself, which is what makes running it again safe.
 
+use std::cell::Cell;
 use std::collections::HashMap;
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use zy_codegen::CompiledFn;
@@ -22,38 +24,65 @@ use zy_ir::{Block, Function, Name, Op, Operand, Stmt, Terminator, Type, TypedPro
 /// How long the interpreter runs the arguments before their calls are compiled.
 const INTERPRETER_BUDGET: Duration = Duration::from_millis(1);
 
-/// Run the zero-argument `body` of `program`, with its calls of user functions compiled if
-/// interpreting them takes longer than [`INTERPRETER_BUDGET`].
-pub(crate) fn evaluate(
-    db: &RootDatabase,
-    program: &TypedProgram,
-    body: &Function,
-    limits: &Limits,
-) -> Result<Value, RuntimeError> {
-    if !stepwise(program, body, limits) {
-        return zy_interp::run_function(program, body, Vec::new(), limits);
-    }
-    let budget = Instant::now() + INTERPRETER_BUDGET;
-    let trial = Limits {
-        deadline: Some(limits.deadline.map_or(budget, |d| d.min(budget))),
-        ..limits.clone()
-    };
-    match zy_interp::run_function(program, body, Vec::new(), &trial) {
-        Err(e) if e.message.starts_with("InterruptException") => {
-            if let Some(message) = limits.interrupted() {
-                return Err(RuntimeError { message, ..e });
-            } // else only the budget ran out
+/// The body computing a call's arguments, with what its runs so far showed.
+pub(crate) struct Arguments {
+    program: TypedProgram,
+    body: Arc<Function>,
+    /// A run took the interpreter past its budget: compile the calls at once next time.
+    slow: Cell<bool>,
+}
+
+impl Arguments {
+    /// The zero-argument `body`, with calls and bindings resolved in `program`.
+    pub(crate) fn new(program: TypedProgram, body: Arc<Function>) -> Arguments {
+        Arguments {
+            program,
+            body,
+            slow: Cell::new(false),
         }
-        done => return done,
     }
-    Stepwise {
-        db,
-        program,
-        body,
-        limits,
-        env: HashMap::new(),
+
+    /// Run the body in the interpreter.
+    pub(crate) fn interpret(&self, limits: &Limits) -> Result<Value, RuntimeError> {
+        zy_interp::run_function(&self.program, &self.body, Vec::new(), limits)
     }
-    .run()
+
+    /// Run the body, with its calls of user functions compiled if interpreting it takes longer
+    /// than [`INTERPRETER_BUDGET`].
+    pub(crate) fn evaluate(
+        &self,
+        db: &RootDatabase,
+        limits: &Limits,
+    ) -> Result<Value, RuntimeError> {
+        if !stepwise(&self.program, &self.body, limits) {
+            return self.interpret(limits);
+        }
+        if !self.slow.get() {
+            let budget = Instant::now() + INTERPRETER_BUDGET;
+            let trial = Limits {
+                deadline: Some(limits.deadline.map_or(budget, |d| d.min(budget))),
+                ..limits.clone()
+            };
+            match self.interpret(&trial) {
+                Err(e) if e.message.starts_with("InterruptException") => {
+                    if let Some(message) = limits.interrupted() {
+                        return Err(RuntimeError { message, ..e });
+                    }
+                    // Only the budget ran out.
+                    self.slow.set(true);
+                }
+                done => return done,
+            }
+        }
+        Stepwise {
+            db,
+            program: &self.program,
+            body: &self.body,
+            limits,
+            env: HashMap::new(),
+        }
+        .run()
+    }
 }
 
 /// Can `body` run statement by statement? Not if it branches, calls no user function, a

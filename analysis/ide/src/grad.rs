@@ -9,6 +9,7 @@ use zy_interp::Value;
 use zy_ir::{Function, Instance, Op, Operand, Terminator, TypedProgram};
 use zy_syntax::ast::{Expr, ExprKind};
 
+use crate::arguments::Arguments;
 use crate::eval::{expand, load_error};
 use crate::locate::{error_at, in_site, CallSite};
 use crate::{Analysis, Cancellable, EvalLimits, EvalResult, FileId, UserError};
@@ -112,8 +113,8 @@ pub(crate) struct Prepared<'a> {
     inst: Arc<Instance>,
     /// Whether `f` is a closure or callable struct passed as a hidden first argument.
     with_callee: bool,
-    /// The tuple of the arguments (with the callee first if passed): program and body.
-    args: (TypedProgram, Arc<Function>),
+    /// The tuple of the arguments (with the callee first if passed).
+    args: Arguments,
     limits: zy_interp::Limits,
 }
 
@@ -161,7 +162,7 @@ impl<'a> Prepared<'a> {
         }
         let tuple = Expr::new(ExprKind::Tuple(parts), expr.range);
         let ad_error = |e: zy_ad::AdError| error_at(db, e.span, site, e.message);
-        let args =
+        let (args_program, args_body) =
             expand(db, zy_hir::type_call(db, &tuple).map_err(type_errors)?).map_err(ad_error)?;
         let (program, _) = expand(db, typed).map_err(ad_error)?;
         let limits = zy_interp::Limits {
@@ -174,7 +175,7 @@ impl<'a> Prepared<'a> {
             program,
             inst,
             with_callee,
-            args,
+            args: Arguments::new(args_program, args_body),
             limits,
         })
     }
@@ -191,11 +192,14 @@ impl<'a> Prepared<'a> {
 
     /// [`Prepared::arguments`] on `engine`: the JIT runs the calls among them that it compiles
     /// (same values, same errors).
-    fn arguments_on(&self, db: &RootDatabase, engine: Engine) -> Result<Vec<Value>, UserError> {
-        let (program, body) = (&self.args.0, &*self.args.1);
+    pub(crate) fn arguments_on(
+        &self,
+        db: &RootDatabase,
+        engine: Engine,
+    ) -> Result<Vec<Value>, UserError> {
         let out = match engine {
-            Engine::Interp => zy_interp::run_function(program, body, Vec::new(), &self.limits),
-            Engine::Jit => crate::arguments::evaluate(db, program, body, &self.limits),
+            Engine::Interp => self.args.interpret(&self.limits),
+            Engine::Jit => self.args.evaluate(db, &self.limits),
         };
         match out {
             Ok(Value::Tuple(vs)) => Ok(vs.to_vec()),
@@ -219,10 +223,27 @@ impl<'a> Prepared<'a> {
         usize::from(self.with_callee)
     }
 
-    /// The call's value on `args` (as returned by [`Prepared::arguments`]).
+    /// The call's value on `args` (as returned by [`Prepared::arguments`]), by the interpreter.
     pub(crate) fn value(&self, db: &RootDatabase, args: Vec<Value>) -> Result<Value, UserError> {
-        zy_interp::run(&self.program, &self.inst, args, &self.limits)
-            .map_err(|e| self.runtime_error(db, e))
+        self.value_on(db, args, Engine::Interp)
+    }
+
+    /// [`Prepared::value`] on `engine` (the JIT's code from the `compiled` query).
+    pub(crate) fn value_on(
+        &self,
+        db: &RootDatabase,
+        args: Vec<Value>,
+        engine: Engine,
+    ) -> Result<Value, UserError> {
+        let compiled = (engine == Engine::Jit).then(|| {
+            let key = zy_hir::CompileKey::of(db, &self.inst, zy_hir::Target::Primal);
+            zy_hir::compiled(db, key)
+        });
+        let out = match compiled {
+            Some(Ok(f)) => f.call(&args, &self.limits),
+            _ => zy_interp::run(&self.program, &self.inst, args, &self.limits),
+        };
+        out.map_err(|e| self.runtime_error(db, e))
     }
 
     /// The value and the gradient with respect to each argument (not the callee).

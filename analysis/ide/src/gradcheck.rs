@@ -1,5 +1,7 @@
 //! `# zy: gradcheck f(args...)`: the AD gradient compared, leaf by leaf, with central finite
-//! differences of the interpreted function.
+//! differences of the function. Both run on the JIT where it compiles them (its results are the
+//! interpreter's, bit for bit), with the machine code from the `compiled` query: the several
+//! runs of one check, and the checks of several calls of one function, compile it once.
 
 use zy_hir::{ItemKind, RootDatabase, SourceFile};
 use zy_interp::{ArrayData, Value};
@@ -93,10 +95,10 @@ fn check(
     rtol: f64,
 ) -> Result<Option<String>, crate::UserError> {
     let prepared = Prepared::new(db, call, site, limits)?;
-    let (_, gradient) = prepared.gradient(db, Engine::Interp)?;
+    let (_, gradient) = prepared.gradient(db, Engine::Jit)?;
     let skip = prepared.skipped();
     let names = prepared.arg_names();
-    let base = prepared.arguments(db)?;
+    let base = prepared.arguments_on(db, Engine::Jit)?;
     let mut budget = MAX_LEAVES;
     for (i, g) in gradient.iter().enumerate() {
         let Some(arg) = base.get(i + skip) else {
@@ -113,11 +115,11 @@ fn check(
             budget -= 1;
             let h = 1e-6 * x.abs().max(1.0);
             let at = |step: f64| -> Result<f64, crate::UserError> {
-                let mut args = prepared.arguments(db)?;
+                let mut args = prepared.arguments_on(db, Engine::Jit)?;
                 if let Some(a) = args.get_mut(i + skip) {
                     *a = perturb(a, &mut Some(k), step);
                 }
-                match prepared.value(db, args)? {
+                match prepared.value_on(db, args, Engine::Jit)? {
                     Value::F64(y) => Ok(y),
                     other => Ok(other.as_f64().unwrap_or(f64::NAN)),
                 }
