@@ -164,18 +164,23 @@ end
         assert_eq!(run(&db, "square", Target::Gradient, 3.0), "(9.0, (6.0,))");
         assert_eq!(compilations(&db), Vec::<String>::new());
 
-        // A callee's body: both targets recompile, with the new body's values.
+        let both = [
+            "compiled(square(::Float64), gradient)",
+            "compiled(square(::Float64), primal)",
+        ];
+        // Its own body: 2x^2 at 3 is 18, d/dx is 4x.
+        file.set_text(&mut db)
+            .to(SRC.replace("x * helper(x)", "2.0 * x * helper(x)"));
+        assert_eq!(run(&db, "square", Target::Primal, 3.0), "18.0");
+        assert_eq!(run(&db, "square", Target::Gradient, 3.0), "(18.0, (12.0,))");
+        assert_eq!(compilations(&db), both);
+
+        // A callee's body: x^3 at 3 is 27, d/dx is 3x^2.
         file.set_text(&mut db)
             .to(SRC.replace("helper(x) = x", "helper(x) = x * x"));
         assert_eq!(run(&db, "square", Target::Primal, 3.0), "27.0");
         assert_eq!(run(&db, "square", Target::Gradient, 3.0), "(27.0, (27.0,))");
-        assert_eq!(
-            compilations(&db),
-            [
-                "compiled(square(::Float64), gradient)",
-                "compiled(square(::Float64), primal)"
-            ]
-        );
+        assert_eq!(compilations(&db), both);
     }
 
     #[test]
