@@ -8,6 +8,7 @@
 pub mod arena;
 pub mod kernels;
 pub mod math;
+pub mod preserve;
 pub mod site;
 
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -216,6 +217,16 @@ pub unsafe extern "C" fn zy_rt_stack_new(ctx: *mut Ctx) -> *mut StackObj {
     ctx.state.arena.new_stack()
 }
 
+/// Allocates an empty AD stack and writes its address to `out` (for a call that keeps every
+/// register, which cannot return a value).
+///
+/// # Safety
+/// `ctx` must be the live context and `out` writable.
+pub unsafe extern "C" fn zy_rt_stack_new_at(ctx: *mut Ctx, out: *mut *mut StackObj) {
+    let ctx = unsafe { &mut *ctx };
+    unsafe { out.write(ctx.state.arena.new_stack()) };
+}
+
 /// Grows `stack` so that `need` more bytes fit.
 ///
 /// # Safety
@@ -285,6 +296,7 @@ pub fn symbols() -> Vec<(&'static str, *const u8)> {
         ("zy_rt_fail", zy_rt_fail as *const u8),
         ("zy_rt_alloc", zy_rt_alloc as *const u8),
         ("zy_rt_stack_new", zy_rt_stack_new as *const u8),
+        ("zy_rt_stack_new_at", zy_rt_stack_new_at as *const u8),
         ("zy_rt_stack_grow", zy_rt_stack_grow as *const u8),
         ("zy_rt_fallback", zy_rt_fallback as *const u8),
         ("zy_rt_accum_into", zy_rt_accum_into as *const u8),
@@ -293,6 +305,7 @@ pub fn symbols() -> Vec<(&'static str, *const u8)> {
             zy_rt_accum_into_scalar as *const u8,
         ),
     ];
+    syms.extend(preserve::symbol());
     syms.extend(math::symbols());
     syms.extend(kernels::symbols());
     syms

@@ -89,8 +89,8 @@ impl Translator<'_, '_, '_> {
         self.b.switch_to_block(poll);
         let site = self.site(span, SiteKind::Plain);
         let rt = self.env.rt.poll;
-        let stop = self.call_rt(rt, &[ctx, site]);
-        let stop = stop.unwrap_or(f1);
+        self.call_rt(rt, &[ctx, site]);
+        let stop = self.b.ins().load(types::I64, mem(), ctx, ctx_offset::ERROR);
         // The poll refilled the context's fuel.
         self.reload_fuel();
         self.b.ins().brif(stop, self.bail, &[], cont, &[]);

@@ -41,10 +41,14 @@ type R<T> = Result<T, JitError>;
 #[derive(Clone, Copy)]
 pub(crate) struct RtFuncs {
     pub poll: FuncId,
+    /// `f(a, b, c)` as a call that keeps every register (where the target has one), for the
+    /// cold paths.
+    pub call_preserving: Option<FuncId>,
     pub stack_overflow: FuncId,
     pub fail: FuncId,
     pub alloc: FuncId,
     pub stack_new: FuncId,
+    pub stack_new_at: FuncId,
     pub stack_grow: FuncId,
     pub fallback: FuncId,
     /// Elementary functions of one Float64, by primitive.
@@ -68,6 +72,19 @@ impl RtFuncs {
     /// Declare the runtime's functions in `module`.
     pub fn declare(module: &mut JITModule) -> R<RtFuncs> {
         let p = types::I64;
+        let call_preserving = match crate::runtime::preserve::symbol() {
+            Some((name, _)) => {
+                let mut sig = module.make_signature();
+                sig.call_conv = cranelift_codegen::isa::CallConv::PreserveAll;
+                sig.params.extend([AbiParam::new(p); 4]);
+                Some(
+                    module
+                        .declare_function(name, cranelift_module::Linkage::Import, &sig)
+                        .map_err(JitError::backend)?,
+                )
+            }
+            None => None,
+        };
         let mut decl = |name: &str, params: &[ir::Type], ret: Option<ir::Type>| -> R<FuncId> {
             let mut sig = module.make_signature();
             sig.params.extend(params.iter().map(|t| AbiParam::new(*t)));
@@ -78,10 +95,12 @@ impl RtFuncs {
         };
         Ok(RtFuncs {
             poll: decl("zy_rt_poll", &[p, p], Some(p))?,
+            call_preserving,
             stack_overflow: decl("zy_rt_stack_overflow", &[p, p], None)?,
             fail: decl("zy_rt_fail", &[p, p], None)?,
             alloc: decl("zy_rt_alloc", &[p, p], Some(p))?,
             stack_new: decl("zy_rt_stack_new", &[p], Some(p))?,
+            stack_new_at: decl("zy_rt_stack_new_at", &[p, p], None)?,
             stack_grow: decl("zy_rt_stack_grow", &[p, p, p], None)?,
             fallback: decl("zy_rt_fallback", &[p, p, p], None)?,
             math: {
@@ -208,6 +227,11 @@ pub(crate) struct Translator<'e, 'a, 'b> {
     /// The context's fuel, kept in a register by functions with loops (see
     /// [`Translator::burn_fuel`]).
     fuel: Option<cranelift_frontend::Variable>,
+    /// The stacks this function pushes to or pops from, by IR value.
+    stack_users: std::collections::HashSet<zy_ir::Value>,
+    /// Registers mirroring such a stack's data pointer, length and capacity (see
+    /// [`Translator::cache_stack`]).
+    stacks: HashMap<zy_ir::Value, tape::StackRegs>,
 }
 
 impl<'e, 'a, 'b> Translator<'e, 'a, 'b> {
@@ -241,6 +265,8 @@ impl<'e, 'a, 'b> Translator<'e, 'a, 'b> {
             in_slow_path: false,
             fused: fuse::plan(func),
             fuel: None,
+            stack_users: tape::stack_users(func),
+            stacks: HashMap::new(),
         };
         t.b.switch_to_block(entry);
         Ok(t)
@@ -360,6 +386,9 @@ impl<'e, 'a, 'b> Translator<'e, 'a, 'b> {
             )));
         }
         self.vals[v.index()] = out;
+        if self.stack_users.contains(&v) {
+            self.cache_stack(v)?;
+        }
         Ok(())
     }
 
@@ -499,9 +528,34 @@ impl<'e, 'a, 'b> Translator<'e, 'a, 'b> {
     /// Call a runtime function; its single result, if any. After an allocation, the call
     /// returns early if memory ran out.
     pub(crate) fn call_rt(&mut self, id: FuncId, args: &[ClValue]) -> Option<ClValue> {
-        let r = self.func_ref(id);
-        let call = self.b.ins().call(r, args);
-        let out = self.b.inst_results(call).first().copied();
+        let rt = &self.env.rt;
+        let cold = [
+            rt.poll,
+            rt.fail,
+            rt.stack_overflow,
+            rt.stack_grow,
+            rt.fallback,
+            rt.stack_new_at,
+        ];
+        let out = match rt.call_preserving {
+            // A cold path's call keeps every register (its outcome is in the context).
+            Some(tr) if cold.contains(&id) && args.len() <= 3 => {
+                let f = self.func_ref(id);
+                let addr = self.b.ins().func_addr(types::I64, f);
+                let zero = self.b.ins().iconst(types::I64, 0);
+                let mut all = args.to_vec();
+                all.resize(3, zero);
+                all.push(addr);
+                let r = self.func_ref(tr);
+                self.b.ins().call(r, &all);
+                None
+            }
+            _ => {
+                let r = self.func_ref(id);
+                let call = self.b.ins().call(r, args);
+                self.b.inst_results(call).first().copied()
+            }
+        };
         let rt = &self.env.rt;
         let allocating = [
             rt.alloc,

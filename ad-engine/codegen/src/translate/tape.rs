@@ -1,8 +1,11 @@
 //! The AD primitives: typed bump-pointer stacks (one push stores exactly the packed bytes of
 //! the pushed value), structural zeros and tangent accumulation of scalar-replaced values.
 
+use std::collections::HashSet;
+
 use cranelift_codegen::ir::{condcodes::IntCC, types, InstBuilder};
-use zy_ir::{Operand, Prim, Span, Type};
+use cranelift_frontend::Variable;
+use zy_ir::{Function, Op, Operand, Prim, Span, Type};
 
 use super::{mem, ClValue, Translator, R};
 use crate::error::JitError;
@@ -11,7 +14,85 @@ use crate::runtime::arena::{array_offset, stack_offset};
 
 use super::scalar::Slow;
 
+/// Registers holding a stack's data pointer, length and capacity while a function uses it.
+/// Stores of the length go through to the stack object (so it is always current in memory);
+/// loads do not, so a loop of pushes or pops does not wait on memory. A stack belongs to one
+/// activation (made by a forward function, consumed by its pullback), so nothing else changes
+/// it meanwhile; the grow call changes data and capacity, which are reloaded after it.
+#[derive(Clone, Copy)]
+pub(crate) struct StackRegs {
+    data: Variable,
+    len: Variable,
+    cap: Variable,
+}
+
+/// The statements defining stacks that `func` pushes to or pops from.
+pub(crate) fn stack_users(func: &Function) -> HashSet<zy_ir::Value> {
+    let mut out = HashSet::new();
+    for v in &func.values {
+        if let zy_ir::ValueKind::Stmt(stmt) = &v.kind {
+            if let (Op::Prim(Prim::Push | Prim::Pop), Some(Operand::Value(s))) =
+                (&stmt.op, stmt.args.first())
+            {
+                if func.stmt(*s).is_some() {
+                    out.insert(*s);
+                }
+            }
+        }
+    }
+    out
+}
+
 impl Translator<'_, '_, '_> {
+    /// Load stack `v`'s fields into registers, right after the statement defining it.
+    pub(super) fn cache_stack(&mut self, v: zy_ir::Value) -> R<()> {
+        if !matches!(self.func.ty(v), Type::Stack(_)) {
+            return Ok(());
+        }
+        let s = self.pointer(&Operand::Value(v))?;
+        let regs = StackRegs {
+            data: self.b.declare_var(types::I64),
+            len: self.b.declare_var(types::I64),
+            cap: self.b.declare_var(types::I64),
+        };
+        for (var, off) in [
+            (regs.data, stack_offset::DATA),
+            (regs.len, stack_offset::LEN),
+            (regs.cap, stack_offset::CAP),
+        ] {
+            let x = self.b.ins().load(types::I64, mem(), s, off);
+            self.b.def_var(var, x);
+        }
+        self.stacks.insert(v, regs);
+        Ok(())
+    }
+
+    /// The registers of the stack operand `op`, if it has them.
+    fn stack_regs(&self, op: &Operand) -> Option<StackRegs> {
+        op.as_value().and_then(|v| self.stacks.get(&v)).copied()
+    }
+
+    /// A stack field: from its register, or loaded.
+    fn stack_field(&mut self, regs: Option<StackRegs>, s: ClValue, field: i32) -> ClValue {
+        let var = regs.map(|r| match field {
+            stack_offset::DATA => r.data,
+            stack_offset::LEN => r.len,
+            _ => r.cap,
+        });
+        match var {
+            Some(var) => self.b.use_var(var),
+            None => self.b.ins().load(types::I64, mem(), s, field),
+        }
+    }
+
+    /// Set the stack's length (in memory, and in its register).
+    fn set_stack_len(&mut self, regs: Option<StackRegs>, s: ClValue, len: ClValue) {
+        self.b.ins().store(mem(), len, s, stack_offset::LEN);
+        if let Some(r) = regs {
+            self.b.def_var(r.len, len);
+        }
+    }
+
     /// Translations of the tape and tangent primitives.
     pub(super) fn tape(
         &mut self,
@@ -22,6 +103,20 @@ impl Translator<'_, '_, '_> {
         span: Span,
     ) -> R<Option<Vec<ClValue>>> {
         Ok(Some(match (p, tys) {
+            (Prim::StackNew, _) if self.env.rt.call_preserving.is_some() => {
+                // Through a stack slot, by a call that keeps every register: values live
+                // across it (the loop's operands) can then stay in registers.
+                let slot = self.b.create_sized_stack_slot(cranelift_codegen::ir::StackSlotData::new(
+                    cranelift_codegen::ir::StackSlotKind::ExplicitSlot,
+                    8,
+                    3,
+                ));
+                let at = self.b.ins().stack_addr(types::I64, slot, 0);
+                let rt = self.env.rt.stack_new_at;
+                let ctx = self.ctx();
+                self.call_rt(rt, &[ctx, at]);
+                vec![self.b.ins().stack_load(types::I64, types::I64, slot, 0)]
+            }
             (Prim::StackNew, _) => {
                 let rt = self.env.rt.stack_new;
                 let ctx = self.ctx();
@@ -83,13 +178,14 @@ impl Translator<'_, '_, '_> {
 
     fn push(&mut self, elem: &Type, args: &[Operand]) -> R<()> {
         let s = self.pointer(&args[0])?;
+        let regs = self.stack_regs(&args[0]);
         let v = self.operand_as(&args[1], elem)?;
         let (offsets, size) = packed_offsets(&self.env.layout.slots(elem)?);
         if size == 0 {
             return Ok(());
         }
-        let len = self.b.ins().load(types::I64, mem(), s, stack_offset::LEN);
-        let cap = self.b.ins().load(types::I64, mem(), s, stack_offset::CAP);
+        let len = self.stack_field(regs, s, stack_offset::LEN);
+        let cap = self.stack_field(regs, s, stack_offset::CAP);
         let end = self.b.ins().iadd_imm_s(len, i64::from(size));
         let full = self.b.ins().icmp(IntCC::SignedGreaterThan, end, cap);
         let grow = self.b.create_block();
@@ -101,14 +197,21 @@ impl Translator<'_, '_, '_> {
         let rt = self.env.rt.stack_grow;
         let ctx = self.ctx();
         self.call_rt(rt, &[ctx, s, need]);
+        if let Some(r) = regs {
+            // Growing moved the bytes and raised the capacity.
+            for (var, off) in [(r.data, stack_offset::DATA), (r.cap, stack_offset::CAP)] {
+                let x = self.b.ins().load(types::I64, mem(), s, off);
+                self.b.def_var(var, x);
+            }
+        }
         self.b.ins().jump(cont, &[]);
         self.b.switch_to_block(cont);
-        let data = self.b.ins().load(types::I64, mem(), s, stack_offset::DATA);
+        let data = self.stack_field(regs, s, stack_offset::DATA);
         let at = self.b.ins().iadd(data, len);
         for (v, off) in v.iter().zip(offsets) {
             self.b.ins().store(mem(), *v, at, off);
         }
-        self.b.ins().store(mem(), end, s, stack_offset::LEN);
+        self.set_stack_len(regs, s, end);
         Ok(())
     }
 
@@ -119,7 +222,8 @@ impl Translator<'_, '_, '_> {
         if size == 0 {
             return Ok(vec![]);
         }
-        let len = self.b.ins().load(types::I64, mem(), s, stack_offset::LEN);
+        let regs = self.stack_regs(&args[0]);
+        let len = self.stack_field(regs, s, stack_offset::LEN);
         let empty = self
             .b
             .ins()
@@ -141,8 +245,8 @@ impl Translator<'_, '_, '_> {
             },
             |t| {
                 let start = t.b.ins().iadd_imm_s(len, -i64::from(size));
-                t.b.ins().store(mem(), start, s, stack_offset::LEN);
-                let data = t.b.ins().load(types::I64, mem(), s, stack_offset::DATA);
+                t.set_stack_len(regs, s, start);
+                let data = t.stack_field(regs, s, stack_offset::DATA);
                 let at = t.b.ins().iadd(data, start);
                 Ok(elem_slots
                     .iter()
