@@ -31,7 +31,8 @@ pub enum Command {
         call: String,
         #[arg(long, value_enum, default_value_t = Format::Text)]
         format: Format,
-        #[arg(long, value_enum, default_value_t = EngineArg::Interp)]
+        /// Compiled code by default; `interp` runs the reference interpreter (for checking).
+        #[arg(long, value_enum, default_value_t = EngineArg::Jit)]
         engine: EngineArg,
     },
     /// Print the IR of a function at one stage.
@@ -148,5 +149,25 @@ impl From<Stage> for IrStage {
             Stage::Pullback => IrStage::Pullback,
             Stage::Clif => IrStage::Clif,
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn engine_of(args: &[&str]) -> Option<EngineArg> {
+        match Cli::try_parse_from(args).ok()?.command {
+            Command::Grad { engine, .. } => Some(engine),
+            _ => None,
+        }
+    }
+
+    #[test]
+    fn gradients_run_compiled_unless_the_interpreter_is_asked_for() {
+        let call = ["zy-analyze", "grad", "f.jl", "f(1.0)"];
+        assert_eq!(engine_of(&call), Some(EngineArg::Jit));
+        let interp = [&call[..], &["--engine", "interp"]].concat();
+        assert_eq!(engine_of(&interp), Some(EngineArg::Interp));
     }
 }
