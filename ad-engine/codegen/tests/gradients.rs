@@ -74,6 +74,20 @@ fn gradient_of_sin_of_cos() {
     );
     // Products of two factors and negation are exact in any order, so this is bit for bit.
     assert_eq!(check(&prog, &grad, vec![Value::F64(x)]), expect);
+    // The forward pass's cos(x) and the pullback's sin(x) are one sincos(x), as are sin(c)
+    // and cos(c): two calls where there were four.
+    let clif = zy_codegen::clif_text(&prog, &grad).unwrap();
+    let driver = clif.split("; sincos").next().unwrap_or_default();
+    let sincos = driver
+        .lines()
+        .find(|l| l.ends_with("; zy_rt_sincos"))
+        .and_then(|l| l.split_whitespace().next())
+        .unwrap_or("none");
+    assert_eq!(driver.matches(&format!("call {sincos}(")).count(), 2, "{driver}");
+    assert!(!driver.contains("; zy_rt_sin\n") && !driver.contains("; zy_rt_cos\n"));
+    // cos(Inf) is the first statement's DomainError.
+    let out = check(&prog, &grad, vec![Value::F64(f64::INFINITY)]);
+    assert!(out.starts_with("error at 10..11: DomainError"), "{out}");
 }
 
 #[test]

@@ -4,12 +4,18 @@
 //!
 //! - `t = transpose(A); y = t * v` becomes `y = A' v` computed from `A`'s columns.
 //! - `o = u * v'; accum!(D, o)` becomes `D += u v'` in place.
+//! - `sin(x)` and `cos(x)` of one operand (the forward pass and the pullback of `sin` meet in a
+//!   gradient driver) are one `sincos(x)`, at the first of the two.
 //!
-//! Results are the unfused ones bit for bit: the kernels sum in the same order.
+//! Results are the unfused ones bit for bit: the kernels sum in the same order, and `sincos`
+//! gives the bits of `sin` and `cos`.
 
 use std::collections::HashMap;
 
-use cranelift_codegen::ir::{condcodes::IntCC, types, InstBuilder};
+use cranelift_codegen::ir::{
+    condcodes::{FloatCC, IntCC},
+    types, InstBuilder,
+};
 use zy_ir::{Function, Op, Operand, Prim, Span, Type, Value};
 
 use super::{ClValue, Translator, R};
@@ -22,6 +28,11 @@ pub(crate) enum Fused {
     Absorbed,
     /// `t * v` with `t = transpose(a)` (absorbed), of a Float64 matrix `a` and vector `v`.
     TransposedProduct { t: Value, a: Operand, v: Operand },
+    /// `sin(x)` or `cos(x)` computed with the other one, `partner`, which comes later (and is
+    /// dominated by this statement).
+    SinCos { partner: Value },
+    /// The later of a `sin`/`cos` pair: its value was computed ahead.
+    Ahead,
     /// `accum!(dst, o)` with `o = u * row` (absorbed), of a Float64 matrix `dst`, vector `u`
     /// and row view `row`.
     OuterAccum {
@@ -101,7 +112,58 @@ pub(crate) fn plan(func: &Function) -> HashMap<Value, Fused> {
             }
         }
     }
+    sin_cos_pairs(func, &mut out);
     out
+}
+
+/// Pair each `sin(x)` with a `cos(x)` of the same Float64 operand that it dominates (or that
+/// dominates it), so the first computes both.
+fn sin_cos_pairs(func: &Function, out: &mut HashMap<Value, Fused>) {
+    let mut preds: Vec<Vec<usize>> = vec![Vec::new(); func.blocks.len()];
+    for (i, b) in func.blocks.iter().enumerate() {
+        for s in b.term.successors() {
+            preds[s.index()].push(i);
+        }
+    }
+    // `a` dominates `b` if every way into `b` comes through `a` along single-predecessor
+    // blocks (conservative: enough for the straight line of a driver's forward and pullback).
+    let dominates = |a: usize, mut b: usize| {
+        for _ in 0..func.blocks.len() {
+            if a == b {
+                return true;
+            }
+            match preds[b].as_slice() {
+                [p] => b = *p,
+                _ => return false,
+            }
+        }
+        false
+    };
+    let mut open: HashMap<(Operand, Prim), (Value, usize)> = HashMap::new();
+    for blk in func.reverse_postorder() {
+        for &v in &func.block(blk).stmts {
+            let Some(stmt) = func.stmt(v) else { continue };
+            let p = match stmt.op {
+                Op::Prim(p @ (Prim::Sin | Prim::Cos)) => p,
+                _ => continue,
+            };
+            let [x] = stmt.args.as_slice() else { continue };
+            if *func.ty(v) != Type::Float64 || func.operand_ty(x) != Type::Float64 {
+                continue;
+            }
+            let other = if p == Prim::Sin { Prim::Cos } else { Prim::Sin };
+            match open.get(&(x.clone(), other)) {
+                Some(&(first, fb)) if dominates(fb, blk.index()) && !out.contains_key(&first) => {
+                    open.remove(&(x.clone(), other));
+                    out.insert(first, Fused::SinCos { partner: v });
+                    out.insert(v, Fused::Ahead);
+                }
+                _ => {
+                    open.entry((x.clone(), p)).or_insert((v, blk.index()));
+                }
+            }
+        }
+    }
 }
 
 /// How many times each value is read (by statements and terminators).
@@ -128,6 +190,7 @@ impl Translator<'_, '_, '_> {
     pub(super) fn fused_stmt(
         &mut self,
         f: Fused,
+        v: Value,
         op: &Op,
         args: &[Operand],
         ty: &Type,
@@ -139,6 +202,39 @@ impl Translator<'_, '_, '_> {
         let p = *p;
         match f {
             Fused::Absorbed => Ok(Vec::new()),
+            Fused::Ahead => self
+                .ahead
+                .get(&v)
+                .map(|&x| vec![x])
+                .ok_or_else(|| JitError::invalid("a sin/cos pair out of order")),
+            Fused::SinCos { partner } => {
+                let x = self.operand(&args[0])?[0];
+                let ax = self.b.ins().fabs(x);
+                let inf = self.b.ins().f64const(f64::INFINITY);
+                let bad = self.b.ins().fcmp(FloatCC::Equal, ax, inf);
+                let rt = self.env.rt.sincos;
+                let both = self.guarded(
+                    bad,
+                    &[types::F64, types::F64],
+                    // sin(±Inf) and cos(±Inf) are DomainErrors: this statement raises its own.
+                    |t| {
+                        let y = t.fallback(p, args, ty, span)?;
+                        Ok(vec![y[0], y[0]])
+                    },
+                    |t| {
+                        let r = t.func_ref(rt);
+                        let call = t.b.ins().call(r, &[x]);
+                        Ok(t.b.inst_results(call).to_vec())
+                    },
+                )?;
+                let (mine, theirs) = if p == Prim::Sin {
+                    (both[0], both[1])
+                } else {
+                    (both[1], both[0])
+                };
+                self.ahead.insert(partner, theirs);
+                Ok(vec![mine])
+            }
             Fused::TransposedProduct { t, a, v } => {
                 let (a, y) = (self.pointer(&a)?, self.pointer(&v)?);
                 let rt = self.env.rt.matmul_tn;

@@ -54,6 +54,7 @@ pub(crate) struct RtFuncs {
     /// Elementary functions of one Float64, by primitive.
     pub math: [(Prim, FuncId); 12],
     pub powi: FuncId,
+    pub sincos: FuncId,
     pub accum_into: FuncId,
     pub accum_into_scalar: FuncId,
     pub sum: FuncId,
@@ -84,6 +85,14 @@ impl RtFuncs {
                 )
             }
             None => None,
+        };
+        let sincos = {
+            let mut sig = module.make_signature();
+            sig.params.push(AbiParam::new(types::F64));
+            sig.returns.extend([AbiParam::new(types::F64); 2]);
+            module
+                .declare_function("zy_rt_sincos", cranelift_module::Linkage::Import, &sig)
+                .map_err(JitError::backend)?
         };
         let mut decl = |name: &str, params: &[ir::Type], ret: Option<ir::Type>| -> R<FuncId> {
             let mut sig = module.make_signature();
@@ -127,6 +136,7 @@ impl RtFuncs {
                 math
             },
             powi: decl("zy_rt_powi", &[types::F64, p], Some(types::F64))?,
+            sincos,
             accum_into: decl("zy_rt_accum_into", &[p, p], Some(types::I8))?,
             accum_into_scalar: decl("zy_rt_accum_into_scalar", &[p, types::F64], None)?,
             sum: decl("zy_rt_sum", &[p], Some(types::F64))?,
@@ -224,6 +234,8 @@ pub(crate) struct Translator<'e, 'a, 'b> {
     in_slow_path: bool,
     /// Statement pairs compiled to one kernel.
     fused: HashMap<zy_ir::Value, fuse::Fused>,
+    /// Results computed ahead by a fused statement for a later one (`cos(x)` with `sin(x)`).
+    ahead: HashMap<zy_ir::Value, ClValue>,
     /// The context's fuel, kept in a register by functions with loops (see
     /// [`Translator::burn_fuel`]).
     fuel: Option<cranelift_frontend::Variable>,
@@ -264,6 +276,7 @@ impl<'e, 'a, 'b> Translator<'e, 'a, 'b> {
             defined: HashMap::new(),
             in_slow_path: false,
             fused: fuse::plan(func),
+            ahead: HashMap::new(),
             fuel: None,
             stack_users: tape::stack_users(func),
             stacks: HashMap::new(),
@@ -375,7 +388,7 @@ impl<'e, 'a, 'b> Translator<'e, 'a, 'b> {
         let out = match (&stmt.op, fused) {
             // Its reader computes it (or makes it on its slow path).
             (_, Some(fuse::Fused::Absorbed)) => return Ok(()),
-            (_, Some(f)) => self.fused_stmt(f, &stmt.op, &stmt.args, &ty, span)?,
+            (_, Some(f)) => self.fused_stmt(f, v, &stmt.op, &stmt.args, &ty, span)?,
             (op, None) => self.op(op, v, &stmt.args, &ty, span)?,
         };
         let expected = self.env.layout.slots(&ty)?.len();
