@@ -339,3 +339,85 @@ fn matrix_pullbacks_fuse_the_transpose_and_the_outer_product() {
     let out = check(&prog, &inst, args(m, m + 1));
     assert!(out.starts_with("error at 14..15: DimensionMismatch"), "{out}");
 }
+
+#[test]
+fn a_zero_tangent_written_first_by_accumulation_is_not_zeroed_first() {
+    // fz(x, s, y, n) = (z1 = zero_tangent(x); accum!(z1, x)            # written, not zeroed
+    //                   z2 = zero_tangent(x); accum!(z2, s)            # filled with 0.0 + s
+    //                   z3 = zero_tangent(x); for _ in 1:n accum!(z3, x) end  # in a loop: adds
+    //                   z4 = zero_tangent(x); t = sum(z4); accum!(z4, x)      # read first
+    //                   z5 = zero_tangent(x); accum!(z5, y)            # y of another length
+    //                   (z1, z2, z3, z4, t, z5))
+    let (fl, int) = (Type::Float64, Type::Int64);
+    let ret = Type::tuple([vecf(), vecf(), vecf(), vecf(), fl.clone(), vecf()]);
+    let mut fb = Fb::new("fz", &[vecf(), fl.clone(), vecf(), int.clone()], ret.clone());
+    let (x, s, y, n) = (fb.args[0], fb.args[1], fb.args[2], fb.args[3]);
+    let e = Block::ENTRY;
+    let zero = |fb: &mut Fb, b, at| fb.prim(b, Prim::ZeroTangent, vec![v(x)], vecf(), at);
+    let accum = |fb: &mut Fb, b, dst, src: Operand, at| {
+        fb.prim(b, Prim::AccumInto, vec![v(dst), src], Type::Nothing, at)
+    };
+    let z1 = zero(&mut fb, e, 10);
+    accum(&mut fb, e, z1, v(x), 11);
+    let z2 = zero(&mut fb, e, 12);
+    accum(&mut fb, e, z2, v(s), 13);
+    let z3 = zero(&mut fb, e, 14);
+    let (head, hp) = fb.block(&[int.clone()]);
+    let (body, _) = fb.block(&[]);
+    let (exit, _) = fb.block(&[]);
+    fb.jump(e, head, vec![i(0)]);
+    let more = fb.prim(head, Prim::Lt, vec![v(hp[0]), v(n)], Type::Bool, 15);
+    fb.branch(head, v(more), (body, vec![]), (exit, vec![]));
+    accum(&mut fb, body, z3, v(x), 16);
+    let k = fb.prim(body, Prim::Add, vec![v(hp[0]), i(1)], int, 17);
+    fb.jump(body, head, vec![v(k)]);
+    let z4 = zero(&mut fb, exit, 18);
+    let t = fb.prim(exit, Prim::Sum, vec![v(z4)], fl, 19);
+    accum(&mut fb, exit, z4, v(x), 20);
+    let z5 = zero(&mut fb, exit, 21);
+    accum(&mut fb, exit, z5, v(y), 22);
+    let r = fb.prim(
+        exit,
+        Prim::Tuple,
+        vec![v(z1), v(z2), v(z3), v(z4), v(t), v(z5)],
+        ret,
+        23,
+    );
+    fb.ret(exit, v(r));
+    let inst = fb.inst();
+    let prog = program(vec![fb]);
+    let args = |y: Vec<f64>| {
+        vec![
+            Value::vector_f64(vec![1.5, -0.0, 2.0]),
+            Value::F64(-0.0),
+            Value::vector_f64(y),
+            Value::Int(3),
+        ]
+    };
+    let expect =
+        "([1.5, 0.0, 2.0], [0.0, 0.0, 0.0], [4.5, 0.0, 6.0], [1.5, 0.0, 2.0], 0.0, [1.0, 2.0, 3.0])";
+    assert_eq!(check(&prog, &inst, args(vec![1.0, 2.0, 3.0])), expect);
+    // Runs of one bound call reuse the arena: the second finds the first's numbers in the
+    // memory of its unzeroed arrays, and must write over all of them. (x is used in place, so
+    // changing its elements between runs changes what the second run reads.)
+    let f = zy_codegen::JitSession::new()
+        .and_then(|mut s| s.compile(&prog, &inst))
+        .expect("compiles");
+    let limits = zy_interp::Limits::default();
+    let bound_args = args(vec![1.0, 2.0, 3.0]);
+    let mut call = f.bind(&bound_args, &limits).expect("binds");
+    call.run().expect("runs");
+    assert_eq!(zy_interp::show(&call.result().expect("converts")), expect);
+    if let Value::Array(a) = &bound_args[0] {
+        if let zy_interp::ArrayData::F64(xs) = &mut a.borrow_mut().data {
+            xs.copy_from_slice(&[0.25, 0.5, 0.75]);
+        }
+    }
+    call.run().expect("runs");
+    assert_eq!(
+        zy_interp::show(&call.result().expect("converts")),
+        "([0.25, 0.5, 0.75], [0.0, 0.0, 0.0], [0.75, 1.5, 2.25], [0.25, 0.5, 0.75], 0.0, [1.0, 2.0, 3.0])"
+    );
+    let out = check(&prog, &inst, args(vec![1.0]));
+    assert!(out.starts_with("error at 22..23: DimensionMismatch"), "{out}");
+}

@@ -235,8 +235,9 @@ pub unsafe extern "C" fn zy_rt_matmul_tn(
 
 /// `accum!(dst, u * v')`: adds the outer product of Float64 vector `u` and row `v` into the
 /// Float64 matrix `dst` without making the product (each entry adds `0.0 + u[i] * v[j]`, the
-/// product's entry as the matrix product computes it). Returns 1 (and does nothing) when the
-/// shapes differ.
+/// product's entry as the matrix product computes it; a `fresh` destination, unread and not
+/// yet zeroed, gets `0.0 + (0.0 + u[i] * v[j])`, what adding into zeros gives). Returns 1
+/// (and does nothing) when the shapes differ.
 ///
 /// # Safety
 /// `dst` must be a live Float64 array, `u` and `v` live Float64 arrays.
@@ -244,6 +245,7 @@ pub unsafe extern "C" fn zy_rt_accum_outer(
     dst: *mut ArrayObj,
     u: *const ArrayObj,
     v: *const ArrayObj,
+    fresh: i8,
 ) -> i8 {
     let (d, uo, vo) = unsafe { (&*dst, &*u, &*v) };
     let (m, n) = (uo.len.max(0) as usize, vo.len.max(0) as usize);
@@ -256,8 +258,14 @@ pub unsafe extern "C" fn zy_rt_accum_outer(
     // the caller checked `dst` is not one of them.
     let c = unsafe { std::slice::from_raw_parts_mut(d.data.cast::<f64>(), m * n) };
     for (col, yj) in c.chunks_exact_mut(m.max(1)).zip(y) {
-        for (ci, xi) in col.iter_mut().zip(x) {
-            *ci += 0.0 + xi * yj;
+        if fresh != 0 {
+            for (ci, xi) in col.iter_mut().zip(x) {
+                *ci = 0.0 + (0.0 + xi * yj);
+            }
+        } else {
+            for (ci, xi) in col.iter_mut().zip(x) {
+                *ci += 0.0 + xi * yj;
+            }
         }
     }
     0
@@ -314,6 +322,26 @@ pub unsafe extern "C" fn zy_rt_array_new(
     out
 }
 
+/// A new `rows × cols` array of `elem_size`-byte elements whose contents are left as they are:
+/// the caller writes every element before anything reads one.
+///
+/// # Safety
+/// `ctx` must be the live context.
+pub unsafe extern "C" fn zy_rt_array_new_uninit(
+    ctx: *mut Ctx,
+    rows: i64,
+    cols: i64,
+    elem_size: i64,
+) -> *mut ArrayObj {
+    let ctx = unsafe { &mut *ctx };
+    let out =
+        ctx.state
+            .arena
+            .new_array_uninit(rows.max(0), cols.max(0), elem_size.max(1) as usize);
+    ctx.check_memory();
+    out
+}
+
 /// The kernels' symbols.
 pub fn symbols() -> Vec<(&'static str, *const u8)> {
     vec![
@@ -322,6 +350,7 @@ pub fn symbols() -> Vec<(&'static str, *const u8)> {
         ("zy_rt_dot", zy_rt_dot as *const u8),
         ("zy_rt_matmul", zy_rt_matmul as *const u8),
         ("zy_rt_array_new", zy_rt_array_new as *const u8),
+        ("zy_rt_array_new_uninit", zy_rt_array_new_uninit as *const u8),
         ("zy_rt_add_arrays", zy_rt_add_arrays as *const u8),
         ("zy_rt_copy_elems", zy_rt_copy_elems as *const u8),
         ("zy_rt_transpose", zy_rt_transpose as *const u8),

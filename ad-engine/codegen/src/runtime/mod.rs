@@ -241,38 +241,55 @@ pub unsafe extern "C" fn zy_rt_stack_grow(ctx: *mut Ctx, stack: *mut StackObj, n
     ctx.check_memory();
 }
 
-/// `accum!(dst, src)` on Float64 arrays: adds `src` into `dst` elementwise. Returns 1 (and
-/// does nothing) when the lengths differ.
+/// `accum!(dst, src)` on Float64 arrays: adds `src` into `dst` elementwise. When `fresh` is
+/// nonzero `dst` is a new array no one has read (its contents are not zeros yet): each element
+/// becomes `0.0 + src`, what adding into zeros gives. Returns 1 (and does nothing) when the
+/// lengths differ.
 ///
 /// # Safety
 /// Both must be Float64 arrays of the live call.
-pub unsafe extern "C" fn zy_rt_accum_into(dst: *mut ArrayObj, src: *const ArrayObj) -> i8 {
+pub unsafe extern "C" fn zy_rt_accum_into(
+    dst: *mut ArrayObj,
+    src: *const ArrayObj,
+    fresh: i8,
+) -> i8 {
     let (d, s) = unsafe { (&*dst, &*src) };
     if d.len != s.len {
         return 1;
     }
     let n = d.len.max(0) as usize;
-    // SAFETY: both hold `n` Float64 elements; they may be the same array.
+    // SAFETY: both hold `n` Float64 elements; they may be the same array (then not fresh).
     unsafe {
         let (dp, sp) = (d.data.cast::<f64>(), s.data.cast::<f64>());
-        for k in 0..n {
-            *dp.add(k) += *sp.add(k);
+        if fresh != 0 {
+            for k in 0..n {
+                *dp.add(k) = 0.0 + *sp.add(k);
+            }
+        } else {
+            for k in 0..n {
+                *dp.add(k) += *sp.add(k);
+            }
         }
     }
     0
 }
 
-/// `accum!(dst, x)` with a Float64 `x`: adds `x` to every element of `dst`.
+/// `accum!(dst, x)` with a Float64 `x`: adds `x` to every element of `dst` (sets each to
+/// `0.0 + x` when `fresh` is nonzero, see [`zy_rt_accum_into`]).
 ///
 /// # Safety
 /// `dst` must be a Float64 array of the live call.
-pub unsafe extern "C" fn zy_rt_accum_into_scalar(dst: *mut ArrayObj, x: f64) {
+pub unsafe extern "C" fn zy_rt_accum_into_scalar(dst: *mut ArrayObj, x: f64, fresh: i8) {
     let d = unsafe { &*dst };
     let n = d.len.max(0) as usize;
     // SAFETY: `dst` holds `n` Float64 elements.
     let elems = unsafe { std::slice::from_raw_parts_mut(d.data.cast::<f64>(), n) };
-    for e in elems {
-        *e += x;
+    if fresh != 0 {
+        elems.fill(0.0 + x);
+    } else {
+        for e in elems {
+            *e += x;
+        }
     }
 }
 

@@ -93,7 +93,8 @@ impl Translator<'_, '_, '_> {
             &[types::I64],
             |t| t.fallback(Prim::Broadcast, args, ty, span),
             |t| {
-                let rt = t.env.rt.array_new;
+                // Every element is written below before anything reads the array.
+                let rt = t.env.rt.array_new_uninit;
                 let ctx = t.ctx();
                 let size = t.b.ins().iconst(types::I64, i64::from(out_slot.size()));
                 let out = t

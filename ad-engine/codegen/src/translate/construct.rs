@@ -87,7 +87,8 @@ impl Translator<'_, '_, '_> {
                             // 0.0 + 1.0 is exactly 1.0.
                             let one = t.b.ins().f64const(1.0);
                             let rt = t.env.rt.accum_into_scalar;
-                            t.call_rt(rt, &[arr, one]);
+                            let zeroed = t.b.ins().iconst(types::I8, 0);
+                            t.call_rt(rt, &[arr, one, zeroed]);
                         }
                         Ok(vec![arr])
                     },

@@ -166,6 +166,99 @@ fn sin_cos_pairs(func: &Function, out: &mut HashMap<Value, Fused>) {
     }
 }
 
+/// Arrays whose zeroing is skipped (see [`fresh`]).
+#[derive(Default)]
+pub(crate) struct Fresh {
+    /// `zero_tangent` statements making them.
+    pub zeros: std::collections::HashSet<Value>,
+    /// The `accum!` statements that write them first.
+    pub accums: std::collections::HashSet<Value>,
+}
+
+/// Zero tangents of Float64 arrays written by one `accum!` of a Float64 array or number
+/// before anything else reads them: a gradient's shadows (the MLP's 100k-entry `W1̄`). The
+/// array is left unzeroed and the `accum!` writes `0.0 + x` (what adding into zeros gives)
+/// instead of adding. Every other reader must come after the `accum!` in its block.
+pub(crate) fn fresh(func: &Function) -> Fresh {
+    let mut out = Fresh::default();
+    // Each statement's block and position.
+    let mut at: HashMap<Value, (usize, usize)> = HashMap::new();
+    for (b, block) in func.blocks.iter().enumerate() {
+        for (i, &v) in block.stmts.iter().enumerate() {
+            at.insert(v, (b, i));
+        }
+    }
+    // Readers of each value: statements, and the terminators of blocks (position usize::MAX).
+    let mut readers: HashMap<Value, Vec<(usize, usize, Option<Value>)>> = HashMap::new();
+    for (b, block) in func.blocks.iter().enumerate() {
+        for (i, &s) in block.stmts.iter().enumerate() {
+            for a in func.stmt(s).map(|st| st.args.as_slice()).unwrap_or_default() {
+                if let Operand::Value(x) = a {
+                    readers.entry(*x).or_default().push((b, i, Some(s)));
+                }
+            }
+        }
+        for a in block.term.operands() {
+            if let Operand::Value(x) = a {
+                readers.entry(*x).or_default().push((b, usize::MAX, None));
+            }
+        }
+    }
+    let zeros = (0..func.values.len()).map(|i| Value(i as u32)).filter(|&v| {
+        func.stmt(v).is_some_and(|st| st.op == Op::Prim(Prim::ZeroTangent))
+            && (*func.ty(v) == Type::vector_f64() || *func.ty(v) == Type::matrix_f64())
+    });
+    for v in zeros {
+        let Some(rs) = readers.get(&v) else { continue };
+        let first = rs.iter().find_map(|&(b, i, s)| {
+            let s = s?;
+            let st = func.stmt(s)?;
+            let writes = st.op == Op::Prim(Prim::AccumInto)
+                && st.args.first() == Some(&Operand::Value(v))
+                && st.args.get(1).is_some_and(|x| {
+                    let xt = func.operand_ty(x);
+                    *x != Operand::Value(v) && (xt == Type::Float64 || xt == *func.ty(v))
+                });
+            writes.then_some((b, i, s))
+        });
+        let Some((b, i, a)) = first else { continue };
+        let others_after = rs
+            .iter()
+            .filter(|r| r.2 != Some(a))
+            .all(|&(rb, ri, _)| rb == b && ri > i);
+        let once = rs.iter().filter(|r| r.2 == Some(a)).count() == 1;
+        if others_after
+            && once
+            && !in_loop(func, b)
+            && at.get(&v).is_some_and(|&(vb, vi)| vb != b || vi < i)
+        {
+            out.zeros.insert(v);
+            out.accums.insert(a);
+        }
+    }
+    out
+}
+
+/// Can control come back to block `b` after leaving it (is it in a loop)?
+fn in_loop(func: &Function, b: usize) -> bool {
+    let mut seen = vec![false; func.blocks.len()];
+    let mut todo: Vec<usize> = func.blocks[b]
+        .term
+        .successors()
+        .iter()
+        .map(|s| s.index())
+        .collect();
+    while let Some(x) = todo.pop() {
+        if x == b {
+            return true;
+        }
+        if !std::mem::replace(&mut seen[x], true) {
+            todo.extend(func.blocks[x].term.successors().iter().map(|s| s.index()));
+        }
+    }
+    false
+}
+
 /// How many times each value is read (by statements and terminators).
 fn use_counts(func: &Function) -> Vec<u32> {
     let mut uses = vec![0u32; func.values.len()];
@@ -267,8 +360,9 @@ impl Translator<'_, '_, '_> {
                     self.pointer(&row)?,
                 );
                 let rt = self.env.rt.accum_outer;
+                let fresh = self.fresh_flag();
                 let bad = self
-                    .call_rt(rt, &[d, x, y])
+                    .call_rt(rt, &[d, x, y, fresh])
                     .ok_or_else(|| JitError::invalid("accum_outer"))?;
                 self.guarded(
                     bad,

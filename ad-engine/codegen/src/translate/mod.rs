@@ -62,6 +62,7 @@ pub(crate) struct RtFuncs {
     pub dot: FuncId,
     pub matmul: FuncId,
     pub array_new: FuncId,
+    pub array_new_uninit: FuncId,
     pub add_arrays: FuncId,
     pub copy_elems: FuncId,
     pub transpose: FuncId,
@@ -137,18 +138,23 @@ impl RtFuncs {
             },
             powi: decl("zy_rt_powi", &[types::F64, p], Some(types::F64))?,
             sincos,
-            accum_into: decl("zy_rt_accum_into", &[p, p], Some(types::I8))?,
-            accum_into_scalar: decl("zy_rt_accum_into_scalar", &[p, types::F64], None)?,
+            accum_into: decl("zy_rt_accum_into", &[p, p, types::I8], Some(types::I8))?,
+            accum_into_scalar: decl(
+                "zy_rt_accum_into_scalar",
+                &[p, types::F64, types::I8],
+                None,
+            )?,
             sum: decl("zy_rt_sum", &[p], Some(types::F64))?,
             extremum: decl("zy_rt_extremum", &[p, types::I8], Some(types::F64))?,
             dot: decl("zy_rt_dot", &[p, p], Some(types::F64))?,
             matmul: decl("zy_rt_matmul", &[p, p, p, p, p], Some(p))?,
             array_new: decl("zy_rt_array_new", &[p, p, p, p], Some(p))?,
+            array_new_uninit: decl("zy_rt_array_new_uninit", &[p, p, p, p], Some(p))?,
             add_arrays: decl("zy_rt_add_arrays", &[p, p, p], Some(p))?,
             copy_elems: decl("zy_rt_copy_elems", &[p, p], None)?,
             transpose: decl("zy_rt_transpose", &[p, p], Some(p))?,
             matmul_tn: decl("zy_rt_matmul_tn", &[p, p, p], Some(p))?,
-            accum_outer: decl("zy_rt_accum_outer", &[p, p, p], Some(types::I8))?,
+            accum_outer: decl("zy_rt_accum_outer", &[p, p, p, types::I8], Some(types::I8))?,
         })
     }
 }
@@ -234,6 +240,11 @@ pub(crate) struct Translator<'e, 'a, 'b> {
     in_slow_path: bool,
     /// Statement pairs compiled to one kernel.
     fused: HashMap<zy_ir::Value, fuse::Fused>,
+    /// Zero tangents whose only reader before their one `accum!` is that `accum!`, and those
+    /// `accum!`s: the array is left unzeroed and the `accum!` writes (see [`fuse::fresh`]).
+    fresh: fuse::Fresh,
+    /// The statement being translated.
+    current: Option<zy_ir::Value>,
     /// Results computed ahead by a fused statement for a later one (`cos(x)` with `sin(x)`).
     ahead: HashMap<zy_ir::Value, ClValue>,
     /// The context's fuel, kept in a register by functions with loops (see
@@ -277,6 +288,8 @@ impl<'e, 'a, 'b> Translator<'e, 'a, 'b> {
             in_slow_path: false,
             fused: fuse::plan(func),
             ahead: HashMap::new(),
+            fresh: fuse::fresh(func),
+            current: None,
             fuel: None,
             stack_users: tape::stack_users(func),
             stacks: HashMap::new(),
@@ -384,6 +397,7 @@ impl<'e, 'a, 'b> Translator<'e, 'a, 'b> {
             .stmt(v)
             .ok_or_else(|| JitError::invalid(format!("{v} is not a statement")))?;
         let (ty, span) = (data.ty.clone(), data.span);
+        self.current = Some(v);
         let fused = self.fused.get(&v).cloned();
         let out = match (&stmt.op, fused) {
             // Its reader computes it (or makes it on its slow path).
@@ -425,6 +439,18 @@ impl<'e, 'a, 'b> Translator<'e, 'a, 'b> {
                 )))
             }
         })
+    }
+
+    /// Is the statement being translated the first write of an unzeroed array (see
+    /// [`fuse::fresh`])? As a flag argument of the accumulation kernels.
+    pub(crate) fn fresh_flag(&mut self) -> ClValue {
+        let fresh = self.current.is_some_and(|v| self.fresh.accums.contains(&v));
+        self.b.ins().iconst(types::I8, i64::from(fresh))
+    }
+
+    /// Does the statement being translated make an array that its first `accum!` will fill?
+    pub(crate) fn makes_fresh(&self) -> bool {
+        self.current.is_some_and(|v| self.fresh.zeros.contains(&v))
     }
 
     /// Give value `v` its slots (a statement absorbed by a fusion, made on a slow path).
@@ -573,6 +599,7 @@ impl<'e, 'a, 'b> Translator<'e, 'a, 'b> {
         let allocating = [
             rt.alloc,
             rt.array_new,
+            rt.array_new_uninit,
             rt.stack_grow,
             rt.matmul,
             rt.add_arrays,

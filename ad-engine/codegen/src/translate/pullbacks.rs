@@ -117,13 +117,15 @@ impl Translator<'_, '_, '_> {
                     Type::Float64 => {
                         let xv = self.operand(&args[1])?[0];
                         let rt = self.env.rt.accum_into_scalar;
-                        self.call_rt(rt, &[dst, xv]);
+                        let fresh = self.fresh_flag();
+                        self.call_rt(rt, &[dst, xv, fresh]);
                     }
                     Type::Array(xe, _) | Type::Adjoint(xe) if **xe == Type::Float64 => {
                         let src = self.pointer(&args[1])?;
                         let rt = self.env.rt.accum_into;
+                        let fresh = self.fresh_flag();
                         let bad = self
-                            .call_rt(rt, &[dst, src])
+                            .call_rt(rt, &[dst, src, fresh])
                             .ok_or_else(|| JitError::invalid("accum!"))?;
                         self.guarded(
                             bad,

@@ -149,7 +149,11 @@ impl Translator<'_, '_, '_> {
                     .ins()
                     .load(types::I64, mem(), like, array_offset::COLS);
                 let size = self.b.ins().iconst(types::I64, 8);
-                let rt = self.env.rt.array_new;
+                let rt = if self.makes_fresh() {
+                    self.env.rt.array_new_uninit
+                } else {
+                    self.env.rt.array_new
+                };
                 let ctx = self.ctx();
                 vec![self
                     .call_rt(rt, &[ctx, rows, cols, size])
