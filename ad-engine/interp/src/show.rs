@@ -3,7 +3,7 @@
 
 use std::fmt::{self, Write};
 
-use zy_ir::{julia_float, StructKind, Type};
+use zy_ir::{write_julia_float, StructKind, Type};
 
 use crate::value::{Array, ArrayData, ElemType, Shape, Value};
 
@@ -16,7 +16,7 @@ pub fn show(v: &Value) -> String {
 impl fmt::Display for Value {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            Value::F64(x) => f.write_str(&julia_float(*x)),
+            Value::F64(x) => write_julia_float(f, *x),
             Value::Int(i) => write!(f, "{i}"),
             Value::Bool(b) => write!(f, "{b}"),
             Value::Nothing => f.write_str("nothing"),
@@ -99,14 +99,14 @@ fn comma_values(f: &mut fmt::Formatter<'_>, vs: &[Value]) -> fmt::Result {
     Ok(())
 }
 
-fn element(data: &ArrayData, i: usize) -> String {
+/// Element `i` of `data` as it appears inside an array literal (`Bool`s as `1` and `0`).
+fn element(f: &mut fmt::Formatter<'_>, data: &ArrayData, i: usize) -> fmt::Result {
     match data {
-        ArrayData::F64(v) => v.get(i).map(|x| julia_float(*x)).unwrap_or_default(),
-        ArrayData::Int(v) => v.get(i).map(|x| x.to_string()).unwrap_or_default(),
+        ArrayData::F64(v) => v.get(i).map_or(Ok(()), |&x| write_julia_float(f, x)),
+        ArrayData::Int(v) => v.get(i).map_or(Ok(()), |x| write!(f, "{x}")),
         ArrayData::Bool(v) => v
             .get(i)
-            .map(|&x| u8::from(x).to_string())
-            .unwrap_or_default(),
+            .map_or(Ok(()), |&x| f.write_str(if x { "1" } else { "0" })),
     }
 }
 
@@ -126,7 +126,7 @@ fn show_array(f: &mut fmt::Formatter<'_>, a: &Array) -> fmt::Result {
                 if i > 0 {
                     f.write_str(", ")?;
                 }
-                f.write_str(&element(&a.data, i))?;
+                element(f, &a.data, i)?;
             }
             f.write_str("]")
         }
@@ -139,7 +139,7 @@ fn show_array(f: &mut fmt::Formatter<'_>, a: &Array) -> fmt::Result {
                 if i > 0 {
                     f.write_str("; ")?;
                 }
-                f.write_str(&element(&a.data, i))?;
+                element(f, &a.data, i)?;
             }
             f.write_str(";;]")
         }
@@ -153,7 +153,7 @@ fn show_array(f: &mut fmt::Formatter<'_>, a: &Array) -> fmt::Result {
                     if j > 0 {
                         f.write_str(" ")?;
                     }
-                    f.write_str(&element(&a.data, j * m + i))?;
+                    element(f, &a.data, j * m + i)?;
                 }
             }
             f.write_str("]")

@@ -18,7 +18,7 @@ pub use func::{
     ValueData, ValueKind,
 };
 pub use ops::{Instance, Op, Prim, StructRef};
-pub use print::{julia_float, print_function};
+pub use print::{julia_float, print_function, write_julia_float};
 pub use program::{
     callable_name, GenericFunction, Global, Method, Program, StructDef, TypeExpr, TypedProgram,
 };

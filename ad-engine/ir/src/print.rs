@@ -16,48 +16,80 @@ use crate::func::{Block, Const, Function, Operand, Terminator, Value, ValueKind}
 use crate::ops::{Op, Prim};
 use crate::types::Type;
 
-/// Format a Float64 the way Julia's `show` does: shortest round-trip digits, always with a
-/// decimal point, scientific notation outside `1e-5 < |x| < 1e6`, `NaN`, `Inf`, `-Inf`.
+/// Format a Float64 the way Julia's `show` does: shortest round-trip digits (the closest to the
+/// exact value, ties to even, as Julia's Ryu picks them), always with a decimal point, scientific
+/// notation outside `1e-5 <= |x| < 1e6`, `NaN`, `Inf`, `-Inf`.
 pub fn julia_float(x: f64) -> String {
+    let mut s = String::new();
+    // Writing to a `String` cannot fail.
+    let _ = write_julia_float(&mut s, x);
+    s
+}
+
+/// [`julia_float`] written to `out`, without allocating.
+pub fn write_julia_float<W: Write + ?Sized>(out: &mut W, x: f64) -> fmt::Result {
     if x.is_nan() {
-        return "NaN".into();
+        return out.write_str("NaN");
     }
     if x.is_infinite() {
-        return if x > 0.0 { "Inf".into() } else { "-Inf".into() };
+        return out.write_str(if x > 0.0 { "Inf" } else { "-Inf" });
     }
-    if x == 0.0 {
-        return if x.is_sign_negative() { "-0.0".into() } else { "0.0".into() };
-    }
-    // `{:e}` gives the shortest round-trip digits as `d.ddde±x`.
-    let sci = format!("{x:e}");
-    let (mantissa, exp) = sci.split_once('e').unwrap_or((&sci, "0"));
-    let exp: i32 = exp.parse().unwrap_or(0);
-    let (sign, mantissa) = match mantissa.strip_prefix('-') {
-        Some(m) => ("-", m),
-        None => ("", mantissa),
+    // zmij prints the same shortest digits, in plain decimal for exponents -5..=15 (`0.001234`,
+    // `12.34`, `1234.0`, `-0.0`) and as `1.234e+33` beyond. Julia's plain range lies inside.
+    let mut buffer = zmij::Buffer::new();
+    let text = buffer.format_finite(x);
+    let (sign, body) = match text.strip_prefix('-') {
+        Some(rest) => ("-", rest),
+        None => ("", text),
     };
-    let digits: String = mantissa.chars().filter(|c| *c != '.').collect();
-    if exp > -5 && exp < 6 {
-        let point = exp + 1; // position of the decimal point within the digits
-        let s = if point <= 0 {
-            format!("0.{}{}", "0".repeat((-point) as usize), digits)
-        } else if point as usize >= digits.len() {
-            format!("{}{}.0", digits, "0".repeat(point as usize - digits.len()))
-        } else {
-            format!("{}.{}", &digits[..point as usize], &digits[point as usize..])
-        };
-        format!("{sign}{s}")
-    } else {
-        let (head, tail) = digits.split_at(1);
-        let tail = if tail.is_empty() { "0" } else { tail };
-        format!("{sign}{head}.{tail}e{exp}")
+    let Some(exp) = decimal_exponent(body) else {
+        return out.write_str(text);
+    };
+    if (-4..=5).contains(&exp) {
+        return out.write_str(text);
     }
+    // Scientific: the significant digits as `d.ddd`, then `e` and the exponent.
+    let mantissa = body.split(['e', 'E']).next().unwrap_or(body);
+    let mut digits = [0u8; 24];
+    let mut n = 0;
+    for &b in mantissa.as_bytes() {
+        if b.is_ascii_digit() && (n > 0 || b != b'0') && n < digits.len() {
+            digits[n] = b;
+            n += 1;
+        }
+    }
+    while n > 1 && digits[n - 1] == b'0' {
+        n -= 1;
+    }
+    let digits = std::str::from_utf8(&digits[..n]).unwrap_or("0");
+    let (head, tail) = digits.split_at(digits.len().min(1));
+    let tail = if tail.is_empty() { "0" } else { tail };
+    write!(out, "{sign}{head}.{tail}e{exp}")
+}
+
+/// The decimal exponent of the first significant digit of a positive number printed by zmij
+/// (`0.00123` → -3, `12.5` → 1, `1.5e+20` → 20); `None` for zero.
+fn decimal_exponent(body: &str) -> Option<i32> {
+    let bytes = body.as_bytes();
+    if bytes.first() == Some(&b'0') {
+        // `0.000ddd`: zmij writes no other leading zeros.
+        let frac = bytes.get(2..).unwrap_or_default();
+        let zeros = frac.iter().take_while(|&&b| b == b'0').count();
+        return (zeros < frac.len()).then(|| -(zeros as i32) - 1);
+    }
+    let point = bytes.iter().position(|&b| b == b'.' || b == b'e' || b == b'E');
+    let point = point.unwrap_or(bytes.len());
+    let exp = match body[point..].split_once(['e', 'E']) {
+        Some((_, e)) => e.parse::<i32>().ok()?,
+        None => 0,
+    };
+    Some(exp + point as i32 - 1)
 }
 
 impl fmt::Display for Const {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            Const::F64(b) => f.write_str(&julia_float(f64::from_bits(*b))),
+            Const::F64(b) => write_julia_float(f, f64::from_bits(*b)),
             Const::Int(i) => write!(f, "{i}"),
             Const::Bool(b) => write!(f, "{b}"),
             Const::Nothing => f.write_str("nothing"),
@@ -234,28 +266,104 @@ fn term_text(t: &Terminator) -> String {
 
 #[cfg(test)]
 mod tests {
+    use proptest::prelude::*;
+
     use super::*;
 
     #[test]
     fn floats_print_like_julia() {
+        // Each checked against Julia 1.x's `show`.
         let cases = [
             (1.0, "1.0"),
             (0.5, "0.5"),
             (-2.25, "-2.25"),
             (0.0001, "0.0001"),
+            (0.00012, "0.00012"),
             (1e-5, "1.0e-5"),
+            (-1.5e-5, "-1.5e-5"),
+            (99999.9, "99999.9"),
             (999999.0, "999999.0"),
             (1e6, "1.0e6"),
             (1234567.0, "1.234567e6"),
+            (123456789012345.0, "1.23456789012345e14"),
+            (1e15, "1.0e15"),
+            (1e16, "1.0e16"),
+            (1e17, "1.0e17"),
+            (9007199254740993.0, "9.007199254740992e15"),
+            // An exact tie between two shortest candidates: Julia's Ryu rounds to even.
+            (233115890514796.125, "2.3311589051479612e14"),
+            (1716481631878246.25, "1.7164816318782462e15"),
             (0.1 + 0.2, "0.30000000000000004"),
             (f64::NAN, "NaN"),
+            (f64::INFINITY, "Inf"),
             (f64::NEG_INFINITY, "-Inf"),
+            (0.0, "0.0"),
             (-0.0, "-0.0"),
             (3.0e-300, "3.0e-300"),
+            (5e-324, "5.0e-324"),
+            (f64::MIN_POSITIVE, "2.2250738585072014e-308"),
+            (f64::MAX, "1.7976931348623157e308"),
+            (-1e-10, "-1.0e-10"),
             (100.0, "100.0"),
         ];
         for (x, want) in cases {
             assert_eq!(julia_float(x), want, "{x:e}");
+        }
+    }
+
+    /// Every finite float prints in Julia's layout, parses back to itself, and has as few
+    /// digits as the shortest round-trip form std prints.
+    fn check_layout(x: f64) {
+        let text = julia_float(x);
+        assert_eq!(text.parse::<f64>().map(f64::to_bits), Ok(x.to_bits()), "{text}");
+        let (mantissa, exp) = match text.split_once('e') {
+            Some((m, e)) => (m, e.parse::<i32>().unwrap_or(i32::MAX)),
+            None => (text.as_str(), 0),
+        };
+        let (int, frac) = mantissa.split_once('.').unwrap_or(("", ""));
+        assert!(!frac.is_empty(), "{text}: no fractional digit");
+        let magnitude = x.abs();
+        if text.contains('e') {
+            assert!(!(1e-4..1e6).contains(&magnitude), "{text}: should be plain");
+            assert_eq!(int.trim_start_matches('-').len(), 1, "{text}");
+            assert!(!frac.ends_with('0') || frac == "0", "{text}");
+            assert!(exp != 0 && !int.ends_with('0'), "{text}");
+        } else {
+            assert!(magnitude == 0.0 || (1e-4..1e6).contains(&magnitude), "{text}");
+        }
+        let significant = |s: &str| {
+            let m = s.split(['e', 'E']).next().unwrap_or(s);
+            let digits: String = m.chars().filter(char::is_ascii_digit).collect();
+            digits.trim_start_matches('0').trim_end_matches('0').len()
+        };
+        if x != 0.0 {
+            assert_eq!(significant(&text), significant(&format!("{x:e}")), "{text}");
+        }
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(20_000))]
+
+        #[test]
+        fn any_bits_print_in_julia_layout(bits in any::<u64>()) {
+            let x = f64::from_bits(bits);
+            if x.is_finite() {
+                check_layout(x);
+            }
+        }
+
+        #[test]
+        fn subnormals_integers_and_the_layout_boundaries(
+            mantissa in 0u64..(1 << 52),
+            int in -(1i64 << 57)..(1i64 << 57),
+            scale in -7i32..18,
+            near in -3i64..4,
+        ) {
+            check_layout(f64::from_bits(mantissa));
+            check_layout(-f64::from_bits(mantissa));
+            check_layout(int as f64);
+            let boundary = 10f64.powi(scale);
+            check_layout(f64::from_bits((boundary.to_bits() as i64 + near) as u64));
         }
     }
 }
