@@ -421,3 +421,42 @@ fn a_zero_tangent_written_first_by_accumulation_is_not_zeroed_first() {
     let out = check(&prog, &inst, args(vec![1.0]));
     assert!(out.starts_with("error at 22..23: DimensionMismatch"), "{out}");
 }
+
+#[test]
+fn a_broadcast_accumulated_at_once_adds_in_its_loop() {
+    // ba(x, y, d) = (o1 = x .* y; accum!(d, o1)                 # into an argument's array
+    //                o2 = d .- x; accum!(d, o2)                 # d is also an operand
+    //                z = zero_tangent(x); o3 = -x; accum!(z, o3)  # fresh: 0.0 + (-x)
+    //                (d, z))
+    let ret = Type::tuple([vecf(), vecf()]);
+    let mut fb = Fb::new("ba", &[vecf(), vecf(), vecf()], ret.clone());
+    let (x, y, d) = (fb.args[0], fb.args[1], fb.args[2]);
+    let e = Block::ENTRY;
+    let o1 = fb.prim(e, Prim::Broadcast, vec![func("*"), v(x), v(y)], vecf(), 10);
+    fb.prim(e, Prim::AccumInto, vec![v(d), v(o1)], Type::Nothing, 11);
+    let o2 = fb.prim(e, Prim::Broadcast, vec![func("-"), v(d), v(x)], vecf(), 12);
+    fb.prim(e, Prim::AccumInto, vec![v(d), v(o2)], Type::Nothing, 13);
+    let z = fb.prim(e, Prim::ZeroTangent, vec![v(x)], vecf(), 14);
+    let o3 = fb.prim(e, Prim::Broadcast, vec![func("-"), v(x)], vecf(), 15);
+    fb.prim(e, Prim::AccumInto, vec![v(z), v(o3)], Type::Nothing, 16);
+    let r = fb.prim(e, Prim::Tuple, vec![v(d), v(z)], ret, 17);
+    fb.ret(e, v(r));
+    let inst = fb.inst();
+    let prog = program(vec![fb]);
+    let args = |d: Vec<f64>| {
+        vec![
+            Value::vector_f64(vec![1.0, 0.0, -2.5]),
+            Value::vector_f64(vec![3.0, -1.0, 4.0]),
+            Value::vector_f64(d),
+        ]
+    };
+    // d = d + x.*y = (3.5, -0.0 + -0.0, -9.5), then d + (d - x) (-0.0 stays -0.0); z = 0.0 + (-x)
+    // turns x's 0.0 into 0.0, not -0.0.
+    assert_eq!(
+        check(&prog, &inst, args(vec![0.5, -0.0, 0.5])),
+        "([6.0, -0.0, -16.5], [-1.0, 0.0, 2.5])"
+    );
+    // d of another length: accum!'s error, from the unfused path.
+    let out = check(&prog, &inst, args(vec![0.5, 1.0]));
+    assert!(out.starts_with("error at 11..12: DimensionMismatch"), "{out}");
+}

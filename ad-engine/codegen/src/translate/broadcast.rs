@@ -29,6 +29,24 @@ impl Translator<'_, '_, '_> {
         ty: &Type,
         span: Span,
     ) -> R<Option<Vec<ClValue>>> {
+        self.broadcast_loop(args, tys, ty, span, None, |t| {
+            t.fallback(Prim::Broadcast, args, ty, span)
+        })
+    }
+
+    /// The loop of `broadcast(args...)`: into a new array, or with `into = (dst, fresh)` added
+    /// into the Float64 array `dst` of the result's shape (`dst[i] += f(...)`, or
+    /// `dst[i] = 0.0 + f(...)` when `dst` is fresh: see `fuse::fresh`). `slow` runs when the
+    /// shapes differ (it must raise the interpreter's error or compute the unfused result).
+    pub(super) fn broadcast_loop(
+        &mut self,
+        args: &[Operand],
+        tys: &[Type],
+        ty: &Type,
+        span: Span,
+        into: Option<(ClValue, bool)>,
+        slow: impl FnOnce(&mut Self) -> R<Vec<ClValue>>,
+    ) -> R<Option<Vec<ClValue>>> {
         let (Some(Operand::Const(Const::Func(name))), Type::Array(elem, _)) = (args.first(), ty)
         else {
             return Ok(None);
@@ -87,19 +105,35 @@ impl Translator<'_, '_, '_> {
             let d = self.b.ins().bor(dr, dc);
             bad = self.b.ins().bor(bad, d);
         }
+        if let Some((dst, _)) = into {
+            if elem != Type::Float64 {
+                return Ok(None);
+            }
+            let r = self.b.ins().load(types::I64, mem(), dst, array_offset::ROWS);
+            let c = self.b.ins().load(types::I64, mem(), dst, array_offset::COLS);
+            let dr = self.b.ins().icmp(IntCC::NotEqual, r, rows);
+            let dc = self.b.ins().icmp(IntCC::NotEqual, c, cols);
+            let d = self.b.ins().bor(dr, dc);
+            bad = self.b.ins().bor(bad, d);
+        }
         let square = ops.get(1) == Some(&Operand::Const(Const::Int(2)));
+        let out_tys: &[types::Type] = if into.is_some() { &[] } else { &[types::I64] };
         let out = self.guarded(
             bad,
-            &[types::I64],
-            |t| t.fallback(Prim::Broadcast, args, ty, span),
+            out_tys,
+            slow,
             |t| {
-                // Every element is written below before anything reads the array.
-                let rt = t.env.rt.array_new_uninit;
-                let ctx = t.ctx();
-                let size = t.b.ins().iconst(types::I64, i64::from(out_slot.size()));
-                let out = t
-                    .call_rt(rt, &[ctx, rows, cols, size])
-                    .ok_or_else(|| JitError::invalid("array_new"))?;
+                let out = match into {
+                    Some((dst, _)) => dst,
+                    None => {
+                        // Every element is written below before anything reads the array.
+                        let rt = t.env.rt.array_new_uninit;
+                        let ctx = t.ctx();
+                        let size = t.b.ins().iconst(types::I64, i64::from(out_slot.size()));
+                        t.call_rt(rt, &[ctx, rows, cols, size])
+                            .ok_or_else(|| JitError::invalid("array_new"))?
+                    }
+                };
                 let out_data = t.b.ins().load(types::I64, mem(), out, array_offset::DATA);
                 let datas: Vec<Option<ClValue>> = ptrs
                     .iter()
@@ -140,11 +174,23 @@ impl Translator<'_, '_, '_> {
                     .ok_or_else(|| JitError::invalid("broadcast element operation"))?;
                 let off = t.b.ins().imul_imm_s(i, i64::from(out_slot.size()));
                 let at = t.b.ins().iadd(out_data, off);
+                let v = match into {
+                    None => v,
+                    Some((_, fresh)) => {
+                        // What accum! of the materialised result would have stored.
+                        let old = if fresh {
+                            t.b.ins().f64const(0.0)
+                        } else {
+                            t.b.ins().load(types::F64, mem(), at, 0)
+                        };
+                        t.b.ins().fadd(old, v)
+                    }
+                };
                 t.b.ins().store(mem(), v, at, 0);
                 let next = t.b.ins().iadd_imm_s(i, 1);
                 t.b.ins().jump(head, &[BlockArg::Value(next)]);
                 t.b.switch_to_block(exit);
-                Ok(vec![out])
+                Ok(if into.is_some() { vec![] } else { vec![out] })
             },
         )?;
         Ok(Some(out))

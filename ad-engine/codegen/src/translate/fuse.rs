@@ -28,6 +28,9 @@ pub(crate) enum Fused {
     Absorbed,
     /// `t * v` with `t = transpose(a)` (absorbed), of a Float64 matrix `a` and vector `v`.
     TransposedProduct { t: Value, a: Operand, v: Operand },
+    /// `accum!(dst, o)` with `o = broadcast(...)` (absorbed) of `dst`'s Float64 array type:
+    /// the loop adds each element into `dst` instead of making `o`.
+    BroadcastAccum { o: Value, dst: Operand },
     /// `sin(x)` or `cos(x)` computed with the other one, `partner`, which comes later (and is
     /// dominated by this statement).
     SinCos { partner: Value },
@@ -80,6 +83,22 @@ pub(crate) fn plan(func: &Function) -> HashMap<Value, Fused> {
                             t: tv,
                             a: ts.args[0].clone(),
                             v: v.clone(),
+                        },
+                    );
+                }
+                (Op::Prim(Prim::AccumInto), [dst, o])
+                    if defined_by(o, Prim::Broadcast).is_some_and(|(ov, _)| {
+                        ov == first
+                            && (f64_vector(func.ty(ov)) || f64_matrix(func.ty(ov)))
+                            && *func.ty(ov) == func.operand_ty(dst)
+                    }) =>
+                {
+                    out.insert(first, Fused::Absorbed);
+                    out.insert(
+                        second,
+                        Fused::BroadcastAccum {
+                            o: first,
+                            dst: dst.clone(),
                         },
                     );
                 }
@@ -300,6 +319,38 @@ impl Translator<'_, '_, '_> {
                 .get(&v)
                 .map(|&x| vec![x])
                 .ok_or_else(|| JitError::invalid("a sin/cos pair out of order")),
+            Fused::BroadcastAccum { o, dst } => {
+                let ostmt = self
+                    .func
+                    .stmt(o)
+                    .ok_or_else(|| JitError::invalid("a fused broadcast that is not a statement"))?;
+                let bargs = ostmt.args.clone();
+                let bty = self.func.ty(o).clone();
+                let bspan = self.func.value(o).span;
+                let btys: Vec<Type> = bargs.iter().map(|a| self.func.operand_ty(a)).collect();
+                // Unfused: make the broadcast's array, then accumulate it.
+                let unfused = move |t: &mut Self| -> R<Vec<ClValue>> {
+                    let made = t.prim(Prim::Broadcast, &bargs, &bty, bspan)?;
+                    t.set_slots(o, made);
+                    t.prim(p, args, ty, span).map(|_| Vec::new())
+                };
+                let d = self.pointer(&dst)?;
+                let fresh = self.fresh.accums.contains(&v);
+                let ostmt_args = self.func.stmt(o).map(|st| st.args.clone()).unwrap_or_default();
+                let oty = self.func.ty(o).clone();
+                let done = self.broadcast_loop(
+                    &ostmt_args,
+                    &btys,
+                    &oty,
+                    bspan,
+                    Some((d, fresh)),
+                    unfused.clone(),
+                )?;
+                if done.is_none() {
+                    unfused(self)?;
+                }
+                self.zeros(ty)
+            }
             Fused::SinCos { partner } => {
                 let x = self.operand(&args[0])?[0];
                 let ax = self.b.ins().fabs(x);
