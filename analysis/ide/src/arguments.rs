@@ -1,35 +1,39 @@
 //! A call's arguments evaluated with machine code where that pays (`mlp_W1()` runs its 100k
-//! iterations natively instead of in the interpreter). The interpreter gets the arguments first,
-//! for [`INTERPRETER_BUDGET`] (compiling costs about that much); past it the arguments' body, a
-//! straight-line thunk, runs again from the start one statement at a time: a call of a user
-//! function through the salsa `compiled` query (compiled when reached), every other statement
-//! in the interpreter as a one-statement function. Values and errors (message and span) are the interpreter's either
-//! way, and the caller's limits apply throughout.
+//! iterations natively instead of in the interpreter). The arguments' body, a straight-line
+//! thunk, runs one statement at a time. Each call of a user function is interpreted for up to
+//! [`INTERPRETER_BUDGET`] (compiling it costs about that much); the first that takes longer runs
+//! again from its start as machine code from the salsa `compiled` query, and so does every call
+//! after it (the arguments are large: interpreting the rest would likely cost more than
+//! compiling it). Every other statement runs in the interpreter as a one-statement function.
+//! Values and errors (message and span) are the interpreter's either way, and the caller's
+//! limits apply throughout.
 //!
 //! Separate runs do not share the interpreter's cache of top-level bindings, so a program with a
 //! binding that holds mutable state (an array, a `Ref`, a mutable struct) is interpreted as a
-//! whole: a compiled call and the thunk must see the same object. Without such bindings the
-//! thunk changes nothing outside itself, which is what makes running it again safe.
+//! whole: a compiled call and the thunk must see the same object. Without such bindings a call
+//! in the thunk changes nothing outside itself, which is what makes running it again safe.
 
 use std::cell::Cell;
 use std::collections::HashMap;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use zy_codegen::CompiledFn;
 use zy_hir::{CompileKey, RootDatabase, Target};
 use zy_interp::{Limits, RuntimeError, Value};
-use zy_ir::{Block, Function, Name, Op, Operand, Stmt, Terminator, Type, TypedProgram};
+use zy_ir::{
+    Block, Function, Instance, Name, Op, Operand, Stmt, Terminator, Type, TypedProgram,
+};
 
-/// How long the interpreter runs the arguments before their calls are compiled.
+/// How long the interpreter runs one call among the arguments before it is compiled.
 const INTERPRETER_BUDGET: Duration = Duration::from_millis(1);
 
 /// The body computing a call's arguments, with what its runs so far showed.
 pub(crate) struct Arguments {
     program: TypedProgram,
     body: Arc<Function>,
-    /// A run took the interpreter past its budget: compile the calls at once next time.
-    slow: Cell<bool>,
+    /// The position in `body` of the first call that took the interpreter past its budget in
+    /// an earlier run: from there on the calls are compiled at once.
+    slow_from: Cell<Option<usize>>,
 }
 
 impl Arguments {
@@ -38,7 +42,7 @@ impl Arguments {
         Arguments {
             program,
             body,
-            slow: Cell::new(false),
+            slow_from: Cell::new(None),
         }
     }
 
@@ -47,8 +51,8 @@ impl Arguments {
         zy_interp::run_function(&self.program, &self.body, Vec::new(), limits)
     }
 
-    /// Run the body, with its calls of user functions compiled if interpreting it takes longer
-    /// than [`INTERPRETER_BUDGET`].
+    /// Run the body, with its calls of user functions compiled from the first one that the
+    /// interpreter does not finish within [`INTERPRETER_BUDGET`].
     pub(crate) fn evaluate(
         &self,
         db: &RootDatabase,
@@ -57,27 +61,11 @@ impl Arguments {
         if !stepwise(&self.program, &self.body, limits) {
             return self.interpret(limits);
         }
-        if !self.slow.get() {
-            let budget = Instant::now() + INTERPRETER_BUDGET;
-            let trial = Limits {
-                deadline: Some(limits.deadline.map_or(budget, |d| d.min(budget))),
-                ..limits.clone()
-            };
-            match self.interpret(&trial) {
-                Err(e) if e.message.starts_with("InterruptException") => {
-                    if let Some(message) = limits.interrupted() {
-                        return Err(RuntimeError { message, ..e });
-                    }
-                    // Only the budget ran out.
-                    self.slow.set(true);
-                }
-                done => return done,
-            }
-        }
         Stepwise {
             db,
             program: &self.program,
             body: &self.body,
+            slow_from: &self.slow_from,
             limits,
             env: HashMap::new(),
         }
@@ -122,6 +110,8 @@ struct Stepwise<'a> {
     db: &'a RootDatabase,
     program: &'a TypedProgram,
     body: &'a Function,
+    /// Where the calls start to run compiled (see [`Arguments`]).
+    slow_from: &'a Cell<Option<usize>>,
     limits: &'a Limits,
     /// The values computed so far (bindings loaded once, as in one interpreter run).
     env: HashMap<zy_ir::Value, Value>,
@@ -131,33 +121,21 @@ impl<'a> Stepwise<'a> {
     fn run(mut self) -> Result<Value, RuntimeError> {
         let entry = self.body.block(Block::ENTRY);
         let mut loaded: HashMap<&Name, Value> = HashMap::new();
-        for &v in &entry.stmts {
+        for (at, &v) in entry.stmts.iter().enumerate() {
             let Some(stmt) = self.body.stmt(v) else {
                 return Err(self.internal(v));
             };
-            let value = match (&stmt.op, self.compiled(&stmt.op)) {
-                (_, Some(f)) => {
-                    let args = stmt
-                        .args
-                        .iter()
-                        .map(|a| self.operand(a))
-                        .collect::<Result<Vec<_>, _>>()?;
-                    // In the thunk's run the callee is the second frame.
-                    let limits = Limits {
-                        max_depth: self.limits.max_depth - 1,
-                        ..self.limits.clone()
-                    };
-                    f.call(&args, &limits)?
-                }
-                (Op::Global(name), None) => match loaded.get(name) {
+            let value = match &stmt.op {
+                Op::Invoke(inst) => self.call(at, v, stmt, inst)?,
+                Op::Global(name) => match loaded.get(name) {
                     Some(x) => x.clone(),
                     None => {
-                        let x = self.interpret(v, stmt)?;
+                        let x = self.interpret(v, stmt, self.limits)?;
                         loaded.insert(name, x.clone());
                         x
                     }
                 },
-                _ => self.interpret(v, stmt)?,
+                _ => self.interpret(v, stmt, self.limits)?,
             };
             self.env.insert(v, value);
         }
@@ -170,13 +148,48 @@ impl<'a> Stepwise<'a> {
         }
     }
 
-    /// The machine code of a call, if the JIT compiles it.
-    fn compiled(&self, op: &Op) -> Option<&'a CompiledFn> {
-        let Op::Invoke(inst) = op else {
-            return None;
-        };
+    /// Run call `v`, statement `at` of the body, in the interpreter, or if it or an earlier
+    /// call ran past the budget (now or in an earlier run) as machine code, if the JIT
+    /// compiles it.
+    fn call(
+        &self,
+        at: usize,
+        v: zy_ir::Value,
+        stmt: &Stmt,
+        inst: &Instance,
+    ) -> Result<Value, RuntimeError> {
+        if self.slow_from.get().is_none_or(|from| at < from) {
+            let budget = Instant::now() + INTERPRETER_BUDGET;
+            let trial = Limits {
+                deadline: Some(self.limits.deadline.map_or(budget, |d| d.min(budget))),
+                ..self.limits.clone()
+            };
+            match self.interpret(v, stmt, &trial) {
+                Err(e) if e.message.starts_with("InterruptException") => {
+                    if let Some(message) = self.limits.interrupted() {
+                        return Err(RuntimeError { message, ..e });
+                    }
+                    // Only the budget ran out.
+                    self.slow_from.set(Some(at));
+                }
+                done => return done,
+            }
+        }
         let key = CompileKey::of(self.db, inst, Target::Primal);
-        zy_hir::compiled(self.db, key).as_ref().ok()
+        let Ok(f) = zy_hir::compiled(self.db, key) else {
+            return self.interpret(v, stmt, self.limits);
+        };
+        let args = stmt
+            .args
+            .iter()
+            .map(|a| self.operand(a))
+            .collect::<Result<Vec<_>, _>>()?;
+        // In the thunk's run the callee is the second frame.
+        let limits = Limits {
+            max_depth: self.limits.max_depth - 1,
+            ..self.limits.clone()
+        };
+        f.call(&args, &limits)
     }
 
     /// The value of an operand computed earlier (or a constant).
@@ -187,8 +200,14 @@ impl<'a> Stepwise<'a> {
         }
     }
 
-    /// Run statement `v` alone in the interpreter: a function taking the values it uses.
-    fn interpret(&self, v: zy_ir::Value, stmt: &Stmt) -> Result<Value, RuntimeError> {
+    /// Run statement `v` alone in the interpreter, within `limits`: a function taking the values
+    /// it uses.
+    fn interpret(
+        &self,
+        v: zy_ir::Value,
+        stmt: &Stmt,
+        limits: &Limits,
+    ) -> Result<Value, RuntimeError> {
         let data = self.body.value(v);
         let mut one = Function::new(self.body.name.clone(), self.body.span);
         let mut args = Vec::new();
@@ -214,7 +233,7 @@ impl<'a> Stepwise<'a> {
             data.span,
         );
         one.ret = data.ty.clone();
-        zy_interp::run_function(self.program, &one, args, self.limits)
+        zy_interp::run_function(self.program, &one, args, limits)
     }
 
     fn internal(&self, v: zy_ir::Value) -> RuntimeError {
