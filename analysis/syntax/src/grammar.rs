@@ -29,3 +29,46 @@ pub(crate) fn julia() -> Language {
         Language::from_raw(zy_julia_guarded())
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use tree_sitter::{Language, Parser};
+
+    /// Strings, commands, block comments and adjoints: what the scanner and the guard see.
+    const SAMPLE: &str = r#"#= block
+   comment #= nested =# =#
+function f(x)
+    s = "a $x b \$ c \\ d"
+    t = """triple "quoted" $(x + 1)"""
+    c = `ls $x`
+    r = raw"a\"b"
+    q = 'c'
+    u = x' * x
+    if x > 0 error("positive: $x") end
+    return s * t
+end
+g(x) = "unterminated
+h = (a, b) -> a'
+"#;
+
+    fn sexp(language: &Language, text: &str) -> String {
+        let mut parser = Parser::new();
+        match parser.set_language(language) {
+            Ok(()) => parser
+                .parse(text, None)
+                .map_or_else(String::new, |t| t.root_node().to_sexp()),
+            Err(e) => e.to_string(),
+        }
+    }
+
+    #[test]
+    fn the_guard_changes_no_tree_of_an_edited_file() {
+        // Every prefix: the states a file goes through while it is typed.
+        let original = tree_sitter_julia::LANGUAGE.into();
+        let guarded = super::julia();
+        for (cut, _) in SAMPLE.char_indices() {
+            let text = &SAMPLE[..cut];
+            assert_eq!(sexp(&original, text), sexp(&guarded, text), "{text}");
+        }
+    }
+}
