@@ -52,7 +52,11 @@ fn float(x: f64) -> Json {
 }
 
 fn element(data: &ArrayData, i: usize) -> Json {
-    data.get(i).map_or(Json::Null, |v| to_json(&v))
+    match data {
+        ArrayData::F64(v) => v.get(i).map_or(Json::Null, |&x| float(x)),
+        ArrayData::Int(v) => v.get(i).map_or(Json::Null, |&x| Json::from(x)),
+        ArrayData::Bool(v) => v.get(i).map_or(Json::Null, |&x| Json::Bool(x)),
+    }
 }
 
 fn object<'a>(fields: impl Iterator<Item = (&'a str, &'a Value)>) -> Json {

@@ -35,55 +35,108 @@ pub fn write_julia_float<W: Write + ?Sized>(out: &mut W, x: f64) -> fmt::Result 
         return out.write_str(if x > 0.0 { "Inf" } else { "-Inf" });
     }
     // zmij prints the same shortest digits, in plain decimal for exponents -5..=15 (`0.001234`,
-    // `12.34`, `1234.0`, `-0.0`) and as `1.234e+33` beyond. Julia's plain range lies inside.
-    let mut buffer = zmij::Buffer::new();
-    let text = buffer.format_finite(x);
-    let (sign, body) = match text.strip_prefix('-') {
-        Some(rest) => ("-", rest),
-        None => ("", text),
-    };
-    let Some(exp) = decimal_exponent(body) else {
-        return out.write_str(text);
-    };
-    if (-4..=5).contains(&exp) {
-        return out.write_str(text);
-    }
-    // Scientific: the significant digits as `d.ddd`, then `e` and the exponent.
-    let mantissa = body.split(['e', 'E']).next().unwrap_or(body);
-    let mut digits = [0u8; 24];
-    let mut n = 0;
-    for &b in mantissa.as_bytes() {
-        if b.is_ascii_digit() && (n > 0 || b != b'0') && n < digits.len() {
-            digits[n] = b;
-            n += 1;
+    // `12.34`, `1234.0`, `-0.0`) and as `1.234e-33`, `1e+33` beyond. Julia's plain range lies
+    // inside.
+    let mut zmij = zmij::Buffer::new();
+    let text = zmij.format_finite(x);
+    if let Some(e) = text.rfind('e') {
+        // Julia writes `1.0e33` for zmij's `1e+33`.
+        let (mantissa, exp) = text.split_at(e);
+        out.write_str(mantissa)?;
+        if !mantissa.contains('.') {
+            out.write_str(".0")?;
         }
+        return match exp.strip_prefix("e+") {
+            Some(digits) => {
+                out.write_str("e")?;
+                out.write_str(digits)
+            }
+            None => out.write_str(exp),
+        };
     }
-    while n > 1 && digits[n - 1] == b'0' {
-        n -= 1;
+    match decimal_exponent(text.as_bytes()) {
+        Some(exp) if !(-4..=5).contains(&exp) => {
+            let mut julia = Scientific::default();
+            julia.write(text.as_bytes(), exp);
+            out.write_str(julia.as_str())
+        }
+        _ => out.write_str(text),
     }
-    let digits = std::str::from_utf8(&digits[..n]).unwrap_or("0");
-    let (head, tail) = digits.split_at(digits.len().min(1));
-    let tail = if tail.is_empty() { "0" } else { tail };
-    write!(out, "{sign}{head}.{tail}e{exp}")
 }
 
-/// The decimal exponent of the first significant digit of a positive number printed by zmij
-/// (`0.00123` → -3, `12.5` → 1, `1.5e+20` → 20); `None` for zero.
-fn decimal_exponent(body: &str) -> Option<i32> {
-    let bytes = body.as_bytes();
-    if bytes.first() == Some(&b'0') {
+/// The decimal exponent of the first significant digit of a number that zmij printed in plain
+/// decimal (`0.00123` → -3, `-12.5` → 1); `None` for zero.
+fn decimal_exponent(text: &[u8]) -> Option<i32> {
+    let body = text.strip_prefix(b"-").unwrap_or(text);
+    if body.first() == Some(&b'0') {
         // `0.000ddd`: zmij writes no other leading zeros.
-        let frac = bytes.get(2..).unwrap_or_default();
+        let frac = body.get(2..).unwrap_or_default();
         let zeros = frac.iter().take_while(|&&b| b == b'0').count();
         return (zeros < frac.len()).then(|| -(zeros as i32) - 1);
     }
-    let point = bytes.iter().position(|&b| b == b'.' || b == b'e' || b == b'E');
-    let point = point.unwrap_or(bytes.len());
-    let exp = match body[point..].split_once(['e', 'E']) {
-        Some((_, e)) => e.parse::<i32>().ok()?,
-        None => 0,
-    };
-    Some(exp + point as i32 - 1)
+    let int_digits = body.iter().take_while(|b| b.is_ascii_digit()).count();
+    Some(int_digits as i32 - 1)
+}
+
+/// Julia's scientific form `-d.ddde-x` of a float, built on the stack.
+#[derive(Default)]
+struct Scientific {
+    /// Sign, 17 digits, point, `e15`: 22 bytes at most.
+    bytes: [u8; 32],
+    len: usize,
+}
+
+impl Scientific {
+    /// Write `text` (a nonzero number printed by zmij in plain decimal, whose first significant
+    /// digit has decimal exponent `exp`) in scientific form.
+    fn write(&mut self, text: &[u8], exp: i32) {
+        if text.first() == Some(&b'-') {
+            self.push(b'-');
+        }
+        let mut digits = [0u8; 24];
+        let mut n = 0;
+        for &b in text {
+            if b.is_ascii_digit() && (n > 0 || b != b'0') {
+                if let Some(slot) = digits.get_mut(n) {
+                    *slot = b;
+                    n += 1;
+                }
+            }
+        }
+        while n > 1 && digits[n - 1] == b'0' {
+            n -= 1;
+        }
+        let (head, tail) = digits[..n].split_at(n.min(1));
+        self.push(head.first().copied().unwrap_or(b'0'));
+        self.push(b'.');
+        if tail.is_empty() {
+            self.push(b'0');
+        }
+        for &d in tail {
+            self.push(d);
+        }
+        self.push(b'e');
+        if exp < 0 {
+            self.push(b'-');
+        }
+        let e = exp.unsigned_abs();
+        for (unit, d) in [(100, e / 100), (10, e / 10 % 10), (1, e % 10)] {
+            if e >= unit || unit == 1 {
+                self.push(b'0' + d as u8);
+            }
+        }
+    }
+
+    fn push(&mut self, b: u8) {
+        if let Some(slot) = self.bytes.get_mut(self.len) {
+            *slot = b;
+            self.len += 1;
+        }
+    }
+
+    fn as_str(&self) -> &str {
+        std::str::from_utf8(&self.bytes[..self.len]).unwrap_or_default()
+    }
 }
 
 impl fmt::Display for Const {
@@ -356,14 +409,21 @@ mod tests {
         fn subnormals_integers_and_the_layout_boundaries(
             mantissa in 0u64..(1 << 52),
             int in -(1i64 << 57)..(1i64 << 57),
-            scale in -7i32..18,
+            digit in 1u32..10,
+            scale in -330i32..310,
             near in -3i64..4,
         ) {
             check_layout(f64::from_bits(mantissa));
             check_layout(-f64::from_bits(mantissa));
             check_layout(int as f64);
-            let boundary = 10f64.powi(scale);
-            check_layout(f64::from_bits((boundary.to_bits() as i64 + near) as u64));
+            // One significant digit, and the floats next to it.
+            let round = format!("{digit}e{scale}").parse::<f64>().unwrap_or(1.0);
+            let near = f64::from_bits((round.to_bits() as i64 + near) as u64);
+            for x in [round, -round, near, -near] {
+                if x.is_finite() {
+                    check_layout(x);
+                }
+            }
         }
     }
 }
