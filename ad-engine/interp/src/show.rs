@@ -10,7 +10,22 @@ use crate::value::{Array, ArrayData, ElemType, Shape, Value};
 /// `repr(v)`: the value as Julia's `show` prints it (`8.0`, `(12.0, nothing)`, `[1.0 2.0; 3.0
 /// 4.0]`, `Dense([1.0 2.0], [0.5])`, `Base.RefValue{Float64}(1.0)`).
 pub fn show(v: &Value) -> String {
-    v.to_string()
+    let mut text = String::with_capacity(text_size(v));
+    // Writing to a `String` cannot fail.
+    let _ = write!(text, "{v}");
+    text
+}
+
+/// About how many bytes [`show`] writes for `v` (arrays of floats dominate: a Float64 element
+/// takes up to 24 bytes with its separator), so that it writes into one allocation.
+fn text_size(v: &Value) -> usize {
+    match v {
+        Value::Array(a) | Value::Adjoint(a) => 16 + 24 * a.borrow().data.len(),
+        Value::Tuple(vs) | Value::Struct(_, vs) | Value::NamedTuple(_, vs) => {
+            16 + vs.iter().map(text_size).sum::<usize>()
+        }
+        _ => 32,
+    }
 }
 
 impl fmt::Display for Value {

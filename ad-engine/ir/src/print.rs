@@ -39,7 +39,9 @@ pub fn write_julia_float<W: Write + ?Sized>(out: &mut W, x: f64) -> fmt::Result 
     // inside.
     let mut zmij = zmij::Buffer::new();
     let text = zmij.format_finite(x);
-    if let Some(e) = text.rfind('e') {
+    // An exponent has at most 3 digits and a sign: the `e` is among the last 5 bytes.
+    let tail = text.len().saturating_sub(5);
+    if let Some(e) = text.bytes().skip(tail).position(|b| b == b'e').map(|e| tail + e) {
         // Julia writes `1.0e33` for zmij's `1e+33`.
         let (mantissa, exp) = text.split_at(e);
         out.write_str(mantissa)?;
