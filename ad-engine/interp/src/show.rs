@@ -12,7 +12,7 @@ use crate::value::{Array, ArrayData, ElemType, Shape, Value};
 pub fn show(v: &Value) -> String {
     let mut text = String::with_capacity(text_size(v));
     // Writing to a `String` cannot fail.
-    let _ = write!(text, "{v}");
+    let _ = write_value(&mut text, v);
     text
 }
 
@@ -30,92 +30,97 @@ fn text_size(v: &Value) -> usize {
 
 impl fmt::Display for Value {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            Value::F64(x) => write_julia_float(f, *x),
-            Value::Int(i) => write!(f, "{i}"),
-            Value::Bool(b) => write!(f, "{b}"),
-            Value::Nothing => f.write_str("nothing"),
-            Value::Tuple(vs) => {
-                f.write_str("(")?;
-                comma_values(f, vs)?;
-                if vs.len() == 1 {
-                    f.write_str(",")?;
-                }
-                f.write_str(")")
-            }
-            Value::NamedTuple(ns, vs) => {
-                if vs.is_empty() {
-                    return f.write_str("NamedTuple()");
-                }
-                f.write_str("(")?;
-                for (i, (n, v)) in ns.iter().zip(vs.iter()).enumerate() {
-                    if i > 0 {
-                        f.write_str(", ")?;
-                    }
-                    write!(f, "{n} = {v}")?;
-                }
-                if vs.len() == 1 {
-                    f.write_str(",")?;
-                }
-                f.write_str(")")
-            }
-            Value::Struct(t, _) | Value::Mutable(t, _) if t.kind == StructKind::Closure => {
-                f.write_str(&t.name)
-            }
-            Value::Struct(t, fields) => {
-                write!(f, "{t}(")?;
-                comma_values(f, fields)?;
-                f.write_str(")")
-            }
-            Value::Mutable(t, fields) => {
-                write!(f, "{t}(")?;
-                comma_values(f, &fields.borrow())?;
-                f.write_str(")")
-            }
-            Value::Ref(r) => {
-                let inner = r.borrow();
-                write!(
-                    f,
-                    "Base.RefValue{{{}}}({inner})",
-                    type_string(&inner.julia_type())
-                )
-            }
-            Value::Array(a) => show_array(f, &a.borrow()),
-            Value::Adjoint(a) => {
-                let a = a.borrow();
-                if a.data.is_empty() {
-                    write!(f, "adjoint({}[])", a.data.elem().ty())
-                } else {
-                    let row = Array::new(Shape::Matrix(1, a.data.len()), a.data.clone());
-                    show_array(f, &row)
-                }
-            }
-            Value::Func(n) => f.write_str(n),
-            Value::Symbol(s) => write!(f, ":{s}"),
-            Value::Str(s) => write!(f, "{s:?}"),
-            Value::Stack(s) => {
-                f.write_str("Stack[")?;
-                comma_values(f, &s.borrow())?;
-                f.write_str("]")
-            }
-            Value::Pullback(p) => write!(f, "pullback({})", p.instance.name),
-            Value::Undef(_) => f.write_str("#undef"),
-        }
+        write_value(f, self)
     }
 }
 
-fn comma_values(f: &mut fmt::Formatter<'_>, vs: &[Value]) -> fmt::Result {
+/// `v` as Julia's `show` prints it, written to `f` (monomorphised, so that [`show`] writes
+/// straight into its `String`).
+fn write_value<W: Write + ?Sized>(f: &mut W, v: &Value) -> fmt::Result {
+    match v {
+        Value::F64(x) => write_julia_float(f, *x),
+        Value::Int(i) => write!(f, "{i}"),
+        Value::Bool(b) => write!(f, "{b}"),
+        Value::Nothing => f.write_str("nothing"),
+        Value::Tuple(vs) => {
+            f.write_str("(")?;
+            comma_values(f, vs)?;
+            if vs.len() == 1 {
+                f.write_str(",")?;
+            }
+            f.write_str(")")
+        }
+        Value::NamedTuple(ns, vs) => {
+            if vs.is_empty() {
+                return f.write_str("NamedTuple()");
+            }
+            f.write_str("(")?;
+            for (i, (n, v)) in ns.iter().zip(vs.iter()).enumerate() {
+                if i > 0 {
+                    f.write_str(", ")?;
+                }
+                write!(f, "{n} = ")?;
+                write_value(f, v)?;
+            }
+            if vs.len() == 1 {
+                f.write_str(",")?;
+            }
+            f.write_str(")")
+        }
+        Value::Struct(t, _) | Value::Mutable(t, _) if t.kind == StructKind::Closure => {
+            f.write_str(&t.name)
+        }
+        Value::Struct(t, fields) => {
+            write!(f, "{t}(")?;
+            comma_values(f, fields)?;
+            f.write_str(")")
+        }
+        Value::Mutable(t, fields) => {
+            write!(f, "{t}(")?;
+            comma_values(f, &fields.borrow())?;
+            f.write_str(")")
+        }
+        Value::Ref(r) => {
+            let inner = r.borrow();
+            write!(f, "Base.RefValue{{{}}}(", type_string(&inner.julia_type()))?;
+            write_value(f, &inner)?;
+            f.write_str(")")
+        }
+        Value::Array(a) => show_array(f, &a.borrow()),
+        Value::Adjoint(a) => {
+            let a = a.borrow();
+            if a.data.is_empty() {
+                write!(f, "adjoint({}[])", a.data.elem().ty())
+            } else {
+                let row = Array::new(Shape::Matrix(1, a.data.len()), a.data.clone());
+                show_array(f, &row)
+            }
+        }
+        Value::Func(n) => f.write_str(n),
+        Value::Symbol(s) => write!(f, ":{s}"),
+        Value::Str(s) => write!(f, "{s:?}"),
+        Value::Stack(s) => {
+            f.write_str("Stack[")?;
+            comma_values(f, &s.borrow())?;
+            f.write_str("]")
+        }
+        Value::Pullback(p) => write!(f, "pullback({})", p.instance.name),
+        Value::Undef(_) => f.write_str("#undef"),
+    }
+}
+
+fn comma_values<W: Write + ?Sized>(f: &mut W, vs: &[Value]) -> fmt::Result {
     for (i, v) in vs.iter().enumerate() {
         if i > 0 {
             f.write_str(", ")?;
         }
-        write!(f, "{v}")?;
+        write_value(f, v)?;
     }
     Ok(())
 }
 
 /// Element `i` of `data` as it appears inside an array literal (`Bool`s as `1` and `0`).
-fn element(f: &mut fmt::Formatter<'_>, data: &ArrayData, i: usize) -> fmt::Result {
+fn element<W: Write + ?Sized>(f: &mut W, data: &ArrayData, i: usize) -> fmt::Result {
     match data {
         ArrayData::F64(v) => v.get(i).map_or(Ok(()), |&x| write_julia_float(f, x)),
         ArrayData::Int(v) => v.get(i).map_or(Ok(()), |x| write!(f, "{x}")),
@@ -125,7 +130,7 @@ fn element(f: &mut fmt::Formatter<'_>, data: &ArrayData, i: usize) -> fmt::Resul
     }
 }
 
-fn show_array(f: &mut fmt::Formatter<'_>, a: &Array) -> fmt::Result {
+fn show_array<W: Write + ?Sized>(f: &mut W, a: &Array) -> fmt::Result {
     let elem = a.data.elem().ty();
     // Julia prefixes the element type where the literal would not say it (`Bool[1, 0]`).
     let prefix = if a.data.elem() == ElemType::Bool {
