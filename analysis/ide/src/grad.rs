@@ -1,6 +1,7 @@
 //! The value and gradient of a call `f(args...)`, through the AD transform and the reference
 //! interpreter or the JIT (machine code from the salsa `compiled` query).
 
+use std::fmt::Write;
 use std::sync::Arc;
 use std::time::Instant;
 
@@ -44,23 +45,36 @@ impl GradResult {
 
     /// [`GradResult::to_json`] as text, with `value` before `gradient` as SPEC writes it.
     pub fn to_json_text(&self) -> String {
-        let grads: Vec<serde_json::Value> = self.gradient.iter().map(|g| g.json.clone()).collect();
-        format!(
-            "{{\"value\":{},\"gradient\":{}}}",
-            self.value.json,
-            serde_json::Value::Array(grads)
-        )
+        let mut text = format!("{{\"value\":{},\"gradient\":[", self.value.json);
+        for (i, g) in self.gradient.iter().enumerate() {
+            if i > 0 {
+                text.push(',');
+            }
+            // Writing to a `String` cannot fail.
+            let _ = write!(text, "{}", g.json);
+        }
+        text.push_str("]}");
+        text
     }
 
     /// Two lines: the value, then the gradient tuple as Julia shows it.
     pub fn to_text(&self) -> String {
-        let grads: Vec<&str> = self.gradient.iter().map(|g| g.display.as_str()).collect();
-        let tuple = if grads.len() == 1 {
-            format!("({},)", grads[0])
-        } else {
-            format!("({})", grads.join(", "))
-        };
-        format!("value: {}\ngradient: {tuple}", self.value.display)
+        let size: usize = self.gradient.iter().map(|g| g.display.len() + 2).sum();
+        let mut text = String::with_capacity(self.value.display.len() + size + 24);
+        text.push_str("value: ");
+        text.push_str(&self.value.display);
+        text.push_str("\ngradient: (");
+        for (i, g) in self.gradient.iter().enumerate() {
+            if i > 0 {
+                text.push_str(", ");
+            }
+            text.push_str(&g.display);
+        }
+        if self.gradient.len() == 1 {
+            text.push(',');
+        }
+        text.push(')');
+        text
     }
 }
 
@@ -320,5 +334,32 @@ pub(crate) fn result(v: &Value) -> EvalResult {
         display: zy_interp::show(v),
         json: zy_interp::to_json(v),
         ty: zy_interp::type_string(&v.julia_type()),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn text_and_json_of_one_two_and_no_gradients() {
+        let of = |gradient: Vec<Value>| GradResult {
+            value: result(&Value::F64(8.0)),
+            gradient: gradient.iter().map(result).collect(),
+            jit_fallback: None,
+        };
+        let one = of(vec![Value::vector_f64(vec![1.5, -2.0])]);
+        assert_eq!(one.to_text(), "value: 8.0\ngradient: ([1.5, -2.0],)");
+        assert_eq!(one.to_json_text(), r#"{"value":8.0,"gradient":[[1.5,-2.0]]}"#);
+        let two = of(vec![Value::F64(1e-7), Value::Nothing]);
+        assert_eq!(two.to_text(), "value: 8.0\ngradient: (1.0e-7, nothing)");
+        assert_eq!(two.to_json_text(), r#"{"value":8.0,"gradient":[1e-7,null]}"#);
+        let none = of(vec![]);
+        assert_eq!(none.to_text(), "value: 8.0\ngradient: ()");
+        assert_eq!(none.to_json_text(), r#"{"value":8.0,"gradient":[]}"#);
+        assert_eq!(
+            serde_json::from_str::<serde_json::Value>(&two.to_json_text()).ok(),
+            Some(two.to_json())
+        );
     }
 }
