@@ -345,9 +345,10 @@ mod tests {
             (1e16, "1.0e16"),
             (1e17, "1.0e17"),
             (9007199254740993.0, "9.007199254740992e15"),
-            // An exact tie between two shortest candidates: Julia's Ryu rounds to even.
-            (233115890514796.125, "2.3311589051479612e14"),
-            (1716481631878246.25, "1.7164816318782462e15"),
+            // Exactly 233115890514796.125 and 1716481631878246.25: ties between two shortest
+            // candidates, which Julia's Ryu rounds to even.
+            (f64::from_bits(0x42ea_8090_bb0f_6d84), "2.3311589051479612e14"),
+            (f64::from_bits(0x4318_6486_17b9_f199), "1.7164816318782462e15"),
             (0.1 + 0.2, "0.30000000000000004"),
             (f64::NAN, "NaN"),
             (f64::INFINITY, "Inf"),
