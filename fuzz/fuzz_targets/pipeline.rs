@@ -1,6 +1,8 @@
 //! Parse, lower, infer, differentiate and run arbitrary input. Every stage must return (a
-//! result or errors), never panic, hang or report an internal error, and the value the
-//! gradient driver computes must be the value of the plain call.
+//! result or errors), never panic, hang or report an internal error; the value the gradient
+//! driver computes must be the value of the plain call; and where the call is smooth in a
+//! `Float64` argument (or element of one) and the input has no `rrule`, the gradient must
+//! match finite differences.
 //!
 //! Every function (and top-level closure binding) of at most 3 arguments is called on argument
 //! tuples built from `Float64`, `Int64`, `Vector{Float64}`, `Matrix{Float64}` and tuples, and
@@ -259,6 +261,21 @@ fn call(program: &Program, callable: &Callable, tuple: &ArgTuple, deadline: Inst
                 plain, through_ad,
                 "{call}: the gradient driver's value differs"
             );
+            // An in-source `rrule` may disagree with the code on purpose (or by mistake:
+            // `zy-analyze check` reports that), so only derived gradients are checked.
+            let derived = !program.functions.contains_key("rrule");
+            if let (true, Value::F64(y), Value::Tuple(gradient)) = (derived, value, &parts[1]) {
+                let plain_call = |args: Vec<Value>| match zy_interp::run(
+                    &expanded,
+                    &inst,
+                    args,
+                    &limits(deadline),
+                ) {
+                    Ok(Value::F64(y)) => Some(y),
+                    _ => None,
+                };
+                check_derivatives(*y, gradient, &arguments, &plain_call, &call);
+            }
         }
         (Err(e), Ok(Value::Tuple(parts))) if parts.len() == 2 => assert!(
             is_limit(e),
@@ -270,6 +287,136 @@ fn call(program: &Program, callable: &Callable, tuple: &ArgTuple, deadline: Inst
             "{call}: the gradient driver returned {}",
             zy_interp::show(other)
         ),
+    }
+}
+
+/// Step of the finite differences, relative to the component's size.
+const STEP: f64 = 1e-5;
+/// Agreement required: between the two one-sided differences (else the call is not smooth
+/// there), and between the gradient and their mean; relative to the derivative's size.
+const TOLERANCE: f64 = 1e-3;
+
+/// Where a `Float64` component of the arguments is: argument `arg`, then element `elem` of
+/// an array or tuple argument (`None` for a scalar).
+#[derive(Clone, Copy, Debug)]
+struct Component {
+    arg: usize,
+    elem: Option<usize>,
+}
+
+/// The `Float64` components of `args`, each with its value.
+fn components(args: &[Value]) -> Vec<(Component, f64)> {
+    let mut out = Vec::new();
+    for (arg, value) in args.iter().enumerate() {
+        match value {
+            Value::F64(x) => out.push((Component { arg, elem: None }, *x)),
+            Value::Array(array) => {
+                if let zy_interp::ArrayData::F64(xs) = &array.borrow().data {
+                    for (elem, x) in xs.iter().enumerate() {
+                        out.push((
+                            Component {
+                                arg,
+                                elem: Some(elem),
+                            },
+                            *x,
+                        ));
+                    }
+                }
+            }
+            Value::Tuple(parts) => {
+                for (elem, part) in parts.iter().enumerate() {
+                    if let Value::F64(x) = part {
+                        out.push((
+                            Component {
+                                arg,
+                                elem: Some(elem),
+                            },
+                            *x,
+                        ));
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+    out
+}
+
+/// `args` with `component` set to `x`.
+fn with_component(mut args: Vec<Value>, component: Component, x: f64) -> Option<Vec<Value>> {
+    let value = args.get_mut(component.arg)?;
+    match (value, component.elem) {
+        (value @ Value::F64(_), None) => *value = Value::F64(x),
+        (Value::Array(array), Some(elem)) => match &mut array.borrow_mut().data {
+            zy_interp::ArrayData::F64(xs) => *xs.get_mut(elem)? = x,
+            _ => return None,
+        },
+        (Value::Tuple(parts), Some(elem)) => {
+            let mut parts = parts.to_vec();
+            *parts.get_mut(elem)? = Value::F64(x);
+            *args.get_mut(component.arg)? = Value::tuple(parts);
+        }
+        _ => return None,
+    }
+    Some(args)
+}
+
+/// The gradient's entry for `component` (`nothing` is a zero).
+fn gradient_at(gradient: &[Value], component: Component) -> Option<f64> {
+    match (gradient.get(component.arg)?, component.elem) {
+        (Value::Nothing, _) => Some(0.0),
+        (Value::F64(g), None) => Some(*g),
+        (Value::Array(array), Some(elem)) => match &array.borrow().data {
+            zy_interp::ArrayData::F64(gs) => gs.get(elem).copied(),
+            _ => None,
+        },
+        (Value::Tuple(parts), Some(elem)) => match parts.get(elem)? {
+            Value::F64(g) => Some(*g),
+            Value::Nothing => Some(0.0),
+            _ => None,
+        },
+        _ => None,
+    }
+}
+
+/// Compares the gradient of a call of value `y` with one-sided finite differences in each
+/// `Float64` component of its arguments, where the two differences agree (the call is smooth
+/// there) and everything is finite and moderate.
+fn check_derivatives(
+    y: f64,
+    gradient: &[Value],
+    arguments: &dyn Fn() -> Option<Vec<Value>>,
+    plain_call: &dyn Fn(Vec<Value>) -> Option<f64>,
+    call: &str,
+) {
+    let Some(args) = arguments() else {
+        return;
+    };
+    if !y.is_finite() || y.abs() > 1e6 {
+        return;
+    }
+    for (component, x) in components(&args) {
+        let Some(g) = gradient_at(gradient, component) else {
+            continue;
+        };
+        let h = STEP * x.abs().max(1.0);
+        let at = |x: f64| plain_call(with_component(arguments()?, component, x)?);
+        let (Some(above), Some(below)) = (at(x + h), at(x - h)) else {
+            continue;
+        };
+        let (forward, backward) = ((above - y) / h, (y - below) / h);
+        if !(forward.is_finite() && backward.is_finite() && g.is_finite()) {
+            continue;
+        }
+        let scale = forward.abs().max(backward.abs()).max(1.0);
+        if (forward - backward).abs() > TOLERANCE * scale {
+            continue;
+        }
+        let central = (forward + backward) / 2.0;
+        assert!(
+            (g - central).abs() <= TOLERANCE * scale.max(g.abs()),
+            "{call}: derivative in {component:?} is {g}, finite differences give {central}"
+        );
     }
 }
 
