@@ -18,7 +18,7 @@ use crate::types::Type;
 
 /// Format a Float64 the way Julia's `show` does: shortest round-trip digits (the closest to the
 /// exact value, ties to even, as Julia's Ryu picks them), always with a decimal point, scientific
-/// notation outside `1e-5 <= |x| < 1e6`, `NaN`, `Inf`, `-Inf`.
+/// notation outside `1e-4 <= |x| < 1e6` (`0.0001`, `1.0e-5`, `1.0e6`), `NaN`, `Inf`, `-Inf`.
 pub fn julia_float(x: f64) -> String {
     let mut s = String::new();
     // Writing to a `String` cannot fail.
@@ -41,7 +41,8 @@ pub fn write_julia_float<W: Write + ?Sized>(out: &mut W, x: f64) -> fmt::Result 
     let text = zmij.format_finite(x);
     // An exponent has at most 3 digits and a sign: the `e` is among the last 5 bytes.
     let tail = text.len().saturating_sub(5);
-    if let Some(e) = text.bytes().skip(tail).position(|b| b == b'e').map(|e| tail + e) {
+    let e = text.bytes().skip(tail).position(|b| b == b'e');
+    if let Some(e) = e.map(|e| tail + e) {
         // Julia writes `1.0e33` for zmij's `1e+33`.
         let (mantissa, exp) = text.split_at(e);
         out.write_str(mantissa)?;
