@@ -460,3 +460,40 @@ fn a_broadcast_accumulated_at_once_adds_in_its_loop() {
     let out = check(&prog, &inst, args(vec![0.5, 1.0]));
     assert!(out.starts_with("error at 11..12: DimensionMismatch"), "{out}");
 }
+
+#[test]
+fn a_product_of_matrices_is_the_interpreters_blocked_product() {
+    // mm(A, B) = A * B: both engines call matrixmultiply's kernel, so they agree bit for bit;
+    // the entries are the products' sums (checked against a plain triple loop to 1e-12).
+    let mut fb = Fb::new("mm", &[matf(), matf()], matf());
+    let (a, b) = (fb.args[0], fb.args[1]);
+    let c = fb.prim(Block::ENTRY, Prim::MatMul, vec![v(a), v(b)], matf(), 10);
+    fb.ret(Block::ENTRY, v(c));
+    let inst = fb.inst();
+    let prog = program(vec![fb]);
+    let (m, k, n) = (9, 37, 5);
+    let (x, y) = (data(m * k, 0.31), data(k * n, 0.77));
+    let out = check(
+        &prog,
+        &inst,
+        vec![
+            Value::matrix_f64(m, k, x.clone()).unwrap(),
+            Value::matrix_f64(k, n, y.clone()).unwrap(),
+        ],
+    );
+    let got: Vec<f64> = out
+        .trim_start_matches('[')
+        .trim_end_matches(']')
+        .split([';', ' '])
+        .filter(|t| !t.is_empty())
+        .map(|t| t.parse().unwrap())
+        .collect();
+    // Julia shows a matrix row by row.
+    for i in 0..m {
+        for j in 0..n {
+            let want: f64 = (0..k).map(|l| x[l * m + i] * y[j * k + l]).sum();
+            let g = got[i * n + j];
+            assert!((g - want).abs() <= 1e-12 * want.abs().max(1.0), "{i},{j}: {g} vs {want}");
+        }
+    }
+}

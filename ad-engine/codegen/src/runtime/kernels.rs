@@ -1,7 +1,8 @@
 //! Array kernels called by compiled code, computing in exactly the interpreter's order so
 //! results agree bit for bit: pairwise sums as Julia's `mapreduce_impl`, left folds for dot
-//! products and for each entry of a matrix product (accumulated column by column, which keeps
-//! each entry's order and lets the compiler vectorise across rows).
+//! products and for each entry of a matrix-vector or outer product (accumulated column by
+//! column, which keeps each entry's order and lets the compiler vectorise across rows), and
+//! the interpreter's own `matrixmultiply` call for products of matrices.
 
 use super::{ArrayObj, Ctx};
 
@@ -169,6 +170,11 @@ pub unsafe extern "C" fn zy_rt_matmul(
     let (x, y) = unsafe { (elems(a), elems(b)) };
     // SAFETY: `out` holds m·n Float64 elements.
     let c = unsafe { std::slice::from_raw_parts_mut((*out).data.cast::<f64>(), m * n) };
+    if zy_interp::is_blocked(m, k, n) {
+        // A product of matrices: the interpreter's own blocked kernel.
+        zy_interp::gemm_f64(m, k, n, x, y, c);
+        return out;
+    }
     for j in 0..n {
         accumulate_columns(&mut c[j * m..(j + 1) * m], x, &y[j * k..(j + 1) * k]);
     }

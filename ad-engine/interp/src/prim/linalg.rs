@@ -109,6 +109,10 @@ fn gemm(a: &Num, b: &Num, m: usize, k: usize, n: usize) -> Result<ArrayData, Str
         _ => {
             let (x, y) = (to_f(a), to_f(b));
             let mut c = vec![0.0; m * n];
+            if is_blocked(m, k, n) {
+                gemm_f64(m, k, n, &x, &y, &mut c);
+                return Ok(ArrayData::F64(c));
+            }
             for j in 0..n {
                 interrupt::check()?;
                 for i in 0..m {
@@ -117,6 +121,40 @@ fn gemm(a: &Num, b: &Num, m: usize, k: usize, n: usize) -> Result<ArrayData, Str
             }
             Ok(ArrayData::F64(c))
         }
+    }
+}
+
+/// Does a Float64 product of an `m × k` and a `k × n` matrix go through [`gemm_f64`]? Only a
+/// product of matrices proper: matrix-vector and outer products (and rows times matrices) sum
+/// each entry in order, one left fold per entry, which the JIT's kernels reproduce.
+pub fn is_blocked(m: usize, k: usize, n: usize) -> bool {
+    m > 1 && k > 1 && n > 1
+}
+
+/// `c = a * b` for column-major Float64 matrices (`m × k` times `k × n`) by `matrixmultiply`'s
+/// blocked, vectorised kernel (as Julia hands matrix products to BLAS, whose summation order is
+/// its own). The JIT calls this same function, so both engines agree to the last bit.
+pub fn gemm_f64(m: usize, k: usize, n: usize, a: &[f64], b: &[f64], c: &mut [f64]) {
+    let stride = |x: usize| isize::try_from(x).unwrap_or(isize::MAX);
+    // SAFETY: `a` holds m·k, `b` k·n and `c` m·n elements, column-major with the strides given
+    // (row stride 1, column stride the column length); `c` does not overlap `a` or `b`.
+    unsafe {
+        matrixmultiply::dgemm(
+            m,
+            k,
+            n,
+            1.0,
+            a.as_ptr(),
+            1,
+            stride(m),
+            b.as_ptr(),
+            1,
+            stride(k),
+            0.0,
+            c.as_mut_ptr(),
+            1,
+            stride(m),
+        );
     }
 }
 

@@ -14,6 +14,7 @@ use crate::show::{show, type_string};
 use crate::value::Value;
 
 pub use data::new_struct;
+pub use linalg::{gemm_f64, is_blocked};
 
 /// Apply primitive `p` to `args`. `ret` is the statement's inferred type: it fixes the result
 /// type where the operands alone do not (empty arrays, `zero_tangent`, AD stacks); `Type::Any`
