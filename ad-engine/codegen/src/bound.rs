@@ -78,10 +78,12 @@ impl BoundCall<'_> {
             .write_back()
             .map_err(|message| RuntimeError { span, message })?;
         if self.ctx.error != 0 {
-            let (span, message) = self.ctx.state.failure.take().unwrap_or((
-                span,
-                "internal error: JIT error without a message".into(),
-            ));
+            let (span, message) = self
+                .ctx
+                .state
+                .failure
+                .take()
+                .unwrap_or((span, "internal error: JIT error without a message".into()));
             return Err(RuntimeError { span, message });
         }
         self.ran = true;

@@ -256,6 +256,9 @@ fn one_array_passed_twice_is_one_object() {
     assert_eq!(zy_interp::show(&out), "7.0");
     assert_eq!(zy_interp::show(&x), "[5.0, 2.0]");
     // Two different arrays with the same contents stay apart.
-    let (p, q) = (Value::vector_f64(vec![1.0, 2.0]), Value::vector_f64(vec![1.0, 2.0]));
+    let (p, q) = (
+        Value::vector_f64(vec![1.0, 2.0]),
+        Value::vector_f64(vec![1.0, 2.0]),
+    );
     assert_eq!(check(&prog, &inst, vec![p, q]), "3.0");
 }

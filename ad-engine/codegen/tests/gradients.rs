@@ -83,7 +83,11 @@ fn gradient_of_sin_of_cos() {
         .find(|l| l.ends_with("; zy_rt_sincos"))
         .and_then(|l| l.split_whitespace().next())
         .unwrap_or("none");
-    assert_eq!(driver.matches(&format!("call {sincos}(")).count(), 2, "{driver}");
+    assert_eq!(
+        driver.matches(&format!("call {sincos}(")).count(),
+        2,
+        "{driver}"
+    );
     assert!(!driver.contains("; zy_rt_sin\n") && !driver.contains("; zy_rt_cos\n"));
     // cos(Inf) is the first statement's DomainError.
     let out = check(&prog, &grad, vec![Value::F64(f64::INFINITY)]);

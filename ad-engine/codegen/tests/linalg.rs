@@ -323,7 +323,10 @@ fn matrix_pullbacks_fuse_the_transpose_and_the_outer_product() {
     assert!(out.starts_with("([") && out.ends_with("])"), "{out}");
     // W' d with d of the wrong length: the product's DimensionMismatch, on the slow path.
     let out = check(&prog, &inst, args(m + 1, m));
-    assert!(out.starts_with("error at 11..12: DimensionMismatch"), "{out}");
+    assert!(
+        out.starts_with("error at 11..12: DimensionMismatch"),
+        "{out}"
+    );
     // D of the wrong shape but the same length: accum! adds by linear index, as unfused.
     let (rows, cols) = (n, m);
     let w = Value::matrix_f64(m, n, data(m * n, 0.23)).unwrap();
@@ -337,7 +340,10 @@ fn matrix_pullbacks_fuse_the_transpose_and_the_outer_product() {
     assert!(out.starts_with("([") && out.ends_with("])"), "{out}");
     // D of another length: accum!'s DimensionMismatch.
     let out = check(&prog, &inst, args(m, m + 1));
-    assert!(out.starts_with("error at 14..15: DimensionMismatch"), "{out}");
+    assert!(
+        out.starts_with("error at 14..15: DimensionMismatch"),
+        "{out}"
+    );
 }
 
 #[test]
@@ -350,7 +356,11 @@ fn a_zero_tangent_written_first_by_accumulation_is_not_zeroed_first() {
     //                   (z1, z2, z3, z4, t, z5))
     let (fl, int) = (Type::Float64, Type::Int64);
     let ret = Type::tuple([vecf(), vecf(), vecf(), vecf(), fl.clone(), vecf()]);
-    let mut fb = Fb::new("fz", &[vecf(), fl.clone(), vecf(), int.clone()], ret.clone());
+    let mut fb = Fb::new(
+        "fz",
+        &[vecf(), fl.clone(), vecf(), int.clone()],
+        ret.clone(),
+    );
     let (x, s, y, n) = (fb.args[0], fb.args[1], fb.args[2], fb.args[3]);
     let e = Block::ENTRY;
     let zero = |fb: &mut Fb, b, at| fb.prim(b, Prim::ZeroTangent, vec![v(x)], vecf(), at);
@@ -419,7 +429,10 @@ fn a_zero_tangent_written_first_by_accumulation_is_not_zeroed_first() {
         "([0.25, 0.5, 0.75], [0.0, 0.0, 0.0], [0.75, 1.5, 2.25], [0.25, 0.5, 0.75], 0.0, [1.0, 2.0, 3.0])"
     );
     let out = check(&prog, &inst, args(vec![1.0]));
-    assert!(out.starts_with("error at 22..23: DimensionMismatch"), "{out}");
+    assert!(
+        out.starts_with("error at 22..23: DimensionMismatch"),
+        "{out}"
+    );
 }
 
 #[test]
@@ -458,7 +471,10 @@ fn a_broadcast_accumulated_at_once_adds_in_its_loop() {
     );
     // d of another length: accum!'s error, from the unfused path.
     let out = check(&prog, &inst, args(vec![0.5, 1.0]));
-    assert!(out.starts_with("error at 11..12: DimensionMismatch"), "{out}");
+    assert!(
+        out.starts_with("error at 11..12: DimensionMismatch"),
+        "{out}"
+    );
 }
 
 #[test]
@@ -471,29 +487,34 @@ fn a_product_of_matrices_is_the_interpreters_blocked_product() {
     fb.ret(Block::ENTRY, v(c));
     let inst = fb.inst();
     let prog = program(vec![fb]);
-    let (m, k, n) = (9, 37, 5);
-    let (x, y) = (data(m * k, 0.31), data(k * n, 0.77));
-    let out = check(
-        &prog,
-        &inst,
-        vec![
-            Value::matrix_f64(m, k, x.clone()).unwrap(),
-            Value::matrix_f64(k, n, y.clone()).unwrap(),
-        ],
-    );
-    let got: Vec<f64> = out
-        .trim_start_matches('[')
-        .trim_end_matches(']')
-        .split([';', ' '])
-        .filter(|t| !t.is_empty())
-        .map(|t| t.parse().unwrap())
-        .collect();
-    // Julia shows a matrix row by row.
-    for i in 0..m {
-        for j in 0..n {
-            let want: f64 = (0..k).map(|l| x[l * m + i] * y[j * k + l]).sum();
-            let g = got[i * n + j];
-            assert!((g - want).abs() <= 1e-12 * want.abs().max(1.0), "{i},{j}: {g} vs {want}");
+    // The second size spans two of the kernel's panels of 256 columns.
+    for (m, k, n) in [(9, 37, 5), (3, 4, 300)] {
+        let (x, y) = (data(m * k, 0.31), data(k * n, 0.77));
+        let out = check(
+            &prog,
+            &inst,
+            vec![
+                Value::matrix_f64(m, k, x.clone()).unwrap(),
+                Value::matrix_f64(k, n, y.clone()).unwrap(),
+            ],
+        );
+        let got: Vec<f64> = out
+            .trim_start_matches('[')
+            .trim_end_matches(']')
+            .split([';', ' '])
+            .filter(|t| !t.is_empty())
+            .map(|t| t.parse().unwrap())
+            .collect();
+        // Julia shows a matrix row by row.
+        for i in 0..m {
+            for j in 0..n {
+                let want: f64 = (0..k).map(|l| x[l * m + i] * y[j * k + l]).sum();
+                let g = got[i * n + j];
+                assert!(
+                    (g - want).abs() <= 1e-12 * want.abs().max(1.0),
+                    "{i},{j}: {g} vs {want}"
+                );
+            }
         }
     }
 }

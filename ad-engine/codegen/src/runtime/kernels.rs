@@ -82,7 +82,11 @@ fn extremum_without_nan(xs: &[f64], is_max: bool) -> Option<f64> {
     for &x in chunks.remainder() {
         nan |= x.is_nan();
         let k = key(x);
-        best[0] = if is_max { best[0].max(k) } else { best[0].min(k) };
+        best[0] = if is_max {
+            best[0].max(k)
+        } else {
+            best[0].min(k)
+        };
     }
     if nan {
         return None;
@@ -92,7 +96,9 @@ fn extremum_without_nan(xs: &[f64], is_max: bool) -> Option<f64> {
     } else {
         best.iter().copied().min()
     }?;
-    Some(f64::from_bits((k ^ (((k >> 63) as u64) >> 1) as i64) as u64))
+    Some(f64::from_bits(
+        (k ^ (((k >> 63) as u64) >> 1) as i64) as u64,
+    ))
 }
 
 fn julia_max(x: f64, y: f64) -> f64 {
@@ -172,7 +178,8 @@ pub unsafe extern "C" fn zy_rt_matmul(
     let c = unsafe { std::slice::from_raw_parts_mut((*out).data.cast::<f64>(), m * n) };
     if zy_interp::is_blocked(m, k, n) {
         // A product of matrices: the interpreter's own blocked kernel.
-        zy_interp::gemm_f64(m, k, n, x, y, c);
+        // Compiled code polls its deadline on back edges, not inside a kernel.
+        let _ = zy_interp::gemm_f64(m, k, n, x, y, c, || Ok(()));
         return out;
     }
     for j in 0..n {
@@ -381,10 +388,10 @@ pub unsafe extern "C" fn zy_rt_array_new_uninit(
     elem_size: i64,
 ) -> *mut ArrayObj {
     let ctx = unsafe { &mut *ctx };
-    let out =
-        ctx.state
-            .arena
-            .new_array_uninit(rows.max(0), cols.max(0), elem_size.max(1) as usize);
+    let out = ctx
+        .state
+        .arena
+        .new_array_uninit(rows.max(0), cols.max(0), elem_size.max(1) as usize);
     ctx.check_memory();
     out
 }
@@ -397,7 +404,10 @@ pub fn symbols() -> Vec<(&'static str, *const u8)> {
         ("zy_rt_dot", zy_rt_dot as *const u8),
         ("zy_rt_matmul", zy_rt_matmul as *const u8),
         ("zy_rt_array_new", zy_rt_array_new as *const u8),
-        ("zy_rt_array_new_uninit", zy_rt_array_new_uninit as *const u8),
+        (
+            "zy_rt_array_new_uninit",
+            zy_rt_array_new_uninit as *const u8,
+        ),
         ("zy_rt_add_arrays", zy_rt_add_arrays as *const u8),
         ("zy_rt_copy_elems", zy_rt_copy_elems as *const u8),
         ("zy_rt_transpose", zy_rt_transpose as *const u8),
@@ -412,7 +422,16 @@ mod tests {
 
     #[test]
     fn the_vectorised_extremum_is_the_left_fold() {
-        let mut xs = vec![-0.0, 0.0, -1.5, 3.0, f64::INFINITY, f64::NEG_INFINITY, 1e-310, -1e-310];
+        let mut xs = vec![
+            -0.0,
+            0.0,
+            -1.5,
+            3.0,
+            f64::INFINITY,
+            f64::NEG_INFINITY,
+            1e-310,
+            -1e-310,
+        ];
         let mut state = 0x2545_f491_4f6c_dd1d_u64;
         for _ in 0..997 {
             state ^= state << 13;
@@ -426,13 +445,23 @@ mod tests {
                 let pick = if is_max { julia_max } else { julia_min };
                 let fold = xs[..n].iter().copied().reduce(pick);
                 let fast = extremum_without_nan(&xs[..n], is_max);
-                assert_eq!(fast.map(f64::to_bits), fold.map(f64::to_bits), "{n} {is_max}");
+                assert_eq!(
+                    fast.map(f64::to_bits),
+                    fold.map(f64::to_bits),
+                    "{n} {is_max}"
+                );
             }
         }
         // Signed zeros: max is 0.0, min is -0.0, in either order.
         for zs in [[0.0, -0.0], [-0.0, 0.0]] {
-            assert_eq!(extremum_without_nan(&zs, true).map(f64::to_bits), Some(0f64.to_bits()));
-            assert_eq!(extremum_without_nan(&zs, false).map(f64::to_bits), Some((-0f64).to_bits()));
+            assert_eq!(
+                extremum_without_nan(&zs, true).map(f64::to_bits),
+                Some(0f64.to_bits())
+            );
+            assert_eq!(
+                extremum_without_nan(&zs, false).map(f64::to_bits),
+                Some((-0f64).to_bits())
+            );
         }
         assert_eq!(extremum_without_nan(&[1.0, f64::NAN], true), None);
         assert_eq!(extremum_without_nan(&[], true), None);

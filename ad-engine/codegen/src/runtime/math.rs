@@ -115,7 +115,17 @@ mod tests {
 
     #[test]
     fn sincos_gives_the_bits_of_sin_and_cos() {
-        let mut xs = vec![0.0, -0.0, 1.0, -1.0, 1e-310, 1e300, -1e22, f64::MAX, f64::NAN];
+        let mut xs = vec![
+            0.0,
+            -0.0,
+            1.0,
+            -1.0,
+            1e-310,
+            1e300,
+            -1e22,
+            f64::MAX,
+            f64::NAN,
+        ];
         let mut state = 0x9e37_79b9_7f4a_7c15_u64;
         for _ in 0..100_000 {
             state ^= state << 13;

@@ -83,10 +83,7 @@ extern "C" {
 /// ordinary calls).
 pub fn symbol() -> Option<(&'static str, *const u8)> {
     #[cfg(target_arch = "x86_64")]
-    return Some((
-        "zy_rt_call_preserving",
-        zy_rt_call_preserving as *const u8,
-    ));
+    return Some(("zy_rt_call_preserving", zy_rt_call_preserving as *const u8));
     #[cfg(not(target_arch = "x86_64"))]
     None
 }

@@ -109,8 +109,14 @@ impl Translator<'_, '_, '_> {
             if elem != Type::Float64 {
                 return Ok(None);
             }
-            let r = self.b.ins().load(types::I64, mem(), dst, array_offset::ROWS);
-            let c = self.b.ins().load(types::I64, mem(), dst, array_offset::COLS);
+            let r = self
+                .b
+                .ins()
+                .load(types::I64, mem(), dst, array_offset::ROWS);
+            let c = self
+                .b
+                .ins()
+                .load(types::I64, mem(), dst, array_offset::COLS);
             let dr = self.b.ins().icmp(IntCC::NotEqual, r, rows);
             let dc = self.b.ins().icmp(IntCC::NotEqual, c, cols);
             let d = self.b.ins().bor(dr, dc);
@@ -118,81 +124,76 @@ impl Translator<'_, '_, '_> {
         }
         let square = ops.get(1) == Some(&Operand::Const(Const::Int(2)));
         let out_tys: &[types::Type] = if into.is_some() { &[] } else { &[types::I64] };
-        let out = self.guarded(
-            bad,
-            out_tys,
-            slow,
-            |t| {
-                let out = match into {
-                    Some((dst, _)) => dst,
-                    None => {
-                        // Every element is written below before anything reads the array.
-                        let rt = t.env.rt.array_new_uninit;
-                        let ctx = t.ctx();
-                        let size = t.b.ins().iconst(types::I64, i64::from(out_slot.size()));
-                        t.call_rt(rt, &[ctx, rows, cols, size])
-                            .ok_or_else(|| JitError::invalid("array_new"))?
-                    }
-                };
-                let out_data = t.b.ins().load(types::I64, mem(), out, array_offset::DATA);
-                let datas: Vec<Option<ClValue>> = ptrs
-                    .iter()
-                    .map(|p| p.map(|a| t.b.ins().load(types::I64, mem(), a, array_offset::DATA)))
-                    .collect();
-                let head = t.b.create_block();
-                let body = t.b.create_block();
-                let exit = t.b.create_block();
-                let i = t.b.append_block_param(head, types::I64);
-                let zero = t.b.ins().iconst(types::I64, 0);
-                t.b.ins().jump(head, &[BlockArg::Value(zero)]);
-                t.b.switch_to_block(head);
-                let more = t.b.ins().icmp(IntCC::SignedLessThan, i, len);
-                t.b.ins().brif(more, body, &[], exit, &[]);
-                t.b.switch_to_block(body);
-                let mut xs = Vec::new();
-                for ((d, s), et) in datas.iter().zip(&scalars).zip(&elem_tys) {
-                    xs.push(match (d, s) {
-                        (Some(d), _) => {
-                            let slot = elem_slot(et)?;
-                            let off = t.b.ins().imul_imm_s(i, i64::from(slot.size()));
-                            let at = t.b.ins().iadd(*d, off);
-                            t.b.ins().load(slot.cl_type(), mem(), at, 0)
-                        }
-                        (None, Some(s)) => *s,
-                        (None, None) => return Err(JitError::invalid("broadcast operand")),
-                    });
+        let out = self.guarded(bad, out_tys, slow, |t| {
+            let out = match into {
+                Some((dst, _)) => dst,
+                None => {
+                    // Every element is written below before anything reads the array.
+                    let rt = t.env.rt.array_new_uninit;
+                    let ctx = t.ctx();
+                    let size = t.b.ins().iconst(types::I64, i64::from(out_slot.size()));
+                    t.call_rt(rt, &[ctx, rows, cols, size])
+                        .ok_or_else(|| JitError::invalid("array_new"))?
                 }
-                let slow = Slow {
-                    p: Prim::Broadcast,
-                    args,
-                    ty,
-                    span,
-                    whole: true,
-                };
-                let v = t
-                    .scalar_values(p, &xs, &elem_tys, &elem, square, &slow)?
-                    .ok_or_else(|| JitError::invalid("broadcast element operation"))?;
-                let off = t.b.ins().imul_imm_s(i, i64::from(out_slot.size()));
-                let at = t.b.ins().iadd(out_data, off);
-                let v = match into {
-                    None => v,
-                    Some((_, fresh)) => {
-                        // What accum! of the materialised result would have stored.
-                        let old = if fresh {
-                            t.b.ins().f64const(0.0)
-                        } else {
-                            t.b.ins().load(types::F64, mem(), at, 0)
-                        };
-                        t.b.ins().fadd(old, v)
+            };
+            let out_data = t.b.ins().load(types::I64, mem(), out, array_offset::DATA);
+            let datas: Vec<Option<ClValue>> = ptrs
+                .iter()
+                .map(|p| p.map(|a| t.b.ins().load(types::I64, mem(), a, array_offset::DATA)))
+                .collect();
+            let head = t.b.create_block();
+            let body = t.b.create_block();
+            let exit = t.b.create_block();
+            let i = t.b.append_block_param(head, types::I64);
+            let zero = t.b.ins().iconst(types::I64, 0);
+            t.b.ins().jump(head, &[BlockArg::Value(zero)]);
+            t.b.switch_to_block(head);
+            let more = t.b.ins().icmp(IntCC::SignedLessThan, i, len);
+            t.b.ins().brif(more, body, &[], exit, &[]);
+            t.b.switch_to_block(body);
+            let mut xs = Vec::new();
+            for ((d, s), et) in datas.iter().zip(&scalars).zip(&elem_tys) {
+                xs.push(match (d, s) {
+                    (Some(d), _) => {
+                        let slot = elem_slot(et)?;
+                        let off = t.b.ins().imul_imm_s(i, i64::from(slot.size()));
+                        let at = t.b.ins().iadd(*d, off);
+                        t.b.ins().load(slot.cl_type(), mem(), at, 0)
                     }
-                };
-                t.b.ins().store(mem(), v, at, 0);
-                let next = t.b.ins().iadd_imm_s(i, 1);
-                t.b.ins().jump(head, &[BlockArg::Value(next)]);
-                t.b.switch_to_block(exit);
-                Ok(if into.is_some() { vec![] } else { vec![out] })
-            },
-        )?;
+                    (None, Some(s)) => *s,
+                    (None, None) => return Err(JitError::invalid("broadcast operand")),
+                });
+            }
+            let slow = Slow {
+                p: Prim::Broadcast,
+                args,
+                ty,
+                span,
+                whole: true,
+            };
+            let v = t
+                .scalar_values(p, &xs, &elem_tys, &elem, square, &slow)?
+                .ok_or_else(|| JitError::invalid("broadcast element operation"))?;
+            let off = t.b.ins().imul_imm_s(i, i64::from(out_slot.size()));
+            let at = t.b.ins().iadd(out_data, off);
+            let v = match into {
+                None => v,
+                Some((_, fresh)) => {
+                    // What accum! of the materialised result would have stored.
+                    let old = if fresh {
+                        t.b.ins().f64const(0.0)
+                    } else {
+                        t.b.ins().load(types::F64, mem(), at, 0)
+                    };
+                    t.b.ins().fadd(old, v)
+                }
+            };
+            t.b.ins().store(mem(), v, at, 0);
+            let next = t.b.ins().iadd_imm_s(i, 1);
+            t.b.ins().jump(head, &[BlockArg::Value(next)]);
+            t.b.switch_to_block(exit);
+            Ok(if into.is_some() { vec![] } else { vec![out] })
+        })?;
         Ok(Some(out))
     }
 

@@ -73,7 +73,10 @@ pub(crate) fn plan(func: &Function) -> HashMap<Value, Fused> {
                     let Some((tv, ts)) = defined_by(t, Prim::Transpose) else {
                         continue;
                     };
-                    if tv != first || ts.args.len() != 1 || !f64_matrix(&func.operand_ty(&ts.args[0])) {
+                    if tv != first
+                        || ts.args.len() != 1
+                        || !f64_matrix(&func.operand_ty(&ts.args[0]))
+                    {
                         continue;
                     }
                     out.insert(first, Fused::Absorbed);
@@ -211,7 +214,11 @@ pub(crate) fn fresh(func: &Function) -> Fresh {
     let mut readers: HashMap<Value, Vec<(usize, usize, Option<Value>)>> = HashMap::new();
     for (b, block) in func.blocks.iter().enumerate() {
         for (i, &s) in block.stmts.iter().enumerate() {
-            for a in func.stmt(s).map(|st| st.args.as_slice()).unwrap_or_default() {
+            for a in func
+                .stmt(s)
+                .map(|st| st.args.as_slice())
+                .unwrap_or_default()
+            {
                 if let Operand::Value(x) = a {
                     readers.entry(*x).or_default().push((b, i, Some(s)));
                 }
@@ -223,10 +230,13 @@ pub(crate) fn fresh(func: &Function) -> Fresh {
             }
         }
     }
-    let zeros = (0..func.values.len()).map(|i| Value(i as u32)).filter(|&v| {
-        func.stmt(v).is_some_and(|st| st.op == Op::Prim(Prim::ZeroTangent))
-            && (*func.ty(v) == Type::vector_f64() || *func.ty(v) == Type::matrix_f64())
-    });
+    let zeros = (0..func.values.len())
+        .map(|i| Value(i as u32))
+        .filter(|&v| {
+            func.stmt(v)
+                .is_some_and(|st| st.op == Op::Prim(Prim::ZeroTangent))
+                && (*func.ty(v) == Type::vector_f64() || *func.ty(v) == Type::matrix_f64())
+        });
     for v in zeros {
         let Some(rs) = readers.get(&v) else { continue };
         let first = rs.iter().find_map(|&(b, i, s)| {
@@ -320,10 +330,9 @@ impl Translator<'_, '_, '_> {
                 .map(|&x| vec![x])
                 .ok_or_else(|| JitError::invalid("a sin/cos pair out of order")),
             Fused::BroadcastAccum { o, dst } => {
-                let ostmt = self
-                    .func
-                    .stmt(o)
-                    .ok_or_else(|| JitError::invalid("a fused broadcast that is not a statement"))?;
+                let ostmt = self.func.stmt(o).ok_or_else(|| {
+                    JitError::invalid("a fused broadcast that is not a statement")
+                })?;
                 let bargs = ostmt.args.clone();
                 let bty = self.func.ty(o).clone();
                 let bspan = self.func.value(o).span;
@@ -336,7 +345,11 @@ impl Translator<'_, '_, '_> {
                 };
                 let d = self.pointer(&dst)?;
                 let fresh = self.fresh.accums.contains(&v);
-                let ostmt_args = self.func.stmt(o).map(|st| st.args.clone()).unwrap_or_default();
+                let ostmt_args = self
+                    .func
+                    .stmt(o)
+                    .map(|st| st.args.clone())
+                    .unwrap_or_default();
                 let oty = self.func.ty(o).clone();
                 let done = self.broadcast_loop(
                     &ostmt_args,
@@ -405,11 +418,7 @@ impl Translator<'_, '_, '_> {
                 )
             }
             Fused::OuterAccum { o, dst, u, row } => {
-                let (d, x, y) = (
-                    self.pointer(&dst)?,
-                    self.pointer(&u)?,
-                    self.pointer(&row)?,
-                );
+                let (d, x, y) = (self.pointer(&dst)?, self.pointer(&u)?, self.pointer(&row)?);
                 let rt = self.env.rt.accum_outer;
                 let fresh = self.fresh_flag();
                 let bad = self

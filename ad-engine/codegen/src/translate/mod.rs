@@ -139,11 +139,7 @@ impl RtFuncs {
             powi: decl("zy_rt_powi", &[types::F64, p], Some(types::F64))?,
             sincos,
             accum_into: decl("zy_rt_accum_into", &[p, p, types::I8], Some(types::I8))?,
-            accum_into_scalar: decl(
-                "zy_rt_accum_into_scalar",
-                &[p, types::F64, types::I8],
-                None,
-            )?,
+            accum_into_scalar: decl("zy_rt_accum_into_scalar", &[p, types::F64, types::I8], None)?,
             sum: decl("zy_rt_sum", &[p], Some(types::F64))?,
             extremum: decl("zy_rt_extremum", &[p, types::I8], Some(types::F64))?,
             dot: decl("zy_rt_dot", &[p, p], Some(types::F64))?,
@@ -715,7 +711,13 @@ impl<'e, 'a, 'b> Translator<'e, 'a, 'b> {
 
     /// Dispatch a primitive to its translation, or to the interpreter's semantics in the
     /// runtime when it has no inline translation for these operand types.
-    pub(crate) fn prim(&mut self, p: Prim, args: &[Operand], ty: &Type, span: Span) -> R<Vec<ClValue>> {
+    pub(crate) fn prim(
+        &mut self,
+        p: Prim,
+        args: &[Operand],
+        ty: &Type,
+        span: Span,
+    ) -> R<Vec<ClValue>> {
         let tys: Vec<Type> = args.iter().map(|a| self.func.operand_ty(a)).collect();
         if let Some(out) = self.scalar(p, args, &tys, ty, span)? {
             return Ok(out);

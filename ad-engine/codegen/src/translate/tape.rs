@@ -106,11 +106,13 @@ impl Translator<'_, '_, '_> {
             (Prim::StackNew, _) if self.env.rt.call_preserving.is_some() => {
                 // Through a stack slot, by a call that keeps every register: values live
                 // across it (the loop's operands) can then stay in registers.
-                let slot = self.b.create_sized_stack_slot(cranelift_codegen::ir::StackSlotData::new(
-                    cranelift_codegen::ir::StackSlotKind::ExplicitSlot,
-                    8,
-                    3,
-                ));
+                let slot =
+                    self.b
+                        .create_sized_stack_slot(cranelift_codegen::ir::StackSlotData::new(
+                            cranelift_codegen::ir::StackSlotKind::ExplicitSlot,
+                            8,
+                            3,
+                        ));
                 let at = self.b.ins().stack_addr(types::I64, slot, 0);
                 let rt = self.env.rt.stack_new_at;
                 let ctx = self.ctx();

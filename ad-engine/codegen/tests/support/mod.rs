@@ -188,7 +188,11 @@ pub fn check_with(
     let by_bound = compiled
         .bind(&bound_args, limits)
         .and_then(|mut call| call.run().map(drop).and_then(|()| call.result()));
-    assert_eq!(render(&by_bound), a, "bound run (left) and call (right) disagree");
+    assert_eq!(
+        render(&by_bound),
+        a,
+        "bound run (left) and call (right) disagree"
+    );
     a
 }
 

@@ -110,7 +110,7 @@ fn gemm(a: &Num, b: &Num, m: usize, k: usize, n: usize) -> Result<ArrayData, Str
             let (x, y) = (to_f(a), to_f(b));
             let mut c = vec![0.0; m * n];
             if is_blocked(m, k, n) {
-                gemm_f64(m, k, n, &x, &y, &mut c);
+                gemm_f64(m, k, n, &x, &y, &mut c, interrupt::check)?;
                 return Ok(ArrayData::F64(c));
             }
             for j in 0..n {
@@ -131,31 +131,49 @@ pub fn is_blocked(m: usize, k: usize, n: usize) -> bool {
     m > 1 && k > 1 && n > 1
 }
 
+/// Columns of the result computed between two calls of the interrupt check.
+const PANEL: usize = 256;
+
 /// `c = a * b` for column-major Float64 matrices (`m × k` times `k × n`) by `matrixmultiply`'s
 /// blocked, vectorised kernel (as Julia hands matrix products to BLAS, whose summation order is
-/// its own). The JIT calls this same function, so both engines agree to the last bit.
-pub fn gemm_f64(m: usize, k: usize, n: usize, a: &[f64], b: &[f64], c: &mut [f64]) {
+/// its own), in panels of [`PANEL`] columns with `check` (the interrupt check) before each. The
+/// JIT calls this same function, so both engines agree to the last bit.
+pub fn gemm_f64(
+    m: usize,
+    k: usize,
+    n: usize,
+    a: &[f64],
+    b: &[f64],
+    c: &mut [f64],
+    mut check: impl FnMut() -> Result<(), String>,
+) -> Result<(), String> {
     let stride = |x: usize| isize::try_from(x).unwrap_or(isize::MAX);
-    // SAFETY: `a` holds m·k, `b` k·n and `c` m·n elements, column-major with the strides given
-    // (row stride 1, column stride the column length); `c` does not overlap `a` or `b`.
-    unsafe {
-        matrixmultiply::dgemm(
-            m,
-            k,
-            n,
-            1.0,
-            a.as_ptr(),
-            1,
-            stride(m),
-            b.as_ptr(),
-            1,
-            stride(k),
-            0.0,
-            c.as_mut_ptr(),
-            1,
-            stride(m),
-        );
+    for j0 in (0..n).step_by(PANEL) {
+        check()?;
+        let cols = PANEL.min(n - j0);
+        // SAFETY: `a` holds m·k, `b` k·n and `c` m·n elements, column-major with the strides
+        // given (row stride 1, column stride the column length); the panel's columns j0.. of
+        // `b` and `c` are in bounds; `c` does not overlap `a` or `b`.
+        unsafe {
+            matrixmultiply::dgemm(
+                m,
+                k,
+                cols,
+                1.0,
+                a.as_ptr(),
+                1,
+                stride(m),
+                b.as_ptr().add(j0 * k),
+                1,
+                stride(k),
+                0.0,
+                c.as_mut_ptr().add(j0 * m),
+                1,
+                stride(m),
+            );
+        }
     }
+    Ok(())
 }
 
 fn to_f(n: &Num) -> std::borrow::Cow<'_, [f64]> {
