@@ -60,7 +60,7 @@ impl Runner {
         match self {
             Runner::Jit(f) => f
                 .bind(args, &limits())
-                .map(Bound::Jit)
+                .map(|call| Bound::Jit(Box::new(call)))
                 .map_err(|e| e.message),
             Runner::Interp { .. } => Ok(Bound::Interp(self, args)),
         }
@@ -87,7 +87,7 @@ fn limits() -> Limits {
 /// A function bound to its arguments, run again and again by the timing loop.
 pub enum Bound<'a> {
     /// Compiled code: each run is the machine code alone.
-    Jit(BoundCall<'a>),
+    Jit(Box<BoundCall<'a>>),
     /// The interpreter, which has no native form: each run is a call on values.
     Interp(&'a Runner, &'a [Value]),
 }

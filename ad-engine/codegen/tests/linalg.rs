@@ -372,7 +372,7 @@ fn a_zero_tangent_written_first_by_accumulation_is_not_zeroed_first() {
     let z2 = zero(&mut fb, e, 12);
     accum(&mut fb, e, z2, v(s), 13);
     let z3 = zero(&mut fb, e, 14);
-    let (head, hp) = fb.block(&[int.clone()]);
+    let (head, hp) = fb.block(std::slice::from_ref(&int));
     let (body, _) = fb.block(&[]);
     let (exit, _) = fb.block(&[]);
     fb.jump(e, head, vec![i(0)]);
