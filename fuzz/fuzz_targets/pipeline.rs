@@ -262,8 +262,11 @@ fn call(program: &Program, callable: &Callable, tuple: &ArgTuple, deadline: Inst
                 "{call}: the gradient driver's value differs"
             );
             // An in-source `rrule` may disagree with the code on purpose (or by mistake:
-            // `zy-analyze check` reports that), so only derived gradients are checked.
-            let derived = !program.functions.contains_key("rrule");
+            // `zy-analyze check` reports that), and code that branches on a `Float64` is
+            // differentiated piece by piece (60 bisection steps towards `sqrt(x)` have
+            // derivative `1/sqrt(x)`, not `1/(2 sqrt(x))`): neither is checked.
+            let derived =
+                !program.functions.contains_key("rrule") && !branches_on_floats(&expanded);
             if let (true, Value::F64(y), Value::Tuple(gradient)) = (derived, value, &parts[1]) {
                 let plain_call = |args: Vec<Value>| match zy_interp::run(
                     &expanded,
@@ -288,6 +291,30 @@ fn call(program: &Program, callable: &Callable, tuple: &ArgTuple, deadline: Inst
             zy_interp::show(other)
         ),
     }
+}
+
+/// Does a conditional branch of `program` test a condition computed from a `Float64` (at most
+/// three statements back)?
+fn branches_on_floats(program: &TypedProgram) -> bool {
+    fn from_floats(f: &zy_ir::Function, cond: &zy_ir::Operand, depth: u32) -> bool {
+        let zy_ir::Operand::Value(v) = cond else {
+            return false;
+        };
+        let Some(stmt) = f.stmt(*v) else {
+            return false;
+        };
+        stmt.args.iter().any(|arg| match f.operand_ty(arg) {
+            Type::Float64 => true,
+            Type::Bool => depth > 0 && from_floats(f, arg, depth - 1),
+            _ => false,
+        })
+    }
+    program.functions.values().any(|f| {
+        f.blocks.iter().any(|b| match &b.term {
+            zy_ir::Terminator::Branch { cond, .. } => from_floats(f, cond, 3),
+            _ => false,
+        })
+    })
 }
 
 /// Step of the finite differences, relative to the component's size.
