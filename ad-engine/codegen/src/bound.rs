@@ -1,5 +1,5 @@
 //! A compiled function bound to its arguments, for running it many times without crossing the
-//! value boundary: the arguments are converted once, every run reuses the same context and the
+//! value boundary (`CompiledFn::call` is one bind, one run and one conversion): the arguments are converted once, every run reuses the same context and the
 //! arena's memory, and results stay in native form until they are asked for as values.
 
 use zy_interp::{Limits, RuntimeError, Value};
@@ -74,9 +74,7 @@ impl BoundCall<'_> {
         self.f
             .run(&mut self.ctx, &self.words, &mut self.out)
             .map_err(|message| RuntimeError { span, message })?;
-        self.to
-            .write_back()
-            .map_err(|message| RuntimeError { span, message })?;
+        let written = self.to.write_back();
         if self.ctx.error != 0 {
             let (span, message) = self
                 .ctx
@@ -86,6 +84,7 @@ impl BoundCall<'_> {
                 .unwrap_or((span, "internal error: JIT error without a message".into()));
             return Err(RuntimeError { span, message });
         }
+        written.map_err(|message| RuntimeError { span, message })?;
         self.ran = true;
         Ok(&self.out)
     }

@@ -16,7 +16,7 @@ use cranelift_module::{FuncId, Module};
 use zy_interp::{Limits, RuntimeError, Value};
 use zy_ir::{Function, Instance, Op, Type, TypedProgram};
 
-use crate::convert::{FromNative, Tables, ToNative};
+use crate::convert::Tables;
 use crate::error::JitError;
 use crate::layout::{Layout, StaticPullback};
 use crate::runtime::{self, Ctx, Site};
@@ -735,51 +735,9 @@ impl CompiledFn {
     /// same result, or the same error at the same span. Mutations of argument objects are
     /// visible in `args` afterwards.
     pub fn call(&self, args: &[Value], limits: &Limits) -> Result<Value, RuntimeError> {
-        let fail = |message: String| RuntimeError {
-            span: self.span,
-            message,
-        };
-        if args.len() != self.args.len() {
-            return Err(fail(format!(
-                "internal error: compiled code takes {} arguments, got {}",
-                self.args.len(),
-                args.len()
-            )));
-        }
-        let mut ctx = Ctx::new(
-            limits.max_depth,
-            limits.deadline,
-            limits.cancel.clone(),
-            self.n_globals,
-        );
-        let mut to = ToNative::for_arguments(self.tables.clone());
-        let mut words = Vec::with_capacity(self.n_arg_slots);
-        for (a, t) in args.iter().zip(&self.args) {
-            to.value(&mut ctx.state.arena, a, t, &mut words)
-                .map_err(fail)?;
-        }
-        // Small results come back in a buffer on the stack.
-        let mut small = [0u64; 16];
-        let mut large = Vec::new();
-        let out: &mut [u64] = if self.n_ret_slots <= small.len() {
-            &mut small
-        } else {
-            large.resize(self.n_ret_slots, 0);
-            &mut large
-        };
-        self.run(&mut ctx, &words, out).map_err(fail)?;
-        let written = to.write_back();
-        if ctx.error != 0 {
-            let (span, message) = ctx.state.failure.take().unwrap_or((
-                self.span,
-                "internal error: JIT error without a message".into(),
-            ));
-            return Err(RuntimeError { span, message });
-        }
-        written.map_err(fail)?;
-        FromNative::new(&to)
-            .value(out, &mut 0, &self.ret)
-            .map_err(fail)
+        let mut bound = self.bind(args, limits)?;
+        bound.run()?;
+        bound.result()
     }
 
     /// The one entry into machine code.

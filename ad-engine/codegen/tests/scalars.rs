@@ -7,8 +7,8 @@ mod support;
 use std::time::{Duration, Instant};
 
 use support::*;
-use zy_interp::{Limits, Value};
-use zy_ir::{Block, Prim, Type};
+use zy_interp::{Limits, RuntimeError, Value};
+use zy_ir::{Block, Instance, Prim, Type, TypedProgram};
 
 #[test]
 fn int_arithmetic_wraps_and_divides_like_julia() {
@@ -198,6 +198,22 @@ fn recursion_works_and_deep_recursion_is_a_stack_overflow() {
     assert!(out.ends_with(": StackOverflowError"), "{out}");
 }
 
+/// Run `inst` on `arg` with a deadline 50 ms away: it must end with the interrupt well within
+/// 2 s. Returns the error (for its span).
+fn stops_at_deadline(prog: &TypedProgram, inst: &Instance, arg: Value) -> RuntimeError {
+    let mut jit = zy_codegen::JitSession::new().unwrap();
+    let compiled = jit.compile(prog, inst).unwrap();
+    let start = Instant::now();
+    let limits = Limits {
+        deadline: Some(start + Duration::from_millis(50)),
+        ..Limits::default()
+    };
+    let err = compiled.call(&[arg], &limits).unwrap_err();
+    assert_eq!(err.message, "InterruptException: time limit exceeded");
+    assert!(start.elapsed() < Duration::from_secs(2));
+    err
+}
+
 #[test]
 fn a_runaway_loop_stops_at_the_deadline() {
     // spin(x) = while true; x += 1.0; end
@@ -209,17 +225,8 @@ fn a_runaway_loop_stops_at_the_deadline() {
     fb.jump(head, head, vec![v(y)]);
     let inst = fb.inst();
     let prog = program(vec![fb]);
-    let mut jit = zy_codegen::JitSession::new().unwrap();
-    let compiled = jit.compile(&prog, &inst).unwrap();
-    let start = Instant::now();
-    let limits = Limits {
-        deadline: Some(start + Duration::from_millis(50)),
-        ..Limits::default()
-    };
-    let err = compiled.call(&[Value::F64(0.0)], &limits).unwrap_err();
-    assert_eq!(err.message, "InterruptException: time limit exceeded");
+    let err = stops_at_deadline(&prog, &inst, Value::F64(0.0));
     assert_eq!((err.span.start, err.span.end), (3, 4));
-    assert!(start.elapsed() < Duration::from_secs(2));
 }
 
 /// `name(x) = (i = 0; while i < 4096; x = step(x); i += 1; end; x)` where `step` is
@@ -254,16 +261,7 @@ fn nested_calls_of_short_loops_share_one_fuel_and_stop_at_the_deadline() {
     let f1 = loop_of("f1", Some(f2.inst()));
     let inst = f1.inst();
     let prog = program(vec![f3, f2, f1]);
-    let mut jit = zy_codegen::JitSession::new().unwrap();
-    let compiled = jit.compile(&prog, &inst).unwrap();
-    let start = Instant::now();
-    let limits = Limits {
-        deadline: Some(start + Duration::from_millis(50)),
-        ..Limits::default()
-    };
-    let err = compiled.call(&[Value::F64(0.0)], &limits).unwrap_err();
-    assert_eq!(err.message, "InterruptException: time limit exceeded");
-    assert!(start.elapsed() < Duration::from_secs(2));
+    stops_at_deadline(&prog, &inst, Value::F64(0.0));
 }
 
 #[test]
@@ -355,17 +353,11 @@ fn runaway_recursion_stops_at_the_deadline() {
     let fb = fib_fn();
     let inst = fb.inst();
     let prog = program(vec![fb]);
-    let mut jit = zy_codegen::JitSession::new().unwrap();
-    let compiled = jit.compile(&prog, &inst).unwrap();
-    let start = Instant::now();
-    let limits = Limits {
-        deadline: Some(start + Duration::from_millis(50)),
-        ..Limits::default()
-    };
-    let err = compiled.call(&[Value::Int(60)], &limits).unwrap_err();
-    assert_eq!(err.message, "InterruptException: time limit exceeded");
-    assert!(start.elapsed() < Duration::from_secs(2));
+    stops_at_deadline(&prog, &inst, Value::Int(60));
     // The cancel flag stops it too.
+    let compiled = zy_codegen::JitSession::new()
+        .and_then(|mut jit| jit.compile(&prog, &inst))
+        .unwrap();
     let flag = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(true));
     let limits = Limits {
         cancel: Some(flag),

@@ -367,13 +367,7 @@ pub unsafe extern "C" fn zy_rt_array_new(
     cols: i64,
     elem_size: i64,
 ) -> *mut ArrayObj {
-    let ctx = unsafe { &mut *ctx };
-    let out = ctx
-        .state
-        .arena
-        .new_array(rows.max(0), cols.max(0), elem_size.max(1) as usize);
-    ctx.check_memory();
-    out
+    unsafe { array_new(ctx, rows, cols, elem_size, true) }
 }
 
 /// A new `rows × cols` array of `elem_size`-byte elements whose contents are left as they are:
@@ -387,11 +381,28 @@ pub unsafe extern "C" fn zy_rt_array_new_uninit(
     cols: i64,
     elem_size: i64,
 ) -> *mut ArrayObj {
+    unsafe { array_new(ctx, rows, cols, elem_size, false) }
+}
+
+/// A new array in the call's arena, `zeroed` or not, then the memory limit checked.
+///
+/// # Safety
+/// `ctx` must be the live context.
+unsafe fn array_new(
+    ctx: *mut Ctx,
+    rows: i64,
+    cols: i64,
+    elem_size: i64,
+    zeroed: bool,
+) -> *mut ArrayObj {
     let ctx = unsafe { &mut *ctx };
-    let out = ctx
-        .state
-        .arena
-        .new_array_uninit(rows.max(0), cols.max(0), elem_size.max(1) as usize);
+    let arena = &mut ctx.state.arena;
+    let (rows, cols, size) = (rows.max(0), cols.max(0), elem_size.max(1) as usize);
+    let out = if zeroed {
+        arena.new_array(rows, cols, size)
+    } else {
+        arena.new_array_uninit(rows, cols, size)
+    };
     ctx.check_memory();
     out
 }

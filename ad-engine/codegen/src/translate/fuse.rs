@@ -338,23 +338,18 @@ impl Translator<'_, '_, '_> {
                 let bspan = self.func.value(o).span;
                 let btys: Vec<Type> = bargs.iter().map(|a| self.func.operand_ty(a)).collect();
                 // Unfused: make the broadcast's array, then accumulate it.
+                let (uargs, uty) = (bargs.clone(), bty.clone());
                 let unfused = move |t: &mut Self| -> R<Vec<ClValue>> {
-                    let made = t.prim(Prim::Broadcast, &bargs, &bty, bspan)?;
+                    let made = t.prim(Prim::Broadcast, &uargs, &uty, bspan)?;
                     t.set_slots(o, made);
                     t.prim(p, args, ty, span).map(|_| Vec::new())
                 };
                 let d = self.pointer(&dst)?;
                 let fresh = self.fresh.accums.contains(&v);
-                let ostmt_args = self
-                    .func
-                    .stmt(o)
-                    .map(|st| st.args.clone())
-                    .unwrap_or_default();
-                let oty = self.func.ty(o).clone();
                 let done = self.broadcast_loop(
-                    &ostmt_args,
+                    &bargs,
                     &btys,
-                    &oty,
+                    &bty,
                     bspan,
                     Some((d, fresh)),
                     unfused.clone(),
