@@ -17,12 +17,21 @@ fn root() -> PathBuf {
 /// (`cargo test -p zy-tests` alone does not build other packages' binaries).
 fn binary() -> PathBuf {
     let exe = std::env::current_exe().expect("test executable path");
-    let dir = exe.parent().and_then(Path::parent).expect("target profile directory");
+    let dir = exe
+        .parent()
+        .and_then(Path::parent)
+        .expect("target profile directory");
     let bin = dir.join(format!("zy-analyze{}", std::env::consts::EXE_SUFFIX));
     if !bin.exists() {
         let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
-        let status = Command::new(cargo).args(["build", "-q", "-p", "zy-analyze"]).current_dir(root()).status();
-        assert!(status.is_ok_and(|s| s.success()), "cargo build -p zy-analyze failed");
+        let status = Command::new(cargo)
+            .args(["build", "-q", "-p", "zy-analyze"])
+            .current_dir(root())
+            .status();
+        assert!(
+            status.is_ok_and(|s| s.success()),
+            "cargo build -p zy-analyze failed"
+        );
     }
     bin
 }
@@ -37,7 +46,11 @@ fn run(dir: &Path, args: &[&str]) -> (i32, String, String) {
         .output()
         .expect("run zy-analyze");
     let text = |b: &[u8]| String::from_utf8_lossy(b).into_owned();
-    (out.status.code().unwrap_or(-1), text(&out.stdout), text(&out.stderr))
+    (
+        out.status.code().unwrap_or(-1),
+        text(&out.stdout),
+        text(&out.stderr),
+    )
 }
 
 /// A fresh directory under the target directory holding `files`.
@@ -92,8 +105,14 @@ fn lint_fixtures_find_exactly_their_lint() {
     .assert_eq(&positions(&report));
     for d in report["diagnostics"].as_array().expect("diagnostics") {
         let file = d["file"].as_str().unwrap_or("");
-        let stem = Path::new(file).file_stem().map(|s| s.to_string_lossy().replace('_', "-"));
-        assert_eq!(stem.as_deref(), d["code"].as_str(), "{file} triggers another lint: {d}");
+        let stem = Path::new(file)
+            .file_stem()
+            .map(|s| s.to_string_lossy().replace('_', "-"));
+        assert_eq!(
+            stem.as_deref(),
+            d["code"].as_str(),
+            "{file} triggers another lint: {d}"
+        );
         assert_eq!(d["expected"], true);
     }
 }
@@ -110,7 +129,10 @@ fn the_other_fixtures_trigger_no_lint() {
         .iter()
         .filter(|d| d["expected"] == false && lints.contains(&d["code"].as_str().unwrap_or("")))
         .collect();
-    assert!(unexpected.is_empty(), "lint findings outside fixtures/lints: {unexpected:#?}");
+    assert!(
+        unexpected.is_empty(),
+        "lint findings outside fixtures/lints: {unexpected:#?}"
+    );
 }
 
 const CLEAN: &str = "# zy: at sq(3.0)\nsq(x) = x^2\n";
@@ -118,8 +140,18 @@ const UNUSED: &str = "# zy: at scale(2.0, 1.0)\nscale(x, y) = 2.0 * x\n";
 
 #[test]
 fn exit_statuses() {
-    let dir = dir_with("exit", &[("clean.jl", CLEAN), ("unused.jl", UNUSED), ("bad.jl", "f(x; y = 1) = x\n")]);
-    assert_eq!(run(&dir, &["check", "clean.jl"]), (0, String::new(), String::new()));
+    let dir = dir_with(
+        "exit",
+        &[
+            ("clean.jl", CLEAN),
+            ("unused.jl", UNUSED),
+            ("bad.jl", "f(x; y = 1) = x\n"),
+        ],
+    );
+    assert_eq!(
+        run(&dir, &["check", "clean.jl"]),
+        (0, String::new(), String::new())
+    );
     let (status, out, _) = run(&dir, &["check", "unused.jl", "--format", "short"]);
     assert_eq!(
         (status, out.as_str()),
@@ -132,7 +164,10 @@ fn exit_statuses() {
     assert_eq!(run(&dir, &["check", "unused.jl", "--deny-warnings"]).0, 1);
     assert_eq!(run(&dir, &["check", "bad.jl"]).0, 1);
     let (status, _, err) = run(&dir, &["check", "missing.jl"]);
-    assert_eq!((status, err.as_str()), (2, "missing.jl:1:1: error: cannot read file: no such file\n"));
+    assert_eq!(
+        (status, err.as_str()),
+        (2, "missing.jl:1:1: error: cannot read file: no such file\n")
+    );
     assert_eq!(run(&dir, &["check", "--format", "xml"]).0, 2);
 }
 
@@ -162,7 +197,10 @@ fn configuration_and_suppression() {
     let (status, out, err) = run(&dir, &["check"]);
     assert_eq!((status, out.as_str()), (2, ""));
     assert!(
-        err.starts_with(&format!("{}:2:17: error: unknown variant `loud`", dir.join("zy.toml").display())),
+        err.starts_with(&format!(
+            "{}:2:17: error: unknown variant `loud`",
+            dir.join("zy.toml").display()
+        )),
         "{err}"
     );
 }
@@ -174,14 +212,34 @@ fn json_schema_version_1() {
     assert_eq!(status, 0);
     let report = json(&out);
     assert_eq!(report["version"], 1);
-    assert_eq!(report["summary"], json(r#"{"files": 2, "errors": 0, "warnings": 1, "expected": 0}"#));
+    assert_eq!(
+        report["summary"],
+        json(r#"{"files": 2, "errors": 0, "warnings": 1, "expected": 0}"#)
+    );
     let d = &report["diagnostics"][0];
-    let mut keys: Vec<&str> = d.as_object().expect("object").keys().map(String::as_str).collect();
+    let mut keys: Vec<&str> = d
+        .as_object()
+        .expect("object")
+        .keys()
+        .map(String::as_str)
+        .collect();
     keys.sort_unstable();
-    assert_eq!(keys, ["code", "col", "end", "expected", "file", "line", "message", "severity", "start"]);
-    assert_eq!((d["file"].as_str(), d["line"].as_u64(), d["col"].as_u64()), (Some("unused.jl"), Some(2), Some(10)));
-    assert_eq!((d["start"].as_u64(), d["end"].as_u64()), (Some(34), Some(35)));
-    assert_eq!((d["severity"].as_str(), d["code"].as_str()), (Some("warning"), Some("zero-gradient")));
+    assert_eq!(
+        keys,
+        ["code", "col", "end", "expected", "file", "line", "message", "severity", "start"]
+    );
+    assert_eq!(
+        (d["file"].as_str(), d["line"].as_u64(), d["col"].as_u64()),
+        (Some("unused.jl"), Some(2), Some(10))
+    );
+    assert_eq!(
+        (d["start"].as_u64(), d["end"].as_u64()),
+        (Some(34), Some(35))
+    );
+    assert_eq!(
+        (d["severity"].as_str(), d["code"].as_str()),
+        (Some("warning"), Some("zero-gradient"))
+    );
 }
 
 #[test]
@@ -199,7 +257,10 @@ fn text_is_rustc_style_with_colours_on_request() {
     "#]]
     .assert_eq(&plain);
     let (_, coloured, _) = run(&dir, &["check", "unused.jl", "--color", "always"]);
-    assert!(coloured.contains("\u{1b}["), "no ANSI escapes: {coloured:?}");
+    assert!(
+        coloured.contains("\u{1b}["),
+        "no ANSI escapes: {coloured:?}"
+    );
     let (_, never, _) = run(&dir, &["check", "unused.jl", "--color", "never"]);
     assert_eq!(never, plain);
 }
@@ -210,7 +271,11 @@ fn multitool() -> Option<PathBuf> {
     if let Some(p) = std::env::var_os("SARIF_MULTITOOL") {
         return Some(PathBuf::from(p));
     }
-    if Command::new("sarif-multitool").arg("--version").output().is_ok_and(|o| o.status.success()) {
+    if Command::new("sarif-multitool")
+        .arg("--version")
+        .output()
+        .is_ok_and(|o| o.status.success())
+    {
         return Some(PathBuf::from("sarif-multitool"));
     }
     let prefix = binary().parent()?.join("sarif-multitool");
@@ -236,11 +301,19 @@ fn sarif_validates_with_the_multitool() {
     let log = json(&out);
     assert_eq!(log["version"], "2.1.0");
     let results = log["runs"][0]["results"].as_array().expect("results");
-    let cut = results.iter().find(|r| r["ruleId"] == "gradient-cut").expect("a gradient-cut result");
+    let cut = results
+        .iter()
+        .find(|r| r["ruleId"] == "gradient-cut")
+        .expect("a gradient-cut result");
     assert_eq!(cut["suppressions"][0]["kind"], "external");
-    assert_eq!(cut["locations"][0]["physicalLocation"]["artifactLocation"]["uri"], "fixtures/lints/gradient_cut.jl");
+    assert_eq!(
+        cut["locations"][0]["physicalLocation"]["artifactLocation"]["uri"],
+        "fixtures/lints/gradient_cut.jl"
+    );
     let Some(tool) = multitool() else {
-        println!("note: npm is unavailable, so the SARIF log was not validated by the SARIF Multitool");
+        println!(
+            "note: npm is unavailable, so the SARIF log was not validated by the SARIF Multitool"
+        );
         return;
     };
     let dir = dir_with("sarif", &[("fixtures.sarif", out.as_str())]);
@@ -253,8 +326,12 @@ fn sarif_validates_with_the_multitool() {
         .arg(&output)
         .output()
         .expect("run the multitool");
-    let text = String::from_utf8_lossy(&v.stdout).into_owned() + &String::from_utf8_lossy(&v.stderr);
-    assert!(v.status.success(), "sarif-multitool validate failed:\n{text}");
+    let text =
+        String::from_utf8_lossy(&v.stdout).into_owned() + &String::from_utf8_lossy(&v.stderr);
+    assert!(
+        v.status.success(),
+        "sarif-multitool validate failed:\n{text}"
+    );
     let report = json(&std::fs::read_to_string(&output).expect("validation output"));
     // Errors break the specification; warnings are best practices, of which one cannot be
     // followed yet: SARIF2005 asks for `informationUri`, a public home page zy does not have.
@@ -270,5 +347,8 @@ fn sarif_validates_with_the_multitool() {
                 .collect()
         })
         .unwrap_or_default();
-    assert!(problems.is_empty(), "the SARIF log has problems: {problems:#?}");
+    assert!(
+        problems.is_empty(),
+        "the SARIF log has problems: {problems:#?}"
+    );
 }

@@ -69,7 +69,10 @@ impl Fail {
 
 /// `MethodError: no method matching f(::Float64, ::Int64)`, as Julia words it.
 pub(crate) fn no_method(name: &str, args: &[zy_ir::Type]) -> Fail {
-    Fail::method(format!("MethodError: no method matching {}", signature(name, args)))
+    Fail::method(format!(
+        "MethodError: no method matching {}",
+        signature(name, args)
+    ))
 }
 
 /// `f(::Float64, ::Int64)`.

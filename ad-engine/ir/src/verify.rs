@@ -22,9 +22,13 @@ pub fn verify(func: &Function) -> Vec<String> {
             }
         }
         for (i, &p) in data.params.iter().enumerate() {
-            if let Some(ValueKind::Param { block, index }) = func.values.get(p.index()).map(|d| &d.kind) {
+            if let Some(ValueKind::Param { block, index }) =
+                func.values.get(p.index()).map(|d| &d.kind)
+            {
                 if *block != b || *index as usize != i {
-                    errors.push(format!("{p} is listed as parameter {i} of {b} but defined otherwise"));
+                    errors.push(format!(
+                        "{p} is listed as parameter {i} of {b} but defined otherwise"
+                    ));
                 }
             }
         }

@@ -3,10 +3,10 @@
 use salsa::plumbing::FromId;
 use salsa::{Database, DatabaseKeyIndex};
 
-use crate::jit::CompileKey;
 use crate::db::RootDatabase;
 use crate::input::SourceFile;
 use crate::item::ItemId;
+use crate::jit::CompileKey;
 use crate::specialise::InstanceId;
 
 /// `query(key)`, with the key named in source terms: an item by name, an instance by its

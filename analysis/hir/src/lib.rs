@@ -27,25 +27,25 @@
 
 pub mod ad;
 pub mod call;
-pub mod jit;
 pub mod db;
 mod describe;
 pub mod diag;
 mod encode;
 pub mod input;
 pub mod item;
+pub mod jit;
 pub mod lower;
 pub mod program;
 pub mod span;
 pub mod specialise;
 
 pub use ad::{adjoint, AdjointFunctions};
-pub use jit::{compiled, CompileKey, Target};
 pub use call::{type_call, typed_program, CallErrors, TypedCall, CALL_NAME, CALL_SPAN_FILE};
 pub use db::RootDatabase;
 pub use diag::{diagnostics, load_errors, locate, workspace_items, Diag};
 pub use input::{SourceFile, Workspace};
 pub use item::{item_ast, item_boundaries, item_range, item_tree, parse, ItemId, ItemKind};
+pub use jit::{compiled, CompileKey, Target};
 pub use lower::ssa;
 pub use program::{program_index, ProgramIndex};
 pub use span::{line_col, FileRange, LineCol};

@@ -15,7 +15,11 @@ const FUNCTIONS_PER_FILE: usize = 10;
 /// One function of about ten lines; every third calls a function of the previous file.
 fn function(file: usize, k: usize, constant: u32) -> String {
     let name = format!("f{file}_{k}");
-    let call = if k % 3 == 0 && file > 0 { format!("f{}_{}(y, n)", file - 1, k) } else { "y".into() };
+    let call = if k % 3 == 0 && file > 0 {
+        format!("f{}_{}(y, n)", file - 1, k)
+    } else {
+        "y".into()
+    };
     format!(
         "# zy: at {name}(1.5, 4)
 function {name}(x, n)
@@ -46,12 +50,18 @@ fn percentile(sorted: &[Duration], p: f64) -> Duration {
 
 fn main() {
     let mut host = AnalysisHost::new();
-    let paths: Vec<PathBuf> = (0..FILES).map(|i| PathBuf::from(format!("/bench/file{i}.jl"))).collect();
+    let paths: Vec<PathBuf> = (0..FILES)
+        .map(|i| PathBuf::from(format!("/bench/file{i}.jl")))
+        .collect();
     let texts: Vec<String> = (0..FILES).map(|i| file_text(i, 2)).collect();
     let lines: usize = texts.iter().map(|t| t.lines().count()).sum();
 
     let start = Instant::now();
-    let ids: Vec<_> = paths.iter().zip(&texts).map(|(p, t)| host.set_file_text(p, t.clone())).collect();
+    let ids: Vec<_> = paths
+        .iter()
+        .zip(&texts)
+        .map(|(p, t)| host.set_file_text(p, t.clone()))
+        .collect();
     let analysis = host.analysis();
     let mut findings = 0;
     for &id in &ids {
@@ -76,14 +86,19 @@ fn main() {
         host.set_file_text(&paths[target], text.clone());
         let t0 = Instant::now();
         let analysis = host.analysis();
-        let offset = text.find("function f25_5").map_or(0, |i| i + "function ".len()) as u32;
+        let offset = text
+            .find("function f25_5")
+            .map_or(0, |i| i + "function ".len()) as u32;
         let hover = analysis.hover(ids[target], offset);
         times.push(t0.elapsed());
         assert!(matches!(hover, Ok(Some(_))), "hover answered");
         drop(analysis);
         let log = host.raw_database().take_query_log();
-        let typed: std::collections::BTreeSet<String> =
-            log.iter().filter(|q| q.starts_with("typed(")).cloned().collect();
+        let typed: std::collections::BTreeSet<String> = log
+            .iter()
+            .filter(|q| q.starts_with("typed("))
+            .cloned()
+            .collect();
         reanalysed.push(typed.len());
     }
     times.sort();

@@ -20,9 +20,7 @@ use std::time::{Duration, Instant};
 
 use zy_hir::{CompileKey, RootDatabase, Target};
 use zy_interp::{Limits, RuntimeError, Value};
-use zy_ir::{
-    Block, Function, Instance, Name, Op, Operand, Stmt, Terminator, Type, TypedProgram,
-};
+use zy_ir::{Block, Function, Instance, Name, Op, Operand, Stmt, Terminator, Type, TypedProgram};
 
 /// How long the interpreter runs one call among the arguments before it is compiled.
 const INTERPRETER_BUDGET: Duration = Duration::from_millis(1);

@@ -15,8 +15,18 @@ pub(crate) fn graph(name: &str, forward: &Function, pullback: &Function) -> Stri
     out.push_str("  rankdir=TB;\n  compound=true;\n");
     out.push_str("  node [shape=box, fontname=\"Courier\", fontsize=10];\n");
     out.push_str("  edge [fontname=\"Courier\", fontsize=9];\n");
-    cluster(&mut out, "f", &format!("{} (forward: the primal, keeping its tape)", forward.name), forward);
-    cluster(&mut out, "b", &format!("{} (pullback: the reversed control flow)", pullback.name), pullback);
+    cluster(
+        &mut out,
+        "f",
+        &format!("{} (forward: the primal, keeping its tape)", forward.name),
+        forward,
+    );
+    cluster(
+        &mut out,
+        "b",
+        &format!("{} (pullback: the reversed control flow)", pullback.name),
+        pullback,
+    );
     // The tape: a value named `α#k` (residuals), `br#k` (a recorded branch) or `iter#k` (an
     // iteration count) is kept by the forward block defining it and read back by the pullback
     // block defining its namesake.
@@ -24,7 +34,11 @@ pub(crate) fn graph(name: &str, forward: &Function, pullback: &Function) -> Stri
     let read = tape_values(pullback);
     for (label, (fb, _)) in &kept {
         if let Some((bb, _)) = read.get(label) {
-            let how = if pushed(forward, kept[label].1) { "stack" } else { "slot" };
+            let how = if pushed(forward, kept[label].1) {
+                "stack"
+            } else {
+                "slot"
+            };
             let _ = writeln!(
                 out,
                 "  f{} -> b{} [style=dashed, color=gray40, constraint=false, label={}];",
@@ -45,7 +59,12 @@ fn cluster(out: &mut String, prefix: &str, title: &str, f: &Function) {
     let texts = block_texts(f);
     for b in f.block_ids() {
         let body = texts.get(&b).cloned().unwrap_or_default();
-        let label = format!("{b}:\\l{}", body.iter().map(|l| format!("{}\\l", escape(l.trim()))).collect::<String>());
+        let label = format!(
+            "{b}:\\l{}",
+            body.iter()
+                .map(|l| format!("{}\\l", escape(l.trim())))
+                .collect::<String>()
+        );
         let _ = writeln!(out, "    {prefix}{} [label=\"{label}\"];", b.0);
     }
     for b in f.block_ids() {
@@ -53,10 +72,26 @@ fn cluster(out: &mut String, prefix: &str, title: &str, f: &Function) {
             Terminator::Jump(c) => {
                 let _ = writeln!(out, "    {prefix}{} -> {prefix}{};", b.0, c.block.0);
             }
-            Terminator::Branch { cond, then_to, else_to } => {
+            Terminator::Branch {
+                cond,
+                then_to,
+                else_to,
+            } => {
                 let (yes, no) = branch_labels(f, cond);
-                let _ = writeln!(out, "    {prefix}{} -> {prefix}{} [label={}];", b.0, then_to.block.0, quote(&yes));
-                let _ = writeln!(out, "    {prefix}{} -> {prefix}{} [label={}];", b.0, else_to.block.0, quote(&no));
+                let _ = writeln!(
+                    out,
+                    "    {prefix}{} -> {prefix}{} [label={}];",
+                    b.0,
+                    then_to.block.0,
+                    quote(&yes)
+                );
+                let _ = writeln!(
+                    out,
+                    "    {prefix}{} -> {prefix}{} [label={}];",
+                    b.0,
+                    else_to.block.0,
+                    quote(&no)
+                );
             }
             Terminator::Return(_) | Terminator::Unreachable => {}
         }
@@ -69,7 +104,11 @@ fn block_texts(f: &Function) -> BTreeMap<Block, Vec<String>> {
     let mut texts: BTreeMap<Block, Vec<String>> = BTreeMap::new();
     let mut current = None;
     for line in print_function(f).lines().skip(1) {
-        if let Some(n) = line.strip_prefix('#').and_then(|l| l.strip_suffix(':')).and_then(|n| n.parse::<u32>().ok()) {
+        if let Some(n) = line
+            .strip_prefix('#')
+            .and_then(|l| l.strip_suffix(':'))
+            .and_then(|n| n.parse::<u32>().ok())
+        {
             current = Some(Block(n - 1));
             continue;
         }
@@ -83,15 +122,22 @@ fn block_texts(f: &Function) -> BTreeMap<Block, Vec<String>> {
 /// Edge labels of a branch: a recorded choice (`br#2 == 1`) reads as "came from", anything
 /// else as the condition and its negation.
 fn branch_labels(f: &Function, cond: &Operand) -> (String, String) {
-    let Some(v) = cond.as_value() else { return (format!("{cond}"), format!("!{cond}")) };
+    let Some(v) = cond.as_value() else {
+        return (format!("{cond}"), format!("!{cond}"));
+    };
     if let Some(stmt) = f.stmt(v) {
-        if let (Op::Prim(Prim::Eq), [Operand::Value(rec), Operand::Const(k)]) = (&stmt.op, stmt.args.as_slice()) {
+        if let (Op::Prim(Prim::Eq), [Operand::Value(rec), Operand::Const(k)]) =
+            (&stmt.op, stmt.args.as_slice())
+        {
             match f.value(*rec).name.as_deref() {
                 Some(name) if name.starts_with("br#") => {
                     return (format!("recorded {name} = {k}"), "otherwise".into());
                 }
                 Some(name) if name.starts_with("iter#") => {
-                    return (format!("{name} = {k}: loop done"), "one more iteration".into());
+                    return (
+                        format!("{name} = {k}: loop done"),
+                        "one more iteration".into(),
+                    );
                 }
                 _ => {}
             }
@@ -118,7 +164,9 @@ fn tape_values(f: &Function) -> BTreeMap<String, (Block, Value)> {
 /// Is `v` pushed onto a stack (as opposed to kept in a slot)?
 fn pushed(f: &Function, v: Value) -> bool {
     f.values.iter().any(|d| match &d.kind {
-        ValueKind::Stmt(s) => s.op == Op::Prim(Prim::Push) && s.args.get(1) == Some(&Operand::Value(v)),
+        ValueKind::Stmt(s) => {
+            s.op == Op::Prim(Prim::Push) && s.args.get(1) == Some(&Operand::Value(v))
+        }
         ValueKind::Param { .. } => false,
     })
 }
@@ -140,8 +188,15 @@ mod tests {
     fn dot(src: &str, function: &str) -> String {
         let mut host = AnalysisHost::new();
         let file = host.set_file_text(Path::new("/t/f.jl"), src.to_string());
-        let dot = host.analysis().view_ir(file, function, None, IrStage::Dot).unwrap().unwrap();
-        assert!(dot.starts_with(&format!("digraph \"{function}\" {{")), "{dot}");
+        let dot = host
+            .analysis()
+            .view_ir(file, function, None, IrStage::Dot)
+            .unwrap()
+            .unwrap();
+        assert!(
+            dot.starts_with(&format!("digraph \"{function}\" {{")),
+            "{dot}"
+        );
         dot
     }
 
@@ -149,14 +204,21 @@ mod tests {
     fn links(dot: &str) -> Vec<(String, String, String)> {
         let label_of = |node: &str| {
             let prefix = format!("    {node} [label=\"");
-            dot.lines().find_map(|l| l.strip_prefix(&prefix)).unwrap_or_default().to_string()
+            dot.lines()
+                .find_map(|l| l.strip_prefix(&prefix))
+                .unwrap_or_default()
+                .to_string()
         };
         dot.lines()
             .filter(|l| l.contains("style=dashed"))
             .map(|l| {
                 let (edge, rest) = l.trim().split_once(" [").unwrap();
                 let (from, to) = edge.split_once(" -> ").unwrap();
-                let label = rest.split("label=\"").nth(1).unwrap().trim_end_matches("\"];");
+                let label = rest
+                    .split("label=\"")
+                    .nth(1)
+                    .unwrap()
+                    .trim_end_matches("\"];");
                 (label_of(from), label_of(to), label.to_string())
             })
             .collect()
@@ -171,7 +233,10 @@ mod tests {
         assert_eq!(names, ["slot iter#2", "stack α#3"]);
         // The stack goes from the loop body that pushes to the reverse block that pops.
         let (from, to, _) = &links[1];
-        assert!(from.contains("push!(") && to.contains("pop!("), "{from}\n{to}");
+        assert!(
+            from.contains("push!(") && to.contains("pop!("),
+            "{from}\n{to}"
+        );
         assert!(dot.contains("[label=\"iter#2 = 0: loop done\"];"), "{dot}");
     }
 

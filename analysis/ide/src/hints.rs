@@ -20,11 +20,16 @@ impl Analysis {
         self.with_db(|db| {
             let mut hints = Vec::new();
             for f in outline(db, file.0) {
-                let Some(s) = specialisation(db, &f) else { continue };
+                let Some(s) = specialisation(db, &f) else {
+                    continue;
+                };
                 // Callable structs and closures have the callee as argument 0, not written.
                 let skip = s.func.args().len().saturating_sub(f.params.len());
                 for (p, &a) in f.params.iter().zip(&s.func.args()[skip..]) {
-                    hints.push(InlayHint { offset: p.end, label: format!("∇ {}", tangent_type(s.func.ty(a))) });
+                    hints.push(InlayHint {
+                        offset: p.end,
+                        label: format!("∇ {}", tangent_type(s.func.ty(a))),
+                    });
                 }
             }
             hints

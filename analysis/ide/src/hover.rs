@@ -44,7 +44,11 @@ fn hover(db: &RootDatabase, file: SourceFile, offset: u32) -> Option<HoverResult
     } else {
         variable_hover(f, typed.as_ref(), word)?
     };
-    Some(HoverResult { start: start as u32, end: end as u32, markdown })
+    Some(HoverResult {
+        start: start as u32,
+        end: end as u32,
+        markdown,
+    })
 }
 
 /// The typed body of `f` at its `# zy: at` call, with its activity analysis.
@@ -58,9 +62,18 @@ pub(crate) fn specialisation(db: &RootDatabase, f: &FunctionOutline) -> Option<S
     let call = f.at_call.as_ref()?;
     let expr = zy_syntax::parse_expr(call).ok()?;
     let typed = zy_hir::type_call(db, &expr).ok()?;
-    let func = typed.program.functions.iter().find(|(inst, _)| *inst.name == *f.name)?.1;
+    let func = typed
+        .program
+        .functions
+        .iter()
+        .find(|(inst, _)| *inst.name == *f.name)?
+        .1;
     let activity = analyse(func);
-    Some(Specialised { func: (**func).clone(), activity, call: call.clone() })
+    Some(Specialised {
+        func: (**func).clone(),
+        activity,
+        call: call.clone(),
+    })
 }
 
 fn function_hover(f: &FunctionOutline, typed: Option<&Specialised>) -> String {
@@ -76,11 +89,21 @@ fn function_hover(f: &FunctionOutline, typed: Option<&Specialised>) -> String {
         .iter()
         .enumerate()
         .map(|(i, &a)| {
-            let name = s.func.arg_names.get(i).map(|n| n.to_string()).unwrap_or_default();
+            let name = s
+                .func
+                .arg_names
+                .get(i)
+                .map(|n| n.to_string())
+                .unwrap_or_default();
             format!("{name}::{}", s.func.ty(a))
         })
         .collect();
-    let grads: Vec<String> = s.func.args().iter().map(|&a| tangent_type(s.func.ty(a)).to_string()).collect();
+    let grads: Vec<String> = s
+        .func
+        .args()
+        .iter()
+        .map(|&a| tangent_type(s.func.ty(a)).to_string())
+        .collect();
     let mut md = format!(
         "```julia\n{}({}) -> {}\n```\nspecialised at `{}`\n\ngradient: `Tuple{{{}}}`",
         f.name,
@@ -90,12 +113,19 @@ fn function_hover(f: &FunctionOutline, typed: Option<&Specialised>) -> String {
         grads.join(", ")
     );
     for (i, why) in s.activity.args.iter().enumerate() {
-        let name = s.func.arg_names.get(i).map(|n| n.to_string()).unwrap_or_default();
+        let name = s
+            .func
+            .arg_names
+            .get(i)
+            .map(|n| n.to_string())
+            .unwrap_or_default();
         let line = match why {
             ArgGradient::Reaches => continue,
             ArgGradient::NotDifferentiable => format!("`{name}`: not differentiable (`nothing`)"),
             ArgGradient::NoPath => format!("`{name}`: no gradient reaches it (`nothing`)"),
-            ArgGradient::Cut { op, .. } => format!("`{name}`: gradient cut by `{}`", op.julia_name()),
+            ArgGradient::Cut { op, .. } => {
+                format!("`{name}`: gradient cut by `{}`", op.julia_name())
+            }
         };
         md.push_str("\n\n");
         md.push_str(&line);
@@ -108,7 +138,9 @@ fn loop_hover(db: &RootDatabase, word: &str, typed: Option<&Specialised>) -> Str
     let Some(s) = typed else {
         return format!("`{word}` loop: add `# zy: at` above the function to see what its adjoint keeps per iteration");
     };
-    let Some(inst) = s.func.instance.clone() else { return format!("`{word}` loop") };
+    let Some(inst) = s.func.instance.clone() else {
+        return format!("`{word}` loop");
+    };
     let id = zy_hir::InstanceId::of(db, &inst);
     let Ok(adj) = zy_hir::adjoint(db, id) else {
         return format!("`{word}` loop: not differentiable at `{}`", s.call);
@@ -118,12 +150,16 @@ fn loop_hover(db: &RootDatabase, word: &str, typed: Option<&Specialised>) -> Str
         .values
         .iter()
         .filter_map(|d| match &d.kind {
-            ValueKind::Stmt(st) if st.op == Op::Prim(Prim::Push) => st.args.get(1).map(|a| fwd.operand_ty(a)),
+            ValueKind::Stmt(st) if st.op == Op::Prim(Prim::Push) => {
+                st.args.get(1).map(|a| fwd.operand_ty(a))
+            }
             _ => None,
         })
         .collect();
     if pushed.is_empty() {
-        return format!("`{word}` loop: the forward pass keeps nothing per iteration for the pullback");
+        return format!(
+            "`{word}` loop: the forward pass keeps nothing per iteration for the pullback"
+        );
     }
     let bytes: usize = pushed.iter().map(size_of).sum();
     let what: Vec<String> = pushed.iter().map(|t| t.to_string()).collect();
@@ -165,7 +201,11 @@ fn variable_hover(f: &FunctionOutline, typed: Option<&Specialised>, word: &str) 
         types.into_iter().collect::<Vec<_>>().join(" | "),
         tangent_type(&ty)
     );
-    let active: Vec<usize> = values.iter().map(|(i, _)| *i).filter(|&i| s.activity.is_active(zy_ir::Value(i as u32))).collect();
+    let active: Vec<usize> = values
+        .iter()
+        .map(|(i, _)| *i)
+        .filter(|&i| s.activity.is_active(zy_ir::Value(i as u32)))
+        .collect();
     let summary = if !ty.is_differentiable() {
         format!("`{ty}` is not differentiable: its gradient is `nothing`")
     } else if active.is_empty() {
@@ -174,7 +214,10 @@ fn variable_hover(f: &FunctionOutline, typed: Option<&Specialised>, word: &str) 
             _ => "no gradient reaches this value".to_string(),
         }
     } else {
-        let uses: usize = active.iter().map(|&i| s.activity.values[i].uses.len()).sum();
+        let uses: usize = active
+            .iter()
+            .map(|&i| s.activity.values[i].uses.len())
+            .sum();
         let carried = active.iter().any(|&i| s.activity.values[i].loop_carried);
         format!(
             "a gradient reaches `{word}` from {uses} use{}{}",
@@ -188,20 +231,29 @@ fn variable_hover(f: &FunctionOutline, typed: Option<&Specialised>, word: &str) 
 }
 
 fn arg_reason<'a>(f: &FunctionOutline, s: &'a Specialised, word: &str) -> Option<&'a ArgGradient> {
-    let i = f.params.iter().position(|p| p.name.as_deref() == Some(word))?;
+    let i = f
+        .params
+        .iter()
+        .position(|p| p.name.as_deref() == Some(word))?;
     s.activity.args.get(i)
 }
 
 fn call_hover(db: &RootDatabase, word: &str) -> String {
     let index = zy_hir::program_index(db, zy_hir::Workspace::get(db));
     let has_rrule = index.program.functions.get("rrule").is_some_and(|gf| {
-        gf.methods.iter().any(|m| matches!(m.sig.first(), Some(Some(TypeExpr::Typeof(n))) if **n == *word))
+        gf.methods
+            .iter()
+            .any(|m| matches!(m.sig.first(), Some(Some(TypeExpr::Typeof(n))) if **n == *word))
     });
     if has_rrule {
-        return format!("`{word}` is differentiated by the in-source `rrule(::typeof({word}), ...)`");
+        return format!(
+            "`{word}` is differentiated by the in-source `rrule(::typeof({word}), ...)`"
+        );
     }
     if index.program.functions.contains_key(word) {
-        return format!("`{word}` is differentiated by its derived adjoint (zy transforms its body)");
+        return format!(
+            "`{word}` is differentiated by its derived adjoint (zy transforms its body)"
+        );
     }
     match Prim::from_julia_name(word) {
         Some(p) if p.is_nondifferentiable() => {
@@ -222,15 +274,26 @@ fn word_at(text: &str, offset: u32) -> Option<(usize, usize)> {
     while !text.is_char_boundary(at) {
         at -= 1;
     }
-    let start = text[..at].char_indices().rev().take_while(|&(_, c)| is_ident(c)).last().map_or(at, |(i, _)| i);
-    let end = at + text[at..].chars().take_while(|&c| is_ident(c)).map(char::len_utf8).sum::<usize>();
+    let start = text[..at]
+        .char_indices()
+        .rev()
+        .take_while(|&(_, c)| is_ident(c))
+        .last()
+        .map_or(at, |(i, _)| i);
+    let end = at
+        + text[at..]
+            .chars()
+            .take_while(|&c| is_ident(c))
+            .map(char::len_utf8)
+            .sum::<usize>();
     let word = &text[start..end];
     (start < end && !word.starts_with(|c: char| c.is_ascii_digit())).then_some((start, end))
 }
 
 /// Combining marks (`x̄`, `ȳ` written with U+0304) belong to the identifier they decorate.
 fn is_mark(c: char) -> bool {
-    matches!(c as u32, 0x0300..=0x036F | 0x1DC0..=0x1DFF | 0x20D0..=0x20FF) || matches!(c, '₀'..='₉' | '′')
+    matches!(c as u32, 0x0300..=0x036F | 0x1DC0..=0x1DFF | 0x20D0..=0x20FF)
+        || matches!(c, '₀'..='₉' | '′')
 }
 
 #[cfg(test)]

@@ -7,8 +7,8 @@
 mod arguments;
 mod check;
 mod diagnostics;
-mod error;
 mod dot;
+mod error;
 mod eval;
 mod grad;
 mod gradcheck;
@@ -28,8 +28,8 @@ use salsa::Setter;
 use zy_hir::{RootDatabase, SourceFile, Workspace};
 
 pub use check::{
-    lint, Config, ConfigError, FileConfig, Level, Lint, GRADIENT_CUT, LINTS, MUTATION_AFTER_CAPTURE, RRULE_MISMATCH,
-    UNBOUNDED_TAPE, ZERO_GRADIENT,
+    lint, Config, ConfigError, FileConfig, Level, Lint, GRADIENT_CUT, LINTS,
+    MUTATION_AFTER_CAPTURE, RRULE_MISMATCH, UNBOUNDED_TAPE, ZERO_GRADIENT,
 };
 pub use diagnostics::{Diagnostic, Severity};
 pub use error::{UserError, CALL_FILE};
@@ -105,7 +105,10 @@ impl AnalysisHost {
 
     /// A snapshot for queries (possibly on another thread).
     pub fn analysis(&self) -> Analysis {
-        Analysis { db: self.db.clone(), stale: self.stale.clone() }
+        Analysis {
+            db: self.db.clone(),
+            stale: self.stale.clone(),
+        }
     }
 
     /// The database itself, for tests that inspect the query log.
@@ -170,15 +173,29 @@ mod tests {
     fn an_edit_cancels_a_running_evaluation() {
         let mut host = AnalysisHost::new();
         let path = Path::new("spin.jl");
-        let file = host.set_file_text(path, "function spin(x)\n    while true end\n    x\nend\n".into());
+        let file = host.set_file_text(
+            path,
+            "function spin(x)\n    while true end\n    x\nend\n".into(),
+        );
         let analysis = host.analysis();
-        let limits = EvalLimits { timeout: None, ..EvalLimits::default() };
-        let worker = std::thread::spawn(move || analysis.eval(file, "spin(1.0)", limits).map(|_| ()));
+        let limits = EvalLimits {
+            timeout: None,
+            ..EvalLimits::default()
+        };
+        let worker =
+            std::thread::spawn(move || analysis.eval(file, "spin(1.0)", limits).map(|_| ()));
         std::thread::sleep(std::time::Duration::from_millis(100));
         host.set_file_text(path, "spin(x) = x\n".into());
         let outcome = worker.join().map_err(|_| "worker panicked");
-        assert!(matches!(outcome, Ok(Err(salsa::Cancelled::PendingWrite))), "{outcome:?}");
-        let v = host.analysis().eval(file, "spin(1.0)", EvalLimits::default()).unwrap().unwrap();
+        assert!(
+            matches!(outcome, Ok(Err(salsa::Cancelled::PendingWrite))),
+            "{outcome:?}"
+        );
+        let v = host
+            .analysis()
+            .eval(file, "spin(1.0)", EvalLimits::default())
+            .unwrap()
+            .unwrap();
         assert_eq!(v.display, "1.0");
     }
 }

@@ -56,8 +56,12 @@ pub(crate) fn outline(db: &RootDatabase, file: SourceFile) -> Vec<FunctionOutlin
         if item.kind(db) != ItemKind::Function {
             continue;
         }
-        let Some(ast) = zy_hir::item_ast(db, item) else { continue };
-        let Item::Function(def) = &**ast else { continue };
+        let Some(ast) = zy_hir::item_ast(db, item) else {
+            continue;
+        };
+        let Item::Function(def) = &**ast else {
+            continue;
+        };
         if matches!(def.name, FunctionName::Anonymous) {
             continue;
         }
@@ -76,7 +80,11 @@ pub(crate) fn outline(db: &RootDatabase, file: SourceFile) -> Vec<FunctionOutlin
                 .iter()
                 .map(|p| {
                     let (start, end) = at(p.range.start, p.range.end);
-                    ParamOutline { name: p.name.clone(), start, end }
+                    ParamOutline {
+                        name: p.name.clone(),
+                        start,
+                        end,
+                    }
                 })
                 .collect(),
             at_call: def
@@ -91,5 +99,9 @@ pub(crate) fn outline(db: &RootDatabase, file: SourceFile) -> Vec<FunctionOutlin
 
 /// The start of the first annotation line (relative), or `u32::MAX` when there is none.
 fn base_of_annotations(def: &zy_syntax::ast::FunctionDef) -> u32 {
-    def.annotations.iter().map(|a| a.range.start).min().unwrap_or(u32::MAX)
+    def.annotations
+        .iter()
+        .map(|a| a.range.start)
+        .min()
+        .unwrap_or(u32::MAX)
 }

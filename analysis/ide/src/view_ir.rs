@@ -120,7 +120,8 @@ fn stage_texts(
                 program.functions.get(&key).map(|f| print_function(f))
             }
             IrStage::Dot => {
-                let (fwd, pb) = zy_ad::adjoint_functions(Some(source), &program, inst).map_err(ad_error)?;
+                let (fwd, pb) =
+                    zy_ad::adjoint_functions(Some(source), &program, inst).map_err(ad_error)?;
                 Some(crate::dot::graph(&inst.name, &fwd, &pb))
             }
             IrStage::Clif => {

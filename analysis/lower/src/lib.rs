@@ -26,8 +26,7 @@ mod tidy;
 use zy_ir::{Global, Method, Name, Program, Span, StructDef};
 
 pub use item::{
-    generic_name, lower_file, lower_function, lower_global, lower_method,
-    lower_struct,
+    generic_name, lower_file, lower_function, lower_global, lower_method, lower_struct,
 };
 
 /// An error found while lowering (the parser reports its own separately).

@@ -946,7 +946,8 @@ fn elseif_chain_and_statement_if_without_value() {
         #6:
           %6 = %4 * 1.0
           return %6
-    "#]].assert_eq(&body(&l, "sgn"));
+    "#]]
+    .assert_eq(&body(&l, "sgn"));
 }
 
 #[test]
@@ -980,5 +981,6 @@ fn for_loop_destructures_its_elements_and_closures_capture_each_iteration() {
           br #2
         #4:
           return %2
-    "##]].assert_eq(&body(&l, "f"));
+    "##]]
+    .assert_eq(&body(&l, "f"));
 }

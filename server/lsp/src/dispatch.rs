@@ -35,7 +35,10 @@ where
     match tokio::time::timeout(REQUEST_TIMEOUT, task).await {
         Err(_) => {
             tracing::warn!(request = what, "timed out");
-            Err(failed(format!("{what} timed out after {} s", REQUEST_TIMEOUT.as_secs())))
+            Err(failed(format!(
+                "{what} timed out after {} s",
+                REQUEST_TIMEOUT.as_secs()
+            )))
         }
         Ok(Err(join)) => {
             tracing::error!(request = what, error = %join, "task failed");
@@ -44,7 +47,11 @@ where
         Ok(Ok(Err(panic))) => {
             let msg = panic_message(&panic);
             tracing::error!(request = what, panic = %msg, "request panicked");
-            Err(Error { code: ErrorCode::InternalError, message: msg.into(), data: None })
+            Err(Error {
+                code: ErrorCode::InternalError,
+                message: msg.into(),
+                data: None,
+            })
         }
         Ok(Ok(Ok(Outcome::Done(v)))) => Ok(v),
         Ok(Ok(Ok(Outcome::Cancelled))) => Err(Error {
@@ -57,7 +64,11 @@ where
 }
 
 fn failed(message: String) -> Error {
-    Error { code: ErrorCode::InvalidParams, message: message.into(), data: None }
+    Error {
+        code: ErrorCode::InvalidParams,
+        message: message.into(),
+        data: None,
+    }
 }
 
 /// The message of a panic payload.

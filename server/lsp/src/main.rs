@@ -27,10 +27,16 @@ async fn serve() {
     // stdout is the protocol: logs go to stderr only. salsa logs every query at INFO.
     let filter = EnvFilter::try_from_env("ZY_LOG").unwrap_or_else(|_| EnvFilter::new("warn"));
     let filter = filter.add_directive("salsa=warn".parse().unwrap_or_default());
-    tracing_subscriber::fmt().with_env_filter(filter).with_writer(std::io::stderr).with_ansi(false).init();
+    tracing_subscriber::fmt()
+        .with_env_filter(filter)
+        .with_writer(std::io::stderr)
+        .with_ansi(false)
+        .init();
 
     let (service, socket) = LspService::build(server::Backend::new)
         .custom_method(ext::VIEW_IR, server::Backend::view_ir)
         .finish();
-    Server::new(tokio::io::stdin(), tokio::io::stdout(), socket).serve(service).await;
+    Server::new(tokio::io::stdin(), tokio::io::stdout(), socket)
+        .serve(service)
+        .await;
 }

@@ -62,7 +62,10 @@ struct DocView {
 impl Backend {
     /// A server talking to `client`.
     pub fn new(client: Client) -> Backend {
-        Backend { client, state: Arc::default() }
+        Backend {
+            client,
+            state: Arc::default(),
+        }
     }
 
     fn lock(&self) -> MutexGuard<'_, State> {
@@ -71,12 +74,20 @@ impl Backend {
 
     fn snapshot(&self, uri: &Url) -> Result<Snapshot> {
         let state = self.lock();
-        let doc = state.docs.get(uri).ok_or_else(|| invalid(format!("{uri} is not open")))?;
-        let file = state.host.file_id(&path_of(uri)).ok_or_else(|| invalid(format!("{uri} is not open")))?;
+        let doc = state
+            .docs
+            .get(uri)
+            .ok_or_else(|| invalid(format!("{uri} is not open")))?;
+        let file = state
+            .host
+            .file_id(&path_of(uri))
+            .ok_or_else(|| invalid(format!("{uri} is not open")))?;
         Ok(Snapshot {
             analysis: state.host.analysis(),
             file,
-            doc: DocView { doc: Document::new(doc.text.clone(), doc.version) },
+            doc: DocView {
+                doc: Document::new(doc.text.clone(), doc.version),
+            },
             gradients: state.gradients.clone(),
         })
     }
@@ -85,7 +96,9 @@ impl Backend {
     fn changed(&self, uri: Url) {
         let version = {
             let mut state = self.lock();
-            let Some(doc) = state.docs.get(&uri) else { return };
+            let Some(doc) = state.docs.get(&uri) else {
+                return;
+            };
             let (text, version) = (doc.text.clone(), doc.version);
             tracing::debug!(%uri, version, "applying edit");
             state.host.set_file_text(&path_of(&uri), text);
@@ -107,14 +120,28 @@ impl Backend {
                     let path = path_of(&task_uri);
                     let file = state.host.file_id(&path)?;
                     let rel = match &state.root {
-                        Some(root) => path.strip_prefix(root).unwrap_or(&path).to_string_lossy().replace('\\', "/"),
+                        Some(root) => path
+                            .strip_prefix(root)
+                            .unwrap_or(&path)
+                            .to_string_lossy()
+                            .replace('\\', "/"),
                         None => path.to_string_lossy().into_owned(),
                     };
                     let config = state.config.for_path(&rel);
-                    (state.host.analysis(), file, Document::new(doc.text.clone(), doc.version), config)
+                    (
+                        state.host.analysis(),
+                        file,
+                        Document::new(doc.text.clone(), doc.version),
+                        config,
+                    )
                 };
                 let diags = analysis.check_static(file, &config).ok()?;
-                Some(diags.into_iter().map(|d| to_diagnostic(&doc, d)).collect::<Vec<_>>())
+                Some(
+                    diags
+                        .into_iter()
+                        .map(|d| to_diagnostic(&doc, d))
+                        .collect::<Vec<_>>(),
+                )
             });
             let Ok(Some(diags)) = task.await else { return };
             // Publish only if no newer edit arrived meanwhile.
@@ -139,16 +166,27 @@ impl Backend {
                 Ok(fs) => fs.into_iter().find(|f| f.name == function),
                 Err(_) => return Outcome::Cancelled,
             };
-            let Some(f) = f else { return Outcome::Failed(format!("no function `{function}` in this file")) };
-            let Some(call) = f.at_call else {
-                return Outcome::Failed(format!("add `# zy: at {function}(...)` above `{function}` to choose the call"));
+            let Some(f) = f else {
+                return Outcome::Failed(format!("no function `{function}` in this file"));
             };
-            let limits = EvalLimits { timeout: Some(RUN_TIMEOUT), ..EvalLimits::default() };
+            let Some(call) = f.at_call else {
+                return Outcome::Failed(format!(
+                    "add `# zy: at {function}(...)` above `{function}` to choose the call"
+                ));
+            };
+            let limits = EvalLimits {
+                timeout: Some(RUN_TIMEOUT),
+                ..EvalLimits::default()
+            };
             let start = Instant::now();
             match snap.analysis.grad(snap.file, &call, limits, Engine::Jit) {
                 Ok(Ok(g)) => {
                     let grads: Vec<&str> = g.gradient.iter().map(|x| x.display.as_str()).collect();
-                    let gradient = if grads.len() == 1 { format!("({},)", grads[0]) } else { format!("({})", grads.join(", ")) };
+                    let gradient = if grads.len() == 1 {
+                        format!("({},)", grads[0])
+                    } else {
+                        format!("({})", grads.join(", "))
+                    };
                     Outcome::Done(GradientResult {
                         call,
                         value: g.value.display,
@@ -163,7 +201,9 @@ impl Backend {
         .await;
         self.end_progress(progress).await;
         let result = result?;
-        self.lock().gradients.insert((args.uri, args.function), result.clone());
+        self.lock()
+            .gradients
+            .insert((args.uri, args.function), result.clone());
         // Ask the client to re-request lenses and hints so the result shows in place.
         let _ = self.client.code_lens_refresh().await;
         let _ = self.client.inlay_hint_refresh().await;
@@ -172,15 +212,24 @@ impl Backend {
 
     /// Start a `$/progress` report (when the client accepts a token).
     async fn begin_progress(&self, title: &str) -> Option<NumberOrString> {
-        let token = NumberOrString::String(format!("zy/{}", PROGRESS_IDS.fetch_add(1, Ordering::Relaxed)));
+        let token = NumberOrString::String(format!(
+            "zy/{}",
+            PROGRESS_IDS.fetch_add(1, Ordering::Relaxed)
+        ));
         let created = self
             .client
-            .send_request::<request::WorkDoneProgressCreate>(WorkDoneProgressCreateParams { token: token.clone() })
+            .send_request::<request::WorkDoneProgressCreate>(WorkDoneProgressCreateParams {
+                token: token.clone(),
+            })
             .await;
         if created.is_err() {
             return None;
         }
-        let begin = WorkDoneProgressBegin { title: title.to_string(), message: Some("compiling and running".into()), ..Default::default() };
+        let begin = WorkDoneProgressBegin {
+            title: title.to_string(),
+            message: Some("compiling and running".into()),
+            ..Default::default()
+        };
         self.client
             .send_notification::<notification::Progress>(ProgressParams {
                 token: token.clone(),
@@ -195,7 +244,9 @@ impl Backend {
             self.client
                 .send_notification::<notification::Progress>(ProgressParams {
                     token,
-                    value: ProgressParamsValue::WorkDone(WorkDoneProgress::End(WorkDoneProgressEnd { message: None })),
+                    value: ProgressParamsValue::WorkDone(WorkDoneProgress::End(
+                        WorkDoneProgressEnd { message: None },
+                    )),
                 })
                 .await;
         }
@@ -229,7 +280,9 @@ impl Backend {
                     Err(_) => return Outcome::Cancelled,
                 }
             }
-            Outcome::Done(ViewIrResult { text: texts.join("\n") })
+            Outcome::Done(ViewIrResult {
+                text: texts.join("\n"),
+            })
         })
         .await
     }
@@ -254,7 +307,9 @@ impl LanguageServer for Backend {
                     Err(e) => {
                         let msg = format!("{}:{}:{}: {}", toml.display(), e.line, e.col, e.message);
                         tracing::warn!("{msg}");
-                        self.client.show_message(MessageType::WARNING, format!("zy.toml ignored: {msg}")).await;
+                        self.client
+                            .show_message(MessageType::WARNING, format!("zy.toml ignored: {msg}"))
+                            .await;
                     }
                 },
                 Err(_) => tracing::info!(root = %root.display(), "no zy.toml"),
@@ -263,9 +318,13 @@ impl LanguageServer for Backend {
         }
         Ok(InitializeResult {
             capabilities: ServerCapabilities {
-                text_document_sync: Some(TextDocumentSyncCapability::Kind(TextDocumentSyncKind::INCREMENTAL)),
+                text_document_sync: Some(TextDocumentSyncCapability::Kind(
+                    TextDocumentSyncKind::INCREMENTAL,
+                )),
                 hover_provider: Some(HoverProviderCapability::Simple(true)),
-                code_lens_provider: Some(CodeLensOptions { resolve_provider: Some(false) }),
+                code_lens_provider: Some(CodeLensOptions {
+                    resolve_provider: Some(false),
+                }),
                 inlay_hint_provider: Some(OneOf::Left(true)),
                 execute_command_provider: Some(ExecuteCommandOptions {
                     commands: vec![ext::COMPUTE_GRADIENT.to_string()],
@@ -274,7 +333,10 @@ impl LanguageServer for Backend {
                 position_encoding: Some(PositionEncodingKind::UTF16),
                 ..ServerCapabilities::default()
             },
-            server_info: Some(ServerInfo { name: "zy-lsp".into(), version: Some(env!("CARGO_PKG_VERSION").into()) }),
+            server_info: Some(ServerInfo {
+                name: "zy-lsp".into(),
+                version: Some(env!("CARGO_PKG_VERSION").into()),
+            }),
         })
     }
 
@@ -288,7 +350,9 @@ impl LanguageServer for Backend {
 
     async fn did_open(&self, params: DidOpenTextDocumentParams) {
         let doc = params.text_document;
-        self.lock().docs.insert(doc.uri.clone(), Document::new(doc.text, doc.version));
+        self.lock()
+            .docs
+            .insert(doc.uri.clone(), Document::new(doc.text, doc.version));
         self.changed(doc.uri);
     }
 
@@ -323,7 +387,10 @@ impl LanguageServer for Backend {
             let offset = snap.doc.doc.offset(pos.position);
             match snap.analysis.hover(snap.file, offset) {
                 Ok(h) => Outcome::Done(h.map(|h| Hover {
-                    contents: HoverContents::Markup(MarkupContent { kind: MarkupKind::Markdown, value: h.markdown }),
+                    contents: HoverContents::Markup(MarkupContent {
+                        kind: MarkupKind::Markdown,
+                        value: h.markdown,
+                    }),
                     range: Some(snap.doc.doc.range(h.start, h.end)),
                 })),
                 Err(_) => Outcome::Cancelled,
@@ -336,14 +403,19 @@ impl LanguageServer for Backend {
         let uri = params.text_document.uri;
         let snap = self.snapshot(&uri)?;
         run("codeLens", move || {
-            let Ok(functions) = snap.analysis.outline(snap.file) else { return Outcome::Cancelled };
+            let Ok(functions) = snap.analysis.outline(snap.file) else {
+                return Outcome::Cancelled;
+            };
             let mut lenses = Vec::new();
             for f in functions {
                 let range = snap.doc.doc.range(f.name_start, f.name_end);
                 let position = range.start;
                 let show = serde_json::json!({ "uri": uri, "position": position });
                 let title = match snap.gradients.get(&(uri.clone(), f.name.clone())) {
-                    Some(r) => format!("∇ {} = {} · ∇ = {} ({} µs)", r.call, r.value, r.gradient, r.micros),
+                    Some(r) => format!(
+                        "∇ {} = {} · ∇ = {} ({} µs)",
+                        r.call, r.value, r.gradient, r.micros
+                    ),
                     None if f.at_call.is_some() => "∇ compute gradient".to_string(),
                     None => "∇ compute gradient (add `# zy: at` first)".to_string(),
                 };
@@ -352,7 +424,9 @@ impl LanguageServer for Backend {
                     command: Some(Command {
                         title,
                         command: ext::COMPUTE_GRADIENT.into(),
-                        arguments: Some(vec![serde_json::json!({ "uri": uri, "function": f.name })]),
+                        arguments: Some(vec![
+                            serde_json::json!({ "uri": uri, "function": f.name }),
+                        ]),
                     }),
                     data: None,
                 });
@@ -367,7 +441,11 @@ impl LanguageServer for Backend {
                 });
                 lenses.push(CodeLens {
                     range,
-                    command: Some(Command { title: "show SSA".into(), command: ext::SHOW_SSA.into(), arguments: Some(vec![show]) }),
+                    command: Some(Command {
+                        title: "show SSA".into(),
+                        command: ext::SHOW_SSA.into(),
+                        arguments: Some(vec![show]),
+                    }),
                     data: None,
                 });
             }
@@ -380,7 +458,10 @@ impl LanguageServer for Backend {
         let uri = params.text_document.uri;
         let snap = self.snapshot(&uri)?;
         run("inlayHint", move || {
-            let (Ok(hints), Ok(functions)) = (snap.analysis.gradient_hints(snap.file), snap.analysis.outline(snap.file)) else {
+            let (Ok(hints), Ok(functions)) = (
+                snap.analysis.gradient_hints(snap.file),
+                snap.analysis.outline(snap.file),
+            ) else {
                 return Outcome::Cancelled;
             };
             let doc = &snap.doc.doc;
@@ -399,15 +480,22 @@ impl LanguageServer for Backend {
                 .collect();
             // The last computed gradient, after the closing parenthesis of the signature.
             for f in functions {
-                let Some(r) = snap.gradients.get(&(uri.clone(), f.name.clone())) else { continue };
+                let Some(r) = snap.gradients.get(&(uri.clone(), f.name.clone())) else {
+                    continue;
+                };
                 let from = f.params.last().map_or(f.name_end, |p| p.end) as usize;
-                let Some(close) = doc.text.get(from..).and_then(|t| t.find(')')) else { continue };
+                let Some(close) = doc.text.get(from..).and_then(|t| t.find(')')) else {
+                    continue;
+                };
                 out.push(InlayHint {
                     position: doc.position((from + close + 1) as u32),
                     label: InlayHintLabel::String(format!("∇ = {}", r.gradient)),
                     kind: None,
                     text_edits: None,
-                    tooltip: Some(InlayHintTooltip::String(format!("{} = {} ({} µs)", r.call, r.value, r.micros))),
+                    tooltip: Some(InlayHintTooltip::String(format!(
+                        "{} = {} ({} µs)",
+                        r.call, r.value, r.micros
+                    ))),
                     padding_left: Some(true),
                     padding_right: None,
                     data: None,
@@ -423,8 +511,9 @@ impl LanguageServer for Backend {
         match params.command.as_str() {
             ext::COMPUTE_GRADIENT => {
                 let arg = params.arguments.into_iter().next().unwrap_or(Value::Null);
-                let args: GradientArgs = serde_json::from_value(arg)
-                    .map_err(|e| invalid(format!("zy.computeGradient expects {{uri, function}}: {e}")))?;
+                let args: GradientArgs = serde_json::from_value(arg).map_err(|e| {
+                    invalid(format!("zy.computeGradient expects {{uri, function}}: {e}"))
+                })?;
                 let result = self.compute_gradient(args).await?;
                 Ok(Some(serde_json::to_value(result).unwrap_or(Value::Null)))
             }
@@ -439,7 +528,8 @@ fn invalid(message: String) -> Error {
 
 /// The workspace path a document is analysed under.
 fn path_of(uri: &Url) -> PathBuf {
-    uri.to_file_path().unwrap_or_else(|_| PathBuf::from(uri.as_str()))
+    uri.to_file_path()
+        .unwrap_or_else(|_| PathBuf::from(uri.as_str()))
 }
 
 fn to_diagnostic(doc: &Document, d: zy_ide::Diagnostic) -> Diagnostic {

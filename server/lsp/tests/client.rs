@@ -25,7 +25,10 @@ impl Client {
     /// Start the server binary built for this test crate.
     pub fn start() -> Client {
         let mut child = Command::new(env!("CARGO_BIN_EXE_zy-lsp"))
-            .env("ZY_LOG", std::env::var("ZY_TEST_LOG").unwrap_or_else(|_| "warn".into()))
+            .env(
+                "ZY_LOG",
+                std::env::var("ZY_TEST_LOG").unwrap_or_else(|_| "warn".into()),
+            )
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::inherit())
@@ -66,7 +69,14 @@ impl Client {
                 }
             }
         });
-        Client { child, stdin: Some(stdin), incoming, next_id: 1, notifications: Vec::new(), responses: Vec::new() }
+        Client {
+            child,
+            stdin: Some(stdin),
+            incoming,
+            next_id: 1,
+            notifications: Vec::new(),
+            responses: Vec::new(),
+        }
     }
 
     /// Start the server and run the `initialize` handshake.
@@ -82,7 +92,10 @@ impl Client {
             "window": { "workDoneProgress": true },
             "textDocument": { "hover": { "contentFormat": ["markdown", "plaintext"] } }
         });
-        c.request("initialize", json!({ "processId": null, "rootUri": root, "capabilities": caps }));
+        c.request(
+            "initialize",
+            json!({ "processId": null, "rootUri": root, "capabilities": caps }),
+        );
         c.notify("initialized", json!({}));
         c
     }
@@ -124,7 +137,9 @@ impl Client {
         }
         let deadline = Instant::now() + Duration::from_secs(60);
         loop {
-            let msg = self.next_message(deadline).unwrap_or_else(|| panic!("no response to {id}"));
+            let msg = self
+                .next_message(deadline)
+                .unwrap_or_else(|| panic!("no response to {id}"));
             if msg.get("method").is_none() {
                 if msg["id"] == json!(id) {
                     return msg;
@@ -148,12 +163,18 @@ impl Client {
 
     /// Wait until a notification with `method` satisfying `pred` arrives (or was received).
     pub fn wait_for(&mut self, method: &str, pred: impl Fn(&Value) -> bool) -> Value {
-        if let Some(n) = self.notifications.iter().find(|n| n["method"] == method && pred(&n["params"])) {
+        if let Some(n) = self
+            .notifications
+            .iter()
+            .find(|n| n["method"] == method && pred(&n["params"]))
+        {
             return n["params"].clone();
         }
         let deadline = Instant::now() + Duration::from_secs(60);
         loop {
-            let msg = self.next_message(deadline).unwrap_or_else(|| panic!("no {method}"));
+            let msg = self
+                .next_message(deadline)
+                .unwrap_or_else(|| panic!("no {method}"));
             if msg.get("method").is_none() {
                 self.responses.push(msg);
                 continue;

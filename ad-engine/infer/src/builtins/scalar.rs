@@ -73,7 +73,11 @@ pub(crate) fn binary(b: &mut PlanBuilder, op: &str, x: &Val, y: &Val) -> Result<
 /// `x ^ y`: Int^Int is Int (Bool^Int Bool), Float64^Int stays a power with an Int exponent,
 /// an integer base with a Float64 exponent converts.
 fn pow(b: &mut PlanBuilder, x: &Val, y: &Val) -> Result<Val, Fail> {
-    let y = if y.ty == Type::Bool { convert(b, y.clone(), &Type::Int64)? } else { y.clone() };
+    let y = if y.ty == Type::Bool {
+        convert(b, y.clone(), &Type::Int64)?
+    } else {
+        y.clone()
+    };
     let (x, ty) = match (&x.ty, &y.ty) {
         (Type::Int64 | Type::Bool, Type::Float64) => {
             (convert(b, x.clone(), &Type::Float64)?, Type::Float64)

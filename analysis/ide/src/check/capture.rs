@@ -19,10 +19,14 @@ pub(super) fn check(cx: &Cx<'_>, out: &mut Vec<Diagnostic>) {
         }
         let Some(s) = func.stmt(c) else { continue };
         let Op::Prim(p) = s.op else { continue };
-        for a in captured(p, &s.args).into_iter().filter(|&a| is_float_array(func.ty(a))) {
+        for a in captured(p, &s.args)
+            .into_iter()
+            .filter(|&a| is_float_array(func.ty(a)))
+        {
             for (mb, m) in stmts(func) {
                 let Some(w) = func.stmt(m) else { continue };
-                let writes_a = w.op == Op::Prim(Prim::SetIndex) && w.args.first() == Some(&Operand::Value(a));
+                let writes_a =
+                    w.op == Op::Prim(Prim::SetIndex) && w.args.first() == Some(&Operand::Value(a));
                 let after = if mb == cb {
                     position(func, m) > position(func, c) || reach[cb.index()][cb.index()]
                 } else {
@@ -31,13 +35,23 @@ pub(super) fn check(cx: &Cx<'_>, out: &mut Vec<Diagnostic>) {
                 if !writes_a || !after || reported.contains(&m) {
                     continue;
                 }
-                let (Some(write), Some(capture)) = (cx.range(func.value(m).span), cx.range(func.value(c).span)) else {
+                let (Some(write), Some(capture)) =
+                    (cx.range(func.value(m).span), cx.range(func.value(c).span))
+                else {
                     continue;
                 };
                 reported.insert(m);
-                let name = func.value(a).name.as_deref().map_or_else(|| "the array".to_string(), |n| format!("`{n}`"));
-                let shown: String =
-                    text.get(capture.0 as usize..capture.1 as usize).unwrap_or("").chars().take(40).collect();
+                let name = func
+                    .value(a)
+                    .name
+                    .as_deref()
+                    .map_or_else(|| "the array".to_string(), |n| format!("`{n}`"));
+                let shown: String = text
+                    .get(capture.0 as usize..capture.1 as usize)
+                    .unwrap_or("")
+                    .chars()
+                    .take(40)
+                    .collect();
                 let line = zy_hir::line_col(cx.db, cx.file, capture.0).line;
                 out.push(cx.finding(
                     write,
@@ -53,12 +67,18 @@ pub(super) fn check(cx: &Cx<'_>, out: &mut Vec<Diagnostic>) {
 
 /// The array operands whose contents the pullback of `p` reads (its rule keeps them).
 fn captured(p: Prim, args: &[Operand]) -> Vec<Value> {
-    let at = |is: &[usize]| is.iter().filter_map(|&i| args.get(i).and_then(Operand::as_value)).collect();
+    let at = |is: &[usize]| {
+        is.iter()
+            .filter_map(|&i| args.get(i).and_then(Operand::as_value))
+            .collect()
+    };
     match p {
         Prim::Prod | Prim::Maximum | Prim::Minimum => at(&[0]),
         Prim::Dot | Prim::MatMul => at(&[0, 1]),
         Prim::Broadcast => {
-            let Some(Const::Func(f)) = args.first().and_then(Operand::as_const) else { return Vec::new() };
+            let Some(Const::Func(f)) = args.first().and_then(Operand::as_const) else {
+                return Vec::new();
+            };
             match Prim::from_julia_name(f) {
                 // Linear, piecewise constant, or a rule that keeps only the result.
                 Some(
@@ -91,10 +111,13 @@ fn is_float_array(t: &Type) -> bool {
 
 /// Every statement with its block.
 fn stmts(func: &Function) -> impl Iterator<Item = (Block, Value)> + '_ {
-    func.block_ids().flat_map(move |b| func.block(b).stmts.iter().map(move |&v| (b, v)))
+    func.block_ids()
+        .flat_map(move |b| func.block(b).stmts.iter().map(move |&v| (b, v)))
 }
 
 /// The index of statement `v` in its block.
 fn position(func: &Function, v: Value) -> usize {
-    func.block_ids().find_map(|b| func.block(b).stmts.iter().position(|&s| s == v)).unwrap_or(0)
+    func.block_ids()
+        .find_map(|b| func.block(b).stmts.iter().position(|&s| s == v))
+        .unwrap_or(0)
 }

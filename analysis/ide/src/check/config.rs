@@ -95,7 +95,11 @@ pub struct FileConfig {
 
 impl Default for FileConfig {
     fn default() -> Self {
-        FileConfig { levels: BTreeMap::new(), expected: false, rtol: DEFAULT_RTOL }
+        FileConfig {
+            levels: BTreeMap::new(),
+            expected: false,
+            rtol: DEFAULT_RTOL,
+        }
     }
 }
 
@@ -124,23 +128,39 @@ impl Config {
     pub fn parse(text: &str) -> Result<Config, ConfigError> {
         let config: Config = toml::from_str(text).map_err(|e| {
             let (line, col) = e.span().map_or((1, 1), |s| position(text, s.start));
-            ConfigError { line, col, message: e.message().to_string() }
+            ConfigError {
+                line,
+                col,
+                message: e.message().to_string(),
+            }
         })?;
-        let codes = config.lints.keys().chain(config.overrides.iter().flat_map(|o| o.lints.keys()));
+        let codes = config
+            .lints
+            .keys()
+            .chain(config.overrides.iter().flat_map(|o| o.lints.keys()));
         for code in codes {
             if lint(code).is_none() && code != GRADCHECK {
-                let at = text.find(code.as_str()).map_or((1, 1), |i| position(text, i));
+                let at = text
+                    .find(code.as_str())
+                    .map_or((1, 1), |i| position(text, i));
                 let known: Vec<&str> = super::LINTS.iter().map(|l| l.code).collect();
                 return Err(ConfigError {
                     line: at.0,
                     col: at.1,
-                    message: format!("unknown lint `{code}` (known: {}, {GRADCHECK})", known.join(", ")),
+                    message: format!(
+                        "unknown lint `{code}` (known: {}, {GRADCHECK})",
+                        known.join(", ")
+                    ),
                 });
             }
         }
         if !(config.gradcheck.rtol > 0.0 && config.gradcheck.rtol < 1.0) {
             let at = text.find("rtol").map_or((1, 1), |i| position(text, i));
-            return Err(ConfigError { line: at.0, col: at.1, message: "`rtol` must be in (0, 1)".into() });
+            return Err(ConfigError {
+                line: at.0,
+                col: at.1,
+                message: "`rtol` must be in (0, 1)".into(),
+            });
         }
         Ok(config)
     }
@@ -149,10 +169,15 @@ impl Config {
     /// as separator (`fixtures/lints/cut.jl`).
     pub fn for_path(&self, path: &str) -> FileConfig {
         let path = path.trim_start_matches("./");
-        let mut out = FileConfig { levels: self.lints.clone(), expected: false, rtol: self.gradcheck.rtol };
+        let mut out = FileConfig {
+            levels: self.lints.clone(),
+            expected: false,
+            rtol: self.gradcheck.rtol,
+        };
         for o in &self.overrides {
             if o.paths.iter().any(|p| covers(p, path)) {
-                out.levels.extend(o.lints.iter().map(|(k, v)| (k.clone(), *v)));
+                out.levels
+                    .extend(o.lints.iter().map(|(k, v)| (k.clone(), *v)));
                 out.expected |= o.expected;
             }
         }
@@ -166,7 +191,9 @@ fn covers(pattern: &str, path: &str) -> bool {
     pattern.is_empty()
         || pattern == "."
         || path == pattern
-        || path.strip_prefix(pattern).is_some_and(|r| r.starts_with('/'))
+        || path
+            .strip_prefix(pattern)
+            .is_some_and(|r| r.starts_with('/'))
 }
 
 /// The 1-based line and character column of byte `offset` in `text`.
@@ -203,10 +230,19 @@ mod tests {
     fn errors_say_where() {
         let e = Config::parse("[lints]\nzero-grad = \"warn\"\n").unwrap_err();
         assert_eq!((e.line, e.col), (2, 1));
-        assert!(e.message.starts_with("unknown lint `zero-grad` (known: zero-gradient,"), "{}", e.message);
+        assert!(
+            e.message
+                .starts_with("unknown lint `zero-grad` (known: zero-gradient,"),
+            "{}",
+            e.message
+        );
         let e = Config::parse("[lints]\nzero-gradient = \"loud\"\n").unwrap_err();
         assert_eq!((e.line, e.col), (2, 17));
-        assert!(e.message.contains("unknown variant `loud`"), "{}", e.message);
+        assert!(
+            e.message.contains("unknown variant `loud`"),
+            "{}",
+            e.message
+        );
         let e = Config::parse("[gradcheck]\nrtol = 2.0\n").unwrap_err();
         assert_eq!(e.message, "`rtol` must be in (0, 1)");
         let e = Config::parse("[lint]\n").unwrap_err();

@@ -29,7 +29,9 @@ pub(super) fn check(cx: &Cx<'_>, out: &mut Vec<Diagnostic>) {
                 ));
             }
             ArgGradient::Cut { op, span } => {
-                let Some(range) = cx.range(*span).or(param) else { continue };
+                let Some(range) = cx.range(*span).or(param) else {
+                    continue;
+                };
                 out.push(cx.finding(
                     range,
                     GRADIENT_CUT,
@@ -40,9 +42,15 @@ pub(super) fn check(cx: &Cx<'_>, out: &mut Vec<Diagnostic>) {
                 ));
             }
             ArgGradient::Reaches => {
-                let Some(v) = zero_cut(func, arg) else { continue };
-                let Some(range) = cx.range(func.value(v).span).or(param) else { continue };
-                let Some(Op::Prim(op)) = func.stmt(v).map(|s| &s.op) else { continue };
+                let Some(v) = zero_cut(func, arg) else {
+                    continue;
+                };
+                let Some(range) = cx.range(func.value(v).span).or(param) else {
+                    continue;
+                };
+                let Some(Op::Prim(op)) = func.stmt(v).map(|s| &s.op) else {
+                    continue;
+                };
                 let op = op.julia_name();
                 out.push(cx.finding(
                     range,
@@ -72,9 +80,11 @@ fn passes(func: &Function, v: Value) -> Option<bool> {
     }
     match &s.op {
         Op::Prim(p) if p.has_effect() => None,
-        Op::Prim(p) => {
-            Some(!piecewise_constant(*p) && !p.is_nondifferentiable() && !matches!(p, Prim::Zero | Prim::One))
-        }
+        Op::Prim(p) => Some(
+            !piecewise_constant(*p)
+                && !p.is_nondifferentiable()
+                && !matches!(p, Prim::Zero | Prim::One),
+        ),
         Op::New(_) | Op::Invoke(_) => Some(true),
         Op::Call(_) | Op::CallValue | Op::Closure(_) | Op::Global(_) => None,
     }
@@ -89,7 +99,8 @@ fn zero_cut(func: &Function, arg: Value) -> Option<Value> {
     let n = func.values.len();
     let mut varied = vec![false; n];
     varied[arg.index()] = true;
-    let is_varied = |varied: &[bool], op: &Operand| op.as_value().is_some_and(|v| varied[v.index()]);
+    let is_varied =
+        |varied: &[bool], op: &Operand| op.as_value().is_some_and(|v| varied[v.index()]);
     let mut cut = None;
     loop {
         let mut changed = false;

@@ -28,27 +28,47 @@ pub(super) fn check(
     rtol: f64,
 ) -> Vec<Diagnostic> {
     let index = zy_hir::program_index(db, zy_hir::Workspace::get(db));
-    let ruled: BTreeSet<String> = index.program.functions.get("rrule").map_or_else(BTreeSet::new, |gf| {
-        gf.methods
-            .iter()
-            .filter_map(|m| match m.sig.first() {
-                Some(Some(TypeExpr::Typeof(n))) => Some(n.to_string()),
-                _ => None,
-            })
-            .collect()
-    });
+    let ruled: BTreeSet<String> =
+        index
+            .program
+            .functions
+            .get("rrule")
+            .map_or_else(BTreeSet::new, |gf| {
+                gf.methods
+                    .iter()
+                    .filter_map(|m| match m.sig.first() {
+                        Some(Some(TypeExpr::Typeof(n))) => Some(n.to_string()),
+                        _ => None,
+                    })
+                    .collect()
+            });
     let mut out = Vec::new();
     for s in specs.iter().filter(|s| !s.gradchecked) {
-        let reached: BTreeSet<&str> =
-            s.typed.program.functions.keys().map(|i| &*i.name).filter(|n| ruled.contains(*n)).collect();
+        let reached: BTreeSet<&str> = s
+            .typed
+            .program
+            .functions
+            .keys()
+            .map(|i| &*i.name)
+            .filter(|n| ruled.contains(*n))
+            .collect();
         if reached.is_empty() {
             continue;
         }
-        let site = CallSite::InFile { file, offset: s.call_start };
+        let site = CallSite::InFile {
+            file,
+            offset: s.call_start,
+        };
         // A call that fails to run is reported by `eval`/`grad`, not as a rule mismatch.
-        let Ok(Some(disagreement)) = compare(db, &s.call, site, limits, rtol) else { continue };
+        let Ok(Some(disagreement)) = compare(db, &s.call, site, limits, rtol) else {
+            continue;
+        };
         let rules: Vec<String> = reached.iter().map(|n| format!("`{n}`")).collect();
-        let (which, agree) = if rules.len() == 1 { ("rrule for", "disagrees") } else { ("rrules for", "disagree") };
+        let (which, agree) = if rules.len() == 1 {
+            ("rrule for", "disagrees")
+        } else {
+            ("rrules for", "disagree")
+        };
         out.push(diagnostic(
             db,
             file,
@@ -81,7 +101,9 @@ fn compare(
     let y0 = number(&prepared.value(db, prepared.arguments(db)?)?);
     let mut budget = MAX_LEAVES;
     for (i, g) in gradient.iter().enumerate() {
-        let Some(arg) = base.get(i + skip) else { continue };
+        let Some(arg) = base.get(i + skip) else {
+            continue;
+        };
         let mut ad = Vec::new();
         grad_leaves(arg, g, &mut ad);
         let mut inputs = Vec::new();
@@ -103,8 +125,14 @@ fn compare(
             let tol = rtol * ad_k.abs().max(up.abs()).max(down.abs()).max(1.0);
             let within = ad_k >= up.min(down) - tol && ad_k <= up.max(down) + tol;
             if !within {
-                let name = names.get(i + skip).map_or_else(|| format!("argument {}", i + 1), |n| format!("`{n}`"));
-                let element = if inputs.len() > 1 { format!(" at element {}", k + 1) } else { String::new() };
+                let name = names
+                    .get(i + skip)
+                    .map_or_else(|| format!("argument {}", i + 1), |n| format!("`{n}`"));
+                let element = if inputs.len() > 1 {
+                    format!(" at element {}", k + 1)
+                } else {
+                    String::new()
+                };
                 return Ok(Some(format!(
                     "the gradient with respect to {name}{element} is {} by the rule but {} by finite differences",
                     zy_ir::julia_float(ad_k),

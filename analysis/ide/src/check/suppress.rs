@@ -13,7 +13,10 @@ pub(crate) fn allowed(text: &str) -> HashSet<(u32, String)> {
     for (i, line) in text.lines().enumerate() {
         let n = i as u32 + 1;
         let trimmed = line.trim_start();
-        let codes = line.find('#').map(|at| codes_in(&line[at..])).unwrap_or_default();
+        let codes = line
+            .find('#')
+            .map(|at| codes_in(&line[at..]))
+            .unwrap_or_default();
         if trimmed.starts_with('#') {
             pending.extend(codes);
             continue;
@@ -28,11 +31,21 @@ pub(crate) fn allowed(text: &str) -> HashSet<(u32, String)> {
 /// The codes of a `# zy: allow(...)` comment (`comment` starts at its `#`).
 fn codes_in(comment: &str) -> Vec<String> {
     let body = comment.trim_start_matches('#').trim_start();
-    let Some(rest) = body.strip_prefix("zy:") else { return Vec::new() };
-    let Some(list) = rest.trim_start().strip_prefix("allow(").and_then(|r| r.split(')').next()) else {
+    let Some(rest) = body.strip_prefix("zy:") else {
         return Vec::new();
     };
-    list.split(',').map(str::trim).filter(|c| !c.is_empty()).map(str::to_string).collect()
+    let Some(list) = rest
+        .trim_start()
+        .strip_prefix("allow(")
+        .and_then(|r| r.split(')').next())
+    else {
+        return Vec::new();
+    };
+    list.split(',')
+        .map(str::trim)
+        .filter(|c| !c.is_empty())
+        .map(str::to_string)
+        .collect()
 }
 
 /// `diags` without the ones `text` suppresses.
@@ -54,12 +67,18 @@ mod tests {
                     g(x) = round(x)  # zy: allow(gradient-cut)\nh(x) = x\n";
         let mut got: Vec<(u32, String)> = allowed(text).into_iter().collect();
         got.sort();
-        let want = [(3, "gradient-cut"), (3, "zero-gradient"), (4, "gradient-cut")];
+        let want = [
+            (3, "gradient-cut"),
+            (3, "zero-gradient"),
+            (4, "gradient-cut"),
+        ];
         assert_eq!(got, want.map(|(l, c)| (l, c.to_string())));
     }
 
     #[test]
     fn other_comments_do_not_count() {
-        assert!(allowed("# allow(zero-gradient)\nf(x) = x\n# zy: at f(1.0)\nf(x) = x\n").is_empty());
+        assert!(
+            allowed("# allow(zero-gradient)\nf(x) = x\n# zy: at f(1.0)\nf(x) = x\n").is_empty()
+        );
     }
 }

@@ -19,23 +19,41 @@ fn loops(cx: &Cx<'_>, out: &mut Vec<Diagnostic>) {
     let cyclic = |h: Block, x: Block| reach[h.index()][x.index()] && reach[x.index()][h.index()];
     let owners = owners(func);
     for b in func.block_ids() {
-        let zy_ir::Terminator::Branch { cond, then_to, else_to } = &func.block(b).term else { continue };
+        let zy_ir::Terminator::Branch {
+            cond,
+            then_to,
+            else_to,
+        } = &func.block(b).term
+        else {
+            continue;
+        };
         // A loop exit: one side stays on the cycle through `b`, the other leaves it.
         if cyclic(b, then_to.block) == cyclic(b, else_to.block) {
             continue;
         }
         let Some(counter) = compared(func, cond).into_iter().find(|&phi| {
-            let ValueKind::Param { block: h, .. } = func.value(phi).kind else { return false };
+            let ValueKind::Param { block: h, .. } = func.value(phi).kind else {
+                return false;
+            };
             h != Block::ENTRY && cyclic(h, b) && stepped(func, phi, |x| cyclic(h, x))
         }) else {
             continue;
         };
-        let active = owners.iter().enumerate().any(|(v, x)| cyclic(b, *x) && cx.activity.is_active(Value(v as u32)));
-        let Some(range) = cx.range(func.block(b).term_span) else { continue };
+        let active = owners
+            .iter()
+            .enumerate()
+            .any(|(v, x)| cyclic(b, *x) && cx.activity.is_active(Value(v as u32)));
+        let Some(range) = cx.range(func.block(b).term_span) else {
+            continue;
+        };
         if !active {
             continue;
         }
-        let name = func.value(counter).name.as_deref().map_or_else(|| "a Float64".to_string(), |n| format!("`{n}`"));
+        let name = func
+            .value(counter)
+            .name
+            .as_deref()
+            .map_or_else(|| "a Float64".to_string(), |n| format!("`{n}`"));
         out.push(cx.finding(
             range,
             UNBOUNDED_TAPE,
@@ -57,12 +75,16 @@ fn recursion(cx: &Cx<'_>, out: &mut Vec<Diagnostic>) {
             // An argument passed on as itself plus or minus a constant, and compared somewhere.
             let Some(&arg) = args.iter().find(|&&a| {
                 *func.ty(a) == Type::Float64
-                    && s.args.iter().any(|x| x.as_value().is_some_and(|u| steps(func, u, a, |_| false)))
+                    && s.args
+                        .iter()
+                        .any(|x| x.as_value().is_some_and(|u| steps(func, u, a, |_| false)))
                     && is_compared(func, a)
             }) else {
                 continue;
             };
-            let Some(range) = cx.range(func.value(v).span) else { continue };
+            let Some(range) = cx.range(func.value(v).span) else {
+                continue;
+            };
             let i = args.iter().position(|&a| a == arg).unwrap_or(0);
             let name = cx.arg_name(i);
             out.push(cx.finding(
@@ -76,11 +98,16 @@ fn recursion(cx: &Cx<'_>, out: &mut Vec<Diagnostic>) {
 
 /// The Float64 values compared by the comparison `cond`.
 fn compared(func: &Function, cond: &Operand) -> Vec<Value> {
-    let Some(c) = cond.as_value() else { return Vec::new() };
+    let Some(c) = cond.as_value() else {
+        return Vec::new();
+    };
     match func.stmt(c) {
-        Some(s) if matches!(s.op, Op::Prim(Prim::Lt | Prim::Le | Prim::Gt | Prim::Ge)) => {
-            s.args.iter().filter_map(Operand::as_value).filter(|&v| *func.ty(v) == Type::Float64).collect()
-        }
+        Some(s) if matches!(s.op, Op::Prim(Prim::Lt | Prim::Le | Prim::Gt | Prim::Ge)) => s
+            .args
+            .iter()
+            .filter_map(Operand::as_value)
+            .filter(|&v| *func.ty(v) == Type::Float64)
+            .collect(),
         _ => Vec::new(),
     }
 }
@@ -89,7 +116,8 @@ fn compared(func: &Function, cond: &Operand) -> Vec<Value> {
 fn is_compared(func: &Function, v: Value) -> bool {
     func.values.iter().any(|d| match &d.kind {
         ValueKind::Stmt(s) => {
-            matches!(s.op, Op::Prim(Prim::Lt | Prim::Le | Prim::Gt | Prim::Ge)) && s.args.contains(&Operand::Value(v))
+            matches!(s.op, Op::Prim(Prim::Lt | Prim::Le | Prim::Gt | Prim::Ge))
+                && s.args.contains(&Operand::Value(v))
         }
         ValueKind::Param { .. } => false,
     })
@@ -98,11 +126,21 @@ fn is_compared(func: &Function, v: Value) -> bool {
 /// Is the loop-carried `phi` given, on some jump from inside the loop, itself plus or minus a
 /// loop-invariant amount? (`inside` says which blocks are in the loop.)
 fn stepped(func: &Function, phi: Value, inside: impl Fn(Block) -> bool + Copy) -> bool {
-    let ValueKind::Param { block: h, index } = func.value(phi).kind else { return false };
+    let ValueKind::Param { block: h, index } = func.value(phi).kind else {
+        return false;
+    };
     func.block_ids().filter(|&p| inside(p)).any(|p| {
-        func.block(p).term.calls().iter().filter(|c| c.block == h).any(|c| {
-            c.args.get(index as usize).and_then(Operand::as_value).is_some_and(|u| steps(func, u, phi, inside))
-        })
+        func.block(p)
+            .term
+            .calls()
+            .iter()
+            .filter(|c| c.block == h)
+            .any(|c| {
+                c.args
+                    .get(index as usize)
+                    .and_then(Operand::as_value)
+                    .is_some_and(|u| steps(func, u, phi, inside))
+            })
     })
 }
 
@@ -111,11 +149,17 @@ fn stepped(func: &Function, phi: Value, inside: impl Fn(Block) -> bool + Copy) -
 fn steps(func: &Function, u: Value, base: Value, inside: impl Fn(Block) -> bool) -> bool {
     let Some(s) = func.stmt(u) else { return false };
     let invariant = |k: &Operand| match k {
-        Operand::Const(c) => c.as_f64().is_some_and(|x| x != 0.0) || matches!(c, zy_ir::Const::Int(i) if *i != 0),
+        Operand::Const(c) => {
+            c.as_f64().is_some_and(|x| x != 0.0) || matches!(c, zy_ir::Const::Int(i) if *i != 0)
+        }
         Operand::Value(k) => *k != base && block_of(func, *k).is_some_and(|b| !inside(b)),
     };
     match (&s.op, s.args.as_slice()) {
-        (Op::Prim(Prim::Add), [a, k]) | (Op::Prim(Prim::Add), [k, a]) if *a == Operand::Value(base) => invariant(k),
+        (Op::Prim(Prim::Add), [a, k]) | (Op::Prim(Prim::Add), [k, a])
+            if *a == Operand::Value(base) =>
+        {
+            invariant(k)
+        }
         (Op::Prim(Prim::Sub), [a, k]) if *a == Operand::Value(base) => invariant(k),
         _ => false,
     }

@@ -73,7 +73,10 @@ pub struct Summary {
 
 impl Summary {
     fn of(reports: &[FileReport]) -> Summary {
-        let mut s = Summary { files: reports.len(), ..Summary::default() };
+        let mut s = Summary {
+            files: reports.len(),
+            ..Summary::default()
+        };
         for r in reports {
             for d in &r.findings {
                 match (r.expected, d.severity) {
@@ -115,7 +118,11 @@ pub fn run(args: &CheckArgs) -> ExitCode {
             return ExitCode::from(IO_FAILURE);
         }
     };
-    let roots = if args.paths.is_empty() { vec![PathBuf::from(".")] } else { args.paths.clone() };
+    let roots = if args.paths.is_empty() {
+        vec![PathBuf::from(".")]
+    } else {
+        args.paths.clone()
+    };
     let mut paths = Vec::new();
     for root in &roots {
         if let Err(e) = files::collect(root, &mut paths) {
@@ -178,7 +185,9 @@ fn check_all(
     let next = AtomicUsize::new(0);
     let results: Mutex<Vec<(usize, Result<FileReport, String>)>> = Mutex::new(Vec::new());
     let stages = Mutex::new(Stages::default());
-    let workers = std::thread::available_parallelism().map_or(1, |n| n.get()).min(paths.len().max(1));
+    let workers = std::thread::available_parallelism()
+        .map_or(1, |n| n.get())
+        .min(paths.len().max(1));
     std::thread::scope(|scope| {
         for i in 0..workers {
             let worker = || loop {
@@ -216,26 +225,47 @@ fn check_all(
     (reports, errors, stages.into_inner().unwrap_or_default())
 }
 
-fn check_file(path: &Path, config: &files::Loaded, stages: &mut Stages) -> Result<FileReport, String> {
+fn check_file(
+    path: &Path,
+    config: &files::Loaded,
+    stages: &mut Stages,
+) -> Result<FileReport, String> {
     let t = Instant::now();
-    let text = std::fs::read_to_string(path).map_err(|e| crate::load::io_error(path, &e).to_string())?;
+    let text =
+        std::fs::read_to_string(path).map_err(|e| crate::load::io_error(path, &e).to_string())?;
     stages.read += t.elapsed();
     let file_config: FileConfig = config.for_path(path);
     let mut host = AnalysisHost::new();
     let file = host.set_file_text(path, text.clone());
     let analysis = host.analysis();
-    let cancelled = |_| format!("zy-analyze: internal error: analysis of {} cancelled", path.display());
+    let cancelled = |_| {
+        format!(
+            "zy-analyze: internal error: analysis of {} cancelled",
+            path.display()
+        )
+    };
     let t = Instant::now();
     analysis.outline(file).map_err(cancelled)?;
     stages.parse += t.elapsed();
     let t = Instant::now();
-    let mut findings = analysis.check_static(file, &file_config).map_err(cancelled)?;
+    let mut findings = analysis
+        .check_static(file, &file_config)
+        .map_err(cancelled)?;
     stages.analyse += t.elapsed();
     let t = Instant::now();
-    findings.extend(analysis.check_gradchecks(file, &file_config, EvalLimits::default()).map_err(cancelled)?);
+    findings.extend(
+        analysis
+            .check_gradchecks(file, &file_config, EvalLimits::default())
+            .map_err(cancelled)?,
+    );
     stages.gradcheck += t.elapsed();
     findings.sort_by_key(|d| (d.start, d.end));
-    Ok(FileReport { path: path.to_path_buf(), text, findings, expected: file_config.expected })
+    Ok(FileReport {
+        path: path.to_path_buf(),
+        text,
+        findings,
+        expected: file_config.expected,
+    })
 }
 
 /// Colours for text output: `--color`, else on a terminal unless `NO_COLOR` is set.
@@ -243,6 +273,9 @@ fn colour(arg: ColorArg) -> bool {
     match arg {
         ColorArg::Always => true,
         ColorArg::Never => false,
-        ColorArg::Auto => std::io::stdout().is_terminal() && std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty()),
+        ColorArg::Auto => {
+            std::io::stdout().is_terminal()
+                && std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty())
+        }
     }
 }
