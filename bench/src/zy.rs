@@ -6,7 +6,7 @@ use std::path::Path;
 use std::sync::Arc;
 
 use zy_codegen::{BoundCall, CompiledFn, JitSession};
-use zy_hir::RootDatabase;
+use zy_hir::{RootDatabase, SourceFile};
 use zy_ide::AnalysisHost;
 use zy_interp::{Limits, Value};
 use zy_ir::{Function, Instance, Op, Operand, Terminator, TypedProgram};
@@ -126,18 +126,19 @@ pub fn prepare(case: &Case) -> Result<Prepared, String> {
 /// Load `source` as `file` into a fresh host and prepare `call`.
 pub fn prepare_call(file: &str, source: &str, call: &str) -> Result<Prepared, String> {
     let mut host = AnalysisHost::new();
-    host.set_file_text(Path::new(file), source.to_string());
     let (callee, arity) = callee_and_arity(call)?;
     let params: Vec<String> = (1..=arity).map(|i| format!("a{i}")).collect();
     let noop = format!("{BOUNDARY}({}) = 0.0\n", params.join(", "));
-    host.set_file_text(Path::new("zy_bench_boundary.jl"), noop);
+    let file = host
+        .set_file_text(Path::new(file), format!("{source}\n{noop}"))
+        .source_file();
     let db = host.raw_database();
 
-    let (program, inst) = typed_call(db, call)?;
-    let args = arguments(db, call)?;
+    let (program, inst) = typed_call(db, file, call)?;
+    let args = arguments(db, file, call)?;
     let boundary_call = format!("{BOUNDARY}{}", &call[callee.len()..]);
-    let (boundary_program, boundary_inst) = typed_call(db, &boundary_call)?;
-    let source = &zy_hir::program_index(db, zy_hir::Workspace::get(db)).program;
+    let (boundary_program, boundary_inst) = typed_call(db, file, &boundary_call)?;
+    let source = &zy_hir::program_index(db, file).program;
     let (driver, gradient_program) =
         zy_ad::gradient_program_with_rrules(source, &program, &inst)
             .map_err(|e| format!("`{call}`: cannot differentiate: {}", e.message))?;
@@ -171,22 +172,26 @@ fn parse_call(call: &str) -> Result<Expr, String> {
 }
 
 /// The typed program of `call` and the specialisation it invokes.
-fn typed_call(db: &RootDatabase, call: &str) -> Result<(TypedProgram, Arc<Instance>), String> {
+fn typed_call(
+    db: &RootDatabase,
+    file: SourceFile,
+    call: &str,
+) -> Result<(TypedProgram, Arc<Instance>), String> {
     let expr = parse_call(call)?;
-    let typed = zy_hir::type_call(db, &expr).map_err(|e| type_errors(call, e))?;
+    let typed = zy_hir::type_call(db, file, &expr).map_err(|e| type_errors(call, e))?;
     let inst = returned_invoke(&typed.body)
         .ok_or_else(|| format!("`{call}` is not a call of a user function"))?;
     Ok((typed.program, inst))
 }
 
 /// The arguments of `call`, evaluated as one tuple by the interpreter.
-fn arguments(db: &RootDatabase, call: &str) -> Result<Vec<Value>, String> {
+fn arguments(db: &RootDatabase, file: SourceFile, call: &str) -> Result<Vec<Value>, String> {
     let expr = parse_call(call)?;
     let ExprKind::Call { args, .. } = expr.kind else {
         return Err(format!("`{call}` is not a call"));
     };
     let tuple = Expr::new(ExprKind::Tuple(args), expr.range);
-    let typed = zy_hir::type_call(db, &tuple).map_err(|e| type_errors(call, e))?;
+    let typed = zy_hir::type_call(db, file, &tuple).map_err(|e| type_errors(call, e))?;
     let limits = Limits {
         max_depth: 10_000,
         deadline: None,

@@ -18,6 +18,8 @@ end
 ";
 
 const B: &str = "\
+include(\"a.jl\")
+
 # zy: at twice(2.0)
 function twice(x)
     return 2.0 * cube(x)
@@ -28,7 +30,7 @@ function other(y)
 end
 ";
 
-/// A two-file workspace with `twice(2.0)` evaluated and diagnostics computed, and the query
+/// A two-file workspace (`b.jl` includes `a.jl`) with `twice(2.0)` evaluated and diagnostics computed, and the query
 /// log switched on.
 fn setup() -> (AnalysisHost, FileId, FileId) {
     let mut host = AnalysisHost::new();
@@ -137,7 +139,7 @@ fn an_error_in_another_file_is_reported_at_the_annotation_saying_where() {
         .collect();
     assert_eq!(
         shown,
-        ["1:10 undefined-name UndefVarError: `z` not defined (at a.jl:2:16)"]
+        ["3:10 undefined-name UndefVarError: `z` not defined (at a.jl:2:16)"]
     );
 }
 
@@ -152,7 +154,7 @@ fn removing_a_file_removes_its_definitions() {
         .unwrap_err();
     assert_eq!(
         e.to_string(),
-        "b.jl:3:18: error: UndefVarError: `cube` not defined"
+        "b.jl:1:1: error: cannot include `a.jl`: no such file"
     );
     host.set_file_text(Path::new("a.jl"), A.to_string());
     let v = host

@@ -14,6 +14,11 @@ use crate::plan::{Arg, Plan, PlanBuilder};
 use crate::value::Val;
 use crate::{GLOBAL_METHOD, MAX_TYPE_DEPTH};
 
+/// The builtin that the library function `name` (`Base.sum`) extends, if it is one.
+fn builtin_of(name: &str) -> Option<&str> {
+    name.strip_prefix("Base.").filter(|n| crate::is_builtin(n))
+}
+
 /// The resolution context of one instance: the program, the oracle for callees' return types,
 /// and the callees met so far.
 pub(crate) struct Cx<'a> {
@@ -150,7 +155,17 @@ impl<'a> Cx<'a> {
                 "UndefVarError: `{name}` not defined"
             )));
         };
-        let method = dispatch::select(self.program, gf, &types)?;
+        let method = match dispatch::select(self.program, gf, &types) {
+            Ok(method) => method,
+            // A library function defined in Julia (`Base.sum`) also has the builtin's methods,
+            // which are less specific than any written one.
+            Err(no_match) => match builtin_of(name) {
+                Some(builtin) => {
+                    return builtins::call(self, b, builtin, args).unwrap_or(Err(no_match));
+                }
+                None => return Err(no_match),
+            },
+        };
         let (inst, ret) = self.invoke(Instance {
             name: name.clone(),
             method,

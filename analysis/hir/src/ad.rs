@@ -59,7 +59,7 @@ mod tests {
         let file = SourceFile::new(&db, PathBuf::from("a.jl"), SRC.to_string());
         Workspace::get(&db).set_files(&mut db).to(vec![file]);
         for name in ["square", "cube"] {
-            let adj = adjoint(&db, InstanceId::of(&db, &inst(name)));
+            let adj = adjoint(&db, InstanceId::of(&db, file, &inst(name)));
             assert!(
                 adj.as_ref().is_ok_and(|a| a.pullback.name.ends_with('⁻')),
                 "{adj:?}"
@@ -69,7 +69,7 @@ mod tests {
         file.set_text(&mut db)
             .to(SRC.replace("x * x * x", "x * x * x * 1.0"));
         for name in ["square", "cube"] {
-            let _ = adjoint(&db, InstanceId::of(&db, &inst(name)));
+            let _ = adjoint(&db, InstanceId::of(&db, file, &inst(name)));
         }
         let ran: Vec<String> = db
             .take_query_log()

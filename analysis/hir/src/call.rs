@@ -1,6 +1,6 @@
 //! Typing a call written as text (a `# zy: at` annotation, `zy-analyze eval`): the call becomes
-//! the body of a synthetic zero-argument binding, typed against the workspace's program, with
-//! every specialisation it reaches taken from the memoised `typed` queries.
+//! the body of a synthetic zero-argument binding, typed against the program of the file it is
+//! made in, with every specialisation it reaches taken from the memoised `typed` queries.
 
 use std::collections::{BTreeSet, VecDeque};
 use std::sync::Arc;
@@ -9,8 +9,10 @@ use zy_infer::{TypeError, GLOBAL_METHOD};
 use zy_ir::{Function, Instance, Span, TypedProgram};
 use zy_syntax::ast::{Expr, ExprKind, GlobalDef};
 
-use crate::input::Workspace;
+use crate::input::SourceFile;
 use crate::program::program_index;
+use crate::resolve::resolve_item;
+use crate::scope::{scope_names, MAIN};
 use crate::specialise::{ret_type, typed, InstanceId};
 
 /// The name of the synthetic binding holding a call.
@@ -33,8 +35,12 @@ pub struct TypedCall {
 #[derive(Clone, PartialEq, Eq, Debug)]
 pub struct CallErrors(pub Vec<TypeError>);
 
-/// Type the call `expr` (ranges relative to the call text).
-pub fn type_call(db: &dyn salsa::Database, expr: &Expr) -> Result<TypedCall, CallErrors> {
+/// Type the call `expr` (ranges relative to the call text), made in the file `file`.
+pub fn type_call(
+    db: &dyn salsa::Database,
+    file: SourceFile,
+    expr: &Expr,
+) -> Result<TypedCall, CallErrors> {
     if let Some(range) = find_function(expr) {
         return Err(CallErrors(vec![TypeError {
             span: Span::new(CALL_SPAN_FILE, range.0, range.1),
@@ -42,7 +48,6 @@ pub fn type_call(db: &dyn salsa::Database, expr: &Expr) -> Result<TypedCall, Cal
             message: "unsupported: anonymous functions in a call string".into(),
         }]));
     }
-    let ws = Workspace::get(db);
     let def = GlobalDef {
         name: CALL_NAME.into(),
         name_range: expr.range,
@@ -63,18 +68,19 @@ pub fn type_call(db: &dyn salsa::Database, expr: &Expr) -> Result<TypedCall, Cal
             .collect();
         return Err(CallErrors(errors));
     }
-    let mut program = program_index(db, ws).program.clone();
+    let lowered = resolve_item(&lowered, MAIN, scope_names(db, file));
+    let mut program = program_index(db, file).program.clone();
     for g in lowered.globals {
         program.globals.insert(g.name.clone(), g);
     }
-    let root = Instance {
+    let call = Instance {
         name: CALL_NAME.into(),
         method: GLOBAL_METHOD,
         args: Arc::from([]),
     };
-    let mut oracle = |callee: &Instance| ret_type(db, InstanceId::of(db, callee));
-    let entry = zy_infer::infer_instance(&program, &root, &mut oracle);
-    let (program, mut errors) = typed_program(db, &entry.callees);
+    let mut oracle = |callee: &Instance| ret_type(db, InstanceId::of(db, file, callee));
+    let entry = zy_infer::infer_instance(&program, &call, &mut oracle);
+    let (program, mut errors) = typed_program(db, file, &entry.callees);
     for e in entry.errors.iter().rev() {
         if !errors.contains(e) {
             errors.insert(0, e.clone());
@@ -90,10 +96,11 @@ pub fn type_call(db: &dyn salsa::Database, expr: &Expr) -> Result<TypedCall, Cal
     }
 }
 
-/// The typed bodies of `roots` and of everything they reach, with the type errors found in
-/// them (each once, in the order met).
+/// The typed bodies of `roots` (instances of the program of `file`) and of everything they
+/// reach, with the type errors found in them (each once, in the order met).
 pub fn typed_program(
     db: &dyn salsa::Database,
+    file: SourceFile,
     roots: &[Arc<Instance>],
 ) -> (TypedProgram, Vec<TypeError>) {
     let mut errors: Vec<TypeError> = Vec::new();
@@ -101,7 +108,7 @@ pub fn typed_program(
     let mut seen: BTreeSet<Arc<Instance>> = roots.iter().cloned().collect();
     let mut queue: VecDeque<Arc<Instance>> = roots.iter().cloned().collect();
     while let Some(inst) = queue.pop_front() {
-        let id = InstanceId::of(db, &inst);
+        let id = InstanceId::of(db, file, &inst);
         let r = typed(db, id);
         for e in &r.errors {
             if !errors.contains(e) {

@@ -5,7 +5,8 @@ use std::sync::{Arc, Mutex, PoisonError};
 
 use salsa::{DatabaseKeyIndex, EventKind};
 
-use crate::input::Workspace;
+use crate::input::{Prelude, SourceFile, Unreadable, Workspace};
+use crate::prelude::{prelude_path, PRELUDE};
 
 /// The salsa database behind every analysis. `Clone` makes a snapshot for a reader thread; a
 /// setter on the original cancels the snapshots' running queries.
@@ -30,6 +31,12 @@ impl Default for RootDatabase {
         })));
         let db = RootDatabase { storage, executed };
         Workspace::new(&db, Vec::new());
+        let prelude = PRELUDE
+            .iter()
+            .map(|f| SourceFile::new(&db, prelude_path(f), f.text.to_string()))
+            .collect();
+        Prelude::new(&db, prelude);
+        Unreadable::new(&db, Default::default());
         db
     }
 }

@@ -6,10 +6,11 @@ use zy_ir::Span;
 use zy_syntax::ast::{AnnotationKind, Item};
 
 use crate::call::{type_call, CALL_SPAN_FILE};
-use crate::input::{SourceFile, Workspace};
+use crate::input::{Prelude, SourceFile, Unreadable, Workspace};
 use crate::item::{item_ast, item_range, item_tree, ItemId};
 use crate::lower::ssa;
 use crate::program::program_index;
+use crate::scope::{files_by_path, includes};
 use crate::span::{line_col, FileRange};
 
 /// One finding, located by byte offsets in its file.
@@ -59,8 +60,9 @@ pub fn load_errors(db: &dyn salsa::Database, file: SourceFile) -> Vec<Diag> {
             push_item_error(db, item, e.span, e.code, &e.message, &mut out);
         }
     }
+    out.extend(include_errors(db, file));
     let items = workspace_items(db);
-    for e in &program_index(db, Workspace::get(db)).errors {
+    for e in &program_index(db, file).errors {
         if let Some(item) = ItemId::from_span_file(e.span.file, items) {
             if item.file(db) == file {
                 push_item_error(db, item, e.span, e.code, &e.message, &mut out);
@@ -69,6 +71,60 @@ pub fn load_errors(db: &dyn salsa::Database, file: SourceFile) -> Vec<Diag> {
     }
     sort(&mut out);
     out
+}
+
+/// The `include`s of `file` that name no file of the workspace, or that include `file` again.
+fn include_errors(db: &dyn salsa::Database, file: SourceFile) -> Vec<Diag> {
+    let by_path = files_by_path(db, Workspace::get(db));
+    let mut out = Vec::new();
+    for (item, path) in includes(db, file) {
+        let (start, end) = match item_ast(db, *item).as_deref() {
+            Some(Item::Include(i)) => {
+                item_range(db, *item, i.range.start, i.range.end).unwrap_or((0, 0))
+            }
+            _ => (0, 0),
+        };
+        let message = match by_path.get(path) {
+            None => {
+                let reason = Unreadable::get(db).reasons(db).get(path);
+                let reason = reason.map_or("no such file", |r| r.as_str());
+                format!("cannot include `{}`: {reason}", path.display())
+            }
+            Some(&included) if reaches(db, included, file) => format!(
+                "`{}` is already being included: an include cycle",
+                path.display()
+            ),
+            Some(_) => continue,
+        };
+        out.push(Diag {
+            start,
+            end,
+            code: "include-error".to_string(),
+            message,
+        });
+    }
+    out
+}
+
+/// Does `from`, or a file it includes transitively, include `to`?
+fn reaches(db: &dyn salsa::Database, from: SourceFile, to: SourceFile) -> bool {
+    let by_path = files_by_path(db, Workspace::get(db));
+    let mut stack = vec![from];
+    let mut seen = vec![from];
+    while let Some(f) = stack.pop() {
+        if f == to {
+            return true;
+        }
+        for (_, path) in includes(db, f) {
+            if let Some(&next) = by_path.get(path) {
+                if !seen.contains(&next) {
+                    seen.push(next);
+                    stack.push(next);
+                }
+            }
+        }
+    }
+    false
 }
 
 fn push_item_error(
@@ -88,16 +144,18 @@ fn push_item_error(
     });
 }
 
-/// Every item of the workspace, in file order (to map span numbers back to items). Equal
-/// across body edits.
+/// Every item of the prelude and the workspace, in file order (to map span numbers back to
+/// items). Equal across body edits.
 pub fn workspace_items(db: &dyn salsa::Database) -> &[ItemId] {
     all_items(db, Workspace::get(db))
 }
 
 #[salsa::tracked(returns(ref))]
 fn all_items(db: &dyn salsa::Database, ws: Workspace) -> Vec<ItemId> {
-    ws.files(db)
+    Prelude::get(db)
+        .files(db)
         .iter()
+        .chain(ws.files(db))
         .flat_map(|&f| item_tree(db, f).iter().copied())
         .collect()
 }
@@ -148,7 +206,7 @@ fn at_diagnostics(db: &dyn salsa::Database, item: ItemId) -> Vec<Diag> {
                 code: e.code,
                 message: e.message,
             }],
-            Ok(expr) => match type_call(db, &expr) {
+            Ok(expr) => match type_call(db, file, &expr) {
                 Ok(_) => Vec::new(),
                 Err(e) => e.0,
             },

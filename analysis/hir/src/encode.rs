@@ -47,6 +47,10 @@ impl<F: FnMut(&mut TextRange)> Ranges<F> {
             Item::Function(f) => self.function(f),
             Item::Struct(s) => self.structure(s),
             Item::Global(g) => self.global(g),
+            Item::Include(i) => {
+                self.range(&mut i.path_range);
+                self.range(&mut i.range);
+            }
         }
     }
     fn function(&mut self, f: &mut FunctionDef) {

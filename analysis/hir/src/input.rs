@@ -1,5 +1,7 @@
-//! Salsa inputs: the only mutable truth. Source files (path and text) and the workspace's file set.
+//! Salsa inputs: the only mutable truth. Source files (path and text), the workspace's file set
+//! and the bundled library's files.
 
+use std::collections::BTreeMap;
 use std::path::PathBuf;
 
 /// One source file: its path (as the user named it, used in messages) and its text.
@@ -17,4 +19,20 @@ pub struct SourceFile {
 pub struct Workspace {
     #[returns(ref)]
     pub files: Vec<SourceFile>,
+}
+
+/// The prelude: the bundled Julia library every file sees (see [`crate::prelude`]), one file
+/// per module, in load order. Set once when the database is made.
+#[salsa::input(singleton, debug)]
+pub struct Prelude {
+    #[returns(ref)]
+    pub files: Vec<SourceFile>,
+}
+
+/// Files that an `include` names but that could not be read, with the reason (set by the host,
+/// which does the reading).
+#[salsa::input(singleton, debug)]
+pub struct Unreadable {
+    #[returns(ref)]
+    pub reasons: BTreeMap<PathBuf, String>,
 }

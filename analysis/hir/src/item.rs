@@ -26,6 +26,8 @@ pub enum ItemKind {
     Struct,
     /// A top-level binding.
     Global,
+    /// `include("path")`: named by the path as written.
+    Include,
 }
 
 /// The identity of a top-level item: its file, kind, name and which of the same-named items of
@@ -68,6 +70,7 @@ pub fn item_name(item: &Item) -> (ItemKind, Name) {
         ),
         Item::Struct(s) => (ItemKind::Struct, s.name.as_str().into()),
         Item::Global(g) => (ItemKind::Global, g.name.as_str().into()),
+        Item::Include(i) => (ItemKind::Include, i.path.as_str().into()),
     }
 }
 

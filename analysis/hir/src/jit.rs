@@ -10,7 +10,7 @@ use zy_codegen::{CompiledFn, JitSession};
 use zy_ir::{Instance, TypedProgram};
 
 use crate::call::typed_program;
-use crate::input::Workspace;
+use crate::input::SourceFile;
 use crate::program::program_index;
 use crate::specialise::{typed, InstanceId};
 
@@ -35,9 +35,14 @@ pub struct CompileKey {
 }
 
 impl CompileKey {
-    /// The key of `target` of `inst`.
-    pub fn of(db: &dyn salsa::Database, inst: &Instance, target: Target) -> CompileKey {
-        CompileKey::new(db, InstanceId::of(db, inst), target)
+    /// The key of `target` of `inst` in the program of `root`.
+    pub fn of(
+        db: &dyn salsa::Database,
+        root: SourceFile,
+        inst: &Instance,
+        target: Target,
+    ) -> CompileKey {
+        CompileKey::new(db, InstanceId::of(db, root, inst), target)
     }
 }
 
@@ -55,13 +60,14 @@ impl fmt::Display for Target {
 /// their spans.
 #[salsa::tracked(returns(ref))]
 pub fn compiled(db: &dyn salsa::Database, key: CompileKey) -> Result<CompiledFn, String> {
-    let inst = key.instance(db).instance(db).clone();
-    let (program, entry) = program_of(db, &inst, key.target(db))?;
+    let id = key.instance(db);
+    let (root, inst) = (id.root(db), id.instance(db).clone());
+    let (program, entry) = program_of(db, root, &inst, key.target(db))?;
     // Everything above read bodies through `typed` except the rrules (inferred by the AD from
     // the untyped program): depend on the typed body of every user instance compiled.
     for f in program.functions.keys() {
         if !zy_ad::names::is_generated(&f.name) {
-            typed(db, InstanceId::of(db, f));
+            typed(db, InstanceId::of(db, root, f));
         }
     }
     JitSession::new()
@@ -72,14 +78,15 @@ pub fn compiled(db: &dyn salsa::Database, key: CompileKey) -> Result<CompiledFn,
 /// The program to compile for `target` of `inst`, and its entry instance.
 fn program_of(
     db: &dyn salsa::Database,
+    root: SourceFile,
     inst: &Arc<Instance>,
     target: Target,
 ) -> Result<(TypedProgram, Arc<Instance>), String> {
-    let (program, errors) = typed_program(db, std::slice::from_ref(inst));
+    let (program, errors) = typed_program(db, root, std::slice::from_ref(inst));
     if let Some(e) = errors.first() {
         return Err(format!("`{inst}` does not type: {}", e.message));
     }
-    let source = &program_index(db, Workspace::get(db)).program;
+    let source = &program_index(db, root).program;
     let program = zy_ad::expand_with_rrules(source, &program).map_err(|e| e.message)?;
     match target {
         Target::Primal => Ok((program, inst.clone())),
@@ -124,13 +131,13 @@ end
     }
 
     /// `name(x)` on the JIT, shown as Julia shows the result.
-    fn run(db: &RootDatabase, name: &str, target: Target, x: f64) -> String {
+    fn run(db: &RootDatabase, file: SourceFile, name: &str, target: Target, x: f64) -> String {
         let inst = Instance {
             name: name.into(),
             method: 0,
             args: Arc::from([Type::Float64]),
         };
-        match compiled(db, CompileKey::of(db, &inst, target)) {
+        match compiled(db, CompileKey::of(db, file, &inst, target)) {
             Ok(f) => match f.call(&[Value::F64(x)], &Limits::default()) {
                 Ok(v) => zy_interp::show(&v),
                 Err(e) => format!("error: {e}"),
@@ -152,16 +159,25 @@ end
     #[test]
     fn machine_code_is_reused_until_a_body_it_was_built_from_changes() {
         let (mut db, file) = workspace(SRC);
-        assert_eq!(run(&db, "square", Target::Primal, 3.0), "9.0");
-        assert_eq!(run(&db, "square", Target::Gradient, 3.0), "(9.0, (6.0,))");
+        assert_eq!(run(&db, file, "square", Target::Primal, 3.0), "9.0");
+        assert_eq!(
+            run(&db, file, "square", Target::Gradient, 3.0),
+            "(9.0, (6.0,))"
+        );
         db.enable_query_log();
-        assert_eq!(run(&db, "square", Target::Gradient, 5.0), "(25.0, (10.0,))");
+        assert_eq!(
+            run(&db, file, "square", Target::Gradient, 5.0),
+            "(25.0, (10.0,))"
+        );
         assert_eq!(compilations(&db), Vec::<String>::new());
 
         // An unrelated function: nothing recompiles.
         file.set_text(&mut db).to(SRC.replace("x + 1.0", "x + 2.0"));
-        assert_eq!(run(&db, "square", Target::Primal, 3.0), "9.0");
-        assert_eq!(run(&db, "square", Target::Gradient, 3.0), "(9.0, (6.0,))");
+        assert_eq!(run(&db, file, "square", Target::Primal, 3.0), "9.0");
+        assert_eq!(
+            run(&db, file, "square", Target::Gradient, 3.0),
+            "(9.0, (6.0,))"
+        );
         assert_eq!(compilations(&db), Vec::<String>::new());
 
         let both = [
@@ -171,35 +187,47 @@ end
         // Its own body: 2x^2 at 3 is 18, d/dx is 4x.
         file.set_text(&mut db)
             .to(SRC.replace("x * helper(x)", "2.0 * x * helper(x)"));
-        assert_eq!(run(&db, "square", Target::Primal, 3.0), "18.0");
-        assert_eq!(run(&db, "square", Target::Gradient, 3.0), "(18.0, (12.0,))");
+        assert_eq!(run(&db, file, "square", Target::Primal, 3.0), "18.0");
+        assert_eq!(
+            run(&db, file, "square", Target::Gradient, 3.0),
+            "(18.0, (12.0,))"
+        );
         assert_eq!(compilations(&db), both);
 
         // A callee's body: x^3 at 3 is 27, d/dx is 3x^2.
         file.set_text(&mut db)
             .to(SRC.replace("helper(x) = x", "helper(x) = x * x"));
-        assert_eq!(run(&db, "square", Target::Primal, 3.0), "27.0");
-        assert_eq!(run(&db, "square", Target::Gradient, 3.0), "(27.0, (27.0,))");
+        assert_eq!(run(&db, file, "square", Target::Primal, 3.0), "27.0");
+        assert_eq!(
+            run(&db, file, "square", Target::Gradient, 3.0),
+            "(27.0, (27.0,))"
+        );
         assert_eq!(compilations(&db), both);
     }
 
     #[test]
     fn an_rrule_edit_recompiles_the_gradient_that_uses_it() {
         let (mut db, file) = workspace(SRC);
-        assert_eq!(run(&db, "slow", Target::Primal, 3.0), "6.0");
-        assert_eq!(run(&db, "slow", Target::Gradient, 3.0), "(6.0, (2.0,))");
+        assert_eq!(run(&db, file, "slow", Target::Primal, 3.0), "6.0");
+        assert_eq!(
+            run(&db, file, "slow", Target::Gradient, 3.0),
+            "(6.0, (2.0,))"
+        );
         db.enable_query_log();
         file.set_text(&mut db).to(SRC.replace("2.0 * ȳ", "4.0 * ȳ"));
-        assert_eq!(run(&db, "slow", Target::Primal, 3.0), "6.0");
-        assert_eq!(run(&db, "slow", Target::Gradient, 3.0), "(6.0, (4.0,))");
+        assert_eq!(run(&db, file, "slow", Target::Primal, 3.0), "6.0");
+        assert_eq!(
+            run(&db, file, "slow", Target::Gradient, 3.0),
+            "(6.0, (4.0,))"
+        );
         assert_eq!(compilations(&db), ["compiled(slow(::Float64), gradient)"]);
     }
 
     #[test]
     fn a_function_that_does_not_type_is_refused_with_the_reason() {
-        let (db, _) = workspace("bad(x) = x + y\n");
+        let (db, file) = workspace("bad(x) = x + y\n");
         assert_eq!(
-            run(&db, "bad", Target::Primal, 1.0),
+            run(&db, file, "bad", Target::Primal, 1.0),
             "refused: `bad(::Float64)` does not type: UndefVarError: `y` not defined"
         );
     }

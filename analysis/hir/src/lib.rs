@@ -12,7 +12,9 @@
 //!   inside the item leave it equal; `item_boundaries(item)` maps ranks back to offsets.
 //! - `ssa(item)`: lowering of one item; IR spans carry the item's number in `Span::file` and
 //!   ranks as offsets ([`locate`] maps them back to a file range).
-//! - `program_index(workspace)`: every method, struct and binding; its equality ignores bodies,
+//! - `scope_files(root)`: what a file sees (the prelude and itself); `resolved_ssa(root, item)`:
+//!   an item's IR with its names resolved in that scope ([`scope`]).
+//! - `program_index(root)`: every method, struct and binding of a scope; its equality ignores bodies,
 //!   so a body edit does not invalidate the instances that merely call the edited function.
 //! - `typed(instance)`: `zy_infer::infer_instance` on the index, depending on its own body and
 //!   on `ret_type(callee)` of each callee. Recursion is a salsa cycle, iterated to a fixpoint
@@ -35,7 +37,10 @@ pub mod input;
 pub mod item;
 pub mod jit;
 pub mod lower;
+pub mod prelude;
 pub mod program;
+mod resolve;
+pub mod scope;
 pub mod span;
 pub mod specialise;
 
@@ -43,10 +48,11 @@ pub use ad::{adjoint, AdjointFunctions};
 pub use call::{type_call, typed_program, CallErrors, TypedCall, CALL_NAME, CALL_SPAN_FILE};
 pub use db::RootDatabase;
 pub use diag::{diagnostics, load_errors, locate, workspace_items, Diag};
-pub use input::{SourceFile, Workspace};
+pub use input::{Prelude, SourceFile, Workspace};
 pub use item::{item_ast, item_boundaries, item_range, item_tree, parse, ItemId, ItemKind};
 pub use jit::{compiled, CompileKey, Target};
 pub use lower::ssa;
-pub use program::{program_index, ProgramIndex};
+pub use program::{program_index, resolved_ssa, ProgramIndex};
+pub use scope::{file_module, includes, is_prelude, qualify, scope_files, scope_root, MAIN};
 pub use span::{line_col, FileRange, LineCol};
 pub use specialise::{ret_type, typed, InstanceId};

@@ -10,9 +10,11 @@ use std::sync::Arc;
 use zy_ir::{Global, Method, Name, Program};
 use zy_lower::LowerError;
 
-use crate::input::Workspace;
+use crate::input::SourceFile;
 use crate::item::{item_tree, ItemId};
 use crate::lower::ssa;
+use crate::resolve::resolve_item;
+use crate::scope::{file_module, scope_files, scope_names, scope_root};
 
 /// The program with where each body comes from.
 #[derive(Clone, Debug, Default)]
@@ -65,13 +67,39 @@ fn same_signature(m: &Method, n: &Method) -> bool {
     m.sig == n.sig && m.where_params == n.where_params && m.span == n.span
 }
 
-/// The program of the whole workspace.
+/// The lowered item with its names resolved in the scope of `file` (see [`crate::scope`]).
+/// Re-runs when the item's text changes or when a definition appears in or disappears from the
+/// scope.
+pub fn resolved_ssa(
+    db: &dyn salsa::Database,
+    file: SourceFile,
+    item: ItemId,
+) -> &Arc<zy_lower::LoweredItem> {
+    resolved_in_root(db, scope_root(db, file), item)
+}
+
 #[salsa::tracked(returns(ref))]
-pub fn program_index(db: &dyn salsa::Database, ws: Workspace) -> Arc<ProgramIndex> {
+fn resolved_in_root(
+    db: &dyn salsa::Database,
+    root: SourceFile,
+    item: ItemId,
+) -> Arc<zy_lower::LoweredItem> {
+    let module = file_module(db, item.file(db));
+    Arc::new(resolve_item(ssa(db, item), module, scope_names(db, root)))
+}
+
+/// The program that the code of `file` sees: the prelude's definitions, those of the root of
+/// its program and of every file included there (see [`crate::scope`]).
+pub fn program_index(db: &dyn salsa::Database, file: SourceFile) -> &Arc<ProgramIndex> {
+    root_program(db, scope_root(db, file))
+}
+
+#[salsa::tracked(returns(ref))]
+fn root_program(db: &dyn salsa::Database, root: SourceFile) -> Arc<ProgramIndex> {
     let mut index = ProgramIndex::default();
-    for &file in ws.files(db) {
+    for &file in scope_files(db, root) {
         for &item in item_tree(db, file) {
-            let lowered = ssa(db, item);
+            let lowered = resolved_in_root(db, root, item);
             for (i, (name, _)) in lowered.methods.iter().enumerate() {
                 index
                     .method_origin

@@ -1,27 +1,33 @@
 //! Typed SSA per specialisation. `typed(instance)` infers one body, asking `ret_type` for each
 //! callee; recursion is a salsa cycle resolved by fixpoint iteration from `Union{}` (the return
-//! types only grow, so the iteration converges as the worklist in `zy_infer` does).
+//! types only grow, so the iteration converges as the worklist in `zy_infer` does). An instance
+//! belongs to the program of one root file (see [`crate::scope`]): the same method seen from two
+//! files is two instances, since what its names mean may differ.
 
 use std::sync::Arc;
 
 use zy_infer::InferredFunction;
 use zy_ir::{Function, Instance, Span, Type};
 
-use crate::input::Workspace;
-use crate::lower::ssa;
+use crate::input::SourceFile;
 use crate::program::program_index;
+use crate::program::resolved_ssa;
+use crate::scope::scope_root;
 
-/// A specialisation of a user method, a binding's thunk or a synthesised higher-order function.
+/// A specialisation of a user method, a binding's thunk or a synthesised higher-order function,
+/// in the program of the file `root`.
 #[salsa::interned(unsafe(no_lifetime), revisions = usize::MAX, debug)]
 pub struct InstanceId {
+    #[returns(copy)]
+    pub root: SourceFile,
     #[returns(ref)]
     pub instance: Arc<Instance>,
 }
 
 impl InstanceId {
-    /// The id of `inst`.
-    pub fn of(db: &dyn salsa::Database, inst: &Instance) -> InstanceId {
-        InstanceId::new(db, Arc::new(inst.clone()))
+    /// The id of `inst` in the program that the code of `file` sees.
+    pub fn of(db: &dyn salsa::Database, file: SourceFile, inst: &Instance) -> InstanceId {
+        InstanceId::new(db, scope_root(db, file), Arc::new(inst.clone()))
     }
 }
 
@@ -29,12 +35,13 @@ impl InstanceId {
 #[salsa::tracked(returns(ref), cycle_initial = typed_initial, cycle_fn = typed_recover)]
 pub fn typed(db: &dyn salsa::Database, id: InstanceId) -> Arc<InferredFunction> {
     let inst = id.instance(db);
-    let index = program_index(db, Workspace::get(db));
+    let root = id.root(db);
+    let index = program_index(db, root);
     // The index's equality ignores bodies: depend on this instance's own body explicitly.
     if let Some(item) = index.origin(&inst.name, inst.method) {
-        ssa(db, item);
+        resolved_ssa(db, root, item);
     }
-    let mut oracle = |callee: &Instance| ret_type(db, InstanceId::of(db, callee));
+    let mut oracle = |callee: &Instance| ret_type(db, InstanceId::of(db, root, callee));
     Arc::new(zy_infer::infer_instance(&index.program, inst, &mut oracle))
 }
 

@@ -17,13 +17,13 @@ fn db_with(text: &str) -> (RootDatabase, SourceFile) {
     (db, file)
 }
 
-fn ret(db: &RootDatabase, name: &str, args: &[Type]) -> Type {
+fn ret(db: &RootDatabase, file: SourceFile, name: &str, args: &[Type]) -> Type {
     let inst = Instance {
         name: name.into(),
         method: 0,
         args: args.into(),
     };
-    ret_type(db, InstanceId::of(db, &inst))
+    ret_type(db, InstanceId::of(db, file, &inst))
 }
 
 #[test]
@@ -75,28 +75,30 @@ fn columns_count_characters() {
 
 #[test]
 fn recursion_converges_from_union_bottom() {
-    let (db, _) = db_with(
+    let (db, file) = db_with(
         "fact(n) = n <= 1 ? 1 : n * fact(n - 1)\n\
          is_even(n) = n == 0 ? true : is_odd(n - 1)\n\
          is_odd(n) = n == 0 ? false : is_even(n - 1)\n\
          halve(x) = x < 1.0 ? x : halve(x / 2)\n",
     );
-    assert_eq!(ret(&db, "fact", &[Type::Int64]), Type::Int64);
-    assert_eq!(ret(&db, "is_even", &[Type::Int64]), Type::Bool);
-    assert_eq!(ret(&db, "halve", &[Type::Float64]), Type::Float64);
-    assert_eq!(ret(&db, "halve", &[Type::Int64]), Type::Float64);
+    assert_eq!(ret(&db, file, "fact", &[Type::Int64]), Type::Int64);
+    assert_eq!(ret(&db, file, "is_even", &[Type::Int64]), Type::Bool);
+    assert_eq!(ret(&db, file, "halve", &[Type::Float64]), Type::Float64);
+    assert_eq!(ret(&db, file, "halve", &[Type::Int64]), Type::Float64);
 }
 
 #[test]
 fn recursion_that_never_returns_has_type_union_bottom() {
-    let (db, _) = db_with("forever(x) = forever(x + 1)\n");
-    assert_eq!(ret(&db, "forever", &[Type::Int64]), Type::Bottom);
+    let (db, file) = db_with("forever(x) = forever(x + 1)\n");
+    assert_eq!(ret(&db, file, "forever", &[Type::Int64]), Type::Bottom);
     let inst = Instance {
         name: "forever".into(),
         method: 0,
         args: [Type::Int64].into(),
     };
-    assert!(typed(&db, InstanceId::of(&db, &inst)).errors.is_empty());
+    assert!(typed(&db, InstanceId::of(&db, file, &inst))
+        .errors
+        .is_empty());
 }
 
 #[test]
@@ -154,13 +156,13 @@ fn recursion_whose_type_keeps_growing_stops_with_an_error() {
         .collect();
     assert_eq!(found, [("unsupported", message)]);
     // Entered through `typed` itself (the cycle's head is `typed`).
-    let (db, _) = db_with(text);
+    let (db, file) = db_with(text);
     let inst = std::sync::Arc::new(Instance {
         name: "nest".into(),
         method: 0,
         args: [Type::Int64].into(),
     });
-    let (_, errors) = zy_hir::typed_program(&db, &[inst]);
+    let (_, errors) = zy_hir::typed_program(&db, file, &[inst]);
     assert!(
         !errors.is_empty(),
         "no error for an ever-growing return type"

@@ -64,10 +64,12 @@ impl Analysis {
     }
 }
 
-/// The first error that keeps the workspace from loading, if any.
+/// The first error that keeps `file`, or a file it sees, from loading, if any.
 pub(crate) fn load_error(db: &RootDatabase, file: SourceFile) -> Option<UserError> {
-    let ws = zy_hir::Workspace::get(db);
-    let others = ws.files(db).iter().copied().filter(|&f| f != file);
+    let others = zy_hir::scope_files(db, file)
+        .iter()
+        .copied()
+        .filter(|&f| f != file);
     std::iter::once(file).chain(others).find_map(|f| {
         zy_hir::load_errors(db, f)
             .first()
@@ -86,20 +88,22 @@ pub(crate) fn eval(
     }
     let expr = zy_syntax::parse_expr(call).map_err(|e| in_call(call, e.range.start, e.message))?;
     let site = CallSite::Text(call);
-    let typed = zy_hir::type_call(db, &expr).map_err(|errs| match errs.0.into_iter().next() {
-        Some(e) => error_at(db, e.span, site, e.message),
-        None => in_call(
-            call,
-            0,
-            "internal error: typing failed without a message".into(),
-        ),
-    })?;
+    let typed =
+        zy_hir::type_call(db, file, &expr).map_err(|errs| match errs.0.into_iter().next() {
+            Some(e) => error_at(db, e.span, site, e.message),
+            None => in_call(
+                call,
+                0,
+                "internal error: typing failed without a message".into(),
+            ),
+        })?;
     let interp_limits = zy_interp::Limits {
         max_depth: limits.max_depth,
         deadline: limits.timeout.map(|t| Instant::now() + t),
         cancel: limits.cancel.clone(),
     };
-    let (program, body) = expand(db, typed).map_err(|e| error_at(db, e.span, site, e.message))?;
+    let (program, body) =
+        expand(db, file, typed).map_err(|e| error_at(db, e.span, site, e.message))?;
     let value = zy_interp::run_function(&program, &body, Vec::new(), &interp_limits)
         .map_err(|e| error_at(db, e.span, site, e.message))?;
     Ok(crate::grad::result(&value))
@@ -109,13 +113,14 @@ pub(crate) fn eval(
 /// `pullback`) rewritten into calls of generated AD functions, as they must be before running.
 pub(crate) fn expand(
     db: &RootDatabase,
+    file: SourceFile,
     typed: zy_hir::TypedCall,
 ) -> Result<(TypedProgram, Arc<Function>), zy_ad::AdError> {
     let mut program = typed.program;
     program
         .globals
         .insert(zy_hir::CALL_NAME.into(), typed.body.clone());
-    let source = &zy_hir::program_index(db, zy_hir::Workspace::get(db)).program;
+    let source = &zy_hir::program_index(db, file).program;
     let mut program = zy_ad::expand_with_rrules(source, &program)?;
     let body = program
         .globals

@@ -109,7 +109,7 @@ fn grad(
     if let Some(e) = load_error(db, file) {
         return Err(e);
     }
-    let prepared = Prepared::new(db, call, CallSite::Text(call), limits)?;
+    let prepared = Prepared::new(db, file, call, CallSite::Text(call), limits)?;
     let (y, gradient, jit_fallback) = prepared.gradient_noting_fallback(db, engine)?;
     Ok(GradResult {
         value: result(&y),
@@ -120,6 +120,8 @@ fn grad(
 
 /// A call `f(args...)` typed and ready to be run and differentiated.
 pub(crate) struct Prepared<'a> {
+    /// The file whose program the call is made in.
+    file: SourceFile,
     site: CallSite<'a>,
     /// Everything `f` reaches, typed, with differentiation builtins expanded.
     program: TypedProgram,
@@ -133,9 +135,10 @@ pub(crate) struct Prepared<'a> {
 }
 
 impl<'a> Prepared<'a> {
-    /// Parse and type `call`, found at `site`.
+    /// Parse and type `call`, found at `site`, in the program of `file`.
     pub(crate) fn new(
         db: &RootDatabase,
+        file: SourceFile,
         call: &'a str,
         site: CallSite<'a>,
         limits: &EvalLimits,
@@ -159,7 +162,7 @@ impl<'a> Prepared<'a> {
                 "internal error: typing failed without a message".into(),
             ),
         };
-        let typed = zy_hir::type_call(db, &expr).map_err(type_errors)?;
+        let typed = zy_hir::type_call(db, file, &expr).map_err(type_errors)?;
         // The specialisation the call invokes: the statement whose value the call returns.
         let inst = returned_invoke(&typed.body).ok_or_else(|| {
             in_site(
@@ -176,20 +179,21 @@ impl<'a> Prepared<'a> {
         }
         let tuple = Expr::new(ExprKind::Tuple(parts), expr.range);
         let ad_error = |e: zy_ad::AdError| error_at(db, e.span, site, e.message);
-        let (args_program, args_body) =
-            expand(db, zy_hir::type_call(db, &tuple).map_err(type_errors)?).map_err(ad_error)?;
-        let (program, _) = expand(db, typed).map_err(ad_error)?;
+        let args_typed = zy_hir::type_call(db, file, &tuple).map_err(type_errors)?;
+        let (args_program, args_body) = expand(db, file, args_typed).map_err(ad_error)?;
+        let (program, _) = expand(db, file, typed).map_err(ad_error)?;
         let limits = zy_interp::Limits {
             max_depth: limits.max_depth,
             deadline: limits.timeout.map(|t| Instant::now() + t),
             cancel: limits.cancel.clone(),
         };
         Ok(Prepared {
+            file,
             site,
             program,
             inst,
             with_callee,
-            args: Arguments::new(args_program, args_body),
+            args: Arguments::new(file, args_program, args_body),
             limits,
         })
     }
@@ -250,7 +254,7 @@ impl<'a> Prepared<'a> {
         engine: Engine,
     ) -> Result<Value, UserError> {
         let compiled = (engine == Engine::Jit).then(|| {
-            let key = zy_hir::CompileKey::of(db, &self.inst, zy_hir::Target::Primal);
+            let key = zy_hir::CompileKey::of(db, self.file, &self.inst, zy_hir::Target::Primal);
             zy_hir::compiled(db, key)
         });
         let out = match compiled {
@@ -278,14 +282,14 @@ impl<'a> Prepared<'a> {
     ) -> Result<(Value, Vec<Value>, Option<String>), UserError> {
         // The JIT's gradient comes from the `compiled` query: a second request compiles nothing.
         let jit = (engine == Engine::Jit).then(|| {
-            let key = zy_hir::CompileKey::of(db, &self.inst, zy_hir::Target::Gradient);
+            let key = zy_hir::CompileKey::of(db, self.file, &self.inst, zy_hir::Target::Gradient);
             zy_hir::compiled(db, key)
         });
         let (out, fallback) = match jit {
             Some(Ok(f)) => (f.call(&self.arguments_on(db, engine)?, &self.limits), None),
             // Built here too when the JIT refused, for the differentiation error's span.
             _ => {
-                let source = &zy_hir::program_index(db, zy_hir::Workspace::get(db)).program;
+                let source = &zy_hir::program_index(db, self.file).program;
                 let (driver, program) =
                     zy_ad::gradient_program_with_rrules(source, &self.program, &self.inst)
                         .map_err(|e| error_at(db, e.span, self.site, e.message))?;

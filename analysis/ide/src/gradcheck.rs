@@ -65,7 +65,7 @@ pub(crate) fn gradchecks(
                 file,
                 offset: start,
             };
-            let finding = match check(db, &a.text, site, limits, rtol) {
+            let finding = match check(db, file, &a.text, site, limits, rtol) {
                 Ok(None) => continue,
                 Ok(Some(message)) => message,
                 Err(e) => format!("gradcheck `{}` failed: {}", a.text, e.message),
@@ -89,12 +89,13 @@ pub(crate) fn gradchecks(
 /// disagreement.
 fn check(
     db: &RootDatabase,
+    file: SourceFile,
     call: &str,
     site: CallSite<'_>,
     limits: &EvalLimits,
     rtol: f64,
 ) -> Result<Option<String>, crate::UserError> {
-    let prepared = Prepared::new(db, call, site, limits)?;
+    let prepared = Prepared::new(db, file, call, site, limits)?;
     let (_, gradient) = prepared.gradient(db, Engine::Jit)?;
     let skip = prepared.skipped();
     let names = prepared.arg_names();

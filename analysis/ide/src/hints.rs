@@ -20,7 +20,7 @@ impl Analysis {
         self.with_db(|db| {
             let mut hints = Vec::new();
             for f in outline(db, file.0) {
-                let Some(s) = specialisation(db, &f) else {
+                let Some(s) = specialisation(db, file.0, &f) else {
                     continue;
                 };
                 // Callable structs and closures have the callee as argument 0, not written.

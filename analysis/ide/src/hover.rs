@@ -34,11 +34,11 @@ fn hover(db: &RootDatabase, file: SourceFile, offset: u32) -> Option<HoverResult
     let word = &text[start..end];
     let functions = outline(db, file);
     let f = functions.iter().find(|f| f.contains(offset))?;
-    let typed = specialisation(db, f);
+    let typed = specialisation(db, file, f);
     let markdown = if (start as u32) >= f.name_start && (end as u32) <= f.name_end {
         function_hover(f, typed.as_ref())
     } else if text[end..].starts_with('(') || text[end..].starts_with(".(") {
-        call_hover(db, word)
+        call_hover(db, file, word)
     } else if word == "for" || word == "while" {
         loop_hover(db, word, typed.as_ref())
     } else {
@@ -53,15 +53,21 @@ fn hover(db: &RootDatabase, file: SourceFile, offset: u32) -> Option<HoverResult
 
 /// The typed body of `f` at its `# zy: at` call, with its activity analysis.
 pub(crate) struct Specialised {
+    /// The file whose program the function is specialised in.
+    pub file: SourceFile,
     pub func: Function,
     pub activity: Activity,
     pub call: String,
 }
 
-pub(crate) fn specialisation(db: &RootDatabase, f: &FunctionOutline) -> Option<Specialised> {
+pub(crate) fn specialisation(
+    db: &RootDatabase,
+    file: SourceFile,
+    f: &FunctionOutline,
+) -> Option<Specialised> {
     let call = f.at_call.as_ref()?;
     let expr = zy_syntax::parse_expr(call).ok()?;
-    let typed = zy_hir::type_call(db, &expr).ok()?;
+    let typed = zy_hir::type_call(db, file, &expr).ok()?;
     let func = typed
         .program
         .functions
@@ -70,6 +76,7 @@ pub(crate) fn specialisation(db: &RootDatabase, f: &FunctionOutline) -> Option<S
         .1;
     let activity = analyse(func);
     Some(Specialised {
+        file,
         func: (**func).clone(),
         activity,
         call: call.clone(),
@@ -141,7 +148,7 @@ fn loop_hover(db: &RootDatabase, word: &str, typed: Option<&Specialised>) -> Str
     let Some(inst) = s.func.instance.clone() else {
         return format!("`{word}` loop");
     };
-    let id = zy_hir::InstanceId::of(db, &inst);
+    let id = zy_hir::InstanceId::of(db, s.file, &inst);
     let Ok(adj) = zy_hir::adjoint(db, id) else {
         return format!("`{word}` loop: not differentiable at `{}`", s.call);
     };
@@ -238,16 +245,22 @@ fn arg_reason<'a>(f: &FunctionOutline, s: &'a Specialised, word: &str) -> Option
     s.activity.args.get(i)
 }
 
-fn call_hover(db: &RootDatabase, word: &str) -> String {
-    let index = zy_hir::program_index(db, zy_hir::Workspace::get(db));
+fn call_hover(db: &RootDatabase, file: SourceFile, word: &str) -> String {
+    let index = zy_hir::program_index(db, file);
+    let name = zy_hir::scope::scope_names(db, file).resolve(zy_hir::MAIN, word);
     let has_rrule = index.program.functions.get("rrule").is_some_and(|gf| {
         gf.methods
             .iter()
-            .any(|m| matches!(m.sig.first(), Some(Some(TypeExpr::Typeof(n))) if **n == *word))
+            .any(|m| matches!(m.sig.first(), Some(Some(TypeExpr::Typeof(n))) if *n == name))
     });
     if has_rrule {
         return format!(
             "`{word}` is differentiated by the in-source `rrule(::typeof({word}), ...)`"
+        );
+    }
+    if *name != *word && index.program.functions.contains_key(&name) {
+        return format!(
+            "`{word}` is differentiated through its definition in zy's library, `{name}`, which zy transforms like your code"
         );
     }
     if index.program.functions.contains_key(word) {
@@ -268,7 +281,7 @@ fn call_hover(db: &RootDatabase, word: &str) -> String {
 }
 
 /// The identifier around byte `offset` (a cursor just after a word hovers it).
-fn word_at(text: &str, offset: u32) -> Option<(usize, usize)> {
+pub(crate) fn word_at(text: &str, offset: u32) -> Option<(usize, usize)> {
     let is_ident = |c: char| c.is_alphanumeric() || c == '_' || c == '!' || c == '∇' || is_mark(c);
     let mut at = (offset as usize).min(text.len());
     while !text.is_char_boundary(at) {

@@ -6,6 +6,7 @@
 
 mod arguments;
 mod check;
+mod definition;
 mod diagnostics;
 mod dot;
 mod error;
@@ -25,12 +26,14 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 
 use salsa::Setter;
+use zy_hir::input::Unreadable;
 use zy_hir::{RootDatabase, SourceFile, Workspace};
 
 pub use check::{
     lint, Config, ConfigError, FileConfig, Level, Lint, GRADIENT_CUT, LINTS,
     MUTATION_AFTER_CAPTURE, RRULE_MISMATCH, UNBOUNDED_TAPE, ZERO_GRADIENT,
 };
+pub use definition::Location;
 pub use diagnostics::{Diagnostic, Severity};
 pub use error::{UserError, CALL_FILE};
 pub use eval::{EvalLimits, EvalResult};
@@ -53,6 +56,14 @@ pub type Cancellable<T> = Result<T, salsa::Cancelled>;
 /// A handle to a file of the workspace (cheap to copy, valid for the host's lifetime).
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
 pub struct FileId(SourceFile);
+
+impl FileId {
+    /// The database's input for this file, for tests and benchmarks that query the database
+    /// directly ([`AnalysisHost::raw_database`]).
+    pub fn source_file(self) -> SourceFile {
+        self.0
+    }
+}
 
 /// Owns the analysis database; the one place edits are applied.
 #[derive(Default)]
@@ -87,6 +98,57 @@ impl AnalysisHost {
         self.order.push(file);
         self.sync_workspace();
         FileId(file)
+    }
+
+    /// The paths that files of the workspace `include` but that are neither loaded nor known to
+    /// be unreadable, in a stable order. See [`AnalysisHost::load_includes`].
+    pub fn missing_includes(&self) -> Vec<PathBuf> {
+        let db = &self.db;
+        let loaded = zy_hir::scope::files_by_path(db, Workspace::get(db));
+        let unreadable = Unreadable::get(db).reasons(db);
+        let mut out: Vec<PathBuf> = self
+            .order
+            .iter()
+            .flat_map(|&f| zy_hir::includes(db, f).iter().map(|(_, p)| p.clone()))
+            .filter(|p| !loaded.contains_key(p) && !unreadable.contains_key(p))
+            .collect();
+        out.sort();
+        out.dedup();
+        out
+    }
+
+    /// Load every file that the workspace includes, transitively, through `read` (which gives
+    /// the text or why it cannot): the caller decides how files are read (size limits, which
+    /// files are regular). An unreadable file is reported at each `include` of it.
+    pub fn load_includes(&mut self, mut read: impl FnMut(&Path) -> Result<String, String>) {
+        let mut tried = std::collections::HashSet::new();
+        loop {
+            let missing: Vec<PathBuf> = self
+                .missing_includes()
+                .into_iter()
+                .filter(|p| tried.insert(p.clone()))
+                .collect();
+            if missing.is_empty() {
+                return;
+            }
+            for path in missing {
+                match read(&path) {
+                    Ok(text) => {
+                        self.set_file_text(&path, text);
+                    }
+                    Err(reason) => self.set_unreadable(&path, reason),
+                }
+            }
+        }
+    }
+
+    /// Record that the file at `path` could not be read, and why.
+    pub fn set_unreadable(&mut self, path: &Path, reason: String) {
+        self.invalidate_snapshots();
+        let unreadable = Unreadable::get(&self.db);
+        let mut reasons = unreadable.reasons(&self.db).clone();
+        reasons.insert(zy_hir::scope::normalize(path), reason);
+        unreadable.set_reasons(&mut self.db).to(reasons);
     }
 
     /// Remove a file from the workspace (its definitions disappear).

@@ -42,7 +42,7 @@ impl Analysis {
             if let Some(e) = load_error(db, file.0) {
                 return Err(e);
             }
-            let function = &generic_name(db, function);
+            let function = &generic_name(db, file.0, function);
             if stage == IrStage::Primal {
                 return primal(db, file.0, function);
             }
@@ -55,8 +55,8 @@ impl Analysis {
 
 /// The generic function `name` names: itself, or the call methods of the struct `name`
 /// (`Dense` for `(::Dense)`) when only those exist.
-fn generic_name(db: &RootDatabase, name: &str) -> String {
-    let index = zy_hir::program_index(db, zy_hir::Workspace::get(db));
+fn generic_name(db: &RootDatabase, file: SourceFile, name: &str) -> String {
+    let index = zy_hir::program_index(db, file);
     let callable = zy_ir::callable_name(name);
     if !index.method_origin.contains_key(name) && index.method_origin.contains_key(&callable) {
         callable.to_string()
@@ -67,7 +67,7 @@ fn generic_name(db: &RootDatabase, name: &str) -> String {
 
 /// The untyped bodies of every method of `function`, separated by blank lines.
 fn primal(db: &RootDatabase, file: SourceFile, function: &str) -> Result<String, UserError> {
-    let index = zy_hir::program_index(db, zy_hir::Workspace::get(db));
+    let index = zy_hir::program_index(db, file);
     let origins = index
         .method_origin
         .get(function)
@@ -75,7 +75,7 @@ fn primal(db: &RootDatabase, file: SourceFile, function: &str) -> Result<String,
     let bodies: Vec<String> = origins
         .iter()
         .filter_map(|&(item, i)| {
-            zy_hir::ssa(db, item)
+            zy_hir::resolved_ssa(db, file, item)
                 .methods
                 .get(i)
                 .map(|(_, m)| print_function(&m.body))
@@ -90,6 +90,8 @@ fn undefined(db: &RootDatabase, file: SourceFile, function: &str) -> UserError {
 
 /// The specialisations of a function chosen for a view, with everything they reach.
 struct Specialised<'a> {
+    /// The file whose program the specialisations belong to.
+    file: SourceFile,
     program: TypedProgram,
     instances: Vec<Arc<Instance>>,
     /// Where errors without a location in an item are reported.
@@ -104,7 +106,7 @@ fn stage_texts(
 ) -> Result<Vec<String>, UserError> {
     let mut out = Vec::new();
     let mut program = spec.program.clone();
-    let source = &zy_hir::program_index(db, zy_hir::Workspace::get(db)).program;
+    let source = &zy_hir::program_index(db, spec.file).program;
     for inst in &spec.instances {
         let ad_error = |e: zy_ad::AdError| error_at(db, e.span, spec.site, e.message);
         let text = match stage {
@@ -151,9 +153,9 @@ fn specialise<'a>(
     at_call: Option<&'a str>,
 ) -> Result<Specialised<'a>, UserError> {
     if let Some(call) = at_call {
-        return specialise_at(db, function, call, CallSite::Text(call));
+        return specialise_at(db, file, function, call, CallSite::Text(call));
     }
-    let items: Vec<zy_hir::ItemId> = zy_hir::workspace_items(db)
+    let items: Vec<zy_hir::ItemId> = zy_hir::item_tree(db, file)
         .iter()
         .copied()
         .filter(|i| i.kind(db) == ItemKind::Function && &**i.name(db) == function)
@@ -179,7 +181,7 @@ fn specialise<'a>(
                 file: item.file(db),
                 offset,
             };
-            let mut spec = specialise_at(db, function, &a.text, site)?;
+            let mut spec = specialise_at(db, file, function, &a.text, site)?;
             spec.site = CallSite::InFile {
                 file: item.file(db),
                 offset,
@@ -191,7 +193,7 @@ fn specialise<'a>(
         file: first.file(db),
         offset: item_start(db, first),
     };
-    let index = zy_hir::program_index(db, zy_hir::Workspace::get(db));
+    let index = zy_hir::program_index(db, file);
     if let Some(gf) = index.program.functions.get(function) {
         for (m, method) in gf.methods.iter().enumerate() {
             let args: Option<Vec<Type>> = method
@@ -205,11 +207,13 @@ fn specialise<'a>(
                     method: m as u32,
                     args: args.into(),
                 });
-                let (program, errors) = zy_hir::typed_program(db, std::slice::from_ref(&inst));
+                let (program, errors) =
+                    zy_hir::typed_program(db, file, std::slice::from_ref(&inst));
                 if let Some(e) = errors.into_iter().next() {
                     return Err(error_at(db, e.span, site, e.message));
                 }
                 return Ok(Specialised {
+                    file,
                     program,
                     instances: vec![inst],
                     site,
@@ -236,6 +240,7 @@ fn item_start(db: &RootDatabase, item: zy_hir::ItemId) -> u32 {
 /// The specialisations of `function` that typing `call` reaches.
 fn specialise_at<'a>(
     db: &RootDatabase,
+    file: SourceFile,
     function: &str,
     call: &str,
     site: CallSite<'a>,
@@ -245,10 +250,11 @@ fn specialise_at<'a>(
         CallSite::InFile { file, offset: base } => in_file(db, file, base + offset, message),
     };
     let expr = zy_syntax::parse_expr(call).map_err(|e| at(e.range.start, e.message))?;
-    let typed = zy_hir::type_call(db, &expr).map_err(|errs| match errs.0.into_iter().next() {
-        Some(e) => error_at(db, e.span, site, e.message),
-        None => at(0, "internal error: typing failed without a message".into()),
-    })?;
+    let typed =
+        zy_hir::type_call(db, file, &expr).map_err(|errs| match errs.0.into_iter().next() {
+            Some(e) => error_at(db, e.span, site, e.message),
+            None => at(0, "internal error: typing failed without a message".into()),
+        })?;
     let instances: Vec<Arc<Instance>> = typed
         .program
         .functions
@@ -260,6 +266,7 @@ fn specialise_at<'a>(
         return Err(at(0, format!("`{call}` does not call `{function}`")));
     }
     Ok(Specialised {
+        file,
         program: typed.program,
         instances,
         site,

@@ -8,7 +8,7 @@ use std::fmt::Write;
 use std::path::Path;
 
 use expect_test::{expect, Expect};
-use zy_ide::{AnalysisHost, FileId};
+use zy_ide::{AnalysisHost, Engine, EvalLimits, FileId};
 
 /// The cursor marker.
 const CURSOR: &str = "$0";
@@ -338,6 +338,220 @@ g(x) = x +* 2
         expect![[r#"
             3:12 error [undefined-name]: UndefVarError: `undefined_thing` not defined
             5:13 error [syntax-error]: syntax error: unexpected `2`
+        "#]],
+    );
+}
+
+/// The value and gradient of `call` made in the fixture's first file, or the error, through
+/// both engines (which must agree).
+fn check_grad(text: &str, call: &str, expect: Expect) {
+    let f = fixture(text);
+    let file = f.first_file();
+    let mut shown = Vec::new();
+    for engine in [Engine::Interp, Engine::Jit] {
+        let out = match f
+            .host
+            .analysis()
+            .grad(file, call, EvalLimits::default(), engine)
+        {
+            Ok(Ok(g)) => g.to_text(),
+            Ok(Err(e)) => e.to_string(),
+            Err(_) => "cancelled".to_string(),
+        };
+        shown.push(out);
+    }
+    assert_eq!(shown[0], shown[1], "the engines disagree on {call}");
+    expect.assert_eq(&format!("{}\n", shown[0]));
+}
+
+#[test]
+fn a_file_does_not_see_another_open_file_it_does_not_include() {
+    // A scratch file redefining `helper` changes nothing in main.jl.
+    let workspace = r#"
+helper(x) = 2x
+f(x) = helper(x) * x
+#- scratch.jl
+helper(x) = 3x
+g(x) = f(x)
+"#;
+    check_grad(
+        workspace,
+        "f(1.5)",
+        expect![[r#"
+            value: 4.5
+            gradient: (6.0,)
+        "#]],
+    );
+    let f = fixture(workspace);
+    let scratch = f.files[1].0;
+    let e = f
+        .host
+        .analysis()
+        .eval(scratch, "g(1.0)", EvalLimits::default());
+    assert_eq!(
+        e.unwrap().map(|v| v.display).map_err(|e| e.to_string()),
+        Err("scratch.jl:2:8: error: UndefVarError: `f` not defined".to_string())
+    );
+}
+
+#[test]
+fn an_included_file_is_part_of_the_including_files_program() {
+    let workspace = r#"
+include("lib/model.jl")
+loss(w) = model(w, 2.0)^2
+#- lib/model.jl
+include("../util.jl")
+model(w, x) = w * sq(x)
+#- util.jl
+sq(x) = x * x
+"#;
+    // (4w)^2 at w = 0.5: 4.0; d/dw = 32w = 16.
+    check_grad(
+        workspace,
+        "loss(0.5)",
+        expect![[r#"
+            value: 4.0
+            gradient: (16.0,)
+        "#]],
+    );
+    // The included file's own code sees its includer's program.
+    let f = fixture(workspace);
+    let model = f.files[1].0;
+    let v = f
+        .host
+        .analysis()
+        .eval(model, "loss(1.0)", EvalLimits::default());
+    assert_eq!(
+        v.unwrap().map(|v| v.display).map_err(|e| e.to_string()),
+        Ok("16.0".to_string())
+    );
+}
+
+#[test]
+fn includes_that_name_no_file_or_form_a_cycle_are_located_errors() {
+    check_diagnostics(
+        r#"
+include("missing.jl")
+include("b.jl")
+f(x) = x
+#- b.jl
+include("main.jl")
+"#,
+        expect![[r#"
+            2:1 error [include-error]: cannot include `missing.jl`: no such file
+            3:1 error [include-error]: `b.jl` is already being included: an include cycle
+        "#]],
+    );
+}
+
+#[test]
+fn included_files_are_read_through_the_hosts_reader() {
+    let mut host = AnalysisHost::new();
+    let main = host.set_file_text(
+        Path::new("dir/main.jl"),
+        "include(\"./sub/../a.jl\")\nf(x) = a(x) + 1.0\n".into(),
+    );
+    let mut asked = Vec::new();
+    host.load_includes(|path| {
+        asked.push(path.display().to_string());
+        match path.to_str() {
+            Some("dir/a.jl") => Ok("include(\"gone.jl\")\na(x) = 2x\n".to_string()),
+            _ => Err("permission denied".to_string()),
+        }
+    });
+    assert_eq!(asked, ["dir/a.jl", "dir/gone.jl"]);
+    let v = host
+        .analysis()
+        .eval(main, "f(2.0)", EvalLimits::default())
+        .unwrap();
+    assert_eq!(
+        v.map(|v| v.display).map_err(|e| e.to_string()),
+        Err("dir/a.jl:1:1: error: cannot include `dir/gone.jl`: permission denied".to_string())
+    );
+}
+
+#[test]
+fn the_prelude_defines_library_functions_that_user_definitions_shadow() {
+    check_grad(
+        "f(x) = abs2(x) + abs2(2)\n",
+        "f(3.0)",
+        expect![[r#"
+            value: 13.0
+            gradient: (6.0,)
+        "#]],
+    );
+    // A function of the file named like a library function is the file's own (as in Julia's
+    // Main), and the library's own code keeps calling the library's.
+    check_grad(
+        "abs2(x) = 10x\nf(x) = abs2(x)\n",
+        "f(3.0)",
+        expect![[r#"
+            value: 30.0
+            gradient: (10.0,)
+        "#]],
+    );
+}
+
+#[test]
+fn hover_on_a_library_call_names_its_prelude_definition() {
+    check_hover(
+        r#"
+# zy: at f(1.0)
+f(x) = ab$0s2(x)
+"#,
+        expect![[r#"
+            [abs2]
+            `abs2` is differentiated through its definition in zy's library, `Base.abs2`, which zy transforms like your code
+        "#]],
+    );
+}
+
+/// The definitions of the name at the cursor, each as `path:start..end: text`.
+fn check_definition(text: &str, expect: Expect) {
+    let f = fixture(text);
+    let (file, offset) = f.cursor();
+    let analysis = f.host.analysis();
+    let mut out = String::new();
+    for loc in analysis.definition(file, offset).expect("not cancelled") {
+        let text = analysis.file_text(loc.file).expect("not cancelled");
+        let _ = writeln!(
+            out,
+            "{}{} {}..{}: {}",
+            loc.path.display(),
+            if loc.is_prelude { " (prelude)" } else { "" },
+            loc.start,
+            loc.end,
+            &text[loc.start as usize..loc.end as usize]
+        );
+    }
+    expect.assert_eq(&out);
+}
+
+#[test]
+fn definition_of_a_call_is_every_method_in_the_program_of_the_file() {
+    check_definition(
+        r#"
+include("b.jl")
+f(x) = hel$0per(x) + abs2(x)
+#- b.jl
+helper(x::Float64) = 2x
+function helper(x::Int)
+    x
+end
+#- other.jl
+helper(x) = 3x
+"#,
+        expect![[r#"
+            b.jl 0..6: helper
+            b.jl 33..39: helper
+        "#]],
+    );
+    check_definition(
+        r#"
+f(x) = abs$02(x)
+"#,
+        expect![[r#"
+            <zy>/prelude/Base.jl (prelude) 419..423: abs2
         "#]],
     );
 }

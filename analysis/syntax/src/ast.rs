@@ -48,6 +48,20 @@ pub enum Item {
     Struct(StructDef),
     /// `const N = 3` or `sq = x -> x^2` at top level.
     Global(GlobalDef),
+    /// `include("other.jl")` at top level.
+    Include(IncludeDef),
+}
+
+/// `include("other.jl")`: the other file's definitions are loaded here, as in Julia. The path
+/// is relative to the including file's directory.
+#[derive(Clone, PartialEq, Debug)]
+pub struct IncludeDef {
+    /// The path as written.
+    pub path: String,
+    /// Range of the string literal.
+    pub path_range: TextRange,
+    /// Range of the whole call.
+    pub range: TextRange,
 }
 
 /// A `# zy: ...` comment line immediately above a definition.

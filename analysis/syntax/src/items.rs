@@ -5,8 +5,8 @@ use tree_sitter::Node;
 
 use crate::annotations;
 use crate::ast::{
-    Expr, FieldDef, FunctionDef, FunctionName, GlobalDef, Item, Param, StructDef, TextRange,
-    TypeExpr,
+    Expr, ExprKind, FieldDef, FunctionDef, FunctionName, GlobalDef, IncludeDef, Item, Param,
+    StructDef, TextRange, TypeExpr,
 };
 use crate::cx::{all_kids, error_expr, kids, range, Cx};
 use crate::expr::{block, expr};
@@ -94,11 +94,38 @@ fn item(cx: &mut Cx, node: Node) -> Option<Item> {
             expr(cx, node);
             None
         }
+        "call_expression" if is_include(cx, node) => include(cx, node).map(Item::Include),
         _ => unsupported(
             cx,
             node,
             "top-level statement (only definitions are allowed at top level)",
         ),
+    }
+}
+
+/// Is `node` a call of `include`?
+fn is_include(cx: &Cx, node: Node) -> bool {
+    kids(node)
+        .first()
+        .is_some_and(|callee| callee.kind() == "identifier" && cx.text(*callee) == "include")
+}
+
+/// `include("path")`: the path must be a plain string literal.
+fn include(cx: &mut Cx, node: Node) -> Option<IncludeDef> {
+    let call = expr(cx, node);
+    let ExprKind::Call { args, .. } = &call.kind else {
+        return None;
+    };
+    match args.as_slice() {
+        [Expr {
+            kind: ExprKind::Str(path),
+            range,
+        }] => Some(IncludeDef {
+            path: path.clone(),
+            path_range: *range,
+            range: call.range,
+        }),
+        _ => unsupported(cx, node, "`include` of anything but one string literal"),
     }
 }
 

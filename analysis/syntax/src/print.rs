@@ -54,6 +54,7 @@ impl Display for Item {
                 g.name,
                 g.value
             ),
+            Item::Include(i) => write!(f, "(include {:?})", i.path),
         }
     }
 }

@@ -19,6 +19,7 @@ fn names(items: &[Item]) -> Vec<String> {
             Item::Function(f) => format!("{:?}", f.name),
             Item::Struct(s) => s.name.clone(),
             Item::Global(g) => g.name.clone(),
+            Item::Include(i) => i.path.clone(),
         })
         .collect()
 }

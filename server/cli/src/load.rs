@@ -18,6 +18,7 @@ pub fn open(path: &Path) -> Result<(AnalysisHost, FileId), ExitCode> {
         Ok(text) => {
             let mut host = AnalysisHost::new();
             let file = host.set_file_text(path, text);
+            host.load_includes(read_included);
             Ok((host, file))
         }
         Err(e) => {
@@ -25,6 +26,14 @@ pub fn open(path: &Path) -> Result<(AnalysisHost, FileId), ExitCode> {
             Err(ExitCode::from(IO_FAILURE))
         }
     }
+}
+
+/// The text of a file that an `include` names, or why it cannot be read.
+pub fn read_included(path: &Path) -> Result<String, String> {
+    std::fs::read_to_string(path).map_err(|e| match e.kind() {
+        std::io::ErrorKind::NotFound => "no such file".to_string(),
+        _ => e.to_string(),
+    })
 }
 
 /// The one-line message for a file that cannot be read.

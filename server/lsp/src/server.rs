@@ -102,6 +102,10 @@ impl Backend {
             let (text, version) = (doc.text.clone(), doc.version);
             tracing::debug!(%uri, version, "applying edit");
             state.host.set_file_text(&path_of(&uri), text);
+            // Files it includes that are not open are read from disk.
+            state
+                .host
+                .load_includes(|path| std::fs::read_to_string(path).map_err(|e| e.to_string()));
             tracing::debug!(%uri, version, "edit applied");
             state.gradients.retain(|(u, _), _| *u != uri);
             version

@@ -227,7 +227,7 @@ fn specialisations(db: &RootDatabase, file: SourceFile) -> Vec<Specialisation> {
             let Ok(expr) = zy_syntax::parse_expr(&a.text) else {
                 continue;
             };
-            let Ok(typed) = zy_hir::type_call(db, &expr) else {
+            let Ok(typed) = zy_hir::type_call(db, file, &expr) else {
                 continue;
             };
             let Some(inst) = crate::grad::returned_invoke(&typed.body) else {

@@ -27,7 +27,7 @@ pub(super) fn check(
     limits: &EvalLimits,
     rtol: f64,
 ) -> Vec<Diagnostic> {
-    let index = zy_hir::program_index(db, zy_hir::Workspace::get(db));
+    let index = zy_hir::program_index(db, file);
     let ruled: BTreeSet<String> =
         index
             .program
@@ -60,7 +60,7 @@ pub(super) fn check(
             offset: s.call_start,
         };
         // A call that fails to run is reported by `eval`/`grad`, not as a rule mismatch.
-        let Ok(Some(disagreement)) = compare(db, &s.call, site, limits, rtol) else {
+        let Ok(Some(disagreement)) = compare(db, file, &s.call, site, limits, rtol) else {
             continue;
         };
         let rules: Vec<String> = reached.iter().map(|n| format!("`{n}`")).collect();
@@ -88,12 +88,13 @@ pub(super) fn check(
 /// Float64 input, else the first disagreement.
 fn compare(
     db: &RootDatabase,
+    file: SourceFile,
     call: &str,
     site: CallSite<'_>,
     limits: &EvalLimits,
     rtol: f64,
 ) -> Result<Option<String>, UserError> {
-    let prepared = Prepared::new(db, call, site, limits)?;
+    let prepared = Prepared::new(db, file, call, site, limits)?;
     let (_, gradient) = prepared.gradient(db, Engine::Interp)?;
     let skip = prepared.skipped();
     let names = prepared.arg_names();

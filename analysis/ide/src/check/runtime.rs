@@ -17,7 +17,7 @@ pub(crate) fn check(db: &RootDatabase, file: SourceFile, limits: &EvalLimits) ->
         let Ok(expr) = zy_syntax::parse_expr(&call) else {
             continue;
         };
-        if zy_hir::type_call(db, &expr).is_err() {
+        if zy_hir::type_call(db, file, &expr).is_err() {
             continue; // a type error, reported as such
         }
         let Err(e) = crate::eval::eval(db, file, &call, limits) else {

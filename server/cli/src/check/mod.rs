@@ -237,6 +237,7 @@ fn check_file(
     let file_config: FileConfig = config.for_path(path);
     let mut host = AnalysisHost::new();
     let file = host.set_file_text(path, text.clone());
+    host.load_includes(crate::load::read_included);
     let analysis = host.analysis();
     let cancelled = |_| {
         format!(

@@ -1,0 +1,11 @@
+# zy's prelude: the part of Julia's Base that zy defines in Julia itself, differentiated by zy's
+# AD like user code (the true primitives are in zy's primitive table). Every file sees these
+# definitions, as every Julia module sees Base; a file that defines a function of the same name
+# without `Base.` defines its own function, as in Julia.
+
+"""
+    abs2(x)
+
+The squared absolute value, `x * x` for real numbers.
+"""
+abs2(x::Real) = x * x

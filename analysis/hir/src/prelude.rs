@@ -1,0 +1,33 @@
+//! The prelude: Julia source bundled in the binaries, loaded as read-only files of the
+//! database. Each file is one module of the library (`Base`, ...); its definitions are named
+//! `Module.name` and are visible from every file, in the way a Julia module sees `Base`.
+
+use std::path::{Path, PathBuf};
+
+/// The directory the prelude files appear under in paths and messages.
+pub const PRELUDE_DIR: &str = "<zy>/prelude";
+
+/// One bundled file: the module it defines and its text.
+pub struct PreludeFile {
+    pub module: &'static str,
+    pub text: &'static str,
+}
+
+/// The prelude, in load order.
+pub const PRELUDE: &[PreludeFile] = &[PreludeFile {
+    module: "Base",
+    text: include_str!("../prelude/Base.jl"),
+}];
+
+/// The path under which `file` appears.
+pub fn prelude_path(file: &PreludeFile) -> PathBuf {
+    Path::new(PRELUDE_DIR).join(format!("{}.jl", file.module))
+}
+
+/// The module of the prelude file at `path`, if it is one.
+pub fn prelude_module(path: &Path) -> Option<&'static str> {
+    PRELUDE
+        .iter()
+        .find(|f| prelude_path(f) == path)
+        .map(|f| f.module)
+}
