@@ -34,12 +34,14 @@ fn expand_in(source: Option<&Program>, prog: &TypedProgram) -> Result<TypedProgr
     for inst in user {
         let func = (*prog.functions[&inst]).clone();
         if let Some(f) = expand_function(&mut out, &mut pending, func)? {
+            zy_ir::debug_verify(&f, "expansion");
             out.functions.insert(inst, Arc::new(f));
         }
     }
     let globals: Vec<_> = prog.globals.iter().map(|(k, v)| (k.clone(), v.clone())).collect();
     for (name, g) in globals {
         if let Some(f) = expand_function(&mut out, &mut pending, (*g).clone())? {
+            zy_ir::debug_verify(&f, "expansion");
             out.globals.insert(name, Arc::new(f));
         }
     }

@@ -144,6 +144,8 @@ pub fn add_adjoints(source: Option<&Program>, prog: &mut TypedProgram, inst: &Ar
         };
         if let Some(rule) = rule {
             let (f, p) = rrule::adjoint(&i, &func.ret, &rule);
+            zy_ir::debug_verify(&f, "the rrule adjoint");
+            zy_ir::debug_verify(&p, "the rrule adjoint");
             prog.functions.insert(fwd, Arc::new(f));
             prog.functions.insert(names::pullback_instance(&i), Arc::new(p));
             continue;

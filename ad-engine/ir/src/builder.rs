@@ -104,7 +104,10 @@ impl SsaBuilder {
 
     /// A new variable of type `ty` whose undefined reads are `undef(:var)`.
     pub fn declare_var(&mut self, ty: Type) -> Var {
-        let init = Stmt { op: Op::Prim(Prim::Undef), args: vec![Const::Symbol("var".into()).into()] };
+        let init = Stmt {
+            op: Op::Prim(Prim::Undef),
+            args: vec![Const::Symbol("var".into()).into()],
+        };
         self.declare_var_with_init(ty, None, VarInit::Stmt(init))
     }
 
@@ -188,7 +191,10 @@ impl SsaBuilder {
             ops.push((pred, self.use_var(pred, var)));
         }
         // Operands looked up meanwhile may have replaced φs this one refers to.
-        let ops = ops.into_iter().map(|(b, op)| (b, self.resolve(op))).collect();
+        let ops = ops
+            .into_iter()
+            .map(|(b, op)| (b, self.resolve(op)))
+            .collect();
         if let Some(entry) = self.phis.get_mut(&phi) {
             entry.1 = ops;
         }
@@ -200,7 +206,7 @@ impl SsaBuilder {
         if self.sealed.contains_key(&block) {
             return;
         }
-        let preds = predecessors_of(&self.func, block);
+        let preds = crate::cfg::predecessors_of(&self.func, block);
         self.sealed.insert(block, preds);
         for (var, phi) in self.incomplete.remove(&block).unwrap_or_default() {
             self.add_phi_operands(block, var, phi);
@@ -211,8 +217,8 @@ impl SsaBuilder {
     pub fn seal_all_blocks(&mut self) {
         let preds = self.func.predecessors();
         for b in self.func.block_ids().collect::<Vec<_>>() {
-            if !self.sealed.contains_key(&b) {
-                self.sealed.insert(b, preds[b.index()].clone());
+            if let std::collections::hash_map::Entry::Vacant(slot) = self.sealed.entry(b) {
+                slot.insert(preds[b.index()].clone());
                 for (var, phi) in self.incomplete.remove(&b).unwrap_or_default() {
                     self.add_phi_operands(b, var, phi);
                 }
@@ -255,7 +261,9 @@ impl SsaBuilder {
     }
 
     fn is_incomplete(&self, phi: Value) -> bool {
-        self.incomplete.values().any(|list| list.iter().any(|(_, p)| *p == phi))
+        self.incomplete
+            .values()
+            .any(|list| list.iter().any(|(_, p)| *p == phi))
     }
 
     /// Follow the chain of removed φs to the operand that now stands for `op`.
@@ -271,12 +279,17 @@ impl SsaBuilder {
 
     /// Remove the builder φ `phi` from its block's parameters.
     fn remove_param(&mut self, phi: Value) {
-        let ValueKind::Param { block, index } = self.func.value(phi).kind else { return };
+        let ValueKind::Param { block, index } = self.func.value(phi).kind else {
+            return;
+        };
         let i = index as usize;
         self.func.block_mut(block).params.remove(i);
         let params = self.func.block(block).params.clone();
         for (j, p) in params.into_iter().enumerate().skip(i) {
-            self.func.values[p.index()].kind = ValueKind::Param { block, index: j as u32 };
+            self.func.values[p.index()].kind = ValueKind::Param {
+                block,
+                index: j as u32,
+            };
         }
     }
 
@@ -321,16 +334,13 @@ impl SsaBuilder {
     }
 }
 
-/// The blocks whose terminators jump to `block`, each once, in storage order.
-fn predecessors_of(func: &Function, block: Block) -> Vec<Block> {
-    func.block_ids().filter(|&b| func.block(b).term.successors().contains(&block)).collect()
-}
-
 fn calls_mut(term: &mut Terminator) -> Vec<&mut crate::func::BlockCall> {
     match term {
         Terminator::Return(_) | Terminator::Unreachable => vec![],
         Terminator::Jump(c) => vec![c],
-        Terminator::Branch { then_to, else_to, .. } => vec![then_to, else_to],
+        Terminator::Branch {
+            then_to, else_to, ..
+        } => vec![then_to, else_to],
     }
 }
 
@@ -341,7 +351,10 @@ mod tests {
     use crate::print::print_function;
 
     fn prim(p: Prim, args: Vec<Operand>) -> Stmt {
-        Stmt { op: Op::Prim(p), args }
+        Stmt {
+            op: Op::Prim(p),
+            args,
+        }
     }
 
     /// `r = 1.0; i = 0; while i < n; r = r * x; i = i + 1; end; return r`, written with
@@ -350,23 +363,42 @@ mod tests {
     fn loop_gets_phis_only_for_reassigned_variables() {
         let mut f = Function::new("pow", Span::default());
         f.ret = Type::Float64;
-        let x = f.add_param(Block::ENTRY, Type::Float64, Span::default(), Some("x".into()));
+        let x = f.add_param(
+            Block::ENTRY,
+            Type::Float64,
+            Span::default(),
+            Some("x".into()),
+        );
         let n = f.add_param(Block::ENTRY, Type::Int64, Span::default(), Some("n".into()));
         let header = f.add_block();
         let body = f.add_block();
         let exit = f.add_block();
         let mut b = SsaBuilder::new(f);
         let init = |c: Const| prim(Prim::Add, vec![c.clone().into(), c.into()]);
-        let r = b.declare_var_with_init(Type::Float64, Some("r".into()), VarInit::Stmt(init(Const::f64(0.0))));
-        let i = b.declare_var_with_init(Type::Int64, Some("i".into()), VarInit::Const(Const::Int(0)));
+        let r = b.declare_var_with_init(
+            Type::Float64,
+            Some("r".into()),
+            VarInit::Stmt(init(Const::f64(0.0))),
+        );
+        let i =
+            b.declare_var_with_init(Type::Int64, Some("i".into()), VarInit::Const(Const::Int(0)));
         let xv = b.declare_var(Type::Float64);
         b.def_var(Block::ENTRY, r, Const::f64(1.0));
         b.def_var(Block::ENTRY, i, Const::Int(0));
         b.def_var(Block::ENTRY, xv, x);
-        b.func.set_term(Block::ENTRY, Terminator::Jump(BlockCall::new(header)), Span::default());
+        b.func.set_term(
+            Block::ENTRY,
+            Terminator::Jump(BlockCall::new(header)),
+            Span::default(),
+        );
         // Header: not sealed until the back edge exists.
         let iv = b.use_var(header, i);
-        let c = b.func.push_stmt(header, prim(Prim::Lt, vec![iv, n.into()]), Type::Bool, Span::default());
+        let c = b.func.push_stmt(
+            header,
+            prim(Prim::Lt, vec![iv, n.into()]),
+            Type::Bool,
+            Span::default(),
+        );
         b.func.set_term(
             header,
             Terminator::Branch {
@@ -378,7 +410,12 @@ mod tests {
         );
         b.seal_block(body);
         let (rv, xx, iv) = (b.use_var(body, r), b.use_var(body, xv), b.use_var(body, i));
-        let r2 = b.func.push_stmt(body, prim(Prim::Mul, vec![rv, xx]), Type::Float64, Span::default());
+        let r2 = b.func.push_stmt(
+            body,
+            prim(Prim::Mul, vec![rv, xx]),
+            Type::Float64,
+            Span::default(),
+        );
         let i2 = b.func.push_stmt(
             body,
             prim(Prim::Add, vec![iv, Const::Int(1).into()]),
@@ -387,11 +424,16 @@ mod tests {
         );
         b.def_var(body, r, r2);
         b.def_var(body, i, i2);
-        b.func.set_term(body, Terminator::Jump(BlockCall::new(header)), Span::default());
+        b.func.set_term(
+            body,
+            Terminator::Jump(BlockCall::new(header)),
+            Span::default(),
+        );
         b.seal_block(header);
         b.seal_block(exit);
         let out = b.use_var(exit, r);
-        b.func.set_term(exit, Terminator::Return(out), Span::default());
+        b.func
+            .set_term(exit, Terminator::Return(out), Span::default());
         let f = b.finish();
         assert_eq!(crate::verify::verify(&f), Vec::<String>::new());
         expect_test::expect![[r#"

@@ -33,7 +33,11 @@ impl Span {
         if self == Span::default() {
             return other;
         }
-        Span { file: self.file, start: self.start.min(other.start), end: self.end.max(other.end) }
+        Span {
+            file: self.file,
+            start: self.start.min(other.start),
+            end: self.end.max(other.end),
+        }
     }
 }
 
@@ -207,7 +211,10 @@ pub struct BlockCall {
 impl BlockCall {
     /// A jump to `block` with no arguments.
     pub fn new(block: Block) -> BlockCall {
-        BlockCall { block, args: Vec::new() }
+        BlockCall {
+            block,
+            args: Vec::new(),
+        }
     }
 }
 
@@ -219,7 +226,11 @@ pub enum Terminator {
     /// `br #n(args)`.
     Jump(BlockCall),
     /// `br %c ? #t(args) : #e(args)`. The two targets are distinct blocks.
-    Branch { cond: Operand, then_to: BlockCall, else_to: BlockCall },
+    Branch {
+        cond: Operand,
+        then_to: BlockCall,
+        else_to: BlockCall,
+    },
     /// Control cannot reach here (after a statement of type `Union{}`, such as `error`).
     Unreachable,
 }
@@ -230,7 +241,9 @@ impl Terminator {
         match self {
             Terminator::Return(_) | Terminator::Unreachable => vec![],
             Terminator::Jump(c) => vec![c.block],
-            Terminator::Branch { then_to, else_to, .. } => vec![then_to.block, else_to.block],
+            Terminator::Branch {
+                then_to, else_to, ..
+            } => vec![then_to.block, else_to.block],
         }
     }
 
@@ -239,7 +252,9 @@ impl Terminator {
         match self {
             Terminator::Return(_) | Terminator::Unreachable => vec![],
             Terminator::Jump(c) => vec![c],
-            Terminator::Branch { then_to, else_to, .. } => vec![then_to, else_to],
+            Terminator::Branch {
+                then_to, else_to, ..
+            } => vec![then_to, else_to],
         }
     }
 
@@ -249,9 +264,14 @@ impl Terminator {
             Terminator::Return(x) => vec![x],
             Terminator::Unreachable => vec![],
             Terminator::Jump(c) => c.args.iter().collect(),
-            Terminator::Branch { cond, then_to, else_to } => {
-                std::iter::once(cond).chain(&then_to.args).chain(&else_to.args).collect()
-            }
+            Terminator::Branch {
+                cond,
+                then_to,
+                else_to,
+            } => std::iter::once(cond)
+                .chain(&then_to.args)
+                .chain(&else_to.args)
+                .collect(),
         }
     }
 }
@@ -374,7 +394,12 @@ impl Function {
 
     /// Append a statement at the end of `block` and return its value.
     pub fn push_stmt(&mut self, block: Block, stmt: Stmt, ty: Type, span: Span) -> Value {
-        let v = self.push_value(ValueData { kind: ValueKind::Stmt(stmt), ty, span, name: None });
+        let v = self.push_value(ValueData {
+            kind: ValueKind::Stmt(stmt),
+            ty,
+            span,
+            name: None,
+        });
         self.blocks[block.index()].stmts.push(v);
         v
     }
@@ -400,41 +425,14 @@ impl Function {
         v
     }
 
-    /// Predecessors of every block, in storage order of the predecessor blocks.
+    /// Predecessors of every block ([`cfg::predecessors`](crate::cfg::predecessors)).
     pub fn predecessors(&self) -> Vec<Vec<Block>> {
-        let mut preds = vec![Vec::new(); self.blocks.len()];
-        for b in self.block_ids() {
-            for s in self.block(b).term.successors() {
-                if !preds[s.index()].contains(&b) {
-                    preds[s.index()].push(b);
-                }
-            }
-        }
-        preds
+        crate::cfg::predecessors(self)
     }
 
-    /// Blocks reachable from the entry, in reverse post-order (a topological order of the
-    /// forward edges; loop headers come before their bodies).
+    /// Blocks reachable from the entry, in reverse post-order
+    /// ([`cfg::reverse_postorder`](crate::cfg::reverse_postorder)).
     pub fn reverse_postorder(&self) -> Vec<Block> {
-        let mut seen = vec![false; self.blocks.len()];
-        let mut post = Vec::with_capacity(self.blocks.len());
-        // Iterative DFS: (block, next successor index).
-        let mut stack = vec![(Block::ENTRY, 0usize)];
-        seen[0] = true;
-        while let Some((b, i)) = stack.pop() {
-            let succs = self.block(b).term.successors();
-            if i < succs.len() {
-                stack.push((b, i + 1));
-                let s = succs[i];
-                if !seen[s.index()] {
-                    seen[s.index()] = true;
-                    stack.push((s, 0));
-                }
-            } else {
-                post.push(b);
-            }
-        }
-        post.reverse();
-        post
+        crate::cfg::reverse_postorder(self)
     }
 }

@@ -5,6 +5,7 @@
 //! typed [`Function`]s, one per [`Instance`]; the AD transform and the JIT consume those.
 
 pub mod builder;
+pub mod cfg;
 pub mod func;
 pub mod ops;
 pub mod print;
@@ -23,4 +24,4 @@ pub use program::{
     callable_name, GenericFunction, Global, Method, Program, StructDef, TypeExpr, TypedProgram,
 };
 pub use types::{tangent_type, Name, StructKind, StructType, Type};
-pub use verify::verify;
+pub use verify::{debug_verify, verify, violations, Location, Violation};

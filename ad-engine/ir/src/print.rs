@@ -271,7 +271,10 @@ fn line(out: &mut String, func: &Function, v: Value, rhs: &str, typed: bool) {
 }
 
 fn args_text(args: &[Operand]) -> String {
-    args.iter().map(|a| a.to_string()).collect::<Vec<_>>().join(", ")
+    args.iter()
+        .map(|a| a.to_string())
+        .collect::<Vec<_>>()
+        .join(", ")
 }
 
 const INFIX_CALLS: &[&str] = &[
@@ -313,8 +316,16 @@ fn term_text(t: &Terminator) -> String {
     match t {
         Terminator::Return(x) => format!("return {x}"),
         Terminator::Jump(c) => format!("br {}", call_text(c)),
-        Terminator::Branch { cond, then_to, else_to } => {
-            format!("br {cond} ? {} : {}", call_text(then_to), call_text(else_to))
+        Terminator::Branch {
+            cond,
+            then_to,
+            else_to,
+        } => {
+            format!(
+                "br {cond} ? {} : {}",
+                call_text(then_to),
+                call_text(else_to)
+            )
         }
         Terminator::Unreachable => String::from("unreachable"),
     }
@@ -348,8 +359,14 @@ mod tests {
             (9007199254740993.0, "9.007199254740992e15"),
             // Exactly 233115890514796.125 and 1716481631878246.25: ties between two shortest
             // candidates, which Julia's Ryu rounds to even.
-            (f64::from_bits(0x42ea_8090_bb0f_6d84), "2.3311589051479612e14"),
-            (f64::from_bits(0x4318_6486_17b9_f199), "1.7164816318782462e15"),
+            (
+                f64::from_bits(0x42ea_8090_bb0f_6d84),
+                "2.3311589051479612e14",
+            ),
+            (
+                f64::from_bits(0x4318_6486_17b9_f199),
+                "1.7164816318782462e15",
+            ),
             (0.1 + 0.2, "0.30000000000000004"),
             (f64::NAN, "NaN"),
             (f64::INFINITY, "Inf"),
@@ -372,7 +389,11 @@ mod tests {
     /// digits as the shortest round-trip form std prints.
     fn check_layout(x: f64) {
         let text = julia_float(x);
-        assert_eq!(text.parse::<f64>().map(f64::to_bits), Ok(x.to_bits()), "{text}");
+        assert_eq!(
+            text.parse::<f64>().map(f64::to_bits),
+            Ok(x.to_bits()),
+            "{text}"
+        );
         let (mantissa, exp) = match text.split_once('e') {
             Some((m, e)) => (m, e.parse::<i32>().unwrap_or(i32::MAX)),
             None => (text.as_str(), 0),
@@ -386,7 +407,10 @@ mod tests {
             assert!(!frac.ends_with('0') || frac == "0", "{text}");
             assert!(exp != 0 && !int.ends_with('0'), "{text}");
         } else {
-            assert!(magnitude == 0.0 || (1e-4..1e6).contains(&magnitude), "{text}");
+            assert!(
+                magnitude == 0.0 || (1e-4..1e6).contains(&magnitude),
+                "{text}"
+            );
         }
         let significant = |s: &str| {
             let m = s.split(['e', 'E']).next().unwrap_or(s);

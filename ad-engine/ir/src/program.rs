@@ -23,7 +23,10 @@ pub enum TypeExpr {
 impl TypeExpr {
     /// A plain named type without parameters.
     pub fn named(name: &str) -> TypeExpr {
-        TypeExpr::Named { name: name.into(), params: Vec::new() }
+        TypeExpr::Named {
+            name: name.into(),
+            params: Vec::new(),
+        }
     }
 }
 
@@ -115,7 +118,10 @@ impl Program {
     pub fn add_method(&mut self, name: Name, method: Method) {
         self.functions
             .entry(name.clone())
-            .or_insert_with(|| GenericFunction { name, methods: Vec::new() })
+            .or_insert_with(|| GenericFunction {
+                name,
+                methods: Vec::new(),
+            })
             .methods
             .push(method);
     }

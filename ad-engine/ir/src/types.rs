@@ -257,7 +257,10 @@ mod tests {
         Type::Struct(Arc::new(StructType {
             name: "Dense".into(),
             params: vec![],
-            fields: vec![("W".into(), Type::matrix_f64()), ("b".into(), Type::vector_f64())],
+            fields: vec![
+                ("W".into(), Type::matrix_f64()),
+                ("b".into(), Type::vector_f64()),
+            ],
             mutable: false,
             kind: StructKind::User,
         }))
