@@ -8,6 +8,7 @@ pub mod builder;
 pub mod cfg;
 pub mod func;
 pub mod ops;
+pub mod parse;
 pub mod print;
 pub mod program;
 pub mod types;
@@ -19,7 +20,8 @@ pub use func::{
     ValueData, ValueKind,
 };
 pub use ops::{Instance, Op, Prim, StructRef};
-pub use print::{julia_float, print_function, write_julia_float};
+pub use parse::{parse_function, parse_module, Module, ParseError};
+pub use print::{julia_float, print_function, print_struct, print_structs, write_julia_float};
 pub use program::{
     callable_name, GenericFunction, Global, Method, Program, StructDef, TypeExpr, TypedProgram,
 };
