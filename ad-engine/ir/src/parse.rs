@@ -22,8 +22,10 @@
 //!
 //! What the text does not carry is made up: spans are the byte ranges of the lines (a value's
 //! is its defining line, a terminator's its line, the function's its whole text), and an
-//! `invoke`d or typed function's [`Instance`] has method 0 and its operands' (arguments') types.
-//! Jump arguments are read from the target's φ nodes. In typed text a call of a primitive's
+//! `invoke`d or typed function's [`Instance`] has method 0 and its operands' (arguments') types
+//! (and a closure's body, named after its type `#f#1`, is the method `(::#f#1)`).
+//! Jump arguments are read from the target's φ nodes; the header's `# x, n` names the
+//! arguments' values too when it names each argument. In typed text a call of a primitive's
 //! name is that [`Prim`]; in untyped text every call is by name ([`Op::Call`]).
 //!
 //! Errors are located (`line:col: expected ...`, columns counted in characters) and never a
@@ -356,6 +358,7 @@ impl<'a> Parser<'a> {
         }
         let arg_names = cur.arg_names()?;
         let mut entry_params = Vec::new();
+        let n_args = args.len();
         for (at, v, ty) in args {
             let ty =
                 match (typed, ty) {
@@ -374,12 +377,16 @@ impl<'a> Parser<'a> {
                         ))
                     }
                 };
+            // The header's names are the arguments' own names when there is one per argument.
+            let name = arg_names
+                .get(entry_params.len())
+                .filter(|_| arg_names.len() == n_args);
             fb.define(
                 header,
                 at,
                 v,
                 ty,
-                None,
+                name.cloned(),
                 ValueKind::Param {
                     block: Block::ENTRY,
                     index: clamp(entry_params.len()),
@@ -615,10 +622,15 @@ impl<'a> Cursor<'a> {
         Ok(Block(self.digits()? - 1))
     }
 
-    /// A name: a run of name characters, or `(::T)` followed by any (a callable's methods).
+    /// A name: name characters and `(::T)` groups (`(::Dense)`, `∇(::#f#1)⁺`, a callable's
+    /// methods and what the AD derives from them).
     fn name(&mut self) -> Result<Name, ParseError> {
         let start = self.pos;
-        if self.rest().starts_with("(::") {
+        loop {
+            self.take_while(name_char);
+            if !self.rest().starts_with("(::") {
+                break;
+            }
             let mut depth = 0usize;
             let mut end = None;
             for (i, c) in self.rest().char_indices() {
@@ -638,8 +650,8 @@ impl<'a> Cursor<'a> {
                 return Err(self.error("expected `)` closing this name"));
             };
             self.pos += end;
-            self.take_while(name_char);
-        } else if self.take_while(name_char).is_empty() {
+        }
+        if self.pos == start {
             return Err(self.expected("a name"));
         }
         Ok(self.line.code[start..self.pos].into())
@@ -1459,8 +1471,17 @@ impl FunctionText {
                 .iter()
                 .map(|&a| values[a.index()].ty.clone())
                 .collect();
+            // A closure's body is named after its type, its method `(::#f#1)` after the type.
+            let name = match args.first() {
+                Some(Type::Struct(st))
+                    if st.kind == StructKind::Closure && st.name == head.name =>
+                {
+                    crate::program::callable_name(&head.name)
+                }
+                _ => head.name.clone(),
+            };
             Arc::new(Instance {
-                name: head.name.clone(),
+                name,
                 method: 0,
                 args: args.into(),
             })

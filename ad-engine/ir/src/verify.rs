@@ -103,6 +103,9 @@ struct Verifier<'f> {
     func: &'f Function,
     defined_in: Vec<Option<Def>>,
     out: Vec<Violation>,
+    /// A jump to a missing block, or a value or operand outside the function: nothing that
+    /// walks the CFG or reads operand types can go on.
+    broken: bool,
 }
 
 impl<'f> Verifier<'f> {
@@ -111,6 +114,7 @@ impl<'f> Verifier<'f> {
             func,
             defined_in: vec![None; func.values.len()],
             out: Vec::new(),
+            broken: false,
         }
     }
 
@@ -131,6 +135,7 @@ impl<'f> Verifier<'f> {
                 .chain(data.stmts.iter().enumerate().map(|(i, &s)| (s, i + 1)));
             for (v, pos) in defs {
                 if v.index() >= n {
+                    self.broken = true;
                     self.report(
                         Location::Terminator(b),
                         format!("{v} is listed in {b} but is not a value of this function"),
@@ -178,11 +183,20 @@ impl<'f> Verifier<'f> {
                 self.operand_exists(Location::Terminator(b), op);
             }
             for call in data.term.calls() {
-                match func.blocks.get(call.block.index()) {
-                    None => self.report(
+                if call.block == Block::ENTRY {
+                    self.report(
                         Location::Terminator(b),
-                        format!("jump to missing block {}", call.block),
-                    ),
+                        "jumps to the entry block, whose parameters are the arguments".into(),
+                    );
+                }
+                match func.blocks.get(call.block.index()) {
+                    None => {
+                        self.broken = true;
+                        self.report(
+                            Location::Terminator(b),
+                            format!("jump to missing block {}", call.block),
+                        );
+                    }
                     Some(target) if target.params.len() != call.args.len() => self.report(
                         Location::Terminator(b),
                         format!(
@@ -191,10 +205,6 @@ impl<'f> Verifier<'f> {
                             call.args.len(),
                             target.params.len()
                         ),
-                    ),
-                    Some(_) if call.block == Block::ENTRY => self.report(
-                        Location::Terminator(b),
-                        "jumps to the entry block, whose parameters are the arguments".into(),
                     ),
                     Some(_) => {}
                 }
@@ -212,8 +222,10 @@ impl<'f> Verifier<'f> {
     fn operand_exists(&mut self, at: Location, op: &Operand) {
         if let Operand::Value(v) = op {
             if v.index() >= self.func.values.len() {
+                self.broken = true;
                 self.report(at, format!("operand {v} is not a value of this function"));
             } else if self.defined_in[v.index()].is_none() {
+                self.broken = true;
                 self.report(at, format!("operand {v} is not defined in any block"));
             }
         }
@@ -223,11 +235,11 @@ impl<'f> Verifier<'f> {
     fn dominance(&mut self) {
         let func = self.func;
         if func.blocks.is_empty() {
+            self.broken = true;
             self.report(Location::Function, "the function has no blocks".into());
             return;
         }
-        if self.out.iter().any(|v| v.message.contains("missing block")) {
-            // The CFG itself is broken: dominators are not defined.
+        if self.broken {
             return;
         }
         let doms = Dominators::new(func);
@@ -274,6 +286,10 @@ impl<'f> Verifier<'f> {
     /// Types of definitions, signatures, terminators and statements.
     fn types(&mut self) {
         let func = self.func;
+        if self.broken {
+            // Operand types mean nothing while operands or blocks are missing.
+            return;
+        }
         for b in func.block_ids() {
             let data = func.block(b);
             for &v in data.params.iter().chain(&data.stmts) {
@@ -305,10 +321,6 @@ impl<'f> Verifier<'f> {
                     ),
                 );
             }
-        }
-        if !self.out.is_empty() {
-            // Operand types are only meaningful once every operand is a defined value.
-            return;
         }
         for b in func.block_ids() {
             self.terminator_types(b);
@@ -528,5 +540,105 @@ fn field_index(op: Option<&Operand>, n: usize, t: &Type) -> Result<usize, String
         Some(crate::func::Const::Int(i)) if (1..=n as i64).contains(i) => Ok(*i as usize - 1),
         Some(crate::func::Const::Int(i)) => Err(format!("field {i} of {t}, which has {n}")),
         _ => Err(format!("field index of {t} is not a constant Int")),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::Arc;
+
+    use proptest::prelude::*;
+
+    use super::*;
+    use crate::func::{BlockCall, BlockData, Const, Span, ValueData};
+
+    /// A function of arbitrary, mostly malformed, shape: values, blocks and operands point
+    /// anywhere, including outside the function.
+    fn garbage() -> impl Strategy<Value = Function> {
+        let operand = prop_oneof![
+            (0u32..12).prop_map(|v| Operand::Value(Value(v))),
+            Just(Operand::Const(Const::f64(1.0))),
+            Just(Operand::Const(Const::Int(1))),
+            Just(Operand::Const(Const::Bool(true))),
+        ];
+        let ty = prop_oneof![
+            Just(Type::Any),
+            Just(Type::Float64),
+            Just(Type::Int64),
+            Just(Type::Bool),
+            Just(Type::Bottom),
+            Just(Type::tuple([Type::Float64, Type::Int64])),
+            Just(Type::Stack(Arc::new(Type::Float64))),
+            Just(Type::Ref(Arc::new(Type::Int64))),
+        ];
+        let prim = proptest::sample::select(Prim::ALL.to_vec());
+        let kind = prop_oneof![
+            (0u32..5, 0u32..3).prop_map(|(b, i)| ValueKind::Param {
+                block: Block(b),
+                index: i
+            }),
+            (prim, proptest::collection::vec(operand.clone(), 0..4)).prop_map(|(p, args)| {
+                ValueKind::Stmt(Stmt {
+                    op: Op::Prim(p),
+                    args,
+                })
+            }),
+        ];
+        let value = (kind, ty.clone()).prop_map(|(kind, ty)| ValueData {
+            kind,
+            ty,
+            span: Span::default(),
+            name: None,
+        });
+        let call =
+            (0u32..5, proptest::collection::vec(operand.clone(), 0..3)).prop_map(|(b, args)| {
+                BlockCall {
+                    block: Block(b),
+                    args,
+                }
+            });
+        let term = prop_oneof![
+            operand.clone().prop_map(Terminator::Return),
+            call.clone().prop_map(Terminator::Jump),
+            (operand, call.clone(), call).prop_map(|(cond, then_to, else_to)| Terminator::Branch {
+                cond,
+                then_to,
+                else_to
+            }),
+            Just(Terminator::Unreachable),
+        ];
+        let ids = || proptest::collection::vec((0u32..12).prop_map(Value), 0..4);
+        let block = (ids(), ids(), term).prop_map(|(params, stmts, term)| BlockData {
+            params,
+            stmts,
+            term,
+            term_span: Span::default(),
+        });
+        (
+            proptest::collection::vec(value, 0..12),
+            proptest::collection::vec(block, 0..5),
+            ty,
+            any::<bool>(),
+        )
+            .prop_map(|(values, blocks, ret, pullback)| {
+                let mut f = Function::new(if pullback { "f⁻" } else { "f" }, Span::default());
+                f.values = values;
+                f.blocks = blocks;
+                f.ret = ret;
+                f
+            })
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(5000))]
+
+        /// Whatever a pass (or a test, or a file) hands it, the verifier reports, never panics.
+        #[test]
+        fn any_function_is_verified_without_a_panic(f in garbage()) {
+            let found = violations(&f);
+            if f.blocks.is_empty() {
+                prop_assert!(!found.is_empty());
+            }
+        }
     }
 }
