@@ -18,7 +18,8 @@
 //! then its blocks: a label `#k:` (blocks in order from `#1`) and indented lines, φ nodes first,
 //! then statements, then one terminator. Values keep their printed numbers (`%n` is arena index
 //! `n - 1`; numbers the text skips become unused placeholders), so printing a parsed function
-//! gives its text back. A line's `; ...` tail (outside a string) is a comment for test runners.
+//! gives its text back. A `;` outside a string starts a comment (for test runners) to the end of
+//! the line.
 //!
 //! What the text does not carry is made up: spans are the byte ranges of the lines (a value's
 //! is its defining line, a terminator's its line, the function's its whole text), and an
@@ -128,12 +129,11 @@ pub fn parse_function(text: &str) -> Result<Function, ParseError> {
     }
 }
 
-/// The byte position where the test-runner comment of `line` starts: the first `;` outside a
-/// string that begins the line or follows whitespace (`line.len()` if there is none).
+/// The byte position where the test-runner comment of `line` starts: its first `;` outside a
+/// string (`line.len()` if there is none).
 pub fn comment_start(line: &str) -> usize {
     let mut in_str = false;
     let mut escaped = false;
-    let mut prev_space = true;
     for (i, c) in line.char_indices() {
         if in_str {
             match (escaped, c) {
@@ -144,10 +144,9 @@ pub fn comment_start(line: &str) -> usize {
             }
         } else if c == '"' {
             in_str = true;
-        } else if c == ';' && prev_space {
+        } else if c == ';' {
             return i;
         }
-        prev_space = c.is_whitespace();
     }
     line.len()
 }
@@ -961,7 +960,7 @@ impl<'a> Cursor<'a> {
             Some('"') => return Ok(Const::Str(self.string()?)),
             Some(':') => {
                 self.pos += 1;
-                return Ok(Const::Symbol(self.take_while(name_char).into()));
+                return Ok(Const::Symbol(self.name()?));
             }
             Some('(') if !rest.starts_with("(::") => return self.const_tuple(),
             Some(c) if c.is_ascii_digit() => return self.number(),
@@ -1085,7 +1084,12 @@ impl<'a> Cursor<'a> {
                 "a statement `%n = ...` or a terminator (`return`, `br`, `unreachable`)",
             ));
         }
-        if self.rest().starts_with('#') {
+        // `br #k` alone is a jump; a condition may be a function named `#f#1`.
+        let jump = self
+            .rest()
+            .strip_prefix('#')
+            .is_some_and(|r| !r.is_empty() && r.bytes().all(|b| b.is_ascii_digit()));
+        if jump {
             return Ok(TermText::Jump(self.block()?));
         }
         let cond = self.operand()?;
@@ -1576,7 +1580,9 @@ fn rhs(
     // `-x`, `!x`: an operator, then one operand ending the right-hand side.
     let rest = cur.rest();
     if let Some(unary @ ('-' | '!')) = rest.chars().next() {
-        if !rest[1..].starts_with(['(', ' ']) {
+        let after = &rest[1..];
+        let call = after.starts_with('(') && !after.starts_with("(::");
+        if !call && !after.starts_with(' ') {
             cur.pos += 1;
             if let Ok(x) = cur.operand() {
                 if cur.rhs_done() {
@@ -1611,6 +1617,13 @@ fn rhs(
     let op = cur.take_while(name_char);
     if op.is_empty() {
         return Err(cur.expected("an operator"));
+    }
+    if !crate::print::INFIX_CALLS.contains(&op) {
+        return Err(error_at(
+            cur.line,
+            op_at,
+            &format!("`{op}` is not an infix operator"),
+        ));
     }
     let op: Name = op.into();
     if cur.rest().is_empty() {

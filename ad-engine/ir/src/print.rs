@@ -345,7 +345,8 @@ fn args_text(args: &[Operand]) -> String {
         .join(", ")
 }
 
-const INFIX_CALLS: &[&str] = &[
+/// The calls printed infix (`%3 = %1 .+ %2`) when they have two operands.
+pub(crate) const INFIX_CALLS: &[&str] = &[
     "+", "-", "*", "/", "÷", "%", "^", "<", "<=", ">", ">=", "==", "!=", ".+", ".-", ".*", "./",
     ".^",
 ];
