@@ -5,7 +5,9 @@ use std::collections::HashSet;
 use std::path::Path;
 
 use zy_interp::Limits;
-use zy_ir::{print_function, print_structs, Function, Instance, TypedProgram};
+use zy_ir::{print_function, Function, Instance, TypedProgram};
+
+use crate::support::{declare, reads_back};
 
 /// Round-trip the fixture at `path`.
 pub fn run(path: &Path) -> Result<(), String> {
@@ -75,48 +77,14 @@ fn calls_named(text: &str) -> Vec<String> {
     out
 }
 
-/// Print `fs` (with the struct declarations they need), read the text back, and print again:
-/// the same text, and functions that verify. Functions already in `seen` are skipped.
+/// [`reads_back`] for the functions of `fs` not in `seen` yet.
 fn round_trip(fs: &[&Function], seen: &mut HashSet<String>) -> Result<(), String> {
-    let mut decls: Vec<String> = Vec::new();
-    let mut texts = Vec::new();
-    for f in fs {
-        let t = print_function(f);
-        if !seen.insert(t.clone()) {
-            continue;
-        }
-        declare(f, &mut decls);
-        texts.push(t);
-    }
-    for t in &texts {
-        let module = format!("{}{t}", decls.concat());
-        let read = zy_ir::parse_module(&module).map_err(|e| format!("{e} in\n{module}"))?;
-        let again = read
-            .functions
-            .iter()
-            .map(print_function)
-            .collect::<String>();
-        if again != *t {
-            return Err(format!("read back differently:\n{t}\nas\n{again}"));
-        }
-        for f in &read.functions {
-            let problems = zy_ir::verify(f);
-            if !problems.is_empty() {
-                return Err(format!("read back malformed: {problems:?}\n{t}"));
-            }
-        }
-    }
-    Ok(())
-}
-
-/// Add the declarations of the structs `f` needs to `decls`, each once, in order.
-fn declare(f: &Function, decls: &mut Vec<String>) {
-    for d in print_structs(f).split("\n\n").filter(|d| !d.is_empty()) {
-        let d = format!("{d}\n\n");
-        if !decls.contains(&d) {
-            decls.push(d);
-        }
-    }
+    let fresh: Vec<&Function> = fs
+        .iter()
+        .copied()
+        .filter(|f| seen.insert(print_function(f)))
+        .collect();
+    reads_back(&fresh)
 }
 
 /// The typed program printed and read back runs `entry` to the same result.
