@@ -3,6 +3,17 @@
 //! This crate knows nothing of source text: values carry opaque [`Span`]s that the analysis layer
 //! maps back to files. Lowering produces an untyped [`Program`]; inference turns each method into
 //! typed [`Function`]s, one per [`Instance`]; the AD transform and the JIT consume those.
+//!
+//! - [`func`], [`ops`], [`types`], [`program`]: the entities; [`builder`]: SSA construction
+//!   from variables.
+//! - [`print`](mod@print) writes a function as text ([`print_function`], and [`print_struct`] for the
+//!   struct declarations typed text needs); [`parse`] reads that text back at every stage
+//!   ([`parse_module`]), so print, read, print is the identity. The IR filetests of
+//!   `fixtures/ir/` are written in it.
+//! - [`cfg`](mod@cfg): predecessors, depth-first orders, reachability, loops and dominators, for every
+//!   pass that walks the control-flow graph.
+//! - [`verify`](mod@verify): structure, dominance and operand types. Every pass calls [`debug_verify`] on
+//!   what it produces: in debug builds a malformed function is an internal error at that pass.
 
 pub mod builder;
 pub mod cfg;
