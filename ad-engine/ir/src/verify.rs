@@ -11,17 +11,22 @@
 //! - Types, for typed IR (a return type other than `Any`): every definition has a type, and what
 //!   is cheap and certain about operand types holds. Entry parameters have the instance's
 //!   argument types (but in a pullback `f⁻`, whose instance is its `Pullback` type's contents);
-//!   a branch condition is `Bool`; a jump argument has its target parameter's type (or is an
-//!   `Int64` where a `Float64` is held, which both engines convert, SPEC's join rule; likewise
-//!   for fields, `Ref`s and stacks); the returned value has the return type; statements have the operand and result types their operation
-//!   requires (scalar arithmetic on one number type, comparisons giving `Bool`, `tuple` and `new`
-//!   typed by their operands, `getfield`/`setfield!` in range and of the field's type, `Ref`s
-//!   and tape stacks of their element type, `invoke` of an instance whose argument types are the
-//!   operands'). A value of type `Union{}` fits anywhere (it never arrives).
+//!   a branch condition is `Bool`; the returned value has the return type; a jump argument has
+//!   its target parameter's type, and a stored value (in a field, a `Ref`, a stack) the type
+//!   that holds it, or is an `Int64` where a `Float64` is held (both engines convert it: SPEC's
+//!   join rule); statements have the operand and result types their operation requires (scalar
+//!   arithmetic on one number type, comparisons giving `Bool`, `tuple` and `new` typed by their
+//!   operands, `getfield`/`setfield!` in range and of the field's type, `Ref`s and tape stacks
+//!   of their element type, `invoke` of an instance whose argument types are the operands'). A
+//!   value of type `Union{}` fits anywhere (it never arrives), and a statement with such an
+//!   operand is not checked (it never runs).
 //!
-//! Lowering, inference, each AD pass and the JIT call [`debug_verify`] on what they produce,
-//! so in debug builds (and therefore in every test) a malformed function is an internal error
-//! at the pass that made it; release builds skip it.
+//! Lowering, inference (for bodies without type errors, which never run), each AD pass
+//! (expansion, inlining, the transform, simplification, `rrule` adjoints) and the JIT call
+//! [`debug_verify`] on what they produce, so in debug builds (and therefore in every test) a
+//! malformed function is an internal error at the pass that made it; release builds skip it.
+//! [`violations`] gives each violation with its location, for the IR filetests' `; error:`
+//! lines.
 
 use std::fmt;
 
