@@ -34,6 +34,7 @@ fn expand_in(source: Option<&Program>, prog: &TypedProgram) -> Result<TypedProgr
     for inst in user {
         let func = (*prog.functions[&inst]).clone();
         if let Some(f) = expand_function(&mut out, &mut pending, func)? {
+            zy_ir::debug_verify(&f, "expansion");
             out.functions.insert(inst, Arc::new(f));
         }
     }
@@ -44,6 +45,7 @@ fn expand_in(source: Option<&Program>, prog: &TypedProgram) -> Result<TypedProgr
         .collect();
     for (name, g) in globals {
         if let Some(f) = expand_function(&mut out, &mut pending, (*g).clone())? {
+            zy_ir::debug_verify(&f, "expansion");
             out.globals.insert(name, Arc::new(f));
         }
     }

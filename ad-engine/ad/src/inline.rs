@@ -23,6 +23,7 @@ pub fn inline_generated(func: &Function, prog: &TypedProgram) -> Function {
         }
         inline_at(&mut f, block, at, &callee, args);
     }
+    zy_ir::debug_verify(&f, "inlining");
     f
 }
 

@@ -163,6 +163,8 @@ pub fn add_adjoints(
         };
         if let Some(rule) = rule {
             let (f, p) = rrule::adjoint(&i, &func.ret, &rule);
+            zy_ir::debug_verify(&f, "the rrule adjoint");
+            zy_ir::debug_verify(&p, "the rrule adjoint");
             prog.functions.insert(fwd, Arc::new(f));
             prog.functions
                 .insert(names::pullback_instance(&i), Arc::new(p));

@@ -158,6 +158,7 @@ fn compact(func: &Function) -> Function {
         };
         out.set_term(bmap[&b], term, data.term_span);
     }
+    zy_ir::debug_verify(&out, "simplification");
     out
 }
 

@@ -64,6 +64,8 @@ pub fn adjoint(inst: &Arc<Instance>, func: &Function) -> Result<Adjoint, AdError
     let pullback = pullback_pass(&cx, inst, &fw)?;
     let mut forward = fw.func;
     let mut pullback = pullback;
+    zy_ir::debug_verify(&forward, "the adjoint transform");
+    zy_ir::debug_verify(&pullback, "the adjoint transform");
     crate::simplify::simplify_forward(&mut forward);
     crate::simplify::simplify(&mut pullback);
     Ok(Adjoint {

@@ -8,23 +8,6 @@ use zy_interp::Value;
 use zy_ir::{Block, Prim, Type};
 
 #[test]
-fn gradient_of_a_loop_with_a_tape() {
-    let fb = pow_fn();
-    let inst = fb.inst();
-    let prog = program(vec![fb]);
-    let (grad, prog) = zy_ad::gradient_program(&prog, &inst).expect("differentiable");
-    // d/dx x^3 = 3x^2 = 6.75 at 1.5.
-    assert_eq!(
-        check(&prog, &grad, vec![Value::F64(1.5), Value::Int(3)]),
-        "(3.375, (6.75, nothing))"
-    );
-    assert_eq!(
-        check(&prog, &grad, vec![Value::F64(2.0), Value::Int(0)]),
-        "(1.0, (0.0, nothing))"
-    );
-}
-
-#[test]
 fn a_bound_gradient_runs_again_and_again_on_reused_memory() {
     let fb = pow_fn();
     let inst = fb.inst();

@@ -1,6 +1,7 @@
 //! Random programs (integer and float arithmetic, division by possibly zero, domain errors,
 //! loops, early returns, tuples, possibly out-of-bounds indexing) run in the JIT and in the
-//! interpreter, primal and gradient: same value or same error at the same span.
+//! interpreter, primal and gradient: same value or same error at the same span. Their typed,
+//! forward, pullback and driver IR prints and reads back to the same text.
 
 mod support;
 
@@ -118,6 +119,8 @@ fn check(src: &str, x: f64, y: f64, n: i64) -> Result<(), String> {
     compare(&prog, &inst, &args)?;
     if let Ok((driver, gprog)) = zy_ad::gradient_program(&prog, &inst) {
         compare(&gprog, &driver, &args)?;
+        // The IR text of every stage reads back to itself.
+        support::reads_back(&gprog.functions.values().map(|f| &**f).collect::<Vec<_>>())?;
     }
     Ok(())
 }

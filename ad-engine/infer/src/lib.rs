@@ -108,6 +108,10 @@ pub fn infer_instance(
         },
     };
     let func = renumber::renumber(func);
+    // A body with type errors is reported, never run: its joins may be ill-typed.
+    if errors.is_empty() {
+        zy_ir::debug_verify(&func, "inference");
+    }
     InferredFunction {
         func,
         callees: cx.callees.into_iter().collect(),

@@ -131,7 +131,12 @@ fn function(r: &mut Rng, name: &str, nargs: usize) -> Function {
             let v = f.push_stmt(b, Stmt { op, args }, Type::Any, Span::new(0, 5, 6));
             avail.push(v);
         }
-        let target = Block(r.below(nblocks) as u32);
+        // Jumps to the entry block are malformed (the verifier rejects them): aim elsewhere.
+        let target = Block(if nblocks > 1 {
+            1 + r.below(nblocks - 1)
+        } else {
+            0
+        } as u32);
         let call = |r: &mut Rng, t: Block, f: &Function, avail: &[Value]| {
             let n = f.block(t).params.len() + usize::from(r.below(10) == 0);
             BlockCall {
@@ -142,8 +147,8 @@ fn function(r: &mut Rng, name: &str, nargs: usize) -> Function {
         let term = match r.below(4) {
             0 => Terminator::Return(operand(r, &avail)),
             1 => Terminator::Jump(call(r, target, &f, &avail)),
-            2 if nblocks > 1 => {
-                let other = Block(((target.0 as usize + 1) % nblocks) as u32);
+            2 if nblocks > 2 => {
+                let other = Block((target.0 as usize % (nblocks - 1) + 1) as u32);
                 Terminator::Branch {
                     cond: operand(r, &avail),
                     then_to: call(r, target, &f, &avail),

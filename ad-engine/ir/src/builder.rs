@@ -206,7 +206,7 @@ impl SsaBuilder {
         if self.sealed.contains_key(&block) {
             return;
         }
-        let preds = predecessors_of(&self.func, block);
+        let preds = crate::cfg::predecessors_of(&self.func, block);
         self.sealed.insert(block, preds);
         for (var, phi) in self.incomplete.remove(&block).unwrap_or_default() {
             self.add_phi_operands(block, var, phi);
@@ -217,8 +217,8 @@ impl SsaBuilder {
     pub fn seal_all_blocks(&mut self) {
         let preds = self.func.predecessors();
         for b in self.func.block_ids().collect::<Vec<_>>() {
-            if !self.sealed.contains_key(&b) {
-                self.sealed.insert(b, preds[b.index()].clone());
+            if let std::collections::hash_map::Entry::Vacant(slot) = self.sealed.entry(b) {
+                slot.insert(preds[b.index()].clone());
                 for (var, phi) in self.incomplete.remove(&b).unwrap_or_default() {
                     self.add_phi_operands(b, var, phi);
                 }
@@ -332,13 +332,6 @@ impl SsaBuilder {
         users.dedup();
         users
     }
-}
-
-/// The blocks whose terminators jump to `block`, each once, in storage order.
-fn predecessors_of(func: &Function, block: Block) -> Vec<Block> {
-    func.block_ids()
-        .filter(|&b| func.block(b).term.successors().contains(&block))
-        .collect()
 }
 
 fn calls_mut(term: &mut Terminator) -> Vec<&mut crate::func::BlockCall> {

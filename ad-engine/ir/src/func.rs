@@ -425,41 +425,14 @@ impl Function {
         v
     }
 
-    /// Predecessors of every block, in storage order of the predecessor blocks.
+    /// Predecessors of every block ([`cfg::predecessors`](crate::cfg::predecessors)).
     pub fn predecessors(&self) -> Vec<Vec<Block>> {
-        let mut preds = vec![Vec::new(); self.blocks.len()];
-        for b in self.block_ids() {
-            for s in self.block(b).term.successors() {
-                if !preds[s.index()].contains(&b) {
-                    preds[s.index()].push(b);
-                }
-            }
-        }
-        preds
+        crate::cfg::predecessors(self)
     }
 
-    /// Blocks reachable from the entry, in reverse post-order (a topological order of the
-    /// forward edges; loop headers come before their bodies).
+    /// Blocks reachable from the entry, in reverse post-order
+    /// ([`cfg::reverse_postorder`](crate::cfg::reverse_postorder)).
     pub fn reverse_postorder(&self) -> Vec<Block> {
-        let mut seen = vec![false; self.blocks.len()];
-        let mut post = Vec::with_capacity(self.blocks.len());
-        // Iterative DFS: (block, next successor index).
-        let mut stack = vec![(Block::ENTRY, 0usize)];
-        seen[0] = true;
-        while let Some((b, i)) = stack.pop() {
-            let succs = self.block(b).term.successors();
-            if i < succs.len() {
-                stack.push((b, i + 1));
-                let s = succs[i];
-                if !seen[s.index()] {
-                    seen[s.index()] = true;
-                    stack.push((s, 0));
-                }
-            } else {
-                post.push(b);
-            }
-        }
-        post.reverse();
-        post
+        crate::cfg::reverse_postorder(self)
     }
 }

@@ -3,10 +3,23 @@
 //! This crate knows nothing of source text: values carry opaque [`Span`]s that the analysis layer
 //! maps back to files. Lowering produces an untyped [`Program`]; inference turns each method into
 //! typed [`Function`]s, one per [`Instance`]; the AD transform and the JIT consume those.
+//!
+//! - [`func`], [`ops`], [`types`], [`program`]: the entities; [`builder`]: SSA construction
+//!   from variables.
+//! - [`print`](mod@print) writes a function as text ([`print_function`], and [`print_struct`] for the
+//!   struct declarations typed text needs); [`parse`] reads that text back at every stage
+//!   ([`parse_module`]), so print, read, print is the identity. The IR filetests of
+//!   `fixtures/ir/` are written in it.
+//! - [`cfg`](mod@cfg): predecessors, depth-first orders, reachability, loops and dominators, for every
+//!   pass that walks the control-flow graph.
+//! - [`verify`](mod@verify): structure, dominance and operand types. Every pass calls [`debug_verify`] on
+//!   what it produces: in debug builds a malformed function is an internal error at that pass.
 
 pub mod builder;
+pub mod cfg;
 pub mod func;
 pub mod ops;
+pub mod parse;
 pub mod print;
 pub mod program;
 pub mod types;
@@ -18,9 +31,10 @@ pub use func::{
     ValueData, ValueKind,
 };
 pub use ops::{Instance, Op, Prim, StructRef};
-pub use print::{julia_float, print_function, write_julia_float};
+pub use parse::{parse_function, parse_module, Module, ParseError};
+pub use print::{julia_float, print_function, print_struct, print_structs, write_julia_float};
 pub use program::{
     callable_name, GenericFunction, Global, Method, Program, StructDef, TypeExpr, TypedProgram,
 };
 pub use types::{tangent_type, Name, StructKind, StructType, Type};
-pub use verify::verify;
+pub use verify::{debug_verify, verify, violations, Location, Violation};

@@ -12,9 +12,11 @@
 
 use std::fmt::{self, Write};
 
+use std::sync::Arc;
+
 use crate::func::{Block, Const, Function, Operand, Terminator, Value, ValueKind};
 use crate::ops::{Op, Prim};
-use crate::types::Type;
+use crate::types::{StructKind, StructType, Type};
 
 /// Format a Float64 the way Julia's `show` does: shortest round-trip digits (the closest to the
 /// exact value, ties to even, as Julia's Ryu picks them), always with a decimal point, scientific
@@ -244,6 +246,72 @@ pub fn print_function(func: &Function) -> String {
     out
 }
 
+/// A struct type's declaration, as the reader reads it: `struct Point{Float64}` (or
+/// `mutable struct`, `closure var"#f#1"`), one `name::Type` line per field, `end`.
+pub fn print_struct(st: &StructType) -> String {
+    let mut out = String::new();
+    if st.mutable {
+        out.push_str("mutable ");
+    }
+    out.push_str(match st.kind {
+        StructKind::User => "struct",
+        StructKind::Closure => "closure",
+    });
+    let _ = writeln!(out, " {st}");
+    for (name, ty) in &st.fields {
+        let _ = writeln!(out, "  {name}::{ty}");
+    }
+    out.push_str("end\n");
+    out
+}
+
+/// The declarations of every struct type `func` mentions, each before the structs that hold
+/// it: what the reader needs before [`print_function`]'s text.
+pub fn print_structs(func: &Function) -> String {
+    let mut found: Vec<Arc<StructType>> = Vec::new();
+    let mut visit = |t: &Type| collect_structs(t, &mut found);
+    visit(&func.ret);
+    for d in &func.values {
+        visit(&d.ty);
+        if let ValueKind::Stmt(s) = &d.kind {
+            if let Op::New(st) = &s.op {
+                visit(&Type::Struct(st.clone()));
+            }
+        }
+    }
+    found.iter().map(|st| print_struct(st) + "\n").collect()
+}
+
+/// Append the struct types in `t` to `out` (fields' structs first), each once.
+fn collect_structs(t: &Type, out: &mut Vec<Arc<StructType>>) {
+    match t {
+        Type::Struct(st) => {
+            if out.contains(st) {
+                return;
+            }
+            for p in &st.params {
+                collect_structs(p, out);
+            }
+            for (_, f) in &st.fields {
+                collect_structs(f, out);
+            }
+            out.push(st.clone());
+        }
+        Type::Tuple(ts) | Type::Pullback(ts) => ts.iter().for_each(|t| collect_structs(t, out)),
+        Type::NamedTuple(fs) => fs.iter().for_each(|(_, t)| collect_structs(t, out)),
+        Type::Ref(t) | Type::Array(t, _) | Type::Adjoint(t) | Type::Stack(t) => {
+            collect_structs(t, out)
+        }
+        Type::Any
+        | Type::Bottom
+        | Type::Float64
+        | Type::Int64
+        | Type::Bool
+        | Type::Nothing
+        | Type::Function(_) => {}
+    }
+}
+
 /// `(predecessor, branch arguments)` for each block, in predecessor order.
 fn incoming_edges(func: &Function) -> Vec<Vec<(Block, Vec<Operand>)>> {
     let mut incoming = vec![Vec::new(); func.blocks.len()];
@@ -277,7 +345,8 @@ fn args_text(args: &[Operand]) -> String {
         .join(", ")
 }
 
-const INFIX_CALLS: &[&str] = &[
+/// The calls printed infix (`%3 = %1 .+ %2`) when they have two operands.
+pub(crate) const INFIX_CALLS: &[&str] = &[
     "+", "-", "*", "/", "÷", "%", "^", "<", "<=", ">", ">=", "==", "!=", ".+", ".-", ".*", "./",
     ".^",
 ];

@@ -437,7 +437,9 @@ impl<'c, 'a> BodyLowerer<'c, 'a> {
                 f.values[p.index()].span = span;
             }
         }
-        crate::tidy::tidy(f)
+        let f = crate::tidy::tidy(f);
+        zy_ir::debug_verify(&f, "lowering");
+        f
     }
 }
 

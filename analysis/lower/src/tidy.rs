@@ -7,8 +7,8 @@
 use std::collections::{HashMap, HashSet};
 
 use zy_ir::{
-    Block, BlockCall, BlockData, Const, Function, Op, Operand, Span, Terminator, Value, ValueData,
-    ValueKind,
+    cfg, Block, BlockCall, BlockData, Const, Function, Op, Operand, Span, Terminator, Value,
+    ValueData, ValueKind,
 };
 
 /// Tidy a freshly built body.
@@ -145,17 +145,9 @@ fn retain_params(f: &mut Function, inc: &[Edge], b: Block, keep: &[bool]) {
     }
 }
 
-fn reachable(f: &Function) -> Vec<bool> {
-    let mut seen = vec![false; f.blocks.len()];
-    for b in f.reverse_postorder() {
-        seen[b.index()] = true;
-    }
-    seen
-}
-
 /// Empty the blocks no path from the entry reaches, so they stop feeding φs.
 fn drop_unreachable(f: &mut Function) {
-    let seen = reachable(f);
+    let seen = cfg::reachable(f);
     for b in f.block_ids().collect::<Vec<_>>() {
         if !seen[b.index()] {
             let data = f.block_mut(b);
@@ -297,7 +289,7 @@ fn remove_dead(f: &mut Function) -> bool {
 
 /// Merge a block into its only predecessor when that ends in a plain jump to it.
 fn merge_chains(f: &mut Function) -> bool {
-    let seen = reachable(f);
+    let seen = cfg::reachable(f);
     // Merging moves a block's jumps into its predecessor: the number of jumps into every
     // block stays the same.
     let counts: Vec<usize> = incoming(f).iter().map(Vec::len).collect();
@@ -338,7 +330,7 @@ fn merge_chains(f: &mut Function) -> bool {
 /// Route jumps through an empty forwarding block directly to its target (unless that would
 /// give a branch two equal targets).
 fn thread_empty_blocks(f: &mut Function) -> bool {
-    let seen = reachable(f);
+    let seen = cfg::reachable(f);
     let inc = incoming(f);
     let mut changed = false;
     for e in f.block_ids().skip(1).collect::<Vec<_>>() {
@@ -375,33 +367,9 @@ fn thread_empty_blocks(f: &mut Function) -> bool {
     changed
 }
 
-/// The reachable blocks in reverse post-order, taking the `then` successor of a branch (a
-/// loop's body) before the `else` one (its exit): the order in which the source reads.
-fn source_order(f: &Function) -> Vec<Block> {
-    let mut seen = vec![false; f.blocks.len()];
-    let mut post = Vec::with_capacity(f.blocks.len());
-    let mut stack = vec![(Block::ENTRY, 0usize)];
-    seen[0] = true;
-    while let Some((b, i)) = stack.pop() {
-        let mut succs = f.block(b).term.successors();
-        succs.reverse();
-        if let Some(&s) = succs.get(i) {
-            stack.push((b, i + 1));
-            if !seen[s.index()] {
-                seen[s.index()] = true;
-                stack.push((s, 0));
-            }
-        } else {
-            post.push(b);
-        }
-    }
-    post.reverse();
-    post
-}
-
 /// Renumber the reachable blocks (in source order) and their values (in block order).
 fn compact(f: &Function) -> Function {
-    let kept = source_order(f);
+    let kept = cfg::source_order(f);
     let block_map: HashMap<Block, Block> = kept
         .iter()
         .enumerate()

@@ -151,27 +151,6 @@ pub fn paper_ratio() -> (Arc<Instance>, TypedProgram) {
     f.finish()
 }
 
-/// `relu(x) = x > 0 ? x : 0.01x` written with a join block: the paper's leaky ReLU.
-pub fn leaky_relu() -> (Arc<Instance>, TypedProgram) {
-    let t = Type::Float64;
-    let mut f = F::new("relu", &[("x", t.clone())], t.clone());
-    let x = f.arg(0);
-    let (b2, b3, b4) = (f.block(), f.block(), f.block());
-    let c = f.prim(
-        Block::ENTRY,
-        Prim::Gt,
-        vec![x.clone(), f64c(0.0)],
-        Type::Bool,
-    );
-    f.br(Block::ENTRY, c, (b2, vec![]), (b3, vec![]));
-    f.jump(b2, b4, vec![x.clone()]);
-    let y = f.prim(b3, Prim::Mul, vec![f64c(0.01), x], t.clone());
-    f.jump(b3, b4, vec![y]);
-    let p = f.phi(b4, t.clone(), "y");
-    f.ret(b4, p);
-    f.finish()
-}
-
 /// `pow(x, n)`: `r = 1.0; while n > 0; n -= 1; r *= x; end; r`.
 pub fn pow() -> (Arc<Instance>, TypedProgram) {
     let t = Type::Float64;

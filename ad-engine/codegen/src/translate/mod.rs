@@ -209,6 +209,7 @@ pub(crate) fn mem() -> MemFlagsData {
 
 /// Translate `func` into the builder's function (whose signature is already set).
 pub(crate) fn translate(env: &mut Env<'_>, func: &Function, b: FunctionBuilder<'_>) -> R<()> {
+    zy_ir::debug_verify(func, "the JIT's input");
     let mut t = Translator::new(env, func, b)?;
     t.body()?;
     t.b.seal_all_blocks();

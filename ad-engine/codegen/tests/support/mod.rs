@@ -220,6 +220,42 @@ pub fn deep_copy(v: &Value) -> Value {
     }
 }
 
+/// Print each of `fs` (after the struct declarations it needs), read the text back and print
+/// it again: the same text, and a function that verifies.
+pub fn reads_back(fs: &[&Function]) -> Result<(), String> {
+    for f in fs {
+        let mut decls = Vec::new();
+        declare(f, &mut decls);
+        let text = zy_ir::print_function(f);
+        let module = format!("{}{text}", decls.concat());
+        let read = zy_ir::parse_module(&module).map_err(|e| format!("{e} in\n{module}"))?;
+        let again: String = read.functions.iter().map(zy_ir::print_function).collect();
+        if again != text {
+            return Err(format!("read back differently:\n{text}\nas\n{again}"));
+        }
+        for g in &read.functions {
+            let problems = zy_ir::verify(g);
+            if !problems.is_empty() {
+                return Err(format!("read back malformed: {problems:?}\n{text}"));
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Add the declarations of the structs `f` needs to `decls`, each once, in order.
+pub fn declare(f: &Function, decls: &mut Vec<String>) {
+    for d in zy_ir::print_structs(f)
+        .split("\n\n")
+        .filter(|d| !d.is_empty())
+    {
+        let d = format!("{d}\n\n");
+        if !decls.contains(&d) {
+            decls.push(d);
+        }
+    }
+}
+
 /// pow(x, n): r = 1.0; while n > 0; r *= x; n -= 1; end; r
 pub fn pow_fn() -> Fb {
     let mut fb = Fb::new("pow", &[Type::Float64, Type::Int64], Type::Float64);

@@ -10,7 +10,7 @@ use crate::Diagnostic;
 
 pub(super) fn check(cx: &Cx<'_>, out: &mut Vec<Diagnostic>) {
     let func = &cx.spec.func;
-    let reach = super::reachability(func);
+    let reach = zy_ir::cfg::reachability(func);
     let text = cx.file.text(cx.db);
     let mut reported = std::collections::HashSet::new();
     for (cb, c) in stmts(func) {

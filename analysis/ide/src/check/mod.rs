@@ -314,24 +314,6 @@ pub(crate) fn diagnostic(
     }
 }
 
-/// `reach[a][b]`: can control go from the end of block `a` to block `b` (one or more edges)?
-pub(crate) fn reachability(func: &Function) -> Vec<Vec<bool>> {
-    let n = func.blocks.len();
-    let mut reach = vec![vec![false; n]; n];
-    for (a, row) in reach.iter_mut().enumerate() {
-        let mut stack = func.blocks[a].term.successors();
-        while let Some(b) = stack.pop() {
-            if let Some(seen) = row.get_mut(b.index()) {
-                if !*seen {
-                    *seen = true;
-                    stack.extend(func.block(b).term.successors());
-                }
-            }
-        }
-    }
-    reach
-}
-
 #[cfg(test)]
 mod tests {
     use std::path::Path;

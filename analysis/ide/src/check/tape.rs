@@ -15,7 +15,7 @@ pub(super) fn check(cx: &Cx<'_>, out: &mut Vec<Diagnostic>) {
 
 fn loops(cx: &Cx<'_>, out: &mut Vec<Diagnostic>) {
     let func = &cx.spec.func;
-    let reach = super::reachability(func);
+    let reach = zy_ir::cfg::reachability(func);
     let cyclic = |h: Block, x: Block| reach[h.index()][x.index()] && reach[x.index()][h.index()];
     let owners = owners(func);
     for b in func.block_ids() {
