@@ -48,5 +48,5 @@ pub use input::{SourceFile, Workspace};
 pub use item::{item_ast, item_boundaries, item_range, item_tree, parse, ItemId, ItemKind};
 pub use lower::ssa;
 pub use program::{program_index, ProgramIndex};
-pub use span::{line_col, FileRange, LineCol};
+pub use span::{line_col, offset_of, FileRange, LineCol};
 pub use specialise::{ret_type, typed, InstanceId};

@@ -189,8 +189,9 @@ fn specialisations(db: &RootDatabase, file: SourceFile) -> Vec<Specialisation> {
         }
         let Some(ast) = zy_hir::item_ast(db, item) else { continue };
         let Item::Function(def) = &**ast else { continue };
+        let first = out.len();
         for a in &def.annotations {
-            if a.kind == AnnotationKind::Allow || out.iter().any(|s| s.item == item && s.call == a.text) {
+            if a.kind == AnnotationKind::Allow || out[first..].iter().any(|s| s.call == a.text) {
                 continue;
             }
             let Some((call_start, call_end)) = zy_hir::item_range(db, item, a.range.start, a.range.end) else {
