@@ -28,7 +28,7 @@ use salsa::Setter;
 use zy_hir::{RootDatabase, SourceFile, Workspace};
 
 pub use check::{
-    lint, Config, ConfigError, FileConfig, Level, Lint, GRADIENT_CUT, LINTS, MUTATION_AFTER_CAPTURE, RRULE_MISMATCH,
+    lint, Config, ConfigError, FileConfig, Level, Lint, DEFAULT_MAX_FILE_SIZE, GRADIENT_CUT, LINTS, MUTATION_AFTER_CAPTURE, RRULE_MISMATCH,
     UNBOUNDED_TAPE, ZERO_GRADIENT,
 };
 pub use diagnostics::{Diagnostic, Severity};

@@ -1,6 +1,10 @@
-//! `zy.toml`: lint levels, the gradcheck tolerance, and per-path overrides.
+//! `zy.toml`: lint levels, the gradcheck tolerance, per-path overrides, and the largest source
+//! file `zy-analyze` reads.
 //!
 //! ```toml
+//! [files]
+//! max-size = 8388608            # bytes; larger files are refused unread
+//!
 //! [lints]
 //! unbounded-tape = "error"      # allow | warn | error
 //!
@@ -46,10 +50,15 @@ impl Level {
 /// The relative tolerance of gradchecks by default.
 pub const DEFAULT_RTOL: f64 = 1e-5;
 
+/// The largest source file read by default (8 MiB): larger files are refused unread.
+pub const DEFAULT_MAX_FILE_SIZE: u64 = 8 << 20;
+
 /// A parsed `zy.toml`.
 #[derive(Clone, PartialEq, Debug, Default, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Config {
+    #[serde(default)]
+    files: FilesConfig,
     /// Level per lint code, for every file.
     #[serde(default)]
     lints: BTreeMap<String, Level>,
@@ -69,6 +78,21 @@ struct GradcheckConfig {
 impl Default for GradcheckConfig {
     fn default() -> Self {
         GradcheckConfig { rtol: DEFAULT_RTOL }
+    }
+}
+
+#[derive(Clone, Copy, PartialEq, Eq, Debug, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "kebab-case")]
+struct FilesConfig {
+    /// In bytes.
+    max_size: u64,
+}
+
+impl Default for FilesConfig {
+    fn default() -> Self {
+        FilesConfig {
+            max_size: DEFAULT_MAX_FILE_SIZE,
+        }
     }
 }
 
@@ -95,7 +119,11 @@ pub struct FileConfig {
 
 impl Default for FileConfig {
     fn default() -> Self {
-        FileConfig { levels: BTreeMap::new(), expected: false, rtol: DEFAULT_RTOL }
+        FileConfig {
+            levels: BTreeMap::new(),
+            expected: false,
+            rtol: DEFAULT_RTOL,
+        }
     }
 }
 
@@ -124,35 +152,69 @@ impl Config {
     pub fn parse(text: &str) -> Result<Config, ConfigError> {
         let config: Config = toml::from_str(text).map_err(|e| {
             let (line, col) = e.span().map_or((1, 1), |s| position(text, s.start));
-            ConfigError { line, col, message: e.message().to_string() }
+            ConfigError {
+                line,
+                col,
+                message: e.message().to_string(),
+            }
         })?;
-        let codes = config.lints.keys().chain(config.overrides.iter().flat_map(|o| o.lints.keys()));
+        let codes = config
+            .lints
+            .keys()
+            .chain(config.overrides.iter().flat_map(|o| o.lints.keys()));
         for code in codes {
             if lint(code).is_none() && code != GRADCHECK {
-                let at = text.find(code.as_str()).map_or((1, 1), |i| position(text, i));
+                let at = text
+                    .find(code.as_str())
+                    .map_or((1, 1), |i| position(text, i));
                 let known: Vec<&str> = super::LINTS.iter().map(|l| l.code).collect();
                 return Err(ConfigError {
                     line: at.0,
                     col: at.1,
-                    message: format!("unknown lint `{code}` (known: {}, {GRADCHECK})", known.join(", ")),
+                    message: format!(
+                        "unknown lint `{code}` (known: {}, {GRADCHECK})",
+                        known.join(", ")
+                    ),
                 });
             }
         }
         if !(config.gradcheck.rtol > 0.0 && config.gradcheck.rtol < 1.0) {
             let at = text.find("rtol").map_or((1, 1), |i| position(text, i));
-            return Err(ConfigError { line: at.0, col: at.1, message: "`rtol` must be in (0, 1)".into() });
+            return Err(ConfigError {
+                line: at.0,
+                col: at.1,
+                message: "`rtol` must be in (0, 1)".into(),
+            });
+        }
+        if config.files.max_size == 0 {
+            let at = text.find("max-size").map_or((1, 1), |i| position(text, i));
+            return Err(ConfigError {
+                line: at.0,
+                col: at.1,
+                message: "`max-size` must be at least 1 byte".into(),
+            });
         }
         Ok(config)
+    }
+
+    /// The largest source file to read, in bytes (`max-size` under `[files]`).
+    pub fn max_file_size(&self) -> u64 {
+        self.files.max_size
     }
 
     /// The settings of the file at `path`, relative to the directory of `zy.toml` with `/`
     /// as separator (`fixtures/lints/cut.jl`).
     pub fn for_path(&self, path: &str) -> FileConfig {
         let path = path.trim_start_matches("./");
-        let mut out = FileConfig { levels: self.lints.clone(), expected: false, rtol: self.gradcheck.rtol };
+        let mut out = FileConfig {
+            levels: self.lints.clone(),
+            expected: false,
+            rtol: self.gradcheck.rtol,
+        };
         for o in &self.overrides {
             if o.paths.iter().any(|p| covers(p, path)) {
-                out.levels.extend(o.lints.iter().map(|(k, v)| (k.clone(), *v)));
+                out.levels
+                    .extend(o.lints.iter().map(|(k, v)| (k.clone(), *v)));
                 out.expected |= o.expected;
             }
         }
@@ -166,7 +228,9 @@ fn covers(pattern: &str, path: &str) -> bool {
     pattern.is_empty()
         || pattern == "."
         || path == pattern
-        || path.strip_prefix(pattern).is_some_and(|r| r.starts_with('/'))
+        || path
+            .strip_prefix(pattern)
+            .is_some_and(|r| r.starts_with('/'))
 }
 
 /// The 1-based line and character column of byte `offset` in `text`.
@@ -197,18 +261,41 @@ mod tests {
         assert_eq!(fixture.level("zero-gradient"), Level::Allow);
         assert!(fixture.expected);
         assert!(!config.for_path("fixtures/lintsx.jl").expected);
+        assert_eq!(config.max_file_size(), DEFAULT_MAX_FILE_SIZE);
+        assert_eq!(
+            Config::parse("[files]\nmax-size = 1024\n")
+                .unwrap()
+                .max_file_size(),
+            1024
+        );
     }
 
     #[test]
     fn errors_say_where() {
         let e = Config::parse("[lints]\nzero-grad = \"warn\"\n").unwrap_err();
         assert_eq!((e.line, e.col), (2, 1));
-        assert!(e.message.starts_with("unknown lint `zero-grad` (known: zero-gradient,"), "{}", e.message);
+        assert!(
+            e.message
+                .starts_with("unknown lint `zero-grad` (known: zero-gradient,"),
+            "{}",
+            e.message
+        );
         let e = Config::parse("[lints]\nzero-gradient = \"loud\"\n").unwrap_err();
         assert_eq!((e.line, e.col), (2, 17));
-        assert!(e.message.contains("unknown variant `loud`"), "{}", e.message);
+        assert!(
+            e.message.contains("unknown variant `loud`"),
+            "{}",
+            e.message
+        );
         let e = Config::parse("[gradcheck]\nrtol = 2.0\n").unwrap_err();
         assert_eq!(e.message, "`rtol` must be in (0, 1)");
+        let e = Config::parse("[files]\nmax-size = 0\n").unwrap_err();
+        assert_eq!(
+            (e.line, e.col, e.message.as_str()),
+            (2, 1, "`max-size` must be at least 1 byte")
+        );
+        let e = Config::parse("[files]\nmax-size = -1\n").unwrap_err();
+        assert_eq!((e.line, e.col), (2, 12));
         let e = Config::parse("[lint]\n").unwrap_err();
         assert!(e.message.contains("unknown field `lint`"), "{}", e.message);
     }

@@ -23,7 +23,7 @@ use zy_hir::{ItemId, ItemKind, RootDatabase, SourceFile, TypedCall};
 use zy_ir::{Function, Instance, Span};
 use zy_syntax::ast::{AnnotationKind, Item};
 
-pub use config::{Config, ConfigError, FileConfig, Level, DEFAULT_RTOL};
+pub use config::{Config, ConfigError, FileConfig, Level, DEFAULT_MAX_FILE_SIZE, DEFAULT_RTOL};
 
 use crate::{Analysis, Cancellable, Diagnostic, EvalLimits, FileId, Severity, GRADCHECK};
 
@@ -86,7 +86,12 @@ pub fn lint(code: &str) -> Option<&'static Lint> {
 impl Analysis {
     /// Everything `zy-analyze check` reports for `file`: [`Analysis::check_static`] and
     /// [`Analysis::check_gradchecks`] together, sorted by position.
-    pub fn check(&self, file: FileId, config: &FileConfig, limits: EvalLimits) -> Cancellable<Vec<Diagnostic>> {
+    pub fn check(
+        &self,
+        file: FileId,
+        config: &FileConfig,
+        limits: EvalLimits,
+    ) -> Cancellable<Vec<Diagnostic>> {
         let mut found = self.check_static(file, config)?;
         found.extend(self.check_gradchecks(file, config, limits)?);
         found.sort_by_key(|d| (d.start, d.end));
@@ -96,7 +101,10 @@ impl Analysis {
     /// Syntax, lowering and type errors, lints and in-source rrule checks of `file`, levelled
     /// by `config`, without the ones a `# zy: allow(CODE)` comment suppresses.
     pub fn check_static(&self, file: FileId, config: &FileConfig) -> Cancellable<Vec<Diagnostic>> {
-        let limits = EvalLimits { cancel: Some(self.stale_flag()), ..EvalLimits::default() };
+        let limits = EvalLimits {
+            cancel: Some(self.stale_flag()),
+            ..EvalLimits::default()
+        };
         self.with_db(|db| {
             let mut found = crate::diagnostics::errors(db, file.0);
             found.extend(lints(db, file.0, &limits, config.rtol));
@@ -123,7 +131,12 @@ impl Analysis {
 }
 
 /// The lints of `file` (static ones, then the rrule checks, which run code under `limits`).
-pub(crate) fn lints(db: &RootDatabase, file: SourceFile, limits: &EvalLimits, rtol: f64) -> Vec<Diagnostic> {
+pub(crate) fn lints(
+    db: &RootDatabase,
+    file: SourceFile,
+    limits: &EvalLimits,
+    rtol: f64,
+) -> Vec<Diagnostic> {
     if crate::eval::load_error(db, file).is_some() {
         return Vec::new(); // the errors say why
     }
@@ -132,7 +145,12 @@ pub(crate) fn lints(db: &RootDatabase, file: SourceFile, limits: &EvalLimits, rt
     // A function whose result has no gradient (a predicate, an Int count) is not
     // differentiated: there is nothing to lint.
     for s in specs.iter().filter(|s| s.func.ret.is_differentiable()) {
-        let cx = Cx { db, file, spec: s, activity: analyse(&s.func) };
+        let cx = Cx {
+            db,
+            file,
+            spec: s,
+            activity: analyse(&s.func),
+        };
         cut::check(&cx, &mut out);
         capture::check(&cx, &mut out);
         tape::check(&cx, &mut out);
@@ -157,7 +175,9 @@ pub(crate) fn finish(
         })
         .collect();
     suppress::retain_allowed(file.text(db), &mut out);
-    out.sort_by(|a, b| (a.start, a.end, &a.code, &a.message).cmp(&(b.start, b.end, &b.code, &b.message)));
+    out.sort_by(|a, b| {
+        (a.start, a.end, &a.code, &a.message).cmp(&(b.start, b.end, &b.code, &b.message))
+    });
     out.dedup();
     out
 }
@@ -187,24 +207,41 @@ fn specialisations(db: &RootDatabase, file: SourceFile) -> Vec<Specialisation> {
         if item.kind(db) != ItemKind::Function {
             continue;
         }
-        let Some(ast) = zy_hir::item_ast(db, item) else { continue };
-        let Item::Function(def) = &**ast else { continue };
+        let Some(ast) = zy_hir::item_ast(db, item) else {
+            continue;
+        };
+        let Item::Function(def) = &**ast else {
+            continue;
+        };
         let first = out.len();
         for a in &def.annotations {
             if a.kind == AnnotationKind::Allow || out[first..].iter().any(|s| s.call == a.text) {
                 continue;
             }
-            let Some((call_start, call_end)) = zy_hir::item_range(db, item, a.range.start, a.range.end) else {
+            let Some((call_start, call_end)) =
+                zy_hir::item_range(db, item, a.range.start, a.range.end)
+            else {
                 continue;
             };
-            let Ok(expr) = zy_syntax::parse_expr(&a.text) else { continue };
-            let Ok(typed) = zy_hir::type_call(db, &expr) else { continue };
-            let Some(inst) = crate::grad::returned_invoke(&typed.body) else { continue };
-            let Some(func) = typed.program.functions.get(&inst).cloned() else { continue };
+            let Ok(expr) = zy_syntax::parse_expr(&a.text) else {
+                continue;
+            };
+            let Ok(typed) = zy_hir::type_call(db, &expr) else {
+                continue;
+            };
+            let Some(inst) = crate::grad::returned_invoke(&typed.body) else {
+                continue;
+            };
+            let Some(func) = typed.program.functions.get(&inst).cloned() else {
+                continue;
+            };
             if func.span.file != item.span_file() {
                 continue; // the call dispatches to another method
             }
-            let gradchecked = def.annotations.iter().any(|g| g.kind == AnnotationKind::Gradcheck && g.text == a.text);
+            let gradchecked = def
+                .annotations
+                .iter()
+                .any(|g| g.kind == AnnotationKind::Gradcheck && g.text == a.text);
             out.push(Specialisation {
                 item,
                 call: a.text.clone(),
@@ -232,7 +269,9 @@ impl Cx<'_> {
     /// The byte range of an IR span of the function, if it is in this file.
     pub fn range(&self, span: Span) -> Option<(u32, u32)> {
         let items = [self.spec.item];
-        zy_hir::locate(self.db, span, &items, None).filter(|r| r.file == self.file).map(|r| (r.start, r.end))
+        zy_hir::locate(self.db, span, &items, None)
+            .filter(|r| r.file == self.file)
+            .map(|r| (r.start, r.end))
     }
 
     /// The name of argument `i` as written (`argument 2` if it has none).
@@ -258,8 +297,20 @@ pub(crate) fn diagnostic(
     message: String,
 ) -> Diagnostic {
     let lc = zy_hir::line_col(db, file, range.0);
-    let severity = if code == GRADCHECK { Severity::Error } else { Severity::Warning };
-    Diagnostic { start: range.0, end: range.1, line: lc.line, col: lc.col, code: code.to_string(), message, severity }
+    let severity = if code == GRADCHECK {
+        Severity::Error
+    } else {
+        Severity::Warning
+    };
+    Diagnostic {
+        start: range.0,
+        end: range.1,
+        line: lc.line,
+        col: lc.col,
+        code: code.to_string(),
+        message,
+        severity,
+    }
 }
 
 /// `reach[a][b]`: can control go from the end of block `a` to block `b` (one or more edges)?
@@ -295,7 +346,16 @@ mod tests {
         let found = host.analysis().diagnostics(file).unwrap();
         let lines: Vec<String> = found
             .iter()
-            .map(|d| format!("{}:{} {}[{}] {}", d.line, d.col, d.severity.as_str(), d.code, d.message))
+            .map(|d| {
+                format!(
+                    "{}:{} {}[{}] {}",
+                    d.line,
+                    d.col,
+                    d.severity.as_str(),
+                    d.code,
+                    d.message
+                )
+            })
             .collect();
         want.assert_eq(&(lines.join("\n") + "\n"));
     }
@@ -333,13 +393,28 @@ mod tests {
         let mut host = AnalysisHost::new();
         let text = "# zy: at f(1.0, 2.0)\nf(x, y) = 2.0 * x\n";
         let file = host.set_file_text(Path::new("t.jl"), text.to_string());
-        let config = Config::parse("[lints]\nzero-gradient = \"error\"\n").unwrap().for_path("t.jl");
-        let found = host.analysis().check(file, &config, EvalLimits::default()).unwrap();
+        let config = Config::parse("[lints]\nzero-gradient = \"error\"\n")
+            .unwrap()
+            .for_path("t.jl");
+        let found = host
+            .analysis()
+            .check(file, &config, EvalLimits::default())
+            .unwrap();
         assert_eq!(
-            found.iter().map(|d| (d.code.as_str(), d.severity.as_str())).collect::<Vec<_>>(),
+            found
+                .iter()
+                .map(|d| (d.code.as_str(), d.severity.as_str()))
+                .collect::<Vec<_>>(),
             [("zero-gradient", "error")]
         );
-        let config = Config::parse("[lints]\nzero-gradient = \"allow\"\n").unwrap().for_path("t.jl");
-        assert_eq!(host.analysis().check(file, &config, EvalLimits::default()).unwrap(), vec![]);
+        let config = Config::parse("[lints]\nzero-gradient = \"allow\"\n")
+            .unwrap()
+            .for_path("t.jl");
+        assert_eq!(
+            host.analysis()
+                .check(file, &config, EvalLimits::default())
+                .unwrap(),
+            vec![]
+        );
     }
 }

@@ -14,19 +14,48 @@ pub(crate) fn check(db: &RootDatabase, file: SourceFile, limits: &EvalLimits) ->
     let mut out = Vec::new();
     for f in outline(db, file) {
         let Some(call) = f.at_call else { continue };
-        let Ok(expr) = zy_syntax::parse_expr(&call) else { continue };
+        let Ok(expr) = zy_syntax::parse_expr(&call) else {
+            continue;
+        };
         if zy_hir::type_call(db, &expr).is_err() {
             continue; // a type error, reported as such
         }
-        let Err(e) = crate::eval::eval(db, file, &call, limits) else { continue };
+        let Err(e) = crate::eval::eval(db, file, &call, limits) else {
+            continue;
+        };
         let here = &e.file == file.path(db);
-        let at = zy_hir::LineCol { line: e.line, col: e.col };
+        let at = zy_hir::LineCol {
+            line: e.line,
+            col: e.col,
+        };
         let (start, end, message) = match zy_hir::offset_of(db, file, at).filter(|_| here) {
-            Some(at) => (at, word_end(file.text(db), at), format!("`{call}` throws: {}", e.message)),
-            None => (f.name_start, f.name_end, format!("`{call}` throws at {}:{}:{}: {}", e.file.display(), e.line, e.col, e.message)),
+            Some(at) => (
+                at,
+                word_end(file.text(db), at),
+                format!("`{call}` throws: {}", e.message),
+            ),
+            None => (
+                f.name_start,
+                f.name_end,
+                format!(
+                    "`{call}` throws at {}:{}:{}: {}",
+                    e.file.display(),
+                    e.line,
+                    e.col,
+                    e.message
+                ),
+            ),
         };
         let lc = zy_hir::line_col(db, file, start);
-        out.push(Diagnostic { start, end, line: lc.line, col: lc.col, code: RUNTIME_ERROR.into(), message, severity: Severity::Error });
+        out.push(Diagnostic {
+            start,
+            end,
+            line: lc.line,
+            col: lc.col,
+            code: RUNTIME_ERROR.into(),
+            message,
+            severity: Severity::Error,
+        });
     }
     out
 }
@@ -34,6 +63,10 @@ pub(crate) fn check(db: &RootDatabase, file: SourceFile, limits: &EvalLimits) ->
 /// The end of the expression-ish word starting at `at` (at least one character).
 fn word_end(text: &str, at: u32) -> u32 {
     let rest = text.get(at as usize..).unwrap_or_default();
-    let len: usize = rest.chars().take_while(|c| c.is_alphanumeric() || "_[]().,'".contains(*c)).map(char::len_utf8).sum();
+    let len: usize = rest
+        .chars()
+        .take_while(|c| c.is_alphanumeric() || "_[]().,'".contains(*c))
+        .map(char::len_utf8)
+        .sum();
     at + len.max(rest.chars().next().map_or(0, char::len_utf8)) as u32
 }

@@ -28,7 +28,10 @@ pub fn render(reports: &[FileReport]) -> String {
         "help": { "text": format!("See {DOCS}, section `{GRADCHECK}`.") },
         "defaultConfiguration": { "level": "error" },
     }));
-    let mut ids: Vec<String> = rules.iter().filter_map(|r| r["id"].as_str().map(str::to_string)).collect();
+    let mut ids: Vec<String> = rules
+        .iter()
+        .filter_map(|r| r["id"].as_str().map(str::to_string))
+        .collect();
     // Errors that are not lints (syntax-error, type-conflict, ...) become rules as they appear.
     for r in reports {
         for d in &r.findings {
@@ -56,7 +59,8 @@ pub fn render(reports: &[FileReport]) -> String {
                     }],
                 });
                 if r.expected {
-                    result["suppressions"] = json!([{ "kind": "external", "justification": "expected by zy.toml" }]);
+                    result["suppressions"] =
+                        json!([{ "kind": "external", "justification": "expected by zy.toml" }]);
                 }
                 result
             })

@@ -44,7 +44,9 @@ fn emit_all(out: &mut dyn termcolor::WriteColor, reports: &[FileReport]) {
                 .with_message(d.message.as_str())
                 .with_labels(vec![Label::primary(id, start..end)]);
             if r.expected {
-                report = report.with_notes(vec!["expected by zy.toml: does not fail the check".to_string()]);
+                report = report.with_notes(vec![
+                    "expected by zy.toml: does not fail the check".to_string()
+                ]);
             }
             // Writing to memory cannot fail, and the file and the clamped range exist.
             let _ = term::emit(out, &config, &files, &report);
@@ -69,7 +71,10 @@ pub fn short(reports: &[FileReport]) -> String {
         for d in &r.findings {
             let expected = if r.expected { " (expected)" } else { "" };
             let (path, line, col, sev) = (r.path.display(), d.line, d.col, d.severity.as_str());
-            out.push_str(&format!("{path}:{line}:{col}: {sev}[{}]: {}{expected}\n", d.code, d.message));
+            out.push_str(&format!(
+                "{path}:{line}:{col}: {sev}[{}]: {}{expected}\n",
+                d.code, d.message
+            ));
         }
     }
     out
@@ -85,7 +90,10 @@ pub fn summary_line(s: Summary) -> String {
         plural(s.warnings, "warning")
     );
     if s.expected > 0 {
-        line.push_str(&format!(" ({} not counted)", plural(s.expected, "expected finding")));
+        line.push_str(&format!(
+            " ({} not counted)",
+            plural(s.expected, "expected finding")
+        ));
     }
     line
 }
