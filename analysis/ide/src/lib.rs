@@ -40,6 +40,8 @@ pub use hints::InlayHint;
 pub use hover::HoverResult;
 pub use outline::{FunctionOutline, ParamOutline};
 pub use view_ir::IrStage;
+/// Whether JIT code is listed for `perf` (`ZY_PERF_MAP=1`): call at the start of `main`.
+pub use zy_codegen::decide_perf_map;
 
 /// The stack a thread running analyses should have: queries recurse along the call chains of
 /// the analysed program (typing a function types its callees first), so a deep program needs

@@ -361,3 +361,33 @@ fn a_reader_that_goes_away_ends_the_output_quietly() {
     );
 }
 
+/// Run `grad` with the JIT under `env`; does a perf map of the process appear in /tmp?
+fn writes_perf_map(env: &[(&str, &str)]) -> bool {
+    let dir = dir_with(&[("pow.jl", POW)]);
+    let mut cmd = std::process::Command::new(assert_cmd::cargo::cargo_bin("zy-analyze"));
+    cmd.current_dir(dir.path())
+        .args(["grad", "pow.jl", "pow(2.0, 3)", "--engine", "jit"]);
+    cmd.env_remove("ZY_PERF_MAP")
+        .env_remove("PERF_BUILDID_DIR")
+        .envs(env.iter().copied());
+    let child = cmd.stdout(Stdio::piped()).spawn().expect("binary runs");
+    let map = std::path::PathBuf::from(format!("/tmp/perf-{}.map", child.id()));
+    let out = child.wait_with_output().expect("binary ends");
+    assert_eq!(
+        String::from_utf8_lossy(&out.stdout),
+        "value: 8.0\ngradient: (12.0, nothing)\n"
+    );
+    let written = map.exists();
+    let _ = std::fs::remove_file(&map);
+    written
+}
+
+#[test]
+fn perf_maps_are_written_only_on_request() {
+    assert!(!writes_perf_map(&[]));
+    assert!(
+        !writes_perf_map(&[("PERF_BUILDID_DIR", "/tmp")]),
+        "PERF_BUILDID_DIR alone writes no map"
+    );
+    assert!(writes_perf_map(&[("ZY_PERF_MAP", "1")]));
+}
