@@ -292,6 +292,15 @@ fn the_size_limit_of_zy_toml_holds_for_every_command() {
         run(dir.path(), &["eval", "pow.jl", "pow(2.0, 3)"]),
         (0, "8.0\n".into(), String::new())
     );
+    std::fs::write(dir.path().join("zy.toml"), "[files]\nmax-size = 0\n").expect("write");
+    let invalid = format!(
+        "{}:2:1: error: `max-size` must be at least 1 byte\n",
+        dir.path().join("zy.toml").display()
+    );
+    assert_eq!(
+        run(dir.path(), &["eval", "pow.jl", "pow(2.0, 3)"]),
+        (2, String::new(), invalid)
+    );
 }
 
 #[test]
