@@ -19,7 +19,8 @@ use zy_ide::EvalLimits;
 
 /// The size limit the tree's `zy.toml` sets.
 const LIMIT: u64 = 4096;
-/// The longest a run may take (the calls in the files run for at most a second each).
+/// The longest a run may take (the programs in the files are quick; a gradcheck is stopped
+/// after a second).
 const BOUND: Duration = Duration::from_secs(20);
 /// What the file outside the tree says: it must never be in a report of the tree.
 const SECRET: &str = "outside_secret";

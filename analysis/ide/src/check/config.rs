@@ -82,7 +82,7 @@ impl Default for GradcheckConfig {
 }
 
 #[derive(Clone, Copy, PartialEq, Eq, Debug, Deserialize)]
-#[serde(deny_unknown_fields, rename_all = "kebab-case")]
+#[serde(deny_unknown_fields, rename_all = "kebab-case", default)]
 struct FilesConfig {
     /// In bytes.
     max_size: u64,
@@ -262,6 +262,8 @@ mod tests {
         assert!(fixture.expected);
         assert!(!config.for_path("fixtures/lintsx.jl").expected);
         assert_eq!(config.max_file_size(), DEFAULT_MAX_FILE_SIZE);
+        let empty = Config::parse("[files]\n").unwrap();
+        assert_eq!(empty.max_file_size(), DEFAULT_MAX_FILE_SIZE);
         assert_eq!(
             Config::parse("[files]\nmax-size = 1024\n")
                 .unwrap()

@@ -7,7 +7,7 @@
 mod json;
 mod sarif;
 mod text;
-pub mod walk;
+mod walk;
 
 use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
@@ -38,7 +38,7 @@ pub struct CheckArgs {
     pub verbose: bool,
     /// Draw a progress bar on stderr (the binary does on a terminal outside CI).
     pub progress: bool,
-    /// The limits of each `# zy: at` and `# zy: gradcheck` call.
+    /// The limits of each `# zy: gradcheck` run (the `# zy: at` calls run under the defaults).
     pub limits: EvalLimits,
 }
 
