@@ -1,12 +1,16 @@
 //! `zy-analyze check` end to end, through the binary: the lint fixtures find exactly their
 //! lint and the other fixtures none, exit statuses, `zy.toml` and `# zy: allow`, the JSON
-//! schema, colours, and the SARIF log validated by Microsoft's SARIF Multitool.
+//! schema, colours, the SARIF log validated by Microsoft's SARIF Multitool, and hostile trees
+//! (links out of the tree, named pipes, devices, huge files, unreadable directories, byte
+//! order marks).
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
+use std::time::Duration;
 
 use expect_test::expect;
 use serde_json::Value as Json;
+use tempfile::TempDir;
 
 /// The repository root.
 fn root() -> PathBuf {
@@ -36,13 +40,15 @@ fn binary() -> PathBuf {
     bin
 }
 
-/// Run `zy-analyze args...` in `dir`: (status, stdout, stderr).
+/// Run `zy-analyze args...` in `dir`: (status, stdout, stderr). A run longer than a minute is
+/// stopped (a hang fails the test).
 fn run(dir: &Path, args: &[&str]) -> (i32, String, String) {
-    let out = Command::new(binary())
+    let out = assert_cmd::Command::new(binary())
         .args(args)
         .current_dir(dir)
         .env_remove("NO_COLOR")
         .env("CI", "1")
+        .timeout(Duration::from_secs(60))
         .output()
         .expect("run zy-analyze");
     let text = |b: &[u8]| String::from_utf8_lossy(b).into_owned();
@@ -53,16 +59,17 @@ fn run(dir: &Path, args: &[&str]) -> (i32, String, String) {
     )
 }
 
-/// A fresh directory under the target directory holding `files`.
-fn dir_with(name: &str, files: &[(&str, &str)]) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("zy-check-{}-{name}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
+/// A fresh temporary directory holding `files` (removed when dropped, also when a test fails).
+fn dir_with(files: &[(&str, &str)]) -> TempDir {
+    let dir = tempfile::Builder::new()
+        .prefix("zy-check-")
+        .tempdir()
+        .expect("create dir");
     for (path, text) in files {
-        let p = dir.join(path);
+        let p = dir.path().join(path);
         std::fs::create_dir_all(p.parent().expect("a parent")).expect("create dir");
         std::fs::write(p, text).expect("write file");
     }
-    std::fs::create_dir_all(&dir).expect("create dir");
     dir
 }
 
@@ -140,19 +147,16 @@ const UNUSED: &str = "# zy: at scale(2.0, 1.0)\nscale(x, y) = 2.0 * x\n";
 
 #[test]
 fn exit_statuses() {
-    let dir = dir_with(
-        "exit",
-        &[
-            ("clean.jl", CLEAN),
-            ("unused.jl", UNUSED),
-            ("bad.jl", "f(x; y = 1) = x\n"),
-        ],
-    );
+    let dir = dir_with(&[
+        ("clean.jl", CLEAN),
+        ("unused.jl", UNUSED),
+        ("bad.jl", "f(x; y = 1) = x\n"),
+    ]);
     assert_eq!(
-        run(&dir, &["check", "clean.jl"]),
+        run(dir.path(), &["check", "clean.jl"]),
         (0, String::new(), String::new())
     );
-    let (status, out, _) = run(&dir, &["check", "unused.jl", "--format", "short"]);
+    let (status, out, _) = run(dir.path(), &["check", "unused.jl", "--format", "short"]);
     assert_eq!(
         (status, out.as_str()),
         (
@@ -161,29 +165,30 @@ fn exit_statuses() {
              so its gradient is always `nothing`\n"
         )
     );
-    assert_eq!(run(&dir, &["check", "unused.jl", "--deny-warnings"]).0, 1);
-    assert_eq!(run(&dir, &["check", "bad.jl"]).0, 1);
-    let (status, _, err) = run(&dir, &["check", "missing.jl"]);
+    assert_eq!(
+        run(dir.path(), &["check", "unused.jl", "--deny-warnings"]).0,
+        1
+    );
+    assert_eq!(run(dir.path(), &["check", "bad.jl"]).0, 1);
+    let (status, _, err) = run(dir.path(), &["check", "missing.jl"]);
     assert_eq!(
         (status, err.as_str()),
         (2, "missing.jl:1:1: error: cannot read file: no such file\n")
     );
-    assert_eq!(run(&dir, &["check", "--format", "xml"]).0, 2);
+    assert_eq!(run(dir.path(), &["check", "--format", "xml"]).0, 2);
 }
 
 #[test]
 fn configuration_and_suppression() {
     let allowed = "# zy: at scale(2.0, 1.0)\nscale(x, y) = 2.0 * x  # zy: allow(zero-gradient)\n";
-    let dir = dir_with(
-        "config",
-        &[
+    let dir = dir_with(&[
             ("zy.toml", "[lints]\nzero-gradient = \"error\"\n\n[[overrides]]\npaths = [\"legacy\"]\nexpected = true\n"),
             ("unused.jl", UNUSED),
             ("allowed.jl", allowed),
             ("legacy/old.jl", UNUSED),
         ],
     );
-    let (status, out, _) = run(&dir, &["check", "--format", "short"]);
+    let (status, out, _) = run(dir.path(), &["check", "--format", "short"]);
     assert_eq!(status, 1, "{out}");
     assert_eq!(
         out,
@@ -192,14 +197,18 @@ fn configuration_and_suppression() {
          ./unused.jl:2:10: error[zero-gradient]: no gradient can reach `y`: the result does not depend on it, \
          so its gradient is always `nothing`\n"
     );
-    assert_eq!(run(&dir, &["check", "legacy", "allowed.jl"]).0, 0);
-    std::fs::write(dir.join("zy.toml"), "[lints]\nzero-gradient = \"loud\"\n").expect("write");
-    let (status, out, err) = run(&dir, &["check"]);
+    assert_eq!(run(dir.path(), &["check", "legacy", "allowed.jl"]).0, 0);
+    std::fs::write(
+        dir.path().join("zy.toml"),
+        "[lints]\nzero-gradient = \"loud\"\n",
+    )
+    .expect("write");
+    let (status, out, err) = run(dir.path(), &["check"]);
     assert_eq!((status, out.as_str()), (2, ""));
     assert!(
         err.starts_with(&format!(
             "{}:2:17: error: unknown variant `loud`",
-            dir.join("zy.toml").display()
+            dir.path().join("zy.toml").display()
         )),
         "{err}"
     );
@@ -207,8 +216,8 @@ fn configuration_and_suppression() {
 
 #[test]
 fn json_schema_version_1() {
-    let dir = dir_with("json", &[("unused.jl", UNUSED), ("clean.jl", CLEAN)]);
-    let (status, out, _) = run(&dir, &["check", "--format", "json"]);
+    let dir = dir_with(&[("unused.jl", UNUSED), ("clean.jl", CLEAN)]);
+    let (status, out, _) = run(dir.path(), &["check", "--format", "json"]);
     assert_eq!(status, 0);
     let report = json(&out);
     assert_eq!(report["version"], 1);
@@ -244,8 +253,8 @@ fn json_schema_version_1() {
 
 #[test]
 fn text_is_rustc_style_with_colours_on_request() {
-    let dir = dir_with("text", &[("unused.jl", UNUSED)]);
-    let (_, plain, _) = run(&dir, &["check", "unused.jl"]);
+    let dir = dir_with(&[("unused.jl", UNUSED)]);
+    let (_, plain, _) = run(dir.path(), &["check", "unused.jl"]);
     expect![[r#"
         warning[zero-gradient]: no gradient can reach `y`: the result does not depend on it, so its gradient is always `nothing`
           ┌─ unused.jl:2:10
@@ -256,12 +265,12 @@ fn text_is_rustc_style_with_colours_on_request() {
         checked 1 file: 0 errors, 1 warning
     "#]]
     .assert_eq(&plain);
-    let (_, coloured, _) = run(&dir, &["check", "unused.jl", "--color", "always"]);
+    let (_, coloured, _) = run(dir.path(), &["check", "unused.jl", "--color", "always"]);
     assert!(
         coloured.contains("\u{1b}["),
         "no ANSI escapes: {coloured:?}"
     );
-    let (_, never, _) = run(&dir, &["check", "unused.jl", "--color", "never"]);
+    let (_, never, _) = run(dir.path(), &["check", "unused.jl", "--color", "never"]);
     assert_eq!(never, plain);
 }
 
@@ -316,9 +325,9 @@ fn sarif_validates_with_the_multitool() {
         );
         return;
     };
-    let dir = dir_with("sarif", &[("fixtures.sarif", out.as_str())]);
-    let file = dir.join("fixtures.sarif");
-    let output = dir.join("validation.sarif");
+    let dir = dir_with(&[("fixtures.sarif", out.as_str())]);
+    let file = dir.path().join("fixtures.sarif");
+    let output = dir.path().join("validation.sarif");
     let v = Command::new(&tool)
         .arg("validate")
         .arg(&file)
@@ -350,5 +359,216 @@ fn sarif_validates_with_the_multitool() {
     assert!(
         problems.is_empty(),
         "the SARIF log has problems: {problems:#?}"
+    );
+}
+
+const KW: &str = "f(x; y = 1) = x\n";
+const KW_FINDING: &str = "error[unsupported]: unsupported: keyword arguments\n";
+const LINK_NOTE: &str =
+    "note: skipped: a symbolic link inside a directory is not followed (name it on the command line to check it)\n";
+
+#[cfg(unix)]
+fn symlink(target: &Path, link: &Path) {
+    std::os::unix::fs::symlink(target, link).expect("symlink");
+}
+
+#[cfg(unix)]
+fn mkfifo(path: &Path) {
+    let status = Command::new("mkfifo")
+        .arg(path)
+        .status()
+        .expect("run mkfifo");
+    assert!(status.success(), "mkfifo {}", path.display());
+}
+
+#[cfg(unix)]
+#[test]
+fn links_inside_directories_are_not_followed() {
+    let outside = dir_with(&[("secret.jl", KW), ("lib/more.jl", KW)]);
+    let dir = dir_with(&[("tree/ok.jl", CLEAN)]);
+    let tree = dir.path().join("tree");
+    symlink(&outside.path().join("secret.jl"), &tree.join("link.jl"));
+    symlink(&outside.path().join("lib"), &tree.join("lib"));
+    symlink(&tree, &tree.join("loop"));
+    assert_eq!(
+        run(dir.path(), &["check", "tree"]),
+        (0, String::new(), String::new())
+    );
+    assert_eq!(
+        run(dir.path(), &["check", "tree", "--verbose"]),
+        (
+            0,
+            String::new(),
+            format!("tree/lib: {LINK_NOTE}tree/link.jl: {LINK_NOTE}tree/loop: {LINK_NOTE}")
+        )
+    );
+    // Named on the command line, a link is read, as a file is.
+    assert_eq!(
+        run(dir.path(), &["check", "tree/link.jl", "--format", "short"]),
+        (1, format!("tree/link.jl:1:6: {KW_FINDING}"), String::new())
+    );
+}
+
+#[cfg(unix)]
+#[test]
+fn special_files_are_skipped_inside_directories_and_refused_when_named() {
+    let dir = dir_with(&[("tree/ok.jl", CLEAN), ("tree/kw.jl", KW)]);
+    let tree = dir.path().join("tree");
+    mkfifo(&tree.join("pipe.jl"));
+    symlink(Path::new("/dev/zero"), &tree.join("zero.jl"));
+    assert_eq!(
+        run(dir.path(), &["check", "tree", "--format", "short", "-v"]),
+        (
+            1,
+            format!("tree/kw.jl:1:6: {KW_FINDING}"),
+            format!("tree/pipe.jl: note: skipped: not a regular file\ntree/zero.jl: {LINK_NOTE}")
+        )
+    );
+    assert_eq!(
+        run(
+            dir.path(),
+            &[
+                "check",
+                "tree/pipe.jl",
+                "tree/zero.jl",
+                "tree/kw.jl",
+                "--format",
+                "short"
+            ]
+        ),
+        (
+            2,
+            format!("tree/kw.jl:1:6: {KW_FINDING}"),
+            "tree/pipe.jl:1:1: error: cannot read file: not a regular file (a named pipe)\n\
+             tree/zero.jl:1:1: error: cannot read file: not a regular file (a character device)\n"
+                .to_string()
+        )
+    );
+}
+
+#[test]
+fn files_over_the_size_limit_are_refused_unread() {
+    let dir = dir_with(&[
+        ("zy.toml", "[files]\nmax-size = 1000\n"),
+        ("kw.jl", KW),
+        ("long.jl", &"# padding\n".repeat(101)),
+    ]);
+    // A sparse file of 64 GiB: only its size is looked at.
+    let huge = std::fs::File::create(dir.path().join("huge.jl")).expect("create");
+    huge.set_len(1 << 36).expect("set_len");
+    let limit = "(`max-size` under `[files]` in zy.toml)";
+    assert_eq!(
+        run(dir.path(), &["check", "--format", "short"]),
+        (
+            2,
+            format!("./kw.jl:1:6: {KW_FINDING}"),
+            format!(
+                "./huge.jl:1:1: error: cannot read file: 68719476736 bytes, more than the limit of 1000 {limit}\n\
+                 ./long.jl:1:1: error: cannot read file: 1010 bytes, more than the limit of 1000 {limit}\n"
+            )
+        )
+    );
+}
+
+#[test]
+fn an_unreadable_directory_is_reported_and_the_rest_checked() {
+    // Root (as in CI here) reads a directory whatever its mode, but no process opens a path
+    // longer than the system's limit (4,096 bytes on Linux): a directory 21 levels of 200-byte
+    // names down cannot be read by the path the walk reaches it by.
+    let dir = dir_with(&[("a.jl", KW), ("z/ok.jl", CLEAN)]);
+    let name = "d".repeat(200);
+    let half = |n: usize| vec![name.as_str(); n].join("/");
+    std::fs::create_dir_all(dir.path().join("deep").join(half(10))).expect("create the first half");
+    std::fs::create_dir_all(dir.path().join("stage").join(half(11)))
+        .expect("create the second half");
+    std::fs::rename(
+        dir.path().join("stage").join(&name),
+        dir.path().join("deep").join(half(10)).join(&name),
+    )
+    .expect("join the halves");
+    let unreadable = format!("./deep/{}", half(21));
+    assert!(unreadable.len() > 4096);
+    assert_eq!(
+        run(dir.path(), &["check", "--format", "short"]),
+        (
+            2,
+            format!("./a.jl:1:6: {KW_FINDING}"),
+            format!(
+                "{unreadable}: error: cannot read directory: File name too long (os error 36)\n"
+            )
+        )
+    );
+}
+
+#[cfg(unix)]
+#[test]
+fn a_directory_without_read_permission_is_reported_and_the_rest_checked() {
+    use std::os::unix::fs::PermissionsExt;
+    let dir = dir_with(&[("a.jl", KW), ("locked/b.jl", KW)]);
+    let locked = dir.path().join("locked");
+    std::fs::set_permissions(&locked, std::fs::Permissions::from_mode(0o000)).expect("chmod 000");
+    let readable = std::fs::read_dir(&locked).is_ok();
+    let result = run(dir.path(), &["check", "--format", "short"]);
+    std::fs::set_permissions(&locked, std::fs::Permissions::from_mode(0o755)).expect("chmod 755");
+    if readable {
+        println!(
+            "skipped: this process reads directories without read permission (root); \
+             an_unreadable_directory_is_reported_and_the_rest_checked covers the case"
+        );
+        return;
+    }
+    assert_eq!(
+        result,
+        (
+            2,
+            format!("./a.jl:1:6: {KW_FINDING}"),
+            "./locked: error: cannot read directory: Permission denied (os error 13)\n".to_string()
+        )
+    );
+}
+
+#[test]
+fn a_byte_order_mark_is_not_part_of_the_source() {
+    let dir = dir_with(&[
+        ("at.jl", &format!("\u{FEFF}{CLEAN}")),
+        ("kw.jl", &format!("\u{FEFF}{KW}")),
+    ]);
+    assert_eq!(
+        run(dir.path(), &["check", "at.jl"]),
+        (0, String::new(), String::new())
+    );
+    // Columns are the editor's (the mark is invisible); offsets are the file's bytes.
+    let (status, out, _) = run(dir.path(), &["check", "kw.jl", "--format", "json"]);
+    assert_eq!(status, 1);
+    let d = &json(&out)["diagnostics"][0];
+    assert_eq!((d["line"].as_u64(), d["col"].as_u64()), (Some(1), Some(6)));
+    assert_eq!(
+        (d["start"].as_u64(), d["end"].as_u64()),
+        (Some(8), Some(13))
+    );
+    let (_, text, _) = run(dir.path(), &["check", "kw.jl"]);
+    expect![[r#"
+        error[unsupported]: unsupported: keyword arguments
+          ┌─ kw.jl:1:6
+          │
+        1 │ f(x; y = 1) = x
+          │      ^^^^^
+
+        checked 1 file: 1 error, 0 warnings
+    "#]]
+    .assert_eq(&text);
+}
+
+#[test]
+fn a_file_that_is_not_utf8_is_refused_at_its_first_bad_byte() {
+    let dir = dir_with(&[("kw.jl", KW)]);
+    std::fs::write(dir.path().join("latin1.jl"), b"f(x) = x\n# caf\xe9\n").expect("write");
+    assert_eq!(
+        run(dir.path(), &["check", "--format", "short"]),
+        (
+            2,
+            format!("./kw.jl:1:6: {KW_FINDING}"),
+            "./latin1.jl:2:6: error: cannot read file: not UTF-8 (byte 0xe9); source files must be UTF-8\n".to_string()
+        )
     );
 }

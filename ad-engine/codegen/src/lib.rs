@@ -20,4 +20,4 @@ mod translate;
 
 pub use bound::BoundCall;
 pub use error::JitError;
-pub use session::{clif_text, CompiledFn, JitSession};
+pub use session::{clif_text, decide_perf_map, CompiledFn, JitSession};

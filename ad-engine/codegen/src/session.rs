@@ -71,9 +71,27 @@ const DEEP_STACK: usize = 256 << 20;
 /// Native stack kept free below the checked limit, for runtime functions.
 const STACK_MARGIN: usize = 1 << 20;
 
+/// Decide, once per process, whether compiled functions are listed in `/tmp/perf-<pid>.map`
+/// for Linux `perf`: only when `ZY_PERF_MAP=1`. cranelift-jit writes the map whenever
+/// `PERF_BUILDID_DIR` is set, so this removes that variable (or, with `ZY_PERF_MAP=1`, sets
+/// it when unset). It changes the environment: a binary calls it at the start of `main`,
+/// before other threads; [`JitSession::new`] calls it too, a no-op after the first call.
+pub fn decide_perf_map() {
+    static DECIDED: std::sync::Once = std::sync::Once::new();
+    DECIDED.call_once(|| {
+        let wanted = std::env::var_os("ZY_PERF_MAP").is_some_and(|v| v == "1");
+        match (wanted, std::env::var_os("PERF_BUILDID_DIR").is_some()) {
+            (true, false) => std::env::set_var("PERF_BUILDID_DIR", std::env::temp_dir()),
+            (false, true) => std::env::remove_var("PERF_BUILDID_DIR"),
+            _ => {}
+        }
+    });
+}
+
 impl JitSession {
     /// A session for the host machine.
     pub fn new() -> Result<JitSession, JitError> {
+        decide_perf_map();
         let mut flags = settings::builder();
         let set =
             |f: &mut settings::Builder, k: &str, v: &str| f.set(k, v).map_err(JitError::backend);

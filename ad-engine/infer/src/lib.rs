@@ -38,7 +38,7 @@ mod value;
 
 use std::sync::Arc;
 
-use zy_ir::{Function, Instance, Program, Span, Type};
+use zy_ir::{Function, Instance, Name, Program, Span, Type};
 
 pub use builtins::BUILTINS;
 pub use driver::{infer_call, infer_entry};
@@ -114,6 +114,29 @@ pub fn infer_instance(
     }
     InferredFunction {
         func,
+        callees: cx.callees.into_iter().collect(),
+        errors,
+    }
+}
+
+/// Type the thunk of a binding `name` whose untyped `body` is not part of `program` (a call
+/// written as text), as [`infer_instance`] types a global's, without copying the program to
+/// add it.
+pub fn infer_thunk(
+    program: &Program,
+    name: &Name,
+    body: &Function,
+    oracle: &mut dyn FnMut(&Instance) -> Type,
+) -> InferredFunction {
+    let mut cx = calls::Cx::new(program, oracle);
+    let inst = Arc::new(Instance {
+        name: name.clone(),
+        method: GLOBAL_METHOD,
+        args: Arc::from([]),
+    });
+    let (func, errors) = body::infer_body(&mut cx, &inst, body);
+    InferredFunction {
+        func: renumber::renumber(func),
         callees: cx.callees.into_iter().collect(),
         errors,
     }

@@ -69,17 +69,14 @@ pub fn type_call(
         return Err(CallErrors(errors));
     }
     let lowered = resolve_item(&lowered, MAIN, scope_names(db, file));
-    let mut program = program_index(db, file).program.clone();
-    for g in lowered.globals {
-        program.globals.insert(g.name.clone(), g);
-    }
-    let call = Instance {
-        name: CALL_NAME.into(),
-        method: GLOBAL_METHOD,
-        args: Arc::from([]),
+    // Typed against the program as it is: copying it to add the call would cost time in the
+    // size of the program for every call (quadratic over a file's annotations).
+    let Some(call) = lowered.globals.first() else {
+        return Err(CallErrors(Vec::new()));
     };
+    let program = &program_index(db, file).program;
     let mut oracle = |callee: &Instance| ret_type(db, InstanceId::of(db, file, callee));
-    let entry = zy_infer::infer_instance(&program, &call, &mut oracle);
+    let entry = zy_infer::infer_thunk(program, &call.name, &call.body, &mut oracle);
     let (program, mut errors) = typed_program(db, file, &entry.callees);
     for e in entry.errors.iter().rev() {
         if !errors.contains(e) {

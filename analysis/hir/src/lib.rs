@@ -54,5 +54,5 @@ pub use jit::{compiled, CompileKey, Target};
 pub use lower::ssa;
 pub use program::{program_index, resolved_ssa, ProgramIndex};
 pub use scope::{file_module, includes, is_prelude, qualify, scope_files, scope_root, MAIN};
-pub use span::{line_col, FileRange, LineCol};
+pub use span::{line_col, offset_of, FileRange, LineCol};
 pub use specialise::{ret_type, typed, InstanceId};

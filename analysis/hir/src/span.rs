@@ -4,7 +4,7 @@
 use std::fmt;
 use std::sync::Arc;
 
-use line_index::{LineIndex, TextSize, WideEncoding};
+use line_index::{LineIndex, TextSize, WideEncoding, WideLineCol};
 use zy_ir::Span;
 
 use crate::input::SourceFile;
@@ -64,4 +64,18 @@ pub fn line_col(db: &dyn salsa::Database, file: SourceFile, offset: u32) -> Line
         line: lc.line + 1,
         col: col + 1,
     }
+}
+
+/// The byte offset of a 1-based line and character column in `file` (the inverse of
+/// [`line_col`]), if that position is on that line of the text.
+pub fn offset_of(db: &dyn salsa::Database, file: SourceFile, at: LineCol) -> Option<u32> {
+    let index = file_line_index(db, file);
+    let wide = WideLineCol {
+        line: at.line.checked_sub(1)?,
+        col: at.col.checked_sub(1)?,
+    };
+    let offset = index.offset(index.to_utf8(WideEncoding::Utf32, wide)?)?;
+    let on_line = offset <= index.line(wide.line)?.end();
+    let offset = u32::from(offset);
+    (on_line && file.text(db).is_char_boundary(offset as usize)).then_some(offset)
 }

@@ -30,7 +30,7 @@ use zy_hir::input::Unreadable;
 use zy_hir::{RootDatabase, SourceFile, Workspace};
 
 pub use check::{
-    lint, Config, ConfigError, FileConfig, Level, Lint, GRADIENT_CUT, LINTS,
+    lint, Config, ConfigError, FileConfig, Level, Lint, DEFAULT_MAX_FILE_SIZE, GRADIENT_CUT, LINTS,
     MUTATION_AFTER_CAPTURE, RRULE_MISMATCH, UNBOUNDED_TAPE, ZERO_GRADIENT,
 };
 pub use definition::Location;
@@ -43,6 +43,8 @@ pub use hints::InlayHint;
 pub use hover::HoverResult;
 pub use outline::{FunctionOutline, ParamOutline};
 pub use view_ir::IrStage;
+/// Whether JIT code is listed for `perf` (`ZY_PERF_MAP=1`): call at the start of `main`.
+pub use zy_codegen::decide_perf_map;
 
 /// The stack a thread running analyses should have: queries recurse along the call chains of
 /// the analysed program (typing a function types its callees first), so a deep program needs

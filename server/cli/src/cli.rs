@@ -50,8 +50,9 @@ pub enum Command {
         format: IrFormat,
     },
     /// Check every `.jl` file under the paths (default: the current directory): errors,
-    /// lints and gradchecks, with `zy.toml` applied. Exit status 0 when clean, 1 on findings,
-    /// 2 on usage or I/O errors.
+    /// lints and gradchecks, with `zy.toml` applied. Symbolic links inside directories are not
+    /// followed, and only regular files are read. Exit status 0 when clean, 1 on findings, 2 on
+    /// usage or I/O errors (also when there are findings).
     Check {
         paths: Vec<PathBuf>,
         #[arg(long, value_enum, default_value_t = CheckFormat::Text)]
@@ -68,6 +69,10 @@ pub enum Command {
         /// Print the wall time and the time per stage to stderr.
         #[arg(long)]
         timings: bool,
+        /// Say on stderr which entries of the directories were skipped (symbolic links, named
+        /// pipes and other special files).
+        #[arg(long, short)]
+        verbose: bool,
     },
 }
 

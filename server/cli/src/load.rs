@@ -1,120 +1,108 @@
-//! `eval` and `ir`: load one file into a fresh analysis host and print one result.
+//! `eval`, `grad` and `ir`: load one file into a fresh analysis host and print one result.
 
 use std::path::Path;
-use std::process::ExitCode;
 
-use zy_ide::{Analysis, AnalysisHost, Cancellable, Engine, EvalLimits, FileId, IrStage, UserError};
+use zy_ide::{AnalysisHost, Cancellable, Engine, EvalLimits, FileId, IrStage, UserError};
 
 use crate::cli::Format;
+use crate::Outcome;
 
 /// Exit status for findings and bad input.
 pub const FAILURE: u8 = 1;
 /// Exit status for usage and I/O errors.
 pub const IO_FAILURE: u8 = 2;
 
-/// Read `path` into a new host, or print the I/O error.
-pub fn open(path: &Path) -> Result<(AnalysisHost, FileId), ExitCode> {
-    match std::fs::read_to_string(path) {
-        Ok(text) => {
-            let mut host = AnalysisHost::new();
-            let file = host.set_file_text(path, text);
-            host.load_includes(read_included);
-            Ok((host, file))
-        }
-        Err(e) => {
-            eprintln!("{}", io_error(path, &e));
-            Err(ExitCode::from(IO_FAILURE))
-        }
+/// Read `path` into a new host (with the size limit of `zy.toml`), or the failure to report.
+pub fn open(path: &Path) -> Result<(AnalysisHost, FileId), Outcome> {
+    let config = crate::config::load(None).map_err(|e| Outcome::failure(IO_FAILURE, e))?;
+    let source = crate::source::read(path, config.max_file_size())
+        .map_err(|e| Outcome::failure(IO_FAILURE, e.to_string()))?;
+    let mut host = AnalysisHost::new();
+    let file = host.set_file_text(path, source.text);
+    host.load_includes(include_reader(config.max_file_size()));
+    Ok((host, file))
+}
+
+/// How files that an `include` names are read: as every source file is (see
+/// [`crate::source::read`]), the reason of a refusal given without its "cannot read file".
+pub fn include_reader(limit: u64) -> impl FnMut(&Path) -> Result<String, String> {
+    move |path| {
+        crate::source::read(path, limit)
+            .map(|source| source.text)
+            .map_err(|e| {
+                let reason = e.message.strip_prefix("cannot read file: ");
+                reason.unwrap_or(&e.message).to_string()
+            })
     }
 }
 
-/// The text of a file that an `include` names, or why it cannot be read.
-pub fn read_included(path: &Path) -> Result<String, String> {
-    std::fs::read_to_string(path).map_err(|e| match e.kind() {
-        std::io::ErrorKind::NotFound => "no such file".to_string(),
-        _ => e.to_string(),
-    })
-}
-
-/// The one-line message for a file that cannot be read.
-pub fn io_error(path: &Path, e: &std::io::Error) -> UserError {
-    let reason = match e.kind() {
-        std::io::ErrorKind::NotFound => "no such file".to_string(),
-        _ => e.to_string(),
-    };
-    UserError {
-        file: path.to_path_buf(),
-        line: 1,
-        col: 1,
-        message: format!("cannot read file: {reason}"),
-    }
-}
-
-/// Print a query's result, or its error and the failure status.
-fn finish(result: Cancellable<Result<String, UserError>>) -> ExitCode {
+/// A query's result, or its error and the failure status.
+fn finish(result: Cancellable<Result<String, UserError>>, mut out: Outcome) -> Outcome {
     match result {
         Ok(Ok(text)) => {
-            println!("{text}");
-            ExitCode::SUCCESS
+            out.stdout = text + "\n";
+            out
         }
         Ok(Err(e)) => {
-            eprintln!("{e}");
-            ExitCode::from(FAILURE)
+            out.stderr.push_str(&format!("{e}\n"));
+            out.status = FAILURE;
+            out
         }
-        Err(_) => {
-            eprintln!("zy-analyze: internal error: analysis cancelled");
-            ExitCode::from(IO_FAILURE)
-        }
+        Err(_) => Outcome::failure(
+            IO_FAILURE,
+            "zy-analyze: internal error: analysis cancelled".into(),
+        ),
     }
 }
 
 /// `zy-analyze eval FILE CALL`.
-pub fn eval(path: &Path, call: &str, format: Format) -> ExitCode {
+pub fn eval(path: &Path, call: &str, format: Format) -> Outcome {
     let (host, file) = match open(path) {
         Ok(x) => x,
-        Err(code) => return code,
-    };
-    let analysis: Analysis = host.analysis();
-    let result = analysis.eval(file, call, EvalLimits::default()).map(|r| {
-        r.map(|v| match format {
-            Format::Text => v.display,
-            Format::Json => format!("{{\"value\":{}}}", v.json),
-        })
-    });
-    finish(result)
-}
-
-/// `zy-analyze grad FILE CALL`.
-pub fn grad(path: &Path, call: &str, format: Format, engine: Engine) -> ExitCode {
-    let (host, file) = match open(path) {
-        Ok(x) => x,
-        Err(code) => return code,
+        Err(out) => return out,
     };
     let result = host
         .analysis()
-        .grad(file, call, EvalLimits::default(), engine)
+        .eval(file, call, EvalLimits::default())
         .map(|r| {
-            r.map(|g| {
-                if let Some(why) = &g.jit_fallback {
-                    eprintln!(
-                        "note: the JIT does not compile this call ({why}); the interpreter ran it"
-                    );
-                }
-                match format {
-                    Format::Text => g.to_text(),
-                    Format::Json => g.to_json_text(),
-                }
+            r.map(|v| match format {
+                Format::Text => v.display,
+                Format::Json => format!("{{\"value\":{}}}", v.json),
             })
         });
-    finish(result)
+    finish(result, Outcome::default())
+}
+
+/// `zy-analyze grad FILE CALL`.
+pub fn grad(path: &Path, call: &str, format: Format, engine: Engine) -> Outcome {
+    let (host, file) = match open(path) {
+        Ok(x) => x,
+        Err(out) => return out,
+    };
+    let mut out = Outcome::default();
+    let result = host.analysis().grad(file, call, EvalLimits::default(), engine).map(|r| {
+        r.map(|g| {
+            if let Some(why) = &g.jit_fallback {
+                out.stderr = format!("note: the JIT does not compile this call ({why}); the interpreter ran it\n");
+            }
+            match format {
+                Format::Text => g.to_text(),
+                Format::Json => g.to_json_text(),
+            }
+        })
+    });
+    finish(result, out)
 }
 
 /// `zy-analyze ir FILE FUNCTION`.
-pub fn ir(path: &Path, function: &str, at: Option<&str>, stage: IrStage) -> ExitCode {
+pub fn ir(path: &Path, function: &str, at: Option<&str>, stage: IrStage) -> Outcome {
     let (host, file) = match open(path) {
         Ok(x) => x,
-        Err(code) => return code,
+        Err(out) => return out,
     };
     let text = host.analysis().view_ir(file, function, at, stage);
-    finish(text.map(|r| r.map(|t| t.trim_end().to_string())))
+    finish(
+        text.map(|r| r.map(|t| t.trim_end().to_string())),
+        Outcome::default(),
+    )
 }

@@ -1,78 +1,66 @@
-//! `zy-analyze`: the command line over `zy-ide`. Evaluates calls, prints IR and checks files;
-//! every failure is one line `path:line:col: error: message` and an exit status (1 for
-//! findings and bad input, 2 for usage and I/O errors), never a panic.
+//! The `zy-analyze` binary: parse the command line, run the command on a thread with the
+//! analysis stack, and write its output. A reader that stops early (`| head`) ends the output
+//! quietly: the exit status stays the command's.
 
-mod check;
-mod cli;
-mod load;
-
+use std::io::{ErrorKind, Write};
 use std::process::ExitCode;
 
 use clap::Parser;
 
-use cli::{Cli, Command, IrFormat};
-use zy_ide::IrStage;
+use zy_analyze::cli::Cli;
+use zy_analyze::{Outcome, IO_FAILURE};
 
 fn main() -> ExitCode {
     install_panic_hook();
+    // Before any other thread: it may change the environment.
+    zy_ide::decide_perf_map();
     let worker = std::thread::Builder::new()
         .name("zy-analyze".into())
         .stack_size(zy_ide::ANALYSIS_STACK_SIZE)
         .spawn(run);
     match worker.map(|w| w.join()) {
-        Ok(Ok(code)) => code,
+        Ok(Ok(code)) => ExitCode::from(code),
         _ => {
-            eprintln!("zy-analyze: internal error: the analysis thread failed");
-            ExitCode::from(2)
+            let _ = writeln!(
+                std::io::stderr(),
+                "zy-analyze: internal error: the analysis thread failed"
+            );
+            ExitCode::from(IO_FAILURE)
         }
     }
 }
 
-fn run() -> ExitCode {
+fn run() -> u8 {
     let cli = match Cli::try_parse() {
         Ok(cli) => cli,
         Err(e) => {
             let usage_error = e.use_stderr();
             let _ = e.print();
-            return ExitCode::from(if usage_error { 2 } else { 0 });
+            return if usage_error { IO_FAILURE } else { 0 };
         }
     };
-    match cli.command {
-        Command::Eval { file, call, format } => load::eval(&file, &call, format),
-        Command::Grad {
-            file,
-            call,
-            format,
-            engine,
-        } => load::grad(&file, &call, format, engine.into()),
-        Command::Ir {
-            file,
-            function,
-            at,
-            stage,
-            format,
-        } => {
-            let stage = match format {
-                IrFormat::Text => stage.into(),
-                IrFormat::Dot => IrStage::Dot,
-            };
-            load::ir(&file, &function, at.as_deref(), stage)
+    let progress = zy_analyze::check::interactive();
+    write(&zy_analyze::execute(cli.command, progress))
+}
+
+/// Write `out` and return its status. A closed stdout (`EPIPE`: the reader has what it wanted)
+/// stops the writing silently; any other write error is reported, with status 2.
+fn write(out: &Outcome) -> u8 {
+    let mut stdout = std::io::stdout().lock();
+    let written = stdout
+        .write_all(out.stdout.as_bytes())
+        .and_then(|()| stdout.flush());
+    // Errors on stderr cannot be reported anywhere: they are ignored.
+    let _ = std::io::stderr().write_all(out.stderr.as_bytes());
+    match written {
+        Err(e) if e.kind() != ErrorKind::BrokenPipe => {
+            let _ = writeln!(
+                std::io::stderr(),
+                "zy-analyze: cannot write the output: {e}"
+            );
+            IO_FAILURE
         }
-        Command::Check {
-            paths,
-            format,
-            deny_warnings,
-            config,
-            color,
-            timings,
-        } => check::run(&check::CheckArgs {
-            paths,
-            format,
-            deny_warnings,
-            config,
-            color,
-            timings,
-        }),
+        _ => out.status,
     }
 }
 
@@ -88,10 +76,11 @@ fn install_panic_hook() {
             .map(|s| s.to_string())
             .or_else(|| info.payload().downcast_ref::<String>().cloned())
             .unwrap_or_else(|| "unknown panic".into());
-        eprintln!(
+        let _ = writeln!(
+            std::io::stderr(),
             "zy-analyze: internal error{}: {message}",
             location.unwrap_or_default()
         );
-        std::process::exit(2);
+        std::process::exit(i32::from(IO_FAILURE));
     }));
 }

@@ -1,9 +1,14 @@
 //! The `zy-analyze` binary: exact output lines and exit statuses (0 success, 1 findings or bad
-//! input, 2 usage or I/O errors), never a panic.
+//! input, 2 usage or I/O errors), never a panic, never a hang on a file that is not a regular
+//! file, and a quiet end when the reader of its output goes away.
 
-use std::path::{Path, PathBuf};
+use std::io::Read;
+use std::path::Path;
+use std::process::Stdio;
+use std::time::Duration;
 
 use assert_cmd::Command;
+use tempfile::TempDir;
 
 const POW: &str = "\
 # zy: at pow(2.0, 3)
@@ -19,13 +24,15 @@ end
 get_at(x, i) = x[i]
 ";
 
-/// A fresh directory under the system temp dir holding `files`.
-fn dir_with(name: &str, files: &[(&str, &str)]) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("zy-analyze-test-{}-{name}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).expect("create test dir");
+/// A fresh temporary directory holding `files` (removed when dropped, also when a test
+/// fails).
+fn dir_with(files: &[(&str, &str)]) -> TempDir {
+    let dir = tempfile::Builder::new()
+        .prefix("zy-analyze-test-")
+        .tempdir()
+        .expect("create test dir");
     for (file, text) in files {
-        let path = dir.join(file);
+        let path = dir.path().join(file);
         if let Some(parent) = path.parent() {
             std::fs::create_dir_all(parent).expect("create test dir");
         }
@@ -34,14 +41,16 @@ fn dir_with(name: &str, files: &[(&str, &str)]) -> PathBuf {
     dir
 }
 
+/// The binary, to run in `dir`, stopped after a minute (a hang fails the test).
+fn binary(dir: &Path) -> Command {
+    let mut cmd = Command::cargo_bin("zy-analyze").expect("binary built");
+    cmd.current_dir(dir).timeout(Duration::from_secs(60));
+    cmd
+}
+
 /// Run the binary in `dir`: (status, stdout, stderr).
 fn run(dir: &Path, args: &[&str]) -> (i32, String, String) {
-    let out = Command::cargo_bin("zy-analyze")
-        .expect("binary built")
-        .current_dir(dir)
-        .args(args)
-        .output()
-        .expect("binary runs");
+    let out = binary(dir).args(args).output().expect("binary runs");
     let text = |b: Vec<u8>| String::from_utf8(b).expect("utf-8 output");
     (
         out.status.code().unwrap_or(-1),
@@ -52,20 +61,23 @@ fn run(dir: &Path, args: &[&str]) -> (i32, String, String) {
 
 #[test]
 fn eval_in_text_and_json() {
-    let dir = dir_with("eval", &[("pow.jl", POW)]);
+    let dir = dir_with(&[("pow.jl", POW)]);
     assert_eq!(
-        run(&dir, &["eval", "pow.jl", "pow(2.0, 3)"]),
+        run(dir.path(), &["eval", "pow.jl", "pow(2.0, 3)"]),
         (0, "8.0\n".into(), "".into())
     );
     assert_eq!(
-        run(&dir, &["eval", "pow.jl", "pow(2.0, 3)", "--format", "json"]),
+        run(
+            dir.path(),
+            &["eval", "pow.jl", "pow(2.0, 3)", "--format", "json"]
+        ),
         (0, "{\"value\":8.0}\n".into(), "".into())
     );
 }
 
 #[test]
 fn grad_in_json() {
-    let dir = dir_with("grad", &[("pow.jl", POW)]);
+    let dir = dir_with(&[("pow.jl", POW)]);
     let expected = "{\"value\":8.0,\"gradient\":[12.0,null]}\n";
     for engine in ["interp", "jit"] {
         let args = [
@@ -77,21 +89,21 @@ fn grad_in_json() {
             "--engine",
             engine,
         ];
-        assert_eq!(run(&dir, &args), (0, expected.into(), "".into()));
+        assert_eq!(run(dir.path(), &args), (0, expected.into(), "".into()));
     }
 }
 
 #[test]
 fn ir_stages() {
-    let dir = dir_with("ir", &[("pow.jl", POW)]);
-    let (status, out, err) = run(&dir, &["ir", "pow.jl", "pow", "--stage", "typed"]);
+    let dir = dir_with(&[("pow.jl", POW)]);
+    let (status, out, err) = run(dir.path(), &["ir", "pow.jl", "pow", "--stage", "typed"]);
     assert_eq!((status, err.as_str()), (0, ""));
     assert!(
         out.starts_with("pow(%1::Float64, %2::Int64) :: Float64   # x, n\n"),
         "{out}"
     );
     let (status, out, _) = run(
-        &dir,
+        dir.path(),
         &[
             "ir",
             "pow.jl",
@@ -108,13 +120,10 @@ fn ir_stages() {
 
 #[test]
 fn bad_input_is_one_line_with_a_position() {
-    let dir = dir_with(
-        "bad",
-        &[
-            ("pow.jl", POW),
-            ("broken.jl", "function f(x)\n    x * * 2\nend\n"),
-        ],
-    );
+    let dir = dir_with(&[
+        ("pow.jl", POW),
+        ("broken.jl", "function f(x)\n    x * * 2\nend\n"),
+    ]);
     let cases: [(&[&str], i32, &str); 6] = [
         (&["eval", "missing.jl", "f()"], 2, "missing.jl:1:1: error: cannot read file: no such file"),
         (&["eval", "broken.jl", "f(1.0)"], 1, "broken.jl:2:9: error: syntax error: unexpected `*`"),
@@ -129,7 +138,7 @@ fn bad_input_is_one_line_with_a_position() {
     ];
     for (args, status, line) in cases {
         assert_eq!(
-            run(&dir, args),
+            run(dir.path(), args),
             (status, String::new(), format!("{line}\n")),
             "{args:?}"
         );
@@ -138,8 +147,8 @@ fn bad_input_is_one_line_with_a_position() {
 
 #[test]
 fn usage_errors_exit_with_2() {
-    let dir = dir_with("usage", &[]);
-    let (status, out, err) = run(&dir, &["bogus"]);
+    let dir = dir_with(&[]);
+    let (status, out, err) = run(dir.path(), &["bogus"]);
     assert_eq!((status, out.as_str()), (2, ""));
     assert!(
         err.starts_with("error: unrecognized subcommand 'bogus'"),
@@ -149,25 +158,25 @@ fn usage_errors_exit_with_2() {
 
 #[test]
 fn check_reports_every_file_under_the_paths() {
-    let clean = dir_with("clean", &[("a/pow.jl", POW)]);
-    assert_eq!(run(&clean, &["check", "."]), (0, "".into(), "".into()));
-    let dirty = dir_with(
-        "dirty",
-        &[
-            ("pow.jl", POW),
-            ("sub/kw.jl", "f(x; y = 1) = x\n"),
-            ("sub/at.jl", "# zy: at g(1.0)\ng(x) = x + undefined_thing\n"),
-            ("notes.txt", "not julia"),
-        ],
+    let clean = dir_with(&[("a/pow.jl", POW)]);
+    assert_eq!(
+        run(clean.path(), &["check", "."]),
+        (0, "".into(), "".into())
     );
-    let (status, out, err) = run(&dirty, &["check", "--format", "short"]);
+    let dirty = dir_with(&[
+        ("pow.jl", POW),
+        ("sub/kw.jl", "f(x; y = 1) = x\n"),
+        ("sub/at.jl", "# zy: at g(1.0)\ng(x) = x + undefined_thing\n"),
+        ("notes.txt", "not julia"),
+    ]);
+    let (status, out, err) = run(dirty.path(), &["check", "--format", "short"]);
     assert_eq!((status, err.as_str()), (1, ""));
     assert_eq!(
         out,
         "./sub/at.jl:2:12: error[undefined-name]: UndefVarError: `undefined_thing` not defined\n\
          ./sub/kw.jl:1:6: error[unsupported]: unsupported: keyword arguments\n"
     );
-    let (status, out, _) = run(&dirty, &["check", "sub/kw.jl", "--format", "json"]);
+    let (status, out, _) = run(dirty.path(), &["check", "sub/kw.jl", "--format", "json"]);
     assert_eq!(status, 1);
     assert_eq!(
         out,
@@ -175,7 +184,7 @@ fn check_reports_every_file_under_the_paths() {
          \"line\":1,\"message\":\"unsupported: keyword arguments\",\"severity\":\"error\",\"start\":5}],\
          \"summary\":{\"errors\":1,\"expected\":0,\"files\":1,\"warnings\":0},\"version\":1}\n"
     );
-    assert_eq!(run(&dirty, &["check", "nowhere"]).0, 2);
+    assert_eq!(run(dirty.path(), &["check", "nowhere"]).0, 2);
 }
 
 const RULES: &str = "\
@@ -196,15 +205,15 @@ fine(a, v) = a * v[1] + v[2]^2
 
 #[test]
 fn check_compares_gradients_with_finite_differences() {
-    let dir = dir_with("gradcheck", &[("rules.jl", RULES)]);
-    let (status, out, err) = run(&dir, &["check", "rules.jl", "--format", "short"]);
+    let dir = dir_with(&[("rules.jl", RULES)]);
+    let (status, out, err) = run(dir.path(), &["check", "rules.jl", "--format", "short"]);
     assert_eq!((status, err.as_str()), (1, ""));
     assert_eq!(
         out,
         "rules.jl:9:17: error[gradcheck]: gradcheck `twice(2.0)`: the gradient with respect to `x` \
          is 6.0 by AD but 8.0 by finite differences\n"
     );
-    let (status, out, _) = run(&dir, &["check", "rules.jl", "--format", "sarif"]);
+    let (status, out, _) = run(dir.path(), &["check", "rules.jl", "--format", "sarif"]);
     assert_eq!(status, 1);
     let log: serde_json::Value = serde_json::from_str(&out).expect("SARIF is JSON");
     let result = &log["runs"][0]["results"][0];
@@ -218,4 +227,176 @@ fn check_compares_gradients_with_finite_differences() {
         result["locations"][0]["physicalLocation"]["region"]["startLine"],
         9
     );
+}
+
+/// Make a named pipe at `path` (a test of what must not hang).
+fn mkfifo(path: &Path) {
+    let status = std::process::Command::new("mkfifo")
+        .arg(path)
+        .status()
+        .expect("run mkfifo");
+    assert!(status.success(), "mkfifo {}", path.display());
+}
+
+#[test]
+fn only_regular_files_are_read() {
+    let dir = dir_with(&[("pow.jl", POW)]);
+    mkfifo(&dir.path().join("pipe.jl"));
+    let pipe = "pipe.jl:1:1: error: cannot read file: not a regular file (a named pipe)\n";
+    for args in [
+        &["eval", "pipe.jl", "f()"][..],
+        &["grad", "pipe.jl", "f(1.0)"],
+        &["ir", "pipe.jl", "f"],
+    ] {
+        assert_eq!(
+            run(dir.path(), args),
+            (2, String::new(), pipe.to_string()),
+            "{args:?}"
+        );
+    }
+    let zero = "/dev/zero:1:1: error: cannot read file: not a regular file (a character device)\n";
+    assert_eq!(
+        run(dir.path(), &["eval", "/dev/zero", "f()"]),
+        (2, String::new(), zero.to_string())
+    );
+    let directory = ".:1:1: error: cannot read file: not a regular file (a directory)\n";
+    assert_eq!(
+        run(dir.path(), &["eval", ".", "f()"]),
+        (2, String::new(), directory.to_string())
+    );
+}
+
+#[test]
+fn the_size_limit_of_zy_toml_holds_for_every_command() {
+    let dir = dir_with(&[
+        ("zy.toml", "[files]\nmax-size = 100\n"),
+        ("pow.jl", POW),
+        ("small.jl", "sq(x) = x^2\n"),
+    ]);
+    let big = "pow.jl:1:1: error: cannot read file: 142 bytes, more than the limit of 100 (`max-size` under `[files]` in zy.toml)\n";
+    assert_eq!(POW.len(), 142);
+    assert_eq!(
+        run(dir.path(), &["eval", "pow.jl", "pow(2.0, 3)"]),
+        (2, String::new(), big.to_string())
+    );
+    assert_eq!(
+        run(dir.path(), &["ir", "pow.jl", "pow"]),
+        (2, String::new(), big.to_string())
+    );
+    assert_eq!(
+        run(dir.path(), &["eval", "small.jl", "sq(3.0)"]),
+        (0, "9.0\n".into(), String::new())
+    );
+    std::fs::write(dir.path().join("zy.toml"), "[files]\nmax-size = 142\n").expect("write");
+    assert_eq!(
+        run(dir.path(), &["eval", "pow.jl", "pow(2.0, 3)"]),
+        (0, "8.0\n".into(), String::new())
+    );
+    std::fs::write(dir.path().join("zy.toml"), "[files]\nmax-size = 0\n").expect("write");
+    let invalid = format!(
+        "{}:2:1: error: `max-size` must be at least 1 byte\n",
+        dir.path().join("zy.toml").display()
+    );
+    assert_eq!(
+        run(dir.path(), &["eval", "pow.jl", "pow(2.0, 3)"]),
+        (2, String::new(), invalid)
+    );
+}
+
+#[test]
+fn a_byte_order_mark_is_not_part_of_the_source() {
+    let bom = |text: &str| format!("\u{FEFF}{text}");
+    let dir = dir_with(&[("pow.jl", &bom(POW)), ("kw.jl", &bom("f(x; y = 1) = x\n"))]);
+    assert_eq!(
+        run(dir.path(), &["eval", "pow.jl", "pow(2.0, 3)"]),
+        (0, "8.0\n".into(), String::new())
+    );
+    assert_eq!(
+        run(dir.path(), &["eval", "kw.jl", "f(1.0)"]),
+        (
+            1,
+            String::new(),
+            "kw.jl:1:6: error: unsupported: keyword arguments\n".into()
+        )
+    );
+}
+
+#[test]
+fn files_that_are_not_utf8_are_refused_where_the_first_bad_byte_is() {
+    let dir = dir_with(&[]);
+    std::fs::write(dir.path().join("latin1.jl"), b"f(x) = x\n# caf\xe9\n").expect("write");
+    assert_eq!(
+        run(dir.path(), &["eval", "latin1.jl", "f(1.0)"]),
+        (2, String::new(), "latin1.jl:2:6: error: cannot read file: not UTF-8 (byte 0xe9); source files must be UTF-8\n".into())
+    );
+}
+
+/// Run the binary with its stdout read by nobody (the read end closed at once): (status,
+/// stderr).
+fn run_into_closed_pipe(dir: &Path, args: &[&str]) -> (i32, String) {
+    let mut child = std::process::Command::new(assert_cmd::cargo::cargo_bin("zy-analyze"))
+        .current_dir(dir)
+        .args(args)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("binary runs");
+    drop(child.stdout.take());
+    let mut err = String::new();
+    child
+        .stderr
+        .take()
+        .expect("stderr")
+        .read_to_string(&mut err)
+        .expect("read stderr");
+    (child.wait().expect("binary ends").code().unwrap_or(-1), err)
+}
+
+#[test]
+fn a_reader_that_goes_away_ends_the_output_quietly() {
+    // 500 kB of output: more than a pipe holds, so the write meets the closed pipe.
+    let dir = dir_with(&[
+        ("big.jl", "big(n) = zeros(n)\n"),
+        ("kw.jl", &"f(x; y = 1) = x\n".repeat(5000)),
+    ]);
+    assert_eq!(
+        run_into_closed_pipe(dir.path(), &["eval", "big.jl", "big(100000)"]),
+        (0, String::new())
+    );
+    // The status of `check` is still its findings'.
+    assert_eq!(
+        run_into_closed_pipe(dir.path(), &["check", "kw.jl", "--format", "short"]),
+        (1, String::new())
+    );
+}
+
+/// Run `grad` with the JIT under `env`; does a perf map of the process appear in /tmp?
+fn writes_perf_map(env: &[(&str, &str)]) -> bool {
+    let dir = dir_with(&[("pow.jl", POW)]);
+    let mut cmd = std::process::Command::new(assert_cmd::cargo::cargo_bin("zy-analyze"));
+    cmd.current_dir(dir.path())
+        .args(["grad", "pow.jl", "pow(2.0, 3)", "--engine", "jit"]);
+    cmd.env_remove("ZY_PERF_MAP")
+        .env_remove("PERF_BUILDID_DIR")
+        .envs(env.iter().copied());
+    let child = cmd.stdout(Stdio::piped()).spawn().expect("binary runs");
+    let map = std::path::PathBuf::from(format!("/tmp/perf-{}.map", child.id()));
+    let out = child.wait_with_output().expect("binary ends");
+    assert_eq!(
+        String::from_utf8_lossy(&out.stdout),
+        "value: 8.0\ngradient: (12.0, nothing)\n"
+    );
+    let written = map.exists();
+    let _ = std::fs::remove_file(&map);
+    written
+}
+
+#[test]
+fn perf_maps_are_written_only_on_request() {
+    assert!(!writes_perf_map(&[]));
+    assert!(
+        !writes_perf_map(&[("PERF_BUILDID_DIR", "/tmp")]),
+        "PERF_BUILDID_DIR alone writes no map"
+    );
+    assert!(writes_perf_map(&[("ZY_PERF_MAP", "1")]));
 }

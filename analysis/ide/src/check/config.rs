@@ -1,6 +1,10 @@
-//! `zy.toml`: lint levels, the gradcheck tolerance, and per-path overrides.
+//! `zy.toml`: lint levels, the gradcheck tolerance, per-path overrides, and the largest source
+//! file `zy-analyze` reads.
 //!
 //! ```toml
+//! [files]
+//! max-size = 8388608            # bytes; larger files are refused unread
+//!
 //! [lints]
 //! unbounded-tape = "error"      # allow | warn | error
 //!
@@ -46,10 +50,15 @@ impl Level {
 /// The relative tolerance of gradchecks by default.
 pub const DEFAULT_RTOL: f64 = 1e-5;
 
+/// The largest source file read by default (8 MiB): larger files are refused unread.
+pub const DEFAULT_MAX_FILE_SIZE: u64 = 8 << 20;
+
 /// A parsed `zy.toml`.
 #[derive(Clone, PartialEq, Debug, Default, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Config {
+    #[serde(default)]
+    files: FilesConfig,
     /// Level per lint code, for every file.
     #[serde(default)]
     lints: BTreeMap<String, Level>,
@@ -69,6 +78,21 @@ struct GradcheckConfig {
 impl Default for GradcheckConfig {
     fn default() -> Self {
         GradcheckConfig { rtol: DEFAULT_RTOL }
+    }
+}
+
+#[derive(Clone, Copy, PartialEq, Eq, Debug, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "kebab-case", default)]
+struct FilesConfig {
+    /// In bytes.
+    max_size: u64,
+}
+
+impl Default for FilesConfig {
+    fn default() -> Self {
+        FilesConfig {
+            max_size: DEFAULT_MAX_FILE_SIZE,
+        }
     }
 }
 
@@ -162,7 +186,20 @@ impl Config {
                 message: "`rtol` must be in (0, 1)".into(),
             });
         }
+        if config.files.max_size == 0 {
+            let at = text.find("max-size").map_or((1, 1), |i| position(text, i));
+            return Err(ConfigError {
+                line: at.0,
+                col: at.1,
+                message: "`max-size` must be at least 1 byte".into(),
+            });
+        }
         Ok(config)
+    }
+
+    /// The largest source file to read, in bytes (`max-size` under `[files]`).
+    pub fn max_file_size(&self) -> u64 {
+        self.files.max_size
     }
 
     /// The settings of the file at `path`, relative to the directory of `zy.toml` with `/`
@@ -224,6 +261,15 @@ mod tests {
         assert_eq!(fixture.level("zero-gradient"), Level::Allow);
         assert!(fixture.expected);
         assert!(!config.for_path("fixtures/lintsx.jl").expected);
+        assert_eq!(config.max_file_size(), DEFAULT_MAX_FILE_SIZE);
+        let empty = Config::parse("[files]\n").unwrap();
+        assert_eq!(empty.max_file_size(), DEFAULT_MAX_FILE_SIZE);
+        assert_eq!(
+            Config::parse("[files]\nmax-size = 1024\n")
+                .unwrap()
+                .max_file_size(),
+            1024
+        );
     }
 
     #[test]
@@ -245,6 +291,13 @@ mod tests {
         );
         let e = Config::parse("[gradcheck]\nrtol = 2.0\n").unwrap_err();
         assert_eq!(e.message, "`rtol` must be in (0, 1)");
+        let e = Config::parse("[files]\nmax-size = 0\n").unwrap_err();
+        assert_eq!(
+            (e.line, e.col, e.message.as_str()),
+            (2, 1, "`max-size` must be at least 1 byte")
+        );
+        let e = Config::parse("[files]\nmax-size = -1\n").unwrap_err();
+        assert_eq!((e.line, e.col), (2, 12));
         let e = Config::parse("[lint]\n").unwrap_err();
         assert!(e.message.contains("unknown field `lint`"), "{}", e.message);
     }

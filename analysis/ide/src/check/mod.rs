@@ -23,7 +23,7 @@ use zy_hir::{ItemId, ItemKind, RootDatabase, SourceFile, TypedCall};
 use zy_ir::{Function, Instance, Span};
 use zy_syntax::ast::{AnnotationKind, Item};
 
-pub use config::{Config, ConfigError, FileConfig, Level, DEFAULT_RTOL};
+pub use config::{Config, ConfigError, FileConfig, Level, DEFAULT_MAX_FILE_SIZE, DEFAULT_RTOL};
 
 use crate::{Analysis, Cancellable, Diagnostic, EvalLimits, FileId, Severity, GRADCHECK};
 
@@ -213,10 +213,9 @@ fn specialisations(db: &RootDatabase, file: SourceFile) -> Vec<Specialisation> {
         let Item::Function(def) = &**ast else {
             continue;
         };
+        let first = out.len();
         for a in &def.annotations {
-            if a.kind == AnnotationKind::Allow
-                || out.iter().any(|s| s.item == item && s.call == a.text)
-            {
+            if a.kind == AnnotationKind::Allow || out[first..].iter().any(|s| s.call == a.text) {
                 continue;
             }
             let Some((call_start, call_end)) =

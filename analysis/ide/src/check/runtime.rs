@@ -24,7 +24,11 @@ pub(crate) fn check(db: &RootDatabase, file: SourceFile, limits: &EvalLimits) ->
             continue;
         };
         let here = &e.file == file.path(db);
-        let (start, end, message) = match offset_of(file.text(db), e.line, e.col).filter(|_| here) {
+        let at = zy_hir::LineCol {
+            line: e.line,
+            col: e.col,
+        };
+        let (start, end, message) = match zy_hir::offset_of(db, file, at).filter(|_| here) {
             Some(at) => (
                 at,
                 word_end(file.text(db), at),
@@ -56,25 +60,9 @@ pub(crate) fn check(db: &RootDatabase, file: SourceFile, limits: &EvalLimits) ->
     out
 }
 
-/// The byte offset of a 1-based line and character column.
-fn offset_of(text: &str, line: u32, col: u32) -> Option<u32> {
-    let start: usize = text
-        .split_inclusive('\n')
-        .take(line.checked_sub(1)? as usize)
-        .map(str::len)
-        .sum();
-    let rest = text.get(start..)?;
-    let within: usize = rest
-        .chars()
-        .take(col.checked_sub(1)? as usize)
-        .map(char::len_utf8)
-        .sum();
-    Some((start + within) as u32)
-}
-
 /// The end of the expression-ish word starting at `at` (at least one character).
 fn word_end(text: &str, at: u32) -> u32 {
-    let rest = &text[at as usize..];
+    let rest = text.get(at as usize..).unwrap_or_default();
     let len: usize = rest
         .chars()
         .take_while(|c| c.is_alphanumeric() || "_[]().,'".contains(*c))

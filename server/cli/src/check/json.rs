@@ -16,8 +16,9 @@ pub fn render(reports: &[FileReport], summary: Summary) -> String {
                     "file": r.relative(),
                     "line": d.line,
                     "col": d.col,
-                    "start": d.start,
-                    "end": d.end,
+                    // Offsets in the file, byte order mark included.
+                    "start": d.start + r.bom,
+                    "end": d.end + r.bom,
                     "code": d.code,
                     "severity": d.severity.as_str(),
                     "message": d.message,

@@ -1,15 +1,16 @@
 //! `zy-analyze check`: every `.jl` file under the given paths, checked in parallel (each file
 //! is its own program: the subset has no `include`), with `zy.toml` applied, rendered as text,
-//! JSON or SARIF. Exit status: 0 clean, 1 findings, 2 usage or I/O errors.
+//! JSON or SARIF. Exit status: 0 clean, 1 findings, 2 usage or I/O errors (2 also when there
+//! are findings: a path that could not be read may hide more). A path that cannot be read is
+//! reported and the others are still checked.
 
-mod files;
 mod json;
 mod sarif;
 mod text;
+mod walk;
 
 use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
-use std::process::ExitCode;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
@@ -17,7 +18,9 @@ use std::time::{Duration, Instant};
 use zy_ide::{AnalysisHost, Diagnostic, EvalLimits, FileConfig, Severity};
 
 use crate::cli::{CheckFormat, ColorArg};
+use crate::config::Loaded;
 use crate::load::{FAILURE, IO_FAILURE};
+use crate::Outcome;
 
 /// What `check` was asked to do.
 pub struct CheckArgs {
@@ -31,13 +34,40 @@ pub struct CheckArgs {
     pub color: ColorArg,
     /// Print the wall time and the time per stage to stderr.
     pub timings: bool,
+    /// Say on stderr which entries of directories were skipped (links, special files).
+    pub verbose: bool,
+    /// Draw a progress bar on stderr (the binary does on a terminal outside CI).
+    pub progress: bool,
+    /// The limits of each `# zy: gradcheck` run (the `# zy: at` calls run under the defaults).
+    pub limits: EvalLimits,
+}
+
+impl CheckArgs {
+    /// Check `paths` with the default settings: text, no colour, no progress bar.
+    pub fn new(paths: Vec<PathBuf>) -> CheckArgs {
+        CheckArgs {
+            paths,
+            format: CheckFormat::Text,
+            deny_warnings: false,
+            config: None,
+            color: ColorArg::Never,
+            timings: false,
+            verbose: false,
+            progress: false,
+            limits: EvalLimits::default(),
+        }
+    }
 }
 
 /// The findings of one file.
 pub struct FileReport {
     /// As given or found (`./sub/a.jl`), for display.
     pub path: PathBuf,
+    /// Without a leading byte order mark.
     pub text: String,
+    /// The length of the byte order mark removed from `text` (offsets in the file are offsets
+    /// in `text` plus this).
+    pub bom: u32,
     pub findings: Vec<Diagnostic>,
     /// `zy.toml` marks the file's findings as expected.
     pub expected: bool,
@@ -108,80 +138,87 @@ impl Stages {
     }
 }
 
-/// Run the check and return the exit status.
-pub fn run(args: &CheckArgs) -> ExitCode {
+/// Run the check: the report, the errors and the exit status.
+pub fn run(args: &CheckArgs) -> Outcome {
     let started = Instant::now();
-    let config = match files::config(args.config.as_deref()) {
+    let config = match crate::config::load(args.config.as_deref()) {
         Ok(c) => c,
-        Err(message) => {
-            eprintln!("{message}");
-            return ExitCode::from(IO_FAILURE);
-        }
+        Err(message) => return Outcome::failure(IO_FAILURE, message),
     };
     let roots = if args.paths.is_empty() {
         vec![PathBuf::from(".")]
     } else {
         args.paths.clone()
     };
-    let mut paths = Vec::new();
-    for root in &roots {
-        if let Err(e) = files::collect(root, &mut paths) {
-            eprintln!("{}", crate::load::io_error(root, &e));
-            return ExitCode::from(IO_FAILURE);
-        }
-    }
-    paths.sort();
-    paths.dedup();
-    let interactive = std::io::stderr().is_terminal() && std::env::var_os("CI").is_none();
-    let progress = if interactive && args.format == CheckFormat::Text {
-        indicatif::ProgressBar::new(paths.len() as u64)
+    let found = walk::collect(&roots);
+    let progress = if args.progress && args.format == CheckFormat::Text {
+        indicatif::ProgressBar::new(found.files.len() as u64)
     } else {
         indicatif::ProgressBar::hidden()
     };
-    let (reports, io_errors, stages) = check_all(&paths, &config, &progress);
+    let (reports, read_errors, stages) = check_all(&found.files, &config, &args.limits, &progress);
     progress.finish_and_clear();
     let summary = Summary::of(&reports);
-    let out = match args.format {
-        CheckFormat::Text => text::render(&reports, summary, colour(args.color)),
-        CheckFormat::Short => text::short(&reports),
-        CheckFormat::Json => json::render(&reports, summary),
-        CheckFormat::Sarif => sarif::render(&reports),
+    let mut out = Outcome {
+        stdout: match args.format {
+            CheckFormat::Text => text::render(&reports, summary, colour(args.color)),
+            CheckFormat::Short => text::short(&reports),
+            CheckFormat::Json => json::render(&reports, summary),
+            CheckFormat::Sarif => sarif::render(&reports),
+        },
+        ..Outcome::default()
     };
-    print!("{out}");
-    for e in &io_errors {
-        eprintln!("{e}");
+    let mut errors: Vec<(PathBuf, String)> = found.errors;
+    errors.extend(read_errors);
+    errors.sort();
+    for (_, e) in &errors {
+        out.stderr.push_str(e);
+        out.stderr.push('\n');
+    }
+    if args.verbose {
+        for (path, why) in &found.skipped {
+            out.stderr
+                .push_str(&format!("{}: note: skipped: {why}\n", path.display()));
+        }
     }
     if args.timings {
-        let total = started.elapsed();
-        eprintln!(
-            "zy-analyze: {} files in {:.2} s wall; per stage (summed over threads): read {:.2} s, parse {:.2} s, lower, type and lint {:.2} s, gradchecks {:.2} s",
+        out.stderr.push_str(&format!(
+            "zy-analyze: {} files in {:.2} s wall; per stage (summed over threads): read {:.2} s, parse {:.2} s, lower, type and lint {:.2} s, gradchecks {:.2} s\n",
             summary.files,
-            total.as_secs_f64(),
+            started.elapsed().as_secs_f64(),
             stages.read.as_secs_f64(),
             stages.parse.as_secs_f64(),
             stages.analyse.as_secs_f64(),
             stages.gradcheck.as_secs_f64()
-        );
+        ));
     }
-    if !io_errors.is_empty() {
-        ExitCode::from(IO_FAILURE)
+    out.status = if !errors.is_empty() {
+        IO_FAILURE
     } else if summary.errors > 0 || (args.deny_warnings && summary.warnings > 0) {
-        ExitCode::from(FAILURE)
+        FAILURE
     } else {
-        ExitCode::SUCCESS
-    }
+        0
+    };
+    out
+}
+
+/// Draw a progress bar? On a terminal, outside CI.
+pub fn interactive() -> bool {
+    std::io::stderr().is_terminal() && std::env::var_os("CI").is_none()
 }
 
 /// Stack size of the checking threads: analysis recurses along the analysed program's call
 /// chains.
 const STACK_SIZE: usize = 512 << 20;
 
-/// Check every file on as many threads as there are cores; reports come back in `paths` order.
+/// Check every file on as many threads as there are cores; reports come back in `paths` order,
+/// with the files that could not be read and why.
 fn check_all(
     paths: &[PathBuf],
-    config: &files::Loaded,
+    config: &Loaded,
+    limits: &EvalLimits,
     progress: &indicatif::ProgressBar,
-) -> (Vec<FileReport>, Vec<String>, Stages) {
+) -> (Vec<FileReport>, Vec<(PathBuf, String)>, Stages) {
     let next = AtomicUsize::new(0);
     let results: Mutex<Vec<(usize, Result<FileReport, String>)>> = Mutex::new(Vec::new());
     let stages = Mutex::new(Stages::default());
@@ -194,7 +231,7 @@ fn check_all(
                 let k = next.fetch_add(1, Ordering::SeqCst);
                 let Some(path) = paths.get(k) else { break };
                 let mut local = Stages::default();
-                let report = check_file(path, config, &mut local);
+                let report = check_file(path, config, limits, &mut local);
                 if let Ok(mut s) = stages.lock() {
                     s.add(&local);
                 }
@@ -216,10 +253,10 @@ fn check_all(
     results.sort_by_key(|(k, _)| *k);
     let mut reports = Vec::new();
     let mut errors = Vec::new();
-    for (_, r) in results {
+    for (k, r) in results {
         match r {
             Ok(report) => reports.push(report),
-            Err(e) => errors.push(e),
+            Err(e) => errors.push((paths.get(k).cloned().unwrap_or_default(), e)),
         }
     }
     (reports, errors, stages.into_inner().unwrap_or_default())
@@ -227,17 +264,18 @@ fn check_all(
 
 fn check_file(
     path: &Path,
-    config: &files::Loaded,
+    config: &Loaded,
+    limits: &EvalLimits,
     stages: &mut Stages,
 ) -> Result<FileReport, String> {
     let t = Instant::now();
-    let text =
-        std::fs::read_to_string(path).map_err(|e| crate::load::io_error(path, &e).to_string())?;
+    let source = crate::source::read(path, config.max_file_size()).map_err(|e| e.to_string())?;
+    let text = source.text;
     stages.read += t.elapsed();
     let file_config: FileConfig = config.for_path(path);
     let mut host = AnalysisHost::new();
     let file = host.set_file_text(path, text.clone());
-    host.load_includes(crate::load::read_included);
+    host.load_includes(crate::load::include_reader(config.max_file_size()));
     let analysis = host.analysis();
     let cancelled = |_| {
         format!(
@@ -256,7 +294,7 @@ fn check_file(
     let t = Instant::now();
     findings.extend(
         analysis
-            .check_gradchecks(file, &file_config, EvalLimits::default())
+            .check_gradchecks(file, &file_config, limits.clone())
             .map_err(cancelled)?,
     );
     stages.gradcheck += t.elapsed();
@@ -264,6 +302,7 @@ fn check_file(
     Ok(FileReport {
         path: path.to_path_buf(),
         text,
+        bom: source.bom,
         findings,
         expected: file_config.expected,
     })

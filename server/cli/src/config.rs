@@ -1,4 +1,5 @@
-//! Finding the `.jl` files under the paths, and `zy.toml`.
+//! Finding and reading `zy.toml`, for every command (`eval`, `grad` and `ir` take the size
+//! limit of source files from it, `check` everything).
 
 use std::path::{Path, PathBuf};
 
@@ -6,7 +7,7 @@ use zy_ide::{Config, FileConfig};
 
 /// A `zy.toml` with the directory its paths are relative to.
 pub struct Loaded {
-    config: Config,
+    pub config: Config,
     /// Absolute, canonical.
     root: PathBuf,
 }
@@ -22,11 +23,16 @@ impl Loaded {
             .collect();
         self.config.for_path(&relative.join("/"))
     }
+
+    /// The largest source file to read, in bytes.
+    pub fn max_file_size(&self) -> u64 {
+        self.config.max_file_size()
+    }
 }
 
 /// The configuration: the file given with `--config`, else the first `zy.toml` in the current
 /// directory or one of its ancestors, else the defaults. Errors are one line with the position.
-pub fn config(explicit: Option<&Path>) -> Result<Loaded, String> {
+pub fn load(explicit: Option<&Path>) -> Result<Loaded, String> {
     let cwd = std::env::current_dir()
         .map_err(|e| format!("zy-analyze: cannot read the current directory: {e}"))?;
     let found = match explicit {
@@ -42,8 +48,10 @@ pub fn config(explicit: Option<&Path>) -> Result<Loaded, String> {
             root: cwd,
         });
     };
-    let text =
-        std::fs::read_to_string(&path).map_err(|e| crate::load::io_error(&path, &e).to_string())?;
+    // zy.toml is read like a source file (a regular file, the default size limit).
+    let text = crate::source::read(&path, zy_ide::DEFAULT_MAX_FILE_SIZE)
+        .map_err(|e| e.to_string())?
+        .text;
     let config = Config::parse(&text).map_err(|e| {
         format!(
             "{}:{}:{}: error: {}",
@@ -59,28 +67,4 @@ pub fn config(explicit: Option<&Path>) -> Result<Loaded, String> {
         .unwrap_or(Path::new("."));
     let root = std::fs::canonicalize(dir).unwrap_or(cwd);
     Ok(Loaded { config, root })
-}
-
-/// Every `.jl` file at or under `path` (a file given by name is taken whatever its extension);
-/// hidden directories and `target` are skipped.
-pub fn collect(path: &Path, out: &mut Vec<PathBuf>) -> std::io::Result<()> {
-    let meta = std::fs::metadata(path)?;
-    if meta.is_file() {
-        out.push(path.to_path_buf());
-        return Ok(());
-    }
-    for entry in std::fs::read_dir(path)? {
-        let entry = entry?;
-        let p = entry.path();
-        let name = entry.file_name();
-        let name = name.to_string_lossy();
-        if entry.file_type()?.is_dir() {
-            if !name.starts_with('.') && name != "target" && name != "node_modules" {
-                collect(&p, out)?;
-            }
-        } else if p.extension().is_some_and(|e| e == "jl") {
-            out.push(p);
-        }
-    }
-    Ok(())
 }
