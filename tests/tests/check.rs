@@ -572,3 +572,33 @@ fn a_file_that_is_not_utf8_is_refused_at_its_first_bad_byte() {
         )
     );
 }
+
+#[test]
+fn included_files_are_checked_in_their_includers_program_and_unrelated_files_apart() {
+    let dir = dir_with(&[
+        (
+            "src/pkg.jl",
+            "include(\"model.jl\")\n\n# zy: gradcheck loss(2.0)\nloss(w) = model(w)^2\n",
+        ),
+        // Uses `scale`, defined by a file it does not include: fine inside pkg.jl's program.
+        (
+            "src/model.jl",
+            "include(\"scale.jl\")\nmodel(w) = scale * w\n",
+        ),
+        ("src/scale.jl", "const scale = 3.0\n"),
+        // A file of its own: defines `model` differently, and does not see pkg.jl.
+        (
+            "scratch.jl",
+            "model(w) = 100w\n# zy: gradcheck g(1.0)\ng(x) = loss(x)\n",
+        ),
+    ]);
+    let (status, out, err) = run(dir.path(), &["check", ".", "--format", "short"]);
+    assert_eq!(
+        (status, out.as_str(), err.as_str()),
+        (
+            1,
+            "./scratch.jl:2:17: error[gradcheck]: gradcheck `g(1.0)` failed: UndefVarError: `loss` not defined\n",
+            ""
+        )
+    );
+}

@@ -1,6 +1,8 @@
 //! Diagnostics of a file: syntax errors and unsupported constructs, lowering errors, and the
 //! type errors of every `# zy: at` specialisation, each with a stable code.
 
+use std::collections::HashMap;
+
 use zy_infer::TypeError;
 use zy_ir::Span;
 use zy_syntax::ast::{AnnotationKind, Item};
@@ -61,9 +63,8 @@ pub fn load_errors(db: &dyn salsa::Database, file: SourceFile) -> Vec<Diag> {
         }
     }
     out.extend(include_errors(db, file));
-    let items = workspace_items(db);
     for e in &program_index(db, file).errors {
-        if let Some(item) = ItemId::from_span_file(e.span.file, items) {
+        if let Some(item) = item_of_span(db, e.span.file) {
             if item.file(db) == file {
                 push_item_error(db, item, e.span, e.code, &e.message, &mut out);
             }
@@ -144,19 +145,22 @@ fn push_item_error(
     });
 }
 
-/// Every item of the prelude and the workspace, in file order (to map span numbers back to
-/// items). Equal across body edits.
-pub fn workspace_items(db: &dyn salsa::Database) -> &[ItemId] {
-    all_items(db, Workspace::get(db))
+/// The item of the prelude or the workspace whose spans carry the number `span_file`, if any.
+pub fn item_of_span(db: &dyn salsa::Database, span_file: u32) -> Option<ItemId> {
+    items_by_span_file(db, Workspace::get(db))
+        .get(&span_file)
+        .copied()
 }
 
+/// Every item of the prelude and the workspace by the number its spans carry. Equal across
+/// body edits.
 #[salsa::tracked(returns(ref))]
-fn all_items(db: &dyn salsa::Database, ws: Workspace) -> Vec<ItemId> {
+fn items_by_span_file(db: &dyn salsa::Database, ws: Workspace) -> HashMap<u32, ItemId> {
     Prelude::get(db)
         .files(db)
         .iter()
         .chain(ws.files(db))
-        .flat_map(|&f| item_tree(db, f).iter().copied())
+        .flat_map(|&f| item_tree(db, f).iter().map(|&i| (i.span_file(), i)))
         .collect()
 }
 
@@ -165,7 +169,6 @@ fn all_items(db: &dyn salsa::Database, ws: Workspace) -> Vec<ItemId> {
 pub fn locate(
     db: &dyn salsa::Database,
     span: Span,
-    items: &[ItemId],
     call: Option<(SourceFile, u32)>,
 ) -> Option<FileRange> {
     if span.file == CALL_SPAN_FILE {
@@ -176,7 +179,7 @@ pub fn locate(
             end: base + span.end,
         });
     }
-    let item = ItemId::from_span_file(span.file, items)?;
+    let item = item_of_span(db, span.file)?;
     crate::span::item_span_range(db, item, span)
 }
 
@@ -191,7 +194,6 @@ fn at_diagnostics(db: &dyn salsa::Database, item: ItemId) -> Vec<Diag> {
         return Vec::new();
     };
     let file = item.file(db);
-    let items = workspace_items(db);
     let mut out = Vec::new();
     for a in def
         .annotations
@@ -212,7 +214,7 @@ fn at_diagnostics(db: &dyn salsa::Database, item: ItemId) -> Vec<Diag> {
             },
         };
         for e in errors {
-            let (start, end, message) = match locate(db, e.span, items, Some((file, call_base))) {
+            let (start, end, message) = match locate(db, e.span, Some((file, call_base))) {
                 Some(r) if r.file == file => (r.start, r.end, e.message),
                 // In another file: reported here, saying where.
                 Some(r) => {

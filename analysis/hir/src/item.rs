@@ -49,15 +49,9 @@ pub struct ItemId {
 
 impl ItemId {
     /// The number stored in `Span::file` for spans relative to this item (never 0, which marks
-    /// spans without a source location).
+    /// spans without a source location). [`crate::item_of_span`] maps it back.
     pub fn span_file(self) -> u32 {
         self.as_id().index() + 1
-    }
-
-    /// The item whose spans carry `span_file`, if `span_file` is one this database handed out
-    /// (`known` is the list of items the caller knows about; arbitrary numbers never become ids).
-    pub fn from_span_file(span_file: u32, known: &[ItemId]) -> Option<ItemId> {
-        known.iter().copied().find(|id| id.span_file() == span_file)
     }
 }
 

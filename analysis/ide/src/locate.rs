@@ -20,12 +20,11 @@ pub enum CallSite<'a> {
 /// A user error at an IR span (in the call or in an item), with the call's fallback location
 /// for spans that point nowhere (synthesised code).
 pub fn error_at(db: &RootDatabase, span: Span, site: CallSite<'_>, message: String) -> UserError {
-    let items = zy_hir::workspace_items(db);
     let call = match site {
         CallSite::InFile { file, offset } => Some((file, offset)),
         CallSite::Text(_) => None,
     };
-    match zy_hir::locate(db, span, items, call) {
+    match zy_hir::locate(db, span, call) {
         Some(r) => in_file(db, r.file, r.start, message),
         None => match site {
             CallSite::Text(text) => in_call(text, span.start, message),

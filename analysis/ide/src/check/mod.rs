@@ -268,8 +268,10 @@ pub(crate) struct Cx<'a> {
 impl Cx<'_> {
     /// The byte range of an IR span of the function, if it is in this file.
     pub fn range(&self, span: Span) -> Option<(u32, u32)> {
-        let items = [self.spec.item];
-        zy_hir::locate(self.db, span, &items, None)
+        if span.file != self.spec.item.span_file() {
+            return None;
+        }
+        zy_hir::locate(self.db, span, None)
             .filter(|r| r.file == self.file)
             .map(|r| (r.start, r.end))
     }

@@ -15,11 +15,12 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
-use zy_ide::{AnalysisHost, Diagnostic, EvalLimits, FileConfig, Severity};
+use zy_ide::{Analysis, AnalysisHost, Diagnostic, EvalLimits, FileConfig, FileId, Severity};
 
 use crate::cli::{CheckFormat, ColorArg};
 use crate::config::Loaded;
 use crate::load::{FAILURE, IO_FAILURE};
+use crate::source::Source;
 use crate::Outcome;
 
 /// What `check` was asked to do.
@@ -212,27 +213,49 @@ pub fn interactive() -> bool {
 const STACK_SIZE: usize = 512 << 20;
 
 /// Check every file on as many threads as there are cores; reports come back in `paths` order,
-/// with the files that could not be read and why.
+/// with the files that could not be read and why. The files are read first into one host, with
+/// the files they include, so that an included file is checked in its includer's program.
 fn check_all(
     paths: &[PathBuf],
     config: &Loaded,
     limits: &EvalLimits,
     progress: &indicatif::ProgressBar,
 ) -> (Vec<FileReport>, Vec<(PathBuf, String)>, Stages) {
+    let mut stages = Stages::default();
+    let t = Instant::now();
+    let mut host = AnalysisHost::new();
+    let mut loaded = Vec::new();
+    let mut errors = Vec::new();
+    for path in paths {
+        match crate::source::read(path, config.max_file_size()) {
+            Ok(source) => {
+                let file = host.set_file_text(path, source.text.clone());
+                loaded.push((path.clone(), file, source));
+            }
+            Err(e) => errors.push((path.clone(), e.to_string())),
+        }
+    }
+    host.load_includes(crate::load::include_reader(config.max_file_size()));
+    stages.read += t.elapsed();
+    let analysis = host.analysis();
     let next = AtomicUsize::new(0);
     let results: Mutex<Vec<(usize, Result<FileReport, String>)>> = Mutex::new(Vec::new());
-    let stages = Mutex::new(Stages::default());
+    let shared = Mutex::new(stages);
     let workers = std::thread::available_parallelism()
         .map_or(1, |n| n.get())
-        .min(paths.len().max(1));
+        .min(loaded.len().max(1));
     std::thread::scope(|scope| {
         for i in 0..workers {
-            let worker = || loop {
+            let analysis = analysis.clone();
+            let (next, results, shared, loaded) = (&next, &results, &shared, &loaded);
+            let worker = move || loop {
                 let k = next.fetch_add(1, Ordering::SeqCst);
-                let Some(path) = paths.get(k) else { break };
+                let Some((path, file, source)) = loaded.get(k) else {
+                    break;
+                };
                 let mut local = Stages::default();
-                let report = check_file(path, config, limits, &mut local);
-                if let Ok(mut s) = stages.lock() {
+                let report = check_file(&analysis, path, *file, source, config, limits, &mut local);
+                if let Ok(mut s) = shared.lock() {
                     s.add(&local);
                 }
                 if let Ok(mut r) = results.lock() {
@@ -249,34 +272,29 @@ fn check_all(
             }
         }
     });
+    drop(analysis);
     let mut results = results.into_inner().unwrap_or_default();
     results.sort_by_key(|(k, _)| *k);
     let mut reports = Vec::new();
-    let mut errors = Vec::new();
     for (k, r) in results {
         match r {
             Ok(report) => reports.push(report),
-            Err(e) => errors.push((paths.get(k).cloned().unwrap_or_default(), e)),
+            Err(e) => errors.push((loaded.get(k).map(|l| l.0.clone()).unwrap_or_default(), e)),
         }
     }
-    (reports, errors, stages.into_inner().unwrap_or_default())
+    (reports, errors, shared.into_inner().unwrap_or_default())
 }
 
 fn check_file(
+    analysis: &Analysis,
     path: &Path,
+    file: FileId,
+    source: &Source,
     config: &Loaded,
     limits: &EvalLimits,
     stages: &mut Stages,
 ) -> Result<FileReport, String> {
-    let t = Instant::now();
-    let source = crate::source::read(path, config.max_file_size()).map_err(|e| e.to_string())?;
-    let text = source.text;
-    stages.read += t.elapsed();
     let file_config: FileConfig = config.for_path(path);
-    let mut host = AnalysisHost::new();
-    let file = host.set_file_text(path, text.clone());
-    host.load_includes(crate::load::include_reader(config.max_file_size()));
-    let analysis = host.analysis();
     let cancelled = |_| {
         format!(
             "zy-analyze: internal error: analysis of {} cancelled",
@@ -301,7 +319,7 @@ fn check_file(
     findings.sort_by_key(|d| (d.start, d.end));
     Ok(FileReport {
         path: path.to_path_buf(),
-        text,
+        text: source.text.clone(),
         bom: source.bom,
         findings,
         expected: file_config.expected,
