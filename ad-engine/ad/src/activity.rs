@@ -55,7 +55,9 @@ pub struct Activity {
 impl Activity {
     /// Does `v` get a gradient?
     pub fn is_active(&self, v: Value) -> bool {
-        self.values.get(v.index()).is_some_and(|a| a.varied && a.useful)
+        self.values
+            .get(v.index())
+            .is_some_and(|a| a.varied && a.useful)
     }
 
     /// Does this operand get a gradient (constants never do)?
@@ -75,12 +77,21 @@ pub fn analyse(func: &Function) -> Activity {
         for &v in &data.stmts {
             if let Some(s) = func.stmt(v) {
                 for a in s.args.iter().filter_map(Operand::as_value) {
-                    values[a.index()].uses.push((UseSite::Stmt(v), func.value(v).span));
+                    values[a.index()]
+                        .uses
+                        .push((UseSite::Stmt(v), func.value(v).span));
                 }
             }
         }
-        for a in data.term.operands().into_iter().filter_map(Operand::as_value) {
-            values[a.index()].uses.push((UseSite::Term(b), data.term_span));
+        for a in data
+            .term
+            .operands()
+            .into_iter()
+            .filter_map(Operand::as_value)
+        {
+            values[a.index()]
+                .uses
+                .push((UseSite::Term(b), data.term_span));
         }
         if b != Block::ENTRY {
             for &p in &data.params {
@@ -144,7 +155,8 @@ fn varied_from(func: &Function, seeds: &[Value], incoming: &[Vec<Operand>]) -> V
     for &s in seeds {
         varied[s.index()] = func.ty(s).is_differentiable();
     }
-    let is_varied = |varied: &[bool], op: &Operand| op.as_value().is_some_and(|v| varied[v.index()]);
+    let is_varied =
+        |varied: &[bool], op: &Operand| op.as_value().is_some_and(|v| varied[v.index()]);
     loop {
         let mut changed = false;
         for (i, d) in func.values.iter().enumerate() {
@@ -204,7 +216,8 @@ fn useful_values(func: &Function, incoming: &[Vec<Operand>]) -> Vec<bool> {
                     }
                 }
                 ValueKind::Stmt(s) => {
-                    let effect = matches!(s.op, Op::Prim(p) if p.has_effect()) || matches!(s.op, Op::Invoke(_));
+                    let effect = matches!(s.op, Op::Prim(p) if p.has_effect())
+                        || matches!(s.op, Op::Invoke(_));
                     if (useful[i] || effect) && passes_gradient(&s.op) {
                         for a in &s.args {
                             changed |= mark(&mut useful, a);
@@ -228,9 +241,15 @@ fn first_cut(func: &Function, a: Value, incoming: &[Vec<Operand>]) -> Option<Arg
         for &v in &func.block(b).stmts {
             let Some(s) = func.stmt(v) else { continue };
             if let Op::Prim(p) = s.op {
-                let fed = s.args.iter().any(|x| x.as_value().is_some_and(|x| varied[x.index()]));
+                let fed = s
+                    .args
+                    .iter()
+                    .any(|x| x.as_value().is_some_and(|x| varied[x.index()]));
                 if fed && p.is_nondifferentiable() {
-                    return Some(ArgGradient::Cut { op: p, span: func.value(v).span });
+                    return Some(ArgGradient::Cut {
+                        op: p,
+                        span: func.value(v).span,
+                    });
                 }
             }
         }

@@ -13,12 +13,18 @@ pub fn single_exit(func: &Function) -> Result<(Function, Block), AdError> {
         .filter(|&b| matches!(func.block(b).term, Terminator::Return(_)))
         .collect();
     if !func.predecessors()[0].is_empty() {
-        return Err(AdError::new(func.span, "cannot differentiate: the entry block is a loop target"));
+        return Err(AdError::new(
+            func.span,
+            "cannot differentiate: the entry block is a loop target",
+        ));
     }
     match returns.as_slice() {
         [] => Err(AdError::new(
             func.span,
-            format!("cannot differentiate `{}`: it never returns normally", func.name),
+            format!(
+                "cannot differentiate `{}`: it never returns normally",
+                func.name
+            ),
         )),
         [one] => Ok((func.clone(), *one)),
         _ => {
@@ -29,7 +35,10 @@ pub fn single_exit(func: &Function) -> Result<(Function, Block), AdError> {
                 let data = f.block(b);
                 let span = data.term_span;
                 if let Terminator::Return(x) = data.term.clone() {
-                    let call = BlockCall { block: exit, args: vec![x] };
+                    let call = BlockCall {
+                        block: exit,
+                        args: vec![x],
+                    };
                     f.set_term(b, Terminator::Jump(call), span);
                 }
             }

@@ -11,8 +11,8 @@ use std::collections::HashSet;
 use std::sync::Arc;
 
 use zy_ir::{
-    tangent_type, Block, BlockCall, Const, Function, Instance, Op, Operand, Prim, Span, SsaBuilder, Terminator,
-    Type, TypedProgram,
+    tangent_type, Block, BlockCall, Const, Function, Instance, Op, Operand, Prim, Span, SsaBuilder,
+    Terminator, Type, TypedProgram,
 };
 
 use crate::activity::{analyse, ArgGradient};
@@ -32,10 +32,19 @@ pub fn driver(
 ) -> Result<(Arc<Instance>, Function), AdError> {
     let constant = matches!(func.ret, Type::Int64 | Type::Bool);
     if func.ret == Type::Bottom {
-        return Err(AdError::new(func.span, format!("cannot differentiate `{}`: it never returns (every path throws)", func.name)));
+        return Err(AdError::new(
+            func.span,
+            format!(
+                "cannot differentiate `{}`: it never returns (every path throws)",
+                func.name
+            ),
+        ));
     }
     if func.ret != Type::Float64 && !constant {
-        return Err(AdError::new(func.span, format!("gradient of a non-scalar result ({})", func.ret)));
+        return Err(AdError::new(
+            func.span,
+            format!("gradient of a non-scalar result ({})", func.ret),
+        ));
     }
     let act = analyse(func);
     let dinst = names::driver_instance(inst);
@@ -51,17 +60,26 @@ pub fn driver(
         })
         .collect();
     let mut sb = SsaBuilder::new(out);
-    let mut e = Emit { bcast: None, b: &mut sb, block: Block::ENTRY, span: func.span };
+    let mut e = Emit {
+        bcast: None,
+        b: &mut sb,
+        block: Block::ENTRY,
+        span: func.span,
+    };
     if constant {
         // An Int or Bool result: no gradient reaches any argument.
         let call_args = args.iter().map(|a| Operand::Value(*a)).collect();
         let y = e.op(Op::Invoke(inst.clone()), call_args, func.ret.clone());
         let tty = Type::tuple(args.iter().map(|_| Type::Nothing));
-        let nothings = args.iter().map(|_| Operand::Const(Const::Nothing)).collect();
+        let nothings = args
+            .iter()
+            .map(|_| Operand::Const(Const::Nothing))
+            .collect();
         let t = e.prim(Prim::Tuple, nothings, tty.clone());
         let rty = Type::tuple([func.ret.clone(), tty]);
         let res = e.prim(Prim::Tuple, vec![y, t], rty.clone());
-        sb.func.set_term(Block::ENTRY, Terminator::Return(res), func.span);
+        sb.func
+            .set_term(Block::ENTRY, Terminator::Return(res), func.span);
         sb.func.ret = rty;
         return Ok((dinst, sb.finish()));
     }
@@ -77,18 +95,34 @@ pub fn driver(
         shadows.push(s);
     }
     let Some((fwd, pb)) = adj else {
-        return Err(AdError::new(func.span, format!("internal: no adjoint of {inst}")));
+        return Err(AdError::new(
+            func.span,
+            format!("internal: no adjoint of {inst}"),
+        ));
     };
     // Forward pass; its exit returns (y, [y_f], make_pullback(f⁻, m, tape)).
     let (fwd_exit, r) = inline(&mut sb, Block::ENTRY, fwd, call_args);
     let parts = tuple_parts(&sb.func, &r);
-    let (y, tape) = match (parts.first(), parts.last().map(|b| tuple_parts(&sb.func, b))) {
+    let (y, tape) = match (
+        parts.first(),
+        parts.last().map(|b| tuple_parts(&sb.func, b)),
+    ) {
         (Some(y), Some(mp)) if mp.len() == 3 => (y.clone(), mp[2].clone()),
-        _ => return Err(AdError::new(func.span, format!("internal: unexpected forward function of {inst}"))),
+        _ => {
+            return Err(AdError::new(
+                func.span,
+                format!("internal: unexpected forward function of {inst}"),
+            ))
+        }
     };
     // Pullback, seeded with 1.0.
     let (at, g) = inline(&mut sb, fwd_exit, pb, vec![tape, Const::f64(1.0).into()]);
-    let mut e = Emit { bcast: None, b: &mut sb, block: at, span: func.span };
+    let mut e = Emit {
+        bcast: None,
+        b: &mut sb,
+        block: at,
+        span: func.span,
+    };
     let arg_tys: Vec<Type> = args.iter().map(|a| e.b.func.ty(*a).clone()).collect();
     let gty = Type::tuple(arg_tys.iter().map(rdata_type));
     if mutates && arg_tys.iter().any(Type::is_mutable) {
@@ -144,10 +178,17 @@ pub fn may_mutate(prog: &TypedProgram, inst: &Arc<Instance>) -> bool {
     let mut globals_seen: HashSet<zy_ir::Name> = HashSet::new();
     while let Some(f) = todo.pop() {
         for v in &f.values {
-            let zy_ir::ValueKind::Stmt(stmt) = &v.kind else { continue };
+            let zy_ir::ValueKind::Stmt(stmt) = &v.kind else {
+                continue;
+            };
             match &stmt.op {
                 Op::Prim(
-                    Prim::SetField | Prim::RefSet | Prim::SetIndex | Prim::Push | Prim::Pop | Prim::AccumInto,
+                    Prim::SetField
+                    | Prim::RefSet
+                    | Prim::SetIndex
+                    | Prim::Push
+                    | Prim::Pop
+                    | Prim::AccumInto,
                 ) => {
                     if !stmt.args.first().is_some_and(|t| fresh(&f, t)) {
                         return true;
@@ -217,28 +258,54 @@ pub fn driver_ret(func: &Function) -> Type {
             tangent_type(func.ty(*a))
         }
     });
-    Type::tuple([if constant { func.ret.clone() } else { Type::Float64 }, Type::tuple(grads)])
+    Type::tuple([
+        if constant {
+            func.ret.clone()
+        } else {
+            Type::Float64
+        },
+        Type::tuple(grads),
+    ])
 }
 
 /// The operands of the `tuple`/`make_pullback` statement defining `op`.
 fn tuple_parts(func: &Function, op: &Operand) -> Vec<Operand> {
-    op.as_value().and_then(|v| func.stmt(v)).map(|s| s.args.clone()).unwrap_or_default()
+    op.as_value()
+        .and_then(|v| func.stmt(v))
+        .map(|s| s.args.clone())
+        .unwrap_or_default()
 }
 
 /// Copy `callee` into `sb.func`, entered by a jump from `from` with `args` for its arguments.
 /// Returns the copy of its (single) returning block, left without a terminator, and the copy
 /// of the returned operand.
-fn inline(sb: &mut SsaBuilder, from: Block, callee: &Function, args: Vec<Operand>) -> (Block, Operand) {
+fn inline(
+    sb: &mut SsaBuilder,
+    from: Block,
+    callee: &Function,
+    args: Vec<Operand>,
+) -> (Block, Operand) {
     let (entry, exits) = crate::inline::copy_body(&mut sb.func, callee, args);
-    sb.func.set_term(from, Terminator::Jump(BlockCall::new(entry)), Span::default());
-    exits.into_iter().next().unwrap_or((entry, Operand::Const(Const::Nothing)))
+    sb.func.set_term(
+        from,
+        Terminator::Jump(BlockCall::new(entry)),
+        Span::default(),
+    );
+    exits
+        .into_iter()
+        .next()
+        .unwrap_or((entry, Operand::Const(Const::Nothing)))
 }
 
 /// The full tangent of a value of type `ty` from its shadow `s` and rdata `r`.
 fn combine(e: &mut Emit, s: Option<Operand>, r: Operand, ty: &Type) -> Operand {
     let tty = tangent_type(ty);
     let Some(s) = s.filter(|_| has_fdata(ty)) else {
-        return if tty == Type::Nothing { Const::Nothing.into() } else { r };
+        return if tty == Type::Nothing {
+            Const::Nothing.into()
+        } else {
+            r
+        };
     };
     match ty {
         Type::Array(..) | Type::Adjoint(_) => s,
@@ -253,7 +320,11 @@ fn combine(e: &mut Emit, s: Option<Operand>, r: Operand, ty: &Type) -> Operand {
             let mut parts = Vec::new();
             for (i, ft) in ftys.iter().enumerate() {
                 let si = has_fdata(ft).then(|| e.field(s.clone(), i, &sty));
-                let ri = if rty == Type::Nothing { Const::Nothing.into() } else { e.field(r.clone(), i, &rty) };
+                let ri = if rty == Type::Nothing {
+                    Const::Nothing.into()
+                } else {
+                    e.field(r.clone(), i, &rty)
+                };
                 parts.push(combine(e, si, ri, ft));
             }
             e.rebuild(&tty, parts)

@@ -5,8 +5,8 @@
 use std::collections::HashMap;
 
 use zy_ir::{
-    Block, BlockCall, Const, Function, Instance, Op, Operand, Prim, Stmt, Terminator, Type, TypedProgram, Value,
-    ValueKind,
+    Block, BlockCall, Const, Function, Instance, Op, Operand, Prim, Stmt, Terminator, Type,
+    TypedProgram, Value, ValueKind,
 };
 
 use crate::names;
@@ -32,7 +32,9 @@ fn next_site(f: &Function, prog: &TypedProgram) -> Option<(Block, Value, Functio
         for &v in &f.block(b).stmts {
             let Some(s) = f.stmt(v) else { continue };
             match &s.op {
-                Op::Invoke(inst) if names::is_generated(&inst.name) && !calls_itself(prog, inst) => {
+                Op::Invoke(inst)
+                    if names::is_generated(&inst.name) && !calls_itself(prog, inst) =>
+                {
                     if let Some(body) = prog.functions.get(inst) {
                         return Some((b, v, (**body).clone(), s.args.clone()));
                     }
@@ -44,13 +46,24 @@ fn next_site(f: &Function, prog: &TypedProgram) -> Option<(Block, Value, Functio
                     if mp.op != Op::Prim(Prim::MakePullback) {
                         continue;
                     }
-                    let Type::Pullback(sig) = f.operand_ty(&back) else { continue };
-                    let (Some(Const::Func(name)), Some(Const::Int(m))) = (mp.args[0].as_const(), mp.args[1].as_const()) else {
+                    let Type::Pullback(sig) = f.operand_ty(&back) else {
                         continue;
                     };
-                    let inst = Instance { name: name.clone(), method: *m as u32, args: sig };
+                    let (Some(Const::Func(name)), Some(Const::Int(m))) =
+                        (mp.args[0].as_const(), mp.args[1].as_const())
+                    else {
+                        continue;
+                    };
+                    let inst = Instance {
+                        name: name.clone(),
+                        method: *m as u32,
+                        args: sig,
+                    };
                     if let Some(body) = prog.functions.get(&inst) {
-                        let args = vec![mp.args[2].clone(), s.args.get(1).cloned().unwrap_or(Const::Nothing.into())];
+                        let args = vec![
+                            mp.args[2].clone(),
+                            s.args.get(1).cloned().unwrap_or(Const::Nothing.into()),
+                        ];
                         return Some((b, v, (**body).clone(), args));
                     }
                 }
@@ -65,9 +78,17 @@ fn next_site(f: &Function, prog: &TypedProgram) -> Option<(Block, Value, Functio
 fn resolve(f: &Function, op: &Operand) -> Operand {
     let mut op = op.clone();
     for _ in 0..64 {
-        let Some(s) = op.as_value().and_then(|v| f.stmt(v)) else { break };
-        let (Op::Prim(Prim::GetField), [t, Operand::Const(Const::Int(k))]) = (&s.op, s.args.as_slice()) else { break };
-        let Some(ts) = t.as_value().and_then(|v| f.stmt(v)) else { break };
+        let Some(s) = op.as_value().and_then(|v| f.stmt(v)) else {
+            break;
+        };
+        let (Op::Prim(Prim::GetField), [t, Operand::Const(Const::Int(k))]) =
+            (&s.op, s.args.as_slice())
+        else {
+            break;
+        };
+        let Some(ts) = t.as_value().and_then(|v| f.stmt(v)) else {
+            break;
+        };
         if ts.op != Op::Prim(Prim::Tuple) {
             break;
         }
@@ -84,9 +105,14 @@ fn calls_itself(prog: &TypedProgram, inst: &Instance) -> bool {
     let mut seen = vec![];
     let mut stack = vec![inst.clone()];
     while let Some(i) = stack.pop() {
-        let Some(f) = prog.functions.get(&i) else { continue };
+        let Some(f) = prog.functions.get(&i) else {
+            continue;
+        };
         for d in &f.values {
-            if let ValueKind::Stmt(Stmt { op: Op::Invoke(c), .. }) = &d.kind {
+            if let ValueKind::Stmt(Stmt {
+                op: Op::Invoke(c), ..
+            }) = &d.kind
+            {
                 if **c == *inst {
                     return true;
                 }
@@ -110,17 +136,30 @@ fn inline_at(f: &mut Function, block: Block, at: Value, callee: &Function, args:
     f.block_mut(cont).stmts = stmts[pos + 1..].to_vec();
     f.set_term(cont, term, span);
     f.block_mut(block).stmts.truncate(pos);
-    let returns = callee.block_ids().filter(|b| matches!(callee.block(*b).term, Terminator::Return(_))).count();
+    let returns = callee
+        .block_ids()
+        .filter(|b| matches!(callee.block(*b).term, Terminator::Return(_)))
+        .count();
     if returns > 1 {
         // The call's value is now the continuation's parameter.
-        f.values[at.index()].kind = ValueKind::Param { block: cont, index: 0 };
+        f.values[at.index()].kind = ValueKind::Param {
+            block: cont,
+            index: 0,
+        };
         f.block_mut(cont).params.push(at);
     }
     let (entry, exits) = copy_body(f, callee, args);
     let mut replaced = None;
     for (b, x) in exits {
         if returns > 1 {
-            f.set_term(b, Terminator::Jump(BlockCall { block: cont, args: vec![x] }), span);
+            f.set_term(
+                b,
+                Terminator::Jump(BlockCall {
+                    block: cont,
+                    args: vec![x],
+                }),
+                span,
+            );
         } else {
             // One return: its operand (defined on the way to the continuation) replaces the
             // call's value.
@@ -134,14 +173,21 @@ fn inline_at(f: &mut Function, block: Block, at: Value, callee: &Function, args:
     if let Some(subst) = replaced {
         crate::simplify::substitute(f, &subst);
         // The call statement itself is gone from its block; leave no trace of it.
-        f.values[at.index()].kind = ValueKind::Stmt(Stmt { op: Op::Prim(Prim::Tuple), args: vec![] });
+        f.values[at.index()].kind = ValueKind::Stmt(Stmt {
+            op: Op::Prim(Prim::Tuple),
+            args: vec![],
+        });
     }
 }
 
 /// Copy `callee`'s blocks into `f`, its arguments replaced by `args`. Returns the copy of its
 /// entry block and, for each returning block, its copy (left without a terminator) with the
 /// copy of the returned operand.
-pub(crate) fn copy_body(f: &mut Function, callee: &Function, args: Vec<Operand>) -> (Block, Vec<(Block, Operand)>) {
+pub(crate) fn copy_body(
+    f: &mut Function,
+    callee: &Function,
+    args: Vec<Operand>,
+) -> (Block, Vec<(Block, Operand)>) {
     let mut bmap: HashMap<Block, Block> = HashMap::new();
     for b in callee.block_ids() {
         bmap.insert(b, f.add_block());
@@ -153,7 +199,11 @@ pub(crate) fn copy_body(f: &mut Function, callee: &Function, args: Vec<Operand>)
     for b in callee.block_ids().skip(1) {
         for &p in &callee.block(b).params {
             let d = callee.value(p);
-            vmap.insert(p, f.add_param(bmap[&b], d.ty.clone(), d.span, d.name.clone()).into());
+            vmap.insert(
+                p,
+                f.add_param(bmap[&b], d.ty.clone(), d.span, d.name.clone())
+                    .into(),
+            );
         }
     }
     let map = |vmap: &HashMap<Value, Operand>, op: &Operand| match op {
@@ -162,8 +212,13 @@ pub(crate) fn copy_body(f: &mut Function, callee: &Function, args: Vec<Operand>)
     };
     for b in callee.reverse_postorder() {
         for &v in &callee.block(b).stmts {
-            let (Some(s), d) = (callee.stmt(v), callee.value(v)) else { continue };
-            let stmt = Stmt { op: s.op.clone(), args: s.args.iter().map(|a| map(&vmap, a)).collect() };
+            let (Some(s), d) = (callee.stmt(v), callee.value(v)) else {
+                continue;
+            };
+            let stmt = Stmt {
+                op: s.op.clone(),
+                args: s.args.iter().map(|a| map(&vmap, a)).collect(),
+            };
             let nv = f.push_stmt(bmap[&b], stmt, d.ty.clone(), d.span);
             f.values[nv.index()].name = d.name.clone();
             vmap.insert(v, nv.into());
@@ -172,16 +227,25 @@ pub(crate) fn copy_body(f: &mut Function, callee: &Function, args: Vec<Operand>)
     let mut exits = Vec::new();
     for b in callee.block_ids() {
         let data = callee.block(b);
-        let call = |c: &BlockCall| BlockCall { block: bmap[&c.block], args: c.args.iter().map(|a| map(&vmap, a)).collect() };
+        let call = |c: &BlockCall| BlockCall {
+            block: bmap[&c.block],
+            args: c.args.iter().map(|a| map(&vmap, a)).collect(),
+        };
         let term = match &data.term {
             Terminator::Return(x) => {
                 exits.push((bmap[&b], map(&vmap, x)));
                 continue;
             }
             Terminator::Jump(c) => Terminator::Jump(call(c)),
-            Terminator::Branch { cond, then_to, else_to } => {
-                Terminator::Branch { cond: map(&vmap, cond), then_to: call(then_to), else_to: call(else_to) }
-            }
+            Terminator::Branch {
+                cond,
+                then_to,
+                else_to,
+            } => Terminator::Branch {
+                cond: map(&vmap, cond),
+                then_to: call(then_to),
+                else_to: call(else_to),
+            },
             Terminator::Unreachable => Terminator::Unreachable,
         };
         f.set_term(bmap[&b], term, data.term_span);

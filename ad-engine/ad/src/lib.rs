@@ -26,8 +26,8 @@ mod driver;
 mod expand;
 mod inline;
 pub mod names;
-pub mod rules;
 pub mod rrule;
+pub mod rules;
 mod simplify;
 pub mod tangent;
 pub mod transform;
@@ -37,8 +37,8 @@ use std::sync::Arc;
 
 use zy_ir::{Instance, Program, Span, TypedProgram};
 
-pub use expand::{expand, expand_with_rrules};
 pub use activity::{analyse, Activity, ArgGradient, UseSite, ValueActivity};
+pub use expand::{expand, expand_with_rrules};
 pub use tangent::{fdata_type, rdata_type};
 
 /// Why a function cannot be differentiated, with the source location.
@@ -51,7 +51,10 @@ pub struct AdError {
 impl AdError {
     /// An error at `span`.
     pub fn new(span: Span, message: impl Into<String>) -> AdError {
-        AdError { span, message: message.into() }
+        AdError {
+            span,
+            message: message.into(),
+        }
     }
 }
 
@@ -67,7 +70,10 @@ impl std::error::Error for AdError {}
 /// they call, plus the driver `∇f(args...)` returning `(y, (g1, g2, ...))`. Returns the
 /// driver's instance and the extended program. In-source `rrule`s are not consulted (see
 /// [`gradient_program_with_rrules`]).
-pub fn gradient_program(prog: &TypedProgram, inst: &Instance) -> Result<(Arc<Instance>, TypedProgram), AdError> {
+pub fn gradient_program(
+    prog: &TypedProgram,
+    inst: &Instance,
+) -> Result<(Arc<Instance>, TypedProgram), AdError> {
     gradient_program_in(None, prog, inst)
 }
 
@@ -112,13 +118,22 @@ pub fn adjoint_functions(
     let inst = Arc::new(inst.clone());
     add_adjoints(source, &mut out, &inst)?;
     let get = |i: Arc<Instance>| {
-        out.functions.get(&i).cloned().ok_or_else(|| AdError::new(Span::default(), format!("no adjoint for {inst}")))
+        out.functions
+            .get(&i)
+            .cloned()
+            .ok_or_else(|| AdError::new(Span::default(), format!("no adjoint for {inst}")))
     };
-    Ok((get(names::forward_instance(&inst))?, get(names::pullback_instance(&inst))?))
+    Ok((
+        get(names::forward_instance(&inst))?,
+        get(names::pullback_instance(&inst))?,
+    ))
 }
 
 /// The forward and pullback functions of `inst` in `prog`, if present.
-fn adjoint_of<'p>(prog: &'p TypedProgram, inst: &Instance) -> Option<(&'p zy_ir::Function, &'p zy_ir::Function)> {
+fn adjoint_of<'p>(
+    prog: &'p TypedProgram,
+    inst: &Instance,
+) -> Option<(&'p zy_ir::Function, &'p zy_ir::Function)> {
     let f = prog.functions.get(&names::forward_instance(inst))?;
     let p = prog.functions.get(&names::pullback_instance(inst))?;
     Some((f, p))
@@ -126,7 +141,11 @@ fn adjoint_of<'p>(prog: &'p TypedProgram, inst: &Instance) -> Option<(&'p zy_ir:
 
 /// Add `f⁺`/`f⁻` for `inst` and, transitively, for the user functions it calls (from an rrule
 /// of `source` where one applies).
-pub fn add_adjoints(source: Option<&Program>, prog: &mut TypedProgram, inst: &Arc<Instance>) -> Result<(), AdError> {
+pub fn add_adjoints(
+    source: Option<&Program>,
+    prog: &mut TypedProgram,
+    inst: &Arc<Instance>,
+) -> Result<(), AdError> {
     let mut work = vec![inst.clone()];
     while let Some(i) = work.pop() {
         let fwd = names::forward_instance(&i);
@@ -145,7 +164,8 @@ pub fn add_adjoints(source: Option<&Program>, prog: &mut TypedProgram, inst: &Ar
         if let Some(rule) = rule {
             let (f, p) = rrule::adjoint(&i, &func.ret, &rule);
             prog.functions.insert(fwd, Arc::new(f));
-            prog.functions.insert(names::pullback_instance(&i), Arc::new(p));
+            prog.functions
+                .insert(names::pullback_instance(&i), Arc::new(p));
             continue;
         }
         // Generated code called here (nested differentiation) is differentiated inlined.
@@ -155,7 +175,8 @@ pub fn add_adjoints(source: Option<&Program>, prog: &mut TypedProgram, inst: &Ar
         }
         let adj = transform::adjoint(&i, &body)?;
         prog.functions.insert(fwd, Arc::new(adj.forward));
-        prog.functions.insert(names::pullback_instance(&i), Arc::new(adj.pullback));
+        prog.functions
+            .insert(names::pullback_instance(&i), Arc::new(adj.pullback));
         work.extend(adj.callees);
     }
     Ok(())

@@ -16,7 +16,9 @@ pub fn pullback_sig(inst: &Instance) -> Arc<[Type]> {
     if has_callee_arg(inst) {
         inst.args.clone()
     } else {
-        std::iter::once(Type::Function(inst.name.clone())).chain(inst.args.iter().cloned()).collect()
+        std::iter::once(Type::Function(inst.name.clone()))
+            .chain(inst.args.iter().cloned())
+            .collect()
     }
 }
 
@@ -29,18 +31,30 @@ pub fn forward_instance(inst: &Instance) -> Arc<Instance> {
             args.push(fdata_type(t));
         }
     }
-    Arc::new(Instance { name: suffixed(&inst.name, "⁺"), method: inst.method, args: args.into() })
+    Arc::new(Instance {
+        name: suffixed(&inst.name, "⁺"),
+        method: inst.method,
+        args: args.into(),
+    })
 }
 
 /// The pullback instance `f⁻`: keyed by the `Pullback` type contents (its function takes
 /// `(tape, ȳ)`), so `make_pullback` can name it from its result type.
 pub fn pullback_instance(inst: &Instance) -> Arc<Instance> {
-    Arc::new(Instance { name: suffixed(&inst.name, "⁻"), method: inst.method, args: pullback_sig(inst) })
+    Arc::new(Instance {
+        name: suffixed(&inst.name, "⁻"),
+        method: inst.method,
+        args: pullback_sig(inst),
+    })
 }
 
 /// The driver instance `∇f(args...)`.
 pub fn driver_instance(inst: &Instance) -> Arc<Instance> {
-    Arc::new(Instance { name: format!("∇{}", inst.name).into(), method: inst.method, args: inst.args.clone() })
+    Arc::new(Instance {
+        name: format!("∇{}", inst.name).into(),
+        method: inst.method,
+        args: inst.args.clone(),
+    })
 }
 
 /// The forward function's return type: `(y, y_f, back)`, `y_f` only if `ret` has fdata.

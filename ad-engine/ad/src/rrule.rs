@@ -6,8 +6,8 @@
 use std::sync::Arc;
 
 use zy_ir::{
-    tangent_type, Block, Const, Function, Instance, Op, Operand, Prim, Program, Span, SsaBuilder, Terminator,
-    Type, TypeExpr, TypedProgram,
+    tangent_type, Block, Const, Function, Instance, Op, Operand, Prim, Program, Span, SsaBuilder,
+    Terminator, Type, TypeExpr, TypedProgram,
 };
 
 use crate::names;
@@ -30,10 +30,22 @@ pub struct Rrule {
 }
 
 /// The rrule overriding `inst`, if `program` has one; its typed bodies are added to `out`.
-pub fn find(program: &Program, inst: &Instance, out: &mut TypedProgram) -> Result<Option<Rrule>, AdError> {
-    let Some(generic) = program.functions.get("rrule") else { return Ok(None) };
+pub fn find(
+    program: &Program,
+    inst: &Instance,
+    out: &mut TypedProgram,
+) -> Result<Option<Rrule>, AdError> {
+    let Some(generic) = program.functions.get("rrule") else {
+        return Ok(None);
+    };
     let wanted = Some(TypeExpr::Typeof(inst.name.clone()));
-    let Some(method) = generic.methods.iter().find(|m| m.sig.first() == Some(&wanted)) else { return Ok(None) };
+    let Some(method) = generic
+        .methods
+        .iter()
+        .find(|m| m.sig.first() == Some(&wanted))
+    else {
+        return Ok(None);
+    };
     if names::has_callee_arg(inst) {
         return Ok(None);
     }
@@ -42,22 +54,44 @@ pub fn find(program: &Program, inst: &Instance, out: &mut TypedProgram) -> Resul
     args.extend(inst.args.iter().cloned());
     let fail = |what: &str, errs: Vec<zy_infer::TypeError>| {
         let detail = errs.first().map(|e| e.message.clone()).unwrap_or_default();
-        AdError::new(span, format!("the rrule for `{}` {what}: {detail}", inst.name))
+        AdError::new(
+            span,
+            format!("the rrule for `{}` {what}: {detail}", inst.name),
+        )
     };
     let (rule, rprog) = match zy_infer::infer_entry(program, "rrule", &args) {
         Ok(r) => r,
         // This rrule does not apply to these argument types.
         Err(_) => return Ok(None),
     };
-    let rule_ret = rprog.functions.get(&rule).map(|f| f.ret.clone()).unwrap_or(Type::Any);
+    let rule_ret = rprog
+        .functions
+        .get(&rule)
+        .map(|f| f.ret.clone())
+        .unwrap_or(Type::Any);
     let parts = rule_ret.field_types().unwrap_or_default();
     if !matches!(rule_ret, Type::Tuple(_)) || parts.len() != 2 {
-        return Err(AdError::new(span, format!("the rrule for `{}` must return (y, pullback), not {rule_ret}", inst.name)));
+        return Err(AdError::new(
+            span,
+            format!(
+                "the rrule for `{}` must return (y, pullback), not {rule_ret}",
+                inst.name
+            ),
+        ));
     }
     let dy = rdata_type(&parts[0]);
-    let dy = if dy == Type::Nothing { tangent_type(&parts[0]) } else { dy };
-    let (back, bprog) = zy_infer::infer_call(program, &parts[1], &[dy]).map_err(|e| fail("has a pullback that cannot be called", e))?;
-    let back_ret = bprog.functions.get(&back).map(|f| f.ret.clone()).unwrap_or(Type::Any);
+    let dy = if dy == Type::Nothing {
+        tangent_type(&parts[0])
+    } else {
+        dy
+    };
+    let (back, bprog) = zy_infer::infer_call(program, &parts[1], &[dy])
+        .map_err(|e| fail("has a pullback that cannot be called", e))?;
+    let back_ret = bprog
+        .functions
+        .get(&back)
+        .map(|f| f.ret.clone())
+        .unwrap_or(Type::Any);
     let n = back_ret.field_types().map(|f| f.len());
     if !matches!(back_ret, Type::Tuple(_)) || n != Some(inst.args.len() + 1) {
         return Err(AdError::new(
@@ -75,7 +109,13 @@ pub fn find(program: &Program, inst: &Instance, out: &mut TypedProgram) -> Resul
     for (k, g) in bprog.globals {
         out.globals.entry(k).or_insert(g);
     }
-    Ok(Some(Rrule { rule, rule_ret, back, back_ret, span }))
+    Ok(Some(Rrule {
+        rule,
+        rule_ret,
+        back,
+        back_ret,
+        span,
+    }))
 }
 
 /// `f⁺` and `f⁻` of `inst` made from its rrule.
@@ -87,10 +127,17 @@ pub fn adjoint(inst: &Instance, ret: &Type, r: &Rrule) -> (Function, Function) {
     let mut shadows = Vec::new();
     for t in inst.args.iter() {
         args.push(fwd.add_param(Block::ENTRY, t.clone(), Span::default(), None));
-        shadows.push(has_fdata(t).then(|| fwd.add_param(Block::ENTRY, fdata_type(t), Span::default(), None)));
+        shadows.push(
+            has_fdata(t).then(|| fwd.add_param(Block::ENTRY, fdata_type(t), Span::default(), None)),
+        );
     }
     let mut sb = SsaBuilder::new(fwd);
-    let mut e = Emit { bcast: None, b: &mut sb, block: Block::ENTRY, span: r.span };
+    let mut e = Emit {
+        bcast: None,
+        b: &mut sb,
+        block: Block::ENTRY,
+        span: r.span,
+    };
     let mut call = vec![Operand::Const(Const::Func(inst.name.clone()))];
     call.extend(args.iter().map(|a| Operand::Value(*a)));
     let res = e.op(Op::Invoke(r.rule.clone()), call, r.rule_ret.clone());
@@ -103,27 +150,55 @@ pub fn adjoint(inst: &Instance, ret: &Type, r: &Rrule) -> (Function, Function) {
     let tape_ty = Type::tuple(tape.iter().map(|t| e.b.func.operand_ty(t)));
     let tape = e.prim(Prim::Tuple, tape, tape_ty.clone());
     let pinst = names::pullback_instance(inst);
-    let mp = vec![Const::Func(pinst.name.clone()).into(), Const::Int(i64::from(pinst.method)).into(), tape];
+    let mp = vec![
+        Const::Func(pinst.name.clone()).into(),
+        Const::Int(i64::from(pinst.method)).into(),
+        tape,
+    ];
     let pb = e.prim(Prim::MakePullback, mp, Type::Pullback(pinst.args.clone()));
     let mut out = vec![y];
     out.extend(y_f);
     out.push(pb);
     let fret = names::forward_ret(inst, ret);
     let t = e.prim(Prim::Tuple, out, fret.clone());
-    sb.func.set_term(Block::ENTRY, Terminator::Return(t), r.span);
+    sb.func
+        .set_term(Block::ENTRY, Terminator::Return(t), r.span);
     sb.func.ret = fret;
     let fwd = sb.finish();
 
     let mut pbf = Function::new(pinst.name.clone(), r.span);
     pbf.instance = Some(pinst);
-    let tp = pbf.add_param(Block::ENTRY, tape_ty.clone(), Span::default(), Some("tape".into()));
-    let dy = pbf.add_param(Block::ENTRY, rdata_type(ret), Span::default(), Some("ȳ".into()));
+    let tp = pbf.add_param(
+        Block::ENTRY,
+        tape_ty.clone(),
+        Span::default(),
+        Some("tape".into()),
+    );
+    let dy = pbf.add_param(
+        Block::ENTRY,
+        rdata_type(ret),
+        Span::default(),
+        Some("ȳ".into()),
+    );
     let mut sb = SsaBuilder::new(pbf);
-    let mut e = Emit { bcast: None, b: &mut sb, block: Block::ENTRY, span: r.span };
+    let mut e = Emit {
+        bcast: None,
+        b: &mut sb,
+        block: Block::ENTRY,
+        span: r.span,
+    };
     let back = e.field(tp.into(), 0, &tape_ty);
     let nshadows = shadows.iter().flatten().count();
-    let seed = if has_fdata(ret) { e.field(tp.into(), 1 + nshadows, &tape_ty) } else { dy.into() };
-    let g = e.op(Op::Invoke(r.back.clone()), vec![back, seed], r.back_ret.clone());
+    let seed = if has_fdata(ret) {
+        e.field(tp.into(), 1 + nshadows, &tape_ty)
+    } else {
+        dy.into()
+    };
+    let g = e.op(
+        Op::Invoke(r.back.clone()),
+        vec![back, seed],
+        r.back_ret.clone(),
+    );
     let gtys = r.back_ret.field_types().unwrap_or_default();
     let mut parts = Vec::new();
     let mut k = 1;
@@ -138,11 +213,16 @@ pub fn adjoint(inst: &Instance, ret: &Type, r: &Rrule) -> (Function, Function) {
             }
             k += 1;
         }
-        parts.push(if rty != Type::Nothing && gi_ty == rty { e.field(g.clone(), i + 1, &r.back_ret) } else { e.zero_rdata(&rty) });
+        parts.push(if rty != Type::Nothing && gi_ty == rty {
+            e.field(g.clone(), i + 1, &r.back_ret)
+        } else {
+            e.zero_rdata(&rty)
+        });
     }
     let rty = Type::tuple(inst.args.iter().map(rdata_type));
     let t = e.prim(Prim::Tuple, parts, rty.clone());
-    sb.func.set_term(Block::ENTRY, Terminator::Return(t), r.span);
+    sb.func
+        .set_term(Block::ENTRY, Terminator::Return(t), r.span);
     sb.func.ret = rty;
     (fwd, sb.finish())
 }

@@ -4,7 +4,9 @@
 
 use std::collections::HashMap;
 
-use zy_ir::{Block, BlockCall, Const, Function, Op, Operand, Prim, Stmt, Terminator, Value, ValueKind};
+use zy_ir::{
+    Block, BlockCall, Const, Function, Op, Operand, Prim, Stmt, Terminator, Value, ValueKind,
+};
 
 /// Drop dead code and unreachable blocks of primal code (no arithmetic folding: `x + 0.0` is
 /// not `x` for `x = -0.0`).
@@ -41,7 +43,9 @@ pub(crate) fn simplify(func: &mut Function) {
 fn thread_jumps(func: &mut Function) {
     for b in func.block_ids().skip(1).collect::<Vec<_>>() {
         let data = func.block(b);
-        let Terminator::Jump(next) = data.term.clone() else { continue };
+        let Terminator::Jump(next) = data.term.clone() else {
+            continue;
+        };
         if !data.params.is_empty() || !data.stmts.is_empty() || next.block == b {
             continue;
         }
@@ -49,7 +53,9 @@ fn thread_jumps(func: &mut Function) {
             let term = &mut func.block_mut(p).term;
             match term {
                 Terminator::Jump(c) if c.block == b => *c = next.clone(),
-                Terminator::Branch { then_to, else_to, .. } => {
+                Terminator::Branch {
+                    then_to, else_to, ..
+                } => {
                     let other = |c: &BlockCall| c.block;
                     if then_to.block == b && other(else_to) != next.block {
                         *then_to = next.clone();
@@ -95,7 +101,14 @@ fn compact(func: &Function) -> Function {
     let order = source_order(func);
     let mut bmap: HashMap<Block, Block> = HashMap::new();
     for (i, &b) in order.iter().enumerate() {
-        bmap.insert(b, if i == 0 { Block::ENTRY } else { out.add_block() });
+        bmap.insert(
+            b,
+            if i == 0 {
+                Block::ENTRY
+            } else {
+                out.add_block()
+            },
+        );
     }
     let mut vmap: HashMap<Value, Value> = HashMap::new();
     let map_op = |vmap: &HashMap<Value, Value>, op: &Operand| match op {
@@ -114,7 +127,10 @@ fn compact(func: &Function) -> Function {
         for &v in &func.block(b).stmts {
             let d = func.value(v);
             let Some(s) = func.stmt(v) else { continue };
-            let stmt = Stmt { op: s.op.clone(), args: s.args.iter().map(|a| map_op(&vmap, a)).collect() };
+            let stmt = Stmt {
+                op: s.op.clone(),
+                args: s.args.iter().map(|a| map_op(&vmap, a)).collect(),
+            };
             let nv = out.push_stmt(nb, stmt, d.ty.clone(), d.span);
             out.values[nv.index()].name = d.name.clone();
             vmap.insert(v, nv);
@@ -129,7 +145,11 @@ fn compact(func: &Function) -> Function {
         let term = match &data.term {
             Terminator::Return(x) => Terminator::Return(map_op(&vmap, x)),
             Terminator::Jump(c) => Terminator::Jump(call(c)),
-            Terminator::Branch { cond, then_to, else_to } => Terminator::Branch {
+            Terminator::Branch {
+                cond,
+                then_to,
+                else_to,
+            } => Terminator::Branch {
                 cond: map_op(&vmap, cond),
                 then_to: call(then_to),
                 else_to: call(else_to),
@@ -147,7 +167,9 @@ fn fold_tuple_fields(func: &mut Function) {
     for b in func.block_ids() {
         for &v in &func.block(b).stmts {
             let Some(s) = func.stmt(v) else { continue };
-            let (Op::Prim(Prim::GetField), [Operand::Value(t), Operand::Const(Const::Int(k))]) = (&s.op, s.args.as_slice()) else {
+            let (Op::Prim(Prim::GetField), [Operand::Value(t), Operand::Const(Const::Int(k))]) =
+                (&s.op, s.args.as_slice())
+            else {
                 continue;
             };
             if let Some(ts) = func.stmt(*t).filter(|ts| ts.op == Op::Prim(Prim::Tuple)) {
@@ -182,7 +204,11 @@ pub(crate) fn substitute(func: &mut Function, subst: &HashMap<Value, Operand>) {
         }
         match &mut func.block_mut(b).term {
             Terminator::Return(x) => *x = resolve(x),
-            Terminator::Branch { cond, then_to, else_to } => {
+            Terminator::Branch {
+                cond,
+                then_to,
+                else_to,
+            } => {
                 *cond = resolve(cond);
                 for a in then_to.args.iter_mut().chain(else_to.args.iter_mut()) {
                     *a = resolve(a);
@@ -210,7 +236,9 @@ fn fold_zero_adds(func: &mut Function) {
     };
     for b in func.reverse_postorder() {
         for v in func.block(b).stmts.clone() {
-            let ValueKind::Stmt(s) = &mut func.values[v.index()].kind else { continue };
+            let ValueKind::Stmt(s) = &mut func.values[v.index()].kind else {
+                continue;
+            };
             for a in s.args.iter_mut() {
                 *a = resolve(&subst, a);
             }
@@ -235,7 +263,11 @@ fn fold_zero_adds(func: &mut Function) {
         let term = &mut func.block_mut(b).term;
         match term {
             Terminator::Return(x) => *x = resolve(&subst, x),
-            Terminator::Branch { cond, then_to, else_to } => {
+            Terminator::Branch {
+                cond,
+                then_to,
+                else_to,
+            } => {
                 *cond = resolve(&subst, cond);
                 for a in then_to.args.iter_mut().chain(else_to.args.iter_mut()) {
                     *a = resolve(&subst, a);
@@ -259,8 +291,31 @@ fn is_pure(op: &Op) -> bool {
     match op {
         Op::Prim(p) => matches!(
             p,
-            Tuple | NamedTuple | GetField | MakePullback | ZeroTangent | StackNew | Add | Sub | Mul | Neg | Float
-                | Eq | Ne | Lt | Le | Gt | Ge | Not | Sin | Cos | Exp | Tanh | Sign | Abs | Length
+            Tuple
+                | NamedTuple
+                | GetField
+                | MakePullback
+                | ZeroTangent
+                | StackNew
+                | Add
+                | Sub
+                | Mul
+                | Neg
+                | Float
+                | Eq
+                | Ne
+                | Lt
+                | Le
+                | Gt
+                | Ge
+                | Not
+                | Sin
+                | Cos
+                | Exp
+                | Tanh
+                | Sign
+                | Abs
+                | Length
         ),
         Op::New(_) => true,
         _ => false,
@@ -279,7 +334,12 @@ fn remove_dead(func: &mut Function) {
                     }
                 }
             }
-            for a in data.term.operands().into_iter().filter_map(Operand::as_value) {
+            for a in data
+                .term
+                .operands()
+                .into_iter()
+                .filter_map(Operand::as_value)
+            {
                 used[a.index()] = true;
             }
         }

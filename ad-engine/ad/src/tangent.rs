@@ -86,7 +86,10 @@ mod tests {
         Type::Struct(Arc::new(StructType {
             name: name.into(),
             params: vec![],
-            fields: fields.into_iter().map(|(n, t)| (Name::from(n), t)).collect(),
+            fields: fields
+                .into_iter()
+                .map(|(n, t)| (Name::from(n), t))
+                .collect(),
             mutable,
             kind: StructKind::User,
         }))
@@ -99,14 +102,42 @@ mod tests {
             (Type::Float64, "Nothing", "Float64"),
             (Type::Int64, "Nothing", "Nothing"),
             (v.clone(), "Vector{Float64}", "Nothing"),
-            (Type::Ref(Arc::new(Type::Float64)), "Ref{Float64}", "Nothing"),
-            (Type::tuple([Type::Float64, v.clone()]), "Tuple{Nothing, Vector{Float64}}", "Tuple{Float64, Nothing}"),
-            (st("Dense", vec![("W", Type::matrix_f64()), ("b", v.clone())], false), "(W = Matrix{Float64}, b = Vector{Float64})", "Nothing"),
-            (st("P", vec![("a", Type::Float64), ("n", Type::Int64)], false), "Nothing", "(a = Float64, n = Nothing)"),
-            (st("M", vec![("a", Type::Float64)], true), "Ref{(a = Float64,)}", "Nothing"),
+            (
+                Type::Ref(Arc::new(Type::Float64)),
+                "Ref{Float64}",
+                "Nothing",
+            ),
+            (
+                Type::tuple([Type::Float64, v.clone()]),
+                "Tuple{Nothing, Vector{Float64}}",
+                "Tuple{Float64, Nothing}",
+            ),
+            (
+                st(
+                    "Dense",
+                    vec![("W", Type::matrix_f64()), ("b", v.clone())],
+                    false,
+                ),
+                "(W = Matrix{Float64}, b = Vector{Float64})",
+                "Nothing",
+            ),
+            (
+                st("P", vec![("a", Type::Float64), ("n", Type::Int64)], false),
+                "Nothing",
+                "(a = Float64, n = Nothing)",
+            ),
+            (
+                st("M", vec![("a", Type::Float64)], true),
+                "Ref{(a = Float64,)}",
+                "Nothing",
+            ),
         ];
         for (t, f, r) in cases {
-            assert_eq!((fdata_type(&t).to_string(), rdata_type(&t).to_string()), (f.to_string(), r.to_string()), "{t}");
+            assert_eq!(
+                (fdata_type(&t).to_string(), rdata_type(&t).to_string()),
+                (f.to_string(), r.to_string()),
+                "{t}"
+            );
         }
     }
 }

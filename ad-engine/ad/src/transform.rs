@@ -36,7 +36,6 @@ pub struct Adjoint {
     pub callees: Vec<Arc<Instance>>,
 }
 
-
 /// Per primal block: the residuals (forward values) its reverse reads, and their homes.
 #[derive(Default, Clone)]
 struct BlockTape {
@@ -67,7 +66,11 @@ pub fn adjoint(inst: &Arc<Instance>, func: &Function) -> Result<Adjoint, AdError
     let mut pullback = pullback;
     crate::simplify::simplify_forward(&mut forward);
     crate::simplify::simplify(&mut pullback);
-    Ok(Adjoint { forward, pullback, callees: callees.wanted })
+    Ok(Adjoint {
+        forward,
+        pullback,
+        callees: callees.wanted,
+    })
 }
 
 /// Differentiating code that itself differentiates (the transform's own output, or user calls
@@ -76,8 +79,9 @@ fn reject_nested(func: &Function) -> Result<(), AdError> {
     use Prim::*;
     for b in func.block_ids() {
         for &v in &func.block(b).stmts {
-            if let Some(Op::Prim(p @ (MakePullback | CallPullback | Gradient | Derivative | PullbackOf | Hessian))) =
-                func.stmt(v).map(|s| &s.op)
+            if let Some(Op::Prim(
+                p @ (MakePullback | CallPullback | Gradient | Derivative | PullbackOf | Hessian),
+            )) = func.stmt(v).map(|s| &s.op)
             {
                 return Err(AdError::new(
                     func.value(v).span,
@@ -114,7 +118,12 @@ impl<'f> Cx<'f> {
         let counted = f
             .block_ids()
             .map(|h| match preds[h.index()].as_slice() {
-                [a, b] if looped[h.index()] && live[h.index()] && rpo.contains(a) && rpo.contains(b) => {
+                [a, b]
+                    if looped[h.index()]
+                        && live[h.index()]
+                        && rpo.contains(a)
+                        && rpo.contains(b) =>
+                {
                     let inside = |q: Block| reaches(f, h)[q.index()] && reaches_from(f, h, q);
                     match (inside(*a), inside(*b)) {
                         (false, true) if !looped[a.index()] => Some((*a, *b)),
@@ -125,15 +134,31 @@ impl<'f> Cx<'f> {
                 _ => None,
             })
             .collect();
-        Cx { f, exit, act, looped, live, preds, order, counted }
+        Cx {
+            f,
+            exit,
+            act,
+            looped,
+            live,
+            preds,
+            order,
+            counted,
+        }
     }
 
     fn is_stmt_active(&self, v: Value) -> bool {
-        let Some(s) = self.f.stmt(v) else { return false };
+        let Some(s) = self.f.stmt(v) else {
+            return false;
+        };
         // Calls may mutate their arguments: they are effects too.
         let effect = matches!(s.op, Op::Prim(p) if p.has_effect()) || matches!(s.op, Op::Invoke(_));
-        let feeds = s.args.iter().any(|a| a.as_value().is_some_and(|x| self.act.values[x.index()].varied));
-        self.act.is_active(v) || (effect && feeds) || (effect && matches!(s.op, Op::Prim(Prim::SetIndex)))
+        let feeds = s.args.iter().any(|a| {
+            a.as_value()
+                .is_some_and(|x| self.act.values[x.index()].varied)
+        });
+        self.act.is_active(v)
+            || (effect && feeds)
+            || (effect && matches!(s.op, Op::Prim(Prim::SetIndex)))
     }
 
     fn multi_pred(&self, b: Block) -> bool {
@@ -186,10 +211,12 @@ fn forward_pass(cx: &Cx, inst: &Arc<Instance>, callees: &mut Callees) -> Result<
         }
         if cx.counted[b.index()].is_some() {
             let name = format!("iter{b}").into();
-            tapes[b.index()].counter = Some(out.add_param(b, Type::Int64, Span::default(), Some(name)));
+            tapes[b.index()].counter =
+                Some(out.add_param(b, Type::Int64, Span::default(), Some(name)));
         } else if cx.live[b.index()] && cx.multi_pred(b) {
             let name = format!("br{b}").into();
-            tapes[b.index()].branch = Some(out.add_param(b, Type::Int64, Span::default(), Some(name)));
+            tapes[b.index()].branch =
+                Some(out.add_param(b, Type::Int64, Span::default(), Some(name)));
         }
     }
     let mut sb = SsaBuilder::new(out);
@@ -205,13 +232,22 @@ fn forward_pass(cx: &Cx, inst: &Arc<Instance>, callees: &mut Callees) -> Result<
             let fs = FwdStmt {
                 op: &s.op,
                 args: s.args.iter().map(|a| mapped(&map, a)).collect(),
-                shadows: s.args.iter().map(|a| a.as_value().and_then(|x| shadow.get(&x).cloned())).collect(),
+                shadows: s
+                    .args
+                    .iter()
+                    .map(|a| a.as_value().and_then(|x| shadow.get(&x).cloned()))
+                    .collect(),
                 arg_tys: s.args.iter().map(|a| f.operand_ty(a)).collect(),
                 ty: d.ty.clone(),
                 active: cx.live[b.index()] && cx.is_stmt_active(v),
             };
             let active = fs.active;
-            let mut e = Emit { bcast: None, b: &mut sb, block: b, span: d.span };
+            let mut e = Emit {
+                bcast: None,
+                b: &mut sb,
+                block: b,
+                span: d.span,
+            };
             let r = rules::forward(&mut e, fs, callees)?;
             if let Operand::Value(fv) = r.value {
                 if sb.func.values[fv.index()].name.is_none() {
@@ -258,10 +294,23 @@ fn forward_pass(cx: &Cx, inst: &Arc<Instance>, callees: &mut Callees) -> Result<
         // Terminator; a latch counts the iteration it ends.
         let mut incs: HashMap<Block, Operand> = HashMap::new();
         for t in data.term.successors() {
-            if let (Some((_, latch)), Some(cnt)) = (cx.counted[t.index()], tapes[t.index()].counter) {
+            if let (Some((_, latch)), Some(cnt)) = (cx.counted[t.index()], tapes[t.index()].counter)
+            {
                 if latch == b {
-                    let mut e = Emit { bcast: None, b: &mut sb, block: b, span: Span::default() };
-                    incs.insert(t, e.prim(Prim::Add, vec![cnt.into(), Const::Int(1).into()], Type::Int64));
+                    let mut e = Emit {
+                        bcast: None,
+                        b: &mut sb,
+                        block: b,
+                        span: Span::default(),
+                    };
+                    incs.insert(
+                        t,
+                        e.prim(
+                            Prim::Add,
+                            vec![cnt.into(), Const::Int(1).into()],
+                            Type::Int64,
+                        ),
+                    );
                 }
             }
         }
@@ -270,7 +319,11 @@ fn forward_pass(cx: &Cx, inst: &Arc<Instance>, callees: &mut Callees) -> Result<
             Terminator::Return(x) => Terminator::Return(mapped(&map, x)),
             Terminator::Unreachable => Terminator::Unreachable,
             Terminator::Jump(c) => Terminator::Jump(call(c)),
-            Terminator::Branch { cond, then_to, else_to } => Terminator::Branch {
+            Terminator::Branch {
+                cond,
+                then_to,
+                else_to,
+            } => Terminator::Branch {
                 cond: mapped(&map, cond),
                 then_to: call(then_to),
                 else_to: call(else_to),
@@ -295,13 +348,26 @@ fn forward_pass(cx: &Cx, inst: &Arc<Instance>, callees: &mut Callees) -> Result<
         }
         let elem = Type::tuple(pushed.iter().map(|v| sb.func.ty(*v).clone()));
         let sty = Type::Stack(Arc::new(elem.clone()));
-        let stk = sb.func.push_stmt(Block::ENTRY, Stmt { op: Op::Prim(Prim::StackNew), args: vec![] }, sty.clone(), Span::default());
+        let stk = sb.func.push_stmt(
+            Block::ENTRY,
+            Stmt {
+                op: Op::Prim(Prim::StackNew),
+                args: vec![],
+            },
+            sty.clone(),
+            Span::default(),
+        );
         sb.func.values[stk.index()].name = Some(format!("stk{b}").into());
         let stmts = &mut sb.func.block_mut(Block::ENTRY).stmts;
         stmts.pop();
         stmts.insert(0, stk);
         let args = pushed.iter().map(|v| Operand::Value(*v)).collect();
-        let mut e = Emit { bcast: None, b: &mut sb, block: b, span: Span::default() };
+        let mut e = Emit {
+            bcast: None,
+            b: &mut sb,
+            block: b,
+            span: Span::default(),
+        };
         let alpha = e.prim(Prim::Tuple, args, elem);
         if let Operand::Value(a) = alpha {
             e.b.func.values[a.index()].name = Some(format!("α{b}").into());
@@ -313,16 +379,32 @@ fn forward_pass(cx: &Cx, inst: &Arc<Instance>, callees: &mut Callees) -> Result<
     }
     // The exit returns (y, y_f, back).
     let Terminator::Return(y) = sb.func.block(cx.exit).term.clone() else {
-        return Err(AdError::new(f.span, "internal: the exit block does not return"));
+        return Err(AdError::new(
+            f.span,
+            "internal: the exit block does not return",
+        ));
     };
     let ret_ty = names::forward_ret(inst, &f.ret);
     let tape_ty = Type::tuple(tape_tys);
     let span = f.block(cx.exit).term_span;
-    let mut e = Emit { bcast: None, b: &mut sb, block: cx.exit, span };
+    let mut e = Emit {
+        bcast: None,
+        b: &mut sb,
+        block: cx.exit,
+        span,
+    };
     let tape = e.prim(Prim::Tuple, tape_parts, tape_ty.clone());
     let pb = names::pullback_instance(inst);
-    let back_args = vec![Const::Func(pb.name.clone()).into(), Const::Int(i64::from(pb.method)).into(), tape];
-    let back = e.prim(Prim::MakePullback, back_args, Type::Pullback(pb.args.clone()));
+    let back_args = vec![
+        Const::Func(pb.name.clone()).into(),
+        Const::Int(i64::from(pb.method)).into(),
+        tape,
+    ];
+    let back = e.prim(
+        Prim::MakePullback,
+        back_args,
+        Type::Pullback(pb.args.clone()),
+    );
     let mut parts = vec![y.clone()];
     if has_fdata(&f.ret) {
         let primal_y = match &f.block(cx.exit).term {
@@ -331,7 +413,9 @@ fn forward_pass(cx: &Cx, inst: &Arc<Instance>, callees: &mut Callees) -> Result<
         };
         let ys = match primal_y.as_value().and_then(|v| shadow.get(&v).cloned()) {
             Some(s) => s,
-            None => e.zero_fdata(y.clone(), &f.ret).unwrap_or(Const::Nothing.into()),
+            None => e
+                .zero_fdata(y.clone(), &f.ret)
+                .unwrap_or(Const::Nothing.into()),
         };
         parts.push(ys);
     }
@@ -340,24 +424,42 @@ fn forward_pass(cx: &Cx, inst: &Arc<Instance>, callees: &mut Callees) -> Result<
     sb.func.set_term(cx.exit, Terminator::Return(r), span);
     sb.func.ret = ret_ty;
     let func = sb.finish();
-    Ok(Forward { func, tapes, slots, residual_of, tape_ty })
+    Ok(Forward {
+        func,
+        tapes,
+        slots,
+        residual_of,
+        tape_ty,
+    })
 }
 
 /// What a slot holds on paths where its block did not run: never read by the pullback, but a
 /// well-formed value of the slot's type where one is cheap to make, so the tape is a plain
 /// tuple; `undef` otherwise.
 fn slot_init(ty: &Type) -> VarInit {
-    let stmt = |p: Prim, args: Vec<Operand>| VarInit::Stmt(Stmt { op: Op::Prim(p), args });
+    let stmt = |p: Prim, args: Vec<Operand>| {
+        VarInit::Stmt(Stmt {
+            op: Op::Prim(p),
+            args,
+        })
+    };
     match ty {
         Type::Float64 => VarInit::Const(Const::f64(0.0)),
         Type::Int64 => VarInit::Const(Const::Int(0)),
         Type::Bool => VarInit::Const(Const::Bool(false)),
         Type::Nothing => VarInit::Const(Const::Nothing),
         Type::Array(_, 1) => stmt(Prim::Zeros, vec![Const::Int(0).into()]),
-        Type::Array(_, 2) => stmt(Prim::Zeros, vec![Const::Int(0).into(), Const::Int(0).into()]),
+        Type::Array(_, 2) => stmt(
+            Prim::Zeros,
+            vec![Const::Int(0).into(), Const::Int(0).into()],
+        ),
         Type::Pullback(_) => stmt(
             Prim::MakePullback,
-            vec![Const::Func("unreached".into()).into(), Const::Int(0).into(), Const::Nothing.into()],
+            vec![
+                Const::Func("unreached".into()).into(),
+                Const::Int(0).into(),
+                Const::Nothing.into(),
+            ],
         ),
         Type::Ref(_) | Type::Tuple(_) | Type::NamedTuple(_) => stmt(Prim::ZeroTangent, vec![]),
         _ => stmt(Prim::Undef, vec![Const::Symbol("slot".into()).into()]),
@@ -394,16 +496,25 @@ fn fwd_call(
     if cx.counted[c.block.index()].is_some() {
         args.push(incs.get(&c.block).cloned().unwrap_or(Const::Int(0).into()));
     } else if cx.live[c.block.index()] && cx.multi_pred(c.block) {
-        let k = cx.preds[c.block.index()].iter().position(|p| *p == from).unwrap_or(0);
+        let k = cx.preds[c.block.index()]
+            .iter()
+            .position(|p| *p == from)
+            .unwrap_or(0);
         args.push(Const::Int(k as i64 + 1).into());
     }
-    BlockCall { block: c.block, args }
+    BlockCall {
+        block: c.block,
+        args,
+    }
 }
 
 fn forward_def_block(func: &Function, v: Value) -> Block {
     match &func.value(v).kind {
         ValueKind::Param { block, .. } => *block,
-        ValueKind::Stmt(_) => func.block_ids().find(|b| func.block(*b).stmts.contains(&v)).unwrap_or(Block::ENTRY),
+        ValueKind::Stmt(_) => func
+            .block_ids()
+            .find(|b| func.block(*b).stmts.contains(&v))
+            .unwrap_or(Block::ENTRY),
     }
 }
 
@@ -412,21 +523,49 @@ fn pullback_pass(cx: &Cx, inst: &Arc<Instance>, fw: &Forward) -> Result<Function
     let pb_inst = names::pullback_instance(inst);
     let mut out = Function::new(pb_inst.name.clone(), f.span);
     out.instance = Some(pb_inst);
-    let tape = out.add_param(Block::ENTRY, fw.tape_ty.clone(), Span::default(), Some("tape".into()));
-    let dy = out.add_param(Block::ENTRY, rdata_type(&f.ret), Span::default(), Some("ȳ".into()));
+    let tape = out.add_param(
+        Block::ENTRY,
+        fw.tape_ty.clone(),
+        Span::default(),
+        Some("tape".into()),
+    );
+    let dy = out.add_param(
+        Block::ENTRY,
+        rdata_type(&f.ret),
+        Span::default(),
+        Some("ȳ".into()),
+    );
     let mut rev: HashMap<Block, Block> = HashMap::new();
     for &b in cx.order.iter().rev() {
         rev.insert(b, out.add_block());
     }
     let start = rev.get(&cx.exit).copied().unwrap_or(Block::ENTRY);
-    out.set_term(Block::ENTRY, Terminator::Jump(BlockCall::new(start)), Span::default());
-    let mut g = Grads { sb: SsaBuilder::new(out), vars: HashMap::new(), act: &cx.act, f };
+    out.set_term(
+        Block::ENTRY,
+        Terminator::Jump(BlockCall::new(start)),
+        Span::default(),
+    );
+    let mut g = Grads {
+        sb: SsaBuilder::new(out),
+        vars: HashMap::new(),
+        act: &cx.act,
+        f,
+    };
     // Iteration counters of counted loop headers, loaded once from the tape.
     let mut counters: HashMap<Block, Var> = HashMap::new();
     for &b in &cx.order {
         if let Some(pos) = fw.tapes[b.index()].counter.and_then(|c| fw.slots.get(&c)) {
-            let var = g.sb.declare_var_with_init(Type::Int64, Some(format!("iter{b}").into()), VarInit::Const(Const::Int(0)));
-            let mut e = Emit { bcast: None, b: &mut g.sb, block: Block::ENTRY, span: Span::default() };
+            let var = g.sb.declare_var_with_init(
+                Type::Int64,
+                Some(format!("iter{b}").into()),
+                VarInit::Const(Const::Int(0)),
+            );
+            let mut e = Emit {
+                bcast: None,
+                b: &mut g.sb,
+                block: Block::ENTRY,
+                span: Span::default(),
+            };
             let k = e.field(tape.into(), *pos, &fw.tape_ty);
             name(&mut e, &k, format!("iter{b}"));
             g.sb.def_var(Block::ENTRY, var, k);
@@ -441,7 +580,12 @@ fn pullback_pass(cx: &Cx, inst: &Arc<Instance>, fw: &Forward) -> Result<Function
     for &b in cx.order.iter().rev() {
         let rb = rev[&b];
         let tb = &fw.tapes[b.index()];
-        let mut e = Emit { bcast: None, b: &mut g.sb, block: rb, span: Span::default() };
+        let mut e = Emit {
+            bcast: None,
+            b: &mut g.sb,
+            block: rb,
+            span: Span::default(),
+        };
         // Residuals: popped from the block's stack, or loaded from the tape's slots.
         let mut res: HashMap<Value, Operand> = HashMap::new();
         if let Some((stk, pos)) = tb.stack {
@@ -475,7 +619,11 @@ fn pullback_pass(cx: &Cx, inst: &Arc<Instance>, fw: &Forward) -> Result<Function
                 continue;
             }
             let d = f.value(v);
-            let residuals = fw.residual_of.get(&v).map(|rs| rs.iter().map(|r| from_fwd(&res, r)).collect()).unwrap_or_default();
+            let residuals = fw
+                .residual_of
+                .get(&v)
+                .map(|rs| rs.iter().map(|r| from_fwd(&res, r)).collect())
+                .unwrap_or_default();
             let var = g.var(v);
             let dyv = var.map(|var| g.sb.use_var(rb, var));
             let rs = RevStmt {
@@ -486,7 +634,12 @@ fn pullback_pass(cx: &Cx, inst: &Arc<Instance>, fw: &Forward) -> Result<Function
                 residuals,
                 dy: dyv,
             };
-            let mut e = Emit { bcast: None, b: &mut g.sb, block: rb, span: d.span };
+            let mut e = Emit {
+                bcast: None,
+                b: &mut g.sb,
+                block: rb,
+                span: d.span,
+            };
             let contribs = rules::reverse(&mut e, rs);
             if let (Some(var), true) = (var, cx.looped[b.index()]) {
                 let z = e.zero_rdata(&rdata_type(&d.ty));
@@ -505,7 +658,12 @@ fn pullback_pass(cx: &Cx, inst: &Arc<Instance>, fw: &Forward) -> Result<Function
                 if let Some(var) = g.var(p) {
                     phis.push((j, g.sb.use_var(rb, var)));
                     if cx.looped[b.index()] {
-                        let mut e = Emit { bcast: None, b: &mut g.sb, block: rb, span: Span::default() };
+                        let mut e = Emit {
+                            bcast: None,
+                            b: &mut g.sb,
+                            block: rb,
+                            span: Span::default(),
+                        };
                         let z = e.zero_rdata(&rdata_type(f.ty(p)));
                         g.sb.def_var(rb, var, z);
                     }
@@ -519,59 +677,121 @@ fn pullback_pass(cx: &Cx, inst: &Arc<Instance>, fw: &Forward) -> Result<Function
                 let rty = rdata_type(f.ty(a));
                 let val = match g.var(a) {
                     Some(var) => g.sb.use_var(rb, var),
-                    None => Emit { bcast: None, b: &mut g.sb, block: rb, span: Span::default() }.zero_rdata(&rty),
+                    None => Emit {
+                        bcast: None,
+                        b: &mut g.sb,
+                        block: rb,
+                        span: Span::default(),
+                    }
+                    .zero_rdata(&rty),
                 };
                 parts.push(val);
                 tys.push(rty);
             }
             let rty = Type::tuple(tys);
-            let mut e = Emit { bcast: None, b: &mut g.sb, block: rb, span: Span::default() };
+            let mut e = Emit {
+                bcast: None,
+                b: &mut g.sb,
+                block: rb,
+                span: Span::default(),
+            };
             let r = e.prim(Prim::Tuple, parts, rty.clone());
             g.sb.func.set_term(rb, Terminator::Return(r), f.span);
             g.sb.func.ret = rty;
             continue;
         }
-        let preds: Vec<(usize, Block)> =
-            cx.preds[b.index()].iter().copied().enumerate().filter(|(_, q)| rev.contains_key(q)).collect();
+        let preds: Vec<(usize, Block)> = cx.preds[b.index()]
+            .iter()
+            .copied()
+            .enumerate()
+            .filter(|(_, q)| rev.contains_key(q))
+            .collect();
         let edge = |g: &mut Grads, at: Block, q: Block| {
-            let Some(call) = f.block(q).term.calls().into_iter().find(|c| c.block == b).cloned() else { return };
+            let Some(call) = f
+                .block(q)
+                .term
+                .calls()
+                .into_iter()
+                .find(|c| c.block == b)
+                .cloned()
+            else {
+                return;
+            };
             for (j, gp) in &phis {
                 if let Some(u) = call.args.get(*j).and_then(Operand::as_value) {
                     g.accumulate(at, Span::default(), u, gp.clone());
                 }
             }
         };
-        if let (Some((outside, latch)), Some(var)) = (cx.counted[b.index()], counters.get(&b).copied()) {
+        if let (Some((outside, latch)), Some(var)) =
+            (cx.counted[b.index()], counters.get(&b).copied())
+        {
             // Iterations left: none means the loop was entered from outside.
             let left = g.sb.use_var(rb, var);
-            let mut e = Emit { bcast: None, b: &mut g.sb, block: rb, span: Span::default() };
-            let done = e.prim(Prim::Eq, vec![left.clone(), Const::Int(0).into()], Type::Bool);
+            let mut e = Emit {
+                bcast: None,
+                b: &mut g.sb,
+                block: rb,
+                span: Span::default(),
+            };
+            let done = e.prim(
+                Prim::Eq,
+                vec![left.clone(), Const::Int(0).into()],
+                Type::Bool,
+            );
             let out_to = if phis.is_empty() {
                 rev[&outside]
             } else {
                 let eb = g.sb.func.add_block();
                 edge(&mut g, eb, outside);
-                g.sb.func.set_term(eb, Terminator::Jump(BlockCall::new(rev[&outside])), Span::default());
+                g.sb.func.set_term(
+                    eb,
+                    Terminator::Jump(BlockCall::new(rev[&outside])),
+                    Span::default(),
+                );
                 eb
             };
             let back = g.sb.func.add_block();
             edge(&mut g, back, latch);
-            let mut e = Emit { bcast: None, b: &mut g.sb, block: back, span: Span::default() };
+            let mut e = Emit {
+                bcast: None,
+                b: &mut g.sb,
+                block: back,
+                span: Span::default(),
+            };
             let dec = e.prim(Prim::Sub, vec![left, Const::Int(1).into()], Type::Int64);
             g.sb.def_var(back, var, dec);
-            g.sb.func.set_term(back, Terminator::Jump(BlockCall::new(rev[&latch])), Span::default());
-            let term = Terminator::Branch { cond: done, then_to: BlockCall::new(out_to), else_to: BlockCall::new(back) };
+            g.sb.func.set_term(
+                back,
+                Terminator::Jump(BlockCall::new(rev[&latch])),
+                Span::default(),
+            );
+            let term = Terminator::Branch {
+                cond: done,
+                then_to: BlockCall::new(out_to),
+                else_to: BlockCall::new(back),
+            };
             g.sb.func.set_term(rb, term, Span::default());
             continue;
         }
         match preds.as_slice() {
-            [] => g.sb.func.set_term(rb, Terminator::Unreachable, Span::default()),
+            [] => {
+                g.sb.func
+                    .set_term(rb, Terminator::Unreachable, Span::default())
+            }
             [(_, q)] if !cx.multi_pred(b) => {
                 edge(&mut g, rb, *q);
-                g.sb.func.set_term(rb, Terminator::Jump(BlockCall::new(rev[q])), Span::default());
+                g.sb.func.set_term(
+                    rb,
+                    Terminator::Jump(BlockCall::new(rev[q])),
+                    Span::default(),
+                );
             }
             _ => {
-                let idx = tb.branch.map(|br| from_fwd(&res, &Operand::Value(br))).unwrap_or(Const::Int(1).into());
+                let idx = tb
+                    .branch
+                    .map(|br| from_fwd(&res, &Operand::Value(br)))
+                    .unwrap_or(Const::Int(1).into());
                 if let Operand::Value(i) = &idx {
                     g.sb.func.values[i.index()].name = Some(format!("br{b}").into());
                 }
@@ -582,7 +802,11 @@ fn pullback_pass(cx: &Cx, inst: &Arc<Instance>, fw: &Forward) -> Result<Function
                     } else {
                         let eb = g.sb.func.add_block();
                         edge(&mut g, eb, *q);
-                        g.sb.func.set_term(eb, Terminator::Jump(BlockCall::new(rev[q])), Span::default());
+                        g.sb.func.set_term(
+                            eb,
+                            Terminator::Jump(BlockCall::new(rev[q])),
+                            Span::default(),
+                        );
                         eb
                     });
                 }
@@ -590,9 +814,22 @@ fn pullback_pass(cx: &Cx, inst: &Arc<Instance>, fw: &Forward) -> Result<Function
                 let mut at = rb;
                 let n = preds.len();
                 for (i, (k, _)) in preds.iter().enumerate().take(n - 1) {
-                    let mut e = Emit { bcast: None, b: &mut g.sb, block: at, span: Span::default() };
-                    let c = e.prim(Prim::Eq, vec![idx.clone(), Const::Int(*k as i64 + 1).into()], Type::Bool);
-                    let next = if i + 2 == n { targets[n - 1] } else { g.sb.func.add_block() };
+                    let mut e = Emit {
+                        bcast: None,
+                        b: &mut g.sb,
+                        block: at,
+                        span: Span::default(),
+                    };
+                    let c = e.prim(
+                        Prim::Eq,
+                        vec![idx.clone(), Const::Int(*k as i64 + 1).into()],
+                        Type::Bool,
+                    );
+                    let next = if i + 2 == n {
+                        targets[n - 1]
+                    } else {
+                        g.sb.func.add_block()
+                    };
                     let term = Terminator::Branch {
                         cond: c,
                         then_to: BlockCall::new(targets[i]),
@@ -602,7 +839,11 @@ fn pullback_pass(cx: &Cx, inst: &Arc<Instance>, fw: &Forward) -> Result<Function
                     at = next;
                 }
                 if n == 1 {
-                    g.sb.func.set_term(rb, Terminator::Jump(BlockCall::new(targets[0])), Span::default());
+                    g.sb.func.set_term(
+                        rb,
+                        Terminator::Jump(BlockCall::new(targets[0])),
+                        Span::default(),
+                    );
                 }
             }
         }
@@ -637,7 +878,10 @@ impl Grads<'_> {
         let rty = rdata_type(ty);
         let init = match rty {
             Type::Float64 => VarInit::Const(Const::f64(0.0)),
-            _ => VarInit::Stmt(Stmt { op: Op::Prim(Prim::ZeroTangent), args: vec![] }),
+            _ => VarInit::Stmt(Stmt {
+                op: Op::Prim(Prim::ZeroTangent),
+                args: vec![],
+            }),
         };
         let name = self.f.value(v).name.as_ref().map(|n| format!("{n}̄").into());
         let var = self.sb.declare_var_with_init(rty, name, init);
@@ -650,7 +894,12 @@ impl Grads<'_> {
         let Some(var) = self.var(v) else { return };
         let cur = self.sb.use_var(block, var);
         let ty = self.sb.var_ty(var).clone();
-        let mut e = Emit { bcast: None, b: &mut self.sb, block, span };
+        let mut e = Emit {
+            bcast: None,
+            b: &mut self.sb,
+            block,
+            span,
+        };
         let sum = e.accum(&ty, cur, c);
         self.sb.def_var(block, var, sum);
     }

@@ -5,7 +5,11 @@ mod common;
 use zy_ad::{analyse, ArgGradient, UseSite};
 use zy_ir::{Prim, Type};
 
-fn analysed(src: &str, name: &str, args: &[zy_interp::Value]) -> (zy_ad::Activity, std::sync::Arc<zy_ir::Function>) {
+fn analysed(
+    src: &str,
+    name: &str,
+    args: &[zy_interp::Value],
+) -> (zy_ad::Activity, std::sync::Arc<zy_ir::Function>) {
     let (inst, prog) = common::run::typed(src, name, args);
     let f = prog.functions[&inst].clone();
     (analyse(&f), f)
@@ -16,7 +20,10 @@ fn pow_reaches_x_and_not_the_int() {
     let (inst, prog) = common::pow();
     let f = &prog.functions[&inst];
     let a = analyse(f);
-    assert_eq!(a.args, vec![ArgGradient::Reaches, ArgGradient::NotDifferentiable]);
+    assert_eq!(
+        a.args,
+        vec![ArgGradient::Reaches, ArgGradient::NotDifferentiable]
+    );
     // r (the header's first φ) is carried around the loop and active; the counter is not.
     let header = &f.blocks[1];
     let (r, n) = (header.params[0], header.params[1]);
@@ -29,7 +36,11 @@ fn comparison_cuts_the_gradient_of_a_branch_condition() {
     use zy_interp::Value::F64;
     let (a, _) = analysed("h(x, y) = y > 0.0 ? x : 2x", "h", &[F64(1.0), F64(2.0)]);
     assert_eq!(a.args[0], ArgGradient::Reaches);
-    assert!(matches!(a.args[1], ArgGradient::Cut { op: Prim::Gt, .. }), "{:?}", a.args[1]);
+    assert!(
+        matches!(a.args[1], ArgGradient::Cut { op: Prim::Gt, .. }),
+        "{:?}",
+        a.args[1]
+    );
 }
 
 #[test]
@@ -45,9 +56,16 @@ fn uses_are_listed_with_their_statements() {
     let f = &prog.functions[&inst];
     let a = analyse(f);
     let arg_a = f.args()[0];
-    let users: Vec<UseSite> = a.values[arg_a.index()].uses.iter().map(|(u, _)| *u).collect();
+    let users: Vec<UseSite> = a.values[arg_a.index()]
+        .uses
+        .iter()
+        .map(|(u, _)| *u)
+        .collect();
     // a feeds a + b² and a / (a + b²).
     assert_eq!(users.len(), 2);
     assert!(users.iter().all(|u| matches!(u, UseSite::Stmt(_))));
-    assert!(f.values.iter().all(|d| d.ty == Type::Float64 || d.ty == Type::Int64));
+    assert!(f
+        .values
+        .iter()
+        .all(|d| d.ty == Type::Float64 || d.ty == Type::Int64));
 }

@@ -16,7 +16,10 @@ fn expectations(text: &str, kind: &str) -> Vec<(String, String)> {
     let prefix = format!("# expect {kind}:");
     text.lines()
         .filter_map(|l| l.trim().strip_prefix(prefix.as_str()))
-        .filter_map(|rest| rest.rsplit_once(" => ").map(|(c, j)| (c.trim().to_string(), j.trim().to_string())))
+        .filter_map(|rest| {
+            rest.rsplit_once(" => ")
+                .map(|(c, j)| (c.trim().to_string(), j.trim().to_string()))
+        })
         .collect()
 }
 
@@ -24,19 +27,30 @@ fn expectations(text: &str, kind: &str) -> Vec<(String, String)> {
 fn split_call(call: &str) -> Option<(&str, &str)> {
     let open = call.find('(')?;
     let name = &call[..open];
-    let ok = !name.is_empty() && name.chars().all(|c| c.is_alphanumeric() || c == '_' || c == '!');
+    let ok = !name.is_empty()
+        && name
+            .chars()
+            .all(|c| c.is_alphanumeric() || c == '_' || c == '!');
     (ok && call.ends_with(')')).then(|| (name, &call[open + 1..call.len() - 1]))
 }
 
 fn close(a: &Json, b: &Json) -> bool {
     match (a, b) {
         (Json::Number(x), Json::Number(y)) => {
-            let (x, y) = (x.as_f64().unwrap_or(f64::NAN), y.as_f64().unwrap_or(f64::NAN));
+            let (x, y) = (
+                x.as_f64().unwrap_or(f64::NAN),
+                y.as_f64().unwrap_or(f64::NAN),
+            );
             (x - y).abs() <= 1e-9 * x.abs().max(y.abs()).max(1.0)
         }
-        (Json::Array(xs), Json::Array(ys)) => xs.len() == ys.len() && xs.iter().zip(ys).all(|(x, y)| close(x, y)),
+        (Json::Array(xs), Json::Array(ys)) => {
+            xs.len() == ys.len() && xs.iter().zip(ys).all(|(x, y)| close(x, y))
+        }
         (Json::Object(xs), Json::Object(ys)) => {
-            xs.len() == ys.len() && xs.iter().all(|(k, x)| ys.get(k).is_some_and(|y| close(x, y)))
+            xs.len() == ys.len()
+                && xs
+                    .iter()
+                    .all(|(k, x)| ys.get(k).is_some_and(|y| close(x, y)))
         }
         _ => a == b,
     }
@@ -54,7 +68,8 @@ fn grad_json(src: &str, call: &str) -> Result<Json, String> {
     let mut args = args;
     let mut tys: Vec<zy_ir::Type> = args.iter().map(Value::julia_type).collect();
     let program = common::run::program(&src);
-    let (mut inst, mut prog) = zy_infer::infer_entry(&program, name, &tys).map_err(|e| format!("{e:?}"))?;
+    let (mut inst, mut prog) =
+        zy_infer::infer_entry(&program, name, &tys).map_err(|e| format!("{e:?}"))?;
     // A global bound to a closure: the closure is argument 0; its gradient is not reported.
     let callee = inst.args.len() == args.len() + 1;
     if callee {
@@ -63,13 +78,17 @@ fn grad_json(src: &str, call: &str) -> Result<Json, String> {
         let f = run(&cprog, &cinst, vec![], &Limits::default()).map_err(|e| e.message)?;
         args.insert(0, f);
         tys = args.iter().map(Value::julia_type).collect();
-        (inst, prog) = zy_infer::infer_call(&program, &tys[0], &tys[1..]).map_err(|e| format!("{e:?}"))?;
+        (inst, prog) =
+            zy_infer::infer_call(&program, &tys[0], &tys[1..]).map_err(|e| format!("{e:?}"))?;
     }
     let prog = zy_ad::expand_with_rrules(&program, &prog).map_err(|e| e.message)?;
-    let (driver, prog) = zy_ad::gradient_program_with_rrules(&program, &prog, &inst).map_err(|e| e.message)?;
+    let (driver, prog) =
+        zy_ad::gradient_program_with_rrules(&program, &prog, &inst).map_err(|e| e.message)?;
     match run(&prog, &driver, args, &Limits::default()).map_err(|e| e.message)? {
         Value::Tuple(parts) if parts.len() == 2 => match (&parts[1], callee) {
-            (Value::Tuple(gs), true) => Ok(to_json(&Value::Tuple(gs[1..].iter().cloned().collect()))),
+            (Value::Tuple(gs), true) => {
+                Ok(to_json(&Value::Tuple(gs[1..].iter().cloned().collect())))
+            }
             (g, _) => Ok(to_json(g)),
         },
         other => Err(format!("driver returned {other:?}")),
@@ -81,18 +100,31 @@ fn fixture_gradients() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../fixtures");
     let mut files: Vec<_> = ["", "table2"]
         .iter()
-        .flat_map(|d| std::fs::read_dir(root.join(d)).into_iter().flatten().flatten())
+        .flat_map(|d| {
+            std::fs::read_dir(root.join(d))
+                .into_iter()
+                .flatten()
+                .flatten()
+        })
         .map(|e| e.path())
         .filter(|p| p.extension().is_some_and(|x| x == "jl"))
         .collect();
     files.sort();
     let (mut ok, mut failures) = (0, Vec::new());
     for path in files {
-        let Ok(text) = std::fs::read_to_string(&path) else { continue };
+        let Ok(text) = std::fs::read_to_string(&path) else {
+            continue;
+        };
         for (call, want) in expectations(&text, "grad") {
-            let file = path.file_name().map(|f| f.to_string_lossy().to_string()).unwrap_or_default();
-            let Ok(want) = serde_json::from_str::<Json>(&want) else { continue };
-            let got = std::panic::catch_unwind(|| grad_json(&text, &call)).unwrap_or_else(|_| Err("panic".into()));
+            let file = path
+                .file_name()
+                .map(|f| f.to_string_lossy().to_string())
+                .unwrap_or_default();
+            let Ok(want) = serde_json::from_str::<Json>(&want) else {
+                continue;
+            };
+            let got = std::panic::catch_unwind(|| grad_json(&text, &call))
+                .unwrap_or_else(|_| Err("panic".into()));
             match got {
                 Ok(g) if close(&g, &want) => ok += 1,
                 Ok(g) => failures.push(format!("{file}: {call}: got {g}, want {want}")),
@@ -101,16 +133,24 @@ fn fixture_gradients() {
         }
     }
     eprintln!("{ok} fixture gradients right");
-    assert!(failures.is_empty(), "{} wrong:\n{}", failures.len(), failures.join("\n"));
+    assert!(
+        failures.is_empty(),
+        "{} wrong:\n{}",
+        failures.len(),
+        failures.join("\n")
+    );
 }
 
 /// Evaluate `call` after expanding the differentiation builtins.
 fn eval_json(src: &str, call: &str) -> Result<Json, String> {
     let src = format!("{src}\nzycall__() = {call}\n");
     let program = common::run::program(&src);
-    let (inst, prog) = zy_infer::infer_entry(&program, "zycall__", &[]).map_err(|e| format!("{e:?}"))?;
+    let (inst, prog) =
+        zy_infer::infer_entry(&program, "zycall__", &[]).map_err(|e| format!("{e:?}"))?;
     let prog = zy_ad::expand_with_rrules(&program, &prog).map_err(|e| e.message)?;
-    run(&prog, &inst, vec![], &Limits::default()).map(|v| to_json(&v)).map_err(|e| e.message)
+    run(&prog, &inst, vec![], &Limits::default())
+        .map(|v| to_json(&v))
+        .map_err(|e| e.message)
 }
 
 /// Every `# expect eval:` of a program that calls `gradient`, `derivative` or `pullback`.
@@ -119,10 +159,15 @@ fn fixture_values_with_differentiation() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../fixtures");
     let (mut ok, mut failures) = (0, Vec::new());
     for name in ["nested_ad.jl", "rrule.jl", "closures.jl"] {
-        let Ok(text) = std::fs::read_to_string(root.join(name)) else { continue };
+        let Ok(text) = std::fs::read_to_string(root.join(name)) else {
+            continue;
+        };
         for (call, want) in expectations(&text, "eval") {
-            let Ok(want) = serde_json::from_str::<Json>(&want) else { continue };
-            let got = std::panic::catch_unwind(|| eval_json(&text, &call)).unwrap_or_else(|_| Err("panic".into()));
+            let Ok(want) = serde_json::from_str::<Json>(&want) else {
+                continue;
+            };
+            let got = std::panic::catch_unwind(|| eval_json(&text, &call))
+                .unwrap_or_else(|_| Err("panic".into()));
             match got {
                 Ok(g) if close(&g, &want) => ok += 1,
                 Ok(g) => failures.push(format!("{name}: {call}: got {g}, want {want}")),
@@ -131,5 +176,10 @@ fn fixture_values_with_differentiation() {
         }
     }
     eprintln!("{ok} values right");
-    assert!(failures.is_empty(), "{} wrong:\n{}", failures.len(), failures.join("\n"));
+    assert!(
+        failures.is_empty(),
+        "{} wrong:\n{}",
+        failures.len(),
+        failures.join("\n")
+    );
 }

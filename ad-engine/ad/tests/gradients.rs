@@ -18,7 +18,13 @@ fn i(n: i64) -> Value {
 fn ratio_of_the_paper() {
     let src = "f(a, b) = a / (a + b^2)";
     // a + b² = 7: ∂a = b²/49, ∂b = -2ab/49
-    assert_grad(src, "f", vec![f(3.0), f(2.0)], 3.0 / 7.0, &[Some(&[4.0 / 49.0]), Some(&[-12.0 / 49.0])]);
+    assert_grad(
+        src,
+        "f",
+        vec![f(3.0), f(2.0)],
+        3.0 / 7.0,
+        &[Some(&[4.0 / 49.0]), Some(&[-12.0 / 49.0])],
+    );
     check_fd(src, "f", vec![f(3.0), f(2.0)]);
 }
 
@@ -65,11 +71,29 @@ function first_big(x, n)
     return s
 end";
     // x = 2: s = 2, 6, 12 > 10 at i = 3: value 144; s = 6x, d(s²)/dx = 2 s 6 = 144
-    assert_grad(src, "first_big", vec![f(2.0), i(5)], 144.0, &[Some(&[144.0]), None]);
+    assert_grad(
+        src,
+        "first_big",
+        vec![f(2.0), i(5)],
+        144.0,
+        &[Some(&[144.0]), None],
+    );
     // x = 1: s = 1, 3, 6, 10 (not > 10), 15 at i = 5: return 225, ds/dx = 15, 2·15·15 = 450
-    assert_grad(src, "first_big", vec![f(1.0), i(5)], 225.0, &[Some(&[450.0]), None]);
+    assert_grad(
+        src,
+        "first_big",
+        vec![f(1.0), i(5)],
+        225.0,
+        &[Some(&[450.0]), None],
+    );
     // Never big: s = x(1 + 2) = 3x, ds/dx = 3
-    assert_grad(src, "first_big", vec![f(1.0), i(2)], 3.0, &[Some(&[3.0]), None]);
+    assert_grad(
+        src,
+        "first_big",
+        vec![f(1.0), i(2)],
+        3.0,
+        &[Some(&[3.0]), None],
+    );
     check_fd(src, "first_big", vec![f(0.7), i(6)]);
 }
 
@@ -93,7 +117,13 @@ function grid(x, n)
 end";
     // n = 3: i = 1: x; i = 2 skipped; i = 3: x + x² + x³. t = 2x + x² + x³.
     // x = 2: t = 4 + 4 + 8 = 16; dt/dx = 2 + 2x + 3x² = 2 + 4 + 12 = 18
-    assert_grad(src, "grid", vec![f(2.0), i(3)], 16.0, &[Some(&[18.0]), None]);
+    assert_grad(
+        src,
+        "grid",
+        vec![f(2.0), i(3)],
+        16.0,
+        &[Some(&[18.0]), None],
+    );
     check_fd(src, "grid", vec![f(1.3), i(4)]);
 }
 
@@ -107,7 +137,13 @@ function power(x, n)
     return x * power(x, n - 1)
 end";
     // x⁴ at 1.5: 5.0625, 4x³ = 13.5
-    assert_grad(src, "power", vec![f(1.5), i(4)], 5.0625, &[Some(&[13.5]), None]);
+    assert_grad(
+        src,
+        "power",
+        vec![f(1.5), i(4)],
+        5.0625,
+        &[Some(&[13.5]), None],
+    );
     check_fd(src, "power", vec![f(0.8), i(5)]);
 }
 
@@ -125,7 +161,13 @@ function mix(x, y)
     return norm2(p)
 end";
     // p = (xy, 2x): x²y² + 4x²; ∂x = 2xy² + 8x, ∂y = 2x²y. At (1, 3): 9 + 4 = 13; 18 + 8 = 26; 6
-    assert_grad(src, "mix", vec![f(1.0), f(3.0)], 13.0, &[Some(&[26.0]), Some(&[6.0])]);
+    assert_grad(
+        src,
+        "mix",
+        vec![f(1.0), f(3.0)],
+        13.0,
+        &[Some(&[26.0]), Some(&[6.0])],
+    );
     check_fd(src, "mix", vec![f(0.4), f(-1.2)]);
 }
 
@@ -141,7 +183,13 @@ function scaled_sum(a, xs)
     return s
 end";
     // a Σx² = 2(1 + 4) = 10; ∂a = 5, ∂x = 2 a x = (4, 8)
-    assert_grad(src, "scaled_sum", vec![f(2.0), vec64(&[1.0, 2.0])], 10.0, &[Some(&[5.0]), Some(&[4.0, 8.0])]);
+    assert_grad(
+        src,
+        "scaled_sum",
+        vec![f(2.0), vec64(&[1.0, 2.0])],
+        10.0,
+        &[Some(&[5.0]), Some(&[4.0, 8.0])],
+    );
     check_fd(src, "scaled_sum", vec![f(0.3), vec64(&[1.0, -2.0, 0.5])]);
 }
 
@@ -155,7 +203,13 @@ function square_in_place!(v)
     return sum(v)
 end";
     // Σ v² at (1, 2, 3) = 14; gradient 2v = (2, 4, 6) w.r.t. the entry value
-    assert_grad(src, "square_in_place!", vec![vec64(&[1.0, 2.0, 3.0])], 14.0, &[Some(&[2.0, 4.0, 6.0])]);
+    assert_grad(
+        src,
+        "square_in_place!",
+        vec![vec64(&[1.0, 2.0, 3.0])],
+        14.0,
+        &[Some(&[2.0, 4.0, 6.0])],
+    );
     check_fd(src, "square_in_place!", vec![vec64(&[0.5, -1.5, 2.0])]);
 }
 
@@ -189,7 +243,13 @@ function until(x, n)
     return s
 end";
     // n = 3: s = x + x² + x³ = 14 at 2; ds/dx = 1 + 2x + 3x² = 17
-    assert_grad(src, "until", vec![f(2.0), i(3)], 14.0, &[Some(&[17.0]), None]);
+    assert_grad(
+        src,
+        "until",
+        vec![f(2.0), i(3)],
+        14.0,
+        &[Some(&[17.0]), None],
+    );
     assert_grad(src, "until", vec![f(2.0), i(1)], 2.0, &[Some(&[1.0]), None]);
     check_fd(src, "until", vec![f(0.9), i(5)]);
 }

@@ -8,7 +8,8 @@ use zy_interp::{run, Limits, Value};
 fn eval(src: &str, call: &str) -> f64 {
     let src = format!("{src}\nzycall__() = {call}\n");
     let program = common::run::program(&src);
-    let (inst, prog) = zy_infer::infer_entry(&program, "zycall__", &[]).unwrap_or_else(|e| panic!("{e:?}"));
+    let (inst, prog) =
+        zy_infer::infer_entry(&program, "zycall__", &[]).unwrap_or_else(|e| panic!("{e:?}"));
     let prog = zy_ad::expand(&prog).unwrap_or_else(|e| panic!("{}", e.message));
     match run(&prog, &inst, vec![], &Limits::default()) {
         Ok(Value::F64(y)) => y,

@@ -16,7 +16,8 @@ fn check(case: (std::sync::Arc<zy_ir::Instance>, zy_ir::TypedProgram), fwd: Expe
 
 #[test]
 fn ratio() {
-    check(common::paper_ratio(),
+    check(
+        common::paper_ratio(),
         expect![[r#"
             f⁺(%1::Float64, %2::Float64) :: Tuple{Float64, Pullback{typeof(f), Float64, Float64}}   # a, b
             #1:
@@ -50,7 +51,8 @@ fn ratio() {
 
 #[test]
 fn leaky_relu_records_the_branch() {
-    check(common::leaky_relu(),
+    check(
+        common::leaky_relu(),
         expect![[r#"
             relu⁺(%1::Float64) :: Tuple{Float64, Pullback{typeof(relu), Float64}}   # x
             #1:
@@ -90,7 +92,8 @@ fn leaky_relu_records_the_branch() {
 
 #[test]
 fn pow_pushes_one_float_per_iteration() {
-    check(common::pow(),
+    check(
+        common::pow(),
         expect![[r#"
             pow⁺(%1::Float64, %2::Int64) :: Tuple{Float64, Pullback{typeof(pow), Float64, Int64}}   # x, n
             #1:

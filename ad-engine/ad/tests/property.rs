@@ -36,9 +36,19 @@ fn expr() -> impl Strategy<Value = String> {
 }
 
 fn program() -> impl Strategy<Value = String> {
-    (expr_over(false), expr_over(false), expr(), expr(), expr(), expr(), expr(), 0..4i64).prop_map(|(e1, e2, e3, e4, e5, e6, e7, k)| {
-        format!(
-            "function p(x, y, n)
+    (
+        expr_over(false),
+        expr_over(false),
+        expr(),
+        expr(),
+        expr(),
+        expr(),
+        expr(),
+        0..4i64,
+    )
+        .prop_map(|(e1, e2, e3, e4, e5, e6, e7, k)| {
+            format!(
+                "function p(x, y, n)
     a = {e1}
     b = {e2}
     if n > {k}
@@ -55,8 +65,8 @@ fn program() -> impl Strategy<Value = String> {
     end
     return {e7}
 end"
-        )
-    })
+            )
+        })
 }
 
 proptest! {

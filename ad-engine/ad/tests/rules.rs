@@ -60,7 +60,10 @@ fn scalar_binary() {
 
 #[test]
 fn arrays() {
-    for (xs, ys) in [([1.5, -2.0, 0.5], [0.3, 0.7, -1.1]), ([-0.4, 2.5, 1.25], [1.0, -0.5, 2.0])] {
+    for (xs, ys) in [
+        ([1.5, -2.0, 0.5], [0.3, 0.7, -1.1]),
+        ([-0.4, 2.5, 1.25], [1.0, -0.5, 2.0]),
+    ] {
         arrays_at(&xs, &ys);
     }
 }
@@ -101,7 +104,10 @@ fn broadcasts() {
     for name in ["sin", "exp", "tanh", "abs", "-"] {
         test_rule(Prim::Broadcast, &[b(name), x()]);
     }
-    test_rule(Prim::Broadcast, &[b("^"), v(&[1.5, 2.0, 0.5]), Arg::V(Value::Int(3))]);
+    test_rule(
+        Prim::Broadcast,
+        &[b("^"), v(&[1.5, 2.0, 0.5]), Arg::V(Value::Int(3))],
+    );
 }
 
 #[test]
@@ -114,7 +120,11 @@ fn data() {
         test_rule(RefSet, &[r(x), f(2.0 * x + 1.0)]);
     }
     test_rule(Tuple, &[f(1.0), f(2.0)]);
-    let t = Arg::V(Value::tuple([Value::F64(1.5), Value::F64(-0.5), Value::F64(2.0)]));
+    let t = Arg::V(Value::tuple([
+        Value::F64(1.5),
+        Value::F64(-0.5),
+        Value::F64(2.0),
+    ]));
     test_rule(GetField, &[t.clone(), c(2)]);
     test_rule(TupleIndex, &[t, Arg::V(Value::Int(3))]);
 }

@@ -40,13 +40,17 @@ mod tests {
     use zy_ir::{Instance, Type};
 
     use super::adjoint;
-    use crate::{RootDatabase, SourceFile, Workspace};
     use crate::specialise::InstanceId;
+    use crate::{RootDatabase, SourceFile, Workspace};
 
     const SRC: &str = "square(x) = x * x\ncube(x) = x * x * x\n";
 
     fn inst(name: &str) -> Instance {
-        Instance { name: name.into(), method: 0, args: Arc::from([Type::Float64]) }
+        Instance {
+            name: name.into(),
+            method: 0,
+            args: Arc::from([Type::Float64]),
+        }
     }
 
     #[test]
@@ -56,14 +60,22 @@ mod tests {
         Workspace::get(&db).set_files(&mut db).to(vec![file]);
         for name in ["square", "cube"] {
             let adj = adjoint(&db, InstanceId::of(&db, &inst(name)));
-            assert!(adj.as_ref().is_ok_and(|a| a.pullback.name.ends_with('⁻')), "{adj:?}");
+            assert!(
+                adj.as_ref().is_ok_and(|a| a.pullback.name.ends_with('⁻')),
+                "{adj:?}"
+            );
         }
         db.enable_query_log();
-        file.set_text(&mut db).to(SRC.replace("x * x * x", "x * x * x * 1.0"));
+        file.set_text(&mut db)
+            .to(SRC.replace("x * x * x", "x * x * x * 1.0"));
         for name in ["square", "cube"] {
             let _ = adjoint(&db, InstanceId::of(&db, &inst(name)));
         }
-        let ran: Vec<String> = db.take_query_log().into_iter().filter(|q| q.starts_with("adjoint(")).collect();
+        let ran: Vec<String> = db
+            .take_query_log()
+            .into_iter()
+            .filter(|q| q.starts_with("adjoint("))
+            .collect();
         assert_eq!(ran, ["adjoint(cube(::Float64))"]);
     }
 }

@@ -350,10 +350,16 @@ mod tests {
         };
         let one = of(vec![Value::vector_f64(vec![1.5, -2.0])]);
         assert_eq!(one.to_text(), "value: 8.0\ngradient: ([1.5, -2.0],)");
-        assert_eq!(one.to_json_text(), r#"{"value":8.0,"gradient":[[1.5,-2.0]]}"#);
+        assert_eq!(
+            one.to_json_text(),
+            r#"{"value":8.0,"gradient":[[1.5,-2.0]]}"#
+        );
         let two = of(vec![Value::F64(1e-7), Value::Nothing]);
         assert_eq!(two.to_text(), "value: 8.0\ngradient: (1.0e-7, nothing)");
-        assert_eq!(two.to_json_text(), r#"{"value":8.0,"gradient":[1e-7,null]}"#);
+        assert_eq!(
+            two.to_json_text(),
+            r#"{"value":8.0,"gradient":[1e-7,null]}"#
+        );
         let none = of(vec![]);
         assert_eq!(none.to_text(), "value: 8.0\ngradient: ()");
         assert_eq!(none.to_json_text(), r#"{"value":8.0,"gradient":[]}"#);

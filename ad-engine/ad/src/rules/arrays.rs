@@ -13,8 +13,23 @@ pub fn handles(p: Prim) -> bool {
     use Prim::*;
     matches!(
         p,
-        GetIndex | SetIndex | AccumInto | Sum | Prod | Maximum | Minimum | Dot | Vect | Hvcat | Copy | Fill | MatMul
-            | Transpose | Adjoint | First | Last
+        GetIndex
+            | SetIndex
+            | AccumInto
+            | Sum
+            | Prod
+            | Maximum
+            | Minimum
+            | Dot
+            | Vect
+            | Hvcat
+            | Copy
+            | Fill
+            | MatMul
+            | Transpose
+            | Adjoint
+            | First
+            | Last
     )
 }
 
@@ -29,25 +44,56 @@ pub fn forward(e: &mut Emit, p: Prim, s: &FwdStmt) -> Result<FwdOut, AdError> {
         get.extend(idx.iter().cloned());
         let old = e.prim(GetIndex, get, elem);
         let value = e.prim(SetIndex, s.args.clone(), s.ty.clone());
-        let mut residuals = vec![s.args[0].clone(), sh(0).unwrap_or(Const::Nothing.into()), old];
+        let mut residuals = vec![
+            s.args[0].clone(),
+            sh(0).unwrap_or(Const::Nothing.into()),
+            old,
+        ];
         residuals.extend(idx);
-        return Ok(FwdOut { value, shadow: None, residuals });
+        return Ok(FwdOut {
+            value,
+            shadow: None,
+            residuals,
+        });
     }
     if p == AccumInto {
         // dst += x in place: dst's gradient passes through; x gets it (summed for a number).
         let value = e.prim(p, s.args.clone(), s.ty.clone());
-        let residuals = vec![s.args[0].clone(), s.args[1].clone(), sh(0).unwrap_or(Const::Nothing.into()), sh(1).unwrap_or(Const::Nothing.into())];
-        return Ok(FwdOut { value, shadow: None, residuals });
+        let residuals = vec![
+            s.args[0].clone(),
+            s.args[1].clone(),
+            sh(0).unwrap_or(Const::Nothing.into()),
+            sh(1).unwrap_or(Const::Nothing.into()),
+        ];
+        return Ok(FwdOut {
+            value,
+            shadow: None,
+            residuals,
+        });
     }
     let value = e.prim(p, s.args.clone(), s.ty.clone());
-    if matches!(p, Transpose | Adjoint) && matches!(s.arg_tys[0], Type::Array(_, 1) | Type::Adjoint(_)) {
+    if matches!(p, Transpose | Adjoint)
+        && matches!(s.arg_tys[0], Type::Array(_, 1) | Type::Adjoint(_))
+    {
         // A row view of a vector: its shadow is the same view of the vector's shadow.
         let shadow = sh(0).map(|x| e.prim(p, vec![x], fdata_type(&s.ty)));
-        return Ok(FwdOut { value, shadow, residuals: vec![] });
+        return Ok(FwdOut {
+            value,
+            shadow,
+            residuals: vec![],
+        });
     }
-    let fresh = if has_fdata(&s.ty) { e.zero_fdata(value.clone(), &s.ty) } else { None };
+    let fresh = if has_fdata(&s.ty) {
+        e.zero_fdata(value.clone(), &s.ty)
+    } else {
+        None
+    };
     if !s.active {
-        return Ok(FwdOut { value, shadow: fresh, residuals: vec![] });
+        return Ok(FwdOut {
+            value,
+            shadow: fresh,
+            residuals: vec![],
+        });
     }
     let nothing = || Operand::Const(Const::Nothing);
     let residuals = match p {
@@ -61,17 +107,38 @@ pub fn forward(e: &mut Emit, p: Prim, s: &FwdStmt) -> Result<FwdOut, AdError> {
             r
         }
         Sum => vec![sh(0).unwrap_or(nothing())],
-        Prod | Maximum | Minimum => vec![s.args[0].clone(), sh(0).unwrap_or(nothing()), value.clone()],
+        Prod | Maximum | Minimum => {
+            vec![s.args[0].clone(), sh(0).unwrap_or(nothing()), value.clone()]
+        }
         Hvcat => vec![fresh.clone().unwrap_or(nothing())],
-        Dot => vec![s.args[0].clone(), sh(0).unwrap_or(nothing()), s.args[1].clone(), sh(1).unwrap_or(nothing())],
-        Vect | Fill | Transpose | Adjoint => vec![fresh.clone().unwrap_or(nothing()), sh(0).unwrap_or(nothing())],
-        Copy => vec![fresh.clone().unwrap_or(nothing()), sh(0).unwrap_or(nothing())],
+        Dot => vec![
+            s.args[0].clone(),
+            sh(0).unwrap_or(nothing()),
+            s.args[1].clone(),
+            sh(1).unwrap_or(nothing()),
+        ],
+        Vect | Fill | Transpose | Adjoint => vec![
+            fresh.clone().unwrap_or(nothing()),
+            sh(0).unwrap_or(nothing()),
+        ],
+        Copy => vec![
+            fresh.clone().unwrap_or(nothing()),
+            sh(0).unwrap_or(nothing()),
+        ],
         _ => {
             // MatMul of Matrix*Vector, Matrix*Matrix, or a row vector times a vector.
-            let ok = (matches!(s.arg_tys[0], Type::Array(_, 2)) && matches!(s.arg_tys[1], Type::Array(..)))
-                || (matches!(s.arg_tys[0], Type::Adjoint(_)) && matches!(s.arg_tys[1], Type::Array(_, 1)));
+            let ok = (matches!(s.arg_tys[0], Type::Array(_, 2))
+                && matches!(s.arg_tys[1], Type::Array(..)))
+                || (matches!(s.arg_tys[0], Type::Adjoint(_))
+                    && matches!(s.arg_tys[1], Type::Array(_, 1)));
             if !ok {
-                return Err(AdError::new(e.span, format!("cannot differentiate `*` of {} and {}", s.arg_tys[0], s.arg_tys[1])));
+                return Err(AdError::new(
+                    e.span,
+                    format!(
+                        "cannot differentiate `*` of {} and {}",
+                        s.arg_tys[0], s.arg_tys[1]
+                    ),
+                ));
             }
             vec![
                 s.args[0].clone(),
@@ -82,7 +149,11 @@ pub fn forward(e: &mut Emit, p: Prim, s: &FwdStmt) -> Result<FwdOut, AdError> {
             ]
         }
     };
-    Ok(FwdOut { value, shadow: fresh, residuals })
+    Ok(FwdOut {
+        value,
+        shadow: fresh,
+        residuals,
+    })
 }
 
 pub fn reverse(e: &mut Emit, p: Prim, s: &RevStmt) -> Vec<Option<Operand>> {
@@ -163,7 +234,9 @@ pub fn reverse(e: &mut Emit, p: Prim, s: &RevStmt) -> Vec<Option<Operand>> {
         }
         Hvcat => {
             // Elements are in row-major order after the two shape constants.
-            if let (Some(Some(Const::Int(_))), Some(Some(Const::Int(cols)))) = (s.consts.first(), s.consts.get(1)) {
+            if let (Some(Some(Const::Int(_))), Some(Some(Const::Int(cols)))) =
+                (s.consts.first(), s.consts.get(1))
+            {
                 for i in 2..n {
                     if float_arg(i) {
                         let k = (i - 2) as i64;
@@ -178,7 +251,11 @@ pub fn reverse(e: &mut Emit, p: Prim, s: &RevStmt) -> Vec<Option<Operand>> {
             if let Some(dy) = s.dy.clone() {
                 // ā += ȳ b, b̄ += ȳ a
                 for (x, sother) in [(r(2), r(1)), (r(0), r(3))] {
-                    let t = e.prim(Broadcast, vec![Const::Func("*".into()).into(), x, dy.clone()], s.arg_tys[0].clone());
+                    let t = e.prim(
+                        Broadcast,
+                        vec![Const::Func("*".into()).into(), x, dy.clone()],
+                        s.arg_tys[0].clone(),
+                    );
                     e.prim(AccumInto, vec![sother, t], Type::Nothing);
                 }
             }
@@ -186,7 +263,11 @@ pub fn reverse(e: &mut Emit, p: Prim, s: &RevStmt) -> Vec<Option<Operand>> {
         Vect => {
             for i in 0..n {
                 if float_arg(i) {
-                    out[i] = Some(e.prim(GetIndex, vec![r(0), Const::Int(i as i64 + 1).into()], f.clone()));
+                    out[i] = Some(e.prim(
+                        GetIndex,
+                        vec![r(0), Const::Int(i as i64 + 1).into()],
+                        f.clone(),
+                    ));
                 }
             }
         }
@@ -208,7 +289,11 @@ pub fn reverse(e: &mut Emit, p: Prim, s: &RevStmt) -> Vec<Option<Operand>> {
             // y = a' b (a number): ā += ȳ b, b̄ += ȳ a.
             if let Some(dy) = s.dy.clone() {
                 let (a, sa, b, sb) = (r(0), r(1), r(2), r(3));
-                let gb = e.prim(Broadcast, vec![func("*"), a, dy.clone()], s.arg_tys[0].clone());
+                let gb = e.prim(
+                    Broadcast,
+                    vec![func("*"), a, dy.clone()],
+                    s.arg_tys[0].clone(),
+                );
                 let ga = e.prim(Broadcast, vec![func("*"), b, dy], s.arg_tys[1].clone());
                 e.prim(AccumInto, vec![sa, ga], Type::Nothing);
                 e.prim(AccumInto, vec![sb, gb], Type::Nothing);

@@ -11,7 +11,11 @@ use crate::AdError;
 /// Can `p` be broadcast elementwise by the interpreter and the JIT?
 pub fn is_elementwise(p: Prim) -> bool {
     use Prim::*;
-    scalar::handles(p) || matches!(p, Lt | Le | Gt | Ge | Eq | Ne | Not | Floor | Ceil | Round | Sign)
+    scalar::handles(p)
+        || matches!(
+            p,
+            Lt | Le | Gt | Ge | Eq | Ne | Not | Floor | Ceil | Round | Sign
+        )
 }
 
 /// The scalar primitive a broadcast applies.
@@ -35,29 +39,50 @@ pub fn forward(e: &mut Emit, s: &FwdStmt) -> Result<FwdOut, AdError> {
     let value = e.prim(Prim::Broadcast, s.args.clone(), s.ty.clone());
     let shadow = e.zero_fdata(value.clone(), &s.ty);
     let Some(p) = callee(&s.args) else {
-        return Err(AdError::new(e.span, "cannot differentiate a broadcast of a non-primitive function"));
+        return Err(AdError::new(
+            e.span,
+            "cannot differentiate a broadcast of a non-primitive function",
+        ));
     };
     if !scalar::handles(p) {
         // Comparisons and rounding: no gradient flows.
-        return Ok(FwdOut { value, shadow, residuals: vec![] });
+        return Ok(FwdOut {
+            value,
+            shadow,
+            residuals: vec![],
+        });
     }
     for t in &s.arg_tys[1..] {
         if matches!(t, Type::Array(..) | Type::Adjoint(_)) && *t != s.ty {
-            return Err(AdError::new(e.span, format!("cannot differentiate a broadcast of {t} to {}", s.ty)));
+            return Err(AdError::new(
+                e.span,
+                format!("cannot differentiate a broadcast of {t} to {}", s.ty),
+            ));
         }
     }
     let mut residuals = scalar::residuals(p, &s.args[1..], &value);
     for i in 1..s.args.len() {
-        residuals.push(s.shadows.get(i).cloned().flatten().unwrap_or(Const::Nothing.into()));
+        residuals.push(
+            s.shadows
+                .get(i)
+                .cloned()
+                .flatten()
+                .unwrap_or(Const::Nothing.into()),
+        );
     }
     residuals.push(shadow.clone().unwrap_or(Const::Nothing.into()));
-    Ok(FwdOut { value, shadow, residuals })
+    Ok(FwdOut {
+        value,
+        shadow,
+        residuals,
+    })
 }
 
 pub fn reverse(e: &mut Emit, s: &RevStmt) -> Vec<Option<Operand>> {
     let n = s.arg_tys.len();
     let mut out = vec![None; n];
-    let Some(p) = callee_of(s).filter(|_| matches!(s.ty, Type::Array(..) | Type::Adjoint(_))) else {
+    let Some(p) = callee_of(s).filter(|_| matches!(s.ty, Type::Array(..) | Type::Adjoint(_)))
+    else {
         return out;
     };
     if !scalar::handles(p) || s.residuals.len() < n {

@@ -13,7 +13,11 @@ pub fn forward(e: &mut Emit, inst: &Arc<Instance>, s: &FwdStmt, callees: &mut Ca
     if !s.active && !has_fdata(&s.ty) && s.arg_tys.iter().all(|t| !has_fdata(t)) {
         // Nothing differentiable flows through: call the primal.
         let value = e.op(Op::Invoke(inst.clone()), s.args.clone(), s.ty.clone());
-        return FwdOut { value, shadow: None, residuals: vec![] };
+        return FwdOut {
+            value,
+            shadow: None,
+            residuals: vec![],
+        };
     }
     if !callees.wanted.contains(inst) {
         callees.wanted.push(inst.clone());
@@ -32,11 +36,17 @@ pub fn forward(e: &mut Emit, inst: &Arc<Instance>, s: &FwdStmt, callees: &mut Ca
     let fields = ret.field_types().unwrap_or_default();
     let shadow = has_fdata(&s.ty).then(|| e.field(r.clone(), 1, &ret));
     let back = e.field(r, fields.len().saturating_sub(1), &ret);
-    FwdOut { value, shadow, residuals: vec![back] }
+    FwdOut {
+        value,
+        shadow,
+        residuals: vec![back],
+    }
 }
 
 pub fn reverse(e: &mut Emit, s: &RevStmt) -> Vec<Option<Operand>> {
-    let Some(back) = s.residuals.first().cloned() else { return vec![None; s.arg_tys.len()] };
+    let Some(back) = s.residuals.first().cloned() else {
+        return vec![None; s.arg_tys.len()];
+    };
     let dy = match &s.dy {
         Some(dy) => dy.clone(),
         None => e.zero_rdata(&rdata_type(&s.ty)),

@@ -66,39 +66,69 @@ pub fn forward(e: &mut Emit, p: Prim, s: &FwdStmt) -> FwdOut {
     match p {
         Prim::Tuple | Prim::NamedTuple => {
             let shadow = (fty != Type::Nothing).then(|| {
-                let parts = (first_field(p)..s.args.len()).map(|i| sh(i).unwrap_or(Const::Nothing.into())).collect();
+                let parts = (first_field(p)..s.args.len())
+                    .map(|i| sh(i).unwrap_or(Const::Nothing.into()))
+                    .collect();
                 e.rebuild(&fty, parts)
             });
-            FwdOut { value, shadow, residuals: vec![] }
+            FwdOut {
+                value,
+                shadow,
+                residuals: vec![],
+            }
         }
         Prim::GetField => {
             let shadow = match (sh(0), fty != Type::Nothing) {
                 (Some(x), true) => Some(e.prim(Prim::GetField, vec![x, s.args[1].clone()], fty)),
                 _ => None,
             };
-            FwdOut { value, shadow, residuals: vec![] }
+            FwdOut {
+                value,
+                shadow,
+                residuals: vec![],
+            }
         }
-        Prim::Accum => FwdOut { value, shadow: None, residuals: vec![] },
+        Prim::Accum => FwdOut {
+            value,
+            shadow: None,
+            residuals: vec![],
+        },
         Prim::TupleIndex => {
             let shadow = match (sh(0), fty != Type::Nothing) {
                 (Some(x), true) => Some(e.prim(Prim::TupleIndex, vec![x, s.args[1].clone()], fty)),
                 _ => None,
             };
-            FwdOut { value, shadow, residuals: vec![s.args[1].clone()] }
+            FwdOut {
+                value,
+                shadow,
+                residuals: vec![s.args[1].clone()],
+            }
         }
         Prim::RefNew => {
             let shadow = e.zero_fdata(value.clone(), &s.ty);
             let residuals = shadow.iter().cloned().collect();
-            FwdOut { value, shadow, residuals }
+            FwdOut {
+                value,
+                shadow,
+                residuals,
+            }
         }
         Prim::RefGet => {
             let shadow = match (sh(0), fty != Type::Nothing) {
                 (Some(r), true) => Some(e.prim(Prim::RefGet, vec![r], fty)),
                 _ => None,
             };
-            FwdOut { value, shadow, residuals: sh(0).into_iter().collect() }
+            FwdOut {
+                value,
+                shadow,
+                residuals: sh(0).into_iter().collect(),
+            }
         }
-        _ => FwdOut { value, shadow: None, residuals: vec![] },
+        _ => FwdOut {
+            value,
+            shadow: None,
+            residuals: vec![],
+        },
     }
 }
 
@@ -109,7 +139,11 @@ fn forward_refset(e: &mut Emit, s: &FwdStmt) -> FwdOut {
     let value = e.prim(Prim::RefSet, s.args.clone(), s.ty.clone());
     let mut residuals = vec![s.args[0].clone(), old];
     residuals.extend(s.shadows.first().cloned().flatten());
-    FwdOut { value, shadow: s.shadows.get(1).cloned().flatten(), residuals }
+    FwdOut {
+        value,
+        shadow: s.shadows.get(1).cloned().flatten(),
+        residuals,
+    }
 }
 
 /// `getfield`/`setfield!` on a mutable struct, whose shadow is a `Ref` of the named tuple of
@@ -128,22 +162,43 @@ fn forward_mutable(e: &mut Emit, p: Prim, s: &FwdStmt, nt: &Type) -> Option<FwdO
                 }
                 _ => None,
             };
-            Some(FwdOut { value, shadow, residuals: sx.into_iter().collect() })
+            Some(FwdOut {
+                value,
+                shadow,
+                residuals: sx.into_iter().collect(),
+            })
         }
         Prim::SetField => {
-            let old = e.prim(Prim::GetField, vec![s.args[0].clone(), s.args[1].clone()], fty.clone());
+            let old = e.prim(
+                Prim::GetField,
+                vec![s.args[0].clone(), s.args[1].clone()],
+                fty.clone(),
+            );
             let value = e.prim(p, s.args.clone(), fty.clone());
-            let mut residuals = vec![s.args[0].clone(), sx.clone().unwrap_or(Const::Nothing.into()), old];
+            let mut residuals = vec![
+                s.args[0].clone(),
+                sx.clone().unwrap_or(Const::Nothing.into()),
+                old,
+            ];
             if let (Some(sx), true) = (&sx, has_fdata(&fty)) {
                 // The field's shadow becomes the new value's; the old one is restored later.
                 let g = e.prim(Prim::RefGet, vec![sx.clone()], nt.clone());
                 let old_shadow = e.field(g.clone(), i, nt);
-                let new_shadow = s.shadows.get(2).cloned().flatten().unwrap_or(Const::Nothing.into());
+                let new_shadow = s
+                    .shadows
+                    .get(2)
+                    .cloned()
+                    .flatten()
+                    .unwrap_or(Const::Nothing.into());
                 let g2 = e.replace(nt, g, i, new_shadow);
                 e.prim(Prim::RefSet, vec![sx.clone(), g2], nt.clone());
                 residuals.push(old_shadow);
             }
-            Some(FwdOut { value, shadow: s.shadows.get(2).cloned().flatten(), residuals })
+            Some(FwdOut {
+                value,
+                shadow: s.shadows.get(2).cloned().flatten(),
+                residuals,
+            })
         }
         _ => None,
     }
@@ -151,9 +206,20 @@ fn forward_mutable(e: &mut Emit, p: Prim, s: &FwdStmt, nt: &Type) -> Option<FwdO
 
 fn reverse_mutable(e: &mut Emit, p: Prim, s: &RevStmt, nt: &Type) -> Vec<Option<Operand>> {
     let mut out = vec![None; s.arg_tys.len()];
-    let Some(i) = s.consts.get(1).cloned().flatten().and_then(|c| field_index(Some(&c.into()))) else { return out };
+    let Some(i) = s
+        .consts
+        .get(1)
+        .cloned()
+        .flatten()
+        .and_then(|c| field_index(Some(&c.into())))
+    else {
+        return out;
+    };
     let fty = s.ty.clone();
-    let gty = nt.field_types().and_then(|f| f.get(i).cloned()).unwrap_or(Type::Nothing);
+    let gty = nt
+        .field_types()
+        .and_then(|f| f.get(i).cloned())
+        .unwrap_or(Type::Nothing);
     match p {
         Prim::GetField => {
             if let (Some(dy), Some(sx)) = (&s.dy, s.residuals.first()) {
@@ -166,8 +232,16 @@ fn reverse_mutable(e: &mut Emit, p: Prim, s: &RevStmt, nt: &Type) -> Vec<Option<
         }
         _ => {
             // setfield!(x, i, v): restore the old field, hand its gradient to v, zero it.
-            let (x, sx, old) = (s.residuals[0].clone(), s.residuals[1].clone(), s.residuals[2].clone());
-            e.prim(Prim::SetField, vec![x, Const::Int(i as i64 + 1).into(), old], fty.clone());
+            let (x, sx, old) = (
+                s.residuals[0].clone(),
+                s.residuals[1].clone(),
+                s.residuals[2].clone(),
+            );
+            e.prim(
+                Prim::SetField,
+                vec![x, Const::Int(i as i64 + 1).into(), old],
+                fty.clone(),
+            );
             if sx.as_const().is_some() {
                 return out;
             }
@@ -199,21 +273,38 @@ fn forward_stack(e: &mut Emit, p: Prim, s: &FwdStmt) -> FwdOut {
     let sh = s.shadows.first().cloned().flatten();
     match (p, sh) {
         (Prim::StackNew, _) => {
-            let shadow = (fdata_type(&s.ty) != Type::Nothing).then(|| e.prim(Prim::StackNew, vec![], fdata_type(&s.ty)));
-            FwdOut { value, shadow, residuals: vec![] }
+            let shadow = (fdata_type(&s.ty) != Type::Nothing)
+                .then(|| e.prim(Prim::StackNew, vec![], fdata_type(&s.ty)));
+            FwdOut {
+                value,
+                shadow,
+                residuals: vec![],
+            }
         }
         (Prim::Push, Some(ss)) => {
             let elem = rdata_type(&s.arg_tys[1]);
             let z = e.zero_rdata(&elem);
             e.prim(Prim::Push, vec![ss.clone(), z], Type::Nothing);
-            FwdOut { value, shadow: None, residuals: vec![s.args[0].clone(), ss] }
+            FwdOut {
+                value,
+                shadow: None,
+                residuals: vec![s.args[0].clone(), ss],
+            }
         }
         (Prim::Pop, Some(ss)) => {
             let elem = rdata_type(&s.ty);
             e.prim(Prim::Pop, vec![ss.clone()], elem);
-            FwdOut { value: value.clone(), shadow: None, residuals: vec![s.args[0].clone(), ss, value] }
+            FwdOut {
+                value: value.clone(),
+                shadow: None,
+                residuals: vec![s.args[0].clone(), ss, value],
+            }
         }
-        _ => FwdOut { value, shadow: None, residuals: vec![] },
+        _ => FwdOut {
+            value,
+            shadow: None,
+            residuals: vec![],
+        },
     }
 }
 
@@ -292,7 +383,11 @@ pub fn reverse(e: &mut Emit, p: Prim, s: &RevStmt) -> Vec<Option<Operand>> {
                     if *t != Type::Float64 {
                         return out;
                     }
-                    let hit = e.prim(Prim::Eq, vec![i.clone(), Const::Int(j as i64 + 1).into()], Type::Bool);
+                    let hit = e.prim(
+                        Prim::Eq,
+                        vec![i.clone(), Const::Int(j as i64 + 1).into()],
+                        Type::Bool,
+                    );
                     let w = e.prim(Prim::Float, vec![hit], Type::Float64);
                     parts.push(e.mul(dy.clone(), w));
                 }
@@ -348,19 +443,38 @@ pub fn forward_new(e: &mut Emit, st: &StructRef, s: &FwdStmt) -> FwdOut {
             parts.push(match s.shadows.get(i).cloned().flatten() {
                 Some(sh) if has_fdata(t) => sh,
                 _ => {
-                    let ft = nt.field_types().and_then(|f| f.get(i).cloned()).unwrap_or(Type::Nothing);
+                    let ft = nt
+                        .field_types()
+                        .and_then(|f| f.get(i).cloned())
+                        .unwrap_or(Type::Nothing);
                     e.zero_rdata(&ft)
                 }
             });
         }
         let g = e.rebuild(&nt, parts);
         let shadow = e.prim(Prim::RefNew, vec![g], fty.clone());
-        return FwdOut { value, shadow: Some(shadow.clone()), residuals: vec![shadow] };
+        return FwdOut {
+            value,
+            shadow: Some(shadow.clone()),
+            residuals: vec![shadow],
+        };
     } else {
-        let parts = (0..s.args.len()).map(|i| s.shadows.get(i).cloned().flatten().unwrap_or(Const::Nothing.into())).collect();
+        let parts = (0..s.args.len())
+            .map(|i| {
+                s.shadows
+                    .get(i)
+                    .cloned()
+                    .flatten()
+                    .unwrap_or(Const::Nothing.into())
+            })
+            .collect();
         Some(e.rebuild(&fty, parts))
     };
-    FwdOut { value, shadow, residuals: vec![] }
+    FwdOut {
+        value,
+        shadow,
+        residuals: vec![],
+    }
 }
 
 /// Field gradients of `new T(fields...)` from the named-tuple gradient (for a mutable struct,

@@ -32,15 +32,22 @@ pub struct Emit<'a> {
 impl Emit<'_> {
     /// Append `op(args...) :: ty`.
     pub fn op(&mut self, op: Op, args: Vec<Operand>, ty: Type) -> Operand {
-        let v = self.b.func.push_stmt(self.block, Stmt { op, args }, ty, self.span);
+        let v = self
+            .b
+            .func
+            .push_stmt(self.block, Stmt { op, args }, ty, self.span);
         Operand::Value(v)
     }
 
     /// Append a primitive call.
     pub fn prim(&mut self, p: Prim, args: Vec<Operand>, ty: Type) -> Operand {
         if let Some(shape) = &self.bcast {
-            let over_array =
-                args.iter().any(|a| matches!(self.b.func.operand_ty(a), Type::Array(..) | Type::Adjoint(_)));
+            let over_array = args.iter().any(|a| {
+                matches!(
+                    self.b.func.operand_ty(a),
+                    Type::Array(..) | Type::Adjoint(_)
+                )
+            });
             if over_array && broadcast::is_elementwise(p) {
                 let rty = match shape {
                     Type::Array(_, n) => Type::Array(Arc::new(ty), *n),
@@ -81,11 +88,18 @@ impl Emit<'_> {
 
     /// Field `i` (0-based) of a tuple or named tuple of type `ty`.
     pub fn field(&mut self, x: Operand, i: usize, ty: &Type) -> Operand {
-        let fty = ty.field_types().and_then(|fs| fs.get(i).cloned()).unwrap_or(Type::Nothing);
+        let fty = ty
+            .field_types()
+            .and_then(|fs| fs.get(i).cloned())
+            .unwrap_or(Type::Nothing);
         if fty == Type::Nothing {
             return Const::Nothing.into();
         }
-        self.prim(Prim::GetField, vec![x, Const::Int(i as i64 + 1).into()], fty)
+        self.prim(
+            Prim::GetField,
+            vec![x, Const::Int(i as i64 + 1).into()],
+            fty,
+        )
     }
 
     /// Tangent addition of two gradients of type `ty`.
@@ -130,7 +144,11 @@ impl Emit<'_> {
                 let ftys = ty.field_types().unwrap_or_default();
                 let mut parts = Vec::new();
                 for (i, ft) in ftys.iter().enumerate() {
-                    let xi = self.prim(Prim::GetField, vec![x.clone(), Const::Int(i as i64 + 1).into()], ft.clone());
+                    let xi = self.prim(
+                        Prim::GetField,
+                        vec![x.clone(), Const::Int(i as i64 + 1).into()],
+                        ft.clone(),
+                    );
                     parts.push(self.zero_fdata(xi, ft).unwrap_or(Const::Nothing.into()));
                 }
                 Some(self.rebuild(&fty, parts))
@@ -154,7 +172,15 @@ impl Emit<'_> {
     /// The tuple or named tuple `x` of type `ty` with part `i` replaced by `part`.
     pub fn replace(&mut self, ty: &Type, x: Operand, i: usize, part: Operand) -> Operand {
         let n = ty.field_types().map_or(0, |f| f.len());
-        let parts = (0..n).map(|j| if j == i { part.clone() } else { self.field(x.clone(), j, ty) }).collect();
+        let parts = (0..n)
+            .map(|j| {
+                if j == i {
+                    part.clone()
+                } else {
+                    self.field(x.clone(), j, ty)
+                }
+            })
+            .collect();
         self.rebuild(ty, parts)
     }
 
@@ -163,7 +189,11 @@ impl Emit<'_> {
         let ftys = ty.field_types().unwrap_or_default();
         let mut parts = Vec::new();
         for (j, ft) in ftys.iter().enumerate() {
-            parts.push(if j == i { part.clone() } else { self.zero_rdata(ft) });
+            parts.push(if j == i {
+                part.clone()
+            } else {
+                self.zero_rdata(ft)
+            });
         }
         self.rebuild(ty, parts)
     }
@@ -225,7 +255,9 @@ pub fn forward(e: &mut Emit, s: FwdStmt, callees: &mut Callees) -> Result<FwdOut
         Op::Invoke(inst) => calls::forward(e, inst, &s, callees),
         Op::Prim(p) if p.is_nondifferentiable() || !s.active => plain(e, &s),
         // Results that do not depend on the operand's value.
-        Op::Prim(Prim::Zero | Prim::One | Prim::Length | Prim::Size | Prim::ZeroTangent | Prim::Undef) => plain(e, &s),
+        Op::Prim(
+            Prim::Zero | Prim::One | Prim::Length | Prim::Size | Prim::ZeroTangent | Prim::Undef,
+        ) => plain(e, &s),
         Op::Prim(p) => return Err(unsupported(e.span, &format!("the primitive `{p}`"))),
         Op::Call(n) => return Err(unsupported(e.span, &format!("the untyped call `{n}`"))),
         Op::CallValue | Op::Closure(_) => return Err(unsupported(e.span, "untyped IR")),
@@ -257,7 +289,11 @@ pub fn is_scalar_rule(p: Prim) -> bool {
 fn plain(e: &mut Emit, s: &FwdStmt) -> FwdOut {
     let value = e.op(s.op.clone(), s.args.clone(), s.ty.clone());
     let shadow = e.zero_fdata(value.clone(), &s.ty);
-    FwdOut { value, shadow, residuals: vec![] }
+    FwdOut {
+        value,
+        shadow,
+        residuals: vec![],
+    }
 }
 
 fn unsupported(span: Span, what: &str) -> AdError {

@@ -10,8 +10,29 @@ pub fn handles(p: Prim) -> bool {
     use Prim::*;
     matches!(
         p,
-        Add | Sub | Mul | Div | Pow | Neg | Sin | Cos | Tan | Exp | Log | Log1p | Sqrt | Abs
-            | Tanh | Sinh | Cosh | Asin | Acos | Atan | Max | Min | Float | Rem
+        Add | Sub
+            | Mul
+            | Div
+            | Pow
+            | Neg
+            | Sin
+            | Cos
+            | Tan
+            | Exp
+            | Log
+            | Log1p
+            | Sqrt
+            | Abs
+            | Tanh
+            | Sinh
+            | Cosh
+            | Asin
+            | Acos
+            | Atan
+            | Max
+            | Min
+            | Float
+            | Rem
     )
 }
 
@@ -19,10 +40,18 @@ pub fn handles(p: Prim) -> bool {
 pub fn forward(e: &mut Emit, p: Prim, s: &FwdStmt) -> FwdOut {
     let value = e.prim(p, s.args.clone(), s.ty.clone());
     if !s.active || s.ty != Type::Float64 {
-        return FwdOut { value, shadow: None, residuals: vec![] };
+        return FwdOut {
+            value,
+            shadow: None,
+            residuals: vec![],
+        };
     }
     let residuals = residuals(p, &s.args, &value);
-    FwdOut { value, shadow: None, residuals }
+    FwdOut {
+        value,
+        shadow: None,
+        residuals,
+    }
 }
 
 /// What the reverse of `y = p(args...)` needs: operands and/or the result.
@@ -45,7 +74,9 @@ pub fn residuals(p: Prim, args: &[Operand], y: &Operand) -> Vec<Operand> {
 pub fn reverse(e: &mut Emit, p: Prim, s: &RevStmt) -> Vec<Option<Operand>> {
     use Prim::*;
     let n = s.arg_tys.len();
-    let Some(dy) = s.dy.clone() else { return vec![None; n] };
+    let Some(dy) = s.dy.clone() else {
+        return vec![None; n];
+    };
     if s.ty != Type::Float64 {
         return vec![None; n];
     }
@@ -53,7 +84,10 @@ pub fn reverse(e: &mut Emit, p: Prim, s: &RevStmt) -> Vec<Option<Operand>> {
     let r = |i: usize| s.residuals[i].clone();
     let real = |i: usize| s.arg_tys.get(i) == Some(&Type::Float64);
     let only_float = |v: Vec<Option<Operand>>| -> Vec<Option<Operand>> {
-        v.into_iter().enumerate().map(|(i, g)| g.filter(|_| real(i))).collect()
+        v.into_iter()
+            .enumerate()
+            .map(|(i, g)| g.filter(|_| real(i)))
+            .collect()
     };
     let out = match p {
         Add => vec![Some(dy.clone()), Some(dy)],
@@ -131,7 +165,11 @@ pub fn reverse(e: &mut Emit, p: Prim, s: &RevStmt) -> Vec<Option<Operand>> {
             let d = e.prim(Sub, vec![Const::f64(1.0).into(), x2], f.clone());
             let d = e.prim(Sqrt, vec![d], f.clone());
             let g = e.prim(Div, vec![dy, d], f.clone());
-            vec![Some(if p == Asin { g } else { e.prim(Neg, vec![g], f.clone()) })]
+            vec![Some(if p == Asin {
+                g
+            } else {
+                e.prim(Neg, vec![g], f.clone())
+            })]
         }
         Atan => {
             let x2 = e.mul(r(0), r(0));
@@ -162,7 +200,11 @@ pub fn reverse(e: &mut Emit, p: Prim, s: &RevStmt) -> Vec<Option<Operand>> {
 /// `trunc(q)` from `floor`/`ceil`: toward zero.
 fn trunc(e: &mut Emit, q: Operand) -> Operand {
     let f = Type::Float64;
-    let neg = e.prim(Prim::Lt, vec![q.clone(), Const::f64(0.0).into()], Type::Bool);
+    let neg = e.prim(
+        Prim::Lt,
+        vec![q.clone(), Const::f64(0.0).into()],
+        Type::Bool,
+    );
     let negf = e.prim(Prim::Float, vec![neg], f.clone());
     let fl = e.prim(Prim::Floor, vec![q.clone()], f.clone());
     let ce = e.prim(Prim::Ceil, vec![q], f.clone());
@@ -201,9 +243,17 @@ fn pow(e: &mut Emit, s: &RevStmt, dy: Operand) -> Vec<Option<Operand>> {
         e.prim(Prim::Float, vec![n.clone()], f.clone())
     };
     // x^(n - 1 + (n == 0)): for n == 0 the factor n makes the product 0 without 0 * Inf.
-    let is0 = e.prim(Prim::Eq, vec![nf.clone(), Const::f64(0.0).into()], Type::Bool);
+    let is0 = e.prim(
+        Prim::Eq,
+        vec![nf.clone(), Const::f64(0.0).into()],
+        Type::Bool,
+    );
     let is0 = e.prim(Prim::Float, vec![is0], f.clone());
-    let m = e.prim(Prim::Sub, vec![nf.clone(), Const::f64(1.0).into()], f.clone());
+    let m = e.prim(
+        Prim::Sub,
+        vec![nf.clone(), Const::f64(1.0).into()],
+        f.clone(),
+    );
     let m = e.add(m, is0);
     let p = e.prim(Prim::Pow, vec![x.clone(), m], f.clone());
     let d = e.mul(nf, p);

@@ -6,7 +6,10 @@ pub mod run;
 
 use std::sync::Arc;
 
-use zy_ir::{Block, BlockCall, Const, Function, Instance, Op, Operand, Prim, Span, Stmt, Terminator, Type, TypedProgram};
+use zy_ir::{
+    Block, BlockCall, Const, Function, Instance, Op, Operand, Prim, Span, Stmt, Terminator, Type,
+    TypedProgram,
+};
 
 /// A small builder of typed functions.
 pub struct F {
@@ -31,15 +34,43 @@ impl F {
         self.f.add_block()
     }
     pub fn phi(&mut self, b: Block, ty: Type, name: &str) -> Operand {
-        self.f.add_param(b, ty, Span::default(), Some(name.into())).into()
+        self.f
+            .add_param(b, ty, Span::default(), Some(name.into()))
+            .into()
     }
     pub fn prim(&mut self, b: Block, p: Prim, args: Vec<Operand>, ty: Type) -> Operand {
         self.next_span += 1;
         let span = Span::new(0, self.next_span * 10, self.next_span * 10 + 5);
-        self.f.push_stmt(b, Stmt { op: Op::Prim(p), args }, ty, span).into()
+        self.f
+            .push_stmt(
+                b,
+                Stmt {
+                    op: Op::Prim(p),
+                    args,
+                },
+                ty,
+                span,
+            )
+            .into()
     }
-    pub fn invoke(&mut self, b: Block, inst: &Arc<Instance>, args: Vec<Operand>, ty: Type) -> Operand {
-        self.f.push_stmt(b, Stmt { op: Op::Invoke(inst.clone()), args }, ty, Span::default()).into()
+    pub fn invoke(
+        &mut self,
+        b: Block,
+        inst: &Arc<Instance>,
+        args: Vec<Operand>,
+        ty: Type,
+    ) -> Operand {
+        self.f
+            .push_stmt(
+                b,
+                Stmt {
+                    op: Op::Invoke(inst.clone()),
+                    args,
+                },
+                ty,
+                Span::default(),
+            )
+            .into()
     }
     pub fn named(&mut self, v: &Operand, name: &str) {
         if let Some(v) = v.as_value() {
@@ -50,13 +81,23 @@ impl F {
         self.f.set_term(b, Terminator::Return(x), Span::default());
     }
     pub fn jump(&mut self, b: Block, to: Block, args: Vec<Operand>) {
-        self.f.set_term(b, Terminator::Jump(BlockCall { block: to, args }), Span::default());
+        self.f.set_term(
+            b,
+            Terminator::Jump(BlockCall { block: to, args }),
+            Span::default(),
+        );
     }
     pub fn br(&mut self, b: Block, c: Operand, t: (Block, Vec<Operand>), e: (Block, Vec<Operand>)) {
         let term = Terminator::Branch {
             cond: c,
-            then_to: BlockCall { block: t.0, args: t.1 },
-            else_to: BlockCall { block: e.0, args: e.1 },
+            then_to: BlockCall {
+                block: t.0,
+                args: t.1,
+            },
+            else_to: BlockCall {
+                block: e.0,
+                args: e.1,
+            },
         };
         self.f.set_term(b, term, Span::default());
     }
@@ -67,8 +108,17 @@ impl F {
         (inst, prog)
     }
     pub fn add_to(mut self, prog: &mut TypedProgram) -> Arc<Instance> {
-        let args: Vec<Type> = self.f.args().iter().map(|a| self.f.ty(*a).clone()).collect();
-        let inst = Arc::new(Instance { name: self.f.name.clone(), method: 0, args: args.into() });
+        let args: Vec<Type> = self
+            .f
+            .args()
+            .iter()
+            .map(|a| self.f.ty(*a).clone())
+            .collect();
+        let inst = Arc::new(Instance {
+            name: self.f.name.clone(),
+            method: 0,
+            args: args.into(),
+        });
         self.f.instance = Some(inst.clone());
         assert_eq!(zy_ir::verify(&self.f), Vec::<String>::new());
         prog.functions.insert(inst.clone(), Arc::new(self.f));
@@ -87,7 +137,11 @@ pub fn int(i: i64) -> Operand {
 /// `a / (a + b^2)`.
 pub fn paper_ratio() -> (Arc<Instance>, TypedProgram) {
     let f64t = Type::Float64;
-    let mut f = F::new("f", &[("a", f64t.clone()), ("b", f64t.clone())], f64t.clone());
+    let mut f = F::new(
+        "f",
+        &[("a", f64t.clone()), ("b", f64t.clone())],
+        f64t.clone(),
+    );
     let (a, b) = (f.arg(0), f.arg(1));
     let e = Block::ENTRY;
     let b2 = f.prim(e, Prim::Pow, vec![b, int(2)], f64t.clone());
@@ -103,7 +157,12 @@ pub fn leaky_relu() -> (Arc<Instance>, TypedProgram) {
     let mut f = F::new("relu", &[("x", t.clone())], t.clone());
     let x = f.arg(0);
     let (b2, b3, b4) = (f.block(), f.block(), f.block());
-    let c = f.prim(Block::ENTRY, Prim::Gt, vec![x.clone(), f64c(0.0)], Type::Bool);
+    let c = f.prim(
+        Block::ENTRY,
+        Prim::Gt,
+        vec![x.clone(), f64c(0.0)],
+        Type::Bool,
+    );
     f.br(Block::ENTRY, c, (b2, vec![]), (b3, vec![]));
     f.jump(b2, b4, vec![x.clone()]);
     let y = f.prim(b3, Prim::Mul, vec![f64c(0.01), x], t.clone());

@@ -8,7 +8,9 @@
 use std::sync::Arc;
 
 use zy_interp::{eval_prim, Value};
-use zy_ir::{Block, Const, Function, Instance, Op, Operand, Prim, Span, Stmt, Terminator, Type, TypedProgram};
+use zy_ir::{
+    Block, Const, Function, Instance, Op, Operand, Prim, Span, Stmt, Terminator, Type, TypedProgram,
+};
 
 use super::run::check_fd_prog;
 
@@ -50,7 +52,15 @@ pub fn test_rule(p: Prim, args: &[Arg]) {
         }
     }
     let e = Block::ENTRY;
-    let out = f.push_stmt(e, Stmt { op: Op::Prim(p), args: operands }, ty.clone(), Span::new(0, 1, 2));
+    let out = f.push_stmt(
+        e,
+        Stmt {
+            op: Op::Prim(p),
+            args: operands,
+        },
+        ty.clone(),
+        Span::new(0, 1, 2),
+    );
     // The weighted sum of the result and of every array argument after the call.
     let mut terms: Vec<(Operand, Type, Value)> = vec![(out.into(), ty, y.clone())];
     for ((x, t), v) in params.iter().zip(inputs.clone()) {
@@ -61,16 +71,35 @@ pub fn test_rule(p: Prim, args: &[Arg]) {
     let mut total = Operand::Const(Const::f64(0.0));
     let mut k = 0;
     for (x, t, like) in terms {
-        for part in reduce(&mut f, &mut params_weights(&mut inputs, &mut k), x, &t, &like) {
-            total = f.push_stmt(e, prim(Prim::Add, vec![total, part]), Type::Float64, Span::default()).into();
+        for part in reduce(
+            &mut f,
+            &mut params_weights(&mut inputs, &mut k),
+            x,
+            &t,
+            &like,
+        ) {
+            total = f
+                .push_stmt(
+                    e,
+                    prim(Prim::Add, vec![total, part]),
+                    Type::Float64,
+                    Span::default(),
+                )
+                .into();
         }
     }
     f.set_term(e, Terminator::Return(total), Span::default());
     f.ret = Type::Float64;
     let arg_tys: Vec<Type> = f.args().iter().map(|a| f.ty(*a).clone()).collect();
-    let inst = Arc::new(Instance { name: f.name.clone(), method: 0, args: arg_tys.into() });
+    let inst = Arc::new(Instance {
+        name: f.name.clone(),
+        method: 0,
+        args: arg_tys.into(),
+    });
     f.instance = Some(inst.clone());
-    f.arg_names = (0..f.args().len()).map(|i| format!("x{i}").into()).collect();
+    f.arg_names = (0..f.args().len())
+        .map(|i| format!("x{i}").into())
+        .collect();
     let mut prog = TypedProgram::default();
     prog.functions.insert(inst.clone(), Arc::new(f));
     check_fd_prog(&prog, &inst, inputs);
@@ -87,7 +116,10 @@ fn params_weights<'a>(inputs: &'a mut Vec<Value>, k: &'a mut usize) -> Weights<'
 }
 
 fn prim(p: Prim, args: Vec<Operand>) -> Stmt {
-    Stmt { op: Op::Prim(p), args }
+    Stmt {
+        op: Op::Prim(p),
+        args,
+    }
 }
 
 /// Weighted Float64 terms of `x :: t` (`like` is a value of its shape).
@@ -97,7 +129,14 @@ fn reduce(f: &mut Function, w: &mut Weights, x: Operand, t: &Type, like: &Value)
         Type::Float64 => {
             *w.k += 1;
             let c = Const::f64(weight(*w.k)).into();
-            vec![f.push_stmt(e, prim(Prim::Mul, vec![x, c]), Type::Float64, Span::default()).into()]
+            vec![f
+                .push_stmt(
+                    e,
+                    prim(Prim::Mul, vec![x, c]),
+                    Type::Float64,
+                    Span::default(),
+                )
+                .into()]
         }
         Type::Array(el, n) if **el == Type::Float64 => {
             // sum(x .* W) with W a fixed argument of x's shape.
@@ -112,20 +151,47 @@ fn reduce(f: &mut Function, w: &mut Weights, x: Operand, t: &Type, like: &Value)
             let wv = f.add_param(e, Type::Array(el.clone(), *n), Span::default(), None);
             w.inputs.push(arr.into_value());
             let fx = Const::Func("*".into()).into();
-            let prod = f.push_stmt(e, prim(Prim::Broadcast, vec![fx, x, wv.into()]), t.clone(), Span::default());
-            vec![f.push_stmt(e, prim(Prim::Sum, vec![prod.into()]), Type::Float64, Span::default()).into()]
+            let prod = f.push_stmt(
+                e,
+                prim(Prim::Broadcast, vec![fx, x, wv.into()]),
+                t.clone(),
+                Span::default(),
+            );
+            vec![f
+                .push_stmt(
+                    e,
+                    prim(Prim::Sum, vec![prod.into()]),
+                    Type::Float64,
+                    Span::default(),
+                )
+                .into()]
         }
         Type::Ref(inner) => {
             let Value::Ref(r) = like else { return vec![] };
             let content = r.borrow().clone();
-            let x = f.push_stmt(e, prim(Prim::RefGet, vec![x]), (**inner).clone(), Span::default());
+            let x = f.push_stmt(
+                e,
+                prim(Prim::RefGet, vec![x]),
+                (**inner).clone(),
+                Span::default(),
+            );
             reduce(f, w, x.into(), inner, &content)
         }
         Type::Tuple(ts) => {
             let mut out = Vec::new();
             for (i, ti) in ts.iter().enumerate() {
-                let xi = f.push_stmt(e, prim(Prim::GetField, vec![x.clone(), Const::Int(i as i64 + 1).into()]), ti.clone(), Span::default());
-                let Value::Tuple(parts) = like else { return out };
+                let xi = f.push_stmt(
+                    e,
+                    prim(
+                        Prim::GetField,
+                        vec![x.clone(), Const::Int(i as i64 + 1).into()],
+                    ),
+                    ti.clone(),
+                    Span::default(),
+                );
+                let Value::Tuple(parts) = like else {
+                    return out;
+                };
                 out.extend(reduce(f, w, xi.into(), ti, &parts[i]));
             }
             out

@@ -2,21 +2,26 @@
 //! finite-difference reference.
 
 use zy_interp::{run, show, Limits, Value};
-use zy_ir::{Instance, Program, TypedProgram, Type};
+use zy_ir::{Instance, Program, Type, TypedProgram};
 
 /// Parse and lower `src` (panics on errors: test programs are well formed).
 pub fn program(src: &str) -> Program {
     let file = zy_syntax::parse_file(src);
     assert!(file.errors.is_empty(), "syntax errors: {:?}", file.errors);
     let lowered = zy_lower::lower_file(0, &file);
-    assert!(lowered.errors.is_empty(), "lowering errors: {:?}", lowered.errors);
+    assert!(
+        lowered.errors.is_empty(),
+        "lowering errors: {:?}",
+        lowered.errors
+    );
     lowered.program
 }
 
 /// The typed program for `name(args...)`.
 pub fn typed(src: &str, name: &str, args: &[Value]) -> (std::sync::Arc<Instance>, TypedProgram) {
     let tys: Vec<Type> = args.iter().map(Value::julia_type).collect();
-    zy_infer::infer_entry(&program(src), name, &tys).unwrap_or_else(|e| panic!("type errors: {e:?}"))
+    zy_infer::infer_entry(&program(src), name, &tys)
+        .unwrap_or_else(|e| panic!("type errors: {e:?}"))
 }
 
 /// `(value, gradient)` of `name(args...)` through the AD, or the AD's error message.
@@ -45,10 +50,14 @@ pub fn shown(src: &str, name: &str, args: Vec<Value>) -> String {
 /// Deep copy of arguments (arrays are shared otherwise).
 pub fn deep_copy(v: &Value) -> Value {
     match v {
-        Value::Array(a) => Value::Array(std::rc::Rc::new(std::cell::RefCell::new(a.borrow().clone()))),
+        Value::Array(a) => Value::Array(std::rc::Rc::new(std::cell::RefCell::new(
+            a.borrow().clone(),
+        ))),
         Value::Tuple(vs) => Value::Tuple(vs.iter().map(deep_copy).collect()),
         Value::Struct(t, vs) => Value::Struct(t.clone(), vs.iter().map(deep_copy).collect()),
-        Value::NamedTuple(n, vs) => Value::NamedTuple(n.clone(), vs.iter().map(deep_copy).collect()),
+        Value::NamedTuple(n, vs) => {
+            Value::NamedTuple(n.clone(), vs.iter().map(deep_copy).collect())
+        }
         Value::Ref(r) => Value::new_ref(deep_copy(&r.borrow())),
         Value::Mutable(t, vs) => {
             Value::new_struct(t.clone(), vs.borrow().iter().map(deep_copy).collect())
@@ -62,7 +71,9 @@ pub fn leaves(v: &Value, out: &mut Vec<f64>) {
     match v {
         Value::F64(x) => out.push(*x),
         Value::Array(a) | Value::Adjoint(a) => out.extend(a.borrow().data.to_f64()),
-        Value::Tuple(vs) | Value::NamedTuple(_, vs) | Value::Struct(_, vs) => vs.iter().for_each(|x| leaves(x, out)),
+        Value::Tuple(vs) | Value::NamedTuple(_, vs) | Value::Struct(_, vs) => {
+            vs.iter().for_each(|x| leaves(x, out))
+        }
         Value::Mutable(_, vs) => vs.borrow().iter().for_each(|x| leaves(x, out)),
         Value::Ref(r) => leaves(&r.borrow(), out),
         _ => {}
@@ -90,9 +101,14 @@ fn perturbed(v: &Value, k: &mut usize, h: f64) -> Value {
             arr.into_value()
         }
         Value::Tuple(vs) => Value::Tuple(vs.iter().map(|x| perturbed(x, k, h)).collect()),
-        Value::Struct(t, vs) => Value::Struct(t.clone(), vs.iter().map(|x| perturbed(x, k, h)).collect()),
+        Value::Struct(t, vs) => {
+            Value::Struct(t.clone(), vs.iter().map(|x| perturbed(x, k, h)).collect())
+        }
         Value::Ref(r) => Value::new_ref(perturbed(&r.borrow(), k, h)),
-        Value::Mutable(t, vs) => Value::new_struct(t.clone(), vs.borrow().iter().map(|x| perturbed(x, k, h)).collect()),
+        Value::Mutable(t, vs) => Value::new_struct(
+            t.clone(),
+            vs.borrow().iter().map(|x| perturbed(x, k, h)).collect(),
+        ),
         other => deep_copy(other),
     }
 }
@@ -114,7 +130,11 @@ pub fn check_fd(src: &str, name: &str, args: Vec<Value>) {
 }
 
 /// `(value, gradient)` of `inst` in `prog` through the AD.
-pub fn gradient_prog(prog: &TypedProgram, inst: &Instance, args: Vec<Value>) -> Result<(Value, Value), String> {
+pub fn gradient_prog(
+    prog: &TypedProgram,
+    inst: &Instance,
+    args: Vec<Value>,
+) -> Result<(Value, Value), String> {
     let (driver, prog) = zy_ad::gradient_program(prog, inst).map_err(|e| e.message)?;
     for f in prog.functions.values() {
         let errs = zy_ir::verify(f);
@@ -130,10 +150,17 @@ pub fn gradient_prog(prog: &TypedProgram, inst: &Instance, args: Vec<Value>) -> 
 pub fn check_fd_prog(prog: &TypedProgram, inst: &Instance, args: Vec<Value>) {
     let (prog, inst, name) = (prog.clone(), inst.clone(), inst.name.to_string());
     let ad_args: Vec<Value> = args.iter().map(deep_copy).collect();
-    let (y, g) = gradient_prog(&prog, &inst, ad_args.clone()).unwrap_or_else(|e| panic!("{name}: {e}"));
+    let (y, g) =
+        gradient_prog(&prog, &inst, ad_args.clone()).unwrap_or_else(|e| panic!("{name}: {e}"));
     let y0 = primal(&prog, &inst, &args);
-    assert!((y.as_f64().unwrap_or(f64::NAN) - y0).abs() <= 1e-12 * y0.abs().max(1.0), "value {} vs {y0}", show(&y));
-    let Value::Tuple(gs) = &g else { panic!("gradient {}", show(&g)) };
+    assert!(
+        (y.as_f64().unwrap_or(f64::NAN) - y0).abs() <= 1e-12 * y0.abs().max(1.0),
+        "value {} vs {y0}",
+        show(&y)
+    );
+    let Value::Tuple(gs) = &g else {
+        panic!("gradient {}", show(&g))
+    };
     for (i, a) in args.iter().enumerate() {
         let mut n = Vec::new();
         leaves(a, &mut n);
@@ -150,7 +177,13 @@ pub fn check_fd_prog(prog: &TypedProgram, inst: &Instance, args: Vec<Value>) {
                     let moved: Vec<Value> = args
                         .iter()
                         .enumerate()
-                        .map(|(j, x)| if j == i { perturbed(x, &mut k.clone(), h) } else { deep_copy(x) })
+                        .map(|(j, x)| {
+                            if j == i {
+                                perturbed(x, &mut k.clone(), h)
+                            } else {
+                                deep_copy(x)
+                            }
+                        })
                         .collect();
                     primal(&prog, &inst, &moved)
                 };
@@ -168,7 +201,11 @@ pub fn check_fd_prog(prog: &TypedProgram, inst: &Instance, args: Vec<Value>) {
     let plain: Vec<Value> = args.iter().map(deep_copy).collect();
     let _ = run(&prog, &inst, plain.clone(), &Limits::default());
     for (a, b) in ad_args.iter().zip(&plain) {
-        assert_eq!(show(a), show(b), "{name}: primal state after the gradient call");
+        assert_eq!(
+            show(a),
+            show(b),
+            "{name}: primal state after the gradient call"
+        );
     }
 }
 
@@ -177,12 +214,22 @@ pub fn check_fd_prog(prog: &TypedProgram, inst: &Instance, args: Vec<Value>) {
 pub fn assert_grad(src: &str, name: &str, args: Vec<Value>, y: f64, want: &[Option<&[f64]>]) {
     let (val, g) = gradient(src, name, args).unwrap_or_else(|e| panic!("{name}: {e}"));
     let close = |a: f64, b: f64| (a - b).abs() <= 1e-12 * a.abs().max(b.abs()).max(1.0);
-    assert!(close(val.as_f64().unwrap_or(f64::NAN), y), "{name}: value {} != {y}", show(&val));
-    let Value::Tuple(gs) = &g else { panic!("gradient {}", show(&g)) };
+    assert!(
+        close(val.as_f64().unwrap_or(f64::NAN), y),
+        "{name}: value {} != {y}",
+        show(&val)
+    );
+    let Value::Tuple(gs) = &g else {
+        panic!("gradient {}", show(&g))
+    };
     assert_eq!(gs.len(), want.len(), "{name}: {}", show(&g));
     for (i, (gi, wi)) in gs.iter().zip(want).enumerate() {
         match wi {
-            None => assert!(matches!(gi, Value::Nothing), "{name}: gradient {i} is {}, not nothing", show(gi)),
+            None => assert!(
+                matches!(gi, Value::Nothing),
+                "{name}: gradient {i} is {}, not nothing",
+                show(gi)
+            ),
             Some(w) => {
                 let mut got = Vec::new();
                 leaves(gi, &mut got);
