@@ -24,6 +24,7 @@ pub mod activity;
 pub mod cfg;
 mod driver;
 mod expand;
+pub mod globals;
 mod inline;
 pub mod names;
 pub mod rrule;
@@ -37,9 +38,11 @@ use std::sync::Arc;
 
 use zy_ir::{Instance, Program, Span, TypedProgram};
 
-pub use activity::{analyse, Activity, ArgGradient, UseSite, ValueActivity};
+pub use activity::{analyse, analyse_in, Activity, ArgGradient, UseSite, ValueActivity};
+pub use driver::may_mutate;
 pub use expand::{expand, expand_with_rrules};
-pub use tangent::{fdata_type, rdata_type};
+pub use globals::GlobalShadows;
+pub use tangent::{fdata_type, has_fdata, rdata_type};
 
 /// Why a function cannot be differentiated, with the source location.
 #[derive(Clone, PartialEq, Eq, Debug)]
@@ -102,7 +105,14 @@ fn gradient_program_in(
         add_adjoints(source, &mut out, &inst)?;
     }
     let mutates = driver::may_mutate(prog, &inst);
-    let (dinst, driver) = driver::driver(&inst, func, adjoint_of(&out, &inst), mutates)?;
+    let globals = GlobalShadows::of(&out);
+    let (dinst, driver) = driver::driver(
+        &inst,
+        func,
+        adjoint_of(&out, &inst),
+        mutates,
+        globals.reached(&inst),
+    )?;
     out.functions.insert(dinst.clone(), Arc::new(driver));
     Ok((dinst, out))
 }
@@ -146,6 +156,9 @@ pub fn add_adjoints(
     prog: &mut TypedProgram,
     inst: &Arc<Instance>,
 ) -> Result<(), AdError> {
+    // What each function reaches follows from the primal bodies (generated code reaches what
+    // the function it derives from reaches), so adding adjoints does not change it.
+    let globals = GlobalShadows::of(prog);
     let mut work = vec![inst.clone()];
     while let Some(i) = work.pop() {
         let fwd = names::forward_instance(&i);
@@ -162,7 +175,7 @@ pub fn add_adjoints(
             None => None,
         };
         if let Some(rule) = rule {
-            let (f, p) = rrule::adjoint(&i, &func.ret, &rule);
+            let (f, p) = rrule::adjoint(&i, &func.ret, &rule, globals.reached(&i));
             prog.functions.insert(fwd, Arc::new(f));
             prog.functions
                 .insert(names::pullback_instance(&i), Arc::new(p));
@@ -173,7 +186,7 @@ pub fn add_adjoints(
         if body != *func {
             simplify::tidy(&mut body);
         }
-        let adj = transform::adjoint(&i, &body)?;
+        let adj = transform::adjoint(&i, &body, &globals)?;
         prog.functions.insert(fwd, Arc::new(adj.forward));
         prog.functions
             .insert(names::pullback_instance(&i), Arc::new(adj.pullback));

@@ -21,8 +21,9 @@ use zy_ir::{
     Terminator, Type, Value, ValueKind, Var, VarInit,
 };
 
-use crate::activity::{analyse, Activity};
+use crate::activity::{analyse_in, Activity};
 use crate::cfg::{in_loop, reaches, reaches_from, single_exit};
+use crate::globals::GlobalShadows;
 use crate::names;
 use crate::rules::{self, Callees, Emit, FwdStmt, RevStmt};
 use crate::tangent::{fdata_type, has_fdata, has_rdata, rdata_type};
@@ -51,15 +52,25 @@ struct BlockTape {
     counter: Option<Value>,
 }
 
-/// Transform `func`, the body of `inst`.
-pub fn adjoint(inst: &Arc<Instance>, func: &Function) -> Result<Adjoint, AdError> {
+/// Transform `func`, the body of `inst`, in a program whose functions reach the globals
+/// `globals` says.
+pub fn adjoint(
+    inst: &Arc<Instance>,
+    func: &Function,
+    globals: &GlobalShadows,
+) -> Result<Adjoint, AdError> {
     reject_nested(func)?;
+    globals.check(inst, func)?;
     let mut primal = func.clone();
     crate::simplify::renumber(&mut primal);
     let (f, exit) = single_exit(&primal)?;
-    let act = analyse(&f);
-    let cx = Cx::new(&f, exit, act);
-    let mut callees = Callees { wanted: Vec::new() };
+    let act = analyse_in(&f, &|c| !globals.reached(c).is_empty());
+    let cx = Cx::new(&f, exit, act, globals);
+    let mut callees = Callees {
+        wanted: Vec::new(),
+        globals,
+        global_shadows: HashMap::new(),
+    };
     let fw = forward_pass(&cx, inst, &mut callees)?;
     let pullback = pullback_pass(&cx, inst, &fw)?;
     let mut forward = fw.func;
@@ -106,10 +117,11 @@ struct Cx<'f> {
     /// Loop headers entered at most once per call, from one block outside the loop, with one
     /// back edge: `(outside predecessor, latch)`. Their reverse counts iterations down.
     counted: Vec<Option<(Block, Block)>>,
+    globals: &'f GlobalShadows,
 }
 
 impl<'f> Cx<'f> {
-    fn new(f: &'f Function, exit: Block, act: Activity) -> Cx<'f> {
+    fn new(f: &'f Function, exit: Block, act: Activity, globals: &'f GlobalShadows) -> Cx<'f> {
         let looped = in_loop(f);
         let live = reaches(f, exit);
         let preds = f.predecessors();
@@ -143,6 +155,7 @@ impl<'f> Cx<'f> {
             preds,
             order,
             counted,
+            globals,
         }
     }
 
@@ -150,14 +163,17 @@ impl<'f> Cx<'f> {
         let Some(s) = self.f.stmt(v) else {
             return false;
         };
-        // Calls may mutate their arguments: they are effects too.
+        // Calls may mutate their arguments: they are effects too. A call that reaches a global
+        // object may write it: its writes must be recorded and undone like this function's.
         let effect = matches!(s.op, Op::Prim(p) if p.has_effect()) || matches!(s.op, Op::Invoke(_));
         let feeds = s.args.iter().any(|a| {
             a.as_value()
                 .is_some_and(|x| self.act.values[x.index()].varied)
         });
+        let globals = matches!(&s.op, Op::Invoke(c) if !self.globals.reached(c).is_empty());
         self.act.is_active(v)
             || (effect && feeds)
+            || globals
             || (effect && matches!(s.op, Op::Prim(Prim::SetIndex)))
     }
 
@@ -177,7 +193,11 @@ struct Forward {
     tape_ty: Type,
 }
 
-fn forward_pass(cx: &Cx, inst: &Arc<Instance>, callees: &mut Callees) -> Result<Forward, AdError> {
+fn forward_pass(
+    cx: &Cx,
+    inst: &Arc<Instance>,
+    callees: &mut Callees<'_>,
+) -> Result<Forward, AdError> {
     let f = cx.f;
     let fwd_inst = names::forward_instance(inst);
     let mut out = Function::new(fwd_inst.name.clone(), f.span);
@@ -194,6 +214,15 @@ fn forward_pass(cx: &Cx, inst: &Arc<Instance>, callees: &mut Callees) -> Result<
             let s = out.add_param(Block::ENTRY, fdata_type(&d.ty), d.span, name);
             shadow.insert(a, s.into());
         }
+    }
+    for (name, ty) in cx.globals.reached(inst) {
+        let s = out.add_param(
+            Block::ENTRY,
+            fdata_type(ty),
+            Span::default(),
+            Some(format!("{name}_f").into()),
+        );
+        callees.global_shadows.insert(name.clone(), s.into());
     }
     for _ in 1..f.blocks.len() {
         out.add_block();

@@ -19,14 +19,14 @@ fn ratio() {
     check(
         common::paper_ratio(),
         expect![[r#"
-            f⁺(%1::Float64, %2::Float64) :: Tuple{Float64, Pullback{typeof(f), Float64, Float64}}   # a, b
+            f⁺(%1::Float64, %2::Float64) :: Tuple{Float64, Pullback{typeof(f⁻), Float64, Float64}}   # a, b
             #1:
               %3 = %2 ^ 2 :: Float64
               %4 = %1 + %3 :: Float64
               %5 = %1 / %4 :: Float64
               %6 = tuple(%2, %4, %5) :: Tuple{Float64, Float64, Float64}
-              %7 = make_pullback(f⁻, 0, %6) :: Pullback{typeof(f), Float64, Float64}
-              %8 = tuple(%5, %7) :: Tuple{Float64, Pullback{typeof(f), Float64, Float64}}
+              %7 = make_pullback(f⁻, 0, %6) :: Pullback{typeof(f⁻), Float64, Float64}
+              %8 = tuple(%5, %7) :: Tuple{Float64, Pullback{typeof(f⁻), Float64, Float64}}
               return %8
         "#]],
         expect![[r#"
@@ -54,7 +54,7 @@ fn leaky_relu_records_the_branch() {
     check(
         common::leaky_relu(),
         expect![[r#"
-            relu⁺(%1::Float64) :: Tuple{Float64, Pullback{typeof(relu), Float64}}   # x
+            relu⁺(%1::Float64) :: Tuple{Float64, Pullback{typeof(relu⁻), Float64}}   # x
             #1:
               %4 = %1 > 0.0 :: Bool
               br %4 ? #2 : #3
@@ -67,8 +67,8 @@ fn leaky_relu_records_the_branch() {
               %2 = φ(#2 → %1, #3 → %5) :: Float64   # y
               %3 = φ(#2 → 1, #3 → 2) :: Int64       # br#4
               %6 = tuple(%1, %3) :: Tuple{Float64, Int64}
-              %7 = make_pullback(relu⁻, 0, %6) :: Pullback{typeof(relu), Float64}
-              %8 = tuple(%2, %7) :: Tuple{Float64, Pullback{typeof(relu), Float64}}
+              %7 = make_pullback(relu⁻, 0, %6) :: Pullback{typeof(relu⁻), Float64}
+              %8 = tuple(%2, %7) :: Tuple{Float64, Pullback{typeof(relu⁻), Float64}}
               return %8
         "#]],
         expect![[r#"
@@ -95,7 +95,7 @@ fn pow_pushes_one_float_per_iteration() {
     check(
         common::pow(),
         expect![[r#"
-            pow⁺(%1::Float64, %2::Int64) :: Tuple{Float64, Pullback{typeof(pow), Float64, Int64}}   # x, n
+            pow⁺(%1::Float64, %2::Int64) :: Tuple{Float64, Pullback{typeof(pow⁻), Float64, Int64}}   # x, n
             #1:
               %6 = stack() :: Stack{Tuple{Float64}} # stk#3
               br #2
@@ -114,8 +114,8 @@ fn pow_pushes_one_float_per_iteration() {
               br #2
             #4:
               %13 = tuple(%5, %1, %6) :: Tuple{Int64, Float64, Stack{Tuple{Float64}}}
-              %14 = make_pullback(pow⁻, 0, %13) :: Pullback{typeof(pow), Float64, Int64}
-              %15 = tuple(%3, %14) :: Tuple{Float64, Pullback{typeof(pow), Float64, Int64}}
+              %14 = make_pullback(pow⁻, 0, %13) :: Pullback{typeof(pow⁻), Float64, Int64}
+              %15 = tuple(%3, %14) :: Tuple{Float64, Pullback{typeof(pow⁻), Float64, Int64}}
               return %15
         "#]],
         expect![[r#"

@@ -100,8 +100,9 @@ fn check_call(
 ) -> Result<(), String> {
     let wrapped = with_wrapper(text, "__jit_call__", call);
     let (inst, prog) = typed(&wrapped, "__jit_call__", &[])?;
-    // Calls of `gradient`, `derivative`, ... in the code become calls of generated functions.
-    let prog = zy_ad::expand(&prog).unwrap_or(prog);
+    // Calls of `gradient`, `derivative`, ... in the code become calls of generated functions;
+    // a call the AD refuses to expand is the front end's error, not the engines'.
+    let prog = zy_ad::expand(&prog).map_err(|e| format!("{call}: {}", e.message))?;
     if let Outcome::Declined(e) = compare(&prog, &inst, vec![], call)? {
         declined.push(format!("{call}: {e}"));
     }

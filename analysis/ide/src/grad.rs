@@ -179,6 +179,14 @@ impl<'a> Prepared<'a> {
         let (args_program, args_body) =
             expand(db, zy_hir::type_call(db, &tuple).map_err(type_errors)?).map_err(ad_error)?;
         let (program, _) = expand(db, typed).map_err(ad_error)?;
+        if let Some((name, message)) = aliased_global(&program, &inst, &args_program, &args_body) {
+            // At the argument that names it, if one does.
+            let at = args
+                .iter()
+                .find(|a| mentions(call, a.range.start, a.range.end, &name))
+                .map_or(callee.range.start, |a| a.range.start);
+            return Err(in_site(db, site, at, message));
+        }
         let limits = zy_interp::Limits {
             max_depth: limits.max_depth,
             deadline: limits.timeout.map(|t| Instant::now() + t),
@@ -316,6 +324,89 @@ impl<'a> Prepared<'a> {
     }
 }
 
+/// The arguments are evaluated in a run of their own, so an argument that is a global object
+/// (`f(W)` for `const W = [...]`) is a copy of the object that `f` loads by name. When `f` may
+/// write to either, the two would part where Julia has one object: the global's name and the
+/// refusal.
+fn aliased_global(
+    program: &TypedProgram,
+    inst: &Arc<Instance>,
+    args_program: &TypedProgram,
+    args_body: &Function,
+) -> Option<(String, String)> {
+    let reached = zy_ad::GlobalShadows::of(program);
+    let passed = passed_globals(args_program, args_body);
+    let name = passed
+        .iter()
+        .find(|n| reached.reached(inst).iter().any(|(m, _)| m == *n))?;
+    if !zy_ad::may_mutate(program, inst) {
+        return None;
+    }
+    let message = format!(
+        "cannot differentiate `{}` with the global `{name}` among its arguments: it also uses `{name}` by name and may write to it, and the gradient runs on a copy of the arguments",
+        inst.name
+    );
+    Some((name.to_string(), message))
+}
+
+/// The globals whose objects the arguments' `body` may return (a global itself, a part of one,
+/// a tuple or struct holding one, or what a call returns if the call can reach one); copies and
+/// other fresh values are not.
+fn passed_globals(program: &TypedProgram, body: &Function) -> Vec<zy_ir::Name> {
+    let reach = zy_ad::GlobalShadows::of(program);
+    let mut out = Vec::new();
+    let mut todo: Vec<Operand> = body
+        .blocks
+        .iter()
+        .filter_map(|b| match &b.term {
+            Terminator::Return(x) => Some(x.clone()),
+            _ => None,
+        })
+        .collect();
+    let mut seen = std::collections::HashSet::new();
+    while let Some(op) = todo.pop() {
+        let Some(v) = op.as_value().filter(|v| seen.insert(*v)) else {
+            continue;
+        };
+        if !zy_ad::has_fdata(body.ty(v)) {
+            continue;
+        }
+        let Some(stmt) = body.stmt(v) else { continue };
+        match &stmt.op {
+            Op::Global(name) => out.push(name.clone()),
+            Op::Invoke(c) => out.extend(reach.reached(c).iter().map(|(n, _)| n.clone())),
+            Op::New(_)
+            | Op::Prim(
+                zy_ir::Prim::Tuple
+                | zy_ir::Prim::NamedTuple
+                | zy_ir::Prim::GetField
+                | zy_ir::Prim::TupleIndex
+                | zy_ir::Prim::RefGet
+                | zy_ir::Prim::Transpose
+                | zy_ir::Prim::Adjoint,
+            ) => todo.extend(stmt.args.iter().cloned()),
+            _ => {}
+        }
+    }
+    out
+}
+
+/// Does `text[start..end]` contain `name` as a whole word?
+fn mentions(text: &str, start: u32, end: u32, name: &str) -> bool {
+    let Some(part) = text.get(start as usize..end as usize) else {
+        return false;
+    };
+    let word = |c: char| c.is_alphanumeric() || c == '_' || c == '!';
+    part.match_indices(name).any(|(i, _)| {
+        let before = part[..i].chars().next_back().is_none_or(|c| !word(c));
+        let after = part[i + name.len()..]
+            .chars()
+            .next()
+            .is_none_or(|c| !word(c));
+        before && after
+    })
+}
+
 /// The instance invoked by the statement whose value `body` returns.
 pub(crate) fn returned_invoke(body: &Function) -> Option<Arc<Instance>> {
     let v = body.blocks.iter().find_map(|b| match &b.term {
@@ -367,5 +458,33 @@ mod tests {
             serde_json::from_str::<serde_json::Value>(&two.to_json_text()).ok(),
             Some(two.to_json())
         );
+    }
+
+    /// `grad` of `call` in `text` on both engines: the value and gradient text, or the error.
+    fn grad_both(text: &str, call: &str) -> [String; 2] {
+        let mut host = crate::AnalysisHost::new();
+        let file = host.set_file_text(std::path::Path::new("g.jl"), text.to_string());
+        let analysis = host.analysis();
+        [Engine::Interp, Engine::Jit].map(|engine| {
+            match analysis.grad(file, call, EvalLimits::default(), engine) {
+                Ok(Ok(g)) => g.to_text(),
+                Ok(Err(e)) => e.to_string(),
+                Err(_) => "cancelled".into(),
+            }
+        })
+    }
+
+    #[test]
+    fn a_global_passed_as_an_argument_to_a_function_that_writes_it_is_refused() {
+        let text = "const GV = [1.0, 2.0]\nwrites(v) = (v[1] = 5.0; GV[1] * v[2])\nreads(v) = GV[1] * v[2]\n";
+        // Julia: v and GV are one object, so the value is 5 * 2 = 10; the gradient would run
+        // on a copy of GV (value 2): refused, at the argument.
+        let refusal = "<call>:1:8: error: cannot differentiate `writes` with the global `GV` among its arguments: it also uses `GV` by name and may write to it, and the gradient runs on a copy of the arguments";
+        assert_eq!(grad_both(text, "writes(GV)"), [refusal, refusal]);
+        // A copy is a different object; a function that only reads is unaffected.
+        let copy = "value: 2.0\ngradient: ([0.0, 1.0],)";
+        assert_eq!(grad_both(text, "writes(copy(GV))"), [copy, copy]);
+        let read = "value: 2.0\ngradient: ([0.0, 1.0],)";
+        assert_eq!(grad_both(text, "reads(GV)"), [read, read]);
     }
 }
