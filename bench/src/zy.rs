@@ -79,8 +79,7 @@ impl Runner {
 fn limits() -> Limits {
     Limits {
         max_depth: 10_000,
-        deadline: None,
-        cancel: None,
+        ..Limits::default()
     }
 }
 
@@ -189,8 +188,7 @@ fn arguments(db: &RootDatabase, call: &str) -> Result<Vec<Value>, String> {
     let typed = zy_hir::type_call(db, &tuple).map_err(|e| type_errors(call, e))?;
     let limits = Limits {
         max_depth: 10_000,
-        deadline: None,
-        cancel: None,
+        ..Limits::default()
     };
     match zy_interp::run_function(&typed.program, &typed.body, Vec::new(), &limits) {
         Ok(Value::Tuple(vs)) => Ok(vs.to_vec()),

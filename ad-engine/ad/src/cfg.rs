@@ -97,6 +97,33 @@ pub fn reaches_from(func: &Function, from: Block, to: Block) -> bool {
     false
 }
 
+/// The source span of the innermost loop around block `b` (the span of the jump that enters
+/// its header from outside, which lowering gives the whole loop statement), or the default
+/// span if `b` is in no loop.
+pub fn loop_span(func: &Function, b: Block) -> Span {
+    let rpo = func.reverse_postorder();
+    let pos = |x: Block| rpo.iter().position(|&y| y == x);
+    let Some(at) = pos(b) else {
+        return Span::default();
+    };
+    let preds = func.predecessors();
+    // Headers are targets of back edges; the innermost around `b` comes last in order.
+    let header = rpo[..=at].iter().rev().copied().find(|&h| {
+        let back = preds[h.index()]
+            .iter()
+            .any(|&q| pos(q).is_some_and(|i| i >= pos(h).unwrap_or(0)));
+        back && (h == b || reaches_from(func, h, b)) && (h == b || reaches_from(func, b, h))
+    });
+    let Some(h) = header else {
+        return Span::default();
+    };
+    let hpos = pos(h).unwrap_or(0);
+    preds[h.index()]
+        .iter()
+        .find(|&&q| pos(q).is_some_and(|i| i < hpos))
+        .map_or(Span::default(), |&q| func.block(q).term_span)
+}
+
 /// Is `t` Float64 (the one type whose gradient is added with `+`)?
 pub fn is_f64(t: &Type) -> bool {
     *t == Type::Float64

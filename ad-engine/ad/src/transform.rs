@@ -22,7 +22,7 @@ use zy_ir::{
 };
 
 use crate::activity::{analyse_in, Activity};
-use crate::cfg::{in_loop, reaches, reaches_from, single_exit};
+use crate::cfg::{in_loop, loop_span, reaches, reaches_from, single_exit};
 use crate::globals::GlobalShadows;
 use crate::names;
 use crate::rules::{self, Callees, Emit, FwdStmt, RevStmt};
@@ -391,11 +391,12 @@ fn forward_pass(
         stmts.pop();
         stmts.insert(0, stk);
         let args = pushed.iter().map(|v| Operand::Value(*v)).collect();
+        // The push carries the loop's span: a tape past the memory limit is reported there.
         let mut e = Emit {
             bcast: None,
             b: &mut sb,
             block: b,
-            span: Span::default(),
+            span: loop_span(cx.f, b),
         };
         let alpha = e.prim(Prim::Tuple, args, elem);
         if let Operand::Value(a) = alpha {

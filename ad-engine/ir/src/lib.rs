@@ -22,5 +22,5 @@ pub use print::{julia_float, print_function, write_julia_float};
 pub use program::{
     callable_name, GenericFunction, Global, Method, Program, StructDef, TypeExpr, TypedProgram,
 };
-pub use types::{tangent_type, Name, StructKind, StructType, Type};
+pub use types::{packed_size, tangent_type, Name, StructKind, StructType, Type};
 pub use verify::verify;

@@ -3,7 +3,6 @@
 
 use std::fmt::Write;
 use std::sync::Arc;
-use std::time::Instant;
 
 use zy_hir::{RootDatabase, SourceFile};
 use zy_interp::Value;
@@ -187,11 +186,7 @@ impl<'a> Prepared<'a> {
                 .map_or(callee.range.start, |a| a.range.start);
             return Err(in_site(db, site, at, message));
         }
-        let limits = zy_interp::Limits {
-            max_depth: limits.max_depth,
-            deadline: limits.timeout.map(|t| Instant::now() + t),
-            cancel: limits.cancel.clone(),
-        };
+        let limits = limits.start();
         Ok(Prepared {
             site,
             program,
@@ -462,16 +457,86 @@ mod tests {
 
     /// `grad` of `call` in `text` on both engines: the value and gradient text, or the error.
     fn grad_both(text: &str, call: &str) -> [String; 2] {
+        grad_both_within(text, call, EvalLimits::default())
+    }
+
+    /// [`grad_both`] under `limits`.
+    fn grad_both_within(text: &str, call: &str, limits: EvalLimits) -> [String; 2] {
         let mut host = crate::AnalysisHost::new();
         let file = host.set_file_text(std::path::Path::new("g.jl"), text.to_string());
         let analysis = host.analysis();
         [Engine::Interp, Engine::Jit].map(|engine| {
-            match analysis.grad(file, call, EvalLimits::default(), engine) {
+            match analysis.grad(file, call, limits.clone(), engine) {
                 Ok(Ok(g)) => g.to_text(),
                 Ok(Err(e)) => e.to_string(),
                 Err(_) => "cancelled".into(),
             }
         })
+    }
+
+    /// Newton's iteration for sqrt, which never converges from `Inf` (x becomes NaN).
+    const NEWTON: &str = "\
+function newton_sqrt(a)
+    x = a
+    while true
+        xn = 0.5 * (x + a / x)
+        if abs(xn - x) < 1e-12
+            break
+        end
+        x = xn
+    end
+    return x
+end
+
+nested(a) = derivative(newton_sqrt, a)
+nw(w) = newton_sqrt(w[1]) * w[2]
+hess(v) = hessian(nw, v)
+trace(v) = (H = hess(v); H[1, 1] + H[2, 2])
+";
+
+    #[test]
+    fn a_tape_past_the_memory_limit_stops_at_its_loop_on_both_engines() {
+        let limits = EvalLimits {
+            max_memory: 1 << 16,
+            ..EvalLimits::default()
+        };
+        let got = grad_both_within(NEWTON, "newton_sqrt(Inf)", limits.clone());
+        let want = "g.jl:3:5: error: OutOfMemoryError: the tape of the loop here reached 64.0 KiB after 2,730 iterations; the limit is 64.0 KiB (max_memory)";
+        assert_eq!(got, [want, want]);
+        // Nested AD keeps several stacks per iteration: the interpreter counts the bytes they
+        // hold, the JIT the capacity it reserved for them (which doubles), so it stops earlier.
+        let got = grad_both_within(NEWTON, "nested(Inf)", limits.clone());
+        let by = |n: &str| {
+            format!("g.jl:3:5: error: OutOfMemoryError: the tape of the loop here reached 64.0 KiB after {n} iterations; the limit is 64.0 KiB (max_memory)")
+        };
+        assert_eq!(got, [by("910"), by("682")]);
+        // A Hessian (third order under `grad`), and the value alone.
+        let got = grad_both_within(NEWTON, "trace([Inf, 1.0])", limits.clone());
+        assert_eq!(got, [by("292"), by("170")]);
+        let mut host = crate::AnalysisHost::new();
+        let file = host.set_file_text(std::path::Path::new("g.jl"), NEWTON.to_string());
+        let got = match host.analysis().eval(file, "hess([Inf, 1.0])", limits) {
+            Ok(Err(e)) => e.to_string(),
+            Ok(Ok(v)) => v.display,
+            Err(_) => "cancelled".into(),
+        };
+        assert_eq!(got, by("910"));
+        // The primal alone keeps no tape: the deadline stops it, inside the loop.
+        let quick = EvalLimits {
+            timeout: Some(std::time::Duration::from_millis(200)),
+            ..EvalLimits::default()
+        };
+        let got = match host.analysis().eval(file, "newton_sqrt(Inf)", quick) {
+            Ok(Err(e)) => e.to_string(),
+            Ok(Ok(v)) => v.display,
+            Err(_) => "cancelled".into(),
+        };
+        let line: Option<u32> = got.split(':').nth(1).and_then(|l| l.parse().ok());
+        assert!(
+            got.ends_with(": error: InterruptException: time limit exceeded")
+                && line.is_some_and(|l| (3..=9).contains(&l)),
+            "{got}"
+        );
     }
 
     #[test]
