@@ -211,8 +211,8 @@ impl SsaBuilder {
     pub fn seal_all_blocks(&mut self) {
         let preds = self.func.predecessors();
         for b in self.func.block_ids().collect::<Vec<_>>() {
-            if !self.sealed.contains_key(&b) {
-                self.sealed.insert(b, preds[b.index()].clone());
+            if let std::collections::hash_map::Entry::Vacant(e) = self.sealed.entry(b) {
+                e.insert(preds[b.index()].clone());
                 for (var, phi) in self.incomplete.remove(&b).unwrap_or_default() {
                     self.add_phi_operands(b, var, phi);
                 }
