@@ -13,7 +13,7 @@
 //! the predecessor taken, and branches to that predecessor's reverse block. Gradients are
 //! builder variables, accumulated with `+`/`accum` and reset after a definition in a loop.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
 
 use zy_ir::{
@@ -575,9 +575,27 @@ fn pullback_pass(cx: &Cx, inst: &Arc<Instance>, fw: &Forward) -> Result<Function
         Terminator::Jump(BlockCall::new(start)),
         Span::default(),
     );
+    // Values whose gradient may not arrive on the path taken (a value computed before a branch
+    // that uses it on one side only): their reverse rules pass a strong zero when it did not,
+    // as Zygote's `nothing` does, so an infinite partial there cannot turn the zero into NaN.
+    let scalars: Vec<Value> = cx
+        .order
+        .iter()
+        .flat_map(|&b| f.block(b).stmts.iter().copied())
+        .filter(|&v| cx.act.is_active(v) && rdata_type(f.ty(v)) == Type::Float64)
+        .collect();
+    let everywhere = crate::cfg::used_on_every_path(f, &scalars);
+    let unsure = scalars
+        .iter()
+        .zip(everywhere)
+        .filter(|(_, e)| !e)
+        .map(|(v, _)| *v)
+        .collect();
     let mut g = Grads {
         sb: SsaBuilder::new(out),
         vars: HashMap::new(),
+        unsure,
+        reached: HashMap::new(),
         act: &cx.act,
         f,
     };
@@ -670,10 +688,31 @@ fn pullback_pass(cx: &Cx, inst: &Arc<Instance>, fw: &Forward) -> Result<Function
                 block: rb,
                 span: d.span,
             };
-            let contribs = rules::reverse(&mut e, rs);
+            let mut contribs = rules::reverse(&mut e, rs);
             if let (Some(var), true) = (var, cx.looped[b.index()]) {
                 let z = e.zero_rdata(&rdata_type(&d.ty));
                 g.sb.def_var(rb, var, z);
+            }
+            if let Some(flag) = g.reached_var(v) {
+                let reached = g.sb.use_var(rb, flag);
+                let mut e = Emit {
+                    bcast: None,
+                    b: &mut g.sb,
+                    block: rb,
+                    span: d.span,
+                };
+                for (a, c) in s.args.iter().zip(contribs.iter_mut()) {
+                    if let Some(c) = c
+                        .as_mut()
+                        .filter(|_| rdata_type(&f.operand_ty(a)) == Type::Float64)
+                    {
+                        let args = vec![reached.clone(), c.clone(), Const::f64(0.0).into()];
+                        *c = e.prim(Prim::IfElse, args, Type::Float64);
+                    }
+                }
+                if cx.looped[b.index()] {
+                    g.sb.def_var(rb, flag, Const::Bool(false));
+                }
             }
             for (a, c) in s.args.iter().zip(contribs) {
                 if let (Some(u), Some(c)) = (a.as_value(), c) {
@@ -891,11 +930,29 @@ fn name(e: &mut Emit, op: &Operand, n: String) {
 struct Grads<'a> {
     sb: SsaBuilder,
     vars: HashMap<Value, Var>,
+    /// Values whose gradient may not arrive (see [`crate::cfg::used_on_every_path`]) ...
+    unsure: HashSet<Value>,
+    /// ... and the variable saying whether it did on this path.
+    reached: HashMap<Value, Var>,
     act: &'a Activity,
     f: &'a Function,
 }
 
 impl Grads<'_> {
+    /// The flag saying whether `v`'s gradient arrived, if `v` needs one.
+    fn reached_var(&mut self, v: Value) -> Option<Var> {
+        if !self.unsure.contains(&v) {
+            return None;
+        }
+        let init = VarInit::Const(Const::Bool(false));
+        Some(
+            *self
+                .reached
+                .entry(v)
+                .or_insert_with(|| self.sb.declare_var_with_init(Type::Bool, None, init)),
+        )
+    }
+
     /// The gradient variable of `v`, if it has one.
     fn var(&mut self, v: Value) -> Option<Var> {
         let ty = self.f.ty(v);
@@ -922,6 +979,9 @@ impl Grads<'_> {
     /// `v̄ += c` at the end of `block`.
     fn accumulate(&mut self, block: Block, span: Span, v: Value, c: Operand) {
         let Some(var) = self.var(v) else { return };
+        if let Some(flag) = self.reached_var(v) {
+            self.sb.def_var(block, flag, Const::Bool(true));
+        }
         let cur = self.sb.use_var(block, var);
         let ty = self.sb.var_ty(var).clone();
         let mut e = Emit {

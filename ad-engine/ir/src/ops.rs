@@ -115,6 +115,10 @@ prims! {
     Ne => "!=",
     /// `!a` on Bool.
     Not => "!",
+    /// `ifelse(c, a, b)`: `a` if the Bool `c` holds, else `b` (both already evaluated). The
+    /// AD's reverse rules use it for strong zeros: `ifelse(c, ȳ, 0.0)` is `0.0` even for an
+    /// infinite `ȳ`, as ChainRules' Boolean partials are.
+    IfElse => "ifelse",
     // Elementary functions (differentiable).
     Sin => "sin",
     Cos => "cos",
@@ -200,6 +204,11 @@ prims! {
     Maximum => "maximum",
     /// `minimum(x)`.
     Minimum => "minimum",
+    /// `findmax(x)` of a Float64 array: `(maximum(x), i)` with `i` the first (linear) index
+    /// holding it, in Julia's `isless` order (a NaN is the largest; `0.0` above `-0.0`).
+    FindMax => "findmax",
+    /// `findmin(x)` of a Float64 array: `(minimum(x), i)`, a NaN winning as in `minimum`.
+    FindMin => "findmin",
     /// `dot(x, y)`.
     Dot => "dot",
     /// `A * x`, `A * B`, `x' * y`, `x' * A`: products involving an array.
@@ -309,6 +318,8 @@ impl Prim {
                 | Prim::Similar
                 | Prim::StackNew
                 | Prim::Error
+                | Prim::FindMax
+                | Prim::FindMin
         )
     }
 

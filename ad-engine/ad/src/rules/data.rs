@@ -348,9 +348,9 @@ pub fn reverse(e: &mut Emit, p: Prim, s: &RevStmt) -> Vec<Option<Operand>> {
         Prim::Tuple | Prim::NamedTuple => {
             if let Some(dy) = &s.dy {
                 let rty = rdata_type(&s.ty);
-                for i in first_field(p)..n {
+                for (i, o) in out.iter_mut().enumerate().skip(first_field(p)) {
                     if arg_rdata(s, i) != Type::Nothing {
-                        out[i] = Some(e.field(dy.clone(), i - first_field(p), &rty));
+                        *o = Some(e.field(dy.clone(), i - first_field(p), &rty));
                     }
                 }
             }
@@ -388,8 +388,8 @@ pub fn reverse(e: &mut Emit, p: Prim, s: &RevStmt) -> Vec<Option<Operand>> {
                         vec![i.clone(), Const::Int(j as i64 + 1).into()],
                         Type::Bool,
                     );
-                    let w = e.prim(Prim::Float, vec![hit], Type::Float64);
-                    parts.push(e.mul(dy.clone(), w));
+                    let zero = Const::f64(0.0).into();
+                    parts.push(e.prim(Prim::IfElse, vec![hit, dy.clone(), zero], Type::Float64));
                 }
                 out[0] = Some(e.rebuild(&xr, parts));
             }

@@ -15,6 +15,7 @@ use crate::value::Value;
 
 pub use data::new_struct;
 pub use linalg::{gemm_f64, is_blocked};
+pub use reduce::extremum_index;
 
 /// Apply primitive `p` to `args`. `ret` is the statement's inferred type: it fixes the result
 /// type where the operands alone do not (empty arrays, `zero_tangent`, AD stacks); `Type::Any`
@@ -42,6 +43,10 @@ pub fn eval_prim(p: Prim, args: &[Value], ret: &Type) -> Result<Value, String> {
                 linalg::array_arith(p, a, b)
             }
         }
+        IfElse => match args {
+            [Value::Bool(c), a, b] => Ok(if *c { a.clone() } else { b.clone() }),
+            _ => Err(method_error("ifelse", args)),
+        },
         Neg if matches!(args, [Value::Array(_) | Value::Adjoint(_)]) => {
             let [a] = operands(p, args)?;
             array::map_unary(p, a)
@@ -108,6 +113,10 @@ pub fn eval_prim(p: Prim, args: &[Value], ret: &Type) -> Result<Value, String> {
         Sum | Prod | Maximum | Minimum => {
             let [a] = operands(p, args)?;
             reduce::reduce(p, a)
+        }
+        FindMax | FindMin => {
+            let [a] = operands(p, args)?;
+            reduce::find_extremum(p, a)
         }
         Dot => {
             let [a, b] = operands(p, args)?;
