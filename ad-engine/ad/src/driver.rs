@@ -12,7 +12,7 @@ use std::sync::Arc;
 
 use zy_ir::{
     tangent_type, Block, BlockCall, Const, Function, Instance, Name, Op, Operand, Prim, Span,
-    SsaBuilder, Terminator, Type, TypedProgram,
+    SsaBuilder, Terminator, Type, TypedProgram, Value,
 };
 
 use crate::activity::{analyse, ArgGradient};
@@ -84,6 +84,9 @@ pub fn driver(
             .set_term(Block::ENTRY, Terminator::Return(res), func.span);
         sb.func.ret = rty;
         return Ok((dinst, sb.finish()));
+    }
+    if mutates {
+        refuse_aliases(&mut e, func, &args, globals);
     }
     let mut call_args = Vec::new();
     let mut shadows = Vec::new();
@@ -160,6 +163,96 @@ pub fn driver(
     let mut out = sb.finish();
     crate::simplify::simplify(&mut out);
     Ok((dinst, out))
+}
+
+/// Each argument (and global) gets a shadow of its own, which is right for a call that only
+/// reads: the gradient of each argument position. When the call may write, two of them that
+/// are one object would each see half of it (`f(v, v)` writing through the first): emit
+/// checks that stop the driver, at `func`'s definition, if any two mutable objects among the
+/// arguments, their parts and the globals `f` reaches are one object.
+fn refuse_aliases(e: &mut Emit, func: &Function, args: &[Value], globals: &[(Name, Type)]) {
+    let mut objects: Vec<(Operand, Type, String)> = Vec::new();
+    for (i, &a) in args.iter().enumerate() {
+        let name = func
+            .arg_names
+            .get(i)
+            .map_or_else(|| format!("argument {}", i + 1), |n| n.to_string());
+        let ty = e.b.func.ty(a).clone();
+        mutable_parts(e, a.into(), &ty, name, &mut objects);
+    }
+    for (name, ty) in globals {
+        let g = e.op(Op::Global(name.clone()), vec![], ty.clone());
+        mutable_parts(e, g, ty, name.to_string(), &mut objects);
+    }
+    for (j, (b, tb, nb)) in objects.iter().enumerate() {
+        for (a, ta, na) in &objects[..j] {
+            if ta != tb {
+                continue;
+            }
+            let message = format!(
+                "cannot differentiate `{}` here: `{na}` and `{nb}` are one object, which it may write; a gradient per argument is not defined then (pass a copy)",
+                func.name
+            );
+            let args = vec![Const::Str(message.into()).into(), a.clone(), b.clone()];
+            e.prim(Prim::CheckDistinct, args, Type::Nothing);
+        }
+    }
+}
+
+/// The objects with identity (arrays, `Ref`s, mutable structs) in a value `x` of type `ty`:
+/// itself, and those in its fields and contents.
+fn mutable_parts(
+    e: &mut Emit,
+    x: Operand,
+    ty: &Type,
+    path: String,
+    out: &mut Vec<(Operand, Type, String)>,
+) {
+    if !ty.is_differentiable() {
+        return;
+    }
+    if ty.is_mutable() {
+        out.push((x.clone(), ty.clone(), path.clone()));
+    }
+    match ty {
+        Type::Ref(inner) => {
+            let content = e.prim(Prim::RefGet, vec![x], (**inner).clone());
+            mutable_parts(e, content, inner, format!("{path}[]"), out);
+        }
+        Type::Tuple(_) | Type::NamedTuple(_) | Type::Struct(_) => {
+            let names: Vec<String> = match ty {
+                Type::NamedTuple(fs) => fs.iter().map(|(n, _)| format!("{path}.{n}")).collect(),
+                Type::Struct(s) => s
+                    .fields
+                    .iter()
+                    .map(|(n, _)| format!("{path}.{n}"))
+                    .collect(),
+                _ => (1..)
+                    .take(ty.field_types().map_or(0, |f| f.len()))
+                    .map(|i| format!("{path}[{i}]"))
+                    .collect(),
+            };
+            for (i, (ft, fname)) in ty
+                .field_types()
+                .unwrap_or_default()
+                .iter()
+                .zip(names)
+                .enumerate()
+            {
+                if ft.is_differentiable()
+                    && (ft.is_mutable() || ft.field_types().is_some() || matches!(ft, Type::Ref(_)))
+                {
+                    let part = e.prim(
+                        Prim::GetField,
+                        vec![x.clone(), Const::Int(i as i64 + 1).into()],
+                        ft.clone(),
+                    );
+                    mutable_parts(e, part, ft, fname, out);
+                }
+            }
+        }
+        _ => {}
+    }
 }
 
 /// `∇ᵖf(args...)`, what `pullback(f, args...)` in user code calls, and its user pullback

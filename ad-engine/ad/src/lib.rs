@@ -175,6 +175,16 @@ pub fn add_adjoints(
             None => None,
         };
         if let Some(rule) = rule {
+            if driver::may_mutate(prog, &i) {
+                // The pullback restores what the forward pass overwrote; a rule's does not.
+                return Err(AdError::new(
+                    rule.span,
+                    format!(
+                        "the rrule for `{}` is not supported: `{}` may write to its arguments or a global, and zy cannot undo what a rule's forward pass writes",
+                        i.name, i.name
+                    ),
+                ));
+            }
             let (f, p) = rrule::adjoint(&i, &func.ret, &rule, globals.reached(&i));
             prog.functions.insert(fwd, Arc::new(f));
             prog.functions

@@ -245,6 +245,9 @@ prims! {
     // Errors.
     /// `error("msg")`: throws; `args[0]` is a constant string.
     Error => "error",
+    /// `check_distinct(msg, a, b)`: throws `msg` (a constant string) if the objects `a` and `b`
+    /// are one object (Julia's `===`). Returns nothing. (Drivers: arguments that alias.)
+    CheckDistinct => "check_distinct",
     // AD tape (forward and pullback IR).
     /// A new empty stack: the result type says what it holds.
     StackNew => "stack",
@@ -320,6 +323,7 @@ impl Prim {
                 | Prim::Error
                 | Prim::FindMax
                 | Prim::FindMin
+                | Prim::CheckDistinct
         )
     }
 
@@ -334,6 +338,7 @@ impl Prim {
                 | Prim::Pop
                 | Prim::Error
                 | Prim::AccumInto
+                | Prim::CheckDistinct
         )
     }
 }

@@ -144,6 +144,11 @@ pub fn eval_prim(p: Prim, args: &[Value], ret: &Type) -> Result<Value, String> {
             [other] => Err(format!("ErrorException: {}", show(other))),
             _ => Err(internal(p, "expects one message operand")),
         },
+        CheckDistinct => match args {
+            [Value::Str(msg), a, b] if a.egal(b) => Err(msg.to_string()),
+            [Value::Str(_), _, _] => Ok(Value::Nothing),
+            _ => Err(internal(p, "expects a message and two objects")),
+        },
         StackNew => Ok(tangent::stack_new()),
         Push => tangent::push(args),
         Pop => tangent::pop(args),
