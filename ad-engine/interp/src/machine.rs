@@ -78,6 +78,17 @@ pub fn tape_limit_message(tape: u64, iterations: u64, limit: u64) -> String {
     )
 }
 
+/// The bytes of the array elements in `v` (a tape entry).
+fn array_bytes(v: &Value) -> u64 {
+    match v {
+        Value::Array(a) | Value::Adjoint(a) => 8 * a.borrow().data.len() as u64,
+        Value::Tuple(vs) | Value::NamedTuple(_, vs) | Value::Struct(_, vs) => {
+            vs.iter().map(array_bytes).sum()
+        }
+        _ => 0,
+    }
+}
+
 /// `512 bytes`, `1.5 KiB`, `4.0 GiB`.
 pub fn bytes_text(n: u64) -> String {
     if n < 1024 {
@@ -367,16 +378,19 @@ impl<'p> Machine<'p> {
                 )?;
             }
             Op::Prim(p @ (Prim::Push | Prim::Pop)) => {
-                let pushed = stmt.args.get(1).map(|a| func.operand_ty(a));
-                let size = match &pushed {
-                    Some(t) => ir::packed_size(t),
-                    None => ir::packed_size(&data.ty),
-                };
                 let args = stmt
                     .args
                     .iter()
                     .map(|a| frame.read(a))
                     .collect::<Result<Vec<_>, _>>()?;
+                // What the entry keeps alive: its packed bytes and the arrays it holds (which
+                // the JIT counts where it allocates them).
+                let size = match (*p, args.get(1)) {
+                    (Prim::Push, Some(v)) => {
+                        ir::packed_size(&func.operand_ty(&stmt.args[1])) + array_bytes(v)
+                    }
+                    _ => 0,
+                };
                 if *p == Prim::Push {
                     let limit = self.limits.max_memory as u64;
                     if self.tape.saturating_add(size) > limit {
@@ -387,10 +401,12 @@ impl<'p> Machine<'p> {
                         return Err(tape_limit_message(self.tape, iterations, limit));
                     }
                     self.tape += size;
-                } else {
-                    self.tape = self.tape.saturating_sub(size);
                 }
                 let r = eval_prim(*p, &args, &data.ty)?;
+                if *p == Prim::Pop {
+                    let size = ir::packed_size(&data.ty) + array_bytes(&r);
+                    self.tape = self.tape.saturating_sub(size);
+                }
                 set(&mut self.top()?.env, v, r);
             }
             Op::Prim(p) => {

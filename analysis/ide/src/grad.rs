@@ -489,6 +489,17 @@ function newton_sqrt(a)
 end
 
 nested(a) = derivative(newton_sqrt, a)
+function hog(x)
+    s = 0.0
+    while true
+        v = fill(x, 1000)
+        s += v[1]
+        if s < 0.0
+            break
+        end
+    end
+    return s
+end
 nw(w) = newton_sqrt(w[1]) * w[2]
 hess(v) = hessian(nw, v)
 trace(v) = (H = hess(v); H[1, 1] + H[2, 2])
@@ -510,6 +521,12 @@ trace(v) = (H = hess(v); H[1, 1] + H[2, 2])
             format!("g.jl:3:5: error: OutOfMemoryError: the tape of the loop here reached 64.0 KiB after {n} iterations; the limit is 64.0 KiB (max_memory)")
         };
         assert_eq!(got, [by("910"), by("682")]);
+        // A loop whose tape keeps arrays alive: the interpreter counts them on its tape, the
+        // JIT where it allocates them; both stop at the loop.
+        let got = grad_both_within(NEWTON, "hog(1.0)", limits.clone());
+        let interp = "g.jl:16:5: error: OutOfMemoryError: the tape of the loop here reached 62.6 KiB after 8 iterations; the limit is 64.0 KiB (max_memory)";
+        let jit = "g.jl:16:5: error: OutOfMemoryError: what the call allocated (arrays, boxes, tape) passed the limit of 64.0 KiB (max_memory)";
+        assert_eq!(got, [interp, jit]);
         // A Hessian (third order under `grad`), and the value alone.
         let got = grad_both_within(NEWTON, "trace([Inf, 1.0])", limits.clone());
         assert_eq!(got, [by("292"), by("170")]);

@@ -72,6 +72,10 @@ pub struct State {
     pub global_words: Vec<u64>,
     /// Bytes the call may allocate ([`zy_interp::Limits::max_memory`]).
     pub max_memory: usize,
+    /// The span of the last interrupt poll or stack growth (a loop or a call), where an
+    /// allocation past the limit is reported: allocating runtime calls do not know their
+    /// statement.
+    pub last_site: Span,
 }
 
 impl Ctx {
@@ -91,6 +95,7 @@ impl Ctx {
                 cancel: limits.cancel.clone(),
                 global_words: vec![0; n_globals],
                 max_memory: limits.max_memory,
+                last_site: Span::default(),
             },
         };
         // The table's heap buffer stays put when the context moves.
@@ -105,6 +110,7 @@ impl Ctx {
         self.fuel = FUEL_PER_POLL;
         self.depth = 1;
         self.state.failure = None;
+        self.state.last_site = Span::default();
         for w in &mut self.state.global_words {
             *w = 0;
         }
@@ -124,11 +130,10 @@ impl Ctx {
         let limit = self.state.max_memory;
         if self.state.arena.bytes() > limit {
             let message = format!(
-                "OutOfMemoryError: the call allocated more than {}; the limit is {} (max_memory)",
-                zy_interp::bytes_text(limit as u64),
+                "OutOfMemoryError: what the call allocated (arrays, boxes, tape) passed the limit of {} (max_memory)",
                 zy_interp::bytes_text(limit as u64)
             );
-            self.fail(Span::default(), message);
+            self.fail(self.state.last_site, message);
         }
     }
 
@@ -162,6 +167,7 @@ pub const STACK_OVERFLOW: &str = "StackOverflowError";
 pub unsafe extern "C" fn zy_rt_poll(ctx: *mut Ctx, site: *const Site) -> i64 {
     let (ctx, site) = unsafe { (&mut *ctx, &*site) };
     ctx.fuel = FUEL_PER_POLL;
+    ctx.state.last_site = site.span;
     match ctx.interrupted() {
         Some(msg) => {
             ctx.fail(site.span, msg.to_string());
@@ -246,6 +252,7 @@ pub unsafe extern "C" fn zy_rt_stack_grow(ctx: *mut Ctx, stack: *mut StackObj, s
         ctx.fail(site.span, msg.to_string());
         return;
     }
+    ctx.state.last_site = site.span;
     let need = need as usize;
     let (len, cap) = (stack.len.max(0) as usize, stack.cap.max(0) as usize);
     let limit = ctx.state.max_memory;
@@ -371,7 +378,7 @@ mod tests {
         assert_eq!(ctx.error, 1);
         assert_eq!(
             ctx.state.failure.map(|f| f.1).as_deref(),
-            Some("OutOfMemoryError: the call allocated more than 1.0 MiB; the limit is 1.0 MiB (max_memory)")
+            Some("OutOfMemoryError: what the call allocated (arrays, boxes, tape) passed the limit of 1.0 MiB (max_memory)")
         );
     }
 
