@@ -11,7 +11,9 @@
 use std::collections::{BTreeMap, HashMap, HashSet};
 use std::sync::Arc;
 
-use zy_ir::{Function, Instance, Name, Op, Type, TypedProgram, ValueKind};
+use zy_ir::{
+    Function, Instance, Name, Op, Operand, Prim, Terminator, Type, TypedProgram, ValueKind,
+};
 
 use crate::names;
 use crate::tangent::has_fdata;
@@ -63,31 +65,79 @@ impl GlobalShadows {
                 break;
             }
         }
-        let mut shared = HashMap::new();
+        let mut shadows = GlobalShadows {
+            reach: HashMap::new(),
+            shared: HashMap::new(),
+        };
+        shadows.reach = reach
+            .into_iter()
+            .map(|(k, v)| (k, v.into_iter().collect::<Vec<_>>().into()))
+            .collect();
         for (name, thunk) in &prog.globals {
             if !has_fdata(&thunk.ret) {
                 continue;
             }
-            let (loads, callees) = direct(prog, thunk);
-            let other = loads
-                .into_keys()
-                .chain(
-                    callees
-                        .iter()
-                        .filter_map(|c| reach.get(c))
-                        .flat_map(|r| r.keys().cloned())
-                        .collect::<Vec<_>>(),
-                )
-                .find(|n| n != name);
-            if let Some(other) = other {
-                shared.insert(name.clone(), other);
+            if let Some(other) = shadows.returned_by(thunk).into_iter().find(|n| n != name) {
+                shadows.shared.insert(name.clone(), other);
             }
         }
-        let reach = reach
-            .into_iter()
-            .map(|(k, v)| (k, v.into_iter().collect::<Vec<_>>().into()))
+        shadows
+    }
+
+    /// The globals whose objects `body` (a function of a program these are the reaches of, or
+    /// a body calling its functions) may return: a global itself, a part of one, a tuple or
+    /// struct holding one, or what a call returns if the call reaches one. Copies and other
+    /// fresh values are not.
+    pub fn returned_by(&self, body: &Function) -> Vec<Name> {
+        let mut out = Vec::new();
+        let mut todo: Vec<Operand> = body
+            .blocks
+            .iter()
+            .filter_map(|b| match &b.term {
+                Terminator::Return(x) => Some(x.clone()),
+                _ => None,
+            })
             .collect();
-        GlobalShadows { reach, shared }
+        let mut seen = HashSet::new();
+        while let Some(op) = todo.pop() {
+            let Some(v) = op.as_value().filter(|v| seen.insert(*v)) else {
+                continue;
+            };
+            if !has_fdata(body.ty(v)) {
+                continue;
+            }
+            match &body.value(v).kind {
+                // A φ: any of the values that reach it.
+                ValueKind::Param { block, index } => {
+                    for b in body.block_ids() {
+                        for c in body.block(b).term.calls() {
+                            if c.block == *block {
+                                todo.extend(c.args.get(*index as usize).cloned());
+                            }
+                        }
+                    }
+                }
+                ValueKind::Stmt(stmt) => match &stmt.op {
+                    Op::Global(name) => out.push(name.clone()),
+                    Op::Invoke(c) => out.extend(self.reached(c).iter().map(|(n, _)| n.clone())),
+                    Op::New(_)
+                    | Op::Prim(
+                        Prim::Tuple
+                        | Prim::NamedTuple
+                        | Prim::GetField
+                        | Prim::TupleIndex
+                        | Prim::RefGet
+                        | Prim::Transpose
+                        | Prim::Adjoint
+                        | Prim::IfElse,
+                    ) => todo.extend(stmt.args.iter().cloned()),
+                    _ => {}
+                },
+            }
+        }
+        out.sort();
+        out.dedup();
+        out
     }
 
     /// The globals with shadows that `inst` reaches, in the order its forward function takes

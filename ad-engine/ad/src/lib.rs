@@ -9,14 +9,18 @@
 //! 2. [`activity::analyse`]: which values a gradient can reach; inactive statements are copied.
 //! 3. [`transform`]: the forward function (each statement's rule fragment, residuals kept in
 //!    slots or per-block stacks, `br#` predecessor records, `iter#` loop counts) and the
-//!    pullback (reverse blocks, gradient variables built with [`zy_ir::SsaBuilder`]).
+//!    pullback (reverse blocks, gradient variables built with [`zy_ir::SsaBuilder`]). Global
+//!    objects the function reaches come in as shadow parameters ([`globals`]).
 //! 4. [`add_adjoints`]: the same for every user function called on the active path, or the
 //!    in-source `rrule` instead ([`rrule`]); calls of generated code are inlined first, which is
 //!    what makes differentiating derivatives work.
-//! 5. The driver `∇f`: zero shadows, `f⁺` and `f⁻` inlined, gradients assembled.
+//! 5. The driver `∇f`: zero shadows (of the arguments and of the globals reached; checks that
+//!    no two of them are one object when the call may write), `f⁺` and `f⁻` inlined,
+//!    gradients assembled.
 //!
 //! Callers: [`expand`] (or [`expand_with_rrules`]) rewrites `gradient`/`derivative`/`pullback`/
-//! `hessian` in user code before anything runs; [`gradient_program`] (or
+//! `hessian` in user code before anything runs (`pullback` becomes a call of `∇ᵖf`, whose
+//! `back` runs `f⁺` and `f⁻` afresh and returns full tangents); [`gradient_program`] (or
 //! [`gradient_program_with_rrules`]) adds a driver to run; [`adjoint_functions`] gives the IR
 //! views.
 

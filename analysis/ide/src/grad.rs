@@ -330,7 +330,7 @@ fn aliased_global(
     args_body: &Function,
 ) -> Option<(String, String)> {
     let reached = zy_ad::GlobalShadows::of(program);
-    let passed = passed_globals(args_program, args_body);
+    let passed = zy_ad::GlobalShadows::of(args_program).returned_by(args_body);
     let name = passed
         .iter()
         .find(|n| reached.reached(inst).iter().any(|(m, _)| m == *n))?;
@@ -342,48 +342,6 @@ fn aliased_global(
         inst.name
     );
     Some((name.to_string(), message))
-}
-
-/// The globals whose objects the arguments' `body` may return (a global itself, a part of one,
-/// a tuple or struct holding one, or what a call returns if the call can reach one); copies and
-/// other fresh values are not.
-fn passed_globals(program: &TypedProgram, body: &Function) -> Vec<zy_ir::Name> {
-    let reach = zy_ad::GlobalShadows::of(program);
-    let mut out = Vec::new();
-    let mut todo: Vec<Operand> = body
-        .blocks
-        .iter()
-        .filter_map(|b| match &b.term {
-            Terminator::Return(x) => Some(x.clone()),
-            _ => None,
-        })
-        .collect();
-    let mut seen = std::collections::HashSet::new();
-    while let Some(op) = todo.pop() {
-        let Some(v) = op.as_value().filter(|v| seen.insert(*v)) else {
-            continue;
-        };
-        if !zy_ad::has_fdata(body.ty(v)) {
-            continue;
-        }
-        let Some(stmt) = body.stmt(v) else { continue };
-        match &stmt.op {
-            Op::Global(name) => out.push(name.clone()),
-            Op::Invoke(c) => out.extend(reach.reached(c).iter().map(|(n, _)| n.clone())),
-            Op::New(_)
-            | Op::Prim(
-                zy_ir::Prim::Tuple
-                | zy_ir::Prim::NamedTuple
-                | zy_ir::Prim::GetField
-                | zy_ir::Prim::TupleIndex
-                | zy_ir::Prim::RefGet
-                | zy_ir::Prim::Transpose
-                | zy_ir::Prim::Adjoint,
-            ) => todo.extend(stmt.args.iter().cloned()),
-            _ => {}
-        }
-    }
-    out
 }
 
 /// Does `text[start..end]` contain `name` as a whole word?
