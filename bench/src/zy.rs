@@ -79,8 +79,7 @@ impl Runner {
 fn limits() -> Limits {
     Limits {
         max_depth: 10_000,
-        deadline: None,
-        cancel: None,
+        ..Limits::default()
     }
 }
 
@@ -194,8 +193,7 @@ fn arguments(db: &RootDatabase, file: SourceFile, call: &str) -> Result<Vec<Valu
     let typed = zy_hir::type_call(db, file, &tuple).map_err(|e| type_errors(call, e))?;
     let limits = Limits {
         max_depth: 10_000,
-        deadline: None,
-        cancel: None,
+        ..Limits::default()
     };
     match zy_interp::run_function(&typed.program, &typed.body, Vec::new(), &limits) {
         Ok(Value::Tuple(vs)) => Ok(vs.to_vec()),

@@ -105,7 +105,7 @@ fn limits(input_deadline: Instant) -> Limits {
     Limits {
         max_depth: MAX_DEPTH,
         deadline: Some((Instant::now() + RUN_TIME).min(input_deadline)),
-        cancel: None,
+        ..Limits::default()
     }
 }
 

@@ -6,7 +6,7 @@
 //! as varied and useful whenever their type is differentiable, since a write through an alias
 //! can make them so. The result also explains, per argument, why a gradient is absent.
 
-use zy_ir::{Block, Function, Op, Operand, Prim, Span, Value, ValueKind};
+use zy_ir::{Block, Function, Instance, Op, Operand, Prim, Span, Value, ValueKind};
 
 /// Where a value is used.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
@@ -66,8 +66,14 @@ impl Activity {
     }
 }
 
-/// Analyse `func` (typed IR).
+/// Analyse `func` (typed IR), taking calls as reading no global object.
 pub fn analyse(func: &Function) -> Activity {
+    analyse_in(func, &|_| false)
+}
+
+/// Analyse `func`, where a call of an instance for which `reads_globals` holds reaches a global
+/// object: its result may depend on what another call wrote there, so it is varied.
+pub fn analyse_in(func: &Function, reads_globals: &dyn Fn(&Instance) -> bool) -> Activity {
     let n = func.values.len();
     let mut values = vec![ValueActivity::default(); n];
     let loops = crate::cfg::in_loop(func);
@@ -99,7 +105,7 @@ pub fn analyse(func: &Function) -> Activity {
             }
         }
     }
-    let varied = varied_from(func, func.args(), &incoming);
+    let varied = varied_from(func, func.args(), &incoming, reads_globals);
     let useful = useful_values(func, &incoming);
     for (i, a) in values.iter_mut().enumerate() {
         a.varied = varied[i];
@@ -148,8 +154,14 @@ fn passes_gradient(op: &Op) -> bool {
     }
 }
 
-/// Values varied by `seeds` (forward fixpoint).
-fn varied_from(func: &Function, seeds: &[Value], incoming: &[Vec<Operand>]) -> Vec<bool> {
+/// Values varied by `seeds` (forward fixpoint); objects with identity and the results of calls
+/// that read globals (see [`analyse_in`]) are varied whatever their operands.
+fn varied_from(
+    func: &Function,
+    seeds: &[Value],
+    incoming: &[Vec<Operand>],
+    reads_globals: &dyn Fn(&Instance) -> bool,
+) -> Vec<bool> {
     let n = func.values.len();
     let mut varied = vec![false; n];
     for &s in seeds {
@@ -169,6 +181,7 @@ fn varied_from(func: &Function, seeds: &[Value], incoming: &[Vec<Operand>]) -> V
                 }
                 ValueKind::Stmt(s) => {
                     d.ty.is_mutable()
+                        || matches!(&s.op, Op::Invoke(c) if reads_globals(c))
                         || (passes_gradient(&s.op) && s.args.iter().any(|a| is_varied(&varied, a)))
                 }
             };
@@ -236,7 +249,7 @@ fn useful_values(func: &Function, incoming: &[Vec<Operand>]) -> Vec<bool> {
 /// The first non-differentiable operation that the argument `a` feeds (following varied values
 /// through the program), if any.
 fn first_cut(func: &Function, a: Value, incoming: &[Vec<Operand>]) -> Option<ArgGradient> {
-    let varied = varied_from(func, &[a], incoming);
+    let varied = varied_from(func, &[a], incoming, &|_| false);
     for b in func.reverse_postorder() {
         for &v in &func.block(b).stmts {
             let Some(s) = func.stmt(v) else { continue };

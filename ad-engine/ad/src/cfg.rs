@@ -1,7 +1,9 @@
 //! Control-flow facts the transform needs: a single exit block, which blocks sit in loops, which
 //! blocks can reach the exit.
 
-use zy_ir::{Block, BlockCall, Function, Span, Terminator, Type};
+use std::collections::HashMap;
+
+use zy_ir::{Block, BlockCall, Function, Operand, Span, Terminator, Type, Value};
 
 use crate::AdError;
 
@@ -95,6 +97,120 @@ pub fn reaches_from(func: &Function, from: Block, to: Block) -> bool {
         }
     }
     false
+}
+
+/// The source span of the innermost loop around block `b` (the span of the jump that enters
+/// its header from outside, which lowering gives the whole loop statement), or the default
+/// span if `b` is in no loop.
+pub fn loop_span(func: &Function, b: Block) -> Span {
+    let rpo = func.reverse_postorder();
+    let pos = |x: Block| rpo.iter().position(|&y| y == x);
+    let Some(at) = pos(b) else {
+        return Span::default();
+    };
+    let preds = func.predecessors();
+    // Headers are targets of back edges; the innermost around `b` comes last in order.
+    let header = rpo[..=at].iter().rev().copied().find(|&h| {
+        let back = preds[h.index()]
+            .iter()
+            .any(|&q| pos(q).is_some_and(|i| i >= pos(h).unwrap_or(0)));
+        back && (h == b || reaches_from(func, h, b)) && (h == b || reaches_from(func, b, h))
+    });
+    let Some(h) = header else {
+        return Span::default();
+    };
+    let hpos = pos(h).unwrap_or(0);
+    preds[h.index()]
+        .iter()
+        .find(|&&q| pos(q).is_some_and(|i| i < hpos))
+        .map_or(Span::default(), |&q| func.block(q).term_span)
+}
+
+/// For each of `values` (statement values of `func`): is it used on every path from its
+/// definition to the exit (by a statement, the block's condition or return, or a jump on the
+/// edge taken)? A backward must-analysis, as of anticipated uses.
+pub fn used_on_every_path(func: &Function, values: &[Value]) -> Vec<bool> {
+    let index: HashMap<Value, usize> = values.iter().enumerate().map(|(i, v)| (*v, i)).collect();
+    let n = values.len();
+    let nb = func.blocks.len();
+    let ids = |ops: &mut dyn Iterator<Item = &Operand>| -> Vec<usize> {
+        ops.filter_map(|o| o.as_value().and_then(|v| index.get(&v).copied()))
+            .collect()
+    };
+    // Per block: what it defines and uses (not counting jump arguments), and per edge what the
+    // jump passes.
+    let mut defs = vec![Vec::new(); nb];
+    let mut uses = vec![Vec::new(); nb];
+    let mut edges: Vec<Vec<(Block, Vec<usize>)>> = vec![Vec::new(); nb];
+    for b in func.block_ids() {
+        let data = func.block(b);
+        for &v in &data.stmts {
+            if let Some(&i) = index.get(&v) {
+                defs[b.index()].push(i);
+            }
+            if let Some(s) = func.stmt(v) {
+                uses[b.index()].extend(ids(&mut s.args.iter()));
+            }
+        }
+        match &data.term {
+            Terminator::Return(x) | Terminator::Branch { cond: x, .. } => {
+                uses[b.index()].extend(ids(&mut std::iter::once(x)));
+            }
+            _ => {}
+        }
+        for c in data.term.calls() {
+            edges[b.index()].push((c.block, ids(&mut c.args.iter())));
+        }
+    }
+    // ANTIC_in(b) = uses(b) ∪ (ANTIC_out(b) − defs(b)); ANTIC_out(b) = ∩ over edges of
+    // (ANTIC_in(s) ∪ edge uses); greatest fixpoint.
+    let mut antic_in = vec![vec![true; n]; nb];
+    let mut antic_out = vec![vec![true; n]; nb];
+    loop {
+        let mut changed = false;
+        for b in func.reverse_postorder().into_iter().rev() {
+            let i = b.index();
+            let mut out = vec![!edges[i].is_empty(); n];
+            for (s, passed) in &edges[i] {
+                let mut via = antic_in[s.index()].clone();
+                for &k in passed {
+                    via[k] = true;
+                }
+                for (o, v) in out.iter_mut().zip(via) {
+                    *o &= v;
+                }
+            }
+            let mut inn = out.clone();
+            for &k in &defs[i] {
+                inn[k] = false;
+            }
+            for &k in &uses[i] {
+                inn[k] = true;
+            }
+            if out != antic_out[i] || inn != antic_in[i] {
+                changed = true;
+                antic_out[i] = out;
+                antic_in[i] = inn;
+            }
+        }
+        if !changed {
+            break;
+        }
+    }
+    let mut used = vec![false; n];
+    for b in func.block_ids() {
+        let data = func.block(b);
+        // A use after the definition within the block, or on every path on from the block.
+        for (pos, &v) in data.stmts.iter().enumerate() {
+            let Some(&k) = index.get(&v) else { continue };
+            let in_block = data.stmts[pos + 1..].iter().any(|&w| {
+                func.stmt(w)
+                    .is_some_and(|s| s.args.contains(&Operand::Value(v)))
+            }) || matches!(&data.term, Terminator::Return(x) | Terminator::Branch { cond: x, .. } if *x == Operand::Value(v));
+            used[k] = in_block || antic_out[b.index()][k];
+        }
+    }
+    used
 }
 
 /// Is `t` Float64 (the one type whose gradient is added with `+`)?

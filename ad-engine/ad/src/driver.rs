@@ -11,8 +11,8 @@ use std::collections::HashSet;
 use std::sync::Arc;
 
 use zy_ir::{
-    tangent_type, Block, BlockCall, Const, Function, Instance, Op, Operand, Prim, Span, SsaBuilder,
-    Terminator, Type, TypedProgram,
+    tangent_type, Block, BlockCall, Const, Function, Instance, Name, Op, Operand, Prim, Span,
+    SsaBuilder, Terminator, Type, TypedProgram, Value,
 };
 
 use crate::activity::{analyse, ArgGradient};
@@ -23,12 +23,14 @@ use crate::AdError;
 
 /// Build the driver of `inst` (whose typed body is `func`), inlining its forward and pullback
 /// functions `adj` (needed unless the result is an Int or Bool). `mutates`: whether the call
-/// may change an object its arguments reach (see [`may_mutate`]).
+/// may change an object its arguments or a global reach (see [`may_mutate`]); `globals`: the
+/// globals with shadows it reaches (see [`crate::globals`]).
 pub fn driver(
     inst: &Arc<Instance>,
     func: &Function,
     adj: Option<(&Function, &Function)>,
     mutates: bool,
+    globals: &[(Name, Type)],
 ) -> Result<(Arc<Instance>, Function), AdError> {
     let constant = matches!(func.ret, Type::Int64 | Type::Bool);
     if func.ret == Type::Bottom {
@@ -83,6 +85,9 @@ pub fn driver(
         sb.func.ret = rty;
         return Ok((dinst, sb.finish()));
     }
+    if mutates {
+        refuse_aliases(&mut e, func, &args, globals);
+    }
     let mut call_args = Vec::new();
     let mut shadows = Vec::new();
     for &a in &args {
@@ -93,6 +98,11 @@ pub fn driver(
             call_args.push(s.clone());
         }
         shadows.push(s);
+    }
+    // One zero shadow per global object for this evaluation.
+    for (name, ty) in globals {
+        let g = e.op(Op::Global(name.clone()), vec![], ty.clone());
+        call_args.extend(e.zero_fdata(g, ty));
     }
     let Some((fwd, pb)) = adj else {
         return Err(AdError::new(
@@ -125,9 +135,10 @@ pub fn driver(
     };
     let arg_tys: Vec<Type> = args.iter().map(|a| e.b.func.ty(*a).clone()).collect();
     let gty = Type::tuple(arg_tys.iter().map(rdata_type));
-    if mutates && arg_tys.iter().any(Type::is_mutable) {
+    if mutates && (arg_tys.iter().any(Type::is_mutable) || !globals.is_empty()) {
         // The pullback undid the call's mutations (restoring each overwritten value on its way
-        // back); run the call again so the arguments end as the plain call leaves them.
+        // back); run the call again so the arguments and globals end as the plain call leaves
+        // them.
         let again = args.iter().map(|a| Operand::Value(*a)).collect();
         e.op(Op::Invoke(inst.clone()), again, func.ret.clone());
     }
@@ -154,23 +165,265 @@ pub fn driver(
     Ok((dinst, out))
 }
 
+/// Each argument (and global) gets a shadow of its own, which is right for a call that only
+/// reads: the gradient of each argument position. When the call may write, two of them that
+/// are one object would each see half of it (`f(v, v)` writing through the first): emit
+/// checks that stop the driver, at `func`'s definition, if any two mutable objects among the
+/// arguments, their parts and the globals `f` reaches are one object.
+fn refuse_aliases(e: &mut Emit, func: &Function, args: &[Value], globals: &[(Name, Type)]) {
+    let mut objects: Vec<(Operand, Type, String)> = Vec::new();
+    for (i, &a) in args.iter().enumerate() {
+        let name = func
+            .arg_names
+            .get(i)
+            .map_or_else(|| format!("argument {}", i + 1), |n| n.to_string());
+        let ty = e.b.func.ty(a).clone();
+        mutable_parts(e, a.into(), &ty, name, &mut objects);
+    }
+    for (name, ty) in globals {
+        let g = e.op(Op::Global(name.clone()), vec![], ty.clone());
+        mutable_parts(e, g, ty, name.to_string(), &mut objects);
+    }
+    for (j, (b, tb, nb)) in objects.iter().enumerate() {
+        for (a, ta, na) in &objects[..j] {
+            if ta != tb {
+                continue;
+            }
+            let message = format!(
+                "cannot differentiate `{}` here: `{na}` and `{nb}` are one object, which it may write; a gradient per argument is not defined then (pass a copy)",
+                func.name
+            );
+            let args = vec![Const::Str(message.into()).into(), a.clone(), b.clone()];
+            e.prim(Prim::CheckDistinct, args, Type::Nothing);
+        }
+    }
+}
+
+/// The objects with identity (arrays, `Ref`s, mutable structs) in a value `x` of type `ty`:
+/// itself, and those in its fields and contents.
+fn mutable_parts(
+    e: &mut Emit,
+    x: Operand,
+    ty: &Type,
+    path: String,
+    out: &mut Vec<(Operand, Type, String)>,
+) {
+    if !ty.is_differentiable() {
+        return;
+    }
+    if ty.is_mutable() {
+        out.push((x.clone(), ty.clone(), path.clone()));
+    }
+    match ty {
+        Type::Ref(inner) => {
+            let content = e.prim(Prim::RefGet, vec![x], (**inner).clone());
+            mutable_parts(e, content, inner, format!("{path}[]"), out);
+        }
+        Type::Tuple(_) | Type::NamedTuple(_) | Type::Struct(_) => {
+            let names: Vec<String> = match ty {
+                Type::NamedTuple(fs) => fs.iter().map(|(n, _)| format!("{path}.{n}")).collect(),
+                Type::Struct(s) => s
+                    .fields
+                    .iter()
+                    .map(|(n, _)| format!("{path}.{n}"))
+                    .collect(),
+                _ => (1..)
+                    .take(ty.field_types().map_or(0, |f| f.len()))
+                    .map(|i| format!("{path}[{i}]"))
+                    .collect(),
+            };
+            for (i, (ft, fname)) in ty
+                .field_types()
+                .unwrap_or_default()
+                .iter()
+                .zip(names)
+                .enumerate()
+            {
+                if ft.is_differentiable()
+                    && (ft.is_mutable() || ft.field_types().is_some() || matches!(ft, Type::Ref(_)))
+                {
+                    let part = e.prim(
+                        Prim::GetField,
+                        vec![x.clone(), Const::Int(i as i64 + 1).into()],
+                        ft.clone(),
+                    );
+                    mutable_parts(e, part, ft, fname, out);
+                }
+            }
+        }
+        _ => {}
+    }
+}
+
+/// `∇ᵖf(args...)`, what `pullback(f, args...)` in user code calls, and its user pullback
+/// `∇ᵖf⁻`. `∇ᵖf` returns `(f(args...), back)`, `back` a closure holding the arguments; each call
+/// `back(ȳ)` runs `f⁺` on fresh zero shadows (of the arguments and of the `globals` `f`
+/// reaches) and `f⁻` seeded with `ȳ`, and returns one full tangent per argument (the callee's
+/// dropped), so `back` can be called any number of times. `f` must not mutate what it did not
+/// allocate (the caller checks): its forward and pullback would change the arguments.
+pub fn pullback_driver(
+    inst: &Arc<Instance>,
+    func: &Function,
+    globals: &[(Name, Type)],
+) -> Result<(Function, Function), AdError> {
+    let pinst = names::pullback_driver_instance(inst);
+    let uinst = names::user_pullback_instance(inst);
+    let span = func.span;
+    // ∇ᵖf(args...) = (f(args...), make_pullback(∇ᵖf⁻, m, (args...)))
+    let mut out = Function::new(pinst.name.clone(), span);
+    out.instance = Some(pinst.clone());
+    out.arg_names = func.arg_names.clone();
+    let args: Vec<Operand> = func
+        .args()
+        .iter()
+        .map(|&a| {
+            let d = func.value(a);
+            out.add_param(Block::ENTRY, d.ty.clone(), d.span, d.name.clone())
+                .into()
+        })
+        .collect();
+    let arg_tys: Vec<Type> = inst.args.to_vec();
+    let mut sb = SsaBuilder::new(out);
+    let mut e = Emit {
+        bcast: None,
+        b: &mut sb,
+        block: Block::ENTRY,
+        span,
+    };
+    let y = e.op(Op::Invoke(inst.clone()), args.clone(), func.ret.clone());
+    let tape_ty = Type::tuple(arg_tys.iter().cloned());
+    let tape = e.prim(Prim::Tuple, args, tape_ty.clone());
+    let back_ty = Type::Pullback(names::pullback_sig(inst));
+    let mp = vec![
+        Const::Func(uinst.name.clone()).into(),
+        Const::Int(i64::from(uinst.method)).into(),
+        tape,
+    ];
+    let back = e.prim(Prim::MakePullback, mp, back_ty.clone());
+    let rty = Type::tuple([func.ret.clone(), back_ty]);
+    let r = e.prim(Prim::Tuple, vec![y, back], rty.clone());
+    sb.func.set_term(Block::ENTRY, Terminator::Return(r), span);
+    sb.func.ret = rty;
+    let fwd = sb.finish();
+
+    // ∇ᵖf⁻(tape, ȳ): f⁺ on the saved arguments and zero shadows, f⁻ seeded with ȳ.
+    let mut out = Function::new(uinst.name.clone(), span);
+    out.instance = Some(uinst);
+    let tp = out.add_param(
+        Block::ENTRY,
+        tape_ty.clone(),
+        Span::default(),
+        Some("tape".into()),
+    );
+    let dy_ty = tangent_type(&func.ret);
+    let dy = out.add_param(
+        Block::ENTRY,
+        dy_ty.clone(),
+        Span::default(),
+        Some("ȳ".into()),
+    );
+    let mut sb = SsaBuilder::new(out);
+    let mut e = Emit {
+        bcast: None,
+        b: &mut sb,
+        block: Block::ENTRY,
+        span,
+    };
+    let mut call_args = Vec::new();
+    let mut shadows = Vec::new();
+    for (i, ty) in arg_tys.iter().enumerate() {
+        let a = e.field(tp.into(), i, &tape_ty);
+        call_args.push(a.clone());
+        let s = e.zero_fdata(a, ty);
+        call_args.extend(s.clone());
+        shadows.push(s);
+    }
+    for (name, ty) in globals {
+        let g = e.op(Op::Global(name.clone()), vec![], ty.clone());
+        call_args.extend(e.zero_fdata(g, ty));
+    }
+    let fret = names::forward_ret(inst, &func.ret);
+    let r = e.op(
+        Op::Invoke(names::forward_instance(inst)),
+        call_args,
+        fret.clone(),
+    );
+    let nparts = fret.field_types().map_or(1, |f| f.len());
+    let inner = e.field(r.clone(), nparts - 1, &fret);
+    // The result's cotangent: its rdata is the pullback's seed, its fdata goes into the
+    // result's shadow.
+    let seed = if has_fdata(&func.ret) {
+        let y_f = e.field(r, 1, &fret);
+        split_cotangent(&mut e, dy.into(), y_f, &func.ret)?
+    } else if rdata_type(&func.ret) == Type::Nothing {
+        Const::Nothing.into()
+    } else {
+        dy.into()
+    };
+    let gty = Type::tuple(arg_tys.iter().map(rdata_type));
+    let g = e.prim(Prim::CallPullback, vec![inner, seed], gty.clone());
+    let skip = usize::from(names::has_callee_arg(inst));
+    let mut tangents = Vec::new();
+    let mut ttys = Vec::new();
+    for (i, ty) in arg_tys.iter().enumerate().skip(skip) {
+        let r = e.field(g.clone(), i, &gty);
+        tangents.push(combine(&mut e, shadows[i].clone(), r, ty));
+        ttys.push(tangent_type(ty));
+    }
+    let tty = Type::tuple(ttys);
+    let t = e.prim(Prim::Tuple, tangents, tty.clone());
+    sb.func.set_term(Block::ENTRY, Terminator::Return(t), span);
+    sb.func.ret = tty;
+    let mut back = sb.finish();
+    crate::simplify::simplify(&mut back);
+    Ok((fwd, back))
+}
+
+/// Split the cotangent `dy` of a result of type `ty` (a number, an array, or tuples of them):
+/// add its array parts into the result's shadow `y_f`, and return its rdata part.
+fn split_cotangent(e: &mut Emit, dy: Operand, y_f: Operand, ty: &Type) -> Result<Operand, AdError> {
+    match ty {
+        _ if !has_fdata(ty) => Ok(if rdata_type(ty) == Type::Nothing { Const::Nothing.into() } else { dy }),
+        Type::Array(..) => {
+            e.prim(Prim::AccumInto, vec![y_f, dy], Type::Nothing);
+            Ok(Const::Nothing.into())
+        }
+        Type::Tuple(ts) => {
+            let (tty, fty, rty) = (tangent_type(ty), crate::tangent::fdata_type(ty), rdata_type(ty));
+            let mut parts = Vec::new();
+            for (i, t) in ts.iter().enumerate() {
+                let di = e.field(dy.clone(), i, &tty);
+                let fi = e.field(y_f.clone(), i, &fty);
+                let r = split_cotangent(e, di, fi, t)?;
+                if rty != Type::Nothing {
+                    parts.push(r);
+                }
+            }
+            Ok(if rty == Type::Nothing { Const::Nothing.into() } else { e.rebuild(&rty, parts) })
+        }
+        _ => Err(AdError::new(e.span, format!("`pullback` of a function returning {ty} is not supported (numbers, arrays and tuples of them are)"))),
+    }
+}
+
 /// Whether running `inst` may mutate an object it did not make: a mutating primitive in its
 /// body or in anything it calls whose target is not an object the same function allocated
 /// (differentiation of a function value counts as a call of anything).
 pub fn may_mutate(prog: &TypedProgram, inst: &Arc<Instance>) -> bool {
     let mut seen: HashSet<Arc<Instance>> = HashSet::new();
     let mut todo: Vec<Arc<Function>> = Vec::new();
+    // Generated code not built yet mutates what the function it derives from mutates.
     let mut visit = |i: &Arc<Instance>, todo: &mut Vec<Arc<Function>>| -> bool {
-        if !seen.insert(i.clone()) {
-            return true;
+        let i = match prog.functions.contains_key(i) {
+            true => i.clone(),
+            false => match crate::globals::origin(prog, i) {
+                Some(o) => o,
+                None => return false,
+            },
+        };
+        if seen.insert(i.clone()) {
+            todo.extend(prog.functions.get(&i).cloned());
         }
-        match prog.functions.get(i) {
-            Some(f) => {
-                todo.push(f.clone());
-                true
-            }
-            None => false,
-        }
+        true
     };
     if !visit(inst, &mut todo) {
         return true;
@@ -194,13 +447,20 @@ pub fn may_mutate(prog: &TypedProgram, inst: &Arc<Instance>) -> bool {
                         return true;
                     }
                 }
-                Op::Prim(
-                    Prim::Gradient
-                    | Prim::Derivative
-                    | Prim::Hessian
-                    | Prim::PullbackOf
-                    | Prim::CallPullback,
-                ) => return true,
+                // Differentiating a function runs it (the driver leaves what the call leaves).
+                Op::Prim(Prim::Gradient | Prim::Derivative | Prim::Hessian | Prim::PullbackOf) => {
+                    match differentiated(prog, &f, &stmt.args) {
+                        Some(Some(callee)) => {
+                            if !visit(&callee, &mut todo) {
+                                return true;
+                            }
+                        }
+                        Some(None) => {}
+                        None => return true,
+                    }
+                }
+                // A `back` never writes: `pullback` of a function that may is refused.
+                Op::Prim(Prim::CallPullback) => {}
                 Op::Invoke(callee) => {
                     if !visit(callee, &mut todo) {
                         return true;
@@ -220,6 +480,36 @@ pub fn may_mutate(prog: &TypedProgram, inst: &Arc<Instance>) -> bool {
         }
     }
     false
+}
+
+/// The instance that `gradient(callee, xs...)` (or `derivative`, `pullback`, `hessian`) in `f`
+/// differentiates: `Some(None)` for a builtin, `None` if unknown.
+fn differentiated(
+    prog: &TypedProgram,
+    f: &Function,
+    args: &[Operand],
+) -> Option<Option<Arc<Instance>>> {
+    let (callee, xs) = args.split_first()?;
+    let mut tys: Vec<Type> = xs.iter().map(|x| f.operand_ty(x)).collect();
+    let name = match f.operand_ty(callee) {
+        Type::Function(name) => name,
+        Type::Struct(s) => {
+            tys.insert(0, Type::Struct(s.clone()));
+            zy_ir::callable_name(&s.name)
+        }
+        _ => return None,
+    };
+    match prog
+        .functions
+        .keys()
+        .find(|i| i.name == name && *i.args == *tys)
+    {
+        Some(i) => Some(Some(i.clone())),
+        None if Prim::from_julia_name(&name).is_some_and(crate::rules::is_scalar_rule) => {
+            Some(None)
+        }
+        None => None,
+    }
 }
 
 /// Is `op` an object that `f` itself allocates (so mutating it changes nothing the caller

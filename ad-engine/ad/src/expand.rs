@@ -13,7 +13,7 @@ use zy_ir::{
     Stmt, Terminator, Type, TypedProgram, Value, ValueKind,
 };
 
-use crate::tangent::{fdata_type, has_fdata};
+use crate::globals::GlobalShadows;
 use crate::{add_adjoints, driver, names, AdError};
 
 /// Rewrite every use of the differentiation builtins in `prog`.
@@ -49,21 +49,54 @@ fn expand_in(source: Option<&Program>, prog: &TypedProgram) -> Result<TypedProgr
             out.globals.insert(name, Arc::new(f));
         }
     }
-    for (inst, with_driver) in pending {
+    for (inst, kind) in pending {
         let Some(func) = out.functions.get(&inst).cloned() else {
             continue;
         };
-        if func.ret == Type::Float64 {
-            add_adjoints(source, &mut out, &inst)?;
-        }
-        let dinst = names::driver_instance(&inst);
-        if with_driver && !out.functions.contains_key(&dinst) {
-            let mutates = driver::may_mutate(&out, &inst);
-            let (d, body) = driver::driver(&inst, &func, crate::adjoint_of(&out, &inst), mutates)?;
-            out.functions.insert(d, Arc::new(body));
+        match kind {
+            Pending::Driver => {
+                if func.ret == Type::Float64 {
+                    add_adjoints(source, &mut out, &inst)?;
+                }
+                let dinst = names::driver_instance(&inst);
+                if !out.functions.contains_key(&dinst) {
+                    let mutates = driver::may_mutate(&out, &inst);
+                    let globals = GlobalShadows::of(&out);
+                    let reached = globals.reached(&inst);
+                    let (d, body) = driver::driver(
+                        &inst,
+                        &func,
+                        crate::adjoint_of(&out, &inst),
+                        mutates,
+                        reached,
+                    )?;
+                    out.functions.insert(d, Arc::new(body));
+                }
+            }
+            Pending::Pullback => {
+                let pinst = names::pullback_driver_instance(&inst);
+                if !out.functions.contains_key(&pinst) {
+                    add_adjoints(source, &mut out, &inst)?;
+                    let globals = GlobalShadows::of(&out);
+                    let (fwd, back) =
+                        driver::pullback_driver(&inst, &func, globals.reached(&inst))?;
+                    out.functions.insert(pinst, Arc::new(fwd));
+                    out.functions
+                        .insert(names::user_pullback_instance(&inst), Arc::new(back));
+                }
+            }
         }
     }
     Ok(out)
+}
+
+/// What a rewritten call needs generated once user bodies are rewritten.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+enum Pending {
+    /// The driver `∇f` (for `gradient`, `derivative`, `hessian`).
+    Driver,
+    /// `∇ᵖf` and its user pullback `∇ᵖf⁻` (for `pullback`).
+    Pullback,
 }
 
 fn is_diff_prim(func: &Function, v: Value) -> Option<Prim> {
@@ -82,7 +115,7 @@ fn is_diff_prim(func: &Function, v: Value) -> Option<Prim> {
 /// The rewritten function, if it used a differentiation builtin.
 fn expand_function(
     prog: &mut TypedProgram,
-    pending: &mut Vec<(Arc<Instance>, bool)>,
+    pending: &mut Vec<(Arc<Instance>, Pending)>,
     mut func: Function,
 ) -> Result<Option<Function>, AdError> {
     let mut changed = false;
@@ -103,7 +136,7 @@ fn expand_function(
                 span,
             };
             let last = match p {
-                Prim::CallPullback => call_pullback(&mut ins, &stmt),
+                Prim::CallPullback => call_pullback(prog, &mut ins, &stmt)?,
                 Prim::Hessian => hessian(prog, pending, &mut ins, &stmt)?,
                 _ => differentiate(prog, pending, &mut ins, p, &stmt)?,
             };
@@ -160,21 +193,45 @@ impl Insert<'_> {
     }
 }
 
-/// `back(ȳ)` of a closure's pullback: drop the closure's own tangent.
-fn call_pullback(ins: &mut Insert, stmt: &Stmt) -> Option<(Op, Vec<Operand>)> {
-    let back_ty = ins.func.operand_ty(stmt.args.first()?);
-    let Type::Pullback(sig) = &back_ty else {
-        return None;
+/// `back(ȳ)` of a `back` from `pullback(f, args...)`: its user pullback `∇ᵖf⁻` takes the
+/// cotangent as `f`'s result's tangent type (an Int or Bool cotangent of a number is converted;
+/// a result without tangent ignores it).
+fn call_pullback(
+    prog: &TypedProgram,
+    ins: &mut Insert,
+    stmt: &Stmt,
+) -> Result<Option<(Op, Vec<Operand>)>, AdError> {
+    let (Some(back), Some(dy)) = (stmt.args.first(), stmt.args.get(1)) else {
+        return Ok(None);
     };
-    if !matches!(sig.first(), Some(Type::Struct(_))) {
-        return None;
-    }
-    let gty = Type::tuple(sig.iter().map(crate::tangent::rdata_type));
-    let g = ins.emit(Op::Prim(Prim::CallPullback), stmt.args.clone(), gty.clone());
-    let parts = (1..sig.len())
-        .map(|i| ins.field(g.clone(), i, &gty))
-        .collect();
-    Some((Op::Prim(Prim::Tuple), parts))
+    let back_ty = ins.func.operand_ty(back);
+    let Type::Pullback(sig) = &back_ty else {
+        return Ok(None);
+    };
+    let callee = prog
+        .functions
+        .keys()
+        .find(|i| names::user_pullback_instance(i).args == *sig && !names::is_generated(&i.name));
+    let Some(ret) = callee
+        .and_then(|i| prog.functions.get(i))
+        .map(|f| f.ret.clone())
+    else {
+        return Ok(None);
+    };
+    let want = zy_ir::tangent_type(&ret);
+    let got = ins.func.operand_ty(dy);
+    let dy = match (&want, &got) {
+        (w, g) if w == g => dy.clone(),
+        (Type::Nothing, _) => Const::Nothing.into(),
+        (Type::Float64, Type::Int64 | Type::Bool) => ins.emit(Op::Prim(Prim::Float), vec![dy.clone()], Type::Float64),
+        _ => {
+            return Err(AdError::new(
+                ins.span,
+                format!("this pullback takes a cotangent of type {want} (the tangent of the result's type {ret}), not {got}"),
+            ))
+        }
+    };
+    Ok(Some((Op::Prim(Prim::CallPullback), vec![back.clone(), dy])))
 }
 
 /// The instance that `callee(args...)` runs: a user method, a closure's call method, or a
@@ -261,7 +318,7 @@ fn builtin_wrapper(
 /// `gradient`, `derivative` and `pullback`.
 fn differentiate(
     prog: &mut TypedProgram,
-    pending: &mut Vec<(Arc<Instance>, bool)>,
+    pending: &mut Vec<(Arc<Instance>, Pending)>,
     ins: &mut Insert,
     p: Prim,
     stmt: &Stmt,
@@ -277,29 +334,26 @@ fn differentiate(
     let mut call: Vec<Operand> = lead;
     call.extend(xs.iter().cloned());
     if p == Prim::PullbackOf {
-        pending.push((inst.clone(), false));
-        let mut fargs = Vec::new();
-        for (a, t) in call.iter().zip(inst.args.iter()) {
-            fargs.push(a.clone());
-            if has_fdata(t) {
-                fargs.push(ins.emit(Op::Prim(Prim::ZeroTangent), vec![a.clone()], fdata_type(t)));
-            }
-        }
         let ret = prog
             .functions
             .get(&inst)
             .map(|f| f.ret.clone())
             .unwrap_or(Type::Any);
-        let fty = names::forward_ret(&inst, &ret);
-        let r = ins.emit(
-            Op::Invoke(names::forward_instance(&inst)),
-            fargs,
-            fty.clone(),
-        );
-        let y = ins.field(r.clone(), 0, &fty);
-        let n = fty.field_types().map_or(1, |f| f.len());
-        let back = ins.field(r, n - 1, &fty);
-        return Ok(Some((Op::Prim(Prim::Tuple), vec![y, back])));
+        if ret == Type::Bottom {
+            // `f` never returns: neither does `pullback(f, ...)`.
+            return Ok(Some((Op::Invoke(inst), call)));
+        }
+        if driver::may_mutate(prog, &inst) {
+            return Err(AdError::new(
+                span,
+                format!("`pullback` of `{}`, which may write to its arguments or to a global, is not supported: its `back` would undo the writes (use `gradient`)", inst.name),
+            ));
+        }
+        pending.push((inst.clone(), Pending::Pullback));
+        return Ok(Some((
+            Op::Invoke(names::pullback_driver_instance(&inst)),
+            call,
+        )));
     }
     let func = prog
         .functions
@@ -313,7 +367,7 @@ fn differentiate(
             format!("gradient of a non-scalar result ({})", func.ret),
         ));
     }
-    pending.push((inst.clone(), true));
+    pending.push((inst.clone(), Pending::Driver));
     let dret = driver::driver_ret(&func);
     let r = ins.emit(Op::Invoke(dinst), call, dret.clone());
     let gty = dret
@@ -338,7 +392,7 @@ fn differentiate(
 /// function `∇²f(x)` looping over the rows.
 fn hessian(
     prog: &mut TypedProgram,
-    pending: &mut Vec<(Arc<Instance>, bool)>,
+    pending: &mut Vec<(Arc<Instance>, Pending)>,
     ins: &mut Insert,
     stmt: &Stmt,
 ) -> Result<Option<(Op, Vec<Operand>)>, AdError> {
@@ -362,7 +416,7 @@ fn hessian(
         .ok_or_else(|| AdError::new(span, format!("no typed body for {inst}")))?;
     let dinst = names::driver_instance(&inst);
     let dret = driver::driver_ret(&func);
-    pending.push((inst.clone(), true));
+    pending.push((inst.clone(), Pending::Driver));
     // ∂f(x, i) = ∇f(x)[2][1][i]
     let part = Arc::new(Instance {
         name: format!("∂{}", inst.name).into(),
@@ -405,7 +459,7 @@ fn hessian(
     }
     let pfunc = prog.functions[&part].clone();
     let pret = driver::driver_ret(&pfunc);
-    pending.push((part.clone(), true));
+    pending.push((part.clone(), Pending::Driver));
     let hinst = Arc::new(Instance {
         name: format!("∇²{}", inst.name).into(),
         method: inst.method,

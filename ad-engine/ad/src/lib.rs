@@ -9,14 +9,18 @@
 //! 2. [`activity::analyse`]: which values a gradient can reach; inactive statements are copied.
 //! 3. [`transform`]: the forward function (each statement's rule fragment, residuals kept in
 //!    slots or per-block stacks, `br#` predecessor records, `iter#` loop counts) and the
-//!    pullback (reverse blocks, gradient variables built with [`zy_ir::SsaBuilder`]).
+//!    pullback (reverse blocks, gradient variables built with [`zy_ir::SsaBuilder`]). Global
+//!    objects the function reaches come in as shadow parameters ([`globals`]).
 //! 4. [`add_adjoints`]: the same for every user function called on the active path, or the
 //!    in-source `rrule` instead ([`rrule`]); calls of generated code are inlined first, which is
 //!    what makes differentiating derivatives work.
-//! 5. The driver `∇f`: zero shadows, `f⁺` and `f⁻` inlined, gradients assembled.
+//! 5. The driver `∇f`: zero shadows (of the arguments and of the globals reached; checks that
+//!    no two of them are one object when the call may write), `f⁺` and `f⁻` inlined,
+//!    gradients assembled.
 //!
 //! Callers: [`expand`] (or [`expand_with_rrules`]) rewrites `gradient`/`derivative`/`pullback`/
-//! `hessian` in user code before anything runs; [`gradient_program`] (or
+//! `hessian` in user code before anything runs (`pullback` becomes a call of `∇ᵖf`, whose
+//! `back` runs `f⁺` and `f⁻` afresh and returns full tangents); [`gradient_program`] (or
 //! [`gradient_program_with_rrules`]) adds a driver to run; [`adjoint_functions`] gives the IR
 //! views.
 
@@ -24,6 +28,7 @@ pub mod activity;
 pub mod cfg;
 mod driver;
 mod expand;
+pub mod globals;
 mod inline;
 pub mod names;
 pub mod rrule;
@@ -37,9 +42,11 @@ use std::sync::Arc;
 
 use zy_ir::{Instance, Program, Span, TypedProgram};
 
-pub use activity::{analyse, Activity, ArgGradient, UseSite, ValueActivity};
+pub use activity::{analyse, analyse_in, Activity, ArgGradient, UseSite, ValueActivity};
+pub use driver::may_mutate;
 pub use expand::{expand, expand_with_rrules};
-pub use tangent::{fdata_type, rdata_type};
+pub use globals::GlobalShadows;
+pub use tangent::{fdata_type, has_fdata, rdata_type};
 
 /// Why a function cannot be differentiated, with the source location.
 #[derive(Clone, PartialEq, Eq, Debug)]
@@ -102,7 +109,14 @@ fn gradient_program_in(
         add_adjoints(source, &mut out, &inst)?;
     }
     let mutates = driver::may_mutate(prog, &inst);
-    let (dinst, driver) = driver::driver(&inst, func, adjoint_of(&out, &inst), mutates)?;
+    let globals = GlobalShadows::of(&out);
+    let (dinst, driver) = driver::driver(
+        &inst,
+        func,
+        adjoint_of(&out, &inst),
+        mutates,
+        globals.reached(&inst),
+    )?;
     out.functions.insert(dinst.clone(), Arc::new(driver));
     Ok((dinst, out))
 }
@@ -146,6 +160,9 @@ pub fn add_adjoints(
     prog: &mut TypedProgram,
     inst: &Arc<Instance>,
 ) -> Result<(), AdError> {
+    // What each function reaches follows from the primal bodies (generated code reaches what
+    // the function it derives from reaches), so adding adjoints does not change it.
+    let globals = GlobalShadows::of(prog);
     let mut work = vec![inst.clone()];
     while let Some(i) = work.pop() {
         let fwd = names::forward_instance(&i);
@@ -162,7 +179,17 @@ pub fn add_adjoints(
             None => None,
         };
         if let Some(rule) = rule {
-            let (f, p) = rrule::adjoint(&i, &func.ret, &rule);
+            if driver::may_mutate(prog, &i) {
+                // The pullback restores what the forward pass overwrote; a rule's does not.
+                return Err(AdError::new(
+                    rule.span,
+                    format!(
+                        "the rrule for `{}` is not supported: `{}` may write to its arguments or a global, and zy cannot undo what a rule's forward pass writes",
+                        i.name, i.name
+                    ),
+                ));
+            }
+            let (f, p) = rrule::adjoint(&i, &func.ret, &rule, globals.reached(&i));
             zy_ir::debug_verify(&f, "the rrule adjoint");
             zy_ir::debug_verify(&p, "the rrule adjoint");
             prog.functions.insert(fwd, Arc::new(f));
@@ -175,7 +202,7 @@ pub fn add_adjoints(
         if body != *func {
             simplify::tidy(&mut body);
         }
-        let adj = transform::adjoint(&i, &body)?;
+        let adj = transform::adjoint(&i, &body, &globals)?;
         prog.functions.insert(fwd, Arc::new(adj.forward));
         prog.functions
             .insert(names::pullback_instance(&i), Arc::new(adj.pullback));

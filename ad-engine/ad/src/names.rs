@@ -11,7 +11,9 @@ pub fn has_callee_arg(inst: &Instance) -> bool {
     inst.name.starts_with("(::")
 }
 
-/// `Pullback{callee type, argument types...}`: the contents of the `back` closure's type.
+/// `Pullback{callee type, argument types...}`: the contents of the type of the `back` closure
+/// that `pullback(f, args...)` returns to user code (whose `back(ȳ)` gives one full tangent per
+/// argument).
 pub fn pullback_sig(inst: &Instance) -> Arc<[Type]> {
     if has_callee_arg(inst) {
         inst.args.clone()
@@ -22,7 +24,18 @@ pub fn pullback_sig(inst: &Instance) -> Arc<[Type]> {
     }
 }
 
+/// `Pullback{typeof(f⁻), argument types...}`: the contents of the type of the closure that the
+/// forward function `f⁺` returns, whose call gives rdata only. Distinct from [`pullback_sig`],
+/// so that a closure type always names pullbacks of one signature.
+pub fn adjoint_sig(inst: &Instance) -> Arc<[Type]> {
+    std::iter::once(Type::Function(suffixed(&inst.name, "⁻")))
+        .chain(inst.args.iter().cloned())
+        .collect()
+}
+
 /// The forward instance: `f⁺(x1, x1_f, x2, ...)`, a shadow after each argument with fdata.
+/// Its function also takes, after those, the shadows of the globals `f` reaches (see
+/// [`crate::globals`]), which follow from `f` and are not part of the key.
 pub fn forward_instance(inst: &Instance) -> Arc<Instance> {
     let mut args = Vec::new();
     for t in inst.args.iter() {
@@ -44,6 +57,26 @@ pub fn pullback_instance(inst: &Instance) -> Arc<Instance> {
     Arc::new(Instance {
         name: suffixed(&inst.name, "⁻"),
         method: inst.method,
+        args: adjoint_sig(inst),
+    })
+}
+
+/// The instance `∇ᵖf(args...)` that `pullback(f, args...)` in user code calls: it runs `f⁺` on
+/// zero shadows and returns `(y, back)`, `back` a closure of the user pullback.
+pub fn pullback_driver_instance(inst: &Instance) -> Arc<Instance> {
+    Arc::new(Instance {
+        name: format!("∇ᵖ{}", inst.name).into(),
+        method: inst.method,
+        args: inst.args.clone(),
+    })
+}
+
+/// The user pullback `∇ᵖf⁻(tape, ȳ)`: the closure `back` of `pullback(f, args...)` runs it on its
+/// tape (`f⁻`'s closure and the arguments' shadows) and returns one full tangent per argument.
+pub fn user_pullback_instance(inst: &Instance) -> Arc<Instance> {
+    Arc::new(Instance {
+        name: format!("∇ᵖ{}⁻", inst.name).into(),
+        method: inst.method,
         args: pullback_sig(inst),
     })
 }
@@ -63,7 +96,7 @@ pub fn forward_ret(inst: &Instance, ret: &Type) -> Type {
     if has_fdata(ret) {
         parts.push(fdata_type(ret));
     }
-    parts.push(Type::Pullback(pullback_sig(inst)));
+    parts.push(Type::Pullback(adjoint_sig(inst)));
     Type::tuple(parts)
 }
 

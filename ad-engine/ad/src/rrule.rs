@@ -6,8 +6,8 @@
 use std::sync::Arc;
 
 use zy_ir::{
-    tangent_type, Block, Const, Function, Instance, Op, Operand, Prim, Program, Span, SsaBuilder,
-    Terminator, Type, TypeExpr, TypedProgram,
+    tangent_type, Block, Const, Function, Instance, Name, Op, Operand, Prim, Program, Span,
+    SsaBuilder, Terminator, Type, TypeExpr, TypedProgram,
 };
 
 use crate::names;
@@ -118,8 +118,15 @@ pub fn find(
     }))
 }
 
-/// `f⁺` and `f⁻` of `inst` made from its rrule.
-pub fn adjoint(inst: &Instance, ret: &Type, r: &Rrule) -> (Function, Function) {
+/// `f⁺` and `f⁻` of `inst` made from its rrule. The forward function takes the shadows of the
+/// globals `f` reaches, as every forward function does, and leaves them alone: the rule says
+/// what the derivative is.
+pub fn adjoint(
+    inst: &Instance,
+    ret: &Type,
+    r: &Rrule,
+    globals: &[(Name, Type)],
+) -> (Function, Function) {
     let finst = names::forward_instance(inst);
     let mut fwd = Function::new(finst.name.clone(), r.span);
     fwd.instance = Some(finst);
@@ -129,6 +136,14 @@ pub fn adjoint(inst: &Instance, ret: &Type, r: &Rrule) -> (Function, Function) {
         args.push(fwd.add_param(Block::ENTRY, t.clone(), Span::default(), None));
         shadows.push(
             has_fdata(t).then(|| fwd.add_param(Block::ENTRY, fdata_type(t), Span::default(), None)),
+        );
+    }
+    for (name, ty) in globals {
+        fwd.add_param(
+            Block::ENTRY,
+            fdata_type(ty),
+            Span::default(),
+            Some(format!("{name}_f").into()),
         );
     }
     let mut sb = SsaBuilder::new(fwd);

@@ -293,6 +293,9 @@ fn is_pure(op: &Op) -> bool {
         Op::Prim(p) => matches!(
             p,
             Tuple
+                | IfElse
+                | FindMax
+                | FindMin
                 | NamedTuple
                 | GetField
                 | MakePullback

@@ -13,7 +13,7 @@
 //! the predecessor taken, and branches to that predecessor's reverse block. Gradients are
 //! builder variables, accumulated with `+`/`accum` and reset after a definition in a loop.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
 
 use zy_ir::{
@@ -21,8 +21,9 @@ use zy_ir::{
     Terminator, Type, Value, ValueKind, Var, VarInit,
 };
 
-use crate::activity::{analyse, Activity};
-use crate::cfg::{in_loop, reaches, reaches_from, single_exit};
+use crate::activity::{analyse_in, Activity};
+use crate::cfg::{in_loop, loop_span, reaches, reaches_from, single_exit};
+use crate::globals::GlobalShadows;
 use crate::names;
 use crate::rules::{self, Callees, Emit, FwdStmt, RevStmt};
 use crate::tangent::{fdata_type, has_fdata, has_rdata, rdata_type};
@@ -51,15 +52,25 @@ struct BlockTape {
     counter: Option<Value>,
 }
 
-/// Transform `func`, the body of `inst`.
-pub fn adjoint(inst: &Arc<Instance>, func: &Function) -> Result<Adjoint, AdError> {
+/// Transform `func`, the body of `inst`, in a program whose functions reach the globals
+/// `globals` says.
+pub fn adjoint(
+    inst: &Arc<Instance>,
+    func: &Function,
+    globals: &GlobalShadows,
+) -> Result<Adjoint, AdError> {
     reject_nested(func)?;
+    globals.check(inst, func)?;
     let mut primal = func.clone();
     crate::simplify::renumber(&mut primal);
     let (f, exit) = single_exit(&primal)?;
-    let act = analyse(&f);
-    let cx = Cx::new(&f, exit, act);
-    let mut callees = Callees { wanted: Vec::new() };
+    let act = analyse_in(&f, &|c| !globals.reached(c).is_empty());
+    let cx = Cx::new(&f, exit, act, globals);
+    let mut callees = Callees {
+        wanted: Vec::new(),
+        globals,
+        global_shadows: HashMap::new(),
+    };
     let fw = forward_pass(&cx, inst, &mut callees)?;
     let pullback = pullback_pass(&cx, inst, &fw)?;
     let mut forward = fw.func;
@@ -108,10 +119,11 @@ struct Cx<'f> {
     /// Loop headers entered at most once per call, from one block outside the loop, with one
     /// back edge: `(outside predecessor, latch)`. Their reverse counts iterations down.
     counted: Vec<Option<(Block, Block)>>,
+    globals: &'f GlobalShadows,
 }
 
 impl<'f> Cx<'f> {
-    fn new(f: &'f Function, exit: Block, act: Activity) -> Cx<'f> {
+    fn new(f: &'f Function, exit: Block, act: Activity, globals: &'f GlobalShadows) -> Cx<'f> {
         let looped = in_loop(f);
         let live = reaches(f, exit);
         let preds = f.predecessors();
@@ -145,6 +157,7 @@ impl<'f> Cx<'f> {
             preds,
             order,
             counted,
+            globals,
         }
     }
 
@@ -152,14 +165,17 @@ impl<'f> Cx<'f> {
         let Some(s) = self.f.stmt(v) else {
             return false;
         };
-        // Calls may mutate their arguments: they are effects too.
+        // Calls may mutate their arguments: they are effects too. A call that reaches a global
+        // object may write it: its writes must be recorded and undone like this function's.
         let effect = matches!(s.op, Op::Prim(p) if p.has_effect()) || matches!(s.op, Op::Invoke(_));
         let feeds = s.args.iter().any(|a| {
             a.as_value()
                 .is_some_and(|x| self.act.values[x.index()].varied)
         });
+        let globals = matches!(&s.op, Op::Invoke(c) if !self.globals.reached(c).is_empty());
         self.act.is_active(v)
             || (effect && feeds)
+            || globals
             || (effect && matches!(s.op, Op::Prim(Prim::SetIndex)))
     }
 
@@ -179,7 +195,11 @@ struct Forward {
     tape_ty: Type,
 }
 
-fn forward_pass(cx: &Cx, inst: &Arc<Instance>, callees: &mut Callees) -> Result<Forward, AdError> {
+fn forward_pass(
+    cx: &Cx,
+    inst: &Arc<Instance>,
+    callees: &mut Callees<'_>,
+) -> Result<Forward, AdError> {
     let f = cx.f;
     let fwd_inst = names::forward_instance(inst);
     let mut out = Function::new(fwd_inst.name.clone(), f.span);
@@ -196,6 +216,15 @@ fn forward_pass(cx: &Cx, inst: &Arc<Instance>, callees: &mut Callees) -> Result<
             let s = out.add_param(Block::ENTRY, fdata_type(&d.ty), d.span, name);
             shadow.insert(a, s.into());
         }
+    }
+    for (name, ty) in cx.globals.reached(inst) {
+        let s = out.add_param(
+            Block::ENTRY,
+            fdata_type(ty),
+            Span::default(),
+            Some(format!("{name}_f").into()),
+        );
+        callees.global_shadows.insert(name.clone(), s.into());
     }
     for _ in 1..f.blocks.len() {
         out.add_block();
@@ -364,11 +393,12 @@ fn forward_pass(cx: &Cx, inst: &Arc<Instance>, callees: &mut Callees) -> Result<
         stmts.pop();
         stmts.insert(0, stk);
         let args = pushed.iter().map(|v| Operand::Value(*v)).collect();
+        // The push carries the loop's span: a tape past the memory limit is reported there.
         let mut e = Emit {
             bcast: None,
             b: &mut sb,
             block: b,
-            span: Span::default(),
+            span: loop_span(cx.f, b),
         };
         let alpha = e.prim(Prim::Tuple, args, elem);
         if let Operand::Value(a) = alpha {
@@ -547,9 +577,27 @@ fn pullback_pass(cx: &Cx, inst: &Arc<Instance>, fw: &Forward) -> Result<Function
         Terminator::Jump(BlockCall::new(start)),
         Span::default(),
     );
+    // Values whose gradient may not arrive on the path taken (a value computed before a branch
+    // that uses it on one side only): their reverse rules pass a strong zero when it did not,
+    // as Zygote's `nothing` does, so an infinite partial there cannot turn the zero into NaN.
+    let scalars: Vec<Value> = cx
+        .order
+        .iter()
+        .flat_map(|&b| f.block(b).stmts.iter().copied())
+        .filter(|&v| cx.act.is_active(v) && rdata_type(f.ty(v)) == Type::Float64)
+        .collect();
+    let everywhere = crate::cfg::used_on_every_path(f, &scalars);
+    let unsure = scalars
+        .iter()
+        .zip(everywhere)
+        .filter(|(_, e)| !e)
+        .map(|(v, _)| *v)
+        .collect();
     let mut g = Grads {
         sb: SsaBuilder::new(out),
         vars: HashMap::new(),
+        unsure,
+        reached: HashMap::new(),
         act: &cx.act,
         f,
     };
@@ -642,10 +690,31 @@ fn pullback_pass(cx: &Cx, inst: &Arc<Instance>, fw: &Forward) -> Result<Function
                 block: rb,
                 span: d.span,
             };
-            let contribs = rules::reverse(&mut e, rs);
+            let mut contribs = rules::reverse(&mut e, rs);
             if let (Some(var), true) = (var, cx.looped[b.index()]) {
                 let z = e.zero_rdata(&rdata_type(&d.ty));
                 g.sb.def_var(rb, var, z);
+            }
+            if let Some(flag) = g.reached_var(v) {
+                let reached = g.sb.use_var(rb, flag);
+                let mut e = Emit {
+                    bcast: None,
+                    b: &mut g.sb,
+                    block: rb,
+                    span: d.span,
+                };
+                for (a, c) in s.args.iter().zip(contribs.iter_mut()) {
+                    if let Some(c) = c
+                        .as_mut()
+                        .filter(|_| rdata_type(&f.operand_ty(a)) == Type::Float64)
+                    {
+                        let args = vec![reached.clone(), c.clone(), Const::f64(0.0).into()];
+                        *c = e.prim(Prim::IfElse, args, Type::Float64);
+                    }
+                }
+                if cx.looped[b.index()] {
+                    g.sb.def_var(rb, flag, Const::Bool(false));
+                }
             }
             for (a, c) in s.args.iter().zip(contribs) {
                 if let (Some(u), Some(c)) = (a.as_value(), c) {
@@ -863,11 +932,29 @@ fn name(e: &mut Emit, op: &Operand, n: String) {
 struct Grads<'a> {
     sb: SsaBuilder,
     vars: HashMap<Value, Var>,
+    /// Values whose gradient may not arrive (see [`crate::cfg::used_on_every_path`]) ...
+    unsure: HashSet<Value>,
+    /// ... and the variable saying whether it did on this path.
+    reached: HashMap<Value, Var>,
     act: &'a Activity,
     f: &'a Function,
 }
 
 impl Grads<'_> {
+    /// The flag saying whether `v`'s gradient arrived, if `v` needs one.
+    fn reached_var(&mut self, v: Value) -> Option<Var> {
+        if !self.unsure.contains(&v) {
+            return None;
+        }
+        let init = VarInit::Const(Const::Bool(false));
+        Some(
+            *self
+                .reached
+                .entry(v)
+                .or_insert_with(|| self.sb.declare_var_with_init(Type::Bool, None, init)),
+        )
+    }
+
     /// The gradient variable of `v`, if it has one.
     fn var(&mut self, v: Value) -> Option<Var> {
         let ty = self.f.ty(v);
@@ -894,6 +981,9 @@ impl Grads<'_> {
     /// `v̄ += c` at the end of `block`.
     fn accumulate(&mut self, block: Block, span: Span, v: Value, c: Operand) {
         let Some(var) = self.var(v) else { return };
+        if let Some(flag) = self.reached_var(v) {
+            self.sb.def_var(block, flag, Const::Bool(true));
+        }
         let cur = self.sb.use_var(block, var);
         let ty = self.sb.var_ty(var).clone();
         let mut e = Emit {

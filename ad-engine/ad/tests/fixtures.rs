@@ -158,7 +158,13 @@ fn eval_json(src: &str, call: &str) -> Result<Json, String> {
 fn fixture_values_with_differentiation() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../fixtures");
     let (mut ok, mut failures) = (0, Vec::new());
-    for name in ["nested_ad.jl", "rrule.jl", "closures.jl"] {
+    for name in [
+        "nested_ad.jl",
+        "rrule.jl",
+        "closures.jl",
+        "pullbacks.jl",
+        "global_writes.jl",
+    ] {
         let Ok(text) = std::fs::read_to_string(root.join(name)) else {
             continue;
         };

@@ -38,12 +38,7 @@ impl CompiledFn {
                 args.len()
             )));
         }
-        let mut ctx = Ctx::new(
-            limits.max_depth,
-            limits.deadline,
-            limits.cancel.clone(),
-            self.n_globals,
-        );
+        let mut ctx = Ctx::new(limits, self.n_globals);
         let mut to = ToNative::for_arguments(self.tables.clone());
         let mut words = Vec::with_capacity(self.n_arg_slots);
         for (a, t) in args.iter().zip(&self.args) {

@@ -18,7 +18,9 @@ mod show;
 mod value;
 
 pub use json::to_json;
-pub use machine::{run, run_function, Limits, RuntimeError};
-pub use prim::{eval_prim, gemm_f64, is_blocked, julia_eq, new_struct};
+pub use machine::{
+    bytes_text, run, run_function, tape_limit_message, Limits, RuntimeError, MAX_MEMORY,
+};
+pub use prim::{eval_prim, extremum_index, gemm_f64, is_blocked, julia_eq, new_struct};
 pub use show::{show, summary, type_string};
 pub use value::{Array, ArrayData, ArrayRef, ElemType, Pullback, Shape, Value};

@@ -28,7 +28,14 @@ pub struct Limits {
     pub deadline: Option<Instant>,
     /// Set from another thread to stop the run.
     pub cancel: Option<Arc<AtomicBool>>,
+    /// The most memory the run may take, in bytes: the AD tape (what loops keep for their
+    /// pullbacks, counted by [`ir::packed_size`]) in both engines, and in the JIT everything the
+    /// call allocates. Past it the run ends with an `OutOfMemoryError` that says where.
+    pub max_memory: usize,
 }
+
+/// The default of [`Limits::max_memory`]: 4 GiB.
+pub const MAX_MEMORY: usize = 4 << 30;
 
 impl Limits {
     /// The `InterruptException` message if the run must stop now (cancelled, or past the
@@ -54,8 +61,62 @@ impl Default for Limits {
             max_depth: 10_000,
             deadline: None,
             cancel: None,
+            max_memory: MAX_MEMORY,
         }
     }
+}
+
+/// The error when the AD tape would grow past `limit` bytes at a loop's push: the tape holds
+/// `tape` bytes, and the loop (the error's location) ran `iterations` times. Both engines say
+/// this, in these words.
+pub fn tape_limit_message(tape: u64, iterations: u64, limit: u64) -> String {
+    format!(
+        "OutOfMemoryError: the tape of the loop here reached {} after {} iterations; the limit is {} (max_memory)",
+        bytes_text(tape),
+        grouped(iterations),
+        bytes_text(limit)
+    )
+}
+
+/// The bytes of the array elements in `v` (a tape entry).
+fn array_bytes(v: &Value) -> u64 {
+    match v {
+        Value::Array(a) | Value::Adjoint(a) => 8 * a.borrow().data.len() as u64,
+        Value::Tuple(vs) | Value::NamedTuple(_, vs) | Value::Struct(_, vs) => {
+            vs.iter().map(array_bytes).sum()
+        }
+        _ => 0,
+    }
+}
+
+/// `512 bytes`, `1.5 KiB`, `4.0 GiB`.
+pub fn bytes_text(n: u64) -> String {
+    if n < 1024 {
+        return format!("{n} bytes");
+    }
+    let mut x = n as f64;
+    let mut unit = "bytes";
+    for u in ["KiB", "MiB", "GiB", "TiB"] {
+        if x < 1024.0 {
+            break;
+        }
+        x /= 1024.0;
+        unit = u;
+    }
+    format!("{x:.1} {unit}")
+}
+
+/// `268,435,456`.
+fn grouped(n: u64) -> String {
+    let digits = n.to_string();
+    let mut out = String::with_capacity(digits.len() + digits.len() / 3);
+    for (i, c) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i).is_multiple_of(3) {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
 }
 
 /// A Julia exception (or an internal error) raised while running, at the statement that raised
@@ -110,6 +171,7 @@ pub fn run_function(
         evaluating: HashSet::new(),
         steps: 0,
         scratch: Vec::new(),
+        tape: 0,
     };
     let _current = interrupt::enter(limits);
     m.exec()
@@ -206,6 +268,8 @@ struct Machine<'p> {
     steps: u32,
     /// Operand buffer of the statement being run.
     scratch: Vec<Value>,
+    /// Bytes pushed on AD stacks (and not popped), by [`ir::packed_size`].
+    tape: u64,
 }
 
 impl<'p> Machine<'p> {
@@ -227,7 +291,13 @@ impl<'p> Machine<'p> {
             if let Some(&v) = block.stmts.get(frame.pc) {
                 frame.pc += 1;
                 let span = func.values.get(v.index()).map_or(func.span, |d| d.span);
-                self.check_limits(span)?;
+                // Generated statements have no span of their own: report their block's.
+                let here = if span == Span::default() {
+                    block.term_span
+                } else {
+                    span
+                };
+                self.check_limits(here)?;
                 self.stmt(func, v).map_err(|m| fail(span, m))?;
             } else {
                 self.check_limits(block.term_span)?;
@@ -306,6 +376,38 @@ impl<'p> Machine<'p> {
                     vec![back.tape.clone(), dy.clone()],
                     ReturnTo::Caller(v),
                 )?;
+            }
+            Op::Prim(p @ (Prim::Push | Prim::Pop)) => {
+                let args = stmt
+                    .args
+                    .iter()
+                    .map(|a| frame.read(a))
+                    .collect::<Result<Vec<_>, _>>()?;
+                // What the entry keeps alive: its packed bytes and the arrays it holds (which
+                // the JIT counts where it allocates them).
+                let size = match (*p, args.get(1)) {
+                    (Prim::Push, Some(v)) => {
+                        ir::packed_size(&func.operand_ty(&stmt.args[1])) + array_bytes(v)
+                    }
+                    _ => 0,
+                };
+                if *p == Prim::Push {
+                    let limit = self.limits.max_memory as u64;
+                    if self.tape.saturating_add(size) > limit {
+                        let iterations = match args.first() {
+                            Some(Value::Stack(s)) => s.borrow().len() as u64,
+                            _ => 0,
+                        };
+                        return Err(tape_limit_message(self.tape, iterations, limit));
+                    }
+                    self.tape += size;
+                }
+                let r = eval_prim(*p, &args, &data.ty)?;
+                if *p == Prim::Pop {
+                    let size = ir::packed_size(&data.ty) + array_bytes(&r);
+                    self.tape = self.tape.saturating_sub(size);
+                }
+                set(&mut self.top()?.env, v, r);
             }
             Op::Prim(p) => {
                 // The hot path: operands go through one reused buffer.

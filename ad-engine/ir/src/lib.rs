@@ -36,5 +36,5 @@ pub use print::{julia_float, print_function, print_struct, print_structs, write_
 pub use program::{
     callable_name, GenericFunction, Global, Method, Program, StructDef, TypeExpr, TypedProgram,
 };
-pub use types::{tangent_type, Name, StructKind, StructType, Type};
+pub use types::{packed_size, tangent_type, Name, StructKind, StructType, Type};
 pub use verify::{debug_verify, verify, violations, Location, Violation};

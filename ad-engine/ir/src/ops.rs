@@ -115,6 +115,10 @@ prims! {
     Ne => "!=",
     /// `!a` on Bool.
     Not => "!",
+    /// `ifelse(c, a, b)`: `a` if the Bool `c` holds, else `b` (both already evaluated). The
+    /// AD's reverse rules use it for strong zeros: `ifelse(c, ȳ, 0.0)` is `0.0` even for an
+    /// infinite `ȳ`, as ChainRules' Boolean partials are.
+    IfElse => "ifelse",
     // Elementary functions (differentiable).
     Sin => "sin",
     Cos => "cos",
@@ -200,6 +204,11 @@ prims! {
     Maximum => "maximum",
     /// `minimum(x)`.
     Minimum => "minimum",
+    /// `findmax(x)` of a Float64 array: `(maximum(x), i)` with `i` the first (linear) index
+    /// holding it, in Julia's `isless` order (a NaN is the largest; `0.0` above `-0.0`).
+    FindMax => "findmax",
+    /// `findmin(x)` of a Float64 array: `(minimum(x), i)`, a NaN winning as in `minimum`.
+    FindMin => "findmin",
     /// `dot(x, y)`.
     Dot => "dot",
     /// `A * x`, `A * B`, `x' * y`, `x' * A`: products involving an array.
@@ -236,6 +245,9 @@ prims! {
     // Errors.
     /// `error("msg")`: throws; `args[0]` is a constant string.
     Error => "error",
+    /// `check_distinct(msg, a, b)`: throws `msg` (a constant string) if the objects `a` and `b`
+    /// are one object (Julia's `===`). Returns nothing. (Drivers: arguments that alias.)
+    CheckDistinct => "check_distinct",
     // AD tape (forward and pullback IR).
     /// A new empty stack: the result type says what it holds.
     StackNew => "stack",
@@ -309,6 +321,9 @@ impl Prim {
                 | Prim::Similar
                 | Prim::StackNew
                 | Prim::Error
+                | Prim::FindMax
+                | Prim::FindMin
+                | Prim::CheckDistinct
         )
     }
 
@@ -323,6 +338,7 @@ impl Prim {
                 | Prim::Pop
                 | Prim::Error
                 | Prim::AccumInto
+                | Prim::CheckDistinct
         )
     }
 }

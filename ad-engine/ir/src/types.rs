@@ -156,6 +156,27 @@ pub fn tangent_type(t: &Type) -> Type {
     }
 }
 
+/// The bytes a value of type `t` takes on an AD stack: numbers unboxed (a `Bool` is one byte),
+/// composites as the sum of their fields, objects and closures as one pointer, `nothing` and
+/// functions as nothing. The JIT stores exactly these bytes (except that it may keep a
+/// pullback closure's tape in place of its pointer); both engines measure a tape by it.
+pub fn packed_size(t: &Type) -> u64 {
+    match t {
+        Type::Float64 | Type::Int64 => 8,
+        Type::Bool => 1,
+        Type::Any | Type::Bottom | Type::Nothing | Type::Function(_) => 0,
+        Type::Tuple(ts) => ts.iter().map(packed_size).sum(),
+        Type::NamedTuple(fs) => fs.iter().map(|(_, t)| packed_size(t)).sum(),
+        Type::Struct(s) if !s.mutable => s.fields.iter().map(|(_, t)| packed_size(t)).sum(),
+        Type::Struct(_)
+        | Type::Ref(_)
+        | Type::Array(..)
+        | Type::Adjoint(_)
+        | Type::Pullback(_)
+        | Type::Stack(_) => 8,
+    }
+}
+
 fn named_tangent<'a>(fields: impl Iterator<Item = (Name, &'a Type)>) -> Type {
     let tans: Vec<(Name, Type)> = fields.map(|(n, t)| (n, tangent_type(t))).collect();
     if tans.iter().all(|(_, t)| *t == Type::Nothing) {

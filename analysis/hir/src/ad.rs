@@ -23,7 +23,9 @@ pub struct AdjointFunctions {
 pub fn adjoint(db: &dyn salsa::Database, id: InstanceId) -> Result<AdjointFunctions, AdError> {
     let inst = id.instance(db);
     let body = typed(db, id);
-    let adj = zy_ad::transform::adjoint(inst, &body.func)?;
+    let (program, _) = crate::call::typed_program(db, id.root(db), std::slice::from_ref(inst));
+    let globals = zy_ad::GlobalShadows::of(&program);
+    let adj = zy_ad::transform::adjoint(inst, &body.func, &globals)?;
     Ok(AdjointFunctions {
         forward: Arc::new(adj.forward),
         pullback: Arc::new(adj.pullback),

@@ -20,6 +20,9 @@ pub struct EvalLimits {
     /// Set from another thread to stop the run (by default: an edit to the host stops it,
     /// and the query returns `Cancelled`).
     pub cancel: Option<Arc<AtomicBool>>,
+    /// The most memory the run may take, in bytes (the AD tape in both engines, every
+    /// allocation in the JIT; see [`zy_interp::Limits::max_memory`]).
+    pub max_memory: usize,
 }
 
 impl Default for EvalLimits {
@@ -28,6 +31,19 @@ impl Default for EvalLimits {
             max_depth: 10_000,
             timeout: Some(Duration::from_secs(10)),
             cancel: None,
+            max_memory: zy_interp::MAX_MEMORY,
+        }
+    }
+}
+
+impl EvalLimits {
+    /// The engines' limits for a run starting now.
+    pub(crate) fn start(&self) -> zy_interp::Limits {
+        zy_interp::Limits {
+            max_depth: self.max_depth,
+            deadline: self.timeout.map(|t| Instant::now() + t),
+            cancel: self.cancel.clone(),
+            max_memory: self.max_memory,
         }
     }
 }
@@ -97,11 +113,7 @@ pub(crate) fn eval(
                 "internal error: typing failed without a message".into(),
             ),
         })?;
-    let interp_limits = zy_interp::Limits {
-        max_depth: limits.max_depth,
-        deadline: limits.timeout.map(|t| Instant::now() + t),
-        cancel: limits.cancel.clone(),
-    };
+    let interp_limits = limits.start();
     let (program, body) =
         expand(db, file, typed).map_err(|e| error_at(db, e.span, site, e.message))?;
     let value = zy_interp::run_function(&program, &body, Vec::new(), &interp_limits)

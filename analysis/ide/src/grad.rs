@@ -3,7 +3,6 @@
 
 use std::fmt::Write;
 use std::sync::Arc;
-use std::time::Instant;
 
 use zy_hir::{RootDatabase, SourceFile};
 use zy_interp::Value;
@@ -182,11 +181,15 @@ impl<'a> Prepared<'a> {
         let args_typed = zy_hir::type_call(db, file, &tuple).map_err(type_errors)?;
         let (args_program, args_body) = expand(db, file, args_typed).map_err(ad_error)?;
         let (program, _) = expand(db, file, typed).map_err(ad_error)?;
-        let limits = zy_interp::Limits {
-            max_depth: limits.max_depth,
-            deadline: limits.timeout.map(|t| Instant::now() + t),
-            cancel: limits.cancel.clone(),
-        };
+        if let Some((name, message)) = aliased_global(&program, &inst, &args_program, &args_body) {
+            // At the argument that names it, if one does.
+            let at = args
+                .iter()
+                .find(|a| mentions(call, a.range.start, a.range.end, &name))
+                .map_or(callee.range.start, |a| a.range.start);
+            return Err(in_site(db, site, at, message));
+        }
+        let limits = limits.start();
         Ok(Prepared {
             file,
             site,
@@ -320,6 +323,47 @@ impl<'a> Prepared<'a> {
     }
 }
 
+/// The arguments are evaluated in a run of their own, so an argument that is a global object
+/// (`f(W)` for `const W = [...]`) is a copy of the object that `f` loads by name. When `f` may
+/// write to either, the two would part where Julia has one object: the global's name and the
+/// refusal.
+fn aliased_global(
+    program: &TypedProgram,
+    inst: &Arc<Instance>,
+    args_program: &TypedProgram,
+    args_body: &Function,
+) -> Option<(String, String)> {
+    let reached = zy_ad::GlobalShadows::of(program);
+    let passed = zy_ad::GlobalShadows::of(args_program).returned_by(args_body);
+    let name = passed
+        .iter()
+        .find(|n| reached.reached(inst).iter().any(|(m, _)| m == *n))?;
+    if !zy_ad::may_mutate(program, inst) {
+        return None;
+    }
+    let message = format!(
+        "cannot differentiate `{}` with the global `{name}` among its arguments: it also uses `{name}` by name and may write to it, and the gradient runs on a copy of the arguments",
+        inst.name
+    );
+    Some((name.to_string(), message))
+}
+
+/// Does `text[start..end]` contain `name` as a whole word?
+fn mentions(text: &str, start: u32, end: u32, name: &str) -> bool {
+    let Some(part) = text.get(start as usize..end as usize) else {
+        return false;
+    };
+    let word = |c: char| c.is_alphanumeric() || c == '_' || c == '!';
+    part.match_indices(name).any(|(i, _)| {
+        let before = part[..i].chars().next_back().is_none_or(|c| !word(c));
+        let after = part[i + name.len()..]
+            .chars()
+            .next()
+            .is_none_or(|c| !word(c));
+        before && after
+    })
+}
+
 /// The instance invoked by the statement whose value `body` returns.
 pub(crate) fn returned_invoke(body: &Function) -> Option<Arc<Instance>> {
     let v = body.blocks.iter().find_map(|b| match &b.term {
@@ -371,5 +415,120 @@ mod tests {
             serde_json::from_str::<serde_json::Value>(&two.to_json_text()).ok(),
             Some(two.to_json())
         );
+    }
+
+    /// `grad` of `call` in `text` on both engines: the value and gradient text, or the error.
+    fn grad_both(text: &str, call: &str) -> [String; 2] {
+        grad_both_within(text, call, EvalLimits::default())
+    }
+
+    /// [`grad_both`] under `limits`.
+    fn grad_both_within(text: &str, call: &str, limits: EvalLimits) -> [String; 2] {
+        let mut host = crate::AnalysisHost::new();
+        let file = host.set_file_text(std::path::Path::new("g.jl"), text.to_string());
+        let analysis = host.analysis();
+        [Engine::Interp, Engine::Jit].map(|engine| {
+            match analysis.grad(file, call, limits.clone(), engine) {
+                Ok(Ok(g)) => g.to_text(),
+                Ok(Err(e)) => e.to_string(),
+                Err(_) => "cancelled".into(),
+            }
+        })
+    }
+
+    /// Newton's iteration for sqrt, which never converges from `Inf` (x becomes NaN).
+    const NEWTON: &str = "\
+function newton_sqrt(a)
+    x = a
+    while true
+        xn = 0.5 * (x + a / x)
+        if abs(xn - x) < 1e-12
+            break
+        end
+        x = xn
+    end
+    return x
+end
+
+nested(a) = derivative(newton_sqrt, a)
+function hog(x)
+    s = 0.0
+    while true
+        v = fill(x, 1000)
+        s += v[1]
+        if s < 0.0
+            break
+        end
+    end
+    return s
+end
+nw(w) = newton_sqrt(w[1]) * w[2]
+hess(v) = hessian(nw, v)
+trace(v) = (H = hess(v); H[1, 1] + H[2, 2])
+";
+
+    #[test]
+    fn a_tape_past_the_memory_limit_stops_at_its_loop_on_both_engines() {
+        let limits = EvalLimits {
+            max_memory: 1 << 16,
+            ..EvalLimits::default()
+        };
+        let got = grad_both_within(NEWTON, "newton_sqrt(Inf)", limits.clone());
+        let want = "g.jl:3:5: error: OutOfMemoryError: the tape of the loop here reached 64.0 KiB after 2,730 iterations; the limit is 64.0 KiB (max_memory)";
+        assert_eq!(got, [want, want]);
+        // Nested AD keeps several stacks per iteration: the interpreter counts the bytes they
+        // hold, the JIT the capacity it reserved for them (which doubles), so it stops earlier.
+        let got = grad_both_within(NEWTON, "nested(Inf)", limits.clone());
+        let by = |n: &str| {
+            format!("g.jl:3:5: error: OutOfMemoryError: the tape of the loop here reached 64.0 KiB after {n} iterations; the limit is 64.0 KiB (max_memory)")
+        };
+        assert_eq!(got, [by("910"), by("682")]);
+        // A loop whose tape keeps arrays alive: the interpreter counts them on its tape, the
+        // JIT where it allocates them; both stop at the loop.
+        let got = grad_both_within(NEWTON, "hog(1.0)", limits.clone());
+        let interp = "g.jl:16:5: error: OutOfMemoryError: the tape of the loop here reached 62.6 KiB after 8 iterations; the limit is 64.0 KiB (max_memory)";
+        let jit = "g.jl:16:5: error: OutOfMemoryError: what the call allocated (arrays, boxes, tape) passed the limit of 64.0 KiB (max_memory)";
+        assert_eq!(got, [interp, jit]);
+        // A Hessian (third order under `grad`), and the value alone.
+        let got = grad_both_within(NEWTON, "trace([Inf, 1.0])", limits.clone());
+        assert_eq!(got, [by("292"), by("170")]);
+        let mut host = crate::AnalysisHost::new();
+        let file = host.set_file_text(std::path::Path::new("g.jl"), NEWTON.to_string());
+        let got = match host.analysis().eval(file, "hess([Inf, 1.0])", limits) {
+            Ok(Err(e)) => e.to_string(),
+            Ok(Ok(v)) => v.display,
+            Err(_) => "cancelled".into(),
+        };
+        assert_eq!(got, by("910"));
+        // The primal alone keeps no tape: the deadline stops it, inside the loop.
+        let quick = EvalLimits {
+            timeout: Some(std::time::Duration::from_millis(200)),
+            ..EvalLimits::default()
+        };
+        let got = match host.analysis().eval(file, "newton_sqrt(Inf)", quick) {
+            Ok(Err(e)) => e.to_string(),
+            Ok(Ok(v)) => v.display,
+            Err(_) => "cancelled".into(),
+        };
+        let line: Option<u32> = got.split(':').nth(1).and_then(|l| l.parse().ok());
+        assert!(
+            got.ends_with(": error: InterruptException: time limit exceeded")
+                && line.is_some_and(|l| (3..=9).contains(&l)),
+            "{got}"
+        );
+    }
+
+    #[test]
+    fn a_global_passed_as_an_argument_to_a_function_that_writes_it_is_refused() {
+        let text = "const GV = [1.0, 2.0]\nwrites(v) = (v[1] = 5.0; GV[1] * v[2])\nreads(v) = GV[1] * v[2]\n";
+        // Julia: v and GV are one object, so the value is 5 * 2 = 10; the gradient would run
+        // on a copy of GV (value 2): refused, at the argument.
+        let refusal = "<call>:1:8: error: cannot differentiate `writes` with the global `GV` among its arguments: it also uses `GV` by name and may write to it, and the gradient runs on a copy of the arguments";
+        assert_eq!(grad_both(text, "writes(GV)"), [refusal, refusal]);
+        // A copy is a different object; a function that only reads is unaffected.
+        let copy = "value: 2.0\ngradient: ([0.0, 1.0],)";
+        assert_eq!(grad_both(text, "writes(copy(GV))"), [copy, copy]);
+        let read = "value: 2.0\ngradient: ([0.0, 1.0],)";
+        assert_eq!(grad_both(text, "reads(GV)"), [read, read]);
     }
 }

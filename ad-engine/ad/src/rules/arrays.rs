@@ -107,9 +107,8 @@ pub fn forward(e: &mut Emit, p: Prim, s: &FwdStmt) -> Result<FwdOut, AdError> {
             r
         }
         Sum => vec![sh(0).unwrap_or(nothing())],
-        Prod | Maximum | Minimum => {
-            vec![s.args[0].clone(), sh(0).unwrap_or(nothing()), value.clone()]
-        }
+        Prod => vec![s.args[0].clone(), sh(0).unwrap_or(nothing()), value.clone()],
+        Maximum | Minimum => vec![s.args[0].clone(), sh(0).unwrap_or(nothing())],
         Hvcat => vec![fresh.clone().unwrap_or(nothing())],
         Dot => vec![
             s.args[0].clone(),
@@ -214,17 +213,15 @@ pub fn reverse(e: &mut Emit, p: Prim, s: &RevStmt) -> Vec<Option<Operand>> {
             }
         }
         Maximum | Minimum => {
-            // The extreme entries share ȳ evenly (one entry unless there are ties).
+            // ChainRules' (and Julia's `findmax`) choice: the first extreme entry, in `isless`
+            // order (a NaN wins), gets ȳ.
             if let Some(dy) = s.dy.clone() {
-                let (x, sx, y) = (r(0), r(1), r(2));
-                let xt = s.arg_tys[0].clone();
-                let bt = Type::Array(std::sync::Arc::new(Type::Bool), ndims(&xt));
-                let eq = e.prim(Broadcast, vec![func("=="), x, y], bt);
-                let w = e.prim(Broadcast, vec![func("float"), eq], xt.clone());
-                let c = e.prim(Sum, vec![w.clone()], f.clone());
-                let share = e.prim(Div, vec![dy, c], f.clone());
-                let g = e.prim(Broadcast, vec![func("*"), w, share], xt);
-                e.prim(AccumInto, vec![sx, g], Type::Nothing);
+                let (x, sx) = (r(0), r(1));
+                let find = if p == Maximum { FindMax } else { FindMin };
+                let tty = Type::tuple([f.clone(), Type::Int64]);
+                let found = e.prim(find, vec![x], tty.clone());
+                let i = e.field(found, 1, &tty);
+                add_at(e, sx, vec![i], dy);
             }
         }
         Prod => {
@@ -237,12 +234,12 @@ pub fn reverse(e: &mut Emit, p: Prim, s: &RevStmt) -> Vec<Option<Operand>> {
             if let (Some(Some(Const::Int(_))), Some(Some(Const::Int(cols)))) =
                 (s.consts.first(), s.consts.get(1))
             {
-                for i in 2..n {
+                for (i, o) in out.iter_mut().enumerate().skip(2) {
                     if float_arg(i) {
                         let k = (i - 2) as i64;
                         let (row, col) = (k / cols + 1, k % cols + 1);
                         let idx = vec![r(0), Const::Int(row).into(), Const::Int(col).into()];
-                        out[i] = Some(e.prim(GetIndex, idx, f.clone()));
+                        *o = Some(e.prim(GetIndex, idx, f.clone()));
                     }
                 }
             }
@@ -261,9 +258,9 @@ pub fn reverse(e: &mut Emit, p: Prim, s: &RevStmt) -> Vec<Option<Operand>> {
             }
         }
         Vect => {
-            for i in 0..n {
+            for (i, o) in out.iter_mut().enumerate() {
                 if float_arg(i) {
-                    out[i] = Some(e.prim(
+                    *o = Some(e.prim(
                         GetIndex,
                         vec![r(0), Const::Int(i as i64 + 1).into()],
                         f.clone(),

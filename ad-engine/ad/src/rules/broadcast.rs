@@ -11,7 +11,7 @@ use crate::AdError;
 /// Can `p` be broadcast elementwise by the interpreter and the JIT?
 pub fn is_elementwise(p: Prim) -> bool {
     use Prim::*;
-    scalar::handles(p)
+    (scalar::handles(p) && p != IfElse)
         || matches!(
             p,
             Lt | Le | Gt | Ge | Eq | Ne | Not | Floor | Ceil | Round | Sign

@@ -8,16 +8,27 @@ use zy_ir::{Instance, Op, Operand, Prim, Type};
 use super::{arg_rdata, Callees, Emit, FwdOut, FwdStmt, RevStmt};
 use crate::names;
 use crate::tangent::{has_fdata, rdata_type};
+use crate::AdError;
 
-pub fn forward(e: &mut Emit, inst: &Arc<Instance>, s: &FwdStmt, callees: &mut Callees) -> FwdOut {
-    if !s.active && !has_fdata(&s.ty) && s.arg_tys.iter().all(|t| !has_fdata(t)) {
+pub fn forward(
+    e: &mut Emit,
+    inst: &Arc<Instance>,
+    s: &FwdStmt,
+    callees: &mut Callees,
+) -> Result<FwdOut, AdError> {
+    let reached = callees.globals.reached(inst);
+    if !s.active
+        && !has_fdata(&s.ty)
+        && s.arg_tys.iter().all(|t| !has_fdata(t))
+        && reached.is_empty()
+    {
         // Nothing differentiable flows through: call the primal.
         let value = e.op(Op::Invoke(inst.clone()), s.args.clone(), s.ty.clone());
-        return FwdOut {
+        return Ok(FwdOut {
             value,
             shadow: None,
             residuals: vec![],
-        };
+        });
     }
     if !callees.wanted.contains(inst) {
         callees.wanted.push(inst.clone());
@@ -29,6 +40,18 @@ pub fn forward(e: &mut Emit, inst: &Arc<Instance>, s: &FwdStmt, callees: &mut Ca
             args.push(s.shadows[i].clone().unwrap_or(zy_ir::Const::Nothing.into()));
         }
     }
+    for (name, _) in reached {
+        let shadow = callees.global_shadows.get(name).cloned().ok_or_else(|| {
+            AdError::new(
+                e.span,
+                format!(
+                    "internal error: no shadow of the global `{name}` for the call of `{}`",
+                    inst.name
+                ),
+            )
+        })?;
+        args.push(shadow);
+    }
     let fwd = names::forward_instance(inst);
     let ret = names::forward_ret(inst, &s.ty);
     let r = e.op(Op::Invoke(fwd), args, ret.clone());
@@ -36,11 +59,11 @@ pub fn forward(e: &mut Emit, inst: &Arc<Instance>, s: &FwdStmt, callees: &mut Ca
     let fields = ret.field_types().unwrap_or_default();
     let shadow = has_fdata(&s.ty).then(|| e.field(r.clone(), 1, &ret));
     let back = e.field(r, fields.len().saturating_sub(1), &ret);
-    FwdOut {
+    Ok(FwdOut {
         value,
         shadow,
         residuals: vec![back],
-    }
+    })
 }
 
 pub fn reverse(e: &mut Emit, s: &RevStmt) -> Vec<Option<Operand>> {

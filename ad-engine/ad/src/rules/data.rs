@@ -27,6 +27,12 @@ pub fn handles(p: Prim) -> bool {
     )
 }
 
+/// Is a value of type `t` its own gradient's home, so that a `Ref` holding it holds its shadow
+/// (an array: its fdata is its whole tangent)?
+fn shares_shadow(t: &Type) -> bool {
+    has_fdata(t) && fdata_type(t) == tangent_type(t)
+}
+
 /// Index (0-based) of the first operand that is a field value.
 fn first_field(p: Prim) -> usize {
     usize::from(p == Prim::NamedTuple)
@@ -105,7 +111,12 @@ pub fn forward(e: &mut Emit, p: Prim, s: &FwdStmt) -> FwdOut {
             }
         }
         Prim::RefNew => {
-            let shadow = e.zero_fdata(value.clone(), &s.ty);
+            // A Ref of an array holds the array's own shadow (writes through `r[]` are writes
+            // to the array); otherwise a fresh gradient box.
+            let shadow = match (shares_shadow(&s.arg_tys[0]), sh(0)) {
+                (true, Some(content)) => Some(e.prim(Prim::RefNew, vec![content], fty.clone())),
+                _ => e.zero_fdata(value.clone(), &s.ty),
+            };
             let residuals = shadow.iter().cloned().collect();
             FwdOut {
                 value,
@@ -135,10 +146,23 @@ pub fn forward(e: &mut Emit, p: Prim, s: &FwdStmt) -> FwdOut {
 /// `r[] = v`: keep the old content to restore it in the reverse pass.
 fn forward_refset(e: &mut Emit, s: &FwdStmt) -> FwdOut {
     let elem = s.arg_tys[0].elem().cloned().unwrap_or(Type::Nothing);
-    let old = e.prim(Prim::RefGet, vec![s.args[0].clone()], elem);
+    let old = e.prim(Prim::RefGet, vec![s.args[0].clone()], elem.clone());
     let value = e.prim(Prim::RefSet, s.args.clone(), s.ty.clone());
     let mut residuals = vec![s.args[0].clone(), old];
-    residuals.extend(s.shadows.first().cloned().flatten());
+    let sr = s.shadows.first().cloned().flatten();
+    residuals.extend(sr.clone());
+    if let (true, Some(sr), Some(new)) = (
+        shares_shadow(&elem),
+        sr,
+        s.shadows.get(1).cloned().flatten(),
+    ) {
+        // The box now holds the new array: its shadow holds that array's shadow (the old one
+        // is put back in reverse).
+        let fty = fdata_type(&elem);
+        let old_shadow = e.prim(Prim::RefGet, vec![sr.clone()], fty.clone());
+        e.prim(Prim::RefSet, vec![sr, new], fty);
+        residuals.push(old_shadow);
+    }
     FwdOut {
         value,
         shadow: s.shadows.get(1).cloned().flatten(),
@@ -348,9 +372,9 @@ pub fn reverse(e: &mut Emit, p: Prim, s: &RevStmt) -> Vec<Option<Operand>> {
         Prim::Tuple | Prim::NamedTuple => {
             if let Some(dy) = &s.dy {
                 let rty = rdata_type(&s.ty);
-                for i in first_field(p)..n {
+                for (i, o) in out.iter_mut().enumerate().skip(first_field(p)) {
                     if arg_rdata(s, i) != Type::Nothing {
-                        out[i] = Some(e.field(dy.clone(), i - first_field(p), &rty));
+                        *o = Some(e.field(dy.clone(), i - first_field(p), &rty));
                     }
                 }
             }
@@ -388,8 +412,8 @@ pub fn reverse(e: &mut Emit, p: Prim, s: &RevStmt) -> Vec<Option<Operand>> {
                         vec![i.clone(), Const::Int(j as i64 + 1).into()],
                         Type::Bool,
                     );
-                    let w = e.prim(Prim::Float, vec![hit], Type::Float64);
-                    parts.push(e.mul(dy.clone(), w));
+                    let zero = Const::f64(0.0).into();
+                    parts.push(e.prim(Prim::IfElse, vec![hit, dy.clone(), zero], Type::Float64));
                 }
                 out[0] = Some(e.rebuild(&xr, parts));
             }
@@ -410,9 +434,14 @@ pub fn reverse(e: &mut Emit, p: Prim, s: &RevStmt) -> Vec<Option<Operand>> {
             }
         }
         _ => {
-            // RefSet(r, v): restore the old content, hand the content gradient to v, zero it.
+            // RefSet(r, v): restore the old content, hand the content gradient to v, zero it
+            // (or, for an array, put the old array's shadow back in the box's shadow).
             let (r, old) = (s.residuals[0].clone(), s.residuals[1].clone());
             e.prim(Prim::RefSet, vec![r, old.clone()], s.arg_tys[1].clone());
+            if let (Some(sr), Some(old_shadow)) = (s.residuals.get(2), s.residuals.get(3)) {
+                let fty = fdata_type(&s.arg_tys[1]);
+                e.prim(Prim::RefSet, vec![sr.clone(), old_shadow.clone()], fty);
+            }
             let vr = arg_rdata(s, 1);
             if let (Some(shadow), true) = (s.residuals.get(2), vr != Type::Nothing) {
                 let g = e.prim(Prim::RefGet, vec![shadow.clone()], vr.clone());

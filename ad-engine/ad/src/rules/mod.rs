@@ -12,9 +12,12 @@ mod calls;
 mod data;
 mod scalar;
 
+use std::collections::HashMap;
 use std::sync::Arc;
 
-use zy_ir::{Block, Const, Instance, Op, Operand, Prim, Span, SsaBuilder, Stmt, Type};
+use zy_ir::{Block, Const, Instance, Name, Op, Operand, Prim, Span, SsaBuilder, Stmt, Type};
+
+use crate::globals::GlobalShadows;
 
 use crate::tangent::{fdata_type, rdata_type};
 use crate::AdError;
@@ -239,9 +242,14 @@ pub struct RevStmt<'s> {
     pub dy: Option<Operand>,
 }
 
-/// Callee functions whose forward and pullback the program needs.
-pub struct Callees {
+/// What forward rules share across one function: the callees whose adjoints the program
+/// needs, and the shadows of the globals the function reaches.
+pub struct Callees<'g> {
     pub wanted: Vec<Arc<Instance>>,
+    /// The globals each function reaches.
+    pub globals: &'g GlobalShadows,
+    /// The shadow of each global this function reaches: a parameter of its forward function.
+    pub global_shadows: HashMap<Name, Operand>,
 }
 
 /// The forward fragment of a statement.
@@ -252,7 +260,7 @@ pub fn forward(e: &mut Emit, s: FwdStmt, callees: &mut Callees) -> Result<FwdOut
         Op::Prim(p) if arrays::handles(*p) => arrays::forward(e, *p, &s)?,
         Op::Prim(Prim::Broadcast) if s.active => broadcast::forward(e, &s)?,
         Op::New(st) => data::forward_new(e, st, &s),
-        Op::Invoke(inst) => calls::forward(e, inst, &s, callees),
+        Op::Invoke(inst) => calls::forward(e, inst, &s, callees)?,
         Op::Prim(p) if p.is_nondifferentiable() || !s.active => plain(e, &s),
         // Results that do not depend on the operand's value.
         Op::Prim(
@@ -261,7 +269,17 @@ pub fn forward(e: &mut Emit, s: FwdStmt, callees: &mut Callees) -> Result<FwdOut
         Op::Prim(p) => return Err(unsupported(e.span, &format!("the primitive `{p}`"))),
         Op::Call(n) => return Err(unsupported(e.span, &format!("the untyped call `{n}`"))),
         Op::CallValue | Op::Closure(_) => return Err(unsupported(e.span, "untyped IR")),
-        Op::Global(_) => plain(e, &s),
+        Op::Global(name) => match callees.global_shadows.get(name) {
+            Some(shadow) => {
+                let value = e.op(s.op.clone(), vec![], s.ty.clone());
+                FwdOut {
+                    value,
+                    shadow: Some(shadow.clone()),
+                    residuals: vec![],
+                }
+            }
+            None => plain(e, &s),
+        },
     };
     Ok(out)
 }

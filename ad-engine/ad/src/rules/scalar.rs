@@ -1,5 +1,8 @@
-//! Rules of scalar arithmetic and the elementary functions (Table 1 of the Zygote paper; the
-//! conventions of ChainRules at kinks: `abs'(0) = 0`, ties of `max`/`min` split evenly).
+//! Rules of scalar arithmetic and the elementary functions (Table 1 of the Zygote paper), with
+//! ChainRules' conventions at special points (`docs/rules.md` has the table): `abs'(0) = 0`,
+//! a tie of `max` goes to the second operand and of `min` to the first, `x^p` at `x = 0` and
+//! for negative `x`, `rem` at integer quotients. Where ChainRules multiplies by a Boolean (a
+//! strong zero: `false * Inf == 0`), these rules select with `ifelse`.
 
 use zy_ir::{Const, Operand, Prim, Type};
 
@@ -33,6 +36,7 @@ pub fn handles(p: Prim) -> bool {
             | Min
             | Float
             | Rem
+            | IfElse
     )
 }
 
@@ -62,6 +66,7 @@ pub fn residuals(p: Prim, args: &[Operand], y: &Operand) -> Vec<Operand> {
     match p {
         Add | Sub | Neg | Float | Floor | Ceil | Round | Sign => vec![],
         Mul | Max | Min | Rem => vec![a(), b()],
+        IfElse => vec![a()],
         Div => vec![b(), y.clone()],
         Pow if matches!(b(), Operand::Const(Const::Int(_))) => vec![a(), b()],
         Pow => vec![a(), b(), y.clone()],
@@ -110,11 +115,28 @@ pub fn reverse(e: &mut Emit, p: Prim, s: &RevStmt) -> Vec<Option<Operand>> {
             vec![Some(da), Some(db)]
         }
         Rem => {
-            // rem(a, b) = a - b * trunc(a / b): ā = ȳ, b̄ = -ȳ trunc(a / b)
+            // rem(a, b) = a - b * trunc(a / b): ā = ȳ, b̄ = -ȳ trunc(a / b); NaN where a / b
+            // is an integer (rem jumps there), as ChainRules has it.
             let q = e.prim(Div, vec![r(0), r(1)], f.clone());
-            let q = trunc(e, q);
-            let t = e.mul(dy.clone(), q);
-            vec![Some(dy), Some(e.prim(Neg, vec![t], f.clone()))]
+            let tq = trunc(e, q.clone());
+            let t = e.mul(dy.clone(), tq.clone());
+            let db = e.prim(Neg, vec![t], f.clone());
+            if e.bcast.is_some() {
+                vec![Some(dy), Some(db)]
+            } else {
+                let whole = e.prim(Eq, vec![tq, q], Type::Bool);
+                let nan: Operand = Const::f64(f64::NAN).into();
+                let da = e.prim(IfElse, vec![whole.clone(), nan.clone(), dy], f.clone());
+                let db = e.prim(IfElse, vec![whole, nan, db], f.clone());
+                vec![Some(da), Some(db)]
+            }
+        }
+        IfElse => {
+            // The condition gets nothing; the chosen operand ȳ, the other a strong zero.
+            let zero: Operand = Const::f64(0.0).into();
+            let da = e.prim(IfElse, vec![r(0), dy.clone(), zero.clone()], f.clone());
+            let db = e.prim(IfElse, vec![r(0), zero, dy], f.clone());
+            vec![None, Some(da), Some(db)]
         }
         Pow => pow(e, s, dy),
         Sin => {
@@ -177,20 +199,30 @@ pub fn reverse(e: &mut Emit, p: Prim, s: &RevStmt) -> Vec<Option<Operand>> {
             vec![Some(e.prim(Div, vec![dy, d], f.clone()))]
         }
         Max | Min => {
-            // The larger (smaller) operand gets ȳ; a tie splits it evenly.
-            let cmp = if p == Max { Gt } else { Lt };
-            let wins_a = e.prim(cmp, vec![r(0), r(1)], Type::Bool);
-            let wins_b = e.prim(cmp, vec![r(1), r(0)], Type::Bool);
-            let tie = e.prim(Eq, vec![r(0), r(1)], Type::Bool);
-            let half = {
-                let t = e.prim(Float, vec![tie], f.clone());
-                e.mul(Const::f64(0.5).into(), t)
+            // ChainRules: with `gt = a > b`, max's partials are (gt, !gt) and min's (!gt, gt):
+            // a tie (or a NaN) gives max's gradient to b and min's to a.
+            let gt = e.prim(Gt, vec![r(0), r(1)], Type::Bool);
+            let to_a = |e: &mut Emit, gt: Operand| match p {
+                Max => gt,
+                _ => e.prim(Not, vec![gt], Type::Bool),
             };
-            let wa = e.prim(Float, vec![wins_a], f.clone());
-            let wa = e.add(wa, half.clone());
-            let wb = e.prim(Float, vec![wins_b], f.clone());
-            let wb = e.add(wb, half);
-            vec![Some(e.mul(dy.clone(), wa)), Some(e.mul(dy, wb))]
+            if e.bcast.is_some() {
+                // Broadcast: Boolean weights (a weak zero for an infinite ȳ).
+                let a_wins = to_a(e, gt);
+                let wa = e.prim(Float, vec![a_wins], f.clone());
+                let wb = e.prim(Sub, vec![Const::f64(1.0).into(), wa.clone()], f.clone());
+                vec![Some(e.mul(dy.clone(), wa)), Some(e.mul(dy, wb))]
+            } else {
+                let a_wins = to_a(e, gt);
+                let zero: Operand = Const::f64(0.0).into();
+                let da = e.prim(
+                    IfElse,
+                    vec![a_wins.clone(), dy.clone(), zero.clone()],
+                    f.clone(),
+                );
+                let db = e.prim(IfElse, vec![a_wins, zero, dy], f.clone());
+                vec![Some(da), Some(db)]
+            }
         }
         _ => vec![None; n],
     };
@@ -215,7 +247,9 @@ fn trunc(e: &mut Emit, q: Operand) -> Operand {
 }
 
 /// `y = x^n`: `x̄ = ȳ n x^(n-1)` (zero for `n == 0`, as ChainRules), and for a Float64 exponent
-/// `n̄ = ȳ y log(x)`; an Int exponent gets no gradient.
+/// `n̄ = ȳ y log|x|` (the real part of the complex log, so a negative base with an integral
+/// exponent has one), which at `x = 0` ChainRules takes as `0` for `n > 0` and NaN otherwise;
+/// an Int exponent gets no gradient.
 fn pow(e: &mut Emit, s: &RevStmt, dy: Operand) -> Vec<Option<Operand>> {
     let f = Type::Float64;
     let (x, n) = (s.residuals[0].clone(), s.residuals[1].clone());
@@ -259,9 +293,27 @@ fn pow(e: &mut Emit, s: &RevStmt, dy: Operand) -> Vec<Option<Operand>> {
     let d = e.mul(nf, p);
     let dx = e.mul(dy.clone(), d);
     let dn = if s.arg_tys.get(1) == Some(&Type::Float64) {
-        let l = e.prim(Prim::Log, vec![x], f.clone());
+        // log|x|, with 0 in place of log(0) = -Inf (the x = 0 case is chosen below).
+        let ax = e.prim(Prim::Abs, vec![x.clone()], f.clone());
+        let at0 = e.prim(Prim::Eq, vec![x, Const::f64(0.0).into()], Type::Bool);
+        let one_at0 = e.prim(Prim::Float, vec![at0.clone()], f.clone());
+        let safe = e.add(ax, one_at0);
+        let l = e.prim(Prim::Log, vec![safe], f.clone());
         let t = e.mul(dy, y);
-        Some(e.mul(t, l))
+        let dn = e.mul(t, l);
+        if e.bcast.is_some() {
+            // Broadcast: no select; at x = 0 this gives 0 (ChainRules: 0 for n > 0).
+            Some(dn)
+        } else {
+            let pos = e.prim(Prim::Gt, vec![n, Const::f64(0.0).into()], Type::Bool);
+            let nan: Operand = Const::f64(f64::NAN).into();
+            let at_zero = e.prim(
+                Prim::IfElse,
+                vec![pos, Const::f64(0.0).into(), nan],
+                f.clone(),
+            );
+            Some(e.prim(Prim::IfElse, vec![at0, at_zero, dn], f.clone()))
+        }
     } else {
         None
     };

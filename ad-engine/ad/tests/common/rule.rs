@@ -1,5 +1,6 @@
-//! Mooncake's `test_rule`: differentiate one primitive applied to given arguments and compare
-//! with central finite differences; check that the primal state after forward + pullback is
+//! Mooncake's `test_rule`: differentiate one primitive applied to given arguments, on the JIT
+//! and the interpreter (which must agree bit for bit), and compare with central finite
+//! differences; check that the primal state after forward + pullback is
 //! the state after the plain call.
 //!
 //! The primitive's result (and every array argument, which it may mutate) is reduced to a
@@ -102,7 +103,62 @@ pub fn test_rule(p: Prim, args: &[Arg]) {
         .collect();
     let mut prog = TypedProgram::default();
     prog.functions.insert(inst.clone(), Arc::new(f));
+    jit_agrees(&prog, &inst, &inputs);
     check_fd_prog(&prog, &inst, inputs);
+}
+
+/// The value and gradient of `p(args...)` itself (a one-statement function of the `V`
+/// arguments), through the interpreter and the JIT, which must agree bit for bit.
+pub fn grad_at(p: Prim, args: &[Arg]) -> (Value, Value) {
+    let mut f = Function::new(format!("at_{}", p.julia_name()), Span::default());
+    let mut inputs = Vec::new();
+    let mut operands = Vec::new();
+    for a in args {
+        match a {
+            Arg::V(v) => {
+                let x = f.add_param(Block::ENTRY, v.julia_type(), Span::default(), None);
+                inputs.push(super::run::deep_copy(v));
+                operands.push(Operand::Value(x));
+            }
+            Arg::C(c) => operands.push(c.clone().into()),
+        }
+    }
+    let e = Block::ENTRY;
+    let y = f.push_stmt(e, prim(p, operands), Type::Float64, Span::new(0, 1, 2));
+    f.set_term(e, Terminator::Return(y.into()), Span::default());
+    f.ret = Type::Float64;
+    let arg_tys: Vec<Type> = f.args().iter().map(|a| f.ty(*a).clone()).collect();
+    let inst = Arc::new(Instance {
+        name: f.name.clone(),
+        method: 0,
+        args: arg_tys.into(),
+    });
+    f.instance = Some(inst.clone());
+    let mut prog = TypedProgram::default();
+    prog.functions.insert(inst.clone(), Arc::new(f));
+    jit_agrees(&prog, &inst, &inputs);
+    super::run::gradient_prog(&prog, &inst, inputs).unwrap_or_else(|e| panic!("{p}: {e}"))
+}
+
+/// The gradient of `inst` through the JIT is the interpreter's, bit for bit (and the JIT
+/// compiles it).
+fn jit_agrees(prog: &TypedProgram, inst: &Instance, inputs: &[Value]) {
+    let (driver, prog) =
+        zy_ad::gradient_program(prog, inst).unwrap_or_else(|e| panic!("{inst}: {}", e.message));
+    let copies = |xs: &[Value]| xs.iter().map(super::run::deep_copy).collect::<Vec<_>>();
+    let limits = zy_interp::Limits::default();
+    let by_interp =
+        zy_interp::run(&prog, &driver, copies(inputs), &limits).map(|v| zy_interp::show(&v));
+    let compiled = zy_codegen::JitSession::new()
+        .and_then(|mut jit| jit.compile(&prog, &driver))
+        .unwrap_or_else(|e| panic!("{inst}: the JIT declined: {e}"));
+    let by_jit = compiled
+        .call(&copies(inputs), &limits)
+        .map(|v| zy_interp::show(&v));
+    assert_eq!(
+        by_jit, by_interp,
+        "{inst}: the JIT and the interpreter differ"
+    );
 }
 
 /// Weight arrays are extra arguments (`W`), appended to the inputs as they are needed.

@@ -170,7 +170,7 @@ pub fn check_fd_prog(prog: &TypedProgram, inst: &Instance, args: Vec<Value>) {
             ad = vec![0.0; n.len()];
         }
         assert_eq!(ad.len(), n.len(), "argument {i}: gradient {}", show(&gs[i]));
-        for k in 0..n.len() {
+        for (k, &adk) in ad.iter().enumerate() {
             let mut best = f64::INFINITY;
             for h in [1e-3, 1e-4, 1e-5, 1e-6] {
                 let at = |h: f64| {
@@ -191,10 +191,10 @@ pub fn check_fd_prog(prog: &TypedProgram, inst: &Instance, args: Vec<Value>) {
                 let (d1, d2) = (central(h), central(h / 2.0));
                 // Central differences and their Richardson extrapolation (error O(h⁴)).
                 for fd in [d1, d2, (4.0 * d2 - d1) / 3.0] {
-                    best = best.min((fd - ad[k]).abs() / ad[k].abs().max(1.0));
+                    best = best.min((fd - adk).abs() / adk.abs().max(1.0));
                 }
             }
-            assert!(best < 1e-6, "{name}: argument {i} leaf {k}: AD {} differs from finite differences (rel err {best:e})", ad[k]);
+            assert!(best < 1e-6, "{name}: argument {i} leaf {k}: AD {} differs from finite differences (rel err {best:e})", adk);
         }
     }
     // The primal state after forward + pullback equals the state after the plain call.

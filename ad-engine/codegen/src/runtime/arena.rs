@@ -1,6 +1,8 @@
 //! Memory of one top-level call: every array, box and stack it allocates lives until the call
 //! returns (its results are converted to interpreter values first), so nothing leaks.
 
+use std::mem::MaybeUninit;
+
 /// Byte offsets of the [`ArrayObj`] fields that compiled code reads.
 pub mod array_offset {
     /// Pointer to the elements (column-major).
@@ -48,15 +50,26 @@ pub struct StackObj {
     pub len: i64,
     /// See [`stack_offset::CAP`].
     pub cap: i64,
-    buf: Vec<u64>,
+    /// Uninitialised beyond `len` bytes (pushes write every byte before pops read it), so
+    /// growing does not touch the new memory.
+    buf: Vec<MaybeUninit<u64>>,
 }
 
 impl StackObj {
     /// Make room for `need` more bytes (at least doubling, so pushes are amortised O(1)).
     pub fn grow(&mut self, need: usize) {
+        self.grow_within(need, usize::MAX);
+    }
+
+    /// [`StackObj::grow`], with the capacity kept at most `max` bytes (but never below what
+    /// `need` more bytes take).
+    pub fn grow_within(&mut self, need: usize, max: usize) {
         let len = self.len.max(0) as usize;
-        let want = (len + need).max(2 * self.buf.len() * 8).max(64);
-        self.buf.resize(want.div_ceil(8), 0);
+        let want = (2 * self.buf.len() * 8).max(64).min(max).max(len + need);
+        let words = want.div_ceil(8);
+        self.buf.reserve_exact(words.saturating_sub(self.buf.len()));
+        // SAFETY: the capacity holds `words` elements, and `MaybeUninit` needs no initialising.
+        unsafe { self.buf.set_len(words.max(self.buf.len())) };
         self.data = self.buf.as_mut_ptr().cast();
         self.cap = (self.buf.len() * 8) as i64;
     }
@@ -64,7 +77,8 @@ impl StackObj {
     /// The bytes in use, oldest entry first.
     pub fn bytes(&self) -> &[u8] {
         let len = self.len.max(0) as usize;
-        // SAFETY: `data` points into `buf`, which holds `cap >= len` bytes.
+        // SAFETY: `data` points into `buf`, which holds `cap >= len` bytes, and the first
+        // `len` were written by pushes.
         unsafe { std::slice::from_raw_parts(self.buf.as_ptr().cast::<u8>(), len) }
     }
 }

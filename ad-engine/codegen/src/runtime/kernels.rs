@@ -58,6 +58,16 @@ pub unsafe extern "C" fn zy_rt_extremum(a: *const ArrayObj, is_max: i8) -> f64 {
     }
 }
 
+/// The 1-based index of `findmax(a)` (`is_max` nonzero) or `findmin(a)` of a non-empty
+/// Float64 array (the interpreter's own search).
+///
+/// # Safety
+/// `a` must be a live Float64 array.
+pub unsafe extern "C" fn zy_rt_find_extremum(a: *const ArrayObj, is_max: i8) -> i64 {
+    let xs = unsafe { elems(a) };
+    zy_interp::extremum_index(xs, is_max != 0).map_or(0, |i| i as i64 + 1)
+}
+
 /// Julia's `max` (or `min`) of non-NaN numbers orders them as IEEE's total order does (`-0.0 <
 /// 0.0`), so the extremum of the numbers' total-order keys is the fold's result whatever the
 /// order of comparisons: eight independent lanes the compiler can vectorise. `None` when a
@@ -412,6 +422,7 @@ pub fn symbols() -> Vec<(&'static str, *const u8)> {
     vec![
         ("zy_rt_sum", zy_rt_sum as *const u8),
         ("zy_rt_extremum", zy_rt_extremum as *const u8),
+        ("zy_rt_find_extremum", zy_rt_find_extremum as *const u8),
         ("zy_rt_dot", zy_rt_dot as *const u8),
         ("zy_rt_matmul", zy_rt_matmul as *const u8),
         ("zy_rt_array_new", zy_rt_array_new as *const u8),

@@ -18,7 +18,7 @@ use std::time::Instant;
 use zy_ir::Span;
 
 pub use arena::{Arena, ArenaMark, ArrayObj, StackObj};
-pub use site::Site;
+pub use site::{Site, SiteKind};
 
 /// Byte offsets of the [`Ctx`] fields that compiled code reads and writes.
 pub mod ctx_offset {
@@ -70,29 +70,32 @@ pub struct State {
     pub cancel: Option<Arc<AtomicBool>>,
     /// Storage behind [`Ctx::globals`].
     pub global_words: Vec<u64>,
+    /// Bytes the call may allocate ([`zy_interp::Limits::max_memory`]).
+    pub max_memory: usize,
+    /// The span of the last interrupt poll or stack growth (a loop or a call), where an
+    /// allocation past the limit is reported: allocating runtime calls do not know their
+    /// statement.
+    pub last_site: Span,
 }
 
 impl Ctx {
-    /// A fresh context for one call.
-    pub fn new(
-        max_depth: usize,
-        deadline: Option<Instant>,
-        cancel: Option<Arc<AtomicBool>>,
-        n_globals: usize,
-    ) -> Ctx {
+    /// A fresh context for one call under `limits`.
+    pub fn new(limits: &zy_interp::Limits, n_globals: usize) -> Ctx {
         let mut ctx = Ctx {
             error: 0,
             fuel: FUEL_PER_POLL,
             depth: 1,
-            max_depth: i64::try_from(max_depth).unwrap_or(i64::MAX),
+            max_depth: i64::try_from(limits.max_depth).unwrap_or(i64::MAX),
             stack_limit: 0,
             globals: std::ptr::null_mut(),
             state: State {
                 arena: Arena::default(),
                 failure: None,
-                deadline,
-                cancel,
+                deadline: limits.deadline,
+                cancel: limits.cancel.clone(),
                 global_words: vec![0; n_globals],
+                max_memory: limits.max_memory,
+                last_site: Span::default(),
             },
         };
         // The table's heap buffer stays put when the context moves.
@@ -107,6 +110,7 @@ impl Ctx {
         self.fuel = FUEL_PER_POLL;
         self.depth = 1;
         self.state.failure = None;
+        self.state.last_site = Span::default();
         for w in &mut self.state.global_words {
             *w = 0;
         }
@@ -121,10 +125,15 @@ impl Ctx {
     }
 
     /// Fail the call (compiled code checks right after allocating) once the arena exceeds
-    /// [`ARENA_LIMIT`].
+    /// [`State::max_memory`].
     pub fn check_memory(&mut self) {
-        if self.state.arena.bytes() > ARENA_LIMIT {
-            self.fail(Span::default(), OUT_OF_MEMORY.to_string());
+        let limit = self.state.max_memory;
+        if self.state.arena.bytes() > limit {
+            let message = format!(
+                "OutOfMemoryError: what the call allocated (arrays, boxes, tape) passed the limit of {} (max_memory)",
+                zy_interp::bytes_text(limit as u64)
+            );
+            self.fail(self.state.last_site, message);
         }
     }
 
@@ -146,11 +155,6 @@ impl Ctx {
 pub const TIME_LIMIT: &str = "InterruptException: time limit exceeded";
 /// The interpreter's message when the cancel flag is set.
 pub const CANCELLED: &str = "InterruptException: cancelled";
-/// Memory one call may allocate before it fails with [`OUT_OF_MEMORY`] (a runaway loop that
-/// allocates or records must end with an error, not take the machine's memory).
-pub const ARENA_LIMIT: usize = 4 << 30;
-/// Julia's message when memory runs out.
-pub const OUT_OF_MEMORY: &str = "OutOfMemoryError()";
 
 /// The interpreter's message when the depth limit is reached.
 pub const STACK_OVERFLOW: &str = "StackOverflowError";
@@ -163,6 +167,7 @@ pub const STACK_OVERFLOW: &str = "StackOverflowError";
 pub unsafe extern "C" fn zy_rt_poll(ctx: *mut Ctx, site: *const Site) -> i64 {
     let (ctx, site) = unsafe { (&mut *ctx, &*site) };
     ctx.fuel = FUEL_PER_POLL;
+    ctx.state.last_site = site.span;
     match ctx.interrupted() {
         Some(msg) => {
             ctx.fail(site.span, msg.to_string());
@@ -227,18 +232,45 @@ pub unsafe extern "C" fn zy_rt_stack_new_at(ctx: *mut Ctx, out: *mut *mut StackO
     unsafe { out.write(ctx.state.arena.new_stack()) };
 }
 
-/// Grows `stack` so that `need` more bytes fit.
+/// Grows `stack` so that one more entry of the push `site` fits, within the memory limit:
+/// past it, the call fails at the site (the loop) with the tape's size and the loop's
+/// iterations. Growth is rare (capacity doubles), and may take long for a large tape, so it
+/// also polls the deadline.
 ///
 /// # Safety
-/// `ctx` must be the live context and `stack` one of its stacks.
-pub unsafe extern "C" fn zy_rt_stack_grow(ctx: *mut Ctx, stack: *mut StackObj, need: i64) {
-    let (ctx, stack) = unsafe { (&mut *ctx, &mut *stack) };
-    let before = stack.cap.max(0) as usize;
-    stack.grow(usize::try_from(need).unwrap_or(0));
+/// `ctx` must be the live context, `stack` one of its stacks and `site` a push site.
+pub unsafe extern "C" fn zy_rt_stack_grow(ctx: *mut Ctx, stack: *mut StackObj, site: *const Site) {
+    let (ctx, stack, site) = unsafe { (&mut *ctx, &mut *stack, &*site) };
+    let SiteKind::Push(need) = site.kind else {
+        ctx.fail(
+            site.span,
+            "internal error: a stack grown at a site that is not a push".into(),
+        );
+        return;
+    };
+    if let Some(msg) = ctx.interrupted() {
+        ctx.fail(site.span, msg.to_string());
+        return;
+    }
+    ctx.state.last_site = site.span;
+    let need = need as usize;
+    let (len, cap) = (stack.len.max(0) as usize, stack.cap.max(0) as usize);
+    let limit = ctx.state.max_memory;
+    let avail = limit.saturating_sub(ctx.state.arena.bytes());
+    if len + need > cap + avail {
+        // What the call holds: the tape (stacks' capacity) with anything else it allocated.
+        let tape = ctx.state.arena.bytes() as u64;
+        let iterations = (len / need.max(1)) as u64;
+        ctx.fail(
+            site.span,
+            zy_interp::tape_limit_message(tape, iterations, limit as u64),
+        );
+        return;
+    }
+    stack.grow_within(need, cap + avail);
     ctx.state
         .arena
-        .note((stack.cap.max(0) as usize).saturating_sub(before));
-    ctx.check_memory();
+        .note((stack.cap.max(0) as usize).saturating_sub(cap));
 }
 
 /// `accum!(dst, src)` on Float64 arrays: adds `src` into `dst` elementwise. When `fresh` is
@@ -334,15 +366,53 @@ mod tests {
 
     #[test]
     fn a_call_past_the_memory_limit_fails_with_out_of_memory() {
-        let mut ctx = Ctx::new(10, None, None, 0);
+        let limits = zy_interp::Limits {
+            max_memory: 1 << 20,
+            ..zy_interp::Limits::default()
+        };
+        let mut ctx = Ctx::new(&limits, 0);
         ctx.check_memory();
         assert_eq!(ctx.error, 0);
-        ctx.state.arena.note(ARENA_LIMIT + 1);
+        ctx.state.arena.note((1 << 20) + 1);
         ctx.check_memory();
         assert_eq!(ctx.error, 1);
         assert_eq!(
             ctx.state.failure.map(|f| f.1).as_deref(),
-            Some("OutOfMemoryError()")
+            Some("OutOfMemoryError: what the call allocated (arrays, boxes, tape) passed the limit of 1.0 MiB (max_memory)")
+        );
+    }
+
+    #[test]
+    fn a_stack_grows_within_the_limit_and_then_fails_at_its_site() {
+        let limits = zy_interp::Limits {
+            max_memory: 1000,
+            ..zy_interp::Limits::default()
+        };
+        let mut ctx = Ctx::new(&limits, 0);
+        let site = Site {
+            span: Span::new(0, 7, 9),
+            kind: SiteKind::Push(16),
+        };
+        let stack = ctx.state.arena.new_stack();
+        let mut pushes = 0;
+        while ctx.error == 0 {
+            let s = unsafe { &mut *stack };
+            if s.len + 16 > s.cap {
+                unsafe { zy_rt_stack_grow(&mut ctx, stack, &site) };
+                continue;
+            }
+            s.len += 16;
+            pushes += 1;
+        }
+        // 62 entries of 16 bytes fit in 1000 bytes (the capacity, clamped to the limit).
+        assert_eq!(pushes, 62);
+        assert!(ctx.state.arena.bytes() <= 1000);
+        assert_eq!(
+            ctx.state.failure,
+            Some((
+                Span::new(0, 7, 9),
+                "OutOfMemoryError: the tape of the loop here reached 1000 bytes after 62 iterations; the limit is 1000 bytes (max_memory)".to_string()
+            ))
         );
     }
 }

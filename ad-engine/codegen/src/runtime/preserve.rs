@@ -96,7 +96,12 @@ mod tests {
     #[test]
     fn a_poll_through_the_trampoline_refills_the_fuel_and_reports_a_cancel() {
         let flag = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
-        let mut ctx = Ctx::new(10, None, Some(flag.clone()), 0);
+        let limits = zy_interp::Limits {
+            max_depth: 10,
+            cancel: Some(flag.clone()),
+            ..zy_interp::Limits::default()
+        };
+        let mut ctx = Ctx::new(&limits, 0);
         ctx.fuel = 0;
         let site = Site {
             span: zy_ir::Span::default(),

@@ -25,6 +25,9 @@ pub enum SiteKind {
     Fail(String),
     /// A primitive evaluated by the interpreter's semantics.
     Fallback(Fallback),
+    /// A push on an AD stack of entries of this many bytes (its growth checks the memory
+    /// limit and reports the loop).
+    Push(u32),
 }
 
 /// A primitive call that the runtime evaluates on interpreter values.

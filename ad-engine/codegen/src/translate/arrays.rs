@@ -136,6 +136,29 @@ impl Translator<'_, '_, '_> {
                     |t| Ok(vec![t.call_rt(rt, &[x, is_max]).unwrap_or(is_max)]),
                 )?
             }
+            (Prim::FindMax | Prim::FindMin, [a]) if f64_array(a) => {
+                let x = self.pointer(&args[0])?;
+                let len = self.b.ins().load(types::I64, mem(), x, array_offset::LEN);
+                let empty = self.b.ins().icmp_imm_s(IntCC::Equal, len, 0);
+                let rt = self.env.rt.find_extremum;
+                let is_max = self
+                    .b
+                    .ins()
+                    .iconst(types::I8, i64::from(p == Prim::FindMax));
+                self.guarded(
+                    empty,
+                    &[types::F64, types::I64],
+                    |t| t.fallback(p, args, ty, span),
+                    |t| {
+                        let i = t.call_rt(rt, &[x, is_max]).unwrap_or(len);
+                        let data = t.b.ins().load(types::I64, mem(), x, array_offset::DATA);
+                        let off = t.b.ins().imul_imm_s(i, 8);
+                        let at = t.b.ins().iadd(data, off);
+                        let v = t.b.ins().load(types::F64, mem(), at, -8);
+                        Ok(vec![v, i])
+                    },
+                )?
+            }
             (Prim::Dot, [a, b]) | (Prim::MatMul, [a @ Type::Adjoint(_), b @ Type::Array(_, 1)])
                 if f64_array(a) && f64_array(b) && *ty == Type::Float64 =>
             {

@@ -18,6 +18,20 @@ impl Translator<'_, '_, '_> {
         span: Span,
     ) -> R<Option<Vec<ClValue>>> {
         Ok(Some(match (p, tys) {
+            (Prim::CheckDistinct, [_, a, b]) if a == b && a.is_mutable() => {
+                let Some(Const::Str(msg)) = args[0].as_const() else {
+                    return Err(JitError::invalid("check_distinct without a message"));
+                };
+                let (x, y) = (self.pointer(&args[1])?, self.pointer(&args[2])?);
+                let same = self.b.ins().icmp(IntCC::Equal, x, y);
+                let site = self.site(span, crate::runtime::site::SiteKind::Fail(msg.to_string()));
+                let rt = self.env.rt.fail;
+                let ctx = self.ctx();
+                self.fail_if(same, |t| {
+                    t.call_rt(rt, &[ctx, site]);
+                });
+                vec![]
+            }
             (Prim::Tuple, _) => self.concat(args)?,
             (Prim::NamedTuple, [_, ..]) => self.concat(&args[1..])?,
             (Prim::GetField, [obj, _]) => {

@@ -59,6 +59,7 @@ pub(crate) struct RtFuncs {
     pub accum_into_scalar: FuncId,
     pub sum: FuncId,
     pub extremum: FuncId,
+    pub find_extremum: FuncId,
     pub dot: FuncId,
     pub matmul: FuncId,
     pub array_new: FuncId,
@@ -142,6 +143,7 @@ impl RtFuncs {
             accum_into_scalar: decl("zy_rt_accum_into_scalar", &[p, types::F64, types::I8], None)?,
             sum: decl("zy_rt_sum", &[p], Some(types::F64))?,
             extremum: decl("zy_rt_extremum", &[p, types::I8], Some(types::F64))?,
+            find_extremum: decl("zy_rt_find_extremum", &[p, types::I8], Some(types::I64))?,
             dot: decl("zy_rt_dot", &[p, p], Some(types::F64))?,
             matmul: decl("zy_rt_matmul", &[p, p, p, p, p], Some(p))?,
             array_new: decl("zy_rt_array_new", &[p, p, p, p], Some(p))?,
@@ -816,6 +818,8 @@ fn runs_on_copies(p: Prim) -> bool {
             | Prod
             | Maximum
             | Minimum
+            | FindMax
+            | FindMin
             | Dot
             | MatMul
             | Transpose

@@ -21,6 +21,23 @@ impl Translator<'_, '_, '_> {
         if p == Prim::Undef {
             return Ok(Some(Vec::new()));
         }
+        if let (Prim::IfElse, [Type::Bool, a, b]) = (p, tys) {
+            if a != ty || b != ty {
+                return Ok(None);
+            }
+            let c = self.operand(&args[0])?;
+            let (x, y) = (
+                self.operand_as(&args[1], ty)?,
+                self.operand_as(&args[2], ty)?,
+            );
+            let [c] = c.as_slice() else { return Ok(None) };
+            let out = x
+                .iter()
+                .zip(&y)
+                .map(|(x, y)| self.b.ins().select(*c, *x, *y))
+                .collect();
+            return Ok(Some(out));
+        }
         if !tys.iter().all(Type::is_number) || !ty.is_number() {
             return Ok(None);
         }

@@ -128,7 +128,7 @@ impl Translator<'_, '_, '_> {
             }
             (Prim::Push, [Type::Stack(elem), _]) => {
                 let elem = (**elem).clone();
-                self.push(&elem, args)?;
+                self.push(&elem, args, span)?;
                 vec![]
             }
             (Prim::Pop, [Type::Stack(elem)]) => {
@@ -182,7 +182,7 @@ impl Translator<'_, '_, '_> {
         Ok(self.env.layout.slots(ty)?.iter().all(|s| *s != Slot::Ptr))
     }
 
-    fn push(&mut self, elem: &Type, args: &[Operand]) -> R<()> {
+    fn push(&mut self, elem: &Type, args: &[Operand], span: Span) -> R<()> {
         let s = self.pointer(&args[0])?;
         let regs = self.stack_regs(&args[0]);
         let v = self.operand_as(&args[1], elem)?;
@@ -199,10 +199,10 @@ impl Translator<'_, '_, '_> {
         self.b.set_cold_block(grow);
         self.b.ins().brif(full, grow, &[], cont, &[]);
         self.b.switch_to_block(grow);
-        let need = self.b.ins().iconst(types::I64, i64::from(size));
+        let site = self.site(span, crate::runtime::site::SiteKind::Push(size));
         let rt = self.env.rt.stack_grow;
         let ctx = self.ctx();
-        self.call_rt(rt, &[ctx, s, need]);
+        self.call_rt(rt, &[ctx, s, site]);
         if let Some(r) = regs {
             // Growing moved the bytes and raised the capacity.
             for (var, off) in [(r.data, stack_offset::DATA), (r.cap, stack_offset::CAP)] {

@@ -15,6 +15,7 @@ use crate::value::Value;
 
 pub use data::new_struct;
 pub use linalg::{gemm_f64, is_blocked};
+pub use reduce::extremum_index;
 
 /// Apply primitive `p` to `args`. `ret` is the statement's inferred type: it fixes the result
 /// type where the operands alone do not (empty arrays, `zero_tangent`, AD stacks); `Type::Any`
@@ -42,6 +43,10 @@ pub fn eval_prim(p: Prim, args: &[Value], ret: &Type) -> Result<Value, String> {
                 linalg::array_arith(p, a, b)
             }
         }
+        IfElse => match args {
+            [Value::Bool(c), a, b] => Ok(if *c { a.clone() } else { b.clone() }),
+            _ => Err(method_error("ifelse", args)),
+        },
         Neg if matches!(args, [Value::Array(_) | Value::Adjoint(_)]) => {
             let [a] = operands(p, args)?;
             array::map_unary(p, a)
@@ -109,6 +114,10 @@ pub fn eval_prim(p: Prim, args: &[Value], ret: &Type) -> Result<Value, String> {
             let [a] = operands(p, args)?;
             reduce::reduce(p, a)
         }
+        FindMax | FindMin => {
+            let [a] = operands(p, args)?;
+            reduce::find_extremum(p, a)
+        }
         Dot => {
             let [a, b] = operands(p, args)?;
             linalg::dot(a, b)
@@ -134,6 +143,11 @@ pub fn eval_prim(p: Prim, args: &[Value], ret: &Type) -> Result<Value, String> {
             [Value::Str(msg)] => Err(format!("ErrorException: {msg}")),
             [other] => Err(format!("ErrorException: {}", show(other))),
             _ => Err(internal(p, "expects one message operand")),
+        },
+        CheckDistinct => match args {
+            [Value::Str(msg), a, b] if a.egal(b) => Err(msg.to_string()),
+            [Value::Str(_), _, _] => Ok(Value::Nothing),
+            _ => Err(internal(p, "expects a message and two objects")),
         },
         StackNew => Ok(tangent::stack_new()),
         Push => tangent::push(args),

@@ -113,6 +113,53 @@ fn reduce_array(p: Prim, data: &ArrayData) -> Result<Value, String> {
     }
 }
 
+/// `findmax(x)` / `findmin(x)` of a Float64 array: the extremum and its first index.
+pub fn find_extremum(p: Prim, a: &Value) -> Result<Value, String> {
+    let (Value::Array(arr) | Value::Adjoint(arr)) = a else {
+        return Err(method_error(p.julia_name(), std::slice::from_ref(a)));
+    };
+    let arr = arr.borrow();
+    let ArrayData::F64(xs) = &arr.data else {
+        return Err(method_error(p.julia_name(), std::slice::from_ref(a)));
+    };
+    let i = extremum_index(xs, p == Prim::FindMax).ok_or_else(empty_error)?;
+    Ok(Value::tuple([Value::F64(xs[i]), Value::Int(i as i64 + 1)]))
+}
+
+/// The 0-based index of the first maximum (`is_max`) or minimum of `xs` in Julia's `isless`
+/// order, as `findmax`/`findmin` pick it (a NaN wins either way); `None` if empty. The JIT
+/// calls this too.
+pub fn extremum_index(xs: &[f64], is_max: bool) -> Option<usize> {
+    // Julia's `isless` on floats: -0.0 before 0.0, every NaN after everything else.
+    let isless = |a: f64, b: f64| {
+        if a.is_nan() {
+            false
+        } else if b.is_nan() {
+            true
+        } else if a == b {
+            a.is_sign_negative() && !b.is_sign_negative()
+        } else {
+            a < b
+        }
+    };
+    let mut best = 0;
+    let first = *xs.first()?;
+    let mut at = first;
+    for (i, &x) in xs.iter().enumerate().skip(1) {
+        // `findmin` takes a NaN over anything, as `isgreater` orders it.
+        let better = if is_max || at.is_nan() || x.is_nan() {
+            isless(at, x)
+        } else {
+            isless(x, at)
+        };
+        if better {
+            best = i;
+            at = x;
+        }
+    }
+    Some(best)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -127,6 +174,24 @@ mod tests {
         // Sequential summation would lose every 1.0 added to 1e16 (ulp 2): 1e16 + 1024 - 1 + ...
         let sequential = xs.iter().fold(0.0, |a, b| a + b);
         assert_ne!(reduce_f64(&xs, |a, b| a + b), sequential);
+    }
+
+    #[test]
+    fn findmax_and_findmin_pick_the_first_extremum_in_isless_order() {
+        let nan = f64::NAN;
+        let cases: [(&[f64], usize, usize); 6] = [
+            (&[1.0, 3.0, 3.0, -2.0, -2.0], 1, 3),
+            (&[-0.0, 0.0], 1, 0),
+            (&[0.0, -0.0], 0, 1),
+            (&[1.0, nan, 3.0, nan], 1, 1),
+            (&[nan, 1.0], 0, 0),
+            (&[2.0], 0, 0),
+        ];
+        for (xs, max, min) in cases {
+            assert_eq!(extremum_index(xs, true), Some(max), "findmax {xs:?}");
+            assert_eq!(extremum_index(xs, false), Some(min), "findmin {xs:?}");
+        }
+        assert_eq!(extremum_index(&[], true), None);
     }
 
     #[test]

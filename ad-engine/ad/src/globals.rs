@@ -1,0 +1,213 @@
+//! Shadows of global objects. A global binding whose value has mutable parts (a `const` array,
+//! `Ref` or mutable struct, or a tuple holding one) is one object for the whole run, which any
+//! function may read and write. Like a mutable argument, it gets one shadow per gradient
+//! evaluation (Enzyme's shadow globals, made per evaluation as Mooncake makes argument
+//! shadows): the driver makes a zero shadow of every such global that the differentiated call
+//! can reach and passes it to the forward function after the arguments' shadows, and each
+//! forward function passes its callees the shadows they reach. Every load of one global in one
+//! evaluation therefore sees one shadow, and a write through it is differentiated like a write
+//! to an argument.
+
+use std::collections::{BTreeMap, HashMap, HashSet};
+use std::sync::Arc;
+
+use zy_ir::{
+    Function, Instance, Name, Op, Operand, Prim, Terminator, Type, TypedProgram, ValueKind,
+};
+
+use crate::names;
+use crate::tangent::has_fdata;
+use crate::AdError;
+
+/// The globals with shadows that each function of a program can reach, and the globals whose
+/// values share mutable parts with another global's.
+#[derive(Clone, Debug, Default)]
+pub struct GlobalShadows {
+    reach: HashMap<Arc<Instance>, Arc<[(Name, Type)]>>,
+    /// Globals whose value is computed from another global with mutable parts (`const B = A`):
+    /// two names for one object, which one shadow per name would miss.
+    shared: HashMap<Name, Name>,
+}
+
+impl GlobalShadows {
+    /// The reach of every function of `prog`: the globals with a shadow that it loads, or that
+    /// a function it calls (or differentiates) loads, in name order.
+    pub fn of(prog: &TypedProgram) -> GlobalShadows {
+        let mut own: HashMap<Arc<Instance>, BTreeMap<Name, Type>> = HashMap::new();
+        let mut calls: HashMap<Arc<Instance>, Vec<Arc<Instance>>> = HashMap::new();
+        for (inst, f) in &prog.functions {
+            let (loads, callees) = direct(prog, f);
+            own.insert(inst.clone(), loads);
+            calls.insert(inst.clone(), callees);
+        }
+        // Reach grows to a fixpoint (recursion makes cycles).
+        let mut reach = own;
+        loop {
+            let mut changed = false;
+            for (inst, callees) in &calls {
+                let mut add = Vec::new();
+                for c in callees {
+                    if let Some(r) = reach.get(c) {
+                        let mine = reach.get(inst);
+                        add.extend(
+                            r.iter()
+                                .filter(|(n, _)| !mine.is_some_and(|m| m.contains_key(*n)))
+                                .map(|(n, t)| (n.clone(), t.clone())),
+                        );
+                    }
+                }
+                if !add.is_empty() {
+                    reach.entry(inst.clone()).or_default().extend(add);
+                    changed = true;
+                }
+            }
+            if !changed {
+                break;
+            }
+        }
+        let mut shadows = GlobalShadows {
+            reach: HashMap::new(),
+            shared: HashMap::new(),
+        };
+        shadows.reach = reach
+            .into_iter()
+            .map(|(k, v)| (k, v.into_iter().collect::<Vec<_>>().into()))
+            .collect();
+        for (name, thunk) in &prog.globals {
+            if !has_fdata(&thunk.ret) {
+                continue;
+            }
+            if let Some(other) = shadows.returned_by(thunk).into_iter().find(|n| n != name) {
+                shadows.shared.insert(name.clone(), other);
+            }
+        }
+        shadows
+    }
+
+    /// The globals whose objects `body` (a function of a program these are the reaches of, or
+    /// a body calling its functions) may return: a global itself, a part of one, a tuple or
+    /// struct holding one, or what a call returns if the call reaches one. Copies and other
+    /// fresh values are not.
+    pub fn returned_by(&self, body: &Function) -> Vec<Name> {
+        let mut out = Vec::new();
+        let mut todo: Vec<Operand> = body
+            .blocks
+            .iter()
+            .filter_map(|b| match &b.term {
+                Terminator::Return(x) => Some(x.clone()),
+                _ => None,
+            })
+            .collect();
+        let mut seen = HashSet::new();
+        while let Some(op) = todo.pop() {
+            let Some(v) = op.as_value().filter(|v| seen.insert(*v)) else {
+                continue;
+            };
+            if !has_fdata(body.ty(v)) {
+                continue;
+            }
+            match &body.value(v).kind {
+                // A φ: any of the values that reach it.
+                ValueKind::Param { block, index } => {
+                    for b in body.block_ids() {
+                        for c in body.block(b).term.calls() {
+                            if c.block == *block {
+                                todo.extend(c.args.get(*index as usize).cloned());
+                            }
+                        }
+                    }
+                }
+                ValueKind::Stmt(stmt) => match &stmt.op {
+                    Op::Global(name) => out.push(name.clone()),
+                    Op::Invoke(c) => out.extend(self.reached(c).iter().map(|(n, _)| n.clone())),
+                    Op::New(_)
+                    | Op::Prim(
+                        Prim::Tuple
+                        | Prim::NamedTuple
+                        | Prim::GetField
+                        | Prim::TupleIndex
+                        | Prim::RefGet
+                        | Prim::Transpose
+                        | Prim::Adjoint
+                        | Prim::IfElse,
+                    ) => todo.extend(stmt.args.iter().cloned()),
+                    _ => {}
+                },
+            }
+        }
+        out.sort();
+        out.dedup();
+        out
+    }
+
+    /// The globals with shadows that `inst` reaches, in the order its forward function takes
+    /// their shadows.
+    pub fn reached(&self, inst: &Instance) -> &[(Name, Type)] {
+        self.reach.get(inst).map_or(&[], |r| r)
+    }
+
+    /// An error if a global that `inst` reaches shares mutable parts with another global (its
+    /// gradient would be split between two shadows).
+    pub fn check(&self, inst: &Instance, func: &Function) -> Result<(), AdError> {
+        for (name, _) in self.reached(inst) {
+            if let Some(other) = self.shared.get(name) {
+                let span = func
+                    .values
+                    .iter()
+                    .find(|d| matches!(&d.kind, ValueKind::Stmt(s) if s.op == Op::Global(name.clone())))
+                    .map_or(func.span, |d| d.span);
+                return Err(AdError::new(
+                    span,
+                    format!(
+                        "cannot differentiate code that uses the global `{name}`: its value shares mutable data with the global `{other}`, and a write through one would not be seen through the other's gradient"
+                    ),
+                ));
+            }
+        }
+        Ok(())
+    }
+}
+
+/// The globals with shadows that `f` loads itself, and the functions it calls (for a call of
+/// generated code whose body is not built yet, the user function it derives from).
+fn direct(prog: &TypedProgram, f: &Function) -> (BTreeMap<Name, Type>, Vec<Arc<Instance>>) {
+    let mut loads = BTreeMap::new();
+    let mut callees = Vec::new();
+    let mut seen = HashSet::new();
+    for d in &f.values {
+        let ValueKind::Stmt(s) = &d.kind else {
+            continue;
+        };
+        match &s.op {
+            Op::Global(name) if has_fdata(&d.ty) => {
+                loads.insert(name.clone(), d.ty.clone());
+            }
+            Op::Invoke(c) if seen.insert(c.clone()) => {
+                if prog.functions.contains_key(c) {
+                    callees.push(c.clone());
+                } else if let Some(o) = origin(prog, c) {
+                    callees.push(o);
+                }
+            }
+            _ => {}
+        }
+    }
+    (loads, callees)
+}
+
+/// The user function that the generated instance `c` (a forward function or a driver)
+/// derives from.
+pub(crate) fn origin(prog: &TypedProgram, c: &Instance) -> Option<Arc<Instance>> {
+    if !names::is_generated(&c.name) {
+        return None;
+    }
+    prog.functions
+        .keys()
+        .find(|i| {
+            !names::is_generated(&i.name)
+                && (*names::forward_instance(i) == *c
+                    || *names::driver_instance(i) == *c
+                    || *names::pullback_driver_instance(i) == *c)
+        })
+        .cloned()
+}
