@@ -31,6 +31,9 @@ use crate::summary::{self, HINT_CHARS, TITLE_CHARS};
 /// reporting progress for that run (the run itself never waits for it).
 const PROGRESS_CREATE_WAIT: Duration = Duration::from_secs(5);
 
+/// How long edits to a file above the full-analysis size limit must pause before it is parsed.
+const LARGE_FILE_PAUSE: Duration = Duration::from_millis(300);
+
 /// Numbers for progress tokens.
 static PROGRESS_IDS: AtomicU64 = AtomicU64::new(1);
 
@@ -87,8 +90,8 @@ struct Snapshot {
     /// lock again while a snapshot lives could deadlock with an edit waiting for snapshots).
     gradients: HashMap<(Url, String), Computed>,
     settings: Settings,
-    /// The document is above the full-analysis size limit.
-    large: bool,
+    /// Why the document is only parsed, if it is above the full-analysis size limit.
+    too_large: Option<String>,
 }
 
 /// An immutable copy of a document for position conversions off the lock.
@@ -116,27 +119,38 @@ impl Backend {
             doc: DocView { doc: Document::new(doc.text.clone(), doc.version) },
             gradients: state.gradients.clone(),
             settings: state.settings.clone(),
-            large: doc.text.len() as u64 > state.settings.max_file_bytes,
+            too_large: too_large(doc.text.len(), state.settings.max_file_bytes)
+                .map(|why| format!("zy only parses this file: {why}")),
         })
     }
 
     /// Apply a document's new text to the analysis host and publish its diagnostics.
     fn changed(&self, uri: Url) {
-        let version = {
+        let (version, large) = {
             let mut state = self.lock();
             let Some(doc) = state.docs.get(&uri) else {
                 return;
             };
             let (text, version) = (doc.text.clone(), doc.version);
+            let large = text.len() as u64 > state.settings.max_file_bytes;
             tracing::debug!(%uri, version, "applying edit");
             state.host.set_file_text(&path_of(&uri), text);
             tracing::debug!(%uri, version, "edit applied");
             state.gradients.retain(|(u, _), _| *u != uri);
-            version
+            (version, large)
         };
         let client = self.client.clone();
         let state = self.state.clone();
         tokio::spawn(async move {
+            // A large file's parse alone takes a while, and the next edit waits for it: parse
+            // once typing pauses.
+            if large {
+                tokio::time::sleep(LARGE_FILE_PAUSE).await;
+                let current = state.lock().unwrap_or_else(PoisonError::into_inner).docs.get(&uri).map(|d| d.version);
+                if current != Some(version) {
+                    return;
+                }
+            }
             // The snapshot is taken on the blocking thread: a snapshot parked in a task that a
             // blocked worker cannot run would make the next edit wait for it forever.
             let (for_task, task_uri) = (state.clone(), uri.clone());
@@ -155,7 +169,7 @@ impl Backend {
                 Ok(None) => return, // cancelled by a newer edit, or closed
                 Ok(Some(d)) => {
                     if d.large && !told {
-                        client.show_message(MessageType::INFO, large_file_message(&d)).await;
+                        client.show_message(MessageType::INFO, large_file_message(&uri, &d)).await;
                     }
                     d.diagnostics
                 }
@@ -175,6 +189,9 @@ impl Backend {
     /// lens and inlay hint, and report progress while it runs.
     async fn compute_gradient(&self, args: GradientArgs) -> Result<GradientResult> {
         let snap = self.snapshot(&args.uri)?;
+        if let Some(why) = snap.too_large {
+            return Err(invalid(why));
+        }
         let _progress = self.progress(format!("∇ {}", args.function));
         let function = args.function.clone();
         let cancel = snap.analysis.stale_flag();
@@ -263,6 +280,9 @@ impl Backend {
     /// `zy/viewIr`: the IR of the function enclosing a position at a stage.
     pub async fn view_ir(&self, params: ViewIrParams) -> Result<ViewIrResult> {
         let snap = self.snapshot(&params.text_document.uri)?;
+        if let Some(why) = snap.too_large {
+            return Err(invalid(why));
+        }
         let stages: &[IrStage] = match params.stage.as_str() {
             "primal" => &[IrStage::Primal],
             "typed" => &[IrStage::Typed],
@@ -406,6 +426,9 @@ impl LanguageServer for Backend {
     async fn hover(&self, params: HoverParams) -> Result<Option<Hover>> {
         let pos = params.text_document_position_params;
         let snap = self.snapshot(&pos.text_document.uri)?;
+        if snap.too_large.is_some() {
+            return Ok(None);
+        }
         run("hover", snap.analysis.stale_flag(), Budget::REQUEST, move || {
             let offset = snap.doc.doc.offset(pos.position);
             match snap.analysis.hover(snap.file, offset) {
@@ -422,6 +445,9 @@ impl LanguageServer for Backend {
     async fn code_lens(&self, params: CodeLensParams) -> Result<Option<Vec<CodeLens>>> {
         let uri = params.text_document.uri;
         let snap = self.snapshot(&uri)?;
+        if snap.too_large.is_some() {
+            return Ok(Some(Vec::new()));
+        }
         run("codeLens", snap.analysis.stale_flag(), Budget::REQUEST, move || {
             let Ok(functions) = snap.analysis.outline(snap.file) else {
                 return Outcome::Cancelled;
@@ -475,10 +501,10 @@ impl LanguageServer for Backend {
     async fn inlay_hint(&self, params: InlayHintParams) -> Result<Option<Vec<InlayHint>>> {
         let uri = params.text_document.uri;
         let snap = self.snapshot(&uri)?;
+        if snap.too_large.is_some() {
+            return Ok(Some(Vec::new()));
+        }
         run("inlayHint", snap.analysis.stale_flag(), Budget::REQUEST, move || {
-            if snap.large {
-                return Outcome::Done(Some(Vec::new())); // they would type every `# zy: at` call
-            }
             let (Ok(hints), Ok(functions)) = (snap.analysis.gradient_hints(snap.file), snap.analysis.outline(snap.file)) else {
                 return Outcome::Cancelled;
             };
@@ -580,23 +606,22 @@ fn diagnose(state: &Mutex<State>, uri: &Url) -> Option<Diagnosed> {
     let large = doc.text.len() as u64 > limit;
     let found = if large { analysis.syntax_diagnostics(file) } else { analysis.check_static(file, &config) };
     let mut diagnostics: Vec<Diagnostic> = found.ok()?.into_iter().map(|d| to_diagnostic(&doc, d)).collect();
-    let bytes = doc.text.len();
-    if large {
-        let message = format!(
-            "only syntax errors are shown: this file has {bytes} bytes, more than the {} KiB of `{MAX_FILE_KEY}`",
-            limit >> 10
-        );
+    if let Some(why) = too_large(doc.text.len(), limit) {
+        let message = format!("zy only parses this file (syntax errors only): {why}");
         diagnostics.insert(0, note_at_start("large-file", DiagnosticSeverity::INFORMATION, message));
     }
-    Some(Diagnosed { diagnostics, large, bytes, limit })
+    Some(Diagnosed { diagnostics, large, bytes: doc.text.len(), limit })
 }
 
-fn large_file_message(d: &Diagnosed) -> String {
-    format!(
-        "zy: a file of {} bytes is larger than the {} KiB of `{MAX_FILE_KEY}`: it gets syntax errors only (no lints, type errors or inlay hints)",
-        d.bytes,
-        d.limit >> 10
-    )
+/// What the user is told once about a document above the size limit.
+fn large_file_message(uri: &Url, d: &Diagnosed) -> String {
+    let why = too_large(d.bytes, d.limit).unwrap_or_default();
+    format!("zy only parses {uri} (syntax errors; no lints, type errors, hovers, lenses, inlay hints or gradients): {why}")
+}
+
+/// Why a document of `bytes` is only parsed, if it is larger than `limit`.
+fn too_large(bytes: usize, limit: u64) -> Option<String> {
+    (bytes as u64 > limit).then(|| format!("it has {bytes} bytes, more than the {} KiB of `{MAX_FILE_KEY}`", limit >> 10))
 }
 
 /// The diagnostic that stands for a diagnostics pass that panicked.

@@ -26,7 +26,7 @@ pub struct Settings {
 
 impl Default for Settings {
     fn default() -> Settings {
-        Settings { gradient_timeout: Duration::from_secs(2), gradient_memory: 1 << 30, max_file_bytes: 256 << 10 }
+        Settings { gradient_timeout: Duration::from_secs(2), gradient_memory: 1 << 30, max_file_bytes: 128 << 10 }
     }
 }
 

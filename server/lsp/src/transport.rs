@@ -76,7 +76,7 @@ where
 /// Read, check and route every incoming message until the session ends.
 fn read_messages<R: Read>(input: R, out: Sender<Out>, forward: UnboundedSender<Vec<u8>>, exit: Sender<i32>) {
     let mut reader = FrameReader::new(BufReader::new(input), MAX_BODY_BYTES);
-    let (mut shut_down, mut watching) = (false, false);
+    let (mut shut_down, mut initialized) = (false, false);
     let reject = |r: Rejection| {
         tracing::warn!(code = r.error.code, message = %r.error.message, "rejected a message");
         let _ = out.send(Out::Frame(frame(&r.to_json())));
@@ -115,13 +115,11 @@ fn read_messages<R: Read>(input: R, out: Sender<Out>, forward: UnboundedSender<V
                 continue;
             }
             Kind::Request { method, .. } if method == "shutdown" => shut_down = true,
-            Kind::Request { method, .. } if method == "initialize" => {
-                match checked.json.pointer("/params/processId").and_then(Value::as_i64) {
-                    Some(pid) if !watching => {
-                        watching = true;
-                        watch_parent(pid, exit.clone());
-                    }
-                    _ => {}
+            Kind::Request { method, .. } if method == "initialize" && !initialized => {
+                // Only the first counts: the service refuses the others.
+                initialized = true;
+                if let Some(pid) = checked.json.pointer("/params/processId").and_then(Value::as_i64) {
+                    watch_parent(pid, exit.clone());
                 }
             }
             _ => {}

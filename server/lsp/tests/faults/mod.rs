@@ -177,17 +177,25 @@ fn a_file_above_the_size_limit_gets_syntax_errors_only_and_says_so_once() {
             (json!("syntax-error"), json!(1), json!({ "line": 2, "character": 7 })),
         ]
     );
-    assert_eq!(
-        d["diagnostics"][0]["message"],
-        "only syntax errors are shown: this file has 1251 bytes, more than the 1 KiB of `analysis.maxFileKb`"
-    );
+    let why = "it has 1251 bytes, more than the 1 KiB of `analysis.maxFileKb`";
+    assert_eq!(d["diagnostics"][0]["message"], format!("zy only parses this file (syntax errors only): {why}"));
     let told = c.wait_for("window/showMessage", |_| true);
-    assert_eq!(
-        told,
-        json!({ "type": 3, "message": "zy: a file of 1251 bytes is larger than the 1 KiB of `analysis.maxFileKb`: it gets syntax errors only (no lints, type errors or inlay hints)" })
+    let what = "syntax errors; no lints, type errors, hovers, lenses, inlay hints or gradients";
+    assert_eq!(told, json!({ "type": 3, "message": format!("zy only parses {uri} ({what}): {why}") }));
+    // Nothing that would analyse the file's functions.
+    let start = json!({ "line": 0, "character": 0 });
+    let hints = c.request(
+        "textDocument/inlayHint",
+        json!({ "textDocument": { "uri": uri }, "range": { "start": start, "end": { "line": 9, "character": 0 } } }),
     );
-    let hints = c.request("textDocument/inlayHint", json!({ "textDocument": { "uri": uri }, "range": { "start": { "line": 0, "character": 0 }, "end": { "line": 9, "character": 0 } } }));
     assert_eq!(hints, json!([]));
+    assert_eq!(c.request("textDocument/codeLens", json!({ "textDocument": { "uri": uri } })), json!([]));
+    assert_eq!(
+        c.request("textDocument/hover", json!({ "textDocument": { "uri": uri }, "position": { "line": 1, "character": 0 } })),
+        Value::Null
+    );
+    let id = gradient(&mut c, uri, "f");
+    assert_eq!(c.response(id)["error"], json!({ "code": -32602, "message": format!("zy only parses this file: {why}") }));
     // An edit: said once only.
     c.notify(
         "textDocument/didChange",
