@@ -74,7 +74,9 @@ struct Output(Sender<Vec<u8>>);
 
 impl Write for Output {
     fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
-        self.0.send(buf.to_vec()).map_err(|_| std::io::ErrorKind::BrokenPipe)?;
+        self.0
+            .send(buf.to_vec())
+            .map_err(|_| std::io::ErrorKind::BrokenPipe)?;
         Ok(buf.len())
     }
 
@@ -120,9 +122,13 @@ fn params(u: &mut Unstructured, method: &str) -> Result<Value> {
     let mut p = match method {
         "textDocument/hover" => json!({ "textDocument": doc, "position": position(u)? }),
         "textDocument/codeLens" => json!({ "textDocument": doc }),
-        "textDocument/inlayHint" => json!({ "textDocument": doc, "range": { "start": position(u)?, "end": position(u)? } }),
+        "textDocument/inlayHint" => {
+            json!({ "textDocument": doc, "range": { "start": position(u)?, "end": position(u)? } })
+        }
         "zy/viewIr" => {
-            let stage = *u.choose(&["primal", "typed", "forward", "pullback", "adjoint", "clif", "dot", "bogus"])?;
+            let stage = *u.choose(&[
+                "primal", "typed", "forward", "pullback", "adjoint", "clif", "dot", "bogus",
+            ])?;
             json!({ "textDocument": doc, "position": position(u)?, "stage": stage })
         }
         "workspace/executeCommand" => {
@@ -170,17 +176,27 @@ fn message(u: &mut Unstructured, sent: &mut Sent) -> Result<Vec<u8>> {
         sent.next_id += 1;
         let id = format!("r{}", sent.next_id);
         sent.requests.insert(id.clone());
-        frame(json!({ "jsonrpc": "2.0", "id": id, "method": method, "params": params }).to_string().as_bytes())
+        frame(
+            json!({ "jsonrpc": "2.0", "id": id, "method": method, "params": params })
+                .to_string()
+                .as_bytes(),
+        )
     };
     let notify = |method: &str, params: Value| {
-        frame(json!({ "jsonrpc": "2.0", "method": method, "params": params }).to_string().as_bytes())
+        frame(
+            json!({ "jsonrpc": "2.0", "method": method, "params": params })
+                .to_string()
+                .as_bytes(),
+        )
     };
     Ok(match u.int_in_range(0..=9u8)? {
         0 => {
             // Raw bytes that cannot announce a length, then a blank line.
             let bytes: &[u8] = u.arbitrary()?;
-            let mut raw =
-                String::from_utf8_lossy(bytes).to_ascii_lowercase().replace("content-length", "content_length").into_bytes();
+            let mut raw = String::from_utf8_lossy(bytes)
+                .to_ascii_lowercase()
+                .replace("content-length", "content_length")
+                .into_bytes();
             raw.extend_from_slice(b"\r\n\r\n");
             sent.maybe_exit |= contains(&raw, b"exit");
             raw
@@ -208,13 +224,25 @@ fn message(u: &mut Unstructured, sent: &mut Sent) -> Result<Vec<u8>> {
                 change["range"] = json!({ "start": position(u)?, "end": position(u)? });
             }
             let doc = json!({ "uri": u.choose(URIS)?, "version": sent.versions });
-            notify("textDocument/didChange", json!({ "textDocument": doc, "contentChanges": [change] }))
+            notify(
+                "textDocument/didChange",
+                json!({ "textDocument": doc, "contentChanges": [change] }),
+            )
         }
-        7 => notify("textDocument/didClose", json!({ "textDocument": { "uri": u.choose(URIS)? } })),
-        8 => notify("$/cancelRequest", json!({ "id": format!("r{}", u.int_in_range(1..=sent.next_id.max(1))?) })),
+        7 => notify(
+            "textDocument/didClose",
+            json!({ "textDocument": { "uri": u.choose(URIS)? } }),
+        ),
+        8 => notify(
+            "$/cancelRequest",
+            json!({ "id": format!("r{}", u.int_in_range(1..=sent.next_id.max(1))?) }),
+        ),
         _ => {
             let settings = json!({ "zy": { "gradient": { "timeoutMs": u.int_in_range(1..=300u32)? }, "analysis": { "maxFileKb": u.int_in_range(0..=4u32)? } } });
-            notify("workspace/didChangeConfiguration", json!({ "settings": settings }))
+            notify(
+                "workspace/didChangeConfiguration",
+                json!({ "settings": settings }),
+            )
         }
     })
 }
@@ -228,9 +256,15 @@ fn frames(bytes: &[u8]) -> Vec<Value> {
     let mut out = Vec::new();
     let mut rest = bytes;
     while !rest.is_empty() {
-        let head = rest.windows(4).position(|w| w == b"\r\n\r\n").expect("a complete header");
+        let head = rest
+            .windows(4)
+            .position(|w| w == b"\r\n\r\n")
+            .expect("a complete header");
         let header = std::str::from_utf8(&rest[..head]).expect("an ASCII header");
-        let length: usize = header.strip_prefix("Content-Length: ").and_then(|n| n.parse().ok()).expect("a length");
+        let length: usize = header
+            .strip_prefix("Content-Length: ")
+            .and_then(|n| n.parse().ok())
+            .expect("a length");
         let body = &rest[head + 4..head + 4 + length];
         out.push(serde_json::from_slice(body).expect("a JSON body"));
         rest = &rest[head + 4 + length..];
@@ -242,13 +276,19 @@ fuzz_target!(|data: &[u8]| {
     let mut u = Unstructured::new(data);
     let (to_server, messages) = channel::<Vec<u8>>();
     let (output, from_server) = channel::<Vec<u8>>();
-    let input = Input { messages, current: Vec::new(), at: 0 };
+    let input = Input {
+        messages,
+        current: Vec::new(),
+        at: 0,
+    };
     let server = std::thread::spawn(move || zy_lsp::run(input, Output(output)));
     let mut sent = Sent::default();
     let options = json!({ "gradient": { "timeoutMs": 100, "memoryMb": 256 } });
     let init = json!({ "jsonrpc": "2.0", "id": "init", "method": "initialize", "params": { "processId": null, "capabilities": {}, "initializationOptions": options } });
     let _ = to_server.send(frame(init.to_string().as_bytes()));
-    let _ = to_server.send(frame(br#"{"jsonrpc":"2.0","method":"initialized","params":{}}"#));
+    let _ = to_server.send(frame(
+        br#"{"jsonrpc":"2.0","method":"initialized","params":{}}"#,
+    ));
     sent.requests.insert("init".into());
     for _ in 0..MAX_MESSAGES {
         match message(&mut u, &mut sent) {
@@ -259,7 +299,9 @@ fuzz_target!(|data: &[u8]| {
         }
     }
     sent.requests.insert("end".into());
-    let _ = to_server.send(frame(br#"{"jsonrpc":"2.0","id":"end","method":"shutdown"}"#));
+    let _ = to_server.send(frame(
+        br#"{"jsonrpc":"2.0","id":"end","method":"shutdown"}"#,
+    ));
     // Wait for every answer before `exit`, which abandons what still runs.
     let deadline = Instant::now() + SESSION_TIME;
     let mut bytes = Vec::new();
@@ -269,7 +311,10 @@ fuzz_target!(|data: &[u8]| {
         match from_server.recv_timeout(left) {
             Ok(chunk) => bytes.extend_from_slice(&chunk),
             Err(RecvTimeoutError::Disconnected) if sent.maybe_exit => break,
-            Err(e) => panic!("unanswered {:?} ({e:?})", sent.requests.difference(&answered).collect::<Vec<_>>()),
+            Err(e) => panic!(
+                "unanswered {:?} ({e:?})",
+                sent.requests.difference(&answered).collect::<Vec<_>>()
+            ),
         }
         answered = frames_so_far(&bytes);
     }
@@ -281,7 +326,11 @@ fuzz_target!(|data: &[u8]| {
     if !sent.maybe_exit {
         assert_eq!(code, 0, "exit code after shutdown and exit");
     }
-    assert!(all.iter().all(|m| m.get("method").is_some() || m.get("id").is_some()), "a frame that is neither message nor answer");
+    assert!(
+        all.iter()
+            .all(|m| m.get("method").is_some() || m.get("id").is_some()),
+        "a frame that is neither message nor answer"
+    );
 });
 
 /// The string ids answered in the complete frames of `bytes`.
@@ -299,7 +348,9 @@ fn complete_prefix(bytes: &[u8]) -> usize {
     let mut at = 0;
     loop {
         let rest = &bytes[at..];
-        let Some(head) = rest.windows(4).position(|w| w == b"\r\n\r\n") else { return at };
+        let Some(head) = rest.windows(4).position(|w| w == b"\r\n\r\n") else {
+            return at;
+        };
         let Some(length) = std::str::from_utf8(&rest[..head])
             .ok()
             .and_then(|h| h.strip_prefix("Content-Length: "))

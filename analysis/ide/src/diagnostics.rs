@@ -116,15 +116,26 @@ mod tests {
     #[test]
     fn syntax_diagnostics_hold_the_parse_errors_alone() {
         let mut host = AnalysisHost::new();
-        let typed = host.set_file_text(Path::new("a.jl"), "# zy: at f([1.0])\nf(x) = x + 1.0\n".into());
+        let typed = host.set_file_text(
+            Path::new("a.jl"),
+            "# zy: at f([1.0])\nf(x) = x + 1.0\n".into(),
+        );
         let broken = host.set_file_text(Path::new("b.jl"), "g(x) = (x *\n".into());
         let a = host.analysis();
         let codes = |ds: Vec<crate::Diagnostic>| {
-            ds.into_iter().map(|d| (d.line, d.col, d.code)).collect::<Vec<_>>()
+            ds.into_iter()
+                .map(|d| (d.line, d.col, d.code))
+                .collect::<Vec<_>>()
         };
-        assert_eq!(codes(a.diagnostics(typed).unwrap()), [(2, 8, "method-error".to_string())]);
+        assert_eq!(
+            codes(a.diagnostics(typed).unwrap()),
+            [(2, 8, "method-error".to_string())]
+        );
         assert_eq!(codes(a.syntax_diagnostics(typed).unwrap()), []);
-        let parse_errors = [(1, 1, "unsupported".to_string()), (1, 8, "syntax-error".to_string())];
+        let parse_errors = [
+            (1, 1, "unsupported".to_string()),
+            (1, 8, "syntax-error".to_string()),
+        ];
         assert_eq!(codes(a.syntax_diagnostics(broken).unwrap()), parse_errors);
     }
 }

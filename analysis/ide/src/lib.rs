@@ -7,8 +7,8 @@
 mod arguments;
 mod check;
 mod diagnostics;
-mod error;
 mod dot;
+mod error;
 mod eval;
 mod grad;
 mod gradcheck;
@@ -28,8 +28,8 @@ use salsa::Setter;
 use zy_hir::{RootDatabase, SourceFile, Workspace};
 
 pub use check::{
-    lint, Config, ConfigError, FileConfig, Level, Lint, GRADIENT_CUT, LINTS, MUTATION_AFTER_CAPTURE, RRULE_MISMATCH,
-    UNBOUNDED_TAPE, ZERO_GRADIENT,
+    lint, Config, ConfigError, FileConfig, Level, Lint, GRADIENT_CUT, LINTS,
+    MUTATION_AFTER_CAPTURE, RRULE_MISMATCH, UNBOUNDED_TAPE, ZERO_GRADIENT,
 };
 pub use diagnostics::{Diagnostic, Severity};
 pub use error::{UserError, CALL_FILE};
@@ -107,10 +107,16 @@ impl AnalysisHost {
     /// A snapshot for queries (possibly on another thread), with a cancel flag of its own.
     pub fn analysis(&self) -> Analysis {
         let stale = Arc::new(AtomicBool::new(false));
-        let mut snapshots = self.snapshots.lock().unwrap_or_else(PoisonError::into_inner);
+        let mut snapshots = self
+            .snapshots
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner);
         snapshots.retain(|s| s.strong_count() > 0);
         snapshots.push(Arc::downgrade(&stale));
-        Analysis { db: self.db.clone(), stale }
+        Analysis {
+            db: self.db.clone(),
+            stale,
+        }
     }
 
     /// The database itself, for tests that inspect the query log.
@@ -121,7 +127,10 @@ impl AnalysisHost {
     /// Stop the snapshots' interpreter runs before an edit (the edit then waits for the
     /// snapshots to be dropped).
     fn invalidate_snapshots(&mut self) {
-        let snapshots = self.snapshots.get_mut().unwrap_or_else(PoisonError::into_inner);
+        let snapshots = self
+            .snapshots
+            .get_mut()
+            .unwrap_or_else(PoisonError::into_inner);
         for stale in snapshots.drain(..).filter_map(|s| s.upgrade()) {
             stale.store(true, Ordering::SeqCst);
         }
@@ -179,15 +188,29 @@ mod tests {
     fn an_edit_cancels_a_running_evaluation() {
         let mut host = AnalysisHost::new();
         let path = Path::new("spin.jl");
-        let file = host.set_file_text(path, "function spin(x)\n    while true end\n    x\nend\n".into());
+        let file = host.set_file_text(
+            path,
+            "function spin(x)\n    while true end\n    x\nend\n".into(),
+        );
         let analysis = host.analysis();
-        let limits = EvalLimits { timeout: None, ..EvalLimits::default() };
-        let worker = std::thread::spawn(move || analysis.eval(file, "spin(1.0)", limits).map(|_| ()));
+        let limits = EvalLimits {
+            timeout: None,
+            ..EvalLimits::default()
+        };
+        let worker =
+            std::thread::spawn(move || analysis.eval(file, "spin(1.0)", limits).map(|_| ()));
         std::thread::sleep(std::time::Duration::from_millis(100));
         host.set_file_text(path, "spin(x) = x\n".into());
         let outcome = worker.join().map_err(|_| "worker panicked");
-        assert!(matches!(outcome, Ok(Err(salsa::Cancelled::PendingWrite))), "{outcome:?}");
-        let v = host.analysis().eval(file, "spin(1.0)", EvalLimits::default()).unwrap().unwrap();
+        assert!(
+            matches!(outcome, Ok(Err(salsa::Cancelled::PendingWrite))),
+            "{outcome:?}"
+        );
+        let v = host
+            .analysis()
+            .eval(file, "spin(1.0)", EvalLimits::default())
+            .unwrap()
+            .unwrap();
         assert_eq!(v.display, "1.0");
     }
 
@@ -198,14 +221,24 @@ mod tests {
         let text = "function spin(x)\n    while true end\n    x\nend\nid(x) = x\n";
         let file = host.set_file_text(path, text.into());
         let (cancelled, other) = (host.analysis(), host.analysis());
-        let limits = EvalLimits { timeout: None, ..EvalLimits::default() };
+        let limits = EvalLimits {
+            timeout: None,
+            ..EvalLimits::default()
+        };
         let flag = cancelled.stale_flag();
-        let worker = std::thread::spawn(move || cancelled.eval(file, "spin(1.0)", limits).map(|_| ()));
+        let worker =
+            std::thread::spawn(move || cancelled.eval(file, "spin(1.0)", limits).map(|_| ()));
         std::thread::sleep(std::time::Duration::from_millis(100));
         flag.store(true, Ordering::SeqCst);
         let outcome = worker.join().map_err(|_| "worker panicked");
-        assert!(matches!(outcome, Ok(Err(salsa::Cancelled::PendingWrite))), "{outcome:?}");
-        let v = other.eval(file, "id(2.0)", EvalLimits::default()).unwrap().unwrap();
+        assert!(
+            matches!(outcome, Ok(Err(salsa::Cancelled::PendingWrite))),
+            "{outcome:?}"
+        );
+        let v = other
+            .eval(file, "id(2.0)", EvalLimits::default())
+            .unwrap()
+            .unwrap();
         assert_eq!(v.display, "2.0");
     }
 }

@@ -14,7 +14,11 @@ impl Document {
     /// A document with `text` at `version`.
     pub fn new(text: String, version: i32) -> Document {
         let index = LineIndex::new(&text);
-        Document { text, index, version }
+        Document {
+            text,
+            index,
+            version,
+        }
     }
 
     /// The byte offset of an LSP position, clamped to the document (a position past the end of a
@@ -26,7 +30,10 @@ impl Document {
         let (start, end) = (u32::from(line.start()), u32::from(line.end()));
         let content = self.text[start as usize..end as usize].trim_end_matches(['\n', '\r']);
         let content_end = start + content.len() as u32;
-        let wide = WideLineCol { line: pos.line, col: pos.character };
+        let wide = WideLineCol {
+            line: pos.line,
+            col: pos.character,
+        };
         let col = match self.index.to_utf8(WideEncoding::Utf16, wide) {
             Some(lc) => lc.col,
             None => content.len() as u32,
@@ -81,7 +88,10 @@ mod tests {
         let x = doc.text.find('x').unwrap() as u32;
         assert_eq!(doc.position(x), Position::new(0, 9));
         assert_eq!(doc.offset(Position::new(0, 9)), x);
-        assert_eq!(doc.offset(Position::new(1, 2)), doc.text.find("xt").unwrap() as u32);
+        assert_eq!(
+            doc.offset(Position::new(1, 2)),
+            doc.text.find("xt").unwrap() as u32
+        );
     }
 
     #[test]

@@ -38,7 +38,10 @@ pub struct Budget {
 
 impl Budget {
     /// The budget of an ordinary request.
-    pub const REQUEST: Budget = Budget { time: REQUEST_TIMEOUT, memory: None };
+    pub const REQUEST: Budget = Budget {
+        time: REQUEST_TIMEOUT,
+        memory: None,
+    };
 }
 
 /// Raises the cancel flag when dropped: the request was answered, cancelled or abandoned, and
@@ -53,7 +56,12 @@ impl Drop for StopOnDrop {
 
 /// Run `f` on a blocking thread within `budget` and turn every way it can end into a
 /// response; `cancel` is the flag that stops `f`'s snapshot.
-pub async fn run<T, F>(what: &'static str, cancel: Arc<AtomicBool>, budget: Budget, f: F) -> Result<T>
+pub async fn run<T, F>(
+    what: &'static str,
+    cancel: Arc<AtomicBool>,
+    budget: Budget,
+    f: F,
+) -> Result<T>
 where
     T: Send + 'static,
     F: FnOnce() -> Outcome<T> + Send + 'static,
@@ -98,18 +106,28 @@ where
         Ok(Err(panic)) => {
             let msg = panic_message(&*panic);
             tracing::error!(request = what, panic = %msg, "request panicked");
-            Err(Error { code: ErrorCode::InternalError, message: msg.into(), data: None })
+            Err(Error {
+                code: ErrorCode::InternalError,
+                message: msg.into(),
+                data: None,
+            })
         }
         Ok(Ok(Outcome::Done(v))) => Ok(v),
-        Ok(Ok(Outcome::Cancelled)) => {
-            Err(Error { code: ErrorCode::ServerError(CONTENT_MODIFIED), message: "content modified".into(), data: None })
-        }
+        Ok(Ok(Outcome::Cancelled)) => Err(Error {
+            code: ErrorCode::ServerError(CONTENT_MODIFIED),
+            message: "content modified".into(),
+            data: None,
+        }),
         Ok(Ok(Outcome::Failed(msg))) => Err(failed(msg)),
     }
 }
 
 fn failed(message: String) -> Error {
-    Error { code: ErrorCode::InvalidParams, message: message.into(), data: None }
+    Error {
+        code: ErrorCode::InvalidParams,
+        message: message.into(),
+        data: None,
+    }
 }
 
 /// The message of a panic payload.

@@ -48,7 +48,11 @@ pub struct ErrorObject {
 impl Rejection {
     /// An error response to request `id` (`null` when unknown).
     pub fn new(id: Value, code: i64, message: String) -> Rejection {
-        Rejection { jsonrpc: "2.0", id, error: ErrorObject { code, message } }
+        Rejection {
+            jsonrpc: "2.0",
+            id,
+            error: ErrorObject { code, message },
+        }
     }
 
     /// The response's JSON text.
@@ -59,9 +63,15 @@ impl Rejection {
 
 /// Check one message body.
 pub fn check(body: &[u8]) -> Result<Checked, Rejection> {
-    let value: Value =
-        serde_json::from_slice(body).map_err(|e| Rejection::new(Value::Null, PARSE_ERROR, format!("Parse error: {e}")))?;
-    let invalid = |id: &Value, why: &str| Rejection::new(id.clone(), INVALID_REQUEST, format!("Invalid request: {why}"));
+    let value: Value = serde_json::from_slice(body)
+        .map_err(|e| Rejection::new(Value::Null, PARSE_ERROR, format!("Parse error: {e}")))?;
+    let invalid = |id: &Value, why: &str| {
+        Rejection::new(
+            id.clone(),
+            INVALID_REQUEST,
+            format!("Invalid request: {why}"),
+        )
+    };
     let mut obj = match value {
         Value::Object(obj) => obj,
         Value::Array(_) => return Err(invalid(&Value::Null, "batches are not part of LSP")),
@@ -70,7 +80,12 @@ pub fn check(body: &[u8]) -> Result<Checked, Rejection> {
     let id = match obj.get("id") {
         None => None,
         Some(id) if is_id(id) => Some(id.clone()),
-        Some(_) => return Err(invalid(&Value::Null, "`id` must be an integer, a string or null")),
+        Some(_) => {
+            return Err(invalid(
+                &Value::Null,
+                "`id` must be an integer, a string or null",
+            ))
+        }
     };
     // Only a request's id is echoed: answering a malformed response with its id would look
     // like an answer to the client's own request with that id.
@@ -86,18 +101,29 @@ pub fn check(body: &[u8]) -> Result<Checked, Rejection> {
     }
     let kind = match (obj.get("method"), id) {
         (Some(Value::String(method)), id) => {
-            if !matches!(obj.get("params"), None | Some(Value::Object(_) | Value::Array(_))) {
+            if !matches!(
+                obj.get("params"),
+                None | Some(Value::Object(_) | Value::Array(_))
+            ) {
                 return Err(invalid(&echo, "`params` must be an object or an array"));
             }
             match id {
-                Some(id) => Kind::Request { id, method: method.clone() },
-                None => Kind::Notification { method: method.clone() },
+                Some(id) => Kind::Request {
+                    id,
+                    method: method.clone(),
+                },
+                None => Kind::Notification {
+                    method: method.clone(),
+                },
             }
         }
         (Some(_), _) => return Err(invalid(&Value::Null, "`method` must be a string")),
         (None, Some(_)) if is_response(&obj) => Kind::Response,
         (None, _) => {
-            return Err(invalid(&Value::Null, "neither a request (`method`) nor a response (`id` and `result` or `error`)"))
+            return Err(invalid(
+                &Value::Null,
+                "neither a request (`method`) nor a response (`id` and `result` or `error`)",
+            ))
         }
     };
     let json = Value::Object(obj);
@@ -149,11 +175,46 @@ mod tests {
 
     #[test]
     fn malformed_messages_get_json_rpc_errors() {
-        assert_eq!(rejected("hello"), error(Value::Null, PARSE_ERROR, "Parse error: expected value at line 1 column 1"));
-        assert_eq!(rejected(""), error(Value::Null, PARSE_ERROR, "Parse error: EOF while parsing a value at line 1 column 0"));
-        assert_eq!(rejected("{}"), error(Value::Null, INVALID_REQUEST, "Invalid request: `jsonrpc` must be \"2.0\""));
-        assert_eq!(rejected("null"), error(Value::Null, INVALID_REQUEST, "Invalid request: a message is a JSON object"));
-        assert_eq!(rejected("[]"), error(Value::Null, INVALID_REQUEST, "Invalid request: batches are not part of LSP"));
+        assert_eq!(
+            rejected("hello"),
+            error(
+                Value::Null,
+                PARSE_ERROR,
+                "Parse error: expected value at line 1 column 1"
+            )
+        );
+        assert_eq!(
+            rejected(""),
+            error(
+                Value::Null,
+                PARSE_ERROR,
+                "Parse error: EOF while parsing a value at line 1 column 0"
+            )
+        );
+        assert_eq!(
+            rejected("{}"),
+            error(
+                Value::Null,
+                INVALID_REQUEST,
+                "Invalid request: `jsonrpc` must be \"2.0\""
+            )
+        );
+        assert_eq!(
+            rejected("null"),
+            error(
+                Value::Null,
+                INVALID_REQUEST,
+                "Invalid request: a message is a JSON object"
+            )
+        );
+        assert_eq!(
+            rejected("[]"),
+            error(
+                Value::Null,
+                INVALID_REQUEST,
+                "Invalid request: batches are not part of LSP"
+            )
+        );
         assert_eq!(
             rejected(r#"{"jsonrpc":"2.0"}"#),
             error(
@@ -164,20 +225,36 @@ mod tests {
         );
         assert_eq!(
             rejected(r#"{"jsonrpc":"2.0","id":1.5,"method":"a"}"#),
-            error(Value::Null, INVALID_REQUEST, "Invalid request: `id` must be an integer, a string or null")
+            error(
+                Value::Null,
+                INVALID_REQUEST,
+                "Invalid request: `id` must be an integer, a string or null"
+            )
         );
         assert_eq!(
             rejected(r#"{"jsonrpc":"2.0","method":7}"#),
-            error(Value::Null, INVALID_REQUEST, "Invalid request: `method` must be a string")
+            error(
+                Value::Null,
+                INVALID_REQUEST,
+                "Invalid request: `method` must be a string"
+            )
         );
         // A request's id is known and echoed.
         assert_eq!(
             rejected(r#"{"jsonrpc":"1.0","id":"x","method":"a"}"#),
-            error(json!("x"), INVALID_REQUEST, "Invalid request: `jsonrpc` must be \"2.0\"")
+            error(
+                json!("x"),
+                INVALID_REQUEST,
+                "Invalid request: `jsonrpc` must be \"2.0\""
+            )
         );
         assert_eq!(
             rejected(r#"{"jsonrpc":"2.0","id":4,"method":"a","params":3}"#),
-            error(json!(4), INVALID_REQUEST, "Invalid request: `params` must be an object or an array")
+            error(
+                json!(4),
+                INVALID_REQUEST,
+                "Invalid request: `params` must be an object or an array"
+            )
         );
         // A response whose error is no error object.
         assert_eq!(
@@ -193,10 +270,24 @@ mod tests {
     #[test]
     fn requests_notifications_and_responses_pass() {
         let c = check(br#"{"jsonrpc":"2.0","id":3,"method":"shutdown","params":null}"#).unwrap();
-        assert_eq!(c.kind, Kind::Request { id: json!(3), method: "shutdown".into() });
-        assert_eq!(c.json, json!({ "jsonrpc": "2.0", "id": 3, "method": "shutdown" }));
+        assert_eq!(
+            c.kind,
+            Kind::Request {
+                id: json!(3),
+                method: "shutdown".into()
+            }
+        );
+        assert_eq!(
+            c.json,
+            json!({ "jsonrpc": "2.0", "id": 3, "method": "shutdown" })
+        );
         let c = check(br#"{"jsonrpc":"2.0","method":"exit"}"#).unwrap();
-        assert_eq!(c.kind, Kind::Notification { method: "exit".into() });
+        assert_eq!(
+            c.kind,
+            Kind::Notification {
+                method: "exit".into()
+            }
+        );
         let c = check(br#"{"jsonrpc":"2.0","id":"s1","result":null}"#).unwrap();
         assert_eq!(c.kind, Kind::Response);
         let c = check(br#"{"jsonrpc":"2.0","id":null,"error":{"code":-1,"message":"m"}}"#).unwrap();

@@ -54,7 +54,12 @@ enum Line {
 impl<R: BufRead> FrameReader<R> {
     /// A reader of `input` that drops bodies longer than `max_body` bytes.
     pub fn new(input: R, max_body: u64) -> FrameReader<R> {
-        FrameReader { input, max_body, skipping: false, pending: Vec::new() }
+        FrameReader {
+            input,
+            max_body,
+            skipping: false,
+            pending: Vec::new(),
+        }
     }
 
     /// The next frame, or `None` at the end of the input.
@@ -71,7 +76,9 @@ impl<R: BufRead> FrameReader<R> {
                 None => return Ok(None),
                 Some(Line::TooLong) => {
                     self.skipping = true;
-                    return Ok(Some(Frame::Malformed(format!("a header line longer than {MAX_HEADER_LINE} bytes"))));
+                    return Ok(Some(Frame::Malformed(format!(
+                        "a header line longer than {MAX_HEADER_LINE} bytes"
+                    ))));
                 }
                 Some(Line::Text(line)) => line,
             };
@@ -95,7 +102,11 @@ impl<R: BufRead> FrameReader<R> {
                 Some(at) => self.pending = [&line[at..], b"\n"].concat(),
                 None => self.skipping = true,
             }
-            let why = if header.lines == 0 { "bytes outside any message" } else { "a header line that is not `Name: value`" };
+            let why = if header.lines == 0 {
+                "bytes outside any message"
+            } else {
+                "a header line that is not `Name: value`"
+            };
             return Ok(Some(Frame::Malformed(why.to_string())));
         }
     }
@@ -170,7 +181,11 @@ impl<R: BufRead> FrameReader<R> {
             }
             let mut used = buf.len();
             for (i, &b) in buf.iter().enumerate() {
-                matched = if b == MARKER[matched] { matched + 1 } else { usize::from(b == MARKER[0]) };
+                matched = if b == MARKER[matched] {
+                    matched + 1
+                } else {
+                    usize::from(b == MARKER[0])
+                };
                 if matched == MARKER.len() {
                     used = i + 1;
                     break;
@@ -207,8 +222,12 @@ impl Header {
             .filter(|v| !v.is_empty() && v.bytes().all(|b| b.is_ascii_digit()))
             .and_then(|v| v.parse::<u64>().ok());
         match (parsed, self.length) {
-            (None, _) => self.problem = Some("a `Content-Length` that is not a number of bytes".into()),
-            (Some(n), Some(m)) if n != m => self.problem = Some("two different `Content-Length` headers".into()),
+            (None, _) => {
+                self.problem = Some("a `Content-Length` that is not a number of bytes".into())
+            }
+            (Some(n), Some(m)) if n != m => {
+                self.problem = Some("two different `Content-Length` headers".into())
+            }
             (Some(n), _) => self.length = Some(n),
         }
     }
@@ -261,15 +280,28 @@ mod tests {
 
     #[test]
     fn a_header_without_length_is_one_error_and_its_body_is_skipped() {
-        let input = b"Content-Type: x\r\n\r\n{\"id\": 1,\n \"method\": \"a\"}Content-Length: 2\r\n\r\n{}";
-        assert_eq!(frames(input), vec![bad("a header without `Content-Length`"), body("{}")]);
+        let input =
+            b"Content-Type: x\r\n\r\n{\"id\": 1,\n \"method\": \"a\"}Content-Length: 2\r\n\r\n{}";
+        assert_eq!(
+            frames(input),
+            vec![bad("a header without `Content-Length`"), body("{}")]
+        );
     }
 
     #[test]
     fn stray_bytes_before_a_message_are_one_error() {
-        assert_eq!(frames(b"junk\r\nmore junk Content-Length: 2\r\n\r\n{}"), vec![bad("bytes outside any message"), body("{}")]);
-        assert_eq!(frames(b"junkContent-Length: 2\r\n\r\n{}"), vec![bad("bytes outside any message"), body("{}")]);
-        assert_eq!(frames(b"\r\n\r\nContent-Length: 2\r\n\r\n{}"), vec![body("{}")]);
+        assert_eq!(
+            frames(b"junk\r\nmore junk Content-Length: 2\r\n\r\n{}"),
+            vec![bad("bytes outside any message"), body("{}")]
+        );
+        assert_eq!(
+            frames(b"junkContent-Length: 2\r\n\r\n{}"),
+            vec![bad("bytes outside any message"), body("{}")]
+        );
+        assert_eq!(
+            frames(b"\r\n\r\nContent-Length: 2\r\n\r\n{}"),
+            vec![body("{}")]
+        );
     }
 
     #[test]
@@ -289,20 +321,30 @@ mod tests {
     #[test]
     fn a_body_over_the_limit_is_skipped_and_reading_goes_on() {
         let input = b"Content-Length: 12\r\n\r\n0123456789abContent-Length: 2\r\n\r\n{}";
-        assert_eq!(frames_with(input, 10), vec![Frame::TooLarge(12), body("{}")]);
+        assert_eq!(
+            frames_with(input, 10),
+            vec![Frame::TooLarge(12), body("{}")]
+        );
     }
 
     #[test]
     fn an_endless_header_line_is_dropped_without_being_held() {
         let mut input = vec![b'x'; 3 * MAX_HEADER_LINE];
         input.extend_from_slice(b"Content-Length: 2\r\n\r\n{}");
-        assert_eq!(frames(&input), vec![bad("a header line longer than 8192 bytes"), body("{}")]);
+        assert_eq!(
+            frames(&input),
+            vec![bad("a header line longer than 8192 bytes"), body("{}")]
+        );
     }
 
     #[test]
     fn the_input_may_end_anywhere() {
-        for input in [&b"Content-Length: 5\r\n\r\n{}"[..], b"Content-Length: 5\r\n", b"Content-Le", b"Content-Length: 99\r\n\r\n"]
-        {
+        for input in [
+            &b"Content-Length: 5\r\n\r\n{}"[..],
+            b"Content-Length: 5\r\n",
+            b"Content-Le",
+            b"Content-Length: 99\r\n\r\n",
+        ] {
             assert_eq!(frames(input), vec![]);
         }
         assert_eq!(frames_with(b"Content-Length: 99\r\n\r\nabc", 10), vec![]);

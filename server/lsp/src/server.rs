@@ -39,7 +39,9 @@ static PROGRESS_IDS: AtomicU64 = AtomicU64::new(1);
 
 /// Serve the language server on the two ends of a transport.
 pub async fn serve(input: ReadHalf<DuplexStream>, output: WriteHalf<DuplexStream>) {
-    let (service, socket) = LspService::build(Backend::new).custom_method(ext::VIEW_IR, Backend::view_ir).finish();
+    let (service, socket) = LspService::build(Backend::new)
+        .custom_method(ext::VIEW_IR, Backend::view_ir)
+        .finish();
     Server::new(input, output, socket).serve(service).await;
 }
 
@@ -102,7 +104,10 @@ struct DocView {
 impl Backend {
     /// A server talking to `client`.
     pub fn new(client: Client) -> Backend {
-        Backend { client, state: Arc::default() }
+        Backend {
+            client,
+            state: Arc::default(),
+        }
     }
 
     fn lock(&self) -> MutexGuard<'_, State> {
@@ -111,12 +116,20 @@ impl Backend {
 
     fn snapshot(&self, uri: &Url) -> Result<Snapshot> {
         let state = self.lock();
-        let doc = state.docs.get(uri).ok_or_else(|| invalid(format!("{uri} is not open")))?;
-        let file = state.host.file_id(&path_of(uri)).ok_or_else(|| invalid(format!("{uri} is not open")))?;
+        let doc = state
+            .docs
+            .get(uri)
+            .ok_or_else(|| invalid(format!("{uri} is not open")))?;
+        let file = state
+            .host
+            .file_id(&path_of(uri))
+            .ok_or_else(|| invalid(format!("{uri} is not open")))?;
         Ok(Snapshot {
             analysis: state.host.analysis(),
             file,
-            doc: DocView { doc: Document::new(doc.text.clone(), doc.version) },
+            doc: DocView {
+                doc: Document::new(doc.text.clone(), doc.version),
+            },
             gradients: state.gradients.clone(),
             settings: state.settings.clone(),
             too_large: too_large(doc.text.len(), state.settings.max_file_bytes)
@@ -146,7 +159,12 @@ impl Backend {
             // once typing pauses.
             if large {
                 tokio::time::sleep(LARGE_FILE_PAUSE).await;
-                let current = state.lock().unwrap_or_else(PoisonError::into_inner).docs.get(&uri).map(|d| d.version);
+                let current = state
+                    .lock()
+                    .unwrap_or_else(PoisonError::into_inner)
+                    .docs
+                    .get(&uri)
+                    .map(|d| d.version);
                 if current != Some(version) {
                     return;
                 }
@@ -154,13 +172,18 @@ impl Backend {
             // The snapshot is taken on the blocking thread: a snapshot parked in a task that a
             // blocked worker cannot run would make the next edit wait for it forever.
             let (for_task, task_uri) = (state.clone(), uri.clone());
-            let task = tokio::task::spawn_blocking(move || catch_unwind(AssertUnwindSafe(|| diagnose(&for_task, &task_uri))));
+            let task = tokio::task::spawn_blocking(move || {
+                catch_unwind(AssertUnwindSafe(|| diagnose(&for_task, &task_uri)))
+            });
             let Ok(outcome) = task.await else { return };
             // Publish only if no newer edit arrived meanwhile.
             let (current, told) = {
                 let mut state = state.lock().unwrap_or_else(PoisonError::into_inner);
                 let large = matches!(&outcome, Ok(Some(d)) if d.large);
-                (state.docs.get(&uri).map(|d| d.version), large && !state.told_large.insert(uri.clone()))
+                (
+                    state.docs.get(&uri).map(|d| d.version),
+                    large && !state.told_large.insert(uri.clone()),
+                )
             };
             if current != Some(version) {
                 return;
@@ -169,7 +192,9 @@ impl Backend {
                 Ok(None) => return, // cancelled by a newer edit, or closed
                 Ok(Some(d)) => {
                     if d.large && !told {
-                        client.show_message(MessageType::INFO, large_file_message(&uri, &d)).await;
+                        client
+                            .show_message(MessageType::INFO, large_file_message(&uri, &d))
+                            .await;
                     }
                     d.diagnostics
                 }
@@ -196,8 +221,10 @@ impl Backend {
         let function = args.function.clone();
         let cancel = snap.analysis.stale_flag();
         let timeout = snap.settings.gradient_timeout;
-        let budget =
-            Budget { time: timeout + REQUEST_TIMEOUT, memory: Some((snap.settings.gradient_memory, GRADIENT_MEMORY_KEY)) };
+        let budget = Budget {
+            time: timeout + REQUEST_TIMEOUT,
+            memory: Some((snap.settings.gradient_memory, GRADIENT_MEMORY_KEY)),
+        };
         let computed = run("zy.computeGradient", cancel, budget, move || {
             let f = match snap.analysis.outline(snap.file) {
                 Ok(fs) => fs.into_iter().find(|f| f.name == function),
@@ -207,9 +234,14 @@ impl Backend {
                 return Outcome::Failed(format!("no function `{function}` in this file"));
             };
             let Some(call) = f.at_call else {
-                return Outcome::Failed(format!("add `# zy: at {function}(...)` above `{function}` to choose the call"));
+                return Outcome::Failed(format!(
+                    "add `# zy: at {function}(...)` above `{function}` to choose the call"
+                ));
             };
-            let limits = EvalLimits { timeout: Some(timeout), ..EvalLimits::default() };
+            let limits = EvalLimits {
+                timeout: Some(timeout),
+                ..EvalLimits::default()
+            };
             let start = Instant::now();
             match snap.analysis.grad(snap.file, &call, limits, Engine::Jit) {
                 Ok(Ok(g)) => {
@@ -220,7 +252,11 @@ impl Backend {
                         gradient: summary::full_tuple(&g.gradient),
                         micros,
                     };
-                    Outcome::Done(Computed { full, value: summary::short(&g.value), gradient: summary::short_tuple(&g.gradient) })
+                    Outcome::Done(Computed {
+                        full,
+                        value: summary::short(&g.value),
+                        gradient: summary::short_tuple(&g.gradient),
+                    })
                 }
                 Ok(Err(e)) if start.elapsed() >= timeout => Outcome::Failed(format!(
                     "{e} (the editor's limit is {} s: setting `{GRADIENT_TIMEOUT_KEY}`)",
@@ -260,19 +296,39 @@ impl Backend {
         let (done, finished) = oneshot::channel::<()>();
         let client = self.client.clone();
         tokio::spawn(async move {
-            let token = NumberOrString::String(format!("zy/{}", PROGRESS_IDS.fetch_add(1, Ordering::Relaxed)));
-            let create =
-                client.send_request::<request::WorkDoneProgressCreate>(WorkDoneProgressCreateParams { token: token.clone() });
-            if !matches!(tokio::time::timeout(PROGRESS_CREATE_WAIT, create).await, Ok(Ok(()))) {
+            let token = NumberOrString::String(format!(
+                "zy/{}",
+                PROGRESS_IDS.fetch_add(1, Ordering::Relaxed)
+            ));
+            let create = client.send_request::<request::WorkDoneProgressCreate>(
+                WorkDoneProgressCreateParams {
+                    token: token.clone(),
+                },
+            );
+            if !matches!(
+                tokio::time::timeout(PROGRESS_CREATE_WAIT, create).await,
+                Ok(Ok(()))
+            ) {
                 return;
             }
-            let begin = WorkDoneProgressBegin { title, message: Some("compiling and running".into()), ..Default::default() };
-            let report = |value| ProgressParams { token: token.clone(), value: ProgressParamsValue::WorkDone(value) };
-            client.send_notification::<notification::Progress>(report(WorkDoneProgress::Begin(begin))).await;
+            let begin = WorkDoneProgressBegin {
+                title,
+                message: Some("compiling and running".into()),
+                ..Default::default()
+            };
+            let report = |value| ProgressParams {
+                token: token.clone(),
+                value: ProgressParamsValue::WorkDone(value),
+            };
+            client
+                .send_notification::<notification::Progress>(report(WorkDoneProgress::Begin(begin)))
+                .await;
             // Ends when the run does (the handle is dropped).
             let _ = finished.await;
             let end = WorkDoneProgressEnd { message: None };
-            client.send_notification::<notification::Progress>(report(WorkDoneProgress::End(end))).await;
+            client
+                .send_notification::<notification::Progress>(report(WorkDoneProgress::End(end)))
+                .await;
         });
         Some(done)
     }
@@ -293,23 +349,30 @@ impl Backend {
             "dot" => &[IrStage::Dot],
             other => return Err(invalid(format!("unknown IR stage `{other}`"))),
         };
-        run("zy/viewIr", snap.analysis.stale_flag(), Budget::REQUEST, move || {
-            let offset = snap.doc.doc.offset(params.position);
-            let f = match snap.analysis.function_at(snap.file, offset) {
-                Ok(Some(f)) => f,
-                Ok(None) => return Outcome::Failed("no function at this position".into()),
-                Err(_) => return Outcome::Cancelled,
-            };
-            let mut texts = Vec::new();
-            for &stage in stages {
-                match snap.analysis.view_ir(snap.file, &f.name, None, stage) {
-                    Ok(Ok(text)) => texts.push(text),
-                    Ok(Err(e)) => return Outcome::Failed(e.to_string()),
+        run(
+            "zy/viewIr",
+            snap.analysis.stale_flag(),
+            Budget::REQUEST,
+            move || {
+                let offset = snap.doc.doc.offset(params.position);
+                let f = match snap.analysis.function_at(snap.file, offset) {
+                    Ok(Some(f)) => f,
+                    Ok(None) => return Outcome::Failed("no function at this position".into()),
                     Err(_) => return Outcome::Cancelled,
+                };
+                let mut texts = Vec::new();
+                for &stage in stages {
+                    match snap.analysis.view_ir(snap.file, &f.name, None, stage) {
+                        Ok(Ok(text)) => texts.push(text),
+                        Ok(Err(e)) => return Outcome::Failed(e.to_string()),
+                        Err(_) => return Outcome::Cancelled,
+                    }
                 }
-            }
-            Outcome::Done(ViewIrResult { text: texts.join("\n") })
-        })
+                Outcome::Done(ViewIrResult {
+                    text: texts.join("\n"),
+                })
+            },
+        )
         .await
     }
 }
@@ -333,7 +396,9 @@ impl LanguageServer for Backend {
                     Err(e) => {
                         let msg = format!("{}:{}:{}: {}", toml.display(), e.line, e.col, e.message);
                         tracing::warn!("{msg}");
-                        self.client.show_message(MessageType::WARNING, format!("zy.toml ignored: {msg}")).await;
+                        self.client
+                            .show_message(MessageType::WARNING, format!("zy.toml ignored: {msg}"))
+                            .await;
                     }
                 },
                 Err(_) => tracing::info!(root = %root.display(), "no zy.toml"),
@@ -346,17 +411,29 @@ impl LanguageServer for Backend {
             let mut state = self.lock();
             state.caps = ClientCaps {
                 progress: caps.window.as_ref().and_then(|w| w.work_done_progress) == Some(true),
-                lens_refresh: workspace.and_then(|w| w.code_lens.as_ref()).and_then(|c| c.refresh_support) == Some(true),
-                hint_refresh: workspace.and_then(|w| w.inlay_hint.as_ref()).and_then(|c| c.refresh_support) == Some(true),
+                lens_refresh: workspace
+                    .and_then(|w| w.code_lens.as_ref())
+                    .and_then(|c| c.refresh_support)
+                    == Some(true),
+                hint_refresh: workspace
+                    .and_then(|w| w.inlay_hint.as_ref())
+                    .and_then(|c| c.refresh_support)
+                    == Some(true),
             };
-            params.initialization_options.map_or_else(Vec::new, |options| state.settings.update(&options))
+            params
+                .initialization_options
+                .map_or_else(Vec::new, |options| state.settings.update(&options))
         };
         self.complain(complaints).await;
         Ok(InitializeResult {
             capabilities: ServerCapabilities {
-                text_document_sync: Some(TextDocumentSyncCapability::Kind(TextDocumentSyncKind::INCREMENTAL)),
+                text_document_sync: Some(TextDocumentSyncCapability::Kind(
+                    TextDocumentSyncKind::INCREMENTAL,
+                )),
                 hover_provider: Some(HoverProviderCapability::Simple(true)),
-                code_lens_provider: Some(CodeLensOptions { resolve_provider: Some(false) }),
+                code_lens_provider: Some(CodeLensOptions {
+                    resolve_provider: Some(false),
+                }),
                 inlay_hint_provider: Some(OneOf::Left(true)),
                 execute_command_provider: Some(ExecuteCommandOptions {
                     commands: vec![ext::COMPUTE_GRADIENT.to_string()],
@@ -365,7 +442,10 @@ impl LanguageServer for Backend {
                 position_encoding: Some(PositionEncodingKind::UTF16),
                 ..ServerCapabilities::default()
             },
-            server_info: Some(ServerInfo { name: "zy-lsp".into(), version: Some(env!("CARGO_PKG_VERSION").into()) }),
+            server_info: Some(ServerInfo {
+                name: "zy-lsp".into(),
+                version: Some(env!("CARGO_PKG_VERSION").into()),
+            }),
         })
     }
 
@@ -394,7 +474,9 @@ impl LanguageServer for Backend {
 
     async fn did_open(&self, params: DidOpenTextDocumentParams) {
         let doc = params.text_document;
-        self.lock().docs.insert(doc.uri.clone(), Document::new(doc.text, doc.version));
+        self.lock()
+            .docs
+            .insert(doc.uri.clone(), Document::new(doc.text, doc.version));
         self.changed(doc.uri);
     }
 
@@ -429,16 +511,24 @@ impl LanguageServer for Backend {
         if snap.too_large.is_some() {
             return Ok(None);
         }
-        run("hover", snap.analysis.stale_flag(), Budget::REQUEST, move || {
-            let offset = snap.doc.doc.offset(pos.position);
-            match snap.analysis.hover(snap.file, offset) {
-                Ok(h) => Outcome::Done(h.map(|h| Hover {
-                    contents: HoverContents::Markup(MarkupContent { kind: MarkupKind::Markdown, value: h.markdown }),
-                    range: Some(snap.doc.doc.range(h.start, h.end)),
-                })),
-                Err(_) => Outcome::Cancelled,
-            }
-        })
+        run(
+            "hover",
+            snap.analysis.stale_flag(),
+            Budget::REQUEST,
+            move || {
+                let offset = snap.doc.doc.offset(pos.position);
+                match snap.analysis.hover(snap.file, offset) {
+                    Ok(h) => Outcome::Done(h.map(|h| Hover {
+                        contents: HoverContents::Markup(MarkupContent {
+                            kind: MarkupKind::Markdown,
+                            value: h.markdown,
+                        }),
+                        range: Some(snap.doc.doc.range(h.start, h.end)),
+                    })),
+                    Err(_) => Outcome::Cancelled,
+                }
+            },
+        )
         .await
     }
 
@@ -448,53 +538,63 @@ impl LanguageServer for Backend {
         if snap.too_large.is_some() {
             return Ok(Some(Vec::new()));
         }
-        run("codeLens", snap.analysis.stale_flag(), Budget::REQUEST, move || {
-            let Ok(functions) = snap.analysis.outline(snap.file) else {
-                return Outcome::Cancelled;
-            };
-            let mut lenses = Vec::new();
-            for f in functions {
-                let range = snap.doc.doc.range(f.name_start, f.name_end);
-                let position = range.start;
-                let show = serde_json::json!({ "uri": uri, "position": position });
-                let title = match snap.gradients.get(&(uri.clone(), f.name.clone())) {
-                    Some(c) => {
-                        let title = format!("∇ {} = {} · ∇ = {} ({} µs)", c.full.call, c.value, c.gradient, c.full.micros);
-                        summary::truncate(&title, TITLE_CHARS)
-                    }
-                    None if f.at_call.is_some() => "∇ compute gradient".to_string(),
-                    None => "∇ compute gradient (add `# zy: at` first)".to_string(),
+        run(
+            "codeLens",
+            snap.analysis.stale_flag(),
+            Budget::REQUEST,
+            move || {
+                let Ok(functions) = snap.analysis.outline(snap.file) else {
+                    return Outcome::Cancelled;
                 };
-                lenses.push(CodeLens {
-                    range,
-                    command: Some(Command {
-                        title,
-                        command: ext::COMPUTE_GRADIENT.into(),
-                        arguments: Some(vec![serde_json::json!({ "uri": uri, "function": f.name })]),
-                    }),
-                    data: None,
-                });
-                lenses.push(CodeLens {
-                    range,
-                    command: Some(Command {
-                        title: "show adjoint IR".into(),
-                        command: ext::SHOW_ADJOINT_IR.into(),
-                        arguments: Some(vec![show.clone()]),
-                    }),
-                    data: None,
-                });
-                lenses.push(CodeLens {
-                    range,
-                    command: Some(Command {
-                        title: "show SSA".into(),
-                        command: ext::SHOW_SSA.into(),
-                        arguments: Some(vec![show]),
-                    }),
-                    data: None,
-                });
-            }
-            Outcome::Done(Some(lenses))
-        })
+                let mut lenses = Vec::new();
+                for f in functions {
+                    let range = snap.doc.doc.range(f.name_start, f.name_end);
+                    let position = range.start;
+                    let show = serde_json::json!({ "uri": uri, "position": position });
+                    let title = match snap.gradients.get(&(uri.clone(), f.name.clone())) {
+                        Some(c) => {
+                            let title = format!(
+                                "∇ {} = {} · ∇ = {} ({} µs)",
+                                c.full.call, c.value, c.gradient, c.full.micros
+                            );
+                            summary::truncate(&title, TITLE_CHARS)
+                        }
+                        None if f.at_call.is_some() => "∇ compute gradient".to_string(),
+                        None => "∇ compute gradient (add `# zy: at` first)".to_string(),
+                    };
+                    lenses.push(CodeLens {
+                        range,
+                        command: Some(Command {
+                            title,
+                            command: ext::COMPUTE_GRADIENT.into(),
+                            arguments: Some(vec![
+                                serde_json::json!({ "uri": uri, "function": f.name }),
+                            ]),
+                        }),
+                        data: None,
+                    });
+                    lenses.push(CodeLens {
+                        range,
+                        command: Some(Command {
+                            title: "show adjoint IR".into(),
+                            command: ext::SHOW_ADJOINT_IR.into(),
+                            arguments: Some(vec![show.clone()]),
+                        }),
+                        data: None,
+                    });
+                    lenses.push(CodeLens {
+                        range,
+                        command: Some(Command {
+                            title: "show SSA".into(),
+                            command: ext::SHOW_SSA.into(),
+                            arguments: Some(vec![show]),
+                        }),
+                        data: None,
+                    });
+                }
+                Outcome::Done(Some(lenses))
+            },
+        )
         .await
     }
 
@@ -504,50 +604,61 @@ impl LanguageServer for Backend {
         if snap.too_large.is_some() {
             return Ok(Some(Vec::new()));
         }
-        run("inlayHint", snap.analysis.stale_flag(), Budget::REQUEST, move || {
-            let (Ok(hints), Ok(functions)) = (snap.analysis.gradient_hints(snap.file), snap.analysis.outline(snap.file)) else {
-                return Outcome::Cancelled;
-            };
-            let doc = &snap.doc.doc;
-            let mut out: Vec<InlayHint> = hints
-                .into_iter()
-                .map(|h| InlayHint {
-                    position: doc.position(h.offset),
-                    label: InlayHintLabel::String(h.label),
-                    kind: Some(InlayHintKind::TYPE),
-                    text_edits: None,
-                    tooltip: None,
-                    padding_left: Some(true),
-                    padding_right: None,
-                    data: None,
-                })
-                .collect();
-            // The last computed gradient, after the closing parenthesis of the signature.
-            for f in functions {
-                let Some(c) = snap.gradients.get(&(uri.clone(), f.name.clone())) else {
-                    continue;
+        run(
+            "inlayHint",
+            snap.analysis.stale_flag(),
+            Budget::REQUEST,
+            move || {
+                let (Ok(hints), Ok(functions)) = (
+                    snap.analysis.gradient_hints(snap.file),
+                    snap.analysis.outline(snap.file),
+                ) else {
+                    return Outcome::Cancelled;
                 };
-                let from = f.params.last().map_or(f.name_end, |p| p.end) as usize;
-                let Some(close) = doc.text.get(from..).and_then(|t| t.find(')')) else {
-                    continue;
-                };
-                out.push(InlayHint {
-                    position: doc.position((from + close + 1) as u32),
-                    label: InlayHintLabel::String(summary::truncate(&format!("∇ = {}", c.gradient), HINT_CHARS)),
-                    kind: None,
-                    text_edits: None,
-                    tooltip: Some(InlayHintTooltip::String(format!(
-                        "{} = {} · ∇ = {} ({} µs)",
-                        c.full.call, c.full.value, c.full.gradient, c.full.micros
-                    ))),
-                    padding_left: Some(true),
-                    padding_right: None,
-                    data: None,
-                });
-            }
-            out.retain(|h| h.position >= params.range.start && h.position <= params.range.end);
-            Outcome::Done(Some(out))
-        })
+                let doc = &snap.doc.doc;
+                let mut out: Vec<InlayHint> = hints
+                    .into_iter()
+                    .map(|h| InlayHint {
+                        position: doc.position(h.offset),
+                        label: InlayHintLabel::String(h.label),
+                        kind: Some(InlayHintKind::TYPE),
+                        text_edits: None,
+                        tooltip: None,
+                        padding_left: Some(true),
+                        padding_right: None,
+                        data: None,
+                    })
+                    .collect();
+                // The last computed gradient, after the closing parenthesis of the signature.
+                for f in functions {
+                    let Some(c) = snap.gradients.get(&(uri.clone(), f.name.clone())) else {
+                        continue;
+                    };
+                    let from = f.params.last().map_or(f.name_end, |p| p.end) as usize;
+                    let Some(close) = doc.text.get(from..).and_then(|t| t.find(')')) else {
+                        continue;
+                    };
+                    out.push(InlayHint {
+                        position: doc.position((from + close + 1) as u32),
+                        label: InlayHintLabel::String(summary::truncate(
+                            &format!("∇ = {}", c.gradient),
+                            HINT_CHARS,
+                        )),
+                        kind: None,
+                        text_edits: None,
+                        tooltip: Some(InlayHintTooltip::String(format!(
+                            "{} = {} · ∇ = {} ({} µs)",
+                            c.full.call, c.full.value, c.full.gradient, c.full.micros
+                        ))),
+                        padding_left: Some(true),
+                        padding_right: None,
+                        data: None,
+                    });
+                }
+                out.retain(|h| h.position >= params.range.start && h.position <= params.range.end);
+                Outcome::Done(Some(out))
+            },
+        )
         .await
     }
 
@@ -555,8 +666,9 @@ impl LanguageServer for Backend {
         match params.command.as_str() {
             ext::COMPUTE_GRADIENT => {
                 let arg = params.arguments.into_iter().next().unwrap_or(Value::Null);
-                let args: GradientArgs = serde_json::from_value(arg)
-                    .map_err(|e| invalid(format!("zy.computeGradient expects {{uri, function}}: {e}")))?;
+                let args: GradientArgs = serde_json::from_value(arg).map_err(|e| {
+                    invalid(format!("zy.computeGradient expects {{uri, function}}: {e}"))
+                })?;
                 let result = self.compute_gradient(args).await?;
                 Ok(Some(serde_json::to_value(result).unwrap_or(Value::Null)))
             }
@@ -570,7 +682,9 @@ impl Backend {
     async fn complain(&self, complaints: Vec<String>) {
         for c in complaints {
             tracing::warn!("setting ignored: {c}");
-            self.client.show_message(MessageType::WARNING, format!("zy: setting ignored: {c}")).await;
+            self.client
+                .show_message(MessageType::WARNING, format!("zy: setting ignored: {c}"))
+                .await;
         }
     }
 }
@@ -594,23 +708,49 @@ fn diagnose(state: &Mutex<State>, uri: &Url) -> Option<Diagnosed> {
         let path = path_of(uri);
         let file = state.host.file_id(&path)?;
         let rel = match &state.root {
-            Some(root) => path.strip_prefix(root).unwrap_or(&path).to_string_lossy().replace('\\', "/"),
+            Some(root) => path
+                .strip_prefix(root)
+                .unwrap_or(&path)
+                .to_string_lossy()
+                .replace('\\', "/"),
             None => path.to_string_lossy().into_owned(),
         };
         let config = state.config.for_path(&rel);
         let doc = Document::new(doc.text.clone(), doc.version);
-        (state.host.analysis(), file, doc, config, state.settings.max_file_bytes)
+        (
+            state.host.analysis(),
+            file,
+            doc,
+            config,
+            state.settings.max_file_bytes,
+        )
     };
     #[cfg(debug_assertions)]
     panic_if_asked(&doc.text);
     let large = doc.text.len() as u64 > limit;
-    let found = if large { analysis.syntax_diagnostics(file) } else { analysis.check_static(file, &config) };
-    let mut diagnostics: Vec<Diagnostic> = found.ok()?.into_iter().map(|d| to_diagnostic(&doc, d)).collect();
+    let found = if large {
+        analysis.syntax_diagnostics(file)
+    } else {
+        analysis.check_static(file, &config)
+    };
+    let mut diagnostics: Vec<Diagnostic> = found
+        .ok()?
+        .into_iter()
+        .map(|d| to_diagnostic(&doc, d))
+        .collect();
     if let Some(why) = too_large(doc.text.len(), limit) {
         let message = format!("zy only parses this file (syntax errors only): {why}");
-        diagnostics.insert(0, note_at_start("large-file", DiagnosticSeverity::INFORMATION, message));
+        diagnostics.insert(
+            0,
+            note_at_start("large-file", DiagnosticSeverity::INFORMATION, message),
+        );
     }
-    Some(Diagnosed { diagnostics, large, bytes: doc.text.len(), limit })
+    Some(Diagnosed {
+        diagnostics,
+        large,
+        bytes: doc.text.len(),
+        limit,
+    })
 }
 
 /// What the user is told once about a document above the size limit.
@@ -621,12 +761,18 @@ fn large_file_message(uri: &Url, d: &Diagnosed) -> String {
 
 /// Why a document of `bytes` is only parsed, if it is larger than `limit`.
 fn too_large(bytes: usize, limit: u64) -> Option<String> {
-    (bytes as u64 > limit).then(|| format!("it has {bytes} bytes, more than the {} KiB of `{MAX_FILE_KEY}`", limit >> 10))
+    (bytes as u64 > limit).then(|| {
+        format!(
+            "it has {bytes} bytes, more than the {} KiB of `{MAX_FILE_KEY}`",
+            limit >> 10
+        )
+    })
 }
 
 /// The diagnostic that stands for a diagnostics pass that panicked.
 fn internal_error(msg: &str) -> Diagnostic {
-    let message = format!("zy's analysis failed internally ({msg}); it runs again at the next edit");
+    let message =
+        format!("zy's analysis failed internally ({msg}); it runs again at the next edit");
     note_at_start("internal-error", DiagnosticSeverity::ERROR, message)
 }
 
@@ -659,7 +805,8 @@ fn invalid(message: String) -> Error {
 
 /// The workspace path a document is analysed under.
 fn path_of(uri: &Url) -> PathBuf {
-    uri.to_file_path().unwrap_or_else(|_| PathBuf::from(uri.as_str()))
+    uri.to_file_path()
+        .unwrap_or_else(|_| PathBuf::from(uri.as_str()))
 }
 
 fn to_diagnostic(doc: &Document, d: zy_ide::Diagnostic) -> Diagnostic {

@@ -26,7 +26,11 @@ pub struct Settings {
 
 impl Default for Settings {
     fn default() -> Settings {
-        Settings { gradient_timeout: Duration::from_secs(2), gradient_memory: 1 << 30, max_file_bytes: 128 << 10 }
+        Settings {
+            gradient_timeout: Duration::from_secs(2),
+            gradient_memory: 1 << 30,
+            max_file_bytes: 128 << 10,
+        }
     }
 }
 
@@ -68,8 +72,18 @@ mod tests {
     fn keys_present_are_applied_and_bad_values_reported() {
         let mut s = Settings::default();
         let complaints = s.update(&json!({ "gradient": { "timeoutMs": 60000, "memoryMb": -1 }, "analysis": { "maxFileKb": 4 } }));
-        assert_eq!(complaints, ["`gradient.memoryMb` must be a positive integer, not -1"]);
-        assert_eq!(s, Settings { gradient_timeout: Duration::from_secs(60), gradient_memory: 1 << 30, max_file_bytes: 4096 });
+        assert_eq!(
+            complaints,
+            ["`gradient.memoryMb` must be a positive integer, not -1"]
+        );
+        assert_eq!(
+            s,
+            Settings {
+                gradient_timeout: Duration::from_secs(60),
+                gradient_memory: 1 << 30,
+                max_file_bytes: 4096
+            }
+        );
         assert_eq!(s.update(&json!(null)), Vec::<String>::new());
     }
 }

@@ -79,20 +79,40 @@ mod tests {
     use super::*;
 
     fn value(display: &str, json: Value, ty: &str) -> EvalResult {
-        EvalResult { display: display.into(), json, ty: ty.into() }
+        EvalResult {
+            display: display.into(),
+            json,
+            ty: ty.into(),
+        }
     }
 
     #[test]
     fn long_arrays_become_their_summary_and_short_values_stay() {
         let v: Vec<f64> = (0..10).map(f64::from).collect();
         let shown = format!("{v:?}");
-        assert_eq!(short(&value(&shown, json!(v), "Vector{Float64}")), "10-element Vector{Float64}");
-        let m = json!([[1.0, 2.0, 3.0, 4.0], [5.0, 6.0, 7.0, 8.0], [9.0, 10.0, 11.0, 12.0]]);
+        assert_eq!(
+            short(&value(&shown, json!(v), "Vector{Float64}")),
+            "10-element Vector{Float64}"
+        );
+        let m = json!([
+            [1.0, 2.0, 3.0, 4.0],
+            [5.0, 6.0, 7.0, 8.0],
+            [9.0, 10.0, 11.0, 12.0]
+        ]);
         let shown = "[1.0 2.0 3.0 4.0; 5.0 6.0 7.0 8.0; 9.0 10.0 11.0 12.0]";
-        assert_eq!(short(&value(shown, m, "Matrix{Float64}")), "3×4 Matrix{Float64}");
-        assert_eq!(short(&value("[1.0, 2.0]", json!([1.0, 2.0]), "Vector{Float64}")), "[1.0, 2.0]");
+        assert_eq!(
+            short(&value(shown, m, "Matrix{Float64}")),
+            "3×4 Matrix{Float64}"
+        );
+        assert_eq!(
+            short(&value("[1.0, 2.0]", json!([1.0, 2.0]), "Vector{Float64}")),
+            "[1.0, 2.0]"
+        );
         let nt = "(W = [1.0 2.0; 3.0 4.0], b = [0.5, 0.25])";
-        assert_eq!(short(&value(nt, json!({}), "NamedTuple")), "(W = [1.0 2.0; 3.0 4.0]…");
+        assert_eq!(
+            short(&value(nt, json!({}), "NamedTuple")),
+            "(W = [1.0 2.0; 3.0 4.0]…"
+        );
     }
 
     #[test]

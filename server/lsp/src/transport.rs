@@ -74,7 +74,12 @@ where
 }
 
 /// Read, check and route every incoming message until the session ends.
-fn read_messages<R: Read>(input: R, out: Sender<Out>, forward: UnboundedSender<Vec<u8>>, exit: Sender<i32>) {
+fn read_messages<R: Read>(
+    input: R,
+    out: Sender<Out>,
+    forward: UnboundedSender<Vec<u8>>,
+    exit: Sender<i32>,
+) {
     let mut reader = FrameReader::new(BufReader::new(input), MAX_BODY_BYTES);
     let (mut shut_down, mut initialized) = (false, false);
     let reject = |r: Rejection| {
@@ -85,11 +90,18 @@ fn read_messages<R: Read>(input: R, out: Sender<Out>, forward: UnboundedSender<V
         let body = match reader.next_frame() {
             Ok(Some(Frame::Body(body))) => body,
             Ok(Some(Frame::Malformed(why))) => {
-                reject(Rejection::new(Value::Null, envelope::PARSE_ERROR, format!("Parse error: {why}")));
+                reject(Rejection::new(
+                    Value::Null,
+                    envelope::PARSE_ERROR,
+                    format!("Parse error: {why}"),
+                ));
                 continue;
             }
             Ok(Some(Frame::TooLarge(n))) => {
-                let why = format!("Invalid request: a message of {n} bytes (the limit is {} MiB)", MAX_BODY_BYTES >> 20);
+                let why = format!(
+                    "Invalid request: a message of {n} bytes (the limit is {} MiB)",
+                    MAX_BODY_BYTES >> 20
+                );
                 reject(Rejection::new(Value::Null, INVALID_REQUEST, why));
                 continue;
             }
@@ -111,20 +123,33 @@ fn read_messages<R: Read>(input: R, out: Sender<Out>, forward: UnboundedSender<V
                 break exit_code(shut_down);
             }
             Kind::Request { id, method } if method.starts_with("$/") => {
-                reject(Rejection::new(id.clone(), METHOD_NOT_FOUND, format!("Method not found: `{method}`")));
+                reject(Rejection::new(
+                    id.clone(),
+                    METHOD_NOT_FOUND,
+                    format!("Method not found: `{method}`"),
+                ));
                 continue;
             }
             Kind::Request { method, .. } if method == "shutdown" => shut_down = true,
             Kind::Request { method, .. } if method == "initialize" && !initialized => {
                 // Only the first counts: the service refuses the others.
                 initialized = true;
-                if let Some(pid) = checked.json.pointer("/params/processId").and_then(Value::as_i64) {
+                if let Some(pid) = checked
+                    .json
+                    .pointer("/params/processId")
+                    .and_then(Value::as_i64)
+                {
                     watch_parent(pid, exit.clone());
                 }
             }
             _ => {}
         }
-        if forward.send(frame(&serde_json::to_vec(&checked.json).unwrap_or_default())).is_err() {
+        if forward
+            .send(frame(
+                &serde_json::to_vec(&checked.json).unwrap_or_default(),
+            ))
+            .is_err()
+        {
             break 1;
         }
     };
@@ -169,7 +194,8 @@ async fn pump(read: impl AsyncRead + Unpin, out: Sender<Out>) {
         // tower-lsp writes a length before every body.
         let Some(length) = length else { continue };
         let mut body = vec![0; length];
-        if read.read_exact(&mut body).await.is_err() || out.send(Out::Frame(frame(&body))).is_err() {
+        if read.read_exact(&mut body).await.is_err() || out.send(Out::Frame(frame(&body))).is_err()
+        {
             return;
         }
     }
@@ -180,7 +206,11 @@ async fn pump(read: impl AsyncRead + Unpin, out: Sender<Out>) {
 fn write_frames<W: Write>(mut output: W, frames: Receiver<Out>, exit: Sender<i32>) {
     for out in frames {
         let Out::Frame(bytes) = out else { break };
-        if output.write_all(&bytes).and_then(|()| output.flush()).is_err() {
+        if output
+            .write_all(&bytes)
+            .and_then(|()| output.flush())
+            .is_err()
+        {
             tracing::info!("the output is closed");
             let _ = exit.send(1);
             return;
@@ -199,16 +229,19 @@ fn watch_parent(pid: i64, exit: Sender<i32>) {
     if pid <= 0 {
         return;
     }
-    let spawned = thread::Builder::new().name("parent-watch".into()).spawn(move || loop {
-        thread::sleep(PARENT_POLL);
-        // SAFETY: signal 0 only checks that the process exists; nothing is sent.
-        let gone = unsafe { libc::kill(pid, 0) } != 0 && std::io::Error::last_os_error().raw_os_error() == Some(libc::ESRCH);
-        if gone {
-            tracing::info!(pid, "the client process is gone");
-            let _ = exit.send(1);
-            return;
-        }
-    });
+    let spawned = thread::Builder::new()
+        .name("parent-watch".into())
+        .spawn(move || loop {
+            thread::sleep(PARENT_POLL);
+            // SAFETY: signal 0 only checks that the process exists; nothing is sent.
+            let gone = unsafe { libc::kill(pid, 0) } != 0
+                && std::io::Error::last_os_error().raw_os_error() == Some(libc::ESRCH);
+            if gone {
+                tracing::info!(pid, "the client process is gone");
+                let _ = exit.send(1);
+                return;
+            }
+        });
     if let Err(e) = spawned {
         tracing::warn!("cannot watch the client process: {e}");
     }

@@ -48,7 +48,11 @@ impl Client {
             .envs(env.iter().copied())
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
-            .stderr(if keep_log { Stdio::piped() } else { Stdio::inherit() })
+            .stderr(if keep_log {
+                Stdio::piped()
+            } else {
+                Stdio::inherit()
+            })
             .spawn()
             .expect("start zy-lsp");
         let log = child.stderr.take().map(|stderr| {
@@ -118,7 +122,9 @@ impl Client {
     /// Start the server with `root` as the workspace folder.
     pub fn initialized_in(root: Option<&str>) -> Client {
         let mut c = Client::start();
-        c.initialize(json!({ "processId": null, "rootUri": root, "capabilities": Client::capabilities() }));
+        c.initialize(
+            json!({ "processId": null, "rootUri": root, "capabilities": Client::capabilities() }),
+        );
         c
     }
 
@@ -173,7 +179,8 @@ impl Client {
 
     /// Wait for the response to request `id` (the whole response object).
     pub fn response(&mut self, id: i64) -> Value {
-        self.response_to(json!(id), Duration::from_secs(60)).unwrap_or_else(|| panic!("no response to {id}"))
+        self.response_to(json!(id), Duration::from_secs(60))
+            .unwrap_or_else(|| panic!("no response to {id}"))
     }
 
     /// The first response with `id` (`null` for errors about messages without one) arriving
@@ -208,12 +215,18 @@ impl Client {
 
     /// Wait until a notification with `method` satisfying `pred` arrives (or was received).
     pub fn wait_for(&mut self, method: &str, pred: impl Fn(&Value) -> bool) -> Value {
-        if let Some(n) = self.notifications.iter().find(|n| n["method"] == method && pred(&n["params"])) {
+        if let Some(n) = self
+            .notifications
+            .iter()
+            .find(|n| n["method"] == method && pred(&n["params"]))
+        {
             return n["params"].clone();
         }
         let deadline = Instant::now() + Duration::from_secs(60);
         loop {
-            let msg = self.next_message(deadline).unwrap_or_else(|| panic!("no {method}"));
+            let msg = self
+                .next_message(deadline)
+                .unwrap_or_else(|| panic!("no {method}"));
             if msg.get("method").is_none() {
                 self.responses.push(msg);
                 continue;

@@ -37,7 +37,10 @@ fn hover_on_function_shows_specialisation_and_gradient_type() {
         h["contents"]["value"],
         "```julia\npow(x::Float64, n::Int64) -> Float64\n```\nspecialised at `pow(2.0, 3)`\n\ngradient: `Tuple{Float64, Nothing}`\n\n`n`: not differentiable (`nothing`)"
     );
-    assert_eq!(h["range"], json!({ "start": { "line": 1, "character": 9 }, "end": { "line": 1, "character": 12 } }));
+    assert_eq!(
+        h["range"],
+        json!({ "start": { "line": 1, "character": 9 }, "end": { "line": 1, "character": 12 } })
+    );
     assert_eq!(c.shutdown(), Some(0));
 }
 
@@ -53,7 +56,10 @@ fn range(l0: u32, c0: u32, l1: u32, c1: u32) -> Value {
 fn code_lenses_name_the_gradient_and_ir_commands() {
     let mut c = Client::initialized();
     c.open(&uri(), POW);
-    let lenses = c.request("textDocument/codeLens", json!({ "textDocument": { "uri": uri() } }));
+    let lenses = c.request(
+        "textDocument/codeLens",
+        json!({ "textDocument": { "uri": uri() } }),
+    );
     let show = json!([{ "uri": uri(), "position": pos(1, 9) }]);
     assert_eq!(
         lenses,
@@ -73,29 +79,56 @@ fn inlay_hints_show_each_arguments_gradient_type() {
         "textDocument/inlayHint",
         json!({ "textDocument": { "uri": uri() }, "range": range(0, 0, 20, 0) }),
     );
-    let labels: Vec<(Value, Value)> =
-        hints.as_array().unwrap().iter().map(|h| (h["position"].clone(), h["label"].clone())).collect();
-    assert_eq!(labels, vec![(pos(1, 14), json!("∇ Float64")), (pos(1, 17), json!("∇ Nothing"))]);
+    let labels: Vec<(Value, Value)> = hints
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|h| (h["position"].clone(), h["label"].clone()))
+        .collect();
+    assert_eq!(
+        labels,
+        vec![
+            (pos(1, 14), json!("∇ Float64")),
+            (pos(1, 17), json!("∇ Nothing"))
+        ]
+    );
 }
 
 #[test]
 fn view_ir_returns_the_ssa_of_the_enclosing_function() {
     let mut c = Client::initialized();
     c.open(&uri(), POW);
-    let r = c.request("zy/viewIr", json!({ "textDocument": { "uri": uri() }, "position": pos(4, 8), "stage": "primal" }));
+    let r = c.request(
+        "zy/viewIr",
+        json!({ "textDocument": { "uri": uri() }, "position": pos(4, 8), "stage": "primal" }),
+    );
     let text = r["text"].as_str().unwrap();
     assert!(text.starts_with("pow(%1, %2)   # x, n\n#1:\n"), "{text}");
-    let err = c.send_request("zy/viewIr", json!({ "textDocument": { "uri": uri() }, "position": pos(4, 8), "stage": "bogus" }));
+    let err = c.send_request(
+        "zy/viewIr",
+        json!({ "textDocument": { "uri": uri() }, "position": pos(4, 8), "stage": "bogus" }),
+    );
     let resp = c.response(err);
     assert_eq!(resp["error"]["message"], "unknown IR stage `bogus`");
     // The adjoint: the forward function, then the pullback.
-    let adj = c.request("zy/viewIr", json!({ "textDocument": { "uri": uri() }, "position": pos(4, 8), "stage": "adjoint" }));
+    let adj = c.request(
+        "zy/viewIr",
+        json!({ "textDocument": { "uri": uri() }, "position": pos(4, 8), "stage": "adjoint" }),
+    );
     let text = adj["text"].as_str().unwrap();
-    let fwd = text.find("pow⁺(%1::Float64, %2::Int64)").expect("forward header");
+    let fwd = text
+        .find("pow⁺(%1::Float64, %2::Int64)")
+        .expect("forward header");
     let back = text.find("pow⁻(").expect("pullback header");
     assert!(fwd < back, "{text}");
-    let dot = c.request("zy/viewIr", json!({ "textDocument": { "uri": uri() }, "position": pos(4, 8), "stage": "dot" }));
-    assert!(dot["text"].as_str().unwrap().starts_with("digraph \"pow\" {"));
+    let dot = c.request(
+        "zy/viewIr",
+        json!({ "textDocument": { "uri": uri() }, "position": pos(4, 8), "stage": "dot" }),
+    );
+    assert!(dot["text"]
+        .as_str()
+        .unwrap()
+        .starts_with("digraph \"pow\" {"));
 }
 
 #[test]
@@ -121,7 +154,10 @@ fn diagnostics_follow_an_edit_that_breaks_and_repairs_the_code() {
     let repaired = c.wait_for("textDocument/publishDiagnostics", |p| p["version"] == 3);
     assert_eq!(repaired["diagnostics"], json!([]));
     let h = hover(&mut c, 1, 10);
-    assert!(h["contents"]["value"].as_str().unwrap().contains("pow(x::Float64, n::Int64) -> Float64"));
+    assert!(h["contents"]["value"]
+        .as_str()
+        .unwrap()
+        .contains("pow(x::Float64, n::Int64) -> Float64"));
 }
 
 #[test]
@@ -153,7 +189,10 @@ fn a_storm_of_hovers_during_edits_is_answered_and_the_server_survives() {
     }
     assert!(c.alive());
     let h = hover(&mut c, 1, 10);
-    assert!(h["contents"]["value"].as_str().unwrap().starts_with("```julia\npow("));
+    assert!(h["contents"]["value"]
+        .as_str()
+        .unwrap()
+        .starts_with("```julia\npow("));
     assert_eq!(c.shutdown(), Some(0));
 }
 
@@ -169,7 +208,13 @@ fn utf16_positions_map_right_in_source_with_unicode_names() {
         json!({ "textDocument": { "uri": "file:///work/u.jl" }, "position": pos(1, 9) }),
     );
     assert_eq!(h["range"], range(1, 8, 1, 10));
-    assert!(h["contents"]["value"].as_str().unwrap().starts_with("```julia\nx̄::Float64\n```"), "{h}");
+    assert!(
+        h["contents"]["value"]
+            .as_str()
+            .unwrap()
+            .starts_with("```julia\nx̄::Float64\n```"),
+        "{h}"
+    );
 }
 
 #[test]
@@ -188,9 +233,15 @@ fn compute_gradient_runs_in_place_and_updates_the_lens() {
     let begin = c.wait_for("$/progress", |p| p["value"]["kind"] == "begin");
     assert_eq!(begin["value"]["title"], "∇ pow");
     c.wait_for("$/progress", |p| p["value"]["kind"] == "end");
-    let lenses = c.request("textDocument/codeLens", json!({ "textDocument": { "uri": uri() } }));
+    let lenses = c.request(
+        "textDocument/codeLens",
+        json!({ "textDocument": { "uri": uri() } }),
+    );
     let title = lenses[0]["command"]["title"].as_str().unwrap();
-    assert!(title.starts_with("∇ pow(2.0, 3) = 8.0 · ∇ = (12.0, nothing) ("), "{title}");
+    assert!(
+        title.starts_with("∇ pow(2.0, 3) = 8.0 · ∇ = (12.0, nothing) ("),
+        "{title}"
+    );
     let hints = c.request(
         "textDocument/inlayHint",
         json!({ "textDocument": { "uri": uri() }, "range": range(0, 0, 20, 0) }),
@@ -207,7 +258,10 @@ fn compute_gradient_runs_in_place_and_updates_the_lens() {
         json!({ "command": "zy.computeGradient", "arguments": [{ "uri": uri(), "function": "g" }] }),
     );
     let resp = c.response(id);
-    assert_eq!(resp["error"]["message"], "add `# zy: at g(...)` above `g` to choose the call");
+    assert_eq!(
+        resp["error"]["message"],
+        "add `# zy: at g(...)` above `g` to choose the call"
+    );
     assert_eq!(c.shutdown(), Some(0));
 }
 
@@ -237,7 +291,13 @@ fn a_deep_call_chain_is_analysed_without_overflowing_the_stack() {
         "textDocument/hover",
         json!({ "textDocument": { "uri": "file:///work/deep.jl" }, "position": pos(1, 0) }),
     );
-    assert!(h["contents"]["value"].as_str().unwrap().starts_with("```julia\nf1(x::Float64) -> Float64"), "{h}");
+    assert!(
+        h["contents"]["value"]
+            .as_str()
+            .unwrap()
+            .starts_with("```julia\nf1(x::Float64) -> Float64"),
+        "{h}"
+    );
     assert!(c.alive());
 }
 
@@ -247,7 +307,12 @@ fn lints_follow_the_workspace_zy_toml() {
     let codes = |c: &mut Client, uri: &str| {
         c.open(uri, src);
         let d = c.wait_for("textDocument/publishDiagnostics", |p| p["uri"] == uri);
-        d["diagnostics"].as_array().unwrap().iter().map(|d| d["code"].as_str().unwrap().to_string()).collect::<Vec<_>>()
+        d["diagnostics"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|d| d["code"].as_str().unwrap().to_string())
+            .collect::<Vec<_>>()
     };
     // Without configuration: `y` gets no gradient, a warning.
     let mut c = Client::initialized();
@@ -263,7 +328,13 @@ fn lints_follow_the_workspace_zy_toml() {
     std::fs::write(dir.join("zy.toml"), "[lints]\nno-such-lint = \"allow\"\n").unwrap();
     let mut c = Client::initialized_in(Some(&root));
     let msg = c.wait_for("window/showMessage", |_| true);
-    assert!(msg["message"].as_str().unwrap().contains("unknown lint `no-such-lint`"), "{msg}");
+    assert!(
+        msg["message"]
+            .as_str()
+            .unwrap()
+            .contains("unknown lint `no-such-lint`"),
+        "{msg}"
+    );
     assert_eq!(codes(&mut c, &format!("{root}/f.jl")), ["zero-gradient"]);
     let _ = std::fs::remove_dir_all(&dir);
 }

@@ -30,7 +30,9 @@ fn framed(body: &str) -> Vec<u8> {
 fn bare_client(options: Value) -> Client {
     let mut c = Client::start();
     c.answers_server_requests = false;
-    c.initialize(json!({ "processId": null, "capabilities": {}, "initializationOptions": options }));
+    c.initialize(
+        json!({ "processId": null, "capabilities": {}, "initializationOptions": options }),
+    );
     c
 }
 
@@ -52,16 +54,45 @@ fn gradient(c: &mut Client, uri: &str, function: &str) -> i64 {
 fn malformed_messages_get_json_rpc_errors_and_the_server_reads_on() {
     let mut c = Client::initialized();
     let cases: [(&[u8], Value); 5] = [
-        (&framed("{}"), error(Value::Null, -32600, "Invalid request: `jsonrpc` must be \"2.0\"")),
-        (&framed("not json"), error(Value::Null, -32700, "Parse error: expected ident at line 1 column 2")),
+        (
+            &framed("{}"),
+            error(
+                Value::Null,
+                -32600,
+                "Invalid request: `jsonrpc` must be \"2.0\"",
+            ),
+        ),
+        (
+            &framed("not json"),
+            error(
+                Value::Null,
+                -32700,
+                "Parse error: expected ident at line 1 column 2",
+            ),
+        ),
         (
             b"Content-Type: application/vscode-jsonrpc\r\n\r\n{\"jsonrpc\":\"2.0\"}",
-            error(Value::Null, -32700, "Parse error: a header without `Content-Length`"),
+            error(
+                Value::Null,
+                -32700,
+                "Parse error: a header without `Content-Length`",
+            ),
         ),
-        (&framed("null"), error(Value::Null, -32600, "Invalid request: a message is a JSON object")),
+        (
+            &framed("null"),
+            error(
+                Value::Null,
+                -32600,
+                "Invalid request: a message is a JSON object",
+            ),
+        ),
         (
             &framed(r#"{"jsonrpc":"2.0","id":9,"method":"textDocument/hover","params":"x"}"#),
-            error(json!(9), -32600, "Invalid request: `params` must be an object or an array"),
+            error(
+                json!(9),
+                -32600,
+                "Invalid request: `params` must be an object or an array",
+            ),
         ),
     ];
     for (bytes, expected) in cases {
@@ -73,7 +104,10 @@ fn malformed_messages_get_json_rpc_errors_and_the_server_reads_on() {
             "zy/viewIr",
             json!({ "textDocument": { "uri": "file:///none.jl" }, "position": { "line": 0, "character": 0 }, "stage": "primal" }),
         );
-        assert_eq!(c.response(id)["error"]["message"], "file:///none.jl is not open");
+        assert_eq!(
+            c.response(id)["error"]["message"],
+            "file:///none.jl is not open"
+        );
     }
     assert_eq!(c.shutdown(), Some(0));
 }
@@ -83,7 +117,10 @@ fn unknown_dollar_requests_get_method_not_found_and_such_notifications_are_ignor
     let mut c = Client::initialized();
     c.notify("$/unknownNotification", json!({}));
     let id = c.send_request("$/unknownRequest", json!({}));
-    assert_eq!(c.response(id), error(json!(id), -32601, "Method not found: `$/unknownRequest`"));
+    assert_eq!(
+        c.response(id),
+        error(json!(id), -32601, "Method not found: `$/unknownRequest`")
+    );
     // The notification got no answer: the next response is the shutdown's.
     assert_eq!(c.shutdown(), Some(0));
 }
@@ -101,7 +138,14 @@ fn a_message_over_the_size_limit_is_refused_and_skipped() {
         left -= n;
     }
     let answer = c.response_to(Value::Null, Duration::from_secs(30));
-    assert_eq!(answer, Some(error(Value::Null, -32600, "Invalid request: a message of 67108865 bytes (the limit is 64 MiB)")));
+    assert_eq!(
+        answer,
+        Some(error(
+            Value::Null,
+            -32600,
+            "Invalid request: a message of 67108865 bytes (the limit is 64 MiB)"
+        ))
+    );
     assert_eq!(c.shutdown(), Some(0));
 }
 
@@ -122,7 +166,10 @@ fn exit_ends_the_server_while_its_input_stays_open() {
 #[cfg(unix)]
 #[test]
 fn the_server_exits_when_the_client_process_is_gone() {
-    let mut parent = std::process::Command::new("sleep").arg("600").spawn().expect("start sleep");
+    let mut parent = std::process::Command::new("sleep")
+        .arg("600")
+        .spawn()
+        .expect("start sleep");
     let mut c = Client::start();
     c.initialize(json!({ "processId": parent.id(), "capabilities": {} }));
     // Alive while its client is.
@@ -139,9 +186,15 @@ fn gradients_return_to_clients_that_do_not_handle_progress() {
     let mut c = bare_client(Value::Null);
     c.open("file:///w/p.jl", pow);
     let id = gradient(&mut c, "file:///w/p.jl", "pow");
-    let r = c.response_to(json!(id), Duration::from_secs(30)).expect("a gradient");
+    let r = c
+        .response_to(json!(id), Duration::from_secs(30))
+        .expect("a gradient");
     assert_eq!(r["result"]["gradient"], "(12.0, nothing)");
-    let asked: Vec<&Value> = c.notifications.iter().filter(|n| n.get("id").is_some()).collect();
+    let asked: Vec<&Value> = c
+        .notifications
+        .iter()
+        .filter(|n| n.get("id").is_some())
+        .collect();
     assert_eq!(asked, Vec::<&Value>::new());
     // A client that declares progress but never answers `window/workDoneProgress/create`.
     let mut c = Client::start();
@@ -149,9 +202,17 @@ fn gradients_return_to_clients_that_do_not_handle_progress() {
     c.initialize(json!({ "processId": null, "capabilities": Client::capabilities() }));
     c.open("file:///w/p.jl", pow);
     let id = gradient(&mut c, "file:///w/p.jl", "pow");
-    let r = c.response_to(json!(id), Duration::from_secs(30)).expect("a gradient");
+    let r = c
+        .response_to(json!(id), Duration::from_secs(30))
+        .expect("a gradient");
     assert_eq!(r["result"]["gradient"], "(12.0, nothing)");
-    assert_eq!(c.notifications.iter().filter(|n| n["method"] == "window/workDoneProgress/create").count(), 1);
+    assert_eq!(
+        c.notifications
+            .iter()
+            .filter(|n| n["method"] == "window/workDoneProgress/create")
+            .count(),
+        1
+    );
 }
 
 #[test]
@@ -167,21 +228,45 @@ fn a_file_above_the_size_limit_gets_syntax_errors_only_and_says_so_once() {
         .as_array()
         .unwrap()
         .iter()
-        .map(|d| (d["code"].clone(), d["severity"].clone(), d["range"]["start"].clone()))
+        .map(|d| {
+            (
+                d["code"].clone(),
+                d["severity"].clone(),
+                d["range"]["start"].clone(),
+            )
+        })
         .collect();
     assert_eq!(
         summary,
         vec![
-            (json!("large-file"), json!(3), json!({ "line": 0, "character": 0 })),
-            (json!("unsupported"), json!(1), json!({ "line": 2, "character": 0 })),
-            (json!("syntax-error"), json!(1), json!({ "line": 2, "character": 7 })),
+            (
+                json!("large-file"),
+                json!(3),
+                json!({ "line": 0, "character": 0 })
+            ),
+            (
+                json!("unsupported"),
+                json!(1),
+                json!({ "line": 2, "character": 0 })
+            ),
+            (
+                json!("syntax-error"),
+                json!(1),
+                json!({ "line": 2, "character": 7 })
+            ),
         ]
     );
     let why = "it has 1251 bytes, more than the 1 KiB of `analysis.maxFileKb`";
-    assert_eq!(d["diagnostics"][0]["message"], format!("zy only parses this file (syntax errors only): {why}"));
+    assert_eq!(
+        d["diagnostics"][0]["message"],
+        format!("zy only parses this file (syntax errors only): {why}")
+    );
     let told = c.wait_for("window/showMessage", |_| true);
     let what = "syntax errors; no lints, type errors, hovers, lenses, inlay hints or gradients";
-    assert_eq!(told, json!({ "type": 3, "message": format!("zy only parses {uri} ({what}): {why}") }));
+    assert_eq!(
+        told,
+        json!({ "type": 3, "message": format!("zy only parses {uri} ({what}): {why}") })
+    );
     // Nothing that would analyse the file's functions.
     let start = json!({ "line": 0, "character": 0 });
     let hints = c.request(
@@ -189,13 +274,25 @@ fn a_file_above_the_size_limit_gets_syntax_errors_only_and_says_so_once() {
         json!({ "textDocument": { "uri": uri }, "range": { "start": start, "end": { "line": 9, "character": 0 } } }),
     );
     assert_eq!(hints, json!([]));
-    assert_eq!(c.request("textDocument/codeLens", json!({ "textDocument": { "uri": uri } })), json!([]));
     assert_eq!(
-        c.request("textDocument/hover", json!({ "textDocument": { "uri": uri }, "position": { "line": 1, "character": 0 } })),
+        c.request(
+            "textDocument/codeLens",
+            json!({ "textDocument": { "uri": uri } })
+        ),
+        json!([])
+    );
+    assert_eq!(
+        c.request(
+            "textDocument/hover",
+            json!({ "textDocument": { "uri": uri }, "position": { "line": 1, "character": 0 } })
+        ),
         Value::Null
     );
     let id = gradient(&mut c, uri, "f");
-    assert_eq!(c.response(id)["error"], json!({ "code": -32602, "message": format!("zy only parses this file: {why}") }));
+    assert_eq!(
+        c.response(id)["error"],
+        json!({ "code": -32602, "message": format!("zy only parses this file: {why}") })
+    );
     // An edit: said once only.
     c.notify(
         "textDocument/didChange",
@@ -203,11 +300,27 @@ fn a_file_above_the_size_limit_gets_syntax_errors_only_and_says_so_once() {
     );
     c.wait_for("textDocument/publishDiagnostics", |p| p["version"] == 2);
     // Raising the limit brings the lint back.
-    c.notify("workspace/didChangeConfiguration", json!({ "settings": { "zy": { "analysis": { "maxFileKb": 64 } } } }));
-    let d = c.wait_for("textDocument/publishDiagnostics", |p| p["version"] == 2 && p["diagnostics"][0]["code"] != "large-file");
-    let codes: Vec<&Value> = d["diagnostics"].as_array().unwrap().iter().map(|d| &d["code"]).collect();
+    c.notify(
+        "workspace/didChangeConfiguration",
+        json!({ "settings": { "zy": { "analysis": { "maxFileKb": 64 } } } }),
+    );
+    let d = c.wait_for("textDocument/publishDiagnostics", |p| {
+        p["version"] == 2 && p["diagnostics"][0]["code"] != "large-file"
+    });
+    let codes: Vec<&Value> = d["diagnostics"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|d| &d["code"])
+        .collect();
     assert_eq!(codes, [&json!("unsupported"), &json!("syntax-error")]);
-    assert_eq!(c.notifications.iter().filter(|n| n["method"] == "window/showMessage").count(), 1);
+    assert_eq!(
+        c.notifications
+            .iter()
+            .filter(|n| n["method"] == "window/showMessage")
+            .count(),
+        1
+    );
 }
 
 #[test]
@@ -216,8 +329,14 @@ fn an_editor_gradient_stops_at_the_editors_time_limit() {
     c.open("file:///w/spin.jl", SPIN);
     let start = Instant::now();
     let id = gradient(&mut c, "file:///w/spin.jl", "spin");
-    let r = c.response_to(json!(id), Duration::from_secs(30)).expect("an answer");
-    assert!(start.elapsed() >= Duration::from_secs(2), "{:?}", start.elapsed());
+    let r = c
+        .response_to(json!(id), Duration::from_secs(30))
+        .expect("an answer");
+    assert!(
+        start.elapsed() >= Duration::from_secs(2),
+        "{:?}",
+        start.elapsed()
+    );
     assert_eq!(
         r["error"],
         json!({ "code": -32602, "message": "/w/spin.jl:4:5: error: InterruptException: time limit exceeded (the editor's limit is 2 s: setting `gradient.timeoutMs`)" })
@@ -240,7 +359,9 @@ end
     let mut c = client_with(json!({ "gradient": { "memoryMb": 64, "timeoutMs": 60000 } }));
     c.open("file:///w/hog.jl", hog);
     let id = gradient(&mut c, "file:///w/hog.jl", "hog");
-    let r = c.response_to(json!(id), Duration::from_secs(60)).expect("an answer");
+    let r = c
+        .response_to(json!(id), Duration::from_secs(60))
+        .expect("an answer");
     assert_eq!(
         r["error"],
         json!({ "code": -32602, "message": "zy.computeGradient stopped: the server's memory grew by more than 64 MiB while it ran (setting `gradient.memoryMb`)" })
@@ -255,15 +376,26 @@ fn a_cancelled_gradient_is_answered_and_stops_running() {
     );
     c.open("file:///w/spin.jl", SPIN);
     let id = gradient(&mut c, "file:///w/spin.jl", "spin");
-    c.wait_for_log(&["start", "zy.computeGradient"], Duration::from_secs(30)).expect("the run started");
+    c.wait_for_log(&["start", "zy.computeGradient"], Duration::from_secs(30))
+        .expect("the run started");
     std::thread::sleep(Duration::from_millis(300));
     let cancelled = Instant::now();
     c.notify("$/cancelRequest", json!({ "id": id }));
-    let r = c.response_to(json!(id), Duration::from_secs(30)).expect("an answer");
-    assert_eq!(r, json!({ "jsonrpc": "2.0", "id": id, "error": { "code": -32800, "message": "Canceled" } }));
+    let r = c
+        .response_to(json!(id), Duration::from_secs(30))
+        .expect("an answer");
+    assert_eq!(
+        r,
+        json!({ "jsonrpc": "2.0", "id": id, "error": { "code": -32800, "message": "Canceled" } })
+    );
     // The run itself ended, long before its 60 s limit.
-    c.wait_for_log(&["done", "zy.computeGradient"], Duration::from_secs(3)).expect("the run stopped");
-    assert!(cancelled.elapsed() < Duration::from_secs(3), "{:?}", cancelled.elapsed());
+    c.wait_for_log(&["done", "zy.computeGradient"], Duration::from_secs(3))
+        .expect("the run stopped");
+    assert!(
+        cancelled.elapsed() < Duration::from_secs(3),
+        "{:?}",
+        cancelled.elapsed()
+    );
 }
 
 #[test]
@@ -275,15 +407,27 @@ fn a_long_gradient_shows_a_short_lens_title_and_the_command_returns_it_whole() {
     let id = gradient(&mut c, uri, "f");
     let r = c.response(id)["result"].clone();
     let full = format!("([{}],)", vec!["2.0"; 100].join(", "));
-    assert_eq!((&r["call"], &r["value"], &r["gradient"]), (&json!("f(ones(100))"), &json!("100.0"), &json!(full)));
-    let lenses = c.request("textDocument/codeLens", json!({ "textDocument": { "uri": uri } }));
+    assert_eq!(
+        (&r["call"], &r["value"], &r["gradient"]),
+        (&json!("f(ones(100))"), &json!("100.0"), &json!(full))
+    );
+    let lenses = c.request(
+        "textDocument/codeLens",
+        json!({ "textDocument": { "uri": uri } }),
+    );
     let title = lenses[0]["command"]["title"].as_str().unwrap();
     let micros = r["micros"].as_u64().unwrap();
-    assert_eq!(title, format!("∇ f(ones(100)) = 100.0 · ∇ = (100-element Vector{{Float64}},) ({micros} µs)"));
+    assert_eq!(
+        title,
+        format!("∇ f(ones(100)) = 100.0 · ∇ = (100-element Vector{{Float64}},) ({micros} µs)")
+    );
     let hints = c.request("textDocument/inlayHint", json!({ "textDocument": { "uri": uri }, "range": { "start": { "line": 0, "character": 0 }, "end": { "line": 9, "character": 0 } } }));
     let last = &hints[hints.as_array().unwrap().len() - 1];
     assert_eq!(last["label"], "∇ = (100-element Vector{Float64},)");
-    assert_eq!(last["tooltip"], format!("f(ones(100)) = 100.0 · ∇ = {full} ({micros} µs)"));
+    assert_eq!(
+        last["tooltip"],
+        format!("f(ones(100)) = 100.0 · ∇ = {full} ({micros} µs)")
+    );
 }
 
 #[cfg(debug_assertions)]
@@ -314,7 +458,12 @@ fn a_panic_in_the_diagnostics_pass_is_reported_and_the_next_edit_is_analysed() {
         json!({ "textDocument": { "uri": uri, "version": 2 }, "contentChanges": [{ "text": "g(x) = (x *\n" }] }),
     );
     let d = c.wait_for("textDocument/publishDiagnostics", |p| p["version"] == 2);
-    let codes: Vec<&Value> = d["diagnostics"].as_array().unwrap().iter().map(|d| &d["code"]).collect();
+    let codes: Vec<&Value> = d["diagnostics"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|d| &d["code"])
+        .collect();
     assert_eq!(codes, [&json!("unsupported"), &json!("syntax-error")]);
     assert_eq!(c.shutdown(), Some(0));
 }
