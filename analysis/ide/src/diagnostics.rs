@@ -60,6 +60,29 @@ impl Analysis {
             crate::check::finish(db, file.0, found, &FileConfig::default())
         })
     }
+
+    /// The syntax errors of `file` alone (what the editor shows for a file too large to
+    /// analyse on every edit): a parse, no lowering or typing.
+    pub fn syntax_diagnostics(&self, file: FileId) -> Cancellable<Vec<Diagnostic>> {
+        self.with_db(|db| {
+            zy_hir::parse(db, file.0)
+                .errors
+                .iter()
+                .map(|e| {
+                    let lc = zy_hir::line_col(db, file.0, e.range.start);
+                    Diagnostic {
+                        start: e.range.start,
+                        end: e.range.end,
+                        line: lc.line,
+                        col: lc.col,
+                        code: e.code.to_string(),
+                        message: e.message.clone(),
+                        severity: Severity::Error,
+                    }
+                })
+                .collect()
+        })
+    }
 }
 
 /// How long the lints that run code (the rrule checks) may take per call in `diagnostics`.
@@ -82,4 +105,37 @@ pub(crate) fn errors(db: &RootDatabase, file: SourceFile) -> Vec<Diagnostic> {
             }
         })
         .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use std::path::Path;
+
+    use crate::AnalysisHost;
+
+    #[test]
+    fn syntax_diagnostics_hold_the_parse_errors_alone() {
+        let mut host = AnalysisHost::new();
+        let typed = host.set_file_text(
+            Path::new("a.jl"),
+            "# zy: at f([1.0])\nf(x) = x + 1.0\n".into(),
+        );
+        let broken = host.set_file_text(Path::new("b.jl"), "g(x) = (x *\n".into());
+        let a = host.analysis();
+        let codes = |ds: Vec<crate::Diagnostic>| {
+            ds.into_iter()
+                .map(|d| (d.line, d.col, d.code))
+                .collect::<Vec<_>>()
+        };
+        assert_eq!(
+            codes(a.diagnostics(typed).unwrap()),
+            [(2, 8, "method-error".to_string())]
+        );
+        assert_eq!(codes(a.syntax_diagnostics(typed).unwrap()), []);
+        let parse_errors = [
+            (1, 1, "unsupported".to_string()),
+            (1, 8, "syntax-error".to_string()),
+        ];
+        assert_eq!(codes(a.syntax_diagnostics(broken).unwrap()), parse_errors);
+    }
 }

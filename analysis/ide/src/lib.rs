@@ -23,7 +23,7 @@ use std::collections::HashMap;
 use std::panic::AssertUnwindSafe;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::Arc;
+use std::sync::{Arc, Mutex, PoisonError, Weak};
 
 use salsa::Setter;
 use zy_hir::input::Unreadable;
@@ -73,9 +73,10 @@ pub struct AnalysisHost {
     db: RootDatabase,
     files: HashMap<PathBuf, SourceFile>,
     order: Vec<SourceFile>,
-    /// Raised when an edit makes the current snapshots stale: stops their interpreter runs,
-    /// which salsa's own cancellation (checked between queries) cannot reach.
-    stale: Arc<AtomicBool>,
+    /// The flags of the snapshots handed out since the last edit, raised when an edit makes
+    /// them stale: that stops their interpreter runs, which salsa's own cancellation (checked
+    /// between queries) cannot reach.
+    snapshots: Mutex<Vec<Weak<AtomicBool>>>,
 }
 
 impl AnalysisHost {
@@ -167,11 +168,18 @@ impl AnalysisHost {
         self.files.get(path).copied().map(FileId)
     }
 
-    /// A snapshot for queries (possibly on another thread).
+    /// A snapshot for queries (possibly on another thread), with a cancel flag of its own.
     pub fn analysis(&self) -> Analysis {
+        let stale = Arc::new(AtomicBool::new(false));
+        let mut snapshots = self
+            .snapshots
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner);
+        snapshots.retain(|s| s.strong_count() > 0);
+        snapshots.push(Arc::downgrade(&stale));
         Analysis {
             db: self.db.clone(),
-            stale: self.stale.clone(),
+            stale,
         }
     }
 
@@ -183,8 +191,13 @@ impl AnalysisHost {
     /// Stop the snapshots' interpreter runs before an edit (the edit then waits for the
     /// snapshots to be dropped).
     fn invalidate_snapshots(&mut self) {
-        self.stale.store(true, Ordering::SeqCst);
-        self.stale = Arc::default();
+        let snapshots = self
+            .snapshots
+            .get_mut()
+            .unwrap_or_else(PoisonError::into_inner);
+        for stale in snapshots.drain(..).filter_map(|s| s.upgrade()) {
+            stale.store(true, Ordering::SeqCst);
+        }
     }
 
     fn sync_workspace(&mut self) {
@@ -198,7 +211,7 @@ impl AnalysisHost {
 #[derive(Clone)]
 pub struct Analysis {
     db: RootDatabase,
-    /// Set once an edit has made this snapshot stale.
+    /// Set once an edit has made this snapshot stale (or its owner cancelled it).
     stale: Arc<AtomicBool>,
 }
 
@@ -208,8 +221,10 @@ impl Analysis {
         salsa::Cancelled::catch(AssertUnwindSafe(|| f(&self.db)))
     }
 
-    /// The flag that stops interpreter runs on this snapshot when an edit arrives.
-    fn stale_flag(&self) -> Arc<AtomicBool> {
+    /// The flag that stops this snapshot's interpreter and JIT runs: an edit raises it, and so
+    /// may its owner (a cancelled request): the query running then returns `Cancelled`. Other
+    /// snapshots are not affected; clones of this one are.
+    pub fn stale_flag(&self) -> Arc<AtomicBool> {
         self.stale.clone()
     }
 
@@ -261,5 +276,33 @@ mod tests {
             .unwrap()
             .unwrap();
         assert_eq!(v.display, "1.0");
+    }
+
+    #[test]
+    fn a_snapshot_cancelled_by_its_owner_stops_alone() {
+        let mut host = AnalysisHost::new();
+        let path = Path::new("spin.jl");
+        let text = "function spin(x)\n    while true end\n    x\nend\nid(x) = x\n";
+        let file = host.set_file_text(path, text.into());
+        let (cancelled, other) = (host.analysis(), host.analysis());
+        let limits = EvalLimits {
+            timeout: None,
+            ..EvalLimits::default()
+        };
+        let flag = cancelled.stale_flag();
+        let worker =
+            std::thread::spawn(move || cancelled.eval(file, "spin(1.0)", limits).map(|_| ()));
+        std::thread::sleep(std::time::Duration::from_millis(100));
+        flag.store(true, Ordering::SeqCst);
+        let outcome = worker.join().map_err(|_| "worker panicked");
+        assert!(
+            matches!(outcome, Ok(Err(salsa::Cancelled::PendingWrite))),
+            "{outcome:?}"
+        );
+        let v = other
+            .eval(file, "id(2.0)", EvalLimits::default())
+            .unwrap()
+            .unwrap();
+        assert_eq!(v.display, "2.0");
     }
 }

@@ -124,6 +124,9 @@ export class Ctx implements vscode.Disposable {
             ],
             outputChannel: this.output,
             middleware: this.middleware,
+            // The server's settings (docs/lsp.md): given at start, then sent on every change.
+            initializationOptions: serverSettings(),
+            synchronize: { configurationSection: "zy" },
             errorHandler: {
                 error: (error, _message, count) => {
                     this.output.appendLine(`connection error: ${error.message}`);
@@ -169,6 +172,15 @@ export class Ctx implements vscode.Disposable {
         this.statusItem.tooltip = view.tooltip;
         this.statusItem.backgroundColor = view.isError ? new vscode.ThemeColor("statusBarItem.errorBackground") : undefined;
     }
+}
+
+/** The `zy` settings the server reads, as `initializationOptions`. */
+function serverSettings(): object {
+    const config = vscode.workspace.getConfiguration("zy");
+    return {
+        gradient: { timeoutMs: config.get<number>("gradient.timeoutMs"), memoryMb: config.get<number>("gradient.memoryMb") },
+        analysis: { maxFileKb: config.get<number>("analysis.maxFileKb") },
+    };
 }
 
 function isExecutable(p: string): boolean {

@@ -2,29 +2,48 @@
 //!
 //! Edits are applied synchronously at the start of their handler (before any `.await`), so they
 //! happen in the order the client sent them even though tower-lsp runs handlers concurrently.
-//! Reads take a snapshot under the lock and run on a blocking thread (see [`dispatch`]).
+//! Reads take a snapshot under the lock and run on a blocking thread (see [`dispatch`]). The
+//! server never waits for the client on a request's path: progress reports and refreshes are
+//! sent from tasks of their own, and only when the client declared them.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
+use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use std::time::{Duration, Instant};
 
 use serde_json::Value;
+use tokio::io::{DuplexStream, ReadHalf, WriteHalf};
+use tokio::sync::oneshot;
 use tower_lsp::jsonrpc::{Error, Result};
 use tower_lsp::lsp_types::*;
-use tower_lsp::{Client, LanguageServer};
+use tower_lsp::{Client, LanguageServer, LspService, Server};
 use zy_ide::{Analysis, AnalysisHost, Config, Engine, EvalLimits, FileId, IrStage};
 
 use crate::convert::Document;
-use crate::dispatch::{run, Outcome};
+use crate::dispatch::{panic_message, run, Budget, Outcome, REQUEST_TIMEOUT};
 use crate::ext::{self, GradientArgs, GradientResult, ViewIrParams, ViewIrResult};
+use crate::settings::{Settings, GRADIENT_MEMORY_KEY, GRADIENT_TIMEOUT_KEY, MAX_FILE_KEY};
+use crate::summary::{self, HINT_CHARS, TITLE_CHARS};
 
-/// How long a `# zy: at` run may take before it is stopped.
-const RUN_TIMEOUT: Duration = Duration::from_secs(5);
+/// How long the server waits for the client to accept a progress token before it gives up
+/// reporting progress for that run (the run itself never waits for it).
+const PROGRESS_CREATE_WAIT: Duration = Duration::from_secs(5);
+
+/// How long edits to a file above the full-analysis size limit must pause before it is parsed.
+const LARGE_FILE_PAUSE: Duration = Duration::from_millis(300);
 
 /// Numbers for progress tokens.
 static PROGRESS_IDS: AtomicU64 = AtomicU64::new(1);
+
+/// Serve the language server on the two ends of a transport.
+pub async fn serve(input: ReadHalf<DuplexStream>, output: WriteHalf<DuplexStream>) {
+    let (service, socket) = LspService::build(Backend::new)
+        .custom_method(ext::VIEW_IR, Backend::view_ir)
+        .finish();
+    Server::new(input, output, socket).serve(service).await;
+}
 
 /// Everything the server mutates, behind one lock.
 #[derive(Default)]
@@ -35,7 +54,27 @@ struct State {
     config: Config,
     docs: HashMap<Url, Document>,
     /// The last computed gradient per (document, function), shown in lenses and hints.
-    gradients: HashMap<(Url, String), GradientResult>,
+    gradients: HashMap<(Url, String), Computed>,
+    settings: Settings,
+    caps: ClientCaps,
+    /// The documents the user was told are too large to analyse in full.
+    told_large: HashSet<Url>,
+}
+
+/// What the client declared it handles (the server sends nothing else).
+#[derive(Clone, Copy, Default)]
+struct ClientCaps {
+    progress: bool,
+    lens_refresh: bool,
+    hint_refresh: bool,
+}
+
+/// A computed gradient: in full (what the command returned) and in short forms for the lens.
+#[derive(Clone)]
+struct Computed {
+    full: GradientResult,
+    value: String,
+    gradient: String,
 }
 
 /// The `LanguageServer` implementation.
@@ -51,7 +90,10 @@ struct Snapshot {
     doc: DocView,
     /// The gradients computed so far (copied under the same lock as the snapshot: taking the
     /// lock again while a snapshot lives could deadlock with an edit waiting for snapshots).
-    gradients: HashMap<(Url, String), GradientResult>,
+    gradients: HashMap<(Url, String), Computed>,
+    settings: Settings,
+    /// Why the document is only parsed, if it is above the full-analysis size limit.
+    too_large: Option<String>,
 }
 
 /// An immutable copy of a document for position conversions off the lock.
@@ -89,73 +131,85 @@ impl Backend {
                 doc: Document::new(doc.text.clone(), doc.version),
             },
             gradients: state.gradients.clone(),
+            settings: state.settings.clone(),
+            too_large: too_large(doc.text.len(), state.settings.max_file_bytes)
+                .map(|why| format!("zy only parses this file: {why}")),
         })
     }
 
     /// Apply a document's new text to the analysis host and publish its diagnostics.
     fn changed(&self, uri: Url) {
-        let version = {
+        let (version, large) = {
             let mut state = self.lock();
             let Some(doc) = state.docs.get(&uri) else {
                 return;
             };
             let (text, version) = (doc.text.clone(), doc.version);
+            let large = text.len() as u64 > state.settings.max_file_bytes;
             tracing::debug!(%uri, version, "applying edit");
             state.host.set_file_text(&path_of(&uri), text);
             // Files it includes that are not open are read from disk.
-            state
-                .host
-                .load_includes(|path| std::fs::read_to_string(path).map_err(|e| e.to_string()));
+            let limit = state.settings.max_file_bytes;
+            state.host.load_includes(|path| read_included(path, limit));
             tracing::debug!(%uri, version, "edit applied");
             state.gradients.retain(|(u, _), _| *u != uri);
-            version
+            (version, large)
         };
         let client = self.client.clone();
         let state = self.state.clone();
         tokio::spawn(async move {
+            // A large file's parse alone takes a while, and the next edit waits for it: parse
+            // once typing pauses.
+            if large {
+                tokio::time::sleep(LARGE_FILE_PAUSE).await;
+                let current = state
+                    .lock()
+                    .unwrap_or_else(PoisonError::into_inner)
+                    .docs
+                    .get(&uri)
+                    .map(|d| d.version);
+                if current != Some(version) {
+                    return;
+                }
+            }
             // The snapshot is taken on the blocking thread: a snapshot parked in a task that a
             // blocked worker cannot run would make the next edit wait for it forever.
-            let for_task = state.clone();
-            let task_uri = uri.clone();
+            let (for_task, task_uri) = (state.clone(), uri.clone());
             let task = tokio::task::spawn_blocking(move || {
-                let (analysis, file, doc, config) = {
-                    let state = for_task.lock().unwrap_or_else(PoisonError::into_inner);
-                    let doc = state.docs.get(&task_uri)?;
-                    let path = path_of(&task_uri);
-                    let file = state.host.file_id(&path)?;
-                    let rel = match &state.root {
-                        Some(root) => path
-                            .strip_prefix(root)
-                            .unwrap_or(&path)
-                            .to_string_lossy()
-                            .replace('\\', "/"),
-                        None => path.to_string_lossy().into_owned(),
-                    };
-                    let config = state.config.for_path(&rel);
-                    (
-                        state.host.analysis(),
-                        file,
-                        Document::new(doc.text.clone(), doc.version),
-                        config,
-                    )
-                };
-                let diags = analysis.check_static(file, &config).ok()?;
-                Some(
-                    diags
-                        .into_iter()
-                        .map(|d| to_diagnostic(&doc, d))
-                        .collect::<Vec<_>>(),
-                )
+                catch_unwind(AssertUnwindSafe(|| diagnose(&for_task, &task_uri)))
             });
-            let Ok(Some(diags)) = task.await else { return };
+            let Ok(outcome) = task.await else { return };
             // Publish only if no newer edit arrived meanwhile.
-            let current = {
-                let state = state.lock().unwrap_or_else(PoisonError::into_inner);
-                state.docs.get(&uri).map(|d| d.version)
+            let (current, told) = {
+                let mut state = state.lock().unwrap_or_else(PoisonError::into_inner);
+                let large = matches!(&outcome, Ok(Some(d)) if d.large);
+                (
+                    state.docs.get(&uri).map(|d| d.version),
+                    large && !state.told_large.insert(uri.clone()),
+                )
             };
-            if current == Some(version) {
-                client.publish_diagnostics(uri, diags, Some(version)).await;
+            if current != Some(version) {
+                return;
             }
+            let diags = match outcome {
+                Ok(None) => return, // cancelled by a newer edit, or closed
+                Ok(Some(d)) => {
+                    if d.large && !told {
+                        client
+                            .show_message(MessageType::INFO, large_file_message(&uri, &d))
+                            .await;
+                    }
+                    d.diagnostics
+                }
+                Err(panic) => {
+                    let msg = panic_message(&*panic);
+                    tracing::error!(%uri, panic = %msg, "the diagnostics pass panicked");
+                    let text = format!("zy: the analysis of {uri} failed internally ({msg}); it runs again at the next edit");
+                    client.show_message(MessageType::ERROR, text).await;
+                    vec![internal_error(&msg)]
+                }
+            };
+            client.publish_diagnostics(uri, diags, Some(version)).await;
         });
     }
 
@@ -163,9 +217,18 @@ impl Backend {
     /// lens and inlay hint, and report progress while it runs.
     async fn compute_gradient(&self, args: GradientArgs) -> Result<GradientResult> {
         let snap = self.snapshot(&args.uri)?;
-        let progress = self.begin_progress(&format!("∇ {}", args.function)).await;
+        if let Some(why) = snap.too_large {
+            return Err(invalid(why));
+        }
+        let _progress = self.progress(format!("∇ {}", args.function));
         let function = args.function.clone();
-        let result = run("zy.computeGradient", move || {
+        let cancel = snap.analysis.stale_flag();
+        let timeout = snap.settings.gradient_timeout;
+        let budget = Budget {
+            time: timeout + REQUEST_TIMEOUT,
+            memory: Some((snap.settings.gradient_memory, GRADIENT_MEMORY_KEY)),
+        };
+        let computed = run("zy.computeGradient", cancel, budget, move || {
             let f = match snap.analysis.outline(snap.file) {
                 Ok(fs) => fs.into_iter().find(|f| f.name == function),
                 Err(_) => return Outcome::Cancelled,
@@ -179,86 +242,107 @@ impl Backend {
                 ));
             };
             let limits = EvalLimits {
-                timeout: Some(RUN_TIMEOUT),
+                timeout: Some(timeout),
+                max_memory: usize::try_from(snap.settings.gradient_memory).unwrap_or(usize::MAX),
                 ..EvalLimits::default()
             };
             let start = Instant::now();
             match snap.analysis.grad(snap.file, &call, limits, Engine::Jit) {
                 Ok(Ok(g)) => {
-                    let grads: Vec<&str> = g.gradient.iter().map(|x| x.display.as_str()).collect();
-                    let gradient = if grads.len() == 1 {
-                        format!("({},)", grads[0])
-                    } else {
-                        format!("({})", grads.join(", "))
-                    };
-                    Outcome::Done(GradientResult {
+                    let micros = start.elapsed().as_micros() as u64;
+                    let full = GradientResult {
                         call,
-                        value: g.value.display,
-                        gradient,
-                        micros: start.elapsed().as_micros() as u64,
+                        value: g.value.display.clone(),
+                        gradient: summary::full_tuple(&g.gradient),
+                        micros,
+                    };
+                    Outcome::Done(Computed {
+                        full,
+                        value: summary::short(&g.value),
+                        gradient: summary::short_tuple(&g.gradient),
                     })
                 }
+                Ok(Err(e)) if start.elapsed() >= timeout => Outcome::Failed(format!(
+                    "{e} (the editor's limit is {} s: setting `{GRADIENT_TIMEOUT_KEY}`)",
+                    timeout.as_secs_f64()
+                )),
                 Ok(Err(e)) => Outcome::Failed(e.to_string()),
                 Err(_) => Outcome::Cancelled,
             }
         })
-        .await;
-        self.end_progress(progress).await;
-        let result = result?;
-        self.lock()
-            .gradients
-            .insert((args.uri, args.function), result.clone());
+        .await?;
+        let result = computed.full.clone();
+        let caps = {
+            let mut state = self.lock();
+            state.gradients.insert((args.uri, args.function), computed);
+            state.caps
+        };
         // Ask the client to re-request lenses and hints so the result shows in place.
-        let _ = self.client.code_lens_refresh().await;
-        let _ = self.client.inlay_hint_refresh().await;
+        let client = self.client.clone();
+        tokio::spawn(async move {
+            if caps.lens_refresh {
+                let _ = client.code_lens_refresh().await;
+            }
+            if caps.hint_refresh {
+                let _ = client.inlay_hint_refresh().await;
+            }
+        });
         Ok(result)
     }
 
-    /// Start a `$/progress` report (when the client accepts a token).
-    async fn begin_progress(&self, title: &str) -> Option<NumberOrString> {
-        let token = NumberOrString::String(format!(
-            "zy/{}",
-            PROGRESS_IDS.fetch_add(1, Ordering::Relaxed)
-        ));
-        let created = self
-            .client
-            .send_request::<request::WorkDoneProgressCreate>(WorkDoneProgressCreateParams {
-                token: token.clone(),
-            })
-            .await;
-        if created.is_err() {
+    /// Report progress titled `title` until the returned handle is dropped, if the client
+    /// declared it handles progress. Nothing here delays the caller: the token is created, and
+    /// its answer awaited, in a task of its own.
+    fn progress(&self, title: String) -> Option<oneshot::Sender<()>> {
+        if !self.lock().caps.progress {
             return None;
         }
-        let begin = WorkDoneProgressBegin {
-            title: title.to_string(),
-            message: Some("compiling and running".into()),
-            ..Default::default()
-        };
-        self.client
-            .send_notification::<notification::Progress>(ProgressParams {
+        let (done, finished) = oneshot::channel::<()>();
+        let client = self.client.clone();
+        tokio::spawn(async move {
+            let token = NumberOrString::String(format!(
+                "zy/{}",
+                PROGRESS_IDS.fetch_add(1, Ordering::Relaxed)
+            ));
+            let create = client.send_request::<request::WorkDoneProgressCreate>(
+                WorkDoneProgressCreateParams {
+                    token: token.clone(),
+                },
+            );
+            if !matches!(
+                tokio::time::timeout(PROGRESS_CREATE_WAIT, create).await,
+                Ok(Ok(()))
+            ) {
+                return;
+            }
+            let begin = WorkDoneProgressBegin {
+                title,
+                message: Some("compiling and running".into()),
+                ..Default::default()
+            };
+            let report = |value| ProgressParams {
                 token: token.clone(),
-                value: ProgressParamsValue::WorkDone(WorkDoneProgress::Begin(begin)),
-            })
-            .await;
-        Some(token)
-    }
-
-    async fn end_progress(&self, token: Option<NumberOrString>) {
-        if let Some(token) = token {
-            self.client
-                .send_notification::<notification::Progress>(ProgressParams {
-                    token,
-                    value: ProgressParamsValue::WorkDone(WorkDoneProgress::End(
-                        WorkDoneProgressEnd { message: None },
-                    )),
-                })
+                value: ProgressParamsValue::WorkDone(value),
+            };
+            client
+                .send_notification::<notification::Progress>(report(WorkDoneProgress::Begin(begin)))
                 .await;
-        }
+            // Ends when the run does (the handle is dropped).
+            let _ = finished.await;
+            let end = WorkDoneProgressEnd { message: None };
+            client
+                .send_notification::<notification::Progress>(report(WorkDoneProgress::End(end)))
+                .await;
+        });
+        Some(done)
     }
 
     /// `zy/viewIr`: the IR of the function enclosing a position at a stage.
     pub async fn view_ir(&self, params: ViewIrParams) -> Result<ViewIrResult> {
         let snap = self.snapshot(&params.text_document.uri)?;
+        if let Some(why) = snap.too_large {
+            return Err(invalid(why));
+        }
         let stages: &[IrStage] = match params.stage.as_str() {
             "primal" => &[IrStage::Primal],
             "typed" => &[IrStage::Typed],
@@ -269,25 +353,30 @@ impl Backend {
             "dot" => &[IrStage::Dot],
             other => return Err(invalid(format!("unknown IR stage `{other}`"))),
         };
-        run("zy/viewIr", move || {
-            let offset = snap.doc.doc.offset(params.position);
-            let f = match snap.analysis.function_at(snap.file, offset) {
-                Ok(Some(f)) => f,
-                Ok(None) => return Outcome::Failed("no function at this position".into()),
-                Err(_) => return Outcome::Cancelled,
-            };
-            let mut texts = Vec::new();
-            for &stage in stages {
-                match snap.analysis.view_ir(snap.file, &f.name, None, stage) {
-                    Ok(Ok(text)) => texts.push(text),
-                    Ok(Err(e)) => return Outcome::Failed(e.to_string()),
+        run(
+            "zy/viewIr",
+            snap.analysis.stale_flag(),
+            Budget::REQUEST,
+            move || {
+                let offset = snap.doc.doc.offset(params.position);
+                let f = match snap.analysis.function_at(snap.file, offset) {
+                    Ok(Some(f)) => f,
+                    Ok(None) => return Outcome::Failed("no function at this position".into()),
                     Err(_) => return Outcome::Cancelled,
+                };
+                let mut texts = Vec::new();
+                for &stage in stages {
+                    match snap.analysis.view_ir(snap.file, &f.name, None, stage) {
+                        Ok(Ok(text)) => texts.push(text),
+                        Ok(Err(e)) => return Outcome::Failed(e.to_string()),
+                        Err(_) => return Outcome::Cancelled,
+                    }
                 }
-            }
-            Outcome::Done(ViewIrResult {
-                text: texts.join("\n"),
-            })
-        })
+                Outcome::Done(ViewIrResult {
+                    text: texts.join("\n"),
+                })
+            },
+        )
         .await
     }
 }
@@ -320,6 +409,26 @@ impl LanguageServer for Backend {
             }
             self.lock().root = Some(root);
         }
+        let caps = &params.capabilities;
+        let workspace = caps.workspace.as_ref();
+        let complaints = {
+            let mut state = self.lock();
+            state.caps = ClientCaps {
+                progress: caps.window.as_ref().and_then(|w| w.work_done_progress) == Some(true),
+                lens_refresh: workspace
+                    .and_then(|w| w.code_lens.as_ref())
+                    .and_then(|c| c.refresh_support)
+                    == Some(true),
+                hint_refresh: workspace
+                    .and_then(|w| w.inlay_hint.as_ref())
+                    .and_then(|c| c.refresh_support)
+                    == Some(true),
+            };
+            params
+                .initialization_options
+                .map_or_else(Vec::new, |options| state.settings.update(&options))
+        };
+        self.complain(complaints).await;
         Ok(InitializeResult {
             capabilities: ServerCapabilities {
                 text_document_sync: Some(TextDocumentSyncCapability::Kind(
@@ -352,6 +461,21 @@ impl LanguageServer for Backend {
         Ok(())
     }
 
+    async fn did_change_configuration(&self, params: DidChangeConfigurationParams) {
+        // VS Code sends `{ "zy": { ... } }`; other clients may send the section itself.
+        let section = params.settings.get("zy").unwrap_or(&params.settings);
+        let (complaints, open) = {
+            let mut state = self.lock();
+            let complaints = state.settings.update(section);
+            (complaints, state.docs.keys().cloned().collect::<Vec<_>>())
+        };
+        self.complain(complaints).await;
+        // The size limit may have moved: analyse the open documents again.
+        for uri in open {
+            self.changed(uri);
+        }
+    }
+
     async fn did_open(&self, params: DidOpenTextDocumentParams) {
         let doc = params.text_document;
         self.lock()
@@ -380,6 +504,7 @@ impl LanguageServer for Backend {
         let uri = params.text_document.uri;
         let mut state = self.lock();
         state.docs.remove(&uri);
+        state.told_large.remove(&uri);
         state.gradients.retain(|(u, _), _| *u != uri);
         // The file stays in the workspace: other files may call its functions.
     }
@@ -387,127 +512,157 @@ impl LanguageServer for Backend {
     async fn hover(&self, params: HoverParams) -> Result<Option<Hover>> {
         let pos = params.text_document_position_params;
         let snap = self.snapshot(&pos.text_document.uri)?;
-        run("hover", move || {
-            let offset = snap.doc.doc.offset(pos.position);
-            match snap.analysis.hover(snap.file, offset) {
-                Ok(h) => Outcome::Done(h.map(|h| Hover {
-                    contents: HoverContents::Markup(MarkupContent {
-                        kind: MarkupKind::Markdown,
-                        value: h.markdown,
-                    }),
-                    range: Some(snap.doc.doc.range(h.start, h.end)),
-                })),
-                Err(_) => Outcome::Cancelled,
-            }
-        })
+        if snap.too_large.is_some() {
+            return Ok(None);
+        }
+        run(
+            "hover",
+            snap.analysis.stale_flag(),
+            Budget::REQUEST,
+            move || {
+                let offset = snap.doc.doc.offset(pos.position);
+                match snap.analysis.hover(snap.file, offset) {
+                    Ok(h) => Outcome::Done(h.map(|h| Hover {
+                        contents: HoverContents::Markup(MarkupContent {
+                            kind: MarkupKind::Markdown,
+                            value: h.markdown,
+                        }),
+                        range: Some(snap.doc.doc.range(h.start, h.end)),
+                    })),
+                    Err(_) => Outcome::Cancelled,
+                }
+            },
+        )
         .await
     }
 
     async fn code_lens(&self, params: CodeLensParams) -> Result<Option<Vec<CodeLens>>> {
         let uri = params.text_document.uri;
         let snap = self.snapshot(&uri)?;
-        run("codeLens", move || {
-            let Ok(functions) = snap.analysis.outline(snap.file) else {
-                return Outcome::Cancelled;
-            };
-            let mut lenses = Vec::new();
-            for f in functions {
-                let range = snap.doc.doc.range(f.name_start, f.name_end);
-                let position = range.start;
-                let show = serde_json::json!({ "uri": uri, "position": position });
-                let title = match snap.gradients.get(&(uri.clone(), f.name.clone())) {
-                    Some(r) => format!(
-                        "∇ {} = {} · ∇ = {} ({} µs)",
-                        r.call, r.value, r.gradient, r.micros
-                    ),
-                    None if f.at_call.is_some() => "∇ compute gradient".to_string(),
-                    None => "∇ compute gradient (add `# zy: at` first)".to_string(),
+        if snap.too_large.is_some() {
+            return Ok(Some(Vec::new()));
+        }
+        run(
+            "codeLens",
+            snap.analysis.stale_flag(),
+            Budget::REQUEST,
+            move || {
+                let Ok(functions) = snap.analysis.outline(snap.file) else {
+                    return Outcome::Cancelled;
                 };
-                lenses.push(CodeLens {
-                    range,
-                    command: Some(Command {
-                        title,
-                        command: ext::COMPUTE_GRADIENT.into(),
-                        arguments: Some(vec![
-                            serde_json::json!({ "uri": uri, "function": f.name }),
-                        ]),
-                    }),
-                    data: None,
-                });
-                lenses.push(CodeLens {
-                    range,
-                    command: Some(Command {
-                        title: "show adjoint IR".into(),
-                        command: ext::SHOW_ADJOINT_IR.into(),
-                        arguments: Some(vec![show.clone()]),
-                    }),
-                    data: None,
-                });
-                lenses.push(CodeLens {
-                    range,
-                    command: Some(Command {
-                        title: "show SSA".into(),
-                        command: ext::SHOW_SSA.into(),
-                        arguments: Some(vec![show]),
-                    }),
-                    data: None,
-                });
-            }
-            Outcome::Done(Some(lenses))
-        })
+                let mut lenses = Vec::new();
+                for f in functions {
+                    let range = snap.doc.doc.range(f.name_start, f.name_end);
+                    let position = range.start;
+                    let show = serde_json::json!({ "uri": uri, "position": position });
+                    let title = match snap.gradients.get(&(uri.clone(), f.name.clone())) {
+                        Some(c) => {
+                            let title = format!(
+                                "∇ {} = {} · ∇ = {} ({} µs)",
+                                c.full.call, c.value, c.gradient, c.full.micros
+                            );
+                            summary::truncate(&title, TITLE_CHARS)
+                        }
+                        None if f.at_call.is_some() => "∇ compute gradient".to_string(),
+                        None => "∇ compute gradient (add `# zy: at` first)".to_string(),
+                    };
+                    lenses.push(CodeLens {
+                        range,
+                        command: Some(Command {
+                            title,
+                            command: ext::COMPUTE_GRADIENT.into(),
+                            arguments: Some(vec![
+                                serde_json::json!({ "uri": uri, "function": f.name }),
+                            ]),
+                        }),
+                        data: None,
+                    });
+                    lenses.push(CodeLens {
+                        range,
+                        command: Some(Command {
+                            title: "show adjoint IR".into(),
+                            command: ext::SHOW_ADJOINT_IR.into(),
+                            arguments: Some(vec![show.clone()]),
+                        }),
+                        data: None,
+                    });
+                    lenses.push(CodeLens {
+                        range,
+                        command: Some(Command {
+                            title: "show SSA".into(),
+                            command: ext::SHOW_SSA.into(),
+                            arguments: Some(vec![show]),
+                        }),
+                        data: None,
+                    });
+                }
+                Outcome::Done(Some(lenses))
+            },
+        )
         .await
     }
 
     async fn inlay_hint(&self, params: InlayHintParams) -> Result<Option<Vec<InlayHint>>> {
         let uri = params.text_document.uri;
         let snap = self.snapshot(&uri)?;
-        run("inlayHint", move || {
-            let (Ok(hints), Ok(functions)) = (
-                snap.analysis.gradient_hints(snap.file),
-                snap.analysis.outline(snap.file),
-            ) else {
-                return Outcome::Cancelled;
-            };
-            let doc = &snap.doc.doc;
-            let mut out: Vec<InlayHint> = hints
-                .into_iter()
-                .map(|h| InlayHint {
-                    position: doc.position(h.offset),
-                    label: InlayHintLabel::String(h.label),
-                    kind: Some(InlayHintKind::TYPE),
-                    text_edits: None,
-                    tooltip: None,
-                    padding_left: Some(true),
-                    padding_right: None,
-                    data: None,
-                })
-                .collect();
-            // The last computed gradient, after the closing parenthesis of the signature.
-            for f in functions {
-                let Some(r) = snap.gradients.get(&(uri.clone(), f.name.clone())) else {
-                    continue;
+        if snap.too_large.is_some() {
+            return Ok(Some(Vec::new()));
+        }
+        run(
+            "inlayHint",
+            snap.analysis.stale_flag(),
+            Budget::REQUEST,
+            move || {
+                let (Ok(hints), Ok(functions)) = (
+                    snap.analysis.gradient_hints(snap.file),
+                    snap.analysis.outline(snap.file),
+                ) else {
+                    return Outcome::Cancelled;
                 };
-                let from = f.params.last().map_or(f.name_end, |p| p.end) as usize;
-                let Some(close) = doc.text.get(from..).and_then(|t| t.find(')')) else {
-                    continue;
-                };
-                out.push(InlayHint {
-                    position: doc.position((from + close + 1) as u32),
-                    label: InlayHintLabel::String(format!("∇ = {}", r.gradient)),
-                    kind: None,
-                    text_edits: None,
-                    tooltip: Some(InlayHintTooltip::String(format!(
-                        "{} = {} ({} µs)",
-                        r.call, r.value, r.micros
-                    ))),
-                    padding_left: Some(true),
-                    padding_right: None,
-                    data: None,
-                });
-            }
-            out.retain(|h| h.position >= params.range.start && h.position <= params.range.end);
-            Outcome::Done(Some(out))
-        })
+                let doc = &snap.doc.doc;
+                let mut out: Vec<InlayHint> = hints
+                    .into_iter()
+                    .map(|h| InlayHint {
+                        position: doc.position(h.offset),
+                        label: InlayHintLabel::String(h.label),
+                        kind: Some(InlayHintKind::TYPE),
+                        text_edits: None,
+                        tooltip: None,
+                        padding_left: Some(true),
+                        padding_right: None,
+                        data: None,
+                    })
+                    .collect();
+                // The last computed gradient, after the closing parenthesis of the signature.
+                for f in functions {
+                    let Some(c) = snap.gradients.get(&(uri.clone(), f.name.clone())) else {
+                        continue;
+                    };
+                    let from = f.params.last().map_or(f.name_end, |p| p.end) as usize;
+                    let Some(close) = doc.text.get(from..).and_then(|t| t.find(')')) else {
+                        continue;
+                    };
+                    out.push(InlayHint {
+                        position: doc.position((from + close + 1) as u32),
+                        label: InlayHintLabel::String(summary::truncate(
+                            &format!("∇ = {}", c.gradient),
+                            HINT_CHARS,
+                        )),
+                        kind: None,
+                        text_edits: None,
+                        tooltip: Some(InlayHintTooltip::String(format!(
+                            "{} = {} · ∇ = {} ({} µs)",
+                            c.full.call, c.full.value, c.full.gradient, c.full.micros
+                        ))),
+                        padding_left: Some(true),
+                        padding_right: None,
+                        data: None,
+                    });
+                }
+                out.retain(|h| h.position >= params.range.start && h.position <= params.range.end);
+                Outcome::Done(Some(out))
+            },
+        )
         .await
     }
 
@@ -522,6 +677,128 @@ impl LanguageServer for Backend {
                 Ok(Some(serde_json::to_value(result).unwrap_or(Value::Null)))
             }
             other => Err(invalid(format!("unknown command `{other}`"))),
+        }
+    }
+}
+
+impl Backend {
+    /// Tell the user about settings that were ignored.
+    async fn complain(&self, complaints: Vec<String>) {
+        for c in complaints {
+            tracing::warn!("setting ignored: {c}");
+            self.client
+                .show_message(MessageType::WARNING, format!("zy: setting ignored: {c}"))
+                .await;
+        }
+    }
+}
+
+/// The diagnostics of one version of a document.
+struct Diagnosed {
+    diagnostics: Vec<Diagnostic>,
+    /// Above the size limit: syntax errors only.
+    large: bool,
+    bytes: usize,
+    limit: u64,
+}
+
+/// The diagnostics of the open document `uri`, on a snapshot taken now (`None` if it is not
+/// open or an edit cancelled the pass): all of them, or only its syntax errors when it is
+/// larger than the limit set by [`MAX_FILE_KEY`].
+fn diagnose(state: &Mutex<State>, uri: &Url) -> Option<Diagnosed> {
+    let (analysis, file, doc, config, limit) = {
+        let state = state.lock().unwrap_or_else(PoisonError::into_inner);
+        let doc = state.docs.get(uri)?;
+        let path = path_of(uri);
+        let file = state.host.file_id(&path)?;
+        let rel = match &state.root {
+            Some(root) => path
+                .strip_prefix(root)
+                .unwrap_or(&path)
+                .to_string_lossy()
+                .replace('\\', "/"),
+            None => path.to_string_lossy().into_owned(),
+        };
+        let config = state.config.for_path(&rel);
+        let doc = Document::new(doc.text.clone(), doc.version);
+        (
+            state.host.analysis(),
+            file,
+            doc,
+            config,
+            state.settings.max_file_bytes,
+        )
+    };
+    #[cfg(debug_assertions)]
+    panic_if_asked(&doc.text);
+    let large = doc.text.len() as u64 > limit;
+    let found = if large {
+        analysis.syntax_diagnostics(file)
+    } else {
+        analysis.check_static(file, &config)
+    };
+    let mut diagnostics: Vec<Diagnostic> = found
+        .ok()?
+        .into_iter()
+        .map(|d| to_diagnostic(&doc, d))
+        .collect();
+    if let Some(why) = too_large(doc.text.len(), limit) {
+        let message = format!("zy only parses this file (syntax errors only): {why}");
+        diagnostics.insert(
+            0,
+            note_at_start("large-file", DiagnosticSeverity::INFORMATION, message),
+        );
+    }
+    Some(Diagnosed {
+        diagnostics,
+        large,
+        bytes: doc.text.len(),
+        limit,
+    })
+}
+
+/// What the user is told once about a document above the size limit.
+fn large_file_message(uri: &Url, d: &Diagnosed) -> String {
+    let why = too_large(d.bytes, d.limit).unwrap_or_default();
+    format!("zy only parses {uri} (syntax errors; no lints, type errors, hovers, lenses, inlay hints or gradients): {why}")
+}
+
+/// Why a document of `bytes` is only parsed, if it is larger than `limit`.
+fn too_large(bytes: usize, limit: u64) -> Option<String> {
+    (bytes as u64 > limit).then(|| {
+        format!(
+            "it has {bytes} bytes, more than the {} KiB of `{MAX_FILE_KEY}`",
+            limit >> 10
+        )
+    })
+}
+
+/// The diagnostic that stands for a diagnostics pass that panicked.
+fn internal_error(msg: &str) -> Diagnostic {
+    let message =
+        format!("zy's analysis failed internally ({msg}); it runs again at the next edit");
+    note_at_start("internal-error", DiagnosticSeverity::ERROR, message)
+}
+
+/// A diagnostic about the whole file, at its start.
+fn note_at_start(code: &str, severity: DiagnosticSeverity, message: String) -> Diagnostic {
+    Diagnostic {
+        range: Range::default(),
+        severity: Some(severity),
+        code: Some(NumberOrString::String(code.into())),
+        source: Some("zy".into()),
+        message,
+        ..Diagnostic::default()
+    }
+}
+
+/// Debug builds only, for the tests: panic in the diagnostics pass of a document that
+/// contains the text of `ZY_LSP_TEST_PANIC`.
+#[cfg(debug_assertions)]
+fn panic_if_asked(text: &str) {
+    if let Ok(marker) = std::env::var("ZY_LSP_TEST_PANIC") {
+        if !marker.is_empty() && text.contains(&marker) {
+            panic!("test panic on `{marker}`");
         }
     }
 }
@@ -548,4 +825,33 @@ fn to_diagnostic(doc: &Document, d: zy_ide::Diagnostic) -> Diagnostic {
         message: d.message,
         ..Diagnostic::default()
     }
+}
+
+/// The text of a file that an open document includes, read from disk: only a regular file of at
+/// most `limit` bytes (a named pipe or a device would block or never end), in UTF-8.
+fn read_included(path: &std::path::Path, limit: u64) -> std::result::Result<String, String> {
+    use std::io::Read;
+    let meta = std::fs::metadata(path).map_err(|e| match e.kind() {
+        std::io::ErrorKind::NotFound => "no such file".to_string(),
+        _ => e.to_string(),
+    })?;
+    if !meta.is_file() {
+        return Err("not a regular file".into());
+    }
+    if meta.len() > limit {
+        return Err(format!(
+            "{} bytes, more than the limit of {limit} (`{MAX_FILE_KEY}`)",
+            meta.len()
+        ));
+    }
+    let mut bytes = Vec::new();
+    std::fs::File::open(path)
+        .and_then(|f| f.take(limit.saturating_add(1)).read_to_end(&mut bytes))
+        .map_err(|e| e.to_string())?;
+    if bytes.len() as u64 > limit {
+        return Err(format!(
+            "it grew past the limit of {limit} bytes while being read"
+        ));
+    }
+    String::from_utf8(bytes).map_err(|_| "not UTF-8".into())
 }

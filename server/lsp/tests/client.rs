@@ -3,7 +3,7 @@
 
 use std::io::{BufRead, BufReader, Read, Write};
 use std::process::{Child, ChildStdin, Command, Stdio};
-use std::sync::mpsc::{channel, Receiver, RecvTimeoutError};
+use std::sync::mpsc::{channel, Receiver};
 use std::thread;
 use std::time::{Duration, Instant};
 
@@ -14,7 +14,11 @@ pub struct Client {
     child: Child,
     stdin: Option<ChildStdin>,
     incoming: Receiver<Value>,
+    /// The server's log lines, when started with [`Client::start_logging`].
+    log: Option<Receiver<String>>,
     next_id: i64,
+    /// Whether requests from the server get an (empty) answer.
+    pub answers_server_requests: bool,
     /// Notifications and server-to-client requests received so far, in order.
     pub notifications: Vec<Value>,
     /// Responses that arrived while waiting for another one.
@@ -24,16 +28,45 @@ pub struct Client {
 impl Client {
     /// Start the server binary built for this test crate.
     pub fn start() -> Client {
+        Client::start_with(&[])
+    }
+
+    /// Start the server with extra environment variables.
+    pub fn start_with(env: &[(&str, &str)]) -> Client {
+        let log = std::env::var("ZY_TEST_LOG").unwrap_or_else(|_| "warn".into());
+        Client::spawn(env, &log, false)
+    }
+
+    /// Start the server with its log at `filter` kept for [`Client::wait_for_log`].
+    pub fn start_logging(filter: &str) -> Client {
+        Client::spawn(&[], filter, true)
+    }
+
+    fn spawn(env: &[(&str, &str)], log: &str, keep_log: bool) -> Client {
         let mut child = Command::new(env!("CARGO_BIN_EXE_zy-lsp"))
-            .env(
-                "ZY_LOG",
-                std::env::var("ZY_TEST_LOG").unwrap_or_else(|_| "warn".into()),
-            )
+            .env("ZY_LOG", log)
+            .envs(env.iter().copied())
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
-            .stderr(Stdio::inherit())
+            .stderr(if keep_log {
+                Stdio::piped()
+            } else {
+                Stdio::inherit()
+            })
             .spawn()
             .expect("start zy-lsp");
+        let log = child.stderr.take().map(|stderr| {
+            let (tx, rx) = channel();
+            thread::spawn(move || {
+                for line in BufReader::new(stderr).lines() {
+                    let Ok(line) = line else { return };
+                    if tx.send(line).is_err() {
+                        return;
+                    }
+                }
+            });
+            rx
+        });
         let stdin = child.stdin.take().expect("stdin");
         let stdout = child.stdout.take().expect("stdout");
         let (tx, incoming) = channel();
@@ -73,7 +106,9 @@ impl Client {
             child,
             stdin: Some(stdin),
             incoming,
+            log,
             next_id: 1,
+            answers_server_requests: true,
             notifications: Vec::new(),
             responses: Vec::new(),
         }
@@ -87,24 +122,36 @@ impl Client {
     /// Start the server with `root` as the workspace folder.
     pub fn initialized_in(root: Option<&str>) -> Client {
         let mut c = Client::start();
-        let caps = json!({
+        c.initialize(
+            json!({ "processId": null, "rootUri": root, "capabilities": Client::capabilities() }),
+        );
+        c
+    }
+
+    /// What this client declares: UTF-16 positions, progress, Markdown hovers.
+    pub fn capabilities() -> Value {
+        json!({
             "general": { "positionEncodings": ["utf-16"] },
             "window": { "workDoneProgress": true },
             "textDocument": { "hover": { "contentFormat": ["markdown", "plaintext"] } }
-        });
-        c.request(
-            "initialize",
-            json!({ "processId": null, "rootUri": root, "capabilities": caps }),
-        );
-        c.notify("initialized", json!({}));
-        c
+        })
+    }
+
+    /// The `initialize` handshake with `params`.
+    pub fn initialize(&mut self, params: Value) {
+        self.request("initialize", params);
+        self.notify("initialized", json!({}));
     }
 
     fn send(&mut self, msg: &Value) {
         let body = msg.to_string();
-        let framed = format!("Content-Length: {}\r\n\r\n{}", body.len(), body);
+        self.send_raw(format!("Content-Length: {}\r\n\r\n{}", body.len(), body).as_bytes());
+    }
+
+    /// Write bytes to the server as they are.
+    pub fn send_raw(&mut self, bytes: &[u8]) {
         let stdin = self.stdin.as_mut().expect("stdin is open");
-        stdin.write_all(framed.as_bytes()).expect("write to server");
+        stdin.write_all(bytes).expect("write to server");
         stdin.flush().expect("flush");
     }
 
@@ -132,17 +179,22 @@ impl Client {
 
     /// Wait for the response to request `id` (the whole response object).
     pub fn response(&mut self, id: i64) -> Value {
-        if let Some(i) = self.responses.iter().position(|r| r["id"] == json!(id)) {
-            return self.responses.remove(i);
+        self.response_to(json!(id), Duration::from_secs(60))
+            .unwrap_or_else(|| panic!("no response to {id}"))
+    }
+
+    /// The first response with `id` (`null` for errors about messages without one) arriving
+    /// within `wait`, in the order the server sent them.
+    pub fn response_to(&mut self, id: Value, wait: Duration) -> Option<Value> {
+        if let Some(i) = self.responses.iter().position(|r| r["id"] == id) {
+            return Some(self.responses.remove(i));
         }
-        let deadline = Instant::now() + Duration::from_secs(60);
+        let deadline = Instant::now() + wait;
         loop {
-            let msg = self
-                .next_message(deadline)
-                .unwrap_or_else(|| panic!("no response to {id}"));
+            let msg = self.next_message(deadline)?;
             if msg.get("method").is_none() {
-                if msg["id"] == json!(id) {
-                    return msg;
+                if msg["id"] == id {
+                    return Some(msg);
                 }
                 self.responses.push(msg);
                 continue;
@@ -190,7 +242,7 @@ impl Client {
 
     fn keep(&mut self, msg: Value) {
         // Answer server-to-client requests (progress tokens, refreshes) with an empty result.
-        if msg.get("id").is_some() && msg.get("method").is_some() {
+        if self.answers_server_requests && msg.get("id").is_some() && msg.get("method").is_some() {
             let id = msg["id"].clone();
             self.send(&json!({ "jsonrpc": "2.0", "id": id, "result": null }));
         }
@@ -199,10 +251,7 @@ impl Client {
 
     fn next_message(&mut self, deadline: Instant) -> Option<Value> {
         let left = deadline.saturating_duration_since(Instant::now());
-        match self.incoming.recv_timeout(left) {
-            Ok(v) => Some(v),
-            Err(RecvTimeoutError::Timeout | RecvTimeoutError::Disconnected) => None,
-        }
+        self.incoming.recv_timeout(left).ok()
     }
 
     /// Open a document with `text`.
@@ -236,6 +285,31 @@ impl Client {
     /// Is the server process still running?
     pub fn alive(&mut self) -> bool {
         matches!(self.child.try_wait(), Ok(None))
+    }
+
+    /// The server's exit code if it exits within `wait` (its input stays open).
+    pub fn exit_code_within(&mut self, wait: Duration) -> Option<i32> {
+        let deadline = Instant::now() + wait;
+        while Instant::now() < deadline {
+            if let Ok(Some(status)) = self.child.try_wait() {
+                return status.code();
+            }
+            thread::sleep(Duration::from_millis(20));
+        }
+        None
+    }
+
+    /// Wait up to `wait` for a log line containing every one of `parts`.
+    pub fn wait_for_log(&mut self, parts: &[&str], wait: Duration) -> Option<String> {
+        let log = self.log.as_ref().expect("started with start_logging");
+        let deadline = Instant::now() + wait;
+        loop {
+            let left = deadline.saturating_duration_since(Instant::now());
+            let line = log.recv_timeout(left).ok()?;
+            if parts.iter().all(|p| line.contains(p)) {
+                return Some(line);
+            }
+        }
     }
 }
 

@@ -1,0 +1,89 @@
+//! What a client may configure: the limits of gradients run from the editor and the file size
+//! above which the server only parses. Read from `initializationOptions` and from the `zy`
+//! section of `workspace/didChangeConfiguration` (docs/lsp.md lists the keys).
+
+use std::time::Duration;
+
+use serde_json::Value;
+
+/// The key of the gradient time limit, in milliseconds.
+pub const GRADIENT_TIMEOUT_KEY: &str = "gradient.timeoutMs";
+/// The key of the gradient memory limit, in MiB.
+pub const GRADIENT_MEMORY_KEY: &str = "gradient.memoryMb";
+/// The key of the full-analysis size limit, in KiB.
+pub const MAX_FILE_KEY: &str = "analysis.maxFileKb";
+
+/// The server's settings.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Settings {
+    /// How long a gradient run from the editor may take.
+    pub gradient_timeout: Duration,
+    /// How much the server's resident memory may grow while one gradient runs, in bytes.
+    pub gradient_memory: u64,
+    /// Files larger than this many bytes get syntax diagnostics only.
+    pub max_file_bytes: u64,
+}
+
+impl Default for Settings {
+    fn default() -> Settings {
+        Settings {
+            gradient_timeout: Duration::from_secs(2),
+            gradient_memory: 1 << 30,
+            max_file_bytes: 128 << 10,
+        }
+    }
+}
+
+impl Settings {
+    /// Apply the settings object `json` (keys absent keep their value); returns one complaint
+    /// per value ignored (not a positive integer).
+    pub fn update(&mut self, json: &Value) -> Vec<String> {
+        let mut complaints = Vec::new();
+        let mut read = |key: &str| -> Option<u64> {
+            let value = json.pointer(&format!("/{}", key.replace('.', "/")))?;
+            match value.as_u64().filter(|&n| n > 0) {
+                Some(n) => Some(n),
+                None => {
+                    complaints.push(format!("`{key}` must be a positive integer, not {value}"));
+                    None
+                }
+            }
+        };
+        if let Some(ms) = read(GRADIENT_TIMEOUT_KEY) {
+            self.gradient_timeout = Duration::from_millis(ms);
+        }
+        if let Some(mb) = read(GRADIENT_MEMORY_KEY) {
+            self.gradient_memory = mb.saturating_mul(1 << 20);
+        }
+        if let Some(kb) = read(MAX_FILE_KEY) {
+            self.max_file_bytes = kb.saturating_mul(1 << 10);
+        }
+        complaints
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+
+    #[test]
+    fn keys_present_are_applied_and_bad_values_reported() {
+        let mut s = Settings::default();
+        let complaints = s.update(&json!({ "gradient": { "timeoutMs": 60000, "memoryMb": -1 }, "analysis": { "maxFileKb": 4 } }));
+        assert_eq!(
+            complaints,
+            ["`gradient.memoryMb` must be a positive integer, not -1"]
+        );
+        assert_eq!(
+            s,
+            Settings {
+                gradient_timeout: Duration::from_secs(60),
+                gradient_memory: 1 << 30,
+                max_file_bytes: 4096
+            }
+        );
+        assert_eq!(s.update(&json!(null)), Vec::<String>::new());
+    }
+}
