@@ -22,6 +22,15 @@ pub struct Location {
     pub end: u32,
 }
 
+/// The text of the prelude file named `name` (`Base.jl`), if there is one. It never changes:
+/// the prelude is bundled in the binary.
+pub fn prelude_text(name: &str) -> Option<&'static str> {
+    zy_hir::prelude::PRELUDE
+        .iter()
+        .find(|f| zy_hir::prelude::prelude_path(f).file_name() == Some(name.as_ref()))
+        .map(|f| f.text)
+}
+
 impl Analysis {
     /// The definitions of the name at `offset` (every method of a function), as the code of
     /// `file` resolves it.

@@ -33,7 +33,7 @@ pub use check::{
     lint, Config, ConfigError, FileConfig, Level, Lint, DEFAULT_MAX_FILE_SIZE, GRADIENT_CUT, LINTS,
     MUTATION_AFTER_CAPTURE, RRULE_MISMATCH, UNBOUNDED_TAPE, ZERO_GRADIENT,
 };
-pub use definition::Location;
+pub use definition::{prelude_text, Location};
 pub use diagnostics::{Diagnostic, Severity};
 pub use error::{UserError, CALL_FILE};
 pub use eval::{EvalLimits, EvalResult};

@@ -9,6 +9,8 @@ import { Ctx } from "./ctx";
 import { IR_SCHEME } from "./ir_uri";
 import { IrDocuments } from "./ir_view";
 import { LensPositions } from "./lens_positions";
+import { PRELUDE_SCHEME } from "./lsp_ext";
+import { PreludeDocuments } from "./prelude_docs";
 
 let ctx: Ctx | undefined;
 
@@ -25,6 +27,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
         irDocs,
         controlFlow,
         vscode.workspace.registerTextDocumentContentProvider(IR_SCHEME, irDocs),
+        vscode.workspace.registerTextDocumentContentProvider(PRELUDE_SCHEME, new PreludeDocuments(c)),
         ...registerCommands(c, irDocs, controlFlow),
         vscode.workspace.onDidChangeTextDocument((e) => lensPositions.edit(e.document.uri.toString(), e.contentChanges)),
         vscode.workspace.onDidCloseTextDocument((doc) => lensPositions.forget(doc.uri.toString())),

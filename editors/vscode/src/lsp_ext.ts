@@ -66,3 +66,19 @@ export const VIEW_COMMANDS: Readonly<Record<string, Stage>> = {
     "zy.showClif": "clif",
     "zy.showControlFlow": "dot",
 };
+
+/** The scheme of zy's bundled library files (`zy-prelude:/Base.jl`), which go-to-definition reaches. */
+export const PRELUDE_SCHEME = "zy-prelude";
+
+/** Params of `zy/preludeText`. */
+export interface PreludeTextParams {
+    uri: string;
+}
+
+/** Result of `zy/preludeText`. */
+export interface PreludeTextResult {
+    text: string;
+}
+
+/** `zy/preludeText`: the text of a prelude file (it never changes while the server runs). */
+export const preludeText = new RequestType<PreludeTextParams, PreludeTextResult, void>("zy/preludeText");

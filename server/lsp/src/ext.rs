@@ -14,6 +14,25 @@ pub const SHOW_ADJOINT_IR: &str = "zy.showAdjointIr";
 /// Opens the typed SSA of the function.
 pub const SHOW_SSA: &str = "zy.showSsa";
 
+/// The URI scheme of the prelude's read-only files (`zy-prelude:/Base.jl`), which
+/// go-to-definition reaches; `zy/preludeText` gives their text.
+pub const PRELUDE_SCHEME: &str = "zy-prelude";
+
+/// The custom request returning the text of a prelude file.
+pub const PRELUDE_TEXT: &str = "zy/preludeText";
+
+/// Params of `zy/preludeText`.
+#[derive(Deserialize, Serialize, Debug)]
+pub struct PreludeTextParams {
+    pub uri: Url,
+}
+
+/// Result of `zy/preludeText`.
+#[derive(Deserialize, Serialize, Debug, PartialEq)]
+pub struct PreludeTextResult {
+    pub text: String,
+}
+
 /// Params of `zy/viewIr`.
 #[derive(Deserialize, Serialize, Debug)]
 #[serde(rename_all = "camelCase")]

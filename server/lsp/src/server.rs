@@ -41,6 +41,7 @@ static PROGRESS_IDS: AtomicU64 = AtomicU64::new(1);
 pub async fn serve(input: ReadHalf<DuplexStream>, output: WriteHalf<DuplexStream>) {
     let (service, socket) = LspService::build(Backend::new)
         .custom_method(ext::VIEW_IR, Backend::view_ir)
+        .custom_method(ext::PRELUDE_TEXT, Backend::prelude_text)
         .finish();
     Server::new(input, output, socket).serve(service).await;
 }
@@ -337,6 +338,23 @@ impl Backend {
         Some(done)
     }
 
+    /// `zy/preludeText`: the text of a prelude file, for clients that show `zy-prelude:` URIs.
+    pub async fn prelude_text(
+        &self,
+        params: ext::PreludeTextParams,
+    ) -> Result<ext::PreludeTextResult> {
+        let name = params.uri.path().trim_start_matches('/').to_string();
+        match (params.uri.scheme(), zy_ide::prelude_text(&name)) {
+            (ext::PRELUDE_SCHEME, Some(text)) => Ok(ext::PreludeTextResult {
+                text: text.to_string(),
+            }),
+            _ => Err(invalid(format!(
+                "{} is not a file of zy's prelude",
+                params.uri
+            ))),
+        }
+    }
+
     /// `zy/viewIr`: the IR of the function enclosing a position at a stage.
     pub async fn view_ir(&self, params: ViewIrParams) -> Result<ViewIrResult> {
         let snap = self.snapshot(&params.text_document.uri)?;
@@ -435,6 +453,7 @@ impl LanguageServer for Backend {
                     TextDocumentSyncKind::INCREMENTAL,
                 )),
                 hover_provider: Some(HoverProviderCapability::Simple(true)),
+                definition_provider: Some(OneOf::Left(true)),
                 code_lens_provider: Some(CodeLensOptions {
                     resolve_provider: Some(false),
                 }),
@@ -531,6 +550,45 @@ impl LanguageServer for Backend {
                     })),
                     Err(_) => Outcome::Cancelled,
                 }
+            },
+        )
+        .await
+    }
+
+    async fn goto_definition(
+        &self,
+        params: GotoDefinitionParams,
+    ) -> Result<Option<GotoDefinitionResponse>> {
+        let pos = params.text_document_position_params;
+        let snap = self.snapshot(&pos.text_document.uri)?;
+        if snap.too_large.is_some() {
+            return Ok(None);
+        }
+        run(
+            "definition",
+            snap.analysis.stale_flag(),
+            Budget::REQUEST,
+            move || {
+                let offset = snap.doc.doc.offset(pos.position);
+                let found = match snap.analysis.definition(snap.file, offset) {
+                    Ok(found) => found,
+                    Err(_) => return Outcome::Cancelled,
+                };
+                let mut locations = Vec::new();
+                for loc in found {
+                    let Ok(text) = snap.analysis.file_text(loc.file) else {
+                        return Outcome::Cancelled;
+                    };
+                    let Some(uri) = location_uri(&loc) else {
+                        continue;
+                    };
+                    let doc = Document::new(text, 0);
+                    locations.push(Location::new(uri, doc.range(loc.start, loc.end)));
+                }
+                Outcome::Done(match locations.len() {
+                    0 => None,
+                    _ => Some(GotoDefinitionResponse::Array(locations)),
+                })
             },
         )
         .await
@@ -808,6 +866,16 @@ fn invalid(message: String) -> Error {
 }
 
 /// The workspace path a document is analysed under.
+/// The URI of a definition's file: a `file:` URI, or `zy-prelude:/Base.jl` for the prelude.
+fn location_uri(loc: &zy_ide::Location) -> Option<Url> {
+    if loc.is_prelude {
+        let name = loc.path.file_name()?.to_str()?;
+        Url::parse(&format!("{}:/{name}", ext::PRELUDE_SCHEME)).ok()
+    } else {
+        Url::from_file_path(&loc.path).ok()
+    }
+}
+
 fn path_of(uri: &Url) -> PathBuf {
     uri.to_file_path()
         .unwrap_or_else(|_| PathBuf::from(uri.as_str()))

@@ -338,3 +338,40 @@ fn lints_follow_the_workspace_zy_toml() {
     assert_eq!(codes(&mut c, &format!("{root}/f.jl")), ["zero-gradient"]);
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[test]
+fn go_to_definition_reaches_the_files_own_definitions_and_the_prelude() {
+    let mut c = Client::initialized();
+    let src = "helper(x) = 2x\nf(x) = helper(x) + abs2(x)\n";
+    c.open(&uri(), src);
+    let at = |c: &mut Client, character: u32| {
+        c.request(
+            "textDocument/definition",
+            json!({ "textDocument": { "uri": uri() }, "position": pos(1, character) }),
+        )
+    };
+    assert_eq!(
+        at(&mut c, 9),
+        json!([{ "uri": uri(), "range": range(0, 0, 0, 6) }])
+    );
+    let prelude = at(&mut c, 22);
+    let target = &prelude[0];
+    assert_eq!(target["uri"], "zy-prelude:/Base.jl");
+    // The prelude's text, as the client shows it, holds the definition at that range.
+    let text = c.request("zy/preludeText", json!({ "uri": "zy-prelude:/Base.jl" }));
+    let text = text["text"].as_str().expect("text");
+    let line = target["range"]["start"]["line"].as_u64().expect("line") as usize;
+    let col = target["range"]["start"]["character"].as_u64().expect("col") as usize;
+    assert!(
+        text.lines().nth(line).is_some_and(|l| l[col..].starts_with("abs2(")),
+        "{target}"
+    );
+    let err = c.send_request("zy/preludeText", json!({ "uri": "zy-prelude:/Nope.jl" }));
+    assert_eq!(
+        c.response(err)["error"]["message"],
+        "zy-prelude:/Nope.jl is not a file of zy's prelude"
+    );
+    // A local variable has no definition to go to.
+    assert_eq!(at(&mut c, 14), Value::Null);
+    assert_eq!(c.shutdown(), Some(0));
+}
