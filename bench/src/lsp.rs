@@ -22,13 +22,13 @@ use crate::timing::median;
 const TIMEOUT: Duration = Duration::from_secs(120);
 
 /// The medians over `runs` fresh servers of the time from the gradient lens's command to its
-/// result, and of the run inside the server; with why the runs that failed failed (each failed
-/// run is retried on a fresh server, `runs` times at most in all).
+/// result, and of the run inside the server; with a note on the runs that failed, if any (each
+/// failed run is retried on a fresh server, `runs` times at most in all).
 pub fn lens_gradient(
     server: &Path,
     case: &Case,
     runs: usize,
-) -> Result<(LensTimes, Vec<String>), String> {
+) -> Result<(LensTimes, Option<String>), String> {
     let text = case.source_at_benchmark().ok_or_else(|| {
         format!(
             "{} has no `# zy: at {}(...)` line for the lens",
@@ -54,11 +54,18 @@ pub fn lens_gradient(
     if total.is_empty() {
         return Err(failures.join("; "));
     }
+    let note = failures.first().map(|first| {
+        format!(
+            "{} of {} runs of the gradient lens failed, the first with: {first}",
+            failures.len(),
+            failures.len() + total.len()
+        )
+    });
     let times = LensTimes {
         result_ms: median(&mut total),
         server_ms: median(&mut inside),
     };
-    Ok((times, failures))
+    Ok((times, note))
 }
 
 /// A `file://` URI of an absolute path (bytes outside the unreserved set percent-encoded).
