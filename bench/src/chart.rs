@@ -1,4 +1,5 @@
-//! `table2.png`: each system's gradient/forward ratio per benchmark, as grouped bars. Drawn with
+//! `table2.png` and `workloads.png`: each system's gradient/forward ratio per benchmark, as
+//! grouped bars. Drawn with
 //! plotters' bitmap backend and an embedded DejaVu Sans, so no system font is needed.
 
 use std::path::Path;
@@ -17,9 +18,7 @@ const FLOOR: f64 = 0.25;
 
 /// The systems drawn, in bar order: name, colour, ratio.
 const SERIES: [(&str, RGBColor, Ratio); 4] = [
-    ("zy (Cranelift JIT)", RGBColor(0x1f, 0x77, 0xb4), |r| {
-        Some(r.ratio())
-    }),
+    ("zy (Cranelift JIT)", RGBColor(0x1f, 0x77, 0xb4), Row::ratio),
     ("hand-written Rust", RGBColor(0x7f, 0x7f, 0x7f), |r| {
         Some(r.hand_grad_ns / r.hand_forward_ns)
     }),
@@ -115,7 +114,7 @@ pub fn draw(rows: &[Row], path: &Path) -> Result<(), String> {
         .pos(Pos::new(HPos::Center, VPos::Top));
     for (i, r) in rows.iter().enumerate() {
         let (x, y) = chart.backend_coord(&(i as f64 + 0.5, FLOOR));
-        let label = if r.engine == crate::report::RowEngine::Interp {
+        let label = if r.zy.map(|z| z.engine) == Some(crate::report::RowEngine::Interp) {
             format!("{} (interp)", r.key)
         } else {
             r.key.into()

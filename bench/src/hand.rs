@@ -1,7 +1,9 @@
-//! Hand-written forward functions and gradients of the five benchmarks: plain, efficient Rust
-//! (one pass forward, one pass back, column-major loops, no tape), the limit zy is compared
+//! Hand-written forward functions and gradients of Table 2's five benchmarks: plain, efficient
+//! Rust (one pass forward, one pass back, column-major loops, no tape), the limit zy is compared
 //! against. Each gradient returns the value with the gradient of every differentiable argument,
-//! as zy's driver does.
+//! as zy's driver does. Those of the workloads table are in [`workloads`].
+
+pub mod workloads;
 
 /// A column-major matrix, as Julia stores it.
 #[derive(Clone, PartialEq, Debug)]
@@ -244,7 +246,7 @@ mod tests {
     use super::*;
 
     /// Central differences of `f` at `x` along each coordinate.
-    fn numeric(f: impl Fn(&[f64]) -> f64, x: &[f64]) -> Vec<f64> {
+    pub(crate) fn numeric(f: impl Fn(&[f64]) -> f64, x: &[f64]) -> Vec<f64> {
         let mut x = x.to_vec();
         (0..x.len())
             .map(|i| {
@@ -260,7 +262,7 @@ mod tests {
             .collect()
     }
 
-    fn assert_close(got: &[f64], want: &[f64], tol: f64) {
+    pub(crate) fn assert_close(got: &[f64], want: &[f64], tol: f64) {
         assert_eq!(got.len(), want.len());
         for (i, (g, w)) in got.iter().zip(want).enumerate() {
             assert!(
@@ -270,7 +272,7 @@ mod tests {
         }
     }
 
-    fn matrix(rows: usize, cols: usize, a: f64) -> Mat {
+    pub(crate) fn matrix(rows: usize, cols: usize, a: f64) -> Mat {
         let data = (0..rows * cols)
             .map(|k| a * ((k % rows + 1) as f64 * (k / rows + 1) as f64 + a).sin())
             .collect();

@@ -5,6 +5,7 @@ use std::hint::black_box;
 
 use zy_interp::Value;
 
+use crate::hand::workloads::{self as work, Gp, MlpBatch, Rk4};
 use crate::hand::{self, Logistic, Mat, Mlp};
 use crate::timing::medians_ns;
 
@@ -16,6 +17,11 @@ pub enum Hand {
     LogSumExp(Vec<f64>),
     Logistic(Logistic),
     Mlp(Mlp),
+    Rosenbrock(Vec<f64>),
+    Rk4(Rk4),
+    MlpBatch(MlpBatch),
+    Gp(Gp),
+    TreeSum(Vec<f64>),
 }
 
 impl Hand {
@@ -54,6 +60,34 @@ impl Hand {
                     label,
                 })
             }
+            ("rosenbrock", [x]) => Hand::Rosenbrock(vector(x).ok_or_else(bad)?),
+            ("rk4", [c, Value::Tuple(u0), h, Value::Int(steps)]) => {
+                let [x0, v0] = &u0[..] else {
+                    return Err(bad());
+                };
+                Hand::Rk4(Rk4 {
+                    c: number(c).ok_or_else(bad)?,
+                    u0: (number(x0).ok_or_else(bad)?, number(v0).ok_or_else(bad)?),
+                    h: number(h).ok_or_else(bad)?,
+                    steps: usize::try_from(*steps).map_err(|_| bad())?,
+                })
+            }
+            ("mlp_batch", [w1, b1, w2, b2, x, y]) => Hand::MlpBatch(MlpBatch {
+                w1: matrix(w1).ok_or_else(bad)?,
+                b1: vector(b1).ok_or_else(bad)?,
+                w2: matrix(w2).ok_or_else(bad)?,
+                b2: vector(b2).ok_or_else(bad)?,
+                x: matrix(x).ok_or_else(bad)?,
+                y: matrix(y).ok_or_else(bad)?,
+            }),
+            ("gp_cholesky", [l, sf, sn, x, y]) => Hand::Gp(Gp {
+                log_l: number(l).ok_or_else(bad)?,
+                log_sf: number(sf).ok_or_else(bad)?,
+                log_sn: number(sn).ok_or_else(bad)?,
+                x: vector(x).ok_or_else(bad)?,
+                y: vector(y).ok_or_else(bad)?,
+            }),
+            ("tree_sum", [x]) => Hand::TreeSum(vector(x).ok_or_else(bad)?),
             _ => return Err(bad()),
         })
     }
@@ -79,6 +113,23 @@ impl Hand {
                 let (y, g) = hand::mlp_loss_grad(p);
                 (y, [g.w1.data, g.b1, g.w2.data, g.b2, g.x].concat())
             }
+            Hand::Rosenbrock(x) => work::rosenbrock_grad(x),
+            Hand::Rk4(p) => {
+                let (y, g) = work::rk4_grad(p);
+                (y, vec![g.c, g.u0.0, g.u0.1, g.h])
+            }
+            Hand::MlpBatch(p) => {
+                let (y, g) = work::mlp_batch_grad(p);
+                (
+                    y,
+                    [g.w1.data, g.b1, g.w2.data, g.b2, g.x.data, g.y.data].concat(),
+                )
+            }
+            Hand::Gp(p) => {
+                let (y, g) = work::gp_nll_grad(p);
+                (y, [vec![g.log_l, g.log_sf, g.log_sn], g.x, g.y].concat())
+            }
+            Hand::TreeSum(x) => work::tree_sum_grad(x),
         }
     }
 
@@ -123,6 +174,47 @@ impl Hand {
                 },
                 || {
                     black_box(hand::mlp_loss_grad(black_box(p)));
+                },
+            ),
+            Hand::Rosenbrock(x) => pair(
+                || {
+                    black_box(work::rosenbrock(black_box(x)));
+                },
+                || {
+                    black_box(work::rosenbrock_grad(black_box(x)));
+                },
+            ),
+            Hand::Rk4(p) => pair(
+                || {
+                    black_box(work::rk4(black_box(p)));
+                },
+                || {
+                    black_box(work::rk4_grad(black_box(p)));
+                },
+            ),
+            Hand::MlpBatch(p) => pair(
+                || {
+                    black_box(work::mlp_batch(black_box(p)));
+                },
+                || {
+                    black_box(work::mlp_batch_grad(black_box(p)));
+                },
+            ),
+            Hand::Gp(p) => pair(
+                || {
+                    black_box(work::gp_nll(black_box(p)));
+                },
+                || {
+                    black_box(work::gp_nll_grad(black_box(p)));
+                },
+            ),
+            Hand::TreeSum(x) => pair(
+                || {
+                    let x = black_box(x);
+                    black_box(x.len().checked_sub(1).map(|hi| work::tree_sum(x, 0, hi)));
+                },
+                || {
+                    black_box(work::tree_sum_grad(black_box(x)));
                 },
             ),
         }

@@ -1,30 +1,41 @@
-//! `zy-bench`: runs the paper's Table 2 and writes `table2.json` and `table2.png`.
+//! `zy-bench`: runs a table of benchmarks (the paper's Table 2, or the workloads) and writes
+//! its JSON and chart.
 //!
-//! Usage: `zy-bench [--peers FILE] [--json FILE] [--chart FILE] [--only KEY]`; run it from the
-//! repository root (`bench/table2` does). `zy-bench --first-gradient KEY` is the child process
-//! that times one cold first gradient.
+//! Usage: `zy-bench [--table table2|workloads] [--peers FILE] [--lsp ZY_LSP] [--json FILE]
+//! [--chart FILE] [--only KEY]`; run it from the repository root (`bench/table2` and
+//! `bench/workloads` do). `zy-bench --first-gradient KEY` is the child process that times one
+//! cold first gradient.
 
 use std::hint::black_box;
 use std::path::PathBuf;
 use std::process::{Command, ExitCode};
 
-use zy_bench::cases::{by_key, Case, CASES};
+use serde_json::json;
+use zy_bench::cases::{by_key, Case, Table};
 use zy_bench::first::first_gradient_ms;
 use zy_bench::inputs::{flatten, Hand};
 use zy_bench::peers::Peers;
-use zy_bench::report::{details, table, to_json, Row, RowEngine};
+use zy_bench::report::{details, table, to_json, Row, RowEngine, ZyTimes};
 use zy_bench::timing::{median, medians_ns};
-use zy_bench::zy::{prepare, Runner};
-use zy_bench::{chart, tape};
+use zy_bench::zy::{evaluate_arguments, prepare, Runner};
+use zy_bench::{chart, lsp, tape};
 use zy_interp::Value;
 
 /// Fresh processes timed for the first gradient.
 const FIRST_GRADIENT_RUNS: usize = 5;
+/// Fresh language servers timed for the gradient lens.
+const LENS_RUNS: usize = 5;
 /// How far zy's gradient may stray from the hand-written one before the row is flagged.
 const AGREEMENT: f64 = 1e-8;
 
+const USAGE: &str = "usage: zy-bench [--table table2|workloads] [--peers FILE] [--lsp ZY_LSP] \
+                     [--json FILE] [--chart FILE] [--only KEY]";
+
 struct Options {
+    table: Table,
     peers: Option<PathBuf>,
+    /// The `zy-lsp` binary whose gradient lens is timed.
+    lsp: Option<PathBuf>,
     json: PathBuf,
     chart: PathBuf,
     only: Option<String>,
@@ -40,7 +51,7 @@ fn main() -> ExitCode {
     let options = match parse_options(&args) {
         Ok(o) => o,
         Err(e) => {
-            eprintln!("zy-bench: {e}\nusage: zy-bench [--peers FILE] [--json FILE] [--chart FILE] [--only KEY]");
+            eprintln!("zy-bench: {e}\n{USAGE}");
             return ExitCode::from(2);
         }
     };
@@ -54,12 +65,8 @@ fn main() -> ExitCode {
 }
 
 fn parse_options(args: &[String]) -> Result<Options, String> {
-    let mut o = Options {
-        peers: None,
-        json: PathBuf::from("target/bench/table2.json"),
-        chart: PathBuf::from("bench/table2.png"),
-        only: None,
-    };
+    let (mut table, mut peers, mut lsp, mut json, mut chart, mut only) =
+        (Table::Table2, None, None, None, None, None);
     let mut it = args.iter();
     while let Some(flag) = it.next() {
         let mut value = || {
@@ -68,18 +75,31 @@ fn parse_options(args: &[String]) -> Result<Options, String> {
                 .ok_or_else(|| format!("{flag} needs a value"))
         };
         match flag.as_str() {
-            "--peers" => o.peers = Some(PathBuf::from(value()?)),
-            "--json" => o.json = PathBuf::from(value()?),
-            "--chart" => o.chart = PathBuf::from(value()?),
-            "--only" => {
-                let key = value()?;
-                by_key(&key).ok_or_else(|| format!("no benchmark `{key}`"))?;
-                o.only = Some(key);
+            "--table" => {
+                let name = value()?;
+                table = Table::named(&name).ok_or_else(|| format!("no table `{name}`"))?;
             }
+            "--peers" => peers = Some(PathBuf::from(value()?)),
+            "--lsp" => lsp = Some(PathBuf::from(value()?)),
+            "--json" => json = Some(PathBuf::from(value()?)),
+            "--chart" => chart = Some(PathBuf::from(value()?)),
+            "--only" => only = Some(value()?),
             other => return Err(format!("unknown argument `{other}`")),
         }
     }
-    Ok(o)
+    if let Some(key) = &only {
+        if !table.cases().iter().any(|c| c.key == key) {
+            return Err(format!("no benchmark `{key}` in {}", table.name()));
+        }
+    }
+    Ok(Options {
+        table,
+        peers,
+        lsp,
+        json: json.unwrap_or_else(|| format!("target/bench/{}.json", table.name()).into()),
+        chart: chart.unwrap_or_else(|| format!("bench/{}.png", table.name()).into()),
+        only,
+    })
 }
 
 fn run(options: &Options) -> Result<(), String> {
@@ -91,32 +111,46 @@ fn run(options: &Options) -> Result<(), String> {
         }
         None => {
             let mut p = Peers::default();
-            p.notes
-                .push("JAX and PyTorch not run (`bench/table2 --peers` runs them)".into());
+            p.notes.push(format!(
+                "JAX and PyTorch not run (`bench/{} --peers` runs them)",
+                options.table.name()
+            ));
             p
         }
     };
     let mut rows = Vec::new();
     let mut tape_bytes = None;
     let mut notes = peers.notes.clone();
-    for case in CASES
+    for case in options
+        .table
+        .cases()
         .iter()
         .filter(|c| options.only.as_deref().is_none_or(|k| k == c.key))
     {
         eprintln!("zy-bench: {} ({})", case.key, case.call);
-        match measure(case, &peers, &mut notes) {
+        match measure(case, &peers, options.lsp.as_deref(), &mut notes) {
             Ok((row, bytes)) => {
+                if let Some(note) = &row.note {
+                    notes.push(format!("{}: {note}", row.key));
+                }
                 rows.push(row);
                 tape_bytes = tape_bytes.or(bytes);
             }
             Err(e) => notes.push(format!("{}: not measured: {e}", case.key)),
         }
     }
+    if options.lsp.is_none() {
+        notes.push("the gradient lens over the LSP not timed (--lsp ZY_LSP times it)".into());
+    }
     println!("{}", table(&rows));
     println!("{}", details(&rows));
-    match tape_bytes {
-        Some(b) => println!("pow tape: {b} bytes per loop iteration"),
-        None => println!("pow tape: not measured"),
+    let mut extra = Vec::new();
+    if options.table == Table::Table2 {
+        match tape_bytes {
+            Some(b) => println!("pow tape: {b} bytes per loop iteration"),
+            None => println!("pow tape: not measured"),
+        }
+        extra.push(("pow_tape_bytes_per_iter", json!(tape_bytes)));
     }
     for n in &notes {
         println!("note: {n}");
@@ -132,8 +166,7 @@ fn run(options: &Options) -> Result<(), String> {
     if let Some(dir) = options.json.parent() {
         std::fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
     }
-    let json =
-        serde_json::to_string_pretty(&to_json(&rows, tape_bytes)).map_err(|e| e.to_string())?;
+    let json = serde_json::to_string_pretty(&to_json(&rows, &extra)).map_err(|e| e.to_string())?;
     std::fs::write(&options.json, json + "\n")
         .map_err(|e| format!("{}: {e}", options.json.display()))?;
     chart::draw(&rows, &options.chart)?;
@@ -145,13 +178,43 @@ fn run(options: &Options) -> Result<(), String> {
     Ok(())
 }
 
-/// Time one benchmark; also the pow tape bytes for `loop`.
+/// Time one benchmark; also the pow tape bytes for `loop`. A benchmark zy cannot run keeps its
+/// hand-written and peer columns, zy's are `None` and the note says why.
 fn measure(
     case: &Case,
     peers: &Peers,
+    lsp: Option<&std::path::Path>,
     notes: &mut Vec<String>,
 ) -> Result<(Row, Option<u32>), String> {
-    let p = prepare(case)?;
+    let mut note = case.note.map(str::to_string);
+    let p = match prepare(case) {
+        Ok(p) => Some(p),
+        Err(e) => {
+            let why = format!("zy cannot run it: {e}");
+            note = Some(note.map_or(why.clone(), |n| format!("{n}; {why}")));
+            None
+        }
+    };
+    let args = match &p {
+        Some(p) => p.args.clone(),
+        None => evaluate_arguments(case.file, case.source, case.call)?,
+    };
+    let hand = Hand::from_values(case.key, &args)?;
+    let (hand_forward_ns, hand_grad_ns) = hand.time();
+    let mut row = Row {
+        key: case.key,
+        zy: None,
+        hand_forward_ns,
+        hand_grad_ns,
+        jax: peers.jax(case.key),
+        torch: peers.torch(case.key),
+        first_gradient_ms: None,
+        lens: None,
+        note,
+    };
+    let Some(p) = p else {
+        return Ok((row, None));
+    };
     let mut engine = RowEngine::Jit;
     for (what, r) in [
         ("primal", &p.primal),
@@ -166,7 +229,6 @@ fn measure(
             ));
         }
     }
-    let hand = Hand::from_values(case.key, &p.args)?;
     check_agreement(case, &p.gradient, &p.args, &hand, notes)?;
 
     // zy's primal and gradient run through the native entry point (arguments converted once,
@@ -185,30 +247,36 @@ fn measure(
             black_box(gradient.run());
         },
     ]);
-    let (boundary_ns, forward_ns, zy_grad_ns) = (times[0], times[1], times[2]);
-    let (hand_forward_ns, hand_grad_ns) = hand.time();
-    let first_gradient_ms = match first_gradient(case) {
+    row.zy = Some(ZyTimes {
+        engine,
+        boundary_ns: times[0],
+        forward_ns: times[1],
+        grad_ns: times[2],
+    });
+    row.first_gradient_ms = match first_gradient(case) {
         Ok(ms) => Some(ms),
         Err(e) => {
             notes.push(format!("{}: first gradient not measured: {e}", case.key));
             None
         }
     };
+    if let Some(server) = lsp {
+        row.lens = match lsp::lens_gradient(server, case, LENS_RUNS) {
+            Ok((t, failed)) => {
+                if let Some(failed) = failed {
+                    notes.push(format!("{}: {failed}", case.key));
+                }
+                Some(t)
+            }
+            Err(e) => {
+                notes.push(format!("{}: gradient lens not timed: {e}", case.key));
+                None
+            }
+        };
+    }
     let bytes = (case.key == "loop")
         .then(|| tape::bytes_per_iteration(&p.gradient_program, &p.inst))
         .flatten();
-    let row = Row {
-        key: case.key,
-        engine,
-        forward_ns,
-        zy_grad_ns,
-        boundary_ns,
-        hand_forward_ns,
-        hand_grad_ns,
-        jax: peers.jax(case.key),
-        torch: peers.torch(case.key),
-        first_gradient_ms,
-    };
     Ok((row, bytes))
 }
 

@@ -1,12 +1,13 @@
-//! A benchmark call prepared for timing: its arguments evaluated once, its primal, its gradient
-//! driver and a no-op of the same argument types compiled by the JIT (or run by the interpreter
-//! where the JIT cannot compile them).
+//! A benchmark call prepared for timing: its arguments evaluated once, and its primal, its
+//! gradient driver and a no-op of the same argument types as machine code from the salsa
+//! `compiled` query, the very code `zy-analyze grad` and the editor's gradient lens run (or,
+//! where the JIT refuses a function, the interpreter).
 
 use std::path::Path;
 use std::sync::Arc;
 
-use zy_codegen::{BoundCall, CompiledFn, JitSession};
-use zy_hir::{RootDatabase, SourceFile};
+use zy_codegen::{BoundCall, CompiledFn};
+use zy_hir::{CompileKey, RootDatabase, SourceFile, Target};
 use zy_ide::AnalysisHost;
 use zy_interp::{Limits, Value};
 use zy_ir::{Function, Instance, Op, Operand, Terminator, TypedProgram};
@@ -30,15 +31,30 @@ pub enum Runner {
 }
 
 impl Runner {
-    /// Compile `inst` of `program`, or keep it for the interpreter if the JIT refuses.
-    fn new(session: &mut JitSession, program: TypedProgram, inst: Arc<Instance>) -> Runner {
-        match session.compile(&program, &inst) {
-            Ok(f) => Runner::Jit(f),
-            Err(e) => Runner::Interp {
+    /// The machine code of `target` of `inst` from the `compiled` query of `db`, or `entry` of
+    /// `program` on the interpreter if the query refuses it.
+    fn new(
+        db: &RootDatabase,
+        file: SourceFile,
+        inst: &Instance,
+        target: Target,
+        (program, entry): (TypedProgram, Arc<Instance>),
+    ) -> Runner {
+        match zy_hir::compiled(db, CompileKey::of(db, file, inst, target)) {
+            Ok(f) => Runner::Jit(f.clone()),
+            Err(reason) => Runner::Interp {
                 program,
-                inst,
-                reason: e.to_string(),
+                inst: entry,
+                reason: reason.clone(),
             },
+        }
+    }
+
+    /// The machine code, if the JIT compiled the function.
+    pub fn compiled(&self) -> Option<&CompiledFn> {
+        match self {
+            Runner::Jit(f) => Some(f),
+            Runner::Interp { .. } => None,
         }
     }
 
@@ -111,10 +127,14 @@ pub struct Prepared {
     pub gradient: Runner,
     /// `zy_bench_boundary(args...) = 0.0`: the cost of passing these arguments in and out.
     pub boundary: Runner,
-    /// The program holding `∇f`, `f⁺` and `f⁻`.
+    /// The program holding `∇f`, `f⁺` and `f⁻`, built as the `compiled` query builds it.
     pub gradient_program: TypedProgram,
     /// The specialisation of `f` called.
     pub inst: Arc<Instance>,
+    /// The host whose `compiled` query made the machine code.
+    pub host: AnalysisHost,
+    /// The file the call is made in (the fixture with the no-op appended).
+    pub file: SourceFile,
 }
 
 /// Load `case`'s fixture into a fresh host and prepare its call.
@@ -133,19 +153,29 @@ pub fn prepare_call(file: &str, source: &str, call: &str) -> Result<Prepared, St
         .source_file();
     let db = host.raw_database();
 
-    let (program, inst) = typed_call(db, file, call)?;
+    let inst = called_instance(db, file, call)?;
     let args = arguments(db, file, call)?;
     let boundary_call = format!("{BOUNDARY}{}", &call[callee.len()..]);
-    let (boundary_program, boundary_inst) = typed_call(db, file, &boundary_call)?;
-    let source = &zy_hir::program_index(db, file).program;
-    let (driver, gradient_program) =
-        zy_ad::gradient_program_with_rrules(source, &program, &inst)
-            .map_err(|e| format!("`{call}`: cannot differentiate: {}", e.message))?;
+    let boundary_inst = called_instance(db, file, &boundary_call)?;
+    let program = primal_program(db, file, &inst)?;
+    let (driver, gradient_program) = gradient_program(db, file, &program, &inst)?;
+    let boundary_program = primal_program(db, file, &boundary_inst)?;
 
-    let mut session = JitSession::new().map_err(|e| format!("cannot start the JIT: {e}"))?;
-    let primal = Runner::new(&mut session, program, inst.clone());
-    let gradient = Runner::new(&mut session, gradient_program.clone(), driver);
-    let boundary = Runner::new(&mut session, boundary_program, boundary_inst);
+    let primal = Runner::new(db, file, &inst, Target::Primal, (program, inst.clone()));
+    let gradient = Runner::new(
+        db,
+        file,
+        &inst,
+        Target::Gradient,
+        (gradient_program.clone(), driver),
+    );
+    let boundary = Runner::new(
+        db,
+        file,
+        &boundary_inst,
+        Target::Primal,
+        (boundary_program, boundary_inst.clone()),
+    );
     Ok(Prepared {
         args,
         primal,
@@ -153,7 +183,48 @@ pub fn prepare_call(file: &str, source: &str, call: &str) -> Result<Prepared, St
         boundary,
         gradient_program,
         inst,
+        host,
+        file,
     })
+}
+
+/// The arguments of `call` in `source`, evaluated by the interpreter in a fresh host (for a
+/// benchmark whose function zy cannot prepare: the hand-written code still needs them).
+pub fn evaluate_arguments(file: &str, source: &str, call: &str) -> Result<Vec<Value>, String> {
+    let mut host = AnalysisHost::new();
+    let file = host
+        .set_file_text(Path::new(file), source.to_string())
+        .source_file();
+    arguments(host.raw_database(), file, call)
+}
+
+/// The program the `compiled` query compiles for `inst` (it keeps its own, which is not
+/// public): everything `inst` reaches, typed, with the differentiation builtins expanded. The
+/// interpreter runs it where the JIT refuses.
+fn primal_program(
+    db: &RootDatabase,
+    file: SourceFile,
+    inst: &Arc<Instance>,
+) -> Result<TypedProgram, String> {
+    let (program, errors) = zy_hir::typed_program(db, file, std::slice::from_ref(inst));
+    if let Some(e) = errors.first() {
+        return Err(format!("`{inst}` does not type: {}", e.message));
+    }
+    let source = &zy_hir::program_index(db, file).program;
+    zy_ad::expand_with_rrules(source, &program).map_err(|e| format!("`{inst}`: {}", e.message))
+}
+
+/// The driver `∇inst` and the program holding it, built from `program` as the `compiled`
+/// query builds them (the tape figure is read from it).
+fn gradient_program(
+    db: &RootDatabase,
+    file: SourceFile,
+    program: &TypedProgram,
+    inst: &Arc<Instance>,
+) -> Result<(Arc<Instance>, TypedProgram), String> {
+    let source = &zy_hir::program_index(db, file).program;
+    zy_ad::gradient_program_with_rrules(source, program, inst)
+        .map_err(|e| format!("`{inst}`: cannot differentiate: {}", e.message))
 }
 
 /// `f` and the number of arguments of the call `f(args...)`.
@@ -170,17 +241,15 @@ fn parse_call(call: &str) -> Result<Expr, String> {
     zy_syntax::parse_expr(call).map_err(|e| format!("`{call}`: {}", e.message))
 }
 
-/// The typed program of `call` and the specialisation it invokes.
-fn typed_call(
+/// The specialisation `call` invokes.
+fn called_instance(
     db: &RootDatabase,
     file: SourceFile,
     call: &str,
-) -> Result<(TypedProgram, Arc<Instance>), String> {
+) -> Result<Arc<Instance>, String> {
     let expr = parse_call(call)?;
     let typed = zy_hir::type_call(db, file, &expr).map_err(|e| type_errors(call, e))?;
-    let inst = returned_invoke(&typed.body)
-        .ok_or_else(|| format!("`{call}` is not a call of a user function"))?;
-    Ok((typed.program, inst))
+    returned_invoke(&typed.body).ok_or_else(|| format!("`{call}` is not a call of a user function"))
 }
 
 /// The arguments of `call`, evaluated as one tuple by the interpreter.
