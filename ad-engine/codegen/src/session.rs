@@ -11,7 +11,7 @@ use cranelift_codegen::ir::{types, AbiParam, ExternalName, InstBuilder, UserFunc
 use cranelift_codegen::settings::{self, Configurable};
 use cranelift_codegen::Context;
 use cranelift_frontend::{FunctionBuilder, FunctionBuilderContext};
-use cranelift_jit::{JITBuilder, JITModule};
+use cranelift_jit::{ArenaMemoryProvider, JITBuilder, JITModule};
 use cranelift_module::{FuncId, Module};
 use zy_interp::{Limits, RuntimeError, Value};
 use zy_ir::{Function, Instance, Op, Type, TypedProgram};
@@ -21,6 +21,9 @@ use crate::error::JitError;
 use crate::layout::{Layout, StaticPullback};
 use crate::runtime::{self, Ctx, Site};
 use crate::translate::{self, mem, pullbacks, signature, Env, RtFuncs};
+
+/// The address space reserved for one session's code and data (see [`JitSession::new`]).
+const ARENA_RESERVE: usize = 256 << 20;
 
 /// The module and everything its code points to. Dropped (and its memory freed) when the
 /// session and every compiled function from it are gone.
@@ -113,6 +116,13 @@ impl JitSession {
             .finish(settings::Flags::new(flags))
             .map_err(JitError::backend)?;
         let mut jb = JITBuilder::with_isa(isa, cranelift_module::default_libcall_names());
+        // One contiguous reservation for the module's code and data: calls between its
+        // functions are 32-bit relative, and pages the system hands out one by one can land
+        // more than 2 GiB apart in a process with large mappings (the server's analysis
+        // stacks), which cranelift-jit cannot link (it panicked, and the gradient fell back to
+        // the interpreter). The reservation is address space only until code is written.
+        let arena = ArenaMemoryProvider::new_with_size(ARENA_RESERVE).map_err(JitError::backend)?;
+        jb.memory_provider(Box::new(arena));
         for (name, ptr) in runtime::symbols() {
             jb.symbol(name, ptr);
         }

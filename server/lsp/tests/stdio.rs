@@ -363,7 +363,9 @@ fn go_to_definition_reaches_the_files_own_definitions_and_the_prelude() {
     let line = target["range"]["start"]["line"].as_u64().expect("line") as usize;
     let col = target["range"]["start"]["character"].as_u64().expect("col") as usize;
     assert!(
-        text.lines().nth(line).is_some_and(|l| l[col..].starts_with("abs2(")),
+        text.lines()
+            .nth(line)
+            .is_some_and(|l| l[col..].starts_with("abs2(")),
         "{target}"
     );
     let err = c.send_request("zy/preludeText", json!({ "uri": "zy-prelude:/Nope.jl" }));
