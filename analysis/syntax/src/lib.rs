@@ -9,6 +9,8 @@
 //! is too slow it stops and reports that instead of hanging.
 
 pub mod ast;
+pub mod kind;
+pub mod lexer;
 
 mod annotations;
 mod arrays;
