@@ -9,7 +9,7 @@ use tree_sitter::{Node, Point, Range};
 use crate::ast::{Expr, ExprKind, TextRange, UnOp};
 use crate::cx::{error_expr, kids, range, Cx, MAX_REPARSE_DEPTH};
 use crate::expr::expr;
-use crate::parser;
+use crate::ts_parser as parser;
 
 /// `[a, b, c]`, or `[a -b]` (one row of a matrix).
 pub(crate) fn vector(cx: &mut Cx, node: Node) -> Expr {

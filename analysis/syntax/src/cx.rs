@@ -6,7 +6,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use tree_sitter::Node;
 
 use crate::ast::{Expr, ExprKind, SyntaxError, TextRange};
-use crate::parser::Deadline;
+use crate::ts_parser::Deadline;
 
 /// Deepest expression nesting converted; deeper input is reported as "nesting too deep".
 pub(crate) const MAX_DEPTH: u32 = 200;

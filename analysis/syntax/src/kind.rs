@@ -217,6 +217,9 @@ pub enum Kind {
     Var,
     /// A syntax error; the message is in the diagnostics.
     ErrorNode,
+    /// A placeholder in the parser's output: a token that is dropped, or a node whose children
+    /// belong to its parent.
+    Tombstone,
 }
 
 /// Julia's reserved and contextual keywords.
@@ -882,6 +885,7 @@ impl Kind {
             Kind::Outer => "outer",
             Kind::Var => "var",
             Kind::ErrorNode => "error",
+            Kind::Tombstone => "TOMBSTONE",
         }
     }
 }

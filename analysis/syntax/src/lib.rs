@@ -11,6 +11,7 @@
 pub mod ast;
 pub mod kind;
 pub mod lexer;
+pub mod tree;
 
 mod annotations;
 mod arrays;
@@ -23,13 +24,14 @@ mod literals;
 mod operators;
 mod parser;
 mod print;
+mod ts_parser;
 
 use crate::ast::{Expr, SourceFile, SyntaxError, TextRange};
 use crate::cx::{kids, Cx};
-use crate::parser::Deadline;
+use crate::ts_parser::Deadline;
 
-pub use crate::parser::ParseBudget;
 pub use crate::print::debug_tree;
+pub use crate::ts_parser::ParseBudget;
 
 /// Parses a whole file within the default [`ParseBudget`]. Never panics: errors and
 /// unsupported constructs are in `errors`, and every definition that parsed is in `items` (also
@@ -42,11 +44,11 @@ pub fn parse_file(text: &str) -> SourceFile {
 /// only error is "the parser gave up" at 1:1, and there are no items.
 pub fn parse_file_with_budget(text: &str, budget: ParseBudget) -> SourceFile {
     let deadline = Deadline::start(budget, text.len());
-    let gave_up = |failure: parser::Failure| SourceFile {
+    let gave_up = |failure: ts_parser::Failure| SourceFile {
         items: Vec::new(),
         errors: vec![failure.error(&deadline, text, "file")],
     };
-    let tree = match parser::parse(text, None, &deadline) {
+    let tree = match ts_parser::parse(text, None, &deadline) {
         Ok(tree) => tree,
         Err(failure) => return gave_up(failure),
     };
@@ -60,7 +62,7 @@ pub fn parse_file_with_budget(text: &str, budget: ParseBudget) -> SourceFile {
         tree.root_node().is_error(),
     );
     if cx.gave_up {
-        return gave_up(parser::Failure::GaveUp);
+        return gave_up(ts_parser::Failure::GaveUp);
     }
     annotations::report_unattached(&mut cx, tree.root_node(), &scan.zy_comments);
     let mut errors = scan.errors;
@@ -74,7 +76,7 @@ pub fn parse_file_with_budget(text: &str, budget: ParseBudget) -> SourceFile {
 /// The first error, if any, is returned.
 pub fn parse_expr(text: &str) -> Result<Expr, SyntaxError> {
     let deadline = Deadline::start(ParseBudget::DEFAULT, text.len());
-    let tree = parser::parse(text, None, &deadline)
+    let tree = ts_parser::parse(text, None, &deadline)
         .map_err(|failure| failure.error(&deadline, text, "expression"))?;
     let scan = errors::scan(&tree, text);
     let mut cx = Cx::new(text, deadline);
