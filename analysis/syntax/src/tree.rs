@@ -2,7 +2,9 @@
 //! into it. Every construct of Julia has a node here (the kinds follow JuliaSyntax's); zy's
 //! subset is converted from it into [`crate::ast`]. Punctuation, keywords, whitespace and
 //! comments are left out of the tree but counted in the ranges of the nodes around them;
-//! comments stay available in [`Parse::comments`].
+//! comments stay available in [`Parse::comments`]. Errors that the parser marks as trivia (a
+//! missing `:` in `a ? b c`, tokens skipped before a closing bracket) are left out too, but
+//! flag their parent as having an error.
 
 use std::fmt;
 use std::time::Instant;
@@ -134,6 +136,8 @@ struct Built {
     first_event: usize,
     range: Option<TextRange>,
     node: Option<SyntaxNode>,
+    /// A syntax error the tree leaves out (a trivia error node): its parent has an error.
+    error: bool,
 }
 
 /// Builds the tree from the postorder output, without recursion; returns it and the
@@ -162,6 +166,7 @@ fn build(stream: &Stream, text: &str) -> (SyntaxNode, Vec<Diagnostic>) {
             if let Some(r) = built.range {
                 range = Some(range.map_or(r, |acc| span(acc, r)));
             }
+            has_error |= built.error;
             if let Some(node) = built.node {
                 has_error |= node.has_error();
                 children.push(node);
@@ -180,11 +185,13 @@ fn build(stream: &Stream, text: &str) -> (SyntaxNode, Vec<Diagnostic>) {
         if has_error {
             fl |= HAS_ERROR;
         }
-        let keep = event.flags & flags::TRIVIA == 0 || event.kind == Kind::ErrorNode;
+        let keep = event.flags & flags::TRIVIA == 0;
+        let trivia_error = !keep && event.kind == Kind::ErrorNode;
         stack.push(Built {
             first_event: first,
             range: Some(range),
-            node: keep.then(|| SyntaxNode {
+            error: trivia_error || (!keep && has_error),
+            node: keep.then_some(SyntaxNode {
                 kind: event.kind,
                 flags: fl,
                 range,
@@ -194,6 +201,7 @@ fn build(stream: &Stream, text: &str) -> (SyntaxNode, Vec<Diagnostic>) {
         });
     }
     let end = text.len() as u32;
+    let root_error = stack.iter().any(|b| b.error);
     let mut children: Vec<SyntaxNode> = stack.into_iter().filter_map(|b| b.node).collect();
     let mut root = match (children.pop(), children.is_empty()) {
         (Some(root), true) if root.kind == Kind::Toplevel => root,
@@ -206,6 +214,9 @@ fn build(stream: &Stream, text: &str) -> (SyntaxNode, Vec<Diagnostic>) {
         },
     };
     root.range = TextRange::new(0, end);
+    if root_error {
+        root.flags |= HAS_ERROR;
+    }
     (root, diagnostics)
 }
 
@@ -243,10 +254,11 @@ fn build_token(
         };
         diagnostics.push(Diagnostic { range, message });
     }
-    let trivia = event.flags & flags::TRIVIA != 0 && event.kind != Kind::ErrorNode;
+    let trivia = event.flags & flags::TRIVIA != 0;
     stack.push(Built {
         first_event: i,
         range: (!empty).then_some(range),
+        error: trivia && (event.kind == Kind::ErrorNode || event.kind.is_error()),
         node: (!trivia).then(|| SyntaxNode {
             kind: event.kind,
             flags: event.flags & !flags::TRIVIA,

@@ -1,5 +1,5 @@
-//! The places where tree-sitter-julia's tree disagrees with Julia, each checked against what
-//! Julia itself does.
+//! Precedence and the traps of Julia's syntax (the places where tree-sitter-julia, zy's former
+//! parser, disagreed with Julia), each checked against what Julia itself does.
 
 use expect_test::{expect, Expect};
 
@@ -200,8 +200,8 @@ fn matrix_literals_are_whitespace_sensitive() {
     check(
         "[1.0 -0.3]",
         expect![[r#"
-        (matrix (row 1.0 (- 0.3)))
-    "#]],
+            (matrix (row 1.0 -0.3))
+        "#]],
     );
     check(
         "[1.0 - 0.3]",
@@ -260,8 +260,8 @@ fn matrix_literals_are_whitespace_sensitive() {
     check(
         "[1.0 -0.3; -2 4]",
         expect![[r#"
-        (matrix (row 1.0 (- 0.3)) (row (- 2) 4))
-    "#]],
+            (matrix (row 1.0 -0.3) (row -2 4))
+        "#]],
     );
     check(
         "[f(a -b) c]",
@@ -289,11 +289,19 @@ fn matrix_literals_are_whitespace_sensitive() {
     );
     // `;;` concatenates along the second dimension: outside the subset, never read as `;`.
     check(
+        "[1; 2;; 3; 4]",
+        expect![[r#"
+            (error)
+            error: unsupported: `;;` concatenation
+        "#]],
+    );
+    // Julia rejects spaces and `;;` mixed in one literal.
+    check(
         "[1 2;; 3 4]",
         expect![[r#"
-        (error)
-        error: unsupported: `;;` concatenation
-    "#]],
+            (error)
+            error: syntax error: cannot mix space and ;; separators in an array expression, except to wrap a line
+        "#]],
     );
 }
 
@@ -342,14 +350,14 @@ fn space_separated_signs_next_to_commas_are_rejected() {
     check(
         "[a -b, c]",
         expect![[r#"
-            (vect (error) c)
-            error: syntax error: unexpected comma in a matrix expression (write `a - b` for a subtraction or `a, -b` for two elements)
+            (error)
+            error: syntax error: unexpected comma in array expression
         "#]],
     );
     check(
         "x[a -1]",
         expect![[r#"
-            (index x (error))
+            (error)
             error: unsupported: concatenation in indexing brackets (write `i - 1` for a subtraction)
         "#]],
     );

@@ -395,6 +395,7 @@ impl Parser<'_> {
                 }
                 n_colons += 1;
                 let fl = if n_colons == 1 { 0 } else { flags::TRIVIA };
+                let colon = self.peek_token(cx, 1).range;
                 self.bump_remap(cx, fl, Kind::Identifier);
                 let had_newline = self.peek(cx) == Kind::NewlineWs;
                 let t = self.peek_token(cx, 1);
@@ -405,7 +406,7 @@ impl Parser<'_> {
                 }
                 if had_newline {
                     self.s
-                        .diagnose(t.range, "line break after `:` in range expression");
+                        .diagnose(colon, "line break after `:` in range expression");
                     self.bump_invisible(Kind::ErrorNode, 0);
                     self.emit(mark, Kind::Call, flags::INFIX);
                     return;
@@ -593,7 +594,8 @@ impl Parser<'_> {
                 self.bump_dotted(cx, op.dotted, 0, false, Some(Kind::Identifier))
             } else {
                 self.bump_dotted(cx, op.dotted, 0, true, Some(Kind::Identifier));
-                self.emit_error(mark, 0, "not a unary operator")
+                let shown = self.shown(op.tok.range);
+                self.emit_error(mark, 0, &format!("syntax error: unexpected `{shown}`"))
             };
             self.parse_unary(cx);
             if is_type_operator(op_k, op.dotted) {

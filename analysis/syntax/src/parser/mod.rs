@@ -244,12 +244,12 @@ impl<'a> Parser<'a> {
     pub fn bump_trivia_error(&mut self, flags_: u16, skip_newlines: bool, message: &str) -> Pos {
         let mark = self.position();
         let range = self.s.whitespace_range();
+        self.s.diagnose(range, message);
         self.s.bump_trivia(skip_newlines);
         if self.position().index == mark.index {
-            self.s.diagnose(range, message);
-            return self.position();
+            return self.bump_invisible(Kind::ErrorNode, flags_);
         }
-        self.emit_error(mark, flags_, message)
+        self.emit(mark, Kind::ErrorNode, flags_)
     }
 
     pub fn bump_invisible(&mut self, kind: Kind, flags_: u16) -> Pos {
@@ -269,12 +269,6 @@ impl<'a> Parser<'a> {
     /// An error node over everything since `mark`.
     pub fn emit_error(&mut self, mark: Pos, flags_: u16, message: &str) -> Pos {
         self.s.emit(mark, Kind::ErrorNode, flags_, Some(message))
-    }
-
-    /// A diagnostic at the next token.
-    pub fn diagnose_next(&mut self, message: &str) {
-        let range = self.s.next_range();
-        self.s.diagnose(range, message);
     }
 
     /// A diagnostic from `mark` to here.
@@ -347,6 +341,12 @@ impl<'a> Parser<'a> {
                         open.pop();
                     }
                 }
+                // `begin` inside brackets is the first index, not a block.
+                Kind::Keyword(Keyword::Begin)
+                    if matches!(
+                        open.last(),
+                        Some(Kind::LParen | Kind::LBracket | Kind::LBrace)
+                    ) => {}
                 Kind::Keyword(
                     Keyword::Begin
                     | Keyword::If
@@ -361,19 +361,10 @@ impl<'a> Parser<'a> {
                     | Keyword::Baremodule
                     | Keyword::Quote
                     | Keyword::Do,
-                ) => {
-                    if !matches!(
-                        open.last(),
-                        Some(Kind::LParen | Kind::LBracket | Kind::LBrace)
-                    ) || k != Kind::Keyword(Keyword::Begin)
-                    {
-                        open.push(k);
-                    }
-                }
+                ) => open.push(k),
                 _ => {}
             }
-            let inside = !open.is_empty() || matches!(k, Kind::RParen | Kind::RBracket);
-            self.bump_nl(0, inside);
+            self.bump(cx, 0);
         }
         if self.too_deep_reported {
             self.emit(mark, Kind::ErrorNode, 0);
@@ -407,12 +398,13 @@ impl<'a> Parser<'a> {
 
     /// `down` items separated by `delimiters`, until one of `closing` (or the end of input).
     fn parse_nary(&mut self, cx: Ctx, down: Down, delimiters: &[Kind], closing: &[Kind]) -> bool {
-        self.bump_trivia();
-        let k = self.peek(cx);
-        if closing.contains(&k) {
+        if self.block_ends_here(cx) {
             return true;
         }
-        if self.block_ends_here(cx) {
+        self.bump_trivia();
+        let k = self.peek(cx);
+        if closing.contains(&k) || k == Kind::EndMarker {
+            // At the end of the input the missing closer is the error.
             return true;
         }
         let mut n_delims = 0;
@@ -420,6 +412,10 @@ impl<'a> Parser<'a> {
             self.down(cx, down);
         }
         while delimiters.contains(&self.peek(cx)) {
+            if self.block_ends_here(cx) {
+                // Leave the newline: it ends the statement the block is part of.
+                break;
+            }
             self.bump(cx, flags::TRIVIA);
             n_delims += 1;
             let k = self.peek(cx);
@@ -549,7 +545,6 @@ impl<'a> Parser<'a> {
     fn down(&mut self, cx: Ctx, down: Down) {
         match down {
             Down::Eq => self.parse_eq(cx),
-            Down::EqStar => self.parse_eq_star(cx),
             Down::Public => self.parse_public(cx),
             Down::Docstring => self.parse_docstring(cx, Down::Eq),
             Down::StructField => self.parse_struct_field(cx),
@@ -720,6 +715,7 @@ impl<'a> Parser<'a> {
             let what = opener.map_or("block", |(_, what)| what);
             self.s
                 .diagnose(range, &format!("missing `end` for `{what}`"));
+            self.bump_invisible(Kind::ErrorNode, flags::TRIVIA);
             return;
         }
         let mark = self.position();
@@ -806,7 +802,6 @@ impl<'a> Parser<'a> {
 #[derive(Clone, Copy, Debug)]
 pub(crate) enum Down {
     Eq,
-    EqStar,
     Public,
     Docstring,
     StructField,

@@ -451,15 +451,15 @@ impl Parser<'_> {
             self.parse_catch(cx);
             has_catch = true;
         }
-        let missing = !has_catch && !has_finally;
-        self.bump_closing_token(cx, Kind::Keyword(Keyword::End), opener);
-        self.emit(mark, Kind::Try, 0);
-        if missing {
+        if !has_catch && !has_finally {
             if let Some((range, _)) = opener {
                 self.s
                     .diagnose(range, "syntax error: try without catch or finally");
             }
+            self.bump_invisible(Kind::ErrorNode, flags::TRIVIA);
         }
+        self.bump_closing_token(cx, Kind::Keyword(Keyword::End), opener);
+        self.emit(mark, Kind::Try, 0);
     }
 
     /// `catch`, `catch e`, then the block.

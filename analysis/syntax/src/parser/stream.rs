@@ -157,11 +157,6 @@ impl Stream {
         }
     }
 
-    /// The tokens, trivia included.
-    pub fn tokens(&self) -> &[Token] {
-        &self.tokens
-    }
-
     fn end_token(&self) -> Tok {
         let end = self.tokens.last().map_or(0, |t| t.range.end);
         Tok {
@@ -281,7 +276,7 @@ impl Stream {
     fn progress(&mut self) {
         self.peeks = 0;
         self.bumps += 1;
-        if self.bumps % DEADLINE_CHECK_INTERVAL == 0
+        if self.bumps.is_multiple_of(DEADLINE_CHECK_INTERVAL)
             && self.deadline.is_some_and(|at| Instant::now() >= at)
         {
             self.stopped = Some(Stop::Deadline);
@@ -540,11 +535,6 @@ impl Stream {
     /// The position after the first significant child of the node ending at `pos`.
     pub fn first_child_position(&self, pos: Pos) -> Option<Pos> {
         self.child_positions(pos).last().copied()
-    }
-
-    /// The position after the last significant child of the node ending at `pos`.
-    pub fn last_child_position(&self, pos: Pos) -> Option<Pos> {
-        self.child_positions(pos).first().copied()
     }
 
     /// The range of the next significant token (newlines skipped).
