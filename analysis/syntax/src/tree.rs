@@ -15,8 +15,9 @@ use crate::lexer::tokenize;
 use crate::parser::stream::{flags, Diagnostic, Event, Stop, Stream};
 use crate::parser::{Ctx, Parser};
 
-/// A node of the syntax tree: a token (a leaf) or a construct and its children.
-#[derive(Clone, PartialEq, Debug)]
+/// A node of the syntax tree: a token (a leaf) or a construct and its children. Trees can be
+/// deep (a chain of 100,000 `-` is a left-nested tree as deep), so dropping and printing
+/// (`Debug`, [`Sexp`]) use an explicit stack.
 pub struct SyntaxNode {
     pub kind: Kind,
     /// Flags of the node (infix, prefix, trailing comma, ...), see the printer.
@@ -73,7 +74,7 @@ impl SyntaxNode {
 }
 
 /// A parsed text: the tree, the problems found, and the comments.
-#[derive(Clone, Debug)]
+#[derive(Debug)]
 pub struct Parse {
     pub root: SyntaxNode,
     pub diagnostics: Vec<Diagnostic>,
@@ -274,6 +275,72 @@ fn span(a: TextRange, b: TextRange) -> TextRange {
     TextRange::new(a.start.min(b.start), a.end.max(b.end))
 }
 
+impl Drop for SyntaxNode {
+    fn drop(&mut self) {
+        if self.children.iter().all(|c| c.children.is_empty()) {
+            return;
+        }
+        let mut stack = std::mem::take(&mut self.children);
+        while let Some(mut node) = stack.pop() {
+            stack.append(&mut node.children);
+        }
+    }
+}
+
+/// Without the source text: `(call-i@0..5 (Identifier@0..1) ...)`.
+impl fmt::Debug for SyntaxNode {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write_tree(f, self, |f, node| {
+            write!(
+                f,
+                "{}{}@{}..{}",
+                node.kind.name(),
+                suffix(node),
+                node.range.start,
+                node.range.end
+            )
+        })
+    }
+}
+
+/// Writes `root` as an S-expression, each node's head by `head`, with an explicit stack.
+fn write_tree(
+    f: &mut fmt::Formatter<'_>,
+    root: &SyntaxNode,
+    head: impl Fn(&mut fmt::Formatter<'_>, &SyntaxNode) -> fmt::Result,
+) -> fmt::Result {
+    enum Step<'n> {
+        Open(&'n SyntaxNode),
+        Close,
+    }
+    let mut steps = vec![Step::Open(root)];
+    let mut first = true;
+    while let Some(step) = steps.pop() {
+        match step {
+            Step::Close => f.write_str(")")?,
+            Step::Open(node) => {
+                if !first {
+                    f.write_str(" ")?;
+                }
+                first = false;
+                if node.leaf {
+                    head(f, node)?;
+                    continue;
+                }
+                f.write_str("(")?;
+                head(f, node)?;
+                if node.children.is_empty() {
+                    f.write_str(")")?;
+                    continue;
+                }
+                steps.push(Step::Close);
+                steps.extend(node.children.iter().rev().map(Step::Open));
+            }
+        }
+    }
+    Ok(())
+}
+
 /// A syntax tree printed as an S-expression over its source text: `(call-i a + b)`.
 pub struct Sexp<'a> {
     pub node: &'a SyntaxNode,
@@ -282,36 +349,13 @@ pub struct Sexp<'a> {
 
 impl fmt::Display for Sexp<'_> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        // An explicit stack: trees may be deep.
-        enum Step<'n> {
-            Open(&'n SyntaxNode),
-            Close,
-        }
-        let mut steps = vec![Step::Open(self.node)];
-        let mut first = true;
-        while let Some(step) = steps.pop() {
-            match step {
-                Step::Close => f.write_str(")")?,
-                Step::Open(node) => {
-                    if !first {
-                        f.write_str(" ")?;
-                    }
-                    first = false;
-                    if node.leaf {
-                        write_leaf(f, node, self.text)?;
-                        continue;
-                    }
-                    write!(f, "({}{}", node.kind.name(), suffix(node))?;
-                    if node.children.is_empty() {
-                        f.write_str(")")?;
-                        continue;
-                    }
-                    steps.push(Step::Close);
-                    steps.extend(node.children.iter().rev().map(Step::Open));
-                }
+        write_tree(f, self.node, |f, node| {
+            if node.leaf {
+                write_leaf(f, node, self.text)
+            } else {
+                write!(f, "{}{}", node.kind.name(), suffix(node))
             }
-        }
-        Ok(())
+        })
     }
 }
 

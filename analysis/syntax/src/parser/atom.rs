@@ -5,7 +5,7 @@
 
 use super::binary::Level;
 use super::stream::{flags, Pos};
-use super::{is_closing_token, BracketOpts, Brackets, Ctx, Parser};
+use super::{is_closing_token, Brackets, Ctx, Parser};
 use crate::ast::TextRange;
 use crate::kind::{Keyword, Kind};
 
@@ -27,6 +27,31 @@ enum ArrayOrder {
     ColumnMajor,
 }
 
+/// Where an atom starts and how it is read.
+#[derive(Clone, Copy)]
+struct Atom {
+    mark: Pos,
+    /// Syntactic operators and closing keywords are errors (not in quotes, macro names).
+    check: bool,
+    /// After `$`/`&`/`::` (then `(x) -> y` is not an anonymous function's arguments).
+    has_unary_prefix: bool,
+}
+
+/// The state of a call chain being parsed.
+struct Chain {
+    /// Where the chain's expression starts.
+    mark: Pos,
+    /// A macro call whose arguments are still to come.
+    is_macrocall: bool,
+    /// The macro's name is still being read (`@A.B.m`).
+    processing_macro_name: bool,
+    /// May a string here be a string macro's (after a name)?
+    maybe_strmac: bool,
+    /// The last name read, and its kind as lexed (a string macro renames it).
+    last_identifier_pos: Pos,
+    last_identifier_orig: Kind,
+}
+
 /// No separator: the array literal ends.
 const NO_SEPARATOR: (i32, i32) = (i32::MIN, i32::MIN);
 
@@ -35,84 +60,127 @@ impl Parser<'_> {
     /// With `check_identifiers`, syntactic operators and closing keywords are errors.
     pub fn parse_atom(&mut self, cx: Ctx, check_identifiers: bool, has_unary_prefix: bool) {
         self.bump_trivia();
-        let mark = self.position();
+        let atom = Atom {
+            mark: self.position(),
+            check: check_identifiers,
+            has_unary_prefix,
+        };
+        // One call site through a table keeps this frame, which is on the stack once per
+        // nesting level, small in debug builds.
+        let handler: fn(&mut Self, Ctx, Atom) = match self.peek(cx) {
+            k if k.is_op(".") => Self::parse_dot_atom,
+            k if k.is_error() => |p, cx, _| {
+                p.bump(cx, 0);
+            },
+            k if k.is_op("'") => |p, cx, atom| p.parse_char(cx, atom.mark),
+            Kind::Char => |p, cx, _| {
+                p.bump_remap(cx, 0, Kind::Identifier);
+            },
+            k if k.is_op(":") => |p, cx, atom| p.parse_quote_colon(cx, atom.mark),
+            Kind::Identifier => |p, cx, _| {
+                p.bump(cx, 0);
+            },
+            k if k.is_word_operator() => |p, cx, _| {
+                p.bump_remap(cx, 0, Kind::Identifier);
+            },
+            k if k.is_operator() => Self::parse_operator_value,
+            Kind::Keyword(_) => Self::parse_keyword_atom,
+            Kind::LParen => |p, cx, atom| p.parse_paren(cx, atom.check, atom.has_unary_prefix),
+            Kind::LBracket | Kind::LBrace => Self::parse_bracketed,
+            Kind::At => Self::parse_macro_call,
+            Kind::DQuote | Kind::TripleDQuote => |p, cx, _| p.parse_string(cx, false),
+            Kind::Backtick | Kind::TripleBacktick => |p, cx, _| p.parse_string(cx, true),
+            k if k.is_literal() => |p, cx, _| {
+                p.bump(cx, 0);
+            },
+            _ => |p, cx, _| {
+                let k = p.peek(cx);
+                p.parse_unexpected(cx, k, !is_closing_token(cx, k));
+            },
+        };
+        handler(self, cx, atom);
+    }
+
+    /// `.` alone (an error where a name is expected), or a dotted operator as a value
+    /// (`(. +)` for `.+`).
+    fn parse_dot_atom(&mut self, cx: Ctx, atom: Atom) {
         let op = self.peek_dotted_op(cx);
-        let k = op.kind();
-        if op.dotted {
-            self.parse_operator_atom(cx, mark, true, k, check_identifiers);
+        self.parse_operator_atom(cx, atom.mark, op.dotted, op.kind(), atom.check);
+    }
+
+    /// An operator as a value (`+` in `map(+, xs)`); a lone `=` where a name is expected is an
+    /// error.
+    fn parse_operator_value(&mut self, cx: Ctx, atom: Atom) {
+        let t = self.peek_token(cx, 1);
+        if t.kind.is_op("=") && atom.check && !t.suffixed {
+            self.bump_error(cx, 0, "syntax error: unexpected `=`");
+        } else {
+            self.parse_operator_atom(cx, atom.mark, false, t.kind, atom.check);
+        }
+    }
+
+    /// A keyword where a name or value is expected: `var"x"`, a contextual keyword used as a
+    /// name, `end` inside indexing; a closing keyword is an error.
+    fn parse_keyword_atom(&mut self, cx: Ctx, atom: Atom) {
+        let (mark, check) = (atom.mark, atom.check);
+        let Kind::Keyword(keyword) = self.peek(cx) else {
+            return;
+        };
+        let t2 = self.peek_token(cx, 2);
+        if keyword == Keyword::Var && t2.kind == Kind::DQuote && !t2.ws_before {
+            self.parse_var(cx, mark);
+        } else if check && is_closing_token(cx, Kind::Keyword(keyword)) {
+            // `x = else`: the keyword is consumed as an error.
+            self.parse_unexpected(cx, Kind::Keyword(keyword), true);
+        } else {
+            self.bump_remap(cx, 0, Kind::Identifier);
+        }
+    }
+
+    /// `[...]` or `{...}`.
+    fn parse_bracketed(&mut self, cx: Ctx, atom: Atom) {
+        let mark = atom.mark;
+        let t = self.peek_token(cx, 1);
+        let (open_kind, open) = (t.kind, t.range);
+        self.bump(cx, flags::TRIVIA);
+        if open_kind == Kind::LBracket {
+            let (kind, fl, dim) = self.parse_cat(cx, Kind::RBracket, cx.end_symbol, open);
+            self.emit(mark, kind, fl | flags::dim(dim));
+        } else {
+            let (kind, fl, dim) = self.parse_cat(cx, Kind::RBrace, cx.end_symbol, open);
+            self.emit_braces(mark, kind, fl, dim);
+        }
+    }
+
+    /// `@m ...`.
+    fn parse_macro_call(&mut self, cx: Ctx, atom: Atom) {
+        let mark = atom.mark;
+        if !self.enter() {
+            self.skip_too_deep(cx);
             return;
         }
-        match k {
-            k if k.is_error() => {
-                self.bump(cx, 0);
-            }
-            Kind::Op(o) if o.is("'") => self.parse_char(cx, mark),
-            Kind::Char => {
-                self.bump_remap(cx, 0, Kind::Identifier);
-            }
-            Kind::Op(o) if o.is(":") => self.parse_quote_colon(cx, mark),
-            Kind::Op(o) if o.is("=") && check_identifiers && !op.tok.suffixed => {
-                self.bump_error(cx, 0, "syntax error: unexpected `=`");
-            }
-            Kind::Identifier => {
-                self.bump(cx, 0);
-            }
-            k if k.is_word_operator() => {
-                self.bump_remap(cx, 0, Kind::Identifier);
-            }
-            k if k.is_operator() => {
-                self.parse_operator_atom(cx, mark, false, k, check_identifiers);
-            }
-            Kind::Keyword(keyword) => {
-                let t2 = self.peek_token(cx, 2);
-                if keyword == Keyword::Var && t2.kind == Kind::DQuote && !t2.ws_before {
-                    self.parse_var(cx, mark);
-                } else if check_identifiers && is_closing_token(cx, k) {
-                    let range = self.peek_token(cx, 1).range;
-                    let shown = self.shown(range);
-                    self.bump_error(cx, 0, &format!("syntax error: unexpected `{shown}`"));
-                } else {
-                    self.bump_remap(cx, 0, Kind::Identifier);
-                }
-            }
-            Kind::LParen => self.parse_paren(cx, check_identifiers, has_unary_prefix),
-            Kind::LBracket => {
-                let open = self.peek_token(cx, 1).range;
-                self.bump(cx, flags::TRIVIA);
-                let (kind, fl, dim) = self.parse_cat(cx, Kind::RBracket, cx.end_symbol, open);
-                self.emit(mark, kind, fl | flags::dim(dim));
-            }
-            Kind::LBrace => {
-                let open = self.peek_token(cx, 1).range;
-                self.bump(cx, flags::TRIVIA);
-                let (kind, fl, dim) = self.parse_cat(cx, Kind::RBrace, cx.end_symbol, open);
-                self.emit_braces(mark, kind, fl, dim);
-            }
-            Kind::At => {
-                self.bump(cx, flags::TRIVIA);
-                self.parse_macro_name(cx);
-                self.parse_call_chain(cx, mark, true);
-            }
-            Kind::DQuote | Kind::TripleDQuote => self.parse_string(cx, false),
-            Kind::Backtick | Kind::TripleBacktick => self.parse_string(cx, true),
-            k if k.is_literal() => {
-                self.bump(cx, 0);
-            }
-            k if is_closing_token(cx, k) => {
-                let range = self.s.next_range();
-                let message = if k == Kind::EndMarker {
-                    "syntax error: unexpected end of input".to_string()
-                } else {
-                    format!("syntax error: unexpected `{}`", self.shown(range))
-                };
-                self.s.diagnose(range, &message);
-                self.bump_invisible(Kind::ErrorNode, 0);
-            }
-            _ => {
-                let range = self.s.next_range();
-                let shown = self.shown(range);
-                self.bump_error(cx, 0, &format!("syntax error: unexpected `{shown}`"));
-            }
+        self.bump(cx, flags::TRIVIA);
+        self.parse_macro_name(cx);
+        self.parse_call_chain(cx, mark, true);
+        self.leave();
+    }
+
+    /// A token that cannot start an expression: reported, and consumed if `consume` (a
+    /// closing bracket is left for the construct it closes, an empty error node standing for
+    /// the missing expression).
+    fn parse_unexpected(&mut self, cx: Ctx, k: Kind, consume: bool) {
+        let range = self.s.next_range();
+        let shown = if k == Kind::EndMarker {
+            "end of input".to_string()
+        } else {
+            format!("`{}`", self.shown(range))
+        };
+        let message = format!("syntax error: unexpected {shown}");
+        if consume && k != Kind::EndMarker {
+            self.bump_error(cx, 0, &message);
+        } else {
+            self.s.diagnose(range, &message);
+            self.bump_invisible(Kind::ErrorNode, 0);
         }
     }
 
@@ -263,10 +331,6 @@ impl Parser<'_> {
             whitespace_newline: true,
             ..cx
         };
-        if !self.enter() {
-            self.skip_too_deep(cx);
-            return;
-        }
         let mark = self.position();
         let open = self.peek_token(cx, 1).range;
         self.bump(cx, flags::TRIVIA);
@@ -287,29 +351,65 @@ impl Parser<'_> {
         } else {
             let initial_semi = self.peek(cx) == Kind::Semicolon;
             let done = self.parse_brackets(cx, Kind::RParen, true);
-            let b = done.counts;
-            let arrow_next = self.peek_n(cx, 2).is_op("->") && self.s.behind().kind != Kind::Where;
-            let is_tuple = b.had_commas
-                || (b.had_splat && b.num_semis >= 1)
-                || (initial_semi && (b.num_semis == 1 || b.num_subexprs > 0))
-                || (arrow_next && !has_unary_prefix);
-            let is_block = b.num_semis > 0;
-            let delim = self.finish_brackets(cx, done, is_tuple, Kind::RParen, open);
-            if is_tuple {
-                self.emit(mark, Kind::Tuple, flags::PARENS | delim);
-            } else if is_block {
-                self.emit(mark, Kind::Block, flags::PARENS);
-            } else {
-                self.emit(mark, Kind::Parens, 0);
-            }
+            self.finish_paren(cx, mark, open, done, initial_semi, has_unary_prefix);
         }
-        self.leave();
+    }
+
+    /// What a parenthesized list is, once read: a tuple (commas, `(; a = 1)`, `(x) -> ...`),
+    /// a block (`(a; b)`) or grouping (`(x)`).
+    fn finish_paren(
+        &mut self,
+        cx: Ctx,
+        mark: Pos,
+        open: TextRange,
+        done: BracketsDone,
+        initial_semi: bool,
+        has_unary_prefix: bool,
+    ) {
+        let b = done.counts;
+        let arrow_next = self.peek_n(cx, 2).is_op("->") && self.s.behind().kind != Kind::Where;
+        let is_tuple = b.had_commas
+            || (b.had_splat && b.num_semis >= 1)
+            || (initial_semi && (b.num_semis == 1 || b.num_subexprs > 0))
+            || (arrow_next && !has_unary_prefix);
+        let is_block = b.num_semis > 0;
+        let delim = self.finish_brackets(cx, done, is_tuple, Kind::RParen, open);
+        if is_tuple {
+            self.emit(mark, Kind::Tuple, flags::PARENS | delim);
+        } else if is_block {
+            self.emit(mark, Kind::Block, flags::PARENS);
+        } else {
+            self.emit(mark, Kind::Parens, 0);
+        }
     }
 
     /// The inside of `()`, `[]` (comma-separated) or `{}` up to `closer`: expressions
     /// separated by `,`, sections after `;`, a generator. The closer is not consumed:
     /// [`Parser::finish_brackets`] does that once the caller has decided what the list is.
+    /// One level of nesting (too deep, the inside is skipped as one error).
     pub fn parse_brackets(
+        &mut self,
+        cx: Ctx,
+        closer: Kind,
+        generator_is_last: bool,
+    ) -> BracketsDone {
+        if !self.enter() {
+            self.skip_too_deep(cx);
+            return BracketsDone {
+                counts: Brackets {
+                    num_subexprs: 1,
+                    ..Brackets::default()
+                },
+                params: Vec::new(),
+                trailing_comma: false,
+            };
+        }
+        let done = self.parse_bracket_items(cx, closer, generator_is_last);
+        self.leave();
+        done
+    }
+
+    fn parse_bracket_items(
         &mut self,
         cx: Ctx,
         closer: Kind,
@@ -422,14 +522,20 @@ impl Parser<'_> {
             ..cx
         };
         let done = self.parse_brackets(cx, closer, false);
-        let opts = BracketOpts {
-            needs_parameters: true,
-        };
-        self.finish_brackets(cx, done, opts.needs_parameters, closer, open)
+        self.finish_brackets(cx, done, true, closer, open)
     }
 
     /// `x for a in as, b in bs if p for c in cs` after the expression at `mark`.
     fn parse_generator(&mut self, cx: Ctx, mark: Pos) {
+        if !self.enter() {
+            self.skip_too_deep(cx);
+            return;
+        }
+        self.parse_generator_clauses(cx, mark);
+        self.leave();
+    }
+
+    fn parse_generator_clauses(&mut self, cx: Ctx, mark: Pos) {
         while self.peek(cx) == Kind::Keyword(Keyword::For) {
             if !self.peek_token(cx, 1).ws_before {
                 self.bump_invisible_error(
@@ -449,7 +555,7 @@ impl Parser<'_> {
         self.emit(mark, Kind::Generator, 0);
     }
 
-    /// What is inside `[...]` (or `{...}`) after the opening bracket at `open_mark`: returns
+    /// What is inside `[...]` (or `{...}`) after the opening bracket at `open`: returns
     /// the kind of the literal (`vect`, `hcat`, `vcat`, `ncat`, `comprehension`), its flags
     /// and its dimension (for `ncat`).
     pub fn parse_cat(
@@ -473,7 +579,6 @@ impl Parser<'_> {
             return (Kind::Vect, 0, 0);
         }
         let k = self.peek_nl(1, true);
-        let mark = self.position();
         let result = if k == closer {
             let fl = self.parse_vect(cx, closer, false, open);
             (Kind::Vect, fl, 0)
@@ -484,32 +589,45 @@ impl Parser<'_> {
             self.bump_closing_token(cx, closer, Some((open, "[")));
             (Kind::Ncat, 0, dim.max(1) as usize)
         } else {
+            let mark = self.position();
             self.parse_eq_star(cx);
-            let k = self.peek_nl(1, true);
-            if k == Kind::Comma || (is_closing_token(cx, k) && k != Kind::Semicolon) {
-                let prefix_trailing_comma = k == Kind::Comma;
-                if prefix_trailing_comma {
-                    self.bump_nl(flags::TRIVIA, true);
-                }
-                let fl = self.parse_vect(cx, closer, prefix_trailing_comma, open);
-                (Kind::Vect, fl, 0)
-            } else if k == Kind::Keyword(Keyword::For) {
-                let cx = Ctx {
-                    whitespace_newline: true,
-                    space_sensitive: false,
-                    end_symbol: false,
-                    ..cx
-                };
-                self.parse_generator(cx, mark);
-                self.bump_closing_token(cx, closer, Some((open, "[")));
-                (Kind::Comprehension, 0, 0)
-            } else {
-                let (kind, dim) = self.parse_array(cx, mark, closer, end_is_symbol, open);
-                (kind, 0, dim)
-            }
+            self.parse_cat_rest(cx, mark, closer, end_is_symbol, open)
         };
         self.leave();
         result
+    }
+
+    /// After the first element at `mark`: a vector, a comprehension or an array literal.
+    fn parse_cat_rest(
+        &mut self,
+        cx: Ctx,
+        mark: Pos,
+        closer: Kind,
+        end_is_symbol: bool,
+        open: TextRange,
+    ) -> (Kind, u16, usize) {
+        let k = self.peek_nl(1, true);
+        if k == Kind::Comma || (is_closing_token(cx, k) && k != Kind::Semicolon) {
+            let prefix_trailing_comma = k == Kind::Comma;
+            if prefix_trailing_comma {
+                self.bump_nl(flags::TRIVIA, true);
+            }
+            let fl = self.parse_vect(cx, closer, prefix_trailing_comma, open);
+            (Kind::Vect, fl, 0)
+        } else if k == Kind::Keyword(Keyword::For) {
+            let cx = Ctx {
+                whitespace_newline: true,
+                space_sensitive: false,
+                end_symbol: false,
+                ..cx
+            };
+            self.parse_generator(cx, mark);
+            self.bump_closing_token(cx, closer, Some((open, "[")));
+            (Kind::Comprehension, 0, 0)
+        } else {
+            let (kind, dim) = self.parse_array(cx, mark, closer, end_is_symbol, open);
+            (kind, 0, dim)
+        }
     }
 
     /// The rest of `[a, b, ...]`; returns its flags.
@@ -695,102 +813,30 @@ impl Parser<'_> {
     pub fn parse_string(&mut self, cx: Ctx, raw: bool) {
         let mark = self.position();
         let delim = self.peek(cx);
-        let triple = matches!(delim, Kind::TripleDQuote | Kind::TripleBacktick);
         let is_cmd = matches!(delim, Kind::Backtick | Kind::TripleBacktick);
-        let chunk_kind = if is_cmd {
-            Kind::CmdString
-        } else {
-            Kind::String
+        let mut st = StringState {
+            triple: matches!(delim, Kind::TripleDQuote | Kind::TripleBacktick),
+            chunk_kind: if is_cmd {
+                Kind::CmdString
+            } else {
+                Kind::String
+            },
+            chunk_flags: if raw { flags::RAW_STRING } else { 0 },
+            indent_ref: None,
+            indent_len: usize::MAX,
+            indent_chunks: Vec::new(),
+            first_chunk: true,
+            n_chunks: 0,
+            prev_chunk_newline: false,
         };
-        let chunk_flags = if raw { flags::RAW_STRING } else { 0 };
-        let mut indent_ref: Option<TextRange> = None;
-        let mut indent_len = usize::MAX;
-        let mut indent_chunks = Vec::new();
         let opener = self.peek_token(cx, 1).range;
         self.bump(cx, flags::TRIVIA);
-        let mut first_chunk = true;
-        let mut n_chunks = 0usize;
-        let mut prev_chunk_newline = false;
         loop {
-            let t = self.peek_token(cx, 1);
-            let k = t.kind;
-            if k.is_op("$") {
-                if raw {
-                    break;
-                }
-                if prev_chunk_newline {
-                    indent_ref = Some(TextRange::new(t.range.start, t.range.start));
-                    indent_len = 0;
-                }
-                self.bump(cx, flags::TRIVIA);
-                let k = self.peek(cx);
-                if k == Kind::LParen {
-                    let m = self.position();
-                    let open = self.peek_token(cx, 1).range;
-                    self.bump(cx, flags::TRIVIA);
-                    let done = self.parse_brackets(cx, Kind::RParen, true);
-                    let b = done.counts;
-                    let simple = !b.had_commas && b.num_semis == 0 && b.num_subexprs == 1;
-                    self.finish_brackets(cx, done, false, Kind::RParen, open);
-                    let generator =
-                        self.s.behind_at(self.s.behind_pos(true, false)).kind == Kind::Generator;
-                    if !simple || generator {
-                        self.emit_error(m, 0, "invalid interpolation syntax");
-                    }
-                    self.emit(m, Kind::Parens, 0);
-                } else if k == Kind::Keyword(Keyword::Var) {
-                    self.bump_remap(cx, 0, Kind::Identifier);
-                } else if k == Kind::Identifier || k.is_any_keyword() || k.is_word_operator() {
-                    self.parse_atom(cx, true, false);
-                } else {
-                    self.bump_invisible_error(
-                        0,
-                        "identifier or parenthesized expression expected after $ in string",
-                    );
-                }
-                first_chunk = false;
-                n_chunks += 1;
-                prev_chunk_newline = false;
-            } else if k == chunk_kind {
-                let text = self.text(t.range);
-                if triple && first_chunk && matches!(text, "\n" | "\r" | "\r\n") {
-                    // A newline right after the opening quotes is not part of the string.
-                    self.bump(cx, flags::TRIVIA);
-                    first_chunk = false;
-                    prev_chunk_newline = true;
-                    continue;
-                }
-                if triple {
-                    if prev_chunk_newline && !text.starts_with(['\n', '\r']) {
-                        let indent = text.len() - text.trim_start_matches([' ', '\t']).len();
-                        match indent_ref {
-                            None => {
-                                indent_ref = Some(TextRange::new(
-                                    t.range.start,
-                                    t.range.start + indent as u32,
-                                ));
-                                indent_len = indent;
-                            }
-                            Some(reference) => {
-                                let reference = self.text(TextRange::new(
-                                    reference.start,
-                                    reference.start + indent_len as u32,
-                                ));
-                                let common = reference
-                                    .bytes()
-                                    .zip(text.bytes())
-                                    .take_while(|(a, b)| a == b)
-                                    .count();
-                                indent_len = indent_len.min(common);
-                            }
-                        }
-                        indent_chunks.push(self.bump_invisible(Kind::Tombstone, flags::TRIVIA));
-                    }
-                    prev_chunk_newline = text.ends_with(['\n', '\r']);
-                }
-                self.bump(cx, chunk_flags);
-                first_chunk = false;
-                n_chunks += 1;
+            let k = self.peek(cx);
+            if k.is_op("$") && !raw {
+                self.parse_string_interpolation(cx, &mut st);
+            } else if k == st.chunk_kind {
+                self.parse_string_chunk(cx, &mut st);
             } else if matches!(
                 k,
                 Kind::Error(
@@ -799,26 +845,16 @@ impl Parser<'_> {
                 )
             ) {
                 self.bump(cx, 0);
-                n_chunks += 1;
+                st.n_chunks += 1;
             } else {
                 break;
             }
         }
         let had_end_delim = self.peek(cx) == delim;
-        if triple && prev_chunk_newline && had_end_delim {
-            indent_len = 0;
-        }
-        if triple && indent_len > 0 && indent_len != usize::MAX {
-            for pos in indent_chunks {
-                self.reset_node(pos, Some(Kind::Whitespace), Some(flags::TRIVIA));
-                if self.s.steal_token_bytes(pos, indent_len as u32) {
-                    n_chunks = n_chunks.saturating_sub(1);
-                }
-            }
-        }
+        self.dedent_string(&mut st, had_end_delim);
         if had_end_delim {
-            if n_chunks == 0 {
-                self.bump_invisible(chunk_kind, chunk_flags);
+            if st.n_chunks == 0 {
+                self.bump_invisible(st.chunk_kind, st.chunk_flags);
             }
             self.bump(cx, flags::TRIVIA);
         } else {
@@ -831,7 +867,7 @@ impl Parser<'_> {
             Kind::StringLit
         };
         let mut fl = 0;
-        if triple {
+        if st.triple {
             fl |= flags::TRIPLE_STRING;
         }
         if raw {
@@ -840,241 +876,358 @@ impl Parser<'_> {
         self.emit(mark, kind, fl);
     }
 
+    /// `$x` or `$(expr)` in a string.
+    fn parse_string_interpolation(&mut self, cx: Ctx, st: &mut StringState) {
+        if st.prev_chunk_newline {
+            let at = self.peek_token(cx, 1).range.start;
+            st.indent_ref = Some(TextRange::new(at, at));
+            st.indent_len = 0;
+        }
+        self.bump(cx, flags::TRIVIA);
+        let k = self.peek(cx);
+        if k == Kind::LParen {
+            let m = self.position();
+            let open = self.peek_token(cx, 1).range;
+            self.bump(cx, flags::TRIVIA);
+            let done = self.parse_brackets(cx, Kind::RParen, true);
+            let b = done.counts;
+            let simple = !b.had_commas && b.num_semis == 0 && b.num_subexprs == 1;
+            self.finish_brackets(cx, done, false, Kind::RParen, open);
+            let generator =
+                self.s.behind_at(self.s.behind_pos(true, false)).kind == Kind::Generator;
+            if !simple || generator {
+                self.emit_error(m, 0, "invalid interpolation syntax");
+            }
+            self.emit(m, Kind::Parens, 0);
+        } else if k == Kind::Keyword(Keyword::Var) {
+            self.bump_remap(cx, 0, Kind::Identifier);
+        } else if k == Kind::Identifier || k.is_any_keyword() || k.is_word_operator() {
+            self.parse_atom(cx, true, false);
+        } else {
+            self.bump_invisible_error(
+                0,
+                "identifier or parenthesized expression expected after $ in string",
+            );
+        }
+        st.first_chunk = false;
+        st.n_chunks += 1;
+        st.prev_chunk_newline = false;
+    }
+
+    /// A chunk of literal text; in a triple-quoted string, the indentation of each line is
+    /// measured (and a newline right after the opening quotes is trivia).
+    fn parse_string_chunk(&mut self, cx: Ctx, st: &mut StringState) {
+        let t = self.peek_token(cx, 1);
+        let text = self.text(t.range);
+        if st.triple && st.first_chunk && matches!(text, "\n" | "\r" | "\r\n") {
+            self.bump(cx, flags::TRIVIA);
+            st.first_chunk = false;
+            st.prev_chunk_newline = true;
+            return;
+        }
+        if st.triple {
+            if st.prev_chunk_newline && !text.starts_with(['\n', '\r']) {
+                let indent = text.len() - text.trim_start_matches([' ', '\t']).len();
+                match st.indent_ref {
+                    None => {
+                        st.indent_ref =
+                            Some(TextRange::new(t.range.start, t.range.start + indent as u32));
+                        st.indent_len = indent;
+                    }
+                    Some(reference) => {
+                        let reference = self.text(TextRange::new(
+                            reference.start,
+                            reference.start + st.indent_len as u32,
+                        ));
+                        let common = reference
+                            .bytes()
+                            .zip(text.bytes())
+                            .take_while(|(a, b)| a == b)
+                            .count();
+                        st.indent_len = st.indent_len.min(common);
+                    }
+                }
+                st.indent_chunks
+                    .push(self.bump_invisible(Kind::Tombstone, flags::TRIVIA));
+            }
+            st.prev_chunk_newline = text.ends_with(['\n', '\r']);
+        }
+        self.bump(cx, st.chunk_flags);
+        st.first_chunk = false;
+        st.n_chunks += 1;
+    }
+
+    /// Makes the common indentation of a triple-quoted string's lines trivia.
+    fn dedent_string(&mut self, st: &mut StringState, had_end_delim: bool) {
+        if st.triple && st.prev_chunk_newline && had_end_delim {
+            st.indent_len = 0;
+        }
+        if st.triple && st.indent_len > 0 && st.indent_len != usize::MAX {
+            for &pos in &st.indent_chunks {
+                self.reset_node(pos, Some(Kind::Whitespace), Some(flags::TRIVIA));
+                if self.s.steal_token_bytes(pos, st.indent_len as u32) {
+                    st.n_chunks = st.n_chunks.saturating_sub(1);
+                }
+            }
+        }
+    }
+
     /// The suffixes of the expression at `mark`, tightest first: calls `f(x)`, indexing
     /// `a[i]`, fields `a.b`, broadcasts `f.(x)`, adjoints `x'`, type parameters `T{S}`,
-    /// string macros `r"..."`; and the arguments of a macro call when `is_macrocall`.
+    /// string macros `r"..."`; and the arguments of a macro call when `is_macrocall`. Each
+    /// suffix wraps what came before (a loop: the tree grows to the left without recursion).
     pub fn parse_call_chain(&mut self, cx: Ctx, mark: Pos, is_macrocall: bool) {
         if self.s.behind().kind.is_number() && self.peek(cx) == Kind::LParen {
             // `2(x)` is a multiplication.
             return;
         }
-        let mut is_macrocall = is_macrocall;
-        let mut processing_macro_name = is_macrocall;
-        let mut maybe_strmac = true;
-        let mut last_identifier_pos = self.s.behind_pos(true, true);
-        let mut last_identifier_orig = self.s.behind_at(last_identifier_pos).orig;
-        let mut wraps = 0;
-        loop {
-            let mut maybe_strmac_next = false;
-            let t = self.peek_token(cx, 1);
-            let k = t.kind;
-            let brackets_or_string = matches!(
-                k,
-                Kind::LParen
-                    | Kind::LBracket
-                    | Kind::LBrace
-                    | Kind::DQuote
-                    | Kind::TripleDQuote
-                    | Kind::Backtick
-                    | Kind::TripleBacktick
-            );
-            if !is_macrocall && cx.space_sensitive && t.ws_before && brackets_or_string {
-                // `[f (x)]`: two elements.
-                break;
-            }
-            if !self.enter_many(1) {
-                self.skip_too_deep(cx);
-                break;
-            }
-            wraps += 1;
-            let macro_args = is_macrocall
-                && (t.ws_before
-                    || !matches!(k, Kind::LParen | Kind::LBracket | Kind::LBrace)
-                        && !k.is_op("'")
-                        && !k.is_op("."));
-            if macro_args {
-                self.maybe_parsed_macro_name(processing_macro_name, mark);
-                let cx = cx.space_sensitive();
-                let n_args = self.parse_space_separated_exprs(cx);
-                if last_identifier_orig == Kind::Keyword(Keyword::Doc) && n_args == 1 {
-                    let k2 = self.peek_n(cx, 2);
-                    if self.peek(cx) == Kind::NewlineWs
-                        && !is_closing_token(cx, k2)
-                        && k2 != Kind::NewlineWs
-                    {
-                        self.bump(cx, 0);
-                        self.parse_eq(cx);
-                    }
-                }
-                self.emit(mark, Kind::MacroCall, 0);
-                break;
-            }
-            match k {
-                Kind::LParen => {
-                    processing_macro_name =
-                        self.maybe_parsed_macro_name(processing_macro_name, mark);
-                    self.bump_disallowed_space(cx);
-                    let open = self.peek_token(cx, 1).range;
-                    self.bump(cx, flags::TRIVIA);
-                    let delim = self.parse_call_arglist(cx, Kind::RParen, open);
-                    if self.peek(cx) == Kind::Keyword(Keyword::Do) {
-                        self.parse_do(cx);
-                    }
-                    let (kind, fl) = if is_macrocall {
-                        (Kind::MacroCall, flags::PARENS | delim)
-                    } else {
-                        (Kind::Call, delim)
-                    };
-                    self.emit(mark, kind, fl);
-                    is_macrocall = false;
-                }
-                Kind::LBracket => {
-                    processing_macro_name =
-                        self.maybe_parsed_macro_name(processing_macro_name, mark);
-                    let m = self.position();
-                    self.bump_disallowed_space(cx);
-                    let open = self.peek_token(cx, 1).range;
-                    self.bump(cx, flags::TRIVIA);
-                    let (ckind, fl, dim) = self.parse_cat(
-                        Ctx {
-                            end_symbol: true,
-                            ..cx
-                        },
-                        Kind::RBracket,
-                        cx.end_symbol,
-                        open,
-                    );
-                    if is_macrocall {
-                        self.emit(m, ckind, fl | flags::dim(dim));
-                        self.emit(mark, Kind::MacroCall, 0);
-                        is_macrocall = false;
-                    } else {
-                        let outk = match ckind {
-                            Kind::Vect => Kind::Ref,
-                            Kind::Hcat => Kind::TypedHcat,
-                            Kind::Vcat => Kind::TypedVcat,
-                            Kind::Comprehension => Kind::TypedComprehension,
-                            _ => Kind::TypedNcat,
-                        };
-                        self.emit(mark, outk, fl | flags::dim(dim));
-                    }
-                }
-                k if k.is_op(".") => {
-                    let k2 = self.peek_n(cx, 2);
-                    if k2.is_operator()
-                        && !k2.is_word_operator()
-                        && !k2.is_op(":")
-                        && !k2.is_op("$")
-                        && !k2.is_op("'")
-                        && !k2.is_op("?")
-                    {
-                        // A dotted operator (`a .+ b`), not a field access.
-                        break;
-                    }
-                    self.bump_disallowed_space(cx);
-                    let emark = self.position();
-                    self.bump(cx, flags::TRIVIA);
-                    let k = self.peek(cx);
-                    if k == Kind::LParen {
-                        if is_macrocall {
-                            processing_macro_name =
-                                self.maybe_parsed_macro_name(processing_macro_name, mark);
-                            self.bump_invisible(Kind::ErrorNode, flags::TRIVIA);
-                            self.diagnose_since(mark, "dot call syntax not supported for macros");
-                        }
-                        self.bump_disallowed_space(cx);
-                        let open = self.peek_token(cx, 1).range;
-                        self.bump(cx, flags::TRIVIA);
-                        let delim = self.parse_call_arglist(cx, Kind::RParen, open);
-                        self.emit(mark, Kind::DotCall, delim);
-                    } else if k.is_op(":") {
-                        let m = self.position();
-                        self.bump(cx, flags::TRIVIA);
-                        self.bump_disallowed_space(cx);
-                        self.parse_atom(cx, false, false);
-                        self.emit(m, Kind::Quote, flags::COLON_QUOTE);
-                        self.emit(mark, Kind::Dot, 0);
-                    } else if k.is_op("$") {
-                        let m = self.position();
-                        self.bump(cx, flags::TRIVIA);
-                        self.parse_atom(cx, true, false);
-                        if is_macrocall {
-                            self.emit_error(m, 0, "invalid macro name");
-                        } else {
-                            self.emit(m, Kind::Interpolate, 0);
-                        }
-                        last_identifier_orig = Kind::Interpolate;
-                        self.emit(mark, Kind::Dot, 0);
-                    } else if k == Kind::At {
-                        let m = self.position();
-                        if is_macrocall {
-                            self.bump_error(cx, flags::TRIVIA, "repeated `@` in macro module path");
-                        } else {
-                            self.bump(cx, flags::TRIVIA);
-                        }
-                        self.parse_macro_name(cx);
-                        last_identifier_pos = self.s.behind_pos(true, true);
-                        last_identifier_orig = self.s.behind_at(last_identifier_pos).orig;
-                        if !is_macrocall {
-                            self.emit(m, Kind::MacroName, 0);
-                        }
-                        is_macrocall = true;
-                        self.emit(mark, Kind::Dot, 0);
-                    } else if k.is_op("'") {
-                        self.bump_remap(cx, 0, Kind::Identifier);
-                        self.emit_error(emark, 0, "the .' operator for transpose is discontinued");
-                        self.emit(mark, Kind::DotCall, flags::POSTFIX);
-                    } else {
-                        self.parse_atom(cx, false, false);
-                        last_identifier_pos = self.s.behind_pos(true, true);
-                        last_identifier_orig = self.s.behind_at(last_identifier_pos).orig;
-                        maybe_strmac_next = true;
-                        self.emit(mark, Kind::Dot, 0);
-                    }
-                }
-                k if k.is_op("'") && !t.ws_before => {
-                    self.bump_remap(cx, 0, Kind::Identifier);
-                    self.emit(mark, Kind::Call, flags::POSTFIX);
-                }
-                Kind::LBrace => {
-                    processing_macro_name =
-                        self.maybe_parsed_macro_name(processing_macro_name, mark);
-                    let m = self.position();
-                    self.bump_disallowed_space(cx);
-                    let open = self.peek_token(cx, 1).range;
-                    self.bump(cx, flags::TRIVIA);
-                    let delim = self.parse_call_arglist(cx, Kind::RBrace, open);
-                    if is_macrocall {
-                        self.emit(m, Kind::Braces, delim);
-                        self.emit(mark, Kind::MacroCall, 0);
-                        is_macrocall = false;
-                    } else {
-                        self.emit(mark, Kind::Curly, delim);
-                    }
-                }
-                Kind::DQuote | Kind::TripleDQuote | Kind::Backtick | Kind::TripleBacktick
-                    if !t.ws_before
-                        && maybe_strmac
-                        && (last_identifier_orig == Kind::Identifier
-                            || last_identifier_orig.is_contextual_keyword()
-                            || last_identifier_orig.is_word_operator()) =>
-                {
-                    // `r"..."`, `x`...``: string and command macros.
-                    self.reset_node(last_identifier_pos, Some(Kind::MacroName), None);
-                    self.parse_string(cx, true);
-                    let t = self.peek_token(cx, 1);
-                    if !t.ws_before && is_string_macro_suffix(t.kind) {
-                        let suffix = if t.kind == Kind::Identifier
-                            || t.kind.is_any_keyword()
-                            || t.kind.is_word_operator()
-                        {
-                            Kind::String
-                        } else {
-                            t.kind
-                        };
-                        self.bump_remap(cx, 0, suffix);
-                    }
-                    self.emit(mark, Kind::MacroCall, 0);
-                }
-                _ => {
-                    wraps -= 1;
-                    self.leave_many(1);
-                    break;
-                }
-            }
-            maybe_strmac = maybe_strmac_next;
+        let last_identifier_pos = self.s.behind_pos(true, true);
+        let mut chain = Chain {
+            mark,
+            is_macrocall,
+            processing_macro_name: is_macrocall,
+            maybe_strmac: true,
+            last_identifier_pos,
+            last_identifier_orig: self.s.behind_at(last_identifier_pos).orig,
+        };
+        while self.parse_chain_suffix(cx, &mut chain) {}
+    }
+
+    /// One suffix of a call chain; false when there is none.
+    fn parse_chain_suffix(&mut self, cx: Ctx, chain: &mut Chain) -> bool {
+        let t = self.peek_token(cx, 1);
+        let k = t.kind;
+        let opens = matches!(
+            k,
+            Kind::LParen
+                | Kind::LBracket
+                | Kind::LBrace
+                | Kind::DQuote
+                | Kind::TripleDQuote
+                | Kind::Backtick
+                | Kind::TripleBacktick
+        );
+        if !chain.is_macrocall && cx.space_sensitive && t.ws_before && opens {
+            // `[f (x)]`: two elements.
+            return false;
         }
-        self.leave_many(wraps);
+        let macro_args = chain.is_macrocall
+            && (t.ws_before
+                || !matches!(k, Kind::LParen | Kind::LBracket | Kind::LBrace)
+                    && !k.is_op("'")
+                    && !k.is_op("."));
+        let strmac = !t.ws_before
+            && chain.maybe_strmac
+            && (chain.last_identifier_orig == Kind::Identifier
+                || chain.last_identifier_orig.is_contextual_keyword()
+                || chain.last_identifier_orig.is_word_operator());
+        chain.maybe_strmac = false;
+        match k {
+            _ if macro_args => {
+                self.parse_macro_args(cx, chain);
+                return false;
+            }
+            Kind::LParen => self.parse_chain_call(cx, chain),
+            Kind::LBracket => self.parse_chain_index(cx, chain),
+            k if k.is_op(".") => return self.parse_chain_dot(cx, chain),
+            k if k.is_op("'") && !t.ws_before => {
+                self.bump_remap(cx, 0, Kind::Identifier);
+                self.emit(chain.mark, Kind::Call, flags::POSTFIX);
+            }
+            Kind::LBrace => self.parse_chain_curly(cx, chain),
+            Kind::DQuote | Kind::TripleDQuote | Kind::Backtick | Kind::TripleBacktick if strmac => {
+                self.parse_string_macro(cx, chain)
+            }
+            _ => return false,
+        }
+        true
+    }
+
+    /// `@m a b`: space-separated macro arguments to the end of the line.
+    fn parse_macro_args(&mut self, cx: Ctx, chain: &mut Chain) {
+        self.maybe_parsed_macro_name(chain.processing_macro_name, chain.mark);
+        let cx = cx.space_sensitive();
+        let n_args = self.parse_space_separated_exprs(cx);
+        if chain.last_identifier_orig == Kind::Keyword(Keyword::Doc) && n_args == 1 {
+            // `@doc "text"` then the documented expression on the next line.
+            let k2 = self.peek_n(cx, 2);
+            if self.peek(cx) == Kind::NewlineWs
+                && !is_closing_token(cx, k2)
+                && k2 != Kind::NewlineWs
+            {
+                self.bump(cx, 0);
+                self.parse_eq(cx);
+            }
+        }
+        self.emit(chain.mark, Kind::MacroCall, 0);
+    }
+
+    /// `f(args)` (with a `do` block), or `@m(args)`.
+    fn parse_chain_call(&mut self, cx: Ctx, chain: &mut Chain) {
+        chain.processing_macro_name =
+            self.maybe_parsed_macro_name(chain.processing_macro_name, chain.mark);
+        self.bump_disallowed_space(cx);
+        let open = self.peek_token(cx, 1).range;
+        self.bump(cx, flags::TRIVIA);
+        let delim = self.parse_call_arglist(cx, Kind::RParen, open);
+        if self.peek(cx) == Kind::Keyword(Keyword::Do) {
+            self.parse_do(cx);
+        }
+        let (kind, fl) = if chain.is_macrocall {
+            (Kind::MacroCall, flags::PARENS | delim)
+        } else {
+            (Kind::Call, delim)
+        };
+        self.emit(chain.mark, kind, fl);
+        chain.is_macrocall = false;
+    }
+
+    /// `a[i]`, `T[a b]`, `T[x for x in xs]`, or `@m[a]`.
+    fn parse_chain_index(&mut self, cx: Ctx, chain: &mut Chain) {
+        chain.processing_macro_name =
+            self.maybe_parsed_macro_name(chain.processing_macro_name, chain.mark);
+        let m = self.position();
+        self.bump_disallowed_space(cx);
+        let open = self.peek_token(cx, 1).range;
+        self.bump(cx, flags::TRIVIA);
+        let inside = Ctx {
+            end_symbol: true,
+            ..cx
+        };
+        let (ckind, fl, dim) = self.parse_cat(inside, Kind::RBracket, cx.end_symbol, open);
+        if chain.is_macrocall {
+            self.emit(m, ckind, fl | flags::dim(dim));
+            self.emit(chain.mark, Kind::MacroCall, 0);
+            chain.is_macrocall = false;
+        } else {
+            let outk = match ckind {
+                Kind::Vect => Kind::Ref,
+                Kind::Hcat => Kind::TypedHcat,
+                Kind::Vcat => Kind::TypedVcat,
+                Kind::Comprehension => Kind::TypedComprehension,
+                _ => Kind::TypedNcat,
+            };
+            self.emit(chain.mark, outk, fl | flags::dim(dim));
+        }
+    }
+
+    /// After `.`: `f.(x)`, `a.b`, `A.:+`, `f.$x`, `A.@m`; false for a dotted operator
+    /// (`a .+ b`), which is not a suffix.
+    fn parse_chain_dot(&mut self, cx: Ctx, chain: &mut Chain) -> bool {
+        let k2 = self.peek_n(cx, 2);
+        if k2.is_operator()
+            && !k2.is_word_operator()
+            && !k2.is_op(":")
+            && !k2.is_op("$")
+            && !k2.is_op("'")
+            && !k2.is_op("?")
+        {
+            return false;
+        }
+        self.bump_disallowed_space(cx);
+        let emark = self.position();
+        self.bump(cx, flags::TRIVIA);
+        let k = self.peek(cx);
+        let mark = chain.mark;
+        if k == Kind::LParen {
+            if chain.is_macrocall {
+                chain.processing_macro_name =
+                    self.maybe_parsed_macro_name(chain.processing_macro_name, mark);
+                self.bump_invisible(Kind::ErrorNode, flags::TRIVIA);
+                self.diagnose_since(mark, "dot call syntax not supported for macros");
+            }
+            self.bump_disallowed_space(cx);
+            let open = self.peek_token(cx, 1).range;
+            self.bump(cx, flags::TRIVIA);
+            let delim = self.parse_call_arglist(cx, Kind::RParen, open);
+            self.emit(mark, Kind::DotCall, delim);
+        } else if k.is_op(":") {
+            let m = self.position();
+            self.bump(cx, flags::TRIVIA);
+            self.bump_disallowed_space(cx);
+            self.parse_atom(cx, false, false);
+            self.emit(m, Kind::Quote, flags::COLON_QUOTE);
+            self.emit(mark, Kind::Dot, 0);
+        } else if k.is_op("$") {
+            let m = self.position();
+            self.bump(cx, flags::TRIVIA);
+            self.parse_atom(cx, true, false);
+            if chain.is_macrocall {
+                self.emit_error(m, 0, "invalid macro name");
+            } else {
+                self.emit(m, Kind::Interpolate, 0);
+            }
+            chain.last_identifier_orig = Kind::Interpolate;
+            self.emit(mark, Kind::Dot, 0);
+        } else if k == Kind::At {
+            self.parse_chain_macro_name(cx, chain);
+        } else if k.is_op("'") {
+            self.bump_remap(cx, 0, Kind::Identifier);
+            self.emit_error(emark, 0, "the .' operator for transpose is discontinued");
+            self.emit(mark, Kind::DotCall, flags::POSTFIX);
+        } else {
+            self.parse_atom(cx, false, false);
+            chain.last_identifier_pos = self.s.behind_pos(true, true);
+            chain.last_identifier_orig = self.s.behind_at(chain.last_identifier_pos).orig;
+            chain.maybe_strmac = true;
+            self.emit(mark, Kind::Dot, 0);
+        }
+        true
+    }
+
+    /// `A.@m`: a macro name after a module path.
+    fn parse_chain_macro_name(&mut self, cx: Ctx, chain: &mut Chain) {
+        let m = self.position();
+        if chain.is_macrocall {
+            self.bump_error(cx, flags::TRIVIA, "repeated `@` in macro module path");
+        } else {
+            self.bump(cx, flags::TRIVIA);
+        }
+        self.parse_macro_name(cx);
+        chain.last_identifier_pos = self.s.behind_pos(true, true);
+        chain.last_identifier_orig = self.s.behind_at(chain.last_identifier_pos).orig;
+        if !chain.is_macrocall {
+            self.emit(m, Kind::MacroName, 0);
+        }
+        chain.is_macrocall = true;
+        self.emit(chain.mark, Kind::Dot, 0);
+    }
+
+    /// `T{A, B}`, or `@m{a}`.
+    fn parse_chain_curly(&mut self, cx: Ctx, chain: &mut Chain) {
+        chain.processing_macro_name =
+            self.maybe_parsed_macro_name(chain.processing_macro_name, chain.mark);
+        let m = self.position();
+        self.bump_disallowed_space(cx);
+        let open = self.peek_token(cx, 1).range;
+        self.bump(cx, flags::TRIVIA);
+        let delim = self.parse_call_arglist(cx, Kind::RBrace, open);
+        if chain.is_macrocall {
+            self.emit(m, Kind::Braces, delim);
+            self.emit(chain.mark, Kind::MacroCall, 0);
+            chain.is_macrocall = false;
+        } else {
+            self.emit(chain.mark, Kind::Curly, delim);
+        }
+    }
+
+    /// `r"..."`, `` x`...` ``: string and command macros, with an optional suffix.
+    fn parse_string_macro(&mut self, cx: Ctx, chain: &mut Chain) {
+        self.reset_node(chain.last_identifier_pos, Some(Kind::MacroName), None);
+        self.parse_string(cx, true);
+        let t = self.peek_token(cx, 1);
+        if !t.ws_before && is_string_macro_suffix(t.kind) {
+            let suffix = if t.kind == Kind::Identifier
+                || t.kind.is_any_keyword()
+                || t.kind.is_word_operator()
+            {
+                Kind::String
+            } else {
+                t.kind
+            };
+            self.bump_remap(cx, 0, suffix);
+        }
+        self.emit(chain.mark, Kind::MacroCall, 0);
     }
 
     /// Ends the name of a macro at the first argument list: `(macro_name ...)`.
@@ -1107,4 +1260,20 @@ impl Parser<'_> {
 /// What may follow a string macro's string as its suffix (`x"s"flags`).
 fn is_string_macro_suffix(k: Kind) -> bool {
     k == Kind::Identifier || k.is_any_keyword() || k.is_word_operator() || k.is_number()
+}
+
+/// What [`Parser::parse_string`] tracks across the chunks of a string.
+struct StringState {
+    triple: bool,
+    chunk_kind: Kind,
+    chunk_flags: u16,
+    /// The indentation of the first indented line (the reference), and the length common to
+    /// all lines so far.
+    indent_ref: Option<TextRange>,
+    indent_len: usize,
+    /// The (invisible) nodes that stand for each line's indentation.
+    indent_chunks: Vec<Pos>,
+    first_chunk: bool,
+    n_chunks: usize,
+    prev_chunk_newline: bool,
 }

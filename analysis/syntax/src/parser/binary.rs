@@ -121,6 +121,19 @@ fn is_unary_op(op: &DotOp) -> bool {
         )
 }
 
+/// Can the operator ahead start a prefix call (`-x`, `√x`, `+(a, b)`)? Not a word operator,
+/// `:`, `'`, a syntactic operator, nor an undotted `$`, `&`, `::`.
+fn is_initial_operator(op: &DotOp) -> bool {
+    let k = op.kind();
+    k.is_operator()
+        && !k.is_word_operator()
+        && !k.is_op(":")
+        && !k.is_op("'")
+        && !k.is_op(".'")
+        && (op.dotted || !super::is_syntactic_unary_op(k))
+        && !k.op().is_some_and(|o| o.is_syntactic())
+}
+
 /// `<:` or `>:` undotted: their calls are syntax (`A <: B`).
 fn is_type_operator(k: Kind, dotted: bool) -> bool {
     !dotted && (k.is_op("<:") || k.is_op(">:"))
@@ -158,9 +171,7 @@ impl Parser<'_> {
     fn parse_binary_from(&mut self, cx: Ctx, min: Level, subtype_comparison: bool) {
         let mark = self.position();
         if subtype_comparison && self.peek(cx).is_reserved_word() {
-            let k = self.peek(cx);
-            self.bump(cx, 0);
-            self.emit_error(mark, 0, &format!("invalid type name `{}`", k.name()));
+            self.invalid_type_name(cx, mark);
         } else {
             self.parse_unary_subtype(cx);
         }
@@ -168,107 +179,134 @@ impl Parser<'_> {
             return;
         }
         // The loosest level still allowed after what was parsed (a postfix `...` or a range
-        // ends the tighter levels).
+        // ends the tighter levels). Operators of one level loop here (the tree grows to the
+        // left without recursion); only an operand nests.
         let mut cap = Level::Shift;
-        let mut wraps = 0;
-        loop {
-            let op = self.peek_dotted_op(cx);
-            let Some(level) = level_of(&op) else { break };
-            if level < min || level > cap {
-                break;
-            }
-            if level == Level::Range && op.is(":") && !cx.range_colon_enabled {
-                break;
-            }
-            if matches!(level, Level::Plus | Level::Times)
-                && cx.space_sensitive
-                && op.ws_before
-                && is_both_unary_and_binary(&op)
-                && self.attached_after(cx, op)
-            {
-                // `[x +y]`: two elements of a row.
-                break;
-            }
-            if !self.enter_many(1) {
+        while let Some(level) = self.next_binary_level(cx, min, cap) {
+            if !self.enter() {
                 self.skip_too_deep(cx);
                 break;
             }
-            wraps += 1;
-            cap = level;
-            match level {
-                Level::Pair | Level::PipeLt => {
-                    self.bump_dotted(cx, op.dotted, 0, false, Some(Kind::Identifier));
-                    self.parse_binary(cx, level);
-                    self.emit(mark, call_kind(op.dotted), flags::INFIX);
-                }
-                Level::Cond => {
-                    self.parse_ternary(cx, mark);
-                    break;
-                }
-                Level::Arrow => {
-                    if op.is("-->") && !op.dotted && !op.tok.suffixed {
-                        self.bump(cx, flags::TRIVIA);
-                        self.parse_binary(cx, Level::Arrow);
-                        self.emit(mark, Kind::LongArrow, 0);
-                    } else {
-                        self.bump_dotted(cx, op.dotted, 0, false, Some(Kind::Identifier));
-                        self.parse_binary(cx, Level::Arrow);
-                        self.emit(mark, call_kind(op.dotted), flags::INFIX);
-                    }
-                }
-                Level::Or | Level::And => {
-                    self.bump_dotted(cx, op.dotted, flags::TRIVIA, false, None);
-                    self.parse_binary(cx, level);
-                    let kind = match (level, op.dotted) {
-                        (Level::Or, false) => Kind::Or,
-                        (Level::Or, true) => Kind::DotOr,
-                        (_, false) => Kind::And,
-                        (_, true) => Kind::DotAnd,
-                    };
-                    self.emit(mark, kind, 0);
-                }
-                Level::Comparison => {
-                    self.parse_comparison_chain(cx, mark);
-                    cap = Level::And;
-                }
-                Level::PipeGt | Level::Rational | Level::Shift => {
-                    self.bump_dotted(cx, op.dotted, 0, false, Some(Kind::Identifier));
-                    self.parse_binary(cx, level.tighter());
-                    self.emit(mark, call_kind(op.dotted), flags::INFIX);
-                }
-                Level::Range => {
-                    self.parse_range_rest(cx, mark, op);
-                    cap = Level::PipeGt;
-                }
-                Level::InvalidOps => {
-                    self.bump_trivia();
-                    self.bump_dotted(cx, op.dotted, 0, false, None);
-                    let message = match op.kind() {
-                        Kind::Error(e) => e.message(),
-                        _ => "invalid operator",
-                    };
-                    let range = op.tok.range;
-                    self.s.diagnose(range, message);
-                    self.parse_binary(cx, Level::Plus);
-                    self.emit(mark, call_kind(op.dotted), flags::INFIX);
-                }
-                Level::Plus | Level::Times => {
-                    self.bump_dotted(cx, op.dotted, 0, false, Some(Kind::Identifier));
-                    self.parse_binary(cx, level.tighter());
-                    let chains = if level == Level::Plus {
-                        op.is("+") || op.is("++")
-                    } else {
-                        op.is("*")
-                    };
-                    if chains && !op.tok.suffixed && !op.dotted {
-                        self.parse_chain(cx, level, op.kind());
-                    }
-                    self.emit(mark, call_kind(op.dotted), flags::INFIX);
-                }
-                Level::Operand => break,
+            let next = self.parse_binary_op(cx, mark, level);
+            self.leave();
+            match next {
+                Some(next) => cap = next,
+                None => break,
             }
         }
-        self.leave_many(wraps);
+    }
+
+    fn invalid_type_name(&mut self, cx: Ctx, mark: Pos) {
+        let k = self.peek(cx);
+        self.bump(cx, 0);
+        self.emit_error(mark, 0, &format!("invalid type name `{}`", k.name()));
+    }
+
+    /// The level of the binary operator ahead, if the loop takes it.
+    fn next_binary_level(&mut self, cx: Ctx, min: Level, cap: Level) -> Option<Level> {
+        let op = self.peek_dotted_op(cx);
+        let level = level_of(&op)?;
+        if level < min || level > cap {
+            return None;
+        }
+        if level == Level::Range && op.is(":") && !cx.range_colon_enabled {
+            return None;
+        }
+        if matches!(level, Level::Plus | Level::Times)
+            && cx.space_sensitive
+            && op.ws_before
+            && is_both_unary_and_binary(&op)
+            && self.attached_after(cx, op)
+        {
+            // `[x +y]`: two elements of a row.
+            return None;
+        }
+        Some(level)
+    }
+
+    /// One operator of `level` and its right operand, after the expression at `mark`.
+    /// Returns the loosest level allowed next, or `None` to stop.
+    fn parse_binary_op(&mut self, cx: Ctx, mark: Pos, level: Level) -> Option<Level> {
+        let op = self.peek_dotted_op(cx);
+        match level {
+            Level::Pair | Level::PipeLt | Level::Arrow => {
+                self.parse_right_assoc(cx, mark, op, level)
+            }
+            Level::Cond => {
+                self.parse_ternary(cx, mark);
+                return None;
+            }
+            Level::Or | Level::And => self.parse_lazy(cx, mark, op, level),
+            Level::Comparison => {
+                self.parse_comparison_chain(cx, mark);
+                return Some(Level::And);
+            }
+            Level::Range => {
+                self.parse_range_rest(cx, mark, op);
+                return Some(Level::PipeGt);
+            }
+            Level::InvalidOps => self.parse_invalid_op(cx, mark, op),
+            Level::PipeGt | Level::Plus | Level::Times | Level::Rational | Level::Shift => {
+                self.parse_left_assoc(cx, mark, op, level)
+            }
+            Level::Operand => return None,
+        }
+        Some(level)
+    }
+
+    /// `a => b`, `a <| b`, `a → b`, `a --> b` (right-associative).
+    fn parse_right_assoc(&mut self, cx: Ctx, mark: Pos, op: DotOp, level: Level) {
+        if level == Level::Arrow && op.is("-->") && !op.dotted && !op.tok.suffixed {
+            self.bump(cx, flags::TRIVIA);
+            self.parse_binary(cx, Level::Arrow);
+            self.emit(mark, Kind::LongArrow, 0);
+        } else {
+            self.bump_dotted(cx, op.dotted, 0, false, Some(Kind::Identifier));
+            self.parse_binary(cx, level);
+            self.emit(mark, call_kind(op.dotted), flags::INFIX);
+        }
+    }
+
+    /// `a || b`, `a && b` (right-associative, syntax rather than calls).
+    fn parse_lazy(&mut self, cx: Ctx, mark: Pos, op: DotOp, level: Level) {
+        self.bump_dotted(cx, op.dotted, flags::TRIVIA, false, None);
+        self.parse_binary(cx, level);
+        let kind = match (level, op.dotted) {
+            (Level::Or, false) => Kind::Or,
+            (Level::Or, true) => Kind::DotOr,
+            (_, false) => Kind::And,
+            (_, true) => Kind::DotAnd,
+        };
+        self.emit(mark, kind, 0);
+    }
+
+    /// `a |> f`, `a + b`, `a * b`, `a // b`, `a << b` (left-associative; `a + b + c` and
+    /// `a * b * c` are one call).
+    fn parse_left_assoc(&mut self, cx: Ctx, mark: Pos, op: DotOp, level: Level) {
+        self.bump_dotted(cx, op.dotted, 0, false, Some(Kind::Identifier));
+        self.parse_binary(cx, level.tighter());
+        let chains = match level {
+            Level::Plus => op.is("+") || op.is("++"),
+            Level::Times => op.is("*"),
+            _ => false,
+        };
+        if chains && !op.tok.suffixed && !op.dotted {
+            self.parse_chain(cx, level, op.kind());
+        }
+        self.emit(mark, call_kind(op.dotted), flags::INFIX);
+    }
+
+    /// `a -- b`, `a ** b`: parsed as operators to report them.
+    fn parse_invalid_op(&mut self, cx: Ctx, mark: Pos, op: DotOp) {
+        self.bump_trivia();
+        self.bump_dotted(cx, op.dotted, 0, false, None);
+        let message = match op.kind() {
+            Kind::Error(e) => e.message(),
+            _ => "invalid operator",
+        };
+        self.s.diagnose(op.tok.range, message);
+        self.parse_binary(cx, Level::Plus);
+        self.emit(mark, call_kind(op.dotted), flags::INFIX);
     }
 
     /// `a + b + c`: more operands of the same undotted, unsuffixed operator join one call.
@@ -430,11 +468,15 @@ impl Parser<'_> {
     /// `<: T`, `>: T` as prefix operators (`<: A where B` is `<:(A where B)`), else `where`
     /// and tighter.
     fn parse_unary_subtype(&mut self, cx: Ctx) {
-        let t = self.peek_token(cx, 1);
-        if !is_type_operator(t.kind, false) {
+        let k = self.peek(cx);
+        if is_type_operator(k, false) {
+            self.parse_prefix_subtype(cx, k);
+        } else {
             self.parse_where(cx, false);
-            return;
         }
+    }
+
+    fn parse_prefix_subtype(&mut self, cx: Ctx, op: Kind) {
         let k2 = self.peek_n(cx, 2);
         if is_closing_token(cx, k2) || k2 == Kind::NewlineWs || k2.is_op("=") {
             // The operator by itself.
@@ -449,7 +491,7 @@ impl Parser<'_> {
             let mark = self.position();
             self.bump(cx, flags::TRIVIA);
             self.parse_unary_subtype(cx);
-            self.emit(mark, type_operator_kind(t.kind), flags::PREFIX);
+            self.emit(mark, type_operator_kind(op), flags::PREFIX);
             self.leave();
         }
     }
@@ -474,13 +516,7 @@ impl Parser<'_> {
             where_enabled: false,
             ..cx
         };
-        let mut wraps = 0;
         while self.peek(cx).is_op("where") {
-            if !self.enter_many(1) {
-                self.skip_too_deep(cx);
-                break;
-            }
-            wraps += 1;
             self.bump(cx, flags::TRIVIA);
             self.bump_trivia();
             if self.peek(cx) == Kind::LBrace {
@@ -494,7 +530,6 @@ impl Parser<'_> {
             }
             self.emit(mark, Kind::Where, 0);
         }
-        self.leave_many(wraps);
     }
 
     /// Juxtaposition: `2x`, `2(x + 1)`, `(x - 1)y`, `x'y`, `1√x` mean multiplication.
@@ -502,41 +537,44 @@ impl Parser<'_> {
         let mark = self.position();
         self.parse_unary(cx);
         let mut n_terms = 1;
-        loop {
-            let t = self.peek_token(cx, 1);
-            let k = t.kind;
-            let prev = self.s.behind().kind;
-            let mut is_juxtapose = false;
-            if !t.ws_before
-                && (prev.is_number()
-                    || (!k.is_number()
-                        && k != Kind::At
-                        && !(is_block_form(prev)
-                            || is_syntactic_unary_node(prev)
-                            || is_initial_reserved_word(cx, prev))))
-                && (!k.is_operator() || k.is_radical_op())
-                && !is_closing_token(cx, k)
-            {
-                if prev == Kind::StringLit || k.is_string_delim() {
-                    self.bump_invisible_error(flags::TRIVIA, "cannot juxtapose string literal");
-                    is_juxtapose = true;
-                } else if !is_initial_reserved_word(cx, k) {
-                    is_juxtapose = true;
-                }
-            }
-            if !is_juxtapose {
-                break;
-            }
-            if k.is_radical_op() {
-                self.parse_unary(cx);
-            } else {
-                self.parse_factor(cx);
-            }
+        while self.juxtaposed_next(cx) {
             n_terms += 1;
         }
         if n_terms > 1 {
             self.emit(mark, Kind::Juxtapose, 0);
         }
+    }
+
+    /// Parses the next factor of a juxtaposition, if one follows without whitespace: after a
+    /// number anything but an operator (`2x`, `2(x)`), after anything else not a number
+    /// (`(x)y`, `x'y`; `f(2)2` is not a product); a radical starts a prefix term (`2√x`).
+    fn juxtaposed_next(&mut self, cx: Ctx) -> bool {
+        let t = self.peek_token(cx, 1);
+        let k = t.kind;
+        let prev = self.s.behind().kind;
+        let candidate = !t.ws_before
+            && (prev.is_number()
+                || (!k.is_number()
+                    && k != Kind::At
+                    && !(is_block_form(prev)
+                        || is_syntactic_unary_node(prev)
+                        || is_initial_reserved_word(cx, prev))))
+            && (!k.is_operator() || k.is_radical_op())
+            && !is_closing_token(cx, k);
+        if !candidate {
+            return false;
+        }
+        if prev == Kind::StringLit || k.is_string_delim() {
+            self.bump_invisible_error(flags::TRIVIA, "cannot juxtapose string literal");
+        } else if is_initial_reserved_word(cx, k) {
+            return false;
+        }
+        if k.is_radical_op() {
+            self.parse_unary(cx);
+        } else {
+            self.parse_factor(cx);
+        }
+        true
     }
 
     /// Prefix operators and signed literals: `-x`, `√x`, `!a`, `.-x`, `-2` (one literal, but
@@ -545,35 +583,22 @@ impl Parser<'_> {
         let mark = self.position();
         self.bump_trivia();
         let op = self.peek_dotted_op(cx);
-        let op_k = op.kind();
-        let not_initial = !op_k.is_operator()
-            || op_k.is_word_operator()
-            || op_k.is_op(":")
-            || op_k.is_op("'")
-            || op_k.is_op(".'")
-            || (super::is_syntactic_unary_op(op_k) && !op.dotted)
-            || op_k.op().is_some_and(|o| o.is_syntactic());
-        if not_initial {
+        if is_initial_operator(&op) {
+            self.parse_unary_op(cx, mark, op);
+        } else {
             self.parse_factor(cx);
-            return;
         }
+    }
+
+    /// A prefix operator at the next token (after `mark`).
+    fn parse_unary_op(&mut self, cx: Ctx, mark: Pos, op: DotOp) {
         let t2 = self.peek_token(cx, op.after);
         let k2 = t2.kind;
         if (op.is("-") || op.is("+")) && !op.tok.suffixed && !op.dotted {
             let signed = matches!(k2, Kind::Integer | Kind::Float | Kind::Float32)
                 || (op.is("+") && matches!(k2, Kind::BinInt | Kind::HexInt | Kind::OctInt));
             if !t2.ws_before && signed {
-                let k3 = self.peek_n(cx, 3);
-                if k3.prec() == Some(Prec::Power) || matches!(k3, Kind::LBracket | Kind::LBrace) {
-                    // `-2^x` is `-(2^x)`, `-2[1]` is `-(2[1])`.
-                    self.bump_remap(cx, 0, Kind::Identifier);
-                    self.parse_factor(cx);
-                    self.emit(mark, Kind::Call, flags::PREFIX);
-                } else {
-                    // A signed literal: `-2`, `-2.0`, `-2*x` is `(-2)*x`.
-                    self.s.bump_glue(k2, 0);
-                    self.parse_factor_with_initial_ex(cx, mark);
-                }
+                self.parse_signed_literal(cx, mark, k2);
                 return;
             }
         }
@@ -586,26 +611,46 @@ impl Parser<'_> {
         } else if k2 == Kind::LParen {
             self.parse_unary_paren(cx, mark, op, t2.ws_before);
         } else {
-            if !self.enter() {
-                self.skip_too_deep(cx);
-                return;
-            }
-            let op_pos = if is_unary_op(&op) {
-                self.bump_dotted(cx, op.dotted, 0, false, Some(Kind::Identifier))
-            } else {
-                self.bump_dotted(cx, op.dotted, 0, true, Some(Kind::Identifier));
-                let shown = self.shown(op.tok.range);
-                self.emit_error(mark, 0, &format!("syntax error: unexpected `{shown}`"))
-            };
-            self.parse_unary(cx);
-            if is_type_operator(op_k, op.dotted) {
-                self.reset_node(op_pos, None, Some(flags::TRIVIA));
-                self.emit(mark, type_operator_kind(op_k), flags::PREFIX);
-            } else {
-                self.emit(mark, call_kind(op.dotted), flags::PREFIX);
-            }
-            self.leave();
+            self.parse_prefix_call(cx, mark, op);
         }
+    }
+
+    /// `-2`, `-2.0`, `-2*x` (`(-2)*x`): one literal; but `-2^x` is `-(2^x)` and `-2[1]` is
+    /// `-(2[1])`.
+    fn parse_signed_literal(&mut self, cx: Ctx, mark: Pos, literal: Kind) {
+        let k3 = self.peek_n(cx, 3);
+        if k3.prec() == Some(Prec::Power) || matches!(k3, Kind::LBracket | Kind::LBrace) {
+            self.bump_remap(cx, 0, Kind::Identifier);
+            self.parse_factor(cx);
+            self.emit(mark, Kind::Call, flags::PREFIX);
+        } else {
+            self.s.bump_glue(literal, 0);
+            self.parse_factor_with_initial_ex(cx, mark);
+        }
+    }
+
+    /// `-x`, `√x`, `!x`, `.-x`, `<: T`: the operator, then a prefix term.
+    fn parse_prefix_call(&mut self, cx: Ctx, mark: Pos, op: DotOp) {
+        if !self.enter() {
+            self.skip_too_deep(cx);
+            return;
+        }
+        let op_pos = if is_unary_op(&op) {
+            self.bump_dotted(cx, op.dotted, 0, false, Some(Kind::Identifier))
+        } else {
+            self.bump_dotted(cx, op.dotted, 0, true, Some(Kind::Identifier));
+            let shown = self.shown(op.tok.range);
+            self.emit_error(mark, 0, &format!("syntax error: unexpected `{shown}`"))
+        };
+        self.parse_unary(cx);
+        let op_k = op.kind();
+        if is_type_operator(op_k, op.dotted) {
+            self.reset_node(op_pos, None, Some(flags::TRIVIA));
+            self.emit(mark, type_operator_kind(op_k), flags::PREFIX);
+        } else {
+            self.emit(mark, call_kind(op.dotted), flags::PREFIX);
+        }
+        self.leave();
     }
 
     /// A prefix operator followed by `(`: `+(a, b)` calls `+`, `-(x)` negates `(x)`; which
@@ -717,13 +762,7 @@ impl Parser<'_> {
 
     /// `a::b` and `a->b` after the expression at `mark`.
     fn parse_decl_with_initial_ex(&mut self, cx: Ctx, mark: Pos) {
-        let mut wraps = 0;
         while self.peek(cx).is_op("::") {
-            if !self.enter_many(1) {
-                self.skip_too_deep(cx);
-                break;
-            }
-            wraps += 1;
             self.bump(cx, flags::TRIVIA);
             self.parse_where(cx, true);
             self.emit(mark, Kind::Decl, flags::INFIX);
@@ -737,7 +776,6 @@ impl Parser<'_> {
             self.parse_eq_star(cx);
             self.emit(mark, Kind::Arrow, 0);
         }
-        self.leave_many(wraps);
     }
 
     /// A call, indexing, field access, ...: an atom and its suffixes; or a keyword construct.
@@ -768,38 +806,40 @@ impl Parser<'_> {
 
     /// `&x`, `::T`, `$x` (syntax, not calls).
     pub fn parse_unary_prefix(&mut self, cx: Ctx, has_unary_prefix: bool) {
-        let mark = self.position();
-        let op = self.peek_dotted_op(cx);
-        let k = op.kind();
-        if super::is_syntactic_unary_op(k) && !op.dotted {
-            let k2 = self.peek_n(cx, 2);
-            if (k.is_op("&") || k.is_op("$")) && (is_closing_token(cx, k2) || k2 == Kind::NewlineWs)
-            {
-                self.bump(cx, 0);
-                return;
-            }
-            if !self.enter() {
-                self.skip_too_deep(cx);
-                return;
-            }
-            self.bump(cx, flags::TRIVIA);
-            if k.is_op("&") || k.is_op("::") {
-                self.parse_where(cx, true);
-            } else {
-                self.parse_unary_prefix(cx, true);
-            }
-            let (kind, fl) = if k.is_op("::") {
-                (Kind::Decl, flags::PREFIX)
-            } else if k.is_op("&") {
-                (Kind::AddressOf, 0)
-            } else {
-                (Kind::Interpolate, 0)
-            };
-            self.emit(mark, kind, fl);
-            self.leave();
+        let k = self.peek(cx);
+        if super::is_syntactic_unary_op(k) {
+            self.parse_syntactic_prefix(cx, k);
         } else {
             self.parse_atom(cx, true, has_unary_prefix);
         }
+    }
+
+    fn parse_syntactic_prefix(&mut self, cx: Ctx, k: Kind) {
+        let mark = self.position();
+        let k2 = self.peek_n(cx, 2);
+        if (k.is_op("&") || k.is_op("$")) && (is_closing_token(cx, k2) || k2 == Kind::NewlineWs) {
+            self.bump(cx, 0);
+            return;
+        }
+        if !self.enter() {
+            self.skip_too_deep(cx);
+            return;
+        }
+        self.bump(cx, flags::TRIVIA);
+        if k.is_op("&") || k.is_op("::") {
+            self.parse_where(cx, true);
+        } else {
+            self.parse_unary_prefix(cx, true);
+        }
+        let (kind, fl) = if k.is_op("::") {
+            (Kind::Decl, flags::PREFIX)
+        } else if k.is_op("&") {
+            (Kind::AddressOf, 0)
+        } else {
+            (Kind::Interpolate, 0)
+        };
+        self.emit(mark, kind, fl);
+        self.leave();
     }
 }
 

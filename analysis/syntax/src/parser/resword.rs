@@ -10,6 +10,21 @@ use super::{
 use crate::ast::TextRange;
 use crate::kind::{Keyword, Kind, Op};
 
+/// Where a keyword construct starts: its mark, its keyword and the keyword's range.
+#[derive(Clone, Copy)]
+struct Opener {
+    mark: Pos,
+    range: TextRange,
+    word: Keyword,
+}
+
+impl Opener {
+    /// The keyword, for the "missing `end`" error.
+    fn opener(self) -> Option<(TextRange, &'static str)> {
+        Some((self.range, self.word.text()))
+    }
+}
+
 impl Parser<'_> {
     /// A keyword construct at the next token.
     pub fn parse_resword(&mut self, cx: Ctx) {
@@ -25,216 +40,254 @@ impl Parser<'_> {
             self.skip_too_deep(cx);
             return;
         }
-        let opener = Some((t.range, word.text()));
+        let at = Opener {
+            mark,
+            range: t.range,
+            word,
+        };
         let outer_module = self.in_module;
         self.in_module = false;
-        match word {
-            Keyword::Begin | Keyword::Quote => {
-                self.bump(cx, flags::TRIVIA);
-                self.parse_block_inner(cx, Down::Docstring);
-                self.bump_closing_token(cx, Kind::Keyword(Keyword::End), opener);
-                self.emit(mark, Kind::Block, 0);
-                if word == Keyword::Quote {
-                    self.emit(mark, Kind::Quote, 0);
-                }
-            }
-            Keyword::While => {
-                self.bump(cx, flags::TRIVIA);
-                self.parse_binary(cx, Level::Cond);
-                self.parse_block(cx, Down::Eq);
-                self.bump_closing_token(cx, Kind::Keyword(Keyword::End), opener);
-                self.emit(mark, Kind::While, 0);
-            }
-            Keyword::For => {
-                self.bump(cx, flags::TRIVIA);
-                self.parse_iteration_specs(cx);
-                self.parse_block(cx, Down::Eq);
-                self.bump_closing_token(cx, Kind::Keyword(Keyword::End), opener);
-                self.emit(mark, Kind::For, 0);
-            }
-            Keyword::Let => self.parse_let(cx, mark, opener),
-            Keyword::If => self.parse_if_elseif(cx, false, false),
-            Keyword::Global | Keyword::Local => {
-                self.bump(cx, flags::TRIVIA);
-                let mut const_mark = None;
-                if self.peek(cx) == Kind::Keyword(Keyword::Const) {
-                    const_mark = Some(self.position());
-                    self.bump(cx, flags::TRIVIA);
-                }
-                let had_assignment = self.parse_global_local_const_vars(cx);
-                if let Some(m) = const_mark {
-                    self.emit(m, Kind::Const, 0);
-                    if !had_assignment {
-                        self.emit_error(mark, 0, "expected assignment after `const`");
-                    }
-                }
-                let kind = if word == Keyword::Global {
-                    Kind::Global
-                } else {
-                    Kind::Local
-                };
-                self.emit(mark, kind, 0);
-            }
-            Keyword::Const => {
-                self.bump(cx, flags::TRIVIA);
-                let scope = self.peek(cx);
-                let mut scope_mark = None;
-                if matches!(scope, Kind::Keyword(Keyword::Local | Keyword::Global)) {
-                    scope_mark = Some(self.position());
-                    self.bump(cx, flags::TRIVIA);
-                }
-                let had_assignment = self.parse_global_local_const_vars(cx);
-                if let Some(m) = scope_mark {
-                    let kind = if scope == Kind::Keyword(Keyword::Global) {
-                        Kind::Global
-                    } else {
-                        Kind::Local
-                    };
-                    self.emit(m, kind, 0);
-                }
-                self.emit(mark, Kind::Const, 0);
-                if !had_assignment {
-                    self.emit_error(mark, 0, "expected assignment after `const`");
-                }
-            }
-            Keyword::Function | Keyword::Macro => {
-                self.bump(cx, flags::TRIVIA);
-                self.bump_trivia();
-                let has_body = self.parse_function_signature(cx, word == Keyword::Function);
-                let kind = if word == Keyword::Function {
-                    Kind::Function
-                } else {
-                    Kind::Macro
-                };
-                if has_body {
-                    self.parse_block(cx, Down::Eq);
-                    self.bump_closing_token(cx, Kind::Keyword(Keyword::End), opener);
-                } else {
-                    self.bump_nl(flags::TRIVIA, true);
-                }
-                self.emit(mark, kind, 0);
-            }
-            Keyword::Abstract => {
-                self.bump(cx, flags::TRIVIA);
-                self.bump(cx, flags::TRIVIA);
-                self.parse_comparison(cx, true);
-                self.bump_semicolon_trivia(cx);
-                self.bump_closing_token(
-                    cx,
-                    Kind::Keyword(Keyword::End),
-                    Some((t.range, "abstract type")),
-                );
-                self.emit(mark, Kind::Abstract, 0);
-            }
-            Keyword::Struct | Keyword::Mutable => {
-                let mutable = word == Keyword::Mutable;
-                if mutable {
-                    self.bump(cx, flags::TRIVIA);
-                }
-                let what = if mutable { "mutable struct" } else { "struct" };
-                self.bump(cx, flags::TRIVIA);
-                self.parse_comparison(cx, true);
-                self.parse_block(cx, Down::StructFieldDoc);
-                self.bump_closing_token(cx, Kind::Keyword(Keyword::End), Some((t.range, what)));
-                let fl = if mutable { flags::MUTABLE } else { 0 };
-                self.emit(mark, Kind::Struct, fl);
-            }
-            Keyword::Primitive => {
-                self.bump(cx, flags::TRIVIA);
-                self.bump(cx, flags::TRIVIA);
-                let scx = cx.space_sensitive();
-                self.parse_comparison(scx, true);
-                self.parse_binary(scx, Level::Cond);
-                self.bump_semicolon_trivia(cx);
-                self.bump_closing_token(
-                    cx,
-                    Kind::Keyword(Keyword::End),
-                    Some((t.range, "primitive type")),
-                );
-                self.emit(mark, Kind::Primitive, 0);
-            }
-            Keyword::Try => self.parse_try(cx, opener),
-            Keyword::Return => {
-                self.bump(cx, flags::TRIVIA);
-                let k = self.peek(cx);
-                if !(k == Kind::NewlineWs || is_closing_token(cx, k)) {
-                    self.parse_eq(cx);
-                }
-                self.emit(mark, Kind::Return, 0);
-            }
-            Keyword::Break | Keyword::Continue => {
-                self.bump(cx, flags::TRIVIA);
-                let kind = if word == Keyword::Break {
-                    Kind::Break
-                } else {
-                    Kind::Continue
-                };
-                self.emit(mark, kind, 0);
-                let k = self.peek(cx);
-                let ok = matches!(
-                    k,
-                    Kind::NewlineWs | Kind::Semicolon | Kind::RParen | Kind::EndMarker
-                ) || k.is_op(":")
-                    || (k == Kind::Keyword(Keyword::End) && !cx.end_symbol);
-                if !ok {
-                    self.recover(
-                        cx,
-                        is_closer_or_newline,
-                        flags::TRIVIA,
-                        &format!("syntax error: unexpected token after `{}`", word.text()),
-                    );
-                }
-            }
-            Keyword::Module | Keyword::Baremodule => {
-                self.bump(cx, flags::TRIVIA);
-                if self.peek(cx).is_reserved_word() {
-                    self.bump_error(cx, 0, "invalid module name");
-                } else {
-                    self.parse_unary_prefix(cx, false);
-                }
-                self.in_module = true;
-                self.parse_block(cx, Down::ModuleItem);
-                self.in_module = false;
-                self.bump_closing_token(cx, Kind::Keyword(Keyword::End), opener);
-                let fl = if word == Keyword::Baremodule {
-                    flags::BARE_MODULE
-                } else {
-                    0
-                };
-                self.emit(mark, Kind::Module, fl);
-            }
-            Keyword::Export | Keyword::Public => {
-                self.bump(cx, flags::TRIVIA);
-                loop {
-                    self.parse_import_atsym(cx, false);
-                    if self.peek(cx) == Kind::Comma {
-                        self.bump(cx, flags::TRIVIA);
-                    } else {
-                        break;
-                    }
-                }
-                let kind = if word == Keyword::Export {
-                    Kind::Export
-                } else {
-                    Kind::Public
-                };
-                self.emit(mark, kind, 0);
-            }
-            Keyword::Import | Keyword::Using => self.parse_imports(cx, word),
-            Keyword::Do => {
-                self.bump_error(cx, flags::TRIVIA, "syntax error: invalid `do` syntax");
-            }
-            _ => {
-                let shown = word.text();
-                self.bump_error(cx, 0, &format!("syntax error: unexpected `{shown}`"));
-            }
-        }
+        // One call site through a table: a small frame for this function, which is on the
+        // stack once per nesting level (debug builds give each call site its own slots).
+        let handler: fn(&mut Self, Ctx, Opener) = match word {
+            Keyword::Begin | Keyword::Quote => Self::parse_begin,
+            Keyword::While | Keyword::For => Self::parse_loop,
+            Keyword::Let => Self::parse_let,
+            Keyword::If => |p, cx, _| p.parse_if_elseif(cx, false, false),
+            Keyword::Global | Keyword::Local => Self::parse_scope,
+            Keyword::Const => Self::parse_const,
+            Keyword::Function | Keyword::Macro => Self::parse_function,
+            Keyword::Abstract | Keyword::Primitive => Self::parse_type_declaration,
+            Keyword::Struct | Keyword::Mutable => Self::parse_struct,
+            Keyword::Try => |p, cx, at| p.parse_try(cx, at.opener()),
+            Keyword::Return => Self::parse_return,
+            Keyword::Break | Keyword::Continue => Self::parse_jump,
+            Keyword::Module | Keyword::Baremodule => Self::parse_module,
+            Keyword::Export | Keyword::Public => Self::parse_export,
+            Keyword::Import | Keyword::Using => |p, cx, at| p.parse_imports(cx, at.word),
+            _ => Self::parse_bad_keyword,
+        };
+        handler(self, cx, at);
         self.in_module = outer_module;
         self.leave();
     }
 
+    /// A keyword that starts nothing here (`do` without a call, `else` out of place).
+    fn parse_bad_keyword(&mut self, cx: Ctx, at: Opener) {
+        let message = if at.word == Keyword::Do {
+            "syntax error: invalid `do` syntax".to_string()
+        } else {
+            format!("syntax error: unexpected `{}`", at.word.text())
+        };
+        self.bump_error(cx, flags::TRIVIA, &message);
+    }
+
+    /// `begin ... end`, `quote ... end`.
+    fn parse_begin(&mut self, cx: Ctx, at: Opener) {
+        self.bump(cx, flags::TRIVIA);
+        self.parse_block_inner(cx, Down::Docstring);
+        self.bump_closing_token(cx, Kind::Keyword(Keyword::End), at.opener());
+        self.emit(at.mark, Kind::Block, 0);
+        if at.word == Keyword::Quote {
+            self.emit(at.mark, Kind::Quote, 0);
+        }
+    }
+
+    /// `while c ... end`, `for specs ... end`.
+    fn parse_loop(&mut self, cx: Ctx, at: Opener) {
+        self.bump(cx, flags::TRIVIA);
+        if at.word == Keyword::While {
+            self.parse_binary(cx, Level::Cond);
+        } else {
+            self.parse_iteration_specs(cx);
+        }
+        self.parse_block(cx, Down::Eq);
+        self.bump_closing_token(cx, Kind::Keyword(Keyword::End), at.opener());
+        let kind = if at.word == Keyword::While {
+            Kind::While
+        } else {
+            Kind::For
+        };
+        self.emit(at.mark, kind, 0);
+    }
+
+    /// `global x`, `local x = 1`, `global const x = 1`.
+    fn parse_scope(&mut self, cx: Ctx, at: Opener) {
+        self.bump(cx, flags::TRIVIA);
+        let mut const_mark = None;
+        if self.peek(cx) == Kind::Keyword(Keyword::Const) {
+            const_mark = Some(self.position());
+            self.bump(cx, flags::TRIVIA);
+        }
+        let had_assignment = self.parse_global_local_const_vars(cx);
+        if let Some(m) = const_mark {
+            self.emit(m, Kind::Const, 0);
+            if !had_assignment {
+                self.emit_error(at.mark, 0, "expected assignment after `const`");
+            }
+        }
+        let kind = if at.word == Keyword::Global {
+            Kind::Global
+        } else {
+            Kind::Local
+        };
+        self.emit(at.mark, kind, 0);
+    }
+
+    /// `const x = 1`, `const global x = 1`.
+    fn parse_const(&mut self, cx: Ctx, at: Opener) {
+        self.bump(cx, flags::TRIVIA);
+        let scope = self.peek(cx);
+        let mut scope_mark = None;
+        if matches!(scope, Kind::Keyword(Keyword::Local | Keyword::Global)) {
+            scope_mark = Some(self.position());
+            self.bump(cx, flags::TRIVIA);
+        }
+        let had_assignment = self.parse_global_local_const_vars(cx);
+        if let Some(m) = scope_mark {
+            let kind = if scope == Kind::Keyword(Keyword::Global) {
+                Kind::Global
+            } else {
+                Kind::Local
+            };
+            self.emit(m, kind, 0);
+        }
+        self.emit(at.mark, Kind::Const, 0);
+        if !had_assignment {
+            self.emit_error(at.mark, 0, "expected assignment after `const`");
+        }
+    }
+
+    /// `function sig ... end`, `function f end`, `macro m(x) ... end`.
+    fn parse_function(&mut self, cx: Ctx, at: Opener) {
+        self.bump(cx, flags::TRIVIA);
+        self.bump_trivia();
+        let is_function = at.word == Keyword::Function;
+        let has_body = self.parse_function_signature(cx, is_function);
+        if has_body {
+            self.parse_block(cx, Down::Eq);
+            self.bump_closing_token(cx, Kind::Keyword(Keyword::End), at.opener());
+        } else {
+            self.bump_nl(flags::TRIVIA, true);
+        }
+        let kind = if is_function {
+            Kind::Function
+        } else {
+            Kind::Macro
+        };
+        self.emit(at.mark, kind, 0);
+    }
+
+    /// `abstract type A <: B end`, `primitive type P <: Q 8 end`.
+    fn parse_type_declaration(&mut self, cx: Ctx, at: Opener) {
+        self.bump(cx, flags::TRIVIA);
+        self.bump(cx, flags::TRIVIA);
+        let (what, kind) = if at.word == Keyword::Abstract {
+            self.parse_comparison(cx, true);
+            ("abstract type", Kind::Abstract)
+        } else {
+            let scx = cx.space_sensitive();
+            self.parse_comparison(scx, true);
+            self.parse_binary(scx, Level::Cond);
+            ("primitive type", Kind::Primitive)
+        };
+        self.bump_semicolon_trivia(cx);
+        self.bump_closing_token(cx, Kind::Keyword(Keyword::End), Some((at.range, what)));
+        self.emit(at.mark, kind, 0);
+    }
+
+    /// `struct A ... end`, `mutable struct A{T} <: B ... end`.
+    fn parse_struct(&mut self, cx: Ctx, at: Opener) {
+        let mutable = at.word == Keyword::Mutable;
+        if mutable {
+            self.bump(cx, flags::TRIVIA);
+        }
+        let what = if mutable { "mutable struct" } else { "struct" };
+        self.bump(cx, flags::TRIVIA);
+        self.parse_comparison(cx, true);
+        self.parse_block(cx, Down::StructFieldDoc);
+        self.bump_closing_token(cx, Kind::Keyword(Keyword::End), Some((at.range, what)));
+        let fl = if mutable { flags::MUTABLE } else { 0 };
+        self.emit(at.mark, Kind::Struct, fl);
+    }
+
+    /// `return`, `return x`.
+    fn parse_return(&mut self, cx: Ctx, at: Opener) {
+        self.bump(cx, flags::TRIVIA);
+        let k = self.peek(cx);
+        if !(k == Kind::NewlineWs || is_closing_token(cx, k)) {
+            self.parse_eq(cx);
+        }
+        self.emit(at.mark, Kind::Return, 0);
+    }
+
+    /// `break`, `continue`: nothing may follow on the line.
+    fn parse_jump(&mut self, cx: Ctx, at: Opener) {
+        self.bump(cx, flags::TRIVIA);
+        let kind = if at.word == Keyword::Break {
+            Kind::Break
+        } else {
+            Kind::Continue
+        };
+        self.emit(at.mark, kind, 0);
+        let k = self.peek(cx);
+        let ok = matches!(
+            k,
+            Kind::NewlineWs | Kind::Semicolon | Kind::RParen | Kind::EndMarker
+        ) || k.is_op(":")
+            || (k == Kind::Keyword(Keyword::End) && !cx.end_symbol);
+        if !ok {
+            self.recover(
+                cx,
+                is_closer_or_newline,
+                flags::TRIVIA,
+                &format!("syntax error: unexpected token after `{}`", at.word.text()),
+            );
+        }
+    }
+
+    /// `module M ... end`, `baremodule M ... end` (their definitions start in column 0).
+    fn parse_module(&mut self, cx: Ctx, at: Opener) {
+        self.bump(cx, flags::TRIVIA);
+        if self.peek(cx).is_reserved_word() {
+            self.bump_error(cx, 0, "invalid module name");
+        } else {
+            self.parse_unary_prefix(cx, false);
+        }
+        self.in_module = true;
+        self.parse_block(cx, Down::Public);
+        self.in_module = false;
+        self.bump_closing_token(cx, Kind::Keyword(Keyword::End), at.opener());
+        let fl = if at.word == Keyword::Baremodule {
+            flags::BARE_MODULE
+        } else {
+            0
+        };
+        self.emit(at.mark, Kind::Module, fl);
+    }
+
+    /// `export a, @b`, `public a`.
+    fn parse_export(&mut self, cx: Ctx, at: Opener) {
+        self.bump(cx, flags::TRIVIA);
+        loop {
+            self.parse_import_atsym(cx, false);
+            if self.peek(cx) == Kind::Comma {
+                self.bump(cx, flags::TRIVIA);
+            } else {
+                break;
+            }
+        }
+        let kind = if at.word == Keyword::Export {
+            Kind::Export
+        } else {
+            Kind::Public
+        };
+        self.emit(at.mark, kind, 0);
+    }
+
     /// `let a = 1, b; body end`.
-    fn parse_let(&mut self, cx: Ctx, mark: Pos, opener: Option<(TextRange, &str)>) {
+    fn parse_let(&mut self, cx: Ctx, at: Opener) {
+        let (mark, opener) = (at.mark, at.opener());
         self.bump(cx, flags::TRIVIA);
         let m = self.position();
         if !matches!(self.peek(cx), Kind::NewlineWs | Kind::Semicolon) {
@@ -483,6 +536,15 @@ impl Parser<'_> {
 
     /// `do x, y ... end` after a call: the anonymous function passed as its first argument.
     pub fn parse_do(&mut self, cx: Ctx) {
+        if !self.enter() {
+            self.skip_too_deep(cx);
+            return;
+        }
+        self.parse_do_block(cx);
+        self.leave();
+    }
+
+    fn parse_do_block(&mut self, cx: Ctx) {
         let mark = self.position();
         let opener = Some((self.peek_token(cx, 1).range, "do"));
         self.bump(cx, flags::TRIVIA);
