@@ -1,1 +1,4 @@
-//! End-to-end tests of zy; the tests live in `tests/`.
+//! End-to-end tests of zy; the tests live in `tests/`. The library holds what tests and fuzz
+//! targets share: [`arith`], Julia's reading of arithmetic for the differential tests.
+
+pub mod arith;

@@ -132,9 +132,10 @@ mod tests {
             [(2, 8, "method-error".to_string())]
         );
         assert_eq!(codes(a.syntax_diagnostics(typed).unwrap()), []);
+        // The `(` that is never closed, and the end of input where `*` wants its operand.
         let parse_errors = [
-            (1, 1, "unsupported".to_string()),
             (1, 8, "syntax-error".to_string()),
+            (2, 1, "syntax-error".to_string()),
         ];
         assert_eq!(codes(a.syntax_diagnostics(broken).unwrap()), parse_errors);
     }

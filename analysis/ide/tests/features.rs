@@ -337,7 +337,7 @@ g(x) = x +* 2
 "#,
         expect![[r#"
             3:12 error [undefined-name]: UndefVarError: `undefined_thing` not defined
-            5:13 error [syntax-error]: syntax error: unexpected `2`
+            5:11 error [syntax-error]: syntax error: unexpected `*`
         "#]],
     );
 }

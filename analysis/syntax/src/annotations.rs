@@ -1,11 +1,10 @@
 //! `# zy: ...` comment lines directly above a definition: `# zy: at CALL`,
 //! `# zy: gradcheck CALL`, `# zy: allow(CODE)`.
 
-use tree_sitter::Node;
-
 use crate::ast::{Annotation, AnnotationKind, TextRange};
 use crate::cx::Cx;
-use crate::errors::is_zy_comment;
+use crate::kind::Kind;
+use crate::tree::SyntaxNode;
 
 /// The annotations in the block of comment lines directly above the line holding byte `start`
 /// (no blank line in between). Marks their lines as used; malformed ones are reported.
@@ -109,22 +108,29 @@ fn keyword<'t>(body: &'t str, word: &str) -> Option<&'t str> {
     (rest.is_empty() || rest.starts_with(char::is_whitespace)).then(|| rest.trim())
 }
 
-/// Reports every `# zy:` comment that is not directly above a method definition, unless the
-/// line below its comment block is part of a syntax error (the definition did not parse).
-/// `# zy: allow(CODE)` may stand anywhere: it suppresses findings on its line and the next.
-pub(crate) fn report_unattached(cx: &mut Cx, root: Node, comments: &[u32]) {
-    for &start in comments {
+/// Does a comment's text start a `# zy:` annotation?
+pub(crate) fn is_zy_comment(text: &str) -> bool {
+    text.strip_prefix('#')
+        .is_some_and(|rest| rest.trim_start().starts_with("zy:"))
+}
+
+/// Reports every `# zy:` line comment (of `comments`) that is not directly above a method
+/// definition, unless the line below its comment block is part of a syntax error (the
+/// definition did not parse). `# zy: allow(CODE)` may stand anywhere: it suppresses findings
+/// on its line and the next.
+pub(crate) fn report_unattached(cx: &mut Cx, root: &SyntaxNode, comments: &[TextRange]) {
+    for comment in comments {
+        let text = cx.slice(*comment);
+        if !is_zy_comment(text) || text.starts_with("#=") {
+            continue;
+        }
+        let start = comment.start;
         if !cx.used_annotations.contains(&start)
-            && !is_allow(cx.src, start as usize)
-            && !in_broken_code(root, start as usize)
+            && !is_allow(text)
+            && !in_broken_code(root, start)
             && !above_broken_code(cx.src, root, start as usize)
         {
-            let end = cx
-                .src
-                .get(start as usize..)
-                .and_then(|s| s.find('\n'))
-                .map_or(cx.src.len(), |i| start as usize + i);
-            let range = TextRange::new(start, end as u32);
+            let range = TextRange::new(start, comment.end);
             cx.push(
                 range,
                 "syntax-error",
@@ -134,19 +140,15 @@ pub(crate) fn report_unattached(cx: &mut Cx, root: Node, comments: &[u32]) {
     }
 }
 
-/// Is the `# zy:` comment at byte `start` an `allow(...)`?
-fn is_allow(src: &str, start: usize) -> bool {
-    let body = src
-        .get(start..)
-        .unwrap_or("")
-        .trim_start_matches('#')
-        .trim_start();
+/// Is the `# zy:` comment `text` an `allow(...)`?
+fn is_allow(text: &str) -> bool {
+    let body = text.trim_start_matches('#').trim_start();
     body.strip_prefix("zy:")
         .is_some_and(|rest| rest.trim_start().starts_with("allow("))
 }
 
 /// Is the first line after the comment block holding byte `start` in broken code?
-fn above_broken_code(src: &str, root: Node, start: usize) -> bool {
+fn above_broken_code(src: &str, root: &SyntaxNode, start: usize) -> bool {
     let mut offset = start;
     loop {
         let Some(next) = src
@@ -166,26 +168,26 @@ fn above_broken_code(src: &str, root: Node, start: usize) -> bool {
             if line.trim().is_empty() {
                 return false;
             }
-            return in_broken_code(root, offset + code);
+            return in_broken_code(root, (offset + code) as u32);
         }
     }
 }
 
-/// Is byte `at` inside a construct that holds a syntax error (below the file itself)?
-/// Searched from the root down: a node's parent is only found that way, so walking up would
-/// cost the depth at every step.
-fn in_broken_code(root: Node, at: usize) -> bool {
-    let mut cursor = root.walk();
+/// Is byte `at` inside a top-level statement that holds a syntax error?
+fn in_broken_code(root: &SyntaxNode, at: u32) -> bool {
+    let mut node = root;
     loop {
-        let node = cursor.node();
-        if !node.has_error() {
+        let Some(child) = node
+            .children
+            .iter()
+            .find(|c| c.range.start <= at && at < c.range.end)
+        else {
             return false;
+        };
+        if child.kind == Kind::Toplevel && !child.leaf {
+            node = child;
+            continue;
         }
-        if node.is_error() || (node.id() != root.id() && node.start_byte() <= at) {
-            return true;
-        }
-        if cursor.goto_first_child_for_byte(at).is_none() {
-            return false;
-        }
+        return child.has_error();
     }
 }

@@ -1,6 +1,6 @@
-//! The abstract syntax of the Julia subset: plain data with byte ranges, produced from the
-//! tree-sitter tree with Julia's meaning restored where the grammar disagrees (`2x^2` is
-//! `2*(x^2)`, `a < b < c` is a chained comparison, `[1.0 -0.3]` is a 1×2 matrix). Everything
+//! The abstract syntax of the Julia subset: plain data with byte ranges, converted from the
+//! syntax tree ([`crate::tree`]), which has Julia's meaning (`2x^2` is `2*(x^2)`, `a < b < c`
+//! is a chained comparison, `[1.0 -0.3]` is a 1×2 matrix, `-2` is a literal). Everything
 //! outside the subset becomes [`ExprKind::Error`] plus a [`SyntaxError`] naming the construct.
 
 use std::fmt;

@@ -1,20 +1,20 @@
-//! Expressions and statements (in Julia they are one thing).
-
-use tree_sitter::Node;
+//! Expressions and statements (in Julia they are one thing): the syntax tree's nodes as AST
+//! expressions, and the constructs outside the subset reported by name.
 
 use crate::arrays;
-use crate::ast::{BinOp, Expr, ExprKind, TextRange, UnOp};
-use crate::cx::{all_kids, error_expr, kids, range, Cx};
-use crate::items::{
-    anonymous, arrow_function, function_definition, is_method_signature, params, short_function,
-};
+use crate::ast::{Expr, ExprKind, TextRange};
+use crate::cx::{error_expr, Cx};
+use crate::items::{anonymous, arrow_function, function_definition, params_of_tuple};
+use crate::kind::Kind;
 use crate::literals;
 use crate::operators::{self, compound_op};
+use crate::tree::SyntaxNode;
 
-/// Converts one expression or statement node. A node with a syntax error inside (already
-/// reported by the error pass) becomes [`ExprKind::Error`], except for statement containers.
-pub(crate) fn expr(cx: &mut Cx, node: Node) -> Expr {
-    if node.is_error() || node.is_missing() {
+/// Converts one expression or statement. A node with a syntax error inside (already
+/// reported) becomes [`ExprKind::Error`], except for statement containers, whose other
+/// statements are kept.
+pub(crate) fn expr(cx: &mut Cx, node: &SyntaxNode) -> Expr {
+    if node.is_error() {
         return error_expr(node);
     }
     if !cx.enter(node) {
@@ -29,110 +29,149 @@ pub(crate) fn expr(cx: &mut Cx, node: Node) -> Expr {
     result
 }
 
-/// Nodes whose children are statements: an ERROR child is one broken statement among others.
-fn is_container(node: Node) -> bool {
+/// Nodes whose children are statements: an error in one is one broken statement among others.
+fn is_container(node: &SyntaxNode) -> bool {
     matches!(
-        node.kind(),
-        "function_definition"
-            | "compound_statement"
-            | "if_statement"
-            | "elseif_clause"
-            | "else_clause"
-            | "for_statement"
-            | "while_statement"
-    )
+        node.kind,
+        Kind::Block | Kind::If | Kind::Elseif | Kind::For | Kind::While | Kind::Function
+    ) && !node.leaf
 }
 
 /// Converts a sequence of statements.
-pub(crate) fn block(cx: &mut Cx, nodes: &[Node]) -> Vec<Expr> {
-    nodes.iter().map(|n| expr(cx, *n)).collect()
+pub(crate) fn block(cx: &mut Cx, nodes: &[SyntaxNode]) -> Vec<Expr> {
+    nodes.iter().map(|n| expr(cx, n)).collect()
 }
 
-/// Converts the node of one syntactic kind.
-type Handler = fn(&mut Cx, Node, &[Node]) -> Expr;
+/// The statements of a `(block ...)` node (or the node itself if it is not a block).
+pub(crate) fn block_of(cx: &mut Cx, node: &SyntaxNode) -> Vec<Expr> {
+    if node.kind == Kind::Block && !node.leaf {
+        block(cx, &node.children)
+    } else {
+        vec![expr(cx, node)]
+    }
+}
 
-/// Dispatches on the node kind. Each kind has its own function, so that this frame, which is on
-/// the stack once per nesting level, stays small even in debug builds.
-fn convert(cx: &mut Cx, node: Node) -> Expr {
-    let kind = node.kind();
-    if let Some(what) = outside_subset(kind) {
+/// Converts the node of one syntactic kind. Each kind has its own function, so that this
+/// frame, which is on the stack once per nesting level, stays small even in debug builds.
+fn convert(cx: &mut Cx, node: &SyntaxNode) -> Expr {
+    if node.leaf {
+        return leaf(cx, node);
+    }
+    if let Some(what) = outside_subset(node.kind) {
         return cx.unsupported(node, what);
     }
-    let handler: Handler = match kind {
-        "identifier" => identifier,
-        "boolean_literal" => |cx, n, _| Expr::new(ExprKind::Bool(cx.text(n) == "true"), range(n)),
-        "integer_literal" => |cx, n, _| literals::integer(cx, n),
-        "float_literal" => |cx, n, _| literals::float(cx, n),
-        "string_literal" => |cx, n, _| literals::string(cx, n),
-        "parenthesized_expression" => parenthesized,
-        "tuple_expression" => tuple,
-        "open_tuple" => |cx, n, parts| Expr::new(ExprKind::Tuple(block(cx, parts)), range(n)),
-        "vector_expression" => |cx, n, _| arrays::vector(cx, n),
-        "matrix_expression" => |cx, n, _| arrays::matrix(cx, n),
-        "index_expression" => arrays::index,
-        "adjoint_expression" => adjoint,
-        "field_expression" => field,
-        "call_expression" => |cx, n, parts| call(cx, n, parts, false),
-        "broadcast_call_expression" => |cx, n, parts| call(cx, n, parts, true),
-        "macrocall_expression" => macro_call,
-        "unary_expression" => unary,
-        "binary_expression" => |cx, n, _| operators::binary(cx, n),
-        "juxtaposition_expression" => juxtaposition,
-        "range_expression" => |cx, n, _| operators::range_expr(cx, n),
-        "ternary_expression" => ternary,
-        "arrow_function_expression" => |cx, n, _| arrow_function(cx, n),
-        "function_definition" => inner_function,
-        "assignment" => assignment,
-        "compound_assignment_expression" => compound_assignment,
-        "operator" => operator,
-        "compound_statement" => {
-            |cx, n, parts| Expr::new(ExprKind::Block(block(cx, parts)), range(n))
-        }
-        "if_statement" => if_statement,
-        "while_statement" => while_statement,
-        "for_statement" => for_statement,
-        "break_statement" => |_, n, _| Expr::new(ExprKind::Break, range(n)),
-        "continue_statement" => |_, n, _| Expr::new(ExprKind::Continue, range(n)),
-        "return_statement" => return_statement,
-        "local_statement" => local,
-        _ => |cx, n, _| cx.unsupported(n, &n.kind().replace('_', " ")),
+    type Handler = fn(&mut Cx, &SyntaxNode) -> Expr;
+    let handler: Handler = match node.kind {
+        Kind::Parens => parens,
+        Kind::Tuple => tuple,
+        Kind::Block => |cx, n| Expr::new(ExprKind::Block(block(cx, &n.children)), n.range),
+        Kind::Vect => arrays::vect,
+        Kind::Hcat => arrays::hcat,
+        Kind::Vcat => arrays::vcat,
+        Kind::Ref => arrays::index,
+        Kind::StringLit => literals::string,
+        Kind::Call if node.is_infix() => |cx, n| operators::infix(cx, n, false),
+        Kind::DotCall if node.is_infix() => |cx, n| operators::infix(cx, n, true),
+        Kind::Call if node.is_prefix() => |cx, n| operators::prefix(cx, n, false),
+        Kind::DotCall if node.is_prefix() => |cx, n| operators::prefix(cx, n, true),
+        Kind::Call if node.is_postfix() => operators::postfix,
+        Kind::Call => |cx, n| call(cx, n, false),
+        Kind::DotCall => |cx, n| call(cx, n, true),
+        Kind::Comparison => operators::chain,
+        Kind::Juxtapose => operators::juxtapose,
+        Kind::Dot => field,
+        Kind::MacroCall => macro_call,
+        Kind::Ternary => ternary,
+        Kind::And => |cx, n| logical(cx, n, ExprKind::And),
+        Kind::Or => |cx, n| logical(cx, n, ExprKind::Or),
+        Kind::Arrow => arrow_function,
+        Kind::Function => inner_function,
+        Kind::Assign => assignment,
+        Kind::OpAssign => |cx, n| compound_assignment(cx, n, false),
+        Kind::DotOpAssign => |cx, n| compound_assignment(cx, n, true),
+        Kind::If => if_statement,
+        Kind::While => while_statement,
+        Kind::For => for_statement,
+        Kind::Break => |_, n| Expr::new(ExprKind::Break, n.range),
+        Kind::Continue => |_, n| Expr::new(ExprKind::Continue, n.range),
+        Kind::Return => return_statement,
+        Kind::Local => local,
+        Kind::Doc => doc,
+        Kind::Subtype | Kind::Supertype => |cx, n| {
+            let op = if n.kind == Kind::Subtype { "<:" } else { ">:" };
+            cx.unsupported(n, &format!("operator `{op}`"))
+        },
+        Kind::LongArrow => |cx, n| cx.unsupported(n, "operator `-->`"),
+        Kind::DotAnd => |cx, n| cx.unsupported(n, "operator `.&&`"),
+        Kind::DotOr => |cx, n| cx.unsupported(n, "operator `.||`"),
+        Kind::ColonAssign => |cx, n| cx.unsupported(n, "operator `:=`"),
+        _ => |cx, n| cx.unsupported(n, n.kind.name()),
     };
-    handler(cx, node, &kids(node))
+    handler(cx, node)
 }
 
 /// The name of a construct that is outside the subset whatever its contents.
-fn outside_subset(kind: &str) -> Option<&'static str> {
+fn outside_subset(kind: Kind) -> Option<&'static str> {
     Some(match kind {
-        "character_literal" => "character literal",
-        "command_literal" | "prefixed_command_literal" => "command literal",
-        "prefixed_string_literal" => "string macro",
-        "comprehension_expression" => "array comprehension",
-        "curly_expression" => "curly braces `{...}`",
-        "parametrized_type_expression" => "type parameters in an expression",
-        "interpolation_expression" => "interpolation `$`",
-        "quote_expression" | "quote_statement" => "quoted expression",
-        "splat_expression" => "splatting `...`",
-        "typed_expression" | "unary_typed_expression" => "type assertion `::`",
-        "where_expression" => "`where` outside a method signature",
-        "global_statement" => "global declaration",
-        "const_statement" => "const in a local scope",
-        "let_statement" => "let block",
-        "try_statement" => "try/catch",
-        "struct_definition" => "struct definition in a local scope",
-        "module_definition" => "module",
-        "abstract_definition" => "abstract type",
-        "primitive_definition" => "primitive type",
-        "macro_definition" => "macro definition",
-        "import_statement" => "import",
-        "using_statement" => "using",
-        "export_statement" | "public_statement" => "export",
+        Kind::CharLit => "character literal",
+        Kind::CmdStringLit => "command literal",
+        Kind::Comprehension | Kind::TypedComprehension => "array comprehension",
+        Kind::Generator => "generator expression",
+        Kind::Braces | Kind::BracesCat => "curly braces `{...}`",
+        Kind::Curly => "type parameters in an expression",
+        Kind::Interpolate => "interpolation `$`",
+        Kind::Quote => "quoted expression",
+        Kind::Splat => "splatting `...`",
+        Kind::Decl => "type assertion `::`",
+        Kind::Where => "`where` outside a method signature",
+        Kind::Global => "global declaration",
+        Kind::Const => "const in a local scope",
+        Kind::Let => "let block",
+        Kind::Try => "try/catch",
+        Kind::Struct => "struct definition in a local scope",
+        Kind::Module => "module",
+        Kind::Abstract => "abstract type",
+        Kind::Primitive => "primitive type",
+        Kind::Macro => "macro definition",
+        Kind::Import => "import",
+        Kind::Using => "using",
+        Kind::Export | Kind::Public => "export",
+        Kind::DotAssign => "in-place broadcast .=",
+        Kind::Ncat | Kind::TypedNcat => "`;;` concatenation",
+        Kind::TypedHcat => "concatenation in indexing brackets (write `i - 1` for a subtraction)",
+        Kind::TypedVcat => "concatenation inside indexing brackets",
+        Kind::Var => "`var\"...\"` name",
+        Kind::AddressOf => "operator `&`",
         _ => return None,
     })
 }
 
-/// A name; `nothing` is the literal, `end`/`begin` only mean something inside indexing.
-fn identifier(cx: &mut Cx, node: Node, _: &[Node]) -> Expr {
-    let kind = match cx.text(node) {
+/// A token: a name, a literal, an operator used as a value.
+fn leaf(cx: &mut Cx, node: &SyntaxNode) -> Expr {
+    match node.kind {
+        Kind::Identifier => identifier(cx, node),
+        Kind::Bool => Expr::new(ExprKind::Bool(cx.text(node) == "true"), node.range),
+        Kind::Integer => literals::integer(cx, node),
+        Kind::BinInt | Kind::OctInt | Kind::HexInt => literals::unsigned(cx, node),
+        Kind::Float => literals::float(cx, node),
+        Kind::Float32 => {
+            let text = cx.text(node);
+            cx.unsupported(node, &format!("Float32 literal `{text}`"))
+        }
+        Kind::Op(op) => cx.unsupported(node, &format!("operator `{}` as a value", op.text())),
+        Kind::MacroName => {
+            let text = cx.text(node);
+            cx.unsupported(node, &format!("macro @{text}"))
+        }
+        _ => error_expr(node),
+    }
+}
+
+/// A name; `nothing` is the literal, `end`/`begin` only mean something inside indexing, an
+/// operator's name is the function (`map(+, xs)`).
+fn identifier(cx: &mut Cx, node: &SyntaxNode) -> Expr {
+    let text = cx.text(node);
+    let kind = match text {
         "nothing" => ExprKind::Nothing,
         keyword @ ("end" | "begin") if cx.in_index > 0 => {
             return cx.unsupported(node, &format!("`{keyword}` in indexing"))
@@ -140,132 +179,141 @@ fn identifier(cx: &mut Cx, node: Node, _: &[Node]) -> Expr {
         keyword @ ("end" | "begin") => {
             return cx.syntax(node, &format!("syntax error: unexpected `{keyword}`"))
         }
+        name if is_operator_name(name) => {
+            if name == ":" {
+                return cx.unsupported(node, "operator `:` as a value");
+            }
+            ExprKind::Ident(operators::normalize(name).to_string())
+        }
         name => ExprKind::Ident(name.to_string()),
     };
-    Expr::new(kind, range(node))
+    Expr::new(kind, node.range)
 }
 
-/// `(x)` is `x`; `(a; b)` is a block.
-fn parenthesized(cx: &mut Cx, node: Node, parts: &[Node]) -> Expr {
-    if parts.iter().any(|k| k.kind() == "for_clause") {
-        return cx.unsupported(node, "generator expression");
-    }
-    match parts {
-        [single] => expr(cx, *single),
-        _ => Expr::new(ExprKind::Block(block(cx, parts)), range(node)),
+/// Is `name` an operator rather than a word (`+`, `≤`, `√`)?
+pub(crate) fn is_operator_name(name: &str) -> bool {
+    name.chars()
+        .next()
+        .is_some_and(|c| !crate::lexer::is_identifier_start_char(c))
+}
+
+/// `(x)` is `x`.
+fn parens(cx: &mut Cx, node: &SyntaxNode) -> Expr {
+    match node.children.as_slice() {
+        [single] => {
+            let mut inner = expr(cx, single);
+            if matches!(inner.kind, ExprKind::Block(_)) {
+                inner.range = node.range;
+            }
+            inner
+        }
+        _ => error_expr(node),
     }
 }
 
-/// Postfix `x'`.
-fn adjoint(cx: &mut Cx, node: Node, parts: &[Node]) -> Expr {
-    let [arg] = parts else {
+/// `s.f` (and `Base.sin` as a value).
+fn field(cx: &mut Cx, node: &SyntaxNode) -> Expr {
+    let [base, name] = node.children.as_slice() else {
         return error_expr(node);
     };
-    let arg = Box::new(expr(cx, *arg));
-    Expr::new(
-        ExprKind::Unary {
-            op: UnOp::Adjoint,
-            arg,
-        },
-        range(node),
-    )
-}
-
-/// `s.f`.
-fn field(cx: &mut Cx, node: Node, parts: &[Node]) -> Expr {
-    let [base, name] = parts else {
-        return error_expr(node);
-    };
-    if name.kind() != "identifier" {
+    if !(name.leaf && name.kind == Kind::Identifier) {
         return cx.unsupported(node, "computed field access");
     }
-    let base = Box::new(expr(cx, *base));
-    let name = cx.text(*name).to_string();
-    Expr::new(ExprKind::Field { base, name }, range(node))
+    let base = Box::new(expr(cx, base));
+    let name = cx.text(name).to_string();
+    Expr::new(ExprKind::Field { base, name }, node.range)
 }
 
-/// `@m ...`: outside the subset, named by the macro.
-fn macro_call(cx: &mut Cx, node: Node, parts: &[Node]) -> Expr {
-    let name = parts.first().map_or("", |m| cx.text(*m));
-    cx.unsupported(node, &format!("macro {name}"))
-}
-
-/// `2x`, `2(x + 1)`, `x'y`: a multiplication.
-fn juxtaposition(cx: &mut Cx, node: Node, parts: &[Node]) -> Expr {
-    let [coefficient, factor] = parts else {
-        return error_expr(node);
-    };
-    let lhs = Box::new(expr(cx, *coefficient));
-    let rhs = Box::new(expr(cx, *factor));
-    Expr::new(
-        ExprKind::Binary {
-            op: BinOp::Mul,
-            dotted: false,
-            lhs,
-            rhs,
-        },
-        range(node),
-    )
-}
-
-/// `c ? a : b`.
-fn ternary(cx: &mut Cx, node: Node, parts: &[Node]) -> Expr {
-    let [cond, then, els] = parts else {
-        return error_expr(node);
-    };
-    let cond = Box::new(expr(cx, *cond));
-    let then = Box::new(expr(cx, *then));
-    let els = Box::new(expr(cx, *els));
-    Expr::new(ExprKind::Ternary { cond, then, els }, range(node))
-}
-
-/// `function g(y) ... end` or `function (y) ... end` inside a body.
-fn inner_function(cx: &mut Cx, node: Node, _: &[Node]) -> Expr {
-    match function_definition(cx, node) {
-        Some(def) => Expr::new(ExprKind::Function(Box::new(def)), range(node)),
+/// `@m ...` and string macros `r"..."`: outside the subset, named by the macro.
+fn macro_call(cx: &mut Cx, node: &SyntaxNode) -> Expr {
+    match node.children.first() {
+        Some(name) if name.leaf && name.kind == Kind::MacroName => {
+            let is_cmd = node
+                .children
+                .get(1)
+                .is_some_and(|s| s.kind == Kind::CmdStringLit);
+            let what = if is_cmd {
+                "command literal"
+            } else {
+                "string macro"
+            };
+            cx.unsupported(node, what)
+        }
+        Some(name) => {
+            let text = cx.text(name).to_string();
+            cx.unsupported(node, &format!("macro {text}"))
+        }
         None => error_expr(node),
     }
 }
 
-/// An operator used as a value (`map(+, xs, ys)`).
-fn operator(cx: &mut Cx, node: Node, _: &[Node]) -> Expr {
-    let op = cx.text(node);
-    if op == ":" || op.starts_with('.') {
-        return cx.unsupported(node, &format!("operator `{op}` as a value"));
+/// `c ? a : b`.
+fn ternary(cx: &mut Cx, node: &SyntaxNode) -> Expr {
+    let [cond, then, els] = node.children.as_slice() else {
+        return error_expr(node);
+    };
+    let cond = Box::new(expr(cx, cond));
+    let then = Box::new(expr(cx, then));
+    let els = Box::new(expr(cx, els));
+    Expr::new(ExprKind::Ternary { cond, then, els }, node.range)
+}
+
+/// `a && b`, `a || b`.
+fn logical(cx: &mut Cx, node: &SyntaxNode, make: fn(Box<Expr>, Box<Expr>) -> ExprKind) -> Expr {
+    let [lhs, rhs] = node.children.as_slice() else {
+        return error_expr(node);
+    };
+    let lhs = expr(cx, lhs);
+    let rhs = expr(cx, rhs);
+    Expr::new(make(Box::new(lhs), Box::new(rhs)), node.range)
+}
+
+/// A method definition inside a body: `function g(y) ... end`, `g(y) = ...`, or an anonymous
+/// `function (y) ... end`.
+fn inner_function(cx: &mut Cx, node: &SyntaxNode) -> Expr {
+    match function_definition(cx, node) {
+        Some(def) => Expr::new(ExprKind::Function(Box::new(def)), node.range),
+        None => error_expr(node),
     }
-    Expr::new(
-        ExprKind::Ident(operators::normalize(op).to_string()),
-        range(node),
-    )
 }
 
 /// `while c ... end`.
-fn while_statement(cx: &mut Cx, node: Node, parts: &[Node]) -> Expr {
-    let Some((cond, body)) = parts.split_first() else {
+fn while_statement(cx: &mut Cx, node: &SyntaxNode) -> Expr {
+    let [cond, body] = node.children.as_slice() else {
         return error_expr(node);
     };
-    let cond = Box::new(expr(cx, *cond));
-    let body = block(cx, body);
-    Expr::new(ExprKind::While { cond, body }, range(node))
+    let cond = Box::new(expr(cx, cond));
+    let body = block_of(cx, body);
+    Expr::new(ExprKind::While { cond, body }, node.range)
 }
 
 /// `return` or `return x`.
-fn return_statement(cx: &mut Cx, node: Node, parts: &[Node]) -> Expr {
-    let value = parts.first().map(|v| Box::new(expr(cx, *v)));
-    Expr::new(ExprKind::Return(value), range(node))
+fn return_statement(cx: &mut Cx, node: &SyntaxNode) -> Expr {
+    let value = node.children.first().map(|v| Box::new(expr(cx, v)));
+    Expr::new(ExprKind::Return(value), node.range)
+}
+
+/// A documented statement inside a block (`begin "doc" f(x) = x end`): the statement.
+fn doc(cx: &mut Cx, node: &SyntaxNode) -> Expr {
+    match node.children.as_slice() {
+        [_, documented] => expr(cx, documented),
+        _ => error_expr(node),
+    }
 }
 
 /// `(a, b)`, `(a,)`, `()`, `(a = 1, b = x)`.
-fn tuple(cx: &mut Cx, node: Node, parts: &[Node]) -> Expr {
-    if parts.iter().any(|k| k.kind() == "for_clause") {
-        return cx.unsupported(node, "generator expression");
+fn tuple(cx: &mut Cx, node: &SyntaxNode) -> Expr {
+    let parts = &node.children;
+    if let Some(p) = parts.iter().find(|k| k.kind == Kind::Parameters) {
+        return cx.unsupported(p, "named tuple with `;`");
     }
-    if all_kids(node).iter().any(|k| k.kind() == ";") {
-        return cx.unsupported(node, "named tuple with `;`");
+    if let Some(g) = parts.iter().find(|k| k.kind == Kind::Generator) {
+        return cx.unsupported(g, "generator expression");
     }
-    let named = parts.iter().filter(|k| k.kind() == "named_field").count();
+    let is_named = |k: &SyntaxNode| k.kind == Kind::Assign && !k.leaf;
+    let named = parts.iter().filter(|k| is_named(k)).count();
     if named == 0 {
-        return Expr::new(ExprKind::Tuple(block(cx, parts)), range(node));
+        return Expr::new(ExprKind::Tuple(block(cx, parts)), node.range);
     }
     if named != parts.len() {
         return cx.syntax(
@@ -275,38 +323,39 @@ fn tuple(cx: &mut Cx, node: Node, parts: &[Node]) -> Expr {
     }
     let mut fields = Vec::new();
     for field in parts {
-        let field_parts = kids(*field);
-        let [name, value] = field_parts.as_slice() else {
+        let [name, value] = field.children.as_slice() else {
             return error_expr(node);
         };
-        fields.push((cx.text(*name).to_string(), expr(cx, *value)));
+        if !(name.leaf && name.kind == Kind::Identifier) {
+            return cx.syntax(name, "syntax error: invalid named tuple field name");
+        }
+        fields.push((cx.text(name).to_string(), expr(cx, value)));
     }
-    Expr::new(ExprKind::NamedTuple(fields), range(node))
+    Expr::new(ExprKind::NamedTuple(fields), node.range)
 }
 
 /// `f(args)`, `f.(args)`, with a `do` block moved into the first argument.
-fn call(cx: &mut Cx, node: Node, parts: &[Node], dotted: bool) -> Expr {
-    let (callee, list, do_clause) = match parts {
-        [callee, list] => (*callee, *list, None),
-        [callee, list, do_clause] => (*callee, *list, Some(*do_clause)),
-        _ => return error_expr(node),
+fn call(cx: &mut Cx, node: &SyntaxNode, dotted: bool) -> Expr {
+    let Some((callee, rest)) = node.children.split_first() else {
+        return error_expr(node);
     };
-    let callee_expr = match callee.kind() {
-        "operator" => {
-            let op = cx.text(callee);
-            if op.starts_with('.') || op == ":" {
-                return cx.unsupported(callee, &format!("operator `{op}` as a function"));
-            }
-            Expr::new(
-                ExprKind::Ident(operators::normalize(op).to_string()),
-                range(callee),
-            )
+    let callee_expr = match (callee.leaf, callee.kind) {
+        (_, Kind::Dot) if callee.children.len() == 1 => {
+            let op = cx.text(&callee.children[0]).to_string();
+            return cx.unsupported(callee, &format!("operator `.{op}` as a function"));
+        }
+        (true, Kind::Identifier) if cx.text(callee) == ":" => {
+            return cx.unsupported(callee, "operator `:` as a function");
         }
         _ => expr(cx, callee),
     };
+    let (do_block, list) = match rest.split_last() {
+        Some((last, list)) if last.kind == Kind::Do => (Some(last), list),
+        _ => (None, rest),
+    };
     let mut args = Vec::new();
-    if let Some(do_clause) = do_clause {
-        args.push(do_block(cx, do_clause));
+    if let Some(do_block) = do_block {
+        args.push(do_function(cx, do_block));
     }
     args.extend(arguments(cx, list));
     let kind = if dotted {
@@ -320,233 +369,196 @@ fn call(cx: &mut Cx, node: Node, parts: &[Node], dotted: bool) -> Expr {
             args,
         }
     };
-    Expr::new(kind, range(node))
+    Expr::new(kind, node.range)
 }
 
-/// The arguments of a call; keyword arguments and splatting are outside the subset.
-fn arguments(cx: &mut Cx, list: Node) -> Vec<Expr> {
+/// The arguments of a call; keyword arguments, splatting and generators are outside the
+/// subset.
+fn arguments(cx: &mut Cx, list: &[SyntaxNode]) -> Vec<Expr> {
     let mut args = Vec::new();
-    let mut keywords = false;
-    for child in all_kids(list) {
-        if !child.is_named() {
-            keywords |= child.kind() == ";";
-            continue;
+    for child in list {
+        match child.kind {
+            Kind::Parameters if !child.leaf => {
+                for keyword in &child.children {
+                    args.push(cx.unsupported(keyword, "keyword arguments"));
+                }
+            }
+            Kind::Assign if !child.leaf => args.push(cx.unsupported(child, "keyword arguments")),
+            Kind::Splat if !child.leaf => args.push(cx.unsupported(child, "splatting `...`")),
+            Kind::Generator if !child.leaf => {
+                args.push(cx.unsupported(child, "generator expression"))
+            }
+            _ => args.push(expr(cx, child)),
         }
-        let arg = if keywords || child.kind() == "named_argument" {
-            cx.unsupported(child, "keyword arguments")
-        } else if child.kind() == "for_clause" {
-            args.pop();
-            cx.unsupported(child, "generator expression")
-        } else if child.kind() == "splat_expression" {
-            cx.unsupported(child, "splatting `...`")
-        } else {
-            expr(cx, child)
-        };
-        args.push(arg);
     }
     args
 }
 
 /// `do x ... end`: an anonymous function.
-fn do_block(cx: &mut Cx, node: Node) -> Expr {
-    let parts = kids(node);
-    let Some((head, body)) = parts.split_first() else {
+fn do_function(cx: &mut Cx, node: &SyntaxNode) -> Expr {
+    let [head, body] = node.children.as_slice() else {
         return error_expr(node);
     };
-    let params = params(cx, *head);
-    let body = block(cx, body);
-    anonymous(node, range(*head), params, body)
+    let params = params_of_tuple(cx, head);
+    let body = block_of(cx, body);
+    let name_range = if head.range.start == head.range.end {
+        TextRange::new(node.range.start, node.range.start + 2)
+    } else {
+        head.range
+    };
+    anonymous(node, name_range, params, body)
 }
 
-/// Prefix `-x`, `+x`, `!x`, `√x` (a call of `sqrt`), `.-x` (a broadcast call of `-`).
-fn unary(cx: &mut Cx, node: Node, parts: &[Node]) -> Expr {
-    let [op, arg] = parts else {
+/// `lhs = rhs`.
+fn assignment(cx: &mut Cx, node: &SyntaxNode) -> Expr {
+    let [lhs, rhs] = node.children.as_slice() else {
         return error_expr(node);
     };
-    let op_text = cx.text(*op);
-    let op = match op_text {
-        "-" | "−" => UnOp::Neg,
-        "+" => UnOp::Plus,
-        "!" => UnOp::Not,
-        "√" => {
-            let callee = Expr::new(ExprKind::Ident("sqrt".to_string()), range(*op));
-            let arg = expr(cx, *arg);
-            return Expr::new(
-                ExprKind::Call {
-                    callee: Box::new(callee),
-                    args: vec![arg],
-                },
-                range(node),
-            );
+    let target = match (lhs.leaf, lhs.kind) {
+        (true, Kind::Identifier) | (false, Kind::Ref | Kind::Dot | Kind::Tuple | Kind::Parens) => {
+            expr(cx, lhs)
         }
-        ".-" | ".+" | ".!" => {
-            let callee = Expr::new(ExprKind::Ident(op_text[1..].to_string()), range(*op));
-            let arg = expr(cx, *arg);
-            return Expr::new(
-                ExprKind::DotCall {
-                    callee: Box::new(callee),
-                    args: vec![arg],
-                },
-                range(node),
-            );
-        }
-        _ => return cx.unsupported(*op, &format!("operator `{op_text}`")),
+        (false, Kind::Decl) => return cx.unsupported(lhs, "typed variable declaration"),
+        _ => return cx.syntax(lhs, "syntax error: invalid assignment target"),
     };
-    Expr::new(
-        ExprKind::Unary {
-            op,
-            arg: Box::new(expr(cx, *arg)),
-        },
-        range(node),
-    )
-}
-
-/// `lhs = rhs`, or a short-form inner method `f(x) = ...`.
-fn assignment(cx: &mut Cx, node: Node, parts: &[Node]) -> Expr {
-    let [lhs, _op, rhs] = parts else {
-        return error_expr(node);
-    };
-    if is_method_signature(*lhs) {
-        return match short_function(cx, node) {
-            Some(def) => Expr::new(ExprKind::Function(Box::new(def)), range(node)),
-            None => error_expr(node),
-        };
-    }
-    let target = match lhs.kind() {
-        "identifier" | "index_expression" | "field_expression" | "open_tuple"
-        | "tuple_expression" => expr(cx, *lhs),
-        "typed_expression" => return cx.unsupported(*lhs, "typed variable declaration"),
-        _ => return cx.syntax(*lhs, "syntax error: invalid assignment target"),
-    };
-    let value = expr(cx, *rhs);
+    let value = expr(cx, rhs);
     Expr::new(
         ExprKind::Assign {
             lhs: Box::new(target),
             rhs: Box::new(value),
         },
-        range(node),
+        node.range,
     )
 }
 
 /// `x += v`, `x[i] -= v`, `s.f *= v`, `x .+= v`.
-fn compound_assignment(cx: &mut Cx, node: Node, parts: &[Node]) -> Expr {
-    let [lhs, op, rhs] = parts else {
+fn compound_assignment(cx: &mut Cx, node: &SyntaxNode, dotted: bool) -> Expr {
+    let [lhs, op, rhs] = node.children.as_slice() else {
         return error_expr(node);
     };
-    let op_text = cx.text(*op);
-    if op_text == ".=" {
-        return cx.unsupported(node, "in-place broadcast .=");
-    }
-    let Some((op, dotted)) = compound_op(op_text) else {
-        return cx.unsupported(*op, &format!("operator `{op_text}`"));
+    let op_text = cx.text(op);
+    let Some(bin) = compound_op(op_text) else {
+        let dot = if dotted { "." } else { "" };
+        return cx.unsupported(op, &format!("operator `{dot}{op_text}=`"));
     };
-    let lhs = expr(cx, *lhs);
-    let rhs = expr(cx, *rhs);
+    let lhs = expr(cx, lhs);
+    let rhs = expr(cx, rhs);
     Expr::new(
         ExprKind::CompoundAssign {
-            op,
+            op: bin,
             dotted,
             lhs: Box::new(lhs),
             rhs: Box::new(rhs),
         },
-        range(node),
+        node.range,
     )
 }
 
-/// `if c ... elseif c ... else ... end`.
-fn if_statement(cx: &mut Cx, node: Node, parts: &[Node]) -> Expr {
-    let Some(cond) = node.child_by_field_name("condition") else {
-        return error_expr(node);
-    };
-    let then: Vec<Node> = parts
-        .iter()
-        .copied()
-        .filter(|k| k.id() != cond.id() && !matches!(k.kind(), "elseif_clause" | "else_clause"))
-        .collect();
-    let mut branches = vec![(expr(cx, cond), block(cx, &then))];
+/// `if c ... elseif c ... else ... end`: the tree nests each `elseif` in the branch before it,
+/// and puts the `else` block last in the innermost one.
+fn if_statement(cx: &mut Cx, node: &SyntaxNode) -> Expr {
+    let mut branches = Vec::new();
     let mut els = None;
-    for clause in parts {
-        match clause.kind() {
-            "elseif_clause" => {
-                let clause_parts = kids(*clause);
-                let Some(cond) = clause.child_by_field_name("condition") else {
+    let mut current = node;
+    let mut levels = 0;
+    loop {
+        let [cond, then, rest @ ..] = current.children.as_slice() else {
+            cx.leave_many(levels);
+            return error_expr(node);
+        };
+        branches.push((expr(cx, cond), block_of(cx, then)));
+        match rest {
+            [] => break,
+            [next] if next.kind == Kind::Elseif && !next.leaf => {
+                if !cx.enter(next) {
+                    cx.leave_many(levels);
                     return error_expr(node);
-                };
-                let body: Vec<Node> = clause_parts
-                    .into_iter()
-                    .filter(|k| k.id() != cond.id())
-                    .collect();
-                branches.push((expr(cx, cond), block(cx, &body)));
+                }
+                levels += 1;
+                current = next;
             }
-            "else_clause" => els = Some(block(cx, &kids(*clause))),
-            _ => {}
+            [els_block] => {
+                els = Some(block_of(cx, els_block));
+                break;
+            }
+            _ => {
+                cx.leave_many(levels);
+                return error_expr(node);
+            }
         }
     }
-    Expr::new(ExprKind::If { branches, els }, range(node))
+    cx.leave_many(levels);
+    Expr::new(ExprKind::If { branches, els }, node.range)
 }
 
 /// `for i in iter ... end` (also `for i = iter` and `for i ∈ iter`).
-fn for_statement(cx: &mut Cx, node: Node, parts: &[Node]) -> Expr {
-    let bindings = parts
-        .iter()
-        .take_while(|k| k.kind() == "for_binding")
-        .count();
-    if bindings != 1 {
+fn for_statement(cx: &mut Cx, node: &SyntaxNode) -> Expr {
+    let [iteration, body] = node.children.as_slice() else {
+        return error_expr(node);
+    };
+    let [spec] = iteration.children.as_slice() else {
         return cx.unsupported(
             node,
             "several iteration variables in one `for` (nest the loops)",
         );
-    }
-    let binding = parts[0];
-    if all_kids(binding).iter().any(|k| k.kind() == "outer") {
-        return cx.unsupported(binding, "`outer` loop variable");
-    }
-    let binding_parts = kids(binding);
-    let [var, _op, iter] = binding_parts.as_slice() else {
+    };
+    let [var, iter] = spec.children.as_slice() else {
         return error_expr(node);
     };
-    let var = match var.kind() {
-        "identifier" | "tuple_expression" => expr(cx, *var),
-        _ => return cx.unsupported(*var, "loop variable"),
+    let var = match (var.leaf, var.kind) {
+        (true, Kind::Identifier) | (false, Kind::Tuple) => expr(cx, var),
+        (false, Kind::Outer) => return cx.unsupported(spec, "`outer` loop variable"),
+        _ => return cx.unsupported(var, "loop variable"),
     };
-    let iter = expr(cx, *iter);
-    let body = block(cx, &parts[1..]);
+    let iter = expr(cx, iter);
+    let body = block_of(cx, body);
     Expr::new(
         ExprKind::For {
             var: Box::new(var),
             iter: Box::new(iter),
             body,
         },
-        range(node),
+        node.range,
     )
 }
 
 /// `local x`, `local x, y`, `local x = v`.
-fn local(cx: &mut Cx, node: Node, parts: &[Node]) -> Expr {
-    let [decl] = parts else {
-        return error_expr(node);
-    };
-    let names_of = |cx: &mut Cx, n: Node| -> Option<Vec<String>> {
-        match n.kind() {
-            "identifier" => Some(vec![cx.text(n).to_string()]),
-            "open_tuple" => kids(n)
+fn local(cx: &mut Cx, node: &SyntaxNode) -> Expr {
+    let names_of = |cx: &mut Cx, n: &SyntaxNode| -> Option<Vec<String>> {
+        match (n.leaf, n.kind) {
+            (true, Kind::Identifier) => Some(vec![cx.text(n).to_string()]),
+            (false, Kind::Tuple) => n
+                .children
                 .iter()
-                .map(|k| (k.kind() == "identifier").then(|| cx.text(*k).to_string()))
+                .map(|k| (k.leaf && k.kind == Kind::Identifier).then(|| cx.text(k).to_string()))
                 .collect(),
             _ => None,
         }
     };
-    if let Some(names) = names_of(cx, *decl) {
-        return Expr::new(ExprKind::Local(names), range(node));
-    }
-    if decl.kind() == "assignment" {
-        let decl_parts = kids(*decl);
-        if let Some(names) = decl_parts.first().and_then(|lhs| names_of(cx, *lhs)) {
-            let declared = TextRange::new(range(node).start, range(decl_parts[0]).end);
-            let local = Expr::new(ExprKind::Local(names), declared);
-            let assign = expr(cx, *decl);
-            return Expr::new(ExprKind::Block(vec![local, assign]), range(node));
+    let mut names = Vec::new();
+    for decl in &node.children {
+        match names_of(cx, decl) {
+            Some(more) => names.extend(more),
+            None => break,
         }
     }
-    cx.unsupported(*decl, "`local` declaration")
+    if names.len() == node.children.len() && !names.is_empty() {
+        return Expr::new(ExprKind::Local(names), node.range);
+    }
+    if let [decl] = node.children.as_slice() {
+        if decl.kind == Kind::Assign && !decl.leaf {
+            if let Some(lhs) = decl.children.first() {
+                if let Some(names) = names_of(cx, lhs) {
+                    let declared = TextRange::new(node.range.start, lhs.range.end);
+                    let local = Expr::new(ExprKind::Local(names), declared);
+                    let assign = expr(cx, decl);
+                    return Expr::new(ExprKind::Block(vec![local, assign]), node.range);
+                }
+            }
+        }
+    }
+    match node.children.first() {
+        Some(decl) => cx.unsupported(decl, "`local` declaration"),
+        None => error_expr(node),
+    }
 }

@@ -1,117 +1,87 @@
 //! Definitions: top-level items, methods (long form, short form, callable structs, anonymous),
 //! parameters, type expressions, structs and globals.
 
-use tree_sitter::Node;
-
 use crate::annotations;
 use crate::ast::{
     Expr, ExprKind, FieldDef, FunctionDef, FunctionName, GlobalDef, IncludeDef, Item, Param,
     StructDef, TextRange, TypeExpr,
 };
-use crate::cx::{all_kids, error_expr, kids, range, Cx};
-use crate::expr::{block, expr};
+use crate::cx::{error_expr, Cx};
+use crate::expr::{block_of, expr, is_operator_name};
+use crate::kind::Kind;
+use crate::parser::stream::flags;
+use crate::tree::SyntaxNode;
 
-/// The items of a file (or of an ERROR node at top level, where only definitions that start a
-/// line are taken: the rest belongs to the construct that failed to parse).
-pub(crate) fn items(cx: &mut Cx, parent: Node, out: &mut Vec<Item>, inside_error: bool) {
-    let nodes = kids(parent);
-    for (i, &node) in nodes.iter().enumerate() {
-        if let Some(next) = nodes
-            .get(i + 1)
-            .filter(|next| is_docstring(node, Some(**next)))
-        {
-            cx.docstrings.insert(next.start_byte(), node.start_byte());
-            continue;
-        }
-        if node.is_error() {
-            if cx.enter(node) {
-                items(cx, node, out, true);
-                cx.leave();
-            }
-            continue;
-        }
-        if inside_error && !(is_definition(node) && starts_line(cx, node)) {
-            continue;
-        }
-        if let Some(item) = item(cx, node) {
+/// The items of a file: the statements of its toplevel node (`a; b` lines are nested
+/// toplevel nodes).
+pub(crate) fn items(cx: &mut Cx, toplevel: &SyntaxNode, out: &mut Vec<Item>) {
+    for node in &toplevel.children {
+        if node.kind == Kind::Toplevel && !node.leaf {
+            items(cx, node, out);
+        } else if let Some(item) = item(cx, node) {
             out.push(item);
         }
     }
 }
 
-/// A string directly above a definition or a struct field documents it (Julia's docstrings).
-fn is_docstring(node: Node, next: Option<Node>) -> bool {
-    node.kind() == "string_literal"
-        && next.is_some_and(|n| {
-            (is_definition(n) || is_field(n))
-                && n.start_position().row == node.end_position().row + 1
-        })
-}
-
-fn is_definition(node: Node) -> bool {
-    matches!(
-        node.kind(),
-        "function_definition" | "struct_definition" | "const_statement" | "assignment"
-    )
-}
-
-/// A struct field (`x` or `x::T`).
-fn is_field(node: Node) -> bool {
-    matches!(node.kind(), "identifier" | "typed_expression")
-}
-
-/// Does `node` start at column 0?
-fn starts_line(cx: &Cx, node: Node) -> bool {
-    let start = node.start_byte();
-    start == 0 || cx.src.as_bytes().get(start - 1) == Some(&b'\n')
-}
-
 /// One top-level statement.
-fn item(cx: &mut Cx, node: Node) -> Option<Item> {
-    match node.kind() {
-        "function_definition" => function_definition(cx, node).map(Item::Function),
-        "struct_definition" => struct_definition(cx, node).map(Item::Struct),
-        "const_statement" => {
-            let assignment = kids(node).into_iter().find(|k| k.kind() == "assignment")?;
+fn item(cx: &mut Cx, node: &SyntaxNode) -> Option<Item> {
+    if node.is_error() {
+        return None;
+    }
+    if node.leaf {
+        return unsupported(cx, node, TOP_LEVEL);
+    }
+    match node.kind {
+        Kind::Doc => {
+            let [docstring, documented] = node.children.as_slice() else {
+                return None;
+            };
+            cx.docstrings
+                .insert(documented.range.start, docstring.range.start);
+            item(cx, documented)
+        }
+        Kind::Function => function_definition(cx, node).map(Item::Function),
+        Kind::Struct => struct_definition(cx, node).map(Item::Struct),
+        Kind::Const => {
+            let [assignment] = node.children.as_slice() else {
+                return unsupported(cx, node, "const declaration");
+            };
+            if assignment.kind != Kind::Assign || assignment.leaf {
+                return unsupported(cx, node, "const declaration");
+            }
             global(cx, node, assignment, true).map(Item::Global)
         }
-        "assignment" => {
-            let lhs = kids(node).first().copied()?;
-            if is_method_signature(lhs) {
-                short_function(cx, node).map(Item::Function)
-            } else {
-                global(cx, node, node, false).map(Item::Global)
-            }
-        }
-        "module_definition" => unsupported(cx, node, "module"),
-        "abstract_definition" => unsupported(cx, node, "abstract type"),
-        "primitive_definition" => unsupported(cx, node, "primitive type"),
-        "macro_definition" => unsupported(cx, node, "macro definition"),
-        "import_statement" => unsupported(cx, node, "import"),
-        "using_statement" => unsupported(cx, node, "using"),
-        "export_statement" | "public_statement" => unsupported(cx, node, "export"),
-        "macrocall_expression" => {
+        Kind::Assign => global(cx, node, node, false).map(Item::Global),
+        Kind::Module => unsupported(cx, node, "module"),
+        Kind::Abstract => unsupported(cx, node, "abstract type"),
+        Kind::Primitive => unsupported(cx, node, "primitive type"),
+        Kind::Macro => unsupported(cx, node, "macro definition"),
+        Kind::Import => unsupported(cx, node, "import"),
+        Kind::Using => unsupported(cx, node, "using"),
+        Kind::Export | Kind::Public => unsupported(cx, node, "export"),
+        Kind::MacroCall => {
             expr(cx, node);
             None
         }
-        "call_expression" if is_include(cx, node) => include(cx, node).map(Item::Include),
-        _ => unsupported(
-            cx,
-            node,
-            "top-level statement (only definitions are allowed at top level)",
-        ),
+        Kind::Call if is_include(cx, node) => include(cx, node).map(Item::Include),
+        _ if node.has_error() => None,
+        _ => unsupported(cx, node, TOP_LEVEL),
     }
 }
 
 /// Is `node` a call of `include`?
-fn is_include(cx: &Cx, node: Node) -> bool {
-    kids(node)
-        .first()
-        .is_some_and(|callee| callee.kind() == "identifier" && cx.text(*callee) == "include")
+fn is_include(cx: &Cx, node: &SyntaxNode) -> bool {
+    !node.is_infix()
+        && !node.is_prefix()
+        && node
+            .children
+            .first()
+            .is_some_and(|callee| callee.kind == Kind::Identifier && cx.text(callee) == "include")
 }
 
 /// `include("path")`: the path must be a plain string literal.
-fn include(cx: &mut Cx, node: Node) -> Option<IncludeDef> {
+fn include(cx: &mut Cx, node: &SyntaxNode) -> Option<IncludeDef> {
     let call = expr(cx, node);
     let ExprKind::Call { args, .. } = &call.kind else {
         return None;
@@ -129,45 +99,36 @@ fn include(cx: &mut Cx, node: Node) -> Option<IncludeDef> {
     }
 }
 
-fn unsupported<T>(cx: &mut Cx, node: Node, what: &str) -> Option<T> {
+const TOP_LEVEL: &str = "top-level statement (only definitions are allowed at top level)";
+
+fn unsupported<T>(cx: &mut Cx, node: &SyntaxNode, what: &str) -> Option<T> {
     cx.unsupported(node, what);
     None
 }
 
-/// Is the left side of an `=` a method signature (`f(x)`, `f(x) where T`, `f(x)::T`)?
-pub(crate) fn is_method_signature(lhs: Node) -> bool {
-    let mut node = lhs;
-    while node.kind() == "where_expression" {
-        match kids(node).first() {
-            Some(inner) => node = *inner,
-            None => return false,
-        }
-    }
-    match node.kind() {
-        "call_expression" => true,
-        "typed_expression" => kids(node)
-            .first()
-            .is_some_and(|k| k.kind() == "call_expression"),
-        _ => false,
-    }
-}
-
 /// `const N = 3` or `sq = x -> x^2` at top level.
-fn global(cx: &mut Cx, whole: Node, assignment: Node, is_const: bool) -> Option<GlobalDef> {
-    let parts = kids(assignment);
-    let [lhs, _op, rhs] = parts.as_slice() else {
+fn global(
+    cx: &mut Cx,
+    whole: &SyntaxNode,
+    assignment: &SyntaxNode,
+    is_const: bool,
+) -> Option<GlobalDef> {
+    let [lhs, rhs] = assignment.children.as_slice() else {
         return None;
     };
-    if lhs.kind() != "identifier" {
-        return unsupported(cx, *lhs, "global binding of anything but a name");
+    if !(lhs.leaf && lhs.kind == Kind::Identifier) {
+        if assignment.has_error() {
+            return None;
+        }
+        return unsupported(cx, lhs, "global binding of anything but a name");
     }
-    let value = expr(cx, *rhs);
+    let value = expr(cx, rhs);
     Some(GlobalDef {
-        name: cx.text(*lhs).to_string(),
-        name_range: range(*lhs),
+        name: cx.text(lhs).to_string(),
+        name_range: lhs.range,
         value,
         is_const,
-        range: range(whole),
+        range: whole.range,
     })
 }
 
@@ -179,46 +140,46 @@ struct Signature {
     where_params: Vec<String>,
 }
 
-/// `function SIGNATURE ... end` (named, callable-struct or anonymous).
-pub(crate) fn function_definition(cx: &mut Cx, node: Node) -> Option<FunctionDef> {
-    let parts = kids(node);
-    let sig_index = parts.iter().position(|k| k.kind() == "signature")?;
-    let sig_node = kids(parts[sig_index]).first().copied()?;
-    if parts[sig_index].has_error() {
+/// `function SIGNATURE ... end` or `SIGNATURE = body` (named, callable-struct or anonymous).
+pub(crate) fn function_definition(cx: &mut Cx, node: &SyntaxNode) -> Option<FunctionDef> {
+    let short = node.has_flag(flags::SHORT_FORM);
+    let (sig_node, body_node) = match node.children.as_slice() {
+        [sig, body] => (sig, body),
+        [sig] => {
+            if sig.leaf && sig.kind == Kind::Identifier {
+                return unsupported(cx, node, "function declaration without methods");
+            }
+            return None;
+        }
+        _ => return None,
+    };
+    if sig_node.has_error() {
         return None;
     }
-    let sig = match sig_node.kind() {
-        "identifier" => return unsupported(cx, node, "function declaration without methods"),
-        "argument_list" => Signature {
+    let sig = match (sig_node.leaf, sig_node.kind) {
+        (false, Kind::Tuple) => Signature {
             name: FunctionName::Anonymous,
-            name_range: range(sig_node),
-            params: params(cx, sig_node),
+            name_range: sig_node.range,
+            params: params_of_tuple(cx, sig_node),
             where_params: Vec::new(),
         },
         _ => signature(cx, sig_node)?,
     };
-    let body = block(cx, &parts[sig_index + 1..]);
-    Some(method(cx, node, sig, body))
-}
-
-/// `f(x) = body` (also `(d::Dense)(x) = ...`).
-pub(crate) fn short_function(cx: &mut Cx, node: Node) -> Option<FunctionDef> {
-    let parts = kids(node);
-    let [lhs, _op, rhs] = parts.as_slice() else {
-        return None;
+    let body = if short {
+        vec![expr(cx, body_node)]
+    } else {
+        block_of(cx, body_node)
     };
-    let sig = signature(cx, *lhs)?;
-    let body = vec![expr(cx, *rhs)];
     Some(method(cx, node, sig, body))
 }
 
-fn method(cx: &mut Cx, node: Node, sig: Signature, body: Vec<Expr>) -> FunctionDef {
+fn method(cx: &mut Cx, node: &SyntaxNode, sig: Signature, body: Vec<Expr>) -> FunctionDef {
     // Annotations sit above the docstring, if there is one.
-    let start = node.start_byte();
+    let start = node.range.start;
     let start = cx.docstrings.get(&start).copied().unwrap_or(start);
     let annotations = match sig.name {
         FunctionName::Anonymous => Vec::new(),
-        _ => annotations::above(cx, start),
+        _ => annotations::above(cx, start as usize),
     };
     FunctionDef {
         name: sig.name,
@@ -226,14 +187,14 @@ fn method(cx: &mut Cx, node: Node, sig: Signature, body: Vec<Expr>) -> FunctionD
         params: sig.params,
         where_params: sig.where_params,
         body,
-        range: range(node),
+        range: node.range,
         annotations,
     }
 }
 
 /// `f(args)`, `(d::Dense)(args)`, `SIG where T`, `SIG where {T, S}`.
-fn signature(cx: &mut Cx, node: Node) -> Option<Signature> {
-    if node.has_error() || !cx.enter(node) {
+fn signature(cx: &mut Cx, node: &SyntaxNode) -> Option<Signature> {
+    if !cx.enter(node) {
         return None;
     }
     let sig = signature_inner(cx, node);
@@ -241,33 +202,39 @@ fn signature(cx: &mut Cx, node: Node) -> Option<Signature> {
     sig
 }
 
-fn signature_inner(cx: &mut Cx, node: Node) -> Option<Signature> {
-    match node.kind() {
-        "where_expression" => {
-            let parts = kids(node);
-            let [inner, vars] = parts.as_slice() else {
-                return None;
-            };
-            let mut sig = signature(cx, *inner)?;
-            sig.where_params.extend(where_params(cx, *vars)?);
+fn signature_inner(cx: &mut Cx, node: &SyntaxNode) -> Option<Signature> {
+    match (node.leaf, node.kind) {
+        (false, Kind::Where) => {
+            let (inner, vars) = node.children.split_first()?;
+            let mut sig = signature(cx, inner)?;
+            for var in vars {
+                sig.where_params.extend(where_params(cx, var)?);
+            }
             Some(sig)
         }
-        "typed_expression" => unsupported(cx, node, "return type annotation"),
-        "call_expression" => {
-            let parts = kids(node);
-            if parts.iter().any(|k| k.kind() == "do_clause") {
+        (false, Kind::Parens) => match node.children.as_slice() {
+            [inner] => signature(cx, inner),
+            _ => None,
+        },
+        (false, Kind::Decl) if node.is_infix() => unsupported(cx, node, "return type annotation"),
+        (false, Kind::Call) if !node.is_infix() && !node.is_prefix() && !node.is_postfix() => {
+            let (callee, args) = node.children.split_first()?;
+            if args.iter().any(|a| a.kind == Kind::Do) {
                 return unsupported(cx, node, "`do` block in a method signature");
             }
-            let [callee, args] = parts.as_slice() else {
-                return None;
-            };
-            let name = method_name(cx, *callee)?;
+            let name = method_name(cx, callee)?;
             Some(Signature {
                 name,
-                name_range: range(*callee),
-                params: params(cx, *args),
+                name_range: callee.range,
+                params: params(cx, args),
                 where_params: Vec::new(),
             })
+        }
+        (false, Kind::Call) if node.is_infix() => {
+            // `a + b = ...` defines the operator `+`.
+            let op = node.children.get(1)?;
+            let text = cx.text(op);
+            unsupported(cx, op, &format!("method definition for operator `{text}`"))
         }
         _ => {
             cx.syntax(node, "syntax error: invalid method signature");
@@ -277,25 +244,35 @@ fn signature_inner(cx: &mut Cx, node: Node) -> Option<Signature> {
 }
 
 /// The callee of a method signature: a name or `(d::Dense)` / `(::Dense)`.
-fn method_name(cx: &mut Cx, callee: Node) -> Option<FunctionName> {
-    match callee.kind() {
-        "identifier" => Some(FunctionName::Named(cx.text(callee).to_string())),
-        "parenthesized_expression" => {
-            let inner = kids(callee);
-            let [typed] = inner.as_slice() else {
+fn method_name(cx: &mut Cx, callee: &SyntaxNode) -> Option<FunctionName> {
+    match (callee.leaf, callee.kind) {
+        (true, Kind::Identifier) => {
+            let text = cx.text(callee);
+            if is_operator_name(text) {
+                return unsupported(
+                    cx,
+                    callee,
+                    &format!("method definition for operator `{text}`"),
+                );
+            }
+            Some(FunctionName::Named(text.to_string()))
+        }
+        (false, Kind::Parens) => {
+            let [typed] = callee.children.as_slice() else {
                 return unsupported(cx, callee, "method name");
             };
-            let parts = kids(*typed);
-            match (typed.kind(), parts.as_slice()) {
-                ("typed_expression", [name, ty]) if name.kind() == "identifier" => {
-                    let ty = type_expr(cx, *ty)?;
+            match (typed.kind, typed.children.as_slice()) {
+                (Kind::Decl, [name, ty])
+                    if typed.is_infix() && name.leaf && name.kind == Kind::Identifier =>
+                {
+                    let ty = type_expr(cx, ty)?;
                     Some(FunctionName::Callable {
-                        self_name: Some(cx.text(*name).to_string()),
+                        self_name: Some(cx.text(name).to_string()),
                         ty,
                     })
                 }
-                ("unary_typed_expression", [ty]) => {
-                    let ty = type_expr(cx, *ty)?;
+                (Kind::Decl, [ty]) if typed.is_prefix() => {
+                    let ty = type_expr(cx, ty)?;
                     Some(FunctionName::Callable {
                         self_name: None,
                         ty,
@@ -304,88 +281,89 @@ fn method_name(cx: &mut Cx, callee: Node) -> Option<FunctionName> {
                 _ => unsupported(cx, callee, "method name"),
             }
         }
-        "field_expression" => unsupported(cx, callee, "qualified method name"),
-        "operator" => unsupported(
-            cx,
-            callee,
-            &format!("method definition for operator `{}`", cx.text(callee)),
-        ),
-        "parametrized_type_expression" => unsupported(cx, callee, "constructor definition"),
+        (false, Kind::Dot) => unsupported(cx, callee, "qualified method name"),
+        (false, Kind::Curly) => unsupported(cx, callee, "constructor definition"),
         _ => unsupported(cx, callee, "method name"),
     }
 }
 
-/// `where T` or `where {T, S}`.
-fn where_params(cx: &mut Cx, node: Node) -> Option<Vec<String>> {
-    let names = match node.kind() {
-        "curly_expression" => kids(node),
-        _ => vec![node],
+/// `where T`, `where {T, S}`.
+fn where_params(cx: &mut Cx, node: &SyntaxNode) -> Option<Vec<String>> {
+    let names: &[SyntaxNode] = match (node.leaf, node.kind) {
+        (false, Kind::Braces) => &node.children,
+        _ => std::slice::from_ref(node),
     };
     let mut out = Vec::new();
     for name in names {
-        match name.kind() {
-            "identifier" => out.push(cx.text(name).to_string()),
-            "binary_expression" => return unsupported(cx, name, "type bounds in `where`"),
+        match (name.leaf, name.kind) {
+            (true, Kind::Identifier) => out.push(cx.text(name).to_string()),
+            (false, Kind::Subtype | Kind::Supertype) => {
+                return unsupported(cx, name, "type bounds in `where`")
+            }
             _ => return unsupported(cx, name, "`where` clause"),
         }
     }
     Some(out)
 }
 
-/// The parameters in an `argument_list` of a signature, a `do` block or an arrow function.
-pub(crate) fn params(cx: &mut Cx, list: Node) -> Vec<Param> {
+/// The parameters of a signature: positional ones, then keyword ones after `;`.
+pub(crate) fn params(cx: &mut Cx, args: &[SyntaxNode]) -> Vec<Param> {
     let mut out = Vec::new();
-    let mut keywords = false;
-    for child in all_kids(list) {
-        if !child.is_named() {
-            keywords |= child.kind() == ";";
+    for arg in args {
+        if arg.kind == Kind::Parameters && !arg.leaf {
+            for keyword in &arg.children {
+                cx.unsupported(keyword, "keyword arguments");
+            }
             continue;
         }
-        if keywords {
-            cx.unsupported(child, "keyword arguments");
-            continue;
-        }
-        if let Some(param) = param(cx, child) {
+        if let Some(param) = param(cx, arg) {
             out.push(param);
         }
     }
     out
 }
 
+/// The parameters of a `(tuple ...)`: an anonymous function's or a `do` block's.
+pub(crate) fn params_of_tuple(cx: &mut Cx, node: &SyntaxNode) -> Vec<Param> {
+    match (node.leaf, node.kind) {
+        (false, Kind::Tuple) => params(cx, &node.children),
+        _ => param(cx, node).into_iter().collect(),
+    }
+}
+
 /// One parameter: `x`, `x::T`, `::T`.
-pub(crate) fn param(cx: &mut Cx, node: Node) -> Option<Param> {
-    let parts = kids(node);
-    match (node.kind(), parts.as_slice()) {
-        ("identifier", _) => Some(Param {
+pub(crate) fn param(cx: &mut Cx, node: &SyntaxNode) -> Option<Param> {
+    if node.is_error() {
+        return None;
+    }
+    match (node.leaf, node.kind, node.children.as_slice()) {
+        (true, Kind::Identifier, _) => Some(Param {
             name: Some(cx.text(node).to_string()),
             ty: None,
-            range: range(node),
+            range: node.range,
         }),
-        ("typed_expression", [name, ty]) if name.kind() == "identifier" => {
-            let ty = type_expr(cx, *ty)?;
+        (false, Kind::Decl, [name, ty]) if name.leaf && name.kind == Kind::Identifier => {
+            let ty = type_expr(cx, ty)?;
             Some(Param {
-                name: Some(cx.text(*name).to_string()),
+                name: Some(cx.text(name).to_string()),
                 ty: Some(ty),
-                range: range(node),
+                range: node.range,
             })
         }
-        ("typed_expression", [name, _]) if name.kind() == "splat_expression" => {
+        (false, Kind::Decl, [name, _]) if name.kind == Kind::Splat => {
             unsupported(cx, node, "varargs")
         }
-        ("unary_typed_expression", [ty]) => {
-            let ty = type_expr(cx, *ty)?;
+        (false, Kind::Decl, [ty]) => {
+            let ty = type_expr(cx, ty)?;
             Some(Param {
                 name: None,
                 ty: Some(ty),
-                range: range(node),
+                range: node.range,
             })
         }
-        ("named_argument", _) => unsupported(cx, node, "default argument values"),
-        ("splat_expression", _) => unsupported(cx, node, "varargs"),
-        ("tuple_expression" | "parenthesized_expression", _) => {
-            unsupported(cx, node, "destructuring arguments")
-        }
-        ("ERROR", _) => None,
+        (false, Kind::Assign, _) => unsupported(cx, node, "default argument values"),
+        (false, Kind::Splat, _) => unsupported(cx, node, "varargs"),
+        (false, Kind::Tuple | Kind::Parens, _) => unsupported(cx, node, "destructuring arguments"),
         _ => {
             cx.syntax(node, "syntax error: invalid parameter");
             None
@@ -394,7 +372,7 @@ pub(crate) fn param(cx: &mut Cx, node: Node) -> Option<Param> {
 }
 
 /// A type as written after `::` or in a struct field.
-pub(crate) fn type_expr(cx: &mut Cx, node: Node) -> Option<TypeExpr> {
+pub(crate) fn type_expr(cx: &mut Cx, node: &SyntaxNode) -> Option<TypeExpr> {
     if !cx.enter(node) {
         return None;
     }
@@ -403,128 +381,133 @@ pub(crate) fn type_expr(cx: &mut Cx, node: Node) -> Option<TypeExpr> {
     ty
 }
 
-fn type_expr_inner(cx: &mut Cx, node: Node) -> Option<TypeExpr> {
-    let parts = kids(node);
-    match (node.kind(), parts.as_slice()) {
-        ("identifier", _) => Some(TypeExpr::Named {
+fn type_expr_inner(cx: &mut Cx, node: &SyntaxNode) -> Option<TypeExpr> {
+    match (node.leaf, node.kind, node.children.as_slice()) {
+        (true, Kind::Identifier, _) => Some(TypeExpr::Named {
             name: cx.text(node).to_string(),
             params: Vec::new(),
-            range: range(node),
+            range: node.range,
         }),
-        ("parametrized_type_expression", [base, curly]) if base.kind() == "identifier" => {
-            let mut params = Vec::new();
-            for param in kids(*curly) {
-                params.push(type_expr(cx, param)?);
+        (false, Kind::Curly, [base, params @ ..]) if base.leaf && base.kind == Kind::Identifier => {
+            let mut out = Vec::new();
+            for param in params {
+                out.push(type_expr(cx, param)?);
             }
             Some(TypeExpr::Named {
-                name: cx.text(*base).to_string(),
-                params,
-                range: range(node),
+                name: cx.text(base).to_string(),
+                params: out,
+                range: node.range,
             })
         }
-        ("call_expression", [callee, args]) if cx.text(*callee) == "typeof" => {
-            match kids(*args).as_slice() {
-                [name] if name.kind() == "identifier" => Some(TypeExpr::Typeof {
-                    name: cx.text(*name).to_string(),
-                    range: range(node),
+        (false, Kind::Call, [callee, args @ ..])
+            if !node.is_infix() && callee.leaf && cx.text(callee) == "typeof" =>
+        {
+            match args {
+                [name] if name.leaf && name.kind == Kind::Identifier => Some(TypeExpr::Typeof {
+                    name: cx.text(name).to_string(),
+                    range: node.range,
                 }),
                 _ => unsupported(cx, node, "`typeof` of anything but a name"),
             }
         }
-        ("binary_expression", _) => unsupported(cx, node, "type bounds"),
-        ("field_expression", _) => unsupported(cx, node, "qualified type name"),
-        ("integer_literal" | "float_literal" | "boolean_literal", _) => {
+        (false, Kind::Subtype | Kind::Supertype, _) => unsupported(cx, node, "type bounds"),
+        (false, Kind::Dot, _) => unsupported(cx, node, "qualified type name"),
+        (true, Kind::Integer | Kind::Float | Kind::Bool, _) => {
             unsupported(cx, node, "value as a type parameter")
         }
-        _ => unsupported(cx, node, &format!("type expression `{}`", cx.text(node))),
+        _ => {
+            let text = cx.text(node).to_string();
+            unsupported(cx, node, &format!("type expression `{text}`"))
+        }
     }
 }
 
 /// `struct Name{T} field::T ... end` or `mutable struct ...`.
-fn struct_definition(cx: &mut Cx, node: Node) -> Option<StructDef> {
-    let mutable = all_kids(node).iter().any(|k| k.kind() == "mutable");
-    let parts = kids(node);
-    let head_index = parts.iter().position(|k| k.kind() == "type_head")?;
-    let mut head = kids(parts[head_index]).first().copied()?;
-    if head.kind() == "binary_expression" {
+fn struct_definition(cx: &mut Cx, node: &SyntaxNode) -> Option<StructDef> {
+    let mutable = node.has_flag(flags::MUTABLE);
+    let [head, body] = node.children.as_slice() else {
+        return None;
+    };
+    let mut head = head;
+    if head.kind == Kind::Subtype && !head.leaf {
         cx.unsupported(head, "struct supertype");
-        head = kids(head).first().copied()?;
+        head = head.children.first()?;
     }
-    let (name_node, params) = match head.kind() {
-        "identifier" => (head, Vec::new()),
-        "parametrized_type_expression" => {
-            let head_parts = kids(head);
-            let [name, curly] = head_parts.as_slice() else {
-                return None;
-            };
-            (*name, where_params(cx, *curly)?)
+    let (name_node, params) = match (head.leaf, head.kind, head.children.as_slice()) {
+        (true, Kind::Identifier, _) => (head, Vec::new()),
+        (false, Kind::Curly, [name, vars @ ..]) if name.leaf && name.kind == Kind::Identifier => {
+            let mut params = Vec::new();
+            for var in vars {
+                params.extend(where_params(cx, var)?);
+            }
+            (name, params)
         }
         _ => return unsupported(cx, head, "struct name"),
     };
-    if name_node.kind() != "identifier" {
-        return unsupported(cx, name_node, "struct name");
-    }
     let mut fields = Vec::new();
-    let body = &parts[head_index + 1..];
-    for (i, field) in body.iter().enumerate() {
-        if is_docstring(*field, body.get(i + 1).copied()) {
+    for field in &body.children {
+        let field = match (field.kind, field.children.as_slice()) {
+            (Kind::Doc, [_, documented]) if !field.leaf => documented,
+            _ => field,
+        };
+        if field.is_error() {
             continue;
         }
-        let field_parts = kids(*field);
-        match (field.kind(), field_parts.as_slice()) {
-            ("identifier", _) => fields.push(FieldDef {
-                name: cx.text(*field).to_string(),
+        match (field.leaf, field.kind, field.children.as_slice()) {
+            (true, Kind::Identifier, _) => fields.push(FieldDef {
+                name: cx.text(field).to_string(),
                 ty: None,
-                range: range(*field),
+                range: field.range,
             }),
-            ("typed_expression", [name, ty]) if name.kind() == "identifier" => {
-                if let Some(ty) = type_expr(cx, *ty) {
+            (false, Kind::Decl, [name, ty])
+                if field.is_infix() && name.leaf && name.kind == Kind::Identifier =>
+            {
+                if let Some(ty) = type_expr(cx, ty) {
                     fields.push(FieldDef {
-                        name: cx.text(*name).to_string(),
+                        name: cx.text(name).to_string(),
                         ty: Some(ty),
-                        range: range(*field),
+                        range: field.range,
                     });
                 }
             }
-            ("function_definition", _) | ("assignment", _) => {
-                cx.unsupported(*field, "inner constructor");
+            (false, Kind::Function | Kind::Assign, _) => {
+                cx.unsupported(field, "inner constructor");
             }
-            ("const_statement", _) => {
-                cx.unsupported(*field, "const field");
+            (false, Kind::Const, _) => {
+                cx.unsupported(field, "const field");
             }
-            ("ERROR", _) => {}
+            _ if field.has_error() => {}
             _ => {
-                cx.unsupported(*field, "statement in a struct body");
+                cx.unsupported(field, "statement in a struct body");
             }
         }
     }
     Some(StructDef {
         name: cx.text(name_node).to_string(),
-        name_range: range(name_node),
+        name_range: name_node.range,
         params,
         fields,
         mutable,
-        range: range(node),
+        range: node.range,
     })
 }
 
 /// An arrow function `x -> body`, `(x, y) -> body`, `x::T -> body`.
-pub(crate) fn arrow_function(cx: &mut Cx, node: Node) -> Expr {
-    let parts = kids(node);
-    let [head, body] = parts.as_slice() else {
+pub(crate) fn arrow_function(cx: &mut Cx, node: &SyntaxNode) -> Expr {
+    let [head, body] = node.children.as_slice() else {
         return error_expr(node);
     };
-    let params = match head.kind() {
-        "argument_list" => params(cx, *head),
-        _ => param(cx, *head).into_iter().collect(),
-    };
-    let body = vec![expr(cx, *body)];
-    anonymous(node, range(*head), params, body)
+    if head.kind == Kind::Where && !head.leaf {
+        return cx.unsupported(head, "`where` in an anonymous function");
+    }
+    let params = params_of_tuple(cx, head);
+    let body = vec![expr(cx, body)];
+    anonymous(node, head.range, params, body)
 }
 
 /// An anonymous function expression over `node`.
 pub(crate) fn anonymous(
-    node: Node,
+    node: &SyntaxNode,
     name_range: TextRange,
     params: Vec<Param>,
     body: Vec<Expr>,
@@ -535,8 +518,8 @@ pub(crate) fn anonymous(
         params,
         where_params: Vec::new(),
         body,
-        range: range(node),
+        range: node.range,
         annotations: Vec::new(),
     };
-    Expr::new(crate::ast::ExprKind::Function(Box::new(def)), range(node))
+    Expr::new(ExprKind::Function(Box::new(def)), node.range)
 }

@@ -1,21 +1,24 @@
-//! Parsing of the Julia subset: tree-sitter-julia's tree turned into zy's [`ast`], with Julia's
-//! meaning restored where the grammar disagrees. Parsing never fails: it returns the items that
-//! parsed and the errors found. No salsa, no LSP, no IR here.
+//! Parsing of Julia for zy: a lexer and a recursive-descent parser for all of Julia's surface
+//! syntax (following Julia's own parser, JuliaSyntax) into a generic syntax tree ([`tree`]),
+//! and its conversion into zy's [`ast`], where everything outside the differentiable subset
+//! is reported by name. Parsing never fails: it returns the items that parsed and the errors
+//! found. No salsa, no LSP, no IR here.
 //!
 //! Entry points: [`parse_file`] for a whole file, [`parse_expr`] for one expression (the call of
-//! a `# zy: at` annotation or of `zy-analyze grad`), and [`debug_tree`] for an S-expression
-//! rendering of the result (used by the snapshot tests). Parsing has a time budget
-//! ([`ParseBudget`], [`parse_file_with_budget`]): on input where the grammar's error recovery
-//! is too slow it stops and reports that instead of hanging.
+//! a `# zy: at` annotation or of `zy-analyze grad`), [`debug_tree`] for an S-expression
+//! rendering of the AST (used by the snapshot tests), and [`tree::parse`] for the syntax tree.
+//! Parsing has a time budget ([`ParseBudget`], [`parse_file_with_budget`]).
 
 pub mod ast;
+pub mod kind;
+pub mod lexer;
+pub mod tree;
 
 mod annotations;
 mod arrays;
+mod budget;
 mod cx;
-mod errors;
 mod expr;
-mod grammar;
 mod items;
 mod literals;
 mod operators;
@@ -23,10 +26,11 @@ mod parser;
 mod print;
 
 use crate::ast::{Expr, SourceFile, SyntaxError, TextRange};
-use crate::cx::{kids, Cx};
-use crate::parser::Deadline;
+use crate::cx::Cx;
+use crate::kind::Kind;
+use crate::tree::{Parse, SyntaxNode};
 
-pub use crate::parser::ParseBudget;
+pub use crate::budget::ParseBudget;
 pub use crate::print::debug_tree;
 
 /// Parses a whole file within the default [`ParseBudget`]. Never panics: errors and
@@ -39,29 +43,18 @@ pub fn parse_file(text: &str) -> SourceFile {
 /// Parses a whole file like [`parse_file`], but gives up when `budget` runs out: then the
 /// only error is "the parser gave up" at 1:1, and there are no items.
 pub fn parse_file_with_budget(text: &str, budget: ParseBudget) -> SourceFile {
-    let deadline = Deadline::start(budget, text.len());
-    let gave_up = |failure: parser::Failure| SourceFile {
-        items: Vec::new(),
-        errors: vec![failure.error(&deadline, text, "file")],
-    };
-    let tree = match parser::parse(text, None, &deadline) {
-        Ok(tree) => tree,
-        Err(failure) => return gave_up(failure),
-    };
-    let scan = errors::scan(&tree, text);
-    let mut cx = Cx::new(text, deadline);
-    let mut items = Vec::new();
-    items::items(
-        &mut cx,
-        tree.root_node(),
-        &mut items,
-        tree.root_node().is_error(),
-    );
-    if cx.gave_up {
-        return gave_up(parser::Failure::GaveUp);
+    let parse = tree::parse(text, budget.deadline(text.len()));
+    if parse.gave_up {
+        return SourceFile {
+            items: Vec::new(),
+            errors: vec![budget.gave_up(text, "file")],
+        };
     }
-    annotations::report_unattached(&mut cx, tree.root_node(), &scan.zy_comments);
-    let mut errors = scan.errors;
+    let mut cx = Cx::new(text);
+    let mut items = Vec::new();
+    items::items(&mut cx, &parse.root, &mut items);
+    annotations::report_unattached(&mut cx, &parse.root, &parse.comments);
+    let mut errors = syntax_errors(&parse);
     errors.extend(cx.errors);
     errors.sort_by_key(|e| (e.range.start, e.range.end));
     errors.dedup();
@@ -71,26 +64,25 @@ pub fn parse_file_with_budget(text: &str, budget: ParseBudget) -> SourceFile {
 /// Parses one expression within the default [`ParseBudget`]; ranges are relative to `text`.
 /// The first error, if any, is returned.
 pub fn parse_expr(text: &str) -> Result<Expr, SyntaxError> {
-    let deadline = Deadline::start(ParseBudget::DEFAULT, text.len());
-    let tree = parser::parse(text, None, &deadline)
-        .map_err(|failure| failure.error(&deadline, text, "expression"))?;
-    let scan = errors::scan(&tree, text);
-    let mut cx = Cx::new(text, deadline);
-    let parts = kids(tree.root_node());
-    let expr = match parts.as_slice() {
-        [single] if !single.is_error() => Some(expr::expr(&mut cx, *single)),
+    let budget = ParseBudget::DEFAULT;
+    let parse = tree::parse(text, budget.deadline(text.len()));
+    if parse.gave_up {
+        return Err(budget.gave_up(text, "expression"));
+    }
+    let mut statements = Vec::new();
+    statements_of(&parse.root, &mut statements);
+    let mut cx = Cx::new(text);
+    let expr = match statements.as_slice() {
+        [single] if !single.is_error() => Some(expr::expr(&mut cx, single)),
         _ => None,
     };
-    if cx.gave_up {
-        return Err(deadline.gave_up(text, "expression"));
-    }
-    let mut errors = scan.errors;
+    let mut errors = syntax_errors(&parse);
     errors.extend(cx.errors);
     errors.sort_by_key(|e| (e.range.start, e.range.end));
     if let Some(first) = errors.into_iter().next() {
         return Err(first);
     }
-    match (expr, parts.len()) {
+    match (expr, statements.len()) {
         (Some(expr), _) => Ok(expr),
         (None, 0) => Err(SyntaxError {
             range: whole(text),
@@ -103,6 +95,34 @@ pub fn parse_expr(text: &str) -> Result<Expr, SyntaxError> {
             message: "expected one expression, found several".to_string(),
         }),
     }
+}
+
+/// The statements of a toplevel node, those of `a; b` lines included.
+fn statements_of<'t>(node: &'t SyntaxNode, out: &mut Vec<&'t SyntaxNode>) {
+    for child in &node.children {
+        if child.kind == Kind::Toplevel && !child.leaf {
+            statements_of(child, out);
+        } else {
+            out.push(child);
+        }
+    }
+}
+
+/// The parser's diagnostics as syntax errors, each message starting with what it is.
+fn syntax_errors(parse: &Parse) -> Vec<SyntaxError> {
+    parse
+        .diagnostics
+        .iter()
+        .map(|d| SyntaxError {
+            range: d.range,
+            code: "syntax-error",
+            message: if d.message.starts_with("syntax error") || d.message.starts_with("missing") {
+                d.message.clone()
+            } else {
+                format!("syntax error: {}", d.message)
+            },
+        })
+        .collect()
 }
 
 fn whole(text: &str) -> TextRange {

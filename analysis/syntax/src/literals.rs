@@ -1,43 +1,44 @@
-//! Numeric and string literals, with Julia's rules: `1_000` is an `Int64`, a decimal integer
-//! that does not fit is an error, `1f0` is a `Float32` (outside the subset), `0x10` an unsigned
-//! integer (outside the subset).
-
-use tree_sitter::Node;
+//! Numeric and string literals, with Julia's rules: `1_000` is an `Int64`, `-2` a signed
+//! literal, a decimal integer that does not fit is an error, `1f0` is a `Float32` (outside
+//! the subset), `0x10` an unsigned integer (outside the subset).
 
 use crate::ast::{Expr, ExprKind};
-use crate::cx::{kids, range, Cx};
+use crate::cx::Cx;
+use crate::tree::SyntaxNode;
 
-/// An `integer_literal` node.
-pub(crate) fn integer(cx: &mut Cx, node: Node) -> Expr {
+/// An `Integer` token (possibly signed: `-2` is one literal).
+pub(crate) fn integer(cx: &mut Cx, node: &SyntaxNode) -> Expr {
     let text = cx.text(node);
-    if text.starts_with("0x") || text.starts_with("0o") || text.starts_with("0b") {
-        return cx.unsupported(node, &format!("unsigned integer literal `{text}`"));
-    }
-    let digits: String = text.chars().filter(|c| *c != '_').collect();
+    let digits: String = text
+        .chars()
+        .filter(|c| *c != '_')
+        .map(|c| if c == '−' { '-' } else { c })
+        .collect();
     match digits.parse::<i64>() {
-        Ok(value) => Expr::new(ExprKind::Int(value), range(node)),
-        Err(_) if !digits.is_empty() && digits.bytes().all(|b| b.is_ascii_digit()) => {
-            cx.syntax(node, "integer literal too large")
-        }
-        Err(_) => cx.syntax(
-            node,
-            &format!("syntax error: invalid integer literal `{text}`"),
-        ),
+        Ok(value) => Expr::new(ExprKind::Int(value), node.range),
+        Err(_) => cx.syntax(node, "integer literal too large"),
     }
 }
 
-/// A `float_literal` node.
-pub(crate) fn float(cx: &mut Cx, node: Node) -> Expr {
+/// A `BinInt`, `OctInt` or `HexInt` token: an unsigned integer in Julia.
+pub(crate) fn unsigned(cx: &mut Cx, node: &SyntaxNode) -> Expr {
     let text = cx.text(node);
-    if text.starts_with("0x") {
+    cx.unsupported(node, &format!("unsigned integer literal `{text}`"))
+}
+
+/// A `Float` token (possibly signed, possibly hexadecimal).
+pub(crate) fn float(cx: &mut Cx, node: &SyntaxNode) -> Expr {
+    let text = cx.text(node);
+    if text.trim_start_matches(['-', '+', '−']).starts_with("0x") {
         return cx.unsupported(node, &format!("hexadecimal float literal `{text}`"));
     }
-    if text.contains('f') {
-        return cx.unsupported(node, &format!("Float32 literal `{text}`"));
-    }
-    let digits: String = text.chars().filter(|c| *c != '_').collect();
+    let digits: String = text
+        .chars()
+        .filter(|c| *c != '_')
+        .map(|c| if c == '−' { '-' } else { c })
+        .collect();
     match digits.parse::<f64>() {
-        Ok(value) if value.is_finite() => Expr::new(ExprKind::Float(value), range(node)),
+        Ok(value) if value.is_finite() => Expr::new(ExprKind::Float(value), node.range),
         Ok(_) => cx.syntax(node, "float literal too large"),
         Err(_) => cx.syntax(
             node,
@@ -46,66 +47,114 @@ pub(crate) fn float(cx: &mut Cx, node: Node) -> Expr {
     }
 }
 
-/// A `string_literal` node: plain text with escapes; interpolation is outside the subset.
-pub(crate) fn string(cx: &mut Cx, node: Node) -> Expr {
-    if cx.text(node).starts_with("\"\"\"") {
-        return cx.unsupported(node, "triple-quoted string");
-    }
+/// A string literal: its chunks with escapes resolved; interpolation is outside the subset.
+pub(crate) fn string(cx: &mut Cx, node: &SyntaxNode) -> Expr {
+    let raw = node.has_flag(crate::parser::stream::flags::RAW_STRING);
     let mut value = String::new();
-    for part in kids(node) {
-        match part.kind() {
-            "content" => value.push_str(cx.text(part)),
-            "escape_sequence" => match unescape(cx.text(part)) {
-                Some(c) => value.push(c),
-                None => {
-                    return cx.syntax(
-                        part,
-                        &format!("syntax error: invalid escape sequence `{}`", cx.text(part)),
-                    )
-                }
-            },
-            "string_interpolation" => return cx.unsupported(part, "string interpolation"),
-            _ => return cx.syntax(part, "syntax error: invalid string literal"),
+    for part in &node.children {
+        if part.kind != crate::kind::Kind::String {
+            // The `$` before the interpolated expression is part of it.
+            let start = part.range.start;
+            let dollar = start > 0 && cx.src.as_bytes().get(start as usize - 1) == Some(&b'$');
+            let range = crate::ast::TextRange::new(start - u32::from(dollar), part.range.end);
+            return cx.unsupported_at(range, "string interpolation");
+        }
+        let text = cx.text(part);
+        if raw {
+            value.push_str(text);
+            continue;
+        }
+        if let Err((at, len)) = unescape_into(text, &mut value) {
+            let start = part.range.start + at as u32;
+            let range = crate::ast::TextRange::new(start, start + len as u32);
+            let shown = cx.slice(range).to_string();
+            cx.push(
+                range,
+                "syntax-error",
+                format!("syntax error: invalid escape sequence `{shown}`"),
+            );
+            return Expr::new(ExprKind::Error, node.range);
         }
     }
-    Expr::new(ExprKind::Str(value), range(node))
+    Expr::new(ExprKind::Str(value), node.range)
 }
 
-/// The character an escape sequence (`\n`, `\x41`, `\u00e9`, `\101`) stands for.
-fn unescape(escape: &str) -> Option<char> {
+/// Appends `text` with its escape sequences resolved; on an invalid one, its byte offset and
+/// length.
+fn unescape_into(text: &str, out: &mut String) -> Result<(), (usize, usize)> {
+    let mut rest = text;
+    while let Some(i) = rest.find('\\') {
+        out.push_str(&rest[..i]);
+        let escape = &rest[i..];
+        let offset = text.len() - escape.len();
+        let (c, len) = unescape(escape).ok_or_else(|| {
+            let len = escape.chars().take(2).map(char::len_utf8).sum::<usize>();
+            (offset, len)
+        })?;
+        out.push(c);
+        rest = &escape[len..];
+    }
+    out.push_str(rest);
+    Ok(())
+}
+
+/// The character the escape sequence at the start of `escape` (`\n`, `\x41`, `\u00e9`,
+/// `\101`) stands for, and the sequence's length in bytes.
+fn unescape(escape: &str) -> Option<(char, usize)> {
     let body = escape.strip_prefix('\\')?;
-    let mut chars = body.chars();
-    let first = chars.next()?;
-    let rest = chars.as_str();
-    let code = match first {
-        'n' => '\n' as u32,
-        't' => '\t' as u32,
-        'r' => '\r' as u32,
-        '0'..='7' => u32::from_str_radix(body, 8).ok()?,
-        'a' => 0x07,
-        'b' => 0x08,
-        'e' => 0x1b,
-        'f' => 0x0c,
-        'v' => 0x0b,
-        'x' | 'u' | 'U' => u32::from_str_radix(rest, 16).ok()?,
-        c if rest.is_empty() && !c.is_alphanumeric() => c as u32,
-        _ => return None,
+    let first = body.chars().next()?;
+    let digits = |radix: u32, max: usize| -> Option<(char, usize)> {
+        let n = body[first.len_utf8()..]
+            .chars()
+            .take(max)
+            .take_while(|c| c.is_digit(radix))
+            .count();
+        let hex = body.get(first.len_utf8()..first.len_utf8() + n)?;
+        let code = u32::from_str_radix(hex, radix).ok()?;
+        Some((char::from_u32(code)?, 2 + n))
     };
-    char::from_u32(code)
+    let simple = |c: char| Some((c, 1 + first.len_utf8()));
+    match first {
+        'n' => simple('\n'),
+        't' => simple('\t'),
+        'r' => simple('\r'),
+        'a' => simple('\u{07}'),
+        'b' => simple('\u{08}'),
+        'e' => simple('\u{1b}'),
+        'f' => simple('\u{0c}'),
+        'v' => simple('\u{0b}'),
+        '\\' | '"' | '$' | '\'' | '`' => simple(first),
+        'x' => digits(16, 2).filter(|(_, len)| *len > 2),
+        'u' => digits(16, 4).filter(|(_, len)| *len > 2),
+        'U' => digits(16, 8).filter(|(_, len)| *len > 2),
+        '0'..='7' => {
+            let n = body.chars().take(3).take_while(|c| c.is_digit(8)).count();
+            let code = u32::from_str_radix(body.get(..n)?, 8).ok()?;
+            Some((char::from_u32(code)?, 1 + n))
+        }
+        _ => None,
+    }
 }
 
 #[cfg(test)]
 mod tests {
-    use super::unescape;
+    use super::unescape_into;
+
+    fn un(text: &str) -> Result<String, (usize, usize)> {
+        let mut out = String::new();
+        unescape_into(text, &mut out).map(|()| out)
+    }
 
     #[test]
     fn escapes() {
-        assert_eq!(unescape("\\n"), Some('\n'));
-        assert_eq!(unescape("\\\""), Some('"'));
-        assert_eq!(unescape("\\$"), Some('$'));
-        assert_eq!(unescape("\\x41"), Some('A'));
-        assert_eq!(unescape("\\u00e9"), Some('é'));
-        assert_eq!(unescape("\\101"), Some('A'));
-        assert_eq!(unescape("\\q"), None);
+        assert_eq!(un("a\\nb"), Ok("a\nb".to_string()));
+        assert_eq!(un("\\\""), Ok("\"".to_string()));
+        assert_eq!(un("\\$"), Ok("$".to_string()));
+        assert_eq!(un("\\x41"), Ok("A".to_string()));
+        assert_eq!(un("\\u00e9!"), Ok("é!".to_string()));
+        assert_eq!(un("\\101"), Ok("A".to_string()));
+        assert_eq!(un("\\0"), Ok("\0".to_string()));
+        assert_eq!(un("ab\\q"), Err((2, 2)));
+        assert_eq!(un("\\x"), Err((0, 2)));
     }
 }

@@ -1,12 +1,13 @@
-//! Binary operators with Julia's meaning restored where tree-sitter-julia disagrees:
-//! `^` is right-associative and a literal coefficient binds looser than `^` (`2x^2` is
-//! `2*(x^2)`), comparisons chain (`a < b <= c`), `&&`/`||` short-circuit, ranges take a step.
+//! Operator calls of the syntax tree (`a + b + c`, `-x`, `x'`, `a .* b`, `2x`, comparison
+//! chains, ranges) as AST operators. The tree already has Julia's precedence and
+//! associativity; here n-ary chains fold to the left (`a + b + c` evaluates as `(a + b) + c`
+//! in Julia too) and the operators outside the subset are reported.
 
-use tree_sitter::Node;
-
-use crate::ast::{BinOp, Expr, ExprKind};
-use crate::cx::{error_expr, kids, range, span, Cx};
+use crate::ast::{BinOp, Expr, ExprKind, UnOp};
+use crate::cx::{error_expr, span, Cx};
 use crate::expr::expr;
+use crate::kind::Kind;
+use crate::tree::SyntaxNode;
 
 /// Julia spellings that are the same function as a subset operator.
 pub(crate) fn normalize(op: &str) -> &str {
@@ -19,13 +20,9 @@ pub(crate) fn normalize(op: &str) -> &str {
     }
 }
 
-/// The operator of a binary operator's text, and whether it is dotted (`.+`).
-pub(crate) fn binop(text: &str) -> Option<(BinOp, bool)> {
-    let (dotted, bare) = match text.strip_prefix('.') {
-        Some(rest) => (true, rest),
-        None => (false, text),
-    };
-    let op = match normalize(bare) {
+/// The subset operator spelled `text` (undotted).
+pub(crate) fn binop(text: &str) -> Option<BinOp> {
+    Some(match normalize(text) {
         "+" => BinOp::Add,
         "-" => BinOp::Sub,
         "*" => BinOp::Mul,
@@ -40,218 +37,233 @@ pub(crate) fn binop(text: &str) -> Option<(BinOp, bool)> {
         "==" => BinOp::Eq,
         "!=" => BinOp::Ne,
         _ => return None,
-    };
-    Some((op, dotted))
+    })
 }
 
-/// The operator of a compound assignment (`+=` -> `+`, `.*=` -> dotted `*`).
-pub(crate) fn compound_op(text: &str) -> Option<(BinOp, bool)> {
-    let (op, dotted) = binop(text.strip_suffix('=')?)?;
+/// The operator of a compound assignment (`+=` is `+`).
+pub(crate) fn compound_op(text: &str) -> Option<BinOp> {
+    let op = binop(text)?;
     matches!(
         op,
         BinOp::Add | BinOp::Sub | BinOp::Mul | BinOp::Div | BinOp::Pow | BinOp::IntDiv | BinOp::Rem
     )
-    .then_some((op, dotted))
+    .then_some(op)
 }
 
-/// The parts of an unparenthesised binary expression node: left, operator text, right.
-fn parts<'t>(cx: &Cx<'t>, node: Node<'t>) -> Option<(Node<'t>, &'t str, Node<'t>)> {
-    if node.kind() != "binary_expression" || node.has_error() {
-        return None;
-    }
-    match kids(node).as_slice() {
-        [lhs, op, rhs] => Some((*lhs, cx.text(*op), *rhs)),
-        _ => None,
+/// An operator child of a call (an identifier leaf holding the operator's text), or, in a
+/// comparison chain, a dotted operator `(. <)`: its text and whether it is dotted.
+fn op_of<'a>(cx: &Cx<'a>, node: &SyntaxNode) -> (&'a str, bool) {
+    match (node.kind, node.children.as_slice()) {
+        (Kind::Dot, [op]) => (cx.text(op), true),
+        _ => (cx.text(node), false),
     }
 }
 
-/// A `binary_expression` node.
-pub(crate) fn binary(cx: &mut Cx, node: Node) -> Expr {
-    let Some((lhs, op_text, rhs)) = parts(cx, node) else {
+/// `(call-i a op b ...)` or `(dotcall-i a op b)`.
+pub(crate) fn infix(cx: &mut Cx, node: &SyntaxNode, dotted: bool) -> Expr {
+    let [lhs, op, rest @ ..] = node.children.as_slice() else {
         return error_expr(node);
     };
-    match op_text {
-        "&&" => return logical(cx, node, lhs, rhs, ExprKind::And),
-        "||" => return logical(cx, node, lhs, rhs, ExprKind::Or),
-        _ => {}
+    let (text, _) = op_of(cx, op);
+    if text == ":" && !dotted {
+        return range_call(cx, node, lhs, rest);
     }
-    let Some((op, dotted)) = binop(op_text) else {
-        let op_node = kids(node)[1];
-        return cx.unsupported(op_node, &format!("operator `{op_text}`"));
+    let Some(bin) = binop(text) else {
+        let shown = if dotted {
+            format!(".{text}")
+        } else {
+            text.to_string()
+        };
+        return cx.unsupported(op, &format!("operator `{shown}`"));
     };
-    if op == BinOp::Pow {
-        return power(cx, node);
-    }
-    if op.is_comparison() {
-        return comparison(cx, node);
-    }
-    let lhs = expr(cx, lhs);
-    let rhs = expr(cx, rhs);
-    Expr::new(
-        ExprKind::Binary {
-            op,
-            dotted,
-            lhs: Box::new(lhs),
-            rhs: Box::new(rhs),
-        },
-        range(node),
-    )
-}
-
-fn logical(
-    cx: &mut Cx,
-    node: Node,
-    lhs: Node,
-    rhs: Node,
-    make: fn(Box<Expr>, Box<Expr>) -> ExprKind,
-) -> Expr {
-    let lhs = expr(cx, lhs);
-    let rhs = expr(cx, rhs);
-    Expr::new(make(Box::new(lhs), Box::new(rhs)), range(node))
-}
-
-/// `a ^ b ^ c`: the grammar nests to the left, Julia to the right; a literal coefficient on the
-/// base (`2x^2`) multiplies the power.
-fn power(cx: &mut Cx, node: Node) -> Expr {
-    // Walk down the left spine of `^`: ((base ^ e1) ^ e2) ^ e3.
-    let mut exponents = Vec::new();
-    let mut base = node;
-    while let Some((lhs, op_text, rhs)) = parts(cx, base) {
-        match binop(op_text) {
-            Some((BinOp::Pow, dotted)) => exponents.push((dotted, rhs)),
-            _ => break,
-        }
-        base = lhs;
-    }
-    exponents.reverse();
-    // The result nests as deep as the chain is long.
-    if !cx.enter_many(node, exponents.len()) {
+    if !cx.enter_many(node, rest.len().saturating_sub(1)) {
         return error_expr(node);
     }
-    let result = right_associate(cx, node, base, &exponents);
-    cx.leave_many(exponents.len());
-    result
-}
-
-/// `base ^ e1 ^ e2 ^ e3` as `base ^ (e1 ^ (e2 ^ e3))`, with a literal coefficient of the base
-/// pulled out.
-fn right_associate(cx: &mut Cx, node: Node, base: Node, exponents: &[(bool, Node)]) -> Expr {
-    let mut converted: Vec<(bool, Expr)> = exponents
-        .iter()
-        .map(|(dotted, e)| (*dotted, expr(cx, *e)))
-        .collect();
-    let Some((mut dotted, mut acc)) = converted.pop() else {
-        return error_expr(node);
-    };
-    while let Some((prev_dotted, operand)) = converted.pop() {
-        acc = pow(operand, acc, dotted);
-        dotted = prev_dotted;
-    }
-    let coefficient = match kids(base).as_slice() {
-        [coefficient, factor] if base.kind() == "juxtaposition_expression" && !base.has_error() => {
-            Some((*coefficient, *factor))
-        }
-        _ => None,
-    };
-    match coefficient {
-        Some((coefficient, factor)) => {
-            let coefficient = expr(cx, coefficient);
-            let factor = expr(cx, factor);
-            let power = pow(factor, acc, dotted);
-            let kind = ExprKind::Binary {
-                op: BinOp::Mul,
-                dotted: false,
-                lhs: Box::new(coefficient),
-                rhs: Box::new(power),
-            };
-            Expr::new(kind, range(node))
-        }
-        None => {
-            let base = expr(cx, base);
-            let mut result = pow(base, acc, dotted);
-            result.range = range(node);
-            result
-        }
-    }
-}
-
-fn pow(base: Expr, exponent: Expr, dotted: bool) -> Expr {
-    let r = span(base.range, exponent.range);
-    Expr::new(
-        ExprKind::Binary {
-            op: BinOp::Pow,
-            dotted,
-            lhs: Box::new(base),
-            rhs: Box::new(exponent),
-        },
-        r,
-    )
-}
-
-/// `a < b`, or a chain `a < b <= c` (the grammar nests chains to the left).
-fn comparison(cx: &mut Cx, node: Node) -> Expr {
-    let mut rest = Vec::new();
-    let mut first = node;
-    while let Some((lhs, op_text, rhs)) = parts(cx, first) {
-        match binop(op_text) {
-            Some((op, dotted)) if op.is_comparison() => rest.push((op, dotted, rhs)),
-            _ => break,
-        }
-        first = lhs;
-    }
-    rest.reverse();
-    if let [(op, dotted, rhs)] = rest.as_slice() {
-        let lhs = expr(cx, first);
-        let rhs = expr(cx, *rhs);
-        return Expr::new(
+    let mut acc = expr(cx, lhs);
+    for (i, operand) in rest.iter().enumerate() {
+        let rhs = expr(cx, operand);
+        let range = if i + 1 == rest.len() {
+            node.range
+        } else {
+            span(acc.range, rhs.range)
+        };
+        acc = Expr::new(
             ExprKind::Binary {
-                op: *op,
-                dotted: *dotted,
-                lhs: Box::new(lhs),
+                op: bin,
+                dotted,
+                lhs: Box::new(acc),
                 rhs: Box::new(rhs),
             },
-            range(node),
+            range,
         );
     }
-    if rest.iter().any(|(_, dotted, _)| *dotted) {
-        return cx.unsupported(node, "chained dotted comparison");
-    }
-    let first = expr(cx, first);
-    let rest = rest
-        .into_iter()
-        .map(|(op, _, rhs)| (op, expr(cx, rhs)))
-        .collect();
-    Expr::new(
-        ExprKind::Chain {
-            first: Box::new(first),
-            rest,
-        },
-        range(node),
-    )
+    cx.leave_many(rest.len().saturating_sub(1));
+    acc
 }
 
-/// `a:b` or `a:s:b` (the grammar nests the step form as `(a:s):b`).
-pub(crate) fn range_expr(cx: &mut Cx, node: Node) -> Expr {
-    let parts = kids(node);
-    let [lhs, stop] = parts.as_slice() else {
-        return error_expr(node);
+/// `a:b` or `a:s:b` (`(call-i a : s b)`).
+fn range_call(cx: &mut Cx, node: &SyntaxNode, start: &SyntaxNode, rest: &[SyntaxNode]) -> Expr {
+    let is_range = |n: &SyntaxNode| {
+        n.kind == Kind::Call
+            && n.is_infix()
+            && n.children
+                .get(1)
+                .is_some_and(|op| op.leaf && cx.text(op) == ":")
     };
-    let (start, step) = match kids(*lhs).as_slice() {
-        [start, step] if lhs.kind() == "range_expression" && !lhs.has_error() => {
-            if kids(*start).len() == 2 && start.kind() == "range_expression" {
-                return cx.unsupported(node, "range with more than three parts");
-            }
-            (expr(cx, *start), Some(Box::new(expr(cx, *step))))
-        }
-        _ => (expr(cx, *lhs), None),
+    if is_range(start) {
+        return cx.unsupported(node, "range with more than three parts");
+    }
+    let (step, stop) = match rest {
+        [stop] => (None, stop),
+        [step, stop] => (Some(step), stop),
+        _ => return error_expr(node),
     };
-    let stop = expr(cx, *stop);
+    let start = expr(cx, start);
+    let step = step.map(|s| Box::new(expr(cx, s)));
+    let stop = expr(cx, stop);
     Expr::new(
         ExprKind::Range {
             start: Box::new(start),
             step,
             stop: Box::new(stop),
         },
-        range(node),
+        node.range,
     )
+}
+
+/// `(comparison a < b <= c)`: at least two comparisons.
+pub(crate) fn chain(cx: &mut Cx, node: &SyntaxNode) -> Expr {
+    let Some((first, pairs)) = node.children.split_first() else {
+        return error_expr(node);
+    };
+    let mut rest_nodes = Vec::new();
+    for pair in pairs.chunks(2) {
+        let [op, operand] = pair else {
+            return error_expr(node);
+        };
+        let (text, dotted) = op_of(cx, op);
+        match binop(text) {
+            Some(bin) if bin.is_comparison() => {
+                if dotted {
+                    return cx.unsupported(node, "chained dotted comparison");
+                }
+                rest_nodes.push((bin, operand));
+            }
+            _ => {
+                let shown = if dotted {
+                    format!(".{text}")
+                } else {
+                    text.to_string()
+                };
+                return cx.unsupported(op, &format!("operator `{shown}`"));
+            }
+        }
+    }
+    let first = expr(cx, first);
+    let rest = rest_nodes
+        .into_iter()
+        .map(|(op, operand)| (op, expr(cx, operand)))
+        .collect();
+    Expr::new(
+        ExprKind::Chain {
+            first: Box::new(first),
+            rest,
+        },
+        node.range,
+    )
+}
+
+/// `(call-pre op x)` or `(dotcall-pre op x)`: `-x`, `+x`, `!x`, `√x` (a call of `sqrt`),
+/// `.-x` (a broadcast call of `-`).
+pub(crate) fn prefix(cx: &mut Cx, node: &SyntaxNode, dotted: bool) -> Expr {
+    let [op, arg] = node.children.as_slice() else {
+        return error_expr(node);
+    };
+    let text = normalize(cx.text(op));
+    if dotted {
+        if !matches!(text, "-" | "+" | "!") {
+            return cx.unsupported(op, &format!("operator `.{text}`"));
+        }
+        let callee = Expr::new(ExprKind::Ident(text.to_string()), op.range);
+        let arg = expr(cx, arg);
+        return Expr::new(
+            ExprKind::DotCall {
+                callee: Box::new(callee),
+                args: vec![arg],
+            },
+            node.range,
+        );
+    }
+    let op_kind = match text {
+        "-" => UnOp::Neg,
+        "+" => UnOp::Plus,
+        "!" => UnOp::Not,
+        "√" => {
+            let callee = Expr::new(ExprKind::Ident("sqrt".to_string()), op.range);
+            let arg = expr(cx, arg);
+            return Expr::new(
+                ExprKind::Call {
+                    callee: Box::new(callee),
+                    args: vec![arg],
+                },
+                node.range,
+            );
+        }
+        _ => return cx.unsupported(op, &format!("operator `{text}`")),
+    };
+    Expr::new(
+        ExprKind::Unary {
+            op: op_kind,
+            arg: Box::new(expr(cx, arg)),
+        },
+        node.range,
+    )
+}
+
+/// `(call-post x ')`: the adjoint.
+pub(crate) fn postfix(cx: &mut Cx, node: &SyntaxNode) -> Expr {
+    let [arg, op] = node.children.as_slice() else {
+        return error_expr(node);
+    };
+    if cx.text(op) != "'" {
+        let text = cx.text(op);
+        return cx.unsupported(op, &format!("operator `{text}`"));
+    }
+    Expr::new(
+        ExprKind::Unary {
+            op: UnOp::Adjoint,
+            arg: Box::new(expr(cx, arg)),
+        },
+        node.range,
+    )
+}
+
+/// `2x`, `2(x + 1)`, `(x - 1)y`, `x'y`: multiplication, folded to the left.
+pub(crate) fn juxtapose(cx: &mut Cx, node: &SyntaxNode) -> Expr {
+    let Some((first, rest)) = node.children.split_first() else {
+        return error_expr(node);
+    };
+    if !cx.enter_many(node, rest.len().saturating_sub(1)) {
+        return error_expr(node);
+    }
+    let mut acc = expr(cx, first);
+    for (i, factor) in rest.iter().enumerate() {
+        let rhs = expr(cx, factor);
+        let range = if i + 1 == rest.len() {
+            node.range
+        } else {
+            span(acc.range, rhs.range)
+        };
+        acc = Expr::new(
+            ExprKind::Binary {
+                op: BinOp::Mul,
+                dotted: false,
+                lhs: Box::new(acc),
+                rhs: Box::new(rhs),
+            },
+            range,
+        );
+    }
+    cx.leave_many(rest.len().saturating_sub(1));
+    acc
 }

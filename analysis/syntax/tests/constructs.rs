@@ -39,7 +39,7 @@ e() = []
             (function k (a b)
               (tuple (tuple a b) (tuple a) (tuple) (named-tuple (a 1.0) (b a))))
             (function m ()
-              (vect 1.0 2.0 (- 3)))
+              (vect 1.0 2.0 -3))
             (function e ()
               (vect))
         "#]],
@@ -331,7 +331,7 @@ end
         expect![[r#"
             (function f (n xs)
               (= s 0.0)
-              (if (then (> n 0) (= s 1.0)) (elseif (< n (- 1)) (= s 2.0)) (elseif (== n 0)) (else (= s 3.0)))
+              (if (then (> n 0) (= s 1.0)) (elseif (< n -1) (= s 2.0)) (elseif (== n 0)) (else (= s 3.0)))
               (while (> n 0) (-= n 1) (&& (== n 3) (break)) (continue))
               (for i (: 1 n) (+= s i))
               (for i (: 1 2 n) (+= s i))

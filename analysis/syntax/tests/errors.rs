@@ -12,12 +12,12 @@ fn a_stray_operator_is_one_local_error() {
     check(
         "f(x) = x * * 2\ng(y) = y\n",
         expect![[r#"
-        (function f (x)
-          (error))
-        (function g (y)
-          y)
-        error 11..12: syntax error: unexpected `*` [syntax-error]
-    "#]],
+            (function f (x)
+              (error))
+            (function g (y)
+              y)
+            error 11..12: syntax error: unexpected `*` [syntax-error]
+        "#]],
     );
 }
 
@@ -43,6 +43,8 @@ h(z) = z
         expect![[r#"
             (function before (x)
               x)
+            (function f (x)
+              (if (then (> x 0) x)))
             (function g (y)
               (+ y 1))
             (function h (z)
@@ -57,10 +59,12 @@ fn missing_end_at_the_end_of_the_file() {
     check(
         "g(x) = x\nfunction f(x)\n    x + 1\n",
         expect![[r#"
-        (function g (x)
-          x)
-        error 9..17: missing `end` for `function` [syntax-error]
-    "#]],
+            (function g (x)
+              x)
+            (function f (x)
+              (+ x 1))
+            error 9..17: missing `end` for `function` [syntax-error]
+        "#]],
     );
 }
 
@@ -69,10 +73,10 @@ fn unclosed_parenthesis() {
     check(
         "f(x) = (x + 1\ng(y) = y\n",
         expect![[r#"
-        (function f (x)
-          (error))
-        error 7..8: missing `)` [syntax-error]
-    "#]],
+            (function f (x)
+              (error))
+            error 14..15: syntax error: unexpected `g` [syntax-error]
+        "#]],
     );
 }
 
@@ -93,8 +97,11 @@ fn half_typed_edit() {
     check(
         "function f(x)\n    y = x +\nend\n\ng(x) = 2x\n",
         expect![[r#"
+            (function f (x)
+              (error))
             (function g (x)
               (* 2 x))
+            error 0..8: missing `end` for `function` [syntax-error]
             error 26..29: syntax error: unexpected `end` [syntax-error]
         "#]],
     );
@@ -105,15 +112,14 @@ fn integer_literals_that_overflow_int64() {
     check(
         "f() = 9223372036854775807\ng() = 9223372036854775808\nh() = -9223372036854775808\n",
         expect![[r#"
-        (function f ()
-          9223372036854775807)
-        (function g ()
-          (error))
-        (function h ()
-          (- (error)))
-        error 32..51: integer literal too large [syntax-error]
-        error 59..78: integer literal too large [syntax-error]
-    "#]],
+            (function f ()
+              9223372036854775807)
+            (function g ()
+              (error))
+            (function h ()
+              -9223372036854775808)
+            error 32..51: integer literal too large [syntax-error]
+        "#]],
     );
 }
 
@@ -220,7 +226,7 @@ end
             error 92..94: unsupported: string interpolation [unsupported]
             error 100..107: unsupported: in-place broadcast .= [unsupported]
             error 117..133: unsupported: array comprehension [unsupported]
-            error 148..159: unsupported: generator expression [unsupported]
+            error 146..159: unsupported: generator expression [unsupported]
             error 171..174: unsupported: `end` in indexing [unsupported]
             error 184..187: unsupported: character literal [unsupported]
             error 192..219: unsupported: let block [unsupported]
@@ -282,6 +288,9 @@ fn the_annotation_of_a_definition_that_failed_to_parse_is_not_reported() {
             (function fine (x)
               @at "fine(2.0)" 9..18
               (^ x 2))
+            (function unclosed (x)
+              @at "unclosed(1.0)" 43..56
+              (if (then (> x 0) (return x))))
             error 57..65: missing `end` for `function` [syntax-error]
         "#]],
     );
@@ -289,17 +298,20 @@ fn the_annotation_of_a_definition_that_failed_to_parse_is_not_reported() {
 
 #[test]
 fn an_end_read_as_a_name_is_the_error() {
-    // The grammar reads `1:` + newline + `end` as the range `1:end`; Julia stops at that `end`.
+    // A line break after `:` ends the range with an error (as in Julia); the `end` closes the
+    // loop and the definitions around it survive.
     check(
         "g(x) = x\nfunction f(x)\n    for i in 1:\n    end\nend\nh(y) = y\nk(x) = x[end]\n",
         expect![[r#"
             (function g (x)
               x)
+            (function f (x)
+              (for i (error)))
             (function h (y)
               y)
             (function k (x)
               (index x (error)))
-            error 43..46: syntax error: unexpected `end` [syntax-error]
+            error 37..38: syntax error: line break after `:` in range expression [syntax-error]
             error 69..72: unsupported: `end` in indexing [unsupported]
         "#]],
     );

@@ -22,7 +22,7 @@ fn calls_parse_with_ranges_relative_to_the_text() {
     );
     assert_eq!(
         show("f((a = 1.0, b = -2), Ref(3.0))"),
-        "(call f (named-tuple (a 1.0) (b (- 2))) (call Ref 3.0))"
+        "(call f (named-tuple (a 1.0) (b -2)) (call Ref 3.0))"
     );
     let e = parse_expr("  f(x)  ").map_err(|e| e.message);
     assert_eq!(e.map(|e| e.range), Ok(TextRange::new(2, 6)));
@@ -33,7 +33,7 @@ fn bad_call_strings_are_errors() {
     assert_eq!(show(""), "error 0..0 syntax-error: expected an expression");
     assert_eq!(
         show("f(1) g(2)"),
-        "error 0..1 syntax-error: syntax error: unexpected `f`"
+        "error 5..6 syntax-error: syntax error: unexpected `g`"
     );
     assert_eq!(
         show("f(1)\ng(2)"),

@@ -1,5 +1,5 @@
-//! The places where tree-sitter-julia's tree disagrees with Julia, each checked against what
-//! Julia itself does.
+//! Precedence and the traps of Julia's syntax (the places where tree-sitter-julia, zy's former
+//! parser, disagreed with Julia), each checked against what Julia itself does.
 
 use expect_test::{expect, Expect};
 
@@ -200,8 +200,8 @@ fn matrix_literals_are_whitespace_sensitive() {
     check(
         "[1.0 -0.3]",
         expect![[r#"
-        (matrix (row 1.0 (- 0.3)))
-    "#]],
+            (matrix (row 1.0 -0.3))
+        "#]],
     );
     check(
         "[1.0 - 0.3]",
@@ -260,8 +260,8 @@ fn matrix_literals_are_whitespace_sensitive() {
     check(
         "[1.0 -0.3; -2 4]",
         expect![[r#"
-        (matrix (row 1.0 (- 0.3)) (row (- 2) 4))
-    "#]],
+            (matrix (row 1.0 -0.3) (row -2 4))
+        "#]],
     );
     check(
         "[f(a -b) c]",
@@ -289,11 +289,19 @@ fn matrix_literals_are_whitespace_sensitive() {
     );
     // `;;` concatenates along the second dimension: outside the subset, never read as `;`.
     check(
+        "[1; 2;; 3; 4]",
+        expect![[r#"
+            (error)
+            error: unsupported: `;;` concatenation
+        "#]],
+    );
+    // Julia rejects spaces and `;;` mixed in one literal.
+    check(
         "[1 2;; 3 4]",
         expect![[r#"
-        (error)
-        error: unsupported: `;;` concatenation
-    "#]],
+            (error)
+            error: syntax error: cannot mix space and ;; separators in an array expression, except to wrap a line
+        "#]],
     );
 }
 
@@ -342,14 +350,14 @@ fn space_separated_signs_next_to_commas_are_rejected() {
     check(
         "[a -b, c]",
         expect![[r#"
-            (vect (error) c)
-            error: syntax error: unexpected comma in a matrix expression (write `a - b` for a subtraction or `a, -b` for two elements)
+            (error)
+            error: syntax error: unexpected comma in array expression
         "#]],
     );
     check(
         "x[a -1]",
         expect![[r#"
-            (index x (error))
+            (error)
             error: unsupported: concatenation in indexing brackets (write `i - 1` for a subtraction)
         "#]],
     );
@@ -358,5 +366,51 @@ fn space_separated_signs_next_to_commas_are_rejected() {
         expect![[r#"
         (index x (- a 1) (- b 1))
     "#]],
+    );
+}
+
+#[test]
+fn an_operator_before_a_parenthesis_is_binary() {
+    // Issue 17: tree-sitter-julia read these as a call of the operator juxtaposed with the
+    // literal (`3-(x + 1.0)` as `3 * -(x + 1.0)`), or refused them.
+    check(
+        "(3-(x + 1.0), 0.5-(x)^2, 2.0+(x+1.0), exp(1-(x)), 10-(x)*(b), 1+(2))",
+        expect![[r#"
+            (tuple (- 3 (+ x 1.0)) (- 0.5 (^ x 2)) (+ 2.0 (+ x 1.0)) (call exp (- 1 x)) (- 10 (* x b)) (+ 1 2))
+        "#]],
+    );
+    check(
+        "(0.5*(x), 1/(x), 2^(x), a<(b), -(x)^2, -(x + 1)^2)",
+        expect![[r#"
+        (tuple (* 0.5 x) (/ 1 x) (^ 2 x) (< a b) (- (^ x 2)) (- (^ (+ x 1) 2)))
+    "#]],
+    );
+}
+
+#[test]
+fn juxtaposition_follows_julias_manual() {
+    // `√2x` is `(√2)x`, `-2x` is `(-2)x`, `2^3x` is `2^(3x)`, `2x^3` is `2(x^3)`,
+    // `-2^2` is `-(2^2)`, `2^-2` is `2^(-2)`.
+    check(
+        "(√2x, -2x, 2^3x, 2x^3, -2^2, 2^-2, -x^2)",
+        expect![[r#"
+        (tuple (* (call sqrt 2) x) (* -2 x) (^ 2 (* 3 x)) (* 2 (^ x 3)) (- (^ 2 2)) (^ 2 -2) (- (^ x 2)))
+    "#]],
+    );
+    check(
+        "((x-1)b, (2)(3)x, 1√x, -(16x^2-24x+5)exp(-x), x'b)",
+        expect![[r#"
+            (tuple (* (- x 1) b) (* (* 2 3) x) (* 1 (call sqrt x)) (* (- (+ (- (* 16 (^ x 2)) (* 24 x)) 5)) (call exp (- x))) (* (' x) b))
+        "#]],
+    );
+}
+
+#[test]
+fn matrix_rows_with_names_and_calls() {
+    check(
+        "([1.0 x; 3.0 4.0], [x 1.0; 2.0 x], [f(x) 2x], [x (b)], [a' b'])",
+        expect![[r#"
+            (tuple (matrix (row 1.0 x) (row 3.0 4.0)) (matrix (row x 1.0) (row 2.0 x)) (matrix (row (call f x) (* 2 x))) (matrix (row x b)) (matrix (row (' a) (' b))))
+        "#]],
     );
 }

@@ -1,0 +1,415 @@
+//! The generic syntax tree of Julia's surface syntax, with byte ranges, and how to parse text
+//! into it. Every construct of Julia has a node here (the kinds follow JuliaSyntax's); zy's
+//! subset is converted from it into [`crate::ast`]. Punctuation, keywords, whitespace and
+//! comments are left out of the tree but counted in the ranges of the nodes around them;
+//! comments stay available in [`Parse::comments`]. Errors that the parser marks as trivia (a
+//! missing `:` in `a ? b c`, tokens skipped before a closing bracket) are left out too, but
+//! flag their parent as having an error.
+
+use std::fmt;
+use std::time::Instant;
+
+use crate::ast::TextRange;
+use crate::kind::Kind;
+use crate::lexer::tokenize;
+use crate::parser::stream::{flags, Diagnostic, Event, Stop, Stream};
+use crate::parser::{Ctx, Parser};
+
+/// A node of the syntax tree: a token (a leaf) or a construct and its children. Trees can be
+/// deep (a chain of 100,000 `-` is a left-nested tree as deep), so dropping and printing
+/// (`Debug`, [`Sexp`]) use an explicit stack.
+pub struct SyntaxNode {
+    pub kind: Kind,
+    /// Flags of the node (infix, prefix, trailing comma, ...), see the printer.
+    pub flags: u16,
+    pub range: TextRange,
+    /// Is this a token?
+    pub leaf: bool,
+    pub children: Vec<SyntaxNode>,
+}
+
+/// Set on a node with an error node or error token anywhere inside it.
+const HAS_ERROR: u16 = 1 << 10;
+
+impl SyntaxNode {
+    /// Is there a syntax error in this node?
+    pub fn has_error(&self) -> bool {
+        self.flags & HAS_ERROR != 0 || self.is_error()
+    }
+
+    /// Is this an error node or error token?
+    pub fn is_error(&self) -> bool {
+        self.kind == Kind::ErrorNode || self.kind.is_error()
+    }
+
+    /// Written with infix syntax (`a + b`): the operator is the second child.
+    pub fn is_infix(&self) -> bool {
+        self.flags & flags::INFIX != 0
+    }
+
+    /// Written with prefix syntax (`-x`, `::T`).
+    pub fn is_prefix(&self) -> bool {
+        self.flags & flags::PREFIX != 0
+    }
+
+    /// Written with postfix syntax (`x'`).
+    pub fn is_postfix(&self) -> bool {
+        self.flags & flags::POSTFIX != 0
+    }
+
+    /// `mutable struct`, `baremodule`, short-form `f(x) = ...`, `:x` (by kind).
+    pub fn has_flag(&self, flag: u16) -> bool {
+        self.flags & flag != 0
+    }
+
+    /// The dimension of an `ncat` or `nrow`.
+    pub fn dim(&self) -> usize {
+        (self.flags >> flags::DIM_SHIFT) as usize
+    }
+
+    /// The children that are not error nodes.
+    pub fn args(&self) -> impl Iterator<Item = &SyntaxNode> {
+        self.children.iter().filter(|c| !c.is_error())
+    }
+}
+
+/// A parsed text: the tree, the problems found, and the comments.
+#[derive(Debug)]
+pub struct Parse {
+    pub root: SyntaxNode,
+    pub diagnostics: Vec<Diagnostic>,
+    /// The ranges of all comments, in order.
+    pub comments: Vec<TextRange>,
+    /// Did parsing stop before the end (the deadline passed)?
+    pub gave_up: bool,
+}
+
+/// Parses a whole file into its syntax tree. Never fails; `deadline`, if given, stops the
+/// parse (then [`Parse::gave_up`] is set and the tree is partial).
+pub fn parse(text: &str, deadline: Option<Instant>) -> Parse {
+    let first = parse_once(text, deadline, false);
+    if !first.1 {
+        return first.0;
+    }
+    // A block is missing its `end`: parse again so that the definitions after it survive.
+    parse_once(text, deadline, true).0
+}
+
+/// One parse; also says whether a block missed its `end`.
+fn parse_once(text: &str, deadline: Option<Instant>, recovering: bool) -> (Parse, bool) {
+    let tokens = tokenize(text);
+    let comments = tokens
+        .iter()
+        .filter(|t| t.kind == Kind::Comment)
+        .map(|t| t.range)
+        .collect();
+    let mut parser = Parser::new(text, Stream::new(tokens, deadline), recovering);
+    parser.parse_toplevel(Ctx::TOP);
+    parser.s.check_deadline();
+    let missing_end = parser.missing_end;
+    let mut stream = parser.s;
+    let gave_up = stream.stopped == Some(Stop::Deadline);
+    if stream.stopped == Some(Stop::Stuck) {
+        let at = stream.position().byte;
+        stream.diagnose(
+            TextRange::new(at, at),
+            "syntax error: the parser could not go on here",
+        );
+    }
+    let (root, mut diagnostics) = build(&stream, text);
+    diagnostics.extend(stream.diagnostics);
+    diagnostics.sort_by_key(|d| (d.range.start, d.range.end));
+    diagnostics.dedup();
+    (
+        Parse {
+            root,
+            diagnostics,
+            comments,
+            gave_up,
+        },
+        missing_end,
+    )
+}
+
+/// An item on the building stack: a built node (or a trivia token's range only).
+struct Built {
+    /// The index of the first event of its subtree.
+    first_event: usize,
+    range: Option<TextRange>,
+    node: Option<SyntaxNode>,
+    /// A syntax error the tree leaves out (a trivia error node): its parent has an error.
+    error: bool,
+}
+
+/// Builds the tree from the postorder output, without recursion; returns it and the
+/// diagnostics of error nodes and error tokens.
+fn build(stream: &Stream, text: &str) -> (SyntaxNode, Vec<Diagnostic>) {
+    let mut stack: Vec<Built> = Vec::new();
+    let mut diagnostics = Vec::new();
+    for (i, event) in stream.output.iter().enumerate() {
+        if event.is_token() {
+            build_token(&mut stack, &mut diagnostics, i, event, text);
+            continue;
+        }
+        let first = i.saturating_sub(event.span as usize);
+        if event.is_tombstone() {
+            // Its children belong to its parent: leave them on the stack.
+            continue;
+        }
+        let split = stack
+            .iter()
+            .rposition(|b| b.first_event < first)
+            .map_or(0, |p| p + 1);
+        let mut range: Option<TextRange> = None;
+        let mut children = Vec::new();
+        let mut has_error = false;
+        for built in stack.drain(split..) {
+            if let Some(r) = built.range {
+                range = Some(range.map_or(r, |acc| span(acc, r)));
+            }
+            has_error |= built.error;
+            if let Some(node) = built.node {
+                has_error |= node.has_error();
+                children.push(node);
+            }
+        }
+        let range = range.unwrap_or(TextRange::new(event.range.start, event.range.start));
+        if event.message > 0 {
+            let message = stream
+                .messages
+                .get(event.message as usize - 1)
+                .cloned()
+                .unwrap_or_default();
+            diagnostics.push(Diagnostic { range, message });
+        }
+        let mut fl = event.flags & !flags::TRIVIA;
+        if has_error {
+            fl |= HAS_ERROR;
+        }
+        let keep = event.flags & flags::TRIVIA == 0;
+        let trivia_error = !keep && event.kind == Kind::ErrorNode;
+        stack.push(Built {
+            first_event: first,
+            range: Some(range),
+            error: trivia_error || (!keep && has_error),
+            node: keep.then_some(SyntaxNode {
+                kind: event.kind,
+                flags: fl,
+                range,
+                leaf: false,
+                children,
+            }),
+        });
+    }
+    let end = text.len() as u32;
+    let root_error = stack.iter().any(|b| b.error);
+    let mut children: Vec<SyntaxNode> = stack.into_iter().filter_map(|b| b.node).collect();
+    let mut root = match (children.pop(), children.is_empty()) {
+        (Some(root), true) if root.kind == Kind::Toplevel => root,
+        (last, _) => SyntaxNode {
+            kind: Kind::Toplevel,
+            flags: 0,
+            range: TextRange::default(),
+            leaf: false,
+            children: children.into_iter().chain(last).collect(),
+        },
+    };
+    root.range = TextRange::new(0, end);
+    if root_error {
+        root.flags |= HAS_ERROR;
+    }
+    (root, diagnostics)
+}
+
+/// A token of the output: a leaf, a trivia range, or nothing (whitespace, comments).
+fn build_token(
+    stack: &mut Vec<Built>,
+    diagnostics: &mut Vec<Diagnostic>,
+    i: usize,
+    event: &Event,
+    text: &str,
+) {
+    if event.is_tombstone() || event.kind.is_trivia() {
+        return;
+    }
+    let range = event.range;
+    let empty = range.start == range.end;
+    if let Kind::Error(error) = event.kind {
+        let shown = text
+            .get(range.start as usize..range.end as usize)
+            .unwrap_or("");
+        let message = match error {
+            crate::kind::TokenError::InvalidOperator => {
+                format!("syntax error: invalid operator `{shown}`")
+            }
+            crate::kind::TokenError::UnknownCharacter
+            | crate::kind::TokenError::IdentifierStart
+            | crate::kind::TokenError::InvisibleChar => {
+                format!(
+                    "syntax error: {} `{}`",
+                    error.message(),
+                    shown.escape_unicode()
+                )
+            }
+            _ => format!("syntax error: {}", error.message()),
+        };
+        diagnostics.push(Diagnostic { range, message });
+    }
+    let trivia = event.flags & flags::TRIVIA != 0;
+    stack.push(Built {
+        first_event: i,
+        range: (!empty).then_some(range),
+        error: trivia && (event.kind == Kind::ErrorNode || event.kind.is_error()),
+        node: (!trivia).then(|| SyntaxNode {
+            kind: event.kind,
+            flags: event.flags & !flags::TRIVIA,
+            range,
+            leaf: true,
+            children: Vec::new(),
+        }),
+    });
+}
+
+/// The range from the start of `a` to the end of `b` (whichever is wider).
+fn span(a: TextRange, b: TextRange) -> TextRange {
+    TextRange::new(a.start.min(b.start), a.end.max(b.end))
+}
+
+impl Drop for SyntaxNode {
+    fn drop(&mut self) {
+        if self.children.iter().all(|c| c.children.is_empty()) {
+            return;
+        }
+        let mut stack = std::mem::take(&mut self.children);
+        while let Some(mut node) = stack.pop() {
+            stack.append(&mut node.children);
+        }
+    }
+}
+
+/// Without the source text: `(call-i@0..5 (Identifier@0..1) ...)`.
+impl fmt::Debug for SyntaxNode {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write_tree(f, self, |f, node| {
+            write!(
+                f,
+                "{}{}@{}..{}",
+                node.kind.name(),
+                suffix(node),
+                node.range.start,
+                node.range.end
+            )
+        })
+    }
+}
+
+/// Writes `root` as an S-expression, each node's head by `head`, with an explicit stack.
+fn write_tree(
+    f: &mut fmt::Formatter<'_>,
+    root: &SyntaxNode,
+    head: impl Fn(&mut fmt::Formatter<'_>, &SyntaxNode) -> fmt::Result,
+) -> fmt::Result {
+    enum Step<'n> {
+        Open(&'n SyntaxNode),
+        Close,
+    }
+    let mut steps = vec![Step::Open(root)];
+    let mut first = true;
+    while let Some(step) = steps.pop() {
+        match step {
+            Step::Close => f.write_str(")")?,
+            Step::Open(node) => {
+                if !first {
+                    f.write_str(" ")?;
+                }
+                first = false;
+                if node.leaf {
+                    head(f, node)?;
+                    continue;
+                }
+                f.write_str("(")?;
+                head(f, node)?;
+                if node.children.is_empty() {
+                    f.write_str(")")?;
+                    continue;
+                }
+                steps.push(Step::Close);
+                steps.extend(node.children.iter().rev().map(Step::Open));
+            }
+        }
+    }
+    Ok(())
+}
+
+/// A syntax tree printed as an S-expression over its source text: `(call-i a + b)`.
+pub struct Sexp<'a> {
+    pub node: &'a SyntaxNode,
+    pub text: &'a str,
+}
+
+impl fmt::Display for Sexp<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write_tree(f, self.node, |f, node| {
+            if node.leaf {
+                write_leaf(f, node, self.text)
+            } else {
+                write!(f, "{}{}", node.kind.name(), suffix(node))
+            }
+        })
+    }
+}
+
+fn write_leaf(f: &mut fmt::Formatter<'_>, node: &SyntaxNode, text: &str) -> fmt::Result {
+    let source = text
+        .get(node.range.start as usize..node.range.end as usize)
+        .unwrap_or("");
+    match node.kind {
+        Kind::String | Kind::CmdString => write!(f, "{source:?}"),
+        Kind::Char => write!(f, "'{source}'"),
+        Kind::ErrorNode => f.write_str("(error)"),
+        Kind::Error(_) => write!(f, "(error-token {source:?})"),
+        _ if source.is_empty() => write!(f, "∅{}", node.kind.name()),
+        _ => f.write_str(source),
+    }
+}
+
+/// The flags of a node as a suffix of its name: `-i` infix, `-pre`, `-post`, `-p`
+/// parentheses, `-,` trailing comma, `-mut`, `-bare`, `-=` short form, `-s` triple-quoted,
+/// `-r` raw, `-:` colon quote, `-N` dimension.
+fn suffix(node: &SyntaxNode) -> String {
+    let mut s = String::new();
+    if node.is_infix() {
+        s.push_str("-i");
+    }
+    if node.is_prefix() {
+        s.push_str("-pre");
+    }
+    if node.is_postfix() {
+        s.push_str("-post");
+    }
+    if node.has_flag(flags::PARENS) && node.kind != Kind::Parens {
+        s.push_str("-p");
+    }
+    if node.has_flag(flags::TRAILING_COMMA) {
+        s.push_str("-,");
+    }
+    if node.has_flag(flags::MUTABLE) {
+        s.push_str(match node.kind {
+            Kind::Struct => "-mut",
+            Kind::Module => "-bare",
+            Kind::Function => "-=",
+            Kind::Quote => "-:",
+            _ => "-x",
+        });
+    }
+    if node.has_flag(flags::TRIPLE_STRING) {
+        s.push_str("-s");
+    }
+    if node.has_flag(flags::RAW_STRING) {
+        s.push_str("-r");
+    }
+    if matches!(node.kind, Kind::Ncat | Kind::Nrow | Kind::TypedNcat) {
+        s.push_str(&format!("-{}", node.dim()));
+    }
+    s
+}

@@ -1,0 +1,986 @@
+//! The syntax tree of every construct of Julia's surface syntax (not only zy's subset),
+//! printed as S-expressions: `(call-i a + b)` is an infix call, `-pre`/`-post` prefix and
+//! postfix calls, `-p` parentheses, `-,` a trailing comma, `-=` a short-form definition.
+//! Each input is followed by its tree and its diagnostics. The expectations follow Julia's
+//! own parser (JuliaSyntax) and the manual's rules.
+
+use expect_test::{expect, Expect};
+use zy_syntax::tree::{parse, Sexp};
+
+/// Each input on its own: its tree, and its diagnostics if any.
+fn check(inputs: &[&str], expect: Expect) {
+    let mut out = String::new();
+    for text in inputs {
+        let parse = parse(text, None);
+        let shown: Vec<String> = parse
+            .root
+            .children
+            .iter()
+            .map(|node| Sexp { node, text }.to_string())
+            .collect();
+        out.push_str(&format!("{text:?}\n    {}\n", shown.join("\n    ")));
+        for d in &parse.diagnostics {
+            out.push_str(&format!(
+                "    error {}..{}: {}\n",
+                d.range.start, d.range.end, d.message
+            ));
+        }
+    }
+    expect.assert_eq(&out);
+}
+
+#[test]
+fn precedence_levels_loosest_to_tightest() {
+    // Assignment is right-associative and loosest.
+    check(
+        &["a = b = c", "a += b", "a .= b .+ c", "a, b = c, d"],
+        expect![[r#"
+            "a = b = c"
+                (= a (= b c))
+            "a += b"
+                (op= a + b)
+            "a .= b .+ c"
+                (.= a (dotcall-i b + c))
+            "a, b = c, d"
+                (= (tuple a b) (tuple c d))
+        "#]],
+    );
+    // Pair.
+    check(
+        &["a => b => c", "a => b || c"],
+        expect![[r#"
+            "a => b => c"
+                (call-i a => (call-i b => c))
+            "a => b || c"
+                (call-i a => (|| b c))
+        "#]],
+    );
+    // Conditional.
+    check(
+        &["a ? b : c ? d : e", "a || b ? c : d", "c ? x = 1 : y = 2"],
+        expect![[r#"
+            "a ? b : c ? d : e"
+                (? a b (? c d e))
+            "a || b ? c : d"
+                (? (|| a b) c d)
+            "c ? x = 1 : y = 2"
+                (? c (= x 1) (= y 2))
+        "#]],
+    );
+    // Arrow.
+    check(
+        &["a --> b --> c", "a → b || c"],
+        expect![[r#"
+            "a --> b --> c"
+                (--> a (--> b c))
+            "a → b || c"
+                (call-i a → (|| b c))
+        "#]],
+    );
+    // Lazy or and and.
+    check(
+        &["a || b || c", "a && b && c", "a || b && c", "a && b || c"],
+        expect![[r#"
+            "a || b || c"
+                (|| a (|| b c))
+            "a && b && c"
+                (&& a (&& b c))
+            "a || b && c"
+                (|| a (&& b c))
+            "a && b || c"
+                (|| (&& a b) c)
+        "#]],
+    );
+    // Comparison.
+    check(
+        &[
+            "a < b",
+            "a < b < c",
+            "a == b != c",
+            "a < b + c",
+            "a <: b",
+            "a .< b",
+        ],
+        expect![[r#"
+            "a < b"
+                (call-i a < b)
+            "a < b < c"
+                (comparison a < b < c)
+            "a == b != c"
+                (comparison a == b != c)
+            "a < b + c"
+                (call-i a < (call-i b + c))
+            "a <: b"
+                (<: a b)
+            "a .< b"
+                (dotcall-i a < b)
+        "#]],
+    );
+    // Pipes.
+    check(
+        &["a |> f |> g", "f <| g <| a", "a |> f < b"],
+        expect![[r#"
+            "a |> f |> g"
+                (call-i (call-i a |> f) |> g)
+            "f <| g <| a"
+                (call-i f <| (call-i g <| a))
+            "a |> f < b"
+                (call-i (call-i a |> f) < b)
+        "#]],
+    );
+    // Range.
+    check(
+        &["a:b", "a:s:b", "a:b:c:d", "1:n-1", "a+1:b*2", "x..."],
+        expect![[r#"
+            "a:b"
+                (call-i a : b)
+            "a:s:b"
+                (call-i a : s b)
+            "a:b:c:d"
+                (call-i (call-i a : b c) : d)
+            "1:n-1"
+                (call-i 1 : (call-i n - 1))
+            "a+1:b*2"
+                (call-i (call-i a + 1) : (call-i b * 2))
+            "x..."
+                (... x)
+        "#]],
+    );
+    // Plus.
+    check(
+        &[
+            "a - b - c",
+            "a + b + c",
+            "a + b - c + d",
+            "a .+ b .+ c",
+            "a +₁ b +₁ c",
+        ],
+        expect![[r#"
+            "a - b - c"
+                (call-i (call-i a - b) - c)
+            "a + b + c"
+                (call-i a + b c)
+            "a + b - c + d"
+                (call-i (call-i (call-i a + b) - c) + d)
+            "a .+ b .+ c"
+                (dotcall-i (dotcall-i a + b) + c)
+            "a +₁ b +₁ c"
+                (call-i (call-i a +₁ b) +₁ c)
+        "#]],
+    );
+    // Times.
+    check(
+        &[
+            "a * b * c",
+            "a / b * c",
+            "a * b / c",
+            "a ÷ b % c",
+            "a + b * c",
+        ],
+        expect![[r#"
+            "a * b * c"
+                (call-i a * b c)
+            "a / b * c"
+                (call-i (call-i a / b) * c)
+            "a * b / c"
+                (call-i (call-i a * b) / c)
+            "a ÷ b % c"
+                (call-i (call-i a ÷ b) % c)
+            "a + b * c"
+                (call-i a + (call-i b * c))
+        "#]],
+    );
+    // Rational and shift.
+    check(
+        &["a // b // c", "a << b >> c", "a * b // c", "a // b << c"],
+        expect![[r#"
+            "a // b // c"
+                (call-i (call-i a // b) // c)
+            "a << b >> c"
+                (call-i (call-i a << b) >> c)
+            "a * b // c"
+                (call-i a * (call-i b // c))
+            "a // b << c"
+                (call-i a // (call-i b << c))
+        "#]],
+    );
+    // Power is right-associative and tighter than unary minus.
+    check(
+        &["a ^ b ^ c", "-a ^ b", "a ^ -b", "-a * b", "a .^ b ^ c"],
+        expect![[r#"
+            "a ^ b ^ c"
+                (call-i a ^ (call-i b ^ c))
+            "-a ^ b"
+                (call-pre - (call-i a ^ b))
+            "a ^ -b"
+                (call-i a ^ (call-pre - b))
+            "-a * b"
+                (call-i (call-pre - a) * b)
+            "a .^ b ^ c"
+                (dotcall-i a ^ (call-i b ^ c))
+        "#]],
+    );
+    // Declaration, dot, adjoint.
+    check(
+        &["x::T", "x::T::S", "a.b.c", "x'", "x''", "a.b'", "f(x)'"],
+        expect![[r#"
+            "x::T"
+                (::-i x T)
+            "x::T::S"
+                (::-i (::-i x T) S)
+            "a.b.c"
+                (. (. a b) c)
+            "x'"
+                (call-post x ')
+            "x''"
+                (call-post (call-post x ') ')
+            "a.b'"
+                (call-post (. a b) ')
+            "f(x)'"
+                (call-post (call f x) ')
+        "#]],
+    );
+}
+
+#[test]
+fn the_issue_table() {
+    // A binary operator before a parenthesis is binary.
+    check(
+        &[
+            "3-(x + 1.0)",
+            "0.5-(x)^2",
+            "2.0+(x+1.0)",
+            "exp(1-(x))",
+            "10-(x)*(y)",
+            "1+(2)",
+            "0.5*(x)",
+            "1/(x)",
+            "2^(x)",
+            "a<(b)",
+        ],
+        expect![[r#"
+            "3-(x + 1.0)"
+                (call-i 3 - (parens (call-i x + 1.0)))
+            "0.5-(x)^2"
+                (call-i 0.5 - (call-i (parens x) ^ 2))
+            "2.0+(x+1.0)"
+                (call-i 2.0 + (parens (call-i x + 1.0)))
+            "exp(1-(x))"
+                (call exp (call-i 1 - (parens x)))
+            "10-(x)*(y)"
+                (call-i 10 - (call-i (parens x) * (parens y)))
+            "1+(2)"
+                (call-i 1 + (parens 2))
+            "0.5*(x)"
+                (call-i 0.5 * (parens x))
+            "1/(x)"
+                (call-i 1 / (parens x))
+            "2^(x)"
+                (call-i 2 ^ (parens x))
+            "a<(b)"
+                (call-i a < (parens b))
+        "#]],
+    );
+    // A prefix minus before a parenthesis binds looser than ^.
+    check(
+        &["-(x)^2", "-(x + 1)^2", "-(x, y)", "-(x)"],
+        expect![[r#"
+            "-(x)^2"
+                (call-pre - (call-i (parens x) ^ 2))
+            "-(x + 1)^2"
+                (call-pre - (call-i (parens (call-i x + 1)) ^ 2))
+            "-(x, y)"
+                (call - x y)
+            "-(x)"
+                (call-pre - (parens x))
+        "#]],
+    );
+    // Radicals take a literal coefficient.
+    check(
+        &["√2x", "√x", "1√x", "√(2x)"],
+        expect![[r#"
+            "√2x"
+                (juxtapose (call-pre √ 2) x)
+            "√x"
+                (call-pre √ x)
+            "1√x"
+                (juxtapose 1 (call-pre √ x))
+            "√(2x)"
+                (call-pre √ (parens (juxtapose 2 x)))
+        "#]],
+    );
+    // Juxtaposition after parentheses.
+    check(
+        &["(x-1)y", "(2)(3)x", "-(16x^2-24x+5)exp(-x)"],
+        expect![[r#"
+            "(x-1)y"
+                (juxtapose (parens (call-i x - 1)) y)
+            "(2)(3)x"
+                (juxtapose (parens 2) (parens 3) x)
+            "-(16x^2-24x+5)exp(-x)"
+                (juxtapose (call-pre - (parens (call-i (call-i (juxtapose 16 (call-i x ^ 2)) - (juxtapose 24 x)) + 5))) (call exp (call-pre - x)))
+        "#]],
+    );
+    // Matrix rows with names and calls.
+    check(
+        &["[1.0 x; 3.0 4.0]", "[x 1.0; 2.0 x]", "[f(x) 2x]"],
+        expect![[r#"
+            "[1.0 x; 3.0 4.0]"
+                (vcat (row 1.0 x) (row 3.0 4.0))
+            "[x 1.0; 2.0 x]"
+                (vcat (row x 1.0) (row 2.0 x))
+            "[f(x) 2x]"
+                (hcat (call f x) (juxtapose 2 x))
+        "#]],
+    );
+}
+
+#[test]
+fn numeric_literal_coefficients() {
+    // Julia's manual.
+    check(
+        &[
+            "-2x", "√2x", "2^3x", "2x^3", "-2^2", "2^-2", "2x'", "x'y", "2(x+1)", "2x*3", "1/2x",
+            "x^2a", "2x^2^3",
+        ],
+        expect![[r#"
+            "-2x"
+                (juxtapose -2 x)
+            "√2x"
+                (juxtapose (call-pre √ 2) x)
+            "2^3x"
+                (call-i 2 ^ (juxtapose 3 x))
+            "2x^3"
+                (juxtapose 2 (call-i x ^ 3))
+            "-2^2"
+                (call-pre - (call-i 2 ^ 2))
+            "2^-2"
+                (call-i 2 ^ -2)
+            "2x'"
+                (juxtapose 2 (call-post x '))
+            "x'y"
+                (juxtapose (call-post x ') y)
+            "2(x+1)"
+                (juxtapose 2 (parens (call-i x + 1)))
+            "2x*3"
+                (call-i (juxtapose 2 x) * 3)
+            "1/2x"
+                (call-i 1 / (juxtapose 2 x))
+            "x^2a"
+                (call-i x ^ (juxtapose 2 a))
+            "2x^2^3"
+                (juxtapose 2 (call-i x ^ (call-i 2 ^ 3)))
+        "#]],
+    );
+    // Signed literals.
+    check(
+        &[
+            "-2", "-2.5", "+2", "- 2", "-2*x", "-2^x", "-2[1]", "-0x10", "+0x10", "-(2)", "1 -2",
+            "1-2",
+        ],
+        expect![[r#"
+            "-2"
+                -2
+            "-2.5"
+                -2.5
+            "+2"
+                +2
+            "- 2"
+                (call-pre - 2)
+            "-2*x"
+                (call-i -2 * x)
+            "-2^x"
+                (call-pre - (call-i 2 ^ x))
+            "-2[1]"
+                (call-pre - (ref 2 1))
+            "-0x10"
+                (call-pre - 0x10)
+            "+0x10"
+                +0x10
+            "-(2)"
+                (call-pre - (parens 2))
+            "1 -2"
+                (call-i 1 - 2)
+            "1-2"
+                (call-i 1 - 2)
+        "#]],
+    );
+    // No juxtaposition.
+    check(
+        &["x.3", "f(2)2"],
+        expect![[r#"
+            "x.3"
+                x
+                error 1..3: syntax error: unexpected `.3`
+            "f(2)2"
+                (call f 2)
+                error 4..5: syntax error: unexpected `2`
+        "#]],
+    );
+}
+
+#[test]
+fn brackets_are_whitespace_sensitive() {
+    // Rows and elements.
+    check(
+        &[
+            "[1 -2]", "[1 - 2]", "[1-2]", "[1 -2 3]", "[a -b*c]", "[a*b -c]", "[a .-b]",
+            "[a .- b]", "[a +b]", "[a ~b]",
+        ],
+        expect![[r#"
+            "[1 -2]"
+                (hcat 1 -2)
+            "[1 - 2]"
+                (vect (call-i 1 - 2))
+            "[1-2]"
+                (vect (call-i 1 - 2))
+            "[1 -2 3]"
+                (hcat 1 -2 3)
+            "[a -b*c]"
+                (hcat a (call-i (call-pre - b) * c))
+            "[a*b -c]"
+                (hcat (call-i a * b) (call-pre - c))
+            "[a .-b]"
+                (hcat a (dotcall-pre - b))
+            "[a .- b]"
+                (vect (dotcall-i a - b))
+            "[a +b]"
+                (hcat a (call-pre + b))
+            "[a ~b]"
+                (hcat a (call-pre ~ b))
+        "#]],
+    );
+    // Adjoints, calls and parentheses.
+    check(
+        &[
+            "[a' b']",
+            "[f(x) g(x)]",
+            "[f (x)]",
+            "[x (y)]",
+            "[x' y']",
+            "[1 :a]",
+            "[1:3 2]",
+        ],
+        expect![[r#"
+            "[a' b']"
+                (hcat (call-post a ') (call-post b '))
+            "[f(x) g(x)]"
+                (hcat (call f x) (call g x))
+            "[f (x)]"
+                (hcat f (parens x))
+            "[x (y)]"
+                (hcat x (parens y))
+            "[x' y']"
+                (hcat (call-post x ') (call-post y '))
+            "[1 :a]"
+                (hcat 1 (quote-: a))
+            "[1:3 2]"
+                (hcat (call-i 1 : 3) 2)
+        "#]],
+    );
+    // Vectors, columns, matrices.
+    check(
+        &[
+            "[]",
+            "[x]",
+            "[x,]",
+            "[x, y]",
+            "[x; y]",
+            "[x y]",
+            "[a b; c d]",
+            "[a b\n c d]",
+            "[a\n b]",
+            "[1 2;; 3 4]",
+            "[1; 2;; 3; 4]",
+            "[1;;]",
+        ],
+        expect![[r#"
+            "[]"
+                (vect)
+            "[x]"
+                (vect x)
+            "[x,]"
+                (vect-, x)
+            "[x, y]"
+                (vect x y)
+            "[x; y]"
+                (vcat x y)
+            "[x y]"
+                (hcat x y)
+            "[a b; c d]"
+                (vcat (row a b) (row c d))
+            "[a b\n c d]"
+                (vcat (row a b) (row c d))
+            "[a\n b]"
+                (vcat a b)
+            "[1 2;; 3 4]"
+                (ncat-2 (row 1 2) (row 3 4))
+                error 4..6: cannot mix space and ;; separators in an array expression, except to wrap a line
+            "[1; 2;; 3; 4]"
+                (ncat-2 (nrow-1 1 2) (nrow-1 3 4))
+            "[1;;]"
+                (ncat-2 1)
+        "#]],
+    );
+    // Comprehensions and typed literals.
+    check(
+        &[
+            "[f(x) for x in xs if p(x)]",
+            "[x + y for x in xs, y in ys]",
+            "Float64[]",
+            "Float64[1, 2]",
+            "T[a b]",
+            "T[x for x in xs]",
+        ],
+        expect![[r#"
+            "[f(x) for x in xs if p(x)]"
+                (comprehension (generator (call f x) (filter (iteration (in x xs)) (call p x))))
+            "[x + y for x in xs, y in ys]"
+                (comprehension (generator (call-i x + y) (iteration (in x xs) (in y ys))))
+            "Float64[]"
+                (ref Float64)
+            "Float64[1, 2]"
+                (ref Float64 1 2)
+            "T[a b]"
+                (typed_hcat T a b)
+            "T[x for x in xs]"
+                (typed_comprehension T (generator x (iteration (in x xs))))
+        "#]],
+    );
+    // Indexing.
+    check(
+        &[
+            "a[i]",
+            "a[i, j]",
+            "a[]",
+            "a[end]",
+            "a[begin]",
+            "a[end - 1]",
+            "a[i -1]",
+            "a[1:end]",
+            "a[:]",
+        ],
+        expect![[r#"
+            "a[i]"
+                (ref a i)
+            "a[i, j]"
+                (ref a i j)
+            "a[]"
+                (ref a)
+            "a[end]"
+                (ref a end)
+            "a[begin]"
+                (ref a begin)
+            "a[end - 1]"
+                (ref a (call-i end - 1))
+            "a[i -1]"
+                (typed_hcat a i -1)
+            "a[1:end]"
+                (ref a (call-i 1 : end))
+            "a[:]"
+                (ref a :)
+        "#]],
+    );
+}
+
+#[test]
+fn calls() {
+    // Arguments.
+    check(
+        &[
+            "f()",
+            "f(x)",
+            "f(x, y)",
+            "f(x; k = 1)",
+            "f(x, k = 1)",
+            "f(xs...)",
+            "f(x for x in xs)",
+            "f(x)(y)",
+            "f.(x)",
+            "f.(x, y)",
+            "a.f(x)",
+            "f(x) do y\n  y + 1\nend",
+            "f() do\n  1\nend",
+        ],
+        expect![[r#"
+            "f()"
+                (call f)
+            "f(x)"
+                (call f x)
+            "f(x, y)"
+                (call f x y)
+            "f(x; k = 1)"
+                (call f x (parameters (= k 1)))
+            "f(x, k = 1)"
+                (call f x (= k 1))
+            "f(xs...)"
+                (call f (... xs))
+            "f(x for x in xs)"
+                (call f (generator x (iteration (in x xs))))
+            "f(x)(y)"
+                (call (call f x) y)
+            "f.(x)"
+                (dotcall f x)
+            "f.(x, y)"
+                (dotcall f x y)
+            "a.f(x)"
+                (call (. a f) x)
+            "f(x) do y\n  y + 1\nend"
+                (call f x (do (tuple y) (block (call-i y + 1))))
+            "f() do\n  1\nend"
+                (call f (do (tuple) (block 1)))
+        "#]],
+    );
+    // Operators as functions and values.
+    check(
+        &[
+            "+(a, b)",
+            "+(a)",
+            "map(+, xs)",
+            ".+(a, b)",
+            "(+)(a, b)",
+            "Base.:+(a, b)",
+        ],
+        expect![[r#"
+            "+(a, b)"
+                (call + a b)
+            "+(a)"
+                (call-pre + (parens a))
+            "map(+, xs)"
+                (call map + xs)
+            ".+(a, b)"
+                (call (. +) a b)
+            "(+)(a, b)"
+                (call (parens +) a b)
+            "Base.:+(a, b)"
+                (call (. Base (quote-: +)) a b)
+        "#]],
+    );
+    // Macros.
+    check(
+        &[
+            "@m x y",
+            "@m(x, y)",
+            "@. x + y",
+            "Base.@kwdef struct A\n  x = 1\nend",
+            "@inbounds x[i]",
+            "r\"a.b\"",
+            "x`ls`",
+        ],
+        expect![[r#"
+            "@m x y"
+                (macrocall (macro_name m) x y)
+            "@m(x, y)"
+                (macrocall-p (macro_name m) x y)
+            "@. x + y"
+                (macrocall (macro_name .) (call-i x + y))
+            "Base.@kwdef struct A\n  x = 1\nend"
+                (macrocall (. Base (macro_name kwdef)) (struct A (block (= x 1))))
+            "@inbounds x[i]"
+                (macrocall (macro_name inbounds) (ref x i))
+            "r\"a.b\""
+                (macrocall r (string-r "a.b"))
+            "x`ls`"
+                (macrocall x (cmdstring-r "ls"))
+        "#]],
+    );
+    // Strings.
+    check(
+        &[
+            "\"a\"",
+            "\"a $x b\"",
+            "\"$(x + 1)\"",
+            "\"\"\"\n  a\n  b\n  \"\"\"",
+            "'c'",
+            "`ls -l`",
+            "raw\"a\\b\"",
+        ],
+        expect![[r#"
+            "\"a\""
+                (string "a")
+            "\"a $x b\""
+                (string "a " x " b")
+            "\"$(x + 1)\""
+                (string (parens (call-i x + 1)))
+            "\"\"\"\n  a\n  b\n  \"\"\""
+                (string-s "a\n" "b\n")
+            "'c'"
+                (char 'c')
+            "`ls -l`"
+                (cmdstring-r "ls -l")
+            "raw\"a\\b\""
+                (macrocall raw (string-r "a\\b"))
+        "#]],
+    );
+}
+
+#[test]
+fn tuples_and_blocks() {
+    // Parentheses.
+    check(
+        &[
+            "()",
+            "(x)",
+            "(x,)",
+            "(x, y)",
+            "(a = 1, b = 2)",
+            "(; a = 1)",
+            "(a; b)",
+            "(x for x in xs)",
+            "begin\n  a\n  b\nend",
+            "(x) -> x",
+            "(x, y) -> x + y",
+            "x -> x^2",
+            "(x::T) -> x",
+            "() -> 1",
+        ],
+        expect![[r#"
+            "()"
+                (tuple-p)
+            "(x)"
+                (parens x)
+            "(x,)"
+                (tuple-p-, x)
+            "(x, y)"
+                (tuple-p x y)
+            "(a = 1, b = 2)"
+                (tuple-p (= a 1) (= b 2))
+            "(; a = 1)"
+                (tuple-p (parameters (= a 1)))
+            "(a; b)"
+                (block-p a b)
+            "(x for x in xs)"
+                (parens (generator x (iteration (in x xs))))
+            "begin\n  a\n  b\nend"
+                (block a b)
+            "(x) -> x"
+                (-> (tuple-p x) x)
+            "(x, y) -> x + y"
+                (-> (tuple-p x y) (call-i x + y))
+            "x -> x^2"
+                (-> (tuple x) (call-i x ^ 2))
+            "(x::T) -> x"
+                (-> (tuple-p (::-i x T)) x)
+            "() -> 1"
+                (-> (tuple-p) 1)
+        "#]],
+    );
+}
+
+#[test]
+fn definitions() {
+    // Functions.
+    check(
+        &[
+            "f(x) = x",
+            "f(x)::T = x",
+            "f(x::T) where T = x",
+            "f(x::T) where {T<:Real} = x",
+            "function f(x, y)\n  x\nend",
+            "function f end",
+            "function (x)\n  x\nend",
+            "(d::Dense)(x) = x",
+            "(::Dense)(x) = x",
+            "Base.:+(a, b) = a",
+            "+(a, b) = a",
+            "f(x; k = 1) = x",
+            "f(x, y = 2) = x",
+            "f(xs...) = xs",
+            "function f(x)::Float64 where T\n  x\nend",
+        ],
+        expect![[r#"
+            "f(x) = x"
+                (function-= (call f x) x)
+            "f(x)::T = x"
+                (function-= (::-i (call f x) T) x)
+            "f(x::T) where T = x"
+                (function-= (where (call f (::-i x T)) T) x)
+            "f(x::T) where {T<:Real} = x"
+                (function-= (where (call f (::-i x T)) (braces (<: T Real))) x)
+            "function f(x, y)\n  x\nend"
+                (function (call f x y) (block x))
+            "function f end"
+                (function f)
+            "function (x)\n  x\nend"
+                (function (tuple-p x) (block x))
+            "(d::Dense)(x) = x"
+                (function-= (call (parens (::-i d Dense)) x) x)
+            "(::Dense)(x) = x"
+                (function-= (call (parens (::-pre Dense)) x) x)
+            "Base.:+(a, b) = a"
+                (function-= (call (. Base (quote-: +)) a b) a)
+            "+(a, b) = a"
+                (function-= (call + a b) a)
+            "f(x; k = 1) = x"
+                (function-= (call f x (parameters (= k 1))) x)
+            "f(x, y = 2) = x"
+                (function-= (call f x (= y 2)) x)
+            "f(xs...) = xs"
+                (function-= (call f (... xs)) xs)
+            "function f(x)::Float64 where T\n  x\nend"
+                (function (where (::-i (call f x) Float64) T) (block x))
+        "#]],
+    );
+    // Types.
+    check(
+        &[
+            "struct A\n  x\n  y::Int\nend",
+            "mutable struct B{T} <: C\n  x::T\nend",
+            "abstract type S end",
+            "abstract type S <: T end",
+            "primitive type P 8 end",
+            "struct D\n  \"doc\"\n  x\n  D(x) = new(x)\nend",
+        ],
+        expect![[r#"
+            "struct A\n  x\n  y::Int\nend"
+                (struct A (block x (::-i y Int)))
+            "mutable struct B{T} <: C\n  x::T\nend"
+                (struct-mut (<: (curly B T) C) (block (::-i x T)))
+            "abstract type S end"
+                (abstract S)
+            "abstract type S <: T end"
+                (abstract (<: S T))
+            "primitive type P 8 end"
+                (primitive P 8)
+            "struct D\n  \"doc\"\n  x\n  D(x) = new(x)\nend"
+                (struct D (block (doc (string "doc") x) (function-= (call D x) (call new x))))
+        "#]],
+    );
+    // Modules and names.
+    check(
+        &[
+            "module M\nx = 1\nend",
+            "baremodule M end",
+            "using A",
+            "using A: b, c",
+            "using .M",
+            "using ..N: f",
+            "import A.B",
+            "import A as C",
+            "import A: b as c",
+            "export a, b",
+            "include(\"f.jl\")",
+        ],
+        expect![[r#"
+            "module M\nx = 1\nend"
+                (module M (block (= x 1)))
+            "baremodule M end"
+                (module-bare M (block))
+            "using A"
+                (using (importpath A))
+            "using A: b, c"
+                (using (: (importpath A) (importpath b) (importpath c)))
+            "using .M"
+                (using (importpath . M))
+            "using ..N: f"
+                (using (: (importpath . . N) (importpath f)))
+            "import A.B"
+                (import (importpath A B))
+            "import A as C"
+                (import (as (importpath A) C))
+            "import A: b as c"
+                (import (: (importpath A) (as (importpath b) c)))
+            "export a, b"
+                (export a b)
+            "include(\"f.jl\")"
+                (call include (string "f.jl"))
+        "#]],
+    );
+    // Declarations.
+    check(
+        &[
+            "const N = 3",
+            "global x",
+            "global x = 1",
+            "local x, y",
+            "local x = 1",
+            "const a, b = 1, 2",
+        ],
+        expect![[r#"
+            "const N = 3"
+                (const (= N 3))
+            "global x"
+                (global x)
+            "global x = 1"
+                (global (= x 1))
+            "local x, y"
+                (local x y)
+            "local x = 1"
+                (local (= x 1))
+            "const a, b = 1, 2"
+                (const (= (tuple a b) (tuple 1 2)))
+        "#]],
+    );
+}
+
+#[test]
+fn control_flow() {
+    // Conditionals and loops.
+    check(
+        &[
+            "if a\n  b\nelseif c\n  d\nelse\n  e\nend",
+            "if a b end",
+            "while x > 0\n  x -= 1\nend",
+            "for i in 1:n\nend",
+            "for i = 1:n, j ∈ xs\nend",
+            "for (i, x) in xs\nend",
+            "for outer i in xs\nend",
+        ],
+        expect![[r#"
+            "if a\n  b\nelseif c\n  d\nelse\n  e\nend"
+                (if a (block b) (elseif c (block d) (block e)))
+            "if a b end"
+                (if a (block b))
+            "while x > 0\n  x -= 1\nend"
+                (while (call-i x > 0) (block (op= x - 1)))
+            "for i in 1:n\nend"
+                (for (iteration (in i (call-i 1 : n))) (block))
+            "for i = 1:n, j ∈ xs\nend"
+                (for (iteration (in i (call-i 1 : n)) (in j xs)) (block))
+            "for (i, x) in xs\nend"
+                (for (iteration (in (tuple-p i x) xs)) (block))
+            "for outer i in xs\nend"
+                (for (iteration (in (outer i) xs)) (block))
+        "#]],
+    );
+    // Jumps and blocks.
+    check(
+        &[
+            "return",
+            "return x",
+            "return x, y",
+            "break",
+            "continue",
+            "let x = 1, y\n  x\nend",
+            "try\n  a\ncatch e\n  b\nfinally\n  c\nend",
+            "try\n  a\ncatch\nend",
+            "quote\n  x\nend",
+            ":x",
+            ":(a + b)",
+        ],
+        expect![[r#"
+            "return"
+                (return)
+            "return x"
+                (return x)
+            "return x, y"
+                (return (tuple x y))
+            "break"
+                (break)
+            "continue"
+                (continue)
+            "let x = 1, y\n  x\nend"
+                (let (block (= x 1) y) (block x))
+            "try\n  a\ncatch e\n  b\nfinally\n  c\nend"
+                (try (block a) (catch e (block b)) (finally (block c)))
+            "try\n  a\ncatch\nend"
+                (try (block a) (catch (block)))
+            "quote\n  x\nend"
+                (quote (block x))
+            ":x"
+                (quote-: x)
+            ":(a + b)"
+                (quote-: (parens (call-i a + b)))
+        "#]],
+    );
+}
