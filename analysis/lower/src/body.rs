@@ -8,7 +8,7 @@ use zy_ir::{
     Block, BlockCall, Const, Function, Name, Op, Operand, Span, SsaBuilder, Stmt, Terminator, Type,
     Value, Var, VarInit,
 };
-use zy_syntax::ast::{Expr, ExprKind, TextRange, UnOp};
+use zy_syntax::ast::{BinOp, Expr, ExprKind, TextRange, UnOp};
 
 use crate::scope::{Resolution, VarId};
 use crate::{LowerError, LoweredItem};
@@ -298,7 +298,11 @@ impl<'c, 'a> BodyLowerer<'c, 'a> {
                 rhs,
             } => {
                 let (a, b) = (self.expr(lhs), self.expr(rhs));
-                if *dotted {
+                if *op == BinOp::Pow && !*dotted && negative_int_literal(rhs) {
+                    // Julia lowers a literal exponent to `Base.literal_pow`, which differs from
+                    // `^` for negative ones (`2^-2` is 0.25, while `2^n` with `n = -2` throws).
+                    self.call("literal_pow", vec![a, b], r)
+                } else if *dotted {
                     self.call(
                         "broadcast",
                         vec![Const::Func(op.as_str().into()).into(), a, b],
@@ -449,4 +453,10 @@ fn undef_stmt(name: Name) -> Stmt {
         op: Op::Call("undef".into()),
         args: vec![Const::Symbol(name).into()],
     }
+}
+
+/// Is `e` an integer literal below zero as written (`-2` or `(-2)`, where the parser reads a
+/// signed literal; `- 2` and `-(2)` are calls of `-`, as in Julia)?
+fn negative_int_literal(e: &Expr) -> bool {
+    matches!(e.kind, ExprKind::Int(i) if i < 0)
 }

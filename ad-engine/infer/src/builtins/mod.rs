@@ -23,6 +23,7 @@ pub const BUILTINS: &[&str] = &[
     "÷",
     "%",
     "^",
+    "literal_pow",
     "<",
     "<=",
     ">",
@@ -121,6 +122,8 @@ pub(crate) fn call(
             "+" | "-" | "*" | "/" | "÷" | "%" | "^" | "<" | "<=" | ">" | ">=" | "==" | "!=",
             [x, y],
         ) => scalar::binary(b, name, x, y),
+        ("literal_pow", [x, p]) if !is_array(x) => scalar::literal_pow(b, x, p),
+        ("literal_pow", [x, p]) => array::arith(cx, b, "^", x, p),
         ("-" | "+", [x]) if is_array(x) => array::unary(cx, b, name, x),
         ("-" | "+" | "!", [x]) => scalar::unary(b, name, x),
         (

@@ -87,6 +87,33 @@ fn pow(b: &mut PlanBuilder, x: &Val, y: &Val) -> Result<Val, Fail> {
     Ok(apply(b, Prim::Pow, vec![&x, &y], ty))
 }
 
+/// `x ^ p` with a negative integer literal `p` (lowering calls `literal_pow` for those, as
+/// Julia's `Base.literal_pow`): an integer `x` gives a Float64 (`inv(x)` for -1, `inv(x)^2` for
+/// -2, `Float64(x)^p` below), and a Float64 `x` to the power -1 is `inv(x)`. Every other case is
+/// `x ^ p`.
+pub(crate) fn literal_pow(b: &mut PlanBuilder, x: &Val, p: &Val) -> Result<Val, Fail> {
+    let Some(Const::Int(n)) = p.konst else {
+        return binary(b, "^", x, p);
+    };
+    let int_base = matches!(x.ty, Type::Int64 | Type::Bool);
+    if n >= 0 || !(int_base || x.ty == Type::Float64) {
+        return binary(b, "^", x, p);
+    }
+    let xf = convert(b, x.clone(), &Type::Float64)?;
+    let inv = |b: &mut PlanBuilder, v: &Val| {
+        let one = Val::lit(Const::f64(1.0));
+        apply(b, Prim::Div, vec![&one, v], Type::Float64)
+    };
+    match n {
+        -1 => Ok(inv(b, &xf)),
+        -2 if int_base => {
+            let i = inv(b, &xf);
+            Ok(apply(b, Prim::Mul, vec![&i, &i], Type::Float64))
+        }
+        _ => Ok(apply(b, Prim::Pow, vec![&xf, p], Type::Float64)),
+    }
+}
+
 /// `-x`, `+x`, `!x` on a number.
 pub(crate) fn unary(b: &mut PlanBuilder, op: &str, x: &Val) -> Result<Val, Fail> {
     match (op, &x.ty) {
