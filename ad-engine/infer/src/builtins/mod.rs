@@ -124,6 +124,10 @@ pub(crate) fn call(
         ) => scalar::binary(b, name, x, y),
         ("literal_pow", [x, p]) if !is_array(x) => scalar::literal_pow(b, x, p),
         ("literal_pow", [x, p]) => array::arith(cx, b, "^", x, p),
+        ("literal_pow", _) => Err(no_method(
+            name,
+            &args.iter().map(|a| a.ty.clone()).collect::<Vec<_>>(),
+        )),
         ("-" | "+", [x]) if is_array(x) => array::unary(cx, b, name, x),
         ("-" | "+" | "!", [x]) => scalar::unary(b, name, x),
         (
