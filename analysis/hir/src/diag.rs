@@ -9,10 +9,10 @@ use zy_syntax::ast::{AnnotationKind, Item};
 
 use crate::call::{type_call, CALL_SPAN_FILE};
 use crate::input::{Prelude, SourceFile, Unreadable, Workspace};
-use crate::item::{item_ast, item_range, item_tree, ItemId};
+use crate::item::{item_ast, item_boundaries, item_range, item_tree, ItemId, ItemKind};
 use crate::lower::ssa;
 use crate::program::program_index;
-use crate::scope::{files_by_path, includes};
+use crate::scope::{files_by_path, includes, scope_names};
 use crate::span::{line_col, FileRange};
 
 /// One finding, located by byte offsets in its file.
@@ -63,6 +63,15 @@ pub fn load_errors(db: &dyn salsa::Database, file: SourceFile) -> Vec<Diag> {
         }
     }
     out.extend(include_errors(db, file));
+    for (item, why) in scope_names(db, file).import_errors(db, file) {
+        let (start, end) = whole_item(db, item);
+        out.push(Diag {
+            start,
+            end,
+            code: "unsupported".to_string(),
+            message: why,
+        });
+    }
     for e in &program_index(db, file).errors {
         if let Some(item) = item_of_span(db, e.span.file) {
             if item.file(db) == file {
@@ -71,6 +80,45 @@ pub fn load_errors(db: &dyn salsa::Database, file: SourceFile) -> Vec<Diag> {
         }
     }
     sort(&mut out);
+    out
+}
+
+/// The byte range of a whole item in its file.
+fn whole_item(db: &dyn salsa::Database, item: ItemId) -> (u32, u32) {
+    let b = item_boundaries(db, item);
+    (
+        b.first().copied().unwrap_or(0),
+        b.last().copied().unwrap_or(0),
+    )
+}
+
+/// The code of the note on a top-level statement zy does not run.
+pub const SKIPPED: &str = "skipped-statement";
+
+/// The top-level statements of `file` that zy does not run (`println(x)`, a loop at top level,
+/// `push!(xs, 1.0)`), one note each. They block nothing: a function that reads a binding one
+/// of them changes is refused where it reads it.
+#[salsa::tracked(returns(ref))]
+pub fn skipped_statements(db: &dyn salsa::Database, file: SourceFile) -> Vec<Diag> {
+    let mut out = Vec::new();
+    for &item in item_tree(db, file) {
+        if item.kind(db) != ItemKind::Script {
+            continue;
+        }
+        let Some(Item::Script(s)) = item_ast(db, item).as_deref() else {
+            continue;
+        };
+        let (start, end) = item_range(db, item, s.range.start, s.range.end).unwrap_or((0, 0));
+        out.push(Diag {
+            start,
+            end,
+            code: SKIPPED.to_string(),
+            message: format!(
+                "zy does not run {} at top level: only definitions are loaded (a function that reads a binding it changes is refused)",
+                s.what
+            ),
+        });
+    }
     out
 }
 

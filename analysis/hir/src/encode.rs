@@ -51,6 +51,22 @@ impl<F: FnMut(&mut TextRange)> Ranges<F> {
                 self.range(&mut i.path_range);
                 self.range(&mut i.range);
             }
+            Item::Module(m) => {
+                self.range(&mut m.name_range);
+                m.items.iter_mut().for_each(|i| self.item(i));
+                self.range(&mut m.range);
+            }
+            Item::Import(i) => {
+                if let Some(from) = &mut i.from {
+                    self.range(&mut from.range);
+                }
+                i.paths
+                    .iter_mut()
+                    .for_each(|(p, _)| self.range(&mut p.range));
+                self.range(&mut i.range);
+            }
+            Item::Export(e) => self.range(&mut e.range),
+            Item::Script(s) => self.range(&mut s.range),
         }
     }
     fn function(&mut self, f: &mut FunctionDef) {

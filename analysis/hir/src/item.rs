@@ -28,15 +28,26 @@ pub enum ItemKind {
     Global,
     /// `include("path")`: named by the path as written.
     Include,
+    /// `module M ... end`: named `M` (its items are items of their own).
+    Module,
+    /// `using ...` / `import ...`.
+    Import,
+    /// `export ...`.
+    Export,
+    /// A top-level statement zy does not run.
+    Script,
 }
 
-/// The identity of a top-level item: its file, kind, name and which of the same-named items of
-/// that kind in the file it is. Edits to its body (or anywhere else) keep the id; its number
+/// The identity of a top-level item: its file, the module it is written in inside the file, its
+/// kind, name and which of the same-named items of that kind there it is. Edits to its body (or anywhere else) keep the id; its number
 /// goes into the `file` field of the IR spans of everything lowered from it.
 #[salsa::interned(unsafe(no_lifetime), revisions = usize::MAX, debug)]
 pub struct ItemId {
     #[returns(copy)]
     pub file: SourceFile,
+    /// The path of the `module` blocks around it in its file (`M.N`), empty outside any.
+    #[returns(ref)]
+    pub module: Name,
     #[returns(copy)]
     pub kind: ItemKind,
     /// The function name (`f`, `(::Dense)` for a callable struct), struct name or binding name.
@@ -65,23 +76,55 @@ pub fn item_name(item: &Item) -> (ItemKind, Name) {
         Item::Struct(s) => (ItemKind::Struct, s.name.as_str().into()),
         Item::Global(g) => (ItemKind::Global, g.name.as_str().into()),
         Item::Include(i) => (ItemKind::Include, i.path.as_str().into()),
+        Item::Module(m) => (ItemKind::Module, m.name.as_str().into()),
+        Item::Import(_) => (ItemKind::Import, "import".into()),
+        Item::Export(_) => (ItemKind::Export, "export".into()),
+        Item::Script(_) => (ItemKind::Script, "script".into()),
     }
+}
+
+/// The items of a file with the path of the modules around each, modules flattened: a module
+/// item comes first with its items emptied, then its items.
+#[salsa::tracked(returns(ref), no_eq)]
+fn flat_items(db: &dyn salsa::Database, file: SourceFile) -> Arc<Vec<(Name, Item)>> {
+    fn walk(items: &[Item], module: &str, out: &mut Vec<(Name, Item)>) {
+        for item in items {
+            match item {
+                Item::Module(m) => {
+                    let mut header = m.clone();
+                    header.items = Vec::new();
+                    out.push((module.into(), Item::Module(header)));
+                    let inner = if module.is_empty() {
+                        m.name.clone()
+                    } else {
+                        format!("{module}.{}", m.name)
+                    };
+                    walk(&m.items, &inner, out);
+                }
+                other => out.push((module.into(), other.clone())),
+            }
+        }
+    }
+    let mut out = Vec::new();
+    walk(&parse(db, file).items, "", &mut out);
+    Arc::new(out)
 }
 
 /// The items of a file, in source order. Equal across edits that add, remove or rename no
 /// definition, so queries over names are reused after a body edit.
 #[salsa::tracked(returns(ref))]
 pub fn item_tree(db: &dyn salsa::Database, file: SourceFile) -> Vec<ItemId> {
-    let mut seen: HashMap<(ItemKind, Name), u32> = HashMap::new();
-    parse(db, file)
-        .items
+    let mut seen: HashMap<(Name, ItemKind, Name), u32> = HashMap::new();
+    flat_items(db, file)
         .iter()
-        .map(|item| {
+        .map(|(module, item)| {
             let (kind, name) = item_name(item);
-            let count = seen.entry((kind, name.clone())).or_insert(0);
+            let count = seen
+                .entry((module.clone(), kind, name.clone()))
+                .or_insert(0);
             let nth = *count;
             *count += 1;
-            ItemId::new(db, file, kind, name, nth)
+            ItemId::new(db, file, module.clone(), kind, name, nth)
         })
         .collect()
 }
@@ -100,7 +143,7 @@ fn item_positions(db: &dyn salsa::Database, file: SourceFile) -> HashMap<ItemId,
 fn find_item(db: &dyn salsa::Database, id: ItemId) -> Option<&Item> {
     let file = id.file(db);
     let index = *item_positions(db, file).get(&id)?;
-    parse(db, file).items.get(index)
+    flat_items(db, file).get(index).map(|(_, item)| item)
 }
 
 /// The rank encoding of the item (re-computed on every edit of its file).

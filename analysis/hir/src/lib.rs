@@ -47,12 +47,14 @@ pub mod specialise;
 pub use ad::{adjoint, AdjointFunctions};
 pub use call::{type_call, typed_program, CallErrors, TypedCall, CALL_NAME, CALL_SPAN_FILE};
 pub use db::RootDatabase;
-pub use diag::{diagnostics, item_of_span, load_errors, locate, Diag};
+pub use diag::{diagnostics, item_of_span, load_errors, locate, skipped_statements, Diag, SKIPPED};
 pub use input::{Prelude, SourceFile, Workspace};
 pub use item::{item_ast, item_boundaries, item_range, item_tree, parse, ItemId, ItemKind};
 pub use jit::{compiled, CompileKey, Target};
 pub use lower::ssa;
 pub use program::{program_index, resolved_ssa, ProgramIndex};
-pub use scope::{file_module, includes, is_prelude, qualify, scope_files, scope_root, MAIN};
+pub use scope::{
+    file_module, includes, is_prelude, item_module, qualify, scope_files, scope_root, MAIN,
+};
 pub use span::{line_col, offset_of, FileRange, LineCol};
 pub use specialise::{ret_type, typed, InstanceId};

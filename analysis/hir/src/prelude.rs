@@ -14,10 +14,20 @@ pub struct PreludeFile {
 }
 
 /// The prelude, in load order.
-pub const PRELUDE: &[PreludeFile] = &[PreludeFile {
-    module: "Base",
-    text: include_str!("../prelude/Base.jl"),
-}];
+pub const PRELUDE: &[PreludeFile] = &[
+    PreludeFile {
+        module: "Base",
+        text: include_str!("../prelude/Base.jl"),
+    },
+    PreludeFile {
+        module: "LinearAlgebra",
+        text: include_str!("../prelude/LinearAlgebra.jl"),
+    },
+    PreludeFile {
+        module: "Statistics",
+        text: include_str!("../prelude/Statistics.jl"),
+    },
+];
 
 /// The path under which `file` appears.
 pub fn prelude_path(file: &PreludeFile) -> PathBuf {
@@ -30,4 +40,9 @@ pub fn prelude_module(path: &Path) -> Option<&'static str> {
         .iter()
         .find(|f| prelude_path(f) == path)
         .map(|f| f.module)
+}
+
+/// Is `module` one of the prelude's modules?
+pub fn is_prelude_module(module: &str) -> bool {
+    PRELUDE.iter().any(|f| f.module == module)
 }

@@ -14,7 +14,7 @@ use crate::input::SourceFile;
 use crate::item::{item_tree, ItemId};
 use crate::lower::ssa;
 use crate::resolve::resolve_item;
-use crate::scope::{file_module, scope_files, scope_names, scope_root};
+use crate::scope::{item_module, scope_files, scope_names, scope_root};
 
 /// The program with where each body comes from.
 #[derive(Clone, Debug, Default)]
@@ -84,8 +84,8 @@ fn resolved_in_root(
     root: SourceFile,
     item: ItemId,
 ) -> Arc<zy_lower::LoweredItem> {
-    let module = file_module(db, item.file(db));
-    Arc::new(resolve_item(ssa(db, item), module, scope_names(db, root)))
+    let module = item_module(db, root, item);
+    Arc::new(resolve_item(ssa(db, item), &module, scope_names(db, root)))
 }
 
 /// The program that the code of `file` sees: the prelude's definitions, those of the root of
@@ -97,7 +97,7 @@ pub fn program_index(db: &dyn salsa::Database, file: SourceFile) -> &Arc<Program
 #[salsa::tracked(returns(ref))]
 fn root_program(db: &dyn salsa::Database, root: SourceFile) -> Arc<ProgramIndex> {
     let mut index = ProgramIndex::default();
-    for &file in scope_files(db, root) {
+    for file in scope_files(db, root) {
         for &item in item_tree(db, file) {
             let lowered = resolved_in_root(db, root, item);
             for (i, (name, _)) in lowered.methods.iter().enumerate() {

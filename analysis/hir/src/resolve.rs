@@ -1,41 +1,46 @@
-//! Name resolution of one lowered item in its scope: every free name its IR refers to
-//! (functions called or used as values, bindings, types in signatures and fields) is replaced
-//! by the qualified name of the definition it means there ([`ScopeNames::resolve`]). Lowering
-//! leaves names as written, so it stays independent of the other files; inference then sees
-//! only qualified names.
+//! Name resolution of one lowered item in its scope ([`crate::scope`]): the names it defines
+//! become qualified by its module (`f` in `module M` defines `M.f`; `Base.sum(x::T) = ...` and
+//! an imported `sum` add methods to `Base.sum`), and every free name its IR refers to (functions
+//! called or used as values, bindings, types in signatures and fields, `M.f` written with a
+//! module) becomes the qualified name of the definition it means there. Lowering leaves names
+//! as written, so it stays independent of the other files; inference sees qualified names only.
+//! A binding that top-level code zy does not run may change is an error where it is read.
 
 use std::sync::Arc;
 
-use zy_ir::{Const, Function, Op, Operand, Terminator, TypeExpr, ValueKind};
+use zy_ir::{Const, Function, Name, Op, Operand, Terminator, TypeExpr, ValueKind};
 use zy_lower::LoweredItem;
 
 use crate::scope::ScopeNames;
 
-/// `item` (lowered in `module`) with its free names resolved by `names`.
+/// `item` (written in `module`) with its definitions qualified and its free names resolved.
 pub fn resolve_item(item: &LoweredItem, module: &str, names: &ScopeNames) -> LoweredItem {
     let name = |n: &str| names.resolve(module, n);
     let mut out = item.clone();
-    for (_, method) in &mut out.methods {
+    for (generic, method) in &mut out.methods {
+        *generic = names.definition(module, generic);
         let bound: Vec<&str> = method.where_params.iter().map(|p| &**p).collect();
         for t in method.sig.iter_mut().flatten() {
             resolve_type(t, &bound, &name);
         }
-        method.body = Arc::new(resolve_body(&method.body, &name));
+        method.body = Arc::new(resolve_body(&method.body, module, names));
     }
     for s in &mut out.structs {
+        s.name = names.definition(module, &s.name);
         let bound: Vec<&str> = s.params.iter().map(|p| &**p).collect();
         for t in s.fields.iter_mut().filter_map(|(_, t)| t.as_mut()) {
             resolve_type(t, &bound, &name);
         }
     }
     for g in &mut out.globals {
-        g.body = Arc::new(resolve_body(&g.body, &name));
+        g.name = names.definition(module, &g.name);
+        g.body = Arc::new(resolve_body(&g.body, module, names));
     }
     out
 }
 
 /// The type names of `t` resolved, except the type variables `bound`.
-fn resolve_type(t: &mut TypeExpr, bound: &[&str], name: &impl Fn(&str) -> zy_ir::Name) {
+fn resolve_type(t: &mut TypeExpr, bound: &[&str], name: &impl Fn(&str) -> Name) {
     match t {
         TypeExpr::Named { name: n, params } => {
             if !bound.contains(&&**n) {
@@ -49,21 +54,63 @@ fn resolve_type(t: &mut TypeExpr, bound: &[&str], name: &impl Fn(&str) -> zy_ir:
     }
 }
 
-fn resolve_body(f: &Function, name: &impl Fn(&str) -> zy_ir::Name) -> Function {
+fn resolve_body(f: &Function, module: &str, names: &ScopeNames) -> Function {
     let mut f = f.clone();
     let operand = |a: &mut Operand| {
         if let Operand::Const(Const::Func(n)) = a {
-            *n = name(n);
+            *n = names.resolve(module, n);
         }
     };
+    // `M.f`: a field of a module's binding is that module's definition.
+    let modules: Vec<Option<Name>> = f
+        .values
+        .iter()
+        .map(|v| match &v.kind {
+            ValueKind::Stmt(s) => match &s.op {
+                Op::Global(n) => names.module_path(module, n),
+                _ => None,
+            },
+            ValueKind::Param { .. } => None,
+        })
+        .collect();
+    let mut module_loads = Vec::new();
     for v in &mut f.values {
         let ValueKind::Stmt(s) = &mut v.kind else {
             continue;
         };
-        if let Op::Call(n) | Op::Global(n) = &mut s.op {
-            *n = name(n);
+        if let (Op::Call(n), [Operand::Value(base), Operand::Const(Const::Symbol(field))]) =
+            (&s.op, s.args.as_slice())
+        {
+            if &**n == "getfield" {
+                if let Some(Some(m)) = modules.get(base.index()) {
+                    let target = names.resolve(m, field);
+                    module_loads.push(*base);
+                    s.op = Op::Global(target);
+                    s.args.clear();
+                }
+            }
+        }
+        match &mut s.op {
+            Op::Call(n) => *n = names.resolve(module, n),
+            Op::Global(n) => {
+                *n = names.resolve(module, n);
+                if let Some(at) = names.changed_by_skipped_code(n) {
+                    let message = format!(
+                        "`{n}` is changed by top-level code that zy does not run ({at}): its value here is unknown"
+                    );
+                    s.op = Op::Call("error".into());
+                    s.args = vec![Operand::Const(Const::Str(message.into()))];
+                }
+            }
+            _ => {}
         }
         s.args.iter_mut().for_each(operand);
+    }
+    // A module is not a value: its loads that served only `M.f` go.
+    let used = used_values(&f);
+    for b in &mut f.blocks {
+        b.stmts
+            .retain(|v| !module_loads.contains(v) || used.contains(v));
     }
     for b in &mut f.blocks {
         match &mut b.term {
@@ -85,4 +132,19 @@ fn resolve_body(f: &Function, name: &impl Fn(&str) -> zy_ir::Name) -> Function {
         }
     }
     f
+}
+
+/// The values some statement or terminator reads.
+fn used_values(f: &Function) -> std::collections::HashSet<zy_ir::Value> {
+    let stmts = f
+        .blocks
+        .iter()
+        .flat_map(|b| &b.stmts)
+        .filter_map(|&v| f.stmt(v));
+    let terms = f.blocks.iter().flat_map(|b| b.term.operands());
+    stmts
+        .flat_map(|s| s.args.iter())
+        .chain(terms)
+        .filter_map(Operand::as_value)
+        .collect()
 }

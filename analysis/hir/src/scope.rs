@@ -1,20 +1,26 @@
-//! What a file's code sees: its own definitions, those of the files it `include`s (paths
-//! relative to it), and the prelude's. Two files of the workspace that do not include each
-//! other do not see each other: each file that no other file includes is the root of its own
-//! program ([`crate::program_index`]), and an included file belongs to its includer's. Names are
-//! qualified by their module: `Base.abs2` for a prelude definition, the plain name for one of
-//! the user's files (Julia's `Main`), and [`ScopeNames::resolve`] says which definition a name
-//! written in a module means.
+//! What a file's code sees, as Julia decides it. A program is a root file with the files it
+//! `include`s (paths relative to the including file, loaded into the module the `include` is
+//! written in) and the prelude's modules (`Base`, `LinearAlgebra`, `Statistics`). Two files of
+//! the workspace that do not include each other do not see each other: each file that no other
+//! file includes is the root of its own program ([`crate::program_index`]), and an included
+//! file belongs to its includer's.
+//!
+//! Names are qualified by their module: `Base.abs2` for a prelude definition, `M.f` for one in
+//! `module M`, the plain name for one of `Main` (the user's top level). [`ScopeNames::resolve`]
+//! says which definition a name written in a module means: the module's own, then what it
+//! imports by name (`using A: f`, `import A.f`), then the exports of the modules it uses
+//! (`using A`, and implicitly Base), then a builtin of that name.
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::path::{Component, Path, PathBuf};
 
 use zy_ir::Name;
-use zy_syntax::ast::Item;
+use zy_syntax::ast::{ImportPath, Item};
 
 use crate::input::{Prelude, SourceFile, Workspace};
-use crate::item::{item_ast, item_tree, ItemId, ItemKind};
+use crate::item::{item_ast, item_range, item_tree, ItemId, ItemKind};
 use crate::prelude::PRELUDE;
+use crate::span::line_col;
 
 /// The module of the user's files (Julia's `Main`): its names are not qualified.
 pub const MAIN: &str = "";
@@ -23,16 +29,8 @@ pub const MAIN: &str = "";
 /// ChainRulesCore's `rrule` is): never qualified.
 pub const RRULE: &str = "rrule";
 
-/// The module that a file's top-level definitions belong to: the prelude module of a prelude
-/// file, [`MAIN`] otherwise.
-pub fn file_module(db: &dyn salsa::Database, file: SourceFile) -> &'static str {
-    Prelude::get(db)
-        .files(db)
-        .iter()
-        .position(|&f| f == file)
-        .and_then(|i| PRELUDE.get(i))
-        .map_or(MAIN, |p| p.module)
-}
+/// The module that the prelude puts everything in that every module sees.
+const BASE: &str = "Base";
 
 /// `name` defined in `module`, as the program names it.
 pub fn qualify(module: &str, name: &str) -> Name {
@@ -43,30 +41,85 @@ pub fn qualify(module: &str, name: &str) -> Name {
     }
 }
 
+/// The module a prelude file defines, if `file` is one; [`MAIN`] for any other file.
+pub fn file_module(db: &dyn salsa::Database, file: SourceFile) -> &'static str {
+    Prelude::get(db)
+        .files(db)
+        .iter()
+        .position(|&f| f == file)
+        .and_then(|i| PRELUDE.get(i))
+        .map_or(MAIN, |p| p.module)
+}
+
+/// Is `file` one of the prelude's files?
+pub fn is_prelude(db: &dyn salsa::Database, file: SourceFile) -> bool {
+    Prelude::get(db).files(db).contains(&file)
+}
+
+/// A file of a program, with the module its top level is loaded into.
+#[derive(Clone, PartialEq, Eq, Debug)]
+pub struct LoadedFile {
+    pub file: SourceFile,
+    pub module: Name,
+}
+
 /// The files visible from `file`'s code, in load order: the prelude, then the root of `file`'s
 /// program ([`scope_root`]) and what it includes, depth first.
-pub fn scope_files(db: &dyn salsa::Database, file: SourceFile) -> &[SourceFile] {
+pub fn scope_files(db: &dyn salsa::Database, file: SourceFile) -> Vec<SourceFile> {
     root_files(db, scope_root(db, file))
+        .iter()
+        .map(|l| l.file)
+        .collect()
 }
 
 #[salsa::tracked(returns(ref))]
-fn root_files(db: &dyn salsa::Database, root: SourceFile) -> Vec<SourceFile> {
-    let mut files = Prelude::get(db).files(db).clone();
-    if !files.contains(&root) {
-        visit_includes(db, root, &mut files);
+fn root_files(db: &dyn salsa::Database, root: SourceFile) -> Vec<LoadedFile> {
+    let prelude = Prelude::get(db).files(db);
+    let mut files: Vec<LoadedFile> = prelude
+        .iter()
+        .map(|&file| LoadedFile {
+            file,
+            module: file_module(db, file).into(),
+        })
+        .collect();
+    if !prelude.contains(&root) {
+        visit_includes(db, root, MAIN.into(), &mut files);
     }
     files
 }
 
-fn visit_includes(db: &dyn salsa::Database, file: SourceFile, seen: &mut Vec<SourceFile>) {
-    seen.push(file);
-    for (_, path) in includes(db, file) {
+fn visit_includes(
+    db: &dyn salsa::Database,
+    file: SourceFile,
+    module: Name,
+    seen: &mut Vec<LoadedFile>,
+) {
+    seen.push(LoadedFile {
+        file,
+        module: module.clone(),
+    });
+    for (item, path) in includes(db, file) {
         if let Some(&included) = files_by_path(db, Workspace::get(db)).get(path) {
-            if !seen.contains(&included) {
-                visit_includes(db, included, seen);
+            if !seen.iter().any(|l| l.file == included) {
+                let inner = join(&module, item.module(db));
+                visit_includes(db, included, inner, seen);
             }
         }
     }
+}
+
+/// The module path `inner` inside `outer`.
+fn join(outer: &str, inner: &str) -> Name {
+    match (outer, inner) {
+        (o, "") => o.into(),
+        ("", i) => i.into(),
+        (o, i) => format!("{o}.{i}").into(),
+    }
+}
+
+/// The module that contains `module` (`A` for `A.B`; Main for a top-level module and Main).
+fn parent(module: &str) -> &str {
+    module.rfind('.').map_or(MAIN, |i| &module[..i])
 }
 
 /// The `include`s of `file`: each item with the path it names, resolved against `file`'s
@@ -143,52 +196,417 @@ pub fn scope_root(db: &dyn salsa::Database, file: SourceFile) -> SourceFile {
     root
 }
 
-/// The names each module of a scope defines (functions, structs, bindings), unqualified.
-/// Equal across edits that add, remove or rename no definition.
+/// The module whose definitions `item` makes in the program of `root`: the module its file is
+/// loaded into, then the `module` blocks around it in the file.
+pub fn item_module(db: &dyn salsa::Database, root: SourceFile, item: ItemId) -> Name {
+    let file = item.file(db);
+    let base = root_files(db, root)
+        .iter()
+        .find(|l| l.file == file)
+        .map_or(MAIN.into(), |l| l.module.clone());
+    join(&base, item.module(db))
+}
+
+/// What one module of a program defines and sees.
+#[derive(Clone, PartialEq, Eq, Debug, Default)]
+pub struct ModuleScope {
+    /// Functions, structs and bindings it defines (unqualified).
+    defines: BTreeSet<Name>,
+    /// Its top-level bindings (those a skipped statement may change).
+    bindings: BTreeSet<Name>,
+    /// Names brought in one by one (`using A: f`, `import A.f`), to their qualified names.
+    imports: BTreeMap<Name, Name>,
+    /// Of those, the ones brought in by `import`: a method defined under that name in the module
+    /// is a method of the imported function.
+    extends: BTreeSet<Name>,
+    /// Modules whose exports it sees (`using A`; Base too unless it is a `baremodule`).
+    usings: Vec<Name>,
+    /// Module names it can write (`M` in `M.f`): its own modules and those it imports.
+    modules: BTreeMap<Name, Name>,
+    exports: BTreeSet<Name>,
+}
+
+/// The modules of a program with what each defines and sees, the bindings that skipped
+/// statements may change, and the imports that name nothing. Equal across edits that add,
+/// remove or rename no definition and change no import.
 #[derive(Clone, PartialEq, Eq, Debug, Default)]
 pub struct ScopeNames {
-    modules: BTreeMap<&'static str, BTreeSet<Name>>,
+    modules: BTreeMap<Name, ModuleScope>,
+    /// Qualified bindings changed by top-level code zy does not run, with where that code is.
+    changed: BTreeMap<Name, String>,
+    /// `using`/`import` items that name no module or name, with why.
+    errors: Vec<(ItemId, String)>,
 }
 
 impl ScopeNames {
-    /// What `name`, written in code of `module`, refers to: the module's own definition, else
-    /// the prelude's `Base` definition (every module sees Base), else the name itself (a
-    /// builtin, or undefined: inference says which).
+    /// What `name`, written in code of `module`, refers to: the module's own definition, else a
+    /// name it imports, else an export of a module it uses (Base's definitions are all seen),
+    /// else the name itself (a builtin, or undefined: inference says which). A dotted name
+    /// (`LinearAlgebra.norm`, `Base.sum`) is looked up in the module its prefix names.
     pub fn resolve(&self, module: &str, name: &str) -> Name {
-        let defines = |m: &str| self.modules.get(m).is_some_and(|ns| ns.contains(name));
         if name == RRULE {
-            name.into()
-        } else if defines(module) {
-            qualify(module, name)
-        } else if defines("Base") {
-            qualify("Base", name)
-        } else {
-            name.into()
+            return name.into();
         }
+        if let Some((prefix, last)) = name
+            .rsplit_once('.')
+            .filter(|(p, l)| !p.is_empty() && !l.is_empty())
+        {
+            if let Some(target) = self.module_path(module, prefix) {
+                return self.member(&target, last);
+            }
+        }
+        let Some(scope) = self.modules.get(module) else {
+            return name.into();
+        };
+        if scope.defines.contains(name) {
+            return qualify(module, name);
+        }
+        if let Some(q) = scope.imports.get(name) {
+            return q.clone();
+        }
+        for used in &scope.usings {
+            if self.exported(used, name) {
+                return qualify(used, name);
+            }
+        }
+        name.into()
+    }
+
+    /// The name a definition of `name` in `module` adds a method to: a dotted name's module's
+    /// function, an imported function (`import Base: sum` then `sum(x::T) = ...`), or the
+    /// module's own.
+    pub fn definition(&self, module: &str, name: &str) -> Name {
+        if name == RRULE || name.starts_with('#') {
+            return name.into();
+        }
+        if let Some(inner) = name.strip_prefix("(::").and_then(|n| n.strip_suffix(')')) {
+            // The call methods of a struct, of the struct the name means.
+            if inner.starts_with('#') {
+                return name.into();
+            }
+            return zy_ir::callable_name(&self.resolve(module, inner));
+        }
+        if name.contains('.') {
+            return self.resolve(module, name);
+        }
+        match self.modules.get(module) {
+            Some(scope) if scope.extends.contains(name) => scope
+                .imports
+                .get(name)
+                .cloned()
+                .unwrap_or_else(|| name.into()),
+            _ => qualify(module, name),
+        }
+    }
+
+    /// The module that `name` (possibly dotted) names in `module`'s code, if it names one.
+    pub fn module_path(&self, module: &str, name: &str) -> Option<Name> {
+        let mut parts = name.split('.');
+        let first = parts.next()?;
+        let mut path: Name = match self.modules.get(module).and_then(|s| s.modules.get(first)) {
+            Some(p) => p.clone(),
+            None if first == BASE => BASE.into(),
+            None if first == "Main" => MAIN.into(),
+            None => return None,
+        };
+        for part in parts {
+            let next = join(&path, part);
+            if !self.modules.contains_key(&next) {
+                return None;
+            }
+            path = next;
+        }
+        Some(path)
+    }
+
+    /// The binding `name` of `module` as `module.name` reaches it: its own or one it imports.
+    fn member(&self, module: &str, name: &str) -> Name {
+        match self.modules.get(module) {
+            Some(scope) if !scope.defines.contains(name) => scope
+                .imports
+                .get(name)
+                .cloned()
+                .unwrap_or_else(|| qualify(module, name)),
+            _ => qualify(module, name),
+        }
+    }
+
+    /// Does `module` export `name` (everything Base defines counts as exported)?
+    fn exported(&self, module: &str, name: &str) -> bool {
+        self.modules.get(module).is_some_and(|s| {
+            (s.exports.contains(name) || module == BASE) && s.defines.contains(name)
+        })
+    }
+
+    /// Where top-level code that zy does not run changes the binding `qualified`, if it does.
+    pub fn changed_by_skipped_code(&self, qualified: &str) -> Option<&str> {
+        self.changed.get(qualified).map(String::as_str)
+    }
+
+    /// The imports of `file`'s items that name no module or name, with why.
+    pub fn import_errors(
+        &self,
+        db: &dyn salsa::Database,
+        file: SourceFile,
+    ) -> Vec<(ItemId, String)> {
+        self.errors
+            .iter()
+            .filter(|(item, _)| item.file(db) == file)
+            .cloned()
+            .collect()
     }
 }
 
-/// The names defined in each module of the scope of `file`.
+/// The names of the program that the code of `file` sees.
 pub fn scope_names(db: &dyn salsa::Database, file: SourceFile) -> &ScopeNames {
     root_names(db, scope_root(db, file))
+}
+
+/// The modules a program knows by an absolute name: the prelude's and Main.
+fn absolute_module(names: &ScopeNames, first: &str) -> Option<Name> {
+    match first {
+        "Main" => Some(MAIN.into()),
+        _ if names.modules.contains_key(first) && !first.contains('.') && first != MAIN => {
+            Some(first.into())
+        }
+        _ => None,
+    }
+}
+
+/// The module an import path names, written in `module`: `A.B` absolute (a prelude module),
+/// `.M` in `module`, `..M` in its parent.
+fn import_module(names: &ScopeNames, module: &str, path: &ImportPath) -> Result<Name, String> {
+    let shown = format!("{}{}", ".".repeat(path.dots as usize), path.names.join("."));
+    let mut parts = path.names.iter();
+    let mut at: Name = if path.dots == 0 {
+        let Some(first) = parts.next() else {
+            return Err("an empty module path".into());
+        };
+        match absolute_module(names, first) {
+            // A module of the user's files is written `.M` in `using`.
+            Some(m) if names.modules.contains_key(&m) && m.as_ref() != MAIN && !crate::prelude::is_prelude_module(&m) => {
+                return Err(format!("`{first}` is a module of your files: write `using .{first}`"));
+            }
+            Some(m) => m,
+            None => {
+                return Err(format!(
+                    "package `{first}` is not available: zy knows Base, LinearAlgebra and Statistics, and the modules your files define (`using .{first}`)"
+                ))
+            }
+        }
+    } else {
+        let mut m: &str = module;
+        for _ in 1..path.dots {
+            m = parent(m);
+        }
+        m.into()
+    };
+    for part in parts {
+        let next = join(&at, part);
+        if !names.modules.contains_key(&next) {
+            return Err(format!(
+                "UndefVarError: `{part}` not defined in `{}` (in `{shown}`)",
+                module_name(&at)
+            ));
+        }
+        at = next;
+    }
+    Ok(at)
+}
+
+/// How a module is named in messages.
+fn module_name(module: &str) -> &str {
+    if module == MAIN {
+        "Main"
+    } else {
+        module
+    }
 }
 
 #[salsa::tracked(returns(ref))]
 fn root_names(db: &dyn salsa::Database, root: SourceFile) -> ScopeNames {
     let mut names = ScopeNames::default();
-    for &file in root_files(db, root) {
-        let module = file_module(db, file);
-        let defined = names.modules.entry(module).or_default();
-        for &item in item_tree(db, file) {
-            if item.kind(db) != ItemKind::Include {
-                defined.insert(item.name(db).clone());
+    let files = root_files(db, root);
+    let items: Vec<(ItemId, Name)> = files
+        .iter()
+        .flat_map(|l| item_tree(db, l.file).iter().map(move |&i| (i, l)))
+        .map(|(item, l)| (item, join(&l.module, item.module(db))))
+        .collect();
+    // Every module first, then what each imports (which names modules), then what each defines
+    // (which depends on what it imports).
+    for l in files {
+        names.modules.entry(l.module.clone()).or_default();
+    }
+    for (item, module) in &items {
+        if item.kind(db) == ItemKind::Module {
+            let inner = join(module, item.name(db));
+            names.modules.entry(inner.clone()).or_default();
+            let scope = names.modules.entry(module.clone()).or_default();
+            scope.modules.insert(item.name(db).clone(), inner);
+        }
+    }
+    for (module, scope) in names.modules.iter_mut() {
+        let bare = module.as_ref() == BASE;
+        if !bare {
+            scope.usings.push(BASE.into());
+        }
+    }
+    for (item, module) in &items {
+        match item.kind(db) {
+            ItemKind::Module => {
+                if let Some(Item::Module(m)) = item_ast(db, *item).as_deref() {
+                    if m.bare {
+                        let inner = join(module, &m.name);
+                        if let Some(scope) = names.modules.get_mut(&inner) {
+                            scope.usings.retain(|u| u.as_ref() != BASE);
+                        }
+                    }
+                }
             }
+            ItemKind::Import => {
+                if let Some(Item::Import(i)) = item_ast(db, *item).as_deref() {
+                    if let Err(why) = add_import(&mut names, module, i) {
+                        names.errors.push((*item, why));
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+    for (item, module) in &items {
+        match item.kind(db) {
+            ItemKind::Function | ItemKind::Struct | ItemKind::Global => {
+                let written = item.name(db);
+                let name = names.definition(module, written);
+                let (target, bare) = match name.rsplit_once('.') {
+                    Some((m, n)) if !name.starts_with('(') => (Name::from(m), Name::from(n)),
+                    _ => (module.clone(), name.clone()),
+                };
+                if written.starts_with('(') || bare.as_ref() == RRULE {
+                    continue;
+                }
+                let target = if name.contains('.') {
+                    target
+                } else {
+                    module.clone()
+                };
+                let scope = names.modules.entry(target).or_default();
+                scope.defines.insert(bare.clone());
+                if item.kind(db) == ItemKind::Global {
+                    scope.bindings.insert(bare);
+                }
+            }
+            ItemKind::Export => {
+                if let Some(Item::Export(e)) = item_ast(db, *item).as_deref() {
+                    let scope = names.modules.entry(module.clone()).or_default();
+                    scope
+                        .exports
+                        .extend(e.names.iter().map(|n| Name::from(n.as_str())));
+                }
+            }
+            _ => {}
+        }
+    }
+    for (item, module) in &items {
+        if item.kind(db) != ItemKind::Script {
+            continue;
+        }
+        let Some(Item::Script(s)) = item_ast(db, *item).as_deref() else {
+            continue;
+        };
+        let Some(scope) = names.modules.get(module) else {
+            continue;
+        };
+        let changed: Vec<Name> = s
+            .names
+            .iter()
+            .filter(|n| scope.bindings.contains(n.as_str()))
+            .map(|n| qualify(module, n))
+            .collect();
+        if changed.is_empty() {
+            continue;
+        }
+        let file = item.file(db);
+        let (start, _) = item_range(db, *item, s.range.start, s.range.end).unwrap_or((0, 0));
+        let at = format!("{}:{}", file.path(db).display(), line_col(db, file, start));
+        for name in changed {
+            names.changed.entry(name).or_insert_with(|| at.clone());
         }
     }
     names
 }
 
-/// Is `file` one of the prelude's files?
-pub fn is_prelude(db: &dyn salsa::Database, file: SourceFile) -> bool {
-    Prelude::get(db).files(db).contains(&file)
+/// Record an import of `module`'s code, or say why it names nothing.
+fn add_import(
+    names: &mut ScopeNames,
+    module: &Name,
+    i: &zy_syntax::ast::ImportDef,
+) -> Result<(), String> {
+    let mut imports = Vec::new();
+    let mut modules = Vec::new();
+    let mut usings = Vec::new();
+    match &i.from {
+        Some(from) => {
+            // `using A: f, g as h` / `import A: f`.
+            let source = import_module(names, module, from)?;
+            for (path, alias) in &i.paths {
+                let name = path.names.join(".");
+                let local = alias.clone().unwrap_or_else(|| name.clone());
+                match names.modules.get(&join(&source, &name)) {
+                    Some(_) => modules.push((local, join(&source, &name))),
+                    None => imports.push((local, qualify(&source, &name))),
+                }
+            }
+        }
+        None => {
+            for (path, alias) in &i.paths {
+                match import_module(names, module, path) {
+                    // `using A`, `import A`, `import A as B`.
+                    Ok(m) => {
+                        let local = alias
+                            .clone()
+                            .or_else(|| path.names.last().cloned())
+                            .unwrap_or_default();
+                        modules.push((local, m.clone()));
+                        if i.using {
+                            usings.push(m);
+                        }
+                    }
+                    // `import A.f`: a name in a module.
+                    Err(why) => {
+                        let Some((last, init)) = path.names.split_last() else {
+                            return Err(why);
+                        };
+                        let prefix = ImportPath {
+                            dots: path.dots,
+                            names: init.to_vec(),
+                            range: path.range,
+                        };
+                        if init.is_empty() && path.dots == 0 {
+                            return Err(why);
+                        }
+                        let source = import_module(names, module, &prefix)?;
+                        let local = alias.clone().unwrap_or_else(|| last.clone());
+                        imports.push((local, qualify(&source, last)));
+                    }
+                }
+            }
+        }
+    }
+    let scope = names.modules.entry(module.clone()).or_default();
+    for (local, target) in modules {
+        scope.modules.insert(local.into(), target);
+    }
+    for (local, target) in imports {
+        if !i.using {
+            scope.extends.insert(local.as_str().into());
+        }
+        scope.imports.insert(local.into(), target);
+    }
+    for u in usings {
+        if !scope.usings.contains(&u) {
+            scope.usings.push(u);
+        }
+    }
+    Ok(())
 }

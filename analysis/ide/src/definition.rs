@@ -49,14 +49,30 @@ fn definition(db: &RootDatabase, file: SourceFile, offset: u32) -> Vec<Location>
     let Some((start, end)) = word_at(text, offset) else {
         return Vec::new();
     };
-    let module = zy_hir::file_module(db, file);
-    let wanted = zy_hir::scope::scope_names(db, file).resolve(module, &text[start..end]);
+    let root = zy_hir::scope_root(db, file);
+    let names = zy_hir::scope::scope_names(db, file);
+    // The module of the code at the cursor: that of the item around it.
+    let around = zy_hir::item_tree(db, file).iter().copied().find(|&item| {
+        if item.kind(db) == ItemKind::Module {
+            return false; // the items inside it are items of their own
+        }
+        let b = zy_hir::item_boundaries(db, item);
+        matches!((b.first(), b.last()), (Some(&s), Some(&e)) if s <= offset && offset <= e)
+    });
+    let module = around
+        .or_else(|| zy_hir::item_tree(db, file).first().copied())
+        .map_or_else(
+            || zy_hir::MAIN.into(),
+            |item| zy_hir::item_module(db, root, item),
+        );
+    let wanted = names.resolve(&module, &text[start..end]);
     let mut out = Vec::new();
-    for &f in zy_hir::scope_files(db, file) {
-        let module = zy_hir::file_module(db, f);
+    for f in zy_hir::scope_files(db, file) {
         for &item in zy_hir::item_tree(db, f) {
-            if item.kind(db) == ItemKind::Include
-                || zy_hir::qualify(module, item.name(db)) != wanted
+            if !matches!(
+                item.kind(db),
+                ItemKind::Function | ItemKind::Struct | ItemKind::Global
+            ) || names.definition(&zy_hir::item_module(db, root, item), item.name(db)) != wanted
             {
                 continue;
             }
@@ -67,7 +83,7 @@ fn definition(db: &RootDatabase, file: SourceFile, offset: u32) -> Vec<Location>
                 Item::Function(d) => d.name_range,
                 Item::Struct(s) => s.name_range,
                 Item::Global(g) => g.name_range,
-                Item::Include(_) => continue,
+                _ => continue,
             };
             let Some((start, end)) = zy_hir::item_range(db, item, name_range.start, name_range.end)
             else {

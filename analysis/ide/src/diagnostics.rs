@@ -12,14 +12,17 @@ use crate::{Analysis, Cancellable, EvalLimits, FileId};
 pub enum Severity {
     Error,
     Warning,
+    /// Information that fails nothing (a top-level statement zy skips).
+    Note,
 }
 
 impl Severity {
-    /// `error` or `warning`.
+    /// `error`, `warning` or `note`.
     pub fn as_str(self) -> &'static str {
         match self {
             Severity::Error => "error",
             Severity::Warning => "warning",
+            Severity::Note => "note",
         }
     }
 }
@@ -88,11 +91,17 @@ impl Analysis {
 /// How long the lints that run code (the rrule checks) may take per call in `diagnostics`.
 const LINT_TIME: Duration = Duration::from_secs(2);
 
-/// Syntax, lowering and `# zy: at` type errors of `file`.
+/// Syntax, lowering and `# zy: at` type errors of `file`, and notes on the top-level
+/// statements it skips.
 pub(crate) fn errors(db: &RootDatabase, file: SourceFile) -> Vec<Diagnostic> {
+    let notes = zy_hir::skipped_statements(db, file)
+        .iter()
+        .map(|d| (d, Severity::Note));
     zy_hir::diagnostics(db, file)
         .iter()
-        .map(|d| {
+        .map(|d| (d, Severity::Error))
+        .chain(notes)
+        .map(|(d, severity)| {
             let lc = zy_hir::line_col(db, file, d.start);
             Diagnostic {
                 start: d.start,
@@ -101,7 +110,7 @@ pub(crate) fn errors(db: &RootDatabase, file: SourceFile) -> Vec<Diagnostic> {
                 col: lc.col,
                 code: d.code.clone(),
                 message: d.message.clone(),
-                severity: Severity::Error,
+                severity,
             }
         })
         .collect()

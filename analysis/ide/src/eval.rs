@@ -82,10 +82,8 @@ impl Analysis {
 
 /// The first error that keeps `file`, or a file it sees, from loading, if any.
 pub(crate) fn load_error(db: &RootDatabase, file: SourceFile) -> Option<UserError> {
-    let others = zy_hir::scope_files(db, file)
-        .iter()
-        .copied()
-        .filter(|&f| f != file);
+    let scope = zy_hir::scope_files(db, file);
+    let others = scope.iter().copied().filter(|&f| f != file);
     std::iter::once(file).chain(others).find_map(|f| {
         zy_hir::load_errors(db, f)
             .first()

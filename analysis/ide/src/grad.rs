@@ -366,11 +366,19 @@ fn mentions(text: &str, start: u32, end: u32, name: &str) -> bool {
 
 /// The instance invoked by the statement whose value `body` returns.
 pub(crate) fn returned_invoke(body: &Function) -> Option<Arc<Instance>> {
-    let v = body.blocks.iter().find_map(|b| match &b.term {
+    let returned = body.blocks.iter().find_map(|b| match &b.term {
         Terminator::Return(Operand::Value(v)) => Some(*v),
         _ => None,
-    })?;
-    match &body.stmt(v)?.op {
+    });
+    // A call that always throws ends its block unreachable after the call (the run then
+    // reports the error).
+    let thrown = || {
+        body.blocks.iter().find_map(|b| match b.term {
+            Terminator::Unreachable => b.stmts.last().copied(),
+            _ => None,
+        })
+    };
+    match &body.stmt(returned.or_else(thrown)?)?.op {
         Op::Invoke(i) => Some(i.clone()),
         _ => None,
     }

@@ -171,11 +171,13 @@ pub fn lower_global(file: u32, def: &GlobalDef) -> LoweredItem {
     cx.out
 }
 
-/// Lower every item of a file into one program.
+/// Lower every item of a file into one program, without namespaces: the items of a `module`
+/// are lowered as if written at top level (the salsa layer resolves names per module).
 pub fn lower_file(file: u32, src: &SourceFile) -> Lowered {
     let mut lowered = Lowered::default();
     let mut ordinals: BTreeMap<String, u32> = BTreeMap::new();
-    for item in &src.items {
+    let mut items: Vec<&Item> = src.items.iter().rev().collect();
+    while let Some(item) = items.pop() {
         let part = match item {
             Item::Function(def) => {
                 let ordinal = match generic_name(def) {
@@ -190,8 +192,15 @@ pub fn lower_file(file: u32, src: &SourceFile) -> Lowered {
             }
             Item::Struct(def) => lower_struct(file, def),
             Item::Global(def) => lower_global(file, def),
-            // The host loads included files into the program of the including one.
-            Item::Include(_) => LoweredItem::default(),
+            Item::Module(m) => {
+                items.extend(m.items.iter().rev());
+                LoweredItem::default()
+            }
+            // The host loads included files into the program of the including one; imports
+            // and skipped statements lower to nothing.
+            Item::Include(_) | Item::Import(_) | Item::Export(_) | Item::Script(_) => {
+                LoweredItem::default()
+            }
         };
         part.add_to(&mut lowered.program, &mut lowered.errors);
     }

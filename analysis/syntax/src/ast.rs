@@ -50,6 +50,67 @@ pub enum Item {
     Global(GlobalDef),
     /// `include("other.jl")` at top level.
     Include(IncludeDef),
+    /// `module M ... end`.
+    Module(ModuleDef),
+    /// `using ...` or `import ...`.
+    Import(ImportDef),
+    /// `export f, g`.
+    Export(ExportDef),
+    /// A top-level statement zy does not run (`println(x)`, a loop, `push!(xs, 1.0)`).
+    Script(ScriptDef),
+}
+
+/// `module M ... end` (or `baremodule`): definitions in a namespace of their own.
+#[derive(Clone, PartialEq, Debug)]
+pub struct ModuleDef {
+    pub name: String,
+    pub name_range: TextRange,
+    pub items: Vec<Item>,
+    /// `baremodule`: Base is not used implicitly.
+    pub bare: bool,
+    pub range: TextRange,
+}
+
+/// A path to a module or to a name in one, as `using` and `import` write it: `LinearAlgebra`,
+/// `.M` (a module of the current one), `..N` (of the parent), `Base.sum`.
+#[derive(Clone, PartialEq, Eq, Hash, Debug)]
+pub struct ImportPath {
+    /// Leading dots: 0 for an absolute path, 1 for the current module, 2 for its parent, ...
+    pub dots: u32,
+    pub names: Vec<String>,
+    pub range: TextRange,
+}
+
+/// `using A, B`, `using A: f, g as h`, `import A`, `import A.f`, `import A: f`.
+#[derive(Clone, PartialEq, Debug)]
+pub struct ImportDef {
+    /// `using` (the module's exported names become visible) or `import` (only what is named;
+    /// a function named so gets the file's methods).
+    pub using: bool,
+    /// `A` in `using A: f, g`.
+    pub from: Option<ImportPath>,
+    /// The modules (`using A, B`, `import A`) or, with `from` or a dotted path (`import A.f`),
+    /// the names imported, each with its `as` renaming.
+    pub paths: Vec<(ImportPath, Option<String>)>,
+    pub range: TextRange,
+}
+
+/// `export f, g`.
+#[derive(Clone, PartialEq, Debug)]
+pub struct ExportDef {
+    pub names: Vec<String>,
+    pub range: TextRange,
+}
+
+/// A top-level statement zy does not run: skipped with a note. The names it mentions are the
+/// global bindings it may change.
+#[derive(Clone, PartialEq, Debug)]
+pub struct ScriptDef {
+    /// What it is, for the note: "a call of `println`", "a `for` loop".
+    pub what: String,
+    /// Every identifier in the statement.
+    pub names: Vec<String>,
+    pub range: TextRange,
 }
 
 /// `include("other.jl")`: the other file's definitions are loaded here, as in Julia. The path

@@ -3,8 +3,8 @@
 
 use crate::annotations;
 use crate::ast::{
-    Expr, ExprKind, FieldDef, FunctionDef, FunctionName, GlobalDef, IncludeDef, Item, Param,
-    StructDef, TextRange, TypeExpr,
+    ExportDef, Expr, ExprKind, FieldDef, FunctionDef, FunctionName, GlobalDef, ImportDef,
+    ImportPath, IncludeDef, Item, ModuleDef, Param, ScriptDef, StructDef, TextRange, TypeExpr,
 };
 use crate::cx::{error_expr, Cx};
 use crate::expr::{block_of, expr, is_operator_name};
@@ -29,8 +29,15 @@ fn item(cx: &mut Cx, node: &SyntaxNode) -> Option<Item> {
     if node.is_error() {
         return None;
     }
+    if matches!(
+        node.kind,
+        Kind::StringLit | Kind::String | Kind::Integer | Kind::Float | Kind::Bool
+    ) {
+        // A literal on its own line (a comment written as a string): nothing to run.
+        return None;
+    }
     if node.leaf {
-        return unsupported(cx, node, TOP_LEVEL);
+        return Some(Item::Script(script(cx, node)));
     }
     match node.kind {
         Kind::Doc => {
@@ -52,21 +59,145 @@ fn item(cx: &mut Cx, node: &SyntaxNode) -> Option<Item> {
             }
             global(cx, node, assignment, true).map(Item::Global)
         }
-        Kind::Assign => global(cx, node, node, false).map(Item::Global),
-        Kind::Module => unsupported(cx, node, "module"),
+        Kind::Assign if assigns_a_name(node) => global(cx, node, node, false).map(Item::Global),
+        Kind::MacroCall if is_definition_macro(cx, node) => {
+            node.children.last().and_then(|def| item(cx, def))
+        }
+        Kind::Module => module_def(cx, node).map(Item::Module),
         Kind::Abstract => unsupported(cx, node, "abstract type"),
         Kind::Primitive => unsupported(cx, node, "primitive type"),
         Kind::Macro => unsupported(cx, node, "macro definition"),
-        Kind::Import => unsupported(cx, node, "import"),
-        Kind::Using => unsupported(cx, node, "using"),
-        Kind::Export | Kind::Public => unsupported(cx, node, "export"),
-        Kind::MacroCall => {
-            expr(cx, node);
-            None
-        }
+        Kind::Import | Kind::Using => import(cx, node).map(Item::Import),
+        Kind::Export => Some(Item::Export(ExportDef {
+            names: node.args().map(|n| cx.text(n).to_string()).collect(),
+            range: node.range,
+        })),
+        // `public` only documents names: nothing to do.
+        Kind::Public => None,
         Kind::Call if is_include(cx, node) => include(cx, node).map(Item::Include),
         _ if node.has_error() => None,
-        _ => unsupported(cx, node, TOP_LEVEL),
+        _ => Some(Item::Script(script(cx, node))),
+    }
+}
+
+/// `module M ... end`: its items, converted as top-level ones.
+fn module_def(cx: &mut Cx, node: &SyntaxNode) -> Option<ModuleDef> {
+    let [name, body] = node.children.as_slice() else {
+        return None;
+    };
+    if !(name.leaf && name.kind == Kind::Identifier) {
+        return unsupported(cx, name, "module name that is not a plain name");
+    }
+    let mut items = Vec::new();
+    for child in &body.children {
+        if let Some(item) = item(cx, child) {
+            items.push(item);
+        }
+    }
+    Some(ModuleDef {
+        name: cx.text(name).to_string(),
+        name_range: name.range,
+        items,
+        bare: node.has_flag(flags::BARE_MODULE),
+        range: node.range,
+    })
+}
+
+/// `using A, B.C`, `using A: f, g as h`, `import A`, `import A.f as g`, `import .M`.
+fn import(cx: &mut Cx, node: &SyntaxNode) -> Option<ImportDef> {
+    let using = node.kind == Kind::Using;
+    let mut def = ImportDef {
+        using,
+        from: None,
+        paths: Vec::new(),
+        range: node.range,
+    };
+    let entries: &[SyntaxNode] = match node.children.as_slice() {
+        [from] if !from.leaf && from.kind == Kind::ImportFrom => {
+            let (module, names) = from.children.split_first()?;
+            def.from = Some(import_path(cx, module)?);
+            names
+        }
+        all => all,
+    };
+    for entry in entries {
+        let renamed = match (entry.kind, entry.children.as_slice()) {
+            (Kind::As, [path, name]) => Some((path, cx.text(name).to_string())),
+            _ => None,
+        };
+        let (path, alias) = match renamed {
+            Some((path, alias)) => (path, Some(alias)),
+            None => (entry, None),
+        };
+        def.paths.push((import_path(cx, path)?, alias));
+    }
+    Some(def)
+}
+
+/// `..A.b`: the leading dots and the names.
+fn import_path(cx: &mut Cx, node: &SyntaxNode) -> Option<ImportPath> {
+    if node.kind != Kind::ImportPath {
+        return unsupported(cx, node, "import path");
+    }
+    let mut path = ImportPath {
+        dots: 0,
+        names: Vec::new(),
+        range: node.range,
+    };
+    for part in &node.children {
+        let text = cx.text(part);
+        if part.leaf && part.kind.is_op(".") && path.names.is_empty() {
+            path.dots += 1;
+        } else if part.leaf && (part.kind == Kind::Identifier || part.kind.is_operator()) {
+            path.names.push(text.to_string());
+        } else {
+            return unsupported(
+                cx,
+                part,
+                "this form in an import path (a macro or an interpolation)",
+            );
+        }
+    }
+    Some(path)
+}
+
+/// A statement zy does not run: what it is and the names it mentions.
+fn script(cx: &Cx, node: &SyntaxNode) -> ScriptDef {
+    let what = match node.kind {
+        Kind::Call if !node.is_infix() && !node.is_prefix() => match node.children.first() {
+            Some(callee) if callee.leaf => format!("a call of `{}`", cx.text(callee)),
+            _ => "a call".to_string(),
+        },
+        Kind::MacroCall => match node.children.first() {
+            Some(name) => format!("a macro call `{}`", cx.text(name)),
+            None => "a macro call".to_string(),
+        },
+        Kind::Assign => match node.children.first() {
+            Some(lhs) => format!("an assignment to `{}`", cx.text(lhs)),
+            None => "an assignment".to_string(),
+        },
+        Kind::For => "a `for` loop".to_string(),
+        Kind::While => "a `while` loop".to_string(),
+        Kind::If => "an `if` block".to_string(),
+        Kind::Let => "a `let` block".to_string(),
+        Kind::Try => "a `try` block".to_string(),
+        _ => "a top-level statement".to_string(),
+    };
+    let mut names = Vec::new();
+    let mut stack = vec![node];
+    while let Some(n) = stack.pop() {
+        if n.leaf && n.kind == Kind::Identifier {
+            let name = cx.text(n).to_string();
+            if !names.contains(&name) {
+                names.push(name);
+            }
+        }
+        stack.extend(n.children.iter());
+    }
+    ScriptDef {
+        what,
+        names,
+        range: node.range,
     }
 }
 
@@ -99,7 +230,23 @@ fn include(cx: &mut Cx, node: &SyntaxNode) -> Option<IncludeDef> {
     }
 }
 
-const TOP_LEVEL: &str = "top-level statement (only definitions are allowed at top level)";
+/// `x = ...` (a binding) rather than `x[1] = ...` or `s.f = ...` (a mutation).
+fn assigns_a_name(node: &SyntaxNode) -> bool {
+    node.children
+        .first()
+        .is_some_and(|lhs| lhs.leaf && lhs.kind == Kind::Identifier)
+}
+
+/// `@inline function ... end` and the like: a macro that leaves the definition's meaning as it
+/// is.
+fn is_definition_macro(cx: &Cx, node: &SyntaxNode) -> bool {
+    let name = node.children.first().map(|n| cx.text(n));
+    matches!(name, Some("@inline" | "@noinline"))
+        && node
+            .children
+            .last()
+            .is_some_and(|def| matches!(def.kind, Kind::Function | Kind::Assign))
+}
 
 fn unsupported<T>(cx: &mut Cx, node: &SyntaxNode, what: &str) -> Option<T> {
     cx.unsupported(node, what);
@@ -281,9 +428,30 @@ fn method_name(cx: &mut Cx, callee: &SyntaxNode) -> Option<FunctionName> {
                 _ => unsupported(cx, callee, "method name"),
             }
         }
-        (false, Kind::Dot) => unsupported(cx, callee, "qualified method name"),
+        (false, Kind::Dot) => match dotted_name(cx, callee) {
+            Some(name) => Some(FunctionName::Named(name)),
+            None => unsupported(cx, callee, "qualified method name"),
+        },
         (false, Kind::Curly) => unsupported(cx, callee, "constructor definition"),
         _ => unsupported(cx, callee, "method name"),
+    }
+}
+
+/// A name, or a qualified one written with dots (`Base.sum`, `LinearAlgebra.norm`, `M.T`,
+/// `Base.:+`), as one string.
+pub(crate) fn dotted_name(cx: &Cx, node: &SyntaxNode) -> Option<String> {
+    match (node.leaf, node.kind, node.children.as_slice()) {
+        (true, Kind::Identifier, _) => Some(cx.text(node).to_string()),
+        (false, Kind::Dot, [module, name]) => {
+            let module = dotted_name(cx, module)?;
+            let name = match (name.leaf, name.kind, name.children.as_slice()) {
+                (true, Kind::Identifier, _) => cx.text(name).to_string(),
+                (false, Kind::Quote, [op]) if op.leaf => cx.text(op).to_string(),
+                _ => return None,
+            };
+            Some(format!("{module}.{name}"))
+        }
+        _ => None,
     }
 }
 
@@ -388,13 +556,13 @@ fn type_expr_inner(cx: &mut Cx, node: &SyntaxNode) -> Option<TypeExpr> {
             params: Vec::new(),
             range: node.range,
         }),
-        (false, Kind::Curly, [base, params @ ..]) if base.leaf && base.kind == Kind::Identifier => {
+        (false, Kind::Curly, [base, params @ ..]) if dotted_name(cx, base).is_some() => {
             let mut out = Vec::new();
             for param in params {
                 out.push(type_expr(cx, param)?);
             }
             Some(TypeExpr::Named {
-                name: cx.text(base).to_string(),
+                name: dotted_name(cx, base).unwrap_or_default(),
                 params: out,
                 range: node.range,
             })
@@ -411,7 +579,14 @@ fn type_expr_inner(cx: &mut Cx, node: &SyntaxNode) -> Option<TypeExpr> {
             }
         }
         (false, Kind::Subtype | Kind::Supertype, _) => unsupported(cx, node, "type bounds"),
-        (false, Kind::Dot, _) => unsupported(cx, node, "qualified type name"),
+        (false, Kind::Dot, _) => match dotted_name(cx, node) {
+            Some(name) => Some(TypeExpr::Named {
+                name,
+                params: Vec::new(),
+                range: node.range,
+            }),
+            None => unsupported(cx, node, "qualified type name"),
+        },
         (true, Kind::Integer | Kind::Float | Kind::Bool, _) => {
             unsupported(cx, node, "value as a type parameter")
         }

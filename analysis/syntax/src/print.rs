@@ -4,8 +4,8 @@
 use std::fmt::{self, Display, Formatter, Write};
 
 use crate::ast::{
-    AnnotationKind, Expr, ExprKind, FunctionDef, FunctionName, Item, Param, SourceFile, TypeExpr,
-    UnOp,
+    AnnotationKind, Expr, ExprKind, FunctionDef, FunctionName, ImportPath, Item, Param, SourceFile,
+    TypeExpr, UnOp,
 };
 
 /// Renders a parsed file: one block per item, then one line per error
@@ -55,7 +55,40 @@ impl Display for Item {
                 g.value
             ),
             Item::Include(i) => write!(f, "(include {:?})", i.path),
+            Item::Module(m) => {
+                write!(f, "({}module {}", if m.bare { "bare" } else { "" }, m.name)?;
+                for item in &m.items {
+                    write!(f, " {item}")?;
+                }
+                write!(f, ")")
+            }
+            Item::Import(i) => {
+                write!(f, "({}", if i.using { "using" } else { "import" })?;
+                if let Some(from) = &i.from {
+                    write!(f, " {from}:")?;
+                }
+                for (path, alias) in &i.paths {
+                    write!(f, " {path}")?;
+                    if let Some(alias) = alias {
+                        write!(f, " as {alias}")?;
+                    }
+                }
+                write!(f, ")")
+            }
+            Item::Export(e) => write!(f, "(export {})", e.names.join(" ")),
+            Item::Script(s) => write!(f, "(script {})", s.what),
         }
+    }
+}
+
+impl Display for ImportPath {
+    fn fmt(&self, f: &mut Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "{}{}",
+            ".".repeat(self.dots as usize),
+            self.names.join(".")
+        )
     }
 }
 

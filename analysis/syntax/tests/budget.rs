@@ -15,6 +15,8 @@ fn names(items: &[Item]) -> Vec<String> {
             Item::Struct(s) => s.name.clone(),
             Item::Global(g) => g.name.clone(),
             Item::Include(i) => i.path.clone(),
+            Item::Module(m) => m.name.clone(),
+            Item::Import(_) | Item::Export(_) | Item::Script(_) => item.to_string(),
         })
         .collect()
 }

@@ -398,7 +398,6 @@ const N = 3
             (function f (x)
               (^ x 2))
             (const N 3)
-            error 40..80: unsupported: top-level statement (only definitions are allowed at top level) [unsupported]
         "#]],
     );
 }

@@ -887,6 +887,7 @@ fn to_diagnostic(doc: &Document, d: zy_ide::Diagnostic) -> Diagnostic {
         severity: Some(match d.severity {
             zy_ide::Severity::Error => DiagnosticSeverity::ERROR,
             zy_ide::Severity::Warning => DiagnosticSeverity::WARNING,
+            zy_ide::Severity::Note => DiagnosticSeverity::INFORMATION,
         }),
         code: Some(NumberOrString::String(d.code)),
         source: Some("zy".into()),

@@ -128,6 +128,11 @@ impl Default for FileConfig {
 }
 
 impl FileConfig {
+    /// Does the configuration set a level for `code`?
+    pub fn names(&self, code: &str) -> bool {
+        self.levels.contains_key(code)
+    }
+
     /// The level of findings with `code`: configured, else the lint's default; codes that are
     /// not lints (syntax and type errors) are always errors.
     pub fn level(&self, code: &str) -> Level {

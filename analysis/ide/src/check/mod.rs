@@ -170,7 +170,11 @@ pub(crate) fn finish(
     let mut out: Vec<Diagnostic> = found
         .into_iter()
         .filter_map(|mut d| {
-            d.severity = config.level(&d.code).severity()?;
+            d.severity = match d.severity {
+                // Notes stay notes unless zy.toml names their code.
+                Severity::Note if !config.names(&d.code) => Severity::Note,
+                _ => config.level(&d.code).severity()?,
+            };
             Some(d)
         })
         .collect();

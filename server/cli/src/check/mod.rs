@@ -98,6 +98,8 @@ pub struct Summary {
     pub files: usize,
     pub errors: usize,
     pub warnings: usize,
+    /// Notes (statements skipped): never a failure.
+    pub notes: usize,
     /// Findings in files whose findings `zy.toml` expects (not counted above).
     pub expected: usize,
 }
@@ -114,6 +116,7 @@ impl Summary {
                     (true, _) => s.expected += 1,
                     (false, Severity::Error) => s.errors += 1,
                     (false, Severity::Warning) => s.warnings += 1,
+                    (false, Severity::Note) => s.notes += 1,
                 }
             }
         }

@@ -88,6 +88,7 @@ fn level(s: Option<Severity>) -> &'static str {
     match s {
         Some(Severity::Error) => "error",
         Some(Severity::Warning) => "warning",
+        Some(Severity::Note) => "note",
         None => "none",
     }
 }

@@ -36,6 +36,7 @@ fn emit_all(out: &mut dyn termcolor::WriteColor, reports: &[FileReport]) {
             let level = match d.severity {
                 Severity::Error => Level::Error,
                 Severity::Warning => Level::Warning,
+                Severity::Note => Level::Note,
             };
             let start = boundary(&r.text, d.start as usize);
             let end = boundary(&r.text, (d.end as usize).max(start));
@@ -89,6 +90,9 @@ pub fn summary_line(s: Summary) -> String {
         plural(s.errors, "error"),
         plural(s.warnings, "warning")
     );
+    if s.notes > 0 {
+        line.push_str(&format!(", {}", plural(s.notes, "note")));
+    }
     if s.expected > 0 {
         line.push_str(&format!(
             " ({} not counted)",
