@@ -555,3 +555,79 @@ f(x) = abs$02(x)
         "#]],
     );
 }
+
+#[test]
+fn modules_scope_names_as_julia_does() {
+    let workspace = r#"
+module Geometry
+export area
+using ..Units: scale
+square(x) = x * x
+area(r) = 3.0 * square(r) * scale()
+end
+module Units
+scale() = 2.0
+end
+using .Geometry
+using LinearAlgebra: norm
+f(r) = area(r) + Geometry.square(r) + norm([r, 0.0])
+"#;
+    // area = 6r², square = r², norm = |r|: f(1.5) = 13.5 + 2.25 + 1.5, f' = 12r + 2r + 1.
+    check_grad(
+        workspace,
+        "f(1.5)",
+        expect![[r#"
+            value: 17.25
+            gradient: (22.0,)
+        "#]],
+    );
+    // An unexported name is not brought in by `using`.
+    check_grad(
+        workspace
+            .replace("Geometry.square(r)", "square(r)")
+            .as_str(),
+        "f(1.5)",
+        expect![[r#"
+            main.jl:13:18: error: UndefVarError: `square` not defined
+        "#]],
+    );
+}
+
+#[test]
+fn an_unknown_package_is_a_located_diagnostic_naming_it() {
+    check_diagnostics(
+        r#"
+using Plots
+import ForwardDiff: derivative
+f(x) = x^2
+"#,
+        expect![[r#"
+            2:1 error [unsupported]: package `Plots` is not available: zy knows Base, LinearAlgebra and Statistics, and the modules your files define (`using .Plots`)
+            3:1 error [unsupported]: package `ForwardDiff` is not available: zy knows Base, LinearAlgebra and Statistics, and the modules your files define (`using .ForwardDiff`)
+        "#]],
+    );
+}
+
+#[test]
+fn script_code_is_skipped_with_a_note_and_only_what_reads_it_is_refused() {
+    let script = r#"
+x0 = [1.0, 2.0]
+println("starting")
+g(x) = sum(x .^ 2)
+h(x) = g(x) + sum(x0)
+"#;
+    check_diagnostics(
+        script,
+        expect![[r#"
+        3:1 note [skipped-statement]: zy does not run a call of `println` at top level: only definitions are loaded (a function that reads a binding it changes is refused)
+    "#]],
+    );
+    check_grad(
+        script,
+        "g([1.0, 2.0])",
+        expect![[r#"
+            value: 5.0
+            gradient: ([2.0, 4.0],)
+        "#]],
+    );
+}
