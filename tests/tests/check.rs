@@ -104,6 +104,8 @@ fn lint_fixtures_find_exactly_their_lint() {
         fixtures/lints/gradient_cut.jl:23:14 gradient-cut
         fixtures/lints/mutation_after_capture.jl:9:5 mutation-after-capture
         fixtures/lints/mutation_after_capture.jl:19:9 mutation-after-capture
+        fixtures/lints/nonfinite_gradient.jl:6:17 nonfinite-gradient
+        fixtures/lints/nonfinite_gradient.jl:18:14 nonfinite-gradient
         fixtures/lints/rrule_mismatch.jl:15:10 rrule-mismatch
         fixtures/lints/unbounded_tape.jl:8:11 unbounded-tape
         fixtures/lints/unbounded_tape.jl:16:33 unbounded-tape

@@ -66,7 +66,10 @@ fn grad_gives_one_gradient_per_argument() {
             .grad(file, "pow(2.0, 3)", EvalLimits::default(), engine)
             .unwrap()
             .unwrap();
-        assert_eq!(g.to_json_text(), r#"{"value":8.0,"gradient":[12.0,null]}"#);
+        assert_eq!(
+            g.to_json_text(),
+            r#"{"value":8.0,"gradient":[12.0,null],"nonfinite":null}"#
+        );
         assert_eq!(g.to_text(), "value: 8.0\ngradient: (12.0, nothing)");
         assert_eq!(g.jit_fallback, None, "the JIT compiles pow's gradient");
     }

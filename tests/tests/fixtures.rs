@@ -7,6 +7,8 @@
 //!
 //! - `# expect grad: CALL => [G1, G2, ...]`: the gradient of CALL with respect to each argument,
 //!   through the AD and both the interpreter and the JIT, compared as for `eval`.
+//! - `# expect nonfinite: CALL => LINE:COL message`: the gradient of CALL is not finite, and on
+//!   both engines its origin is at `LINE:COL` of this file with exactly that message.
 
 use std::path::{Path, PathBuf};
 
@@ -62,6 +64,12 @@ enum Expect<'a> {
         call: &'a str,
         want: &'a str,
     },
+    NonFinite {
+        call: &'a str,
+        line: u32,
+        col: u32,
+        message: &'a str,
+    },
     Diagnostic {
         line: u32,
         col: u32,
@@ -81,8 +89,21 @@ fn parse_expect(line: &str) -> Option<Result<Expect<'_>, String>> {
             Some((call, want)) => Ok(Expect::Error { call, want }),
             None => Err(format!("malformed expectation (no ` => `): {line}")),
         },
+        "nonfinite" => parse_nonfinite(body).ok_or_else(|| format!("malformed: {line}")),
         "diagnostic" => parse_diagnostic(body).ok_or_else(|| format!("malformed: {line}")),
         _ => return None,
+    })
+}
+
+fn parse_nonfinite(body: &str) -> Option<Expect<'_>> {
+    let (call, rest) = body.split_once(" => ")?;
+    let (pos, message) = rest.split_once(' ')?;
+    let (line, col) = pos.split_once(':')?;
+    Some(Expect::NonFinite {
+        call,
+        line: line.parse().ok()?,
+        col: col.parse().ok()?,
+        message,
     })
 }
 
@@ -137,6 +158,33 @@ fn run_file(path: &Path) -> Result<(), Failed> {
                                 Json::Array(g.gradient.iter().map(|g| g.json.clone()).collect());
                             check_json(want, &got).map_err(|e| format!("{engine:?}: {e}"))
                         }
+                        Err(e) => Err(format!("gradient of `{call}` failed ({engine:?}): {e}")),
+                    });
+                }
+                outcome
+            }
+            Expect::NonFinite {
+                call,
+                line,
+                col,
+                message,
+            } => {
+                let mut outcome = Ok(());
+                for engine in [Engine::Interp, Engine::Jit] {
+                    let r = analysis.grad(file, call, EvalLimits::default(), engine);
+                    outcome = outcome.and_then(|()| match r.map_err(|_| "cancelled")? {
+                        Ok(g) => match &g.nonfinite {
+                            Some(n)
+                                if n.file == path
+                                    && (n.line, n.col) == (line, col)
+                                    && n.message == message =>
+                            {
+                                Ok(())
+                            }
+                            other => Err(format!(
+                                "{engine:?}: expected the origin {line}:{col} {message}, got {other:?}"
+                            )),
+                        },
                         Err(e) => Err(format!("gradient of `{call}` failed ({engine:?}): {e}")),
                     });
                 }

@@ -7,6 +7,8 @@
 //! - [`eval_prim`] is the single place where the meaning of each [`zy_ir::Prim`] lives.
 //! - [`Value::deep_copy`] and [`Value::float_leaves`] / [`Value::with_float_leaves`] serve
 //!   finite differences and arguments that a call mutates.
+//! - [`run_watched`] runs with a [`Watch`] told of every primitive statement (the gradient
+//!   debugger's view of a run).
 //! - [`show`] prints a value as Julia's `show` does; [`to_json`] encodes it as SPEC's JSON.
 
 mod copy;
@@ -16,6 +18,7 @@ mod machine;
 mod prim;
 mod show;
 mod value;
+mod watch;
 
 pub use json::to_json;
 pub use machine::{
@@ -24,3 +27,4 @@ pub use machine::{
 pub use prim::{eval_prim, extremum_index, gemm_f64, is_blocked, julia_eq, new_struct};
 pub use show::{show, summary, type_string};
 pub use value::{Array, ArrayData, ArrayRef, ElemType, Pullback, Shape, Value};
+pub use watch::{run_watched, Step, Watch};

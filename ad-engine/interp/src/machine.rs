@@ -18,6 +18,7 @@ use zy_ir::{
 use crate::interrupt;
 use crate::prim::{eval_prim, new_struct, undef_error};
 use crate::value::Value;
+use crate::watch::{Step, Watch};
 
 /// Resource limits of one run.
 #[derive(Clone, Debug)]
@@ -144,11 +145,22 @@ pub fn run(
     args: Vec<Value>,
     limits: &Limits,
 ) -> Result<Value, RuntimeError> {
+    run_with(prog, inst, args, limits, None)
+}
+
+/// [`run`], reporting primitive statements to `watch` if there is one.
+pub(crate) fn run_with<'p>(
+    prog: &'p TypedProgram,
+    inst: &Instance,
+    args: Vec<Value>,
+    limits: &'p Limits,
+    watch: Option<&'p mut dyn Watch>,
+) -> Result<Value, RuntimeError> {
     let func = prog.functions.get(inst).ok_or_else(|| RuntimeError {
         span: Span::default(),
         message: format!("internal error: no typed body for {inst}"),
     })?;
-    run_function(prog, func, args, limits)
+    run_body(prog, func, args, limits, watch)
 }
 
 /// Run the body `func` on `args`, with calls and globals resolved in `prog` (for bodies that are
@@ -158,6 +170,16 @@ pub fn run_function(
     func: &Function,
     args: Vec<Value>,
     limits: &Limits,
+) -> Result<Value, RuntimeError> {
+    run_body(prog, func, args, limits, None)
+}
+
+fn run_body<'p>(
+    prog: &'p TypedProgram,
+    func: &'p Function,
+    args: Vec<Value>,
+    limits: &'p Limits,
+    watch: Option<&'p mut dyn Watch>,
 ) -> Result<Value, RuntimeError> {
     let frame = Frame::new(func, args, ReturnTo::Top).map_err(|message| RuntimeError {
         span: func.span,
@@ -172,6 +194,7 @@ pub fn run_function(
         steps: 0,
         scratch: Vec::new(),
         tape: 0,
+        watch,
     };
     let _current = interrupt::enter(limits);
     m.exec()
@@ -270,6 +293,8 @@ struct Machine<'p> {
     scratch: Vec<Value>,
     /// Bytes pushed on AD stacks (and not popped), by [`ir::packed_size`].
     tape: u64,
+    /// Who is told of each primitive statement, in a watched run.
+    watch: Option<&'p mut dyn Watch>,
 }
 
 impl<'p> Machine<'p> {
@@ -298,7 +323,7 @@ impl<'p> Machine<'p> {
                     span
                 };
                 self.check_limits(here)?;
-                self.stmt(func, v).map_err(|m| fail(span, m))?;
+                self.stmt(func, v, here).map_err(|m| fail(span, m))?;
             } else {
                 self.check_limits(block.term_span)?;
                 if let Some(result) = self
@@ -342,7 +367,7 @@ impl<'p> Machine<'p> {
     }
 
     /// Run statement `v` of `func` (the top frame's function).
-    fn stmt(&mut self, func: &'p Function, v: ir::Value) -> Result<(), String> {
+    fn stmt(&mut self, func: &'p Function, v: ir::Value, here: Span) -> Result<(), String> {
         let data = func
             .values
             .get(v.index())
@@ -412,7 +437,10 @@ impl<'p> Machine<'p> {
             Op::Prim(p) => {
                 // The hot path: operands go through one reused buffer.
                 let Machine {
-                    frames, scratch, ..
+                    frames,
+                    scratch,
+                    watch,
+                    ..
                 } = self;
                 let frame = frames
                     .last_mut()
@@ -421,9 +449,21 @@ impl<'p> Machine<'p> {
                 for a in &stmt.args {
                     scratch.push(frame.read(a)?);
                 }
-                let r = eval_prim(*p, scratch, &data.ty);
+                let step = Step {
+                    func,
+                    value: v,
+                    prim: *p,
+                    span: here,
+                };
+                if let Some(w) = watch {
+                    w.before(step, scratch);
+                }
+                let r = eval_prim(*p, scratch, &data.ty)?;
+                if let Some(w) = watch {
+                    w.after(step, scratch, &r);
+                }
                 scratch.clear();
-                set(&mut frame.env, v, r?);
+                set(&mut frame.env, v, r);
             }
             Op::New(ty) => {
                 let args = stmt

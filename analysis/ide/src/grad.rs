@@ -12,6 +12,7 @@ use zy_syntax::ast::{Expr, ExprKind};
 use crate::arguments::Arguments;
 use crate::eval::{expand, load_error};
 use crate::locate::{error_at, in_site, CallSite};
+use crate::nonfinite::{is_finite, NonFinite};
 use crate::{Analysis, Cancellable, EvalLimits, EvalResult, FileId, UserError};
 
 /// Which engine runs the gradient.
@@ -33,13 +34,17 @@ pub struct GradResult {
     pub gradient: Vec<EvalResult>,
     /// Why the JIT did not run the gradient when it was asked to (the interpreter ran it).
     pub jit_fallback: Option<String>,
+    /// Where a non-finite gradient of finite arguments came from (`None` when it is finite).
+    pub nonfinite: Option<NonFinite>,
 }
 
 impl GradResult {
-    /// SPEC's JSON: `{"value": V, "gradient": [G1, G2, ...]}`.
+    /// SPEC's JSON: `{"value": V, "gradient": [G1, G2, ...], "nonfinite": N}`, `N` the
+    /// origin of a non-finite gradient or `null`.
     pub fn to_json(&self) -> serde_json::Value {
         let grads: Vec<serde_json::Value> = self.gradient.iter().map(|g| g.json.clone()).collect();
-        serde_json::json!({ "value": self.value.json, "gradient": grads })
+        let nonfinite = self.nonfinite.as_ref().map(NonFinite::to_json);
+        serde_json::json!({ "value": self.value.json, "gradient": grads, "nonfinite": nonfinite })
     }
 
     /// [`GradResult::to_json`] as text, with `value` before `gradient` as SPEC writes it.
@@ -52,7 +57,14 @@ impl GradResult {
             // Writing to a `String` cannot fail.
             let _ = write!(text, "{}", g.json);
         }
-        text.push_str("]}");
+        text.push_str("],\"nonfinite\":");
+        match &self.nonfinite {
+            Some(n) => {
+                let _ = write!(text, "{}", n.to_json());
+            }
+            None => text.push_str("null"),
+        }
+        text.push('}');
         text
     }
 
@@ -73,6 +85,10 @@ impl GradResult {
             text.push(',');
         }
         text.push(')');
+        if let Some(n) = &self.nonfinite {
+            text.push('\n');
+            let _ = write!(text, "{n}");
+        }
         text
     }
 }
@@ -110,10 +126,16 @@ fn grad(
     }
     let prepared = Prepared::new(db, file, call, CallSite::Text(call), limits)?;
     let (y, gradient, jit_fallback) = prepared.gradient_noting_fallback(db, engine)?;
+    let nonfinite = if gradient.iter().all(is_finite) {
+        None
+    } else {
+        prepared.nonfinite_origin(db)
+    };
     Ok(GradResult {
         value: result(&y),
         gradient: gradient.iter().map(result).collect(),
         jit_fallback,
+        nonfinite,
     })
 }
 
@@ -277,6 +299,31 @@ impl<'a> Prepared<'a> {
             .map(|(y, g, _)| (y, g))
     }
 
+    /// The gradient driver of the call and the program it runs in.
+    fn gradient_program(
+        &self,
+        db: &RootDatabase,
+    ) -> Result<(Arc<Instance>, TypedProgram), UserError> {
+        let source = &zy_hir::program_index(db, self.file).program;
+        zy_ad::gradient_program_with_rrules(source, &self.program, &self.inst)
+            .map_err(|e| error_at(db, e.span, self.site, e.message))
+    }
+
+    /// Where the non-finite gradient of this call came from, if its arguments are finite: the
+    /// gradient run again in the interpreter under watch (the engines agree to the bit).
+    pub(crate) fn nonfinite_origin(&self, db: &RootDatabase) -> Option<NonFinite> {
+        let args = self.arguments(db).ok()?;
+        if !args.iter().skip(self.skipped()).all(is_finite) {
+            return None;
+        }
+        let (driver, program) = self.gradient_program(db).ok()?;
+        let call = match self.site {
+            CallSite::InFile { file, offset } => Some((file, offset)),
+            CallSite::Text(_) => None,
+        };
+        crate::nonfinite::explain(db, &program, &driver, args, &self.limits, call)
+    }
+
     /// [`Prepared::gradient`], with why the JIT did not run it if it was asked to.
     fn gradient_noting_fallback(
         &self,
@@ -292,10 +339,7 @@ impl<'a> Prepared<'a> {
             Some(Ok(f)) => (f.call(&self.arguments_on(db, engine)?, &self.limits), None),
             // Built here too when the JIT refused, for the differentiation error's span.
             _ => {
-                let source = &zy_hir::program_index(db, self.file).program;
-                let (driver, program) =
-                    zy_ad::gradient_program_with_rrules(source, &self.program, &self.inst)
-                        .map_err(|e| error_at(db, e.span, self.site, e.message))?;
+                let (driver, program) = self.gradient_program(db)?;
                 let args = self.arguments_on(db, engine)?;
                 let why = jit.and_then(|r| r.as_ref().err().cloned());
                 (zy_interp::run(&program, &driver, args, &self.limits), why)
@@ -403,22 +447,26 @@ mod tests {
             value: result(&Value::F64(8.0)),
             gradient: gradient.iter().map(result).collect(),
             jit_fallback: None,
+            nonfinite: None,
         };
         let one = of(vec![Value::vector_f64(vec![1.5, -2.0])]);
         assert_eq!(one.to_text(), "value: 8.0\ngradient: ([1.5, -2.0],)");
         assert_eq!(
             one.to_json_text(),
-            r#"{"value":8.0,"gradient":[[1.5,-2.0]]}"#
+            r#"{"value":8.0,"gradient":[[1.5,-2.0]],"nonfinite":null}"#
         );
         let two = of(vec![Value::F64(1e-7), Value::Nothing]);
         assert_eq!(two.to_text(), "value: 8.0\ngradient: (1.0e-7, nothing)");
         assert_eq!(
             two.to_json_text(),
-            r#"{"value":8.0,"gradient":[1e-7,null]}"#
+            r#"{"value":8.0,"gradient":[1e-7,null],"nonfinite":null}"#
         );
         let none = of(vec![]);
         assert_eq!(none.to_text(), "value: 8.0\ngradient: ()");
-        assert_eq!(none.to_json_text(), r#"{"value":8.0,"gradient":[]}"#);
+        assert_eq!(
+            none.to_json_text(),
+            r#"{"value":8.0,"gradient":[],"nonfinite":null}"#
+        );
         assert_eq!(
             serde_json::from_str::<serde_json::Value>(&two.to_json_text()).ok(),
             Some(two.to_json())

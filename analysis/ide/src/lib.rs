@@ -16,6 +16,7 @@ mod gradcheck;
 mod hints;
 mod hover;
 mod locate;
+mod nonfinite;
 mod outline;
 mod view_ir;
 
@@ -31,7 +32,7 @@ use zy_hir::{RootDatabase, SourceFile, Workspace};
 
 pub use check::{
     lint, Config, ConfigError, FileConfig, Level, Lint, DEFAULT_MAX_FILE_SIZE, GRADIENT_CUT, LINTS,
-    MUTATION_AFTER_CAPTURE, RRULE_MISMATCH, UNBOUNDED_TAPE, ZERO_GRADIENT,
+    MUTATION_AFTER_CAPTURE, NONFINITE_GRADIENT, RRULE_MISMATCH, UNBOUNDED_TAPE, ZERO_GRADIENT,
 };
 pub use definition::{prelude_text, Location};
 pub use diagnostics::{Diagnostic, Severity};
@@ -41,6 +42,7 @@ pub use grad::{Engine, GradResult};
 pub use gradcheck::GRADCHECK;
 pub use hints::InlayHint;
 pub use hover::HoverResult;
+pub use nonfinite::NonFinite;
 pub use outline::{FunctionOutline, ParamOutline};
 pub use view_ir::IrStage;
 /// Whether JIT code is listed for `perf` (`ZY_PERF_MAP=1`): call at the start of `main`.

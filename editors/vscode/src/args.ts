@@ -63,9 +63,14 @@ export function parseGradientResult(x: unknown): GradientResult | string {
         typeof x.call === "string" &&
         typeof x.value === "string" &&
         typeof x.gradient === "string" &&
-        typeof x.micros === "number"
+        typeof x.micros === "number" &&
+        (x.nonfinite === undefined || typeof x.nonfinite === "string")
     ) {
-        return { call: x.call, value: x.value, gradient: x.gradient, micros: x.micros };
+        const r: GradientResult = { call: x.call, value: x.value, gradient: x.gradient, micros: x.micros };
+        if (typeof x.nonfinite === "string") {
+            r.nonfinite = x.nonfinite;
+        }
+        return r;
     }
     return `unexpected result from zy.computeGradient: ${show(x)}`;
 }
@@ -74,7 +79,8 @@ export function parseGradientResult(x: unknown): GradientResult | string {
 export function formatGradient(r: GradientResult): string {
     const ms = r.micros / 1000;
     const time = ms >= 1 ? `${ms.toFixed(1)} ms` : `${r.micros.toFixed(0)} µs`;
-    return `${r.call} = ${r.value}, ∇ = ${r.gradient} (${time})`;
+    const origin = r.nonfinite ? `; not finite: ${r.nonfinite}` : "";
+    return `${r.call} = ${r.value}, ∇ = ${r.gradient} (${time})${origin}`;
 }
 
 function isPosition(x: unknown): x is Position {

@@ -54,6 +54,8 @@ export interface GradientResult {
     value: string;
     gradient: string;
     micros: number;
+    /** Where a non-finite gradient came from (`path:line:col: what happened`), if it is one. */
+    nonfinite?: string;
 }
 
 /** The server-side command that computes a gradient. */

@@ -78,7 +78,7 @@ fn eval_in_text_and_json() {
 #[test]
 fn grad_in_json() {
     let dir = dir_with(&[("pow.jl", POW)]);
-    let expected = "{\"value\":8.0,\"gradient\":[12.0,null]}\n";
+    let expected = "{\"value\":8.0,\"gradient\":[12.0,null],\"nonfinite\":null}\n";
     for engine in ["interp", "jit"] {
         let args = [
             "grad",

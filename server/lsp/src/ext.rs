@@ -62,4 +62,8 @@ pub struct GradientResult {
     pub value: String,
     pub gradient: String,
     pub micros: u64,
+    /// Where a non-finite gradient came from: `path:line:col: what happened` (absent when the
+    /// gradient is finite).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub nonfinite: Option<String>,
 }

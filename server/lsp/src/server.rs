@@ -256,6 +256,9 @@ impl Backend {
                         value: g.value.display.clone(),
                         gradient: summary::full_tuple(&g.gradient),
                         micros,
+                        nonfinite: g.nonfinite.as_ref().map(|n| {
+                            format!("{}:{}:{}: {}", n.file.display(), n.line, n.col, n.message)
+                        }),
                     };
                     Outcome::Done(Computed {
                         full,

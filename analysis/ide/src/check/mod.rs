@@ -11,6 +11,7 @@
 mod capture;
 mod config;
 mod cut;
+mod nonfinite;
 mod rrule;
 mod runtime;
 mod suppress;
@@ -48,6 +49,8 @@ pub const MUTATION_AFTER_CAPTURE: &str = "mutation-after-capture";
 pub const RRULE_MISMATCH: &str = "rrule-mismatch";
 /// Code of [`LINTS`]: a loop or recursion whose tape grows with a value, not the input's size.
 pub const UNBOUNDED_TAPE: &str = "unbounded-tape";
+/// Code of [`LINTS`]: a non-finite gradient of finite arguments at an annotated call.
+pub use nonfinite::NONFINITE_GRADIENT;
 
 /// Every lint, in documentation order.
 pub const LINTS: &[Lint] = &[
@@ -75,6 +78,11 @@ pub const LINTS: &[Lint] = &[
         code: UNBOUNDED_TAPE,
         default: Level::Warn,
         summary: "a loop or recursion whose tape grows with the value of a Float64, not with the size of the input",
+    },
+    Lint {
+        code: NONFINITE_GRADIENT,
+        default: Level::Warn,
+        summary: "the gradient at a `# zy: at` or `# zy: gradcheck` call is NaN or infinite although its arguments are finite; reported where the first non-finite value was born",
     },
 ];
 
@@ -156,6 +164,7 @@ pub(crate) fn lints(
         tape::check(&cx, &mut out);
     }
     out.extend(rrule::check(db, file, &specs, limits, rtol));
+    out.extend(nonfinite::check(db, file, &specs, limits));
     out.extend(runtime::check(db, file, limits));
     out
 }

@@ -71,3 +71,17 @@ test("gradient results are checked and formatted", () => {
     );
     assert.equal(parseGradientResult(null), "unexpected result from zy.computeGradient: null");
 });
+
+test("a non-finite gradient's origin is kept and shown", () => {
+    const nonfinite = "/w/a.jl:7:17: the derivative of `sqrt(x^2)` at sqrt(0.0) is not finite: /(1.0, 0.0) = Inf";
+    const r = parseGradientResult({ call: "f(0.0)", value: "0.0", gradient: "(NaN,)", micros: 42, nonfinite });
+    assert.deepEqual(r, { call: "f(0.0)", value: "0.0", gradient: "(NaN,)", micros: 42, nonfinite });
+    assert.equal(
+        typeof r === "string" ? r : formatGradient(r),
+        `f(0.0) = 0.0, ∇ = (NaN,) (42 µs); not finite: ${nonfinite}`,
+    );
+    assert.equal(
+        parseGradientResult({ call: "f(0.0)", value: "0.0", gradient: "(NaN,)", micros: 42, nonfinite: 3 }),
+        'unexpected result from zy.computeGradient: {"call":"f(0.0)","value":"0.0","gradient":"(NaN,)","micros":42,"nonfinite":3}',
+    );
+});
