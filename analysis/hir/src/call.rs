@@ -107,6 +107,13 @@ pub fn typed_program(
     while let Some(inst) = queue.pop_front() {
         let id = InstanceId::of(db, file, &inst);
         let r = typed(db, id);
+        // A function zy could not lower is refused where a call reaches it, not for the whole
+        // file: the other functions of the file keep working.
+        for e in lowering_errors(db, r.func.span.file) {
+            if !errors.contains(&e) {
+                errors.push(e);
+            }
+        }
         for e in &r.errors {
             if !errors.contains(e) {
                 errors.push(e.clone());
@@ -136,6 +143,33 @@ pub fn typed_program(
         }
     }
     (out, errors)
+}
+
+/// The errors found lowering the item whose spans carry `span_file` (an unsupported construct
+/// in its body), and combining it with the program (a struct defined twice).
+fn lowering_errors(db: &dyn salsa::Database, span_file: u32) -> Vec<TypeError> {
+    if span_file == CALL_SPAN_FILE {
+        return Vec::new();
+    }
+    let Some(item) = crate::diag::item_of_span(db, span_file) else {
+        return Vec::new();
+    };
+    let file = item.file(db);
+    let parsed = crate::diag::unsupported_in(db, item).iter().cloned();
+    let combined = program_index(db, file)
+        .errors
+        .iter()
+        .filter(|e| e.span.file == span_file);
+    let lowered = crate::lower::ssa(db, item)
+        .errors
+        .iter()
+        .chain(combined)
+        .map(|e| TypeError {
+            span: e.span,
+            code: e.code,
+            message: e.message.clone(),
+        });
+    parsed.chain(lowered).collect()
 }
 
 /// The range of the first anonymous function in `e`, if any.

@@ -83,6 +83,56 @@ pub fn load_errors(db: &dyn salsa::Database, file: SourceFile) -> Vec<Diag> {
     out
 }
 
+/// The errors that stop `file` from being read as Julia at all: syntax errors and includes
+/// that cannot be read. The other errors of [`load_errors`] belong to one item each and refuse
+/// only the calls that reach that item.
+#[salsa::tracked(returns(ref))]
+pub fn fatal_errors(db: &dyn salsa::Database, file: SourceFile) -> Vec<Diag> {
+    let mut out: Vec<Diag> = crate::item::parse(db, file)
+        .errors
+        .iter()
+        .filter(|e| e.code != UNSUPPORTED)
+        .map(|e| Diag {
+            start: e.range.start,
+            end: e.range.end,
+            code: e.code.to_string(),
+            message: e.message.clone(),
+        })
+        .collect();
+    out.extend(include_errors(db, file));
+    sort(&mut out);
+    out
+}
+
+/// The code of a construct zy does not support (as opposed to a syntax error).
+const UNSUPPORTED: &str = "unsupported";
+
+/// The unsupported constructs the parser found inside `item`, located in the item (a span is a
+/// pair of ranks among the item's boundaries; a construct that starts on none is put at the
+/// item's start). Equal across edits elsewhere, so callers' queries are not re-run by them.
+#[salsa::tracked(returns(ref))]
+pub(crate) fn unsupported_in(db: &dyn salsa::Database, item: ItemId) -> Vec<TypeError> {
+    let (start, end) = whole_item(db, item);
+    let bounds = crate::item::item_boundaries(db, item);
+    let rank = |offset: u32| {
+        let i = bounds.partition_point(|&b| b < offset);
+        (bounds.get(i) == Some(&offset)).then_some(i as u32)
+    };
+    crate::item::parse(db, item.file(db))
+        .errors
+        .iter()
+        .filter(|e| e.code == UNSUPPORTED && e.range.start >= start && e.range.end <= end)
+        .map(|e| {
+            let (s, t) = rank(e.range.start).zip(rank(e.range.end)).unwrap_or((0, 1));
+            TypeError {
+                span: Span::new(item.span_file(), s, t),
+                code: "unsupported",
+                message: e.message.clone(),
+            }
+        })
+        .collect()
+}
+
 /// The byte range of a whole item in its file.
 fn whole_item(db: &dyn salsa::Database, item: ItemId) -> (u32, u32) {
     let b = item_boundaries(db, item);

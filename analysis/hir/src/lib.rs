@@ -47,7 +47,9 @@ pub mod specialise;
 pub use ad::{adjoint, AdjointFunctions};
 pub use call::{type_call, typed_program, CallErrors, TypedCall, CALL_NAME, CALL_SPAN_FILE};
 pub use db::RootDatabase;
-pub use diag::{diagnostics, item_of_span, load_errors, locate, skipped_statements, Diag, SKIPPED};
+pub use diag::{
+    diagnostics, fatal_errors, item_of_span, load_errors, locate, skipped_statements, Diag, SKIPPED,
+};
 pub use input::{Prelude, SourceFile, Workspace};
 pub use item::{item_ast, item_boundaries, item_range, item_tree, parse, ItemId, ItemKind};
 pub use jit::{compiled, CompileKey, Target};

@@ -80,12 +80,14 @@ impl Analysis {
     }
 }
 
-/// The first error that keeps `file`, or a file it sees, from loading, if any.
+/// The first error that keeps `file`, or a file it sees, from being read at all (a syntax
+/// error, an include that cannot be read), if any. An unsupported construct refuses only the
+/// calls that reach its function.
 pub(crate) fn load_error(db: &RootDatabase, file: SourceFile) -> Option<UserError> {
     let scope = zy_hir::scope_files(db, file);
     let others = scope.iter().copied().filter(|&f| f != file);
     std::iter::once(file).chain(others).find_map(|f| {
-        zy_hir::load_errors(db, f)
+        zy_hir::fatal_errors(db, f)
             .first()
             .map(|d| in_file(db, f, d.start, d.message.clone()))
     })

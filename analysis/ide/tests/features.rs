@@ -631,3 +631,33 @@ h(x) = g(x) + sum(x0)
         "#]],
     );
 }
+
+#[test]
+fn an_unsupported_construct_refuses_only_the_calls_that_reach_its_function() {
+    let file = r#"
+function guarded(x)
+    try
+        sqrt(x)
+    catch
+        0.0
+    end
+end
+cube(x) = x^3
+uses_guarded(x) = guarded(x) + 1.0
+"#;
+    check_grad(
+        file,
+        "cube(2.0)",
+        expect![[r#"
+            value: 8.0
+            gradient: (12.0,)
+        "#]],
+    );
+    check_grad(
+        file,
+        "uses_guarded(2.0)",
+        expect![[r#"
+            main.jl:3:5: error: unsupported: try/catch
+        "#]],
+    );
+}
