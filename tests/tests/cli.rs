@@ -66,11 +66,17 @@ fn grad_gives_one_gradient_per_argument() {
             .grad(file, "pow(2.0, 3)", EvalLimits::default(), engine)
             .unwrap()
             .unwrap();
+        let why = "`n` is of type Int64, which has no gradient (only floating-point values, and arrays, tuples and structs of them, do)";
         assert_eq!(
             g.to_json_text(),
-            r#"{"value":8.0,"gradient":[12.0,null],"nonfinite":null}"#
+            format!(
+                r#"{{"value":8.0,"gradient":[12.0,null],"nonfinite":null,"why":[{{"arg":1,"col":17,"file":"pow.jl","line":2,"message":"{why}","name":"n"}}]}}"#
+            )
         );
-        assert_eq!(g.to_text(), "value: 8.0\ngradient: (12.0, nothing)");
+        assert_eq!(
+            g.to_text(),
+            format!("value: 8.0\ngradient: (12.0, nothing)\nnote: pow.jl:2:17: {why}")
+        );
         assert_eq!(g.jit_fallback, None, "the JIT compiles pow's gradient");
     }
 }

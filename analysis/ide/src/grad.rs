@@ -13,6 +13,7 @@ use crate::arguments::Arguments;
 use crate::eval::{expand, load_error};
 use crate::locate::{error_at, in_site, CallSite};
 use crate::nonfinite::{is_finite, NonFinite};
+use crate::why::Why;
 use crate::{Analysis, Cancellable, EvalLimits, EvalResult, FileId, UserError};
 
 /// Which engine runs the gradient.
@@ -36,6 +37,8 @@ pub struct GradResult {
     pub jit_fallback: Option<String>,
     /// Where a non-finite gradient of finite arguments came from (`None` when it is finite).
     pub nonfinite: Option<NonFinite>,
+    /// Why each argument whose gradient is `nothing` or zero has it.
+    pub why: Vec<Why>,
 }
 
 impl GradResult {
@@ -44,7 +47,13 @@ impl GradResult {
     pub fn to_json(&self) -> serde_json::Value {
         let grads: Vec<serde_json::Value> = self.gradient.iter().map(|g| g.json.clone()).collect();
         let nonfinite = self.nonfinite.as_ref().map(NonFinite::to_json);
-        serde_json::json!({ "value": self.value.json, "gradient": grads, "nonfinite": nonfinite })
+        let why: Vec<serde_json::Value> = self.why.iter().map(Why::to_json).collect();
+        serde_json::json!({
+            "value": self.value.json,
+            "gradient": grads,
+            "nonfinite": nonfinite,
+            "why": why,
+        })
     }
 
     /// [`GradResult::to_json`] as text, with `value` before `gradient` as SPEC writes it.
@@ -64,7 +73,14 @@ impl GradResult {
             }
             None => text.push_str("null"),
         }
-        text.push('}');
+        text.push_str(",\"why\":[");
+        for (i, w) in self.why.iter().enumerate() {
+            if i > 0 {
+                text.push(',');
+            }
+            let _ = write!(text, "{}", w.to_json());
+        }
+        text.push_str("]}");
         text
     }
 
@@ -88,6 +104,10 @@ impl GradResult {
         if let Some(n) = &self.nonfinite {
             text.push('\n');
             let _ = write!(text, "{n}");
+        }
+        for w in &self.why {
+            text.push('\n');
+            let _ = write!(text, "{w}");
         }
         text
     }
@@ -131,11 +151,13 @@ fn grad(
     } else {
         prepared.nonfinite_origin(db)
     };
+    let why = prepared.why(db, &gradient);
     Ok(GradResult {
         value: result(&y),
         gradient: gradient.iter().map(result).collect(),
         jit_fallback,
         nonfinite,
+        why,
     })
 }
 
@@ -324,6 +346,28 @@ impl<'a> Prepared<'a> {
         crate::nonfinite::explain(db, &program, &driver, args, &self.limits, call)
     }
 
+    /// Why each argument whose gradient in `gradient` is `nothing` or zero has it.
+    pub(crate) fn why(&self, db: &RootDatabase, gradient: &[Value]) -> Vec<Why> {
+        if !gradient.iter().any(crate::why::is_nothing_or_zero) {
+            return Vec::new();
+        }
+        let Ok(args) = self.arguments(db) else {
+            return Vec::new();
+        };
+        let subject = crate::why::Subject {
+            program: &self.program,
+            inst: &self.inst,
+            args,
+            skipped: self.skipped(),
+            limits: &self.limits,
+            call: match self.site {
+                CallSite::InFile { file, offset } => Some((file, offset)),
+                CallSite::Text(_) => None,
+            },
+        };
+        crate::why::explain(db, &subject, gradient)
+    }
+
     /// [`Prepared::gradient`], with why the JIT did not run it if it was asked to.
     fn gradient_noting_fallback(
         &self,
@@ -448,24 +492,25 @@ mod tests {
             gradient: gradient.iter().map(result).collect(),
             jit_fallback: None,
             nonfinite: None,
+            why: Vec::new(),
         };
         let one = of(vec![Value::vector_f64(vec![1.5, -2.0])]);
         assert_eq!(one.to_text(), "value: 8.0\ngradient: ([1.5, -2.0],)");
         assert_eq!(
             one.to_json_text(),
-            r#"{"value":8.0,"gradient":[[1.5,-2.0]],"nonfinite":null}"#
+            r#"{"value":8.0,"gradient":[[1.5,-2.0]],"nonfinite":null,"why":[]}"#
         );
         let two = of(vec![Value::F64(1e-7), Value::Nothing]);
         assert_eq!(two.to_text(), "value: 8.0\ngradient: (1.0e-7, nothing)");
         assert_eq!(
             two.to_json_text(),
-            r#"{"value":8.0,"gradient":[1e-7,null],"nonfinite":null}"#
+            r#"{"value":8.0,"gradient":[1e-7,null],"nonfinite":null,"why":[]}"#
         );
         let none = of(vec![]);
         assert_eq!(none.to_text(), "value: 8.0\ngradient: ()");
         assert_eq!(
             none.to_json_text(),
-            r#"{"value":8.0,"gradient":[],"nonfinite":null}"#
+            r#"{"value":8.0,"gradient":[],"nonfinite":null,"why":[]}"#
         );
         assert_eq!(
             serde_json::from_str::<serde_json::Value>(&two.to_json_text()).ok(),

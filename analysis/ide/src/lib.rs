@@ -19,6 +19,7 @@ mod locate;
 mod nonfinite;
 mod outline;
 mod view_ir;
+mod why;
 
 use std::collections::HashMap;
 use std::panic::AssertUnwindSafe;
@@ -45,6 +46,7 @@ pub use hover::HoverResult;
 pub use nonfinite::NonFinite;
 pub use outline::{FunctionOutline, ParamOutline};
 pub use view_ir::IrStage;
+pub use why::Why;
 /// Whether JIT code is listed for `perf` (`ZY_PERF_MAP=1`): call at the start of `main`.
 pub use zy_codegen::decide_perf_map;
 

@@ -661,3 +661,65 @@ uses_guarded(x) = guarded(x) + 1.0
         "#]],
     );
 }
+
+#[test]
+fn grad_says_why_a_gradient_is_nothing_or_zero() {
+    let file = r#"
+affine(x, shift, scale) = 2.0 * x + shift
+compound(p, rate) = p * (1.0 + round(rate * 100.0) / 100.0)^10
+function pick(x, y)
+    if x > 0.0
+        return x^2
+    else
+        return y^2
+    end
+end
+gate(x, t) = x > t ? x : 0.0
+times0(x, y) = x * 0.0 + y
+"#;
+    check_grad(
+        file,
+        "affine(1.0, 2.0, 3.0)",
+        expect![[r#"
+            value: 4.0
+            gradient: (2.0, 1.0, nothing)
+            note: main.jl:2:18: `scale` is never read: the result cannot depend on it, so its gradient is `nothing`
+        "#]],
+    );
+    check_grad(
+        file,
+        "compound(100.0, 0.049)",
+        expect![[r#"
+            value: 162.8894626777442
+            gradient: (1.628894626777442, 0.0)
+            note: main.jl:3:32: `rate` reaches the result only through `round`, which is piecewise constant: its gradient is zero
+        "#]],
+    );
+    check_grad(
+        file,
+        "pick(1.0, 2.0)",
+        expect![[r#"
+            value: 1.0
+            gradient: (2.0, 0.0)
+            note: main.jl:5:8: a gradient reaches `y`, but not on this call: the statements that use it did not run, because this branch went the other way
+        "#]],
+    );
+    check_grad(
+        file,
+        "gate(2.0, 1.0)",
+        expect![[r#"
+            value: 2.0
+            gradient: (1.0, nothing)
+            note: main.jl:11:14: `t` reaches the result only through `>`, which has no derivative: its gradient is `nothing`
+        "#]],
+    );
+    check_grad(
+        file,
+        "times0(1.0, 2.0)",
+        expect![[r#"
+            value: 2.0
+            gradient: (0.0, 1.0)
+            note: main.jl:12:8: a gradient reaches `x`, but on this call the adjoints arriving at it were zero (a product with zero, or a derivative that is zero here)
+        "#]],
+    );
+}

@@ -78,7 +78,11 @@ fn eval_in_text_and_json() {
 #[test]
 fn grad_in_json() {
     let dir = dir_with(&[("pow.jl", POW)]);
-    let expected = "{\"value\":8.0,\"gradient\":[12.0,null],\"nonfinite\":null}\n";
+    // `n` is an Int: its gradient is `nothing`, and `why` says so.
+    let expected = concat!(
+        r#"{"value":8.0,"gradient":[12.0,null],"nonfinite":null,"why":[{"arg":1,"col":17,"file":"pow.jl","line":2,"message":"`n` is of type Int64, which has no gradient (only floating-point values, and arrays, tuples and structs of them, do)","name":"n"}]}"#,
+        "\n"
+    );
     for engine in ["interp", "jit"] {
         let args = [
             "grad",
@@ -387,7 +391,7 @@ fn writes_perf_map(env: &[(&str, &str)]) -> bool {
     let out = child.wait_with_output().expect("binary ends");
     assert_eq!(
         String::from_utf8_lossy(&out.stdout),
-        "value: 8.0\ngradient: (12.0, nothing)\n"
+        "value: 8.0\ngradient: (12.0, nothing)\nnote: pow.jl:2:17: `n` is of type Int64, which has no gradient (only floating-point values, and arrays, tuples and structs of them, do)\n"
     );
     let written = map.exists();
     let _ = std::fs::remove_file(&map);

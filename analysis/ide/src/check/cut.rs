@@ -92,7 +92,7 @@ fn passes(func: &Function, v: Value) -> Option<bool> {
 
 /// If every path from `arg` to the result (and to every mutation) passes through a
 /// piecewise-constant function, the first such statement fed by `arg`.
-fn zero_cut(func: &Function, arg: Value) -> Option<Value> {
+pub(crate) fn zero_cut(func: &Function, arg: Value) -> Option<Value> {
     if !is_plain(func.ty(arg)) {
         return None;
     }

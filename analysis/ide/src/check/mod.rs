@@ -25,6 +25,7 @@ use zy_ir::{Function, Instance, Span};
 use zy_syntax::ast::{AnnotationKind, Item};
 
 pub use config::{Config, ConfigError, FileConfig, Level, DEFAULT_MAX_FILE_SIZE, DEFAULT_RTOL};
+pub(crate) use cut::zero_cut;
 
 use crate::{Analysis, Cancellable, Diagnostic, EvalLimits, FileId, Severity, GRADCHECK};
 
