@@ -8,21 +8,10 @@ use zy_ir::{Const, Op, Operand, Prim, Type};
 use super::{scalar, Emit, FwdOut, FwdStmt, RevStmt};
 use crate::AdError;
 
-/// Can `p` be broadcast elementwise by the interpreter and the JIT?
-pub fn is_elementwise(p: Prim) -> bool {
-    use Prim::*;
-    (scalar::handles(p) && p != IfElse)
-        || matches!(
-            p,
-            Lt | Le | Gt | Ge | Eq | Ne | Not | Floor | Ceil | Round | Sign
-        )
-}
-
 /// The scalar primitive a broadcast applies.
 fn callee(args: &[Operand]) -> Option<Prim> {
     match args.first()?.as_const()? {
-        Const::Func(n) if &**n == "-" && args.len() == 2 => Some(Prim::Neg),
-        Const::Func(n) => Prim::from_julia_name(n),
+        Const::Func(n) => Prim::elementwise(n, args.len() - 1),
         _ => None,
     }
 }

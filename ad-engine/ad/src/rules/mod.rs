@@ -15,7 +15,7 @@ mod scalar;
 use std::collections::HashMap;
 use std::sync::Arc;
 
-use zy_ir::{Block, Const, Instance, Name, Op, Operand, Prim, Span, SsaBuilder, Stmt, Type};
+use zy_ir::{Block, Const, Diff, Instance, Name, Op, Operand, Prim, Span, SsaBuilder, Stmt, Type};
 
 use crate::globals::GlobalShadows;
 
@@ -51,7 +51,7 @@ impl Emit<'_> {
                     Type::Array(..) | Type::Adjoint(_)
                 )
             });
-            if over_array && broadcast::is_elementwise(p) {
+            if over_array && p.is_elementwise() {
                 let rty = match shape {
                     Type::Array(_, n) => Type::Array(Arc::new(ty), *n),
                     _ => Type::Adjoint(Arc::new(ty)),
@@ -263,9 +263,7 @@ pub fn forward(e: &mut Emit, s: FwdStmt, callees: &mut Callees) -> Result<FwdOut
         Op::Invoke(inst) => calls::forward(e, inst, &s, callees)?,
         Op::Prim(p) if p.is_nondifferentiable() || !s.active => plain(e, &s),
         // Results that do not depend on the operand's value.
-        Op::Prim(
-            Prim::Zero | Prim::One | Prim::Length | Prim::Size | Prim::ZeroTangent | Prim::Undef,
-        ) => plain(e, &s),
+        Op::Prim(p) if p.info().diff == Diff::Constant => plain(e, &s),
         Op::Prim(p) => return Err(unsupported(e.span, &format!("the primitive `{p}`"))),
         Op::Call(n) => return Err(unsupported(e.span, &format!("the untyped call `{n}`"))),
         Op::CallValue | Op::Closure(_) => return Err(unsupported(e.span, "untyped IR")),
