@@ -322,6 +322,8 @@ prims! {
         effects: Effects::throws("±Inf"), jit: Jit::Runtime("zy_rt_tan"),
     }
     Exp => "exp" { kind: math(f64::exp, Domain::All), jit: Jit::Runtime("zy_rt_exp") }
+    /// `exp(x) - 1`, accurate near 0.
+    Expm1 => "expm1" { kind: math(f64::exp_m1, Domain::All), jit: Jit::Runtime("zy_rt_expm1") }
     Log => "log" {
         kind: math(f64::ln, Domain::AtLeast(0.0, "log was called with a negative real argument but will \
             only return a complex result if called with a complex argument. Try log(Complex(x)).")),

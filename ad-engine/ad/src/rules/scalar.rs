@@ -171,6 +171,39 @@ pub static RULES: &[ScalarRule] = &[
         special: &[],
     },
     ScalarRule {
+        prim: Expm1,
+        keeps: &[Arg(0)],
+        reverse: Scale(|e, k| e.prim(Exp, vec![k[0].clone()], F64)),
+        points: ANYWHERE,
+        special: &[
+            Special {
+                at: &[F(0.0)],
+                y: 0.0,
+                grad: &[&[1.0]],
+            },
+            Special {
+                at: &[F(-0.0)],
+                y: -0.0,
+                grad: &[&[1.0]],
+            },
+            Special {
+                at: &[F(f64::NEG_INFINITY)],
+                y: -1.0,
+                grad: &[&[0.0]],
+            },
+            Special {
+                at: &[F(f64::INFINITY)],
+                y: f64::INFINITY,
+                grad: &[&[f64::INFINITY]],
+            },
+            Special {
+                at: &[F(1e-20)],
+                y: 1e-20,
+                grad: &[&[1.0]],
+            },
+        ],
+    },
+    ScalarRule {
         prim: Log,
         keeps: &[Arg(0)],
         reverse: Divide(|_, k| k[0].clone()),

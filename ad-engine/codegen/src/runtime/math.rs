@@ -30,6 +30,7 @@ unary! {
     zy_rt_cos => Cos,
     zy_rt_tan => Tan,
     zy_rt_exp => Exp,
+    zy_rt_expm1 => Expm1,
     zy_rt_log => Log,
     zy_rt_log1p => Log1p,
     zy_rt_tanh => Tanh,
