@@ -7,9 +7,12 @@
 //! - [`eval_prim`] is the single place where the meaning of each [`zy_ir::Prim`] lives.
 //! - [`Value::deep_copy`] and [`Value::float_leaves`] / [`Value::with_float_leaves`] serve
 //!   finite differences and arguments that a call mutates.
+//! - [`fd`] estimates derivatives by finite differences and compares them with gradients: the
+//!   one implementation the rule tests, gradchecks, the rrule lint and the fuzz target share.
 //! - [`show`] prints a value as Julia's `show` does; [`to_json`] encodes it as SPEC's JSON.
 
 mod copy;
+pub mod fd;
 mod interrupt;
 mod json;
 mod machine;

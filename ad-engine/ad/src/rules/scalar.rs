@@ -35,8 +35,11 @@ pub enum Reverse {
     /// One operand: `x̄ = ȳ / d(k)`.
     Divide(fn(&mut Emit, &[Operand]) -> Operand),
     /// Each operand's contribution (`None`: none), from the kept values, `ȳ` and the statement.
-    Terms(fn(&mut Emit, &[Operand], Operand, &RevStmt) -> Vec<Option<Operand>>),
+    Terms(TermsFn),
 }
+
+/// A reverse giving each operand's contribution: `(emit, kept, ȳ, statement) -> contributions`.
+pub type TermsFn = fn(&mut Emit, &[Operand], Operand, &RevStmt) -> Vec<Option<Operand>>;
 
 /// The rule of one scalar primitive, with the points that test it.
 pub struct ScalarRule {
