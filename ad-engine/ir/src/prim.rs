@@ -324,10 +324,24 @@ prims! {
     Exp => "exp" { kind: math(f64::exp, Domain::All), jit: Jit::Runtime("zy_rt_exp") }
     /// `exp(x) - 1`, accurate near 0.
     Expm1 => "expm1" { kind: math(f64::exp_m1, Domain::All), jit: Jit::Runtime("zy_rt_expm1") }
+    /// `2^x`.
+    Exp2 => "exp2" { kind: math(f64::exp2, Domain::All), jit: Jit::Runtime("zy_rt_exp2") }
     Log => "log" {
         kind: math(f64::ln, Domain::AtLeast(0.0, "log was called with a negative real argument but will \
             only return a complex result if called with a complex argument. Try log(Complex(x)).")),
         effects: Effects::throws("x < 0"), jit: Jit::Runtime("zy_rt_log"),
+    }
+    Log2 => "log2" {
+        kind: math(f64::log2, Domain::AtLeast(0.0, "log2 was called with a negative real argument \
+            but will only return a complex result if called with a complex argument. Try \
+            log2(Complex(x)).")),
+        effects: Effects::throws("x < 0"), jit: Jit::Runtime("zy_rt_log2"),
+    }
+    Log10 => "log10" {
+        kind: math(f64::log10, Domain::AtLeast(0.0, "log10 was called with a negative real \
+            argument but will only return a complex result if called with a complex argument. \
+            Try log10(Complex(x)).")),
+        effects: Effects::throws("x < 0"), jit: Jit::Runtime("zy_rt_log10"),
     }
     Log1p => "log1p" {
         kind: math(f64::ln_1p, Domain::AtLeast(-1.0, "log1p was called with a real argument < -1 but will \
@@ -339,6 +353,8 @@ prims! {
             only return a complex result if called with a complex argument. Try sqrt(Complex(x)).")),
         effects: Effects::throws("x < 0"),
     }
+    /// The real cube root.
+    Cbrt => "cbrt" { kind: math(f64::cbrt, Domain::All), jit: Jit::Runtime("zy_rt_cbrt") }
     Abs => "abs" { kind: Scalar, interpreted_for: REST }
     Tanh => "tanh" { kind: math(f64::tanh, Domain::All), jit: Jit::Runtime("zy_rt_tanh") }
     Sinh => "sinh" { kind: math(f64::sinh, Domain::All), jit: Jit::Runtime("zy_rt_sinh") }
@@ -350,6 +366,15 @@ prims! {
     Acos => "acos" {
         kind: math(f64::acos, UnitInterval("acos(x) not defined for |x| > 1")),
         effects: Effects::throws("|x| > 1"), jit: Jit::Runtime("zy_rt_acos"),
+    }
+    Asinh => "asinh" { kind: math(f64::asinh, Domain::All), jit: Jit::Runtime("zy_rt_asinh") }
+    Acosh => "acosh" {
+        kind: math(f64::acosh, Domain::AtLeast(1.0, "acosh(x) is only defined for x ≥ 1.")),
+        effects: Effects::throws("x < 1"), jit: Jit::Runtime("zy_rt_acosh"),
+    }
+    Atanh => "atanh" {
+        kind: math(f64::atanh, UnitInterval("atanh(x) is only defined for |x| ≤ 1.")),
+        effects: Effects::throws("|x| > 1"), jit: Jit::Runtime("zy_rt_atanh"),
     }
     /// `atan(x)`, and `atan(y, x)` (the angle of the point `(x, y)`).
     Atan => "atan" {

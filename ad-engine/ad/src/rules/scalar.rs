@@ -207,6 +207,73 @@ pub static RULES: &[ScalarRule] = &[
         ],
     },
     ScalarRule {
+        prim: Exp2,
+        keeps: &[Result],
+        // ChainRules: Ω log(2).
+        reverse: Scale(|e, k| e.mul(k[0].clone(), Const::f64(std::f64::consts::LN_2).into())),
+        points: ANYWHERE,
+        special: &[
+            Special {
+                at: &[F(0.0)],
+                y: 1.0,
+                grad: &[&[std::f64::consts::LN_2]],
+            },
+            Special {
+                at: &[F(1.0)],
+                y: 2.0,
+                grad: &[&[1.3862943611198906]],
+            },
+            Special {
+                at: &[F(f64::NEG_INFINITY)],
+                y: 0.0,
+                grad: &[&[0.0]],
+            },
+        ],
+    },
+    ScalarRule {
+        prim: Log2,
+        keeps: &[Arg(0)],
+        // ChainRules: inv(x) / log(2).
+        reverse: Scale(|e, k| inv_over(e, k, std::f64::consts::LN_2)),
+        points: POSITIVE,
+        special: &[
+            Special {
+                at: &[F(1.0)],
+                y: 0.0,
+                grad: &[&[1.0 / std::f64::consts::LN_2]],
+            },
+            Special {
+                at: &[F(0.0)],
+                y: f64::NEG_INFINITY,
+                grad: &[&[f64::INFINITY]],
+            },
+            Special {
+                at: &[F(f64::INFINITY)],
+                y: f64::INFINITY,
+                grad: &[&[0.0]],
+            },
+        ],
+    },
+    ScalarRule {
+        prim: Log10,
+        keeps: &[Arg(0)],
+        // ChainRules: inv(x) / log(10).
+        reverse: Scale(|e, k| inv_over(e, k, std::f64::consts::LN_10)),
+        points: POSITIVE,
+        special: &[
+            Special {
+                at: &[F(1.0)],
+                y: 0.0,
+                grad: &[&[1.0 / std::f64::consts::LN_10]],
+            },
+            Special {
+                at: &[F(0.0)],
+                y: f64::NEG_INFINITY,
+                grad: &[&[f64::INFINITY]],
+            },
+        ],
+    },
+    ScalarRule {
         prim: Log,
         keeps: &[Arg(0)],
         reverse: Divide(|_, k| k[0].clone()),
@@ -226,6 +293,34 @@ pub static RULES: &[ScalarRule] = &[
         reverse: Divide(|e, k| e.mul(Const::f64(2.0).into(), k[0].clone())),
         points: POSITIVE,
         special: &[],
+    },
+    ScalarRule {
+        prim: Cbrt,
+        keeps: &[Result],
+        // ChainRules: inv(3 Ω²).
+        reverse: Scale(|e, k| {
+            let y2 = e.mul(k[0].clone(), k[0].clone());
+            let d = e.mul(Const::f64(3.0).into(), y2);
+            e.prim(Div, vec![one(), d], F64)
+        }),
+        points: ANYWHERE,
+        special: &[
+            Special {
+                at: &[F(0.0)],
+                y: 0.0,
+                grad: &[&[f64::INFINITY]],
+            },
+            Special {
+                at: &[F(-0.0)],
+                y: -0.0,
+                grad: &[&[f64::INFINITY]],
+            },
+            Special {
+                at: &[F(-8.0)],
+                y: -2.0,
+                grad: &[&[1.0 / 12.0]],
+            },
+        ],
     },
     ScalarRule {
         prim: Abs,
@@ -276,6 +371,80 @@ pub static RULES: &[ScalarRule] = &[
         }),
         points: UNIT,
         special: &[],
+    },
+    ScalarRule {
+        prim: Asinh,
+        keeps: &[Arg(0)],
+        // ChainRules: inv(sqrt(x² + 1)).
+        reverse: Scale(|e, k| {
+            let x2 = e.mul(k[0].clone(), k[0].clone());
+            let d = e.add(x2, one());
+            let d = e.prim(Sqrt, vec![d], F64);
+            e.prim(Div, vec![one(), d], F64)
+        }),
+        points: ANYWHERE,
+        special: &[
+            Special {
+                at: &[F(0.0)],
+                y: 0.0,
+                grad: &[&[1.0]],
+            },
+            Special {
+                at: &[F(-0.0)],
+                y: -0.0,
+                grad: &[&[1.0]],
+            },
+            Special {
+                at: &[F(f64::INFINITY)],
+                y: f64::INFINITY,
+                grad: &[&[0.0]],
+            },
+        ],
+    },
+    ScalarRule {
+        prim: Acosh,
+        keeps: &[Arg(0)],
+        // ChainRules: inv(sqrt(x² - 1)).
+        reverse: Scale(|e, k| {
+            let x2 = e.mul(k[0].clone(), k[0].clone());
+            let d = e.prim(Sub, vec![x2, one()], F64);
+            let d = e.prim(Sqrt, vec![d], F64);
+            e.prim(Div, vec![one(), d], F64)
+        }),
+        points: &[&[F(1.2)], &[F(2.0)], &[F(3.5)]],
+        special: &[Special {
+            at: &[F(1.0)],
+            y: 0.0,
+            grad: &[&[f64::INFINITY]],
+        }],
+    },
+    ScalarRule {
+        prim: Atanh,
+        keeps: &[Arg(0)],
+        // ChainRules: inv(1 - x²).
+        reverse: Scale(|e, k| {
+            let x2 = e.mul(k[0].clone(), k[0].clone());
+            let d = e.prim(Sub, vec![one(), x2], F64);
+            e.prim(Div, vec![one(), d], F64)
+        }),
+        points: UNIT,
+        special: &[
+            Special {
+                at: &[F(0.0)],
+                y: 0.0,
+                grad: &[&[1.0]],
+            },
+            Special {
+                at: &[F(1.0)],
+                y: f64::INFINITY,
+                grad: &[&[f64::INFINITY]],
+            },
+            Special {
+                at: &[F(-1.0)],
+                y: f64::NEG_INFINITY,
+                grad: &[&[f64::INFINITY]],
+            },
+        ],
     },
     ScalarRule {
         prim: Atan,
@@ -342,6 +511,12 @@ pub fn rule(p: Prim) -> Option<&'static ScalarRule> {
 /// Is `p` a scalar primitive with a rule here?
 pub fn handles(p: Prim) -> bool {
     rule(p).is_some()
+}
+
+/// `inv(x) / c`: the derivative of a logarithm to the base `exp(c)`, as ChainRules writes it.
+fn inv_over(e: &mut Emit, k: &[Operand], c: f64) -> Operand {
+    let inv = e.prim(Div, vec![one(), k[0].clone()], F64);
+    e.prim(Div, vec![inv, Const::f64(c).into()], F64)
 }
 
 /// `sqrt(1 - x²)`, the denominator of `asin` and `acos`.

@@ -31,7 +31,10 @@ unary! {
     zy_rt_tan => Tan,
     zy_rt_exp => Exp,
     zy_rt_expm1 => Expm1,
+    zy_rt_exp2 => Exp2,
     zy_rt_log => Log,
+    zy_rt_log2 => Log2,
+    zy_rt_log10 => Log10,
     zy_rt_log1p => Log1p,
     zy_rt_tanh => Tanh,
     zy_rt_sinh => Sinh,
@@ -39,6 +42,10 @@ unary! {
     zy_rt_asin => Asin,
     zy_rt_acos => Acos,
     zy_rt_atan => Atan,
+    zy_rt_cbrt => Cbrt,
+    zy_rt_asinh => Asinh,
+    zy_rt_acosh => Acosh,
+    zy_rt_atanh => Atanh,
 }
 
 /// `sin(x)` and `cos(x)` returned together (in two registers).
