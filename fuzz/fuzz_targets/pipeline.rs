@@ -15,6 +15,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use libfuzzer_sys::fuzz_target;
+use zy_interp::fd::{Fd, Verdict};
 use zy_interp::{Limits, Value};
 use zy_ir::{Instance, Program, Type, TypedProgram};
 
@@ -317,12 +318,6 @@ fn branches_on_floats(program: &TypedProgram) -> bool {
     })
 }
 
-/// Step of the finite differences, relative to the component's size.
-const STEP: f64 = 1e-5;
-/// Agreement required: between the two one-sided differences (else the call is not smooth
-/// there), and between the gradient and their mean; relative to the derivative's size.
-const TOLERANCE: f64 = 1e-3;
-
 /// Where a `Float64` component of the arguments is: argument `arg`, then element `elem` of
 /// an array or tuple argument (`None` for a scalar).
 #[derive(Clone, Copy, Debug)]
@@ -406,9 +401,9 @@ fn gradient_at(gradient: &[Value], component: Component) -> Option<f64> {
     }
 }
 
-/// Compares the gradient of a call of value `y` with one-sided finite differences in each
-/// `Float64` component of its arguments, where the two differences agree (the call is smooth
-/// there) and everything is finite and moderate.
+/// Compares the gradient of a call of value `y` with finite differences ([`Fd::FUZZ`]: one-sided,
+/// judged where the two differences agree, so the call is smooth there, and everything is
+/// finite) in each `Float64` component of its arguments, when the value is moderate.
 fn check_derivatives(
     y: f64,
     gradient: &[Value],
@@ -426,24 +421,14 @@ fn check_derivatives(
         let Some(g) = gradient_at(gradient, component) else {
             continue;
         };
-        let h = STEP * x.abs().max(1.0);
-        let at = |x: f64| plain_call(with_component(arguments()?, component, x)?);
-        let (Some(above), Some(below)) = (at(x + h), at(x - h)) else {
-            continue;
+        let at = |d: f64| -> Result<f64, ()> {
+            let moved = with_component(arguments().ok_or(())?, component, x + d).ok_or(())?;
+            plain_call(moved).ok_or(())
         };
-        let (forward, backward) = ((above - y) / h, (y - below) / h);
-        if !(forward.is_finite() && backward.is_finite() && g.is_finite()) {
-            continue;
+        // Judged only where the call is smooth (its one-sided differences agree), and finite.
+        if let Ok(Verdict::Differs { fd }) = Fd::FUZZ.check(g, x, Some(y), at) {
+            panic!("{call}: derivative in {component:?} is {g}, finite differences give {fd}");
         }
-        let scale = forward.abs().max(backward.abs()).max(1.0);
-        if (forward - backward).abs() > TOLERANCE * scale {
-            continue;
-        }
-        let central = (forward + backward) / 2.0;
-        assert!(
-            (g - central).abs() <= TOLERANCE * scale.max(g.abs()),
-            "{call}: derivative in {component:?} is {g}, finite differences give {central}"
-        );
     }
 }
 

@@ -9,9 +9,12 @@
 //!   finite differences and arguments that a call mutates.
 //! - [`run_watched`] runs with a [`Watch`] told of every primitive statement (the gradient
 //!   debugger's view of a run).
+//! - [`fd`] estimates derivatives by finite differences and compares them with gradients: the
+//!   one implementation the rule tests, gradchecks, the rrule lint and the fuzz target share.
 //! - [`show`] prints a value as Julia's `show` does; [`to_json`] encodes it as SPEC's JSON.
 
 mod copy;
+pub mod fd;
 mod interrupt;
 mod json;
 mod machine;

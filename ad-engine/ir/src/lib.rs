@@ -6,6 +6,8 @@
 //!
 //! - [`func`], [`ops`], [`types`], [`program`]: the entities; [`builder`]: SSA construction
 //!   from variables.
+//! - [`prim`](mod@prim): the primitive table, one row per builtin operation with the attributes
+//!   every other crate asks (arity, elementwise math, effects, differentiability, JIT lowering).
 //! - [`print`](mod@print) writes a function as text ([`print_function`], and [`print_struct`] for the
 //!   struct declarations typed text needs); [`parse`] reads that text back at every stage
 //!   ([`parse_module`]), so print, read, print is the identity. The IR filetests of
@@ -20,6 +22,7 @@ pub mod cfg;
 pub mod func;
 pub mod ops;
 pub mod parse;
+pub mod prim;
 pub mod print;
 pub mod program;
 pub mod types;
@@ -32,6 +35,7 @@ pub use func::{
 };
 pub use ops::{Instance, Op, Prim, StructRef};
 pub use parse::{parse_function, parse_module, Module, ParseError};
+pub use prim::{Arity, Diff, Domain, Effects, Jit, Kind, Math, PrimInfo, Throws};
 pub use print::{julia_float, print_function, print_struct, print_structs, write_julia_float};
 pub use program::{
     callable_name, GenericFunction, Global, Method, Program, StructDef, TypeExpr, TypedProgram,

@@ -9,3 +9,38 @@
 The squared absolute value, `x * x` for real numbers.
 """
 abs2(x::Real) = x * x
+
+"""
+    sec(x)
+
+The secant, `inv(cos(x))`.
+"""
+sec(x::Real) = 1.0 / cos(x)
+
+"""
+    csc(x)
+
+The cosecant, `inv(sin(x))`.
+"""
+csc(x::Real) = 1.0 / sin(x)
+
+"""
+    cot(x)
+
+The cotangent, `inv(tan(x))`.
+"""
+cot(x::Real) = 1.0 / tan(x)
+
+"""
+    deg2rad(x)
+
+`x` degrees in radians: `x * (π / 180)`.
+"""
+deg2rad(x::Real) = float(x) * 0.017453292519943295
+
+"""
+    rad2deg(x)
+
+`x` radians in degrees: `x * (180 / π)`.
+"""
+rad2deg(x::Real) = float(x) * 57.29577951308232

@@ -4,6 +4,7 @@
 //! runs of one check, and the checks of several calls of one function, compile it once.
 
 use zy_hir::{ItemKind, RootDatabase, SourceFile};
+use zy_interp::fd::{Fd, Verdict};
 use zy_interp::{ArrayData, Value};
 use zy_syntax::ast::{AnnotationKind, Item};
 
@@ -114,7 +115,6 @@ fn check(
                 return Ok(None);
             }
             budget -= 1;
-            let h = 1e-6 * x.abs().max(1.0);
             let at = |step: f64| -> Result<f64, crate::UserError> {
                 let mut args = prepared.arguments_on(db, Engine::Jit)?;
                 if let Some(a) = args.get_mut(i + skip) {
@@ -125,11 +125,7 @@ fn check(
                     other => Ok(other.as_f64().unwrap_or(f64::NAN)),
                 }
             };
-            let fd = (at(h)? - at(-h)?) / (2.0 * h);
-            let scale = ad_k.abs().max(fd.abs()).max(1.0);
-            // NaN on either side is a disagreement.
-            let agree = (ad_k - fd).abs() <= rtol * scale;
-            if !agree {
+            if let Verdict::Differs { fd } = Fd::gradcheck(rtol).check(ad_k, x, None, at)? {
                 let name = names
                     .get(i + skip)
                     .map_or_else(|| format!("argument {}", i + 1), |n| format!("`{n}`"));

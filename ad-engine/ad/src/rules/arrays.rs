@@ -4,7 +4,8 @@
 
 use zy_ir::{Const, Operand, Prim, Type};
 
-use super::{Emit, FwdOut, FwdStmt, RevStmt};
+use super::TestArg::{Float as F, LitInt as L, Matrix as M, Vector as V};
+use super::{Case, Emit, FwdOut, FwdStmt, RevStmt};
 use crate::tangent::{fdata_type, has_fdata};
 use crate::AdError;
 
@@ -32,6 +33,52 @@ pub fn handles(p: Prim) -> bool {
             | Last
     )
 }
+
+const X1: &[f64] = &[1.5, -2.0, 0.5];
+const Y1: &[f64] = &[0.3, 0.7, -1.1];
+const X2: &[f64] = &[-0.4, 2.5, 1.25];
+const Y2: &[f64] = &[1.0, -0.5, 2.0];
+/// A 2×3 matrix, column-major.
+const A: super::TestArg = M(2, 3, &[1.0, -2.0, 0.5, 3.0, 1.5, -0.5]);
+
+/// The test cases of these rules.
+pub const CASES: &[(Prim, Case)] = &{
+    use Case::Apply;
+    use Prim::*;
+    [
+        (Sum, Apply(&[V(X1)])),
+        (Sum, Apply(&[V(X2)])),
+        (Prod, Apply(&[V(X1)])),
+        (Prod, Apply(&[V(X2)])),
+        (Prod, Apply(&[V(&[1.5, 0.0, 2.0])])),
+        (Maximum, Apply(&[V(X1)])),
+        (Maximum, Apply(&[V(X2)])),
+        (Minimum, Apply(&[V(X1)])),
+        (Minimum, Apply(&[V(X2)])),
+        (Copy, Apply(&[V(X1)])),
+        (Copy, Apply(&[A])),
+        (First, Apply(&[V(X1)])),
+        (Last, Apply(&[V(X2)])),
+        (Dot, Apply(&[V(X1), V(Y1)])),
+        (Dot, Apply(&[V(X2), V(Y2)])),
+        (GetIndex, Apply(&[V(X1), L(2)])),
+        (GetIndex, Apply(&[A, L(2), L(3)])),
+        (SetIndex, Apply(&[V(X1), F(4.0), L(3)])),
+        (SetIndex, Apply(&[A, F(9.0), L(1), L(2)])),
+        (AccumInto, Apply(&[V(X1), V(Y1)])),
+        (AccumInto, Apply(&[V(X2), F(0.5)])),
+        (Vect, Apply(&[F(1.0), F(-2.0), F(3.5)])),
+        (Fill, Apply(&[F(0.7), L(3)])),
+        (MatMul, Apply(&[A, V(X1)])),
+        (
+            MatMul,
+            Apply(&[A, M(3, 2, &[1.0, 0.5, -1.0, 2.0, 0.0, 1.5])]),
+        ),
+        (Transpose, Apply(&[A])),
+        (Adjoint, Apply(&[A])),
+        (Hvcat, Apply(&[L(2), L(2), F(1.0), F(2.0), F(3.0), F(4.0)])),
+    ]
+};
 
 pub fn forward(e: &mut Emit, p: Prim, s: &FwdStmt) -> Result<FwdOut, AdError> {
     use Prim::*;

@@ -5,24 +5,47 @@
 
 use zy_ir::{Const, Op, Operand, Prim, Type};
 
-use super::{scalar, Emit, FwdOut, FwdStmt, RevStmt};
+use super::TestArg::{Float as F, Func, Int as I, Vector as V};
+use super::{scalar, Case, Emit, FwdOut, FwdStmt, RevStmt};
 use crate::AdError;
 
-/// Can `p` be broadcast elementwise by the interpreter and the JIT?
-pub fn is_elementwise(p: Prim) -> bool {
-    use Prim::*;
-    (scalar::handles(p) && p != IfElse)
-        || matches!(
-            p,
-            Lt | Le | Gt | Ge | Eq | Ne | Not | Floor | Ceil | Round | Sign
-        )
-}
+const X: super::TestArg = V(&[1.5, -2.0, 0.5]);
+const Y: super::TestArg = V(&[0.3, 0.7, -1.1]);
+
+/// The test cases of this rule: binary functions over two arrays and over an array and a
+/// number, unary ones over an array.
+pub const CASES: &[(Prim, Case)] = &{
+    use Case::Apply;
+    use Prim::Broadcast as B;
+    [
+        (B, Apply(&[Func("+"), X, Y])),
+        (B, Apply(&[Func("+"), X, F(0.8)])),
+        (B, Apply(&[Func("+"), F(-1.2), Y])),
+        (B, Apply(&[Func("-"), X, Y])),
+        (B, Apply(&[Func("-"), X, F(0.8)])),
+        (B, Apply(&[Func("-"), F(-1.2), Y])),
+        (B, Apply(&[Func("*"), X, Y])),
+        (B, Apply(&[Func("*"), X, F(0.8)])),
+        (B, Apply(&[Func("*"), F(-1.2), Y])),
+        (B, Apply(&[Func("/"), X, Y])),
+        (B, Apply(&[Func("/"), X, F(0.8)])),
+        (B, Apply(&[Func("/"), F(-1.2), Y])),
+        (B, Apply(&[Func("max"), X, Y])),
+        (B, Apply(&[Func("max"), X, F(0.8)])),
+        (B, Apply(&[Func("max"), F(-1.2), Y])),
+        (B, Apply(&[Func("sin"), X])),
+        (B, Apply(&[Func("exp"), X])),
+        (B, Apply(&[Func("tanh"), X])),
+        (B, Apply(&[Func("abs"), X])),
+        (B, Apply(&[Func("-"), X])),
+        (B, Apply(&[Func("^"), V(&[1.5, 2.0, 0.5]), I(3)])),
+    ]
+};
 
 /// The scalar primitive a broadcast applies.
 fn callee(args: &[Operand]) -> Option<Prim> {
     match args.first()?.as_const()? {
-        Const::Func(n) if &**n == "-" && args.len() == 2 => Some(Prim::Neg),
-        Const::Func(n) => Prim::from_julia_name(n),
+        Const::Func(n) => Prim::elementwise(n, args.len() - 1),
         _ => None,
     }
 }

@@ -4,7 +4,8 @@
 
 use zy_ir::{Const, Operand, Prim, StructRef, Type};
 
-use super::{arg_rdata, Emit, FwdOut, FwdStmt, RevStmt};
+use super::TestArg::{Float as F, Int as I, LitInt as L, Ref as R, Tuple as T};
+use super::{arg_rdata, Case, Emit, FwdOut, FwdStmt, RevStmt};
 use crate::tangent::{fdata_type, has_fdata, rdata_type};
 use zy_ir::tangent_type;
 
@@ -26,6 +27,67 @@ pub fn handles(p: Prim) -> bool {
             | Prim::RefSet
     )
 }
+
+/// The test cases of these rules.
+pub const CASES: &[(Prim, Case)] = &{
+    use Case::{Apply, Program};
+    use Prim::*;
+    const T3: super::TestArg = T(&[1.5, -0.5, 2.0]);
+    [
+        (RefNew, Apply(&[F(-0.5)])),
+        (RefNew, Apply(&[F(1.5)])),
+        (RefGet, Apply(&[R(-0.5)])),
+        (RefGet, Apply(&[R(1.5)])),
+        (RefSet, Apply(&[R(-0.5), F(0.0)])),
+        (RefSet, Apply(&[R(1.5), F(4.0)])),
+        (Tuple, Apply(&[F(1.0), F(2.0)])),
+        (GetField, Apply(&[T3, L(2)])),
+        (TupleIndex, Apply(&[T3, I(3)])),
+        (Accum, Apply(&[F(1.5), F(-0.5)])),
+        (Accum, Apply(&[T(&[1.0, 2.0]), T(&[0.5, -3.0])])),
+        (
+            NamedTuple,
+            Apply(&[super::TestArg::Names(&["a", "b"]), F(1.5), F(-0.5)]),
+        ),
+        (
+            SetField,
+            Program {
+                src: "mutable struct P\n    a::Float64\nend\n\
+                      f(x) = (p = P(1.0); p.a = 3.0 * x; p.a * x)",
+                name: "f",
+                args: &[0.7],
+            },
+        ),
+        (
+            Push,
+            Program {
+                src: NESTED_LOOP,
+                name: "d",
+                args: &[1.3],
+            },
+        ),
+        (
+            Pop,
+            Program {
+                src: NESTED_LOOP,
+                name: "d",
+                args: &[1.3],
+            },
+        ),
+    ]
+};
+
+/// Nested differentiation through a loop: the inner gradient's tape pushes and pops, which the
+/// outer one differentiates.
+const NESTED_LOOP: &str = "
+function pow(x, n)
+    r = 1.0
+    for i in 1:n
+        r *= x
+    end
+    return r
+end
+d(x) = derivative(z -> pow(z, 3), x)";
 
 /// Is a value of type `t` its own gradient's home, so that a `Ref` holding it holds its shadow
 /// (an array: its fdata is its whole tangent)?

@@ -4,7 +4,10 @@
 //!
 //! One file per domain. A rule sees forward-side operands in a [`FwdStmt`] and pullback-side
 //! operands in a [`RevStmt`], and emits IR through [`Emit`]; the transform moves residuals
-//! between the two (slots or stacks).
+//! between the two (slots or stacks). A scalar rule is one [`ScalarRule`] entry: what it keeps,
+//! how it reverses and its test points, side by side; the rules of the other domains list their
+//! test points in their `CASES`. Which primitives need a rule is the primitive table's
+//! [`Diff::Rule`]; `tests/rules.rs` checks every one of them.
 
 mod arrays;
 mod broadcast;
@@ -15,9 +18,11 @@ mod scalar;
 use std::collections::HashMap;
 use std::sync::Arc;
 
-use zy_ir::{Block, Const, Instance, Name, Op, Operand, Prim, Span, SsaBuilder, Stmt, Type};
+use zy_ir::{Block, Const, Diff, Instance, Name, Op, Operand, Prim, Span, SsaBuilder, Stmt, Type};
 
 use crate::globals::GlobalShadows;
+
+pub use scalar::{rule as scalar_rule, Kept, Reverse, ScalarRule, RULES as SCALAR_RULES};
 
 use crate::tangent::{fdata_type, rdata_type};
 use crate::AdError;
@@ -51,7 +56,7 @@ impl Emit<'_> {
                     Type::Array(..) | Type::Adjoint(_)
                 )
             });
-            if over_array && broadcast::is_elementwise(p) {
+            if over_array && p.is_elementwise() {
                 let rty = match shape {
                     Type::Array(_, n) => Type::Array(Arc::new(ty), *n),
                     _ => Type::Adjoint(Arc::new(ty)),
@@ -263,9 +268,7 @@ pub fn forward(e: &mut Emit, s: FwdStmt, callees: &mut Callees) -> Result<FwdOut
         Op::Invoke(inst) => calls::forward(e, inst, &s, callees)?,
         Op::Prim(p) if p.is_nondifferentiable() || !s.active => plain(e, &s),
         // Results that do not depend on the operand's value.
-        Op::Prim(
-            Prim::Zero | Prim::One | Prim::Length | Prim::Size | Prim::ZeroTangent | Prim::Undef,
-        ) => plain(e, &s),
+        Op::Prim(p) if p.info().diff == Diff::Constant => plain(e, &s),
         Op::Prim(p) => return Err(unsupported(e.span, &format!("the primitive `{p}`"))),
         Op::Call(n) => return Err(unsupported(e.span, &format!("the untyped call `{n}`"))),
         Op::CallValue | Op::Closure(_) => return Err(unsupported(e.span, "untyped IR")),
@@ -295,6 +298,83 @@ pub fn reverse(e: &mut Emit, s: RevStmt) -> Vec<Option<Operand>> {
         Op::Invoke(_) => calls::reverse(e, &s),
         _ => vec![None; s.arg_tys.len()],
     }
+}
+
+/// An operand of a rule's test point.
+#[derive(Clone, Copy, Debug)]
+pub enum TestArg {
+    /// A Float64 argument (differentiated).
+    Float(f64),
+    /// An Int64 argument.
+    Int(i64),
+    /// A literal Int64 operand (a constant in the IR).
+    LitInt(i64),
+    /// A Bool argument.
+    Bool(bool),
+    /// A `Vector{Float64}` argument.
+    Vector(&'static [f64]),
+    /// A `Matrix{Float64}` argument: rows, columns, entries in column-major order.
+    Matrix(usize, usize, &'static [f64]),
+    /// A `Ref` holding a Float64.
+    Ref(f64),
+    /// A tuple of Float64s.
+    Tuple(&'static [f64]),
+    /// A literal function name (a broadcast's callee).
+    Func(&'static str),
+    /// A literal tuple of symbols (a named tuple's field names).
+    Names(&'static [&'static str]),
+}
+
+/// A point where a rule's value and gradient must be Julia's (ChainRules') to the bit: NaN
+/// matches NaN and the sign of a zero counts.
+#[derive(Clone, Copy, Debug)]
+pub struct Special {
+    /// The operands.
+    pub at: &'static [TestArg],
+    /// The value.
+    pub y: f64,
+    /// Per non-literal operand, its gradient's entries (none for an Int).
+    pub grad: &'static [&'static [f64]],
+}
+
+/// How the all-primitives test (`tests/rules.rs`) exercises a rule: on both engines, against
+/// finite differences.
+#[derive(Clone, Copy, Debug)]
+pub enum Case {
+    /// The primitive alone, applied to these operands.
+    Apply(&'static [TestArg]),
+    /// The gradient of `name` in the Julia source `src` at the Float64 arguments `args`, whose
+    /// gradient program must contain the primitive: for rules that only differentiated code
+    /// meets (tape operations, under nested differentiation) or whose operands no literal
+    /// gives (named tuples, mutable structs).
+    Program {
+        src: &'static str,
+        name: &'static str,
+        args: &'static [f64],
+    },
+}
+
+/// The test cases of the rule of `p` (scalar or not), as its rule file lists them.
+pub fn test_cases(p: Prim) -> Vec<Case> {
+    if let Some(r) = scalar::rule(p) {
+        return r.points.iter().map(|&a| Case::Apply(a)).collect();
+    }
+    [arrays::CASES, data::CASES, broadcast::CASES]
+        .into_iter()
+        .flatten()
+        .filter(|(q, _)| *q == p)
+        .map(|(_, c)| *c)
+        .collect()
+}
+
+/// The special points of the rule of `p`.
+pub fn special_points(p: Prim) -> &'static [Special] {
+    scalar::rule(p).map_or(&[], |r| r.special)
+}
+
+/// Does `p` have a rule here?
+pub fn has_rule(p: Prim) -> bool {
+    scalar::handles(p) || data::handles(p) || arrays::handles(p) || p == Prim::Broadcast
 }
 
 /// Does the scalar primitive `p` have a rule (so a wrapper function around it can be

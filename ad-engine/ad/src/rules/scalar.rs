@@ -3,41 +3,527 @@
 //! a tie of `max` goes to the second operand and of `min` to the first, `x^p` at `x = 0` and
 //! for negative `x`, `rem` at integer quotients. Where ChainRules multiplies by a Boolean (a
 //! strong zero: `false * Inf == 0`), these rules select with `ifelse`.
+//!
+//! Each rule is one [`ScalarRule`] entry of [`RULES`]: what the forward pass keeps, how the
+//! reverse pass turns `ȳ` and the kept values into the operands' gradients, and the points
+//! where the all-primitives test checks it (`ad-engine/ad/tests/rules.rs`).
 
 use zy_ir::{Const, Operand, Prim, Type};
 
-use super::{Emit, FwdOut, FwdStmt, RevStmt};
+use super::{Emit, FwdOut, FwdStmt, RevStmt, Special, TestArg};
+use Kept::{Arg, Result};
+use Prim::*;
+use Reverse::{Divide, Scale, Terms};
+use TestArg::{Float as F, Int as I, LitInt as L};
+
+/// A value the forward pass keeps for the reverse.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum Kept {
+    /// Operand `i`.
+    Arg(usize),
+    /// The result.
+    Result,
+    /// The result, unless the exponent (operand 1) is a literal Int (`x^3` needs only `x`).
+    ResultUnlessLiteralExponent,
+}
+
+/// How a rule's reverse computes the operands' gradients from `ȳ` and the kept values `k`.
+#[derive(Clone, Copy)]
+pub enum Reverse {
+    /// One operand: `x̄ = ȳ * d(k)`.
+    Scale(fn(&mut Emit, &[Operand]) -> Operand),
+    /// One operand: `x̄ = ȳ / d(k)`.
+    Divide(fn(&mut Emit, &[Operand]) -> Operand),
+    /// Each operand's contribution (`None`: none), from the kept values, `ȳ` and the statement.
+    Terms(TermsFn),
+}
+
+/// A reverse giving each operand's contribution: `(emit, kept, ȳ, statement) -> contributions`.
+pub type TermsFn = fn(&mut Emit, &[Operand], Operand, &RevStmt) -> Vec<Option<Operand>>;
+
+/// The rule of one scalar primitive, with the points that test it.
+pub struct ScalarRule {
+    /// The primitive.
+    pub prim: Prim,
+    /// What the forward pass keeps, in the order the reverse reads it.
+    pub keeps: &'static [Kept],
+    /// The reverse.
+    pub reverse: Reverse,
+    /// Operands at which the rule is checked against finite differences on both engines.
+    pub points: &'static [&'static [TestArg]],
+    /// Points where the value and the gradient must be Julia's (ChainRules') to the bit.
+    pub special: &'static [Special],
+}
+
+const F64: Type = Type::Float64;
+
+fn one() -> Operand {
+    Const::f64(1.0).into()
+}
+
+/// Points inside every domain, away from kinks.
+const ANYWHERE: &[&[TestArg]] = &[&[F(-1.3)], &[F(-0.2)], &[F(0.4)], &[F(1.7)]];
+/// Points of the positive half-line.
+const POSITIVE: &[&[TestArg]] = &[&[F(0.3)], &[F(1.0)], &[F(2.5)]];
+/// Points inside `(-1, 1)`.
+const UNIT: &[&[TestArg]] = &[&[F(-0.7)], &[F(0.1)], &[F(0.6)]];
+/// Pairs of operands of a binary function.
+const PAIRS: &[&[TestArg]] = &[&[F(1.5), F(-0.7)], &[F(-2.2), F(0.9)], &[F(0.3), F(2.4)]];
+
+/// Every scalar rule.
+pub static RULES: &[ScalarRule] = &[
+    ScalarRule {
+        prim: Add,
+        keeps: &[],
+        reverse: Terms(|_, _, dy, _| vec![Some(dy.clone()), Some(dy)]),
+        points: PAIRS,
+        special: &[],
+    },
+    ScalarRule {
+        prim: Sub,
+        keeps: &[],
+        reverse: Terms(|e, _, dy, _| {
+            let nb = e.prim(Neg, vec![dy.clone()], F64);
+            vec![Some(dy), Some(nb)]
+        }),
+        points: PAIRS,
+        special: &[],
+    },
+    ScalarRule {
+        prim: Mul,
+        keeps: &[Arg(0), Arg(1)],
+        reverse: Terms(|e, k, dy, _| {
+            let da = e.mul(dy.clone(), k[1].clone());
+            let db = e.mul(dy, k[0].clone());
+            vec![Some(da), Some(db)]
+        }),
+        points: PAIRS,
+        special: &[],
+    },
+    ScalarRule {
+        prim: Div,
+        keeps: &[Arg(1), Result],
+        reverse: Terms(|e, k, dy, _| {
+            // ā = ȳ / b, b̄ = -ā y
+            let da = e.prim(Div, vec![dy, k[0].clone()], F64);
+            let t = e.mul(da.clone(), k[1].clone());
+            let db = e.prim(Neg, vec![t], F64);
+            vec![Some(da), Some(db)]
+        }),
+        points: PAIRS,
+        special: &[],
+    },
+    ScalarRule {
+        prim: Pow,
+        keeps: &[Arg(0), Arg(1), Kept::ResultUnlessLiteralExponent],
+        reverse: Terms(pow),
+        points: &[
+            &[F(1.5), F(2.0)],
+            &[F(0.7), F(0.5)],
+            &[F(2.0), F(-1.5)],
+            &[F(1.5), I(3)],
+            &[F(-0.7), I(2)],
+            &[F(2.0), I(0)],
+            &[F(1.3), I(-2)],
+            &[F(1.3), L(3)],
+            &[F(-0.4), L(2)],
+        ],
+        special: &[],
+    },
+    ScalarRule {
+        prim: Neg,
+        keeps: &[],
+        reverse: Terms(|e, _, dy, _| vec![Some(e.prim(Neg, vec![dy], F64))]),
+        points: ANYWHERE,
+        special: &[],
+    },
+    ScalarRule {
+        prim: Sin,
+        keeps: &[Arg(0)],
+        reverse: Scale(|e, k| e.prim(Cos, vec![k[0].clone()], F64)),
+        points: ANYWHERE,
+        special: &[],
+    },
+    ScalarRule {
+        prim: Cos,
+        keeps: &[Arg(0)],
+        reverse: Terms(|e, k, dy, _| {
+            let sn = e.prim(Sin, vec![k[0].clone()], F64);
+            let t = e.mul(dy, sn);
+            vec![Some(e.prim(Neg, vec![t], F64))]
+        }),
+        points: ANYWHERE,
+        special: &[],
+    },
+    ScalarRule {
+        prim: Tan,
+        keeps: &[Result],
+        // 1 + y²
+        reverse: Scale(|e, k| {
+            let y2 = e.mul(k[0].clone(), k[0].clone());
+            e.add(one(), y2)
+        }),
+        points: ANYWHERE,
+        special: &[],
+    },
+    ScalarRule {
+        prim: Exp,
+        keeps: &[Result],
+        reverse: Scale(|_, k| k[0].clone()),
+        points: ANYWHERE,
+        special: &[],
+    },
+    ScalarRule {
+        prim: Expm1,
+        keeps: &[Arg(0)],
+        reverse: Scale(|e, k| e.prim(Exp, vec![k[0].clone()], F64)),
+        points: ANYWHERE,
+        special: &[
+            Special {
+                at: &[F(0.0)],
+                y: 0.0,
+                grad: &[&[1.0]],
+            },
+            Special {
+                at: &[F(-0.0)],
+                y: -0.0,
+                grad: &[&[1.0]],
+            },
+            Special {
+                at: &[F(f64::NEG_INFINITY)],
+                y: -1.0,
+                grad: &[&[0.0]],
+            },
+            Special {
+                at: &[F(f64::INFINITY)],
+                y: f64::INFINITY,
+                grad: &[&[f64::INFINITY]],
+            },
+            Special {
+                at: &[F(1e-20)],
+                y: 1e-20,
+                grad: &[&[1.0]],
+            },
+        ],
+    },
+    ScalarRule {
+        prim: Exp2,
+        keeps: &[Result],
+        // ChainRules: Ω log(2).
+        reverse: Scale(|e, k| e.mul(k[0].clone(), Const::f64(std::f64::consts::LN_2).into())),
+        points: ANYWHERE,
+        special: &[
+            Special {
+                at: &[F(0.0)],
+                y: 1.0,
+                grad: &[&[std::f64::consts::LN_2]],
+            },
+            Special {
+                at: &[F(1.0)],
+                y: 2.0,
+                grad: &[&[1.3862943611198906]],
+            },
+            Special {
+                at: &[F(f64::NEG_INFINITY)],
+                y: 0.0,
+                grad: &[&[0.0]],
+            },
+        ],
+    },
+    ScalarRule {
+        prim: Log2,
+        keeps: &[Arg(0)],
+        // ChainRules: inv(x) / log(2).
+        reverse: Scale(|e, k| inv_over(e, k, std::f64::consts::LN_2)),
+        points: POSITIVE,
+        special: &[
+            Special {
+                at: &[F(1.0)],
+                y: 0.0,
+                grad: &[&[1.0 / std::f64::consts::LN_2]],
+            },
+            Special {
+                at: &[F(0.0)],
+                y: f64::NEG_INFINITY,
+                grad: &[&[f64::INFINITY]],
+            },
+            Special {
+                at: &[F(f64::INFINITY)],
+                y: f64::INFINITY,
+                grad: &[&[0.0]],
+            },
+        ],
+    },
+    ScalarRule {
+        prim: Log10,
+        keeps: &[Arg(0)],
+        // ChainRules: inv(x) / log(10).
+        reverse: Scale(|e, k| inv_over(e, k, std::f64::consts::LN_10)),
+        points: POSITIVE,
+        special: &[
+            Special {
+                at: &[F(1.0)],
+                y: 0.0,
+                grad: &[&[1.0 / std::f64::consts::LN_10]],
+            },
+            Special {
+                at: &[F(0.0)],
+                y: f64::NEG_INFINITY,
+                grad: &[&[f64::INFINITY]],
+            },
+        ],
+    },
+    ScalarRule {
+        prim: Log,
+        keeps: &[Arg(0)],
+        reverse: Divide(|_, k| k[0].clone()),
+        points: POSITIVE,
+        special: &[],
+    },
+    ScalarRule {
+        prim: Log1p,
+        keeps: &[Arg(0)],
+        reverse: Divide(|e, k| e.add(one(), k[0].clone())),
+        points: POSITIVE,
+        special: &[],
+    },
+    ScalarRule {
+        prim: Sqrt,
+        keeps: &[Result],
+        reverse: Divide(|e, k| e.mul(Const::f64(2.0).into(), k[0].clone())),
+        points: POSITIVE,
+        special: &[],
+    },
+    ScalarRule {
+        prim: Cbrt,
+        keeps: &[Result],
+        // ChainRules: inv(3 Ω²).
+        reverse: Scale(|e, k| {
+            let y2 = e.mul(k[0].clone(), k[0].clone());
+            let d = e.mul(Const::f64(3.0).into(), y2);
+            e.prim(Div, vec![one(), d], F64)
+        }),
+        points: ANYWHERE,
+        special: &[
+            Special {
+                at: &[F(0.0)],
+                y: 0.0,
+                grad: &[&[f64::INFINITY]],
+            },
+            Special {
+                at: &[F(-0.0)],
+                y: -0.0,
+                grad: &[&[f64::INFINITY]],
+            },
+            Special {
+                at: &[F(-8.0)],
+                y: -2.0,
+                grad: &[&[1.0 / 12.0]],
+            },
+        ],
+    },
+    ScalarRule {
+        prim: Abs,
+        keeps: &[Arg(0)],
+        reverse: Scale(|e, k| e.prim(Sign, vec![k[0].clone()], F64)),
+        points: ANYWHERE,
+        special: &[],
+    },
+    ScalarRule {
+        prim: Tanh,
+        keeps: &[Result],
+        // 1 - y²
+        reverse: Scale(|e, k| {
+            let y2 = e.mul(k[0].clone(), k[0].clone());
+            e.prim(Sub, vec![one(), y2], F64)
+        }),
+        points: ANYWHERE,
+        special: &[],
+    },
+    ScalarRule {
+        prim: Sinh,
+        keeps: &[Arg(0)],
+        reverse: Scale(|e, k| e.prim(Cosh, vec![k[0].clone()], F64)),
+        points: ANYWHERE,
+        special: &[],
+    },
+    ScalarRule {
+        prim: Cosh,
+        keeps: &[Arg(0)],
+        reverse: Scale(|e, k| e.prim(Sinh, vec![k[0].clone()], F64)),
+        points: ANYWHERE,
+        special: &[],
+    },
+    ScalarRule {
+        prim: Asin,
+        keeps: &[Arg(0)],
+        reverse: Divide(one_minus_square_root),
+        points: UNIT,
+        special: &[],
+    },
+    ScalarRule {
+        prim: Acos,
+        keeps: &[Arg(0)],
+        reverse: Terms(|e, k, dy, _| {
+            let d = one_minus_square_root(e, k);
+            let g = e.prim(Div, vec![dy, d], F64);
+            vec![Some(e.prim(Neg, vec![g], F64))]
+        }),
+        points: UNIT,
+        special: &[],
+    },
+    ScalarRule {
+        prim: Asinh,
+        keeps: &[Arg(0)],
+        // ChainRules: inv(sqrt(x² + 1)).
+        reverse: Scale(|e, k| {
+            let x2 = e.mul(k[0].clone(), k[0].clone());
+            let d = e.add(x2, one());
+            let d = e.prim(Sqrt, vec![d], F64);
+            e.prim(Div, vec![one(), d], F64)
+        }),
+        points: ANYWHERE,
+        special: &[
+            Special {
+                at: &[F(0.0)],
+                y: 0.0,
+                grad: &[&[1.0]],
+            },
+            Special {
+                at: &[F(-0.0)],
+                y: -0.0,
+                grad: &[&[1.0]],
+            },
+            Special {
+                at: &[F(f64::INFINITY)],
+                y: f64::INFINITY,
+                grad: &[&[0.0]],
+            },
+        ],
+    },
+    ScalarRule {
+        prim: Acosh,
+        keeps: &[Arg(0)],
+        // ChainRules: inv(sqrt(x² - 1)).
+        reverse: Scale(|e, k| {
+            let x2 = e.mul(k[0].clone(), k[0].clone());
+            let d = e.prim(Sub, vec![x2, one()], F64);
+            let d = e.prim(Sqrt, vec![d], F64);
+            e.prim(Div, vec![one(), d], F64)
+        }),
+        points: &[&[F(1.2)], &[F(2.0)], &[F(3.5)]],
+        special: &[Special {
+            at: &[F(1.0)],
+            y: 0.0,
+            grad: &[&[f64::INFINITY]],
+        }],
+    },
+    ScalarRule {
+        prim: Atanh,
+        keeps: &[Arg(0)],
+        // ChainRules: inv(1 - x²).
+        reverse: Scale(|e, k| {
+            let x2 = e.mul(k[0].clone(), k[0].clone());
+            let d = e.prim(Sub, vec![one(), x2], F64);
+            e.prim(Div, vec![one(), d], F64)
+        }),
+        points: UNIT,
+        special: &[
+            Special {
+                at: &[F(0.0)],
+                y: 0.0,
+                grad: &[&[1.0]],
+            },
+            Special {
+                at: &[F(1.0)],
+                y: f64::INFINITY,
+                grad: &[&[f64::INFINITY]],
+            },
+            Special {
+                at: &[F(-1.0)],
+                y: f64::NEG_INFINITY,
+                grad: &[&[f64::INFINITY]],
+            },
+        ],
+    },
+    ScalarRule {
+        prim: Atan,
+        keeps: &[Arg(0)],
+        // 1 + x²
+        reverse: Divide(|e, k| {
+            let x2 = e.mul(k[0].clone(), k[0].clone());
+            e.add(one(), x2)
+        }),
+        points: ANYWHERE,
+        special: &[],
+    },
+    ScalarRule {
+        prim: Max,
+        keeps: &[Arg(0), Arg(1)],
+        reverse: Terms(max_min),
+        points: PAIRS,
+        special: &[],
+    },
+    ScalarRule {
+        prim: Min,
+        keeps: &[Arg(0), Arg(1)],
+        reverse: Terms(max_min),
+        points: PAIRS,
+        special: &[],
+    },
+    ScalarRule {
+        prim: Float,
+        keeps: &[],
+        reverse: Terms(|_, _, _, _| vec![None]),
+        points: &[&[I(3)], &[I(-2)]],
+        special: &[],
+    },
+    ScalarRule {
+        prim: Rem,
+        keeps: &[Arg(0), Arg(1)],
+        reverse: Terms(rem),
+        points: PAIRS,
+        special: &[],
+    },
+    ScalarRule {
+        prim: IfElse,
+        keeps: &[Arg(0)],
+        reverse: Terms(|e, k, dy, _| {
+            // The condition gets nothing; the chosen operand ȳ, the other a strong zero.
+            let zero: Operand = Const::f64(0.0).into();
+            let da = e.prim(IfElse, vec![k[0].clone(), dy.clone(), zero.clone()], F64);
+            let db = e.prim(IfElse, vec![k[0].clone(), zero, dy], F64);
+            vec![None, Some(da), Some(db)]
+        }),
+        points: &[
+            &[TestArg::Bool(true), F(1.5), F(-0.5)],
+            &[TestArg::Bool(false), F(1.5), F(-0.5)],
+        ],
+        special: &[],
+    },
+];
+
+/// The rule of `p`, if it is a scalar primitive with one here.
+pub fn rule(p: Prim) -> Option<&'static ScalarRule> {
+    RULES.iter().find(|r| r.prim == p)
+}
 
 /// Is `p` a scalar primitive with a rule here?
 pub fn handles(p: Prim) -> bool {
-    use Prim::*;
-    matches!(
-        p,
-        Add | Sub
-            | Mul
-            | Div
-            | Pow
-            | Neg
-            | Sin
-            | Cos
-            | Tan
-            | Exp
-            | Log
-            | Log1p
-            | Sqrt
-            | Abs
-            | Tanh
-            | Sinh
-            | Cosh
-            | Asin
-            | Acos
-            | Atan
-            | Max
-            | Min
-            | Float
-            | Rem
-            | IfElse
-    )
+    rule(p).is_some()
+}
+
+/// `inv(x) / c`: the derivative of a logarithm to the base `exp(c)`, as ChainRules writes it.
+fn inv_over(e: &mut Emit, k: &[Operand], c: f64) -> Operand {
+    let inv = e.prim(Div, vec![one(), k[0].clone()], F64);
+    e.prim(Div, vec![inv, Const::f64(c).into()], F64)
+}
+
+/// `sqrt(1 - x²)`, the denominator of `asin` and `acos`.
+fn one_minus_square_root(e: &mut Emit, k: &[Operand]) -> Operand {
+    let x2 = e.mul(k[0].clone(), k[0].clone());
+    let d = e.prim(Sub, vec![one(), x2], F64);
+    e.prim(Sqrt, vec![d], F64)
 }
 
 /// The primal operation; residuals are the operands and/or the result, as the reverse needs.
@@ -58,175 +544,91 @@ pub fn forward(e: &mut Emit, p: Prim, s: &FwdStmt) -> FwdOut {
     }
 }
 
-/// What the reverse of `y = p(args...)` needs: operands and/or the result.
+/// What the reverse of `y = p(args...)` needs: operands and/or the result, as its rule keeps.
 pub fn residuals(p: Prim, args: &[Operand], y: &Operand) -> Vec<Operand> {
-    use Prim::*;
-    let a = || args[0].clone();
-    let b = || args.get(1).cloned().unwrap_or(Const::Nothing.into());
-    match p {
-        Add | Sub | Neg | Float | Floor | Ceil | Round | Sign => vec![],
-        Mul | Max | Min | Rem => vec![a(), b()],
-        IfElse => vec![a()],
-        Div => vec![b(), y.clone()],
-        Pow if matches!(b(), Operand::Const(Const::Int(_))) => vec![a(), b()],
-        Pow => vec![a(), b(), y.clone()],
-        Tan | Exp | Sqrt | Tanh => vec![y.clone()],
-        _ => vec![a()],
-    }
+    let Some(r) = rule(p) else {
+        return vec![];
+    };
+    let arg = |i: usize| args.get(i).cloned().unwrap_or(Const::Nothing.into());
+    r.keeps
+        .iter()
+        .filter_map(|k| match k {
+            Arg(i) => Some(arg(*i)),
+            Result => Some(y.clone()),
+            Kept::ResultUnlessLiteralExponent => {
+                (!matches!(arg(1), Operand::Const(Const::Int(_)))).then(|| y.clone())
+            }
+        })
+        .collect()
 }
 
 /// Contributions to each operand from `dy`.
 pub fn reverse(e: &mut Emit, p: Prim, s: &RevStmt) -> Vec<Option<Operand>> {
-    use Prim::*;
     let n = s.arg_tys.len();
-    let Some(dy) = s.dy.clone() else {
+    let (Some(dy), Some(r)) = (s.dy.clone(), rule(p)) else {
         return vec![None; n];
     };
     if s.ty != Type::Float64 {
         return vec![None; n];
     }
-    let f = Type::Float64;
-    let r = |i: usize| s.residuals[i].clone();
-    let real = |i: usize| s.arg_tys.get(i) == Some(&Type::Float64);
-    let only_float = |v: Vec<Option<Operand>>| -> Vec<Option<Operand>> {
-        v.into_iter()
-            .enumerate()
-            .map(|(i, g)| g.filter(|_| real(i)))
-            .collect()
-    };
-    let out = match p {
-        Add => vec![Some(dy.clone()), Some(dy)],
-        Sub => {
-            let nb = e.prim(Neg, vec![dy.clone()], f.clone());
-            vec![Some(dy), Some(nb)]
-        }
-        Neg => vec![Some(e.prim(Neg, vec![dy], f.clone()))],
-        Float => vec![None],
-        Mul => {
-            let da = e.mul(dy.clone(), r(1));
-            let db = e.mul(dy, r(0));
-            vec![Some(da), Some(db)]
-        }
-        Div => {
-            // ā = ȳ / b, b̄ = -ā y
-            let da = e.prim(Div, vec![dy, r(0)], f.clone());
-            let t = e.mul(da.clone(), r(1));
-            let db = e.prim(Neg, vec![t], f.clone());
-            vec![Some(da), Some(db)]
-        }
-        Rem => {
-            // rem(a, b) = a - b * trunc(a / b): ā = ȳ, b̄ = -ȳ trunc(a / b); NaN where a / b
-            // is an integer (rem jumps there), as ChainRules has it.
-            let q = e.prim(Div, vec![r(0), r(1)], f.clone());
-            let tq = trunc(e, q.clone());
-            let t = e.mul(dy.clone(), tq.clone());
-            let db = e.prim(Neg, vec![t], f.clone());
-            if e.bcast.is_some() {
-                vec![Some(dy), Some(db)]
-            } else {
-                let whole = e.prim(Eq, vec![tq, q], Type::Bool);
-                let nan: Operand = Const::f64(f64::NAN).into();
-                let da = e.prim(IfElse, vec![whole.clone(), nan.clone(), dy], f.clone());
-                let db = e.prim(IfElse, vec![whole, nan, db], f.clone());
-                vec![Some(da), Some(db)]
-            }
-        }
-        IfElse => {
-            // The condition gets nothing; the chosen operand ȳ, the other a strong zero.
-            let zero: Operand = Const::f64(0.0).into();
-            let da = e.prim(IfElse, vec![r(0), dy.clone(), zero.clone()], f.clone());
-            let db = e.prim(IfElse, vec![r(0), zero, dy], f.clone());
-            vec![None, Some(da), Some(db)]
-        }
-        Pow => pow(e, s, dy),
-        Sin => {
-            let c = e.prim(Cos, vec![r(0)], f.clone());
-            vec![Some(e.mul(dy, c))]
-        }
-        Cos => {
-            let sn = e.prim(Sin, vec![r(0)], f.clone());
-            let t = e.mul(dy, sn);
-            vec![Some(e.prim(Neg, vec![t], f.clone()))]
-        }
-        Tan => {
-            // 1 + y²
-            let y2 = e.mul(r(0), r(0));
-            let d = e.add(Const::f64(1.0).into(), y2);
+    let k = &s.residuals;
+    let out = match r.reverse {
+        Scale(d) => {
+            let d = d(e, k);
             vec![Some(e.mul(dy, d))]
         }
-        Exp => vec![Some(e.mul(dy, r(0)))],
-        Log => vec![Some(e.prim(Div, vec![dy, r(0)], f.clone()))],
-        Log1p => {
-            let d = e.add(Const::f64(1.0).into(), r(0));
-            vec![Some(e.prim(Div, vec![dy, d], f.clone()))]
+        Divide(d) => {
+            let d = d(e, k);
+            vec![Some(e.prim(Div, vec![dy, d], F64))]
         }
-        Sqrt => {
-            let d = e.mul(Const::f64(2.0).into(), r(0));
-            vec![Some(e.prim(Div, vec![dy, d], f.clone()))]
-        }
-        Abs => {
-            let sg = e.prim(Sign, vec![r(0)], f.clone());
-            vec![Some(e.mul(dy, sg))]
-        }
-        Tanh => {
-            let y2 = e.mul(r(0), r(0));
-            let d = e.prim(Sub, vec![Const::f64(1.0).into(), y2], f.clone());
-            vec![Some(e.mul(dy, d))]
-        }
-        Sinh => {
-            let c = e.prim(Cosh, vec![r(0)], f.clone());
-            vec![Some(e.mul(dy, c))]
-        }
-        Cosh => {
-            let sn = e.prim(Sinh, vec![r(0)], f.clone());
-            vec![Some(e.mul(dy, sn))]
-        }
-        Asin | Acos => {
-            // ±1 / sqrt(1 - x²)
-            let x2 = e.mul(r(0), r(0));
-            let d = e.prim(Sub, vec![Const::f64(1.0).into(), x2], f.clone());
-            let d = e.prim(Sqrt, vec![d], f.clone());
-            let g = e.prim(Div, vec![dy, d], f.clone());
-            vec![Some(if p == Asin {
-                g
-            } else {
-                e.prim(Neg, vec![g], f.clone())
-            })]
-        }
-        Atan => {
-            let x2 = e.mul(r(0), r(0));
-            let d = e.add(Const::f64(1.0).into(), x2);
-            vec![Some(e.prim(Div, vec![dy, d], f.clone()))]
-        }
-        Max | Min => {
-            // ChainRules: with `gt = a > b`, max's partials are (gt, !gt) and min's (!gt, gt):
-            // a tie (or a NaN) gives max's gradient to b and min's to a.
-            let gt = e.prim(Gt, vec![r(0), r(1)], Type::Bool);
-            let to_a = |e: &mut Emit, gt: Operand| match p {
-                Max => gt,
-                _ => e.prim(Not, vec![gt], Type::Bool),
-            };
-            if e.bcast.is_some() {
-                // Broadcast: Boolean weights (a weak zero for an infinite ȳ).
-                let a_wins = to_a(e, gt);
-                let wa = e.prim(Float, vec![a_wins], f.clone());
-                let wb = e.prim(Sub, vec![Const::f64(1.0).into(), wa.clone()], f.clone());
-                vec![Some(e.mul(dy.clone(), wa)), Some(e.mul(dy, wb))]
-            } else {
-                let a_wins = to_a(e, gt);
-                let zero: Operand = Const::f64(0.0).into();
-                let da = e.prim(
-                    IfElse,
-                    vec![a_wins.clone(), dy.clone(), zero.clone()],
-                    f.clone(),
-                );
-                let db = e.prim(IfElse, vec![a_wins, zero, dy], f.clone());
-                vec![Some(da), Some(db)]
-            }
-        }
-        _ => vec![None; n],
+        Terms(f) => f(e, k, dy, s),
     };
-    only_float(out)
+    // Only Float64 operands get a gradient.
+    out.into_iter()
+        .enumerate()
+        .map(|(i, g)| g.filter(|_| s.arg_tys.get(i) == Some(&Type::Float64)))
+        .collect()
+}
+
+/// `rem(a, b) = a - b * trunc(a / b)`: `ā = ȳ`, `b̄ = -ȳ trunc(a / b)`; NaN where `a / b` is an
+/// integer (rem jumps there), as ChainRules has it.
+fn rem(e: &mut Emit, k: &[Operand], dy: Operand, _: &RevStmt) -> Vec<Option<Operand>> {
+    let q = e.prim(Div, vec![k[0].clone(), k[1].clone()], F64);
+    let tq = trunc(e, q.clone());
+    let t = e.mul(dy.clone(), tq.clone());
+    let db = e.prim(Neg, vec![t], F64);
+    if e.bcast.is_some() {
+        vec![Some(dy), Some(db)]
+    } else {
+        let whole = e.prim(Eq, vec![tq, q], Type::Bool);
+        let nan: Operand = Const::f64(f64::NAN).into();
+        let da = e.prim(IfElse, vec![whole.clone(), nan.clone(), dy], F64);
+        let db = e.prim(IfElse, vec![whole, nan, db], F64);
+        vec![Some(da), Some(db)]
+    }
+}
+
+/// ChainRules: with `gt = a > b`, max's partials are `(gt, !gt)` and min's `(!gt, gt)`: a tie
+/// (or a NaN) gives max's gradient to `b` and min's to `a`.
+fn max_min(e: &mut Emit, k: &[Operand], dy: Operand, s: &RevStmt) -> Vec<Option<Operand>> {
+    let is_max = matches!(s.op, zy_ir::Op::Prim(Max));
+    let gt = e.prim(Gt, vec![k[0].clone(), k[1].clone()], Type::Bool);
+    let a_wins = if is_max {
+        gt
+    } else {
+        e.prim(Not, vec![gt], Type::Bool)
+    };
+    if e.bcast.is_some() {
+        // Broadcast: Boolean weights (a weak zero for an infinite ȳ).
+        let wa = e.prim(Float, vec![a_wins], F64);
+        let wb = e.prim(Sub, vec![one(), wa.clone()], F64);
+        vec![Some(e.mul(dy.clone(), wa)), Some(e.mul(dy, wb))]
+    } else {
+        let zero: Operand = Const::f64(0.0).into();
+        let da = e.prim(IfElse, vec![a_wins.clone(), dy.clone(), zero.clone()], F64);
+        let db = e.prim(IfElse, vec![a_wins, zero, dy], F64);
+        vec![Some(da), Some(db)]
+    }
 }
 
 /// `trunc(q)` from `floor`/`ceil`: toward zero.
@@ -250,10 +652,10 @@ fn trunc(e: &mut Emit, q: Operand) -> Operand {
 /// `n̄ = ȳ y log|x|` (the real part of the complex log, so a negative base with an integral
 /// exponent has one), which at `x = 0` ChainRules takes as `0` for `n > 0` and NaN otherwise;
 /// an Int exponent gets no gradient.
-fn pow(e: &mut Emit, s: &RevStmt, dy: Operand) -> Vec<Option<Operand>> {
+fn pow(e: &mut Emit, k: &[Operand], dy: Operand, s: &RevStmt) -> Vec<Option<Operand>> {
     let f = Type::Float64;
-    let (x, n) = (s.residuals[0].clone(), s.residuals[1].clone());
-    let y = s.residuals.get(2).cloned().unwrap_or(Const::Nothing.into());
+    let (x, n) = (k[0].clone(), k[1].clone());
+    let y = k.get(2).cloned().unwrap_or(Const::Nothing.into());
     if let Some(Const::Int(k)) = n.as_const() {
         // A literal exponent: x̄ = ȳ k x^(k-1), folded for k = 0, 1, 2.
         let dx = match k {

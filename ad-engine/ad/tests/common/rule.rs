@@ -8,6 +8,7 @@
 
 use std::sync::Arc;
 
+use zy_ad::rules::{Case, TestArg};
 use zy_interp::{eval_prim, Value};
 use zy_ir::{
     Block, Const, Function, Instance, Op, Operand, Prim, Span, Stmt, Terminator, Type, TypedProgram,
@@ -20,6 +21,62 @@ use super::run::check_fd_prog;
 pub enum Arg {
     V(Value),
     C(Const),
+}
+
+impl Arg {
+    /// The argument a rule's test point describes.
+    pub fn of(t: &TestArg) -> Arg {
+        let floats = |xs: &[f64]| xs.iter().map(|x| Value::F64(*x)).collect::<Vec<_>>();
+        match *t {
+            TestArg::Float(x) => Arg::V(Value::F64(x)),
+            TestArg::Int(n) => Arg::V(Value::Int(n)),
+            TestArg::LitInt(n) => Arg::C(Const::Int(n)),
+            TestArg::Bool(b) => Arg::V(Value::Bool(b)),
+            TestArg::Vector(xs) => Arg::V(Value::vector_f64(xs.to_vec())),
+            TestArg::Matrix(m, n, xs) => {
+                Arg::V(Value::matrix_f64(m, n, xs.to_vec()).expect("a matrix of its shape"))
+            }
+            TestArg::Ref(x) => Arg::V(Value::new_ref(Value::F64(x))),
+            TestArg::Tuple(xs) => Arg::V(Value::tuple(floats(xs))),
+            TestArg::Func(f) => Arg::C(Const::Func(f.into())),
+            TestArg::Names(ns) => Arg::C(Const::Tuple(
+                ns.iter().map(|n| Const::Symbol((*n).into())).collect(),
+            )),
+        }
+    }
+}
+
+/// Check a rule by one of its test cases.
+pub fn test_case(p: Prim, case: &Case) {
+    match case {
+        Case::Apply(args) => test_rule(p, &args.iter().map(Arg::of).collect::<Vec<_>>()),
+        Case::Program { src, name, args } => test_program(p, src, name, args),
+    }
+}
+
+/// Check `name(args...)` in `src` as [`test_rule`] checks one primitive, after checking that
+/// its gradient program runs `p`.
+pub fn test_program(p: Prim, src: &str, name: &str, args: &[f64]) {
+    let inputs: Vec<Value> = args.iter().map(|x| Value::F64(*x)).collect();
+    let (inst, prog) = super::run::typed(src, name, &inputs);
+    // Differentiation called from the code becomes calls of forward and pullback functions.
+    let prog = zy_ad::expand(&prog).unwrap_or_else(|e| panic!("{p}: {}", e.message));
+    let (_, grad) =
+        zy_ad::gradient_program(&prog, &inst).unwrap_or_else(|e| panic!("{p}: {}", e.message));
+    let runs_p = grad.functions.values().any(|f| {
+        f.block_ids().any(|b| {
+            f.block(b)
+                .stmts
+                .iter()
+                .any(|&v| f.stmt(v).is_some_and(|s| s.op == Op::Prim(p)))
+        })
+    });
+    assert!(
+        runs_p,
+        "{p}: the gradient program of {name} does not run it"
+    );
+    jit_agrees(&prog, &inst, &inputs);
+    check_fd_prog(&prog, &inst, inputs);
 }
 
 fn weight(k: usize) -> f64 {
@@ -232,6 +289,26 @@ fn reduce(f: &mut Function, w: &mut Weights, x: Operand, t: &Type, like: &Value)
                 Span::default(),
             );
             reduce(f, w, x.into(), inner, &content)
+        }
+        Type::NamedTuple(fs) => {
+            let ts: Vec<Type> = fs.iter().map(|(_, t)| t.clone()).collect();
+            let Value::NamedTuple(_, parts) = like else {
+                return vec![];
+            };
+            let mut out = Vec::new();
+            for (i, ti) in ts.iter().enumerate() {
+                let xi = f.push_stmt(
+                    e,
+                    prim(
+                        Prim::GetField,
+                        vec![x.clone(), Const::Int(i as i64 + 1).into()],
+                    ),
+                    ti.clone(),
+                    Span::default(),
+                );
+                out.extend(reduce(f, w, xi.into(), ti, &parts[i]));
+            }
+            out
         }
         Type::Tuple(ts) => {
             let mut out = Vec::new();

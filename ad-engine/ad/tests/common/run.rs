@@ -1,6 +1,7 @@
 //! Differentiating source text end to end: parse, lower, infer, transform, interpret; and the
 //! finite-difference reference.
 
+use zy_interp::fd::{Fd, Verdict};
 use zy_interp::{run, show, Limits, Value};
 use zy_ir::{Instance, Program, Type, TypedProgram};
 
@@ -121,8 +122,9 @@ fn primal(prog: &TypedProgram, inst: &Instance, args: &[Value]) -> f64 {
     }
 }
 
-/// Check the AD gradient of every Float64 leaf of every argument against central finite
-/// differences (the best of several step sizes within a relative 1e-6), and that the arguments
+/// Check the AD gradient of every Float64 leaf of every argument against finite differences
+/// ([`Fd::RULES`]: the best of several step sizes and their Richardson extrapolations, within
+/// a relative 1e-6), and that the arguments
 /// hold their entry values after the gradient call when the primal call leaves them unchanged.
 pub fn check_fd(src: &str, name: &str, args: Vec<Value>) {
     let (inst, prog) = typed(src, name, &args);
@@ -170,31 +172,27 @@ pub fn check_fd_prog(prog: &TypedProgram, inst: &Instance, args: Vec<Value>) {
             ad = vec![0.0; n.len()];
         }
         assert_eq!(ad.len(), n.len(), "argument {i}: gradient {}", show(&gs[i]));
-        for (k, &adk) in ad.iter().enumerate() {
-            let mut best = f64::INFINITY;
-            for h in [1e-3, 1e-4, 1e-5, 1e-6] {
-                let at = |h: f64| {
-                    let moved: Vec<Value> = args
-                        .iter()
-                        .enumerate()
-                        .map(|(j, x)| {
-                            if j == i {
-                                perturbed(x, &mut k.clone(), h)
-                            } else {
-                                deep_copy(x)
-                            }
-                        })
-                        .collect();
-                    primal(&prog, &inst, &moved)
-                };
-                let central = |h: f64| (at(h) - at(-h)) / (2.0 * h);
-                let (d1, d2) = (central(h), central(h / 2.0));
-                // Central differences and their Richardson extrapolation (error O(h⁴)).
-                for fd in [d1, d2, (4.0 * d2 - d1) / 3.0] {
-                    best = best.min((fd - adk).abs() / adk.abs().max(1.0));
-                }
-            }
-            assert!(best < 1e-6, "{name}: argument {i} leaf {k}: AD {} differs from finite differences (rel err {best:e})", adk);
+        for (k, (&adk, &x)) in ad.iter().zip(&n).enumerate() {
+            let at = |h: f64| {
+                let moved: Vec<Value> = args
+                    .iter()
+                    .enumerate()
+                    .map(|(j, x)| {
+                        if j == i {
+                            perturbed(x, &mut k.clone(), h)
+                        } else {
+                            deep_copy(x)
+                        }
+                    })
+                    .collect();
+                Ok::<_, ()>(primal(&prog, &inst, &moved))
+            };
+            let verdict = Fd::RULES.check(adk, x, None, at);
+            assert_eq!(
+                verdict,
+                Ok(Verdict::Agrees),
+                "{name}: argument {i} leaf {k}: AD {adk} differs from finite differences"
+            );
         }
     }
     // The primal state after forward + pullback equals the state after the plain call.

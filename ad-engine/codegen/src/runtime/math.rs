@@ -3,33 +3,49 @@
 //! caller (the interpreter's slow path raises them).
 
 use zy_interp::Value;
-use zy_ir::{Prim, Type};
+use zy_ir::{Jit, Prim, Type};
 
 macro_rules! unary {
-    ($($name:ident => $f:expr,)*) => {
+    ($($name:ident => $prim:ident,)*) => {
         $(
-            #[doc = concat!("`", stringify!($name), "` on Float64.")]
+            #[doc = concat!("[`Prim::", stringify!($prim), "`] on Float64: its evaluation in the primitive table.")]
             pub extern "C" fn $name(x: f64) -> f64 {
-                let f: fn(f64) -> f64 = $f;
-                f(x)
+                match Prim::$prim.math() {
+                    Some(m) => (m.eval)(x),
+                    None => f64::NAN,
+                }
             }
         )*
+
+        /// The elementary functions' symbols with their addresses.
+        fn unary_symbols() -> Vec<(&'static str, *const u8)> {
+            vec![$((stringify!($name), $name as *const u8),)*]
+        }
     };
 }
 
+// One line per `Jit::Runtime` symbol of an elementary function in the primitive table.
 unary! {
-    zy_rt_sin => f64::sin,
-    zy_rt_cos => f64::cos,
-    zy_rt_tan => f64::tan,
-    zy_rt_exp => f64::exp,
-    zy_rt_log => f64::ln,
-    zy_rt_log1p => f64::ln_1p,
-    zy_rt_tanh => f64::tanh,
-    zy_rt_sinh => f64::sinh,
-    zy_rt_cosh => f64::cosh,
-    zy_rt_asin => f64::asin,
-    zy_rt_acos => f64::acos,
-    zy_rt_atan => f64::atan,
+    zy_rt_sin => Sin,
+    zy_rt_cos => Cos,
+    zy_rt_tan => Tan,
+    zy_rt_exp => Exp,
+    zy_rt_expm1 => Expm1,
+    zy_rt_exp2 => Exp2,
+    zy_rt_log => Log,
+    zy_rt_log2 => Log2,
+    zy_rt_log10 => Log10,
+    zy_rt_log1p => Log1p,
+    zy_rt_tanh => Tanh,
+    zy_rt_sinh => Sinh,
+    zy_rt_cosh => Cosh,
+    zy_rt_asin => Asin,
+    zy_rt_acos => Acos,
+    zy_rt_atan => Atan,
+    zy_rt_cbrt => Cbrt,
+    zy_rt_asinh => Asinh,
+    zy_rt_acosh => Acosh,
+    zy_rt_atanh => Atanh,
 }
 
 /// `sin(x)` and `cos(x)` returned together (in two registers).
@@ -70,48 +86,45 @@ pub extern "C" fn zy_rt_powi(x: f64, n: i64) -> f64 {
     }
 }
 
-/// The runtime symbol of an elementary function of one Float64.
+/// The runtime symbol of an elementary function of one Float64 (its `Jit::Runtime` in the
+/// primitive table).
 pub fn unary_symbol(p: Prim) -> Option<&'static str> {
-    Some(match p {
-        Prim::Sin => "zy_rt_sin",
-        Prim::Cos => "zy_rt_cos",
-        Prim::Tan => "zy_rt_tan",
-        Prim::Exp => "zy_rt_exp",
-        Prim::Log => "zy_rt_log",
-        Prim::Log1p => "zy_rt_log1p",
-        Prim::Tanh => "zy_rt_tanh",
-        Prim::Sinh => "zy_rt_sinh",
-        Prim::Cosh => "zy_rt_cosh",
-        Prim::Asin => "zy_rt_asin",
-        Prim::Acos => "zy_rt_acos",
-        Prim::Atan => "zy_rt_atan",
-        _ => return None,
-    })
+    match (p.math(), p.info().jit) {
+        (Some(_), Jit::Runtime(name)) => Some(name),
+        _ => None,
+    }
 }
 
 /// The math symbols with their addresses.
 pub fn symbols() -> Vec<(&'static str, *const u8)> {
-    vec![
-        ("zy_rt_sin", zy_rt_sin as *const u8),
-        ("zy_rt_cos", zy_rt_cos as *const u8),
-        ("zy_rt_tan", zy_rt_tan as *const u8),
-        ("zy_rt_exp", zy_rt_exp as *const u8),
-        ("zy_rt_log", zy_rt_log as *const u8),
-        ("zy_rt_log1p", zy_rt_log1p as *const u8),
-        ("zy_rt_tanh", zy_rt_tanh as *const u8),
-        ("zy_rt_sinh", zy_rt_sinh as *const u8),
-        ("zy_rt_cosh", zy_rt_cosh as *const u8),
-        ("zy_rt_asin", zy_rt_asin as *const u8),
-        ("zy_rt_acos", zy_rt_acos as *const u8),
-        ("zy_rt_atan", zy_rt_atan as *const u8),
-        ("zy_rt_powi", zy_rt_powi as *const u8),
-        ("zy_rt_sincos", zy_rt_sincos as *const u8),
-    ]
+    let mut syms = unary_symbols();
+    syms.push(("zy_rt_powi", zy_rt_powi as *const u8));
+    syms.push(("zy_rt_sincos", zy_rt_sincos as *const u8));
+    syms
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn every_runtime_symbol_of_the_table_is_defined() {
+        let defined: Vec<&str> = crate::runtime::symbols().iter().map(|(n, _)| *n).collect();
+        for &p in Prim::ALL {
+            if let Jit::Runtime(name) = p.info().jit {
+                assert!(defined.contains(&name), "{p}: {name}");
+            }
+        }
+    }
+
+    #[test]
+    fn math_symbols_give_the_tables_bits() {
+        let eval = |p: Prim, x: f64| p.math().map_or(f64::NAN, |m| (m.eval)(x));
+        for x in [-2.5, -0.5, 0.0, 0.3, 0.9, 1.7, 40.0] {
+            assert_eq!(zy_rt_sin(x).to_bits(), eval(Prim::Sin, x).to_bits());
+            assert_eq!(zy_rt_log1p(x).to_bits(), eval(Prim::Log1p, x).to_bits());
+        }
+    }
 
     #[test]
     fn sincos_gives_the_bits_of_sin_and_cos() {

@@ -11,15 +11,6 @@ use crate::error::JitError;
 use crate::layout::elem_slot;
 use crate::runtime::arena::array_offset;
 
-/// The scalar primitive a broadcast of `name` over `arity` operands applies (as the
-/// interpreter maps it).
-fn scalar_prim(name: &str, arity: usize) -> Option<Prim> {
-    match (name, arity) {
-        ("-", 1) => Some(Prim::Neg),
-        (n, _) => Prim::from_julia_name(n),
-    }
-}
-
 impl Translator<'_, '_, '_> {
     /// The loop form of a broadcast, if the operand types allow it.
     pub(super) fn broadcast(
@@ -51,7 +42,7 @@ impl Translator<'_, '_, '_> {
         else {
             return Ok(None);
         };
-        let Some(p) = scalar_prim(name, args.len() - 1) else {
+        let Some(p) = Prim::elementwise(name, args.len() - 1) else {
             return Ok(None);
         };
         let elem = (**elem).clone();
@@ -199,28 +190,11 @@ impl Translator<'_, '_, '_> {
 
     /// Does `p` on scalars of `tys` giving `ty` have an inline translation?
     fn scalar_supported(&self, p: Prim, tys: &[Type], ty: &Type) -> bool {
-        let float_math = matches!(
-            p,
-            Prim::Neg
-                | Prim::Abs
-                | Prim::Floor
-                | Prim::Ceil
-                | Prim::Round
-                | Prim::Sign
-                | Prim::Sqrt
-                | Prim::Sin
-                | Prim::Cos
-                | Prim::Tan
-                | Prim::Exp
-                | Prim::Log
-                | Prim::Log1p
-                | Prim::Tanh
-                | Prim::Sinh
-                | Prim::Cosh
-                | Prim::Asin
-                | Prim::Acos
-                | Prim::Atan
-        );
+        let float_math = p.math().is_some()
+            || matches!(
+                p,
+                Prim::Neg | Prim::Abs | Prim::Floor | Prim::Ceil | Prim::Round | Prim::Sign
+            );
         let float_bin = matches!(
             p,
             Prim::Add | Prim::Sub | Prim::Mul | Prim::Div | Prim::Max | Prim::Min

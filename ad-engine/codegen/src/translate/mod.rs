@@ -51,8 +51,8 @@ pub(crate) struct RtFuncs {
     pub stack_new_at: FuncId,
     pub stack_grow: FuncId,
     pub fallback: FuncId,
-    /// Elementary functions of one Float64, by primitive.
-    pub math: [(Prim, FuncId); 12],
+    /// The runtime symbol of each elementary function of one Float64, indexed by primitive.
+    pub math: [Option<FuncId>; Prim::ALL.len()],
     pub powi: FuncId,
     pub sincos: FuncId,
     pub accum_into: FuncId,
@@ -115,25 +115,11 @@ impl RtFuncs {
             stack_grow: decl("zy_rt_stack_grow", &[p, p, p], None)?,
             fallback: decl("zy_rt_fallback", &[p, p, p], None)?,
             math: {
-                let mut math = [(Prim::Sin, FuncId::from_u32(0)); 12];
-                let prims = [
-                    Prim::Sin,
-                    Prim::Cos,
-                    Prim::Tan,
-                    Prim::Exp,
-                    Prim::Log,
-                    Prim::Log1p,
-                    Prim::Tanh,
-                    Prim::Sinh,
-                    Prim::Cosh,
-                    Prim::Asin,
-                    Prim::Acos,
-                    Prim::Atan,
-                ];
-                for (slot, prim) in math.iter_mut().zip(prims) {
-                    let name = crate::runtime::math::unary_symbol(prim)
-                        .ok_or_else(|| JitError::invalid("math symbol"))?;
-                    *slot = (prim, decl(name, &[types::F64], Some(types::F64))?);
+                let mut math = [None; Prim::ALL.len()];
+                for &prim in Prim::ALL {
+                    if let Some(name) = crate::runtime::math::unary_symbol(prim) {
+                        math[prim as usize] = Some(decl(name, &[types::F64], Some(types::F64))?);
+                    }
                 }
                 math
             },
@@ -625,6 +611,13 @@ impl<'e, 'a, 'b> Translator<'e, 'a, 'b> {
         ret: &Type,
         span: Span,
     ) -> R<Vec<ClValue>> {
+        if !self.in_slow_path && !interpreted_by_design(prim) {
+            return Err(JitError::invalid(format!(
+                "`{prim}` reached the interpreter fallback, but the primitive table declares it \
+                 {:?} with no interpreted operand types",
+                prim.info().jit
+            )));
+        }
         let mut fargs = Vec::new();
         let mut stores = Vec::new();
         let mut words = 0usize;
@@ -749,9 +742,9 @@ impl<'e, 'a, 'b> Translator<'e, 'a, 'b> {
             Prim::Gradient | Prim::Derivative | Prim::Hessian | Prim::PullbackOf => Err(
                 JitError::unsupported(format!("`{p}` before the AD transform rewrote it")),
             ),
-            // The runtime works on copies of the operands: only primitives that neither mutate
-            // nor return (part of) an operand object may run there.
-            p if runs_on_copies(p) => self.fallback(p, args, ty, span),
+            // The runtime works on copies of the operands: the table declares which primitives
+            // neither mutate nor return (part of) an operand object, and may run there.
+            p if interpreted_by_design(p) => self.fallback(p, args, ty, span),
             p => Err(JitError::unsupported(format!(
                 "`{p}` on {}",
                 type_list(&tys)
@@ -760,79 +753,11 @@ impl<'e, 'a, 'b> Translator<'e, 'a, 'b> {
     }
 }
 
-/// Primitives whose result is a fresh value (or an error) that the interpreter may compute on
-/// copies of the operands.
-fn runs_on_copies(p: Prim) -> bool {
-    use Prim::*;
-    matches!(
-        p,
-        Add | Sub
-            | Mul
-            | Div
-            | IntDiv
-            | Rem
-            | Pow
-            | Neg
-            | Lt
-            | Le
-            | Gt
-            | Ge
-            | Eq
-            | Ne
-            | Not
-            | Sin
-            | Cos
-            | Tan
-            | Exp
-            | Log
-            | Log1p
-            | Sqrt
-            | Abs
-            | Tanh
-            | Sinh
-            | Cosh
-            | Asin
-            | Acos
-            | Atan
-            | Max
-            | Min
-            | Floor
-            | Ceil
-            | Round
-            | Sign
-            | Float
-            | ToInt
-            | Vect
-            | Hvcat
-            | Zeros
-            | Ones
-            | Fill
-            | Similar
-            | Copy
-            | Length
-            | Size
-            | GetIndex
-            | First
-            | Last
-            | Sum
-            | Prod
-            | Maximum
-            | Minimum
-            | FindMax
-            | FindMin
-            | Dot
-            | MatMul
-            | Transpose
-            | Adjoint
-            | Broadcast
-            | Zero
-            | One
-            | RangeLength
-            | Error
-            | ZeroTangent
-            | Accum
-            | TupleIndex
-    )
+/// Does the primitive table let codegen run `p` by the interpreter's code (on copies of the
+/// operands) where it has no inline translation?
+fn interpreted_by_design(p: Prim) -> bool {
+    let info = p.info();
+    info.jit == zy_ir::Jit::Interpreted || info.interpreted_for.is_some()
 }
 
 /// `A, B, C` for messages.

@@ -1,10 +1,12 @@
 //! Inline translation of scalar primitives on `Float64`, `Int64` and `Bool`. What is not
-//! translated here (elementary functions, powers, error cases) goes to the runtime.
+//! translated here (elementary functions, powers, error cases) goes to the runtime: an
+//! elementary function of the primitive table to its runtime symbol, the rest to the
+//! interpreter's code where the table allows it.
 
 use cranelift_codegen::ir::{
     condcodes::FloatCC, condcodes::IntCC, types, InstBuilder, MemFlagsData,
 };
-use zy_ir::{Const, Operand, Prim, Span, Type};
+use zy_ir::{Const, Domain, Operand, Prim, Span, Type};
 
 use super::{ClValue, Translator, R};
 
@@ -139,31 +141,6 @@ impl Translator<'_, '_, '_> {
                 let r = self.b.ins().select(neg, m1, x);
                 self.b.ins().select(pos, one, r)
             }
-            Prim::Sin
-            | Prim::Cos
-            | Prim::Tan
-            | Prim::Exp
-            | Prim::Log
-            | Prim::Log1p
-            | Prim::Tanh
-            | Prim::Sinh
-            | Prim::Cosh
-            | Prim::Asin
-            | Prim::Acos
-            | Prim::Atan => {
-                let Some(&(_, id)) = self.env.rt.math.iter().find(|(q, _)| *q == p) else {
-                    return Ok(None);
-                };
-                match self.domain_check(p, x) {
-                    None => self.call_rt(id, &[x]).unwrap_or(x),
-                    Some(bad) => self.guarded(
-                        bad,
-                        &[types::F64],
-                        |t| t.slow_path(slow, types::F64),
-                        |t| Ok(vec![t.call_rt(id, &[x]).unwrap_or(x)]),
-                    )?[0],
-                }
-            }
             Prim::Sqrt => {
                 // sqrt of a negative number is a DomainError: the runtime raises it.
                 let zero = ins.f64const(0.0);
@@ -176,33 +153,44 @@ impl Translator<'_, '_, '_> {
                 )?;
                 out[0]
             }
+            p if p.math().is_some() => {
+                let Some(id) = self.env.rt.math[p as usize] else {
+                    return Ok(None);
+                };
+                match self.domain_check(p, x) {
+                    None => self.call_rt(id, &[x]).unwrap_or(x),
+                    Some(bad) => self.guarded(
+                        bad,
+                        &[types::F64],
+                        |t| t.slow_path(slow, types::F64),
+                        |t| Ok(vec![t.call_rt(id, &[x]).unwrap_or(x)]),
+                    )?[0],
+                }
+            }
             _ => return Ok(None),
         }))
     }
 
-    /// The condition under which an elementary function raises a DomainError, if it can.
+    /// The condition under which an elementary function raises a DomainError (its domain in
+    /// the primitive table), if it can.
     fn domain_check(&mut self, p: Prim, x: ClValue) -> Option<ClValue> {
         let ins = self.b.ins();
-        match p {
-            Prim::Sin | Prim::Cos | Prim::Tan => {
+        match p.math()?.domain {
+            Domain::All => None,
+            Domain::Finite(_) => {
                 let ax = ins.fabs(x);
                 let inf = self.b.ins().f64const(f64::INFINITY);
                 Some(self.b.ins().fcmp(FloatCC::Equal, ax, inf))
             }
-            Prim::Log => {
-                let zero = ins.f64const(0.0);
-                Some(self.b.ins().fcmp(FloatCC::LessThan, x, zero))
+            Domain::AtLeast(a, _) => {
+                let a = ins.f64const(a);
+                Some(self.b.ins().fcmp(FloatCC::LessThan, x, a))
             }
-            Prim::Log1p => {
-                let m1 = ins.f64const(-1.0);
-                Some(self.b.ins().fcmp(FloatCC::LessThan, x, m1))
-            }
-            Prim::Asin | Prim::Acos => {
+            Domain::UnitInterval(_) => {
                 let ax = ins.fabs(x);
                 let one = self.b.ins().f64const(1.0);
                 Some(self.b.ins().fcmp(FloatCC::GreaterThan, ax, one))
             }
-            _ => None,
         }
     }
 

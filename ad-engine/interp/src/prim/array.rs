@@ -373,64 +373,13 @@ pub fn first_last(p: Prim, a: &Value) -> Result<Value, String> {
     }
 }
 
-/// The scalar primitive a broadcast applies, by the function's name and arity.
-fn scalar_prim(name: &str, arity: usize) -> Option<Prim> {
-    let p = match (name, arity) {
-        ("-", 1) => Prim::Neg,
-        (n, _) => Prim::from_julia_name(n)?,
-    };
-    let scalar = matches!(
-        p,
-        Prim::Add
-            | Prim::Sub
-            | Prim::Mul
-            | Prim::Div
-            | Prim::IntDiv
-            | Prim::Rem
-            | Prim::Pow
-            | Prim::Neg
-            | Prim::Lt
-            | Prim::Le
-            | Prim::Gt
-            | Prim::Ge
-            | Prim::Eq
-            | Prim::Ne
-            | Prim::Not
-            | Prim::Sin
-            | Prim::Cos
-            | Prim::Tan
-            | Prim::Exp
-            | Prim::Log
-            | Prim::Log1p
-            | Prim::Sqrt
-            | Prim::Abs
-            | Prim::Tanh
-            | Prim::Sinh
-            | Prim::Cosh
-            | Prim::Asin
-            | Prim::Acos
-            | Prim::Atan
-            | Prim::Max
-            | Prim::Min
-            | Prim::Floor
-            | Prim::Ceil
-            | Prim::Round
-            | Prim::Sign
-            | Prim::Float
-            | Prim::ToInt
-            | Prim::Zero
-            | Prim::One
-    );
-    scalar.then_some(p)
-}
-
 /// `broadcast(f, args...)`: operand 0 names a scalar function; the others are numbers and
 /// arrays whose dimensions agree or are 1 (Julia's rule), giving one result per position.
 pub fn broadcast(args: &[Value], ret: &Type) -> Result<Value, String> {
     let Some((Value::Func(name), operands)) = args.split_first() else {
         return Err("internal error: `broadcast` expects a constant function first".into());
     };
-    let p = scalar_prim(name, operands.len())
+    let p = Prim::elementwise(name, operands.len())
         .ok_or_else(|| format!("unsupported: broadcasting `{name}` (only scalar builtins)"))?;
     broadcast_op(p, operands, ret)
 }

@@ -51,11 +51,6 @@ pub fn eval_prim(p: Prim, args: &[Value], ret: &Type) -> Result<Value, String> {
             let [a] = operands(p, args)?;
             array::map_unary(p, a)
         }
-        Neg | Not | Sin | Cos | Tan | Exp | Log | Log1p | Sqrt | Abs | Tanh | Sinh | Cosh
-        | Asin | Acos | Floor | Ceil | Round | Sign | ToInt => {
-            let [a] = operands(p, args)?;
-            scalar::unary(p, a)
-        }
         Atan => match args {
             [y, x] => scalar::atan2(y, x),
             _ => {
@@ -63,6 +58,11 @@ pub fn eval_prim(p: Prim, args: &[Value], ret: &Type) -> Result<Value, String> {
                 scalar::unary(p, a)
             }
         },
+        Neg | Not | Abs | Floor | Ceil | Round | Sign | ToInt => {
+            let [a] = operands(p, args)?;
+            scalar::unary(p, a)
+        }
+
         Float | Zero | One => {
             let [a] = operands(p, args)?;
             if a.is_number() {
@@ -170,6 +170,11 @@ pub fn eval_prim(p: Prim, args: &[Value], ret: &Type) -> Result<Value, String> {
             p,
             "is rewritten by the AD transform before the program runs, but reached the interpreter",
         )),
+        // The elementary functions of the primitive table.
+        _ => {
+            let [a] = operands(p, args)?;
+            scalar::unary(p, a)
+        }
     }
 }
 

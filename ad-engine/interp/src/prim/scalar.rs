@@ -413,51 +413,14 @@ pub fn unary(p: Prim, a: &Value) -> Result<Value, String> {
     }
 }
 
-/// The differentiable elementary functions on Float64, with Julia's domain errors.
+/// An elementary function of the primitive table on Float64: its one evaluation, with
+/// Julia's DomainError outside its domain.
 fn elementary(p: Prim, x: f64) -> Option<Result<f64, String>> {
-    let domain = |msg: &str| Some(Err(domain_error(&Value::F64(x), msg)));
-    Some(Ok(match p {
-        Prim::Sin | Prim::Cos | Prim::Tan if x.is_infinite() => {
-            return domain(&format!(
-                "{}(x) is only defined for finite x.",
-                p.julia_name()
-            ));
-        }
-        Prim::Sin => x.sin(),
-        Prim::Cos => x.cos(),
-        Prim::Tan => x.tan(),
-        Prim::Exp => x.exp(),
-        Prim::Log if x < 0.0 => {
-            return domain(
-                "log was called with a negative real argument but will only return a complex \
-                 result if called with a complex argument. Try log(Complex(x)).",
-            );
-        }
-        Prim::Log => x.ln(),
-        Prim::Log1p if x < -1.0 => {
-            return domain(
-                "log1p was called with a real argument < -1 but will only return a complex \
-                 result if called with a complex argument. Try log1p(Complex(x)).",
-            );
-        }
-        Prim::Log1p => x.ln_1p(),
-        Prim::Sqrt if x < 0.0 => {
-            return domain(
-                "sqrt was called with a negative real argument but will only return a complex \
-                 result if called with a complex argument. Try sqrt(Complex(x)).",
-            );
-        }
-        Prim::Sqrt => x.sqrt(),
-        Prim::Tanh => x.tanh(),
-        Prim::Sinh => x.sinh(),
-        Prim::Cosh => x.cosh(),
-        Prim::Asin if x.abs() > 1.0 => return domain("asin(x) is not defined for |x| > 1."),
-        Prim::Asin => x.asin(),
-        Prim::Acos if x.abs() > 1.0 => return domain("acos(x) not defined for |x| > 1"),
-        Prim::Acos => x.acos(),
-        Prim::Atan => x.atan(),
-        _ => return None,
-    }))
+    let m = p.math()?;
+    Some(match m.domain.error(x) {
+        Some(msg) => Err(domain_error(&Value::F64(x), msg)),
+        None => Ok((m.eval)(x)),
+    })
 }
 
 /// `atan(y, x)`.

@@ -3,6 +3,7 @@
 //! the pullback right by saving each overwritten element on the tape and writing it back in
 //! the reverse pass; the lint says so, and what a copy would cost instead.
 
+use zy_ad::rules::{scalar_rule, Kept};
 use zy_ir::{Block, Const, Function, Op, Operand, Prim, Type, Value};
 
 use super::{Cx, MUTATION_AFTER_CAPTURE};
@@ -79,27 +80,19 @@ fn captured(p: Prim, args: &[Operand]) -> Vec<Value> {
             let Some(Const::Func(f)) = args.first().and_then(Operand::as_const) else {
                 return Vec::new();
             };
-            match Prim::from_julia_name(f) {
-                // Linear, piecewise constant, or a rule that keeps only the result.
-                Some(
-                    Prim::Add
-                    | Prim::Sub
-                    | Prim::Neg
-                    | Prim::Float
-                    | Prim::Floor
-                    | Prim::Ceil
-                    | Prim::Round
-                    | Prim::Sign
-                    | Prim::Tan
-                    | Prim::Exp
-                    | Prim::Sqrt
-                    | Prim::Tanh,
-                ) => Vec::new(),
-                Some(Prim::Div) => at(&[2]),
-                Some(Prim::Mul | Prim::Max | Prim::Min | Prim::Rem | Prim::Pow) => at(&[1, 2]),
-                Some(q) if !q.is_nondifferentiable() => at(&[1]),
-                _ => Vec::new(),
-            }
+            // The array operands the scalar rule keeps (operand 0 is the function).
+            let Some(rule) = Prim::elementwise(f, args.len() - 1).and_then(scalar_rule) else {
+                return Vec::new();
+            };
+            let kept: Vec<usize> = rule
+                .keeps
+                .iter()
+                .filter_map(|k| match k {
+                    Kept::Arg(i) => Some(i + 1),
+                    Kept::Result | Kept::ResultUnlessLiteralExponent => None,
+                })
+                .collect();
+            at(&kept)
         }
         _ => Vec::new(),
     }

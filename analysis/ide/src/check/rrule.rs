@@ -8,6 +8,7 @@
 use std::collections::BTreeSet;
 
 use zy_hir::{RootDatabase, SourceFile};
+use zy_interp::fd::{Fd, Verdict};
 use zy_interp::Value;
 use zy_ir::TypeExpr;
 
@@ -114,7 +115,6 @@ fn compare(
                 return Ok(None);
             }
             budget -= 1;
-            let h = 1e-6 * x.abs().max(1.0);
             let at = |step: f64| -> Result<f64, UserError> {
                 let mut args = prepared.arguments(db)?;
                 if let Some(a) = args.get_mut(i + skip) {
@@ -122,10 +122,7 @@ fn compare(
                 }
                 Ok(number(&prepared.value(db, args)?))
             };
-            let (up, down) = ((at(h)? - y0) / h, (y0 - at(-h)?) / h);
-            let tol = rtol * ad_k.abs().max(up.abs()).max(down.abs()).max(1.0);
-            let within = ad_k >= up.min(down) - tol && ad_k <= up.max(down) + tol;
-            if !within {
+            if let Verdict::Differs { fd } = Fd::rrule(rtol).check(ad_k, x, Some(y0), at)? {
                 let name = names
                     .get(i + skip)
                     .map_or_else(|| format!("argument {}", i + 1), |n| format!("`{n}`"));
@@ -137,7 +134,7 @@ fn compare(
                 return Ok(Some(format!(
                     "the gradient with respect to {name}{element} is {} by the rule but {} by finite differences",
                     zy_ir::julia_float(ad_k),
-                    zy_ir::julia_float(significant((up + down) / 2.0, 8))
+                    zy_ir::julia_float(significant(fd, 8))
                 )));
             }
         }

@@ -1,0 +1,718 @@
+//! The primitive table: every builtin operation declared once, with the attributes the other
+//! crates ask instead of keeping their own lists.
+//!
+//! A row names the [`Prim`] variant and its Julia name, then its [`PrimInfo`] fields: operand
+//! count ([`Arity`]), whether and how it acts on numbers ([`Kind`], where an elementary
+//! function carries its Rust evaluation and its domain), [`Effects`], differentiability
+//! ([`Diff`]) and how the JIT runs it ([`Jit`]). Fields left out take [`PrimInfo::DEFAULT`]'s
+//! values. Inference, the interpreter, the AD, codegen and the lints read these attributes; the
+//! AD's rules and their test points live beside the rules in `zy-ad` (`docs/rules.md`).
+
+use std::fmt;
+
+/// How many operands a primitive takes.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum Arity {
+    /// Exactly this many.
+    Exactly(u8),
+    /// From the first to the second, inclusive.
+    Between(u8, u8),
+    /// At least this many.
+    AtLeast(u8),
+}
+
+impl Arity {
+    /// Does a call with `n` operands have this arity?
+    pub fn admits(self, n: usize) -> bool {
+        match self {
+            Arity::Exactly(k) => n == usize::from(k),
+            Arity::Between(a, b) => (usize::from(a)..=usize::from(b)).contains(&n),
+            Arity::AtLeast(k) => n >= usize::from(k),
+        }
+    }
+}
+
+/// What a primitive does to numbers.
+#[derive(Clone, Copy, Debug)]
+pub enum Kind {
+    /// Not an operation on numbers (or not one that broadcasts).
+    Other,
+    /// An elementwise operation on numbers with its own typing rule (arithmetic, comparisons,
+    /// rounding, conversions): `f.(xs)` broadcasts it.
+    Scalar,
+    /// An elementary function of one number, libm style: `Float64` in, `Float64` out, an
+    /// integer operand converted first. Broadcasts like [`Kind::Scalar`].
+    Math(Math),
+}
+
+/// An elementary function of one `Float64`: its evaluation (the one function the interpreter
+/// and the JIT's runtime symbol both call, so the engines agree to the bit) and its domain.
+#[derive(Clone, Copy)]
+pub struct Math {
+    /// The value at a point of the domain.
+    pub eval: fn(f64) -> f64,
+    /// Where it is defined; elsewhere it throws Julia's DomainError.
+    pub domain: Domain,
+}
+
+impl fmt::Debug for Math {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Math")
+            .field("domain", &self.domain)
+            .finish_non_exhaustive()
+    }
+}
+
+/// The real domain of an elementary function, with the message of Julia's DomainError
+/// outside it. NaN is inside every domain (the result is NaN).
+#[derive(Clone, Copy, PartialEq, Debug)]
+pub enum Domain {
+    /// Every `Float64`.
+    All,
+    /// Finite numbers: `±Inf` throws.
+    Finite(&'static str),
+    /// `x >= a`.
+    AtLeast(f64, &'static str),
+    /// `|x| <= 1`.
+    UnitInterval(&'static str),
+}
+
+impl Domain {
+    /// Julia's DomainError message for `x`, or `None` if `x` is in the domain.
+    pub fn error(self, x: f64) -> Option<&'static str> {
+        match self {
+            Domain::All => None,
+            Domain::Finite(m) => x.is_infinite().then_some(m),
+            Domain::AtLeast(a, m) => (x < a).then_some(m),
+            Domain::UnitInterval(m) => (x.abs() > 1.0).then_some(m),
+        }
+    }
+}
+
+/// What a primitive does besides computing its result.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub struct Effects {
+    /// It may allocate a new object (an array, a `Ref`, a stack).
+    pub allocates: bool,
+    /// It mutates its operand with this index.
+    pub mutates: Option<u8>,
+    /// When it throws.
+    pub throws: Throws,
+}
+
+/// When a primitive throws.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum Throws {
+    /// Never.
+    Never,
+    /// On the operands described (a statement whose result is unused may still be removed).
+    When(&'static str),
+    /// Throwing is its purpose, on the operands described: it is never removed.
+    Checks(&'static str),
+}
+
+impl Effects {
+    /// Neither allocates, nor mutates, nor throws.
+    pub const PURE: Effects = Effects {
+        allocates: false,
+        mutates: None,
+        throws: Throws::Never,
+    };
+
+    /// Throws on the operands described by `when`.
+    pub const fn throws(when: &'static str) -> Effects {
+        Effects {
+            throws: Throws::When(when),
+            ..Effects::PURE
+        }
+    }
+
+    /// Allocates, and throws on the operands described by `when` (`""`: never).
+    pub const fn allocates(when: &'static str) -> Effects {
+        Effects {
+            allocates: true,
+            throws: if when.is_empty() {
+                Throws::Never
+            } else {
+                Throws::When(when)
+            },
+            mutates: None,
+        }
+    }
+
+    /// Mutates operand `k`, and throws on the operands described by `when` (`""`: never).
+    pub const fn mutates(k: u8, when: &'static str) -> Effects {
+        Effects {
+            mutates: Some(k),
+            throws: if when.is_empty() {
+                Throws::Never
+            } else {
+                Throws::When(when)
+            },
+            allocates: false,
+        }
+    }
+}
+
+/// Whether and how gradients pass through a primitive.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum Diff {
+    /// A rule in `zy-ad` gives its pullback; the rule's test points check it against finite
+    /// differences on both engines.
+    Rule,
+    /// Piecewise constant: its derivative is zero where it exists, and the gradient is cut.
+    Zero,
+    /// Its result carries no gradient (a Bool, an Int, a shape, a fresh constant array, an
+    /// error), so the gradient is cut.
+    No,
+    /// Copied unchanged by the AD: its result does not depend on the operands' values (`zero`,
+    /// `zero_tangent`, `undef`, a range length), so no gradient reaches the operands.
+    Constant,
+    /// Rewritten by the AD transform before any rule applies (differentiation called from
+    /// code, pullback closures).
+    Rewritten,
+}
+
+/// How the JIT runs a primitive.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum Jit {
+    /// Machine instructions inline (a failed check, such as a domain or bounds error, calls the
+    /// interpreter's code in the runtime to raise the error).
+    Inline,
+    /// A call of the runtime function with this symbol; for a [`Kind::Math`] primitive it is
+    /// `extern "C" fn(f64) -> f64` around [`Math::eval`].
+    Runtime(&'static str),
+    /// Always the interpreter's code, called from the runtime on copies of the operands.
+    Interpreted,
+    /// Never reaches codegen: the AD transform rewrites it.
+    Rewritten,
+}
+
+/// Every attribute of one primitive.
+#[derive(Clone, Copy, Debug)]
+pub struct PrimInfo {
+    /// The Julia function it implements, as printed in IR.
+    pub name: &'static str,
+    /// Operand count.
+    pub arity: Arity,
+    /// What it does to numbers.
+    pub kind: Kind,
+    /// Allocation, mutation, throwing.
+    pub effects: Effects,
+    /// Whether and how gradients pass through it.
+    pub diff: Diff,
+    /// How the JIT runs it.
+    pub jit: Jit,
+    /// Operand types for which the JIT calls the interpreter's code instead of [`Self::jit`]
+    /// (by design: rare types, or work that is not worth compiling). Codegen falls back to the
+    /// interpreter for a primitive only when this says so or [`Self::jit`] is
+    /// [`Jit::Interpreted`].
+    pub interpreted_for: Option<&'static str>,
+}
+
+impl PrimInfo {
+    /// The values of the fields a table row leaves out.
+    pub const DEFAULT: PrimInfo = PrimInfo {
+        name: "",
+        arity: Arity::Exactly(1),
+        kind: Kind::Other,
+        effects: Effects::PURE,
+        diff: Diff::Rule,
+        jit: Jit::Inline,
+        interpreted_for: None,
+    };
+}
+
+/// `interpreted_for` of most operations with an inline translation for their common operand
+/// types.
+const REST: Option<&str> = Some("operand types its inline translation does not cover");
+
+const fn math(eval: fn(f64) -> f64, domain: Domain) -> Kind {
+    Kind::Math(Math { eval, domain })
+}
+
+macro_rules! prims {
+    ($($(#[$doc:meta])* $variant:ident => $name:literal { $($field:ident: $value:expr),* $(,)? })*) => {
+        /// A builtin operation. Operand types are concrete and, for arithmetic, equal (inference
+        /// inserts `float` conversions for mixed `Int64`/`Float64`); the operation's meaning
+        /// follows Julia's for those types. Its attributes are in [`PrimInfo`] ([`Prim::info`]).
+        #[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Debug)]
+        pub enum Prim {
+            $($(#[$doc])* $variant,)*
+        }
+
+        static TABLE: &[PrimInfo] = &[
+            $(PrimInfo { name: $name, $($field: $value,)* ..PrimInfo::DEFAULT },)*
+        ];
+
+        impl Prim {
+            /// Every primitive, in declaration order.
+            pub const ALL: &'static [Prim] = &[$(Prim::$variant,)*];
+        }
+    };
+}
+
+use Arity::{AtLeast, Between, Exactly};
+use Diff::{Constant, Rewritten};
+use Domain::{Finite, UnitInterval};
+use Kind::Scalar;
+
+prims! {
+    // Scalar arithmetic (operands of one number type).
+    /// `a + b`.
+    Add => "+" { arity: Exactly(2), kind: Scalar, interpreted_for: Some("arrays") }
+    /// `a - b`.
+    Sub => "-" { arity: Exactly(2), kind: Scalar, interpreted_for: Some("arrays") }
+    /// `a * b` on scalars.
+    Mul => "*" { arity: Exactly(2), kind: Scalar, interpreted_for: Some("arrays") }
+    /// `a / b`: always Float64 (inference converts Int operands).
+    Div => "/" { arity: Exactly(2), kind: Scalar, interpreted_for: Some("arrays") }
+    /// `a ÷ b` (`div`): Int64 division truncating toward zero; DivideError on zero.
+    IntDiv => "÷" {
+        arity: Exactly(2), kind: Scalar, diff: Diff::No,
+        effects: Effects::throws("an integer division by zero, or typemin(Int) ÷ -1"),
+        interpreted_for: Some("Float64 and Bool operands, arrays"),
+    }
+    /// `a % b` (`rem`): sign of the dividend.
+    Rem => "%" {
+        arity: Exactly(2), kind: Scalar,
+        effects: Effects::throws("an integer remainder by zero"),
+        interpreted_for: Some("Float64 and Bool operands, arrays"),
+    }
+    /// `a ^ b`: Float^Float, Float^Int, Int^Int (by squaring; negative exponent is a DomainError).
+    Pow => "^" {
+        arity: Exactly(2), kind: Scalar,
+        effects: Effects::throws("a negative base and a non-integer exponent, or an integer \
+                                  raised to a negative power"),
+        jit: Jit::Runtime("zy_rt_powi"),
+        interpreted_for: Some("every pair of operand types but Float64 ^ Int64"),
+    }
+    /// Unary `-a`.
+    Neg => "neg" { kind: Scalar, interpreted_for: Some("arrays") }
+    // Comparisons and logic.
+    /// `a < b`.
+    Lt => "<" { arity: Exactly(2), kind: Scalar, diff: Diff::No, interpreted_for: REST }
+    /// `a <= b`.
+    Le => "<=" { arity: Exactly(2), kind: Scalar, diff: Diff::No, interpreted_for: REST }
+    /// `a > b`.
+    Gt => ">" { arity: Exactly(2), kind: Scalar, diff: Diff::No, interpreted_for: REST }
+    /// `a >= b`.
+    Ge => ">=" { arity: Exactly(2), kind: Scalar, diff: Diff::No, interpreted_for: REST }
+    /// `a == b`.
+    Eq => "==" { arity: Exactly(2), kind: Scalar, diff: Diff::No, interpreted_for: REST }
+    /// `a != b`.
+    Ne => "!=" { arity: Exactly(2), kind: Scalar, diff: Diff::No, interpreted_for: REST }
+    /// `!a` on Bool.
+    Not => "!" { kind: Scalar, diff: Diff::No, interpreted_for: REST }
+    /// `ifelse(c, a, b)`: `a` if the Bool `c` holds, else `b` (both already evaluated). The
+    /// AD's reverse rules use it for strong zeros: `ifelse(c, ȳ, 0.0)` is `0.0` even for an
+    /// infinite `ȳ`, as ChainRules' Boolean partials are.
+    IfElse => "ifelse" { arity: Exactly(3) }
+    // Elementary functions (differentiable).
+    Sin => "sin" {
+        kind: math(f64::sin, Finite("sin(x) is only defined for finite x.")),
+        effects: Effects::throws("±Inf"), jit: Jit::Runtime("zy_rt_sin"),
+    }
+    Cos => "cos" {
+        kind: math(f64::cos, Finite("cos(x) is only defined for finite x.")),
+        effects: Effects::throws("±Inf"), jit: Jit::Runtime("zy_rt_cos"),
+    }
+    Tan => "tan" {
+        kind: math(f64::tan, Finite("tan(x) is only defined for finite x.")),
+        effects: Effects::throws("±Inf"), jit: Jit::Runtime("zy_rt_tan"),
+    }
+    Exp => "exp" { kind: math(f64::exp, Domain::All), jit: Jit::Runtime("zy_rt_exp") }
+    /// `exp(x) - 1`, accurate near 0.
+    Expm1 => "expm1" { kind: math(f64::exp_m1, Domain::All), jit: Jit::Runtime("zy_rt_expm1") }
+    /// `2^x`.
+    Exp2 => "exp2" { kind: math(f64::exp2, Domain::All), jit: Jit::Runtime("zy_rt_exp2") }
+    Log => "log" {
+        kind: math(f64::ln, Domain::AtLeast(0.0, "log was called with a negative real argument but will \
+            only return a complex result if called with a complex argument. Try log(Complex(x)).")),
+        effects: Effects::throws("x < 0"), jit: Jit::Runtime("zy_rt_log"),
+    }
+    Log2 => "log2" {
+        kind: math(f64::log2, Domain::AtLeast(0.0, "log2 was called with a negative real argument \
+            but will only return a complex result if called with a complex argument. Try \
+            log2(Complex(x)).")),
+        effects: Effects::throws("x < 0"), jit: Jit::Runtime("zy_rt_log2"),
+    }
+    Log10 => "log10" {
+        kind: math(f64::log10, Domain::AtLeast(0.0, "log10 was called with a negative real \
+            argument but will only return a complex result if called with a complex argument. \
+            Try log10(Complex(x)).")),
+        effects: Effects::throws("x < 0"), jit: Jit::Runtime("zy_rt_log10"),
+    }
+    Log1p => "log1p" {
+        kind: math(f64::ln_1p, Domain::AtLeast(-1.0, "log1p was called with a real argument < -1 but will \
+            only return a complex result if called with a complex argument. Try log1p(Complex(x)).")),
+        effects: Effects::throws("x < -1"), jit: Jit::Runtime("zy_rt_log1p"),
+    }
+    Sqrt => "sqrt" {
+        kind: math(f64::sqrt, Domain::AtLeast(0.0, "sqrt was called with a negative real argument but will \
+            only return a complex result if called with a complex argument. Try sqrt(Complex(x)).")),
+        effects: Effects::throws("x < 0"),
+    }
+    /// The real cube root.
+    Cbrt => "cbrt" { kind: math(f64::cbrt, Domain::All), jit: Jit::Runtime("zy_rt_cbrt") }
+    Abs => "abs" { kind: Scalar, interpreted_for: REST }
+    Tanh => "tanh" { kind: math(f64::tanh, Domain::All), jit: Jit::Runtime("zy_rt_tanh") }
+    Sinh => "sinh" { kind: math(f64::sinh, Domain::All), jit: Jit::Runtime("zy_rt_sinh") }
+    Cosh => "cosh" { kind: math(f64::cosh, Domain::All), jit: Jit::Runtime("zy_rt_cosh") }
+    Asin => "asin" {
+        kind: math(f64::asin, UnitInterval("asin(x) is not defined for |x| > 1.")),
+        effects: Effects::throws("|x| > 1"), jit: Jit::Runtime("zy_rt_asin"),
+    }
+    Acos => "acos" {
+        kind: math(f64::acos, UnitInterval("acos(x) not defined for |x| > 1")),
+        effects: Effects::throws("|x| > 1"), jit: Jit::Runtime("zy_rt_acos"),
+    }
+    Asinh => "asinh" { kind: math(f64::asinh, Domain::All), jit: Jit::Runtime("zy_rt_asinh") }
+    Acosh => "acosh" {
+        kind: math(f64::acosh, Domain::AtLeast(1.0, "acosh(x) is only defined for x ≥ 1.")),
+        effects: Effects::throws("x < 1"), jit: Jit::Runtime("zy_rt_acosh"),
+    }
+    Atanh => "atanh" {
+        kind: math(f64::atanh, UnitInterval("atanh(x) is only defined for |x| ≤ 1.")),
+        effects: Effects::throws("|x| > 1"), jit: Jit::Runtime("zy_rt_atanh"),
+    }
+    /// `atan(x)`, and `atan(y, x)` (the angle of the point `(x, y)`).
+    Atan => "atan" {
+        arity: Between(1, 2), kind: math(f64::atan, Domain::All), jit: Jit::Runtime("zy_rt_atan"),
+        interpreted_for: Some("atan(y, x)"),
+    }
+    /// `max(a, b)`.
+    Max => "max" { arity: Exactly(2), kind: Scalar, interpreted_for: REST }
+    /// `min(a, b)`.
+    Min => "min" { arity: Exactly(2), kind: Scalar, interpreted_for: REST }
+    // Piecewise-constant functions (gradient zero).
+    Floor => "floor" { kind: Scalar, diff: Diff::Zero, interpreted_for: REST }
+    Ceil => "ceil" { kind: Scalar, diff: Diff::Zero, interpreted_for: REST }
+    /// `round(x)`: nearest, ties to even.
+    Round => "round" { kind: Scalar, diff: Diff::Zero, interpreted_for: REST }
+    Sign => "sign" { kind: Scalar, diff: Diff::Zero, interpreted_for: REST }
+    // Conversions.
+    /// `float(x)` / `Float64(x)` from Int64 or Bool.
+    Float => "float" { kind: Scalar, interpreted_for: Some("arrays") }
+    /// `Int(x)` / `Int64(x)`: exact conversion (InexactError otherwise).
+    ToInt => "Int" {
+        kind: Scalar, diff: Diff::No, effects: Effects::throws("a Float64 that is not an integer"),
+        interpreted_for: Some("Float64 operands"),
+    }
+    // Tuples, named tuples, structs.
+    /// `(a, b, ...)`.
+    Tuple => "tuple" { arity: AtLeast(0) }
+    /// `(a = x, b = y)`: `args[0]` is a constant tuple of symbols naming the fields.
+    NamedTuple => "namedtuple" { arity: AtLeast(1) }
+    /// `getfield(x, i)`: field or element `i` (constant Int, 1-based) of a tuple, named tuple,
+    /// struct or closure environment.
+    GetField => "getfield" { arity: Exactly(2) }
+    /// `setfield!(x, i, v)` on a mutable struct (`i` constant, 1-based). Returns `v`.
+    SetField => "setfield!" { arity: Exactly(3), effects: Effects::mutates(0, "") }
+    /// `getindex(t, i)` on a homogeneous tuple with a run-time index (bounds-checked).
+    TupleIndex => "tuple_getindex" {
+        arity: Exactly(2), effects: Effects::throws("an index out of bounds"), interpreted_for: REST,
+    }
+    // Refs.
+    /// `Ref(x)`.
+    RefNew => "Ref" { effects: Effects::allocates("") }
+    /// `r[]`.
+    RefGet => "ref_get" {}
+    /// `r[] = v`. Returns `v`.
+    RefSet => "ref_set!" { arity: Exactly(2), effects: Effects::mutates(0, "") }
+    // Arrays.
+    /// `[a, b, c]`: a Vector from its elements.
+    Vect => "vect" { arity: AtLeast(0), effects: Effects::allocates(""), interpreted_for: REST }
+    /// `[a b; c d]`: `args[0]`, `args[1]` are constant row and column counts, then the
+    /// elements in row-major order.
+    Hvcat => "hvcat" {
+        arity: AtLeast(2), effects: Effects::allocates("rows of unequal lengths"),
+        interpreted_for: REST,
+    }
+    /// `zeros(n)` / `zeros(m, n)`.
+    Zeros => "zeros" {
+        arity: Between(1, 2), diff: Diff::No, effects: Effects::allocates("a negative size"),
+        interpreted_for: REST,
+    }
+    /// `ones(n)` / `ones(m, n)`.
+    Ones => "ones" {
+        arity: Between(1, 2), diff: Diff::No, effects: Effects::allocates("a negative size"),
+        interpreted_for: REST,
+    }
+    /// `fill(v, n)` / `fill(v, m, n)`.
+    Fill => "fill" {
+        arity: Between(2, 3), effects: Effects::allocates("a negative size"), interpreted_for: REST,
+    }
+    /// `similar(x)`: same shape, contents zero (Julia leaves them undefined; zy zero-fills).
+    Similar => "similar" { diff: Diff::No, effects: Effects::allocates(""), interpreted_for: REST }
+    /// `copy(x)`.
+    Copy => "copy" { effects: Effects::allocates(""), interpreted_for: REST }
+    /// `length(x)` of an array or tuple.
+    Length => "length" { diff: Diff::No, interpreted_for: REST }
+    /// `size(A)` (a tuple) or `size(A, d)`.
+    Size => "size" {
+        arity: Between(1, 2), diff: Diff::No, effects: Effects::throws("a dimension below 1"),
+        interpreted_for: REST,
+    }
+    /// `x[i]`, `A[i, j]`, `A[k]` (linear): 1-based, bounds-checked.
+    GetIndex => "getindex" {
+        arity: AtLeast(2), effects: Effects::throws("an index out of bounds"), interpreted_for: REST,
+    }
+    /// `x[i] = v`, `A[i, j] = v`: `args` are (array, value, indices...). Returns `v`.
+    SetIndex => "setindex!" { arity: AtLeast(3), effects: Effects::mutates(0, "an index out of bounds") }
+    /// `first(x)`.
+    First => "first" { effects: Effects::throws("an empty collection"), interpreted_for: REST }
+    /// `last(x)`.
+    Last => "last" { effects: Effects::throws("an empty collection"), interpreted_for: REST }
+    /// `sum(x)`.
+    Sum => "sum" { jit: Jit::Runtime("zy_rt_sum"), interpreted_for: REST }
+    /// `prod(x)`.
+    Prod => "prod" { interpreted_for: REST }
+    /// `maximum(x)`.
+    Maximum => "maximum" {
+        effects: Effects::throws("an empty array"), jit: Jit::Runtime("zy_rt_extremum"),
+        interpreted_for: REST,
+    }
+    /// `minimum(x)`.
+    Minimum => "minimum" {
+        effects: Effects::throws("an empty array"), jit: Jit::Runtime("zy_rt_extremum"),
+        interpreted_for: REST,
+    }
+    /// `findmax(x)` of a Float64 array: `(maximum(x), i)` with `i` the first (linear) index
+    /// holding it, in Julia's `isless` order (a NaN is the largest; `0.0` above `-0.0`).
+    FindMax => "findmax" {
+        diff: Diff::No, effects: Effects::throws("an empty array"),
+        jit: Jit::Runtime("zy_rt_find_extremum"), interpreted_for: REST,
+    }
+    /// `findmin(x)` of a Float64 array: `(minimum(x), i)`, a NaN winning as in `minimum`.
+    FindMin => "findmin" {
+        diff: Diff::No, effects: Effects::throws("an empty array"),
+        jit: Jit::Runtime("zy_rt_find_extremum"), interpreted_for: REST,
+    }
+    /// `dot(x, y)`.
+    Dot => "dot" {
+        arity: Exactly(2), effects: Effects::throws("arrays of different lengths"),
+        jit: Jit::Runtime("zy_rt_dot"), interpreted_for: REST,
+    }
+    /// `A * x`, `A * B`, `x' * y`, `x' * A`: products involving an array.
+    MatMul => "matmul" {
+        arity: Exactly(2), effects: Effects::allocates("dimensions that do not match"),
+        jit: Jit::Runtime("zy_rt_matmul"), interpreted_for: REST,
+    }
+    /// `transpose(A)` of a matrix (a copy), or of a vector (an adjoint row vector).
+    Transpose => "transpose" {
+        effects: Effects::allocates(""), jit: Jit::Runtime("zy_rt_transpose"), interpreted_for: REST,
+    }
+    /// `A'` (`adjoint`): for real matrices the transpose; for a vector, a row vector.
+    Adjoint => "adjoint" {
+        effects: Effects::allocates(""), jit: Jit::Runtime("zy_rt_transpose"), interpreted_for: REST,
+    }
+    /// `broadcast(f, args...)`: `args[0]` is a constant function naming a scalar primitive; the
+    /// other operands are arrays of one shape or scalars. `x .+ y`, `sin.(x)`.
+    Broadcast => "broadcast" {
+        arity: AtLeast(2), effects: Effects::allocates("shapes that do not broadcast, or an \
+                                                        error of the function"),
+        interpreted_for: Some("operands of different shapes, row vectors, functions without an \
+                               inline translation"),
+    }
+    /// `zero(x)`: the additive identity of a number, or zeros of an array's shape.
+    Zero => "zero" { kind: Scalar, diff: Constant, interpreted_for: Some("arrays") }
+    /// `one(x)` of a number.
+    One => "one" { kind: Scalar, diff: Constant, interpreted_for: REST }
+    // Differentiation called from user code (rewritten into forward/pullback calls by the AD
+    // transform before anything runs).
+    /// `gradient(f, args...)`: `args[0]` is the callee; a tuple with one tangent per argument.
+    Gradient => "gradient" { arity: AtLeast(1), diff: Rewritten, jit: Jit::Rewritten }
+    /// `derivative(f, x)` for a scalar `x`.
+    Derivative => "derivative" { arity: Exactly(2), diff: Rewritten, jit: Jit::Rewritten }
+    /// `hessian(f, x)` for a vector `x`: an n×n matrix.
+    Hessian => "hessian" { arity: Exactly(2), diff: Rewritten, jit: Jit::Rewritten }
+    /// `pullback(f, args...)`: the tuple `(y, back)`; `back` has type [`Type::Pullback`](crate::Type::Pullback).
+    PullbackOf => "pullback" { arity: AtLeast(1), diff: Rewritten, jit: Jit::Rewritten }
+    /// `back(ȳ)` for a `back` returned by `pullback`: a tuple with one tangent per argument.
+    CallPullback => "call_pullback" { arity: Exactly(2), diff: Rewritten }
+    /// `range_length(a, s, b)`: the length of the Int range `a:s:b` (ArgumentError if `s == 0`).
+    /// Lowering expands `for i in a:s:b` into a counted loop over it.
+    RangeLength => "range_length" {
+        arity: Exactly(3), diff: Constant, effects: Effects::throws("a step of zero"),
+        interpreted_for: REST,
+    }
+    /// `undef(:x)`: the value of local `x` on a path where it is not assigned. Its type is
+    /// `Union{}` so it vanishes in joins; using it is an `UndefVarError`.
+    Undef => "undef" { diff: Constant }
+    // Errors.
+    /// `error("msg")`: throws; `args[0]` is a constant string.
+    Error => "error" {
+        diff: Diff::No, effects: Effects { throws: Throws::Checks("always"), ..Effects::PURE },
+        jit: Jit::Interpreted,
+    }
+    /// `check_distinct(msg, a, b)`: throws `msg` (a constant string) if the objects `a` and `b`
+    /// are one object (Julia's `===`). Returns nothing. (Drivers: arguments that alias.)
+    CheckDistinct => "check_distinct" {
+        arity: Exactly(3), diff: Diff::No,
+        effects: Effects { throws: Throws::Checks("its operands are one object"), ..Effects::PURE },
+    }
+    // AD tape (forward and pullback IR).
+    /// A new empty stack: the result type says what it holds.
+    StackNew => "stack" { arity: Exactly(0), diff: Diff::No, effects: Effects::allocates("") }
+    /// `push!(stack, v)`. Returns nothing.
+    Push => "push!" { arity: Exactly(2), effects: Effects::mutates(0, "") }
+    /// `pop!(stack)`.
+    Pop => "pop!" { effects: Effects::mutates(0, "") }
+    /// The structural zero of the result type (`zero(x)` for numbers, zeros for arrays).
+    ZeroTangent => "zero_tangent" {
+        arity: Between(0, 1), diff: Constant, effects: Effects::allocates(""), interpreted_for: REST,
+    }
+    /// `accum(a, b)`: tangent addition, with `nothing` as the additive identity.
+    Accum => "accum" {
+        arity: Exactly(2), effects: Effects::allocates("arrays of different shapes"),
+        interpreted_for: REST,
+    }
+    /// `accum!(dst, x)`: add `x` (an array of `dst`'s shape, or a Float64 added to every
+    /// element) into the array `dst` in place. Returns nothing. (Pullback IR: shadow updates.)
+    AccumInto => "accum!" {
+        arity: Exactly(2), effects: Effects::mutates(0, "arrays of different shapes"),
+        jit: Jit::Runtime("zy_rt_accum_into"),
+    }
+    /// `make_pullback(f⁻, method, tape)`: the `back` closure of one call, as a
+    /// [`Type::Pullback`](crate::Type::Pullback) value. `args[0]` (a constant function name) and
+    /// `args[1]` (a constant Int method index) name the pullback instance, whose
+    /// [`Instance::args`](crate::Instance::args) are the contents of the result's `Pullback`
+    /// type; calling it ([`Prim::CallPullback`]) runs that instance on `(tape, ȳ)`.
+    MakePullback => "make_pullback" { arity: Exactly(3), diff: Rewritten }
+}
+
+impl Prim {
+    /// Every attribute of this primitive.
+    pub fn info(self) -> &'static PrimInfo {
+        &TABLE[self as usize]
+    }
+
+    /// The Julia function this primitive implements, as printed in IR.
+    pub fn julia_name(self) -> &'static str {
+        self.info().name
+    }
+
+    /// The primitive printed as `name`, if any.
+    pub fn from_julia_name(name: &str) -> Option<Prim> {
+        Prim::ALL.iter().copied().find(|p| p.julia_name() == name)
+    }
+
+    /// The elementary function this primitive is, if it is one.
+    pub fn math(self) -> Option<&'static Math> {
+        match &self.info().kind {
+            Kind::Math(m) => Some(m),
+            _ => None,
+        }
+    }
+
+    /// Does `f.(xs...)` apply this primitive to each element?
+    pub fn is_elementwise(self) -> bool {
+        matches!(self.info().kind, Kind::Scalar | Kind::Math(_))
+    }
+
+    /// The elementwise primitive that broadcasting the function `name` over `arity` operands
+    /// applies (`-` of one operand is [`Prim::Neg`]).
+    pub fn elementwise(name: &str, arity: usize) -> Option<Prim> {
+        let p = match (name, arity) {
+            ("-", 1) => Prim::Neg,
+            (n, _) => Prim::from_julia_name(n)?,
+        };
+        p.is_elementwise().then_some(p)
+    }
+
+    /// Binary operators printed infix in IR (`%3 = %1 + %2`).
+    pub fn is_infix(self) -> bool {
+        let name = self.julia_name();
+        self.info().arity == Arity::Exactly(2)
+            && matches!(self.info().kind, Kind::Scalar)
+            && !name.starts_with(|c: char| c.is_alphabetic())
+    }
+
+    /// Operations whose result does not depend on the inputs differentiably: their gradient is
+    /// cut (comparisons, rounding, conversions to Int, shapes and lengths).
+    pub fn is_nondifferentiable(self) -> bool {
+        matches!(self.info().diff, Diff::Zero | Diff::No)
+    }
+
+    /// Operations with an effect on an existing object (mutation) or on control (throwing is
+    /// their purpose): never removed, never reordered.
+    pub fn has_effect(self) -> bool {
+        let e = self.info().effects;
+        e.mutates.is_some() || matches!(e.throws, Throws::Checks(_))
+    }
+}
+
+impl fmt::Display for Prim {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.julia_name())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn prim_names_are_unique_and_round_trip() {
+        for &p in Prim::ALL {
+            assert_eq!(Prim::from_julia_name(p.julia_name()), Some(p), "{p:?}");
+        }
+    }
+
+    #[test]
+    fn the_table_is_in_declaration_order() {
+        assert_eq!(TABLE.len(), Prim::ALL.len());
+        for (i, &p) in Prim::ALL.iter().enumerate() {
+            assert_eq!(p as usize, i);
+        }
+    }
+
+    #[test]
+    fn infix_operators_are_the_binary_symbols() {
+        let infix: Vec<&str> = Prim::ALL
+            .iter()
+            .filter(|p| p.is_infix())
+            .map(|p| p.julia_name())
+            .collect();
+        assert_eq!(
+            infix,
+            ["+", "-", "*", "/", "÷", "%", "^", "<", "<=", ">", ">=", "==", "!="]
+        );
+    }
+
+    #[test]
+    fn effects_are_the_mutations_and_the_checks() {
+        let effect: Vec<&str> = Prim::ALL
+            .iter()
+            .filter(|p| p.has_effect())
+            .map(|p| p.julia_name())
+            .collect();
+        assert_eq!(
+            effect,
+            [
+                "setfield!",
+                "ref_set!",
+                "setindex!",
+                "error",
+                "check_distinct",
+                "push!",
+                "pop!",
+                "accum!"
+            ]
+        );
+    }
+
+    #[test]
+    fn domains_follow_julia() {
+        let sqrt = Prim::Sqrt.math().map(|m| m.domain);
+        assert_eq!(sqrt.and_then(|d| d.error(0.0)), None);
+        assert!(sqrt.and_then(|d| d.error(-0.1)).is_some());
+        assert_eq!(sqrt.and_then(|d| d.error(f64::NAN)), None);
+        let asin = Prim::Asin.math().map(|m| m.domain);
+        assert!(asin.and_then(|d| d.error(-1.5)).is_some());
+        assert_eq!(asin.and_then(|d| d.error(1.0)), None);
+        let sin = Prim::Sin.math().map(|m| m.domain);
+        assert!(sin.and_then(|d| d.error(f64::NEG_INFINITY)).is_some());
+    }
+}
