@@ -2,7 +2,7 @@
 
 use std::sync::Arc;
 
-use zy_hir::{ItemKind, RootDatabase, SourceFile};
+use zy_hir::{AdjointKey, InstanceId, ItemKind, RootDatabase, SourceFile};
 use zy_ir::{print_function, Instance, Type, TypeExpr, TypedProgram};
 use zy_syntax::ast::{AnnotationKind, Item};
 
@@ -98,38 +98,36 @@ struct Specialised<'a> {
     site: CallSite<'a>,
 }
 
-/// The IR text of each specialisation at `stage`.
+/// The IR text of each specialisation at `stage`. The adjoint stages print what the gradient
+/// runs: the `adjoint` and `expanded` queries that the interpreter's gradient and the JIT read.
 fn stage_texts(
     db: &RootDatabase,
     spec: &Specialised<'_>,
     stage: IrStage,
 ) -> Result<Vec<String>, UserError> {
     let mut out = Vec::new();
-    let mut program = spec.program.clone();
-    let source = &zy_hir::program_index(db, spec.file).program;
+    let ad_error = |e: &zy_ad::AdError| error_at(db, e.span, spec.site, e.message.clone());
     for inst in &spec.instances {
-        let ad_error = |e: zy_ad::AdError| error_at(db, e.span, spec.site, e.message);
+        let id = InstanceId::of(db, spec.file, inst);
+        let adjoint = || {
+            zy_hir::adjoint(db, AdjointKey::of(db, id))
+                .as_ref()
+                .map_err(ad_error)
+        };
         let text = match stage {
             IrStage::Primal | IrStage::Typed => {
-                program.functions.get(inst).map(|f| print_function(f))
+                spec.program.functions.get(inst).map(|f| print_function(f))
             }
-            IrStage::Forward | IrStage::Pullback => {
-                zy_ad::add_adjoints(Some(source), &mut program, inst).map_err(ad_error)?;
-                let key = match stage {
-                    IrStage::Forward => zy_ad::names::forward_instance(inst),
-                    _ => zy_ad::names::pullback_instance(inst),
-                };
-                program.functions.get(&key).map(|f| print_function(f))
-            }
+            IrStage::Forward => Some(print_function(&adjoint()?.forward)),
+            IrStage::Pullback => Some(print_function(&adjoint()?.pullback)),
             IrStage::Dot => {
-                let (fwd, pb) =
-                    zy_ad::adjoint_functions(Some(source), &program, inst).map_err(ad_error)?;
-                Some(crate::dot::graph(&inst.name, &fwd, &pb))
+                let adj = adjoint()?;
+                Some(crate::dot::graph(&inst.name, &adj.forward, &adj.pullback))
             }
             IrStage::Clif => {
                 // What runs is the program with differentiation calls expanded.
-                let expanded = zy_ad::expand_with_rrules(source, &program).map_err(ad_error)?;
-                Some(zy_codegen::clif_text(&expanded, inst).map_err(|e| {
+                let expanded = zy_hir::expanded(db, id).as_ref().map_err(ad_error)?;
+                Some(zy_codegen::clif_text(expanded, inst).map_err(|e| {
                     error_at(
                         db,
                         zy_ir::Span::default(),
