@@ -9,3 +9,11 @@
 The squared absolute value, `x * x` for real numbers.
 """
 abs2(x::Real) = x * x
+
+"""
+    clamp(x, lo, hi)
+
+`x` when `lo <= x <= hi`, else the bound it lies beyond: `lo` below, `hi` above. The result
+has the promoted type of the three.
+"""
+clamp(x::Real, lo::Real, hi::Real) = x > hi ? hi : (x < lo ? lo : x)
