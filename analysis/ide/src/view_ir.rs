@@ -287,3 +287,82 @@ fn concrete(t: &TypeExpr) -> Option<Type> {
         _ => None,
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use std::path::Path;
+    use std::sync::Arc;
+
+    use zy_hir::InstanceId;
+    use zy_ir::{print_function, Instance, Type};
+
+    use super::IrStage;
+    use crate::{AnalysisHost, Engine, EvalLimits};
+
+    const SRC: &str = "\
+helper(x) = x * x
+# zy: at outer(3.0)
+function outer(x)
+    s = 0.0
+    for i in 1:2
+        s += helper(x) + derivative(helper, x)
+    end
+    return s
+end
+";
+
+    #[test]
+    fn the_pullback_view_is_the_function_the_gradient_ran() {
+        let mut host = AnalysisHost::new();
+        let file = host.set_file_text(Path::new("v.jl"), SRC.to_string());
+        let analysis = host.analysis();
+        // 2(x² + 2x) at 3: 30; its derivative 2(2x + 2) = 16.
+        let g = analysis
+            .grad(file, "outer(3.0)", EvalLimits::default(), Engine::Interp)
+            .ok()
+            .and_then(Result::ok)
+            .map(|g| g.to_text());
+        assert_eq!(g.as_deref(), Some("value: 30.0\ngradient: (16.0,)"));
+        let db = host.raw_database();
+        let outer = Instance {
+            name: "outer".into(),
+            method: 0,
+            args: Arc::from([Type::Float64]),
+        };
+        let id = InstanceId::of(db, file.source_file(), &outer);
+        let ran = zy_hir::gradient(db, id).as_ref().expect("differentiable");
+        for (name, stage, generated) in [
+            (
+                "outer",
+                IrStage::Pullback,
+                zy_ad::names::pullback_instance(&outer),
+            ),
+            (
+                "outer",
+                IrStage::Forward,
+                zy_ad::names::forward_instance(&outer),
+            ),
+            // A callee's pullback, which `outer⁻` calls.
+            ("helper", IrStage::Pullback, {
+                let helper = Instance {
+                    name: "helper".into(),
+                    ..outer.clone()
+                };
+                zy_ad::names::pullback_instance(&helper)
+            }),
+        ] {
+            let at = Some("outer(3.0)").filter(|_| name == "helper");
+            let view = analysis
+                .view_ir(file, name, at, stage)
+                .ok()
+                .and_then(Result::ok);
+            let run = ran
+                .program
+                .functions
+                .get(&generated)
+                .map(|f| print_function(f));
+            assert!(run.is_some(), "{generated} is not in the gradient program");
+            assert_eq!(view, run, "{name} at {stage:?}");
+        }
+    }
+}
