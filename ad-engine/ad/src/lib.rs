@@ -21,8 +21,10 @@
 //! Callers: [`expand`] (or [`expand_with_rrules`]) rewrites `gradient`/`derivative`/`pullback`/
 //! `hessian` in user code before anything runs (`pullback` becomes a call of `∇ᵖf`, whose
 //! `back` runs `f⁺` and `f⁻` afresh and returns full tangents); [`gradient_program`] (or
-//! [`gradient_program_with_rrules`]) adds a driver to run; [`adjoint_functions`] gives the IR
-//! views.
+//! [`gradient_program_with_rrules`]) adds a driver to run. [`instance_adjoint`] builds the
+//! adjoint of one instance and [`gradient_program_with`] assembles a driver's program from
+//! such adjoints, which is how the analysis layer caches them per instance (one query that
+//! the gradient, the JIT, the IR views and hover all read).
 
 pub mod activity;
 pub mod cfg;
@@ -99,48 +101,39 @@ fn gradient_program_in(
     prog: &TypedProgram,
     inst: &Instance,
 ) -> Result<(Arc<Instance>, TypedProgram), AdError> {
+    let globals = GlobalShadows::of(prog);
+    gradient_program_with(prog, &Arc::new(inst.clone()), &mut |p, i| {
+        instance_adjoint(source, p, &globals, i)
+    })
+}
+
+/// [`gradient_program`] with each instance's adjoint given by `adjoint` (called with the
+/// program built so far and the instance), as [`instance_adjoint`] builds it or from a cache
+/// of its results.
+pub fn gradient_program_with(
+    prog: &TypedProgram,
+    inst: &Arc<Instance>,
+    adjoint: &mut dyn FnMut(&TypedProgram, &Arc<Instance>) -> Result<InstanceAdjoint, AdError>,
+) -> Result<(Arc<Instance>, TypedProgram), AdError> {
     let mut out = prog.clone();
-    let inst = Arc::new(inst.clone());
     let func = prog
         .functions
-        .get(&inst)
+        .get(inst)
         .ok_or_else(|| AdError::new(Span::default(), format!("no typed body for {inst}")))?;
     if func.ret == zy_ir::Type::Float64 {
-        add_adjoints(source, &mut out, &inst)?;
+        add_adjoints_with(&mut out, inst, adjoint)?;
     }
-    let mutates = driver::may_mutate(prog, &inst);
+    let mutates = driver::may_mutate(prog, inst);
     let globals = GlobalShadows::of(&out);
     let (dinst, driver) = driver::driver(
-        &inst,
+        inst,
         func,
-        adjoint_of(&out, &inst),
+        adjoint_of(&out, inst),
         mutates,
-        globals.reached(&inst),
+        globals.reached(inst),
     )?;
     out.functions.insert(dinst.clone(), Arc::new(driver));
     Ok((dinst, out))
-}
-
-/// The forward function `f⁺` and pullback function `f⁻` of `inst` (what `zy-analyze ir --stage
-/// forward|pullback` prints), built with everything they call.
-pub fn adjoint_functions(
-    source: Option<&Program>,
-    prog: &TypedProgram,
-    inst: &Instance,
-) -> Result<(Arc<zy_ir::Function>, Arc<zy_ir::Function>), AdError> {
-    let mut out = prog.clone();
-    let inst = Arc::new(inst.clone());
-    add_adjoints(source, &mut out, &inst)?;
-    let get = |i: Arc<Instance>| {
-        out.functions
-            .get(&i)
-            .cloned()
-            .ok_or_else(|| AdError::new(Span::default(), format!("no adjoint for {inst}")))
-    };
-    Ok((
-        get(names::forward_instance(&inst))?,
-        get(names::pullback_instance(&inst))?,
-    ))
 }
 
 /// The forward and pullback functions of `inst` in `prog`, if present.
@@ -153,6 +146,95 @@ fn adjoint_of<'p>(
     Some((f, p))
 }
 
+/// The adjoint of one instance: its forward function `f⁺`, its pullback `f⁻`, and what they
+/// were built from.
+#[derive(Clone, PartialEq, Eq, Debug)]
+pub struct InstanceAdjoint {
+    /// `f⁺`.
+    pub forward: Arc<zy_ir::Function>,
+    /// `f⁻`.
+    pub pullback: Arc<zy_ir::Function>,
+    /// The user functions whose adjoints these call.
+    pub callees: Vec<Arc<Instance>>,
+    /// How the adjoint was made: the body the transform differentiated, or the in-source rule.
+    pub origin: AdjointOrigin,
+    /// Typed bodies these call that the program did not hold (an rrule, its pullback and
+    /// what they reach).
+    pub support: TypedProgram,
+}
+
+/// Where an instance's adjoint comes from.
+#[derive(Clone, PartialEq, Eq, Debug)]
+pub enum AdjointOrigin {
+    /// The transform of this body: the instance's own, with differentiation calls expanded and
+    /// generated code inlined. Its activity (reaching-gradient facts) is `activity`.
+    Derived {
+        body: Arc<zy_ir::Function>,
+        activity: Activity,
+    },
+    /// The in-source `rrule` method whose signature is at `span`.
+    Rule { span: Span },
+}
+
+/// Build the adjoint of `inst`, a function of `prog` (with differentiation calls expanded),
+/// from an `rrule` of `source` where one applies, else by transforming its body. `globals`
+/// are the reaches of `prog`'s functions.
+pub fn instance_adjoint(
+    source: Option<&Program>,
+    prog: &TypedProgram,
+    globals: &GlobalShadows,
+    inst: &Arc<Instance>,
+) -> Result<InstanceAdjoint, AdError> {
+    let func = prog
+        .functions
+        .get(inst)
+        .ok_or_else(|| AdError::new(Span::default(), format!("no typed body for {inst}")))?;
+    let mut support = TypedProgram::default();
+    let rule = match source {
+        Some(src) => rrule::find(src, inst, &mut support)?,
+        None => None,
+    };
+    if let Some(rule) = rule {
+        if driver::may_mutate(prog, inst) {
+            // The pullback restores what the forward pass overwrote; a rule's does not.
+            return Err(AdError::new(
+                rule.span,
+                format!(
+                    "the rrule for `{}` is not supported: `{}` may write to its arguments or a global, and zy cannot undo what a rule's forward pass writes",
+                    inst.name, inst.name
+                ),
+            ));
+        }
+        let (f, p) = rrule::adjoint(inst, &func.ret, &rule, globals.reached(inst));
+        zy_ir::debug_verify(&f, "the rrule adjoint");
+        zy_ir::debug_verify(&p, "the rrule adjoint");
+        return Ok(InstanceAdjoint {
+            forward: Arc::new(f),
+            pullback: Arc::new(p),
+            callees: Vec::new(),
+            origin: AdjointOrigin::Rule { span: rule.span },
+            support,
+        });
+    }
+    // Generated code called here (nested differentiation) is differentiated inlined.
+    let mut body = inline::inline_generated(func, prog);
+    if body != **func {
+        simplify::tidy(&mut body);
+    }
+    let adj = transform::adjoint(inst, &body, globals)?;
+    let activity = analyse_in(&body, &|c| !globals.reached(c).is_empty());
+    Ok(InstanceAdjoint {
+        forward: Arc::new(adj.forward),
+        pullback: Arc::new(adj.pullback),
+        callees: adj.callees,
+        origin: AdjointOrigin::Derived {
+            body: Arc::new(body),
+            activity,
+        },
+        support: TypedProgram::default(),
+    })
+}
+
 /// Add `f⁺`/`f⁻` for `inst` and, transitively, for the user functions it calls (from an rrule
 /// of `source` where one applies).
 pub fn add_adjoints(
@@ -163,49 +245,33 @@ pub fn add_adjoints(
     // What each function reaches follows from the primal bodies (generated code reaches what
     // the function it derives from reaches), so adding adjoints does not change it.
     let globals = GlobalShadows::of(prog);
+    add_adjoints_with(prog, inst, &mut |p, i| {
+        instance_adjoint(source, p, &globals, i)
+    })
+}
+
+/// [`add_adjoints`] with each instance's adjoint given by `adjoint`.
+pub fn add_adjoints_with(
+    prog: &mut TypedProgram,
+    inst: &Arc<Instance>,
+    adjoint: &mut dyn FnMut(&TypedProgram, &Arc<Instance>) -> Result<InstanceAdjoint, AdError>,
+) -> Result<(), AdError> {
     let mut work = vec![inst.clone()];
     while let Some(i) = work.pop() {
         let fwd = names::forward_instance(&i);
         if prog.functions.contains_key(&fwd) {
             continue;
         }
-        let func = prog
-            .functions
-            .get(&i)
-            .cloned()
-            .ok_or_else(|| AdError::new(Span::default(), format!("no typed body for {i}")))?;
-        let rule = match source {
-            Some(src) => rrule::find(src, &i, prog)?,
-            None => None,
-        };
-        if let Some(rule) = rule {
-            if driver::may_mutate(prog, &i) {
-                // The pullback restores what the forward pass overwrote; a rule's does not.
-                return Err(AdError::new(
-                    rule.span,
-                    format!(
-                        "the rrule for `{}` is not supported: `{}` may write to its arguments or a global, and zy cannot undo what a rule's forward pass writes",
-                        i.name, i.name
-                    ),
-                ));
-            }
-            let (f, p) = rrule::adjoint(&i, &func.ret, &rule, globals.reached(&i));
-            zy_ir::debug_verify(&f, "the rrule adjoint");
-            zy_ir::debug_verify(&p, "the rrule adjoint");
-            prog.functions.insert(fwd, Arc::new(f));
-            prog.functions
-                .insert(names::pullback_instance(&i), Arc::new(p));
-            continue;
+        let adj = adjoint(prog, &i)?;
+        for (k, f) in adj.support.functions {
+            prog.functions.entry(k).or_insert(f);
         }
-        // Generated code called here (nested differentiation) is differentiated inlined.
-        let mut body = inline::inline_generated(&func, prog);
-        if body != *func {
-            simplify::tidy(&mut body);
+        for (k, g) in adj.support.globals {
+            prog.globals.entry(k).or_insert(g);
         }
-        let adj = transform::adjoint(&i, &body, &globals)?;
-        prog.functions.insert(fwd, Arc::new(adj.forward));
+        prog.functions.insert(fwd, adj.forward);
         prog.functions
-            .insert(names::pullback_instance(&i), Arc::new(adj.pullback));
+            .insert(names::pullback_instance(&i), adj.pullback);
         work.extend(adj.callees);
     }
     Ok(())

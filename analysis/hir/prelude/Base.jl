@@ -44,3 +44,11 @@ deg2rad(x::Real) = float(x) * 0.017453292519943295
 `x` radians in degrees: `x * (180 / π)`.
 """
 rad2deg(x::Real) = float(x) * 57.29577951308232
+
+"""
+    clamp(x, lo, hi)
+
+`x` when `lo <= x <= hi`, else the bound it lies beyond: `lo` below, `hi` above. The result
+has the promoted type of the three.
+"""
+clamp(x::Real, lo::Real, hi::Real) = x > hi ? hi : (x < lo ? lo : x)

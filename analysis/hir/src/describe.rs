@@ -3,6 +3,7 @@
 use salsa::plumbing::FromId;
 use salsa::{Database, DatabaseKeyIndex};
 
+use crate::ad::AdjointKey;
 use crate::db::RootDatabase;
 use crate::input::SourceFile;
 use crate::item::ItemId;
@@ -20,7 +21,18 @@ pub fn describe_query(db: &RootDatabase, key: DatabaseKeyIndex) -> String {
         "item_ast" | "item_encoded" | "item_boundaries" | "ssa" | "at_diagnostics" => {
             ItemId::from_id(id).name(db).to_string()
         }
-        "typed" | "ret_type" | "adjoint" => InstanceId::from_id(id).instance(db).to_string(),
+        "typed" | "ret_type" | "expanded" | "gradient" => {
+            InstanceId::from_id(id).instance(db).to_string()
+        }
+        "adjoint" => {
+            let key = AdjointKey::from_id(id);
+            let (inst, program) = (key.instance(db), key.program(db).instance(db));
+            if inst == program {
+                inst.to_string()
+            } else {
+                format!("{inst} in {program}")
+            }
+        }
         "compiled" => {
             let key = CompileKey::from_id(id);
             format!("{}, {}", key.instance(db).instance(db), key.target(db))

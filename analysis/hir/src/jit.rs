@@ -1,18 +1,16 @@
 //! Machine code per specialisation: `compiled(key)` runs the Cranelift JIT on one instance (its
 //! primal, or its gradient driver `∇f`) and keeps the result until an edit changes a body it
-//! was built from. It depends on the typed body of every user instance in the compiled program
-//! (and on the program's signatures), so an edit of an unrelated function recompiles nothing.
+//! was built from. It reads the programs of [`crate::ad`], which depend on the typed body of
+//! every user instance they hold, so an edit of an unrelated function recompiles nothing.
 
 use std::fmt;
-use std::sync::Arc;
 
 use zy_codegen::{CompiledFn, JitSession};
-use zy_ir::{Instance, TypedProgram};
+use zy_ir::Instance;
 
-use crate::call::typed_program;
+use crate::ad::{expanded, gradient};
 use crate::input::SourceFile;
-use crate::program::program_index;
-use crate::specialise::{typed, InstanceId};
+use crate::specialise::InstanceId;
 
 /// What of an instance `f` is compiled.
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
@@ -57,45 +55,24 @@ impl fmt::Display for Target {
 
 /// The machine code of `key`, or why it cannot be compiled (the JIT's refusal, a type error or
 /// a differentiation error): the caller then runs the interpreter, which reports errors with
-/// their spans.
+/// their spans. What is compiled is what the interpreter runs: the [`expanded`] program of the
+/// instance, or its [`gradient`] program.
 #[salsa::tracked(returns(ref))]
 pub fn compiled(db: &dyn salsa::Database, key: CompileKey) -> Result<CompiledFn, String> {
     let id = key.instance(db);
-    let (root, inst) = (id.root(db), id.instance(db).clone());
-    let (program, entry) = program_of(db, root, &inst, key.target(db))?;
-    // Everything above read bodies through `typed` except the rrules (inferred by the AD from
-    // the untyped program): depend on the typed body of every user instance compiled.
-    for f in program.functions.keys() {
-        if !zy_ad::names::is_generated(&f.name) {
-            typed(db, InstanceId::of(db, root, f));
+    let (program, entry) = match key.target(db) {
+        Target::Primal => {
+            let program = expanded(db, id).as_ref().map_err(|e| e.message.clone())?;
+            (&**program, id.instance(db).clone())
         }
-    }
-    JitSession::new()
-        .and_then(|mut jit| jit.compile(&program, &entry))
-        .map_err(|e| e.to_string())
-}
-
-/// The program to compile for `target` of `inst`, and its entry instance.
-fn program_of(
-    db: &dyn salsa::Database,
-    root: SourceFile,
-    inst: &Arc<Instance>,
-    target: Target,
-) -> Result<(TypedProgram, Arc<Instance>), String> {
-    let (program, errors) = typed_program(db, root, std::slice::from_ref(inst));
-    if let Some(e) = errors.first() {
-        return Err(format!("`{inst}` does not type: {}", e.message));
-    }
-    let source = &program_index(db, root).program;
-    let program = zy_ad::expand_with_rrules(source, &program).map_err(|e| e.message)?;
-    match target {
-        Target::Primal => Ok((program, inst.clone())),
         Target::Gradient => {
-            let (driver, program) = zy_ad::gradient_program_with_rrules(source, &program, inst)
-                .map_err(|e| e.message)?;
-            Ok((program, driver))
+            let g = gradient(db, id).as_ref().map_err(|e| e.message.clone())?;
+            (&*g.program, g.driver.clone())
         }
-    }
+    };
+    JitSession::new()
+        .and_then(|mut jit| jit.compile(program, &entry))
+        .map_err(|e| e.to_string())
 }
 
 #[cfg(test)]

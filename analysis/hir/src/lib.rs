@@ -19,9 +19,13 @@
 //! - `typed(instance)`: `zy_infer::infer_instance` on the index, depending on its own body and
 //!   on `ret_type(callee)` of each callee. Recursion is a salsa cycle, iterated to a fixpoint
 //!   from `Union{}` (`cycle_initial`), with a bound on the iterations.
-//! - `adjoint(instance)`: the forward and pullback functions of one specialisation.
+//! - `expanded(instance)` -> `adjoint(instance in program)` -> `gradient(instance)`: the one
+//!   adjoint path ([`ad`]): the program that runs an instance with differentiation calls
+//!   expanded, each instance's forward and pullback functions as its gradient builds them, and
+//!   the gradient driver's program. The interpreter's gradient, the JIT, the IR views and hover
+//!   all read these.
 //! - `compiled(instance, target)`: machine code of an instance or of its gradient driver,
-//!   depending on the typed bodies it was built from.
+//!   from `expanded` or `gradient`.
 //! - `diagnostics(file)`: syntax and lowering errors, and the type errors of the `# zy: at`
 //!   calls; [`type_call`] types any call string against the workspace.
 //!
@@ -44,7 +48,7 @@ pub mod scope;
 pub mod span;
 pub mod specialise;
 
-pub use ad::{adjoint, AdjointFunctions};
+pub use ad::{adjoint, expanded, gradient, AdjointKey, GradientProgram};
 pub use call::{type_call, typed_program, CallErrors, TypedCall, CALL_NAME, CALL_SPAN_FILE};
 pub use db::RootDatabase;
 pub use diag::{

@@ -4,7 +4,7 @@
 use std::fmt::Write;
 use std::sync::Arc;
 
-use zy_hir::{RootDatabase, SourceFile};
+use zy_hir::{CompileKey, InstanceId, RootDatabase, SourceFile, Target};
 use zy_interp::Value;
 use zy_ir::{Function, Instance, Op, Operand, Terminator, TypedProgram};
 use zy_syntax::ast::{Expr, ExprKind};
@@ -163,13 +163,14 @@ fn grad(
 
 /// A call `f(args...)` typed and ready to be run and differentiated.
 pub(crate) struct Prepared<'a> {
-    /// The file whose program the call is made in.
-    file: SourceFile,
     site: CallSite<'a>,
-    /// Everything `f` reaches, typed, with differentiation builtins expanded.
-    program: TypedProgram,
+    /// Everything `f` reaches, typed, with differentiation builtins expanded (the `expanded`
+    /// query, which the JIT compiles too).
+    program: Arc<TypedProgram>,
     /// The specialisation of `f` called.
     inst: Arc<Instance>,
+    /// Its id, the key of the queries that build and compile its gradient.
+    id: InstanceId,
     /// Whether `f` is a closure or callable struct passed as a hidden first argument.
     with_callee: bool,
     /// The tuple of the arguments (with the callee first if passed).
@@ -224,7 +225,8 @@ impl<'a> Prepared<'a> {
         let ad_error = |e: zy_ad::AdError| error_at(db, e.span, site, e.message);
         let args_typed = zy_hir::type_call(db, file, &tuple).map_err(type_errors)?;
         let (args_program, args_body) = expand(db, file, args_typed).map_err(ad_error)?;
-        let (program, _) = expand(db, file, typed).map_err(ad_error)?;
+        let id = InstanceId::of(db, file, &inst);
+        let program = zy_hir::expanded(db, id).clone().map_err(ad_error)?;
         if let Some((name, message)) = aliased_global(&program, &inst, &args_program, &args_body) {
             // At the argument that names it, if one does.
             let at = args
@@ -235,10 +237,10 @@ impl<'a> Prepared<'a> {
         }
         let limits = limits.start();
         Ok(Prepared {
-            file,
             site,
             program,
             inst,
+            id,
             with_callee,
             args: Arguments::new(file, args_program, args_body),
             limits,
@@ -300,10 +302,8 @@ impl<'a> Prepared<'a> {
         args: Vec<Value>,
         engine: Engine,
     ) -> Result<Value, UserError> {
-        let compiled = (engine == Engine::Jit).then(|| {
-            let key = zy_hir::CompileKey::of(db, self.file, &self.inst, zy_hir::Target::Primal);
-            zy_hir::compiled(db, key)
-        });
+        let compiled = (engine == Engine::Jit)
+            .then(|| zy_hir::compiled(db, CompileKey::new(db, self.id, Target::Primal)));
         let out = match compiled {
             Some(Ok(f)) => f.call(&args, &self.limits),
             _ => zy_interp::run(&self.program, &self.inst, args, &self.limits),
@@ -325,10 +325,11 @@ impl<'a> Prepared<'a> {
     fn gradient_program(
         &self,
         db: &RootDatabase,
-    ) -> Result<(Arc<Instance>, TypedProgram), UserError> {
-        let source = &zy_hir::program_index(db, self.file).program;
-        zy_ad::gradient_program_with_rrules(source, &self.program, &self.inst)
-            .map_err(|e| error_at(db, e.span, self.site, e.message))
+    ) -> Result<(Arc<Instance>, Arc<TypedProgram>), UserError> {
+        let g = zy_hir::gradient(db, self.id)
+            .as_ref()
+            .map_err(|e| error_at(db, e.span, self.site, e.message.clone()))?;
+        Ok((g.driver.clone(), g.program.clone()))
     }
 
     /// Where the non-finite gradient of this call came from, if its arguments are finite: the
@@ -375,18 +376,22 @@ impl<'a> Prepared<'a> {
         engine: Engine,
     ) -> Result<(Value, Vec<Value>, Option<String>), UserError> {
         // The JIT's gradient comes from the `compiled` query: a second request compiles nothing.
-        let jit = (engine == Engine::Jit).then(|| {
-            let key = zy_hir::CompileKey::of(db, self.file, &self.inst, zy_hir::Target::Gradient);
-            zy_hir::compiled(db, key)
-        });
+        let jit = (engine == Engine::Jit)
+            .then(|| zy_hir::compiled(db, CompileKey::new(db, self.id, Target::Gradient)));
         let (out, fallback) = match jit {
             Some(Ok(f)) => (f.call(&self.arguments_on(db, engine)?, &self.limits), None),
-            // Built here too when the JIT refused, for the differentiation error's span.
+            // The program the JIT compiles (the `gradient` query), interpreted; its error has
+            // the span the JIT's refusal lacks.
             _ => {
-                let (driver, program) = self.gradient_program(db)?;
+                let g = zy_hir::gradient(db, self.id)
+                    .as_ref()
+                    .map_err(|e| error_at(db, e.span, self.site, e.message.clone()))?;
                 let args = self.arguments_on(db, engine)?;
                 let why = jit.and_then(|r| r.as_ref().err().cloned());
-                (zy_interp::run(&program, &driver, args, &self.limits), why)
+                (
+                    zy_interp::run(&g.program, &g.driver, args, &self.limits),
+                    why,
+                )
             }
         };
         let out = out.map_err(|e| self.runtime_error(db, e))?;

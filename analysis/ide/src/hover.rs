@@ -5,7 +5,8 @@
 use std::collections::BTreeSet;
 
 use zy_ad::activity::{analyse, Activity, ArgGradient};
-use zy_hir::{RootDatabase, SourceFile};
+use zy_ad::{AdError, AdjointOrigin, InstanceAdjoint};
+use zy_hir::{AdjointKey, RootDatabase, SourceFile};
 use zy_ir::{tangent_type, Function, Op, Prim, Type, TypeExpr, ValueKind};
 
 use crate::outline::{outline, FunctionOutline};
@@ -40,7 +41,7 @@ fn hover(db: &RootDatabase, file: SourceFile, offset: u32) -> Option<HoverResult
     } else if text[end..].starts_with('(') || text[end..].starts_with(".(") {
         call_hover(db, file, word)
     } else if word == "for" || word == "while" {
-        loop_hover(db, word, typed.as_ref())
+        loop_hover(word, typed.as_ref())
     } else {
         variable_hover(f, typed.as_ref(), word)?
     };
@@ -51,13 +52,17 @@ fn hover(db: &RootDatabase, file: SourceFile, offset: u32) -> Option<HoverResult
     })
 }
 
-/// The typed body of `f` at its `# zy: at` call, with its activity analysis.
+/// The body of `f` at its `# zy: at` call, with its activity analysis, as its gradient
+/// differentiates them.
 pub(crate) struct Specialised {
-    /// The file whose program the function is specialised in.
-    pub file: SourceFile,
+    /// The body the gradient differentiates (differentiation calls expanded, generated code
+    /// inlined); the typed body when a rule gives the adjoint or none can be built.
     pub func: Function,
+    /// The reaching-gradient facts of `func`.
     pub activity: Activity,
     pub call: String,
+    /// The adjoint the gradient runs, or why there is none.
+    pub adjoint: Result<InstanceAdjoint, AdError>,
 }
 
 pub(crate) fn specialisation(
@@ -68,18 +73,25 @@ pub(crate) fn specialisation(
     let call = f.at_call.as_ref()?;
     let expr = zy_syntax::parse_expr(call).ok()?;
     let typed = zy_hir::type_call(db, file, &expr).ok()?;
-    let func = typed
+    let (inst, func) = typed
         .program
         .functions
         .iter()
-        .find(|(inst, _)| *inst.name == *f.name)?
-        .1;
-    let activity = analyse(func);
+        .find(|(inst, _)| *inst.name == *f.name)?;
+    let id = zy_hir::InstanceId::of(db, file, inst);
+    let adjoint = zy_hir::adjoint(db, AdjointKey::of(db, id)).clone();
+    let (func, activity) = match &adjoint {
+        Ok(InstanceAdjoint {
+            origin: AdjointOrigin::Derived { body, activity },
+            ..
+        }) => ((**body).clone(), activity.clone()),
+        _ => ((**func).clone(), analyse(func)),
+    };
     Some(Specialised {
-        file,
-        func: (**func).clone(),
+        func,
         activity,
         call: call.clone(),
+        adjoint,
     })
 }
 
@@ -141,17 +153,24 @@ fn function_hover(f: &FunctionOutline, typed: Option<&Specialised>) -> String {
 }
 
 /// What the forward pass keeps per loop iteration for the pullback: the tuples it pushes.
-fn loop_hover(db: &RootDatabase, word: &str, typed: Option<&Specialised>) -> String {
+fn loop_hover(word: &str, typed: Option<&Specialised>) -> String {
     let Some(s) = typed else {
         return format!("`{word}` loop: add `# zy: at` above the function to see what its adjoint keeps per iteration");
     };
-    let Some(inst) = s.func.instance.clone() else {
-        return format!("`{word}` loop");
+    let adj = match &s.adjoint {
+        Ok(adj) => adj,
+        Err(e) => {
+            return format!(
+                "`{word}` loop: not differentiable at `{}`: {}",
+                s.call, e.message
+            )
+        }
     };
-    let id = zy_hir::InstanceId::of(db, s.file, &inst);
-    let Ok(adj) = zy_hir::adjoint(db, id) else {
-        return format!("`{word}` loop: not differentiable at `{}`", s.call);
-    };
+    if let AdjointOrigin::Rule { .. } = adj.origin {
+        return format!(
+            "`{word}` loop: the function is differentiated by its in-source `rrule`, so the forward pass keeps the rule's pullback, nothing per iteration"
+        );
+    }
     let fwd = &adj.forward;
     let pushed: Vec<Type> = fwd
         .values
@@ -196,7 +215,7 @@ fn variable_hover(f: &FunctionOutline, typed: Option<&Specialised>, word: &str) 
         .values
         .iter()
         .enumerate()
-        .filter(|(_, d)| d.name.as_deref() == Some(word))
+        .filter(|(_, d)| d.name.as_deref() == Some(word) && d.span.file == s.func.span.file)
         .collect();
     if values.is_empty() {
         return None;

@@ -2,7 +2,7 @@
 
 use std::sync::Arc;
 
-use zy_hir::{ItemKind, RootDatabase, SourceFile};
+use zy_hir::{AdjointKey, InstanceId, ItemKind, RootDatabase, SourceFile};
 use zy_ir::{print_function, Instance, Type, TypeExpr, TypedProgram};
 use zy_syntax::ast::{AnnotationKind, Item};
 
@@ -98,38 +98,36 @@ struct Specialised<'a> {
     site: CallSite<'a>,
 }
 
-/// The IR text of each specialisation at `stage`.
+/// The IR text of each specialisation at `stage`. The adjoint stages print what the gradient
+/// runs: the `adjoint` and `expanded` queries that the interpreter's gradient and the JIT read.
 fn stage_texts(
     db: &RootDatabase,
     spec: &Specialised<'_>,
     stage: IrStage,
 ) -> Result<Vec<String>, UserError> {
     let mut out = Vec::new();
-    let mut program = spec.program.clone();
-    let source = &zy_hir::program_index(db, spec.file).program;
+    let ad_error = |e: &zy_ad::AdError| error_at(db, e.span, spec.site, e.message.clone());
     for inst in &spec.instances {
-        let ad_error = |e: zy_ad::AdError| error_at(db, e.span, spec.site, e.message);
+        let id = InstanceId::of(db, spec.file, inst);
+        let adjoint = || {
+            zy_hir::adjoint(db, AdjointKey::of(db, id))
+                .as_ref()
+                .map_err(ad_error)
+        };
         let text = match stage {
             IrStage::Primal | IrStage::Typed => {
-                program.functions.get(inst).map(|f| print_function(f))
+                spec.program.functions.get(inst).map(|f| print_function(f))
             }
-            IrStage::Forward | IrStage::Pullback => {
-                zy_ad::add_adjoints(Some(source), &mut program, inst).map_err(ad_error)?;
-                let key = match stage {
-                    IrStage::Forward => zy_ad::names::forward_instance(inst),
-                    _ => zy_ad::names::pullback_instance(inst),
-                };
-                program.functions.get(&key).map(|f| print_function(f))
-            }
+            IrStage::Forward => Some(print_function(&adjoint()?.forward)),
+            IrStage::Pullback => Some(print_function(&adjoint()?.pullback)),
             IrStage::Dot => {
-                let (fwd, pb) =
-                    zy_ad::adjoint_functions(Some(source), &program, inst).map_err(ad_error)?;
-                Some(crate::dot::graph(&inst.name, &fwd, &pb))
+                let adj = adjoint()?;
+                Some(crate::dot::graph(&inst.name, &adj.forward, &adj.pullback))
             }
             IrStage::Clif => {
                 // What runs is the program with differentiation calls expanded.
-                let expanded = zy_ad::expand_with_rrules(source, &program).map_err(ad_error)?;
-                Some(zy_codegen::clif_text(&expanded, inst).map_err(|e| {
+                let expanded = zy_hir::expanded(db, id).as_ref().map_err(ad_error)?;
+                Some(zy_codegen::clif_text(expanded, inst).map_err(|e| {
                     error_at(
                         db,
                         zy_ir::Span::default(),
@@ -287,5 +285,84 @@ fn concrete(t: &TypeExpr) -> Option<Type> {
         ("Vector", [e]) => Some(Type::Array(Arc::new(e.clone()), 1)),
         ("Matrix", [e]) => Some(Type::Array(Arc::new(e.clone()), 2)),
         _ => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::path::Path;
+    use std::sync::Arc;
+
+    use zy_hir::InstanceId;
+    use zy_ir::{print_function, Instance, Type};
+
+    use super::IrStage;
+    use crate::{AnalysisHost, Engine, EvalLimits};
+
+    const SRC: &str = "\
+helper(x) = x * x
+# zy: at outer(3.0)
+function outer(x)
+    s = 0.0
+    for i in 1:2
+        s += helper(x) + derivative(helper, x)
+    end
+    return s
+end
+";
+
+    #[test]
+    fn the_pullback_view_is_the_function_the_gradient_ran() {
+        let mut host = AnalysisHost::new();
+        let file = host.set_file_text(Path::new("v.jl"), SRC.to_string());
+        let analysis = host.analysis();
+        // 2(x² + 2x) at 3: 30; its derivative 2(2x + 2) = 16.
+        let g = analysis
+            .grad(file, "outer(3.0)", EvalLimits::default(), Engine::Interp)
+            .ok()
+            .and_then(Result::ok)
+            .map(|g| g.to_text());
+        assert_eq!(g.as_deref(), Some("value: 30.0\ngradient: (16.0,)"));
+        let db = host.raw_database();
+        let outer = Instance {
+            name: "outer".into(),
+            method: 0,
+            args: Arc::from([Type::Float64]),
+        };
+        let id = InstanceId::of(db, file.source_file(), &outer);
+        let ran = zy_hir::gradient(db, id).as_ref().expect("differentiable");
+        for (name, stage, generated) in [
+            (
+                "outer",
+                IrStage::Pullback,
+                zy_ad::names::pullback_instance(&outer),
+            ),
+            (
+                "outer",
+                IrStage::Forward,
+                zy_ad::names::forward_instance(&outer),
+            ),
+            // A callee's pullback, which `outer⁻` calls.
+            ("helper", IrStage::Pullback, {
+                let helper = Instance {
+                    name: "helper".into(),
+                    ..outer.clone()
+                };
+                zy_ad::names::pullback_instance(&helper)
+            }),
+        ] {
+            let at = Some("outer(3.0)").filter(|_| name == "helper");
+            let view = analysis
+                .view_ir(file, name, at, stage)
+                .ok()
+                .and_then(Result::ok);
+            let run = ran
+                .program
+                .functions
+                .get(&generated)
+                .map(|f| print_function(f));
+            assert!(run.is_some(), "{generated} is not in the gradient program");
+            assert_eq!(view, run, "{name} at {stage:?}");
+        }
     }
 }

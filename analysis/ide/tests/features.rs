@@ -248,6 +248,89 @@ end
     );
 }
 
+/// `f(x) = Σᵢ i·x²/2 + x` for i in 1:3, by a loop of derivatives: f'(x) = 6x + 1.
+const NESTED: &str = r#"
+sq(x) = x * x / 2.0
+# zy: at slopes(2.0)
+function slopes(x)
+    s = x
+    fo$0r i in 1:3
+        s += i * derivative(sq, x) * x
+    end
+    return s
+end
+"#;
+
+#[test]
+fn hover_on_a_loop_of_nested_derivatives_reports_the_tape_the_gradient_runs() {
+    // The loop's adjoint is the one the gradient runs (the driver of `sq` inlined); hover
+    // used to call it not differentiable.
+    check_hover(
+        NESTED,
+        expect![[r#"
+        [for]
+        `for` loop: per iteration of its loops, the forward pass keeps 32 bytes for the pullback (2 pushes: Tuple{Float64}, Tuple{Float64, Float64, Float64})
+    "#]],
+    );
+    // x + Σ i·x·x = x + 6x²: the gradient at 2 is 1 + 12x = 25.
+    check_grad(
+        NESTED,
+        "slopes(2.0)",
+        expect![[r#"
+        value: 26.0
+        gradient: (25.0,)
+    "#]],
+    );
+    check_hover(
+        &NESTED.replace("fo$0r", "for").replace("s += i", "s$0 += i"),
+        expect![[r#"
+            [s]
+            ```julia
+            s::Float64
+            ```
+            gradient type: `Float64`
+
+            a gradient reaches `s` from 3 uses; loop-carried
+        "#]],
+    );
+}
+
+/// A loop whose derived adjoint would keep a value per iteration, and an rrule that replaces it.
+const RULED: &str = r#"
+# zy: at power3(2.0)
+function power3(x)
+    y = 1.0
+    fo$0r i in 1:3
+        y *= x
+    end
+    return y
+end
+function rrule(::typeof(power3), x)
+    back(ȳ) = (NoTangent(), 3.0 * x * x * ȳ)
+    return power3(x), back
+end
+"#;
+
+#[test]
+fn hover_on_a_loop_of_a_function_with_an_rrule_says_the_rule_runs() {
+    check_hover(
+        RULED,
+        expect![[r#"
+        [for]
+        `for` loop: the function is differentiated by its in-source `rrule`, so the forward pass keeps the rule's pullback, nothing per iteration
+    "#]],
+    );
+    // The rule's derivative: 3x² at 2.
+    check_grad(
+        RULED,
+        "power3(2.0)",
+        expect![[r#"
+        value: 8.0
+        gradient: (12.0,)
+    "#]],
+    );
+}
+
 #[test]
 fn hover_on_a_call_names_the_rule_that_differentiates_it() {
     check_hover(
