@@ -68,7 +68,13 @@ impl<'a> Cx<'a> {
                 Some(Const::Symbol(_) | Const::Tuple(_))
                     if !matches!(
                         callee,
-                        "getfield" | "setfield!" | "getindex" | "namedtuple" | "undef"
+                        "getfield"
+                            | "setfield!"
+                            | "getindex"
+                            | "namedtuple"
+                            | "undef"
+                            | "error"
+                            | "kwcall"
                     ) =>
                 {
                     return Err(Fail::unsupported(
@@ -117,6 +123,9 @@ impl<'a> Cx<'a> {
     ) -> Result<Val, Fail> {
         if self.program.functions.contains_key(name) {
             return self.call_generic(b, name, args);
+        }
+        if &**name == "kwcall" {
+            return self.keyword_call(b, args);
         }
         if let Some(def) = self.program.structs.get(name) {
             if def.kind == StructKind::User {

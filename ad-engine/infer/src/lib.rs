@@ -30,6 +30,7 @@ mod dispatch;
 mod driver;
 mod error;
 mod join;
+mod keywords;
 mod pattern;
 mod plan;
 mod renumber;

@@ -64,6 +64,24 @@ pub struct Method {
     pub body: Arc<Function>,
     /// Span of the signature (for diagnostics about the method).
     pub span: Span,
+    /// The keyword parameters, for a method written with `;` in its signature.
+    pub keywords: Option<Arc<Keywords>>,
+}
+
+/// How a method that takes keywords is called with them (Julia's keyword sorter): the call
+/// selects the method on its positional arguments, then calls `body` with each keyword's value
+/// (passed, or computed by its default function), the rest, and the positional arguments.
+#[derive(Clone, PartialEq, Eq, Hash, Debug)]
+pub struct Keywords {
+    /// The generic function of the body: `body(keywords..., [rest,] positional...)`.
+    pub body: Name,
+    /// Each keyword with the generic function computing its value when the call does not pass
+    /// it: `default(positional..., earlier keywords...)` (it throws `UndefKeywordError` for a
+    /// keyword without a default).
+    pub params: Vec<(Name, Name)>,
+    /// `kw...`: the keywords not named in `params` go to the body as a named tuple; without it
+    /// they are a `MethodError`.
+    pub rest: bool,
 }
 
 /// A generic function: a name and its methods, in definition order.

@@ -7,7 +7,7 @@ use std::sync::Arc;
 
 use zy_infer::{TypeError, GLOBAL_METHOD};
 use zy_ir::{Function, Instance, Span, TypedProgram};
-use zy_syntax::ast::{Expr, ExprKind, GlobalDef};
+use zy_syntax::ast::{Expr, ExprKind, GlobalDef, KeywordArg};
 
 use crate::input::SourceFile;
 use crate::program::program_index;
@@ -148,6 +148,14 @@ fn find_function(e: &Expr) -> Option<(u32, u32)> {
         ExprKind::Call { callee, args } | ExprKind::DotCall { callee, args } => {
             std::iter::once(&**callee).chain(args).collect()
         }
+        ExprKind::KwCall {
+            callee,
+            args,
+            keywords,
+        } => std::iter::once(&**callee)
+            .chain(args)
+            .chain(keywords.iter().map(KeywordArg::value))
+            .collect(),
         ExprKind::Binary { lhs, rhs, .. }
         | ExprKind::Assign { lhs, rhs }
         | ExprKind::CompoundAssign { lhs, rhs, .. }

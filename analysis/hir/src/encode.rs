@@ -7,8 +7,8 @@
 //! unchanged); the sorted boundaries map a rank back to the offset in the current text.
 
 use zy_syntax::ast::{
-    Annotation, Expr, ExprKind, FieldDef, FunctionDef, FunctionName, GlobalDef, Item, Param,
-    StructDef, TextRange, TypeExpr,
+    Annotation, Expr, ExprKind, FieldDef, FunctionDef, FunctionName, GlobalDef, Item, KeywordArg,
+    Param, StructDef, TextRange, TypeExpr,
 };
 
 /// An item with ranks for offsets, and the absolute offsets of the ranks.
@@ -75,6 +75,15 @@ impl<F: FnMut(&mut TextRange)> Ranges<F> {
         }
         self.range(&mut f.name_range);
         f.params.iter_mut().for_each(|p| self.param(p));
+        for k in &mut f.keywords {
+            if let Some(ty) = &mut k.ty {
+                self.ty(ty);
+            }
+            if let Some(d) = &mut k.default {
+                self.expr(d);
+            }
+            self.range(&mut k.range);
+        }
         self.exprs(&mut f.body);
         self.range(&mut f.range);
         f.annotations.iter_mut().for_each(|a| self.annotation(a));
@@ -143,6 +152,23 @@ impl<F: FnMut(&mut TextRange)> Ranges<F> {
             ExprKind::Call { callee, args } | ExprKind::DotCall { callee, args } => {
                 self.expr(callee);
                 self.exprs(args);
+            }
+            ExprKind::KwCall {
+                callee,
+                args,
+                keywords,
+            } => {
+                self.expr(callee);
+                self.exprs(args);
+                for k in keywords {
+                    match k {
+                        KeywordArg::Named { value, range, .. } => {
+                            self.expr(value);
+                            self.range(range);
+                        }
+                        KeywordArg::Splat(value) => self.expr(value),
+                    }
+                }
             }
             ExprKind::Binary { lhs, rhs, .. }
             | ExprKind::Assign { lhs, rhs }

@@ -8,7 +8,7 @@ use zy_ir::{
     Block, BlockCall, Const, Function, Name, Op, Operand, Span, SsaBuilder, Stmt, Terminator, Type,
     Value, Var, VarInit,
 };
-use zy_syntax::ast::{BinOp, Expr, ExprKind, TextRange, UnOp};
+use zy_syntax::ast::{BinOp, Expr, ExprKind, KeywordArg, TextRange, UnOp};
 
 use crate::scope::{Resolution, VarId};
 use crate::{LowerError, LoweredItem};
@@ -285,6 +285,11 @@ impl<'c, 'a> BodyLowerer<'c, 'a> {
             }
             ExprKind::Matrix(rows) => self.matrix(rows, r),
             ExprKind::Call { callee, args } => self.call_expr(callee, args, r),
+            ExprKind::KwCall {
+                callee,
+                args,
+                keywords,
+            } => self.keyword_call(callee, args, keywords, r),
             ExprKind::DotCall { callee, args } => {
                 let f = self.function_value(callee);
                 let mut all = vec![f];
@@ -382,6 +387,9 @@ impl<'c, 'a> BodyLowerer<'c, 'a> {
     }
 
     fn call_expr(&mut self, callee: &Expr, args: &[Expr], r: TextRange) -> Operand {
+        if let Some(thrown) = self.thrown_exception(callee, args) {
+            return thrown;
+        }
         match &callee.kind {
             ExprKind::Ident(name) if !self.is_local(callee) => {
                 let args = self.all(args);
@@ -393,6 +401,73 @@ impl<'c, 'a> BodyLowerer<'c, 'a> {
                 self.emit(Op::CallValue, all, r).into()
             }
         }
+    }
+
+    /// `throw(E(message))` of an exception type with a message (`ArgumentError("bad")`):
+    /// `error(:E, message)`, which throws `E` with that message.
+    fn thrown_exception(&mut self, callee: &Expr, args: &[Expr]) -> Option<Operand> {
+        let ExprKind::Ident(throw) = &callee.kind else {
+            return None;
+        };
+        let [exception] = args else {
+            return None;
+        };
+        let ExprKind::Call { callee: ty, args } = &exception.kind else {
+            return None;
+        };
+        let (ExprKind::Ident(ty), [message]) = (&ty.kind, args.as_slice()) else {
+            return None;
+        };
+        if throw != "throw" || self.is_local(callee) {
+            return None;
+        }
+        let ExprKind::Str(text) = &message.kind else {
+            return None;
+        };
+        let text = match ty.as_str() {
+            "ArgumentError" | "AssertionError" | "ErrorException" => text.clone(),
+            "UndefKeywordError" => format!("keyword argument `{text}` not assigned"),
+            _ => return None,
+        };
+        let args = vec![
+            Const::Symbol(ty.as_str().into()).into(),
+            Const::Str(text.as_str().into()).into(),
+        ];
+        Some(self.call("error", args, exception.range))
+    }
+
+    /// `f(args...; keywords...)`: `kwcall(names, values..., f, args...)`, where `names` is a
+    /// tuple of symbols with `...` for a splatted named tuple.
+    fn keyword_call(
+        &mut self,
+        callee: &Expr,
+        args: &[Expr],
+        keywords: &[KeywordArg],
+        r: TextRange,
+    ) -> Operand {
+        let f = self.function_value(callee);
+        let positional = self.all(args);
+        let mut names = Vec::new();
+        let mut values = Vec::new();
+        for k in keywords {
+            let name = match k {
+                KeywordArg::Named { name, range, .. } => {
+                    if names.contains(&Const::Symbol(name.as_str().into())) {
+                        let message = format!("syntax: keyword argument `{name}` repeated in call");
+                        return self.fail(*range, "syntax-error", message);
+                    }
+                    name.as_str()
+                }
+                KeywordArg::Splat(_) => "...",
+            };
+            names.push(Const::Symbol(name.into()));
+            values.push(self.expr(k.value()));
+        }
+        let mut all = vec![Operand::Const(Const::Tuple(names.into()))];
+        all.extend(values);
+        all.push(f);
+        all.extend(positional);
+        self.call("kwcall", all, r)
     }
 
     fn unary(&mut self, op: UnOp, arg: &Expr, r: TextRange) -> Operand {

@@ -97,6 +97,10 @@ impl BodyLowerer<'_, '_> {
             let message = "unsupported: callable struct method inside a function".to_string();
             return self.fail(r, "unsupported", message);
         }
+        if !def.keywords.is_empty() || def.keyword_rest.is_some() {
+            let message = "unsupported: keyword arguments of an inner function".to_string();
+            return self.fail(r, "unsupported", message);
+        }
         let Some(info) = self.cx.res.closures.get(&(def as *const FunctionDef)) else {
             return self.fail(
                 r,
@@ -143,6 +147,7 @@ impl BodyLowerer<'_, '_> {
             where_params: def.where_params.iter().map(|w| w.as_str().into()).collect(),
             body: Arc::new(body),
             span: self.span(def.name_range),
+            keywords: None,
         };
         self.cx.out.methods.push((callable_name(&name), method));
         if let Some(&v) = self.cx.res.fn_vars.get(&(def as *const FunctionDef)) {

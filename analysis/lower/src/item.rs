@@ -9,6 +9,7 @@ use zy_syntax::ast::{self, FunctionDef, FunctionName, GlobalDef, Item, SourceFil
 
 use crate::body::{BodyLowerer, ItemCx};
 use crate::closure::{lower_method_body, Callee};
+use crate::keywords::lower_keyword_method;
 use crate::scope::Resolution;
 use crate::{LowerError, Lowered, LoweredItem};
 
@@ -59,7 +60,6 @@ pub fn lower_function(file: u32, def: &FunctionDef) -> LoweredItem {
 /// come before this one in the file: closures are named `#f#k` in the first method and
 /// `#f#m#k` in method `m > 0`, so names never depend on other functions.
 pub fn lower_method(file: u32, def: &FunctionDef, ordinal: u32) -> LoweredItem {
-    let res = Resolution::of_function(def);
     let Some(name) = generic_name(def) else {
         let message = match def.name {
             FunctionName::Anonymous => "unsupported: anonymous function at top level",
@@ -76,6 +76,10 @@ pub fn lower_method(file: u32, def: &FunctionDef, ordinal: u32) -> LoweredItem {
             ..LoweredItem::default()
         };
     };
+    if !def.keywords.is_empty() || def.keyword_rest.is_some() {
+        return lower_keyword_method(file, def, &name, ordinal);
+    }
+    let res = Resolution::of_function(def);
     let closure_prefix = if ordinal == 0 {
         format!("#{name}")
     } else {
@@ -110,6 +114,7 @@ pub fn lower_method(file: u32, def: &FunctionDef, ordinal: u32) -> LoweredItem {
         where_params: def.where_params.iter().map(|w| w.as_str().into()).collect(),
         body: Arc::new(body),
         span: cx.span(def.name_range),
+        keywords: None,
     };
     cx.out.methods.insert(0, (name.as_str().into(), method));
     cx.out

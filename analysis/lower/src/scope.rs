@@ -10,7 +10,7 @@
 
 use std::collections::{HashMap, HashSet};
 
-use zy_syntax::ast::{Expr, ExprKind, FunctionDef, FunctionName, TextRange};
+use zy_syntax::ast::{Expr, ExprKind, FunctionDef, FunctionName, KeywordArg, TextRange};
 
 /// A local variable of the item being lowered (of the method or of one of its closures).
 #[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Debug)]
@@ -589,6 +589,14 @@ fn children(e: &Expr) -> Vec<&Expr> {
         ExprKind::Call { callee, args } | ExprKind::DotCall { callee, args } => {
             std::iter::once(&**callee).chain(args).collect()
         }
+        ExprKind::KwCall {
+            callee,
+            args,
+            keywords,
+        } => std::iter::once(&**callee)
+            .chain(args)
+            .chain(keywords.iter().map(KeywordArg::value))
+            .collect(),
         ExprKind::Binary { lhs, rhs, .. }
         | ExprKind::Assign { lhs, rhs }
         | ExprKind::CompoundAssign { lhs, rhs, .. } => vec![lhs, rhs],

@@ -984,3 +984,42 @@ fn for_loop_destructures_its_elements_and_closures_capture_each_iteration() {
     "##]]
     .assert_eq(&body(&l, "f"));
 }
+
+#[test]
+fn keyword_methods_become_a_body_defaults_and_a_positional_method() {
+    let l = lower(
+        "f(x; a = 2x, b) = a + b
+         g(x) = f(x, b = 1.0; kw...)",
+    );
+    expect![[r#"
+        method #f#kw(_, _, _)
+        #f#kw(%1, %2, %3)   # a, b, x
+        #1:
+          %4 = %1 + %2
+          return %4
+        method #f#kw#a(_)
+        #f#kw#a(%1)   # x
+        #1:
+          %2 = 2 * %1
+          return %2
+        method #f#kw#b(_, _)
+        #f#kw#b(%1, %2)   # x, a
+        #1:
+          %3 = error(:UndefKeywordError, "keyword argument `b` not assigned")
+          return %3
+        method f(_)
+        f(%1)   # x
+        #1:
+          %2 = 2 * %1                           # a
+          %3 = error(:UndefKeywordError, "keyword argument `b` not assigned") # b
+          %4 = #f#kw(%2, %3, %1)
+          return %4
+        method g(_)
+        g(%1)   # x
+        #1:
+          %2 = global kw
+          %3 = kwcall((:b, :...), 1.0, %2, f, %1)
+          return %3
+    "#]]
+    .assert_eq(&render(&l));
+}

@@ -169,6 +169,30 @@ pub struct Param {
     pub range: TextRange,
 }
 
+/// A keyword parameter, after the `;` of a signature: `a = 2.0`, `a::Float64 = 2.0`, or a
+/// required `b` (no default: a call without it is an `UndefKeywordError`).
+#[derive(Clone, PartialEq, Debug)]
+pub struct KeywordParam {
+    pub name: String,
+    pub ty: Option<TypeExpr>,
+    /// Evaluated when the call does not pass the keyword; it sees the positional parameters
+    /// and the keywords before it.
+    pub default: Option<Expr>,
+    pub range: TextRange,
+}
+
+/// A keyword argument of a call: `a = v` (or the shorthand `a` for `a = a`), or `kw...`
+/// splatting a named tuple.
+#[derive(Clone, PartialEq, Debug)]
+pub enum KeywordArg {
+    Named {
+        name: String,
+        value: Expr,
+        range: TextRange,
+    },
+    Splat(Expr),
+}
+
 /// A method definition (top level, nested in a body, or anonymous).
 #[derive(Clone, PartialEq, Debug)]
 pub struct FunctionDef {
@@ -176,6 +200,10 @@ pub struct FunctionDef {
     /// Range of the name (the whole signature for anonymous functions).
     pub name_range: TextRange,
     pub params: Vec<Param>,
+    /// Keyword parameters (after `;`), in order.
+    pub keywords: Vec<KeywordParam>,
+    /// `kw...` after the keywords: the other keywords passed, as a named tuple.
+    pub keyword_rest: Option<String>,
     /// `where T` type variables.
     pub where_params: Vec<String>,
     /// The body; its value is the value of the last expression (or of a `return`).
@@ -327,6 +355,12 @@ pub enum ExprKind {
         callee: Box<Expr>,
         args: Vec<Expr>,
     },
+    /// `f(args...; keywords...)` or `f(args..., a = v)`: a call with keyword arguments.
+    KwCall {
+        callee: Box<Expr>,
+        args: Vec<Expr>,
+        keywords: Vec<KeywordArg>,
+    },
     /// `f.(args...)`: broadcast call.
     DotCall {
         callee: Box<Expr>,
@@ -415,6 +449,15 @@ pub enum ExprKind {
     Local(Vec<String>),
     /// A construct outside the subset or a syntax error; a [`SyntaxError`] describes it.
     Error,
+}
+
+impl KeywordArg {
+    /// The value passed (the named tuple, for `kw...`).
+    pub fn value(&self) -> &Expr {
+        match self {
+            KeywordArg::Named { value, .. } | KeywordArg::Splat(value) => value,
+        }
+    }
 }
 
 impl Expr {

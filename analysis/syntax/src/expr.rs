@@ -2,7 +2,7 @@
 //! expressions, and the constructs outside the subset reported by name.
 
 use crate::arrays;
-use crate::ast::{Expr, ExprKind, TextRange};
+use crate::ast::{Expr, ExprKind, KeywordArg, TextRange};
 use crate::cx::{error_expr, Cx};
 use crate::items::{anonymous, arrow_function, function_definition, params_of_tuple};
 use crate::kind::Kind;
@@ -357,8 +357,17 @@ fn call(cx: &mut Cx, node: &SyntaxNode, dotted: bool) -> Expr {
     if let Some(do_block) = do_block {
         args.push(do_function(cx, do_block));
     }
-    args.extend(arguments(cx, list));
-    let kind = if dotted {
+    let keywords = arguments(cx, list, &mut args);
+    let kind = if !keywords.is_empty() {
+        if dotted {
+            return cx.unsupported(node, "keyword arguments in a broadcast call");
+        }
+        ExprKind::KwCall {
+            callee: Box::new(callee_expr),
+            args,
+            keywords,
+        }
+    } else if dotted {
         ExprKind::DotCall {
             callee: Box::new(callee_expr),
             args,
@@ -372,18 +381,25 @@ fn call(cx: &mut Cx, node: &SyntaxNode, dotted: bool) -> Expr {
     Expr::new(kind, node.range)
 }
 
-/// The arguments of a call; keyword arguments, splatting and generators are outside the
+/// The arguments of a call: the positional ones go to `args`, the keyword ones (after `;`, or
+/// `a = v` among the positional ones) are returned. Splatting and generators are outside the
 /// subset.
-fn arguments(cx: &mut Cx, list: &[SyntaxNode]) -> Vec<Expr> {
-    let mut args = Vec::new();
+fn arguments(cx: &mut Cx, list: &[SyntaxNode], args: &mut Vec<Expr>) -> Vec<KeywordArg> {
+    let mut keywords = Vec::new();
     for child in list {
         match child.kind {
             Kind::Parameters if !child.leaf => {
                 for keyword in &child.children {
-                    args.push(cx.unsupported(keyword, "keyword arguments"));
+                    if let Some(k) = keyword_argument(cx, keyword, true) {
+                        keywords.push(k);
+                    }
                 }
             }
-            Kind::Assign if !child.leaf => args.push(cx.unsupported(child, "keyword arguments")),
+            Kind::Assign if !child.leaf => {
+                if let Some(k) = keyword_argument(cx, child, false) {
+                    keywords.push(k);
+                }
+            }
             Kind::Splat if !child.leaf => args.push(cx.unsupported(child, "splatting `...`")),
             Kind::Generator if !child.leaf => {
                 args.push(cx.unsupported(child, "generator expression"))
@@ -391,7 +407,35 @@ fn arguments(cx: &mut Cx, list: &[SyntaxNode]) -> Vec<Expr> {
             _ => args.push(expr(cx, child)),
         }
     }
-    args
+    keywords
+}
+
+/// One keyword argument: `a = v`; after `;` also `a` (for `a = a`) and `kw...`.
+fn keyword_argument(cx: &mut Cx, node: &SyntaxNode, after_semicolon: bool) -> Option<KeywordArg> {
+    if node.is_error() {
+        return None;
+    }
+    match (node.leaf, node.kind, node.children.as_slice()) {
+        (false, Kind::Assign, [name, value]) if name.leaf && name.kind == Kind::Identifier => {
+            Some(KeywordArg::Named {
+                name: cx.text(name).to_string(),
+                value: expr(cx, value),
+                range: node.range,
+            })
+        }
+        (true, Kind::Identifier, _) if after_semicolon => Some(KeywordArg::Named {
+            name: cx.text(node).to_string(),
+            value: expr(cx, node),
+            range: node.range,
+        }),
+        (false, Kind::Splat, [value]) if after_semicolon => {
+            Some(KeywordArg::Splat(expr(cx, value)))
+        }
+        _ => {
+            cx.unsupported(node, "this form of keyword argument");
+            None
+        }
+    }
 }
 
 /// `do x ... end`: an anonymous function.

@@ -4,8 +4,8 @@
 use std::fmt::{self, Display, Formatter, Write};
 
 use crate::ast::{
-    AnnotationKind, Expr, ExprKind, FunctionDef, FunctionName, ImportPath, Item, Param, SourceFile,
-    TypeExpr, UnOp,
+    AnnotationKind, Expr, ExprKind, FunctionDef, FunctionName, ImportPath, Item, KeywordArg, Param,
+    SourceFile, TypeExpr, UnOp,
 };
 
 /// Renders a parsed file: one block per item, then one line per error
@@ -138,6 +138,20 @@ fn method(f: &mut Formatter<'_>, def: &FunctionDef, multiline: bool) -> fmt::Res
     for (i, p) in def.params.iter().enumerate() {
         write!(f, "{}{p}", if i > 0 { " " } else { "" })?;
     }
+    if !def.keywords.is_empty() || def.keyword_rest.is_some() {
+        write!(f, " (parameters")?;
+        for k in &def.keywords {
+            let ty = k.ty.as_ref().map(|t| format!("::{t}")).unwrap_or_default();
+            match &k.default {
+                Some(d) => write!(f, " (= {}{ty} {d})", k.name)?,
+                None => write!(f, " {}{ty}", k.name)?,
+            }
+        }
+        if let Some(rest) = &def.keyword_rest {
+            write!(f, " {rest}...")?;
+        }
+        write!(f, ")")?;
+    }
     write!(f, ")")?;
     if !def.where_params.is_empty() {
         write!(f, " where ({})", def.where_params.join(" "))?;
@@ -196,6 +210,24 @@ impl Display for Expr {
                 write!(f, ")")
             }
             ExprKind::Call { callee, args } => list(f, &format!("call {callee}"), args),
+            ExprKind::KwCall {
+                callee,
+                args,
+                keywords,
+            } => {
+                write!(f, "(call {callee}")?;
+                for a in args {
+                    write!(f, " {a}")?;
+                }
+                write!(f, " (parameters")?;
+                for k in keywords {
+                    match k {
+                        KeywordArg::Named { name, value, .. } => write!(f, " (= {name} {value})")?,
+                        KeywordArg::Splat(value) => write!(f, " {value}...")?,
+                    }
+                }
+                write!(f, "))")
+            }
             ExprKind::DotCall { callee, args } => list(f, &format!("dotcall {callee}"), args),
             ExprKind::Binary {
                 op,

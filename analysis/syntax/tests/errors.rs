@@ -147,24 +147,21 @@ using Statistics
 macro m(x) x end
 "#,
         expect![[r#"
-            (function f (x)
+            (function f (x (parameters (= k 1)))
               x)
             (function g (x)
               x)
             (function h ()
               xs)
             (function k (x)
-              (+ (+ (call sum x (error)) (call foo x (error))) (call bar (error))))
+              (+ (+ (call sum x (parameters (= dims 1))) (call foo x (parameters (= y 2)))) (call bar (error))))
             (struct Circle r::Float64)
             (struct P x)
             (module M)
             (import LinearAlgebra)
             (using Statistics)
-            error 6..11: unsupported: keyword arguments [unsupported]
             error 22..27: unsupported: default argument values [unsupported]
             error 35..40: unsupported: varargs [unsupported]
-            error 61..69: unsupported: keyword arguments [unsupported]
-            error 80..85: unsupported: keyword arguments [unsupported]
             error 93..98: unsupported: splatting `...` [unsupported]
             error 100..123: unsupported: abstract type [unsupported]
             error 131..146: unsupported: struct supertype [unsupported]

@@ -41,8 +41,8 @@ fn bad_call_strings_are_errors() {
     );
     assert_eq!(show("f(1,"), "error 1..2 syntax-error: missing `)`");
     assert_eq!(
-        show("f(x; k = 1)"),
-        "error 5..10 unsupported: unsupported: keyword arguments"
+        show("f(x...)"),
+        "error 2..6 unsupported: unsupported: splatting `...`"
     );
     assert_eq!(
         show("f(99999999999999999999)"),

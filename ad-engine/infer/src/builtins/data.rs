@@ -53,6 +53,14 @@ pub(crate) fn call(b: &mut PlanBuilder, name: &str, args: &[Val]) -> Option<Resu
                 konst: Some(Const::Str(_)),
                 ..
             }] => Ok(apply(b, Prim::Error, &[m], Type::Bottom)),
+            // `throw(ArgumentError("msg"))`, lowered to `error(:ArgumentError, "msg")`.
+            [e @ Val {
+                konst: Some(Const::Symbol(_)),
+                ..
+            }, m @ Val {
+                konst: Some(Const::Str(_)),
+                ..
+            }] => Ok(apply(b, Prim::Error, &[e, m], Type::Bottom)),
             _ => Err(Fail::unsupported(
                 "`error` with anything but a string literal message",
             )),

@@ -142,7 +142,11 @@ pub fn eval_prim(p: Prim, args: &[Value], ret: &Type) -> Result<Value, String> {
         Error => match args {
             [Value::Str(msg)] => Err(format!("ErrorException: {msg}")),
             [other] => Err(format!("ErrorException: {}", show(other))),
-            _ => Err(internal(p, "expects one message operand")),
+            [Value::Symbol(exception), Value::Str(msg)] => Err(format!("{exception}: {msg}")),
+            _ => Err(internal(
+                p,
+                "expects a message, or an exception type and a message",
+            )),
         },
         CheckDistinct => match args {
             [Value::Str(msg), a, b] if a.egal(b) => Err(msg.to_string()),
