@@ -93,6 +93,9 @@ impl<F: FnMut(&mut TextRange)> Ranges<F> {
         if let Some(ty) = &mut p.ty {
             self.ty(ty);
         }
+        if let Some(d) = &mut p.default {
+            self.expr(d);
+        }
         self.range(&mut p.range);
     }
 

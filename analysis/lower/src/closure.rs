@@ -101,6 +101,10 @@ impl BodyLowerer<'_, '_> {
             let message = "unsupported: keyword arguments of an inner function".to_string();
             return self.fail(r, "unsupported", message);
         }
+        if def.params.iter().any(|p| p.default.is_some()) {
+            let message = "unsupported: optional arguments of an inner function".to_string();
+            return self.fail(r, "unsupported", message);
+        }
         let Some(info) = self.cx.res.closures.get(&(def as *const FunctionDef)) else {
             return self.fail(
                 r,

@@ -9,7 +9,7 @@ use zy_syntax::ast::{self, FunctionDef, FunctionName, GlobalDef, Item, SourceFil
 
 use crate::body::{BodyLowerer, ItemCx};
 use crate::closure::{lower_method_body, Callee};
-use crate::keywords::lower_keyword_method;
+use crate::keywords::{lower_keyword_method, lower_optional_method};
 use crate::scope::Resolution;
 use crate::{LowerError, Lowered, LoweredItem};
 
@@ -76,15 +76,29 @@ pub fn lower_method(file: u32, def: &FunctionDef, ordinal: u32) -> LoweredItem {
             ..LoweredItem::default()
         };
     };
-    if !def.keywords.is_empty() || def.keyword_rest.is_some() {
-        return lower_keyword_method(file, def, &name, ordinal);
-    }
-    let res = Resolution::of_function(def);
-    let closure_prefix = if ordinal == 0 {
+    let prefix = if ordinal == 0 {
         format!("#{name}")
     } else {
         format!("#{name}#{ordinal}")
     };
+    lower_named_method(file, def, &name, prefix)
+}
+
+/// Lower a method of the generic function `name` whose closures and generated functions are
+/// named `{prefix}#...`.
+pub(crate) fn lower_named_method(
+    file: u32,
+    def: &FunctionDef,
+    name: &str,
+    closure_prefix: String,
+) -> LoweredItem {
+    if def.params.iter().any(|p| p.default.is_some()) {
+        return lower_optional_method(file, def, name, &closure_prefix);
+    }
+    if !def.keywords.is_empty() || def.keyword_rest.is_some() {
+        return lower_keyword_method(file, def, name, &closure_prefix);
+    }
+    let res = Resolution::of_function(def);
     let mut cx = ItemCx {
         file,
         res: &res,
@@ -108,7 +122,7 @@ pub fn lower_method(file: u32, def: &FunctionDef, ordinal: u32) -> LoweredItem {
         _ => (Callee::None, Vec::new()),
     };
     sig.extend(signature(def));
-    let body = lower_method_body(&mut cx, def, name.as_str().into(), &callee);
+    let body = lower_method_body(&mut cx, def, name.into(), &callee);
     let method = Method {
         sig,
         where_params: def.where_params.iter().map(|w| w.as_str().into()).collect(),
@@ -116,7 +130,7 @@ pub fn lower_method(file: u32, def: &FunctionDef, ordinal: u32) -> LoweredItem {
         span: cx.span(def.name_range),
         keywords: None,
     };
-    cx.out.methods.insert(0, (name.as_str().into(), method));
+    cx.out.methods.insert(0, (name.into(), method));
     cx.out
 }
 

@@ -1,4 +1,6 @@
-//! Methods with keyword parameters, lowered as Julia lowers them: the body becomes a function
+//! Methods with optional positional parameters and with keyword parameters, lowered as Julia
+//! lowers them. `f(x, y = d) = body` is two methods: `f(x, y) = body` and `f(x) = (y = d;
+//! f(x, y))`. For keywords: the body becomes a function
 //! of its own taking the keywords positionally (`#f#kw(a, b, x)`), each keyword gets a function
 //! computing its default from the positional arguments and the keywords before it
 //! (`#f#kw#b(x, a)`, which throws `UndefKeywordError` for a required keyword), and the method
@@ -9,23 +11,103 @@
 use std::sync::Arc;
 
 use zy_ir::{Keywords, Name};
-use zy_syntax::ast::{Expr, ExprKind, FunctionDef, FunctionName, KeywordParam, Param, TextRange};
+use zy_syntax::ast::{
+    Expr, ExprKind, FunctionDef, FunctionName, KeywordArg, KeywordParam, Param, TextRange,
+};
 
-use crate::item::lower_method;
+use crate::item::lower_named_method;
 use crate::LoweredItem;
 
-/// Lower `def` (a method with keyword parameters of the generic function `name`).
+/// The named tuple of the keywords a shorter method of an optional parameter passes on.
+const FORWARDED: &str = "#kw";
+
+/// Lower `def` (a method of `name` with optional positional parameters): the full method, and
+/// one method per optional parameter left out, which binds the defaults and calls the full one
+/// (passing any keywords on).
+pub(crate) fn lower_optional_method(
+    file: u32,
+    def: &FunctionDef,
+    name: &str,
+    prefix: &str,
+) -> LoweredItem {
+    let params = positional_params(def);
+    let required = params.iter().take_while(|p| p.default.is_none()).count();
+    let strip = |p: &Param| Param {
+        default: None,
+        ..p.clone()
+    };
+    let full = FunctionDef {
+        params: params.iter().map(strip).collect(),
+        ..def.clone()
+    };
+    let mut out = lower_named_method(file, &full, name, prefix.to_string());
+    let takes_keywords = !def.keywords.is_empty() || def.keyword_rest.is_some();
+    for k in required..params.len() {
+        let r = def.name_range;
+        let mut body = Vec::new();
+        for p in &params[k..] {
+            let (Some(n), Some(d)) = (&p.name, &p.default) else {
+                continue;
+            };
+            let kind = ExprKind::Assign {
+                lhs: Box::new(ident(p.range, n)),
+                rhs: Box::new(d.clone()),
+            };
+            body.push(Expr::new(kind, p.range));
+        }
+        let (fname, callee) = match &def.name {
+            FunctionName::Callable { self_name, ty } => {
+                let self_name = self_name.clone().unwrap_or_else(|| "#self#".to_string());
+                let callee = ident(r, &self_name);
+                let fname = FunctionName::Callable {
+                    self_name: Some(self_name),
+                    ty: ty.clone(),
+                };
+                (fname, callee)
+            }
+            other => (other.clone(), ident(r, name)),
+        };
+        let args = params
+            .iter()
+            .filter_map(|p| p.name.as_deref())
+            .map(|n| ident(r, n))
+            .collect();
+        let kind = if takes_keywords {
+            ExprKind::KwCall {
+                callee: Box::new(callee),
+                args,
+                keywords: vec![KeywordArg::Splat(ident(r, FORWARDED))],
+            }
+        } else {
+            ExprKind::Call {
+                callee: Box::new(callee),
+                args,
+            }
+        };
+        body.push(Expr::new(kind, def.range));
+        let short = FunctionDef {
+            name: fname,
+            params: params[..k].iter().map(strip).collect(),
+            keywords: Vec::new(),
+            keyword_rest: takes_keywords.then(|| FORWARDED.to_string()),
+            body,
+            ..def.clone()
+        };
+        let part = lower_named_method(file, &short, name, format!("{prefix}#opt{k}"));
+        merge(&mut out, part);
+    }
+    out
+}
+
+/// Lower `def` (a method of `name` with keyword parameters); generated functions are named
+/// `{prefix}#kw...`.
 pub(crate) fn lower_keyword_method(
     file: u32,
     def: &FunctionDef,
     name: &str,
-    ordinal: u32,
+    prefix: &str,
 ) -> LoweredItem {
-    let body_name = if ordinal == 0 {
-        format!("#{name}#kw")
-    } else {
-        format!("#{name}#{ordinal}#kw")
-    };
+    let body_name = format!("{prefix}#kw");
     let positional = positional_params(def);
     let receiver = receiver(def);
     let leading: Vec<Param> = receiver.iter().cloned().chain(positional).collect();
@@ -45,7 +127,8 @@ pub(crate) fn lower_keyword_method(
             range: k.range,
             annotations: Vec::new(),
         };
-        merge(&mut out, lower_method(file, &default, 0));
+        let part = lower_named_method(file, &default, &default_name, format!("#{default_name}"));
+        merge(&mut out, part);
         params.push((
             Name::from(k.name.as_str()),
             Name::from(default_name.as_str()),
@@ -54,6 +137,7 @@ pub(crate) fn lower_keyword_method(
     let rest = def.keyword_rest.as_ref().map(|r| Param {
         name: Some(r.clone()),
         ty: None,
+        default: None,
         range: def.name_range,
     });
     let body = FunctionDef {
@@ -70,8 +154,12 @@ pub(crate) fn lower_keyword_method(
         annotations: Vec::new(),
         ..def.clone()
     };
-    merge(&mut out, lower_method(file, &body, 0));
-    let mut method = lower_method(file, &positional_method(def, &body_name), ordinal);
+    merge(
+        &mut out,
+        lower_named_method(file, &body, &body_name, format!("#{body_name}")),
+    );
+    let positional = positional_method(def, &body_name);
+    let mut method = lower_named_method(file, &positional, name, prefix.to_string());
     if let Some((_, m)) = method.methods.first_mut() {
         m.keywords = Some(Arc::new(Keywords {
             body: body_name.as_str().into(),
@@ -111,6 +199,7 @@ fn receiver(def: &FunctionDef) -> Option<Param> {
         FunctionName::Callable { self_name, ty } => Some(Param {
             name: Some(self_name.clone().unwrap_or_else(|| "#self#".to_string())),
             ty: Some(ty.clone()),
+            default: None,
             range: def.name_range,
         }),
         _ => None,
@@ -121,6 +210,7 @@ fn keyword_param(k: &KeywordParam) -> Param {
     Param {
         name: Some(k.name.clone()),
         ty: k.ty.clone(),
+        default: None,
         range: k.range,
     }
 }

@@ -1023,3 +1023,49 @@ fn keyword_methods_become_a_body_defaults_and_a_positional_method() {
     "#]]
     .assert_eq(&render(&l));
 }
+
+#[test]
+fn optional_parameters_become_shorter_methods_passing_the_defaults() {
+    let l = lower("f(x, y = 1.0, z = y; k = 2) = x + y + z + k");
+    expect![[r#"
+        method #f#kw(_, _, _, _)
+        #f#kw(%1, %2, %3, %4)   # k, x, y, z
+        #1:
+          %5 = %2 + %3
+          %6 = %5 + %4
+          %7 = %6 + %1
+          return %7
+        method #f#kw#k(_, _, _)
+        #f#kw#k(%1, %2, %3)   # x, y, z
+        #1:
+          return 2
+        method #f#opt1#kw(_, _)
+        #f#opt1#kw(%1, %2)   # #kw, x
+        #1:
+          %3 = kwcall((:...,), %1, f, %2, 1.0, 1.0)
+          return %3
+        method #f#opt2#kw(_, _, _)
+        #f#opt2#kw(%1, %2, %3)   # #kw, x, y
+        #1:
+          %4 = kwcall((:...,), %1, f, %2, %3, %3)
+          return %4
+        method f(_, _, _)
+        f(%1, %2, %3)   # x, y, z
+        #1:
+          %4 = #f#kw(2, %1, %2, %3)
+          return %4
+        method f(_)
+        f(%1)   # x
+        #1:
+          %2 = namedtuple(())
+          %3 = #f#opt1#kw(%2, %1)
+          return %3
+        method f(_, _)
+        f(%1, %2)   # x, y
+        #1:
+          %3 = namedtuple(())
+          %4 = #f#opt2#kw(%3, %1, %2)
+          return %4
+    "#]]
+    .assert_eq(&render(&l));
+}

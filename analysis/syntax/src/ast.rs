@@ -166,6 +166,9 @@ pub struct Param {
     /// `None` for `::typeof(f)`.
     pub name: Option<String>,
     pub ty: Option<TypeExpr>,
+    /// `y = 2.0`: an optional positional parameter (Julia defines a method without it that
+    /// passes the default).
+    pub default: Option<Expr>,
     pub range: TextRange,
 }
 

@@ -496,6 +496,13 @@ fn params(cx: &mut Cx, args: &[SyntaxNode]) -> Params {
         if arg.kind == Kind::Parameters && !arg.leaf {
             keyword_params(cx, &arg.children, &mut out);
         } else if let Some(param) = param(cx, arg) {
+            let after_optional = out.positional.last().is_some_and(|p| p.default.is_some());
+            if after_optional && param.default.is_none() {
+                cx.syntax(
+                    arg,
+                    "syntax error: optional positional arguments must occur at end",
+                );
+            }
             out.positional.push(param);
         }
     }
@@ -565,6 +572,10 @@ pub(crate) fn params_of_tuple(cx: &mut Cx, node: &SyntaxNode) -> Vec<Param> {
                 let range = k.range;
                 cx.unsupported_at(range, "keyword arguments of an anonymous function");
             }
+            if let Some(p) = params.positional.iter().find(|p| p.default.is_some()) {
+                let range = p.range;
+                cx.unsupported_at(range, "optional arguments of an anonymous function");
+            }
             params.positional
         }
         _ => param(cx, node).into_iter().collect(),
@@ -580,6 +591,7 @@ pub(crate) fn param(cx: &mut Cx, node: &SyntaxNode) -> Option<Param> {
         (true, Kind::Identifier, _) => Some(Param {
             name: Some(cx.text(node).to_string()),
             ty: None,
+            default: None,
             range: node.range,
         }),
         (false, Kind::Decl, [name, ty]) if name.leaf && name.kind == Kind::Identifier => {
@@ -587,6 +599,7 @@ pub(crate) fn param(cx: &mut Cx, node: &SyntaxNode) -> Option<Param> {
             Some(Param {
                 name: Some(cx.text(name).to_string()),
                 ty: Some(ty),
+                default: None,
                 range: node.range,
             })
         }
@@ -598,10 +611,21 @@ pub(crate) fn param(cx: &mut Cx, node: &SyntaxNode) -> Option<Param> {
             Some(Param {
                 name: None,
                 ty: Some(ty),
+                default: None,
                 range: node.range,
             })
         }
-        (false, Kind::Assign, _) => unsupported(cx, node, "default argument values"),
+        (false, Kind::Assign, [head, value]) if head.kind != Kind::Assign => {
+            let param = param(cx, head)?;
+            if param.default.is_some() || param.name.is_none() {
+                return unsupported(cx, node, "this form of optional argument");
+            }
+            Some(Param {
+                default: Some(expr(cx, value)),
+                range: node.range,
+                ..param
+            })
+        }
         (false, Kind::Splat, _) => unsupported(cx, node, "varargs"),
         (false, Kind::Tuple | Kind::Parens, _) => unsupported(cx, node, "destructuring arguments"),
         _ => {

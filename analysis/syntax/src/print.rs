@@ -113,11 +113,17 @@ impl Display for TypeExpr {
 
 impl Display for Param {
     fn fmt(&self, f: &mut Formatter<'_>) -> fmt::Result {
+        if self.default.is_some() {
+            write!(f, "(= ")?;
+        }
         if let Some(name) = &self.name {
             write!(f, "{name}")?;
         }
         if let Some(ty) = &self.ty {
             write!(f, "::{ty}")?;
+        }
+        if let Some(d) = &self.default {
+            write!(f, " {d})")?;
         }
         Ok(())
     }

@@ -149,7 +149,7 @@ macro m(x) x end
         expect![[r#"
             (function f (x (parameters (= k 1)))
               x)
-            (function g (x)
+            (function g (x (= y 2))
               x)
             (function h ()
               xs)
@@ -160,7 +160,6 @@ macro m(x) x end
             (module M)
             (import LinearAlgebra)
             (using Statistics)
-            error 22..27: unsupported: default argument values [unsupported]
             error 35..40: unsupported: varargs [unsupported]
             error 93..98: unsupported: splatting `...` [unsupported]
             error 100..123: unsupported: abstract type [unsupported]
