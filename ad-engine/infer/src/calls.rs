@@ -75,6 +75,7 @@ impl<'a> Cx<'a> {
                             | "undef"
                             | "error"
                             | "kwcall"
+                            | "splatcall"
                     ) =>
                 {
                     return Err(Fail::unsupported(
@@ -127,6 +128,9 @@ impl<'a> Cx<'a> {
         if &**name == "kwcall" {
             return self.keyword_call(b, args);
         }
+        if &**name == "splatcall" {
+            return self.splat_call(b, args);
+        }
         if let Some(def) = self.program.structs.get(name) {
             if def.kind == StructKind::User {
                 return dispatch::construct(self.program, def, b, args);
@@ -175,6 +179,11 @@ impl<'a> Cx<'a> {
                 None => return Err(no_match),
             },
         };
+        let args = match gf.methods.get(method as usize) {
+            Some(m) => dispatch::pack_varargs(self, b, m, args)?,
+            None => args.to_vec(),
+        };
+        let types: Vec<Type> = args.iter().map(|a| a.ty.clone()).collect();
         let (inst, ret) = self.invoke(Instance {
             name: name.clone(),
             method,

@@ -59,13 +59,14 @@ impl Cx<'_> {
             return Err(no_method(""));
         };
         let method = dispatch::select(self.program, gf, &types).map_err(|_| no_method(""))?;
-        let Some(keywords) = gf
+        let Some((keywords, m)) = gf
             .methods
             .get(method as usize)
-            .and_then(|m| m.keywords.clone())
+            .and_then(|m| Some((m.keywords.clone()?, m)))
         else {
             return Err(no_method(" (the method takes no keyword arguments)"));
         };
+        let full = dispatch::pack_varargs(self, b, m, &full)?;
         let mut unknown = passed
             .iter()
             .filter(|(n, _)| !keywords.params.iter().any(|(k, _)| k == n));

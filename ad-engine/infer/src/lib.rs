@@ -34,6 +34,7 @@ mod keywords;
 mod pattern;
 mod plan;
 mod renumber;
+mod splat;
 mod synth;
 mod value;
 

@@ -52,6 +52,10 @@ impl fmt::Display for TypeExpr {
     }
 }
 
+/// The annotation of a varargs method's last parameter: `xs::T...` is `Vararg{T}`, `xs...`
+/// is `Vararg`; the parameter holds the remaining arguments as a tuple.
+pub const VARARG: &str = "Vararg";
+
 /// One method of a generic function: a signature and an untyped body.
 #[derive(Clone, PartialEq, Eq, Hash, Debug)]
 pub struct Method {
@@ -66,6 +70,19 @@ pub struct Method {
     pub span: Span,
     /// The keyword parameters, for a method written with `;` in its signature.
     pub keywords: Option<Arc<Keywords>>,
+}
+
+impl Method {
+    /// The element annotation of a varargs method's last parameter (`Some(None)` for `xs...`);
+    /// `None` if the method is not varargs.
+    pub fn vararg(&self) -> Option<Option<&TypeExpr>> {
+        match self.sig.last() {
+            Some(Some(TypeExpr::Named { name, params })) if &**name == VARARG => {
+                Some(params.first())
+            }
+            _ => None,
+        }
+    }
 }
 
 /// How a method that takes keywords is called with them (Julia's keyword sorter): the call

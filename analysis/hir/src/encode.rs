@@ -185,7 +185,7 @@ impl<F: FnMut(&mut TextRange)> Ranges<F> {
                 self.expr(first);
                 rest.iter_mut().for_each(|(_, e)| self.expr(e));
             }
-            ExprKind::Unary { arg, .. } => self.expr(arg),
+            ExprKind::Unary { arg, .. } | ExprKind::Splat(arg) => self.expr(arg),
             ExprKind::Ternary { cond, then, els } => {
                 self.expr(cond);
                 self.expr(then);

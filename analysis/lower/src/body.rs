@@ -289,7 +289,19 @@ impl<'c, 'a> BodyLowerer<'c, 'a> {
                 callee,
                 args,
                 keywords,
-            } => self.keyword_call(callee, args, keywords, r),
+            } => match args.iter().find(|a| matches!(a.kind, ExprKind::Splat(_))) {
+                Some(splat) => self.fail(
+                    splat.range,
+                    "unsupported",
+                    "unsupported: splatting `...` in a call with keyword arguments".into(),
+                ),
+                None => self.keyword_call(callee, args, keywords, r),
+            },
+            ExprKind::Splat(_) => self.fail(
+                r,
+                "unsupported",
+                "unsupported: `...` outside the arguments of a call".into(),
+            ),
             ExprKind::DotCall { callee, args } => {
                 let f = self.function_value(callee);
                 let mut all = vec![f];
@@ -390,6 +402,9 @@ impl<'c, 'a> BodyLowerer<'c, 'a> {
         if let Some(thrown) = self.thrown_exception(callee, args) {
             return thrown;
         }
+        if args.iter().any(|a| matches!(a.kind, ExprKind::Splat(_))) {
+            return self.splat_call(callee, args, r);
+        }
         match &callee.kind {
             ExprKind::Ident(name) if !self.is_local(callee) => {
                 let args = self.all(args);
@@ -401,6 +416,24 @@ impl<'c, 'a> BodyLowerer<'c, 'a> {
                 self.emit(Op::CallValue, all, r).into()
             }
         }
+    }
+
+    /// `f(a, t...)`: `splatcall((false, true), f, a, t)`, flagging the splatted arguments.
+    fn splat_call(&mut self, callee: &Expr, args: &[Expr], r: TextRange) -> Operand {
+        let f = self.function_value(callee);
+        let mut flags = Vec::new();
+        let mut all = Vec::new();
+        for a in args {
+            let (flag, value) = match &a.kind {
+                ExprKind::Splat(inner) => (true, &**inner),
+                _ => (false, a),
+            };
+            flags.push(Const::Bool(flag));
+            all.push(self.expr(value));
+        }
+        let mut operands = vec![Operand::Const(Const::Tuple(flags.into())), f];
+        operands.extend(all);
+        self.call("splatcall", operands, r)
     }
 
     /// `throw(E(message))` of an exception type with a message (`ArgumentError("bad")`):

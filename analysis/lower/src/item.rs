@@ -24,11 +24,22 @@ pub(crate) fn type_expr(t: &ast::TypeExpr) -> zy_ir::TypeExpr {
     }
 }
 
-/// The annotations of a definition's parameters.
+/// The annotations of a definition's parameters; `xs::T...` is `Vararg{T}` (`Vararg` without
+/// an annotation).
 pub(crate) fn signature(def: &FunctionDef) -> Vec<Option<zy_ir::TypeExpr>> {
     def.params
         .iter()
-        .map(|p| p.ty.as_ref().map(type_expr))
+        .map(|p| {
+            let ty = p.ty.as_ref().map(type_expr);
+            if p.varargs {
+                Some(zy_ir::TypeExpr::Named {
+                    name: zy_ir::VARARG.into(),
+                    params: ty.into_iter().collect(),
+                })
+            } else {
+                ty
+            }
+        })
         .collect()
 }
 

@@ -36,16 +36,18 @@ pub(crate) fn lower_optional_method(
         default: None,
         ..p.clone()
     };
+    // `xs...` after the optional parameters is not passed by the shorter methods.
+    let fixed = params.len() - usize::from(params.last().is_some_and(|p| p.varargs));
     let full = FunctionDef {
         params: params.iter().map(strip).collect(),
         ..def.clone()
     };
     let mut out = lower_named_method(file, &full, name, prefix.to_string());
     let takes_keywords = !def.keywords.is_empty() || def.keyword_rest.is_some();
-    for k in required..params.len() {
+    for k in required..fixed {
         let r = def.name_range;
         let mut body = Vec::new();
-        for p in &params[k..] {
+        for p in &params[k..fixed] {
             let (Some(n), Some(d)) = (&p.name, &p.default) else {
                 continue;
             };
@@ -67,7 +69,7 @@ pub(crate) fn lower_optional_method(
             }
             other => (other.clone(), ident(r, name)),
         };
-        let args = params
+        let args = params[..fixed]
             .iter()
             .filter_map(|p| p.name.as_deref())
             .map(|n| ident(r, n))
@@ -110,7 +112,16 @@ pub(crate) fn lower_keyword_method(
     let body_name = format!("{prefix}#kw");
     let positional = positional_params(def);
     let receiver = receiver(def);
-    let leading: Vec<Param> = receiver.iter().cloned().chain(positional).collect();
+    // The generated functions take a varargs tuple as it is.
+    let leading: Vec<Param> = receiver
+        .iter()
+        .cloned()
+        .chain(positional)
+        .map(|p| Param {
+            varargs: false,
+            ..p
+        })
+        .collect();
     let mut out = LoweredItem::default();
     let mut params = Vec::new();
     for (i, k) in def.keywords.iter().enumerate() {
@@ -138,6 +149,7 @@ pub(crate) fn lower_keyword_method(
         name: Some(r.clone()),
         ty: None,
         default: None,
+        varargs: false,
         range: def.name_range,
     });
     let body = FunctionDef {
@@ -200,6 +212,7 @@ fn receiver(def: &FunctionDef) -> Option<Param> {
             name: Some(self_name.clone().unwrap_or_else(|| "#self#".to_string())),
             ty: Some(ty.clone()),
             default: None,
+            varargs: false,
             range: def.name_range,
         }),
         _ => None,
@@ -211,6 +224,7 @@ fn keyword_param(k: &KeywordParam) -> Param {
         name: Some(k.name.clone()),
         ty: k.ty.clone(),
         default: None,
+        varargs: false,
         range: k.range,
     }
 }

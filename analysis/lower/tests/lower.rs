@@ -1069,3 +1069,16 @@ fn optional_parameters_become_shorter_methods_passing_the_defaults() {
     "#]]
     .assert_eq(&render(&l));
 }
+
+#[test]
+fn varargs_signature_and_splatting_call() {
+    let l = lower("f(x, rest::Float64...) = g(x, rest...)");
+    expect![[r#"
+        method f(_, Vararg{Float64})
+        f(%1, %2)   # x, rest
+        #1:
+          %3 = splatcall((false, true), g, %1, %2)
+          return %3
+    "#]]
+    .assert_eq(&render(&l));
+}

@@ -169,6 +169,8 @@ pub struct Param {
     /// `y = 2.0`: an optional positional parameter (Julia defines a method without it that
     /// passes the default).
     pub default: Option<Expr>,
+    /// `xs...` (last): the remaining arguments, as a tuple.
+    pub varargs: bool,
     pub range: TextRange,
 }
 
@@ -448,6 +450,8 @@ pub enum ExprKind {
     /// An anonymous function, an inner named function, or a `do` block (already moved into the
     /// call's first argument).
     Function(Box<FunctionDef>),
+    /// `t...` as a call argument: the elements of the tuple `t` as arguments.
+    Splat(Box<Expr>),
     /// `local x` declarations are accepted and ignored apart from scoping.
     Local(Vec<String>),
     /// A construct outside the subset or a syntax error; a [`SyntaxError`] describes it.

@@ -400,7 +400,13 @@ fn arguments(cx: &mut Cx, list: &[SyntaxNode], args: &mut Vec<Expr>) -> Vec<Keyw
                     keywords.push(k);
                 }
             }
-            Kind::Splat if !child.leaf => args.push(cx.unsupported(child, "splatting `...`")),
+            Kind::Splat if !child.leaf => match child.children.as_slice() {
+                [inner] => {
+                    let value = expr(cx, inner);
+                    args.push(Expr::new(ExprKind::Splat(Box::new(value)), child.range));
+                }
+                _ => args.push(error_expr(child)),
+            },
             Kind::Generator if !child.leaf => {
                 args.push(cx.unsupported(child, "generator expression"))
             }

@@ -496,8 +496,11 @@ fn params(cx: &mut Cx, args: &[SyntaxNode]) -> Params {
         if arg.kind == Kind::Parameters && !arg.leaf {
             keyword_params(cx, &arg.children, &mut out);
         } else if let Some(param) = param(cx, arg) {
+            if out.positional.last().is_some_and(|p| p.varargs) {
+                cx.syntax(arg, "syntax error: invalid `...` on non-final argument");
+            }
             let after_optional = out.positional.last().is_some_and(|p| p.default.is_some());
-            if after_optional && param.default.is_none() {
+            if after_optional && param.default.is_none() && !param.varargs {
                 cx.syntax(
                     arg,
                     "syntax error: optional positional arguments must occur at end",
@@ -592,6 +595,7 @@ pub(crate) fn param(cx: &mut Cx, node: &SyntaxNode) -> Option<Param> {
             name: Some(cx.text(node).to_string()),
             ty: None,
             default: None,
+            varargs: false,
             range: node.range,
         }),
         (false, Kind::Decl, [name, ty]) if name.leaf && name.kind == Kind::Identifier => {
@@ -600,6 +604,7 @@ pub(crate) fn param(cx: &mut Cx, node: &SyntaxNode) -> Option<Param> {
                 name: Some(cx.text(name).to_string()),
                 ty: Some(ty),
                 default: None,
+                varargs: false,
                 range: node.range,
             })
         }
@@ -612,6 +617,7 @@ pub(crate) fn param(cx: &mut Cx, node: &SyntaxNode) -> Option<Param> {
                 name: None,
                 ty: Some(ty),
                 default: None,
+                varargs: false,
                 range: node.range,
             })
         }
@@ -626,7 +632,17 @@ pub(crate) fn param(cx: &mut Cx, node: &SyntaxNode) -> Option<Param> {
                 ..param
             })
         }
-        (false, Kind::Splat, _) => unsupported(cx, node, "varargs"),
+        (false, Kind::Splat, [inner]) => {
+            let param = param(cx, inner)?;
+            if param.default.is_some() || param.name.is_none() {
+                return unsupported(cx, node, "this form of varargs");
+            }
+            Some(Param {
+                varargs: true,
+                range: node.range,
+                ..param
+            })
+        }
         (false, Kind::Tuple | Kind::Parens, _) => unsupported(cx, node, "destructuring arguments"),
         _ => {
             cx.syntax(node, "syntax error: invalid parameter");

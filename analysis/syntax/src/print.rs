@@ -122,6 +122,9 @@ impl Display for Param {
         if let Some(ty) = &self.ty {
             write!(f, "::{ty}")?;
         }
+        if self.varargs {
+            write!(f, "...")?;
+        }
         if let Some(d) = &self.default {
             write!(f, " {d})")?;
         }
@@ -304,6 +307,7 @@ impl Display for Expr {
             },
             ExprKind::Function(def) => method(f, def, false),
             ExprKind::Local(names) => write!(f, "(local {})", names.join(" ")),
+            ExprKind::Splat(value) => write!(f, "(... {value})"),
             ExprKind::Error => write!(f, "(error)"),
         }
     }

@@ -151,17 +151,15 @@ macro m(x) x end
               x)
             (function g (x (= y 2))
               x)
-            (function h ()
+            (function h (xs...)
               xs)
             (function k (x)
-              (+ (+ (call sum x (parameters (= dims 1))) (call foo x (parameters (= y 2)))) (call bar (error))))
+              (+ (+ (call sum x (parameters (= dims 1))) (call foo x (parameters (= y 2)))) (call bar (... xs))))
             (struct Circle r::Float64)
             (struct P x)
             (module M)
             (import LinearAlgebra)
             (using Statistics)
-            error 35..40: unsupported: varargs [unsupported]
-            error 93..98: unsupported: splatting `...` [unsupported]
             error 100..123: unsupported: abstract type [unsupported]
             error 131..146: unsupported: struct supertype [unsupported]
             error 185..198: unsupported: inner constructor [unsupported]

@@ -41,8 +41,8 @@ fn bad_call_strings_are_errors() {
     );
     assert_eq!(show("f(1,"), "error 1..2 syntax-error: missing `)`");
     assert_eq!(
-        show("f(x...)"),
-        "error 2..6 unsupported: unsupported: splatting `...`"
+        show("f(quote x end)"),
+        "error 2..13 unsupported: unsupported: quoted expression"
     );
     assert_eq!(
         show("f(99999999999999999999)"),

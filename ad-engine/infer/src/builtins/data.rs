@@ -162,6 +162,12 @@ fn get_index(b: &mut PlanBuilder, args: &[Val]) -> Result<Val, Fail> {
                     Some(t0) if ts.iter().all(|t| t == t0) => {
                         Ok(apply(b, Prim::TupleIndex, &[x, i], t0.clone()))
                     }
+                    // Any index of `()` is out of bounds (a loop over `()` never gets here).
+                    None => {
+                        let error = Val::lit(Const::Symbol("BoundsError".into()));
+                        let message = Val::lit(Const::Str("attempt to access Tuple{}".into()));
+                        Ok(apply(b, Prim::Error, &[&error, &message], Type::Bottom))
+                    }
                     _ => Err(Fail::unsupported(format!(
                         "indexing {} with a run-time index (its elements differ in type)",
                         x.ty
