@@ -186,6 +186,15 @@ impl<F: FnMut(&mut TextRange)> Ranges<F> {
                 rest.iter_mut().for_each(|(_, e)| self.expr(e));
             }
             ExprKind::Unary { arg, .. } | ExprKind::Splat(arg) => self.expr(arg),
+            ExprKind::Let { var, value, body } => {
+                if let Some(v) = var {
+                    self.expr(v);
+                }
+                if let Some(v) = value {
+                    self.expr(v);
+                }
+                self.exprs(body);
+            }
             ExprKind::Ternary { cond, then, els } => {
                 self.expr(cond);
                 self.expr(then);
@@ -216,7 +225,9 @@ impl<F: FnMut(&mut TextRange)> Ranges<F> {
                 self.expr(cond);
                 self.exprs(body);
             }
-            ExprKind::For { var, iter, body } => {
+            ExprKind::For {
+                var, iter, body, ..
+            } => {
                 self.expr(var);
                 self.expr(iter);
                 self.exprs(body);

@@ -349,6 +349,9 @@ impl<'c, 'a> BodyLowerer<'c, 'a> {
                 "unsupported: range outside a for loop header".to_string(),
             ),
             ExprKind::Block(es) => self.seq(es),
+            ExprKind::Let { var, value, body } => {
+                self.let_block(e, var.as_deref(), value.as_deref(), body)
+            }
             ExprKind::Local(_) => Const::Nothing.into(),
             ExprKind::Error => self.error_call("unsupported construct", r),
             ExprKind::Chain { first, rest } => self.chain(first, rest, r),
@@ -356,7 +359,12 @@ impl<'c, 'a> BodyLowerer<'c, 'a> {
             ExprKind::Or(a, b) => self.short_circuit(a, b, false, true, r),
             ExprKind::Ternary { .. } | ExprKind::If { .. } => self.if_expr(e, true),
             ExprKind::While { cond, body } => self.while_loop(e, cond, body),
-            ExprKind::For { var, iter, body } => self.for_loop(e, var, iter, body),
+            ExprKind::For {
+                var,
+                iter,
+                body,
+                inner,
+            } => self.for_loop(e, var, iter, body, *inner),
             ExprKind::Break => self.break_continue(true, r),
             ExprKind::Continue => self.break_continue(false, r),
             ExprKind::Return(value) => self.return_expr(value.as_deref(), r),

@@ -439,9 +439,20 @@ pub enum ExprKind {
         body: Vec<Expr>,
     },
     /// `for var in iter ... end`; `var` is an identifier or a tuple of identifiers.
+    /// `for i in a, j in b ... end` is an outer loop over `i` whose body is an `inner` loop
+    /// over `j`: a `break` there leaves both, as in Julia.
     For {
         var: Box<Expr>,
         iter: Box<Expr>,
+        body: Vec<Expr>,
+        inner: bool,
+    },
+    /// `let var = value; body end` with one binding (several nest): `value` is evaluated
+    /// outside, `var` and the names assigned in `body` are new locals. `let x` declares `x`
+    /// without a value; `let` alone only opens the scope.
+    Let {
+        var: Option<Box<Expr>>,
+        value: Option<Box<Expr>>,
         body: Vec<Expr>,
     },
     Break,

@@ -92,6 +92,7 @@ fn convert(cx: &mut Cx, node: &SyntaxNode) -> Expr {
         Kind::If => if_statement,
         Kind::While => while_statement,
         Kind::For => for_statement,
+        Kind::Let => let_block,
         Kind::Break => |_, n| Expr::new(ExprKind::Break, n.range),
         Kind::Continue => |_, n| Expr::new(ExprKind::Continue, n.range),
         Kind::Return => return_statement,
@@ -126,7 +127,6 @@ fn outside_subset(kind: Kind) -> Option<&'static str> {
         Kind::Where => "`where` outside a method signature",
         Kind::Global => "global declaration",
         Kind::Const => "const in a local scope",
-        Kind::Let => "let block",
         Kind::Try => "try/catch",
         Kind::Struct => "struct definition in a local scope",
         Kind::Module => "module",
@@ -541,35 +541,93 @@ fn if_statement(cx: &mut Cx, node: &SyntaxNode) -> Expr {
     Expr::new(ExprKind::If { branches, els }, node.range)
 }
 
-/// `for i in iter ... end` (also `for i = iter` and `for i ∈ iter`).
+/// `for i in iter ... end` (also `for i = iter` and `for i ∈ iter`); `for i in a, j in b`
+/// nests a loop over `j` marked `inner`.
 fn for_statement(cx: &mut Cx, node: &SyntaxNode) -> Expr {
     let [iteration, body] = node.children.as_slice() else {
         return error_expr(node);
     };
-    let [spec] = iteration.children.as_slice() else {
-        return cx.unsupported(
-            node,
-            "several iteration variables in one `for` (nest the loops)",
-        );
-    };
-    let [var, iter] = spec.children.as_slice() else {
-        return error_expr(node);
-    };
-    let var = match (var.leaf, var.kind) {
-        (true, Kind::Identifier) | (false, Kind::Tuple) => expr(cx, var),
-        (false, Kind::Outer) => return cx.unsupported(spec, "`outer` loop variable"),
-        _ => return cx.unsupported(var, "loop variable"),
-    };
-    let iter = expr(cx, iter);
-    let body = block_of(cx, body);
-    Expr::new(
-        ExprKind::For {
+    let mut specs = Vec::new();
+    for spec in &iteration.children {
+        let [var, iter] = spec.children.as_slice() else {
+            return error_expr(node);
+        };
+        let var = match (var.leaf, var.kind) {
+            (true, Kind::Identifier) | (false, Kind::Tuple) => expr(cx, var),
+            (false, Kind::Outer) => return cx.unsupported(spec, "`outer` loop variable"),
+            _ => return cx.unsupported(var, "loop variable"),
+        };
+        specs.push((var, expr(cx, iter), spec.range));
+    }
+    let mut body = block_of(cx, body);
+    let count = specs.len();
+    for (i, (var, iter, range)) in specs.into_iter().enumerate().rev() {
+        let kind = ExprKind::For {
             var: Box::new(var),
             iter: Box::new(iter),
             body,
-        },
-        node.range,
-    )
+            inner: i > 0,
+        };
+        // The outermost loop spans the statement; each inner one from its variable on.
+        let range = if i == 0 {
+            node.range
+        } else {
+            TextRange::new(range.start, node.range.end)
+        };
+        body = vec![Expr::new(kind, range)];
+    }
+    match body.pop() {
+        Some(e) if count > 0 => e,
+        _ => error_expr(node),
+    }
+}
+
+/// `let a = x, b; body end`: one [`ExprKind::Let`] per binding, nested in order.
+fn let_block(cx: &mut Cx, node: &SyntaxNode) -> Expr {
+    let [bindings, body] = node.children.as_slice() else {
+        return error_expr(node);
+    };
+    let list: &[SyntaxNode] = match (bindings.leaf, bindings.kind) {
+        (false, Kind::Block) => &bindings.children,
+        _ => std::slice::from_ref(bindings),
+    };
+    let mut parts = Vec::new();
+    for binding in list {
+        let part = match (binding.leaf, binding.kind, binding.children.as_slice()) {
+            (true, Kind::Identifier, _) => (Some(expr(cx, binding)), None, binding.range),
+            (false, Kind::Assign, [lhs, rhs])
+                if (lhs.leaf && lhs.kind == Kind::Identifier)
+                    || (!lhs.leaf && lhs.kind == Kind::Tuple) =>
+            {
+                let value = expr(cx, rhs);
+                (Some(expr(cx, lhs)), Some(value), binding.range)
+            }
+            _ => return cx.unsupported(binding, "this form of `let` binding"),
+        };
+        parts.push(part);
+    }
+    let mut body = block_of(cx, body);
+    if parts.is_empty() {
+        parts.push((None, None, node.range));
+    }
+    let count = parts.len();
+    for (i, (var, value, range)) in parts.into_iter().enumerate().rev() {
+        let kind = ExprKind::Let {
+            var: var.map(Box::new),
+            value: value.map(Box::new),
+            body,
+        };
+        let range = if i == 0 {
+            node.range
+        } else {
+            TextRange::new(range.start, node.range.end)
+        };
+        body = vec![Expr::new(kind, range)];
+    }
+    match body.pop() {
+        Some(e) if count > 0 => e,
+        _ => error_expr(node),
+    }
 }
 
 /// `local x`, `local x, y`, `local x = v`.

@@ -298,7 +298,20 @@ impl Display for Expr {
                 write!(f, ")")
             }
             ExprKind::While { cond, body } => list(f, &format!("while {cond}"), body),
-            ExprKind::For { var, iter, body } => list(f, &format!("for {var} {iter}"), body),
+            ExprKind::For {
+                var,
+                iter,
+                body,
+                inner,
+            } => {
+                let head = if *inner { "for-inner" } else { "for" };
+                list(f, &format!("{head} {var} {iter}"), body)
+            }
+            ExprKind::Let { var, value, body } => {
+                let var = var.as_ref().map_or(String::new(), |v| v.to_string());
+                let value = value.as_ref().map_or(String::new(), |v| format!(" {v}"));
+                list(f, &format!("let ({var}{value})"), body)
+            }
             ExprKind::Break => write!(f, "(break)"),
             ExprKind::Continue => write!(f, "(continue)"),
             ExprKind::Return(value) => match value {

@@ -208,7 +208,7 @@ end
               (= t (call sum (error)))
               (= z (index x (error)))
               (= c (error))
-              (error)
+              (let (y 1) y)
               (= q (error))
               (= u (+ (error) (error)))
               (error)
@@ -223,7 +223,6 @@ end
             error 146..159: unsupported: generator expression [unsupported]
             error 171..174: unsupported: `end` in indexing [unsupported]
             error 184..187: unsupported: character literal [unsupported]
-            error 192..219: unsupported: let block [unsupported]
             error 230..232: unsupported: operator `|>` [unsupported]
             error 245..248: unsupported: Float32 literal `1f0` [unsupported]
             error 251..255: unsupported: unsigned integer literal `0x10` [unsupported]
