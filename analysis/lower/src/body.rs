@@ -8,7 +8,7 @@ use zy_ir::{
     Block, BlockCall, Const, Function, Name, Op, Operand, Span, SsaBuilder, Stmt, Terminator, Type,
     Value, Var, VarInit,
 };
-use zy_syntax::ast::{BinOp, Expr, ExprKind, KeywordArg, TextRange, UnOp};
+use zy_syntax::ast::{BinOp, Expr, ExprKind, KeywordArg, TextRange, UnOp, INTERPOLATION};
 
 use crate::scope::{Resolution, VarId};
 use crate::{LowerError, LoweredItem};
@@ -413,6 +413,10 @@ impl<'c, 'a> BodyLowerer<'c, 'a> {
         if args.iter().any(|a| matches!(a.kind, ExprKind::Splat(_))) {
             return self.splat_call(callee, args, r);
         }
+        if matches!(&callee.kind, ExprKind::Ident(n) if n == INTERPOLATION) {
+            let message = "unsupported: string interpolation outside an error message".into();
+            return self.fail(r, "unsupported", message);
+        }
         match &callee.kind {
             ExprKind::Ident(name) if !self.is_local(callee) => {
                 let args = self.all(args);
@@ -444,37 +448,59 @@ impl<'c, 'a> BodyLowerer<'c, 'a> {
         self.call("splatcall", operands, r)
     }
 
-    /// `throw(E(message))` of an exception type with a message (`ArgumentError("bad")`):
-    /// `error(:E, message)`, which throws `E` with that message.
+    /// `error(message)` and `throw(E(message))` of an exception type with a message
+    /// (`ArgumentError("bad $x")`, `DomainError(x, "msg")`): `error(:E, parts...)`, which
+    /// throws `E` with the parts formatted as Julia's `string` does.
     fn thrown_exception(&mut self, callee: &Expr, args: &[Expr]) -> Option<Operand> {
-        let ExprKind::Ident(throw) = &callee.kind else {
+        let (ExprKind::Ident(name), [arg]) = (&callee.kind, args) else {
             return None;
         };
-        let [exception] = args else {
-            return None;
-        };
-        let ExprKind::Call { callee: ty, args } = &exception.kind else {
-            return None;
-        };
-        let (ExprKind::Ident(ty), [message]) = (&ty.kind, args.as_slice()) else {
-            return None;
-        };
-        if throw != "throw" || self.is_local(callee) {
+        if self.is_local(callee) {
             return None;
         }
-        let ExprKind::Str(text) = &message.kind else {
+        if name == "error" {
+            // A literal message stays as it is: `error("msg")`.
+            let parts = message_parts(arg).filter(|_| !matches!(arg.kind, ExprKind::Str(_)))?;
+            return Some(self.exception("ErrorException", &[], parts, arg.range));
+        }
+        let ExprKind::Call { callee: ty, args } = &arg.kind else {
             return None;
         };
-        let text = match ty.as_str() {
-            "ArgumentError" | "AssertionError" | "ErrorException" => text.clone(),
-            "UndefKeywordError" => format!("keyword argument `{text}` not assigned"),
-            _ => return None,
+        let ExprKind::Ident(ty) = &ty.kind else {
+            return None;
         };
-        let args = vec![
-            Const::Symbol(ty.as_str().into()).into(),
-            Const::Str(text.as_str().into()).into(),
-        ];
-        Some(self.call("error", args, exception.range))
+        if name != "throw" {
+            return None;
+        }
+        match (ty.as_str(), args.as_slice()) {
+            ("ArgumentError" | "AssertionError" | "ErrorException", [message]) => {
+                let parts = message_parts(message)?;
+                Some(self.exception(ty, &[], parts, arg.range))
+            }
+            ("DomainError", [value, message]) => {
+                let parts = message_parts(message)?;
+                Some(self.exception(ty, std::slice::from_ref(value), parts, arg.range))
+            }
+            ("UndefKeywordError", [message]) => {
+                let ExprKind::Str(keyword) = &message.kind else {
+                    return None;
+                };
+                let text = format!("keyword argument `{keyword}` not assigned");
+                let text = Expr::new(ExprKind::Str(text), message.range);
+                Some(self.exception(ty, &[], &[text], arg.range))
+            }
+            _ => None,
+        }
+    }
+
+    /// `error(:E, values..., parts...)`.
+    fn exception(&mut self, ty: &str, values: &[Expr], parts: &[Expr], r: TextRange) -> Operand {
+        let mut args = vec![Const::Symbol(ty.into()).into()];
+        for e in values.iter().chain(parts) {
+            let x = self.expr(e);
+            args.push(x);
+        }
+        self.call("error", args, r)
     }
 
     /// `f(args...; keywords...)`: `kwcall(names, values..., f, args...)`, where `names` is a
@@ -575,4 +601,17 @@ fn undef_stmt(name: Name) -> Stmt {
 /// signed literal; `- 2` and `-(2)` are calls of `-`, as in Julia)?
 fn negative_int_literal(e: &Expr) -> bool {
     matches!(e.kind, ExprKind::Int(i) if i < 0)
+}
+
+/// The pieces of an exception message: a string literal, or the parts of an interpolated one
+/// (`string("bad ", x)`).
+fn message_parts(e: &Expr) -> Option<&[Expr]> {
+    match &e.kind {
+        ExprKind::Str(_) => Some(std::slice::from_ref(e)),
+        ExprKind::Call { callee, args } => match &callee.kind {
+            ExprKind::Ident(n) if n == INTERPOLATION => Some(args),
+            _ => None,
+        },
+        _ => None,
+    }
 }

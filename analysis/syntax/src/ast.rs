@@ -262,6 +262,10 @@ pub enum TypeExpr {
     },
 }
 
+/// The callee of an interpolated string literal, `"bad $x"`: Julia's `string("bad ", x)`,
+/// which zy takes only as an exception's message.
+pub const INTERPOLATION: &str = "#string";
+
 /// An expression with its range.
 #[derive(Clone, PartialEq, Debug)]
 pub struct Expr {

@@ -241,10 +241,49 @@ fn macro_call(cx: &mut Cx, node: &SyntaxNode) -> Expr {
         }
         Some(name) => {
             let text = cx.text(name).to_string();
-            cx.unsupported(node, &format!("macro {text}"))
+            match (text.as_str(), &node.children[1..]) {
+                // Promises about the code that leave its meaning as it is.
+                ("@inbounds" | "@fastmath" | "@inline" | "@noinline", [arg]) => expr(cx, arg),
+                ("@simd", [arg]) if arg.kind == Kind::For => expr(cx, arg),
+                ("@assert", [cond]) => {
+                    let text = ExprKind::Str(cx.text(cond).to_string());
+                    assertion(cx, node, cond, Expr::new(text, cond.range))
+                }
+                ("@assert", [cond, message])
+                    if matches!(message.kind, Kind::String | Kind::StringLit) =>
+                {
+                    let message = expr(cx, message);
+                    assertion(cx, node, cond, message)
+                }
+                _ => cx.unsupported(node, &format!("macro {text}")),
+            }
         }
         None => error_expr(node),
     }
+}
+
+/// `@assert cond message`: `if !cond throw(AssertionError(message)) end`.
+fn assertion(cx: &mut Cx, node: &SyntaxNode, cond: &SyntaxNode, message: Expr) -> Expr {
+    let r = node.range;
+    let cond = expr(cx, cond);
+    let ident = |name: &str| Box::new(Expr::new(ExprKind::Ident(name.to_string()), r));
+    let error = ExprKind::Call {
+        callee: ident("AssertionError"),
+        args: vec![message],
+    };
+    let throw = ExprKind::Call {
+        callee: ident("throw"),
+        args: vec![Expr::new(error, r)],
+    };
+    let failed = ExprKind::Unary {
+        op: crate::ast::UnOp::Not,
+        arg: Box::new(cond),
+    };
+    let kind = ExprKind::If {
+        branches: vec![(Expr::new(failed, r), vec![Expr::new(throw, r)])],
+        els: None,
+    };
+    Expr::new(kind, r)
 }
 
 /// `c ? a : b`.

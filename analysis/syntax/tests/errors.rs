@@ -202,7 +202,7 @@ end
             (function f (x xs)
               (error)
               (error)
-              (= s (error))
+              (= s (call #string "x = " x))
               (error)
               (= ys (error))
               (= t (call sum (error)))
@@ -217,7 +217,6 @@ end
               (return (call (-> (x) x) 1)))
             error 23..66: unsupported: try/catch [unsupported]
             error 71..78: unsupported: macro @show [unsupported]
-            error 92..94: unsupported: string interpolation [unsupported]
             error 100..107: unsupported: in-place broadcast .= [unsupported]
             error 117..133: unsupported: array comprehension [unsupported]
             error 146..159: unsupported: generator expression [unsupported]

@@ -53,14 +53,14 @@ pub(crate) fn call(b: &mut PlanBuilder, name: &str, args: &[Val]) -> Option<Resu
                 konst: Some(Const::Str(_)),
                 ..
             }] => Ok(apply(b, Prim::Error, &[m], Type::Bottom)),
-            // `throw(ArgumentError("msg"))`, lowered to `error(:ArgumentError, "msg")`.
-            [e @ Val {
+            // `throw(ArgumentError("bad $x"))`, lowered to `error(:ArgumentError, "bad ", x)`.
+            [Val {
                 konst: Some(Const::Symbol(_)),
                 ..
-            }, m @ Val {
-                konst: Some(Const::Str(_)),
-                ..
-            }] => Ok(apply(b, Prim::Error, &[e, m], Type::Bottom)),
+            }, ..] => {
+                let refs: Vec<&Val> = args.iter().collect();
+                Ok(apply(b, Prim::Error, &refs, Type::Bottom))
+            }
             _ => Err(Fail::unsupported(
                 "`error` with anything but a string literal message",
             )),
