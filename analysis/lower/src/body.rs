@@ -314,6 +314,18 @@ impl<'c, 'a> BodyLowerer<'c, 'a> {
                 lhs,
                 rhs,
             } => {
+                if *op == BinOp::Pow
+                    && matches!(&lhs.kind, ExprKind::Ident(n) if n == "ℯ")
+                    && !self.is_local(lhs)
+                {
+                    // Julia defines `ℯ^x` as `exp(x)` (not a power of the rounded constant).
+                    let x = self.expr(rhs);
+                    return if *dotted {
+                        self.call("broadcast", vec![Const::Func("exp".into()).into(), x], r)
+                    } else {
+                        self.call("exp", vec![x], r)
+                    };
+                }
                 let (a, b) = (self.expr(lhs), self.expr(rhs));
                 if *op == BinOp::Pow && !*dotted && negative_int_literal(rhs) {
                     // Julia lowers a literal exponent to `Base.literal_pow`, which differs from
@@ -384,6 +396,7 @@ impl<'c, 'a> BodyLowerer<'c, 'a> {
     fn nonlocal(&mut self, name: &str, r: TextRange) -> Operand {
         match name {
             "pi" | "π" => Const::f64(std::f64::consts::PI).into(),
+            "ℯ" => Const::f64(std::f64::consts::E).into(),
             "Inf" => Const::f64(f64::INFINITY).into(),
             "NaN" => Const::f64(f64::NAN).into(),
             _ => self.emit(Op::Global(name.into()), Vec::new(), r).into(),

@@ -1082,3 +1082,18 @@ fn varargs_signature_and_splatting_call() {
     "#]]
     .assert_eq(&render(&l));
 }
+
+#[test]
+fn euler_constant_power_is_exp_and_constants_are_float64() {
+    let l = lower("f(x) = ℯ^x + ℯ * π");
+    expect![[r#"
+        method f(_)
+        f(%1)   # x
+        #1:
+          %2 = exp(%1)
+          %3 = 2.718281828459045 * 3.141592653589793
+          %4 = %2 + %3
+          return %4
+    "#]]
+    .assert_eq(&render(&l));
+}
