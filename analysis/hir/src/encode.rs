@@ -75,6 +75,9 @@ impl<F: FnMut(&mut TextRange)> Ranges<F> {
         }
         self.range(&mut f.name_range);
         f.params.iter_mut().for_each(|p| self.param(p));
+        if let Some(t) = &mut f.return_type {
+            self.ty(t);
+        }
         for k in &mut f.keywords {
             if let Some(ty) = &mut k.ty {
                 self.ty(ty);

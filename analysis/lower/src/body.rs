@@ -58,6 +58,8 @@ pub(crate) struct BodyLowerer<'c, 'a> {
     pub toplevel: bool,
     /// In a closure's call method: the closure itself (argument 0).
     pub self_value: Option<Value>,
+    /// `f(x)::Float64`: the function (`Float64` or `Int`) that converts each returned value.
+    pub convert_return: Option<&'static str>,
     /// The construct each block was made for.
     block_spans: HashMap<Block, Span>,
 }
@@ -71,6 +73,7 @@ impl<'c, 'a> BodyLowerer<'c, 'a> {
             vars: HashMap::new(),
             boxes_made: HashSet::new(),
             loops: Vec::new(),
+            convert_return: None,
             toplevel,
             self_value: None,
             block_spans: HashMap::new(),
@@ -161,6 +164,10 @@ impl<'c, 'a> BodyLowerer<'c, 'a> {
     }
 
     pub fn ret(&mut self, value: Operand, range: TextRange) {
+        let value = match self.convert_return {
+            Some(convert) => self.call(convert, vec![value], range),
+            None => value,
+        };
         let span = self.span(range);
         self.b
             .func

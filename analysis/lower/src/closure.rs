@@ -7,7 +7,7 @@ use std::sync::Arc;
 use zy_ir::{
     callable_name, Block, Const, Function, Method, Name, Op, Operand, StructDef, StructKind, Type,
 };
-use zy_syntax::ast::{FunctionDef, FunctionName, TextRange};
+use zy_syntax::ast::{FunctionDef, FunctionName, TextRange, TypeExpr};
 
 use crate::body::{BodyLowerer, ItemCx};
 use crate::item::signature;
@@ -57,7 +57,24 @@ pub(crate) fn lower_method_body(
         .get(&(def as *const FunctionDef))
         .cloned()
         .unwrap_or_default();
+    let convert_return = match &def.return_type {
+        None => None,
+        Some(TypeExpr::Named { name, params, .. }) if params.is_empty() => match name.as_str() {
+            "Float64" => Some("Float64"),
+            "Int" | "Int64" => Some("Int"),
+            _ => None,
+        },
+        Some(_) => None,
+    };
+    if let (Some(ty), None) = (&def.return_type, convert_return) {
+        let message = "unsupported: return type annotation other than `::Float64` or `::Int`";
+        let range = match ty {
+            TypeExpr::Named { range, .. } | TypeExpr::Typeof { range, .. } => *range,
+        };
+        cx.error(range, "unsupported", message.to_string());
+    }
     let mut lw = BodyLowerer::new(cx, func, false);
+    lw.convert_return = convert_return;
     match (callee, self_arg) {
         (Callee::Struct { var: Some(v), .. }, Some(s)) => {
             lw.assign_local(*v, s.into(), def.name_range)

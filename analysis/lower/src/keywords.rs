@@ -134,6 +134,7 @@ pub(crate) fn lower_keyword_method(
             keywords: Vec::new(),
             keyword_rest: None,
             where_params: def.where_params.clone(),
+            return_type: None,
             body: vec![default_value(k)],
             range: k.range,
             annotations: Vec::new(),
@@ -288,6 +289,7 @@ fn positional_method(def: &FunctionDef, body_name: &str) -> FunctionDef {
         params: positional,
         keywords: Vec::new(),
         keyword_rest: None,
+        return_type: None,
         body: stmts,
         ..def.clone()
     }

@@ -211,6 +211,8 @@ pub struct FunctionDef {
     pub keyword_rest: Option<String>,
     /// `where T` type variables.
     pub where_params: Vec<String>,
+    /// `f(x)::Float64 = ...`: the return values are converted to it.
+    pub return_type: Option<TypeExpr>,
     /// The body; its value is the value of the last expression (or of a `return`).
     pub body: Vec<Expr>,
     /// Range of the whole definition.

@@ -286,6 +286,7 @@ struct Signature {
     name_range: TextRange,
     params: Params,
     where_params: Vec<String>,
+    return_type: Option<TypeExpr>,
 }
 
 /// The parameters of a signature: positional ones, then the keyword ones after `;`.
@@ -322,6 +323,7 @@ pub(crate) fn function_definition(cx: &mut Cx, node: &SyntaxNode) -> Option<Func
                 ..Params::default()
             },
             where_params: Vec::new(),
+            return_type: None,
         },
         _ => signature(cx, sig_node)?,
     };
@@ -348,6 +350,7 @@ fn method(cx: &mut Cx, node: &SyntaxNode, sig: Signature, body: Vec<Expr>) -> Fu
         keywords: sig.params.keywords,
         keyword_rest: sig.params.rest,
         where_params: sig.where_params,
+        return_type: sig.return_type,
         body,
         range: node.range,
         annotations,
@@ -378,7 +381,14 @@ fn signature_inner(cx: &mut Cx, node: &SyntaxNode) -> Option<Signature> {
             [inner] => signature(cx, inner),
             _ => None,
         },
-        (false, Kind::Decl) if node.is_infix() => unsupported(cx, node, "return type annotation"),
+        (false, Kind::Decl) if node.is_infix() => {
+            let [inner, ty] = node.children.as_slice() else {
+                return None;
+            };
+            let mut sig = signature(cx, inner)?;
+            sig.return_type = Some(type_expr(cx, ty)?);
+            Some(sig)
+        }
         (false, Kind::Call) if !node.is_infix() && !node.is_prefix() && !node.is_postfix() => {
             let (callee, args) = node.children.split_first()?;
             if args.iter().any(|a| a.kind == Kind::Do) {
@@ -390,6 +400,7 @@ fn signature_inner(cx: &mut Cx, node: &SyntaxNode) -> Option<Signature> {
                 name_range: callee.range,
                 params: params(cx, args),
                 where_params: Vec::new(),
+                return_type: None,
             })
         }
         (false, Kind::Call) if node.is_infix() => {
@@ -806,6 +817,7 @@ pub(crate) fn anonymous(
         keywords: Vec::new(),
         keyword_rest: None,
         where_params: Vec::new(),
+        return_type: None,
         body,
         range: node.range,
         annotations: Vec::new(),

@@ -162,6 +162,9 @@ fn method(f: &mut Formatter<'_>, def: &FunctionDef, multiline: bool) -> fmt::Res
         write!(f, ")")?;
     }
     write!(f, ")")?;
+    if let Some(t) = &def.return_type {
+        write!(f, "::{t}")?;
+    }
     if !def.where_params.is_empty() {
         write!(f, " where ({})", def.where_params.join(" "))?;
     }

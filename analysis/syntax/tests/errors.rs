@@ -157,13 +157,14 @@ macro m(x) x end
               (+ (+ (call sum x (parameters (= dims 1))) (call foo x (parameters (= y 2)))) (call bar (... xs))))
             (struct Circle r::Float64)
             (struct P x)
+            (function r (x)::Float64
+              x)
             (module M)
             (import LinearAlgebra)
             (using Statistics)
             error 100..123: unsupported: abstract type [unsupported]
             error 131..146: unsupported: struct supertype [unsupported]
             error 185..198: unsupported: inner constructor [unsupported]
-            error 203..216: unsupported: return type annotation [unsupported]
             error 236..243: unsupported: type bounds in `where` [unsupported]
             error 300..316: unsupported: macro definition [unsupported]
         "#]],
