@@ -152,7 +152,7 @@ fn exit_statuses() {
     let dir = dir_with(&[
         ("clean.jl", CLEAN),
         ("unused.jl", UNUSED),
-        ("bad.jl", "f(x; y = 1) = x\n"),
+        ("bad.jl", "f(x, (y, z)) = x\n"),
     ]);
     assert_eq!(
         run(dir.path(), &["check", "clean.jl"]),
@@ -364,8 +364,8 @@ fn sarif_validates_with_the_multitool() {
     );
 }
 
-const KW: &str = "f(x; y = 1) = x\n";
-const KW_FINDING: &str = "error[unsupported]: unsupported: keyword arguments\n";
+const KW: &str = "f(x, (y, z)) = x\n";
+const KW_FINDING: &str = "error[unsupported]: unsupported: destructuring arguments\n";
 const LINK_NOTE: &str =
     "note: skipped: a symbolic link inside a directory is not followed (name it on the command line to check it)\n";
 
@@ -546,15 +546,15 @@ fn a_byte_order_mark_is_not_part_of_the_source() {
     assert_eq!((d["line"].as_u64(), d["col"].as_u64()), (Some(1), Some(6)));
     assert_eq!(
         (d["start"].as_u64(), d["end"].as_u64()),
-        (Some(8), Some(13))
+        (Some(8), Some(14))
     );
     let (_, text, _) = run(dir.path(), &["check", "kw.jl"]);
     expect![[r#"
-        error[unsupported]: unsupported: keyword arguments
+        error[unsupported]: unsupported: destructuring arguments
           ┌─ kw.jl:1:6
           │
-        1 │ f(x; y = 1) = x
-          │      ^^^^^
+        1 │ f(x, (y, z)) = x
+          │      ^^^^^^
 
         checked 1 file: 1 error, 0 warnings
     "#]]

@@ -68,7 +68,14 @@ impl<'a> Cx<'a> {
                 Some(Const::Symbol(_) | Const::Tuple(_))
                     if !matches!(
                         callee,
-                        "getfield" | "setfield!" | "getindex" | "namedtuple" | "undef"
+                        "getfield"
+                            | "setfield!"
+                            | "getindex"
+                            | "namedtuple"
+                            | "undef"
+                            | "error"
+                            | "kwcall"
+                            | "splatcall"
                     ) =>
                 {
                     return Err(Fail::unsupported(
@@ -118,6 +125,12 @@ impl<'a> Cx<'a> {
         if self.program.functions.contains_key(name) {
             return self.call_generic(b, name, args);
         }
+        if &**name == "kwcall" {
+            return self.keyword_call(b, args);
+        }
+        if &**name == "splatcall" {
+            return self.splat_call(b, args);
+        }
         if let Some(def) = self.program.structs.get(name) {
             if def.kind == StructKind::User {
                 return dispatch::construct(self.program, def, b, args);
@@ -166,6 +179,11 @@ impl<'a> Cx<'a> {
                 None => return Err(no_match),
             },
         };
+        let args = match gf.methods.get(method as usize) {
+            Some(m) => dispatch::pack_varargs(self, b, m, args)?,
+            None => args.to_vec(),
+        };
+        let types: Vec<Type> = args.iter().map(|a| a.ty.clone()).collect();
         let (inst, ret) = self.invoke(Instance {
             name: name.clone(),
             method,

@@ -14,12 +14,22 @@ use crate::value::{convert, Val};
 pub(crate) fn select(program: &Program, gf: &GenericFunction, args: &[Type]) -> Result<u32, Fail> {
     let mut applicable: Vec<(usize, Vec<Pat>)> = Vec::new();
     for (i, m) in gf.methods.iter().enumerate() {
-        if m.sig.len() != args.len() {
+        // A varargs parameter stands for any number of arguments of its element annotation.
+        let vararg = m.vararg();
+        let fixed = m.sig.len() - usize::from(vararg.is_some());
+        let arity_ok = match vararg {
+            Some(_) => args.len() >= fixed,
+            None => args.len() == fixed,
+        };
+        if !arity_ok {
             continue;
         }
-        let pats = m
-            .sig
+        let annotations = m.sig[..fixed]
             .iter()
+            .map(Option::as_ref)
+            .chain(std::iter::repeat(vararg.flatten()))
+            .take(args.len());
+        let pats = annotations
             .map(|s| match s {
                 Some(e) => pattern(e, &m.where_params, program),
                 None => Ok(Pat::Any),
@@ -46,6 +56,13 @@ pub(crate) fn select(program: &Program, gf: &GenericFunction, args: &[Type]) -> 
             .find(|(j, _)| *j == i)
             .map_or(0, |(_, p)| tied(p))
     };
+    // Julia prefers a method with a fixed number of arguments to an equivalent varargs one.
+    let fixed_arity = |i: &usize| gf.methods[*i].vararg().is_none();
+    let best: Vec<usize> = if best.iter().any(fixed_arity) {
+        best.into_iter().filter(fixed_arity).collect()
+    } else {
+        best
+    };
     let best_tie = best.iter().map(|&i| ties(i)).max().unwrap_or(0);
     let best: Vec<usize> = best.into_iter().filter(|&i| ties(i) == best_tie).collect();
     match (best.last(), applicable.is_empty()) {
@@ -56,6 +73,23 @@ pub(crate) fn select(program: &Program, gf: &GenericFunction, args: &[Type]) -> 
             signature(&gf.name, args)
         ))),
     }
+}
+
+/// The arguments of a call of `method` as its body takes them: a varargs method's trailing
+/// arguments packed into one tuple.
+pub(crate) fn pack_varargs(
+    cx: &mut crate::calls::Cx,
+    b: &mut PlanBuilder,
+    method: &zy_ir::Method,
+    args: &[Val],
+) -> Result<Vec<Val>, Fail> {
+    if method.vararg().is_none() {
+        return Ok(args.to_vec());
+    }
+    let fixed = method.sig.len() - 1;
+    let mut out = args[..fixed].to_vec();
+    out.push(cx.call_named(b, &"tuple".into(), &args[fixed..])?);
+    Ok(out)
 }
 
 /// How many argument patterns repeat a type variable already used by an earlier one.

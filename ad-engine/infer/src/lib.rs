@@ -30,9 +30,11 @@ mod dispatch;
 mod driver;
 mod error;
 mod join;
+mod keywords;
 mod pattern;
 mod plan;
 mod renumber;
+mod splat;
 mod synth;
 mod value;
 

@@ -125,6 +125,12 @@ pub(crate) fn pattern(expr: &TypeExpr, vars: &[Name], program: &Program) -> Resu
                 .collect::<Result<_, _>>()?,
         ))),
         "Ref" | "RefValue" | "Base.RefValue" if params.len() <= 1 => Ok(Pat::Ref(sub(0)?)),
+        // `::Type{Float64}`: the type `Float64` as a value, which zy represents as the
+        // constructor function `Float64`.
+        "Type" => match params.as_slice() {
+            [TypeExpr::Named { name: t, params: p }] if p.is_empty() => Ok(Pat::Typeof(t.clone())),
+            _ => Err(Fail::unsupported(format!("`{expr}`"))),
+        },
         _ => match program.structs.get(name) {
             Some(_) if params.is_empty() => Ok(Pat::Struct {
                 name: name.clone(),

@@ -65,10 +65,31 @@ fn needs_scopes(path: &Path, text: &str) -> bool {
         })
 }
 
+/// The names of the functions zy's prelude defines (`name(...) = ...` or `function name(`).
+fn prelude_functions() -> Vec<String> {
+    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../analysis/hir/prelude");
+    let mut names = Vec::new();
+    for entry in std::fs::read_dir(dir).into_iter().flatten().flatten() {
+        let text = std::fs::read_to_string(entry.path()).unwrap_or_default();
+        for line in text.lines() {
+            let line = line.strip_prefix("function ").unwrap_or(line);
+            let name: String = line
+                .chars()
+                .take_while(|c| c.is_alphanumeric() || *c == '_' || *c == '!')
+                .collect();
+            if !name.is_empty() && line[name.len()..].starts_with('(') {
+                names.push(name);
+            }
+        }
+    }
+    names
+}
+
 #[test]
 fn every_fixture_call_infers() {
     let mut failures = Vec::new();
     let mut count = 0;
+    let prelude = prelude_functions();
     let mut paths: Vec<PathBuf> = [fixtures(), fixtures().join("table2")]
         .iter()
         .flat_map(|dir| std::fs::read_dir(dir).into_iter().flatten())
@@ -87,8 +108,15 @@ fn every_fixture_call_infers() {
         }
         for call in calls(&text) {
             count += 1;
-            if let Err(e) = at(&text, &call) {
-                failures.push(format!("{}: {call}: {e}", path.display()));
+            match at(&text, &call) {
+                // A function of zy's prelude: only zy-hir loads it (tests/tests/fixtures.rs
+                // checks these calls through the whole pipeline).
+                Err(e)
+                    if prelude
+                        .iter()
+                        .any(|n| e.contains(&format!("`{n}` not defined"))) => {}
+                Err(e) => failures.push(format!("{}: {call}: {e}", path.display())),
+                Ok(_) => {}
             }
         }
     }

@@ -38,7 +38,8 @@ pub use parse::{parse_function, parse_module, Module, ParseError};
 pub use prim::{Arity, Diff, Domain, Effects, Jit, Kind, Math, PrimInfo, Throws};
 pub use print::{julia_float, print_function, print_struct, print_structs, write_julia_float};
 pub use program::{
-    callable_name, GenericFunction, Global, Method, Program, StructDef, TypeExpr, TypedProgram,
+    callable_name, GenericFunction, Global, Keywords, Method, Program, StructDef, TypeExpr,
+    TypedProgram, VARARG,
 };
 pub use types::{packed_size, tangent_type, Name, StructKind, StructType, Type};
 pub use verify::{debug_verify, verify, violations, Location, Violation};

@@ -52,6 +52,10 @@ impl fmt::Display for TypeExpr {
     }
 }
 
+/// The annotation of a varargs method's last parameter: `xs::T...` is `Vararg{T}`, `xs...`
+/// is `Vararg`; the parameter holds the remaining arguments as a tuple.
+pub const VARARG: &str = "Vararg";
+
 /// One method of a generic function: a signature and an untyped body.
 #[derive(Clone, PartialEq, Eq, Hash, Debug)]
 pub struct Method {
@@ -64,6 +68,37 @@ pub struct Method {
     pub body: Arc<Function>,
     /// Span of the signature (for diagnostics about the method).
     pub span: Span,
+    /// The keyword parameters, for a method written with `;` in its signature.
+    pub keywords: Option<Arc<Keywords>>,
+}
+
+impl Method {
+    /// The element annotation of a varargs method's last parameter (`Some(None)` for `xs...`);
+    /// `None` if the method is not varargs.
+    pub fn vararg(&self) -> Option<Option<&TypeExpr>> {
+        match self.sig.last() {
+            Some(Some(TypeExpr::Named { name, params })) if &**name == VARARG => {
+                Some(params.first())
+            }
+            _ => None,
+        }
+    }
+}
+
+/// How a method that takes keywords is called with them (Julia's keyword sorter): the call
+/// selects the method on its positional arguments, then calls `body` with each keyword's value
+/// (passed, or computed by its default function), the rest, and the positional arguments.
+#[derive(Clone, PartialEq, Eq, Hash, Debug)]
+pub struct Keywords {
+    /// The generic function of the body: `body(keywords..., [rest,] positional...)`.
+    pub body: Name,
+    /// Each keyword with the generic function computing its value when the call does not pass
+    /// it: `default(positional..., earlier keywords...)` (it throws `UndefKeywordError` for a
+    /// keyword without a default).
+    pub params: Vec<(Name, Name)>,
+    /// `kw...`: the keywords not named in `params` go to the body as a named tuple; without it
+    /// they are a `MethodError`.
+    pub rest: bool,
 }
 
 /// A generic function: a name and its methods, in definition order.

@@ -52,3 +52,31 @@ rad2deg(x::Real) = float(x) * 57.29577951308232
 has the promoted type of the three.
 """
 clamp(x::Real, lo::Real, hi::Real) = x > hi ? hi : (x < lo ? lo : x)
+
+"""
+    eps(Float64), eps()
+
+The distance from 1.0 to the next larger Float64.
+"""
+eps(::Type{Float64}) = 2.220446049250313e-16
+eps() = eps(Float64)
+
+"""
+    typemax(T), typemin(T)
+
+The largest and smallest values of `Float64` (±Inf) and `Int64`.
+"""
+typemax(::Type{Float64}) = Inf
+typemin(::Type{Float64}) = -Inf
+typemax(::Type{Int64}) = 9223372036854775807
+typemin(::Type{Int64}) = -9223372036854775807 - 1
+typemax(::Type{Int}) = typemax(Int64)
+typemin(::Type{Int}) = typemin(Int64)
+
+"""
+    floatmax(Float64), floatmin(Float64)
+
+The largest finite and the smallest normal positive Float64.
+"""
+floatmax(::Type{Float64}) = 1.7976931348623157e308
+floatmin(::Type{Float64}) = 2.2250738585072014e-308

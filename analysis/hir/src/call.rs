@@ -7,7 +7,7 @@ use std::sync::Arc;
 
 use zy_infer::{TypeError, GLOBAL_METHOD};
 use zy_ir::{Function, Instance, Span, TypedProgram};
-use zy_syntax::ast::{Expr, ExprKind, GlobalDef};
+use zy_syntax::ast::{Expr, ExprKind, GlobalDef, KeywordArg};
 
 use crate::input::SourceFile;
 use crate::program::program_index;
@@ -182,6 +182,14 @@ fn find_function(e: &Expr) -> Option<(u32, u32)> {
         ExprKind::Call { callee, args } | ExprKind::DotCall { callee, args } => {
             std::iter::once(&**callee).chain(args).collect()
         }
+        ExprKind::KwCall {
+            callee,
+            args,
+            keywords,
+        } => std::iter::once(&**callee)
+            .chain(args)
+            .chain(keywords.iter().map(KeywordArg::value))
+            .collect(),
         ExprKind::Binary { lhs, rhs, .. }
         | ExprKind::Assign { lhs, rhs }
         | ExprKind::CompoundAssign { lhs, rhs, .. }
@@ -190,7 +198,9 @@ fn find_function(e: &Expr) -> Option<(u32, u32)> {
         ExprKind::Chain { first, rest } => std::iter::once(&**first)
             .chain(rest.iter().map(|(_, e)| e))
             .collect(),
-        ExprKind::Unary { arg, .. } | ExprKind::Field { base: arg, .. } => vec![&**arg],
+        ExprKind::Unary { arg, .. } | ExprKind::Field { base: arg, .. } | ExprKind::Splat(arg) => {
+            vec![&**arg]
+        }
         ExprKind::Ternary { cond, then, els } => vec![&**cond, &**then, &**els],
         ExprKind::Index { base, indices } => std::iter::once(&**base).chain(indices).collect(),
         ExprKind::Range { start, step, stop } => std::iter::once(&**start)

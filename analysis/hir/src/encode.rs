@@ -7,8 +7,8 @@
 //! unchanged); the sorted boundaries map a rank back to the offset in the current text.
 
 use zy_syntax::ast::{
-    Annotation, Expr, ExprKind, FieldDef, FunctionDef, FunctionName, GlobalDef, Item, Param,
-    StructDef, TextRange, TypeExpr,
+    Annotation, Expr, ExprKind, FieldDef, FunctionDef, FunctionName, GlobalDef, Item, KeywordArg,
+    Param, StructDef, TextRange, TypeExpr,
 };
 
 /// An item with ranks for offsets, and the absolute offsets of the ranks.
@@ -75,6 +75,18 @@ impl<F: FnMut(&mut TextRange)> Ranges<F> {
         }
         self.range(&mut f.name_range);
         f.params.iter_mut().for_each(|p| self.param(p));
+        if let Some(t) = &mut f.return_type {
+            self.ty(t);
+        }
+        for k in &mut f.keywords {
+            if let Some(ty) = &mut k.ty {
+                self.ty(ty);
+            }
+            if let Some(d) = &mut k.default {
+                self.expr(d);
+            }
+            self.range(&mut k.range);
+        }
         self.exprs(&mut f.body);
         self.range(&mut f.range);
         f.annotations.iter_mut().for_each(|a| self.annotation(a));
@@ -83,6 +95,9 @@ impl<F: FnMut(&mut TextRange)> Ranges<F> {
     fn param(&mut self, p: &mut Param) {
         if let Some(ty) = &mut p.ty {
             self.ty(ty);
+        }
+        if let Some(d) = &mut p.default {
+            self.expr(d);
         }
         self.range(&mut p.range);
     }
@@ -144,6 +159,23 @@ impl<F: FnMut(&mut TextRange)> Ranges<F> {
                 self.expr(callee);
                 self.exprs(args);
             }
+            ExprKind::KwCall {
+                callee,
+                args,
+                keywords,
+            } => {
+                self.expr(callee);
+                self.exprs(args);
+                for k in keywords {
+                    match k {
+                        KeywordArg::Named { value, range, .. } => {
+                            self.expr(value);
+                            self.range(range);
+                        }
+                        KeywordArg::Splat(value) => self.expr(value),
+                    }
+                }
+            }
             ExprKind::Binary { lhs, rhs, .. }
             | ExprKind::Assign { lhs, rhs }
             | ExprKind::CompoundAssign { lhs, rhs, .. }
@@ -156,7 +188,16 @@ impl<F: FnMut(&mut TextRange)> Ranges<F> {
                 self.expr(first);
                 rest.iter_mut().for_each(|(_, e)| self.expr(e));
             }
-            ExprKind::Unary { arg, .. } => self.expr(arg),
+            ExprKind::Unary { arg, .. } | ExprKind::Splat(arg) => self.expr(arg),
+            ExprKind::Let { var, value, body } => {
+                if let Some(v) = var {
+                    self.expr(v);
+                }
+                if let Some(v) = value {
+                    self.expr(v);
+                }
+                self.exprs(body);
+            }
             ExprKind::Ternary { cond, then, els } => {
                 self.expr(cond);
                 self.expr(then);
@@ -187,7 +228,9 @@ impl<F: FnMut(&mut TextRange)> Ranges<F> {
                 self.expr(cond);
                 self.exprs(body);
             }
-            ExprKind::For { var, iter, body } => {
+            ExprKind::For {
+                var, iter, body, ..
+            } => {
                 self.expr(var);
                 self.expr(iter);
                 self.exprs(body);

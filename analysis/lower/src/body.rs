@@ -8,7 +8,7 @@ use zy_ir::{
     Block, BlockCall, Const, Function, Name, Op, Operand, Span, SsaBuilder, Stmt, Terminator, Type,
     Value, Var, VarInit,
 };
-use zy_syntax::ast::{BinOp, Expr, ExprKind, TextRange, UnOp};
+use zy_syntax::ast::{BinOp, Expr, ExprKind, KeywordArg, TextRange, UnOp, INTERPOLATION};
 
 use crate::scope::{Resolution, VarId};
 use crate::{LowerError, LoweredItem};
@@ -58,6 +58,8 @@ pub(crate) struct BodyLowerer<'c, 'a> {
     pub toplevel: bool,
     /// In a closure's call method: the closure itself (argument 0).
     pub self_value: Option<Value>,
+    /// `f(x)::Float64`: the function (`Float64` or `Int`) that converts each returned value.
+    pub convert_return: Option<&'static str>,
     /// The construct each block was made for.
     block_spans: HashMap<Block, Span>,
 }
@@ -71,6 +73,7 @@ impl<'c, 'a> BodyLowerer<'c, 'a> {
             vars: HashMap::new(),
             boxes_made: HashSet::new(),
             loops: Vec::new(),
+            convert_return: None,
             toplevel,
             self_value: None,
             block_spans: HashMap::new(),
@@ -161,6 +164,10 @@ impl<'c, 'a> BodyLowerer<'c, 'a> {
     }
 
     pub fn ret(&mut self, value: Operand, range: TextRange) {
+        let value = match self.convert_return {
+            Some(convert) => self.call(convert, vec![value], range),
+            None => value,
+        };
         let span = self.span(range);
         self.b
             .func
@@ -285,6 +292,23 @@ impl<'c, 'a> BodyLowerer<'c, 'a> {
             }
             ExprKind::Matrix(rows) => self.matrix(rows, r),
             ExprKind::Call { callee, args } => self.call_expr(callee, args, r),
+            ExprKind::KwCall {
+                callee,
+                args,
+                keywords,
+            } => match args.iter().find(|a| matches!(a.kind, ExprKind::Splat(_))) {
+                Some(splat) => self.fail(
+                    splat.range,
+                    "unsupported",
+                    "unsupported: splatting `...` in a call with keyword arguments".into(),
+                ),
+                None => self.keyword_call(callee, args, keywords, r),
+            },
+            ExprKind::Splat(_) => self.fail(
+                r,
+                "unsupported",
+                "unsupported: `...` outside the arguments of a call".into(),
+            ),
             ExprKind::DotCall { callee, args } => {
                 let f = self.function_value(callee);
                 let mut all = vec![f];
@@ -297,6 +321,18 @@ impl<'c, 'a> BodyLowerer<'c, 'a> {
                 lhs,
                 rhs,
             } => {
+                if *op == BinOp::Pow
+                    && matches!(&lhs.kind, ExprKind::Ident(n) if n == "ℯ")
+                    && !self.is_local(lhs)
+                {
+                    // Julia defines `ℯ^x` as `exp(x)` (not a power of the rounded constant).
+                    let x = self.expr(rhs);
+                    return if *dotted {
+                        self.call("broadcast", vec![Const::Func("exp".into()).into(), x], r)
+                    } else {
+                        self.call("exp", vec![x], r)
+                    };
+                }
                 let (a, b) = (self.expr(lhs), self.expr(rhs));
                 if *op == BinOp::Pow && !*dotted && negative_int_literal(rhs) {
                     // Julia lowers a literal exponent to `Base.literal_pow`, which differs from
@@ -332,6 +368,9 @@ impl<'c, 'a> BodyLowerer<'c, 'a> {
                 "unsupported: range outside a for loop header".to_string(),
             ),
             ExprKind::Block(es) => self.seq(es),
+            ExprKind::Let { var, value, body } => {
+                self.let_block(e, var.as_deref(), value.as_deref(), body)
+            }
             ExprKind::Local(_) => Const::Nothing.into(),
             ExprKind::Error => self.error_call("unsupported construct", r),
             ExprKind::Chain { first, rest } => self.chain(first, rest, r),
@@ -339,7 +378,12 @@ impl<'c, 'a> BodyLowerer<'c, 'a> {
             ExprKind::Or(a, b) => self.short_circuit(a, b, false, true, r),
             ExprKind::Ternary { .. } | ExprKind::If { .. } => self.if_expr(e, true),
             ExprKind::While { cond, body } => self.while_loop(e, cond, body),
-            ExprKind::For { var, iter, body } => self.for_loop(e, var, iter, body),
+            ExprKind::For {
+                var,
+                iter,
+                body,
+                inner,
+            } => self.for_loop(e, var, iter, body, *inner),
             ExprKind::Break => self.break_continue(true, r),
             ExprKind::Continue => self.break_continue(false, r),
             ExprKind::Return(value) => self.return_expr(value.as_deref(), r),
@@ -359,6 +403,7 @@ impl<'c, 'a> BodyLowerer<'c, 'a> {
     fn nonlocal(&mut self, name: &str, r: TextRange) -> Operand {
         match name {
             "pi" | "π" => Const::f64(std::f64::consts::PI).into(),
+            "ℯ" => Const::f64(std::f64::consts::E).into(),
             "Inf" => Const::f64(f64::INFINITY).into(),
             "NaN" => Const::f64(f64::NAN).into(),
             _ => self.emit(Op::Global(name.into()), Vec::new(), r).into(),
@@ -382,6 +427,16 @@ impl<'c, 'a> BodyLowerer<'c, 'a> {
     }
 
     fn call_expr(&mut self, callee: &Expr, args: &[Expr], r: TextRange) -> Operand {
+        if let Some(thrown) = self.thrown_exception(callee, args) {
+            return thrown;
+        }
+        if args.iter().any(|a| matches!(a.kind, ExprKind::Splat(_))) {
+            return self.splat_call(callee, args, r);
+        }
+        if matches!(&callee.kind, ExprKind::Ident(n) if n == INTERPOLATION) {
+            let message = "unsupported: string interpolation outside an error message".into();
+            return self.fail(r, "unsupported", message);
+        }
         match &callee.kind {
             ExprKind::Ident(name) if !self.is_local(callee) => {
                 let args = self.all(args);
@@ -393,6 +448,113 @@ impl<'c, 'a> BodyLowerer<'c, 'a> {
                 self.emit(Op::CallValue, all, r).into()
             }
         }
+    }
+
+    /// `f(a, t...)`: `splatcall((false, true), f, a, t)`, flagging the splatted arguments.
+    fn splat_call(&mut self, callee: &Expr, args: &[Expr], r: TextRange) -> Operand {
+        let f = self.function_value(callee);
+        let mut flags = Vec::new();
+        let mut all = Vec::new();
+        for a in args {
+            let (flag, value) = match &a.kind {
+                ExprKind::Splat(inner) => (true, &**inner),
+                _ => (false, a),
+            };
+            flags.push(Const::Bool(flag));
+            all.push(self.expr(value));
+        }
+        let mut operands = vec![Operand::Const(Const::Tuple(flags.into())), f];
+        operands.extend(all);
+        self.call("splatcall", operands, r)
+    }
+
+    /// `error(message)` and `throw(E(message))` of an exception type with a message
+    /// (`ArgumentError("bad $x")`, `DomainError(x, "msg")`): `error(:E, parts...)`, which
+    /// throws `E` with the parts formatted as Julia's `string` does.
+    fn thrown_exception(&mut self, callee: &Expr, args: &[Expr]) -> Option<Operand> {
+        let (ExprKind::Ident(name), [arg]) = (&callee.kind, args) else {
+            return None;
+        };
+        if self.is_local(callee) {
+            return None;
+        }
+        if name == "error" {
+            // A literal message stays as it is: `error("msg")`.
+            let parts = message_parts(arg).filter(|_| !matches!(arg.kind, ExprKind::Str(_)))?;
+            return Some(self.exception("ErrorException", &[], parts, arg.range));
+        }
+        let ExprKind::Call { callee: ty, args } = &arg.kind else {
+            return None;
+        };
+        let ExprKind::Ident(ty) = &ty.kind else {
+            return None;
+        };
+        if name != "throw" {
+            return None;
+        }
+        match (ty.as_str(), args.as_slice()) {
+            ("ArgumentError" | "AssertionError" | "ErrorException", [message]) => {
+                let parts = message_parts(message)?;
+                Some(self.exception(ty, &[], parts, arg.range))
+            }
+            ("DomainError", [value, message]) => {
+                let parts = message_parts(message)?;
+                Some(self.exception(ty, std::slice::from_ref(value), parts, arg.range))
+            }
+            ("UndefKeywordError", [message]) => {
+                let ExprKind::Str(keyword) = &message.kind else {
+                    return None;
+                };
+                let text = format!("keyword argument `{keyword}` not assigned");
+                let text = Expr::new(ExprKind::Str(text), message.range);
+                Some(self.exception(ty, &[], &[text], arg.range))
+            }
+            _ => None,
+        }
+    }
+
+    /// `error(:E, values..., parts...)`.
+    fn exception(&mut self, ty: &str, values: &[Expr], parts: &[Expr], r: TextRange) -> Operand {
+        let mut args = vec![Const::Symbol(ty.into()).into()];
+        for e in values.iter().chain(parts) {
+            let x = self.expr(e);
+            args.push(x);
+        }
+        self.call("error", args, r)
+    }
+
+    /// `f(args...; keywords...)`: `kwcall(names, values..., f, args...)`, where `names` is a
+    /// tuple of symbols with `...` for a splatted named tuple.
+    fn keyword_call(
+        &mut self,
+        callee: &Expr,
+        args: &[Expr],
+        keywords: &[KeywordArg],
+        r: TextRange,
+    ) -> Operand {
+        let f = self.function_value(callee);
+        let positional = self.all(args);
+        let mut names = Vec::new();
+        let mut values = Vec::new();
+        for k in keywords {
+            let name = match k {
+                KeywordArg::Named { name, range, .. } => {
+                    if names.contains(&Const::Symbol(name.as_str().into())) {
+                        let message = format!("syntax: keyword argument `{name}` repeated in call");
+                        return self.fail(*range, "syntax-error", message);
+                    }
+                    name.as_str()
+                }
+                KeywordArg::Splat(_) => "...",
+            };
+            names.push(Const::Symbol(name.into()));
+            values.push(self.expr(k.value()));
+        }
+        let mut all = vec![Operand::Const(Const::Tuple(names.into()))];
+        all.extend(values);
+        all.push(f);
+        all.extend(positional);
+        self.call("kwcall", all, r)
     }
 
     fn unary(&mut self, op: UnOp, arg: &Expr, r: TextRange) -> Operand {
@@ -459,4 +621,17 @@ fn undef_stmt(name: Name) -> Stmt {
 /// signed literal; `- 2` and `-(2)` are calls of `-`, as in Julia)?
 fn negative_int_literal(e: &Expr) -> bool {
     matches!(e.kind, ExprKind::Int(i) if i < 0)
+}
+
+/// The pieces of an exception message: a string literal, or the parts of an interpolated one
+/// (`string("bad ", x)`).
+fn message_parts(e: &Expr) -> Option<&[Expr]> {
+    match &e.kind {
+        ExprKind::Str(_) => Some(std::slice::from_ref(e)),
+        ExprKind::Call { callee, args } => match &callee.kind {
+            ExprKind::Ident(n) if n == INTERPOLATION => Some(args),
+            _ => None,
+        },
+        _ => None,
+    }
 }

@@ -7,7 +7,7 @@ use std::sync::Arc;
 use zy_ir::{
     callable_name, Block, Const, Function, Method, Name, Op, Operand, StructDef, StructKind, Type,
 };
-use zy_syntax::ast::{FunctionDef, FunctionName, TextRange};
+use zy_syntax::ast::{FunctionDef, FunctionName, TextRange, TypeExpr};
 
 use crate::body::{BodyLowerer, ItemCx};
 use crate::item::signature;
@@ -57,7 +57,24 @@ pub(crate) fn lower_method_body(
         .get(&(def as *const FunctionDef))
         .cloned()
         .unwrap_or_default();
+    let convert_return = match &def.return_type {
+        None => None,
+        Some(TypeExpr::Named { name, params, .. }) if params.is_empty() => match name.as_str() {
+            "Float64" => Some("Float64"),
+            "Int" | "Int64" => Some("Int"),
+            _ => None,
+        },
+        Some(_) => None,
+    };
+    if let (Some(ty), None) = (&def.return_type, convert_return) {
+        let message = "unsupported: return type annotation other than `::Float64` or `::Int`";
+        let range = match ty {
+            TypeExpr::Named { range, .. } | TypeExpr::Typeof { range, .. } => *range,
+        };
+        cx.error(range, "unsupported", message.to_string());
+    }
     let mut lw = BodyLowerer::new(cx, func, false);
+    lw.convert_return = convert_return;
     match (callee, self_arg) {
         (Callee::Struct { var: Some(v), .. }, Some(s)) => {
             lw.assign_local(*v, s.into(), def.name_range)
@@ -95,6 +112,14 @@ impl BodyLowerer<'_, '_> {
     pub(crate) fn closure(&mut self, def: &FunctionDef, r: TextRange) -> Operand {
         if let FunctionName::Callable { .. } = def.name {
             let message = "unsupported: callable struct method inside a function".to_string();
+            return self.fail(r, "unsupported", message);
+        }
+        if !def.keywords.is_empty() || def.keyword_rest.is_some() {
+            let message = "unsupported: keyword arguments of an inner function".to_string();
+            return self.fail(r, "unsupported", message);
+        }
+        if def.params.iter().any(|p| p.default.is_some()) {
+            let message = "unsupported: optional arguments of an inner function".to_string();
             return self.fail(r, "unsupported", message);
         }
         let Some(info) = self.cx.res.closures.get(&(def as *const FunctionDef)) else {
@@ -143,6 +168,7 @@ impl BodyLowerer<'_, '_> {
             where_params: def.where_params.iter().map(|w| w.as_str().into()).collect(),
             body: Arc::new(body),
             span: self.span(def.name_range),
+            keywords: None,
         };
         self.cx.out.methods.push((callable_name(&name), method));
         if let Some(&v) = self.cx.res.fn_vars.get(&(def as *const FunctionDef)) {

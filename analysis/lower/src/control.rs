@@ -143,6 +143,23 @@ impl BodyLowerer<'_, '_> {
         }
     }
 
+    /// `let var = value; body end`: `value` in the enclosing scope, then `var` and the body's
+    /// own locals bound afresh; the value is the body's.
+    pub(crate) fn let_block(
+        &mut self,
+        scoped: &Expr,
+        var: Option<&Expr>,
+        value: Option<&Expr>,
+        body: &[Expr],
+    ) -> Operand {
+        let value = value.map(|v| self.expr(v));
+        self.enter_body(scoped);
+        if let (Some(var), Some(value)) = (var, value) {
+            self.bind(var, value);
+        }
+        self.seq(body)
+    }
+
     /// `while cond body end`.
     pub(crate) fn while_loop(&mut self, looped: &Expr, cond: &Expr, body: &[Expr]) -> Operand {
         let r = looped.range;
@@ -178,6 +195,7 @@ impl BodyLowerer<'_, '_> {
         var: &Expr,
         iter: &Expr,
         body: &[Expr],
+        inner: bool,
     ) -> Operand {
         let r = looped.range;
         let k = self.hidden();
@@ -226,10 +244,12 @@ impl BodyLowerer<'_, '_> {
         };
         self.bind(var, element);
         let latch = self.new_block(r);
-        self.loops.push(LoopTargets {
-            brk: exit,
-            cont: latch,
-        });
+        // The inner loop of `for i in a, j in b`: `break` leaves the outer loop too.
+        let brk = match self.loops.last() {
+            Some(outer) if inner => outer.brk,
+            _ => exit,
+        };
+        self.loops.push(LoopTargets { brk, cont: latch });
         self.stmts(body);
         self.loops.pop();
         self.jump(latch, r);

@@ -9,6 +9,7 @@ use zy_syntax::ast::{self, FunctionDef, FunctionName, GlobalDef, Item, SourceFil
 
 use crate::body::{BodyLowerer, ItemCx};
 use crate::closure::{lower_method_body, Callee};
+use crate::keywords::{lower_keyword_method, lower_optional_method};
 use crate::scope::Resolution;
 use crate::{LowerError, Lowered, LoweredItem};
 
@@ -23,11 +24,22 @@ pub(crate) fn type_expr(t: &ast::TypeExpr) -> zy_ir::TypeExpr {
     }
 }
 
-/// The annotations of a definition's parameters.
+/// The annotations of a definition's parameters; `xs::T...` is `Vararg{T}` (`Vararg` without
+/// an annotation).
 pub(crate) fn signature(def: &FunctionDef) -> Vec<Option<zy_ir::TypeExpr>> {
     def.params
         .iter()
-        .map(|p| p.ty.as_ref().map(type_expr))
+        .map(|p| {
+            let ty = p.ty.as_ref().map(type_expr);
+            if p.varargs {
+                Some(zy_ir::TypeExpr::Named {
+                    name: zy_ir::VARARG.into(),
+                    params: ty.into_iter().collect(),
+                })
+            } else {
+                ty
+            }
+        })
         .collect()
 }
 
@@ -59,7 +71,6 @@ pub fn lower_function(file: u32, def: &FunctionDef) -> LoweredItem {
 /// come before this one in the file: closures are named `#f#k` in the first method and
 /// `#f#m#k` in method `m > 0`, so names never depend on other functions.
 pub fn lower_method(file: u32, def: &FunctionDef, ordinal: u32) -> LoweredItem {
-    let res = Resolution::of_function(def);
     let Some(name) = generic_name(def) else {
         let message = match def.name {
             FunctionName::Anonymous => "unsupported: anonymous function at top level",
@@ -76,11 +87,29 @@ pub fn lower_method(file: u32, def: &FunctionDef, ordinal: u32) -> LoweredItem {
             ..LoweredItem::default()
         };
     };
-    let closure_prefix = if ordinal == 0 {
+    let prefix = if ordinal == 0 {
         format!("#{name}")
     } else {
         format!("#{name}#{ordinal}")
     };
+    lower_named_method(file, def, &name, prefix)
+}
+
+/// Lower a method of the generic function `name` whose closures and generated functions are
+/// named `{prefix}#...`.
+pub(crate) fn lower_named_method(
+    file: u32,
+    def: &FunctionDef,
+    name: &str,
+    closure_prefix: String,
+) -> LoweredItem {
+    if def.params.iter().any(|p| p.default.is_some()) {
+        return lower_optional_method(file, def, name, &closure_prefix);
+    }
+    if !def.keywords.is_empty() || def.keyword_rest.is_some() {
+        return lower_keyword_method(file, def, name, &closure_prefix);
+    }
+    let res = Resolution::of_function(def);
     let mut cx = ItemCx {
         file,
         res: &res,
@@ -104,14 +133,15 @@ pub fn lower_method(file: u32, def: &FunctionDef, ordinal: u32) -> LoweredItem {
         _ => (Callee::None, Vec::new()),
     };
     sig.extend(signature(def));
-    let body = lower_method_body(&mut cx, def, name.as_str().into(), &callee);
+    let body = lower_method_body(&mut cx, def, name.into(), &callee);
     let method = Method {
         sig,
         where_params: def.where_params.iter().map(|w| w.as_str().into()).collect(),
         body: Arc::new(body),
         span: cx.span(def.name_range),
+        keywords: None,
     };
-    cx.out.methods.insert(0, (name.as_str().into(), method));
+    cx.out.methods.insert(0, (name.into(), method));
     cx.out
 }
 

@@ -20,6 +20,7 @@ mod body;
 mod closure;
 mod control;
 mod item;
+mod keywords;
 mod scope;
 mod tidy;
 

@@ -10,7 +10,7 @@
 
 use std::collections::{HashMap, HashSet};
 
-use zy_syntax::ast::{Expr, ExprKind, FunctionDef, FunctionName, TextRange};
+use zy_syntax::ast::{Expr, ExprKind, FunctionDef, FunctionName, KeywordArg, TextRange};
 
 /// A local variable of the item being lowered (of the method or of one of its closures).
 #[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Debug)]
@@ -275,9 +275,11 @@ impl Walker {
         self.scopes.pop();
     }
 
-    fn loop_scope(&mut self, looped: &Expr, var: Option<&Expr>, body: &[Expr]) {
-        self.depth += 1;
-        self.loops += 1;
+    /// The scope of a loop body (`looping`) or of a `let` block, with its variable `var`.
+    fn scope(&mut self, looped: &Expr, var: Option<&Expr>, body: &[Expr], looping: bool) {
+        let step = u32::from(looping);
+        self.depth += step;
+        self.loops += step;
         self.scopes.push(Scope::default());
         let mut declared = Vec::new();
         if let Some(var) = var {
@@ -294,8 +296,8 @@ impl Walker {
         self.exprs(body);
         self.scopes.pop();
         self.res.loop_locals.insert(looped as *const Expr, declared);
-        self.depth -= 1;
-        self.loops -= 1;
+        self.depth -= step;
+        self.loops -= step;
     }
 
     fn closure(&mut self, def: &FunctionDef) {
@@ -470,11 +472,19 @@ impl Walker {
                 self.loops += 1;
                 self.conditional(&[cond]);
                 self.loops -= 1;
-                self.loop_scope(e, None, body);
+                self.scope(e, None, body, true);
             }
-            ExprKind::For { var, iter, body } => {
+            ExprKind::For {
+                var, iter, body, ..
+            } => {
                 self.expr(iter);
-                self.loop_scope(e, Some(var), body);
+                self.scope(e, Some(var), body, true);
+            }
+            ExprKind::Let { var, value, body } => {
+                if let Some(value) = value {
+                    self.expr(value);
+                }
+                self.scope(e, var.as_deref(), body, false);
             }
             ExprKind::Function(def) => self.closure(def),
             _ => {
@@ -550,6 +560,11 @@ fn collect_names(e: &Expr, locals: &mut Vec<String>, assigned: &mut Vec<String>)
         }
         ExprKind::While { cond, .. } => collect_names(cond, locals, assigned),
         ExprKind::For { iter, .. } => collect_names(iter, locals, assigned),
+        ExprKind::Let { value, .. } => {
+            if let Some(value) = value {
+                collect_names(value, locals, assigned);
+            }
+        }
         _ => {
             for c in children(e) {
                 collect_names(c, locals, assigned);
@@ -589,6 +604,14 @@ fn children(e: &Expr) -> Vec<&Expr> {
         ExprKind::Call { callee, args } | ExprKind::DotCall { callee, args } => {
             std::iter::once(&**callee).chain(args).collect()
         }
+        ExprKind::KwCall {
+            callee,
+            args,
+            keywords,
+        } => std::iter::once(&**callee)
+            .chain(args)
+            .chain(keywords.iter().map(KeywordArg::value))
+            .collect(),
         ExprKind::Binary { lhs, rhs, .. }
         | ExprKind::Assign { lhs, rhs }
         | ExprKind::CompoundAssign { lhs, rhs, .. } => vec![lhs, rhs],
@@ -596,7 +619,7 @@ fn children(e: &Expr) -> Vec<&Expr> {
         ExprKind::Chain { first, rest } => std::iter::once(&**first)
             .chain(rest.iter().map(|(_, e)| e))
             .collect(),
-        ExprKind::Unary { arg, .. } => vec![arg],
+        ExprKind::Unary { arg, .. } | ExprKind::Splat(arg) => vec![arg],
         ExprKind::Ternary { cond, then, els } => vec![cond, then, els],
         ExprKind::Index { base, indices } => std::iter::once(&**base).chain(indices).collect(),
         ExprKind::Field { base, .. } => vec![base],
@@ -610,7 +633,15 @@ fn children(e: &Expr) -> Vec<&Expr> {
             .chain(els.iter().flatten())
             .collect(),
         ExprKind::While { cond, body } => std::iter::once(&**cond).chain(body).collect(),
-        ExprKind::For { var, iter, body } => [&**iter, &**var].into_iter().chain(body).collect(),
+        ExprKind::For {
+            var, iter, body, ..
+        } => [&**iter, &**var].into_iter().chain(body).collect(),
         ExprKind::Return(Some(e)) => vec![e],
+        ExprKind::Let { var, value, body } => value
+            .as_deref()
+            .into_iter()
+            .chain(var.as_deref())
+            .chain(body)
+            .collect(),
     }
 }

@@ -140,8 +140,8 @@ fn in_place_broadcast_assignment() {
 
 #[test]
 fn parser_errors_lower_without_duplicates() {
-    let (l, parse) = lower_any("function f(x; k = 1)\n  x + k\nend");
-    expect!["unsupported: keyword arguments"].assert_eq(&parse);
+    let (l, parse) = lower_any("function f(x, (k, j))\n  x + k\nend");
+    expect!["unsupported: destructuring arguments"].assert_eq(&parse);
     assert_eq!(errors(&l), "");
     expect![[r#"
         f(%1)   # x

@@ -984,3 +984,116 @@ fn for_loop_destructures_its_elements_and_closures_capture_each_iteration() {
     "##]]
     .assert_eq(&body(&l, "f"));
 }
+
+#[test]
+fn keyword_methods_become_a_body_defaults_and_a_positional_method() {
+    let l = lower(
+        "f(x; a = 2x, b) = a + b
+         g(x) = f(x, b = 1.0; kw...)",
+    );
+    expect![[r#"
+        method #f#kw(_, _, _)
+        #f#kw(%1, %2, %3)   # a, b, x
+        #1:
+          %4 = %1 + %2
+          return %4
+        method #f#kw#a(_)
+        #f#kw#a(%1)   # x
+        #1:
+          %2 = 2 * %1
+          return %2
+        method #f#kw#b(_, _)
+        #f#kw#b(%1, %2)   # x, a
+        #1:
+          %3 = error(:UndefKeywordError, "keyword argument `b` not assigned")
+          return %3
+        method f(_)
+        f(%1)   # x
+        #1:
+          %2 = 2 * %1                           # a
+          %3 = error(:UndefKeywordError, "keyword argument `b` not assigned") # b
+          %4 = #f#kw(%2, %3, %1)
+          return %4
+        method g(_)
+        g(%1)   # x
+        #1:
+          %2 = global kw
+          %3 = kwcall((:b, :...), 1.0, %2, f, %1)
+          return %3
+    "#]]
+    .assert_eq(&render(&l));
+}
+
+#[test]
+fn optional_parameters_become_shorter_methods_passing_the_defaults() {
+    let l = lower("f(x, y = 1.0, z = y; k = 2) = x + y + z + k");
+    expect![[r#"
+        method #f#kw(_, _, _, _)
+        #f#kw(%1, %2, %3, %4)   # k, x, y, z
+        #1:
+          %5 = %2 + %3
+          %6 = %5 + %4
+          %7 = %6 + %1
+          return %7
+        method #f#kw#k(_, _, _)
+        #f#kw#k(%1, %2, %3)   # x, y, z
+        #1:
+          return 2
+        method #f#opt1#kw(_, _)
+        #f#opt1#kw(%1, %2)   # #kw, x
+        #1:
+          %3 = kwcall((:...,), %1, f, %2, 1.0, 1.0)
+          return %3
+        method #f#opt2#kw(_, _, _)
+        #f#opt2#kw(%1, %2, %3)   # #kw, x, y
+        #1:
+          %4 = kwcall((:...,), %1, f, %2, %3, %3)
+          return %4
+        method f(_, _, _)
+        f(%1, %2, %3)   # x, y, z
+        #1:
+          %4 = #f#kw(2, %1, %2, %3)
+          return %4
+        method f(_)
+        f(%1)   # x
+        #1:
+          %2 = namedtuple(())
+          %3 = #f#opt1#kw(%2, %1)
+          return %3
+        method f(_, _)
+        f(%1, %2)   # x, y
+        #1:
+          %3 = namedtuple(())
+          %4 = #f#opt2#kw(%3, %1, %2)
+          return %4
+    "#]]
+    .assert_eq(&render(&l));
+}
+
+#[test]
+fn varargs_signature_and_splatting_call() {
+    let l = lower("f(x, rest::Float64...) = g(x, rest...)");
+    expect![[r#"
+        method f(_, Vararg{Float64})
+        f(%1, %2)   # x, rest
+        #1:
+          %3 = splatcall((false, true), g, %1, %2)
+          return %3
+    "#]]
+    .assert_eq(&render(&l));
+}
+
+#[test]
+fn euler_constant_power_is_exp_and_constants_are_float64() {
+    let l = lower("f(x) = ℯ^x + ℯ * π");
+    expect![[r#"
+        method f(_)
+        f(%1)   # x
+        #1:
+          %2 = exp(%1)
+          %3 = 2.718281828459045 * 3.141592653589793
+          %4 = %2 + %3
+          return %4
+    "#]]
+    .assert_eq(&render(&l));
+}

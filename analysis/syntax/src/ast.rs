@@ -166,7 +166,36 @@ pub struct Param {
     /// `None` for `::typeof(f)`.
     pub name: Option<String>,
     pub ty: Option<TypeExpr>,
+    /// `y = 2.0`: an optional positional parameter (Julia defines a method without it that
+    /// passes the default).
+    pub default: Option<Expr>,
+    /// `xs...` (last): the remaining arguments, as a tuple.
+    pub varargs: bool,
     pub range: TextRange,
+}
+
+/// A keyword parameter, after the `;` of a signature: `a = 2.0`, `a::Float64 = 2.0`, or a
+/// required `b` (no default: a call without it is an `UndefKeywordError`).
+#[derive(Clone, PartialEq, Debug)]
+pub struct KeywordParam {
+    pub name: String,
+    pub ty: Option<TypeExpr>,
+    /// Evaluated when the call does not pass the keyword; it sees the positional parameters
+    /// and the keywords before it.
+    pub default: Option<Expr>,
+    pub range: TextRange,
+}
+
+/// A keyword argument of a call: `a = v` (or the shorthand `a` for `a = a`), or `kw...`
+/// splatting a named tuple.
+#[derive(Clone, PartialEq, Debug)]
+pub enum KeywordArg {
+    Named {
+        name: String,
+        value: Expr,
+        range: TextRange,
+    },
+    Splat(Expr),
 }
 
 /// A method definition (top level, nested in a body, or anonymous).
@@ -176,8 +205,14 @@ pub struct FunctionDef {
     /// Range of the name (the whole signature for anonymous functions).
     pub name_range: TextRange,
     pub params: Vec<Param>,
+    /// Keyword parameters (after `;`), in order.
+    pub keywords: Vec<KeywordParam>,
+    /// `kw...` after the keywords: the other keywords passed, as a named tuple.
+    pub keyword_rest: Option<String>,
     /// `where T` type variables.
     pub where_params: Vec<String>,
+    /// `f(x)::Float64 = ...`: the return values are converted to it.
+    pub return_type: Option<TypeExpr>,
     /// The body; its value is the value of the last expression (or of a `return`).
     pub body: Vec<Expr>,
     /// Range of the whole definition.
@@ -228,6 +263,10 @@ pub enum TypeExpr {
         range: TextRange,
     },
 }
+
+/// The callee of an interpolated string literal, `"bad $x"`: Julia's `string("bad ", x)`,
+/// which zy takes only as an exception's message.
+pub const INTERPOLATION: &str = "#string";
 
 /// An expression with its range.
 #[derive(Clone, PartialEq, Debug)]
@@ -327,6 +366,12 @@ pub enum ExprKind {
         callee: Box<Expr>,
         args: Vec<Expr>,
     },
+    /// `f(args...; keywords...)` or `f(args..., a = v)`: a call with keyword arguments.
+    KwCall {
+        callee: Box<Expr>,
+        args: Vec<Expr>,
+        keywords: Vec<KeywordArg>,
+    },
     /// `f.(args...)`: broadcast call.
     DotCall {
         callee: Box<Expr>,
@@ -400,9 +445,20 @@ pub enum ExprKind {
         body: Vec<Expr>,
     },
     /// `for var in iter ... end`; `var` is an identifier or a tuple of identifiers.
+    /// `for i in a, j in b ... end` is an outer loop over `i` whose body is an `inner` loop
+    /// over `j`: a `break` there leaves both, as in Julia.
     For {
         var: Box<Expr>,
         iter: Box<Expr>,
+        body: Vec<Expr>,
+        inner: bool,
+    },
+    /// `let var = value; body end` with one binding (several nest): `value` is evaluated
+    /// outside, `var` and the names assigned in `body` are new locals. `let x` declares `x`
+    /// without a value; `let` alone only opens the scope.
+    Let {
+        var: Option<Box<Expr>>,
+        value: Option<Box<Expr>>,
         body: Vec<Expr>,
     },
     Break,
@@ -411,10 +467,21 @@ pub enum ExprKind {
     /// An anonymous function, an inner named function, or a `do` block (already moved into the
     /// call's first argument).
     Function(Box<FunctionDef>),
+    /// `t...` as a call argument: the elements of the tuple `t` as arguments.
+    Splat(Box<Expr>),
     /// `local x` declarations are accepted and ignored apart from scoping.
     Local(Vec<String>),
     /// A construct outside the subset or a syntax error; a [`SyntaxError`] describes it.
     Error,
+}
+
+impl KeywordArg {
+    /// The value passed (the named tuple, for `kw...`).
+    pub fn value(&self) -> &Expr {
+        match self {
+            KeywordArg::Named { value, .. } | KeywordArg::Splat(value) => value,
+        }
+    }
 }
 
 impl Expr {

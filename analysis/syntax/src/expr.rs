@@ -2,7 +2,7 @@
 //! expressions, and the constructs outside the subset reported by name.
 
 use crate::arrays;
-use crate::ast::{Expr, ExprKind, TextRange};
+use crate::ast::{Expr, ExprKind, KeywordArg, TextRange};
 use crate::cx::{error_expr, Cx};
 use crate::items::{anonymous, arrow_function, function_definition, params_of_tuple};
 use crate::kind::Kind;
@@ -92,6 +92,7 @@ fn convert(cx: &mut Cx, node: &SyntaxNode) -> Expr {
         Kind::If => if_statement,
         Kind::While => while_statement,
         Kind::For => for_statement,
+        Kind::Let => let_block,
         Kind::Break => |_, n| Expr::new(ExprKind::Break, n.range),
         Kind::Continue => |_, n| Expr::new(ExprKind::Continue, n.range),
         Kind::Return => return_statement,
@@ -126,7 +127,6 @@ fn outside_subset(kind: Kind) -> Option<&'static str> {
         Kind::Where => "`where` outside a method signature",
         Kind::Global => "global declaration",
         Kind::Const => "const in a local scope",
-        Kind::Let => "let block",
         Kind::Try => "try/catch",
         Kind::Struct => "struct definition in a local scope",
         Kind::Module => "module",
@@ -241,10 +241,49 @@ fn macro_call(cx: &mut Cx, node: &SyntaxNode) -> Expr {
         }
         Some(name) => {
             let text = cx.text(name).to_string();
-            cx.unsupported(node, &format!("macro {text}"))
+            match (text.as_str(), &node.children[1..]) {
+                // Promises about the code that leave its meaning as it is.
+                ("@inbounds" | "@fastmath" | "@inline" | "@noinline", [arg]) => expr(cx, arg),
+                ("@simd", [arg]) if arg.kind == Kind::For => expr(cx, arg),
+                ("@assert", [cond]) => {
+                    let text = ExprKind::Str(cx.text(cond).to_string());
+                    assertion(cx, node, cond, Expr::new(text, cond.range))
+                }
+                ("@assert", [cond, message])
+                    if matches!(message.kind, Kind::String | Kind::StringLit) =>
+                {
+                    let message = expr(cx, message);
+                    assertion(cx, node, cond, message)
+                }
+                _ => cx.unsupported(node, &format!("macro {text}")),
+            }
         }
         None => error_expr(node),
     }
+}
+
+/// `@assert cond message`: `if !cond throw(AssertionError(message)) end`.
+fn assertion(cx: &mut Cx, node: &SyntaxNode, cond: &SyntaxNode, message: Expr) -> Expr {
+    let r = node.range;
+    let cond = expr(cx, cond);
+    let ident = |name: &str| Box::new(Expr::new(ExprKind::Ident(name.to_string()), r));
+    let error = ExprKind::Call {
+        callee: ident("AssertionError"),
+        args: vec![message],
+    };
+    let throw = ExprKind::Call {
+        callee: ident("throw"),
+        args: vec![Expr::new(error, r)],
+    };
+    let failed = ExprKind::Unary {
+        op: crate::ast::UnOp::Not,
+        arg: Box::new(cond),
+    };
+    let kind = ExprKind::If {
+        branches: vec![(Expr::new(failed, r), vec![Expr::new(throw, r)])],
+        els: None,
+    };
+    Expr::new(kind, r)
 }
 
 /// `c ? a : b`.
@@ -357,8 +396,17 @@ fn call(cx: &mut Cx, node: &SyntaxNode, dotted: bool) -> Expr {
     if let Some(do_block) = do_block {
         args.push(do_function(cx, do_block));
     }
-    args.extend(arguments(cx, list));
-    let kind = if dotted {
+    let keywords = arguments(cx, list, &mut args);
+    let kind = if !keywords.is_empty() {
+        if dotted {
+            return cx.unsupported(node, "keyword arguments in a broadcast call");
+        }
+        ExprKind::KwCall {
+            callee: Box::new(callee_expr),
+            args,
+            keywords,
+        }
+    } else if dotted {
         ExprKind::DotCall {
             callee: Box::new(callee_expr),
             args,
@@ -372,26 +420,67 @@ fn call(cx: &mut Cx, node: &SyntaxNode, dotted: bool) -> Expr {
     Expr::new(kind, node.range)
 }
 
-/// The arguments of a call; keyword arguments, splatting and generators are outside the
+/// The arguments of a call: the positional ones go to `args`, the keyword ones (after `;`, or
+/// `a = v` among the positional ones) are returned. Splatting and generators are outside the
 /// subset.
-fn arguments(cx: &mut Cx, list: &[SyntaxNode]) -> Vec<Expr> {
-    let mut args = Vec::new();
+fn arguments(cx: &mut Cx, list: &[SyntaxNode], args: &mut Vec<Expr>) -> Vec<KeywordArg> {
+    let mut keywords = Vec::new();
     for child in list {
         match child.kind {
             Kind::Parameters if !child.leaf => {
                 for keyword in &child.children {
-                    args.push(cx.unsupported(keyword, "keyword arguments"));
+                    if let Some(k) = keyword_argument(cx, keyword, true) {
+                        keywords.push(k);
+                    }
                 }
             }
-            Kind::Assign if !child.leaf => args.push(cx.unsupported(child, "keyword arguments")),
-            Kind::Splat if !child.leaf => args.push(cx.unsupported(child, "splatting `...`")),
+            Kind::Assign if !child.leaf => {
+                if let Some(k) = keyword_argument(cx, child, false) {
+                    keywords.push(k);
+                }
+            }
+            Kind::Splat if !child.leaf => match child.children.as_slice() {
+                [inner] => {
+                    let value = expr(cx, inner);
+                    args.push(Expr::new(ExprKind::Splat(Box::new(value)), child.range));
+                }
+                _ => args.push(error_expr(child)),
+            },
             Kind::Generator if !child.leaf => {
                 args.push(cx.unsupported(child, "generator expression"))
             }
             _ => args.push(expr(cx, child)),
         }
     }
-    args
+    keywords
+}
+
+/// One keyword argument: `a = v`; after `;` also `a` (for `a = a`) and `kw...`.
+fn keyword_argument(cx: &mut Cx, node: &SyntaxNode, after_semicolon: bool) -> Option<KeywordArg> {
+    if node.is_error() {
+        return None;
+    }
+    match (node.leaf, node.kind, node.children.as_slice()) {
+        (false, Kind::Assign, [name, value]) if name.leaf && name.kind == Kind::Identifier => {
+            Some(KeywordArg::Named {
+                name: cx.text(name).to_string(),
+                value: expr(cx, value),
+                range: node.range,
+            })
+        }
+        (true, Kind::Identifier, _) if after_semicolon => Some(KeywordArg::Named {
+            name: cx.text(node).to_string(),
+            value: expr(cx, node),
+            range: node.range,
+        }),
+        (false, Kind::Splat, [value]) if after_semicolon => {
+            Some(KeywordArg::Splat(expr(cx, value)))
+        }
+        _ => {
+            cx.unsupported(node, "this form of keyword argument");
+            None
+        }
+    }
 }
 
 /// `do x ... end`: an anonymous function.
@@ -491,35 +580,93 @@ fn if_statement(cx: &mut Cx, node: &SyntaxNode) -> Expr {
     Expr::new(ExprKind::If { branches, els }, node.range)
 }
 
-/// `for i in iter ... end` (also `for i = iter` and `for i ∈ iter`).
+/// `for i in iter ... end` (also `for i = iter` and `for i ∈ iter`); `for i in a, j in b`
+/// nests a loop over `j` marked `inner`.
 fn for_statement(cx: &mut Cx, node: &SyntaxNode) -> Expr {
     let [iteration, body] = node.children.as_slice() else {
         return error_expr(node);
     };
-    let [spec] = iteration.children.as_slice() else {
-        return cx.unsupported(
-            node,
-            "several iteration variables in one `for` (nest the loops)",
-        );
-    };
-    let [var, iter] = spec.children.as_slice() else {
-        return error_expr(node);
-    };
-    let var = match (var.leaf, var.kind) {
-        (true, Kind::Identifier) | (false, Kind::Tuple) => expr(cx, var),
-        (false, Kind::Outer) => return cx.unsupported(spec, "`outer` loop variable"),
-        _ => return cx.unsupported(var, "loop variable"),
-    };
-    let iter = expr(cx, iter);
-    let body = block_of(cx, body);
-    Expr::new(
-        ExprKind::For {
+    let mut specs = Vec::new();
+    for spec in &iteration.children {
+        let [var, iter] = spec.children.as_slice() else {
+            return error_expr(node);
+        };
+        let var = match (var.leaf, var.kind) {
+            (true, Kind::Identifier) | (false, Kind::Tuple) => expr(cx, var),
+            (false, Kind::Outer) => return cx.unsupported(spec, "`outer` loop variable"),
+            _ => return cx.unsupported(var, "loop variable"),
+        };
+        specs.push((var, expr(cx, iter), spec.range));
+    }
+    let mut body = block_of(cx, body);
+    let count = specs.len();
+    for (i, (var, iter, range)) in specs.into_iter().enumerate().rev() {
+        let kind = ExprKind::For {
             var: Box::new(var),
             iter: Box::new(iter),
             body,
-        },
-        node.range,
-    )
+            inner: i > 0,
+        };
+        // The outermost loop spans the statement; each inner one from its variable on.
+        let range = if i == 0 {
+            node.range
+        } else {
+            TextRange::new(range.start, node.range.end)
+        };
+        body = vec![Expr::new(kind, range)];
+    }
+    match body.pop() {
+        Some(e) if count > 0 => e,
+        _ => error_expr(node),
+    }
+}
+
+/// `let a = x, b; body end`: one [`ExprKind::Let`] per binding, nested in order.
+fn let_block(cx: &mut Cx, node: &SyntaxNode) -> Expr {
+    let [bindings, body] = node.children.as_slice() else {
+        return error_expr(node);
+    };
+    let list: &[SyntaxNode] = match (bindings.leaf, bindings.kind) {
+        (false, Kind::Block) => &bindings.children,
+        _ => std::slice::from_ref(bindings),
+    };
+    let mut parts = Vec::new();
+    for binding in list {
+        let part = match (binding.leaf, binding.kind, binding.children.as_slice()) {
+            (true, Kind::Identifier, _) => (Some(expr(cx, binding)), None, binding.range),
+            (false, Kind::Assign, [lhs, rhs])
+                if (lhs.leaf && lhs.kind == Kind::Identifier)
+                    || (!lhs.leaf && lhs.kind == Kind::Tuple) =>
+            {
+                let value = expr(cx, rhs);
+                (Some(expr(cx, lhs)), Some(value), binding.range)
+            }
+            _ => return cx.unsupported(binding, "this form of `let` binding"),
+        };
+        parts.push(part);
+    }
+    let mut body = block_of(cx, body);
+    if parts.is_empty() {
+        parts.push((None, None, node.range));
+    }
+    let count = parts.len();
+    for (i, (var, value, range)) in parts.into_iter().enumerate().rev() {
+        let kind = ExprKind::Let {
+            var: var.map(Box::new),
+            value: value.map(Box::new),
+            body,
+        };
+        let range = if i == 0 {
+            node.range
+        } else {
+            TextRange::new(range.start, node.range.end)
+        };
+        body = vec![Expr::new(kind, range)];
+    }
+    match body.pop() {
+        Some(e) if count > 0 => e,
+        _ => error_expr(node),
+    }
 }
 
 /// `local x`, `local x, y`, `local x = v`.

@@ -4,7 +4,8 @@
 use crate::annotations;
 use crate::ast::{
     ExportDef, Expr, ExprKind, FieldDef, FunctionDef, FunctionName, GlobalDef, ImportDef,
-    ImportPath, IncludeDef, Item, ModuleDef, Param, ScriptDef, StructDef, TextRange, TypeExpr,
+    ImportPath, IncludeDef, Item, KeywordParam, ModuleDef, Param, ScriptDef, StructDef, TextRange,
+    TypeExpr,
 };
 use crate::cx::{error_expr, Cx};
 use crate::expr::{block_of, expr, is_operator_name};
@@ -283,8 +284,18 @@ fn global(
 struct Signature {
     name: FunctionName,
     name_range: TextRange,
-    params: Vec<Param>,
+    params: Params,
     where_params: Vec<String>,
+    return_type: Option<TypeExpr>,
+}
+
+/// The parameters of a signature: positional ones, then the keyword ones after `;`.
+#[derive(Default)]
+pub(crate) struct Params {
+    pub positional: Vec<Param>,
+    pub keywords: Vec<KeywordParam>,
+    /// `kw...` after the keywords.
+    pub rest: Option<String>,
 }
 
 /// `function SIGNATURE ... end` or `SIGNATURE = body` (named, callable-struct or anonymous).
@@ -307,8 +318,12 @@ pub(crate) fn function_definition(cx: &mut Cx, node: &SyntaxNode) -> Option<Func
         (false, Kind::Tuple) => Signature {
             name: FunctionName::Anonymous,
             name_range: sig_node.range,
-            params: params_of_tuple(cx, sig_node),
+            params: Params {
+                positional: params_of_tuple(cx, sig_node),
+                ..Params::default()
+            },
             where_params: Vec::new(),
+            return_type: None,
         },
         _ => signature(cx, sig_node)?,
     };
@@ -331,8 +346,11 @@ fn method(cx: &mut Cx, node: &SyntaxNode, sig: Signature, body: Vec<Expr>) -> Fu
     FunctionDef {
         name: sig.name,
         name_range: sig.name_range,
-        params: sig.params,
+        params: sig.params.positional,
+        keywords: sig.params.keywords,
+        keyword_rest: sig.params.rest,
         where_params: sig.where_params,
+        return_type: sig.return_type,
         body,
         range: node.range,
         annotations,
@@ -363,7 +381,14 @@ fn signature_inner(cx: &mut Cx, node: &SyntaxNode) -> Option<Signature> {
             [inner] => signature(cx, inner),
             _ => None,
         },
-        (false, Kind::Decl) if node.is_infix() => unsupported(cx, node, "return type annotation"),
+        (false, Kind::Decl) if node.is_infix() => {
+            let [inner, ty] = node.children.as_slice() else {
+                return None;
+            };
+            let mut sig = signature(cx, inner)?;
+            sig.return_type = Some(type_expr(cx, ty)?);
+            Some(sig)
+        }
         (false, Kind::Call) if !node.is_infix() && !node.is_prefix() && !node.is_postfix() => {
             let (callee, args) = node.children.split_first()?;
             if args.iter().any(|a| a.kind == Kind::Do) {
@@ -375,6 +400,7 @@ fn signature_inner(cx: &mut Cx, node: &SyntaxNode) -> Option<Signature> {
                 name_range: callee.range,
                 params: params(cx, args),
                 where_params: Vec::new(),
+                return_type: None,
             })
         }
         (false, Kind::Call) if node.is_infix() => {
@@ -474,27 +500,98 @@ fn where_params(cx: &mut Cx, node: &SyntaxNode) -> Option<Vec<String>> {
     Some(out)
 }
 
-/// The parameters of a signature: positional ones, then keyword ones after `;`.
-pub(crate) fn params(cx: &mut Cx, args: &[SyntaxNode]) -> Vec<Param> {
-    let mut out = Vec::new();
+/// The parameters of a method signature: positional ones, then keyword ones after `;`.
+fn params(cx: &mut Cx, args: &[SyntaxNode]) -> Params {
+    let mut out = Params::default();
     for arg in args {
         if arg.kind == Kind::Parameters && !arg.leaf {
-            for keyword in &arg.children {
-                cx.unsupported(keyword, "keyword arguments");
+            keyword_params(cx, &arg.children, &mut out);
+        } else if let Some(param) = param(cx, arg) {
+            if out.positional.last().is_some_and(|p| p.varargs) {
+                cx.syntax(arg, "syntax error: invalid `...` on non-final argument");
             }
-            continue;
-        }
-        if let Some(param) = param(cx, arg) {
-            out.push(param);
+            let after_optional = out.positional.last().is_some_and(|p| p.default.is_some());
+            if after_optional && param.default.is_none() && !param.varargs {
+                cx.syntax(
+                    arg,
+                    "syntax error: optional positional arguments must occur at end",
+                );
+            }
+            out.positional.push(param);
         }
     }
     out
 }
 
+/// The keyword parameters after `;`: `a = default`, `a::T = default`, a required `b` or
+/// `b::T`, and a last `kw...`.
+fn keyword_params(cx: &mut Cx, nodes: &[SyntaxNode], out: &mut Params) {
+    for (i, node) in nodes.iter().enumerate() {
+        if node.is_error() {
+            continue;
+        }
+        let (head, default) = match (node.leaf, node.kind, node.children.as_slice()) {
+            (false, Kind::Assign, [head, value]) => (head, Some(expr(cx, value))),
+            _ => (node, None),
+        };
+        if let (false, Kind::Splat, [name]) = (head.leaf, head.kind, head.children.as_slice()) {
+            if i + 1 == nodes.len() && default.is_none() && name.kind == Kind::Identifier {
+                out.rest = Some(cx.text(name).to_string());
+            } else {
+                cx.syntax(node, "syntax error: invalid `...` on a keyword parameter");
+            }
+            continue;
+        }
+        let (name, ty) = match (head.leaf, head.kind, head.children.as_slice()) {
+            (true, Kind::Identifier, _) => (head, None),
+            (false, Kind::Decl, [name, ty]) if name.leaf && name.kind == Kind::Identifier => {
+                match type_expr(cx, ty) {
+                    Some(ty) => (name, Some(ty)),
+                    None => continue,
+                }
+            }
+            _ => {
+                cx.syntax(node, "syntax error: invalid keyword parameter");
+                continue;
+            }
+        };
+        let name = cx.text(name).to_string();
+        if out.keywords.iter().any(|k| k.name == name)
+            || out
+                .positional
+                .iter()
+                .any(|p| p.name.as_ref() == Some(&name))
+        {
+            cx.syntax(
+                node,
+                &format!("syntax error: function argument name `{name}` is not unique"),
+            );
+            continue;
+        }
+        out.keywords.push(KeywordParam {
+            name,
+            ty,
+            default,
+            range: node.range,
+        });
+    }
+}
+
 /// The parameters of a `(tuple ...)`: an anonymous function's or a `do` block's.
 pub(crate) fn params_of_tuple(cx: &mut Cx, node: &SyntaxNode) -> Vec<Param> {
     match (node.leaf, node.kind) {
-        (false, Kind::Tuple) => params(cx, &node.children),
+        (false, Kind::Tuple) => {
+            let params = params(cx, &node.children);
+            if let Some(k) = params.keywords.first() {
+                let range = k.range;
+                cx.unsupported_at(range, "keyword arguments of an anonymous function");
+            }
+            if let Some(p) = params.positional.iter().find(|p| p.default.is_some()) {
+                let range = p.range;
+                cx.unsupported_at(range, "optional arguments of an anonymous function");
+            }
+            params.positional
+        }
         _ => param(cx, node).into_iter().collect(),
     }
 }
@@ -508,6 +605,8 @@ pub(crate) fn param(cx: &mut Cx, node: &SyntaxNode) -> Option<Param> {
         (true, Kind::Identifier, _) => Some(Param {
             name: Some(cx.text(node).to_string()),
             ty: None,
+            default: None,
+            varargs: false,
             range: node.range,
         }),
         (false, Kind::Decl, [name, ty]) if name.leaf && name.kind == Kind::Identifier => {
@@ -515,6 +614,8 @@ pub(crate) fn param(cx: &mut Cx, node: &SyntaxNode) -> Option<Param> {
             Some(Param {
                 name: Some(cx.text(name).to_string()),
                 ty: Some(ty),
+                default: None,
+                varargs: false,
                 range: node.range,
             })
         }
@@ -526,11 +627,33 @@ pub(crate) fn param(cx: &mut Cx, node: &SyntaxNode) -> Option<Param> {
             Some(Param {
                 name: None,
                 ty: Some(ty),
+                default: None,
+                varargs: false,
                 range: node.range,
             })
         }
-        (false, Kind::Assign, _) => unsupported(cx, node, "default argument values"),
-        (false, Kind::Splat, _) => unsupported(cx, node, "varargs"),
+        (false, Kind::Assign, [head, value]) if head.kind != Kind::Assign => {
+            let param = param(cx, head)?;
+            if param.default.is_some() || param.name.is_none() {
+                return unsupported(cx, node, "this form of optional argument");
+            }
+            Some(Param {
+                default: Some(expr(cx, value)),
+                range: node.range,
+                ..param
+            })
+        }
+        (false, Kind::Splat, [inner]) => {
+            let param = param(cx, inner)?;
+            if param.default.is_some() || param.name.is_none() {
+                return unsupported(cx, node, "this form of varargs");
+            }
+            Some(Param {
+                varargs: true,
+                range: node.range,
+                ..param
+            })
+        }
         (false, Kind::Tuple | Kind::Parens, _) => unsupported(cx, node, "destructuring arguments"),
         _ => {
             cx.syntax(node, "syntax error: invalid parameter");
@@ -691,7 +814,10 @@ pub(crate) fn anonymous(
         name: FunctionName::Anonymous,
         name_range,
         params,
+        keywords: Vec::new(),
+        keyword_rest: None,
         where_params: Vec::new(),
+        return_type: None,
         body,
         range: node.range,
         annotations: Vec::new(),

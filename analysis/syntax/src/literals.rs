@@ -47,17 +47,20 @@ pub(crate) fn float(cx: &mut Cx, node: &SyntaxNode) -> Expr {
     }
 }
 
-/// A string literal: its chunks with escapes resolved; interpolation is outside the subset.
+/// A string literal: its chunks with escapes resolved. With interpolation (`"bad $x"`) it is
+/// a call of [`crate::ast::INTERPOLATION`] on the parts.
 pub(crate) fn string(cx: &mut Cx, node: &SyntaxNode) -> Expr {
     let raw = node.has_flag(crate::parser::stream::flags::RAW_STRING);
     let mut value = String::new();
+    let mut parts = Vec::new();
     for part in &node.children {
         if part.kind != crate::kind::Kind::String {
-            // The `$` before the interpolated expression is part of it.
-            let start = part.range.start;
-            let dollar = start > 0 && cx.src.as_bytes().get(start as usize - 1) == Some(&b'$');
-            let range = crate::ast::TextRange::new(start - u32::from(dollar), part.range.end);
-            return cx.unsupported_at(range, "string interpolation");
+            if !value.is_empty() {
+                let text = std::mem::take(&mut value);
+                parts.push(Expr::new(ExprKind::Str(text), part.range));
+            }
+            parts.push(crate::expr::expr(cx, part));
+            continue;
         }
         let text = cx.text(part);
         if raw {
@@ -76,7 +79,21 @@ pub(crate) fn string(cx: &mut Cx, node: &SyntaxNode) -> Expr {
             return Expr::new(ExprKind::Error, node.range);
         }
     }
-    Expr::new(ExprKind::Str(value), node.range)
+    if parts.is_empty() {
+        return Expr::new(ExprKind::Str(value), node.range);
+    }
+    if !value.is_empty() {
+        parts.push(Expr::new(ExprKind::Str(value), node.range));
+    }
+    let callee = Expr::new(
+        ExprKind::Ident(crate::ast::INTERPOLATION.into()),
+        node.range,
+    );
+    let kind = ExprKind::Call {
+        callee: Box::new(callee),
+        args: parts,
+    };
+    Expr::new(kind, node.range)
 }
 
 /// Appends `text` with its escape sequences resolved; on an invalid one, its byte offset and

@@ -4,8 +4,8 @@
 use std::fmt::{self, Display, Formatter, Write};
 
 use crate::ast::{
-    AnnotationKind, Expr, ExprKind, FunctionDef, FunctionName, ImportPath, Item, Param, SourceFile,
-    TypeExpr, UnOp,
+    AnnotationKind, Expr, ExprKind, FunctionDef, FunctionName, ImportPath, Item, KeywordArg, Param,
+    SourceFile, TypeExpr, UnOp,
 };
 
 /// Renders a parsed file: one block per item, then one line per error
@@ -113,11 +113,20 @@ impl Display for TypeExpr {
 
 impl Display for Param {
     fn fmt(&self, f: &mut Formatter<'_>) -> fmt::Result {
+        if self.default.is_some() {
+            write!(f, "(= ")?;
+        }
         if let Some(name) = &self.name {
             write!(f, "{name}")?;
         }
         if let Some(ty) = &self.ty {
             write!(f, "::{ty}")?;
+        }
+        if self.varargs {
+            write!(f, "...")?;
+        }
+        if let Some(d) = &self.default {
+            write!(f, " {d})")?;
         }
         Ok(())
     }
@@ -138,7 +147,24 @@ fn method(f: &mut Formatter<'_>, def: &FunctionDef, multiline: bool) -> fmt::Res
     for (i, p) in def.params.iter().enumerate() {
         write!(f, "{}{p}", if i > 0 { " " } else { "" })?;
     }
+    if !def.keywords.is_empty() || def.keyword_rest.is_some() {
+        write!(f, " (parameters")?;
+        for k in &def.keywords {
+            let ty = k.ty.as_ref().map(|t| format!("::{t}")).unwrap_or_default();
+            match &k.default {
+                Some(d) => write!(f, " (= {}{ty} {d})", k.name)?,
+                None => write!(f, " {}{ty}", k.name)?,
+            }
+        }
+        if let Some(rest) = &def.keyword_rest {
+            write!(f, " {rest}...")?;
+        }
+        write!(f, ")")?;
+    }
     write!(f, ")")?;
+    if let Some(t) = &def.return_type {
+        write!(f, "::{t}")?;
+    }
     if !def.where_params.is_empty() {
         write!(f, " where ({})", def.where_params.join(" "))?;
     }
@@ -196,6 +222,24 @@ impl Display for Expr {
                 write!(f, ")")
             }
             ExprKind::Call { callee, args } => list(f, &format!("call {callee}"), args),
+            ExprKind::KwCall {
+                callee,
+                args,
+                keywords,
+            } => {
+                write!(f, "(call {callee}")?;
+                for a in args {
+                    write!(f, " {a}")?;
+                }
+                write!(f, " (parameters")?;
+                for k in keywords {
+                    match k {
+                        KeywordArg::Named { name, value, .. } => write!(f, " (= {name} {value})")?,
+                        KeywordArg::Splat(value) => write!(f, " {value}...")?,
+                    }
+                }
+                write!(f, "))")
+            }
             ExprKind::DotCall { callee, args } => list(f, &format!("dotcall {callee}"), args),
             ExprKind::Binary {
                 op,
@@ -257,7 +301,20 @@ impl Display for Expr {
                 write!(f, ")")
             }
             ExprKind::While { cond, body } => list(f, &format!("while {cond}"), body),
-            ExprKind::For { var, iter, body } => list(f, &format!("for {var} {iter}"), body),
+            ExprKind::For {
+                var,
+                iter,
+                body,
+                inner,
+            } => {
+                let head = if *inner { "for-inner" } else { "for" };
+                list(f, &format!("{head} {var} {iter}"), body)
+            }
+            ExprKind::Let { var, value, body } => {
+                let var = var.as_ref().map_or(String::new(), |v| v.to_string());
+                let value = value.as_ref().map_or(String::new(), |v| format!(" {v}"));
+                list(f, &format!("let ({var}{value})"), body)
+            }
             ExprKind::Break => write!(f, "(break)"),
             ExprKind::Continue => write!(f, "(continue)"),
             ExprKind::Return(value) => match value {
@@ -266,6 +323,7 @@ impl Display for Expr {
             },
             ExprKind::Function(def) => method(f, def, false),
             ExprKind::Local(names) => write!(f, "(local {})", names.join(" ")),
+            ExprKind::Splat(value) => write!(f, "(... {value})"),
             ExprKind::Error => write!(f, "(error)"),
         }
     }

@@ -147,29 +147,24 @@ using Statistics
 macro m(x) x end
 "#,
         expect![[r#"
-            (function f (x)
+            (function f (x (parameters (= k 1)))
               x)
-            (function g (x)
+            (function g (x (= y 2))
               x)
-            (function h ()
+            (function h (xs...)
               xs)
             (function k (x)
-              (+ (+ (call sum x (error)) (call foo x (error))) (call bar (error))))
+              (+ (+ (call sum x (parameters (= dims 1))) (call foo x (parameters (= y 2)))) (call bar (... xs))))
             (struct Circle r::Float64)
             (struct P x)
+            (function r (x)::Float64
+              x)
             (module M)
             (import LinearAlgebra)
             (using Statistics)
-            error 6..11: unsupported: keyword arguments [unsupported]
-            error 22..27: unsupported: default argument values [unsupported]
-            error 35..40: unsupported: varargs [unsupported]
-            error 61..69: unsupported: keyword arguments [unsupported]
-            error 80..85: unsupported: keyword arguments [unsupported]
-            error 93..98: unsupported: splatting `...` [unsupported]
             error 100..123: unsupported: abstract type [unsupported]
             error 131..146: unsupported: struct supertype [unsupported]
             error 185..198: unsupported: inner constructor [unsupported]
-            error 203..216: unsupported: return type annotation [unsupported]
             error 236..243: unsupported: type bounds in `where` [unsupported]
             error 300..316: unsupported: macro definition [unsupported]
         "#]],
@@ -208,13 +203,13 @@ end
             (function f (x xs)
               (error)
               (error)
-              (= s (error))
+              (= s (call #string "x = " x))
               (error)
               (= ys (error))
               (= t (call sum (error)))
               (= z (index x (error)))
               (= c (error))
-              (error)
+              (let (y 1) y)
               (= q (error))
               (= u (+ (error) (error)))
               (error)
@@ -223,13 +218,11 @@ end
               (return (call (-> (x) x) 1)))
             error 23..66: unsupported: try/catch [unsupported]
             error 71..78: unsupported: macro @show [unsupported]
-            error 92..94: unsupported: string interpolation [unsupported]
             error 100..107: unsupported: in-place broadcast .= [unsupported]
             error 117..133: unsupported: array comprehension [unsupported]
             error 146..159: unsupported: generator expression [unsupported]
             error 171..174: unsupported: `end` in indexing [unsupported]
             error 184..187: unsupported: character literal [unsupported]
-            error 192..219: unsupported: let block [unsupported]
             error 230..232: unsupported: operator `|>` [unsupported]
             error 245..248: unsupported: Float32 literal `1f0` [unsupported]
             error 251..255: unsupported: unsigned integer literal `0x10` [unsupported]

@@ -41,8 +41,8 @@ fn bad_call_strings_are_errors() {
     );
     assert_eq!(show("f(1,"), "error 1..2 syntax-error: missing `)`");
     assert_eq!(
-        show("f(x; k = 1)"),
-        "error 5..10 unsupported: unsupported: keyword arguments"
+        show("f(quote x end)"),
+        "error 2..13 unsupported: unsupported: quoted expression"
     );
     assert_eq!(
         show("f(99999999999999999999)"),

@@ -65,7 +65,7 @@ fn split_matrix_elements_keep_file_offsets() {
 
 #[test]
 fn do_blocks_and_errors() {
-    let src = "f(xs) = map(xs) do x\n    x + 1\nend\ng(x; k = 1) = x\n";
+    let src = "f(xs) = map(xs) do x\n    x + 1\nend\ng(x, (k, j)) = x\n";
     let file = parse_file(src);
     let Item::Function(f) = &file.items[0] else {
         panic!("not a method")
@@ -75,5 +75,30 @@ fn do_blocks_and_errors() {
     };
     assert_eq!(slice(src, args[0].range), "do x\n    x + 1\nend");
     assert_eq!(slice(src, args[1].range), "xs");
-    assert_eq!(slice(src, file.errors[0].range), "k = 1");
+    assert_eq!(slice(src, file.errors[0].range), "(k, j)");
+}
+
+#[test]
+fn keyword_parameters_and_arguments() {
+    let src = "f(x; a = 2x, b::Int, kw...) = x\ng(x) = f(x, c = 1; a, kw...)\n";
+    let file = parse_file(src);
+    assert_eq!(file.errors, vec![]);
+    let [Item::Function(f), Item::Function(g)] = file.items.as_slice() else {
+        panic!("unexpected items: {:?}", file.items);
+    };
+    let ranges: Vec<&str> = f.keywords.iter().map(|k| slice(src, k.range)).collect();
+    assert_eq!(ranges, ["a = 2x", "b::Int"]);
+    let default = f.keywords[0].default.as_ref().map(|d| slice(src, d.range));
+    assert_eq!(default, Some("2x"));
+    assert!(f.keywords[1].default.is_none());
+    assert_eq!(f.keyword_rest.as_deref(), Some("kw"));
+    let ExprKind::KwCall { args, keywords, .. } = &g.body[0].kind else {
+        panic!("not a keyword call")
+    };
+    assert_eq!(args.len(), 1);
+    let values: Vec<&str> = keywords
+        .iter()
+        .map(|k| slice(src, k.value().range))
+        .collect();
+    assert_eq!(values, ["1", "a", "kw"]);
 }

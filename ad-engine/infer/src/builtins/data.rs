@@ -53,6 +53,14 @@ pub(crate) fn call(b: &mut PlanBuilder, name: &str, args: &[Val]) -> Option<Resu
                 konst: Some(Const::Str(_)),
                 ..
             }] => Ok(apply(b, Prim::Error, &[m], Type::Bottom)),
+            // `throw(ArgumentError("bad $x"))`, lowered to `error(:ArgumentError, "bad ", x)`.
+            [Val {
+                konst: Some(Const::Symbol(_)),
+                ..
+            }, ..] => {
+                let refs: Vec<&Val> = args.iter().collect();
+                Ok(apply(b, Prim::Error, &refs, Type::Bottom))
+            }
             _ => Err(Fail::unsupported(
                 "`error` with anything but a string literal message",
             )),
@@ -153,6 +161,12 @@ fn get_index(b: &mut PlanBuilder, args: &[Val]) -> Result<Val, Fail> {
                 match ts.first() {
                     Some(t0) if ts.iter().all(|t| t == t0) => {
                         Ok(apply(b, Prim::TupleIndex, &[x, i], t0.clone()))
+                    }
+                    // Any index of `()` is out of bounds (a loop over `()` never gets here).
+                    None => {
+                        let error = Val::lit(Const::Symbol("BoundsError".into()));
+                        let message = Val::lit(Const::Str("attempt to access Tuple{}".into()));
+                        Ok(apply(b, Prim::Error, &[&error, &message], Type::Bottom))
                     }
                     _ => Err(Fail::unsupported(format!(
                         "indexing {} with a run-time index (its elements differ in type)",

@@ -172,6 +172,7 @@ pub fn method_where(
             where_params: vars.iter().map(|v| (*v).into()).collect(),
             body: Arc::new(body),
             span,
+            keywords: None,
         },
     );
 }

@@ -142,7 +142,11 @@ pub fn eval_prim(p: Prim, args: &[Value], ret: &Type) -> Result<Value, String> {
         Error => match args {
             [Value::Str(msg)] => Err(format!("ErrorException: {msg}")),
             [other] => Err(format!("ErrorException: {}", show(other))),
-            _ => Err(internal(p, "expects one message operand")),
+            [Value::Symbol(exception), parts @ ..] => Err(exception_message(exception, parts)),
+            _ => Err(internal(
+                p,
+                "expects a message, or an exception type and a message",
+            )),
         },
         CheckDistinct => match args {
             [Value::Str(msg), a, b] if a.egal(b) => Err(msg.to_string()),
@@ -187,6 +191,26 @@ fn operands<const N: usize>(p: Prim, args: &[Value]) -> Result<&[Value; N], Stri
 /// An error that well-formed typed IR cannot produce.
 fn internal(p: Prim, what: &str) -> String {
     format!("internal error: `{}` {what}", p.julia_name())
+}
+
+/// The one-line text of exception `exception` (`ArgumentError`) built from message parts, each
+/// formatted as Julia's `string` does; a `DomainError`'s first part is its value.
+fn exception_message(exception: &str, parts: &[Value]) -> String {
+    let text = |parts: &[Value]| -> String {
+        parts
+            .iter()
+            .map(|p| match p {
+                Value::Str(s) => s.to_string(),
+                v => show(v),
+            })
+            .collect()
+    };
+    match (exception, parts) {
+        ("DomainError", [value, message @ ..]) => {
+            format!("DomainError with {}: {}", show(value), text(message))
+        }
+        _ => format!("{exception}: {}", text(parts)),
+    }
 }
 
 /// `UndefVarError` for using local `name` where it is not assigned.

@@ -1,0 +1,141 @@
+//! Calls with keyword arguments, `kwcall(names, values..., f, args...)` (Julia's
+//! `Core.kwcall`): the method is selected on the positional arguments as for any call, and its
+//! [`zy_ir::Keywords`] record says how to call its body: each keyword's value is the one
+//! passed or, when the call leaves it out, its default function's result; a keyword the method
+//! does not take is a `MethodError` unless it collects the rest (`kw...`).
+
+use zy_ir::{callable_name, Const, Name, Type};
+
+use crate::calls::Cx;
+use crate::dispatch;
+use crate::error::{signature, Fail};
+use crate::plan::PlanBuilder;
+use crate::value::Val;
+
+/// The name that marks a splatted named tuple (`kw...`) among a call's keyword names.
+const SPLAT: &str = "...";
+
+impl Cx<'_> {
+    /// `kwcall(names, values..., f, args...)`.
+    pub(crate) fn keyword_call(&mut self, b: &mut PlanBuilder, args: &[Val]) -> Result<Val, Fail> {
+        let Some((
+            Val {
+                konst: Some(Const::Tuple(names)),
+                ..
+            },
+            rest,
+        )) = args.split_first()
+        else {
+            return Err(Fail::unsupported("malformed keyword call"));
+        };
+        if rest.len() <= names.len() {
+            return Err(Fail::unsupported("malformed keyword call"));
+        }
+        let (values, rest) = rest.split_at(names.len());
+        let passed = self.passed_keywords(b, names, values)?;
+        let (callee, positional) = rest
+            .split_first()
+            .ok_or_else(|| Fail::unsupported("keyword call without a callee"))?;
+        let (name, full): (Name, Vec<Val>) = match &callee.ty {
+            Type::Function(n) => (n.clone(), positional.to_vec()),
+            Type::Struct(s) => (callable_name(&s.name), rest.to_vec()),
+            t => {
+                return Err(Fail::method(format!(
+                    "objects of type {t} are not callable"
+                )))
+            }
+        };
+        let types: Vec<Type> = full.iter().map(|a| a.ty.clone()).collect();
+        let no_method = |note: &str| {
+            let kws: Vec<String> = passed
+                .iter()
+                .map(|(n, v)| format!("{n}::{}", v.ty))
+                .collect();
+            let sig = signature(&name, &types);
+            let sig = format!("{}; {})", sig.trim_end_matches(')'), kws.join(", "));
+            Fail::method(format!("MethodError: no method matching {sig}{note}"))
+        };
+        let Some(gf) = self.program.functions.get(&name) else {
+            return Err(no_method(""));
+        };
+        let method = dispatch::select(self.program, gf, &types).map_err(|_| no_method(""))?;
+        let Some((keywords, m)) = gf
+            .methods
+            .get(method as usize)
+            .and_then(|m| Some((m.keywords.clone()?, m)))
+        else {
+            return Err(no_method(" (the method takes no keyword arguments)"));
+        };
+        let full = dispatch::pack_varargs(self, b, m, &full)?;
+        let mut unknown = passed
+            .iter()
+            .filter(|(n, _)| !keywords.params.iter().any(|(k, _)| k == n));
+        if !keywords.rest {
+            if let Some((n, _)) = unknown.next() {
+                return Err(no_method(&format!(
+                    " (the method does not take the keyword argument `{n}`)"
+                )));
+            }
+        }
+        let mut body_args = Vec::new();
+        for (k, default) in &keywords.params {
+            let value = match passed.iter().find(|(n, _)| n == k) {
+                Some((_, v)) => v.clone(),
+                None => {
+                    let mut inputs = full.clone();
+                    inputs.extend(body_args.iter().cloned());
+                    self.call_generic(b, default, &inputs)?
+                }
+            };
+            body_args.push(value);
+        }
+        if keywords.rest {
+            let (names, values): (Vec<Const>, Vec<Val>) = passed
+                .iter()
+                .filter(|(n, _)| !keywords.params.iter().any(|(k, _)| k == n))
+                .map(|(n, v)| (Const::Symbol(n.clone()), v.clone()))
+                .unzip();
+            let mut nt = vec![Val::lit(Const::Tuple(names.into()))];
+            nt.extend(values);
+            body_args.push(self.call_named(b, &"namedtuple".into(), &nt)?);
+        }
+        body_args.extend(full);
+        self.call_generic(b, &keywords.body, &body_args)
+    }
+
+    /// The keywords a call passes, in order, with `kw...` splatted; a later value of the same
+    /// name replaces the earlier one (as Julia's `merge`).
+    fn passed_keywords(
+        &mut self,
+        b: &mut PlanBuilder,
+        names: &[Const],
+        values: &[Val],
+    ) -> Result<Vec<(Name, Val)>, Fail> {
+        let mut passed: Vec<(Name, Val)> = Vec::new();
+        let mut add = |name: Name, value: Val| match passed.iter_mut().find(|(n, _)| *n == name) {
+            Some(slot) => slot.1 = value,
+            None => passed.push((name, value)),
+        };
+        for (name, value) in names.iter().zip(values) {
+            let Const::Symbol(name) = name else {
+                return Err(Fail::unsupported("malformed keyword call"));
+            };
+            if &**name != SPLAT {
+                add(name.clone(), value.clone());
+                continue;
+            }
+            let Type::NamedTuple(fields) = &value.ty else {
+                return Err(Fail::method(format!(
+                    "MethodError: keyword arguments splatted with `...` must be a named tuple, not {}",
+                    value.ty
+                )));
+            };
+            for (field, _) in fields.iter() {
+                let key = Val::lit(Const::Symbol(field.clone()));
+                let x = self.call_named(b, &"getfield".into(), &[value.clone(), key])?;
+                add(field.clone(), x);
+            }
+        }
+        Ok(passed)
+    }
+}
