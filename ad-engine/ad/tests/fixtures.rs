@@ -95,12 +95,13 @@ fn grad_json(src: &str, call: &str) -> Result<Json, String> {
     }
 }
 
-/// Whether a file uses modules (`module`, `using`, `import`), which only zy-hir's scopes and
-/// prelude resolve; `tests/tests/fixtures.rs` checks those files through the whole pipeline.
+/// Whether a file uses modules (`module`, `using`, `import`) or the prelude's library (a
+/// `# needs: prelude` line: ranges, slices), which only zy-hir's scopes and prelude resolve;
+/// `tests/tests/fixtures.rs` checks those files through the whole pipeline.
 fn needs_scopes(text: &str) -> bool {
     text.lines().any(|l| {
         let l = l.trim_start();
-        ["module ", "using ", "import "]
+        ["module ", "using ", "import ", "# needs: prelude"]
             .iter()
             .any(|k| l.starts_with(k))
     })

@@ -136,6 +136,9 @@ impl<F: FnMut(&mut TextRange)> Ranges<F> {
             | ExprKind::Break
             | ExprKind::Continue
             | ExprKind::Local(_)
+            | ExprKind::IndexEnd
+            | ExprKind::IndexBegin
+            | ExprKind::Colon
             | ExprKind::Error => {}
             ExprKind::Tuple(es) | ExprKind::Vect(es) | ExprKind::Block(es) => self.exprs(es),
             ExprKind::NamedTuple(fields) => fields.iter_mut().for_each(|(_, e)| self.expr(e)),

@@ -60,6 +60,8 @@ pub(crate) struct BodyLowerer<'c, 'a> {
     pub self_value: Option<Value>,
     /// The construct each block was made for.
     block_spans: HashMap<Block, Span>,
+    /// The indexings whose brackets are being lowered, innermost last (for `end`).
+    pub(crate) index_cx: Vec<crate::index::IndexCx>,
 }
 
 impl<'c, 'a> BodyLowerer<'c, 'a> {
@@ -74,6 +76,7 @@ impl<'c, 'a> BodyLowerer<'c, 'a> {
             toplevel,
             self_value: None,
             block_spans: HashMap::new(),
+            index_cx: Vec::new(),
         }
     }
 
@@ -314,8 +317,9 @@ impl<'c, 'a> BodyLowerer<'c, 'a> {
             }
             ExprKind::Unary { op, arg } => self.unary(*op, arg, r),
             ExprKind::Index { base, indices } => {
-                let mut args = vec![self.expr(base)];
-                args.extend(self.all(indices));
+                let x = self.expr(base);
+                let mut args = self.indices(&x, indices);
+                args.insert(0, x);
                 self.call("getindex", args, r)
             }
             ExprKind::Field { base, name } => {
@@ -326,11 +330,12 @@ impl<'c, 'a> BodyLowerer<'c, 'a> {
                     r,
                 )
             }
-            ExprKind::Range { .. } => self.fail(
-                r,
-                "unsupported",
-                "unsupported: range outside a for loop header".to_string(),
-            ),
+            ExprKind::Range { start, step, stop } => {
+                self.range_value(start, step.as_deref(), stop, r)
+            }
+            ExprKind::IndexEnd => self.index_end(r),
+            ExprKind::IndexBegin => self.index_begin(r),
+            ExprKind::Colon => self.colon(r),
             ExprKind::Block(es) => self.seq(es),
             ExprKind::Local(_) => Const::Nothing.into(),
             ExprKind::Error => self.error_call("unsupported construct", r),

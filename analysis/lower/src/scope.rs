@@ -580,6 +580,9 @@ fn children(e: &Expr) -> Vec<&Expr> {
         | ExprKind::Break
         | ExprKind::Continue
         | ExprKind::Local(_)
+        | ExprKind::IndexEnd
+        | ExprKind::IndexBegin
+        | ExprKind::Colon
         | ExprKind::Error
         | ExprKind::Function(_)
         | ExprKind::Return(None) => Vec::new(),

@@ -413,6 +413,13 @@ pub enum ExprKind {
     Function(Box<FunctionDef>),
     /// `local x` declarations are accepted and ignored apart from scoping.
     Local(Vec<String>),
+    /// `end` inside indexing brackets: the last index of the innermost indexed value's
+    /// dimension (Julia's `lastindex(x)` or `lastindex(x, d)`).
+    IndexEnd,
+    /// `begin` inside indexing brackets: the first index (`firstindex`).
+    IndexBegin,
+    /// `:` alone inside indexing brackets: every index of that dimension (`Colon()`).
+    Colon,
     /// A construct outside the subset or a syntax error; a [`SyntaxError`] describes it.
     Error,
 }

@@ -158,6 +158,9 @@ fn leaf(cx: &mut Cx, node: &SyntaxNode) -> Expr {
             let text = cx.text(node);
             cx.unsupported(node, &format!("Float32 literal `{text}`"))
         }
+        Kind::Op(op) if op.text() == ":" && cx.in_index > 0 => {
+            Expr::new(ExprKind::Colon, node.range)
+        }
         Kind::Op(op) => cx.unsupported(node, &format!("operator `{}` as a value", op.text())),
         Kind::MacroName => {
             let text = cx.text(node);
@@ -173,9 +176,9 @@ fn identifier(cx: &mut Cx, node: &SyntaxNode) -> Expr {
     let text = cx.text(node);
     let kind = match text {
         "nothing" => ExprKind::Nothing,
-        keyword @ ("end" | "begin") if cx.in_index > 0 => {
-            return cx.unsupported(node, &format!("`{keyword}` in indexing"))
-        }
+        "end" if cx.in_index > 0 => ExprKind::IndexEnd,
+        "begin" if cx.in_index > 0 => ExprKind::IndexBegin,
+        ":" if cx.in_index > 0 => ExprKind::Colon,
         keyword @ ("end" | "begin") => {
             return cx.syntax(node, &format!("syntax error: unexpected `{keyword}`"))
         }

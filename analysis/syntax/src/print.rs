@@ -266,6 +266,9 @@ impl Display for Expr {
             },
             ExprKind::Function(def) => method(f, def, false),
             ExprKind::Local(names) => write!(f, "(local {})", names.join(" ")),
+            ExprKind::IndexEnd => write!(f, "end"),
+            ExprKind::IndexBegin => write!(f, "begin"),
+            ExprKind::Colon => write!(f, ":"),
             ExprKind::Error => write!(f, "(error)"),
         }
     }
