@@ -327,3 +327,102 @@ setindex!(A::Matrix, B, I::StepRange{Int, Int}, J::Colon) = _block!(A, B, I, _st
 setindex!(A::Matrix, B, I::Colon, J::UnitRange{Int}) = _block!(A, B, _steps(A, 1, I), _steps(A, 2, J))
 setindex!(A::Matrix, B, I::Colon, J::StepRange{Int, Int}) = _block!(A, B, _steps(A, 1, I), J)
 setindex!(A::Matrix, B, I::Colon, J::Colon) = _block!(A, B, _steps(A, 1, I), _steps(A, 2, J))
+
+# Views: `view(x, I)` and the targets of `x[I] .= v` are windows on their parent, whose
+# elements they read and write (a write through a view changes the parent, and the AD
+# reverses it as any write into an array). zy's views are one-dimensional: a StepRange of
+# linear indices into the parent (a vector's range, or a matrix's row or column).
+
+"""
+    SubArray{P, I}
+
+A view of the elements `indices` (linear indices, a StepRange) of the array `parent`.
+"""
+struct SubArray{P, I}
+    parent::P
+    indices::I
+end
+
+"""
+    view(x, I...)
+
+The elements `x[I...]` as a view of `x`: reading them reads `x`, writing them writes `x`.
+"""
+view(x::Array, r::UnitRange{Int}) = SubArray(x, _steps(x, 1, r))
+view(x::Array, r::StepRange{Int, Int}) = SubArray(x, r)
+view(x::Array, c::Colon) = SubArray(x, StepRange(1, 1, length(x)))
+view(A::Matrix, i::Int, J::UnitRange{Int}) = SubArray(A, _row(A, i, _steps(A, 2, J)))
+view(A::Matrix, i::Int, J::StepRange{Int, Int}) = SubArray(A, _row(A, i, J))
+view(A::Matrix, i::Int, J::Colon) = SubArray(A, _row(A, i, _steps(A, 2, J)))
+view(A::Matrix, I::UnitRange{Int}, j::Int) = SubArray(A, _column(A, _steps(A, 1, I), j))
+view(A::Matrix, I::StepRange{Int, Int}, j::Int) = SubArray(A, _column(A, I, j))
+view(A::Matrix, I::Colon, j::Int) = SubArray(A, _column(A, _steps(A, 1, I), j))
+
+# The target of `x[I] .= v` (lowering): a view of the indexed elements.
+dotview(x, i) = view(x, i)
+dotview(x, i, j) = view(x, i, j)
+
+"""
+    parent(v)
+
+The array a view looks into.
+"""
+parent(v::SubArray) = v.parent
+
+length(v::SubArray) = length(v.indices)
+size(v::SubArray) = (length(v.indices),)
+getindex(v::SubArray, k::Int) = v.parent[v.indices[k]]
+function setindex!(v::SubArray, x, k::Int)
+    v.parent[v.indices[k]] = x
+    return v
+end
+collect(v::SubArray) = _slice(v.parent, v.indices)
+copy(v::SubArray) = collect(v)
+sum(v::SubArray) = sum(collect(v))
+getindex(v::SubArray, r::UnitRange{Int}) = collect(v)[r]
+broadcast(f, v::SubArray) = broadcast(f, collect(v))
+broadcast(f, v::SubArray, y) = broadcast(f, collect(v), y)
+broadcast(f, x, v::SubArray) = broadcast(f, x, collect(v))
+broadcast(f, v::SubArray, w::SubArray) = broadcast(f, collect(v), collect(w))
+map(f, v::SubArray) = map(f, collect(v))
+
+"""
+    identity(x)
+
+`x` itself.
+"""
+identity(x) = x
+
+"""
+    broadcast!(f, dest, v)
+
+`dest .= f.(v)`: writes `f` of each element of `v` (or of the number `v`) into `dest`, which
+is an array or a view, and returns `dest`. `v` has `dest`'s shape; a Vector into a Matrix
+(broadcast along the rows) is outside zy's `.=`.
+"""
+function broadcast!(f, dest, v::Real)
+    for k in 1:length(dest)
+        dest[k] = f(v)
+    end
+    return dest
+end
+
+function broadcast!(f, dest, v)
+    _check_shape(dest, v)
+    for k in 1:length(dest)
+        dest[k] = f(v[k])
+    end
+    return dest
+end
+
+_check_shape(dest::Matrix, v::Matrix) = _same_length(size(dest, 1) == size(v, 1) && size(dest, 2) == size(v, 2))
+_check_shape(dest::Matrix, v) = error("unsupported: `.=` of a value that is not a Matrix into a Matrix")
+_check_shape(dest, v::Matrix) = error("DimensionMismatch: cannot broadcast a Matrix into a one-dimensional destination")
+_check_shape(dest, v) = _same_length(length(dest) == length(v))
+
+function _same_length(same::Bool)
+    if !same
+        error("DimensionMismatch: the source's shape differs from the destination's in `.=`")
+    end
+    return nothing
+end

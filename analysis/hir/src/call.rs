@@ -149,6 +149,7 @@ fn find_function(e: &Expr) -> Option<(u32, u32)> {
             std::iter::once(&**callee).chain(args).collect()
         }
         ExprKind::Binary { lhs, rhs, .. }
+        | ExprKind::DotAssign { lhs, rhs }
         | ExprKind::Assign { lhs, rhs }
         | ExprKind::CompoundAssign { lhs, rhs, .. }
         | ExprKind::And(lhs, rhs)

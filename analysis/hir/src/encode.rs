@@ -148,6 +148,7 @@ impl<F: FnMut(&mut TextRange)> Ranges<F> {
                 self.exprs(args);
             }
             ExprKind::Binary { lhs, rhs, .. }
+            | ExprKind::DotAssign { lhs, rhs }
             | ExprKind::Assign { lhs, rhs }
             | ExprKind::CompoundAssign { lhs, rhs, .. }
             | ExprKind::And(lhs, rhs)

@@ -81,8 +81,7 @@ impl BodyLowerer<'_, '_> {
         r: TextRange,
     ) -> Operand {
         if dotted {
-            let message = format!("unsupported: in-place broadcast assignment (`.{op}=`)");
-            return self.fail(r, "unsupported", message);
+            return self.dot_assign(lhs, rhs, Some(op), r);
         }
         match &lhs.kind {
             ExprKind::Ident(_) => {

@@ -349,6 +349,7 @@ impl<'c, 'a> BodyLowerer<'c, 'a> {
             ExprKind::Continue => self.break_continue(false, r),
             ExprKind::Return(value) => self.return_expr(value.as_deref(), r),
             ExprKind::Assign { lhs, rhs } => self.assign(lhs, rhs, r),
+            ExprKind::DotAssign { lhs, rhs } => self.dot_assign(lhs, rhs, None, r),
             ExprKind::CompoundAssign {
                 op,
                 dotted,

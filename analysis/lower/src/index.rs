@@ -4,8 +4,8 @@
 //! Julia lowers `end` in `x[..., end, ...]` to `lastindex(x)` with one index and to
 //! `lastindex(x, d)` in position `d` of several; zy calls `length(x)` and `size(x, d)`, which
 //! are those for every indexable value of the subset (arrays, tuples, ranges), so that a
-//! tuple's `t[end]` stays a constant index. `begin` is `firstindex`, 1 for all of them. A bare
-//! `:` is the value `Colon()`. The indexed value is evaluated once, before its indices.
+//! tuple's `t[end]` stays a constant index. `begin` is `firstindex`, 1 for all of them. `:` as
+//! a value is `Colon()`. The indexed value is evaluated once, before its indices.
 
 use zy_ir::{Const, Operand};
 use zy_syntax::ast::{Expr, TextRange};
@@ -63,7 +63,7 @@ impl BodyLowerer<'_, '_> {
         Const::Int(1).into()
     }
 
-    /// `:` inside brackets: `Colon()`.
+    /// `:` as a value: `Colon()`.
     pub(crate) fn colon(&mut self, r: TextRange) -> Operand {
         self.call("Colon", Vec::new(), r)
     }

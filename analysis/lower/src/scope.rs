@@ -593,6 +593,7 @@ fn children(e: &Expr) -> Vec<&Expr> {
             std::iter::once(&**callee).chain(args).collect()
         }
         ExprKind::Binary { lhs, rhs, .. }
+        | ExprKind::DotAssign { lhs, rhs }
         | ExprKind::Assign { lhs, rhs }
         | ExprKind::CompoundAssign { lhs, rhs, .. } => vec![lhs, rhs],
         ExprKind::And(a, b) | ExprKind::Or(a, b) => vec![a, b],

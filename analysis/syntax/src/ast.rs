@@ -388,6 +388,12 @@ pub enum ExprKind {
         lhs: Box<Expr>,
         rhs: Box<Expr>,
     },
+    /// `lhs .= rhs`: `rhs` broadcast into the array `lhs` (an identifier, a field or an
+    /// indexing, which then means a view of the indexed elements).
+    DotAssign {
+        lhs: Box<Expr>,
+        rhs: Box<Expr>,
+    },
     /// `begin ... end` or a parenthesised sequence: value of the last expression.
     Block(Vec<Expr>),
     /// `if c1 ... elseif c2 ... else ... end`: `branches` are (condition, body) pairs.
@@ -418,7 +424,8 @@ pub enum ExprKind {
     IndexEnd,
     /// `begin` inside indexing brackets: the first index (`firstindex`).
     IndexBegin,
-    /// `:` alone inside indexing brackets: every index of that dimension (`Colon()`).
+    /// `:` as a value (`A[:, j]`, `view(A, 1, :)`): Julia's `Colon()`, every index of a
+    /// dimension.
     Colon,
     /// A construct outside the subset or a syntax error; a [`SyntaxError`] describes it.
     Error,

@@ -231,6 +231,7 @@ impl Display for Expr {
                 None => write!(f, "(: {start} {stop})"),
             },
             ExprKind::Assign { lhs, rhs } => write!(f, "(= {lhs} {rhs})"),
+            ExprKind::DotAssign { lhs, rhs } => write!(f, "(.= {lhs} {rhs})"),
             ExprKind::CompoundAssign {
                 op,
                 dotted,
