@@ -426,3 +426,18 @@ function _same_length(same::Bool)
     end
     return nothing
 end
+
+# `x[I...]` read under `@views` (lowering): a view when an index is a range or `:`, the
+# element itself when every index is a number.
+maybeview(x, i) = x[i]
+maybeview(x::Array, r::UnitRange{Int}) = view(x, r)
+maybeview(x::Array, r::StepRange{Int, Int}) = view(x, r)
+maybeview(x::Array, c::Colon) = view(x, c)
+maybeview(A, i::Int, j::Int) = A[i, j]
+maybeview(A::Matrix, i::Int, J::UnitRange{Int}) = view(A, i, J)
+maybeview(A::Matrix, i::Int, J::StepRange{Int, Int}) = view(A, i, J)
+maybeview(A::Matrix, i::Int, J::Colon) = view(A, i, J)
+maybeview(A::Matrix, I::UnitRange{Int}, j::Int) = view(A, I, j)
+maybeview(A::Matrix, I::StepRange{Int, Int}, j::Int) = view(A, I, j)
+maybeview(A::Matrix, I::Colon, j::Int) = view(A, I, j)
+maybeview(A, I, J) = error("unsupported: a two-dimensional view (a block A[I, J] under @views)")

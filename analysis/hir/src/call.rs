@@ -157,7 +157,9 @@ fn find_function(e: &Expr) -> Option<(u32, u32)> {
         ExprKind::Chain { first, rest } => std::iter::once(&**first)
             .chain(rest.iter().map(|(_, e)| e))
             .collect(),
-        ExprKind::Unary { arg, .. } | ExprKind::Field { base: arg, .. } => vec![&**arg],
+        ExprKind::Unary { arg, .. } | ExprKind::Field { base: arg, .. } | ExprKind::Views(arg) => {
+            vec![&**arg]
+        }
         ExprKind::Ternary { cond, then, els } => vec![&**cond, &**then, &**els],
         ExprKind::Index { base, indices } => std::iter::once(&**base).chain(indices).collect(),
         ExprKind::Range { start, step, stop } => std::iter::once(&**start)

@@ -160,7 +160,7 @@ impl<F: FnMut(&mut TextRange)> Ranges<F> {
                 self.expr(first);
                 rest.iter_mut().for_each(|(_, e)| self.expr(e));
             }
-            ExprKind::Unary { arg, .. } => self.expr(arg),
+            ExprKind::Unary { arg, .. } | ExprKind::Views(arg) => self.expr(arg),
             ExprKind::Ternary { cond, then, els } => {
                 self.expr(cond);
                 self.expr(then);

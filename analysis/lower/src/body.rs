@@ -62,6 +62,8 @@ pub(crate) struct BodyLowerer<'c, 'a> {
     block_spans: HashMap<Block, Span>,
     /// The indexings whose brackets are being lowered, innermost last (for `end`).
     pub(crate) index_cx: Vec<crate::index::IndexCx>,
+    /// Inside `@views`: a slice that is read is a view (`maybeview`).
+    pub(crate) views: bool,
 }
 
 impl<'c, 'a> BodyLowerer<'c, 'a> {
@@ -77,6 +79,7 @@ impl<'c, 'a> BodyLowerer<'c, 'a> {
             self_value: None,
             block_spans: HashMap::new(),
             index_cx: Vec::new(),
+            views: false,
         }
     }
 
@@ -320,7 +323,14 @@ impl<'c, 'a> BodyLowerer<'c, 'a> {
                 let x = self.expr(base);
                 let mut args = self.indices(&x, indices);
                 args.insert(0, x);
-                self.call("getindex", args, r)
+                let read = if self.views { "maybeview" } else { "getindex" };
+                self.call(read, args, r)
+            }
+            ExprKind::Views(inner) => {
+                let outer = std::mem::replace(&mut self.views, true);
+                let v = self.expr(inner);
+                self.views = outer;
+                v
             }
             ExprKind::Field { base, name } => {
                 let s = self.expr(base);

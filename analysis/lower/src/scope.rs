@@ -600,7 +600,7 @@ fn children(e: &Expr) -> Vec<&Expr> {
         ExprKind::Chain { first, rest } => std::iter::once(&**first)
             .chain(rest.iter().map(|(_, e)| e))
             .collect(),
-        ExprKind::Unary { arg, .. } => vec![arg],
+        ExprKind::Unary { arg, .. } | ExprKind::Views(arg) => vec![arg],
         ExprKind::Ternary { cond, then, els } => vec![cond, then, els],
         ExprKind::Index { base, indices } => std::iter::once(&**base).chain(indices).collect(),
         ExprKind::Field { base, .. } => vec![base],

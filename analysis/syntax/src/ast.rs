@@ -394,6 +394,8 @@ pub enum ExprKind {
         lhs: Box<Expr>,
         rhs: Box<Expr>,
     },
+    /// `@views e`: in `e`, a slice `x[I]` that is read is a view of `x` (`maybeview`).
+    Views(Box<Expr>),
     /// `begin ... end` or a parenthesised sequence: value of the last expression.
     Block(Vec<Expr>),
     /// `if c1 ... elseif c2 ... else ... end`: `branches` are (condition, body) pairs.

@@ -237,6 +237,9 @@ fn macro_call(cx: &mut Cx, node: &SyntaxNode) -> Expr {
         }
         Some(name) => {
             let text = cx.text(name).to_string();
+            if let Some(e) = crate::dotmacros::expand(cx, node, &text) {
+                return e;
+            }
             cx.unsupported(node, &format!("macro {text}"))
         }
         None => error_expr(node),

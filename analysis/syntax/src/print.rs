@@ -232,6 +232,7 @@ impl Display for Expr {
             },
             ExprKind::Assign { lhs, rhs } => write!(f, "(= {lhs} {rhs})"),
             ExprKind::DotAssign { lhs, rhs } => write!(f, "(.= {lhs} {rhs})"),
+            ExprKind::Views(e) => write!(f, "(@views {e})"),
             ExprKind::CompoundAssign {
                 op,
                 dotted,
