@@ -167,9 +167,10 @@ map(f, r::StepRange{Int, Int}) = map(f, collect(r))
 map(f, r::LinRange) = map(f, collect(r))
 
 # Indexing arrays by ranges and `:`. Julia's `x[I]` copies: every method below reduces the
-# index to a StepRange of linear indices (`_slice`) or to one per dimension (a matrix block),
-# and the rrules of the two copies scatter the gradient into a zero array of the parent's
-# shape, so a slice costs the AD one array, as in Zygote.
+# index to a StepRange of linear indices (`_slice`) or to one per dimension (a matrix block).
+# The copies are differentiated element by element, each element's gradient added into the
+# parent's gradient in place: a slice in a loop costs the AD its own length, not a zero array
+# of the parent's shape (Zygote's rule, which makes a loop over small slices quadratic).
 
 # The indices of dimension `d` of `A` that a range or `:` selects, as a StepRange.
 _steps(A, d::Int, r::UnitRange{Int}) = StepRange(r.start, 1, r.stop)
@@ -196,22 +197,15 @@ function _column(A::Matrix, I::StepRange{Int, Int}, j::Int)
     return StepRange(I.start + (j - 1) * m, I.step, I.stop + (j - 1) * m)
 end
 
-# An array for `n` elements of `x`'s element type (Int and Bool; Float64 arrays, which have
-# rrules, allocate in place so that the rule's forward pass writes only what it creates).
+# An array for `n` elements of `x`'s element type.
+_vector(x::Array{Float64}, n::Int) = zeros(n)
 _vector(x::Array{Int}, n::Int) = fill(0, n)
 _vector(x::Array{Bool}, n::Int) = fill(false, n)
+_matrix(x::Array{Float64}, m::Int, n::Int) = zeros(m, n)
 _matrix(x::Array{Int}, m::Int, n::Int) = fill(0, m, n)
 _matrix(x::Array{Bool}, m::Int, n::Int) = fill(false, m, n)
 
 # `x[I]` for linear indices `I`: a new Vector.
-function _slice(x::Array{Float64}, I::StepRange{Int, Int})
-    y = zeros(length(I))
-    for k in 1:length(y)
-        y[k] = x[I.start + (k - 1) * I.step]
-    end
-    return y
-end
-
 function _slice(x::Array, I::StepRange{Int, Int})
     y = _vector(x, length(I))
     for k in 1:length(y)
@@ -220,29 +214,7 @@ function _slice(x::Array, I::StepRange{Int, Int})
     return y
 end
 
-function rrule(::typeof(_slice), x::Array{Float64}, I::StepRange{Int, Int})
-    y = _slice(x, I)
-    function _slice_pullback(ȳ)
-        x̄ = zero(x)
-        for k in 1:length(ȳ)
-            x̄[I.start + (k - 1) * I.step] = ȳ[k]
-        end
-        return (NoTangent(), x̄, NoTangent())
-    end
-    return y, _slice_pullback
-end
-
 # `A[I, J]` for a range of rows and one of columns: a new Matrix.
-function _block(A::Matrix{Float64}, I::StepRange{Int, Int}, J::StepRange{Int, Int})
-    B = zeros(length(I), length(J))
-    for q in 1:length(J)
-        for p in 1:length(I)
-            B[p, q] = A[I.start + (p - 1) * I.step, J.start + (q - 1) * J.step]
-        end
-    end
-    return B
-end
-
 function _block(A::Matrix, I::StepRange{Int, Int}, J::StepRange{Int, Int})
     B = _matrix(A, length(I), length(J))
     for q in 1:length(J)
@@ -251,20 +223,6 @@ function _block(A::Matrix, I::StepRange{Int, Int}, J::StepRange{Int, Int})
         end
     end
     return B
-end
-
-function rrule(::typeof(_block), A::Matrix{Float64}, I::StepRange{Int, Int}, J::StepRange{Int, Int})
-    B = _block(A, I, J)
-    function _block_pullback(B̄)
-        Ā = zero(A)
-        for q in 1:length(J)
-            for p in 1:length(I)
-                Ā[I.start + (p - 1) * I.step, J.start + (q - 1) * J.step] = B̄[p, q]
-            end
-        end
-        return (NoTangent(), Ā, NoTangent(), NoTangent())
-    end
-    return B, _block_pullback
 end
 
 getindex(x::Array, r::UnitRange{Int}) = _slice(x, _steps(x, 1, r))
