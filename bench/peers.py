@@ -40,6 +40,7 @@ EXPECTED = {
     "logistic_regression": 0.7667141253967636,
     "mlp": 2.318519599961533,
     "rosenbrock": 2540516.0,
+    "rosenbrock_slices": 2540516.0,
     "rk4": 0.3850247249755993,
     "mlp_batch": 1.0122022731493452,
     "gp_cholesky": 13.325041434336498,
@@ -121,6 +122,7 @@ def workloads_inputs():
     tree_x = np.cos(np.arange(1, 1025, dtype=np.float64))
     return {
         "rosenbrock": ([rosenbrock_x], []),
+        "rosenbrock_slices": ([rosenbrock_x], []),
         # The state tuple (x0, v0) as one array of two.
         "rk4": ([0.1, np.array([1.0, 0.0]), 0.01], [1000]),
         "mlp_batch": ([weights(128, 784, 0.01, 0.0), bias(128, 0.01), weights(10, 128, 0.1, 0.5), bias(10, 0.1), mlp_x, mlp_y], []),
@@ -203,7 +205,7 @@ def jax_workloads(jax, jnp, lax):
 
         return tree(0, x.shape[0] - 1)
 
-    return {"rosenbrock": rosenbrock, "rk4": simulate, "mlp_batch": mlp_batch, "gp_cholesky": gp_nll, "tree_sum": tree_sum}
+    return {"rosenbrock": rosenbrock, "rosenbrock_slices": rosenbrock, "rk4": simulate, "mlp_batch": mlp_batch, "gp_cholesky": gp_nll, "tree_sum": tree_sum}
 
 
 def run_jax(table, data, notes):
@@ -300,7 +302,7 @@ def torch_workloads(torch):
 
         return tree(0, x.shape[0] - 1)
 
-    return {"rosenbrock": rosenbrock, "rk4": simulate, "mlp_batch": mlp_batch, "gp_cholesky": gp_nll, "tree_sum": tree_sum}
+    return {"rosenbrock": rosenbrock, "rosenbrock_slices": rosenbrock, "rk4": simulate, "mlp_batch": mlp_batch, "gp_cholesky": gp_nll, "tree_sum": tree_sum}
 
 
 def run_torch(table, data, notes):

@@ -122,13 +122,23 @@ pub const CASES: [Case; 5] = [
 ];
 
 /// The workloads: code as users write it, in the order of issue 16.
-pub const WORKLOADS: [Case; 5] = [
+pub const WORKLOADS: [Case; 6] = [
     Case {
         key: "rosenbrock",
         file: "workloads/rosenbrock.jl",
         source: include_str!("../../fixtures/workloads/rosenbrock.jl"),
         call: "rosenbrock(rosenbrock_start(10000))",
         note: None,
+    },
+    Case {
+        key: "rosenbrock_slices",
+        file: "workloads/rosenbrock.jl",
+        source: include_str!("../../fixtures/workloads/rosenbrock.jl"),
+        call: "rosenbrock_slices(rosenbrock_start(10000))",
+        note: Some(
+            "the same function over the slices x[2:end] and x[1:end-1] with broadcasts, as JAX \
+             and PyTorch write it; the hand-written gradient is the loop's",
+        ),
     },
     Case {
         key: "rk4",
@@ -211,7 +221,7 @@ mod tests {
         let mut keys: Vec<&str> = CASES.iter().chain(&WORKLOADS).map(|c| c.key).collect();
         keys.sort();
         keys.dedup();
-        assert_eq!(keys.len(), 10);
+        assert_eq!(keys.len(), 11);
         assert_eq!(Table::named("workloads"), Some(Table::Workloads));
         assert_eq!(Table::named("table2").map(Table::name), Some("table2"));
         assert_eq!(Table::named("table3"), None);

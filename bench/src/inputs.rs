@@ -60,7 +60,9 @@ impl Hand {
                     label,
                 })
             }
-            ("rosenbrock", [x]) => Hand::Rosenbrock(vector(x).ok_or_else(bad)?),
+            ("rosenbrock" | "rosenbrock_slices", [x]) => {
+                Hand::Rosenbrock(vector(x).ok_or_else(bad)?)
+            }
             ("rk4", [c, Value::Tuple(u0), h, Value::Int(steps)]) => {
                 let [x0, v0] = &u0[..] else {
                     return Err(bad());

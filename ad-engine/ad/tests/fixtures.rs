@@ -96,13 +96,14 @@ fn grad_json(src: &str, call: &str) -> Result<Json, String> {
 }
 
 /// Whether a file uses modules (`module`, `using`, `import`), which only zy-hir's scopes and
-/// prelude resolve, or is a `prelude_*` file, which calls the prelude's functions;
+/// prelude resolve, or is a `prelude_*` file or says `# needs: prelude` (ranges, slices), which
+/// call the prelude's functions;
 /// `tests/tests/fixtures.rs` checks those files through the whole pipeline.
 fn needs_scopes(name: &str, text: &str) -> bool {
     name.starts_with("prelude_")
         || text.lines().any(|l| {
             let l = l.trim_start();
-            ["module ", "using ", "import "]
+            ["module ", "using ", "import ", "# needs: prelude"]
                 .iter()
                 .any(|k| l.starts_with(k))
         })

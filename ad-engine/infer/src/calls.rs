@@ -176,7 +176,14 @@ impl<'a> Cx<'a> {
                 Some(builtin) => {
                     return builtins::call(self, b, builtin, args).unwrap_or(Err(no_match));
                 }
-                None => return Err(no_match),
+                // Outer constructors (`LinRange(a, b, n)`) keep the default one beside them.
+                None => match self.program.structs.get(name) {
+                    Some(def) if def.kind == StructKind::User => {
+                        return dispatch::construct(self.program, def, b, args)
+                            .map_err(|_| no_match);
+                    }
+                    _ => return Err(no_match),
+                },
             },
         };
         let args = match gf.methods.get(method as usize) {

@@ -1597,6 +1597,12 @@ fn rhs(
             cur.pos = start;
         }
     }
+    // `:(a, b)`: a call of the range operator `:` (never a symbol, which no `(` follows).
+    if cur.rest().starts_with(":(") && !cur.rest().starts_with(":(::") {
+        cur.pos += 1;
+        cur.expect("(")?;
+        return Ok((OpText::Op(call(Name::from(":"))), cur.operands()?));
+    }
     // `f(args...)`, `x(args...)`, or `x op y`.
     let first = cur.operand()?;
     if cur.eat("(") {

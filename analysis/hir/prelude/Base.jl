@@ -80,3 +80,393 @@ The largest finite and the smallest normal positive Float64.
 """
 floatmax(::Type{Float64}) = 1.7976931348623157e308
 floatmin(::Type{Float64}) = 2.2250738585072014e-308
+
+# Ranges. `a:b` and `a:s:b` are calls of `:` (lowering); a range is an immutable vector whose
+# elements are computed from its fields, never stored.
+
+"""
+    UnitRange{T}
+
+`start:stop`, the integers from `start` to `stop` in steps of 1. `stop` is at least
+`start - 1`: an empty range ends just before it starts.
+"""
+struct UnitRange{T}
+    start::T
+    stop::T
+end
+
+"""
+    StepRange{T, S}
+
+`start:step:stop` of integers. `stop` is the last element the steps reach (`1:2:6` ends at 5),
+or one step before `start` when the range is empty.
+"""
+struct StepRange{T, S}
+    start::T
+    step::S
+    stop::T
+end
+
+"""
+    LinRange{T, L}
+
+`LinRange(start, stop, len)`: `len` evenly spaced points from `start` to `stop`, the `i`th
+computed as `(1 - t) * start + t * stop` with `t = (i - 1) / (len - 1)`.
+"""
+struct LinRange{T, L}
+    start::T
+    stop::T
+    len::L
+    lendiv::L
+end
+
+"""
+    Colon()
+
+`:` as an index: every index of its dimension (`A[:, j]`, `x[:]`).
+"""
+struct Colon
+end
+
+(:)(start::Int, stop::Int) = UnitRange(start, max(stop, start - 1))
+
+function (:)(start::Int, step::Int, stop::Int)
+    if step == 0
+        error("ArgumentError: step cannot be zero")
+    end
+    if stop == start
+        last = stop
+    elseif (step > 0) != (stop > start)
+        last = start - step
+    else
+        last = stop - (stop - start) % step
+    end
+    return StepRange(start, step, last)
+end
+
+function LinRange(start::Real, stop::Real, len::Int)
+    if len < 0
+        error("ArgumentError: range length must be non-negative")
+    end
+    if len == 1 && start != stop
+        error("ArgumentError: range with length 1 must have start == stop")
+    end
+    return LinRange(float(start), float(stop), len, max(len - 1, 1))
+end
+
+length(r::UnitRange{Int}) = r.stop - r.start + 1
+length(r::StepRange{Int, Int}) = (r.stop - r.start) ÷ r.step + 1
+length(r::LinRange) = r.len
+
+first(r::UnitRange{Int}) = r.start
+first(r::StepRange{Int, Int}) = r.start
+first(r::LinRange) = r.start
+last(r::UnitRange{Int}) = r.stop
+last(r::StepRange{Int, Int}) = r.stop
+last(r::LinRange) = r.stop
+
+"""
+    step(r)
+
+The difference between consecutive elements of a range.
+"""
+step(r::UnitRange{Int}) = 1
+step(r::StepRange{Int, Int}) = r.step
+step(r::LinRange) = (r.stop - r.start) / r.lendiv
+
+size(r::UnitRange{Int}) = (length(r),)
+size(r::StepRange{Int, Int}) = (length(r),)
+size(r::LinRange) = (length(r),)
+
+function getindex(r::UnitRange{Int}, i::Int)
+    if !(1 <= i <= length(r))
+        error("BoundsError: attempt to access a UnitRange{Int64} at an index outside it")
+    end
+    return r.start + (i - 1)
+end
+
+function getindex(r::StepRange{Int, Int}, i::Int)
+    if !(1 <= i <= length(r))
+        error("BoundsError: attempt to access a StepRange{Int64, Int64} at an index outside it")
+    end
+    return r.start + (i - 1) * r.step
+end
+
+function getindex(r::LinRange, i::Int)
+    if !(1 <= i <= r.len)
+        error("BoundsError: attempt to access a LinRange{Float64} at an index outside it")
+    end
+    t = (i - 1) / r.lendiv
+    return (1 - t) * r.start + t * r.stop
+end
+
+"""
+    collect(r)
+
+The elements of a range (or a copy of an array) as a new `Vector`.
+"""
+collect(x::Array) = copy(x)
+collect(r::UnitRange{Int}) = _collect(fill(0, length(r)), r)
+collect(r::StepRange{Int, Int}) = _collect(fill(0, length(r)), r)
+collect(r::LinRange) = _collect(zeros(length(r)), r)
+
+function _collect(y, r)
+    for k in 1:length(y)
+        y[k] = r[k]
+    end
+    return y
+end
+
+# The sum of an integer range in closed form, exact as Julia's.
+sum(r::UnitRange{Int}) = length(r) * r.start + length(r) * (length(r) - 1) ÷ 2
+sum(r::StepRange{Int, Int}) = length(r) * r.start + r.step * (length(r) * (length(r) - 1) ÷ 2)
+sum(r::LinRange) = sum(collect(r))
+
+# Broadcasting over a range broadcasts over its elements (Julia returns a range again for
+# some operations, with the same elements).
+broadcast(f, r::UnitRange{Int}) = broadcast(f, collect(r))
+broadcast(f, r::StepRange{Int, Int}) = broadcast(f, collect(r))
+broadcast(f, r::LinRange) = broadcast(f, collect(r))
+broadcast(f, r::UnitRange{Int}, y) = broadcast(f, collect(r), y)
+broadcast(f, r::StepRange{Int, Int}, y) = broadcast(f, collect(r), y)
+broadcast(f, r::LinRange, y) = broadcast(f, collect(r), y)
+broadcast(f, x, r::UnitRange{Int}) = broadcast(f, x, collect(r))
+broadcast(f, x, r::StepRange{Int, Int}) = broadcast(f, x, collect(r))
+broadcast(f, x, r::LinRange) = broadcast(f, x, collect(r))
+map(f, r::UnitRange{Int}) = map(f, collect(r))
+map(f, r::StepRange{Int, Int}) = map(f, collect(r))
+map(f, r::LinRange) = map(f, collect(r))
+
+# Indexing arrays by ranges and `:`. Julia's `x[I]` copies: every method below reduces the
+# index to a StepRange of linear indices (`_slice`) or to one per dimension (a matrix block).
+# The copies are differentiated element by element, each element's gradient added into the
+# parent's gradient in place: a slice in a loop costs the AD its own length, not a zero array
+# of the parent's shape (Zygote's rule, which makes a loop over small slices quadratic).
+
+# The indices of dimension `d` of `A` that a range or `:` selects, as a StepRange.
+_steps(A, d::Int, r::UnitRange{Int}) = StepRange(r.start, 1, r.stop)
+_steps(A, d::Int, r::StepRange{Int, Int}) = r
+_steps(A, d::Int, c::Colon) = StepRange(1, 1, size(A, d))
+
+# The linear indices of `A[i, J]` (a row) and `A[I, j]` (a column), after checking that the
+# index of the other dimension is in bounds (an error names the array and that index).
+function _row(A::Matrix, i::Int, J::StepRange{Int, Int})
+    m = size(A, 1)
+    if length(J) > 0
+        A[i, J.start]
+        A[i, J.stop]
+    end
+    return StepRange(i + (J.start - 1) * m, J.step * m, i + (J.stop - 1) * m)
+end
+
+function _column(A::Matrix, I::StepRange{Int, Int}, j::Int)
+    m = size(A, 1)
+    if length(I) > 0
+        A[I.start, j]
+        A[I.stop, j]
+    end
+    return StepRange(I.start + (j - 1) * m, I.step, I.stop + (j - 1) * m)
+end
+
+# An array for `n` elements of `x`'s element type.
+_vector(x::Array{Float64}, n::Int) = zeros(n)
+_vector(x::Array{Int}, n::Int) = fill(0, n)
+_vector(x::Array{Bool}, n::Int) = fill(false, n)
+_matrix(x::Array{Float64}, m::Int, n::Int) = zeros(m, n)
+_matrix(x::Array{Int}, m::Int, n::Int) = fill(0, m, n)
+_matrix(x::Array{Bool}, m::Int, n::Int) = fill(false, m, n)
+
+# `x[I]` for linear indices `I`: a new Vector.
+function _slice(x::Array, I::StepRange{Int, Int})
+    y = _vector(x, length(I))
+    for k in 1:length(y)
+        y[k] = x[I.start + (k - 1) * I.step]
+    end
+    return y
+end
+
+# `A[I, J]` for a range of rows and one of columns: a new Matrix.
+function _block(A::Matrix, I::StepRange{Int, Int}, J::StepRange{Int, Int})
+    B = _matrix(A, length(I), length(J))
+    for q in 1:length(J)
+        for p in 1:length(I)
+            B[p, q] = A[I.start + (p - 1) * I.step, J.start + (q - 1) * J.step]
+        end
+    end
+    return B
+end
+
+getindex(x::Array, r::UnitRange{Int}) = _slice(x, _steps(x, 1, r))
+getindex(x::Array, r::StepRange{Int, Int}) = _slice(x, r)
+getindex(x::Array, c::Colon) = _slice(x, StepRange(1, 1, length(x)))
+getindex(A::Matrix, i::Int, J::UnitRange{Int}) = _slice(A, _row(A, i, _steps(A, 2, J)))
+getindex(A::Matrix, i::Int, J::StepRange{Int, Int}) = _slice(A, _row(A, i, J))
+getindex(A::Matrix, i::Int, J::Colon) = _slice(A, _row(A, i, _steps(A, 2, J)))
+getindex(A::Matrix, I::UnitRange{Int}, j::Int) = _slice(A, _column(A, _steps(A, 1, I), j))
+getindex(A::Matrix, I::StepRange{Int, Int}, j::Int) = _slice(A, _column(A, I, j))
+getindex(A::Matrix, I::Colon, j::Int) = _slice(A, _column(A, _steps(A, 1, I), j))
+getindex(A::Matrix, I::UnitRange{Int}, J::UnitRange{Int}) = _block(A, _steps(A, 1, I), _steps(A, 2, J))
+getindex(A::Matrix, I::UnitRange{Int}, J::StepRange{Int, Int}) = _block(A, _steps(A, 1, I), J)
+getindex(A::Matrix, I::UnitRange{Int}, J::Colon) = _block(A, _steps(A, 1, I), _steps(A, 2, J))
+getindex(A::Matrix, I::StepRange{Int, Int}, J::UnitRange{Int}) = _block(A, I, _steps(A, 2, J))
+getindex(A::Matrix, I::StepRange{Int, Int}, J::StepRange{Int, Int}) = _block(A, I, J)
+getindex(A::Matrix, I::StepRange{Int, Int}, J::Colon) = _block(A, I, _steps(A, 2, J))
+getindex(A::Matrix, I::Colon, J::UnitRange{Int}) = _block(A, _steps(A, 1, I), _steps(A, 2, J))
+getindex(A::Matrix, I::Colon, J::StepRange{Int, Int}) = _block(A, _steps(A, 1, I), J)
+getindex(A::Matrix, I::Colon, J::Colon) = _block(A, _steps(A, 1, I), _steps(A, 2, J))
+
+# `x[I] = v` for linear indices `I`: the elements of `v` in order; Julia's setindex! returns x.
+function _slice!(x::Array, v, I::StepRange{Int, Int})
+    if length(v) != length(I)
+        error("DimensionMismatch: the number of elements assigned differs from the number of destinations")
+    end
+    for k in 1:length(I)
+        x[I.start + (k - 1) * I.step] = v[k]
+    end
+    return x
+end
+
+function _block!(A::Matrix, B, I::StepRange{Int, Int}, J::StepRange{Int, Int})
+    if size(B, 1) != length(I) || size(B, 2) != length(J)
+        error("DimensionMismatch: the shape of the assigned array differs from the destination's")
+    end
+    for q in 1:length(J)
+        for p in 1:length(I)
+            A[I.start + (p - 1) * I.step, J.start + (q - 1) * J.step] = B[p, q]
+        end
+    end
+    return A
+end
+
+setindex!(x::Array, v, r::UnitRange{Int}) = _slice!(x, v, _steps(x, 1, r))
+setindex!(x::Array, v, r::StepRange{Int, Int}) = _slice!(x, v, r)
+setindex!(x::Array, v, c::Colon) = _slice!(x, v, StepRange(1, 1, length(x)))
+setindex!(A::Matrix, v, i::Int, J::UnitRange{Int}) = _slice!(A, v, _row(A, i, _steps(A, 2, J)))
+setindex!(A::Matrix, v, i::Int, J::StepRange{Int, Int}) = _slice!(A, v, _row(A, i, J))
+setindex!(A::Matrix, v, i::Int, J::Colon) = _slice!(A, v, _row(A, i, _steps(A, 2, J)))
+setindex!(A::Matrix, v, I::UnitRange{Int}, j::Int) = _slice!(A, v, _column(A, _steps(A, 1, I), j))
+setindex!(A::Matrix, v, I::StepRange{Int, Int}, j::Int) = _slice!(A, v, _column(A, I, j))
+setindex!(A::Matrix, v, I::Colon, j::Int) = _slice!(A, v, _column(A, _steps(A, 1, I), j))
+setindex!(A::Matrix, B, I::UnitRange{Int}, J::UnitRange{Int}) = _block!(A, B, _steps(A, 1, I), _steps(A, 2, J))
+setindex!(A::Matrix, B, I::UnitRange{Int}, J::StepRange{Int, Int}) = _block!(A, B, _steps(A, 1, I), J)
+setindex!(A::Matrix, B, I::UnitRange{Int}, J::Colon) = _block!(A, B, _steps(A, 1, I), _steps(A, 2, J))
+setindex!(A::Matrix, B, I::StepRange{Int, Int}, J::UnitRange{Int}) = _block!(A, B, I, _steps(A, 2, J))
+setindex!(A::Matrix, B, I::StepRange{Int, Int}, J::StepRange{Int, Int}) = _block!(A, B, I, J)
+setindex!(A::Matrix, B, I::StepRange{Int, Int}, J::Colon) = _block!(A, B, I, _steps(A, 2, J))
+setindex!(A::Matrix, B, I::Colon, J::UnitRange{Int}) = _block!(A, B, _steps(A, 1, I), _steps(A, 2, J))
+setindex!(A::Matrix, B, I::Colon, J::StepRange{Int, Int}) = _block!(A, B, _steps(A, 1, I), J)
+setindex!(A::Matrix, B, I::Colon, J::Colon) = _block!(A, B, _steps(A, 1, I), _steps(A, 2, J))
+
+# Views: `view(x, I)` and the targets of `x[I] .= v` are windows on their parent, whose
+# elements they read and write (a write through a view changes the parent, and the AD
+# reverses it as any write into an array). zy's views are one-dimensional: a StepRange of
+# linear indices into the parent (a vector's range, or a matrix's row or column).
+
+"""
+    SubArray{P, I}
+
+A view of the elements `indices` (linear indices, a StepRange) of the array `parent`.
+"""
+struct SubArray{P, I}
+    parent::P
+    indices::I
+end
+
+"""
+    view(x, I...)
+
+The elements `x[I...]` as a view of `x`: reading them reads `x`, writing them writes `x`.
+"""
+view(x::Array, r::UnitRange{Int}) = SubArray(x, _steps(x, 1, r))
+view(x::Array, r::StepRange{Int, Int}) = SubArray(x, r)
+view(x::Array, c::Colon) = SubArray(x, StepRange(1, 1, length(x)))
+view(A::Matrix, i::Int, J::UnitRange{Int}) = SubArray(A, _row(A, i, _steps(A, 2, J)))
+view(A::Matrix, i::Int, J::StepRange{Int, Int}) = SubArray(A, _row(A, i, J))
+view(A::Matrix, i::Int, J::Colon) = SubArray(A, _row(A, i, _steps(A, 2, J)))
+view(A::Matrix, I::UnitRange{Int}, j::Int) = SubArray(A, _column(A, _steps(A, 1, I), j))
+view(A::Matrix, I::StepRange{Int, Int}, j::Int) = SubArray(A, _column(A, I, j))
+view(A::Matrix, I::Colon, j::Int) = SubArray(A, _column(A, _steps(A, 1, I), j))
+
+# The target of `x[I] .= v` (lowering): a view of the indexed elements.
+dotview(x, i) = view(x, i)
+dotview(x, i, j) = view(x, i, j)
+
+"""
+    parent(v)
+
+The array a view looks into.
+"""
+parent(v::SubArray) = v.parent
+
+length(v::SubArray) = length(v.indices)
+size(v::SubArray) = (length(v.indices),)
+getindex(v::SubArray, k::Int) = v.parent[v.indices[k]]
+function setindex!(v::SubArray, x, k::Int)
+    v.parent[v.indices[k]] = x
+    return v
+end
+collect(v::SubArray) = _slice(v.parent, v.indices)
+copy(v::SubArray) = collect(v)
+sum(v::SubArray) = sum(collect(v))
+getindex(v::SubArray, r::UnitRange{Int}) = collect(v)[r]
+broadcast(f, v::SubArray) = broadcast(f, collect(v))
+broadcast(f, v::SubArray, y) = broadcast(f, collect(v), y)
+broadcast(f, x, v::SubArray) = broadcast(f, x, collect(v))
+broadcast(f, v::SubArray, w::SubArray) = broadcast(f, collect(v), collect(w))
+map(f, v::SubArray) = map(f, collect(v))
+
+"""
+    identity(x)
+
+`x` itself.
+"""
+identity(x) = x
+
+"""
+    broadcast!(f, dest, v)
+
+`dest .= f.(v)`: writes `f` of each element of `v` (or of the number `v`) into `dest`, which
+is an array or a view, and returns `dest`. `v` has `dest`'s shape; a Vector into a Matrix
+(broadcast along the rows) is outside zy's `.=`.
+"""
+function broadcast!(f, dest, v::Real)
+    for k in 1:length(dest)
+        dest[k] = f(v)
+    end
+    return dest
+end
+
+function broadcast!(f, dest, v)
+    _check_shape(dest, v)
+    for k in 1:length(dest)
+        dest[k] = f(v[k])
+    end
+    return dest
+end
+
+_check_shape(dest::Matrix, v::Matrix) = _same_length(size(dest, 1) == size(v, 1) && size(dest, 2) == size(v, 2))
+_check_shape(dest::Matrix, v) = error("unsupported: `.=` of a value that is not a Matrix into a Matrix")
+_check_shape(dest, v::Matrix) = error("DimensionMismatch: cannot broadcast a Matrix into a one-dimensional destination")
+_check_shape(dest, v) = _same_length(length(dest) == length(v))
+
+function _same_length(same::Bool)
+    if !same
+        error("DimensionMismatch: the source's shape differs from the destination's in `.=`")
+    end
+    return nothing
+end
+
+# `x[I...]` read under `@views` (lowering): a view when an index is a range or `:`, the
+# element itself when every index is a number.
+maybeview(x, i) = x[i]
+maybeview(x::Array, r::UnitRange{Int}) = view(x, r)
+maybeview(x::Array, r::StepRange{Int, Int}) = view(x, r)
+maybeview(x::Array, c::Colon) = view(x, c)
+maybeview(A, i::Int, j::Int) = A[i, j]
+maybeview(A::Matrix, i::Int, J::UnitRange{Int}) = view(A, i, J)
+maybeview(A::Matrix, i::Int, J::StepRange{Int, Int}) = view(A, i, J)
+maybeview(A::Matrix, i::Int, J::Colon) = view(A, i, J)
+maybeview(A::Matrix, I::UnitRange{Int}, j::Int) = view(A, I, j)
+maybeview(A::Matrix, I::StepRange{Int, Int}, j::Int) = view(A, I, j)
+maybeview(A::Matrix, I::Colon, j::Int) = view(A, I, j)
+maybeview(A, I, J) = error("unsupported: a two-dimensional view (a block A[I, J] under @views)")

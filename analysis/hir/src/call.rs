@@ -191,6 +191,7 @@ fn find_function(e: &Expr) -> Option<(u32, u32)> {
             .chain(keywords.iter().map(KeywordArg::value))
             .collect(),
         ExprKind::Binary { lhs, rhs, .. }
+        | ExprKind::DotAssign { lhs, rhs }
         | ExprKind::Assign { lhs, rhs }
         | ExprKind::CompoundAssign { lhs, rhs, .. }
         | ExprKind::And(lhs, rhs)
@@ -198,7 +199,10 @@ fn find_function(e: &Expr) -> Option<(u32, u32)> {
         ExprKind::Chain { first, rest } => std::iter::once(&**first)
             .chain(rest.iter().map(|(_, e)| e))
             .collect(),
-        ExprKind::Unary { arg, .. } | ExprKind::Field { base: arg, .. } | ExprKind::Splat(arg) => {
+        ExprKind::Unary { arg, .. }
+        | ExprKind::Field { base: arg, .. }
+        | ExprKind::Splat(arg)
+        | ExprKind::Views(arg) => {
             vec![&**arg]
         }
         ExprKind::Ternary { cond, then, els } => vec![&**cond, &**then, &**els],

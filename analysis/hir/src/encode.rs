@@ -151,6 +151,9 @@ impl<F: FnMut(&mut TextRange)> Ranges<F> {
             | ExprKind::Break
             | ExprKind::Continue
             | ExprKind::Local(_)
+            | ExprKind::IndexEnd
+            | ExprKind::IndexBegin
+            | ExprKind::Colon
             | ExprKind::Error => {}
             ExprKind::Tuple(es) | ExprKind::Vect(es) | ExprKind::Block(es) => self.exprs(es),
             ExprKind::NamedTuple(fields) => fields.iter_mut().for_each(|(_, e)| self.expr(e)),
@@ -177,6 +180,7 @@ impl<F: FnMut(&mut TextRange)> Ranges<F> {
                 }
             }
             ExprKind::Binary { lhs, rhs, .. }
+            | ExprKind::DotAssign { lhs, rhs }
             | ExprKind::Assign { lhs, rhs }
             | ExprKind::CompoundAssign { lhs, rhs, .. }
             | ExprKind::And(lhs, rhs)
@@ -188,7 +192,9 @@ impl<F: FnMut(&mut TextRange)> Ranges<F> {
                 self.expr(first);
                 rest.iter_mut().for_each(|(_, e)| self.expr(e));
             }
-            ExprKind::Unary { arg, .. } | ExprKind::Splat(arg) => self.expr(arg),
+            ExprKind::Unary { arg, .. } | ExprKind::Splat(arg) | ExprKind::Views(arg) => {
+                self.expr(arg)
+            }
             ExprKind::Let { var, value, body } => {
                 if let Some(v) = var {
                     self.expr(v);

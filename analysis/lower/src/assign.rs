@@ -12,7 +12,7 @@ impl BodyLowerer<'_, '_> {
         match &lhs.kind {
             ExprKind::Index { base, indices } => {
                 let x = self.expr(base);
-                let idx: Vec<Operand> = indices.iter().map(|i| self.expr(i)).collect();
+                let idx = self.indices(&x, indices);
                 let v = self.expr(rhs);
                 let mut args = vec![x, v.clone()];
                 args.extend(idx);
@@ -81,8 +81,7 @@ impl BodyLowerer<'_, '_> {
         r: TextRange,
     ) -> Operand {
         if dotted {
-            let message = format!("unsupported: in-place broadcast assignment (`.{op}=`)");
-            return self.fail(r, "unsupported", message);
+            return self.dot_assign(lhs, rhs, Some(op), r);
         }
         match &lhs.kind {
             ExprKind::Ident(_) => {
@@ -94,7 +93,7 @@ impl BodyLowerer<'_, '_> {
             }
             ExprKind::Index { base, indices } => {
                 let x = self.expr(base);
-                let idx: Vec<Operand> = indices.iter().map(|i| self.expr(i)).collect();
+                let idx = self.indices(&x, indices);
                 let mut get = vec![x.clone()];
                 get.extend(idx.iter().cloned());
                 let old = self.call("getindex", get, lhs.range);

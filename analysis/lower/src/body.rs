@@ -62,6 +62,10 @@ pub(crate) struct BodyLowerer<'c, 'a> {
     pub convert_return: Option<&'static str>,
     /// The construct each block was made for.
     block_spans: HashMap<Block, Span>,
+    /// The indexings whose brackets are being lowered, innermost last (for `end`).
+    pub(crate) index_cx: Vec<crate::index::IndexCx>,
+    /// Inside `@views`: a slice that is read is a view (`maybeview`).
+    pub(crate) views: bool,
 }
 
 impl<'c, 'a> BodyLowerer<'c, 'a> {
@@ -77,6 +81,8 @@ impl<'c, 'a> BodyLowerer<'c, 'a> {
             toplevel,
             self_value: None,
             block_spans: HashMap::new(),
+            index_cx: Vec::new(),
+            views: false,
         }
     }
 
@@ -350,9 +356,17 @@ impl<'c, 'a> BodyLowerer<'c, 'a> {
             }
             ExprKind::Unary { op, arg } => self.unary(*op, arg, r),
             ExprKind::Index { base, indices } => {
-                let mut args = vec![self.expr(base)];
-                args.extend(self.all(indices));
-                self.call("getindex", args, r)
+                let x = self.expr(base);
+                let mut args = self.indices(&x, indices);
+                args.insert(0, x);
+                let read = if self.views { "maybeview" } else { "getindex" };
+                self.call(read, args, r)
+            }
+            ExprKind::Views(inner) => {
+                let outer = std::mem::replace(&mut self.views, true);
+                let v = self.expr(inner);
+                self.views = outer;
+                v
             }
             ExprKind::Field { base, name } => {
                 let s = self.expr(base);
@@ -362,11 +376,12 @@ impl<'c, 'a> BodyLowerer<'c, 'a> {
                     r,
                 )
             }
-            ExprKind::Range { .. } => self.fail(
-                r,
-                "unsupported",
-                "unsupported: range outside a for loop header".to_string(),
-            ),
+            ExprKind::Range { start, step, stop } => {
+                self.range_value(start, step.as_deref(), stop, r)
+            }
+            ExprKind::IndexEnd => self.index_end(r),
+            ExprKind::IndexBegin => self.index_begin(r),
+            ExprKind::Colon => self.colon(r),
             ExprKind::Block(es) => self.seq(es),
             ExprKind::Let { var, value, body } => {
                 self.let_block(e, var.as_deref(), value.as_deref(), body)
@@ -388,6 +403,7 @@ impl<'c, 'a> BodyLowerer<'c, 'a> {
             ExprKind::Continue => self.break_continue(false, r),
             ExprKind::Return(value) => self.return_expr(value.as_deref(), r),
             ExprKind::Assign { lhs, rhs } => self.assign(lhs, rhs, r),
+            ExprKind::DotAssign { lhs, rhs } => self.dot_assign(lhs, rhs, None, r),
             ExprKind::CompoundAssign {
                 op,
                 dotted,

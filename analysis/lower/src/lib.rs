@@ -12,13 +12,17 @@
 //!
 //! Module map: `scope` resolves names (Julia's scoping rules, captures, boxes) before anything
 //! is emitted; `body` holds the per-body state and plain expressions; `control`, `assign` and
-//! `closure` lower control flow, assignments and function definitions; `tidy` cleans each body;
+//! `closure` lower control flow, assignments and function definitions; `index` gives `end`,
+//! `begin` and `:` their meaning inside brackets and lowers ranges as values; `dotassign`
+//! lowers in-place broadcasts (`x .= v`, `x[I] .+= v`); `tidy` cleans each body;
 //! `item` lowers top-level items.
 
 mod assign;
 mod body;
 mod closure;
 mod control;
+mod dotassign;
+mod index;
 mod item;
 mod keywords;
 mod scope;

@@ -595,6 +595,9 @@ fn children(e: &Expr) -> Vec<&Expr> {
         | ExprKind::Break
         | ExprKind::Continue
         | ExprKind::Local(_)
+        | ExprKind::IndexEnd
+        | ExprKind::IndexBegin
+        | ExprKind::Colon
         | ExprKind::Error
         | ExprKind::Function(_)
         | ExprKind::Return(None) => Vec::new(),
@@ -613,13 +616,14 @@ fn children(e: &Expr) -> Vec<&Expr> {
             .chain(keywords.iter().map(KeywordArg::value))
             .collect(),
         ExprKind::Binary { lhs, rhs, .. }
+        | ExprKind::DotAssign { lhs, rhs }
         | ExprKind::Assign { lhs, rhs }
         | ExprKind::CompoundAssign { lhs, rhs, .. } => vec![lhs, rhs],
         ExprKind::And(a, b) | ExprKind::Or(a, b) => vec![a, b],
         ExprKind::Chain { first, rest } => std::iter::once(&**first)
             .chain(rest.iter().map(|(_, e)| e))
             .collect(),
-        ExprKind::Unary { arg, .. } | ExprKind::Splat(arg) => vec![arg],
+        ExprKind::Unary { arg, .. } | ExprKind::Splat(arg) | ExprKind::Views(arg) => vec![arg],
         ExprKind::Ternary { cond, then, els } => vec![cond, then, els],
         ExprKind::Index { base, indices } => std::iter::once(&**base).chain(indices).collect(),
         ExprKind::Field { base, .. } => vec![base],

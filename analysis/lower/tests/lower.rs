@@ -1097,3 +1097,48 @@ fn euler_constant_power_is_exp_and_constants_are_float64() {
     "#]]
     .assert_eq(&render(&l));
 }
+
+fn end_begin_and_colon_take_their_meaning_from_the_innermost_brackets() {
+    let l = lower("f(A, y) = A[end, :] .+ A[begin + 1, y[end]] .+ A[2:end]");
+    expect![[r#"
+        method f(_, _)
+        f(%1, %2)   # A, y
+        #1:
+          %3 = size(%1, 1)
+          %4 = Colon()
+          %5 = getindex(%1, %3, %4)
+          %6 = 1 + 1
+          %7 = length(%2)
+          %8 = getindex(%2, %7)
+          %9 = getindex(%1, %6, %8)
+          %10 = broadcast(+, %5, %9)
+          %11 = length(%1)
+          %12 = :(2, %11)
+          %13 = getindex(%1, %12)
+          %14 = broadcast(+, %10, %13)
+          return %14
+    "#]]
+    .assert_eq(&render(&l));
+}
+
+fn in_place_broadcasts_write_through_a_view_of_the_target() {
+    let l = lower(
+        "function f(x, y)
+            x .+= y
+            x[2:end] .= 0.0
+        end",
+    );
+    expect![[r#"
+        method f(_, _)
+        f(%1, %2)   # x, y
+        #1:
+          %3 = broadcast(+, %1, %2)
+          %4 = broadcast!(identity, %1, %3)
+          %5 = length(%1)
+          %6 = :(2, %5)
+          %7 = dotview(%1, %6)
+          %8 = broadcast!(identity, %7, 0.0)
+          return %7
+    "#]]
+    .assert_eq(&render(&l));
+}

@@ -433,6 +433,14 @@ pub enum ExprKind {
         lhs: Box<Expr>,
         rhs: Box<Expr>,
     },
+    /// `lhs .= rhs`: `rhs` broadcast into the array `lhs` (an identifier, a field or an
+    /// indexing, which then means a view of the indexed elements).
+    DotAssign {
+        lhs: Box<Expr>,
+        rhs: Box<Expr>,
+    },
+    /// `@views e`: in `e`, a slice `x[I]` that is read is a view of `x` (`maybeview`).
+    Views(Box<Expr>),
     /// `begin ... end` or a parenthesised sequence: value of the last expression.
     Block(Vec<Expr>),
     /// `if c1 ... elseif c2 ... else ... end`: `branches` are (condition, body) pairs.
@@ -471,6 +479,14 @@ pub enum ExprKind {
     Splat(Box<Expr>),
     /// `local x` declarations are accepted and ignored apart from scoping.
     Local(Vec<String>),
+    /// `end` inside indexing brackets: the last index of the innermost indexed value's
+    /// dimension (Julia's `lastindex(x)` or `lastindex(x, d)`).
+    IndexEnd,
+    /// `begin` inside indexing brackets: the first index (`firstindex`).
+    IndexBegin,
+    /// `:` as a value (`A[:, j]`, `view(A, 1, :)`): Julia's `Colon()`, every index of a
+    /// dimension.
+    Colon,
     /// A construct outside the subset or a syntax error; a [`SyntaxError`] describes it.
     Error,
 }

@@ -87,6 +87,7 @@ fn convert(cx: &mut Cx, node: &SyntaxNode) -> Expr {
         Kind::Arrow => arrow_function,
         Kind::Function => inner_function,
         Kind::Assign => assignment,
+        Kind::DotAssign => dot_assignment,
         Kind::OpAssign => |cx, n| compound_assignment(cx, n, false),
         Kind::DotOpAssign => |cx, n| compound_assignment(cx, n, true),
         Kind::If => if_statement,
@@ -136,7 +137,6 @@ fn outside_subset(kind: Kind) -> Option<&'static str> {
         Kind::Import => "import",
         Kind::Using => "using",
         Kind::Export | Kind::Public => "export",
-        Kind::DotAssign => "in-place broadcast .=",
         Kind::Ncat | Kind::TypedNcat => "`;;` concatenation",
         Kind::TypedHcat => "concatenation in indexing brackets (write `i - 1` for a subtraction)",
         Kind::TypedVcat => "concatenation inside indexing brackets",
@@ -158,6 +158,7 @@ fn leaf(cx: &mut Cx, node: &SyntaxNode) -> Expr {
             let text = cx.text(node);
             cx.unsupported(node, &format!("Float32 literal `{text}`"))
         }
+        Kind::Op(op) if op.text() == ":" => Expr::new(ExprKind::Colon, node.range),
         Kind::Op(op) => cx.unsupported(node, &format!("operator `{}` as a value", op.text())),
         Kind::MacroName => {
             let text = cx.text(node);
@@ -173,18 +174,13 @@ fn identifier(cx: &mut Cx, node: &SyntaxNode) -> Expr {
     let text = cx.text(node);
     let kind = match text {
         "nothing" => ExprKind::Nothing,
-        keyword @ ("end" | "begin") if cx.in_index > 0 => {
-            return cx.unsupported(node, &format!("`{keyword}` in indexing"))
-        }
+        "end" if cx.in_index > 0 => ExprKind::IndexEnd,
+        "begin" if cx.in_index > 0 => ExprKind::IndexBegin,
+        ":" => ExprKind::Colon,
         keyword @ ("end" | "begin") => {
             return cx.syntax(node, &format!("syntax error: unexpected `{keyword}`"))
         }
-        name if is_operator_name(name) => {
-            if name == ":" {
-                return cx.unsupported(node, "operator `:` as a value");
-            }
-            ExprKind::Ident(operators::normalize(name).to_string())
-        }
+        name if is_operator_name(name) => ExprKind::Ident(operators::normalize(name).to_string()),
         name => ExprKind::Ident(name.to_string()),
     };
     Expr::new(kind, node.range)
@@ -255,7 +251,10 @@ fn macro_call(cx: &mut Cx, node: &SyntaxNode) -> Expr {
                     let message = expr(cx, message);
                     assertion(cx, node, cond, message)
                 }
-                _ => cx.unsupported(node, &format!("macro {text}")),
+                _ => match crate::dotmacros::expand(cx, node, &text) {
+                    Some(e) => e,
+                    None => cx.unsupported(node, &format!("macro {text}")),
+                },
             }
         }
         None => error_expr(node),
@@ -513,6 +512,25 @@ fn assignment(cx: &mut Cx, node: &SyntaxNode) -> Expr {
     let value = expr(cx, rhs);
     Expr::new(
         ExprKind::Assign {
+            lhs: Box::new(target),
+            rhs: Box::new(value),
+        },
+        node.range,
+    )
+}
+
+/// `x .= v`, `x[2:3] .= v`, `s.f .= v`.
+fn dot_assignment(cx: &mut Cx, node: &SyntaxNode) -> Expr {
+    let [lhs, rhs] = node.children.as_slice() else {
+        return error_expr(node);
+    };
+    let target = match (lhs.leaf, lhs.kind) {
+        (true, Kind::Identifier) | (false, Kind::Ref | Kind::Dot) => expr(cx, lhs),
+        _ => return cx.syntax(lhs, "syntax error: invalid target of `.=`"),
+    };
+    let value = expr(cx, rhs);
+    Expr::new(
+        ExprKind::DotAssign {
             lhs: Box::new(target),
             rhs: Box::new(value),
         },

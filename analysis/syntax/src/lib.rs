@@ -18,6 +18,7 @@ mod annotations;
 mod arrays;
 mod budget;
 mod cx;
+mod dotmacros;
 mod expr;
 mod items;
 mod literals;

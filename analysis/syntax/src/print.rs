@@ -275,6 +275,8 @@ impl Display for Expr {
                 None => write!(f, "(: {start} {stop})"),
             },
             ExprKind::Assign { lhs, rhs } => write!(f, "(= {lhs} {rhs})"),
+            ExprKind::DotAssign { lhs, rhs } => write!(f, "(.= {lhs} {rhs})"),
+            ExprKind::Views(e) => write!(f, "(@views {e})"),
             ExprKind::CompoundAssign {
                 op,
                 dotted,
@@ -324,6 +326,9 @@ impl Display for Expr {
             ExprKind::Function(def) => method(f, def, false),
             ExprKind::Local(names) => write!(f, "(local {})", names.join(" ")),
             ExprKind::Splat(value) => write!(f, "(... {value})"),
+            ExprKind::IndexEnd => write!(f, "end"),
+            ExprKind::IndexBegin => write!(f, "begin"),
+            ExprKind::Colon => write!(f, ":"),
             ExprKind::Error => write!(f, "(error)"),
         }
     }

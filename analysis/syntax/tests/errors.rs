@@ -204,10 +204,10 @@ end
               (error)
               (error)
               (= s (call #string "x = " x))
-              (error)
+              (.= xs 0)
               (= ys (error))
               (= t (call sum (error)))
-              (= z (index x (error)))
+              (= z (index x end))
               (= c (error))
               (let (y 1) y)
               (= q (error))
@@ -218,10 +218,8 @@ end
               (return (call (-> (x) x) 1)))
             error 23..66: unsupported: try/catch [unsupported]
             error 71..78: unsupported: macro @show [unsupported]
-            error 100..107: unsupported: in-place broadcast .= [unsupported]
             error 117..133: unsupported: array comprehension [unsupported]
             error 146..159: unsupported: generator expression [unsupported]
-            error 171..174: unsupported: `end` in indexing [unsupported]
             error 184..187: unsupported: character literal [unsupported]
             error 230..232: unsupported: operator `|>` [unsupported]
             error 245..248: unsupported: Float32 literal `1f0` [unsupported]
@@ -304,9 +302,8 @@ fn an_end_read_as_a_name_is_the_error() {
             (function h (y)
               y)
             (function k (x)
-              (index x (error)))
+              (index x end))
             error 37..38: syntax error: line break after `:` in range expression [syntax-error]
-            error 69..72: unsupported: `end` in indexing [unsupported]
         "#]],
     );
 }

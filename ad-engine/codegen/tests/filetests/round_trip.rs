@@ -50,10 +50,12 @@ pub fn run(path: &Path) -> Result<(), String> {
         same_run(&expanded, &entry).map_err(|e| format!("{shown}: `{call}`: {e}"))?;
     }
     let errors_only = path.parent().is_some_and(|d| d.ends_with("errors"));
-    // `prelude_*` files call the prelude's functions, which only zy-hir loads.
+    // `prelude_*` files and files that say `# needs: prelude` call the prelude's functions,
+    // which only zy-hir loads.
     let library = path
         .file_name()
-        .is_some_and(|n| n.to_string_lossy().starts_with("prelude_"));
+        .is_some_and(|n| n.to_string_lossy().starts_with("prelude_"))
+        || text.lines().any(|l| l.trim_start() == "# needs: prelude");
     if calls == 0 && !errors_only && !library && text.contains("# expect") {
         return Err(format!("{shown}: no call could be typed"));
     }
