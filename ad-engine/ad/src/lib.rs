@@ -167,11 +167,8 @@ pub struct InstanceAdjoint {
 #[derive(Clone, PartialEq, Eq, Debug)]
 pub enum AdjointOrigin {
     /// The transform of this body: the instance's own, with differentiation calls expanded and
-    /// generated code inlined. Its activity (reaching-gradient facts) is `activity`.
-    Derived {
-        body: Arc<zy_ir::Function>,
-        activity: Activity,
-    },
+    /// generated code inlined.
+    Derived { body: Arc<zy_ir::Function> },
     /// The in-source `rrule` method whose signature is at `span`.
     Rule { span: Span },
 }
@@ -222,14 +219,12 @@ pub fn instance_adjoint(
         simplify::tidy(&mut body);
     }
     let adj = transform::adjoint(inst, &body, globals)?;
-    let activity = analyse_in(&body, &|c| !globals.reached(c).is_empty());
     Ok(InstanceAdjoint {
         forward: Arc::new(adj.forward),
         pullback: Arc::new(adj.pullback),
         callees: adj.callees,
         origin: AdjointOrigin::Derived {
             body: Arc::new(body),
-            activity,
         },
         support: TypedProgram::default(),
     })
