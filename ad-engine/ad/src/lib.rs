@@ -113,7 +113,7 @@ fn gradient_program_in(
 pub fn gradient_program_with(
     prog: &TypedProgram,
     inst: &Arc<Instance>,
-    adjoint: &mut dyn FnMut(&TypedProgram, &Arc<Instance>) -> Result<InstanceAdjoint, AdError>,
+    adjoint: &mut AdjointSource<'_>,
 ) -> Result<(Arc<Instance>, TypedProgram), AdError> {
     let mut out = prog.clone();
     let func = prog
@@ -145,6 +145,11 @@ fn adjoint_of<'p>(
     let p = prog.functions.get(&names::pullback_instance(inst))?;
     Some((f, p))
 }
+
+/// Where [`add_adjoints_with`] and [`gradient_program_with`] take each instance's adjoint
+/// from: called with the program built so far and the instance.
+pub type AdjointSource<'a> =
+    dyn FnMut(&TypedProgram, &Arc<Instance>) -> Result<InstanceAdjoint, AdError> + 'a;
 
 /// The adjoint of one instance: its forward function `f⁺`, its pullback `f⁻`, and what they
 /// were built from.
@@ -249,7 +254,7 @@ pub fn add_adjoints(
 pub fn add_adjoints_with(
     prog: &mut TypedProgram,
     inst: &Arc<Instance>,
-    adjoint: &mut dyn FnMut(&TypedProgram, &Arc<Instance>) -> Result<InstanceAdjoint, AdError>,
+    adjoint: &mut AdjointSource<'_>,
 ) -> Result<(), AdError> {
     let mut work = vec![inst.clone()];
     while let Some(i) = work.pop() {
