@@ -113,7 +113,7 @@ fn gradient_program_in(
 pub fn gradient_program_with(
     prog: &TypedProgram,
     inst: &Arc<Instance>,
-    adjoint: &mut dyn FnMut(&TypedProgram, &Arc<Instance>) -> Result<InstanceAdjoint, AdError>,
+    adjoint: &mut AdjointSource<'_>,
 ) -> Result<(Arc<Instance>, TypedProgram), AdError> {
     let mut out = prog.clone();
     let func = prog
@@ -146,6 +146,11 @@ fn adjoint_of<'p>(
     Some((f, p))
 }
 
+/// Where [`add_adjoints_with`] and [`gradient_program_with`] take each instance's adjoint
+/// from: called with the program built so far and the instance.
+pub type AdjointSource<'a> =
+    dyn FnMut(&TypedProgram, &Arc<Instance>) -> Result<InstanceAdjoint, AdError> + 'a;
+
 /// The adjoint of one instance: its forward function `f⁺`, its pullback `f⁻`, and what they
 /// were built from.
 #[derive(Clone, PartialEq, Eq, Debug)]
@@ -167,11 +172,8 @@ pub struct InstanceAdjoint {
 #[derive(Clone, PartialEq, Eq, Debug)]
 pub enum AdjointOrigin {
     /// The transform of this body: the instance's own, with differentiation calls expanded and
-    /// generated code inlined. Its activity (reaching-gradient facts) is `activity`.
-    Derived {
-        body: Arc<zy_ir::Function>,
-        activity: Activity,
-    },
+    /// generated code inlined.
+    Derived { body: Arc<zy_ir::Function> },
     /// The in-source `rrule` method whose signature is at `span`.
     Rule { span: Span },
 }
@@ -222,14 +224,12 @@ pub fn instance_adjoint(
         simplify::tidy(&mut body);
     }
     let adj = transform::adjoint(inst, &body, globals)?;
-    let activity = analyse_in(&body, &|c| !globals.reached(c).is_empty());
     Ok(InstanceAdjoint {
         forward: Arc::new(adj.forward),
         pullback: Arc::new(adj.pullback),
         callees: adj.callees,
         origin: AdjointOrigin::Derived {
             body: Arc::new(body),
-            activity,
         },
         support: TypedProgram::default(),
     })
@@ -254,7 +254,7 @@ pub fn add_adjoints(
 pub fn add_adjoints_with(
     prog: &mut TypedProgram,
     inst: &Arc<Instance>,
-    adjoint: &mut dyn FnMut(&TypedProgram, &Arc<Instance>) -> Result<InstanceAdjoint, AdError>,
+    adjoint: &mut AdjointSource<'_>,
 ) -> Result<(), AdError> {
     let mut work = vec![inst.clone()];
     while let Some(i) = work.pop() {

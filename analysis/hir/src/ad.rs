@@ -6,7 +6,8 @@
 //!   generated functions. This is the program that runs `f`.
 //! - [`adjoint`]`(f, g)`: the forward function `g⁺` and pullback `g⁻` of one instance `g` of
 //!   that program, from its in-source `rrule` or by transforming its body with generated code
-//!   inlined (nested AD), with the body and reaching-gradient facts it was built from.
+//!   inlined (nested AD), with the body it was built from.
+//! - [`reaching`]`(f, g)`: the reaching-gradient facts of the body that adjoint differentiates.
 //! - [`gradient`]`(f)`: the program of `f` with the adjoints of every instance on its active
 //!   path (each from [`adjoint`]) and the driver `∇f` that runs them.
 //!
@@ -18,7 +19,7 @@
 
 use std::sync::Arc;
 
-use zy_ad::{AdError, AdjointOrigin, GlobalShadows, InstanceAdjoint};
+use zy_ad::{Activity, AdError, AdjointOrigin, GlobalShadows, InstanceAdjoint};
 use zy_ir::{Instance, TypedProgram};
 
 use crate::call::typed_program;
@@ -79,6 +80,22 @@ pub fn adjoint(db: &dyn salsa::Database, key: AdjointKey) -> Result<InstanceAdjo
         depend_on_bodies(db, key.program(db), &adj.support);
     }
     Ok(adj)
+}
+
+/// The reaching-gradient facts of the body that `key`'s adjoint differentiates, as the
+/// transform computes them (a call that reaches a global with a shadow is active), or `None`
+/// when a rule gives the adjoint or there is none.
+#[salsa::tracked(returns(ref))]
+pub fn reaching(db: &dyn salsa::Database, key: AdjointKey) -> Option<Activity> {
+    let Ok(InstanceAdjoint {
+        origin: AdjointOrigin::Derived { body },
+        ..
+    }) = adjoint(db, key)
+    else {
+        return None;
+    };
+    let globals = shadows(db, key.program(db));
+    Some(zy_ad::analyse_in(body, &|c| !globals.reached(c).is_empty()))
 }
 
 /// The program that computes the gradient of `id`: its [`expanded`] program, the adjoint of

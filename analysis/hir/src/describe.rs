@@ -24,7 +24,7 @@ pub fn describe_query(db: &RootDatabase, key: DatabaseKeyIndex) -> String {
         "typed" | "ret_type" | "expanded" | "gradient" => {
             InstanceId::from_id(id).instance(db).to_string()
         }
-        "adjoint" => {
+        "adjoint" | "reaching" => {
             let key = AdjointKey::from_id(id);
             let (inst, program) = (key.instance(db), key.program(db).instance(db));
             if inst == program {

@@ -48,7 +48,7 @@ pub mod scope;
 pub mod span;
 pub mod specialise;
 
-pub use ad::{adjoint, expanded, gradient, AdjointKey, GradientProgram};
+pub use ad::{adjoint, expanded, gradient, reaching, AdjointKey, GradientProgram};
 pub use call::{type_call, typed_program, CallErrors, TypedCall, CALL_NAME, CALL_SPAN_FILE};
 pub use db::RootDatabase;
 pub use diag::{

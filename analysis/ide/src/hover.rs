@@ -79,12 +79,16 @@ pub(crate) fn specialisation(
         .iter()
         .find(|(inst, _)| *inst.name == *f.name)?;
     let id = zy_hir::InstanceId::of(db, file, inst);
-    let adjoint = zy_hir::adjoint(db, AdjointKey::of(db, id)).clone();
-    let (func, activity) = match &adjoint {
-        Ok(InstanceAdjoint {
-            origin: AdjointOrigin::Derived { body, activity },
-            ..
-        }) => ((**body).clone(), activity.clone()),
+    let key = AdjointKey::of(db, id);
+    let adjoint = zy_hir::adjoint(db, key).clone();
+    let (func, activity) = match (&adjoint, zy_hir::reaching(db, key)) {
+        (
+            Ok(InstanceAdjoint {
+                origin: AdjointOrigin::Derived { body },
+                ..
+            }),
+            Some(activity),
+        ) => ((**body).clone(), activity.clone()),
         _ => ((**func).clone(), analyse(func)),
     };
     Some(Specialised {
