@@ -50,7 +50,11 @@ pub fn run(path: &Path) -> Result<(), String> {
         same_run(&expanded, &entry).map_err(|e| format!("{shown}: `{call}`: {e}"))?;
     }
     let errors_only = path.parent().is_some_and(|d| d.ends_with("errors"));
-    if calls == 0 && !errors_only && text.contains("# expect") {
+    // A `prelude_*` file calls the prelude's functions, which only zy-hir loads.
+    let prelude = path
+        .file_name()
+        .is_some_and(|f| f.to_string_lossy().starts_with("prelude_"));
+    if calls == 0 && !errors_only && !prelude && text.contains("# expect") {
         return Err(format!("{shown}: no call could be typed"));
     }
     Ok(())
