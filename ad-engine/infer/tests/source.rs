@@ -79,7 +79,11 @@ fn every_fixture_call_infers() {
         let Ok(text) = std::fs::read_to_string(path) else {
             continue;
         };
-        if needs_scopes(&text) {
+        // A `prelude_*` file calls the prelude's functions, which only zy-hir loads.
+        let prelude = path
+            .file_name()
+            .is_some_and(|f| f.to_string_lossy().starts_with("prelude_"));
+        if prelude || needs_scopes(&text) {
             continue;
         }
         for call in calls(&text) {
