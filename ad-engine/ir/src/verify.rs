@@ -418,6 +418,11 @@ fn stmt_types(func: &Function, s: &Stmt, ty: &Type) -> Result<(), String> {
         }
     };
     match &s.op {
+        Op::Prim(p) if !p.info().arity.admits(s.args.len()) => Err(format!(
+            "{p} takes {:?} operands, not {}",
+            p.info().arity,
+            s.args.len()
+        )),
         Op::Prim(p) => prim_types(*p, &s.args, &tys, ty, result),
         Op::New(st) => {
             let fields: Vec<Type> = st.fields.iter().map(|(_, t)| t.clone()).collect();
