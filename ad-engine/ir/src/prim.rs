@@ -541,9 +541,10 @@ prims! {
     /// `Union{}` so it vanishes in joins; using it is an `UndefVarError`.
     Undef => "undef" { diff: Constant }
     // Errors.
-    /// `error("msg")`: throws; `args[0]` is a constant string.
+    /// `error("msg")`: throws; `args[0]` is a constant string, or `error(:Exception, parts...)`
+    /// with the exception's name and the parts of its message (interpolated values).
     Error => "error" {
-        diff: Diff::No, effects: Effects { throws: Throws::Checks("always"), ..Effects::PURE },
+        arity: AtLeast(1), diff: Diff::No, effects: Effects { throws: Throws::Checks("always"), ..Effects::PURE },
         jit: Jit::Interpreted,
     }
     /// `check_distinct(msg, a, b)`: throws `msg` (a constant string) if the objects `a` and `b`
