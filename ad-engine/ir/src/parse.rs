@@ -1597,6 +1597,12 @@ fn rhs(
             cur.pos = start;
         }
     }
+    // `:(a, b)`: the range operator `:` called by name (a symbol is never called).
+    if cur.rest().starts_with(":(") {
+        cur.pos += 1;
+        cur.expect("(")?;
+        return Ok((OpText::Op(call(Name::from(":"))), cur.operands()?));
+    }
     // `f(args...)`, `x(args...)`, or `x op y`.
     let first = cur.operand()?;
     if cur.eat("(") {
