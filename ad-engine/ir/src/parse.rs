@@ -1598,7 +1598,7 @@ fn rhs(
         }
     }
     // `:(a, b)`: the range operator `:` called by name (a symbol is never called).
-    if cur.rest().starts_with(":(") {
+    if cur.rest().starts_with(":(") && !cur.rest().starts_with(":(::") {
         cur.pos += 1;
         cur.expect("(")?;
         return Ok((OpText::Op(call(Name::from(":"))), cur.operands()?));
