@@ -142,7 +142,9 @@ impl<'a> Cx<'a> {
             all.extend_from_slice(args);
             return self.call_value(b, &all);
         }
-        match builtins::call(self, b, name, args) {
+        // A builtin called by its qualified name (`Base.range_length` from lowering).
+        let builtin = builtin_of(name).unwrap_or(name);
+        match builtins::call(self, b, builtin, args) {
             Some(r) => r,
             None => Err(Fail::undefined(format!(
                 "UndefVarError: `{name}` not defined"

@@ -806,3 +806,16 @@ times0(x, y) = x * 0.0 + y
         "#]],
     );
 }
+
+#[test]
+fn a_user_function_named_like_a_lowering_helper_does_not_capture_loops() {
+    // `for i in 1:3` counts its range with the builtin `Base.range_length`, not the file's own.
+    check_grad(
+        "range_length(x) = 2x\nfunction f(x)\n    s = 0.0\n    for i in 1:3\n        s += range_length(x)\n    end\n    s\nend\n",
+        "f(1.0)",
+        expect![[r#"
+            value: 6.0
+            gradient: (6.0,)
+        "#]],
+    );
+}

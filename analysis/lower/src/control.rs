@@ -7,6 +7,10 @@ use zy_syntax::ast::{BinOp, Expr, ExprKind, TextRange};
 
 use crate::body::{BodyLowerer, LoopTargets};
 
+/// The builtin counting a range's elements, called by its qualified name so that a user
+/// function named `range_length` does not capture the loops' calls.
+const RANGE_LENGTH: &str = "Base.range_length";
+
 impl BodyLowerer<'_, '_> {
     /// `if c1 b1 elseif c2 b2 else e end` or `c ? a : b`; without an else, the value is
     /// `nothing` when no condition holds. With `want` false the value is not used (`nothing`
@@ -205,7 +209,7 @@ impl BodyLowerer<'_, '_> {
                 let s = step.as_deref().map(|s| self.expr(s));
                 let b = self.expr(stop);
                 let step_arg = s.clone().unwrap_or(Const::Int(1).into());
-                let n = self.call("range_length", vec![a.clone(), step_arg, b], iter.range);
+                let n = self.call(RANGE_LENGTH, vec![a.clone(), step_arg, b], iter.range);
                 (Source::Range { start: a, step: s }, n, 0)
             }
             _ => {

@@ -102,7 +102,7 @@ fn for_range_with_break_and_continue() {
     expect![[r#"
         f(%1, %2)   # x, n
         #1:
-          %3 = range_length(1, 1, %2)
+          %3 = Base.range_length(1, 1, %2)
           br #2
         #2:
           %4 = φ(#1 → 0, #6 → %13)
@@ -147,7 +147,7 @@ fn stepped_range_and_collection_loops() {
     expect![[r#"
         f(%1, %2)   # xs, n
         #1:
-          %3 = range_length(%2, -2, 1)
+          %3 = Base.range_length(%2, -2, 1)
           br #2
         #2:
           %4 = φ(#1 → 0, #3 → %10)
@@ -195,7 +195,7 @@ fn nested_loops() {
     expect![[r#"
         f(%1, %2)   # x, n
         #1:
-          %3 = range_length(1, 1, %2)
+          %3 = Base.range_length(1, 1, %2)
           br #2
         #2:
           %4 = φ(#1 → 0, #6 → %16)
@@ -204,7 +204,7 @@ fn nested_loops() {
           br %6 ? #3 : #7
         #3:
           %7 = 1 + %4                           # i
-          %8 = range_length(1, 1, %7)
+          %8 = Base.range_length(1, 1, %7)
           br #4
         #4:
           %9 = φ(#3 → 0, #5 → %15)
@@ -245,7 +245,7 @@ fn early_return_from_nested_loops() {
     expect![[r#"
         f(%1, %2)   # A, t
         #1:
-          %3 = range_length(1, 1, 3)
+          %3 = Base.range_length(1, 1, 3)
           %4 = 0 < %3
           br %4 ? #2 : #6
         #2:
@@ -557,7 +557,7 @@ fn loop_local_is_not_carried_around_the_loop() {
     expect![[r#"
         f(%1)   # n
         #1:
-          %2 = range_length(1, 1, %1)
+          %2 = Base.range_length(1, 1, %1)
           br #2
         #2:
           %3 = φ(#1 → 0, #5 → %11)
@@ -720,7 +720,7 @@ fn loop_assignment_to_a_name_assigned_later_outside_the_loop() {
         f(%1)   # n
         #1:
           %2 = undef(:s)
-          %3 = range_length(1, 1, %1)
+          %3 = Base.range_length(1, 1, %1)
           br #2
         #2:
           %4 = φ(#1 → 0, #3 → %8)
@@ -738,7 +738,7 @@ fn loop_assignment_to_a_name_assigned_later_outside_the_loop() {
     expect![[r#"
         g(%1)   # n
         #1:
-          %2 = range_length(1, 1, %1)
+          %2 = Base.range_length(1, 1, %1)
           br #2
         #2:
           %3 = φ(#1 → 0, #3 → %6)
