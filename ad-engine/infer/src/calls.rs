@@ -74,8 +74,8 @@ impl<'a> Cx<'a> {
                             | "namedtuple"
                             | "undef"
                             | "error"
-                            | "kwcall"
-                            | "splatcall"
+                            | "Base.kwcall"
+                            | "Base.splatcall"
                     ) =>
                 {
                     return Err(Fail::unsupported(
@@ -122,14 +122,14 @@ impl<'a> Cx<'a> {
         name: &Name,
         args: &[Val],
     ) -> Result<Val, Fail> {
+        // Lowering's helpers, by qualified names no user definition takes.
+        match &**name {
+            "Base.kwcall" => return self.keyword_call(b, args),
+            "Base.splatcall" => return self.splat_call(b, args),
+            _ => {}
+        }
         if self.program.functions.contains_key(name) {
             return self.call_generic(b, name, args);
-        }
-        if &**name == "kwcall" {
-            return self.keyword_call(b, args);
-        }
-        if &**name == "splatcall" {
-            return self.splat_call(b, args);
         }
         if let Some(def) = self.program.structs.get(name) {
             if def.kind == StructKind::User {

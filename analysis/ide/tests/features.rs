@@ -819,3 +819,15 @@ fn a_user_function_named_like_a_lowering_helper_does_not_capture_loops() {
         "#]],
     );
 }
+
+#[test]
+fn user_functions_named_kwcall_or_splatcall_do_not_capture_calls() {
+    check_grad(
+        "kwcall(x) = 0.0\nsplatcall(x) = 0.0\ng(x; a = 2.0) = a * x\nh(x, y) = x * y\nf(x) = g(x; a = 3.0) + h((x, 2.0)...)\n",
+        "f(1.5)",
+        expect![[r#"
+            value: 7.5
+            gradient: (5.0,)
+        "#]],
+    );
+}

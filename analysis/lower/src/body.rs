@@ -13,6 +13,12 @@ use zy_syntax::ast::{BinOp, Expr, ExprKind, KeywordArg, TextRange, UnOp, INTERPO
 use crate::scope::{Resolution, VarId};
 use crate::{LowerError, LoweredItem};
 
+/// The helpers that type a call with keywords and a call with splatted arguments, called by
+/// their qualified names so that a user function named `kwcall` or `splatcall` does not
+/// capture them.
+pub(crate) const KWCALL: &str = "Base.kwcall";
+pub(crate) const SPLATCALL: &str = "Base.splatcall";
+
 /// What the bodies of one item share: where they are, name resolution, and the output.
 pub(crate) struct ItemCx<'a> {
     pub file: u32,
@@ -481,7 +487,7 @@ impl<'c, 'a> BodyLowerer<'c, 'a> {
         }
         let mut operands = vec![Operand::Const(Const::Tuple(flags.into())), f];
         operands.extend(all);
-        self.call("splatcall", operands, r)
+        self.call(SPLATCALL, operands, r)
     }
 
     /// `error(message)` and `throw(E(message))` of an exception type with a message
@@ -570,7 +576,7 @@ impl<'c, 'a> BodyLowerer<'c, 'a> {
         all.extend(values);
         all.push(f);
         all.extend(positional);
-        self.call("kwcall", all, r)
+        self.call(KWCALL, all, r)
     }
 
     fn unary(&mut self, op: UnOp, arg: &Expr, r: TextRange) -> Operand {

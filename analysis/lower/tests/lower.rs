@@ -1018,7 +1018,7 @@ fn keyword_methods_become_a_body_defaults_and_a_positional_method() {
         g(%1)   # x
         #1:
           %2 = global kw
-          %3 = kwcall((:b, :...), 1.0, %2, f, %1)
+          %3 = Base.kwcall((:b, :...), 1.0, %2, f, %1)
           return %3
     "#]]
     .assert_eq(&render(&l));
@@ -1042,12 +1042,12 @@ fn optional_parameters_become_shorter_methods_passing_the_defaults() {
         method #f#opt1#kw(_, _)
         #f#opt1#kw(%1, %2)   # #kw, x
         #1:
-          %3 = kwcall((:...,), %1, f, %2, 1.0, 1.0)
+          %3 = Base.kwcall((:...,), %1, f, %2, 1.0, 1.0)
           return %3
         method #f#opt2#kw(_, _, _)
         #f#opt2#kw(%1, %2, %3)   # #kw, x, y
         #1:
-          %4 = kwcall((:...,), %1, f, %2, %3, %3)
+          %4 = Base.kwcall((:...,), %1, f, %2, %3, %3)
           return %4
         method f(_, _, _)
         f(%1, %2, %3)   # x, y, z
@@ -1077,7 +1077,7 @@ fn varargs_signature_and_splatting_call() {
         method f(_, Vararg{Float64})
         f(%1, %2)   # x, rest
         #1:
-          %3 = splatcall((false, true), g, %1, %2)
+          %3 = Base.splatcall((false, true), g, %1, %2)
           return %3
     "#]]
     .assert_eq(&render(&l));
