@@ -47,16 +47,7 @@ fn sort(out: &mut Vec<Diag>) {
 /// errors, unsupported constructs, redefinitions. Sorted by position.
 #[salsa::tracked(returns(ref))]
 pub fn load_errors(db: &dyn salsa::Database, file: SourceFile) -> Vec<Diag> {
-    let mut out: Vec<Diag> = crate::item::parse(db, file)
-        .errors
-        .iter()
-        .map(|e| Diag {
-            start: e.range.start,
-            end: e.range.end,
-            code: e.code.to_string(),
-            message: e.message.clone(),
-        })
-        .collect();
+    let mut out = parse_errors(db, file, |_| true);
     for &item in item_tree(db, file) {
         for e in &ssa(db, item).errors {
             push_item_error(db, item, e.span, e.code, &e.message, &mut out);
@@ -88,20 +79,29 @@ pub fn load_errors(db: &dyn salsa::Database, file: SourceFile) -> Vec<Diag> {
 /// only the calls that reach that item.
 #[salsa::tracked(returns(ref))]
 pub fn fatal_errors(db: &dyn salsa::Database, file: SourceFile) -> Vec<Diag> {
-    let mut out: Vec<Diag> = crate::item::parse(db, file)
+    let mut out = parse_errors(db, file, |code| code != UNSUPPORTED);
+    out.extend(include_errors(db, file));
+    sort(&mut out);
+    out
+}
+
+/// The parser's errors of `file` whose code `keep` accepts.
+fn parse_errors(
+    db: &dyn salsa::Database,
+    file: SourceFile,
+    keep: impl Fn(&str) -> bool,
+) -> Vec<Diag> {
+    crate::item::parse(db, file)
         .errors
         .iter()
-        .filter(|e| e.code != UNSUPPORTED)
+        .filter(|e| keep(e.code))
         .map(|e| Diag {
             start: e.range.start,
             end: e.range.end,
             code: e.code.to_string(),
             message: e.message.clone(),
         })
-        .collect();
-    out.extend(include_errors(db, file));
-    sort(&mut out);
-    out
+        .collect()
 }
 
 /// The code of a construct zy does not support (as opposed to a syntax error).
