@@ -41,15 +41,19 @@ impl NonFinite {
 
 impl std::fmt::Display for NonFinite {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(
-            f,
-            "note: {}:{}:{}: {}",
-            self.file.display(),
-            self.line,
-            self.col,
-            self.message
-        )
+        write_note(f, &self.file, self.line, self.col, &self.message)
     }
+}
+
+/// `note: file:line:col: message`, the line `grad` prints for an explanation.
+pub(crate) fn write_note(
+    f: &mut std::fmt::Formatter<'_>,
+    file: &std::path::Path,
+    line: u32,
+    col: u32,
+    message: &str,
+) -> std::fmt::Result {
+    write!(f, "note: {}:{line}:{col}: {message}", file.display())
 }
 
 /// Whether every Float64 in `v` is finite.

@@ -43,14 +43,7 @@ impl Why {
 
 impl std::fmt::Display for Why {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(
-            f,
-            "note: {}:{}:{}: {}",
-            self.file.display(),
-            self.line,
-            self.col,
-            self.message
-        )
+        crate::nonfinite::write_note(f, &self.file, self.line, self.col, &self.message)
     }
 }
 
