@@ -284,43 +284,11 @@ fn fold_zero_adds(func: &mut Function) {
     }
 }
 
-/// Is dropping this operation safe when its result is unused?
-/// Can this operation be dropped when its result is unused? Only operations that cannot
-/// throw: dropping an unused `x[10]` would lose Julia's `BoundsError`.
+/// Can this operation be dropped when its result is unused? As the primitive table says
+/// ([`Prim::is_removable`]); a new object has no effect.
 fn is_pure(op: &Op) -> bool {
-    use Prim::*;
     match op {
-        Op::Prim(p) => matches!(
-            p,
-            Tuple
-                | IfElse
-                | FindMax
-                | FindMin
-                | NamedTuple
-                | GetField
-                | MakePullback
-                | ZeroTangent
-                | StackNew
-                | Add
-                | Sub
-                | Mul
-                | Neg
-                | Float
-                | Eq
-                | Ne
-                | Lt
-                | Le
-                | Gt
-                | Ge
-                | Not
-                | Sin
-                | Cos
-                | Exp
-                | Tanh
-                | Sign
-                | Abs
-                | Length
-        ),
+        Op::Prim(p) => p.is_removable(),
         Op::New(_) => true,
         _ => false,
     }

@@ -98,6 +98,9 @@ pub struct Effects {
     pub mutates: Option<u8>,
     /// When it throws.
     pub throws: Throws,
+    /// It calls a function it is given (a user function, a pullback): it may have any effect
+    /// that function has.
+    pub calls: bool,
 }
 
 /// When a primitive throws.
@@ -117,6 +120,13 @@ impl Effects {
         allocates: false,
         mutates: None,
         throws: Throws::Never,
+        calls: false,
+    };
+
+    /// Calls a function it is given, with whatever effects that function has.
+    pub const CALLS: Effects = Effects {
+        calls: true,
+        ..Effects::PURE
     };
 
     /// Throws on the operands described by `when`.
@@ -136,7 +146,7 @@ impl Effects {
             } else {
                 Throws::When(when)
             },
-            mutates: None,
+            ..Effects::PURE
         }
     }
 
@@ -149,7 +159,7 @@ impl Effects {
             } else {
                 Throws::When(when)
             },
-            allocates: false,
+            ..Effects::PURE
         }
     }
 }
@@ -522,15 +532,23 @@ prims! {
     // Differentiation called from user code (rewritten into forward/pullback calls by the AD
     // transform before anything runs).
     /// `gradient(f, args...)`: `args[0]` is the callee; a tuple with one tangent per argument.
-    Gradient => "gradient" { arity: AtLeast(1), diff: Rewritten, jit: Jit::Rewritten }
+    Gradient => "gradient" {
+        arity: AtLeast(1), diff: Rewritten, effects: Effects::CALLS, jit: Jit::Rewritten,
+    }
     /// `derivative(f, x)` for a scalar `x`.
-    Derivative => "derivative" { arity: Exactly(2), diff: Rewritten, jit: Jit::Rewritten }
+    Derivative => "derivative" {
+        arity: Exactly(2), diff: Rewritten, effects: Effects::CALLS, jit: Jit::Rewritten,
+    }
     /// `hessian(f, x)` for a vector `x`: an n×n matrix.
-    Hessian => "hessian" { arity: Exactly(2), diff: Rewritten, jit: Jit::Rewritten }
+    Hessian => "hessian" {
+        arity: Exactly(2), diff: Rewritten, effects: Effects::CALLS, jit: Jit::Rewritten,
+    }
     /// `pullback(f, args...)`: the tuple `(y, back)`; `back` has type [`Type::Pullback`](crate::Type::Pullback).
-    PullbackOf => "pullback" { arity: AtLeast(1), diff: Rewritten, jit: Jit::Rewritten }
+    PullbackOf => "pullback" {
+        arity: AtLeast(1), diff: Rewritten, effects: Effects::CALLS, jit: Jit::Rewritten,
+    }
     /// `back(ȳ)` for a `back` returned by `pullback`: a tuple with one tangent per argument.
-    CallPullback => "call_pullback" { arity: Exactly(2), diff: Rewritten }
+    CallPullback => "call_pullback" { arity: Exactly(2), diff: Rewritten, effects: Effects::CALLS }
     /// `range_length(a, s, b)`: the length of the Int range `a:s:b` (ArgumentError if `s == 0`).
     /// Lowering expands `for i in a:s:b` into a counted loop over it.
     RangeLength => "range_length" {
@@ -636,11 +654,19 @@ impl Prim {
         matches!(self.info().diff, Diff::Zero | Diff::No)
     }
 
-    /// Operations with an effect on an existing object (mutation) or on control (throwing is
-    /// their purpose): never removed, never reordered.
+    /// Operations with an effect on an existing object (mutation), on control (throwing is
+    /// their purpose) or any effect of a function they call: never removed, never reordered.
     pub fn has_effect(self) -> bool {
         let e = self.info().effects;
-        e.mutates.is_some() || matches!(e.throws, Throws::Checks(_))
+        e.mutates.is_some() || e.calls || matches!(e.throws, Throws::Checks(_))
+    }
+
+    /// Can a statement of this primitive be dropped when its result is unused? Only when it
+    /// neither mutates, nor calls a function, nor can throw: dropping an unused `x[10]` or
+    /// `sin(Inf)` would lose Julia's `BoundsError` or `DomainError`.
+    pub fn is_removable(self) -> bool {
+        let e = self.info().effects;
+        e.mutates.is_none() && !e.calls && e.throws == Throws::Never
     }
 }
 
@@ -683,7 +709,7 @@ mod tests {
     }
 
     #[test]
-    fn effects_are_the_mutations_and_the_checks() {
+    fn effects_are_the_mutations_the_checks_and_the_calls() {
         let effect: Vec<&str> = Prim::ALL
             .iter()
             .filter(|p| p.has_effect())
@@ -695,6 +721,11 @@ mod tests {
                 "setfield!",
                 "ref_set!",
                 "setindex!",
+                "gradient",
+                "derivative",
+                "hessian",
+                "pullback",
+                "call_pullback",
                 "error",
                 "check_distinct",
                 "push!",
