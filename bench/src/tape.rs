@@ -5,7 +5,7 @@ use zy_codegen::layout::{packed_offsets, Layout};
 use zy_ir::{Block, Function, Instance, Op, Prim, TypedProgram, ValueKind};
 
 /// The bytes pushed onto AD stacks by one iteration of the loops of `inst`'s forward function
-/// in `program` (a program made by `zy_ad::gradient_program`). `None` if there is no forward
+/// in `program` (zy-hir's `gradient` query's program). `None` if there is no forward
 /// function or a pushed value has no machine layout.
 pub fn bytes_per_iteration(program: &TypedProgram, inst: &Instance) -> Option<u32> {
     let forward = program

@@ -7,7 +7,7 @@ use std::path::Path;
 use std::sync::Arc;
 
 use zy_codegen::{BoundCall, CompiledFn};
-use zy_hir::{CompileKey, RootDatabase, SourceFile, Target};
+use zy_hir::{CompileKey, InstanceId, RootDatabase, SourceFile, Target};
 use zy_ide::AnalysisHost;
 use zy_interp::{Limits, Value};
 use zy_ir::{Function, Instance, Op, Operand, Terminator, TypedProgram};
@@ -158,7 +158,7 @@ pub fn prepare_call(file: &str, source: &str, call: &str) -> Result<Prepared, St
     let boundary_call = format!("{BOUNDARY}{}", &call[callee.len()..]);
     let boundary_inst = called_instance(db, file, &boundary_call)?;
     let program = primal_program(db, file, &inst)?;
-    let (driver, gradient_program) = gradient_program(db, file, &program, &inst)?;
+    let (driver, gradient_program) = gradient_program(db, file, &inst)?;
     let boundary_program = primal_program(db, file, &boundary_inst)?;
 
     let primal = Runner::new(db, file, &inst, Target::Primal, (program, inst.clone()));
@@ -198,33 +198,32 @@ pub fn evaluate_arguments(file: &str, source: &str, call: &str) -> Result<Vec<Va
     arguments(host.raw_database(), file, call)
 }
 
-/// The program the `compiled` query compiles for `inst` (it keeps its own, which is not
-/// public): everything `inst` reaches, typed, with the differentiation builtins expanded. The
-/// interpreter runs it where the JIT refuses.
+/// The program that runs `inst`: zy-hir's `expanded` query, which the `compiled` query
+/// compiles. The interpreter runs it where the JIT refuses.
 fn primal_program(
     db: &RootDatabase,
     file: SourceFile,
     inst: &Arc<Instance>,
 ) -> Result<TypedProgram, String> {
-    let (program, errors) = zy_hir::typed_program(db, file, std::slice::from_ref(inst));
-    if let Some(e) = errors.first() {
-        return Err(format!("`{inst}` does not type: {}", e.message));
+    let id = InstanceId::of(db, file, inst);
+    match zy_hir::expanded(db, id) {
+        Ok(program) => Ok(TypedProgram::clone(program)),
+        Err(e) => Err(e.message.clone()),
     }
-    let source = &zy_hir::program_index(db, file).program;
-    zy_ad::expand_with_rrules(source, &program).map_err(|e| format!("`{inst}`: {}", e.message))
 }
 
-/// The driver `∇inst` and the program holding it, built from `program` as the `compiled`
-/// query builds them (the tape figure is read from it).
+/// The driver `∇inst` and the program holding it: zy-hir's `gradient` query, which the
+/// `compiled` query compiles (the tape figure is read from it).
 fn gradient_program(
     db: &RootDatabase,
     file: SourceFile,
-    program: &TypedProgram,
     inst: &Arc<Instance>,
 ) -> Result<(Arc<Instance>, TypedProgram), String> {
-    let source = &zy_hir::program_index(db, file).program;
-    zy_ad::gradient_program_with_rrules(source, program, inst)
-        .map_err(|e| format!("`{inst}`: cannot differentiate: {}", e.message))
+    let id = InstanceId::of(db, file, inst);
+    match zy_hir::gradient(db, id) {
+        Ok(g) => Ok((g.driver.clone(), TypedProgram::clone(&g.program))),
+        Err(e) => Err(format!("`{inst}`: cannot differentiate: {}", e.message)),
+    }
 }
 
 /// `f` and the number of arguments of the call `f(args...)`.
