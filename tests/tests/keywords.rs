@@ -1,7 +1,7 @@
 //! Property test of keyword calls: any subset of a method's keywords, passed in any order,
 //! after `;` or among the positional arguments, gives to the bit what the positional method
 //! with the defaults filled in by hand gives, and the gradient with respect to a keyword value
-//! is the positional one's.
+//! is the positional one's, also when the keyword call itself is the one differentiated.
 
 use std::path::Path;
 
@@ -111,6 +111,28 @@ fn keyword_calls_equal_their_positional_equivalents() {
                 matches!(dx, Ok(Some(g)) if (g - want_dx).abs() <= 1e-12 * want_dx.abs().max(1.0)),
                 "d/dx of {call}: {dx:?}, want {want_dx}"
             );
+            // The keyword call differentiated itself (`grad FILE 'w(x; ...)'`): with respect
+            // to `x` only, the keywords constants; refused where `c`'s default reads `x`
+            // (with no keyword at all, the method itself computes the defaults).
+            for engine in [Engine::Interp, Engine::Jit] {
+                let direct = analysis
+                    .grad(file, &call, EvalLimits::default(), engine)
+                    .expect("not cancelled")
+                    .map(|g| g.gradient.iter().map(|g| json_f64(&g.json)).collect::<Vec<_>>())
+                    .map_err(|e| e.to_string());
+                if c_is_default && !kws.is_empty() {
+                    prop_assert!(
+                        matches!(&direct, Err(e) if e.contains("the keyword `c` is left to its default")),
+                        "{call} on {engine:?}: {direct:?}"
+                    );
+                } else {
+                    let want = want_dx;
+                    prop_assert!(
+                        matches!(direct.as_deref(), Ok([Some(g)]) if (g - want).abs() <= 1e-12 * want.abs().max(1.0)),
+                        "gradient of {call} on {engine:?}: {direct:?}, want [{want}]"
+                    );
+                }
+            }
         }
         Ok(())
     });

@@ -6,7 +6,10 @@ use std::sync::Arc;
 
 use zy_hir::{CompileKey, InstanceId, RootDatabase, SourceFile, Target};
 use zy_interp::Value;
-use zy_ir::{Function, Instance, Op, Operand, Terminator, TypedProgram};
+use zy_ir::{
+    tangent_type, Function, Instance, Name, Op, Operand, Prim, Terminator, Type, TypedProgram,
+    ValueKind,
+};
 use zy_syntax::ast::{Expr, ExprKind};
 
 use crate::arguments::Arguments;
@@ -171,9 +174,11 @@ pub(crate) struct Prepared<'a> {
     inst: Arc<Instance>,
     /// Its id, the key of the queries that build and compile its gradient.
     id: InstanceId,
-    /// Whether `f` is a closure or callable struct passed as a hidden first argument.
-    with_callee: bool,
-    /// The tuple of the arguments (with the callee first if passed).
+    /// How many leading arguments of `f` are not the call's positional arguments: the
+    /// closure or callable struct passed as a hidden first argument, or the keywords of a
+    /// keyword call.
+    skipped: usize,
+    /// The tuple of the arguments (the skipped ones first).
     args: Arguments,
     limits: zy_interp::Limits,
 }
@@ -189,7 +194,8 @@ impl<'a> Prepared<'a> {
     ) -> Result<Prepared<'a>, UserError> {
         let expr =
             zy_syntax::parse_expr(call).map_err(|e| in_site(db, site, e.range.start, e.message))?;
-        let ExprKind::Call { callee, args } = &expr.kind else {
+        let (ExprKind::Call { callee, args } | ExprKind::KwCall { callee, args, .. }) = &expr.kind
+        else {
             return Err(in_site(
                 db,
                 site,
@@ -216,14 +222,32 @@ impl<'a> Prepared<'a> {
                 "can only differentiate a call of a user function".into(),
             )
         })?;
-        let with_callee = inst.args.len() == args.len() + 1;
-        let mut parts = args.clone();
-        if with_callee {
-            parts.insert(0, (**callee).clone());
-        }
-        let tuple = Expr::new(ExprKind::Tuple(parts), expr.range);
+        // The arguments are what the call passes. With keywords, the call invokes the method's
+        // body, which takes the keywords (given or defaulted) before the positional arguments:
+        // the gradient is taken with respect to the positional ones (as Zygote's
+        // `gradient(x -> f(x; a = 1.0), x)`), the keywords are constants of the call.
+        let (skipped, args_typed) = if matches!(expr.kind, ExprKind::KwCall { .. }) {
+            if let Some(keyword) = default_from_arguments(db, file, &inst, &typed) {
+                let message = format!(
+                    "cannot differentiate this call: the keyword `{keyword}` is left to its default, which is computed from the arguments (its gradient would be lost); pass `{keyword} = ...` in the call"
+                );
+                return Err(in_site(db, site, callee.range.start, message));
+            }
+            let skipped = inst.args.len().saturating_sub(args.len());
+            (skipped, passed_arguments(typed))
+        } else {
+            let skipped = usize::from(inst.args.len() == args.len() + 1);
+            let mut parts = args.clone();
+            if skipped == 1 {
+                parts.insert(0, (**callee).clone());
+            }
+            let tuple = Expr::new(ExprKind::Tuple(parts), expr.range);
+            (
+                skipped,
+                zy_hir::type_call(db, file, &tuple).map_err(type_errors)?,
+            )
+        };
         let ad_error = |e: zy_ad::AdError| error_at(db, e.span, site, e.message);
-        let args_typed = zy_hir::type_call(db, file, &tuple).map_err(type_errors)?;
         let (args_program, args_body) = expand(db, file, args_typed).map_err(ad_error)?;
         let id = InstanceId::of(db, file, &inst);
         let program = zy_hir::expanded(db, id).clone().map_err(ad_error)?;
@@ -241,7 +265,7 @@ impl<'a> Prepared<'a> {
             program,
             inst,
             id,
-            with_callee,
+            skipped,
             args: Arguments::new(file, args_program, args_body),
             limits,
         })
@@ -275,7 +299,7 @@ impl<'a> Prepared<'a> {
         }
     }
 
-    /// The argument names of `f` as written (the callee's first, if passed).
+    /// The argument names of `f` as written (the skipped ones first).
     pub(crate) fn arg_names(&self) -> Vec<String> {
         self.program
             .functions
@@ -285,9 +309,10 @@ impl<'a> Prepared<'a> {
             })
     }
 
-    /// How many leading arguments are the callee (0 or 1).
+    /// How many leading arguments are not positional arguments of the call (the callee or
+    /// the keywords).
     pub(crate) fn skipped(&self) -> usize {
-        usize::from(self.with_callee)
+        self.skipped
     }
 
     /// The call's value on `args` (as returned by [`Prepared::arguments`]), by the interpreter.
@@ -311,7 +336,8 @@ impl<'a> Prepared<'a> {
         out.map_err(|e| self.runtime_error(db, e))
     }
 
-    /// The value and the gradient with respect to each argument (not the callee).
+    /// The value and the gradient with respect to each positional argument (not the callee,
+    /// not the keywords).
     pub(crate) fn gradient(
         &self,
         db: &RootDatabase,
@@ -409,9 +435,7 @@ impl<'a> Prepared<'a> {
             Value::Tuple(gs) => gs.to_vec(),
             other => vec![other],
         };
-        if self.with_callee && !gradient.is_empty() {
-            gradient.remove(0);
-        }
+        gradient.drain(..self.skipped.min(gradient.len()));
         Ok((y, gradient, fallback))
     }
 }
@@ -455,6 +479,80 @@ fn mentions(text: &str, start: u32, end: u32, name: &str) -> bool {
             .is_none_or(|c| !word(c));
         before && after
     })
+}
+
+/// A keyword that the keyword call `typed` (of the body `inst`) leaves to a default that reads
+/// the call's arguments and has a gradient: the call computes it before the body, so the
+/// gradient with respect to the arguments would miss the path through it.
+fn default_from_arguments(
+    db: &RootDatabase,
+    file: SourceFile,
+    inst: &Instance,
+    typed: &zy_hir::TypedCall,
+) -> Option<Name> {
+    let index = zy_hir::program_index(db, file);
+    let keywords = index
+        .program
+        .functions
+        .values()
+        .flat_map(|g| &g.methods)
+        .filter_map(|m| m.keywords.as_deref())
+        .find(|k| k.body == inst.name)?;
+    typed.body.values.iter().find_map(|v| {
+        let ValueKind::Stmt(s) = &v.kind else {
+            return None;
+        };
+        let Op::Invoke(default) = &s.op else {
+            return None;
+        };
+        let (keyword, _) = keywords.params.iter().find(|(_, d)| *d == default.name)?;
+        let reads_arguments = typed
+            .program
+            .functions
+            .get(default)
+            .is_some_and(|f| reads_arguments(f));
+        (reads_arguments && tangent_type(&v.ty) != Type::Nothing).then(|| keyword.clone())
+    })
+}
+
+/// Does any statement or terminator of `f` read one of its arguments?
+fn reads_arguments(f: &Function) -> bool {
+    let args = f.args();
+    let is_arg = |o: &Operand| o.as_value().is_some_and(|v| args.contains(&v));
+    f.values.iter().any(|v| match &v.kind {
+        ValueKind::Stmt(s) => s.args.iter().any(is_arg),
+        _ => false,
+    }) || f
+        .blocks
+        .iter()
+        .any(|b| b.term.operands().into_iter().any(is_arg))
+}
+
+/// The call `typed` with the instance it returns replaced by the tuple of the arguments it
+/// passes (computed keyword defaults included).
+fn passed_arguments(typed: zy_hir::TypedCall) -> zy_hir::TypedCall {
+    let mut body = Function::clone(&typed.body);
+    let invoke = body
+        .blocks
+        .iter()
+        .find_map(|b| match &b.term {
+            Terminator::Return(Operand::Value(v)) => Some(*v),
+            _ => None,
+        })
+        .filter(|&v| matches!(body.stmt(v), Some(s) if matches!(s.op, Op::Invoke(_))));
+    if let Some(v) = invoke {
+        let operands = body.stmt(v).map(|s| s.args.clone()).unwrap_or_default();
+        let ty = Type::Tuple(operands.iter().map(|a| body.operand_ty(a)).collect());
+        if let ValueKind::Stmt(s) = &mut body.values[v.index()].kind {
+            s.op = Op::Prim(Prim::Tuple);
+        }
+        body.values[v.index()].ty = ty.clone();
+        body.ret = ty;
+    }
+    zy_hir::TypedCall {
+        body: Arc::new(body),
+        program: typed.program,
+    }
 }
 
 /// The instance invoked by the statement whose value `body` returns.
