@@ -7,8 +7,8 @@ use std::sync::Arc;
 use zy_hir::{CompileKey, InstanceId, RootDatabase, SourceFile, Target};
 use zy_interp::Value;
 use zy_ir::{
-    tangent_type, Function, Instance, Name, Op, Operand, Prim, Terminator, Type, TypedProgram,
-    ValueKind,
+    tangent_type, Function, Instance, Method, Name, Op, Operand, Prim, Program, Terminator, Type,
+    TypedProgram, ValueKind,
 };
 use zy_syntax::ast::{Expr, ExprKind};
 
@@ -157,7 +157,12 @@ fn grad(
     let why = prepared.why(db, &gradient);
     Ok(GradResult {
         value: result(&y),
-        gradient: gradient.iter().map(result).collect(),
+        gradient: prepared
+            .layout
+            .as_written(gradient)
+            .iter()
+            .map(result)
+            .collect(),
         jit_fallback,
         nonfinite,
         why,
@@ -174,11 +179,9 @@ pub(crate) struct Prepared<'a> {
     inst: Arc<Instance>,
     /// Its id, the key of the queries that build and compile its gradient.
     id: InstanceId,
-    /// How many leading arguments of `f` are not the call's positional arguments: the
-    /// closure or callable struct passed as a hidden first argument, or the keywords of a
-    /// keyword call.
-    skipped: usize,
-    /// The tuple of the arguments (the skipped ones first).
+    /// How `f`'s arguments stand for the ones written in the call.
+    layout: ArgLayout,
+    /// The tuple of `f`'s arguments, as the call passes them.
     args: Arguments,
     limits: zy_interp::Limits,
 }
@@ -222,31 +225,17 @@ impl<'a> Prepared<'a> {
                 "can only differentiate a call of a user function".into(),
             )
         })?;
-        // The arguments are what the call passes. With keywords, the call invokes the method's
-        // body, which takes the keywords (given or defaulted) before the positional arguments:
-        // the gradient is taken with respect to the positional ones (as Zygote's
-        // `gradient(x -> f(x; a = 1.0), x)`), the keywords are constants of the call.
-        let (skipped, args_typed) = if matches!(expr.kind, ExprKind::KwCall { .. }) {
+        if matches!(expr.kind, ExprKind::KwCall { .. }) {
             if let Some(keyword) = default_from_arguments(db, file, &inst, &typed) {
                 let message = format!(
                     "cannot differentiate this call: the keyword `{keyword}` is left to its default, which is computed from the arguments (its gradient would be lost); pass `{keyword} = ...` in the call"
                 );
                 return Err(in_site(db, site, callee.range.start, message));
             }
-            let skipped = inst.args.len().saturating_sub(args.len());
-            (skipped, passed_arguments(typed))
-        } else {
-            let skipped = usize::from(inst.args.len() == args.len() + 1);
-            let mut parts = args.clone();
-            if skipped == 1 {
-                parts.insert(0, (**callee).clone());
-            }
-            let tuple = Expr::new(ExprKind::Tuple(parts), expr.range);
-            (
-                skipped,
-                zy_hir::type_call(db, file, &tuple).map_err(type_errors)?,
-            )
-        };
+        }
+        let layout = ArgLayout::of(db, file, &inst, args);
+        // The arguments are what the call passes to `f`, computed by the call itself.
+        let args_typed = passed_arguments(typed);
         let ad_error = |e: zy_ad::AdError| error_at(db, e.span, site, e.message);
         let (args_program, args_body) = expand(db, file, args_typed).map_err(ad_error)?;
         let id = InstanceId::of(db, file, &inst);
@@ -265,7 +254,7 @@ impl<'a> Prepared<'a> {
             program,
             inst,
             id,
-            skipped,
+            layout,
             args: Arguments::new(file, args_program, args_body),
             limits,
         })
@@ -312,7 +301,7 @@ impl<'a> Prepared<'a> {
     /// How many leading arguments are not positional arguments of the call (the callee or
     /// the keywords).
     pub(crate) fn skipped(&self) -> usize {
-        self.skipped
+        self.layout.skipped
     }
 
     /// The call's value on `args` (as returned by [`Prepared::arguments`]), by the interpreter.
@@ -435,7 +424,7 @@ impl<'a> Prepared<'a> {
             Value::Tuple(gs) => gs.to_vec(),
             other => vec![other],
         };
-        gradient.drain(..self.skipped.min(gradient.len()));
+        gradient.drain(..self.layout.skipped.min(gradient.len()));
         Ok((y, gradient, fallback))
     }
 }
@@ -481,6 +470,76 @@ fn mentions(text: &str, start: u32, end: u32, name: &str) -> bool {
     })
 }
 
+/// How the arguments of the function a call invokes stand for the arguments written in the
+/// call.
+#[derive(Clone, Copy, Debug)]
+struct ArgLayout {
+    /// Leading arguments that are not written as positional arguments: the closure or callable
+    /// struct passed as a hidden first argument, the keywords of a keyword call (the body of a
+    /// keyword method takes them first).
+    skipped: usize,
+    /// The last argument is the tuple of this many trailing arguments of a varargs method.
+    vararg: Option<usize>,
+}
+
+impl ArgLayout {
+    /// The layout of `inst` (of the program of `file`) called with the positional arguments
+    /// `args`.
+    fn of(db: &RootDatabase, file: SourceFile, inst: &Instance, args: &[Expr]) -> ArgLayout {
+        let index = zy_hir::program_index(db, file);
+        // The method written by the user: the keyword method whose body is invoked, or the
+        // one invoked.
+        let method = keyword_method(&index.program, &inst.name).or_else(|| {
+            let g = index.program.functions.get(&inst.name)?;
+            g.methods.get(inst.method as usize)
+        });
+        // A varargs method receives its trailing arguments as one tuple.
+        let vararg = match (method.and_then(|m| m.vararg()), inst.args.last()) {
+            (Some(_), Some(Type::Tuple(ts))) => Some(ts.len()),
+            _ => None,
+        };
+        if args.iter().any(|a| matches!(a.kind, ExprKind::Splat(_))) {
+            // `f(t...)`: one gradient per argument `f` receives (its varargs split).
+            return ArgLayout {
+                skipped: usize::from(inst.name.starts_with("(::")),
+                vararg,
+            };
+        }
+        let received = match vararg {
+            Some(t) => (args.len() + 1).saturating_sub(t),
+            None => args.len(),
+        };
+        ArgLayout {
+            skipped: inst.args.len().saturating_sub(received),
+            vararg,
+        }
+    }
+
+    /// Gradients with respect to `f`'s arguments after the skipped ones, as one per argument
+    /// written in the call: a varargs tuple's gradient split into its elements.
+    fn as_written(&self, mut gradient: Vec<Value>) -> Vec<Value> {
+        let Some(t) = self.vararg else {
+            return gradient;
+        };
+        match gradient.pop() {
+            Some(Value::Tuple(parts)) if parts.len() == t => gradient.extend(parts.iter().cloned()),
+            Some(Value::Nothing) => gradient.extend((0..t).map(|_| Value::Nothing)),
+            Some(other) => gradient.push(other),
+            None => {}
+        }
+        gradient
+    }
+}
+
+/// The method with keyword parameters whose body is the generic function `body`.
+fn keyword_method<'p>(program: &'p Program, body: &str) -> Option<&'p Method> {
+    program
+        .functions
+        .values()
+        .flat_map(|g| &g.methods)
+        .find(|m| m.keywords.as_ref().is_some_and(|k| *k.body == *body))
+}
+
 /// A keyword that the keyword call `typed` (of the body `inst`) leaves to a default that reads
 /// the call's arguments and has a gradient: the call computes it before the body, so the
 /// gradient with respect to the arguments would miss the path through it.
@@ -491,13 +550,9 @@ fn default_from_arguments(
     typed: &zy_hir::TypedCall,
 ) -> Option<Name> {
     let index = zy_hir::program_index(db, file);
-    let keywords = index
-        .program
-        .functions
-        .values()
-        .flat_map(|g| &g.methods)
-        .filter_map(|m| m.keywords.as_deref())
-        .find(|k| k.body == inst.name)?;
+    let keywords = keyword_method(&index.program, &inst.name)?
+        .keywords
+        .as_deref()?;
     typed.body.values.iter().find_map(|v| {
         let ValueKind::Stmt(s) = &v.kind else {
             return None;
