@@ -97,13 +97,14 @@ fn grad_json(src: &str, call: &str) -> Result<Json, String> {
 
 /// Whether a file uses modules (`module`, `using`, `import`), which only zy-hir's scopes and
 /// prelude resolve, or is a `prelude_*` file or says `# needs: prelude` (ranges, slices), which
-/// call the prelude's functions;
-/// `tests/tests/fixtures.rs` checks those files through the whole pipeline.
+/// call the prelude's functions, or `# needs: pipeline` (calls with keywords or varargs, whose
+/// arguments the CLI lays out); `tests/tests/fixtures.rs` checks those files through the whole
+/// pipeline.
 fn needs_scopes(name: &str, text: &str) -> bool {
     name.starts_with("prelude_")
         || text.lines().any(|l| {
             let l = l.trim_start();
-            ["module ", "using ", "import ", "# needs: prelude"]
+            ["module ", "using ", "import ", "# needs: prelude", "# needs: pipeline"]
                 .iter()
                 .any(|k| l.starts_with(k))
         })

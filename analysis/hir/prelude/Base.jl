@@ -470,3 +470,16 @@ maybeview(A::Matrix, I::UnitRange{Int}, j::Int) = view(A, I, j)
 maybeview(A::Matrix, I::StepRange{Int, Int}, j::Int) = view(A, I, j)
 maybeview(A::Matrix, I::Colon, j::Int) = view(A, I, j)
 maybeview(A, I, J) = error("unsupported: a two-dimensional view (a block A[I, J] under @views)")
+
+# Reductions over tuples, as Julia's `sum(t) = +(t...)`: a left fold over the elements (each
+# `+` promoting as it goes), so `sum((1, 2.5, 3))` is `(1 + 2.5) + 3`.
+sum(t::Tuple) = _foldl_tuple(+, t...)
+prod(t::Tuple) = _prod_tuple(t...)
+maximum(t::Tuple) = _foldl_tuple(max, t...)
+minimum(t::Tuple) = _foldl_tuple(min, t...)
+
+_foldl_tuple(op) = error("ArgumentError: reducing over an empty collection is not allowed; consider supplying `init` to the reducer")
+_foldl_tuple(op, acc) = acc
+_foldl_tuple(op, acc, x, rest...) = _foldl_tuple(op, op(acc, x), rest...)
+_prod_tuple() = 1
+_prod_tuple(x, rest...) = _foldl_tuple(*, x, rest...)
