@@ -159,13 +159,14 @@ macro m(x) x end
             (struct P x)
             (function r (x)::Float64
               x)
+            (function w (x::T) where (T<:Real)
+              x)
             (module M)
             (import LinearAlgebra)
             (using Statistics)
             error 100..123: unsupported: abstract type [unsupported]
             error 131..146: unsupported: struct supertype [unsupported]
             error 185..198: unsupported: inner constructor [unsupported]
-            error 236..243: unsupported: type bounds in `where` [unsupported]
             error 300..316: unsupported: macro definition [unsupported]
         "#]],
     );
