@@ -470,3 +470,198 @@ maybeview(A::Matrix, I::UnitRange{Int}, j::Int) = view(A, I, j)
 maybeview(A::Matrix, I::StepRange{Int, Int}, j::Int) = view(A, I, j)
 maybeview(A::Matrix, I::Colon, j::Int) = view(A, I, j)
 maybeview(A, I, J) = error("unsupported: a two-dimensional view (a block A[I, J] under @views)")
+
+# Comprehensions and generators. Lowering writes `[f(x) for x in xs if p(x)]` as
+# `collect(Generator(x -> f(x), Filter(x -> p(x), xs)))` and iterates `for i in I, j in J`
+# over `product(I, J)`, as Julia does. zy iterates by index: `_gen_elem(it, k)` is the `k`th
+# element of an array, a range or a product.
+
+"""
+    Generator(f, iter)
+
+The lazy `f(x) for x in iter`. `collect` and the reductions (`sum`, `prod`, `maximum`,
+`minimum`, `any`, `all`) call `f` on the elements in order, once each.
+"""
+struct Generator{F, I}
+    f::F
+    iter::I
+end
+
+"""
+    Filter(flt, iter)
+
+The elements `x` of `iter` for which `flt(x)` holds, in order: the `if` of a comprehension.
+"""
+struct Filter{F, I}
+    flt::F
+    iter::I
+end
+
+"""
+    ProductIterator{A, B}
+
+`product(a, b)`: the tuples `(x, y)` for `x` in `a` and `y` in `b`, `x` varying fastest.
+Collected, a comprehension over it is a `length(a)×length(b)` Matrix.
+"""
+struct ProductIterator{A, B}
+    a::A
+    b::B
+end
+
+"""
+    product(a, b)
+
+The iterator over the pairs of elements of `a` and `b` (`Iterators.product`).
+"""
+product(a, b) = ProductIterator(a, b)
+
+length(g::Generator) = length(g.iter)
+length(p::ProductIterator) = length(p.a) * length(p.b)
+size(p::ProductIterator) = (length(p.a), length(p.b))
+
+_gen_elem(x, k::Int) = x[k]
+
+function _gen_elem(p::ProductIterator, k::Int)
+    m = length(p.a)
+    return (p.a[(k - 1) % m + 1], p.b[(k - 1) ÷ m + 1])
+end
+
+# The values of `f` on no elements of `it`: an empty Vector of `f`'s result type, which `map`
+# infers (Julia's `collect` takes the element type from inference too).
+_gen_results(f, it) = map(k -> f(_gen_elem(it, k)), fill(0, 0))
+
+# The array `collect` fills: of `f`'s result type and of the iteration's shape.
+_gen_array(f, it) = _vector(_gen_results(f, it), length(it))
+_gen_array(f, it::Matrix) = _matrix(_gen_results(f, it), size(it, 1), size(it, 2))
+_gen_array(f, it::ProductIterator) = _matrix(_gen_results(f, it), length(it.a), length(it.b))
+
+"""
+    collect(g::Generator)
+
+The values of a generator in an array: a comprehension `[f(x) for x in xs]`. Its shape is the
+iteration's (a Matrix for a Matrix or for `for i in I, j in J`), a Vector with a filter.
+"""
+collect(g::Generator) = _gen_collect(g.f, g.iter)
+
+function _gen_collect(f, it)
+    y = _gen_array(f, it)
+    for k in 1:length(y)
+        y[k] = f(_gen_elem(it, k))
+    end
+    return y
+end
+
+function _gen_collect(f, it::Filter)
+    src = it.iter
+    y = _vector(_gen_results(f, src), length(src))
+    n = 0
+    for k in 1:length(src)
+        x = _gen_elem(src, k)
+        if it.flt(x)
+            n += 1
+            y[n] = f(x)
+        end
+    end
+    return n == length(y) ? y : _slice(y, StepRange(1, 1, n))
+end
+
+# The index of the first element of `it` from index `k` on that its filter keeps (one past the
+# end if none): the filter is called once per element, in order.
+function _gen_next(it::Filter, k::Int)
+    n = length(it.iter)
+    while k <= n && !it.flt(_gen_elem(it.iter, k))
+        k += 1
+    end
+    return k
+end
+
+# `op(...op(op(first(y1), y2), y3)..., yn)` for the values `y` of `f` on the elements of `it`:
+# Julia's `mapfoldl`, which reduces a generator from the left.
+function _gen_fold(op, first, f, it)
+    n = length(it)
+    if n == 0
+        error("ArgumentError: reducing over an empty collection is not allowed")
+    end
+    acc = first(f(_gen_elem(it, 1)))
+    for k in 2:n
+        acc = op(acc, f(_gen_elem(it, k)))
+    end
+    return acc
+end
+
+function _gen_fold(op, first, f, it::Filter)
+    n = length(it.iter)
+    k = _gen_next(it, 1)
+    if k > n
+        error("ArgumentError: reducing over an empty collection is not allowed")
+    end
+    acc = first(f(_gen_elem(it.iter, k)))
+    k = _gen_next(it, k + 1)
+    while k <= n
+        acc = op(acc, f(_gen_elem(it.iter, k)))
+        k = _gen_next(it, k + 1)
+    end
+    return acc
+end
+
+# `sum` adds Bools as Ints (Julia's `add_sum`).
+_gen_sum_first(y) = y
+_gen_sum_first(y::Bool) = Int(y)
+
+sum(g::Generator) = _gen_fold(+, _gen_sum_first, g.f, g.iter)
+prod(g::Generator) = _gen_fold(*, identity, g.f, g.iter)
+maximum(g::Generator) = _gen_fold(max, identity, g.f, g.iter)
+minimum(g::Generator) = _gen_fold(min, identity, g.f, g.iter)
+
+"""
+    any(g::Generator), all(g::Generator)
+
+Whether some (every) value of the generator is `true`; they stop at the first value that
+decides, as Julia's do.
+"""
+any(g::Generator) = _gen_any(g.f, g.iter)
+all(g::Generator) = _gen_all(g.f, g.iter)
+
+# Is `f(x)` true for some (every) element `x` of `it`? Stops at the first that decides; a
+# value that is not a Bool is an error, as in Julia.
+function _gen_any(f, it)
+    for k in 1:length(it)
+        if f(_gen_elem(it, k))
+            return true
+        end
+    end
+    return false
+end
+
+function _gen_all(f, it)
+    for k in 1:length(it)
+        if !f(_gen_elem(it, k))
+            return false
+        end
+    end
+    return true
+end
+
+function _gen_any(f, it::Filter)
+    n = length(it.iter)
+    k = _gen_next(it, 1)
+    while k <= n
+        if f(_gen_elem(it.iter, k))
+            return true
+        end
+        k = _gen_next(it, k + 1)
+    end
+    return false
+end
+
+function _gen_all(f, it::Filter)
+    n = length(it.iter)
+    k = _gen_next(it, 1)
+    while k <= n
+        if !f(_gen_elem(it.iter, k))
+            return false
+        end
+        k = _gen_next(it, k + 1)
+    end
+    return true
+end

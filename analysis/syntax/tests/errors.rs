@@ -206,8 +206,8 @@ end
               (error)
               (= s (call #string "x = " x))
               (.= xs 0)
-              (= ys (error))
-              (= t (call sum (error)))
+              (= ys (call Base.collect (call Base.Generator (-> (v) (* 2 v)) xs)))
+              (= t (call sum (call Base.Generator (-> (v) v) xs)))
               (= z (index x end))
               (= c (error))
               (let (y 1) y)
@@ -219,8 +219,6 @@ end
               (return (call (-> (x) x) 1)))
             error 23..66: unsupported: try/catch [unsupported]
             error 71..78: unsupported: macro @show [unsupported]
-            error 117..133: unsupported: array comprehension [unsupported]
-            error 146..159: unsupported: generator expression [unsupported]
             error 184..187: unsupported: character literal [unsupported]
             error 230..232: unsupported: operator `|>` [unsupported]
             error 245..248: unsupported: Float32 literal `1f0` [unsupported]
