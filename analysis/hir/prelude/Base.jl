@@ -509,6 +509,16 @@ struct ProductIterator{A, B}
 end
 
 """
+    Flatten(it)
+
+The elements of the iterables that `it` yields, one after the other: several `for` clauses in
+a comprehension (`[f(i, j) for i in I for j in J]`, a Vector).
+"""
+struct Flatten{I}
+    it::I
+end
+
+"""
     product(a, b)
 
 The iterator over the pairs of elements of `a` and `b` (`Iterators.product`).
@@ -665,3 +675,66 @@ function _gen_all(f, it::Filter)
     end
     return true
 end
+
+# Several `for` clauses: `[f(i, j) for i in I for j in J]` is
+# `collect(Flatten(Generator(i -> Generator(j -> f(i, j), J), I)))`. The inner iterables'
+# lengths are known only as they are made, so the elements go into a buffer that doubles.
+
+# The iterable a filter draws from, and whether the filter keeps `x`.
+_gen_source(it) = it
+_gen_source(it::Filter) = it.iter
+_gen_keeps(it, x) = true
+_gen_keeps(it::Filter, x) = it.flt(x)
+
+# The `k`th element of an iterable's source, as far as its type goes: what `map` needs to
+# infer the element type of a nested generator (never called on elements).
+_gen_probe(it, k::Int) = _gen_elem(_gen_source(it), k)
+_gen_probe(g::Generator, k::Int) = g.f(_gen_probe(g.iter, k))
+_gen_probe(fl::Flatten, k::Int) = _gen_probe(_gen_probe(fl.it, k), k)
+
+# `buf[1:n]` followed by `y`, in `buf` or, when it is full, in a copy twice as long.
+function _gen_push(buf, n::Int, y)
+    if n == length(buf)
+        bigger = _vector(buf, max(2n, 4))
+        for k in 1:n
+            bigger[k] = buf[k]
+        end
+        buf = bigger
+    end
+    buf[n + 1] = y
+    return buf, n + 1
+end
+
+# `buf[1:n]` followed by the elements of a generator or of a flattened one.
+function _gen_append(buf, n::Int, g::Generator)
+    src = _gen_source(g.iter)
+    for k in 1:length(src)
+        x = _gen_elem(src, k)
+        if _gen_keeps(g.iter, x)
+            buf, n = _gen_push(buf, n, g.f(x))
+        end
+    end
+    return buf, n
+end
+
+function _gen_append(buf, n::Int, fl::Flatten)
+    outer = fl.it
+    src = _gen_source(outer.iter)
+    for k in 1:length(src)
+        x = _gen_elem(src, k)
+        if _gen_keeps(outer.iter, x)
+            buf, n = _gen_append(buf, n, outer.f(x))
+        end
+    end
+    return buf, n
+end
+
+function collect(fl::Flatten)
+    buf, n = _gen_append(_vector(map(k -> _gen_probe(fl, k), fill(0, 0)), 0), 0, fl)
+    return _slice(buf, StepRange(1, 1, n))
+end
+
+sum(fl::Flatten) = _gen_fold(+, _gen_sum_first, identity, collect(fl))
+prod(fl::Flatten) = _gen_fold(*, identity, identity, collect(fl))
+maximum(fl::Flatten) = _gen_fold(max, identity, identity, collect(fl))
+minimum(fl::Flatten) = _gen_fold(min, identity, identity, collect(fl))

@@ -1,7 +1,8 @@
 //! Comprehensions and generators, desugared as Julia lowers them: `[f(x) for x in xs if p(x)]`
 //! is `Base.collect(Base.Generator(x -> f(x), Base.Filter(x -> p(x), xs)))`, and
 //! `for i in I, j in J` iterates `Base.product(I, J)`, whose elements are the tuples `(i, j)`
-//! (a Matrix when collected). The closures give the iteration variables their own scope and
+//! (a Matrix when collected); `for i in I for j in J` is a `Base.Flatten` of the generators
+//! of each clause. The closures give the iteration variables their own scope and
 //! capture the enclosing locals, as in Julia; the prelude defines the iteration.
 
 use crate::ast::{Expr, ExprKind, FunctionDef, FunctionName, Param, TextRange};
@@ -26,55 +27,94 @@ pub(crate) fn comprehension(cx: &mut Cx, node: &SyntaxNode) -> Expr {
 }
 
 /// `body for x in xs if cond` as a value (in parentheses or as a call's argument): a
-/// `Base.Generator`.
+/// `Base.Generator`; with several `for` clauses, a `Base.Flatten` of generators of them.
 pub(crate) fn generator(cx: &mut Cx, node: &SyntaxNode) -> Expr {
     let [body, clauses @ ..] = node.children.as_slice() else {
         return error_expr(node);
     };
-    let [clause] = clauses else {
-        return cx.unsupported(
-            node,
-            "several `for` clauses in a comprehension (write `for i in I, j in J`)",
-        );
-    };
-    let (iteration, cond) = match (clause.kind, clause.children.as_slice()) {
-        (Kind::Filter, [iteration, cond]) => (iteration, Some(cond)),
-        (Kind::Iteration, _) => (clause, None),
-        _ => return error_expr(node),
+    let mut parsed = Vec::new();
+    for clause in clauses {
+        match iteration(cx, clause) {
+            Some(c) => parsed.push(c),
+            None => return error_expr(node),
+        }
+    }
+    // The body and the conditions run in the closures, where `end` means no outer brackets.
+    let in_index = std::mem::replace(&mut cx.in_index, 0);
+    let mut value = expr(cx, body);
+    let conds: Vec<Option<Expr>> = clauses
+        .iter()
+        .map(|c| match (c.kind, c.children.as_slice()) {
+            (Kind::Filter, [_, cond]) => Some(expr(cx, cond)),
+            _ => None,
+        })
+        .collect();
+    cx.in_index = in_index;
+    // The last clause's generator yields the body; each one before it yields the next one's.
+    let count = parsed.len();
+    for (i, (clause, cond)) in parsed.into_iter().zip(conds).enumerate().rev() {
+        let Clause { vars, iter } = clause;
+        let iter = match cond {
+            Some(cond) => {
+                let range = cond.range;
+                let p = closure(&vars, cond, range);
+                call("Base.Filter", vec![p, iter], range)
+            }
+            None => iter,
+        };
+        let f = closure(&vars, value, node.range);
+        value = call("Base.Generator", vec![f, iter], node.range);
+        if i + 1 < count {
+            value = call("Base.Flatten", vec![value], node.range);
+        }
+    }
+    if count == 0 {
+        return error_expr(node);
+    }
+    value
+}
+
+/// One `for` clause: its variables and what they iterate.
+struct Clause {
+    vars: Vec<Expr>,
+    iter: Expr,
+}
+
+/// `for x in xs` or `for i in I, j in J` (a product), with or without its `if`.
+fn iteration(cx: &mut Cx, clause: &SyntaxNode) -> Option<Clause> {
+    let iteration = match (clause.kind, clause.children.as_slice()) {
+        (Kind::Filter, [iteration, _]) => iteration,
+        (Kind::Iteration, _) => clause,
+        _ => return None,
     };
     let mut vars = Vec::new();
     let mut iters = Vec::new();
     for spec in &iteration.children {
         let [var, iter] = spec.children.as_slice() else {
-            return error_expr(node);
+            return None;
         };
         match (var.leaf, var.kind) {
             (true, Kind::Identifier) | (false, Kind::Tuple) => vars.push(expr(cx, var)),
-            (false, Kind::Outer) => return cx.unsupported(spec, "`outer` loop variable"),
-            _ => return cx.unsupported(var, "loop variable"),
+            (false, Kind::Outer) => {
+                cx.unsupported(spec, "`outer` loop variable");
+                return None;
+            }
+            _ => {
+                cx.unsupported(var, "loop variable");
+                return None;
+            }
         }
         iters.push(expr(cx, iter));
     }
     let iter = match iters.len() {
-        1 => iters.pop().unwrap_or_else(|| error_expr(node)),
+        1 => iters.pop()?,
         2 => call("Base.product", iters, iteration.range),
-        _ => return cx.unsupported(iteration, "a comprehension over more than two dimensions"),
-    };
-    // The body and the condition run in the closures, where `end` means no outer brackets.
-    let in_index = std::mem::replace(&mut cx.in_index, 0);
-    let body = expr(cx, body);
-    let cond = cond.map(|c| expr(cx, c));
-    cx.in_index = in_index;
-    let iter = match cond {
-        Some(cond) => {
-            let range = cond.range;
-            let p = closure(&vars, cond, range);
-            call("Base.Filter", vec![p, iter], range)
+        _ => {
+            cx.unsupported(iteration, "a comprehension over more than two dimensions");
+            return None;
         }
-        None => iter,
     };
-    let f = closure(&vars, body, node.range);
-    call("Base.Generator", vec![f, iter], node.range)
+    Some(Clause { vars, iter })
 }
 
 /// `name(args...)` for a function of Base, whatever the file defines.
