@@ -738,3 +738,81 @@ sum(fl::Flatten) = _gen_fold(+, _gen_sum_first, identity, collect(fl))
 prod(fl::Flatten) = _gen_fold(*, identity, identity, collect(fl))
 maximum(fl::Flatten) = _gen_fold(max, identity, identity, collect(fl))
 minimum(fl::Flatten) = _gen_fold(min, identity, identity, collect(fl))
+
+# Concatenation: `[x; y]` is `vcat(x, y)`, `[x y]` is `hcat(x, y)` and `[A B; C D]` is the
+# `vcat` of the `hcat` of each row; inference picks the helper below by the parts' types (a
+# Matrix part makes `vcat` a Matrix). A number is a 1×1 part, a Vector of n elements an n×1
+# one. The element type is the parts' promoted one.
+
+_cat_size(x::Real, d::Int) = 1
+_cat_size(x::Vector, d::Int) = d == 1 ? length(x) : 1
+_cat_size(x::Matrix, d::Int) = size(x, d)
+
+_cat_get(x::Real, i::Int, j::Int) = x
+_cat_get(x::Vector, i::Int, j::Int) = x[i]
+_cat_get(x::Matrix, i::Int, j::Int) = x[i, j]
+
+_cat_zero(x::Real) = zero(x)
+_cat_zero(x::Array{Float64}) = 0.0
+_cat_zero(x::Array{Int}) = 0
+_cat_zero(x::Array{Bool}) = false
+
+_cat_promote(a, b) = zero(a + b)
+_cat_promote(a::Bool, b::Bool) = false
+
+# The zero of the parts' promoted element type.
+_cat_zero_of(x) = _cat_zero(x)
+_cat_zero_of(x, rest...) = _cat_promote(_cat_zero(x), _cat_zero_of(rest...))
+
+# The parts' total extent along dimension `d`.
+_cat_total(d::Int) = 0
+_cat_total(d::Int, x, rest...) = _cat_size(x, d) + _cat_total(d, rest...)
+
+function _cat_same_columns(same::Bool)
+    if !same
+        error("DimensionMismatch: number of columns of each array must match")
+    end
+    return nothing
+end
+
+function _cat_same_rows(same::Bool)
+    if !same
+        error("DimensionMismatch: number of rows of each array must match")
+    end
+    return nothing
+end
+
+# Copy the parts into `y` from row `r + 1` (`vcat`) or column `c + 1` (`hcat`) on.
+_cat_rows!(y, r::Int) = y
+function _cat_rows!(y, r::Int, x, rest...)
+    _cat_same_columns(_cat_size(x, 2) == size(y, 2))
+    for j in 1:size(y, 2)
+        for i in 1:_cat_size(x, 1)
+            y[r + i, j] = _cat_get(x, i, j)
+        end
+    end
+    return _cat_rows!(y, r + _cat_size(x, 1), rest...)
+end
+
+_cat_columns!(y, c::Int) = y
+function _cat_columns!(y, c::Int, x, rest...)
+    _cat_same_rows(_cat_size(x, 1) == size(y, 1))
+    for j in 1:_cat_size(x, 2)
+        for i in 1:size(y, 1)
+            y[i, c + j] = _cat_get(x, i, j)
+        end
+    end
+    return _cat_columns!(y, c + _cat_size(x, 2), rest...)
+end
+
+_cat_vector!(y, k::Int) = y
+function _cat_vector!(y, k::Int, x, rest...)
+    for i in 1:_cat_size(x, 1)
+        y[k + i] = _cat_get(x, i, 1)
+    end
+    return _cat_vector!(y, k + _cat_size(x, 1), rest...)
+end
+
+_vcat_vector(xs...) = _cat_vector!(fill(_cat_zero_of(xs...), _cat_total(1, xs...)), 0, xs...)
+_vcat_matrix(x, rest...) = _cat_rows!(fill(_cat_zero_of(x, rest...), _cat_total(1, x, rest...), _cat_size(x, 2)), 0, x, rest...)
+_hcat(x, rest...) = _cat_columns!(fill(_cat_zero_of(x, rest...), _cat_size(x, 1), _cat_total(2, x, rest...)), 0, x, rest...)

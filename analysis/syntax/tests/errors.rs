@@ -215,7 +215,7 @@ end
               (= u (+ (error) (error)))
               (error)
               (error)
-              (error)
+              (call Base.vcat x xs)
               (return (call (-> (x) x) 1)))
             error 23..66: unsupported: try/catch [unsupported]
             error 71..78: unsupported: macro @show [unsupported]
@@ -225,7 +225,6 @@ end
             error 251..255: unsupported: unsigned integer literal `0x10` [unsupported]
             error 260..270: unsupported: typed variable declaration [unsupported]
             error 281..293: unsupported: global declaration [unsupported]
-            error 298..305: unsupported: vertical concatenation `[a; b]` (write `[a, b]` for a vector) [unsupported]
         "#]],
     );
 }
