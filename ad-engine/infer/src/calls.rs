@@ -26,6 +26,8 @@ pub(crate) struct Cx<'a> {
     oracle: &'a mut dyn FnMut(&Instance) -> Type,
     /// Instances (including globals) that the typed body refers to.
     pub callees: BTreeSet<Arc<Instance>>,
+    /// The types the method's `where` variables stand for in this instance.
+    pub type_vars: crate::pattern::Bindings,
 }
 
 impl<'a> Cx<'a> {
@@ -34,6 +36,7 @@ impl<'a> Cx<'a> {
             program,
             oracle,
             callees: BTreeSet::new(),
+            type_vars: crate::pattern::Bindings::new(),
         }
     }
 
@@ -127,6 +130,12 @@ impl<'a> Cx<'a> {
             "Base.kwcall" => return self.keyword_call(b, args),
             "Base.splatcall" => return self.splat_call(b, args),
             _ => {}
+        }
+        if let Some(t) = self.type_vars.get(name) {
+            // `T(x)` for a `where` variable `T`: a call of the type it stands for.
+            let mut all = vec![self.type_value(name, &t.clone())?];
+            all.extend_from_slice(args);
+            return self.call_value(b, &all);
         }
         if self.program.functions.contains_key(name) {
             return self.call_generic(b, name, args);
@@ -229,6 +238,9 @@ impl<'a> Cx<'a> {
 
     /// Load a top-level binding, or name a function (`sin` in `map(sin, xs)`) as a constant.
     pub fn global(&mut self, b: &mut PlanBuilder, name: &Name) -> Result<Val, Fail> {
+        if let Some(t) = self.type_vars.get(name) {
+            return self.type_value(name, t);
+        }
         if !self.program.globals.contains_key(name) && self.is_defined(name) {
             return Ok(Val::lit(Const::Func(name.clone())));
         }
@@ -246,6 +258,22 @@ impl<'a> Cx<'a> {
             b.push(Op::Global(name.clone()), vec![], ty.clone()),
             ty,
         ))
+    }
+
+    /// The type `t` that the `where` variable `var` stands for, as a value: zy represents a
+    /// type as its constructor (`Float64`, a struct's name), so `T(1)` and `zero(T)` work.
+    fn type_value(&self, var: &Name, t: &Type) -> Result<Val, Fail> {
+        let name: Name = match t {
+            Type::Float64 => "Float64".into(),
+            Type::Int64 => "Int64".into(),
+            Type::Struct(s) if s.kind == StructKind::User && s.params.is_empty() => s.name.clone(),
+            _ => {
+                return Err(Fail::unsupported(format!(
+                    "the type {t} of `where` variable `{var}` as a value"
+                )))
+            }
+        };
+        Ok(Val::lit(Const::Func(name)))
     }
 
     /// The instance that calling a value of type `callee` on `args` runs, if it is user code

@@ -6,7 +6,7 @@ use std::sync::Arc;
 use zy_ir::{GenericFunction, Name, Op, Program, StructDef, StructKind, StructType, Type};
 
 use crate::error::{no_method, signature, Fail};
-use crate::pattern::{concrete, matches, pattern, subtype, Bindings, Pat};
+use crate::pattern::{concrete, matches, pattern, subtype, with_bounds, Bindings, Pat};
 use crate::plan::PlanBuilder;
 use crate::value::{convert, Val};
 
@@ -24,17 +24,7 @@ pub(crate) fn select(program: &Program, gf: &GenericFunction, args: &[Type]) -> 
         if !arity_ok {
             continue;
         }
-        let annotations = m.sig[..fixed]
-            .iter()
-            .map(Option::as_ref)
-            .chain(std::iter::repeat(vararg.flatten()))
-            .take(args.len());
-        let pats = annotations
-            .map(|s| match s {
-                Some(e) => pattern(e, &m.where_params, program),
-                None => Ok(Pat::Any),
-            })
-            .collect::<Result<Vec<_>, _>>()?;
+        let pats = patterns(program, m, args.len())?;
         let mut b = Bindings::new();
         if pats.iter().zip(args).all(|(p, t)| matches(p, t, &mut b)) {
             applicable.push((i, pats));
@@ -69,10 +59,50 @@ pub(crate) fn select(program: &Program, gf: &GenericFunction, args: &[Type]) -> 
         (_, true) => Err(no_method(&gf.name, args)),
         (Some(&i), _) => Ok(i as u32),
         (None, _) => Err(Fail::method(format!(
-            "{} is ambiguous",
+            "MethodError: {} is ambiguous",
             signature(&gf.name, args)
         ))),
     }
+}
+
+/// The patterns of `m`'s annotations for a call with `n` arguments (a varargs annotation
+/// repeated), its `where` bounds applied.
+fn patterns(program: &Program, m: &zy_ir::Method, n: usize) -> Result<Vec<Pat>, Fail> {
+    let vararg = m.vararg();
+    let fixed = m.sig.len() - usize::from(vararg.is_some());
+    let bounds = m
+        .where_bounds
+        .iter()
+        .map(|(v, t)| Ok((v.clone(), pattern(t, &m.where_params, program)?)))
+        .collect::<Result<Vec<_>, Fail>>()?;
+    m.sig[..fixed]
+        .iter()
+        .map(Option::as_ref)
+        .chain(std::iter::repeat(vararg.flatten()))
+        .take(n)
+        .map(|s| match s {
+            Some(e) => Ok(with_bounds(pattern(e, &m.where_params, program)?, &bounds)),
+            None => Ok(Pat::Any),
+        })
+        .collect()
+}
+
+/// The types that `m`'s `where` variables stand for in a call with arguments `args` (as the
+/// body takes them: a varargs method's trailing arguments as one tuple).
+pub(crate) fn type_vars(program: &Program, m: &zy_ir::Method, args: &[Type]) -> Bindings {
+    let mut b = Bindings::new();
+    let args: Vec<Type> = match (m.vararg(), args.split_last()) {
+        (Some(_), Some((Type::Tuple(rest), fixed))) => {
+            fixed.iter().chain(rest.iter()).cloned().collect()
+        }
+        _ => args.to_vec(),
+    };
+    if let Ok(pats) = patterns(program, m, args.len()) {
+        for (p, t) in pats.iter().zip(&args) {
+            matches(p, t, &mut b);
+        }
+    }
+    b
 }
 
 /// The arguments of a call of `method` as its body takes them: a varargs method's trailing
@@ -97,7 +127,7 @@ fn tied(pats: &[Pat]) -> usize {
     let mut seen: Vec<&Name> = Vec::new();
     let mut count = 0;
     for p in pats {
-        if let Pat::Var(v) = p {
+        if let Pat::Var(v) | Pat::Bounded(v, _) = p {
             if seen.contains(&v) {
                 count += 1;
             } else {

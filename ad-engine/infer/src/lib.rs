@@ -105,7 +105,10 @@ pub fn infer_instance(
             .get(&inst.name)
             .and_then(|gf| gf.methods.get(m as usize))
         {
-            Some(method) => body::infer_body(&mut cx, &inst, &method.body),
+            Some(method) => {
+                cx.type_vars = dispatch::type_vars(program, method, &inst.args);
+                body::infer_body(&mut cx, &inst, &method.body)
+            }
             None => missing("method of"),
         },
     };

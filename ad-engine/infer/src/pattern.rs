@@ -28,6 +28,8 @@ pub(crate) enum Pat {
     Any,
     /// A type variable.
     Var(Name),
+    /// A type variable with an upper bound: `T` in `where {T<:Real}`.
+    Bounded(Name, Box<Pat>),
     Num(NumClass),
     /// A concrete leaf type: `Float64`, `Int64`, `Bool`, `Nothing`.
     Leaf(Type),
@@ -89,6 +91,8 @@ pub(crate) fn pattern(expr: &TypeExpr, vars: &[Name], program: &Program) -> Resu
             if let Some(TypeExpr::Named { name: n, params: p }) = params.get(1) {
                 match n.parse::<u8>() {
                     Ok(k @ 1..=2) if p.is_empty() => ndims = Some(k),
+                    // `AbstractArray{T, N} where N`: any number of dimensions.
+                    _ if p.is_empty() && vars.contains(n) => {}
                     _ => return Err(Fail::unsupported(format!("`{expr}`"))),
                 }
             }
@@ -155,11 +159,40 @@ pub(crate) fn pattern(expr: &TypeExpr, vars: &[Name], program: &Program) -> Resu
     }
 }
 
+/// `p` with each variable that has a bound in `bounds` bounded by it.
+pub(crate) fn with_bounds(p: Pat, bounds: &[(Name, Pat)]) -> Pat {
+    let each = |ps: Vec<Pat>| ps.into_iter().map(|p| with_bounds(p, bounds)).collect();
+    let boxed = |p: Option<Box<Pat>>| p.map(|p| Box::new(with_bounds(*p, bounds)));
+    match p {
+        Pat::Var(v) => match bounds.iter().find(|(w, _)| *w == v) {
+            Some((_, bound)) => Pat::Bounded(v, Box::new(bound.clone())),
+            None => Pat::Var(v),
+        },
+        Pat::Array {
+            abstract_,
+            elem,
+            ndims,
+        } => Pat::Array {
+            abstract_,
+            elem: boxed(elem),
+            ndims,
+        },
+        Pat::Tuple(ps) => Pat::Tuple(ps.map(each)),
+        Pat::Struct { name, params } => Pat::Struct {
+            name,
+            params: params.map(each),
+        },
+        Pat::Ref(p) => Pat::Ref(boxed(p)),
+        p => p,
+    }
+}
+
 /// Does the concrete type `t` match `p`? Binds type variables in `b` (consistently).
 pub(crate) fn matches(p: &Pat, t: &Type, b: &mut Bindings) -> bool {
     match (p, t) {
         (Pat::Any, _) => true,
         (Pat::Var(v), _) => bind(v, t, b),
+        (Pat::Bounded(v, bound), _) => bind(v, t, b) && matches(bound, t, b),
         (Pat::Num(c), _) => in_class(*c, t),
         (Pat::Leaf(l), _) => l == t,
         (
@@ -209,6 +242,7 @@ pub(crate) fn matches(p: &Pat, t: &Type, b: &mut Bindings) -> bool {
 fn matches_exact(p: &Pat, t: &Type, b: &mut Bindings) -> bool {
     match p {
         Pat::Var(v) => bind(v, t, b),
+        Pat::Bounded(v, bound) => bind(v, t, b) && matches(bound, t, b),
         _ => is_exact(p) && matches(p, t, b),
     }
 }
@@ -216,7 +250,7 @@ fn matches_exact(p: &Pat, t: &Type, b: &mut Bindings) -> bool {
 /// Does `p` denote exactly one type (given its variables)?
 fn is_exact(p: &Pat) -> bool {
     match p {
-        Pat::Leaf(_) | Pat::Var(_) | Pat::Typeof(_) => true,
+        Pat::Leaf(_) | Pat::Var(_) | Pat::Bounded(..) | Pat::Typeof(_) => true,
         Pat::Array {
             abstract_: false,
             elem: Some(e),
@@ -253,6 +287,8 @@ fn in_class(c: NumClass, t: &Type) -> bool {
 /// Is every type matching `a` also matched by `b`? (Type variables count as `Any`.)
 pub(crate) fn subtype(a: &Pat, b: &Pat) -> bool {
     match (a, b) {
+        (Pat::Bounded(_, x), _) => subtype(x, b),
+        (_, Pat::Bounded(_, y)) => subtype(a, y),
         (_, Pat::Any | Pat::Var(_)) => true,
         (Pat::Any | Pat::Var(_), _) => false,
         (Pat::Num(x), Pat::Num(y)) => class_within(*x, *y),
@@ -274,9 +310,8 @@ pub(crate) fn subtype(a: &Pat, b: &Pat) -> bool {
                 && (bn.is_none() || an == bn)
                 && match (ae, be) {
                     (_, None) => true,
-                    (_, Some(p)) if matches!(**p, Pat::Var(_)) => true,
-                    (Some(x), Some(y)) => x == y,
-                    (None, Some(_)) => false,
+                    (Some(x), Some(y)) => param_within(x, y),
+                    (None, Some(y)) => matches!(**y, Pat::Var(_)),
                 }
         }
         (Pat::Tuple(_), Pat::Tuple(None)) => true,
@@ -300,15 +335,24 @@ pub(crate) fn subtype(a: &Pat, b: &Pat) -> bool {
                 && match (xp, yp) {
                     (_, None) => true,
                     (None, Some(_)) => false,
-                    (Some(xs), Some(ys)) => xs
-                        .iter()
-                        .zip(ys)
-                        .all(|(x, y)| matches!(y, Pat::Var(_)) || x == y),
+                    (Some(xs), Some(ys)) => xs.iter().zip(ys).all(|(x, y)| param_within(x, y)),
                 }
         }
         (Pat::Ref(_), Pat::Ref(None)) => true,
-        (Pat::Ref(Some(x)), Pat::Ref(Some(y))) => matches!(**y, Pat::Var(_)) || x == y,
+        (Pat::Ref(Some(x)), Pat::Ref(Some(y))) => param_within(x, y),
         _ => false,
+    }
+}
+
+/// Is every type the (invariant) type parameter `x` stands for also one that `y` stands for?
+/// `Vector{Float64}` is within `Vector{T} where T<:Real`, but not within `Vector{Real}`.
+fn param_within(x: &Pat, y: &Pat) -> bool {
+    match (x, y) {
+        (_, Pat::Var(_)) => true,
+        (Pat::Bounded(_, xb), Pat::Bounded(_, yb)) => subtype(xb, yb),
+        (Pat::Var(_), Pat::Bounded(..)) => false,
+        (_, Pat::Bounded(_, yb)) => is_exact(x) && subtype(x, yb),
+        _ => x == y,
     }
 }
 
@@ -328,7 +372,7 @@ fn class_within(x: NumClass, y: NumClass) -> bool {
 pub(crate) fn concrete(p: &Pat, b: &Bindings) -> Option<Type> {
     match p {
         Pat::Leaf(t) => Some(t.clone()),
-        Pat::Var(v) => b.get(v).cloned(),
+        Pat::Var(v) | Pat::Bounded(v, _) => b.get(v).cloned(),
         Pat::Typeof(n) => Some(Type::Function(n.clone())),
         Pat::Array {
             abstract_: false,

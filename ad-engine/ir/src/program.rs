@@ -64,6 +64,9 @@ pub struct Method {
     pub sig: Vec<Option<TypeExpr>>,
     /// Type variables of a `where` clause.
     pub where_params: Vec<Name>,
+    /// Upper bounds of some of them (`where {T<:Real}`): a call binding `T` to a type outside
+    /// its bound does not match the method.
+    pub where_bounds: Vec<(Name, TypeExpr)>,
     /// The untyped body; its entry block's parameters are the arguments.
     pub body: Arc<Function>,
     /// Span of the signature (for diagnostics about the method).

@@ -483,3 +483,349 @@ _foldl_tuple(op, acc) = acc
 _foldl_tuple(op, acc, x, rest...) = _foldl_tuple(op, op(acc, x), rest...)
 _prod_tuple() = 1
 _prod_tuple(x, rest...) = _foldl_tuple(*, x, rest...)
+
+# Comprehensions and generators. Lowering writes `[f(x) for x in xs if p(x)]` as
+# `collect(Generator(x -> f(x), Filter(x -> p(x), xs)))` and iterates `for i in I, j in J`
+# over `product(I, J)`, as Julia does. zy iterates by index: `_gen_elem(it, k)` is the `k`th
+# element of an array, a range or a product.
+
+"""
+    Generator(f, iter)
+
+The lazy `f(x) for x in iter`. `collect` and the reductions (`sum`, `prod`, `maximum`,
+`minimum`, `any`, `all`) call `f` on the elements in order, once each.
+"""
+struct Generator{F, I}
+    f::F
+    iter::I
+end
+
+"""
+    Filter(flt, iter)
+
+The elements `x` of `iter` for which `flt(x)` holds, in order: the `if` of a comprehension.
+"""
+struct Filter{F, I}
+    flt::F
+    iter::I
+end
+
+"""
+    ProductIterator{A, B}
+
+`product(a, b)`: the tuples `(x, y)` for `x` in `a` and `y` in `b`, `x` varying fastest.
+Collected, a comprehension over it is a `length(a)×length(b)` Matrix.
+"""
+struct ProductIterator{A, B}
+    a::A
+    b::B
+end
+
+"""
+    Flatten(it)
+
+The elements of the iterables that `it` yields, one after the other: several `for` clauses in
+a comprehension (`[f(i, j) for i in I for j in J]`, a Vector).
+"""
+struct Flatten{I}
+    it::I
+end
+
+"""
+    product(a, b)
+
+The iterator over the pairs of elements of `a` and `b` (`Iterators.product`).
+"""
+product(a, b) = ProductIterator(a, b)
+
+length(g::Generator) = length(g.iter)
+length(p::ProductIterator) = length(p.a) * length(p.b)
+size(p::ProductIterator) = (length(p.a), length(p.b))
+
+_gen_elem(x, k::Int) = x[k]
+
+function _gen_elem(p::ProductIterator, k::Int)
+    m = length(p.a)
+    return (p.a[(k - 1) % m + 1], p.b[(k - 1) ÷ m + 1])
+end
+
+# The values of `f` on no elements of `it`: an empty Vector of `f`'s result type, which `map`
+# infers (Julia's `collect` takes the element type from inference too).
+_gen_results(f, it) = map(k -> f(_gen_elem(it, k)), fill(0, 0))
+
+# The array `collect` fills: of `f`'s result type and of the iteration's shape.
+_gen_array(f, it) = _vector(_gen_results(f, it), length(it))
+_gen_array(f, it::Matrix) = _matrix(_gen_results(f, it), size(it, 1), size(it, 2))
+_gen_array(f, it::ProductIterator) = _matrix(_gen_results(f, it), length(it.a), length(it.b))
+
+"""
+    collect(g::Generator)
+
+The values of a generator in an array: a comprehension `[f(x) for x in xs]`. Its shape is the
+iteration's (a Matrix for a Matrix or for `for i in I, j in J`), a Vector with a filter.
+"""
+collect(g::Generator) = _gen_collect(g.f, g.iter)
+
+function _gen_collect(f, it)
+    y = _gen_array(f, it)
+    for k in 1:length(y)
+        y[k] = f(_gen_elem(it, k))
+    end
+    return y
+end
+
+function _gen_collect(f, it::Filter)
+    src = it.iter
+    y = _vector(_gen_results(f, src), length(src))
+    n = 0
+    for k in 1:length(src)
+        x = _gen_elem(src, k)
+        if it.flt(x)
+            n += 1
+            y[n] = f(x)
+        end
+    end
+    return n == length(y) ? y : _slice(y, StepRange(1, 1, n))
+end
+
+# The index of the first element of `it` from index `k` on that its filter keeps (one past the
+# end if none): the filter is called once per element, in order.
+function _gen_next(it::Filter, k::Int)
+    n = length(it.iter)
+    while k <= n && !it.flt(_gen_elem(it.iter, k))
+        k += 1
+    end
+    return k
+end
+
+# `op(...op(op(first(y1), y2), y3)..., yn)` for the values `y` of `f` on the elements of `it`:
+# Julia's `mapfoldl`, which reduces a generator from the left.
+function _gen_fold(op, first, f, it)
+    n = length(it)
+    if n == 0
+        error("ArgumentError: reducing over an empty collection is not allowed")
+    end
+    acc = first(f(_gen_elem(it, 1)))
+    for k in 2:n
+        acc = op(acc, f(_gen_elem(it, k)))
+    end
+    return acc
+end
+
+function _gen_fold(op, first, f, it::Filter)
+    n = length(it.iter)
+    k = _gen_next(it, 1)
+    if k > n
+        error("ArgumentError: reducing over an empty collection is not allowed")
+    end
+    acc = first(f(_gen_elem(it.iter, k)))
+    k = _gen_next(it, k + 1)
+    while k <= n
+        acc = op(acc, f(_gen_elem(it.iter, k)))
+        k = _gen_next(it, k + 1)
+    end
+    return acc
+end
+
+# `sum` adds Bools as Ints (Julia's `add_sum`).
+_gen_sum_first(y) = y
+_gen_sum_first(y::Bool) = Int(y)
+
+sum(g::Generator) = _gen_fold(+, _gen_sum_first, g.f, g.iter)
+prod(g::Generator) = _gen_fold(*, identity, g.f, g.iter)
+maximum(g::Generator) = _gen_fold(max, identity, g.f, g.iter)
+minimum(g::Generator) = _gen_fold(min, identity, g.f, g.iter)
+
+"""
+    any(g::Generator), all(g::Generator)
+
+Whether some (every) value of the generator is `true`; they stop at the first value that
+decides, as Julia's do.
+"""
+any(g::Generator) = _gen_any(g.f, g.iter)
+all(g::Generator) = _gen_all(g.f, g.iter)
+
+# Is `f(x)` true for some (every) element `x` of `it`? Stops at the first that decides; a
+# value that is not a Bool is an error, as in Julia.
+function _gen_any(f, it)
+    for k in 1:length(it)
+        if f(_gen_elem(it, k))
+            return true
+        end
+    end
+    return false
+end
+
+function _gen_all(f, it)
+    for k in 1:length(it)
+        if !f(_gen_elem(it, k))
+            return false
+        end
+    end
+    return true
+end
+
+function _gen_any(f, it::Filter)
+    n = length(it.iter)
+    k = _gen_next(it, 1)
+    while k <= n
+        if f(_gen_elem(it.iter, k))
+            return true
+        end
+        k = _gen_next(it, k + 1)
+    end
+    return false
+end
+
+function _gen_all(f, it::Filter)
+    n = length(it.iter)
+    k = _gen_next(it, 1)
+    while k <= n
+        if !f(_gen_elem(it.iter, k))
+            return false
+        end
+        k = _gen_next(it, k + 1)
+    end
+    return true
+end
+
+# Several `for` clauses: `[f(i, j) for i in I for j in J]` is
+# `collect(Flatten(Generator(i -> Generator(j -> f(i, j), J), I)))`. The inner iterables'
+# lengths are known only as they are made, so the elements go into a buffer that doubles.
+
+# The iterable a filter draws from, and whether the filter keeps `x`.
+_gen_source(it) = it
+_gen_source(it::Filter) = it.iter
+_gen_keeps(it, x) = true
+_gen_keeps(it::Filter, x) = it.flt(x)
+
+# The `k`th element of an iterable's source, as far as its type goes: what `map` needs to
+# infer the element type of a nested generator (never called on elements).
+_gen_probe(it, k::Int) = _gen_elem(_gen_source(it), k)
+_gen_probe(g::Generator, k::Int) = g.f(_gen_probe(g.iter, k))
+_gen_probe(fl::Flatten, k::Int) = _gen_probe(_gen_probe(fl.it, k), k)
+
+# `buf[1:n]` followed by `y`, in `buf` or, when it is full, in a copy twice as long.
+function _gen_push(buf, n::Int, y)
+    if n == length(buf)
+        bigger = _vector(buf, max(2n, 4))
+        for k in 1:n
+            bigger[k] = buf[k]
+        end
+        buf = bigger
+    end
+    buf[n + 1] = y
+    return buf, n + 1
+end
+
+# `buf[1:n]` followed by the elements of a generator or of a flattened one.
+function _gen_append(buf, n::Int, g::Generator)
+    src = _gen_source(g.iter)
+    for k in 1:length(src)
+        x = _gen_elem(src, k)
+        if _gen_keeps(g.iter, x)
+            buf, n = _gen_push(buf, n, g.f(x))
+        end
+    end
+    return buf, n
+end
+
+function _gen_append(buf, n::Int, fl::Flatten)
+    outer = fl.it
+    src = _gen_source(outer.iter)
+    for k in 1:length(src)
+        x = _gen_elem(src, k)
+        if _gen_keeps(outer.iter, x)
+            buf, n = _gen_append(buf, n, outer.f(x))
+        end
+    end
+    return buf, n
+end
+
+function collect(fl::Flatten)
+    buf, n = _gen_append(_vector(map(k -> _gen_probe(fl, k), fill(0, 0)), 0), 0, fl)
+    return _slice(buf, StepRange(1, 1, n))
+end
+
+sum(fl::Flatten) = _gen_fold(+, _gen_sum_first, identity, collect(fl))
+prod(fl::Flatten) = _gen_fold(*, identity, identity, collect(fl))
+maximum(fl::Flatten) = _gen_fold(max, identity, identity, collect(fl))
+minimum(fl::Flatten) = _gen_fold(min, identity, identity, collect(fl))
+
+# Concatenation: `[x; y]` is `vcat(x, y)`, `[x y]` is `hcat(x, y)` and `[A B; C D]` is the
+# `vcat` of the `hcat` of each row; inference picks the helper below by the parts' types (a
+# Matrix part makes `vcat` a Matrix). A number is a 1×1 part, a Vector of n elements an n×1
+# one. The element type is the parts' promoted one.
+
+_cat_size(x::Real, d::Int) = 1
+_cat_size(x::Vector, d::Int) = d == 1 ? length(x) : 1
+_cat_size(x::Matrix, d::Int) = size(x, d)
+
+_cat_get(x::Real, i::Int, j::Int) = x
+_cat_get(x::Vector, i::Int, j::Int) = x[i]
+_cat_get(x::Matrix, i::Int, j::Int) = x[i, j]
+
+_cat_zero(x::Real) = zero(x)
+_cat_zero(x::Array{Float64}) = 0.0
+_cat_zero(x::Array{Int}) = 0
+_cat_zero(x::Array{Bool}) = false
+
+_cat_promote(a, b) = zero(a + b)
+_cat_promote(a::Bool, b::Bool) = false
+
+# The zero of the parts' promoted element type.
+_cat_zero_of(x) = _cat_zero(x)
+_cat_zero_of(x, rest...) = _cat_promote(_cat_zero(x), _cat_zero_of(rest...))
+
+# The parts' total extent along dimension `d`.
+_cat_total(d::Int) = 0
+_cat_total(d::Int, x, rest...) = _cat_size(x, d) + _cat_total(d, rest...)
+
+function _cat_same_columns(same::Bool)
+    if !same
+        error("DimensionMismatch: number of columns of each array must match")
+    end
+    return nothing
+end
+
+function _cat_same_rows(same::Bool)
+    if !same
+        error("DimensionMismatch: number of rows of each array must match")
+    end
+    return nothing
+end
+
+# Copy the parts into `y` from row `r + 1` (`vcat`) or column `c + 1` (`hcat`) on.
+_cat_rows!(y, r::Int) = y
+function _cat_rows!(y, r::Int, x, rest...)
+    _cat_same_columns(_cat_size(x, 2) == size(y, 2))
+    for j in 1:size(y, 2)
+        for i in 1:_cat_size(x, 1)
+            y[r + i, j] = _cat_get(x, i, j)
+        end
+    end
+    return _cat_rows!(y, r + _cat_size(x, 1), rest...)
+end
+
+_cat_columns!(y, c::Int) = y
+function _cat_columns!(y, c::Int, x, rest...)
+    _cat_same_rows(_cat_size(x, 1) == size(y, 1))
+    for j in 1:_cat_size(x, 2)
+        for i in 1:size(y, 1)
+            y[i, c + j] = _cat_get(x, i, j)
+        end
+    end
+    return _cat_columns!(y, c + _cat_size(x, 2), rest...)
+end
+
+_cat_vector!(y, k::Int) = y
+function _cat_vector!(y, k::Int, x, rest...)
+    for i in 1:_cat_size(x, 1)
+        y[k + i] = _cat_get(x, i, 1)
+    end
+    return _cat_vector!(y, k + _cat_size(x, 1), rest...)
+end
+
+_vcat_vector(xs...) = _cat_vector!(fill(_cat_zero_of(xs...), _cat_total(1, xs...)), 0, xs...)
+_vcat_matrix(x, rest...) = _cat_rows!(fill(_cat_zero_of(x, rest...), _cat_total(1, x, rest...), _cat_size(x, 2)), 0, x, rest...)
+_hcat(x, rest...) = _cat_columns!(fill(_cat_zero_of(x, rest...), _cat_size(x, 1), _cat_total(2, x, rest...)), 0, x, rest...)

@@ -64,7 +64,10 @@ fn same_keys<V>(
 }
 
 fn same_signature(m: &Method, n: &Method) -> bool {
-    m.sig == n.sig && m.where_params == n.where_params && m.span == n.span
+    m.sig == n.sig
+        && m.where_params == n.where_params
+        && m.where_bounds == n.where_bounds
+        && m.span == n.span
 }
 
 /// The lowered item with its names resolved in the scope of `file` (see [`crate::scope`]).

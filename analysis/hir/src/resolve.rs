@@ -23,7 +23,11 @@ pub fn resolve_item(item: &LoweredItem, module: &str, names: &ScopeNames) -> Low
         for t in method.sig.iter_mut().flatten() {
             resolve_type(t, &bound, &name);
         }
-        method.body = Arc::new(resolve_body(&method.body, module, names));
+        for (_, t) in &mut method.where_bounds {
+            resolve_type(t, &bound, &name);
+        }
+        // A `where` variable in the body is the type it binds, not a global.
+        method.body = Arc::new(resolve_body(&method.body, module, names, &bound));
     }
     for s in &mut out.structs {
         s.name = names.definition(module, &s.name);
@@ -34,7 +38,7 @@ pub fn resolve_item(item: &LoweredItem, module: &str, names: &ScopeNames) -> Low
     }
     for g in &mut out.globals {
         g.name = names.definition(module, &g.name);
-        g.body = Arc::new(resolve_body(&g.body, module, names));
+        g.body = Arc::new(resolve_body(&g.body, module, names, &[]));
     }
     out
 }
@@ -54,7 +58,7 @@ fn resolve_type(t: &mut TypeExpr, bound: &[&str], name: &impl Fn(&str) -> Name) 
     }
 }
 
-fn resolve_body(f: &Function, module: &str, names: &ScopeNames) -> Function {
+fn resolve_body(f: &Function, module: &str, names: &ScopeNames, type_vars: &[&str]) -> Function {
     let mut f = f.clone();
     let operand = |a: &mut Operand| {
         if let Operand::Const(Const::Func(n)) = a {
@@ -91,7 +95,9 @@ fn resolve_body(f: &Function, module: &str, names: &ScopeNames) -> Function {
             }
         }
         match &mut s.op {
+            Op::Call(n) if type_vars.contains(&&**n) => {}
             Op::Call(n) => *n = names.resolve(module, n),
+            Op::Global(n) if type_vars.contains(&&**n) => {}
             Op::Global(n) => {
                 *n = names.resolve(module, n);
                 if let Some(at) = names.changed_by_skipped_code(n) {

@@ -10,7 +10,7 @@ use zy_ir::{
 use zy_syntax::ast::{FunctionDef, FunctionName, TextRange, TypeExpr};
 
 use crate::body::{BodyLowerer, ItemCx};
-use crate::item::signature;
+use crate::item::{signature, where_bounds};
 use crate::scope::VarId;
 
 /// Argument 0 of a method that has one.
@@ -166,6 +166,7 @@ impl BodyLowerer<'_, '_> {
         let method = Method {
             sig,
             where_params: def.where_params.iter().map(|w| w.as_str().into()).collect(),
+            where_bounds: where_bounds(def),
             body: Arc::new(body),
             span: self.span(def.name_range),
             keywords: None,

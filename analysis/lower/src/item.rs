@@ -13,6 +13,14 @@ use crate::keywords::{lower_keyword_method, lower_optional_method};
 use crate::scope::Resolution;
 use crate::{LowerError, Lowered, LoweredItem};
 
+/// The upper bounds of a method's `where` variables, converted.
+pub(crate) fn where_bounds(def: &FunctionDef) -> Vec<(zy_ir::Name, zy_ir::TypeExpr)> {
+    def.where_bounds
+        .iter()
+        .map(|(v, t)| (v.as_str().into(), type_expr(t)))
+        .collect()
+}
+
 /// Convert a type annotation as written.
 pub(crate) fn type_expr(t: &ast::TypeExpr) -> zy_ir::TypeExpr {
     match t {
@@ -137,6 +145,7 @@ pub(crate) fn lower_named_method(
     let method = Method {
         sig,
         where_params: def.where_params.iter().map(|w| w.as_str().into()).collect(),
+        where_bounds: where_bounds(def),
         body: Arc::new(body),
         span: cx.span(def.name_range),
         keywords: None,

@@ -20,7 +20,8 @@ pub(crate) fn hcat(cx: &mut Cx, node: &SyntaxNode) -> Expr {
     Expr::new(ExprKind::Matrix(vec![row]), node.range)
 }
 
-/// `[a b; c d]` (rows separated by `;` or newlines), or `[a; b]`.
+/// `[a b; c d]` (rows separated by `;` or newlines), or `[a; b]`: Julia's `vcat(a, b)` (a
+/// vector literal when every element is a number).
 pub(crate) fn vcat(cx: &mut Cx, node: &SyntaxNode) -> Expr {
     let rows: Vec<Vec<Expr>> = node
         .children
@@ -39,10 +40,12 @@ pub(crate) fn vcat(cx: &mut Cx, node: &SyntaxNode) -> Expr {
         if column.iter().all(is_number) {
             return Expr::new(ExprKind::Vect(column), node.range);
         }
-        return cx.unsupported(
-            node,
-            "vertical concatenation `[a; b]` (write `[a, b]` for a vector)",
-        );
+        let callee = Box::new(Expr::new(ExprKind::Ident("Base.vcat".into()), node.range));
+        let kind = ExprKind::Call {
+            callee,
+            args: column,
+        };
+        return Expr::new(kind, node.range);
     }
     Expr::new(ExprKind::Matrix(rows), node.range)
 }

@@ -209,8 +209,12 @@ pub struct FunctionDef {
     pub keywords: Vec<KeywordParam>,
     /// `kw...` after the keywords: the other keywords passed, as a named tuple.
     pub keyword_rest: Option<String>,
-    /// `where T` type variables.
+    /// `where T` type variables (with those that `Vector{<:Real}` stands for, named `#T1`,
+    /// `#T2`, ...).
     pub where_params: Vec<String>,
+    /// The upper bounds of some of them: `where {T<:Real}`, and `Real` for `#T1` in
+    /// `Vector{<:Real}`.
+    pub where_bounds: Vec<(String, TypeExpr)>,
     /// `f(x)::Float64 = ...`: the return values are converted to it.
     pub return_type: Option<TypeExpr>,
     /// The body; its value is the value of the last expression (or of a `return`).
@@ -263,6 +267,10 @@ pub enum TypeExpr {
         range: TextRange,
     },
 }
+
+/// The name of a `<:B` type parameter (`Vector{<:Real}`) as [`TypeExpr::Named`] with `B` as
+/// its one parameter; a method's signature turns it into a bounded `where` variable.
+pub const SUBTYPE_PARAM: &str = "<:";
 
 /// The callee of an interpolated string literal, `"bad $x"`: Julia's `string("bad ", x)`,
 /// which zy takes only as an exception's message.

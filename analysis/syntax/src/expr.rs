@@ -4,6 +4,7 @@
 use crate::arrays;
 use crate::ast::{Expr, ExprKind, KeywordArg, TextRange};
 use crate::cx::{error_expr, Cx};
+use crate::generators;
 use crate::items::{anonymous, arrow_function, function_definition, params_of_tuple};
 use crate::kind::Kind;
 use crate::literals;
@@ -66,6 +67,8 @@ fn convert(cx: &mut Cx, node: &SyntaxNode) -> Expr {
         Kind::Tuple => tuple,
         Kind::Block => |cx, n| Expr::new(ExprKind::Block(block(cx, &n.children)), n.range),
         Kind::Vect => arrays::vect,
+        Kind::Comprehension => generators::comprehension,
+        Kind::Generator => generators::generator,
         Kind::Hcat => arrays::hcat,
         Kind::Vcat => arrays::vcat,
         Kind::Ref => arrays::index,
@@ -117,8 +120,7 @@ fn outside_subset(kind: Kind) -> Option<&'static str> {
     Some(match kind {
         Kind::CharLit => "character literal",
         Kind::CmdStringLit => "command literal",
-        Kind::Comprehension | Kind::TypedComprehension => "array comprehension",
-        Kind::Generator => "generator expression",
+        Kind::TypedComprehension => "typed comprehension `T[... for ...]`",
         Kind::Braces | Kind::BracesCat => "curly braces `{...}`",
         Kind::Curly => "type parameters in an expression",
         Kind::Interpolate => "interpolation `$`",
@@ -420,8 +422,7 @@ fn call(cx: &mut Cx, node: &SyntaxNode, dotted: bool) -> Expr {
 }
 
 /// The arguments of a call: the positional ones go to `args`, the keyword ones (after `;`, or
-/// `a = v` among the positional ones) are returned. Splatting and generators are outside the
-/// subset.
+/// `a = v` among the positional ones) are returned.
 fn arguments(cx: &mut Cx, list: &[SyntaxNode], args: &mut Vec<Expr>) -> Vec<KeywordArg> {
     let mut keywords = Vec::new();
     for child in list {
@@ -445,9 +446,7 @@ fn arguments(cx: &mut Cx, list: &[SyntaxNode], args: &mut Vec<Expr>) -> Vec<Keyw
                 }
                 _ => args.push(error_expr(child)),
             },
-            Kind::Generator if !child.leaf => {
-                args.push(cx.unsupported(child, "generator expression"))
-            }
+            Kind::Generator if !child.leaf => args.push(generators::generator(cx, child)),
             _ => args.push(expr(cx, child)),
         }
     }

@@ -5,7 +5,7 @@ use crate::annotations;
 use crate::ast::{
     ExportDef, Expr, ExprKind, FieldDef, FunctionDef, FunctionName, GlobalDef, ImportDef,
     ImportPath, IncludeDef, Item, KeywordParam, ModuleDef, Param, ScriptDef, StructDef, TextRange,
-    TypeExpr,
+    TypeExpr, SUBTYPE_PARAM,
 };
 use crate::cx::{error_expr, Cx};
 use crate::expr::{block_of, expr, is_operator_name};
@@ -286,6 +286,8 @@ struct Signature {
     name_range: TextRange,
     params: Params,
     where_params: Vec<String>,
+    /// Upper bounds of `where` variables: `T<:Real`.
+    where_bounds: Vec<(String, TypeExpr)>,
     return_type: Option<TypeExpr>,
 }
 
@@ -323,6 +325,7 @@ pub(crate) fn function_definition(cx: &mut Cx, node: &SyntaxNode) -> Option<Func
                 ..Params::default()
             },
             where_params: Vec::new(),
+            where_bounds: Vec::new(),
             return_type: None,
         },
         _ => signature(cx, sig_node)?,
@@ -335,7 +338,17 @@ pub(crate) fn function_definition(cx: &mut Cx, node: &SyntaxNode) -> Option<Func
     Some(method(cx, node, sig, body))
 }
 
-fn method(cx: &mut Cx, node: &SyntaxNode, sig: Signature, body: Vec<Expr>) -> FunctionDef {
+fn method(cx: &mut Cx, node: &SyntaxNode, mut sig: Signature, body: Vec<Expr>) -> FunctionDef {
+    let mut vars = AnonymousVars::default();
+    for p in &mut sig.params.positional {
+        vars.name_all(p.ty.as_mut());
+    }
+    for k in &mut sig.params.keywords {
+        vars.name_all(k.ty.as_mut());
+    }
+    sig.where_params
+        .extend(vars.bounds.iter().map(|(v, _)| v.clone()));
+    sig.where_bounds.extend(vars.bounds);
     // Annotations sit above the docstring, if there is one.
     let start = node.range.start;
     let start = cx.docstrings.get(&start).copied().unwrap_or(start);
@@ -350,6 +363,7 @@ fn method(cx: &mut Cx, node: &SyntaxNode, sig: Signature, body: Vec<Expr>) -> Fu
         keywords: sig.params.keywords,
         keyword_rest: sig.params.rest,
         where_params: sig.where_params,
+        where_bounds: sig.where_bounds,
         return_type: sig.return_type,
         body,
         range: node.range,
@@ -373,7 +387,12 @@ fn signature_inner(cx: &mut Cx, node: &SyntaxNode) -> Option<Signature> {
             let (inner, vars) = node.children.split_first()?;
             let mut sig = signature(cx, inner)?;
             for var in vars {
-                sig.where_params.extend(where_params(cx, var)?);
+                for (name, bound) in where_params(cx, var)? {
+                    if let Some(bound) = bound {
+                        sig.where_bounds.push((name.clone(), bound));
+                    }
+                    sig.where_params.push(name);
+                }
             }
             Some(sig)
         }
@@ -400,6 +419,7 @@ fn signature_inner(cx: &mut Cx, node: &SyntaxNode) -> Option<Signature> {
                 name_range: callee.range,
                 params: params(cx, args),
                 where_params: Vec::new(),
+                where_bounds: Vec::new(),
                 return_type: None,
             })
         }
@@ -485,23 +505,64 @@ pub(crate) fn dotted_name(cx: &Cx, node: &SyntaxNode) -> Option<String> {
     }
 }
 
-/// `where T`, `where {T, S}`.
-fn where_params(cx: &mut Cx, node: &SyntaxNode) -> Option<Vec<String>> {
+/// `where T`, `where {T, S<:Real}`: each variable with its upper bound.
+fn where_params(cx: &mut Cx, node: &SyntaxNode) -> Option<Vec<(String, Option<TypeExpr>)>> {
     let names: &[SyntaxNode] = match (node.leaf, node.kind) {
         (false, Kind::Braces) => &node.children,
         _ => std::slice::from_ref(node),
     };
     let mut out = Vec::new();
     for name in names {
-        match (name.leaf, name.kind) {
-            (true, Kind::Identifier) => out.push(cx.text(name).to_string()),
-            (false, Kind::Subtype | Kind::Supertype) => {
-                return unsupported(cx, name, "type bounds in `where`")
+        match (name.leaf, name.kind, name.children.as_slice()) {
+            (true, Kind::Identifier, _) => out.push((cx.text(name).to_string(), None)),
+            (false, Kind::Subtype, [var, bound]) if var.leaf && var.kind == Kind::Identifier => {
+                let bound = type_expr(cx, bound)?;
+                out.push((cx.text(var).to_string(), Some(bound)));
+            }
+            (false, Kind::Subtype | Kind::Supertype, _) => {
+                return unsupported(cx, name, "this form of type bound in `where`")
             }
             _ => return unsupported(cx, name, "`where` clause"),
         }
     }
     Some(out)
+}
+
+/// The type variables that `Vector{<:Real}` in a signature stands for (Julia's `Vector{T}
+/// where T<:Real`): each `<:B` becomes a new variable bounded by `B`.
+#[derive(Default)]
+struct AnonymousVars {
+    bounds: Vec<(String, TypeExpr)>,
+}
+
+impl AnonymousVars {
+    fn name_all(&mut self, ty: Option<&mut TypeExpr>) {
+        let Some(TypeExpr::Named { name, params, .. }) = ty else {
+            return;
+        };
+        if name == SUBTYPE_PARAM {
+            if let [bound] = params.as_slice() {
+                let var = format!("#T{}", self.bounds.len() + 1);
+                self.bounds.push((var.clone(), bound.clone()));
+                *name = var;
+                params.clear();
+                return;
+            }
+        }
+        for p in params {
+            self.name_all(Some(p));
+        }
+    }
+}
+
+/// Does `ty` hold a `<:B` parameter (outside a signature, where zy does not accept it)?
+fn has_subtype_param(ty: &TypeExpr) -> bool {
+    match ty {
+        TypeExpr::Named { name, params, .. } => {
+            name == SUBTYPE_PARAM || params.iter().any(has_subtype_param)
+        }
+        TypeExpr::Typeof { .. } => false,
+    }
 }
 
 /// The parameters of a method signature: positional ones, then keyword ones after `;`.
@@ -705,6 +766,11 @@ fn type_expr_inner(cx: &mut Cx, node: &SyntaxNode) -> Option<TypeExpr> {
                 _ => unsupported(cx, node, "`typeof` of anything but a name"),
             }
         }
+        (false, Kind::Subtype, [bound]) => Some(TypeExpr::Named {
+            name: SUBTYPE_PARAM.to_string(),
+            params: vec![type_expr(cx, bound)?],
+            range: node.range,
+        }),
         (false, Kind::Subtype | Kind::Supertype, _) => unsupported(cx, node, "type bounds"),
         (false, Kind::Dot, _) => match dotted_name(cx, node) {
             Some(name) => Some(TypeExpr::Named {
@@ -740,7 +806,12 @@ fn struct_definition(cx: &mut Cx, node: &SyntaxNode) -> Option<StructDef> {
         (false, Kind::Curly, [name, vars @ ..]) if name.leaf && name.kind == Kind::Identifier => {
             let mut params = Vec::new();
             for var in vars {
-                params.extend(where_params(cx, var)?);
+                for (param, bound) in where_params(cx, var)? {
+                    if bound.is_some() {
+                        return unsupported(cx, var, "type bounds on struct parameters");
+                    }
+                    params.push(param);
+                }
             }
             (name, params)
         }
@@ -765,6 +836,10 @@ fn struct_definition(cx: &mut Cx, node: &SyntaxNode) -> Option<StructDef> {
                 if field.is_infix() && name.leaf && name.kind == Kind::Identifier =>
             {
                 if let Some(ty) = type_expr(cx, ty) {
+                    if has_subtype_param(&ty) {
+                        cx.unsupported(field, "`<:` in a field type");
+                        continue;
+                    }
                     fields.push(FieldDef {
                         name: cx.text(name).to_string(),
                         ty: Some(ty),
@@ -821,6 +896,7 @@ pub(crate) fn anonymous(
         keywords: Vec::new(),
         keyword_rest: None,
         where_params: Vec::new(),
+        where_bounds: Vec::new(),
         return_type: None,
         body,
         range: node.range,

@@ -20,6 +20,7 @@ mod budget;
 mod cx;
 mod dotmacros;
 mod expr;
+mod generators;
 mod items;
 mod literals;
 mod operators;

@@ -166,7 +166,15 @@ fn method(f: &mut Formatter<'_>, def: &FunctionDef, multiline: bool) -> fmt::Res
         write!(f, "::{t}")?;
     }
     if !def.where_params.is_empty() {
-        write!(f, " where ({})", def.where_params.join(" "))?;
+        let vars: Vec<String> = def
+            .where_params
+            .iter()
+            .map(|v| match def.where_bounds.iter().find(|(b, _)| b == v) {
+                Some((_, bound)) => format!("{v}<:{bound}"),
+                None => v.clone(),
+            })
+            .collect();
+        write!(f, " where ({})", vars.join(" "))?;
     }
     let sep = if multiline { "\n  " } else { " " };
     for a in &def.annotations {

@@ -444,3 +444,41 @@ end
         "#]],
     );
 }
+
+#[test]
+fn comprehensions_and_generators() {
+    // Julia's lowering: closures over the iteration variables, a filter, a product for two
+    // variables, a Flatten for two clauses, a tuple variable destructured in the closure.
+    check(
+        r#"
+f(xs, n) = ([x^2 for x in xs if x > 0], sum(2i for i in 1:n), [i + j for i in 1:n, j in 1:2])
+g(n) = [i * j for i in 1:n for j in 1:i]
+h(ps) = [a * b for (a, b) in ps]
+"#,
+        expect![[r#"
+            (function f (xs n)
+              (tuple (call Base.collect (call Base.Generator (-> (x) (^ x 2)) (call Base.Filter (-> (x) (> x 0)) xs))) (call sum (call Base.Generator (-> (i) (* 2 i)) (: 1 n))) (call Base.collect (call Base.Generator (-> (#element) (= (tuple i j) #element) (+ i j)) (call Base.product (: 1 n) (: 1 2))))))
+            (function g (n)
+              (call Base.collect (call Base.Flatten (call Base.Generator (-> (i) (call Base.Generator (-> (j) (* i j)) (: 1 i))) (: 1 n)))))
+            (function h (ps)
+              (call Base.collect (call Base.Generator (-> (#element) (= (tuple a b) #element) (* a b)) ps)))
+        "#]],
+    );
+}
+
+#[test]
+fn where_bounds() {
+    // `Vector{<:Real}` is a new variable bounded by `Real`.
+    check(
+        r#"
+f(x::T, y::Vector{<:Real}) where {T<:AbstractFloat, N} = x
+g(x::AbstractArray{T, N}) where {T, N} = x
+"#,
+        expect![[r#"
+            (function f (x::T y::Vector{#T1}) where (T<:AbstractFloat N #T1<:Real)
+              x)
+            (function g (x::AbstractArray{T, N}) where (T N)
+              x)
+        "#]],
+    );
+}

@@ -159,13 +159,14 @@ macro m(x) x end
             (struct P x)
             (function r (x)::Float64
               x)
+            (function w (x::T) where (T<:Real)
+              x)
             (module M)
             (import LinearAlgebra)
             (using Statistics)
             error 100..123: unsupported: abstract type [unsupported]
             error 131..146: unsupported: struct supertype [unsupported]
             error 185..198: unsupported: inner constructor [unsupported]
-            error 236..243: unsupported: type bounds in `where` [unsupported]
             error 300..316: unsupported: macro definition [unsupported]
         "#]],
     );
@@ -205,8 +206,8 @@ end
               (error)
               (= s (call #string "x = " x))
               (.= xs 0)
-              (= ys (error))
-              (= t (call sum (error)))
+              (= ys (call Base.collect (call Base.Generator (-> (v) (* 2 v)) xs)))
+              (= t (call sum (call Base.Generator (-> (v) v) xs)))
               (= z (index x end))
               (= c (error))
               (let (y 1) y)
@@ -214,19 +215,16 @@ end
               (= u (+ (error) (error)))
               (error)
               (error)
-              (error)
+              (call Base.vcat x xs)
               (return (call (-> (x) x) 1)))
             error 23..66: unsupported: try/catch [unsupported]
             error 71..78: unsupported: macro @show [unsupported]
-            error 117..133: unsupported: array comprehension [unsupported]
-            error 146..159: unsupported: generator expression [unsupported]
             error 184..187: unsupported: character literal [unsupported]
             error 230..232: unsupported: operator `|>` [unsupported]
             error 245..248: unsupported: Float32 literal `1f0` [unsupported]
             error 251..255: unsupported: unsigned integer literal `0x10` [unsupported]
             error 260..270: unsupported: typed variable declaration [unsupported]
             error 281..293: unsupported: global declaration [unsupported]
-            error 298..305: unsupported: vertical concatenation `[a; b]` (write `[a, b]` for a vector) [unsupported]
         "#]],
     );
 }

@@ -460,22 +460,24 @@ pub fn reverse(e: &mut Emit, p: Prim, s: &RevStmt) -> Vec<Option<Operand>> {
             }
         }
         Prim::TupleIndex => {
-            // A homogeneous tuple of numbers: ȳ lands at the run-time index.
+            // A homogeneous tuple (of numbers, or of tuples of them): ȳ lands at the run-time
+            // index, every other element's gradient is zero.
             let xr = arg_rdata(s, 0);
             if let (Some(dy), Type::Tuple(ts)) = (&s.dy, &xr) {
                 let i = s.residuals[0].clone();
                 let mut parts = Vec::new();
                 for (j, t) in ts.iter().enumerate() {
-                    if *t != Type::Float64 {
-                        return out;
+                    if *t == Type::Nothing {
+                        parts.push(Const::Nothing.into());
+                        continue;
                     }
                     let hit = e.prim(
                         Prim::Eq,
                         vec![i.clone(), Const::Int(j as i64 + 1).into()],
                         Type::Bool,
                     );
-                    let zero = Const::f64(0.0).into();
-                    parts.push(e.prim(Prim::IfElse, vec![hit, dy.clone(), zero], Type::Float64));
+                    let zero = e.zero_rdata(t);
+                    parts.push(e.prim(Prim::IfElse, vec![hit, dy.clone(), zero], t.clone()));
                 }
                 out[0] = Some(e.rebuild(&xr, parts));
             }

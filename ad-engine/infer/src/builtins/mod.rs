@@ -1,6 +1,7 @@
 //! Builtin functions of the subset, resolved by name and operand types into primitives.
 
 pub(crate) mod array;
+mod concat;
 mod data;
 pub(crate) mod diff;
 mod higher;
@@ -70,6 +71,8 @@ pub const BUILTINS: &[&str] = &[
     "Ref",
     "vect",
     "hvcat",
+    "vcat",
+    "hcat",
     "error",
     "undef",
     "range_length",
@@ -94,6 +97,9 @@ pub(crate) fn call(
     name: &str,
     args: &[Val],
 ) -> Option<Result<Val, Fail>> {
+    if let Some(r) = concat::call(cx, b, name, args) {
+        return Some(r);
+    }
     if let Some(r) = data::call(b, name, args) {
         return Some(r);
     }

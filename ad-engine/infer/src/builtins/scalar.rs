@@ -196,14 +196,24 @@ fn array_n(t: &Type) -> u8 {
     }
 }
 
-/// `zero(x)`, `one(x)`.
+/// `zero(x)`, `one(x)`, and of a number type: `zero(Float64)`, `one(T)` (a type is its
+/// constructor as a value).
 pub(crate) fn zero_one(b: &mut PlanBuilder, name: &str, args: &[Val]) -> Result<Val, Fail> {
     let p = if name == "zero" {
         Prim::Zero
     } else {
         Prim::One
     };
+    let unit = i64::from(p == Prim::One);
     match args {
+        [Val {
+            ty: Type::Function(t),
+            ..
+        }] if &**t == "Float64" => Ok(Val::lit(Const::f64(unit as f64))),
+        [Val {
+            ty: Type::Function(t),
+            ..
+        }] if matches!(&**t, "Int" | "Int64") => Ok(Val::lit(Const::Int(unit))),
         [x] if x.ty.is_number() => Ok(apply(b, p, vec![x], x.ty.clone())),
         [x @ Val {
             ty: Type::Array(e, _),

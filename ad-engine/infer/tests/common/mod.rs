@@ -170,6 +170,7 @@ pub fn method_where(
         Method {
             sig,
             where_params: vars.iter().map(|v| (*v).into()).collect(),
+            where_bounds: Vec::new(),
             body: Arc::new(body),
             span,
             keywords: None,

@@ -1,0 +1,96 @@
+//! Concatenation of arrays: `vcat`, `hcat`, and the array literals built from arrays
+//! (`[x; y]`, `[x y]`, `[A B; C D]`). The operand types decide the shape of the result, as
+//! Julia's methods do; the copying is Julia code in the prelude (`Base._vcat_vector`,
+//! `Base._vcat_matrix`, `Base._hcat`), which the AD differentiates like user code. Literals of
+//! numbers only stay the `vect`/`hvcat` primitives.
+
+use zy_ir::Type;
+
+use crate::calls::Cx;
+use crate::error::Fail;
+use crate::plan::PlanBuilder;
+use crate::value::Val;
+
+/// Type `vcat`, `hcat` and an `hvcat` literal holding an array; `None` for anything else.
+pub(crate) fn call(
+    cx: &mut Cx,
+    b: &mut PlanBuilder,
+    name: &str,
+    args: &[Val],
+) -> Option<Result<Val, Fail>> {
+    let is_array = |v: &Val| matches!(v.ty, Type::Array(..) | Type::Adjoint(_));
+    Some(match (name, args) {
+        ("vcat", []) | ("hcat", []) => Err(Fail::unsupported(format!(
+            "`{name}()` (its element type would be Any)"
+        ))),
+        ("vcat", xs) if !xs.iter().any(is_array) => cx.call_named(b, &"vect".into(), xs),
+        ("vcat", xs) => vcat(cx, b, xs),
+        ("hcat", xs) => hcat(cx, b, xs),
+        ("hvcat", [rows, cols, xs @ ..]) if xs.iter().any(is_array) => hvcat(cx, b, rows, cols, xs),
+        _ => return None,
+    })
+}
+
+/// The parts must be numbers, Vectors or Matrices of numbers.
+fn check_parts(xs: &[Val]) -> Result<(), Fail> {
+    for x in xs {
+        match &x.ty {
+            t if t.is_number() => {}
+            Type::Array(e, _) if e.is_number() => {}
+            Type::Adjoint(_) => {
+                return Err(Fail::unsupported(
+                    "concatenating an adjoint `x'` (a row vector)",
+                ))
+            }
+            t => return Err(Fail::unsupported(format!("concatenating a {t}"))),
+        }
+    }
+    Ok(())
+}
+
+/// `vcat(xs...)`: a Vector of numbers and Vectors, a Matrix when a part is one.
+fn vcat(cx: &mut Cx, b: &mut PlanBuilder, xs: &[Val]) -> Result<Val, Fail> {
+    check_parts(xs)?;
+    let matrix = xs.iter().any(|x| matches!(x.ty, Type::Array(_, 2)));
+    let helper = if matrix {
+        "Base._vcat_matrix"
+    } else {
+        "Base._vcat_vector"
+    };
+    cx.call_named(b, &helper.into(), xs)
+}
+
+/// `hcat(xs...)`: a Matrix, numbers as 1×1 and Vectors as columns.
+fn hcat(cx: &mut Cx, b: &mut PlanBuilder, xs: &[Val]) -> Result<Val, Fail> {
+    check_parts(xs)?;
+    cx.call_named(b, &"Base._hcat".into(), xs)
+}
+
+/// `[A B; C D]`: the rows of blocks, each `hcat`, then `vcat` of the rows.
+fn hvcat(
+    cx: &mut Cx,
+    b: &mut PlanBuilder,
+    rows: &Val,
+    cols: &Val,
+    xs: &[Val],
+) -> Result<Val, Fail> {
+    let (Some(r), Some(c)) = (rows.int(), cols.int()) else {
+        return Err(Fail::unsupported("matrix literal without a constant shape"));
+    };
+    let c = usize::try_from(c).unwrap_or(0);
+    if c == 0 || r < 1 || xs.len() != c * r as usize {
+        return Err(Fail::method(format!(
+            "ArgumentError: a {r}×{c} block literal cannot hold {} parts",
+            xs.len()
+        )));
+    }
+    check_parts(xs)?;
+    let mut block_rows = Vec::new();
+    for row in xs.chunks(c) {
+        block_rows.push(hcat(cx, b, row)?);
+    }
+    match block_rows.as_slice() {
+        [single] => Ok(single.clone()),
+        _ => cx.call_named(b, &"Base._vcat_matrix".into(), &block_rows),
+    }
+}

@@ -1,0 +1,169 @@
+//! Comprehensions and generators, desugared as Julia lowers them: `[f(x) for x in xs if p(x)]`
+//! is `Base.collect(Base.Generator(x -> f(x), Base.Filter(x -> p(x), xs)))`, and
+//! `for i in I, j in J` iterates `Base.product(I, J)`, whose elements are the tuples `(i, j)`
+//! (a Matrix when collected); `for i in I for j in J` is a `Base.Flatten` of the generators
+//! of each clause. The closures give the iteration variables their own scope and
+//! capture the enclosing locals, as in Julia; the prelude defines the iteration.
+
+use crate::ast::{Expr, ExprKind, FunctionDef, FunctionName, Param, TextRange};
+use crate::cx::{error_expr, Cx};
+use crate::expr::expr;
+use crate::kind::Kind;
+use crate::tree::SyntaxNode;
+
+/// The name of the one parameter of a closure whose iteration variable is a tuple `(i, x)` or
+/// several variables (`for i in I, j in J`): the body starts by destructuring it.
+const ELEMENT: &str = "#element";
+
+/// `[body for ...]`: `Base.collect(generator)`.
+pub(crate) fn comprehension(cx: &mut Cx, node: &SyntaxNode) -> Expr {
+    match node.children.as_slice() {
+        [g] if g.kind == Kind::Generator && !g.leaf => {
+            let g = generator(cx, g);
+            call("Base.collect", vec![g], node.range)
+        }
+        _ => error_expr(node),
+    }
+}
+
+/// `body for x in xs if cond` as a value (in parentheses or as a call's argument): a
+/// `Base.Generator`; with several `for` clauses, a `Base.Flatten` of generators of them.
+pub(crate) fn generator(cx: &mut Cx, node: &SyntaxNode) -> Expr {
+    let [body, clauses @ ..] = node.children.as_slice() else {
+        return error_expr(node);
+    };
+    let mut parsed = Vec::new();
+    for clause in clauses {
+        match iteration(cx, clause) {
+            Some(c) => parsed.push(c),
+            None => return error_expr(node),
+        }
+    }
+    // The body and the conditions run in the closures, where `end` means no outer brackets.
+    let in_index = std::mem::replace(&mut cx.in_index, 0);
+    let mut value = expr(cx, body);
+    let conds: Vec<Option<Expr>> = clauses
+        .iter()
+        .map(|c| match (c.kind, c.children.as_slice()) {
+            (Kind::Filter, [_, cond]) => Some(expr(cx, cond)),
+            _ => None,
+        })
+        .collect();
+    cx.in_index = in_index;
+    // The last clause's generator yields the body; each one before it yields the next one's.
+    let count = parsed.len();
+    for (i, (clause, cond)) in parsed.into_iter().zip(conds).enumerate().rev() {
+        let Clause { vars, iter } = clause;
+        let iter = match cond {
+            Some(cond) => {
+                let range = cond.range;
+                let p = closure(&vars, cond, range);
+                call("Base.Filter", vec![p, iter], range)
+            }
+            None => iter,
+        };
+        let f = closure(&vars, value, node.range);
+        value = call("Base.Generator", vec![f, iter], node.range);
+        if i + 1 < count {
+            value = call("Base.Flatten", vec![value], node.range);
+        }
+    }
+    if count == 0 {
+        return error_expr(node);
+    }
+    value
+}
+
+/// One `for` clause: its variables and what they iterate.
+struct Clause {
+    vars: Vec<Expr>,
+    iter: Expr,
+}
+
+/// `for x in xs` or `for i in I, j in J` (a product), with or without its `if`.
+fn iteration(cx: &mut Cx, clause: &SyntaxNode) -> Option<Clause> {
+    let iteration = match (clause.kind, clause.children.as_slice()) {
+        (Kind::Filter, [iteration, _]) => iteration,
+        (Kind::Iteration, _) => clause,
+        _ => return None,
+    };
+    let mut vars = Vec::new();
+    let mut iters = Vec::new();
+    for spec in &iteration.children {
+        let [var, iter] = spec.children.as_slice() else {
+            return None;
+        };
+        match (var.leaf, var.kind) {
+            (true, Kind::Identifier) | (false, Kind::Tuple) => vars.push(expr(cx, var)),
+            (false, Kind::Outer) => {
+                cx.unsupported(spec, "`outer` loop variable");
+                return None;
+            }
+            _ => {
+                cx.unsupported(var, "loop variable");
+                return None;
+            }
+        }
+        iters.push(expr(cx, iter));
+    }
+    let iter = match iters.len() {
+        1 => iters.pop()?,
+        2 => call("Base.product", iters, iteration.range),
+        _ => {
+            cx.unsupported(iteration, "a comprehension over more than two dimensions");
+            return None;
+        }
+    };
+    Some(Clause { vars, iter })
+}
+
+/// `name(args...)` for a function of Base, whatever the file defines.
+fn call(name: &str, args: Vec<Expr>, range: TextRange) -> Expr {
+    let callee = Box::new(Expr::new(ExprKind::Ident(name.to_string()), range));
+    Expr::new(ExprKind::Call { callee, args }, range)
+}
+
+/// The closure `var -> body` over one element; `vars` is one identifier, one tuple of them,
+/// or (for several iteration variables) the parts of the element tuple.
+fn closure(vars: &[Expr], body: Expr, range: TextRange) -> Expr {
+    let param = |name: &str, range: TextRange| Param {
+        name: Some(name.to_string()),
+        ty: None,
+        default: None,
+        varargs: false,
+        range,
+    };
+    let (params, body) = match vars {
+        [Expr {
+            kind: ExprKind::Ident(name),
+            range,
+        }] => (vec![param(name, *range)], vec![body]),
+        _ => {
+            let lhs = match vars {
+                [single] => single.clone(),
+                _ => Expr::new(ExprKind::Tuple(vars.to_vec()), range),
+            };
+            let element = Expr::new(ExprKind::Ident(ELEMENT.to_string()), lhs.range);
+            let unpack = ExprKind::Assign {
+                lhs: Box::new(lhs.clone()),
+                rhs: Box::new(element),
+            };
+            let unpack = Expr::new(unpack, lhs.range);
+            (vec![param(ELEMENT, lhs.range)], vec![unpack, body])
+        }
+    };
+    let def = FunctionDef {
+        name: FunctionName::Anonymous,
+        name_range: range,
+        params,
+        keywords: Vec::new(),
+        keyword_rest: None,
+        where_params: Vec::new(),
+        where_bounds: Vec::new(),
+        return_type: None,
+        body,
+        range,
+        annotations: Vec::new(),
+    };
+    Expr::new(ExprKind::Function(Box::new(def)), range)
+}
