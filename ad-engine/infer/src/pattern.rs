@@ -122,6 +122,8 @@ pub(crate) fn pattern(expr: &TypeExpr, vars: &[Name], program: &Program) -> Resu
         "AbstractMatrix" => array(true, Some(2), 1),
         "AbstractArray" => array(true, None, 2),
         "Tuple" if params.is_empty() => Ok(Pat::Tuple(None)),
+        // The empty tuple's type, as zy-syntax names `Tuple{}`.
+        "Tuple{}" => Ok(Pat::Tuple(Some(Vec::new()))),
         "Tuple" => Ok(Pat::Tuple(Some(
             params
                 .iter()

@@ -5,7 +5,7 @@ use crate::annotations;
 use crate::ast::{
     ExportDef, Expr, ExprKind, FieldDef, FunctionDef, FunctionName, GlobalDef, ImportDef,
     ImportPath, IncludeDef, Item, KeywordParam, ModuleDef, Param, ScriptDef, StructDef, TextRange,
-    TypeExpr, SUBTYPE_PARAM,
+    TypeExpr, EMPTY_TUPLE, SUBTYPE_PARAM,
 };
 use crate::cx::{error_expr, Cx};
 use crate::expr::{block_of, expr, is_operator_name};
@@ -749,8 +749,12 @@ fn type_expr_inner(cx: &mut Cx, node: &SyntaxNode) -> Option<TypeExpr> {
             for param in params {
                 out.push(type_expr(cx, param)?);
             }
+            let name = match dotted_name(cx, base).unwrap_or_default() {
+                tuple if params.is_empty() && tuple == "Tuple" => EMPTY_TUPLE.to_string(),
+                name => name,
+            };
             Some(TypeExpr::Named {
-                name: dotted_name(cx, base).unwrap_or_default(),
+                name,
                 params: out,
                 range: node.range,
             })
