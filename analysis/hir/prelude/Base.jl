@@ -474,15 +474,14 @@ maybeview(A, I, J) = error("unsupported: a two-dimensional view (a block A[I, J]
 # Reductions over tuples, as Julia's `sum(t) = +(t...)`: a left fold over the elements (each
 # `+` promoting as it goes), so `sum((1, 2.5, 3))` is `(1 + 2.5) + 3`.
 sum(t::Tuple) = _foldl_tuple(+, t...)
-prod(t::Tuple) = _prod_tuple(t...)
+prod(t::Tuple) = _foldl_tuple(*, t...)
+prod(t::Tuple{}) = 1
 maximum(t::Tuple) = _foldl_tuple(max, t...)
 minimum(t::Tuple) = _foldl_tuple(min, t...)
 
 _foldl_tuple(op) = error("ArgumentError: reducing over an empty collection is not allowed; consider supplying `init` to the reducer")
 _foldl_tuple(op, acc) = acc
 _foldl_tuple(op, acc, x, rest...) = _foldl_tuple(op, op(acc, x), rest...)
-_prod_tuple() = 1
-_prod_tuple(x, rest...) = _foldl_tuple(*, x, rest...)
 
 # Comprehensions and generators. Lowering writes `[f(x) for x in xs if p(x)]` as
 # `collect(Generator(x -> f(x), Filter(x -> p(x), xs)))` and iterates `for i in I, j in J`
