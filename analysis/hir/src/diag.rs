@@ -146,11 +146,21 @@ fn whole_item(db: &dyn salsa::Database, item: ItemId) -> (u32, u32) {
 pub const SKIPPED: &str = "skipped-statement";
 
 /// The top-level statements of `file` that zy does not run (`println(x)`, a loop at top level,
-/// `push!(xs, 1.0)`), one note each. They block nothing: a function that reads a binding one
-/// of them changes is refused where it reads it.
+/// `push!(xs, 1.0)`), and the output it leaves out inside functions (`@show x`), one note
+/// each. They block nothing: a function that reads a binding a skipped statement changes is
+/// refused where it reads it.
 #[salsa::tracked(returns(ref))]
 pub fn skipped_statements(db: &dyn salsa::Database, file: SourceFile) -> Vec<Diag> {
-    let mut out = Vec::new();
+    let mut out: Vec<Diag> = crate::item::parse(db, file)
+        .notes
+        .iter()
+        .map(|n| Diag {
+            start: n.range.start,
+            end: n.range.end,
+            code: SKIPPED.to_string(),
+            message: n.message.clone(),
+        })
+        .collect();
     for &item in item_tree(db, file) {
         if item.kind(db) != ItemKind::Script {
             continue;
@@ -169,6 +179,7 @@ pub fn skipped_statements(db: &dyn salsa::Database, file: SourceFile) -> Vec<Dia
             ),
         });
     }
+    sort(&mut out);
     out
 }
 

@@ -24,11 +24,22 @@ impl TextRange {
     }
 }
 
-/// A parsed file: its items and every syntax error or unsupported construct found.
+/// A parsed file: its items, every syntax error or unsupported construct found, and notes on
+/// what zy reads differently from Julia without changing a value (output it skips).
 #[derive(Clone, PartialEq, Debug, Default)]
 pub struct SourceFile {
     pub items: Vec<Item>,
     pub errors: Vec<SyntaxError>,
+    pub notes: Vec<SyntaxNote>,
+}
+
+/// A note on a construct zy accepts with a difference the user should know of: the output
+/// of `println` or `@show` inside a function is not shown.
+#[derive(Clone, PartialEq, Eq, Hash, Debug)]
+pub struct SyntaxNote {
+    pub range: TextRange,
+    /// One line.
+    pub message: String,
 }
 
 /// A problem found while parsing: a syntax error or a construct outside the subset.

@@ -3,7 +3,7 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use crate::ast::{Expr, ExprKind, SyntaxError, TextRange};
+use crate::ast::{Expr, ExprKind, SyntaxError, SyntaxNote, TextRange};
 use crate::parser::TOO_DEEP;
 use crate::tree::SyntaxNode;
 
@@ -21,6 +21,8 @@ pub(crate) struct Cx<'a> {
     pub used_annotations: BTreeSet<u32>,
     /// Start byte of each top-level definition that has a docstring -> start of the docstring.
     pub docstrings: BTreeMap<u32, u32>,
+    /// Notes on output skipped inside functions.
+    pub notes: Vec<SyntaxNote>,
     /// How many indexing brackets enclose the expression being converted (`end` is a name
     /// there).
     pub in_index: u32,
@@ -36,10 +38,16 @@ impl<'a> Cx<'a> {
             errors: Vec::new(),
             used_annotations: BTreeSet::new(),
             docstrings: BTreeMap::new(),
+            notes: Vec::new(),
             in_index: 0,
             depth: 0,
             too_deep_reported: false,
         }
+    }
+
+    /// Records a note at `range`.
+    pub fn note(&mut self, range: TextRange, message: String) {
+        self.notes.push(SyntaxNote { range, message });
     }
 
     /// The source text of `node`.

@@ -253,9 +253,12 @@ fn macro_call(cx: &mut Cx, node: &SyntaxNode) -> Expr {
                     let message = expr(cx, message);
                     assertion(cx, node, cond, message)
                 }
-                _ => match crate::dotmacros::expand(cx, node, &text) {
+                (name, args) => match crate::output::macro_call(cx, node, name, args) {
                     Some(e) => e,
-                    None => cx.unsupported(node, &format!("macro {text}")),
+                    None => match crate::dotmacros::expand(cx, node, &text) {
+                        Some(e) => e,
+                        None => cx.unsupported(node, &format!("macro {text}")),
+                    },
                 },
             }
         }
@@ -398,6 +401,13 @@ fn call(cx: &mut Cx, node: &SyntaxNode, dotted: bool) -> Expr {
         args.push(do_function(cx, do_block));
     }
     let keywords = arguments(cx, list, &mut args);
+    if let ExprKind::Ident(name) = &callee_expr.kind {
+        if !dotted && do_block.is_none() && keywords.is_empty() && crate::output::is_printing(name)
+        {
+            let name = name.clone();
+            return crate::output::printing(cx, node, &name, args);
+        }
+    }
     let kind = if !keywords.is_empty() {
         if dotted {
             return cx.unsupported(node, "keyword arguments in a broadcast call");

@@ -24,6 +24,7 @@ mod generators;
 mod items;
 mod literals;
 mod operators;
+mod output;
 mod parser;
 mod print;
 
@@ -50,6 +51,7 @@ pub fn parse_file_with_budget(text: &str, budget: ParseBudget) -> SourceFile {
         return SourceFile {
             items: Vec::new(),
             errors: vec![budget.gave_up(text, "file")],
+            notes: Vec::new(),
         };
     }
     let mut cx = Cx::new(text);
@@ -60,7 +62,11 @@ pub fn parse_file_with_budget(text: &str, budget: ParseBudget) -> SourceFile {
     errors.extend(cx.errors);
     errors.sort_by_key(|e| (e.range.start, e.range.end));
     errors.dedup();
-    SourceFile { items, errors }
+    SourceFile {
+        items,
+        errors,
+        notes: cx.notes,
+    }
 }
 
 /// Parses one expression within the default [`ParseBudget`]; ranges are relative to `text`.

@@ -22,6 +22,13 @@ pub fn debug_tree(file: &SourceFile) -> String {
             error.range.start, error.range.end, error.message, error.code
         );
     }
+    for note in &file.notes {
+        let _ = writeln!(
+            out,
+            "note {}..{}: {}",
+            note.range.start, note.range.end, note.message
+        );
+    }
     out
 }
 

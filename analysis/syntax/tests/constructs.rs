@@ -18,6 +18,33 @@ fn literals() {
 }
 
 #[test]
+fn output_is_left_out_with_its_arguments_evaluated() {
+    check(
+        r#"
+function f(x)
+    println(stdout, "x = $x, next $(x + 1)", x[1])
+    y = @show x * 2
+    @info "step" y k = x
+    @debug "off" g(x)
+    return y
+end
+"#,
+        expect![[r#"
+            (function f (x)
+              (block x (+ x 1) (index x 1) nothing)
+              (= y (block (* x 2)))
+              (block y x nothing)
+              (block nothing)
+              (return y))
+            note 19..65: zy shows no output: this `println` is left out (its arguments are still evaluated)
+            note 74..85: zy shows no output: `@show` gives the value without printing
+            note 90..110: zy shows no output: this `@info` is left out (its arguments are still evaluated)
+            note 115..132: zy shows no output: `@debug` is off, as in Julia by default (nothing is evaluated)
+        "#]],
+    );
+}
+
+#[test]
 fn vectors_matrices_tuples() {
     check(
         r#"

@@ -182,7 +182,7 @@ function f(x, xs)
     catch e
         0
     end
-    @show x
+    @test x
     s = "x = $x"
     xs .= 0
     ys = [2v for v in xs]
@@ -218,7 +218,7 @@ end
               (call Base.vcat x xs)
               (return (call (-> (x) x) 1)))
             error 23..66: unsupported: try/catch [unsupported]
-            error 71..78: unsupported: macro @show [unsupported]
+            error 71..78: unsupported: macro @test [unsupported]
             error 184..187: unsupported: character literal [unsupported]
             error 230..232: unsupported: operator `|>` [unsupported]
             error 245..248: unsupported: Float32 literal `1f0` [unsupported]
