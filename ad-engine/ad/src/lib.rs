@@ -18,6 +18,9 @@
 //!    no two of them are one object when the call may write), `f⁺` and `f⁻` inlined,
 //!    gradients assembled.
 //!
+//! A `checkpointed(f, args...)` call gets its adjoint from [`checkpoint`] instead: the forward
+//! keeps the arguments, the pullback recomputes `f`'s forward pass.
+//!
 //! Callers: [`expand`] (or [`expand_with_rrules`]) rewrites `gradient`/`derivative`/`pullback`/
 //! `hessian` in user code before anything runs (`pullback` becomes a call of `∇ᵖf`, whose
 //! `back` runs `f⁺` and `f⁻` afresh and returns full tangents); [`gradient_program`] (or
@@ -28,6 +31,7 @@
 
 pub mod activity;
 pub mod cfg;
+pub mod checkpoint;
 mod driver;
 mod expand;
 pub mod globals;
@@ -217,6 +221,9 @@ pub fn instance_adjoint(
             origin: AdjointOrigin::Rule { span: rule.span },
             support,
         });
+    }
+    if checkpoint::is_checkpointed(inst) && func.ret != zy_ir::Type::Bottom {
+        return checkpoint::adjoint(prog, globals, inst, func);
     }
     // Generated code called here (nested differentiation) is differentiated inlined.
     let mut body = inline::inline_generated(func, prog);

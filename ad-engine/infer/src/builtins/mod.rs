@@ -79,6 +79,7 @@ pub const BUILTINS: &[&str] = &[
     "derivative",
     "hessian",
     "pullback",
+    "checkpointed",
     "NoTangent",
 ];
 
