@@ -22,8 +22,8 @@
 use std::sync::Arc;
 
 use zy_ir::{
-    Block, BlockCall, Const, Function, Instance, Op, Operand, Prim, Span, SsaBuilder, Terminator,
-    Type, TypedProgram,
+    Block, BlockCall, Const, Function, Instance, Name, Op, Operand, Prim, Span, SsaBuilder, Stmt,
+    Terminator, Type, TypedProgram, ValueKind,
 };
 
 use crate::globals::GlobalShadows;
@@ -48,11 +48,8 @@ pub(crate) fn adjoint(
     let span = call_span(func);
     let reached = globals.reached(inst);
     let mutates = driver::may_mutate(prog, inst);
-    if mutates && !reached.is_empty() {
-        return Err(AdError::new(
-            span,
-            "`checkpointed` of a function that may write to a global is not supported: the recomputation cannot restore a global",
-        ));
+    if let Some(why) = refusal(mutates, reached, &func.ret) {
+        return Err(AdError::new(span, why));
     }
     let mut body = inline::inline_generated(func, prog);
     if body != *func {
@@ -81,6 +78,56 @@ pub(crate) fn adjoint(
         },
         support,
     })
+}
+
+/// Refuse, at the call, a `checkpointed` call in `body` (a function of `prog` being
+/// differentiated) whose adjoint [`adjoint`] cannot build: its own instance has no source
+/// location to report.
+pub(crate) fn check_calls(
+    prog: &TypedProgram,
+    globals: &GlobalShadows,
+    body: &Function,
+) -> Result<(), AdError> {
+    for d in &body.values {
+        let ValueKind::Stmt(Stmt {
+            op: Op::Invoke(inst),
+            ..
+        }) = &d.kind
+        else {
+            continue;
+        };
+        if is_checkpointed(inst) {
+            let mutates = driver::may_mutate(prog, inst);
+            if let Some(why) = refusal(mutates, globals.reached(inst), &d.ty) {
+                return Err(AdError::new(d.span, why));
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Why a checkpointed call that `mutates` (or not), reaching the globals `reached`, with a
+/// result of type `ret`, cannot be differentiated, if it cannot.
+fn refusal(mutates: bool, reached: &[(Name, Type)], ret: &Type) -> Option<String> {
+    if mutates && !reached.is_empty() {
+        return Some("`checkpointed` of a function that may write to a global is not supported: the recomputation cannot restore a global".into());
+    }
+    if !shadow_handed_over(ret) {
+        return Some(format!("`checkpointed` of a function returning {ret} is not supported: its result holds mutable objects inside a mutable one, whose gradient cannot be handed to the recomputed call"));
+    }
+    None
+}
+
+/// Can the shadow of a result of type `ty` be added into another (see [`Gen::accum_fdata`])?
+fn shadow_handed_over(ty: &Type) -> bool {
+    match ty {
+        _ if !has_fdata(ty) => true,
+        Type::Array(..) => true,
+        _ if ty.is_mutable() => plain_box(ty),
+        _ => ty
+            .field_types()
+            .is_some_and(|fs| fs.iter().all(shadow_handed_over)),
+    }
 }
 
 /// Where the checkpointed call is written: the span of the call in the body (the synthesised
@@ -129,7 +176,7 @@ fn emit<'a>(sb: &'a mut SsaBuilder, block: Block, span: Span) -> Emit<'a> {
 fn forward(
     inst: &Arc<Instance>,
     func: &Function,
-    reached: &[(zy_ir::Name, Type)],
+    reached: &[(Name, Type)],
     mutates: bool,
     span: Span,
 ) -> Result<Forward, AdError> {
@@ -467,7 +514,9 @@ impl Gen {
                     return Ok(());
                 };
                 let inner = (**inner).clone();
-                let a = self.e().prim(Prim::RefGet, vec![dst.clone()], inner.clone());
+                let a = self
+                    .e()
+                    .prim(Prim::RefGet, vec![dst.clone()], inner.clone());
                 let b = self.e().prim(Prim::RefGet, vec![src], inner.clone());
                 let sum = self.e().accum(&inner, a, b);
                 self.e().prim(Prim::RefSet, vec![dst, sum], inner);
@@ -484,7 +533,7 @@ impl Gen {
             _ => {
                 return Err(AdError::new(
                     self.span,
-                    format!("`checkpointed` of a function returning {ty} is not supported: its result holds mutable objects inside a mutable one"),
+                    format!("internal error: no shadow addition for {ty} (refused earlier)"),
                 ))
             }
         }

@@ -230,6 +230,7 @@ pub fn instance_adjoint(
     if body != **func {
         simplify::tidy(&mut body);
     }
+    checkpoint::check_calls(prog, globals, &body)?;
     let adj = transform::adjoint(inst, &body, globals)?;
     Ok(InstanceAdjoint {
         forward: Arc::new(adj.forward),

@@ -251,3 +251,40 @@ ck(x, n) = checkpointed(pow, x, n) + 1.0";
     assert_eq!(show(&y), "9.0");
     assert_eq!(show(&g), "(12.0, nothing)");
 }
+
+#[test]
+fn a_builtin_can_be_checkpointed() {
+    let src = "ck(x) = checkpointed(sin, x) * x";
+    // d/dx x sin x = sin x + x cos x
+    let (_, g) = gradient(src, "ck", vec![f(0.5)]).unwrap();
+    let want = 0.5f64.sin() + 0.5 * 0.5f64.cos();
+    assert_eq!(show(&g), format!("({want},)"));
+}
+
+#[test]
+fn a_call_that_writes_a_global_is_refused() {
+    let src = "
+const A = [1.0]
+function bump!(x)
+    A[1] = A[1] + x
+    return x * A[1]
+end
+ck(x) = checkpointed(bump!, x)";
+    let (inst, prog) = typed(src, "ck", &[f(0.5)]);
+    let e = zy_ad::gradient_program(&prog, &inst).unwrap_err();
+    assert!(
+        e.message
+            .contains("`checkpointed` of a function that may write to a global"),
+        "{}",
+        e.message
+    );
+    // At the call: `checkpointed(bump!, x)` on the last line.
+    let at = src.rfind("checkpointed").unwrap();
+    assert_eq!(
+        (e.span.start as usize, e.span.end as usize),
+        (at, src.len())
+    );
+    // Running it is fine: only its derivative is refused.
+    let y = run(&prog, &inst, vec![f(0.5)], &Limits::default()).unwrap();
+    assert_eq!(show(&y), "0.75");
+}
