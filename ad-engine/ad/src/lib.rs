@@ -37,6 +37,7 @@ mod expand;
 pub mod globals;
 mod inline;
 pub mod names;
+pub mod revolve;
 pub mod rrule;
 pub mod rules;
 mod simplify;
