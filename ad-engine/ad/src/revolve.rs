@@ -157,17 +157,17 @@ impl Online {
         self.steps += 1;
         let i = self.steps;
         let mut out = Vec::new();
-        if i % self.interval != 0 {
+        if !i.is_multiple_of(self.interval) {
             return out;
         }
         if self.kept.len() == self.slots {
             self.interval *= 2;
             let interval = self.interval;
-            for k in self.kept.iter().filter(|k| *k % interval != 0) {
+            for k in self.kept.iter().filter(|k| !k.is_multiple_of(interval)) {
                 out.push(Action::Free(*k));
             }
-            self.kept.retain(|k| k % interval == 0);
-            if i % self.interval != 0 {
+            self.kept.retain(|k| k.is_multiple_of(interval));
+            if !i.is_multiple_of(self.interval) {
                 return out;
             }
         }
@@ -308,9 +308,9 @@ mod tests {
                     .unwrap_or(0);
             }
         }
-        for n in 1..=nmax {
-            for s in 1..=smax {
-                assert_eq!(min_advances(n, s), best[n][s], "n = {n}, s = {s}");
+        for (n, row) in best.iter().enumerate().skip(1) {
+            for (s, &b) in row.iter().enumerate().skip(1) {
+                assert_eq!(min_advances(n, s), b, "n = {n}, s = {s}");
             }
         }
     }
