@@ -48,7 +48,8 @@ pub(crate) fn adjoint(
     let span = call_span(func);
     let reached = globals.reached(inst);
     let mutates = driver::may_mutate(prog, inst);
-    if let Some(why) = refusal(mutates, reached, &func.ret) {
+    let fresh = fresh_result(prog, inst);
+    if let Some(why) = refusal(mutates, fresh, reached, &func.ret) {
         return Err(AdError::new(span, why));
     }
     let mut body = inline::inline_generated(func, prog);
@@ -98,7 +99,8 @@ pub(crate) fn check_calls(
         };
         if is_checkpointed(inst) {
             let mutates = driver::may_mutate(prog, inst);
-            if let Some(why) = refusal(mutates, globals.reached(inst), &d.ty) {
+            let fresh = fresh_result(prog, inst);
+            if let Some(why) = refusal(mutates, fresh, globals.reached(inst), &d.ty) {
                 return Err(AdError::new(d.span, why));
             }
         }
@@ -106,16 +108,94 @@ pub(crate) fn check_calls(
     Ok(())
 }
 
-/// Why a checkpointed call that `mutates` (or not), reaching the globals `reached`, with a
-/// result of type `ret`, cannot be differentiated, if it cannot.
-fn refusal(mutates: bool, reached: &[(Name, Type)], ret: &Type) -> Option<String> {
+/// Why a checkpointed call that `mutates` (or not), whose result is `fresh` (see
+/// [`fresh_result`]) or not, reaching the globals `reached`, with a result of type `ret`,
+/// cannot be differentiated, if it cannot.
+fn refusal(mutates: bool, fresh: bool, reached: &[(Name, Type)], ret: &Type) -> Option<String> {
     if mutates && !reached.is_empty() {
         return Some("`checkpointed` of a function that may write to a global is not supported: the recomputation cannot restore a global".into());
+    }
+    if !fresh {
+        return Some(format!("`checkpointed` of a function that may return its argument, a global or a part of one ({ret}) is not supported: the result's gradient would not reach the argument's"));
     }
     if !shadow_handed_over(ret) {
         return Some(format!("`checkpointed` of a function returning {ret} is not supported: its result holds mutable objects inside a mutable one, whose gradient cannot be handed to the recomputed call"));
     }
     None
+}
+
+/// Is the result of `inst` in `prog` certainly a new object wherever it holds mutable parts
+/// (never an argument's, a global's or a part of one)? Only then may the forward pass give it
+/// a shadow of its own: the plain tape would share an argument's shadow with it.
+fn fresh_result(prog: &TypedProgram, inst: &Instance) -> bool {
+    let mut visiting = Vec::new();
+    result_is_fresh(prog, inst, &mut visiting)
+}
+
+fn result_is_fresh(prog: &TypedProgram, inst: &Instance, visiting: &mut Vec<Instance>) -> bool {
+    let Some(f) = prog.functions.get(inst) else {
+        return false;
+    };
+    if !has_fdata(&f.ret) {
+        return true;
+    }
+    if visiting.contains(inst) {
+        // Recursion: the other returns decide.
+        return true;
+    }
+    visiting.push(inst.clone());
+    let mut seen = Vec::new();
+    let fresh = f.blocks.iter().all(|b| match &b.term {
+        Terminator::Return(x) => is_fresh(prog, f, x, visiting, &mut seen),
+        _ => true,
+    });
+    visiting.pop();
+    fresh
+}
+
+/// Is `x` in `f` a new object wherever it holds mutable parts? `seen`: the φs being decided
+/// (a loop-carried value is fresh when every value entering it is).
+fn is_fresh(
+    prog: &TypedProgram,
+    f: &Function,
+    x: &Operand,
+    visiting: &mut Vec<Instance>,
+    seen: &mut Vec<zy_ir::Value>,
+) -> bool {
+    let Some(v) = x.as_value() else {
+        return true;
+    };
+    if !has_fdata(f.ty(v)) || seen.contains(&v) {
+        return true;
+    }
+    seen.push(v);
+    match &f.value(v).kind {
+        ValueKind::Param { block, index } => {
+            *block != Block::ENTRY
+                && f.block_ids().all(|b| {
+                    f.block(b).term.calls().iter().all(|c| {
+                        c.block != *block
+                            || c.args
+                                .get(*index as usize)
+                                .is_none_or(|a| is_fresh(prog, f, a, visiting, seen))
+                    })
+                })
+        }
+        ValueKind::Stmt(s) => match &s.op {
+            Op::Invoke(c) => result_is_fresh(prog, c, visiting),
+            Op::New(_) | Op::Prim(Prim::Tuple | Prim::NamedTuple | Prim::IfElse | Prim::RefNew) => {
+                s.args.iter().all(|a| is_fresh(prog, f, a, visiting, seen))
+            }
+            Op::Prim(Prim::GetField | Prim::TupleIndex) => s
+                .args
+                .first()
+                .is_some_and(|a| is_fresh(prog, f, a, visiting, seen)),
+            // Arithmetic on arrays makes a new array.
+            Op::Prim(Prim::Add | Prim::Sub | Prim::Mul | Prim::Div | Prim::Neg) => true,
+            Op::Prim(p) => p.info().effects.allocates,
+            _ => false,
+        },
+    }
 }
 
 /// Can the shadow of a result of type `ty` be added into another (see [`Gen::accum_fdata`])?

@@ -288,3 +288,38 @@ ck(x) = checkpointed(bump!, x)";
     let y = run(&prog, &inst, vec![f(0.5)], &Limits::default()).unwrap();
     assert_eq!(show(&y), "0.75");
 }
+
+#[test]
+fn a_result_that_may_be_an_argument_is_refused() {
+    // Plain, `y` is `x`, so the write `y[1] = 2.0` cuts the gradient of `x[1]`; a fresh shadow
+    // for `y` would miss that.
+    let src = "
+pass(v) = v
+function ck(x)
+    y = checkpointed(pass, x)
+    y[1] = 2.0
+    return x[1] * x[2]
+end";
+    let (inst, prog) = typed(src, "ck", &[vec64(&[1.0, 3.0])]);
+    let e = zy_ad::gradient_program(&prog, &inst).unwrap_err();
+    assert!(
+        e.message
+            .contains("`checkpointed` of a function that may return its argument"),
+        "{}",
+        e.message
+    );
+    let at = src.find("checkpointed").unwrap();
+    assert_eq!(e.span.start as usize, at);
+    // A result built from the arguments, not one of them, is fine (and a tuple holding one
+    // is not).
+    let ok = "
+twice(v) = 2.0 .* v
+plain(x) = sum(twice(x) .* x)
+ck(x) = sum(checkpointed(twice, x) .* x)";
+    same_as_plain(ok, &[vec64(&[1.0, 3.0])]);
+    let held = "
+both(v) = (2.0 .* v, v)
+ck(x) = sum(checkpointed(both, x)[1])";
+    let (inst, prog) = typed(held, "ck", &[vec64(&[1.0, 3.0])]);
+    assert!(zy_ad::gradient_program(&prog, &inst).is_err());
+}
