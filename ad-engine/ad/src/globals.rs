@@ -146,6 +146,16 @@ impl GlobalShadows {
         self.reach.get(inst).map_or(&[], |r| r)
     }
 
+    /// These reaches with `alias` reaching what `inst` reaches (for a generated instance that
+    /// runs `inst`'s body).
+    pub fn aliased(&self, alias: &Arc<Instance>, inst: &Instance) -> GlobalShadows {
+        let mut out = self.clone();
+        if let Some(r) = self.reach.get(inst) {
+            out.reach.insert(alias.clone(), r.clone());
+        }
+        out
+    }
+
     /// An error if a global that `inst` reaches shares mutable parts with another global (its
     /// gradient would be split between two shadows).
     pub fn check(&self, inst: &Instance, func: &Function) -> Result<(), AdError> {

@@ -18,6 +18,9 @@
 //!    no two of them are one object when the call may write), `f⁺` and `f⁻` inlined,
 //!    gradients assembled.
 //!
+//! A `checkpointed(f, args...)` call gets its adjoint from [`checkpoint`] instead: the forward
+//! keeps the arguments, the pullback recomputes `f`'s forward pass.
+//!
 //! Callers: [`expand`] (or [`expand_with_rrules`]) rewrites `gradient`/`derivative`/`pullback`/
 //! `hessian` in user code before anything runs (`pullback` becomes a call of `∇ᵖf`, whose
 //! `back` runs `f⁺` and `f⁻` afresh and returns full tangents); [`gradient_program`] (or
@@ -28,11 +31,13 @@
 
 pub mod activity;
 pub mod cfg;
+pub mod checkpoint;
 mod driver;
 mod expand;
 pub mod globals;
 mod inline;
 pub mod names;
+pub mod revolve;
 pub mod rrule;
 pub mod rules;
 mod simplify;
@@ -218,11 +223,15 @@ pub fn instance_adjoint(
             support,
         });
     }
+    if checkpoint::is_checkpointed(inst) && func.ret != zy_ir::Type::Bottom {
+        return checkpoint::adjoint(prog, globals, inst, func);
+    }
     // Generated code called here (nested differentiation) is differentiated inlined.
     let mut body = inline::inline_generated(func, prog);
     if body != **func {
         simplify::tidy(&mut body);
     }
+    checkpoint::check_calls(prog, globals, &body)?;
     let adj = transform::adjoint(inst, &body, globals)?;
     Ok(InstanceAdjoint {
         forward: Arc::new(adj.forward),

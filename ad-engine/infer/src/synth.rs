@@ -1,6 +1,7 @@
 //! Typed bodies synthesised for the higher-order builtins `map(f, xs...)`, `sum(f, xs)` and
 //! `broadcast(f, args...)` with a user function or closure `f`: counted loops that call `f` on
-//! the elements, so the AD and the JIT treat them like user code.
+//! the elements, so the AD and the JIT treat them like user code. `checkpointed(f, args...)`
+//! is the call `f(args...)` alone, an instance of its own that the AD recomputes.
 
 use std::sync::Arc;
 
@@ -13,10 +14,12 @@ use crate::error::Fail;
 use crate::plan::{emit_plan, Arg, PlanBuilder};
 use crate::value::{array, Val};
 
-/// The typed body of the synthesised instance `inst` (`name` is `map`, `sum` or `broadcast`).
+/// The typed body of the synthesised instance `inst` (`name` is `map`, `sum`, `broadcast` or
+/// `checkpointed`).
 pub(crate) fn synthesise(cx: &mut Cx, inst: &Arc<Instance>) -> Result<Function, Fail> {
     let arity_ok = match &*inst.name {
         "sum" => inst.args.len() == 2,
+        "checkpointed" => !inst.args.is_empty(),
         _ => inst.args.len() >= 2,
     };
     if !arity_ok {
@@ -26,6 +29,7 @@ pub(crate) fn synthesise(cx: &mut Cx, inst: &Arc<Instance>) -> Result<Function, 
     match &*inst.name {
         "map" | "broadcast" => s.map(cx)?,
         "sum" => s.sum(cx)?,
+        "checkpointed" => s.checkpointed(cx)?,
         n => return Err(Fail::undefined(format!("no synthesised function `{n}`"))),
     }
     Ok(s.f)
@@ -243,6 +247,20 @@ impl Synth {
         self.jump(body, head, vec![k1]);
         self.f.set_term(exit, Terminator::Return(out), SPAN);
         self.f.ret = out_ty;
+        Ok(())
+    }
+
+    /// `checkpointed(f, args...)`: `return f(args...)`.
+    fn checkpointed(&mut self, cx: &mut Cx) -> Result<(), Fail> {
+        let args = self.args.clone();
+        let (y, ty) = self.call(cx, Block::ENTRY, None, &args)?;
+        let term = match ty {
+            // `f` never returns: neither does the call.
+            Type::Bottom => Terminator::Unreachable,
+            _ => Terminator::Return(y),
+        };
+        self.f.set_term(Block::ENTRY, term, SPAN);
+        self.f.ret = ty;
         Ok(())
     }
 

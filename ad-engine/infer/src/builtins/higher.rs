@@ -1,6 +1,8 @@
-//! Higher-order builtins: `map(f, xs)`, `map(f, xs, ys)`, `sum(f, xs)` and `broadcast(f, ...)`.
-//! With a builtin scalar `f`, `map` and `broadcast` are a `Prim::Broadcast`; otherwise the call
-//! invokes a synthesised instance (see [`crate::synth`]) that loops over the elements.
+//! Higher-order builtins: `map(f, xs)`, `map(f, xs, ys)`, `sum(f, xs)`, `broadcast(f, ...)` and
+//! `checkpointed(f, args...)`. With a builtin scalar `f`, `map` and `broadcast` are a
+//! `Prim::Broadcast`; otherwise the call invokes a synthesised instance (see [`crate::synth`])
+//! that loops over the elements. `checkpointed` always invokes one, whose body is the call
+//! `f(args...)`: the AD recognises it and recomputes `f` in the pullback.
 
 use zy_ir::{Instance, Name, Op, Type};
 
@@ -28,6 +30,8 @@ pub(crate) fn call(
         ("sum", [f, xs]) => sum(cx, b, f, xs, args),
         ("broadcast", [f, xs @ ..]) if !xs.is_empty() => broadcast(cx, b, f, xs, args),
         ("broadcast", _) => Err(no_method("broadcast", &types(args))),
+        ("checkpointed", [f, xs @ ..]) => checkpointed(cx, b, f, xs, args),
+        ("checkpointed", _) => Err(no_method("checkpointed", &types(args))),
         _ => return None,
     })
 }
@@ -128,4 +132,16 @@ fn broadcast(
     }
     element_result(cx, f, &elems, "broadcast")?;
     Ok(invoke_synth(cx, b, "broadcast", args))
+}
+
+/// `checkpointed(f, args...)`: the value of `f(args...)`, through a synthesised instance.
+fn checkpointed(
+    cx: &mut Cx,
+    b: &mut PlanBuilder,
+    f: &Val,
+    xs: &[Val],
+    args: &[Val],
+) -> Result<Val, Fail> {
+    cx.callee_result(f, &types(xs))?;
+    Ok(invoke_synth(cx, b, "checkpointed", args))
 }

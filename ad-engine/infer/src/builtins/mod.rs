@@ -82,6 +82,7 @@ pub const BUILTINS: &[&str] = &[
     "derivative",
     "hessian",
     "pullback",
+    "checkpointed",
     "NoTangent",
 ];
 
