@@ -159,7 +159,6 @@ fn closure(vars: &[Expr], body: Expr, range: TextRange) -> Expr {
         keywords: Vec::new(),
         keyword_rest: None,
         where_params: Vec::new(),
-        where_bounds: Vec::new(),
         return_type: None,
         body,
         range,
