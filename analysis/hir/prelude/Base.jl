@@ -565,6 +565,27 @@ iteration's (a Matrix for a Matrix or for `for i in I, j in J`), a Vector with a
 """
 collect(g::Generator) = _gen_collect(g.f, g.iter)
 
+# `T[f(x) for x in xs]`: the values converted to `T`.
+collect(T::Type{Float64}, g::Generator) = _gen_convert(T, zero(Float64), collect(g))
+collect(T::Type{Int64}, g::Generator) = _gen_convert(T, zero(Int64), collect(g))
+collect(T::Type{Int}, g::Generator) = _gen_convert(T, zero(Int64), collect(g))
+collect(T::Type{Float64}, fl::Flatten) = _gen_convert(T, zero(Float64), collect(fl))
+collect(T::Type{Int64}, fl::Flatten) = _gen_convert(T, zero(Int64), collect(fl))
+collect(T::Type{Int}, fl::Flatten) = _gen_convert(T, zero(Int64), collect(fl))
+
+# `x` with each element converted by `T` (an `InexactError` where it cannot be), into an
+# array of `z`'s type and `x`'s shape.
+function _gen_convert(T, z, x)
+    y = _gen_like(z, x)
+    for k in 1:length(x)
+        y[k] = T(x[k])
+    end
+    return y
+end
+
+_gen_like(z, x::Vector) = fill(z, length(x))
+_gen_like(z, x::Matrix) = fill(z, size(x, 1), size(x, 2))
+
 function _gen_collect(f, it)
     y = _gen_array(f, it)
     for k in 1:length(y)

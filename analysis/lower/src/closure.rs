@@ -165,7 +165,11 @@ impl BodyLowerer<'_, '_> {
         sig.extend(signature(def));
         let method = Method {
             sig,
-            where_params: def.where_params.iter().map(|w| w.as_str().into()).collect(),
+            where_params: def
+                .where_params
+                .iter()
+                .map(|(w, _)| w.as_str().into())
+                .collect(),
             where_bounds: where_bounds(def),
             body: Arc::new(body),
             span: self.span(def.name_range),

@@ -15,9 +15,9 @@ use crate::{LowerError, Lowered, LoweredItem};
 
 /// The upper bounds of a method's `where` variables, converted.
 pub(crate) fn where_bounds(def: &FunctionDef) -> Vec<(zy_ir::Name, zy_ir::TypeExpr)> {
-    def.where_bounds
+    def.where_params
         .iter()
-        .map(|(v, t)| (v.as_str().into(), type_expr(t)))
+        .filter_map(|(v, t)| Some((v.as_str().into(), type_expr(t.as_ref()?))))
         .collect()
 }
 
@@ -144,7 +144,11 @@ pub(crate) fn lower_named_method(
     let body = lower_method_body(&mut cx, def, name.into(), &callee);
     let method = Method {
         sig,
-        where_params: def.where_params.iter().map(|w| w.as_str().into()).collect(),
+        where_params: def
+            .where_params
+            .iter()
+            .map(|(w, _)| w.as_str().into())
+            .collect(),
         where_bounds: where_bounds(def),
         body: Arc::new(body),
         span: cx.span(def.name_range),

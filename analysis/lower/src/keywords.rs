@@ -134,7 +134,6 @@ pub(crate) fn lower_keyword_method(
             keywords: Vec::new(),
             keyword_rest: None,
             where_params: def.where_params.clone(),
-            where_bounds: def.where_bounds.clone(),
             return_type: None,
             body: vec![default_value(k)],
             range: k.range,

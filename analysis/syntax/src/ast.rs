@@ -220,12 +220,9 @@ pub struct FunctionDef {
     pub keywords: Vec<KeywordParam>,
     /// `kw...` after the keywords: the other keywords passed, as a named tuple.
     pub keyword_rest: Option<String>,
-    /// `where T` type variables (with those that `Vector{<:Real}` stands for, named `#T1`,
-    /// `#T2`, ...).
-    pub where_params: Vec<String>,
-    /// The upper bounds of some of them: `where {T<:Real}`, and `Real` for `#T1` in
-    /// `Vector{<:Real}`.
-    pub where_bounds: Vec<(String, TypeExpr)>,
+    /// `where` type variables with their upper bounds: `T` and `S<:Real` in
+    /// `where {T, S<:Real}`, and those that `Vector{<:Real}` stands for (`#T1<:Real`, ...).
+    pub where_params: Vec<(String, Option<TypeExpr>)>,
     /// `f(x)::Float64 = ...`: the return values are converted to it.
     pub return_type: Option<TypeExpr>,
     /// The body; its value is the value of the last expression (or of a `return`).

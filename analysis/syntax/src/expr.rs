@@ -69,6 +69,7 @@ fn convert(cx: &mut Cx, node: &SyntaxNode) -> Expr {
         Kind::Vect => arrays::vect,
         Kind::Comprehension => generators::comprehension,
         Kind::Generator => generators::generator,
+        Kind::TypedComprehension => generators::typed_comprehension,
         Kind::Hcat => arrays::hcat,
         Kind::Vcat => arrays::vcat,
         Kind::Ref => arrays::index,
@@ -120,7 +121,6 @@ fn outside_subset(kind: Kind) -> Option<&'static str> {
     Some(match kind {
         Kind::CharLit => "character literal",
         Kind::CmdStringLit => "command literal",
-        Kind::TypedComprehension => "typed comprehension `T[... for ...]`",
         Kind::Braces | Kind::BracesCat => "curly braces `{...}`",
         Kind::Curly => "type parameters in an expression",
         Kind::Interpolate => "interpolation `$`",

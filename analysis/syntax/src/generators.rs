@@ -26,6 +26,18 @@ pub(crate) fn comprehension(cx: &mut Cx, node: &SyntaxNode) -> Expr {
     }
 }
 
+/// `T[body for ...]`: `Base.collect(T, generator)`, the elements converted to `T`.
+pub(crate) fn typed_comprehension(cx: &mut Cx, node: &SyntaxNode) -> Expr {
+    match node.children.as_slice() {
+        [t, g] if g.kind == Kind::Generator && !g.leaf => {
+            let t = expr(cx, t);
+            let g = generator(cx, g);
+            call("Base.collect", vec![t, g], node.range)
+        }
+        _ => error_expr(node),
+    }
+}
+
 /// `body for x in xs if cond` as a value (in parentheses or as a call's argument): a
 /// `Base.Generator`; with several `for` clauses, a `Base.Flatten` of generators of them.
 pub(crate) fn generator(cx: &mut Cx, node: &SyntaxNode) -> Expr {
@@ -159,7 +171,6 @@ fn closure(vars: &[Expr], body: Expr, range: TextRange) -> Expr {
         keywords: Vec::new(),
         keyword_rest: None,
         where_params: Vec::new(),
-        where_bounds: Vec::new(),
         return_type: None,
         body,
         range,

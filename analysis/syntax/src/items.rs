@@ -285,9 +285,8 @@ struct Signature {
     name: FunctionName,
     name_range: TextRange,
     params: Params,
-    where_params: Vec<String>,
-    /// Upper bounds of `where` variables: `T<:Real`.
-    where_bounds: Vec<(String, TypeExpr)>,
+    /// `where` variables with their upper bounds: `T<:Real`.
+    where_params: Vec<(String, Option<TypeExpr>)>,
     return_type: Option<TypeExpr>,
 }
 
@@ -325,7 +324,6 @@ pub(crate) fn function_definition(cx: &mut Cx, node: &SyntaxNode) -> Option<Func
                 ..Params::default()
             },
             where_params: Vec::new(),
-            where_bounds: Vec::new(),
             return_type: None,
         },
         _ => signature(cx, sig_node)?,
@@ -347,8 +345,7 @@ fn method(cx: &mut Cx, node: &SyntaxNode, mut sig: Signature, body: Vec<Expr>) -
         vars.name_all(k.ty.as_mut());
     }
     sig.where_params
-        .extend(vars.bounds.iter().map(|(v, _)| v.clone()));
-    sig.where_bounds.extend(vars.bounds);
+        .extend(vars.bounds.into_iter().map(|(v, b)| (v, Some(b))));
     // Annotations sit above the docstring, if there is one.
     let start = node.range.start;
     let start = cx.docstrings.get(&start).copied().unwrap_or(start);
@@ -363,7 +360,6 @@ fn method(cx: &mut Cx, node: &SyntaxNode, mut sig: Signature, body: Vec<Expr>) -
         keywords: sig.params.keywords,
         keyword_rest: sig.params.rest,
         where_params: sig.where_params,
-        where_bounds: sig.where_bounds,
         return_type: sig.return_type,
         body,
         range: node.range,
@@ -387,12 +383,7 @@ fn signature_inner(cx: &mut Cx, node: &SyntaxNode) -> Option<Signature> {
             let (inner, vars) = node.children.split_first()?;
             let mut sig = signature(cx, inner)?;
             for var in vars {
-                for (name, bound) in where_params(cx, var)? {
-                    if let Some(bound) = bound {
-                        sig.where_bounds.push((name.clone(), bound));
-                    }
-                    sig.where_params.push(name);
-                }
+                sig.where_params.extend(where_params(cx, var)?);
             }
             Some(sig)
         }
@@ -419,7 +410,6 @@ fn signature_inner(cx: &mut Cx, node: &SyntaxNode) -> Option<Signature> {
                 name_range: callee.range,
                 params: params(cx, args),
                 where_params: Vec::new(),
-                where_bounds: Vec::new(),
                 return_type: None,
             })
         }
@@ -900,7 +890,6 @@ pub(crate) fn anonymous(
         keywords: Vec::new(),
         keyword_rest: None,
         where_params: Vec::new(),
-        where_bounds: Vec::new(),
         return_type: None,
         body,
         range: node.range,

@@ -176,8 +176,8 @@ fn method(f: &mut Formatter<'_>, def: &FunctionDef, multiline: bool) -> fmt::Res
         let vars: Vec<String> = def
             .where_params
             .iter()
-            .map(|v| match def.where_bounds.iter().find(|(b, _)| b == v) {
-                Some((_, bound)) => format!("{v}<:{bound}"),
+            .map(|(v, bound)| match bound {
+                Some(bound) => format!("{v}<:{bound}"),
                 None => v.clone(),
             })
             .collect();
