@@ -1098,6 +1098,7 @@ fn euler_constant_power_is_exp_and_constants_are_float64() {
     .assert_eq(&render(&l));
 }
 
+#[test]
 fn end_begin_and_colon_take_their_meaning_from_the_innermost_brackets() {
     let l = lower("f(A, y) = A[end, :] .+ A[begin + 1, y[end]] .+ A[2:end]");
     expect![[r#"
@@ -1121,6 +1122,7 @@ fn end_begin_and_colon_take_their_meaning_from_the_innermost_brackets() {
     .assert_eq(&render(&l));
 }
 
+#[test]
 fn in_place_broadcasts_write_through_a_view_of_the_target() {
     let l = lower(
         "function f(x, y)
