@@ -15,7 +15,7 @@ const FUNCTIONS_PER_FILE: usize = 10;
 /// One function of about ten lines; every third calls a function of the previous file.
 fn function(file: usize, k: usize, constant: u32) -> String {
     let name = format!("f{file}_{k}");
-    let call = if k % 3 == 0 && file > 0 {
+    let call = if k.is_multiple_of(3) && file > 0 {
         format!("f{}_{}(y, n)", file - 1, k)
     } else {
         "y".into()
