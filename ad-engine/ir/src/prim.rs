@@ -581,6 +581,11 @@ prims! {
     /// [`Instance::args`](crate::Instance::args) are the contents of the result's `Pullback`
     /// type; calling it ([`Prim::CallPullback`]) runs that instance on `(tape, ȳ)`.
     MakePullback => "make_pullback" { arity: Exactly(3), diff: Rewritten }
+    // The gradient debugger (only in the programs it builds for a watched run).
+    /// `tap(:primal, :x, v)` / `tap(:adjoint, :x, x̄)`: shows a watched run the value or the
+    /// adjoint of the source variable `x` where the statement's span says. Returns nothing;
+    /// never removed as dead code.
+    Tap => "tap" { arity: Exactly(3), diff: Diff::No, jit: Jit::Interpreted }
 }
 
 impl Prim {
