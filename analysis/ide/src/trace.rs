@@ -10,8 +10,35 @@ use zy_hir::{RootDatabase, SourceFile};
 use zy_interp::{Step, Value, Watch};
 use zy_ir::{Const, Operand, Prim, Span, ValueKind};
 
-use crate::eval::EvalResult;
-use crate::grad::result;
+use crate::eval::{EvalLimits, EvalResult};
+use crate::grad::{result, Prepared};
+use crate::locate::CallSite;
+use crate::{Analysis, Cancellable, FileId, UserError};
+
+impl Analysis {
+    /// The value and adjoint of every argument and local with a source name when `call` is
+    /// differentiated, in source order (what `grad --trace` prints).
+    pub fn trace(
+        &self,
+        file: FileId,
+        call: &str,
+        limits: EvalLimits,
+    ) -> Cancellable<Result<Vec<TraceRow>, UserError>> {
+        let mut limits = limits;
+        limits.cancel.get_or_insert_with(|| self.stale_flag());
+        self.with_db(|db| {
+            let r = match crate::eval::load_error(db, file.0) {
+                Some(e) => Err(e),
+                None => Prepared::new(db, file.0, call, CallSite::Text(call), &limits)
+                    .and_then(|p| p.trace(db)),
+            };
+            if r.is_err() {
+                self.unwind_if_stale();
+            }
+            r
+        })
+    }
+}
 
 /// One variable's values and adjoints at the evaluated point.
 #[derive(Clone, PartialEq, Debug)]
@@ -26,8 +53,11 @@ pub struct TraceRow {
     pub values: Runs,
     /// Its adjoint for each of those runs, in the same order.
     pub adjoints: Runs,
-    /// The definition's file and byte range, for editors.
+    /// The definition's file and byte range.
     pub(crate) range: (SourceFile, u32, u32),
+    /// Whether the definition's text starts with the name (an argument, an assignment), so
+    /// an editor can show the adjoint there.
+    pub(crate) named_there: bool,
 }
 
 /// The values a definition took over its runs: the last in full, and for several runs the
@@ -105,6 +135,32 @@ impl Runs {
     }
 }
 
+/// The longest sparkline, in characters: longer series are sampled evenly.
+const SPARK_CHARS: usize = 40;
+
+/// `▁▃█`: each value's height between the least and the greatest (`None` for fewer than two
+/// values or a non-finite one).
+fn sparkline(xs: &[f64]) -> Option<String> {
+    if xs.len() < 2 || !xs.iter().all(|x| x.is_finite()) {
+        return None;
+    }
+    const BARS: [char; 8] = ['▁', '▂', '▃', '▄', '▅', '▆', '▇', '█'];
+    let lo = xs.iter().copied().fold(f64::INFINITY, f64::min);
+    let hi = xs.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+    let n = xs.len().min(SPARK_CHARS);
+    let line = (0..n)
+        .map(|i| {
+            let x = xs[i * (xs.len() - 1) / (n - 1).max(1)];
+            let level = match hi > lo {
+                true => ((x - lo) / (hi - lo) * 7.0).round() as usize,
+                false => 0,
+            };
+            BARS[level.min(7)]
+        })
+        .collect();
+    Some(line)
+}
+
 fn show_f64(x: f64) -> String {
     zy_interp::show(&Value::F64(x))
 }
@@ -114,6 +170,46 @@ fn to_json_f64(x: f64) -> serde_json::Value {
 }
 
 impl TraceRow {
+    /// The bytes of the name where `file` defines it (`None` for another file, or a definition
+    /// that does not start with the name: a loop's join, a captured variable).
+    pub fn name_range(&self, file: FileId) -> Option<(u32, u32)> {
+        let (f, start, _) = self.range;
+        (f == file.0 && self.named_there).then(|| (start, start + self.name.len() as u32))
+    }
+
+    /// The inlay hint: `x̄ = 12.0`, or over several runs `r̄ = ×3: 4.0 → 1.0`.
+    pub fn hint_label(&self) -> String {
+        let a = &self.adjoints;
+        let value = match a.count {
+            1 => a.last.display.clone(),
+            n => format!("×{n}: {} → {}", a.first.display, a.last.display),
+        };
+        format!("{}\u{304} = {value}", self.name)
+    }
+
+    /// Markdown for hover on the name: the value and adjoint at `call`, and over several runs
+    /// the first, last, least and greatest adjoint and a sparkline of them.
+    pub fn hover_markdown(&self, call: &str) -> String {
+        let (v, a) = (&self.values, &self.adjoints);
+        if a.count == 1 {
+            return format!(
+                "at `{call}`: `{}` = {}, adjoint {}",
+                self.name, v.last.display, a.last.display
+            );
+        }
+        let mut md = format!(
+            "at `{call}`, over {} runs: `{}` = {} → {}\n\nadjoint: first {}, last {}",
+            a.count, self.name, v.first.display, v.last.display, a.first.display, a.last.display
+        );
+        if let (Some(lo), Some(hi)) = (a.min, a.max) {
+            md.push_str(&format!(", min {}, max {}", show_f64(lo), show_f64(hi)));
+        }
+        if let Some(line) = sparkline(&a.scalars) {
+            md.push_str(&format!("\n\n`{line}`"));
+        }
+        md
+    }
+
     /// SPEC's `{"file", "line", "col", "name", "value", "adjoint"}` (the last run's value and
     /// its adjoint); a definition that ran several times adds `"runs"` and the summaries
     /// `"values"` and `"adjoints"` (`{"first", "last", "min", "max"}`).
@@ -233,6 +329,11 @@ pub(crate) fn run(
             continue;
         };
         let lc = zy_hir::line_col(db, r.file, r.start);
+        let named_there = r
+            .file
+            .text(db)
+            .get(r.start as usize..)
+            .is_some_and(|t| t.starts_with(&*name));
         rows.push(TraceRow {
             file: r.file.path(db).clone(),
             line: lc.line,
@@ -241,6 +342,7 @@ pub(crate) fn run(
             values,
             adjoints,
             range: (r.file, r.start, r.end),
+            named_there,
         });
     }
     rows.sort_by(|a, b| (&a.file, a.line, a.col, &a.name).cmp(&(&b.file, b.line, b.col, &b.name)));
