@@ -73,37 +73,29 @@ pub struct Runs {
     /// `minimum` and `maximum` say).
     pub min: Option<f64>,
     pub max: Option<f64>,
-    /// Every value, when they are Float64.
+    /// Every value, when they are Float64 and there are at most [`MAX_SCALARS`] of them.
     pub scalars: Vec<f64>,
 }
 
 impl Runs {
-    fn of(values: &[Value]) -> Option<Runs> {
-        let (first, last) = (values.first()?, values.last()?);
-        let scalars: Vec<f64> = values
-            .iter()
-            .map(|v| match v {
-                Value::F64(x) => Some(*x),
-                _ => None,
-            })
-            .collect::<Option<_>>()
+    /// The summary of what a tap saw, in the order the primal ran (`reversed`: the pullback
+    /// saw them backwards).
+    fn of(seen: Seen, reversed: bool) -> Option<Runs> {
+        let (mut first, mut last) = (seen.first?, seen.last?);
+        let mut scalars = seen
+            .scalars
+            .filter(|s| s.len() == seen.count)
             .unwrap_or_default();
-        let extreme = |pick: fn(f64, f64) -> f64| {
-            let first = *scalars.first()?;
-            Some(scalars.iter().fold(first, |a, &b| {
-                if a.is_nan() || b.is_nan() {
-                    f64::NAN
-                } else {
-                    pick(a, b)
-                }
-            }))
-        };
+        if reversed {
+            std::mem::swap(&mut first, &mut last);
+            scalars.reverse();
+        }
         Some(Runs {
-            count: values.len(),
-            first: result(first),
-            last: result(last),
-            min: extreme(f64::min),
-            max: extreme(f64::max),
+            count: seen.count,
+            first: result(&first),
+            last: result(&last),
+            min: seen.extremes.map(|e| e.0),
+            max: seen.extremes.map(|e| e.1),
             scalars,
         })
     }
@@ -177,12 +169,13 @@ impl TraceRow {
         (f == file.0 && self.named_there).then(|| (start, start + self.name.len() as u32))
     }
 
-    /// The inlay hint: `x̄ = 12.0`, or over several runs `r̄ = ×3: 4.0 → 1.0`.
-    pub fn hint_label(&self) -> String {
+    /// The inlay hint: `x̄ = 12.0`, or over several runs `r̄ = ×3: 4.0 → 1.0`, each adjoint
+    /// as `short` writes it.
+    pub fn hint_label(&self, short: impl Fn(&EvalResult) -> String) -> String {
         let a = &self.adjoints;
         let value = match a.count {
-            1 => a.last.display.clone(),
-            n => format!("×{n}: {} → {}", a.first.display, a.last.display),
+            1 => short(&a.last),
+            n => format!("×{n}: {} → {}", short(&a.first), short(&a.last)),
         };
         format!("{}\u{304} = {value}", self.name)
     }
@@ -270,11 +263,62 @@ pub(crate) fn table(rows: &[TraceRow]) -> String {
     out
 }
 
-/// What the taps of one definition showed: `(span, name)` -> values and adjoints in the order
-/// they ran.
+/// The most Float64 values of one definition kept for a sparkline.
+pub const MAX_SCALARS: usize = 1 << 16;
+
+/// What one tap saw, in constant memory however often it ran: the first and last value (deep
+/// copies), the count, the extremes while all are Float64, and the Float64 values themselves
+/// up to [`MAX_SCALARS`].
+#[derive(Default)]
+struct Seen {
+    first: Option<Value>,
+    last: Option<Value>,
+    count: usize,
+    /// `None` once a value is not a Float64 (or too many were seen).
+    scalars: Option<Vec<f64>>,
+    /// (min, max), NaN if any value was, `None` once a value is not a Float64.
+    extremes: Option<(f64, f64)>,
+}
+
+impl Seen {
+    fn push(&mut self, x: &Value) {
+        // A copy: an array may be written after (and a shadow accumulated into).
+        let copy = x.deep_copy();
+        if self.first.is_none() {
+            self.first = Some(copy.clone());
+            self.scalars = Some(Vec::new());
+        }
+        self.last = Some(copy);
+        self.count += 1;
+        match x {
+            Value::F64(v) => {
+                let v = *v;
+                self.extremes = match self.extremes {
+                    _ if self.count == 1 => Some((v, v)),
+                    // Julia's `minimum` and `maximum`: NaN if any value is.
+                    Some((lo, _)) if lo.is_nan() || v.is_nan() => Some((f64::NAN, f64::NAN)),
+                    Some((lo, hi)) => Some((lo.min(v), hi.max(v))),
+                    None => None,
+                };
+                if let Some(s) = &mut self.scalars {
+                    match s.len() < MAX_SCALARS {
+                        true => s.push(v),
+                        false => self.scalars = None,
+                    }
+                }
+            }
+            _ => {
+                self.extremes = None;
+                self.scalars = None;
+            }
+        }
+    }
+}
+
+/// What the taps showed: `(span, name)` -> the definition's values and adjoints.
 #[derive(Default)]
 struct Taps {
-    seen: HashMap<(Span, zy_ir::Name), (Vec<Value>, Vec<Value>)>,
+    seen: HashMap<(Span, zy_ir::Name), (Seen, Seen)>,
 }
 
 impl Watch for Taps {
@@ -296,8 +340,6 @@ impl Watch for Taps {
         else {
             return;
         };
-        // A copy: an array may be written after (and a shadow accumulated into).
-        let x = x.deep_copy();
         let entry = self.seen.entry((step.span, name.clone())).or_default();
         match &**kind {
             "primal" => entry.0.push(x),
@@ -319,10 +361,10 @@ pub(crate) fn run(
     let mut taps = Taps::default();
     zy_interp::run_watched(program, driver, args, limits, &mut taps)?;
     let mut rows = Vec::new();
-    for ((span, name), (values, mut adjoints)) in taps.seen {
+    for ((span, name), (values, adjoints)) in taps.seen {
         // The pullback runs the definitions backwards.
-        adjoints.reverse();
-        let (Some(values), Some(adjoints)) = (Runs::of(&values), Runs::of(&adjoints)) else {
+        let (Some(values), Some(adjoints)) = (Runs::of(values, false), Runs::of(adjoints, true))
+        else {
             continue;
         };
         let Some(r) = zy_hir::locate(db, span, call) else {
@@ -389,6 +431,32 @@ apply(f, x) = f(x) + x
 flat(x) = round(x) * 2.0
 step(x) = x > 0.0 ? 1.0 : 2.0
 ";
+
+    #[test]
+    fn runs_summarise_in_constant_memory_and_propagate_nan() {
+        use super::{Runs, Seen};
+        use zy_interp::Value;
+        let mut seen = Seen::default();
+        for x in [3.0, f64::NAN, 1.0] {
+            seen.push(&Value::F64(x));
+        }
+        // Seen by the pullback, so backwards: the first run is the last seen.
+        let runs = Runs::of(seen, true).unwrap();
+        assert_eq!(
+            (runs.first.display.as_str(), runs.last.display.as_str()),
+            ("1.0", "3.0")
+        );
+        assert!(runs.min.is_some_and(f64::is_nan) && runs.max.is_some_and(f64::is_nan));
+        assert_eq!(runs.scalars.len(), 3);
+        assert_eq!(runs.summary(), "×3: 1.0 → 3.0 (min NaN, max NaN)");
+        let mut seen = Seen::default();
+        for k in 0..3 {
+            seen.push(&Value::vector_f64(vec![f64::from(k); 2]));
+        }
+        let runs = Runs::of(seen, false).unwrap();
+        assert_eq!(runs.summary(), "×3: [0.0, 0.0] → [2.0, 2.0]");
+        assert!(runs.scalars.is_empty() && runs.min.is_none());
+    }
 
     #[test]
     fn callees_loops_and_arrays() {

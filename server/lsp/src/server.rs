@@ -765,7 +765,7 @@ impl LanguageServer for Backend {
                         out.push(InlayHint {
                             position: doc.position(end),
                             label: InlayHintLabel::String(summary::truncate(
-                                &row.hint_label(),
+                                &row.hint_label(summary::short),
                                 HINT_CHARS,
                             )),
                             kind: None,
