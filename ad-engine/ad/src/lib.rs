@@ -192,6 +192,28 @@ pub fn instance_adjoint(
     globals: &GlobalShadows,
     inst: &Arc<Instance>,
 ) -> Result<InstanceAdjoint, AdError> {
+    instance_adjoint_in(source, prog, globals, inst, false)
+}
+
+/// [`instance_adjoint`] for the gradient debugger: a derived adjoint taps the value and the
+/// adjoint of every active variable with a source name ([`zy_ir::Prim::Tap`]), which a watched
+/// run of the interpreter sees (a rule's adjoint taps nothing).
+pub fn traced_instance_adjoint(
+    source: Option<&Program>,
+    prog: &TypedProgram,
+    globals: &GlobalShadows,
+    inst: &Arc<Instance>,
+) -> Result<InstanceAdjoint, AdError> {
+    instance_adjoint_in(source, prog, globals, inst, true)
+}
+
+fn instance_adjoint_in(
+    source: Option<&Program>,
+    prog: &TypedProgram,
+    globals: &GlobalShadows,
+    inst: &Arc<Instance>,
+    trace: bool,
+) -> Result<InstanceAdjoint, AdError> {
     let func = prog
         .functions
         .get(inst)
@@ -232,7 +254,7 @@ pub fn instance_adjoint(
         simplify::tidy(&mut body);
     }
     checkpoint::check_calls(prog, globals, &body)?;
-    let adj = transform::adjoint(inst, &body, globals)?;
+    let adj = transform::adjoint_with(inst, &body, globals, trace)?;
     Ok(InstanceAdjoint {
         forward: Arc::new(adj.forward),
         pullback: Arc::new(adj.pullback),

@@ -59,13 +59,26 @@ pub fn adjoint(
     func: &Function,
     globals: &GlobalShadows,
 ) -> Result<Adjoint, AdError> {
+    adjoint_with(inst, func, globals, false)
+}
+
+/// [`adjoint`]; with `trace`, the forward function taps the value and the pullback the
+/// adjoint of every active variable with a source name (`tap`, [`Prim::Tap`]) for the gradient
+/// debugger's watched run.
+pub fn adjoint_with(
+    inst: &Arc<Instance>,
+    func: &Function,
+    globals: &GlobalShadows,
+    trace: bool,
+) -> Result<Adjoint, AdError> {
     reject_nested(func)?;
     globals.check(inst, func)?;
     let mut primal = func.clone();
     crate::simplify::renumber(&mut primal);
     let (f, exit) = single_exit(&primal)?;
     let act = analyse_in(&f, &|c| !globals.reached(c).is_empty());
-    let cx = Cx::new(&f, exit, act, globals);
+    let mut cx = Cx::new(&f, exit, act, globals);
+    cx.trace = trace;
     let mut callees = Callees {
         wanted: Vec::new(),
         globals,
@@ -120,6 +133,8 @@ struct Cx<'f> {
     /// back edge: `(outside predecessor, latch)`. Their reverse counts iterations down.
     counted: Vec<Option<(Block, Block)>>,
     globals: &'f GlobalShadows,
+    /// Whether to tap named variables' values and adjoints ([`adjoint_with`]).
+    trace: bool,
 }
 
 impl<'f> Cx<'f> {
@@ -158,7 +173,20 @@ impl<'f> Cx<'f> {
             order,
             counted,
             globals,
+            trace: false,
         }
+    }
+
+    /// The source name of `v` if it is tapped: a traced adjoint, an active variable with a
+    /// gradient, named in the source (not generated code's `#` names). Its adjoint is its
+    /// gradient variable, or its forward shadow (arrays, which have no gradient variable).
+    fn tapped(&self, v: Value) -> Option<&zy_ir::Name> {
+        let d = self.f.value(v);
+        let name = d.name.as_ref()?;
+        let source =
+            name.starts_with(|c: char| c.is_alphabetic() || c == '_') && !name.contains('#');
+        let one_kind = has_rdata(&d.ty) != has_fdata(&d.ty);
+        (self.trace && source && one_kind && self.act.is_active(v)).then_some(name)
     }
 
     fn is_stmt_active(&self, v: Value) -> bool {
@@ -193,6 +221,15 @@ struct Forward {
     /// Primal statement -> its rule's residuals (forward side).
     residual_of: HashMap<Value, Vec<Operand>>,
     tape_ty: Type,
+    /// Tapped primal values with a shadow -> the shadow, a residual of their block.
+    tapped_shadows: HashMap<Value, Value>,
+}
+
+impl Forward {
+    /// The shadow of the tapped primal value `v` in a reverse block whose residuals are `res`.
+    fn tapped_shadow(&self, res: &HashMap<Value, Operand>, v: Value) -> Option<Operand> {
+        res.get(self.tapped_shadows.get(&v)?).cloned()
+    }
 }
 
 fn forward_pass(
@@ -255,8 +292,18 @@ fn forward_pass(
     let mut slot_vars: HashMap<Value, Var> = HashMap::new();
     let mut slots: HashMap<Value, usize> = HashMap::new();
     let mut slot_order: Vec<Value> = Vec::new();
+    let mut tapped_shadows: HashMap<Value, Value> = HashMap::new();
     for b in f.reverse_postorder() {
         let data = f.block(b);
+        for &p in &data.params {
+            if let (Some(name), Some(x)) = (cx.tapped(p), map.get(&p)) {
+                tap(&mut sb, b, f.value(p).span, "primal", name, x.clone());
+                if let Some(sh) = shadow.get(&p).and_then(Operand::as_value) {
+                    tapes[b.index()].residuals.push(sh);
+                    tapped_shadows.insert(p, sh);
+                }
+            }
+        }
         for &v in &data.stmts {
             let d = f.value(v);
             let Some(s) = f.stmt(v) else { continue };
@@ -283,6 +330,13 @@ fn forward_pass(
             if let Operand::Value(fv) = r.value {
                 if sb.func.values[fv.index()].name.is_none() {
                     sb.func.values[fv.index()].name = d.name.clone();
+                }
+            }
+            if let (Some(name), true) = (cx.tapped(v), active) {
+                tap(&mut sb, b, d.span, "primal", name, r.value.clone());
+                if let Some(sh) = r.shadow.as_ref().and_then(Operand::as_value) {
+                    tapes[b.index()].residuals.push(sh);
+                    tapped_shadows.insert(v, sh);
                 }
             }
             map.insert(v, r.value);
@@ -462,6 +516,7 @@ fn forward_pass(
         slots,
         residual_of,
         tape_ty,
+        tapped_shadows,
     })
 }
 
@@ -676,6 +731,11 @@ fn pullback_pass(cx: &Cx, inst: &Arc<Instance>, fw: &Forward) -> Result<Function
                 .unwrap_or_default();
             let var = g.var(v);
             let dyv = var.map(|var| g.sb.use_var(rb, var));
+            if let Some(name) = cx.tapped(v) {
+                if let Some(x̄) = dyv.clone().or_else(|| fw.tapped_shadow(&res, v)) {
+                    tap(&mut g.sb, rb, d.span, "adjoint", name, x̄);
+                }
+            }
             let rs = RevStmt {
                 op: &s.op,
                 arg_tys: s.args.iter().map(|a| f.operand_ty(a)).collect(),
@@ -727,7 +787,11 @@ fn pullback_pass(cx: &Cx, inst: &Arc<Instance>, fw: &Forward) -> Result<Function
         if b != Block::ENTRY {
             for (j, &p) in f.block(b).params.iter().enumerate() {
                 if let Some(var) = g.var(p) {
-                    phis.push((j, g.sb.use_var(rb, var)));
+                    let gp = g.sb.use_var(rb, var);
+                    if let Some(name) = cx.tapped(p) {
+                        tap(&mut g.sb, rb, f.value(p).span, "adjoint", name, gp.clone());
+                    }
+                    phis.push((j, gp));
                     if cx.looped[b.index()] {
                         let mut e = Emit {
                             bcast: None,
@@ -738,6 +802,8 @@ fn pullback_pass(cx: &Cx, inst: &Arc<Instance>, fw: &Forward) -> Result<Function
                         let z = e.zero_rdata(&rdata_type(f.ty(p)));
                         g.sb.def_var(rb, var, z);
                     }
+                } else if let (Some(name), Some(x̄)) = (cx.tapped(p), fw.tapped_shadow(&res, p)) {
+                    tap(&mut g.sb, rb, f.value(p).span, "adjoint", name, x̄);
                 }
             }
         }
@@ -756,6 +822,15 @@ fn pullback_pass(cx: &Cx, inst: &Arc<Instance>, fw: &Forward) -> Result<Function
                     }
                     .zero_rdata(&rty),
                 };
+                if let Some(name) = cx.tapped(a) {
+                    let x̄ = match g.var(a) {
+                        Some(_) => Some(val.clone()),
+                        None => fw.tapped_shadow(&res, a),
+                    };
+                    if let Some(x̄) = x̄ {
+                        tap(&mut g.sb, rb, f.value(a).span, "adjoint", name, x̄);
+                    }
+                }
                 parts.push(val);
                 tys.push(rty);
             }
@@ -920,6 +995,22 @@ fn pullback_pass(cx: &Cx, inst: &Arc<Instance>, fw: &Forward) -> Result<Function
         }
     }
     Ok(g.sb.finish())
+}
+
+/// `tap(:kind, :name, x)` at the end of `block`, at `span`.
+fn tap(sb: &mut SsaBuilder, block: Block, span: Span, kind: &str, name: &zy_ir::Name, x: Operand) {
+    let mut e = Emit {
+        bcast: None,
+        b: sb,
+        block,
+        span,
+    };
+    let args = vec![
+        Const::Symbol(kind.into()).into(),
+        Const::Symbol(name.clone()).into(),
+        x,
+    ];
+    e.prim(Prim::Tap, args, Type::Nothing);
 }
 
 fn name(e: &mut Emit, op: &Operand, n: String) {

@@ -101,6 +101,8 @@ pub struct Effects {
     /// It calls a function it is given (a user function, a pullback): it may have any effect
     /// that function has.
     pub calls: bool,
+    /// A watched run observes it (`tap`): it has no other purpose.
+    pub observed: bool,
 }
 
 /// When a primitive throws.
@@ -121,6 +123,7 @@ impl Effects {
         mutates: None,
         throws: Throws::Never,
         calls: false,
+        observed: false,
     };
 
     /// Calls a function it is given, with whatever effects that function has.
@@ -599,6 +602,14 @@ prims! {
     /// [`Instance::args`](crate::Instance::args) are the contents of the result's `Pullback`
     /// type; calling it ([`Prim::CallPullback`]) runs that instance on `(tape, ȳ)`.
     MakePullback => "make_pullback" { arity: Exactly(3), diff: Rewritten }
+    // The gradient debugger (only in the programs it builds for a watched run).
+    /// `tap(:primal, :x, v)` / `tap(:adjoint, :x, x̄)`: shows a watched run the value or the
+    /// adjoint of the source variable `x` where the statement's span says. Returns nothing;
+    /// never removed as dead code.
+    Tap => "tap" {
+        arity: Exactly(3), diff: Diff::No,
+        effects: Effects { observed: true, ..Effects::PURE }, jit: Jit::Interpreted,
+    }
 }
 
 impl Prim {
@@ -655,18 +666,19 @@ impl Prim {
     }
 
     /// Operations with an effect on an existing object (mutation), on control (throwing is
-    /// their purpose) or any effect of a function they call: never removed, never reordered.
+    /// their purpose), any effect of a function they call, or one a watched run observes:
+    /// never removed, never reordered.
     pub fn has_effect(self) -> bool {
         let e = self.info().effects;
-        e.mutates.is_some() || e.calls || matches!(e.throws, Throws::Checks(_))
+        e.mutates.is_some() || e.calls || e.observed || matches!(e.throws, Throws::Checks(_))
     }
 
     /// Can a statement of this primitive be dropped when its result is unused? Only when it
-    /// neither mutates, nor calls a function, nor can throw: dropping an unused `x[10]` or
-    /// `sin(Inf)` would lose Julia's `BoundsError` or `DomainError`.
+    /// neither mutates, nor calls a function, nor can throw, nor is observed: dropping an
+    /// unused `x[10]` or `sin(Inf)` would lose Julia's `BoundsError` or `DomainError`.
     pub fn is_removable(self) -> bool {
         let e = self.info().effects;
-        e.mutates.is_none() && !e.calls && e.throws == Throws::Never
+        e.mutates.is_none() && !e.calls && !e.observed && e.throws == Throws::Never
     }
 }
 
@@ -730,7 +742,8 @@ mod tests {
                 "check_distinct",
                 "push!",
                 "pop!",
-                "accum!"
+                "accum!",
+                "tap"
             ]
         );
     }

@@ -16,6 +16,7 @@ use crate::arguments::Arguments;
 use crate::eval::{expand, load_error};
 use crate::locate::{error_at, in_site, CallSite};
 use crate::nonfinite::{is_finite, NonFinite};
+use crate::trace::TraceRow;
 use crate::why::Why;
 use crate::{Analysis, Cancellable, EvalLimits, EvalResult, FileId, UserError};
 
@@ -27,6 +28,13 @@ pub enum Engine {
     Interp,
     /// The Cranelift JIT (falling back to the interpreter for what it does not compile).
     Jit,
+}
+
+/// What [`Analysis::grad_with`] computes beside the value and the gradient.
+#[derive(Clone, Copy, PartialEq, Eq, Debug, Default)]
+pub struct GradOptions {
+    /// Every variable's value and adjoint ([`GradResult::trace`]).
+    pub trace: bool,
 }
 
 /// The value of a call and its gradient with respect to every argument.
@@ -42,6 +50,9 @@ pub struct GradResult {
     pub nonfinite: Option<NonFinite>,
     /// Why each argument whose gradient is `nothing` or zero has it.
     pub why: Vec<Why>,
+    /// With [`GradOptions::trace`]: the value and adjoint of every argument and local with a
+    /// source name, in source order.
+    pub trace: Option<Vec<TraceRow>>,
 }
 
 impl GradResult {
@@ -51,12 +62,17 @@ impl GradResult {
         let grads: Vec<serde_json::Value> = self.gradient.iter().map(|g| g.json.clone()).collect();
         let nonfinite = self.nonfinite.as_ref().map(NonFinite::to_json);
         let why: Vec<serde_json::Value> = self.why.iter().map(Why::to_json).collect();
-        serde_json::json!({
+        let mut out = serde_json::json!({
             "value": self.value.json,
             "gradient": grads,
             "nonfinite": nonfinite,
             "why": why,
-        })
+        });
+        if let (Some(rows), Some(map)) = (&self.trace, out.as_object_mut()) {
+            let rows: Vec<serde_json::Value> = rows.iter().map(TraceRow::to_json).collect();
+            map.insert("trace".into(), rows.into());
+        }
+        out
     }
 
     /// [`GradResult::to_json`] as text, with `value` before `gradient` as SPEC writes it.
@@ -83,7 +99,18 @@ impl GradResult {
             }
             let _ = write!(text, "{}", w.to_json());
         }
-        text.push_str("]}");
+        text.push(']');
+        if let Some(rows) = &self.trace {
+            text.push_str(",\"trace\":[");
+            for (i, r) in rows.iter().enumerate() {
+                if i > 0 {
+                    text.push(',');
+                }
+                let _ = write!(text, "{}", r.to_json());
+            }
+            text.push(']');
+        }
+        text.push('}');
         text
     }
 
@@ -112,6 +139,10 @@ impl GradResult {
             text.push('\n');
             let _ = write!(text, "{w}");
         }
+        if let Some(rows) = &self.trace {
+            text.push('\n');
+            text.push_str(&crate::trace::table(rows));
+        }
         text
     }
 }
@@ -125,10 +156,22 @@ impl Analysis {
         limits: EvalLimits,
         engine: Engine,
     ) -> Cancellable<Result<GradResult, UserError>> {
+        self.grad_with(file, call, limits, engine, GradOptions::default())
+    }
+
+    /// [`Analysis::grad`], with what `options` asks for besides.
+    pub fn grad_with(
+        &self,
+        file: FileId,
+        call: &str,
+        limits: EvalLimits,
+        engine: Engine,
+        options: GradOptions,
+    ) -> Cancellable<Result<GradResult, UserError>> {
         let mut limits = limits;
         limits.cancel.get_or_insert_with(|| self.stale_flag());
         self.with_db(|db| {
-            let r = grad(db, file.0, call, &limits, engine);
+            let r = grad(db, file.0, call, &limits, engine, options);
             if r.is_err() {
                 self.unwind_if_stale();
             }
@@ -143,6 +186,7 @@ fn grad(
     call: &str,
     limits: &EvalLimits,
     engine: Engine,
+    options: GradOptions,
 ) -> Result<GradResult, UserError> {
     if let Some(e) = load_error(db, file) {
         return Err(e);
@@ -155,6 +199,10 @@ fn grad(
         prepared.nonfinite_origin(db)
     };
     let why = prepared.why(db, &gradient);
+    let trace = match options.trace {
+        true => Some(prepared.trace(db)?),
+        false => None,
+    };
     Ok(GradResult {
         value: result(&y),
         gradient: prepared
@@ -166,6 +214,7 @@ fn grad(
         jit_fallback,
         nonfinite,
         why,
+        trace,
     })
 }
 
@@ -360,6 +409,30 @@ impl<'a> Prepared<'a> {
             CallSite::Text(_) => None,
         };
         crate::nonfinite::explain(db, &program, &driver, args, &self.limits, call)
+    }
+
+    /// The value and adjoint of every variable with a source name: the gradient built with
+    /// taps, run in the interpreter under watch.
+    pub(crate) fn trace(&self, db: &RootDatabase) -> Result<Vec<TraceRow>, UserError> {
+        let ad_error = |e: zy_ad::AdError| error_at(db, e.span, self.site, e.message);
+        let source = &zy_hir::program_index(db, self.id.root(db)).program;
+        let globals = zy_ad::GlobalShadows::of(&self.program);
+        let (driver, program) =
+            zy_ad::gradient_program_with(&self.program, &self.inst, &mut |_, i| {
+                zy_ad::traced_instance_adjoint(Some(source), &self.program, &globals, i)
+            })
+            .map_err(ad_error)?;
+        let args = self.arguments(db)?;
+        crate::trace::run(db, &program, &driver, args, &self.limits, self.call())
+            .map_err(|e| self.runtime_error(db, e))
+    }
+
+    /// Where the call text is, if it is in a file (a `# zy:` annotation).
+    fn call(&self) -> Option<(SourceFile, u32)> {
+        match self.site {
+            CallSite::InFile { file, offset } => Some((file, offset)),
+            CallSite::Text(_) => None,
+        }
     }
 
     /// Why each argument whose gradient in `gradient` is `nothing` or zero has it.
@@ -651,6 +724,7 @@ mod tests {
             jit_fallback: None,
             nonfinite: None,
             why: Vec::new(),
+            trace: None,
         };
         let one = of(vec![Value::vector_f64(vec![1.5, -2.0])]);
         assert_eq!(one.to_text(), "value: 8.0\ngradient: ([1.5, -2.0],)");

@@ -18,6 +18,7 @@ mod hover;
 mod locate;
 mod nonfinite;
 mod outline;
+mod trace;
 mod view_ir;
 mod why;
 
@@ -39,12 +40,13 @@ pub use definition::{prelude_text, Location};
 pub use diagnostics::{Diagnostic, Severity};
 pub use error::{UserError, CALL_FILE};
 pub use eval::{EvalLimits, EvalResult};
-pub use grad::{Engine, GradResult};
+pub use grad::{Engine, GradOptions, GradResult};
 pub use gradcheck::GRADCHECK;
 pub use hints::InlayHint;
 pub use hover::HoverResult;
 pub use nonfinite::NonFinite;
 pub use outline::{FunctionOutline, ParamOutline};
+pub use trace::{Runs, TraceRow};
 pub use view_ir::IrStage;
 pub use why::Why;
 /// Whether JIT code is listed for `perf` (`ZY_PERF_MAP=1`): call at the start of `main`.

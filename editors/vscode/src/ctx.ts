@@ -178,7 +178,11 @@ export class Ctx implements vscode.Disposable {
 function serverSettings(): object {
     const config = vscode.workspace.getConfiguration("zy");
     return {
-        gradient: { timeoutMs: config.get<number>("gradient.timeoutMs"), memoryMb: config.get<number>("gradient.memoryMb") },
+        gradient: {
+            timeoutMs: config.get<number>("gradient.timeoutMs"),
+            memoryMb: config.get<number>("gradient.memoryMb"),
+            adjointHints: config.get<boolean>("gradient.adjointHints"),
+        },
         analysis: { maxFileKb: config.get<number>("analysis.maxFileKb") },
     };
 }

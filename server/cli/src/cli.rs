@@ -34,6 +34,10 @@ pub enum Command {
         /// Compiled code by default; `interp` runs the reference interpreter (for checking).
         #[arg(long, value_enum, default_value_t = EngineArg::Jit)]
         engine: EngineArg,
+        /// Also print the pullback as a table: each argument's and local's value and adjoint at
+        /// this call (a loop's runs summarised), computed by the interpreter.
+        #[arg(long)]
+        trace: bool,
     },
     /// Print the IR of a function at one stage.
     Ir {

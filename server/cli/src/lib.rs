@@ -12,7 +12,7 @@ mod load;
 mod source;
 
 use cli::{Command, IrFormat};
-use zy_ide::IrStage;
+use zy_ide::{GradOptions, IrStage};
 
 pub use load::{FAILURE, IO_FAILURE};
 
@@ -46,7 +46,8 @@ pub fn execute(command: Command, progress: bool) -> Outcome {
             call,
             format,
             engine,
-        } => load::grad(&file, &call, format, engine.into()),
+            trace,
+        } => load::grad(&file, &call, format, engine.into(), GradOptions { trace }),
         Command::Ir {
             file,
             function,

@@ -2,7 +2,9 @@
 
 use std::path::Path;
 
-use zy_ide::{AnalysisHost, Cancellable, Engine, EvalLimits, FileId, IrStage, UserError};
+use zy_ide::{
+    AnalysisHost, Cancellable, Engine, EvalLimits, FileId, GradOptions, IrStage, UserError,
+};
 
 use crate::cli::Format;
 use crate::Outcome;
@@ -74,13 +76,21 @@ pub fn eval(path: &Path, call: &str, format: Format) -> Outcome {
 }
 
 /// `zy-analyze grad FILE CALL`.
-pub fn grad(path: &Path, call: &str, format: Format, engine: Engine) -> Outcome {
+pub fn grad(
+    path: &Path,
+    call: &str,
+    format: Format,
+    engine: Engine,
+    options: GradOptions,
+) -> Outcome {
     let (host, file) = match open(path) {
         Ok(x) => x,
         Err(out) => return out,
     };
     let mut out = Outcome::default();
-    let result = host.analysis().grad(file, call, EvalLimits::default(), engine).map(|r| {
+    let result = host
+        .analysis()
+        .grad_with(file, call, EvalLimits::default(), engine, options).map(|r| {
         r.map(|g| {
             if let Some(why) = &g.jit_fallback {
                 out.stderr = format!("note: the JIT does not compile this call ({why}); the interpreter ran it\n");

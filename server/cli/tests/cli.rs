@@ -76,6 +76,50 @@ fn eval_in_text_and_json() {
 }
 
 #[test]
+fn grad_trace_in_text_and_json() {
+    let dir = dir_with(&[("pow.jl", POW)]);
+    // x^3 at x = 2 by r *= x: r takes 2, 4, 8 with adjoints x^2 = 4, x = 2, 1; at the loop
+    // header r is 1, 2, 4, 8 with adjoints 8, 4, 2, 1; x's adjoint is 3x^2 = 12.
+    let text = "\
+value: 8.0
+gradient: (12.0, nothing)
+note: pow.jl:2:17: `n` is of type Int64, which has no gradient (only floating-point values, and arrays, tuples and structs of them, do)
+trace:
+  where        name  value                             adjoint
+  pow.jl:2:14  x     2.0                               12.0
+  pow.jl:4:5   r     ×4: 1.0 → 8.0 (min 1.0, max 8.0)  ×4: 8.0 → 1.0 (min 1.0, max 8.0)
+  pow.jl:5:9   r     ×3: 2.0 → 8.0 (min 2.0, max 8.0)  ×3: 4.0 → 1.0 (min 1.0, max 4.0)
+";
+    for engine in ["interp", "jit"] {
+        let args = [
+            "grad",
+            "pow.jl",
+            "pow(2.0, 3)",
+            "--trace",
+            "--engine",
+            engine,
+        ];
+        assert_eq!(run(dir.path(), &args), (0, text.into(), "".into()));
+    }
+    let json = concat!(
+        r#"{"value":8.0,"gradient":[12.0,null],"nonfinite":null,"why":[{"arg":1,"col":17,"file":"pow.jl","line":2,"message":"`n` is of type Int64, which has no gradient (only floating-point values, and arrays, tuples and structs of them, do)","name":"n"}],"trace":["#,
+        r#"{"adjoint":12.0,"col":14,"file":"pow.jl","line":2,"name":"x","value":2.0},"#,
+        r#"{"adjoint":1.0,"adjoints":{"first":8.0,"last":1.0,"max":8.0,"min":1.0},"col":5,"file":"pow.jl","line":4,"name":"r","runs":4,"value":8.0,"values":{"first":1.0,"last":8.0,"max":8.0,"min":1.0}},"#,
+        r#"{"adjoint":1.0,"adjoints":{"first":4.0,"last":1.0,"max":4.0,"min":1.0},"col":9,"file":"pow.jl","line":5,"name":"r","runs":3,"value":8.0,"values":{"first":2.0,"last":8.0,"max":8.0,"min":2.0}}"#,
+        "]}\n"
+    );
+    let args = [
+        "grad",
+        "pow.jl",
+        "pow(2.0, 3)",
+        "--trace",
+        "--format",
+        "json",
+    ];
+    assert_eq!(run(dir.path(), &args), (0, json.into(), "".into()));
+}
+
+#[test]
 fn grad_in_json() {
     let dir = dir_with(&[("pow.jl", POW)]);
     // `n` is an Int: its gradient is `nothing`, and `why` says so.

@@ -19,7 +19,7 @@ use tokio::sync::oneshot;
 use tower_lsp::jsonrpc::{Error, Result};
 use tower_lsp::lsp_types::*;
 use tower_lsp::{Client, LanguageServer, LspService, Server};
-use zy_ide::{Analysis, AnalysisHost, Config, Engine, EvalLimits, FileId, IrStage};
+use zy_ide::{Analysis, AnalysisHost, Config, Engine, EvalLimits, FileId, IrStage, TraceRow};
 
 use crate::convert::Document;
 use crate::dispatch::{panic_message, run, Budget, Outcome, REQUEST_TIMEOUT};
@@ -70,12 +70,14 @@ struct ClientCaps {
     hint_refresh: bool,
 }
 
-/// A computed gradient: in full (what the command returned) and in short forms for the lens.
+/// A computed gradient: in full (what the command returned) and in short forms for the lens,
+/// with every variable's adjoint (empty when adjoint hints are off).
 #[derive(Clone)]
 struct Computed {
     full: GradientResult,
     value: String,
     gradient: String,
+    trace: Vec<TraceRow>,
 }
 
 /// The `LanguageServer` implementation.
@@ -248,9 +250,24 @@ impl Backend {
                 ..EvalLimits::default()
             };
             let start = Instant::now();
-            match snap.analysis.grad(snap.file, &call, limits, Engine::Jit) {
+            match snap
+                .analysis
+                .grad(snap.file, &call, limits.clone(), Engine::Jit)
+            {
                 Ok(Ok(g)) => {
                     let micros = start.elapsed().as_micros() as u64;
+                    // The adjoints come from a second, traced run in the interpreter.
+                    let trace = match snap.settings.adjoint_hints {
+                        true => match snap.analysis.trace(snap.file, &call, limits) {
+                            Ok(Ok(rows)) => rows,
+                            Ok(Err(e)) => {
+                                tracing::warn!(%call, error = %e, "the adjoint trace failed");
+                                Vec::new()
+                            }
+                            Err(_) => return Outcome::Cancelled,
+                        },
+                        false => Vec::new(),
+                    };
                     let full = GradientResult {
                         call,
                         value: g.value.display.clone(),
@@ -264,6 +281,7 @@ impl Backend {
                         full,
                         value: summary::short(&g.value),
                         gradient: summary::short_tuple(&g.gradient),
+                        trace,
                     })
                 }
                 Ok(Err(e)) if start.elapsed() >= timeout => Outcome::Failed(format!(
@@ -543,16 +561,36 @@ impl LanguageServer for Backend {
             Budget::REQUEST,
             move || {
                 let offset = snap.doc.doc.offset(pos.position);
-                match snap.analysis.hover(snap.file, offset) {
-                    Ok(h) => Outcome::Done(h.map(|h| Hover {
-                        contents: HoverContents::Markup(MarkupContent {
-                            kind: MarkupKind::Markdown,
-                            value: h.markdown,
-                        }),
-                        range: Some(snap.doc.doc.range(h.start, h.end)),
-                    })),
-                    Err(_) => Outcome::Cancelled,
-                }
+                let Ok(hover) = snap.analysis.hover(snap.file, offset) else {
+                    return Outcome::Cancelled;
+                };
+                // The adjoints of a variable defined here, from the last computed gradient.
+                let traced = snap
+                    .gradients
+                    .iter()
+                    .filter(|((u, _), _)| *u == pos.text_document.uri)
+                    .flat_map(|(_, c)| c.trace.iter().map(move |row| (c, row)))
+                    .find_map(|(c, row)| {
+                        let (start, end) = row.name_range(snap.file)?;
+                        (start..=end)
+                            .contains(&offset)
+                            .then(|| (start, end, row.hover_markdown(&c.full.call)))
+                    });
+                let (markdown, start, end) = match (hover, traced) {
+                    (Some(h), Some((_, _, t))) => {
+                        (format!("{}\n\n---\n\n{t}", h.markdown), h.start, h.end)
+                    }
+                    (Some(h), None) => (h.markdown, h.start, h.end),
+                    (None, Some((start, end, t))) => (t, start, end),
+                    (None, None) => return Outcome::Done(None),
+                };
+                Outcome::Done(Some(Hover {
+                    contents: HoverContents::Markup(MarkupContent {
+                        kind: MarkupKind::Markdown,
+                        value: markdown,
+                    }),
+                    range: Some(snap.doc.doc.range(start, end)),
+                }))
             },
         )
         .await
@@ -719,6 +757,28 @@ impl LanguageServer for Backend {
                         padding_right: None,
                         data: None,
                     });
+                    // Each variable's adjoint after its name where it is defined.
+                    for row in &c.trace {
+                        let Some((_, end)) = row.name_range(snap.file) else {
+                            continue;
+                        };
+                        out.push(InlayHint {
+                            position: doc.position(end),
+                            label: InlayHintLabel::String(summary::truncate(
+                                &row.hint_label(summary::short),
+                                HINT_CHARS,
+                            )),
+                            kind: None,
+                            text_edits: None,
+                            tooltip: Some(InlayHintTooltip::MarkupContent(MarkupContent {
+                                kind: MarkupKind::Markdown,
+                                value: row.hover_markdown(&c.full.call),
+                            })),
+                            padding_left: Some(true),
+                            padding_right: None,
+                            data: None,
+                        });
+                    }
                 }
                 out.retain(|h| h.position >= params.range.start && h.position <= params.range.end);
                 Outcome::Done(Some(out))

@@ -12,6 +12,8 @@ pub const GRADIENT_TIMEOUT_KEY: &str = "gradient.timeoutMs";
 pub const GRADIENT_MEMORY_KEY: &str = "gradient.memoryMb";
 /// The key of the full-analysis size limit, in KiB.
 pub const MAX_FILE_KEY: &str = "analysis.maxFileKb";
+/// The key of the switch for adjoint inlay hints after "compute gradient".
+pub const ADJOINT_HINTS_KEY: &str = "gradient.adjointHints";
 
 /// The server's settings.
 #[derive(Clone, Debug, PartialEq)]
@@ -22,6 +24,8 @@ pub struct Settings {
     pub gradient_memory: u64,
     /// Files larger than this many bytes get syntax diagnostics only.
     pub max_file_bytes: u64,
+    /// Whether "compute gradient" traces every variable's adjoint for inlay hints and hover.
+    pub adjoint_hints: bool,
 }
 
 impl Default for Settings {
@@ -30,6 +34,7 @@ impl Default for Settings {
             gradient_timeout: Duration::from_secs(2),
             gradient_memory: 1 << 30,
             max_file_bytes: 128 << 10,
+            adjoint_hints: true,
         }
     }
 }
@@ -39,6 +44,14 @@ impl Settings {
     /// per value ignored (not a positive integer).
     pub fn update(&mut self, json: &Value) -> Vec<String> {
         let mut complaints = Vec::new();
+        if let Some(value) = json.pointer(&format!("/{}", ADJOINT_HINTS_KEY.replace('.', "/"))) {
+            match value.as_bool() {
+                Some(on) => self.adjoint_hints = on,
+                None => complaints.push(format!(
+                    "`{ADJOINT_HINTS_KEY}` must be true or false, not {value}"
+                )),
+            }
+        }
         let mut read = |key: &str| -> Option<u64> {
             let value = json.pointer(&format!("/{}", key.replace('.', "/")))?;
             match value.as_u64().filter(|&n| n > 0) {
@@ -71,7 +84,7 @@ mod tests {
     #[test]
     fn keys_present_are_applied_and_bad_values_reported() {
         let mut s = Settings::default();
-        let complaints = s.update(&json!({ "gradient": { "timeoutMs": 60000, "memoryMb": -1 }, "analysis": { "maxFileKb": 4 } }));
+        let complaints = s.update(&json!({ "gradient": { "timeoutMs": 60000, "memoryMb": -1, "adjointHints": false }, "analysis": { "maxFileKb": 4 } }));
         assert_eq!(
             complaints,
             ["`gradient.memoryMb` must be a positive integer, not -1"]
@@ -81,8 +94,13 @@ mod tests {
             Settings {
                 gradient_timeout: Duration::from_secs(60),
                 gradient_memory: 1 << 30,
-                max_file_bytes: 4096
+                max_file_bytes: 4096,
+                adjoint_hints: false,
             }
+        );
+        assert_eq!(
+            s.update(&json!({ "gradient": { "adjointHints": "yes" } })),
+            ["`gradient.adjointHints` must be true or false, not \"yes\""]
         );
         assert_eq!(s.update(&json!(null)), Vec::<String>::new());
     }

@@ -266,6 +266,66 @@ fn compute_gradient_runs_in_place_and_updates_the_lens() {
 }
 
 #[test]
+fn compute_gradient_shows_each_variables_adjoint_as_a_hint_and_on_hover() {
+    let mut c = Client::initialized();
+    c.open(&uri(), POW);
+    c.request(
+        "workspace/executeCommand",
+        json!({ "command": "zy.computeGradient", "arguments": [{ "uri": uri(), "function": "pow" }] }),
+    );
+    let hints = c.request(
+        "textDocument/inlayHint",
+        json!({ "textDocument": { "uri": uri() }, "range": range(0, 0, 20, 0) }),
+    );
+    // After the types and the gradient: x̄ = 3x² = 12 after the parameter, and `r *= x`'s
+    // adjoints over its three runs (x², x, 1).
+    let adjoints: Vec<(Value, Value)> = hints
+        .as_array()
+        .unwrap()
+        .iter()
+        .skip(3)
+        .map(|h| (h["position"].clone(), h["label"].clone()))
+        .collect();
+    assert_eq!(
+        adjoints,
+        vec![
+            (pos(1, 14), json!("x̄ = 12.0")),
+            (pos(4, 9), json!("r̄ = ×3: 4.0 → 1.0"))
+        ]
+    );
+    let h = hover(&mut c, 4, 8);
+    let value = h["contents"]["value"].as_str().unwrap();
+    assert!(
+        value.ends_with("\n\n---\n\nat `pow(2.0, 3)`, over 3 runs: `r` = 2.0 → 8.0\n\nadjoint: first 4.0, last 1.0, min 1.0, max 4.0\n\n`█▃▁`"),
+        "{value}"
+    );
+    assert_eq!(c.shutdown(), Some(0));
+}
+
+#[test]
+fn adjoint_hints_can_be_turned_off() {
+    let mut c = Client::start();
+    c.initialize(json!({ "processId": null, "rootUri": null, "capabilities": Client::capabilities(), "initializationOptions": { "gradient": { "adjointHints": false } } }));
+    c.open(&uri(), POW);
+    c.request(
+        "workspace/executeCommand",
+        json!({ "command": "zy.computeGradient", "arguments": [{ "uri": uri(), "function": "pow" }] }),
+    );
+    let hints = c.request(
+        "textDocument/inlayHint",
+        json!({ "textDocument": { "uri": uri() }, "range": range(0, 0, 20, 0) }),
+    );
+    let labels: Vec<&str> = hints
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|h| h["label"].as_str())
+        .collect();
+    assert_eq!(labels, ["∇ Float64", "∇ Nothing", "∇ = (12.0, nothing)"]);
+    assert_eq!(c.shutdown(), Some(0));
+}
+
+#[test]
 fn hover_on_a_loop_says_what_each_iteration_keeps() {
     let mut c = Client::initialized();
     c.open(&uri(), POW);

@@ -166,6 +166,7 @@ pub fn eval_prim(p: Prim, args: &[Value], ret: &Type) -> Result<Value, String> {
             tangent::accum_into(dst, x)
         }
         MakePullback => tangent::make_pullback(args, ret),
+        Tap => Ok(Value::Nothing),
         CallPullback => Err(internal(
             p,
             "calls code: the interpreter runs it, not `eval_prim`",

@@ -423,8 +423,15 @@ fn a_long_gradient_shows_a_short_lens_title_and_the_command_returns_it_whole() {
         format!("∇ f(ones(100)) = 100.0 · ∇ = (100-element Vector{{Float64}},) ({micros} µs)")
     );
     let hints = c.request("textDocument/inlayHint", json!({ "textDocument": { "uri": uri }, "range": { "start": { "line": 0, "character": 0 }, "end": { "line": 9, "character": 0 } } }));
-    let last = &hints[hints.as_array().unwrap().len() - 1];
+    // The gradient after the signature (before the adjoints of the variables).
+    let hints = hints.as_array().unwrap();
+    let last = hints
+        .iter()
+        .find(|h| h["label"].as_str().is_some_and(|l| l.starts_with("∇ =")))
+        .unwrap();
     assert_eq!(last["label"], "∇ = (100-element Vector{Float64},)");
+    let adjoint = hints.last().unwrap();
+    assert_eq!(adjoint["label"], "v̄ = 100-element Vector{Float64}");
     assert_eq!(
         last["tooltip"],
         format!("f(ones(100)) = 100.0 · ∇ = {full} ({micros} µs)")
