@@ -30,6 +30,7 @@ pub mod activity;
 pub mod cfg;
 mod driver;
 mod expand;
+pub mod forward;
 pub mod globals;
 mod inline;
 pub mod names;
