@@ -527,6 +527,14 @@ prims! {
     Derivative => "derivative" { arity: Exactly(2), diff: Rewritten, jit: Jit::Rewritten }
     /// `hessian(f, x)` for a vector `x`: an n×n matrix.
     Hessian => "hessian" { arity: Exactly(2), diff: Rewritten, jit: Jit::Rewritten }
+    /// `pushforward(f, x, dx)`: the directional derivative of `f` at `x` along `dx` (forward
+    /// mode).
+    Pushforward => "pushforward" { arity: Exactly(3), diff: Rewritten, jit: Jit::Rewritten }
+    /// `jvp(f, x, dx)`: the tuple `(f(x), pushforward(f, x, dx))`.
+    Jvp => "jvp" { arity: Exactly(3), diff: Rewritten, jit: Jit::Rewritten }
+    /// `hvp(f, x, v)` for a vector `x`: the Hessian of `f` at `x` times `v` (forward over
+    /// reverse).
+    Hvp => "hvp" { arity: Exactly(3), diff: Rewritten, jit: Jit::Rewritten }
     /// `pullback(f, args...)`: the tuple `(y, back)`; `back` has type [`Type::Pullback`](crate::Type::Pullback).
     PullbackOf => "pullback" { arity: AtLeast(1), diff: Rewritten, jit: Jit::Rewritten }
     /// `back(ȳ)` for a `back` returned by `pullback`: a tuple with one tangent per argument.

@@ -362,6 +362,13 @@ pub fn pushforward(e: &mut Emit, s: &TanStmt) -> Result<TanOut, AdError> {
             tangent: None,
         });
     }
+    if matches!(p, Prim::MakePullback | Prim::CallPullback) {
+        // A `back` closure made in another function: a recursive function's, under `hvp`.
+        return Err(unsupported(
+            e.span,
+            "a pullback closure in forward mode (forward over reverse of a recursive function is not supported yet)",
+        ));
+    }
     Err(unsupported(
         e.span,
         &format!("the primitive `{p}` in forward mode"),

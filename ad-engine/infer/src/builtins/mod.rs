@@ -79,6 +79,9 @@ pub const BUILTINS: &[&str] = &[
     "derivative",
     "hessian",
     "pullback",
+    "pushforward",
+    "jvp",
+    "hvp",
     "NoTangent",
 ];
 
