@@ -833,6 +833,13 @@ fn directional_driver(
             call.extend(crate::forward::zero_tangent(&mut e, &a, t));
         }
     }
+    // A driver not built yet reaches the globals its function reaches.
+    let globals = GlobalShadows::of(prog);
+    let reach = match prog.functions.contains_key(target) {
+        true => target.clone(),
+        false => crate::globals::origin(prog, target).unwrap_or_else(|| target.clone()),
+    };
+    call.extend(crate::forward::global_tangents(&mut e, &globals, &reach));
     let r = e.op(Op::Invoke(pushforward_instance(target)), call, rty);
     sb.func.set_term(Block::ENTRY, Terminator::Return(r), span);
     let f = sb.finish();

@@ -285,7 +285,8 @@ function h(x, n)
 end
 ";
     let (inst, prog) = typed(src, "h", &[f(1.5), Value::Int(2)]);
-    let pf = zy_ad::forward::pushforward(&inst, &prog.functions[&inst])
+    let globals = zy_ad::GlobalShadows::of(&prog);
+    let pf = zy_ad::forward::pushforward(&inst, &prog.functions[&inst], &globals)
         .unwrap_or_else(|e| panic!("{}", e.message));
     expect![[r#"
         ∂→h(%1::Float64, %2::Float64, %3::Int64) :: Tuple{Float64, Float64}   # x, ẋ, n

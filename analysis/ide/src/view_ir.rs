@@ -126,8 +126,9 @@ fn stage_texts(
             IrStage::Pushforward => {
                 // The transform of the body the builtins push forward: the expanded program's.
                 let expanded = zy_hir::expanded(db, id).as_ref().map_err(ad_error)?;
-                let (pinst, prog) = zy_ad::forward::pushforward_program(expanded, inst)
+                let (_, prog) = zy_ad::forward::pushforward_program(expanded, inst)
                     .map_err(|e| ad_error(&e))?;
+                let pinst = zy_ad::forward::pushforward_instance(inst);
                 prog.functions.get(&pinst).map(|f| print_function(f))
             }
             IrStage::Dot => {

@@ -8,7 +8,10 @@
 //! value's structure ([`dual_type`]): a number's is a number, a tuple's a tuple, a struct's
 //! or closure's a named tuple of its fields', an array's an array of its shape written
 //! wherever the array is written, and a mutable value's a `Ref` of its fields' tangents, so
-//! that writes through aliases reach one tangent. Calls of user functions call their
+//! that writes through aliases reach one tangent. A global object with mutable parts gets one
+//! tangent per evaluation, passed after the arguments' as the reverse mode passes its shadows
+//! ([`crate::globals`]), so a write to it is seen by every later read. Calls of user functions
+//! call their
 //! pushforwards ([`add_pushforwards`]); calls of generated code (the drivers of nested
 //! gradients) are inlined first, so forward over reverse sees plain operations.
 
@@ -19,6 +22,7 @@ use zy_ir::{
     Terminator, Type, TypedProgram, Value,
 };
 
+use crate::globals::GlobalShadows;
 use crate::rules::{self, Emit, TanStmt};
 use crate::AdError;
 
@@ -165,8 +169,14 @@ pub struct Pushforward {
     pub callees: Vec<Arc<Instance>>,
 }
 
-/// The pushforward of `inst`, whose typed body is `func`.
-pub fn pushforward(inst: &Arc<Instance>, func: &Function) -> Result<Pushforward, AdError> {
+/// The pushforward of `inst`, whose typed body is `func`; `globals` are the reaches of the
+/// program's functions.
+pub fn pushforward(
+    inst: &Arc<Instance>,
+    func: &Function,
+    globals: &GlobalShadows,
+) -> Result<Pushforward, AdError> {
+    globals.check(inst, func)?;
     let pinst = pushforward_instance(inst);
     let mut out = Function::new(pinst.name.clone(), func.span);
     out.instance = Some(pinst);
@@ -202,6 +212,21 @@ pub fn pushforward(inst: &Arc<Instance>, func: &Function) -> Result<Pushforward,
             out.arg_names.push(format!("{name}\u{307}").into());
         }
     }
+    // The tangents of the global objects `inst` reaches, after the arguments'.
+    let mut global_tans: Vec<(Name, Operand)> = Vec::new();
+    for (name, ty) in globals.reached(inst) {
+        let dty = dual_type(ty);
+        let tname = Name::from(format!("{name}\u{307}"));
+        let p = out.add_param(zy_ir::Block::ENTRY, dty, func.span, Some(tname.clone()));
+        out.arg_names.push(tname);
+        global_tans.push((name.clone(), p.into()));
+    }
+    let global_tangent = |name: &Name| {
+        global_tans
+            .iter()
+            .find(|(n, _)| n == name)
+            .map(|(_, t)| t.clone())
+    };
     let mut sb = SsaBuilder::new(out);
     let mut callees: Vec<Arc<Instance>> = Vec::new();
     let order = func.reverse_postorder();
@@ -260,6 +285,12 @@ pub fn pushforward(inst: &Arc<Instance>, func: &Function) -> Result<Pushforward,
                         cargs.push(x.clone());
                         cargs.extend(tangent_or_zero(&mut e, x, ty, t));
                     }
+                    for (name, ty) in globals.reached(callee) {
+                        match global_tangent(name) {
+                            Some(t) => cargs.push(t),
+                            None => cargs.extend(global_zero(&mut e, name, ty)),
+                        }
+                    }
                     let rty = pushforward_ret(&d.ty);
                     let r = e.op(Op::Invoke(pushforward_instance(callee)), cargs, rty.clone());
                     if !callees.contains(callee) {
@@ -268,9 +299,10 @@ pub fn pushforward(inst: &Arc<Instance>, func: &Function) -> Result<Pushforward,
                     let value = e.field(r.clone(), 0, &rty);
                     (value, Some(e.field(r, 1, &rty)))
                 }
-                Op::Global(_) => {
-                    // A global binding is a constant of the program: its tangent is zero.
-                    (e.op(stmt.op.clone(), vec![], d.ty.clone()), None)
+                Op::Global(name) => {
+                    // A global object's tangent for this evaluation; a constant's is zero.
+                    let value = e.op(stmt.op.clone(), vec![], d.ty.clone());
+                    (value, global_tangent(name))
                 }
                 Op::Call(_) | Op::CallValue | Op::Closure(_) => {
                     return Err(AdError::new(d.span, "cannot differentiate untyped IR"));
@@ -364,8 +396,25 @@ fn jump(
     }
 }
 
+/// A zero tangent for the global `name :: ty` (its value loaded here).
+fn global_zero(e: &mut Emit, name: &Name, ty: &Type) -> Option<Operand> {
+    let g = e.op(Op::Global(name.clone()), vec![], ty.clone());
+    zero_tangent(e, &g, ty)
+}
+
+/// The arguments of `∂→inst` after its arguments' and their tangents: a fresh zero tangent for
+/// each global object `inst` reaches (one evaluation's).
+pub fn global_tangents(e: &mut Emit, globals: &GlobalShadows, inst: &Instance) -> Vec<Operand> {
+    let mut out = Vec::new();
+    for (name, ty) in globals.reached(inst) {
+        out.extend(global_zero(e, name, ty));
+    }
+    out
+}
+
 /// Add `∂→g` to `prog` for `inst` and every function its pushforward calls, transitively.
 pub fn add_pushforwards(prog: &mut TypedProgram, inst: &Arc<Instance>) -> Result<(), AdError> {
+    let globals = GlobalShadows::of(prog);
     let mut work = vec![inst.clone()];
     while let Some(i) = work.pop() {
         let pinst = pushforward_instance(&i);
@@ -381,22 +430,58 @@ pub fn add_pushforwards(prog: &mut TypedProgram, inst: &Arc<Instance>) -> Result
         if body != *func {
             crate::simplify::tidy(&mut body);
         }
-        let pf = pushforward(&i, &body)?;
+        let pf = pushforward(&i, &body, &globals)?;
         prog.functions.insert(pinst, Arc::new(pf.func));
         work.extend(pf.callees);
     }
     Ok(())
 }
 
-/// A copy of `prog` with the pushforward of `inst` and of everything it calls; returns the
-/// pushforward's instance.
+/// A copy of `prog` with the pushforward of `inst`, of everything it calls, and the driver
+/// `∂ᵈf(x1, ẋ1, x2, ...)` that runs it with fresh tangents of the globals it reaches; returns
+/// the driver's instance (the same arguments as `∂→f`'s).
 pub fn pushforward_program(
     prog: &TypedProgram,
     inst: &Arc<Instance>,
 ) -> Result<(Arc<Instance>, TypedProgram), AdError> {
     let mut out = prog.clone();
     add_pushforwards(&mut out, inst)?;
-    Ok((pushforward_instance(inst), out))
+    let globals = GlobalShadows::of(prog);
+    let pinst = pushforward_instance(inst);
+    let dinst = Arc::new(Instance {
+        name: format!("∂ᵈ{}", inst.name).into(),
+        method: inst.method,
+        args: pinst.args.clone(),
+    });
+    let ret = prog
+        .functions
+        .get(inst)
+        .map_or(Type::Any, |f| f.ret.clone());
+    let span = prog.functions.get(inst).map(|f| f.span).unwrap_or_default();
+    let mut f = Function::new(dinst.name.clone(), span);
+    f.instance = Some(dinst.clone());
+    f.ret = pushforward_ret(&ret);
+    let mut call: Vec<Operand> = dinst
+        .args
+        .iter()
+        .map(|t| {
+            f.add_param(zy_ir::Block::ENTRY, t.clone(), span, None)
+                .into()
+        })
+        .collect();
+    let mut sb = SsaBuilder::new(f);
+    let mut e = Emit {
+        bcast: None,
+        b: &mut sb,
+        block: zy_ir::Block::ENTRY,
+        span,
+    };
+    call.extend(global_tangents(&mut e, &globals, inst));
+    let r = e.op(Op::Invoke(pinst), call, pushforward_ret(&ret));
+    sb.func
+        .set_term(zy_ir::Block::ENTRY, Terminator::Return(r), span);
+    out.functions.insert(dinst.clone(), Arc::new(sb.finish()));
+    Ok((dinst, out))
 }
 
 #[cfg(test)]
