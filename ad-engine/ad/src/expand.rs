@@ -391,7 +391,7 @@ fn builtin_wrapper(
     Ok(inst)
 }
 
-/// `gradient`, `derivative` and `pullback`.
+/// `gradient` and `pullback`.
 fn differentiate(
     prog: &mut TypedProgram,
     pending: &mut Vec<(Arc<Instance>, Pending)>,
@@ -451,13 +451,9 @@ fn differentiate(
         .and_then(|f| f.get(1).cloned())
         .unwrap_or(Type::Any);
     let g = ins.field(r, 1, &dret);
-    Ok(Some(match p {
-        _ => {
-            let n = gty.field_types().map_or(0, |f| f.len());
-            let parts = (skip..n).map(|i| ins.field(g.clone(), i, &gty)).collect();
-            (Op::Prim(Prim::Tuple), parts)
-        }
-    }))
+    let n = gty.field_types().map_or(0, |f| f.len());
+    let parts = (skip..n).map(|i| ins.field(g.clone(), i, &gty)).collect();
+    Ok(Some((Op::Prim(Prim::Tuple), parts)))
 }
 
 /// `hessian(f, x)`, forward over reverse: column `i` is `hvp(f, x, eᵢ)`, the pushforward of
