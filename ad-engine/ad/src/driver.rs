@@ -448,17 +448,23 @@ pub fn may_mutate(prog: &TypedProgram, inst: &Arc<Instance>) -> bool {
                     }
                 }
                 // Differentiating a function runs it (the driver leaves what the call leaves).
-                Op::Prim(Prim::Gradient | Prim::Derivative | Prim::Hessian | Prim::PullbackOf) => {
-                    match differentiated(prog, &f, &stmt.args) {
-                        Some(Some(callee)) => {
-                            if !visit(&callee, &mut todo) {
-                                return true;
-                            }
+                Op::Prim(
+                    Prim::Gradient
+                    | Prim::Derivative
+                    | Prim::Hessian
+                    | Prim::PullbackOf
+                    | Prim::Pushforward
+                    | Prim::Jvp
+                    | Prim::Hvp,
+                ) => match differentiated(prog, &f, &stmt.args) {
+                    Some(Some(callee)) => {
+                        if !visit(&callee, &mut todo) {
+                            return true;
                         }
-                        Some(None) => {}
-                        None => return true,
                     }
-                }
+                    Some(None) => {}
+                    None => return true,
+                },
                 // A `back` never writes: `pullback` of a function that may is refused.
                 Op::Prim(Prim::CallPullback) => {}
                 Op::Invoke(callee) => {

@@ -1,11 +1,13 @@
 //! Differentiation called from user code: `gradient`, `derivative`, `pullback` and calls of
 //! the pullbacks they return become calls of generated functions (drivers `∇f`, forward
-//! functions `f⁺`) before anything runs.
+//! functions `f⁺`) before anything runs; forward mode's `pushforward`, `jvp`, `derivative`
+//! and `hvp` become calls of directional drivers `∂ᵥf` over pushforwards `∂→f`.
 //!
-//! Drivers inline the forward and pullback passes, so differentiating a driver of code without
-//! calls or loops works (second derivatives, `hessian` as the Jacobian of the gradient, row by
-//! row). Deeper nesting is reported as not supported by the transform.
+//! Drivers inline the forward and pullback passes, so differentiating a driver works (second
+//! derivatives); `hvp` is the pushforward of the gradient's driver (forward over reverse) and
+//! `hessian` its Hessian-vector products with the unit vectors, column by column.
 
+use std::collections::HashSet;
 use std::sync::Arc;
 
 use zy_ir::{
@@ -13,7 +15,9 @@ use zy_ir::{
     Stmt, Terminator, Type, TypedProgram, Value, ValueKind,
 };
 
+use crate::forward::{add_pushforwards, dual_type, pushforward_instance, pushforward_ret};
 use crate::globals::GlobalShadows;
+use crate::rules::Emit;
 use crate::{add_adjoints, driver, names, AdError};
 
 /// Rewrite every use of the differentiation builtins in `prog`.
@@ -49,54 +53,120 @@ fn expand_in(source: Option<&Program>, prog: &TypedProgram) -> Result<TypedProgr
             out.globals.insert(name, Arc::new(f));
         }
     }
-    for (inst, kind) in pending {
-        let Some(func) = out.functions.get(&inst).cloned() else {
-            continue;
-        };
-        match kind {
-            Pending::Driver => {
-                if func.ret == Type::Float64 {
-                    add_adjoints(source, &mut out, &inst)?;
-                }
-                let dinst = names::driver_instance(&inst);
-                if !out.functions.contains_key(&dinst) {
-                    let mutates = driver::may_mutate(&out, &inst);
-                    let globals = GlobalShadows::of(&out);
-                    let reached = globals.reached(&inst);
-                    let (d, body) = driver::driver(
-                        &inst,
-                        &func,
-                        crate::adjoint_of(&out, &inst),
-                        mutates,
-                        reached,
-                    )?;
-                    out.functions.insert(d, Arc::new(body));
-                }
-            }
-            Pending::Pullback => {
-                let pinst = names::pullback_driver_instance(&inst);
-                if !out.functions.contains_key(&pinst) {
-                    add_adjoints(source, &mut out, &inst)?;
-                    let globals = GlobalShadows::of(&out);
-                    let (fwd, back) =
-                        driver::pullback_driver(&inst, &func, globals.reached(&inst))?;
-                    out.functions.insert(pinst, Arc::new(fwd));
-                    out.functions
-                        .insert(names::user_pullback_instance(&inst), Arc::new(back));
-                }
-            }
-        }
+    // Each generated function is built after the generated functions it reaches (a
+    // pushforward of a driver, a driver of a function calling a pushforward).
+    let mut done = HashSet::new();
+    for item in pending.clone() {
+        build(source, &mut out, &pending, &mut done, item)?;
     }
     Ok(out)
 }
 
+/// Build the generated code of `item` (see [`Pending`]) into `out`, after that of the other
+/// `pending` items its function reaches.
+fn build(
+    source: Option<&Program>,
+    out: &mut TypedProgram,
+    pending: &[(Arc<Instance>, Pending)],
+    done: &mut HashSet<(Arc<Instance>, Pending)>,
+    item: (Arc<Instance>, Pending),
+) -> Result<(), AdError> {
+    if !done.insert(item.clone()) {
+        return Ok(());
+    }
+    for dep in reached_pending(out, pending, &item.0) {
+        build(source, out, pending, done, dep)?;
+    }
+    let (inst, kind) = item;
+    let out = &mut *out;
+    let Some(func) = out.functions.get(&inst).cloned() else {
+        return Ok(());
+    };
+    match kind {
+        Pending::Driver => {
+            if func.ret == Type::Float64 {
+                add_adjoints(source, out, &inst)?;
+            }
+            let dinst = names::driver_instance(&inst);
+            if !out.functions.contains_key(&dinst) {
+                let mutates = driver::may_mutate(out, &inst);
+                let globals = GlobalShadows::of(out);
+                let reached = globals.reached(&inst);
+                let (d, body) = driver::driver(
+                    &inst,
+                    &func,
+                    crate::adjoint_of(out, &inst),
+                    mutates,
+                    reached,
+                )?;
+                out.functions.insert(d, Arc::new(body));
+            }
+        }
+        Pending::Pullback => {
+            let pinst = names::pullback_driver_instance(&inst);
+            if !out.functions.contains_key(&pinst) {
+                add_adjoints(source, out, &inst)?;
+                let globals = GlobalShadows::of(out);
+                let (fwd, back) = driver::pullback_driver(&inst, &func, globals.reached(&inst))?;
+                out.functions.insert(pinst, Arc::new(fwd));
+                out.functions
+                    .insert(names::user_pullback_instance(&inst), Arc::new(back));
+            }
+        }
+        Pending::Pushforward => add_pushforwards(out, &inst)?,
+    }
+    Ok(())
+}
+
+/// The pending items whose generated functions the functions reachable from `inst` call.
+fn reached_pending(
+    prog: &TypedProgram,
+    pending: &[(Arc<Instance>, Pending)],
+    inst: &Arc<Instance>,
+) -> Vec<(Arc<Instance>, Pending)> {
+    let generated = |i: &Instance, kind: Pending| match kind {
+        Pending::Driver => names::driver_instance(i),
+        Pending::Pullback => names::pullback_driver_instance(i),
+        Pending::Pushforward => pushforward_instance(i),
+    };
+    let mut seen: HashSet<Arc<Instance>> = HashSet::new();
+    let mut todo = vec![inst.clone()];
+    let mut out = Vec::new();
+    while let Some(i) = todo.pop() {
+        if !seen.insert(i.clone()) {
+            continue;
+        }
+        for (pi, kind) in pending {
+            if *generated(pi, *kind) == *i && pi != inst {
+                out.push((pi.clone(), *kind));
+            }
+        }
+        let Some(f) = prog.functions.get(&i) else {
+            continue;
+        };
+        for v in &f.values {
+            if let ValueKind::Stmt(Stmt {
+                op: Op::Invoke(callee),
+                ..
+            }) = &v.kind
+            {
+                todo.push(callee.clone());
+            }
+        }
+    }
+    out
+}
+
 /// What a rewritten call needs generated once user bodies are rewritten.
-#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
 enum Pending {
     /// The driver `∇f` (for `gradient`, `derivative`, `hessian`).
     Driver,
     /// `∇ᵖf` and its user pullback `∇ᵖf⁻` (for `pullback`).
     Pullback,
+    /// The pushforward `∂→f` and those of the functions it calls (for `pushforward`, `jvp`,
+    /// `derivative`, `hvp`, `hessian`), after `f` itself where `f` is a generated driver.
+    Pushforward,
 }
 
 fn is_diff_prim(func: &Function, v: Value) -> Option<Prim> {
@@ -106,7 +176,10 @@ fn is_diff_prim(func: &Function, v: Value) -> Option<Prim> {
             | Prim::Derivative
             | Prim::PullbackOf
             | Prim::CallPullback
-            | Prim::Hessian),
+            | Prim::Hessian
+            | Prim::Pushforward
+            | Prim::Jvp
+            | Prim::Hvp),
         )) => Some(*p),
         _ => None,
     }
@@ -138,6 +211,9 @@ fn expand_function(
             let last = match p {
                 Prim::CallPullback => call_pullback(prog, &mut ins, &stmt)?,
                 Prim::Hessian => hessian(prog, pending, &mut ins, &stmt)?,
+                Prim::Pushforward | Prim::Jvp | Prim::Derivative | Prim::Hvp => {
+                    directional(prog, pending, &mut ins, p, &stmt)?
+                }
                 _ => differentiate(prog, pending, &mut ins, p, &stmt)?,
             };
             let Some((op, args)) = last else { continue };
@@ -315,7 +391,7 @@ fn builtin_wrapper(
     Ok(inst)
 }
 
-/// `gradient`, `derivative` and `pullback`.
+/// `gradient` and `pullback`.
 fn differentiate(
     prog: &mut TypedProgram,
     pending: &mut Vec<(Arc<Instance>, Pending)>,
@@ -375,21 +451,14 @@ fn differentiate(
         .and_then(|f| f.get(1).cloned())
         .unwrap_or(Type::Any);
     let g = ins.field(r, 1, &dret);
-    Ok(Some(match p {
-        Prim::Derivative => (
-            Op::Prim(Prim::GetField),
-            vec![g, Const::Int(skip as i64 + 1).into()],
-        ),
-        _ => {
-            let n = gty.field_types().map_or(0, |f| f.len());
-            let parts = (skip..n).map(|i| ins.field(g.clone(), i, &gty)).collect();
-            (Op::Prim(Prim::Tuple), parts)
-        }
-    }))
+    let n = gty.field_types().map_or(0, |f| f.len());
+    let parts = (skip..n).map(|i| ins.field(g.clone(), i, &gty)).collect();
+    Ok(Some((Op::Prim(Prim::Tuple), parts)))
 }
 
-/// `hessian(f, x)`: row `i` is the gradient of `x -> ∇f(x)[i]`, computed by a generated
-/// function `∇²f(x)` looping over the rows.
+/// `hessian(f, x)`, forward over reverse: column `i` is `hvp(f, x, eᵢ)`, the pushforward of
+/// the gradient's driver along the `i`-th unit vector, computed by a generated function
+/// `∂ₕf(x, i)`; `∇²f(x)` loops over the columns.
 fn hessian(
     prog: &mut TypedProgram,
     pending: &mut Vec<(Arc<Instance>, Pending)>,
@@ -409,72 +478,63 @@ fn hessian(
             "`hessian` of a closure is not supported yet",
         ));
     }
-    let func = prog
-        .functions
-        .get(&inst)
-        .cloned()
-        .ok_or_else(|| AdError::new(span, format!("no typed body for {inst}")))?;
-    let dinst = names::driver_instance(&inst);
-    let dret = driver::driver_ret(&func);
-    pending.push((inst.clone(), Pending::Driver));
-    // ∂f(x, i) = ∇f(x)[2][1][i]
+    let (dinst, dret) = gradient_driver(prog, pending, &inst, span)?;
+    let vinst = directional_driver(prog, pending, &dinst, &dret, span);
+    // ∂ₕf(x, i) = ∂ᵥ∇f(x, eᵢ)[2][2][1]
     let part = Arc::new(Instance {
-        name: format!("∂{}", inst.name).into(),
+        name: format!("∂ₕ{}", inst.name).into(),
         method: inst.method,
         args: vec![vt.clone(), Type::Int64].into(),
     });
     if !prog.functions.contains_key(&part) {
         let mut f = Function::new(part.name.clone(), span);
         f.instance = Some(part.clone());
-        f.ret = Type::Float64;
+        f.ret = vt.clone();
         let x = f.add_param(Block::ENTRY, vt.clone(), span, Some("x".into()));
         let i = f.add_param(Block::ENTRY, Type::Int64, span, Some("i".into()));
         let e = Block::ENTRY;
-        let r = f.push_stmt(
-            e,
-            Stmt {
-                op: Op::Invoke(dinst),
-                args: vec![x.into()],
-            },
-            dret.clone(),
-            span,
-        );
-        let gty = dret
+        let prim = |p: Prim, args: Vec<Operand>| Stmt {
+            op: Op::Prim(p),
+            args,
+        };
+        let n = f.push_stmt(e, prim(Prim::Length, vec![x.into()]), Type::Int64, span);
+        let unit = f.push_stmt(e, prim(Prim::Zeros, vec![n.into()]), vt.clone(), span);
+        let one = Const::f64(1.0).into();
+        let set = prim(Prim::SetIndex, vec![unit.into(), one, i.into()]);
+        f.push_stmt(e, set, Type::Float64, span);
+        let rty = pushforward_ret(&dret);
+        let call = Stmt {
+            op: Op::Invoke(vinst),
+            args: vec![x.into(), unit.into()],
+        };
+        let r = f.push_stmt(e, call, rty.clone(), span);
+        let column = match dual_type(&dret)
             .field_types()
             .and_then(|t| t.get(1).cloned())
-            .unwrap_or(Type::Any);
-        let g = f.push_stmt(e, get(r.into(), 2), gty, span);
-        let gx = f.push_stmt(e, get(g.into(), 1), vt.clone(), span);
-        let gi = f.push_stmt(
-            e,
-            Stmt {
-                op: Op::Prim(Prim::GetIndex),
-                args: vec![gx.into(), i.into()],
-            },
-            Type::Float64,
-            span,
-        );
-        f.set_term(e, Terminator::Return(gi.into()), span);
+        {
+            Some(gty) if gty.field_types().and_then(|t| t.first().cloned()) == Some(vt.clone()) => {
+                let dty = dual_type(&dret);
+                let dr = f.push_stmt(e, get(r.into(), 2), dty, span);
+                let dg = f.push_stmt(e, get(dr.into(), 2), gty, span);
+                f.push_stmt(e, get(dg.into(), 1), vt.clone(), span).into()
+            }
+            // No gradient reaches x: the Hessian is zero.
+            _ => f
+                .push_stmt(e, prim(Prim::ZeroTangent, vec![x.into()]), vt.clone(), span)
+                .into(),
+        };
+        f.set_term(e, Terminator::Return(column), span);
+        zy_ir::debug_verify(&f, "a Hessian column");
         prog.functions.insert(part.clone(), Arc::new(f));
     }
-    let pfunc = prog.functions[&part].clone();
-    let pret = driver::driver_ret(&pfunc);
-    pending.push((part.clone(), Pending::Driver));
     let hinst = Arc::new(Instance {
         name: format!("∇²{}", inst.name).into(),
         method: inst.method,
         args: vec![vt.clone()].into(),
     });
     if !prog.functions.contains_key(&hinst) {
-        prog.functions.insert(
-            hinst.clone(),
-            Arc::new(hessian_loop(
-                &hinst,
-                names::driver_instance(&part),
-                &pret,
-                span,
-            )),
-        );
+        prog.functions
+            .insert(hinst.clone(), Arc::new(hessian_loop(&hinst, part, span)));
     }
     Ok(Some((Op::Invoke(hinst), vec![x.clone()])))
 }
@@ -486,13 +546,9 @@ fn get(x: Operand, i: i64) -> Stmt {
     }
 }
 
-/// `H = zeros(n, n); for i in 1:n; row = ∇∂f(x, i)[2][1]; for j in 1:n; H[i, j] = row[j]; end; end`.
-fn hessian_loop(
-    hinst: &Arc<Instance>,
-    grad_part: Arc<Instance>,
-    pret: &Type,
-    span: Span,
-) -> Function {
+/// `H = zeros(n, n); for i in 1:n; row = part(x, i); for j in 1:n; H[i, j] = row[j]; end; end`
+/// (`part(x, i)` is the `i`-th column of the symmetric `H`).
+fn hessian_loop(hinst: &Arc<Instance>, part: Arc<Instance>, span: Span) -> Function {
     let (vt, mt, int) = (Type::vector_f64(), Type::matrix_f64(), Type::Int64);
     let prim = |p: Prim, args: Vec<Operand>| Stmt {
         op: Op::Prim(p),
@@ -557,21 +613,17 @@ fn hessian_loop(
             span,
         )
         .into();
-    let r = f.push_stmt(
-        body,
-        Stmt {
-            op: Op::Invoke(grad_part),
-            args: vec![x, i.clone()],
-        },
-        pret.clone(),
-        span,
-    );
-    let gty = pret
-        .field_types()
-        .and_then(|t| t.get(1).cloned())
-        .unwrap_or(Type::Any);
-    let g = f.push_stmt(body, get(r.into(), 2), gty, span);
-    let row: Operand = f.push_stmt(body, get(g.into(), 1), vt, span).into();
+    let row: Operand = f
+        .push_stmt(
+            body,
+            Stmt {
+                op: Op::Invoke(part),
+                args: vec![x, i.clone()],
+            },
+            vt,
+            span,
+        )
+        .into();
     f.set_term(
         body,
         Terminator::Jump(BlockCall {
@@ -631,4 +683,163 @@ fn hessian_loop(
     );
     f.set_term(exit, Terminator::Return(h), span);
     f
+}
+
+/// `pushforward(f, x, dx)`, `jvp(f, x, dx)`, `derivative(f, x)` (along `1.0`) and
+/// `hvp(f, x, v)` (the pushforward of the gradient's driver `∇f` along `v`): a call of the
+/// directional driver `∂ᵥ` of `f` (or of `∇f`).
+fn directional(
+    prog: &mut TypedProgram,
+    pending: &mut Vec<(Arc<Instance>, Pending)>,
+    ins: &mut Insert,
+    p: Prim,
+    stmt: &Stmt,
+) -> Result<Option<(Op, Vec<Operand>)>, AdError> {
+    let span = ins.span;
+    let (Some(callee), Some(x)) = (stmt.args.first(), stmt.args.get(1)) else {
+        return Ok(None);
+    };
+    let dx = match p {
+        Prim::Derivative => Const::f64(1.0).into(),
+        _ => match stmt.args.get(2) {
+            Some(dx) => dx.clone(),
+            None => return Ok(None),
+        },
+    };
+    let callee_ty = ins.func.operand_ty(callee);
+    let xty = ins.func.operand_ty(x);
+    let (inst, lead) = callee_instance(prog, callee, &callee_ty, std::slice::from_ref(&xty), span)?;
+    let skip = lead.len();
+    let ret = prog
+        .functions
+        .get(&inst)
+        .map(|f| f.ret.clone())
+        .ok_or_else(|| AdError::new(span, format!("no typed body for {inst}")))?;
+    let mut call = lead;
+    call.extend([x.clone(), dx]);
+    if p == Prim::Hvp {
+        let (dinst, dret) = gradient_driver(prog, pending, &inst, span)?;
+        let vinst = directional_driver(prog, pending, &dinst, &dret, span);
+        let rty = pushforward_ret(&dret);
+        let r = ins.emit(Op::Invoke(vinst), call, rty.clone());
+        // ((y, (g...)), (ẏ, (ġ...))): the tangent of x's gradient.
+        let dty = dual_type(&dret);
+        let dr = ins.field(r, 1, &rty);
+        let gty = dty
+            .field_types()
+            .and_then(|f| f.get(1).cloned())
+            .unwrap_or(Type::Nothing);
+        let dg = ins.field(dr, 1, &dty);
+        let hv_ty = gty.field_types().and_then(|f| f.get(skip).cloned());
+        return Ok(Some(match hv_ty {
+            Some(t) if t != Type::Nothing => (
+                Op::Prim(Prim::GetField),
+                vec![dg, Const::Int(skip as i64 + 1).into()],
+            ),
+            // No gradient reaches x: the Hessian is zero.
+            _ => (Op::Prim(Prim::ZeroTangent), vec![x.clone()]),
+        }));
+    }
+    let vinst = directional_driver(prog, pending, &inst, &ret, span);
+    let rty = pushforward_ret(&ret);
+    Ok(Some(match p {
+        Prim::Jvp => (Op::Invoke(vinst), call),
+        _ => {
+            let r = ins.emit(Op::Invoke(vinst), call, rty.clone());
+            (Op::Prim(Prim::GetField), vec![r, Const::Int(2).into()])
+        }
+    }))
+}
+
+/// The gradient's driver `∇f` of `inst` (built once user bodies are rewritten) and its return
+/// type, for forward over reverse.
+fn gradient_driver(
+    prog: &TypedProgram,
+    pending: &mut Vec<(Arc<Instance>, Pending)>,
+    inst: &Arc<Instance>,
+    span: Span,
+) -> Result<(Arc<Instance>, Type), AdError> {
+    let func = prog
+        .functions
+        .get(inst)
+        .cloned()
+        .ok_or_else(|| AdError::new(span, format!("no typed body for {inst}")))?;
+    if func.ret != Type::Float64 {
+        return Err(AdError::new(
+            span,
+            format!(
+                "`hvp` and `hessian` need a function returning a Float64; `{}` returns {}",
+                inst.name, func.ret
+            ),
+        ));
+    }
+    pending.push((inst.clone(), Pending::Driver));
+    Ok((names::driver_instance(inst), driver::driver_ret(&func)))
+}
+
+/// `∂ᵥf(lead..., x, dx) = ∂→f(lead..., 0, x, dx)`: the pushforward of `target` (whose last
+/// argument is `x`; the others, a callable's own value, get zero tangents) along `dx`,
+/// returning `(y, ẏ)`. `ret` is `target`'s return type.
+fn directional_driver(
+    prog: &mut TypedProgram,
+    pending: &mut Vec<(Arc<Instance>, Pending)>,
+    target: &Arc<Instance>,
+    ret: &Type,
+    span: Span,
+) -> Arc<Instance> {
+    let tys = &target.args;
+    let xty = tys.last().cloned().unwrap_or(Type::Nothing);
+    let mut args: Vec<Type> = tys.to_vec();
+    args.push(dual_type(&xty));
+    let vinst = Arc::new(Instance {
+        name: format!("∂ᵥ{}", target.name).into(),
+        method: target.method,
+        args: args.into(),
+    });
+    if prog.functions.contains_key(&vinst) {
+        return vinst;
+    }
+    pending.push((target.clone(), Pending::Pushforward));
+    let mut f = Function::new(vinst.name.clone(), span);
+    f.instance = Some(vinst.clone());
+    let params: Vec<Value> = vinst
+        .args
+        .iter()
+        .map(|t| f.add_param(Block::ENTRY, t.clone(), span, None))
+        .collect();
+    let rty = pushforward_ret(ret);
+    f.ret = rty.clone();
+    let mut sb = zy_ir::SsaBuilder::new(f);
+    let mut e = Emit {
+        bcast: None,
+        b: &mut sb,
+        block: Block::ENTRY,
+        span,
+    };
+    let n = tys.len();
+    let mut call = Vec::new();
+    for (i, t) in tys.iter().enumerate() {
+        let a: Operand = params[i].into();
+        call.push(a.clone());
+        if i + 1 == n {
+            if dual_type(t) != Type::Nothing {
+                call.push(params[n].into());
+            }
+        } else {
+            call.extend(crate::forward::zero_tangent(&mut e, &a, t));
+        }
+    }
+    // A driver not built yet reaches the globals its function reaches.
+    let globals = GlobalShadows::of(prog);
+    let reach = match prog.functions.contains_key(target) {
+        true => target.clone(),
+        false => crate::globals::origin(prog, target).unwrap_or_else(|| target.clone()),
+    };
+    call.extend(crate::forward::global_tangents(&mut e, &globals, &reach));
+    let r = e.op(Op::Invoke(pushforward_instance(target)), call, rty);
+    sb.func.set_term(Block::ENTRY, Terminator::Return(r), span);
+    let f = sb.finish();
+    zy_ir::debug_verify(&f, "a directional driver");
+    prog.functions.insert(vinst.clone(), Arc::new(f));
+    vinst
 }

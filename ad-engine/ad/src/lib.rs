@@ -34,6 +34,7 @@ pub mod cfg;
 pub mod checkpoint;
 mod driver;
 mod expand;
+pub mod forward;
 pub mod globals;
 mod inline;
 pub mod names;

@@ -106,7 +106,8 @@ fn reject_nested(func: &Function) -> Result<(), AdError> {
     for b in func.block_ids() {
         for &v in &func.block(b).stmts {
             if let Some(Op::Prim(
-                p @ (MakePullback | CallPullback | Gradient | Derivative | PullbackOf | Hessian),
+                p @ (MakePullback | CallPullback | Gradient | Derivative | PullbackOf | Hessian
+                | Pushforward | Jvp | Hvp),
             )) = func.stmt(v).map(|s| &s.op)
             {
                 return Err(AdError::new(

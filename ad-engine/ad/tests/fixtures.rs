@@ -160,6 +160,94 @@ fn fixture_gradients() {
     );
 }
 
+/// Check the pushforward of one call along the test direction against the reverse gradient's
+/// dot product with it (and the JIT against the interpreter); `Ok(false)` for a call it does
+/// not apply to (a result other than a Float64, a callee that is a global closure).
+fn jvp_agrees(src: &str, call: &str) -> Result<bool, String> {
+    let (name, args) = split_call(call).ok_or("not a plain call")?;
+    let src = format!("{src}\nzyargs__() = ({args},)\n");
+    let (inst, prog) = common::run::typed(&src, "zyargs__", &[]);
+    let args = match run(&prog, &inst, vec![], &Limits::default()).map_err(|e| e.message)? {
+        Value::Tuple(vs) => vs.to_vec(),
+        other => return Err(format!("arguments evaluate to {other:?}")),
+    };
+    let tys: Vec<zy_ir::Type> = args.iter().map(Value::julia_type).collect();
+    let program = common::run::program(&src);
+    let (inst, prog) = zy_infer::infer_entry(&program, name, &tys).map_err(|e| format!("{e:?}"))?;
+    if inst.args.len() != args.len() || prog.functions[&inst].ret != zy_ir::Type::Float64 {
+        return Ok(false);
+    }
+    let prog = zy_ad::expand(&prog).map_err(|e| e.message)?;
+    let (_, dy) = common::forward::jvp(&prog, &inst, &args);
+    let Value::F64(dy) = dy else {
+        return Err(format!("ẏ = {dy:?}"));
+    };
+    let dot = common::forward::reverse_dot(&prog, &inst, &args)?;
+    if common::forward::agree(dy, dot) {
+        Ok(true)
+    } else {
+        Err(format!("ẏ = {dy}, but ∇f · d = {dot}"))
+    }
+}
+
+/// Forward mode against reverse mode on every fixture call with an expected gradient: the
+/// directional derivative along a pseudo-random direction equals the gradient's dot product
+/// with it, on both engines. (Forward mode derives every function, so the reverse gradient it
+/// is compared with ignores in-source `rrule`s too.)
+#[test]
+fn fixture_pushforwards_agree_with_gradients() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../fixtures");
+    let mut files: Vec<_> = ["", "table2"]
+        .iter()
+        .flat_map(|d| {
+            std::fs::read_dir(root.join(d))
+                .into_iter()
+                .flatten()
+                .flatten()
+        })
+        .map(|e| e.path())
+        .filter(|p| p.extension().is_some_and(|x| x == "jl"))
+        .collect();
+    files.sort();
+    let (mut ok, mut failures) = (0, Vec::new());
+    for path in files {
+        let Ok(text) = std::fs::read_to_string(&path) else {
+            continue;
+        };
+        let file = path
+            .file_name()
+            .map(|f| f.to_string_lossy().to_string())
+            .unwrap_or_default();
+        if needs_scopes(&file, &text) {
+            continue;
+        }
+        for (call, _) in expectations(&text, "grad") {
+            let got = std::panic::catch_unwind(|| jvp_agrees(&text, &call))
+                .unwrap_or_else(|e| Err(panic_text(&e)));
+            match got {
+                Ok(true) => ok += 1,
+                Ok(false) => {}
+                Err(e) => failures.push(format!("{file}: {call}: {e}")),
+            }
+        }
+    }
+    eprintln!("{ok} fixture pushforwards agree");
+    assert!(ok > 50, "only {ok} fixture calls checked");
+    assert!(
+        failures.is_empty(),
+        "{} wrong:\n{}",
+        failures.len(),
+        failures.join("\n")
+    );
+}
+
+fn panic_text(e: &Box<dyn std::any::Any + Send>) -> String {
+    e.downcast_ref::<String>()
+        .cloned()
+        .or_else(|| e.downcast_ref::<&str>().map(|s| s.to_string()))
+        .unwrap_or_else(|| "panic".into())
+}
+
 /// Evaluate `call` after expanding the differentiation builtins.
 fn eval_json(src: &str, call: &str) -> Result<Json, String> {
     let src = format!("{src}\nzycall__() = {call}\n");

@@ -1,5 +1,5 @@
-//! Random programs built from the scalar rules, with branches and loops, differentiated and
-//! compared with finite differences. Branch conditions depend only on the Int argument and
+//! Random programs built from the scalar rules, with branches and loops, differentiated (in
+//! reverse and in forward mode) and compared with finite differences. Branch conditions depend only on the Int argument and
 //! the loop counter, so the functions are smooth in the Float64 arguments; products and cubes
 //! squash one factor with `tanh` so values stay moderate and finite differences meaningful.
 
@@ -74,5 +74,14 @@ proptest! {
     #[test]
     fn random_programs_match_finite_differences(src in program(), x in -1.5..1.5f64, y in -1.5..1.5f64, n in 0..4i64) {
         common::run::check_fd(&src, "p", vec![Value::F64(x), Value::F64(y), Value::Int(n)]);
+    }
+
+    /// Forward mode on the same programs: the pushforward along a direction against finite
+    /// differences and the reverse gradient, the JIT against the interpreter.
+    #[test]
+    fn random_programs_pushforward_matches(src in program(), x in -1.5..1.5f64, y in -1.5..1.5f64, n in 0..4i64) {
+        let args = [Value::F64(x), Value::F64(y), Value::Int(n)];
+        let (inst, prog) = common::run::typed(&src, "p", &args);
+        common::forward::check_jvp(&prog, &inst, &args);
     }
 }

@@ -546,6 +546,20 @@ prims! {
     Hessian => "hessian" {
         arity: Exactly(2), diff: Rewritten, effects: Effects::CALLS, jit: Jit::Rewritten,
     }
+    /// `pushforward(f, x, dx)`: the directional derivative of `f` at `x` along `dx` (forward
+    /// mode).
+    Pushforward => "pushforward" {
+        arity: Exactly(3), diff: Rewritten, effects: Effects::CALLS, jit: Jit::Rewritten,
+    }
+    /// `jvp(f, x, dx)`: the tuple `(f(x), pushforward(f, x, dx))`.
+    Jvp => "jvp" {
+        arity: Exactly(3), diff: Rewritten, effects: Effects::CALLS, jit: Jit::Rewritten,
+    }
+    /// `hvp(f, x, v)` for a vector `x`: the Hessian of `f` at `x` times `v` (forward over
+    /// reverse).
+    Hvp => "hvp" {
+        arity: Exactly(3), diff: Rewritten, effects: Effects::CALLS, jit: Jit::Rewritten,
+    }
     /// `pullback(f, args...)`: the tuple `(y, back)`; `back` has type [`Type::Pullback`](crate::Type::Pullback).
     PullbackOf => "pullback" {
         arity: AtLeast(1), diff: Rewritten, effects: Effects::CALLS, jit: Jit::Rewritten,
@@ -736,6 +750,9 @@ mod tests {
                 "gradient",
                 "derivative",
                 "hessian",
+                "pushforward",
+                "jvp",
+                "hvp",
                 "pullback",
                 "call_pullback",
                 "error",

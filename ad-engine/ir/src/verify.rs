@@ -557,7 +557,9 @@ fn field_index(op: Option<&Operand>, n: usize, t: &Type) -> Result<usize, String
 /// a forward function `f⁺`, which takes after its key's arguments the shadows of the globals it
 /// reaches (they are not part of its key: every call passes the same ones).
 fn keyed_by(inst: &Instance, args: &[Type]) -> bool {
-    if inst.name.ends_with('⁺') {
+    // Forward functions `f⁺` and pushforwards `∂→f` take the tangents of the globals they
+    // reach after the key's arguments.
+    if inst.name.ends_with('⁺') || inst.name.starts_with("∂→") {
         args.starts_with(&inst.args)
     } else {
         *inst.args == *args

@@ -21,6 +21,9 @@ pub enum IrStage {
     Forward,
     /// The AD's pullback `f⁻`.
     Pullback,
+    /// Forward mode's pushforward `∂→f`, as `pushforward`, `jvp` and `derivative` of the
+    /// specialisation run it.
+    Pushforward,
     /// The Cranelift IR the JIT compiles it to.
     Clif,
     /// The forward and pullback control-flow graphs as one Graphviz graph.
@@ -120,6 +123,14 @@ fn stage_texts(
             }
             IrStage::Forward => Some(print_function(&adjoint()?.forward)),
             IrStage::Pullback => Some(print_function(&adjoint()?.pullback)),
+            IrStage::Pushforward => {
+                // The transform of the body the builtins push forward: the expanded program's.
+                let expanded = zy_hir::expanded(db, id).as_ref().map_err(ad_error)?;
+                let (_, prog) = zy_ad::forward::pushforward_program(expanded, inst)
+                    .map_err(|e| ad_error(&e))?;
+                let pinst = zy_ad::forward::pushforward_instance(inst);
+                prog.functions.get(&pinst).map(|f| print_function(f))
+            }
             IrStage::Dot => {
                 let adj = adjoint()?;
                 Some(crate::dot::graph(&inst.name, &adj.forward, &adj.pullback))

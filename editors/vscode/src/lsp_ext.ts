@@ -11,7 +11,7 @@ export interface Position {
 }
 
 /** The stages `zy/viewIr` can show. `adjoint` is forward then pullback; `dot` is Graphviz text. */
-export const STAGES = ["primal", "typed", "forward", "pullback", "adjoint", "clif", "dot"] as const;
+export const STAGES = ["primal", "typed", "forward", "pullback", "adjoint", "pushforward", "clif", "dot"] as const;
 
 /** One stage of `zy/viewIr`. */
 export type Stage = (typeof STAGES)[number];
@@ -64,6 +64,7 @@ export const COMPUTE_GRADIENT = "zy.computeGradient";
 /** Client-side commands that open a view, and the stage each asks `zy/viewIr` for. */
 export const VIEW_COMMANDS: Readonly<Record<string, Stage>> = {
     "zy.showAdjointIr": "adjoint",
+    "zy.showPushforwardIr": "pushforward",
     "zy.showSsa": "typed",
     "zy.showClif": "clif",
     "zy.showControlFlow": "dot",

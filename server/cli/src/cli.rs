@@ -118,6 +118,8 @@ pub enum Stage {
     Forward,
     /// The AD's pullback.
     Pullback,
+    /// Forward mode's pushforward (value and tangent together).
+    Pushforward,
     /// The Cranelift IR of the typed specialisation.
     Clif,
 }
@@ -156,6 +158,7 @@ impl From<Stage> for IrStage {
             Stage::Typed => IrStage::Typed,
             Stage::Forward => IrStage::Forward,
             Stage::Pullback => IrStage::Pullback,
+            Stage::Pushforward => IrStage::Pushforward,
             Stage::Clif => IrStage::Clif,
         }
     }

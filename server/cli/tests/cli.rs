@@ -164,6 +164,24 @@ fn ir_stages() {
     );
     assert_eq!(status, 0);
     assert!(out.starts_with("pow⁻("), "{out}");
+    let (status, out, err) = run(
+        dir.path(),
+        &[
+            "ir",
+            "pow.jl",
+            "pow",
+            "--stage",
+            "pushforward",
+            "--at",
+            "pow(1.0, 2)",
+        ],
+    );
+    assert_eq!((status, err.as_str()), (0, ""));
+    // Each Float64 argument followed by its tangent; (y, ẏ) returned.
+    assert!(
+        out.starts_with("∂→pow(%1::Float64, %2::Float64, %3::Int64) :: Tuple{Float64, Float64}"),
+        "{out}"
+    );
 }
 
 #[test]

@@ -387,6 +387,7 @@ impl Backend {
             "typed" => &[IrStage::Typed],
             "forward" => &[IrStage::Forward],
             "pullback" => &[IrStage::Pullback],
+            "pushforward" => &[IrStage::Pushforward],
             "adjoint" => &[IrStage::Forward, IrStage::Pullback],
             "clif" => &[IrStage::Clif],
             "dot" => &[IrStage::Dot],

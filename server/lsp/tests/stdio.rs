@@ -129,6 +129,16 @@ fn view_ir_returns_the_ssa_of_the_enclosing_function() {
         .as_str()
         .unwrap()
         .starts_with("digraph \"pow\" {"));
+    // Forward mode: the pushforward pairs the Float64 argument with its tangent.
+    let pf = c.request(
+        "zy/viewIr",
+        json!({ "textDocument": { "uri": uri() }, "position": pos(4, 8), "stage": "pushforward" }),
+    );
+    let text = pf["text"].as_str().unwrap();
+    assert!(
+        text.starts_with("∂→pow(%1::Float64, %2::Float64, %3::Int64) :: Tuple{Float64, Float64}"),
+        "{text}"
+    );
 }
 
 #[test]

@@ -376,6 +376,14 @@ fn ndims(t: &Type) -> u8 {
 /// and `z` the number of zeros, `x̄ᵢ = ȳ p / xᵢ` if `z = 0`, `ȳ p` at the zero if `z = 1`, and
 /// nothing if `z > 1`.
 fn prod_reverse(e: &mut Emit, xt: &Type, x: Operand, sx: Operand, dy: Operand) {
+    let g = prod_gradient(e, xt, x, dy);
+    e.prim(Prim::AccumInto, vec![sx, g], Type::Nothing);
+}
+
+/// `ȳ ∇prod(x)`, without dividing by a zero of `x` (ChainRules' `∇prod`): with no zero,
+/// `ȳ prod(x) ./ x`; with one zero at `k`, `ȳ prod(x without k)` at `k` and zero elsewhere;
+/// with more, zero.
+fn prod_gradient(e: &mut Emit, xt: &Type, x: Operand, dy: Operand) -> Operand {
     use Prim::*;
     let f = Type::Float64;
     let bt = Type::Array(std::sync::Arc::new(Type::Bool), ndims(xt));
@@ -400,8 +408,7 @@ fn prod_reverse(e: &mut Emit, xt: &Type, x: Operand, sx: Operand, dy: Operand) {
     let nonzero = bc(e, "-", vec![Const::f64(1.0).into(), zero.clone()], xt);
     let t1 = bc(e, "*", vec![nonzero, quot], xt);
     let t2 = bc(e, "*", vec![zero, b], xt);
-    let g = bc(e, "+", vec![t1, t2], xt);
-    e.prim(AccumInto, vec![sx, g], Type::Nothing);
+    bc(e, "+", vec![t1, t2], xt)
 }
 
 /// `shadow[idx...] += g`.
@@ -413,4 +420,86 @@ fn add_at(e: &mut Emit, shadow: Operand, idx: Vec<Operand>, g: Operand) {
     let mut set = vec![shadow, sum];
     set.extend(idx);
     e.prim(Prim::SetIndex, set, Type::Float64);
+}
+
+/// The primitives whose pushforward [`pushforward`] gives.
+pub const FRULES: &[Prim] = &{
+    use Prim::*;
+    [
+        GetIndex, SetIndex, AccumInto, Sum, Prod, Maximum, Minimum, Dot, Vect, Hvcat, Copy, Fill,
+        MatMul, Transpose, Adjoint, First, Last,
+    ]
+};
+
+/// The pushforward of an array primitive. A Float64 array's tangent is an array of its shape,
+/// written wherever the array is written: linear operations apply to the tangents as they
+/// are (`sum`, `copy`, indexing, `A'`, building and writing arrays); the rest by the product
+/// rule (`dot`, `*`), at the extremum's index (`maximum`), or by `∇prod` (`prod`).
+pub fn pushforward(e: &mut Emit, s: &super::TanStmt) -> Result<super::TanOut, AdError> {
+    use crate::forward::{dual_type, tangent_or_zero};
+    use Prim::*;
+    let p = s.prim;
+    let value = e.prim(p, s.args.clone(), s.ty.clone());
+    let dty = dual_type(&s.ty);
+    let t = |i: usize| s.tangents.get(i).cloned().flatten();
+    let full = |e: &mut Emit, i: usize| tangent_or_zero(e, &s.args[i], &s.arg_tys[i], t(i));
+    let f = Type::Float64;
+    let tangent = match p {
+        // Same operation, tangents in place of the arrays: indices and sizes stay.
+        GetIndex | First | Last | Sum | Copy | Transpose | Adjoint => t(0).map(|tx| {
+            let mut args = vec![tx];
+            args.extend(s.args[1..].iter().cloned());
+            e.prim(p, args, dty.clone())
+        }),
+        SetIndex => {
+            if let (Some(tx), Some(tv)) = (t(0), full(e, 1)) {
+                let mut args = vec![tx, tv];
+                args.extend(s.args[2..].iter().cloned());
+                e.prim(SetIndex, args, dual_type(&s.arg_tys[1]));
+            }
+            t(1)
+        }
+        AccumInto => {
+            if let (Some(td), Some(tx)) = (t(0), t(1)) {
+                e.prim(AccumInto, vec![td, tx], Type::Nothing);
+            }
+            None
+        }
+        Fill => full(e, 0).map(|tv| {
+            let mut args = vec![tv];
+            args.extend(s.args[1..].iter().cloned());
+            e.prim(Fill, args, dty.clone())
+        }),
+        Vect | Hvcat if dty != Type::Nothing => {
+            let skip = if p == Hvcat { 2 } else { 0 };
+            let mut args: Vec<Operand> = s.args[..skip].to_vec();
+            for i in skip..s.args.len() {
+                args.push(full(e, i).unwrap_or(Const::f64(0.0).into()));
+            }
+            Some(e.prim(p, args, dty.clone()))
+        }
+        Maximum | Minimum => t(0).map(|tx| {
+            // The tangent at the extremum's (first) index, as the reverse sends ȳ there.
+            let find = if p == Maximum { FindMax } else { FindMin };
+            let it = Type::tuple([f.clone(), Type::Int64]);
+            let r = e.prim(find, vec![s.args[0].clone()], it.clone());
+            let k = e.field(r, 1, &it);
+            e.prim(GetIndex, vec![tx, k], f.clone())
+        }),
+        Prod => t(0).map(|tx| {
+            let g = prod_gradient(e, &s.arg_tys[0], s.args[0].clone(), Const::f64(1.0).into());
+            e.prim(Dot, vec![g, tx], f.clone())
+        }),
+        Dot | MatMul => {
+            // ȧ b + a ḃ
+            let da = t(0).map(|ta| e.prim(p, vec![ta, s.args[1].clone()], dty.clone()));
+            let db = t(1).map(|tb| e.prim(p, vec![s.args[0].clone(), tb], dty.clone()));
+            match (da, db) {
+                (Some(a), Some(b)) => Some(e.accum(&dty, a, b)),
+                (a, b) => a.or(b),
+            }
+        }
+        _ => None,
+    };
+    Ok(super::TanOut { value, tangent })
 }

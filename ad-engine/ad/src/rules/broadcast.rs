@@ -51,7 +51,7 @@ fn callee(args: &[Operand]) -> Option<Prim> {
 }
 
 /// Element type of an operand type (arrays: their element; scalars: themselves).
-fn elem(t: &Type) -> Type {
+pub(super) fn elem(t: &Type) -> Type {
     match t {
         Type::Array(e, _) | Type::Adjoint(e) => (**e).clone(),
         t => t.clone(),
@@ -149,4 +149,36 @@ fn callee_of(s: &RevStmt) -> Option<Prim> {
         Const::Func(n) => Prim::from_julia_name(n),
         _ => None,
     }
+}
+
+/// The pushforward of a broadcast: the scalar rule's pushforward, itself broadcast (a scalar
+/// operand's tangent is a number, an array operand's an array of the result's shape).
+pub fn pushforward(e: &mut Emit, s: &super::TanStmt) -> Result<super::TanOut, AdError> {
+    let value = e.prim(Prim::Broadcast, s.args.clone(), s.ty.clone());
+    let p = callee(&s.args);
+    let differentiable = matches!(s.ty, Type::Array(..) | Type::Adjoint(_));
+    let Some(p) = p.filter(|p| differentiable && scalar::handles(*p)) else {
+        // Comparisons and rounding: no tangent flows.
+        return Ok(super::TanOut {
+            value,
+            tangent: None,
+        });
+    };
+    let saved = e.bcast.replace(s.ty.clone());
+    let elems: Vec<Type> = s.arg_tys[1..].iter().map(elem).collect();
+    let tangent = scalar::pushforward(e, p, &s.args[1..], &elems, &value, &s.tangents[1..]);
+    e.bcast = saved;
+    // A tangent that no operand's tangent reaches is a number; the result's is an array.
+    let tangent = match e.b.func.operand_ty(&tangent) {
+        Type::Array(..) | Type::Adjoint(_) => tangent,
+        _ => {
+            let z = e.prim(Prim::ZeroTangent, vec![value.clone()], s.ty.clone());
+            let f = Operand::Const(Const::Func("+".into()));
+            e.prim(Prim::Broadcast, vec![f, z, tangent], s.ty.clone())
+        }
+    };
+    Ok(super::TanOut {
+        value,
+        tangent: Some(tangent),
+    })
 }

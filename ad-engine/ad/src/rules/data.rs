@@ -587,3 +587,105 @@ pub fn reverse_new(e: &mut Emit, s: &RevStmt) -> Vec<Option<Operand>> {
         })
         .collect()
 }
+
+/// The primitives whose pushforward [`pushforward`] gives.
+pub const FRULES: &[Prim] = &[
+    Prim::Tuple,
+    Prim::NamedTuple,
+    Prim::GetField,
+    Prim::SetField,
+    Prim::TupleIndex,
+    Prim::RefNew,
+    Prim::RefGet,
+    Prim::RefSet,
+    Prim::StackNew,
+    Prim::Push,
+    Prim::Pop,
+    Prim::Accum,
+];
+
+/// The pushforward of a data primitive: the same operation on the tangents, which mirror the
+/// values' structure (a mutable value's tangent is a `Ref` of its fields' tangents).
+pub fn pushforward(e: &mut Emit, s: &super::TanStmt) -> Result<super::TanOut, crate::AdError> {
+    use crate::forward::{dual_type, tangent_or_zero};
+    let p = s.prim;
+    let value = e.prim(p, s.args.clone(), s.ty.clone());
+    let dty = dual_type(&s.ty);
+    let t = |i: usize| s.tangents.get(i).cloned().flatten();
+    let full = |e: &mut Emit, i: usize| tangent_or_zero(e, &s.args[i], &s.arg_tys[i], t(i));
+    let tangent = match p {
+        _ if dty == Type::Nothing && !matches!(p, Prim::SetField | Prim::RefSet | Prim::Push) => {
+            None
+        }
+        Prim::Tuple => {
+            let parts = (0..s.args.len())
+                .map(|i| full(e, i).unwrap_or(Const::Nothing.into()))
+                .collect();
+            Some(e.rebuild(&dty, parts))
+        }
+        Prim::NamedTuple => {
+            let parts = (1..s.args.len())
+                .map(|i| full(e, i).unwrap_or(Const::Nothing.into()))
+                .collect();
+            Some(e.rebuild(&dty, parts))
+        }
+        Prim::GetField | Prim::TupleIndex => {
+            let Some(tx) = t(0) else {
+                return Ok(super::TanOut {
+                    value,
+                    tangent: None,
+                });
+            };
+            let tx = match dual_type(&s.arg_tys[0]) {
+                // A mutable struct's tangent: the box of its fields' tangents.
+                Type::Ref(inner) if matches!(s.arg_tys[0], Type::Struct(_)) => {
+                    e.prim(Prim::RefGet, vec![tx], (*inner).clone())
+                }
+                _ => tx,
+            };
+            Some(e.prim(p, vec![tx, s.args[1].clone()], dty))
+        }
+        Prim::SetField => {
+            // setfield!(x, i, v): the box of x's fields' tangents gets v's at i.
+            if let (Some(tx), Some(i), Type::Ref(inner)) =
+                (t(0), field_index(s.args.get(1)), dual_type(&s.arg_tys[0]))
+            {
+                let old = e.prim(Prim::RefGet, vec![tx.clone()], (*inner).clone());
+                let tv = full(e, 2).unwrap_or(Const::Nothing.into());
+                let new = e.replace(&inner, old, i, tv);
+                e.prim(Prim::RefSet, vec![tx, new], (*inner).clone());
+            }
+            t(2)
+        }
+        Prim::RefNew => full(e, 0).map(|tv| e.prim(Prim::RefNew, vec![tv], dty.clone())),
+        Prim::RefGet => t(0).map(|tr| e.prim(Prim::RefGet, vec![tr], dty.clone())),
+        Prim::RefSet => {
+            if let (Some(tr), Some(tv)) = (t(0), full(e, 1)) {
+                e.prim(Prim::RefSet, vec![tr, tv.clone()], dty.clone());
+            }
+            t(1)
+        }
+        Prim::StackNew => Some(e.prim(Prim::StackNew, vec![], dty)),
+        Prim::Push => {
+            if let (Some(ts), Some(tv)) = (t(0), full(e, 1)) {
+                e.prim(Prim::Push, vec![ts, tv], Type::Nothing);
+            }
+            None
+        }
+        Prim::Pop => t(0).map(|ts| e.prim(Prim::Pop, vec![ts], dty.clone())),
+        Prim::Accum => {
+            let (a, b) = (full(e, 0), full(e, 1));
+            match (a, b) {
+                (Some(a), Some(b)) => Some(e.accum(&dty, a, b)),
+                (a, b) => a.or(b),
+            }
+        }
+        _ => {
+            return Err(super::unsupported(
+                e.span,
+                &format!("`{p}` in forward mode"),
+            ))
+        }
+    };
+    Ok(super::TanOut { value, tangent })
+}

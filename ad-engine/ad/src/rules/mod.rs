@@ -22,7 +22,9 @@ use zy_ir::{Block, Const, Diff, Instance, Name, Op, Operand, Prim, Span, SsaBuil
 
 use crate::globals::GlobalShadows;
 
-pub use scalar::{rule as scalar_rule, Kept, Reverse, ScalarRule, RULES as SCALAR_RULES};
+pub use scalar::{
+    rule as scalar_rule, Forward, Kept, Reverse, ScalarRule, TangentFn, RULES as SCALAR_RULES,
+};
 
 use crate::tangent::{fdata_type, rdata_type};
 use crate::AdError;
@@ -298,6 +300,87 @@ pub fn reverse(e: &mut Emit, s: RevStmt) -> Vec<Option<Operand>> {
         Op::Invoke(_) => calls::reverse(e, &s),
         _ => vec![None; s.arg_tys.len()],
     }
+}
+
+/// A primitive statement as its pushforward (frule) sees it: the operands with their tangents.
+pub struct TanStmt {
+    pub prim: Prim,
+    pub args: Vec<Operand>,
+    /// The operands' tangents (`None`: the operand has none, or it is a constant), of the
+    /// types [`crate::forward::dual_type`] gives.
+    pub tangents: Vec<Option<Operand>>,
+    pub arg_tys: Vec<Type>,
+    pub ty: Type,
+}
+
+/// What a pushforward produced: the primal result and its tangent (`None`: the result's type
+/// has none, or it is a structural zero the caller materialises).
+pub struct TanOut {
+    pub value: Operand,
+    pub tangent: Option<Operand>,
+}
+
+/// The pushforward of a primitive statement: its result and the result's tangent.
+pub fn pushforward(e: &mut Emit, s: &TanStmt) -> Result<TanOut, AdError> {
+    let p = s.prim;
+    if scalar::handles(p) {
+        let value = e.prim(p, s.args.clone(), s.ty.clone());
+        let tangent = match &s.ty {
+            Type::Float64 => Some(scalar::pushforward(
+                e,
+                p,
+                &s.args,
+                &s.arg_tys,
+                &value,
+                &s.tangents,
+            )),
+            // Arithmetic on arrays is elementwise: the scalar rule, broadcast.
+            Type::Array(..) | Type::Adjoint(_) => {
+                let saved = e.bcast.replace(s.ty.clone());
+                let elems: Vec<Type> = s.arg_tys.iter().map(broadcast::elem).collect();
+                let t = scalar::pushforward(e, p, &s.args, &elems, &value, &s.tangents);
+                e.bcast = saved;
+                Some(t)
+            }
+            _ => None,
+        };
+        return Ok(TanOut { value, tangent });
+    }
+    if data::handles(p) {
+        return data::pushforward(e, s);
+    }
+    if arrays::handles(p) {
+        return arrays::pushforward(e, s);
+    }
+    if p == Prim::Broadcast {
+        return broadcast::pushforward(e, s);
+    }
+    if p.is_nondifferentiable() || matches!(p.info().diff, Diff::Constant) {
+        let value = e.prim(p, s.args.clone(), s.ty.clone());
+        return Ok(TanOut {
+            value,
+            tangent: None,
+        });
+    }
+    if matches!(p, Prim::MakePullback | Prim::CallPullback) {
+        // A `back` closure made in another function: a recursive function's, under `hvp`.
+        return Err(unsupported(
+            e.span,
+            "a pullback closure in forward mode (forward over reverse of a recursive function is not supported yet)",
+        ));
+    }
+    Err(unsupported(
+        e.span,
+        &format!("the primitive `{p}` in forward mode"),
+    ))
+}
+
+/// Does `p` have a pushforward here?
+pub fn has_frule(p: Prim) -> bool {
+    scalar::handles(p)
+        || data::FRULES.contains(&p)
+        || arrays::FRULES.contains(&p)
+        || p == Prim::Broadcast
 }
 
 /// An operand of a rule's test point.

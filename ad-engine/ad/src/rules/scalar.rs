@@ -11,6 +11,7 @@
 use zy_ir::{Const, Operand, Prim, Type};
 
 use super::{Emit, FwdOut, FwdStmt, RevStmt, Special, TestArg};
+use Forward::{Partials, Tangent};
 use Kept::{Arg, Result};
 use Prim::*;
 use Reverse::{Divide, Scale, Terms};
@@ -38,6 +39,21 @@ pub enum Reverse {
     Terms(TermsFn),
 }
 
+/// How a rule's pushforward computes `ẏ` from the operands' tangents `ẋᵢ`.
+#[derive(Clone, Copy)]
+pub enum Forward {
+    /// `ẏ = Σᵢ ∂ᵢ ẋᵢ` with the partials `∂ᵢ` of the reverse: the reverse's contribution to
+    /// operand `i` seeded with `ȳ = ẋᵢ` (a scalar reverse is linear in `ȳ`), so both
+    /// directions share one derivative, special points included.
+    Partials,
+    /// Written out: `(emit, operands, result, tangents) -> ẏ`, a tangent `None` being zero (an
+    /// operand without one, or a constant).
+    Tangent(TangentFn),
+}
+
+/// A written-out pushforward: `(emit, operands, result, tangents) -> ẏ`.
+pub type TangentFn = fn(&mut Emit, &[Operand], &Operand, &[Option<Operand>]) -> Operand;
+
 /// A reverse giving each operand's contribution: `(emit, kept, ȳ, statement) -> contributions`.
 pub type TermsFn = fn(&mut Emit, &[Operand], Operand, &RevStmt) -> Vec<Option<Operand>>;
 
@@ -49,6 +65,8 @@ pub struct ScalarRule {
     pub keeps: &'static [Kept],
     /// The reverse.
     pub reverse: Reverse,
+    /// The pushforward (frule).
+    pub forward: Forward,
     /// Operands at which the rule is checked against finite differences on both engines.
     pub points: &'static [&'static [TestArg]],
     /// Points where the value and the gradient must be Julia's (ChainRules') to the bit.
@@ -76,6 +94,8 @@ pub static RULES: &[ScalarRule] = &[
         prim: Add,
         keeps: &[],
         reverse: Terms(|_, _, dy, _| vec![Some(dy.clone()), Some(dy)]),
+        // ẏ = ȧ + ḃ
+        forward: Tangent(|e, _, _, t| sum(e, t.iter().flatten().cloned())),
         points: PAIRS,
         special: &[],
     },
@@ -85,6 +105,14 @@ pub static RULES: &[ScalarRule] = &[
         reverse: Terms(|e, _, dy, _| {
             let nb = e.prim(Neg, vec![dy.clone()], F64);
             vec![Some(dy), Some(nb)]
+        }),
+        // ẏ = ȧ - ḃ
+        forward: Tangent(|e, _, _, t| match (&t[0], &t[1]) {
+            (a, Some(b)) => {
+                let a = a.clone().unwrap_or(Const::f64(0.0).into());
+                e.prim(Sub, vec![a, b.clone()], F64)
+            }
+            (a, None) => a.clone().unwrap_or(Const::f64(0.0).into()),
         }),
         points: PAIRS,
         special: &[],
@@ -96,6 +124,12 @@ pub static RULES: &[ScalarRule] = &[
             let da = e.mul(dy.clone(), k[1].clone());
             let db = e.mul(dy, k[0].clone());
             vec![Some(da), Some(db)]
+        }),
+        // ẏ = ȧ b + a ḃ
+        forward: Tangent(|e, x, _, t| {
+            let da = t[0].clone().map(|da| e.mul(da, x[1].clone()));
+            let db = t[1].clone().map(|db| e.mul(x[0].clone(), db));
+            sum(e, [da, db].into_iter().flatten())
         }),
         points: PAIRS,
         special: &[],
@@ -110,6 +144,17 @@ pub static RULES: &[ScalarRule] = &[
             let db = e.prim(Neg, vec![t], F64);
             vec![Some(da), Some(db)]
         }),
+        // ẏ = (ȧ - y ḃ) / b
+        forward: Tangent(|e, x, y, t| {
+            let yb = t[1].clone().map(|db| e.mul(y.clone(), db));
+            let n = match (t[0].clone(), yb) {
+                (Some(a), Some(yb)) => e.prim(Sub, vec![a, yb], F64),
+                (Some(a), None) => a,
+                (None, Some(yb)) => e.prim(Neg, vec![yb], F64),
+                (None, None) => return Const::f64(0.0).into(),
+            };
+            e.prim(Div, vec![n, x[1].clone()], F64)
+        }),
         points: PAIRS,
         special: &[],
     },
@@ -117,6 +162,7 @@ pub static RULES: &[ScalarRule] = &[
         prim: Pow,
         keeps: &[Arg(0), Arg(1), Kept::ResultUnlessLiteralExponent],
         reverse: Terms(pow),
+        forward: Partials,
         points: &[
             &[F(1.5), F(2.0)],
             &[F(0.7), F(0.5)],
@@ -134,6 +180,10 @@ pub static RULES: &[ScalarRule] = &[
         prim: Neg,
         keeps: &[],
         reverse: Terms(|e, _, dy, _| vec![Some(e.prim(Neg, vec![dy], F64))]),
+        forward: Tangent(|e, _, _, t| match &t[0] {
+            Some(dx) => e.prim(Neg, vec![dx.clone()], F64),
+            None => Const::f64(0.0).into(),
+        }),
         points: ANYWHERE,
         special: &[],
     },
@@ -141,6 +191,7 @@ pub static RULES: &[ScalarRule] = &[
         prim: Sin,
         keeps: &[Arg(0)],
         reverse: Scale(|e, k| e.prim(Cos, vec![k[0].clone()], F64)),
+        forward: Partials,
         points: ANYWHERE,
         special: &[],
     },
@@ -152,6 +203,7 @@ pub static RULES: &[ScalarRule] = &[
             let t = e.mul(dy, sn);
             vec![Some(e.prim(Neg, vec![t], F64))]
         }),
+        forward: Partials,
         points: ANYWHERE,
         special: &[],
     },
@@ -163,6 +215,7 @@ pub static RULES: &[ScalarRule] = &[
             let y2 = e.mul(k[0].clone(), k[0].clone());
             e.add(one(), y2)
         }),
+        forward: Partials,
         points: ANYWHERE,
         special: &[],
     },
@@ -170,6 +223,7 @@ pub static RULES: &[ScalarRule] = &[
         prim: Exp,
         keeps: &[Result],
         reverse: Scale(|_, k| k[0].clone()),
+        forward: Partials,
         points: ANYWHERE,
         special: &[],
     },
@@ -177,6 +231,7 @@ pub static RULES: &[ScalarRule] = &[
         prim: Expm1,
         keeps: &[Arg(0)],
         reverse: Scale(|e, k| e.prim(Exp, vec![k[0].clone()], F64)),
+        forward: Partials,
         points: ANYWHERE,
         special: &[
             Special {
@@ -211,6 +266,7 @@ pub static RULES: &[ScalarRule] = &[
         keeps: &[Result],
         // ChainRules: Ω log(2).
         reverse: Scale(|e, k| e.mul(k[0].clone(), Const::f64(std::f64::consts::LN_2).into())),
+        forward: Partials,
         points: ANYWHERE,
         special: &[
             Special {
@@ -235,6 +291,7 @@ pub static RULES: &[ScalarRule] = &[
         keeps: &[Arg(0)],
         // ChainRules: inv(x) / log(2).
         reverse: Scale(|e, k| inv_over(e, k, std::f64::consts::LN_2)),
+        forward: Partials,
         points: POSITIVE,
         special: &[
             Special {
@@ -259,6 +316,7 @@ pub static RULES: &[ScalarRule] = &[
         keeps: &[Arg(0)],
         // ChainRules: inv(x) / log(10).
         reverse: Scale(|e, k| inv_over(e, k, std::f64::consts::LN_10)),
+        forward: Partials,
         points: POSITIVE,
         special: &[
             Special {
@@ -277,6 +335,7 @@ pub static RULES: &[ScalarRule] = &[
         prim: Log,
         keeps: &[Arg(0)],
         reverse: Divide(|_, k| k[0].clone()),
+        forward: Partials,
         points: POSITIVE,
         special: &[],
     },
@@ -284,6 +343,7 @@ pub static RULES: &[ScalarRule] = &[
         prim: Log1p,
         keeps: &[Arg(0)],
         reverse: Divide(|e, k| e.add(one(), k[0].clone())),
+        forward: Partials,
         points: POSITIVE,
         special: &[],
     },
@@ -291,6 +351,7 @@ pub static RULES: &[ScalarRule] = &[
         prim: Sqrt,
         keeps: &[Result],
         reverse: Divide(|e, k| e.mul(Const::f64(2.0).into(), k[0].clone())),
+        forward: Partials,
         points: POSITIVE,
         special: &[],
     },
@@ -303,6 +364,7 @@ pub static RULES: &[ScalarRule] = &[
             let d = e.mul(Const::f64(3.0).into(), y2);
             e.prim(Div, vec![one(), d], F64)
         }),
+        forward: Partials,
         points: ANYWHERE,
         special: &[
             Special {
@@ -326,6 +388,7 @@ pub static RULES: &[ScalarRule] = &[
         prim: Abs,
         keeps: &[Arg(0)],
         reverse: Scale(|e, k| e.prim(Sign, vec![k[0].clone()], F64)),
+        forward: Partials,
         points: ANYWHERE,
         special: &[],
     },
@@ -337,6 +400,7 @@ pub static RULES: &[ScalarRule] = &[
             let y2 = e.mul(k[0].clone(), k[0].clone());
             e.prim(Sub, vec![one(), y2], F64)
         }),
+        forward: Partials,
         points: ANYWHERE,
         special: &[],
     },
@@ -344,6 +408,7 @@ pub static RULES: &[ScalarRule] = &[
         prim: Sinh,
         keeps: &[Arg(0)],
         reverse: Scale(|e, k| e.prim(Cosh, vec![k[0].clone()], F64)),
+        forward: Partials,
         points: ANYWHERE,
         special: &[],
     },
@@ -351,6 +416,7 @@ pub static RULES: &[ScalarRule] = &[
         prim: Cosh,
         keeps: &[Arg(0)],
         reverse: Scale(|e, k| e.prim(Sinh, vec![k[0].clone()], F64)),
+        forward: Partials,
         points: ANYWHERE,
         special: &[],
     },
@@ -358,6 +424,7 @@ pub static RULES: &[ScalarRule] = &[
         prim: Asin,
         keeps: &[Arg(0)],
         reverse: Divide(one_minus_square_root),
+        forward: Partials,
         points: UNIT,
         special: &[],
     },
@@ -369,6 +436,7 @@ pub static RULES: &[ScalarRule] = &[
             let g = e.prim(Div, vec![dy, d], F64);
             vec![Some(e.prim(Neg, vec![g], F64))]
         }),
+        forward: Partials,
         points: UNIT,
         special: &[],
     },
@@ -382,6 +450,7 @@ pub static RULES: &[ScalarRule] = &[
             let d = e.prim(Sqrt, vec![d], F64);
             e.prim(Div, vec![one(), d], F64)
         }),
+        forward: Partials,
         points: ANYWHERE,
         special: &[
             Special {
@@ -411,6 +480,7 @@ pub static RULES: &[ScalarRule] = &[
             let d = e.prim(Sqrt, vec![d], F64);
             e.prim(Div, vec![one(), d], F64)
         }),
+        forward: Partials,
         points: &[&[F(1.2)], &[F(2.0)], &[F(3.5)]],
         special: &[Special {
             at: &[F(1.0)],
@@ -427,6 +497,7 @@ pub static RULES: &[ScalarRule] = &[
             let d = e.prim(Sub, vec![one(), x2], F64);
             e.prim(Div, vec![one(), d], F64)
         }),
+        forward: Partials,
         points: UNIT,
         special: &[
             Special {
@@ -454,6 +525,7 @@ pub static RULES: &[ScalarRule] = &[
             let x2 = e.mul(k[0].clone(), k[0].clone());
             e.add(one(), x2)
         }),
+        forward: Partials,
         points: ANYWHERE,
         special: &[],
     },
@@ -461,6 +533,7 @@ pub static RULES: &[ScalarRule] = &[
         prim: Max,
         keeps: &[Arg(0), Arg(1)],
         reverse: Terms(max_min),
+        forward: Partials,
         points: PAIRS,
         special: &[],
     },
@@ -468,6 +541,7 @@ pub static RULES: &[ScalarRule] = &[
         prim: Min,
         keeps: &[Arg(0), Arg(1)],
         reverse: Terms(max_min),
+        forward: Partials,
         points: PAIRS,
         special: &[],
     },
@@ -475,6 +549,8 @@ pub static RULES: &[ScalarRule] = &[
         prim: Float,
         keeps: &[],
         reverse: Terms(|_, _, _, _| vec![None]),
+        // An Int or Bool operand: no tangent.
+        forward: Tangent(|_, _, _, _| Const::f64(0.0).into()),
         points: &[&[I(3)], &[I(-2)]],
         special: &[],
     },
@@ -482,6 +558,7 @@ pub static RULES: &[ScalarRule] = &[
         prim: Rem,
         keeps: &[Arg(0), Arg(1)],
         reverse: Terms(rem),
+        forward: Partials,
         points: PAIRS,
         special: &[],
     },
@@ -494,6 +571,15 @@ pub static RULES: &[ScalarRule] = &[
             let da = e.prim(IfElse, vec![k[0].clone(), dy.clone(), zero.clone()], F64);
             let db = e.prim(IfElse, vec![k[0].clone(), zero, dy], F64);
             vec![None, Some(da), Some(db)]
+        }),
+        // The chosen operand's tangent.
+        forward: Tangent(|e, x, _, t| {
+            let zero = || Operand::from(Const::f64(0.0));
+            let (a, b) = (
+                t[1].clone().unwrap_or_else(zero),
+                t[2].clone().unwrap_or_else(zero),
+            );
+            e.prim(IfElse, vec![x[0].clone(), a, b], F64)
         }),
         points: &[
             &[TestArg::Bool(true), F(1.5), F(-0.5)],
@@ -560,6 +646,60 @@ pub fn residuals(p: Prim, args: &[Operand], y: &Operand) -> Vec<Operand> {
             }
         })
         .collect()
+}
+
+/// `ẏ` of `y = p(args...)` from the operands' tangents (`None`: zero), by the rule's
+/// [`Forward`]. Only Float64 operands carry a tangent; others are ignored.
+pub fn pushforward(
+    e: &mut Emit,
+    p: Prim,
+    args: &[Operand],
+    arg_tys: &[Type],
+    y: &Operand,
+    tangents: &[Option<Operand>],
+) -> Operand {
+    let Some(r) = rule(p) else {
+        return Const::f64(0.0).into();
+    };
+    let t: Vec<Option<Operand>> = (0..args.len())
+        .map(|i| {
+            tangents
+                .get(i)
+                .cloned()
+                .flatten()
+                .filter(|_| arg_tys.get(i) == Some(&Type::Float64))
+        })
+        .collect();
+    match r.forward {
+        Tangent(f) => f(e, args, y, &t),
+        Partials => {
+            let op = zy_ir::Op::Prim(p);
+            let consts = args
+                .iter()
+                .map(|a| a.as_const().cloned())
+                .collect::<Vec<_>>();
+            let mut terms = Vec::new();
+            for (i, ti) in t.iter().enumerate() {
+                let Some(ti) = ti else { continue };
+                let s = RevStmt {
+                    op: &op,
+                    arg_tys: arg_tys.to_vec(),
+                    consts: consts.clone(),
+                    ty: Type::Float64,
+                    residuals: residuals(p, args, y),
+                    dy: Some(ti.clone()),
+                };
+                terms.extend(reverse(e, p, &s).into_iter().nth(i).flatten());
+            }
+            sum(e, terms.into_iter())
+        }
+    }
+}
+
+/// The sum of `terms` (a literal zero for none).
+fn sum(e: &mut Emit, mut terms: impl Iterator<Item = Operand>) -> Operand {
+    let first = terms.next().unwrap_or(Const::f64(0.0).into());
+    terms.fold(first, |acc, t| e.prim(Add, vec![acc, t], F64))
 }
 
 /// Contributions to each operand from `dy`.

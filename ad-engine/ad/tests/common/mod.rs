@@ -1,6 +1,7 @@
 //! Test helpers: hand-built typed IR, and differentiation of source text.
 #![allow(dead_code)]
 
+pub mod forward;
 pub mod rule;
 pub mod run;
 

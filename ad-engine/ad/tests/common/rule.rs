@@ -85,6 +85,33 @@ fn weight(k: usize) -> f64 {
 
 /// Check the rule of `p` on `args`.
 pub fn test_rule(p: Prim, args: &[Arg]) {
+    let (prog, inst, inputs) = rule_program(p, args);
+    jit_agrees(&prog, &inst, &inputs);
+    check_fd_prog(&prog, &inst, inputs);
+}
+
+/// Check the pushforward (frule) of `p` by one of its rule's test cases: along a direction,
+/// against finite differences and the reverse gradient, on both engines.
+pub fn test_frule(p: Prim, case: &Case) {
+    match case {
+        Case::Apply(args) => {
+            let args: Vec<Arg> = args.iter().map(Arg::of).collect();
+            let (prog, inst, inputs) = rule_program(p, &args);
+            super::forward::check_jvp(&prog, &inst, &inputs);
+        }
+        Case::Program { src, name, args } => {
+            let inputs: Vec<Value> = args.iter().map(|x| Value::F64(*x)).collect();
+            let (inst, prog) = super::run::typed(src, name, &inputs);
+            let prog = zy_ad::expand(&prog).unwrap_or_else(|e| panic!("{p}: {}", e.message));
+            super::forward::check_jvp(&prog, &inst, &inputs);
+        }
+    }
+}
+
+/// The function of the `V` arguments that applies `p` to `args` and reduces its result, and
+/// every array argument after the call, to a weighted sum; with its inputs (the arguments,
+/// then the weight arrays).
+pub fn rule_program(p: Prim, args: &[Arg]) -> (TypedProgram, Arc<Instance>, Vec<Value>) {
     let values: Vec<Value> = args
         .iter()
         .map(|a| match a {
@@ -160,8 +187,7 @@ pub fn test_rule(p: Prim, args: &[Arg]) {
         .collect();
     let mut prog = TypedProgram::default();
     prog.functions.insert(inst.clone(), Arc::new(f));
-    jit_agrees(&prog, &inst, &inputs);
-    check_fd_prog(&prog, &inst, inputs);
+    (prog, inst, inputs)
 }
 
 /// The value and gradient of `p(args...)` itself (a one-statement function of the `V`

@@ -739,9 +739,15 @@ impl<'e, 'a, 'b> Translator<'e, 'a, 'b> {
             return Ok(out);
         }
         match p {
-            Prim::Gradient | Prim::Derivative | Prim::Hessian | Prim::PullbackOf => Err(
-                JitError::unsupported(format!("`{p}` before the AD transform rewrote it")),
-            ),
+            Prim::Gradient
+            | Prim::Derivative
+            | Prim::Hessian
+            | Prim::PullbackOf
+            | Prim::Pushforward
+            | Prim::Jvp
+            | Prim::Hvp => Err(JitError::unsupported(format!(
+                "`{p}` before the AD transform rewrote it"
+            ))),
             // The runtime works on copies of the operands: the table declares which primitives
             // neither mutate nor return (part of) an operand object, and may run there.
             p if interpreted_by_design(p) => self.fallback(p, args, ty, span),

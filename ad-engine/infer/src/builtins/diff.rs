@@ -1,5 +1,5 @@
 //! Differentiation called from user code: `gradient`, `derivative`, `hessian`, `pullback` and
-//! calls of the pullbacks it returns. The callee's instance on the argument types is inferred
+//! calls of the pullbacks it returns, and forward mode's `pushforward`, `jvp` and `hvp`. The callee's instance on the argument types is inferred
 //! (and recorded as a callee) because it is what the AD will differentiate.
 
 use std::sync::Arc;
@@ -32,9 +32,79 @@ pub(crate) fn call(
         "derivative" => Prim::Derivative,
         "hessian" => Prim::Hessian,
         "pullback" => Prim::PullbackOf,
+        "pushforward" => Prim::Pushforward,
+        "jvp" => Prim::Jvp,
+        "hvp" => Prim::Hvp,
         _ => return None,
     };
-    Some(differentiate(cx, b, p, name, args))
+    Some(match p {
+        Prim::Pushforward | Prim::Jvp | Prim::Hvp => directional(cx, b, p, name, args),
+        _ => differentiate(cx, b, p, name, args),
+    })
+}
+
+/// Does a value of type `t` hold a `Ref` or a mutable struct (whose forward-mode tangent is a
+/// box the user cannot write)?
+fn holds_box(t: &Type) -> bool {
+    match t {
+        Type::Ref(_) => true,
+        Type::Struct(s) if s.mutable => true,
+        _ => t.field_types().is_some_and(|fs| fs.iter().any(holds_box)),
+    }
+}
+
+/// `pushforward(f, x, dx)` (the directional derivative `ẏ`), `jvp(f, x, dx)` (the tuple
+/// `(y, ẏ)`) and `hvp(f, x, v)` (the Hessian of a real-valued `f` times `v`): the direction has
+/// the tangent type of `x`.
+fn directional(
+    cx: &mut Cx,
+    b: &mut PlanBuilder,
+    p: Prim,
+    name: &str,
+    args: &[Val],
+) -> Result<Val, Fail> {
+    let [f, x, dx] = args else {
+        return Err(no_method(name, &types(args)));
+    };
+    let want = tangent_type(&x.ty);
+    if want == Type::Nothing || holds_box(&x.ty) {
+        return Err(Fail::not_differentiable(format!(
+            "`{name}` needs an argument with a tangent and no `Ref` or mutable struct, got {}",
+            x.ty
+        )));
+    }
+    if p == Prim::Hvp && x.ty != Type::vector_f64() {
+        return Err(Fail::not_differentiable(format!(
+            "`hvp` needs a Vector{{Float64}} argument, got {}",
+            x.ty
+        )));
+    }
+    if dx.ty != want {
+        return Err(Fail::not_differentiable(format!(
+            "`{name}` needs a direction of type {want} (the tangent of {}), got {}",
+            x.ty, dx.ty
+        )));
+    }
+    let r = cx.callee_result(f, std::slice::from_ref(&x.ty))?;
+    if r == Type::Bottom {
+        return Ok(apply(b, p, args, Type::Bottom));
+    }
+    if holds_box(&r) {
+        return Err(Fail::not_differentiable(format!(
+            "`{name}` of a function returning {r} (a `Ref` or mutable struct) is not supported"
+        )));
+    }
+    if p == Prim::Hvp && !r.is_number() {
+        return Err(Fail::not_differentiable(format!(
+            "`hvp` needs a function returning a real number; this call returns {r}"
+        )));
+    }
+    let ty = match p {
+        Prim::Pushforward => tangent_type(&r),
+        Prim::Jvp => Type::tuple([r.clone(), tangent_type(&r)]),
+        _ => Type::vector_f64(),
+    };
+    Ok(apply(b, p, args, ty))
 }
 
 fn differentiate(
@@ -65,6 +135,11 @@ fn differentiate(
         _ => {}
     }
     let r = cx.callee_result(f, &xtys)?;
+    if p == Prim::Derivative && holds_box(&r) {
+        return Err(Fail::not_differentiable(format!(
+            "`derivative` of a function returning {r} (a `Ref` or mutable struct) is not supported"
+        )));
+    }
     if r == Type::Bottom {
         // The callee never returns, so neither does its derivative.
         return Ok(apply(b, p, args, Type::Bottom));

@@ -83,6 +83,9 @@ pub const BUILTINS: &[&str] = &[
     "hessian",
     "pullback",
     "checkpointed",
+    "pushforward",
+    "jvp",
+    "hvp",
     "NoTangent",
 ];
 

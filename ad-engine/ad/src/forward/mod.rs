@@ -1,0 +1,509 @@
+//! Forward mode: the pushforward `∂→f(x1, ẋ1, x2, ẋ2, ...)` of a typed function, returning
+//! `(y, ẏ)`, the value and its directional derivative along the tangents `ẋᵢ`.
+//!
+//! The pushforward keeps `f`'s CFG: every block parameter gains a tangent parameter and every
+//! statement is followed by its frule ([`crate::rules::pushforward`]), which computes the
+//! result's tangent from the operands' (Mooncake's dual numbers, unboxed into pairs of SSA
+//! values). No tape: loops, branches and recursion need nothing more. A tangent mirrors its
+//! value's structure ([`dual_type`]): a number's is a number, a tuple's a tuple, a struct's
+//! or closure's a named tuple of its fields', an array's an array of its shape written
+//! wherever the array is written, and a mutable value's a `Ref` of its fields' tangents, so
+//! that writes through aliases reach one tangent. A global object with mutable parts gets one
+//! tangent per evaluation, passed after the arguments' as the reverse mode passes its shadows
+//! ([`crate::globals`]), so a write to it is seen by every later read. Calls of user functions
+//! call their
+//! pushforwards ([`add_pushforwards`]); calls of generated code (the drivers of nested
+//! gradients) are inlined first, so forward over reverse sees plain operations.
+
+use std::sync::Arc;
+
+use zy_ir::{
+    tangent_type, BlockCall, Const, Function, Instance, Name, Op, Operand, Prim, SsaBuilder,
+    Terminator, Type, TypedProgram, Value,
+};
+
+use crate::globals::GlobalShadows;
+use crate::rules::{self, Emit, TanStmt};
+use crate::AdError;
+
+/// The type of the forward-mode tangent of a value of type `t` (`Nothing` when it has none):
+/// [`tangent_type`], except that a `Ref`'s and a mutable struct's tangent is a `Ref` (it is
+/// written where the value is) and an AD stack's is a stack of its entries' tangents.
+pub fn dual_type(t: &Type) -> Type {
+    let boxed = |inner: Type| match inner {
+        Type::Nothing => Type::Nothing,
+        i => Type::Ref(Arc::new(i)),
+    };
+    match t {
+        Type::Ref(inner) => boxed(dual_type(inner)),
+        Type::Struct(s) if s.mutable => boxed(composite(t)),
+        Type::Stack(e) => match dual_type(e) {
+            Type::Nothing => Type::Nothing,
+            d => Type::Stack(Arc::new(d)),
+        },
+        Type::Tuple(_) | Type::NamedTuple(_) | Type::Struct(_) => composite(t),
+        Type::Array(e, n) => match dual_type(e) {
+            Type::Nothing => Type::Nothing,
+            d => Type::Array(Arc::new(d), *n),
+        },
+        _ => tangent_type(t),
+    }
+}
+
+/// Tuples, named tuples and structs: the tangent of each field, `Nothing` overall when no
+/// field has one.
+fn composite(t: &Type) -> Type {
+    let fields: Vec<Type> = t
+        .field_types()
+        .unwrap_or_default()
+        .iter()
+        .map(dual_type)
+        .collect();
+    if fields.iter().all(|f| *f == Type::Nothing) {
+        return Type::Nothing;
+    }
+    match t {
+        Type::Tuple(_) => Type::tuple(fields),
+        Type::NamedTuple(fs) => Type::NamedTuple(
+            fs.iter()
+                .zip(fields)
+                .map(|((n, _), d)| (n.clone(), d))
+                .collect(),
+        ),
+        Type::Struct(s) => Type::NamedTuple(
+            s.fields
+                .iter()
+                .zip(fields)
+                .map(|((n, _), d)| (n.clone(), d))
+                .collect(),
+        ),
+        _ => Type::Nothing,
+    }
+}
+
+/// The zero tangent of `x :: ty`: a literal for a number, fresh objects for arrays and
+/// mutable values (`None` when `ty` has no tangent).
+pub fn zero_tangent(e: &mut Emit, x: &Operand, ty: &Type) -> Option<Operand> {
+    let dty = dual_type(ty);
+    match (ty, &dty) {
+        (_, Type::Nothing) => None,
+        (Type::Float64, _) => Some(Const::f64(0.0).into()),
+        (Type::Array(..) | Type::Adjoint(_), _) => {
+            Some(e.prim(Prim::ZeroTangent, vec![x.clone()], dty))
+        }
+        (Type::Stack(_), _) => Some(e.prim(Prim::StackNew, vec![], dty)),
+        (Type::Ref(inner), _) => {
+            let content = e.prim(Prim::RefGet, vec![x.clone()], (**inner).clone());
+            let z = zero_tangent(e, &content, inner)?;
+            Some(e.prim(Prim::RefNew, vec![z], dty))
+        }
+        _ => {
+            let ftys = ty.field_types().unwrap_or_default();
+            let parts = ftys
+                .iter()
+                .enumerate()
+                .map(|(i, ft)| {
+                    if dual_type(ft) == Type::Nothing {
+                        return Const::Nothing.into();
+                    }
+                    let xi = e.prim(
+                        Prim::GetField,
+                        vec![x.clone(), Const::Int(i as i64 + 1).into()],
+                        ft.clone(),
+                    );
+                    zero_tangent(e, &xi, ft).unwrap_or(Const::Nothing.into())
+                })
+                .collect();
+            Some(match &dty {
+                Type::Ref(inner) => {
+                    let nt = e.rebuild(inner, parts);
+                    e.prim(Prim::RefNew, vec![nt], dty.clone())
+                }
+                _ => e.rebuild(&dty, parts),
+            })
+        }
+    }
+}
+
+/// `t`, or the zero tangent of `x :: ty` when `t` is `None`.
+pub fn tangent_or_zero(
+    e: &mut Emit,
+    x: &Operand,
+    ty: &Type,
+    t: Option<Operand>,
+) -> Option<Operand> {
+    match t {
+        Some(t) => Some(t),
+        None => zero_tangent(e, x, ty),
+    }
+}
+
+/// The pushforward instance `∂→f(x1, ẋ1, x2, ...)`: a tangent after each argument that has one.
+pub fn pushforward_instance(inst: &Instance) -> Arc<Instance> {
+    let mut args = Vec::new();
+    for t in inst.args.iter() {
+        args.push(t.clone());
+        let d = dual_type(t);
+        if d != Type::Nothing {
+            args.push(d);
+        }
+    }
+    Arc::new(Instance {
+        name: format!("∂→{}", inst.name).into(),
+        method: inst.method,
+        args: args.into(),
+    })
+}
+
+/// The pushforward's return type for a function returning `ret`: `(y, ẏ)`.
+pub fn pushforward_ret(ret: &Type) -> Type {
+    Type::tuple([ret.clone(), dual_type(ret)])
+}
+
+/// The pushforward of one function and the user functions whose pushforwards it calls.
+#[derive(Clone, PartialEq, Eq, Debug)]
+pub struct Pushforward {
+    /// `∂→f`.
+    pub func: Function,
+    /// The instances it calls the pushforwards of.
+    pub callees: Vec<Arc<Instance>>,
+}
+
+/// The pushforward of `inst`, whose typed body is `func`; `globals` are the reaches of the
+/// program's functions.
+pub fn pushforward(
+    inst: &Arc<Instance>,
+    func: &Function,
+    globals: &GlobalShadows,
+) -> Result<Pushforward, AdError> {
+    globals.check(inst, func)?;
+    let pinst = pushforward_instance(inst);
+    let mut out = Function::new(pinst.name.clone(), func.span);
+    out.instance = Some(pinst);
+    out.ret = pushforward_ret(&func.ret);
+    for _ in 1..func.blocks.len() {
+        out.add_block();
+    }
+    let n = func.values.len();
+    let mut vals: Vec<Option<Operand>> = vec![None; n];
+    let mut tans: Vec<Option<Operand>> = vec![None; n];
+    for b in func.block_ids() {
+        for &p in &func.block(b).params {
+            let d = func.value(p);
+            vals[p.index()] = Some(
+                out.add_param(b, d.ty.clone(), d.span, d.name.clone())
+                    .into(),
+            );
+            let dty = dual_type(&d.ty);
+            if dty != Type::Nothing {
+                let name = d.name.as_ref().map(|n| Name::from(format!("{n}\u{307}")));
+                tans[p.index()] = Some(out.add_param(b, dty, d.span, name).into());
+            }
+        }
+    }
+    for (i, a) in func.args().iter().enumerate() {
+        let name = func
+            .arg_names
+            .get(i)
+            .cloned()
+            .unwrap_or_else(|| format!("x{i}").into());
+        out.arg_names.push(name.clone());
+        if dual_type(func.ty(*a)) != Type::Nothing {
+            out.arg_names.push(format!("{name}\u{307}").into());
+        }
+    }
+    // The tangents of the global objects `inst` reaches, after the arguments'.
+    let mut global_tans: Vec<(Name, Operand)> = Vec::new();
+    for (name, ty) in globals.reached(inst) {
+        let dty = dual_type(ty);
+        let tname = Name::from(format!("{name}\u{307}"));
+        let p = out.add_param(zy_ir::Block::ENTRY, dty, func.span, Some(tname.clone()));
+        out.arg_names.push(tname);
+        global_tans.push((name.clone(), p.into()));
+    }
+    let global_tangent = |name: &Name| {
+        global_tans
+            .iter()
+            .find(|(n, _)| n == name)
+            .map(|(_, t)| t.clone())
+    };
+    let mut sb = SsaBuilder::new(out);
+    let mut callees: Vec<Arc<Instance>> = Vec::new();
+    let order = func.reverse_postorder();
+    for &b in &order {
+        let mut e = Emit {
+            bcast: None,
+            b: &mut sb,
+            block: b,
+            span: func.span,
+        };
+        for &v in &func.block(b).stmts {
+            let Some(stmt) = func.stmt(v) else { continue };
+            let d = func.value(v);
+            e.span = d.span;
+            let args: Vec<Operand> = stmt.args.iter().map(|a| value_of(&vals, a)).collect();
+            let tangents: Vec<Option<Operand>> =
+                stmt.args.iter().map(|a| tangent_of(&tans, a)).collect();
+            let arg_tys: Vec<Type> = stmt.args.iter().map(|a| func.operand_ty(a)).collect();
+            let (value, tangent) = match &stmt.op {
+                Op::Prim(p) => {
+                    let s = TanStmt {
+                        prim: *p,
+                        args,
+                        tangents,
+                        arg_tys,
+                        ty: d.ty.clone(),
+                    };
+                    let out = rules::pushforward(&mut e, &s)?;
+                    let tangent = out.tangent.map(|t| unshared(&mut e, t, &s.tangents, &d.ty));
+                    (out.value, tangent)
+                }
+                Op::New(st) => {
+                    let value = e.op(stmt.op.clone(), args.clone(), d.ty.clone());
+                    let dty = dual_type(&d.ty);
+                    let tangent = if dty == Type::Nothing {
+                        None
+                    } else {
+                        let mut parts = Vec::new();
+                        for ((x, t), ty) in args.iter().zip(tangents).zip(&arg_tys) {
+                            let z = tangent_or_zero(&mut e, x, ty, t);
+                            parts.push(z.unwrap_or(Const::Nothing.into()));
+                        }
+                        Some(match &dty {
+                            Type::Ref(nt) if st.mutable => {
+                                let g = e.rebuild(nt, parts);
+                                e.prim(Prim::RefNew, vec![g], dty.clone())
+                            }
+                            _ => e.rebuild(&dty, parts),
+                        })
+                    };
+                    (value, tangent)
+                }
+                Op::Invoke(callee) => {
+                    let mut cargs = Vec::new();
+                    for ((x, t), ty) in args.iter().zip(tangents).zip(&arg_tys) {
+                        cargs.push(x.clone());
+                        cargs.extend(tangent_or_zero(&mut e, x, ty, t));
+                    }
+                    for (name, ty) in globals.reached(callee) {
+                        match global_tangent(name) {
+                            Some(t) => cargs.push(t),
+                            None => cargs.extend(global_zero(&mut e, name, ty)),
+                        }
+                    }
+                    let rty = pushforward_ret(&d.ty);
+                    let r = e.op(Op::Invoke(pushforward_instance(callee)), cargs, rty.clone());
+                    if !callees.contains(callee) {
+                        callees.push(callee.clone());
+                    }
+                    let value = e.field(r.clone(), 0, &rty);
+                    (value, Some(e.field(r, 1, &rty)))
+                }
+                Op::Global(name) => {
+                    // A global object's tangent for this evaluation; a constant's is zero.
+                    let value = e.op(stmt.op.clone(), vec![], d.ty.clone());
+                    (value, global_tangent(name))
+                }
+                Op::Call(_) | Op::CallValue | Op::Closure(_) => {
+                    return Err(AdError::new(d.span, "cannot differentiate untyped IR"));
+                }
+            };
+            let tangent = match tangent {
+                Some(t) if dual_type(&d.ty) != Type::Nothing => Some(t),
+                _ => zero_tangent(&mut e, &value, &d.ty),
+            };
+            vals[v.index()] = Some(value);
+            tans[v.index()] = tangent;
+        }
+        let term = match &func.block(b).term {
+            Terminator::Return(x) => {
+                let ty = func.operand_ty(x);
+                let y = value_of(&vals, x);
+                let t = tangent_of(&tans, x);
+                let t = tangent_or_zero(&mut e, &y, &ty, t).unwrap_or(Const::Nothing.into());
+                let rty = pushforward_ret(&func.ret);
+                Terminator::Return(e.prim(Prim::Tuple, vec![y, t], rty))
+            }
+            Terminator::Jump(c) => Terminator::Jump(jump(&mut e, func, c, &vals, &tans)),
+            Terminator::Branch {
+                cond,
+                then_to,
+                else_to,
+            } => Terminator::Branch {
+                cond: value_of(&vals, cond),
+                then_to: jump(&mut e, func, then_to, &vals, &tans),
+                else_to: jump(&mut e, func, else_to, &vals, &tans),
+            },
+            Terminator::Unreachable => Terminator::Unreachable,
+        };
+        let span = func.block(b).term_span;
+        sb.func.set_term(b, term, span);
+    }
+    let mut out = sb.finish();
+    crate::simplify::simplify(&mut out);
+    zy_ir::debug_verify(&out, "the pushforward");
+    Ok(Pushforward { func: out, callees })
+}
+
+/// A tangent that is one of the operands' tangents, for a result with identity (an array
+/// computed from an array): copied, so writes to the result do not reach the operand.
+fn unshared(e: &mut Emit, t: Operand, operands: &[Option<Operand>], ty: &Type) -> Operand {
+    let shared = operands.iter().flatten().any(|o| *o == t);
+    if shared && matches!(ty, Type::Array(..)) {
+        let dty = dual_type(ty);
+        e.prim(Prim::Copy, vec![t], dty)
+    } else {
+        t
+    }
+}
+
+fn value_of(vals: &[Option<Operand>], a: &Operand) -> Operand {
+    match a {
+        Operand::Value(v) => vals[v.index()].clone().unwrap_or(Const::Nothing.into()),
+        c => c.clone(),
+    }
+}
+
+fn tangent_of(tans: &[Option<Operand>], a: &Operand) -> Option<Operand> {
+    match a {
+        Operand::Value(v) => tans[v.index()].clone(),
+        Operand::Const(_) => None,
+    }
+}
+
+/// A jump with each argument followed by its tangent, where the target's parameter has one.
+fn jump(
+    e: &mut Emit,
+    func: &Function,
+    c: &BlockCall,
+    vals: &[Option<Operand>],
+    tans: &[Option<Operand>],
+) -> BlockCall {
+    let params: &[Value] = &func.block(c.block).params;
+    let mut args = Vec::new();
+    for (a, p) in c.args.iter().zip(params) {
+        let ty = func.ty(*p).clone();
+        let x = value_of(vals, a);
+        args.push(x.clone());
+        if dual_type(&ty) != Type::Nothing {
+            let t = tangent_of(tans, a);
+            args.extend(tangent_or_zero(e, &x, &ty, t));
+        }
+    }
+    BlockCall {
+        block: c.block,
+        args,
+    }
+}
+
+/// A zero tangent for the global `name :: ty` (its value loaded here).
+fn global_zero(e: &mut Emit, name: &Name, ty: &Type) -> Option<Operand> {
+    let g = e.op(Op::Global(name.clone()), vec![], ty.clone());
+    zero_tangent(e, &g, ty)
+}
+
+/// The arguments of `∂→inst` after its arguments' and their tangents: a fresh zero tangent for
+/// each global object `inst` reaches (one evaluation's).
+pub fn global_tangents(e: &mut Emit, globals: &GlobalShadows, inst: &Instance) -> Vec<Operand> {
+    let mut out = Vec::new();
+    for (name, ty) in globals.reached(inst) {
+        out.extend(global_zero(e, name, ty));
+    }
+    out
+}
+
+/// Add `∂→g` to `prog` for `inst` and every function its pushforward calls, transitively.
+pub fn add_pushforwards(prog: &mut TypedProgram, inst: &Arc<Instance>) -> Result<(), AdError> {
+    let globals = GlobalShadows::of(prog);
+    let mut work = vec![inst.clone()];
+    while let Some(i) = work.pop() {
+        let pinst = pushforward_instance(&i);
+        if prog.functions.contains_key(&pinst) {
+            continue;
+        }
+        let func = prog.functions.get(&i).cloned().ok_or_else(|| {
+            AdError::new(zy_ir::Span::default(), format!("no typed body for {i}"))
+        })?;
+        // Generated code called here (a nested gradient) is pushed forward inlined, so that
+        // the `back` closures its forward functions make are called where they are made.
+        let mut body = crate::inline::inline_generated(&func, prog);
+        if body != *func {
+            crate::simplify::tidy(&mut body);
+        }
+        let pf = pushforward(&i, &body, &globals)?;
+        prog.functions.insert(pinst, Arc::new(pf.func));
+        work.extend(pf.callees);
+    }
+    Ok(())
+}
+
+/// A copy of `prog` with the pushforward of `inst`, of everything it calls, and the driver
+/// `∂ᵈf(x1, ẋ1, x2, ...)` that runs it with fresh tangents of the globals it reaches; returns
+/// the driver's instance (the same arguments as `∂→f`'s).
+pub fn pushforward_program(
+    prog: &TypedProgram,
+    inst: &Arc<Instance>,
+) -> Result<(Arc<Instance>, TypedProgram), AdError> {
+    let mut out = prog.clone();
+    add_pushforwards(&mut out, inst)?;
+    let globals = GlobalShadows::of(prog);
+    let pinst = pushforward_instance(inst);
+    let dinst = Arc::new(Instance {
+        name: format!("∂ᵈ{}", inst.name).into(),
+        method: inst.method,
+        args: pinst.args.clone(),
+    });
+    let ret = prog
+        .functions
+        .get(inst)
+        .map_or(Type::Any, |f| f.ret.clone());
+    let span = prog.functions.get(inst).map(|f| f.span).unwrap_or_default();
+    let mut f = Function::new(dinst.name.clone(), span);
+    f.instance = Some(dinst.clone());
+    f.ret = pushforward_ret(&ret);
+    let mut call: Vec<Operand> = dinst
+        .args
+        .iter()
+        .map(|t| {
+            f.add_param(zy_ir::Block::ENTRY, t.clone(), span, None)
+                .into()
+        })
+        .collect();
+    let mut sb = SsaBuilder::new(f);
+    let mut e = Emit {
+        bcast: None,
+        b: &mut sb,
+        block: zy_ir::Block::ENTRY,
+        span,
+    };
+    call.extend(global_tangents(&mut e, &globals, inst));
+    let r = e.op(Op::Invoke(pinst), call, pushforward_ret(&ret));
+    sb.func
+        .set_term(zy_ir::Block::ENTRY, Terminator::Return(r), span);
+    out.functions.insert(dinst.clone(), Arc::new(sb.finish()));
+    Ok((dinst, out))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn tangents_of_common_types() {
+        let v = Type::vector_f64();
+        let cases = [
+            (Type::Float64, "Float64"),
+            (Type::Int64, "Nothing"),
+            (v.clone(), "Vector{Float64}"),
+            (Type::Ref(Arc::new(Type::Float64)), "Ref{Float64}"),
+            (
+                Type::tuple([Type::Float64, Type::Int64]),
+                "Tuple{Float64, Nothing}",
+            ),
+            (Type::tuple([Type::Int64, Type::Bool]), "Nothing"),
+        ];
+        for (t, want) in cases {
+            assert_eq!(dual_type(&t).to_string(), want, "{t}");
+        }
+    }
+}

@@ -1,0 +1,352 @@
+//! Forward mode: every frule through the rule tester, and pushforwards of whole programs
+//! against finite differences and the reverse gradient, on both engines.
+
+mod common;
+
+use common::forward::{check_jvp, jvp};
+use common::run::typed;
+use expect_test::expect;
+use zy_ad::rules;
+use zy_interp::{show, Value};
+use zy_ir::{Diff, Prim};
+
+fn panic_text(e: &Box<dyn std::any::Any + Send>) -> String {
+    e.downcast_ref::<String>()
+        .cloned()
+        .or_else(|| e.downcast_ref::<&str>().map(|s| s.to_string()))
+        .unwrap_or_default()
+}
+
+/// Every primitive the table says is differentiable has a pushforward, and it passes every
+/// test case of its rule on both engines. Every failure is listed.
+#[test]
+fn every_primitive_has_an_frule() {
+    let mut failures = Vec::new();
+    for &p in Prim::ALL {
+        if p.info().diff != Diff::Rule {
+            continue;
+        }
+        if !rules::has_frule(p) {
+            failures.push(format!("{p}: no frule"));
+            continue;
+        }
+        for case in rules::test_cases(p) {
+            let run = || common::rule::test_frule(p, &case);
+            if let Err(e) = std::panic::catch_unwind(std::panic::AssertUnwindSafe(run)) {
+                failures.push(format!("{p} at {case:?}: {}", panic_text(&e)));
+            }
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+fn f(x: f64) -> Value {
+    Value::F64(x)
+}
+
+fn v(xs: &[f64]) -> Value {
+    Value::vector_f64(xs.to_vec())
+}
+
+/// Check `name(args...)` in `src` (after expanding nested differentiation).
+fn check(src: &str, name: &str, args: &[Value]) {
+    let (inst, prog) = typed(src, name, args);
+    let prog = zy_ad::expand(&prog).unwrap_or_else(|e| panic!("{name}: {}", e.message));
+    check_jvp(&prog, &inst, args);
+}
+
+#[test]
+fn scalar_code_with_branches_and_loops() {
+    let src = "
+function pow(x, n)
+    r = 1.0
+    for i in 1:n
+        r *= x
+    end
+    return r
+end
+function g(x, y)
+    if x > y
+        return sin(x) * y
+    elseif x < 0.0
+        return exp(x) / y
+    end
+    z = 0.0
+    while z < 3.0
+        z += abs(x) + 0.5
+    end
+    return z * x - y^2
+end
+";
+    check(src, "pow", &[f(1.3), Value::Int(5)]);
+    check(src, "g", &[f(2.0), f(0.5)]);
+    check(src, "g", &[f(-1.0), f(2.0)]);
+    check(src, "g", &[f(0.2), f(1.0)]);
+}
+
+#[test]
+fn data_structures_closures_calls_and_recursion() {
+    let src = "
+struct Point
+    x::Float64
+    y::Float64
+end
+mutable struct Acc
+    total::Float64
+end
+norm2(p) = p.x^2 + p.y^2
+fact(x, n) = n == 0 ? 1.0 : x * fact(x, n - 1)
+function h(a, b)
+    p = Point(a, b * a)
+    t = (a, 2.0 * b, 3)
+    acc = Acc(0.0)
+    acc.total += norm2(p) + t[2]
+    r = Ref(a)
+    r[] = r[] * b
+    k = y -> y * a + b
+    return acc.total + k(r[]) + fact(a, 3)
+end
+";
+    check(src, "h", &[f(1.2), f(-0.7)]);
+    check(src, "fact", &[f(0.9), Value::Int(4)]);
+}
+
+#[test]
+fn arrays_elementwise_products_sums_and_writes() {
+    let src = "
+function loss(W, x, b)
+    y = W * x .+ b
+    z = tanh.(y)
+    s = sum(z .* z) + dot(x, x) + maximum(y) + prod(x)
+    v = zeros(length(x))
+    for i in 1:length(x)
+        v[i] = x[i]^2 + W[1, i]
+    end
+    c = copy(v)
+    c[1] += s
+    return sum(c) + first(v) * last(x) + (x' * (W' * b))
+end
+";
+    let w = zy_interp::Value::matrix_f64(2, 3, vec![0.5, -0.3, 0.8, 0.1, -0.6, 0.4])
+        .expect("a 2×3 matrix");
+    check(src, "loss", &[w, v(&[1.0, -0.5, 2.0]), v(&[0.2, -0.1])]);
+}
+
+#[test]
+fn nested_gradient_is_forward_over_reverse() {
+    // d/dx of (d/dx x³ sin x) along the direction: the pushforward of a driver.
+    let src = "
+f(x) = x^3 * sin(x)
+df(x) = derivative(f, x)
+";
+    check(src, "df", &[f(0.8)]);
+}
+
+#[test]
+fn a_vector_result_has_a_vector_tangent() {
+    let src = "
+m(x) = [sin(x[1]) * x[2], x[1] + x[2], 2.0]
+";
+    let args = [v(&[0.5, 1.5])];
+    let (inst, prog) = typed(src, "m", &args);
+    let (y, dy) = jvp(&prog, &inst, &args);
+    let (d0, d1) = (common::forward::direction(0), common::forward::direction(1));
+    // J d with J = [cos(x₁)x₂ sin(x₁); 1 1; 0 0].
+    let want = [0.5f64.cos() * 1.5 * d0 + 0.5f64.sin() * d1, d0 + d1, 0.0];
+    let got = match &dy {
+        Value::Array(a) => a.borrow().data.to_f64(),
+        other => panic!("ẏ = {}", show(other)),
+    };
+    assert_eq!(show(&y), show(&v(&[0.5f64.sin() * 1.5, 2.0, 2.0])));
+    for (g, w) in got.iter().zip(want) {
+        assert!((g - w).abs() <= 1e-14, "ẏ = {got:?}, want {want:?}");
+    }
+}
+
+/// Evaluate `call` in `src` after expanding the differentiation builtins, on the interpreter
+/// and the JIT, which must agree bit for bit.
+fn eval(src: &str, call: &str) -> Value {
+    let src = format!("{src}\nzycall__() = {call}\n");
+    let program = common::run::program(&src);
+    let (inst, prog) =
+        zy_infer::infer_entry(&program, "zycall__", &[]).unwrap_or_else(|e| panic!("{e:?}"));
+    let prog = zy_ad::expand(&prog).unwrap_or_else(|e| panic!("{call}: {}", e.message));
+    let limits = zy_interp::Limits::default();
+    let by_interp = zy_interp::run(&prog, &inst, vec![], &limits)
+        .unwrap_or_else(|e| panic!("{call}: {}", e.message));
+    let by_jit = zy_codegen::JitSession::new()
+        .and_then(|mut jit| jit.compile(&prog, &inst))
+        .unwrap_or_else(|e| panic!("{call}: the JIT declined: {e}"))
+        .call(&[], &limits)
+        .unwrap_or_else(|e| panic!("{call}: {}", e.message));
+    assert_eq!(
+        show(&by_jit),
+        show(&by_interp),
+        "{call}: the JIT and the interpreter differ"
+    );
+    by_interp
+}
+
+fn floats(v: &Value) -> Vec<f64> {
+    let mut out = Vec::new();
+    common::run::leaves(v, &mut out);
+    out
+}
+
+fn assert_close(got: &[f64], want: &[f64]) {
+    let close = |a: f64, b: f64| (a - b).abs() <= 1e-12 * a.abs().max(b.abs()).max(1.0);
+    assert!(
+        got.len() == want.len() && got.iter().zip(want).all(|(a, b)| close(*a, *b)),
+        "got {got:?}, want {want:?}"
+    );
+}
+
+const F2: &str = "
+f2(x) = x[1]^2 * x[2] + sin(x[2])
+function energy(x)
+    e = 0.0
+    for i in 1:length(x)
+        e += x[i]^2 * x[1] + sin(x[i]) * x[2]
+    end
+    return e
+end
+g(x) = x^2 * sin(x)
+";
+
+#[test]
+fn pushforward_jvp_and_derivative() {
+    let (s2, c2) = (2.0f64.sin(), 2.0f64.cos());
+    // d/dx x² sin x = 2x sin x + x² cos x, along 0.5.
+    let x = 1.2f64;
+    let d = (2.0 * x * x.sin() + x * x * x.cos()) * 0.5;
+    assert_close(&floats(&eval(F2, "pushforward(g, 1.2, 0.5)")), &[d]);
+    // ∇f2 = [2 x1 x2, x1² + cos x2] = [4, 1 + cos 2] at (1, 2); along (0.5, -1).
+    assert_close(
+        &floats(&eval(F2, "jvp(f2, [1.0, 2.0], [0.5, -1.0])")),
+        &[2.0 + s2, 2.0 - 1.0 - c2],
+    );
+    // A vector result has a vector derivative.
+    assert_close(
+        &floats(&eval(F2, "derivative(t -> [t, t^2, sin(t)], 3.0)")),
+        &[1.0, 6.0, 3.0f64.cos()],
+    );
+    // A closure over a captured value; its pushforward takes the capture's zero tangent.
+    assert_close(
+        &floats(&eval(F2, "(a = 3.0; pushforward(x -> a * x^3, 2.0, 1.0))")),
+        &[36.0],
+    );
+    // Forward mode agrees with the reverse gradient it replaced for `derivative`.
+    let fwd = floats(&eval(F2, "derivative(g, 0.7)"));
+    let rev = floats(&eval(F2, "gradient(g, 0.7)[1]"));
+    assert_eq!(fwd.len(), 1);
+    assert_close(&fwd, &rev);
+}
+
+#[test]
+fn hvp_and_hessian_are_forward_over_reverse() {
+    let s2 = 2.0f64.sin();
+    // H f2 = [2x2 2x1; 2x1 -sin x2] = [4 2; 2 -sin 2] at (1, 2).
+    assert_close(
+        &floats(&eval(F2, "hvp(f2, [1.0, 2.0], [0.5, -1.0])")),
+        &[0.0, 1.0 + s2],
+    );
+    assert_close(
+        &floats(&eval(F2, "hessian(f2, [1.0, 2.0])")),
+        &[4.0, 2.0, 2.0, -s2],
+    );
+}
+
+#[test]
+fn hessian_agrees_with_reverse_over_reverse() {
+    // The oracle: each row the gradient of one entry of the gradient (reverse over reverse).
+    let src = format!(
+        "{F2}
+row(x, i) = gradient(y -> gradient(energy, y)[1][i], x)[1]
+"
+    );
+    let x = "[1.5, -0.4, 0.8]";
+    let h = floats(&eval(&src, &format!("hessian(energy, {x})")));
+    let oracle: Vec<f64> = (1..=3)
+        .flat_map(|i| floats(&eval(&src, &format!("row({x}, {i})"))))
+        .collect();
+    // hessian is column-major; the oracle lists rows: H is symmetric, so they match.
+    assert_close(&h, &oracle);
+}
+
+#[test]
+fn the_pushforward_keeps_the_cfg_and_pairs_each_value_with_its_tangent() {
+    let src = "
+function h(x, n)
+    r = x
+    for i in 1:n
+        r = r > 1.0 ? sin(r) * x : r / x
+    end
+    return r
+end
+";
+    let (inst, prog) = typed(src, "h", &[f(1.5), Value::Int(2)]);
+    let globals = zy_ad::GlobalShadows::of(&prog);
+    let pf = zy_ad::forward::pushforward(&inst, &prog.functions[&inst], &globals)
+        .unwrap_or_else(|e| panic!("{}", e.message));
+    expect![[r#"
+        ∂→h(%1::Float64, %2::Float64, %3::Int64) :: Tuple{Float64, Float64}   # x, ẋ, n
+        #1:
+          %9 = range_length(1, 1, %3) :: Int64
+          br #2
+        #2:
+          %4 = φ(#1 → 0, #6 → %23) :: Int64
+          %5 = φ(#1 → %1, #6 → %7) :: Float64   # r
+          %6 = φ(#1 → %2, #6 → %8) :: Float64   # ṙ
+          %10 = %4 < %9 :: Bool
+          br %10 ? #3 : #7
+        #3:
+          %11 = %5 > 1.0 :: Bool
+          br %11 ? #4 : #5
+        #4:
+          %12 = sin(%5) :: Float64
+          %13 = cos(%5) :: Float64
+          %14 = %6 * %13 :: Float64
+          %15 = %12 * %1 :: Float64
+          %16 = %14 * %1 :: Float64
+          %17 = %12 * %2 :: Float64
+          %18 = %16 + %17 :: Float64
+          br #6
+        #5:
+          %19 = %5 / %1 :: Float64
+          %20 = %19 * %2 :: Float64
+          %21 = %6 - %20 :: Float64
+          %22 = %21 / %1 :: Float64
+          br #6
+        #6:
+          %7 = φ(#4 → %15, #5 → %19) :: Float64 # r
+          %8 = φ(#4 → %18, #5 → %22) :: Float64 # ṙ
+          %23 = %4 + 1 :: Int64
+          br #2
+        #7:
+          %24 = tuple(%5, %6) :: Tuple{Float64, Float64}
+          return %24
+    "#]]
+    .assert_eq(&zy_ir::print_function(&pf.func));
+}
+
+#[test]
+fn refusals_are_messages() {
+    // Forward over reverse through a recursive function.
+    let src = "
+fact(x, n) = n == 0 ? 1.0 : x * fact(x, n - 1)
+p(v) = fact(v[1], 3) * v[2]
+zycall__() = hvp(p, [1.5, 2.0], [1.0, 0.0])
+";
+    let program = common::run::program(src);
+    let (_, prog) =
+        zy_infer::infer_entry(&program, "zycall__", &[]).unwrap_or_else(|e| panic!("{e:?}"));
+    let err = zy_ad::expand(&prog).map(|_| ()).unwrap_err();
+    assert!(err.message.contains("recursive"), "{}", err.message);
+    // A direction of the wrong type.
+    let src = "g(x) = 2x\nzycall__() = pushforward(g, 1.0, [1.0])\n";
+    let err = zy_infer::infer_entry(&common::run::program(src), "zycall__", &[])
+        .map(|_| ())
+        .unwrap_err();
+    let text = format!("{err:?}");
+    assert!(text.contains("needs a direction of type Float64"), "{text}");
+}
