@@ -43,7 +43,7 @@ const A: super::TestArg = M(2, 3, &[1.0, -2.0, 0.5, 3.0, 1.5, -0.5]);
 
 /// The test cases of these rules.
 pub const CASES: &[(Prim, Case)] = &{
-    use Case::Apply;
+    use Case::{Apply, Program};
     use Prim::*;
     [
         (Sum, Apply(&[V(X1)])),
@@ -73,6 +73,31 @@ pub const CASES: &[(Prim, Case)] = &{
         (
             MatMul,
             Apply(&[A, M(3, 2, &[1.0, 0.5, -1.0, 2.0, 0.0, 1.5])]),
+        ),
+        // Products with a row operand (the quadratic form `x' A x`, an outer product).
+        (
+            MatMul,
+            Program {
+                src: "q(a, b, c) = (x = [a, b, c]; x' * [2.0 1.0 0.0; 1.0 3.0 -1.0; 0.0 -1.0 4.0] * x)",
+                name: "q",
+                args: &[0.5, -1.5, 2.0],
+            },
+        ),
+        (
+            MatMul,
+            Program {
+                src: "o(a, b, c) = (y = [a, b] * [c, a * c, 1.0]'; y[1, 2] * y[2, 3] + y[2, 1])",
+                name: "o",
+                args: &[0.7, -1.2, 1.5],
+            },
+        ),
+        (
+            MatMul,
+            Program {
+                src: "r(a, b) = (z = [a, b]' * [1.0 -2.0 0.5; 3.0 0.25 -1.0]; z[1] * z[3] + z[2])",
+                name: "r",
+                args: &[1.3, -0.4],
+            },
         ),
         (Transpose, Apply(&[A])),
         (Adjoint, Apply(&[A])),
@@ -172,11 +197,14 @@ pub fn forward(e: &mut Emit, p: Prim, s: &FwdStmt) -> Result<FwdOut, AdError> {
             sh(0).unwrap_or(nothing()),
         ],
         _ => {
-            // MatMul of Matrix*Vector, Matrix*Matrix, or a row vector times a vector.
-            let ok = (matches!(s.arg_tys[0], Type::Array(_, 2))
-                && matches!(s.arg_tys[1], Type::Array(..)))
-                || (matches!(s.arg_tys[0], Type::Adjoint(_))
-                    && matches!(s.arg_tys[1], Type::Array(_, 1)));
+            // MatMul of Matrix*Vector, Matrix*Matrix, row*Vector, row*Matrix, Vector*row: the
+            // shapes whose gradients `Ȳ Bᵀ` and `Aᵀ Ȳ` have their operands' shapes again.
+            let ok = matches!(
+                (&s.arg_tys[0], &s.arg_tys[1]),
+                (Type::Array(_, 2), Type::Array(..))
+                    | (Type::Adjoint(_), Type::Array(..))
+                    | (Type::Array(_, 1), Type::Adjoint(_))
+            );
             if !ok {
                 return Err(AdError::new(
                     e.span,
@@ -329,7 +357,12 @@ pub fn reverse(e: &mut Emit, p: Prim, s: &RevStmt) -> Vec<Option<Operand>> {
                 e.prim(AccumInto, vec![r(1), t], Type::Nothing);
             }
         }
-        MatMul if matches!(s.arg_tys[0], Type::Adjoint(_)) => {
+        MatMul
+            if matches!(
+                (&s.arg_tys[0], &s.arg_tys[1]),
+                (Type::Adjoint(_), Type::Array(_, 1))
+            ) =>
+        {
             // y = a' b (a number): ā += ȳ b, b̄ += ȳ a.
             if let Some(dy) = s.dy.clone() {
                 let (a, sa, b, sb) = (r(0), r(1), r(2), r(3));
@@ -344,21 +377,29 @@ pub fn reverse(e: &mut Emit, p: Prim, s: &RevStmt) -> Vec<Option<Operand>> {
             }
         }
         _ => {
-            // Y = A * B: Ā += Ȳ Bᵀ, B̄ += Aᵀ Ȳ (B a vector or a matrix).
+            // Y = A * B: Ā += Ȳ Bᵀ, B̄ += Aᵀ Ȳ, each operand a vector (a column), a row or a
+            // matrix: the transpose of a vector is a row and of a row a vector.
             let (a, sa, b, sb, sy) = (r(0), r(1), r(2), r(3), r(4));
             let (ta, tb) = (s.arg_tys[0].clone(), s.arg_tys[1].clone());
-            let bt = match &tb {
-                Type::Array(el, 1) => e.prim(Adjoint, vec![b], Type::Adjoint(el.clone())),
-                _ => e.prim(Transpose, vec![b], tb.clone()),
-            };
+            let bt = transposed(e, b, &tb);
             let ga = e.prim(MatMul, vec![sy.clone(), bt], ta.clone());
             e.prim(AccumInto, vec![sa, ga], Type::Nothing);
-            let at = e.prim(Transpose, vec![a], ta);
+            let at = transposed(e, a, &ta);
             let gb = e.prim(MatMul, vec![at, sy], tb);
             e.prim(AccumInto, vec![sb, gb], Type::Nothing);
         }
     }
     out
+}
+
+/// `transpose(x)` of a product operand of type `t`: a vector's is a row sharing its elements,
+/// a row's the vector, a matrix's a transposed copy.
+fn transposed(e: &mut Emit, x: Operand, t: &Type) -> Operand {
+    match t {
+        Type::Array(el, 1) => e.prim(Prim::Adjoint, vec![x], Type::Adjoint(el.clone())),
+        Type::Adjoint(el) => e.prim(Prim::Adjoint, vec![x], Type::Array(el.clone(), 1)),
+        _ => e.prim(Prim::Transpose, vec![x], t.clone()),
+    }
 }
 
 fn func(name: &str) -> Operand {

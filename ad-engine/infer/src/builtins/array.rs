@@ -335,6 +335,57 @@ pub(crate) fn call(b: &mut PlanBuilder, name: &str, args: &[Val]) -> Result<Val,
     }
 }
 
+/// The factorization builtins of square matrices: `det`, `logdet`, `inv`, `A \ B` and
+/// `cholesky_lower`, on Float64 (an Int matrix or right-hand side is converted first).
+pub(crate) fn factor(b: &mut PlanBuilder, name: &str, args: &[Val]) -> Result<Val, Fail> {
+    let fail = || Err(no_method(name, &types(args)));
+    let numeric = |v: &Val, dims: &[u8]| matches!(&v.ty, Type::Array(e, n) if matches!(**e, Type::Float64 | Type::Int64) && dims.contains(n));
+    let float = |b: &mut PlanBuilder, v: &Val| -> Result<Val, Fail> {
+        match &v.ty {
+            Type::Array(_, n) => convert(b, v.clone(), &array(Type::Float64, *n)),
+            _ => Ok(v.clone()),
+        }
+    };
+    match (name, args) {
+        ("\\", [a, y]) if numeric(a, &[2]) && numeric(y, &[1, 2]) => {
+            let (a, y) = (float(b, a)?, float(b, y)?);
+            let ty = y.ty.clone();
+            Ok(apply(b, Prim::Solve, &[&a, &y], ty))
+        }
+        (_, [a]) if numeric(a, &[2]) => {
+            let a = float(b, a)?;
+            let (p, ty) = match name {
+                "det" => (Prim::Det, Type::Float64),
+                "logdet" => (Prim::LogDet, Type::Float64),
+                "inv" => (Prim::Inv, Type::matrix_f64()),
+                "cholesky_lower" => (Prim::CholeskyLower, Type::matrix_f64()),
+                _ => return fail(),
+            };
+            Ok(apply(b, p, &[&a], ty))
+        }
+        _ => fail(),
+    }
+}
+
+/// `tril(A)`, `tril(A, k)`, `triu(A)`, `triu(A, k)` of a numeric matrix: a matrix of its type.
+pub(crate) fn triangle(b: &mut PlanBuilder, name: &str, args: &[Val]) -> Result<Val, Fail> {
+    let p = if name == "tril" {
+        Prim::Tril
+    } else {
+        Prim::Triu
+    };
+    match args {
+        [a]
+        | [a, Val {
+            ty: Type::Int64, ..
+        }] if matches!(&a.ty, Type::Array(e, 2) if e.is_number()) => {
+            let ops: Vec<&Val> = args.iter().collect();
+            Ok(apply(b, p, &ops, a.ty.clone()))
+        }
+        _ => Err(no_method(name, &types(args))),
+    }
+}
+
 /// The element type named by a type used as a value (`zeros(Int, n)`).
 fn elem_type(name: &str) -> Option<Type> {
     match name {

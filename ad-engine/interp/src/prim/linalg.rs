@@ -282,3 +282,22 @@ pub fn transpose(p: Prim, a: &Value) -> Result<Value, String> {
         _ => Err(method_error(p.julia_name(), std::slice::from_ref(a))),
     }
 }
+
+/// `tril(A, k)` and `triu(A, k)`: a copy of the matrix `A` keeping the entries `(i, j)` with
+/// `j - i <= k` (tril) or `j - i >= k` (triu), zeros elsewhere.
+pub fn triangle(p: Prim, a: &Value, k: i64) -> Result<Value, String> {
+    let (Value::Array(_), Some((Shape::Matrix(m, n), data))) = (a, view(a)) else {
+        return Err(method_error(p.julia_name(), std::slice::from_ref(a)));
+    };
+    let mut out = ArrayData::zeros(data.elem(), m * n);
+    for j in 0..n {
+        for i in 0..m {
+            let d = j as i64 - i as i64;
+            let keep = if p == Prim::Tril { d <= k } else { d >= k };
+            if let (true, Some(v)) = (keep, data.get(j * m + i)) {
+                out.set(j * m + i, &v)?;
+            }
+        }
+    }
+    Ok(Array::new(Shape::Matrix(m, n), out).into_value())
+}
