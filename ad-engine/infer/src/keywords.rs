@@ -55,6 +55,9 @@ impl Cx<'_> {
             let sig = format!("{}; {})", sig.trim_end_matches(')'), kws.join(", "));
             Fail::method(format!("MethodError: no method matching {sig}{note}"))
         };
+        if let Some(v) = self.sum_dims(b, &name, &passed, &full)? {
+            return Ok(v);
+        }
         let Some(gf) = self.program.functions.get(&name) else {
             return Err(no_method(""));
         };
@@ -101,6 +104,30 @@ impl Cx<'_> {
         }
         body_args.extend(full);
         self.call_generic(b, &keywords.body, &body_args)
+    }
+
+    /// `sum(A; dims = d)` of a matrix: the builtin `sum` takes no keywords, so the prelude's
+    /// `Base._sum_dims(A, d)` computes it. `None` for any other call.
+    fn sum_dims(
+        &mut self,
+        b: &mut PlanBuilder,
+        name: &Name,
+        passed: &[(Name, Val)],
+        positional: &[Val],
+    ) -> Result<Option<Val>, Fail> {
+        const HELPER: &str = "Base._sum_dims";
+        match (passed, positional) {
+            ([(k, d)], [a])
+                if matches!(&**name, "sum" | "Base.sum")
+                    && &**k == "dims"
+                    && matches!(&a.ty, Type::Array(e, 2) if e.is_number())
+                    && self.program.functions.contains_key(HELPER) =>
+            {
+                self.call_named(b, &HELPER.into(), &[a.clone(), d.clone()])
+                    .map(Some)
+            }
+            _ => Ok(None),
+        }
     }
 
     /// The keywords a call passes, in order, with `kw...` splatted; a later value of the same
