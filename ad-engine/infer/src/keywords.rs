@@ -106,8 +106,9 @@ impl Cx<'_> {
         self.call_generic(b, &keywords.body, &body_args)
     }
 
-    /// `sum(A; dims = d)` of a matrix: the builtin `sum` takes no keywords, so the prelude's
-    /// `Base._sum_dims(A, d)` computes it. `None` for any other call.
+    /// `sum(A; dims = d)`, and `prod`, `maximum`, `minimum`, of a matrix: the builtin
+    /// reductions take no keywords, so the prelude computes them (`Base._sum_dims(A, d)`,
+    /// `Base._reduce_dims(op, A, d)`). `None` for any other call.
     fn sum_dims(
         &mut self,
         b: &mut PlanBuilder,
@@ -115,19 +116,28 @@ impl Cx<'_> {
         passed: &[(Name, Val)],
         positional: &[Val],
     ) -> Result<Option<Val>, Fail> {
-        const HELPER: &str = "Base._sum_dims";
-        match (passed, positional) {
-            ([(k, d)], [a])
-                if matches!(&**name, "sum" | "Base.sum")
-                    && &**k == "dims"
-                    && matches!(&a.ty, Type::Array(e, 2) if e.is_number())
-                    && self.program.functions.contains_key(HELPER) =>
-            {
-                self.call_named(b, &HELPER.into(), &[a.clone(), d.clone()])
-                    .map(Some)
-            }
-            _ => Ok(None),
+        let ([(k, d)], [a]) = (passed, positional) else {
+            return Ok(None);
+        };
+        if &**k != "dims" || !matches!(&a.ty, Type::Array(e, 2) if e.is_number()) {
+            return Ok(None);
         }
+        let (helper, op) = match name.strip_prefix("Base.").unwrap_or(name) {
+            "sum" => ("Base._sum_dims", None),
+            "prod" => ("Base._reduce_dims", Some("*")),
+            "maximum" => ("Base._reduce_dims", Some("max")),
+            "minimum" => ("Base._reduce_dims", Some("min")),
+            _ => return Ok(None),
+        };
+        if !self.program.functions.contains_key(helper) {
+            return Ok(None);
+        }
+        let mut args: Vec<Val> = op
+            .map(|f| Val::lit(Const::Func(f.into())))
+            .into_iter()
+            .collect();
+        args.extend([a.clone(), d.clone()]);
+        self.call_named(b, &helper.into(), &args).map(Some)
     }
 
     /// The keywords a call passes, in order, with `kw...` splatted; a later value of the same

@@ -602,6 +602,16 @@ function _argextremum(x, largest::Bool)
     return k
 end
 
+"""
+    findmax(x), findmin(x)
+
+The largest (smallest) element of `x` and its index, `(x[k], k)` with `k = argmax(x)`
+(`argmin(x)`).
+"""
+findmax(x::AbstractArray) = _found(x, argmax(x))
+findmin(x::AbstractArray) = _found(x, argmin(x))
+_found(x, k::Int) = (x[k], k)
+
 # Julia's `isless` on numbers that are not NaN: `<`, with `-0.0` below `0.0`.
 _isless(a, b) = a < b || (a == b && 1 / a < 0 && 1 / b > 0)
 
@@ -624,6 +634,39 @@ function cumprod(x::AbstractVector)
         y[k] = k == 1 ? x[k] : y[k - 1] * x[k]
     end
     return y
+end
+
+# `op` (`max`, `min`, `*`) reduced along a matrix's columns (`d = 1`) or rows (`d = 2`), each
+# from its first element in index order: `maximum(A; dims = d)` and friends.
+function _reduce_dims(op, A::AbstractMatrix, d::Int)
+    m = size(A, 1)
+    n = size(A, 2)
+    if d == 1
+        _nonempty(A)
+        S = _matrix(A, 1, n)
+        for j in 1:n
+            s = A[1, j]
+            for i in 2:m
+                s = op(s, A[i, j])
+            end
+            S[1, j] = s
+        end
+        return S
+    elseif d == 2
+        _nonempty(A)
+        S = _matrix(A, m, 1)
+        for i in 1:m
+            s = A[i, 1]
+            for j in 2:n
+                s = op(s, A[i, j])
+            end
+            S[i, 1] = s
+        end
+        return S
+    elseif d < 1
+        throw(ArgumentError("dimension must be ≥ 1, got $d"))
+    end
+    return copy(A)
 end
 
 # The sums of a matrix's columns (`d = 1`, a 1×n matrix) or rows (`d = 2`, an m×1 matrix),
