@@ -548,6 +548,13 @@ prims! {
         interpreted_for: Some("operands of different shapes, row vectors, functions without an \
                                inline translation"),
     }
+    /// `unbroadcast(c, x)`: the array `c` summed over the dimensions along which broadcasting
+    /// extended `x` (whose shape alone counts), shaped like `x`: the gradient of a broadcast's
+    /// operand (AD IR).
+    Unbroadcast => "unbroadcast" {
+        arity: Exactly(2), effects: Effects::allocates("shapes that do not broadcast"),
+        jit: Jit::Interpreted,
+    }
     /// `zero(x)`: the additive identity of a number, or zeros of an array's shape.
     Zero => "zero" { kind: Scalar, diff: Constant, interpreted_for: Some("arrays") }
     /// `one(x)` of a number.

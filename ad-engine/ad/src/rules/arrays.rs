@@ -31,6 +31,7 @@ pub fn handles(p: Prim) -> bool {
             | Adjoint
             | First
             | Last
+            | Unbroadcast
     )
 }
 
@@ -102,6 +103,10 @@ pub const CASES: &[(Prim, Case)] = &{
         (Transpose, Apply(&[A])),
         (Adjoint, Apply(&[A])),
         (Hvcat, Apply(&[L(2), L(2), F(1.0), F(2.0), F(3.0), F(4.0)])),
+        // The row sums, the column sums (as a 1×3 matrix) and the total of a 2×3 matrix.
+        (Unbroadcast, Apply(&[A, V(&[0.0, 0.0])])),
+        (Unbroadcast, Apply(&[A, M(1, 3, &[0.0, 0.0, 0.0])])),
+        (Unbroadcast, Apply(&[A, M(1, 1, &[0.0])])),
     ]
 };
 
@@ -195,6 +200,11 @@ pub fn forward(e: &mut Emit, p: Prim, s: &FwdStmt) -> Result<FwdOut, AdError> {
         Copy => vec![
             fresh.clone().unwrap_or(nothing()),
             sh(0).unwrap_or(nothing()),
+        ],
+        Unbroadcast => vec![
+            fresh.clone().unwrap_or(nothing()),
+            sh(0).unwrap_or(nothing()),
+            s.args[0].clone(),
         ],
         _ => {
             // MatMul of Matrix*Vector, Matrix*Matrix, row*Vector, row*Matrix, Vector*row: the
@@ -350,6 +360,14 @@ pub fn reverse(e: &mut Emit, p: Prim, s: &RevStmt) -> Vec<Option<Operand>> {
         }
         Copy => {
             e.prim(AccumInto, vec![r(1), r(0)], Type::Nothing);
+        }
+        Unbroadcast => {
+            // Linear: the result's gradient spreads back over the dimensions it summed.
+            let (sy, sc, c) = (r(0), r(1), r(2));
+            let ct = s.arg_tys[0].clone();
+            let zeros = e.prim(Similar, vec![c], ct.clone());
+            let g = e.prim(Broadcast, vec![func("+"), zeros, sy], ct);
+            e.prim(AccumInto, vec![sc, g], Type::Nothing);
         }
         Transpose | Adjoint => {
             if matches!(s.arg_tys[0], Type::Array(_, 2)) {

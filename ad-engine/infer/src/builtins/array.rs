@@ -98,20 +98,22 @@ pub(crate) fn broadcast(
     f: &str,
     args: &[Val],
 ) -> Result<Val, Fail> {
-    if args.iter().any(|a| matches!(a.ty, Type::Adjoint(_))) {
+    let rows = args.iter().any(|a| matches!(a.ty, Type::Adjoint(_)));
+    if rows && !args.iter().any(|a| matches!(a.ty, Type::Array(..))) {
         return broadcast_rows(cx, b, f, args);
     }
+    // Julia's shapes: a vector is a column, a row a 1×n matrix, and the result has the most
+    // dimensions among the operands (`A .+ b`, `x .* y'`); lengths are checked at run time.
     let mut n = None;
     let mut elems = Vec::with_capacity(args.len());
     for a in args {
         match &a.ty {
             Type::Array(e, k) => {
-                if n.is_some_and(|m| m != *k) {
-                    return Err(Fail::unsupported(
-                        "broadcasting arrays of different dimensions",
-                    ));
-                }
-                n = Some(*k);
+                n = Some(n.map_or(*k, |m: u8| m.max(*k)));
+                elems.push((**e).clone());
+            }
+            Type::Adjoint(e) => {
+                n = Some(2);
                 elems.push((**e).clone());
             }
             t if t.is_number() => elems.push(t.clone()),
@@ -152,6 +154,13 @@ pub(crate) fn broadcast(
     for (i, a) in args.iter().enumerate() {
         let want = match &a.ty {
             Type::Array(_, k) => array(target[i].clone(), *k),
+            Type::Adjoint(e) if **e == target[i] => a.ty.clone(),
+            Type::Adjoint(_) => {
+                return Err(Fail::unsupported(format!(
+                    "broadcasting `{f}` over a row of {} with an array (convert the row first)",
+                    a.ty
+                )))
+            }
             _ => target[i].clone(),
         };
         let v = convert(b, a.clone(), &want)?;

@@ -150,6 +150,10 @@ pub fn eval_prim(p: Prim, args: &[Value], ret: &Type) -> Result<Value, String> {
             factor::solve(a, b)
         }
         Broadcast => array::broadcast(args, ret),
+        Unbroadcast => {
+            let [c, x] = operands(p, args)?;
+            linalg::unbroadcast(c, x)
+        }
         RangeLength => {
             let [a, s, b] = operands(p, args)?;
             range_length(a, s, b)
