@@ -3,7 +3,7 @@
 # `logdet`, `inv`, `A \ B`, the Cholesky factor) and `tril`/`triu` are primitives with
 # matrix-calculus rules; what is written here is built on them.
 
-export norm, tr, diag, diagm, kron, cholesky, Cholesky
+export norm, tr, diag, diagm, kron, cholesky, Cholesky, I, UniformScaling
 
 # Methods added to functions every file sees (the primitives `det`, `logdet`, `dot` and `\`
 # keep their own methods for arrays).
@@ -178,3 +178,42 @@ end
 
 det(C::Cholesky) = prod(diag(C.L))^2
 logdet(C::Cholesky) = 2.0 * sum(log, diag(C.L))
+
+"""
+    UniformScaling{T}
+
+`λ` times the identity, of whatever size the other operand needs: `I` is
+`UniformScaling(true)`, and `A + I`, `A - λ * I`, `λ * I`, `I * A` mean what they mean in
+Julia (a square matrix is required where a size is needed).
+"""
+struct UniformScaling{T}
+    λ::T
+end
+
+"""
+    I
+
+The identity of any size, `UniformScaling(true)`.
+"""
+const I = UniformScaling(true)
+
+# The arithmetic the inference hands operators with a UniformScaling operand to.
+function _uniform_plus(A::AbstractMatrix, J::UniformScaling)
+    n = _checksquare(A)
+    # A copy of A in the element type of A[i, j] + λ.
+    B = A .+ zero(J.λ)
+    for i in 1:n
+        B[i, i] += J.λ
+    end
+    return B
+end
+_uniform_plus(J::UniformScaling, A::AbstractMatrix) = _uniform_plus(A, J)
+_uniform_plus(J::UniformScaling, K::UniformScaling) = UniformScaling(J.λ + K.λ)
+_uniform_minus(A::AbstractMatrix, J::UniformScaling) = _uniform_plus(A, UniformScaling(-J.λ))
+_uniform_minus(J::UniformScaling, A::AbstractMatrix) = _uniform_plus(-A, J)
+_uniform_minus(J::UniformScaling, K::UniformScaling) = UniformScaling(J.λ - K.λ)
+_uniform_times(a::Real, J::UniformScaling) = UniformScaling(a * J.λ)
+_uniform_times(J::UniformScaling, a::Real) = UniformScaling(J.λ * a)
+_uniform_times(J::UniformScaling, K::UniformScaling) = UniformScaling(J.λ * K.λ)
+_uniform_times(J::UniformScaling, A::AbstractArray) = J.λ * A
+_uniform_times(A::AbstractArray, J::UniformScaling) = A * J.λ
