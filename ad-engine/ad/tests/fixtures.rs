@@ -104,9 +104,15 @@ fn needs_scopes(name: &str, text: &str) -> bool {
     name.starts_with("prelude_")
         || text.lines().any(|l| {
             let l = l.trim_start();
-            ["module ", "using ", "import ", "# needs: prelude", "# needs: pipeline"]
-                .iter()
-                .any(|k| l.starts_with(k))
+            [
+                "module ",
+                "using ",
+                "import ",
+                "# needs: prelude",
+                "# needs: pipeline",
+            ]
+            .iter()
+            .any(|k| l.starts_with(k))
         })
 }
 

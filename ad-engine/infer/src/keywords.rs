@@ -55,6 +55,9 @@ impl Cx<'_> {
             let sig = format!("{}; {})", sig.trim_end_matches(')'), kws.join(", "));
             Fail::method(format!("MethodError: no method matching {sig}{note}"))
         };
+        if let Some(v) = self.sum_dims(b, &name, &passed, &full)? {
+            return Ok(v);
+        }
         let Some(gf) = self.program.functions.get(&name) else {
             return Err(no_method(""));
         };
@@ -101,6 +104,40 @@ impl Cx<'_> {
         }
         body_args.extend(full);
         self.call_generic(b, &keywords.body, &body_args)
+    }
+
+    /// `sum(A; dims = d)`, and `prod`, `maximum`, `minimum`, of a matrix: the builtin
+    /// reductions take no keywords, so the prelude computes them (`Base._sum_dims(A, d)`,
+    /// `Base._reduce_dims(op, A, d)`). `None` for any other call.
+    fn sum_dims(
+        &mut self,
+        b: &mut PlanBuilder,
+        name: &Name,
+        passed: &[(Name, Val)],
+        positional: &[Val],
+    ) -> Result<Option<Val>, Fail> {
+        let ([(k, d)], [a]) = (passed, positional) else {
+            return Ok(None);
+        };
+        if &**k != "dims" || !matches!(&a.ty, Type::Array(e, 2) if e.is_number()) {
+            return Ok(None);
+        }
+        let (helper, op) = match name.strip_prefix("Base.").unwrap_or(name) {
+            "sum" => ("Base._sum_dims", None),
+            "prod" => ("Base._reduce_dims", Some("*")),
+            "maximum" => ("Base._reduce_dims", Some("max")),
+            "minimum" => ("Base._reduce_dims", Some("min")),
+            _ => return Ok(None),
+        };
+        if !self.program.functions.contains_key(helper) {
+            return Ok(None);
+        }
+        let mut args: Vec<Val> = op
+            .map(|f| Val::lit(Const::Func(f.into())))
+            .into_iter()
+            .collect();
+        args.extend([a.clone(), d.clone()]);
+        self.call_named(b, &helper.into(), &args).map(Some)
     }
 
     /// The keywords a call passes, in order, with `kw...` splatted; a later value of the same

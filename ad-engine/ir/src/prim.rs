@@ -520,6 +520,39 @@ prims! {
     Adjoint => "adjoint" {
         effects: Effects::allocates(""), jit: Jit::Runtime("zy_rt_transpose"), interpreted_for: REST,
     }
+    // Factorizations of square Float64 matrices (`faer`'s kernels in the interpreter, which
+    // the JIT calls through its fallback: one kernel, so the engines agree to the bit).
+    /// `det(A)`: the product of the LU pivots; zero for a singular matrix.
+    Det => "det" {
+        effects: Effects::throws("a matrix that is not square"), jit: Jit::Interpreted,
+    }
+    /// `logdet(A)`: the sum of the logarithms of the pivots' magnitudes.
+    LogDet => "logdet" {
+        effects: Effects::throws("a matrix that is not square, a negative determinant"),
+        jit: Jit::Interpreted,
+    }
+    /// `inv(A)` of a matrix: `A \ I`.
+    Inv => "inv" {
+        effects: Effects::allocates("a singular or non-square matrix"), jit: Jit::Interpreted,
+    }
+    /// `A \ B` for a square matrix `A` and a vector or matrix `B`: substitution when `A` is
+    /// triangular, else LU with partial pivoting (Julia's choice).
+    Solve => "\\" {
+        arity: Exactly(2),
+        effects: Effects::allocates("a singular or non-square matrix, or sizes that differ"),
+        jit: Jit::Interpreted,
+    }
+    /// `cholesky_lower(A)`: the lower factor `L` of `cholesky(A)` (`A = L Lᵀ`), zero above the
+    /// diagonal; PosDefException for a matrix that is not symmetric positive definite.
+    CholeskyLower => "cholesky_lower" {
+        effects: Effects::allocates("a matrix that is not symmetric positive definite"),
+        jit: Jit::Interpreted,
+    }
+    /// `tril(A, k)`: `A` with the entries above its `k`th superdiagonal zeroed (`k = 0`: the
+    /// lower triangle).
+    Tril => "tril" { arity: Between(1, 2), effects: Effects::allocates(""), jit: Jit::Interpreted }
+    /// `triu(A, k)`: `A` with the entries below its `k`th superdiagonal zeroed.
+    Triu => "triu" { arity: Between(1, 2), effects: Effects::allocates(""), jit: Jit::Interpreted }
     /// `broadcast(f, args...)`: `args[0]` is a constant function naming a scalar primitive; the
     /// other operands are arrays of one shape or scalars. `x .+ y`, `sin.(x)`.
     Broadcast => "broadcast" {
@@ -527,6 +560,13 @@ prims! {
                                                         error of the function"),
         interpreted_for: Some("operands of different shapes, row vectors, functions without an \
                                inline translation"),
+    }
+    /// `unbroadcast(c, x)`: the array `c` summed over the dimensions along which broadcasting
+    /// extended `x` (whose shape alone counts), shaped like `x`: the gradient of a broadcast's
+    /// operand (AD IR).
+    Unbroadcast => "unbroadcast" {
+        arity: Exactly(2), effects: Effects::allocates("shapes that do not broadcast"),
+        jit: Jit::Interpreted,
     }
     /// `zero(x)`: the additive identity of a number, or zeros of an array's shape.
     Zero => "zero" { kind: Scalar, diff: Constant, interpreted_for: Some("arrays") }

@@ -849,3 +849,225 @@ end
 _vcat_vector(xs...) = _cat_vector!(fill(_cat_zero_of(xs...), _cat_total(1, xs...)), 0, xs...)
 _vcat_matrix(x, rest...) = _cat_rows!(fill(_cat_zero_of(x, rest...), _cat_total(1, x, rest...), _cat_size(x, 2)), 0, x, rest...)
 _hcat(x, rest...) = _cat_columns!(fill(_cat_zero_of(x, rest...), _cat_size(x, 1), _cat_total(2, x, rest...)), 0, x, rest...)
+
+# Reductions with a function, folds and scans. Julia reduces arrays of fewer than 1024
+# elements left to right (its pairwise blocks are 1024 long), as these loops do.
+
+function _nonempty(x)
+    if length(x) == 0
+        throw(ArgumentError("reducing over an empty collection is not allowed"))
+    end
+    return nothing
+end
+
+"""
+    mapreduce(f, op, x)
+
+`op(...op(op(f(x[1]), f(x[2])), ...), f(x[end]))`: `f` applied to each element, combined
+with `op` from the left. An empty `x` is an `ArgumentError`.
+"""
+function mapreduce(f, op, x::AbstractArray)
+    _nonempty(x)
+    v = f(x[1])
+    for k in 2:length(x)
+        v = op(v, f(x[k]))
+    end
+    return v
+end
+
+"""
+    reduce(op, x)
+
+The elements of `x` combined with `op` from the left: `mapreduce(identity, op, x)`.
+"""
+reduce(op, x::AbstractArray) = mapreduce(identity, op, x)
+
+"""
+    foldl(op, x)
+
+`op(...op(op(x[1], x[2]), x[3])..., x[end])`.
+"""
+foldl(op, x::AbstractArray) = mapreduce(identity, op, x)
+
+"""
+    foldr(op, x)
+
+`op(x[1], op(x[2], ...op(x[end-1], x[end])))`.
+"""
+function foldr(op, x::AbstractArray)
+    _nonempty(x)
+    n = length(x)
+    v = x[n]
+    for k in n-1:-1:1
+        v = op(x[k], v)
+    end
+    return v
+end
+
+"""
+    maximum(f, x), minimum(f, x)
+
+The largest (smallest) of `f` applied to each element of `x`, as `max` (`min`) compares.
+"""
+maximum(f, x::AbstractArray) = mapreduce(f, max, x)
+minimum(f, x::AbstractArray) = mapreduce(f, min, x)
+
+"""
+    prod(f, x)
+
+The product of `f` applied to each element of `x`, from the left.
+"""
+prod(f, x::AbstractArray) = mapreduce(f, *, x)
+
+"""
+    any(f, x), all(f, x), count(f, x)
+
+Whether `f` holds for some (every) element of `x`, and for how many; `any(x)`, `all(x)`,
+`count(x)` of Booleans.
+"""
+function any(f, x::AbstractArray)
+    for k in 1:length(x)
+        if f(x[k])
+            return true
+        end
+    end
+    return false
+end
+
+function all(f, x::AbstractArray)
+    for k in 1:length(x)
+        if !f(x[k])
+            return false
+        end
+    end
+    return true
+end
+
+function count(f, x::AbstractArray)
+    c = 0
+    for k in 1:length(x)
+        if f(x[k])
+            c += 1
+        end
+    end
+    return c
+end
+
+any(x::AbstractArray{Bool}) = any(identity, x)
+all(x::AbstractArray{Bool}) = all(identity, x)
+count(x::AbstractArray{Bool}) = count(identity, x)
+
+"""
+    argmax(x), argmin(x)
+
+The index of the first largest (smallest) element in `isless` order (`-0.0` below `0.0`),
+or of the first `NaN`, as `findmax` (`findmin`) finds it.
+"""
+argmax(x::AbstractArray) = _argextremum(x, true)
+argmin(x::AbstractArray) = _argextremum(x, false)
+
+function _argextremum(x, largest::Bool)
+    _nonempty(x)
+    k = 1
+    for i in 1:length(x)
+        v = x[i]
+        if v != v
+            return i
+        end
+        if largest ? _isless(x[k], v) : _isless(v, x[k])
+            k = i
+        end
+    end
+    return k
+end
+
+"""
+    findmax(x), findmin(x)
+
+The largest (smallest) element of `x` and its index, `(x[k], k)` with `k = argmax(x)`
+(`argmin(x)`).
+"""
+findmax(x::AbstractArray) = _found(x, argmax(x))
+findmin(x::AbstractArray) = _found(x, argmin(x))
+_found(x, k::Int) = (x[k], k)
+
+# Julia's `isless` on numbers that are not NaN: `<`, with `-0.0` below `0.0`.
+_isless(a, b) = a < b || (a == b && 1 / a < 0 && 1 / b > 0)
+
+"""
+    cumsum(x), cumprod(x)
+
+The running sums (products) of a vector: `y[k] = y[k - 1] + x[k]`, `y[1] = x[1]`.
+"""
+function cumsum(x::AbstractVector)
+    y = _vector(x, length(x))
+    for k in 1:length(x)
+        y[k] = k == 1 ? x[k] : y[k - 1] + x[k]
+    end
+    return y
+end
+
+function cumprod(x::AbstractVector)
+    y = _vector(x, length(x))
+    for k in 1:length(x)
+        y[k] = k == 1 ? x[k] : y[k - 1] * x[k]
+    end
+    return y
+end
+
+# `op` (`max`, `min`, `*`) reduced along a matrix's columns (`d = 1`) or rows (`d = 2`), each
+# from its first element in index order: `maximum(A; dims = d)` and friends.
+function _reduce_dims(op, A::AbstractMatrix, d::Int)
+    m = size(A, 1)
+    n = size(A, 2)
+    if d == 1
+        _nonempty(A)
+        S = _matrix(A, 1, n)
+        for j in 1:n
+            s = A[1, j]
+            for i in 2:m
+                s = op(s, A[i, j])
+            end
+            S[1, j] = s
+        end
+        return S
+    elseif d == 2
+        _nonempty(A)
+        S = _matrix(A, m, 1)
+        for i in 1:m
+            s = A[i, 1]
+            for j in 2:n
+                s = op(s, A[i, j])
+            end
+            S[i, 1] = s
+        end
+        return S
+    elseif d < 1
+        throw(ArgumentError("dimension must be ≥ 1, got $d"))
+    end
+    return copy(A)
+end
+
+# The sums of a matrix's columns (`d = 1`, a 1×n matrix) or rows (`d = 2`, an m×1 matrix),
+# each added in index order from zero, as Julia's `sum(A; dims = d)`; along a dimension of
+# length one (`d > 2`) the matrix itself, copied.
+function _sum_dims(A::AbstractMatrix, d::Int)
+    m = size(A, 1)
+    n = size(A, 2)
+    if d == 1
+        S = _matrix(A, 1, n)
+        for j in 1:n, i in 1:m
+            S[1, j] += A[i, j]
+        end
+        return S
+    elseif d == 2
+        S = _matrix(A, m, 1)
+        for j in 1:n, i in 1:m
+            S[i, 1] += A[i, j]
+        end
+        return S
+    elseif d < 1
+        throw(ArgumentError("dimension must be ≥ 1, got $d"))
+    end
+    return copy(A)
+end

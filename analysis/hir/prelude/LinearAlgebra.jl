@@ -1,18 +1,24 @@
 # zy's prelude: the part of Julia's LinearAlgebra that zy defines in Julia. Seen after
-# `using LinearAlgebra` (its exports) or as `LinearAlgebra.name`.
+# `using LinearAlgebra` (its exports) or as `LinearAlgebra.name`. The factorizations (`det`,
+# `logdet`, `inv`, `A \ B`, the Cholesky factor) and `tril`/`triu` are primitives with
+# matrix-calculus rules; what is written here is built on them.
 
-export norm
+export norm, tr, diag, diagm, kron, cholesky, Cholesky, I, UniformScaling
+
+# Methods added to functions every file sees (the primitives `det`, `logdet`, `dot` and `\`
+# keep their own methods for arrays).
+import Base: \, det, logdet, dot
 
 """
     norm(x)
 
-The Euclidean norm of a vector, `sqrt(sum(abs2, x))`.
+The Euclidean norm of a vector, or the Frobenius norm of a matrix: `sqrt(sum(abs2, x))`.
 """
-norm(x::AbstractVector) = sqrt(sum(abs2, x))
+norm(x::AbstractArray) = sqrt(sum(abs2, x))
 
 # The gradient x / norm(x), and zero at the zero vector (as ChainRules gives it) instead of
 # the 0 / 0 that differentiating the definition gives there.
-function rrule(::typeof(norm), x::AbstractVector)
+function rrule(::typeof(norm), x::AbstractArray)
     y = norm(x)
     function norm_pullback(ȳ)
         s = y == 0.0 ? 0.0 : ȳ / y
@@ -20,3 +26,194 @@ function rrule(::typeof(norm), x::AbstractVector)
     end
     return y, norm_pullback
 end
+
+"""
+    norm(x, p)
+
+The `p`-norm of the elements of `x`: `sum(abs.(x) .^ p)^(1 / p)`; `p = 2` is `norm(x)`,
+`p = 1` the sum of magnitudes, `p = Inf` the largest magnitude and `p = -Inf` the smallest.
+"""
+function norm(x::AbstractArray, p::Real)
+    if p == 2
+        return norm(x)
+    elseif p == 1
+        return float(sum(abs, x))
+    elseif p == Inf
+        return float(_maxabs(x))
+    elseif p == -Inf
+        return float(_minabs(x))
+    end
+    q = float(p)
+    return sum(xi -> abs(xi)^q, x)^(1.0 / q)
+end
+
+function _maxabs(x)
+    m = abs(x[1])
+    for k in 2:length(x)
+        m = max(m, abs(x[k]))
+    end
+    return m
+end
+
+function _minabs(x)
+    m = abs(x[1])
+    for k in 2:length(x)
+        m = min(m, abs(x[k]))
+    end
+    return m
+end
+
+"""
+    dot(x, A, y)
+
+The generalised dot product `x' * A * y`, without forming `A * y`'s transpose.
+"""
+dot(x::AbstractVector, A::AbstractMatrix, y::AbstractVector) = dot(x, A * y)
+
+# The order of a square matrix; a DimensionMismatch for any other.
+function _checksquare(A)
+    m = size(A, 1)
+    n = size(A, 2)
+    if m != n
+        throw(DimensionMismatch("matrix is not square: dimensions are ($m, $n)"))
+    end
+    return n
+end
+
+"""
+    tr(A)
+
+The trace of a square matrix: the sum of its diagonal, added in order.
+"""
+function tr(A::AbstractMatrix)
+    n = _checksquare(A)
+    t = zero(A[1, 1])
+    for i in 1:n
+        t += A[i, i]
+    end
+    return t
+end
+
+"""
+    diag(A)
+
+The diagonal of a matrix, `A[i, i]` for `i` up to the smaller dimension, as a new Vector.
+"""
+function diag(A::AbstractMatrix)
+    n = min(size(A, 1), size(A, 2))
+    d = _vector(A, n)
+    for i in 1:n
+        d[i] = A[i, i]
+    end
+    return d
+end
+
+"""
+    diagm(v)
+
+The square matrix with the vector `v` on its diagonal and zeros elsewhere.
+"""
+function diagm(v::AbstractVector)
+    n = length(v)
+    D = _matrix(v, n, n)
+    for i in 1:n
+        D[i, i] = v[i]
+    end
+    return D
+end
+
+"""
+    kron(A, B)
+
+The Kronecker product: block `(i, j)` of the result is `A[i, j] * B`. Of two vectors, the
+vector `[a₁ b; a₂ b; ...]`.
+"""
+function kron(A::Matrix{Float64}, B::Matrix{Float64})
+    m = size(A, 1)
+    n = size(A, 2)
+    p = size(B, 1)
+    q = size(B, 2)
+    K = zeros(m * p, n * q)
+    for j in 1:n, i in 1:m, l in 1:q, k in 1:p
+        K[(i - 1) * p + k, (j - 1) * q + l] = A[i, j] * B[k, l]
+    end
+    return K
+end
+
+function kron(a::Vector{Float64}, b::Vector{Float64})
+    m = length(a)
+    p = length(b)
+    K = zeros(m * p)
+    for i in 1:m, k in 1:p
+        K[(i - 1) * p + k] = a[i] * b[k]
+    end
+    return K
+end
+
+"""
+    Cholesky{T}
+
+The Cholesky factorization `A = L * U` of a symmetric positive definite matrix, with
+`U = L'`: `C.L` is lower triangular and `C.U` upper triangular (dense matrices in zy, where
+Julia returns `LowerTriangular` and `UpperTriangular` views with the same entries).
+"""
+struct Cholesky{T}
+    L::T
+    U::T
+end
+
+"""
+    cholesky(A)
+
+The Cholesky factorization of the symmetric positive definite matrix `A`; a
+`PosDefException` for a matrix that is not symmetric or not positive definite.
+"""
+function cholesky(A::AbstractMatrix)
+    L = cholesky_lower(A)
+    return Cholesky(L, transpose(L))
+end
+
+# `C \ b`: two triangular solves, `L \ b` then `U \ (L \ b)`.
+(\)(C::Cholesky, b) = C.U \ (C.L \ b)
+
+det(C::Cholesky) = prod(diag(C.L))^2
+logdet(C::Cholesky) = 2.0 * sum(log, diag(C.L))
+
+"""
+    UniformScaling{T}
+
+`λ` times the identity, of whatever size the other operand needs: `I` is
+`UniformScaling(true)`, and `A + I`, `A - λ * I`, `λ * I`, `I * A` mean what they mean in
+Julia (a square matrix is required where a size is needed).
+"""
+struct UniformScaling{T}
+    λ::T
+end
+
+"""
+    I
+
+The identity of any size, `UniformScaling(true)`.
+"""
+const I = UniformScaling(true)
+
+# The arithmetic the inference hands operators with a UniformScaling operand to.
+function _uniform_plus(A::AbstractMatrix, J::UniformScaling)
+    n = _checksquare(A)
+    # A copy of A in the element type of A[i, j] + λ.
+    B = A .+ zero(J.λ)
+    for i in 1:n
+        B[i, i] += J.λ
+    end
+    return B
+end
+_uniform_plus(J::UniformScaling, A::AbstractMatrix) = _uniform_plus(A, J)
+_uniform_plus(J::UniformScaling, K::UniformScaling) = UniformScaling(J.λ + K.λ)
+_uniform_minus(A::AbstractMatrix, J::UniformScaling) = _uniform_plus(A, UniformScaling(-J.λ))
+_uniform_minus(J::UniformScaling, A::AbstractMatrix) = _uniform_plus(-A, J)
+_uniform_minus(J::UniformScaling, K::UniformScaling) = UniformScaling(J.λ - K.λ)
+_uniform_times(a::Real, J::UniformScaling) = UniformScaling(a * J.λ)
+_uniform_times(J::UniformScaling, a::Real) = UniformScaling(J.λ * a)
+_uniform_times(J::UniformScaling, K::UniformScaling) = UniformScaling(J.λ * K.λ)
+_uniform_times(J::UniformScaling, A::AbstractArray) = J.λ * A
+_uniform_times(A::AbstractArray, J::UniformScaling) = A * J.λ

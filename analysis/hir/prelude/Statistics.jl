@@ -1,18 +1,99 @@
 # zy's prelude: the part of Julia's Statistics that zy defines in Julia. Seen after
 # `using Statistics` (its exports) or as `Statistics.name`.
 
-export mean
+export mean, var, std, median
 
 """
-    mean(x)
+    mean(x; dims)
 
 The arithmetic mean of the elements of `x`: `sum(x) / length(x)`, with Julia's pairwise sum.
+With `dims = 1` (or `2`) the means of a matrix's columns (rows), as a 1×n (m×1) matrix.
 """
-mean(x::AbstractVector) = sum(x) / length(x)
+mean(x::AbstractArray; dims = Colon()) = _mean(x, dims)
+
+_mean(x, ::Colon) = sum(x) / length(x)
+_mean(A::AbstractMatrix, dims::Int) = _sum_dims(A, dims) ./ size(A, dims)
 
 """
     mean(f, x)
 
 The mean of `f` applied to each element of `x`.
 """
-mean(f, x::AbstractVector) = sum(f, x) / length(x)
+mean(f, x::AbstractArray) = sum(f, x) / length(x)
+
+"""
+    var(x; corrected = true, dims)
+
+The sample variance `sum(abs2, x .- mean(x)) / (n - 1)` (`/ n` with `corrected = false`);
+with `dims`, of each column (`dims = 1`) or row (`dims = 2`) of a matrix.
+"""
+var(x::AbstractArray; corrected::Bool = true, dims = Colon()) = _var(x, corrected, dims)
+
+function _var(x, corrected::Bool, ::Colon)
+    m = mean(x)
+    return sum(xi -> abs2(xi - m), x) / (length(x) - Int(corrected))
+end
+
+function _var(A::AbstractMatrix, corrected::Bool, dims::Int)
+    M = _mean(A, dims)
+    S = zeros(size(M, 1), size(M, 2))
+    for j in 1:size(A, 2), i in 1:size(A, 1)
+        if dims == 1
+            S[1, j] += abs2(A[i, j] - M[1, j])
+        else
+            S[i, 1] += abs2(A[i, j] - M[i, 1])
+        end
+    end
+    return S ./ (size(A, dims) - Int(corrected))
+end
+
+"""
+    std(x; corrected = true, dims)
+
+The sample standard deviation, `sqrt(var(x))`, elementwise with `dims`.
+"""
+std(x::AbstractArray; corrected::Bool = true, dims = Colon()) = _std(_var(x, corrected, dims))
+
+_std(v::Real) = sqrt(v)
+_std(v::AbstractArray) = sqrt.(v)
+
+"""
+    median(x)
+
+The middle element of the sorted elements of `x`, or the mean of the two middle ones (as
+`a / 2 + b / 2`) for an even count; `NaN` if any element is `NaN`. An empty `x` is an
+`ArgumentError`.
+"""
+function median(x::AbstractVector)
+    n = length(x)
+    if n == 0
+        throw(ArgumentError("median of an empty array is undefined"))
+    end
+    for k in 1:n
+        if x[k] != x[k]
+            return float(x[k])
+        end
+    end
+    s = _insertion_sorted(x)
+    h = n ÷ 2
+    if n % 2 == 1
+        return float(s[h + 1])
+    end
+    return s[h] / 2 + s[h + 1] / 2
+end
+
+# A sorted copy of `x` (insertion sort: stable, and every element is moved by assignments the
+# AD reverses, so the gradient reaches the elements the median picks).
+function _insertion_sorted(x)
+    s = copy(x)
+    for k in 2:length(s)
+        v = s[k]
+        j = k - 1
+        while j >= 1 && s[j] > v
+            s[j + 1] = s[j]
+            j -= 1
+        end
+        s[j + 1] = v
+    end
+    return s
+end

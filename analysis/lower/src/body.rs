@@ -515,7 +515,10 @@ impl<'c, 'a> BodyLowerer<'c, 'a> {
             return None;
         }
         match (ty.as_str(), args.as_slice()) {
-            ("ArgumentError" | "AssertionError" | "ErrorException", [message]) => {
+            (
+                "ArgumentError" | "AssertionError" | "DimensionMismatch" | "ErrorException",
+                [message],
+            ) => {
                 let parts = message_parts(message)?;
                 Some(self.exception(ty, &[], parts, arg.range))
             }

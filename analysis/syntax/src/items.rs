@@ -444,9 +444,10 @@ fn method_name(cx: &mut Cx, callee: &SyntaxNode) -> Option<FunctionName> {
             let [typed] = callee.children.as_slice() else {
                 return unsupported(cx, callee, "method name");
             };
-            // `(:)(a, b) = ...`: the range constructor the prelude defines.
-            if typed.leaf && cx.text(typed) == ":" {
-                return Some(FunctionName::Named(":".to_string()));
+            // `(:)(a, b) = ...`: the range constructor the prelude defines; `(\)(C, b)`: the
+            // prelude's solves with factorizations.
+            if typed.leaf && matches!(cx.text(typed), ":" | "\\") {
+                return Some(FunctionName::Named(cx.text(typed).to_string()));
             }
             match (typed.kind, typed.children.as_slice()) {
                 (Kind::Decl, [name, ty])

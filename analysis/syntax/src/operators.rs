@@ -68,6 +68,9 @@ pub(crate) fn infix(cx: &mut Cx, node: &SyntaxNode, dotted: bool) -> Expr {
     if text == ":" && !dotted {
         return range_call(cx, node, lhs, rest);
     }
+    if text == "\\" && !dotted {
+        return left_division(cx, node, op, lhs, rest);
+    }
     let Some(bin) = binop(text) else {
         let shown = if dotted {
             format!(".{text}")
@@ -98,6 +101,31 @@ pub(crate) fn infix(cx: &mut Cx, node: &SyntaxNode, dotted: bool) -> Expr {
         );
     }
     cx.leave_many(rest.len().saturating_sub(1));
+    acc
+}
+
+/// `A \ B`: a call of the function `\` (LinearAlgebra's solve), left-associative.
+fn left_division(
+    cx: &mut Cx,
+    node: &SyntaxNode,
+    op: &SyntaxNode,
+    lhs: &SyntaxNode,
+    rest: &[SyntaxNode],
+) -> Expr {
+    let mut acc = expr(cx, lhs);
+    for operand in rest {
+        let rhs = expr(cx, operand);
+        let range = span(acc.range, rhs.range);
+        let callee = Expr::new(ExprKind::Ident("\\".to_string()), op.range);
+        acc = Expr::new(
+            ExprKind::Call {
+                callee: Box::new(callee),
+                args: vec![acc, rhs],
+            },
+            range,
+        );
+    }
+    acc.range = node.range;
     acc
 }
 

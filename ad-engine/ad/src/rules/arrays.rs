@@ -31,6 +31,7 @@ pub fn handles(p: Prim) -> bool {
             | Adjoint
             | First
             | Last
+            | Unbroadcast
     )
 }
 
@@ -43,7 +44,7 @@ const A: super::TestArg = M(2, 3, &[1.0, -2.0, 0.5, 3.0, 1.5, -0.5]);
 
 /// The test cases of these rules.
 pub const CASES: &[(Prim, Case)] = &{
-    use Case::Apply;
+    use Case::{Apply, Program};
     use Prim::*;
     [
         (Sum, Apply(&[V(X1)])),
@@ -74,9 +75,38 @@ pub const CASES: &[(Prim, Case)] = &{
             MatMul,
             Apply(&[A, M(3, 2, &[1.0, 0.5, -1.0, 2.0, 0.0, 1.5])]),
         ),
+        // Products with a row operand (the quadratic form `x' A x`, an outer product).
+        (
+            MatMul,
+            Program {
+                src: "q(a, b, c) = (x = [a, b, c]; x' * [2.0 1.0 0.0; 1.0 3.0 -1.0; 0.0 -1.0 4.0] * x)",
+                name: "q",
+                args: &[0.5, -1.5, 2.0],
+            },
+        ),
+        (
+            MatMul,
+            Program {
+                src: "o(a, b, c) = (y = [a, b] * [c, a * c, 1.0]'; y[1, 2] * y[2, 3] + y[2, 1])",
+                name: "o",
+                args: &[0.7, -1.2, 1.5],
+            },
+        ),
+        (
+            MatMul,
+            Program {
+                src: "r(a, b) = (z = [a, b]' * [1.0 -2.0 0.5; 3.0 0.25 -1.0]; z[1] * z[3] + z[2])",
+                name: "r",
+                args: &[1.3, -0.4],
+            },
+        ),
         (Transpose, Apply(&[A])),
         (Adjoint, Apply(&[A])),
         (Hvcat, Apply(&[L(2), L(2), F(1.0), F(2.0), F(3.0), F(4.0)])),
+        // The row sums, the column sums (as a 1×3 matrix) and the total of a 2×3 matrix.
+        (Unbroadcast, Apply(&[A, V(&[0.0, 0.0])])),
+        (Unbroadcast, Apply(&[A, M(1, 3, &[0.0, 0.0, 0.0])])),
+        (Unbroadcast, Apply(&[A, M(1, 1, &[0.0])])),
     ]
 };
 
@@ -171,12 +201,20 @@ pub fn forward(e: &mut Emit, p: Prim, s: &FwdStmt) -> Result<FwdOut, AdError> {
             fresh.clone().unwrap_or(nothing()),
             sh(0).unwrap_or(nothing()),
         ],
+        Unbroadcast => vec![
+            fresh.clone().unwrap_or(nothing()),
+            sh(0).unwrap_or(nothing()),
+            s.args[0].clone(),
+        ],
         _ => {
-            // MatMul of Matrix*Vector, Matrix*Matrix, or a row vector times a vector.
-            let ok = (matches!(s.arg_tys[0], Type::Array(_, 2))
-                && matches!(s.arg_tys[1], Type::Array(..)))
-                || (matches!(s.arg_tys[0], Type::Adjoint(_))
-                    && matches!(s.arg_tys[1], Type::Array(_, 1)));
+            // MatMul of Matrix*Vector, Matrix*Matrix, row*Vector, row*Matrix, Vector*row: the
+            // shapes whose gradients `Ȳ Bᵀ` and `Aᵀ Ȳ` have their operands' shapes again.
+            let ok = matches!(
+                (&s.arg_tys[0], &s.arg_tys[1]),
+                (Type::Array(_, 2), Type::Array(..))
+                    | (Type::Adjoint(_), Type::Array(..))
+                    | (Type::Array(_, 1), Type::Adjoint(_))
+            );
             if !ok {
                 return Err(AdError::new(
                     e.span,
@@ -323,13 +361,26 @@ pub fn reverse(e: &mut Emit, p: Prim, s: &RevStmt) -> Vec<Option<Operand>> {
         Copy => {
             e.prim(AccumInto, vec![r(1), r(0)], Type::Nothing);
         }
+        Unbroadcast => {
+            // Linear: the result's gradient spreads back over the dimensions it summed.
+            let (sy, sc, c) = (r(0), r(1), r(2));
+            let ct = s.arg_tys[0].clone();
+            let zeros = e.prim(Similar, vec![c], ct.clone());
+            let g = e.prim(Broadcast, vec![func("+"), zeros, sy], ct);
+            e.prim(AccumInto, vec![sc, g], Type::Nothing);
+        }
         Transpose | Adjoint => {
             if matches!(s.arg_tys[0], Type::Array(_, 2)) {
                 let t = e.prim(Transpose, vec![r(0)], s.arg_tys[0].clone());
                 e.prim(AccumInto, vec![r(1), t], Type::Nothing);
             }
         }
-        MatMul if matches!(s.arg_tys[0], Type::Adjoint(_)) => {
+        MatMul
+            if matches!(
+                (&s.arg_tys[0], &s.arg_tys[1]),
+                (Type::Adjoint(_), Type::Array(_, 1))
+            ) =>
+        {
             // y = a' b (a number): ā += ȳ b, b̄ += ȳ a.
             if let Some(dy) = s.dy.clone() {
                 let (a, sa, b, sb) = (r(0), r(1), r(2), r(3));
@@ -344,21 +395,29 @@ pub fn reverse(e: &mut Emit, p: Prim, s: &RevStmt) -> Vec<Option<Operand>> {
             }
         }
         _ => {
-            // Y = A * B: Ā += Ȳ Bᵀ, B̄ += Aᵀ Ȳ (B a vector or a matrix).
+            // Y = A * B: Ā += Ȳ Bᵀ, B̄ += Aᵀ Ȳ, each operand a vector (a column), a row or a
+            // matrix: the transpose of a vector is a row and of a row a vector.
             let (a, sa, b, sb, sy) = (r(0), r(1), r(2), r(3), r(4));
             let (ta, tb) = (s.arg_tys[0].clone(), s.arg_tys[1].clone());
-            let bt = match &tb {
-                Type::Array(el, 1) => e.prim(Adjoint, vec![b], Type::Adjoint(el.clone())),
-                _ => e.prim(Transpose, vec![b], tb.clone()),
-            };
+            let bt = transposed(e, b, &tb);
             let ga = e.prim(MatMul, vec![sy.clone(), bt], ta.clone());
             e.prim(AccumInto, vec![sa, ga], Type::Nothing);
-            let at = e.prim(Transpose, vec![a], ta);
+            let at = transposed(e, a, &ta);
             let gb = e.prim(MatMul, vec![at, sy], tb);
             e.prim(AccumInto, vec![sb, gb], Type::Nothing);
         }
     }
     out
+}
+
+/// `transpose(x)` of a product operand of type `t`: a vector's is a row sharing its elements,
+/// a row's the vector, a matrix's a transposed copy.
+fn transposed(e: &mut Emit, x: Operand, t: &Type) -> Operand {
+    match t {
+        Type::Array(el, 1) => e.prim(Prim::Adjoint, vec![x], Type::Adjoint(el.clone())),
+        Type::Adjoint(el) => e.prim(Prim::Adjoint, vec![x], Type::Array(el.clone(), 1)),
+        _ => e.prim(Prim::Transpose, vec![x], t.clone()),
+    }
 }
 
 fn func(name: &str) -> Operand {
@@ -426,8 +485,24 @@ fn add_at(e: &mut Emit, shadow: Operand, idx: Vec<Operand>, g: Operand) {
 pub const FRULES: &[Prim] = &{
     use Prim::*;
     [
-        GetIndex, SetIndex, AccumInto, Sum, Prod, Maximum, Minimum, Dot, Vect, Hvcat, Copy, Fill,
-        MatMul, Transpose, Adjoint, First, Last,
+        GetIndex,
+        SetIndex,
+        AccumInto,
+        Sum,
+        Prod,
+        Maximum,
+        Minimum,
+        Dot,
+        Vect,
+        Hvcat,
+        Copy,
+        Fill,
+        MatMul,
+        Transpose,
+        Adjoint,
+        First,
+        Last,
+        Unbroadcast,
     ]
 };
 
@@ -446,11 +521,13 @@ pub fn pushforward(e: &mut Emit, s: &super::TanStmt) -> Result<super::TanOut, Ad
     let f = Type::Float64;
     let tangent = match p {
         // Same operation, tangents in place of the arrays: indices and sizes stay.
-        GetIndex | First | Last | Sum | Copy | Transpose | Adjoint => t(0).map(|tx| {
-            let mut args = vec![tx];
-            args.extend(s.args[1..].iter().cloned());
-            e.prim(p, args, dty.clone())
-        }),
+        GetIndex | First | Last | Sum | Copy | Transpose | Adjoint | Unbroadcast => {
+            t(0).map(|tx| {
+                let mut args = vec![tx];
+                args.extend(s.args[1..].iter().cloned());
+                e.prim(p, args, dty.clone())
+            })
+        }
         SetIndex => {
             if let (Some(tx), Some(tv)) = (t(0), full(e, 1)) {
                 let mut args = vec![tx, tv];

@@ -15,7 +15,7 @@ const Y: super::TestArg = V(&[0.3, 0.7, -1.1]);
 /// The test cases of this rule: binary functions over two arrays and over an array and a
 /// number, unary ones over an array.
 pub const CASES: &[(Prim, Case)] = &{
-    use Case::Apply;
+    use Case::{Apply, Program};
     use Prim::Broadcast as B;
     [
         (B, Apply(&[Func("+"), X, Y])),
@@ -39,6 +39,24 @@ pub const CASES: &[(Prim, Case)] = &{
         (B, Apply(&[Func("abs"), X])),
         (B, Apply(&[Func("-"), X])),
         (B, Apply(&[Func("^"), V(&[1.5, 2.0, 0.5]), I(3)])),
+        // Julia's shapes: a matrix with a vector (extended along the rows), a vector with a row
+        // (an outer sum); the extended operand's gradient sums over the extension.
+        (
+            B,
+            Program {
+                src: "b(a, c) = (y = [a 2.0; -1.0 c] .* [c, a]; y[1, 2] + 3.0 * y[2, 1] + y[2, 2])",
+                name: "b",
+                args: &[0.7, -1.3],
+            },
+        ),
+        (
+            B,
+            Program {
+                src: "o(a, c) = (y = [a, c, 1.0] .+ [c, 2.0 * a]'; sum(y .* y))",
+                name: "o",
+                args: &[0.4, 1.1],
+            },
+        ),
     ]
 };
 
@@ -74,14 +92,6 @@ pub fn forward(e: &mut Emit, s: &FwdStmt) -> Result<FwdOut, AdError> {
             shadow,
             residuals: vec![],
         });
-    }
-    for t in &s.arg_tys[1..] {
-        if matches!(t, Type::Array(..) | Type::Adjoint(_)) && *t != s.ty {
-            return Err(AdError::new(
-                e.span,
-                format!("cannot differentiate a broadcast of {t} to {}", s.ty),
-            ));
-        }
     }
     let mut residuals = scalar::residuals(p, &s.args[1..], &value);
     for i in 1..s.args.len() {
@@ -129,6 +139,13 @@ pub fn reverse(e: &mut Emit, s: &RevStmt) -> Vec<Option<Operand>> {
         let Some(c) = c else { continue };
         match &s.arg_tys[i + 1] {
             Type::Array(..) | Type::Adjoint(_) if shadows[i].as_const().is_none() => {
+                // An operand that broadcasting extended gets the sums over the extension.
+                let t = &s.arg_tys[i + 1];
+                let c = if *t == s.ty {
+                    c
+                } else {
+                    e.prim(Prim::Unbroadcast, vec![c, shadows[i].clone()], t.clone())
+                };
                 e.prim(Prim::AccumInto, vec![shadows[i].clone(), c], Type::Nothing);
             }
             Type::Float64 => {

@@ -13,6 +13,7 @@ mod arrays;
 mod broadcast;
 mod calls;
 mod data;
+mod factor;
 mod scalar;
 
 use std::collections::HashMap;
@@ -136,6 +137,13 @@ impl Emit<'_> {
         match (&fty, ty) {
             (Type::Nothing, _) => None,
             (_, Type::Array(..)) => Some(self.prim(Prim::ZeroTangent, vec![x], fty)),
+            (Type::Adjoint(el), Type::Adjoint(_)) => {
+                // A row: zeros of its vector's shape, seen as a row.
+                let v = Type::Array(el.clone(), 1);
+                let col = self.prim(Prim::Adjoint, vec![x], v.clone());
+                let z = self.prim(Prim::ZeroTangent, vec![col], v);
+                Some(self.prim(Prim::Adjoint, vec![z], fty))
+            }
             (Type::Ref(inner), Type::Ref(elem)) => {
                 let content = self.prim(Prim::RefGet, vec![x], (**elem).clone());
                 let z = match self.zero_fdata(content, elem) {
@@ -265,6 +273,7 @@ pub fn forward(e: &mut Emit, s: FwdStmt, callees: &mut Callees) -> Result<FwdOut
         Op::Prim(p) if scalar::handles(*p) => scalar::forward(e, *p, &s),
         Op::Prim(p) if data::handles(*p) => data::forward(e, *p, &s),
         Op::Prim(p) if arrays::handles(*p) => arrays::forward(e, *p, &s)?,
+        Op::Prim(p) if factor::handles(*p) => factor::forward(e, *p, &s)?,
         Op::Prim(Prim::Broadcast) if s.active => broadcast::forward(e, &s)?,
         Op::New(st) => data::forward_new(e, st, &s),
         Op::Invoke(inst) => calls::forward(e, inst, &s, callees)?,
@@ -295,6 +304,7 @@ pub fn reverse(e: &mut Emit, s: RevStmt) -> Vec<Option<Operand>> {
         Op::Prim(p) if scalar::handles(*p) => scalar::reverse(e, *p, &s),
         Op::Prim(p) if data::handles(*p) => data::reverse(e, *p, &s),
         Op::Prim(p) if arrays::handles(*p) => arrays::reverse(e, *p, &s),
+        Op::Prim(p) if factor::handles(*p) => factor::reverse(e, *p, &s),
         Op::Prim(Prim::Broadcast) => broadcast::reverse(e, &s),
         Op::New(_) => data::reverse_new(e, &s),
         Op::Invoke(_) => calls::reverse(e, &s),
@@ -355,6 +365,9 @@ pub fn pushforward(e: &mut Emit, s: &TanStmt) -> Result<TanOut, AdError> {
     if p == Prim::Broadcast {
         return broadcast::pushforward(e, s);
     }
+    if factor::handles(p) {
+        return factor::pushforward(e, s);
+    }
     if p.is_nondifferentiable() || matches!(p.info().diff, Diff::Constant) {
         let value = e.prim(p, s.args.clone(), s.ty.clone());
         return Ok(TanOut {
@@ -380,6 +393,7 @@ pub fn has_frule(p: Prim) -> bool {
     scalar::handles(p)
         || data::FRULES.contains(&p)
         || arrays::FRULES.contains(&p)
+        || factor::FRULES.contains(&p)
         || p == Prim::Broadcast
 }
 
@@ -442,7 +456,7 @@ pub fn test_cases(p: Prim) -> Vec<Case> {
     if let Some(r) = scalar::rule(p) {
         return r.points.iter().map(|&a| Case::Apply(a)).collect();
     }
-    [arrays::CASES, data::CASES, broadcast::CASES]
+    [arrays::CASES, factor::CASES, data::CASES, broadcast::CASES]
         .into_iter()
         .flatten()
         .filter(|(q, _)| *q == p)
@@ -457,7 +471,11 @@ pub fn special_points(p: Prim) -> &'static [Special] {
 
 /// Does `p` have a rule here?
 pub fn has_rule(p: Prim) -> bool {
-    scalar::handles(p) || data::handles(p) || arrays::handles(p) || p == Prim::Broadcast
+    scalar::handles(p)
+        || data::handles(p)
+        || arrays::handles(p)
+        || factor::handles(p)
+        || p == Prim::Broadcast
 }
 
 /// Does the scalar primitive `p` have a rule (so a wrapper function around it can be

@@ -98,20 +98,22 @@ pub(crate) fn broadcast(
     f: &str,
     args: &[Val],
 ) -> Result<Val, Fail> {
-    if args.iter().any(|a| matches!(a.ty, Type::Adjoint(_))) {
+    let rows = args.iter().any(|a| matches!(a.ty, Type::Adjoint(_)));
+    if rows && !args.iter().any(|a| matches!(a.ty, Type::Array(..))) {
         return broadcast_rows(cx, b, f, args);
     }
+    // Julia's shapes: a vector is a column, a row a 1×n matrix, and the result has the most
+    // dimensions among the operands (`A .+ b`, `x .* y'`); lengths are checked at run time.
     let mut n = None;
     let mut elems = Vec::with_capacity(args.len());
     for a in args {
         match &a.ty {
             Type::Array(e, k) => {
-                if n.is_some_and(|m| m != *k) {
-                    return Err(Fail::unsupported(
-                        "broadcasting arrays of different dimensions",
-                    ));
-                }
-                n = Some(*k);
+                n = Some(n.map_or(*k, |m: u8| m.max(*k)));
+                elems.push((**e).clone());
+            }
+            Type::Adjoint(e) => {
+                n = Some(2);
                 elems.push((**e).clone());
             }
             t if t.is_number() => elems.push(t.clone()),
@@ -152,6 +154,13 @@ pub(crate) fn broadcast(
     for (i, a) in args.iter().enumerate() {
         let want = match &a.ty {
             Type::Array(_, k) => array(target[i].clone(), *k),
+            Type::Adjoint(e) if **e == target[i] => a.ty.clone(),
+            Type::Adjoint(_) => {
+                return Err(Fail::unsupported(format!(
+                    "broadcasting `{f}` over a row of {} with an array (convert the row first)",
+                    a.ty
+                )))
+            }
             _ => target[i].clone(),
         };
         let v = convert(b, a.clone(), &want)?;
@@ -332,6 +341,57 @@ pub(crate) fn call(b: &mut PlanBuilder, name: &str, args: &[Val]) -> Result<Val,
             }
         }
         _ => fail(),
+    }
+}
+
+/// The factorization builtins of square matrices: `det`, `logdet`, `inv`, `A \ B` and
+/// `cholesky_lower`, on Float64 (an Int matrix or right-hand side is converted first).
+pub(crate) fn factor(b: &mut PlanBuilder, name: &str, args: &[Val]) -> Result<Val, Fail> {
+    let fail = || Err(no_method(name, &types(args)));
+    let numeric = |v: &Val, dims: &[u8]| matches!(&v.ty, Type::Array(e, n) if matches!(**e, Type::Float64 | Type::Int64) && dims.contains(n));
+    let float = |b: &mut PlanBuilder, v: &Val| -> Result<Val, Fail> {
+        match &v.ty {
+            Type::Array(_, n) => convert(b, v.clone(), &array(Type::Float64, *n)),
+            _ => Ok(v.clone()),
+        }
+    };
+    match (name, args) {
+        ("\\", [a, y]) if numeric(a, &[2]) && numeric(y, &[1, 2]) => {
+            let (a, y) = (float(b, a)?, float(b, y)?);
+            let ty = y.ty.clone();
+            Ok(apply(b, Prim::Solve, &[&a, &y], ty))
+        }
+        (_, [a]) if numeric(a, &[2]) => {
+            let a = float(b, a)?;
+            let (p, ty) = match name {
+                "det" => (Prim::Det, Type::Float64),
+                "logdet" => (Prim::LogDet, Type::Float64),
+                "inv" => (Prim::Inv, Type::matrix_f64()),
+                "cholesky_lower" => (Prim::CholeskyLower, Type::matrix_f64()),
+                _ => return fail(),
+            };
+            Ok(apply(b, p, &[&a], ty))
+        }
+        _ => fail(),
+    }
+}
+
+/// `tril(A)`, `tril(A, k)`, `triu(A)`, `triu(A, k)` of a numeric matrix: a matrix of its type.
+pub(crate) fn triangle(b: &mut PlanBuilder, name: &str, args: &[Val]) -> Result<Val, Fail> {
+    let p = if name == "tril" {
+        Prim::Tril
+    } else {
+        Prim::Triu
+    };
+    match args {
+        [a]
+        | [a, Val {
+            ty: Type::Int64, ..
+        }] if matches!(&a.ty, Type::Array(e, 2) if e.is_number()) => {
+            let ops: Vec<&Val> = args.iter().collect();
+            Ok(apply(b, p, &ops, a.ty.clone()))
+        }
+        _ => Err(no_method(name, &types(args))),
     }
 }
 

@@ -60,6 +60,13 @@ pub const BUILTINS: &[&str] = &[
     "maximum",
     "minimum",
     "dot",
+    "det",
+    "logdet",
+    "inv",
+    "\\",
+    "cholesky_lower",
+    "tril",
+    "triu",
     "transpose",
     "adjoint",
     "tuple",
@@ -89,6 +96,31 @@ pub const BUILTINS: &[&str] = &[
     "NoTangent",
 ];
 
+/// The prelude's `LinearAlgebra.UniformScaling` (`I`, `λ * I`).
+const UNIFORM_SCALING: &str = "LinearAlgebra.UniformScaling";
+
+fn is_uniform(v: &Val) -> bool {
+    matches!(&v.ty, Type::Struct(s) if &*s.name == UNIFORM_SCALING)
+}
+
+/// `A + I`, `A - λ * I`, `λ * I`: arithmetic with the library's `UniformScaling` is Julia code
+/// in the prelude (`LinearAlgebra._uniform_plus`, `_uniform_minus`, `_uniform_times`), as
+/// Julia gives `+` methods for it; operators cannot be given methods in zy's Julia yet.
+fn uniform_scaling(
+    cx: &mut Cx,
+    b: &mut PlanBuilder,
+    op: &str,
+    x: &Val,
+    y: &Val,
+) -> Result<Val, Fail> {
+    let helper = match op {
+        "+" => "LinearAlgebra._uniform_plus",
+        "-" => "LinearAlgebra._uniform_minus",
+        _ => "LinearAlgebra._uniform_times",
+    };
+    cx.call_named(b, &helper.into(), &[x.clone(), y.clone()])
+}
+
 /// Is `name` an elementary function of the primitive table (`Float64` in and out)?
 pub fn is_math(name: &str) -> bool {
     zy_ir::Prim::from_julia_name(name).is_some_and(|p| p.math().is_some())
@@ -115,6 +147,9 @@ pub(crate) fn call(
     }
     let is_array = |v: &Val| matches!(v.ty, Type::Array(..) | Type::Adjoint(_));
     Some(match (name, args) {
+        ("+" | "-" | "*", [x, y]) if is_uniform(x) || is_uniform(y) => {
+            uniform_scaling(cx, b, name, x, y)
+        }
         ("+" | "-" | "*" | "/" | "÷" | "%" | "^", [x, y]) if is_array(x) || is_array(y) => {
             array::arith(cx, b, name, x, y)
         }
@@ -143,6 +178,8 @@ pub(crate) fn call(
             | "sum" | "prod" | "maximum" | "minimum" | "dot" | "transpose" | "adjoint",
             _,
         ) => array::call(b, name, args),
+        ("det" | "logdet" | "inv" | "\\" | "cholesky_lower", _) => array::factor(b, name, args),
+        ("tril" | "triu", _) => array::triangle(b, name, args),
         (
             "+" | "-" | "*" | "/" | "÷" | "%" | "^" | "<" | "<=" | ">" | ">=" | "==" | "!=" | "!",
             _,

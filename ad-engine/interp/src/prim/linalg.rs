@@ -282,3 +282,50 @@ pub fn transpose(p: Prim, a: &Value) -> Result<Value, String> {
         _ => Err(method_error(p.julia_name(), std::slice::from_ref(a))),
     }
 }
+
+/// `tril(A, k)` and `triu(A, k)`: a copy of the matrix `A` keeping the entries `(i, j)` with
+/// `j - i <= k` (tril) or `j - i >= k` (triu), zeros elsewhere.
+pub fn triangle(p: Prim, a: &Value, k: i64) -> Result<Value, String> {
+    let (Value::Array(_), Some((Shape::Matrix(m, n), data))) = (a, view(a)) else {
+        return Err(method_error(p.julia_name(), std::slice::from_ref(a)));
+    };
+    let mut out = ArrayData::zeros(data.elem(), m * n);
+    for j in 0..n {
+        for i in 0..m {
+            let d = j as i64 - i as i64;
+            let keep = if p == Prim::Tril { d <= k } else { d >= k };
+            if let (true, Some(v)) = (keep, data.get(j * m + i)) {
+                out.set(j * m + i, &v)?;
+            }
+        }
+    }
+    Ok(Array::new(Shape::Matrix(m, n), out).into_value())
+}
+
+/// `unbroadcast(c, x)`: the sums of `c` over the dimensions where `x` has length one (a
+/// vector is a column, a row a 1×n matrix), each added in index order from zero as Julia's
+/// `sum(c; dims)` adds them, shaped like `x` (a vector, a row or a matrix).
+pub fn unbroadcast(c: &Value, x: &Value) -> Result<Value, String> {
+    let (Some((sc, dc)), Some((sx, _))) = (view(c), view(x)) else {
+        return Err(method_error("unbroadcast", &[c.clone(), x.clone()]));
+    };
+    let ((m, n), (p, q)) = (sc.rows_cols(), sx.rows_cols());
+    if (p != m && p != 1) || (q != n && q != 1) {
+        return Err(format!(
+            "DimensionMismatch: cannot sum an array of size ({m}, {n}) down to ({p}, {q})"
+        ));
+    }
+    let c = dc.to_f64();
+    let mut out = vec![0.0; p * q];
+    for j in 0..n {
+        for i in 0..m {
+            let k = if q == 1 { 0 } else { j } * p + if p == 1 { 0 } else { i };
+            out[k] += c[j * m + i];
+        }
+    }
+    let array = |shape| Rc::new(RefCell::new(Array::new(shape, ArrayData::F64(out))));
+    Ok(match x {
+        Value::Adjoint(_) => Value::Adjoint(array(Shape::Vector(q))),
+        _ => Value::Array(array(sx)),
+    })
+}

@@ -3,6 +3,7 @@
 
 mod array;
 mod data;
+mod factor;
 mod linalg;
 mod reduce;
 mod scalar;
@@ -130,7 +131,29 @@ pub fn eval_prim(p: Prim, args: &[Value], ret: &Type) -> Result<Value, String> {
             let [a] = operands(p, args)?;
             linalg::transpose(p, a)
         }
+        Det | LogDet | Inv | CholeskyLower => {
+            let [a] = operands(p, args)?;
+            match p {
+                Det => factor::det(a),
+                LogDet => factor::logdet(a),
+                Inv => factor::inv(a),
+                _ => factor::cholesky_lower(a),
+            }
+        }
+        Tril | Triu => match args {
+            [a] => linalg::triangle(p, a, 0),
+            [a, Value::Int(k)] => linalg::triangle(p, a, *k),
+            _ => Err(method_error(p.julia_name(), args)),
+        },
+        Solve => {
+            let [a, b] = operands(p, args)?;
+            factor::solve(a, b)
+        }
         Broadcast => array::broadcast(args, ret),
+        Unbroadcast => {
+            let [c, x] = operands(p, args)?;
+            linalg::unbroadcast(c, x)
+        }
         RangeLength => {
             let [a, s, b] = operands(p, args)?;
             range_length(a, s, b)
