@@ -889,6 +889,11 @@ pub(crate) fn struct_definition(
                     });
                 }
             }
+            (false, Kind::Assign, [lhs, _])
+                if matches!(lhs.kind, Kind::Identifier | Kind::Decl) =>
+            {
+                cx.unsupported(field, "field default outside a `@kwdef` struct");
+            }
             (false, Kind::Function | Kind::Assign, _) => {
                 cx.unsupported(field, "inner constructor");
             }
