@@ -90,6 +90,10 @@ impl Cx<'_> {
                     self.call_generic(b, default, &inputs)?
                 }
             };
+            if value.ty == Type::Bottom {
+                // The default throws (a required keyword left out): the body is never called.
+                return Ok(value);
+            }
             body_args.push(value);
         }
         if keywords.rest {

@@ -10,6 +10,7 @@ use crate::ast::{
 use crate::cx::{error_expr, Cx};
 use crate::expr::{block_of, expr, is_operator_name};
 use crate::kind::Kind;
+use crate::kwdef;
 use crate::parser::stream::flags;
 use crate::tree::SyntaxNode;
 
@@ -19,9 +20,41 @@ pub(crate) fn items(cx: &mut Cx, toplevel: &SyntaxNode, out: &mut Vec<Item>) {
     for node in &toplevel.children {
         if node.kind == Kind::Toplevel && !node.leaf {
             items(cx, node, out);
-        } else if let Some(item) = item(cx, node) {
-            out.push(item);
+        } else {
+            push_item(cx, node, out);
         }
+    }
+}
+
+/// One top-level statement, which may define several items (`@kwdef struct` is a struct
+/// and its keyword constructor).
+fn push_item(cx: &mut Cx, node: &SyntaxNode, out: &mut Vec<Item>) {
+    match kwdef_struct(cx, node) {
+        Some(def) => out.extend(kwdef::items(cx, def)),
+        None => out.extend(item(cx, node)),
+    }
+}
+
+/// The struct under `@kwdef` or `Base.@kwdef` (documented or not), if `node` is one.
+fn kwdef_struct<'n>(cx: &mut Cx, node: &'n SyntaxNode) -> Option<&'n SyntaxNode> {
+    if node.leaf {
+        return None;
+    }
+    match (node.kind, node.children.as_slice()) {
+        (Kind::Doc, [docstring, documented]) => {
+            let def = kwdef_struct(cx, documented)?;
+            cx.docstrings
+                .insert(documented.range.start, docstring.range.start);
+            Some(def)
+        }
+        (Kind::MacroCall, [name, def])
+            if matches!(cx.text(name), "@kwdef" | "Base.@kwdef")
+                && def.kind == Kind::Struct
+                && !def.leaf =>
+        {
+            Some(def)
+        }
+        _ => None,
     }
 }
 
@@ -50,7 +83,7 @@ fn item(cx: &mut Cx, node: &SyntaxNode) -> Option<Item> {
             item(cx, documented)
         }
         Kind::Function => function_definition(cx, node).map(Item::Function),
-        Kind::Struct => struct_definition(cx, node).map(Item::Struct),
+        Kind::Struct => struct_definition(cx, node, None).map(Item::Struct),
         Kind::Const => {
             let [assignment] = node.children.as_slice() else {
                 return unsupported(cx, node, "const declaration");
@@ -91,9 +124,7 @@ fn module_def(cx: &mut Cx, node: &SyntaxNode) -> Option<ModuleDef> {
     }
     let mut items = Vec::new();
     for child in &body.children {
-        if let Some(item) = item(cx, child) {
-            items.push(item);
-        }
+        push_item(cx, child, &mut items);
     }
     Some(ModuleDef {
         name: cx.text(name).to_string(),
@@ -785,8 +816,14 @@ fn type_expr_inner(cx: &mut Cx, node: &SyntaxNode) -> Option<TypeExpr> {
     }
 }
 
-/// `struct Name{T} field::T ... end` or `mutable struct ...`.
-fn struct_definition(cx: &mut Cx, node: &SyntaxNode) -> Option<StructDef> {
+/// `struct Name{T} field::T ... end` or `mutable struct ...`. With `defaults` (a `@kwdef`
+/// struct) a field may be `a = default` or `a::T = default`; each field's default is pushed
+/// there, `None` for a field without one.
+pub(crate) fn struct_definition(
+    cx: &mut Cx,
+    node: &SyntaxNode,
+    mut defaults: Option<&mut Vec<Option<Expr>>>,
+) -> Option<StructDef> {
     let mutable = node.has_flag(flags::MUTABLE);
     let [head, body] = node.children.as_slice() else {
         return None;
@@ -821,6 +858,17 @@ fn struct_definition(cx: &mut Cx, node: &SyntaxNode) -> Option<StructDef> {
         if field.is_error() {
             continue;
         }
+        let mut field = field;
+        let mut default = None;
+        if let (Some(_), false, Kind::Assign, [lhs, value]) =
+            (&defaults, field.leaf, field.kind, field.children.as_slice())
+        {
+            if lhs.kind == Kind::Identifier || lhs.kind == Kind::Decl {
+                default = Some(expr(cx, value));
+                field = lhs;
+            }
+        }
+        let before = fields.len();
         match (field.leaf, field.kind, field.children.as_slice()) {
             (true, Kind::Identifier, _) => fields.push(FieldDef {
                 name: cx.text(field).to_string(),
@@ -842,6 +890,11 @@ fn struct_definition(cx: &mut Cx, node: &SyntaxNode) -> Option<StructDef> {
                     });
                 }
             }
+            (false, Kind::Assign, [lhs, _])
+                if matches!(lhs.kind, Kind::Identifier | Kind::Decl) =>
+            {
+                cx.unsupported(field, "field default outside a `@kwdef` struct");
+            }
             (false, Kind::Function | Kind::Assign, _) => {
                 cx.unsupported(field, "inner constructor");
             }
@@ -851,6 +904,11 @@ fn struct_definition(cx: &mut Cx, node: &SyntaxNode) -> Option<StructDef> {
             _ if field.has_error() => {}
             _ => {
                 cx.unsupported(field, "statement in a struct body");
+            }
+        }
+        if let Some(defaults) = defaults.as_deref_mut() {
+            if fields.len() > before {
+                defaults.push(default);
             }
         }
     }

@@ -22,6 +22,7 @@ mod dotmacros;
 mod expr;
 mod generators;
 mod items;
+mod kwdef;
 mod literals;
 mod operators;
 mod output;

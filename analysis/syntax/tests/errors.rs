@@ -305,3 +305,28 @@ fn an_end_read_as_a_name_is_the_error() {
         "#]],
     );
 }
+
+#[test]
+fn kwdef_structs_get_a_keyword_constructor_and_plain_structs_no_defaults() {
+    check(
+        r#"
+Base.@kwdef struct A
+    x::Float64 = 1.0
+    y = 2x
+    z
+end
+@kwdef mutable struct B end
+struct C
+    x = 1.0
+end
+"#,
+        expect![[r#"
+            (struct A x::Float64 y z)
+            (function A ( (parameters (= x 1.0) (= y (* 2 x)) z))
+              (call A x y z))
+            (mutable struct B)
+            (struct C)
+            error 105..112: unsupported: field default outside a `@kwdef` struct [unsupported]
+        "#]],
+    );
+}
