@@ -263,6 +263,10 @@ impl<'a> Cx<'a> {
     /// The type `t` that the `where` variable `var` stands for, as a value: zy represents a
     /// type as its constructor (`Float64`, a struct's name), so `T(1)` and `zero(T)` work.
     fn type_value(&self, var: &Name, t: &Type) -> Result<Val, Fail> {
+        if let Some(n) = crate::pattern::dims_of(t) {
+            // `N` of `AbstractArray{T, N} where N` is a number.
+            return Ok(Val::lit(Const::Int(i64::from(n))));
+        }
         let name: Name = match t {
             Type::Float64 => "Float64".into(),
             Type::Int64 => "Int64".into(),

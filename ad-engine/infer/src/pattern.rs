@@ -38,6 +38,8 @@ pub(crate) enum Pat {
         abstract_: bool,
         elem: Option<Box<Pat>>,
         ndims: Option<u8>,
+        /// `N` in `AbstractArray{T, N} where N`: bound to the number of dimensions.
+        ndims_var: Option<Name>,
     },
     /// `Tuple` (any) or `Tuple{A, B}`.
     Tuple(Option<Vec<Pat>>),
@@ -87,12 +89,13 @@ pub(crate) fn pattern(expr: &TypeExpr, vars: &[Name], program: &Program) -> Resu
             return Err(Fail::unsupported(format!("`{expr}`")));
         }
         let mut ndims = ndims;
+        let mut ndims_var = None;
         if max == 2 {
             if let Some(TypeExpr::Named { name: n, params: p }) = params.get(1) {
                 match n.parse::<u8>() {
                     Ok(k @ 1..=2) if p.is_empty() => ndims = Some(k),
-                    // `AbstractArray{T, N} where N`: any number of dimensions.
-                    _ if p.is_empty() && vars.contains(n) => {}
+                    // `AbstractArray{T, N} where N`: any number of dimensions, named.
+                    _ if p.is_empty() && vars.contains(n) => ndims_var = Some(n.clone()),
                     _ => return Err(Fail::unsupported(format!("`{expr}`"))),
                 }
             }
@@ -101,6 +104,7 @@ pub(crate) fn pattern(expr: &TypeExpr, vars: &[Name], program: &Program) -> Resu
             abstract_,
             elem: sub(0)?,
             ndims,
+            ndims_var,
         })
     };
     match &**name {
@@ -174,10 +178,12 @@ pub(crate) fn with_bounds(p: Pat, bounds: &[(Name, Pat)]) -> Pat {
             abstract_,
             elem,
             ndims,
+            ndims_var,
         } => Pat::Array {
             abstract_,
             elem: boxed(elem),
             ndims,
+            ndims_var,
         },
         Pat::Tuple(ps) => Pat::Tuple(ps.map(each)),
         Pat::Struct { name, params } => Pat::Struct {
@@ -202,11 +208,16 @@ pub(crate) fn matches(p: &Pat, t: &Type, b: &mut Bindings) -> bool {
                 abstract_,
                 elem,
                 ndims,
+                ndims_var,
             },
             Type::Array(e, n),
         ) => {
             let _ = abstract_;
-            ndims.is_none_or(|k| k == *n) && elem.as_ref().is_none_or(|p| matches_exact(p, e, b))
+            ndims.is_none_or(|k| k == *n)
+                && ndims_var
+                    .as_ref()
+                    .is_none_or(|v| bind(v, &dims_type(*n), b))
+                && elem.as_ref().is_none_or(|p| matches_exact(p, e, b))
         }
         // A row vector `x'` is a 1×n AbstractMatrix.
         (
@@ -214,9 +225,14 @@ pub(crate) fn matches(p: &Pat, t: &Type, b: &mut Bindings) -> bool {
                 abstract_: true,
                 elem,
                 ndims,
+                ndims_var,
             },
             Type::Adjoint(e),
-        ) => ndims.is_none_or(|k| k == 2) && elem.as_ref().is_none_or(|p| matches_exact(p, e, b)),
+        ) => {
+            ndims.is_none_or(|k| k == 2)
+                && ndims_var.as_ref().is_none_or(|v| bind(v, &dims_type(2), b))
+                && elem.as_ref().is_none_or(|p| matches_exact(p, e, b))
+        }
         (Pat::Tuple(None), Type::Tuple(_)) => true,
         (Pat::Tuple(Some(ps)), Type::Tuple(ts)) => {
             ps.len() == ts.len() && ps.iter().zip(ts.iter()).all(|(p, t)| matches(p, t, b))
@@ -257,6 +273,7 @@ fn is_exact(p: &Pat) -> bool {
             abstract_: false,
             elem: Some(e),
             ndims: Some(_),
+            ..
         } => is_exact(e),
         Pat::Tuple(Some(ps)) => ps.iter().all(is_exact),
         Pat::Ref(Some(p)) => is_exact(p),
@@ -264,6 +281,21 @@ fn is_exact(p: &Pat) -> bool {
             params: Some(ps), ..
         } => ps.iter().all(is_exact),
         _ => false,
+    }
+}
+
+/// What a dimension variable (`N` in `AbstractArray{T, N} where N`) is bound to: an array
+/// type of `n` dimensions whose elements are `Union{}`, a type no value has. [`dims_of`] reads
+/// it back.
+fn dims_type(n: u8) -> Type {
+    Type::Array(Arc::new(Type::Bottom), n)
+}
+
+/// The number of dimensions a dimension variable stands for, if `t` is such a binding.
+pub(crate) fn dims_of(t: &Type) -> Option<u8> {
+    match t {
+        Type::Array(e, n) if **e == Type::Bottom => Some(*n),
+        _ => None,
     }
 }
 
@@ -301,15 +333,20 @@ pub(crate) fn subtype(a: &Pat, b: &Pat) -> bool {
                 abstract_: aa,
                 elem: ae,
                 ndims: an,
+                ndims_var: av,
             },
             Pat::Array {
                 abstract_: ba,
                 elem: be,
                 ndims: bn,
+                ndims_var: bv,
             },
         ) => {
+            // A named number of dimensions may tie arguments together (`AbstractArray{S, N}`
+            // and `AbstractArray{T, N}`): narrower than an unconstrained one.
             (*ba || !*aa)
                 && (bn.is_none() || an == bn)
+                && (bv.is_none() || an.is_some() || av.is_some())
                 && match (ae, be) {
                     (_, None) => true,
                     (Some(x), Some(y)) => param_within(x, y),
@@ -380,6 +417,7 @@ pub(crate) fn concrete(p: &Pat, b: &Bindings) -> Option<Type> {
             abstract_: false,
             elem: Some(e),
             ndims: Some(n),
+            ..
         } => Some(Type::Array(Arc::new(concrete(e, b)?), *n)),
         Pat::Tuple(Some(ps)) => Some(Type::Tuple(
             ps.iter().map(|p| concrete(p, b)).collect::<Option<_>>()?,
@@ -438,6 +476,23 @@ mod tests {
         // Neither `Vector` nor `AbstractVector{Float64}` is more specific than the other.
         assert!(!subtype(&v, &avf) && !subtype(&avf, &v));
         assert!(!matches(&av, &Type::matrix_f64(), &mut Bindings::new()));
+    }
+
+    #[test]
+    fn a_dimension_variable_ties_arguments_and_is_more_specific() {
+        let elem = |v: &str| {
+            named(
+                "AbstractArray",
+                vec![TypeExpr::named(v), TypeExpr::named("N")],
+            )
+        };
+        let with_n = pat(elem("T"), &["T", "N"]);
+        let any = pat(TypeExpr::named("AbstractArray"), &[]);
+        let mut b = Bindings::new();
+        assert!(matches(&with_n, &Type::vector_f64(), &mut b));
+        assert!(!matches(&with_n, &Type::matrix_f64(), &mut b));
+        assert_eq!(b.get("N").and_then(dims_of), Some(1));
+        assert!(subtype(&with_n, &any) && !subtype(&any, &with_n));
     }
 
     #[test]

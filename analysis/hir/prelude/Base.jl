@@ -1071,3 +1071,292 @@ function _sum_dims(A::AbstractMatrix, d::Int)
     end
     return copy(A)
 end
+
+# ---- Iteration helpers, predicates, sorting and small math ----------------------------------
+
+"""
+    Enumerate(itr)
+
+`enumerate(itr)`: the tuples `(i, x)` of a counter from 1 and the elements of `itr`.
+"""
+struct Enumerate{I}
+    itr::I
+end
+
+"""
+    enumerate(itr)
+
+Iterate over `(i, x)`: the counter `i` from 1 beside each element `x` of `itr`.
+"""
+enumerate(itr) = Enumerate(itr)
+length(e::Enumerate) = length(e.itr)
+getindex(e::Enumerate, k::Int) = (k, e.itr[k])
+
+"""
+    Zip(its)
+
+`zip(a, b, ...)`: the tuples of the `k`-th elements of each iterable, as long as the shortest.
+"""
+struct Zip{T}
+    its::T
+end
+
+"""
+    zip(a, b), zip(a, b, c)
+
+Iterate over the tuples `(a[k], b[k], ...)`, stopping at the end of the shortest iterable.
+"""
+zip(a, b) = Zip((a, b))
+zip(a, b, c) = Zip((a, b, c))
+length(z::Zip{Tuple{A, B}}) where {A, B} = min(length(z.its[1]), length(z.its[2]))
+length(z::Zip{Tuple{A, B, C}}) where {A, B, C} =
+    min(length(z.its[1]), length(z.its[2]), length(z.its[3]))
+getindex(z::Zip{Tuple{A, B}}, k::Int) where {A, B} = (z.its[1][k], z.its[2][k])
+getindex(z::Zip{Tuple{A, B, C}}, k::Int) where {A, B, C} =
+    (z.its[1][k], z.its[2][k], z.its[3][k])
+
+"""
+    eachindex(x), eachindex(x, y)
+
+The linear indices of an array or tuple, `1:length(x)`; with several arrays, their common
+indices (a `DimensionMismatch` where their lengths differ).
+"""
+eachindex(x::AbstractArray) = 1:length(x)
+eachindex(x::Tuple) = 1:length(x)
+
+function eachindex(x::AbstractArray, y::AbstractArray)
+    if length(x) != length(y)
+        throw(DimensionMismatch("all inputs to eachindex must have the same indices, got Base.OneTo($(length(x))) and Base.OneTo($(length(y)))"))
+    end
+    return 1:length(x)
+end
+
+"""
+    axes(A), axes(A, d)
+
+The valid indices of each dimension of `A` (`axes(A, d)`: of dimension `d`, `1:1` beyond
+`ndims(A)`).
+"""
+axes(x::AbstractVector) = (1:length(x),)
+axes(A::AbstractMatrix) = (1:size(A, 1), 1:size(A, 2))
+axes(A::AbstractArray, d::Int) = 1:size(A, d)
+
+"""
+    reverse(x)
+
+A vector's elements in the opposite order (a new vector); a range run backwards.
+"""
+reverse(x::AbstractVector) = [x[length(x) + 1 - k] for k in 1:length(x)]
+reverse(r::UnitRange) = last(r):-1:first(r)
+reverse(r::StepRange) = last(r):-step(r):first(r)
+
+"""
+    diff(x)
+
+The differences of consecutive elements of a vector, `x[k + 1] - x[k]`.
+"""
+diff(x::AbstractVector) = [x[k + 1] - x[k] for k in 1:length(x) - 1]
+
+"""
+    isnan(x), isinf(x), isfinite(x)
+
+Whether `x` is not a number, an infinity, or neither (integers are always finite).
+"""
+isnan(x::Float64) = x != x
+isnan(x::Integer) = false
+isinf(x::Float64) = abs(x) == Inf
+isinf(x::Integer) = false
+isfinite(x::Float64) = x - x == 0.0
+isfinite(x::Integer) = true
+
+"""
+    isodd(n), iseven(n)
+
+Whether the integer `n` is odd (even).
+"""
+isodd(n::Integer) = n % 2 != 0
+iseven(n::Integer) = n % 2 == 0
+
+"""
+    isapprox(x, y; atol = 0, rtol = √eps unless atol > 0), x ≈ y
+
+Approximate equality, Julia's: `x == y`, or both finite and `|x - y| ≤ max(atol, rtol
+max(|x|, |y|))`; arrays compare by the Euclidean norm of their difference.
+"""
+function isapprox(x::Real, y::Real; atol::Real = 0.0, rtol::Real = _default_rtol(atol))
+    return x == y ||
+           (isfinite(x) && isfinite(y) && abs(x - y) <= max(atol, rtol * max(abs(x), abs(y))))
+end
+
+function isapprox(x::AbstractArray, y::AbstractArray; atol::Real = 0.0,
+                  rtol::Real = _default_rtol(atol))
+    d = _norm2(x - y)
+    return isfinite(d) ? d <= max(atol, rtol * max(_norm2(x), _norm2(y))) : _array_equal(x, y)
+end
+
+# `x == y` of arrays: the same shape and equal elements (Julia's `==`: NaN differs from itself,
+# -0.0 equals 0.0); arrays of different dimensions are never equal.
+function _array_equal(x::AbstractArray{S, N}, y::AbstractArray{T, N}) where {S, T, N}
+    for d in 1:N
+        if size(x, d) != size(y, d)
+            return false
+        end
+    end
+    for k in 1:length(x)
+        if x[k] != y[k]
+            return false
+        end
+    end
+    return true
+end
+
+_array_equal(x::AbstractArray, y::AbstractArray) = false
+
+_default_rtol(atol) = atol > 0 ? 0.0 : sqrt(eps(Float64))
+
+function _norm2(x)
+    s = 0.0
+    for k in 1:length(x)
+        s += x[k] * x[k]
+    end
+    return sqrt(s)
+end
+
+"""
+    hypot(x, y), hypot(x, y, z)
+
+`sqrt(x^2 + y^2)` computed without overflow or underflow of the squares (`Inf` if either is
+infinite, even with a NaN).
+"""
+function hypot(x::Real, y::Real)
+    ax = abs(float(x))
+    ay = abs(float(y))
+    if isinf(ax) || isinf(ay)
+        return Inf
+    end
+    a = max(ax, ay)
+    b = min(ax, ay)
+    if a == 0.0
+        return 0.0
+    end
+    r = b / a
+    return a * sqrt(1.0 + r * r)
+end
+
+hypot(x::Real, y::Real, z::Real) = hypot(hypot(x, y), z)
+
+"""
+    atan(y, x)
+
+The angle of the point `(x, y)` in `[-π, π]` (Julia's two-argument `atan`, signed zeros
+included). Computed from the smaller ratio, so that the derivatives `x / (x² + y²)` and
+`-y / (x² + y²)` hold on the axes too.
+"""
+function atan(y::Real, x::Real)
+    yf = float(y)
+    xf = float(x)
+    if isnan(xf) || isnan(yf)
+        return NaN
+    elseif isinf(xf) && isinf(yf)
+        a = xf > 0.0 ? π / 4 : 3π / 4
+        return yf > 0.0 ? a : -a
+    elseif abs(yf) > abs(xf)
+        return yf > 0.0 ? π / 2 - atan(xf / yf) : -π / 2 - atan(xf / yf)
+    elseif xf > 0.0
+        return atan(yf / xf)
+    elseif xf < 0.0
+        return _signbit(yf) ? atan(yf / xf) - π : atan(yf / xf) + π
+    else
+        return _signbit(xf) ? (_signbit(yf) ? -π : π) : yf
+    end
+end
+
+_signbit(v::Float64) = v < 0.0 || (v == 0.0 && 1.0 / v < 0.0)
+
+"""
+    max(a, b, c, xs...), min(a, b, c, xs...)
+
+The largest (smallest) of several numbers, left to right.
+"""
+max(a::Real, b::Real, c::Real, xs::Real...) = max(max(a, b), c, xs...)
+min(a::Real, b::Real, c::Real, xs::Real...) = min(min(a, b), c, xs...)
+
+"""
+    ComposedFunction(outer, inner), f ∘ g
+
+The composition `x -> outer(inner(x))`.
+"""
+struct ComposedFunction{O, I}
+    outer::O
+    inner::I
+end
+
+(c::ComposedFunction)(x...) = c.outer(c.inner(x...))
+
+"""
+    floor(T, x), ceil(T, x), round(T, x), trunc(T, x)
+
+`x` rounded and converted to the integer type `T` (an `InexactError` where it does not fit).
+"""
+floor(T::Type{Int64}, x::Real) = T(floor(x))
+ceil(T::Type{Int64}, x::Real) = T(ceil(x))
+round(T::Type{Int64}, x::Real) = T(round(x))
+trunc(T::Type{Int64}, x::Real) = T(trunc(x))
+floor(T::Type{Int}, x::Real) = T(floor(x))
+ceil(T::Type{Int}, x::Real) = T(ceil(x))
+round(T::Type{Int}, x::Real) = T(round(x))
+trunc(T::Type{Int}, x::Real) = T(trunc(x))
+
+"""
+    convert(T, x)
+
+`x` as a value of the number type `T`.
+"""
+convert(T::Type{Float64}, x::Real) = T(x)
+convert(T::Type{Int64}, x::Real) = T(x)
+convert(T::Type{Int}, x::Real) = T(x)
+
+"""
+    sortperm(x; rev = false), sort(x; rev = false)
+
+The permutation that sorts a vector (stable: equal elements keep their order; NaN last, as
+Julia's `isless` orders them), and the sorted copy. The gradient of `sort` flows back through
+the permutation.
+"""
+function sortperm(x::AbstractVector; rev::Bool = false)
+    n = length(x)
+    p = collect(1:n)
+    tmp = collect(1:n)
+    width = 1
+    while width < n
+        lo = 1
+        while lo <= n - width
+            mid = lo + width - 1
+            hi = min(lo + 2 * width - 1, n)
+            i = lo
+            j = mid + 1
+            for k in lo:hi
+                if j > hi || (i <= mid && !_sort_before(x[p[j]], x[p[i]], rev))
+                    tmp[k] = p[i]
+                    i += 1
+                else
+                    tmp[k] = p[j]
+                    j += 1
+                end
+            end
+            for k in lo:hi
+                p[k] = tmp[k]
+            end
+            lo += 2 * width
+        end
+        width *= 2
+    end
+    return p
+end
+
+sort(x::AbstractVector; rev::Bool = false) = [x[k] for k in sortperm(x; rev = rev)]
+
+# `a` strictly before `b` in the order `sort` uses: Julia's `isless` (NaN after every number),
+# reversed with `rev`.
+_sort_before(a, b, rev::Bool) = rev ? _sort_isless(b, a) : _sort_isless(a, b)
+_sort_isless(a, b) = isnan(a) ? false : (isnan(b) ? true : _isless(a, b))

@@ -68,8 +68,8 @@ pub(crate) fn infix(cx: &mut Cx, node: &SyntaxNode, dotted: bool) -> Expr {
     if text == ":" && !dotted {
         return range_call(cx, node, lhs, rest);
     }
-    if text == "\\" && !dotted {
-        return left_division(cx, node, op, lhs, rest);
+    if let Some(fop) = function_op(text).filter(|_| !dotted) {
+        return function_call_chain(cx, node, op, fop, lhs, rest);
     }
     let Some(bin) = binop(text) else {
         let shown = if dotted {
@@ -104,11 +104,34 @@ pub(crate) fn infix(cx: &mut Cx, node: &SyntaxNode, dotted: bool) -> Expr {
     acc
 }
 
-/// `A \ B`: a call of the function `\` (LinearAlgebra's solve), left-associative.
-fn left_division(
+/// Operators that are calls of a library function rather than subset operators, by their
+/// Julia meaning: `A \ B` is LinearAlgebra's solve, `x |> f` is `f(x)`, `f ∘ g` builds Base's
+/// `ComposedFunction(f, g)`, `a ≈ b` is `isapprox(a, b)` and `a ≉ b` its negation.
+#[derive(Clone, Copy)]
+enum FunctionOp {
+    Call(&'static str),
+    Pipe,
+    NotCall(&'static str),
+}
+
+fn function_op(text: &str) -> Option<FunctionOp> {
+    Some(match text {
+        "\\" => FunctionOp::Call("\\"),
+        "∘" => FunctionOp::Call("ComposedFunction"),
+        "≈" => FunctionOp::Call("isapprox"),
+        "≉" => FunctionOp::NotCall("isapprox"),
+        "|>" => FunctionOp::Pipe,
+        _ => return None,
+    })
+}
+
+/// `a op b op c` for a [`FunctionOp`], left-associative as Julia parses these operators
+/// (`x |> f |> g` is `g(f(x))`).
+fn function_call_chain(
     cx: &mut Cx,
     node: &SyntaxNode,
     op: &SyntaxNode,
+    fop: FunctionOp,
     lhs: &SyntaxNode,
     rest: &[SyntaxNode],
 ) -> Expr {
@@ -116,14 +139,21 @@ fn left_division(
     for operand in rest {
         let rhs = expr(cx, operand);
         let range = span(acc.range, rhs.range);
-        let callee = Expr::new(ExprKind::Ident("\\".to_string()), op.range);
-        acc = Expr::new(
-            ExprKind::Call {
-                callee: Box::new(callee),
-                args: vec![acc, rhs],
-            },
-            range,
-        );
+        let named = |name: &str| Box::new(Expr::new(ExprKind::Ident(name.to_string()), op.range));
+        let (callee, args) = match fop {
+            FunctionOp::Call(name) | FunctionOp::NotCall(name) => (named(name), vec![acc, rhs]),
+            FunctionOp::Pipe => (Box::new(rhs), vec![acc]),
+        };
+        acc = Expr::new(ExprKind::Call { callee, args }, range);
+        if let FunctionOp::NotCall(_) = fop {
+            acc = Expr::new(
+                ExprKind::Unary {
+                    op: UnOp::Not,
+                    arg: Box::new(acc),
+                },
+                range,
+            );
+        }
     }
     acc.range = node.range;
     acc

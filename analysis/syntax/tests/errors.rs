@@ -192,7 +192,7 @@ function f(x, xs)
     let y = 1
         y
     end
-    q = x |> sin
+    q = x ⊗ 1
     u = 1f0 + 0x10
     v::Float64 = 1.0
     global g = 1
@@ -220,11 +220,11 @@ end
             error 23..66: unsupported: try/catch [unsupported]
             error 71..78: unsupported: macro @test [unsupported]
             error 184..187: unsupported: character literal [unsupported]
-            error 230..232: unsupported: operator `|>` [unsupported]
-            error 245..248: unsupported: Float32 literal `1f0` [unsupported]
-            error 251..255: unsupported: unsigned integer literal `0x10` [unsupported]
-            error 260..270: unsupported: typed variable declaration [unsupported]
-            error 281..293: unsupported: global declaration [unsupported]
+            error 230..233: unsupported: operator `⊗` [unsupported]
+            error 244..247: unsupported: Float32 literal `1f0` [unsupported]
+            error 250..254: unsupported: unsigned integer literal `0x10` [unsupported]
+            error 259..269: unsupported: typed variable declaration [unsupported]
+            error 280..292: unsupported: global declaration [unsupported]
         "#]],
     );
 }

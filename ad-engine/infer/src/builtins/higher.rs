@@ -1,15 +1,17 @@
 //! Higher-order builtins: `map(f, xs)`, `map(f, xs, ys)`, `sum(f, xs)`, `broadcast(f, ...)` and
 //! `checkpointed(f, args...)`. With a builtin scalar `f`, `map` and `broadcast` are a
 //! `Prim::Broadcast`; otherwise the call invokes a synthesised instance (see [`crate::synth`])
-//! that loops over the elements. `checkpointed` always invokes one, whose body is the call
+//! that loops over the elements. Broadcasting over tuples (and scalars) unrolls into one call per
+//! position and builds a tuple, as Julia's broadcast does for tuples; so does `map` over tuples
+//! of one length. `checkpointed` always invokes one, whose body is the call
 //! `f(args...)`: the AD recognises it and recomputes `f` in the pullback.
 
-use zy_ir::{Instance, Name, Op, Type};
+use zy_ir::{Const, Instance, Name, Op, Prim, Type};
 
 use crate::builtins::array;
 use crate::calls::Cx;
 use crate::error::{no_method, Fail};
-use crate::plan::PlanBuilder;
+use crate::plan::{Arg, PlanBuilder};
 use crate::value::Val;
 use crate::SYNTH_METHOD;
 
@@ -26,6 +28,9 @@ pub(crate) fn call(
 ) -> Option<Result<Val, Fail>> {
     Some(match (name, args) {
         ("map", [f, xs @ ..]) if (1..=2).contains(&xs.len()) => map(cx, b, f, xs, args),
+        ("map", [f, xs @ ..]) if xs.iter().all(|x| matches!(x.ty, Type::Tuple(_))) => {
+            map(cx, b, f, xs, args)
+        }
         ("map", _) => Err(no_method("map", &types(args))),
         ("sum", [f, xs]) => sum(cx, b, f, xs, args),
         ("broadcast", [f, xs @ ..]) if !xs.is_empty() => broadcast(cx, b, f, xs, args),
@@ -96,6 +101,17 @@ fn invoke_synth(cx: &mut Cx, b: &mut PlanBuilder, name: &str, args: &[Val]) -> V
 }
 
 fn map(cx: &mut Cx, b: &mut PlanBuilder, f: &Val, xs: &[Val], args: &[Val]) -> Result<Val, Fail> {
+    if let [Type::Tuple(first), rest @ ..] = types(xs).as_slice() {
+        if rest
+            .iter()
+            .all(|t| matches!(t, Type::Tuple(ts) if ts.len() == first.len()))
+        {
+            return broadcast_tuples(cx, b, f, xs);
+        }
+        return Err(Fail::unsupported(
+            "`map` over tuples of different lengths or over a tuple and an array",
+        ));
+    }
     if xs.iter().any(|x| !matches!(x.ty, Type::Array(..))) {
         return Err(no_method("map", &types(args)));
     }
@@ -122,6 +138,9 @@ fn broadcast(
     xs: &[Val],
     args: &[Val],
 ) -> Result<Val, Fail> {
+    if xs.iter().any(|x| matches!(x.ty, Type::Tuple(_))) {
+        return broadcast_tuples(cx, b, f, xs);
+    }
     if let Some(name) = builtin_func(cx, f) {
         return array::broadcast(cx, b, &name, xs);
     }
@@ -132,6 +151,63 @@ fn broadcast(
     }
     element_result(cx, f, &elems, "broadcast")?;
     Ok(invoke_synth(cx, b, "broadcast", args))
+}
+
+/// `broadcast(f, xs...)` where some operands are tuples and the others numbers: the tuple of
+/// `f` applied position by position, a tuple of length 1 or a number standing for every
+/// position. Lengths that differ otherwise are Julia's DimensionMismatch, at run time.
+fn broadcast_tuples(cx: &mut Cx, b: &mut PlanBuilder, f: &Val, xs: &[Val]) -> Result<Val, Fail> {
+    let mut n = 1;
+    for x in xs {
+        match &x.ty {
+            Type::Tuple(ts) if ts.len() == n || ts.len() == 1 => {}
+            Type::Tuple(ts) if n == 1 => n = ts.len(),
+            Type::Tuple(ts) => {
+                let message = format!(
+                    "arrays could not be broadcast to a common size; got a dimension with \
+                     lengths {n} and {}",
+                    ts.len()
+                );
+                let ops = vec![
+                    Arg::Const(Const::Symbol("DimensionMismatch".into())),
+                    Arg::Const(Const::Str(message.into())),
+                ];
+                return Ok(Val::of(
+                    b.prim(Prim::Error, ops, Type::Bottom),
+                    Type::Bottom,
+                ));
+            }
+            t if t.is_number() => {}
+            t => {
+                return Err(Fail::unsupported(format!(
+                    "broadcasting a tuple with {t} (write the tuple as a vector, `[t...]`, to \
+                     broadcast it with arrays)"
+                )))
+            }
+        }
+    }
+    let mut results = Vec::with_capacity(n);
+    for i in 0..n {
+        let mut call = vec![f.clone()];
+        for x in xs {
+            call.push(match &x.ty {
+                Type::Tuple(ts) => {
+                    let k = if ts.len() == 1 { 0 } else { i };
+                    let idx = Arg::Const(Const::Int(k as i64 + 1));
+                    let ty = ts[k].clone();
+                    Val::of(
+                        b.prim(Prim::GetField, vec![x.arg.clone(), idx], ty.clone()),
+                        ty,
+                    )
+                }
+                _ => x.clone(),
+            });
+        }
+        results.push(cx.call_value(b, &call)?);
+    }
+    let ty = Type::tuple(results.iter().map(|r| r.ty.clone()));
+    let ops = results.into_iter().map(|r| r.arg).collect();
+    Ok(Val::of(b.prim(Prim::Tuple, ops, ty.clone()), ty))
 }
 
 /// `checkpointed(f, args...)`: the value of `f(args...)`, through a synthesised instance.

@@ -153,6 +153,7 @@ pub(crate) fn call(
         ("+" | "-" | "*" | "/" | "÷" | "%" | "^", [x, y]) if is_array(x) || is_array(y) => {
             array::arith(cx, b, name, x, y)
         }
+        ("==" | "!=", [x, y]) if is_array(x) && is_array(y) => array_equality(cx, b, name, x, y),
         ("==" | "!=", [x, y]) if !(x.ty.is_number() && y.ty.is_number()) => {
             scalar::equality(name, x, y)
         }
@@ -211,4 +212,21 @@ mod tests {
             assert!(call(&mut cx, &mut b, name, &[]).is_none(), "{name}");
         }
     }
+}
+
+/// `x == y` (`x != y`) of two arrays: the prelude's `Base._array_equal` (same shape, equal
+/// elements), negated for `!=`.
+fn array_equality(
+    cx: &mut Cx,
+    b: &mut PlanBuilder,
+    op: &str,
+    x: &Val,
+    y: &Val,
+) -> Result<Val, Fail> {
+    let eq = cx.call_named(b, &"Base._array_equal".into(), &[x.clone(), y.clone()])?;
+    if op == "==" {
+        return Ok(eq);
+    }
+    let not = b.prim(zy_ir::Prim::Not, vec![eq.arg], Type::Bool);
+    Ok(Val::of(not, Type::Bool))
 }
