@@ -5,60 +5,59 @@
 
 use zy_ir::{Const, Op, Operand, Prim, Type};
 
+use super::Case::{Apply, Program};
+use super::Keep::Residuals;
 use super::TestArg::{Float as F, Func, Int as I, Vector as V};
-use super::{scalar, Case, Emit, FwdOut, FwdStmt, RevStmt};
+use super::{or_nothing, scalar, Emit, FwdStmt, RevStmt, Rule, TanStmt};
 use crate::AdError;
 
 const X: super::TestArg = V(&[1.5, -2.0, 0.5]);
 const Y: super::TestArg = V(&[0.3, 0.7, -1.1]);
 
-/// The test cases of this rule: binary functions over two arrays and over an array and a
-/// number, unary ones over an array.
-pub const CASES: &[(Prim, Case)] = &{
-    use Case::{Apply, Program};
-    use Prim::Broadcast as B;
-    [
-        (B, Apply(&[Func("+"), X, Y])),
-        (B, Apply(&[Func("+"), X, F(0.8)])),
-        (B, Apply(&[Func("+"), F(-1.2), Y])),
-        (B, Apply(&[Func("-"), X, Y])),
-        (B, Apply(&[Func("-"), X, F(0.8)])),
-        (B, Apply(&[Func("-"), F(-1.2), Y])),
-        (B, Apply(&[Func("*"), X, Y])),
-        (B, Apply(&[Func("*"), X, F(0.8)])),
-        (B, Apply(&[Func("*"), F(-1.2), Y])),
-        (B, Apply(&[Func("/"), X, Y])),
-        (B, Apply(&[Func("/"), X, F(0.8)])),
-        (B, Apply(&[Func("/"), F(-1.2), Y])),
-        (B, Apply(&[Func("max"), X, Y])),
-        (B, Apply(&[Func("max"), X, F(0.8)])),
-        (B, Apply(&[Func("max"), F(-1.2), Y])),
-        (B, Apply(&[Func("sin"), X])),
-        (B, Apply(&[Func("exp"), X])),
-        (B, Apply(&[Func("tanh"), X])),
-        (B, Apply(&[Func("abs"), X])),
-        (B, Apply(&[Func("-"), X])),
-        (B, Apply(&[Func("^"), V(&[1.5, 2.0, 0.5]), I(3)])),
+/// The rule of broadcasting a scalar primitive.
+pub const RULES: &[Rule] = &[Rule {
+    prim: Prim::Broadcast,
+    keep: Residuals(keep),
+    reverse,
+    pushforward,
+    // Binary functions over two arrays and over an array and a number, unary ones over an
+    // array.
+    cases: &[
+        Apply(&[Func("+"), X, Y]),
+        Apply(&[Func("+"), X, F(0.8)]),
+        Apply(&[Func("+"), F(-1.2), Y]),
+        Apply(&[Func("-"), X, Y]),
+        Apply(&[Func("-"), X, F(0.8)]),
+        Apply(&[Func("-"), F(-1.2), Y]),
+        Apply(&[Func("*"), X, Y]),
+        Apply(&[Func("*"), X, F(0.8)]),
+        Apply(&[Func("*"), F(-1.2), Y]),
+        Apply(&[Func("/"), X, Y]),
+        Apply(&[Func("/"), X, F(0.8)]),
+        Apply(&[Func("/"), F(-1.2), Y]),
+        Apply(&[Func("max"), X, Y]),
+        Apply(&[Func("max"), X, F(0.8)]),
+        Apply(&[Func("max"), F(-1.2), Y]),
+        Apply(&[Func("sin"), X]),
+        Apply(&[Func("exp"), X]),
+        Apply(&[Func("tanh"), X]),
+        Apply(&[Func("abs"), X]),
+        Apply(&[Func("-"), X]),
+        Apply(&[Func("^"), V(&[1.5, 2.0, 0.5]), I(3)]),
         // Julia's shapes: a matrix with a vector (extended along the rows), a vector with a row
         // (an outer sum); the extended operand's gradient sums over the extension.
-        (
-            B,
-            Program {
-                src: "b(a, c) = (y = [a 2.0; -1.0 c] .* [c, a]; y[1, 2] + 3.0 * y[2, 1] + y[2, 2])",
-                name: "b",
-                args: &[0.7, -1.3],
-            },
-        ),
-        (
-            B,
-            Program {
-                src: "o(a, c) = (y = [a, c, 1.0] .+ [c, 2.0 * a]'; sum(y .* y))",
-                name: "o",
-                args: &[0.4, 1.1],
-            },
-        ),
-    ]
-};
+        Program {
+            src: "b(a, c) = (y = [a 2.0; -1.0 c] .* [c, a]; y[1, 2] + 3.0 * y[2, 1] + y[2, 2])",
+            name: "b",
+            args: &[0.7, -1.3],
+        },
+        Program {
+            src: "o(a, c) = (y = [a, c, 1.0] .+ [c, 2.0 * a]'; sum(y .* y))",
+            name: "o",
+            args: &[0.4, 1.1],
+        },
+    ],
+}];
 
 /// The scalar primitive a broadcast applies.
 fn callee(args: &[Operand]) -> Option<Prim> {
@@ -76,9 +75,14 @@ pub(super) fn elem(t: &Type) -> Type {
     }
 }
 
-pub fn forward(e: &mut Emit, s: &FwdStmt) -> Result<FwdOut, AdError> {
-    let value = e.prim(Prim::Broadcast, s.args.clone(), s.ty.clone());
-    let shadow = e.zero_fdata(value.clone(), &s.ty);
+/// Keeps the scalar rule's residuals (operands and/or the result, as arrays), the operands'
+/// shadows and the result's.
+fn keep(
+    e: &mut Emit,
+    s: &FwdStmt,
+    value: &Operand,
+    shadow: Option<&Operand>,
+) -> Result<Vec<Operand>, AdError> {
     let Some(p) = callee(&s.args) else {
         return Err(AdError::new(
             e.span,
@@ -87,31 +91,19 @@ pub fn forward(e: &mut Emit, s: &FwdStmt) -> Result<FwdOut, AdError> {
     };
     if !scalar::handles(p) {
         // Comparisons and rounding: no gradient flows.
-        return Ok(FwdOut {
-            value,
-            shadow,
-            residuals: vec![],
-        });
+        return Ok(vec![]);
     }
-    let mut residuals = scalar::residuals(p, &s.args[1..], &value);
+    let mut residuals = scalar::residuals(p, &s.args[1..], value);
     for i in 1..s.args.len() {
-        residuals.push(
-            s.shadows
-                .get(i)
-                .cloned()
-                .flatten()
-                .unwrap_or(Const::Nothing.into()),
-        );
+        residuals.push(s.shadow(i));
     }
-    residuals.push(shadow.clone().unwrap_or(Const::Nothing.into()));
-    Ok(FwdOut {
-        value,
-        shadow,
-        residuals,
-    })
+    residuals.push(or_nothing(shadow));
+    Ok(residuals)
 }
 
-pub fn reverse(e: &mut Emit, s: &RevStmt) -> Vec<Option<Operand>> {
+/// The scalar rule's reverse, broadcast; array operands' gradients go into their shadows
+/// (summed over what broadcasting extended), numbers get the sum.
+fn reverse(e: &mut Emit, s: &RevStmt) -> Vec<Option<Operand>> {
     let n = s.arg_tys.len();
     let mut out = vec![None; n];
     let Some(p) = callee_of(s).filter(|_| matches!(s.ty, Type::Array(..) | Type::Adjoint(_)))
@@ -170,20 +162,16 @@ fn callee_of(s: &RevStmt) -> Option<Prim> {
 
 /// The pushforward of a broadcast: the scalar rule's pushforward, itself broadcast (a scalar
 /// operand's tangent is a number, an array operand's an array of the result's shape).
-pub fn pushforward(e: &mut Emit, s: &super::TanStmt) -> Result<super::TanOut, AdError> {
-    let value = e.prim(Prim::Broadcast, s.args.clone(), s.ty.clone());
+fn pushforward(e: &mut Emit, s: &TanStmt, value: &Operand) -> Option<Operand> {
     let p = callee(&s.args);
     let differentiable = matches!(s.ty, Type::Array(..) | Type::Adjoint(_));
     let Some(p) = p.filter(|p| differentiable && scalar::handles(*p)) else {
         // Comparisons and rounding: no tangent flows.
-        return Ok(super::TanOut {
-            value,
-            tangent: None,
-        });
+        return None;
     };
     let saved = e.bcast.replace(s.ty.clone());
     let elems: Vec<Type> = s.arg_tys[1..].iter().map(elem).collect();
-    let tangent = scalar::pushforward(e, p, &s.args[1..], &elems, &value, &s.tangents[1..]);
+    let tangent = scalar::pushforward(e, p, &s.args[1..], &elems, value, &s.tangents[1..]);
     e.bcast = saved;
     // A tangent that no operand's tangent reaches is a number; the result's is an array.
     let tangent = match e.b.func.operand_ty(&tangent) {
@@ -194,8 +182,5 @@ pub fn pushforward(e: &mut Emit, s: &super::TanStmt) -> Result<super::TanOut, Ad
             e.prim(Prim::Broadcast, vec![f, z, tangent], s.ty.clone())
         }
     };
-    Ok(super::TanOut {
-        value,
-        tangent: Some(tangent),
-    })
+    Some(tangent)
 }

@@ -2,80 +2,467 @@
 //! gradient is a tuple, a struct's a named tuple of its fields'. A `Ref`'s gradient lives in its
 //! shadow `Ref` (looked up, not returned).
 
-use zy_ir::{Const, Operand, Prim, StructRef, Type};
+use zy_ir::{tangent_type, Const, Operand, Prim, StructRef, Type};
 
-use super::TestArg::{Float as F, Int as I, LitInt as L, Ref as R, Tuple as T};
-use super::{arg_rdata, Case, Emit, FwdOut, FwdStmt, RevStmt};
+use super::Case::{Apply, Program};
+use super::Keep::Forward;
+use super::TestArg::{Float as F, Int as I, LitInt as L, Names, Ref as R, Tuple as T};
+use super::{arg_rdata, Emit, FwdOut, FwdStmt, RevStmt, Rule, TanStmt};
+use crate::forward::dual_type;
 use crate::tangent::{fdata_type, has_fdata, rdata_type};
-use zy_ir::tangent_type;
+use Prim::*;
 
-/// Is `p` a data primitive with a rule here?
-pub fn handles(p: Prim) -> bool {
-    matches!(
-        p,
-        Prim::Tuple
-            | Prim::StackNew
-            | Prim::Push
-            | Prim::Pop
-            | Prim::Accum
-            | Prim::NamedTuple
-            | Prim::GetField
-            | Prim::SetField
-            | Prim::TupleIndex
-            | Prim::RefNew
-            | Prim::RefGet
-            | Prim::RefSet
-    )
+const T3: super::TestArg = T(&[1.5, -0.5, 2.0]);
+
+/// The rules of tuples, structs, `Ref`s and AD stacks.
+pub const RULES: &[Rule] = &[
+    Rule {
+        prim: Tuple,
+        keep: Forward(|e, s| Ok(tuple_forward(e, s, Tuple))),
+        reverse: |e, s| tuple_reverse(e, s, Tuple),
+        pushforward: tuple_tangent,
+        cases: &[Apply(&[F(1.0), F(2.0)])],
+    },
+    Rule {
+        prim: NamedTuple,
+        keep: Forward(|e, s| Ok(tuple_forward(e, s, NamedTuple))),
+        reverse: |e, s| tuple_reverse(e, s, NamedTuple),
+        pushforward: tuple_tangent,
+        cases: &[Apply(&[Names(&["a", "b"]), F(1.5), F(-0.5)])],
+    },
+    Rule {
+        prim: GetField,
+        keep: Forward(|e, s| {
+            let mutable = on_mutable(&s.arg_tys);
+            match mutable.and_then(|nt| forward_mutable(e, GetField, s, &nt)) {
+                Some(out) => Ok(out),
+                None => Ok(part_forward(e, s, GetField, vec![])),
+            }
+        }),
+        reverse: |e, s| match on_mutable(&s.arg_tys) {
+            Some(nt) => reverse_mutable(e, GetField, s, &nt),
+            None => getfield_reverse(e, s),
+        },
+        pushforward: part_tangent,
+        cases: &[Apply(&[T3, L(2)])],
+    },
+    Rule {
+        prim: SetField,
+        keep: Forward(|e, s| {
+            let mutable = on_mutable(&s.arg_tys);
+            match mutable.and_then(|nt| forward_mutable(e, SetField, s, &nt)) {
+                Some(out) => Ok(out),
+                None => Ok(alone(e, s, SetField)),
+            }
+        }),
+        reverse: |e, s| match on_mutable(&s.arg_tys) {
+            Some(nt) => reverse_mutable(e, SetField, s, &nt),
+            None => s.none(),
+        },
+        pushforward: |e, s, _| {
+            // setfield!(x, i, v): the box of x's fields' tangents gets v's at i.
+            if let (Some(tx), Some(i), Type::Ref(inner)) = (
+                s.tangent(0),
+                field_index(s.args.get(1)),
+                dual_type(&s.arg_tys[0]),
+            ) {
+                let old = e.prim(RefGet, vec![tx.clone()], (*inner).clone());
+                let tv = s.tangent_or_zero(e, 2).unwrap_or(Const::Nothing.into());
+                let new = e.replace(&inner, old, i, tv);
+                e.prim(RefSet, vec![tx, new], (*inner).clone());
+            }
+            s.tangent(2)
+        },
+        cases: &[Program {
+            src: "mutable struct P\n    a::Float64\nend\n\
+                  f(x) = (p = P(1.0); p.a = 3.0 * x; p.a * x)",
+            name: "f",
+            args: &[0.7],
+        }],
+    },
+    Rule {
+        prim: TupleIndex,
+        // The run-time index.
+        keep: Forward(|e, s| Ok(part_forward(e, s, TupleIndex, vec![s.args[1].clone()]))),
+        reverse: tupleindex_reverse,
+        pushforward: part_tangent,
+        cases: &[Apply(&[T3, I(3)])],
+    },
+    Rule {
+        prim: Accum,
+        keep: Forward(|e, s| Ok(alone(e, s, Accum))),
+        reverse: |_, s| {
+            // a + b: both get ȳ.
+            let mut out = s.none();
+            if let Some(dy) = &s.dy {
+                for (i, o) in out.iter_mut().enumerate() {
+                    if arg_rdata(s, i) == rdata_type(&s.ty) {
+                        *o = Some(dy.clone());
+                    }
+                }
+            }
+            out
+        },
+        pushforward: |e, s, _| {
+            let dty = dual_type(&s.ty);
+            if dty == Type::Nothing {
+                return None;
+            }
+            let (a, b) = (s.tangent_or_zero(e, 0), s.tangent_or_zero(e, 1));
+            match (a, b) {
+                (Some(a), Some(b)) => Some(e.accum(&dty, a, b)),
+                (a, b) => a.or(b),
+            }
+        },
+        cases: &[
+            Apply(&[F(1.5), F(-0.5)]),
+            Apply(&[T(&[1.0, 2.0]), T(&[0.5, -3.0])]),
+        ],
+    },
+    Rule {
+        prim: RefNew,
+        keep: Forward(refnew_forward),
+        reverse: |e, s| {
+            // x̄ = the content gradient gathered in the shadow.
+            let mut out = s.none();
+            if let (Some(r), Some(elem)) = (s.residuals.first(), s.ty.elem()) {
+                if rdata_type(elem) != Type::Nothing {
+                    out[0] = Some(e.prim(RefGet, vec![r.clone()], rdata_type(elem)));
+                }
+            }
+            out
+        },
+        pushforward: |e, s, _| {
+            let dty = dual_type(&s.ty);
+            if dty == Type::Nothing {
+                return None;
+            }
+            s.tangent_or_zero(e, 0)
+                .map(|tv| e.prim(RefNew, vec![tv], dty.clone()))
+        },
+        cases: &[Apply(&[F(-0.5)]), Apply(&[F(1.5)])],
+    },
+    Rule {
+        prim: RefGet,
+        // The box's shadow, where the content's gradient gathers.
+        keep: Forward(|e, s| {
+            let value = e.prim(RefGet, s.args.clone(), s.ty.clone());
+            let sh = s.shadows.first().cloned().flatten();
+            let shadow = match (sh.clone(), fdata_type(&s.ty)) {
+                (Some(r), fty) if fty != Type::Nothing => Some(e.prim(RefGet, vec![r], fty)),
+                _ => None,
+            };
+            Ok(FwdOut {
+                value,
+                shadow,
+                residuals: sh.into_iter().collect(),
+            })
+        }),
+        reverse: |e, s| {
+            if let (Some(dy), Some(r)) = (&s.dy, s.residuals.first()) {
+                let cur = e.prim(RefGet, vec![r.clone()], s.ty.clone());
+                let sum = e.accum(&s.ty, cur, dy.clone());
+                e.prim(RefSet, vec![r.clone(), sum], s.ty.clone());
+            }
+            s.none()
+        },
+        pushforward: |e, s, _| {
+            let dty = dual_type(&s.ty);
+            if dty == Type::Nothing {
+                return None;
+            }
+            s.tangent(0).map(|tr| e.prim(RefGet, vec![tr], dty.clone()))
+        },
+        cases: &[Apply(&[R(-0.5)]), Apply(&[R(1.5)])],
+    },
+    Rule {
+        prim: RefSet,
+        keep: Forward(|e, s| Ok(forward_refset(e, s))),
+        reverse: refset_reverse,
+        pushforward: |e, s, _| {
+            if let (Some(tr), Some(tv)) = (s.tangent(0), s.tangent_or_zero(e, 1)) {
+                e.prim(RefSet, vec![tr, tv.clone()], dual_type(&s.ty));
+            }
+            s.tangent(1)
+        },
+        cases: &[Apply(&[R(-0.5), F(0.0)]), Apply(&[R(1.5), F(4.0)])],
+    },
+    // AD stacks (differentiating generated code: nested AD). A stack's shadow holds one
+    // gradient per entry: `push!` also pushes a zero there and `pop!` drops it; in reverse,
+    // undoing a `pop!` pushes the value back with its gradient, and undoing a `push!` pops both
+    // and hands the gradient to the pushed value.
+    Rule {
+        prim: StackNew,
+        keep: Forward(|e, s| {
+            let value = e.prim(StackNew, s.args.clone(), s.ty.clone());
+            let fty = fdata_type(&s.ty);
+            let shadow = (fty != Type::Nothing).then(|| e.prim(StackNew, vec![], fty));
+            Ok(FwdOut {
+                value,
+                shadow,
+                residuals: vec![],
+            })
+        }),
+        reverse: |_, s| s.none(),
+        pushforward: |e, s, _| {
+            let dty = dual_type(&s.ty);
+            (dty != Type::Nothing).then(|| e.prim(StackNew, vec![], dty))
+        },
+        // `Diff::No` (a stack is not a value to differentiate); `push!` and `pop!` test it.
+        cases: &[],
+    },
+    Rule {
+        prim: Push,
+        keep: Forward(|e, s| {
+            let value = e.prim(Push, s.args.clone(), s.ty.clone());
+            let Some(ss) = s.shadows.first().cloned().flatten() else {
+                return Ok(alone_after(value));
+            };
+            let elem = rdata_type(&s.arg_tys[1]);
+            let z = e.zero_rdata(&elem);
+            e.prim(Push, vec![ss.clone(), z], Type::Nothing);
+            Ok(FwdOut {
+                value,
+                shadow: None,
+                residuals: vec![s.args[0].clone(), ss],
+            })
+        }),
+        reverse: |e, s| {
+            let mut out = s.none();
+            if let [stk, ss] = s.residuals.as_slice() {
+                let elem = s.arg_tys[1].clone();
+                e.prim(Pop, vec![stk.clone()], elem.clone());
+                let g = e.prim(Pop, vec![ss.clone()], rdata_type(&elem));
+                if rdata_type(&elem) != Type::Nothing {
+                    out[1] = Some(g);
+                }
+            }
+            out
+        },
+        pushforward: |e, s, _| {
+            if let (Some(ts), Some(tv)) = (s.tangent(0), s.tangent_or_zero(e, 1)) {
+                e.prim(Push, vec![ts, tv], Type::Nothing);
+            }
+            None
+        },
+        cases: &[Program {
+            src: NESTED_LOOP,
+            name: "d",
+            args: &[1.3],
+        }],
+    },
+    Rule {
+        prim: Pop,
+        keep: Forward(|e, s| {
+            let value = e.prim(Pop, s.args.clone(), s.ty.clone());
+            let Some(ss) = s.shadows.first().cloned().flatten() else {
+                return Ok(alone_after(value));
+            };
+            let elem = rdata_type(&s.ty);
+            e.prim(Pop, vec![ss.clone()], elem);
+            Ok(FwdOut {
+                value: value.clone(),
+                shadow: None,
+                residuals: vec![s.args[0].clone(), ss, value],
+            })
+        }),
+        reverse: |e, s| {
+            if let [stk, ss, v] = s.residuals.as_slice() {
+                e.prim(Push, vec![stk.clone(), v.clone()], Type::Nothing);
+                let elem = rdata_type(&s.ty);
+                let g = match &s.dy {
+                    Some(dy) => dy.clone(),
+                    None => e.zero_rdata(&elem),
+                };
+                e.prim(Push, vec![ss.clone(), g], Type::Nothing);
+            }
+            s.none()
+        },
+        pushforward: |e, s, _| {
+            let dty = dual_type(&s.ty);
+            if dty == Type::Nothing {
+                return None;
+            }
+            s.tangent(0).map(|ts| e.prim(Pop, vec![ts], dty.clone()))
+        },
+        cases: &[Program {
+            src: NESTED_LOOP,
+            name: "d",
+            args: &[1.3],
+        }],
+    },
+];
+
+/// The primal operation `p` alone: no shadow, nothing kept.
+fn alone(e: &mut Emit, s: &FwdStmt, p: Prim) -> FwdOut {
+    alone_after(e.prim(p, s.args.clone(), s.ty.clone()))
 }
 
-/// The test cases of these rules.
-pub const CASES: &[(Prim, Case)] = &{
-    use Case::{Apply, Program};
-    use Prim::*;
-    const T3: super::TestArg = T(&[1.5, -0.5, 2.0]);
-    [
-        (RefNew, Apply(&[F(-0.5)])),
-        (RefNew, Apply(&[F(1.5)])),
-        (RefGet, Apply(&[R(-0.5)])),
-        (RefGet, Apply(&[R(1.5)])),
-        (RefSet, Apply(&[R(-0.5), F(0.0)])),
-        (RefSet, Apply(&[R(1.5), F(4.0)])),
-        (Tuple, Apply(&[F(1.0), F(2.0)])),
-        (GetField, Apply(&[T3, L(2)])),
-        (TupleIndex, Apply(&[T3, I(3)])),
-        (Accum, Apply(&[F(1.5), F(-0.5)])),
-        (Accum, Apply(&[T(&[1.0, 2.0]), T(&[0.5, -3.0])])),
-        (
-            NamedTuple,
-            Apply(&[super::TestArg::Names(&["a", "b"]), F(1.5), F(-0.5)]),
-        ),
-        (
-            SetField,
-            Program {
-                src: "mutable struct P\n    a::Float64\nend\n\
-                      f(x) = (p = P(1.0); p.a = 3.0 * x; p.a * x)",
-                name: "f",
-                args: &[0.7],
-            },
-        ),
-        (
-            Push,
-            Program {
-                src: NESTED_LOOP,
-                name: "d",
-                args: &[1.3],
-            },
-        ),
-        (
-            Pop,
-            Program {
-                src: NESTED_LOOP,
-                name: "d",
-                args: &[1.3],
-            },
-        ),
-    ]
-};
+/// The primal result `value` alone: no shadow, nothing kept.
+fn alone_after(value: Operand) -> FwdOut {
+    FwdOut {
+        value,
+        shadow: None,
+        residuals: vec![],
+    }
+}
+
+/// A tuple or named tuple: its shadow is built from its fields' shadows.
+fn tuple_forward(e: &mut Emit, s: &FwdStmt, p: Prim) -> FwdOut {
+    let value = e.prim(p, s.args.clone(), s.ty.clone());
+    let fty = fdata_type(&s.ty);
+    let shadow = (fty != Type::Nothing).then(|| {
+        let parts = (first_field(p)..s.args.len())
+            .map(|i| s.shadow(i))
+            .collect();
+        e.rebuild(&fty, parts)
+    });
+    FwdOut {
+        value,
+        shadow,
+        residuals: vec![],
+    }
+}
+
+/// Each field gets its part of ȳ.
+fn tuple_reverse(e: &mut Emit, s: &RevStmt, p: Prim) -> Vec<Option<Operand>> {
+    let mut out = s.none();
+    if let Some(dy) = &s.dy {
+        let rty = rdata_type(&s.ty);
+        for (i, o) in out.iter_mut().enumerate().skip(first_field(p)) {
+            if arg_rdata(s, i) != Type::Nothing {
+                *o = Some(e.field(dy.clone(), i - first_field(p), &rty));
+            }
+        }
+    }
+    out
+}
+
+/// The tuple of the fields' tangents.
+fn tuple_tangent(e: &mut Emit, s: &TanStmt, _: &Operand) -> Option<Operand> {
+    let dty = dual_type(&s.ty);
+    if dty == Type::Nothing {
+        return None;
+    }
+    let parts = (first_field(s.prim)..s.args.len())
+        .map(|i| s.tangent_or_zero(e, i).unwrap_or(Const::Nothing.into()))
+        .collect();
+    Some(e.rebuild(&dty, parts))
+}
+
+/// A part of an immutable value (`getfield`, `tuple_getindex`, `p`): its shadow is that part
+/// of the value's shadow; keeps `residuals`.
+fn part_forward(e: &mut Emit, s: &FwdStmt, p: Prim, residuals: Vec<Operand>) -> FwdOut {
+    let value = e.prim(p, s.args.clone(), s.ty.clone());
+    let fty = fdata_type(&s.ty);
+    let shadow = match (s.shadows.first().cloned().flatten(), fty != Type::Nothing) {
+        (Some(x), true) => Some(e.prim(p, vec![x, s.args[1].clone()], fty)),
+        _ => None,
+    };
+    FwdOut {
+        value,
+        shadow,
+        residuals,
+    }
+}
+
+/// The same part of the value's tangent (of the box of its fields' tangents for a mutable
+/// struct).
+fn part_tangent(e: &mut Emit, s: &TanStmt, _: &Operand) -> Option<Operand> {
+    let dty = dual_type(&s.ty);
+    if dty == Type::Nothing {
+        return None;
+    }
+    let tx = s.tangent(0)?;
+    let tx = match dual_type(&s.arg_tys[0]) {
+        Type::Ref(inner) if matches!(s.arg_tys[0], Type::Struct(_)) => {
+            e.prim(RefGet, vec![tx], (*inner).clone())
+        }
+        _ => tx,
+    };
+    Some(e.prim(s.prim, vec![tx, s.args[1].clone()], dty))
+}
+
+/// `getfield` of an immutable value: ȳ in the field's place of a gradient zero elsewhere.
+fn getfield_reverse(e: &mut Emit, s: &RevStmt) -> Vec<Option<Operand>> {
+    let mut out = s.none();
+    let xr = arg_rdata(s, 0);
+    if let (Some(dy), Some(Const::Int(i))) = (&s.dy, s.consts.get(1).cloned().flatten()) {
+        if xr != Type::Nothing && i >= 1 {
+            out[0] = Some(e.one_hot(&xr, (i - 1) as usize, dy.clone()));
+        }
+    }
+    out
+}
+
+/// A homogeneous tuple (of numbers, or of tuples of them): ȳ lands at the run-time index,
+/// every other element's gradient is zero.
+fn tupleindex_reverse(e: &mut Emit, s: &RevStmt) -> Vec<Option<Operand>> {
+    let mut out = s.none();
+    let xr = arg_rdata(s, 0);
+    if let (Some(dy), Type::Tuple(ts)) = (&s.dy, &xr) {
+        let i = s.kept(0);
+        let mut parts = Vec::new();
+        for (j, t) in ts.iter().enumerate() {
+            if *t == Type::Nothing {
+                parts.push(Const::Nothing.into());
+                continue;
+            }
+            let hit = e.prim(
+                Eq,
+                vec![i.clone(), Const::Int(j as i64 + 1).into()],
+                Type::Bool,
+            );
+            let zero = e.zero_rdata(t);
+            parts.push(e.prim(IfElse, vec![hit, dy.clone(), zero], t.clone()));
+        }
+        out[0] = Some(e.rebuild(&xr, parts));
+    }
+    out
+}
+
+/// A Ref of an array holds the array's own shadow (writes through `r[]` are writes to the
+/// array); otherwise a fresh gradient box. Keeps the shadow.
+fn refnew_forward(e: &mut Emit, s: &FwdStmt) -> Result<FwdOut, crate::AdError> {
+    let value = e.prim(RefNew, s.args.clone(), s.ty.clone());
+    let fty = fdata_type(&s.ty);
+    let shadow = match (
+        shares_shadow(&s.arg_tys[0]),
+        s.shadows.first().cloned().flatten(),
+    ) {
+        (true, Some(content)) => Some(e.prim(RefNew, vec![content], fty.clone())),
+        _ => e.zero_fdata(value.clone(), &s.ty),
+    };
+    let residuals = shadow.iter().cloned().collect();
+    Ok(FwdOut {
+        value,
+        shadow,
+        residuals,
+    })
+}
+
+/// `r[] = v`: restore the old content, hand the content gradient to `v`, zero it (or, for an
+/// array, put the old array's shadow back in the box's shadow).
+fn refset_reverse(e: &mut Emit, s: &RevStmt) -> Vec<Option<Operand>> {
+    let mut out = s.none();
+    let (r, old) = (s.kept(0), s.kept(1));
+    e.prim(RefSet, vec![r, old], s.arg_tys[1].clone());
+    if let (Some(sr), Some(old_shadow)) = (s.residuals.get(2), s.residuals.get(3)) {
+        let fty = fdata_type(&s.arg_tys[1]);
+        e.prim(RefSet, vec![sr.clone(), old_shadow.clone()], fty);
+    }
+    let vr = arg_rdata(s, 1);
+    if let (Some(shadow), true) = (s.residuals.get(2), vr != Type::Nothing) {
+        let g = e.prim(RefGet, vec![shadow.clone()], vr.clone());
+        let z = e.zero_rdata(&vr);
+        e.prim(RefSet, vec![shadow.clone(), z], vr.clone());
+        out[1] = Some(match &s.dy {
+            Some(dy) => e.accum(&vr, g, dy.clone()),
+            None => g,
+        });
+    }
+    out
+}
 
 /// Nested differentiation through a loop: the inner gradient's tape pushes and pops, which the
 /// outer one differentiates.
@@ -113,95 +500,6 @@ fn field_index(c: Option<&Operand>) -> Option<usize> {
     match c?.as_const()? {
         Const::Int(i) if *i >= 1 => Some(*i as usize - 1),
         _ => None,
-    }
-}
-
-pub fn forward(e: &mut Emit, p: Prim, s: &FwdStmt) -> FwdOut {
-    if p == Prim::RefSet {
-        return forward_refset(e, s);
-    }
-    if matches!(p, Prim::StackNew | Prim::Push | Prim::Pop) {
-        return forward_stack(e, p, s);
-    }
-    if let Some(nt) = on_mutable(&s.arg_tys) {
-        if let Some(out) = forward_mutable(e, p, s, &nt) {
-            return out;
-        }
-    }
-    let value = e.prim(p, s.args.clone(), s.ty.clone());
-    let fty = fdata_type(&s.ty);
-    let sh = |i: usize| s.shadows.get(i).cloned().flatten();
-    match p {
-        Prim::Tuple | Prim::NamedTuple => {
-            let shadow = (fty != Type::Nothing).then(|| {
-                let parts = (first_field(p)..s.args.len())
-                    .map(|i| sh(i).unwrap_or(Const::Nothing.into()))
-                    .collect();
-                e.rebuild(&fty, parts)
-            });
-            FwdOut {
-                value,
-                shadow,
-                residuals: vec![],
-            }
-        }
-        Prim::GetField => {
-            let shadow = match (sh(0), fty != Type::Nothing) {
-                (Some(x), true) => Some(e.prim(Prim::GetField, vec![x, s.args[1].clone()], fty)),
-                _ => None,
-            };
-            FwdOut {
-                value,
-                shadow,
-                residuals: vec![],
-            }
-        }
-        Prim::Accum => FwdOut {
-            value,
-            shadow: None,
-            residuals: vec![],
-        },
-        Prim::TupleIndex => {
-            let shadow = match (sh(0), fty != Type::Nothing) {
-                (Some(x), true) => Some(e.prim(Prim::TupleIndex, vec![x, s.args[1].clone()], fty)),
-                _ => None,
-            };
-            FwdOut {
-                value,
-                shadow,
-                residuals: vec![s.args[1].clone()],
-            }
-        }
-        Prim::RefNew => {
-            // A Ref of an array holds the array's own shadow (writes through `r[]` are writes
-            // to the array); otherwise a fresh gradient box.
-            let shadow = match (shares_shadow(&s.arg_tys[0]), sh(0)) {
-                (true, Some(content)) => Some(e.prim(Prim::RefNew, vec![content], fty.clone())),
-                _ => e.zero_fdata(value.clone(), &s.ty),
-            };
-            let residuals = shadow.iter().cloned().collect();
-            FwdOut {
-                value,
-                shadow,
-                residuals,
-            }
-        }
-        Prim::RefGet => {
-            let shadow = match (sh(0), fty != Type::Nothing) {
-                (Some(r), true) => Some(e.prim(Prim::RefGet, vec![r], fty)),
-                _ => None,
-            };
-            FwdOut {
-                value,
-                shadow,
-                residuals: sh(0).into_iter().collect(),
-            }
-        }
-        _ => FwdOut {
-            value,
-            shadow: None,
-            residuals: vec![],
-        },
     }
 }
 
@@ -350,177 +648,6 @@ fn reverse_mutable(e: &mut Emit, p: Prim, s: &RevStmt, nt: &Type) -> Vec<Option<
     out
 }
 
-/// AD stacks (differentiating generated code: nested AD). A stack's shadow holds one gradient
-/// per entry: `push!` also pushes a zero there and `pop!` drops it; in reverse, undoing a
-/// `pop!` pushes the value back with its gradient, and undoing a `push!` pops both and hands
-/// the gradient to the pushed value.
-fn forward_stack(e: &mut Emit, p: Prim, s: &FwdStmt) -> FwdOut {
-    let value = e.prim(p, s.args.clone(), s.ty.clone());
-    let sh = s.shadows.first().cloned().flatten();
-    match (p, sh) {
-        (Prim::StackNew, _) => {
-            let shadow = (fdata_type(&s.ty) != Type::Nothing)
-                .then(|| e.prim(Prim::StackNew, vec![], fdata_type(&s.ty)));
-            FwdOut {
-                value,
-                shadow,
-                residuals: vec![],
-            }
-        }
-        (Prim::Push, Some(ss)) => {
-            let elem = rdata_type(&s.arg_tys[1]);
-            let z = e.zero_rdata(&elem);
-            e.prim(Prim::Push, vec![ss.clone(), z], Type::Nothing);
-            FwdOut {
-                value,
-                shadow: None,
-                residuals: vec![s.args[0].clone(), ss],
-            }
-        }
-        (Prim::Pop, Some(ss)) => {
-            let elem = rdata_type(&s.ty);
-            e.prim(Prim::Pop, vec![ss.clone()], elem);
-            FwdOut {
-                value: value.clone(),
-                shadow: None,
-                residuals: vec![s.args[0].clone(), ss, value],
-            }
-        }
-        _ => FwdOut {
-            value,
-            shadow: None,
-            residuals: vec![],
-        },
-    }
-}
-
-fn reverse_stack(e: &mut Emit, p: Prim, s: &RevStmt) -> Vec<Option<Operand>> {
-    let mut out = vec![None; s.arg_tys.len()];
-    match (p, s.residuals.as_slice()) {
-        (Prim::Push, [stk, ss]) => {
-            let elem = s.arg_tys[1].clone();
-            e.prim(Prim::Pop, vec![stk.clone()], elem.clone());
-            let g = e.prim(Prim::Pop, vec![ss.clone()], rdata_type(&elem));
-            if rdata_type(&elem) != Type::Nothing {
-                out[1] = Some(g);
-            }
-        }
-        (Prim::Pop, [stk, ss, v]) => {
-            e.prim(Prim::Push, vec![stk.clone(), v.clone()], Type::Nothing);
-            let elem = rdata_type(&s.ty);
-            let g = match &s.dy {
-                Some(dy) => dy.clone(),
-                None => e.zero_rdata(&elem),
-            };
-            e.prim(Prim::Push, vec![ss.clone(), g], Type::Nothing);
-        }
-        _ => {}
-    }
-    out
-}
-
-pub fn reverse(e: &mut Emit, p: Prim, s: &RevStmt) -> Vec<Option<Operand>> {
-    if matches!(p, Prim::Push | Prim::Pop | Prim::StackNew) {
-        return reverse_stack(e, p, s);
-    }
-    if let Some(nt) = on_mutable(&s.arg_tys) {
-        if matches!(p, Prim::GetField | Prim::SetField) {
-            return reverse_mutable(e, p, s, &nt);
-        }
-    }
-    let n = s.arg_tys.len();
-    let mut out = vec![None; n];
-    match p {
-        Prim::Tuple | Prim::NamedTuple => {
-            if let Some(dy) = &s.dy {
-                let rty = rdata_type(&s.ty);
-                for (i, o) in out.iter_mut().enumerate().skip(first_field(p)) {
-                    if arg_rdata(s, i) != Type::Nothing {
-                        *o = Some(e.field(dy.clone(), i - first_field(p), &rty));
-                    }
-                }
-            }
-        }
-        Prim::GetField => {
-            let xr = arg_rdata(s, 0);
-            if let (Some(dy), Some(Const::Int(i))) = (&s.dy, s.consts.get(1).cloned().flatten()) {
-                if xr != Type::Nothing && i >= 1 {
-                    out[0] = Some(e.one_hot(&xr, (i - 1) as usize, dy.clone()));
-                }
-            }
-        }
-        Prim::Accum => {
-            // a + b: both get ȳ.
-            if let Some(dy) = &s.dy {
-                for (i, o) in out.iter_mut().enumerate() {
-                    if arg_rdata(s, i) == rdata_type(&s.ty) {
-                        *o = Some(dy.clone());
-                    }
-                }
-            }
-        }
-        Prim::TupleIndex => {
-            // A homogeneous tuple (of numbers, or of tuples of them): ȳ lands at the run-time
-            // index, every other element's gradient is zero.
-            let xr = arg_rdata(s, 0);
-            if let (Some(dy), Type::Tuple(ts)) = (&s.dy, &xr) {
-                let i = s.residuals[0].clone();
-                let mut parts = Vec::new();
-                for (j, t) in ts.iter().enumerate() {
-                    if *t == Type::Nothing {
-                        parts.push(Const::Nothing.into());
-                        continue;
-                    }
-                    let hit = e.prim(
-                        Prim::Eq,
-                        vec![i.clone(), Const::Int(j as i64 + 1).into()],
-                        Type::Bool,
-                    );
-                    let zero = e.zero_rdata(t);
-                    parts.push(e.prim(Prim::IfElse, vec![hit, dy.clone(), zero], t.clone()));
-                }
-                out[0] = Some(e.rebuild(&xr, parts));
-            }
-        }
-        Prim::RefNew => {
-            // x̄ = the content gradient gathered in the shadow.
-            if let (Some(r), Some(elem)) = (s.residuals.first(), s.ty.elem()) {
-                if rdata_type(elem) != Type::Nothing {
-                    out[0] = Some(e.prim(Prim::RefGet, vec![r.clone()], rdata_type(elem)));
-                }
-            }
-        }
-        Prim::RefGet => {
-            if let (Some(dy), Some(r)) = (&s.dy, s.residuals.first()) {
-                let cur = e.prim(Prim::RefGet, vec![r.clone()], s.ty.clone());
-                let sum = e.accum(&s.ty, cur, dy.clone());
-                e.prim(Prim::RefSet, vec![r.clone(), sum], s.ty.clone());
-            }
-        }
-        _ => {
-            // RefSet(r, v): restore the old content, hand the content gradient to v, zero it
-            // (or, for an array, put the old array's shadow back in the box's shadow).
-            let (r, old) = (s.residuals[0].clone(), s.residuals[1].clone());
-            e.prim(Prim::RefSet, vec![r, old.clone()], s.arg_tys[1].clone());
-            if let (Some(sr), Some(old_shadow)) = (s.residuals.get(2), s.residuals.get(3)) {
-                let fty = fdata_type(&s.arg_tys[1]);
-                e.prim(Prim::RefSet, vec![sr.clone(), old_shadow.clone()], fty);
-            }
-            let vr = arg_rdata(s, 1);
-            if let (Some(shadow), true) = (s.residuals.get(2), vr != Type::Nothing) {
-                let g = e.prim(Prim::RefGet, vec![shadow.clone()], vr.clone());
-                let z = e.zero_rdata(&vr);
-                e.prim(Prim::RefSet, vec![shadow.clone(), z], vr.clone());
-                out[1] = Some(match &s.dy {
-                    Some(dy) => e.accum(&vr, g, dy.clone()),
-                    None => g,
-                });
-            }
-        }
-    }
-    out
-}
-
 /// `new T(fields...)`: the shadow of an immutable struct is the named tuple of its fields'
 /// shadows; a mutable struct's is a `Ref` of its field gradients.
 pub fn forward_new(e: &mut Emit, st: &StructRef, s: &FwdStmt) -> FwdOut {
@@ -586,106 +713,4 @@ pub fn reverse_new(e: &mut Emit, s: &RevStmt) -> Vec<Option<Operand>> {
             _ => None,
         })
         .collect()
-}
-
-/// The primitives whose pushforward [`pushforward`] gives.
-pub const FRULES: &[Prim] = &[
-    Prim::Tuple,
-    Prim::NamedTuple,
-    Prim::GetField,
-    Prim::SetField,
-    Prim::TupleIndex,
-    Prim::RefNew,
-    Prim::RefGet,
-    Prim::RefSet,
-    Prim::StackNew,
-    Prim::Push,
-    Prim::Pop,
-    Prim::Accum,
-];
-
-/// The pushforward of a data primitive: the same operation on the tangents, which mirror the
-/// values' structure (a mutable value's tangent is a `Ref` of its fields' tangents).
-pub fn pushforward(e: &mut Emit, s: &super::TanStmt) -> Result<super::TanOut, crate::AdError> {
-    use crate::forward::{dual_type, tangent_or_zero};
-    let p = s.prim;
-    let value = e.prim(p, s.args.clone(), s.ty.clone());
-    let dty = dual_type(&s.ty);
-    let t = |i: usize| s.tangents.get(i).cloned().flatten();
-    let full = |e: &mut Emit, i: usize| tangent_or_zero(e, &s.args[i], &s.arg_tys[i], t(i));
-    let tangent = match p {
-        _ if dty == Type::Nothing && !matches!(p, Prim::SetField | Prim::RefSet | Prim::Push) => {
-            None
-        }
-        Prim::Tuple => {
-            let parts = (0..s.args.len())
-                .map(|i| full(e, i).unwrap_or(Const::Nothing.into()))
-                .collect();
-            Some(e.rebuild(&dty, parts))
-        }
-        Prim::NamedTuple => {
-            let parts = (1..s.args.len())
-                .map(|i| full(e, i).unwrap_or(Const::Nothing.into()))
-                .collect();
-            Some(e.rebuild(&dty, parts))
-        }
-        Prim::GetField | Prim::TupleIndex => {
-            let Some(tx) = t(0) else {
-                return Ok(super::TanOut {
-                    value,
-                    tangent: None,
-                });
-            };
-            let tx = match dual_type(&s.arg_tys[0]) {
-                // A mutable struct's tangent: the box of its fields' tangents.
-                Type::Ref(inner) if matches!(s.arg_tys[0], Type::Struct(_)) => {
-                    e.prim(Prim::RefGet, vec![tx], (*inner).clone())
-                }
-                _ => tx,
-            };
-            Some(e.prim(p, vec![tx, s.args[1].clone()], dty))
-        }
-        Prim::SetField => {
-            // setfield!(x, i, v): the box of x's fields' tangents gets v's at i.
-            if let (Some(tx), Some(i), Type::Ref(inner)) =
-                (t(0), field_index(s.args.get(1)), dual_type(&s.arg_tys[0]))
-            {
-                let old = e.prim(Prim::RefGet, vec![tx.clone()], (*inner).clone());
-                let tv = full(e, 2).unwrap_or(Const::Nothing.into());
-                let new = e.replace(&inner, old, i, tv);
-                e.prim(Prim::RefSet, vec![tx, new], (*inner).clone());
-            }
-            t(2)
-        }
-        Prim::RefNew => full(e, 0).map(|tv| e.prim(Prim::RefNew, vec![tv], dty.clone())),
-        Prim::RefGet => t(0).map(|tr| e.prim(Prim::RefGet, vec![tr], dty.clone())),
-        Prim::RefSet => {
-            if let (Some(tr), Some(tv)) = (t(0), full(e, 1)) {
-                e.prim(Prim::RefSet, vec![tr, tv.clone()], dty.clone());
-            }
-            t(1)
-        }
-        Prim::StackNew => Some(e.prim(Prim::StackNew, vec![], dty)),
-        Prim::Push => {
-            if let (Some(ts), Some(tv)) = (t(0), full(e, 1)) {
-                e.prim(Prim::Push, vec![ts, tv], Type::Nothing);
-            }
-            None
-        }
-        Prim::Pop => t(0).map(|ts| e.prim(Prim::Pop, vec![ts], dty.clone())),
-        Prim::Accum => {
-            let (a, b) = (full(e, 0), full(e, 1));
-            match (a, b) {
-                (Some(a), Some(b)) => Some(e.accum(&dty, a, b)),
-                (a, b) => a.or(b),
-            }
-        }
-        _ => {
-            return Err(super::unsupported(
-                e.span,
-                &format!("`{p}` in forward mode"),
-            ))
-        }
-    };
-    Ok(super::TanOut { value, tangent })
 }

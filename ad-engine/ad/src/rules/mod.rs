@@ -1,13 +1,18 @@
 //! Rules: for each operation, its forward fragment (the primal operation, a shadow for a fresh
-//! mutable result, the residuals the reverse needs) and its reverse fragment (IR computing the
-//! operands' gradient contributions from the residuals and the result's gradient).
+//! mutable result, the residuals the reverse needs), its reverse fragment (IR computing the
+//! operands' gradient contributions from the residuals and the result's gradient) and its
+//! pushforward (the result's tangent from the operands').
 //!
-//! One file per domain. A rule sees forward-side operands in a [`FwdStmt`] and pullback-side
-//! operands in a [`RevStmt`], and emits IR through [`Emit`]; the transform moves residuals
-//! between the two (slots or stacks). A scalar rule is one [`ScalarRule`] entry: what it keeps,
-//! how it reverses and its test points, side by side; the rules of the other domains list their
-//! test points in their `CASES`. Which primitives need a rule is the primitive table's
-//! [`Diff::Rule`]; `tests/rules.rs` checks every one of them.
+//! One file per domain, each a table of entries, one per primitive, holding what the rule keeps,
+//! how it reverses, how it pushes forward and the cases that test it, side by side: a scalar
+//! rule is a [`ScalarRule`] (`scalar.rs`), an array, factorization, data or broadcast rule a
+//! [`Rule`]. A rule sees forward-side operands in a [`FwdStmt`], pullback-side operands in a
+//! [`RevStmt`] and tangents in a [`TanStmt`], and emits IR through [`Emit`]; the transform moves
+//! residuals between the two passes (slots or stacks). Which primitive has a rule is the tables'
+//! answer ([`rule`], [`has_rule`]); which need one is the primitive table's [`Diff::Rule`], and
+//! `tests/rules.rs` and `tests/forward.rs` check every one of them on both engines. Calls of
+//! user functions (`calls.rs`) and `new` (`data.rs`) are operations, not primitives, and keep
+//! their own arms below.
 
 mod arrays;
 mod broadcast;
@@ -234,6 +239,17 @@ pub struct FwdStmt<'s> {
     pub active: bool,
 }
 
+impl FwdStmt<'_> {
+    /// The shadow of operand `i`, or `nothing` where it has none.
+    pub fn shadow(&self, i: usize) -> Operand {
+        self.shadows
+            .get(i)
+            .cloned()
+            .flatten()
+            .unwrap_or(Const::Nothing.into())
+    }
+}
+
 /// What a forward fragment produced.
 pub struct FwdOut {
     /// The primal result.
@@ -257,6 +273,23 @@ pub struct RevStmt<'s> {
     pub dy: Option<Operand>,
 }
 
+impl RevStmt<'_> {
+    /// Residual `i`, as the forward fragment listed it.
+    pub fn kept(&self, i: usize) -> Operand {
+        self.residuals[i].clone()
+    }
+
+    /// No contribution to any operand (array operands' gradients go into their shadows).
+    pub fn none(&self) -> Vec<Option<Operand>> {
+        vec![None; self.arg_tys.len()]
+    }
+
+    /// Is operand `i` a Float64 (so that it gets an rdata gradient)?
+    pub fn float_arg(&self, i: usize) -> bool {
+        self.arg_tys.get(i) == Some(&Type::Float64)
+    }
+}
+
 /// What forward rules share across one function: the callees whose adjoints the program
 /// needs, and the shadows of the globals the function reaches.
 pub struct Callees<'g> {
@@ -271,16 +304,15 @@ pub struct Callees<'g> {
 pub fn forward(e: &mut Emit, s: FwdStmt, callees: &mut Callees) -> Result<FwdOut, AdError> {
     let out = match s.op {
         Op::Prim(p) if scalar::handles(*p) => scalar::forward(e, *p, &s),
-        Op::Prim(p) if data::handles(*p) => data::forward(e, *p, &s),
-        Op::Prim(p) if arrays::handles(*p) => arrays::forward(e, *p, &s)?,
-        Op::Prim(p) if factor::handles(*p) => factor::forward(e, *p, &s)?,
-        Op::Prim(Prim::Broadcast) if s.active => broadcast::forward(e, &s)?,
+        Op::Prim(p) => match rule(*p) {
+            Some(r) => r.forward(e, &s)?,
+            None if p.is_nondifferentiable() || !s.active => plain(e, &s),
+            // Results that do not depend on the operand's value.
+            None if p.info().diff == Diff::Constant => plain(e, &s),
+            None => return Err(unsupported(e.span, &format!("the primitive `{p}`"))),
+        },
         Op::New(st) => data::forward_new(e, st, &s),
         Op::Invoke(inst) => calls::forward(e, inst, &s, callees)?,
-        Op::Prim(p) if p.is_nondifferentiable() || !s.active => plain(e, &s),
-        // Results that do not depend on the operand's value.
-        Op::Prim(p) if p.info().diff == Diff::Constant => plain(e, &s),
-        Op::Prim(p) => return Err(unsupported(e.span, &format!("the primitive `{p}`"))),
         Op::Call(n) => return Err(unsupported(e.span, &format!("the untyped call `{n}`"))),
         Op::CallValue | Op::Closure(_) => return Err(unsupported(e.span, "untyped IR")),
         Op::Global(name) => match callees.global_shadows.get(name) {
@@ -302,13 +334,13 @@ pub fn forward(e: &mut Emit, s: FwdStmt, callees: &mut Callees) -> Result<FwdOut
 pub fn reverse(e: &mut Emit, s: RevStmt) -> Vec<Option<Operand>> {
     match s.op {
         Op::Prim(p) if scalar::handles(*p) => scalar::reverse(e, *p, &s),
-        Op::Prim(p) if data::handles(*p) => data::reverse(e, *p, &s),
-        Op::Prim(p) if arrays::handles(*p) => arrays::reverse(e, *p, &s),
-        Op::Prim(p) if factor::handles(*p) => factor::reverse(e, *p, &s),
-        Op::Prim(Prim::Broadcast) => broadcast::reverse(e, &s),
+        Op::Prim(p) => match rule(*p) {
+            Some(r) => (r.reverse)(e, &s),
+            None => s.none(),
+        },
         Op::New(_) => data::reverse_new(e, &s),
         Op::Invoke(_) => calls::reverse(e, &s),
-        _ => vec![None; s.arg_tys.len()],
+        _ => s.none(),
     }
 }
 
@@ -321,6 +353,19 @@ pub struct TanStmt {
     pub tangents: Vec<Option<Operand>>,
     pub arg_tys: Vec<Type>,
     pub ty: Type,
+}
+
+impl TanStmt {
+    /// The tangent of operand `i` (`None`: none, or a structural zero).
+    pub fn tangent(&self, i: usize) -> Option<Operand> {
+        self.tangents.get(i).cloned().flatten()
+    }
+
+    /// The tangent of operand `i`, a zero one materialised where it is a structural zero
+    /// (`None` only if its type has no tangent).
+    pub fn tangent_or_zero(&self, e: &mut Emit, i: usize) -> Option<Operand> {
+        crate::forward::tangent_or_zero(e, &self.args[i], &self.arg_tys[i], self.tangent(i))
+    }
 }
 
 /// What a pushforward produced: the primal result and its tangent (`None`: the result's type
@@ -356,17 +401,10 @@ pub fn pushforward(e: &mut Emit, s: &TanStmt) -> Result<TanOut, AdError> {
         };
         return Ok(TanOut { value, tangent });
     }
-    if data::handles(p) {
-        return data::pushforward(e, s);
-    }
-    if arrays::handles(p) {
-        return arrays::pushforward(e, s);
-    }
-    if p == Prim::Broadcast {
-        return broadcast::pushforward(e, s);
-    }
-    if factor::handles(p) {
-        return factor::pushforward(e, s);
+    if let Some(r) = rule(p) {
+        let value = e.prim(p, s.args.clone(), s.ty.clone());
+        let tangent = (r.pushforward)(e, s, &value);
+        return Ok(TanOut { value, tangent });
     }
     if p.is_nondifferentiable() || matches!(p.info().diff, Diff::Constant) {
         let value = e.prim(p, s.args.clone(), s.ty.clone());
@@ -388,13 +426,86 @@ pub fn pushforward(e: &mut Emit, s: &TanStmt) -> Result<TanOut, AdError> {
     ))
 }
 
-/// Does `p` have a pushforward here?
-pub fn has_frule(p: Prim) -> bool {
-    scalar::handles(p)
-        || data::FRULES.contains(&p)
-        || arrays::FRULES.contains(&p)
-        || factor::FRULES.contains(&p)
-        || p == Prim::Broadcast
+/// The rule of one primitive that is not scalar arithmetic: what its forward pass keeps, how
+/// its reverse turns the kept values and the result's gradient into the operands', how it
+/// pushes a tangent forward, and the cases that test it, side by side (ChainRules' `rrule` and
+/// `frule` beside their `test_rrule`, Mooncake's `rrule!!` beside its test case). Primitives
+/// sharing a body (`first`, `last`) each have an entry calling it.
+pub struct Rule {
+    /// The primitive.
+    pub prim: Prim,
+    /// The forward fragment.
+    pub keep: Keep,
+    /// The reverse fragment: one rdata contribution per operand (`None`: none). Gradients of
+    /// arrays and other mutable operands are added into their shadows, kept as residuals.
+    pub reverse: ReverseFn,
+    /// The pushforward: the result's tangent, given the statement and its primal result
+    /// already emitted (`None`: its type has none, or it is a structural zero).
+    pub pushforward: PushforwardFn,
+    /// How the all-primitives tests (`tests/rules.rs`, `tests/forward.rs`) exercise the rule,
+    /// on both engines, against finite differences.
+    pub cases: &'static [Case],
+}
+
+/// What a rule's forward pass does.
+#[derive(Clone, Copy)]
+pub enum Keep {
+    /// The primal operation, a fresh zero shadow for a result whose type has fdata, and, when
+    /// the statement is active, the residuals this gives:
+    /// `(emit, statement, result, its fresh shadow) -> residuals`.
+    Residuals(ResidualsFn),
+    /// The whole forward fragment, written out: for rules that read what the primal operation
+    /// overwrites, or whose result's shadow is an operand's.
+    Forward(ForwardFn),
+}
+
+/// The residuals of a [`Keep::Residuals`] rule: `(emit, statement, result, its fresh shadow)`.
+pub type ResidualsFn =
+    fn(&mut Emit, &FwdStmt, &Operand, Option<&Operand>) -> Result<Vec<Operand>, AdError>;
+
+/// A written-out forward fragment.
+pub type ForwardFn = fn(&mut Emit, &FwdStmt) -> Result<FwdOut, AdError>;
+
+/// A reverse fragment: `(emit, statement) -> one contribution per operand`.
+pub type ReverseFn = fn(&mut Emit, &RevStmt) -> Vec<Option<Operand>>;
+
+/// A pushforward: `(emit, statement, primal result) -> the result's tangent`.
+pub type PushforwardFn = fn(&mut Emit, &TanStmt, &Operand) -> Option<Operand>;
+
+impl Rule {
+    /// The forward fragment of `s`, a statement applying this rule's primitive.
+    pub fn forward(&self, e: &mut Emit, s: &FwdStmt) -> Result<FwdOut, AdError> {
+        match self.keep {
+            Keep::Forward(f) => f(e, s),
+            Keep::Residuals(f) => {
+                let value = e.prim(self.prim, s.args.clone(), s.ty.clone());
+                let shadow = e.zero_fdata(value.clone(), &s.ty);
+                let residuals = if s.active {
+                    f(e, s, &value, shadow.as_ref())?
+                } else {
+                    vec![]
+                };
+                Ok(FwdOut {
+                    value,
+                    shadow,
+                    residuals,
+                })
+            }
+        }
+    }
+}
+
+/// The tables of [`Rule`]s, one per domain.
+const TABLES: [&[Rule]; 4] = [arrays::RULES, factor::RULES, data::RULES, broadcast::RULES];
+
+/// The rule of `p`, if it is a primitive other than scalar arithmetic with one here.
+pub fn rule(p: Prim) -> Option<&'static Rule> {
+    TABLES.into_iter().flatten().find(|r| r.prim == p)
+}
+
+/// `x`, or `nothing` when there is none: a residual slot that must keep its place.
+fn or_nothing(x: Option<&Operand>) -> Operand {
+    x.cloned().unwrap_or(Const::Nothing.into())
 }
 
 /// An operand of a rule's test point.
@@ -451,17 +562,12 @@ pub enum Case {
     },
 }
 
-/// The test cases of the rule of `p` (scalar or not), as its rule file lists them.
+/// The test cases of the rule of `p` (scalar or not), as its entry lists them.
 pub fn test_cases(p: Prim) -> Vec<Case> {
     if let Some(r) = scalar::rule(p) {
         return r.points.iter().map(|&a| Case::Apply(a)).collect();
     }
-    [arrays::CASES, factor::CASES, data::CASES, broadcast::CASES]
-        .into_iter()
-        .flatten()
-        .filter(|(q, _)| *q == p)
-        .map(|(_, c)| *c)
-        .collect()
+    rule(p).map_or(vec![], |r| r.cases.to_vec())
 }
 
 /// The special points of the rule of `p`.
@@ -469,13 +575,16 @@ pub fn special_points(p: Prim) -> &'static [Special] {
     scalar::rule(p).map_or(&[], |r| r.special)
 }
 
-/// Does `p` have a rule here?
+/// Does `p` have a rule here (a reverse and a pushforward, scalar or not)?
 pub fn has_rule(p: Prim) -> bool {
-    scalar::handles(p)
-        || data::handles(p)
-        || arrays::handles(p)
-        || factor::handles(p)
-        || p == Prim::Broadcast
+    scalar::handles(p) || rule(p).is_some()
+}
+
+/// How many entries of the rule tables (scalar or not) are `p`'s: one for a primitive with a
+/// rule.
+pub fn entries(p: Prim) -> usize {
+    let scalar = SCALAR_RULES.iter().filter(|r| r.prim == p).count();
+    scalar + TABLES.into_iter().flatten().filter(|r| r.prim == p).count()
 }
 
 /// Does the scalar primitive `p` have a rule (so a wrapper function around it can be
