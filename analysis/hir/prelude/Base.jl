@@ -1360,3 +1360,44 @@ sort(x::AbstractVector; rev::Bool = false) = [x[k] for k in sortperm(x; rev = re
 # reversed with `rev`.
 _sort_before(a, b, rev::Bool) = rev ? _sort_isless(b, a) : _sort_isless(a, b)
 _sort_isless(a, b) = isnan(a) ? false : (isnan(b) ? true : _isless(a, b))
+
+# ---- Pairs -----------------------------------------------------------------------------------
+
+"""
+    Pair(a, b), a => b
+
+Two values held together, `p.first` and `p.second` (`first(p)`, `last(p)`); `i, v = p`
+destructures a pair as it does a tuple.
+"""
+struct Pair{A, B}
+    first::A
+    second::B
+end
+
+first(p::Pair) = p.first
+last(p::Pair) = p.second
+length(p::Pair) = 2
+reverse(p::Pair) = Pair(p.second, p.first)
+
+"""
+    Pairs(data)
+
+`pairs(x)` of a vector or tuple: the pairs `i => x[i]` of each index and its element
+(Julia's `Iterators.Pairs`).
+"""
+struct Pairs{T}
+    data::T
+end
+
+"""
+    pairs(x)
+
+Iterate over `i => x[i]` for the indices `i` of a vector or tuple:
+`for (i, v) in pairs(x)`.
+"""
+pairs(x::AbstractVector) = Pairs(x)
+pairs(x::Tuple) = Pairs(x)
+length(p::Pairs) = length(p.data)
+getindex(p::Pairs, k::Int) = Pair(k, p.data[k])
+keys(p::Pairs) = 1:length(p.data)
+values(p::Pairs) = p.data

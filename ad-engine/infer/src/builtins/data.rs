@@ -7,6 +7,9 @@ use crate::error::{no_method, Fail};
 use crate::plan::PlanBuilder;
 use crate::value::{array, convert, promote, Val};
 
+/// The prelude's pair type, `a => b`.
+const PAIR: &str = "Base.Pair";
+
 fn types(args: &[Val]) -> Vec<Type> {
     args.iter().map(|a| a.ty.clone()).collect()
 }
@@ -174,6 +177,15 @@ fn get_index(b: &mut PlanBuilder, args: &[Val]) -> Result<Val, Fail> {
                     ))),
                 }
             }
+        },
+        // Julia's `getindex(p::Pair, i::Int) = getfield(p, i)`: `a, b = p` destructures a
+        // pair (the prelude's `Base.Pair`), by constant index as a tuple's heterogeneous parts.
+        (Type::Struct(s), [i]) if &*s.name == PAIR => match i.int() {
+            Some(_) => get_field(b, &[x.clone(), i.clone()]),
+            None => Err(Fail::unsupported(format!(
+                "indexing {} with a run-time index",
+                x.ty
+            ))),
         },
         (Type::NamedTuple(fs), [i]) => {
             let k = match &i.konst {
