@@ -58,6 +58,9 @@ impl Cx<'_> {
         if let Some(v) = self.sum_dims(b, &name, &passed, &full)? {
             return Ok(v);
         }
+        if let Some(v) = self.reduce_init(b, &name, &passed, &full)? {
+            return Ok(v);
+        }
         let Some(gf) = self.program.functions.get(&name) else {
             return Err(no_method(""));
         };
@@ -142,6 +145,43 @@ impl Cx<'_> {
             .collect();
         args.extend([a.clone(), d.clone()]);
         self.call_named(b, &helper.into(), &args).map(Some)
+    }
+
+    /// `sum(x; init)`, `sum(f, x; init)`, and `prod`, `maximum`, `minimum` likewise: the
+    /// builtin reductions take no keywords, so the prelude folds from `init` as Julia's
+    /// `mapreduce(f, op, x; init)` does (`Base._mapfoldl(f, op, init, x)`: from the left, an
+    /// empty `x` giving `init`). `None` for any other call.
+    fn reduce_init(
+        &mut self,
+        b: &mut PlanBuilder,
+        name: &Name,
+        passed: &[(Name, Val)],
+        positional: &[Val],
+    ) -> Result<Option<Val>, Fail> {
+        let [(k, init)] = passed else {
+            return Ok(None);
+        };
+        let (f, x) = match positional {
+            [x] => (Val::lit(Const::Func("Base.identity".into())), x),
+            [f, x] => (f.clone(), x),
+            _ => return Ok(None),
+        };
+        if &**k != "init" || !matches!(&x.ty, Type::Array(..) | Type::Struct(_)) {
+            return Ok(None);
+        }
+        let op = match name.strip_prefix("Base.").unwrap_or(name) {
+            "sum" => "+",
+            "prod" => "*",
+            "maximum" => "max",
+            "minimum" => "min",
+            _ => return Ok(None),
+        };
+        let helper: Name = "Base._mapfoldl".into();
+        if !self.program.functions.contains_key(&helper) {
+            return Ok(None);
+        }
+        let args = [f, Val::lit(Const::Func(op.into())), init.clone(), x.clone()];
+        self.call_named(b, &helper, &args).map(Some)
     }
 
     /// The keywords a call passes, in order, with `kw...` splatted; a later value of the same

@@ -861,12 +861,33 @@ function _nonempty(x)
 end
 
 """
-    mapreduce(f, op, x)
+    _InitialValue()
+
+The `init` of a reduction called without one (Julia's `Base._InitialValue`): the fold starts
+from the first element, and an empty collection is an `ArgumentError`.
+"""
+struct _InitialValue
+end
+
+"""
+    mapreduce(f, op, x; init)
 
 `op(...op(op(f(x[1]), f(x[2])), ...), f(x[end]))`: `f` applied to each element, combined
-with `op` from the left. An empty `x` is an `ArgumentError`.
+with `op` from the left. With `init`, the fold starts from it, `op(op(init, f(x[1])), ...)`,
+and an empty `x` gives `init`; without, an empty `x` is an `ArgumentError`.
 """
-function mapreduce(f, op, x::AbstractArray)
+mapreduce(f, op, x::AbstractArray; init = _InitialValue()) = _mapfoldl(f, op, init, x)
+
+"""
+    mapfoldl(f, op, x; init), mapfoldr(f, op, x; init)
+
+`mapreduce` from the left (the same order), and from the right:
+`op(f(x[1]), op(f(x[2]), ...op(f(x[end]), init)))`.
+"""
+mapfoldl(f, op, x::AbstractArray; init = _InitialValue()) = _mapfoldl(f, op, init, x)
+mapfoldr(f, op, x::AbstractArray; init = _InitialValue()) = _mapfoldr(f, op, init, x)
+
+function _mapfoldl(f, op, ::_InitialValue, x)
     _nonempty(x)
     v = f(x[1])
     for k in 2:length(x)
@@ -875,34 +896,52 @@ function mapreduce(f, op, x::AbstractArray)
     return v
 end
 
-"""
-    reduce(op, x)
-
-The elements of `x` combined with `op` from the left: `mapreduce(identity, op, x)`.
-"""
-reduce(op, x::AbstractArray) = mapreduce(identity, op, x)
-
-"""
-    foldl(op, x)
-
-`op(...op(op(x[1], x[2]), x[3])..., x[end])`.
-"""
-foldl(op, x::AbstractArray) = mapreduce(identity, op, x)
-
-"""
-    foldr(op, x)
-
-`op(x[1], op(x[2], ...op(x[end-1], x[end])))`.
-"""
-function foldr(op, x::AbstractArray)
-    _nonempty(x)
-    n = length(x)
-    v = x[n]
-    for k in n-1:-1:1
-        v = op(x[k], v)
+function _mapfoldl(f, op, init, x)
+    v = init
+    for k in 1:length(x)
+        v = op(v, f(x[k]))
     end
     return v
 end
+
+function _mapfoldr(f, op, ::_InitialValue, x)
+    _nonempty(x)
+    n = length(x)
+    v = f(x[n])
+    for k in n-1:-1:1
+        v = op(f(x[k]), v)
+    end
+    return v
+end
+
+function _mapfoldr(f, op, init, x)
+    v = init
+    for k in length(x):-1:1
+        v = op(f(x[k]), v)
+    end
+    return v
+end
+
+"""
+    reduce(op, x; init)
+
+The elements of `x` combined with `op` from the left: `mapreduce(identity, op, x; init)`.
+"""
+reduce(op, x::AbstractArray; init = _InitialValue()) = _mapfoldl(identity, op, init, x)
+
+"""
+    foldl(op, x; init)
+
+`op(...op(op(x[1], x[2]), x[3])..., x[end])`; with `init`, `op(...op(init, x[1])..., x[end])`.
+"""
+foldl(op, x::AbstractArray; init = _InitialValue()) = _mapfoldl(identity, op, init, x)
+
+"""
+    foldr(op, x; init)
+
+`op(x[1], op(x[2], ...op(x[end-1], x[end])))`; with `init`, `op(x[1], ...op(x[end], init))`.
+"""
+foldr(op, x::AbstractArray; init = _InitialValue()) = _mapfoldr(identity, op, init, x)
 
 """
     maximum(f, x), minimum(f, x)
