@@ -233,6 +233,8 @@ fn exception_message(exception: &str, parts: &[Value]) -> String {
         ("DomainError", [value, message @ ..]) => {
             format!("DomainError with {}: {}", show(value), text(message))
         }
+        // `throw(SingularException(k))`: Julia shows the exception as constructed.
+        ("SingularException", [index]) => format!("SingularException({})", show(index)),
         _ => format!("{exception}: {}", text(parts)),
     }
 }
