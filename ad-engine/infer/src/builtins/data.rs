@@ -75,16 +75,53 @@ pub(crate) fn call(b: &mut PlanBuilder, name: &str, args: &[Val]) -> Option<Resu
             }] => Ok(apply(b, Prim::Undef, &[s], Type::Bottom)),
             _ => Err(no_method("undef", &types(args))),
         },
+        "float_range" => float_range(b, args),
         "range_length" => {
             if args.len() == 3 && args.iter().all(|a| a.ty == Type::Int64) {
                 let refs: Vec<&Val> = args.iter().collect();
                 Ok(apply(b, Prim::RangeLength, &refs, Type::Int64))
+            } else if args.iter().any(|a| a.ty == Type::Float64) {
+                Err(Fail::unsupported(
+                    "a floating-point range written in a `for` header (bind it first: \
+                     `r = a:s:b; for x in r`)",
+                ))
             } else {
                 Err(Fail::unsupported("range with non-Int endpoints"))
             }
         }
         _ => return None,
     })
+}
+
+/// `float_range(form, a, b, c)`: a Float64 range's representation (the prelude's
+/// `StepRangeLen`), `c` a Float64 stop (`a:b:c`) or an Int length.
+fn float_range(b: &mut PlanBuilder, args: &[Val]) -> Result<Val, Fail> {
+    let ok = matches!(
+        types(args).as_slice(),
+        [
+            Type::Int64,
+            Type::Float64,
+            Type::Float64,
+            Type::Float64 | Type::Int64
+        ]
+    );
+    if !ok {
+        return Err(no_method("float_range", &types(args)));
+    }
+    let (f, i) = (Type::Float64, Type::Int64);
+    let ty = Type::tuple([
+        f.clone(),
+        f.clone(),
+        f.clone(),
+        f.clone(),
+        i.clone(),
+        i,
+        f.clone(),
+        f.clone(),
+        f,
+    ]);
+    let refs: Vec<&Val> = args.iter().collect();
+    Ok(apply(b, Prim::FloatRange, &refs, ty))
 }
 
 fn named_tuple(b: &mut PlanBuilder, args: &[Val]) -> Result<Val, Fail> {

@@ -84,6 +84,7 @@ pub const BUILTINS: &[&str] = &[
     "error",
     "undef",
     "range_length",
+    "float_range",
     "map",
     "broadcast",
     "gradient",

@@ -8,6 +8,7 @@ mod linalg;
 mod reduce;
 mod scalar;
 mod tangent;
+mod twice;
 
 use zy_ir::{Prim, Type};
 
@@ -157,6 +158,10 @@ pub fn eval_prim(p: Prim, args: &[Value], ret: &Type) -> Result<Value, String> {
         RangeLength => {
             let [a, s, b] = operands(p, args)?;
             range_length(a, s, b)
+        }
+        FloatRange => {
+            let [form, a, b, c] = operands(p, args)?;
+            twice::float_range(form, a, b, c)
         }
         Undef => match args {
             [Value::Symbol(name)] => Ok(Value::Undef(name.clone())),
