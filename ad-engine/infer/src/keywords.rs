@@ -61,6 +61,9 @@ impl Cx<'_> {
         if let Some(v) = self.reduce_init(b, &name, &passed, &full)? {
             return Ok(v);
         }
+        if let Some(v) = self.round_digits(b, &name, &passed, &full)? {
+            return Ok(v);
+        }
         let Some(gf) = self.program.functions.get(&name) else {
             return Err(no_method(""));
         };
@@ -182,6 +185,46 @@ impl Cx<'_> {
         }
         let args = [f, Val::lit(Const::Func(op.into())), init.clone(), x.clone()];
         self.call_named(b, &helper, &args).map(Some)
+    }
+
+    /// `round(x; digits)`, `round(x; digits, base)` of a Float64: the builtin `round` takes no
+    /// keywords, so the prelude rounds (`Base._round_digits(x, digits, base)`, Julia's
+    /// definition). `None` for any other call.
+    fn round_digits(
+        &mut self,
+        b: &mut PlanBuilder,
+        name: &Name,
+        passed: &[(Name, Val)],
+        positional: &[Val],
+    ) -> Result<Option<Val>, Fail> {
+        let [x] = positional else {
+            return Ok(None);
+        };
+        if name.strip_prefix("Base.").unwrap_or(name) != "round" || x.ty != Type::Float64 {
+            return Ok(None);
+        }
+        let find = |k: &str| {
+            passed
+                .iter()
+                .find(|(n, _)| &**n == k)
+                .map(|(_, v)| v.clone())
+        };
+        let Some(digits) = find("digits") else {
+            return Ok(None);
+        };
+        if passed
+            .iter()
+            .any(|(n, _)| !matches!(&**n, "digits" | "base"))
+        {
+            return Ok(None);
+        }
+        let base = find("base").unwrap_or_else(|| Val::lit(Const::Int(10)));
+        let helper: Name = "Base._round_digits".into();
+        if !self.program.functions.contains_key(&helper) {
+            return Ok(None);
+        }
+        self.call_named(b, &helper, &[x.clone(), digits, base])
+            .map(Some)
     }
 
     /// The keywords a call passes, in order, with `kw...` splatted; a later value of the same

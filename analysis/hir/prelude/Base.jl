@@ -1553,3 +1553,47 @@ broadcast(f, r::StepRangeLen) = broadcast(f, collect(r))
 broadcast(f, r::StepRangeLen, y) = broadcast(f, collect(r), y)
 broadcast(f, x, r::StepRangeLen) = broadcast(f, x, collect(r))
 map(f, r::StepRangeLen) = map(f, collect(r))
+
+# ---- Polynomials and rounding to digits ------------------------------------------------------
+
+"""
+    muladd(x, y, z)
+
+`x * y + z`. Julia lets `muladd` fuse the two operations into one rounding where the machine
+can; zy rounds twice (both are Julia's meaning).
+"""
+muladd(x::Real, y::Real, z::Real) = x * y + z
+
+"""
+    evalpoly(x, p)
+
+The polynomial `p[1] + p[2] x + p[3] x² + ...` at `x`, by Horner's rule from the highest
+coefficient: `muladd(x, muladd(x, p[3], p[2]), p[1])`. `p` is a tuple or a vector.
+"""
+evalpoly(x, p::Tuple) = _evalpoly(x, p...)
+_evalpoly(x, c) = c
+_evalpoly(x, c, rest...) = muladd(x, _evalpoly(x, rest...), c)
+
+function evalpoly(x, p::AbstractVector)
+    n = length(p)
+    ex = p[n]
+    for i in n-1:-1:1
+        ex = muladd(x, ex, p[i])
+    end
+    return ex
+end
+
+# `round(x; digits, base)` (inference hands the keyword call here): `x` rounded to a multiple
+# of `base^-digits`, ties to even, as Julia's `_round_digits` computes it for `digits >= 0`
+# (`x` itself where the scaled value overflows).
+function _round_digits(fx::Float64, digits::Integer, base::Integer)
+    if digits < 0
+        error("unsupported: `round(x; digits)` with negative `digits`")
+    end
+    invstep = float(base)^digits
+    if !isfinite(invstep)
+        error("unsupported: `round(x; digits)` with `base^digits` beyond Float64")
+    end
+    y = round(fx * invstep) / invstep
+    return isfinite(y) ? y : fx
+end
