@@ -349,7 +349,7 @@ impl<'a> Typer<'a> {
             let span = data.term_span;
             let bad = data.term.operands().into_iter().find_map(|o| match o {
                 Operand::Const(Const::Func(n)) if !cx.is_defined(n) => {
-                    Some(Fail::undefined(format!("UndefVarError: `{n}` not defined")))
+                    Some(Fail::undefined_name(n))
                 }
                 Operand::Const(c @ (Const::Symbol(_) | Const::Str(_) | Const::Tuple(_))) => {
                     Some(Fail::unsupported(format!("`{c}` as a value")))

@@ -61,7 +61,7 @@ impl<'a> Cx<'a> {
         for i in ins {
             match &i.konst {
                 Some(Const::Func(n)) if !self.is_defined(n) => {
-                    return Err(Fail::undefined(format!("UndefVarError: `{n}` not defined")));
+                    return Err(Fail::undefined_name(n));
                 }
                 Some(Const::Str(_)) if callee != "error" => {
                     return Err(Fail::unsupported(
@@ -155,9 +155,7 @@ impl<'a> Cx<'a> {
         let builtin = builtin_of(name).unwrap_or(name);
         match builtins::call(self, b, builtin, args) {
             Some(r) => r,
-            None => Err(Fail::undefined(format!(
-                "UndefVarError: `{name}` not defined"
-            ))),
+            None => Err(Fail::undefined_name(name)),
         }
     }
 
@@ -175,9 +173,7 @@ impl<'a> Cx<'a> {
             ));
         }
         let Some(gf) = self.program.functions.get(name) else {
-            return Err(Fail::undefined(format!(
-                "UndefVarError: `{name}` not defined"
-            )));
+            return Err(Fail::undefined_name(name));
         };
         let method = match dispatch::select(self.program, gf, &types) {
             Ok(method) => method,
@@ -245,9 +241,7 @@ impl<'a> Cx<'a> {
             return Ok(Val::lit(Const::Func(name.clone())));
         }
         if !self.program.globals.contains_key(name) {
-            return Err(Fail::undefined(format!(
-                "UndefVarError: `{name}` not defined"
-            )));
+            return Err(Fail::undefined_name(name));
         }
         let (_, ty) = self.invoke(Instance {
             name: name.clone(),

@@ -44,10 +44,7 @@ fn call_global(
     });
     let (_, globals) = solve(program, thunk)?;
     let Some(callee) = globals.globals.get(name).map(|f| f.ret.clone()) else {
-        return Err(vec![Fail::undefined(format!(
-            "UndefVarError: `{name}` not defined"
-        ))
-        .at(Span::default())]);
+        return Err(vec![Fail::undefined_name(name).at(Span::default())]);
     };
     let (root, mut typed) = match callee {
         Type::Function(_) | Type::Struct(_) => infer_call(program, &callee, args)?,
@@ -91,9 +88,7 @@ fn entry(program: &Program, name: &str, args: &[Type]) -> Result<Arc<Instance>, 
                 "the builtin `{name}` as an entry point"
             )));
         }
-        return Err(Fail::undefined(format!(
-            "UndefVarError: `{name}` not defined"
-        )));
+        return Err(Fail::undefined_name(name));
     };
     let method = dispatch::select(program, gf, args)?;
     Ok(Arc::new(Instance {

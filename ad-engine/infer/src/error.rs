@@ -36,6 +36,18 @@ impl Fail {
         }
     }
 
+    /// A name nothing in scope defines: Julia's `UndefVarError`, or, for a name of Julia's
+    /// library that zy's subset leaves out (`Dict`), an `unsupported` naming it, so that the
+    /// message does not read as a typo.
+    pub fn undefined_name(name: &str) -> Fail {
+        match name.strip_prefix("Base.").unwrap_or(name) {
+            "Dict" | "IdDict" | "WeakKeyDict" | "Set" | "BitSet" => Fail::unsupported(format!(
+                "{name} (dictionaries and sets are outside zy's subset of Julia)"
+            )),
+            _ => Fail::undefined(format!("UndefVarError: `{name}` not defined")),
+        }
+    }
+
     pub fn method(message: impl Into<String>) -> Fail {
         Fail {
             code: "method-error",

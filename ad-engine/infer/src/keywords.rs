@@ -58,6 +58,12 @@ impl Cx<'_> {
         if let Some(v) = self.sum_dims(b, &name, &passed, &full)? {
             return Ok(v);
         }
+        if let Some(v) = self.reduce_init(b, &name, &passed, &full)? {
+            return Ok(v);
+        }
+        if let Some(v) = self.round_digits(b, &name, &passed, &full)? {
+            return Ok(v);
+        }
         let Some(gf) = self.program.functions.get(&name) else {
             return Err(no_method(""));
         };
@@ -142,6 +148,83 @@ impl Cx<'_> {
             .collect();
         args.extend([a.clone(), d.clone()]);
         self.call_named(b, &helper.into(), &args).map(Some)
+    }
+
+    /// `sum(x; init)`, `sum(f, x; init)`, and `prod`, `maximum`, `minimum` likewise: the
+    /// builtin reductions take no keywords, so the prelude folds from `init` as Julia's
+    /// `mapreduce(f, op, x; init)` does (`Base._mapfoldl(f, op, init, x)`: from the left, an
+    /// empty `x` giving `init`). `None` for any other call.
+    fn reduce_init(
+        &mut self,
+        b: &mut PlanBuilder,
+        name: &Name,
+        passed: &[(Name, Val)],
+        positional: &[Val],
+    ) -> Result<Option<Val>, Fail> {
+        let [(k, init)] = passed else {
+            return Ok(None);
+        };
+        let (f, x) = match positional {
+            [x] => (Val::lit(Const::Func("Base.identity".into())), x),
+            [f, x] => (f.clone(), x),
+            _ => return Ok(None),
+        };
+        if &**k != "init" || !matches!(&x.ty, Type::Array(..) | Type::Struct(_)) {
+            return Ok(None);
+        }
+        let op = match name.strip_prefix("Base.").unwrap_or(name) {
+            "sum" => "+",
+            "prod" => "*",
+            "maximum" => "max",
+            "minimum" => "min",
+            _ => return Ok(None),
+        };
+        let helper: Name = "Base._mapfoldl".into();
+        if !self.program.functions.contains_key(&helper) {
+            return Ok(None);
+        }
+        let args = [f, Val::lit(Const::Func(op.into())), init.clone(), x.clone()];
+        self.call_named(b, &helper, &args).map(Some)
+    }
+
+    /// `round(x; digits)`, `round(x; digits, base)` of a Float64: the builtin `round` takes no
+    /// keywords, so the prelude rounds (`Base._round_digits(x, digits, base)`, Julia's
+    /// definition). `None` for any other call.
+    fn round_digits(
+        &mut self,
+        b: &mut PlanBuilder,
+        name: &Name,
+        passed: &[(Name, Val)],
+        positional: &[Val],
+    ) -> Result<Option<Val>, Fail> {
+        let [x] = positional else {
+            return Ok(None);
+        };
+        if name.strip_prefix("Base.").unwrap_or(name) != "round" || x.ty != Type::Float64 {
+            return Ok(None);
+        }
+        let find = |k: &str| {
+            passed
+                .iter()
+                .find(|(n, _)| &**n == k)
+                .map(|(_, v)| v.clone())
+        };
+        let Some(digits) = find("digits") else {
+            return Ok(None);
+        };
+        if passed
+            .iter()
+            .any(|(n, _)| !matches!(&**n, "digits" | "base"))
+        {
+            return Ok(None);
+        }
+        let base = find("base").unwrap_or_else(|| Val::lit(Const::Int(10)));
+        let helper: Name = "Base._round_digits".into();
+        if !self.program.functions.contains_key(&helper) {
+            return Ok(None);
+        }
+        self.call_named(b, &helper, &[x.clone(), digits, base])
+            .map(Some)
     }
 
     /// The keywords a call passes, in order, with `kw...` splatted; a later value of the same

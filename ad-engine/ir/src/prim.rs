@@ -612,6 +612,16 @@ prims! {
         arity: Exactly(3), diff: Constant, effects: Effects::throws("a step of zero"),
         interpreted_for: REST,
     }
+    /// `float_range(form, a, b, c)`: Julia's Float64 range `a:b:c` (form 1),
+    /// `range(a; step = b, length = c)` (2) or `range(a, b; length = c)` (3), as the tuple
+    /// `(ref_hi, ref_lo, step_hi, step_lo, len, offset, sum, a, b)`: its twice-precision
+    /// reference element and step, its length and the reference's index, Julia's `sum` of
+    /// it, then `a` and `b` again. Nothing of it carries a gradient: the prelude
+    /// (`StepRangeLen`) adds the gradient of the elements' linear formula in `a` and `b`.
+    FloatRange => "float_range" {
+        arity: Exactly(4), diff: Diff::No, effects: Effects::throws("an invalid range"),
+        jit: Jit::Interpreted,
+    }
     /// `undef(:x)`: the value of local `x` on a path where it is not assigned. Its type is
     /// `Union{}` so it vanishes in joins; using it is an `UndefVarError`.
     Undef => "undef" { diff: Constant }

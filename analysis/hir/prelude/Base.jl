@@ -861,12 +861,33 @@ function _nonempty(x)
 end
 
 """
-    mapreduce(f, op, x)
+    _InitialValue()
+
+The `init` of a reduction called without one (Julia's `Base._InitialValue`): the fold starts
+from the first element, and an empty collection is an `ArgumentError`.
+"""
+struct _InitialValue
+end
+
+"""
+    mapreduce(f, op, x; init)
 
 `op(...op(op(f(x[1]), f(x[2])), ...), f(x[end]))`: `f` applied to each element, combined
-with `op` from the left. An empty `x` is an `ArgumentError`.
+with `op` from the left. With `init`, the fold starts from it, `op(op(init, f(x[1])), ...)`,
+and an empty `x` gives `init`; without, an empty `x` is an `ArgumentError`.
 """
-function mapreduce(f, op, x::AbstractArray)
+mapreduce(f, op, x::AbstractArray; init = _InitialValue()) = _mapfoldl(f, op, init, x)
+
+"""
+    mapfoldl(f, op, x; init), mapfoldr(f, op, x; init)
+
+`mapreduce` from the left (the same order), and from the right:
+`op(f(x[1]), op(f(x[2]), ...op(f(x[end]), init)))`.
+"""
+mapfoldl(f, op, x::AbstractArray; init = _InitialValue()) = _mapfoldl(f, op, init, x)
+mapfoldr(f, op, x::AbstractArray; init = _InitialValue()) = _mapfoldr(f, op, init, x)
+
+function _mapfoldl(f, op, ::_InitialValue, x)
     _nonempty(x)
     v = f(x[1])
     for k in 2:length(x)
@@ -875,34 +896,52 @@ function mapreduce(f, op, x::AbstractArray)
     return v
 end
 
-"""
-    reduce(op, x)
-
-The elements of `x` combined with `op` from the left: `mapreduce(identity, op, x)`.
-"""
-reduce(op, x::AbstractArray) = mapreduce(identity, op, x)
-
-"""
-    foldl(op, x)
-
-`op(...op(op(x[1], x[2]), x[3])..., x[end])`.
-"""
-foldl(op, x::AbstractArray) = mapreduce(identity, op, x)
-
-"""
-    foldr(op, x)
-
-`op(x[1], op(x[2], ...op(x[end-1], x[end])))`.
-"""
-function foldr(op, x::AbstractArray)
-    _nonempty(x)
-    n = length(x)
-    v = x[n]
-    for k in n-1:-1:1
-        v = op(x[k], v)
+function _mapfoldl(f, op, init, x)
+    v = init
+    for k in 1:length(x)
+        v = op(v, f(x[k]))
     end
     return v
 end
+
+function _mapfoldr(f, op, ::_InitialValue, x)
+    _nonempty(x)
+    n = length(x)
+    v = f(x[n])
+    for k in n-1:-1:1
+        v = op(f(x[k]), v)
+    end
+    return v
+end
+
+function _mapfoldr(f, op, init, x)
+    v = init
+    for k in length(x):-1:1
+        v = op(f(x[k]), v)
+    end
+    return v
+end
+
+"""
+    reduce(op, x; init)
+
+The elements of `x` combined with `op` from the left: `mapreduce(identity, op, x; init)`.
+"""
+reduce(op, x::AbstractArray; init = _InitialValue()) = _mapfoldl(identity, op, init, x)
+
+"""
+    foldl(op, x; init)
+
+`op(...op(op(x[1], x[2]), x[3])..., x[end])`; with `init`, `op(...op(init, x[1])..., x[end])`.
+"""
+foldl(op, x::AbstractArray; init = _InitialValue()) = _mapfoldl(identity, op, init, x)
+
+"""
+    foldr(op, x; init)
+
+`op(x[1], op(x[2], ...op(x[end-1], x[end])))`; with `init`, `op(x[1], ...op(x[end], init))`.
+"""
+foldr(op, x::AbstractArray; init = _InitialValue()) = _mapfoldr(identity, op, init, x)
 
 """
     maximum(f, x), minimum(f, x)
@@ -1360,3 +1399,201 @@ sort(x::AbstractVector; rev::Bool = false) = [x[k] for k in sortperm(x; rev = re
 # reversed with `rev`.
 _sort_before(a, b, rev::Bool) = rev ? _sort_isless(b, a) : _sort_isless(a, b)
 _sort_isless(a, b) = isnan(a) ? false : (isnan(b) ? true : _isless(a, b))
+
+# ---- Pairs -----------------------------------------------------------------------------------
+
+"""
+    Pair(a, b), a => b
+
+Two values held together, `p.first` and `p.second` (`first(p)`, `last(p)`); `i, v = p`
+destructures a pair as it does a tuple.
+"""
+struct Pair{A, B}
+    first::A
+    second::B
+end
+
+first(p::Pair) = p.first
+last(p::Pair) = p.second
+length(p::Pair) = 2
+reverse(p::Pair) = Pair(p.second, p.first)
+
+"""
+    Pairs(data)
+
+`pairs(x)` of a vector or tuple: the pairs `i => x[i]` of each index and its element
+(Julia's `Iterators.Pairs`).
+"""
+struct Pairs{T}
+    data::T
+end
+
+"""
+    pairs(x)
+
+Iterate over `i => x[i]` for the indices `i` of a vector or tuple:
+`for (i, v) in pairs(x)`.
+"""
+pairs(x::AbstractVector) = Pairs(x)
+pairs(x::Tuple) = Pairs(x)
+length(p::Pairs) = length(p.data)
+getindex(p::Pairs, k::Int) = Pair(k, p.data[k])
+keys(p::Pairs) = 1:length(p.data)
+values(p::Pairs) = p.data
+
+# ---- Ranges of Float64s ----------------------------------------------------------------------
+
+"""
+    StepRangeLen{T}
+
+Julia's range of Float64s: `a:s:b`, `range(a, b; length = n)`, `range(a; step, length)`. Its
+elements are computed from a reference element and a step kept to twice a Float64's
+precision (Julia's `TwicePrecision`, built by the primitive `float_range` as Julia builds
+it), so that `0.1:0.1:0.3` has three elements and ends exactly at `0.3`. An element's
+gradient is that of `start + (i - 1) * step` (`start0`, `step0`: the same values, without
+gradient).
+"""
+struct StepRangeLen{T}
+    start::T
+    step::T
+    start0::T
+    step0::T
+    ref_hi::T
+    ref_lo::T
+    step_hi::T
+    step_lo::T
+    len::Int
+    offset::Int
+    total::T
+end
+
+# The range `float_range` describes for `form` (1: `a:b:c`, 2: `range(a; step = b, length
+# = c)`, 3: `range(a, b; length = c)`, whose step is `(b - a) / (c - 1)`).
+function _float_range(form::Int, a::Float64, b::Float64, c)
+    t = float_range(form, a, b, c)
+    if form == 3
+        d = max(t[5] - 1, 1)
+        return StepRangeLen(a, (b - a) / d, t[8], (t[9] - t[8]) / d, t[1], t[2], t[3], t[4],
+                            t[5], t[6], t[7])
+    end
+    return StepRangeLen(a, b, t[8], t[9], t[1], t[2], t[3], t[4], t[5], t[6], t[7])
+end
+
+(:)(start::Float64, step::Float64, stop::Float64) = _float_range(1, start, step, stop)
+(:)(start::Real, step::Real, stop::Real) = float(start):float(step):float(stop)
+(:)(start::Float64, stop::Float64) = _float_range(1, start, 1.0, stop)
+(:)(start::Real, stop::Real) = float(start):float(stop)
+
+"""
+    range(start, stop, length), range(start, stop; length, step), range(start; stop, length, step)
+
+The range from `start` given two of `stop`, `length` and `step` (or `stop` alone, with step
+1), as Julia builds it: Float64 ends (or Int ends with a `length`) give a `StepRangeLen`,
+Int ends and steps an Int range.
+"""
+range(start::Real, stop::Real, length::Integer) = _range(start, nothing, stop, length)
+range(start::Real, stop::Real; length = nothing, step = nothing) = _range(start, step, stop, length)
+range(start::Real; stop = nothing, length = nothing, step = nothing) = _range(start, step, stop, length)
+
+_range(a::Real, ::Nothing, b::Real, len::Integer) = _float_range(3, float(a), float(b), len)
+_range(a::Real, st::Real, ::Nothing, len::Integer) = _float_range(2, float(a), float(st), len)
+_range(a::Int, st::Int, ::Nothing, len::Int) = a:st:(a + (len - 1) * st)
+_range(a::Real, ::Nothing, ::Nothing, len::Integer) = _range(a, one(a), nothing, len)
+_range(a::Int, ::Nothing, ::Nothing, len::Int) = a:(a + len - 1)
+_range(a::Real, st::Real, b::Real, ::Nothing) = a:st:b
+_range(a::Real, ::Nothing, b::Real, ::Nothing) = a:b
+_range(a::Real, st::Real, b::Real, len::Integer) =
+    throw(ArgumentError("Too many arguments specified to specify a range"))
+_range(a::Real, ::Nothing, ::Nothing, ::Nothing) =
+    throw(ArgumentError("At least one of `length` or `stop` must be specified"))
+
+length(r::StepRangeLen) = r.len
+size(r::StepRangeLen) = (r.len,)
+first(r::StepRangeLen) = _srl_at(r, 1)
+last(r::StepRangeLen) = _srl_at(r, r.len)
+step(r::StepRangeLen) = _with_gradient(r.step_hi + r.step_lo, r.step0, r.step)
+
+function getindex(r::StepRangeLen, i::Int)
+    if !(1 <= i <= r.len)
+        error("BoundsError: attempt to access $(r.len)-element StepRangeLen{Float64} at index [$i]")
+    end
+    return _srl_at(r, i)
+end
+
+# Element `i` as Julia's `unsafe_getindex` computes it from the twice-precision parts.
+function _srl_at(r::StepRangeLen, i::Int)
+    u = i - r.offset
+    x_hi, x_lo = _add12(r.ref_hi, u * r.step_hi)
+    exact = x_hi + (x_lo + (u * r.step_lo + r.ref_lo))
+    return _with_gradient(exact, r.start0 + (i - 1) * r.step0, r.start + (i - 1) * r.step)
+end
+
+# `exact`, with the gradient of `f` (`f0` is `f`'s value computed without gradient): the
+# difference `f0 - f` is zero and carries `-f`'s gradient.
+_with_gradient(exact, f0, f) = exact - (f0 - f)
+
+# Julia's `add12`: `x + y` and its rounding error.
+function _add12(x, y)
+    big = abs(y) > abs(x) ? y : x
+    little = abs(y) > abs(x) ? x : y
+    h = big + little
+    return h, (big - h) + little
+end
+
+# Julia's closed-form sum; the gradient of `n start + step n (n - 1) / 2`.
+function sum(r::StepRangeLen)
+    pairs_of = r.len * (r.len - 1) ÷ 2
+    return _with_gradient(r.total, r.len * r.start0 + r.step0 * pairs_of,
+                          r.len * r.start + r.step * pairs_of)
+end
+
+sum(f, r::StepRangeLen) = sum(f, collect(r))
+collect(r::StepRangeLen) = _collect(zeros(length(r)), r)
+broadcast(f, r::StepRangeLen) = broadcast(f, collect(r))
+broadcast(f, r::StepRangeLen, y) = broadcast(f, collect(r), y)
+broadcast(f, x, r::StepRangeLen) = broadcast(f, x, collect(r))
+map(f, r::StepRangeLen) = map(f, collect(r))
+
+# ---- Polynomials and rounding to digits ------------------------------------------------------
+
+"""
+    muladd(x, y, z)
+
+`x * y + z`. Julia lets `muladd` fuse the two operations into one rounding where the machine
+can; zy rounds twice (both are Julia's meaning).
+"""
+muladd(x::Real, y::Real, z::Real) = x * y + z
+
+"""
+    evalpoly(x, p)
+
+The polynomial `p[1] + p[2] x + p[3] x² + ...` at `x`, by Horner's rule from the highest
+coefficient: `muladd(x, muladd(x, p[3], p[2]), p[1])`. `p` is a tuple or a vector.
+"""
+evalpoly(x, p::Tuple) = _evalpoly(x, p...)
+_evalpoly(x, c) = c
+_evalpoly(x, c, rest...) = muladd(x, _evalpoly(x, rest...), c)
+
+function evalpoly(x, p::AbstractVector)
+    n = length(p)
+    ex = p[n]
+    for i in n-1:-1:1
+        ex = muladd(x, ex, p[i])
+    end
+    return ex
+end
+
+# `round(x; digits, base)` (inference hands the keyword call here): `x` rounded to a multiple
+# of `base^-digits`, ties to even, as Julia's `_round_digits` computes it for `digits >= 0`
+# (`x` itself where the scaled value overflows).
+function _round_digits(fx::Float64, digits::Integer, base::Integer)
+    if digits < 0
+        error("unsupported: `round(x; digits)` with negative `digits`")
+    end
+    invstep = float(base)^digits
+    if !isfinite(invstep)
+        error("unsupported: `round(x; digits)` with `base^digits` beyond Float64")
+    end
+    y = round(fx * invstep) / invstep
+    return isfinite(y) ? y : fx
+end

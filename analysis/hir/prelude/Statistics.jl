@@ -61,8 +61,9 @@ _std(v::AbstractArray) = sqrt.(v)
     median(x)
 
 The middle element of the sorted elements of `x`, or the mean of the two middle ones (as
-`a / 2 + b / 2`) for an even count; `NaN` if any element is `NaN`. An empty `x` is an
-`ArgumentError`.
+`a / 2 + b / 2`, Julia's `middle`) for an even count; `NaN` if any element is `NaN`. An empty
+`x` is an `ArgumentError`. The order is `sortperm`'s (a merge sort, O(n log n)), and the
+gradient reaches the element(s) picked.
 """
 function median(x::AbstractVector)
     n = length(x)
@@ -74,26 +75,10 @@ function median(x::AbstractVector)
             return float(x[k])
         end
     end
-    s = _insertion_sorted(x)
+    p = sortperm(x)
     h = n ÷ 2
     if n % 2 == 1
-        return float(s[h + 1])
+        return float(x[p[h + 1]])
     end
-    return s[h] / 2 + s[h + 1] / 2
-end
-
-# A sorted copy of `x` (insertion sort: stable, and every element is moved by assignments the
-# AD reverses, so the gradient reaches the elements the median picks).
-function _insertion_sorted(x)
-    s = copy(x)
-    for k in 2:length(s)
-        v = s[k]
-        j = k - 1
-        while j >= 1 && s[j] > v
-            s[j + 1] = s[j]
-            j -= 1
-        end
-        s[j + 1] = v
-    end
-    return s
+    return x[p[h]] / 2 + x[p[h + 1]] / 2
 end

@@ -522,6 +522,9 @@ impl<'c, 'a> BodyLowerer<'c, 'a> {
                 let parts = message_parts(message)?;
                 Some(self.exception(ty, &[], parts, arg.range))
             }
+            ("SingularException", [index]) => {
+                Some(self.exception(ty, std::slice::from_ref(index), &[], arg.range))
+            }
             ("DomainError", [value, message]) => {
                 let parts = message_parts(message)?;
                 Some(self.exception(ty, std::slice::from_ref(value), parts, arg.range))

@@ -106,7 +106,8 @@ pub(crate) fn infix(cx: &mut Cx, node: &SyntaxNode, dotted: bool) -> Expr {
 
 /// Operators that are calls of a library function rather than subset operators, by their
 /// Julia meaning: `A \ B` is LinearAlgebra's solve, `x |> f` is `f(x)`, `f ∘ g` builds Base's
-/// `ComposedFunction(f, g)`, `a ≈ b` is `isapprox(a, b)` and `a ≉ b` its negation.
+/// `ComposedFunction(f, g)`, `a => b` Base's `Pair(a, b)`, `a ≈ b` is `isapprox(a, b)` and
+/// `a ≉ b` its negation.
 #[derive(Clone, Copy)]
 enum FunctionOp {
     Call(&'static str),
@@ -118,6 +119,7 @@ fn function_op(text: &str) -> Option<FunctionOp> {
     Some(match text {
         "\\" => FunctionOp::Call("\\"),
         "∘" => FunctionOp::Call("ComposedFunction"),
+        "=>" => FunctionOp::Call("Base.Pair"),
         "≈" => FunctionOp::Call("isapprox"),
         "≉" => FunctionOp::NotCall("isapprox"),
         "|>" => FunctionOp::Pipe,

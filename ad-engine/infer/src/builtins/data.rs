@@ -7,6 +7,9 @@ use crate::error::{no_method, Fail};
 use crate::plan::PlanBuilder;
 use crate::value::{array, convert, promote, Val};
 
+/// The prelude's pair type, `a => b`.
+const PAIR: &str = "Base.Pair";
+
 fn types(args: &[Val]) -> Vec<Type> {
     args.iter().map(|a| a.ty.clone()).collect()
 }
@@ -72,16 +75,53 @@ pub(crate) fn call(b: &mut PlanBuilder, name: &str, args: &[Val]) -> Option<Resu
             }] => Ok(apply(b, Prim::Undef, &[s], Type::Bottom)),
             _ => Err(no_method("undef", &types(args))),
         },
+        "float_range" => float_range(b, args),
         "range_length" => {
             if args.len() == 3 && args.iter().all(|a| a.ty == Type::Int64) {
                 let refs: Vec<&Val> = args.iter().collect();
                 Ok(apply(b, Prim::RangeLength, &refs, Type::Int64))
+            } else if args.iter().any(|a| a.ty == Type::Float64) {
+                Err(Fail::unsupported(
+                    "a floating-point range written in a `for` header (bind it first: \
+                     `r = a:s:b; for x in r`)",
+                ))
             } else {
                 Err(Fail::unsupported("range with non-Int endpoints"))
             }
         }
         _ => return None,
     })
+}
+
+/// `float_range(form, a, b, c)`: a Float64 range's representation (the prelude's
+/// `StepRangeLen`), `c` a Float64 stop (`a:b:c`) or an Int length.
+fn float_range(b: &mut PlanBuilder, args: &[Val]) -> Result<Val, Fail> {
+    let ok = matches!(
+        types(args).as_slice(),
+        [
+            Type::Int64,
+            Type::Float64,
+            Type::Float64,
+            Type::Float64 | Type::Int64
+        ]
+    );
+    if !ok {
+        return Err(no_method("float_range", &types(args)));
+    }
+    let (f, i) = (Type::Float64, Type::Int64);
+    let ty = Type::tuple([
+        f.clone(),
+        f.clone(),
+        f.clone(),
+        f.clone(),
+        i.clone(),
+        i,
+        f.clone(),
+        f.clone(),
+        f,
+    ]);
+    let refs: Vec<&Val> = args.iter().collect();
+    Ok(apply(b, Prim::FloatRange, &refs, ty))
 }
 
 fn named_tuple(b: &mut PlanBuilder, args: &[Val]) -> Result<Val, Fail> {
@@ -174,6 +214,15 @@ fn get_index(b: &mut PlanBuilder, args: &[Val]) -> Result<Val, Fail> {
                     ))),
                 }
             }
+        },
+        // Julia's `getindex(p::Pair, i::Int) = getfield(p, i)`: `a, b = p` destructures a
+        // pair (the prelude's `Base.Pair`), by constant index as a tuple's heterogeneous parts.
+        (Type::Struct(s), [i]) if &*s.name == PAIR => match i.int() {
+            Some(_) => get_field(b, &[x.clone(), i.clone()]),
+            None => Err(Fail::unsupported(format!(
+                "indexing {} with a run-time index",
+                x.ty
+            ))),
         },
         (Type::NamedTuple(fs), [i]) => {
             let k = match &i.konst {

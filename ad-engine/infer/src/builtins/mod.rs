@@ -69,6 +69,7 @@ pub const BUILTINS: &[&str] = &[
     "triu",
     "transpose",
     "adjoint",
+    "Matrix",
     "tuple",
     "namedtuple",
     "getindex",
@@ -83,6 +84,7 @@ pub const BUILTINS: &[&str] = &[
     "error",
     "undef",
     "range_length",
+    "float_range",
     "map",
     "broadcast",
     "gradient",
@@ -121,6 +123,26 @@ fn uniform_scaling(
     cx.call_named(b, &helper.into(), &[x.clone(), y.clone()])
 }
 
+/// The prelude's `LinearAlgebra.Diagonal` (`Diagonal(v)`).
+const DIAGONAL: &str = "LinearAlgebra.Diagonal";
+
+fn is_diagonal(v: &Val) -> bool {
+    matches!(&v.ty, Type::Struct(s) if &*s.name == DIAGONAL)
+}
+
+/// `D * x`, `A + D`, `λ * D`, `Matrix(D)`: as for [`uniform_scaling`], Julia code in the
+/// prelude (`LinearAlgebra._diagonal_plus`, `_diagonal_minus`, `_diagonal_times`,
+/// `_diagonal_matrix`).
+fn diagonal(cx: &mut Cx, b: &mut PlanBuilder, op: &str, args: &[Val]) -> Result<Val, Fail> {
+    let helper = match op {
+        "+" => "LinearAlgebra._diagonal_plus",
+        "-" => "LinearAlgebra._diagonal_minus",
+        "*" => "LinearAlgebra._diagonal_times",
+        _ => "LinearAlgebra._diagonal_matrix",
+    };
+    cx.call_named(b, &helper.into(), args)
+}
+
 /// Is `name` an elementary function of the primitive table (`Float64` in and out)?
 pub fn is_math(name: &str) -> bool {
     zy_ir::Prim::from_julia_name(name).is_some_and(|p| p.math().is_some())
@@ -150,6 +172,15 @@ pub(crate) fn call(
         ("+" | "-" | "*", [x, y]) if is_uniform(x) || is_uniform(y) => {
             uniform_scaling(cx, b, name, x, y)
         }
+        ("+" | "-" | "*", [x, y]) if is_diagonal(x) || is_diagonal(y) => {
+            diagonal(cx, b, name, args)
+        }
+        ("Matrix", [x]) if is_diagonal(x) => diagonal(cx, b, name, args),
+        ("Matrix", [x]) if matches!(&x.ty, Type::Array(_, 2)) => array::call(b, "copy", args),
+        ("Matrix", _) => Err(no_method(
+            name,
+            &args.iter().map(|a| a.ty.clone()).collect::<Vec<_>>(),
+        )),
         ("+" | "-" | "*" | "/" | "÷" | "%" | "^", [x, y]) if is_array(x) || is_array(y) => {
             array::arith(cx, b, name, x, y)
         }

@@ -8,6 +8,7 @@ mod linalg;
 mod reduce;
 mod scalar;
 mod tangent;
+mod twice;
 
 use zy_ir::{Prim, Type};
 
@@ -158,6 +159,10 @@ pub fn eval_prim(p: Prim, args: &[Value], ret: &Type) -> Result<Value, String> {
             let [a, s, b] = operands(p, args)?;
             range_length(a, s, b)
         }
+        FloatRange => {
+            let [form, a, b, c] = operands(p, args)?;
+            twice::float_range(form, a, b, c)
+        }
         Undef => match args {
             [Value::Symbol(name)] => Ok(Value::Undef(name.clone())),
             _ => Err(internal(p, "expects one symbol operand")),
@@ -233,6 +238,8 @@ fn exception_message(exception: &str, parts: &[Value]) -> String {
         ("DomainError", [value, message @ ..]) => {
             format!("DomainError with {}: {}", show(value), text(message))
         }
+        // `throw(SingularException(k))`: Julia shows the exception as constructed.
+        ("SingularException", [index]) => format!("SingularException({})", show(index)),
         _ => format!("{exception}: {}", text(parts)),
     }
 }
