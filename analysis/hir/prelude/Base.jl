@@ -1360,3 +1360,93 @@ sort(x::AbstractVector; rev::Bool = false) = [x[k] for k in sortperm(x; rev = re
 # reversed with `rev`.
 _sort_before(a, b, rev::Bool) = rev ? _sort_isless(b, a) : _sort_isless(a, b)
 _sort_isless(a, b) = isnan(a) ? false : (isnan(b) ? true : _isless(a, b))
+
+# Vectors that grow and shrink. Julia's `push!`, `append!`, `pop!` and `resize!` change a
+# Vector's length through `_growend!`/`_deleteend!`; zy's primitive for both is
+# `setlength!(v, n[, tail])`, which returns the elements it removes so that the AD can give
+# them back (the AD's own tape stacks are other objects, whose `push!`/`pop!` are primitives
+# that user code never calls).
+
+"""
+    T[]
+
+An empty `Vector{T}` (`Float64[]`, `Int[]`, `Bool[]`); `Vector{T}()` is the same.
+"""
+getindex(::Type{Float64}) = zeros(0)
+getindex(::Type{Int64}) = fill(0, 0)
+getindex(::Type{Int}) = fill(0, 0)
+getindex(::Type{Bool}) = fill(false, 0)
+
+# `x` converted to the element type of `v` (an InexactError before `v` changes).
+_elem_of(v::Array{Float64}, x::Real) = Float64(x)
+_elem_of(v::Array{Int}, x::Real) = Int(x)
+_elem_of(v::Array{Bool}, x::Bool) = x
+
+"""
+    push!(v::Vector, x)
+
+Append `x`, converted to the element type of `v`, to the end of `v`; returns `v`.
+"""
+function push!(v::Vector, x)
+    y = _elem_of(v, x)
+    n = length(v) + 1
+    setlength!(v, n)
+    v[n] = y
+    return v
+end
+
+"""
+    append!(v::Vector, w)
+
+Append the elements of `w` (a vector, a range or a tuple of numbers), converted to the
+element type of `v`, to the end of `v`; returns `v`. `append!(v, v)` doubles `v`.
+"""
+function append!(v::Vector, w)
+    for x in w
+        push!(v, x)
+    end
+    return v
+end
+
+function append!(v::Vector{Float64}, w::Vector{Float64})
+    setlength!(v, length(v) + length(w), w)
+    return v
+end
+
+function append!(v::Vector{Int}, w::Vector{Int})
+    setlength!(v, length(v) + length(w), w)
+    return v
+end
+
+"""
+    pop!(v::Vector)
+
+Remove the last element of `v` and return it (`ArgumentError` if `v` is empty).
+"""
+function pop!(v::Vector)
+    n = length(v)
+    if n == 0
+        throw(ArgumentError("array must be non-empty"))
+    end
+    x = v[n]
+    setlength!(v, n - 1)
+    return x
+end
+
+"""
+    resize!(v::Vector, n::Int)
+
+Make `v` `n` elements long: elements past `n` are removed, new ones are zero (Julia leaves
+them undefined). `ArgumentError` for a negative `n`. Returns `v`.
+"""
+function resize!(v::Vector, n::Int)
+    setlength!(v, n)
+    return v
+end
+
+"""
+    empty!(v::Vector)
+
+Remove every element of `v`; returns `v`.
+"""
+empty!(v::Vector) = resize!(v, 0)
