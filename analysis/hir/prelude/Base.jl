@@ -1450,3 +1450,120 @@ end
 Remove every element of `v`; returns `v`.
 """
 empty!(v::Vector) = resize!(v, 0)
+
+# Indexing by a vector of indices or by a Bool mask (Julia's `x[[1, 3]]`, `x[x .> 0]`,
+# `A[[1, 2], :]`): each index becomes a Vector of indices (`_index_list`), read into a copy or
+# written in order; the AD differentiates the element reads and writes, so a repeated index
+# adds its gradients. A mask must have the length of what it selects from (a BoundsError, as
+# in Julia).
+
+# The positions `k` where `m[k]` holds, for a mask over `n` indices.
+function _mask_indices(n::Int, m::Vector{Bool})
+    if length(m) != n
+        error("BoundsError: a Bool index of length $(length(m)) into $n elements")
+    end
+    I = fill(0, count(m))
+    j = 0
+    for k in 1:n
+        if m[k]
+            j += 1
+            I[j] = k
+        end
+    end
+    return I
+end
+
+# Index `I` of dimension `d` of `A` (`d = 0`: linear) as a Vector of indices.
+_index_list(A, d::Int, I::Vector{Int}) = I
+_index_list(A, d::Int, m::Vector{Bool}) = _mask_indices(d == 0 ? length(A) : size(A, d), m)
+_index_list(A, d::Int, r::UnitRange{Int}) = collect(r)
+_index_list(A, d::Int, r::StepRange{Int, Int}) = collect(r)
+_index_list(A, d::Int, c::Colon) = collect(1:(d == 0 ? length(A) : size(A, d)))
+
+# `x[I]` for a Vector of linear indices: a new Vector (a BoundsError names the bad index).
+function _slice(x::Array, I::Vector{Int})
+    y = _vector(x, length(I))
+    for k in 1:length(I)
+        y[k] = x[I[k]]
+    end
+    return y
+end
+
+# `A[I, J]` for Vectors of row and column indices: a new Matrix.
+function _pick(A::Matrix, I::Vector{Int}, J::Vector{Int})
+    B = _matrix(A, length(I), length(J))
+    for q in 1:length(J)
+        for p in 1:length(I)
+            B[p, q] = A[I[p], J[q]]
+        end
+    end
+    return B
+end
+
+# `A[I, j]` and `A[i, J]`: a new Vector.
+function _pick(A::Matrix, I::Vector{Int}, j::Int)
+    y = _vector(A, length(I))
+    for p in 1:length(I)
+        y[p] = A[I[p], j]
+    end
+    return y
+end
+
+function _pick(A::Matrix, i::Int, J::Vector{Int})
+    y = _vector(A, length(J))
+    for q in 1:length(J)
+        y[q] = A[i, J[q]]
+    end
+    return y
+end
+
+getindex(x::Array, I::Vector{Int}) = _slice(x, I)
+getindex(x::Array, m::Vector{Bool}) = _slice(x, _index_list(x, 0, m))
+getindex(A::Matrix, I::Vector, J::Vector) = _pick(A, _index_list(A, 1, I), _index_list(A, 2, J))
+getindex(A::Matrix, I::Vector, J) = _pick(A, _index_list(A, 1, I), _index_list(A, 2, J))
+getindex(A::Matrix, I, J::Vector) = _pick(A, _index_list(A, 1, I), _index_list(A, 2, J))
+getindex(A::Matrix, I::Vector, j::Int) = _pick(A, _index_list(A, 1, I), j)
+getindex(A::Matrix, i::Int, J::Vector) = _pick(A, i, _index_list(A, 2, J))
+
+# `x[I] = v`: the elements of `v` in order into the listed places.
+function _place!(x::Array, v, I::Vector{Int})
+    if length(v) != length(I)
+        throw(DimensionMismatch("tried to assign $(length(v)) elements to $(length(I)) destinations"))
+    end
+    for k in 1:length(I)
+        x[I[k]] = v[k]
+    end
+    return x
+end
+
+function _place!(x::Array, v::Real, I::Vector{Int})
+    throw(ArgumentError("indexed assignment with a single value to possibly many locations is not supported; perhaps use broadcasting `.=` instead?"))
+end
+
+function _pick!(A::Matrix, B, I::Vector{Int}, J::Vector{Int})
+    if size(B, 1) != length(I) || size(B, 2) != length(J)
+        throw(DimensionMismatch("tried to assign a $(size(B, 1))×$(size(B, 2)) array to a $(length(I))×$(length(J)) destination"))
+    end
+    for q in 1:length(J)
+        for p in 1:length(I)
+            A[I[p], J[q]] = B[p, q]
+        end
+    end
+    return A
+end
+
+setindex!(x::Array, v, I::Vector{Int}) = _place!(x, v, I)
+setindex!(x::Array, v, m::Vector{Bool}) = _place!(x, v, _index_list(x, 0, m))
+setindex!(A::Matrix, B, I::Vector, J::Vector) = _pick!(A, B, _index_list(A, 1, I), _index_list(A, 2, J))
+setindex!(A::Matrix, B, I::Vector, J) = _pick!(A, B, _index_list(A, 1, I), _index_list(A, 2, J))
+setindex!(A::Matrix, B, I, J::Vector) = _pick!(A, B, _index_list(A, 1, I), _index_list(A, 2, J))
+
+# `view(x, I)` and `x[I] .= v` for a Vector of indices or a mask: a view whose indices are
+# that Vector (checked against the parent's bounds once, as Julia's `view` does).
+function view(x::Array, I::Vector{Int})
+    for k in 1:length(I)
+        x[I[k]]
+    end
+    return SubArray(x, I)
+end
+view(x::Array, m::Vector{Bool}) = SubArray(x, _index_list(x, 0, m))
