@@ -1567,3 +1567,36 @@ function view(x::Array, I::Vector{Int})
     return SubArray(x, I)
 end
 view(x::Array, m::Vector{Bool}) = SubArray(x, _index_list(x, 0, m))
+
+# Rows and columns as views, for `for r in eachrow(A)` and comprehensions (a `for` loop
+# iterates by `length` and `getindex`): each row or column is a SubArray of `A`, so reading it
+# reads `A` and writing it writes `A`.
+
+"""
+    RowSlices{M}, ColumnSlices{M}
+
+The rows (columns) of the matrix `parent`, each a view (Julia's `Slices` of `eachrow` and
+`eachcol`).
+"""
+struct RowSlices{M}
+    parent::M
+end
+
+struct ColumnSlices{M}
+    parent::M
+end
+
+"""
+    eachrow(A), eachcol(A)
+
+The rows (columns) of the matrix `A`, each a view of `A`, in order.
+"""
+eachrow(A::Matrix) = RowSlices(A)
+eachcol(A::Matrix) = ColumnSlices(A)
+
+length(s::RowSlices) = size(s.parent, 1)
+length(s::ColumnSlices) = size(s.parent, 2)
+size(s::RowSlices) = (length(s),)
+size(s::ColumnSlices) = (length(s),)
+getindex(s::RowSlices, k::Int) = view(s.parent, k, :)
+getindex(s::ColumnSlices, k::Int) = view(s.parent, :, k)
