@@ -439,6 +439,7 @@ pub fn may_mutate(prog: &TypedProgram, inst: &Arc<Instance>) -> bool {
                     Prim::SetField
                     | Prim::RefSet
                     | Prim::SetIndex
+                    | Prim::SetLength
                     | Prim::Push
                     | Prim::Pop
                     | Prim::AccumInto,

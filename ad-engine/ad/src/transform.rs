@@ -205,7 +205,7 @@ impl<'f> Cx<'f> {
         self.act.is_active(v)
             || (effect && feeds)
             || globals
-            || (effect && matches!(s.op, Op::Prim(Prim::SetIndex)))
+            || (effect && matches!(s.op, Op::Prim(Prim::SetIndex | Prim::SetLength)))
     }
 
     fn multi_pred(&self, b: Block) -> bool {

@@ -145,7 +145,7 @@ impl ToNative {
                 let vec_ty = Type::Array(e.clone(), 1);
                 let obj = self.array(arena, a, &vec_ty)?;
                 // A row view sharing the vector's elements.
-                let view = arena.alloc_words(4).cast::<ArrayObj>();
+                let view = arena.alloc_words(5).cast::<ArrayObj>();
                 // SAFETY: `obj` and `view` are live arena objects.
                 unsafe {
                     let o = &*obj;
@@ -154,6 +154,7 @@ impl ToNative {
                         len: o.len,
                         rows: 1,
                         cols: o.len,
+                        cap: o.len,
                     });
                 }
                 out.push(view as u64);
@@ -246,8 +247,8 @@ impl ToNative {
         };
         let p = match own {
             Some(data) => {
-                let header = arena.alloc_words(4).cast::<ArrayObj>();
-                // SAFETY: a fresh block of four words. The elements stay where they are: the
+                let header = arena.alloc_words(5).cast::<ArrayObj>();
+                // SAFETY: a fresh block of five words. The elements stay where they are: the
                 // caller holds the value and nothing resizes it while the call runs.
                 unsafe {
                     header.write(ArrayObj {
@@ -255,6 +256,7 @@ impl ToNative {
                         len: len as i64,
                         rows: rows as i64,
                         cols: cols as i64,
+                        cap: len as i64,
                     })
                 };
                 header
@@ -276,7 +278,7 @@ impl ToNative {
         if self
             .shared
             .iter()
-            .all(|s| matches!(s, Shared::Array(_, _, false)))
+            .all(|s| matches!(s, Shared::Array(a, p, false) if !resized(a, *p)))
         {
             // Arrays used in place: nothing to copy (the common case, kept cheap).
             return Ok(());
@@ -284,14 +286,18 @@ impl ToNative {
         let mut from = FromNative::new(self);
         for s in &self.shared {
             match s {
-                Shared::Array(_, _, false) => {}
-                Shared::Array(a, p, true) => {
-                    // SAFETY: `p` is the arena copy of `a`, still alive.
+                Shared::Array(a, p, copied) if *copied || resized(a, *p) => {
+                    // SAFETY: `p` is the arena copy of `a` (or its header, whose elements
+                    // `setlength!` may have moved into the arena), still alive.
                     let obj = unsafe { &**p };
                     let mut arr = a.borrow_mut();
                     let elem = arr.data.elem();
                     arr.data = unsafe { read_elems(obj, elem) };
+                    if let Shape::Vector(_) = arr.shape {
+                        arr.shape = Shape::Vector(arr.data.len());
+                    }
                 }
+                Shared::Array(..) => {}
                 Shared::Mutable(s, cell, p) => {
                     let fields = field_tys(s);
                     let vals = from.boxed(*p, &fields)?;
@@ -575,6 +581,20 @@ unsafe fn write_elems(obj: &ArrayObj, data: &ArrayData, slot: Slot) -> Result<()
 }
 
 /// The elements of `obj` as storage of element type `e`.
+/// Has compiled code changed the length of the argument array `a` (used in place at `p`), so
+/// that its elements moved (`setlength!`)?
+fn resized(a: &ArrayRef, p: *mut ArrayObj) -> bool {
+    // SAFETY: `p` is the live arena header made for `a`.
+    let obj = unsafe { &*p };
+    let arr = a.borrow();
+    let data = match &arr.data {
+        ArrayData::F64(v) => v.as_ptr().cast::<u8>(),
+        ArrayData::Int(v) => v.as_ptr().cast(),
+        ArrayData::Bool(v) => v.as_ptr().cast(),
+    };
+    obj.len.max(0) as usize != arr.data.len() || !std::ptr::eq(obj.data.cast_const(), data)
+}
+
 unsafe fn read_elems(obj: &ArrayObj, e: ElemType) -> ArrayData {
     let n = obj.len.max(0) as usize;
     match e {

@@ -186,6 +186,7 @@ impl JitSession {
             pullbacks,
             globals,
         } = reachable(prog, inst)?;
+        refuse_rows_of_growing_vectors(&reach)?;
         let key: Vec<Arc<Function>> = reach.iter().map(|(_, f)| f.clone()).collect();
         if clif.is_none() {
             if let Some(done) = self.cache.get(&key) {
@@ -623,6 +624,28 @@ pub(crate) fn global_instance(name: &zy_ir::Name) -> Arc<Instance> {
 }
 
 /// What one compilation covers.
+/// A row `x'` of a vector is a header sharing the vector's elements, which `setlength!` may
+/// move: a program that both grows or shrinks vectors and holds rows is left to the
+/// interpreter, whose rows follow their vector.
+fn refuse_rows_of_growing_vectors(
+    reach: &[(Arc<Instance>, Arc<Function>)],
+) -> Result<(), JitError> {
+    fn holds_row(t: &Type) -> bool {
+        matches!(t, Type::Adjoint(_)) || t.field_types().is_some_and(|fs| fs.iter().any(holds_row))
+    }
+    let values = || reach.iter().flat_map(|(_, f)| f.values.iter());
+    let resizes = values().any(|v| {
+        matches!(&v.kind, zy_ir::ValueKind::Stmt(s) if s.op == Op::Prim(zy_ir::Prim::SetLength))
+    });
+    if resizes && values().any(|v| holds_row(&v.ty)) {
+        return Err(JitError::unsupported(
+            "`setlength!` (push!, append!, pop!, resize!) in a program holding a row `x'` of a \
+             vector",
+        ));
+    }
+    Ok(())
+}
+
 struct Reach {
     funcs: Vec<(Arc<Instance>, Arc<Function>)>,
     pullbacks: Vec<Arc<Instance>>,

@@ -473,6 +473,15 @@ prims! {
     }
     /// `x[i] = v`, `A[i, j] = v`: `args` are (array, value, indices...). Returns `v`.
     SetIndex => "setindex!" { arity: AtLeast(3), effects: Effects::mutates(0, "an index out of bounds") }
+    /// `setlength!(v, n)`, `setlength!(v, n, tail)`: the Vector `v` made `n` long in place (the
+    /// primitive under Julia's `resize!`, `push!`, `append!`, `pop!`): elements past `n` are
+    /// removed, new ones are the elements of `tail` (of `v`'s element type and exactly as many
+    /// as are added; without it, zeros). Returns the removed elements as a new Vector.
+    SetLength => "setlength!" {
+        arity: Between(2, 3),
+        effects: Effects::mutates(0, "a negative length, or a tail of the wrong length"),
+        jit: Jit::Runtime("zy_rt_setlength"),
+    }
     /// `first(x)`.
     First => "first" { effects: Effects::throws("an empty collection"), interpreted_for: REST }
     /// `last(x)`.
@@ -797,6 +806,7 @@ mod tests {
                 "setfield!",
                 "ref_set!",
                 "setindex!",
+                "setlength!",
                 "gradient",
                 "derivative",
                 "hessian",

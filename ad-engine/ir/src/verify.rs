@@ -520,6 +520,15 @@ fn prim_types(
             }
             result(v.clone())
         }
+        (Prim::SetLength, [v @ Type::Array(_, 1), Type::Int64, tail @ ..])
+            if tail.iter().all(|t| t == v) =>
+        {
+            result(v.clone())
+        }
+        (Prim::SetLength, _) => Err(format!(
+            "setlength! of {}: it takes a Vector, an Int and a tail of the Vector's type",
+            comma(tys)
+        )),
         (Prim::RefNew, [t]) => result(Type::Ref(t.clone().into())),
         (Prim::RefGet, [Type::Ref(t)]) => result((**t).clone()),
         (Prim::RefSet, [Type::Ref(t), v]) => {

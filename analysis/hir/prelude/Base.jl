@@ -1597,3 +1597,243 @@ function _round_digits(fx::Float64, digits::Integer, base::Integer)
     y = round(fx * invstep) / invstep
     return isfinite(y) ? y : fx
 end
+
+# Vectors that grow and shrink. Julia's `push!`, `append!`, `pop!` and `resize!` change a
+# Vector's length through `_growend!`/`_deleteend!`; zy's primitive for both is
+# `setlength!(v, n[, tail])`, which returns the elements it removes so that the AD can give
+# them back (the AD's own tape stacks are other objects, whose `push!`/`pop!` are primitives
+# that user code never calls).
+
+"""
+    T[]
+
+An empty `Vector{T}` (`Float64[]`, `Int[]`, `Bool[]`); `Vector{T}()` is the same.
+"""
+getindex(::Type{Float64}) = zeros(0)
+getindex(::Type{Int64}) = fill(0, 0)
+getindex(::Type{Int}) = fill(0, 0)
+getindex(::Type{Bool}) = fill(false, 0)
+
+# `x` converted to the element type of `v` (an InexactError before `v` changes).
+_elem_of(v::Array{Float64}, x::Real) = Float64(x)
+_elem_of(v::Array{Int}, x::Real) = Int(x)
+_elem_of(v::Array{Bool}, x::Bool) = x
+
+"""
+    push!(v::Vector, x)
+
+Append `x`, converted to the element type of `v`, to the end of `v`; returns `v`.
+"""
+function push!(v::Vector, x)
+    y = _elem_of(v, x)
+    n = length(v) + 1
+    setlength!(v, n)
+    v[n] = y
+    return v
+end
+
+"""
+    append!(v::Vector, w)
+
+Append the elements of `w` (a vector, a range or a tuple of numbers), converted to the
+element type of `v`, to the end of `v`; returns `v`. `append!(v, v)` doubles `v`.
+"""
+function append!(v::Vector, w)
+    for x in w
+        push!(v, x)
+    end
+    return v
+end
+
+function append!(v::Vector{Float64}, w::Vector{Float64})
+    setlength!(v, length(v) + length(w), w)
+    return v
+end
+
+function append!(v::Vector{Int}, w::Vector{Int})
+    setlength!(v, length(v) + length(w), w)
+    return v
+end
+
+"""
+    pop!(v::Vector)
+
+Remove the last element of `v` and return it (`ArgumentError` if `v` is empty).
+"""
+function pop!(v::Vector)
+    n = length(v)
+    if n == 0
+        throw(ArgumentError("array must be non-empty"))
+    end
+    x = v[n]
+    setlength!(v, n - 1)
+    return x
+end
+
+"""
+    resize!(v::Vector, n::Int)
+
+Make `v` `n` elements long: elements past `n` are removed, new ones are zero (Julia leaves
+them undefined). `ArgumentError` for a negative `n`. Returns `v`.
+"""
+function resize!(v::Vector, n::Int)
+    setlength!(v, n)
+    return v
+end
+
+"""
+    empty!(v::Vector)
+
+Remove every element of `v`; returns `v`.
+"""
+empty!(v::Vector) = resize!(v, 0)
+
+# Indexing by a vector of indices or by a Bool mask (Julia's `x[[1, 3]]`, `x[x .> 0]`,
+# `A[[1, 2], :]`): each index becomes a Vector of indices (`_index_list`), read into a copy or
+# written in order; the AD differentiates the element reads and writes, so a repeated index
+# adds its gradients. A mask must have the length of what it selects from (a BoundsError, as
+# in Julia).
+
+# The positions `k` where `m[k]` holds, for a mask over `n` indices.
+function _mask_indices(n::Int, m::Vector{Bool})
+    if length(m) != n
+        error("BoundsError: a Bool index of length $(length(m)) into $n elements")
+    end
+    I = fill(0, count(m))
+    j = 0
+    for k in 1:n
+        if m[k]
+            j += 1
+            I[j] = k
+        end
+    end
+    return I
+end
+
+# Index `I` of dimension `d` of `A` (`d = 0`: linear) as a Vector of indices.
+_index_list(A, d::Int, I::Vector{Int}) = I
+_index_list(A, d::Int, m::Vector{Bool}) = _mask_indices(d == 0 ? length(A) : size(A, d), m)
+_index_list(A, d::Int, r::UnitRange{Int}) = collect(r)
+_index_list(A, d::Int, r::StepRange{Int, Int}) = collect(r)
+_index_list(A, d::Int, c::Colon) = collect(1:(d == 0 ? length(A) : size(A, d)))
+
+# `x[I]` for a Vector of linear indices: a new Vector (a BoundsError names the bad index).
+function _slice(x::Array, I::Vector{Int})
+    y = _vector(x, length(I))
+    for k in 1:length(I)
+        y[k] = x[I[k]]
+    end
+    return y
+end
+
+# `A[I, J]` for Vectors of row and column indices: a new Matrix.
+function _pick(A::Matrix, I::Vector{Int}, J::Vector{Int})
+    B = _matrix(A, length(I), length(J))
+    for q in 1:length(J)
+        for p in 1:length(I)
+            B[p, q] = A[I[p], J[q]]
+        end
+    end
+    return B
+end
+
+# `A[I, j]` and `A[i, J]`: a new Vector.
+function _pick(A::Matrix, I::Vector{Int}, j::Int)
+    y = _vector(A, length(I))
+    for p in 1:length(I)
+        y[p] = A[I[p], j]
+    end
+    return y
+end
+
+function _pick(A::Matrix, i::Int, J::Vector{Int})
+    y = _vector(A, length(J))
+    for q in 1:length(J)
+        y[q] = A[i, J[q]]
+    end
+    return y
+end
+
+getindex(x::Array, I::Vector{Int}) = _slice(x, I)
+getindex(x::Array, m::Vector{Bool}) = _slice(x, _index_list(x, 0, m))
+getindex(A::Matrix, I::Vector, J::Vector) = _pick(A, _index_list(A, 1, I), _index_list(A, 2, J))
+getindex(A::Matrix, I::Vector, J) = _pick(A, _index_list(A, 1, I), _index_list(A, 2, J))
+getindex(A::Matrix, I, J::Vector) = _pick(A, _index_list(A, 1, I), _index_list(A, 2, J))
+getindex(A::Matrix, I::Vector, j::Int) = _pick(A, _index_list(A, 1, I), j)
+getindex(A::Matrix, i::Int, J::Vector) = _pick(A, i, _index_list(A, 2, J))
+
+# `x[I] = v`: the elements of `v` in order into the listed places.
+function _place!(x::Array, v, I::Vector{Int})
+    if length(v) != length(I)
+        throw(DimensionMismatch("tried to assign $(length(v)) elements to $(length(I)) destinations"))
+    end
+    for k in 1:length(I)
+        x[I[k]] = v[k]
+    end
+    return x
+end
+
+function _place!(x::Array, v::Real, I::Vector{Int})
+    throw(ArgumentError("indexed assignment with a single value to possibly many locations is not supported; perhaps use broadcasting `.=` instead?"))
+end
+
+function _pick!(A::Matrix, B, I::Vector{Int}, J::Vector{Int})
+    if size(B, 1) != length(I) || size(B, 2) != length(J)
+        throw(DimensionMismatch("tried to assign a $(size(B, 1))×$(size(B, 2)) array to a $(length(I))×$(length(J)) destination"))
+    end
+    for q in 1:length(J)
+        for p in 1:length(I)
+            A[I[p], J[q]] = B[p, q]
+        end
+    end
+    return A
+end
+
+setindex!(x::Array, v, I::Vector{Int}) = _place!(x, v, I)
+setindex!(x::Array, v, m::Vector{Bool}) = _place!(x, v, _index_list(x, 0, m))
+setindex!(A::Matrix, B, I::Vector, J::Vector) = _pick!(A, B, _index_list(A, 1, I), _index_list(A, 2, J))
+setindex!(A::Matrix, B, I::Vector, J) = _pick!(A, B, _index_list(A, 1, I), _index_list(A, 2, J))
+setindex!(A::Matrix, B, I, J::Vector) = _pick!(A, B, _index_list(A, 1, I), _index_list(A, 2, J))
+
+# `view(x, I)` and `x[I] .= v` for a Vector of indices or a mask: a view whose indices are
+# that Vector (checked against the parent's bounds once, as Julia's `view` does).
+function view(x::Array, I::Vector{Int})
+    for k in 1:length(I)
+        x[I[k]]
+    end
+    return SubArray(x, I)
+end
+view(x::Array, m::Vector{Bool}) = SubArray(x, _index_list(x, 0, m))
+
+# Rows and columns as views, for `for r in eachrow(A)` and comprehensions (a `for` loop
+# iterates by `length` and `getindex`): each row or column is a SubArray of `A`, so reading it
+# reads `A` and writing it writes `A`.
+
+"""
+    RowSlices{M}, ColumnSlices{M}
+
+The rows (columns) of the matrix `parent`, each a view (Julia's `Slices` of `eachrow` and
+`eachcol`).
+"""
+struct RowSlices{M}
+    parent::M
+end
+
+struct ColumnSlices{M}
+    parent::M
+end
+
+"""
+    eachrow(A), eachcol(A)
+
+The rows (columns) of the matrix `A`, each a view of `A`, in order.
+"""
+eachrow(A::Matrix) = RowSlices(A)
+eachcol(A::Matrix) = ColumnSlices(A)
+
+length(s::RowSlices) = size(s.parent, 1)
+length(s::ColumnSlices) = size(s.parent, 2)
+size(s::RowSlices) = (length(s),)
+size(s::ColumnSlices) = (length(s),)
+getindex(s::RowSlices, k::Int) = view(s.parent, k, :)
+getindex(s::ColumnSlices, k::Int) = view(s.parent, :, k)

@@ -382,6 +382,9 @@ fn call(cx: &mut Cx, node: &SyntaxNode, dotted: bool) -> Expr {
     let Some((callee, rest)) = node.children.split_first() else {
         return error_expr(node);
     };
+    if let Some(empty) = empty_vector(cx, node, callee, rest) {
+        return empty;
+    }
     let callee_expr = match (callee.leaf, callee.kind) {
         (_, Kind::Dot) if callee.children.len() == 1 => {
             let op = cx.text(&callee.children[0]).to_string();
@@ -429,6 +432,31 @@ fn call(cx: &mut Cx, node: &SyntaxNode, dotted: bool) -> Expr {
         }
     };
     Expr::new(kind, node.range)
+}
+
+/// `Vector{T}()`: an empty `Vector{T}`, which Julia also writes `T[]` (and zy lowers as that).
+fn empty_vector(
+    cx: &mut Cx,
+    node: &SyntaxNode,
+    callee: &SyntaxNode,
+    args: &[SyntaxNode],
+) -> Option<Expr> {
+    let [name, elem] = callee.children.as_slice() else {
+        return None;
+    };
+    let is_vector = callee.kind == Kind::Curly
+        && !callee.leaf
+        && name.leaf
+        && name.kind == Kind::Identifier
+        && cx.text(name) == "Vector";
+    if !is_vector || !args.is_empty() {
+        return None;
+    }
+    let kind = ExprKind::Index {
+        base: Box::new(expr(cx, elem)),
+        indices: vec![],
+    };
+    Some(Expr::new(kind, node.range))
 }
 
 /// The arguments of a call: the positional ones go to `args`, the keyword ones (after `;`, or

@@ -86,6 +86,31 @@ pub const RULES: &[Rule] = &[
         ],
     },
     Rule {
+        prim: SetLength,
+        keep: Forward(setlength_forward),
+        reverse: setlength_reverse,
+        // The tangent changes length with the primal: new entries are the tail's tangents (or
+        // zero), the removed ones are the result's tangent.
+        pushforward: |e, s, _| {
+            let tv = s.tangent(0)?;
+            let mut args = vec![tv, s.args[1].clone()];
+            if s.args.len() == 3 {
+                args.push(s.tangent_or_zero(e, 2)?);
+            }
+            Some(e.prim(SetLength, args, s.ty.clone()))
+        },
+        cases: &[
+            Apply(&[V(X1), L(5)]),
+            Apply(&[V(X1), L(1)]),
+            Apply(&[V(X2), L(5), V(&[0.25, -3.0])]),
+            Program {
+                src: "function f(x)\n    v = zeros(0)\n    for i in 1:3\n        n = length(v)\n        setlength!(v, n + 1)\n        v[n + 1] = x^i\n    end\n    setlength!(v, 2)\n    return sum(v) * v[2]\nend\n",
+                name: "f",
+                args: &[0.7],
+            },
+        ],
+    },
+    Rule {
         prim: AccumInto,
         keep: Forward(accum_into_forward),
         reverse: accum_into_reverse,
@@ -390,6 +415,47 @@ fn setindex_reverse(e: &mut Emit, s: &RevStmt) -> Vec<Option<Operand>> {
         });
     }
     out
+}
+
+/// `setlength!(v, n[, tail])`: the primal and its shadow change length (the shadow's new
+/// entries are zero: nothing has reached them yet); keep what restores both.
+fn setlength_forward(e: &mut Emit, s: &FwdStmt) -> Result<FwdOut, AdError> {
+    let old = e.prim(Length, vec![s.args[0].clone()], Type::Int64);
+    let value = e.prim(SetLength, s.args.clone(), s.ty.clone());
+    let sv = s.shadow(0);
+    if sv.as_const().is_none() {
+        e.prim(SetLength, vec![sv.clone(), s.args[1].clone()], s.ty.clone());
+    }
+    let shadow = e.zero_fdata(value.clone(), &s.ty);
+    let residuals = vec![
+        s.args[0].clone(),
+        sv,
+        old,
+        value.clone(),
+        or_nothing(shadow.as_ref()),
+        s.shadow(2),
+    ];
+    Ok(FwdOut {
+        value,
+        shadow,
+        residuals,
+    })
+}
+
+/// Give `v` back its old length and removed elements; its shadow gets back its old length with
+/// the removed elements' gradients (the result's shadow) and hands the added elements'
+/// gradients to the tail.
+fn setlength_reverse(e: &mut Emit, s: &RevStmt) -> Vec<Option<Operand>> {
+    let (v, sv, old, removed) = (s.kept(0), s.kept(1), s.kept(2), s.kept(3));
+    let (sr, st) = (s.kept(4), s.kept(5));
+    e.prim(SetLength, vec![v, old.clone(), removed], s.ty.clone());
+    if sv.as_const().is_none() && sr.as_const().is_none() {
+        let added = e.prim(SetLength, vec![sv, old, sr], s.ty.clone());
+        if st.as_const().is_none() {
+            e.prim(AccumInto, vec![st, added], Type::Nothing);
+        }
+    }
+    s.none()
 }
 
 /// `dst += x` in place: keep both and their shadows.

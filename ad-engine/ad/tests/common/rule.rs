@@ -146,9 +146,14 @@ pub fn rule_program(p: Prim, args: &[Arg]) -> (TypedProgram, Arc<Instance>, Vec<
         ty.clone(),
         Span::new(0, 1, 2),
     );
-    // The weighted sum of the result and of every array argument after the call.
+    // The weighted sum of the result and of every array argument after the call (whose shape
+    // the call may have changed: `setlength!`).
+    let after = args.iter().zip(&values).filter_map(|(a, v)| match a {
+        Arg::V(_) => Some(v.clone()),
+        Arg::C(_) => None,
+    });
     let mut terms: Vec<(Operand, Type, Value)> = vec![(out.into(), ty, y.clone())];
-    for ((x, t), v) in params.iter().zip(inputs.clone()) {
+    for ((x, t), v) in params.iter().zip(after) {
         if matches!(t, Type::Array(..) | Type::Ref(_)) {
             terms.push((Operand::Value(*x), t.clone(), v));
         }

@@ -13,6 +13,8 @@ pub mod array_offset {
     pub const ROWS: i32 = 16;
     /// Columns (1 for a vector).
     pub const COLS: i32 = 24;
+    /// Elements the storage at `DATA` has room for (`setlength!` grows into it).
+    pub const CAP: i32 = 32;
 }
 
 /// Byte offsets of the [`StackObj`] fields that compiled code reads.
@@ -36,6 +38,8 @@ pub struct ArrayObj {
     pub rows: i64,
     /// See [`array_offset::COLS`].
     pub cols: i64,
+    /// See [`array_offset::CAP`].
+    pub cap: i64,
 }
 
 /// Words of an array header.
@@ -176,6 +180,7 @@ impl Arena {
                 len,
                 rows,
                 cols,
+                cap: len,
             });
         }
         header

@@ -417,6 +417,66 @@ unsafe fn array_new(
     out
 }
 
+/// `setlength!(v, n, tail)` (`tail` null for none): the vector `v` made `n` long in place, new
+/// elements copied from `tail` or zero; returns a new vector of the removed elements, or null
+/// when `n` is negative or `tail` does not hold exactly the added elements (the caller raises
+/// the interpreter's error). Growing past the capacity moves the elements into a block twice
+/// as large, so a loop of `push!`es copies each element a constant number of times.
+///
+/// # Safety
+/// `ctx` must be the live context, `v` a live vector of `elem_size`-byte elements, `tail`
+/// null or a live vector of the same element type.
+pub unsafe extern "C" fn zy_rt_setlength(
+    ctx: *mut Ctx,
+    v: *mut ArrayObj,
+    n: i64,
+    tail: *const ArrayObj,
+    elem_size: i64,
+) -> *mut ArrayObj {
+    let (old, size) = unsafe { ((*v).len.max(0), elem_size.max(1) as usize) };
+    let added = (n - old).max(0);
+    if n < 0 || (!tail.is_null() && unsafe { (*tail).len } != added) {
+        return std::ptr::null_mut();
+    }
+    let removed_len = (old - n).max(0);
+    let removed = unsafe { array_new(ctx, removed_len, 1, size as i64, false) };
+    let ctx = unsafe { &mut *ctx };
+    // SAFETY: `v` holds `old` elements and `removed` room for `removed_len`; `tail` holds
+    // `added`; a grown block has room for `n`; blocks are distinct arena allocations (a tail
+    // that is `v` itself is read before `v`'s elements move or change).
+    unsafe {
+        let obj = &mut *v;
+        std::ptr::copy_nonoverlapping(
+            obj.data.add(n.min(old) as usize * size),
+            (*removed).data,
+            removed_len as usize * size,
+        );
+        let tail_copy: Option<Vec<u8>> = (!tail.is_null())
+            .then(|| std::slice::from_raw_parts((*tail).data, added as usize * size).to_vec());
+        if n > obj.cap {
+            let cap = n.max(2 * obj.cap).max(4);
+            let block = ctx
+                .state
+                .arena
+                .alloc_words((cap as usize * size).div_ceil(8))
+                .cast::<u8>();
+            std::ptr::copy_nonoverlapping(obj.data, block, old as usize * size);
+            obj.data = block;
+            obj.cap = cap;
+            ctx.check_memory();
+        }
+        let fresh = obj.data.add(old as usize * size);
+        match tail_copy {
+            Some(t) => std::ptr::copy_nonoverlapping(t.as_ptr(), fresh, t.len()),
+            None => std::ptr::write_bytes(fresh, 0, added as usize * size),
+        }
+        obj.len = n;
+        obj.rows = n;
+        obj.cols = 1;
+    }
+    removed
+}
+
 /// The kernels' symbols.
 pub fn symbols() -> Vec<(&'static str, *const u8)> {
     vec![
@@ -435,6 +495,7 @@ pub fn symbols() -> Vec<(&'static str, *const u8)> {
         ("zy_rt_transpose", zy_rt_transpose as *const u8),
         ("zy_rt_matmul_tn", zy_rt_matmul_tn as *const u8),
         ("zy_rt_accum_outer", zy_rt_accum_outer as *const u8),
+        ("zy_rt_setlength", zy_rt_setlength as *const u8),
     ]
 }
 

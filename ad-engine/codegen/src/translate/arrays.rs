@@ -91,6 +91,28 @@ impl Translator<'_, '_, '_> {
                 let given = self.operand(&args[1])?;
                 self.coerce(given, &tys[1], ty)?
             }
+            Prim::SetLength if dims == 1 => {
+                let v = self.pointer(&args[0])?;
+                let n = self.operand(&args[1])?[0];
+                let tail = match args.get(2) {
+                    Some(t) => self.pointer(t)?,
+                    None => self.b.ins().iconst(types::I64, 0),
+                };
+                let size = i64::from(elem_slot(&elem)?.size());
+                let size = self.b.ins().iconst(types::I64, size);
+                let ctx = self.ctx();
+                let rt = self.env.rt.setlength;
+                let out = self
+                    .call_rt(rt, &[ctx, v, n, tail, size])
+                    .ok_or_else(|| JitError::invalid("setlength!"))?;
+                let bad = self.b.ins().icmp_imm_s(IntCC::Equal, out, 0);
+                self.guarded(
+                    bad,
+                    &[types::I64],
+                    |t| t.fallback(p, args, ty, span),
+                    |_| Ok(vec![out]),
+                )?
+            }
             _ => return Ok(None),
         }))
     }

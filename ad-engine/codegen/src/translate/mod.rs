@@ -69,6 +69,7 @@ pub(crate) struct RtFuncs {
     pub transpose: FuncId,
     pub matmul_tn: FuncId,
     pub accum_outer: FuncId,
+    pub setlength: FuncId,
 }
 
 impl RtFuncs {
@@ -139,6 +140,7 @@ impl RtFuncs {
             transpose: decl("zy_rt_transpose", &[p, p], Some(p))?,
             matmul_tn: decl("zy_rt_matmul_tn", &[p, p, p], Some(p))?,
             accum_outer: decl("zy_rt_accum_outer", &[p, p, p, types::I8], Some(types::I8))?,
+            setlength: decl("zy_rt_setlength", &[p, p, p, p, p], Some(p))?,
         })
     }
 }

@@ -249,6 +249,15 @@ pub(crate) fn call(b: &mut PlanBuilder, name: &str, args: &[Val]) -> Result<Val,
             shape_ctor(b, Prim::Fill, v.ty.clone(), dims, std::slice::from_ref(v))
                 .unwrap_or_else(fail)
         }
+        ("setlength!", [v, n, tail @ ..])
+            if matches!(&v.ty, Type::Array(e, 1) if e.is_number())
+                && n.ty == Type::Int64
+                && tail.iter().all(|t| t.ty == v.ty)
+                && tail.len() <= 1 =>
+        {
+            let operands: Vec<&Val> = args.iter().collect();
+            Ok(apply(b, Prim::SetLength, &operands, v.ty.clone()))
+        }
         ("copy" | "similar", [x]) if numeric_array(&x.ty) => {
             let p = if name == "copy" {
                 Prim::Copy

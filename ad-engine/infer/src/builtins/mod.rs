@@ -74,6 +74,7 @@ pub const BUILTINS: &[&str] = &[
     "namedtuple",
     "getindex",
     "setindex!",
+    "setlength!",
     "getfield",
     "setfield!",
     "Ref",
@@ -207,7 +208,8 @@ pub(crate) fn call(
         ("zero" | "one", _) => scalar::zero_one(b, name, args),
         (
             "zeros" | "ones" | "fill" | "copy" | "similar" | "length" | "size" | "first" | "last"
-            | "sum" | "prod" | "maximum" | "minimum" | "dot" | "transpose" | "adjoint",
+            | "setlength!" | "sum" | "prod" | "maximum" | "minimum" | "dot" | "transpose"
+            | "adjoint",
             _,
         ) => array::call(b, name, args),
         ("det" | "logdet" | "inv" | "\\" | "cholesky_lower", _) => array::factor(b, name, args),

@@ -473,3 +473,77 @@ fn broadcast_op(p: Prim, operands: &[Value], ret: &Type) -> Result<Value, String
     };
     Ok(Array::new(shape, data).into_value())
 }
+
+/// `setlength!(v, n)`, `setlength!(v, n, tail)`: the Vector `v` made `n` long in place, new
+/// elements from `tail` (exactly as many as are added) or zeros; the removed elements are
+/// returned as a new Vector.
+pub fn set_length(args: &[Value]) -> Result<Value, String> {
+    let (v, n, tail) = match args {
+        [Value::Array(v), Value::Int(n)] => (v, *n, None),
+        [Value::Array(v), Value::Int(n), Value::Array(t)] => (v, *n, Some(t)),
+        _ => return Err(method_error("setlength!", args)),
+    };
+    let (old, elem) = {
+        let a = v.borrow();
+        if !matches!(a.shape, Shape::Vector(_)) {
+            return Err(method_error("setlength!", args));
+        }
+        (a.data.len(), a.data.elem())
+    };
+    if n < 0 {
+        return Err("ArgumentError: new length must be ≥ 0".into());
+    }
+    let n = n as usize;
+    if n > MAX_ELEMS {
+        return Err("OutOfMemoryError()".into());
+    }
+    // Copied before `v` is borrowed mutably: the tail may be `v` itself.
+    let tail = match tail.map(|t| t.borrow().data.clone()) {
+        Some(t) if t.len() != n.saturating_sub(old) || t.elem() != elem => {
+            return Err(format!(
+                "DimensionMismatch: setlength! adds {} elements, but the tail holds {}",
+                n.saturating_sub(old),
+                t.len()
+            ));
+        }
+        t => t,
+    };
+    let mut a = v.borrow_mut();
+    fn cut<T: Clone>(d: &mut Vec<T>, n: usize, tail: Option<Vec<T>>, zero: T) -> Vec<T> {
+        let removed = if n < d.len() { d.split_off(n) } else { vec![] };
+        d.extend(tail.unwrap_or_default());
+        d.resize(n, zero);
+        removed
+    }
+    let removed = match (&mut a.data, tail) {
+        (ArrayData::F64(d), t) => ArrayData::F64(cut(
+            d,
+            n,
+            t.and_then(|t| match t {
+                ArrayData::F64(t) => Some(t),
+                _ => None,
+            }),
+            0.0,
+        )),
+        (ArrayData::Int(d), t) => ArrayData::Int(cut(
+            d,
+            n,
+            t.and_then(|t| match t {
+                ArrayData::Int(t) => Some(t),
+                _ => None,
+            }),
+            0,
+        )),
+        (ArrayData::Bool(d), t) => ArrayData::Bool(cut(
+            d,
+            n,
+            t.and_then(|t| match t {
+                ArrayData::Bool(t) => Some(t),
+                _ => None,
+            }),
+            false,
+        )),
+    };
+    a.shape = Shape::Vector(n);
+    Ok(Array::new(Shape::Vector(removed.len()), removed).into_value())
+}

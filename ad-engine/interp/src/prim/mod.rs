@@ -108,6 +108,7 @@ pub fn eval_prim(p: Prim, args: &[Value], ret: &Type) -> Result<Value, String> {
         Size => array::size(args),
         GetIndex => array::get_index(args),
         SetIndex => array::set_index(args),
+        SetLength => array::set_length(args),
         First | Last => {
             let [a] = operands(p, args)?;
             array::first_last(p, a)
