@@ -485,6 +485,9 @@ impl<'p> Machine<'p> {
                     .functions
                     .get(inst)
                     .ok_or_else(|| format!("internal error: no typed body for {inst}"))?;
+                if let Some(w) = &mut self.watch {
+                    w.invoke(callee, &args);
+                }
                 self.push_frame(callee, args, ReturnTo::Caller(v))?;
             }
             Op::Global(name) => {

@@ -411,6 +411,21 @@ impl<'a> Prepared<'a> {
         crate::nonfinite::explain(db, &program, &driver, args, &self.limits, call)
     }
 
+    /// The first rule of this call that disagrees with finite differences on the operands it
+    /// saw (an in-source `rrule`, or a primitive's derivative rule), as a related location.
+    pub(crate) fn culprit(&self, db: &RootDatabase, rtol: f64) -> Option<crate::Related> {
+        let subject = crate::culprit::Subject {
+            root: self.id.root(db),
+            program: &self.program,
+            inst: &self.inst,
+            args: self.arguments(db).ok()?,
+            limits: &self.limits,
+            call: self.call(),
+            rtol,
+        };
+        crate::culprit::find(db, &subject)
+    }
+
     /// The value and adjoint of every variable with a source name: the gradient built with
     /// taps, run in the interpreter under watch.
     pub(crate) fn trace(&self, db: &RootDatabase) -> Result<Vec<TraceRow>, UserError> {

@@ -247,7 +247,7 @@ fn check_reports_every_file_under_the_paths() {
     assert_eq!(
         out,
         "{\"diagnostics\":[{\"code\":\"unsupported\",\"col\":6,\"end\":11,\"expected\":false,\"file\":\"sub/kw.jl\",\
-         \"line\":1,\"message\":\"unsupported: destructuring arguments\",\"severity\":\"error\",\"start\":5}],\
+         \"line\":1,\"message\":\"unsupported: destructuring arguments\",\"related\":[],\"severity\":\"error\",\"start\":5}],\
          \"summary\":{\"errors\":1,\"expected\":0,\"files\":1,\"warnings\":0},\"version\":1}\n"
     );
     assert_eq!(run(dirty.path(), &["check", "nowhere"]).0, 2);
@@ -277,7 +277,8 @@ fn check_compares_gradients_with_finite_differences() {
     assert_eq!(
         out,
         "rules.jl:9:17: error[gradcheck]: gradcheck `twice(2.0)`: the gradient with respect to `x` \
-         is 6.0 by AD but 8.0 by finite differences\n"
+         is 6.0 by AD but 8.0 by finite differences; at line 3, the in-source `rrule` for `sq` at \
+         sq(2.0): the gradient with respect to `x` is 3.0 by the rule but 4.0 by finite differences\n"
     );
     let (status, out, _) = run(dir.path(), &["check", "rules.jl", "--format", "sarif"]);
     assert_eq!(status, 1);
@@ -292,6 +293,13 @@ fn check_compares_gradients_with_finite_differences() {
     assert_eq!(
         result["locations"][0]["physicalLocation"]["region"]["startLine"],
         9
+    );
+    // The culprit: the rule for `sq`, re-run alone at sq(2.0).
+    let related = &result["relatedLocations"][0];
+    assert_eq!(related["physicalLocation"]["region"]["startLine"], 3);
+    assert_eq!(
+        related["message"]["text"],
+        "the in-source `rrule` for `sq` at sq(2.0): the gradient with respect to `x` is 3.0 by the rule but 4.0 by finite differences"
     );
 }
 
@@ -469,3 +477,4 @@ fn perf_maps_are_written_only_on_request() {
     );
     assert!(writes_perf_map(&[("ZY_PERF_MAP", "1")]));
 }
+

@@ -862,7 +862,7 @@ fn diagnose(state: &Mutex<State>, uri: &Url) -> Option<Diagnosed> {
     let mut diagnostics: Vec<Diagnostic> = found
         .ok()?
         .into_iter()
-        .map(|d| to_diagnostic(&doc, d))
+        .map(|d| to_diagnostic(&doc, uri, d))
         .collect();
     if let Some(why) = too_large(doc.text.len(), limit) {
         let message = format!("zy only parses this file (syntax errors only): {why}");
@@ -945,8 +945,26 @@ fn path_of(uri: &Url) -> PathBuf {
         .unwrap_or_else(|_| PathBuf::from(uri.as_str()))
 }
 
-fn to_diagnostic(doc: &Document, d: zy_ide::Diagnostic) -> Diagnostic {
+fn to_diagnostic(doc: &Document, uri: &Url, d: zy_ide::Diagnostic) -> Diagnostic {
+    let related: Vec<DiagnosticRelatedInformation> = d
+        .related
+        .iter()
+        .filter_map(|r| {
+            // In this document, by its text; in another file, by line and column.
+            let (uri, range) = if r.file == path_of(uri) {
+                (uri.clone(), doc.range(r.start, r.end))
+            } else {
+                let at = Position::new(r.line.saturating_sub(1), r.col.saturating_sub(1));
+                (Url::from_file_path(&r.file).ok()?, Range::new(at, at))
+            };
+            Some(DiagnosticRelatedInformation {
+                location: Location::new(uri, range),
+                message: r.message.clone(),
+            })
+        })
+        .collect();
     Diagnostic {
+        related_information: (!related.is_empty()).then_some(related),
         range: doc.range(d.start, d.end),
         severity: Some(match d.severity {
             zy_ide::Severity::Error => DiagnosticSeverity::ERROR,
