@@ -7,6 +7,7 @@
 mod arguments;
 mod check;
 mod culprit;
+mod debug;
 mod definition;
 mod diagnostics;
 mod dot;

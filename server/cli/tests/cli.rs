@@ -478,3 +478,44 @@ fn perf_maps_are_written_only_on_request() {
     assert!(writes_perf_map(&[("ZY_PERF_MAP", "1")]));
 }
 
+#[test]
+fn grad_debug_names_the_rule_the_value_and_the_expected_type() {
+    let text = include_str!("../../../fixtures/errors/debug_rules.jl");
+    let dir = dir_with(&[("rules.jl", text)]);
+    // Without --debug the wrong tangent is dropped silently; with it, the rule is named.
+    let (status, out, _) = run(
+        dir.path(),
+        &["grad", "rules.jl", "double_total([1.0, 2.0, 3.0])"],
+    );
+    assert_eq!(status, 0);
+    assert!(
+        out.starts_with("value: 12.0\ngradient: ([0.0, 0.0, 0.0],)\n"),
+        "{out}"
+    );
+    assert_eq!(
+        run(
+            dir.path(),
+            &["grad", "rules.jl", "double_total([1.0, 2.0, 3.0])", "--debug"]
+        ),
+        (
+            1,
+            String::new(),
+            "rules.jl:9:10: error: debug: the in-source `rrule` for `total` returned 2.0 (Float64) as the tangent of `x`, a 3-element Vector{Float64}: expected a 3-element Vector{Float64} or `NoTangent()`\n".into()
+        )
+    );
+    assert_eq!(
+        run(dir.path(), &["grad", "rules.jl", "plus_first([1.0, 2.0])", "--debug"]),
+        (
+            1,
+            String::new(),
+            "rules.jl:24:10: error: debug: the pullback of the in-source `rrule` for `first3` left `x` as [0.0, 2.0], not [1.0, 2.0]: a pullback must leave the arguments as the forward pass left them\n".into()
+        )
+    );
+    // A correct gradient passes the checks unchanged.
+    let dir = dir_with(&[("pow.jl", POW)]);
+    let plain = run(dir.path(), &["grad", "pow.jl", "pow(2.0, 3)"]);
+    assert_eq!(
+        run(dir.path(), &["grad", "pow.jl", "pow(2.0, 3)", "--debug"]),
+        plain
+    );
+}

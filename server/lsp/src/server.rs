@@ -19,7 +19,9 @@ use tokio::sync::oneshot;
 use tower_lsp::jsonrpc::{Error, Result};
 use tower_lsp::lsp_types::*;
 use tower_lsp::{Client, LanguageServer, LspService, Server};
-use zy_ide::{Analysis, AnalysisHost, Config, Engine, EvalLimits, FileId, IrStage, TraceRow};
+use zy_ide::{
+    Analysis, AnalysisHost, Config, Engine, EvalLimits, FileId, GradOptions, IrStage, TraceRow,
+};
 
 use crate::convert::Document;
 use crate::dispatch::{panic_message, run, Budget, Outcome, REQUEST_TIMEOUT};
@@ -250,10 +252,16 @@ impl Backend {
                 ..EvalLimits::default()
             };
             let start = Instant::now();
-            match snap
-                .analysis
-                .grad(snap.file, &call, limits.clone(), Engine::Jit)
-            {
+            match snap.analysis.grad_with(
+                snap.file,
+                &call,
+                limits.clone(),
+                Engine::Jit,
+                GradOptions {
+                    trace: false,
+                    debug: snap.settings.debug,
+                },
+            ) {
                 Ok(Ok(g)) => {
                     let micros = start.elapsed().as_micros() as u64;
                     // The adjoints come from a second, traced run in the interpreter.
