@@ -690,3 +690,23 @@ fn no_rule_is_blamed_for_a_gradcheck_at_a_kink() {
         kink.jl:3:17 gradcheck gradcheck `kink(0.0)`: the gradient with respect to `x` is 0.0 by AD but 1.0 by finite differences
     "#]].assert_eq(&with_related(&json(&out), &["gradcheck"]));
 }
+
+#[test]
+fn an_unsupported_construct_does_not_silence_the_other_functions_gradchecks() {
+    // `bad` is refused; the gradchecks of the other functions still run: `good` passes and
+    // `wrong` (a wrong rrule) fails, naming its rule.
+    let dir = dir_with(&[(
+        "iso.jl",
+        "function bad(x)\n    try\n        return x\n    catch\n        return 0.0\n    end\nend\n\n\
+         # zy: gradcheck good(2.0)\ngood(x) = x^2\n\n\
+         # zy: gradcheck wrong(2.0)\nwrong(x) = cube(x)\ncube(x) = x^3\n\
+         function rrule(::typeof(cube), x)\n    return cube(x), ȳ -> (NoTangent(), 2.0 * x^2 * ȳ)\nend\n",
+    )]);
+    let (status, out, _) = run(dir.path(), &["check", "iso.jl", "--format", "json"]);
+    assert_eq!(status, 1);
+    expect![[r#"
+        iso.jl:2:5 unsupported
+        iso.jl:12:17 gradcheck
+    "#]]
+    .assert_eq(&positions(&json(&out)));
+}
