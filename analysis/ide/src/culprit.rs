@@ -390,3 +390,49 @@ fn first_difference(
 fn element(k: Option<usize>) -> String {
     k.map_or_else(String::new, |k| format!(" at element {}", k + 1))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn check(prim: Prim, args: &[Value]) -> Option<(String, f64, f64)> {
+        check_prim(
+            prim,
+            &Type::Float64,
+            args,
+            &zy_interp::Limits::default(),
+            1e-5,
+        )
+    }
+
+    #[test]
+    fn primitive_rules_agree_with_finite_differences_on_recorded_operands() {
+        // Numbers, an Int operand kept as a constant, arrays, and a kink (any subgradient).
+        let v = || Value::vector_f64(vec![1.0, -2.0, 3.0]);
+        assert_eq!(check(Prim::Sin, &[Value::F64(0.7)]), None);
+        assert_eq!(check(Prim::Log, &[Value::F64(2.5)]), None);
+        assert_eq!(check(Prim::Mul, &[Value::F64(2.0), Value::F64(-3.0)]), None);
+        assert_eq!(check(Prim::Pow, &[Value::F64(1.5), Value::Int(3)]), None);
+        assert_eq!(check(Prim::Sum, &[v()]), None);
+        assert_eq!(check(Prim::Dot, &[v(), v()]), None);
+        // Outside the domain on one side: nothing is judged.
+        assert_eq!(check(Prim::Log, &[Value::F64(0.0)]), None);
+    }
+
+    #[test]
+    fn a_disagreement_is_reported_with_the_operand_and_both_numbers() {
+        let ok = first_difference(&Value::F64(2.0), &Value::F64(4.0), 1e-5, |x| {
+            x.as_f64().map(|x| x * x).ok_or(())
+        });
+        assert_eq!(ok, Ok(None));
+        let v = Value::vector_f64(vec![1.0, 2.0]);
+        let g = Value::vector_f64(vec![2.0, 3.0]);
+        let Ok(Some((k, ad, fd))) = first_difference(&v, &g, 1e-5, |x| {
+            Ok(x.float_leaves().iter().map(|x| x * x).sum())
+        }) else {
+            panic!("the wrong second entry passed")
+        };
+        assert_eq!((k, ad), (Some(1), 3.0));
+        assert!((fd - 4.0).abs() < 1e-4, "{fd}");
+    }
+}
