@@ -237,8 +237,12 @@ fn json_schema_version_1() {
     keys.sort_unstable();
     assert_eq!(
         keys,
-        ["code", "col", "end", "expected", "file", "line", "message", "severity", "start"]
+        [
+            "code", "col", "end", "expected", "file", "line", "message", "related", "severity",
+            "start"
+        ]
     );
+    assert_eq!(d["related"], json("[]"));
     assert_eq!(
         (d["file"].as_str(), d["line"].as_u64(), d["col"].as_u64()),
         (Some("unused.jl"), Some(2), Some(10))
@@ -603,4 +607,106 @@ fn included_files_are_checked_in_their_includers_program_and_unrelated_files_apa
             ""
         )
     );
+}
+
+/// `file:line:col code message`, and `  related: file:line:col message` under it, for each
+/// finding of a JSON report with one of `codes`.
+fn with_related(report: &Json, codes: &[&str]) -> String {
+    let mut lines = Vec::new();
+    for d in report["diagnostics"].as_array().expect("diagnostics") {
+        if !codes.contains(&d["code"].as_str().unwrap_or("")) {
+            continue;
+        }
+        let at = |x: &Json, code: &str| {
+            format!(
+                "{}:{}:{}{code} {}",
+                x["file"].as_str().unwrap_or("?"),
+                x["line"],
+                x["col"],
+                x["message"].as_str().unwrap_or("?")
+            )
+        };
+        let code = format!(" {}", d["code"].as_str().unwrap_or("?"));
+        lines.push(at(d, &code));
+        for r in d["related"].as_array().expect("related") {
+            lines.push(format!("  related: {}", at(r, "")));
+        }
+    }
+    lines.join("\n") + "\n"
+}
+
+#[test]
+fn a_wrong_rrule_is_named_as_the_culprit() {
+    // Under a gradcheck, through a closure; and at a `# zy: at` call (the rrule lint).
+    let (_, out, err) = run(
+        &root(),
+        &[
+            "check",
+            "fixtures/errors/wrong_rrule.jl",
+            "fixtures/lints/rrule_mismatch.jl",
+            "--format",
+            "json",
+        ],
+    );
+    assert_eq!(err, "");
+    expect![[r#"
+        fixtures/errors/wrong_rrule.jl:19:17 gradcheck gradcheck `through_closure(2.0)`: the gradient with respect to `x` is 24.0 by AD but 36.0 by finite differences; at line 8, the in-source `rrule` for `cube` at cube(2.0): the gradient with respect to `x` is 8.0 by the rule but 12.0 by finite differences
+          related: fixtures/errors/wrong_rrule.jl:8:10 the in-source `rrule` for `cube` at cube(2.0): the gradient with respect to `x` is 8.0 by the rule but 12.0 by finite differences
+        fixtures/lints/rrule_mismatch.jl:15:10 rrule-mismatch the in-source rrule for `cube` disagrees with finite differences at `cube_plus(2.0)`: the gradient with respect to `x` is 9.0 by the rule but 13.0 by finite differences; at line 7, the in-source `rrule` for `cube` at cube(2.0): the gradient with respect to `x` is 8.0 by the rule but 12.0 by finite differences
+          related: fixtures/lints/rrule_mismatch.jl:7:10 the in-source `rrule` for `cube` at cube(2.0): the gradient with respect to `x` is 8.0 by the rule but 12.0 by finite differences
+    "#]].assert_eq(&with_related(&json(&out), &["gradcheck", "rrule-mismatch"]));
+    let (_, out, _) = run(
+        &root(),
+        &[
+            "check",
+            "fixtures/errors/wrong_rrule.jl",
+            "--format",
+            "sarif",
+        ],
+    );
+    let log = json(&out);
+    let related = &log["runs"][0]["results"][0]["relatedLocations"][0];
+    assert_eq!(
+        related["physicalLocation"]["artifactLocation"]["uri"],
+        "fixtures/errors/wrong_rrule.jl"
+    );
+    assert_eq!(related["physicalLocation"]["region"]["startLine"], 8);
+    assert!(related["message"]["text"]
+        .as_str()
+        .is_some_and(|m| m.contains("8.0 by the rule but 12.0 by finite differences")));
+}
+
+#[test]
+fn no_rule_is_blamed_for_a_gradcheck_at_a_kink() {
+    // At the kink of a ReLU written as a branch, AD takes the else side (0) and central
+    // differences give 1: the gradcheck fails, but every rule on the way (`*`) agrees with
+    // finite differences on its operands, so none is named.
+    let dir = dir_with(&[(
+        "kink.jl",
+        "relu(x) = x > 0.0 ? x : 0.0\n\n# zy: gradcheck kink(0.0)\nkink(x) = 2.0 * relu(x)\n",
+    )]);
+    let (_, out, _) = run(dir.path(), &["check", "kink.jl", "--format", "json"]);
+    expect![[r#"
+        kink.jl:3:17 gradcheck gradcheck `kink(0.0)`: the gradient with respect to `x` is 0.0 by AD but 1.0 by finite differences
+    "#]].assert_eq(&with_related(&json(&out), &["gradcheck"]));
+}
+
+#[test]
+fn an_unsupported_construct_does_not_silence_the_other_functions_gradchecks() {
+    // `bad` is refused; the gradchecks of the other functions still run: `good` passes and
+    // `wrong` (a wrong rrule) fails, naming its rule.
+    let dir = dir_with(&[(
+        "iso.jl",
+        "function bad(x)\n    try\n        return x\n    catch\n        return 0.0\n    end\nend\n\n\
+         # zy: gradcheck good(2.0)\ngood(x) = x^2\n\n\
+         # zy: gradcheck wrong(2.0)\nwrong(x) = cube(x)\ncube(x) = x^3\n\
+         function rrule(::typeof(cube), x)\n    return cube(x), ȳ -> (NoTangent(), 2.0 * x^2 * ȳ)\nend\n",
+    )]);
+    let (status, out, _) = run(dir.path(), &["check", "iso.jl", "--format", "json"]);
+    assert_eq!(status, 1);
+    expect![[r#"
+        iso.jl:2:5 unsupported
+        iso.jl:12:17 gradcheck
+    "#]]
+    .assert_eq(&positions(&json(&out)));
 }

@@ -396,11 +396,11 @@ impl<'p> Machine<'p> {
                         back.instance
                     )
                 })?;
-                self.push_frame(
-                    body,
-                    vec![back.tape.clone(), dy.clone()],
-                    ReturnTo::Caller(v),
-                )?;
+                let args = vec![back.tape.clone(), dy.clone()];
+                if let Some(w) = &mut self.watch {
+                    w.invoke(body, &args);
+                }
+                self.push_frame(body, args, ReturnTo::Caller(v))?;
             }
             Op::Prim(p @ (Prim::Push | Prim::Pop)) => {
                 let args = stmt
@@ -485,6 +485,9 @@ impl<'p> Machine<'p> {
                     .functions
                     .get(inst)
                     .ok_or_else(|| format!("internal error: no typed body for {inst}"))?;
+                if let Some(w) = &mut self.watch {
+                    w.invoke(callee, &args);
+                }
                 self.push_frame(callee, args, ReturnTo::Caller(v))?;
             }
             Op::Global(name) => {
@@ -524,6 +527,9 @@ impl<'p> Machine<'p> {
                     .pop()
                     .ok_or("internal error: empty call stack")?;
                 let val = coerce(&frame.func.ret, frame.read_used(x)?);
+                if let (Some(w), ReturnTo::Caller(_)) = (&mut self.watch, &frame.ret_to) {
+                    w.returned(frame.func, &val);
+                }
                 match frame.ret_to {
                     ReturnTo::Top => return Ok(Some(val)),
                     ReturnTo::Caller(dest) => set(&mut self.top()?.env, dest, val),

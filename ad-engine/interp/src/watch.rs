@@ -20,9 +20,13 @@ pub struct Step<'a> {
     pub span: Span,
 }
 
-/// An observer of a run's primitive statements (not `push`/`pop` of the AD tape, nor calls,
-/// whose callees' statements are reported themselves).
+/// An observer of a run's primitive statements (not `push`/`pop` of the AD tape) and, if it
+/// asks, of its calls (whose callees' statements are reported themselves).
 pub trait Watch {
+    /// Before `callee` runs on `args`, called by a statement of the run.
+    fn invoke(&mut self, _callee: &Function, _args: &[Value]) {}
+    /// After a function called by a statement of the run (or a pullback) returned `result`.
+    fn returned(&mut self, _callee: &Function, _result: &Value) {}
     /// Before `step` runs, with its operands.
     fn before(&mut self, step: Step<'_>, args: &[Value]);
     /// After `step` ran and returned `result` (not called when it threw). Operands that the

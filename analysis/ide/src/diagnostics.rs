@@ -40,6 +40,8 @@ pub struct Diagnostic {
     pub code: String,
     pub message: String,
     pub severity: Severity,
+    /// Other locations that explain the finding (the rule a wrong gradient comes from).
+    pub related: Vec<crate::Related>,
 }
 
 impl Analysis {
@@ -81,6 +83,7 @@ impl Analysis {
                         code: e.code.to_string(),
                         message: e.message.clone(),
                         severity: Severity::Error,
+                        related: Vec::new(),
                     }
                 })
                 .collect()
@@ -111,6 +114,7 @@ pub(crate) fn errors(db: &RootDatabase, file: SourceFile) -> Vec<Diagnostic> {
                 code: d.code.clone(),
                 message: d.message.clone(),
                 severity,
+                related: Vec::new(),
             }
         })
         .collect()

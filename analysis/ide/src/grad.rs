@@ -35,6 +35,9 @@ pub enum Engine {
 pub struct GradOptions {
     /// Every variable's value and adjoint ([`GradResult::trace`]).
     pub trace: bool,
+    /// Debug mode: check the type and shape of every tangent around every rule and derived
+    /// pullback, and that rules leave their arguments alone; a violation is the error.
+    pub debug: bool,
 }
 
 /// The value of a call and its gradient with respect to every argument.
@@ -193,6 +196,9 @@ fn grad(
     }
     let prepared = Prepared::new(db, file, call, CallSite::Text(call), limits)?;
     let (y, gradient, jit_fallback) = prepared.gradient_noting_fallback(db, engine)?;
+    if options.debug {
+        prepared.debug(db)?;
+    }
     let nonfinite = if gradient.iter().all(is_finite) {
         None
     } else {
@@ -409,6 +415,37 @@ impl<'a> Prepared<'a> {
             CallSite::Text(_) => None,
         };
         crate::nonfinite::explain(db, &program, &driver, args, &self.limits, call)
+    }
+
+    /// Debug mode: the gradient run again in the interpreter, checking every tangent around
+    /// every rule and derived pullback ([`crate::debug`]).
+    pub(crate) fn debug(&self, db: &RootDatabase) -> Result<(), UserError> {
+        let (driver, program) = self.gradient_program(db)?;
+        let args = self.arguments(db)?;
+        crate::debug::check(
+            db,
+            self.id.root(db),
+            (&program, &driver),
+            &self.program,
+            args,
+            &self.limits,
+            self.site,
+        )
+    }
+
+    /// The first rule of this call that disagrees with finite differences on the operands it
+    /// saw (an in-source `rrule`, or a primitive's derivative rule), as a related location.
+    pub(crate) fn culprit(&self, db: &RootDatabase, rtol: f64) -> Option<crate::Related> {
+        let subject = crate::culprit::Subject {
+            root: self.id.root(db),
+            program: &self.program,
+            inst: &self.inst,
+            args: self.arguments(db).ok()?,
+            limits: &self.limits,
+            call: self.call(),
+            rtol,
+        };
+        crate::culprit::find(db, &subject)
     }
 
     /// The value and adjoint of every variable with a source name: the gradient built with

@@ -66,10 +66,13 @@ pub(crate) fn gradchecks(
                 file,
                 offset: start,
             };
-            let finding = match check(db, file, &a.text, site, limits, rtol) {
+            let (message, related) = match check(db, file, &a.text, site, limits, rtol) {
                 Ok(None) => continue,
-                Ok(Some(message)) => message,
-                Err(e) => format!("gradcheck `{}` failed: {}", a.text, e.message),
+                Ok(Some(found)) => found,
+                Err(e) => (
+                    format!("gradcheck `{}` failed: {}", a.text, e.message),
+                    Vec::new(),
+                ),
             };
             let lc = zy_hir::line_col(db, file, start);
             out.push(Diagnostic {
@@ -78,8 +81,9 @@ pub(crate) fn gradchecks(
                 line: lc.line,
                 col: lc.col,
                 code: GRADCHECK.to_string(),
-                message: finding,
+                message,
                 severity: Severity::Error,
+                related,
             });
         }
     }
@@ -87,7 +91,7 @@ pub(crate) fn gradchecks(
 }
 
 /// `None` if the AD gradient of `call` agrees with finite differences, else the first
-/// disagreement.
+/// disagreement and the rule it comes from, if one disagrees on its own.
 fn check(
     db: &RootDatabase,
     file: SourceFile,
@@ -95,7 +99,7 @@ fn check(
     site: CallSite<'_>,
     limits: &EvalLimits,
     rtol: f64,
-) -> Result<Option<String>, crate::UserError> {
+) -> Result<Option<(String, Vec<crate::Related>)>, crate::UserError> {
     let prepared = Prepared::new(db, file, call, site, limits)?;
     let (_, gradient) = prepared.gradient(db, Engine::Jit)?;
     let skip = prepared.skipped();
@@ -134,15 +138,30 @@ fn check(
                 } else {
                     String::new()
                 };
-                return Ok(Some(format!(
+                let message = format!(
                     "gradcheck `{call}`: the gradient with respect to {name}{at_leaf} is {} by AD but {} by finite differences",
                     zy_ir::julia_float(ad_k),
                     zy_ir::julia_float(significant(fd, 8))
-                )));
+                );
+                return Ok(Some(with_culprit(message, prepared.culprit(db, rtol))));
             }
         }
     }
     Ok(None)
+}
+
+/// A finding's message and related locations, naming the rule that disagrees if one does.
+pub(crate) fn with_culprit(
+    message: String,
+    culprit: Option<crate::Related>,
+) -> (String, Vec<crate::Related>) {
+    match culprit {
+        Some(r) => (
+            format!("{message}; at line {}, {}", r.line, r.message),
+            vec![r],
+        ),
+        None => (message, Vec::new()),
+    }
 }
 
 /// `x` rounded to `digits` significant digits (finite differences carry no more).

@@ -6,6 +6,8 @@
 
 mod arguments;
 mod check;
+mod culprit;
+mod debug;
 mod definition;
 mod diagnostics;
 mod dot;
@@ -36,6 +38,7 @@ pub use check::{
     lint, Config, ConfigError, FileConfig, Level, Lint, DEFAULT_MAX_FILE_SIZE, GRADIENT_CUT, LINTS,
     MUTATION_AFTER_CAPTURE, NONFINITE_GRADIENT, RRULE_MISMATCH, UNBOUNDED_TAPE, ZERO_GRADIENT,
 };
+pub use culprit::Related;
 pub use definition::{prelude_text, Location};
 pub use diagnostics::{Diagnostic, Severity};
 pub use error::{UserError, CALL_FILE};

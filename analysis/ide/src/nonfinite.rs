@@ -242,7 +242,7 @@ fn mentions(text: &str, name: &str) -> bool {
 
 /// A value as a message shows it: Julia's `show` when short, else its summary and its first
 /// non-finite element.
-fn describe(v: &Value) -> String {
+pub(crate) fn describe(v: &Value) -> String {
     let shown = zy_interp::show(v);
     if shown.chars().count() <= 40 {
         return shown;
@@ -260,7 +260,7 @@ fn describe(v: &Value) -> String {
 }
 
 /// `1st`, `2nd`, `500th`.
-fn ordinal(n: u64) -> String {
+pub(crate) fn ordinal(n: u64) -> String {
     let suffix = match (n % 10, n % 100) {
         (_, 11..=13) => "th",
         (1, _) => "st",

@@ -399,7 +399,10 @@ mod tests {
     fn trace(text: &str, call: &str) -> String {
         let mut host = AnalysisHost::new();
         let file = host.set_file_text(std::path::Path::new("t.jl"), text.to_string());
-        let options = GradOptions { trace: true };
+        let options = GradOptions {
+            trace: true,
+            ..GradOptions::default()
+        };
         let limits = EvalLimits::default();
         match host
             .analysis()

@@ -184,6 +184,7 @@ function serverSettings(): object {
             adjointHints: config.get<boolean>("gradient.adjointHints"),
         },
         analysis: { maxFileKb: config.get<number>("analysis.maxFileKb") },
+        debug: config.get<boolean>("debug"),
     };
 }
 

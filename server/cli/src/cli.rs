@@ -38,6 +38,11 @@ pub enum Command {
         /// this call (a loop's runs summarised), computed by the interpreter.
         #[arg(long)]
         trace: bool,
+        /// Debug mode: check, around every rule and derived pullback, that each tangent has
+        /// its primal's type and shape and that rules leave their arguments alone; a
+        /// violation is an error naming the rule, the value and the expected type.
+        #[arg(long)]
+        debug: bool,
     },
     /// Print the IR of a function at one stage.
     Ir {

@@ -47,7 +47,14 @@ pub fn execute(command: Command, progress: bool) -> Outcome {
             format,
             engine,
             trace,
-        } => load::grad(&file, &call, format, engine.into(), GradOptions { trace }),
+            debug,
+        } => load::grad(
+            &file,
+            &call,
+            format,
+            engine.into(),
+            GradOptions { trace, debug },
+        ),
         Command::Ir {
             file,
             function,

@@ -247,7 +247,7 @@ fn check_reports_every_file_under_the_paths() {
     assert_eq!(
         out,
         "{\"diagnostics\":[{\"code\":\"unsupported\",\"col\":6,\"end\":11,\"expected\":false,\"file\":\"sub/kw.jl\",\
-         \"line\":1,\"message\":\"unsupported: destructuring arguments\",\"severity\":\"error\",\"start\":5}],\
+         \"line\":1,\"message\":\"unsupported: destructuring arguments\",\"related\":[],\"severity\":\"error\",\"start\":5}],\
          \"summary\":{\"errors\":1,\"expected\":0,\"files\":1,\"warnings\":0},\"version\":1}\n"
     );
     assert_eq!(run(dirty.path(), &["check", "nowhere"]).0, 2);
@@ -277,7 +277,8 @@ fn check_compares_gradients_with_finite_differences() {
     assert_eq!(
         out,
         "rules.jl:9:17: error[gradcheck]: gradcheck `twice(2.0)`: the gradient with respect to `x` \
-         is 6.0 by AD but 8.0 by finite differences\n"
+         is 6.0 by AD but 8.0 by finite differences; at line 3, the in-source `rrule` for `sq` at \
+         sq(2.0): the gradient with respect to `x` is 3.0 by the rule but 4.0 by finite differences\n"
     );
     let (status, out, _) = run(dir.path(), &["check", "rules.jl", "--format", "sarif"]);
     assert_eq!(status, 1);
@@ -292,6 +293,13 @@ fn check_compares_gradients_with_finite_differences() {
     assert_eq!(
         result["locations"][0]["physicalLocation"]["region"]["startLine"],
         9
+    );
+    // The culprit: the rule for `sq`, re-run alone at sq(2.0).
+    let related = &result["relatedLocations"][0];
+    assert_eq!(related["physicalLocation"]["region"]["startLine"], 3);
+    assert_eq!(
+        related["message"]["text"],
+        "the in-source `rrule` for `sq` at sq(2.0): the gradient with respect to `x` is 3.0 by the rule but 4.0 by finite differences"
     );
 }
 
@@ -468,4 +476,46 @@ fn perf_maps_are_written_only_on_request() {
         "PERF_BUILDID_DIR alone writes no map"
     );
     assert!(writes_perf_map(&[("ZY_PERF_MAP", "1")]));
+}
+
+#[test]
+fn grad_debug_names_the_rule_the_value_and_the_expected_type() {
+    let text = include_str!("../../../fixtures/errors/debug_rules.jl");
+    let dir = dir_with(&[("rules.jl", text)]);
+    // Without --debug the wrong tangent is dropped silently; with it, the rule is named.
+    let (status, out, _) = run(
+        dir.path(),
+        &["grad", "rules.jl", "double_total([1.0, 2.0, 3.0])"],
+    );
+    assert_eq!(status, 0);
+    assert!(
+        out.starts_with("value: 12.0\ngradient: ([0.0, 0.0, 0.0],)\n"),
+        "{out}"
+    );
+    assert_eq!(
+        run(
+            dir.path(),
+            &["grad", "rules.jl", "double_total([1.0, 2.0, 3.0])", "--debug"]
+        ),
+        (
+            1,
+            String::new(),
+            "rules.jl:9:10: error: debug: the in-source `rrule` for `total` returned 2.0 (Float64) as the tangent of `x`, a 3-element Vector{Float64}: expected a 3-element Vector{Float64} or `NoTangent()`\n".into()
+        )
+    );
+    assert_eq!(
+        run(dir.path(), &["grad", "rules.jl", "plus_first([1.0, 2.0])", "--debug"]),
+        (
+            1,
+            String::new(),
+            "rules.jl:24:10: error: debug: the pullback of the in-source `rrule` for `first3` left `x` as [0.0, 2.0], not [1.0, 2.0]: a pullback must leave the arguments as the forward pass left them\n".into()
+        )
+    );
+    // A correct gradient passes the checks unchanged.
+    let dir = dir_with(&[("pow.jl", POW)]);
+    let plain = run(dir.path(), &["grad", "pow.jl", "pow(2.0, 3)"]);
+    assert_eq!(
+        run(dir.path(), &["grad", "pow.jl", "pow(2.0, 3)", "--debug"]),
+        plain
+    );
 }

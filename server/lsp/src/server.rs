@@ -19,7 +19,9 @@ use tokio::sync::oneshot;
 use tower_lsp::jsonrpc::{Error, Result};
 use tower_lsp::lsp_types::*;
 use tower_lsp::{Client, LanguageServer, LspService, Server};
-use zy_ide::{Analysis, AnalysisHost, Config, Engine, EvalLimits, FileId, IrStage, TraceRow};
+use zy_ide::{
+    Analysis, AnalysisHost, Config, Engine, EvalLimits, FileId, GradOptions, IrStage, TraceRow,
+};
 
 use crate::convert::Document;
 use crate::dispatch::{panic_message, run, Budget, Outcome, REQUEST_TIMEOUT};
@@ -250,10 +252,16 @@ impl Backend {
                 ..EvalLimits::default()
             };
             let start = Instant::now();
-            match snap
-                .analysis
-                .grad(snap.file, &call, limits.clone(), Engine::Jit)
-            {
+            match snap.analysis.grad_with(
+                snap.file,
+                &call,
+                limits.clone(),
+                Engine::Jit,
+                GradOptions {
+                    trace: false,
+                    debug: snap.settings.debug,
+                },
+            ) {
                 Ok(Ok(g)) => {
                     let micros = start.elapsed().as_micros() as u64;
                     // The adjoints come from a second, traced run in the interpreter.
@@ -862,7 +870,7 @@ fn diagnose(state: &Mutex<State>, uri: &Url) -> Option<Diagnosed> {
     let mut diagnostics: Vec<Diagnostic> = found
         .ok()?
         .into_iter()
-        .map(|d| to_diagnostic(&doc, d))
+        .map(|d| to_diagnostic(&doc, uri, d))
         .collect();
     if let Some(why) = too_large(doc.text.len(), limit) {
         let message = format!("zy only parses this file (syntax errors only): {why}");
@@ -945,8 +953,26 @@ fn path_of(uri: &Url) -> PathBuf {
         .unwrap_or_else(|_| PathBuf::from(uri.as_str()))
 }
 
-fn to_diagnostic(doc: &Document, d: zy_ide::Diagnostic) -> Diagnostic {
+fn to_diagnostic(doc: &Document, uri: &Url, d: zy_ide::Diagnostic) -> Diagnostic {
+    let related: Vec<DiagnosticRelatedInformation> = d
+        .related
+        .iter()
+        .filter_map(|r| {
+            // In this document, by its text; in another file, by line and column.
+            let (uri, range) = if r.file == path_of(uri) {
+                (uri.clone(), doc.range(r.start, r.end))
+            } else {
+                let at = Position::new(r.line.saturating_sub(1), r.col.saturating_sub(1));
+                (Url::from_file_path(&r.file).ok()?, Range::new(at, at))
+            };
+            Some(DiagnosticRelatedInformation {
+                location: Location::new(uri, range),
+                message: r.message.clone(),
+            })
+        })
+        .collect();
     Diagnostic {
+        related_information: (!related.is_empty()).then_some(related),
         range: doc.range(d.start, d.end),
         severity: Some(match d.severity {
             zy_ide::Severity::Error => DiagnosticSeverity::ERROR,

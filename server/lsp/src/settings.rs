@@ -14,6 +14,9 @@ pub const GRADIENT_MEMORY_KEY: &str = "gradient.memoryMb";
 pub const MAX_FILE_KEY: &str = "analysis.maxFileKb";
 /// The key of the switch for adjoint inlay hints after "compute gradient".
 pub const ADJOINT_HINTS_KEY: &str = "gradient.adjointHints";
+/// The key of debug mode for "compute gradient" (tangent types and shapes checked around every
+/// rule and derived pullback).
+pub const DEBUG_KEY: &str = "debug";
 
 /// The server's settings.
 #[derive(Clone, Debug, PartialEq)]
@@ -26,6 +29,8 @@ pub struct Settings {
     pub max_file_bytes: u64,
     /// Whether "compute gradient" traces every variable's adjoint for inlay hints and hover.
     pub adjoint_hints: bool,
+    /// Whether "compute gradient" runs in debug mode.
+    pub debug: bool,
 }
 
 impl Default for Settings {
@@ -35,6 +40,7 @@ impl Default for Settings {
             gradient_memory: 1 << 30,
             max_file_bytes: 128 << 10,
             adjoint_hints: true,
+            debug: false,
         }
     }
 }
@@ -50,6 +56,14 @@ impl Settings {
                 None => complaints.push(format!(
                     "`{ADJOINT_HINTS_KEY}` must be true or false, not {value}"
                 )),
+            }
+        }
+        if let Some(value) = json.pointer(&format!("/{}", DEBUG_KEY.replace('.', "/"))) {
+            match value.as_bool() {
+                Some(on) => self.debug = on,
+                None => {
+                    complaints.push(format!("`{DEBUG_KEY}` must be true or false, not {value}"))
+                }
             }
         }
         let mut read = |key: &str| -> Option<u64> {
@@ -84,7 +98,7 @@ mod tests {
     #[test]
     fn keys_present_are_applied_and_bad_values_reported() {
         let mut s = Settings::default();
-        let complaints = s.update(&json!({ "gradient": { "timeoutMs": 60000, "memoryMb": -1, "adjointHints": false }, "analysis": { "maxFileKb": 4 } }));
+        let complaints = s.update(&json!({ "gradient": { "timeoutMs": 60000, "memoryMb": -1, "adjointHints": false }, "analysis": { "maxFileKb": 4 }, "debug": true }));
         assert_eq!(
             complaints,
             ["`gradient.memoryMb` must be a positive integer, not -1"]
@@ -96,6 +110,7 @@ mod tests {
                 gradient_memory: 1 << 30,
                 max_file_bytes: 4096,
                 adjoint_hints: false,
+                debug: true,
             }
         );
         assert_eq!(

@@ -447,3 +447,27 @@ fn go_to_definition_reaches_the_files_own_definitions_and_the_prelude() {
     assert_eq!(at(&mut c, 14), Value::Null);
     assert_eq!(c.shutdown(), Some(0));
 }
+
+#[test]
+fn an_rrule_mismatch_points_at_its_rule_as_related_information() {
+    let mut c = Client::initialized();
+    let uri = "file:///work/rrule_mismatch.jl";
+    c.open(
+        uri,
+        include_str!("../../../fixtures/lints/rrule_mismatch.jl"),
+    );
+    let published = c.wait_for("textDocument/publishDiagnostics", |p| p["uri"] == uri);
+    let d = published["diagnostics"]
+        .as_array()
+        .and_then(|ds| ds.iter().find(|d| d["code"] == "rrule-mismatch"))
+        .expect("an rrule-mismatch diagnostic")
+        .clone();
+    assert_eq!(
+        d["relatedInformation"],
+        json!([{
+            "location": { "uri": uri, "range": range(6, 9, 6, 14) },
+            "message": "the in-source `rrule` for `cube` at cube(2.0): the gradient with respect to `x` is 8.0 by the rule but 12.0 by finite differences",
+        }])
+    );
+    assert_eq!(c.shutdown(), Some(0));
+}

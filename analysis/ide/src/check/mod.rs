@@ -326,6 +326,7 @@ pub(crate) fn diagnostic(
         code: code.to_string(),
         message,
         severity,
+        related: Vec::new(),
     }
 }
 

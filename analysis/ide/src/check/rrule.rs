@@ -14,7 +14,7 @@ use zy_ir::TypeExpr;
 
 use super::{diagnostic, Specialisation, RRULE_MISMATCH};
 use crate::grad::Prepared;
-use crate::gradcheck::{grad_leaves, leaves, perturb, significant};
+use crate::gradcheck::{grad_leaves, leaves, perturb, significant, with_culprit};
 use crate::locate::CallSite;
 use crate::{Diagnostic, Engine, EvalLimits, UserError};
 
@@ -61,7 +61,8 @@ pub(super) fn check(
             offset: s.call_start,
         };
         // A call that fails to run is reported by `eval`/`grad`, not as a rule mismatch.
-        let Ok(Some(disagreement)) = compare(db, file, &s.call, site, limits, rtol) else {
+        let Ok(Some((disagreement, culprit))) = compare(db, file, &s.call, site, limits, rtol)
+        else {
             continue;
         };
         let rules: Vec<String> = reached.iter().map(|n| format!("`{n}`")).collect();
@@ -70,23 +71,27 @@ pub(super) fn check(
         } else {
             ("rrules for", "disagree")
         };
-        out.push(diagnostic(
+        let message = format!(
+            "the in-source {which} {} {agree} with finite differences at `{}`: {disagreement}",
+            rules.join(", "),
+            s.call
+        );
+        let (message, related) = with_culprit(message, culprit);
+        let mut d = diagnostic(
             db,
             file,
             (s.call_start, s.call_end),
             RRULE_MISMATCH,
-            format!(
-                "the in-source {which} {} {agree} with finite differences at `{}`: {disagreement}",
-                rules.join(", "),
-                s.call
-            ),
-        ));
+            message,
+        );
+        d.related = related;
+        out.push(d);
     }
     out
 }
 
 /// `None` if the AD gradient of `call` lies between the one-sided finite differences of every
-/// Float64 input, else the first disagreement.
+/// Float64 input, else the first disagreement and the rule that disagrees on its own.
 fn compare(
     db: &RootDatabase,
     file: SourceFile,
@@ -94,7 +99,7 @@ fn compare(
     site: CallSite<'_>,
     limits: &EvalLimits,
     rtol: f64,
-) -> Result<Option<String>, UserError> {
+) -> Result<Option<(String, Option<crate::Related>)>, UserError> {
     let prepared = Prepared::new(db, file, call, site, limits)?;
     let (_, gradient) = prepared.gradient(db, Engine::Interp)?;
     let skip = prepared.skipped();
@@ -131,11 +136,12 @@ fn compare(
                 } else {
                     String::new()
                 };
-                return Ok(Some(format!(
+                let message = format!(
                     "the gradient with respect to {name}{element} is {} by the rule but {} by finite differences",
                     zy_ir::julia_float(ad_k),
                     zy_ir::julia_float(significant(fd, 8))
-                )));
+                );
+                return Ok(Some((message, prepared.culprit(db, rtol))));
             }
         }
     }

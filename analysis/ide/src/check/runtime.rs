@@ -55,6 +55,7 @@ pub(crate) fn check(db: &RootDatabase, file: SourceFile, limits: &EvalLimits) ->
             code: RUNTIME_ERROR.into(),
             message,
             severity: Severity::Error,
+            related: Vec::new(),
         });
     }
     out

@@ -22,6 +22,12 @@ pub fn render(reports: &[FileReport], summary: Summary) -> String {
                     "code": d.code,
                     "severity": d.severity.as_str(),
                     "message": d.message,
+                    "related": d.related.iter().map(|x| json!({
+                        "file": super::relative_of(&x.file),
+                        "line": x.line,
+                        "col": x.col,
+                        "message": x.message,
+                    })).collect::<Vec<_>>(),
                     "expected": r.expected,
                 })
             })

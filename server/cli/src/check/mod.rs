@@ -77,18 +77,28 @@ pub struct FileReport {
 impl FileReport {
     /// The path with `/` separators and no leading `./` (JSON), relative as given.
     pub fn relative(&self) -> String {
-        let p = self.path.display().to_string().replace('\\', "/");
-        p.strip_prefix("./").map_or(p.clone(), str::to_string)
+        relative_of(&self.path)
     }
 
     /// The path as a URI reference (SARIF): relative as given, `file://` when absolute.
     pub fn uri(&self) -> String {
-        let p = self.relative();
-        if self.path.is_absolute() {
-            format!("file://{}{p}", if p.starts_with('/') { "" } else { "/" })
-        } else {
-            p
-        }
+        uri_of(&self.path)
+    }
+}
+
+/// A path with `/` separators and no leading `./`.
+pub fn relative_of(path: &std::path::Path) -> String {
+    let p = path.display().to_string().replace('\\', "/");
+    p.strip_prefix("./").map_or(p.clone(), str::to_string)
+}
+
+/// A path as a URI reference: relative as given, `file://` when absolute.
+pub fn uri_of(path: &std::path::Path) -> String {
+    let p = relative_of(path);
+    if path.is_absolute() {
+        format!("file://{}{p}", if p.starts_with('/') { "" } else { "/" })
+    } else {
+        p
     }
 }
 

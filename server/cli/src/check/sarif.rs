@@ -58,6 +58,27 @@ pub fn render(reports: &[FileReport]) -> String {
                         }
                     }],
                 });
+                if !d.related.is_empty() {
+                    result["relatedLocations"] = d
+                        .related
+                        .iter()
+                        .enumerate()
+                        .map(|(i, x)| {
+                            let region = match x.file == r.path {
+                                true => region(&r.text, x.start, x.end),
+                                false => json!({ "startLine": x.line, "startColumn": x.col }),
+                            };
+                            json!({
+                                "id": i,
+                                "physicalLocation": {
+                                    "artifactLocation": { "uri": super::uri_of(&x.file) },
+                                    "region": region,
+                                },
+                                "message": { "text": x.message },
+                            })
+                        })
+                        .collect();
+                }
                 if r.expected {
                     result["suppressions"] =
                         json!([{ "kind": "external", "justification": "expected by zy.toml" }]);

@@ -43,7 +43,7 @@ fn emit_all(out: &mut dyn termcolor::WriteColor, reports: &[FileReport]) {
             let mut report = Report::new(level)
                 .with_code(d.code.as_str())
                 .with_message(d.message.as_str())
-                .with_labels(vec![Label::primary(id, start..end)]);
+                .with_labels(labels(id, r, d, start..end));
             if r.expected {
                 report = report.with_notes(vec![
                     "expected by zy.toml: does not fail the check".to_string()
@@ -53,6 +53,22 @@ fn emit_all(out: &mut dyn termcolor::WriteColor, reports: &[FileReport]) {
             let _ = term::emit(out, &config, &files, &report);
         }
     }
+}
+
+/// The finding's own range, and each related location in the same file with its message.
+fn labels(
+    id: usize,
+    r: &FileReport,
+    d: &zy_ide::Diagnostic,
+    range: std::ops::Range<usize>,
+) -> Vec<Label<usize>> {
+    let mut out = vec![Label::primary(id, range)];
+    for x in d.related.iter().filter(|x| x.file == r.path) {
+        let start = boundary(&r.text, x.start as usize);
+        let end = boundary(&r.text, (x.end as usize).max(start));
+        out.push(Label::secondary(id, start..end).with_message("the first rule that disagrees"));
+    }
+    out
 }
 
 /// `offset` clamped to `text` and moved back to a character boundary.
