@@ -35,7 +35,11 @@ pub fn find(
         return Ok(None);
     };
     let wanted = Some(TypeExpr::Typeof(inst.name.clone()));
-    let Some(method) = generic.methods.iter().find(|m| m.sig.get(1) == Some(&wanted)) else {
+    let Some(method) = generic
+        .methods
+        .iter()
+        .find(|m| m.sig.get(1) == Some(&wanted))
+    else {
         return Ok(None);
     };
     if names::has_callee_arg(inst) {
@@ -85,7 +89,12 @@ pub fn pushforward(inst: &Instance, ret: &Type, r: &Frule, globals: &[(Name, Typ
     let mut xs = Vec::new();
     let mut dxs: Vec<Operand> = vec![Const::Nothing.into()];
     for t in inst.args.iter() {
-        xs.push(Operand::from(f.add_param(Block::ENTRY, t.clone(), r.span, None)));
+        xs.push(Operand::from(f.add_param(
+            Block::ENTRY,
+            t.clone(),
+            r.span,
+            None,
+        )));
         let d = dual_type(t);
         dxs.push(match d {
             Type::Nothing => Const::Nothing.into(),
@@ -110,7 +119,8 @@ pub fn pushforward(inst: &Instance, ret: &Type, r: &Frule, globals: &[(Name, Typ
     let mut call = vec![delta, Operand::Const(Const::Func(inst.name.clone()))];
     call.extend(xs);
     let y = e.op(Op::Invoke(r.rule.clone()), call, rty);
-    sb.func.set_term(Block::ENTRY, Terminator::Return(y), r.span);
+    sb.func
+        .set_term(Block::ENTRY, Terminator::Return(y), r.span);
     let out = sb.finish();
     zy_ir::debug_verify(&out, "an frule's pushforward");
     out

@@ -107,8 +107,8 @@ fn check_call(
     // the file's `rrule`s and `frule`s applying as in the pipeline; a call the AD refuses to
     // expand is the front end's error, not the engines'.
     let source = zy_lower::lower_file(0, &zy_syntax::parse_file(&wrapped)).program;
-    let prog = zy_ad::expand_with_rrules(&source, &prog)
-        .map_err(|e| format!("{call}: {}", e.message))?;
+    let prog =
+        zy_ad::expand_with_rrules(&source, &prog).map_err(|e| format!("{call}: {}", e.message))?;
     if let Outcome::Declined(e) = compare(&prog, &inst, vec![], call)? {
         declined.push(format!("{call}: {e}"));
     }

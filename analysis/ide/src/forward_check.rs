@@ -96,7 +96,12 @@ pub(crate) fn check(
     }
     let fd = fd.map_or_else(
         || "agreeing with finite differences".to_string(),
-        |d| format!("{} by finite differences", zy_ir::julia_float(significant(d, 8))),
+        |d| {
+            format!(
+                "{} by finite differences",
+                zy_ir::julia_float(significant(d, 8))
+            )
+        },
     );
     Ok(Some(format!(
         "forward mode `{call}`: the derivative along a fixed direction is {} by forward mode but {} by the reverse gradient ({fd})",
@@ -119,7 +124,7 @@ fn tangent(x: &Value, ty: &Type, next: &mut dyn FnMut() -> f64) -> Option<Value>
                 return None;
             };
             let data = d.iter().map(|_| next()).collect();
-            Some(Array::new(a.shape.clone(), ArrayData::F64(data)).into_value())
+            Some(Array::new(a.shape, ArrayData::F64(data)).into_value())
         }
         (Value::Tuple(vs), Type::Tuple(_)) => {
             let parts = fields(vs, ty, next)?;

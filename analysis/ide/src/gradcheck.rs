@@ -97,7 +97,12 @@ fn checks(
     limits: &EvalLimits,
     rtol: f64,
 ) -> Vec<(&'static str, String)> {
-    let failed = |e: crate::UserError| vec![(GRADCHECK, format!("gradcheck `{call}` failed: {}", e.message))];
+    let failed = |e: crate::UserError| {
+        vec![(
+            GRADCHECK,
+            format!("gradcheck `{call}` failed: {}", e.message),
+        )]
+    };
     let prepared = match Prepared::new(db, file, call, site, limits) {
         Ok(p) => p,
         Err(e) => return failed(e),

@@ -426,7 +426,11 @@ pub fn add_pushforwards(
         if prog.functions.contains_key(&pinst) {
             continue;
         }
-        if let Some(rule) = source.map(|s| crate::frule::find(s, &i, prog)).transpose()?.flatten() {
+        if let Some(rule) = source
+            .map(|s| crate::frule::find(s, &i, prog))
+            .transpose()?
+            .flatten()
+        {
             let ret = prog.functions.get(&i).map_or(Type::Any, |f| f.ret.clone());
             let f = crate::frule::pushforward(&i, &ret, &rule, globals.reached(&i));
             prog.functions.insert(pinst, Arc::new(f));
