@@ -7,6 +7,7 @@
 mod arguments;
 mod check;
 mod definition;
+mod derivative;
 mod diagnostics;
 mod dot;
 mod error;
@@ -38,6 +39,7 @@ pub use check::{
     MUTATION_AFTER_CAPTURE, NONFINITE_GRADIENT, RRULE_MISMATCH, UNBOUNDED_TAPE, ZERO_GRADIENT,
 };
 pub use definition::{prelude_text, Location};
+pub use derivative::DerivativeResult;
 pub use diagnostics::{Diagnostic, Severity};
 pub use error::{UserError, CALL_FILE};
 pub use eval::{EvalLimits, EvalResult};
