@@ -99,6 +99,7 @@ fn lint_fixtures_find_exactly_their_lint() {
     assert_eq!((status, err.as_str()), (0, ""), "{out}");
     let report = json(&out);
     expect![[r#"
+        fixtures/lints/forward_mismatch.jl:13:17 forward-mismatch
         fixtures/lints/gradient_cut.jl:7:9 gradient-cut
         fixtures/lints/gradient_cut.jl:15:16 gradient-cut
         fixtures/lints/gradient_cut.jl:23:14 gradient-cut

@@ -113,7 +113,7 @@ fn build(
                     .insert(names::user_pullback_instance(&inst), Arc::new(back));
             }
         }
-        Pending::Pushforward => add_pushforwards(out, &inst)?,
+        Pending::Pushforward => add_pushforwards(source, out, &inst)?,
     }
     Ok(())
 }

@@ -35,6 +35,7 @@ pub mod checkpoint;
 mod driver;
 mod expand;
 pub mod forward;
+pub mod frule;
 pub mod globals;
 mod inline;
 pub mod names;

@@ -351,3 +351,41 @@ zycall__() = hvp(p, [1.5, 2.0], [1.0, 0.0])
     let text = format!("{err:?}");
     assert!(text.contains("needs a direction of type Float64"), "{text}");
 }
+
+#[test]
+fn an_frule_overrides_forward_mode_only_and_must_return_a_value_and_its_tangent() {
+    // The rule's slope is 5 where the definition's is 2x: forward mode reads the rule, reverse
+    // mode the definition.
+    let src = "
+sq(x) = x * x
+frule(Δ, ::typeof(sq), x) = (sq(x), 5.0 * Δ[2])
+zycall__() = (derivative(sq, 3.0), gradient(sq, 3.0)[1], shifted(3.0))
+shifted(x) = pushforward(y -> sq(y) + y, x, 2.0)
+";
+    let program = common::run::program(src);
+    let (inst, prog) =
+        zy_infer::infer_entry(&program, "zycall__", &[]).unwrap_or_else(|e| panic!("{e:?}"));
+    let prog =
+        zy_ad::expand_with_rrules(&program, &prog).unwrap_or_else(|e| panic!("{}", e.message));
+    let got = zy_interp::run(&prog, &inst, vec![], &zy_interp::Limits::default())
+        .unwrap_or_else(|e| panic!("{}", e.message));
+    assert_close(&floats(&got), &[5.0, 6.0, 12.0]);
+    // A rule whose tangent is not the result's tangent type.
+    let src = "
+sq(x) = x * x
+frule(Δ, ::typeof(sq), x) = (sq(x), 1)
+zycall__() = derivative(sq, 3.0)
+";
+    let program = common::run::program(src);
+    let (_, prog) =
+        zy_infer::infer_entry(&program, "zycall__", &[]).unwrap_or_else(|e| panic!("{e:?}"));
+    let err = zy_ad::expand_with_rrules(&program, &prog)
+        .map(|_| ())
+        .unwrap_err();
+    assert!(
+        err.message
+            .contains("the frule for `sq` must return (y, ẏ) of type Tuple{Float64, Float64}"),
+        "{}",
+        err.message
+    );
+}

@@ -103,9 +103,12 @@ fn check_call(
 ) -> Result<(), String> {
     let wrapped = with_wrapper(text, "__jit_call__", call);
     let (inst, prog) = typed(&wrapped, "__jit_call__", &[])?;
-    // Calls of `gradient`, `derivative`, ... in the code become calls of generated functions;
-    // a call the AD refuses to expand is the front end's error, not the engines'.
-    let prog = zy_ad::expand(&prog).map_err(|e| format!("{call}: {}", e.message))?;
+    // Calls of `gradient`, `derivative`, ... in the code become calls of generated functions,
+    // the file's `rrule`s and `frule`s applying as in the pipeline; a call the AD refuses to
+    // expand is the front end's error, not the engines'.
+    let source = zy_lower::lower_file(0, &zy_syntax::parse_file(&wrapped)).program;
+    let prog =
+        zy_ad::expand_with_rrules(&source, &prog).map_err(|e| format!("{call}: {}", e.message))?;
     if let Outcome::Declined(e) = compare(&prog, &inst, vec![], call)? {
         declined.push(format!("{call}: {e}"));
     }

@@ -1837,3 +1837,96 @@ size(s::RowSlices) = (length(s),)
 size(s::ColumnSlices) = (length(s),)
 getindex(s::RowSlices, k::Int) = view(s.parent, k, :)
 getindex(s::ColumnSlices, k::Int) = view(s.parent, :, k)
+
+"""
+    jacobian(f, args...)
+
+The Jacobian of `f` at `args`, one per argument (Zygote's convention). With `y = f(args...)`
+seen as a vector (a number is a vector of length 1, an array is taken in storage order): for a
+`Float64` argument `x`, a vector `J` with `J[k] = ∂y[k]/∂x`; for a `Float64` array argument `a`,
+a matrix with `J[k, i] = ∂y[k]/∂a[i]` (one row for a number result); for any other argument
+`nothing`. Computed by forward mode, one pushforward per entry of the arguments, when they have
+fewer entries than `y`, else by reverse mode, one pullback per entry of `y`.
+"""
+function jacobian(f, args...)
+    m = _jac_length(f(args...))
+    if _jac_inputs(args...) < m
+        return _jac_forward(f, m, (), (), args...)
+    end
+    return _jac_reverse(f, m, args)
+end
+
+_jac_length(y::Real) = 1
+_jac_length(y::AbstractArray) = length(y)
+_jac_length(y) = throw(ArgumentError("jacobian expected a function which returns an array, or a scalar"))
+
+# The entries of the arguments that have a Jacobian.
+_jac_inputs() = 0
+_jac_inputs(x, rest...) = _jac_size(x) + _jac_inputs(rest...)
+_jac_size(x::Float64) = 1
+_jac_size(x::AbstractArray{Float64}) = length(x)
+_jac_size(x) = 0
+
+# Forward mode: each argument in turn varies (the others held), one column per entry; `done`
+# holds the Jacobians of the arguments `before`.
+_jac_forward(f, m, before, done) = done
+_jac_forward(f, m, before, done, x, after...) = _jac_forward(f, m, tuple(before..., x),
+    tuple(done..., _jac_columns(t -> f(before..., t, after...), x, m)), after...)
+
+function _jac_columns(g, x::Float64, m)
+    J = zeros(m)
+    ẏ = pushforward(g, x, 1.0)
+    for k in 1:m
+        J[k] = _jac_entry(ẏ, k)
+    end
+    return J
+end
+
+function _jac_columns(g, x::AbstractArray{Float64}, m)
+    J = zeros(m, length(x))
+    for i in 1:length(x)
+        dx = zero(x)
+        dx[i] = 1.0
+        ẏ = pushforward(g, x, dx)
+        for k in 1:m
+            J[k, i] = _jac_entry(ẏ, k)
+        end
+    end
+    return J
+end
+
+_jac_columns(g, x, m) = nothing
+
+_jac_entry(ẏ::Real, k) = float(ẏ)
+_jac_entry(ẏ::AbstractArray, k) = float(ẏ[k])
+_jac_entry(ẏ::Nothing, k) = 0.0
+
+# Reverse mode: one gradient per entry of the result, each giving a row (a gradient, not one
+# `pullback`, so that functions writing to arrays they make are differentiated as `gradient`
+# does them).
+function _jac_reverse(f, m, args)
+    Js = map(x -> _jac_zeros(x, m), args)
+    for k in 1:m
+        _jac_rows!(Js, gradient(t -> _jac_entry(f(t...), k), args)[1], k)
+    end
+    return Js
+end
+
+_jac_rows!(Js, gs::Tuple, k) = map((J, g) -> _jac_row!(J, k, g), Js, gs)
+_jac_rows!(Js, gs::Nothing, k) = nothing
+
+_jac_zeros(x::Float64, m) = zeros(m)
+_jac_zeros(x::AbstractArray{Float64}, m) = zeros(m, length(x))
+_jac_zeros(x, m) = nothing
+
+function _jac_row!(J::Vector{Float64}, k, g::Real)
+    J[k] = g
+    return nothing
+end
+function _jac_row!(J::Matrix{Float64}, k, g::AbstractArray)
+    for i in 1:length(g)
+        J[k, i] = g[i]
+    end
+    return nothing
+end
+_jac_row!(J, k, g) = nothing

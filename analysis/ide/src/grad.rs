@@ -380,6 +380,25 @@ impl<'a> Prepared<'a> {
         out.map_err(|e| self.runtime_error(db, e))
     }
 
+    /// The types of `f`'s arguments (the skipped ones first).
+    pub(crate) fn arg_types(&self) -> &[Type] {
+        &self.inst.args
+    }
+
+    /// The pair `(y, ẏ)` of the call by forward mode, in the interpreter: `args` holds each
+    /// argument of `f` followed by its tangent where its type has one (`zy_ad::forward`).
+    pub(crate) fn pushforward(
+        &self,
+        db: &RootDatabase,
+        args: Vec<Value>,
+    ) -> Result<Value, UserError> {
+        let source = &zy_hir::program_index(db, self.id.root(db)).program;
+        let (driver, program) =
+            zy_ad::forward::pushforward_program(Some(source), &self.program, &self.inst)
+                .map_err(|e| error_at(db, e.span, self.site, e.message))?;
+        zy_interp::run(&program, &driver, args, &self.limits).map_err(|e| self.runtime_error(db, e))
+    }
+
     /// The value and the gradient with respect to each positional argument (not the callee,
     /// not the keywords).
     pub(crate) fn gradient(

@@ -15,6 +15,10 @@ use crate::{Analysis, Cancellable, Diagnostic, Engine, EvalLimits, FileId, Sever
 /// The code of gradcheck findings.
 pub const GRADCHECK: &str = "gradcheck";
 
+/// The code of gradcheck findings where forward mode disagrees with the reverse gradient or
+/// with finite differences.
+pub const FORWARD_MISMATCH: &str = "forward-mismatch";
+
 /// At most this many Float64 inputs are perturbed per call.
 const MAX_LEAVES: usize = 1000;
 
@@ -66,42 +70,76 @@ pub(crate) fn gradchecks(
                 file,
                 offset: start,
             };
-            let (message, related) = match check(db, file, &a.text, site, limits, rtol) {
-                Ok(None) => continue,
-                Ok(Some(found)) => found,
-                Err(e) => (
-                    format!("gradcheck `{}` failed: {}", a.text, e.message),
-                    Vec::new(),
-                ),
-            };
-            let lc = zy_hir::line_col(db, file, start);
-            out.push(Diagnostic {
-                start,
-                end,
-                line: lc.line,
-                col: lc.col,
-                code: GRADCHECK.to_string(),
-                message,
-                severity: Severity::Error,
-                related,
-            });
+            for (code, message, related) in checks(db, file, &a.text, site, limits, rtol) {
+                let lc = zy_hir::line_col(db, file, start);
+                out.push(Diagnostic {
+                    start,
+                    end,
+                    line: lc.line,
+                    col: lc.col,
+                    code: code.to_string(),
+                    message,
+                    severity: Severity::Error,
+                    related,
+                });
+            }
         }
     }
     out
 }
 
-/// `None` if the AD gradient of `call` agrees with finite differences, else the first
-/// disagreement and the rule it comes from, if one disagrees on its own.
-fn check(
+/// The findings of one gradcheck `call`: the reverse gradient against finite differences
+/// (`gradcheck`), then forward mode against both (`forward-mismatch`).
+fn checks(
     db: &RootDatabase,
     file: SourceFile,
     call: &str,
     site: CallSite<'_>,
     limits: &EvalLimits,
     rtol: f64,
+) -> Vec<(&'static str, String, Vec<crate::Related>)> {
+    let failed = |e: crate::UserError| {
+        vec![(
+            GRADCHECK,
+            format!("gradcheck `{call}` failed: {}", e.message),
+            Vec::new(),
+        )]
+    };
+    let prepared = match Prepared::new(db, file, call, site, limits) {
+        Ok(p) => p,
+        Err(e) => return failed(e),
+    };
+    let gradient = match prepared.gradient(db, Engine::Jit) {
+        Ok((_, g)) => g,
+        Err(e) => return failed(e),
+    };
+    let mut out = match check(db, &prepared, call, &gradient, rtol) {
+        Ok(None) => Vec::new(),
+        Ok(Some((message, related))) => vec![(GRADCHECK, message, related)],
+        Err(e) => failed(e),
+    };
+    let reverse_ok = out.is_empty();
+    match crate::forward_check::check(db, &prepared, call, &gradient, reverse_ok, rtol) {
+        Ok(None) => {}
+        Ok(Some(message)) => out.push((FORWARD_MISMATCH, message, Vec::new())),
+        Err(e) => out.push((
+            FORWARD_MISMATCH,
+            format!("forward mode of `{call}` failed: {}", e.message),
+            Vec::new(),
+        )),
+    }
+    out
+}
+
+/// `None` if the AD `gradient` of `call` agrees with finite differences, else the first
+/// disagreement and the rule it comes from, if one disagrees on its own.
+fn check(
+    db: &RootDatabase,
+    prepared: &Prepared<'_>,
+    call: &str,
+    gradient: &[Value],
+    rtol: f64,
 ) -> Result<Option<(String, Vec<crate::Related>)>, crate::UserError> {
-    let prepared = Prepared::new(db, file, call, site, limits)?;
-    let (_, gradient) = prepared.gradient(db, Engine::Jit)?;
     let skip = prepared.skipped();
     let names = prepared.arg_names();
     let base = prepared.arguments_on(db, Engine::Jit)?;

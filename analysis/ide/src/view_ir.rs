@@ -126,7 +126,8 @@ fn stage_texts(
             IrStage::Pushforward => {
                 // The transform of the body the builtins push forward: the expanded program's.
                 let expanded = zy_hir::expanded(db, id).as_ref().map_err(ad_error)?;
-                let (_, prog) = zy_ad::forward::pushforward_program(expanded, inst)
+                let source = &zy_hir::program_index(db, id.root(db)).program;
+                let (_, prog) = zy_ad::forward::pushforward_program(Some(source), expanded, inst)
                     .map_err(|e| ad_error(&e))?;
                 let pinst = zy_ad::forward::pushforward_instance(inst);
                 prog.functions.get(&pinst).map(|f| print_function(f))

@@ -831,3 +831,38 @@ fn user_functions_named_kwcall_or_splatcall_do_not_capture_calls() {
         "#]],
     );
 }
+
+/// `∂ compute derivative`: which `# zy: at` calls the lens is for, and forward mode's value.
+#[test]
+fn derivative_of_a_scalar_function_by_forward_mode() {
+    let mut host = AnalysisHost::new();
+    let text = "f(x) = x^2 * sin(x)\ncurve(t) = [t, t^2]\ng(x, y) = x * y\n";
+    let file = host.set_file_text(Path::new("t.jl"), text.to_string());
+    let a = host.analysis();
+    assert!(a.takes_one_float(file, "f(1.2)").unwrap());
+    assert!(!a.takes_one_float(file, "g(1.0, 2.0)").unwrap());
+    assert!(!a.takes_one_float(file, "f(1)").unwrap());
+    // d/dx x² sin x = 2x sin x + x² cos x.
+    let d = a
+        .derivative(file, "f(1.2)", EvalLimits::default())
+        .unwrap()
+        .unwrap();
+    let want = 2.4 * 1.2f64.sin() + 1.44 * 1.2f64.cos();
+    assert!((d.derivative.json.as_f64().unwrap() - want).abs() < 1e-12);
+    let d = a
+        .derivative(file, "curve(3.0)", EvalLimits::default())
+        .unwrap()
+        .unwrap();
+    assert_eq!(d.value.display, "[3.0, 9.0]");
+    assert_eq!(d.derivative.display, "[1.0, 6.0]");
+    let e = a
+        .derivative(file, "g(1.0, 2.0)", EvalLimits::default())
+        .unwrap()
+        .unwrap_err();
+    assert!(
+        e.message.contains(
+            "needs a function of one Float64 argument; this call passes (Float64, Float64)"
+        ),
+        "{e}"
+    );
+}

@@ -9,6 +9,10 @@ pub const VIEW_IR: &str = "zy/viewIr";
 /// The server-side command that runs the gradient at a function's `# zy: at` call.
 pub const COMPUTE_GRADIENT: &str = "zy.computeGradient";
 
+/// The server-side command that runs forward mode's derivative at the `# zy: at` call of a
+/// function of one Float64 argument.
+pub const COMPUTE_DERIVATIVE: &str = "zy.computeDerivative";
+
 /// Client-side commands the code lenses name (the editor opens `zy/viewIr` results).
 pub const SHOW_ADJOINT_IR: &str = "zy.showAdjointIr";
 /// Opens the typed SSA of the function.
@@ -48,7 +52,7 @@ pub struct ViewIrResult {
     pub text: String,
 }
 
-/// The argument of `zy.computeGradient`.
+/// The argument of `zy.computeGradient` and `zy.computeDerivative`.
 #[derive(Deserialize, Serialize, Debug)]
 pub struct GradientArgs {
     pub uri: Url,
@@ -66,4 +70,13 @@ pub struct GradientResult {
     /// gradient is finite).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub nonfinite: Option<String>,
+}
+
+/// What `zy.computeDerivative` returns (and what the lens then shows).
+#[derive(Deserialize, Serialize, Debug, Clone, PartialEq)]
+pub struct DerivativeResult {
+    pub call: String,
+    pub value: String,
+    pub derivative: String,
+    pub micros: u64,
 }

@@ -25,7 +25,9 @@ use zy_ide::{
 
 use crate::convert::Document;
 use crate::dispatch::{panic_message, run, Budget, Outcome, REQUEST_TIMEOUT};
-use crate::ext::{self, GradientArgs, GradientResult, ViewIrParams, ViewIrResult};
+use crate::ext::{
+    self, DerivativeResult, GradientArgs, GradientResult, ViewIrParams, ViewIrResult,
+};
 use crate::settings::{Settings, GRADIENT_MEMORY_KEY, GRADIENT_TIMEOUT_KEY, MAX_FILE_KEY};
 use crate::summary::{self, HINT_CHARS, TITLE_CHARS};
 
@@ -58,6 +60,8 @@ struct State {
     docs: HashMap<Url, Document>,
     /// The last computed gradient per (document, function), shown in lenses and hints.
     gradients: HashMap<(Url, String), Computed>,
+    /// The last computed derivative per (document, function), shown in its lens.
+    derivatives: HashMap<(Url, String), DerivativeResult>,
     settings: Settings,
     caps: ClientCaps,
     /// The documents the user was told are too large to analyse in full.
@@ -96,6 +100,8 @@ struct Snapshot {
     /// The gradients computed so far (copied under the same lock as the snapshot: taking the
     /// lock again while a snapshot lives could deadlock with an edit waiting for snapshots).
     gradients: HashMap<(Url, String), Computed>,
+    /// The derivatives computed so far (copied likewise).
+    derivatives: HashMap<(Url, String), DerivativeResult>,
     settings: Settings,
     /// Why the document is only parsed, if it is above the full-analysis size limit.
     too_large: Option<String>,
@@ -136,6 +142,7 @@ impl Backend {
                 doc: Document::new(doc.text.clone(), doc.version),
             },
             gradients: state.gradients.clone(),
+            derivatives: state.derivatives.clone(),
             settings: state.settings.clone(),
             too_large: too_large(doc.text.len(), state.settings.max_file_bytes)
                 .map(|why| format!("zy only parses this file: {why}")),
@@ -158,6 +165,7 @@ impl Backend {
             state.host.load_includes(|path| read_included(path, limit));
             tracing::debug!(%uri, version, "edit applied");
             state.gradients.retain(|(u, _), _| *u != uri);
+            state.derivatives.retain(|(u, _), _| *u != uri);
             (version, large)
         };
         let client = self.client.clone();
@@ -315,6 +323,68 @@ impl Backend {
             }
             if caps.hint_refresh {
                 let _ = client.inlay_hint_refresh().await;
+            }
+        });
+        Ok(result)
+    }
+
+    /// Run forward mode's derivative at `function`'s `# zy: at` call (a function of one Float64
+    /// argument), remember it for the lens and ask the client to refresh lenses.
+    async fn compute_derivative(&self, args: GradientArgs) -> Result<DerivativeResult> {
+        let snap = self.snapshot(&args.uri)?;
+        if let Some(why) = snap.too_large {
+            return Err(invalid(why));
+        }
+        let _progress = self.progress(format!("∂ {}", args.function));
+        let function = args.function.clone();
+        let cancel = snap.analysis.stale_flag();
+        let timeout = snap.settings.gradient_timeout;
+        let budget = Budget {
+            time: timeout + REQUEST_TIMEOUT,
+            memory: Some((snap.settings.gradient_memory, GRADIENT_MEMORY_KEY)),
+        };
+        let result = run("zy.computeDerivative", cancel, budget, move || {
+            let f = match snap.analysis.outline(snap.file) {
+                Ok(fs) => fs.into_iter().find(|f| f.name == function),
+                Err(_) => return Outcome::Cancelled,
+            };
+            let Some(f) = f else {
+                return Outcome::Failed(format!("no function `{function}` in this file"));
+            };
+            let Some(call) = f.at_call else {
+                return Outcome::Failed(format!(
+                    "add `# zy: at {function}(...)` above `{function}` to choose the call"
+                ));
+            };
+            let limits = EvalLimits {
+                timeout: Some(timeout),
+                max_memory: usize::try_from(snap.settings.gradient_memory).unwrap_or(usize::MAX),
+                ..EvalLimits::default()
+            };
+            let start = Instant::now();
+            match snap.analysis.derivative(snap.file, &call, limits) {
+                Ok(Ok(d)) => Outcome::Done(DerivativeResult {
+                    call,
+                    value: d.value.display,
+                    derivative: d.derivative.display,
+                    micros: start.elapsed().as_micros() as u64,
+                }),
+                Ok(Err(e)) => Outcome::Failed(e.to_string()),
+                Err(_) => Outcome::Cancelled,
+            }
+        })
+        .await?;
+        let caps = {
+            let mut state = self.lock();
+            state
+                .derivatives
+                .insert((args.uri, args.function), result.clone());
+            state.caps
+        };
+        let client = self.client.clone();
+        tokio::spawn(async move {
+            if caps.lens_refresh {
+                let _ = client.code_lens_refresh().await;
             }
         });
         Ok(result)
@@ -489,7 +559,10 @@ impl LanguageServer for Backend {
                 }),
                 inlay_hint_provider: Some(OneOf::Left(true)),
                 execute_command_provider: Some(ExecuteCommandOptions {
-                    commands: vec![ext::COMPUTE_GRADIENT.to_string()],
+                    commands: vec![
+                        ext::COMPUTE_GRADIENT.to_string(),
+                        ext::COMPUTE_DERIVATIVE.to_string(),
+                    ],
                     work_done_progress_options: WorkDoneProgressOptions::default(),
                 }),
                 position_encoding: Some(PositionEncodingKind::UTF16),
@@ -555,6 +628,7 @@ impl LanguageServer for Backend {
         state.docs.remove(&uri);
         state.told_large.remove(&uri);
         state.gradients.retain(|(u, _), _| *u != uri);
+        state.derivatives.retain(|(u, _), _| *u != uri);
         // The file stays in the workspace: other files may call its functions.
     }
 
@@ -685,6 +759,37 @@ impl LanguageServer for Backend {
                         }),
                         data: None,
                     });
+                    // Forward mode's derivative, for a function of one Float64 argument.
+                    let scalar = match &f.at_call {
+                        Some(call) => match snap.analysis.takes_one_float(snap.file, call) {
+                            Ok(b) => b,
+                            Err(_) => return Outcome::Cancelled,
+                        },
+                        None => false,
+                    };
+                    if scalar {
+                        let title = match snap.derivatives.get(&(uri.clone(), f.name.clone())) {
+                            Some(d) => summary::truncate(
+                                &format!(
+                                    "∂ {} = {} · ∂ = {} ({} µs)",
+                                    d.call, d.value, d.derivative, d.micros
+                                ),
+                                TITLE_CHARS,
+                            ),
+                            None => "∂ compute derivative".to_string(),
+                        };
+                        lenses.push(CodeLens {
+                            range,
+                            command: Some(Command {
+                                title,
+                                command: ext::COMPUTE_DERIVATIVE.into(),
+                                arguments: Some(vec![
+                                    serde_json::json!({ "uri": uri, "function": f.name }),
+                                ]),
+                            }),
+                            data: None,
+                        });
+                    }
                     lenses.push(CodeLens {
                         range,
                         command: Some(Command {
@@ -804,6 +909,16 @@ impl LanguageServer for Backend {
                     invalid(format!("zy.computeGradient expects {{uri, function}}: {e}"))
                 })?;
                 let result = self.compute_gradient(args).await?;
+                Ok(Some(serde_json::to_value(result).unwrap_or(Value::Null)))
+            }
+            ext::COMPUTE_DERIVATIVE => {
+                let arg = params.arguments.into_iter().next().unwrap_or(Value::Null);
+                let args: GradientArgs = serde_json::from_value(arg).map_err(|e| {
+                    invalid(format!(
+                        "zy.computeDerivative expects {{uri, function}}: {e}"
+                    ))
+                })?;
+                let result = self.compute_derivative(args).await?;
                 Ok(Some(serde_json::to_value(result).unwrap_or(Value::Null)))
             }
             other => Err(invalid(format!("unknown command `{other}`"))),

@@ -71,6 +71,54 @@ fn code_lenses_name_the_gradient_and_ir_commands() {
     );
 }
 
+const SLOPE: &str = "# zy: at slope(1.2)
+slope(x) = x^2 * sin(x)
+";
+
+#[test]
+fn a_function_of_one_float_gets_the_derivative_lens_and_its_command_runs_forward_mode() {
+    let mut c = Client::initialized();
+    c.open(&uri(), SLOPE);
+    let lenses = c.request(
+        "textDocument/codeLens",
+        json!({ "textDocument": { "uri": uri() } }),
+    );
+    let call = json!([{ "uri": uri(), "function": "slope" }]);
+    assert_eq!(lenses[0]["command"]["command"], "zy.computeGradient");
+    assert_eq!(
+        lenses[1],
+        json!({ "range": range(1, 0, 1, 5), "command": { "title": "∂ compute derivative", "command": "zy.computeDerivative", "arguments": call } })
+    );
+    let r = c.request(
+        "workspace/executeCommand",
+        json!({ "command": "zy.computeDerivative", "arguments": call }),
+    );
+    // d/dx x² sin x = 2x sin x + x² cos x at 1.2.
+    assert_eq!(r["call"], "slope(1.2)");
+    assert_eq!(r["value"], "1.3421362837928057");
+    assert_eq!(r["derivative"], "2.758688972767753");
+    let lenses = c.request(
+        "textDocument/codeLens",
+        json!({ "textDocument": { "uri": uri() } }),
+    );
+    let title = lenses[1]["command"]["title"].as_str().unwrap();
+    assert!(
+        title.starts_with("∂ slope(1.2) = 1.3421362837928057 · ∂ = 2.758688972767753 ("),
+        "{title}"
+    );
+    // `pow(2.0, 3)` takes two arguments: no derivative lens.
+    c.notify(
+        "textDocument/didChange",
+        json!({ "textDocument": { "uri": uri(), "version": 2 }, "contentChanges": [{ "text": POW }] }),
+    );
+    let lenses = c.request(
+        "textDocument/codeLens",
+        json!({ "textDocument": { "uri": uri() } }),
+    );
+    assert_eq!(lenses.as_array().map(Vec::len), Some(3));
+    assert_eq!(c.shutdown(), Some(0));
+}
+
 #[test]
 fn inlay_hints_show_each_arguments_gradient_type() {
     let mut c = Client::initialized();

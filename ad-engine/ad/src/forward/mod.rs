@@ -18,8 +18,8 @@
 use std::sync::Arc;
 
 use zy_ir::{
-    tangent_type, BlockCall, Const, Function, Instance, Name, Op, Operand, Prim, SsaBuilder,
-    Terminator, Type, TypedProgram, Value,
+    tangent_type, BlockCall, Const, Function, Instance, Name, Op, Operand, Prim, Program,
+    SsaBuilder, Terminator, Type, TypedProgram, Value,
 };
 
 use crate::globals::GlobalShadows;
@@ -412,13 +412,28 @@ pub fn global_tangents(e: &mut Emit, globals: &GlobalShadows, inst: &Instance) -
     out
 }
 
-/// Add `∂→g` to `prog` for `inst` and every function its pushforward calls, transitively.
-pub fn add_pushforwards(prog: &mut TypedProgram, inst: &Arc<Instance>) -> Result<(), AdError> {
+/// Add `∂→g` to `prog` for `inst` and every function its pushforward calls, transitively; an
+/// `frule` of `source` overrides the pushforward of the function it names.
+pub fn add_pushforwards(
+    source: Option<&Program>,
+    prog: &mut TypedProgram,
+    inst: &Arc<Instance>,
+) -> Result<(), AdError> {
     let globals = GlobalShadows::of(prog);
     let mut work = vec![inst.clone()];
     while let Some(i) = work.pop() {
         let pinst = pushforward_instance(&i);
         if prog.functions.contains_key(&pinst) {
+            continue;
+        }
+        if let Some(rule) = source
+            .map(|s| crate::frule::find(s, &i, prog))
+            .transpose()?
+            .flatten()
+        {
+            let ret = prog.functions.get(&i).map_or(Type::Any, |f| f.ret.clone());
+            let f = crate::frule::pushforward(&i, &ret, &rule, globals.reached(&i));
+            prog.functions.insert(pinst, Arc::new(f));
             continue;
         }
         let func = prog.functions.get(&i).cloned().ok_or_else(|| {
@@ -437,15 +452,16 @@ pub fn add_pushforwards(prog: &mut TypedProgram, inst: &Arc<Instance>) -> Result
     Ok(())
 }
 
-/// A copy of `prog` with the pushforward of `inst`, of everything it calls, and the driver
-/// `∂ᵈf(x1, ẋ1, x2, ...)` that runs it with fresh tangents of the globals it reaches; returns
-/// the driver's instance (the same arguments as `∂→f`'s).
+/// A copy of `prog` with the pushforward of `inst`, of everything it calls (the `frule`s of
+/// `source` applying), and the driver `∂ᵈf(x1, ẋ1, x2, ...)` that runs it with fresh tangents
+/// of the globals it reaches; returns the driver's instance (the same arguments as `∂→f`'s).
 pub fn pushforward_program(
+    source: Option<&Program>,
     prog: &TypedProgram,
     inst: &Arc<Instance>,
 ) -> Result<(Arc<Instance>, TypedProgram), AdError> {
     let mut out = prog.clone();
-    add_pushforwards(&mut out, inst)?;
+    add_pushforwards(source, &mut out, inst)?;
     let globals = GlobalShadows::of(prog);
     let pinst = pushforward_instance(inst);
     let dinst = Arc::new(Instance {

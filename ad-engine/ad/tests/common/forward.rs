@@ -112,7 +112,7 @@ pub fn pushforward_args(args: &[Value], tys: &[Type]) -> Vec<Value> {
 /// (which must agree bit for bit).
 pub fn jvp(prog: &TypedProgram, inst: &Arc<Instance>, args: &[Value]) -> (Value, Value) {
     let (pinst, pprog) =
-        pushforward_program(prog, inst).unwrap_or_else(|e| panic!("{inst}: {}", e.message));
+        pushforward_program(None, prog, inst).unwrap_or_else(|e| panic!("{inst}: {}", e.message));
     for f in pprog.functions.values() {
         let errs = zy_ir::verify(f);
         assert!(errs.is_empty(), "{f}\n{errs:?}");

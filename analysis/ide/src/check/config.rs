@@ -21,7 +21,7 @@ use std::collections::BTreeMap;
 
 use serde::Deserialize;
 
-use super::{lint, GRADCHECK};
+use super::{lint, FORWARD_MISMATCH, GRADCHECK};
 use crate::Severity;
 
 /// How a lint is reported.
@@ -168,7 +168,7 @@ impl Config {
             .keys()
             .chain(config.overrides.iter().flat_map(|o| o.lints.keys()));
         for code in codes {
-            if lint(code).is_none() && code != GRADCHECK {
+            if lint(code).is_none() && code != GRADCHECK && code != FORWARD_MISMATCH {
                 let at = text
                     .find(code.as_str())
                     .map_or((1, 1), |i| position(text, i));
@@ -177,7 +177,7 @@ impl Config {
                     line: at.0,
                     col: at.1,
                     message: format!(
-                        "unknown lint `{code}` (known: {}, {GRADCHECK})",
+                        "unknown lint `{code}` (known: {}, {GRADCHECK}, {FORWARD_MISMATCH})",
                         known.join(", ")
                     ),
                 });

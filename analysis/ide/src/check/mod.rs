@@ -27,7 +27,9 @@ use zy_syntax::ast::{AnnotationKind, Item};
 pub use config::{Config, ConfigError, FileConfig, Level, DEFAULT_MAX_FILE_SIZE, DEFAULT_RTOL};
 pub(crate) use cut::zero_cut;
 
-use crate::{Analysis, Cancellable, Diagnostic, EvalLimits, FileId, Severity, GRADCHECK};
+use crate::{
+    Analysis, Cancellable, Diagnostic, EvalLimits, FileId, Severity, FORWARD_MISMATCH, GRADCHECK,
+};
 
 /// A lint: its stable code, default level and what it finds.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
@@ -313,7 +315,7 @@ pub(crate) fn diagnostic(
     message: String,
 ) -> Diagnostic {
     let lc = zy_hir::line_col(db, file, range.0);
-    let severity = if code == GRADCHECK {
+    let severity = if code == GRADCHECK || code == FORWARD_MISMATCH {
         Severity::Error
     } else {
         Severity::Warning

@@ -3,7 +3,7 @@
 //! whose findings `zy.toml` expects carry an external suppression.
 
 use serde_json::{json, Value as Json};
-use zy_ide::{Severity, GRADCHECK, LINTS};
+use zy_ide::{Severity, FORWARD_MISMATCH, GRADCHECK, LINTS};
 
 use super::FileReport;
 
@@ -26,6 +26,12 @@ pub fn render(reports: &[FileReport]) -> String {
         "id": GRADCHECK,
         "shortDescription": { "text": "a `# zy: gradcheck` call whose AD gradient disagrees with central finite differences" },
         "help": { "text": format!("See {DOCS}, section `{GRADCHECK}`.") },
+        "defaultConfiguration": { "level": "error" },
+    }));
+    rules.push(json!({
+        "id": FORWARD_MISMATCH,
+        "shortDescription": { "text": "a `# zy: gradcheck` call whose forward-mode derivative disagrees with the reverse gradient or with finite differences" },
+        "help": { "text": format!("See {DOCS}, section `{FORWARD_MISMATCH}`.") },
         "defaultConfiguration": { "level": "error" },
     }));
     let mut ids: Vec<String> = rules

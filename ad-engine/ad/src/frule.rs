@@ -1,0 +1,127 @@
+//! In-source ChainRules-style forward rules: `frule(Δ, ::typeof(f), x...)`, where
+//! `Δ = (NoTangent(), ẋ...)` holds the function's tangent (`nothing`) and one tangent per
+//! argument (`nothing` for an argument without one), returning `(y, ẏ)`, overrides forward
+//! mode's derivative of `f`: its pushforward `∂→f` calls the rule instead of pushing `f`'s body
+//! forward. (Julia's destructuring parameter `frule((_, ẋ), ...)` is not accepted: write
+//! `frule(Δ, ...)` and `ẋ = Δ[2]`.)
+
+use std::sync::Arc;
+
+use zy_ir::{
+    Block, Const, Function, Instance, Name, Op, Operand, Prim, Program, Span, SsaBuilder,
+    Terminator, Type, TypeExpr, TypedProgram,
+};
+
+use crate::forward::{dual_type, pushforward_instance, pushforward_ret};
+use crate::rules::Emit;
+use crate::{names, AdError};
+
+/// The typed frule for one instance.
+pub struct Frule {
+    /// `frule(Δ, ::typeof(f), args...)`.
+    pub rule: Arc<Instance>,
+    /// The frule method's signature span, for errors.
+    pub span: Span,
+}
+
+/// The frule overriding forward mode for `inst`, if `program` has one that applies to its
+/// argument types; its typed bodies are added to `out`.
+pub fn find(
+    program: &Program,
+    inst: &Instance,
+    out: &mut TypedProgram,
+) -> Result<Option<Frule>, AdError> {
+    let Some(generic) = program.functions.get("frule") else {
+        return Ok(None);
+    };
+    let wanted = Some(TypeExpr::Typeof(inst.name.clone()));
+    let Some(method) = generic
+        .methods
+        .iter()
+        .find(|m| m.sig.get(1) == Some(&wanted))
+    else {
+        return Ok(None);
+    };
+    if names::has_callee_arg(inst) {
+        return Ok(None);
+    }
+    let span = method.span;
+    let mut dx = vec![Type::Nothing];
+    dx.extend(inst.args.iter().map(dual_type));
+    let mut args = vec![Type::tuple(dx), Type::Function(inst.name.clone())];
+    args.extend(inst.args.iter().cloned());
+    let (rule, rprog) = match zy_infer::infer_entry(program, "frule", &args) {
+        Ok(r) => r,
+        // This frule does not apply to these argument types.
+        Err(_) => return Ok(None),
+    };
+    let got = rprog
+        .functions
+        .get(&rule)
+        .map_or(Type::Any, |f| f.ret.clone());
+    let ret = out.functions.get(inst).map_or(Type::Any, |f| f.ret.clone());
+    let want = pushforward_ret(&ret);
+    if got != want && got != Type::Bottom {
+        return Err(AdError::new(
+            span,
+            format!(
+                "the frule for `{}` must return (y, ẏ) of type {want} (the value and its tangent), not {got}",
+                inst.name
+            ),
+        ));
+    }
+    for (k, f) in rprog.functions {
+        out.functions.entry(k).or_insert(f);
+    }
+    for (k, g) in rprog.globals {
+        out.globals.entry(k).or_insert(g);
+    }
+    Ok(Some(Frule { rule, span }))
+}
+
+/// `∂→f(x1, ẋ1, ..., globals' tangents...)` of `inst` (returning `ret`) made from its frule:
+/// `frule((nothing, ẋ1, ...), f, x1, ...)`. The tangents of the globals `f` reaches are taken,
+/// as by every pushforward, and left alone: the rule says what the derivative is.
+pub fn pushforward(inst: &Instance, ret: &Type, r: &Frule, globals: &[(Name, Type)]) -> Function {
+    let pinst = pushforward_instance(inst);
+    let mut f = Function::new(pinst.name.clone(), r.span);
+    f.instance = Some(pinst);
+    let mut xs = Vec::new();
+    let mut dxs: Vec<Operand> = vec![Const::Nothing.into()];
+    for t in inst.args.iter() {
+        xs.push(Operand::from(f.add_param(
+            Block::ENTRY,
+            t.clone(),
+            r.span,
+            None,
+        )));
+        let d = dual_type(t);
+        dxs.push(match d {
+            Type::Nothing => Const::Nothing.into(),
+            d => f.add_param(Block::ENTRY, d, r.span, None).into(),
+        });
+    }
+    for (name, ty) in globals {
+        let tname = Name::from(format!("{name}\u{307}"));
+        f.add_param(Block::ENTRY, dual_type(ty), r.span, Some(tname));
+    }
+    let rty = pushforward_ret(ret);
+    f.ret = rty.clone();
+    let mut sb = SsaBuilder::new(f);
+    let mut e = Emit {
+        bcast: None,
+        b: &mut sb,
+        block: Block::ENTRY,
+        span: r.span,
+    };
+    let dty = Type::tuple(dxs.iter().map(|d| e.b.func.operand_ty(d)));
+    let delta = e.prim(Prim::Tuple, dxs, dty);
+    let mut call = vec![delta, Operand::Const(Const::Func(inst.name.clone()))];
+    call.extend(xs);
+    let y = e.op(Op::Invoke(r.rule.clone()), call, rty);
+    sb.func
+        .set_term(Block::ENTRY, Terminator::Return(y), r.span);
+    let out = sb.finish();
+    zy_ir::debug_verify(&out, "an frule's pushforward");
+    out
+}
