@@ -24,8 +24,9 @@
 //! in the same order as in the plain loop (the gradient of the step's result flows into the
 //! next chunk's), and the gradient is the plain loop's bit for bit. Each iteration runs the
 //! plain loop's operations on the same values (`getindex(xs, k)` for a collection,
-//! `a + k * s` for a range). `break` and `return` in the body, which would leave only the
-//! chunk, are refused, as are `while` loops (no trip count at entry; not yet supported).
+//! `a + k * s` for a range). A `while` loop, whose trip count is not known at entry, runs in
+//! chunks of 1, 2, 3, ... iterations ([`growing`]). `break` and `return` in the body, which
+//! would leave only the chunk, are refused.
 
 use zy_syntax::ast::{Expr, ExprKind, FunctionDef, FunctionName, KeywordArg, Param, TextRange};
 
@@ -90,12 +91,13 @@ fn replace(e: &mut Expr, res: &Resolution, count: usize, errors: &mut Vec<ScopeE
     };
     let refusal = match &looped.kind {
         ExprKind::For { body, .. } => leaves_chunk(body),
-        ExprKind::While { .. } => Some((
+        ExprKind::While { .. } if snapshots.is_some() => Some((
             looped.range,
-            "unsupported: `# zy: checkpoint` on a `while` loop (its trip count is not known at \
-             entry; only `for` loops are checkpointed so far)"
+            "unsupported: `snapshots=K` on a `while` loop (its trip count is not known at \
+             entry; its chunks grow by one iteration each)"
                 .to_string(),
         )),
+        ExprKind::While { body, .. } => leaves_chunk(body),
         _ => None,
     };
     let replacement = match refusal {
@@ -103,6 +105,7 @@ fn replace(e: &mut Expr, res: &Resolution, count: usize, errors: &mut Vec<ScopeE
             errors.push(ScopeError { range, message });
             (**looped).clone()
         }
+        None if matches!(looped.kind, ExprKind::While { .. }) => growing(looped, res, count),
         None => chunked(looped, *snapshots, res, count),
     };
     *e = replacement;
@@ -148,7 +151,7 @@ fn chunked(looped: &Expr, snapshots: Option<u32>, res: &Resolution, count: usize
     };
     let r = looped.range;
     let g = Gen { r, count };
-    let state = state_names(looped, body, res);
+    let state = state_names(looped, body.iter(), res);
     let mut out = Vec::new();
     // What the iterations index, evaluated once as the plain loop does: `(start, step)` of a
     // range, or the collection; and the first index.
@@ -227,29 +230,11 @@ fn chunked(looped: &Expr, snapshots: Option<u32>, res: &Resolution, count: usize
             .chain(extra.iter().map(|n| g.name(n)))
             .collect()
     };
-    let params = names(&[&source[..], &["lo", "hi"]].concat())
-        .into_iter()
-        .map(|n| Param {
-            name: Some(n),
-            ty: None,
-            default: None,
-            varargs: false,
-            range: r,
-        })
-        .collect();
     let state_tuple = || g.expr(ExprKind::Tuple(state.iter().map(|n| g.ident(n)).collect()));
-    let step = FunctionDef {
-        name: FunctionName::Anonymous,
-        name_range: r,
-        params,
-        keywords: Vec::new(),
-        keyword_rest: None,
-        where_params: Vec::new(),
-        return_type: None,
-        body: vec![inner, state_tuple()],
-        range: r,
-        annotations: Vec::new(),
-    };
+    let step = g.step(
+        names(&[&source[..], &["lo", "hi"]].concat()),
+        vec![inner, state_tuple()],
+    );
     // The driver: one `checkpointed` step per chunk.
     let lo = g.call("+", vec![g.id("j"), g.int(first)]);
     let end = g.call(
@@ -279,9 +264,98 @@ fn chunked(looped: &Expr, snapshots: Option<u32>, res: &Resolution, count: usize
     g.expr(ExprKind::Block(out))
 }
 
-/// The locals of the enclosing scopes that the loop body names (including in closures it
-/// defines), in order of first mention.
-fn state_names(looped: &Expr, body: &[Expr], res: &Resolution) -> Vec<String> {
+/// The chunked form of the `while` loop `looped`: chunks of 1, 2, 3, ... iterations, so `n`
+/// iterations keep about `√(2n)` states and the largest chunk's tape is as long. The step
+/// returns the state and whether the loop goes on; it tests the condition before each
+/// iteration, as the plain loop does, and exactly as often.
+///
+/// ```julia
+/// #ck_len = 0; #ck_more = true
+/// while #ck_more
+///     #ck_len = #ck_len + 1
+///     (x, #ck_more) = checkpointed(function (x, #ck_len)
+///             #ck_m = 0; #ck_more = true
+///             while #ck_m < #ck_len
+///                 #ck_more = cond
+///                 if !#ck_more break end
+///                 #ck_m = #ck_m + 1
+///                 body
+///             end
+///             (x, #ck_more)
+///         end, x, #ck_len)
+/// end
+/// ```
+fn growing(looped: &Expr, res: &Resolution, count: usize) -> Expr {
+    let ExprKind::While { cond, body } = &looped.kind else {
+        return looped.clone();
+    };
+    let g = Gen {
+        r: looped.range,
+        count,
+    };
+    let state = state_names(looped, std::iter::once(&**cond).chain(body), res);
+    let mut inner_body = vec![
+        g.assign("go", (**cond).clone()),
+        g.expr(ExprKind::If {
+            branches: vec![(
+                g.expr(ExprKind::Unary {
+                    op: zy_syntax::ast::UnOp::Not,
+                    arg: Box::new(g.id("go")),
+                }),
+                vec![g.expr(ExprKind::Break)],
+            )],
+            els: None,
+        }),
+        g.assign("m", g.call("+", vec![g.id("m"), g.int(1)])),
+    ];
+    inner_body.extend(body.iter().cloned());
+    // The step's own flag is `go`: a `more` assigned in it would be the driver's, captured.
+    let result = |g: &Gen, flag: &str| {
+        let mut parts: Vec<Expr> = state.iter().map(|n| g.ident(n)).collect();
+        parts.push(g.id(flag));
+        g.expr(ExprKind::Tuple(parts))
+    };
+    let params: Vec<String> = state.iter().cloned().chain([g.name("len")]).collect();
+    let step = g.step(
+        params,
+        vec![
+            g.assign("m", g.int(0)),
+            g.assign("go", g.expr(ExprKind::Bool(true))),
+            g.expr(ExprKind::While {
+                cond: Box::new(g.call("<", vec![g.id("m"), g.id("len")])),
+                body: inner_body,
+            }),
+            result(&g, "go"),
+        ],
+    );
+    let mut args = vec![g.expr(ExprKind::Function(Box::new(step)))];
+    args.extend(state.iter().map(|n| g.ident(n)));
+    args.push(g.id("len"));
+    let run = g.expr(ExprKind::Assign {
+        lhs: Box::new(result(&g, "more")),
+        rhs: Box::new(g.call("checkpointed", args)),
+    });
+    g.expr(ExprKind::Block(vec![
+        g.assign("len", g.int(0)),
+        g.assign("more", g.expr(ExprKind::Bool(true))),
+        g.expr(ExprKind::While {
+            cond: Box::new(g.id("more")),
+            body: vec![
+                g.assign("len", g.call("+", vec![g.id("len"), g.int(1)])),
+                run,
+            ],
+        }),
+        g.expr(ExprKind::Nothing),
+    ]))
+}
+
+/// The locals of the enclosing scopes that the loop names in `parts` (its body, including the
+/// closures it defines, and a `while` loop's condition), in order of first mention.
+fn state_names<'e>(
+    looped: &Expr,
+    parts: impl Iterator<Item = &'e Expr>,
+    res: &Resolution,
+) -> Vec<String> {
     let before = res
         .declared_before
         .get(&(looped as *const Expr))
@@ -297,7 +371,7 @@ fn state_names(looped: &Expr, body: &[Expr], res: &Resolution) -> Vec<String> {
         }
         each_child(e, &mut |c| walk(c, res, before, names));
     }
-    for e in body {
+    for e in parts {
         walk(e, res, before, &mut names);
     }
     names
@@ -346,6 +420,32 @@ impl Gen {
             callee: Box::new(self.ident(f)),
             args,
         })
+    }
+
+    /// An anonymous function of `params` (names) with `body`.
+    fn step(&self, params: Vec<String>, body: Vec<Expr>) -> FunctionDef {
+        let params = params
+            .into_iter()
+            .map(|n| Param {
+                name: Some(n),
+                ty: None,
+                default: None,
+                varargs: false,
+                range: self.r,
+            })
+            .collect();
+        FunctionDef {
+            name: FunctionName::Anonymous,
+            name_range: self.r,
+            params,
+            keywords: Vec::new(),
+            keyword_rest: None,
+            where_params: Vec::new(),
+            return_type: None,
+            body,
+            range: self.r,
+            annotations: Vec::new(),
+        }
     }
 
     fn assign(&self, n: &str, value: Expr) -> Expr {
