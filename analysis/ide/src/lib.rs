@@ -6,6 +6,7 @@
 
 mod arguments;
 mod check;
+mod checkpoint_hover;
 mod definition;
 mod diagnostics;
 mod dot;
