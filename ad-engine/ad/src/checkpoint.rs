@@ -22,7 +22,9 @@
 //! over for it.
 //!
 //! The recomputation runs the same operations on the same values as the plain forward pass,
-//! so the gradient is the plain one, bit for bit.
+//! so the gradient is the plain one, bit for bit. Its tape is dead once its pullback ran:
+//! `checkpointed⁻` releases the stacks made since it started (`stack_mark`/`stack_release`),
+//! which the JIT then reuses.
 
 use std::sync::Arc;
 
@@ -514,6 +516,9 @@ fn pullback(
         at: Block::ENTRY,
         span,
     };
+    // The recomputed tape's stacks die with its pullback: the JIT reuses them for the next
+    // recomputation (`stack_release` below), so chunk after chunk runs in one chunk's memory.
+    let mark = g.e().prim(Prim::StackMark, vec![], Type::Int64);
     let mut call_args = Vec::new();
     for a in &tape.args {
         let x = g.field(&t, a.value, &tape.ty);
@@ -558,6 +563,7 @@ fn pullback(
     let back = g.field(&r, fields.len().saturating_sub(1), &ret);
     let gty = Type::tuple(tape.args.iter().map(|a| rdata_type(&a.ty)));
     let grads = g.e().prim(Prim::CallPullback, vec![back, dy], gty.clone());
+    g.e().prim(Prim::StackRelease, vec![mark], Type::Nothing);
     g.sb.func.set_term(g.at, Terminator::Return(grads), span);
     g.sb.func.ret = gty;
     Ok(g.sb.finish())

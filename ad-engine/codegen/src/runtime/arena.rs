@@ -210,6 +210,27 @@ impl Arena {
         &mut **s
     }
 
+    /// How many stacks are handed out (see [`Arena::release_stacks`]).
+    pub fn stack_mark(&self) -> usize {
+        self.live_stacks
+    }
+
+    /// The stacks handed out since [`Arena::stack_mark`] returned `mark` are dead: later
+    /// [`Arena::new_stack`]s reuse them and their buffers (a checkpointed call's recomputed
+    /// tapes, one chunk after another in the same memory). Their buffers stop counting
+    /// towards [`Arena::bytes`] until reused.
+    pub fn release_stacks(&mut self, mark: usize) {
+        if mark >= self.live_stacks {
+            return;
+        }
+        let freed: usize = self.stacks[mark..self.live_stacks]
+            .iter()
+            .map(|s| s.buf.len() * 8)
+            .sum();
+        self.bytes = self.bytes.saturating_sub(freed);
+        self.live_stacks = mark;
+    }
+
     /// Where the arena stands now.
     pub fn mark(&self) -> ArenaMark {
         ArenaMark {
