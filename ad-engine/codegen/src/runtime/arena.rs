@@ -314,4 +314,34 @@ mod tests {
             }
         }
     }
+
+    #[test]
+    fn released_stacks_are_reused_with_their_buffers() {
+        let mut arena = Arena::default();
+        let kept = arena.new_stack();
+        let mark = arena.stack_mark();
+        let a = arena.new_stack();
+        // SAFETY: `a` is a live stack of the arena.
+        let cap = unsafe {
+            (*a).grow(1024);
+            (*a).cap as usize
+        };
+        // The runtime counts a stack's growth, as `zy_rt_stack_grow` does.
+        arena.note(cap);
+        let before = arena.bytes();
+        arena.release_stacks(mark);
+        assert_eq!(arena.bytes(), before - cap);
+        let b = arena.new_stack();
+        assert_eq!(a, b, "the released stack is handed out again");
+        // SAFETY: `b` and `kept` are live stacks of the arena.
+        unsafe {
+            assert_eq!((*b).len, 0);
+            assert_eq!((*b).cap as usize, cap, "its buffer is kept");
+            assert_ne!(kept, b);
+        }
+        assert_eq!(arena.bytes(), before);
+        // A mark past the stacks handed out releases nothing.
+        arena.release_stacks(10);
+        assert_eq!(arena.stack_mark(), 2);
+    }
 }
