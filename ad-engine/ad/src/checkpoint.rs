@@ -16,8 +16,15 @@
 //!   recomputed `back`. The recomputed pullback then leaves the arguments as they were on
 //!   entry, as the plain tape's would.
 //!
+//! A result that is a tuple may hand back some arguments unchanged (the state threaded through
+//! a checkpointed loop chunk, `# zy: checkpoint`): such a component's shadow is the
+//! argument's own, in the forward pass and in the recomputation alike, so nothing is handed
+//! over for it.
+//!
 //! The recomputation runs the same operations on the same values as the plain forward pass,
-//! so the gradient is the plain one, bit for bit.
+//! so the gradient is the plain one, bit for bit. Its tape is dead once its pullback ran:
+//! `checkpointed⁻` releases the stacks made since it started (`stack_mark`/`stack_release`),
+//! which the JIT then reuses.
 
 use std::sync::Arc;
 
@@ -48,8 +55,9 @@ pub(crate) fn adjoint(
     let span = call_span(func);
     let reached = globals.reached(inst);
     let mutates = driver::may_mutate(prog, inst);
-    let fresh = fresh_result(prog, inst);
-    if let Some(why) = refusal(mutates, fresh, reached, &func.ret) {
+    let passed = passed_through(prog, inst);
+    let fresh = fresh_result(prog, inst, &passed);
+    if let Some(why) = refusal(mutates, fresh, reached, &func.ret, &passed) {
         return Err(AdError::new(span, why));
     }
     let mut body = inline::inline_generated(func, prog);
@@ -58,8 +66,8 @@ pub(crate) fn adjoint(
     }
     let recompute = names::recompute_instance(inst);
     let inner = transform::adjoint(&recompute, &body, &globals.aliased(&recompute, inst))?;
-    let forward = forward(inst, func, reached, mutates, span)?;
-    let pullback = pullback(inst, &recompute, func, &forward.tape, span)?;
+    let forward = forward(inst, func, reached, mutates, &passed, span)?;
+    let pullback = pullback(inst, &recompute, func, &forward.tape, &passed, span)?;
     zy_ir::debug_verify(&forward.func, "the checkpoint adjoint");
     zy_ir::debug_verify(&pullback, "the checkpoint adjoint");
     let mut support = TypedProgram::default();
@@ -99,8 +107,9 @@ pub(crate) fn check_calls(
         };
         if is_checkpointed(inst) {
             let mutates = driver::may_mutate(prog, inst);
-            let fresh = fresh_result(prog, inst);
-            if let Some(why) = refusal(mutates, fresh, globals.reached(inst), &d.ty) {
+            let passed = passed_through(prog, inst);
+            let fresh = fresh_result(prog, inst, &passed);
+            if let Some(why) = refusal(mutates, fresh, globals.reached(inst), &d.ty, &passed) {
                 return Err(AdError::new(d.span, why));
             }
         }
@@ -109,27 +118,142 @@ pub(crate) fn check_calls(
 }
 
 /// Why a checkpointed call that `mutates` (or not), whose result is `fresh` (see
-/// [`fresh_result`]) or not, reaching the globals `reached`, with a result of type `ret`,
-/// cannot be differentiated, if it cannot.
-fn refusal(mutates: bool, fresh: bool, reached: &[(Name, Type)], ret: &Type) -> Option<String> {
+/// [`fresh_result`]) or not, reaching the globals `reached`, with a result of type `ret` whose
+/// components `passed` are arguments (see [`passed_through`]), cannot be differentiated, if it
+/// cannot.
+fn refusal(
+    mutates: bool,
+    fresh: bool,
+    reached: &[(Name, Type)],
+    ret: &Type,
+    passed: &[Option<usize>],
+) -> Option<String> {
     if mutates && !reached.is_empty() {
         return Some("`checkpointed` of a function that may write to a global is not supported: the recomputation cannot restore a global".into());
     }
     if !fresh {
         return Some(format!("`checkpointed` of a function that may return its argument, a global or a part of one ({ret}) is not supported: the result's gradient would not reach the argument's"));
     }
-    if !shadow_handed_over(ret) {
+    let handed_over = match passed.is_empty() {
+        true => shadow_handed_over(ret),
+        false => ret
+            .field_types()
+            .unwrap_or_default()
+            .iter()
+            .zip(passed)
+            .all(|(t, p)| p.is_some() || shadow_handed_over(t)),
+    };
+    if !handed_over {
         return Some(format!("`checkpointed` of a function returning {ret} is not supported: its result holds mutable objects inside a mutable one, whose gradient cannot be handed to the recomputed call"));
     }
     None
 }
 
-/// Is the result of `inst` in `prog` certainly a new object wherever it holds mutable parts
-/// (never an argument's, a global's or a part of one)? Only then may the forward pass give it
-/// a shadow of its own: the plain tape would share an argument's shadow with it.
-fn fresh_result(prog: &TypedProgram, inst: &Instance) -> bool {
+/// Is the result of `inst` in `prog`, apart from the components `passed` through from its
+/// arguments, certainly a new object wherever it holds mutable parts (never an argument's, a
+/// global's or a part of one)? Only then may the forward pass give it a shadow of its own:
+/// the plain tape would share an argument's shadow with it.
+fn fresh_result(prog: &TypedProgram, inst: &Instance, passed: &[Option<usize>]) -> bool {
     let mut visiting = Vec::new();
-    result_is_fresh(prog, inst, &mut visiting)
+    if !passed.iter().any(Option::is_some) {
+        return result_is_fresh(prog, inst, &mut visiting);
+    }
+    let Some((callee, _)) = called(prog, inst) else {
+        return false;
+    };
+    let Some(f) = prog.functions.get(&callee) else {
+        return false;
+    };
+    visiting.push((*callee).clone());
+    let mut seen = Vec::new();
+    returned_tuples(f).is_some_and(|returns| {
+        returns.iter().all(|parts| {
+            parts
+                .iter()
+                .zip(passed)
+                .all(|(x, p)| p.is_some() || is_fresh(prog, f, x, &mut visiting, &mut seen))
+        })
+    })
+}
+
+/// For each component of the tuple that the checkpointed call `inst` returns, the argument of
+/// the call (its position among `checkpointed`'s operands) that it is on every return, the
+/// same object, if any; empty when the result is not such a tuple.
+fn passed_through(prog: &TypedProgram, inst: &Instance) -> Vec<Option<usize>> {
+    let Some((callee, call_args)) = called(prog, inst) else {
+        return Vec::new();
+    };
+    let (Some(body), Some(f)) = (prog.functions.get(inst), prog.functions.get(&callee)) else {
+        return Vec::new();
+    };
+    let entry_param = |func: &Function, x: &Operand| match x.as_value().map(|v| &func.value(v).kind)
+    {
+        Some(ValueKind::Param { block, index }) if *block == Block::ENTRY => Some(*index as usize),
+        _ => None,
+    };
+    let Some(returns) = returned_tuples(f) else {
+        return Vec::new();
+    };
+    let mut passed: Option<Vec<Option<usize>>> = None;
+    for parts in returns {
+        let these: Vec<Option<usize>> = parts
+            .iter()
+            .map(|x| {
+                let p = entry_param(f, x)?;
+                entry_param(body, call_args.get(p)?)
+            })
+            .collect();
+        passed = Some(match passed {
+            None => these,
+            Some(before) => before
+                .iter()
+                .zip(&these)
+                .map(|(a, b)| a.filter(|_| a == b))
+                .collect(),
+        });
+    }
+    match passed {
+        Some(p) if p.iter().any(Option::is_some) => p,
+        _ => Vec::new(),
+    }
+}
+
+/// The instance the synthesised body of the checkpointed call `inst` calls, and its operands.
+fn called(prog: &TypedProgram, inst: &Instance) -> Option<(Arc<Instance>, Vec<Operand>)> {
+    let body = prog.functions.get(inst)?;
+    let [Terminator::Return(y)] = body
+        .blocks
+        .iter()
+        .map(|b| &b.term)
+        .filter(|t| matches!(t, Terminator::Return(_)))
+        .collect::<Vec<_>>()[..]
+    else {
+        return None;
+    };
+    match &body.value(y.as_value()?).kind {
+        ValueKind::Stmt(Stmt {
+            op: Op::Invoke(c),
+            args,
+        }) => Some((c.clone(), args.clone())),
+        _ => None,
+    }
+}
+
+/// The components of each tuple `f` returns, if every return is a tuple built in `f`.
+fn returned_tuples(f: &Function) -> Option<Vec<Vec<Operand>>> {
+    let mut out = Vec::new();
+    for b in &f.blocks {
+        if let Terminator::Return(x) = &b.term {
+            match &f.value(x.as_value()?).kind {
+                ValueKind::Stmt(Stmt {
+                    op: Op::Prim(Prim::Tuple),
+                    args,
+                }) => out.push(args.clone()),
+                _ => return None,
+            }
+        }
+    }
+    Some(out)
 }
 
 fn result_is_fresh(prog: &TypedProgram, inst: &Instance, visiting: &mut Vec<Instance>) -> bool {
@@ -258,6 +382,7 @@ fn forward(
     func: &Function,
     reached: &[(Name, Type)],
     mutates: bool,
+    passed: &[Option<usize>],
     span: Span,
 ) -> Result<Forward, AdError> {
     let fwd = names::forward_instance(inst);
@@ -311,7 +436,30 @@ fn forward(
         .collect();
     let call_args = params.iter().map(|(x, _, _)| (*x).into()).collect();
     let y = e.op(Op::Invoke(inst.clone()), call_args, func.ret.clone());
-    let y_f = e.zero_fdata(y.clone(), &func.ret);
+    let y_f = match passed.is_empty() {
+        true => e.zero_fdata(y.clone(), &func.ret),
+        false => {
+            // A component passed through has its argument's shadow; the others fresh ones.
+            let fty = fdata_type(&func.ret);
+            let tys = func.ret.field_types().unwrap_or_default();
+            let parts = tys
+                .iter()
+                .zip(passed)
+                .enumerate()
+                .map(|(j, (t, p))| {
+                    let own = p.and_then(|q| params.get(q)).and_then(|(_, s, _)| *s);
+                    match own {
+                        Some(s) => s.into(),
+                        None => {
+                            let yj = e.field(y.clone(), j, &func.ret);
+                            e.zero_fdata(yj, t).unwrap_or(Const::Nothing.into())
+                        }
+                    }
+                })
+                .collect();
+            (fty != Type::Nothing).then(|| e.rebuild(&fty, parts))
+        }
+    };
     let result_shadow = y_f
         .clone()
         .map(|s| keep(&mut parts, s, fdata_type(&func.ret)));
@@ -351,6 +499,7 @@ fn pullback(
     recompute: &Arc<Instance>,
     func: &Function,
     tape: &Tape,
+    passed: &[Option<usize>],
     span: Span,
 ) -> Result<Function, AdError> {
     let pb = names::pullback_instance(inst);
@@ -367,6 +516,9 @@ fn pullback(
         at: Block::ENTRY,
         span,
     };
+    // The recomputed tape's stacks die with its pullback: the JIT reuses them for the next
+    // recomputation (`stack_release` below), so chunk after chunk runs in one chunk's memory.
+    let mark = g.e().prim(Prim::StackMark, vec![], Type::Int64);
     let mut call_args = Vec::new();
     for a in &tape.args {
         let x = g.field(&t, a.value, &tape.ty);
@@ -392,11 +544,26 @@ fn pullback(
     if let Some(k) = tape.result_shadow {
         let kept = g.field(&t, k, &tape.ty);
         let fresh = g.field(&r, 1, &ret);
-        g.accum_fdata(fresh, kept, &func.ret)?;
+        if passed.is_empty() {
+            g.accum_fdata(fresh, kept, &func.ret)?;
+        } else {
+            // A component passed through: the kept and the recomputed shadow are the
+            // argument's own, the same object.
+            let fty = fdata_type(&func.ret);
+            let tys = func.ret.field_types().unwrap_or_default();
+            for (j, (t, p)) in tys.iter().zip(passed).enumerate() {
+                if p.is_none() && has_fdata(t) {
+                    let d = g.field(&fresh, j, &fty);
+                    let s = g.field(&kept, j, &fty);
+                    g.accum_fdata(d, s, t)?;
+                }
+            }
+        }
     }
     let back = g.field(&r, fields.len().saturating_sub(1), &ret);
     let gty = Type::tuple(tape.args.iter().map(|a| rdata_type(&a.ty)));
     let grads = g.e().prim(Prim::CallPullback, vec![back, dy], gty.clone());
+    g.e().prim(Prim::StackRelease, vec![mark], Type::Nothing);
     g.sb.func.set_term(g.at, Terminator::Return(grads), span);
     g.sb.func.ret = gty;
     Ok(g.sb.finish())

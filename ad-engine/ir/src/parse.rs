@@ -73,9 +73,11 @@ pub struct Module {
 impl Module {
     /// The typed functions as a program, keyed by their instances (untyped ones are left out).
     /// A pullback `f⁻` is keyed as the `make_pullback(f⁻, m, tape) :: Pullback{...}` statements
-    /// of the module name it, so forward and pullback text runs as the transform's output does.
+    /// of the module name it, so forward and pullback text runs as the transform's output does;
+    /// pullbacks of one name (those of several `checkpointed` calls) are told apart by the type
+    /// of their tape, their first parameter.
     pub fn program(&self) -> TypedProgram {
-        let mut pullbacks: HashMap<&str, Arc<Instance>> = HashMap::new();
+        let mut pullbacks: HashMap<(&str, Type), Arc<Instance>> = HashMap::new();
         for f in &self.functions {
             for d in &f.values {
                 let ValueKind::Stmt(s) = &d.kind else {
@@ -83,13 +85,13 @@ impl Module {
                 };
                 if let (
                     Op::Prim(Prim::MakePullback),
-                    [Operand::Const(Const::Func(name)), Operand::Const(Const::Int(m)), ..],
+                    [Operand::Const(Const::Func(name)), Operand::Const(Const::Int(m)), tape],
                     Type::Pullback(sig),
                 ) = (&s.op, s.args.as_slice(), &d.ty)
                 {
                     let method = u32::try_from(*m).unwrap_or(0);
                     pullbacks.insert(
-                        name,
+                        (name, f.operand_ty(tape)),
                         Arc::new(Instance {
                             name: name.clone(),
                             method,
@@ -101,7 +103,9 @@ impl Module {
         }
         let mut prog = TypedProgram::default();
         for f in &self.functions {
-            if let Some(inst) = pullbacks.get(&*f.name).or(f.instance.as_ref()) {
+            let tape = f.args().first().map(|&t| f.ty(t).clone());
+            let keyed = tape.and_then(|t| pullbacks.get(&(&*f.name, t)));
+            if let Some(inst) = keyed.or(f.instance.as_ref()) {
                 let mut f = f.clone();
                 f.instance = Some(inst.clone());
                 prog.functions.insert(inst.clone(), Arc::new(f));

@@ -650,6 +650,15 @@ prims! {
     // AD tape (forward and pullback IR).
     /// A new empty stack: the result type says what it holds.
     StackNew => "stack" { arity: Exactly(0), diff: Diff::No, effects: Effects::allocates("") }
+    /// `stack_mark()`: how many AD stacks the JIT's arena has handed out (0 in the
+    /// interpreter, whose stacks are freed once unreachable), for `stack_release`.
+    StackMark => "stack_mark" { arity: Exactly(0), diff: Diff::No, effects: Effects::allocates("") }
+    /// `stack_release(mark)`: the stacks handed out since `stack_mark()` returned `mark` are
+    /// dead (a checkpointed call's recomputed tape, once its pullback ran), and the JIT reuses
+    /// their buffers for the next ones. Returns nothing.
+    StackRelease => "stack_release" {
+        arity: Exactly(1), diff: Diff::No, effects: Effects { calls: true, ..Effects::PURE },
+    }
     /// `push!(stack, v)`. Returns nothing.
     Push => "push!" { arity: Exactly(2), effects: Effects::mutates(0, "") }
     /// `pop!(stack)`.
@@ -817,6 +826,7 @@ mod tests {
                 "call_pullback",
                 "error",
                 "check_distinct",
+                "stack_release",
                 "push!",
                 "pop!",
                 "accum!",

@@ -230,6 +230,7 @@ impl<F: FnMut(&mut TextRange)> Ranges<F> {
                     self.exprs(els);
                 }
             }
+            ExprKind::Checkpoint { looped, .. } => self.expr(looped),
             ExprKind::While { cond, body } => {
                 self.expr(cond);
                 self.exprs(body);

@@ -359,6 +359,17 @@ impl<'a> Prepared<'a> {
         self.layout.skipped
     }
 
+    /// Run the call (a fresh evaluation of its arguments) in the interpreter, reporting each
+    /// primitive statement to `watch`; `None` if it fails.
+    pub(crate) fn run_watched(
+        &self,
+        db: &RootDatabase,
+        watch: &mut dyn zy_interp::Watch,
+    ) -> Option<Value> {
+        let args = self.arguments(db).ok()?;
+        zy_interp::run_watched(&self.program, &self.inst, args, &self.limits, watch).ok()
+    }
+
     /// The call's value on `args` (as returned by [`Prepared::arguments`]), by the interpreter.
     pub(crate) fn value(&self, db: &RootDatabase, args: Vec<Value>) -> Result<Value, UserError> {
         self.value_on(db, args, Engine::Interp)

@@ -41,7 +41,8 @@ fn hover(db: &RootDatabase, file: SourceFile, offset: u32) -> Option<HoverResult
     } else if text[end..].starts_with('(') || text[end..].starts_with(".(") {
         call_hover(db, file, word)
     } else if word == "for" || word == "while" {
-        loop_hover(word, typed.as_ref())
+        crate::checkpoint_hover::hover(db, file, word, start as u32, typed.as_ref())
+            .unwrap_or_else(|| loop_hover(word, typed.as_ref()))
     } else {
         variable_hover(f, typed.as_ref(), word)?
     };
@@ -158,26 +159,57 @@ fn function_hover(f: &FunctionOutline, typed: Option<&Specialised>) -> String {
 
 /// What the forward pass keeps per loop iteration for the pullback: the tuples it pushes.
 fn loop_hover(word: &str, typed: Option<&Specialised>) -> String {
-    let Some(s) = typed else {
-        return format!("`{word}` loop: add `# zy: at` above the function to see what its adjoint keeps per iteration");
-    };
-    let adj = match &s.adjoint {
-        Ok(adj) => adj,
-        Err(e) => {
-            return format!(
-                "`{word}` loop: not differentiable at `{}`: {}",
-                s.call, e.message
+    match pushed_bytes(typed) {
+        Ok((bytes, pushed)) if !pushed.is_empty() => {
+            let what: Vec<String> = pushed.iter().map(|t| t.to_string()).collect();
+            format!(
+                "`{word}` loop: per iteration of its loops, the forward pass keeps {bytes} bytes for the pullback ({} push{}: {})",
+                pushed.len(),
+                if pushed.len() == 1 { "" } else { "es" },
+                what.join(", ")
             )
         }
-    };
-    if let AdjointOrigin::Rule { .. } = adj.origin {
-        return format!(
+        Ok(_) => format!(
+            "`{word}` loop: the forward pass keeps nothing per iteration for the pullback"
+        ),
+        Err(Why::NoCall) => format!("`{word}` loop: add `# zy: at` above the function to see what its adjoint keeps per iteration"),
+        Err(Why::Error(call, message)) => {
+            format!("`{word}` loop: not differentiable at `{call}`: {message}")
+        }
+        Err(Why::Rule) => format!(
             "`{word}` loop: the function is differentiated by its in-source `rrule`, so the forward pass keeps the rule's pullback, nothing per iteration"
-        );
+        ),
     }
-    let fwd = &adj.forward;
-    let pushed: Vec<Type> = fwd
-        .values
+}
+
+/// Why a loop's tape is not known.
+pub(crate) enum Why {
+    /// No `# zy: at` call.
+    NoCall,
+    /// The call and why its gradient cannot be built.
+    Error(String, String),
+    /// An in-source `rrule` gives the adjoint.
+    Rule,
+}
+
+/// What the forward pass of `typed`'s adjoint pushes per iteration of its loops: bytes and the
+/// pushed types.
+pub(crate) fn pushed_bytes(typed: Option<&Specialised>) -> Result<(usize, Vec<Type>), Why> {
+    let s = typed.ok_or(Why::NoCall)?;
+    let adj = s
+        .adjoint
+        .as_ref()
+        .map_err(|e| Why::Error(s.call.clone(), e.message.clone()))?;
+    if let AdjointOrigin::Rule { .. } = adj.origin {
+        return Err(Why::Rule);
+    }
+    let pushed = pushes(&adj.forward);
+    Ok((pushed.iter().map(size_of).sum(), pushed))
+}
+
+/// The types `fwd` pushes on its stacks.
+pub(crate) fn pushes(fwd: &Function) -> Vec<Type> {
+    fwd.values
         .iter()
         .filter_map(|d| match &d.kind {
             ValueKind::Stmt(st) if st.op == Op::Prim(Prim::Push) => {
@@ -185,24 +217,11 @@ fn loop_hover(word: &str, typed: Option<&Specialised>) -> String {
             }
             _ => None,
         })
-        .collect();
-    if pushed.is_empty() {
-        return format!(
-            "`{word}` loop: the forward pass keeps nothing per iteration for the pullback"
-        );
-    }
-    let bytes: usize = pushed.iter().map(size_of).sum();
-    let what: Vec<String> = pushed.iter().map(|t| t.to_string()).collect();
-    format!(
-        "`{word}` loop: per iteration of its loops, the forward pass keeps {bytes} bytes for the pullback ({} push{}: {})",
-        pushed.len(),
-        if pushed.len() == 1 { "" } else { "es" },
-        what.join(", ")
-    )
+        .collect()
 }
 
 /// Bytes a value of type `t` takes on an AD stack (references are one pointer).
-fn size_of(t: &Type) -> usize {
+pub(crate) fn size_of(t: &Type) -> usize {
     match t {
         Type::Nothing | Type::Bottom => 0,
         Type::Bool => 1,

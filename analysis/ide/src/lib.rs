@@ -6,6 +6,7 @@
 
 mod arguments;
 mod check;
+mod checkpoint_hover;
 mod culprit;
 mod debug;
 mod definition;

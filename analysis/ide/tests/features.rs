@@ -866,3 +866,56 @@ fn derivative_of_a_scalar_function_by_forward_mode() {
         "{e}"
     );
 }
+
+/// `x ← x + h x (1 - x)` 100 times under `# zy: checkpoint`: chunks of ⌈√100⌉ = 10.
+#[test]
+fn hover_on_a_checkpointed_loop_shows_the_tape_with_and_without() {
+    check_hover(
+        r#"
+# zy: at ck_logistic(0.2, 0.5, 100)
+function ck_logistic(x, h, n)
+    # zy: checkpoint
+    f$0or i in 1:n
+        x = x + h * x * (1.0 - x)
+    end
+    return x
+end
+"#,
+        expect![[r#"
+            [for]
+            `for` loop under `# zy: checkpoint`: per iteration, the plain tape keeps 24 bytes for the pullback; checkpointed, the forward pass keeps 56 bytes per chunk of iterations (its starting state) and the pullback rebuilds one chunk's tape at a time
+
+            at `ck_logistic(0.2, 0.5, 100)`: 100 iterations in 10 chunks of at most 10: without checkpointing 2400 bytes in total; with it 560 bytes kept, plus at most 240 bytes of one chunk's tape
+
+            (an array counts as one pointer)
+        "#]],
+    );
+}
+
+/// 40 halves 6 times: chunks of 1, 2 and 3 iterations, and a fourth that finds the condition
+/// false (a chunk ends without testing it).
+#[test]
+fn hover_on_a_checkpointed_while_loop_counts_its_growing_chunks() {
+    check_hover(
+        r#"
+# zy: at ck_halve(40.0, 2.0)
+function ck_halve(x, c)
+    y = 0.0
+    # zy: checkpoint
+    wh$0ile x > 1.0
+        x = x / 2
+        y = y + c * x
+    end
+    return y + x
+end
+"#,
+        expect![[r#"
+            [while]
+            `while` loop under `# zy: checkpoint`: per iteration, the plain tape keeps 8 bytes for the pullback; checkpointed, the forward pass keeps 40 bytes per chunk of iterations (its starting state) and the pullback rebuilds one chunk's tape at a time
+
+            at `ck_halve(40.0, 2.0)`: 6 iterations in 4 chunks of at most 3: without checkpointing 48 bytes in total; with it 160 bytes kept, plus at most 24 bytes of one chunk's tape
+
+            (an array counts as one pointer)
+        "#]],
+    );
+}

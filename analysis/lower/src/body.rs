@@ -399,6 +399,9 @@ impl<'c, 'a> BodyLowerer<'c, 'a> {
             ExprKind::Or(a, b) => self.short_circuit(a, b, false, true, r),
             ExprKind::Ternary { .. } | ExprKind::If { .. } => self.if_expr(e, true),
             ExprKind::While { cond, body } => self.while_loop(e, cond, body),
+            // Rewritten before lowering (`checkpoint`) except in top-level code, where nothing
+            // is differentiated: the plain loop.
+            ExprKind::Checkpoint { looped, .. } => self.expr(looped),
             ExprKind::For {
                 var,
                 iter,

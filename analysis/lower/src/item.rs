@@ -117,6 +117,8 @@ pub(crate) fn lower_named_method(
     if !def.keywords.is_empty() || def.keyword_rest.is_some() {
         return lower_keyword_method(file, def, name, &closure_prefix);
     }
+    let (rewritten, refused) = crate::checkpoint::rewrite(def);
+    let def = rewritten.as_ref().unwrap_or(def);
     let res = Resolution::of_function(def);
     let mut cx = ItemCx {
         file,
@@ -124,7 +126,7 @@ pub(crate) fn lower_named_method(
         closure_prefix,
         out: LoweredItem::default(),
     };
-    for e in &res.errors {
+    for e in refused.iter().chain(&res.errors) {
         cx.error(e.range, "unsupported", e.message.clone());
     }
     let (callee, mut sig) = match &def.name {

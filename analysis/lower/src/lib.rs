@@ -10,7 +10,8 @@
 //! [`lower_file`] combines them. Closures are named after the method that contains them and a
 //! counter within it (`#f#1`), never after other items.
 //!
-//! Module map: `scope` resolves names (Julia's scoping rules, captures, boxes) before anything
+//! Module map: `checkpoint` rewrites loops under `# zy: checkpoint` into checkpointed chunks;
+//! `scope` resolves names (Julia's scoping rules, captures, boxes) before anything
 //! is emitted; `body` holds the per-body state and plain expressions; `control`, `assign` and
 //! `closure` lower control flow, assignments and function definitions; `index` gives `end`,
 //! `begin` and `:` their meaning inside brackets and lowers ranges as values; `dotassign`
@@ -19,6 +20,7 @@
 
 mod assign;
 mod body;
+mod checkpoint;
 mod closure;
 mod control;
 mod dotassign;

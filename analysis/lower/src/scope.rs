@@ -54,6 +54,9 @@ pub(crate) struct Resolution {
     pub closures: HashMap<*const FunctionDef, ClosureInfo>,
     /// The locals declared by each loop's body scope, fresh in every iteration.
     pub loop_locals: HashMap<*const Expr, Vec<VarId>>,
+    /// For each loop or `let`: how many locals were declared before its scope, so a local
+    /// with a smaller id that its body names is one of an enclosing scope.
+    pub declared_before: HashMap<*const Expr, u32>,
     pub errors: Vec<ScopeError>,
 }
 
@@ -281,6 +284,9 @@ impl Walker {
         self.depth += step;
         self.loops += step;
         self.scopes.push(Scope::default());
+        self.res
+            .declared_before
+            .insert(looped as *const Expr, self.res.vars.len() as u32);
         let mut declared = Vec::new();
         if let Some(var) = var {
             let mut names = Vec::new();
@@ -624,6 +630,7 @@ fn children(e: &Expr) -> Vec<&Expr> {
             .chain(rest.iter().map(|(_, e)| e))
             .collect(),
         ExprKind::Unary { arg, .. } | ExprKind::Splat(arg) | ExprKind::Views(arg) => vec![arg],
+        ExprKind::Checkpoint { looped, .. } => vec![looped],
         ExprKind::Ternary { cond, then, els } => vec![cond, then, els],
         ExprKind::Index { base, indices } => std::iter::once(&**base).chain(indices).collect(),
         ExprKind::Field { base, .. } => vec![base],

@@ -1,5 +1,6 @@
 //! `# zy: ...` comment lines directly above a definition: `# zy: at CALL`,
-//! `# zy: gradcheck CALL`, `# zy: allow(CODE)`.
+//! `# zy: gradcheck CALL`, `# zy: allow(CODE)`; and `# zy: checkpoint [snapshots=K]` directly
+//! above a `for` or `while` loop.
 
 use crate::ast::{Annotation, AnnotationKind, TextRange};
 use crate::cx::Cx;
@@ -9,7 +10,19 @@ use crate::tree::SyntaxNode;
 /// The annotations in the block of comment lines directly above the line holding byte `start`
 /// (no blank line in between). Marks their lines as used; malformed ones are reported.
 pub(crate) fn above(cx: &mut Cx, start: usize) -> Vec<Annotation> {
-    let src = cx.src;
+    let mut found = Vec::new();
+    for (offset, comment) in zy_comments_above(cx.src, start) {
+        cx.used_annotations.insert(offset as u32);
+        if let Some(annotation) = parse(cx, comment, offset) {
+            found.push(annotation);
+        }
+    }
+    found
+}
+
+/// The `# zy:` comments (start byte, trimmed text) in the block of comment lines directly
+/// above the line holding byte `start`, first line first.
+fn zy_comments_above(src: &str, start: usize) -> Vec<(usize, &str)> {
     let mut line_start = src
         .get(..start)
         .and_then(|s| s.rfind('\n'))
@@ -32,11 +45,10 @@ pub(crate) fn above(cx: &mut Cx, start: usize) -> Vec<Annotation> {
             break;
         }
         if is_zy_comment(trimmed) {
-            let offset = prev_start + (line.len() - trimmed.len());
-            cx.used_annotations.insert(offset as u32);
-            if let Some(annotation) = parse(cx, trimmed.trim_end(), offset) {
-                found.push(annotation);
-            }
+            found.push((
+                prev_start + (line.len() - trimmed.len()),
+                trimmed.trim_end(),
+            ));
         }
         line_start = prev_start;
     }
@@ -44,14 +56,55 @@ pub(crate) fn above(cx: &mut Cx, start: usize) -> Vec<Annotation> {
     found
 }
 
-/// Parses one `# zy: ...` comment starting at byte `offset`.
-fn parse(cx: &mut Cx, comment: &str, offset: usize) -> Option<Annotation> {
-    let after_hash = comment.strip_prefix('#').unwrap_or(comment);
-    let body = after_hash
+/// A `# zy: checkpoint [snapshots=K]` line directly above the loop starting at byte `start`:
+/// `Some(K)` (`Some(None)` without a count). Marks it used; a malformed count is reported.
+pub(crate) fn checkpoint_above(cx: &mut Cx, start: usize) -> Option<Option<u32>> {
+    let mut found = None;
+    for (offset, comment) in zy_comments_above(cx.src, start) {
+        let Some(rest) = keyword(annotation_body(comment), "checkpoint") else {
+            continue;
+        };
+        cx.used_annotations.insert(offset as u32);
+        let count = rest.strip_prefix("snapshots").map_or(rest, |r| {
+            r.trim_start().strip_prefix('=').unwrap_or(r).trim_start()
+        });
+        if count.is_empty() {
+            found = Some(None);
+            continue;
+        }
+        match count.parse::<u32>() {
+            Ok(k) if k > 0 => found = Some(Some(k)),
+            _ => {
+                let range = TextRange::new(offset as u32, (offset + comment.len()) as u32);
+                cx.push(
+                    range,
+                    "syntax-error",
+                    format!("`# zy: checkpoint` expects `snapshots=K` with K a positive integer, not `{rest}`"),
+                );
+            }
+        }
+    }
+    found
+}
+
+/// The text after `zy:` of a `# zy:` comment, trimmed at the start.
+fn annotation_body(comment: &str) -> &str {
+    comment
+        .strip_prefix('#')
+        .unwrap_or(comment)
         .trim_start()
         .strip_prefix("zy:")
         .unwrap_or("")
-        .trim_start();
+        .trim_start()
+}
+
+/// The message for a `# zy: checkpoint` line that is not directly above a loop.
+const CHECKPOINT_NOT_ABOVE_LOOP: &str =
+    "`# zy: checkpoint` is not directly above a `for` or `while` loop";
+
+/// Parses one `# zy: ...` comment starting at byte `offset`.
+fn parse(cx: &mut Cx, comment: &str, offset: usize) -> Option<Annotation> {
+    let body = annotation_body(comment);
     let body_offset = offset + (comment.len() - body.len());
     let whole = TextRange::new(offset as u32, (offset + comment.len()) as u32);
     let (kind, text, text_offset) = if let Some(call) = keyword(body, "at") {
@@ -75,13 +128,16 @@ fn parse(cx: &mut Cx, comment: &str, offset: usize) -> Option<Annotation> {
             code.trim(),
             body_offset + "allow(".len() + (code.len() - code.trim_start().len()),
         )
+    } else if keyword(body, "checkpoint").is_some() {
+        cx.push(whole, "syntax-error", CHECKPOINT_NOT_ABOVE_LOOP.to_string());
+        return None;
     } else {
         let shown: String = body.chars().take(30).collect();
         cx.push(
             whole,
             "syntax-error",
             format!(
-                "unknown zy annotation `{shown}` (expected `at`, `gradcheck` or `allow(CODE)`)"
+                "unknown zy annotation `{shown}` (expected `at`, `gradcheck`, `allow(CODE)` or, above a loop, `checkpoint`)"
             ),
         );
         return None;
@@ -131,11 +187,11 @@ pub(crate) fn report_unattached(cx: &mut Cx, root: &SyntaxNode, comments: &[Text
             && !above_broken_code(cx.src, root, start as usize)
         {
             let range = TextRange::new(start, comment.end);
-            cx.push(
-                range,
-                "syntax-error",
-                "`# zy:` annotation is not directly above a method definition".to_string(),
-            );
+            let message = match keyword(annotation_body(text), "checkpoint") {
+                Some(_) => CHECKPOINT_NOT_ABOVE_LOOP,
+                None => "`# zy:` annotation is not directly above a method definition",
+            };
+            cx.push(range, "syntax-error", message.to_string());
         }
     }
 }

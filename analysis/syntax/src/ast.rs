@@ -489,6 +489,13 @@ pub enum ExprKind {
         value: Option<Box<Expr>>,
         body: Vec<Expr>,
     },
+    /// A `for` or `while` loop under a `# zy: checkpoint [snapshots=K]` line: its gradient
+    /// keeps the loop-carried state every chunk of iterations instead of every iteration's
+    /// tape (`docs/checkpointing.md`). `snapshots`: the `K` written, if any.
+    Checkpoint {
+        snapshots: Option<u32>,
+        looped: Box<Expr>,
+    },
     Break,
     Continue,
     Return(Option<Box<Expr>>),

@@ -79,6 +79,10 @@ fn dotted(e: Expr) -> Expr {
                 .collect(),
             els: els.map(all),
         },
+        ExprKind::Checkpoint { snapshots, looped } => ExprKind::Checkpoint {
+            snapshots,
+            looped: d(looped),
+        },
         ExprKind::While { cond, body } => ExprKind::While {
             cond: d(cond),
             body: all(body),

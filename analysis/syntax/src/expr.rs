@@ -1,6 +1,7 @@
 //! Expressions and statements (in Julia they are one thing): the syntax tree's nodes as AST
 //! expressions, and the constructs outside the subset reported by name.
 
+use crate::annotations;
 use crate::arrays;
 use crate::ast::{Expr, ExprKind, KeywordArg, TextRange};
 use crate::cx::{error_expr, Cx};
@@ -327,7 +328,19 @@ fn while_statement(cx: &mut Cx, node: &SyntaxNode) -> Expr {
     };
     let cond = Box::new(expr(cx, cond));
     let body = block_of(cx, body);
-    Expr::new(ExprKind::While { cond, body }, node.range)
+    checkpointed(cx, Expr::new(ExprKind::While { cond, body }, node.range))
+}
+
+/// `looped` under its `# zy: checkpoint` line, if it has one.
+fn checkpointed(cx: &mut Cx, looped: Expr) -> Expr {
+    match annotations::checkpoint_above(cx, looped.range.start as usize) {
+        Some(snapshots) => {
+            let range = looped.range;
+            let looped = Box::new(looped);
+            Expr::new(ExprKind::Checkpoint { snapshots, looped }, range)
+        }
+        None => looped,
+    }
 }
 
 /// `return` or `return x`.
@@ -671,7 +684,7 @@ fn for_statement(cx: &mut Cx, node: &SyntaxNode) -> Expr {
         body = vec![Expr::new(kind, range)];
     }
     match body.pop() {
-        Some(e) if count > 0 => e,
+        Some(e) if count > 0 => checkpointed(cx, e),
         _ => error_expr(node),
     }
 }

@@ -318,6 +318,10 @@ impl Display for Expr {
                 write!(f, ")")
             }
             ExprKind::While { cond, body } => list(f, &format!("while {cond}"), body),
+            ExprKind::Checkpoint { snapshots, looped } => match snapshots {
+                Some(k) => write!(f, "(checkpoint {k} {looped})"),
+                None => write!(f, "(checkpoint {looped})"),
+            },
             ExprKind::For {
                 var,
                 iter,

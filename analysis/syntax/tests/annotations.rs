@@ -88,7 +88,7 @@ end
             (const N 3)
             (function h (x)
               x)
-            error 0..21: unknown zy annotation `frobnicate f(1)` (expected `at`, `gradcheck` or `allow(CODE)`) [syntax-error]
+            error 0..21: unknown zy annotation `frobnicate f(1)` (expected `at`, `gradcheck`, `allow(CODE)` or, above a loop, `checkpoint`) [syntax-error]
             error 31..39: empty zy annotation (expected a call after the keyword) [syntax-error]
             error 49..59: `# zy:` annotation is not directly above a method definition [syntax-error]
             error 96..111: `# zy:` annotation is not directly above a method definition [syntax-error]
@@ -117,5 +117,19 @@ fn annotations_sit_above_the_docstring() {
           @at "f(1.0)" 9..15
           x)
     "#]],
+    );
+}
+
+#[test]
+fn checkpoint_annotations_mark_the_loop_below() {
+    check(
+        "function f(x, n)\n    # zy: checkpoint\n    for i in 1:n\n        x = 2x\n    end\n    # zy: checkpoint snapshots=4\n    while x > 1.0\n        x = x / 2\n    end\n    # zy: checkpoint\n    y = x\nend\n",
+        expect![[r#"
+            (function f (x n)
+              (checkpoint (for i (: 1 n) (= x (* 2 x))))
+              (checkpoint 4 (while (> x 1.0) (= x (/ x 2))))
+              (= y x))
+            error 159..175: `# zy: checkpoint` is not directly above a `for` or `while` loop [syntax-error]
+        "#]],
     );
 }

@@ -215,6 +215,27 @@ impl Arena {
         &mut **s
     }
 
+    /// How many stacks are handed out (see [`Arena::release_stacks`]).
+    pub fn stack_mark(&self) -> usize {
+        self.live_stacks
+    }
+
+    /// The stacks handed out since [`Arena::stack_mark`] returned `mark` are dead: later
+    /// [`Arena::new_stack`]s reuse them and their buffers (a checkpointed call's recomputed
+    /// tapes, one chunk after another in the same memory). Their buffers stop counting
+    /// towards [`Arena::bytes`] until reused.
+    pub fn release_stacks(&mut self, mark: usize) {
+        if mark >= self.live_stacks {
+            return;
+        }
+        let freed: usize = self.stacks[mark..self.live_stacks]
+            .iter()
+            .map(|s| s.buf.len() * 8)
+            .sum();
+        self.bytes = self.bytes.saturating_sub(freed);
+        self.live_stacks = mark;
+    }
+
     /// Where the arena stands now.
     pub fn mark(&self) -> ArenaMark {
         ArenaMark {
@@ -297,5 +318,35 @@ mod tests {
                 assert!(a.1 <= b.0 || b.1 <= a.0, "{a:?} overlaps {b:?}");
             }
         }
+    }
+
+    #[test]
+    fn released_stacks_are_reused_with_their_buffers() {
+        let mut arena = Arena::default();
+        let kept = arena.new_stack();
+        let mark = arena.stack_mark();
+        let a = arena.new_stack();
+        // SAFETY: `a` is a live stack of the arena.
+        let cap = unsafe {
+            (*a).grow(1024);
+            (*a).cap as usize
+        };
+        // The runtime counts a stack's growth, as `zy_rt_stack_grow` does.
+        arena.note(cap);
+        let before = arena.bytes();
+        arena.release_stacks(mark);
+        assert_eq!(arena.bytes(), before - cap);
+        let b = arena.new_stack();
+        assert_eq!(a, b, "the released stack is handed out again");
+        // SAFETY: `b` and `kept` are live stacks of the arena.
+        unsafe {
+            assert_eq!((*b).len, 0);
+            assert_eq!((*b).cap as usize, cap, "its buffer is kept");
+            assert_ne!(kept, b);
+        }
+        assert_eq!(arena.bytes(), before);
+        // A mark past the stacks handed out releases nothing.
+        arena.release_stacks(10);
+        assert_eq!(arena.stack_mark(), 2);
     }
 }

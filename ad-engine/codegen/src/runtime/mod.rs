@@ -222,6 +222,27 @@ pub unsafe extern "C" fn zy_rt_stack_new(ctx: *mut Ctx) -> *mut StackObj {
     ctx.state.arena.new_stack()
 }
 
+/// How many stacks the arena has handed out (`stack_mark`).
+///
+/// # Safety
+/// `ctx` must be the live context.
+pub unsafe extern "C" fn zy_rt_stack_mark(ctx: *mut Ctx) -> i64 {
+    let ctx = unsafe { &mut *ctx };
+    ctx.state.arena.stack_mark() as i64
+}
+
+/// The stacks handed out since `stack_mark` returned `mark` are dead: reuse them
+/// (`stack_release`).
+///
+/// # Safety
+/// `ctx` must be the live context, and no stack handed out since `mark` used again.
+pub unsafe extern "C" fn zy_rt_stack_release(ctx: *mut Ctx, mark: i64) {
+    let ctx = unsafe { &mut *ctx };
+    ctx.state
+        .arena
+        .release_stacks(usize::try_from(mark).unwrap_or(usize::MAX));
+}
+
 /// Allocates an empty AD stack and writes its address to `out` (for a call that keeps every
 /// register, which cannot return a value).
 ///
@@ -346,6 +367,8 @@ pub fn symbols() -> Vec<(&'static str, *const u8)> {
         ("zy_rt_alloc", zy_rt_alloc as *const u8),
         ("zy_rt_stack_new", zy_rt_stack_new as *const u8),
         ("zy_rt_stack_new_at", zy_rt_stack_new_at as *const u8),
+        ("zy_rt_stack_mark", zy_rt_stack_mark as *const u8),
+        ("zy_rt_stack_release", zy_rt_stack_release as *const u8),
         ("zy_rt_stack_grow", zy_rt_stack_grow as *const u8),
         ("zy_rt_fallback", zy_rt_fallback as *const u8),
         ("zy_rt_accum_into", zy_rt_accum_into as *const u8),

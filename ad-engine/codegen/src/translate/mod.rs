@@ -49,6 +49,8 @@ pub(crate) struct RtFuncs {
     pub alloc: FuncId,
     pub stack_new: FuncId,
     pub stack_new_at: FuncId,
+    pub stack_mark: FuncId,
+    pub stack_release: FuncId,
     pub stack_grow: FuncId,
     pub fallback: FuncId,
     /// The runtime symbol of each elementary function of one Float64, indexed by primitive.
@@ -113,6 +115,8 @@ impl RtFuncs {
             alloc: decl("zy_rt_alloc", &[p, p], Some(p))?,
             stack_new: decl("zy_rt_stack_new", &[p], Some(p))?,
             stack_new_at: decl("zy_rt_stack_new_at", &[p, p], None)?,
+            stack_mark: decl("zy_rt_stack_mark", &[p], Some(p))?,
+            stack_release: decl("zy_rt_stack_release", &[p, p], None)?,
             stack_grow: decl("zy_rt_stack_grow", &[p, p, p], None)?,
             fallback: decl("zy_rt_fallback", &[p, p, p], None)?,
             math: {

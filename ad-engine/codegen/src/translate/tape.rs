@@ -126,6 +126,20 @@ impl Translator<'_, '_, '_> {
                     .call_rt(rt, &[ctx])
                     .ok_or_else(|| JitError::invalid("stack_new"))?]
             }
+            (Prim::StackMark, _) => {
+                let rt = self.env.rt.stack_mark;
+                let ctx = self.ctx();
+                vec![self
+                    .call_rt(rt, &[ctx])
+                    .ok_or_else(|| JitError::invalid("stack_mark"))?]
+            }
+            (Prim::StackRelease, [Type::Int64]) => {
+                let mark = self.pointer(&args[0])?;
+                let rt = self.env.rt.stack_release;
+                let ctx = self.ctx();
+                self.call_rt(rt, &[ctx, mark]);
+                vec![]
+            }
             (Prim::Push, [Type::Stack(elem), _]) => {
                 let elem = (**elem).clone();
                 self.push(&elem, args, span)?;

@@ -183,6 +183,9 @@ pub fn eval_prim(p: Prim, args: &[Value], ret: &Type) -> Result<Value, String> {
             _ => Err(internal(p, "expects a message and two objects")),
         },
         StackNew => Ok(tangent::stack_new()),
+        // The interpreter's stacks are freed once unreachable: nothing to mark or release.
+        StackMark => Ok(Value::Int(0)),
+        StackRelease => Ok(Value::Nothing),
         Push => tangent::push(args),
         Pop => tangent::pop(args),
         ZeroTangent => tangent::zero_tangent(args, ret),

@@ -57,7 +57,7 @@ fn loops(cx: &Cx<'_>, out: &mut Vec<Diagnostic>) {
         out.push(cx.finding(
             range,
             UNBOUNDED_TAPE,
-            format!("the tape grows without bound: this loop steps {name} by a constant until the condition fails, so its iterations (each keeping values for the pullback) grow with the value of {name}, not with the size of the input"),
+            format!("the tape grows without bound: this loop steps {name} by a constant until the condition fails, so its iterations (each keeping values for the pullback) grow with the value of {name}, not with the size of the input; `# zy: checkpoint` on the line above the loop keeps about √(2n) states of its n iterations instead (docs/checkpointing.md)"),
         ));
     }
 }

@@ -1,0 +1,647 @@
+//! `# zy: checkpoint [snapshots=K]` above a `for` loop: the loop is rewritten, before names are
+//! resolved, into chunks of iterations, each a `checkpointed` call of a step function of the
+//! loop-carried state, so the gradient keeps the state at each chunk's start instead of every
+//! iteration's tape, and the pullback recomputes one chunk at a time (`docs/checkpointing.md`).
+//!
+//! ```julia
+//! # zy: checkpoint
+//! for i in a:s:b            #ck_a = a; #ck_s = s; #ck_n = Base.range_length(#ck_a, #ck_s, b)
+//!     body                  #ck_c = K chunks of ⌈n / K⌉ (default ⌈√n⌉) iterations
+//! end                       #ck_j = 0
+//!                           while #ck_j < #ck_n
+//!                               (x, h) = checkpointed(function (x, h, #ck_a, #ck_s, lo, hi)
+//!                                       for k in lo:hi
+//!                                           local i; i = #ck_a + k * #ck_s; body
+//!                                       end
+//!                                       (x, h)
+//!                                   end, x, h, #ck_a, #ck_s, #ck_j, min(#ck_j + #ck_c, #ck_n) - 1)
+//!                               #ck_j = #ck_j + #ck_c
+//!                           end
+//! ```
+//!
+//! The state threaded through the step is every local of the enclosing scopes that the body
+//! names (read or assigned), so a number the loop only reads gets its gradient accumulated
+//! in the same order as in the plain loop (the gradient of the step's result flows into the
+//! next chunk's), and the gradient is the plain loop's bit for bit. Each iteration runs the
+//! plain loop's operations on the same values (`getindex(xs, k)` for a collection,
+//! `a + k * s` for a range). A `while` loop, whose trip count is not known at entry, runs in
+//! chunks of 1, 2, 3, ... iterations ([`growing`]). `break` and `return` in the body, which
+//! would leave only the chunk, are refused.
+
+use zy_syntax::ast::{Expr, ExprKind, FunctionDef, FunctionName, KeywordArg, Param, TextRange};
+
+use crate::scope::{Resolution, ScopeError};
+
+/// `def` with every annotated loop rewritten (`None` if it has none), and the annotated loops
+/// refused, which are lowered as plain loops.
+pub(crate) fn rewrite(def: &FunctionDef) -> (Option<FunctionDef>, Vec<ScopeError>) {
+    if !def.body.iter().any(has_checkpoint) {
+        return (None, Vec::new());
+    }
+    let mut def = def.clone();
+    let mut errors = Vec::new();
+    let mut count = 0;
+    loop {
+        let res = Resolution::of_function(&def);
+        let mut done = None;
+        for e in &mut def.body {
+            if visit_first(e, &mut |e| replace(e, &res, count, &mut errors)) {
+                done = Some(());
+                break;
+            }
+        }
+        if done.is_none() {
+            return (Some(def), errors);
+        }
+        count += 1;
+    }
+}
+
+/// Does `e` hold an annotated loop?
+fn has_checkpoint(e: &Expr) -> bool {
+    if matches!(e.kind, ExprKind::Checkpoint { .. }) {
+        return true;
+    }
+    let mut found = false;
+    each_child(e, &mut |c| found = found || has_checkpoint(c));
+    found
+}
+
+/// Calls `f` on the first annotated loop in `e` (outermost first, in source order); whether
+/// there was one.
+fn visit_first(e: &mut Expr, f: &mut dyn FnMut(&mut Expr)) -> bool {
+    if matches!(e.kind, ExprKind::Checkpoint { .. }) {
+        f(e);
+        return true;
+    }
+    let mut done = false;
+    each_child_mut(e, &mut |c| {
+        if !done {
+            done = visit_first(c, f);
+        }
+    });
+    done
+}
+
+/// Replace the annotated loop `e` by its chunked form (the `count`th in the item), or by the
+/// plain loop with an error in `errors`.
+fn replace(e: &mut Expr, res: &Resolution, count: usize, errors: &mut Vec<ScopeError>) {
+    let ExprKind::Checkpoint { snapshots, looped } = &e.kind else {
+        return;
+    };
+    let refusal = match &looped.kind {
+        ExprKind::For { body, .. } => leaves_chunk(body),
+        ExprKind::While { .. } if snapshots.is_some() => Some((
+            looped.range,
+            "unsupported: `snapshots=K` on a `while` loop (its trip count is not known at \
+             entry; its chunks grow by one iteration each)"
+                .to_string(),
+        )),
+        ExprKind::While { body, .. } => leaves_chunk(body),
+        _ => None,
+    };
+    let replacement = match refusal {
+        Some((range, message)) => {
+            errors.push(ScopeError { range, message });
+            (**looped).clone()
+        }
+        None if matches!(looped.kind, ExprKind::While { .. }) => growing(looped, res, count),
+        None => chunked(looped, *snapshots, res, count),
+    };
+    *e = replacement;
+}
+
+/// A `break` or `return` in a loop body that would leave the chunk instead of the loop.
+fn leaves_chunk(body: &[Expr]) -> Option<(TextRange, String)> {
+    fn walk(e: &Expr, in_loop: bool) -> Option<(TextRange, String)> {
+        match &e.kind {
+            ExprKind::Break if !in_loop => Some((
+                e.range,
+                "unsupported: `break` in a loop under `# zy: checkpoint`".to_string(),
+            )),
+            ExprKind::Return(_) => Some((
+                e.range,
+                "unsupported: `return` in a loop under `# zy: checkpoint`".to_string(),
+            )),
+            ExprKind::Function(_) => None,
+            ExprKind::While { .. } | ExprKind::For { inner: false, .. } => {
+                let mut found = None;
+                each_child(e, &mut |c| found = found.take().or_else(|| walk(c, true)));
+                found
+            }
+            _ => {
+                let mut found = None;
+                each_child(e, &mut |c| {
+                    found = found.take().or_else(|| walk(c, in_loop))
+                });
+                found
+            }
+        }
+    }
+    body.iter().find_map(|e| walk(e, false))
+}
+
+/// The chunked form of the `for` loop `looped` (see the module documentation).
+fn chunked(looped: &Expr, snapshots: Option<u32>, res: &Resolution, count: usize) -> Expr {
+    let ExprKind::For {
+        var, iter, body, ..
+    } = &looped.kind
+    else {
+        return looped.clone();
+    };
+    let r = looped.range;
+    let g = Gen { r, count };
+    let state = state_names(looped, body.iter(), res);
+    let mut out = Vec::new();
+    // What the iterations index, evaluated once as the plain loop does: `(start, step)` of a
+    // range, or the collection; and the first index.
+    let (source, first): (Vec<&str>, i64) = match &iter.kind {
+        ExprKind::Range { start, step, stop } => {
+            out.push(g.assign("a", (**start).clone()));
+            let s = step.as_deref().cloned().unwrap_or(g.int(1));
+            out.push(g.assign("s", s));
+            let n = g.call(
+                "Base.range_length",
+                vec![g.id("a"), g.id("s"), (**stop).clone()],
+            );
+            out.push(g.assign("n", n));
+            (vec!["a", "s"], 0)
+        }
+        _ => {
+            out.push(g.assign("r", (**iter).clone()));
+            out.push(g.assign("n", g.call("length", vec![g.id("r")])));
+            (vec!["r"], 1)
+        }
+    };
+    // The chunk length: ⌈n / K⌉, or the smallest c with c² ≥ n; at least 1.
+    match snapshots {
+        Some(k) => {
+            let k = i64::from(k);
+            let up = g.call("+", vec![g.id("n"), g.int(k - 1)]);
+            out.push(g.assign("c", g.call("÷", vec![up, g.int(k)])));
+        }
+        None => {
+            out.push(g.assign("c", g.int(0)));
+            let square = g.call("*", vec![g.id("c"), g.id("c")]);
+            let grow = g.assign("c", g.call("+", vec![g.id("c"), g.int(1)]));
+            out.push(g.expr(ExprKind::While {
+                cond: Box::new(g.call("<", vec![square, g.id("n")])),
+                body: vec![grow],
+            }));
+        }
+    }
+    let small = g.call("<", vec![g.id("c"), g.int(1)]);
+    out.push(g.expr(ExprKind::If {
+        branches: vec![(small, vec![g.assign("c", g.int(1))])],
+        els: None,
+    }));
+    // The step: the iterations `lo:hi` of the plain loop, on the state passed in.
+    let element = match source.as_slice() {
+        ["a", "s"] => {
+            let offset = g.call("*", vec![g.id("k"), g.id("s")]);
+            g.call("+", vec![g.id("a"), offset])
+        }
+        _ => g.call("getindex", vec![g.id("r"), g.id("k")]),
+    };
+    let mut var_names = Vec::new();
+    target_names(var, &mut var_names);
+    let mut step_body = vec![
+        g.expr(ExprKind::Local(var_names)),
+        g.expr(ExprKind::Assign {
+            lhs: var.clone(),
+            rhs: Box::new(element),
+        }),
+    ];
+    step_body.extend(body.iter().cloned());
+    let inner = g.expr(ExprKind::For {
+        var: Box::new(g.id("k")),
+        iter: Box::new(g.expr(ExprKind::Range {
+            start: Box::new(g.id("lo")),
+            step: None,
+            stop: Box::new(g.id("hi")),
+        })),
+        body: step_body,
+        inner: false,
+    });
+    let names = |extra: &[&str]| -> Vec<String> {
+        state
+            .iter()
+            .cloned()
+            .chain(extra.iter().map(|n| g.name(n)))
+            .collect()
+    };
+    let state_tuple = || g.expr(ExprKind::Tuple(state.iter().map(|n| g.ident(n)).collect()));
+    let step = g.step(
+        names(&[&source[..], &["lo", "hi"]].concat()),
+        vec![inner, state_tuple()],
+    );
+    // The driver: one `checkpointed` step per chunk.
+    let lo = g.call("+", vec![g.id("j"), g.int(first)]);
+    let end = g.call(
+        "min",
+        vec![g.call("+", vec![g.id("j"), g.id("c")]), g.id("n")],
+    );
+    let hi = g.call("+", vec![end, g.int(first - 1)]);
+    let mut args = vec![g.expr(ExprKind::Function(Box::new(step)))];
+    args.extend(state.iter().map(|n| g.ident(n)));
+    args.extend(source.iter().map(|n| g.id(n)));
+    args.extend([lo, hi]);
+    let call = g.call("checkpointed", args);
+    let run = match state.is_empty() {
+        true => call,
+        false => g.expr(ExprKind::Assign {
+            lhs: Box::new(state_tuple()),
+            rhs: Box::new(call),
+        }),
+    };
+    let next = g.assign("j", g.call("+", vec![g.id("j"), g.id("c")]));
+    out.push(g.assign("j", g.int(0)));
+    out.push(g.expr(ExprKind::While {
+        cond: Box::new(g.call("<", vec![g.id("j"), g.id("n")])),
+        body: vec![run, next],
+    }));
+    out.push(g.expr(ExprKind::Nothing));
+    g.expr(ExprKind::Block(out))
+}
+
+/// The chunked form of the `while` loop `looped`: chunks of 1, 2, 3, ... iterations, so `n`
+/// iterations keep about `√(2n)` states and the largest chunk's tape is as long. The step
+/// returns the state and whether the loop goes on; it tests the condition before each
+/// iteration, as the plain loop does, and exactly as often.
+///
+/// ```julia
+/// #ck_len = 0; #ck_more = true
+/// while #ck_more
+///     #ck_len = #ck_len + 1
+///     (x, #ck_more) = checkpointed(function (x, #ck_len)
+///             #ck_m = 0; #ck_more = true
+///             while #ck_m < #ck_len
+///                 #ck_more = cond
+///                 if !#ck_more break end
+///                 #ck_m = #ck_m + 1
+///                 body
+///             end
+///             (x, #ck_more)
+///         end, x, #ck_len)
+/// end
+/// ```
+fn growing(looped: &Expr, res: &Resolution, count: usize) -> Expr {
+    let ExprKind::While { cond, body } = &looped.kind else {
+        return looped.clone();
+    };
+    let g = Gen {
+        r: looped.range,
+        count,
+    };
+    let state = state_names(looped, std::iter::once(&**cond).chain(body), res);
+    let mut inner_body = vec![
+        g.assign("go", (**cond).clone()),
+        g.expr(ExprKind::If {
+            branches: vec![(
+                g.expr(ExprKind::Unary {
+                    op: zy_syntax::ast::UnOp::Not,
+                    arg: Box::new(g.id("go")),
+                }),
+                vec![g.expr(ExprKind::Break)],
+            )],
+            els: None,
+        }),
+        g.assign("m", g.call("+", vec![g.id("m"), g.int(1)])),
+    ];
+    inner_body.extend(body.iter().cloned());
+    // The step's own flag is `go`: a `more` assigned in it would be the driver's, captured.
+    let result = |g: &Gen, flag: &str| {
+        let mut parts: Vec<Expr> = state.iter().map(|n| g.ident(n)).collect();
+        parts.push(g.id(flag));
+        g.expr(ExprKind::Tuple(parts))
+    };
+    let params: Vec<String> = state.iter().cloned().chain([g.name("len")]).collect();
+    let step = g.step(
+        params,
+        vec![
+            g.assign("m", g.int(0)),
+            g.assign("go", g.expr(ExprKind::Bool(true))),
+            g.expr(ExprKind::While {
+                cond: Box::new(g.call("<", vec![g.id("m"), g.id("len")])),
+                body: inner_body,
+            }),
+            result(&g, "go"),
+        ],
+    );
+    let mut args = vec![g.expr(ExprKind::Function(Box::new(step)))];
+    args.extend(state.iter().map(|n| g.ident(n)));
+    args.push(g.id("len"));
+    let run = g.expr(ExprKind::Assign {
+        lhs: Box::new(result(&g, "more")),
+        rhs: Box::new(g.call("checkpointed", args)),
+    });
+    g.expr(ExprKind::Block(vec![
+        g.assign("len", g.int(0)),
+        g.assign("more", g.expr(ExprKind::Bool(true))),
+        g.expr(ExprKind::While {
+            cond: Box::new(g.id("more")),
+            body: vec![
+                g.assign("len", g.call("+", vec![g.id("len"), g.int(1)])),
+                run,
+            ],
+        }),
+        g.expr(ExprKind::Nothing),
+    ]))
+}
+
+/// The locals of the enclosing scopes that the loop names in `parts` (its body, including the
+/// closures it defines, and a `while` loop's condition), in order of first mention.
+fn state_names<'e>(
+    looped: &Expr,
+    parts: impl Iterator<Item = &'e Expr>,
+    res: &Resolution,
+) -> Vec<String> {
+    let before = res
+        .declared_before
+        .get(&(looped as *const Expr))
+        .copied()
+        .unwrap_or(0);
+    let mut names: Vec<String> = Vec::new();
+    fn walk(e: &Expr, res: &Resolution, before: u32, names: &mut Vec<String>) {
+        if let Some(v) = res.local(e).filter(|v| v.0 < before) {
+            let name = &res.var(v).name;
+            if !names.contains(name) {
+                names.push(name.clone());
+            }
+        }
+        each_child(e, &mut |c| walk(c, res, before, names));
+    }
+    for e in parts {
+        walk(e, res, before, &mut names);
+    }
+    names
+}
+
+/// The identifiers an assignment target binds.
+fn target_names(e: &Expr, out: &mut Vec<String>) {
+    match &e.kind {
+        ExprKind::Ident(n) => out.push(n.clone()),
+        ExprKind::Tuple(items) => items.iter().for_each(|i| target_names(i, out)),
+        _ => {}
+    }
+}
+
+/// Builds the generated expressions, all at the loop's range; hidden names are
+/// `#ck{count}_{name}`, which no source identifier can be.
+struct Gen {
+    r: TextRange,
+    count: usize,
+}
+
+impl Gen {
+    fn expr(&self, kind: ExprKind) -> Expr {
+        Expr::new(kind, self.r)
+    }
+
+    fn name(&self, n: &str) -> String {
+        format!("#ck{}_{n}", self.count)
+    }
+
+    /// A hidden name.
+    fn id(&self, n: &str) -> Expr {
+        self.ident(&self.name(n))
+    }
+
+    fn ident(&self, n: &str) -> Expr {
+        self.expr(ExprKind::Ident(n.to_string()))
+    }
+
+    fn int(&self, i: i64) -> Expr {
+        self.expr(ExprKind::Int(i))
+    }
+
+    fn call(&self, f: &str, args: Vec<Expr>) -> Expr {
+        self.expr(ExprKind::Call {
+            callee: Box::new(self.ident(f)),
+            args,
+        })
+    }
+
+    /// An anonymous function of `params` (names) with `body`.
+    fn step(&self, params: Vec<String>, body: Vec<Expr>) -> FunctionDef {
+        let params = params
+            .into_iter()
+            .map(|n| Param {
+                name: Some(n),
+                ty: None,
+                default: None,
+                varargs: false,
+                range: self.r,
+            })
+            .collect();
+        FunctionDef {
+            name: FunctionName::Anonymous,
+            name_range: self.r,
+            params,
+            keywords: Vec::new(),
+            keyword_rest: None,
+            where_params: Vec::new(),
+            return_type: None,
+            body,
+            range: self.r,
+            annotations: Vec::new(),
+        }
+    }
+
+    fn assign(&self, n: &str, value: Expr) -> Expr {
+        self.expr(ExprKind::Assign {
+            lhs: Box::new(self.id(n)),
+            rhs: Box::new(value),
+        })
+    }
+}
+
+/// Calls `f` on each direct subexpression of `e`, function bodies included.
+fn each_child(e: &Expr, f: &mut dyn FnMut(&Expr)) {
+    match &e.kind {
+        ExprKind::Float(_)
+        | ExprKind::Int(_)
+        | ExprKind::Bool(_)
+        | ExprKind::Nothing
+        | ExprKind::Str(_)
+        | ExprKind::Ident(_)
+        | ExprKind::Break
+        | ExprKind::Continue
+        | ExprKind::Local(_)
+        | ExprKind::IndexEnd
+        | ExprKind::IndexBegin
+        | ExprKind::Colon
+        | ExprKind::Error
+        | ExprKind::Return(None) => {}
+        ExprKind::Function(def) => def.body.iter().for_each(f),
+        ExprKind::Tuple(es) | ExprKind::Vect(es) | ExprKind::Block(es) => es.iter().for_each(f),
+        ExprKind::NamedTuple(fields) => fields.iter().for_each(|(_, x)| f(x)),
+        ExprKind::Matrix(rows) => rows.iter().flatten().for_each(f),
+        ExprKind::Call { callee, args } | ExprKind::DotCall { callee, args } => {
+            f(callee);
+            args.iter().for_each(f);
+        }
+        ExprKind::KwCall {
+            callee,
+            args,
+            keywords,
+        } => {
+            f(callee);
+            args.iter().for_each(&mut *f);
+            keywords.iter().map(KeywordArg::value).for_each(f);
+        }
+        ExprKind::Binary { lhs, rhs, .. }
+        | ExprKind::DotAssign { lhs, rhs }
+        | ExprKind::Assign { lhs, rhs }
+        | ExprKind::CompoundAssign { lhs, rhs, .. }
+        | ExprKind::And(lhs, rhs)
+        | ExprKind::Or(lhs, rhs) => {
+            f(lhs);
+            f(rhs);
+        }
+        ExprKind::Chain { first, rest } => {
+            f(first);
+            rest.iter().for_each(|(_, x)| f(x));
+        }
+        ExprKind::Unary { arg, .. }
+        | ExprKind::Splat(arg)
+        | ExprKind::Views(arg)
+        | ExprKind::Field { base: arg, .. }
+        | ExprKind::Return(Some(arg))
+        | ExprKind::Checkpoint { looped: arg, .. } => f(arg),
+        ExprKind::Ternary { cond, then, els } => {
+            f(cond);
+            f(then);
+            f(els);
+        }
+        ExprKind::Index { base, indices } => {
+            f(base);
+            indices.iter().for_each(f);
+        }
+        ExprKind::Range { start, step, stop } => {
+            f(start);
+            step.iter().for_each(|s| f(s));
+            f(stop);
+        }
+        ExprKind::If { branches, els } => {
+            for (c, body) in branches {
+                f(c);
+                body.iter().for_each(&mut *f);
+            }
+            els.iter().flatten().for_each(f);
+        }
+        ExprKind::While { cond, body } => {
+            f(cond);
+            body.iter().for_each(f);
+        }
+        ExprKind::For {
+            var, iter, body, ..
+        } => {
+            f(iter);
+            f(var);
+            body.iter().for_each(f);
+        }
+        ExprKind::Let { var, value, body } => {
+            value.iter().for_each(|v| f(v));
+            var.iter().for_each(|v| f(v));
+            body.iter().for_each(f);
+        }
+    }
+}
+
+/// [`each_child`] on mutable expressions.
+fn each_child_mut(e: &mut Expr, f: &mut dyn FnMut(&mut Expr)) {
+    match &mut e.kind {
+        ExprKind::Float(_)
+        | ExprKind::Int(_)
+        | ExprKind::Bool(_)
+        | ExprKind::Nothing
+        | ExprKind::Str(_)
+        | ExprKind::Ident(_)
+        | ExprKind::Break
+        | ExprKind::Continue
+        | ExprKind::Local(_)
+        | ExprKind::IndexEnd
+        | ExprKind::IndexBegin
+        | ExprKind::Colon
+        | ExprKind::Error
+        | ExprKind::Return(None) => {}
+        ExprKind::Function(def) => def.body.iter_mut().for_each(f),
+        ExprKind::Tuple(es) | ExprKind::Vect(es) | ExprKind::Block(es) => es.iter_mut().for_each(f),
+        ExprKind::NamedTuple(fields) => fields.iter_mut().for_each(|(_, x)| f(x)),
+        ExprKind::Matrix(rows) => rows.iter_mut().flatten().for_each(f),
+        ExprKind::Call { callee, args } | ExprKind::DotCall { callee, args } => {
+            f(callee);
+            args.iter_mut().for_each(f);
+        }
+        ExprKind::KwCall {
+            callee,
+            args,
+            keywords,
+        } => {
+            f(callee);
+            args.iter_mut().for_each(&mut *f);
+            for k in keywords {
+                match k {
+                    KeywordArg::Named { value, .. } | KeywordArg::Splat(value) => f(value),
+                }
+            }
+        }
+        ExprKind::Binary { lhs, rhs, .. }
+        | ExprKind::DotAssign { lhs, rhs }
+        | ExprKind::Assign { lhs, rhs }
+        | ExprKind::CompoundAssign { lhs, rhs, .. }
+        | ExprKind::And(lhs, rhs)
+        | ExprKind::Or(lhs, rhs) => {
+            f(lhs);
+            f(rhs);
+        }
+        ExprKind::Chain { first, rest } => {
+            f(first);
+            rest.iter_mut().for_each(|(_, x)| f(x));
+        }
+        ExprKind::Unary { arg, .. }
+        | ExprKind::Splat(arg)
+        | ExprKind::Views(arg)
+        | ExprKind::Field { base: arg, .. }
+        | ExprKind::Return(Some(arg))
+        | ExprKind::Checkpoint { looped: arg, .. } => f(arg),
+        ExprKind::Ternary { cond, then, els } => {
+            f(cond);
+            f(then);
+            f(els);
+        }
+        ExprKind::Index { base, indices } => {
+            f(base);
+            indices.iter_mut().for_each(f);
+        }
+        ExprKind::Range { start, step, stop } => {
+            f(start);
+            step.iter_mut().for_each(|s| f(s));
+            f(stop);
+        }
+        ExprKind::If { branches, els } => {
+            for (c, body) in branches {
+                f(c);
+                body.iter_mut().for_each(&mut *f);
+            }
+            els.iter_mut().flatten().for_each(f);
+        }
+        ExprKind::While { cond, body } => {
+            f(cond);
+            body.iter_mut().for_each(f);
+        }
+        ExprKind::For {
+            var, iter, body, ..
+        } => {
+            f(iter);
+            f(var);
+            body.iter_mut().for_each(f);
+        }
+        ExprKind::Let { var, value, body } => {
+            value.iter_mut().for_each(|v| f(v));
+            var.iter_mut().for_each(|v| f(v));
+            body.iter_mut().for_each(f);
+        }
+    }
+}
