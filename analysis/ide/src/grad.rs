@@ -507,13 +507,11 @@ impl<'a> Prepared<'a> {
         if !gradient.iter().any(crate::why::is_nothing_or_zero) {
             return Vec::new();
         }
-        let Ok(args) = self.arguments(db) else {
-            return Vec::new();
-        };
+        let args = || self.arguments(db).ok();
         let subject = crate::why::Subject {
             program: &self.program,
             inst: &self.inst,
-            args,
+            args: &args,
             skipped: self.skipped(),
             limits: &self.limits,
             call: match self.site {

@@ -80,7 +80,10 @@ impl Watch for Ran<'_> {
 pub(crate) struct Subject<'a> {
     pub program: &'a TypedProgram,
     pub inst: &'a zy_ir::Instance,
-    pub args: Vec<Value>,
+    /// A fresh evaluation of the arguments (`None` if it fails), asked for only when a reason
+    /// needs the call to be run: most reasons are read from the code alone, and evaluating the
+    /// arguments can cost more than the gradient did.
+    pub args: &'a dyn Fn() -> Option<Vec<Value>>,
     pub skipped: usize,
     pub limits: &'a zy_interp::Limits,
     pub call: Option<(SourceFile, u32)>,
@@ -102,7 +105,7 @@ pub(crate) fn explain(db: &RootDatabase, s: &Subject<'_>, gradient: &[Value]) ->
         return Vec::new();
     }
     let activity = analyse(func);
-    let mut ran: Option<HashSet<zy_ir::Value>> = None;
+    let mut ran: Option<Option<HashSet<zy_ir::Value>>> = None;
     let mut out = Vec::new();
     for i in wanted {
         let k = i + s.skipped;
@@ -146,7 +149,9 @@ pub(crate) fn explain(db: &RootDatabase, s: &Subject<'_>, gradient: &[Value]) ->
                         format!("`{name}` reaches the result only through `{op}`, which is piecewise constant: its gradient is zero"),
                     )
                 } else {
-                    let ran = ran.get_or_insert_with(|| watched_run(s, func));
+                    let Some(ran) = ran.get_or_insert_with(|| watched_run(s, func)) else {
+                        continue;
+                    };
                     not_taken(func, arg, ran).map_or_else(
                         || {
                             (
@@ -182,14 +187,16 @@ pub(crate) fn explain(db: &RootDatabase, s: &Subject<'_>, gradient: &[Value]) ->
     out
 }
 
-/// The primitive statements of `func` that ran when the call ran.
-fn watched_run(s: &Subject<'_>, func: &Function) -> HashSet<zy_ir::Value> {
+/// The primitive statements of `func` that ran when the call ran (`None` if its arguments
+/// could not be evaluated).
+fn watched_run(s: &Subject<'_>, func: &Function) -> Option<HashSet<zy_ir::Value>> {
+    let args = (s.args)()?;
     let mut ran = Ran {
         func,
         stmts: HashSet::new(),
     };
-    let _ = zy_interp::run_watched(s.program, s.inst, s.args.clone(), s.limits, &mut ran);
-    ran.stmts
+    let _ = zy_interp::run_watched(s.program, s.inst, args, s.limits, &mut ran);
+    Some(ran.stmts)
 }
 
 /// If no primitive statement that depends on `arg` ran, the span of a branch that led away from
