@@ -188,6 +188,26 @@ pub fn prepare_call(file: &str, source: &str, call: &str) -> Result<Prepared, St
     })
 }
 
+/// A call whose value is itself the figure (a function returning `hvp(...)` or
+/// `jacobian(...)`): its arguments and the machine code of its primal only, from a fresh host
+/// (returned with them: the code is the host's `compiled` query's).
+pub fn prepare_primal(
+    file: &str,
+    source: &str,
+    call: &str,
+) -> Result<(Vec<Value>, Runner, AnalysisHost), String> {
+    let mut host = AnalysisHost::new();
+    let file = host
+        .set_file_text(Path::new(file), source.to_string())
+        .source_file();
+    let db = host.raw_database();
+    let inst = called_instance(db, file, call)?;
+    let args = arguments(db, file, call)?;
+    let program = primal_program(db, file, &inst)?;
+    let primal = Runner::new(db, file, &inst, Target::Primal, (program, inst.clone()));
+    Ok((args, primal, host))
+}
+
 /// The arguments of `call` in `source`, evaluated by the interpreter in a fresh host (for a
 /// benchmark whose function zy cannot prepare: the hand-written code still needs them).
 pub fn evaluate_arguments(file: &str, source: &str, call: &str) -> Result<Vec<Value>, String> {

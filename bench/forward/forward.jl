@@ -1,0 +1,26 @@
+# The forward-mode rows of issue 15 (bench/forward/run): a Hessian-vector product of the
+# Rosenbrock function, and the Jacobian of a 100 -> 100 dense layer, written as users write them.
+
+# The chained Rosenbrock function, as fixtures/workloads/rosenbrock.jl writes it.
+function rosenbrock(x)
+    s = 0.0
+    for i in 1:length(x)-1
+        s += 100 * (x[i+1] - x[i]^2)^2 + (1 - x[i])^2
+    end
+    return s
+end
+
+# H(x) v by forward over reverse.
+rosenbrock_hvp(x, v) = hvp(rosenbrock, x, v)
+
+# Deterministic inputs, the same formulas as bench/peers.py's.
+rosenbrock_x(n) = [i % 2 == 1 ? -1.2 : 1.0 for i in 1:n]
+rosenbrock_v(n) = [sin(0.1 * i) for i in 1:n]
+
+# One dense layer with tanh, and its Jacobian with respect to its input.
+dense(W, b, x) = tanh.(W * x .+ b)
+dense_jacobian(W, b, x) = jacobian(x -> dense(W, b, x), x)[1]
+
+dense_W(m, n) = [0.1 * sin(i + 2 * j) for i in 1:m, j in 1:n]
+dense_b(m) = [0.01 * i for i in 1:m]
+dense_x(n) = [cos(0.3 * i) for i in 1:n]
