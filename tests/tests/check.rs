@@ -217,6 +217,32 @@ fn configuration_and_suppression() {
     );
 }
 
+/// A function typed through its caller, one through its annotations, two with nothing to type at.
+const COVERAGE: &str = "# zy: at outer(2.0)\nouter(x) = helper(x)\nhelper(x) = 3.0 * x\n\n\
+    annotated(x::Float64, v::Vector{Float64}) = x * v[1]\n\n\
+    generic(x) = x + 1.0\nabstract(x::Real) = 2x\n";
+
+#[test]
+fn the_summary_counts_the_functions_checked_and_not_typed() {
+    let dir = dir_with(&[("cover.jl", COVERAGE), ("clean.jl", CLEAN)]);
+    // Clean, but two functions were never typed: the summary says so (exit status 0).
+    let (status, out, _) = run(dir.path(), &["check", "cover.jl"]);
+    assert_eq!(status, 0);
+    expect![[r#"
+        checked 1 file: 0 errors, 0 warnings; 3 functions checked, 2 not typed (no `# zy: at`, no caller, no concrete annotations)
+    "#]]
+    .assert_eq(&out);
+    let (status, out, _) = run(dir.path(), &["check", "--format", "json"]);
+    assert_eq!(status, 0);
+    assert_eq!(
+        json(&out)["summary"],
+        json(
+            r#"{"files": 2, "errors": 0, "warnings": 0, "expected": 0,
+                "checked_functions": 4, "untyped_functions": 2}"#
+        )
+    );
+}
+
 #[test]
 fn json_schema_version_1() {
     let dir = dir_with(&[("unused.jl", UNUSED), ("clean.jl", CLEAN)]);
@@ -226,7 +252,10 @@ fn json_schema_version_1() {
     assert_eq!(report["version"], 1);
     assert_eq!(
         report["summary"],
-        json(r#"{"files": 2, "errors": 0, "warnings": 1, "expected": 0}"#)
+        json(
+            r#"{"files": 2, "errors": 0, "warnings": 1, "expected": 0,
+                "checked_functions": 2, "untyped_functions": 0}"#
+        )
     );
     let d = &report["diagnostics"][0];
     let mut keys: Vec<&str> = d
@@ -269,7 +298,7 @@ fn text_is_rustc_style_with_colours_on_request() {
         2 │ scale(x, y) = 2.0 * x
           │          ^
 
-        checked 1 file: 0 errors, 1 warning
+        checked 1 file: 0 errors, 1 warning; 1 function checked
     "#]]
     .assert_eq(&plain);
     let (_, coloured, _) = run(dir.path(), &["check", "unused.jl", "--color", "always"]);
@@ -561,7 +590,7 @@ fn a_byte_order_mark_is_not_part_of_the_source() {
         1 │ f(x, (y, z)) = x
           │      ^^^^^^
 
-        checked 1 file: 1 error, 0 warnings
+        checked 1 file: 1 error, 0 warnings; 0 functions checked, 1 not typed (no `# zy: at`, no caller, no concrete annotations)
     "#]]
     .assert_eq(&text);
 }
