@@ -1,7 +1,8 @@
 //! The checker behind `zy-analyze check` and the editor's warnings: lints over the typed IR of
-//! each function specialised by a `# zy: at` or `# zy: gradcheck` call (the reaching-gradient
-//! analysis and a few structural rules), the in-source `rrule` check, `zy.toml` levels and
-//! `# zy: allow(CODE)` suppression.
+//! every function of the file that can be typed (at its `# zy: at` and `# zy: gradcheck`
+//! calls, through typed callers, or at concrete parameter annotations: [`coverage`]), with the
+//! reaching-gradient analysis and a few structural rules, the in-source `rrule` check,
+//! `zy.toml` levels and `# zy: allow(CODE)` suppression.
 //!
 //! One implementation, two faces: [`Analysis::diagnostics`] includes the lints at their
 //! default levels (the language server shows them); [`Analysis::check`] adds the gradchecks and
