@@ -224,10 +224,15 @@ fn usage_errors_exit_with_2() {
 
 #[test]
 fn check_reports_every_file_under_the_paths() {
+    // No findings; the summary says `get_at` (no annotated call, no caller) was not typed.
     let clean = dir_with(&[("a/pow.jl", POW)]);
     assert_eq!(
         run(clean.path(), &["check", "."]),
-        (0, "".into(), "".into())
+        (
+            0,
+            "checked 1 file: 0 errors, 0 warnings; 1 function checked, 1 not typed (no `# zy: at`, no caller, no concrete annotations)\n".into(),
+            "".into()
+        )
     );
     let dirty = dir_with(&[
         ("pow.jl", POW),
@@ -248,7 +253,7 @@ fn check_reports_every_file_under_the_paths() {
         out,
         "{\"diagnostics\":[{\"code\":\"unsupported\",\"col\":6,\"end\":11,\"expected\":false,\"file\":\"sub/kw.jl\",\
          \"line\":1,\"message\":\"unsupported: destructuring arguments\",\"related\":[],\"severity\":\"error\",\"start\":5}],\
-         \"summary\":{\"errors\":1,\"expected\":0,\"files\":1,\"warnings\":0},\"version\":1}\n"
+         \"summary\":{\"checked_functions\":0,\"errors\":1,\"expected\":0,\"files\":1,\"untyped_functions\":1,\"warnings\":0},\"version\":1}\n"
     );
     assert_eq!(run(dirty.path(), &["check", "nowhere"]).0, 2);
 }
