@@ -399,7 +399,7 @@ fn sarif_validates_with_the_multitool() {
 }
 
 const KW: &str = "f(x, (y, z)) = x\n";
-const KW_FINDING: &str = "error[unsupported]: unsupported: destructuring arguments\n";
+const KW_FINDING: &str = "error[unsupported]: unsupported: destructuring arguments; take the tuple as one argument and write `(a, b) = t` in the body instead\n";
 const LINK_NOTE: &str =
     "note: skipped: a symbolic link inside a directory is not followed (name it on the command line to check it)\n";
 
@@ -584,7 +584,7 @@ fn a_byte_order_mark_is_not_part_of_the_source() {
     );
     let (_, text, _) = run(dir.path(), &["check", "kw.jl"]);
     expect![[r#"
-        error[unsupported]: unsupported: destructuring arguments
+        error[unsupported]: unsupported: destructuring arguments; take the tuple as one argument and write `(a, b) = t` in the body instead
           ┌─ kw.jl:1:6
           │
         1 │ f(x, (y, z)) = x

@@ -245,14 +245,14 @@ fn check_reports_every_file_under_the_paths() {
     assert_eq!(
         out,
         "./sub/at.jl:2:12: error[undefined-name]: UndefVarError: `undefined_thing` not defined\n\
-         ./sub/kw.jl:1:6: error[unsupported]: unsupported: destructuring arguments\n"
+         ./sub/kw.jl:1:6: error[unsupported]: unsupported: destructuring arguments; take the tuple as one argument and write `(a, b) = t` in the body instead\n"
     );
     let (status, out, _) = run(dirty.path(), &["check", "sub/kw.jl", "--format", "json"]);
     assert_eq!(status, 1);
     assert_eq!(
         out,
         "{\"diagnostics\":[{\"code\":\"unsupported\",\"col\":6,\"end\":11,\"expected\":false,\"file\":\"sub/kw.jl\",\
-         \"line\":1,\"message\":\"unsupported: destructuring arguments\",\"related\":[],\"severity\":\"error\",\"start\":5}],\
+         \"line\":1,\"message\":\"unsupported: destructuring arguments; take the tuple as one argument and write `(a, b) = t` in the body instead\",\"related\":[],\"severity\":\"error\",\"start\":5}],\
          \"summary\":{\"checked_functions\":0,\"errors\":1,\"expected\":0,\"files\":1,\"untyped_functions\":1,\"warnings\":0},\"version\":1}\n"
     );
     assert_eq!(run(dirty.path(), &["check", "nowhere"]).0, 2);
@@ -398,7 +398,7 @@ fn a_byte_order_mark_is_not_part_of_the_source() {
         (
             1,
             String::new(),
-            "try.jl:1:8: error: unsupported: try/catch\n".into()
+            "try.jl:1:8: error: unsupported: try/catch; check the condition before the call that could fail and call `error(\"...\")` instead\n".into()
         )
     );
 }
