@@ -232,6 +232,13 @@ fn the_summary_counts_the_functions_checked_and_not_typed() {
         checked 1 file: 0 errors, 0 warnings; 3 functions checked, 2 not typed (no `# zy: at`, no caller, no concrete annotations)
     "#]]
     .assert_eq(&out);
+    // `--verbose` names them.
+    let (_, _, err) = run(dir.path(), &["check", "cover.jl", "--verbose"]);
+    expect![[r#"
+        cover.jl:7:1: note: `generic` not typed (no `# zy: at`, no caller, no concrete annotations)
+        cover.jl:8:1: note: `abstract` not typed (no `# zy: at`, no caller, no concrete annotations)
+    "#]]
+    .assert_eq(&err);
     let (status, out, _) = run(dir.path(), &["check", "--format", "json"]);
     assert_eq!(status, 0);
     assert_eq!(
@@ -457,7 +464,10 @@ fn special_files_are_skipped_inside_directories_and_refused_when_named() {
         (
             1,
             format!("tree/kw.jl:1:6: {KW_FINDING}"),
-            format!("tree/pipe.jl: note: skipped: not a regular file\ntree/zero.jl: {LINK_NOTE}")
+            format!(
+                "tree/kw.jl:1:1: note: `f` not typed (no `# zy: at`, no caller, no concrete annotations)\n\
+                 tree/pipe.jl: note: skipped: not a regular file\ntree/zero.jl: {LINK_NOTE}"
+            )
         )
     );
     assert_eq!(

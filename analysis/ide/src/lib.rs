@@ -38,7 +38,7 @@ use zy_hir::input::Unreadable;
 use zy_hir::{RootDatabase, SourceFile, Workspace};
 
 pub use check::{
-    lint, Config, ConfigError, Coverage, FileConfig, Level, Lint, DEFAULT_MAX_FILE_SIZE,
+    lint, Config, ConfigError, Coverage, FileConfig, Level, Lint, Untyped, DEFAULT_MAX_FILE_SIZE,
     GRADIENT_CUT, LINTS, MUTATION_AFTER_CAPTURE, NONFINITE_GRADIENT, RRULE_MISMATCH,
     UNBOUNDED_TAPE, ZERO_GRADIENT,
 };

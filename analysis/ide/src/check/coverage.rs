@@ -18,14 +18,22 @@ pub(crate) struct TypedFn {
     pub func: Arc<Function>,
 }
 
-/// How many of a file's functions `check` typed and how many it could not.
-#[derive(Clone, Copy, Default, PartialEq, Eq, Debug)]
+/// How many of a file's functions `check` typed, and which it could not.
+#[derive(Clone, Default, PartialEq, Eq, Debug)]
 pub struct Coverage {
     /// Functions typed at least once (their lints ran).
     pub checked: usize,
     /// Functions with no `# zy: at` or `# zy: gradcheck` call, no typed caller and no concrete
     /// annotation on every parameter (or whose specialisation there did not type).
-    pub untyped: usize,
+    pub untyped: Vec<Untyped>,
+}
+
+/// A function `check` could not type: its name and where the name is written (1-based).
+#[derive(Clone, PartialEq, Eq, Debug)]
+pub struct Untyped {
+    pub name: String,
+    pub line: u32,
+    pub col: u32,
 }
 
 /// Names of methods checked elsewhere (the in-source rule check), not counted.
@@ -151,10 +159,27 @@ pub(crate) fn count(db: &RootDatabase, file: SourceFile, typed: &[TypedFn]) -> C
         if typed.iter().any(|t| t.item == item) {
             out.checked += 1;
         } else if !has_call(db, item) {
-            out.untyped += 1;
+            out.untyped.push(untyped(db, file, item));
         }
     }
     out
+}
+
+/// The name of `item` and where it is written.
+fn untyped(db: &RootDatabase, file: SourceFile, item: ItemId) -> Untyped {
+    let start = match zy_hir::item_ast(db, item).as_deref() {
+        Some(Item::Function(f)) => {
+            zy_hir::item_range(db, item, f.name_range.start, f.name_range.end)
+        }
+        _ => None,
+    };
+    let at = start.map_or(0, |(s, _)| s);
+    let lc = zy_hir::line_col(db, file, at);
+    Untyped {
+        name: item.name(db).to_string(),
+        line: lc.line,
+        col: lc.col,
+    }
 }
 
 /// Has `item` a `# zy: at` or `# zy: gradcheck` annotation?

@@ -27,7 +27,7 @@ use zy_ir::{Function, Span};
 use zy_syntax::ast::{AnnotationKind, Item};
 
 pub use config::{Config, ConfigError, FileConfig, Level, DEFAULT_MAX_FILE_SIZE, DEFAULT_RTOL};
-pub use coverage::Coverage;
+pub use coverage::{Coverage, Untyped};
 pub(crate) use cut::zero_cut;
 
 use crate::{
@@ -459,7 +459,18 @@ mod tests {
             host.analysis().coverage(file).unwrap(),
             crate::Coverage {
                 checked: 3,
-                untyped: 2
+                untyped: vec![
+                    crate::Untyped {
+                        name: "generic".into(),
+                        line: 8,
+                        col: 1
+                    },
+                    crate::Untyped {
+                        name: "abstract".into(),
+                        line: 9,
+                        col: 1
+                    },
+                ]
             }
         );
         // A function whose own `# zy: at` does not type is reported there, not counted.
@@ -471,7 +482,7 @@ mod tests {
             host.analysis().coverage(file).unwrap(),
             crate::Coverage {
                 checked: 0,
-                untyped: 0
+                untyped: Vec::new()
             }
         );
     }

@@ -131,7 +131,7 @@ impl Summary {
         };
         for r in reports {
             s.checked_functions += r.coverage.checked;
-            s.untyped_functions += r.coverage.untyped;
+            s.untyped_functions += r.coverage.untyped.len();
             for d in &r.findings {
                 match (r.expected, d.severity) {
                     (true, _) => s.expected += 1,
@@ -201,6 +201,17 @@ pub fn run(args: &CheckArgs) -> Outcome {
         out.stderr.push('\n');
     }
     if args.verbose {
+        for r in &reports {
+            for u in &r.coverage.untyped {
+                out.stderr.push_str(&format!(
+                    "{}:{}:{}: note: `{}` not typed (no `# zy: at`, no caller, no concrete annotations)\n",
+                    r.path.display(),
+                    u.line,
+                    u.col,
+                    u.name
+                ));
+            }
+        }
         for (path, why) in &found.skipped {
             out.stderr
                 .push_str(&format!("{}: note: skipped: {why}\n", path.display()));
