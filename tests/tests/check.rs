@@ -217,6 +217,39 @@ fn configuration_and_suppression() {
     );
 }
 
+/// A function typed through its caller, one through its annotations, two with nothing to type at.
+const COVERAGE: &str = "# zy: at outer(2.0)\nouter(x) = helper(x)\nhelper(x) = 3.0 * x\n\n\
+    annotated(x::Float64, v::Vector{Float64}) = x * v[1]\n\n\
+    generic(x) = x + 1.0\nabstract(x::Real) = 2x\n";
+
+#[test]
+fn the_summary_counts_the_functions_checked_and_not_typed() {
+    let dir = dir_with(&[("cover.jl", COVERAGE), ("clean.jl", CLEAN)]);
+    // Clean, but two functions were never typed: the summary says so (exit status 0).
+    let (status, out, _) = run(dir.path(), &["check", "cover.jl"]);
+    assert_eq!(status, 0);
+    expect![[r#"
+        checked 1 file: 0 errors, 0 warnings; 3 functions checked, 2 not typed (no `# zy: at`, no caller, no concrete annotations)
+    "#]]
+    .assert_eq(&out);
+    // `--verbose` names them.
+    let (_, _, err) = run(dir.path(), &["check", "cover.jl", "--verbose"]);
+    expect![[r#"
+        cover.jl:7:1: note: `generic` not typed (no `# zy: at`, no caller, no concrete annotations)
+        cover.jl:8:1: note: `abstract` not typed (no `# zy: at`, no caller, no concrete annotations)
+    "#]]
+    .assert_eq(&err);
+    let (status, out, _) = run(dir.path(), &["check", "--format", "json"]);
+    assert_eq!(status, 0);
+    assert_eq!(
+        json(&out)["summary"],
+        json(
+            r#"{"files": 2, "errors": 0, "warnings": 0, "expected": 0,
+                "checked_functions": 4, "untyped_functions": 2}"#
+        )
+    );
+}
+
 #[test]
 fn json_schema_version_1() {
     let dir = dir_with(&[("unused.jl", UNUSED), ("clean.jl", CLEAN)]);
@@ -226,7 +259,10 @@ fn json_schema_version_1() {
     assert_eq!(report["version"], 1);
     assert_eq!(
         report["summary"],
-        json(r#"{"files": 2, "errors": 0, "warnings": 1, "expected": 0}"#)
+        json(
+            r#"{"files": 2, "errors": 0, "warnings": 1, "expected": 0,
+                "checked_functions": 2, "untyped_functions": 0}"#
+        )
     );
     let d = &report["diagnostics"][0];
     let mut keys: Vec<&str> = d
@@ -269,7 +305,7 @@ fn text_is_rustc_style_with_colours_on_request() {
         2 │ scale(x, y) = 2.0 * x
           │          ^
 
-        checked 1 file: 0 errors, 1 warning
+        checked 1 file: 0 errors, 1 warning; 1 function checked
     "#]]
     .assert_eq(&plain);
     let (_, coloured, _) = run(dir.path(), &["check", "unused.jl", "--color", "always"]);
@@ -370,7 +406,7 @@ fn sarif_validates_with_the_multitool() {
 }
 
 const KW: &str = "f(x, (y, z)) = x\n";
-const KW_FINDING: &str = "error[unsupported]: unsupported: destructuring arguments\n";
+const KW_FINDING: &str = "error[unsupported]: unsupported: destructuring arguments; take the tuple as one argument and write `(a, b) = t` in the body instead\n";
 const LINK_NOTE: &str =
     "note: skipped: a symbolic link inside a directory is not followed (name it on the command line to check it)\n";
 
@@ -428,7 +464,10 @@ fn special_files_are_skipped_inside_directories_and_refused_when_named() {
         (
             1,
             format!("tree/kw.jl:1:6: {KW_FINDING}"),
-            format!("tree/pipe.jl: note: skipped: not a regular file\ntree/zero.jl: {LINK_NOTE}")
+            format!(
+                "tree/kw.jl:1:1: note: `f` not typed (no `# zy: at`, no caller, no concrete annotations)\n\
+                 tree/pipe.jl: note: skipped: not a regular file\ntree/zero.jl: {LINK_NOTE}"
+            )
         )
     );
     assert_eq!(
@@ -555,13 +594,13 @@ fn a_byte_order_mark_is_not_part_of_the_source() {
     );
     let (_, text, _) = run(dir.path(), &["check", "kw.jl"]);
     expect![[r#"
-        error[unsupported]: unsupported: destructuring arguments
+        error[unsupported]: unsupported: destructuring arguments; take the tuple as one argument and write `(a, b) = t` in the body instead
           ┌─ kw.jl:1:6
           │
         1 │ f(x, (y, z)) = x
           │      ^^^^^^
 
-        checked 1 file: 1 error, 0 warnings
+        checked 1 file: 1 error, 0 warnings; 0 functions checked, 1 not typed (no `# zy: at`, no caller, no concrete annotations)
     "#]]
     .assert_eq(&text);
 }

@@ -42,7 +42,7 @@ impl Fail {
     pub fn undefined_name(name: &str) -> Fail {
         match name.strip_prefix("Base.").unwrap_or(name) {
             "Dict" | "IdDict" | "WeakKeyDict" | "Set" | "BitSet" => Fail::unsupported(format!(
-                "{name} (dictionaries and sets are outside zy's subset of Julia)"
+                "{name} (dictionaries and sets are outside zy's subset of Julia); use a struct or a named tuple for fixed keys, or a `Vector` indexed by integers, instead"
             )),
             _ => Fail::undefined(format!("UndefVarError: `{name}` not defined")),
         }

@@ -132,7 +132,7 @@ fn diagnostics_have_codes_and_file_offsets() {
             (
                 "1:6".to_string(),
                 "unsupported",
-                "unsupported: destructuring arguments"
+                "unsupported: destructuring arguments; take the tuple as one argument and write `(a, b) = t` in the body instead"
             ),
             (
                 "3:12".to_string(),

@@ -284,7 +284,7 @@ fn specialise_at<'a>(
 }
 
 /// The concrete type an annotation names, for the types that need no program to resolve.
-fn concrete(t: &TypeExpr) -> Option<Type> {
+pub(crate) fn concrete(t: &TypeExpr) -> Option<Type> {
     let TypeExpr::Named { name, params } = t else {
         return None;
     };

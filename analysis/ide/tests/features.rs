@@ -740,7 +740,7 @@ uses_guarded(x) = guarded(x) + 1.0
         file,
         "uses_guarded(2.0)",
         expect![[r#"
-            main.jl:3:5: error: unsupported: try/catch
+            main.jl:3:5: error: unsupported: try/catch; check the condition before the call that could fail and call `error("...")` instead
         "#]],
     );
 }

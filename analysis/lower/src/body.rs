@@ -312,7 +312,7 @@ impl<'c, 'a> BodyLowerer<'c, 'a> {
                 Some(splat) => self.fail(
                     splat.range,
                     "unsupported",
-                    "unsupported: splatting `...` in a call with keyword arguments".into(),
+                    "unsupported: splatting `...` in a call with keyword arguments; pass the elements one by one (`f(t[1], t[2]; a = 1)`) instead".into(),
                 ),
                 None => self.keyword_call(callee, args, keywords, r),
             },

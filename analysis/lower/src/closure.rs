@@ -111,15 +111,15 @@ impl BodyLowerer<'_, '_> {
     /// local.
     pub(crate) fn closure(&mut self, def: &FunctionDef, r: TextRange) -> Operand {
         if let FunctionName::Callable { .. } = def.name {
-            let message = "unsupported: callable struct method inside a function".to_string();
+            let message = "unsupported: callable struct method inside a function; define it at the top level instead".to_string();
             return self.fail(r, "unsupported", message);
         }
         if !def.keywords.is_empty() || def.keyword_rest.is_some() {
-            let message = "unsupported: keyword arguments of an inner function".to_string();
+            let message = "unsupported: keyword arguments of an inner function; define the function at the top level instead".to_string();
             return self.fail(r, "unsupported", message);
         }
         if def.params.iter().any(|p| p.default.is_some()) {
-            let message = "unsupported: optional arguments of an inner function".to_string();
+            let message = "unsupported: optional arguments of an inner function; define the function at the top level instead".to_string();
             return self.fail(r, "unsupported", message);
         }
         let Some(info) = self.cx.res.closures.get(&(def as *const FunctionDef)) else {

@@ -127,20 +127,20 @@ fn outside_subset(kind: Kind) -> Option<&'static str> {
         Kind::Interpolate => "interpolation `$`",
         Kind::Quote => "quoted expression",
         Kind::Splat => "splatting `...`",
-        Kind::Decl => "type assertion `::`",
+        Kind::Decl => "type assertion `::`; annotate the function's parameter (`x::Float64`) or convert with `Float64(x)` instead",
         Kind::Where => "`where` outside a method signature",
-        Kind::Global => "global declaration",
-        Kind::Const => "const in a local scope",
-        Kind::Try => "try/catch",
-        Kind::Struct => "struct definition in a local scope",
+        Kind::Global => "global declaration; pass the value as an argument (a `Ref` to write to it) instead",
+        Kind::Const => "const in a local scope; write a plain assignment instead",
+        Kind::Try => "try/catch; check the condition before the call that could fail and call `error(\"...\")` instead",
+        Kind::Struct => "struct definition in a local scope; define the struct at the top level instead",
         Kind::Module => "module",
         Kind::Abstract => "abstract type",
         Kind::Primitive => "primitive type",
-        Kind::Macro => "macro definition",
+        Kind::Macro => "macro definition; write a function instead",
         Kind::Import => "import",
         Kind::Using => "using",
         Kind::Export | Kind::Public => "export",
-        Kind::Ncat | Kind::TypedNcat => "`;;` concatenation",
+        Kind::Ncat | Kind::TypedNcat => "`;;` concatenation; write `[a b; c d]`, `hcat` or `vcat` instead",
         Kind::TypedHcat => "concatenation in indexing brackets (write `i - 1` for a subtraction)",
         Kind::TypedVcat => "concatenation inside indexing brackets",
         Kind::Var => "`var\"...\"` name",
@@ -159,7 +159,10 @@ fn leaf(cx: &mut Cx, node: &SyntaxNode) -> Expr {
         Kind::Float => literals::float(cx, node),
         Kind::Float32 => {
             let text = cx.text(node);
-            cx.unsupported(node, &format!("Float32 literal `{text}`"))
+            cx.unsupported(
+                node,
+                &format!("Float32 literal `{text}`; write a Float64 literal instead"),
+            )
         }
         Kind::Op(op) if op.text() == ":" => Expr::new(ExprKind::Colon, node.range),
         Kind::Op(op) => cx.unsupported(node, &format!("operator `{}` as a value", op.text())),
@@ -556,7 +559,10 @@ fn assignment(cx: &mut Cx, node: &SyntaxNode) -> Expr {
         (true, Kind::Identifier) | (false, Kind::Ref | Kind::Dot | Kind::Tuple | Kind::Parens) => {
             expr(cx, lhs)
         }
-        (false, Kind::Decl) => return cx.unsupported(lhs, "typed variable declaration"),
+        (false, Kind::Decl) => return cx.unsupported(
+                lhs,
+                "typed variable declaration; assign without `::` (convert with `Float64(v)` where needed) instead",
+            ),
         _ => return cx.syntax(lhs, "syntax error: invalid assignment target"),
     };
     let value = expr(cx, rhs);
@@ -661,7 +667,10 @@ fn for_statement(cx: &mut Cx, node: &SyntaxNode) -> Expr {
         };
         let var = match (var.leaf, var.kind) {
             (true, Kind::Identifier) | (false, Kind::Tuple) => expr(cx, var),
-            (false, Kind::Outer) => return cx.unsupported(spec, "`outer` loop variable"),
+            (false, Kind::Outer) => return cx.unsupported(
+                    spec,
+                    "`outer` loop variable; copy the loop variable to a variable assigned before the loop instead",
+                ),
             _ => return cx.unsupported(var, "loop variable"),
         };
         specs.push((var, expr(cx, iter), spec.range));
@@ -773,7 +782,7 @@ fn local(cx: &mut Cx, node: &SyntaxNode) -> Expr {
         }
     }
     match node.children.first() {
-        Some(decl) => cx.unsupported(decl, "`local` declaration"),
+        Some(decl) => cx.unsupported(decl, "`local` declaration; assign the variable instead"),
         None => error_expr(node),
     }
 }

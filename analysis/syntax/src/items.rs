@@ -671,11 +671,17 @@ pub(crate) fn params_of_tuple(cx: &mut Cx, node: &SyntaxNode) -> Vec<Param> {
             let params = params(cx, &node.children);
             if let Some(k) = params.keywords.first() {
                 let range = k.range;
-                cx.unsupported_at(range, "keyword arguments of an anonymous function");
+                cx.unsupported_at(
+                    range,
+                    "keyword arguments of an anonymous function; define a named function instead",
+                );
             }
             if let Some(p) = params.positional.iter().find(|p| p.default.is_some()) {
                 let range = p.range;
-                cx.unsupported_at(range, "optional arguments of an anonymous function");
+                cx.unsupported_at(
+                    range,
+                    "optional arguments of an anonymous function; define a named function instead",
+                );
             }
             params.positional
         }
@@ -741,7 +747,11 @@ pub(crate) fn param(cx: &mut Cx, node: &SyntaxNode) -> Option<Param> {
                 ..param
             })
         }
-        (false, Kind::Tuple | Kind::Parens, _) => unsupported(cx, node, "destructuring arguments"),
+        (false, Kind::Tuple | Kind::Parens, _) => unsupported(
+            cx,
+            node,
+            "destructuring arguments; take the tuple as one argument and write `(a, b) = t` in the body instead",
+        ),
         _ => {
             cx.syntax(node, "syntax error: invalid parameter");
             None
@@ -893,13 +903,22 @@ pub(crate) fn struct_definition(
             (false, Kind::Assign, [lhs, _])
                 if matches!(lhs.kind, Kind::Identifier | Kind::Decl) =>
             {
-                cx.unsupported(field, "field default outside a `@kwdef` struct");
+                cx.unsupported(
+                    field,
+                    "field default outside a `@kwdef` struct; write `Base.@kwdef struct` instead",
+                );
             }
             (false, Kind::Function | Kind::Assign, _) => {
-                cx.unsupported(field, "inner constructor");
+                cx.unsupported(
+                    field,
+                    "inner constructor; define an outer constructor (a method named after the struct, after it) instead",
+                );
             }
             (false, Kind::Const, _) => {
-                cx.unsupported(field, "const field");
+                cx.unsupported(
+                    field,
+                    "const field; write a plain field (the fields of a `struct` are constant already) instead",
+                );
             }
             _ if field.has_error() => {}
             _ => {
@@ -928,7 +947,10 @@ pub(crate) fn arrow_function(cx: &mut Cx, node: &SyntaxNode) -> Expr {
         return error_expr(node);
     };
     if head.kind == Kind::Where && !head.leaf {
-        return cx.unsupported(head, "`where` in an anonymous function");
+        return cx.unsupported(
+            head,
+            "`where` in an anonymous function; define a named function instead",
+        );
     }
     let params = params_of_tuple(cx, head);
     let body = vec![expr(cx, body)];

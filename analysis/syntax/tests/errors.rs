@@ -166,7 +166,7 @@ macro m(x) x end
             (using Statistics)
             error 100..123: unsupported: abstract type [unsupported]
             error 131..146: unsupported: struct supertype [unsupported]
-            error 185..198: unsupported: inner constructor [unsupported]
+            error 185..198: unsupported: inner constructor; define an outer constructor (a method named after the struct, after it) instead [unsupported]
             error 300..316: unsupported: macro definition [unsupported]
         "#]],
     );
@@ -217,14 +217,14 @@ end
               (error)
               (call Base.vcat x xs)
               (return (call (-> (x) x) 1)))
-            error 23..66: unsupported: try/catch [unsupported]
+            error 23..66: unsupported: try/catch; check the condition before the call that could fail and call `error("...")` instead [unsupported]
             error 71..78: unsupported: macro @test [unsupported]
             error 184..187: unsupported: character literal [unsupported]
             error 230..233: unsupported: operator `⊗` [unsupported]
-            error 244..247: unsupported: Float32 literal `1f0` [unsupported]
+            error 244..247: unsupported: Float32 literal `1f0`; write a Float64 literal instead [unsupported]
             error 250..254: unsupported: unsigned integer literal `0x10` [unsupported]
-            error 259..269: unsupported: typed variable declaration [unsupported]
-            error 280..292: unsupported: global declaration [unsupported]
+            error 259..269: unsupported: typed variable declaration; assign without `::` (convert with `Float64(v)` where needed) instead [unsupported]
+            error 280..292: unsupported: global declaration; pass the value as an argument (a `Ref` to write to it) instead [unsupported]
         "#]],
     );
 }
@@ -249,7 +249,7 @@ fn broken_parts_of_signatures() {
           a)
         (function Base.sin (x::Dense)
           x)
-        error 14..20: unsupported: destructuring arguments [unsupported]
+        error 14..20: unsupported: destructuring arguments; take the tuple as one argument and write `(a, b) = t` in the body instead [unsupported]
         error 32..46: unsupported: function declaration without methods [unsupported]
         error 70..71: unsupported: method definition for operator `+` [unsupported]
     "#]]);
@@ -326,7 +326,7 @@ end
               (call A x y z))
             (mutable struct B)
             (struct C)
-            error 105..112: unsupported: field default outside a `@kwdef` struct [unsupported]
+            error 105..112: unsupported: field default outside a `@kwdef` struct; write `Base.@kwdef struct` instead [unsupported]
         "#]],
     );
 }

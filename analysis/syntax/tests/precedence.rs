@@ -292,7 +292,7 @@ fn matrix_literals_are_whitespace_sensitive() {
         "[1; 2;; 3; 4]",
         expect![[r#"
             (error)
-            error: unsupported: `;;` concatenation
+            error: unsupported: `;;` concatenation; write `[a b; c d]`, `hcat` or `vcat` instead
         "#]],
     );
     // Julia rejects spaces and `;;` mixed in one literal.

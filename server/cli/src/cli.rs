@@ -78,8 +78,8 @@ pub enum Command {
         /// Print the wall time and the time per stage to stderr.
         #[arg(long)]
         timings: bool,
-        /// Say on stderr which entries of the directories were skipped (symbolic links, named
-        /// pipes and other special files).
+        /// Say on stderr which functions could not be typed and which entries of the
+        /// directories were skipped (symbolic links, named pipes and other special files).
         #[arg(long, short)]
         verbose: bool,
     },

@@ -1,7 +1,8 @@
 //! The checker behind `zy-analyze check` and the editor's warnings: lints over the typed IR of
-//! each function specialised by a `# zy: at` or `# zy: gradcheck` call (the reaching-gradient
-//! analysis and a few structural rules), the in-source `rrule` check, `zy.toml` levels and
-//! `# zy: allow(CODE)` suppression.
+//! every function of the file that can be typed (at its `# zy: at` and `# zy: gradcheck`
+//! calls, through typed callers, or at concrete parameter annotations: [`coverage`]), with the
+//! reaching-gradient analysis and a few structural rules, the in-source `rrule` check,
+//! `zy.toml` levels and `# zy: allow(CODE)` suppression.
 //!
 //! One implementation, two faces: [`Analysis::diagnostics`] includes the lints at their
 //! default levels (the language server shows them); [`Analysis::check`] adds the gradchecks and
@@ -10,6 +11,7 @@
 
 mod capture;
 mod config;
+mod coverage;
 mod cut;
 mod nonfinite;
 mod rrule;
@@ -20,11 +22,12 @@ mod tape;
 use std::sync::Arc;
 
 use zy_ad::activity::{analyse, Activity};
-use zy_hir::{ItemId, ItemKind, RootDatabase, SourceFile, TypedCall};
-use zy_ir::{Function, Instance, Span};
+use zy_hir::{ItemKind, RootDatabase, SourceFile, TypedCall};
+use zy_ir::{Function, Span};
 use zy_syntax::ast::{AnnotationKind, Item};
 
 pub use config::{Config, ConfigError, FileConfig, Level, DEFAULT_MAX_FILE_SIZE, DEFAULT_RTOL};
+pub use coverage::{Coverage, Untyped};
 pub(crate) use cut::zero_cut;
 
 use crate::{
@@ -139,6 +142,18 @@ impl Analysis {
             finish(db, file.0, found, config)
         })
     }
+
+    /// How many functions of `file` `check` typed (and linted), and how many it could not.
+    pub fn coverage(&self, file: FileId) -> Cancellable<Coverage> {
+        self.with_db(|db| {
+            if crate::eval::load_error(db, file.0).is_some() {
+                return coverage::count(db, file.0, &[]);
+            }
+            let specs = specialisations(db, file.0);
+            let typed = coverage::typed_functions(db, file.0, &specs);
+            coverage::count(db, file.0, &typed)
+        })
+    }
 }
 
 /// The lints of `file` (static ones, then the rrule checks, which run code under `limits`).
@@ -155,12 +170,13 @@ pub(crate) fn lints(
     let specs = specialisations(db, file);
     // A function whose result has no gradient (a predicate, an Int count) is not
     // differentiated: there is nothing to lint.
-    for s in specs.iter().filter(|s| s.func.ret.is_differentiable()) {
+    let typed = coverage::typed_functions(db, file, &specs);
+    for t in typed.iter().filter(|t| t.func.ret.is_differentiable()) {
         let cx = Cx {
             db,
             file,
-            spec: s,
-            activity: analyse(&s.func),
+            spec: t,
+            activity: analyse(&t.func),
         };
         cut::check(&cx, &mut out);
         capture::check(&cx, &mut out);
@@ -200,8 +216,6 @@ pub(crate) fn finish(
 
 /// A function of the file specialised at one of its annotated calls.
 pub(crate) struct Specialisation {
-    /// The item of the function.
-    pub item: ItemId,
     /// The call as written, and the byte offset of its text in the file.
     pub call: String,
     pub call_start: u32,
@@ -210,8 +224,7 @@ pub(crate) struct Specialisation {
     pub gradchecked: bool,
     /// The typed call with everything it reaches.
     pub typed: TypedCall,
-    /// The specialisation of the item that the call invokes, and its typed body.
-    pub inst: Arc<Instance>,
+    /// The typed body of the specialisation the call invokes.
     pub func: Arc<Function>,
 }
 
@@ -259,13 +272,11 @@ fn specialisations(db: &RootDatabase, file: SourceFile) -> Vec<Specialisation> {
                 .iter()
                 .any(|g| g.kind == AnnotationKind::Gradcheck && g.text == a.text);
             out.push(Specialisation {
-                item,
                 call: a.text.clone(),
                 call_start,
                 call_end,
                 gradchecked,
                 typed,
-                inst,
                 func,
             });
         }
@@ -277,7 +288,7 @@ fn specialisations(db: &RootDatabase, file: SourceFile) -> Vec<Specialisation> {
 pub(crate) struct Cx<'a> {
     pub db: &'a RootDatabase,
     pub file: SourceFile,
-    pub spec: &'a Specialisation,
+    pub spec: &'a coverage::TypedFn,
     pub activity: Activity,
 }
 
@@ -375,9 +386,10 @@ mod tests {
     #[test]
     fn broadcasts_and_callable_structs() {
         // Arrays are objects with identity: a write through an alias could carry a gradient,
-        // so `v` is not flagged. A scalar broadcast is a scalar call. The callable struct's hidden argument
-        // is not an argument of the source, and a call passes `y` on (the analysis does not
-        // look inside callees), so neither is flagged.
+        // so `v` is not flagged. A scalar broadcast is a scalar call. The callable struct's
+        // hidden argument is not an argument of the source, and `direct` passes `y` on (the
+        // analysis of a caller does not look inside callees), so neither is flagged; the call
+        // method itself is checked at the types its callers pass, where `unused` is unused.
         diagnostics(
             "# zy: at total([1.4, 2.6], 0.5)\ntotal(v, x) = sum(round.(v)) + 3.0 * floor.(x)\n\n\
              struct Scale\n    a::Float64\nend\n(s::Scale)(x, unused) = s.a * x\n\n\
@@ -385,6 +397,7 @@ mod tests {
              # zy: at direct(Scale(2.0), 3.0, 4.0)\ndirect(s, x, y) = s(x, y)\n",
             expect![[r#"
                 2:38 warning[gradient-cut] `floor` cuts the gradient of `x` on every path to the result: its gradient is always zero
+                7:15 warning[zero-gradient] no gradient can reach `unused`: the result does not depend on it, so its gradient is always `nothing`
             "#]],
         );
     }
@@ -416,6 +429,61 @@ mod tests {
                 .check(file, &config, EvalLimits::default())
                 .unwrap(),
             vec![]
+        );
+    }
+
+    const COVERAGE: &str = "# zy: at outer(2.0)\nouter(x) = helper(x, 1.0)\n\n\
+         helper(x, y) = 3.0 * x\n\n\
+         annotated(x::Float64, v::Vector{Float64}, y::Float64) = x * v[1]\n\n\
+         generic(x) = x + 1.0\nabstract(x::Real) = 2x\n";
+
+    #[test]
+    fn callees_and_concretely_annotated_functions_are_linted_too() {
+        // `helper` is typed at the types `outer` passes it, `annotated` at its annotations;
+        // neither has a `# zy: at` call.
+        diagnostics(
+            COVERAGE,
+            expect![[r#"
+                4:11 warning[zero-gradient] no gradient can reach `y`: the result does not depend on it, so its gradient is always `nothing`
+                6:43 warning[zero-gradient] no gradient can reach `y`: the result does not depend on it, so its gradient is always `nothing`
+            "#]],
+        );
+    }
+
+    #[test]
+    fn coverage_counts_the_functions_not_typed() {
+        let mut host = AnalysisHost::new();
+        let file = host.set_file_text(Path::new("t.jl"), COVERAGE.to_string());
+        // `generic` and `abstract` (whose annotation is not concrete) have nothing to type at.
+        assert_eq!(
+            host.analysis().coverage(file).unwrap(),
+            crate::Coverage {
+                checked: 3,
+                untyped: vec![
+                    crate::Untyped {
+                        name: "generic".into(),
+                        line: 8,
+                        col: 1
+                    },
+                    crate::Untyped {
+                        name: "abstract".into(),
+                        line: 9,
+                        col: 1
+                    },
+                ]
+            }
+        );
+        // A function whose own `# zy: at` does not type is reported there, not counted.
+        let file = host.set_file_text(
+            Path::new("u.jl"),
+            "# zy: at f(1.0)\nf(x) = undefined_thing(x)\n".to_string(),
+        );
+        assert_eq!(
+            host.analysis().coverage(file).unwrap(),
+            crate::Coverage {
+                checked: 0,
+                untyped: Vec::new()
+            }
         );
     }
 }

@@ -40,6 +40,8 @@ pub fn render(reports: &[FileReport], summary: Summary) -> String {
             "errors": summary.errors,
             "warnings": summary.warnings,
             "expected": summary.expected,
+            "checked_functions": summary.checked_functions,
+            "untyped_functions": summary.untyped_functions,
         },
         "diagnostics": diagnostics,
     });

@@ -15,7 +15,9 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
-use zy_ide::{Analysis, AnalysisHost, Diagnostic, EvalLimits, FileConfig, FileId, Severity};
+use zy_ide::{
+    Analysis, AnalysisHost, Coverage, Diagnostic, EvalLimits, FileConfig, FileId, Severity,
+};
 
 use crate::cli::{CheckFormat, ColorArg};
 use crate::config::Loaded;
@@ -70,6 +72,8 @@ pub struct FileReport {
     /// in `text` plus this).
     pub bom: u32,
     pub findings: Vec<Diagnostic>,
+    /// How many of the file's functions were typed and linted, and how many could not be.
+    pub coverage: Coverage,
     /// `zy.toml` marks the file's findings as expected.
     pub expected: bool,
 }
@@ -112,6 +116,11 @@ pub struct Summary {
     pub notes: usize,
     /// Findings in files whose findings `zy.toml` expects (not counted above).
     pub expected: usize,
+    /// Functions typed and linted, over all files.
+    pub checked_functions: usize,
+    /// Functions that could not be typed (no annotated call, no typed caller, no concrete
+    /// parameter annotations), over all files.
+    pub untyped_functions: usize,
 }
 
 impl Summary {
@@ -121,6 +130,8 @@ impl Summary {
             ..Summary::default()
         };
         for r in reports {
+            s.checked_functions += r.coverage.checked;
+            s.untyped_functions += r.coverage.untyped.len();
             for d in &r.findings {
                 match (r.expected, d.severity) {
                     (true, _) => s.expected += 1,
@@ -190,6 +201,17 @@ pub fn run(args: &CheckArgs) -> Outcome {
         out.stderr.push('\n');
     }
     if args.verbose {
+        for r in &reports {
+            for u in &r.coverage.untyped {
+                out.stderr.push_str(&format!(
+                    "{}:{}:{}: note: `{}` not typed (no `# zy: at`, no caller, no concrete annotations)\n",
+                    r.path.display(),
+                    u.line,
+                    u.col,
+                    u.name
+                ));
+            }
+        }
         for (path, why) in &found.skipped {
             out.stderr
                 .push_str(&format!("{}: note: skipped: {why}\n", path.display()));
@@ -329,12 +351,14 @@ fn check_file(
             .map_err(cancelled)?,
     );
     stages.gradcheck += t.elapsed();
+    let coverage = analysis.coverage(file).map_err(cancelled)?;
     findings.sort_by_key(|d| (d.start, d.end));
     Ok(FileReport {
         path: path.to_path_buf(),
         text: source.text.clone(),
         bom: source.bom,
         findings,
+        coverage,
         expected: file_config.expected,
     })
 }

@@ -8,7 +8,8 @@ use zy_ide::Severity;
 
 use super::{FileReport, Summary};
 
-/// The report of every file, then the summary (nothing at all when everything is clean).
+/// The report of every file, then the summary (nothing at all when everything is clean and
+/// every function was typed).
 pub fn render(reports: &[FileReport], summary: Summary, colour: bool) -> String {
     let bytes = if colour {
         let mut w = termcolor::Ansi::new(Vec::new());
@@ -20,7 +21,7 @@ pub fn render(reports: &[FileReport], summary: Summary, colour: bool) -> String 
         w.into_inner()
     };
     let mut text = String::from_utf8_lossy(&bytes).into_owned();
-    if summary.errors + summary.warnings + summary.expected > 0 {
+    if summary.errors + summary.warnings + summary.expected + summary.untyped_functions > 0 {
         text.push_str(&summary_line(summary));
         text.push('\n');
     }
@@ -97,7 +98,8 @@ pub fn short(reports: &[FileReport]) -> String {
     out
 }
 
-/// `checked 12 files: 1 error, 2 warnings (3 expected findings not counted)`.
+/// `checked 12 files: 1 error, 2 warnings (3 expected findings not counted); 20 functions
+/// checked, 3 not typed (no `# zy: at`, no caller, no concrete annotations)`.
 pub fn summary_line(s: Summary) -> String {
     let plural = |n: usize, one: &str| format!("{n} {one}{}", if n == 1 { "" } else { "s" });
     let mut line = format!(
@@ -113,6 +115,16 @@ pub fn summary_line(s: Summary) -> String {
         line.push_str(&format!(
             " ({} not counted)",
             plural(s.expected, "expected finding")
+        ));
+    }
+    line.push_str(&format!(
+        "; {} checked",
+        plural(s.checked_functions, "function")
+    ));
+    if s.untyped_functions > 0 {
+        line.push_str(&format!(
+            ", {} not typed (no `# zy: at`, no caller, no concrete annotations)",
+            s.untyped_functions
         ));
     }
     line
