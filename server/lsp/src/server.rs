@@ -107,6 +107,31 @@ struct Snapshot {
     too_large: Option<String>,
 }
 
+impl Snapshot {
+    /// The `# zy: at` call of `function`, which the lens commands run, and the limits they run
+    /// it under (the editor's gradient settings, `timeout`).
+    fn lens_call(&self, function: &str, timeout: Duration) -> Outcome<(String, EvalLimits)> {
+        let f = match self.analysis.outline(self.file) {
+            Ok(fs) => fs.into_iter().find(|f| f.name == function),
+            Err(_) => return Outcome::Cancelled,
+        };
+        let Some(f) = f else {
+            return Outcome::Failed(format!("no function `{function}` in this file"));
+        };
+        let Some(call) = f.at_call else {
+            return Outcome::Failed(format!(
+                "add `# zy: at {function}(...)` above `{function}` to choose the call"
+            ));
+        };
+        let limits = EvalLimits {
+            timeout: Some(timeout),
+            max_memory: usize::try_from(self.settings.gradient_memory).unwrap_or(usize::MAX),
+            ..EvalLimits::default()
+        };
+        Outcome::Done((call, limits))
+    }
+}
+
 /// An immutable copy of a document for position conversions off the lock.
 struct DocView {
     doc: Document,
@@ -242,22 +267,10 @@ impl Backend {
             memory: Some((snap.settings.gradient_memory, GRADIENT_MEMORY_KEY)),
         };
         let computed = run("zy.computeGradient", cancel, budget, move || {
-            let f = match snap.analysis.outline(snap.file) {
-                Ok(fs) => fs.into_iter().find(|f| f.name == function),
-                Err(_) => return Outcome::Cancelled,
-            };
-            let Some(f) = f else {
-                return Outcome::Failed(format!("no function `{function}` in this file"));
-            };
-            let Some(call) = f.at_call else {
-                return Outcome::Failed(format!(
-                    "add `# zy: at {function}(...)` above `{function}` to choose the call"
-                ));
-            };
-            let limits = EvalLimits {
-                timeout: Some(timeout),
-                max_memory: usize::try_from(snap.settings.gradient_memory).unwrap_or(usize::MAX),
-                ..EvalLimits::default()
+            let (call, limits) = match snap.lens_call(&function, timeout) {
+                Outcome::Done(found) => found,
+                Outcome::Cancelled => return Outcome::Cancelled,
+                Outcome::Failed(e) => return Outcome::Failed(e),
             };
             let start = Instant::now();
             match snap.analysis.grad_with(
@@ -344,22 +357,10 @@ impl Backend {
             memory: Some((snap.settings.gradient_memory, GRADIENT_MEMORY_KEY)),
         };
         let result = run("zy.computeDerivative", cancel, budget, move || {
-            let f = match snap.analysis.outline(snap.file) {
-                Ok(fs) => fs.into_iter().find(|f| f.name == function),
-                Err(_) => return Outcome::Cancelled,
-            };
-            let Some(f) = f else {
-                return Outcome::Failed(format!("no function `{function}` in this file"));
-            };
-            let Some(call) = f.at_call else {
-                return Outcome::Failed(format!(
-                    "add `# zy: at {function}(...)` above `{function}` to choose the call"
-                ));
-            };
-            let limits = EvalLimits {
-                timeout: Some(timeout),
-                max_memory: usize::try_from(snap.settings.gradient_memory).unwrap_or(usize::MAX),
-                ..EvalLimits::default()
+            let (call, limits) = match snap.lens_call(&function, timeout) {
+                Outcome::Done(found) => found,
+                Outcome::Cancelled => return Outcome::Cancelled,
+                Outcome::Failed(e) => return Outcome::Failed(e),
             };
             let start = Instant::now();
             match snap.analysis.derivative(snap.file, &call, limits) {
