@@ -456,96 +456,12 @@ impl Gen {
     }
 }
 
-/// Calls `f` on each direct subexpression of `e`, function bodies included.
+/// The direct subexpressions of `e` in evaluation order, a function definition's body
+/// included (a closure's loops are rewritten too).
 fn each_child(e: &Expr, f: &mut dyn FnMut(&Expr)) {
     match &e.kind {
-        ExprKind::Float(_)
-        | ExprKind::Int(_)
-        | ExprKind::Bool(_)
-        | ExprKind::Nothing
-        | ExprKind::Str(_)
-        | ExprKind::Ident(_)
-        | ExprKind::Break
-        | ExprKind::Continue
-        | ExprKind::Local(_)
-        | ExprKind::IndexEnd
-        | ExprKind::IndexBegin
-        | ExprKind::Colon
-        | ExprKind::Error
-        | ExprKind::Return(None) => {}
         ExprKind::Function(def) => def.body.iter().for_each(f),
-        ExprKind::Tuple(es) | ExprKind::Vect(es) | ExprKind::Block(es) => es.iter().for_each(f),
-        ExprKind::NamedTuple(fields) => fields.iter().for_each(|(_, x)| f(x)),
-        ExprKind::Matrix(rows) => rows.iter().flatten().for_each(f),
-        ExprKind::Call { callee, args } | ExprKind::DotCall { callee, args } => {
-            f(callee);
-            args.iter().for_each(f);
-        }
-        ExprKind::KwCall {
-            callee,
-            args,
-            keywords,
-        } => {
-            f(callee);
-            args.iter().for_each(&mut *f);
-            keywords.iter().map(KeywordArg::value).for_each(f);
-        }
-        ExprKind::Binary { lhs, rhs, .. }
-        | ExprKind::DotAssign { lhs, rhs }
-        | ExprKind::Assign { lhs, rhs }
-        | ExprKind::CompoundAssign { lhs, rhs, .. }
-        | ExprKind::And(lhs, rhs)
-        | ExprKind::Or(lhs, rhs) => {
-            f(lhs);
-            f(rhs);
-        }
-        ExprKind::Chain { first, rest } => {
-            f(first);
-            rest.iter().for_each(|(_, x)| f(x));
-        }
-        ExprKind::Unary { arg, .. }
-        | ExprKind::Splat(arg)
-        | ExprKind::Views(arg)
-        | ExprKind::Field { base: arg, .. }
-        | ExprKind::Return(Some(arg))
-        | ExprKind::Checkpoint { looped: arg, .. } => f(arg),
-        ExprKind::Ternary { cond, then, els } => {
-            f(cond);
-            f(then);
-            f(els);
-        }
-        ExprKind::Index { base, indices } => {
-            f(base);
-            indices.iter().for_each(f);
-        }
-        ExprKind::Range { start, step, stop } => {
-            f(start);
-            step.iter().for_each(|s| f(s));
-            f(stop);
-        }
-        ExprKind::If { branches, els } => {
-            for (c, body) in branches {
-                f(c);
-                body.iter().for_each(&mut *f);
-            }
-            els.iter().flatten().for_each(f);
-        }
-        ExprKind::While { cond, body } => {
-            f(cond);
-            body.iter().for_each(f);
-        }
-        ExprKind::For {
-            var, iter, body, ..
-        } => {
-            f(iter);
-            f(var);
-            body.iter().for_each(f);
-        }
-        ExprKind::Let { var, value, body } => {
-            value.iter().for_each(|v| f(v));
-            var.iter().for_each(|v| f(v));
-            body.iter().for_each(f);
-        }
+        _ => crate::scope::children(e).into_iter().for_each(f),
     }
 }
 

@@ -590,7 +590,7 @@ fn target_names(e: &Expr, out: &mut Vec<String>) {
 
 /// The direct subexpressions of `e` in evaluation order (none for a function definition,
 /// whose body is another function).
-fn children(e: &Expr) -> Vec<&Expr> {
+pub(crate) fn children(e: &Expr) -> Vec<&Expr> {
     match &e.kind {
         ExprKind::Float(_)
         | ExprKind::Int(_)
