@@ -108,6 +108,14 @@ struct Snapshot {
 }
 
 impl Snapshot {
+    /// What a lens command may use: the editor's gradient limits, plus the margin of a request.
+    fn lens_budget(&self) -> Budget {
+        Budget {
+            time: self.settings.gradient_timeout + REQUEST_TIMEOUT,
+            memory: Some((self.settings.gradient_memory, GRADIENT_MEMORY_KEY)),
+        }
+    }
+
     /// The `# zy: at` call of `function`, which the lens commands run, and the limits they run
     /// it under (the editor's gradient settings, `timeout`).
     fn lens_call(&self, function: &str, timeout: Duration) -> Outcome<(String, EvalLimits)> {
@@ -262,10 +270,7 @@ impl Backend {
         let function = args.function.clone();
         let cancel = snap.analysis.stale_flag();
         let timeout = snap.settings.gradient_timeout;
-        let budget = Budget {
-            time: timeout + REQUEST_TIMEOUT,
-            memory: Some((snap.settings.gradient_memory, GRADIENT_MEMORY_KEY)),
-        };
+        let budget = snap.lens_budget();
         let computed = run("zy.computeGradient", cancel, budget, move || {
             let (call, limits) = match snap.lens_call(&function, timeout) {
                 Outcome::Done(found) => found,
@@ -352,10 +357,7 @@ impl Backend {
         let function = args.function.clone();
         let cancel = snap.analysis.stale_flag();
         let timeout = snap.settings.gradient_timeout;
-        let budget = Budget {
-            time: timeout + REQUEST_TIMEOUT,
-            memory: Some((snap.settings.gradient_memory, GRADIENT_MEMORY_KEY)),
-        };
+        let budget = snap.lens_budget();
         let result = run("zy.computeDerivative", cancel, budget, move || {
             let (call, limits) = match snap.lens_call(&function, timeout) {
                 Outcome::Done(found) => found,
