@@ -42,12 +42,13 @@ fn array_arithmetic_and_products() {
           %6 = broadcast(*, %5, %4) :: Vector{Float64}
           %7 = float(%3) :: Float64
           %8 = broadcast(/, %6, %7) :: Vector{Float64}
-          %9 = broadcast(-, %8, %2) :: Vector{Float64}
-          %10 = adjoint(%2) :: Adjoint{Float64, Vector{Float64}}
-          %11 = matmul(%10, %1) :: Adjoint{Float64, Vector{Float64}}
-          %12 = matmul(%2, %10) :: Matrix{Float64}
-          %13 = tuple(%9, %11, %12) :: Tuple{Vector{Float64}, Adjoint{Float64, Vector{Float64}}, Matrix{Float64}}
-          return %13
+          %9 = check_axes(%8, %2) :: Nothing
+          %10 = broadcast(-, %8, %2) :: Vector{Float64}
+          %11 = adjoint(%2) :: Adjoint{Float64, Vector{Float64}}
+          %12 = matmul(%11, %1) :: Adjoint{Float64, Vector{Float64}}
+          %13 = matmul(%2, %11) :: Matrix{Float64}
+          %14 = tuple(%10, %12, %13) :: Tuple{Vector{Float64}, Adjoint{Float64, Vector{Float64}}, Matrix{Float64}}
+          return %14
     "#]]
     .assert_eq(&typed(&p, "f", &[Type::matrix_f64(), Type::vector_f64(), Type::Int64]));
     // An Int matrix times a Float64 vector converts the matrix; x' * x is a number.
@@ -516,8 +517,9 @@ fn callable_structs_dispatch_on_the_callee() {
           %3 = getfield(%1, 1) :: Matrix{Float64}
           %4 = getfield(%1, 2) :: Vector{Float64}
           %5 = matmul(%3, %2) :: Vector{Float64}
-          %6 = broadcast(+, %5, %4) :: Vector{Float64}
-          return %6
+          %6 = check_axes(%5, %4) :: Nothing
+          %7 = broadcast(+, %5, %4) :: Vector{Float64}
+          return %7
     "#]]
     .assert_eq(&typed(&p, "run", &[Type::matrix_f64(), Type::vector_f64(), Type::vector_f64()]));
     let dense = zy_infer::infer_entry(
@@ -715,11 +717,12 @@ fn row_vectors_scale_and_broadcast_through_their_parents() {
           %6 = adjoint(%2) :: Vector{Float64}
           %7 = broadcast(sin, %6) :: Vector{Float64}
           %8 = adjoint(%7) :: Adjoint{Float64, Vector{Float64}}
-          %9 = adjoint(%5) :: Vector{Float64}
-          %10 = adjoint(%8) :: Vector{Float64}
-          %11 = broadcast(+, %9, %10) :: Vector{Float64}
-          %12 = adjoint(%11) :: Adjoint{Float64, Vector{Float64}}
-          return %12
+          %9 = check_axes(%5, %8) :: Nothing
+          %10 = adjoint(%5) :: Vector{Float64}
+          %11 = adjoint(%8) :: Vector{Float64}
+          %12 = broadcast(+, %10, %11) :: Vector{Float64}
+          %13 = adjoint(%12) :: Adjoint{Float64, Vector{Float64}}
+          return %13
     "#]]
     .assert_eq(&typed(&p, "f", &[Type::vector_f64()]));
 }

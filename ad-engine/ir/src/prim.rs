@@ -462,6 +462,13 @@ prims! {
     Copy => "copy" { effects: Effects::allocates(""), interpreted_for: REST }
     /// `length(x)` of an array or tuple.
     Length => "length" { diff: Diff::No, interpreted_for: REST }
+    /// `check_axes(a, b)`: throws Julia's `DimensionMismatch` of `a + b` unless the arrays `a`
+    /// and `b` have one shape (`+` and `-` of arrays do not broadcast). Returns nothing.
+    CheckAxes => "check_axes" {
+        arity: Exactly(2), diff: Diff::No,
+        effects: Effects { throws: Throws::Checks("arrays of different shapes"), ..Effects::PURE },
+        interpreted_for: REST,
+    }
     /// `size(A)` (a tuple) or `size(A, d)`.
     Size => "size" {
         arity: Between(1, 2), diff: Diff::No, effects: Effects::throws("a dimension below 1"),

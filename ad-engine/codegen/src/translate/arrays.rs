@@ -56,6 +56,30 @@ impl Translator<'_, '_, '_> {
                 }
                 _ => return Ok(None),
             },
+            Prim::CheckAxes if tys.len() == 2 && tys[0] == tys[1] => {
+                let (a, b) = (self.pointer(&args[0])?, self.pointer(&args[1])?);
+                // A vector or a row view has one extent, its length; a matrix two.
+                let extents: &[i32] = match tys[0] {
+                    Type::Array(_, 2) => &[array_offset::ROWS, array_offset::COLS],
+                    _ => &[array_offset::LEN],
+                };
+                let mut bad = self.b.ins().iconst(types::I8, 0);
+                for &at in extents {
+                    let (m, n) = (
+                        self.b.ins().load(types::I64, mem(), a, at),
+                        self.b.ins().load(types::I64, mem(), b, at),
+                    );
+                    let differ = self.b.ins().icmp(IntCC::NotEqual, m, n);
+                    bad = self.b.ins().bor(bad, differ);
+                }
+                self.guarded(
+                    bad,
+                    &[],
+                    |t| t.fallback(p, args, &Type::Bottom, span),
+                    |_| Ok(vec![]),
+                )?;
+                vec![]
+            }
             Prim::GetIndex
                 if ints(&tys[1..]) && (tys.len() == 2 || (tys.len() == 3 && dims == 2)) =>
             {

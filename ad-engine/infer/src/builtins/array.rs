@@ -30,6 +30,7 @@ pub(crate) fn arith(
     let fail = || Err(no_method(op, &[x.ty.clone(), y.ty.clone()]));
     match (op, &x.ty, &y.ty) {
         ("+" | "-", Type::Array(_, n), Type::Array(_, m)) if n == m => {
+            b.prim(Prim::CheckAxes, vec![x.arg.clone(), y.arg.clone()], Type::Nothing);
             broadcast(cx, b, op, &[x.clone(), y.clone()])
         }
         ("*", Type::Array(..), s) | ("*" | "/", s, Type::Array(..)) if s.is_number() => {
@@ -40,6 +41,7 @@ pub(crate) fn arith(
         }
         ("/", Type::Array(..), s) if s.is_number() => broadcast(cx, b, op, &[x.clone(), y.clone()]),
         ("+" | "-", Type::Adjoint(_), Type::Adjoint(_)) => {
+            b.prim(Prim::CheckAxes, vec![x.arg.clone(), y.arg.clone()], Type::Nothing);
             broadcast(cx, b, op, &[x.clone(), y.clone()])
         }
         ("*" | "/", Type::Adjoint(_), s) if s.is_number() => {

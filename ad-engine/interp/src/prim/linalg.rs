@@ -38,25 +38,32 @@ fn axes_text(s: Shape) -> String {
     }
 }
 
+/// `check_axes(a, b)`: Julia's `DimensionMismatch` of `a + b` unless the arrays have one shape.
+pub fn check_axes(a: &Value, b: &Value) -> Result<Value, String> {
+    let (Some((sa, _)), Some((sb, _))) = (view(a), view(b)) else {
+        return Err(method_error("+", &[a.clone(), b.clone()]));
+    };
+    if sa == sb {
+        return Ok(Value::Nothing);
+    }
+    let (ra, rb) = (sa.rows_cols(), sb.rows_cols());
+    let at = if ra.0 != rb.0 { 1 } else { 2 };
+    Err(format!(
+        "DimensionMismatch: dimensions must match: a has dims {}, b has dims {}, mismatch at {at}",
+        axes_text(sa),
+        axes_text(sb)
+    ))
+}
+
 /// Arithmetic with an array operand: `A + B`, `A - B` (same shape), `c * A`, `A * c`, `A / c`,
 /// and array products.
 pub fn array_arith(p: Prim, a: &Value, b: &Value) -> Result<Value, String> {
     match p {
         Prim::Add | Prim::Sub if kind(a).is_some() && kind(b).is_some() => {
-            let (sa, sb) = match (view(a), view(b)) {
-                (Some((sa, _)), Some((sb, _))) => (sa, sb),
-                _ => return Err(method_error(p.julia_name(), &[a.clone(), b.clone()])),
-            };
-            if sa != sb {
-                let (ra, rb) = (sa.rows_cols(), sb.rows_cols());
-                let at = if ra.0 != rb.0 { 1 } else { 2 };
-                return Err(format!(
-                    "DimensionMismatch: dimensions must match: a has dims {}, b has dims {}, \
-                     mismatch at {at}",
-                    axes_text(sa),
-                    axes_text(sb)
-                ));
+            if view(a).is_none() || view(b).is_none() {
+                return Err(method_error(p.julia_name(), &[a.clone(), b.clone()]));
             }
+            check_axes(a, b)?;
             broadcast_scalar(p, &[a.clone(), b.clone()])
         }
         Prim::Mul if kind(a).is_some() && kind(b).is_some() => matmul(a, b),

@@ -125,6 +125,10 @@ pub fn eval_prim(p: Prim, args: &[Value], ret: &Type) -> Result<Value, String> {
             let [a, b] = operands(p, args)?;
             linalg::dot(a, b)
         }
+        CheckAxes => {
+            let [a, b] = operands(p, args)?;
+            linalg::check_axes(a, b)
+        }
         MatMul => {
             let [a, b] = operands(p, args)?;
             linalg::matmul(a, b)
