@@ -7,11 +7,11 @@ pub(crate) mod diff;
 mod higher;
 mod scalar;
 
-use zy_ir::Type;
+use zy_ir::{Const, Prim, Type};
 
 use crate::calls::Cx;
 use crate::error::{no_method, Fail};
-use crate::plan::PlanBuilder;
+use crate::plan::{Arg, PlanBuilder};
 use crate::value::Val;
 
 /// Every builtin function name of the subset but the elementary functions of the primitive
@@ -186,6 +186,7 @@ pub(crate) fn call(
             array::arith(cx, b, name, x, y)
         }
         ("==" | "!=", [x, y]) if is_array(x) && is_array(y) => array_equality(cx, b, name, x, y),
+        ("==" | "!=", [x, y]) if is_tuple(x) && is_tuple(y) => tuple_equality(cx, b, name, x, y),
         ("==" | "!=", [x, y]) if !(x.ty.is_number() && y.ty.is_number()) => {
             scalar::equality(name, x, y)
         }
@@ -249,6 +250,51 @@ mod tests {
 
 /// `x == y` (`x != y`) of two arrays: the prelude's `Base._array_equal` (same shape, equal
 /// elements), negated for `!=`.
+fn is_tuple(v: &Val) -> bool {
+    matches!(v.ty, Type::Tuple(_))
+}
+
+/// `a == b` of tuples: as Julia's, true when they have one length and their elements are `==`
+/// position by position (`(1, 2) == (1.0, 2.0)`); each comparison is the `==` of its elements'
+/// types, and the results are joined with `ifelse`.
+fn tuple_equality(
+    cx: &mut Cx,
+    b: &mut PlanBuilder,
+    op: &str,
+    x: &Val,
+    y: &Val,
+) -> Result<Val, Fail> {
+    let (Type::Tuple(xs), Type::Tuple(ys)) = (&x.ty, &y.ty) else {
+        return scalar::equality(op, x, y);
+    };
+    if xs.len() != ys.len() {
+        return Ok(Val::lit(Const::Bool(op != "==")));
+    }
+    let mut all = Val::lit(Const::Bool(true));
+    for (i, (xt, yt)) in xs.iter().zip(ys.iter()).enumerate() {
+        let at = || Arg::Const(Const::Int(i as i64 + 1));
+        let xi = Val::of(b.prim(Prim::GetField, vec![x.arg.clone(), at()], xt.clone()), xt.clone());
+        let yi = Val::of(b.prim(Prim::GetField, vec![y.arg.clone(), at()], yt.clone()), yt.clone());
+        let eq = cx.call_named(b, &"==".into(), &[xi, yi])?;
+        if eq.ty != Type::Bool {
+            return Err(Fail::unsupported(format!(
+                "`==` of tuples whose elements compare to {}",
+                eq.ty
+            )));
+        }
+        let joined = b.prim(
+            Prim::IfElse,
+            vec![all.arg, eq.arg, Arg::Const(Const::Bool(false))],
+            Type::Bool,
+        );
+        all = Val::of(joined, Type::Bool);
+    }
+    if op == "==" {
+        return Ok(all);
+    }
+    Ok(Val::of(b.prim(Prim::Not, vec![all.arg], Type::Bool), Type::Bool))
+}
+
 fn array_equality(
     cx: &mut Cx,
     b: &mut PlanBuilder,
