@@ -1,9 +1,11 @@
 //! The array macros numerical code sprinkles: `@. e` (`@__dot__`), which dots every call,
 //! operator and assignment of `e` as Julia's `Base.Broadcast.@__dot__` does, and `@views e`,
-//! under which a slice `x[I]` read in `e` is a view of `x` ([`ExprKind::Views`]).
+//! under which a slice `x[I]` read in `e` is a view of `x` ([`ExprKind::Views`]), and `@view
+//! x[I]`, the view of one slice.
 
 use crate::ast::{Expr, ExprKind};
 use crate::cx::Cx;
+use crate::kind::Kind;
 use crate::expr::expr;
 use crate::tree::SyntaxNode;
 
@@ -11,13 +13,19 @@ use crate::tree::SyntaxNode;
 pub(crate) fn expand(cx: &mut Cx, node: &SyntaxNode, name: &str) -> Option<Expr> {
     let dot = match name {
         "@." | "@__dot__" => true,
-        "@views" => false,
+        "@views" | "@view" => false,
         _ => return None,
     };
     let [_, arg] = node.children.as_slice() else {
         let message = format!("unsupported: {name} with other than one expression");
         return Some(cx.unsupported(node, &message));
     };
+    if name == "@view" && arg.kind != Kind::Ref {
+        // Julia's own error when it expands the macro: `@view` takes one indexing expression.
+        let message = "ArgumentError: Invalid use of @view macro: argument must be a reference \
+                       expression A[...].";
+        return Some(cx.syntax(node, message));
+    }
     let e = expr(cx, arg);
     Some(if dot {
         dotted(e)
