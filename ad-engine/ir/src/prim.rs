@@ -821,6 +821,7 @@ mod tests {
             [
                 "setfield!",
                 "ref_set!",
+                "check_axes",
                 "setindex!",
                 "setlength!",
                 "gradient",
