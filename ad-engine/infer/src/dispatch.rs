@@ -147,14 +147,28 @@ pub(crate) fn construct(
     args: &[Val],
 ) -> Result<Val, Fail> {
     let types: Vec<Type> = args.iter().map(|a| a.ty.clone()).collect();
+    if def.is_abstract {
+        return Err(Fail::method(format!(
+            "MethodError: no constructors have been defined for {}",
+            def.name
+        )));
+    }
+    check_supertype(def, program)?;
     if args.len() != def.fields.len() {
         return Err(no_method(&def.name, &types));
     }
+    // `struct S{T<:Real}`: the constructor's `T` has the bound, as Julia's `S(x::T) where
+    // T<:Real`.
+    let bounds = def
+        .param_bounds
+        .iter()
+        .map(|(p, t)| Ok((p.clone(), pattern(t, &def.params, program)?)))
+        .collect::<Result<Vec<_>, Fail>>()?;
     let pats = def
         .fields
         .iter()
         .map(|(_, ann)| match ann {
-            Some(e) => pattern(e, &def.params, program),
+            Some(e) => Ok(with_bounds(pattern(e, &def.params, program)?, &bounds)),
             None => Ok(Pat::Any),
         })
         .collect::<Result<Vec<_>, _>>()?;
@@ -202,6 +216,28 @@ pub(crate) fn construct(
     });
     let ty = Type::Struct(st.clone());
     Ok(Val::of(b.push(Op::New(st), values, ty.clone()), ty))
+}
+
+/// Julia's errors for a declared supertype that is not defined, or not an abstract type.
+/// (A cycle of abstract types, which Julia cannot define, is its UndefVarError too.)
+fn check_supertype(def: &StructDef, program: &Program) -> Result<(), Fail> {
+    let mut seen = std::collections::BTreeSet::new();
+    let mut at = def;
+    while let Some(zy_ir::TypeExpr::Named { name, .. }) = &at.supertype {
+        match program.structs.get(name) {
+            _ if &**name == "Any" => break,
+            Some(sup) if sup.is_abstract && seen.insert(name.clone()) => at = sup,
+            Some(sup) if sup.is_abstract => return Err(Fail::undefined_name(name)),
+            Some(_) => {
+                return Err(Fail::method(format!(
+                    "invalid subtyping in definition of {}: can only subtype abstract types.",
+                    at.name
+                )))
+            }
+            None => return Err(Fail::undefined_name(name)),
+        }
+    }
+    Ok(())
 }
 
 /// The environment of a closure: its captures, typed as the captured values.

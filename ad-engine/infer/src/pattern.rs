@@ -2,7 +2,7 @@
 //! variables, the subtype order used to pick the most specific method, and resolution of
 //! concrete annotations (struct fields) to types.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::sync::Arc;
 
 use zy_ir::{Name, Program, Type, TypeExpr};
@@ -52,6 +52,11 @@ pub(crate) enum Pat {
     Struct {
         name: Name,
         params: Option<Vec<Pat>>,
+    },
+    /// A user abstract type, with the structs and abstract types below it.
+    Abstract {
+        name: Name,
+        below: Arc<BTreeSet<Name>>,
     },
     /// `Ref` or `Ref{T}`.
     Ref(Option<Box<Pat>>),
@@ -142,6 +147,10 @@ pub(crate) fn pattern(expr: &TypeExpr, vars: &[Name], program: &Program) -> Resu
             _ => Err(Fail::unsupported(format!("`{expr}`"))),
         },
         _ => match program.structs.get(name) {
+            Some(def) if def.is_abstract => no_params(Pat::Abstract {
+                name: name.clone(),
+                below: Arc::new(subtypes_of(name, program)),
+            }),
             Some(_) if params.is_empty() => Ok(Pat::Struct {
                 name: name.clone(),
                 params: None,
@@ -161,6 +170,26 @@ pub(crate) fn pattern(expr: &TypeExpr, vars: &[Name], program: &Program) -> Resu
             None => Err(Fail::undefined_name(name)),
         },
     }
+}
+
+/// The names of the structs and abstract types declared below the abstract type `name`, at
+/// any depth.
+fn subtypes_of(name: &Name, program: &Program) -> BTreeSet<Name> {
+    let mut below = BTreeSet::new();
+    let mut grew = true;
+    while grew {
+        grew = false;
+        for def in program.structs.values() {
+            let parent = match &def.supertype {
+                Some(TypeExpr::Named { name: p, .. }) => p,
+                _ => continue,
+            };
+            if (parent == name || below.contains(parent)) && below.insert(def.name.clone()) {
+                grew = true;
+            }
+        }
+    }
+    below
 }
 
 /// `p` with each variable that has a bound in `bounds` bounded by it.
@@ -249,6 +278,7 @@ pub(crate) fn matches(p: &Pat, t: &Type, b: &mut Bindings) -> bool {
                             .all(|(p, t)| matches_exact(p, t, b))
                 })
         }
+        (Pat::Abstract { below, .. }, Type::Struct(s)) => below.contains(&s.name),
         (Pat::Ref(p), Type::Ref(t)) => p.as_ref().is_none_or(|p| matches_exact(p, t, b)),
         _ => false,
     }
@@ -374,6 +404,9 @@ pub(crate) fn subtype(a: &Pat, b: &Pat) -> bool {
                     (None, Some(_)) => false,
                     (Some(xs), Some(ys)) => xs.iter().zip(ys).all(|(x, y)| param_within(x, y)),
                 }
+        }
+        (Pat::Struct { name, .. } | Pat::Abstract { name, .. }, Pat::Abstract { name: y, below }) => {
+            name == y || below.contains(name)
         }
         (Pat::Ref(_), Pat::Ref(None)) => true,
         (Pat::Ref(Some(x)), Pat::Ref(Some(y))) => param_within(x, y),

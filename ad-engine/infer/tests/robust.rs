@@ -198,6 +198,9 @@ fn program(r: &mut Rng) -> Program {
         StructDef {
             name: "#c".into(),
             params: vec![],
+            param_bounds: Vec::new(),
+            supertype: None,
+            is_abstract: false,
             fields: vec![("x".into(), None)],
             mutable: false,
             kind: StructKind::Closure,

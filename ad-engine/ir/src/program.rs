@@ -120,6 +120,12 @@ pub struct StructDef {
     pub name: Name,
     /// Type parameters (`T` in `Bar{T}`).
     pub params: Vec<Name>,
+    /// Upper bounds of parameters (`T<:Real` in `Bar{T<:Real}`).
+    pub param_bounds: Vec<(Name, TypeExpr)>,
+    /// The declared supertype (`S` in `struct Bar <: S`): one of the program's abstract types.
+    pub supertype: Option<TypeExpr>,
+    /// An `abstract type`: no fields, no values, a name for dispatch.
+    pub is_abstract: bool,
     /// Fields with optional annotations (closure captures have none).
     pub fields: Vec<(Name, Option<TypeExpr>)>,
     pub mutable: bool,

@@ -35,6 +35,12 @@ pub fn resolve_item(item: &LoweredItem, module: &str, names: &ScopeNames) -> Low
         for t in s.fields.iter_mut().filter_map(|(_, t)| t.as_mut()) {
             resolve_type(t, &bound, &name);
         }
+        for (_, t) in &mut s.param_bounds {
+            resolve_type(t, &bound, &name);
+        }
+        if let Some(t) = &mut s.supertype {
+            resolve_type(t, &bound, &name);
+        }
     }
     for g in &mut out.globals {
         g.name = names.definition(module, &g.name);

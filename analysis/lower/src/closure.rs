@@ -150,6 +150,9 @@ impl BodyLowerer<'_, '_> {
         self.cx.out.structs.push(StructDef {
             name: name.as_str().into(),
             params: Vec::new(),
+            param_bounds: Vec::new(),
+            supertype: None,
+            is_abstract: false,
             fields,
             mutable: false,
             kind: StructKind::Closure,

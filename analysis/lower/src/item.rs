@@ -179,6 +179,13 @@ pub fn lower_struct(file: u32, def: &ast::StructDef) -> LoweredItem {
     item.structs.push(StructDef {
         name: def.name.as_str().into(),
         params: def.params.iter().map(|p| p.as_str().into()).collect(),
+        param_bounds: def
+            .param_bounds
+            .iter()
+            .map(|(p, t)| (p.as_str().into(), type_expr(t)))
+            .collect(),
+        supertype: def.supertype.as_ref().map(type_expr),
+        is_abstract: def.is_abstract,
         fields: def
             .fields
             .iter()

@@ -239,8 +239,14 @@ pub struct StructDef {
     pub name: String,
     pub name_range: TextRange,
     pub params: Vec<String>,
+    /// Upper bounds of parameters: `T<:Real` in `struct S{T<:Real}`.
+    pub param_bounds: Vec<(String, TypeExpr)>,
+    /// `S` in `struct A <: S` or `abstract type A <: S end`.
+    pub supertype: Option<TypeExpr>,
     pub fields: Vec<FieldDef>,
     pub mutable: bool,
+    /// `abstract type A end`: a type with no fields and no values, for dispatch.
+    pub is_abstract: bool,
     pub range: TextRange,
 }
 

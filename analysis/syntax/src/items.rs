@@ -98,7 +98,7 @@ fn item(cx: &mut Cx, node: &SyntaxNode) -> Option<Item> {
             node.children.last().and_then(|def| item(cx, def))
         }
         Kind::Module => module_def(cx, node).map(Item::Module),
-        Kind::Abstract => unsupported(cx, node, "abstract type"),
+        Kind::Abstract => abstract_definition(cx, node).map(Item::Struct),
         Kind::Primitive => unsupported(cx, node, "primitive type"),
         Kind::Macro => unsupported(cx, node, "macro definition"),
         Kind::Import | Kind::Using => import(cx, node).map(Item::Import),
@@ -838,27 +838,7 @@ pub(crate) fn struct_definition(
     let [head, body] = node.children.as_slice() else {
         return None;
     };
-    let mut head = head;
-    if head.kind == Kind::Subtype && !head.leaf {
-        cx.unsupported(head, "struct supertype");
-        head = head.children.first()?;
-    }
-    let (name_node, params) = match (head.leaf, head.kind, head.children.as_slice()) {
-        (true, Kind::Identifier, _) => (head, Vec::new()),
-        (false, Kind::Curly, [name, vars @ ..]) if name.leaf && name.kind == Kind::Identifier => {
-            let mut params = Vec::new();
-            for var in vars {
-                for (param, bound) in where_params(cx, var)? {
-                    if bound.is_some() {
-                        return unsupported(cx, var, "type bounds on struct parameters");
-                    }
-                    params.push(param);
-                }
-            }
-            (name, params)
-        }
-        _ => return unsupported(cx, head, "struct name"),
-    };
+    let (name_node, params, param_bounds, supertype) = type_head(cx, head)?;
     let mut fields = Vec::new();
     for field in &body.children {
         let field = match (field.kind, field.children.as_slice()) {
@@ -935,8 +915,88 @@ pub(crate) fn struct_definition(
         name: cx.text(name_node).to_string(),
         name_range: name_node.range,
         params,
+        param_bounds,
+        supertype,
         fields,
         mutable,
+        is_abstract: false,
+        range: node.range,
+    })
+}
+
+/// A type's head in `struct` and `abstract type`: `Name`, `Name{T, S<:Real}`, either with
+/// `<: Super`; the name, its parameters, their bounds and the supertype.
+type TypeHead<'n> = (&'n SyntaxNode, Vec<String>, Vec<(String, TypeExpr)>, Option<TypeExpr>);
+
+fn type_head<'n>(cx: &mut Cx, head: &'n SyntaxNode) -> Option<TypeHead<'n>> {
+    let (head, supertype) = match (head.leaf, head.kind, head.children.as_slice()) {
+        (false, Kind::Subtype, [sub, sup]) => (sub, Some(supertype(cx, sup)?)),
+        _ => (head, None),
+    };
+    match (head.leaf, head.kind, head.children.as_slice()) {
+        (true, Kind::Identifier, _) => Some((head, Vec::new(), Vec::new(), supertype)),
+        (false, Kind::Curly, [name, vars @ ..]) if name.leaf && name.kind == Kind::Identifier => {
+            let (mut params, mut bounds) = (Vec::new(), Vec::new());
+            for var in vars {
+                for (param, bound) in where_params(cx, var)? {
+                    if let Some(bound) = bound {
+                        bounds.push((param.clone(), bound));
+                    }
+                    params.push(param);
+                }
+            }
+            Some((name, params, bounds, supertype))
+        }
+        _ => unsupported(cx, head, "type name"),
+    }
+}
+
+/// The supertype of a struct or abstract type: one of the program's abstract types, or
+/// `Any`. Julia's own abstract types (`Real`, `AbstractVector`, `Function`) are refused: a
+/// struct subtyping them would have to implement their interfaces (arithmetic, indexing).
+fn supertype(cx: &mut Cx, node: &SyntaxNode) -> Option<TypeExpr> {
+    let ty = type_expr(cx, node)?;
+    match &ty {
+        TypeExpr::Named { name, params, .. } if !params.is_empty() => {
+            let message = format!("a parametric supertype `{name}{{...}}`");
+            unsupported(cx, node, &message)
+        }
+        TypeExpr::Named { name, .. } if BUILTIN_ABSTRACT.contains(&name.as_str()) => {
+            let message = format!(
+                "a type subtyping Julia's `{name}` (zy's structs may subtype the program's own \
+                 abstract types)"
+            );
+            unsupported(cx, node, &message)
+        }
+        _ => Some(ty),
+    }
+}
+
+/// Julia's abstract types that zy does not let a user type subtype.
+const BUILTIN_ABSTRACT: &[&str] = &[
+    "Number", "Real", "AbstractFloat", "Integer", "Signed", "Unsigned", "AbstractIrrational",
+    "AbstractArray", "AbstractVector", "AbstractMatrix", "DenseArray", "AbstractRange",
+    "Function", "AbstractString", "AbstractChar", "AbstractDict", "AbstractSet", "Exception",
+    "IO", "Base.Number", "Base.Real", "Base.AbstractFloat", "Base.AbstractArray",
+    "Base.Function",
+];
+
+/// `abstract type Name end` or `abstract type Name <: Super end`: a type for dispatch only.
+fn abstract_definition(cx: &mut Cx, node: &SyntaxNode) -> Option<StructDef> {
+    let head = node.children.first()?;
+    let (name_node, params, param_bounds, supertype) = type_head(cx, head)?;
+    if !params.is_empty() {
+        return unsupported(cx, head, "a parametric abstract type");
+    }
+    Some(StructDef {
+        name: cx.text(name_node).to_string(),
+        name_range: name_node.range,
+        params,
+        param_bounds,
+        supertype,
+        fields: Vec::new(),
+        mutable: false,
+        is_abstract: true,
         range: node.range,
     })
 }

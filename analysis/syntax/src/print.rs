@@ -37,14 +37,25 @@ impl Display for Item {
         match self {
             Item::Function(def) => method(f, def, true),
             Item::Struct(s) => {
-                write!(
-                    f,
-                    "({}struct {}",
-                    if s.mutable { "mutable " } else { "" },
-                    s.name
-                )?;
+                let keyword = match (s.is_abstract, s.mutable) {
+                    (true, _) => "abstract type",
+                    (false, true) => "mutable struct",
+                    (false, false) => "struct",
+                };
+                write!(f, "({keyword} {}", s.name)?;
                 if !s.params.is_empty() {
-                    write!(f, "{{{}}}", s.params.join(", "))?;
+                    let params: Vec<String> = s
+                        .params
+                        .iter()
+                        .map(|p| match s.param_bounds.iter().find(|(q, _)| q == p) {
+                            Some((_, bound)) => format!("{p}<:{bound}"),
+                            None => p.clone(),
+                        })
+                        .collect();
+                    write!(f, "{{{}}}", params.join(", "))?;
+                }
+                if let Some(sup) = &s.supertype {
+                    write!(f, " <: {sup}")?;
                 }
                 for field in &s.fields {
                     write!(f, " {}", field.name)?;

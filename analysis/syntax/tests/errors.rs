@@ -155,7 +155,8 @@ macro m(x) x end
               xs)
             (function k (x)
               (+ (+ (call sum x (parameters (= dims 1))) (call foo x (parameters (= y 2)))) (call bar (... xs))))
-            (struct Circle r::Float64)
+            (abstract type Shape)
+            (struct Circle <: Shape r::Float64)
             (struct P x)
             (function r (x)::Float64
               x)
@@ -164,8 +165,6 @@ macro m(x) x end
             (module M)
             (import LinearAlgebra)
             (using Statistics)
-            error 100..123: unsupported: abstract type [unsupported]
-            error 131..146: unsupported: struct supertype [unsupported]
             error 185..198: unsupported: inner constructor; define an outer constructor (a method named after the struct, after it) instead [unsupported]
             error 300..316: unsupported: macro definition [unsupported]
         "#]],
@@ -327,6 +326,33 @@ end
             (mutable struct B)
             (struct C)
             error 105..112: unsupported: field default outside a `@kwdef` struct; write `Base.@kwdef struct` instead [unsupported]
+        "#]],
+    );
+}
+
+#[test]
+fn abstract_types_and_supertypes() {
+    check(
+        r#"
+abstract type Animal end
+abstract type Pet <: Animal end
+struct Dog{T<:Real} <: Pet
+    w::T
+end
+struct Num <: Real
+    x::Float64
+end
+abstract type Box{T} end
+struct Q <: Animal{Int}
+end
+"#,
+        expect![[r#"
+            (abstract type Animal)
+            (abstract type Pet <: Animal)
+            (struct Dog{T<:Real} <: Pet w::T)
+            error 112..116: unsupported: a type subtyping Julia's `Real` (zy's structs may subtype the program's own abstract types) [unsupported]
+            error 150..156: unsupported: a parametric abstract type [unsupported]
+            error 173..184: unsupported: a parametric supertype `Animal{...}` [unsupported]
         "#]],
     );
 }

@@ -198,6 +198,9 @@ pub fn structdef(
         StructDef {
             name: name.into(),
             params: params.iter().map(|s| (*s).into()).collect(),
+            param_bounds: Vec::new(),
+            supertype: None,
+            is_abstract: false,
             fields: fields
                 .iter()
                 .map(|(n, t)| ((*n).into(), t.clone()))
@@ -216,6 +219,9 @@ pub fn closure(p: &mut Program, name: &str, captures: &[&str], body: Function) {
         StructDef {
             name: name.into(),
             params: vec![],
+            param_bounds: Vec::new(),
+            supertype: None,
+            is_abstract: false,
             fields: captures.iter().map(|c| ((*c).into(), None)).collect(),
             mutable: false,
             kind: StructKind::Closure,
