@@ -3,7 +3,7 @@
 
 mod array;
 mod data;
-mod factor;
+pub mod factor;
 mod linalg;
 mod reduce;
 mod scalar;
