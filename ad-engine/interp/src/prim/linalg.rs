@@ -145,15 +145,40 @@ pub fn gemm_f64(
     a: &[f64],
     b: &[f64],
     c: &mut [f64],
+    check: impl FnMut() -> Result<(), String>,
+) -> Result<(), String> {
+    gemm_f64_op(m, k, n, (a, false), (b, false), c, check)
+}
+
+/// [`gemm_f64`] of `op(a) * op(b)`, where `(x, true)` stands for the transpose of the
+/// column-major `x` (stored `k × m` for `a`, `n × k` for `b`) and is read through swapped
+/// strides instead of being copied. `matrixmultiply` packs its operands into the same panels
+/// whatever their strides, so the bits are those of the product of the copied transposes.
+pub fn gemm_f64_op(
+    m: usize,
+    k: usize,
+    n: usize,
+    (a, ta): (&[f64], bool),
+    (b, tb): (&[f64], bool),
+    c: &mut [f64],
     mut check: impl FnMut() -> Result<(), String>,
 ) -> Result<(), String> {
     let stride = |x: usize| isize::try_from(x).unwrap_or(isize::MAX);
+    // (row stride, column stride) of op(x) for an operand of `rows` rows as op(x) has them.
+    let strides = |t: bool, rows: usize, cols: usize| {
+        if t {
+            (stride(cols), 1)
+        } else {
+            (1, stride(rows))
+        }
+    };
+    let ((rsa, csa), (rsb, csb)) = (strides(ta, m, k), strides(tb, k, n));
     for j0 in (0..n).step_by(PANEL) {
         check()?;
         let cols = PANEL.min(n - j0);
-        // SAFETY: `a` holds m·k, `b` k·n and `c` m·n elements, column-major with the strides
-        // given (row stride 1, column stride the column length); the panel's columns j0.. of
-        // `b` and `c` are in bounds; `c` does not overlap `a` or `b`.
+        // SAFETY: `a` holds m·k, `b` k·n and `c` m·n elements, with the strides given; column
+        // j0 of op(b) starts `j0 · csb` elements in; the panel's columns of op(b) and `c` are
+        // in bounds; `c` does not overlap `a` or `b`.
         unsafe {
             matrixmultiply::dgemm(
                 m,
@@ -161,11 +186,11 @@ pub fn gemm_f64(
                 cols,
                 1.0,
                 a.as_ptr(),
-                1,
-                stride(m),
-                b.as_ptr().add(j0 * k),
-                1,
-                stride(k),
+                rsa,
+                csa,
+                b.as_ptr().offset(j0 as isize * csb),
+                rsb,
+                csb,
                 0.0,
                 c.as_mut_ptr().add(j0 * m),
                 1,
