@@ -177,3 +177,60 @@ pub fn symbols() -> Vec<(&'static str, *const u8)> {
         ("zy_rt_band", zy_rt_band as *const u8),
     ]
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A context for calling the kernels outside compiled code.
+    fn ctx() -> Box<Ctx> {
+        Box::new(Ctx::new(&zy_interp::Limits::default(), 0))
+    }
+
+    /// A new `rows × cols` Float64 array of `xs` in `ctx`'s arena.
+    fn array(ctx: &mut Ctx, rows: usize, cols: usize, xs: &[f64]) -> *mut ArrayObj {
+        unsafe { array_of(ctx, rows, cols, xs) }
+    }
+
+    fn elems(a: *const ArrayObj) -> Vec<f64> {
+        let a = unsafe { &*a };
+        unsafe { std::slice::from_raw_parts(a.data.cast::<f64>(), a.len as usize) }.to_vec()
+    }
+
+    #[test]
+    fn bands_keep_julias_diagonals_for_any_offset() {
+        let mut c = ctx();
+        // [1 3 5; 2 4 6] column-major.
+        let a = array(&mut c, 2, 3, &[1.0, 2.0, 3.0, 4.0, 5.0, 6.0]);
+        let band = |c: &mut Ctx, k: i64, upper: i8| elems(unsafe { zy_rt_band(c, a, k, upper) });
+        assert_eq!(band(&mut c, 0, 0), [1.0, 2.0, 0.0, 4.0, 0.0, 0.0]);
+        assert_eq!(band(&mut c, 1, 0), [1.0, 2.0, 3.0, 4.0, 0.0, 6.0]);
+        assert_eq!(band(&mut c, -1, 0), [0.0, 2.0, 0.0, 0.0, 0.0, 0.0]);
+        assert_eq!(band(&mut c, 0, 1), [1.0, 0.0, 3.0, 4.0, 5.0, 6.0]);
+        assert_eq!(band(&mut c, 2, 1), [0.0, 0.0, 0.0, 0.0, 5.0, 0.0]);
+        assert_eq!(band(&mut c, i64::MIN, 0), [0.0; 6]);
+        assert_eq!(band(&mut c, i64::MIN, 1), [1.0, 2.0, 3.0, 4.0, 5.0, 6.0]);
+        assert_eq!(band(&mut c, i64::MAX, 0), [1.0, 2.0, 3.0, 4.0, 5.0, 6.0]);
+        assert_eq!(band(&mut c, i64::MAX, 1), [0.0; 6]);
+    }
+
+    #[test]
+    fn failures_return_nothing_for_the_interpreter_to_raise() {
+        let mut c = ctx();
+        let wide = array(&mut c, 2, 3, &[1.0; 6]);
+        let singular = array(&mut c, 2, 2, &[1.0, 2.0, 2.0, 4.0]);
+        let negative = array(&mut c, 2, 2, &[1.0, 3.0, 2.0, 4.0]);
+        let b = array(&mut c, 3, 1, &[1.0; 3]);
+        let mut y = 7.0;
+        unsafe {
+            assert_eq!(zy_rt_det(wide, &mut y), 1);
+            assert_eq!(zy_rt_logdet(negative, &mut y), 1);
+            assert_eq!(y, 7.0);
+            assert!(zy_rt_inv(&mut *c, singular).is_null());
+            assert!(zy_rt_solve(&mut *c, singular, b).is_null());
+            assert!(zy_rt_cholesky_lower(&mut *c, negative).is_null());
+            assert_eq!(zy_rt_det(negative, &mut y), 0);
+        }
+        assert!((y + 2.0).abs() < 1e-14);
+    }
+}

@@ -354,3 +354,51 @@ pub fn unbroadcast(c: &Value, x: &Value) -> Result<Value, String> {
         _ => Value::Array(array(sx)),
     })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Pseudo-random entries of mixed magnitudes, so that summation order shows in the bits.
+    fn entries(len: usize, seed: u64) -> Vec<f64> {
+        let mut s = seed;
+        (0..len)
+            .map(|_| {
+                s ^= s << 13;
+                s ^= s >> 7;
+                s ^= s << 17;
+                ((s >> 11) as f64 / (1u64 << 53) as f64 - 0.5) * 10f64.powi((s % 7) as i32 - 3)
+            })
+            .collect()
+    }
+
+    /// The column-major transpose of the `rows × cols` matrix `x`.
+    fn transpose(rows: usize, cols: usize, x: &[f64]) -> Vec<f64> {
+        let mut t = vec![0.0; x.len()];
+        for j in 0..cols {
+            for i in 0..rows {
+                t[i * cols + j] = x[j * rows + i];
+            }
+        }
+        t
+    }
+
+    #[test]
+    fn products_through_swapped_strides_have_the_bits_of_the_copied_transpose() {
+        // n > PANEL: the second panel of op(b) starts at a strided offset.
+        let (m, k, n) = (37, 19, PANEL + 13);
+        let (a, b) = (entries(m * k, 7), entries(k * n, 11));
+        let (at, bt) = (transpose(m, k, &a), transpose(k, n, &b));
+        let mut want = vec![0.0; m * n];
+        assert_eq!(gemm_f64(m, k, n, &a, &b, &mut want, || Ok(())), Ok(()));
+        for (ta, tb) in [(true, false), (false, true), (true, true)] {
+            let x = if ta { &at } else { &a };
+            let y = if tb { &bt } else { &b };
+            let mut got = vec![f64::NAN; m * n];
+            let ok = gemm_f64_op(m, k, n, (x, ta), (y, tb), &mut got, || Ok(()));
+            assert_eq!(ok, Ok(()));
+            let bits = |v: &[f64]| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
+            assert_eq!(bits(&got), bits(&want), "transposed a: {ta}, b: {tb}");
+        }
+    }
+}
