@@ -159,11 +159,7 @@ pub const WORKLOADS: [Case; 6] = [
         file: "workloads/gp_cholesky.jl",
         source: include_str!("../../fixtures/workloads/gp_cholesky.jl"),
         call: "gp_nll(0.0, 0.0, -1.0, gp_x(200), gp_y(200))",
-        note: Some(
-            "zy has no `cholesky` yet (issue 13): its row times the Cholesky factorisation and \
-             the triangular solve written as loops in Julia; JAX and PyTorch call their \
-             library Cholesky (LAPACK) and triangular solve",
-        ),
+        note: None,
     },
     Case {
         key: "tree_sum",

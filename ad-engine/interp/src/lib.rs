@@ -27,7 +27,10 @@ pub use json::to_json;
 pub use machine::{
     bytes_text, run, run_function, tape_limit_message, Limits, RuntimeError, MAX_MEMORY,
 };
-pub use prim::{eval_prim, extremum_index, gemm_f64, is_blocked, julia_eq, new_struct};
+pub use prim::factor;
+pub use prim::{
+    eval_prim, extremum_index, gemm_f64, gemm_f64_op, is_blocked, julia_eq, new_struct,
+};
 pub use show::{show, summary, type_string};
 pub use value::{Array, ArrayData, ArrayRef, ElemType, Pullback, Shape, Value};
 pub use watch::{run_watched, Step, Watch};

@@ -536,39 +536,47 @@ prims! {
     Adjoint => "adjoint" {
         effects: Effects::allocates(""), jit: Jit::Runtime("zy_rt_transpose"), interpreted_for: REST,
     }
-    // Factorizations of square Float64 matrices (`faer`'s kernels in the interpreter, which
-    // the JIT calls through its fallback: one kernel, so the engines agree to the bit).
+    // Factorizations of square Float64 matrices: `faer`'s kernels in the interpreter
+    // (`zy_interp::factor`), which the JIT's runtime calls on its own arrays: one kernel, so
+    // the engines agree to the bit.
     /// `det(A)`: the product of the LU pivots; zero for a singular matrix.
     Det => "det" {
-        effects: Effects::throws("a matrix that is not square"), jit: Jit::Interpreted,
+        effects: Effects::throws("a matrix that is not square"), jit: Jit::Runtime("zy_rt_det"),
     }
     /// `logdet(A)`: the sum of the logarithms of the pivots' magnitudes.
     LogDet => "logdet" {
         effects: Effects::throws("a matrix that is not square, a negative determinant"),
-        jit: Jit::Interpreted,
+        jit: Jit::Runtime("zy_rt_logdet"),
     }
     /// `inv(A)` of a matrix: `A \ I`.
     Inv => "inv" {
-        effects: Effects::allocates("a singular or non-square matrix"), jit: Jit::Interpreted,
+        effects: Effects::allocates("a singular or non-square matrix"),
+        jit: Jit::Runtime("zy_rt_inv"),
     }
     /// `A \ B` for a square matrix `A` and a vector or matrix `B`: substitution when `A` is
     /// triangular, else LU with partial pivoting (Julia's choice).
     Solve => "\\" {
         arity: Exactly(2),
         effects: Effects::allocates("a singular or non-square matrix, or sizes that differ"),
-        jit: Jit::Interpreted,
+        jit: Jit::Runtime("zy_rt_solve"),
     }
     /// `cholesky_lower(A)`: the lower factor `L` of `cholesky(A)` (`A = L Lᵀ`), zero above the
     /// diagonal; PosDefException for a matrix that is not symmetric positive definite.
     CholeskyLower => "cholesky_lower" {
         effects: Effects::allocates("a matrix that is not symmetric positive definite"),
-        jit: Jit::Interpreted,
+        jit: Jit::Runtime("zy_rt_cholesky_lower"),
     }
     /// `tril(A, k)`: `A` with the entries above its `k`th superdiagonal zeroed (`k = 0`: the
     /// lower triangle).
-    Tril => "tril" { arity: Between(1, 2), effects: Effects::allocates(""), jit: Jit::Interpreted }
+    Tril => "tril" {
+        arity: Between(1, 2), effects: Effects::allocates(""), jit: Jit::Runtime("zy_rt_band"),
+        interpreted_for: Some("Int and Bool matrices"),
+    }
     /// `triu(A, k)`: `A` with the entries below its `k`th superdiagonal zeroed.
-    Triu => "triu" { arity: Between(1, 2), effects: Effects::allocates(""), jit: Jit::Interpreted }
+    Triu => "triu" {
+        arity: Between(1, 2), effects: Effects::allocates(""), jit: Jit::Runtime("zy_rt_band"),
+        interpreted_for: Some("Int and Bool matrices"),
+    }
     /// `broadcast(f, args...)`: `args[0]` is a constant function naming a scalar primitive; the
     /// other operands are arrays of one shape or scalars. `x .+ y`, `sin.(x)`.
     Broadcast => "broadcast" {

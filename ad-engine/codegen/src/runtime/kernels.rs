@@ -297,6 +297,45 @@ pub unsafe extern "C" fn zy_rt_matmul_tn(
     out
 }
 
+/// `op(a) * op(b)` for Float64 matrices `a` and `b`, `op(x)` being `x` or, for a nonzero flag,
+/// its transpose read through swapped strides (`A' * B`, and the pullback's `Ȳ Bᵀ`, `Aᵀ Ȳ`)
+/// without making it: a new matrix with the bits of the product of the copied transpose.
+/// Null when the inner dimensions differ or the product is not one that the blocked kernel
+/// computes (a dimension of one); the caller then makes the transpose.
+///
+/// # Safety
+/// `ctx` must be the live context; `a` and `b` live Float64 matrices.
+pub unsafe extern "C" fn zy_rt_matmul_op(
+    ctx: *mut Ctx,
+    a: *const ArrayObj,
+    ta: i8,
+    b: *const ArrayObj,
+    tb: i8,
+) -> *mut ArrayObj {
+    let ctx = unsafe { &mut *ctx };
+    let (ao, bo) = unsafe { (&*a, &*b) };
+    let shape = |o: &ArrayObj, t: i8| {
+        let (r, c) = (o.rows.max(0) as usize, o.cols.max(0) as usize);
+        if t != 0 {
+            (c, r)
+        } else {
+            (r, c)
+        }
+    };
+    let ((m, k), (k2, n)) = (shape(ao, ta), shape(bo, tb));
+    if k != k2 || !zy_interp::is_blocked(m, k, n) {
+        return std::ptr::null_mut();
+    }
+    let out = ctx.state.arena.new_array_uninit(m as i64, n as i64, 8);
+    ctx.check_memory();
+    let (x, y) = unsafe { (elems(a), elems(b)) };
+    // SAFETY: `out` holds m·n Float64 elements (the kernel writes each, its beta being zero).
+    let c = unsafe { std::slice::from_raw_parts_mut((*out).data.cast::<f64>(), m * n) };
+    // Compiled code polls its deadline on back edges, not inside a kernel.
+    let _ = zy_interp::gemm_f64_op(m, k, n, (x, ta != 0), (y, tb != 0), c, || Ok(()));
+    out
+}
+
 /// `accum!(dst, u * v')`: adds the outer product of Float64 vector `u` and row `v` into the
 /// Float64 matrix `dst` without making the product (each entry adds `0.0 + u[i] * v[j]`, the
 /// product's entry as the matrix product computes it; a `fresh` destination, unread and not
@@ -494,6 +533,7 @@ pub fn symbols() -> Vec<(&'static str, *const u8)> {
         ("zy_rt_copy_elems", zy_rt_copy_elems as *const u8),
         ("zy_rt_transpose", zy_rt_transpose as *const u8),
         ("zy_rt_matmul_tn", zy_rt_matmul_tn as *const u8),
+        ("zy_rt_matmul_op", zy_rt_matmul_op as *const u8),
         ("zy_rt_accum_outer", zy_rt_accum_outer as *const u8),
         ("zy_rt_setlength", zy_rt_setlength as *const u8),
     ]

@@ -6,6 +6,7 @@
 //! unwind through machine code: they are recorded in the context, which compiled code checks.
 
 pub mod arena;
+pub mod factor;
 pub mod kernels;
 pub mod math;
 pub mod preserve;
@@ -380,6 +381,7 @@ pub fn symbols() -> Vec<(&'static str, *const u8)> {
     syms.extend(preserve::symbol());
     syms.extend(math::symbols());
     syms.extend(kernels::symbols());
+    syms.extend(factor::symbols());
     syms
 }
 

@@ -3,6 +3,9 @@
 //! would cost a pass over memory (and its allocation) for nothing.
 //!
 //! - `t = transpose(A); y = t * v` becomes `y = A' v` computed from `A`'s columns.
+//! - `t = transpose(A); Y = t * B` and `t = transpose(B); Y = A * t` of matrices (a product's
+//!   pullback, `A' * B` in user code) become one GEMM reading `A` or `B` through swapped
+//!   strides.
 //! - `o = u * v'; accum!(D, o)` becomes `D += u v'` in place.
 //! - `sin(x)` and `cos(x)` of one operand (the forward pass and the pullback of `sin` meet in a
 //!   gradient driver) are one `sincos(x)`, at the first of the two.
@@ -28,6 +31,14 @@ pub(crate) enum Fused {
     Absorbed,
     /// `t * v` with `t = transpose(a)` (absorbed), of a Float64 matrix `a` and vector `v`.
     TransposedProduct { t: Value, a: Operand, v: Operand },
+    /// `x * y` of Float64 matrices where one operand is `t = transpose(src)` or `adjoint(src)`
+    /// (absorbed) of a Float64 matrix `src`: `first` when it is `x`.
+    TransposedMatMul {
+        t: Value,
+        src: Operand,
+        other: Operand,
+        first: bool,
+    },
     /// `accum!(dst, o)` with `o = broadcast(...)` (absorbed) of `dst`'s Float64 array type:
     /// the loop adds each element into `dst` instead of making `o`.
     BroadcastAccum { o: Value, dst: Operand },
@@ -86,6 +97,38 @@ pub(crate) fn plan(func: &Function) -> HashMap<Value, Fused> {
                             t: tv,
                             a: ts.args[0].clone(),
                             v: v.clone(),
+                        },
+                    );
+                }
+                (Op::Prim(Prim::MatMul), [x, y])
+                    if f64_matrix(func.ty(second))
+                        && f64_matrix(&func.operand_ty(x))
+                        && f64_matrix(&func.operand_ty(y)) =>
+                {
+                    let transposed = |op: &Operand| {
+                        [Prim::Transpose, Prim::Adjoint]
+                            .into_iter()
+                            .find_map(|p| defined_by(op, p))
+                            .filter(|(tv, ts)| {
+                                *tv == first
+                                    && ts.args.len() == 1
+                                    && f64_matrix(&func.operand_ty(&ts.args[0]))
+                            })
+                            .map(|(tv, ts)| (tv, ts.args[0].clone()))
+                    };
+                    let (fused, other, is_first) = match (transposed(x), transposed(y)) {
+                        (Some(f), _) => (f, y, true),
+                        (None, Some(f)) => (f, x, false),
+                        (None, None) => continue,
+                    };
+                    out.insert(first, Fused::Absorbed);
+                    out.insert(
+                        second,
+                        Fused::TransposedMatMul {
+                            t: fused.0,
+                            src: fused.1,
+                            other: other.clone(),
+                            first: is_first,
                         },
                     );
                 }
@@ -405,6 +448,45 @@ impl Translator<'_, '_, '_> {
                         let ctx = tr.ctx();
                         let tp = tr
                             .call_rt(rt, &[ctx, a])
+                            .ok_or_else(|| JitError::invalid("transpose"))?;
+                        tr.set_slots(t, vec![tp]);
+                        tr.prim(p, args, ty, span)
+                    },
+                    |_| Ok(vec![out]),
+                )
+            }
+            Fused::TransposedMatMul {
+                t,
+                src,
+                other,
+                first,
+            } => {
+                let (s, o) = (self.pointer(&src)?, self.pointer(&other)?);
+                let (yes, no) = (
+                    self.b.ins().iconst(types::I8, 1),
+                    self.b.ins().iconst(types::I8, 0),
+                );
+                let (a, ta, b, tb) = if first {
+                    (s, yes, o, no)
+                } else {
+                    (o, no, s, yes)
+                };
+                let rt = self.env.rt.matmul_op;
+                let ctx = self.ctx();
+                let out = self
+                    .call_rt(rt, &[ctx, a, ta, b, tb])
+                    .ok_or_else(|| JitError::invalid("matmul_op"))?;
+                let declined = self.b.ins().icmp_imm_s(IntCC::Equal, out, 0);
+                self.guarded(
+                    declined,
+                    &[types::I64],
+                    // A product the blocked kernel does not compute, or sizes that differ: make
+                    // the transpose after all, and the product as unfused code does.
+                    |tr| {
+                        let rt = tr.env.rt.transpose;
+                        let ctx = tr.ctx();
+                        let tp = tr
+                            .call_rt(rt, &[ctx, s])
                             .ok_or_else(|| JitError::invalid("transpose"))?;
                         tr.set_slots(t, vec![tp]);
                         tr.prim(p, args, ty, span)

@@ -12,6 +12,7 @@ mod calls;
 mod construct;
 mod control;
 mod data;
+mod factor;
 mod fuse;
 pub(crate) mod pullbacks;
 mod scalar;
@@ -70,8 +71,15 @@ pub(crate) struct RtFuncs {
     pub copy_elems: FuncId,
     pub transpose: FuncId,
     pub matmul_tn: FuncId,
+    pub matmul_op: FuncId,
     pub accum_outer: FuncId,
     pub setlength: FuncId,
+    pub det: FuncId,
+    pub logdet: FuncId,
+    pub inv: FuncId,
+    pub solve: FuncId,
+    pub cholesky_lower: FuncId,
+    pub band: FuncId,
 }
 
 impl RtFuncs {
@@ -143,8 +151,15 @@ impl RtFuncs {
             copy_elems: decl("zy_rt_copy_elems", &[p, p], None)?,
             transpose: decl("zy_rt_transpose", &[p, p], Some(p))?,
             matmul_tn: decl("zy_rt_matmul_tn", &[p, p, p], Some(p))?,
+            matmul_op: decl("zy_rt_matmul_op", &[p, p, types::I8, p, types::I8], Some(p))?,
             accum_outer: decl("zy_rt_accum_outer", &[p, p, p, types::I8], Some(types::I8))?,
             setlength: decl("zy_rt_setlength", &[p, p, p, p, p], Some(p))?,
+            det: decl("zy_rt_det", &[p, p], Some(types::I8))?,
+            logdet: decl("zy_rt_logdet", &[p, p], Some(types::I8))?,
+            inv: decl("zy_rt_inv", &[p, p], Some(p))?,
+            solve: decl("zy_rt_solve", &[p, p, p], Some(p))?,
+            cholesky_lower: decl("zy_rt_cholesky_lower", &[p, p], Some(p))?,
+            band: decl("zy_rt_band", &[p, p, p, types::I8], Some(p))?,
         })
     }
 }
@@ -596,6 +611,11 @@ impl<'e, 'a, 'b> Translator<'e, 'a, 'b> {
             rt.add_arrays,
             rt.transpose,
             rt.matmul_tn,
+            rt.matmul_op,
+            rt.inv,
+            rt.solve,
+            rt.cholesky_lower,
+            rt.band,
         ];
         if allocating.contains(&id) {
             self.check_error();
@@ -731,6 +751,9 @@ impl<'e, 'a, 'b> Translator<'e, 'a, 'b> {
             return Ok(out);
         }
         if let Some(out) = self.construct(p, args, &tys, ty, span)? {
+            return Ok(out);
+        }
+        if let Some(out) = self.factor(p, args, &tys, ty, span)? {
             return Ok(out);
         }
         if p == Prim::Broadcast {

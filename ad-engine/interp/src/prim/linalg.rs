@@ -152,15 +152,40 @@ pub fn gemm_f64(
     a: &[f64],
     b: &[f64],
     c: &mut [f64],
+    check: impl FnMut() -> Result<(), String>,
+) -> Result<(), String> {
+    gemm_f64_op(m, k, n, (a, false), (b, false), c, check)
+}
+
+/// [`gemm_f64`] of `op(a) * op(b)`, where `(x, true)` stands for the transpose of the
+/// column-major `x` (stored `k × m` for `a`, `n × k` for `b`) and is read through swapped
+/// strides instead of being copied. `matrixmultiply` packs its operands into the same panels
+/// whatever their strides, so the bits are those of the product of the copied transposes.
+pub fn gemm_f64_op(
+    m: usize,
+    k: usize,
+    n: usize,
+    (a, ta): (&[f64], bool),
+    (b, tb): (&[f64], bool),
+    c: &mut [f64],
     mut check: impl FnMut() -> Result<(), String>,
 ) -> Result<(), String> {
     let stride = |x: usize| isize::try_from(x).unwrap_or(isize::MAX);
+    // (row stride, column stride) of op(x) for an operand of `rows` rows as op(x) has them.
+    let strides = |t: bool, rows: usize, cols: usize| {
+        if t {
+            (stride(cols), 1)
+        } else {
+            (1, stride(rows))
+        }
+    };
+    let ((rsa, csa), (rsb, csb)) = (strides(ta, m, k), strides(tb, k, n));
     for j0 in (0..n).step_by(PANEL) {
         check()?;
         let cols = PANEL.min(n - j0);
-        // SAFETY: `a` holds m·k, `b` k·n and `c` m·n elements, column-major with the strides
-        // given (row stride 1, column stride the column length); the panel's columns j0.. of
-        // `b` and `c` are in bounds; `c` does not overlap `a` or `b`.
+        // SAFETY: `a` holds m·k, `b` k·n and `c` m·n elements, with the strides given; column
+        // j0 of op(b) starts `j0 · csb` elements in; the panel's columns of op(b) and `c` are
+        // in bounds; `c` does not overlap `a` or `b`.
         unsafe {
             matrixmultiply::dgemm(
                 m,
@@ -168,11 +193,11 @@ pub fn gemm_f64(
                 cols,
                 1.0,
                 a.as_ptr(),
-                1,
-                stride(m),
-                b.as_ptr().add(j0 * k),
-                1,
-                stride(k),
+                rsa,
+                csa,
+                b.as_ptr().offset(j0 as isize * csb),
+                rsb,
+                csb,
                 0.0,
                 c.as_mut_ptr().add(j0 * m),
                 1,
@@ -335,4 +360,52 @@ pub fn unbroadcast(c: &Value, x: &Value) -> Result<Value, String> {
         Value::Adjoint(_) => Value::Adjoint(array(Shape::Vector(q))),
         _ => Value::Array(array(sx)),
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Pseudo-random entries of mixed magnitudes, so that summation order shows in the bits.
+    fn entries(len: usize, seed: u64) -> Vec<f64> {
+        let mut s = seed;
+        (0..len)
+            .map(|_| {
+                s ^= s << 13;
+                s ^= s >> 7;
+                s ^= s << 17;
+                ((s >> 11) as f64 / (1u64 << 53) as f64 - 0.5) * 10f64.powi((s % 7) as i32 - 3)
+            })
+            .collect()
+    }
+
+    /// The column-major transpose of the `rows × cols` matrix `x`.
+    fn transpose(rows: usize, cols: usize, x: &[f64]) -> Vec<f64> {
+        let mut t = vec![0.0; x.len()];
+        for j in 0..cols {
+            for i in 0..rows {
+                t[i * cols + j] = x[j * rows + i];
+            }
+        }
+        t
+    }
+
+    #[test]
+    fn products_through_swapped_strides_have_the_bits_of_the_copied_transpose() {
+        // n > PANEL: the second panel of op(b) starts at a strided offset.
+        let (m, k, n) = (37, 19, PANEL + 13);
+        let (a, b) = (entries(m * k, 7), entries(k * n, 11));
+        let (at, bt) = (transpose(m, k, &a), transpose(k, n, &b));
+        let mut want = vec![0.0; m * n];
+        assert_eq!(gemm_f64(m, k, n, &a, &b, &mut want, || Ok(())), Ok(()));
+        for (ta, tb) in [(true, false), (false, true), (true, true)] {
+            let x = if ta { &at } else { &a };
+            let y = if tb { &bt } else { &b };
+            let mut got = vec![f64::NAN; m * n];
+            let ok = gemm_f64_op(m, k, n, (x, ta), (y, tb), &mut got, || Ok(()));
+            assert_eq!(ok, Ok(()));
+            let bits = |v: &[f64]| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
+            assert_eq!(bits(&got), bits(&want), "transposed a: {ta}, b: {tb}");
+        }
+    }
 }

@@ -3,7 +3,7 @@
 
 mod array;
 mod data;
-mod factor;
+pub mod factor;
 mod linalg;
 mod reduce;
 mod scalar;
@@ -16,7 +16,7 @@ use crate::show::{show, type_string};
 use crate::value::Value;
 
 pub use data::new_struct;
-pub use linalg::{gemm_f64, is_blocked};
+pub use linalg::{gemm_f64, gemm_f64_op, is_blocked};
 pub use reduce::extremum_index;
 
 /// Apply primitive `p` to `args`. `ret` is the statement's inferred type: it fixes the result
