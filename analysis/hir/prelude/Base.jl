@@ -11,6 +11,42 @@ The squared absolute value, `x * x` for real numbers.
 abs2(x::Real) = x * x
 
 """
+    MathConstants
+
+Julia's mathematical constants by name: `MathConstants.e` (also `ℯ`), `pi` (`π`),
+`eulergamma` (`γ`), `golden` (`φ`) and `catalan`, as Float64 values.
+"""
+module MathConstants
+const e = 2.718281828459045
+const ℯ = 2.718281828459045
+const pi = 3.141592653589793
+const π = 3.141592653589793
+const eulergamma = 0.5772156649015329
+const γ = 0.5772156649015329
+const golden = 1.618033988749895
+const φ = 1.618033988749895
+const catalan = 0.915965594177219
+end
+
+"""
+    inv(x)
+
+The multiplicative inverse of a number, `one(x) / x` (a Float64 for an Int, as Julia's).
+"""
+inv(x::Number) = one(x) / x
+
+"""
+    eltype(x)
+
+The type of the elements of an array (`Float64` for a `Vector{Float64}`), the type of a number
+itself.
+"""
+eltype(x::AbstractArray{T}) where {T} = T
+eltype(x::Float64) = Float64
+eltype(x::Int) = Int
+eltype(x::Bool) = Bool
+
+"""
     sec(x)
 
 The secant, `inv(cos(x))`.

@@ -71,8 +71,9 @@ fn resolve_body(f: &Function, module: &str, names: &ScopeNames, type_vars: &[&st
             *n = names.resolve(module, n);
         }
     };
-    // `M.f`: a field of a module's binding is that module's definition.
-    let modules: Vec<Option<Name>> = f
+    // `M.f`: a field of a module's binding is that module's definition (and `A.B.f`: a field
+    // of a module that is itself a field names a module in turn).
+    let mut modules: Vec<Option<Name>> = f
         .values
         .iter()
         .map(|v| match &v.kind {
@@ -84,7 +85,7 @@ fn resolve_body(f: &Function, module: &str, names: &ScopeNames, type_vars: &[&st
         })
         .collect();
     let mut module_loads = Vec::new();
-    for v in &mut f.values {
+    for (i, v) in f.values.iter_mut().enumerate() {
         let ValueKind::Stmt(s) = &mut v.kind else {
             continue;
         };
@@ -95,6 +96,9 @@ fn resolve_body(f: &Function, module: &str, names: &ScopeNames, type_vars: &[&st
                 if let Some(Some(m)) = modules.get(base.index()) {
                     let target = names.resolve(m, field);
                     module_loads.push(*base);
+                    if let Some(slot) = modules.get_mut(i) {
+                        *slot = names.module_path(module, &target);
+                    }
                     s.op = Op::Global(target);
                     s.args.clear();
                 }

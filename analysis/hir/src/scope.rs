@@ -307,6 +307,11 @@ impl ScopeNames {
             Some(p) => p.clone(),
             None if first == BASE => BASE.into(),
             None if first == "Main" => MAIN.into(),
+            // Base's own modules (`MathConstants`) are seen as Base's other names are, unless
+            // the module is a `baremodule`.
+            None if self.sees_base(module) && self.modules.contains_key(&join(BASE, first)) => {
+                join(BASE, first)
+            }
             None => return None,
         };
         for part in parts {
@@ -332,6 +337,13 @@ impl ScopeNames {
     }
 
     /// Does `module` export `name` (everything Base defines counts as exported)?
+    /// Does code of `module` see Base's names (it is not a `baremodule`)?
+    fn sees_base(&self, module: &str) -> bool {
+        self.modules
+            .get(module)
+            .is_none_or(|s| s.usings.iter().any(|u| &**u == BASE))
+    }
+
     fn exported(&self, module: &str, name: &str) -> bool {
         self.modules.get(module).is_some_and(|s| {
             (s.exports.contains(name) || module == BASE) && s.defines.contains(name)

@@ -40,6 +40,7 @@ pub const BUILTINS: &[&str] = &[
     "round",
     "max",
     "min",
+    "ifelse",
     "float",
     "Float64",
     "Int",
@@ -205,6 +206,7 @@ pub(crate) fn call(
         (n, _) if is_math(n) => scalar::math(b, name, args),
         ("abs" | "sign" | "floor" | "ceil" | "round", _) => scalar::keep_type(b, name, args),
         ("max" | "min", _) => scalar::min_max(b, name, args),
+        ("ifelse", _) => scalar::if_else(b, args),
         ("float" | "Float64" | "Int" | "Int64", _) => scalar::conversion(b, name, args),
         ("zero" | "one", _) => scalar::zero_one(b, name, args),
         (
