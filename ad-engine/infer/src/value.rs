@@ -70,6 +70,14 @@ pub(crate) fn convert(b: &mut PlanBuilder, v: Val, to: &Type) -> Result<Val, Fai
                 to.clone(),
             ));
         }
+        (Type::Array(e, n), Type::Array(f, m))
+            if n == m && **f == Type::Int64 && **e == Type::Bool =>
+        {
+            return Ok(Val::of(
+                b.prim(Prim::Broadcast, vec![func("Int"), v.arg], to.clone()),
+                to.clone(),
+            ));
+        }
         _ => {
             return Err(Fail::method(format!(
                 "Cannot `convert` an object of type {} to an object of type {to}",

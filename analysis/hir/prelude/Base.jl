@@ -257,6 +257,13 @@ end
 sum(r::UnitRange{Int}) = length(r) * r.start + length(r) * (length(r) - 1) ÷ 2
 sum(r::StepRange{Int, Int}) = length(r) * r.start + r.step * (length(r) * (length(r) - 1) ÷ 2)
 sum(r::LinRange) = sum(collect(r))
+# `f` over a range: as over the array of its elements (the same order of additions).
+sum(f, r::UnitRange{Int}) = sum(f, collect(r))
+sum(f, r::StepRange{Int, Int}) = sum(f, collect(r))
+sum(f, r::LinRange) = sum(f, collect(r))
+prod(f, r::UnitRange{Int}) = prod(f, collect(r))
+maximum(f, r::UnitRange{Int}) = maximum(f, collect(r))
+minimum(f, r::UnitRange{Int}) = minimum(f, collect(r))
 
 # Broadcasting over a range broadcasts over its elements (Julia returns a range again for
 # some operations, with the same elements).
@@ -510,6 +517,10 @@ maybeview(A, I, J) = error("unsupported: a two-dimensional view (a block A[I, J]
 # Reductions over tuples, as Julia's `sum(t) = +(t...)`: a left fold over the elements (each
 # `+` promoting as it goes), so `sum((1, 2.5, 3))` is `(1 + 2.5) + 3`.
 sum(t::Tuple) = _foldl_tuple(+, t...)
+sum(f, t::Tuple) = sum(map(f, t))
+prod(f, t::Tuple) = prod(map(f, t))
+maximum(f, t::Tuple) = maximum(map(f, t))
+minimum(f, t::Tuple) = minimum(map(f, t))
 prod(t::Tuple) = _foldl_tuple(*, t...)
 prod(t::Tuple{}) = 1
 maximum(t::Tuple) = _foldl_tuple(max, t...)

@@ -315,6 +315,11 @@ pub(crate) fn call(b: &mut PlanBuilder, name: &str, args: &[Val]) -> Result<Val,
             t if t.is_number() => Ok(x.clone()),
             _ => fail(),
         },
+        // Julia adds Bools as Ints (`add_sum`): `sum(x .> 0)` counts.
+        ("sum", [x @ Val { ty: Type::Array(e, n), .. }]) if **e == Type::Bool => {
+            let x = convert(b, x.clone(), &array(Type::Int64, *n))?;
+            Ok(apply(b, Prim::Sum, &[&x], Type::Int64))
+        }
         ("sum" | "prod" | "maximum" | "minimum", [x]) => match &x.ty {
             Type::Array(e, _) if matches!(**e, Type::Float64 | Type::Int64) => {
                 let p = match name {
