@@ -1039,6 +1039,35 @@ function count(f, x::AbstractArray)
     return c
 end
 
+"""
+    filter(f, x)
+
+The elements of the vector `x` for which `f` holds, in order, as a new vector.
+"""
+function filter(f, x::AbstractVector)
+    out = fill(zero(eltype(x)), count(f, x))
+    k = 0
+    for v in x
+        if f(v)
+            k += 1
+            out[k] = v
+        end
+    end
+    return out
+end
+
+"""
+    Fix2(f, x)
+
+The function `y -> f(y, x)`: what a comparison with one argument (`>(0)`, `==(2.0)`) makes, as
+Julia's `Base.Fix2`.
+"""
+struct Fix2{F, T}
+    f::F
+    x::T
+end
+(g::Fix2)(y) = g.f(y, g.x)
+
 any(x::AbstractArray{Bool}) = any(identity, x)
 all(x::AbstractArray{Bool}) = all(identity, x)
 count(x::AbstractArray{Bool}) = count(identity, x)

@@ -201,6 +201,11 @@ pub(crate) fn call(
             name,
             &args.iter().map(|a| a.ty.clone()).collect::<Vec<_>>(),
         )),
+        // `>(0)`: the function `y -> y > 0` (Julia's `Base.Fix2`).
+        ("<" | "<=" | ">" | ">=" | "==" | "!=", [x]) => {
+            let op = Val::of(Arg::Const(Const::Func(name.into())), Type::Function(name.into()));
+            cx.call_named(b, &"Base.Fix2".into(), &[op, x.clone()])
+        }
         ("-" | "+", [x]) if is_array(x) => array::unary(cx, b, name, x),
         ("-" | "+" | "!", [x]) => scalar::unary(b, name, x),
         (n, _) if is_math(n) => scalar::math(b, name, args),
