@@ -371,9 +371,11 @@ fn literal_elem(elems: &[Val]) -> Result<Type, Fail> {
         };
     }
     if matches!(t, Type::Array(..) | Type::Adjoint(_)) {
-        return Err(Fail::unsupported(
-            "array literals built from arrays (concatenation)",
-        ));
+        return Err(Fail::unsupported(format!(
+            "a vector of arrays (`[a, b]` of {t} values is a Vector{{{t}}} in Julia); write \
+             `[a; b]` to concatenate them, `hcat(a, b)` for a matrix of columns, or a tuple \
+             `(a, b)` to keep them apart"
+        )));
     }
     Ok(t)
 }
