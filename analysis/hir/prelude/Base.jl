@@ -1688,6 +1688,158 @@ Remove every element of `v`; returns `v`.
 """
 empty!(v::Vector) = resize!(v, 0)
 
+# Growing and shrinking at the front and in the middle (Julia's `pushfirst!`, `popfirst!`,
+# `insert!`, `deleteat!`): the elements after the position are moved one place, then
+# `setlength!` changes the length at the end, so the AD sees element writes and a resize as in
+# `push!`. Each costs O(length) (Julia's `_growbeg!` is amortised O(1) for `pushfirst!`).
+
+"""
+    checkbounds(A::Array, i::Int)
+
+`nothing` when `i` is a linear index of `A`, else Julia's `BoundsError`.
+"""
+function checkbounds(A::Array, i::Int)
+    if i < 1 || i > length(A)
+        A[i]    # out of bounds: the BoundsError of the read
+    end
+    return nothing
+end
+
+"""
+    insert!(v::Vector, i::Int, x)
+
+Insert `x`, converted to the element type of `v`, at position `i` (`1 ≤ i ≤ length(v) + 1`,
+else a `BoundsError`), moving the elements from `i` on one place back; returns `v`.
+"""
+function insert!(v::Vector, i::Int, x)
+    n = length(v)
+    if i != n + 1
+        checkbounds(v, i)
+    end
+    y = _elem_of(v, x)
+    setlength!(v, n + 1)
+    for k in (n + 1):-1:(i + 1)
+        v[k] = v[k - 1]
+    end
+    v[i] = y
+    return v
+end
+
+"""
+    pushfirst!(v::Vector, x)
+
+Insert `x`, converted to the element type of `v`, at the front of `v`; returns `v`.
+"""
+pushfirst!(v::Vector, x) = insert!(v, 1, x)
+
+"""
+    deleteat!(v::Vector, i::Int)
+    deleteat!(v::Vector, inds)
+
+Remove the element at position `i` (a `BoundsError` outside `v`), or those at the sorted,
+distinct positions `inds` (a range or a vector of Ints, else `ArgumentError: indices must be
+unique and sorted`), moving the rest forward; returns `v`.
+"""
+function deleteat!(v::Vector, i::Int)
+    n = length(v)
+    checkbounds(v, i)
+    for k in i:(n - 1)
+        v[k] = v[k + 1]
+    end
+    setlength!(v, n - 1)
+    return v
+end
+
+function deleteat!(v::Vector, inds)
+    n = length(v)
+    j = 0     # elements kept so far
+    d = 0     # positions deleted so far
+    last = 0
+    for i in inds
+        if i <= last
+            throw(ArgumentError("indices must be unique and sorted"))
+        end
+        if i < 1 || i > n
+            checkbounds(v, i)
+        end
+        for k in (last + 1):(i - 1)
+            j += 1
+            v[j] = v[k]
+        end
+        d += 1
+        last = i
+    end
+    for k in (last + 1):n
+        j += 1
+        v[j] = v[k]
+    end
+    setlength!(v, n - d)
+    return v
+end
+
+"""
+    popfirst!(v::Vector)
+
+Remove the first element of `v` and return it (`ArgumentError` if `v` is empty).
+"""
+function popfirst!(v::Vector)
+    if length(v) == 0
+        throw(ArgumentError("array must be non-empty"))
+    end
+    x = v[1]
+    deleteat!(v, 1)
+    return x
+end
+
+"""
+    fill!(A::Array, x)
+
+Set every element of `A` to `x`, converted to the element type of `A`; returns `A`.
+"""
+function fill!(A::Array, x)
+    y = _elem_of(A, x)
+    for k in 1:length(A)
+        A[k] = y
+    end
+    return A
+end
+
+"""
+    T[a, b, ...]
+
+A `Vector{T}` of the elements, each converted to `T` as Julia's `convert` does (`Float64[1,
+2]` is `[1.0, 2.0]`; `Int[1.5]` an `InexactError`).
+"""
+getindex(::Type{Float64}, xs...) = _typed_vect!(zeros(length(xs)), 1, xs...)
+getindex(::Type{Int}, xs...) = _typed_vect!(fill(0, length(xs)), 1, xs...)
+getindex(::Type{Bool}, xs...) = _typed_vect!(fill(false, length(xs)), 1, xs...)
+
+_typed_vect!(v, k) = v
+function _typed_vect!(v, k, x, rest...)
+    v[k] = _elem_of(v, x)
+    return _typed_vect!(v, k + 1, rest...)
+end
+
+# `T[a b; c d]`, `T[x y]`, `T[x; y]` (the syntax lowers them to this): the concatenation
+# without `T`, each element converted by `T`.
+_typed_cat(T::Type{Float64}, A::Array) = _gen_convert(T, zero(Float64), A)
+_typed_cat(T::Type{Int}, A::Array) = _gen_convert(T, zero(Int), A)
+
+# `Vector{T}(undef, n)`, `Matrix{T}(undef, m, n)`, `Array{T}(undef, dims...)`,
+# `Array{T, N}(undef, dims...)` (the syntax lowers them to these): arrays whose elements Julia
+# leaves unset; zy's are zeros (`false`).
+_undef_vector(::Type{Float64}, n::Int) = zeros(n)
+_undef_vector(::Type{Int}, n::Int) = fill(0, n)
+_undef_vector(::Type{Bool}, n::Int) = fill(false, n)
+_undef_matrix(::Type{Float64}, m::Int, n::Int) = zeros(m, n)
+_undef_matrix(::Type{Int}, m::Int, n::Int) = fill(0, m, n)
+_undef_matrix(::Type{Bool}, m::Int, n::Int) = fill(false, m, n)
+_undef_array(T, n::Int) = _undef_vector(T, n)
+_undef_array(T, m::Int, n::Int) = _undef_matrix(T, m, n)
+_undef_array_rank(T, N::Int, n::Int) = N == 1 ? _undef_vector(T, n) : _undef_rank_error(N, 1)
+_undef_array_rank(T, N::Int, m::Int, n::Int) = N == 2 ? _undef_matrix(T, m, n) : _undef_rank_error(N, 2)
+_undef_rank_error(N, k) = throw(ArgumentError("an Array{T, $N} needs $N sizes, not $k"))
+
 # Indexing by a vector of indices or by a Bool mask (Julia's `x[[1, 3]]`, `x[x .> 0]`,
 # `A[[1, 2], :]`): each index becomes a Vector of indices (`_index_list`), read into a copy or
 # written in order; the AD differentiates the element reads and writes, so a repeated index

@@ -59,6 +59,9 @@ fn convert(cx: &mut Cx, node: &SyntaxNode) -> Expr {
     if node.leaf {
         return leaf(cx, node);
     }
+    if let Some(typed) = arrays::typed_cat(cx, node) {
+        return typed;
+    }
     if let Some(what) = outside_subset(node.kind) {
         return cx.unsupported(node, what);
     }
@@ -401,6 +404,9 @@ fn call(cx: &mut Cx, node: &SyntaxNode, dotted: bool) -> Expr {
     if let Some(empty) = empty_vector(cx, node, callee, rest) {
         return empty;
     }
+    if let Some(array) = undef_array(cx, node, callee, rest) {
+        return array;
+    }
     let callee_expr = match (callee.leaf, callee.kind) {
         (_, Kind::Dot) if callee.children.len() == 1 => {
             let op = cx.text(&callee.children[0]).to_string();
@@ -471,6 +477,57 @@ fn empty_vector(
     let kind = ExprKind::Index {
         base: Box::new(expr(cx, elem)),
         indices: vec![],
+    };
+    Some(Expr::new(kind, node.range))
+}
+
+/// `Vector{T}(undef, n)`, `Matrix{T}(undef, m, n)`, `Array{T}(undef, dims...)`,
+/// `Array{T, N}(undef, dims...)`: an array of element type `T` whose elements are not set
+/// (zy's are zeros), lowered as the prelude's `_undef_vector(T, n)`, `_undef_matrix(T, m, n)`,
+/// `_undef_array(T, dims...)` or `_undef_array_rank(T, N, dims...)`.
+fn undef_array(
+    cx: &mut Cx,
+    node: &SyntaxNode,
+    callee: &SyntaxNode,
+    args: &[SyntaxNode],
+) -> Option<Expr> {
+    if callee.kind != Kind::Curly || callee.leaf {
+        return None;
+    }
+    let (name, elem, rank) = match callee.children.as_slice() {
+        [name, elem] => (name, elem, None),
+        [name, elem, rank] => (name, elem, Some(rank)),
+        _ => return None,
+    };
+    let kind = name.leaf.then(|| cx.text(name)).filter(|_| name.kind == Kind::Identifier)?;
+    let kind = kind.to_string();
+    let first = args.first()?;
+    let is_undef =
+        first.leaf && first.kind == Kind::Identifier && cx.text(first) == "undef";
+    if !is_undef || !matches!(kind.as_str(), "Vector" | "Matrix" | "Array") {
+        return None;
+    }
+    if rank.is_some() && kind != "Array" {
+        return None;
+    }
+    let ident = |name: &str| Expr::new(ExprKind::Ident(name.to_string()), callee.range);
+    let mut call_args = vec![expr(cx, elem)];
+    if let Some(rank) = rank {
+        call_args.push(expr(cx, rank));
+    }
+    let keywords = arguments(cx, &args[1..], &mut call_args);
+    if !keywords.is_empty() {
+        return Some(cx.unsupported(node, "keyword arguments to an array constructor"));
+    }
+    let function = match (kind.as_str(), rank) {
+        ("Vector", _) => "_undef_vector",
+        ("Matrix", _) => "_undef_matrix",
+        (_, None) => "_undef_array",
+        (_, Some(_)) => "_undef_array_rank",
+    };
+    let kind = ExprKind::Call {
+        callee: Box::new(ident(function)),
+        args: call_args,
     };
     Some(Expr::new(kind, node.range))
 }
