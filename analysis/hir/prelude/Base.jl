@@ -1484,6 +1484,12 @@ end
 (:)(start::Float64, stop::Float64) = _float_range(1, start, 1.0, stop)
 (:)(start::Real, stop::Real) = float(start):float(stop)
 
+# A Float64 range written in a `for` header (`for t in 0.0:0.1:1.0`): inference builds it once
+# before the loop and the loop counts through its elements (the Int case counts `a + k * s`).
+_loop_range(a, s, b) = a:s:b
+_loop_length(r::StepRangeLen) = length(r)
+_loop_elem(r::StepRangeLen, k::Int) = r[k + 1]
+
 """
     range(start, stop, length), range(start, stop; length, step), range(start; stop, length, step)
 
