@@ -1846,6 +1846,58 @@ _undef_array_rank(T, N::Int, n::Int) = N == 1 ? _undef_vector(T, n) : _undef_ran
 _undef_array_rank(T, N::Int, m::Int, n::Int) = N == 2 ? _undef_matrix(T, m, n) : _undef_rank_error(N, 2)
 _undef_rank_error(N, k) = throw(ArgumentError("an Array{T, $N} needs $N sizes, not $k"))
 
+"""
+    reshape(A, m, n), reshape(A, n), reshape(A, (m, n)), reshape(A, :, n), reshape(A, m, :)
+    vec(A)
+
+The elements of `A` in column-major order as an m×n Matrix (a Vector of length n); a `:`
+stands for the size that makes the element counts agree. Julia's result shares `A`'s memory;
+zy's is a copy, so the syntax accepts these only of an array nothing else refers to (a slice,
+an arithmetic or broadcast result, a literal, `copy(x)`), where the two cannot differ.
+"""
+reshape(A::Array, m::Int, n::Int) = _reshape(A, m, n)
+reshape(A::Array, n::Int) = _reshape(A, n)
+reshape(A::Array, dims::Tuple{Int, Int}) = _reshape(A, dims[1], dims[2])
+reshape(A::Array, dims::Tuple{Int}) = _reshape(A, dims[1])
+reshape(A::Array, ::Colon, n::Int) = _reshape(A, _reshape_colon(A, n, true), n)
+reshape(A::Array, m::Int, ::Colon) = _reshape(A, m, _reshape_colon(A, m, false))
+reshape(A::Array, ::Colon) = _reshape(A, length(A))
+reshape(r::UnitRange{Int}, dims...) = reshape(collect(r), dims...)
+reshape(r::StepRange{Int, Int}, dims...) = reshape(collect(r), dims...)
+reshape(r::StepRangeLen, dims...) = reshape(collect(r), dims...)
+reshape(v::SubArray, dims...) = error("unsupported: `reshape` of a view (its result would share the parent's memory in Julia); reshape a copy: `reshape(copy(v), ...)`")
+vec(A::Array) = _reshape(A, length(A))
+vec(r::UnitRange{Int}) = collect(r)
+vec(r::StepRange{Int, Int}) = collect(r)
+vec(r::StepRangeLen) = collect(r)
+vec(v::SubArray) = error("unsupported: `vec` of a view (its result would share the parent's memory in Julia); write `copy(v)`")
+
+# A copy of `A` shaped m×n (`n` long).
+_reshape(A::Array, m::Int, n::Int) = _reshape_fill!(_matrix(A, m, n), A, (m, n))
+_reshape(A::Array, n::Int) = _reshape_fill!(_vector(A, n), A, (n,))
+
+# `B` (of the new shape `dims`) filled with the elements of `A`, which must be as many.
+function _reshape_fill!(B, A, dims)
+    if length(B) != length(A)
+        throw(DimensionMismatch("new dimensions $dims must be consistent with array size $(length(A))"))
+    end
+    for k in 1:length(A)
+        B[k] = A[k]
+    end
+    return B
+end
+
+# The size a `:` stands for beside a size `n` (`first`: the `:` comes first).
+function _reshape_colon(A, n::Int, first::Bool)
+    if n == 0 || length(A) % n != 0
+        if first
+            throw(DimensionMismatch("array size $(length(A)) must be divisible by the product of the new dimensions (Colon(), $n)"))
+        end
+        throw(DimensionMismatch("array size $(length(A)) must be divisible by the product of the new dimensions ($n, Colon())"))
+    end
+    return length(A) ÷ n
+end
+
 # Indexing by a vector of indices or by a Bool mask (Julia's `x[[1, 3]]`, `x[x .> 0]`,
 # `A[[1, 2], :]`): each index becomes a Vector of indices (`_index_list`), read into a copy or
 # written in order; the AD differentiates the element reads and writes, so a repeated index

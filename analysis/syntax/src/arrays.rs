@@ -2,7 +2,7 @@
 //! whitespace-sensitively: `[1.0 -0.3]` is a row of two elements (`hcat`), `[1.0 - 0.3]` one
 //! element (`vect`), `[a b; c d]` rows (`vcat`).
 
-use crate::ast::{Expr, ExprKind, TextRange, UnOp};
+use crate::ast::{BinOp, Expr, ExprKind, TextRange, UnOp};
 use crate::cx::{error_expr, Cx};
 use crate::expr::expr;
 use crate::kind::Kind;
@@ -127,4 +127,38 @@ pub(crate) fn index(cx: &mut Cx, node: &SyntaxNode) -> Expr {
         },
         node.range,
     )
+}
+
+/// Library functions whose result is a new array (or a number, or an immutable range) that
+/// nothing else refers to.
+const FRESH_RESULTS: &[&str] = &[
+    "copy", "collect", "zeros", "ones", "fill", "vcat", "Base.vcat", "hcat", "similar", "map",
+    "sort", "reverse", "cumsum", "cumprod", "diff", "deepcopy", "range", "LinRange",
+];
+
+/// Is `e` an array that no variable, field or other array shares memory with (a slice, which
+/// Julia copies, an arithmetic or broadcast result, a literal, `copy(x)`)? Julia's `reshape`
+/// and `vec` share their argument's memory; zy's copy it, which is the same only for these.
+/// (Under `@views` a slice is a view: the prelude's `reshape` of a `SubArray` refuses it.)
+pub(crate) fn is_fresh_array(e: &Expr) -> bool {
+    match &e.kind {
+        ExprKind::Vect(_) | ExprKind::Matrix(_) | ExprKind::Range { .. } => true,
+        ExprKind::DotCall { .. } | ExprKind::Index { .. } => true,
+        ExprKind::Binary { op, .. } => !matches!(
+            op,
+            BinOp::Lt | BinOp::Le | BinOp::Gt | BinOp::Ge | BinOp::Eq | BinOp::Ne
+        ),
+        ExprKind::Unary { op, .. } => *op == UnOp::Neg,
+        ExprKind::Call { callee, args } | ExprKind::KwCall { callee, args, .. } => {
+            match &callee.kind {
+                ExprKind::Ident(name) if FRESH_RESULTS.contains(&name.as_str()) => true,
+                // A reshape of a fresh array is one too.
+                ExprKind::Ident(name) if name == "reshape" || name == "vec" => {
+                    args.first().is_some_and(is_fresh_array)
+                }
+                _ => false,
+            }
+        }
+        _ => false,
+    }
 }

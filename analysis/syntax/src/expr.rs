@@ -427,6 +427,19 @@ fn call(cx: &mut Cx, node: &SyntaxNode, dotted: bool) -> Expr {
     }
     let keywords = arguments(cx, list, &mut args);
     if let ExprKind::Ident(name) = &callee_expr.kind {
+        let shares = (name == "reshape" || name == "vec") && !dotted;
+        if shares && args.first().is_some_and(|a| !arrays::is_fresh_array(a)) {
+            let x = list.first().map_or("x", |a| cx.text(a)).to_string();
+            let rest = if name == "vec" { "" } else { ", ..." };
+            return cx.unsupported(
+                node,
+                &format!(
+                    "`{name}` of an array held elsewhere (`{x}`): Julia's result shares its \
+                     memory (a write through either is seen in the other), zy's would be a \
+                     copy; write `{name}(copy({x}){rest})` if neither is written afterwards"
+                ),
+            );
+        }
         if !dotted && do_block.is_none() && keywords.is_empty() && crate::output::is_printing(name)
         {
             let name = name.clone();
