@@ -427,6 +427,9 @@ fn call(cx: &mut Cx, node: &SyntaxNode, dotted: bool) -> Expr {
     }
     let keywords = arguments(cx, list, &mut args);
     if let ExprKind::Ident(name) = &callee_expr.kind {
+        if name == "ntuple" && !dotted {
+            val_length(&mut args);
+        }
         let shares = (name == "reshape" || name == "vec") && !dotted;
         if shares && args.first().is_some_and(|a| !arrays::is_fresh_array(a)) {
             let x = list.first().map_or("x", |a| cx.text(a)).to_string();
@@ -492,6 +495,21 @@ fn empty_vector(
         indices: vec![],
     };
     Some(Expr::new(kind, node.range))
+}
+
+/// `ntuple(f, Val(n))`: the same tuple as `ntuple(f, n)` (Julia's `Val` only makes `n` known
+/// to its compiler, which zy's `ntuple` requires anyway), so the `Val` is dropped.
+fn val_length(args: &mut [Expr]) {
+    let Some(length) = args.get_mut(1) else {
+        return;
+    };
+    if let ExprKind::Call { callee, args: inner } = &mut length.kind {
+        if matches!(&callee.kind, ExprKind::Ident(v) if v == "Val") && inner.len() == 1 {
+            if let Some(n) = inner.pop() {
+                *length = n;
+            }
+        }
+    }
 }
 
 /// `Vector{T}(undef, n)`, `Matrix{T}(undef, m, n)`, `Array{T}(undef, dims...)`,

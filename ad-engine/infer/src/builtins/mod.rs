@@ -89,6 +89,7 @@ pub const BUILTINS: &[&str] = &[
     "loop_elem",
     "float_range",
     "map",
+    "ntuple",
     "broadcast",
     "gradient",
     "derivative",
