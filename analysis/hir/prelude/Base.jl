@@ -1030,6 +1030,110 @@ findmax(x::AbstractArray) = _found(x, argmax(x))
 findmin(x::AbstractArray) = _found(x, argmin(x))
 _found(x, k::Int) = (x[k], k)
 
+"""
+    findmax(f, x), findmin(f, x), argmax(f, x), argmin(f, x)
+
+`(f(xₖ), k)` for the first `k` where `f` is largest (smallest) in `isless` order, or the first
+where it is `NaN`; `argmax(f, x)` (`argmin`) is that element `xₖ` itself, as in Julia 1.7.
+"""
+findmax(f, x::AbstractArray) = _findextremum(f, x, true)
+findmin(f, x::AbstractArray) = _findextremum(f, x, false)
+argmax(f, x::AbstractArray) = x[_findextremum(f, x, true)[2]]
+argmin(f, x::AbstractArray) = x[_findextremum(f, x, false)[2]]
+
+function _findextremum(f, x, largest::Bool)
+    _nonempty(x)
+    k = 1
+    m = f(x[1])
+    for i in 2:length(x)
+        if m != m
+            return (m, k)
+        end
+        v = f(x[i])
+        if v != v || (largest ? _isless(m, v) : _isless(v, m))
+            k = i
+            m = v
+        end
+    end
+    return (m, k)
+end
+
+"""
+    extrema(x), extrema(f, x)
+
+`(minimum(x), maximum(x))` (of `f` over `x`): `NaN` in both where `x` holds one.
+"""
+extrema(x::AbstractArray) = (minimum(x), maximum(x))
+extrema(f, x::AbstractArray) = (minimum(f, x), maximum(f, x))
+
+"""
+    ifelse(c::Bool, a, b)
+
+`a` if `c` holds, else `b`; unlike `c ? a : b`, both are evaluated first (it is a function).
+"""
+ifelse(c::Bool, a, b) = c ? a : b
+
+"""
+    CartesianIndex(i, j), CartesianIndex((i, j))
+
+A multidimensional index: `A[I]` is `A[i, j]` (`x[i]` for one dimension), `I[k]` its `k`th
+coordinate, `I.I` the tuple; written by `A[I] = v` too.
+"""
+struct CartesianIndex{T}
+    I::T
+end
+
+CartesianIndex(i::Int) = CartesianIndex((i,))
+CartesianIndex(i::Int, j::Int) = CartesianIndex((i, j))
+getindex(I::CartesianIndex, k::Int) = I.I[k]
+length(I::CartesianIndex) = length(I.I)
+getindex(x::Vector, I::CartesianIndex{Tuple{Int}}) = x[I.I[1]]
+getindex(A::Matrix, I::CartesianIndex{Tuple{Int, Int}}) = A[I.I[1], I.I[2]]
+setindex!(x::Vector, v, I::CartesianIndex{Tuple{Int}}) = setindex!(x, v, I.I[1])
+setindex!(A::Matrix, v, I::CartesianIndex{Tuple{Int, Int}}) = setindex!(A, v, I.I[1], I.I[2])
+
+"""
+    CartesianIndices(A), CartesianIndices((m, n))
+
+The indices of a vector or matrix as `CartesianIndex`es, in column-major order (the first
+coordinate fastest), for `for I in CartesianIndices(A)`, generators and `C[k]`, `C[i, j]`.
+"""
+struct CartesianIndices{T}
+    dims::T
+end
+
+CartesianIndices(A::Array) = CartesianIndices(size(A))
+length(C::CartesianIndices) = prod(C.dims)
+size(C::CartesianIndices) = C.dims
+getindex(C::CartesianIndices{Tuple{Int}}, k::Int) = CartesianIndex(_cartesian_check(C, k))
+function getindex(C::CartesianIndices{Tuple{Int, Int}}, k::Int)
+    m = C.dims[1]
+    _cartesian_check(C, k)
+    return CartesianIndex((k - 1) % m + 1, (k - 1) ÷ m + 1)
+end
+getindex(C::CartesianIndices{Tuple{Int, Int}}, i::Int, j::Int) = CartesianIndex(i, j)
+collect(C::CartesianIndices) = [C[k] for k in 1:length(C)]
+
+# Sizes as a tuple (`zeros(size(A))`, `fill(x, size(A))`) and `similar` with a new size.
+zeros(dims::Tuple{Int}) = zeros(dims[1])
+zeros(dims::Tuple{Int, Int}) = zeros(dims[1], dims[2])
+ones(dims::Tuple{Int}) = ones(dims[1])
+ones(dims::Tuple{Int, Int}) = ones(dims[1], dims[2])
+fill(v, dims::Tuple{Int}) = fill(v, dims[1])
+fill(v, dims::Tuple{Int, Int}) = fill(v, dims[1], dims[2])
+similar(x::Array, n::Int) = _vector(x, n)
+similar(x::Array, m::Int, n::Int) = _matrix(x, m, n)
+similar(x::Array, dims::Tuple{Int}) = _vector(x, dims[1])
+similar(x::Array, dims::Tuple{Int, Int}) = _matrix(x, dims[1], dims[2])
+
+# `k` when it is a linear index of `C`, else a BoundsError.
+function _cartesian_check(C::CartesianIndices, k::Int)
+    if k < 1 || k > length(C)
+        error("BoundsError: attempt to access $(length(C))-element CartesianIndices at index [$k]")
+    end
+    return k
+end
+
 # Julia's `isless` on numbers that are not NaN: `<`, with `-0.0` below `0.0`.
 _isless(a, b) = a < b || (a == b && 1 / a < 0 && 1 / b > 0)
 
@@ -1356,13 +1460,13 @@ convert(T::Type{Int64}, x::Real) = T(x)
 convert(T::Type{Int}, x::Real) = T(x)
 
 """
-    sortperm(x; rev = false), sort(x; rev = false)
+    sortperm(x; rev = false, by = identity), sort(x; rev = false, by = identity)
 
-The permutation that sorts a vector (stable: equal elements keep their order; NaN last, as
-Julia's `isless` orders them), and the sorted copy. The gradient of `sort` flows back through
+The permutation that sorts a vector by the keys `by(xᵢ)` (stable: equal keys keep their
+order; NaN last, as Julia's `isless` orders them), and the sorted copy. The gradient of `sort` flows back through
 the permutation.
 """
-function sortperm(x::AbstractVector; rev::Bool = false)
+function sortperm(x::AbstractVector; rev::Bool = false, by = identity)
     n = length(x)
     p = collect(1:n)
     tmp = collect(1:n)
@@ -1375,7 +1479,7 @@ function sortperm(x::AbstractVector; rev::Bool = false)
             i = lo
             j = mid + 1
             for k in lo:hi
-                if j > hi || (i <= mid && !_sort_before(x[p[j]], x[p[i]], rev))
+                if j > hi || (i <= mid && !_sort_before(by(x[p[j]]), by(x[p[i]]), rev))
                     tmp[k] = p[i]
                     i += 1
                 else
@@ -1393,7 +1497,7 @@ function sortperm(x::AbstractVector; rev::Bool = false)
     return p
 end
 
-sort(x::AbstractVector; rev::Bool = false) = [x[k] for k in sortperm(x; rev = rev)]
+sort(x::AbstractVector; rev::Bool = false, by = identity) = [x[k] for k in sortperm(x; rev = rev, by = by)]
 
 # `a` strictly before `b` in the order `sort` uses: Julia's `isless` (NaN after every number),
 # reversed with `rev`.
