@@ -1126,6 +1126,190 @@ similar(x::Array, m::Int, n::Int) = _matrix(x, m, n)
 similar(x::Array, dims::Tuple{Int}) = _vector(x, dims[1])
 similar(x::Array, dims::Tuple{Int, Int}) = _matrix(x, dims[1], dims[2])
 
+"""
+    in(x, xs), x in xs, x ∈ xs, x ∉ xs
+
+Whether an element of `xs` (an array, a range or a tuple) is `==` to `x`.
+"""
+function in(x, xs)
+    for y in xs
+        if y == x
+            return true
+        end
+    end
+    return false
+end
+
+"""
+    isempty(x)
+
+Whether `x` (an array, a range or a tuple) has no elements.
+"""
+isempty(x) = length(x) == 0
+
+"""
+    findall(f, x), findall(m::Vector{Bool})
+
+The indices `k` where `f(x[k])` (`m[k]`) holds, in order, as a Vector.
+"""
+function findall(f, x::AbstractArray)
+    I = fill(0, 0)
+    for k in 1:length(x)
+        if f(x[k])
+            push!(I, k)
+        end
+    end
+    return I
+end
+findall(m::AbstractArray{Bool}) = findall(identity, m)
+
+"""
+    unique(x)
+
+The distinct elements of the vector `x` by Julia's `isequal` (`NaN` is one element, `-0.0`
+and `0.0` two), in order of first appearance.
+"""
+function unique(x::AbstractVector)
+    u = _vector(x, 0)
+    for k in 1:length(x)
+        seen = false
+        for v in u
+            if _isequal(v, x[k])
+                seen = true
+                break
+            end
+        end
+        if !seen
+            push!(u, x[k])
+        end
+    end
+    return u
+end
+
+# Julia's `isequal` on numbers: `==`, but `NaN` equals `NaN` and `-0.0` differs from `0.0`.
+_isequal(a, b) = a != a ? b != b : (a == b && (a != 0 || 1 / a == 1 / b))
+
+"""
+    first(x, n), last(x, n)
+
+The first (last) `min(n, length(x))` elements of a vector, as a new vector.
+"""
+first(x::AbstractVector, n::Int) = x[1:_count_arg(x, n)]
+last(x::AbstractVector, n::Int) = x[(length(x) - _count_arg(x, n) + 1):length(x)]
+
+function _count_arg(x, n::Int)
+    if n < 0
+        throw(ArgumentError("Number of elements must be non-negative"))
+    end
+    return min(n, length(x))
+end
+
+"""
+    accumulate(op, x; init)
+
+The running results of `op` over a vector from the left: `y[1] = x[1]` (`op(init, x[1])`),
+`y[k] = op(y[k - 1], x[k])`.
+"""
+accumulate(op, x::AbstractVector; init = nothing) = _accumulate(op, x, init)
+
+function _accumulate(op, x, init::Nothing)
+    y = copy(x)
+    for k in 2:length(x)
+        y[k] = op(y[k - 1], x[k])
+    end
+    return y
+end
+
+function _accumulate(op, x, init)
+    y = fill(op(init, x[1]), length(x))
+    for k in 2:length(x)
+        y[k] = op(y[k - 1], x[k])
+    end
+    return y
+end
+
+"""
+    map!(f, dest, x), map!(f, dest, x, y)
+
+`dest[k] = f(x[k])` (`f(x[k], y[k])`) for every `k` of `dest`; returns `dest`.
+"""
+function map!(f, dest::AbstractArray, x::AbstractArray)
+    for k in 1:length(dest)
+        dest[k] = f(x[k])
+    end
+    return dest
+end
+
+function map!(f, dest::AbstractArray, x::AbstractArray, y::AbstractArray)
+    for k in 1:length(dest)
+        dest[k] = f(x[k], y[k])
+    end
+    return dest
+end
+
+"""
+    sincos(x)
+
+`(sin(x), cos(x))`.
+"""
+sincos(x::Real) = (sin(x), cos(x))
+
+"""
+    log(b, x)
+
+The base-`b` logarithm, `log(x) / log(b)` as Julia computes it.
+"""
+log(b::Real, x::Real) = log(x) / log(b)
+
+"""
+    trunc(x)
+
+`x` rounded toward zero (`-0.0` for `-0.5`).
+"""
+trunc(x::Float64) = x < 0 ? ceil(x) : floor(x)
+trunc(x::Int) = x
+
+"""
+    div(x, y), rem(x, y), mod(x, y), mod1(x, y)
+
+`x ÷ y` and `x % y` (the remainder with the sign of `x`); `mod` is the remainder with the sign
+of `y` (`mod(-7.5, 2.0) == 0.5`; a zero remainder takes `y`'s sign), `mod1` is `mod` but in
+`(0, y]` (`y` instead of zero). `y == 0` for Ints is a `DivideError`.
+"""
+div(x::Real, y::Real) = x ÷ y
+rem(x::Real, y::Real) = x % y
+
+function mod(x::Int, y::Int)
+    r = x % y
+    return (r != 0 && (r < 0) != (y < 0)) ? r + y : r
+end
+
+function mod(x::Real, y::Real)
+    r = float(x) % float(y)
+    if r == 0
+        return y < 0 ? -0.0 : 0.0
+    end
+    return (r > 0) != (y > 0) ? r + y : r
+end
+
+function mod1(x::Int, y::Int)
+    m = mod(x, y)
+    return m == 0 ? y : m
+end
+
+function mod1(x::Real, y::Real)
+    m = mod(x, y)
+    return m == 0 ? float(y) : m
+end
+
+"""
+    ndims(x)
+
+1 for a vector, 2 for a matrix.
+"""
+ndims(x::AbstractVector) = 1
+ndims(x::AbstractMatrix) = 2
+
 # `k` when it is a linear index of `C`, else a BoundsError.
 function _cartesian_check(C::CartesianIndices, k::Int)
     if k < 1 || k > length(C)
