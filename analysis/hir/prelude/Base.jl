@@ -1164,6 +1164,21 @@ end
 findall(m::AbstractArray{Bool}) = findall(identity, m)
 
 """
+    filter(f, x)
+
+The elements of the vector `x` for which `f` holds, in order, as a new vector.
+"""
+function filter(f, x::AbstractVector)
+    y = _vector(x, 0)
+    for k in 1:length(x)
+        if f(x[k])
+            push!(y, x[k])
+        end
+    end
+    return y
+end
+
+"""
     unique(x)
 
 The distinct elements of the vector `x` by Julia's `isequal` (`NaN` is one element, `-0.0`
@@ -1309,6 +1324,19 @@ end
 """
 ndims(x::AbstractVector) = 1
 ndims(x::AbstractMatrix) = 2
+
+"""
+    Fix2(f, x)
+
+The function `y -> f(y, x)`: what `==(x)`, `!=(x)`, `<(x)`, `<=(x)`, `>(x)`, `>=(x)` and
+`in(xs)` make (`count(==(0.0), x)`, `findall(>(1.5), x)`), `x` evaluated once.
+"""
+struct Fix2{F, T}
+    f::F
+    x::T
+end
+
+(g::Fix2)(y) = g.f(y, g.x)
 
 # `k` when it is a linear index of `C`, else a BoundsError.
 function _cartesian_check(C::CartesianIndices, k::Int)

@@ -430,6 +430,18 @@ fn call(cx: &mut Cx, node: &SyntaxNode, dotted: bool) -> Expr {
         if name == "ntuple" && !dotted {
             val_length(&mut args);
         }
+        let fixes = matches!(name.as_str(), "==" | "!=" | "<" | "<=" | ">" | ">=" | "in");
+        if fixes && !dotted && keywords.is_empty() && do_block.is_none() && args.len() == 1 {
+            // `==(x)`: Julia's `Base.Fix2(==, x)`, the function `y -> y == x`.
+            let fix = Expr::new(ExprKind::Ident("Base.Fix2".into()), callee_expr.range);
+            let mut fix_args = vec![callee_expr.clone()];
+            fix_args.append(&mut args);
+            let kind = ExprKind::Call {
+                callee: Box::new(fix),
+                args: fix_args,
+            };
+            return Expr::new(kind, node.range);
+        }
         let shares = (name == "reshape" || name == "vec") && !dotted;
         if shares && args.first().is_some_and(|a| !arrays::is_fresh_array(a)) {
             let x = list.first().map_or("x", |a| cx.text(a)).to_string();
