@@ -1338,6 +1338,25 @@ end
 
 (g::Fix2)(y) = g.f(y, g.x)
 
+# `Matrix(J, m, n)` of a `UniformScaling` `J` (`Matrix(I, 3, 3)`, `Matrix(2.0I, 2, 3)`; inference
+# sends it here): `J.λ` on the diagonal, zeros elsewhere.
+function _uniform_matrix(J, m::Int, n::Int)
+    A = fill(zero(J.λ), m, n)
+    for k in 1:min(m, n)
+        A[k, k] = J.λ
+    end
+    return A
+end
+
+# `Vector{T}(x)`, `Matrix{T}(A)`, `Matrix{T}(I, m, n)` (the syntax lowers them to these): a
+# new array of element type `T` (Float64 or Int), each element converted.
+_vector_of(T::Type{Float64}, x) = _typed_cat(T, collect(x))
+_vector_of(T::Type{Int}, x) = _typed_cat(T, collect(x))
+_matrix_of(T::Type{Float64}, A::AbstractMatrix) = _typed_cat(T, A)
+_matrix_of(T::Type{Int}, A::AbstractMatrix) = _typed_cat(T, A)
+_matrix_of(T::Type{Float64}, J, m::Int, n::Int) = _typed_cat(T, _uniform_matrix(J, m, n))
+_matrix_of(T::Type{Int}, J, m::Int, n::Int) = _typed_cat(T, _uniform_matrix(J, m, n))
+
 # `k` when it is a linear index of `C`, else a BoundsError.
 function _cartesian_check(C::CartesianIndices, k::Int)
     if k < 1 || k > length(C)

@@ -547,6 +547,9 @@ fn undef_array(
     let first = args.first()?;
     let is_undef =
         first.leaf && first.kind == Kind::Identifier && cx.text(first) == "undef";
+    if !is_undef && rank.is_none() && matches!(kind.as_str(), "Vector" | "Matrix") {
+        return Some(converted_array(cx, node, callee, &kind, elem, args));
+    }
     if !is_undef || !matches!(kind.as_str(), "Vector" | "Matrix" | "Array") {
         return None;
     }
@@ -573,6 +576,35 @@ fn undef_array(
         args: call_args,
     };
     Some(Expr::new(kind, node.range))
+}
+
+/// `Vector{T}(x)`, `Matrix{T}(A)` (a copy of `x` with its elements converted to `T`) and
+/// `Matrix{T}(I, m, n)` (a `UniformScaling` made an m×n matrix): the prelude's
+/// `_vector_of(T, x)` and `_matrix_of(T, args...)`.
+fn converted_array(
+    cx: &mut Cx,
+    node: &SyntaxNode,
+    callee: &SyntaxNode,
+    kind: &str,
+    elem: &SyntaxNode,
+    args: &[SyntaxNode],
+) -> Expr {
+    let mut call_args = vec![expr(cx, elem)];
+    let keywords = arguments(cx, args, &mut call_args);
+    if !keywords.is_empty() {
+        return cx.unsupported(node, "keyword arguments to an array constructor");
+    }
+    let function = if kind == "Vector" {
+        "Base._vector_of"
+    } else {
+        "Base._matrix_of"
+    };
+    let callee = Expr::new(ExprKind::Ident(function.into()), callee.range);
+    let kind = ExprKind::Call {
+        callee: Box::new(callee),
+        args: call_args,
+    };
+    Expr::new(kind, node.range)
 }
 
 /// The arguments of a call: the positional ones go to `args`, the keyword ones (after `;`, or
