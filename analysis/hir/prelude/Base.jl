@@ -1357,6 +1357,34 @@ _matrix_of(T::Type{Int}, A::AbstractMatrix) = _typed_cat(T, A)
 _matrix_of(T::Type{Float64}, J, m::Int, n::Int) = _typed_cat(T, _uniform_matrix(J, m, n))
 _matrix_of(T::Type{Int}, J, m::Int, n::Int) = _typed_cat(T, _uniform_matrix(J, m, n))
 
+"""
+    cumsum(A; dims), cumprod(A; dims)
+
+The running sums (products) of a matrix down its columns (`dims = 1`) or along its rows
+(`dims = 2`); another `dims` leaves each element alone (a copy), as Julia.
+"""
+cumsum(A::AbstractMatrix; dims::Int) = _cumulate(+, A, dims)
+cumprod(A::AbstractMatrix; dims::Int) = _cumulate(*, A, dims)
+
+function _cumulate(op, A, dims::Int)
+    if dims < 1
+        throw(ArgumentError("dimension must be ≥ 1, got $dims"))
+    end
+    B = copy(A)
+    m = size(A, 1)
+    n = size(A, 2)
+    for j in 1:n
+        for i in 1:m
+            if dims == 1 && i > 1
+                B[i, j] = op(B[i - 1, j], A[i, j])
+            elseif dims == 2 && j > 1
+                B[i, j] = op(B[i, j - 1], A[i, j])
+            end
+        end
+    end
+    return B
+end
+
 # `k` when it is a linear index of `C`, else a BoundsError.
 function _cartesian_check(C::CartesianIndices, k::Int)
     if k < 1 || k > length(C)
