@@ -688,7 +688,9 @@ prims! {
         interpreted_for: REST,
     }
     /// `accum!(dst, x)`: add `x` (an array of `dst`'s shape, or a Float64 added to every
-    /// element) into the array `dst` in place. Returns nothing. (Pullback IR: shadow updates.)
+    /// element) into the array `dst` in place; an `x` of a shape broadcasting extends `dst`'s
+    /// to is summed over the extension first (`unbroadcast`). Returns nothing. (Pullback IR:
+    /// shadow updates.)
     AccumInto => "accum!" {
         arity: Exactly(2), effects: Effects::mutates(0, "arrays of different shapes"),
         jit: Jit::Runtime("zy_rt_accum_into"),

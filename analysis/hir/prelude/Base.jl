@@ -1039,35 +1039,6 @@ function count(f, x::AbstractArray)
     return c
 end
 
-"""
-    filter(f, x)
-
-The elements of the vector `x` for which `f` holds, in order, as a new vector.
-"""
-function filter(f, x::AbstractVector)
-    out = fill(zero(eltype(x)), count(f, x))
-    k = 0
-    for v in x
-        if f(v)
-            k += 1
-            out[k] = v
-        end
-    end
-    return out
-end
-
-"""
-    Fix2(f, x)
-
-The function `y -> f(y, x)`: what a comparison with one argument (`>(0)`, `==(2.0)`) makes, as
-Julia's `Base.Fix2`.
-"""
-struct Fix2{F, T}
-    f::F
-    x::T
-end
-(g::Fix2)(y) = g.f(y, g.x)
-
 any(x::AbstractArray{Bool}) = any(identity, x)
 all(x::AbstractArray{Bool}) = all(identity, x)
 count(x::AbstractArray{Bool}) = count(identity, x)
@@ -1105,6 +1076,369 @@ The largest (smallest) element of `x` and its index, `(x[k], k)` with `k = argma
 findmax(x::AbstractArray) = _found(x, argmax(x))
 findmin(x::AbstractArray) = _found(x, argmin(x))
 _found(x, k::Int) = (x[k], k)
+
+"""
+    findmax(f, x), findmin(f, x), argmax(f, x), argmin(f, x)
+
+`(f(xₖ), k)` for the first `k` where `f` is largest (smallest) in `isless` order, or the first
+where it is `NaN`; `argmax(f, x)` (`argmin`) is that element `xₖ` itself, as in Julia 1.7.
+"""
+findmax(f, x::AbstractArray) = _findextremum(f, x, true)
+findmin(f, x::AbstractArray) = _findextremum(f, x, false)
+argmax(f, x::AbstractArray) = x[_findextremum(f, x, true)[2]]
+argmin(f, x::AbstractArray) = x[_findextremum(f, x, false)[2]]
+
+function _findextremum(f, x, largest::Bool)
+    _nonempty(x)
+    k = 1
+    m = f(x[1])
+    for i in 2:length(x)
+        if m != m
+            return (m, k)
+        end
+        v = f(x[i])
+        if v != v || (largest ? _isless(m, v) : _isless(v, m))
+            k = i
+            m = v
+        end
+    end
+    return (m, k)
+end
+
+"""
+    extrema(x), extrema(f, x)
+
+`(minimum(x), maximum(x))` (of `f` over `x`): `NaN` in both where `x` holds one.
+"""
+extrema(x::AbstractArray) = (minimum(x), maximum(x))
+extrema(f, x::AbstractArray) = (minimum(f, x), maximum(f, x))
+
+"""
+    ifelse(c::Bool, a, b)
+
+`a` if `c` holds, else `b`; unlike `c ? a : b`, both are evaluated first (it is a function).
+"""
+ifelse(c::Bool, a, b) = c ? a : b
+
+"""
+    CartesianIndex(i, j), CartesianIndex((i, j))
+
+A multidimensional index: `A[I]` is `A[i, j]` (`x[i]` for one dimension), `I[k]` its `k`th
+coordinate, `I.I` the tuple; written by `A[I] = v` too.
+"""
+struct CartesianIndex{T}
+    I::T
+end
+
+CartesianIndex(i::Int) = CartesianIndex((i,))
+CartesianIndex(i::Int, j::Int) = CartesianIndex((i, j))
+getindex(I::CartesianIndex, k::Int) = I.I[k]
+length(I::CartesianIndex) = length(I.I)
+getindex(x::Vector, I::CartesianIndex{Tuple{Int}}) = x[I.I[1]]
+getindex(A::Matrix, I::CartesianIndex{Tuple{Int, Int}}) = A[I.I[1], I.I[2]]
+setindex!(x::Vector, v, I::CartesianIndex{Tuple{Int}}) = setindex!(x, v, I.I[1])
+setindex!(A::Matrix, v, I::CartesianIndex{Tuple{Int, Int}}) = setindex!(A, v, I.I[1], I.I[2])
+
+"""
+    CartesianIndices(A), CartesianIndices((m, n))
+
+The indices of a vector or matrix as `CartesianIndex`es, in column-major order (the first
+coordinate fastest), for `for I in CartesianIndices(A)`, generators and `C[k]`, `C[i, j]`.
+"""
+struct CartesianIndices{T}
+    dims::T
+end
+
+CartesianIndices(A::Array) = CartesianIndices(size(A))
+length(C::CartesianIndices) = prod(C.dims)
+size(C::CartesianIndices) = C.dims
+getindex(C::CartesianIndices{Tuple{Int}}, k::Int) = CartesianIndex(_cartesian_check(C, k))
+function getindex(C::CartesianIndices{Tuple{Int, Int}}, k::Int)
+    m = C.dims[1]
+    _cartesian_check(C, k)
+    return CartesianIndex((k - 1) % m + 1, (k - 1) ÷ m + 1)
+end
+getindex(C::CartesianIndices{Tuple{Int, Int}}, i::Int, j::Int) = CartesianIndex(i, j)
+collect(C::CartesianIndices) = [C[k] for k in 1:length(C)]
+
+# Sizes as a tuple (`zeros(size(A))`, `fill(x, size(A))`) and `similar` with a new size.
+zeros(dims::Tuple{Int}) = zeros(dims[1])
+zeros(dims::Tuple{Int, Int}) = zeros(dims[1], dims[2])
+ones(dims::Tuple{Int}) = ones(dims[1])
+ones(dims::Tuple{Int, Int}) = ones(dims[1], dims[2])
+fill(v, dims::Tuple{Int}) = fill(v, dims[1])
+fill(v, dims::Tuple{Int, Int}) = fill(v, dims[1], dims[2])
+similar(x::Array, n::Int) = _vector(x, n)
+similar(x::Array, m::Int, n::Int) = _matrix(x, m, n)
+similar(x::Array, dims::Tuple{Int}) = _vector(x, dims[1])
+similar(x::Array, dims::Tuple{Int, Int}) = _matrix(x, dims[1], dims[2])
+
+"""
+    in(x, xs), x in xs, x ∈ xs, x ∉ xs
+
+Whether an element of `xs` (an array, a range or a tuple) is `==` to `x`.
+"""
+function in(x, xs)
+    for y in xs
+        if y == x
+            return true
+        end
+    end
+    return false
+end
+
+"""
+    isempty(x)
+
+Whether `x` (an array, a range or a tuple) has no elements.
+"""
+isempty(x) = length(x) == 0
+
+"""
+    findall(f, x), findall(m::Vector{Bool})
+
+The indices `k` where `f(x[k])` (`m[k]`) holds, in order, as a Vector.
+"""
+function findall(f, x::AbstractArray)
+    I = fill(0, 0)
+    for k in 1:length(x)
+        if f(x[k])
+            push!(I, k)
+        end
+    end
+    return I
+end
+findall(m::AbstractArray{Bool}) = findall(identity, m)
+
+"""
+    filter(f, x)
+
+The elements of the vector `x` for which `f` holds, in order, as a new vector.
+"""
+function filter(f, x::AbstractVector)
+    y = _vector(x, 0)
+    for k in 1:length(x)
+        if f(x[k])
+            push!(y, x[k])
+        end
+    end
+    return y
+end
+
+"""
+    unique(x)
+
+The distinct elements of the vector `x` by Julia's `isequal` (`NaN` is one element, `-0.0`
+and `0.0` two), in order of first appearance.
+"""
+function unique(x::AbstractVector)
+    u = _vector(x, 0)
+    for k in 1:length(x)
+        seen = false
+        for v in u
+            if _isequal(v, x[k])
+                seen = true
+                break
+            end
+        end
+        if !seen
+            push!(u, x[k])
+        end
+    end
+    return u
+end
+
+# Julia's `isequal` on numbers: `==`, but `NaN` equals `NaN` and `-0.0` differs from `0.0`.
+_isequal(a, b) = a != a ? b != b : (a == b && (a != 0 || 1 / a == 1 / b))
+
+"""
+    first(x, n), last(x, n)
+
+The first (last) `min(n, length(x))` elements of a vector, as a new vector.
+"""
+first(x::AbstractVector, n::Int) = x[1:_count_arg(x, n)]
+last(x::AbstractVector, n::Int) = x[(length(x) - _count_arg(x, n) + 1):length(x)]
+
+function _count_arg(x, n::Int)
+    if n < 0
+        throw(ArgumentError("Number of elements must be non-negative"))
+    end
+    return min(n, length(x))
+end
+
+"""
+    accumulate(op, x; init)
+
+The running results of `op` over a vector from the left: `y[1] = x[1]` (`op(init, x[1])`),
+`y[k] = op(y[k - 1], x[k])`.
+"""
+accumulate(op, x::AbstractVector; init = nothing) = _accumulate(op, x, init)
+
+function _accumulate(op, x, init::Nothing)
+    y = copy(x)
+    for k in 2:length(x)
+        y[k] = op(y[k - 1], x[k])
+    end
+    return y
+end
+
+function _accumulate(op, x, init)
+    y = fill(op(init, x[1]), length(x))
+    for k in 2:length(x)
+        y[k] = op(y[k - 1], x[k])
+    end
+    return y
+end
+
+"""
+    map!(f, dest, x), map!(f, dest, x, y)
+
+`dest[k] = f(x[k])` (`f(x[k], y[k])`) for every `k` of `dest`; returns `dest`.
+"""
+function map!(f, dest::AbstractArray, x::AbstractArray)
+    for k in 1:length(dest)
+        dest[k] = f(x[k])
+    end
+    return dest
+end
+
+function map!(f, dest::AbstractArray, x::AbstractArray, y::AbstractArray)
+    for k in 1:length(dest)
+        dest[k] = f(x[k], y[k])
+    end
+    return dest
+end
+
+"""
+    sincos(x)
+
+`(sin(x), cos(x))`.
+"""
+sincos(x::Real) = (sin(x), cos(x))
+
+"""
+    log(b, x)
+
+The base-`b` logarithm, `log(x) / log(b)` as Julia computes it.
+"""
+log(b::Real, x::Real) = log(x) / log(b)
+
+"""
+    trunc(x)
+
+`x` rounded toward zero (`-0.0` for `-0.5`).
+"""
+trunc(x::Float64) = x < 0 ? ceil(x) : floor(x)
+trunc(x::Int) = x
+
+"""
+    div(x, y), rem(x, y), mod(x, y), mod1(x, y)
+
+`x ÷ y` and `x % y` (the remainder with the sign of `x`); `mod` is the remainder with the sign
+of `y` (`mod(-7.5, 2.0) == 0.5`; a zero remainder takes `y`'s sign), `mod1` is `mod` but in
+`(0, y]` (`y` instead of zero). `y == 0` for Ints is a `DivideError`.
+"""
+div(x::Real, y::Real) = x ÷ y
+rem(x::Real, y::Real) = x % y
+
+function mod(x::Int, y::Int)
+    r = x % y
+    return (r != 0 && (r < 0) != (y < 0)) ? r + y : r
+end
+
+function mod(x::Real, y::Real)
+    r = float(x) % float(y)
+    if r == 0
+        return y < 0 ? -0.0 : 0.0
+    end
+    return (r > 0) != (y > 0) ? r + y : r
+end
+
+function mod1(x::Int, y::Int)
+    m = mod(x, y)
+    return m == 0 ? y : m
+end
+
+function mod1(x::Real, y::Real)
+    m = mod(x, y)
+    return m == 0 ? float(y) : m
+end
+
+"""
+    ndims(x)
+
+1 for a vector, 2 for a matrix.
+"""
+ndims(x::AbstractVector) = 1
+ndims(x::AbstractMatrix) = 2
+
+"""
+    Fix2(f, x)
+
+The function `y -> f(y, x)`: what `==(x)`, `!=(x)`, `<(x)`, `<=(x)`, `>(x)`, `>=(x)` and
+`in(xs)` make (`count(==(0.0), x)`, `findall(>(1.5), x)`), `x` evaluated once.
+"""
+struct Fix2{F, T}
+    f::F
+    x::T
+end
+
+(g::Fix2)(y) = g.f(y, g.x)
+
+# `Matrix(J, m, n)` of a `UniformScaling` `J` (`Matrix(I, 3, 3)`, `Matrix(2.0I, 2, 3)`; inference
+# sends it here): `J.λ` on the diagonal, zeros elsewhere.
+function _uniform_matrix(J, m::Int, n::Int)
+    A = fill(zero(J.λ), m, n)
+    for k in 1:min(m, n)
+        A[k, k] = J.λ
+    end
+    return A
+end
+
+# `Vector{T}(x)`, `Matrix{T}(A)`, `Matrix{T}(I, m, n)` (the syntax lowers them to these): a
+# new array of element type `T` (Float64 or Int), each element converted.
+_vector_of(T::Type{Float64}, x) = _typed_cat(T, collect(x))
+_vector_of(T::Type{Int}, x) = _typed_cat(T, collect(x))
+_matrix_of(T::Type{Float64}, A::AbstractMatrix) = _typed_cat(T, A)
+_matrix_of(T::Type{Int}, A::AbstractMatrix) = _typed_cat(T, A)
+_matrix_of(T::Type{Float64}, J, m::Int, n::Int) = _typed_cat(T, _uniform_matrix(J, m, n))
+_matrix_of(T::Type{Int}, J, m::Int, n::Int) = _typed_cat(T, _uniform_matrix(J, m, n))
+
+"""
+    cumsum(A; dims), cumprod(A; dims)
+
+The running sums (products) of a matrix down its columns (`dims = 1`) or along its rows
+(`dims = 2`); another `dims` leaves each element alone (a copy), as Julia.
+"""
+cumsum(A::AbstractMatrix; dims::Int) = _cumulate(+, A, dims)
+cumprod(A::AbstractMatrix; dims::Int) = _cumulate(*, A, dims)
+
+function _cumulate(op, A, dims::Int)
+    if dims < 1
+        throw(ArgumentError("dimension must be ≥ 1, got $dims"))
+    end
+    B = copy(A)
+    m = size(A, 1)
+    n = size(A, 2)
+    for j in 1:n
+        for i in 1:m
+            if dims == 1 && i > 1
+                B[i, j] = op(B[i - 1, j], A[i, j])
+            elseif dims == 2 && j > 1
+                B[i, j] = op(B[i, j - 1], A[i, j])
+            end
+        end
+    end
+    return B
+end
+
+# `k` when it is a linear index of `C`, else a BoundsError.
+function _cartesian_check(C::CartesianIndices, k::Int)
+    if k < 1 || k > length(C)
+        error("BoundsError: attempt to access $(length(C))-element CartesianIndices at index [$k]")
+    end
+    return k
+end
 
 # Julia's `isless` on numbers that are not NaN: `<`, with `-0.0` below `0.0`.
 _isless(a, b) = a < b || (a == b && 1 / a < 0 && 1 / b > 0)
@@ -1432,13 +1766,13 @@ convert(T::Type{Int64}, x::Real) = T(x)
 convert(T::Type{Int}, x::Real) = T(x)
 
 """
-    sortperm(x; rev = false), sort(x; rev = false)
+    sortperm(x; rev = false, by = identity), sort(x; rev = false, by = identity)
 
-The permutation that sorts a vector (stable: equal elements keep their order; NaN last, as
-Julia's `isless` orders them), and the sorted copy. The gradient of `sort` flows back through
+The permutation that sorts a vector by the keys `by(xᵢ)` (stable: equal keys keep their
+order; NaN last, as Julia's `isless` orders them), and the sorted copy. The gradient of `sort` flows back through
 the permutation.
 """
-function sortperm(x::AbstractVector; rev::Bool = false)
+function sortperm(x::AbstractVector; rev::Bool = false, by = identity)
     n = length(x)
     p = collect(1:n)
     tmp = collect(1:n)
@@ -1451,7 +1785,7 @@ function sortperm(x::AbstractVector; rev::Bool = false)
             i = lo
             j = mid + 1
             for k in lo:hi
-                if j > hi || (i <= mid && !_sort_before(x[p[j]], x[p[i]], rev))
+                if j > hi || (i <= mid && !_sort_before(by(x[p[j]]), by(x[p[i]]), rev))
                     tmp[k] = p[i]
                     i += 1
                 else
@@ -1469,7 +1803,7 @@ function sortperm(x::AbstractVector; rev::Bool = false)
     return p
 end
 
-sort(x::AbstractVector; rev::Bool = false) = [x[k] for k in sortperm(x; rev = rev)]
+sort(x::AbstractVector; rev::Bool = false, by = identity) = [x[k] for k in sortperm(x; rev = rev, by = by)]
 
 # `a` strictly before `b` in the order `sort` uses: Julia's `isless` (NaN after every number),
 # reversed with `rev`.
@@ -1559,6 +1893,12 @@ end
 (:)(start::Real, step::Real, stop::Real) = float(start):float(step):float(stop)
 (:)(start::Float64, stop::Float64) = _float_range(1, start, 1.0, stop)
 (:)(start::Real, stop::Real) = float(start):float(stop)
+
+# A Float64 range written in a `for` header (`for t in 0.0:0.1:1.0`): inference builds it once
+# before the loop and the loop counts through its elements (the Int case counts `a + k * s`).
+_loop_range(a, s, b) = a:s:b
+_loop_length(r::StepRangeLen) = length(r)
+_loop_elem(r::StepRangeLen, k::Int) = r[k + 1]
 
 """
     range(start, stop, length), range(start, stop; length, step), range(start; stop, length, step)
@@ -1763,6 +2103,210 @@ end
 Remove every element of `v`; returns `v`.
 """
 empty!(v::Vector) = resize!(v, 0)
+
+# Growing and shrinking at the front and in the middle (Julia's `pushfirst!`, `popfirst!`,
+# `insert!`, `deleteat!`): the elements after the position are moved one place, then
+# `setlength!` changes the length at the end, so the AD sees element writes and a resize as in
+# `push!`. Each costs O(length) (Julia's `_growbeg!` is amortised O(1) for `pushfirst!`).
+
+"""
+    checkbounds(A::Array, i::Int)
+
+`nothing` when `i` is a linear index of `A`, else Julia's `BoundsError`.
+"""
+function checkbounds(A::Array, i::Int)
+    if i < 1 || i > length(A)
+        A[i]    # out of bounds: the BoundsError of the read
+    end
+    return nothing
+end
+
+"""
+    insert!(v::Vector, i::Int, x)
+
+Insert `x`, converted to the element type of `v`, at position `i` (`1 ≤ i ≤ length(v) + 1`,
+else a `BoundsError`), moving the elements from `i` on one place back; returns `v`.
+"""
+function insert!(v::Vector, i::Int, x)
+    n = length(v)
+    if i != n + 1
+        checkbounds(v, i)
+    end
+    y = _elem_of(v, x)
+    setlength!(v, n + 1)
+    for k in (n + 1):-1:(i + 1)
+        v[k] = v[k - 1]
+    end
+    v[i] = y
+    return v
+end
+
+"""
+    pushfirst!(v::Vector, x)
+
+Insert `x`, converted to the element type of `v`, at the front of `v`; returns `v`.
+"""
+pushfirst!(v::Vector, x) = insert!(v, 1, x)
+
+"""
+    deleteat!(v::Vector, i::Int)
+    deleteat!(v::Vector, inds)
+
+Remove the element at position `i` (a `BoundsError` outside `v`), or those at the sorted,
+distinct positions `inds` (a range or a vector of Ints, else `ArgumentError: indices must be
+unique and sorted`), moving the rest forward; returns `v`.
+"""
+function deleteat!(v::Vector, i::Int)
+    n = length(v)
+    checkbounds(v, i)
+    for k in i:(n - 1)
+        v[k] = v[k + 1]
+    end
+    setlength!(v, n - 1)
+    return v
+end
+
+function deleteat!(v::Vector, inds)
+    n = length(v)
+    j = 0     # elements kept so far
+    d = 0     # positions deleted so far
+    last = 0
+    for i in inds
+        if i <= last
+            throw(ArgumentError("indices must be unique and sorted"))
+        end
+        if i < 1 || i > n
+            checkbounds(v, i)
+        end
+        for k in (last + 1):(i - 1)
+            j += 1
+            v[j] = v[k]
+        end
+        d += 1
+        last = i
+    end
+    for k in (last + 1):n
+        j += 1
+        v[j] = v[k]
+    end
+    setlength!(v, n - d)
+    return v
+end
+
+"""
+    popfirst!(v::Vector)
+
+Remove the first element of `v` and return it (`ArgumentError` if `v` is empty).
+"""
+function popfirst!(v::Vector)
+    if length(v) == 0
+        throw(ArgumentError("array must be non-empty"))
+    end
+    x = v[1]
+    deleteat!(v, 1)
+    return x
+end
+
+"""
+    fill!(A::Array, x)
+
+Set every element of `A` to `x`, converted to the element type of `A`; returns `A`.
+"""
+function fill!(A::Array, x)
+    y = _elem_of(A, x)
+    for k in 1:length(A)
+        A[k] = y
+    end
+    return A
+end
+
+"""
+    T[a, b, ...]
+
+A `Vector{T}` of the elements, each converted to `T` as Julia's `convert` does (`Float64[1,
+2]` is `[1.0, 2.0]`; `Int[1.5]` an `InexactError`).
+"""
+getindex(::Type{Float64}, xs...) = _typed_vect!(zeros(length(xs)), 1, xs...)
+getindex(::Type{Int}, xs...) = _typed_vect!(fill(0, length(xs)), 1, xs...)
+getindex(::Type{Bool}, xs...) = _typed_vect!(fill(false, length(xs)), 1, xs...)
+
+_typed_vect!(v, k) = v
+function _typed_vect!(v, k, x, rest...)
+    v[k] = _elem_of(v, x)
+    return _typed_vect!(v, k + 1, rest...)
+end
+
+# `T[a b; c d]`, `T[x y]`, `T[x; y]` (the syntax lowers them to this): the concatenation
+# without `T`, each element converted by `T`.
+_typed_cat(T::Type{Float64}, A::Array) = _gen_convert(T, zero(Float64), A)
+_typed_cat(T::Type{Int}, A::Array) = _gen_convert(T, zero(Int), A)
+
+# `Vector{T}(undef, n)`, `Matrix{T}(undef, m, n)`, `Array{T}(undef, dims...)`,
+# `Array{T, N}(undef, dims...)` (the syntax lowers them to these): arrays whose elements Julia
+# leaves unset; zy's are zeros (`false`).
+_undef_vector(::Type{Float64}, n::Int) = zeros(n)
+_undef_vector(::Type{Int}, n::Int) = fill(0, n)
+_undef_vector(::Type{Bool}, n::Int) = fill(false, n)
+_undef_matrix(::Type{Float64}, m::Int, n::Int) = zeros(m, n)
+_undef_matrix(::Type{Int}, m::Int, n::Int) = fill(0, m, n)
+_undef_matrix(::Type{Bool}, m::Int, n::Int) = fill(false, m, n)
+_undef_array(T, n::Int) = _undef_vector(T, n)
+_undef_array(T, m::Int, n::Int) = _undef_matrix(T, m, n)
+_undef_array_rank(T, N::Int, n::Int) = N == 1 ? _undef_vector(T, n) : _undef_rank_error(N, 1)
+_undef_array_rank(T, N::Int, m::Int, n::Int) = N == 2 ? _undef_matrix(T, m, n) : _undef_rank_error(N, 2)
+_undef_rank_error(N, k) = throw(ArgumentError("an Array{T, $N} needs $N sizes, not $k"))
+
+"""
+    reshape(A, m, n), reshape(A, n), reshape(A, (m, n)), reshape(A, :, n), reshape(A, m, :)
+    vec(A)
+
+The elements of `A` in column-major order as an m×n Matrix (a Vector of length n); a `:`
+stands for the size that makes the element counts agree. Julia's result shares `A`'s memory;
+zy's is a copy, so the syntax accepts these only of an array nothing else refers to (a slice,
+an arithmetic or broadcast result, a literal, `copy(x)`), where the two cannot differ.
+"""
+reshape(A::Array, m::Int, n::Int) = _reshape(A, m, n)
+reshape(A::Array, n::Int) = _reshape(A, n)
+reshape(A::Array, dims::Tuple{Int, Int}) = _reshape(A, dims[1], dims[2])
+reshape(A::Array, dims::Tuple{Int}) = _reshape(A, dims[1])
+reshape(A::Array, ::Colon, n::Int) = _reshape(A, _reshape_colon(A, n, true), n)
+reshape(A::Array, m::Int, ::Colon) = _reshape(A, m, _reshape_colon(A, m, false))
+reshape(A::Array, ::Colon) = _reshape(A, length(A))
+reshape(r::UnitRange{Int}, dims...) = reshape(collect(r), dims...)
+reshape(r::StepRange{Int, Int}, dims...) = reshape(collect(r), dims...)
+reshape(r::StepRangeLen, dims...) = reshape(collect(r), dims...)
+reshape(v::SubArray, dims...) = error("unsupported: `reshape` of a view (its result would share the parent's memory in Julia); reshape a copy: `reshape(copy(v), ...)`")
+vec(A::Array) = _reshape(A, length(A))
+vec(r::UnitRange{Int}) = collect(r)
+vec(r::StepRange{Int, Int}) = collect(r)
+vec(r::StepRangeLen) = collect(r)
+vec(v::SubArray) = error("unsupported: `vec` of a view (its result would share the parent's memory in Julia); write `copy(v)`")
+
+# A copy of `A` shaped m×n (`n` long).
+_reshape(A::Array, m::Int, n::Int) = _reshape_fill!(_matrix(A, m, n), A, (m, n))
+_reshape(A::Array, n::Int) = _reshape_fill!(_vector(A, n), A, (n,))
+
+# `B` (of the new shape `dims`) filled with the elements of `A`, which must be as many.
+function _reshape_fill!(B, A, dims)
+    if length(B) != length(A)
+        throw(DimensionMismatch("new dimensions $dims must be consistent with array size $(length(A))"))
+    end
+    for k in 1:length(A)
+        B[k] = A[k]
+    end
+    return B
+end
+
+# The size a `:` stands for beside a size `n` (`first`: the `:` comes first).
+function _reshape_colon(A, n::Int, first::Bool)
+    if n == 0 || length(A) % n != 0
+        if first
+            throw(DimensionMismatch("array size $(length(A)) must be divisible by the product of the new dimensions (Colon(), $n)"))
+        end
+        throw(DimensionMismatch("array size $(length(A)) must be divisible by the product of the new dimensions ($n, Colon())"))
+    end
+    return length(A) ÷ n
+end
 
 # Indexing by a vector of indices or by a Bool mask (Julia's `x[[1, 3]]`, `x[x .> 0]`,
 # `A[[1, 2], :]`): each index becomes a Vector of indices (`_index_list`), read into a copy or

@@ -1,7 +1,7 @@
 # zy's prelude: the part of Julia's Statistics that zy defines in Julia. Seen after
 # `using Statistics` (its exports) or as `Statistics.name`.
 
-export mean, var, std, median
+export mean, var, std, median, cov, cor
 
 """
     mean(x; dims)
@@ -81,4 +81,40 @@ function median(x::AbstractVector)
         return float(x[p[h + 1]])
     end
     return x[p[h]] / 2 + x[p[h + 1]] / 2
+end
+
+"""
+    cov(x, y; corrected = true), cov(x; corrected = true)
+
+The sample covariance of two vectors, `dot(x .- mean(x), y .- mean(y)) / (n - 1)` (`/ n` with
+`corrected = false`); `cov(x)` is `var(x)`. Vectors of different lengths are a
+`DimensionMismatch`.
+"""
+function cov(x::AbstractVector, y::AbstractVector; corrected::Bool = true)
+    _same_length(x, y)
+    return dot(x .- mean(x), y .- mean(y)) / (length(x) - Int(corrected))
+end
+
+cov(x::AbstractVector; corrected::Bool = true) = var(x; corrected = corrected)
+
+"""
+    cor(x, y), cor(x)
+
+Pearson's correlation of two vectors, the covariance over the product of the standard
+deviations, clamped to `[-1, 1]`; `cor(x)` is `1.0`.
+"""
+function cor(x::AbstractVector, y::AbstractVector)
+    _same_length(x, y)
+    a = x .- mean(x)
+    b = y .- mean(y)
+    return clamp(dot(a, b) / (sqrt(sum(abs2, a)) * sqrt(sum(abs2, b))), -1.0, 1.0)
+end
+
+cor(x::AbstractVector) = 1.0
+
+function _same_length(x, y)
+    if length(x) != length(y)
+        throw(DimensionMismatch("inconsistent lengths"))
+    end
+    return nothing
 end

@@ -10,6 +10,12 @@ use crate::body::{BodyLowerer, LoopTargets};
 /// The builtin counting a range's elements, called by its qualified name so that a user
 /// function named `range_length` does not capture the loops' calls.
 const RANGE_LENGTH: &str = "Base.range_length";
+/// The builtin a counted loop starts from: `a` itself for Int ends, Julia's Float64 range
+/// `a:s:b` when one of them is a Float64.
+const LOOP_RANGE: &str = "Base.loop_range";
+/// The builtin giving element `k` (from 0) of a counted loop: `a + k * s` for Int ends, the
+/// range's `r[k + 1]` for a Float64 range.
+const LOOP_ELEM: &str = "Base.loop_elem";
 
 impl BodyLowerer<'_, '_> {
     /// `if c1 b1 elseif c2 b2 else e end` or `c ? a : b`; without an else, the value is
@@ -190,9 +196,10 @@ impl BodyLowerer<'_, '_> {
         Const::Nothing.into()
     }
 
-    /// `for var in a:s:b` (a counted loop over `range_length`) or `for var in xs` (over
-    /// `length` and `getindex`). A hidden counter drives the loop; `var` is bound afresh in
-    /// each iteration.
+    /// `for var in a:s:b` (a counted loop over `range_length`: `loop_range` is `a` for Int ends,
+    /// a Float64 range otherwise, `loop_elem` the element) or `for var in xs` (over `length`
+    /// and `getindex`). A hidden counter drives the loop; `var` is bound afresh in each
+    /// iteration.
     pub(crate) fn for_loop(
         &mut self,
         looped: &Expr,
@@ -209,6 +216,8 @@ impl BodyLowerer<'_, '_> {
                 let s = step.as_deref().map(|s| self.expr(s));
                 let b = self.expr(stop);
                 let step_arg = s.clone().unwrap_or(Const::Int(1).into());
+                let ends = vec![a, step_arg.clone(), b.clone()];
+                let a = self.call(LOOP_RANGE, ends, iter.range);
                 let n = self.call(RANGE_LENGTH, vec![a.clone(), step_arg, b], iter.range);
                 (Source::Range { start: a, step: s }, n, 0)
             }
@@ -236,14 +245,13 @@ impl BodyLowerer<'_, '_> {
         self.enter_body(looped);
         let kv = self.b.use_var(body_b, k);
         let element = match source {
-            Source::Range { start, step: None } => self.call("+", vec![start, kv], iter.range),
+            Source::Range { start, step: None } => {
+                self.call(LOOP_ELEM, vec![start, kv], iter.range)
+            }
             Source::Range {
                 start,
                 step: Some(s),
-            } => {
-                let offset = self.call("*", vec![kv, s], iter.range);
-                self.call("+", vec![start, offset], iter.range)
-            }
+            } => self.call(LOOP_ELEM, vec![start, kv, s], iter.range),
             Source::Collection(xs) => self.call("getindex", vec![xs, kv], iter.range),
         };
         self.bind(var, element);

@@ -2,7 +2,7 @@
 //! whitespace-sensitively: `[1.0 -0.3]` is a row of two elements (`hcat`), `[1.0 - 0.3]` one
 //! element (`vect`), `[a b; c d]` rows (`vcat`).
 
-use crate::ast::{Expr, ExprKind, UnOp};
+use crate::ast::{BinOp, Expr, ExprKind, TextRange, UnOp};
 use crate::cx::{error_expr, Cx};
 use crate::expr::expr;
 use crate::kind::Kind;
@@ -16,38 +16,70 @@ pub(crate) fn vect(cx: &mut Cx, node: &SyntaxNode) -> Expr {
 
 /// `[a b c]`: one row of a matrix.
 pub(crate) fn hcat(cx: &mut Cx, node: &SyntaxNode) -> Expr {
-    let row = node.children.iter().map(|e| element(cx, e)).collect();
-    Expr::new(ExprKind::Matrix(vec![row]), node.range)
+    hcat_of(cx, &node.children, node.range)
+}
+
+/// [`hcat`] of these elements.
+fn hcat_of(cx: &mut Cx, elements: &[SyntaxNode], range: TextRange) -> Expr {
+    let row = elements.iter().map(|e| element(cx, e)).collect();
+    Expr::new(ExprKind::Matrix(vec![row]), range)
 }
 
 /// `[a b; c d]` (rows separated by `;` or newlines), or `[a; b]`: Julia's `vcat(a, b)` (a
 /// vector literal when every element is a number).
 pub(crate) fn vcat(cx: &mut Cx, node: &SyntaxNode) -> Expr {
-    let rows: Vec<Vec<Expr>> = node
-        .children
+    vcat_of(cx, &node.children, node.range)
+}
+
+/// [`vcat`] of these rows.
+fn vcat_of(cx: &mut Cx, children: &[SyntaxNode], range: TextRange) -> Expr {
+    let rows: Vec<Vec<Expr>> = children
         .iter()
         .map(|row| match (row.leaf, row.kind) {
             (false, Kind::Row) => row.children.iter().map(|e| element(cx, e)).collect(),
             _ => vec![element(cx, row)],
         })
         .collect();
-    if node
-        .children
-        .iter()
-        .all(|row| row.leaf || row.kind != Kind::Row)
-    {
+    if children.iter().all(|row| row.leaf || row.kind != Kind::Row) {
         let column: Vec<Expr> = rows.into_iter().flatten().collect();
         if column.iter().all(is_number) {
-            return Expr::new(ExprKind::Vect(column), node.range);
+            return Expr::new(ExprKind::Vect(column), range);
         }
-        let callee = Box::new(Expr::new(ExprKind::Ident("Base.vcat".into()), node.range));
+        let callee = Box::new(Expr::new(ExprKind::Ident("Base.vcat".into()), range));
         let kind = ExprKind::Call {
             callee,
             args: column,
         };
-        return Expr::new(kind, node.range);
+        return Expr::new(kind, range);
     }
-    Expr::new(ExprKind::Matrix(rows), node.range)
+    Expr::new(ExprKind::Matrix(rows), range)
+}
+
+/// `Float64[1 2; 3 4]`, `Int[x y]`, `Float64[x; y]` (Julia's `typed_hvcat`, `typed_hcat`,
+/// `typed_vcat`): the concatenation without the type, its elements then converted, as the
+/// prelude's `_typed_cat(T, A)`. Only for a number type in front: `x[i -1]` (a typo for
+/// `x[i - 1]`) stays refused.
+pub(crate) fn typed_cat(cx: &mut Cx, node: &SyntaxNode) -> Option<Expr> {
+    let untyped = match node.kind {
+        Kind::TypedHcat => Kind::Hcat,
+        Kind::TypedVcat => Kind::Vcat,
+        _ => return None,
+    };
+    let (ty, parts) = node.children.split_first()?;
+    let is_type = ty.leaf
+        && ty.kind == Kind::Identifier
+        && matches!(cx.text(ty), "Float64" | "Int" | "Int64");
+    if !is_type {
+        return None;
+    }
+    let literal = if untyped == Kind::Hcat {
+        hcat_of(cx, parts, node.range)
+    } else {
+        vcat_of(cx, parts, node.range)
+    };
+    let callee = Box::new(Expr::new(ExprKind::Ident("_typed_cat".into()), ty.range));
+    let args = vec![expr(cx, ty), literal];
+    Some(Expr::new(ExprKind::Call { callee, args }, node.range))
 }
 
 /// A numeric literal, possibly negated: vertical concatenation of these is a vector.
@@ -95,4 +127,38 @@ pub(crate) fn index(cx: &mut Cx, node: &SyntaxNode) -> Expr {
         },
         node.range,
     )
+}
+
+/// Library functions whose result is a new array (or a number, or an immutable range) that
+/// nothing else refers to.
+const FRESH_RESULTS: &[&str] = &[
+    "copy", "collect", "zeros", "ones", "fill", "vcat", "Base.vcat", "hcat", "similar", "map",
+    "sort", "reverse", "cumsum", "cumprod", "diff", "deepcopy", "range", "LinRange",
+];
+
+/// Is `e` an array that no variable, field or other array shares memory with (a slice, which
+/// Julia copies, an arithmetic or broadcast result, a literal, `copy(x)`)? Julia's `reshape`
+/// and `vec` share their argument's memory; zy's copy it, which is the same only for these.
+/// (Under `@views` a slice is a view: the prelude's `reshape` of a `SubArray` refuses it.)
+pub(crate) fn is_fresh_array(e: &Expr) -> bool {
+    match &e.kind {
+        ExprKind::Vect(_) | ExprKind::Matrix(_) | ExprKind::Range { .. } => true,
+        ExprKind::DotCall { .. } | ExprKind::Index { .. } => true,
+        ExprKind::Binary { op, .. } => !matches!(
+            op,
+            BinOp::Lt | BinOp::Le | BinOp::Gt | BinOp::Ge | BinOp::Eq | BinOp::Ne
+        ),
+        ExprKind::Unary { op, .. } => *op == UnOp::Neg,
+        ExprKind::Call { callee, args } | ExprKind::KwCall { callee, args, .. } => {
+            match &callee.kind {
+                ExprKind::Ident(name) if FRESH_RESULTS.contains(&name.as_str()) => true,
+                // A reshape of a fresh array is one too.
+                ExprKind::Ident(name) if name == "reshape" || name == "vec" => {
+                    args.first().is_some_and(is_fresh_array)
+                }
+                _ => false,
+            }
+        }
+        _ => false,
+    }
 }

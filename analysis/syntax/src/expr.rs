@@ -59,6 +59,9 @@ fn convert(cx: &mut Cx, node: &SyntaxNode) -> Expr {
     if node.leaf {
         return leaf(cx, node);
     }
+    if let Some(typed) = arrays::typed_cat(cx, node) {
+        return typed;
+    }
     if let Some(what) = outside_subset(node.kind) {
         return cx.unsupported(node, what);
     }
@@ -401,6 +404,9 @@ fn call(cx: &mut Cx, node: &SyntaxNode, dotted: bool) -> Expr {
     if let Some(empty) = empty_vector(cx, node, callee, rest) {
         return empty;
     }
+    if let Some(array) = undef_array(cx, node, callee, rest) {
+        return array;
+    }
     let callee_expr = match (callee.leaf, callee.kind) {
         (_, Kind::Dot) if callee.children.len() == 1 => {
             let op = cx.text(&callee.children[0]).to_string();
@@ -421,6 +427,34 @@ fn call(cx: &mut Cx, node: &SyntaxNode, dotted: bool) -> Expr {
     }
     let keywords = arguments(cx, list, &mut args);
     if let ExprKind::Ident(name) = &callee_expr.kind {
+        if name == "ntuple" && !dotted {
+            val_length(&mut args);
+        }
+        let fixes = matches!(name.as_str(), "==" | "!=" | "<" | "<=" | ">" | ">=" | "in");
+        if fixes && !dotted && keywords.is_empty() && do_block.is_none() && args.len() == 1 {
+            // `==(x)`: Julia's `Base.Fix2(==, x)`, the function `y -> y == x`.
+            let fix = Expr::new(ExprKind::Ident("Base.Fix2".into()), callee_expr.range);
+            let mut fix_args = vec![callee_expr.clone()];
+            fix_args.append(&mut args);
+            let kind = ExprKind::Call {
+                callee: Box::new(fix),
+                args: fix_args,
+            };
+            return Expr::new(kind, node.range);
+        }
+        let shares = (name == "reshape" || name == "vec") && !dotted;
+        if shares && args.first().is_some_and(|a| !arrays::is_fresh_array(a)) {
+            let x = list.first().map_or("x", |a| cx.text(a)).to_string();
+            let rest = if name == "vec" { "" } else { ", ..." };
+            return cx.unsupported(
+                node,
+                &format!(
+                    "`{name}` of an array held elsewhere (`{x}`): Julia's result shares its \
+                     memory (a write through either is seen in the other), zy's would be a \
+                     copy; write `{name}(copy({x}){rest})` if neither is written afterwards"
+                ),
+            );
+        }
         if !dotted && do_block.is_none() && keywords.is_empty() && crate::output::is_printing(name)
         {
             let name = name.clone();
@@ -473,6 +507,104 @@ fn empty_vector(
         indices: vec![],
     };
     Some(Expr::new(kind, node.range))
+}
+
+/// `ntuple(f, Val(n))`: the same tuple as `ntuple(f, n)` (Julia's `Val` only makes `n` known
+/// to its compiler, which zy's `ntuple` requires anyway), so the `Val` is dropped.
+fn val_length(args: &mut [Expr]) {
+    let Some(length) = args.get_mut(1) else {
+        return;
+    };
+    if let ExprKind::Call { callee, args: inner } = &mut length.kind {
+        if matches!(&callee.kind, ExprKind::Ident(v) if v == "Val") && inner.len() == 1 {
+            if let Some(n) = inner.pop() {
+                *length = n;
+            }
+        }
+    }
+}
+
+/// `Vector{T}(undef, n)`, `Matrix{T}(undef, m, n)`, `Array{T}(undef, dims...)`,
+/// `Array{T, N}(undef, dims...)`: an array of element type `T` whose elements are not set
+/// (zy's are zeros), lowered as the prelude's `_undef_vector(T, n)`, `_undef_matrix(T, m, n)`,
+/// `_undef_array(T, dims...)` or `_undef_array_rank(T, N, dims...)`.
+fn undef_array(
+    cx: &mut Cx,
+    node: &SyntaxNode,
+    callee: &SyntaxNode,
+    args: &[SyntaxNode],
+) -> Option<Expr> {
+    if callee.kind != Kind::Curly || callee.leaf {
+        return None;
+    }
+    let (name, elem, rank) = match callee.children.as_slice() {
+        [name, elem] => (name, elem, None),
+        [name, elem, rank] => (name, elem, Some(rank)),
+        _ => return None,
+    };
+    let kind = name.leaf.then(|| cx.text(name)).filter(|_| name.kind == Kind::Identifier)?;
+    let kind = kind.to_string();
+    let first = args.first()?;
+    let is_undef =
+        first.leaf && first.kind == Kind::Identifier && cx.text(first) == "undef";
+    if !is_undef && rank.is_none() && matches!(kind.as_str(), "Vector" | "Matrix") {
+        return Some(converted_array(cx, node, callee, &kind, elem, args));
+    }
+    if !is_undef || !matches!(kind.as_str(), "Vector" | "Matrix" | "Array") {
+        return None;
+    }
+    if rank.is_some() && kind != "Array" {
+        return None;
+    }
+    let ident = |name: &str| Expr::new(ExprKind::Ident(name.to_string()), callee.range);
+    let mut call_args = vec![expr(cx, elem)];
+    if let Some(rank) = rank {
+        call_args.push(expr(cx, rank));
+    }
+    let keywords = arguments(cx, &args[1..], &mut call_args);
+    if !keywords.is_empty() {
+        return Some(cx.unsupported(node, "keyword arguments to an array constructor"));
+    }
+    let function = match (kind.as_str(), rank) {
+        ("Vector", _) => "_undef_vector",
+        ("Matrix", _) => "_undef_matrix",
+        (_, None) => "_undef_array",
+        (_, Some(_)) => "_undef_array_rank",
+    };
+    let kind = ExprKind::Call {
+        callee: Box::new(ident(function)),
+        args: call_args,
+    };
+    Some(Expr::new(kind, node.range))
+}
+
+/// `Vector{T}(x)`, `Matrix{T}(A)` (a copy of `x` with its elements converted to `T`) and
+/// `Matrix{T}(I, m, n)` (a `UniformScaling` made an m×n matrix): the prelude's
+/// `_vector_of(T, x)` and `_matrix_of(T, args...)`.
+fn converted_array(
+    cx: &mut Cx,
+    node: &SyntaxNode,
+    callee: &SyntaxNode,
+    kind: &str,
+    elem: &SyntaxNode,
+    args: &[SyntaxNode],
+) -> Expr {
+    let mut call_args = vec![expr(cx, elem)];
+    let keywords = arguments(cx, args, &mut call_args);
+    if !keywords.is_empty() {
+        return cx.unsupported(node, "keyword arguments to an array constructor");
+    }
+    let function = if kind == "Vector" {
+        "Base._vector_of"
+    } else {
+        "Base._matrix_of"
+    };
+    let callee = Expr::new(ExprKind::Ident(function.into()), callee.range);
+    let kind = ExprKind::Call {
+        callee: Box::new(callee),
+        args: call_args,
+    };
+    Expr::new(kind, node.range)
 }
 
 /// The arguments of a call: the positional ones go to `args`, the keyword ones (after `;`, or

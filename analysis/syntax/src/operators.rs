@@ -107,7 +107,7 @@ pub(crate) fn infix(cx: &mut Cx, node: &SyntaxNode, dotted: bool) -> Expr {
 /// Operators that are calls of a library function rather than subset operators, by their
 /// Julia meaning: `A \ B` is LinearAlgebra's solve, `x |> f` is `f(x)`, `f ∘ g` builds Base's
 /// `ComposedFunction(f, g)`, `a => b` Base's `Pair(a, b)`, `a ≈ b` is `isapprox(a, b)` and
-/// `a ≉ b` its negation.
+/// `a ≉ b` its negation, `x in xs` and `x ∈ xs` are `in(x, xs)`, `x ∉ xs` its negation.
 #[derive(Clone, Copy)]
 enum FunctionOp {
     Call(&'static str),
@@ -122,6 +122,8 @@ fn function_op(text: &str) -> Option<FunctionOp> {
         "=>" => FunctionOp::Call("Base.Pair"),
         "≈" => FunctionOp::Call("isapprox"),
         "≉" => FunctionOp::NotCall("isapprox"),
+        "in" | "∈" => FunctionOp::Call("in"),
+        "∉" => FunctionOp::NotCall("in"),
         "|>" => FunctionOp::Pipe,
         _ => return None,
     })

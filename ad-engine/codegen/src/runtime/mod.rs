@@ -297,8 +297,9 @@ pub unsafe extern "C" fn zy_rt_stack_grow(ctx: *mut Ctx, stack: *mut StackObj, s
 
 /// `accum!(dst, src)` on Float64 arrays: adds `src` into `dst` elementwise. When `fresh` is
 /// nonzero `dst` is a new array no one has read (its contents are not zeros yet): each element
-/// becomes `0.0 + src`, what adding into zeros gives. Returns 1 (and does nothing) when the
-/// lengths differ.
+/// becomes `0.0 + src`, what adding into zeros gives. A longer `src` whose shape broadcasting
+/// extends `dst`'s to (an m×n gradient of an m×1 operand) is summed over the extension first,
+/// as the interpreter's `unbroadcast`. Returns 1 (and does nothing) when the shapes do not fit.
 ///
 /// # Safety
 /// Both must be Float64 arrays of the live call.
@@ -308,10 +309,10 @@ pub unsafe extern "C" fn zy_rt_accum_into(
     fresh: i8,
 ) -> i8 {
     let (d, s) = unsafe { (&*dst, &*src) };
-    if d.len != s.len {
-        return 1;
-    }
     let n = d.len.max(0) as usize;
+    if d.len != s.len {
+        return unsafe { accum_unbroadcast(d, s, fresh) };
+    }
     // SAFETY: both hold `n` Float64 elements; they may be the same array (then not fresh).
     unsafe {
         let (dp, sp) = (d.data.cast::<f64>(), s.data.cast::<f64>());
@@ -324,6 +325,40 @@ pub unsafe extern "C" fn zy_rt_accum_into(
                 *dp.add(k) += *sp.add(k);
             }
         }
+    }
+    0
+}
+
+/// [`zy_rt_accum_into`] of a `src` longer than `dst`: the sums of `src` over the dimensions
+/// where `dst` has length one, each from zero in index order (Julia's `sum(dims)`), added into
+/// `dst`. Returns 1 when `dst`'s shape is not one broadcasting extends to `src`'s.
+///
+/// # Safety
+/// Both must be Float64 arrays of the live call.
+unsafe fn accum_unbroadcast(d: &ArrayObj, s: &ArrayObj, fresh: i8) -> i8 {
+    let ((m, n), (p, q)) = ((s.rows, s.cols), (d.rows, d.cols));
+    let fits = |big: i64, small: i64| small == big || small == 1;
+    if d.len >= s.len || !fits(m, p) || !fits(n, q) || m * n != s.len || p * q != d.len {
+        return 1;
+    }
+    let (m, n, p, q) = (m as usize, n as usize, p as usize, q as usize);
+    // SAFETY: `src` holds `m n` Float64 elements, `dst` `p q` (checked above), and they are
+    // different arrays (their lengths differ).
+    let (src, dst) = unsafe {
+        (
+            std::slice::from_raw_parts(s.data.cast::<f64>(), m * n),
+            std::slice::from_raw_parts_mut(d.data.cast::<f64>(), p * q),
+        )
+    };
+    let mut sums = vec![0.0; p * q];
+    for j in 0..n {
+        for i in 0..m {
+            let k = if q == 1 { 0 } else { j } * p + if p == 1 { 0 } else { i };
+            sums[k] += src[j * m + i];
+        }
+    }
+    for (e, x) in dst.iter_mut().zip(sums) {
+        *e = if fresh != 0 { 0.0 + x } else { *e + x };
     }
     0
 }

@@ -82,8 +82,8 @@ pub(crate) fn call(b: &mut PlanBuilder, name: &str, args: &[Val]) -> Option<Resu
                 Ok(apply(b, Prim::RangeLength, &refs, Type::Int64))
             } else if args.iter().any(|a| a.ty == Type::Float64) {
                 Err(Fail::unsupported(
-                    "a floating-point range written in a `for` header (bind it first: \
-                     `r = a:s:b; for x in r`)",
+                    "a floating-point range written in the header of a `# zy: checkpoint` \
+                     loop (bind it first: `r = a:s:b; for x in r`)",
                 ))
             } else {
                 Err(Fail::unsupported("range with non-Int endpoints"))

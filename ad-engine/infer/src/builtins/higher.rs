@@ -3,7 +3,7 @@
 //! `Prim::Broadcast`; otherwise the call invokes a synthesised instance (see [`crate::synth`])
 //! that loops over the elements. Broadcasting over tuples (and scalars) unrolls into one call per
 //! position and builds a tuple, as Julia's broadcast does for tuples; so does `map` over tuples
-//! of one length. `checkpointed` always invokes one, whose body is the call
+//! of one length, and `ntuple(f, n)` of a literal `n` into `n` calls. `checkpointed` always invokes one, whose body is the call
 //! `f(args...)`: the AD recognises it and recomputes `f` in the pullback.
 
 use zy_ir::{Const, Instance, Name, Op, Prim, Type};
@@ -37,6 +37,8 @@ pub(crate) fn call(
         ("broadcast", _) => Err(no_method("broadcast", &types(args))),
         ("checkpointed", [f, xs @ ..]) => checkpointed(cx, b, f, xs, args),
         ("checkpointed", _) => Err(no_method("checkpointed", &types(args))),
+        ("ntuple", [f, n]) if n.ty == Type::Int64 => ntuple(cx, b, f, n),
+        ("ntuple", _) => Err(no_method("ntuple", &types(args))),
         _ => return None,
     })
 }
@@ -204,6 +206,42 @@ fn broadcast_tuples(cx: &mut Cx, b: &mut PlanBuilder, f: &Val, xs: &[Val]) -> Re
             });
         }
         results.push(cx.call_value(b, &call)?);
+    }
+    let ty = Type::tuple(results.iter().map(|r| r.ty.clone()));
+    let ops = results.into_iter().map(|r| r.arg).collect();
+    Ok(Val::of(b.prim(Prim::Tuple, ops, ty.clone()), ty))
+}
+
+/// The longest tuple `ntuple` unrolls.
+const NTUPLE_MAX: i64 = 64;
+
+/// `ntuple(f, n)` for a literal `n` (`ntuple(f, Val(n))` is lowered to it): the tuple
+/// `(f(1), ..., f(n))`, one call per position in order. A tuple's length is part of its type,
+/// so `n` must be known where the call is compiled.
+fn ntuple(cx: &mut Cx, b: &mut PlanBuilder, f: &Val, n: &Val) -> Result<Val, Fail> {
+    let Some(n) = n.int() else {
+        return Err(Fail::unsupported(
+            "`ntuple(f, n)` with a length that is not a literal (a tuple's length is part of its \
+             type); write the length (`ntuple(f, 3)`), or build a vector (`[f(i) for i in 1:n]`)",
+        ));
+    };
+    if n < 0 {
+        let ops = vec![
+            Arg::Const(Const::Symbol("ArgumentError".into())),
+            Arg::Const(Const::Str(
+                format!("tuple length should be ≥ 0, got {n}").into(),
+            )),
+        ];
+        return Ok(Val::of(b.prim(Prim::Error, ops, Type::Bottom), Type::Bottom));
+    }
+    if n > NTUPLE_MAX {
+        return Err(Fail::unsupported(format!(
+            "`ntuple(f, {n})`: tuples longer than {NTUPLE_MAX}; build a vector instead"
+        )));
+    }
+    let mut results = Vec::with_capacity(n as usize);
+    for i in 1..=n {
+        results.push(cx.call_value(b, &[f.clone(), Val::lit(Const::Int(i))])?);
     }
     let ty = Type::tuple(results.iter().map(|r| r.ty.clone()));
     let ops = results.into_iter().map(|r| r.arg).collect();

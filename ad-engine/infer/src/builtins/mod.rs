@@ -40,7 +40,6 @@ pub const BUILTINS: &[&str] = &[
     "round",
     "max",
     "min",
-    "ifelse",
     "float",
     "Float64",
     "Int",
@@ -86,8 +85,11 @@ pub const BUILTINS: &[&str] = &[
     "error",
     "undef",
     "range_length",
+    "loop_range",
+    "loop_elem",
     "float_range",
     "map",
+    "ntuple",
     "broadcast",
     "gradient",
     "derivative",
@@ -150,6 +152,49 @@ pub fn is_math(name: &str) -> bool {
     zy_ir::Prim::from_julia_name(name).is_some_and(|p| p.math().is_some())
 }
 
+/// The prelude's Float64 range (`a:s:b` with a Float64 among them).
+const FLOAT_RANGE: &str = "Base.StepRangeLen";
+
+/// The helpers of a counted `for` loop over `a:s:b` (see lowering's `for_loop`):
+/// `loop_range(a, s, b)` is `a` itself when the ends are Ints (the loop counts with Int
+/// arithmetic, `loop_elem(a, k[, s])` being `a + k * s`), else Julia's Float64 range `a:s:b`
+/// (the prelude's `_loop_range`), whose length and elements the prelude gives
+/// (`_loop_length`, `_loop_elem`: `r[k + 1]`), so `for t in 0.0:0.1:1.0` sees Julia's elements.
+fn counted_loop(
+    cx: &mut Cx,
+    b: &mut PlanBuilder,
+    name: &str,
+    args: &[Val],
+) -> Option<Result<Val, Fail>> {
+    let is_range = |v: &Val| matches!(&v.ty, Type::Struct(s) if &*s.name == FLOAT_RANGE);
+    let helper = |cx: &mut Cx, b: &mut PlanBuilder, f: &str, args: &[Val]| {
+        cx.call_named(b, &f.into(), args)
+    };
+    Some(match (name, args) {
+        ("loop_range", [a, s, stop]) => {
+            if [a, s, stop].iter().all(|v| v.ty == Type::Int64) {
+                Ok(a.clone())
+            } else {
+                helper(cx, b, "Base._loop_range", args)
+            }
+        }
+        ("range_length", [r, _, _]) if is_range(r) => {
+            helper(cx, b, "Base._loop_length", std::slice::from_ref(r))
+        }
+        ("loop_elem", [r, k, ..]) if is_range(r) => {
+            helper(cx, b, "Base._loop_elem", &[r.clone(), k.clone()])
+        }
+        ("loop_elem", [a, k]) => helper(cx, b, "+", &[a.clone(), k.clone()]),
+        ("loop_elem", [a, k, s]) => helper(cx, b, "*", &[k.clone(), s.clone()])
+            .and_then(|offset| helper(cx, b, "+", &[a.clone(), offset])),
+        ("loop_range" | "loop_elem", _) => Err(no_method(
+            name,
+            &args.iter().map(|a| a.ty.clone()).collect::<Vec<_>>(),
+        )),
+        _ => return None,
+    })
+}
+
 /// Type a call of the builtin `name`; `None` if there is no such builtin.
 pub(crate) fn call(
     cx: &mut Cx,
@@ -158,6 +203,9 @@ pub(crate) fn call(
     args: &[Val],
 ) -> Option<Result<Val, Fail>> {
     if let Some(r) = concat::call(cx, b, name, args) {
+        return Some(r);
+    }
+    if let Some(r) = counted_loop(cx, b, name, args) {
         return Some(r);
     }
     if let Some(r) = data::call(b, name, args) {
@@ -178,6 +226,10 @@ pub(crate) fn call(
             diagonal(cx, b, name, args)
         }
         ("Matrix", [x]) if is_diagonal(x) => diagonal(cx, b, name, args),
+        // `Matrix(I, m, n)`: the prelude's `_uniform_matrix` (`J.λ` on the diagonal).
+        ("Matrix", [j, _, _]) if is_uniform(j) => {
+            cx.call_named(b, &"Base._uniform_matrix".into(), args)
+        }
         ("Matrix", [x]) if matches!(&x.ty, Type::Array(_, 2)) => array::call(b, "copy", args),
         ("Matrix", _) => Err(no_method(
             name,
@@ -201,17 +253,11 @@ pub(crate) fn call(
             name,
             &args.iter().map(|a| a.ty.clone()).collect::<Vec<_>>(),
         )),
-        // `>(0)`: the function `y -> y > 0` (Julia's `Base.Fix2`).
-        ("<" | "<=" | ">" | ">=" | "==" | "!=", [x]) => {
-            let op = Val::of(Arg::Const(Const::Func(name.into())), Type::Function(name.into()));
-            cx.call_named(b, &"Base.Fix2".into(), &[op, x.clone()])
-        }
         ("-" | "+", [x]) if is_array(x) => array::unary(cx, b, name, x),
         ("-" | "+" | "!", [x]) => scalar::unary(b, name, x),
         (n, _) if is_math(n) => scalar::math(b, name, args),
         ("abs" | "sign" | "floor" | "ceil" | "round", _) => scalar::keep_type(b, name, args),
         ("max" | "min", _) => scalar::min_max(b, name, args),
-        ("ifelse", _) => scalar::if_else(b, args),
         ("float" | "Float64" | "Int" | "Int64", _) => scalar::conversion(b, name, args),
         ("zero" | "one", _) => scalar::zero_one(b, name, args),
         (

@@ -167,25 +167,6 @@ pub(crate) fn min_max(b: &mut PlanBuilder, name: &str, args: &[Val]) -> Result<V
     Ok(apply(b, p, vec![&x, &y], t))
 }
 
-/// `ifelse(c, a, b)` of numbers: `a` if the Bool `c` holds, else `b`, both evaluated. Julia
-/// returns the chosen value with its own type; zy's values have one type, so numbers of two
-/// types are promoted (equal values, as `c ? a : b` would give in a typed context).
-pub(crate) fn if_else(b: &mut PlanBuilder, args: &[Val]) -> Result<Val, Fail> {
-    match args {
-        [c, x, y] if c.ty == Type::Bool && x.ty.is_number() && y.ty.is_number() => {
-            let t = promote(&x.ty, &y.ty);
-            let x = convert(b, x.clone(), &t)?;
-            let y = convert(b, y.clone(), &t)?;
-            Ok(apply(b, Prim::IfElse, vec![c, &x, &y], t))
-        }
-        [c, x, y] if c.ty == Type::Bool => Err(Fail::unsupported(format!(
-            "`ifelse` of {} and {} values (write `c ? a : b`)",
-            x.ty, y.ty
-        ))),
-        _ => Err(no_method("ifelse", &types(args))),
-    }
-}
-
 /// `float(x)`, `Float64(x)`, `Int(x)`, `Int64(x)`.
 pub(crate) fn conversion(b: &mut PlanBuilder, name: &str, args: &[Val]) -> Result<Val, Fail> {
     let to = if matches!(name, "float" | "Float64") {

@@ -139,7 +139,9 @@ pub fn accum(a: &Value, b: &Value) -> Result<Value, String> {
 }
 
 /// `accum!(dst, x)`: add `x` (an array of `dst`'s shape, or a number added to every element)
-/// into the array `dst` in place. Returns `nothing`.
+/// into the array `dst` in place. Returns `nothing`. An `x` of a shape that broadcasting
+/// extends `dst`'s to (the gradient of a broadcast's operand whose type is the result's, an
+/// m×1 matrix against an m×n one) is first summed over the extension, as `unbroadcast`.
 pub fn accum_into(dst: &Value, x: &Value) -> Result<Value, String> {
     let (Value::Array(d) | Value::Adjoint(d)) = dst else {
         return Err(method_error("accum!", &[dst.clone(), x.clone()]));
@@ -147,15 +149,17 @@ pub fn accum_into(dst: &Value, x: &Value) -> Result<Value, String> {
     let addend: Vec<Value> = match x {
         Value::Nothing => return Ok(Value::Nothing),
         Value::Array(a) | Value::Adjoint(a) => {
-            let (a, d) = (a.borrow(), d.borrow());
-            if a.data.len() != d.data.len() {
-                return Err(format!(
-                    "DimensionMismatch: cannot add an array of {} elements into one of {}",
-                    a.data.len(),
-                    d.data.len()
-                ));
+            let (n, m) = (a.borrow().data.len(), d.borrow().data.len());
+            if n != m {
+                if n < m {
+                    return Err(format!(
+                        "DimensionMismatch: cannot add an array of {n} elements into one of {m}"
+                    ));
+                }
+                let summed = super::linalg::unbroadcast(x, dst)?;
+                return accum_into(dst, &summed);
             }
-            a.data.values()
+            a.borrow().data.values()
         }
         _ if x.is_number() => vec![x.clone(); d.borrow().data.len()],
         _ => return Err(method_error("accum!", &[dst.clone(), x.clone()])),
