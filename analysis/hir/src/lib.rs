@@ -43,6 +43,7 @@ pub mod jit;
 pub mod lower;
 pub mod prelude;
 pub mod program;
+mod reach;
 mod resolve;
 pub mod scope;
 pub mod span;
@@ -58,7 +59,7 @@ pub use input::{Prelude, SourceFile, Workspace};
 pub use item::{item_ast, item_boundaries, item_range, item_tree, parse, ItemId, ItemKind};
 pub use jit::{compiled, CompileKey, Target};
 pub use lower::ssa;
-pub use program::{program_index, resolved_ssa, ProgramIndex};
+pub use program::{needed_names, program_index, resolved_ssa, ProgramIndex, ProgramKey};
 pub use scope::{
     file_module, includes, is_prelude, item_module, qualify, scope_files, scope_root, MAIN,
 };

@@ -4,17 +4,18 @@
 //! leaves it "unchanged" for salsa, and only the instances whose own body changed (they depend
 //! on that item's `ssa` directly) are re-inferred.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 use std::sync::Arc;
 
 use zy_ir::{Global, Method, Name, Program};
 use zy_lower::LowerError;
 
 use crate::input::SourceFile;
-use crate::item::{item_tree, ItemId};
+use crate::item::{item_tree, ItemId, ItemKind};
 use crate::lower::ssa;
+use crate::reach::{item_names, HOOKS};
 use crate::resolve::resolve_item;
-use crate::scope::{item_module, scope_files, scope_names, scope_root};
+use crate::scope::{is_prelude, item_module, scope_files, scope_names, scope_root};
 
 /// The program with where each body comes from.
 #[derive(Clone, Debug, Default)]
@@ -29,6 +30,9 @@ pub struct ProgramIndex {
     /// Problems found combining items (a struct or binding defined twice), each with the item
     /// whose span it carries.
     pub errors: Vec<LowerError>,
+    /// The qualified names whose prelude definitions the program has (all of them if it has
+    /// any): those its code refers to, transitively.
+    pub reached: BTreeSet<Name>,
 }
 
 /// Equal when everything but the bodies is equal (see the module documentation).
@@ -50,6 +54,7 @@ impl PartialEq for ProgramIndex {
             && self.method_origin == other.method_origin
             && self.global_origin == other.global_origin
             && self.errors == other.errors
+            && self.reached == other.reached
     }
 }
 
@@ -91,17 +96,130 @@ fn resolved_in_root(
     Arc::new(resolve_item(ssa(db, item), &module, scope_names(db, root)))
 }
 
-/// The program that the code of `file` sees: the prelude's definitions, those of the root of
-/// its program and of every file included there (see [`crate::scope`]).
+/// Which program an analysis runs in: the program of a root file ([`crate::scope`]), with the
+/// prelude definitions of the names `reach` too. Those are the names a call string refers to
+/// that the root's own code does not reach ([`needed_names`]); usually there are none.
+#[salsa::interned(unsafe(no_lifetime), revisions = usize::MAX, debug)]
+pub struct ProgramKey {
+    #[returns(copy)]
+    pub root: SourceFile,
+    #[returns(ref)]
+    pub reach: Arc<[Name]>,
+}
+
+impl ProgramKey {
+    /// The program that the code of `file` sees.
+    pub fn of(db: &dyn salsa::Database, file: SourceFile) -> ProgramKey {
+        ProgramKey::new(db, scope_root(db, file), Arc::<[Name]>::from([]))
+    }
+
+    /// The program's index.
+    pub fn index(self, db: &dyn salsa::Database) -> &Arc<ProgramIndex> {
+        root_program(db, self)
+    }
+}
+
+/// The program that the code of `file` sees: the definitions of the root of its program and of
+/// every file included there (see [`crate::scope`]), and the prelude's definitions that those
+/// reach.
 pub fn program_index(db: &dyn salsa::Database, file: SourceFile) -> &Arc<ProgramIndex> {
-    root_program(db, scope_root(db, file))
+    root_program(db, ProgramKey::of(db, file))
+}
+
+/// Of the qualified `names`, those whose prelude definitions the program of `file` lacks, in
+/// order: a call string that refers to them is typed in a program that has them.
+pub fn needed_names(
+    db: &dyn salsa::Database,
+    file: SourceFile,
+    names: impl IntoIterator<Item = Name>,
+) -> Vec<Name> {
+    let key = ProgramKey::of(db, file);
+    let (index, keyed) = (key.index(db), prelude_items(db, key.root(db)));
+    let mut out: Vec<Name> = names
+        .into_iter()
+        .filter(|n| !index.reached.contains(n))
+        .filter(|n| keyed.contains_key(n) || keyed.contains_key(&zy_ir::callable_name(n)))
+        .collect();
+    out.sort();
+    out.dedup();
+    out
+}
+
+/// The prelude's function, struct and binding items by the qualified name each defines (the
+/// callable struct's call methods by `(::T)`).
+#[salsa::tracked(returns(ref))]
+fn prelude_items(db: &dyn salsa::Database, root: SourceFile) -> HashMap<Name, Vec<ItemId>> {
+    let names = scope_names(db, root);
+    let mut out: HashMap<Name, Vec<ItemId>> = HashMap::new();
+    for file in scope_files(db, root).into_iter().filter(|&f| is_prelude(db, f)) {
+        for &item in item_tree(db, file) {
+            if matches!(
+                item.kind(db),
+                ItemKind::Function | ItemKind::Struct | ItemKind::Global
+            ) {
+                let module = item_module(db, root, item);
+                let key = names.definition(&module, item.name(db));
+                out.entry(key).or_default().push(item);
+            }
+        }
+    }
+    out
+}
+
+/// The items of the program `key`: every item of its user files, and the prelude items that
+/// define a name reached from them, from [`HOOKS`] or from the key's names, transitively; with
+/// every name met on the way.
+fn reached_items(
+    db: &dyn salsa::Database,
+    key: ProgramKey,
+) -> (HashSet<ItemId>, BTreeSet<Name>) {
+    let root = key.root(db);
+    let keyed = prelude_items(db, root);
+    let mut names: BTreeSet<Name> = BTreeSet::new();
+    let mut queue: Vec<Name> = Vec::new();
+    let add = |n: &Name, names: &mut BTreeSet<Name>, queue: &mut Vec<Name>| {
+        if !names.contains(n) {
+            names.insert(n.clone());
+            queue.push(n.clone());
+        }
+    };
+    for n in HOOKS.iter().map(|&h| Name::from(h)).chain(key.reach(db).iter().cloned()) {
+        add(&n, &mut names, &mut queue);
+    }
+    let mut items = HashSet::new();
+    for file in scope_files(db, root).into_iter().filter(|&f| !is_prelude(db, f)) {
+        for &item in item_tree(db, file) {
+            items.insert(item);
+            item_names(resolved_in_root(db, root, item), &mut |n| {
+                add(n, &mut names, &mut queue)
+            });
+        }
+    }
+    while let Some(name) = queue.pop() {
+        for key in [name.clone(), zy_ir::callable_name(&name)] {
+            for &item in keyed.get(&key).into_iter().flatten() {
+                if items.insert(item) {
+                    item_names(resolved_in_root(db, root, item), &mut |n| {
+                        add(n, &mut names, &mut queue)
+                    });
+                }
+            }
+        }
+    }
+    (items, names)
 }
 
 #[salsa::tracked(returns(ref))]
-fn root_program(db: &dyn salsa::Database, root: SourceFile) -> Arc<ProgramIndex> {
+fn root_program(db: &dyn salsa::Database, key: ProgramKey) -> Arc<ProgramIndex> {
+    let root = key.root(db);
+    // Code of the prelude itself (hover in a prelude file) sees all of it.
+    let reached = (!is_prelude(db, root)).then(|| reached_items(db, key));
     let mut index = ProgramIndex::default();
     for file in scope_files(db, root) {
         for &item in item_tree(db, file) {
+            if reached.as_ref().is_some_and(|(items, _)| !items.contains(&item)) {
+                continue;
+            }
             let lowered = resolved_in_root(db, root, item);
             for (i, (name, _)) in lowered.methods.iter().enumerate() {
                 index
@@ -118,6 +236,10 @@ fn root_program(db: &dyn salsa::Database, root: SourceFile) -> Arc<ProgramIndex>
             part.add_to(&mut index.program, &mut index.errors);
         }
     }
+    index.reached = match reached {
+        Some((_, names)) => names,
+        None => prelude_items(db, root).keys().cloned().collect(),
+    };
     Arc::new(index)
 }
 

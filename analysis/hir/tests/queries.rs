@@ -162,7 +162,7 @@ fn recursion_whose_type_keeps_growing_stops_with_an_error() {
         method: 0,
         args: [Type::Int64].into(),
     });
-    let (_, errors) = zy_hir::typed_program(&db, file, &[inst]);
+    let (_, errors) = zy_hir::typed_program(&db, zy_hir::ProgramKey::of(&db, file), &[inst]);
     assert!(
         !errors.is_empty(),
         "no error for an ever-growing return type"

@@ -1,0 +1,216 @@
+//! Which definitions a program needs: the names an item refers to, and the names the engine
+//! itself calls by name. A program holds its user files' items and, of the prelude, only the
+//! items that define a name reached from those (transitively), so a first gradient does not
+//! lower the whole library ([`crate::program_index`]).
+
+use zy_ir::{Const, Function, Name, Op, Operand, Terminator, TypeExpr, ValueKind};
+use zy_lower::LoweredItem;
+
+/// Names that inference, the AD and lowering call or construct by themselves, whatever the
+/// code says: the program always has their definitions. A name string of this kind written in
+/// those crates and missing here fails `every_named_definition_is_a_hook`.
+pub const HOOKS: &[&str] = &[
+    // In-source rules, looked up by the AD (never qualified).
+    "rrule",
+    "frule",
+    // Inference: keyword reductions, `round(x; digits)`, `==` on arrays, concatenation.
+    "Base._sum_dims",
+    "Base._reduce_dims",
+    "Base._mapfoldl",
+    "Base._round_digits",
+    "Base._array_equal",
+    "Base._vcat_matrix",
+    "Base._vcat_vector",
+    "Base._hcat",
+    "Base.identity",
+    // Types that builtins make (`a => b`, `Ref(x)`).
+    "Base.Pair",
+    "Base.RefValue",
+    // Lowering's helpers.
+    "Base.kwcall",
+    "Base.splatcall",
+    "Base.range_length",
+    // `I` and `Diagonal` arithmetic.
+    "LinearAlgebra.UniformScaling",
+    "LinearAlgebra._uniform_plus",
+    "LinearAlgebra._uniform_minus",
+    "LinearAlgebra._uniform_times",
+    "LinearAlgebra.Diagonal",
+    "LinearAlgebra._diagonal_plus",
+    "LinearAlgebra._diagonal_minus",
+    "LinearAlgebra._diagonal_times",
+    "LinearAlgebra._diagonal_matrix",
+    // Called unqualified by inference (splatting, varargs, keywords, `[a, b]`, broadcasting's
+    // scalar `+`): a user definition of these in Main is one of the user's items anyway.
+    "getindex",
+    "tuple",
+    "namedtuple",
+    "getfield",
+    "vect",
+    "+",
+];
+
+/// Call `f` on every name `item` refers to or defines: generic functions, structs and
+/// bindings, types in signatures, fields and `where` bounds, functions used as values.
+pub fn item_names(item: &LoweredItem, f: &mut impl FnMut(&Name)) {
+    for (generic, method) in &item.methods {
+        f(generic);
+        for t in method.sig.iter().flatten() {
+            type_names(t, f);
+        }
+        for (_, t) in &method.where_bounds {
+            type_names(t, f);
+        }
+        if let Some(k) = &method.keywords {
+            f(&k.body);
+            k.params.iter().for_each(|(_, d)| f(d));
+        }
+        body_names(&method.body, f);
+    }
+    for s in &item.structs {
+        f(&s.name);
+        for t in s.fields.iter().filter_map(|(_, t)| t.as_ref()) {
+            type_names(t, f);
+        }
+    }
+    for g in &item.globals {
+        f(&g.name);
+        body_names(&g.body, f);
+    }
+}
+
+fn type_names(t: &TypeExpr, f: &mut impl FnMut(&Name)) {
+    match t {
+        TypeExpr::Named { name, params } => {
+            f(name);
+            params.iter().for_each(|p| type_names(p, f));
+        }
+        TypeExpr::Typeof(name) => f(name),
+    }
+}
+
+fn body_names(body: &Function, f: &mut impl FnMut(&Name)) {
+    let operand = |a: &Operand, f: &mut dyn FnMut(&Name)| {
+        if let Operand::Const(c) = a {
+            const_names(c, f);
+        }
+    };
+    for v in &body.values {
+        let ValueKind::Stmt(s) = &v.kind else {
+            continue;
+        };
+        match &s.op {
+            Op::Call(n) | Op::Closure(n) | Op::Global(n) => f(n),
+            _ => {}
+        }
+        s.args.iter().for_each(|a| operand(a, f));
+    }
+    for b in &body.blocks {
+        match &b.term {
+            Terminator::Return(x) => operand(x, f),
+            Terminator::Jump(c) => c.args.iter().for_each(|a| operand(a, f)),
+            Terminator::Branch {
+                cond,
+                then_to,
+                else_to,
+            } => {
+                operand(cond, f);
+                then_to
+                    .args
+                    .iter()
+                    .chain(&else_to.args)
+                    .for_each(|a| operand(a, f));
+            }
+            Terminator::Unreachable => {}
+        }
+    }
+}
+
+fn const_names(c: &Const, f: &mut dyn FnMut(&Name)) {
+    match c {
+        Const::Func(n) => f(n),
+        Const::Tuple(cs) => cs.iter().for_each(|c| const_names(c, f)),
+        _ => {}
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::path::{Path, PathBuf};
+
+    use super::HOOKS;
+
+    /// The `.rs` files under `dir`, recursively.
+    fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
+        let Ok(entries) = std::fs::read_dir(dir) else {
+            return;
+        };
+        for e in entries.flatten() {
+            let path = e.path();
+            if path.is_dir() {
+                rust_files(&path, out);
+            } else if path.extension().is_some_and(|x| x == "rs") {
+                out.push(path);
+            }
+        }
+    }
+
+    /// The qualified library names (`"Base.f"`, `"LinearAlgebra.T"`) written as string
+    /// literals in `text`.
+    fn library_names(text: &str) -> Vec<String> {
+        let mut out = Vec::new();
+        for module in crate::prelude::PRELUDE.iter().map(|p| p.module) {
+            let open = format!("\"{module}.");
+            let mut rest = text;
+            while let Some(at) = rest.find(&open) {
+                let tail = &rest[at + 1..];
+                let len = tail
+                    .char_indices()
+                    .skip(module.len() + 1)
+                    .find(|(_, c)| !(c.is_alphanumeric() || *c == '_' || *c == '!'))
+                    .map_or(tail.len(), |(i, _)| i);
+                if len > module.len() + 1 && tail[len..].starts_with('"') {
+                    out.push(tail[..len].to_string());
+                }
+                rest = &tail[len..];
+            }
+        }
+        out
+    }
+
+    /// Every library name that the engine's crates (inference, AD, lowering, the database)
+    /// write as a string outside their tests is a hook: a program whose code does not mention
+    /// it must still have its definition.
+    #[test]
+    fn every_named_definition_is_a_hook() {
+        let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+        let mut files = Vec::new();
+        for dir in [
+            "ad-engine/infer/src",
+            "ad-engine/ad/src",
+            "analysis/lower/src",
+            "analysis/hir/src",
+        ] {
+            rust_files(&root.join(dir), &mut files);
+        }
+        assert!(files.len() > 20, "found only {} source files", files.len());
+        let mut missing = Vec::new();
+        for file in files.iter().filter(|f| !f.ends_with("tests.rs")) {
+            let text = std::fs::read_to_string(file).unwrap_or_default();
+            // Only the code before a file's tests.
+            let code = text.split("#[cfg(test)]").next().unwrap_or("");
+            for name in library_names(code) {
+                if !HOOKS.contains(&name.as_str()) && !missing.contains(&name) {
+                    missing.push(name);
+                }
+            }
+        }
+        assert!(missing.is_empty(), "add to reach::HOOKS: {missing:?}");
+    }
+
+    #[test]
+    fn library_names_finds_qualified_literals() {
+        let text = r#"let a = "Base._hcat"; let b = "Base.RefValue{"; f("LinearAlgebra.I", "Base.")"#;
+        assert_eq!(library_names(text), ["Base._hcat", "LinearAlgebra.I"]);
+    }
+}
