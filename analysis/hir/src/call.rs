@@ -113,7 +113,7 @@ pub fn type_call(
 /// prelude definitions the call refers to and the file's code does not reach.
 fn call_program(db: &dyn salsa::Database, file: SourceFile, call: &LoweredItem) -> ProgramKey {
     let mut names = Vec::new();
-    item_names(call, &mut |n| names.push(n.clone()));
+    item_names(call, &mut |n, _| names.push(n.clone()));
     let reach = needed_names(db, file, names);
     ProgramKey::new(db, scope_root(db, file), Arc::<[Name]>::from(reach))
 }

@@ -13,7 +13,7 @@ use zy_lower::LowerError;
 use crate::input::SourceFile;
 use crate::item::{item_tree, ItemId, ItemKind};
 use crate::lower::ssa;
-use crate::reach::{item_names, HOOKS};
+use crate::reach::{hooks_of, item_names, Mention};
 use crate::resolve::resolve_item;
 use crate::scope::{is_prelude, item_module, scope_files, scope_names, scope_root};
 
@@ -126,8 +126,9 @@ pub fn program_index(db: &dyn salsa::Database, file: SourceFile) -> &Arc<Program
     root_program(db, ProgramKey::of(db, file))
 }
 
-/// Of the qualified `names`, those whose prelude definitions the program of `file` lacks, in
-/// order: a call string that refers to them is typed in a program that has them.
+/// Of the qualified `names`, those whose prelude definitions (or whose hooks, see
+/// [`crate::reach::HOOKS`]) the program of `file` lacks, in order: a call string that refers
+/// to them is typed in a program that has them.
 pub fn needed_names(
     db: &dyn salsa::Database,
     file: SourceFile,
@@ -138,7 +139,11 @@ pub fn needed_names(
     let mut out: Vec<Name> = names
         .into_iter()
         .filter(|n| !index.reached.contains(n))
-        .filter(|n| keyed.contains_key(n) || keyed.contains_key(&zy_ir::callable_name(n)))
+        .filter(|n| {
+            keyed.contains_key(n)
+                || keyed.contains_key(&zy_ir::callable_name(n))
+                || hooks_of(n).next().is_some()
+        })
         .collect();
     out.sort();
     out.dedup();
@@ -146,7 +151,8 @@ pub fn needed_names(
 }
 
 /// The prelude's function, struct and binding items by the qualified name each defines (the
-/// callable struct's call methods by `(::T)`).
+/// callable struct's call methods by `(::T)`, an `rrule` for `f` by `f`: a rule is needed only
+/// where its function is called).
 #[salsa::tracked(returns(ref))]
 fn prelude_items(db: &dyn salsa::Database, root: SourceFile) -> HashMap<Name, Vec<ItemId>> {
     let names = scope_names(db, root);
@@ -158,7 +164,10 @@ fn prelude_items(db: &dyn salsa::Database, root: SourceFile) -> HashMap<Name, Ve
                 ItemKind::Function | ItemKind::Struct | ItemKind::Global
             ) {
                 let module = item_module(db, root, item);
-                let key = names.definition(&module, item.name(db));
+                let mut key = names.definition(&module, item.name(db));
+                if RULES.contains(&&*key) {
+                    key = rule_subject(resolved_in_root(db, root, item)).unwrap_or(key);
+                }
                 out.entry(key).or_default().push(item);
             }
         }
@@ -166,47 +175,101 @@ fn prelude_items(db: &dyn salsa::Database, root: SourceFile) -> HashMap<Name, Ve
     out
 }
 
-/// The items of the program `key`: every item of its user files, and the prelude items that
-/// define a name reached from them, from [`HOOKS`] or from the key's names, transitively; with
-/// every name met on the way.
-fn reached_items(
-    db: &dyn salsa::Database,
-    key: ProgramKey,
-) -> (HashSet<ItemId>, BTreeSet<Name>) {
-    let root = key.root(db);
-    let keyed = prelude_items(db, root);
-    let mut names: BTreeSet<Name> = BTreeSet::new();
-    let mut queue: Vec<Name> = Vec::new();
-    let add = |n: &Name, names: &mut BTreeSet<Name>, queue: &mut Vec<Name>| {
-        if !names.contains(n) {
-            names.insert(n.clone());
-            queue.push(n.clone());
-        }
-    };
-    for n in HOOKS.iter().map(|&h| Name::from(h)).chain(key.reach(db).iter().cloned()) {
-        add(&n, &mut names, &mut queue);
+/// The generic functions whose methods are in-source rules.
+const RULES: [&str; 2] = ["rrule", "frule"];
+
+/// The function `f` of a rule `rrule(::typeof(f), ...)`.
+fn rule_subject(rule: &zy_lower::LoweredItem) -> Option<Name> {
+    match rule.methods.first()?.1.sig.first()? {
+        Some(zy_ir::TypeExpr::Typeof(f)) => Some(f.clone()),
+        _ => None,
     }
-    let mut items = HashSet::new();
+}
+
+/// The items of the program `key`: every item of its user files, and the prelude items that
+/// define a name reached from them, from the [`crate::reach::HOOKS`] they trigger or from the
+/// key's names, transitively; with the names reached as values on the way. A name reached only
+/// as a type brings in only its struct: a value of the type is made by code that names it.
+fn reached_items(db: &dyn salsa::Database, key: ProgramKey) -> (HashSet<ItemId>, BTreeSet<Name>) {
+    let root = key.root(db);
+    let mut reach = Reach {
+        keyed: prelude_items(db, root),
+        items: HashSet::new(),
+        values: BTreeSet::new(),
+        types: BTreeSet::new(),
+        queue: Vec::new(),
+    };
+    for n in hooks_of("").map(Name::from).chain(key.reach(db).iter().cloned()) {
+        reach.queue.push((n, Mention::Value));
+    }
     for file in scope_files(db, root).into_iter().filter(|&f| !is_prelude(db, f)) {
         for &item in item_tree(db, file) {
-            items.insert(item);
-            item_names(resolved_in_root(db, root, item), &mut |n| {
-                add(n, &mut names, &mut queue)
+            reach.items.insert(item);
+            // A user method of a library function needs that function's other methods.
+            item_names(resolved_in_root(db, root, item), &mut |n, m| {
+                let m = if m == Mention::Defines { Mention::Value } else { m };
+                reach.queue.push((n.clone(), m));
             });
         }
     }
-    while let Some(name) = queue.pop() {
-        for key in [name.clone(), zy_ir::callable_name(&name)] {
-            for &item in keyed.get(&key).into_iter().flatten() {
-                if items.insert(item) {
-                    item_names(resolved_in_root(db, root, item), &mut |n| {
-                        add(n, &mut names, &mut queue)
-                    });
+    while let Some((name, mention)) = reach.queue.pop() {
+        reach.visit(db, root, name, mention);
+    }
+    (reach.items, reach.values)
+}
+
+/// The state of [`reached_items`].
+struct Reach<'db> {
+    keyed: &'db HashMap<Name, Vec<ItemId>>,
+    items: HashSet<ItemId>,
+    /// Names reached as values, and those reached only as types.
+    values: BTreeSet<Name>,
+    types: BTreeSet<Name>,
+    queue: Vec<(Name, Mention)>,
+}
+
+impl Reach<'_> {
+    fn visit(&mut self, db: &dyn salsa::Database, root: SourceFile, name: Name, mention: Mention) {
+        let keyed = self.keyed;
+        let items: Vec<ItemId> = match mention {
+            Mention::Defines => return,
+            Mention::Value => {
+                if !self.values.insert(name.clone()) {
+                    return;
                 }
+                for hook in hooks_of(&name) {
+                    self.queue.push((hook.into(), Mention::Value));
+                }
+                let callable = zy_ir::callable_name(&name);
+                [&name, &callable]
+                    .into_iter()
+                    .filter_map(|k| keyed.get(k))
+                    .flatten()
+                    .copied()
+                    .collect()
+            }
+            Mention::Type => {
+                if self.values.contains(&name) || !self.types.insert(name.clone()) {
+                    return;
+                }
+                keyed
+                    .get(&name)
+                    .into_iter()
+                    .flatten()
+                    .copied()
+                    .filter(|i| i.kind(db) == ItemKind::Struct)
+                    .collect()
+            }
+        };
+        for item in items {
+            if self.items.insert(item) {
+                let queue = &mut self.queue;
+                item_names(resolved_in_root(db, root, item), &mut |n, m| {
+                    queue.push((n.clone(), m))
+                });
             }
         }
     }
-    (items, names)
 }
 
 #[salsa::tracked(returns(ref))]

@@ -7,54 +7,123 @@ use zy_ir::{Const, Function, Name, Op, Operand, Terminator, TypeExpr, ValueKind}
 use zy_lower::LoweredItem;
 
 /// Names that inference, the AD and lowering call or construct by themselves, whatever the
-/// code says: the program always has their definitions. A name string of this kind written in
-/// those crates and missing here fails `every_named_definition_is_a_hook`.
-pub const HOOKS: &[&str] = &[
-    // In-source rules, looked up by the AD (never qualified).
-    "rrule",
-    "frule",
-    // Inference: keyword reductions, `round(x; digits)`, `==` on arrays, concatenation.
-    "Base._sum_dims",
-    "Base._reduce_dims",
-    "Base._mapfoldl",
-    "Base._round_digits",
-    "Base._array_equal",
-    "Base._vcat_matrix",
-    "Base._vcat_vector",
-    "Base._hcat",
-    "Base.identity",
-    // Types that builtins make (`a => b`, `Ref(x)`).
-    "Base.Pair",
-    "Base.RefValue",
-    // Lowering's helpers.
-    "Base.kwcall",
-    "Base.splatcall",
-    "Base.range_length",
-    // `I` and `Diagonal` arithmetic.
-    "LinearAlgebra.UniformScaling",
-    "LinearAlgebra._uniform_plus",
-    "LinearAlgebra._uniform_minus",
-    "LinearAlgebra._uniform_times",
-    "LinearAlgebra.Diagonal",
-    "LinearAlgebra._diagonal_plus",
-    "LinearAlgebra._diagonal_minus",
-    "LinearAlgebra._diagonal_times",
-    "LinearAlgebra._diagonal_matrix",
-    // Called unqualified by inference (splatting, varargs, keywords, `[a, b]`, broadcasting's
-    // scalar `+`): a user definition of these in Main is one of the user's items anyway.
-    "getindex",
-    "tuple",
-    "namedtuple",
-    "getfield",
-    "vect",
-    "+",
+/// code says, each group with the names that lead there: a program that reaches one of a
+/// group's triggers (or any program, for a group without triggers) has the definitions of its
+/// hooks. A library name written as a string in those crates and missing here fails
+/// `every_named_definition_is_a_hook`.
+pub const HOOKS: &[Hooks] = &[
+    Hooks {
+        // In-source rules, looked up by the AD (never qualified); lowering's helpers; the types
+        // that builtins make (`a => b`, `Ref(x)`); the functions inference calls unqualified
+        // (splatting, varargs, keywords, `[a, b]`, broadcasting's scalar `+`): a user
+        // definition of those in Main is one of the user's items anyway.
+        triggers: &[],
+        hooks: &[
+            "rrule",
+            "frule",
+            "Base.kwcall",
+            "Base.splatcall",
+            "Base.range_length",
+            "Base.Pair",
+            "Base.RefValue",
+            "getindex",
+            "tuple",
+            "namedtuple",
+            "getfield",
+            "vect",
+            "+",
+        ],
+    },
+    // `sum(x; dims)`, `sum(f, x; init)` and the other reductions with keywords.
+    Hooks {
+        triggers: &["sum", "Base.sum"],
+        hooks: &["Base._sum_dims", "Base._mapfoldl", "Base.identity"],
+    },
+    Hooks {
+        triggers: &[
+            "prod",
+            "Base.prod",
+            "maximum",
+            "Base.maximum",
+            "minimum",
+            "Base.minimum",
+        ],
+        hooks: &["Base._reduce_dims", "Base._mapfoldl", "Base.identity"],
+    },
+    // `round(x; digits)`.
+    Hooks {
+        triggers: &["round", "Base.round"],
+        hooks: &["Base._round_digits"],
+    },
+    // `==` and `!=` of two arrays.
+    Hooks {
+        triggers: &["==", "!=", "Base.==", "Base.!="],
+        hooks: &["Base._array_equal"],
+    },
+    // Concatenation of arrays.
+    Hooks {
+        triggers: &["vcat", "hcat", "hvcat", "Base.vcat", "Base.hcat", "Base.hvcat"],
+        hooks: &["Base._vcat_matrix", "Base._vcat_vector", "Base._hcat"],
+    },
+    // Arithmetic with values of these types (only code that names the type makes them).
+    Hooks {
+        triggers: &["LinearAlgebra.UniformScaling"],
+        hooks: &[
+            "LinearAlgebra._uniform_plus",
+            "LinearAlgebra._uniform_minus",
+            "LinearAlgebra._uniform_times",
+        ],
+    },
+    Hooks {
+        triggers: &["LinearAlgebra.Diagonal"],
+        hooks: &[
+            "LinearAlgebra._diagonal_plus",
+            "LinearAlgebra._diagonal_minus",
+            "LinearAlgebra._diagonal_times",
+            "LinearAlgebra._diagonal_matrix",
+        ],
+    },
 ];
 
-/// Call `f` on every name `item` refers to or defines: generic functions, structs and
-/// bindings, types in signatures, fields and `where` bounds, functions used as values.
-pub fn item_names(item: &LoweredItem, f: &mut impl FnMut(&Name)) {
+/// A group of [`HOOKS`].
+pub struct Hooks {
+    /// Names whose reaching brings the hooks in (none: always).
+    pub triggers: &'static [&'static str],
+    pub hooks: &'static [&'static str],
+}
+
+/// The hooks that reaching `name` brings in (with `""`: those of every program).
+pub fn hooks_of(name: &str) -> impl Iterator<Item = &'static str> + '_ {
+    HOOKS
+        .iter()
+        .filter(move |h| {
+            if name.is_empty() {
+                h.triggers.is_empty()
+            } else {
+                h.triggers.contains(&name)
+            }
+        })
+        .flat_map(|h| h.hooks.iter().copied())
+}
+
+/// How code mentions a name.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum Mention {
+    /// Defined by the item (a method's function, a struct, a binding).
+    Defines,
+    /// As a value: called, loaded, constructed, passed as a function.
+    Value,
+    /// As a type in a signature, a `where` bound or a field: only a value made elsewhere (by
+    /// code that mentions the name as a value) can have it.
+    Type,
+}
+
+/// Call `f` on every name `item` defines ([`Mention::Defines`]) or refers to: functions,
+/// structs and bindings used as values ([`Mention::Value`]), types in signatures, fields and
+/// `where` bounds ([`Mention::Type`]).
+pub fn item_names(item: &LoweredItem, f: &mut impl FnMut(&Name, Mention)) {
     for (generic, method) in &item.methods {
-        f(generic);
+        f(generic, Mention::Defines);
         for t in method.sig.iter().flatten() {
             type_names(t, f);
         }
@@ -62,34 +131,34 @@ pub fn item_names(item: &LoweredItem, f: &mut impl FnMut(&Name)) {
             type_names(t, f);
         }
         if let Some(k) = &method.keywords {
-            f(&k.body);
-            k.params.iter().for_each(|(_, d)| f(d));
+            f(&k.body, Mention::Value);
+            k.params.iter().for_each(|(_, d)| f(d, Mention::Value));
         }
-        body_names(&method.body, f);
+        body_names(&method.body, &mut |n| f(n, Mention::Value));
     }
     for s in &item.structs {
-        f(&s.name);
+        f(&s.name, Mention::Defines);
         for t in s.fields.iter().filter_map(|(_, t)| t.as_ref()) {
             type_names(t, f);
         }
     }
     for g in &item.globals {
-        f(&g.name);
-        body_names(&g.body, f);
+        f(&g.name, Mention::Defines);
+        body_names(&g.body, &mut |n| f(n, Mention::Value));
     }
 }
 
-fn type_names(t: &TypeExpr, f: &mut impl FnMut(&Name)) {
+fn type_names(t: &TypeExpr, f: &mut impl FnMut(&Name, Mention)) {
     match t {
         TypeExpr::Named { name, params } => {
-            f(name);
+            f(name, Mention::Type);
             params.iter().for_each(|p| type_names(p, f));
         }
-        TypeExpr::Typeof(name) => f(name),
+        TypeExpr::Typeof(name) => f(name, Mention::Type),
     }
 }
 
-fn body_names(body: &Function, f: &mut impl FnMut(&Name)) {
+fn body_names(body: &Function, f: &mut dyn FnMut(&Name)) {
     let operand = |a: &Operand, f: &mut dyn FnMut(&Name)| {
         if let Operand::Const(c) = a {
             const_names(c, f);
@@ -179,8 +248,8 @@ mod tests {
     }
 
     /// Every library name that the engine's crates (inference, AD, lowering, the database)
-    /// write as a string outside their tests is a hook: a program whose code does not mention
-    /// it must still have its definition.
+    /// write as a string outside their tests is a hook or a trigger of hooks: a program whose
+    /// code does not mention it must still have its definition when the engine calls it.
     #[test]
     fn every_named_definition_is_a_hook() {
         let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
@@ -200,7 +269,12 @@ mod tests {
             // Only the code before a file's tests.
             let code = text.split("#[cfg(test)]").next().unwrap_or("");
             for name in library_names(code) {
-                if !HOOKS.contains(&name.as_str()) && !missing.contains(&name) {
+                // A type the engine recognises by name is a trigger: only code naming it
+                // makes its values.
+                let hooked = HOOKS.iter().any(|h| {
+                    h.hooks.contains(&name.as_str()) || h.triggers.contains(&name.as_str())
+                });
+                if !hooked && !missing.contains(&name) {
                     missing.push(name);
                 }
             }
