@@ -188,13 +188,20 @@ fn rule_subject(rule: &zy_lower::LoweredItem) -> Option<Name> {
 
 /// The items of the program `key`: every item of its user files, and the prelude items that
 /// define a name reached from them, from the [`crate::reach::HOOKS`] they trigger or from the
-/// key's names, transitively; with the names reached as values on the way. A name reached only
-/// as a type brings in only its struct: a value of the type is made by code that names it.
+/// key's names, transitively; with the names reached as values on the way.
+///
+/// Values of a library struct are made only by code that names it as a value (its constructor,
+/// or the type itself): so a name reached only as a type brings in only its struct, and what a
+/// library method's body reaches is followed only once every struct its signature names (not
+/// in a `Union`) is reached as a value. The method itself is in either way: method tables
+/// stay complete.
 fn reached_items(db: &dyn salsa::Database, key: ProgramKey) -> (HashSet<ItemId>, BTreeSet<Name>) {
     let root = key.root(db);
     let mut reach = Reach {
         keyed: prelude_items(db, root),
         items: HashSet::new(),
+        followed: HashSet::new(),
+        waiting: HashMap::new(),
         values: BTreeSet::new(),
         types: BTreeSet::new(),
         queue: Vec::new(),
@@ -221,7 +228,11 @@ fn reached_items(db: &dyn salsa::Database, key: ProgramKey) -> (HashSet<ItemId>,
 /// The state of [`reached_items`].
 struct Reach<'db> {
     keyed: &'db HashMap<Name, Vec<ItemId>>,
+    /// The prelude items in the program, and those whose names are followed.
     items: HashSet<ItemId>,
+    followed: HashSet<ItemId>,
+    /// Items in the program waiting for a struct to be reached as a value.
+    waiting: HashMap<Name, Vec<ItemId>>,
     /// Names reached as values, and those reached only as types.
     values: BTreeSet<Name>,
     types: BTreeSet<Name>,
@@ -239,6 +250,9 @@ impl Reach<'_> {
                 }
                 for hook in hooks_of(&name) {
                     self.queue.push((hook.into(), Mention::Value));
+                }
+                for item in self.waiting.remove(&name).unwrap_or_default() {
+                    self.follow(db, root, item);
                 }
                 let callable = zy_ir::callable_name(&name);
                 [&name, &callable]
@@ -263,12 +277,75 @@ impl Reach<'_> {
         };
         for item in items {
             if self.items.insert(item) {
-                let queue = &mut self.queue;
-                item_names(resolved_in_root(db, root, item), &mut |n, m| {
-                    queue.push((n.clone(), m))
-                });
+                self.follow(db, root, item);
             }
         }
+    }
+
+    /// Queue the names `item` mentions, or, while a struct its values need is not reached as
+    /// a value, only the types it names.
+    fn follow(&mut self, db: &dyn salsa::Database, root: SourceFile, item: ItemId) {
+        if self.followed.contains(&item) {
+            return;
+        }
+        let lowered = resolved_in_root(db, root, item);
+        let guard = self.unmet_guard(db, item, lowered);
+        let queue = &mut self.queue;
+        match guard {
+            Some(guard) => {
+                self.waiting.entry(guard).or_default().push(item);
+                item_names(lowered, &mut |n, m| {
+                    if m == Mention::Type {
+                        queue.push((n.clone(), m))
+                    }
+                });
+            }
+            None => {
+                self.followed.insert(item);
+                item_names(lowered, &mut |n, m| queue.push((n.clone(), m)));
+            }
+        }
+    }
+
+    /// A library struct not yet reached as a value without which `item`'s code cannot run: a
+    /// struct's own, or one that its method's signature names outside a `Union`.
+    fn unmet_guard(
+        &self,
+        db: &dyn salsa::Database,
+        item: ItemId,
+        lowered: &zy_lower::LoweredItem,
+    ) -> Option<Name> {
+        let is_struct = |n: &Name| {
+            self.keyed
+                .get(n)
+                .is_some_and(|items| items.iter().any(|i| i.kind(db) == ItemKind::Struct))
+        };
+        let mut guards: Vec<Name> = Vec::new();
+        match item.kind(db) {
+            ItemKind::Struct => guards.extend(lowered.structs.iter().map(|s| s.name.clone())),
+            ItemKind::Function => {
+                if let Some((_, method)) = lowered.methods.first() {
+                    for t in method.sig.iter().flatten() {
+                        struct_names(t, &mut guards);
+                    }
+                }
+            }
+            _ => {}
+        }
+        guards
+            .into_iter()
+            .find(|g| is_struct(g) && !self.values.contains(g))
+    }
+}
+
+/// The type names of `t`, none inside a `Union` (a value of any one member matches it).
+fn struct_names(t: &zy_ir::TypeExpr, out: &mut Vec<Name>) {
+    if let zy_ir::TypeExpr::Named { name, params } = t {
+        if &**name == "Union" {
+            return;
+        }
+        out.push(name.clone());
+        params.iter().for_each(|p| struct_names(p, out));
     }
 }
 
