@@ -14,7 +14,8 @@
 //!   ranks as offsets ([`locate`] maps them back to a file range).
 //! - `scope_files(root)`: what a file sees (the prelude and itself); `resolved_ssa(root, item)`:
 //!   an item's IR with its names resolved in that scope ([`scope`]).
-//! - `program_index(root)`: every method, struct and binding of a scope; its equality ignores bodies,
+//! - `program_index(root)`: every method, struct and binding of a scope that its code reaches
+//!   (the prelude's only as far as reached by name, `reach.rs`); its equality ignores bodies,
 //!   so a body edit does not invalidate the instances that merely call the edited function.
 //! - `typed(instance)`: `zy_infer::infer_instance` on the index, depending on its own body and
 //!   on `ret_type(callee)` of each callee. Recursion is a salsa cycle, iterated to a fixpoint
