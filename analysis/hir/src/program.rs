@@ -2,7 +2,8 @@
 //! every method's signature (for dispatch) but only its own body; so the program index holds
 //! the latest bodies while its equality ignores them: a body edit re-runs this query but
 //! leaves it "unchanged" for salsa, and only the instances whose own body changed (they depend
-//! on that item's `ssa` directly) are re-inferred.
+//! on that item's `ssa` directly) are re-inferred. (A body edit that reaches a library function
+//! the program did not have adds its methods, and so does change the index.)
 
 use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 use std::sync::Arc;
@@ -31,7 +32,8 @@ pub struct ProgramIndex {
     /// whose span it carries.
     pub errors: Vec<LowerError>,
     /// The qualified names whose prelude definitions the program has (all of them if it has
-    /// any): those its code refers to, transitively.
+    /// any): those its code refers to, transitively. Left out of the equality like the bodies:
+    /// a name whose reaching adds definitions changes the functions compared.
     pub reached: BTreeSet<Name>,
 }
 
@@ -54,7 +56,6 @@ impl PartialEq for ProgramIndex {
             && self.method_origin == other.method_origin
             && self.global_origin == other.global_origin
             && self.errors == other.errors
-            && self.reached == other.reached
     }
 }
 
