@@ -23,22 +23,21 @@ use zy_ad::{Activity, AdError, AdjointOrigin, GlobalShadows, InstanceAdjoint};
 use zy_ir::{Instance, TypedProgram};
 
 use crate::call::typed_program;
-use crate::program::program_index;
 use crate::specialise::{typed, InstanceId};
 
 /// The program that runs the specialisation `id`: what it reaches, typed, with the
 /// differentiation builtins expanded; or its first type or differentiation error.
 #[salsa::tracked(returns(ref))]
 pub fn expanded(db: &dyn salsa::Database, id: InstanceId) -> Result<Arc<TypedProgram>, AdError> {
-    let (root, inst) = (id.root(db), id.instance(db));
-    let (program, errors) = typed_program(db, root, std::slice::from_ref(inst));
+    let inst = id.instance(db);
+    let (program, errors) = typed_program(db, id.program(db), std::slice::from_ref(inst));
     if let Some(e) = errors.into_iter().next() {
         return Err(AdError::new(
             e.span,
             format!("`{inst}` does not type: {}", e.message),
         ));
     }
-    let source = &program_index(db, root).program;
+    let source = &id.index(db).program;
     let program = zy_ad::expand_with_rrules(source, &program)?;
     // The index compares by signatures, and the rrules of nested derivatives are inferred by
     // the AD from it: depend on the typed body of every user instance the program holds.
@@ -71,7 +70,7 @@ pub fn adjoint(db: &dyn salsa::Database, key: AdjointKey) -> Result<InstanceAdjo
     let program = expanded(db, key.program(db))
         .as_ref()
         .map_err(Clone::clone)?;
-    let source = &program_index(db, key.program(db).root(db)).program;
+    let source = &key.program(db).index(db).program;
     let globals = shadows(db, key.program(db));
     let adj = zy_ad::instance_adjoint(Some(source), program, globals, key.instance(db))?;
     if let AdjointOrigin::Rule { .. } = adj.origin {
@@ -132,10 +131,9 @@ pub fn gradient(db: &dyn salsa::Database, id: InstanceId) -> Result<GradientProg
 
 /// Depend on the typed body of every user instance of `program` (in the program of `id`).
 fn depend_on_bodies(db: &dyn salsa::Database, id: InstanceId, program: &TypedProgram) {
-    let root = id.root(db);
     for f in program.functions.keys() {
         if !zy_ad::names::is_generated(&f.name) {
-            typed(db, InstanceId::of(db, root, f));
+            typed(db, id.callee(db, f));
         }
     }
 }

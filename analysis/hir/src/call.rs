@@ -6,13 +6,16 @@ use std::collections::{BTreeSet, VecDeque};
 use std::sync::Arc;
 
 use zy_infer::{TypeError, GLOBAL_METHOD};
-use zy_ir::{Function, Instance, Span, TypedProgram};
+use zy_ir::{Function, Instance, Name, Span, TypedProgram};
 use zy_syntax::ast::{Expr, ExprKind, GlobalDef, KeywordArg};
 
+use zy_lower::LoweredItem;
+
 use crate::input::SourceFile;
-use crate::program::program_index;
+use crate::program::{needed_names, program_index, ProgramKey};
+use crate::reach::item_names;
 use crate::resolve::resolve_item;
-use crate::scope::{scope_names, MAIN};
+use crate::scope::{scope_names, scope_root, MAIN};
 use crate::specialise::{ret_type, typed, InstanceId};
 
 /// The name of the synthetic binding holding a call.
@@ -28,6 +31,16 @@ pub struct TypedCall {
     pub body: Arc<Function>,
     /// Every specialisation and binding the call reaches.
     pub program: TypedProgram,
+    /// The program the call is typed in: the file's, with the prelude definitions of the
+    /// names the call refers to.
+    pub key: ProgramKey,
+}
+
+impl TypedCall {
+    /// The id of `inst` (a specialisation the call reaches) in the call's program.
+    pub fn id(&self, db: &dyn salsa::Database, inst: &Instance) -> InstanceId {
+        InstanceId::in_program(db, self.key, inst)
+    }
 }
 
 /// Why a call could not be typed: errors located by IR spans (in the call text when
@@ -74,10 +87,12 @@ pub fn type_call(
     let Some(call) = lowered.globals.first() else {
         return Err(CallErrors(Vec::new()));
     };
-    let program = &program_index(db, file).program;
-    let mut oracle = |callee: &Instance| ret_type(db, InstanceId::of(db, file, callee));
+    let key = call_program(db, file, &lowered);
+    let program = &key.index(db).program;
+    let mut oracle =
+        |callee: &Instance| ret_type(db, InstanceId::new(db, key, Arc::new(callee.clone())));
     let entry = zy_infer::infer_thunk(program, &call.name, &call.body, &mut oracle);
-    let (program, mut errors) = typed_program(db, file, &entry.callees);
+    let (program, mut errors) = typed_program(db, key, &entry.callees);
     for e in entry.errors.iter().rev() {
         if !errors.contains(e) {
             errors.insert(0, e.clone());
@@ -87,17 +102,27 @@ pub fn type_call(
         Ok(TypedCall {
             body: Arc::new(entry.func),
             program,
+            key,
         })
     } else {
         Err(CallErrors(errors))
     }
 }
 
-/// The typed bodies of `roots` (instances of the program of `file`) and of everything they
+/// The program a call (lowered and resolved in `file`) is typed in: the file's, with the
+/// prelude definitions the call refers to and the file's code does not reach.
+fn call_program(db: &dyn salsa::Database, file: SourceFile, call: &LoweredItem) -> ProgramKey {
+    let mut names = Vec::new();
+    item_names(call, &mut |n, _| names.push(n.clone()));
+    let reach = needed_names(db, file, names);
+    ProgramKey::new(db, scope_root(db, file), Arc::<[Name]>::from(reach))
+}
+
+/// The typed bodies of `roots` (instances of the program `key`) and of everything they
 /// reach, with the type errors found in them (each once, in the order met).
 pub fn typed_program(
     db: &dyn salsa::Database,
-    file: SourceFile,
+    key: ProgramKey,
     roots: &[Arc<Instance>],
 ) -> (TypedProgram, Vec<TypeError>) {
     let mut errors: Vec<TypeError> = Vec::new();
@@ -105,7 +130,7 @@ pub fn typed_program(
     let mut seen: BTreeSet<Arc<Instance>> = roots.iter().cloned().collect();
     let mut queue: VecDeque<Arc<Instance>> = roots.iter().cloned().collect();
     while let Some(inst) = queue.pop_front() {
-        let id = InstanceId::of(db, file, &inst);
+        let id = InstanceId::new(db, key, inst.clone());
         let r = typed(db, id);
         // A function zy could not lower is refused where a call reaches it, not for the whole
         // file: the other functions of the file keep working.

@@ -14,7 +14,8 @@
 //!   ranks as offsets ([`locate`] maps them back to a file range).
 //! - `scope_files(root)`: what a file sees (the prelude and itself); `resolved_ssa(root, item)`:
 //!   an item's IR with its names resolved in that scope ([`scope`]).
-//! - `program_index(root)`: every method, struct and binding of a scope; its equality ignores bodies,
+//! - `program_index(root)`: every method, struct and binding of a scope that its code reaches
+//!   (the prelude's only as far as reached by name, `reach.rs`); its equality ignores bodies,
 //!   so a body edit does not invalidate the instances that merely call the edited function.
 //! - `typed(instance)`: `zy_infer::infer_instance` on the index, depending on its own body and
 //!   on `ret_type(callee)` of each callee. Recursion is a salsa cycle, iterated to a fixpoint
@@ -43,6 +44,7 @@ pub mod jit;
 pub mod lower;
 pub mod prelude;
 pub mod program;
+mod reach;
 mod resolve;
 pub mod scope;
 pub mod span;
@@ -58,7 +60,7 @@ pub use input::{Prelude, SourceFile, Workspace};
 pub use item::{item_ast, item_boundaries, item_range, item_tree, parse, ItemId, ItemKind};
 pub use jit::{compiled, CompileKey, Target};
 pub use lower::ssa;
-pub use program::{program_index, resolved_ssa, ProgramIndex};
+pub use program::{needed_names, program_index, resolved_ssa, ProgramIndex, ProgramKey};
 pub use scope::{
     file_module, includes, is_prelude, item_module, qualify, scope_files, scope_root, MAIN,
 };

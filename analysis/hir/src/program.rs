@@ -2,19 +2,21 @@
 //! every method's signature (for dispatch) but only its own body; so the program index holds
 //! the latest bodies while its equality ignores them: a body edit re-runs this query but
 //! leaves it "unchanged" for salsa, and only the instances whose own body changed (they depend
-//! on that item's `ssa` directly) are re-inferred.
+//! on that item's `ssa` directly) are re-inferred. (A body edit that reaches a library function
+//! the program did not have adds its methods, and so does change the index.)
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 use std::sync::Arc;
 
 use zy_ir::{Global, Method, Name, Program};
 use zy_lower::LowerError;
 
 use crate::input::SourceFile;
-use crate::item::{item_tree, ItemId};
+use crate::item::{item_tree, ItemId, ItemKind};
 use crate::lower::ssa;
+use crate::reach::{hooks_of, item_names, Mention};
 use crate::resolve::resolve_item;
-use crate::scope::{item_module, scope_files, scope_names, scope_root};
+use crate::scope::{is_prelude, item_module, scope_files, scope_names, scope_root};
 
 /// The program with where each body comes from.
 #[derive(Clone, Debug, Default)]
@@ -29,6 +31,10 @@ pub struct ProgramIndex {
     /// Problems found combining items (a struct or binding defined twice), each with the item
     /// whose span it carries.
     pub errors: Vec<LowerError>,
+    /// The qualified names whose prelude definitions the program has (all of them if it has
+    /// any): those its code refers to, transitively. Left out of the equality like the bodies:
+    /// a name whose reaching adds definitions changes the functions compared.
+    pub reached: BTreeSet<Name>,
 }
 
 /// Equal when everything but the bodies is equal (see the module documentation).
@@ -91,17 +97,270 @@ fn resolved_in_root(
     Arc::new(resolve_item(ssa(db, item), &module, scope_names(db, root)))
 }
 
-/// The program that the code of `file` sees: the prelude's definitions, those of the root of
-/// its program and of every file included there (see [`crate::scope`]).
+/// Which program an analysis runs in: the program of a root file ([`crate::scope`]), with the
+/// prelude definitions of the names `reach` too. Those are the names a call string refers to
+/// that the root's own code does not reach ([`needed_names`]); usually there are none.
+#[salsa::interned(unsafe(no_lifetime), revisions = usize::MAX, debug)]
+pub struct ProgramKey {
+    #[returns(copy)]
+    pub root: SourceFile,
+    #[returns(ref)]
+    pub reach: Arc<[Name]>,
+}
+
+impl ProgramKey {
+    /// The program that the code of `file` sees.
+    pub fn of(db: &dyn salsa::Database, file: SourceFile) -> ProgramKey {
+        ProgramKey::new(db, scope_root(db, file), Arc::<[Name]>::from([]))
+    }
+
+    /// The program's index.
+    pub fn index(self, db: &dyn salsa::Database) -> &Arc<ProgramIndex> {
+        root_program(db, self)
+    }
+}
+
+/// The program that the code of `file` sees: the definitions of the root of its program and of
+/// every file included there (see [`crate::scope`]), and the prelude's definitions that those
+/// reach.
 pub fn program_index(db: &dyn salsa::Database, file: SourceFile) -> &Arc<ProgramIndex> {
-    root_program(db, scope_root(db, file))
+    root_program(db, ProgramKey::of(db, file))
+}
+
+/// Of the qualified `names`, those whose prelude definitions (or whose hooks, see
+/// [`crate::reach::HOOKS`]) the program of `file` lacks, in order: a call string that refers
+/// to them is typed in a program that has them.
+pub fn needed_names(
+    db: &dyn salsa::Database,
+    file: SourceFile,
+    names: impl IntoIterator<Item = Name>,
+) -> Vec<Name> {
+    let key = ProgramKey::of(db, file);
+    let (index, keyed) = (key.index(db), prelude_items(db, key.root(db)));
+    let mut out: Vec<Name> = names
+        .into_iter()
+        .filter(|n| !index.reached.contains(n))
+        .filter(|n| {
+            keyed.contains_key(n)
+                || keyed.contains_key(&zy_ir::callable_name(n))
+                || hooks_of(n).next().is_some()
+        })
+        .collect();
+    out.sort();
+    out.dedup();
+    out
+}
+
+/// The prelude's function, struct and binding items by the qualified name each defines (the
+/// callable struct's call methods by `(::T)`, an `rrule` for `f` by `f`: a rule is needed only
+/// where its function is called).
+#[salsa::tracked(returns(ref))]
+fn prelude_items(db: &dyn salsa::Database, root: SourceFile) -> HashMap<Name, Vec<ItemId>> {
+    let names = scope_names(db, root);
+    let mut out: HashMap<Name, Vec<ItemId>> = HashMap::new();
+    for file in scope_files(db, root).into_iter().filter(|&f| is_prelude(db, f)) {
+        for &item in item_tree(db, file) {
+            if matches!(
+                item.kind(db),
+                ItemKind::Function | ItemKind::Struct | ItemKind::Global
+            ) {
+                let module = item_module(db, root, item);
+                let mut key = names.definition(&module, item.name(db));
+                if RULES.contains(&&*key) {
+                    key = rule_subject(resolved_in_root(db, root, item)).unwrap_or(key);
+                }
+                out.entry(key).or_default().push(item);
+            }
+        }
+    }
+    out
+}
+
+/// The generic functions whose methods are in-source rules.
+const RULES: [&str; 2] = ["rrule", "frule"];
+
+/// The function `f` of a rule `rrule(::typeof(f), ...)`.
+fn rule_subject(rule: &zy_lower::LoweredItem) -> Option<Name> {
+    match rule.methods.first()?.1.sig.first()? {
+        Some(zy_ir::TypeExpr::Typeof(f)) => Some(f.clone()),
+        _ => None,
+    }
+}
+
+/// The items of the program `key`: every item of its user files, and the prelude items that
+/// define a name reached from them, from the [`crate::reach::HOOKS`] they trigger or from the
+/// key's names, transitively; with the names reached as values on the way.
+///
+/// Values of a library struct are made only by code that names it as a value (its constructor,
+/// or the type itself): so a name reached only as a type brings in only its struct, and what a
+/// library method's body reaches is followed only once every struct its signature names (not
+/// in a `Union`) is reached as a value. The method itself is in either way: method tables
+/// stay complete.
+fn reached_items(db: &dyn salsa::Database, key: ProgramKey) -> (HashSet<ItemId>, BTreeSet<Name>) {
+    let root = key.root(db);
+    let mut reach = Reach {
+        keyed: prelude_items(db, root),
+        items: HashSet::new(),
+        followed: HashSet::new(),
+        waiting: HashMap::new(),
+        values: BTreeSet::new(),
+        types: BTreeSet::new(),
+        queue: Vec::new(),
+    };
+    for n in hooks_of("").map(Name::from).chain(key.reach(db).iter().cloned()) {
+        reach.queue.push((n, Mention::Value));
+    }
+    for file in scope_files(db, root).into_iter().filter(|&f| !is_prelude(db, f)) {
+        for &item in item_tree(db, file) {
+            reach.items.insert(item);
+            // A user method of a library function needs that function's other methods.
+            item_names(resolved_in_root(db, root, item), &mut |n, m| {
+                let m = if m == Mention::Defines { Mention::Value } else { m };
+                reach.queue.push((n.clone(), m));
+            });
+        }
+    }
+    while let Some((name, mention)) = reach.queue.pop() {
+        reach.visit(db, root, name, mention);
+    }
+    (reach.items, reach.values)
+}
+
+/// The state of [`reached_items`].
+struct Reach<'db> {
+    keyed: &'db HashMap<Name, Vec<ItemId>>,
+    /// The prelude items in the program, and those whose names are followed.
+    items: HashSet<ItemId>,
+    followed: HashSet<ItemId>,
+    /// Items in the program waiting for a struct to be reached as a value.
+    waiting: HashMap<Name, Vec<ItemId>>,
+    /// Names reached as values, and those reached only as types.
+    values: BTreeSet<Name>,
+    types: BTreeSet<Name>,
+    queue: Vec<(Name, Mention)>,
+}
+
+impl Reach<'_> {
+    fn visit(&mut self, db: &dyn salsa::Database, root: SourceFile, name: Name, mention: Mention) {
+        let keyed = self.keyed;
+        let items: Vec<ItemId> = match mention {
+            Mention::Defines => return,
+            Mention::Value => {
+                if !self.values.insert(name.clone()) {
+                    return;
+                }
+                for hook in hooks_of(&name) {
+                    self.queue.push((hook.into(), Mention::Value));
+                }
+                for item in self.waiting.remove(&name).unwrap_or_default() {
+                    self.follow(db, root, item);
+                }
+                let callable = zy_ir::callable_name(&name);
+                [&name, &callable]
+                    .into_iter()
+                    .filter_map(|k| keyed.get(k))
+                    .flatten()
+                    .copied()
+                    .collect()
+            }
+            Mention::Type => {
+                if self.values.contains(&name) || !self.types.insert(name.clone()) {
+                    return;
+                }
+                keyed
+                    .get(&name)
+                    .into_iter()
+                    .flatten()
+                    .copied()
+                    .filter(|i| i.kind(db) == ItemKind::Struct)
+                    .collect()
+            }
+        };
+        for item in items {
+            if self.items.insert(item) {
+                self.follow(db, root, item);
+            }
+        }
+    }
+
+    /// Queue the names `item` mentions, or, while a struct its values need is not reached as
+    /// a value, only the types it names.
+    fn follow(&mut self, db: &dyn salsa::Database, root: SourceFile, item: ItemId) {
+        if self.followed.contains(&item) {
+            return;
+        }
+        let lowered = resolved_in_root(db, root, item);
+        let guard = self.unmet_guard(db, item, lowered);
+        let queue = &mut self.queue;
+        match guard {
+            Some(guard) => {
+                self.waiting.entry(guard).or_default().push(item);
+                item_names(lowered, &mut |n, m| {
+                    if m == Mention::Type {
+                        queue.push((n.clone(), m))
+                    }
+                });
+            }
+            None => {
+                self.followed.insert(item);
+                item_names(lowered, &mut |n, m| queue.push((n.clone(), m)));
+            }
+        }
+    }
+
+    /// A library struct not yet reached as a value without which `item`'s code cannot run: a
+    /// struct's own, or one that its method's signature names outside a `Union`.
+    fn unmet_guard(
+        &self,
+        db: &dyn salsa::Database,
+        item: ItemId,
+        lowered: &zy_lower::LoweredItem,
+    ) -> Option<Name> {
+        let is_struct = |n: &Name| {
+            self.keyed
+                .get(n)
+                .is_some_and(|items| items.iter().any(|i| i.kind(db) == ItemKind::Struct))
+        };
+        let mut guards: Vec<Name> = Vec::new();
+        match item.kind(db) {
+            ItemKind::Struct => guards.extend(lowered.structs.iter().map(|s| s.name.clone())),
+            ItemKind::Function => {
+                if let Some((_, method)) = lowered.methods.first() {
+                    for t in method.sig.iter().flatten() {
+                        struct_names(t, &mut guards);
+                    }
+                }
+            }
+            _ => {}
+        }
+        guards
+            .into_iter()
+            .find(|g| is_struct(g) && !self.values.contains(g))
+    }
+}
+
+/// The type names of `t`, none inside a `Union` (a value of any one member matches it).
+fn struct_names(t: &zy_ir::TypeExpr, out: &mut Vec<Name>) {
+    if let zy_ir::TypeExpr::Named { name, params } = t {
+        if &**name == "Union" {
+            return;
+        }
+        out.push(name.clone());
+        params.iter().for_each(|p| struct_names(p, out));
+    }
 }
 
 #[salsa::tracked(returns(ref))]
-fn root_program(db: &dyn salsa::Database, root: SourceFile) -> Arc<ProgramIndex> {
+fn root_program(db: &dyn salsa::Database, key: ProgramKey) -> Arc<ProgramIndex> {
+    let root = key.root(db);
+    // Code of the prelude itself (hover in a prelude file) sees all of it.
+    let reached = (!is_prelude(db, root)).then(|| reached_items(db, key));
     let mut index = ProgramIndex::default();
     for file in scope_files(db, root) {
         for &item in item_tree(db, file) {
+            if reached.as_ref().is_some_and(|(items, _)| !items.contains(&item)) {
+                continue;
+            }
             let lowered = resolved_in_root(db, root, item);
             for (i, (name, _)) in lowered.methods.iter().enumerate() {
                 index
@@ -118,6 +377,10 @@ fn root_program(db: &dyn salsa::Database, root: SourceFile) -> Arc<ProgramIndex>
             part.add_to(&mut index.program, &mut index.errors);
         }
     }
+    index.reached = match reached {
+        Some((_, names)) => names,
+        None => prelude_items(db, root).keys().cloned().collect(),
+    };
     Arc::new(index)
 }
 

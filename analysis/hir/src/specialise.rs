@@ -10,16 +10,14 @@ use zy_infer::InferredFunction;
 use zy_ir::{Function, Instance, Span, Type};
 
 use crate::input::SourceFile;
-use crate::program::program_index;
-use crate::program::resolved_ssa;
-use crate::scope::scope_root;
+use crate::program::{resolved_ssa, ProgramIndex, ProgramKey};
 
 /// A specialisation of a user method, a binding's thunk or a synthesised higher-order function,
 /// in the program of the file `root`.
 #[salsa::interned(unsafe(no_lifetime), revisions = usize::MAX, debug)]
 pub struct InstanceId {
     #[returns(copy)]
-    pub root: SourceFile,
+    pub program: ProgramKey,
     #[returns(ref)]
     pub instance: Arc<Instance>,
 }
@@ -27,7 +25,27 @@ pub struct InstanceId {
 impl InstanceId {
     /// The id of `inst` in the program that the code of `file` sees.
     pub fn of(db: &dyn salsa::Database, file: SourceFile, inst: &Instance) -> InstanceId {
-        InstanceId::new(db, scope_root(db, file), Arc::new(inst.clone()))
+        InstanceId::new(db, ProgramKey::of(db, file), Arc::new(inst.clone()))
+    }
+
+    /// The id of `inst` in the program `key`.
+    pub fn in_program(db: &dyn salsa::Database, key: ProgramKey, inst: &Instance) -> InstanceId {
+        InstanceId::new(db, key, Arc::new(inst.clone()))
+    }
+
+    /// The id of `inst` in the same program as `self` (a callee of it).
+    pub fn callee(self, db: &dyn salsa::Database, inst: &Instance) -> InstanceId {
+        InstanceId::new(db, self.program(db), Arc::new(inst.clone()))
+    }
+
+    /// The root file of the instance's program.
+    pub fn root(self, db: &dyn salsa::Database) -> SourceFile {
+        self.program(db).root(db)
+    }
+
+    /// The index of the instance's program.
+    pub fn index(self, db: &dyn salsa::Database) -> &Arc<ProgramIndex> {
+        self.program(db).index(db)
     }
 }
 
@@ -36,12 +54,12 @@ impl InstanceId {
 pub fn typed(db: &dyn salsa::Database, id: InstanceId) -> Arc<InferredFunction> {
     let inst = id.instance(db);
     let root = id.root(db);
-    let index = program_index(db, root);
+    let index = id.index(db);
     // The index's equality ignores bodies: depend on this instance's own body explicitly.
     if let Some(item) = index.origin(&inst.name, inst.method) {
         resolved_ssa(db, root, item);
     }
-    let mut oracle = |callee: &Instance| ret_type(db, InstanceId::of(db, root, callee));
+    let mut oracle = |callee: &Instance| ret_type(db, id.callee(db, callee));
     Arc::new(zy_infer::infer_instance(&index.program, inst, &mut oracle))
 }
 

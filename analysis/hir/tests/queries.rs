@@ -162,9 +162,60 @@ fn recursion_whose_type_keeps_growing_stops_with_an_error() {
         method: 0,
         args: [Type::Int64].into(),
     });
-    let (_, errors) = zy_hir::typed_program(&db, file, &[inst]);
+    let (_, errors) = zy_hir::typed_program(&db, zy_hir::ProgramKey::of(&db, file), &[inst]);
     assert!(
         !errors.is_empty(),
         "no error for an ever-growing return type"
     );
+}
+
+/// The ids of the prelude's function items that the program of `file` holds methods from.
+fn prelude_functions(db: &RootDatabase, file: SourceFile) -> Vec<String> {
+    let index = zy_hir::program_index(db, file);
+    let mut out: Vec<String> = index
+        .method_origin
+        .iter()
+        .filter(|(_, origins)| {
+            origins
+                .iter()
+                .any(|(item, _)| zy_hir::is_prelude(db, item.file(db)))
+        })
+        .map(|(name, _)| name.to_string())
+        .collect();
+    out.sort();
+    out
+}
+
+#[test]
+fn a_program_holds_only_the_library_functions_it_reaches() {
+    let (db, file) = db_with("f(x) = sin(cos(x))\ng(x) = abs2(x)\n");
+    // `abs2` and what it calls; nothing for `f` (sin and cos are builtins).
+    let names = prelude_functions(&db, file);
+    assert!(names.contains(&"Base.abs2".to_string()), "{names:?}");
+    assert!(!names.contains(&"Base.sum".to_string()), "{names:?}");
+    assert!(!names.contains(&"LinearAlgebra.norm".to_string()), "{names:?}");
+    assert_eq!(ret(&db, file, "g", &[Type::Float64]), Type::Float64);
+    // Every method of a function that is in, the user's extension too.
+    let (db, file) = db_with("Base.sum(x::Bool) = 1.0\n");
+    let index = zy_hir::program_index(&db, file);
+    let Some(sum) = index.program.functions.get("Base.sum") else {
+        panic!("Base.sum is not in the program")
+    };
+    assert!(sum.methods.len() > 1, "{} methods", sum.methods.len());
+    assert!(index.program.functions.contains_key("Base._sum_dims"));
+}
+
+#[test]
+fn a_call_string_brings_the_library_definitions_it_names() {
+    let (db, file) = db_with("f(x) = x[1]\n");
+    assert!(!prelude_functions(&db, file).contains(&"Base.cumsum".to_string()));
+    for (call, value) in [
+        ("f(cumsum([1.0, 2.0]))", Type::Float64),
+        ("hcat([1.0], [2.0])", Type::Array(Type::Float64.into(), 2)),
+        ("[1.0, 2.0] == [1.0, 2.0]", Type::Bool),
+    ] {
+        let expr = zy_syntax::parse_expr(call).expect("parses");
+        let typed = zy_hir::type_call(&db, file, &expr).expect(call);
+        assert_eq!(typed.body.ret, value, "{call}");
+    }
 }

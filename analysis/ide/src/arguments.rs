@@ -18,7 +18,7 @@ use std::collections::HashMap;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use zy_hir::{CompileKey, RootDatabase, SourceFile, Target};
+use zy_hir::{CompileKey, InstanceId, ProgramKey, RootDatabase, Target};
 use zy_interp::{Limits, RuntimeError, Value};
 use zy_ir::{Block, Function, Instance, Name, Op, Operand, Stmt, Terminator, Type, TypedProgram};
 
@@ -27,8 +27,8 @@ const INTERPRETER_BUDGET: Duration = Duration::from_millis(1);
 
 /// The body computing a call's arguments, with what its runs so far showed.
 pub(crate) struct Arguments {
-    /// The file whose program the calls belong to.
-    file: SourceFile,
+    /// The program the calls belong to.
+    key: ProgramKey,
     program: TypedProgram,
     body: Arc<Function>,
     /// The position in `body` of the first call that took the interpreter past its budget in
@@ -37,10 +37,10 @@ pub(crate) struct Arguments {
 }
 
 impl Arguments {
-    /// The zero-argument `body`, with calls and bindings resolved in `program` (of `file`).
-    pub(crate) fn new(file: SourceFile, program: TypedProgram, body: Arc<Function>) -> Arguments {
+    /// The zero-argument `body`, with calls and bindings resolved in `program` (of `key`).
+    pub(crate) fn new(key: ProgramKey, program: TypedProgram, body: Arc<Function>) -> Arguments {
         Arguments {
-            file,
+            key,
             program,
             body,
             slow_from: Cell::new(None),
@@ -64,7 +64,7 @@ impl Arguments {
         }
         Stepwise {
             db,
-            file: self.file,
+            key: self.key,
             program: &self.program,
             body: &self.body,
             slow_from: &self.slow_from,
@@ -110,7 +110,7 @@ fn holds_mutable(t: &Type) -> bool {
 /// The statement-by-statement run of a straight-line body.
 struct Stepwise<'a> {
     db: &'a RootDatabase,
-    file: SourceFile,
+    key: ProgramKey,
     program: &'a TypedProgram,
     body: &'a Function,
     /// Where the calls start to run compiled (see [`Arguments`]).
@@ -178,7 +178,8 @@ impl<'a> Stepwise<'a> {
                 done => return done,
             }
         }
-        let key = CompileKey::of(self.db, self.file, inst, Target::Primal);
+        let id = InstanceId::in_program(self.db, self.key, inst);
+        let key = CompileKey::new(self.db, id, Target::Primal);
         let Ok(f) = zy_hir::compiled(self.db, key) else {
             return self.interpret(v, stmt, self.limits);
         };

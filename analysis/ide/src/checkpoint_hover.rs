@@ -12,7 +12,7 @@
 
 use std::sync::Arc;
 
-use zy_hir::{AdjointKey, InstanceId, RootDatabase, SourceFile};
+use zy_hir::{AdjointKey, RootDatabase, SourceFile};
 use zy_interp::{Step, Value as RunValue, Watch};
 use zy_ir::{Instance, Name, Op, Prim, Span, Stmt, ValueKind};
 
@@ -59,7 +59,7 @@ pub(crate) fn hover(
     let typed_call = zy_hir::type_call(db, file, &expr).ok()?;
     let step = called(&typed_call.program, &ck)?;
     let adjoint_of = |inst: &Arc<Instance>| {
-        let key = AdjointKey::of(db, InstanceId::of(db, file, inst));
+        let key = AdjointKey::of(db, typed_call.id(db, inst));
         zy_hir::adjoint(db, key).clone().ok()
     };
     let per_iteration: usize = pushes(&adjoint_of(&step)?.forward)

@@ -9,7 +9,7 @@ use std::collections::{HashMap, HashSet};
 use std::path::PathBuf;
 use std::sync::Arc;
 
-use zy_hir::{InstanceId, RootDatabase, SourceFile};
+use zy_hir::{InstanceId, ProgramKey, RootDatabase, SourceFile};
 use zy_interp::fd::{Fd, Verdict};
 use zy_interp::{Step, Value, Watch};
 use zy_ir::{
@@ -139,8 +139,8 @@ impl Watch for Recorder<'_> {
 
 /// What the culprit search needs of a call.
 pub(crate) struct Subject<'a> {
-    /// The root file of the call's program.
-    pub root: SourceFile,
+    /// The program the call's instances belong to.
+    pub key: ProgramKey,
     /// The call's program (the `expanded` query) and the instance called.
     pub program: &'a TypedProgram,
     pub inst: &'a Instance,
@@ -154,7 +154,7 @@ pub(crate) struct Subject<'a> {
 
 /// The first rule of the call that disagrees with finite differences on the operands it saw.
 pub(crate) fn find(db: &RootDatabase, s: &Subject<'_>) -> Option<Related> {
-    let source = &zy_hir::program_index(db, s.root).program;
+    let source = &s.key.index(db).program;
     let mut rec = Recorder {
         source,
         ruled: HashMap::new(),
@@ -230,7 +230,7 @@ fn check_rrule(
     inst: &Arc<Instance>,
     args: &[Value],
 ) -> Option<(String, f64, f64)> {
-    let id = InstanceId::of(db, s.root, inst);
+    let id = InstanceId::in_program(db, s.key, inst);
     let gradient = zy_hir::gradient(db, id).as_ref().ok()?;
     let primal = zy_hir::expanded(db, id).as_ref().ok()?;
     let copies = || args.iter().map(Value::deep_copy).collect::<Vec<_>>();

@@ -9,7 +9,7 @@
 use std::collections::HashMap;
 use std::sync::Arc;
 
-use zy_hir::{RootDatabase, SourceFile};
+use zy_hir::{ProgramKey, RootDatabase};
 use zy_interp::{Step, Value, Watch};
 use zy_ir::{Function, Instance, Program, Span, TypedProgram};
 
@@ -363,14 +363,14 @@ fn mismatch(x: &Value, t: &Value, tangent: bool) -> Option<String> {
 /// `args` under the debug watch: the first violation as an error at the rule or function.
 pub(crate) fn check(
     db: &RootDatabase,
-    root: SourceFile,
+    key: ProgramKey,
     gradient: (&TypedProgram, &Instance),
     primal: &TypedProgram,
     args: Vec<Value>,
     limits: &zy_interp::Limits,
     site: CallSite<'_>,
 ) -> Result<(), UserError> {
-    let source = &zy_hir::program_index(db, root).program;
+    let source = &key.index(db).program;
     let mut watch = Debugger::new(source, primal, limits);
     // A run that fails is reported by the gradient itself.
     let _ = zy_interp::run_watched(gradient.0, gradient.1, args, limits, &mut watch);

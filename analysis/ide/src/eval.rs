@@ -115,7 +115,7 @@ pub(crate) fn eval(
         })?;
     let interp_limits = limits.start();
     let (program, body) =
-        expand(db, file, typed).map_err(|e| error_at(db, e.span, site, e.message))?;
+        expand(db, typed).map_err(|e| error_at(db, e.span, site, e.message))?;
     let value = zy_interp::run_function(&program, &body, Vec::new(), &interp_limits)
         .map_err(|e| error_at(db, e.span, site, e.message))?;
     Ok(crate::grad::result(&value))
@@ -125,14 +125,13 @@ pub(crate) fn eval(
 /// `pullback`) rewritten into calls of generated AD functions, as they must be before running.
 pub(crate) fn expand(
     db: &RootDatabase,
-    file: SourceFile,
     typed: zy_hir::TypedCall,
 ) -> Result<(TypedProgram, Arc<Function>), zy_ad::AdError> {
     let mut program = typed.program;
     program
         .globals
         .insert(zy_hir::CALL_NAME.into(), typed.body.clone());
-    let source = &zy_hir::program_index(db, file).program;
+    let source = &typed.key.index(db).program;
     let mut program = zy_ad::expand_with_rrules(source, &program)?;
     let body = program
         .globals

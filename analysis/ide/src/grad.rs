@@ -4,7 +4,7 @@
 use std::fmt::Write;
 use std::sync::Arc;
 
-use zy_hir::{CompileKey, InstanceId, RootDatabase, SourceFile, Target};
+use zy_hir::{CompileKey, InstanceId, ProgramKey, RootDatabase, SourceFile, Target};
 use zy_interp::Value;
 use zy_ir::{
     tangent_type, Function, Instance, Method, Name, Op, Operand, Prim, Program, Terminator, Type,
@@ -281,19 +281,20 @@ impl<'a> Prepared<'a> {
             )
         })?;
         if matches!(expr.kind, ExprKind::KwCall { .. }) {
-            if let Some(keyword) = default_from_arguments(db, file, &inst, &typed) {
+            if let Some(keyword) = default_from_arguments(db, &inst, &typed) {
                 let message = format!(
                     "cannot differentiate this call: the keyword `{keyword}` is left to its default, which is computed from the arguments (its gradient would be lost); pass `{keyword} = ...` in the call"
                 );
                 return Err(in_site(db, site, callee.range.start, message));
             }
         }
-        let layout = ArgLayout::of(db, file, &inst, args);
+        let key = typed.key;
+        let layout = ArgLayout::of(db, key, &inst, args);
         // The arguments are what the call passes to `f`, computed by the call itself.
         let args_typed = passed_arguments(typed);
         let ad_error = |e: zy_ad::AdError| error_at(db, e.span, site, e.message);
-        let (args_program, args_body) = expand(db, file, args_typed).map_err(ad_error)?;
-        let id = InstanceId::of(db, file, &inst);
+        let (args_program, args_body) = expand(db, args_typed).map_err(ad_error)?;
+        let id = InstanceId::in_program(db, key, &inst);
         let program = zy_hir::expanded(db, id).clone().map_err(ad_error)?;
         if let Some((name, message)) = aliased_global(&program, &inst, &args_program, &args_body) {
             // At the argument that names it, if one does.
@@ -310,7 +311,7 @@ impl<'a> Prepared<'a> {
             inst,
             id,
             layout,
-            args: Arguments::new(file, args_program, args_body),
+            args: Arguments::new(key, args_program, args_body),
             limits,
         })
     }
@@ -403,7 +404,7 @@ impl<'a> Prepared<'a> {
         db: &RootDatabase,
         args: Vec<Value>,
     ) -> Result<Value, UserError> {
-        let source = &zy_hir::program_index(db, self.id.root(db)).program;
+        let source = &self.id.index(db).program;
         let (driver, program) =
             zy_ad::forward::pushforward_program(Some(source), &self.program, &self.inst)
                 .map_err(|e| error_at(db, e.span, self.site, e.message))?;
@@ -454,7 +455,7 @@ impl<'a> Prepared<'a> {
         let args = self.arguments(db)?;
         crate::debug::check(
             db,
-            self.id.root(db),
+            self.id.program(db),
             (&program, &driver),
             &self.program,
             args,
@@ -467,7 +468,7 @@ impl<'a> Prepared<'a> {
     /// saw (an in-source `rrule`, or a primitive's derivative rule), as a related location.
     pub(crate) fn culprit(&self, db: &RootDatabase, rtol: f64) -> Option<crate::Related> {
         let subject = crate::culprit::Subject {
-            root: self.id.root(db),
+            key: self.id.program(db),
             program: &self.program,
             inst: &self.inst,
             args: self.arguments(db).ok()?,
@@ -482,7 +483,7 @@ impl<'a> Prepared<'a> {
     /// taps, run in the interpreter under watch.
     pub(crate) fn trace(&self, db: &RootDatabase) -> Result<Vec<TraceRow>, UserError> {
         let ad_error = |e: zy_ad::AdError| error_at(db, e.span, self.site, e.message);
-        let source = &zy_hir::program_index(db, self.id.root(db)).program;
+        let source = &self.id.index(db).program;
         let globals = zy_ad::GlobalShadows::of(&self.program);
         let (driver, program) =
             zy_ad::gradient_program_with(&self.program, &self.inst, &mut |_, i| {
@@ -621,10 +622,10 @@ struct ArgLayout {
 }
 
 impl ArgLayout {
-    /// The layout of `inst` (of the program of `file`) called with the positional arguments
+    /// The layout of `inst` (of the program `key`) called with the positional arguments
     /// `args`.
-    fn of(db: &RootDatabase, file: SourceFile, inst: &Instance, args: &[Expr]) -> ArgLayout {
-        let index = zy_hir::program_index(db, file);
+    fn of(db: &RootDatabase, key: ProgramKey, inst: &Instance, args: &[Expr]) -> ArgLayout {
+        let index = key.index(db);
         // The method written by the user: the keyword method whose body is invoked, or the
         // one invoked.
         let method = keyword_method(&index.program, &inst.name).or_else(|| {
@@ -683,11 +684,10 @@ fn keyword_method<'p>(program: &'p Program, body: &str) -> Option<&'p Method> {
 /// gradient with respect to the arguments would miss the path through it.
 fn default_from_arguments(
     db: &RootDatabase,
-    file: SourceFile,
     inst: &Instance,
     typed: &zy_hir::TypedCall,
 ) -> Option<Name> {
-    let index = zy_hir::program_index(db, file);
+    let index = typed.key.index(db);
     let keywords = keyword_method(&index.program, &inst.name)?
         .keywords
         .as_deref()?;
@@ -745,6 +745,7 @@ fn passed_arguments(typed: zy_hir::TypedCall) -> zy_hir::TypedCall {
     zy_hir::TypedCall {
         body: Arc::new(body),
         program: typed.program,
+        key: typed.key,
     }
 }
 

@@ -79,7 +79,7 @@ pub(crate) fn specialisation(
         .functions
         .iter()
         .find(|(inst, _)| *inst.name == *f.name)?;
-    let id = zy_hir::InstanceId::of(db, file, inst);
+    let id = typed.id(db, inst);
     let key = AdjointKey::of(db, id);
     let adjoint = zy_hir::adjoint(db, key).clone();
     let (func, activity) = match (&adjoint, zy_hir::reaching(db, key)) {

@@ -2,7 +2,7 @@
 
 use std::sync::Arc;
 
-use zy_hir::{AdjointKey, InstanceId, ItemKind, RootDatabase, SourceFile};
+use zy_hir::{AdjointKey, InstanceId, ItemKind, ProgramKey, RootDatabase, SourceFile};
 use zy_ir::{print_function, Instance, Type, TypeExpr, TypedProgram};
 use zy_syntax::ast::{AnnotationKind, Item};
 
@@ -93,8 +93,8 @@ fn undefined(db: &RootDatabase, file: SourceFile, function: &str) -> UserError {
 
 /// The specialisations of a function chosen for a view, with everything they reach.
 struct Specialised<'a> {
-    /// The file whose program the specialisations belong to.
-    file: SourceFile,
+    /// The program the specialisations belong to.
+    key: ProgramKey,
     program: TypedProgram,
     instances: Vec<Arc<Instance>>,
     /// Where errors without a location in an item are reported.
@@ -111,7 +111,7 @@ fn stage_texts(
     let mut out = Vec::new();
     let ad_error = |e: &zy_ad::AdError| error_at(db, e.span, spec.site, e.message.clone());
     for inst in &spec.instances {
-        let id = InstanceId::of(db, spec.file, inst);
+        let id = InstanceId::in_program(db, spec.key, inst);
         let adjoint = || {
             zy_hir::adjoint(db, AdjointKey::of(db, id))
                 .as_ref()
@@ -126,7 +126,7 @@ fn stage_texts(
             IrStage::Pushforward => {
                 // The transform of the body the builtins push forward: the expanded program's.
                 let expanded = zy_hir::expanded(db, id).as_ref().map_err(ad_error)?;
-                let source = &zy_hir::program_index(db, id.root(db)).program;
+                let source = &id.index(db).program;
                 let (_, prog) = zy_ad::forward::pushforward_program(Some(source), expanded, inst)
                     .map_err(|e| ad_error(&e))?;
                 let pinst = zy_ad::forward::pushforward_instance(inst);
@@ -217,13 +217,14 @@ fn specialise<'a>(
                     method: m as u32,
                     args: args.into(),
                 });
+                let key = ProgramKey::of(db, file);
                 let (program, errors) =
-                    zy_hir::typed_program(db, file, std::slice::from_ref(&inst));
+                    zy_hir::typed_program(db, key, std::slice::from_ref(&inst));
                 if let Some(e) = errors.into_iter().next() {
                     return Err(error_at(db, e.span, site, e.message));
                 }
                 return Ok(Specialised {
-                    file,
+                    key,
                     program,
                     instances: vec![inst],
                     site,
@@ -276,7 +277,7 @@ fn specialise_at<'a>(
         return Err(at(0, format!("`{call}` does not call `{function}`")));
     }
     Ok(Specialised {
-        file,
+        key: typed.key,
         program: typed.program,
         instances,
         site,

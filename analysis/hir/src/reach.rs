@@ -1,0 +1,290 @@
+//! Which definitions a program needs: the names an item refers to, and the names the engine
+//! itself calls by name. A program holds its user files' items and, of the prelude, only the
+//! items that define a name reached from those (transitively), so a first gradient does not
+//! lower the whole library ([`crate::program_index`]).
+
+use zy_ir::{Const, Function, Name, Op, Operand, Terminator, TypeExpr, ValueKind};
+use zy_lower::LoweredItem;
+
+/// Names that inference, the AD and lowering call or construct by themselves, whatever the
+/// code says, each group with the names that lead there: a program that reaches one of a
+/// group's triggers (or any program, for a group without triggers) has the definitions of its
+/// hooks. A library name written as a string in those crates and missing here fails
+/// `every_named_definition_is_a_hook`.
+pub const HOOKS: &[Hooks] = &[
+    Hooks {
+        // In-source rules, looked up by the AD (never qualified); lowering's helpers; the types
+        // that builtins make (`a => b`, `Ref(x)`); the functions inference calls unqualified
+        // (splatting, varargs, keywords, `[a, b]`, broadcasting's scalar `+`): a user
+        // definition of those in Main is one of the user's items anyway.
+        triggers: &[],
+        hooks: &[
+            "rrule",
+            "frule",
+            "Base.kwcall",
+            "Base.splatcall",
+            "Base.range_length",
+            "Base.Pair",
+            "Base.RefValue",
+            "getindex",
+            "tuple",
+            "namedtuple",
+            "getfield",
+            "vect",
+            "+",
+        ],
+    },
+    // `sum(x; dims)`, `sum(f, x; init)` and the other reductions with keywords.
+    Hooks {
+        triggers: &["sum", "Base.sum"],
+        hooks: &["Base._sum_dims", "Base._mapfoldl", "Base.identity"],
+    },
+    Hooks {
+        triggers: &[
+            "prod",
+            "Base.prod",
+            "maximum",
+            "Base.maximum",
+            "minimum",
+            "Base.minimum",
+        ],
+        hooks: &["Base._reduce_dims", "Base._mapfoldl", "Base.identity"],
+    },
+    // `round(x; digits)`.
+    Hooks {
+        triggers: &["round", "Base.round"],
+        hooks: &["Base._round_digits"],
+    },
+    // `==` and `!=` of two arrays.
+    Hooks {
+        triggers: &["==", "!=", "Base.==", "Base.!="],
+        hooks: &["Base._array_equal"],
+    },
+    // Concatenation of arrays.
+    Hooks {
+        triggers: &["vcat", "hcat", "hvcat", "Base.vcat", "Base.hcat", "Base.hvcat"],
+        hooks: &["Base._vcat_matrix", "Base._vcat_vector", "Base._hcat"],
+    },
+    // Arithmetic with values of these types (only code that names the type makes them).
+    Hooks {
+        triggers: &["LinearAlgebra.UniformScaling"],
+        hooks: &[
+            "LinearAlgebra._uniform_plus",
+            "LinearAlgebra._uniform_minus",
+            "LinearAlgebra._uniform_times",
+        ],
+    },
+    Hooks {
+        triggers: &["LinearAlgebra.Diagonal"],
+        hooks: &[
+            "LinearAlgebra._diagonal_plus",
+            "LinearAlgebra._diagonal_minus",
+            "LinearAlgebra._diagonal_times",
+            "LinearAlgebra._diagonal_matrix",
+        ],
+    },
+];
+
+/// A group of [`HOOKS`].
+pub struct Hooks {
+    /// Names whose reaching brings the hooks in (none: always).
+    pub triggers: &'static [&'static str],
+    pub hooks: &'static [&'static str],
+}
+
+/// The hooks that reaching `name` brings in (with `""`: those of every program).
+pub fn hooks_of(name: &str) -> impl Iterator<Item = &'static str> + '_ {
+    HOOKS
+        .iter()
+        .filter(move |h| {
+            if name.is_empty() {
+                h.triggers.is_empty()
+            } else {
+                h.triggers.contains(&name)
+            }
+        })
+        .flat_map(|h| h.hooks.iter().copied())
+}
+
+/// How code mentions a name.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum Mention {
+    /// Defined by the item (a method's function, a struct, a binding).
+    Defines,
+    /// As a value: called, loaded, constructed, passed as a function.
+    Value,
+    /// As a type in a signature, a `where` bound or a field: only a value made elsewhere (by
+    /// code that mentions the name as a value) can have it.
+    Type,
+}
+
+/// Call `f` on every name `item` defines ([`Mention::Defines`]) or refers to: functions,
+/// structs and bindings used as values ([`Mention::Value`]), types in signatures, fields and
+/// `where` bounds ([`Mention::Type`]).
+pub fn item_names(item: &LoweredItem, f: &mut impl FnMut(&Name, Mention)) {
+    for (generic, method) in &item.methods {
+        f(generic, Mention::Defines);
+        for t in method.sig.iter().flatten() {
+            type_names(t, f);
+        }
+        for (_, t) in &method.where_bounds {
+            type_names(t, f);
+        }
+        if let Some(k) = &method.keywords {
+            f(&k.body, Mention::Value);
+            k.params.iter().for_each(|(_, d)| f(d, Mention::Value));
+        }
+        body_names(&method.body, &mut |n| f(n, Mention::Value));
+    }
+    for s in &item.structs {
+        f(&s.name, Mention::Defines);
+        for t in s.fields.iter().filter_map(|(_, t)| t.as_ref()) {
+            type_names(t, f);
+        }
+    }
+    for g in &item.globals {
+        f(&g.name, Mention::Defines);
+        body_names(&g.body, &mut |n| f(n, Mention::Value));
+    }
+}
+
+fn type_names(t: &TypeExpr, f: &mut impl FnMut(&Name, Mention)) {
+    match t {
+        TypeExpr::Named { name, params } => {
+            f(name, Mention::Type);
+            params.iter().for_each(|p| type_names(p, f));
+        }
+        TypeExpr::Typeof(name) => f(name, Mention::Type),
+    }
+}
+
+fn body_names(body: &Function, f: &mut dyn FnMut(&Name)) {
+    let operand = |a: &Operand, f: &mut dyn FnMut(&Name)| {
+        if let Operand::Const(c) = a {
+            const_names(c, f);
+        }
+    };
+    for v in &body.values {
+        let ValueKind::Stmt(s) = &v.kind else {
+            continue;
+        };
+        match &s.op {
+            Op::Call(n) | Op::Closure(n) | Op::Global(n) => f(n),
+            _ => {}
+        }
+        s.args.iter().for_each(|a| operand(a, f));
+    }
+    for b in &body.blocks {
+        match &b.term {
+            Terminator::Return(x) => operand(x, f),
+            Terminator::Jump(c) => c.args.iter().for_each(|a| operand(a, f)),
+            Terminator::Branch {
+                cond,
+                then_to,
+                else_to,
+            } => {
+                operand(cond, f);
+                then_to
+                    .args
+                    .iter()
+                    .chain(&else_to.args)
+                    .for_each(|a| operand(a, f));
+            }
+            Terminator::Unreachable => {}
+        }
+    }
+}
+
+fn const_names(c: &Const, f: &mut dyn FnMut(&Name)) {
+    match c {
+        Const::Func(n) => f(n),
+        Const::Tuple(cs) => cs.iter().for_each(|c| const_names(c, f)),
+        _ => {}
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::path::{Path, PathBuf};
+
+    use super::HOOKS;
+
+    /// The `.rs` files under `dir`, recursively.
+    fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
+        let Ok(entries) = std::fs::read_dir(dir) else {
+            return;
+        };
+        for e in entries.flatten() {
+            let path = e.path();
+            if path.is_dir() {
+                rust_files(&path, out);
+            } else if path.extension().is_some_and(|x| x == "rs") {
+                out.push(path);
+            }
+        }
+    }
+
+    /// The qualified library names (`"Base.f"`, `"LinearAlgebra.T"`) written as string
+    /// literals in `text`.
+    fn library_names(text: &str) -> Vec<String> {
+        let mut out = Vec::new();
+        for module in crate::prelude::PRELUDE.iter().map(|p| p.module) {
+            let open = format!("\"{module}.");
+            let mut rest = text;
+            while let Some(at) = rest.find(&open) {
+                let tail = &rest[at + 1..];
+                let len = tail
+                    .char_indices()
+                    .skip(module.len() + 1)
+                    .find(|(_, c)| !(c.is_alphanumeric() || *c == '_' || *c == '!'))
+                    .map_or(tail.len(), |(i, _)| i);
+                if len > module.len() + 1 && tail[len..].starts_with('"') {
+                    out.push(tail[..len].to_string());
+                }
+                rest = &tail[len..];
+            }
+        }
+        out
+    }
+
+    /// Every library name that the engine's crates (inference, AD, lowering, the database)
+    /// write as a string outside their tests is a hook or a trigger of hooks: a program whose
+    /// code does not mention it must still have its definition when the engine calls it.
+    #[test]
+    fn every_named_definition_is_a_hook() {
+        let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+        let mut files = Vec::new();
+        for dir in [
+            "ad-engine/infer/src",
+            "ad-engine/ad/src",
+            "analysis/lower/src",
+            "analysis/hir/src",
+        ] {
+            rust_files(&root.join(dir), &mut files);
+        }
+        assert!(files.len() > 20, "found only {} source files", files.len());
+        let mut missing = Vec::new();
+        for file in files.iter().filter(|f| !f.ends_with("tests.rs")) {
+            let text = std::fs::read_to_string(file).unwrap_or_default();
+            // Only the code before a file's tests.
+            let code = text.split("#[cfg(test)]").next().unwrap_or("");
+            for name in library_names(code) {
+                // A type the engine recognises by name is a trigger: only code naming it
+                // makes its values.
+                let hooked = HOOKS.iter().any(|h| {
+                    h.hooks.contains(&name.as_str()) || h.triggers.contains(&name.as_str())
+                });
+                if !hooked && !missing.contains(&name) {
+                    missing.push(name);
+                }
+            }
+        }
+        assert!(missing.is_empty(), "add to reach::HOOKS: {missing:?}");
+    }
+
+    #[test]
+    fn library_names_finds_qualified_literals() {
+        let text = r#"let a = "Base._hcat"; let b = "Base.RefValue{"; f("LinearAlgebra.I", "Base.")"#;
+        assert_eq!(library_names(text), ["Base._hcat", "LinearAlgebra.I"]);
+    }
+}
