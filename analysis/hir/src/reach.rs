@@ -72,6 +72,20 @@ pub const HOOKS: &[Hooks] = &[
             "LinearAlgebra._uniform_plus",
             "LinearAlgebra._uniform_minus",
             "LinearAlgebra._uniform_times",
+            "Base._uniform_matrix",
+        ],
+    },
+    // A `for` loop over a range that is not of Ints (lowering's `loop_range`/`loop_elem`,
+    // which inference hands to the prelude for a `StepRangeLen`).
+    Hooks {
+        triggers: &["Base.loop_range", "Base.loop_elem"],
+        hooks: &[
+            "Base.loop_range",
+            "Base.loop_elem",
+            "Base._loop_range",
+            "Base._loop_length",
+            "Base._loop_elem",
+            "Base.StepRangeLen",
         ],
     },
     Hooks {
