@@ -286,7 +286,7 @@ fn fold_zero_adds(func: &mut Function) {
 
 /// Can this operation be dropped when its result is unused? As the primitive table says
 /// ([`Prim::is_removable`]); a new object has no effect.
-fn is_pure(op: &Op) -> bool {
+pub(crate) fn is_pure(op: &Op) -> bool {
     match op {
         Op::Prim(p) => p.is_removable(),
         Op::New(_) => true,
@@ -295,6 +295,11 @@ fn is_pure(op: &Op) -> bool {
 }
 
 fn remove_dead(func: &mut Function) {
+    remove_unused(func, &|_, op| is_pure(op));
+}
+
+/// Drop statements whose results are unused and that `droppable` accepts, until none is left.
+pub(crate) fn remove_unused(func: &mut Function, droppable: &dyn Fn(Value, &Op) -> bool) {
     loop {
         let mut used = vec![false; func.values.len()];
         for b in func.block_ids() {
@@ -322,7 +327,9 @@ fn remove_dead(func: &mut Function) {
                 .stmts
                 .iter()
                 .copied()
-                .filter(|v| used[v.index()] || !func.stmt(*v).is_some_and(|s| is_pure(&s.op)))
+                .filter(|v| {
+                    used[v.index()] || !func.stmt(*v).is_some_and(|s| droppable(*v, &s.op))
+                })
                 .collect();
             if keep.len() != func.block(b).stmts.len() {
                 changed = true;
