@@ -39,6 +39,7 @@ pub mod frule;
 pub mod globals;
 mod inline;
 pub mod names;
+mod remat;
 pub mod revolve;
 pub mod rrule;
 pub mod rules;

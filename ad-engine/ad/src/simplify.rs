@@ -26,6 +26,7 @@ pub(crate) fn renumber(func: &mut Function) {
 /// Simplify a forward function: like [`simplify`] but its CFG stays the primal's.
 pub(crate) fn simplify_forward(func: &mut Function) {
     fold_tuple_fields(func);
+    merge_reads(func);
     remove_dead(func);
     *func = compact(func);
 }
@@ -33,6 +34,7 @@ pub(crate) fn simplify_forward(func: &mut Function) {
 /// Simplify generated code in place (gradient accumulation may drop additions of zero).
 pub(crate) fn simplify(func: &mut Function) {
     fold_tuple_fields(func);
+    merge_reads(func);
     fold_zero_adds(func);
     remove_dead(func);
     thread_jumps(func);
@@ -183,6 +185,46 @@ fn fold_tuple_fields(func: &mut Function) {
     substitute(func, &subst);
 }
 
+/// Within a block, a read (`x[i]`, `length(x)`, `size(x)`) repeating an earlier one with the
+/// same operands and no possible write in between is the earlier one's value: it cannot throw
+/// where the first did not, and the array holds the same contents.
+fn merge_reads(func: &mut Function) {
+    let mut subst: HashMap<Value, Operand> = HashMap::new();
+    for b in func.block_ids().collect::<Vec<_>>() {
+        let mut seen: Vec<Value> = Vec::new();
+        let mut keep = Vec::new();
+        for &v in &func.block(b).stmts {
+            let Some(s) = func.stmt(v) else {
+                keep.push(v);
+                continue;
+            };
+            let plain = s
+                .args
+                .iter()
+                .all(|a| matches!(a, Operand::Value(_) | Operand::Const(Const::Int(_))));
+            match &s.op {
+                Op::Prim(Prim::GetIndex | Prim::Length | Prim::Size) if plain => {
+                    let same = seen.iter().copied().find(|&u| {
+                        func.stmt(u).is_some_and(|t| t.op == s.op && t.args == s.args)
+                            && func.ty(u) == func.ty(v)
+                    });
+                    if let Some(u) = same {
+                        subst.insert(v, u.into());
+                        continue;
+                    }
+                    seen.push(v);
+                }
+                Op::Prim(p) if p.info().effects.mutates.is_none() && !p.info().effects.calls => {}
+                Op::New(_) => {}
+                _ => seen.clear(),
+            }
+            keep.push(v);
+        }
+        func.block_mut(b).stmts = keep;
+    }
+    substitute(func, &subst);
+}
+
 /// Replace uses of the values in `subst` (following chains) everywhere.
 pub(crate) fn substitute(func: &mut Function, subst: &HashMap<Value, Operand>) {
     if subst.is_empty() {
@@ -286,7 +328,7 @@ fn fold_zero_adds(func: &mut Function) {
 
 /// Can this operation be dropped when its result is unused? As the primitive table says
 /// ([`Prim::is_removable`]); a new object has no effect.
-fn is_pure(op: &Op) -> bool {
+pub(crate) fn is_pure(op: &Op) -> bool {
     match op {
         Op::Prim(p) => p.is_removable(),
         Op::New(_) => true,
@@ -295,6 +337,11 @@ fn is_pure(op: &Op) -> bool {
 }
 
 fn remove_dead(func: &mut Function) {
+    remove_unused(func, &|_, op| is_pure(op));
+}
+
+/// Drop statements whose results are unused and that `droppable` accepts, until none is left.
+pub(crate) fn remove_unused(func: &mut Function, droppable: &dyn Fn(Value, &Op) -> bool) {
     loop {
         let mut used = vec![false; func.values.len()];
         for b in func.block_ids() {
@@ -322,7 +369,9 @@ fn remove_dead(func: &mut Function) {
                 .stmts
                 .iter()
                 .copied()
-                .filter(|v| used[v.index()] || !func.stmt(*v).is_some_and(|s| is_pure(&s.op)))
+                .filter(|v| {
+                    used[v.index()] || !func.stmt(*v).is_some_and(|s| droppable(*v, &s.op))
+                })
                 .collect();
             if keep.len() != func.block(b).stmts.len() {
                 changed = true;

@@ -47,6 +47,11 @@ struct BlockTape {
     stack: Option<(Value, usize)>,
     /// The `br#` parameter, for blocks with several predecessors.
     branch: Option<Value>,
+    /// Residuals the pullback recomputes from the others, in forward order ([`crate::remat`]).
+    remat: Vec<Value>,
+    /// Induction variables of an enclosing counted loop the pullback computes from its
+    /// iteration counter ([`Forward::induction`]).
+    induced: Vec<Value>,
     /// For a loop header entered at most once per call: the iteration counter parameter
     /// (`iter#`), kept in a slot instead of recording the predecessor on every iteration.
     counter: Option<Value>,
@@ -224,6 +229,10 @@ struct Forward {
     tape_ty: Type,
     /// Tapped primal values with a shadow -> the shadow, a residual of their block.
     tapped_shadows: HashMap<Value, Value>,
+    /// Integer parameters of counted loop headers that start at a constant and grow by one per
+    /// iteration: forward parameter -> (header, start, step). In iteration `k` (from 0) the
+    /// parameter is `start + step * k`.
+    induction: HashMap<Value, (Block, i64, i64)>,
 }
 
 impl Forward {
@@ -288,12 +297,14 @@ fn forward_pass(
                 Some(out.add_param(b, Type::Int64, Span::default(), Some(name)));
         }
     }
+    let induction = induction_vars(cx, &map);
     let mut sb = SsaBuilder::new(out);
     let mut residual_of: HashMap<Value, Vec<Operand>> = HashMap::new();
     let mut slot_vars: HashMap<Value, Var> = HashMap::new();
     let mut slots: HashMap<Value, usize> = HashMap::new();
     let mut slot_order: Vec<Value> = Vec::new();
     let mut tapped_shadows: HashMap<Value, Value> = HashMap::new();
+    let reads_ok = crate::remat::writes_nothing(f);
     for b in f.reverse_postorder() {
         let data = f.block(b);
         for &p in &data.params {
@@ -355,6 +366,22 @@ fn forward_pass(
         }
         if let Some(br) = tapes[b.index()].branch {
             tapes[b.index()].residuals.push(br);
+        }
+        // In a loop, what is cheap to recompute is not kept.
+        if cx.looped[b.index()] {
+            // An induction variable of a loop this block is in costs nothing to keep.
+            let induced = |v: Value| {
+                induction
+                    .get(&v)
+                    .is_some_and(|&(h, ..)| h != b && in_loop_of(f, h, b))
+            };
+            let looped =
+                |v: Value| !induced(v) && cx.looped[forward_def_block(&sb.func, v).index()];
+            let tb = &mut tapes[b.index()];
+            (tb.residuals, tb.remat) =
+                crate::remat::split(&sb.func, b, &tb.residuals, &looped, reads_ok);
+            tb.induced = tb.residuals.iter().copied().filter(|&v| induced(v)).collect();
+            tb.residuals.retain(|&v| !induced(v));
         }
         // Homes of this block's residuals: per-execution ones on its stack.
         for rv in tapes[b.index()].residuals.clone() {
@@ -518,6 +545,7 @@ fn forward_pass(
         residual_of,
         tape_ty,
         tapped_shadows,
+        induction,
     })
 }
 
@@ -596,6 +624,57 @@ fn fwd_call(
     }
 }
 
+/// [`Forward::induction`], found in the primal: a parameter of a counted header whose argument
+/// from outside the loop is a constant and from the latch the parameter plus a constant.
+fn induction_vars(cx: &Cx, map: &HashMap<Value, Operand>) -> HashMap<Value, (Block, i64, i64)> {
+    let f = cx.f;
+    let arg = |from: Block, to: Block, j: usize| -> Option<&Operand> {
+        let calls: Vec<&BlockCall> = match &f.block(from).term {
+            Terminator::Jump(c) => vec![c],
+            Terminator::Branch {
+                then_to, else_to, ..
+            } => vec![then_to, else_to],
+            _ => vec![],
+        };
+        match calls.iter().filter(|c| c.block == to).collect::<Vec<_>>()[..] {
+            [c] => c.args.get(j),
+            _ => None,
+        }
+    };
+    let mut out = HashMap::new();
+    for h in f.block_ids() {
+        let Some((outside, latch)) = cx.counted[h.index()] else {
+            continue;
+        };
+        for (j, &p) in f.block(h).params.iter().enumerate() {
+            let Some(Operand::Const(Const::Int(start))) = arg(outside, h, j) else {
+                continue;
+            };
+            let Some(Operand::Value(q)) = arg(latch, h, j) else {
+                continue;
+            };
+            let step = match f.stmt(*q).map(|s| (&s.op, &s.args[..])) {
+                Some((Op::Prim(Prim::Add), [Operand::Value(a), Operand::Const(Const::Int(c))]))
+                | Some((Op::Prim(Prim::Add), [Operand::Const(Const::Int(c)), Operand::Value(a)]))
+                    if *a == p =>
+                {
+                    *c
+                }
+                _ => continue,
+            };
+            if let (Type::Int64, Some(Operand::Value(fp))) = (f.ty(p), map.get(&p)) {
+                out.insert(*fp, (h, *start, step));
+            }
+        }
+    }
+    out
+}
+
+/// Is block `b` on a cycle through the header `h` (in its loop, or a loop nested in it)?
+fn in_loop_of(f: &Function, h: Block, b: Block) -> bool {
+    reaches(f, h)[b.index()] && reaches_from(f, h, b)
+}
+
 fn forward_def_block(func: &Function, v: Value) -> Block {
     match &func.value(v).kind {
         ValueKind::Param { block, .. } => *block,
@@ -657,6 +736,7 @@ fn pullback_pass(cx: &Cx, inst: &Arc<Instance>, fw: &Forward) -> Result<Function
         act: &cx.act,
         f,
     };
+    let mut recomputed: HashSet<Value> = HashSet::new();
     // Iteration counters of counted loop headers, loaded once from the tape.
     let mut counters: HashMap<Block, Var> = HashMap::new();
     for &b in &cx.order {
@@ -692,6 +772,10 @@ fn pullback_pass(cx: &Cx, inst: &Arc<Instance>, fw: &Forward) -> Result<Function
             block: rb,
             span: Span::default(),
         };
+        let from_fwd = |res: &HashMap<Value, Operand>, op: &Operand| match op {
+            Operand::Value(v) => res.get(v).cloned().unwrap_or(Const::Nothing.into()),
+            c => c.clone(),
+        };
         // Residuals: popped from the block's stack, or loaded from the tape's slots.
         let mut res: HashMap<Value, Operand> = HashMap::new();
         if let Some((stk, pos)) = tb.stack {
@@ -714,10 +798,43 @@ fn pullback_pass(cx: &Cx, inst: &Arc<Instance>, fw: &Forward) -> Result<Function
                 res.insert(*rv, x);
             }
         }
-        let from_fwd = |res: &HashMap<Value, Operand>, op: &Operand| match op {
-            Operand::Value(v) => res.get(v).cloned().unwrap_or(Const::Nothing.into()),
-            c => c.clone(),
-        };
+        // Induction variables, from the loop's iteration counter (`k` in the reverse of
+        // iteration `k`, counted from 0).
+        for &rv in &tb.induced {
+            let Some((&(_, start, step), Some(&var))) = fw
+                .induction
+                .get(&rv)
+                .map(|ind| (ind, counters.get(&ind.0)))
+            else {
+                continue;
+            };
+            let k = e.b.use_var(rb, var);
+            let scaled = match step {
+                1 => k,
+                _ => e.prim(Prim::Mul, vec![Const::Int(step).into(), k], Type::Int64),
+            };
+            let x = match start {
+                0 => scaled,
+                _ => e.prim(Prim::Add, vec![Const::Int(start).into(), scaled], Type::Int64),
+            };
+            res.insert(rv, x);
+        }
+        // Recomputed residuals, from the kept ones.
+        for &rv in &tb.remat {
+            if let Some(Stmt {
+                op: Op::Prim(p),
+                args,
+            }) = fw.func.stmt(rv)
+            {
+                let args = args.iter().map(|a| from_fwd(&res, a)).collect();
+                let x = e.prim(*p, args, fw.func.ty(rv).clone());
+                recomputed.extend(x.as_value());
+                if let Some(n) = &fw.func.value(rv).name {
+                    name(&mut e, &x, n.to_string());
+                }
+                res.insert(rv, x);
+            }
+        }
         // Statements, last first.
         for &v in f.block(b).stmts.iter().rev() {
             let Some(s) = f.stmt(v) else { continue };
@@ -995,7 +1112,13 @@ fn pullback_pass(cx: &Cx, inst: &Arc<Instance>, fw: &Forward) -> Result<Function
             }
         }
     }
-    Ok(g.sb.finish())
+    // A recomputation nothing reads (a dead rule fragment may have read it) is dropped, even
+    // one that could throw: the same operation on the same operands did not in the forward.
+    let mut out = g.sb.finish();
+    crate::simplify::remove_unused(&mut out, &|v, op| {
+        recomputed.contains(&v) || crate::simplify::is_pure(op)
+    });
+    Ok(out)
 }
 
 /// `tap(:kind, :name, x)` at the end of `block`, at `span`.

@@ -11,6 +11,7 @@
 
 mod bound;
 mod convert;
+mod deep;
 mod error;
 mod fallback;
 pub mod layout;

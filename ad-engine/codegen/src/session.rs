@@ -68,12 +68,6 @@ pub struct JitSession {
     cache: HashMap<Vec<Arc<Function>>, CompiledFn>,
 }
 
-/// Native stack for calls of recursive (or deeply nested) code: the depth limit is reached long
-/// before it runs out.
-const DEEP_STACK: usize = 256 << 20;
-/// Native stack kept free below the checked limit, for runtime functions.
-const STACK_MARGIN: usize = 1 << 20;
-
 /// Decide, once per process, whether compiled functions are listed in `/tmp/perf-<pid>.map`
 /// for Linux `perf`: only when `ZY_PERF_MAP=1`. cranelift-jit writes the map whenever
 /// `PERF_BUILDID_DIR` is set, so this removes that variable (or, with `ZY_PERF_MAP=1`, sets
@@ -669,7 +663,7 @@ fn pullback_sigs(t: &Type, out: &mut HashSet<Arc<[Type]>>) {
     }
 }
 
-/// Calls deeper than this run on a thread with a large stack, with the depth counted.
+/// Calls deeper than this run on a large stack ([`crate::deep`]), with the depth counted.
 const DEEP_CHAIN: usize = 256;
 
 /// Do calls of `reach` need the depth counter and a large stack: does a function take part in
@@ -735,7 +729,7 @@ pub struct CompiledFn {
     pub(crate) args: Vec<Type>,
     pub(crate) ret: Type,
     pub(crate) span: zy_ir::Span,
-    /// Calls count frames and run on a thread with a large stack.
+    /// Calls count frames and run on a large stack ([`crate::deep`]).
     deep: bool,
     pub(crate) tables: Arc<Tables>,
     pub(crate) n_globals: usize,
@@ -744,11 +738,6 @@ pub struct CompiledFn {
     /// Words of the result's slots.
     pub(crate) n_ret_slots: usize,
 }
-
-/// A context pointer handed to the thread that runs deep code.
-struct SendCtx(*mut Ctx, *const u64, *mut u64);
-// SAFETY: the spawning thread waits for the callee thread and touches nothing meanwhile.
-unsafe impl Send for SendCtx {}
 
 impl PartialEq for CompiledFn {
     /// The same machine code.
@@ -796,27 +785,11 @@ impl CompiledFn {
         // SAFETY: `entry` is the trampoline compiled for this function's argument and result
         // slots; `args` holds one word per argument slot and `out` one per result slot (or
         // one); the module's memory lives as long as `self.owner`.
-        let f: extern "C" fn(*mut Ctx, *const u64, *mut u64) =
-            unsafe { std::mem::transmute(self.entry) };
+        let f: crate::deep::Entry = unsafe { std::mem::transmute(self.entry) };
         if !self.deep {
             f(ctx, args.as_ptr(), out.as_mut_ptr());
             return Ok(());
         }
-        let p = SendCtx(ctx, args.as_ptr(), out.as_mut_ptr());
-        std::thread::scope(|s| {
-            std::thread::Builder::new()
-                .stack_size(DEEP_STACK)
-                .spawn_scoped(s, move || {
-                    let p = p;
-                    let here = &p as *const SendCtx as u64;
-                    // SAFETY: the caller's context outlives this scoped thread.
-                    let ctx = unsafe { &mut *p.0 };
-                    ctx.stack_limit = here.saturating_sub((DEEP_STACK - STACK_MARGIN) as u64);
-                    f(p.0, p.1, p.2);
-                })
-                .map_err(|e| format!("internal error: cannot start the JIT thread: {e}"))?
-                .join()
-                .map_err(|_| "internal error: the JIT thread panicked".to_string())
-        })
+        crate::deep::run(f, ctx, args, out)
     }
 }

@@ -182,3 +182,68 @@ fn a_deep_chain_of_calls_counts_frames_like_the_interpreter() {
         "error at 1..2: StackOverflowError"
     );
 }
+
+/// down(n) = n == 0 ? 0 : down(n - 1) + 1
+fn down_fn() -> Fb {
+    let mut fb = Fb::new("down", &[Type::Int64], Type::Int64);
+    let n = fb.args[0];
+    let inst = fb.inst();
+    let e = Block::ENTRY;
+    let (zero, _) = fb.block(&[]);
+    let (more, _) = fb.block(&[]);
+    let c = fb.prim(e, Prim::Eq, vec![v(n), i(0)], Type::Bool, 10);
+    fb.branch(e, v(c), (zero, vec![]), (more, vec![]));
+    fb.ret(zero, i(0));
+    let m = fb.prim(more, Prim::Sub, vec![v(n), i(1)], Type::Int64, 11);
+    let r = fb.invoke(more, inst, vec![v(m)], Type::Int64);
+    let s = fb.prim(more, Prim::Add, vec![v(r), i(1)], Type::Int64, 12);
+    fb.ret(more, v(s));
+    fb
+}
+
+#[test]
+fn deep_recursion_runs_on_a_large_stack_and_overflows_with_an_error() {
+    let fb = down_fn();
+    let inst = fb.inst();
+    let prog = program(vec![fb]);
+    let compiled = zy_codegen::JitSession::new()
+        .and_then(|mut jit| jit.compile(&prog, &inst))
+        .unwrap();
+    let unbounded = Limits {
+        max_depth: usize::MAX,
+        ..Limits::default()
+    };
+    let compiled = std::sync::Arc::new(compiled);
+    let run = move |n: i64| {
+        let r = compiled.call(&[Value::Int(n)], &unbounded);
+        render(&r)
+    };
+    // Threads with small stacks of their own, each calling repeatedly: the recursion runs on
+    // the thread's reused deep stack, and past that stack's end it is a StackOverflowError at
+    // the recursive call, not a crash.
+    let threads: Vec<_> = (0..3)
+        .map(|_| {
+            let run = run.clone();
+            std::thread::Builder::new()
+                .stack_size(256 << 10)
+                .spawn(move || {
+                    (0..3)
+                        .map(|_| (run(100_000), run(1_000_000), run(100_000_000)))
+                        .collect::<Vec<_>>()
+                })
+                .unwrap()
+        })
+        .collect();
+    for t in threads {
+        for (a, b, c) in t.join().unwrap() {
+            assert_eq!(a, "100000");
+            assert_eq!(b, "1000000");
+            assert_eq!(c, "error at 1..2: StackOverflowError");
+        }
+    }
+    // Under the default limits, the interpreter's depth limit, on both engines.
+    assert_eq!(
+        check(&prog, &inst, vec![Value::Int(1_000_000)]),
+        "error at 1..2: StackOverflowError"
+    );
+}

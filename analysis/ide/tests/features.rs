@@ -268,9 +268,9 @@ fn hover_on_a_loop_of_nested_derivatives_reports_the_tape_the_gradient_runs() {
     check_hover(
         NESTED,
         expect![[r#"
-        [for]
-        `for` loop: per iteration of its loops, the forward pass keeps 32 bytes for the pullback (2 pushes: Tuple{Float64}, Tuple{Float64, Float64, Float64})
-    "#]],
+            [for]
+            `for` loop: per iteration of its loops, the forward pass keeps 24 bytes for the pullback (2 pushes: Tuple{Float64}, Tuple{Float64, Float64})
+        "#]],
     );
     // x + Σ i·x·x = x + 6x²: the gradient at 2 is 1 + 12x = 25.
     check_grad(
@@ -883,9 +883,9 @@ end
 "#,
         expect![[r#"
             [for]
-            `for` loop under `# zy: checkpoint`: per iteration, the plain tape keeps 24 bytes for the pullback; checkpointed, the forward pass keeps 56 bytes per chunk of iterations (its starting state) and the pullback rebuilds one chunk's tape at a time
+            `for` loop under `# zy: checkpoint`: per iteration, the plain tape keeps 8 bytes for the pullback; checkpointed, the forward pass keeps 56 bytes per chunk of iterations (its starting state) and the pullback rebuilds one chunk's tape at a time
 
-            at `ck_logistic(0.2, 0.5, 100)`: 100 iterations in 10 chunks of at most 10: without checkpointing 2400 bytes in total; with it 560 bytes kept, plus at most 240 bytes of one chunk's tape
+            at `ck_logistic(0.2, 0.5, 100)`: 100 iterations in 10 chunks of at most 10: without checkpointing 800 bytes in total; with it 560 bytes kept, plus at most 80 bytes of one chunk's tape
 
             (an array counts as one pointer)
         "#]],
