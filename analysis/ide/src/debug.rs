@@ -381,7 +381,7 @@ fn difference(want: &Type, got: &Type) -> Option<String> {
             for (n, w) in ws.iter() {
                 match gs.iter().find(|(m, _)| m == n) {
                     None => return Some(format!("field `{n}` is missing")),
-                    Some(_) if *w == Type::Nothing => {
+                    Some((_, g)) if *w == Type::Nothing && g != w => {
                         return Some(format!("field `{n}` has no tangent: it must be `nothing`"));
                     }
                     Some((_, g)) if g != w => {
@@ -540,6 +540,24 @@ mod tests {
         assert_eq!(
             mismatch(&x, &short, Part::Fdata).as_deref(),
             Some("a Base.RefValue{Vector{Float64}} (field `x`: it is a 1-element Vector{Float64})")
+        );
+        // A field with no tangent that is `nothing` is not the field that differs.
+        let s = zy_ir::StructType {
+            name: "S".into(),
+            params: Vec::new(),
+            fields: vec![("n".into(), Type::Int64), ("v".into(), Type::Float64)],
+            mutable: false,
+            kind: zy_ir::StructKind::User,
+        };
+        let x = Value::Struct(
+            std::sync::Arc::new(s),
+            Rc::from(vec![Value::Int(2), Value::F64(1.0)]),
+        );
+        let names: Rc<[Name]> = Rc::from(vec![Name::from("n")]);
+        let t = Value::NamedTuple(names, Rc::from(vec![Value::Nothing]));
+        assert_eq!(
+            mismatch(&x, &t, Part::Tangent).as_deref(),
+            Some("a @NamedTuple{n::Nothing, v::Float64} or `NoTangent()` (field `v` is missing)")
         );
         // An Int64 has no tangent: what a rule returns for it is never used.
         assert_eq!(
