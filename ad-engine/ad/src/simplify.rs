@@ -182,6 +182,17 @@ fn fold_tuple_fields(func: &mut Function) {
             }
         }
     }
+    // `g = gradient(f, x)[1]`: the field keeps the source name of what replaces it (the
+    // gradient debugger's trace and the IR views show `g` on the inlined gradient's value).
+    let mut folded: Vec<(&Value, &Operand)> = subst.iter().collect();
+    folded.sort_by_key(|(v, _)| v.index());
+    for (v, x) in folded {
+        if let (Some(x), Some(name)) = (x.as_value(), func.value(*v).name.clone()) {
+            if func.value(x).name.is_none() {
+                func.values[x.index()].name = Some(name);
+            }
+        }
+    }
     substitute(func, &subst);
 }
 

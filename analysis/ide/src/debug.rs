@@ -1,7 +1,8 @@
 //! Debug mode (`zy-analyze grad --debug`, the editor's `zy.debug` setting), after Mooncake's:
 //! the gradient runs once more in the interpreter under a watch that checks, around every
 //! in-source `rrule` and every derived pullback, that each tangent has its primal's type and
-//! shape (a Float64 for a Float64, an array of the same size for an array, or `nothing`), and
+//! shape field by field (a Float64 for a Float64, an array of the same size for an array, the
+//! named tuple of its fields' tangents for a struct, or `nothing`), and
 //! that a rule leaves the arguments as it found them: its forward changes only what the
 //! function itself changes, its pullback nothing. The first violation is an error at the rule
 //! (or the function) naming the value and what was expected.
@@ -11,7 +12,7 @@ use std::sync::Arc;
 
 use zy_hir::{ProgramKey, RootDatabase};
 use zy_interp::{Step, Value, Watch};
-use zy_ir::{Function, Instance, Program, Span, TypedProgram};
+use zy_ir::{Function, Instance, Name, Program, Span, Type, TypedProgram};
 
 use crate::locate::CallSite;
 use crate::nonfinite::describe;
@@ -145,7 +146,7 @@ impl<'a> Debugger<'a> {
             };
             if zy_ad::has_fdata(t) {
                 if let Some(shadow) = rest.next() {
-                    if let Some(expected) = mismatch(x, shadow, false) {
+                    if let Some(expected) = mismatch(x, shadow, Part::Fdata) {
                         let (who, span) = self.who(k);
                         let message = format!(
                             "debug: the shadow of {} passed to {who} is {} ({}): expected {expected}",
@@ -233,10 +234,11 @@ impl<'a> Debugger<'a> {
                 break;
             };
             // A derived pullback returns only rdata: arrays' tangents are in their shadows.
-            if !rule && !matches!(x, Value::F64(_)) {
+            let part = if rule { Part::Tangent } else { Part::Rdata };
+            if !rule && !zy_ad::tangent::has_rdata(&x.julia_type()) {
                 continue;
             }
-            if let Some(expected) = mismatch(x, t, true) {
+            if let Some(expected) = mismatch(x, t, part) {
                 let message = format!(
                     "debug: {who} returned {} ({}) as the tangent of {}, a {}: expected {expected}",
                     describe(t),
@@ -317,46 +319,152 @@ fn same(a: &Value, b: &Value) -> bool {
         && zy_interp::show(a) == zy_interp::show(b)
 }
 
-/// `None` if `t` may be the tangent (or, with `tangent` false, the shadow) of the primal `x`,
-/// else what was expected. Checked: Float64s, Float64 arrays (element type and size) and
-/// tuples of them; `nothing` (`NoTangent()`) is the tangent of anything.
-fn mismatch(x: &Value, t: &Value, tangent: bool) -> Option<String> {
-    if tangent && matches!(t, Value::Nothing) {
+/// What a value in a tangent's place must be, for a primal of type `T`.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Part {
+    /// What an in-source rule's pullback returns: `tangent_type(T)` or `NoTangent()`.
+    Tangent,
+    /// What a derived pullback returns: `rdata_type(T)`.
+    Rdata,
+    /// The shadow passed to a forward function: `fdata_type(T)`.
+    Fdata,
+}
+
+/// `None` if `t` may stand as `part` for the primal `x`, else what was expected: the type (an
+/// array with its size) and, for a tuple or struct, the first field that differs. Each array
+/// inside must have its primal's size; `NoTangent()` is any rule's tangent, and a rule's
+/// tangent of a value with none (an `Int64`) is never used, so anything goes.
+fn mismatch(x: &Value, t: &Value, part: Part) -> Option<String> {
+    let xt = x.julia_type();
+    let want = match part {
+        Part::Tangent => zy_ir::tangent_type(&xt),
+        Part::Rdata => zy_ad::rdata_type(&xt),
+        Part::Fdata => zy_ad::fdata_type(&xt),
+    };
+    if part == Part::Tangent && (matches!(t, Value::Nothing) || want == Type::Nothing) {
         return None;
     }
-    let or_none = if tangent { " or `NoTangent()`" } else { "" };
-    match x {
-        Value::F64(_) => match t {
-            Value::F64(_) => None,
-            _ => Some(format!("a Float64{or_none}")),
-        },
-        Value::Array(a) => {
-            let (shape, float) = {
-                let a = a.borrow();
-                (a.shape, matches!(a.data, zy_interp::ArrayData::F64(_)))
-            };
-            if !float {
-                return None;
-            }
-            let fits = match t {
-                Value::Array(b) => {
-                    let b = b.borrow();
-                    b.shape == shape && matches!(b.data, zy_interp::ArrayData::F64(_))
+    let or_none = if part == Part::Tangent {
+        " or `NoTangent()`"
+    } else {
+        ""
+    };
+    let shown = |w: &Type| match x {
+        Value::Array(_) => zy_interp::summary(x),
+        _ => zy_interp::type_string(w),
+    };
+    let got = t.julia_type();
+    if got != want {
+        let why = difference(&want, &got)
+            .map(|d| format!(" ({d})"))
+            .unwrap_or_default();
+        return Some(format!("a {}{or_none}{why}", shown(&want)));
+    }
+    if let Some(d) = shape_difference(x, t) {
+        return Some(format!("a {}{or_none} ({d})", shown(&want)));
+    }
+    // A tangent of the right type that a rule's pullback cannot hand back: neither all
+    // returned (numbers, immutable structs and tuples of them) nor all in a shadow (arrays).
+    let usable = want == zy_ad::rdata_type(&xt) || want == zy_ad::fdata_type(&xt);
+    (part == Part::Tangent && !usable).then(|| {
+        format!(
+            "`NoTangent()`: zy cannot take a rule's tangent of a {} yet (it would be dropped); differentiate the function without the rule",
+            zy_interp::type_string(&xt)
+        )
+    })
+}
+
+/// The first field (or element) where the type `got` differs from `want`, as a phrase.
+fn difference(want: &Type, got: &Type) -> Option<String> {
+    match (want, got) {
+        (Type::NamedTuple(ws), Type::NamedTuple(gs)) => {
+            for (n, w) in ws.iter() {
+                match gs.iter().find(|(m, _)| m == n) {
+                    None => return Some(format!("field `{n}` is missing")),
+                    Some((_, g)) if *w == Type::Nothing && g != w => {
+                        return Some(format!("field `{n}` has no tangent: it must be `nothing`"));
+                    }
+                    Some((_, g)) if g != w => {
+                        let inner = difference(w, g)
+                            .map(|d| format!(": {d}"))
+                            .unwrap_or_default();
+                        return Some(format!(
+                            "field `{n}` is a {}, not a {}{inner}",
+                            zy_interp::type_string(g),
+                            zy_interp::type_string(w)
+                        ));
+                    }
+                    Some(_) => {}
                 }
-                _ => false,
-            };
-            (!fits).then(|| format!("a {}{or_none}", zy_interp::summary(x)))
+            }
+            gs.iter()
+                .find(|(m, _)| !ws.iter().any(|(n, _)| n == m))
+                .map(|(m, _)| format!("`{m}` is not a field"))
+                .or_else(|| Some("the fields are in another order".into()))
         }
-        Value::Tuple(xs) => match t {
-            Value::Tuple(ts) if ts.len() == xs.len() => xs
+        (Type::Tuple(ws), Type::Tuple(gs)) if ws.len() != gs.len() => {
+            Some(format!("{} elements, not {}", gs.len(), ws.len()))
+        }
+        (Type::Tuple(ws), Type::Tuple(gs)) => {
+            let (i, (w, g)) = ws
                 .iter()
-                .zip(ts.iter())
-                .find_map(|(x, t)| mismatch(x, t, true))
-                .map(|e| format!("a tuple of tangents, each {e}")),
-            _ => Some(format!("a tuple of {} tangents{or_none}", xs.len())),
-        },
+                .zip(gs.iter())
+                .enumerate()
+                .find(|(_, (w, g))| w != g)?;
+            let inner = difference(w, g)
+                .map(|d| format!(": {d}"))
+                .unwrap_or_default();
+            Some(format!(
+                "element {} is a {}, not a {}{inner}",
+                i + 1,
+                zy_interp::type_string(g),
+                zy_interp::type_string(w)
+            ))
+        }
         _ => None,
     }
+}
+
+/// The first array inside `x` whose counterpart in `t` (of the matching type) has another
+/// size, as a phrase.
+fn shape_difference(x: &Value, t: &Value) -> Option<String> {
+    match (x, t) {
+        (Value::Array(a), Value::Array(b)) => (a.borrow().shape != b.borrow().shape)
+            .then(|| format!("it is a {}", zy_interp::summary(t))),
+        (Value::Tuple(xs), Value::Tuple(ts)) => {
+            xs.iter()
+                .zip(ts.iter())
+                .enumerate()
+                .find_map(|(i, (x, t))| {
+                    shape_difference(x, t).map(|d| format!("element {}: {d}", i + 1))
+                })
+        }
+        _ => {
+            let (xs, ts) = (named_parts(x)?, named_parts(t)?);
+            xs.iter().find_map(|(n, x)| {
+                let (_, t) = ts.iter().find(|(m, _)| m == n)?;
+                shape_difference(x, t).map(|d| format!("field `{n}`: {d}"))
+            })
+        }
+    }
+}
+
+/// The named parts of a struct, a named tuple or a `Ref` (its field is `x`, as in its
+/// tangent `(x = ...,)`; a shadow `Ref` holding a named tuple stands for that tuple).
+fn named_parts(v: &Value) -> Option<Vec<(Name, Value)>> {
+    fn names(s: &zy_ir::StructRef) -> impl Iterator<Item = Name> + '_ {
+        s.fields.iter().map(|(n, _)| n.clone())
+    }
+    Some(match v {
+        Value::Struct(s, vs) => names(s).zip(vs.iter().cloned()).collect(),
+        Value::Mutable(s, vs) => names(s).zip(vs.borrow().iter().cloned()).collect(),
+        Value::NamedTuple(ns, vs) => ns.iter().cloned().zip(vs.iter().cloned()).collect(),
+        Value::Ref(r) => match &*r.borrow() {
+            inner @ Value::NamedTuple(..) => return named_parts(inner),
+            inner => vec![(Name::from("x"), inner.clone())],
+        },
+        _ => return None,
+    })
 }
 
 /// Run the gradient `driver` of `program` (differentiating `primal`, the call's program) on
@@ -378,4 +486,83 @@ pub(crate) fn check(
         return Ok(());
     };
     Err(crate::locate::error_at(db, v.span, site, v.message))
+}
+
+#[cfg(test)]
+mod tests {
+    use std::cell::RefCell;
+    use std::rc::Rc;
+
+    use super::*;
+
+    fn v(xs: &[f64]) -> Value {
+        Value::vector_f64(xs.to_vec())
+    }
+
+    #[test]
+    fn a_tuple_of_arrays_needs_each_arrays_size() {
+        let x = Value::tuple([v(&[1.0, 2.0]), v(&[3.0, 4.0])]);
+        assert_eq!(
+            mismatch(
+                &x,
+                &Value::tuple([v(&[1.0, 2.0]), v(&[0.0; 2])]),
+                Part::Tangent
+            ),
+            None
+        );
+        assert_eq!(
+            mismatch(&x, &Value::tuple([v(&[1.0, 2.0]), v(&[0.0; 3])]), Part::Tangent).as_deref(),
+            Some("a Tuple{Vector{Float64}, Vector{Float64}} or `NoTangent()` (element 2: it is a 3-element Vector{Float64})")
+        );
+        assert_eq!(
+            mismatch(&x, &Value::tuple([v(&[1.0, 2.0])]), Part::Tangent).as_deref(),
+            Some("a Tuple{Vector{Float64}, Vector{Float64}} or `NoTangent()` (1 elements, not 2)")
+        );
+    }
+
+    #[test]
+    fn a_tangent_zy_cannot_take_back_from_a_rule_is_named() {
+        let x = Value::tuple([v(&[1.0]), Value::F64(2.0)]);
+        let t = Value::tuple([v(&[1.0]), Value::F64(1.0)]);
+        assert_eq!(
+            mismatch(&x, &t, Part::Tangent).as_deref(),
+            Some("`NoTangent()`: zy cannot take a rule's tangent of a Tuple{Vector{Float64}, Float64} yet (it would be dropped); differentiate the function without the rule")
+        );
+        assert_eq!(mismatch(&x, &Value::Nothing, Part::Tangent), None);
+    }
+
+    #[test]
+    fn a_refs_shadow_holds_its_values_tangent() {
+        let x = Value::Ref(Rc::new(RefCell::new(v(&[1.0, 2.0]))));
+        let fits = Value::Ref(Rc::new(RefCell::new(v(&[0.0, 0.0]))));
+        let short = Value::Ref(Rc::new(RefCell::new(v(&[0.0]))));
+        assert_eq!(mismatch(&x, &fits, Part::Fdata), None);
+        assert_eq!(
+            mismatch(&x, &short, Part::Fdata).as_deref(),
+            Some("a Base.RefValue{Vector{Float64}} (field `x`: it is a 1-element Vector{Float64})")
+        );
+        // A field with no tangent that is `nothing` is not the field that differs.
+        let s = zy_ir::StructType {
+            name: "S".into(),
+            params: Vec::new(),
+            fields: vec![("n".into(), Type::Int64), ("v".into(), Type::Float64)],
+            mutable: false,
+            kind: zy_ir::StructKind::User,
+        };
+        let x = Value::Struct(
+            std::sync::Arc::new(s),
+            Rc::from(vec![Value::Int(2), Value::F64(1.0)]),
+        );
+        let names: Rc<[Name]> = Rc::from(vec![Name::from("n")]);
+        let t = Value::NamedTuple(names, Rc::from(vec![Value::Nothing]));
+        assert_eq!(
+            mismatch(&x, &t, Part::Tangent).as_deref(),
+            Some("a @NamedTuple{n::Nothing, v::Float64} or `NoTangent()` (field `v` is missing)")
+        );
+        // An Int64 has no tangent: what a rule returns for it is never used.
+        assert_eq!(
+            mismatch(&Value::Int(3), &Value::F64(0.0), Part::Tangent),
+            None
+        );
+    }
 }

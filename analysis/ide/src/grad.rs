@@ -195,10 +195,12 @@ fn grad(
         return Err(e);
     }
     let prepared = Prepared::new(db, file, call, CallSite::Text(call), limits)?;
-    let (y, gradient, jit_fallback) = prepared.gradient_noting_fallback(db, engine)?;
+    let computed = prepared.gradient_noting_fallback(db, engine);
+    // A rule's wrong tangent can make the gradient itself fail: debug mode names the rule.
     if options.debug {
         prepared.debug(db)?;
     }
+    let (y, gradient, jit_fallback) = computed?;
     let nonfinite = if gradient.iter().all(is_finite) {
         None
     } else {

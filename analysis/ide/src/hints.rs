@@ -1,7 +1,5 @@
 //! Inlay hints: the gradient type of each argument of a function specialised by `# zy: at`.
 
-use zy_ir::tangent_type;
-
 use crate::hover::specialisation;
 use crate::outline::outline;
 use crate::{Analysis, Cancellable, FileId};
@@ -15,7 +13,7 @@ pub struct InlayHint {
 
 impl Analysis {
     /// `∇ T` after each argument of each function with a `# zy: at` call, `T` the type of the
-    /// argument's gradient at that call (`Nothing` where no gradient exists).
+    /// argument's gradient at that call (`Nothing` where no gradient exists or reaches it).
     pub fn gradient_hints(&self, file: FileId) -> Cancellable<Vec<InlayHint>> {
         self.with_db(|db| {
             let mut hints = Vec::new();
@@ -25,10 +23,11 @@ impl Analysis {
                 };
                 // Callable structs and closures have the callee as argument 0, not written.
                 let skip = s.func.args().len().saturating_sub(f.params.len());
-                for (p, &a) in f.params.iter().zip(&s.func.args()[skip..]) {
+                let n = s.func.args().len() - skip;
+                for (i, p) in f.params.iter().enumerate().take(n) {
                     hints.push(InlayHint {
                         offset: p.end,
-                        label: format!("∇ {}", tangent_type(s.func.ty(a))),
+                        label: format!("∇ {}", s.gradient_type(skip + i)),
                     });
                 }
             }

@@ -100,6 +100,17 @@ pub(crate) fn specialisation(
     })
 }
 
+impl Specialised {
+    /// The type of the gradient `grad` returns for argument `i`: `Nothing` where no gradient
+    /// reaches it, whatever its type.
+    pub(crate) fn gradient_type(&self, i: usize) -> Type {
+        match (self.activity.args.get(i), self.func.args().get(i)) {
+            (Some(ArgGradient::NoPath | ArgGradient::Cut { .. }), _) | (_, None) => Type::Nothing,
+            (_, Some(&a)) => tangent_type(self.func.ty(a)),
+        }
+    }
+}
+
 fn function_hover(f: &FunctionOutline, typed: Option<&Specialised>) -> String {
     let Some(s) = typed else {
         return format!(
@@ -122,11 +133,8 @@ fn function_hover(f: &FunctionOutline, typed: Option<&Specialised>) -> String {
             format!("{name}::{}", s.func.ty(a))
         })
         .collect();
-    let grads: Vec<String> = s
-        .func
-        .args()
-        .iter()
-        .map(|&a| tangent_type(s.func.ty(a)).to_string())
+    let grads: Vec<String> = (0..s.func.args().len())
+        .map(|i| s.gradient_type(i).to_string())
         .collect();
     let mut md = format!(
         "```julia\n{}({}) -> {}\n```\nspecialised at `{}`\n\ngradient: `Tuple{{{}}}`",
@@ -246,23 +254,28 @@ fn variable_hover(f: &FunctionOutline, typed: Option<&Specialised>, word: &str) 
     let types: BTreeSet<String> = values.iter().map(|(_, d)| d.ty.to_string()).collect();
     let ty = values[0].1.ty.clone();
     let mut md = format!(
-        "```julia\n{word}::{}\n```\ngradient type: `{}`",
+        "```julia\n{word}::{}\n```",
         types.into_iter().collect::<Vec<_>>().join(" | "),
-        tangent_type(&ty)
     );
     let active: Vec<usize> = values
         .iter()
         .map(|(i, _)| *i)
         .filter(|&i| s.activity.is_active(zy_ir::Value(i as u32)))
         .collect();
+    // One story: the gradient type is given only where a gradient of that type arrives.
     let summary = if !ty.is_differentiable() {
         format!("`{ty}` is not differentiable: its gradient is `nothing`")
     } else if active.is_empty() {
-        match arg_reason(f, s, word) {
+        let why = match arg_reason(f, s, word) {
             Some(ArgGradient::Cut { op, .. }) => format!("gradient cut by `{}`", op.julia_name()),
             _ => "no gradient reaches this value".to_string(),
-        }
+        };
+        format!(
+            "{why}: its gradient is `nothing` (a `{}` where one arrives)",
+            tangent_type(&ty)
+        )
     } else {
+        md.push_str(&format!("\ngradient type: `{}`", tangent_type(&ty)));
         let uses: usize = active
             .iter()
             .map(|&i| s.activity.values[i].uses.len())

@@ -52,7 +52,7 @@ pub use grad::{Engine, GradOptions, GradResult};
 pub use gradcheck::{FORWARD_MISMATCH, GRADCHECK};
 pub use hints::InlayHint;
 pub use hover::HoverResult;
-pub use nonfinite::NonFinite;
+pub use nonfinite::{is_finite, NonFinite};
 pub use outline::{FunctionOutline, ParamOutline};
 pub use trace::{Runs, TraceRow};
 pub use view_ir::IrStage;

@@ -515,4 +515,27 @@ trace:
             "trace: no variable with a source name carries a gradient on this call"
         );
     }
+
+    #[test]
+    fn a_local_holding_a_nested_gradient_has_its_row() {
+        // g = d/dx x^3 = 3x^2 = 12 at 2; h = 2g; the result h x = 6x^3: ḡ = 2x = 4, h̄ = x = 2,
+        // x̄ = 18x^2 = 72.
+        let src = "\
+cube(y) = y^3
+function outer(x)
+    g = gradient(cube, x)[1]
+    h = 2.0 * g
+    return h * x
+end
+";
+        assert_eq!(
+            trace(src, "outer(2.0)"),
+            "\
+trace:
+  where      name  value  adjoint
+  t.jl:2:16  x     2.0    72.0
+  t.jl:3:9   g     12.0   4.0
+  t.jl:4:9   h     24.0   2.0"
+        );
+    }
 }

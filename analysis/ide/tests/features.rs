@@ -167,6 +167,54 @@ end
 }
 
 #[test]
+fn hover_on_a_function_gives_the_gradient_grad_returns_nothing_where_none_reaches() {
+    // `y` is read only by `>`: `grad` returns `nothing` for it, though it is a Float64.
+    check_hover(
+        r#"
+# zy: at f(1.0, 2.0)
+function f$0(x, y)
+    c = y > 0.0
+    u = y * 3.0
+    return c ? 2.0 * x : x
+end
+"#,
+        expect![[r#"
+            [f]
+            ```julia
+            f(x::Float64, y::Float64) -> Float64
+            ```
+            specialised at `f(1.0, 2.0)`
+
+            gradient: `Tuple{Float64, Nothing}`
+
+            `y`: gradient cut by `>`
+        "#]],
+    );
+}
+
+#[test]
+fn hover_on_a_local_no_gradient_reaches_tells_one_story() {
+    check_hover(
+        r#"
+# zy: at f(1.0, 2.0)
+function f(x, y)
+    c = y > 0.0
+    u$0 = y * 3.0
+    return c ? 2.0 * x : x
+end
+"#,
+        expect![[r#"
+            [u]
+            ```julia
+            u::Float64
+            ```
+
+            no gradient reaches this value: its gradient is `nothing` (a `Float64` where one arrives)
+        "#]],
+    );
+}
+
+#[test]
 fn hover_on_a_function_without_annotation_asks_for_one() {
     check_hover(
         "sq$0(x) = x * x\n",
@@ -388,6 +436,10 @@ end
 # zy: at norm2([1.0, 2.0], true)
 norm2(v, flag) = flag ? sum(v .^ 2) : 0.0
 
+# `t` reaches the result only through `>`: its gradient is `nothing`.
+# zy: at gate(1.0, 2.0)
+gate(x, t) = t > 0.0 ? 2.0 * x : x
+
 unannotated(x) = x
 "#,
         expect![[r#"
@@ -403,6 +455,10 @@ unannotated(x) = x
 
             # zy: at norm2([1.0, 2.0], true)
             norm2(v‹∇ Vector{Float64}›, flag‹∇ Nothing›) = flag ? sum(v .^ 2) : 0.0
+
+            # `t` reaches the result only through `>`: its gradient is `nothing`.
+            # zy: at gate(1.0, 2.0)
+            gate(x‹∇ Float64›, t‹∇ Nothing›) = t > 0.0 ? 2.0 * x : x
 
             unannotated(x) = x
         "#]],

@@ -143,6 +143,19 @@ try {
         }
     });
 
+    await check("after compute gradient, inlay hints show each variable's adjoint", async () => {
+        // pow(2.0, 3): x̄ = 3x² = 12.0 after the parameter; `r *= x` ran three times, with
+        // adjoints x² = 4, x = 2 and 1, shown first → last.
+        const xbar = editorLine(/^function\spow\(/).locator("span", { hasText: /x̄\s=\s12\.0/ }).last();
+        await xbar.waitFor({ timeout: 15_000 });
+        // The hint sits between `r` and `*= x`: the line reads `r r̄ = ×3: 4.0 → 1.0 *= x`.
+        const rbar = editorLine(/\*=\sx/).locator("span", { hasText: /r̄\s=\s×3:\s4\.0\s→\s1\.0/ }).last();
+        await rbar.waitFor({ timeout: 10_000 });
+        await page.waitForTimeout(300);
+        await shot("7-adjoint-hints.png");
+        pass("after compute gradient, inlay hints show each variable's adjoint", `${(await xbar.innerText()).trim()}; ${(await rbar.innerText()).trim()}`);
+    });
+
     await check("show SSA opens the typed IR beside the source", async () => {
         await page.locator(".codelens-decoration a", { hasText: "show SSA" }).first().click();
         await page.locator(".tab", { hasText: "pow.typed.zyir" }).waitFor({ timeout: 15_000 });
@@ -259,6 +272,38 @@ try {
             fail(name, r.text.trim());
         }
     });
+    await check("a NaN gradient names its origin: in the result and as a diagnostic at the line", async () => {
+        // nan.jl is fixtures/lints/nonfinite_gradient.jl: smooth_abs(x) = sqrt(x^2) at 0.0.
+        await runCommand("Notifications: Clear All Notifications");
+        await page.keyboard.press("Control+P");
+        await page.locator(".quick-input-widget input").waitFor();
+        await page.keyboard.type("nan.jl");
+        await page.locator(".quick-input-list .monaco-list-row", { hasText: "nan.jl" }).first().waitFor();
+        await page.keyboard.press("Enter");
+        const fn = editorLine(/^smooth_abs\(x\)/);
+        await fn.waitFor({ timeout: 30_000 });
+        await page.locator(".codelens-decoration a", { hasText: "∇ compute gradient" }).first().click();
+        const r = await firstOf([notification("zy: smooth_abs(0.0)"), notification("gradient failed")], 30_000);
+        const origin = "the derivative of `sqrt(x^2)` at sqrt(0.0) is not finite";
+        if (r.index !== 0 || !r.text.includes("∇ = (NaN,)") || !r.text.includes(origin)) {
+            fail("a NaN gradient names its origin: in the result and as a diagnostic at the line", r.text.trim());
+            return;
+        }
+        await runCommand("View: Focus Problems (Errors, Warnings, Infos)");
+        const problem = page.locator(".markers-panel .monaco-list-row", { hasText: origin }).first();
+        await problem.waitFor({ timeout: 15_000 });
+        const row = (await problem.innerText()).replace(/\s+/g, " ").trim();
+        // The squiggle is on the call `sqrt(x^2)` of smooth_abs's line (line 6 of nan.jl).
+        if (!/nonfinite-gradient/.test(row) || !/\[Ln 6, Col 17\]/.test(row)) {
+            fail("a NaN gradient names its origin: in the result and as a diagnostic at the line", row);
+            return;
+        }
+        await fn.locator(".squiggly-warning, .squiggly-error").first().waitFor({ state: "attached", timeout: 10_000 }).catch(() => {});
+        await page.waitForTimeout(300);
+        await shot("8-nan-origin.png");
+        pass("a NaN gradient names its origin: in the result and as a diagnostic at the line", `${r.text.trim()} | ${row}`);
+    });
+
     await check("zy.lens.enable off hides the lenses of the open editor", async () => {
         // Settings open in the IR views' group, so pow.jl stays visible and must lose its lenses
         // without being edited or reopened.

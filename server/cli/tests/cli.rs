@@ -516,6 +516,33 @@ fn grad_debug_names_the_rule_the_value_and_the_expected_type() {
             "rules.jl:24:10: error: debug: the pullback of the in-source `rrule` for `first3` left `x` as [0.0, 2.0], not [1.0, 2.0]: a pullback must leave the arguments as the forward pass left them\n".into()
         )
     );
+    // Structs field by field: a missing field, a field with no tangent that is not `nothing`,
+    // and a mutable struct a pullback changed.
+    let debug = |call: &str| run(dir.path(), &["grad", "rules.jl", call, "--debug"]);
+    assert_eq!(
+        debug("along(3.0)"),
+        (
+            1,
+            String::new(),
+            "rules.jl:48:10: error: debug: the in-source `rrule` for `sqnorm` returned (a = 6.0,) (@NamedTuple{a::Float64}) as the tangent of `p`, a Point: expected a @NamedTuple{a::Float64, b::Float64} or `NoTangent()` (field `b` is missing)\n".into()
+        )
+    );
+    assert_eq!(
+        debug("cubed(2.0)"),
+        (
+            1,
+            String::new(),
+            "rules.jl:64:10: error: debug: the in-source `rrule` for `powered` returned (v = 12.0, n = 0.0) (@NamedTuple{v::Float64, n::Float64}) as the tangent of `s`, a Scaled: expected a @NamedTuple{v::Float64, n::Nothing} or `NoTangent()` (field `n` has no tangent: it must be `nothing`)\n".into()
+        )
+    );
+    assert_eq!(
+        debug("weighed(2.0)"),
+        (
+            1,
+            String::new(),
+            "rules.jl:79:10: error: debug: the pullback of the in-source `rrule` for `weigh` left `c` as Counter(0.0), not Counter(5.0): a pullback must leave the arguments as the forward pass left them\n".into()
+        )
+    );
     // A correct gradient passes the checks unchanged.
     let dir = dir_with(&[("pow.jl", POW)]);
     let plain = run(dir.path(), &["grad", "pow.jl", "pow(2.0, 3)"]);
