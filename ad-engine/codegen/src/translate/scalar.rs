@@ -244,6 +244,7 @@ impl Translator<'_, '_, '_> {
             Prim::Sub => ins.fsub(a, b),
             Prim::Mul => ins.fmul(a, b),
             Prim::Div => ins.fdiv(a, b),
+            Prim::Copysign => ins.fcopysign(a, b),
             _ => return None,
         })
     }

@@ -40,6 +40,7 @@ pub const BUILTINS: &[&str] = &[
     "round",
     "max",
     "min",
+    "copysign",
     "float",
     "Float64",
     "Int",
@@ -204,6 +205,7 @@ pub(crate) fn call(
         (n, _) if is_math(n) => scalar::math(b, name, args),
         ("abs" | "sign" | "floor" | "ceil" | "round", _) => scalar::keep_type(b, name, args),
         ("max" | "min", _) => scalar::min_max(b, name, args),
+        ("copysign", _) => scalar::copysign(b, args),
         ("float" | "Float64" | "Int" | "Int64", _) => scalar::conversion(b, name, args),
         ("zero" | "one", _) => scalar::zero_one(b, name, args),
         (

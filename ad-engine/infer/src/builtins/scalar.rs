@@ -57,6 +57,8 @@ pub(crate) fn binary(b: &mut PlanBuilder, op: &str, x: &Val, y: &Val) -> Result<
             let y = convert(b, y.clone(), &t)?;
             Ok(apply(b, p, vec![&x, &y], Type::Bool))
         }
+        Prim::Mul if matches!((&x.ty, &y.ty), (Type::Bool, Type::Float64)) => strong_zero(b, x, y),
+        Prim::Mul if matches!((&x.ty, &y.ty), (Type::Float64, Type::Bool)) => strong_zero(b, y, x),
         _ => {
             let mut t = promote(&x.ty, &y.ty);
             // `true + true == 2`, while `*`, `÷` and `%` of two Bools stay Bool, as in Julia.
@@ -67,6 +69,26 @@ pub(crate) fn binary(b: &mut PlanBuilder, op: &str, x: &Val, y: &Val) -> Result<
             let y = convert(b, y.clone(), &t)?;
             Ok(apply(b, p, vec![&x, &y], t))
         }
+    }
+}
+
+/// `c * y` of a Bool and a Float64: Julia's `ifelse(c, y, copysign(zero(y), y))`, so `false`
+/// is a strong zero (`false * NaN == 0.0`, `false * -Inf === -0.0`).
+fn strong_zero(b: &mut PlanBuilder, c: &Val, y: &Val) -> Result<Val, Fail> {
+    let zero = Val::lit(Const::f64(0.0));
+    let z = apply(b, Prim::Copysign, vec![&zero, y], Type::Float64);
+    Ok(apply(b, Prim::IfElse, vec![c, y, &z], Type::Float64))
+}
+
+/// `copysign(x, y)` of a Float64 `x` and a number `y` (converted: an integer's sign is its
+/// Float64's); an integer `x` is the prelude's method.
+pub(crate) fn copysign(b: &mut PlanBuilder, args: &[Val]) -> Result<Val, Fail> {
+    match args {
+        [x, y] if x.ty == Type::Float64 && y.ty.is_number() => {
+            let y = convert(b, y.clone(), &Type::Float64)?;
+            Ok(apply(b, Prim::Copysign, vec![x, &y], Type::Float64))
+        }
+        _ => Err(no_method("copysign", &types(args))),
     }
 }
 

@@ -77,6 +77,10 @@ pub fn eval_prim(p: Prim, args: &[Value], ret: &Type) -> Result<Value, String> {
             let [a, b] = operands(p, args)?;
             scalar::max_min(p, a, b)
         }
+        Copysign => {
+            let [a, b] = operands(p, args)?;
+            scalar::copysign(a, b)
+        }
         Lt | Le | Gt | Ge | Eq | Ne => {
             let [a, b] = operands(p, args)?;
             compare(p, a, b)

@@ -371,6 +371,14 @@ pub fn max_min(p: Prim, a: &Value, b: &Value) -> Result<Value, String> {
     }
 }
 
+/// `copysign(x, y)` on Float64s: `x` with `y`'s sign bit (NaNs included).
+pub fn copysign(a: &Value, b: &Value) -> Result<Value, String> {
+    match (a, b) {
+        (Value::F64(x), Value::F64(y)) => Ok(Value::F64(x.copysign(*y))),
+        _ => Err(method_error("copysign", &[a.clone(), b.clone()])),
+    }
+}
+
 /// A unary function of one number.
 pub fn unary(p: Prim, a: &Value) -> Result<Value, String> {
     let fail = || method_error(p.julia_name(), std::slice::from_ref(a));
