@@ -1400,6 +1400,681 @@ sort(x::AbstractVector; rev::Bool = false) = [x[k] for k in sortperm(x; rev = re
 _sort_before(a, b, rev::Bool) = rev ? _sort_isless(b, a) : _sort_isless(a, b)
 _sort_isless(a, b) = isnan(a) ? false : (isnan(b) ? true : _isless(a, b))
 
+# ---- Division, remainders, signs and integer functions (Base's int.jl, intfuncs.jl, div.jl,
+# float.jl, math.jl), written as Julia writes them ---------------------------------------------
+
+"""
+    rem(x, y)
+
+`x % y`: the remainder of `x ÷ y`, with the sign of `x`.
+"""
+rem(x::Real, y::Real) = x % y
+
+"""
+    div(x, y)
+
+`x ÷ y`: the quotient rounded toward zero.
+"""
+div(x::Real, y::Real) = x ÷ y
+
+"""
+    fld(x, y)
+
+The largest integer at most `x / y` (the quotient rounded down).
+"""
+function fld(x::Int, y::Int)
+    d = x ÷ y
+    return (d * y != x && ((x < 0) != (y < 0))) ? d - 1 : d
+end
+fld(x::Float64, y::Float64) = round((x - mod(x, y)) / y)
+fld(x::Real, y::Real) = fld(float(x), float(y))
+
+"""
+    cld(x, y)
+
+The smallest integer at least `x / y` (the quotient rounded up).
+"""
+function cld(x::Int, y::Int)
+    d = x ÷ y
+    return (d * y != x && ((x > 0) == (y > 0))) ? d + 1 : d
+end
+cld(x::Float64, y::Float64) = -fld(-x, y)
+cld(x::Real, y::Real) = cld(float(x), float(y))
+
+"""
+    mod(x, y)
+
+`x - fld(x, y) * y`: the remainder with the sign of `y`.
+"""
+function mod(x::Int, y::Int)
+    y == -1 && return 0
+    return x - fld(x, y) * y
+end
+function mod(x::Float64, y::Float64)
+    r = x % y
+    if r == 0
+        return copysign(r, y)
+    elseif (r > 0) != (y > 0)
+        return r + y
+    else
+        return r
+    end
+end
+mod(x::Real, y::Real) = mod(float(x), float(y))
+
+"""
+    mod1(x, y)
+
+`mod(x, y)` in `(0, y]` rather than `[0, y)`.
+"""
+function mod1(x::Real, y::Real)
+    m = mod(x, y)
+    return m == 0 ? oftype(m, y) : m
+end
+
+"""
+    divrem(x, y)
+
+`(div(x, y), rem(x, y))`.
+"""
+divrem(x::Real, y::Real) = (div(x, y), rem(x, y))
+
+"""
+    fldmod(x, y)
+
+`(fld(x, y), mod(x, y))`.
+"""
+fldmod(x::Real, y::Real) = (fld(x, y), mod(x, y))
+
+"""
+    oftype(x, y)
+
+`y` converted to the type of `x`.
+"""
+oftype(x::Float64, y::Real) = Float64(y)
+oftype(x::Int, y::Real) = Int(y)
+
+"""
+    trunc(x)
+
+`x` rounded toward zero (`-0.0` for a negative `x` above `-1`); the gradient is zero.
+"""
+trunc(x::Float64) = x < 0.0 ? ceil(x) : floor(x)
+trunc(x::Int) = x
+trunc(x::Bool) = x
+
+"""
+    signbit(x)
+
+Whether the sign bit of `x` is set (`-0.0` and a negative NaN included).
+"""
+signbit(x::Float64) = copysign(1.0, x) < 0.0
+signbit(x::Int) = x < 0
+signbit(x::Bool) = false
+
+# `copysign(x::Float64, y)` is a primitive; an integer `x` is Base's Julia method.
+copysign(x::Int, y::Real) = signbit(x) != signbit(y) ? -x : x
+
+"""
+    flipsign(x, y)
+
+`x` with its sign flipped when `y` is negative (`signbit(y)`).
+"""
+flipsign(x::Real, y::Real) = signbit(y) ? -x : x
+
+"""
+    iszero(x)
+
+`x == zero(x)`; for an array, whether every entry is zero.
+"""
+iszero(x::Real) = x == zero(x)
+iszero(x::AbstractArray) = all(iszero, x)
+
+"""
+    isone(x)
+
+`x == one(x)`.
+"""
+isone(x::Real) = x == one(x)
+
+"""
+    isinteger(x)
+
+Whether `x` is a whole number.
+"""
+isinteger(x::Float64) = x - trunc(x) == 0.0
+isinteger(x::Int) = true
+isinteger(x::Bool) = true
+
+"""
+    xor(a, b)
+
+Exclusive or of two Bools (`a ⊻ b`).
+"""
+xor(a::Bool, b::Bool) = a != b
+
+"""
+    ~x
+
+Bitwise not: `-x - 1` for an Int (two's complement), `!x` for a Bool.
+"""
+(~)(x::Int) = -x - 1
+(~)(x::Bool) = !x
+
+"""
+    a & b, a | b
+
+Bitwise and, or: of Bools the logical ones (both operands evaluated), of Ints bit by bit in
+two's complement.
+"""
+(&)(a::Bool, b::Bool) = a ? b : false
+(|)(a::Bool, b::Bool) = a ? true : b
+(&)(a::Int, b::Int) = _bitwise(1, a, b)
+(|)(a::Int, b::Int) = _bitwise(2, a, b)
+xor(a::Int, b::Int) = _bitwise(3, a, b)
+
+# The 64 bits of `a` and `b` from the lowest (arithmetic shifts), combined by `op` (1 and,
+# 2 or, 3 xor); the last bit's weight wraps to typemin(Int), the sign bit.
+function _bitwise(op::Int, a::Int, b::Int)
+    r = 0
+    w = 1
+    for k in 1:64
+        p = isodd(a)
+        q = isodd(b)
+        if op == 1 ? (p && q) : (op == 2 ? (p || q) : p != q)
+            r += w
+        end
+        a = fld(a, 2)
+        b = fld(b, 2)
+        w *= 2
+    end
+    return r
+end
+
+"""
+    x << n, x >> n
+
+Arithmetic shifts of an Int by `n` bits (`n < 0` shifts the other way).
+"""
+(<<)(x::Int, n::Int) = n < 0 ? x >> -n : (n >= 64 ? 0 : x * 2^n)
+(>>)(x::Int, n::Int) = n < 0 ? x << -n : (n >= 63 ? (x < 0 ? -1 : 0) : fld(x, 2^n))
+
+"""
+    \\(x, y)
+
+Left division of numbers: `y / x`.
+"""
+(\)(x::Real, y::Real) = y / x
+
+"""
+    isqrt(n)
+
+The integer square root: the largest `m` with `m * m <= n`.
+"""
+function isqrt(x::Int)
+    x == 0 && return x
+    s = trunc(Int, sqrt(x))
+    # one Newton step, as Float64's 53 bits may be too few
+    s = (s + x ÷ s) ÷ 2
+    return s * s > x ? s - 1 : s
+end
+
+"""
+    gcd(a, b)
+
+The greatest common (positive) divisor; `gcd(0, 0) == 0`.
+"""
+function gcd(a::Int, b::Int)
+    while b != 0
+        a, b = b, rem(a, b)
+    end
+    return _checked_abs(a)
+end
+
+"""
+    lcm(a, b)
+
+The least common (positive) multiple; `0` if either is zero.
+"""
+lcm(a::Int, b::Int) = a == 0 ? a : _checked_abs(_checked_mul(a, b ÷ gcd(b, a)))
+
+_checked_abs(a::Int) = a == typemin(Int) ? throw(OverflowError("checked arithmetic: cannot compute |x| for x = $a::Int64")) : abs(a)
+
+function _checked_mul(a::Int, b::Int)
+    y = a * b
+    if (a != 0 && (y ÷ a != b || (a == -1 && b == typemin(Int))))
+        throw(OverflowError("$a * $b overflowed for type Int64"))
+    end
+    return y
+end
+
+"""
+    factorial(n)
+
+`n!` for `0 <= n <= 20` (larger ones overflow Int64: OverflowError).
+"""
+function factorial(n::Int)
+    n < 0 && throw(DomainError(n, "`n` must not be negative."))
+    n > 20 && throw(OverflowError("$n is too large to look up in the table; consider using `factorial(big($n))` instead"))
+    f = 1
+    for k in 2:n
+        f *= k
+    end
+    return f
+end
+
+"""
+    binomial(n, k)
+
+The binomial coefficient `n` choose `k` (Julia's extension to negative `n`); OverflowError
+when it does not fit an Int64.
+"""
+function binomial(n::Int, k::Int)
+    n0, k0 = n, k
+    k < 0 && return 0
+    sgn = 1
+    if n < 0
+        n = -n + k - 1
+        if isodd(k)
+            sgn = -sgn
+        end
+    end
+    k > n && return 0
+    (k == 0 || k == n) && return sgn
+    k == 1 && return sgn * n
+    if k > n ÷ 2
+        k = n - k
+    end
+    x = n - k + 1
+    nn = x + 1
+    rr = 2
+    while rr <= k
+        # x * nn is a multiple of rr: divide first so only an overflowing result overflows
+        g = gcd(x, rr)
+        x = _binomial_mul(x ÷ g, nn ÷ (rr ÷ g), n0, k0)
+        rr += 1
+        nn += 1
+    end
+    return sgn < 0 ? -x : x
+end
+
+function _binomial_mul(a::Int, b::Int, n0::Int, k0::Int)
+    y = a * b
+    if a != 0 && y ÷ a != b
+        throw(OverflowError("binomial($n0, $k0) overflows"))
+    end
+    return y
+end
+
+"""
+    nextpow(a, x)
+
+The smallest `a^n` not less than `x` (`n >= 0`).
+"""
+function nextpow(a::Real, x::Real)
+    a <= 1 && throw(DomainError(a, "`a` must be greater than 1."))
+    x <= 0 && throw(DomainError(x, "`x` must be positive."))
+    p = one(a)
+    while p < x
+        q = p * a
+        q > p || throw(OverflowError("result is beyond the range of type of the base"))
+        p = q
+    end
+    return p
+end
+
+"""
+    prevpow(a, x)
+
+The largest `a^n` not greater than `x` (`n >= 0`).
+"""
+function prevpow(a::Real, x::Real)
+    a <= 1 && throw(DomainError(a, "`a` must be greater than 1."))
+    x < 1 && throw(DomainError(x, "`x` must be ≥ 1."))
+    p = one(a)
+    while p <= x / a
+        p = p * a
+    end
+    return p
+end
+
+"""
+    sinpi(x)
+
+`sin(π * x)`, exact at integers (`±0.0`) and half-integers (elsewhere `sin` of the reduced
+argument: Julia's own kernel may differ in the last bit).
+"""
+function sinpi(x::Float64)
+    isinf(x) && throw(DomainError(x, "sinpi(x) is only defined for finite x."))
+    isnan(x) && return x
+    n, d = _reduce_pi(abs(x))
+    s = n == 0 ? sin(π * d) : (n == 1 ? cos(π * d) : (n == 2 ? -sin(π * d) : (n == 3 ? -cos(π * d) : sin(π * d))))
+    s = s + 0.0
+    return signbit(x) ? -s : s
+end
+sinpi(x::Real) = sinpi(float(x))
+
+"""
+    cospi(x)
+
+`cos(π * x)`, exact at integers and half-integers (`0.0`).
+"""
+function cospi(x::Float64)
+    isinf(x) && throw(DomainError(x, "cospi(x) is only defined for finite x."))
+    isnan(x) && return x
+    n, d = _reduce_pi(abs(x))
+    c = n == 0 ? cos(π * d) : (n == 1 ? -sin(π * d) : (n == 2 ? -cos(π * d) : (n == 3 ? sin(π * d) : cos(π * d))))
+    return c + 0.0
+end
+cospi(x::Real) = cospi(float(x))
+
+"""
+    inv(x)
+
+`1 / x` of a number, a Float64 (the matrix inverse is a primitive).
+"""
+inv(x::Real) = 1.0 / x
+
+"""
+    sincos(x)
+
+`(sin(x), cos(x))`.
+"""
+sincos(x::Real) = (sin(x), cos(x))
+
+"""
+    ifelse(c, a, b)
+
+`a` if `c` holds, else `b` (both already evaluated, unlike `c ? a : b`).
+"""
+ifelse(c::Bool, a, b) = c ? a : b
+
+# `ax = n/2 + d` modulo 2 with `n` in 0:4 and `|d| <= 1/4`.
+function _reduce_pi(ax::Float64)
+    r = rem(ax, 2.0)
+    n = round(2.0 * r)
+    return Int(n), r - n / 2
+end
+
+function rrule(::typeof(sinpi), x::Float64)
+    sinpi_pullback(ȳ) = (NoTangent(), ȳ * (π * cospi(x)))
+    return sinpi(x), sinpi_pullback
+end
+
+function rrule(::typeof(cospi), x::Float64)
+    cospi_pullback(ȳ) = (NoTangent(), ȳ * (-π * sinpi(x)))
+    return cospi(x), cospi_pullback
+end
+
+"""
+    sinc(x)
+
+`sin(πx) / (πx)`, and `1` at `0`.
+"""
+function sinc(x::Float64)
+    abs(x) < 0.001 && return evalpoly(x * x, (1.0, -π^2 / 6, π^4 / 120))
+    isinf(x) && return 0.0
+    return sinpi(x) / (π * x)
+end
+sinc(x::Real) = sinc(float(x))
+
+"""
+    exp10(x)
+
+`10^x`.
+"""
+exp10(x::Real) = 10.0 ^ float(x)
+
+"""
+    log(b, x)
+
+The base-`b` logarithm of `x`: `log(x) / log(b)`.
+"""
+log(b::Real, x::Real) = log(x) / log(b)
+
+"""
+    exponent(x)
+
+The power of two of a nonzero finite `x`: `2^exponent(x) <= abs(x) < 2^(exponent(x) + 1)`.
+"""
+function exponent(x::Float64)
+    x == 0.0 && throw(DomainError(x, "Cannot be ±0.0."))
+    isfinite(x) || throw(DomainError(x, "Cannot be NaN or Inf."))
+    return _exponent(abs(x))
+end
+exponent(x::Real) = exponent(float(x))
+
+# The exponent of a positive finite `a`, from log2 corrected by exact powers of two.
+function _exponent(a::Float64)
+    e = Int(floor(log2(a)))
+    if 2.0 ^ e > a
+        e -= 1
+    elseif 2.0 ^ (e + 1) <= a
+        e += 1
+    end
+    return e
+end
+
+"""
+    significand(x)
+
+`x` scaled by a power of two into `[1, 2)` in magnitude (`x` itself for `0`, `Inf`, `NaN`).
+"""
+significand(x::Float64) = (x == 0.0 || !isfinite(x)) ? x : x / 2.0 ^ _exponent(abs(x))
+
+"""
+    eps(x)
+
+The distance from `x` to the next larger Float64 in magnitude (NaN for `Inf` and `NaN`).
+"""
+function eps(x::Float64)
+    isfinite(x) || return NaN
+    x == 0.0 && return 5.0e-324
+    return 2.0 ^ (max(_exponent(abs(x)), -1022) - 52)
+end
+
+"""
+    nextfloat(x)
+
+The smallest Float64 greater than `x` (`Inf` stays, NaN stays NaN).
+"""
+function nextfloat(x::Float64)
+    isnan(x) && return x
+    x == Inf && return x
+    x == -Inf && return -1.7976931348623157e308
+    x == 0.0 && return 5.0e-324
+    return x > 0.0 ? x + eps(x) : -_prevfloat_pos(-x)
+end
+
+"""
+    prevfloat(x)
+
+The largest Float64 less than `x` (`-Inf` stays, NaN stays NaN).
+"""
+function prevfloat(x::Float64)
+    isnan(x) && return x
+    x == -Inf && return x
+    x == Inf && return 1.7976931348623157e308
+    x == 0.0 && return -5.0e-324
+    return x > 0.0 ? _prevfloat_pos(x) : -(-x + eps(x))
+end
+
+# The Float64 below a positive finite `x`: one ulp down, half of one at a power of two.
+function _prevfloat_pos(x::Float64)
+    u = eps(x)
+    return (significand(x) == 1.0 && x > 2.2250738585072014e-308) ? x - u / 2 : x - u
+end
+
+"""
+    extrema(x)
+
+`(minimum(x), maximum(x))`.
+"""
+extrema(x) = (minimum(x), maximum(x))
+extrema(f, x) = (minimum(f, x), maximum(f, x))
+
+"""
+    ndims(x)
+
+The number of dimensions of an array (0 for a number).
+"""
+ndims(x::Real) = 0
+ndims(x::AbstractVector) = 1
+ndims(x::AbstractMatrix) = 2
+ndims(r::UnitRange) = 1
+ndims(r::StepRange) = 1
+ndims(r::LinRange) = 1
+
+"""
+    in(x, collection)
+
+`x ∈ collection`: whether an element is `==` to `x`.
+"""
+in(x, itr::AbstractArray) = any(y -> y == x, itr)
+in(x, t::Tuple) = _in_tuple(x, t...)
+in(x::Real, r::UnitRange{Int}) = _in_range(x, r)
+in(x::Real, r::StepRange{Int, Int}) = _in_range(x, r)
+in(x::Real, r::LinRange) = _in_range(x, r)
+in(x::Real, r::StepRangeLen) = _in_range(x, r)
+
+_in_tuple(x) = false
+_in_tuple(x, y, rest...) = y == x || _in_tuple(x, rest...)
+
+function _in_range(x::Real, r)
+    length(r) == 0 && return false
+    f = first(r)
+    l = last(r)
+    (f <= x <= l || l <= x <= f) || return false
+    step(r) == 0 && return true
+    n = round(Int, (x - f) / step(r)) + 1
+    return n >= 1 && n <= length(r) && r[n] == x
+end
+
+"""
+    a === b
+
+Egal: the same number type and bits (`0.0 !== -0.0`, `NaN === NaN`), the same `nothing`, tuples
+egal elementwise.
+"""
+(===)(x::Float64, y::Float64) = x == y ? signbit(x) == signbit(y) : (isnan(x) && isnan(y) && signbit(x) == signbit(y))
+(===)(x::Int, y::Int) = x == y
+(===)(x::Bool, y::Bool) = x == y
+(===)(x::Nothing, y::Nothing) = true
+(===)(x::Real, y::Real) = false
+(===)(x::Tuple, y::Tuple) = length(x) == length(y) && _all_true(map((a, b) -> a === b, x, y)...)
+_all_true() = true
+_all_true(b::Bool, rest...) = b && _all_true(rest...)
+
+"""
+    findall(x)
+
+The indices `i` of a Bool vector where `x[i]`; `findall(f, x)` where `f(x[i])`.
+"""
+findall(x::AbstractVector{Bool}) = findall(identity, x)
+function findall(f, x::AbstractVector)
+    I = fill(0, 0)
+    for i in 1:length(x)
+        if f(x[i])
+            push!(I, i)
+        end
+    end
+    return I
+end
+
+"""
+    unique(x)
+
+The distinct elements of a vector in order of first appearance (`isequal`: NaNs are one value,
+`-0.0` differs from `0.0`).
+"""
+function unique(x::AbstractVector)
+    y = _vector(x, 0)
+    for i in 1:length(x)
+        seen = false
+        for j in 1:length(y)
+            if _isequal(y[j], x[i])
+                seen = true
+            end
+        end
+        if !seen
+            push!(y, x[i])
+        end
+    end
+    return y
+end
+unique(r::UnitRange{Int}) = collect(r)
+unique(r::StepRange{Int, Int}) = collect(r)
+
+_isequal(a, b) = a === b || (a == b && signbit(a) == signbit(b)) || (isnan(a) && isnan(b))
+
+"""
+    isequal(a, b)
+
+Equality where NaNs are equal and `-0.0` differs from `0.0`.
+"""
+isequal(a::Real, b::Real) = _isequal(float(a), float(b))
+
+"""
+    permutedims(A)
+
+The transpose of a matrix as a new matrix; a vector becomes a 1×n matrix.
+"""
+function permutedims(A::AbstractMatrix)
+    m = size(A, 1)
+    n = size(A, 2)
+    B = _matrix(A, n, m)
+    for j in 1:n, i in 1:m
+        B[j, i] = A[i, j]
+    end
+    return B
+end
+function permutedims(v::AbstractVector)
+    B = _matrix(v, 1, length(v))
+    for j in 1:length(v)
+        B[1, j] = v[j]
+    end
+    return B
+end
+
+"""
+    deepcopy(x)
+
+A copy sharing nothing with `x` (numbers, arrays of numbers, tuples of these).
+"""
+deepcopy(x::Real) = x
+deepcopy(x::Array) = copy(x)
+deepcopy(t::Tuple) = map(deepcopy, t)
+
+# Reductions over integer and Float64 ranges: over their elements.
+prod(r::UnitRange{Int}) = prod(collect(r))
+prod(r::StepRange{Int, Int}) = prod(collect(r))
+prod(r::LinRange) = prod(collect(r))
+prod(r::StepRangeLen) = prod(collect(r))
+maximum(r::UnitRange{Int}) = maximum(collect(r))
+maximum(r::StepRange{Int, Int}) = maximum(collect(r))
+maximum(r::LinRange) = maximum(collect(r))
+maximum(r::StepRangeLen) = maximum(collect(r))
+minimum(r::UnitRange{Int}) = minimum(collect(r))
+minimum(r::StepRange{Int, Int}) = minimum(collect(r))
+minimum(r::LinRange) = minimum(collect(r))
+minimum(r::StepRangeLen) = minimum(collect(r))
+sum(f, r::UnitRange{Int}) = sum(f, collect(r))
+sum(f, r::StepRange{Int, Int}) = sum(f, collect(r))
+sum(f, r::LinRange) = sum(f, collect(r))
+prod(f, r::UnitRange{Int}) = prod(f, collect(r))
+prod(f, r::StepRange{Int, Int}) = prod(f, collect(r))
+maximum(f, r::UnitRange{Int}) = maximum(f, collect(r))
+maximum(f, r::StepRange{Int, Int}) = maximum(f, collect(r))
+maximum(f, r::LinRange) = maximum(f, collect(r))
+minimum(f, r::UnitRange{Int}) = minimum(f, collect(r))
+minimum(f, r::StepRange{Int, Int}) = minimum(f, collect(r))
+minimum(f, r::LinRange) = minimum(f, collect(r))
+mapreduce(f, op, r::UnitRange{Int}) = mapreduce(f, op, collect(r))
+mapreduce(f, op, r::StepRange{Int, Int}) = mapreduce(f, op, collect(r))
+any(f, r::UnitRange{Int}) = any(f, collect(r))
+all(f, r::UnitRange{Int}) = all(f, collect(r))
+count(f, r::UnitRange{Int}) = count(f, collect(r))
+
 # ---- Pairs -----------------------------------------------------------------------------------
 
 """
