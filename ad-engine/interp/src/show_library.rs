@@ -1,6 +1,6 @@
 //! Julia's `show` of the library's structs where Julia prints them otherwise than as their
 //! fields: ranges (`1:4`, `1:2:5`, `0.0:0.1:1.0`, `LinRange{Float64}(0.0, 1.0, 5)`), views and
-//! `Diagonal` as the arrays they stand for, `1 => 2.0`, `sin ∘ cos`, `UniformScaling{Bool}(true)`.
+//! `Diagonal` as the arrays they stand for, `1 => 2.0`, `sin ∘ cos`, `UniformScaling{Bool}(true)`, `RoundingMode{:Down}()`.
 
 use std::fmt::{self, Write};
 
@@ -19,6 +19,7 @@ enum Form {
     Pair,
     Composed,
     Uniform,
+    Rounding(&'static str),
 }
 
 fn form(t: &StructType) -> Option<Form> {
@@ -32,6 +33,10 @@ fn form(t: &StructType) -> Option<Form> {
         "Base.ComposedFunction" => Form::Composed,
         "LinearAlgebra.Diagonal" => Form::Diagonal,
         "LinearAlgebra.UniformScaling" => Form::Uniform,
+        "Base._RoundNearest" => Form::Rounding("Nearest"),
+        "Base._RoundToZero" => Form::Rounding("ToZero"),
+        "Base._RoundUp" => Form::Rounding("Up"),
+        "Base._RoundDown" => Form::Rounding("Down"),
         _ => return None,
     })
 }
@@ -148,6 +153,7 @@ pub(crate) fn write_library<W: Write + ?Sized>(
             }
             None => return Ok(false),
         },
+        Form::Rounding(mode) => write!(f, "RoundingMode{{:{mode}}}()")?,
     }
     Ok(true)
 }

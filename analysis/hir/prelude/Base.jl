@@ -1512,6 +1512,13 @@ signbit(x::Float64) = copysign(1.0, x) < 0.0
 signbit(x::Int) = x < 0
 signbit(x::Bool) = false
 
+"""
+    fma(x, y, z)
+
+`x * y + z` rounded once (a primitive for Float64s); of three integers, `x * y + z`.
+"""
+fma(x::Int, y::Int, z::Int) = x * y + z
+
 # `copysign(x::Float64, y)` is a primitive; an integer `x` is Base's Julia method.
 copysign(x::Int, y::Real) = signbit(x) != signbit(y) ? -x : x
 
@@ -1861,6 +1868,121 @@ end
 `x` scaled by a power of two into `[1, 2)` in magnitude (`x` itself for `0`, `Inf`, `NaN`).
 """
 significand(x::Float64) = (x == 0.0 || !isfinite(x)) ? x : x / 2.0 ^ _exponent(abs(x))
+
+"""
+    frexp(x)
+
+`(m, e)` with `x == m * 2^e` and `0.5 <= abs(m) < 1`; `(x, 0)` for `0`, `Inf` and NaN.
+"""
+function frexp(x::Float64)
+    (x == 0.0 || !isfinite(x)) && return (x, 0)
+    e = _exponent(abs(x))
+    return (_scale2(x, -e - 1), e + 1)
+end
+
+"""
+    ldexp(x, n)
+
+`x * 2^n`, rounded once (to a subnormal, zero or `Inf` where the result leaves the normal
+range).
+"""
+function ldexp(x::Float64, n::Int)
+    (x == 0.0 || !isfinite(x)) && return x
+    k = _exponent(abs(x)) + n
+    k > 1023 && return copysign(Inf, x)
+    k < -1075 && return copysign(0.0, x)
+    return _scale2(x, n)
+end
+ldexp(x::Real, n::Int) = ldexp(float(x), n)
+
+# `x * 2^n` for a result of exponent at least -1075: exact steps by normal powers of two, the
+# last (into the subnormals) rounding once.
+function _scale2(x::Float64, n::Int)
+    while n > 1000
+        x *= 2.0 ^ 1000
+        n -= 1000
+    end
+    while n < -1000 && abs(x) >= 2.0 ^ -20
+        x *= 2.0 ^ -1000
+        n += 1000
+    end
+    n >= -1022 && return x * 2.0 ^ n
+    return (x * 2.0 ^ (n + 60)) * 2.0 ^ -60
+end
+
+"""
+    RoundNearest, RoundToZero, RoundUp, RoundDown
+
+The rounding modes of `round(x, mode)`, `round(T, x, mode)`, `div(x, y, mode)` and
+`rem(x, y, mode)`, one type each as in Julia (`RoundingMode{:Down}`), so the result type
+follows the mode.
+"""
+struct _RoundNearest
+end
+struct _RoundToZero
+end
+struct _RoundUp
+end
+struct _RoundDown
+end
+const RoundNearest = _RoundNearest()
+const RoundToZero = _RoundToZero()
+const RoundUp = _RoundUp()
+const RoundDown = _RoundDown()
+
+"""
+    round(x, mode)
+
+`x` rounded by the mode: `round` for `RoundNearest` (ties to even), `trunc`, `ceil`, `floor`.
+"""
+round(x::Real, ::_RoundNearest) = round(x)
+round(x::Real, ::_RoundToZero) = trunc(x)
+round(x::Real, ::_RoundUp) = ceil(x)
+round(x::Real, ::_RoundDown) = floor(x)
+round(T::Type{Int64}, x::Real, r) = T(round(x, r))
+round(T::Type{Int}, x::Real, r) = T(round(x, r))
+
+"""
+    div(x, y, mode)
+
+The quotient rounded by the mode (`fld` for `RoundDown`, `cld` for `RoundUp`).
+"""
+div(x::Real, y::Real, ::_RoundToZero) = div(x, y)
+div(x::Real, y::Real, ::_RoundUp) = cld(x, y)
+div(x::Real, y::Real, ::_RoundDown) = fld(x, y)
+div(x::Int, y::Int, r::_RoundNearest) = (x - rem(x, y, r)) ÷ y
+div(x::Real, y::Real, r::_RoundNearest) = round((float(x) - rem(x, y, r)) / float(y))
+
+"""
+    rem(x, y, mode)
+
+`x - y * div(x, y, mode)`: `rem` for `RoundToZero`, `mod` for `RoundDown`, `mod(x, -y)` for
+`RoundUp`, the remainder nearest zero (ties to an even quotient) for `RoundNearest`.
+"""
+rem(x::Real, y::Real, ::_RoundToZero) = rem(x, y)
+rem(x::Real, y::Real, ::_RoundUp) = mod(x, -y)
+rem(x::Real, y::Real, ::_RoundDown) = mod(x, y)
+rem(x::Real, y::Real, ::_RoundNearest) = _rem_nearest(float(x), float(y))
+function rem(x::Int, y::Int, ::_RoundNearest)
+    r = rem(x, y)
+    q = x ÷ y
+    # |r| beyond |y|/2, or at it with an odd quotient: step to the other side
+    if 2 * abs(r) > abs(y) || (2 * abs(r) == abs(y) && isodd(q))
+        r = r > 0 ? r - abs(y) : r + abs(y)
+    end
+    return r
+end
+
+# IEEE remainder: `x - n y` with `n` the integer nearest `x / y` (ties to even), exact.
+function _rem_nearest(x::Float64, y::Float64)
+    r = rem(x, y)
+    ay = abs(y)
+    ar = abs(r)
+    if ar > ay / 2 || (ar == ay / 2 && isodd(Int(rem(div(x, y), 2.0))))
+        r = r - copysign(ay, r)
+    end
+    return r
+end
 
 """
     eps(x)

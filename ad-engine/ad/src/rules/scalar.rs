@@ -565,6 +565,19 @@ pub static RULES: &[ScalarRule] = &[
         }],
     },
     ScalarRule {
+        prim: Fma,
+        keeps: &[Arg(0), Arg(1)],
+        // ChainRules: (y, x, true).
+        reverse: Terms(|e, k, dy, _| {
+            let dx = e.mul(dy.clone(), k[1].clone());
+            let dyy = e.mul(dy.clone(), k[0].clone());
+            vec![Some(dx), Some(dyy), Some(dy)]
+        }),
+        forward: Partials,
+        points: &[&[F(1.5), F(-0.7), F(0.3)], &[F(-2.2), F(0.9), F(1.1)]],
+        special: &[],
+    },
+    ScalarRule {
         prim: Float,
         keeps: &[],
         reverse: Terms(|_, _, _, _| vec![None]),

@@ -41,6 +41,7 @@ pub const BUILTINS: &[&str] = &[
     "max",
     "min",
     "copysign",
+    "fma",
     "float",
     "Float64",
     "Int",
@@ -206,6 +207,7 @@ pub(crate) fn call(
         ("abs" | "sign" | "floor" | "ceil" | "round", _) => scalar::keep_type(b, name, args),
         ("max" | "min", _) => scalar::min_max(b, name, args),
         ("copysign", _) => scalar::copysign(b, args),
+        ("fma", _) => scalar::fma(b, args),
         ("float" | "Float64" | "Int" | "Int64", _) => scalar::conversion(b, name, args),
         ("zero" | "one", _) => scalar::zero_one(b, name, args),
         (

@@ -92,6 +92,22 @@ pub(crate) fn copysign(b: &mut PlanBuilder, args: &[Val]) -> Result<Val, Fail> {
     }
 }
 
+/// `fma(x, y, z)` of numbers, one a Float64 (all converted); three integers are the prelude's.
+pub(crate) fn fma(b: &mut PlanBuilder, args: &[Val]) -> Result<Val, Fail> {
+    match args {
+        [x, y, z]
+            if args.iter().all(|a| a.ty.is_number())
+                && args.iter().any(|a| a.ty == Type::Float64) =>
+        {
+            let x = convert(b, x.clone(), &Type::Float64)?;
+            let y = convert(b, y.clone(), &Type::Float64)?;
+            let z = convert(b, z.clone(), &Type::Float64)?;
+            Ok(apply(b, Prim::Fma, vec![&x, &y, &z], Type::Float64))
+        }
+        _ => Err(no_method("fma", &types(args))),
+    }
+}
+
 /// `x ^ y`: Int^Int is Int (Bool^Int Bool), Float64^Int stays a power with an Int exponent,
 /// an integer base with a Float64 exponent converts.
 fn pow(b: &mut PlanBuilder, x: &Val, y: &Val) -> Result<Val, Fail> {

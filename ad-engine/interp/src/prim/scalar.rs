@@ -379,6 +379,14 @@ pub fn copysign(a: &Value, b: &Value) -> Result<Value, String> {
     }
 }
 
+/// `fma(x, y, z)` on Float64s: `x * y + z` with one rounding.
+pub fn fma(a: &Value, b: &Value, c: &Value) -> Result<Value, String> {
+    match (a, b, c) {
+        (Value::F64(x), Value::F64(y), Value::F64(z)) => Ok(Value::F64(x.mul_add(*y, *z))),
+        _ => Err(method_error("fma", &[a.clone(), b.clone(), c.clone()])),
+    }
+}
+
 /// A unary function of one number.
 pub fn unary(p: Prim, a: &Value) -> Result<Value, String> {
     let fail = || method_error(p.julia_name(), std::slice::from_ref(a));
