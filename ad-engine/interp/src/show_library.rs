@@ -1,6 +1,7 @@
 //! Julia's `show` of the library's structs where Julia prints them otherwise than as their
 //! fields: ranges (`1:4`, `1:2:5`, `0.0:0.1:1.0`, `LinRange{Float64}(0.0, 1.0, 5)`), views and
-//! `Diagonal` as the arrays they stand for, `1 => 2.0`, `sin ∘ cos`, `UniformScaling{Bool}(true)`, `RoundingMode{:Down}()`.
+//! `Diagonal` as the arrays they stand for, `1 => 2.0`, `sin ∘ cos`, `UniformScaling{Bool}(true)`, `RoundingMode{:Down}()`, `enumerate(x)`,
+//! `zip(a, b)`.
 
 use std::fmt::{self, Write};
 
@@ -20,6 +21,8 @@ enum Form {
     Composed,
     Uniform,
     Rounding(&'static str),
+    Enumerate,
+    Zip,
 }
 
 fn form(t: &StructType) -> Option<Form> {
@@ -33,6 +36,8 @@ fn form(t: &StructType) -> Option<Form> {
         "Base.ComposedFunction" => Form::Composed,
         "LinearAlgebra.Diagonal" => Form::Diagonal,
         "LinearAlgebra.UniformScaling" => Form::Uniform,
+        "Base.Enumerate" => Form::Enumerate,
+        "Base.Zip" => Form::Zip,
         "Base._RoundNearest" => Form::Rounding("Nearest"),
         "Base._RoundToZero" => Form::Rounding("ToZero"),
         "Base._RoundUp" => Form::Rounding("Up"),
@@ -154,6 +159,27 @@ pub(crate) fn write_library<W: Write + ?Sized>(
             None => return Ok(false),
         },
         Form::Rounding(mode) => write!(f, "RoundingMode{{:{mode}}}()")?,
+        Form::Enumerate => match field("itr") {
+            Some(itr) => {
+                f.write_str("enumerate(")?;
+                show(f, itr)?;
+                f.write_char(')')?;
+            }
+            None => return Ok(false),
+        },
+        Form::Zip => match field("its") {
+            Some(Value::Tuple(its)) => {
+                f.write_str("zip(")?;
+                for (i, it) in its.iter().enumerate() {
+                    if i > 0 {
+                        f.write_str(", ")?;
+                    }
+                    show(f, it)?;
+                }
+                f.write_char(')')?;
+            }
+            _ => return Ok(false),
+        },
     }
     Ok(true)
 }

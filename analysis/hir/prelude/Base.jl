@@ -2028,6 +2028,84 @@ function _prevfloat_pos(x::Float64)
 end
 
 """
+    isless(x, y)
+
+Julia's total order of numbers: `-0.0` before `0.0`, NaN after everything.
+"""
+isless(x::Float64, y::Float64) = isnan(x) ? false : (isnan(y) ? true : _isless(x, y))
+isless(x::Real, y::Real) = isless(float(x), float(y))
+isless(x::Int, y::Int) = x < y
+
+"""
+    minmax(x, y)
+
+`(min(x, y), max(x, y))` in `isless` order.
+"""
+minmax(x::Real, y::Real) = isless(y, x) ? (y, x) : (x, y)
+
+"""
+    cmp(x, y)
+
+`-1`, `0` or `1` as `x` is less than, equal to or greater than `y` in `isless` order.
+"""
+cmp(x::Real, y::Real) = isless(x, y) ? -1 : (isless(y, x) ? 1 : 0)
+
+"""
+    sech(x), csch(x), coth(x), asec(x), acsc(x), acot(x), asech(x), acsch(x), acoth(x)
+
+The reciprocal hyperbolic functions and the inverses of the reciprocal functions, as Julia
+defines them (`sech(x) = inv(cosh(x))`, `acot(y) = atan(inv(y))`, ...).
+"""
+sech(x::Real) = inv(cosh(x))
+csch(x::Real) = inv(sinh(x))
+coth(x::Real) = inv(tanh(x))
+asec(y::Real) = acos(inv(y))
+acsc(y::Real) = asin(inv(y))
+acot(y::Real) = atan(inv(y))
+asech(y::Real) = acosh(inv(y))
+acsch(y::Real) = asinh(inv(y))
+acoth(y::Real) = atanh(inv(y))
+
+"""
+    oneunit(x)
+
+`one(x)` for numbers.
+"""
+oneunit(x::Real) = one(x)
+
+"""
+    ispow2(n)
+
+Whether `n` is a power of two.
+"""
+ispow2(n::Int) = n > 0 && n & (n - 1) == 0
+ispow2(x::Float64) = x > 0.0 && isfinite(x) && significand(x) == 1.0
+
+"""
+    digits(n; base = 10)
+
+The digits of `n` from the least significant, negative for a negative `n`; `[0]` for `0`.
+"""
+function digits(n::Int; base::Int = 10)
+    base < 2 && throw(DomainError(base, "base must be ≥ 2 or ≤ -2"))
+    d = fill(0, 0)
+    push!(d, rem(n, base))
+    n = div(n, base)
+    while n != 0
+        push!(d, rem(n, base))
+        n = div(n, base)
+    end
+    return d
+end
+
+"""
+    ndigits(n; base = 10)
+
+The number of digits of `n` (`1` for `0`).
+"""
+ndigits(n::Int; base::Int = 10) = length(digits(n; base = base))
+
+"""
     extrema(x)
 
 `(minimum(x), maximum(x))`.
@@ -2154,6 +2232,23 @@ function permutedims(v::AbstractVector)
     B = _matrix(v, 1, length(v))
     for j in 1:length(v)
         B[1, j] = v[j]
+    end
+    return B
+end
+
+"""
+    one(A)
+
+The identity matrix of a square matrix's size and element type.
+"""
+function one(A::AbstractMatrix)
+    n = size(A, 1)
+    if size(A, 2) != n
+        throw(DimensionMismatch("multiplicative identity defined only for square matrices"))
+    end
+    B = _matrix(A, n, n)
+    for i in 1:n
+        B[i, i] = one(B[i, i])
     end
     return B
 end

@@ -245,7 +245,7 @@ pub(crate) fn chain(cx: &mut Cx, node: &SyntaxNode) -> Expr {
     )
 }
 
-/// `(call-pre op x)` or `(dotcall-pre op x)`: `-x`, `+x`, `!x`, `√x` (a call of `sqrt`), `~x`
+/// `(call-pre op x)` or `(dotcall-pre op x)`: `-x`, `+x`, `!x`, `√x` (a call of `sqrt`), `∛x` (`cbrt`), `~x`
 /// (a call of `~`, Base's bitwise not),
 /// `.-x` (a broadcast call of `-`).
 pub(crate) fn prefix(cx: &mut Cx, node: &SyntaxNode, dotted: bool) -> Expr {
@@ -271,8 +271,12 @@ pub(crate) fn prefix(cx: &mut Cx, node: &SyntaxNode, dotted: bool) -> Expr {
         "-" => UnOp::Neg,
         "+" => UnOp::Plus,
         "!" => UnOp::Not,
-        "√" | "~" => {
-            let name = if text == "~" { "~" } else { "sqrt" };
+        "√" | "∛" | "~" => {
+            let name = match text {
+                "~" => "~",
+                "∛" => "cbrt",
+                _ => "sqrt",
+            };
             let callee = Expr::new(ExprKind::Ident(name.to_string()), op.range);
             let arg = expr(cx, arg);
             return Expr::new(
