@@ -69,7 +69,11 @@ wrappers() = (Diagonal([1.0, 2.0]), I, 2.0 * I, 1 => 2.0, 1 => 2 => 3, sin ∘ c
 iterators(x) = (enumerate(x), zip(x, 1:2))
 ";
     let (host, file) = host(src);
-    let show = |call: &str| match host.analysis().eval(file, call, EvalLimits::default()).unwrap() {
+    let show = |call: &str| match host
+        .analysis()
+        .eval(file, call, EvalLimits::default())
+        .unwrap()
+    {
         Ok(v) => v.display,
         Err(e) => e.to_string(),
     };

@@ -103,7 +103,11 @@ pub(crate) fn write_library<W: Write + ?Sized>(
         }
         Form::LinRange => match (field("start"), field("stop"), field("len")) {
             (Some(a), Some(b), Some(n)) => {
-                write!(f, "LinRange{{{}}}(", crate::show::type_string(&a.julia_type()))?;
+                write!(
+                    f,
+                    "LinRange{{{}}}(",
+                    crate::show::type_string(&a.julia_type())
+                )?;
                 show(f, a)?;
                 f.write_str(", ")?;
                 show(f, b)?;
@@ -152,7 +156,11 @@ pub(crate) fn write_library<W: Write + ?Sized>(
         },
         Form::Uniform => match field("λ") {
             Some(l) => {
-                write!(f, "UniformScaling{{{}}}(", crate::show::type_string(&l.julia_type()))?;
+                write!(
+                    f,
+                    "UniformScaling{{{}}}(",
+                    crate::show::type_string(&l.julia_type())
+                )?;
                 show(f, l)?;
                 f.write_char(')')?;
             }
@@ -218,7 +226,10 @@ fn view_elements(parent: &Value, indices: &Value) -> Option<Array> {
     let p = p.borrow();
     let picks: Vec<usize> = match indices {
         Value::Array(ix) => match &ix.borrow().data {
-            ArrayData::Int(v) => v.iter().map(|&k| usize::try_from(k - 1).ok()).collect::<Option<_>>()?,
+            ArrayData::Int(v) => v
+                .iter()
+                .map(|&k| usize::try_from(k - 1).ok())
+                .collect::<Option<_>>()?,
             _ => return None,
         },
         Value::Struct(t, fs) if &*t.name == "Base.StepRange" => {

@@ -1579,6 +1579,9 @@ two's complement.
 (&)(a::Int, b::Int) = _bitwise(1, a, b)
 (|)(a::Int, b::Int) = _bitwise(2, a, b)
 xor(a::Int, b::Int) = _bitwise(3, a, b)
+(&)(a::Integer, b::Integer) = Int(a) & Int(b)
+(|)(a::Integer, b::Integer) = Int(a) | Int(b)
+xor(a::Integer, b::Integer) = xor(Int(a), Int(b))
 
 # The 64 bits of `a` and `b` from the lowest (arithmetic shifts), combined by `op` (1 and,
 # 2 or, 3 xor); the last bit's weight wraps to typemin(Int), the sign bit.
@@ -1605,6 +1608,13 @@ Arithmetic shifts of an Int by `n` bits (`n < 0` shifts the other way).
 """
 (<<)(x::Int, n::Int) = n < 0 ? x >> -n : (n >= 64 ? 0 : x * 2^n)
 (>>)(x::Int, n::Int) = n < 0 ? x << -n : (n >= 63 ? (x < 0 ? -1 : 0) : fld(x, 2^n))
+
+"""
+    x >>> n
+
+Logical shift right of an Int's 64 bits (zeros come in from the left).
+"""
+(>>>)(x::Int, n::Int) = n < 0 ? x << -n : (n == 0 ? x : (n >= 64 ? 0 : (x >> n) & (2^(64 - n) - 1)))
 
 """
     \\(x, y)

@@ -477,8 +477,13 @@ fn method_name(cx: &mut Cx, callee: &SyntaxNode) -> Option<FunctionName> {
             };
             // `(:)(a, b) = ...`: the range constructor the prelude defines; `(\)(C, b)`: the
             // prelude's solves with factorizations; `(~)(x)`, `(===)(a, b)`, `(&)`, `(|)`,
-            // `(<<)`, `(>>)`: Base's bitwise operators and egal, for the values zy has.
-            if typed.leaf && matches!(cx.text(typed), ":" | "\\" | "~" | "===" | "&" | "|" | "<<" | ">>") {
+            // `(<<)`, `(>>)`, `(>>>)`: Base's bitwise operators and egal, for the values zy has.
+            if typed.leaf
+                && matches!(
+                    cx.text(typed),
+                    ":" | "\\" | "~" | "===" | "&" | "|" | "<<" | ">>" | ">>>"
+                )
+            {
                 return Some(FunctionName::Named(cx.text(typed).to_string()));
             }
             match (typed.kind, typed.children.as_slice()) {

@@ -557,7 +557,12 @@ pub static RULES: &[ScalarRule] = &[
             vec![Some(e.mul(dy, d)), None]
         }),
         forward: Partials,
-        points: &[&[F(1.5), F(-0.7)], &[F(-2.2), F(0.9)], &[F(0.3), F(2.4)], &[F(-0.3), F(-2.4)]],
+        points: &[
+            &[F(1.5), F(-0.7)],
+            &[F(-2.2), F(0.9)],
+            &[F(0.3), F(2.4)],
+            &[F(-0.3), F(-2.4)],
+        ],
         special: &[Special {
             at: &[F(2.0), F(-0.0)],
             y: -2.0,
