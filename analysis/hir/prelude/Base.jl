@@ -1898,6 +1898,8 @@ range).
 """
 function ldexp(x::Float64, n::Int)
     (x == 0.0 || !isfinite(x)) && return x
+    # beyond ±5000 every result is ±Inf or ±0.0 (and the sum below cannot wrap around)
+    n = clamp(n, -5000, 5000)
     k = _exponent(abs(x)) + n
     k > 1023 && return copysign(Inf, x)
     k < -1075 && return copysign(0.0, x)
@@ -2114,6 +2116,18 @@ end
 The number of digits of `n` (`1` for `0`).
 """
 ndigits(n::Int; base::Int = 10) = length(digits(n; base = base))
+
+"""
+    Fix2(f, x)
+
+The function `y -> f(y, x)`: what `==(x)`, `<(x)`, `>=(x)` (a comparison given one
+argument) return.
+"""
+struct Fix2{F, T}
+    f::F
+    x::T
+end
+(g::Fix2)(y) = g.f(y, g.x)
 
 """
     extrema(x)

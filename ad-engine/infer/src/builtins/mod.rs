@@ -203,6 +203,11 @@ pub(crate) fn call(
         )),
         ("-" | "+", [x]) if is_array(x) => array::unary(cx, b, name, x),
         ("-" | "+" | "!", [x]) => scalar::unary(b, name, x),
+        // `==(x)`, `>(0)`: Base's `Fix2(op, x)`, the function `y -> op(y, x)`.
+        ("==" | "!=" | "<" | "<=" | ">" | ">=", [x]) => {
+            let op = Val::lit(zy_ir::Const::Func(name.into()));
+            cx.call_named(b, &"Base.Fix2".into(), &[op, x.clone()])
+        }
         (n, _) if is_math(n) => scalar::math(b, name, args),
         ("abs" | "sign" | "floor" | "ceil" | "round", _) => scalar::keep_type(b, name, args),
         ("max" | "min", _) => scalar::min_max(b, name, args),
