@@ -2177,14 +2177,13 @@ end
 """
     a === b
 
-Egal: the same number type and bits (`0.0 !== -0.0`, `NaN === NaN`), the same `nothing`, tuples
-egal elementwise.
+Egal: the same number type and bits (`0.0 !== -0.0`, `NaN === NaN`), tuples egal elementwise.
+Values of different types, and `nothing`, are the builtin's: a constant (`x === nothing` is
+known where the call is compiled, so a branch on it that cannot run is not typed).
 """
 (===)(x::Float64, y::Float64) = x == y ? signbit(x) == signbit(y) : (isnan(x) && isnan(y) && signbit(x) == signbit(y))
 (===)(x::Int, y::Int) = x == y
 (===)(x::Bool, y::Bool) = x == y
-(===)(x::Nothing, y::Nothing) = true
-(===)(x::Real, y::Real) = false
 (===)(x::Tuple, y::Tuple) = length(x) == length(y) && _all_true(map((a, b) -> a === b, x, y)...)
 _all_true() = true
 _all_true(b::Bool, rest...) = b && _all_true(rest...)

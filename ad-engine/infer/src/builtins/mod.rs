@@ -42,6 +42,8 @@ pub const BUILTINS: &[&str] = &[
     "min",
     "copysign",
     "fma",
+    "===",
+    "isnothing",
     "float",
     "Float64",
     "Int",
@@ -213,6 +215,12 @@ pub(crate) fn call(
         ("max" | "min", _) => scalar::min_max(b, name, args),
         ("copysign", _) => scalar::copysign(b, args),
         ("fma", _) => scalar::fma(b, args),
+        ("===", [x, y]) => scalar::egal(x, y),
+        ("isnothing", [x]) => Ok(Val::lit(zy_ir::Const::Bool(x.ty == Type::Nothing))),
+        ("===" | "isnothing", _) => Err(no_method(
+            name,
+            &args.iter().map(|a| a.ty.clone()).collect::<Vec<_>>(),
+        )),
         ("float" | "Float64" | "Int" | "Int64", _) => scalar::conversion(b, name, args),
         ("zero" | "one", _) => scalar::zero_one(b, name, args),
         (

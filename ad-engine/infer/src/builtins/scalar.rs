@@ -263,6 +263,23 @@ pub(crate) fn zero_one(b: &mut PlanBuilder, name: &str, args: &[Val]) -> Result<
 
 /// `a == b` and `a != b` between values that are not both numbers: `false` (`true`) unless
 /// both are the same singleton.
+/// `x === y` where the types decide it, as a constant: `nothing === nothing`, a function and
+/// itself, values of different types (`1 === 1.0` is `false`). Two numbers, or two tuples, of
+/// one type are the prelude's methods (`Base.===`); anything else is refused by name.
+pub(crate) fn egal(x: &Val, y: &Val) -> Result<Val, Fail> {
+    let same = match (&x.ty, &y.ty) {
+        (Type::Nothing, Type::Nothing) => true,
+        (Type::Function(f), Type::Function(g)) => f == g,
+        (a, b) if a != b => false,
+        (t, _) => {
+            return Err(Fail::unsupported(format!(
+                "`===` on values of type {t} (egal of two mutable values compares their identity)"
+            )))
+        }
+    };
+    Ok(Val::lit(Const::Bool(same)))
+}
+
 pub(crate) fn equality(op: &str, x: &Val, y: &Val) -> Result<Val, Fail> {
     let same = match (&x.ty, &y.ty) {
         (Type::Nothing, Type::Nothing) => Some(true),
