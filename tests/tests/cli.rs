@@ -57,6 +57,45 @@ fn eval_prints_the_value_as_julia_shows_it_and_as_json() {
     assert_eq!(eval("get_at([1.5, 2.5], 2)"), "2.5 2.5");
 }
 
+/// Ranges, views, pairs and the LinearAlgebra wrappers print as Julia's `show` prints them, not
+/// as the prelude's fields (`1:4`, not `Base.UnitRange{Int64}(1, 4)`).
+#[test]
+fn library_values_print_as_julia_shows_them() {
+    let src = "\
+using LinearAlgebra
+ranges() = (1:3 .+ 1, 1:2:5, 5:-1:2, 1:0, 0.0:0.1:1.0, range(0, 1, length = 5), LinRange(0.0, 1.0, 5))
+views(A, x) = (view(A, :, 1), view(A, 2, :), view(x, [true, false, true]), view(x, 2:3))
+wrappers() = (Diagonal([1.0, 2.0]), I, 2.0 * I, 1 => 2.0, 1 => 2 => 3, sin ∘ cos, RoundDown)
+iterators(x) = (enumerate(x), zip(x, 1:2))
+";
+    let (host, file) = host(src);
+    let show = |call: &str| match host
+        .analysis()
+        .eval(file, call, EvalLimits::default())
+        .unwrap()
+    {
+        Ok(v) => v.display,
+        Err(e) => e.to_string(),
+    };
+    assert_eq!(
+        show("ranges()"),
+        "(1:4, 1:2:5, 5:-1:2, 1:0, 0.0:0.1:1.0, 0.0:0.25:1.0, LinRange{Float64}(0.0, 1.0, 5))"
+    );
+    assert_eq!(
+        show("views([1.0 2.0; 3.0 4.0], [1, 2, 3])"),
+        "([1.0, 3.0], [3.0, 4.0], [1, 3], [2, 3])"
+    );
+    assert_eq!(
+        show("wrappers()"),
+        "([1.0 0.0; 0.0 2.0], UniformScaling{Bool}(true), UniformScaling{Float64}(2.0), \
+         1 => 2.0, 1 => (2 => 3), sin ∘ cos, RoundingMode{:Down}())"
+    );
+    assert_eq!(
+        show("iterators([1.0, 2.0])"),
+        "(enumerate([1.0, 2.0]), zip([1.0, 2.0], 1:2))"
+    );
+}
+
 #[test]
 fn grad_gives_one_gradient_per_argument() {
     let (host, file) = host(POW);

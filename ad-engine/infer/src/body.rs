@@ -123,6 +123,10 @@ struct Typer<'a> {
     reach: Vec<bool>,
     /// The block runs to its terminator and (for a branch) its condition is a Bool.
     flows: Vec<bool>,
+    /// Values that are a Bool known from the types alone (`x === nothing`, `isnothing(x)`): a
+    /// branch on one takes only its way, as Julia's inference prunes it, so the other way is
+    /// not typed (`w === nothing ? 2x : w * x` with `w = nothing`).
+    known: Vec<Option<bool>>,
     order: Vec<Block>,
 }
 
@@ -139,6 +143,7 @@ impl<'a> Typer<'a> {
             ty,
             reach,
             flows: vec![false; body.blocks.len()],
+            known: vec![None; body.values.len()],
             order: body.reverse_postorder(),
         }
     }
@@ -192,11 +197,24 @@ impl<'a> Typer<'a> {
                 let Some(stmt) = self.body.stmt(v) else {
                     continue;
                 };
-                let t = match self.inputs(&stmt.args) {
-                    Err(Blocked::Poisoned) => Type::Any,
-                    Err(Blocked::Undefined(_)) => Type::Bottom,
-                    Ok(ins) => cx.resolve(&stmt.op, &ins).map_or(Type::Any, |p| p.ty),
+                let (t, known) = match self.inputs(&stmt.args) {
+                    Err(Blocked::Poisoned) => (Type::Any, None),
+                    Err(Blocked::Undefined(_)) => (Type::Bottom, None),
+                    Ok(ins) => match cx.resolve(&stmt.op, &ins) {
+                        Ok(p) => {
+                            let known = match (&p.result, p.steps.is_empty()) {
+                                (Arg::Const(Const::Bool(b)), true) => Some(*b),
+                                _ => None,
+                            };
+                            (p.ty, known)
+                        }
+                        Err(_) => (Type::Any, None),
+                    },
                 };
+                if self.known[v.index()] != known {
+                    self.known[v.index()] = known;
+                    changed = true;
+                }
                 if self.ty[v.index()] != t {
                     self.ty[v.index()] = t.clone();
                     changed = true;
@@ -215,11 +233,37 @@ impl<'a> Typer<'a> {
             if !flows {
                 continue;
             }
-            for call in data.term.calls() {
+            for call in self.taken(&data.term) {
                 changed |= self.flow(call);
             }
         }
         changed
+    }
+
+    /// The way a branch on a known Bool takes, if its condition is one.
+    fn known_way<'t>(&self, term: &'t Terminator) -> Option<&'t BlockCall> {
+        match term {
+            Terminator::Branch {
+                cond: Operand::Value(v),
+                then_to,
+                else_to,
+            } => {
+                self.known
+                    .get(v.index())
+                    .copied()
+                    .flatten()
+                    .map(|b| if b { then_to } else { else_to })
+            }
+            _ => None,
+        }
+    }
+
+    /// The successors control can reach from `term`.
+    fn taken<'t>(&self, term: &'t Terminator) -> Vec<&'t BlockCall> {
+        match self.known_way(term) {
+            Some(call) => vec![call],
+            None => term.calls(),
+        }
     }
 
     fn flow(&mut self, call: &BlockCall) -> bool {
@@ -245,7 +289,7 @@ impl<'a> Typer<'a> {
             if !(self.reach[b.index()] && self.flows[b.index()]) {
                 continue;
             }
-            for call in self.body.block(b).term.calls() {
+            for call in self.taken(&self.body.block(b).term) {
                 if call.block == blk {
                     if let Some(a) = call.args.get(i) {
                         out.push(self.operand_ty(a));
@@ -396,6 +440,16 @@ impl<'a> Typer<'a> {
                             errors.push(Fail::conflict(msg.clone()).at(span));
                         }
                         throw(&mut out, nb, &msg, span);
+                        continue;
+                    }
+                    if let Some(way) = self.known_way(&data.term) {
+                        let term = self
+                            .emit_call(&mut out, nb, way, &vmap, &bmap, span)
+                            .map(Terminator::Jump);
+                        match term {
+                            Some(t) => out.set_term(nb, t, span),
+                            None => throw(&mut out, nb, "unreachable: type error", span),
+                        }
                         continue;
                     }
                     let t = self.emit_call(&mut out, nb, then_to, &vmap, &bmap, span);

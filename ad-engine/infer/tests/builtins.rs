@@ -599,8 +599,8 @@ fn scalar_promotion_follows_julia() {
           %6 = %4 + %5 :: Int64
           %7 = Int(%1) :: Int64
           %8 = %7 - %2 :: Int64
-          %9 = float(%1) :: Float64
-          %10 = %9 * %3 :: Float64
+          %9 = copysign(0.0, %3) :: Float64
+          %10 = ifelse(%1, %3, %9) :: Float64
           %11 = %2 ÷ 2 :: Int64
           %12 = float(%2) :: Float64
           %13 = %3 % %12 :: Float64

@@ -20,6 +20,7 @@ mod json;
 mod machine;
 mod prim;
 mod show;
+mod show_library;
 mod value;
 mod watch;
 

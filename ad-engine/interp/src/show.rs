@@ -71,6 +71,9 @@ fn write_value<W: Write + ?Sized>(f: &mut W, v: &Value) -> fmt::Result {
             f.write_str(&t.name)
         }
         Value::Struct(t, fields) => {
+            if crate::show_library::write_library(f, t, fields, write_value::<W>)? {
+                return Ok(());
+            }
             write!(f, "{t}(")?;
             comma_values(f, fields)?;
             f.write_str(")")

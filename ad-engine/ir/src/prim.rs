@@ -404,6 +404,10 @@ prims! {
     /// `round(x)`: nearest, ties to even.
     Round => "round" { kind: Scalar, diff: Diff::Zero, interpreted_for: REST }
     Sign => "sign" { kind: Scalar, diff: Diff::Zero, interpreted_for: REST }
+    /// `copysign(x, y)`: `x` with the sign bit of `y` (Float64; integers are the prelude's).
+    Copysign => "copysign" { arity: Exactly(2), kind: Scalar, interpreted_for: REST }
+    /// `fma(x, y, z)`: `x * y + z` rounded once (Float64; Ints are the prelude's `x * y + z`).
+    Fma => "fma" { arity: Exactly(3), kind: Scalar, interpreted_for: REST }
     // Conversions.
     /// `float(x)` / `Float64(x)` from Int64 or Bool.
     Float => "float" { kind: Scalar, interpreted_for: Some("arrays") }

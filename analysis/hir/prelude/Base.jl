@@ -29,13 +29,6 @@ const catalan = 0.915965594177219
 end
 
 """
-    inv(x)
-
-The multiplicative inverse of a number, `one(x) / x` (a Float64 for an Int, as Julia's).
-"""
-inv(x::Number) = one(x) / x
-
-"""
     eltype(x)
 
 The type of the elements of an array (`Float64` for a `Vector{Float64}`), the type of a number
@@ -257,13 +250,6 @@ end
 sum(r::UnitRange{Int}) = length(r) * r.start + length(r) * (length(r) - 1) ÷ 2
 sum(r::StepRange{Int, Int}) = length(r) * r.start + r.step * (length(r) * (length(r) - 1) ÷ 2)
 sum(r::LinRange) = sum(collect(r))
-# `f` over a range: as over the array of its elements (the same order of additions).
-sum(f, r::UnitRange{Int}) = sum(f, collect(r))
-sum(f, r::StepRange{Int, Int}) = sum(f, collect(r))
-sum(f, r::LinRange) = sum(f, collect(r))
-prod(f, r::UnitRange{Int}) = prod(f, collect(r))
-maximum(f, r::UnitRange{Int}) = maximum(f, collect(r))
-minimum(f, r::UnitRange{Int}) = minimum(f, collect(r))
 
 # Broadcasting over a range broadcasts over its elements (Julia returns a range again for
 # some operations, with the same elements).
@@ -1105,20 +1091,6 @@ function _findextremum(f, x, largest::Bool)
     return (m, k)
 end
 
-"""
-    extrema(x), extrema(f, x)
-
-`(minimum(x), maximum(x))` (of `f` over `x`): `NaN` in both where `x` holds one.
-"""
-extrema(x::AbstractArray) = (minimum(x), maximum(x))
-extrema(f, x::AbstractArray) = (minimum(f, x), maximum(f, x))
-
-"""
-    ifelse(c::Bool, a, b)
-
-`a` if `c` holds, else `b`; unlike `c ? a : b`, both are evaluated first (it is a function).
-"""
-ifelse(c::Bool, a, b) = c ? a : b
 
 """
     CartesianIndex(i, j), CartesianIndex((i, j))
@@ -1225,31 +1197,6 @@ function filter(f, x::AbstractVector)
     return y
 end
 
-"""
-    unique(x)
-
-The distinct elements of the vector `x` by Julia's `isequal` (`NaN` is one element, `-0.0`
-and `0.0` two), in order of first appearance.
-"""
-function unique(x::AbstractVector)
-    u = _vector(x, 0)
-    for k in 1:length(x)
-        seen = false
-        for v in u
-            if _isequal(v, x[k])
-                seen = true
-                break
-            end
-        end
-        if !seen
-            push!(u, x[k])
-        end
-    end
-    return u
-end
-
-# Julia's `isequal` on numbers: `==`, but `NaN` equals `NaN` and `-0.0` differs from `0.0`.
-_isequal(a, b) = a != a ? b != b : (a == b && (a != 0 || 1 / a == 1 / b))
 
 """
     first(x, n), last(x, n)
@@ -1309,81 +1256,6 @@ function map!(f, dest::AbstractArray, x::AbstractArray, y::AbstractArray)
     return dest
 end
 
-"""
-    sincos(x)
-
-`(sin(x), cos(x))`.
-"""
-sincos(x::Real) = (sin(x), cos(x))
-
-"""
-    log(b, x)
-
-The base-`b` logarithm, `log(x) / log(b)` as Julia computes it.
-"""
-log(b::Real, x::Real) = log(x) / log(b)
-
-"""
-    trunc(x)
-
-`x` rounded toward zero (`-0.0` for `-0.5`).
-"""
-trunc(x::Float64) = x < 0 ? ceil(x) : floor(x)
-trunc(x::Int) = x
-
-"""
-    div(x, y), rem(x, y), mod(x, y), mod1(x, y)
-
-`x ÷ y` and `x % y` (the remainder with the sign of `x`); `mod` is the remainder with the sign
-of `y` (`mod(-7.5, 2.0) == 0.5`; a zero remainder takes `y`'s sign), `mod1` is `mod` but in
-`(0, y]` (`y` instead of zero). `y == 0` for Ints is a `DivideError`.
-"""
-div(x::Real, y::Real) = x ÷ y
-rem(x::Real, y::Real) = x % y
-
-function mod(x::Int, y::Int)
-    r = x % y
-    return (r != 0 && (r < 0) != (y < 0)) ? r + y : r
-end
-
-function mod(x::Real, y::Real)
-    r = float(x) % float(y)
-    if r == 0
-        return y < 0 ? -0.0 : 0.0
-    end
-    return (r > 0) != (y > 0) ? r + y : r
-end
-
-function mod1(x::Int, y::Int)
-    m = mod(x, y)
-    return m == 0 ? y : m
-end
-
-function mod1(x::Real, y::Real)
-    m = mod(x, y)
-    return m == 0 ? float(y) : m
-end
-
-"""
-    ndims(x)
-
-1 for a vector, 2 for a matrix.
-"""
-ndims(x::AbstractVector) = 1
-ndims(x::AbstractMatrix) = 2
-
-"""
-    Fix2(f, x)
-
-The function `y -> f(y, x)`: what `==(x)`, `!=(x)`, `<(x)`, `<=(x)`, `>(x)`, `>=(x)` and
-`in(xs)` make (`count(==(0.0), x)`, `findall(>(1.5), x)`), `x` evaluated once.
-"""
-struct Fix2{F, T}
-    f::F
-    x::T
-end
-
-(g::Fix2)(y) = g.f(y, g.x)
 
 # `Matrix(J, m, n)` of a `UniformScaling` `J` (`Matrix(I, 3, 3)`, `Matrix(2.0I, 2, 3)`; inference
 # sends it here): `J.λ` on the diagonal, zeros elsewhere.
@@ -1809,6 +1681,921 @@ sort(x::AbstractVector; rev::Bool = false, by = identity) = [x[k] for k in sortp
 # reversed with `rev`.
 _sort_before(a, b, rev::Bool) = rev ? _sort_isless(b, a) : _sort_isless(a, b)
 _sort_isless(a, b) = isnan(a) ? false : (isnan(b) ? true : _isless(a, b))
+
+# ---- Division, remainders, signs and integer functions (Base's int.jl, intfuncs.jl, div.jl,
+# float.jl, math.jl), written as Julia writes them ---------------------------------------------
+
+"""
+    rem(x, y)
+
+`x % y`: the remainder of `x ÷ y`, with the sign of `x`.
+"""
+rem(x::Real, y::Real) = x % y
+
+"""
+    div(x, y)
+
+`x ÷ y`: the quotient rounded toward zero.
+"""
+div(x::Real, y::Real) = x ÷ y
+
+"""
+    fld(x, y)
+
+The largest integer at most `x / y` (the quotient rounded down).
+"""
+function fld(x::Int, y::Int)
+    d = x ÷ y
+    return (d * y != x && ((x < 0) != (y < 0))) ? d - 1 : d
+end
+fld(x::Float64, y::Float64) = round((x - mod(x, y)) / y)
+fld(x::Real, y::Real) = fld(float(x), float(y))
+
+"""
+    cld(x, y)
+
+The smallest integer at least `x / y` (the quotient rounded up).
+"""
+function cld(x::Int, y::Int)
+    d = x ÷ y
+    return (d * y != x && ((x > 0) == (y > 0))) ? d + 1 : d
+end
+cld(x::Float64, y::Float64) = -fld(-x, y)
+cld(x::Real, y::Real) = cld(float(x), float(y))
+
+"""
+    mod(x, y)
+
+`x - fld(x, y) * y`: the remainder with the sign of `y`.
+"""
+function mod(x::Int, y::Int)
+    y == -1 && return 0
+    return x - fld(x, y) * y
+end
+function mod(x::Float64, y::Float64)
+    r = x % y
+    if r == 0
+        return copysign(r, y)
+    elseif (r > 0) != (y > 0)
+        return r + y
+    else
+        return r
+    end
+end
+mod(x::Real, y::Real) = mod(float(x), float(y))
+
+"""
+    mod1(x, y)
+
+`mod(x, y)` in `(0, y]` rather than `[0, y)`.
+"""
+function mod1(x::Real, y::Real)
+    m = mod(x, y)
+    return m == 0 ? oftype(m, y) : m
+end
+
+"""
+    divrem(x, y)
+
+`(div(x, y), rem(x, y))`.
+"""
+divrem(x::Real, y::Real) = (div(x, y), rem(x, y))
+
+"""
+    fldmod(x, y)
+
+`(fld(x, y), mod(x, y))`.
+"""
+fldmod(x::Real, y::Real) = (fld(x, y), mod(x, y))
+
+"""
+    oftype(x, y)
+
+`y` converted to the type of `x`.
+"""
+oftype(x::Float64, y::Real) = Float64(y)
+oftype(x::Int, y::Real) = Int(y)
+
+"""
+    trunc(x)
+
+`x` rounded toward zero (`-0.0` for a negative `x` above `-1`); the gradient is zero.
+"""
+trunc(x::Float64) = x < 0.0 ? ceil(x) : floor(x)
+trunc(x::Int) = x
+trunc(x::Bool) = x
+
+"""
+    signbit(x)
+
+Whether the sign bit of `x` is set (`-0.0` and a negative NaN included).
+"""
+signbit(x::Float64) = copysign(1.0, x) < 0.0
+signbit(x::Int) = x < 0
+signbit(x::Bool) = false
+
+"""
+    fma(x, y, z)
+
+`x * y + z` rounded once (a primitive for Float64s); of three integers, `x * y + z`.
+"""
+fma(x::Int, y::Int, z::Int) = x * y + z
+
+# `copysign(x::Float64, y)` is a primitive; an integer `x` is Base's Julia method.
+copysign(x::Int, y::Real) = signbit(x) != signbit(y) ? -x : x
+
+"""
+    flipsign(x, y)
+
+`x` with its sign flipped when `y` is negative (`signbit(y)`).
+"""
+flipsign(x::Real, y::Real) = signbit(y) ? -x : x
+
+"""
+    iszero(x)
+
+`x == zero(x)`; for an array, whether every entry is zero.
+"""
+iszero(x::Real) = x == zero(x)
+iszero(x::AbstractArray) = all(iszero, x)
+
+"""
+    isone(x)
+
+`x == one(x)`.
+"""
+isone(x::Real) = x == one(x)
+
+"""
+    isinteger(x)
+
+Whether `x` is a whole number.
+"""
+isinteger(x::Float64) = x - trunc(x) == 0.0
+isinteger(x::Int) = true
+isinteger(x::Bool) = true
+
+"""
+    xor(a, b)
+
+Exclusive or of two Bools (`a ⊻ b`).
+"""
+xor(a::Bool, b::Bool) = a != b
+
+"""
+    ~x
+
+Bitwise not: `-x - 1` for an Int (two's complement), `!x` for a Bool.
+"""
+(~)(x::Int) = -x - 1
+(~)(x::Bool) = !x
+
+"""
+    a & b, a | b
+
+Bitwise and, or: of Bools the logical ones (both operands evaluated), of Ints bit by bit in
+two's complement.
+"""
+(&)(a::Bool, b::Bool) = a ? b : false
+(|)(a::Bool, b::Bool) = a ? true : b
+(&)(a::Int, b::Int) = _bitwise(1, a, b)
+(|)(a::Int, b::Int) = _bitwise(2, a, b)
+xor(a::Int, b::Int) = _bitwise(3, a, b)
+(&)(a::Integer, b::Integer) = Int(a) & Int(b)
+(|)(a::Integer, b::Integer) = Int(a) | Int(b)
+xor(a::Integer, b::Integer) = xor(Int(a), Int(b))
+
+# The 64 bits of `a` and `b` from the lowest (arithmetic shifts), combined by `op` (1 and,
+# 2 or, 3 xor); the last bit's weight wraps to typemin(Int), the sign bit.
+function _bitwise(op::Int, a::Int, b::Int)
+    r = 0
+    w = 1
+    for k in 1:64
+        p = isodd(a)
+        q = isodd(b)
+        if op == 1 ? (p && q) : (op == 2 ? (p || q) : p != q)
+            r += w
+        end
+        a = fld(a, 2)
+        b = fld(b, 2)
+        w *= 2
+    end
+    return r
+end
+
+"""
+    x << n, x >> n
+
+Arithmetic shifts of an Int by `n` bits (`n < 0` shifts the other way).
+"""
+(<<)(x::Int, n::Int) = n < 0 ? x >> -n : (n >= 64 ? 0 : x * 2^n)
+(>>)(x::Int, n::Int) = n < 0 ? x << -n : (n >= 63 ? (x < 0 ? -1 : 0) : fld(x, 2^n))
+
+"""
+    x >>> n
+
+Logical shift right of an Int's 64 bits (zeros come in from the left).
+"""
+(>>>)(x::Int, n::Int) = n < 0 ? x << -n : (n == 0 ? x : (n >= 64 ? 0 : (x >> n) & (2^(64 - n) - 1)))
+
+"""
+    \\(x, y)
+
+Left division of numbers: `y / x`.
+"""
+(\)(x::Real, y::Real) = y / x
+
+"""
+    isqrt(n)
+
+The integer square root: the largest `m` with `m * m <= n`.
+"""
+function isqrt(x::Int)
+    x == 0 && return x
+    s = trunc(Int, sqrt(x))
+    # one Newton step, as Float64's 53 bits may be too few
+    s = (s + x ÷ s) ÷ 2
+    return s * s > x ? s - 1 : s
+end
+
+"""
+    gcd(a, b)
+
+The greatest common (positive) divisor; `gcd(0, 0) == 0`.
+"""
+function gcd(a::Int, b::Int)
+    while b != 0
+        a, b = b, rem(a, b)
+    end
+    return _checked_abs(a)
+end
+
+"""
+    lcm(a, b)
+
+The least common (positive) multiple; `0` if either is zero.
+"""
+lcm(a::Int, b::Int) = a == 0 ? a : _checked_abs(_checked_mul(a, b ÷ gcd(b, a)))
+
+_checked_abs(a::Int) = a == typemin(Int) ? throw(OverflowError("checked arithmetic: cannot compute |x| for x = $a::Int64")) : abs(a)
+
+function _checked_mul(a::Int, b::Int)
+    y = a * b
+    if (a != 0 && (y ÷ a != b || (a == -1 && b == typemin(Int))))
+        throw(OverflowError("$a * $b overflowed for type Int64"))
+    end
+    return y
+end
+
+"""
+    factorial(n)
+
+`n!` for `0 <= n <= 20` (larger ones overflow Int64: OverflowError).
+"""
+function factorial(n::Int)
+    n < 0 && throw(DomainError(n, "`n` must not be negative."))
+    n > 20 && throw(OverflowError("$n is too large to look up in the table; consider using `factorial(big($n))` instead"))
+    f = 1
+    for k in 2:n
+        f *= k
+    end
+    return f
+end
+
+"""
+    binomial(n, k)
+
+The binomial coefficient `n` choose `k` (Julia's extension to negative `n`); OverflowError
+when it does not fit an Int64.
+"""
+function binomial(n::Int, k::Int)
+    n0, k0 = n, k
+    k < 0 && return 0
+    sgn = 1
+    if n < 0
+        n = -n + k - 1
+        if isodd(k)
+            sgn = -sgn
+        end
+    end
+    k > n && return 0
+    (k == 0 || k == n) && return sgn
+    k == 1 && return sgn * n
+    if k > n ÷ 2
+        k = n - k
+    end
+    x = n - k + 1
+    nn = x + 1
+    rr = 2
+    while rr <= k
+        # x * nn is a multiple of rr: divide first so only an overflowing result overflows
+        g = gcd(x, rr)
+        x = _binomial_mul(x ÷ g, nn ÷ (rr ÷ g), n0, k0)
+        rr += 1
+        nn += 1
+    end
+    return sgn < 0 ? -x : x
+end
+
+function _binomial_mul(a::Int, b::Int, n0::Int, k0::Int)
+    y = a * b
+    if a != 0 && y ÷ a != b
+        throw(OverflowError("binomial($n0, $k0) overflows"))
+    end
+    return y
+end
+
+"""
+    nextpow(a, x)
+
+The smallest `a^n` not less than `x` (`n >= 0`).
+"""
+function nextpow(a::Real, x::Real)
+    a <= 1 && throw(DomainError(a, "`a` must be greater than 1."))
+    x <= 0 && throw(DomainError(x, "`x` must be positive."))
+    p = one(a)
+    while p < x
+        q = p * a
+        q > p || throw(OverflowError("result is beyond the range of type of the base"))
+        p = q
+    end
+    return p
+end
+
+"""
+    prevpow(a, x)
+
+The largest `a^n` not greater than `x` (`n >= 0`).
+"""
+function prevpow(a::Real, x::Real)
+    a <= 1 && throw(DomainError(a, "`a` must be greater than 1."))
+    x < 1 && throw(DomainError(x, "`x` must be ≥ 1."))
+    p = one(a)
+    while p <= x / a
+        p = p * a
+    end
+    return p
+end
+
+"""
+    sinpi(x)
+
+`sin(π * x)`, exact at integers (`±0.0`) and half-integers (elsewhere `sin` of the reduced
+argument: Julia's own kernel may differ in the last bit).
+"""
+function sinpi(x::Float64)
+    isinf(x) && throw(DomainError(x, "sinpi(x) is only defined for finite x."))
+    isnan(x) && return x
+    n, d = _reduce_pi(abs(x))
+    s = n == 0 ? sin(π * d) : (n == 1 ? cos(π * d) : (n == 2 ? -sin(π * d) : (n == 3 ? -cos(π * d) : sin(π * d))))
+    s = s + 0.0
+    return signbit(x) ? -s : s
+end
+sinpi(x::Real) = sinpi(float(x))
+
+"""
+    cospi(x)
+
+`cos(π * x)`, exact at integers and half-integers (`0.0`).
+"""
+function cospi(x::Float64)
+    isinf(x) && throw(DomainError(x, "cospi(x) is only defined for finite x."))
+    isnan(x) && return x
+    n, d = _reduce_pi(abs(x))
+    c = n == 0 ? cos(π * d) : (n == 1 ? -sin(π * d) : (n == 2 ? -cos(π * d) : (n == 3 ? sin(π * d) : cos(π * d))))
+    return c + 0.0
+end
+cospi(x::Real) = cospi(float(x))
+
+"""
+    inv(x)
+
+`1 / x` of a number, a Float64 (the matrix inverse is a primitive).
+"""
+inv(x::Real) = 1.0 / x
+
+"""
+    sincos(x)
+
+`(sin(x), cos(x))`.
+"""
+sincos(x::Real) = (sin(x), cos(x))
+
+"""
+    ifelse(c, a, b)
+
+`a` if `c` holds, else `b` (both already evaluated, unlike `c ? a : b`).
+"""
+ifelse(c::Bool, a, b) = c ? a : b
+
+# `ax = n/2 + d` modulo 2 with `n` in 0:4 and `|d| <= 1/4`.
+function _reduce_pi(ax::Float64)
+    r = rem(ax, 2.0)
+    n = round(2.0 * r)
+    return Int(n), r - n / 2
+end
+
+function rrule(::typeof(sinpi), x::Float64)
+    sinpi_pullback(ȳ) = (NoTangent(), ȳ * (π * cospi(x)))
+    return sinpi(x), sinpi_pullback
+end
+
+function rrule(::typeof(cospi), x::Float64)
+    cospi_pullback(ȳ) = (NoTangent(), ȳ * (-π * sinpi(x)))
+    return cospi(x), cospi_pullback
+end
+
+"""
+    sinc(x)
+
+`sin(πx) / (πx)`, and `1` at `0`.
+"""
+function sinc(x::Float64)
+    abs(x) < 0.001 && return evalpoly(x * x, (1.0, -π^2 / 6, π^4 / 120))
+    isinf(x) && return 0.0
+    return sinpi(x) / (π * x)
+end
+sinc(x::Real) = sinc(float(x))
+
+"""
+    exp10(x)
+
+`10^x`.
+"""
+exp10(x::Real) = 10.0 ^ float(x)
+
+"""
+    log(b, x)
+
+The base-`b` logarithm of `x`: `log(x) / log(b)`.
+"""
+log(b::Real, x::Real) = log(x) / log(b)
+
+"""
+    exponent(x)
+
+The power of two of a nonzero finite `x`: `2^exponent(x) <= abs(x) < 2^(exponent(x) + 1)`.
+"""
+function exponent(x::Float64)
+    x == 0.0 && throw(DomainError(x, "Cannot be ±0.0."))
+    isfinite(x) || throw(DomainError(x, "Cannot be NaN or Inf."))
+    return _exponent(abs(x))
+end
+exponent(x::Real) = exponent(float(x))
+
+# The exponent of a positive finite `a`, from log2 corrected by exact powers of two.
+function _exponent(a::Float64)
+    e = Int(floor(log2(a)))
+    if 2.0 ^ e > a
+        e -= 1
+    elseif 2.0 ^ (e + 1) <= a
+        e += 1
+    end
+    return e
+end
+
+"""
+    significand(x)
+
+`x` scaled by a power of two into `[1, 2)` in magnitude (`x` itself for `0`, `Inf`, `NaN`).
+"""
+significand(x::Float64) = (x == 0.0 || !isfinite(x)) ? x : x / 2.0 ^ _exponent(abs(x))
+
+"""
+    frexp(x)
+
+`(m, e)` with `x == m * 2^e` and `0.5 <= abs(m) < 1`; `(x, 0)` for `0`, `Inf` and NaN.
+"""
+function frexp(x::Float64)
+    (x == 0.0 || !isfinite(x)) && return (x, 0)
+    e = _exponent(abs(x))
+    return (_scale2(x, -e - 1), e + 1)
+end
+
+"""
+    ldexp(x, n)
+
+`x * 2^n`, rounded once (to a subnormal, zero or `Inf` where the result leaves the normal
+range).
+"""
+function ldexp(x::Float64, n::Int)
+    (x == 0.0 || !isfinite(x)) && return x
+    # beyond ±5000 every result is ±Inf or ±0.0 (and the sum below cannot wrap around)
+    n = clamp(n, -5000, 5000)
+    k = _exponent(abs(x)) + n
+    k > 1023 && return copysign(Inf, x)
+    k < -1075 && return copysign(0.0, x)
+    return _scale2(x, n)
+end
+ldexp(x::Real, n::Int) = ldexp(float(x), n)
+
+# `x * 2^n` for a result of exponent at least -1075: exact steps by normal powers of two, the
+# last (into the subnormals) rounding once.
+function _scale2(x::Float64, n::Int)
+    while n > 1000
+        x *= 2.0 ^ 1000
+        n -= 1000
+    end
+    while n < -1000 && abs(x) >= 2.0 ^ -20
+        x *= 2.0 ^ -1000
+        n += 1000
+    end
+    n >= -1022 && return x * 2.0 ^ n
+    return (x * 2.0 ^ (n + 60)) * 2.0 ^ -60
+end
+
+"""
+    RoundNearest, RoundToZero, RoundUp, RoundDown
+
+The rounding modes of `round(x, mode)`, `round(T, x, mode)`, `div(x, y, mode)` and
+`rem(x, y, mode)`, one type each as in Julia (`RoundingMode{:Down}`), so the result type
+follows the mode.
+"""
+struct _RoundNearest
+end
+struct _RoundToZero
+end
+struct _RoundUp
+end
+struct _RoundDown
+end
+const RoundNearest = _RoundNearest()
+const RoundToZero = _RoundToZero()
+const RoundUp = _RoundUp()
+const RoundDown = _RoundDown()
+
+"""
+    round(x, mode)
+
+`x` rounded by the mode: `round` for `RoundNearest` (ties to even), `trunc`, `ceil`, `floor`.
+"""
+round(x::Real, ::_RoundNearest) = round(x)
+round(x::Real, ::_RoundToZero) = trunc(x)
+round(x::Real, ::_RoundUp) = ceil(x)
+round(x::Real, ::_RoundDown) = floor(x)
+round(T::Type{Int64}, x::Real, r) = T(round(x, r))
+round(T::Type{Int}, x::Real, r) = T(round(x, r))
+
+"""
+    div(x, y, mode)
+
+The quotient rounded by the mode (`fld` for `RoundDown`, `cld` for `RoundUp`).
+"""
+div(x::Real, y::Real, ::_RoundToZero) = div(x, y)
+div(x::Real, y::Real, ::_RoundUp) = cld(x, y)
+div(x::Real, y::Real, ::_RoundDown) = fld(x, y)
+div(x::Int, y::Int, r::_RoundNearest) = (x - rem(x, y, r)) ÷ y
+div(x::Real, y::Real, r::_RoundNearest) = round((float(x) - rem(x, y, r)) / float(y))
+
+"""
+    rem(x, y, mode)
+
+`x - y * div(x, y, mode)`: `rem` for `RoundToZero`, `mod` for `RoundDown`, `mod(x, -y)` for
+`RoundUp`, the remainder nearest zero (ties to an even quotient) for `RoundNearest`.
+"""
+rem(x::Real, y::Real, ::_RoundToZero) = rem(x, y)
+rem(x::Real, y::Real, ::_RoundUp) = mod(x, -y)
+rem(x::Real, y::Real, ::_RoundDown) = mod(x, y)
+rem(x::Real, y::Real, ::_RoundNearest) = _rem_nearest(float(x), float(y))
+function rem(x::Int, y::Int, ::_RoundNearest)
+    r = rem(x, y)
+    q = x ÷ y
+    # |r| beyond |y|/2, or at it with an odd quotient: step to the other side
+    if 2 * abs(r) > abs(y) || (2 * abs(r) == abs(y) && isodd(q))
+        r = r > 0 ? r - abs(y) : r + abs(y)
+    end
+    return r
+end
+
+# IEEE remainder: `x - n y` with `n` the integer nearest `x / y` (ties to even), exact.
+function _rem_nearest(x::Float64, y::Float64)
+    r = rem(x, y)
+    ay = abs(y)
+    ar = abs(r)
+    if ar > ay / 2 || (ar == ay / 2 && isodd(Int(rem(div(x, y), 2.0))))
+        r = r - copysign(ay, r)
+    end
+    return r
+end
+
+"""
+    eps(x)
+
+The distance from `x` to the next larger Float64 in magnitude (NaN for `Inf` and `NaN`).
+"""
+function eps(x::Float64)
+    isfinite(x) || return NaN
+    x == 0.0 && return 5.0e-324
+    return 2.0 ^ (max(_exponent(abs(x)), -1022) - 52)
+end
+
+"""
+    nextfloat(x)
+
+The smallest Float64 greater than `x` (`Inf` stays, NaN stays NaN).
+"""
+function nextfloat(x::Float64)
+    isnan(x) && return x
+    x == Inf && return x
+    x == -Inf && return -1.7976931348623157e308
+    x == 0.0 && return 5.0e-324
+    return x > 0.0 ? x + eps(x) : -_prevfloat_pos(-x)
+end
+
+"""
+    prevfloat(x)
+
+The largest Float64 less than `x` (`-Inf` stays, NaN stays NaN).
+"""
+function prevfloat(x::Float64)
+    isnan(x) && return x
+    x == -Inf && return x
+    x == Inf && return 1.7976931348623157e308
+    x == 0.0 && return -5.0e-324
+    return x > 0.0 ? _prevfloat_pos(x) : -(-x + eps(x))
+end
+
+# The Float64 below a positive finite `x`: one ulp down, half of one at a power of two.
+function _prevfloat_pos(x::Float64)
+    u = eps(x)
+    return (significand(x) == 1.0 && x > 2.2250738585072014e-308) ? x - u / 2 : x - u
+end
+
+"""
+    isless(x, y)
+
+Julia's total order of numbers: `-0.0` before `0.0`, NaN after everything.
+"""
+isless(x::Float64, y::Float64) = isnan(x) ? false : (isnan(y) ? true : _isless(x, y))
+isless(x::Real, y::Real) = isless(float(x), float(y))
+isless(x::Int, y::Int) = x < y
+
+"""
+    minmax(x, y)
+
+`(min(x, y), max(x, y))` in `isless` order.
+"""
+minmax(x::Real, y::Real) = isless(y, x) ? (y, x) : (x, y)
+
+"""
+    cmp(x, y)
+
+`-1`, `0` or `1` as `x` is less than, equal to or greater than `y` in `isless` order.
+"""
+cmp(x::Real, y::Real) = isless(x, y) ? -1 : (isless(y, x) ? 1 : 0)
+
+"""
+    sech(x), csch(x), coth(x), asec(x), acsc(x), acot(x), asech(x), acsch(x), acoth(x)
+
+The reciprocal hyperbolic functions and the inverses of the reciprocal functions, as Julia
+defines them (`sech(x) = inv(cosh(x))`, `acot(y) = atan(inv(y))`, ...).
+"""
+sech(x::Real) = inv(cosh(x))
+csch(x::Real) = inv(sinh(x))
+coth(x::Real) = inv(tanh(x))
+asec(y::Real) = acos(inv(y))
+acsc(y::Real) = asin(inv(y))
+acot(y::Real) = atan(inv(y))
+asech(y::Real) = acosh(inv(y))
+acsch(y::Real) = asinh(inv(y))
+acoth(y::Real) = atanh(inv(y))
+
+"""
+    oneunit(x)
+
+`one(x)` for numbers.
+"""
+oneunit(x::Real) = one(x)
+
+"""
+    ispow2(n)
+
+Whether `n` is a power of two.
+"""
+ispow2(n::Int) = n > 0 && n & (n - 1) == 0
+ispow2(x::Float64) = x > 0.0 && isfinite(x) && significand(x) == 1.0
+
+"""
+    digits(n; base = 10)
+
+The digits of `n` from the least significant, negative for a negative `n`; `[0]` for `0`.
+"""
+function digits(n::Int; base::Int = 10)
+    base < 2 && throw(DomainError(base, "base must be ≥ 2 or ≤ -2"))
+    d = fill(0, 0)
+    push!(d, rem(n, base))
+    n = div(n, base)
+    while n != 0
+        push!(d, rem(n, base))
+        n = div(n, base)
+    end
+    return d
+end
+
+"""
+    ndigits(n; base = 10)
+
+The number of digits of `n` (`1` for `0`).
+"""
+ndigits(n::Int; base::Int = 10) = length(digits(n; base = base))
+
+"""
+    Fix2(f, x)
+
+The function `y -> f(y, x)`: what `==(x)`, `<(x)`, `>=(x)` (a comparison given one
+argument) return.
+"""
+struct Fix2{F, T}
+    f::F
+    x::T
+end
+(g::Fix2)(y) = g.f(y, g.x)
+
+"""
+    extrema(x)
+
+`(minimum(x), maximum(x))`.
+"""
+extrema(x) = (minimum(x), maximum(x))
+extrema(f, x) = (minimum(f, x), maximum(f, x))
+
+"""
+    ndims(x)
+
+The number of dimensions of an array (0 for a number).
+"""
+ndims(x::Real) = 0
+ndims(x::AbstractVector) = 1
+ndims(x::AbstractMatrix) = 2
+ndims(r::UnitRange) = 1
+ndims(r::StepRange) = 1
+ndims(r::LinRange) = 1
+
+"""
+    in(x, collection)
+
+`x ∈ collection`: whether an element is `==` to `x`.
+"""
+in(x, itr::AbstractArray) = any(y -> y == x, itr)
+in(x, t::Tuple) = _in_tuple(x, t...)
+in(x::Real, r::UnitRange{Int}) = _in_range(x, r)
+in(x::Real, r::StepRange{Int, Int}) = _in_range(x, r)
+in(x::Real, r::LinRange) = _in_range(x, r)
+in(x::Real, r::StepRangeLen) = _in_range(x, r)
+
+_in_tuple(x) = false
+_in_tuple(x, y, rest...) = y == x || _in_tuple(x, rest...)
+
+function _in_range(x::Real, r)
+    length(r) == 0 && return false
+    f = first(r)
+    l = last(r)
+    (f <= x <= l || l <= x <= f) || return false
+    step(r) == 0 && return true
+    n = round(Int, (x - f) / step(r)) + 1
+    return n >= 1 && n <= length(r) && r[n] == x
+end
+
+"""
+    a === b
+
+Egal: the same number type and bits (`0.0 !== -0.0`, `NaN === NaN`), tuples egal elementwise.
+Values of different types, and `nothing`, are the builtin's: a constant (`x === nothing` is
+known where the call is compiled, so a branch on it that cannot run is not typed).
+"""
+(===)(x::Float64, y::Float64) = x == y ? signbit(x) == signbit(y) : (isnan(x) && isnan(y) && signbit(x) == signbit(y))
+(===)(x::Int, y::Int) = x == y
+(===)(x::Bool, y::Bool) = x == y
+(===)(x::Tuple, y::Tuple) = length(x) == length(y) && _all_true(map((a, b) -> a === b, x, y)...)
+_all_true() = true
+_all_true(b::Bool, rest...) = b && _all_true(rest...)
+
+"""
+    findall(x)
+
+The indices `i` of a Bool vector where `x[i]`; `findall(f, x)` where `f(x[i])`.
+"""
+findall(x::AbstractVector{Bool}) = findall(identity, x)
+function findall(f, x::AbstractVector)
+    I = fill(0, 0)
+    for i in 1:length(x)
+        if f(x[i])
+            push!(I, i)
+        end
+    end
+    return I
+end
+
+"""
+    unique(x)
+
+The distinct elements of a vector in order of first appearance (`isequal`: NaNs are one value,
+`-0.0` differs from `0.0`).
+"""
+function unique(x::AbstractVector)
+    y = _vector(x, 0)
+    for i in 1:length(x)
+        seen = false
+        for j in 1:length(y)
+            if _isequal(y[j], x[i])
+                seen = true
+            end
+        end
+        if !seen
+            push!(y, x[i])
+        end
+    end
+    return y
+end
+unique(r::UnitRange{Int}) = collect(r)
+unique(r::StepRange{Int, Int}) = collect(r)
+
+_isequal(a, b) = a === b || (a == b && signbit(a) == signbit(b)) || (isnan(a) && isnan(b))
+
+"""
+    isequal(a, b)
+
+Equality where NaNs are equal and `-0.0` differs from `0.0`.
+"""
+isequal(a::Real, b::Real) = _isequal(float(a), float(b))
+
+"""
+    permutedims(A)
+
+The transpose of a matrix as a new matrix; a vector becomes a 1×n matrix.
+"""
+function permutedims(A::AbstractMatrix)
+    m = size(A, 1)
+    n = size(A, 2)
+    B = _matrix(A, n, m)
+    for j in 1:n, i in 1:m
+        B[j, i] = A[i, j]
+    end
+    return B
+end
+function permutedims(v::AbstractVector)
+    B = _matrix(v, 1, length(v))
+    for j in 1:length(v)
+        B[1, j] = v[j]
+    end
+    return B
+end
+
+"""
+    one(A)
+
+The identity matrix of a square matrix's size and element type.
+"""
+function one(A::AbstractMatrix)
+    n = size(A, 1)
+    if size(A, 2) != n
+        throw(DimensionMismatch("multiplicative identity defined only for square matrices"))
+    end
+    B = _matrix(A, n, n)
+    for i in 1:n
+        B[i, i] = one(B[i, i])
+    end
+    return B
+end
+
+"""
+    deepcopy(x)
+
+A copy sharing nothing with `x` (numbers, arrays of numbers, tuples of these).
+"""
+deepcopy(x::Real) = x
+deepcopy(x::Array) = copy(x)
+deepcopy(t::Tuple) = map(deepcopy, t)
+
+# Reductions over integer and Float64 ranges: over their elements.
+prod(r::UnitRange{Int}) = prod(collect(r))
+prod(r::StepRange{Int, Int}) = prod(collect(r))
+prod(r::LinRange) = prod(collect(r))
+prod(r::StepRangeLen) = prod(collect(r))
+maximum(r::UnitRange{Int}) = maximum(collect(r))
+maximum(r::StepRange{Int, Int}) = maximum(collect(r))
+maximum(r::LinRange) = maximum(collect(r))
+maximum(r::StepRangeLen) = maximum(collect(r))
+minimum(r::UnitRange{Int}) = minimum(collect(r))
+minimum(r::StepRange{Int, Int}) = minimum(collect(r))
+minimum(r::LinRange) = minimum(collect(r))
+minimum(r::StepRangeLen) = minimum(collect(r))
+sum(f, r::UnitRange{Int}) = sum(f, collect(r))
+sum(f, r::StepRange{Int, Int}) = sum(f, collect(r))
+sum(f, r::LinRange) = sum(f, collect(r))
+prod(f, r::UnitRange{Int}) = prod(f, collect(r))
+prod(f, r::StepRange{Int, Int}) = prod(f, collect(r))
+maximum(f, r::UnitRange{Int}) = maximum(f, collect(r))
+maximum(f, r::StepRange{Int, Int}) = maximum(f, collect(r))
+maximum(f, r::LinRange) = maximum(f, collect(r))
+minimum(f, r::UnitRange{Int}) = minimum(f, collect(r))
+minimum(f, r::StepRange{Int, Int}) = minimum(f, collect(r))
+minimum(f, r::LinRange) = minimum(f, collect(r))
+mapreduce(f, op, r::UnitRange{Int}) = mapreduce(f, op, collect(r))
+mapreduce(f, op, r::StepRange{Int, Int}) = mapreduce(f, op, collect(r))
+any(f, r::UnitRange{Int}) = any(f, collect(r))
+all(f, r::UnitRange{Int}) = all(f, collect(r))
+count(f, r::UnitRange{Int}) = count(f, collect(r))
 
 # ---- Pairs -----------------------------------------------------------------------------------
 

@@ -297,3 +297,28 @@ function _diagonal_times(A::AbstractMatrix, D::Diagonal)
     _diagonal_check(D, size(A, 2))
     return A .* transpose(D.diag)
 end
+
+# ---- Vector helpers: cross, normalize ----------------------------------------------------------
+
+export cross, normalize
+
+"""
+    cross(a, b)
+
+The cross product of two 3-vectors (`a × b`).
+"""
+function cross(a::AbstractVector, b::AbstractVector)
+    if !(length(a) == 3 && length(b) == 3)
+        throw(DimensionMismatch("cross product is only defined for vectors of length 3"))
+    end
+    return [a[2] * b[3] - a[3] * b[2], a[3] * b[1] - a[1] * b[3], a[1] * b[2] - a[2] * b[1]]
+end
+
+"""
+    normalize(x, p = 2)
+
+`x` scaled by the inverse of its `p`-norm (multiplied by `inv(norm(x, p))`, as Julia does for
+every norm above about `5.6e-309`).
+"""
+normalize(x::AbstractVector) = x .* inv(norm(x))
+normalize(x::AbstractVector, p::Real) = x .* inv(norm(x, p))

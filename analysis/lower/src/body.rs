@@ -519,7 +519,8 @@ impl<'c, 'a> BodyLowerer<'c, 'a> {
         }
         match (ty.as_str(), args.as_slice()) {
             (
-                "ArgumentError" | "AssertionError" | "DimensionMismatch" | "ErrorException",
+                "ArgumentError" | "AssertionError" | "DimensionMismatch" | "ErrorException"
+                | "OverflowError",
                 [message],
             ) => {
                 let parts = message_parts(message)?;

@@ -476,8 +476,14 @@ fn method_name(cx: &mut Cx, callee: &SyntaxNode) -> Option<FunctionName> {
                 return unsupported(cx, callee, "method name");
             };
             // `(:)(a, b) = ...`: the range constructor the prelude defines; `(\)(C, b)`: the
-            // prelude's solves with factorizations.
-            if typed.leaf && matches!(cx.text(typed), ":" | "\\") {
+            // prelude's solves with factorizations; `(~)(x)`, `(===)(a, b)`, `(&)`, `(|)`,
+            // `(<<)`, `(>>)`, `(>>>)`: Base's bitwise operators and egal, for the values zy has.
+            if typed.leaf
+                && matches!(
+                    cx.text(typed),
+                    ":" | "\\" | "~" | "===" | "&" | "|" | "<<" | ">>" | ">>>"
+                )
+            {
                 return Some(FunctionName::Named(cx.text(typed).to_string()));
             }
             match (typed.kind, typed.children.as_slice()) {

@@ -107,7 +107,8 @@ pub(crate) fn infix(cx: &mut Cx, node: &SyntaxNode, dotted: bool) -> Expr {
 /// Operators that are calls of a library function rather than subset operators, by their
 /// Julia meaning: `A \ B` is LinearAlgebra's solve, `x |> f` is `f(x)`, `f ∘ g` builds Base's
 /// `ComposedFunction(f, g)`, `a => b` Base's `Pair(a, b)`, `a ≈ b` is `isapprox(a, b)` and
-/// `a ≉ b` its negation, `x in xs` and `x ∈ xs` are `in(x, xs)`, `x ∉ xs` its negation.
+/// `a ≉ b` its negation, `x ∈ xs` / `x ∉ xs` Base's `in`, `a === b` / `a !== b` egal, `a ⊻ b`
+/// `xor`, `&`, `|`, `<<`, `>>`, `>>>` Base's bitwise functions, and LinearAlgebra's `x ⋅ y` (`dot`) and `x × y` (`cross`).
 #[derive(Clone, Copy)]
 enum FunctionOp {
     Call(&'static str),
@@ -124,6 +125,16 @@ fn function_op(text: &str) -> Option<FunctionOp> {
         "≉" => FunctionOp::NotCall("isapprox"),
         "in" | "∈" => FunctionOp::Call("in"),
         "∉" => FunctionOp::NotCall("in"),
+        "===" | "≡" => FunctionOp::Call("==="),
+        "!==" | "≢" => FunctionOp::NotCall("==="),
+        "⊻" => FunctionOp::Call("xor"),
+        "&" => FunctionOp::Call("&"),
+        "|" => FunctionOp::Call("|"),
+        "<<" => FunctionOp::Call("<<"),
+        ">>" => FunctionOp::Call(">>"),
+        ">>>" => FunctionOp::Call(">>>"),
+        "⋅" => FunctionOp::Call("dot"),
+        "×" => FunctionOp::Call("cross"),
         "|>" => FunctionOp::Pipe,
         _ => return None,
     })
@@ -235,7 +246,8 @@ pub(crate) fn chain(cx: &mut Cx, node: &SyntaxNode) -> Expr {
     )
 }
 
-/// `(call-pre op x)` or `(dotcall-pre op x)`: `-x`, `+x`, `!x`, `√x` (a call of `sqrt`),
+/// `(call-pre op x)` or `(dotcall-pre op x)`: `-x`, `+x`, `!x`, `√x` (a call of `sqrt`), `∛x` (`cbrt`), `~x`
+/// (a call of `~`, Base's bitwise not),
 /// `.-x` (a broadcast call of `-`).
 pub(crate) fn prefix(cx: &mut Cx, node: &SyntaxNode, dotted: bool) -> Expr {
     let [op, arg] = node.children.as_slice() else {
@@ -260,8 +272,13 @@ pub(crate) fn prefix(cx: &mut Cx, node: &SyntaxNode, dotted: bool) -> Expr {
         "-" => UnOp::Neg,
         "+" => UnOp::Plus,
         "!" => UnOp::Not,
-        "√" => {
-            let callee = Expr::new(ExprKind::Ident("sqrt".to_string()), op.range);
+        "√" | "∛" | "~" => {
+            let name = match text {
+                "~" => "~",
+                "∛" => "cbrt",
+                _ => "sqrt",
+            };
+            let callee = Expr::new(ExprKind::Ident(name.to_string()), op.range);
             let arg = expr(cx, arg);
             return Expr::new(
                 ExprKind::Call {

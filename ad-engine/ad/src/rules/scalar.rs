@@ -546,6 +546,43 @@ pub static RULES: &[ScalarRule] = &[
         special: &[],
     },
     ScalarRule {
+        prim: Copysign,
+        keeps: &[Arg(0), Arg(1)],
+        // ChainRules: ∂x = ifelse(signbit(x) != signbit(y), -1, 1), ∂y = NoTangent:
+        // copysign(1, x) * copysign(1, y) is that ±1.
+        reverse: Terms(|e, k, dy, _| {
+            let sx = e.prim(Copysign, vec![one(), k[0].clone()], F64);
+            let sy = e.prim(Copysign, vec![one(), k[1].clone()], F64);
+            let d = e.mul(sx, sy);
+            vec![Some(e.mul(dy, d)), None]
+        }),
+        forward: Partials,
+        points: &[
+            &[F(1.5), F(-0.7)],
+            &[F(-2.2), F(0.9)],
+            &[F(0.3), F(2.4)],
+            &[F(-0.3), F(-2.4)],
+        ],
+        special: &[Special {
+            at: &[F(2.0), F(-0.0)],
+            y: -2.0,
+            grad: &[&[-1.0], &[0.0]],
+        }],
+    },
+    ScalarRule {
+        prim: Fma,
+        keeps: &[Arg(0), Arg(1)],
+        // ChainRules: (y, x, true).
+        reverse: Terms(|e, k, dy, _| {
+            let dx = e.mul(dy.clone(), k[1].clone());
+            let dyy = e.mul(dy.clone(), k[0].clone());
+            vec![Some(dx), Some(dyy), Some(dy)]
+        }),
+        forward: Partials,
+        points: &[&[F(1.5), F(-0.7), F(0.3)], &[F(-2.2), F(0.9), F(1.1)]],
+        special: &[],
+    },
+    ScalarRule {
         prim: Float,
         keeps: &[],
         reverse: Terms(|_, _, _, _| vec![None]),

@@ -197,7 +197,7 @@ impl Translator<'_, '_, '_> {
             );
         let float_bin = matches!(
             p,
-            Prim::Add | Prim::Sub | Prim::Mul | Prim::Div | Prim::Max | Prim::Min
+            Prim::Add | Prim::Sub | Prim::Mul | Prim::Div | Prim::Max | Prim::Min | Prim::Copysign
         );
         let cmp = matches!(
             p,

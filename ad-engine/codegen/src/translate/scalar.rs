@@ -78,7 +78,7 @@ impl Translator<'_, '_, '_> {
         if !tys.iter().all(Type::is_number)
             || !ty.is_number()
             || tys.is_empty()
-            || tys.len() > 2
+            || tys.len() > 3
             || xs.len() != tys.len()
         {
             return Ok(None);
@@ -86,6 +86,9 @@ impl Translator<'_, '_, '_> {
         Ok(match (tys, ty) {
             ([Type::Float64], Type::Float64) => self.float_unary(p, xs[0], slow)?,
             ([Type::Float64, Type::Float64], _) => self.float_binary(p, xs[0], xs[1], ty),
+            ([Type::Float64, Type::Float64, Type::Float64], Type::Float64) if p == Prim::Fma => {
+                Some(self.b.ins().fma(xs[0], xs[1], xs[2]))
+            }
             ([Type::Float64, Type::Int64], Type::Float64) if p == Prim::Pow => {
                 if square {
                     Some(self.b.ins().fmul(xs[0], xs[0]))
@@ -244,6 +247,7 @@ impl Translator<'_, '_, '_> {
             Prim::Sub => ins.fsub(a, b),
             Prim::Mul => ins.fmul(a, b),
             Prim::Div => ins.fdiv(a, b),
+            Prim::Copysign => ins.fcopysign(a, b),
             _ => return None,
         })
     }

@@ -40,6 +40,10 @@ pub const BUILTINS: &[&str] = &[
     "round",
     "max",
     "min",
+    "copysign",
+    "fma",
+    "===",
+    "isnothing",
     "float",
     "Float64",
     "Int",
@@ -255,9 +259,22 @@ pub(crate) fn call(
         )),
         ("-" | "+", [x]) if is_array(x) => array::unary(cx, b, name, x),
         ("-" | "+" | "!", [x]) => scalar::unary(b, name, x),
+        // `==(x)`, `>(0)`: Base's `Fix2(op, x)`, the function `y -> op(y, x)`.
+        ("==" | "!=" | "<" | "<=" | ">" | ">=", [x]) => {
+            let op = Val::lit(zy_ir::Const::Func(name.into()));
+            cx.call_named(b, &"Base.Fix2".into(), &[op, x.clone()])
+        }
         (n, _) if is_math(n) => scalar::math(b, name, args),
         ("abs" | "sign" | "floor" | "ceil" | "round", _) => scalar::keep_type(b, name, args),
         ("max" | "min", _) => scalar::min_max(b, name, args),
+        ("copysign", _) => scalar::copysign(b, args),
+        ("fma", _) => scalar::fma(b, args),
+        ("===", [x, y]) => scalar::egal(x, y),
+        ("isnothing", [x]) => Ok(Val::lit(zy_ir::Const::Bool(x.ty == Type::Nothing))),
+        ("===" | "isnothing", _) => Err(no_method(
+            name,
+            &args.iter().map(|a| a.ty.clone()).collect::<Vec<_>>(),
+        )),
         ("float" | "Float64" | "Int" | "Int64", _) => scalar::conversion(b, name, args),
         ("zero" | "one", _) => scalar::zero_one(b, name, args),
         (

@@ -57,6 +57,8 @@ pub(crate) fn binary(b: &mut PlanBuilder, op: &str, x: &Val, y: &Val) -> Result<
             let y = convert(b, y.clone(), &t)?;
             Ok(apply(b, p, vec![&x, &y], Type::Bool))
         }
+        Prim::Mul if matches!((&x.ty, &y.ty), (Type::Bool, Type::Float64)) => strong_zero(b, x, y),
+        Prim::Mul if matches!((&x.ty, &y.ty), (Type::Float64, Type::Bool)) => strong_zero(b, y, x),
         _ => {
             let mut t = promote(&x.ty, &y.ty);
             // `true + true == 2`, while `*`, `÷` and `%` of two Bools stay Bool, as in Julia.
@@ -67,6 +69,42 @@ pub(crate) fn binary(b: &mut PlanBuilder, op: &str, x: &Val, y: &Val) -> Result<
             let y = convert(b, y.clone(), &t)?;
             Ok(apply(b, p, vec![&x, &y], t))
         }
+    }
+}
+
+/// `c * y` of a Bool and a Float64: Julia's `ifelse(c, y, copysign(zero(y), y))`, so `false`
+/// is a strong zero (`false * NaN == 0.0`, `false * -Inf === -0.0`).
+fn strong_zero(b: &mut PlanBuilder, c: &Val, y: &Val) -> Result<Val, Fail> {
+    let zero = Val::lit(Const::f64(0.0));
+    let z = apply(b, Prim::Copysign, vec![&zero, y], Type::Float64);
+    Ok(apply(b, Prim::IfElse, vec![c, y, &z], Type::Float64))
+}
+
+/// `copysign(x, y)` of a Float64 `x` and a number `y` (converted: an integer's sign is its
+/// Float64's); an integer `x` is the prelude's method.
+pub(crate) fn copysign(b: &mut PlanBuilder, args: &[Val]) -> Result<Val, Fail> {
+    match args {
+        [x, y] if x.ty == Type::Float64 && y.ty.is_number() => {
+            let y = convert(b, y.clone(), &Type::Float64)?;
+            Ok(apply(b, Prim::Copysign, vec![x, &y], Type::Float64))
+        }
+        _ => Err(no_method("copysign", &types(args))),
+    }
+}
+
+/// `fma(x, y, z)` of numbers, one a Float64 (all converted); three integers are the prelude's.
+pub(crate) fn fma(b: &mut PlanBuilder, args: &[Val]) -> Result<Val, Fail> {
+    match args {
+        [x, y, z]
+            if args.iter().all(|a| a.ty.is_number())
+                && args.iter().any(|a| a.ty == Type::Float64) =>
+        {
+            let x = convert(b, x.clone(), &Type::Float64)?;
+            let y = convert(b, y.clone(), &Type::Float64)?;
+            let z = convert(b, z.clone(), &Type::Float64)?;
+            Ok(apply(b, Prim::Fma, vec![&x, &y, &z], Type::Float64))
+        }
+        _ => Err(no_method("fma", &types(args))),
     }
 }
 
@@ -225,6 +263,23 @@ pub(crate) fn zero_one(b: &mut PlanBuilder, name: &str, args: &[Val]) -> Result<
 
 /// `a == b` and `a != b` between values that are not both numbers: `false` (`true`) unless
 /// both are the same singleton.
+/// `x === y` where the types decide it, as a constant: `nothing === nothing`, a function and
+/// itself, values of different types (`1 === 1.0` is `false`). Two numbers, or two tuples, of
+/// one type are the prelude's methods (`Base.===`); anything else is refused by name.
+pub(crate) fn egal(x: &Val, y: &Val) -> Result<Val, Fail> {
+    let same = match (&x.ty, &y.ty) {
+        (Type::Nothing, Type::Nothing) => true,
+        (Type::Function(f), Type::Function(g)) => f == g,
+        (a, b) if a != b => false,
+        (t, _) => {
+            return Err(Fail::unsupported(format!(
+                "`===` on values of type {t} (egal of two mutable values compares their identity)"
+            )))
+        }
+    };
+    Ok(Val::lit(Const::Bool(same)))
+}
+
 pub(crate) fn equality(op: &str, x: &Val, y: &Val) -> Result<Val, Fail> {
     let same = match (&x.ty, &y.ty) {
         (Type::Nothing, Type::Nothing) => Some(true),

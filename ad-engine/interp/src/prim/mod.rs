@@ -77,6 +77,14 @@ pub fn eval_prim(p: Prim, args: &[Value], ret: &Type) -> Result<Value, String> {
             let [a, b] = operands(p, args)?;
             scalar::max_min(p, a, b)
         }
+        Copysign => {
+            let [a, b] = operands(p, args)?;
+            scalar::copysign(a, b)
+        }
+        Fma => {
+            let [a, b, c] = operands(p, args)?;
+            scalar::fma(a, b, c)
+        }
         Lt | Le | Gt | Ge | Eq | Ne => {
             let [a, b] = operands(p, args)?;
             compare(p, a, b)

@@ -371,6 +371,22 @@ pub fn max_min(p: Prim, a: &Value, b: &Value) -> Result<Value, String> {
     }
 }
 
+/// `copysign(x, y)` on Float64s: `x` with `y`'s sign bit (NaNs included).
+pub fn copysign(a: &Value, b: &Value) -> Result<Value, String> {
+    match (a, b) {
+        (Value::F64(x), Value::F64(y)) => Ok(Value::F64(x.copysign(*y))),
+        _ => Err(method_error("copysign", &[a.clone(), b.clone()])),
+    }
+}
+
+/// `fma(x, y, z)` on Float64s: `x * y + z` with one rounding.
+pub fn fma(a: &Value, b: &Value, c: &Value) -> Result<Value, String> {
+    match (a, b, c) {
+        (Value::F64(x), Value::F64(y), Value::F64(z)) => Ok(Value::F64(x.mul_add(*y, *z))),
+        _ => Err(method_error("fma", &[a.clone(), b.clone(), c.clone()])),
+    }
+}
+
 /// A unary function of one number.
 pub fn unary(p: Prim, a: &Value) -> Result<Value, String> {
     let fail = || method_error(p.julia_name(), std::slice::from_ref(a));

@@ -1,0 +1,300 @@
+//! Julia's `show` of the library's structs where Julia prints them otherwise than as their
+//! fields: ranges (`1:4`, `1:2:5`, `0.0:0.1:1.0`, `LinRange{Float64}(0.0, 1.0, 5)`), views and
+//! `Diagonal` as the arrays they stand for, `1 => 2.0`, `sin ∘ cos`, `UniformScaling{Bool}(true)`, `RoundingMode{:Down}()`, `enumerate(x)`,
+//! `zip(a, b)`.
+
+use std::fmt::{self, Write};
+
+use zy_ir::{write_julia_float, StructType};
+
+use crate::value::{Array, ArrayData, Shape, Value};
+
+/// How a library struct is shown, by its name.
+enum Form {
+    UnitRange,
+    StepRange,
+    StepRangeLen,
+    LinRange,
+    SubArray,
+    Diagonal,
+    Pair,
+    Composed,
+    Uniform,
+    Rounding(&'static str),
+    Enumerate,
+    Zip,
+}
+
+fn form(t: &StructType) -> Option<Form> {
+    Some(match &*t.name {
+        "Base.UnitRange" => Form::UnitRange,
+        "Base.StepRange" => Form::StepRange,
+        "Base.StepRangeLen" => Form::StepRangeLen,
+        "Base.LinRange" => Form::LinRange,
+        "Base.SubArray" => Form::SubArray,
+        "Base.Pair" => Form::Pair,
+        "Base.ComposedFunction" => Form::Composed,
+        "LinearAlgebra.Diagonal" => Form::Diagonal,
+        "LinearAlgebra.UniformScaling" => Form::Uniform,
+        "Base.Enumerate" => Form::Enumerate,
+        "Base.Zip" => Form::Zip,
+        "Base._RoundNearest" => Form::Rounding("Nearest"),
+        "Base._RoundToZero" => Form::Rounding("ToZero"),
+        "Base._RoundUp" => Form::Rounding("Up"),
+        "Base._RoundDown" => Form::Rounding("Down"),
+        _ => return None,
+    })
+}
+
+/// Write `t(fields...)` as Julia shows it, if `t` is a library struct with its own `show`;
+/// `Ok(false)` if it is shown as its fields (or its fields are not what the form expects).
+pub(crate) fn write_library<W: Write + ?Sized>(
+    f: &mut W,
+    t: &StructType,
+    fields: &[Value],
+    show: fn(&mut W, &Value) -> fmt::Result,
+) -> Result<bool, fmt::Error> {
+    let Some(form) = form(t) else {
+        return Ok(false);
+    };
+    let field = |name: &str| {
+        t.fields
+            .iter()
+            .position(|(n, _)| &**n == name)
+            .and_then(|i| fields.get(i))
+    };
+    match form {
+        Form::UnitRange => match (field("start"), field("stop")) {
+            (Some(a), Some(b)) => {
+                show(f, a)?;
+                f.write_char(':')?;
+                show(f, b)?;
+            }
+            _ => return Ok(false),
+        },
+        Form::StepRange => match (field("start"), field("step"), field("stop")) {
+            (Some(a), Some(s), Some(b)) => {
+                show(f, a)?;
+                f.write_char(':')?;
+                show(f, s)?;
+                f.write_char(':')?;
+                show(f, b)?;
+            }
+            _ => return Ok(false),
+        },
+        Form::StepRangeLen => {
+            let Some(r) = TwiceRange::of(&field) else {
+                return Ok(false);
+            };
+            let step = r.step_hi + r.step_lo;
+            if step == 0.0 {
+                f.write_str("StepRangeLen(")?;
+                write_julia_float(f, r.at(1))?;
+                f.write_str(", ")?;
+                write_julia_float(f, step)?;
+                write!(f, ", {})", r.len)?;
+            } else {
+                write_julia_float(f, r.at(1))?;
+                f.write_char(':')?;
+                write_julia_float(f, step)?;
+                f.write_char(':')?;
+                write_julia_float(f, r.at(r.len))?;
+            }
+        }
+        Form::LinRange => match (field("start"), field("stop"), field("len")) {
+            (Some(a), Some(b), Some(n)) => {
+                write!(
+                    f,
+                    "LinRange{{{}}}(",
+                    crate::show::type_string(&a.julia_type())
+                )?;
+                show(f, a)?;
+                f.write_str(", ")?;
+                show(f, b)?;
+                f.write_str(", ")?;
+                show(f, n)?;
+                f.write_char(')')?;
+            }
+            _ => return Ok(false),
+        },
+        Form::SubArray => {
+            let (Some(parent), Some(indices)) = (field("parent"), field("indices")) else {
+                return Ok(false);
+            };
+            let Some(a) = view_elements(parent, indices) else {
+                return Ok(false);
+            };
+            show(f, &a.into_value())?;
+        }
+        Form::Diagonal => {
+            let Some(Value::Array(d)) = field("diag") else {
+                return Ok(false);
+            };
+            let d = d.borrow();
+            let n = d.data.len();
+            let mut data = ArrayData::zeros(d.data.elem(), n * n);
+            for i in 0..n {
+                set(&mut data, i * n + i, &d.data, i);
+            }
+            show(f, &Array::new(Shape::Matrix(n, n), data).into_value())?;
+        }
+        Form::Pair => match (field("first"), field("second")) {
+            (Some(a), Some(b)) => {
+                pair_side(f, a, show)?;
+                f.write_str(" => ")?;
+                pair_side(f, b, show)?;
+            }
+            _ => return Ok(false),
+        },
+        Form::Composed => match (field("outer"), field("inner")) {
+            (Some(a), Some(b)) => {
+                show(f, a)?;
+                f.write_str(" ∘ ")?;
+                show(f, b)?;
+            }
+            _ => return Ok(false),
+        },
+        Form::Uniform => match field("λ") {
+            Some(l) => {
+                write!(
+                    f,
+                    "UniformScaling{{{}}}(",
+                    crate::show::type_string(&l.julia_type())
+                )?;
+                show(f, l)?;
+                f.write_char(')')?;
+            }
+            None => return Ok(false),
+        },
+        Form::Rounding(mode) => write!(f, "RoundingMode{{:{mode}}}()")?,
+        Form::Enumerate => match field("itr") {
+            Some(itr) => {
+                f.write_str("enumerate(")?;
+                show(f, itr)?;
+                f.write_char(')')?;
+            }
+            None => return Ok(false),
+        },
+        Form::Zip => match field("its") {
+            Some(Value::Tuple(its)) => {
+                f.write_str("zip(")?;
+                for (i, it) in its.iter().enumerate() {
+                    if i > 0 {
+                        f.write_str(", ")?;
+                    }
+                    show(f, it)?;
+                }
+                f.write_char(')')?;
+            }
+            _ => return Ok(false),
+        },
+    }
+    Ok(true)
+}
+
+/// A pair inside a pair is parenthesised (`1 => (2 => 3)`).
+fn pair_side<W: Write + ?Sized>(
+    f: &mut W,
+    v: &Value,
+    show: fn(&mut W, &Value) -> fmt::Result,
+) -> fmt::Result {
+    let nested = matches!(v, Value::Struct(t, _) if &*t.name == "Base.Pair");
+    if nested {
+        f.write_char('(')?;
+    }
+    show(f, v)?;
+    if nested {
+        f.write_char(')')?;
+    }
+    Ok(())
+}
+
+/// `dst[i] = src[j]` for arrays of one element type.
+fn set(dst: &mut ArrayData, i: usize, src: &ArrayData, j: usize) {
+    match (dst, src) {
+        (ArrayData::F64(d), ArrayData::F64(s)) => d[i] = s[j],
+        (ArrayData::Int(d), ArrayData::Int(s)) => d[i] = s[j],
+        (ArrayData::Bool(d), ArrayData::Bool(s)) => d[i] = s[j],
+        _ => {}
+    }
+}
+
+/// The elements of `parent` at the view's linear `indices` (a `StepRange` or a `Vector{Int}`)
+/// as a new vector.
+fn view_elements(parent: &Value, indices: &Value) -> Option<Array> {
+    let Value::Array(p) = parent else { return None };
+    let p = p.borrow();
+    let picks: Vec<usize> = match indices {
+        Value::Array(ix) => match &ix.borrow().data {
+            ArrayData::Int(v) => v
+                .iter()
+                .map(|&k| usize::try_from(k - 1).ok())
+                .collect::<Option<_>>()?,
+            _ => return None,
+        },
+        Value::Struct(t, fs) if &*t.name == "Base.StepRange" => {
+            let [Value::Int(a), Value::Int(s), Value::Int(b)] = &fs[..] else {
+                return None;
+            };
+            let n = if *s == 0 { 0 } else { ((b - a) / s + 1).max(0) };
+            (0..n)
+                .map(|k| usize::try_from(a + k * s - 1).ok())
+                .collect::<Option<_>>()?
+        }
+        _ => return None,
+    };
+    if picks.iter().any(|&k| k >= p.data.len()) {
+        return None;
+    }
+    let mut data = ArrayData::zeros(p.data.elem(), picks.len());
+    for (i, &k) in picks.iter().enumerate() {
+        set(&mut data, i, &p.data, k);
+    }
+    Some(Array::new(Shape::Vector(picks.len()), data))
+}
+
+/// The twice-precision parts of a `StepRangeLen` (the prelude's fields), for its elements
+/// computed as the prelude's `_srl_at` computes them (Julia's `unsafe_getindex`).
+struct TwiceRange {
+    ref_hi: f64,
+    ref_lo: f64,
+    step_hi: f64,
+    step_lo: f64,
+    len: i64,
+    offset: i64,
+}
+
+impl TwiceRange {
+    fn of<'a>(field: &impl Fn(&str) -> Option<&'a Value>) -> Option<TwiceRange> {
+        let float = |n: &str| match field(n) {
+            Some(Value::F64(x)) => Some(*x),
+            _ => None,
+        };
+        let int = |n: &str| match field(n) {
+            Some(Value::Int(x)) => Some(*x),
+            _ => None,
+        };
+        Some(TwiceRange {
+            ref_hi: float("ref_hi")?,
+            ref_lo: float("ref_lo")?,
+            step_hi: float("step_hi")?,
+            step_lo: float("step_lo")?,
+            len: int("len")?,
+            offset: int("offset")?,
+        })
+    }
+
+    /// Element `i` (1-based).
+    fn at(&self, i: i64) -> f64 {
+        let u = (i - self.offset) as f64;
+        let (hi, lo) = add12(self.ref_hi, u * self.step_hi);
+        hi + (lo + (u * self.step_lo + self.ref_lo))
+    }
+}
+
+/// Julia's `add12`: `x + y` and its rounding error.
+fn add12(x: f64, y: f64) -> (f64, f64) {
+    let (big, little) = if y.abs() > x.abs() { (y, x) } else { (x, y) };
+    let h = big + little;
+    (h, (big - h) + little)
+}
