@@ -47,7 +47,7 @@ pub fn beta(s: usize, t: usize) -> usize {
 
 /// The repetition number of `n` steps with `s >= 1` snapshots: the smallest `t` with
 /// `β(s, t) >= n`.
-fn repetitions(n: usize, s: usize) -> usize {
+pub fn repetitions(n: usize, s: usize) -> usize {
     let mut t = 0;
     while beta(s, t) < n {
         t += 1;
@@ -74,6 +74,22 @@ pub fn default_snapshots(n: usize) -> usize {
         s += 1;
     }
     s
+}
+
+/// Where the optimal schedule splits `l >= 2` steps with `s >= 1` snapshots: the first `m`
+/// steps are reversed last, with all `s` snapshots, the other `l - m` first, with `s - 1`
+/// (the split's state held). An optimal `m`: the right part fits `s - 1` snapshots with `t`
+/// repetitions, the left part `s` snapshots with `t - 1`; with one snapshot, `l - 1`. The
+/// prelude's `_revolve_split`, which `# zy: checkpoint snapshots=K` loops run, computes the
+/// same numbers (`tests/checkpoint.rs` checks them against this one).
+pub fn split(l: usize, s: usize) -> usize {
+    if s <= 1 {
+        return l.saturating_sub(1).max(1);
+    }
+    let t = repetitions(l, s);
+    let left = t.checked_sub(2).map_or(1, |t2| beta(s, t2));
+    left.max(l.saturating_sub(beta(s - 1, t)))
+        .clamp(1, l.saturating_sub(1).max(1))
 }
 
 /// The optimal schedule reversing steps `0..n` with `s >= 1` snapshots, the start's included.
@@ -108,12 +124,9 @@ fn reverse_range(out: &mut Vec<Action>, start: usize, end: usize, s: usize) {
             end -= 1;
             continue;
         }
-        // Split at `m` (an optimal one: the right part fits `s - 1` snapshots with `t`
-        // repetitions, the left part `s` snapshots with `t - 1`), reverse the right part from
-        // a new snapshot, then the left part, which may use every slot again.
-        let t = repetitions(l, s);
-        let left = t.checked_sub(2).map_or(1, |t2| beta(s, t2));
-        let m = left.max(l.saturating_sub(beta(s - 1, t))).clamp(1, l - 1);
+        // Split at `m`, reverse the right part from a new snapshot, then the left part,
+        // which may use every slot again.
+        let m = split(l, s);
         out.push(Action::Restore(start));
         out.push(Action::Advance {
             from: start,

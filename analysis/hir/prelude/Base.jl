@@ -1930,3 +1930,33 @@ function _jac_row!(J::Matrix{Float64}, k, g::AbstractArray)
     return nothing
 end
 _jac_row!(J, k, g) = nothing
+
+# The binomial (Revolve) split of a `# zy: checkpoint snapshots=K` loop (analysis/lower's
+# checkpoint.rs): reversing `l >= 2` steps with `s` snapshots, the first `m` steps are a
+# checkpointed segment reversed later with `s` snapshots, the other `l - m` are reversed first
+# with `s - 1`. The same numbers as `ad-engine/ad/src/revolve.rs`'s `split` (tested against it):
+# with `t` the smallest repetition number with `β(s, t) >= l` (`β(s, t) = C(s + t, s)`),
+# `m = max(β(s, t - 2), l - β(s - 1, t))`; with one snapshot, every step but the last.
+function _revolve_beta(s, t, cap)
+    b = 1
+    hi = max(s, t)
+    for k in 1:min(s, t)
+        b = b * (hi + k) ÷ k
+        if b >= cap
+            return cap
+        end
+    end
+    return b
+end
+
+function _revolve_split(l, s)
+    if s <= 1
+        return l - 1
+    end
+    t = 0
+    while _revolve_beta(s, t, l) < l
+        t += 1
+    end
+    left = t >= 2 ? _revolve_beta(s, t - 2, l) : 1
+    return min(max(max(left, l - _revolve_beta(s - 1, t, l)), 1), l - 1)
+end

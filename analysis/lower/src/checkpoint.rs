@@ -106,7 +106,10 @@ fn replace(e: &mut Expr, res: &Resolution, count: usize, errors: &mut Vec<ScopeE
             (**looped).clone()
         }
         None if matches!(looped.kind, ExprKind::While { .. }) => growing(looped, res, count),
-        None => chunked(looped, *snapshots, res, count),
+        None => match snapshots {
+            Some(k) => revolved(looped, *k, res, count),
+            None => chunked(looped, res, count),
+        },
     };
     *e = replacement;
 }
@@ -141,8 +144,80 @@ fn leaves_chunk(body: &[Expr]) -> Option<(TextRange, String)> {
     body.iter().find_map(|e| walk(e, false))
 }
 
-/// The chunked form of the `for` loop `looped` (see the module documentation).
-fn chunked(looped: &Expr, snapshots: Option<u32>, res: &Resolution, count: usize) -> Expr {
+/// What a `for` loop's iterations index, evaluated once before it as the plain loop does:
+/// `(start, step)` of a range, or the collection, with `n` their count.
+struct Source {
+    /// The assignments of the hidden names.
+    setup: Vec<Expr>,
+    /// The hidden names the iterations read (`a`, `s`, or `r`).
+    names: Vec<&'static str>,
+    /// The index of the first iteration (0 for a range, 1 for a collection).
+    first: i64,
+    /// The loop variable's value at index `k` (the hidden name `k`).
+    element: Expr,
+}
+
+impl Source {
+    fn of(g: &Gen, iter: &Expr) -> Source {
+        match &iter.kind {
+            ExprKind::Range { start, step, stop } => {
+                let s = step.as_deref().cloned().unwrap_or(g.int(1));
+                let n = g.call(
+                    "Base.range_length",
+                    vec![g.id("a"), g.id("s"), (**stop).clone()],
+                );
+                let offset = g.call("*", vec![g.id("k"), g.id("s")]);
+                Source {
+                    setup: vec![
+                        g.assign("a", (**start).clone()),
+                        g.assign("s", s),
+                        g.assign("n", n),
+                    ],
+                    names: vec!["a", "s"],
+                    first: 0,
+                    element: g.call("+", vec![g.id("a"), offset]),
+                }
+            }
+            _ => Source {
+                setup: vec![
+                    g.assign("r", iter.clone()),
+                    g.assign("n", g.call("length", vec![g.id("r")])),
+                ],
+                names: vec!["r"],
+                first: 1,
+                element: g.call("getindex", vec![g.id("r"), g.id("k")]),
+            },
+        }
+    }
+}
+
+/// The plain loop's iterations `lo:hi` (hidden names) of `body` with the loop variable `var`.
+fn iterations(g: &Gen, var: &Expr, body: &[Expr], element: Expr) -> Expr {
+    let mut var_names = Vec::new();
+    target_names(var, &mut var_names);
+    let mut step_body = vec![
+        g.expr(ExprKind::Local(var_names)),
+        g.expr(ExprKind::Assign {
+            lhs: Box::new(var.clone()),
+            rhs: Box::new(element),
+        }),
+    ];
+    step_body.extend(body.iter().cloned());
+    g.expr(ExprKind::For {
+        var: Box::new(g.id("k")),
+        iter: Box::new(g.expr(ExprKind::Range {
+            start: Box::new(g.id("lo")),
+            step: None,
+            stop: Box::new(g.id("hi")),
+        })),
+        body: step_body,
+        inner: false,
+    })
+}
+
+/// The chunked form of the `for` loop `looped` (see the module documentation), without
+/// `snapshots=K`: chunks of `⌈√n⌉` iterations.
+fn chunked(looped: &Expr, res: &Resolution, count: usize) -> Expr {
     let ExprKind::For {
         var, iter, body, ..
     } = &looped.kind
@@ -152,77 +227,27 @@ fn chunked(looped: &Expr, snapshots: Option<u32>, res: &Resolution, count: usize
     let r = looped.range;
     let g = Gen { r, count };
     let state = state_names(looped, body.iter(), res);
-    let mut out = Vec::new();
-    // What the iterations index, evaluated once as the plain loop does: `(start, step)` of a
-    // range, or the collection; and the first index.
-    let (source, first): (Vec<&str>, i64) = match &iter.kind {
-        ExprKind::Range { start, step, stop } => {
-            out.push(g.assign("a", (**start).clone()));
-            let s = step.as_deref().cloned().unwrap_or(g.int(1));
-            out.push(g.assign("s", s));
-            let n = g.call(
-                "Base.range_length",
-                vec![g.id("a"), g.id("s"), (**stop).clone()],
-            );
-            out.push(g.assign("n", n));
-            (vec!["a", "s"], 0)
-        }
-        _ => {
-            out.push(g.assign("r", (**iter).clone()));
-            out.push(g.assign("n", g.call("length", vec![g.id("r")])));
-            (vec!["r"], 1)
-        }
-    };
-    // The chunk length: ⌈n / K⌉, or the smallest c with c² ≥ n; at least 1.
-    match snapshots {
-        Some(k) => {
-            let k = i64::from(k);
-            let up = g.call("+", vec![g.id("n"), g.int(k - 1)]);
-            out.push(g.assign("c", g.call("÷", vec![up, g.int(k)])));
-        }
-        None => {
-            out.push(g.assign("c", g.int(0)));
-            let square = g.call("*", vec![g.id("c"), g.id("c")]);
-            let grow = g.assign("c", g.call("+", vec![g.id("c"), g.int(1)]));
-            out.push(g.expr(ExprKind::While {
-                cond: Box::new(g.call("<", vec![square, g.id("n")])),
-                body: vec![grow],
-            }));
-        }
-    }
+    let Source {
+        setup: mut out,
+        names: source,
+        first,
+        element,
+    } = Source::of(&g, iter);
+    // The chunk length: the smallest c with c² ≥ n, at least 1.
+    out.push(g.assign("c", g.int(0)));
+    let square = g.call("*", vec![g.id("c"), g.id("c")]);
+    let grow = g.assign("c", g.call("+", vec![g.id("c"), g.int(1)]));
+    out.push(g.expr(ExprKind::While {
+        cond: Box::new(g.call("<", vec![square, g.id("n")])),
+        body: vec![grow],
+    }));
     let small = g.call("<", vec![g.id("c"), g.int(1)]);
     out.push(g.expr(ExprKind::If {
         branches: vec![(small, vec![g.assign("c", g.int(1))])],
         els: None,
     }));
     // The step: the iterations `lo:hi` of the plain loop, on the state passed in.
-    let element = match source.as_slice() {
-        ["a", "s"] => {
-            let offset = g.call("*", vec![g.id("k"), g.id("s")]);
-            g.call("+", vec![g.id("a"), offset])
-        }
-        _ => g.call("getindex", vec![g.id("r"), g.id("k")]),
-    };
-    let mut var_names = Vec::new();
-    target_names(var, &mut var_names);
-    let mut step_body = vec![
-        g.expr(ExprKind::Local(var_names)),
-        g.expr(ExprKind::Assign {
-            lhs: var.clone(),
-            rhs: Box::new(element),
-        }),
-    ];
-    step_body.extend(body.iter().cloned());
-    let inner = g.expr(ExprKind::For {
-        var: Box::new(g.id("k")),
-        iter: Box::new(g.expr(ExprKind::Range {
-            start: Box::new(g.id("lo")),
-            step: None,
-            stop: Box::new(g.id("hi")),
-        })),
-        body: step_body,
-        inner: false,
-    });
+    let inner = iterations(&g, var, body, element);
     let names = |extra: &[&str]| -> Vec<String> {
         state
             .iter()
@@ -259,6 +284,115 @@ fn chunked(looped: &Expr, snapshots: Option<u32>, res: &Resolution, count: usize
     out.push(g.expr(ExprKind::While {
         cond: Box::new(g.call("<", vec![g.id("j"), g.id("n")])),
         body: vec![run, next],
+    }));
+    out.push(g.expr(ExprKind::Nothing));
+    g.expr(ExprKind::Block(out))
+}
+
+/// The binomial (Revolve) form of the `for` loop `looped` under `snapshots=K` (see the module
+/// documentation): a step function that reverses iterations `lo:end-1` of the plain loop with
+/// `sn` snapshots, calling itself under `checkpointed` for the first part of each split.
+///
+/// ```julia
+/// #ck_seg = function (#ck_self, x, h, #ck_a, #ck_s, #ck_lo, #ck_end, #ck_sn)
+///     while #ck_end - #ck_lo > 1
+///         #ck_m = _revolve_split(#ck_end - #ck_lo, #ck_sn)
+///         (x, h) = checkpointed(#ck_self, #ck_self, x, h, #ck_a, #ck_s, #ck_lo,
+///                               #ck_lo + #ck_m, #ck_sn)
+///         #ck_lo = #ck_lo + #ck_m; #ck_sn = #ck_sn - 1
+///     end
+///     #ck_hi = #ck_lo
+///     for #ck_k in #ck_lo:#ck_hi  local i; i = #ck_a + #ck_k * #ck_s; body  end
+///     (x, h)
+/// end
+/// if #ck_n > 0
+///     (x, h) = #ck_seg(#ck_seg, x, h, #ck_a, #ck_s, 0, #ck_n, K)
+/// end
+/// ```
+///
+/// The forward pass runs each split's first part without a tape, keeping its state, down to
+/// the last iteration, whose tape it keeps; the pullback of each `checkpointed` part runs that
+/// part's forward pass again, which splits it the same way: the moves of
+/// `zy_ad::revolve::schedule(n, K)`, each iteration advanced without a tape as often as
+/// Revolve's optimal schedule advances it, and taped once.
+fn revolved(looped: &Expr, snapshots: u32, res: &Resolution, count: usize) -> Expr {
+    let ExprKind::For {
+        var, iter, body, ..
+    } = &looped.kind
+    else {
+        return looped.clone();
+    };
+    let g = Gen {
+        r: looped.range,
+        count,
+    };
+    let state = state_names(looped, body.iter(), res);
+    let Source {
+        setup: mut out,
+        names: source,
+        first,
+        element,
+    } = Source::of(&g, iter);
+    let state_tuple = || g.expr(ExprKind::Tuple(state.iter().map(|n| g.ident(n)).collect()));
+    let operands = |me: &str, lo: Expr, end: Expr, sn: Expr| {
+        let mut args = vec![g.id(me), g.id(me)];
+        args.extend(state.iter().map(|n| g.ident(n)));
+        args.extend(source.iter().map(|n| g.id(n)));
+        args.extend([lo, end, sn]);
+        args
+    };
+    let assign_state = |value: Expr| match state.is_empty() {
+        true => value,
+        false => g.expr(ExprKind::Assign {
+            lhs: Box::new(state_tuple()),
+            rhs: Box::new(value),
+        }),
+    };
+    let length = || g.call("-", vec![g.id("end"), g.id("lo")]);
+    let split = g.assign("m", g.call("_revolve_split", vec![length(), g.id("sn")]));
+    let mid = g.call("+", vec![g.id("lo"), g.id("m")]);
+    let part = g.call(
+        "checkpointed",
+        operands("self", g.id("lo"), mid.clone(), g.id("sn")),
+    );
+    let descend = g.expr(ExprKind::While {
+        cond: Box::new(g.call(">", vec![length(), g.int(1)])),
+        body: vec![
+            split,
+            assign_state(part),
+            g.assign("lo", mid),
+            g.assign("sn", g.call("-", vec![g.id("sn"), g.int(1)])),
+        ],
+    });
+    let params: Vec<String> = std::iter::once(g.name("self"))
+        .chain(state.iter().cloned())
+        .chain(source.iter().map(|n| g.name(n)))
+        .chain(["lo", "end", "sn"].map(|n| g.name(n)))
+        .collect();
+    let step = g.step(
+        params,
+        vec![
+            descend,
+            g.assign("hi", g.id("lo")),
+            iterations(&g, var, body, element),
+            state_tuple(),
+        ],
+    );
+    out.push(g.assign("seg", g.expr(ExprKind::Function(Box::new(step)))));
+    let end = g.call("+", vec![g.id("n"), g.int(first)]);
+    let call = g.expr(ExprKind::Call {
+        callee: Box::new(g.id("seg")),
+        args: operands("seg", g.int(first), end, g.int(i64::from(snapshots)))
+            .into_iter()
+            .skip(1)
+            .collect(),
+    });
+    out.push(g.expr(ExprKind::If {
+        branches: vec![(
+            g.call(">", vec![g.id("n"), g.int(0)]),
+            vec![assign_state(call)],
+        )],
+        els: None,
     }));
     out.push(g.expr(ExprKind::Nothing));
     g.expr(ExprKind::Block(out))
