@@ -538,7 +538,7 @@ fn hessian(
     let hinst = Arc::new(Instance {
         name: format!("∇²{}", inst.name).into(),
         method: inst.method,
-        args: with(&[vt.clone()]),
+        args: with(std::slice::from_ref(&vt)),
     });
     if !prog.functions.contains_key(&hinst) {
         prog.functions

@@ -471,3 +471,37 @@ fn the_prelude_split_is_revolves() {
         }
     }
 }
+
+proptest::proptest! {
+    #![proptest_config(proptest::prelude::ProptestConfig::with_cases(12))]
+
+    /// A `while` loop under `snapshots=K` (chunks of 1, 2, 4, ... iterations, each by the
+    /// binomial schedule) over random trip counts: the plain loop's gradient to the bit on
+    /// both engines.
+    #[test]
+    fn a_revolve_while_loop_is_the_plain_loop_to_the_bit(
+        n in 0i64..70,
+        s in 1u32..6,
+        c in 0.5f64..1.2,
+    ) {
+        let body = "
+    y = 0.0
+    i = 0
+    while i < n
+        i += 1
+        y = y + sin(x * i) * c
+        x = x * c
+    end
+    return y + x
+end";
+        let annotated = body.replacen("    while", &format!("    # zy: checkpoint snapshots={s}\n    while"), 1);
+        let src = format!(
+            "{}\nfunction ck(x, c, n){annotated}\nfunction plain(x, c, n){body}",
+            revolve_prelude()
+        );
+        let args = [f(0.7), f(c), Value::Int(n)];
+        let plain = by_both_engines(&src, "plain", &args, Run::Gradient);
+        let ck = by_both_engines(&src, "ck", &args, Run::Gradient);
+        proptest::prop_assert_eq!(ck, plain);
+    }
+}

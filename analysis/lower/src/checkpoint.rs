@@ -1,12 +1,15 @@
-//! `# zy: checkpoint [snapshots=K]` above a `for` loop: the loop is rewritten, before names are
-//! resolved, into chunks of iterations, each a `checkpointed` call of a step function of the
-//! loop-carried state, so the gradient keeps the state at each chunk's start instead of every
-//! iteration's tape, and the pullback recomputes one chunk at a time (`docs/checkpointing.md`).
+//! `# zy: checkpoint [snapshots=K]` above a `for` or `while` loop: the loop is rewritten, before
+//! names are resolved, into `checkpointed` calls of a step function of the loop-carried state,
+//! so the gradient keeps the state at some iterations instead of every iteration's tape, and
+//! the pullback recomputes the rest (`docs/checkpointing.md`). Without `snapshots`, a `for`
+//! loop runs in chunks of `⌈√n⌉` iterations (below) and a `while` loop in chunks of 1, 2, 3,
+//! ... ([`growing`]); with `snapshots=K`, Revolve's binomial schedule ([`revolved`],
+//! [`revolved_while`]).
 //!
 //! ```julia
 //! # zy: checkpoint
 //! for i in a:s:b            #ck_a = a; #ck_s = s; #ck_n = Base.range_length(#ck_a, #ck_s, b)
-//!     body                  #ck_c = K chunks of ⌈n / K⌉ (default ⌈√n⌉) iterations
+//!     body                  #ck_c = ⌈√n⌉ iterations per chunk
 //! end                       #ck_j = 0
 //!                           while #ck_j < #ck_n
 //!                               (x, h) = checkpointed(function (x, h, #ck_a, #ck_s, lo, hi)
@@ -24,9 +27,8 @@
 //! in the same order as in the plain loop (the gradient of the step's result flows into the
 //! next chunk's), and the gradient is the plain loop's bit for bit. Each iteration runs the
 //! plain loop's operations on the same values (`getindex(xs, k)` for a collection,
-//! `a + k * s` for a range). A `while` loop, whose trip count is not known at entry, runs in
-//! chunks of 1, 2, 3, ... iterations ([`growing`]). `break` and `return` in the body, which
-//! would leave only the chunk, are refused.
+//! `a + k * s` for a range). `break` and `return` in the body, which would leave only the
+//! chunk, are refused.
 
 use zy_syntax::ast::{Expr, ExprKind, FunctionDef, FunctionName, KeywordArg, Param, TextRange};
 
@@ -91,12 +93,6 @@ fn replace(e: &mut Expr, res: &Resolution, count: usize, errors: &mut Vec<ScopeE
     };
     let refusal = match &looped.kind {
         ExprKind::For { body, .. } => leaves_chunk(body),
-        ExprKind::While { .. } if snapshots.is_some() => Some((
-            looped.range,
-            "unsupported: `snapshots=K` on a `while` loop (its trip count is not known at \
-             entry; its chunks grow by one iteration each)"
-                .to_string(),
-        )),
         ExprKind::While { body, .. } => leaves_chunk(body),
         _ => None,
     };
@@ -105,10 +101,11 @@ fn replace(e: &mut Expr, res: &Resolution, count: usize, errors: &mut Vec<ScopeE
             errors.push(ScopeError { range, message });
             (**looped).clone()
         }
-        None if matches!(looped.kind, ExprKind::While { .. }) => growing(looped, res, count),
-        None => match snapshots {
-            Some(k) => revolved(looped, *k, res, count),
-            None => chunked(looped, res, count),
+        None => match (&looped.kind, snapshots) {
+            (ExprKind::While { .. }, None) => growing(looped, res, count),
+            (ExprKind::While { .. }, Some(k)) => revolved_while(looped, *k, res, count),
+            (_, Some(k)) => revolved(looped, *k, res, count),
+            (_, None) => chunked(looped, res, count),
         },
     };
     *e = replacement;
@@ -396,6 +393,130 @@ fn revolved(looped: &Expr, snapshots: u32, res: &Resolution, count: usize) -> Ex
     }));
     out.push(g.expr(ExprKind::Nothing));
     g.expr(ExprKind::Block(out))
+}
+
+/// The `while` loop `looped` under `snapshots=K`: its trip count is not known at entry, so it
+/// runs in chunks of 1, 2, 4, 8, ... iterations, each a `checkpointed` call of a step that
+/// reverses up to that many iterations by the binomial schedule with `K` snapshots, as
+/// [`revolved`] does, the condition tested before each iteration as in the plain loop. A
+/// part of a split that starts after the condition failed runs nothing.
+///
+/// ```julia
+/// #ck_seg = function (#ck_self, x, #ck_lo, #ck_end, #ck_sn)
+///     #ck_go = true
+///     while #ck_go && #ck_end - #ck_lo > 1
+///         #ck_m = _revolve_split(#ck_end - #ck_lo, #ck_sn)
+///         (x, #ck_go) = checkpointed(#ck_self, #ck_self, x, #ck_lo, #ck_lo + #ck_m, #ck_sn)
+///         #ck_lo = #ck_lo + #ck_m; #ck_sn = #ck_sn - 1
+///     end
+///     #ck_k = 0
+///     while #ck_go && #ck_k < 1
+///         #ck_go = cond
+///         if !#ck_go break end
+///         #ck_k = #ck_k + 1
+///         body
+///     end
+///     (x, #ck_go)
+/// end
+/// #ck_len = 1; #ck_more = true
+/// while #ck_more
+///     (x, #ck_more) = checkpointed(#ck_seg, #ck_seg, x, 0, #ck_len, K)
+///     #ck_len = 2 * #ck_len
+/// end
+/// ```
+fn revolved_while(looped: &Expr, snapshots: u32, res: &Resolution, count: usize) -> Expr {
+    let ExprKind::While { cond, body } = &looped.kind else {
+        return looped.clone();
+    };
+    let g = Gen {
+        r: looped.range,
+        count,
+    };
+    let state = state_names(looped, std::iter::once(&**cond).chain(body), res);
+    let result = |flag: &str| {
+        let mut parts: Vec<Expr> = state.iter().map(|n| g.ident(n)).collect();
+        parts.push(g.id(flag));
+        g.expr(ExprKind::Tuple(parts))
+    };
+    let operands = |me: &str, lo: Expr, end: Expr, sn: Expr| {
+        let mut args = vec![g.id(me), g.id(me)];
+        args.extend(state.iter().map(|n| g.ident(n)));
+        args.extend([lo, end, sn]);
+        args
+    };
+    let assign = |lhs: Expr, rhs: Expr| {
+        g.expr(ExprKind::Assign {
+            lhs: Box::new(lhs),
+            rhs: Box::new(rhs),
+        })
+    };
+    let and = |a: Expr, b: Expr| g.expr(ExprKind::And(Box::new(a), Box::new(b)));
+    let length = || g.call("-", vec![g.id("end"), g.id("lo")]);
+    let mid = g.call("+", vec![g.id("lo"), g.id("m")]);
+    let part = g.call(
+        "checkpointed",
+        operands("self", g.id("lo"), mid.clone(), g.id("sn")),
+    );
+    let descend = g.expr(ExprKind::While {
+        cond: Box::new(and(g.id("go"), g.call(">", vec![length(), g.int(1)]))),
+        body: vec![
+            g.assign("m", g.call("_revolve_split", vec![length(), g.id("sn")])),
+            assign(result("go"), part),
+            g.assign("lo", mid),
+            g.assign("sn", g.call("-", vec![g.id("sn"), g.int(1)])),
+        ],
+    });
+    // The last iteration of the part, if the condition still holds: a loop of at most one
+    // iteration, so that `continue` in the body means what it means in the plain loop.
+    let mut leaf = vec![
+        g.assign("go", (**cond).clone()),
+        g.expr(ExprKind::If {
+            branches: vec![(
+                g.expr(ExprKind::Unary {
+                    op: zy_syntax::ast::UnOp::Not,
+                    arg: Box::new(g.id("go")),
+                }),
+                vec![g.expr(ExprKind::Break)],
+            )],
+            els: None,
+        }),
+        g.assign("k", g.call("+", vec![g.id("k"), g.int(1)])),
+    ];
+    leaf.extend(body.iter().cloned());
+    let params: Vec<String> = std::iter::once(g.name("self"))
+        .chain(state.iter().cloned())
+        .chain(["lo", "end", "sn"].map(|n| g.name(n)))
+        .collect();
+    let step = g.step(
+        params,
+        vec![
+            g.assign("go", g.expr(ExprKind::Bool(true))),
+            descend,
+            g.assign("k", g.int(0)),
+            g.expr(ExprKind::While {
+                cond: Box::new(and(g.id("go"), g.call("<", vec![g.id("k"), g.int(1)]))),
+                body: leaf,
+            }),
+            result("go"),
+        ],
+    );
+    let chunk = g.call(
+        "checkpointed",
+        operands("seg", g.int(0), g.id("len"), g.int(i64::from(snapshots))),
+    );
+    g.expr(ExprKind::Block(vec![
+        g.assign("seg", g.expr(ExprKind::Function(Box::new(step)))),
+        g.assign("len", g.int(1)),
+        g.assign("more", g.expr(ExprKind::Bool(true))),
+        g.expr(ExprKind::While {
+            cond: Box::new(g.id("more")),
+            body: vec![
+                assign(result("more"), chunk),
+                g.assign("len", g.call("*", vec![g.int(2), g.id("len")])),
+            ],
+        }),
+        g.expr(ExprKind::Nothing),
+    ]))
 }
 
 /// The chunked form of the `while` loop `looped`: chunks of 1, 2, 3, ... iterations, so `n`
