@@ -505,3 +505,28 @@ end";
         proptest::prop_assert_eq!(ck, plain);
     }
 }
+
+#[test]
+fn a_long_revolve_loop_schedules_blocks_of_iterations() {
+    // 9,000 iterations are 3,000 blocks of 3, the schedule's steps: still the plain gradient to
+    // the bit on both engines.
+    let body = "
+    y = 0.0
+    t = c
+    for i in 1:length(w)
+        y = y + w[i] * t
+        t = sin(t) * c
+    end
+    return y
+end";
+    let annotated = body.replacen("    for", "    # zy: checkpoint snapshots=6\n    for", 1);
+    let src = format!(
+        "{}\nfunction ck(w, c){annotated}\nfunction plain(w, c){body}",
+        revolve_prelude()
+    );
+    let w: Vec<f64> = (0..9000).map(|i| (0.37 * i as f64).sin()).collect();
+    let args = [vec64(&w), f(0.9)];
+    let plain = by_both_engines(&src, "plain", &args, Run::Gradient);
+    let ck = by_both_engines(&src, "ck", &args, Run::Gradient);
+    assert_eq!(ck, plain);
+}

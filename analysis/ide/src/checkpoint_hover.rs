@@ -116,12 +116,23 @@ fn revolve_hover(
         .and_then(|span| counts(db, file, &s.call, span, false))
         .map(|c| c.iterations);
     if let Some(n) = n {
-        let t = zy_ad::revolve::repetitions(n, k.max(1));
-        let redone = zy_ad::revolve::min_advances(n, k.max(1));
+        // The schedule's steps are blocks of `b` iterations, at most 4,096 of them (lowering's
+        // `LEAF_BLOCKS`).
+        let b = n.div_ceil(4096).max(1);
+        let blocks = n.div_ceil(b);
+        let t = zy_ad::revolve::repetitions(blocks, k.max(1));
+        let redone = zy_ad::revolve::min_advances(blocks, k.max(1));
+        let (unit, counted) = match b {
+            1 => ("iterations".to_string(), format!("{n} iterations")),
+            _ => (
+                format!("blocks of {b} iterations"),
+                format!("{n} iterations, {blocks} blocks of {b}"),
+            ),
+        };
         md.push_str(&format!(
-            "\n\nat `{}`: {n} iterations: t = {t}; without checkpointing {n} iterations' tapes kept; with it at most {} states, and {redone} iterations recomputed in all (the fewest any schedule with {k} snapshots needs)",
+            "\n\nat `{}`: {counted}: t = {t}; without checkpointing {n} iterations' tapes kept; with it at most {} states, and {redone} {unit} recomputed in all (the fewest any schedule with {k} snapshots needs)",
             s.call,
-            (k + t).saturating_sub(1).min(n.max(1)),
+            (k + t).saturating_sub(1).min(blocks.max(1)),
         ));
     }
     md

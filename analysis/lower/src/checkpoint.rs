@@ -286,6 +286,11 @@ fn chunked(looped: &Expr, res: &Resolution, count: usize) -> Expr {
     g.expr(ExprKind::Block(out))
 }
 
+/// The most blocks a `snapshots=K` `for` loop's iterations are grouped into, the steps of its
+/// schedule: each is one `checkpointed` call, whose cost a block of many cheap iterations
+/// amortises; up to this many iterations, a block is one iteration.
+const LEAF_BLOCKS: i64 = 4096;
+
 /// The binomial (Revolve) form of the `for` loop `looped` under `snapshots=K` (see the module
 /// documentation): a step function that reverses iterations `lo:end-1` of the plain loop with
 /// `sn` snapshots, calling itself under `checkpointed` for the first part of each split.
@@ -334,7 +339,7 @@ fn revolved(looped: &Expr, snapshots: u32, res: &Resolution, count: usize) -> Ex
     let operands = |me: &str, lo: Expr, end: Expr, sn: Expr| {
         let mut args = vec![g.id(me), g.id(me)];
         args.extend(state.iter().map(|n| g.ident(n)));
-        args.extend(source.iter().map(|n| g.id(n)));
+        args.extend(source.iter().chain(&["b", "n"]).map(|n| g.id(n)));
         args.extend([lo, end, sn]);
         args
     };
@@ -363,23 +368,41 @@ fn revolved(looped: &Expr, snapshots: u32, res: &Resolution, count: usize) -> Ex
     });
     let params: Vec<String> = std::iter::once(g.name("self"))
         .chain(state.iter().cloned())
-        .chain(source.iter().map(|n| g.name(n)))
+        .chain(source.iter().chain(&["b", "n"]).map(|n| g.name(n)))
         .chain(["lo", "end", "sn"].map(|n| g.name(n)))
         .collect();
     let step = g.step(
         params,
         vec![
             descend,
-            g.assign("hi", g.id("lo")),
+            // The block's iterations: `lo * b + first` to `min((lo + 1) b, n) + first - 1`.
+            g.assign("hi", {
+                let next = g.call("+", vec![g.id("lo"), g.int(1)]);
+                let stop = g.call("*", vec![next, g.id("b")]);
+                let stop = g.call("min", vec![stop, g.id("n")]);
+                g.call("+", vec![stop, g.int(first - 1)])
+            }),
+            g.assign("lo", {
+                let start = g.call("*", vec![g.id("lo"), g.id("b")]);
+                g.call("+", vec![start, g.int(first)])
+            }),
             iterations(&g, var, body, element),
             state_tuple(),
         ],
     );
     out.push(g.assign("seg", g.expr(ExprKind::Function(Box::new(step)))));
-    let end = g.call("+", vec![g.id("n"), g.int(first)]);
+    // Blocks of `b` iterations, at most LEAF_BLOCKS of them, are the schedule's steps.
+    let up = g.call("+", vec![g.id("n"), g.int(LEAF_BLOCKS - 1)]);
+    let b = g.call(
+        "max",
+        vec![g.call("÷", vec![up, g.int(LEAF_BLOCKS)]), g.int(1)],
+    );
+    out.push(g.assign("b", b));
+    let up = g.call("-", vec![g.call("+", vec![g.id("n"), g.id("b")]), g.int(1)]);
+    let blocks = g.call("÷", vec![up, g.id("b")]);
     let call = g.expr(ExprKind::Call {
         callee: Box::new(g.id("seg")),
-        args: operands("seg", g.int(first), end, g.int(i64::from(snapshots)))
+        args: operands("seg", g.int(0), blocks, g.int(i64::from(snapshots)))
             .into_iter()
             .skip(1)
             .collect(),
