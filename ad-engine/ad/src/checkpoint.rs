@@ -179,42 +179,172 @@ fn fresh_result(prog: &TypedProgram, inst: &Instance, passed: &[Option<usize>]) 
 /// For each component of the tuple that the checkpointed call `inst` returns, the argument of
 /// the call (its position among `checkpointed`'s operands) that it is on every return, the
 /// same object, if any; empty when the result is not such a tuple.
+///
+/// A component is that argument when it is the parameter itself, a φ every value entering
+/// which is, or the same component of a `checkpointed` call's result that hands back an
+/// operand which is: so the recursive step of a Revolve-scheduled loop (`# zy: checkpoint
+/// snapshots=K`), which reads its state back from a `checkpointed` call of itself in a loop,
+/// hands its arrays back too. A call of `inst` itself is assumed to hand back what is being
+/// decided, and the assumption is narrowed until it holds (a greatest fixed point).
 fn passed_through(prog: &TypedProgram, inst: &Instance) -> Vec<Option<usize>> {
+    let passed: Vec<Option<usize>> = passed_through_in(prog, inst, &mut Vec::new())
+        .iter()
+        .map(Passed::param)
+        .collect();
+    match passed.iter().any(Option::is_some) {
+        true => passed,
+        false => Vec::new(),
+    }
+}
+
+/// [`passed_through`], with `assumed` the hypotheses for the instances being decided.
+fn passed_through_in(
+    prog: &TypedProgram,
+    inst: &Instance,
+    assumed: &mut Vec<(Instance, Vec<Passed>)>,
+) -> Vec<Passed> {
+    if let Some((_, h)) = assumed.iter().find(|(i, _)| i == inst) {
+        return h.clone();
+    }
     let Some((callee, call_args)) = called(prog, inst) else {
         return Vec::new();
     };
     let (Some(body), Some(f)) = (prog.functions.get(inst), prog.functions.get(&callee)) else {
         return Vec::new();
     };
-    let entry_param = |func: &Function, x: &Operand| match x.as_value().map(|v| &func.value(v).kind)
-    {
-        Some(ValueKind::Param { block, index }) if *block == Block::ENTRY => Some(*index as usize),
-        _ => None,
-    };
     let Some(returns) = returned_tuples(f) else {
         return Vec::new();
     };
-    let mut passed: Option<Vec<Option<usize>>> = None;
-    for parts in returns {
-        let these: Vec<Option<usize>> = parts
-            .iter()
-            .map(|x| {
-                let p = entry_param(f, x)?;
-                entry_param(body, call_args.get(p)?)
-            })
-            .collect();
-        passed = Some(match passed {
-            None => these,
-            Some(before) => before
-                .iter()
-                .zip(&these)
-                .map(|(a, b)| a.filter(|_| a == b))
-                .collect(),
-        });
+    let width = returns.first().map_or(0, Vec::len);
+    // As `inst`'s operands: the position among `checkpointed`'s operands of `f`'s parameter.
+    let operand_of = |p: usize| match call_args.get(p).and_then(|x| x.as_value()) {
+        Some(v) => match body.value(v).kind {
+            ValueKind::Param { block, index } if block == Block::ENTRY => Some(index as usize),
+            _ => None,
+        },
+        None => None,
+    };
+    assumed.push((inst.clone(), vec![Passed::Unknown; width]));
+    let found = loop {
+        let mut found = vec![Passed::Unknown; width];
+        for parts in &returns {
+            for (j, x) in parts.iter().enumerate() {
+                let p = param_of(prog, f, x, assumed, &mut Vec::new());
+                let p = match p {
+                    Passed::Param(p) => operand_of(p).map_or(Passed::No, Passed::Param),
+                    other => other,
+                };
+                if let Some(slot) = found.get_mut(j) {
+                    *slot = slot.meet(p);
+                }
+            }
+        }
+        let Some(last) = assumed.last_mut() else {
+            break found;
+        };
+        if last.1 == found {
+            break found;
+        }
+        last.1 = found;
+    };
+    assumed.pop();
+    found
+}
+
+/// What a value is known to be, as one of the entry parameters of its function.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+enum Passed {
+    /// Nothing is known against it yet (a φ being decided, an assumption not yet narrowed).
+    Unknown,
+    /// The entry parameter of that index, wherever it comes from.
+    Param(usize),
+    /// Not (always) one parameter.
+    No,
+}
+
+impl Passed {
+    /// What both `self` and `other` are.
+    fn meet(self, other: Passed) -> Passed {
+        match (self, other) {
+            (Passed::Unknown, x) | (x, Passed::Unknown) => x,
+            (Passed::Param(a), Passed::Param(b)) if a == b => Passed::Param(a),
+            _ => Passed::No,
+        }
     }
-    match passed {
-        Some(p) if p.iter().any(Option::is_some) => p,
-        _ => Vec::new(),
+
+    /// The parameter, if known to be one.
+    fn param(&self) -> Option<usize> {
+        match self {
+            Passed::Param(p) => Some(*p),
+            _ => None,
+        }
+    }
+}
+
+/// Which entry parameter of `f` the operand `x` is (see [`passed_through`]); `seen`: the φs
+/// being decided.
+fn param_of(
+    prog: &TypedProgram,
+    f: &Function,
+    x: &Operand,
+    assumed: &mut Vec<(Instance, Vec<Passed>)>,
+    seen: &mut Vec<zy_ir::Value>,
+) -> Passed {
+    let Some(v) = x.as_value() else {
+        return Passed::No;
+    };
+    match &f.value(v).kind {
+        ValueKind::Param { block, index } if *block == Block::ENTRY => {
+            Passed::Param(*index as usize)
+        }
+        ValueKind::Param { block, index } => {
+            if seen.contains(&v) {
+                return Passed::Unknown;
+            }
+            seen.push(v);
+            let mut out = Passed::Unknown;
+            for b in f.block_ids() {
+                for c in f.block(b).term.calls() {
+                    if c.block == *block {
+                        let a = c.args.get(*index as usize);
+                        let p = a.map_or(Passed::No, |a| param_of(prog, f, a, assumed, seen));
+                        out = out.meet(p);
+                    }
+                }
+            }
+            out
+        }
+        ValueKind::Stmt(Stmt {
+            op: Op::Prim(Prim::GetField),
+            args,
+        }) => {
+            let (Some(t), Some(Const::Int(k))) = (
+                args.first().and_then(Operand::as_value),
+                args.get(1).and_then(Operand::as_const),
+            ) else {
+                return Passed::No;
+            };
+            let Some(Stmt {
+                op: Op::Invoke(c),
+                args: operands,
+            }) = f.stmt(t)
+            else {
+                return Passed::No;
+            };
+            if !is_checkpointed(c) {
+                return Passed::No;
+            }
+            let handed = passed_through_in(prog, c, assumed);
+            match usize::try_from(*k - 1).ok().and_then(|j| handed.get(j)) {
+                Some(Passed::Unknown) => Passed::Unknown,
+                Some(Passed::Param(q)) => match operands.get(*q) {
+                    Some(a) => param_of(prog, f, a, assumed, seen),
+                    None => Passed::No,
+                },
+                _ => Passed::No,
+            }
+        }
+        _ => Passed::No,
     }
 }
 

@@ -472,24 +472,27 @@ fn hessian(
     let callee_ty = ins.func.operand_ty(callee);
     let vt = Type::vector_f64();
     let (inst, lead) = callee_instance(prog, callee, &callee_ty, std::slice::from_ref(&vt), span)?;
-    if !lead.is_empty() {
-        return Err(AdError::new(
-            span,
-            "`hessian` of a closure is not supported yet",
-        ));
-    }
+    // A closure or callable struct is the first operand of every call (`lead`): its gradient
+    // is the driver's first component, x's the one after it.
+    let lead_tys: Vec<Type> = lead.iter().map(|a| ins.func.operand_ty(a)).collect();
+    let skip = lead.len();
     let (dinst, dret) = gradient_driver(prog, pending, &inst, span)?;
     let vinst = directional_driver(prog, pending, &dinst, &dret, span);
-    // ∂ₕf(x, i) = ∂ᵥ∇f(x, eᵢ)[2][2][1]
+    // ∂ₕf(lead..., x, i) = ∂ᵥ∇f(lead..., x, eᵢ)[2][2][skip + 1]
+    let with = |tail: &[Type]| -> Arc<[Type]> { lead_tys.iter().chain(tail).cloned().collect() };
     let part = Arc::new(Instance {
         name: format!("∂ₕ{}", inst.name).into(),
         method: inst.method,
-        args: vec![vt.clone(), Type::Int64].into(),
+        args: with(&[vt.clone(), Type::Int64]),
     });
     if !prog.functions.contains_key(&part) {
         let mut f = Function::new(part.name.clone(), span);
         f.instance = Some(part.clone());
         f.ret = vt.clone();
+        let lead_params: Vec<Operand> = lead_tys
+            .iter()
+            .map(|t| f.add_param(Block::ENTRY, t.clone(), span, None).into())
+            .collect();
         let x = f.add_param(Block::ENTRY, vt.clone(), span, Some("x".into()));
         let i = f.add_param(Block::ENTRY, Type::Int64, span, Some("i".into()));
         let e = Block::ENTRY;
@@ -503,20 +506,25 @@ fn hessian(
         let set = prim(Prim::SetIndex, vec![unit.into(), one, i.into()]);
         f.push_stmt(e, set, Type::Float64, span);
         let rty = pushforward_ret(&dret);
+        let mut args = lead_params.clone();
+        args.extend([x.into(), unit.into()]);
         let call = Stmt {
             op: Op::Invoke(vinst),
-            args: vec![x.into(), unit.into()],
+            args,
         };
         let r = f.push_stmt(e, call, rty.clone(), span);
         let column = match dual_type(&dret)
             .field_types()
             .and_then(|t| t.get(1).cloned())
         {
-            Some(gty) if gty.field_types().and_then(|t| t.first().cloned()) == Some(vt.clone()) => {
+            Some(gty)
+                if gty.field_types().and_then(|t| t.get(skip).cloned()) == Some(vt.clone()) =>
+            {
                 let dty = dual_type(&dret);
                 let dr = f.push_stmt(e, get(r.into(), 2), dty, span);
                 let dg = f.push_stmt(e, get(dr.into(), 2), gty, span);
-                f.push_stmt(e, get(dg.into(), 1), vt.clone(), span).into()
+                f.push_stmt(e, get(dg.into(), skip as i64 + 1), vt.clone(), span)
+                    .into()
             }
             // No gradient reaches x: the Hessian is zero.
             _ => f
@@ -530,13 +538,15 @@ fn hessian(
     let hinst = Arc::new(Instance {
         name: format!("∇²{}", inst.name).into(),
         method: inst.method,
-        args: vec![vt.clone()].into(),
+        args: with(std::slice::from_ref(&vt)),
     });
     if !prog.functions.contains_key(&hinst) {
         prog.functions
             .insert(hinst.clone(), Arc::new(hessian_loop(&hinst, part, span)));
     }
-    Ok(Some((Op::Invoke(hinst), vec![x.clone()])))
+    let mut call = lead;
+    call.push(x.clone());
+    Ok(Some((Op::Invoke(hinst), call)))
 }
 
 fn get(x: Operand, i: i64) -> Stmt {
@@ -546,8 +556,9 @@ fn get(x: Operand, i: i64) -> Stmt {
     }
 }
 
-/// `H = zeros(n, n); for i in 1:n; row = part(x, i); for j in 1:n; H[i, j] = row[j]; end; end`
-/// (`part(x, i)` is the `i`-th column of the symmetric `H`).
+/// `H = zeros(n, n); for i in 1:n; row = part(lead..., x, i); for j in 1:n; H[i, j] = row[j];
+/// end; end` (`part(lead..., x, i)` is the `i`-th column of the symmetric `H`; `lead`, a
+/// closure's own value, are `hinst`'s arguments before `x`).
 fn hessian_loop(hinst: &Arc<Instance>, part: Arc<Instance>, span: Span) -> Function {
     let (vt, mt, int) = (Type::vector_f64(), Type::matrix_f64(), Type::Int64);
     let prim = |p: Prim, args: Vec<Operand>| Stmt {
@@ -557,7 +568,13 @@ fn hessian_loop(hinst: &Arc<Instance>, part: Arc<Instance>, span: Span) -> Funct
     let mut f = Function::new(hinst.name.clone(), span);
     f.instance = Some(hinst.clone());
     f.ret = mt.clone();
-    f.arg_names = vec!["x".into()];
+    let lead: Vec<Operand> = hinst.args[..hinst.args.len().saturating_sub(1)]
+        .iter()
+        .map(|t| f.add_param(Block::ENTRY, t.clone(), span, None).into())
+        .collect();
+    f.arg_names = std::iter::repeat_n("#self".into(), lead.len())
+        .chain(["x".into()])
+        .collect();
     let x: Operand = f
         .add_param(Block::ENTRY, vt.clone(), span, Some("x".into()))
         .into();
@@ -618,7 +635,7 @@ fn hessian_loop(hinst: &Arc<Instance>, part: Arc<Instance>, span: Span) -> Funct
             body,
             Stmt {
                 op: Op::Invoke(part),
-                args: vec![x, i.clone()],
+                args: lead.into_iter().chain([x, i.clone()]).collect(),
             },
             vt,
             span,

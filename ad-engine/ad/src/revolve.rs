@@ -10,11 +10,14 @@
 //! repetition number with `β(s, t) >= n`. That is `O(n log n)` for `s` growing like `log n`,
 //! and at most `2n` for `s` about `√(2n)`.
 //!
-//! For a `while` loop the trip count is known only at its end: [`Online`] keeps snapshots at
-//! multiples of an interval that doubles whenever the slots run out (the odd multiples are
-//! dropped), so at the end at most `s` snapshots, evenly spaced, remain; each interval is
-//! then reversed by the offline schedule with the slots left over. The forward sweep advances
-//! each step once; the reverse costs at most an offline schedule of one interval per interval.
+//! `# zy: checkpoint snapshots=K` runs this schedule (`zy-lower`'s `checkpoint.rs`): a step
+//! function reverses steps `lo..end` by calling itself under `checkpointed` for the first
+//! [`split`] steps (the forward pass runs them without a tape and keeps their start state; the
+//! pullback recomputes them, splitting again) and then going on to the rest with one snapshot
+//! fewer. Each step is advanced as often as in [`schedule`] and taped once; the states kept at
+//! once are at most `s + t - 1` (a recomputed part keeps its own start again). A `while` loop,
+//! whose trip count is known only at its end, runs in chunks of 1, 2, 4, ... steps, each
+//! reversed by the schedule of its length (a part past the loop's end runs nothing).
 
 /// One move of a checkpointing schedule.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
@@ -47,7 +50,7 @@ pub fn beta(s: usize, t: usize) -> usize {
 
 /// The repetition number of `n` steps with `s >= 1` snapshots: the smallest `t` with
 /// `β(s, t) >= n`.
-fn repetitions(n: usize, s: usize) -> usize {
+pub fn repetitions(n: usize, s: usize) -> usize {
     let mut t = 0;
     while beta(s, t) < n {
         t += 1;
@@ -74,6 +77,22 @@ pub fn default_snapshots(n: usize) -> usize {
         s += 1;
     }
     s
+}
+
+/// Where the optimal schedule splits `l >= 2` steps with `s >= 1` snapshots: the first `m`
+/// steps are reversed last, with all `s` snapshots, the other `l - m` first, with `s - 1`
+/// (the split's state held). An optimal `m`: the right part fits `s - 1` snapshots with `t`
+/// repetitions, the left part `s` snapshots with `t - 1`; with one snapshot, `l - 1`. The
+/// prelude's `_revolve_split`, which `# zy: checkpoint snapshots=K` loops run, computes the
+/// same numbers (`tests/checkpoint.rs` checks them against this one).
+pub fn split(l: usize, s: usize) -> usize {
+    if s <= 1 {
+        return l.saturating_sub(1).max(1);
+    }
+    let t = repetitions(l, s);
+    let left = t.checked_sub(2).map_or(1, |t2| beta(s, t2));
+    left.max(l.saturating_sub(beta(s - 1, t)))
+        .clamp(1, l.saturating_sub(1).max(1))
 }
 
 /// The optimal schedule reversing steps `0..n` with `s >= 1` snapshots, the start's included.
@@ -108,12 +127,9 @@ fn reverse_range(out: &mut Vec<Action>, start: usize, end: usize, s: usize) {
             end -= 1;
             continue;
         }
-        // Split at `m` (an optimal one: the right part fits `s - 1` snapshots with `t`
-        // repetitions, the left part `s` snapshots with `t - 1`), reverse the right part from
-        // a new snapshot, then the left part, which may use every slot again.
-        let t = repetitions(l, s);
-        let left = t.checked_sub(2).map_or(1, |t2| beta(s, t2));
-        let m = left.max(l.saturating_sub(beta(s - 1, t))).clamp(1, l - 1);
+        // Split at `m`, reverse the right part from a new snapshot, then the left part,
+        // which may use every slot again.
+        let m = split(l, s);
         out.push(Action::Restore(start));
         out.push(Action::Advance {
             from: start,
@@ -123,74 +139,6 @@ fn reverse_range(out: &mut Vec<Action>, start: usize, end: usize, s: usize) {
         reverse_range(out, start + m, end, s - 1);
         out.push(Action::Free(start + m));
         end = start + m;
-    }
-}
-
-/// The online schedule of a loop whose trip count is not known in advance: call
-/// [`Online::step`] after each step of the forward sweep, and [`Online::reverse`] when the
-/// loop has ended.
-#[derive(Clone, Debug)]
-pub struct Online {
-    slots: usize,
-    interval: usize,
-    kept: Vec<usize>,
-    steps: usize,
-}
-
-impl Online {
-    /// A schedule with `s >= 2` snapshots (state 0's included), which the forward sweep
-    /// starts by storing.
-    pub fn new(s: usize) -> (Online, Action) {
-        let online = Online {
-            slots: s.max(2),
-            interval: 1,
-            kept: vec![0],
-            steps: 0,
-        };
-        (online, Action::Store(0))
-    }
-
-    /// The actions after one more step of the forward sweep (the state in hand is the state
-    /// after it): store it if it falls on the interval; when the slots are full, double the
-    /// interval and free the snapshots off it first.
-    pub fn step(&mut self) -> Vec<Action> {
-        self.steps += 1;
-        let i = self.steps;
-        let mut out = Vec::new();
-        if !i.is_multiple_of(self.interval) {
-            return out;
-        }
-        if self.kept.len() == self.slots {
-            self.interval *= 2;
-            let interval = self.interval;
-            for k in self.kept.iter().filter(|k| !k.is_multiple_of(interval)) {
-                out.push(Action::Free(*k));
-            }
-            self.kept.retain(|k| k.is_multiple_of(interval));
-            if !i.is_multiple_of(self.interval) {
-                return out;
-            }
-        }
-        self.kept.push(i);
-        out.push(Action::Store(i));
-        out
-    }
-
-    /// The reverse sweep once the loop has run its steps: each stretch between two kept
-    /// snapshots, last first, by the offline schedule with the slots not holding an earlier
-    /// snapshot.
-    pub fn reverse(self) -> Vec<Action> {
-        let mut out = Vec::new();
-        let mut end = self.steps;
-        for (k, &start) in self.kept.iter().enumerate().rev() {
-            if end > start {
-                let spare = self.slots - k;
-                reverse_range(&mut out, start, end, spare);
-            }
-            out.push(Action::Free(start));
-            end = start;
-        }
-        out
     }
 }
 
@@ -329,33 +277,5 @@ mod tests {
         let cost = simulate(n, &schedule(n, 20));
         assert_eq!(cost.advances, 6 * n - beta(21, 5));
         assert!(cost.peak <= 20, "{cost:?}");
-    }
-
-    /// The online schedule of `n` steps with `s` snapshots, as one list.
-    fn online(n: usize, s: usize) -> Vec<Action> {
-        let (mut on, first) = Online::new(s);
-        let mut out = vec![first];
-        for i in 0..n {
-            out.push(Action::Advance { from: i, to: i + 1 });
-            out.extend(on.step());
-        }
-        out.extend(on.reverse());
-        out
-    }
-
-    #[test]
-    fn the_online_schedule_holds_at_most_s_snapshots() {
-        for s in 2..=6 {
-            for n in 0..=300 {
-                let cost = simulate(n, &online(n, s));
-                assert!(cost.peak <= s, "n = {n}, s = {s}: {cost:?}");
-                // Never better than the optimum that knows n; the forward sweep is n of it.
-                assert!(cost.advances >= min_advances(n, s), "n = {n}, s = {s}");
-            }
-        }
-        // Ten snapshots, a thousand steps: within a few sweeps of the offline optimum.
-        let cost = simulate(1000, &online(1000, 10));
-        assert!(cost.peak <= 10, "{cost:?}");
-        assert!(cost.advances <= 2 * min_advances(1000, 10), "{cost:?}");
     }
 }

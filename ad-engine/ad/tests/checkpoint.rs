@@ -339,3 +339,194 @@ function ck(x, c)
 end";
     same_as_plain(src, &[vec64(&[1.0, 3.0]), f(0.7)]);
 }
+
+/// What a watched interpreter run of a gradient saw: the `checkpointed` tapes alive at once
+/// (a `checkpointed⁺` call's until its `checkpointed⁻` returned), and the loop body's `sin`
+/// run without a tape (in a primal function) and with one (in a forward function, `…⁺`).
+#[derive(Default, Debug)]
+struct Tapes {
+    live: usize,
+    peak: usize,
+    advanced: usize,
+    taped: usize,
+}
+
+impl zy_interp::Watch for Tapes {
+    fn invoke(&mut self, callee: &zy_ir::Function, _: &[Value]) {
+        if &*callee.name == "checkpointed⁺" {
+            self.live += 1;
+            self.peak = self.peak.max(self.live);
+        }
+    }
+    fn returned(&mut self, callee: &zy_ir::Function, _: &Value) {
+        if &*callee.name == "checkpointed⁻" {
+            self.live -= 1;
+        }
+    }
+    fn before(&mut self, step: zy_interp::Step<'_>, _: &[Value]) {
+        if step.prim == zy_ir::Prim::Sin {
+            match step.func.name.ends_with('⁺') {
+                true => self.taped += 1,
+                false => self.advanced += 1,
+            }
+        }
+    }
+    fn after(&mut self, _: zy_interp::Step<'_>, _: &[Value], _: &Value) {}
+}
+
+/// The prelude's `_revolve_beta` and `_revolve_split` (these tests run without the prelude).
+fn revolve_prelude() -> &'static str {
+    let base = include_str!("../../../analysis/hir/prelude/Base.jl");
+    let start = base
+        .find("function _revolve_beta")
+        .expect("_revolve_beta in Base.jl");
+    let split = base
+        .find("function _revolve_split")
+        .expect("_revolve_split in Base.jl");
+    let end = split + base[split..].find("\nend\n").expect("its end") + 5;
+    &base[start..end]
+}
+
+#[test]
+fn a_revolve_loop_runs_the_optimal_schedule() {
+    // Per iteration, one `sin` without a tape as often as Revolve's optimal schedule advances
+    // it, and one taped; the `checkpointed` tapes alive at once (each one kept state) are at
+    // most `s + t - 1`, `t` the repetition number: Revolve's `s`, plus one for each
+    // recomputed part that keeps its own start again.
+    for s in 1..=5 {
+        let src = revolve_prelude().to_string()
+            + &format!(
+                "
+function ck(x, n)
+    # zy: checkpoint snapshots={s}
+    for i in 1:n
+        x = sin(x) * 1.5
+    end
+    return x
+end"
+            );
+        let (inst, prog) = typed(&src, "ck", &[f(0.3), Value::Int(1)]);
+        let prog = zy_ad::expand(&prog).unwrap();
+        let (driver, prog) = zy_ad::gradient_program(&prog, &inst).unwrap();
+        for n in 0..=60 {
+            let mut t = Tapes::default();
+            let args = vec![f(0.3), Value::Int(n as i64)];
+            zy_interp::run_watched(&prog, &driver, args, &Limits::default(), &mut t).unwrap();
+            let t_rep = zy_ad::revolve::repetitions(n, s);
+            assert_eq!(
+                t.advanced,
+                zy_ad::revolve::min_advances(n, s),
+                "n = {n}, s = {s}"
+            );
+            assert_eq!(t.taped, n, "n = {n}, s = {s}");
+            assert!(t.peak < s + t_rep.max(1), "n = {n}, s = {s}: {t:?}");
+        }
+    }
+}
+
+proptest::proptest! {
+    #![proptest_config(proptest::prelude::ProptestConfig::with_cases(16))]
+
+    /// A `snapshots=K` loop over random lengths and snapshot counts: its gradient is the
+    /// plain loop's to the bit on both engines (an array read, two numbers carried).
+    #[test]
+    fn a_revolve_loop_is_the_plain_loop_to_the_bit(
+        w in proptest::collection::vec(-2.0f64..2.0, 0..40),
+        s in 1u32..7,
+        c in 0.5f64..1.2,
+    ) {
+        let body = "
+    y = 0.0
+    t = c
+    for i in 1:length(w)
+        y = y + w[i] * t
+        t = sin(t) * c
+    end
+    return y
+end";
+        let annotated = body.replacen("    for", &format!("    # zy: checkpoint snapshots={s}\n    for"), 1);
+        let src = format!(
+            "{}\nfunction ck(w, c){annotated}\nfunction plain(w, c){body}",
+            revolve_prelude()
+        );
+        let args = [vec64(&w), f(c)];
+        let plain = by_both_engines(&src, "plain", &args, Run::Gradient);
+        let ck = by_both_engines(&src, "ck", &args, Run::Gradient);
+        proptest::prop_assert_eq!(ck, plain);
+    }
+}
+
+#[test]
+fn the_prelude_split_is_revolves() {
+    // The split that `# zy: checkpoint snapshots=K` loops compute at run time is the one the
+    // optimal offline schedule uses.
+    let src = revolve_prelude().to_string() + "\nsp(l, s) = _revolve_split(l, s)";
+    let (inst, prog) = typed(&src, "sp", &[Value::Int(2), Value::Int(1)]);
+    for s in 1..=12 {
+        for l in (2..=300).chain([1_000_000, 123_456_789]) {
+            let args = vec![Value::Int(l as i64), Value::Int(s as i64)];
+            let got = run(&prog, &inst, args, &Limits::default()).unwrap();
+            let want = zy_ad::revolve::split(l, s);
+            assert_eq!(show(&got), want.to_string(), "l = {l}, s = {s}");
+        }
+    }
+}
+
+proptest::proptest! {
+    #![proptest_config(proptest::prelude::ProptestConfig::with_cases(12))]
+
+    /// A `while` loop under `snapshots=K` (chunks of 1, 2, 4, ... iterations, each by the
+    /// binomial schedule) over random trip counts: the plain loop's gradient to the bit on
+    /// both engines.
+    #[test]
+    fn a_revolve_while_loop_is_the_plain_loop_to_the_bit(
+        n in 0i64..70,
+        s in 1u32..6,
+        c in 0.5f64..1.2,
+    ) {
+        let body = "
+    y = 0.0
+    i = 0
+    while i < n
+        i += 1
+        y = y + sin(x * i) * c
+        x = x * c
+    end
+    return y + x
+end";
+        let annotated = body.replacen("    while", &format!("    # zy: checkpoint snapshots={s}\n    while"), 1);
+        let src = format!(
+            "{}\nfunction ck(x, c, n){annotated}\nfunction plain(x, c, n){body}",
+            revolve_prelude()
+        );
+        let args = [f(0.7), f(c), Value::Int(n)];
+        let plain = by_both_engines(&src, "plain", &args, Run::Gradient);
+        let ck = by_both_engines(&src, "ck", &args, Run::Gradient);
+        proptest::prop_assert_eq!(ck, plain);
+    }
+}
+
+#[test]
+fn a_long_revolve_loop_schedules_blocks_of_iterations() {
+    // 9,000 iterations are 3,000 blocks of 3, the schedule's steps: still the plain gradient to
+    // the bit on both engines.
+    let body = "
+    y = 0.0
+    t = c
+    for i in 1:length(w)
+        y = y + w[i] * t
+        t = sin(t) * c
+    end
+    return y
+end";
+    let annotated = body.replacen("    for", "    # zy: checkpoint snapshots=6\n    for", 1);
+    let src = format!(
+        "{}\nfunction ck(w, c){annotated}\nfunction plain(w, c){body}",
+        revolve_prelude()
+    );
+    let w: Vec<f64> = (0..9000).map(|i| (0.37 * i as f64).sin()).collect();
+    let args = [vec64(&w), f(0.9)];
+    let plain = by_both_engines(&src, "plain", &args, Run::Gradient);
+    let ck = by_both_engines(&src, "ck", &args, Run::Gradient);
+    assert_eq!(ck, plain);
+}

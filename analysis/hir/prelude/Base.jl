@@ -3253,11 +3253,11 @@ seen as a vector (a number is a vector of length 1, an array is taken in storage
 `Float64` argument `x`, a vector `J` with `J[k] = ∂y[k]/∂x`; for a `Float64` array argument `a`,
 a matrix with `J[k, i] = ∂y[k]/∂a[i]` (one row for a number result); for any other argument
 `nothing`. Computed by forward mode, one pushforward per entry of the arguments, when they have
-fewer entries than `y`, else by reverse mode, one pullback per entry of `y`.
+at most as many entries as `y`, else by reverse mode, one gradient per entry of `y`.
 """
 function jacobian(f, args...)
     m = _jac_length(f(args...))
-    if _jac_inputs(args...) < m
+    if _jac_inputs(args...) <= m
         return _jac_forward(f, m, (), (), args...)
     end
     return _jac_reverse(f, m, args)
@@ -3289,17 +3289,27 @@ function _jac_columns(g, x::Float64, m)
     return J
 end
 
+# One direction array for all the columns: entry `i` set for column `i`, and every entry
+# cleared after it (the pushforward may have written the direction of an argument `g` writes).
 function _jac_columns(g, x::AbstractArray{Float64}, m)
     J = zeros(m, length(x))
+    dx = zero(x)
     for i in 1:length(x)
-        dx = zero(x)
         dx[i] = 1.0
         ẏ = pushforward(g, x, dx)
         for k in 1:m
             J[k, i] = _jac_entry(ẏ, k)
         end
+        _jac_clear!(dx)
     end
     return J
+end
+
+function _jac_clear!(dx)
+    for i in 1:length(dx)
+        dx[i] = 0.0
+    end
+    return nothing
 end
 
 _jac_columns(g, x, m) = nothing
@@ -3309,8 +3319,9 @@ _jac_entry(ẏ::AbstractArray, k) = float(ẏ[k])
 _jac_entry(ẏ::Nothing, k) = 0.0
 
 # Reverse mode: one gradient per entry of the result, each giving a row (a gradient, not one
-# `pullback`, so that functions writing to arrays they make are differentiated as `gradient`
-# does them).
+# `pullback` whose `back` is called per row, as Zygote does: `pullback` refuses a function that
+# may write to an array it did not make, which includes the prelude's helpers behind
+# comprehensions, and this method is compiled whichever mode runs).
 function _jac_reverse(f, m, args)
     Js = map(x -> _jac_zeros(x, m), args)
     for k in 1:m
@@ -3337,3 +3348,33 @@ function _jac_row!(J::Matrix{Float64}, k, g::AbstractArray)
     return nothing
 end
 _jac_row!(J, k, g) = nothing
+
+# The binomial (Revolve) split of a `# zy: checkpoint snapshots=K` loop (analysis/lower's
+# checkpoint.rs): reversing `l >= 2` steps with `s` snapshots, the first `m` steps are a
+# checkpointed segment reversed later with `s` snapshots, the other `l - m` are reversed first
+# with `s - 1`. The same numbers as `ad-engine/ad/src/revolve.rs`'s `split` (tested against it):
+# with `t` the smallest repetition number with `β(s, t) >= l` (`β(s, t) = C(s + t, s)`),
+# `m = max(β(s, t - 2), l - β(s - 1, t))`; with one snapshot, every step but the last.
+function _revolve_beta(s, t, cap)
+    b = 1
+    hi = max(s, t)
+    for k in 1:min(s, t)
+        b = b * (hi + k) ÷ k
+        if b >= cap
+            return cap
+        end
+    end
+    return b
+end
+
+function _revolve_split(l, s)
+    if s <= 1
+        return l - 1
+    end
+    t = 0
+    while _revolve_beta(s, t, l) < l
+        t += 1
+    end
+    left = t >= 2 ? _revolve_beta(s, t - 2, l) : 1
+    return min(max(max(left, l - _revolve_beta(s - 1, t, l)), 1), l - 1)
+end

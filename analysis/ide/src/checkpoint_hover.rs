@@ -43,6 +43,9 @@ pub(crate) fn hover(
             s.call, e.message
         ));
     }
+    if let Some(k) = snapshots {
+        return Some(revolve_hover(db, file, word, start, s, k));
+    }
     // The `checkpointed` call at this loop, and the step it calls.
     let (span, ck) = s.func.values.iter().find_map(|d| match &d.kind {
         ValueKind::Stmt(Stmt {
@@ -70,7 +73,7 @@ pub(crate) fn hover(
     let mut md = format!(
         "{head}: per iteration, the plain tape keeps {per_iteration} bytes for the pullback; checkpointed, the forward pass keeps {per_chunk} bytes per chunk of iterations (its starting state) and the pullback rebuilds one chunk's tape at a time"
     );
-    if let Some(c) = counts(db, file, &s.call, span, word == "while", snapshots) {
+    if let Some(c) = counts(db, file, &s.call, span, word == "while") {
         md.push_str(&format!(
             "\n\nat `{}`: {} iterations in {} chunks of at most {}: without checkpointing {} bytes in total; with it {} bytes kept, plus at most {} bytes of one chunk's tape",
             s.call,
@@ -84,6 +87,55 @@ pub(crate) fn hover(
     }
     md.push_str("\n\n(an array counts as one pointer)");
     Some(md)
+}
+
+/// The hover of a loop under `snapshots=k` (Revolve's binomial schedule, `zy_ad::revolve`):
+/// the bounds, and for a `for` loop the counts at the `# zy: at` call.
+fn revolve_hover(
+    db: &RootDatabase,
+    file: SourceFile,
+    word: &str,
+    start: u32,
+    s: &Specialised,
+    k: usize,
+) -> String {
+    let mut md = format!(
+        "`{word}` loop under `# zy: checkpoint snapshots={k}`: Revolve's binomial schedule. The gradient keeps at most {k} + t - 1 states of the loop and one iteration's tape at a time, and recomputes each iteration at most t times, t being the smallest with C({k} + t, t) ≥ the iterations"
+    );
+    if word == "while" {
+        md.push_str(" (a `while` loop runs in chunks of 1, 2, 4, ... iterations, each so)");
+    }
+    // A statement at the loop (the range's or collection's length), for the watched run.
+    let span = s.func.values.iter().find_map(|d| {
+        zy_hir::locate(db, d.span, None)
+            .is_some_and(|r| r.start == start)
+            .then_some(d.span)
+    });
+    let n = span
+        .filter(|_| word == "for")
+        .and_then(|span| counts(db, file, &s.call, span, false))
+        .map(|c| c.iterations);
+    if let Some(n) = n {
+        // The schedule's steps are blocks of `b` iterations, at most 4,096 of them (lowering's
+        // `LEAF_BLOCKS`).
+        let b = n.div_ceil(4096).max(1);
+        let blocks = n.div_ceil(b);
+        let t = zy_ad::revolve::repetitions(blocks, k.max(1));
+        let redone = zy_ad::revolve::min_advances(blocks, k.max(1));
+        let (unit, counted) = match b {
+            1 => ("iterations".to_string(), format!("{n} iterations")),
+            _ => (
+                format!("blocks of {b} iterations"),
+                format!("{n} iterations, {blocks} blocks of {b}"),
+            ),
+        };
+        md.push_str(&format!(
+            "\n\nat `{}`: {counted}: t = {t}; without checkpointing {n} iterations' tapes kept; with it at most {} states, and {redone} {unit} recomputed in all (the fewest any schedule with {k} snapshots needs)",
+            s.call,
+            (k + t).saturating_sub(1).min(blocks.max(1)),
+        ));
+    }
+    md
 }
 
 /// The `snapshots` of the `# zy: checkpoint` line directly above the line holding byte
@@ -136,7 +188,6 @@ fn counts(
     call: &str,
     span: Span,
     is_while: bool,
-    snapshots: Option<usize>,
 ) -> Option<Counts> {
     let prepared =
         Prepared::new(db, file, call, CallSite::Text(call), &EvalLimits::default()).ok()?;
@@ -163,11 +214,7 @@ fn counts(
         });
     }
     let n = seen.length?;
-    let c = match snapshots {
-        Some(k) => n.div_ceil(k.max(1)),
-        None => (0..).find(|c: &usize| c * c >= n).unwrap_or(1),
-    }
-    .max(1);
+    let c = (0..).find(|c: &usize| c * c >= n).unwrap_or(1).max(1);
     Some(Counts {
         iterations: n,
         chunks: n.div_ceil(c),

@@ -948,6 +948,30 @@ end
     );
 }
 
+/// 100 iterations with 4 snapshots: t = 5 (C(8, 4) = 70 < 100 ≤ C(9, 4) = 126), at most
+/// 4 + 5 - 1 = 8 states, and Revolve's 5·100 - C(9, 5) = 374 iterations run without a tape.
+#[test]
+fn hover_on_a_revolve_loop_shows_its_schedule() {
+    check_hover(
+        r#"
+# zy: at rv_logistic(0.2, 0.5, 100)
+function rv_logistic(x, h, n)
+    # zy: checkpoint snapshots=4
+    f$0or i in 1:n
+        x = x + h * x * (1.0 - x)
+    end
+    return x
+end
+"#,
+        expect![[r#"
+            [for]
+            `for` loop under `# zy: checkpoint snapshots=4`: Revolve's binomial schedule. The gradient keeps at most 4 + t - 1 states of the loop and one iteration's tape at a time, and recomputes each iteration at most t times, t being the smallest with C(4 + t, t) ≥ the iterations
+
+            at `rv_logistic(0.2, 0.5, 100)`: 100 iterations: t = 5; without checkpointing 100 iterations' tapes kept; with it at most 8 states, and 374 iterations recomputed in all (the fewest any schedule with 4 snapshots needs)
+        "#]],
+    );
+}
+
 /// 40 halves 6 times: chunks of 1, 2 and 3 iterations, and a fourth that finds the condition
 /// false (a chunk ends without testing it).
 #[test]

@@ -6,7 +6,8 @@
 //! runs it). FILE is `bench/forward/peers.py`'s JSON; without it the JAX columns are `n/a`.
 //! Rows: `hvp` of the Rosenbrock function at n = 1,000 and 10,000 against its gradient, the
 //! Jacobian of a 100 → 100 dense layer (`bench/forward/forward.jl`), and the gradient of a
-//! 10^6-iteration loop plainly and under `# zy: checkpoint` (`bench/checkpoint/loop.jl`; its
+//! 10^6-iteration loop plainly, under `# zy: checkpoint` and under `# zy: checkpoint
+//! snapshots=100` (Revolve; `bench/checkpoint/loop.jl`; its
 //! peak memory is `bench/checkpoint/run`'s, in separate processes).
 
 use std::process::ExitCode;
@@ -154,10 +155,18 @@ fn run(peers: Option<&(Json, Vec<String>)>) -> Result<(), String> {
         LOOP,
         &format!("checkpointed_loop(0.2, 0.5, {n})"),
     )?;
-    let t = time_all(&[(&plain.gradient, &plain.args), (&ckpt.gradient, &ckpt.args)])?;
-    let (p, c) = (&t[0], &t[1]);
+    let revolve = prepare_call(LOOP_FILE, LOOP, &format!("revolve_loop(0.2, 0.5, {n})"))?;
+    let t = time_all(&[
+        (&plain.gradient, &plain.args),
+        (&ckpt.gradient, &ckpt.args),
+        (&revolve.gradient, &revolve.args),
+    ])?;
+    let (p, c, r) = (&t[0], &t[1], &t[2]);
     if p.values != c.values {
         flags.push("checkpointed_loop: its gradient is not plain_loop's bit for bit".into());
+    }
+    if p.values != r.values {
+        flags.push("revolve_loop: its gradient is not plain_loop's bit for bit".into());
     }
     println!();
     println!("| gradient of a 10^6-iteration loop | time | / plain |");
@@ -168,6 +177,12 @@ fn run(peers: Option<&(Json, Vec<String>)>) -> Result<(), String> {
         c.engine,
         human(c.ns),
         c.ns / p.ns
+    );
+    println!(
+        "| `# zy: checkpoint snapshots=100` ({}) | {} | {:.2} |",
+        r.engine,
+        human(r.ns),
+        r.ns / p.ns
     );
 
     if let Some((_, notes)) = peers {
