@@ -75,6 +75,12 @@ pub const HOOKS: &[Hooks] = &[
             "Base._uniform_matrix",
         ],
     },
+    // A comparison called with one argument through a value (`op = >; op(0)`): inference
+    // makes `Base.Fix2` (the syntax rewrites `>(0)` itself, which names it).
+    Hooks {
+        triggers: &["<", "<=", ">", ">=", "==", "!="],
+        hooks: &["Base.Fix2"],
+    },
     // A `for` loop over a range that is not of Ints (lowering's `loop_range`/`loop_elem`,
     // which inference hands to the prelude for a `StepRangeLen`).
     Hooks {
