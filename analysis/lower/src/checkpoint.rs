@@ -491,21 +491,7 @@ fn revolved_while(looped: &Expr, snapshots: u32, res: &Resolution, count: usize)
     });
     // The last iteration of the part, if the condition still holds: a loop of at most one
     // iteration, so that `continue` in the body means what it means in the plain loop.
-    let mut leaf = vec![
-        g.assign("go", (**cond).clone()),
-        g.expr(ExprKind::If {
-            branches: vec![(
-                g.expr(ExprKind::Unary {
-                    op: zy_syntax::ast::UnOp::Not,
-                    arg: Box::new(g.id("go")),
-                }),
-                vec![g.expr(ExprKind::Break)],
-            )],
-            els: None,
-        }),
-        g.assign("k", g.call("+", vec![g.id("k"), g.int(1)])),
-    ];
-    leaf.extend(body.iter().cloned());
+    let leaf = guarded_iteration(&g, cond, "k", body);
     let params: Vec<String> = std::iter::once(g.name("self"))
         .chain(state.iter().cloned())
         .chain(["lo", "end", "sn"].map(|n| g.name(n)))
@@ -542,6 +528,27 @@ fn revolved_while(looped: &Expr, snapshots: u32, res: &Resolution, count: usize)
     ]))
 }
 
+/// One iteration of a `while` loop inside a step: `go = cond`, leave the loop when it fails,
+/// count the iteration in `counter`, then the body.
+fn guarded_iteration(g: &Gen, cond: &Expr, counter: &str, body: &[Expr]) -> Vec<Expr> {
+    let mut out = vec![
+        g.assign("go", cond.clone()),
+        g.expr(ExprKind::If {
+            branches: vec![(
+                g.expr(ExprKind::Unary {
+                    op: zy_syntax::ast::UnOp::Not,
+                    arg: Box::new(g.id("go")),
+                }),
+                vec![g.expr(ExprKind::Break)],
+            )],
+            els: None,
+        }),
+        g.assign(counter, g.call("+", vec![g.id(counter), g.int(1)])),
+    ];
+    out.extend(body.iter().cloned());
+    out
+}
+
 /// The chunked form of the `while` loop `looped`: chunks of 1, 2, 3, ... iterations, so `n`
 /// iterations keep about `√(2n)` states and the largest chunk's tape is as long. The step
 /// returns the state and whether the loop goes on; it tests the condition before each
@@ -572,21 +579,7 @@ fn growing(looped: &Expr, res: &Resolution, count: usize) -> Expr {
         count,
     };
     let state = state_names(looped, std::iter::once(&**cond).chain(body), res);
-    let mut inner_body = vec![
-        g.assign("go", (**cond).clone()),
-        g.expr(ExprKind::If {
-            branches: vec![(
-                g.expr(ExprKind::Unary {
-                    op: zy_syntax::ast::UnOp::Not,
-                    arg: Box::new(g.id("go")),
-                }),
-                vec![g.expr(ExprKind::Break)],
-            )],
-            els: None,
-        }),
-        g.assign("m", g.call("+", vec![g.id("m"), g.int(1)])),
-    ];
-    inner_body.extend(body.iter().cloned());
+    let inner_body = guarded_iteration(&g, cond, "m", body);
     // The step's own flag is `go`: a `more` assigned in it would be the driver's, captured.
     let result = |g: &Gen, flag: &str| {
         let mut parts: Vec<Expr> = state.iter().map(|n| g.ident(n)).collect();
