@@ -103,6 +103,29 @@ pub fn find(
             ),
         ));
     }
+    // Each argument's tangent must be one the AD can add into that argument's gradient (or
+    // `NoTangent()`); anything else would be dropped, a silent zero.
+    let tangents = back_ret.field_types().unwrap_or_default();
+    for (i, t) in inst.args.iter().enumerate() {
+        let given = tangents.get(i + 1).cloned().unwrap_or(Type::Nothing);
+        let (r, fd) = (rdata_type(t), has_fdata(t).then(|| fdata_type(t)));
+        let fits = given == Type::Nothing
+            || (r == Type::Nothing && fd.is_none())
+            || given == r
+            || fd.as_ref() == Some(&given);
+        if !fits {
+            let want = if r != Type::Nothing { r } else { fd.unwrap_or(Type::Nothing) };
+            return Err(AdError::new(
+                span,
+                format!(
+                    "the rrule for `{}` gives a {given} as the tangent of argument {} (a {t}): \
+                     it must be a {want}, or NoTangent()",
+                    inst.name,
+                    i + 1
+                ),
+            ));
+        }
+    }
     for (k, f) in rprog.functions.into_iter().chain(bprog.functions) {
         out.functions.entry(k).or_insert(f);
     }
