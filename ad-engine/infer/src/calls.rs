@@ -237,7 +237,9 @@ impl<'a> Cx<'a> {
         if let Some(t) = self.type_vars.get(name) {
             return self.type_value(name, t);
         }
-        if !self.program.globals.contains_key(name) && self.is_defined(name) {
+        if !self.program.globals.contains_key(name)
+            && (self.is_defined(name) || crate::builtins::ABSTRACT_TYPES.contains(&&**name))
+        {
             return Ok(Val::lit(Const::Func(name.clone())));
         }
         if !self.program.globals.contains_key(name) {

@@ -108,7 +108,7 @@ pub(crate) fn infix(cx: &mut Cx, node: &SyntaxNode, dotted: bool) -> Expr {
 /// Julia meaning: `A \ B` is LinearAlgebra's solve, `x |> f` is `f(x)`, `f ∘ g` builds Base's
 /// `ComposedFunction(f, g)`, `a => b` Base's `Pair(a, b)`, `a ≈ b` is `isapprox(a, b)` and
 /// `a ≉ b` its negation, `x ∈ xs` / `x ∉ xs` Base's `in`, `a === b` / `a !== b` egal, `a ⊻ b`
-/// `xor`, `&`, `|`, `<<`, `>>`, `>>>` Base's bitwise functions, and LinearAlgebra's `x ⋅ y` (`dot`) and `x × y` (`cross`).
+/// `xor`, `&`, `|`, `<<`, `>>`, `>>>` Base's bitwise functions, and LinearAlgebra's `x ⋅ y` (`dot`) and `x × y` (`cross`), and `x isa T`.
 #[derive(Clone, Copy)]
 enum FunctionOp {
     Call(&'static str),
@@ -134,6 +134,7 @@ fn function_op(text: &str) -> Option<FunctionOp> {
         ">>" => FunctionOp::Call(">>"),
         ">>>" => FunctionOp::Call(">>>"),
         "⋅" => FunctionOp::Call("dot"),
+        "isa" => FunctionOp::Call("isa"),
         "×" => FunctionOp::Call("cross"),
         "|>" => FunctionOp::Pipe,
         _ => return None,

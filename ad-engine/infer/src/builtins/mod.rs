@@ -40,6 +40,7 @@ pub const BUILTINS: &[&str] = &[
     "round",
     "max",
     "min",
+    "isa",
     "copysign",
     "fma",
     "===",
@@ -267,6 +268,7 @@ pub(crate) fn call(
         (n, _) if is_math(n) => scalar::math(b, name, args),
         ("abs" | "sign" | "floor" | "ceil" | "round", _) => scalar::keep_type(b, name, args),
         ("max" | "min", _) => scalar::min_max(b, name, args),
+        ("isa", _) => isa(cx, args),
         ("copysign", _) => scalar::copysign(b, args),
         ("fma", _) => scalar::fma(b, args),
         ("===", [x, y]) => scalar::egal(x, y),
@@ -318,8 +320,40 @@ mod tests {
     }
 }
 
-/// `x == y` (`x != y`) of two arrays: the prelude's `Base._array_equal` (same shape, equal
-/// elements), negated for `!=`.
+/// `x isa T`: decided by the types, as every value's type is known (`T` a type name: a
+/// concrete type, a struct, or an abstract type such as `Real` or one of the program's own).
+fn isa(cx: &mut Cx, args: &[Val]) -> Result<Val, Fail> {
+    let ([x, _], Some(Type::Function(name))) = (args, args.get(1).map(|t| &t.ty)) else {
+        return Err(no_method(
+            "isa",
+            &args.iter().map(|a| a.ty.clone()).collect::<Vec<_>>(),
+        ));
+    };
+    let pat = crate::pattern::pattern(&zy_ir::TypeExpr::named(name), &[], cx.program)?;
+    let holds = crate::pattern::matches(&pat, &x.ty, &mut Default::default());
+    Ok(Val::lit(Const::Bool(holds)))
+}
+
+/// The abstract types of Julia that are values only as the right side of `isa`.
+pub(crate) const ABSTRACT_TYPES: &[&str] = &[
+    "Any",
+    "Number",
+    "Real",
+    "AbstractFloat",
+    "Integer",
+    "Signed",
+    "AbstractArray",
+    "AbstractVector",
+    "AbstractMatrix",
+    "Vector",
+    "Matrix",
+    "Array",
+    "Function",
+    "Tuple",
+    "NamedTuple",
+    "Nothing",
+];
+
 fn is_tuple(v: &Val) -> bool {
     matches!(v.ty, Type::Tuple(_))
 }
@@ -365,6 +399,8 @@ fn tuple_equality(
     Ok(Val::of(b.prim(Prim::Not, vec![all.arg], Type::Bool), Type::Bool))
 }
 
+/// `x == y` (`x != y`) of two arrays: the prelude's `Base._array_equal` (same shape, equal
+/// elements), negated for `!=`.
 fn array_equality(
     cx: &mut Cx,
     b: &mut PlanBuilder,
