@@ -110,6 +110,7 @@ fn lint_fixtures_find_exactly_their_lint() {
         fixtures/lints/rrule_mismatch.jl:15:10 rrule-mismatch
         fixtures/lints/unbounded_tape.jl:8:11 unbounded-tape
         fixtures/lints/unbounded_tape.jl:16:33 unbounded-tape
+        fixtures/lints/unknown_package.jl:5:1 unknown-package
         fixtures/lints/zero_gradient.jl:6:27 zero-gradient
     "#]]
     .assert_eq(&positions(&report));

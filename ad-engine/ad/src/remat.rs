@@ -16,14 +16,17 @@ use zy_ir::{Block, Const, Function, Op, Operand, Prim, Type, Value};
 /// arrays it reads hold the same contents in its pullback.
 pub(crate) fn writes_nothing(f: &Function) -> bool {
     f.block_ids().all(|b| {
-        f.block(b).stmts.iter().all(|&v| match f.stmt(v).map(|s| &s.op) {
-            Some(Op::Prim(p)) => {
-                let e = p.info().effects;
-                e.mutates.is_none() && !e.calls
-            }
-            Some(Op::Invoke(_)) => false,
-            _ => true,
-        })
+        f.block(b)
+            .stmts
+            .iter()
+            .all(|&v| match f.stmt(v).map(|s| &s.op) {
+                Some(Op::Prim(p)) => {
+                    let e = p.info().effects;
+                    e.mutates.is_none() && !e.calls
+                }
+                Some(Op::Invoke(_)) => false,
+                _ => true,
+            })
     })
 }
 
@@ -98,7 +101,11 @@ pub(crate) fn split(
     let pushed = |vs: &[Value]| vs.iter().filter(|v| looped(**v)).count();
     // Every recomputable residual at once (they often share their leaves: a loop counter),
     // when that keeps fewer values per iteration; else each one that adds no kept value.
-    let roots: Vec<Value> = residuals.iter().copied().filter(|&r| recomputable(r)).collect();
+    let roots: Vec<Value> = residuals
+        .iter()
+        .copied()
+        .filter(|&r| recomputable(r))
+        .collect();
     let mut kept: Vec<Value> = residuals.to_vec();
     let mut remat: HashSet<Value> = HashSet::new();
     let (chain, leaves) = closure(&roots);

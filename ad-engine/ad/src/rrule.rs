@@ -114,7 +114,11 @@ pub fn find(
             || given == r
             || fd.as_ref() == Some(&given);
         if !fits {
-            let want = if r != Type::Nothing { r } else { fd.unwrap_or(Type::Nothing) };
+            let want = if r != Type::Nothing {
+                r
+            } else {
+                fd.unwrap_or(Type::Nothing)
+            };
             return Err(AdError::new(
                 span,
                 format!(

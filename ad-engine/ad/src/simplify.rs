@@ -216,7 +216,8 @@ fn merge_reads(func: &mut Function) {
             match &s.op {
                 Op::Prim(Prim::GetIndex | Prim::Length | Prim::Size) if plain => {
                     let same = seen.iter().copied().find(|&u| {
-                        func.stmt(u).is_some_and(|t| t.op == s.op && t.args == s.args)
+                        func.stmt(u)
+                            .is_some_and(|t| t.op == s.op && t.args == s.args)
                             && func.ty(u) == func.ty(v)
                     });
                     if let Some(u) = same {
@@ -380,9 +381,7 @@ pub(crate) fn remove_unused(func: &mut Function, droppable: &dyn Fn(Value, &Op) 
                 .stmts
                 .iter()
                 .copied()
-                .filter(|v| {
-                    used[v.index()] || !func.stmt(*v).is_some_and(|s| droppable(*v, &s.op))
-                })
+                .filter(|v| used[v.index()] || !func.stmt(*v).is_some_and(|s| droppable(*v, &s.op)))
                 .collect();
             if keep.len() != func.block(b).stmts.len() {
                 changed = true;

@@ -380,7 +380,12 @@ fn forward_pass(
             let tb = &mut tapes[b.index()];
             (tb.residuals, tb.remat) =
                 crate::remat::split(&sb.func, b, &tb.residuals, &looped, reads_ok);
-            tb.induced = tb.residuals.iter().copied().filter(|&v| induced(v)).collect();
+            tb.induced = tb
+                .residuals
+                .iter()
+                .copied()
+                .filter(|&v| induced(v))
+                .collect();
             tb.residuals.retain(|&v| !induced(v));
         }
         // Homes of this block's residuals: per-execution ones on its stack.
@@ -801,10 +806,8 @@ fn pullback_pass(cx: &Cx, inst: &Arc<Instance>, fw: &Forward) -> Result<Function
         // Induction variables, from the loop's iteration counter (`k` in the reverse of
         // iteration `k`, counted from 0).
         for &rv in &tb.induced {
-            let Some((&(_, start, step), Some(&var))) = fw
-                .induction
-                .get(&rv)
-                .map(|ind| (ind, counters.get(&ind.0)))
+            let Some((&(_, start, step), Some(&var))) =
+                fw.induction.get(&rv).map(|ind| (ind, counters.get(&ind.0)))
             else {
                 continue;
             };
@@ -815,7 +818,11 @@ fn pullback_pass(cx: &Cx, inst: &Arc<Instance>, fw: &Forward) -> Result<Function
             };
             let x = match start {
                 0 => scaled,
-                _ => e.prim(Prim::Add, vec![Const::Int(start).into(), scaled], Type::Int64),
+                _ => e.prim(
+                    Prim::Add,
+                    vec![Const::Int(start).into(), scaled],
+                    Type::Int64,
+                ),
             };
             res.insert(rv, x);
         }

@@ -405,9 +405,10 @@ pub(crate) fn subtype(a: &Pat, b: &Pat) -> bool {
                     (Some(xs), Some(ys)) => xs.iter().zip(ys).all(|(x, y)| param_within(x, y)),
                 }
         }
-        (Pat::Struct { name, .. } | Pat::Abstract { name, .. }, Pat::Abstract { name: y, below }) => {
-            name == y || below.contains(name)
-        }
+        (
+            Pat::Struct { name, .. } | Pat::Abstract { name, .. },
+            Pat::Abstract { name: y, below },
+        ) => name == y || below.contains(name),
         (Pat::Ref(_), Pat::Ref(None)) => true,
         (Pat::Ref(Some(x)), Pat::Ref(Some(y))) => param_within(x, y),
         _ => false,

@@ -21,7 +21,7 @@ pub struct Diag {
     pub start: u32,
     pub end: u32,
     /// Stable code: `syntax-error`, `unsupported`, `type-conflict`, `undefined-name`,
-    /// `method-error`, `not-differentiable`.
+    /// `method-error`, `not-differentiable`, `unknown-package`.
     pub code: String,
     /// One line.
     pub message: String,
@@ -59,8 +59,8 @@ pub fn load_errors(db: &dyn salsa::Database, file: SourceFile) -> Vec<Diag> {
         out.push(Diag {
             start,
             end,
-            code: "unsupported".to_string(),
-            message: why,
+            code: why.code.to_string(),
+            message: why.message,
         });
     }
     for e in &program_index(db, file).errors {

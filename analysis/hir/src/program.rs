@@ -158,7 +158,10 @@ pub fn needed_names(
 fn prelude_items(db: &dyn salsa::Database, root: SourceFile) -> HashMap<Name, Vec<ItemId>> {
     let names = scope_names(db, root);
     let mut out: HashMap<Name, Vec<ItemId>> = HashMap::new();
-    for file in scope_files(db, root).into_iter().filter(|&f| is_prelude(db, f)) {
+    for file in scope_files(db, root)
+        .into_iter()
+        .filter(|&f| is_prelude(db, f))
+    {
         for &item in item_tree(db, file) {
             if matches!(
                 item.kind(db),
@@ -207,15 +210,25 @@ fn reached_items(db: &dyn salsa::Database, key: ProgramKey) -> (HashSet<ItemId>,
         types: BTreeSet::new(),
         queue: Vec::new(),
     };
-    for n in hooks_of("").map(Name::from).chain(key.reach(db).iter().cloned()) {
+    for n in hooks_of("")
+        .map(Name::from)
+        .chain(key.reach(db).iter().cloned())
+    {
         reach.queue.push((n, Mention::Value));
     }
-    for file in scope_files(db, root).into_iter().filter(|&f| !is_prelude(db, f)) {
+    for file in scope_files(db, root)
+        .into_iter()
+        .filter(|&f| !is_prelude(db, f))
+    {
         for &item in item_tree(db, file) {
             reach.items.insert(item);
             // A user method of a library function needs that function's other methods.
             item_names(resolved_in_root(db, root, item), &mut |n, m| {
-                let m = if m == Mention::Defines { Mention::Value } else { m };
+                let m = if m == Mention::Defines {
+                    Mention::Value
+                } else {
+                    m
+                };
                 reach.queue.push((n.clone(), m));
             });
         }
@@ -358,7 +371,10 @@ fn root_program(db: &dyn salsa::Database, key: ProgramKey) -> Arc<ProgramIndex> 
     let mut index = ProgramIndex::default();
     for file in scope_files(db, root) {
         for &item in item_tree(db, file) {
-            if reached.as_ref().is_some_and(|(items, _)| !items.contains(&item)) {
+            if reached
+                .as_ref()
+                .is_some_and(|(items, _)| !items.contains(&item))
+            {
                 continue;
             }
             let lowered = resolved_in_root(db, root, item);

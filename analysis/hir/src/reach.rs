@@ -62,7 +62,14 @@ pub const HOOKS: &[Hooks] = &[
     },
     // Concatenation of arrays.
     Hooks {
-        triggers: &["vcat", "hcat", "hvcat", "Base.vcat", "Base.hcat", "Base.hvcat"],
+        triggers: &[
+            "vcat",
+            "hcat",
+            "hvcat",
+            "Base.vcat",
+            "Base.hcat",
+            "Base.hvcat",
+        ],
         hooks: &["Base._vcat_matrix", "Base._vcat_vector", "Base._hcat"],
     },
     // Arithmetic with values of these types (only code that names the type makes them).
@@ -304,7 +311,8 @@ mod tests {
 
     #[test]
     fn library_names_finds_qualified_literals() {
-        let text = r#"let a = "Base._hcat"; let b = "Base.RefValue{"; f("LinearAlgebra.I", "Base.")"#;
+        let text =
+            r#"let a = "Base._hcat"; let b = "Base.RefValue{"; f("LinearAlgebra.I", "Base.")"#;
         assert_eq!(library_names(text), ["Base._hcat", "LinearAlgebra.I"]);
     }
 }

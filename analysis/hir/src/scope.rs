@@ -235,7 +235,29 @@ pub struct ScopeNames {
     /// Qualified bindings changed by top-level code zy does not run, with where that code is.
     changed: BTreeMap<Name, String>,
     /// `using`/`import` items that name no module or name, with why.
-    errors: Vec<(ItemId, String)>,
+    errors: Vec<(ItemId, ImportError)>,
+}
+
+/// Why an import names nothing.
+#[derive(Clone, PartialEq, Eq, Debug)]
+pub struct ImportError {
+    /// `unknown-package` for a package zy does not know, `unsupported` otherwise.
+    pub code: &'static str,
+    /// One line.
+    pub message: String,
+}
+
+/// The code of an import of a package zy does not know (a warning: only the functions that
+/// use its names are refused).
+pub const UNKNOWN_PACKAGE: &str = "unknown-package";
+
+impl ImportError {
+    fn unsupported(message: String) -> ImportError {
+        ImportError {
+            code: "unsupported",
+            message,
+        }
+    }
 }
 
 impl ScopeNames {
@@ -360,7 +382,7 @@ impl ScopeNames {
         &self,
         db: &dyn salsa::Database,
         file: SourceFile,
-    ) -> Vec<(ItemId, String)> {
+    ) -> Vec<(ItemId, ImportError)> {
         self.errors
             .iter()
             .filter(|(item, _)| item.file(db) == file)
@@ -387,23 +409,28 @@ fn absolute_module(names: &ScopeNames, first: &str) -> Option<Name> {
 
 /// The module an import path names, written in `module`: `A.B` absolute (a prelude module),
 /// `.M` in `module`, `..M` in its parent.
-fn import_module(names: &ScopeNames, module: &str, path: &ImportPath) -> Result<Name, String> {
+fn import_module(names: &ScopeNames, module: &str, path: &ImportPath) -> Result<Name, ImportError> {
     let shown = format!("{}{}", ".".repeat(path.dots as usize), path.names.join("."));
     let mut parts = path.names.iter();
     let mut at: Name = if path.dots == 0 {
         let Some(first) = parts.next() else {
-            return Err("an empty module path".into());
+            return Err(ImportError::unsupported("an empty module path".into()));
         };
         match absolute_module(names, first) {
             // A module of the user's files is written `.M` in `using`.
             Some(m) if names.modules.contains_key(&m) && m.as_ref() != MAIN && !crate::prelude::is_prelude_module(&m) => {
-                return Err(format!("`{first}` is a module of your files: write `using .{first}`"));
+                return Err(ImportError::unsupported(format!(
+                    "`{first}` is a module of your files: write `using .{first}`"
+                )));
             }
             Some(m) => m,
             None => {
-                return Err(format!(
-                    "package `{first}` is not available: zy knows Base, LinearAlgebra and Statistics, and the modules your files define (`using .{first}`)"
-                ))
+                return Err(ImportError {
+                    code: UNKNOWN_PACKAGE,
+                    message: format!(
+                        "package `{first}` is not available: zy knows Base, LinearAlgebra and Statistics, and the modules your files define (`using .{first}`); a function that uses a name only `{first}` defines is refused"
+                    ),
+                })
             }
         }
     } else {
@@ -416,10 +443,10 @@ fn import_module(names: &ScopeNames, module: &str, path: &ImportPath) -> Result<
     for part in parts {
         let next = join(&at, part);
         if !names.modules.contains_key(&next) {
-            return Err(format!(
+            return Err(ImportError::unsupported(format!(
                 "UndefVarError: `{part}` not defined in `{}` (in `{shown}`)",
                 module_name(&at)
-            ));
+            )));
         }
         at = next;
     }
@@ -477,7 +504,7 @@ fn root_names(db: &dyn salsa::Database, root: SourceFile) -> ScopeNames {
             }
             ItemKind::Import => {
                 if let Some(Item::Import(i)) = item_ast(db, *item).as_deref() {
-                    if let Err(why) = add_import(&mut names, module, i) {
+                    for why in add_import(&mut names, module, i) {
                         names.errors.push((*item, why));
                     }
                 }
@@ -548,19 +575,24 @@ fn root_names(db: &dyn salsa::Database, root: SourceFile) -> ScopeNames {
     names
 }
 
-/// Record an import of `module`'s code, or say why it names nothing.
+/// Record an import of `module`'s code; say why each of its paths that names nothing does
+/// (the others are imported: `using LinearAlgebra, Plots` still brings in `norm`).
 fn add_import(
     names: &mut ScopeNames,
     module: &Name,
     i: &zy_syntax::ast::ImportDef,
-) -> Result<(), String> {
+) -> Vec<ImportError> {
     let mut imports = Vec::new();
     let mut modules = Vec::new();
     let mut usings = Vec::new();
+    let mut errors = Vec::new();
     match &i.from {
         Some(from) => {
             // `using A: f, g as h` / `import A: f`.
-            let source = import_module(names, module, from)?;
+            let source = match import_module(names, module, from) {
+                Ok(source) => source,
+                Err(why) => return vec![why],
+            };
             for (path, alias) in &i.paths {
                 let name = path.names.join(".");
                 let local = alias.clone().unwrap_or_else(|| name.clone());
@@ -587,7 +619,8 @@ fn add_import(
                     // `import A.f`: a name in a module.
                     Err(why) => {
                         let Some((last, init)) = path.names.split_last() else {
-                            return Err(why);
+                            errors.push(why);
+                            continue;
                         };
                         let prefix = ImportPath {
                             dots: path.dots,
@@ -595,11 +628,16 @@ fn add_import(
                             range: path.range,
                         };
                         if init.is_empty() && path.dots == 0 {
-                            return Err(why);
+                            errors.push(why);
+                            continue;
                         }
-                        let source = import_module(names, module, &prefix)?;
-                        let local = alias.clone().unwrap_or_else(|| last.clone());
-                        imports.push((local, qualify(&source, last)));
+                        match import_module(names, module, &prefix) {
+                            Ok(source) => {
+                                let local = alias.clone().unwrap_or_else(|| last.clone());
+                                imports.push((local, qualify(&source, last)));
+                            }
+                            Err(why) => errors.push(why),
+                        }
                     }
                 }
             }
@@ -620,5 +658,5 @@ fn add_import(
             scope.usings.push(u);
         }
     }
-    Ok(())
+    errors
 }

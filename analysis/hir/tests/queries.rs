@@ -193,7 +193,10 @@ fn a_program_holds_only_the_library_functions_it_reaches() {
     let names = prelude_functions(&db, file);
     assert!(names.contains(&"Base.abs2".to_string()), "{names:?}");
     assert!(!names.contains(&"Base.sum".to_string()), "{names:?}");
-    assert!(!names.contains(&"LinearAlgebra.norm".to_string()), "{names:?}");
+    assert!(
+        !names.contains(&"LinearAlgebra.norm".to_string()),
+        "{names:?}"
+    );
     assert_eq!(ret(&db, file, "g", &[Type::Float64]), Type::Float64);
     // Every method of a function that is in, the user's extension too.
     let (db, file) = db_with("Base.sum(x::Bool) = 1.0\n");

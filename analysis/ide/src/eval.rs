@@ -114,8 +114,7 @@ pub(crate) fn eval(
             ),
         })?;
     let interp_limits = limits.start();
-    let (program, body) =
-        expand(db, typed).map_err(|e| error_at(db, e.span, site, e.message))?;
+    let (program, body) = expand(db, typed).map_err(|e| error_at(db, e.span, site, e.message))?;
     let value = zy_interp::run_function(&program, &body, Vec::new(), &interp_limits)
         .map_err(|e| error_at(db, e.span, site, e.message))?;
     Ok(crate::grad::result(&value))

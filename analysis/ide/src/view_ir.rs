@@ -218,8 +218,7 @@ fn specialise<'a>(
                     args: args.into(),
                 });
                 let key = ProgramKey::of(db, file);
-                let (program, errors) =
-                    zy_hir::typed_program(db, key, std::slice::from_ref(&inst));
+                let (program, errors) = zy_hir::typed_program(db, key, std::slice::from_ref(&inst));
                 if let Some(e) = errors.into_iter().next() {
                     return Err(error_at(db, e.span, site, e.message));
                 }

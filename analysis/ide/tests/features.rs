@@ -741,9 +741,33 @@ import ForwardDiff: derivative
 f(x) = x^2
 "#,
         expect![[r#"
-            2:1 error [unsupported]: package `Plots` is not available: zy knows Base, LinearAlgebra and Statistics, and the modules your files define (`using .Plots`)
-            3:1 error [unsupported]: package `ForwardDiff` is not available: zy knows Base, LinearAlgebra and Statistics, and the modules your files define (`using .ForwardDiff`)
+            2:1 warning [unknown-package]: package `Plots` is not available: zy knows Base, LinearAlgebra and Statistics, and the modules your files define (`using .Plots`); a function that uses a name only `Plots` defines is refused
+            3:1 warning [unknown-package]: package `ForwardDiff` is not available: zy knows Base, LinearAlgebra and Statistics, and the modules your files define (`using .ForwardDiff`); a function that uses a name only `ForwardDiff` defines is refused
         "#]],
+    );
+}
+
+#[test]
+fn an_unknown_package_refuses_only_the_functions_that_use_its_names() {
+    let file = r#"
+using LinearAlgebra, Plots
+f(x) = norm(x)
+g(x) = plot(x)
+"#;
+    check_grad(
+        file,
+        "f([3.0, 4.0])",
+        expect![[r#"
+        value: 5.0
+        gradient: ([0.6000000000000001, 0.8],)
+    "#]],
+    );
+    check_grad(
+        file,
+        "g([3.0, 4.0])",
+        expect![[r#"
+        main.jl:4:8: error: UndefVarError: `plot` not defined
+    "#]],
     );
 }
 

@@ -132,8 +132,24 @@ pub(crate) fn index(cx: &mut Cx, node: &SyntaxNode) -> Expr {
 /// Library functions whose result is a new array (or a number, or an immutable range) that
 /// nothing else refers to.
 const FRESH_RESULTS: &[&str] = &[
-    "copy", "collect", "zeros", "ones", "fill", "vcat", "Base.vcat", "hcat", "similar", "map",
-    "sort", "reverse", "cumsum", "cumprod", "diff", "deepcopy", "range", "LinRange",
+    "copy",
+    "collect",
+    "zeros",
+    "ones",
+    "fill",
+    "vcat",
+    "Base.vcat",
+    "hcat",
+    "similar",
+    "map",
+    "sort",
+    "reverse",
+    "cumsum",
+    "cumprod",
+    "diff",
+    "deepcopy",
+    "range",
+    "LinRange",
 ];
 
 /// Is `e` an array that no variable, field or other array shares memory with (a slice, which

@@ -5,8 +5,8 @@
 
 use crate::ast::{Expr, ExprKind};
 use crate::cx::Cx;
-use crate::kind::Kind;
 use crate::expr::expr;
+use crate::kind::Kind;
 use crate::tree::SyntaxNode;
 
 /// The expansion of the macro call `node` named `name`, if it is one of these.

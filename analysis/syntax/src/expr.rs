@@ -515,7 +515,11 @@ fn val_length(args: &mut [Expr]) {
     let Some(length) = args.get_mut(1) else {
         return;
     };
-    if let ExprKind::Call { callee, args: inner } = &mut length.kind {
+    if let ExprKind::Call {
+        callee,
+        args: inner,
+    } = &mut length.kind
+    {
         if matches!(&callee.kind, ExprKind::Ident(v) if v == "Val") && inner.len() == 1 {
             if let Some(n) = inner.pop() {
                 *length = n;
@@ -542,11 +546,13 @@ fn undef_array(
         [name, elem, rank] => (name, elem, Some(rank)),
         _ => return None,
     };
-    let kind = name.leaf.then(|| cx.text(name)).filter(|_| name.kind == Kind::Identifier)?;
+    let kind = name
+        .leaf
+        .then(|| cx.text(name))
+        .filter(|_| name.kind == Kind::Identifier)?;
     let kind = kind.to_string();
     let first = args.first()?;
-    let is_undef =
-        first.leaf && first.kind == Kind::Identifier && cx.text(first) == "undef";
+    let is_undef = first.leaf && first.kind == Kind::Identifier && cx.text(first) == "undef";
     if !is_undef && rank.is_none() && matches!(kind.as_str(), "Vector" | "Matrix") {
         return Some(converted_array(cx, node, callee, &kind, elem, args));
     }

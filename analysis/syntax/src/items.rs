@@ -932,7 +932,12 @@ pub(crate) fn struct_definition(
 
 /// A type's head in `struct` and `abstract type`: `Name`, `Name{T, S<:Real}`, either with
 /// `<: Super`; the name, its parameters, their bounds and the supertype.
-type TypeHead<'n> = (&'n SyntaxNode, Vec<String>, Vec<(String, TypeExpr)>, Option<TypeExpr>);
+type TypeHead<'n> = (
+    &'n SyntaxNode,
+    Vec<String>,
+    Vec<(String, TypeExpr)>,
+    Option<TypeExpr>,
+);
 
 fn type_head<'n>(cx: &mut Cx, head: &'n SyntaxNode) -> Option<TypeHead<'n>> {
     let (head, supertype) = match (head.leaf, head.kind, head.children.as_slice()) {
@@ -980,10 +985,29 @@ fn supertype(cx: &mut Cx, node: &SyntaxNode) -> Option<TypeExpr> {
 
 /// Julia's abstract types that zy does not let a user type subtype.
 const BUILTIN_ABSTRACT: &[&str] = &[
-    "Number", "Real", "AbstractFloat", "Integer", "Signed", "Unsigned", "AbstractIrrational",
-    "AbstractArray", "AbstractVector", "AbstractMatrix", "DenseArray", "AbstractRange",
-    "Function", "AbstractString", "AbstractChar", "AbstractDict", "AbstractSet", "Exception",
-    "IO", "Base.Number", "Base.Real", "Base.AbstractFloat", "Base.AbstractArray",
+    "Number",
+    "Real",
+    "AbstractFloat",
+    "Integer",
+    "Signed",
+    "Unsigned",
+    "AbstractIrrational",
+    "AbstractArray",
+    "AbstractVector",
+    "AbstractMatrix",
+    "DenseArray",
+    "AbstractRange",
+    "Function",
+    "AbstractString",
+    "AbstractChar",
+    "AbstractDict",
+    "AbstractSet",
+    "Exception",
+    "IO",
+    "Base.Number",
+    "Base.Real",
+    "Base.AbstractFloat",
+    "Base.AbstractArray",
     "Base.Function",
 ];
 

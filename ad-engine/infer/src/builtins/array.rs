@@ -30,7 +30,11 @@ pub(crate) fn arith(
     let fail = || Err(no_method(op, &[x.ty.clone(), y.ty.clone()]));
     match (op, &x.ty, &y.ty) {
         ("+" | "-", Type::Array(_, n), Type::Array(_, m)) if n == m => {
-            b.prim(Prim::CheckAxes, vec![x.arg.clone(), y.arg.clone()], Type::Nothing);
+            b.prim(
+                Prim::CheckAxes,
+                vec![x.arg.clone(), y.arg.clone()],
+                Type::Nothing,
+            );
             broadcast(cx, b, op, &[x.clone(), y.clone()])
         }
         ("*", Type::Array(..), s) | ("*" | "/", s, Type::Array(..)) if s.is_number() => {
@@ -41,7 +45,11 @@ pub(crate) fn arith(
         }
         ("/", Type::Array(..), s) if s.is_number() => broadcast(cx, b, op, &[x.clone(), y.clone()]),
         ("+" | "-", Type::Adjoint(_), Type::Adjoint(_)) => {
-            b.prim(Prim::CheckAxes, vec![x.arg.clone(), y.arg.clone()], Type::Nothing);
+            b.prim(
+                Prim::CheckAxes,
+                vec![x.arg.clone(), y.arg.clone()],
+                Type::Nothing,
+            );
             broadcast(cx, b, op, &[x.clone(), y.clone()])
         }
         ("*" | "/", Type::Adjoint(_), s) if s.is_number() => {
@@ -316,7 +324,13 @@ pub(crate) fn call(b: &mut PlanBuilder, name: &str, args: &[Val]) -> Result<Val,
             _ => fail(),
         },
         // Julia adds Bools as Ints (`add_sum`): `sum(x .> 0)` counts.
-        ("sum", [x @ Val { ty: Type::Array(e, n), .. }]) if **e == Type::Bool => {
+        (
+            "sum",
+            [x @ Val {
+                ty: Type::Array(e, n),
+                ..
+            }],
+        ) if **e == Type::Bool => {
             let x = convert(b, x.clone(), &array(Type::Int64, *n))?;
             Ok(apply(b, Prim::Sum, &[&x], Type::Int64))
         }

@@ -232,7 +232,10 @@ fn ntuple(cx: &mut Cx, b: &mut PlanBuilder, f: &Val, n: &Val) -> Result<Val, Fai
                 format!("tuple length should be ≥ 0, got {n}").into(),
             )),
         ];
-        return Ok(Val::of(b.prim(Prim::Error, ops, Type::Bottom), Type::Bottom));
+        return Ok(Val::of(
+            b.prim(Prim::Error, ops, Type::Bottom),
+            Type::Bottom,
+        ));
     }
     if n > NTUPLE_MAX {
         return Err(Fail::unsupported(format!(

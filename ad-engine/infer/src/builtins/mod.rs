@@ -172,9 +172,8 @@ fn counted_loop(
     args: &[Val],
 ) -> Option<Result<Val, Fail>> {
     let is_range = |v: &Val| matches!(&v.ty, Type::Struct(s) if &*s.name == FLOAT_RANGE);
-    let helper = |cx: &mut Cx, b: &mut PlanBuilder, f: &str, args: &[Val]| {
-        cx.call_named(b, &f.into(), args)
-    };
+    let helper =
+        |cx: &mut Cx, b: &mut PlanBuilder, f: &str, args: &[Val]| cx.call_named(b, &f.into(), args);
     Some(match (name, args) {
         ("loop_range", [a, s, stop]) => {
             if [a, s, stop].iter().all(|v| v.ty == Type::Int64) {
@@ -377,8 +376,14 @@ fn tuple_equality(
     let mut all = Val::lit(Const::Bool(true));
     for (i, (xt, yt)) in xs.iter().zip(ys.iter()).enumerate() {
         let at = || Arg::Const(Const::Int(i as i64 + 1));
-        let xi = Val::of(b.prim(Prim::GetField, vec![x.arg.clone(), at()], xt.clone()), xt.clone());
-        let yi = Val::of(b.prim(Prim::GetField, vec![y.arg.clone(), at()], yt.clone()), yt.clone());
+        let xi = Val::of(
+            b.prim(Prim::GetField, vec![x.arg.clone(), at()], xt.clone()),
+            xt.clone(),
+        );
+        let yi = Val::of(
+            b.prim(Prim::GetField, vec![y.arg.clone(), at()], yt.clone()),
+            yt.clone(),
+        );
         let eq = cx.call_named(b, &"==".into(), &[xi, yi])?;
         if eq.ty != Type::Bool {
             return Err(Fail::unsupported(format!(
@@ -396,7 +401,10 @@ fn tuple_equality(
     if op == "==" {
         return Ok(all);
     }
-    Ok(Val::of(b.prim(Prim::Not, vec![all.arg], Type::Bool), Type::Bool))
+    Ok(Val::of(
+        b.prim(Prim::Not, vec![all.arg], Type::Bool),
+        Type::Bool,
+    ))
 }
 
 /// `x == y` (`x != y`) of two arrays: the prelude's `Base._array_equal` (same shape, equal

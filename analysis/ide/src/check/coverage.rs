@@ -142,7 +142,11 @@ pub(crate) fn typed_functions(
                 method: m as u32,
                 args: args.into(),
             });
-            let (program, errors) = zy_hir::typed_program(db, zy_hir::ProgramKey::of(db, file), std::slice::from_ref(&inst));
+            let (program, errors) = zy_hir::typed_program(
+                db,
+                zy_hir::ProgramKey::of(db, file),
+                std::slice::from_ref(&inst),
+            );
             if errors.is_empty() {
                 take(&program, &mut out);
             }

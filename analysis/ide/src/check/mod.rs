@@ -57,6 +57,8 @@ pub const RRULE_MISMATCH: &str = "rrule-mismatch";
 pub const UNBOUNDED_TAPE: &str = "unbounded-tape";
 /// Code of [`LINTS`]: a non-finite gradient of finite arguments at an annotated call.
 pub use nonfinite::NONFINITE_GRADIENT;
+/// Code of [`LINTS`]: a `using`/`import` of a package zy does not know.
+pub use zy_hir::UNKNOWN_PACKAGE;
 
 /// Every lint, in documentation order.
 pub const LINTS: &[Lint] = &[
@@ -89,6 +91,11 @@ pub const LINTS: &[Lint] = &[
         code: NONFINITE_GRADIENT,
         default: Level::Warn,
         summary: "the gradient at a `# zy: at` or `# zy: gradcheck` call is NaN or infinite although its arguments are finite; reported where the first non-finite value was born",
+    },
+    Lint {
+        code: UNKNOWN_PACKAGE,
+        default: Level::Warn,
+        summary: "a `using` or `import` of a package zy does not know (`using Plots`): the functions that use a name only it defines are refused",
     },
 ];
 
