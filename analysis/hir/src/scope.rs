@@ -214,6 +214,10 @@ pub struct ModuleScope {
     defines: BTreeSet<Name>,
     /// Its top-level bindings (those a skipped statement may change).
     bindings: BTreeSet<Name>,
+    /// The bindings with a definition whose value a call can change in place (anything but a
+    /// number, string, `nothing` or a tuple of them): a skipped statement that passes one to
+    /// a call may change it without assigning it.
+    mutable: BTreeSet<Name>,
     /// Names brought in one by one (`using A: f`, `import A.f`), to their qualified names.
     imports: BTreeMap<Name, Name>,
     /// Of those, the ones brought in by `import`: a method defined under that name in the module
@@ -532,6 +536,13 @@ fn root_names(db: &dyn salsa::Database, root: SourceFile) -> ScopeNames {
                 let scope = names.modules.entry(target).or_default();
                 scope.defines.insert(bare.clone());
                 if item.kind(db) == ItemKind::Global {
+                    let settled = matches!(
+                        item_ast(db, *item).as_deref(),
+                        Some(Item::Global(g)) if immutable_value(&g.value)
+                    );
+                    if !settled {
+                        scope.mutable.insert(bare.clone());
+                    }
                     scope.bindings.insert(bare);
                 }
             }
@@ -556,10 +567,15 @@ fn root_names(db: &dyn salsa::Database, root: SourceFile) -> ScopeNames {
         let Some(scope) = names.modules.get(module) else {
             continue;
         };
+        // A statement changes what it assigns, and may change in place a mutable value it
+        // mentions (`update(xs)`); a number it only reads (`η * g`) stays as defined.
         let changed: Vec<Name> = s
             .names
             .iter()
-            .filter(|n| scope.bindings.contains(n.as_str()))
+            .filter(|n| {
+                scope.bindings.contains(n.as_str())
+                    && (s.assigned.contains(n) || scope.mutable.contains(n.as_str()))
+            })
             .map(|n| qualify(module, n))
             .collect();
         if changed.is_empty() {
@@ -573,6 +589,25 @@ fn root_names(db: &dyn salsa::Database, root: SourceFile) -> ScopeNames {
         }
     }
     names
+}
+
+/// Is `value` a number, string, `nothing`, or a tuple of them: a value no call can change in
+/// place?
+fn immutable_value(value: &zy_syntax::ast::Expr) -> bool {
+    use zy_syntax::ast::ExprKind as E;
+    match &value.kind {
+        E::Float(_) | E::Int(_) | E::Bool(_) | E::Nothing | E::Str(_) => true,
+        E::Unary { arg, .. } => immutable_value(arg),
+        E::Binary {
+            dotted: false,
+            lhs,
+            rhs,
+            ..
+        } => immutable_value(lhs) && immutable_value(rhs),
+        E::Tuple(parts) => parts.iter().all(immutable_value),
+        E::NamedTuple(fields) => fields.iter().all(|(_, v)| immutable_value(v)),
+        _ => false,
+    }
 }
 
 /// Record an import of `module`'s code; say why each of its paths that names nothing does

@@ -274,14 +274,19 @@ impl<'a> Prepared<'a> {
         };
         let typed = zy_hir::type_call(db, file, &expr).map_err(type_errors)?;
         // The specialisation the call invokes: the statement whose value the call returns.
-        let inst = returned_invoke(&typed.body).ok_or_else(|| {
-            in_site(
-                db,
-                site,
-                callee.range.start,
-                "can only differentiate a call of a user function".into(),
-            )
-        })?;
+        let Some(inst) = returned_invoke(&typed.body) else {
+            // An argument that throws before the call (`f(x0)` with `x0` changed by a
+            // skipped statement) says why; else the callee is no user function.
+            let thrown = run_call(db, &typed, site, limits).err();
+            return Err(thrown.unwrap_or_else(|| {
+                in_site(
+                    db,
+                    site,
+                    callee.range.start,
+                    "can only differentiate a call of a user function".into(),
+                )
+            }));
+        };
         if matches!(expr.kind, ExprKind::KwCall { .. }) {
             if let Some(keyword) = default_from_arguments(db, &inst, &typed) {
                 let message = format!(
@@ -362,6 +367,13 @@ impl<'a> Prepared<'a> {
         self.layout.skipped
     }
 
+    /// Run the call (a fresh evaluation of its arguments) in the interpreter.
+    fn run_plain(&self, db: &RootDatabase) -> Result<Value, UserError> {
+        let args = self.arguments(db)?;
+        zy_interp::run(&self.program, &self.inst, args, &self.limits)
+            .map_err(|e| self.runtime_error(db, e))
+    }
+
     /// Run the call (a fresh evaluation of its arguments) in the interpreter, reporting each
     /// primitive statement to `watch`; `None` if it fails.
     pub(crate) fn run_watched(
@@ -429,9 +441,16 @@ impl<'a> Prepared<'a> {
         &self,
         db: &RootDatabase,
     ) -> Result<(Arc<Instance>, Arc<TypedProgram>), UserError> {
-        let g = zy_hir::gradient(db, self.id)
-            .as_ref()
-            .map_err(|e| error_at(db, e.span, self.site, e.message.clone()))?;
+        let g = zy_hir::gradient(db, self.id).as_ref().map_err(|e| {
+            // A function that always throws: the run says with what.
+            let never_returns = self
+                .program
+                .functions
+                .get(&self.inst)
+                .is_some_and(|f| f.ret == Type::Bottom);
+            let thrown = never_returns.then(|| self.run_plain(db).err()).flatten();
+            thrown.unwrap_or_else(|| error_at(db, e.span, self.site, e.message.clone()))
+        })?;
         Ok((g.driver.clone(), g.program.clone()))
     }
 
@@ -539,15 +558,10 @@ impl<'a> Prepared<'a> {
             // The program the JIT compiles (the `gradient` query), interpreted; its error has
             // the span the JIT's refusal lacks.
             _ => {
-                let g = zy_hir::gradient(db, self.id)
-                    .as_ref()
-                    .map_err(|e| error_at(db, e.span, self.site, e.message.clone()))?;
+                let (driver, program) = self.gradient_program(db)?;
                 let args = self.arguments_on(db, engine)?;
                 let why = jit.and_then(|r| r.as_ref().err().cloned());
-                (
-                    zy_interp::run(&g.program, &g.driver, args, &self.limits),
-                    why,
-                )
+                (zy_interp::run(&program, &driver, args, &self.limits), why)
             }
         };
         let out = out.map_err(|e| self.runtime_error(db, e))?;
@@ -749,6 +763,19 @@ fn passed_arguments(typed: zy_hir::TypedCall) -> zy_hir::TypedCall {
         program: typed.program,
         key: typed.key,
     }
+}
+
+/// Run a typed call in the interpreter, for the error it throws.
+fn run_call(
+    db: &RootDatabase,
+    typed: &zy_hir::TypedCall,
+    site: CallSite,
+    limits: &EvalLimits,
+) -> Result<Value, UserError> {
+    let (program, body) =
+        expand(db, typed.clone()).map_err(|e| error_at(db, e.span, site, e.message))?;
+    zy_interp::run_function(&program, &body, Vec::new(), &limits.start())
+        .map_err(|e| error_at(db, e.span, site, e.message))
 }
 
 /// The instance invoked by the statement whose value `body` returns.

@@ -796,6 +796,47 @@ h(x) = g(x) + sum(x0)
 }
 
 #[test]
+fn a_skipped_statement_changes_what_it_assigns_or_mutates_not_what_it_reads() {
+    let script = r#"
+η = 0.01
+w0 = zeros(2)
+history = [0.0]
+loss(w) = sum(abs2, w .- 1.0)
+for i in 1:3
+    global w0 -= η * gradient(loss, w0)[1]
+end
+push!(history, 1.0)
+step(w) = w - η * 2.0 * (w - 1.0)
+last_loss(w) = w * history[end]
+"#;
+    // The loop reads `η` but assigns only `w0`.
+    check_grad(
+        script,
+        "step(3.0)",
+        expect![[r#"
+        value: 2.96
+        gradient: (0.98,)
+    "#]],
+    );
+    // A binding the loop assigns has no known value, said at the call that passes it ...
+    check_grad(
+        script,
+        "loss(w0)",
+        expect![[r#"
+        <call>:1:6: error: ErrorException: `w0` is changed by top-level code that zy does not run (main.jl:6:1): its value here is unknown
+    "#]],
+    );
+    // ... and a mutable value passed to a mutating call, at the read.
+    check_grad(
+        script,
+        "last_loss(2.0)",
+        expect![[r#"
+            main.jl:11:20: error: ErrorException: `history` is changed by top-level code that zy does not run (main.jl:9:1): its value here is unknown
+        "#]],
+    );
+}
+
+#[test]
 fn an_unsupported_construct_refuses_only_the_calls_that_reach_its_function() {
     let file = r#"
 function guarded(x)

@@ -121,6 +121,11 @@ pub struct ScriptDef {
     pub what: String,
     /// Every identifier in the statement.
     pub names: Vec<String>,
+    /// The names it rebinds or writes into: assignment targets (`x = ...`, `x += ...`,
+    /// `x[i] = ...`, `x.a = ...`, `x .= ...`, `(a, b) = ...`) and the identifier arguments of
+    /// calls of mutating functions (`push!(xs, 1.0)`). A name it only reads is not here, but a
+    /// mutable value it reads may still be changed by a call it is passed to.
+    pub assigned: Vec<String>,
     pub range: TextRange,
 }
 

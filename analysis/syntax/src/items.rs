@@ -216,20 +216,63 @@ fn script(cx: &Cx, node: &SyntaxNode) -> ScriptDef {
         _ => "a top-level statement".to_string(),
     };
     let mut names = Vec::new();
+    let mut assigned = Vec::new();
     let mut stack = vec![node];
     while let Some(n) = stack.pop() {
         if n.leaf && n.kind == Kind::Identifier {
-            let name = cx.text(n).to_string();
-            if !names.contains(&name) {
-                names.push(name);
+            push_new(&mut names, cx.text(n));
+        }
+        let written: &[SyntaxNode] = match n.kind {
+            _ if n.leaf => &[],
+            Kind::Assign | Kind::OpAssign | Kind::DotAssign | Kind::DotOpAssign => {
+                n.children.get(..1).unwrap_or_default()
             }
+            Kind::Call if !n.is_infix() && !n.is_prefix() => match n.children.split_first() {
+                Some((callee, args)) if cx.text(callee).ends_with('!') => args,
+                _ => &[],
+            },
+            _ => &[],
+        };
+        for target in written {
+            target_names(cx, target, &mut assigned);
         }
         stack.extend(n.children.iter());
     }
     ScriptDef {
         what,
         names,
+        assigned,
         range: node.range,
+    }
+}
+
+/// The names an assignment target (or a mutating call's argument) writes: each name of a
+/// tuple, the object of an index, field or declaration (`x` of `x[i]`, `x.a`, `x::T`).
+fn target_names(cx: &Cx, target: &SyntaxNode, out: &mut Vec<String>) {
+    match target.kind {
+        _ if target.leaf => {
+            if target.kind == Kind::Identifier {
+                push_new(out, cx.text(target));
+            }
+        }
+        Kind::Tuple | Kind::Parens => {
+            for part in &target.children {
+                target_names(cx, part, out);
+            }
+        }
+        // A value computed by a call (`push!(xs, copy(w))`) is no binding.
+        Kind::Call => {}
+        _ => {
+            if let Some(object) = target.children.first() {
+                target_names(cx, object, out);
+            }
+        }
+    }
+}
+
+fn push_new(names: &mut Vec<String>, name: &str) {
+    if !names.iter().any(|n| n == name) {
+        names.push(name.to_string());
     }
 }
 
