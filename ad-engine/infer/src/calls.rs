@@ -175,8 +175,23 @@ impl<'a> Cx<'a> {
         let Some(gf) = self.program.functions.get(name) else {
             return Err(Fail::undefined_name(name));
         };
-        let method = match dispatch::select(self.program, gf, &types) {
-            Ok(method) => method,
+        let user_struct = self
+            .program
+            .structs
+            .get(name)
+            .filter(|def| def.kind == StructKind::User);
+        let selected = match user_struct {
+            Some(def) => dispatch::select_constructor(self.program, gf, def, &types),
+            None => dispatch::select(self.program, gf, &types).map(dispatch::Choice::Method),
+        };
+        let method = match selected {
+            Ok(dispatch::Choice::Method(method)) => method,
+            Ok(dispatch::Choice::Default) => {
+                return match user_struct {
+                    Some(def) => dispatch::construct(self.program, def, b, args),
+                    None => Err(crate::error::no_method(name, &types)),
+                };
+            }
             // A library function defined in Julia (`Base.sum`) also has the builtin's methods,
             // which are less specific than any written one.
             Err(no_match) => match builtin_of(name) {
@@ -198,6 +213,11 @@ impl<'a> Cx<'a> {
             None => args.to_vec(),
         };
         let types: Vec<Type> = args.iter().map(|a| a.ty.clone()).collect();
+        if types.iter().any(|t| depth(t) > MAX_TYPE_DEPTH) {
+            return Err(Fail::unsupported(format!(
+                "`{name}` called with an argument type nested more than {MAX_TYPE_DEPTH} levels deep: a method that calls itself with an ever-deeper argument (a varargs method passing its tuple on) specialises without end; Julia would recurse until StackOverflowError"
+            )));
+        }
         let (inst, ret) = self.invoke(Instance {
             name: name.clone(),
             method,

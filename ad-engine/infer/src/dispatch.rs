@@ -12,7 +12,56 @@ use crate::value::{convert, Val};
 
 /// The index of the most specific method of `gf` applicable to `args`.
 pub(crate) fn select(program: &Program, gf: &GenericFunction, args: &[Type]) -> Result<u32, Fail> {
+    match select_among(program, gf, None, args)? {
+        Choice::Method(i) => Ok(i),
+        Choice::Default => Err(no_method(&gf.name, args)),
+    }
+}
+
+/// What a call of a struct's name with outer constructors runs.
+pub(crate) enum Choice {
+    /// This method of the generic function.
+    Method(u32),
+    /// The struct's default constructor.
+    Default,
+}
+
+/// The most specific of `struct_def`'s outer constructors (the methods of `gf`) and its
+/// default constructor, as Julia dispatches between them: `Chain(layers::T) where T<:Tuple`
+/// is more specific than a written `Chain(layers...)`, and a written method with the default's
+/// signature replaces it.
+pub(crate) fn select_constructor(
+    program: &Program,
+    gf: &GenericFunction,
+    struct_def: &StructDef,
+    args: &[Type],
+) -> Result<Choice, Fail> {
+    select_among(program, gf, Some(struct_def), args)
+}
+
+/// [`select`], with `struct_def`'s default constructor as one more candidate.
+fn select_among(
+    program: &Program,
+    gf: &GenericFunction,
+    struct_def: Option<&StructDef>,
+    args: &[Type],
+) -> Result<Choice, Fail> {
+    // The default constructor comes first: a later written method of the same signature
+    // replaces it. A struct without parameters has two: `S(x::Float64)` and `S(x)`, which
+    // converts.
+    const DEFAULT: usize = usize::MAX;
+    const CONVERTING: usize = usize::MAX - 1;
     let mut applicable: Vec<(usize, Vec<Pat>)> = Vec::new();
+    if let Some(def) = struct_def.filter(|d| d.fields.len() == args.len() && !d.is_abstract) {
+        let pats = field_patterns(program, def)?;
+        let mut b = Bindings::new();
+        if pats.iter().zip(args).all(|(p, t)| matches(p, t, &mut b)) {
+            applicable.push((DEFAULT, pats.clone()));
+        }
+        if def.params.is_empty() && pats.iter().any(|p| *p != Pat::Any) {
+            applicable.push((CONVERTING, vec![Pat::Any; args.len()]));
+        }
+    }
     for (i, m) in gf.methods.iter().enumerate() {
         // A varargs parameter stands for any number of arguments of its element annotation.
         let vararg = m.vararg();
@@ -47,7 +96,7 @@ pub(crate) fn select(program: &Program, gf: &GenericFunction, args: &[Type]) -> 
             .map_or(0, |(_, p)| tied(p))
     };
     // Julia prefers a method with a fixed number of arguments to an equivalent varargs one.
-    let fixed_arity = |i: &usize| gf.methods[*i].vararg().is_none();
+    let fixed_arity = |i: &usize| gf.methods.get(*i).is_none_or(|m| m.vararg().is_none());
     let best: Vec<usize> = if best.iter().any(fixed_arity) {
         best.into_iter().filter(fixed_arity).collect()
     } else {
@@ -57,7 +106,8 @@ pub(crate) fn select(program: &Program, gf: &GenericFunction, args: &[Type]) -> 
     let best: Vec<usize> = best.into_iter().filter(|&i| ties(i) == best_tie).collect();
     match (best.last(), applicable.is_empty()) {
         (_, true) => Err(no_method(&gf.name, args)),
-        (Some(&i), _) => Ok(i as u32),
+        (Some(&(DEFAULT | CONVERTING)), _) => Ok(Choice::Default),
+        (Some(&i), _) => Ok(Choice::Method(i as u32)),
         (None, _) => Err(Fail::method(format!(
             "MethodError: {} is ambiguous",
             signature(&gf.name, args)
@@ -157,21 +207,7 @@ pub(crate) fn construct(
     if args.len() != def.fields.len() {
         return Err(no_method(&def.name, &types));
     }
-    // `struct S{T<:Real}`: the constructor's `T` has the bound, as Julia's `S(x::T) where
-    // T<:Real`.
-    let bounds = def
-        .param_bounds
-        .iter()
-        .map(|(p, t)| Ok((p.clone(), pattern(t, &def.params, program)?)))
-        .collect::<Result<Vec<_>, Fail>>()?;
-    let pats = def
-        .fields
-        .iter()
-        .map(|(_, ann)| match ann {
-            Some(e) => Ok(with_bounds(pattern(e, &def.params, program)?, &bounds)),
-            None => Ok(Pat::Any),
-        })
-        .collect::<Result<Vec<_>, _>>()?;
+    let pats = field_patterns(program, def)?;
     let mut bind = Bindings::new();
     let parametric = !def.params.is_empty();
     let mut fields = Vec::with_capacity(args.len());
@@ -216,6 +252,24 @@ pub(crate) fn construct(
     });
     let ty = Type::Struct(st.clone());
     Ok(Val::of(b.push(Op::New(st), values, ty.clone()), ty))
+}
+
+/// The patterns of the default constructor's exact method: the field annotations, with the
+/// bounds of the struct's parameters (`struct S{T<:Real}` constructs as `S(x::T) where
+/// T<:Real`).
+fn field_patterns(program: &Program, def: &StructDef) -> Result<Vec<Pat>, Fail> {
+    let bounds = def
+        .param_bounds
+        .iter()
+        .map(|(p, t)| Ok((p.clone(), pattern(t, &def.params, program)?)))
+        .collect::<Result<Vec<_>, Fail>>()?;
+    def.fields
+        .iter()
+        .map(|(_, ann)| match ann {
+            Some(e) => Ok(with_bounds(pattern(e, &def.params, program)?, &bounds)),
+            None => Ok(Pat::Any),
+        })
+        .collect()
 }
 
 /// Julia's errors for a declared supertype that is not defined, or not an abstract type.

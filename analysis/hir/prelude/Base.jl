@@ -976,6 +976,26 @@ foldl(op, x::AbstractArray; init = _InitialValue()) = _mapfoldl(identity, op, in
 """
 foldr(op, x::AbstractArray; init = _InitialValue()) = _mapfoldr(identity, op, init, x)
 
+# The folds over a tuple, unrolled, so its elements may differ in type (a tuple of layers
+# folded over an input: `foldl((h, f) -> f(h), layers; init = x)`).
+foldl(op, t::Tuple; init = _InitialValue()) = _foldl_init(op, init, t...)
+foldr(op, t::Tuple; init = _InitialValue()) = _foldr_init(op, init, t...)
+reduce(op, t::Tuple; init = _InitialValue()) = _foldl_init(op, init, t...)
+mapreduce(f, op, t::Tuple; init = _InitialValue()) = _foldl_init(op, init, map(f, t)...)
+mapfoldl(f, op, t::Tuple; init = _InitialValue()) = _foldl_init(op, init, map(f, t)...)
+mapfoldr(f, op, t::Tuple; init = _InitialValue()) = _foldr_init(op, init, map(f, t)...)
+
+_foldl_init(op, ::_InitialValue, xs...) = _foldl_tuple(op, xs...)
+_foldl_init(op, init, xs...) = _foldl_tuple(op, init, xs...)
+_foldr_init(op, ::_InitialValue, xs...) = _foldr_tuple(op, xs...)
+_foldr_init(op, init, xs...) = _foldr_with(op, init, xs...)
+
+_foldr_tuple(op) = _foldl_tuple(op)
+_foldr_tuple(op, x) = x
+_foldr_tuple(op, x, rest...) = op(x, _foldr_tuple(op, rest...))
+_foldr_with(op, init) = init
+_foldr_with(op, init, x, rest...) = op(x, _foldr_with(op, init, rest...))
+
 """
     maximum(f, x), minimum(f, x)
 
