@@ -19,6 +19,23 @@ fn builtin_of(name: &str) -> Option<&str> {
     name.strip_prefix("Base.").filter(|n| crate::is_builtin(n))
 }
 
+/// Is `t` a view (`SubArray`, what `view`, `@view`, `eachrow` and `eachcol` give)?
+fn is_view(t: &Type) -> bool {
+    matches!(t, Type::Struct(s) if &*s.name == "Base.SubArray")
+}
+
+/// May a call of the library function `name` with a view among `args` and no method for it
+/// read a copy of the view instead? Julia's methods for `AbstractArray` read a view element
+/// by element, which a copy reproduces for a function that does not write its arguments. The
+/// library marks every function that writes with `!`, as Julia's does; a user's function may
+/// not, so it never reads a copy.
+fn reads_views(name: &str, args: &[Type]) -> bool {
+    let library = ["Base.", "LinearAlgebra.", "Statistics."]
+        .iter()
+        .any(|m| name.starts_with(m));
+    library && !name.ends_with('!') && args.iter().any(is_view)
+}
+
 /// The resolution context of one instance: the program, the oracle for callees' return types,
 /// and the callees met so far.
 pub(crate) struct Cx<'a> {
@@ -192,6 +209,9 @@ impl<'a> Cx<'a> {
                     None => Err(crate::error::no_method(name, &types)),
                 };
             }
+            Err(no_match) if reads_views(name, &types) => {
+                return self.call_with_views_copied(b, name, args, no_match);
+            }
             // A library function defined in Julia (`Base.sum`) also has the builtin's methods,
             // which are less specific than any written one.
             Err(no_match) => match builtin_of(name) {
@@ -225,6 +245,27 @@ impl<'a> Cx<'a> {
         });
         let args = args.iter().map(|a| a.arg.clone()).collect();
         Ok(Val::of(b.push(Op::Invoke(inst), args, ret.clone()), ret))
+    }
+
+    /// A library call with a view argument and no method for it: the call of a copy of each
+    /// view (see [`reads_views`]), or, if that has no method either, the first error.
+    fn call_with_views_copied(
+        &mut self,
+        b: &mut PlanBuilder,
+        name: &Name,
+        args: &[Val],
+        no_match: Fail,
+    ) -> Result<Val, Fail> {
+        let mut copied = Vec::with_capacity(args.len());
+        for a in args {
+            copied.push(match &a.ty {
+                t if is_view(t) => {
+                    self.call_named(b, &"Base.collect".into(), std::slice::from_ref(a))?
+                }
+                _ => a.clone(),
+            });
+        }
+        self.call_named(b, name, &copied).map_err(|_| no_match)
     }
 
     /// `args[0](args[1..]...)`.

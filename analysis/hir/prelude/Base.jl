@@ -434,6 +434,12 @@ function setindex!(v::SubArray, x, k::Int)
     v.parent[v.indices[k]] = x
     return v
 end
+function fill!(v::SubArray, x)
+    for k in 1:length(v)
+        v[k] = x
+    end
+    return v
+end
 collect(v::SubArray) = _slice(v.parent, v.indices)
 copy(v::SubArray) = collect(v)
 sum(v::SubArray) = sum(collect(v))
@@ -3264,6 +3270,16 @@ size(s::RowSlices) = (length(s),)
 size(s::ColumnSlices) = (length(s),)
 getindex(s::RowSlices, k::Int) = view(s.parent, k, :)
 getindex(s::ColumnSlices, k::Int) = view(s.parent, :, k)
+
+# Reductions and maps over the rows or columns (`sum(norm, eachcol(A))`), in order.
+sum(f, s::RowSlices) = sum(f(s[k]) for k in 1:length(s))
+sum(f, s::ColumnSlices) = sum(f(s[k]) for k in 1:length(s))
+maximum(f, s::RowSlices) = maximum(f(s[k]) for k in 1:length(s))
+maximum(f, s::ColumnSlices) = maximum(f(s[k]) for k in 1:length(s))
+minimum(f, s::RowSlices) = minimum(f(s[k]) for k in 1:length(s))
+minimum(f, s::ColumnSlices) = minimum(f(s[k]) for k in 1:length(s))
+map(f, s::RowSlices) = [f(s[k]) for k in 1:length(s)]
+map(f, s::ColumnSlices) = [f(s[k]) for k in 1:length(s)]
 
 """
     jacobian(f, args...)

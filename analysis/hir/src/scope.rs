@@ -631,9 +631,17 @@ fn add_import(
             for (path, alias) in &i.paths {
                 let name = path.names.join(".");
                 let local = alias.clone().unwrap_or_else(|| name.clone());
+                // A name the module itself imports (LinearAlgebra's `dot`, which extends
+                // Base's) is the one it imports.
+                let imported = names
+                    .modules
+                    .get(&source)
+                    .and_then(|m| m.imports.get(name.as_str()).cloned());
                 match names.modules.get(&join(&source, &name)) {
                     Some(_) => modules.push((local, join(&source, &name))),
-                    None => imports.push((local, qualify(&source, &name))),
+                    None => {
+                        imports.push((local, imported.unwrap_or_else(|| qualify(&source, &name))))
+                    }
                 }
             }
         }
