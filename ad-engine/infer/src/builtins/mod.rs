@@ -223,6 +223,15 @@ pub(crate) fn call(
     }
     let is_array = |v: &Val| matches!(v.ty, Type::Array(..) | Type::Adjoint(_));
     Some(match (name, args) {
+        // `+(a, b, c, ...)`, `*(a, b, c, ...)`: Julia's left fold `(a + b) + c`.
+        ("+" | "*", [x, y, rest @ ..]) if !rest.is_empty() => {
+            let first = cx.call_named(b, &name.into(), &[x.clone(), y.clone()]);
+            first.and_then(|xy| {
+                let mut more = vec![xy];
+                more.extend_from_slice(rest);
+                cx.call_named(b, &name.into(), &more)
+            })
+        }
         ("+" | "-" | "*", [x, y]) if is_uniform(x) || is_uniform(y) => {
             uniform_scaling(cx, b, name, x, y)
         }
