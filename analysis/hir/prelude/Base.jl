@@ -1166,6 +1166,21 @@ ones(dims::Tuple{Int}) = ones(dims[1])
 ones(dims::Tuple{Int, Int}) = ones(dims[1], dims[2])
 fill(v, dims::Tuple{Int}) = fill(v, dims[1])
 fill(v, dims::Tuple{Int, Int}) = fill(v, dims[1], dims[2])
+"""
+    repeat(A, counts...), repeat(x; inner, outer)
+
+`A` tiled `counts[d]` times along dimension `d`: `repeat([1, 2], 2) == [1, 2, 1, 2]`, and
+`repeat(x, 1, n)` of a vector is the matrix of `n` copies of it as columns. With `inner`, each
+element of a vector is repeated `inner` times in place, and the result then `outer` times.
+"""
+repeat(x::AbstractVector, m::Int) = [x[mod1(k, length(x))] for k in 1:length(x) * m]
+repeat(x::AbstractVector, m::Int, n::Int) = [x[mod1(i, length(x))] for i in 1:length(x) * m, j in 1:n]
+repeat(A::AbstractMatrix, m::Int) = repeat(A, m, 1)
+repeat(A::AbstractMatrix, m::Int, n::Int) =
+    [A[mod1(i, size(A, 1)), mod1(j, size(A, 2))] for i in 1:size(A, 1) * m, j in 1:size(A, 2) * n]
+repeat(x::AbstractVector; inner::Int = 1, outer::Int = 1) =
+    [x[div(mod1(k, length(x) * inner) - 1, inner) + 1] for k in 1:length(x) * inner * outer]
+
 similar(x::Array, n::Int) = _vector(x, n)
 similar(x::Array, m::Int, n::Int) = _matrix(x, m, n)
 similar(x::Array, dims::Tuple{Int}) = _vector(x, dims[1])
