@@ -27,10 +27,7 @@ impl CompiledFn {
     /// Convert `args` once for repeated runs under `limits` (its deadline, if any, applies to
     /// every run).
     pub fn bind(&self, args: &[Value], limits: &Limits) -> Result<BoundCall<'_>, RuntimeError> {
-        let fail = |message: String| RuntimeError {
-            span: self.span,
-            message,
-        };
+        let fail = |message: String| RuntimeError::new(self.span, message);
         if args.len() != self.args.len() {
             return Err(fail(format!(
                 "internal error: compiled code takes {} arguments, got {}",
@@ -68,7 +65,7 @@ impl BoundCall<'_> {
         let span = self.f.span;
         self.f
             .run(&mut self.ctx, &self.words, &mut self.out)
-            .map_err(|message| RuntimeError { span, message })?;
+            .map_err(|message| RuntimeError::new(span, message))?;
         let written = self.to.write_back();
         if self.ctx.error != 0 {
             let (span, message) = self
@@ -77,19 +74,16 @@ impl BoundCall<'_> {
                 .failure
                 .take()
                 .unwrap_or((span, "internal error: JIT error without a message".into()));
-            return Err(RuntimeError { span, message });
+            return Err(RuntimeError::new(span, message));
         }
-        written.map_err(|message| RuntimeError { span, message })?;
+        written.map_err(|message| RuntimeError::new(span, message))?;
         self.ran = true;
         Ok(&self.out)
     }
 
     /// The last successful run's result as an interpreter value.
     pub fn result(&self) -> Result<Value, RuntimeError> {
-        let fail = |message: String| RuntimeError {
-            span: self.f.span,
-            message,
-        };
+        let fail = |message: String| RuntimeError::new(self.f.span, message);
         if !self.ran {
             return Err(fail("internal error: no successful run to convert".into()));
         }

@@ -128,6 +128,20 @@ pub struct RuntimeError {
     pub span: Span,
     /// Julia's message: `BoundsError: attempt to access 3-element Vector{Float64} at index [4]`.
     pub message: String,
+    /// The calls it was raised under, innermost first: the span of each call statement of the
+    /// frames below the failing one (Julia's stack trace). Empty where unknown (compiled code).
+    pub trace: Vec<Span>,
+}
+
+impl RuntimeError {
+    /// An error at `span`, with no stack trace.
+    pub fn new(span: Span, message: String) -> RuntimeError {
+        RuntimeError {
+            span,
+            message,
+            trace: Vec::new(),
+        }
+    }
 }
 
 impl fmt::Display for RuntimeError {
@@ -156,9 +170,11 @@ pub(crate) fn run_with<'p>(
     limits: &'p Limits,
     watch: Option<&'p mut dyn Watch>,
 ) -> Result<Value, RuntimeError> {
-    let func = prog.functions.get(inst).ok_or_else(|| RuntimeError {
-        span: Span::default(),
-        message: format!("internal error: no typed body for {inst}"),
+    let func = prog.functions.get(inst).ok_or_else(|| {
+        RuntimeError::new(
+            Span::default(),
+            format!("internal error: no typed body for {inst}"),
+        )
     })?;
     run_body(prog, func, args, limits, watch)
 }
@@ -181,10 +197,8 @@ fn run_body<'p>(
     limits: &'p Limits,
     watch: Option<&'p mut dyn Watch>,
 ) -> Result<Value, RuntimeError> {
-    let frame = Frame::new(func, args, ReturnTo::Top).map_err(|message| RuntimeError {
-        span: func.span,
-        message,
-    })?;
+    let frame = Frame::new(func, args, ReturnTo::Top)
+        .map_err(|message| RuntimeError::new(func.span, message))?;
     let mut m = Machine {
         prog,
         limits,
@@ -197,7 +211,10 @@ fn run_body<'p>(
         watch,
     };
     let _current = interrupt::enter(limits);
-    m.exec()
+    m.exec().map_err(|mut e| {
+        e.trace = m.call_sites();
+        e
+    })
 }
 
 /// Where a frame's return value goes.
@@ -563,6 +580,21 @@ impl<'p> Machine<'p> {
         Ok(None)
     }
 
+    /// The spans of the calls that made the frames above the bottom one, innermost first.
+    fn call_sites(&self) -> Vec<Span> {
+        let mut out = Vec::new();
+        for pair in self.frames.windows(2).rev() {
+            if let [caller, callee] = pair {
+                if let ReturnTo::Caller(v) | ReturnTo::Global(_, v) = &callee.ret_to {
+                    if let Some(d) = caller.func.values.get(v.index()) {
+                        out.push(d.span);
+                    }
+                }
+            }
+        }
+        out
+    }
+
     /// Go to `call.block`, binding its parameters (undefined locals may flow through φs).
     fn jump(&mut self, call: &BlockCall) -> Result<(), String> {
         let frame = self.top()?;
@@ -593,5 +625,5 @@ impl<'p> Machine<'p> {
 }
 
 fn fail(span: Span, message: String) -> RuntimeError {
-    RuntimeError { span, message }
+    RuntimeError::new(span, message)
 }

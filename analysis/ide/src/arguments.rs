@@ -144,10 +144,10 @@ impl<'a> Stepwise<'a> {
         }
         match &entry.term {
             Terminator::Return(op) => self.operand(op),
-            _ => Err(RuntimeError {
-                span: entry.term_span,
-                message: "internal error: arguments branch".into(),
-            }),
+            _ => Err(RuntimeError::new(
+                entry.term_span,
+                "internal error: arguments branch".into(),
+            )),
         }
     }
 
@@ -241,9 +241,9 @@ impl<'a> Stepwise<'a> {
     }
 
     fn internal(&self, v: zy_ir::Value) -> RuntimeError {
-        RuntimeError {
-            span: self.body.span,
-            message: format!("internal error: no value for %{}", v.0),
-        }
+        RuntimeError::new(
+            self.body.span,
+            format!("internal error: no value for %{}", v.0),
+        )
     }
 }

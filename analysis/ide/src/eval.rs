@@ -116,7 +116,7 @@ pub(crate) fn eval(
     let interp_limits = limits.start();
     let (program, body) = expand(db, typed).map_err(|e| error_at(db, e.span, site, e.message))?;
     let value = zy_interp::run_function(&program, &body, Vec::new(), &interp_limits)
-        .map_err(|e| error_at(db, e.span, site, e.message))?;
+        .map_err(|e| crate::locate::runtime_error_at(db, e, site))?;
     Ok(crate::grad::result(&value))
 }
 

@@ -14,7 +14,7 @@ use zy_syntax::ast::{Expr, ExprKind};
 
 use crate::arguments::Arguments;
 use crate::eval::{expand, load_error};
-use crate::locate::{error_at, in_site, CallSite};
+use crate::locate::{error_at, in_library, in_site, runtime_error_at, CallSite};
 use crate::nonfinite::{is_finite, NonFinite};
 use crate::trace::TraceRow;
 use crate::why::Why;
@@ -324,7 +324,7 @@ impl<'a> Prepared<'a> {
     }
 
     fn runtime_error(&self, db: &RootDatabase, e: zy_interp::RuntimeError) -> UserError {
-        error_at(db, e.span, self.site, e.message)
+        runtime_error_at(db, e, self.site)
     }
 
     /// A fresh evaluation of the arguments (the callee first if it is passed), by the
@@ -564,6 +564,21 @@ impl<'a> Prepared<'a> {
                 (zy_interp::run(&program, &driver, args, &self.limits), why)
             }
         };
+        let out = match out {
+            // Compiled code keeps no stack trace: for an error raised in the library, the
+            // interpreter raises the same one with the user's call that led there.
+            Err(e) if e.trace.is_empty() && in_library(db, e.span, self.site) => {
+                let traced = self.gradient_program(db).and_then(|(driver, program)| {
+                    let args = self.arguments(db)?;
+                    Ok(zy_interp::run(&program, &driver, args, &self.limits))
+                });
+                match traced {
+                    Ok(Err(again)) if again.message == e.message => Err(again),
+                    _ => Err(e),
+                }
+            }
+            other => other,
+        };
         let out = out.map_err(|e| self.runtime_error(db, e))?;
         let (y, g) = match out {
             Value::Tuple(parts) if parts.len() == 2 => (parts[0].clone(), parts[1].clone()),
@@ -775,7 +790,7 @@ fn run_call(
     let (program, body) =
         expand(db, typed.clone()).map_err(|e| error_at(db, e.span, site, e.message))?;
     zy_interp::run_function(&program, &body, Vec::new(), &limits.start())
-        .map_err(|e| error_at(db, e.span, site, e.message))
+        .map_err(|e| runtime_error_at(db, e, site))
 }
 
 /// The instance invoked by the statement whose value `body` returns.

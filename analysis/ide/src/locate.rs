@@ -33,6 +33,43 @@ pub fn error_at(db: &RootDatabase, span: Span, site: CallSite<'_>, message: Stri
     }
 }
 
+/// A run-time error where the user looks for it: at the statement that raised it, or, when
+/// that is in Julia's library (the prelude), at the innermost call of the user's code that led
+/// there (its stack trace), the library's location named in the message.
+pub fn runtime_error_at(
+    db: &RootDatabase,
+    e: zy_interp::RuntimeError,
+    site: CallSite<'_>,
+) -> UserError {
+    let library = |span: Span| in_library(db, span, site);
+    if !library(e.span) {
+        return error_at(db, e.span, site, e.message);
+    }
+    match e.trace.iter().find(|&&s| !library(s)) {
+        Some(&user) => {
+            let message = match zy_hir::item_of_span(db, e.span.file) {
+                Some(item) => format!(
+                    "{} (raised in Julia's library, in `{}`)",
+                    e.message,
+                    item.name(db)
+                ),
+                None => format!("{} (raised in Julia's library)", e.message),
+            };
+            error_at(db, user, site, message)
+        }
+        None => error_at(db, e.span, site, e.message),
+    }
+}
+
+/// Is `span` in Julia's library (the prelude)?
+pub fn in_library(db: &RootDatabase, span: Span, site: CallSite<'_>) -> bool {
+    let call = match site {
+        CallSite::InFile { file, offset } => Some((file, offset)),
+        CallSite::Text(_) => None,
+    };
+    zy_hir::locate(db, span, call).is_some_and(|r| zy_hir::is_prelude(db, r.file))
+}
+
 /// A user error at byte `offset` of the call text of `site`.
 pub fn in_site(db: &RootDatabase, site: CallSite<'_>, offset: u32, message: String) -> UserError {
     match site {

@@ -837,6 +837,31 @@ last_loss(w) = w * history[end]
 }
 
 #[test]
+fn an_error_raised_in_the_library_is_located_at_the_users_call() {
+    // `div` and `maximum` throw inside Julia's library (the prelude): the error is shown at the
+    // user's call that led there, on both engines, and names where the library raised it.
+    let file = r#"
+halves(x, n) = x * div(n, 0)
+largest(x) = maximum(x[2:1]) + x[1]
+total(x) = halves(x, 3) + 1.0
+"#;
+    check_grad(
+        file,
+        "total(2.0)",
+        expect![[r#"
+        main.jl:2:20: error: DivideError: integer division error (raised in Julia's library, in `div`)
+    "#]],
+    );
+    check_grad(
+        file,
+        "largest([2.0])",
+        expect![[r#"
+        main.jl:3:14: error: ArgumentError: reducing over an empty collection is not allowed; consider supplying `init` to the reducer
+    "#]],
+    );
+}
+
+#[test]
 fn an_unsupported_construct_refuses_only_the_calls_that_reach_its_function() {
     let file = r#"
 function guarded(x)
