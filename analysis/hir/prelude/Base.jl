@@ -1167,6 +1167,17 @@ ones(dims::Tuple{Int, Int}) = ones(dims[1], dims[2])
 fill(v, dims::Tuple{Int}) = fill(v, dims[1])
 fill(v, dims::Tuple{Int, Int}) = fill(v, dims[1], dims[2])
 """
+    circshift(x, k), circshift(A, (k1, k2))
+
+The elements of `x` shifted circularly by `k` places (to higher indices for `k > 0`):
+`circshift([1, 2, 3], 1) == [3, 1, 2]`; a matrix by `k1` rows and `k2` columns.
+"""
+circshift(x::AbstractVector, k::Int) = [x[mod1(i - k, length(x))] for i in 1:length(x)]
+circshift(A::AbstractMatrix, k::Int) = circshift(A, (k, 0))
+circshift(A::AbstractMatrix, k::Tuple{Int, Int}) =
+    [A[mod1(i - k[1], size(A, 1)), mod1(j - k[2], size(A, 2))] for i in 1:size(A, 1), j in 1:size(A, 2)]
+
+"""
     repeat(A, counts...), repeat(x; inner, outer)
 
 `A` tiled `counts[d]` times along dimension `d`: `repeat([1, 2], 2) == [1, 2, 1, 2]`, and

@@ -3,7 +3,7 @@
 # `logdet`, `inv`, `A \ B`, the Cholesky factor) and `tril`/`triu` are primitives with
 # matrix-calculus rules; what is written here is built on them.
 
-export norm, tr, diag, diagm, kron, cholesky, Cholesky, I, UniformScaling, Diagonal
+export norm, tr, diag, diagm, kron, cholesky, Cholesky, I, UniformScaling, Diagonal, logabsdet
 
 # Methods added to functions every file sees (the primitives `det`, `logdet`, `dot` and `\`
 # keep their own methods for arrays).
@@ -120,6 +120,37 @@ function diagm(v::AbstractVector)
         D[i, i] = v[i]
     end
     return D
+end
+
+"""
+    diagm(k => v, ...)
+
+The square matrix with the vector `v` on its `k`-th diagonal (`0` the main one, `k > 0` above
+it, `k < 0` below), of the smallest size that holds every pair, and zeros elsewhere.
+"""
+diagm(kv::Pair...) = _diagm_add!(_matrix(kv[1].second, _diagm_size(kv...), _diagm_size(kv...)), kv...)
+
+_diagm_size(kv) = length(kv.second) + abs(kv.first)
+_diagm_size(kv, rest...) = max(_diagm_size(kv), _diagm_size(rest...))
+
+_diagm_add!(D) = D
+function _diagm_add!(D, kv, rest...)
+    k = kv.first
+    v = kv.second
+    for i in 1:length(v)
+        D[i + max(-k, 0), i + max(k, 0)] += v[i]
+    end
+    return _diagm_add!(D, rest...)
+end
+
+"""
+    logabsdet(A)
+
+`(log(abs(det(A))), sign(det(A)))`: the logarithm of the determinant's magnitude and its sign.
+"""
+function logabsdet(A::AbstractMatrix)
+    d = det(A)
+    return (log(abs(d)), sign(d))
 end
 
 """
