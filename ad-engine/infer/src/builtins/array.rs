@@ -108,9 +108,21 @@ pub(crate) fn broadcast(
     f: &str,
     args: &[Val],
 ) -> Result<Val, Fail> {
+    broadcast_prim(cx, b, f, args)?
+        .ok_or_else(|| Fail::unsupported(format!("broadcasting `{f}` over {}", list(args))))
+}
+
+/// [`broadcast`], or `None` when `f` on the element types is not one primitive (`*` of a
+/// Float64 and a Bool, Julia's strong zero): the caller broadcasts it as a Julia function.
+pub(crate) fn broadcast_prim(
+    cx: &mut Cx,
+    b: &mut PlanBuilder,
+    f: &str,
+    args: &[Val],
+) -> Result<Option<Val>, Fail> {
     let rows = args.iter().any(|a| matches!(a.ty, Type::Adjoint(_)));
     if rows && !args.iter().any(|a| matches!(a.ty, Type::Array(..))) {
-        return broadcast_rows(cx, b, f, args);
+        return broadcast_rows(cx, b, f, args).map(Some);
     }
     // Julia's shapes: a vector is a column, a row a 1×n matrix, and the result has the most
     // dimensions among the operands (`A .+ b`, `x .* y'`); lengths are checked at run time.
@@ -131,7 +143,7 @@ pub(crate) fn broadcast(
         }
     }
     let Some(n) = n else {
-        return cx.call_named(b, &f.into(), args);
+        return cx.call_named(b, &f.into(), args).map(Some);
     };
     // Type the scalar call on the element types to learn the operation and its conversions.
     let mut scalar = PlanBuilder::default();
@@ -142,22 +154,21 @@ pub(crate) fn broadcast(
         .collect();
     let r = cx.call_named(&mut scalar, &f.into(), &ins)?;
     let plan = scalar.finish(r.arg, r.ty);
-    let unsupported = || Fail::unsupported(format!("broadcasting `{f}` over {}", list(args)));
     let Some((last, convs)) = plan.steps.split_last() else {
-        return Err(unsupported());
+        return Ok(None);
     };
     let Op::Prim(p) = last.op else {
-        return Err(unsupported());
+        return Ok(None);
     };
     if plan.result != Arg::Step(plan.steps.len() - 1) || !last.ty.is_number() {
-        return Err(unsupported());
+        return Ok(None);
     }
     // Conversions of inputs, by input index.
     let mut target: Vec<Type> = elems.clone();
     for s in convs {
         match (&s.op, s.args.as_slice()) {
             (Op::Prim(Prim::Float | Prim::ToInt), [Arg::Input(i)]) => target[*i] = s.ty.clone(),
-            _ => return Err(unsupported()),
+            _ => return Ok(None),
         }
     }
     let mut ops = vec![func(p.julia_name())];
@@ -177,7 +188,7 @@ pub(crate) fn broadcast(
         ops.push(v.arg);
     }
     let ty = array(last.ty.clone(), n);
-    Ok(Val::of(b.prim(Prim::Broadcast, ops, ty.clone()), ty))
+    Ok(Some(Val::of(b.prim(Prim::Broadcast, ops, ty.clone()), ty)))
 }
 
 /// Broadcasting over row vectors (and scalars): over their parent vectors, as a row vector.

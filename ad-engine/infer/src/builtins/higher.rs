@@ -144,7 +144,11 @@ fn broadcast(
         return broadcast_tuples(cx, b, f, xs);
     }
     if let Some(name) = builtin_func(cx, f) {
-        return array::broadcast(cx, b, &name, xs);
+        // A builtin that is one primitive on the elements is a `Prim::Broadcast`; another
+        // (`x .* mask`, a Float64 times a Bool) is broadcast as a Julia function.
+        if let Some(v) = array::broadcast_prim(cx, b, &name, xs)? {
+            return Ok(v);
+        }
     }
     let (elems, n) = shape(xs)?;
     if n.is_none() {
