@@ -224,7 +224,7 @@ impl<'a> Cx<'a> {
                         return dispatch::construct(self.program, def, b, args)
                             .map_err(|_| no_match);
                     }
-                    _ => return Err(no_match),
+                    _ => return Err(self.shadowing_hint(name, no_match)),
                 },
             },
         };
@@ -245,6 +245,32 @@ impl<'a> Cx<'a> {
         });
         let args = args.iter().map(|a| a.arg.clone()).collect();
         Ok(Val::of(b.push(Op::Invoke(inst), args, ret.clone()), ret))
+    }
+
+    /// A `MethodError` of a function that hides Base's of the same name (`a::G + b::G = ...`
+    /// without `import Base: +` defines a new `+`, as in a fresh Julia session): Julia's hint.
+    fn shadowing_hint(&self, name: &Name, no_match: Fail) -> Fail {
+        let (module, bare) = name.rsplit_once('.').unwrap_or(("Main", name));
+        let base = format!("Base.{bare}");
+        let hides_base = module != "Base"
+            && (crate::is_builtin(bare) || self.program.functions.contains_key(base.as_str()));
+        if !hides_base || no_match.code != "method-error" {
+            return no_match;
+        }
+        let name = bare;
+        let op = if name
+            .chars()
+            .next()
+            .is_some_and(|c| !c.is_alphabetic() && c != '_')
+        {
+            format!(":{name}")
+        } else {
+            name.to_string()
+        };
+        Fail::method(format!(
+            "{}; you may have intended to import Base.{op} (write `import Base: {name}` before defining `{name}`, or define `Base.{op}(...)`)",
+            no_match.message
+        ))
     }
 
     /// A library call with a view argument and no method for it: the call of a copy of each

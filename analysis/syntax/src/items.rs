@@ -11,6 +11,7 @@ use crate::cx::{error_expr, Cx};
 use crate::expr::{block_of, expr, is_operator_name};
 use crate::kind::Kind;
 use crate::kwdef;
+use crate::operators;
 use crate::parser::stream::flags;
 use crate::tree::SyntaxNode;
 
@@ -487,11 +488,38 @@ fn signature_inner(cx: &mut Cx, node: &SyntaxNode) -> Option<Signature> {
                 return_type: None,
             })
         }
+        (false, Kind::Call) if node.is_prefix() => {
+            // `-(a) = ...` defines a method of the operator `-` of one argument.
+            let [op, operand] = node.children.as_slice() else {
+                return unsupported(cx, node, "method definition of an operator of this form");
+            };
+            let args = match (operand.kind, operand.children.as_slice()) {
+                (Kind::Parens | Kind::Tuple, args) if !operand.leaf => args,
+                _ => std::slice::from_ref(operand),
+            };
+            Some(Signature {
+                name: FunctionName::Named(operators::normalize(cx.text(op)).to_string()),
+                name_range: op.range,
+                params: params(cx, args),
+                where_params: Vec::new(),
+                return_type: None,
+            })
+        }
         (false, Kind::Call) if node.is_infix() => {
-            // `a + b = ...` defines the operator `+`.
-            let op = node.children.get(1)?;
-            let text = cx.text(op);
-            unsupported(cx, op, &format!("method definition for operator `{text}`"))
+            // `a + b = ...` defines a method of the operator `+` of two arguments.
+            let [lhs, op, rhs] = node.children.as_slice() else {
+                return unsupported(cx, node, "method definition of an operator of this form");
+            };
+            let mut operands = Params::default();
+            operands.positional.extend(param(cx, lhs));
+            operands.positional.extend(param(cx, rhs));
+            Some(Signature {
+                name: FunctionName::Named(operators::normalize(cx.text(op)).to_string()),
+                name_range: op.range,
+                params: operands,
+                where_params: Vec::new(),
+                return_type: None,
+            })
         }
         _ => {
             cx.syntax(node, "syntax error: invalid method signature");
@@ -506,11 +534,8 @@ fn method_name(cx: &mut Cx, callee: &SyntaxNode) -> Option<FunctionName> {
         (true, Kind::Identifier) => {
             let text = cx.text(callee);
             if is_operator_name(text) {
-                return unsupported(
-                    cx,
-                    callee,
-                    &format!("method definition for operator `{text}`"),
-                );
+                // `+(a, b) = ...`: a method of the operator (of Base's after `import Base: +`).
+                return Some(FunctionName::Named(operators::normalize(text).to_string()));
             }
             Some(FunctionName::Named(text.to_string()))
         }

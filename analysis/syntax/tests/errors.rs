@@ -248,9 +248,10 @@ fn broken_parts_of_signatures() {
           a)
         (function Base.sin (x::Dense)
           x)
+        (function + (a::Dense b::Dense)
+          a)
         error 14..20: unsupported: destructuring arguments; take the tuple as one argument and write `(a, b) = t` in the body instead [unsupported]
         error 32..46: unsupported: function declaration without methods [unsupported]
-        error 70..71: unsupported: method definition for operator `+` [unsupported]
     "#]]);
 }
 
