@@ -487,9 +487,9 @@ pub fn add_pushforwards(
                 continue;
             };
             let (dinst, dual, key) = backs::dual_back(&back, &f);
-            if !prog.functions.contains_key(&dinst) {
-                prog.functions.insert(dinst, Arc::new(dual));
-            }
+            prog.functions
+                .entry(dinst)
+                .or_insert_with(|| Arc::new(dual));
             work.push((back, key));
         }
     }
