@@ -137,7 +137,17 @@ fn run(peers: Option<&(Json, Vec<String>)>) -> Result<(), String> {
     let (args, runner, _host) = prep("dense_jacobian")?;
     let (fargs, frunner, _fhost) = prep("dense_jacobian_forward")?;
     let (rargs, rrunner, _rhost) = prep("dense_jacobian_reverse")?;
-    let t = time_all(&[(&runner, &args), (&frunner, &fargs), (&rrunner, &rargs)])?;
+    let (cargs, crunner, _chost) = prep("dense_columns")?;
+    let (kargs, krunner, _khost) = prep("dense_chunked")?;
+    let (largs, lrunner, _lhost) = prep("dense_chunked_loop")?;
+    let t = time_all(&[
+        (&runner, &args),
+        (&frunner, &fargs),
+        (&rrunner, &rargs),
+        (&crunner, &cargs),
+        (&krunner, &kargs),
+        (&lrunner, &largs),
+    ])?;
     let jac = &t[0];
     agree("jacfwd", jac.sum(0));
     agree("jacrev", jac.sum(0));
@@ -152,9 +162,16 @@ fn run(peers: Option<&(Json, Vec<String>)>) -> Result<(), String> {
         );
     }
 
-    for (mode, m) in [("forward", &t[1]), ("reverse", &t[2])] {
+    for (mode, m) in [
+        ("forward mode", &t[1]),
+        ("reverse mode", &t[2]),
+        ("by hand, a product per column", &t[3]),
+        ("by hand, one product, `d .* (W * I)`", &t[4]),
+        ("by hand, one product, rows scaled by a loop", &t[5]),
+    ] {
+        agree("jacfwd", m.sum(0));
         println!(
-            "| jacobian 100 → 100, {mode} mode ({}) | {} | | |",
+            "| jacobian 100 → 100, {mode} ({}) | {} | | |",
             m.engine,
             human(m.ns)
         );
