@@ -5,7 +5,9 @@ does). Rows, each jitted, compiled and warmed up before timing, float64, one thr
 
 - ``hvp_N`` (N = 1000, 10000): ``jax.jvp(jax.grad(f), (x,), (v,))[1]`` of the Rosenbrock function
   written with whole-array operations, and ``grad_N``: ``jax.grad(f)`` at the same point;
-- ``jacfwd``, ``jacrev``: ``jax.jacfwd`` / ``jax.jacrev`` of ``tanh(W @ x + b)`` (100 -> 100).
+- ``jacfwd``, ``jacrev``: ``jax.jacfwd`` / ``jax.jacrev`` of ``tanh(W @ x + b)`` (100 -> 100);
+- ``matvec``, ``matmul``: ``W @ x`` and ``W @ W`` (100 x 100), the products the Jacobian's two
+  ways of computing are made of.
 
 The inputs are bench/forward/forward.jl's, generated with the same formulas (1-based indices).
 Output: ``{"jax": {KEY: {"ns": T, "sum": S}, ...} | null, "notes": [...]}``, where ``sum`` is the
@@ -71,6 +73,8 @@ def run_jax():
         time(f"grad_{n}", jax.grad(rosenbrock), rosen_x(n))
     time("jacfwd", jax.jacfwd(dense), x, w, b)
     time("jacrev", jax.jacrev(dense), x, w, b)
+    time("matvec", lambda w, x: w @ x, w, x)
+    time("matmul", lambda w, v: w @ v, w, w)
     return out, f"jax {jax.__version__}"
 
 

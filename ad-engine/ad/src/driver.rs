@@ -7,7 +7,6 @@
 //! `back` closure is made, and a driver of a function without calls or loops is plain
 //! differentiable code, so differentiating it again gives a second derivative.
 
-use std::collections::HashSet;
 use std::sync::Arc;
 
 use zy_ir::{
@@ -405,93 +404,14 @@ fn split_cotangent(e: &mut Emit, dy: Operand, y_f: Operand, ty: &Type) -> Result
     }
 }
 
-/// Whether running `inst` may mutate an object it did not make: a mutating primitive in its
-/// body or in anything it calls whose target is not an object the same function allocated
-/// (differentiation of a function value counts as a call of anything).
+/// Whether running `inst` may mutate an object it did not make (see [`crate::mutates`]).
 pub fn may_mutate(prog: &TypedProgram, inst: &Arc<Instance>) -> bool {
-    let mut seen: HashSet<Arc<Instance>> = HashSet::new();
-    let mut todo: Vec<Arc<Function>> = Vec::new();
-    // Generated code not built yet mutates what the function it derives from mutates.
-    let mut visit = |i: &Arc<Instance>, todo: &mut Vec<Arc<Function>>| -> bool {
-        let i = match prog.functions.contains_key(i) {
-            true => i.clone(),
-            false => match crate::globals::origin(prog, i) {
-                Some(o) => o,
-                None => return false,
-            },
-        };
-        if seen.insert(i.clone()) {
-            todo.extend(prog.functions.get(&i).cloned());
-        }
-        true
-    };
-    if !visit(inst, &mut todo) {
-        return true;
-    }
-    let mut globals_seen: HashSet<zy_ir::Name> = HashSet::new();
-    while let Some(f) = todo.pop() {
-        for v in &f.values {
-            let zy_ir::ValueKind::Stmt(stmt) = &v.kind else {
-                continue;
-            };
-            match &stmt.op {
-                Op::Prim(
-                    Prim::SetField
-                    | Prim::RefSet
-                    | Prim::SetIndex
-                    | Prim::SetLength
-                    | Prim::Push
-                    | Prim::Pop
-                    | Prim::AccumInto,
-                ) => {
-                    if !stmt.args.first().is_some_and(|t| fresh(&f, t)) {
-                        return true;
-                    }
-                }
-                // Differentiating a function runs it (the driver leaves what the call leaves).
-                Op::Prim(
-                    Prim::Gradient
-                    | Prim::Derivative
-                    | Prim::Hessian
-                    | Prim::PullbackOf
-                    | Prim::Pushforward
-                    | Prim::Jvp
-                    | Prim::Hvp,
-                ) => match differentiated(prog, &f, &stmt.args) {
-                    Some(Some(callee)) => {
-                        if !visit(&callee, &mut todo) {
-                            return true;
-                        }
-                    }
-                    Some(None) => {}
-                    None => return true,
-                },
-                // A `back` never writes: `pullback` of a function that may is refused.
-                Op::Prim(Prim::CallPullback) => {}
-                Op::Invoke(callee) => {
-                    if !visit(callee, &mut todo) {
-                        return true;
-                    }
-                }
-                Op::Global(name) => {
-                    if globals_seen.insert(name.clone()) {
-                        match prog.globals.get(name) {
-                            Some(g) => todo.push(g.clone()),
-                            None => return true,
-                        }
-                    }
-                }
-                Op::Prim(_) | Op::New(_) => {}
-                Op::Call(_) | Op::CallValue | Op::Closure(_) => return true,
-            }
-        }
-    }
-    false
+    crate::mutates::may_mutate(prog, inst)
 }
 
 /// The instance that `gradient(callee, xs...)` (or `derivative`, `pullback`, `hessian`) in `f`
 /// differentiates: `Some(None)` for a builtin, `None` if unknown.
-fn differentiated(
+pub(crate) fn differentiated(
     prog: &TypedProgram,
     f: &Function,
     args: &[Operand],
@@ -522,7 +442,7 @@ fn differentiated(
 /// Is `op` an object that `f` itself allocates (so mutating it changes nothing the caller
 /// could see before `f` hands it out)? A view such as `x'` or an element read from an array is
 /// not: it may be, or share, an argument's object.
-fn fresh(f: &Function, op: &Operand) -> bool {
+pub(crate) fn fresh(f: &Function, op: &Operand) -> bool {
     let Some(stmt) = op.as_value().and_then(|v| f.stmt(v)) else {
         return false;
     };

@@ -38,6 +38,7 @@ pub mod forward;
 pub mod frule;
 pub mod globals;
 mod inline;
+mod mutates;
 pub mod names;
 mod remat;
 pub mod revolve;

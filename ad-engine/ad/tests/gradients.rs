@@ -279,11 +279,41 @@ function through_alias(x)
     y[1] = 2.0 * x[1]
     return sum(x)
 end";
+    // A helper filling what its caller made (as the prelude's comprehensions do), or what
+    // a callee made, changes nothing the caller sees; one writing the argument does.
+    let helpers = "
+function fill_sq!(y, x)
+    for k in 1:length(x)
+        y[k] = x[k]^2
+    end
+    return y
+end
+fresh_like(x) = zeros(length(x))
+filled(x) = sum(fill_sq!(zeros(length(x)), x))
+function made_by_callee(x)
+    y = fresh_like(x)
+    y[1] = x[1]
+    return sum(y)
+end
+in_place(x) = sum(fill_sq!(x, copy(x)))
+# Recursion: a fixpoint, not a refusal.
+function countdown(y, x, k)
+    k == 0 && return sum(y)
+    y[k] = x[k]
+    return countdown(y, x, k - 1)
+end
+rec_fill(x) = countdown(zeros(length(x)), x, length(x))
+rec_arg(x) = countdown(x, copy(x), length(x))";
     for (src, name, again) in [
         (reads, "lse", false),
         (writes, "scale!", true),
         (own, "twice", false),
         (alias, "through_alias", true),
+        (helpers, "filled", false),
+        (helpers, "made_by_callee", false),
+        (helpers, "in_place", true),
+        (helpers, "rec_fill", false),
+        (helpers, "rec_arg", true),
     ] {
         let (inst, prog) = common::run::typed(src, name, &[vec64(&[1.0, 2.0])]);
         let (driver, grad) = zy_ad::gradient_program(&prog, &inst).expect("differentiable");

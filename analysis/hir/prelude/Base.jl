@@ -3382,8 +3382,7 @@ _jac_entry(ẏ::Nothing, k) = 0.0
 
 # Reverse mode: one gradient per entry of the result, each giving a row (a gradient, not one
 # `pullback` whose `back` is called per row, as Zygote does: `pullback` refuses a function that
-# may write to an array it did not make, which includes the prelude's helpers behind
-# comprehensions, and this method is compiled whichever mode runs).
+# may write to its arguments or a global, and this method is compiled whichever mode runs).
 function _jac_reverse(f, m, args)
     Js = map(x -> _jac_zeros(x, m), args)
     for k in 1:m

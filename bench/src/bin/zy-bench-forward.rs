@@ -132,9 +132,23 @@ fn run(peers: Option<&(Json, Vec<String>)>) -> Result<(), String> {
         );
     }
 
-    let jac_call = "dense_jacobian(dense_W(100, 100), dense_b(100), dense_x(100))";
-    let (args, runner, _host) = prepare_primal(FORWARD_FILE, FORWARD, jac_call)?;
-    let jac = &time_all(&[(&runner, &args)])?[0];
+    let jac_args = "(dense_W(100, 100), dense_b(100), dense_x(100))";
+    let prep = |f: &str| prepare_primal(FORWARD_FILE, FORWARD, &format!("{f}{jac_args}"));
+    let (args, runner, _host) = prep("dense_jacobian")?;
+    let (fargs, frunner, _fhost) = prep("dense_jacobian_forward")?;
+    let (rargs, rrunner, _rhost) = prep("dense_jacobian_reverse")?;
+    let (cargs, crunner, _chost) = prep("dense_columns")?;
+    let (kargs, krunner, _khost) = prep("dense_chunked")?;
+    let (largs, lrunner, _lhost) = prep("dense_chunked_loop")?;
+    let t = time_all(&[
+        (&runner, &args),
+        (&frunner, &fargs),
+        (&rrunner, &rargs),
+        (&crunner, &cargs),
+        (&krunner, &kargs),
+        (&lrunner, &largs),
+    ])?;
+    let jac = &t[0];
     agree("jacfwd", jac.sum(0));
     agree("jacrev", jac.sum(0));
     for (key, name) in [("jacfwd", "jax.jacfwd"), ("jacrev", "jax.jacrev")] {
@@ -145,6 +159,43 @@ fn run(peers: Option<&(Json, Vec<String>)>) -> Result<(), String> {
             human(jac.ns),
             cell(j),
             ratio(j.map(|t| t.0), jac.ns)
+        );
+    }
+
+    for (mode, m) in [
+        ("forward mode", &t[1]),
+        ("reverse mode", &t[2]),
+        ("by hand, a product per column", &t[3]),
+        ("by hand, one product, `d .* (W * I)`", &t[4]),
+        ("by hand, one product, rows scaled by a loop", &t[5]),
+    ] {
+        agree("jacfwd", m.sum(0));
+        println!(
+            "| jacobian 100 → 100, {mode} ({}) | {} | | |",
+            m.engine,
+            human(m.ns)
+        );
+    }
+    let (vargs, vrunner, _vhost) = prepare_primal(
+        FORWARD_FILE,
+        FORWARD,
+        "dense_matvec(dense_W(100, 100), dense_x(100))",
+    )?;
+    let (margs, mrunner, _mhost) = prepare_primal(
+        FORWARD_FILE,
+        FORWARD,
+        "dense_matmul(dense_W(100, 100), dense_W(100, 100))",
+    )?;
+    let t = time_all(&[(&vrunner, &vargs), (&mrunner, &margs)])?;
+    for ((key, name), m) in [("matvec", "W * x"), ("matmul", "W * W")].iter().zip(&t) {
+        agree(key, m.sum(0));
+        let j = jax(key);
+        println!(
+            "| {name}, 100 × 100 ({}) | {} | {} | {} |",
+            m.engine,
+            human(m.ns),
+            cell(j),
+            ratio(j.map(|t| t.0), m.ns)
         );
     }
 

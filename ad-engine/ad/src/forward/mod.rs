@@ -13,7 +13,10 @@
 //! ([`crate::globals`]), so a write to it is seen by every later read. Calls of user functions
 //! call their
 //! pushforwards ([`add_pushforwards`]); calls of generated code (the drivers of nested
-//! gradients) are inlined first, so forward over reverse sees plain operations.
+//! gradients) are inlined first, so forward over reverse sees plain operations; the `back`
+//! closures left (a recursive function's) get closures as tangents ([`backs`]).
+
+mod backs;
 
 use std::sync::Arc;
 
@@ -46,6 +49,7 @@ pub fn dual_type(t: &Type) -> Type {
             Type::Nothing => Type::Nothing,
             d => Type::Array(Arc::new(d), *n),
         },
+        Type::Pullback(sig) => backs::dual_pullback(sig),
         _ => tangent_type(t),
     }
 }
@@ -92,6 +96,7 @@ pub fn zero_tangent(e: &mut Emit, x: &Operand, ty: &Type) -> Option<Operand> {
             Some(e.prim(Prim::ZeroTangent, vec![x.clone()], dty))
         }
         (Type::Stack(_), _) => Some(e.prim(Prim::StackNew, vec![], dty)),
+        (Type::Pullback(_), _) => Some(backs::unreached(e, ty)),
         (Type::Ref(inner), _) => {
             let content = e.prim(Prim::RefGet, vec![x.clone()], (**inner).clone());
             let z = zero_tangent(e, &content, inner)?;
@@ -167,6 +172,8 @@ pub struct Pushforward {
     pub func: Function,
     /// The instances it calls the pushforwards of.
     pub callees: Vec<Arc<Instance>>,
+    /// The pullbacks `f⁻` of the closures it makes, whose tangent closures run `∂ᵇf⁻`.
+    pub backs: Vec<Arc<Instance>>,
 }
 
 /// The pushforward of `inst`, whose typed body is `func`; `globals` are the reaches of the
@@ -175,6 +182,7 @@ pub fn pushforward(
     inst: &Arc<Instance>,
     func: &Function,
     globals: &GlobalShadows,
+    prog: &TypedProgram,
 ) -> Result<Pushforward, AdError> {
     globals.check(inst, func)?;
     let pinst = pushforward_instance(inst);
@@ -229,6 +237,7 @@ pub fn pushforward(
     };
     let mut sb = SsaBuilder::new(out);
     let mut callees: Vec<Arc<Instance>> = Vec::new();
+    let mut backs_made: Vec<Arc<Instance>> = Vec::new();
     let order = func.reverse_postorder();
     for &b in &order {
         let mut e = Emit {
@@ -246,6 +255,23 @@ pub fn pushforward(
                 stmt.args.iter().map(|a| tangent_of(&tans, a)).collect();
             let arg_tys: Vec<Type> = stmt.args.iter().map(|a| func.operand_ty(a)).collect();
             let (value, tangent) = match &stmt.op {
+                Op::Prim(Prim::MakePullback) => {
+                    let (value, tangent) = backs::make_pullback(
+                        &mut e,
+                        |i| prog.functions.contains_key(i),
+                        &args,
+                        &arg_tys.get(2).cloned().unwrap_or(Type::Nothing),
+                        tangents.get(2).cloned().flatten(),
+                        &d.ty,
+                        &mut backs_made,
+                    );
+                    (value, Some(tangent))
+                }
+                Op::Prim(Prim::CallPullback) => {
+                    let (value, tangent) =
+                        backs::call_pullback(&mut e, &args, &arg_tys, &tangents, &d.ty)?;
+                    (value, Some(tangent))
+                }
                 Op::Prim(p) => {
                     let s = TanStmt {
                         prim: *p,
@@ -342,7 +368,11 @@ pub fn pushforward(
     let mut out = sb.finish();
     crate::simplify::simplify(&mut out);
     zy_ir::debug_verify(&out, "the pushforward");
-    Ok(Pushforward { func: out, callees })
+    Ok(Pushforward {
+        func: out,
+        callees,
+        backs: backs_made,
+    })
 }
 
 /// A tangent that is one of the operands' tangents, for a result with identity (an array
@@ -420,9 +450,9 @@ pub fn add_pushforwards(
     inst: &Arc<Instance>,
 ) -> Result<(), AdError> {
     let globals = GlobalShadows::of(prog);
-    let mut work = vec![inst.clone()];
-    while let Some(i) = work.pop() {
-        let pinst = pushforward_instance(&i);
+    // Each function to push forward, with the key of its pushforward.
+    let mut work = vec![(inst.clone(), pushforward_instance(inst))];
+    while let Some((i, pinst)) = work.pop() {
         if prog.functions.contains_key(&pinst) {
             continue;
         }
@@ -445,9 +475,23 @@ pub fn add_pushforwards(
         if body != *func {
             crate::simplify::tidy(&mut body);
         }
-        let pf = pushforward(&i, &body, &globals)?;
+        let mut pf = pushforward(&i, &body, &globals, prog)?;
+        pf.func.instance = Some(pinst.clone());
         prog.functions.insert(pinst, Arc::new(pf.func));
-        work.extend(pf.callees);
+        work.extend(pf.callees.into_iter().map(|c| {
+            let k = pushforward_instance(&c);
+            (c, k)
+        }));
+        for back in pf.backs {
+            let Some(f) = prog.functions.get(&back).cloned() else {
+                continue;
+            };
+            let (dinst, dual, key) = backs::dual_back(&back, &f);
+            prog.functions
+                .entry(dinst)
+                .or_insert_with(|| Arc::new(dual));
+            work.push((back, key));
+        }
     }
     Ok(())
 }
