@@ -34,6 +34,12 @@ pub const HOOKS: &[Hooks] = &[
             "+",
         ],
     },
+    // A library function with no method for a view reads a copy of it (inference's
+    // `call_with_views_copied`).
+    Hooks {
+        triggers: &["Base.SubArray"],
+        hooks: &["Base.SubArray", "Base.collect"],
+    },
     // `sum(x; dims)`, `sum(f, x; init)` and the other reductions with keywords.
     Hooks {
         triggers: &["sum", "Base.sum"],
