@@ -427,6 +427,29 @@ The array a view looks into.
 """
 parent(v::SubArray) = v.parent
 
+"""
+    parent(x'), vec(x'), sum(x'), prod(x'), maximum(x'), minimum(x'), sum(f, x'), copy(x')
+
+A row `x'` of a vector holds `x`'s elements: `parent(x')` and `vec(x')` are `x` itself (sharing
+its memory, as in Julia), a reduction of the row is that of `x`, and `copy(x')` a row of a copy.
+"""
+parent(r::Adjoint) = r'
+vec(r::Adjoint) = r'
+sum(r::Adjoint) = sum(r')
+prod(r::Adjoint) = prod(r')
+maximum(r::Adjoint) = maximum(r')
+minimum(r::Adjoint) = minimum(r')
+sum(f, r::Adjoint) = sum(f, r')
+copy(r::Adjoint) = copy(r')'
+# `sum(x'; dims)` and friends: those of the 1×n matrix.
+_sum_dims(r::Adjoint, d::Int) = _sum_dims(permutedims(r'), d)
+_reduce_dims(op, r::Adjoint, d::Int) = _reduce_dims(op, permutedims(r'), d)
+
+# `vec(E')` (lowering): of a row, its vector; of a matrix refused, since Julia's result
+# shares `A`'s memory and zy's `A'` is a copy.
+_vec_adjoint(r::Adjoint) = r'
+_vec_adjoint(A::AbstractMatrix) = error("unsupported: `vec(A')` of a matrix `A`: Julia's result shares `A`'s memory, zy's `A'` is a copy; write `vec(permutedims(A))` if neither is written afterwards")
+
 length(v::SubArray) = length(v.indices)
 size(v::SubArray) = (length(v.indices),)
 getindex(v::SubArray, k::Int) = v.parent[v.indices[k]]

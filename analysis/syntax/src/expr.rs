@@ -3,7 +3,7 @@
 
 use crate::annotations;
 use crate::arrays;
-use crate::ast::{Expr, ExprKind, KeywordArg, TextRange};
+use crate::ast::{Expr, ExprKind, KeywordArg, TextRange, UnOp};
 use crate::cx::{error_expr, Cx};
 use crate::generators;
 use crate::items::{anonymous, arrow_function, function_definition, params_of_tuple};
@@ -439,6 +439,17 @@ fn call(cx: &mut Cx, node: &SyntaxNode, dotted: bool) -> Expr {
             let kind = ExprKind::Call {
                 callee: Box::new(fix),
                 args: fix_args,
+            };
+            return Expr::new(kind, node.range);
+        }
+        let row = |a: &Expr| matches!(&a.kind, ExprKind::Unary { op: UnOp::Adjoint, .. });
+        if name == "vec" && !dotted && keywords.is_empty() && args.len() == 1 && row(&args[0]) {
+            // `vec(x')`: `x` itself for a vector `x` (Julia's `parent`); of a matrix the
+            // prelude refuses it by name, since zy's `A'` is a copy.
+            let callee = Expr::new(ExprKind::Ident("Base._vec_adjoint".into()), callee_expr.range);
+            let kind = ExprKind::Call {
+                callee: Box::new(callee),
+                args,
             };
             return Expr::new(kind, node.range);
         }
