@@ -142,7 +142,10 @@ pub(crate) fn pattern(expr: &TypeExpr, vars: &[Name], program: &Program) -> Resu
                 .collect::<Result<_, _>>()?,
         ))),
         "Ref" | "RefValue" | "Base.RefValue" if params.len() <= 1 => Ok(Pat::Ref(sub(0)?)),
-        "Adjoint" if params.len() <= 1 => Ok(Pat::Adjoint(sub(0)?)),
+        // zy's only adjoint is of a vector: `Adjoint{T, Vector{T}}`.
+        "Adjoint" if params.len() <= 1 || params.get(1).is_some_and(is_vector_expr) => {
+            Ok(Pat::Adjoint(sub(0)?))
+        }
         // `::Type{Float64}`: the type `Float64` as a value, which zy represents as the
         // constructor function `Float64`.
         "Type" => match params.as_slice() {
@@ -173,6 +176,11 @@ pub(crate) fn pattern(expr: &TypeExpr, vars: &[Name], program: &Program) -> Resu
             None => Err(Fail::undefined_name(name)),
         },
     }
+}
+
+/// Is `e` a vector type (`Vector{T}`, `AbstractVector{T}`), the parent of an `Adjoint`?
+fn is_vector_expr(e: &TypeExpr) -> bool {
+    matches!(e, TypeExpr::Named { name, .. } if matches!(&**name, "Vector" | "AbstractVector"))
 }
 
 /// The names of the structs and abstract types declared below the abstract type `name`, at

@@ -1167,6 +1167,10 @@ similar(x::Array, n::Int) = _vector(x, n)
 similar(x::Array, m::Int, n::Int) = _matrix(x, m, n)
 similar(x::Array, dims::Tuple{Int}) = _vector(x, dims[1])
 similar(x::Array, dims::Tuple{Int, Int}) = _matrix(x, dims[1], dims[2])
+# `similar(x, T)`: of `x`'s shape with elements of type `T` (zeros; Julia leaves them unset).
+similar(x::Array, T) = _similar_of(T, x)
+_similar_of(T, x::Vector) = _undef_vector(T, length(x))
+_similar_of(T, x::Matrix) = _undef_matrix(T, size(x, 1), size(x, 2))
 
 """
     in(x, xs), x in xs, x ∈ xs, x ∉ xs
@@ -3056,9 +3060,11 @@ _typed_cat(T::Type{Int}, A::Array) = _gen_convert(T, zero(Int), A)
 # leaves unset; zy's are zeros (`false`).
 _undef_vector(::Type{Float64}, n::Int) = zeros(n)
 _undef_vector(::Type{Int}, n::Int) = fill(0, n)
+_undef_vector(::Type{Int64}, n::Int) = fill(0, n)
 _undef_vector(::Type{Bool}, n::Int) = fill(false, n)
 _undef_matrix(::Type{Float64}, m::Int, n::Int) = zeros(m, n)
 _undef_matrix(::Type{Int}, m::Int, n::Int) = fill(0, m, n)
+_undef_matrix(::Type{Int64}, m::Int, n::Int) = fill(0, m, n)
 _undef_matrix(::Type{Bool}, m::Int, n::Int) = fill(false, m, n)
 _undef_array(T, n::Int) = _undef_vector(T, n)
 _undef_array(T, m::Int, n::Int) = _undef_matrix(T, m, n)

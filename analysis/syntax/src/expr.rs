@@ -70,6 +70,7 @@ fn convert(cx: &mut Cx, node: &SyntaxNode) -> Expr {
         Kind::Parens => parens,
         Kind::Tuple => tuple,
         Kind::Block => |cx, n| Expr::new(ExprKind::Block(block(cx, &n.children)), n.range),
+        Kind::Curly => crate::type_values::type_value,
         Kind::Vect => arrays::vect,
         Kind::Comprehension => generators::comprehension,
         Kind::Generator => generators::generator,
@@ -126,7 +127,6 @@ fn outside_subset(kind: Kind) -> Option<&'static str> {
         Kind::CharLit => "character literal",
         Kind::CmdStringLit => "command literal",
         Kind::Braces | Kind::BracesCat => "curly braces `{...}`",
-        Kind::Curly => "type parameters in an expression",
         Kind::Interpolate => "interpolation `$`",
         Kind::Quote => "quoted expression",
         Kind::Splat => "splatting `...`",
@@ -415,6 +415,9 @@ fn call(cx: &mut Cx, node: &SyntaxNode, dotted: bool) -> Expr {
         (true, Kind::Identifier) if cx.text(callee) == ":" => {
             return cx.unsupported(callee, "operator `:` as a function");
         }
+        (false, Kind::Curly) => {
+            return cx.unsupported(callee, "type parameters in an expression");
+        }
         _ => expr(cx, callee),
     };
     let (do_block, list) = match rest.split_last() {
@@ -442,11 +445,22 @@ fn call(cx: &mut Cx, node: &SyntaxNode, dotted: bool) -> Expr {
             };
             return Expr::new(kind, node.range);
         }
-        let row = |a: &Expr| matches!(&a.kind, ExprKind::Unary { op: UnOp::Adjoint, .. });
+        let row = |a: &Expr| {
+            matches!(
+                &a.kind,
+                ExprKind::Unary {
+                    op: UnOp::Adjoint,
+                    ..
+                }
+            )
+        };
         if name == "vec" && !dotted && keywords.is_empty() && args.len() == 1 && row(&args[0]) {
             // `vec(x')`: `x` itself for a vector `x` (Julia's `parent`); of a matrix the
             // prelude refuses it by name, since zy's `A'` is a copy.
-            let callee = Expr::new(ExprKind::Ident("Base._vec_adjoint".into()), callee_expr.range);
+            let callee = Expr::new(
+                ExprKind::Ident("Base._vec_adjoint".into()),
+                callee_expr.range,
+            );
             let kind = ExprKind::Call {
                 callee: Box::new(callee),
                 args,

@@ -28,6 +28,7 @@ mod operators;
 mod output;
 mod parser;
 mod print;
+mod type_values;
 
 use crate::ast::{Expr, SourceFile, SyntaxError, TextRange};
 use crate::cx::Cx;

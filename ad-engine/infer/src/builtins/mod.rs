@@ -41,6 +41,8 @@ pub const BUILTINS: &[&str] = &[
     "max",
     "min",
     "isa",
+    "typeof",
+    "eltype",
     "copysign",
     "fma",
     "===",
@@ -269,6 +271,12 @@ pub(crate) fn call(
         ("abs" | "sign" | "floor" | "ceil" | "round", _) => scalar::keep_type(b, name, args),
         ("max" | "min", _) => scalar::min_max(b, name, args),
         ("isa", _) => isa(cx, args),
+        ("typeof", [x]) => crate::type_values::value_name(&x.ty).map(|n| Val::lit(Const::Func(n))),
+        ("eltype", [t]) => type_eltype(cx, t),
+        ("typeof" | "eltype", _) => Err(no_method(
+            name,
+            &args.iter().map(|a| a.ty.clone()).collect::<Vec<_>>(),
+        )),
         ("copysign", _) => scalar::copysign(b, args),
         ("fma", _) => scalar::fma(b, args),
         ("===", [x, y]) => scalar::egal(x, y),
@@ -329,9 +337,26 @@ fn isa(cx: &mut Cx, args: &[Val]) -> Result<Val, Fail> {
             &args.iter().map(|a| a.ty.clone()).collect::<Vec<_>>(),
         ));
     };
-    let pat = crate::pattern::pattern(&zy_ir::TypeExpr::named(name), &[], cx.program)?;
+    let pat = if crate::type_values::is_type_text(name) {
+        crate::type_values::pattern_of(name, cx.program)?
+    } else {
+        crate::pattern::pattern(&zy_ir::TypeExpr::named(name), &[], cx.program)?
+    };
     let holds = crate::pattern::matches(&pat, &x.ty, &mut Default::default());
     Ok(Val::lit(Const::Bool(holds)))
+}
+
+/// `eltype(T)` of a type value `T` naming an array type: its element type, as a value.
+/// (`eltype(x)` of a value is the prelude's.)
+fn type_eltype(cx: &mut Cx, t: &Val) -> Result<Val, Fail> {
+    let elem = match &t.ty {
+        Type::Function(n) => crate::type_values::elem_of(n, cx.program),
+        _ => None,
+    };
+    match elem {
+        Some(e) => Ok(Val::lit(Const::Func(crate::type_values::value_name(&e)?))),
+        None => Err(no_method("eltype", std::slice::from_ref(&t.ty))),
+    }
 }
 
 /// The abstract types of Julia that are values only as the right side of `isa`.
