@@ -1210,6 +1210,71 @@ end
 findall(m::AbstractArray{Bool}) = findall(identity, m)
 
 """
+    NothingOrInt
+
+Julia's `Union{Nothing, Int64}`, what `findfirst`, `findlast`, `findnext` and `findprev` return:
+an index, or `nothing` when there is none. zy holds it as this struct, shown, printed and
+compared as Julia's union (`nothing` or the index: `i === nothing`, `isnothing(i)`,
+`something(i, d)`). Where a branch runs only when it is not `nothing` (`if i !== nothing`,
+the other way of `i === nothing ? a : b`, the statements after `i === nothing && return`),
+the syntax rebinds `i` there to `Base._notnothing(i)`, the index, as Julia's inference
+narrows the union; any other use of it is a `MethodError` naming `Union{Nothing, Int64}`.
+"""
+struct NothingOrInt
+    found::Bool
+    index::Int
+end
+
+_notnothing(x) = x
+function _notnothing(i::NothingOrInt)
+    i.found || error("unreachable: `nothing` where a branch tested that it is not")
+    return i.index
+end
+(===)(i::NothingOrInt, ::Nothing) = !i.found
+(===)(::Nothing, i::NothingOrInt) = !i.found
+isnothing(i::NothingOrInt) = !i.found
+
+"""
+    something(x, y)
+
+The first of `x`, `y` that is not `nothing`.
+"""
+something(x, y) = x
+something(::Nothing, y) = y
+something(i::NothingOrInt, y::Int) = i.found ? i.index : y
+
+"""
+    findfirst(f, x), findlast(f, x), findnext(f, x, k), findprev(f, x, k), findfirst(m)
+
+The first (last) index `j` of the vector `x` where `f(x[j])` holds (of `m` where `m[j]`), from
+`k` on (back from `k`), or `nothing`. A `Union{Nothing, Int64}` (`NothingOrInt`).
+"""
+findfirst(f, x::AbstractVector) = findnext(f, x, 1)
+findlast(f, x::AbstractVector) = findprev(f, x, length(x))
+findfirst(m::AbstractVector{Bool}) = findnext(identity, m, 1)
+findlast(m::AbstractVector{Bool}) = findprev(identity, m, length(m))
+findnext(m::AbstractVector{Bool}, k::Int) = findnext(identity, m, k)
+findprev(m::AbstractVector{Bool}, k::Int) = findprev(identity, m, k)
+function findnext(f, x::AbstractVector, k::Int)
+    k < 1 && error("BoundsError: attempt to access $(length(x))-element $(typeof(x)) at index [$k]")
+    for j in k:length(x)
+        if f(x[j])
+            return NothingOrInt(true, j)
+        end
+    end
+    return NothingOrInt(false, 0)
+end
+function findprev(f, x::AbstractVector, k::Int)
+    k > length(x) && error("BoundsError: attempt to access $(length(x))-element $(typeof(x)) at index [$k]")
+    for j in k:-1:1
+        if f(x[j])
+            return NothingOrInt(true, j)
+        end
+    end
+    return NothingOrInt(false, 0)
+end
+
+"""
     filter(f, x)
 
 The elements of the vector `x` for which `f` holds, in order, as a new vector.

@@ -9,6 +9,7 @@ use crate::generators;
 use crate::items::{anonymous, arrow_function, function_definition, params_of_tuple};
 use crate::kind::Kind;
 use crate::literals;
+use crate::narrow;
 use crate::operators::{self, compound_op};
 use crate::tree::SyntaxNode;
 
@@ -41,7 +42,8 @@ fn is_container(node: &SyntaxNode) -> bool {
 
 /// Converts a sequence of statements.
 pub(crate) fn block(cx: &mut Cx, nodes: &[SyntaxNode]) -> Vec<Expr> {
-    nodes.iter().map(|n| expr(cx, n)).collect()
+    let stmts = nodes.iter().map(|n| expr(cx, n)).collect();
+    narrow::block(cx, stmts, nodes)
 }
 
 /// The statements of a `(block ...)` node (or the node itself if it is not a block).
@@ -302,9 +304,16 @@ fn ternary(cx: &mut Cx, node: &SyntaxNode) -> Expr {
     let [cond, then, els] = node.children.as_slice() else {
         return error_expr(node);
     };
-    let cond = Box::new(expr(cx, cond));
-    let then = Box::new(expr(cx, then));
-    let els = Box::new(expr(cx, els));
+    let (then_node, els_node) = (then, els);
+    let cond = expr(cx, cond);
+    let mut then = expr(cx, then_node);
+    let mut els = expr(cx, els_node);
+    match narrow::nothing_test(&cond) {
+        Some((v, true)) => els = narrow::narrowed_expr(cx, &v, els, els_node),
+        Some((v, false)) => then = narrow::narrowed_expr(cx, &v, then, then_node),
+        None => {}
+    }
+    let (cond, then, els) = (Box::new(cond), Box::new(then), Box::new(els));
     Expr::new(ExprKind::Ternary { cond, then, els }, node.range)
 }
 
@@ -313,8 +322,16 @@ fn logical(cx: &mut Cx, node: &SyntaxNode, make: fn(Box<Expr>, Box<Expr>) -> Exp
     let [lhs, rhs] = node.children.as_slice() else {
         return error_expr(node);
     };
+    let rhs_node = rhs;
     let lhs = expr(cx, lhs);
-    let rhs = expr(cx, rhs);
+    let mut rhs = expr(cx, rhs_node);
+    // `rhs` runs when `lhs` holds (`&&`) or fails (`||`).
+    let runs_when = node.kind == Kind::And;
+    if let Some((v, when_nothing)) = narrow::nothing_test(&lhs) {
+        if when_nothing != runs_when {
+            rhs = narrow::narrowed_expr(cx, &v, rhs, rhs_node);
+        }
+    }
     Expr::new(make(Box::new(lhs), Box::new(rhs)), node.range)
 }
 
@@ -781,12 +798,19 @@ fn if_statement(cx: &mut Cx, node: &SyntaxNode) -> Expr {
     let mut els = None;
     let mut current = node;
     let mut levels = 0;
+    let mut last_test;
     loop {
         let [cond, then, rest @ ..] = current.children.as_slice() else {
             cx.leave_many(levels);
             return error_expr(node);
         };
-        branches.push((expr(cx, cond), block_of(cx, then)));
+        let cond = expr(cx, cond);
+        let mut body = block_of(cx, then);
+        last_test = narrow::nothing_test(&cond);
+        if let Some((v, false)) = &last_test {
+            body = narrow::narrowed(cx, v, body, &[then]);
+        }
+        branches.push((cond, body));
         match rest {
             [] => break,
             [next] if next.kind == Kind::Elseif && !next.leaf => {
@@ -798,7 +822,11 @@ fn if_statement(cx: &mut Cx, node: &SyntaxNode) -> Expr {
                 current = next;
             }
             [els_block] => {
-                els = Some(block_of(cx, els_block));
+                let mut body = block_of(cx, els_block);
+                if let Some((v, true)) = &last_test {
+                    body = narrow::narrowed(cx, v, body, &[els_block]);
+                }
+                els = Some(body);
                 break;
             }
             _ => {

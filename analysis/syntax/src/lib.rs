@@ -24,6 +24,7 @@ mod generators;
 mod items;
 mod kwdef;
 mod literals;
+mod narrow;
 mod operators;
 mod output;
 mod parser;
