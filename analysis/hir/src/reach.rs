@@ -75,6 +75,12 @@ pub const HOOKS: &[Hooks] = &[
             "Base._uniform_matrix",
         ],
     },
+    // A branch that tests a variable against `nothing` rebinds it where it is not
+    // (`ExprKind::Narrow`, lowered as a call of `Base._notnothing`).
+    Hooks {
+        triggers: &["===", "isnothing"],
+        hooks: &["Base._notnothing"],
+    },
     // A comparison called with one argument through a value (`op = >; op(0)`): inference
     // makes `Base.Fix2` (the syntax rewrites `>(0)` itself, which names it).
     Hooks {

@@ -2,8 +2,9 @@
 //! `Union{Nothing, T}`: where a branch runs only when `v` is not `nothing` (`if v !== nothing`,
 //! the other way of `v === nothing ? a : b`, `isnothing(v) || b`, the statements after
 //! `if v === nothing; return ...; end`), `v` is rebound there to its value
-//! (`let v = Base._notnothing(v); ... end`). For any `v` but `findfirst`'s result that is `v`
-//! itself; a branch that assigns `v` is left alone (the rebinding would hide the assignment).
+//! ([`ExprKind::Narrow`]: `Base._notnothing(v)` there, what it was after). For any `v` but
+//! `findfirst`'s result that is `v` itself. A branch that assigns `v`, or holds a `break` or
+//! `continue` (which would leave it with `v` rebound), is left alone.
 
 use crate::ast::{Expr, ExprKind, UnOp};
 use crate::cx::{span, Cx};
@@ -40,26 +41,14 @@ pub(crate) fn nothing_test(cond: &Expr) -> Option<(String, bool)> {
 }
 
 /// `body` with `v` rebound to its value, unless a node of `nodes` (the body's syntax) assigns
-/// `v`.
+/// `v` or jumps out of a loop.
 pub(crate) fn narrowed(cx: &Cx, v: &str, body: Vec<Expr>, nodes: &[&SyntaxNode]) -> Vec<Expr> {
     if body.is_empty() || nodes.iter().any(|n| assigns(cx, n, v)) {
         return body;
     }
     let range = span(body[0].range, body[body.len() - 1].range);
-    let ident = || Expr::new(ExprKind::Ident(v.to_string()), range);
-    let value = Expr::new(
-        ExprKind::Call {
-            callee: Box::new(Expr::new(ExprKind::Ident("Base._notnothing".into()), range)),
-            args: vec![ident()],
-        },
-        range,
-    );
-    let kind = ExprKind::Let {
-        var: Some(Box::new(ident())),
-        value: Some(Box::new(value)),
-        body,
-    };
-    vec![Expr::new(kind, range)]
+    let var = Box::new(Expr::new(ExprKind::Ident(v.to_string()), range));
+    vec![Expr::new(ExprKind::Narrow { var, body }, range)]
 }
 
 /// One expression narrowed (a branch of `?:`, `&&`, `||`).
@@ -72,8 +61,8 @@ pub(crate) fn narrowed_expr(cx: &Cx, v: &str, e: Expr, node: &SyntaxNode) -> Exp
     }
 }
 
-/// Does `node` (or a node inside it) assign the variable `v`: `v = ...`, `v += ...`,
-/// `(a, v) = ...`, `for v in ...`?
+/// Does `node` (or a node inside it) assign the variable `v` (`v = ...`, `v += ...`,
+/// `(a, v) = ...`, `for v in ...`) or `break` or `continue`?
 fn assigns(cx: &Cx, node: &SyntaxNode, v: &str) -> bool {
     let names = |n: &SyntaxNode| -> bool {
         if n.leaf {
@@ -88,6 +77,7 @@ fn assigns(cx: &Cx, node: &SyntaxNode, v: &str) -> bool {
         Kind::Assign | Kind::OpAssign | Kind::DotOpAssign | Kind::Iteration => {
             node.children.first().is_some_and(names)
         }
+        Kind::Break | Kind::Continue => true,
         _ => false,
     };
     here || (!node.leaf && node.children.iter().any(|c| assigns(cx, c, v)))
