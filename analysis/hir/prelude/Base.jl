@@ -1232,6 +1232,21 @@ function _notnothing(i::NothingOrInt)
 end
 (===)(i::NothingOrInt, ::Nothing) = !i.found
 (===)(::Nothing, i::NothingOrInt) = !i.found
+(===)(i::NothingOrInt, j) = i.found && i.index === j
+(===)(j, i::NothingOrInt) = i.found && i.index === j
+(===)(i::NothingOrInt, j::NothingOrInt) = i.found == j.found && i.index === j.index
+# `i == y` and `i != y` (inference hands them here): `nothing == nothing`, the index `==` a
+# number; anything else is not equal.
+_union_equal(i::NothingOrInt, ::Nothing) = !i.found
+_union_equal(::Nothing, i::NothingOrInt) = !i.found
+_union_equal(i::NothingOrInt, y::Real) = i.found && i.index == y
+_union_equal(y::Real, i::NothingOrInt) = i.found && i.index == y
+_union_equal(i::NothingOrInt, j::NothingOrInt) = i.found == j.found && i.index == j.index
+_union_equal(i::NothingOrInt, y) = false
+_union_equal(y, i::NothingOrInt) = false
+isequal(i::NothingOrInt, y) = i == y
+isequal(y, i::NothingOrInt) = i == y
+isequal(i::NothingOrInt, j::NothingOrInt) = i == j
 isnothing(i::NothingOrInt) = !i.found
 
 """

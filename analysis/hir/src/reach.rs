@@ -81,6 +81,11 @@ pub const HOOKS: &[Hooks] = &[
         triggers: &["===", "isnothing"],
         hooks: &["Base._notnothing"],
     },
+    // `==` with `findfirst`'s union on a side: inference hands it to the prelude.
+    Hooks {
+        triggers: &["==", "!="],
+        hooks: &["Base._union_equal"],
+    },
     // A comparison called with one argument through a value (`op = >; op(0)`): inference
     // makes `Base.Fix2` (the syntax rewrites `>(0)` itself, which names it).
     Hooks {

@@ -1,12 +1,13 @@
-//! Narrowing of a variable tested against `nothing`, as Julia's inference narrows a
-//! `Union{Nothing, T}`: where a branch runs only when `v` is not `nothing` (`if v !== nothing`,
+//! Narrowing of a variable tested against `nothing` (`===`, `!==`, `==`, `!=`, `isnothing`), as
+//! Julia's inference narrows a `Union{Nothing, T}`: where a branch runs only when `v` is not
+//! `nothing` (`if v !== nothing`,
 //! the other way of `v === nothing ? a : b`, `isnothing(v) || b`, the statements after
 //! `if v === nothing; return ...; end`), `v` is rebound there to its value
 //! ([`ExprKind::Narrow`]: `Base._notnothing(v)` there, what it was after). For any `v` but
 //! `findfirst`'s result that is `v` itself. A branch that assigns `v`, or holds a `break` or
 //! `continue` (which would leave it with `v` rebound), is left alone.
 
-use crate::ast::{Expr, ExprKind, UnOp};
+use crate::ast::{BinOp, Expr, ExprKind, UnOp};
 use crate::cx::{span, Cx};
 use crate::kind::Kind;
 use crate::tree::SyntaxNode;
@@ -32,6 +33,21 @@ pub(crate) fn nothing_test(cond: &Expr) -> Option<(String, bool)> {
             (ExprKind::Ident(f), [a]) if f == "isnothing" => ident(a).map(|v| (v, true)),
             _ => None,
         },
+        ExprKind::Binary {
+            op: op @ (BinOp::Eq | BinOp::Ne),
+            dotted: false,
+            lhs,
+            rhs,
+        } => {
+            let v = if is_nothing(rhs) {
+                ident(lhs)
+            } else if is_nothing(lhs) {
+                ident(rhs)
+            } else {
+                None
+            };
+            v.map(|v| (v, *op == BinOp::Eq))
+        }
         ExprKind::Unary {
             op: UnOp::Not,
             arg,

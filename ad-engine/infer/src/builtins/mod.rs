@@ -245,6 +245,9 @@ pub(crate) fn call(
         ("+" | "-" | "*" | "/" | "÷" | "%" | "^", [x, y]) if is_array(x) || is_array(y) => {
             array::arith(cx, b, name, x, y)
         }
+        ("==" | "!=", [x, y]) if is_nothing_or_int(x) || is_nothing_or_int(y) => {
+            nothing_or_int_equality(cx, b, name, x, y)
+        }
         ("==" | "!=", [x, y]) if is_array(x) && is_array(y) => array_equality(cx, b, name, x, y),
         ("==" | "!=", [x, y]) if is_tuple(x) && is_tuple(y) => tuple_equality(cx, b, name, x, y),
         ("==" | "!=", [x, y]) if !(x.ty.is_number() && y.ty.is_number()) => {
@@ -422,6 +425,28 @@ fn tuple_equality(
         return Ok(all);
     }
     Ok(Val::of(b.prim(Prim::Not, vec![all.arg], Type::Bool), Type::Bool))
+}
+
+/// The prelude's `Base.NothingOrInt`, `findfirst`'s `Union{Nothing, Int64}`.
+fn is_nothing_or_int(v: &Val) -> bool {
+    matches!(&v.ty, Type::Struct(s) if &*s.name == "Base.NothingOrInt")
+}
+
+/// `i == y` (`i != y`) with `findfirst`'s union on a side: the prelude's
+/// `Base._union_equal` (`nothing == nothing`, the index `==` a number), negated for `!=`.
+fn nothing_or_int_equality(
+    cx: &mut Cx,
+    b: &mut PlanBuilder,
+    op: &str,
+    x: &Val,
+    y: &Val,
+) -> Result<Val, Fail> {
+    let eq = cx.call_named(b, &"Base._union_equal".into(), &[x.clone(), y.clone()])?;
+    if op == "==" {
+        return Ok(eq);
+    }
+    let not = b.prim(zy_ir::Prim::Not, vec![eq.arg], Type::Bool);
+    Ok(Val::of(not, Type::Bool))
 }
 
 /// `x == y` (`x != y`) of two arrays: the prelude's `Base._array_equal` (same shape, equal
