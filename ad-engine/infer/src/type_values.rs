@@ -82,6 +82,8 @@ pub(crate) fn value_name(t: &Type) -> Result<Name, Fail> {
                 Type::Float64 | Type::Int64 | Type::Bool | Type::Nothing => true,
                 Type::Array(e, 1 | 2) | Type::Adjoint(e) => ok(e),
                 Type::Tuple(ts) => ts.iter().all(ok),
+                // `findfirst`'s union: its type is `Nothing` or `Int64`, known only at run time.
+                Type::Struct(s) if &*s.name == "Base.NothingOrInt" => false,
                 Type::Struct(s) => s.kind == zy_ir::StructKind::User && s.params.iter().all(ok),
                 Type::Function(n) => !n.contains('{'),
                 _ => false,

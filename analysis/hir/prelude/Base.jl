@@ -1257,6 +1257,7 @@ The first of `x`, `y` that is not `nothing`.
 something(x, y) = x
 something(::Nothing, y) = y
 something(i::NothingOrInt, y::Int) = i.found ? i.index : y
+something(i::NothingOrInt, y) = error("unsupported: `something` of `findfirst`'s result with a default that is not an Int (its type would depend on the run); give an Int default")
 
 """
     findfirst(f, x), findlast(f, x), findnext(f, x, k), findprev(f, x, k), findfirst(m)

@@ -81,10 +81,11 @@ pub const HOOKS: &[Hooks] = &[
         triggers: &["===", "isnothing"],
         hooks: &["Base._notnothing"],
     },
-    // `==` with `findfirst`'s union on a side: inference hands it to the prelude.
+    // `findfirst`'s union: inference hands `==` and `!=` with it on a side to the prelude, and
+    // tests `isnothing(i)` at run time for `i isa Int`.
     Hooks {
-        triggers: &["==", "!="],
-        hooks: &["Base._union_equal"],
+        triggers: &["Base.NothingOrInt"],
+        hooks: &["Base._union_equal", "Base.isnothing"],
     },
     // A comparison called with one argument through a value (`op = >; op(0)`): inference
     // makes `Base.Fix2` (the syntax rewrites `>(0)` itself, which names it).

@@ -273,6 +273,7 @@ pub(crate) fn call(
         (n, _) if is_math(n) => scalar::math(b, name, args),
         ("abs" | "sign" | "floor" | "ceil" | "round", _) => scalar::keep_type(b, name, args),
         ("max" | "min", _) => scalar::min_max(b, name, args),
+        ("isa", [x, t]) if is_nothing_or_int(x) => union_isa(cx, b, x, t),
         ("isa", _) => isa(cx, args),
         ("typeof", [x]) => crate::type_values::value_name(&x.ty).map(|n| Val::lit(Const::Func(n))),
         ("eltype", [t]) => type_eltype(cx, t),
@@ -347,6 +348,25 @@ fn isa(cx: &mut Cx, args: &[Val]) -> Result<Val, Fail> {
     };
     let holds = crate::pattern::matches(&pat, &x.ty, &mut Default::default());
     Ok(Val::lit(Const::Bool(holds)))
+}
+
+/// `i isa T` of `findfirst`'s `Union{Nothing, Int64}`: decided at run time when `T` holds one
+/// of `Nothing` and `Int64` but not the other (`isnothing(i)` or its negation).
+fn union_isa(cx: &mut Cx, b: &mut PlanBuilder, x: &Val, t: &Val) -> Result<Val, Fail> {
+    let holds = |cx: &mut Cx, ty: Type| -> Result<bool, Fail> {
+        let v = isa(cx, &[Val::of(Arg::Const(Const::Nothing), ty), t.clone()])?;
+        Ok(matches!(v.arg, Arg::Const(Const::Bool(true))))
+    };
+    let (nothing, int) = (holds(cx, Type::Nothing)?, holds(cx, Type::Int64)?);
+    if nothing == int {
+        return Ok(Val::lit(Const::Bool(nothing)));
+    }
+    let is_nothing = cx.call_named(b, &"Base.isnothing".into(), std::slice::from_ref(x))?;
+    if nothing {
+        return Ok(is_nothing);
+    }
+    let not = b.prim(zy_ir::Prim::Not, vec![is_nothing.arg], Type::Bool);
+    Ok(Val::of(not, Type::Bool))
 }
 
 /// `eltype(T)` of a type value `T` naming an array type: its element type, as a value.
