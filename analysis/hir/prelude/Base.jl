@@ -2621,11 +2621,13 @@ unique(r::StepRange{Int, Int}) = collect(r)
 _isequal(a, b) = a === b || (a == b && signbit(a) == signbit(b)) || (isnan(a) && isnan(b))
 
 """
-    isequal(a, b)
+    isequal(a, b), isequal(x)
 
-Equality where NaNs are equal and `-0.0` differs from `0.0`.
+Equality where NaNs are equal and `-0.0` differs from `0.0`; `isequal(x)` is the function
+`y -> isequal(y, x)` (`Base.Fix2`), as in `findfirst(isequal(v), x)`.
 """
 isequal(a::Real, b::Real) = _isequal(float(a), float(b))
+isequal(x) = Fix2(isequal, x)
 
 """
     permutedims(A)

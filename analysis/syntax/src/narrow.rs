@@ -48,10 +48,7 @@ pub(crate) fn nothing_test(cond: &Expr) -> Option<(String, bool)> {
             };
             v.map(|v| (v, *op == BinOp::Eq))
         }
-        ExprKind::Unary {
-            op: UnOp::Not,
-            arg,
-        } => nothing_test(arg).map(|(v, holds)| (v, !holds)),
+        ExprKind::Unary { op: UnOp::Not, arg } => nothing_test(arg).map(|(v, holds)| (v, !holds)),
         _ => None,
     }
 }
@@ -130,7 +127,10 @@ pub(crate) fn block(cx: &Cx, mut stmts: Vec<Expr>, nodes: &[SyntaxNode]) -> Vec<
 /// The variable a statement leaves the block for when it is `nothing`.
 fn exit_test(stmt: &Expr) -> Option<String> {
     match &stmt.kind {
-        ExprKind::If { branches, els: None } => match branches.as_slice() {
+        ExprKind::If {
+            branches,
+            els: None,
+        } => match branches.as_slice() {
             [(cond, body)] if exits(body) => nothing_test(cond).filter(|(_, n)| *n).map(|(v, _)| v),
             _ => None,
         },
