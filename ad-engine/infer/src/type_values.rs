@@ -48,6 +48,26 @@ pub(crate) fn pattern_of(name: &str, program: &Program) -> Result<Pat, Fail> {
     Ok(pattern::with_bounds(p, &bound_pats))
 }
 
+/// The pattern of any type value's name: a type with parameters, or a plain name (`Float64`,
+/// `Real`, a struct).
+pub(crate) fn pattern_of_name(name: &str, program: &Program) -> Result<Pat, Fail> {
+    if is_type_text(name) {
+        pattern_of(name, program)
+    } else {
+        pattern::pattern(&TypeExpr::named(name), &[], program)
+    }
+}
+
+/// `a <: b` of two type values' names, as Julia's subtyping decides it for the types zy has.
+pub(crate) fn is_subtype(a: &str, b: &str, program: &Program) -> Result<bool, Fail> {
+    let pb = pattern_of_name(b, program)?;
+    let pa = pattern_of_name(a, program)?;
+    Ok(match pattern::concrete(&pa, &Default::default()) {
+        Some(t) => pattern::matches(&pb, &t, &mut Default::default()),
+        None => pattern::subtype(&pa, &pb),
+    })
+}
+
 /// The concrete type a type value's name stands for, if it stands for one.
 pub(crate) fn concrete_of(name: &str, program: &Program) -> Option<Type> {
     if !is_type_text(name) {

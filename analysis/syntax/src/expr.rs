@@ -110,10 +110,7 @@ fn convert(cx: &mut Cx, node: &SyntaxNode) -> Expr {
         Kind::Return => return_statement,
         Kind::Local => local,
         Kind::Doc => doc,
-        Kind::Subtype | Kind::Supertype => |cx, n| {
-            let op = if n.kind == Kind::Subtype { "<:" } else { ">:" };
-            cx.unsupported(n, &format!("operator `{op}`"))
-        },
+        Kind::Subtype | Kind::Supertype => crate::type_values::subtype,
         Kind::LongArrow => |cx, n| cx.unsupported(n, "operator `-->`"),
         Kind::DotAnd => |cx, n| cx.unsupported(n, "operator `.&&`"),
         Kind::DotOr => |cx, n| cx.unsupported(n, "operator `.||`"),

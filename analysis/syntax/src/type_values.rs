@@ -34,6 +34,31 @@ fn value_text(cx: &mut Cx, node: &SyntaxNode) -> Option<String> {
     }
 }
 
+/// `A <: B` of two types (`T <: Real`, `typeof(x) <: AbstractVector`): a call of `<:`, which
+/// inference decides; `B >: A` is `A <: B`. A bound alone (`<:Real`) is refused here.
+pub(crate) fn subtype(cx: &mut Cx, node: &SyntaxNode) -> Expr {
+    let op = if node.kind == Kind::Subtype {
+        "<:"
+    } else {
+        ">:"
+    };
+    let [a, b] = node.children.as_slice() else {
+        return cx.unsupported(node, &format!("operator `{op}`"));
+    };
+    let (a, b) = (crate::expr::expr(cx, a), crate::expr::expr(cx, b));
+    let args = if node.kind == Kind::Subtype {
+        vec![a, b]
+    } else {
+        vec![b, a]
+    };
+    let callee = Expr::new(ExprKind::Ident("<:".into()), node.range);
+    let kind = ExprKind::Call {
+        callee: Box::new(callee),
+        args,
+    };
+    Expr::new(kind, node.range)
+}
+
 /// The text of a type, as inference parses it back (`zy_infer`'s `type_text`).
 fn text(t: &TypeExpr) -> String {
     match t {

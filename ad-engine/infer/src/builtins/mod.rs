@@ -43,6 +43,7 @@ pub const BUILTINS: &[&str] = &[
     "isa",
     "typeof",
     "eltype",
+    "<:",
     "copysign",
     "fma",
     "===",
@@ -275,9 +276,12 @@ pub(crate) fn call(
         ("max" | "min", _) => scalar::min_max(b, name, args),
         ("isa", [x, t]) if is_nothing_or_int(x) => union_isa(cx, b, x, t),
         ("isa", _) => isa(cx, args),
+        ("<:", [Val { ty: Type::Function(a), .. }, Val { ty: Type::Function(b), .. }]) => {
+            crate::type_values::is_subtype(a, b, cx.program).map(|s| Val::lit(Const::Bool(s)))
+        }
         ("typeof", [x]) => crate::type_values::value_name(&x.ty).map(|n| Val::lit(Const::Func(n))),
         ("eltype", [t]) => type_eltype(cx, t),
-        ("typeof" | "eltype", _) => Err(no_method(
+        ("typeof" | "eltype" | "<:", _) => Err(no_method(
             name,
             &args.iter().map(|a| a.ty.clone()).collect::<Vec<_>>(),
         )),
@@ -341,11 +345,7 @@ fn isa(cx: &mut Cx, args: &[Val]) -> Result<Val, Fail> {
             &args.iter().map(|a| a.ty.clone()).collect::<Vec<_>>(),
         ));
     };
-    let pat = if crate::type_values::is_type_text(name) {
-        crate::type_values::pattern_of(name, cx.program)?
-    } else {
-        crate::pattern::pattern(&zy_ir::TypeExpr::named(name), &[], cx.program)?
-    };
+    let pat = crate::type_values::pattern_of_name(name, cx.program)?;
     let holds = crate::pattern::matches(&pat, &x.ty, &mut Default::default());
     Ok(Val::lit(Const::Bool(holds)))
 }
