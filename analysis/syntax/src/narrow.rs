@@ -12,12 +12,10 @@ use crate::cx::{span, Cx};
 use crate::kind::Kind;
 use crate::tree::SyntaxNode;
 
-/// The variable `cond` compares with `nothing`, and whether `cond` holds when it is `nothing`.
-pub(crate) fn nothing_test(cond: &Expr) -> Option<(String, bool)> {
-    let ident = |e: &Expr| match &e.kind {
-        ExprKind::Ident(v) => Some(v.clone()),
-        _ => None,
-    };
+/// The variable `cond` compares with `nothing` (its identifier in `cond`), and whether `cond`
+/// holds when it is `nothing`.
+pub(crate) fn nothing_test(cond: &Expr) -> Option<(Expr, bool)> {
+    let ident = |e: &Expr| matches!(e.kind, ExprKind::Ident(_)).then(|| e.clone());
     let is_nothing = |e: &Expr| matches!(e.kind, ExprKind::Nothing);
     match &cond.kind {
         ExprKind::Call { callee, args } => match (&callee.kind, args.as_slice()) {
@@ -55,17 +53,20 @@ pub(crate) fn nothing_test(cond: &Expr) -> Option<(String, bool)> {
 
 /// `body` with `v` rebound to its value, unless a node of `nodes` (the body's syntax) assigns
 /// `v` or jumps out of a loop.
-pub(crate) fn narrowed(cx: &Cx, v: &str, body: Vec<Expr>, nodes: &[&SyntaxNode]) -> Vec<Expr> {
-    if body.is_empty() || nodes.iter().any(|n| assigns(cx, n, v)) {
+pub(crate) fn narrowed(cx: &Cx, v: &Expr, body: Vec<Expr>, nodes: &[&SyntaxNode]) -> Vec<Expr> {
+    let ExprKind::Ident(name) = &v.kind else {
+        return body;
+    };
+    if body.is_empty() || nodes.iter().any(|n| assigns(cx, n, name)) {
         return body;
     }
     let range = span(body[0].range, body[body.len() - 1].range);
-    let var = Box::new(Expr::new(ExprKind::Ident(v.to_string()), range));
+    let var = Box::new(v.clone());
     vec![Expr::new(ExprKind::Narrow { var, body }, range)]
 }
 
 /// One expression narrowed (a branch of `?:`, `&&`, `||`).
-pub(crate) fn narrowed_expr(cx: &Cx, v: &str, e: Expr, node: &SyntaxNode) -> Expr {
+pub(crate) fn narrowed_expr(cx: &Cx, v: &Expr, e: Expr, node: &SyntaxNode) -> Expr {
     let range = e.range;
     let mut body = narrowed(cx, v, vec![e], &[node]);
     match body.pop() {
@@ -125,7 +126,7 @@ pub(crate) fn block(cx: &Cx, mut stmts: Vec<Expr>, nodes: &[SyntaxNode]) -> Vec<
 }
 
 /// The variable a statement leaves the block for when it is `nothing`.
-fn exit_test(stmt: &Expr) -> Option<String> {
+fn exit_test(stmt: &Expr) -> Option<Expr> {
     match &stmt.kind {
         ExprKind::If {
             branches,
