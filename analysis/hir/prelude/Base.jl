@@ -1086,6 +1086,19 @@ findmax(x::AbstractArray) = _found(x, argmax(x))
 findmin(x::AbstractArray) = _found(x, argmin(x))
 _found(x, k::Int) = (x[k], k)
 
+# Of a matrix (a row `x'` too) Julia's `argmax`, `argmin`, `findmax`, `findmin` give a
+# `CartesianIndex` where a vector's give an Int.
+argmax(A::AbstractMatrix) = _cartesian_of(A, _argextremum(A, true))
+argmin(A::AbstractMatrix) = _cartesian_of(A, _argextremum(A, false))
+findmax(A::AbstractMatrix) = _found(A, _argextremum(A, true))
+findmin(A::AbstractMatrix) = _found(A, _argextremum(A, false))
+findmax(f, A::AbstractMatrix) = _cartesian_found(A, _findextremum(f, A, true))
+findmin(f, A::AbstractMatrix) = _cartesian_found(A, _findextremum(f, A, false))
+_found(A::AbstractMatrix, k::Int) = (A[k], _cartesian_of(A, k))
+_cartesian_found(A, found::Tuple) = (found[1], _cartesian_of(A, found[2]))
+# The Cartesian index of `A`'s linear index `k` (column-major).
+_cartesian_of(A, k::Int) = CartesianIndex(mod1(k, size(A, 1)), div(k - 1, size(A, 1)) + 1)
+
 """
     findmax(f, x), findmin(f, x), argmax(f, x), argmin(f, x)
 
