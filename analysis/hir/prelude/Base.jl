@@ -1227,11 +1227,12 @@ findall(m::AbstractArray{Bool}) = findall(identity, m)
 
 Julia's `Union{Nothing, Int64}`, what `findfirst`, `findlast`, `findnext` and `findprev` return:
 an index, or `nothing` when there is none. zy holds it as this struct, shown, printed and
-compared as Julia's union (`nothing` or the index: `i === nothing`, `isnothing(i)`,
-`something(i, d)`). Where a branch runs only when it is not `nothing` (`if i !== nothing`,
-the other way of `i === nothing ? a : b`, the statements after `i === nothing && return`),
-the syntax rebinds `i` there to `Base._notnothing(i)`, the index, as Julia's inference
-narrows the union; any other use of it is a `MethodError` naming `Union{Nothing, Int64}`.
+compared as Julia's union (`nothing` or the index: `i === nothing`, `i == 3`, `isnothing(i)`,
+`i isa Int` at run time, `something(i, d)`). Where a branch runs only when it is not
+`nothing` (`if i !== nothing`, the other way of `i === nothing ? a : b`, the statements after
+`i === nothing && return`), the syntax rebinds `i` there to `Base._notnothing(i)`, the index,
+as Julia's inference narrows the union; any other use of it is a `MethodError` naming
+`Union{Nothing, Int64}` (and `typeof(i)` is refused: it depends on the run).
 """
 struct NothingOrInt
     found::Bool
