@@ -1491,6 +1491,13 @@ function _reduce_dims(op, A::AbstractMatrix, d::Int)
     return copy(A)
 end
 
+# `dims` as a tuple, `(d,)` or `(1, 2)` (all of it, a 1×1 matrix): one dimension after the
+# other.
+_sum_dims(A::AbstractMatrix, d::Tuple{Int}) = _sum_dims(A, d[1])
+_sum_dims(A::AbstractMatrix, d::Tuple{Int, Int}) = _sum_dims(_sum_dims(A, d[1]), d[2])
+_reduce_dims(op, A::AbstractMatrix, d::Tuple{Int}) = _reduce_dims(op, A, d[1])
+_reduce_dims(op, A::AbstractMatrix, d::Tuple{Int, Int}) = _reduce_dims(op, _reduce_dims(op, A, d[1]), d[2])
+
 # The sums of a matrix's columns (`d = 1`, a 1×n matrix) or rows (`d = 2`, an m×1 matrix),
 # each added in index order from zero, as Julia's `sum(A; dims = d)`; along a dimension of
 # length one (`d > 2`) the matrix itself, copied.
@@ -2648,6 +2655,31 @@ isequal(x) = Fix2(isequal, x)
 
 The transpose of a matrix as a new matrix; a vector becomes a 1×n matrix.
 """
+"""
+    permutedims(A, perm), dropdims(A; dims)
+
+`permutedims` of a matrix by `(2, 1)` (its transpose, a new matrix) or `(1, 2)` (a copy);
+`dropdims` of a matrix whose dimension `dims` has length 1: the other dimension as a Vector.
+Julia's `dropdims` shares `A`'s memory and zy's is a copy, so it is accepted only of an array
+nothing else refers to (`dropdims(sum(A; dims = 2); dims = 2)`), as `reshape`.
+"""
+function permutedims(A::AbstractMatrix, perm::Tuple{Int, Int})
+    if perm == (2, 1)
+        return permutedims(A)
+    elseif perm == (1, 2)
+        return copy(A)
+    end
+    throw(ArgumentError("no valid permutation of dimensions"))
+end
+
+function dropdims(A::AbstractMatrix; dims)
+    d = dims isa Tuple ? _one_dim(dims) : dims
+    d == 1 || d == 2 || throw(ArgumentError("dropped dims must be in range 1:2"))
+    size(A, d) == 1 || throw(ArgumentError("dropped dims must all be size 1"))
+    return vec(copy(A))
+end
+_one_dim(dims::Tuple{Int}) = dims[1]
+
 function permutedims(A::AbstractMatrix)
     m = size(A, 1)
     n = size(A, 2)

@@ -481,7 +481,7 @@ fn call(cx: &mut Cx, node: &SyntaxNode, dotted: bool) -> Expr {
             };
             return Expr::new(kind, node.range);
         }
-        let shares = (name == "reshape" || name == "vec") && !dotted;
+        let shares = matches!(name.as_str(), "reshape" | "vec" | "dropdims") && !dotted;
         if shares && args.first().is_some_and(|a| !arrays::is_fresh_array(a)) {
             let x = list.first().map_or("x", |a| cx.text(a)).to_string();
             let rest = if name == "vec" { "" } else { ", ..." };
