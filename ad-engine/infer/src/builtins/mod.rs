@@ -295,6 +295,9 @@ pub(crate) fn call(
         )),
         ("float" | "Float64" | "Int" | "Int64", _) => scalar::conversion(b, name, args),
         ("zero" | "one", _) => scalar::zero_one(b, name, args),
+        ("zeros" | "ones" | "fill", _) if of_three_dims(name, args) => Err(Fail::unsupported(
+            format!("`{name}` of 3 or more dimensions: zy's arrays are vectors and matrices"),
+        )),
         (
             "zeros" | "ones" | "fill" | "copy" | "similar" | "length" | "size" | "first" | "last"
             | "setlength!" | "sum" | "prod" | "maximum" | "minimum" | "dot" | "transpose"
@@ -367,6 +370,20 @@ fn union_isa(cx: &mut Cx, b: &mut PlanBuilder, x: &Val, t: &Val) -> Result<Val, 
     }
     let not = b.prim(zy_ir::Prim::Not, vec![is_nothing.arg], Type::Bool);
     Ok(Val::of(not, Type::Bool))
+}
+
+/// Are the shape arguments of `zeros`/`ones`/`fill` (after an element type or a value) three
+/// or more sizes, or a tuple of them?
+fn of_three_dims(name: &str, args: &[Val]) -> bool {
+    let dims = match (name, args) {
+        ("fill", [_, dims @ ..]) => dims,
+        (_, [Val { ty: Type::Function(_), .. }, dims @ ..]) => dims,
+        _ => args,
+    };
+    match dims {
+        [Val { ty: Type::Tuple(ts), .. }] => ts.len() >= 3 && ts.iter().all(|t| *t == Type::Int64),
+        _ => dims.len() >= 3 && dims.iter().all(|d| d.ty == Type::Int64),
+    }
 }
 
 /// `eltype(T)` of a type value `T` naming an array type: its element type, as a value.
