@@ -157,6 +157,11 @@ impl<'a> Cx<'a> {
         if self.program.functions.contains_key(name) {
             return self.call_generic(b, name, args);
         }
+        if crate::type_values::is_type_text(name) {
+            return Err(Fail::unsupported(format!(
+                "calling the type `{name}` held as a value"
+            )));
+        }
         if let Some(def) = self.program.structs.get(name) {
             if def.kind == StructKind::User {
                 return dispatch::construct(self.program, def, b, args);
@@ -324,6 +329,11 @@ impl<'a> Cx<'a> {
         if let Some(t) = self.type_vars.get(name) {
             return self.type_value(name, t);
         }
+        if crate::type_values::is_type_text(name) && !self.program.globals.contains_key(name) {
+            // `Vector{Float64}` written as a value.
+            let canonical = crate::type_values::canonical(name, self.program)?;
+            return Ok(Val::lit(Const::Func(canonical)));
+        }
         if !self.program.globals.contains_key(name)
             && (self.is_defined(name) || crate::builtins::ABSTRACT_TYPES.contains(&&**name))
         {
@@ -354,6 +364,9 @@ impl<'a> Cx<'a> {
             Type::Float64 => "Float64".into(),
             Type::Int64 => "Int64".into(),
             Type::Struct(s) if s.kind == StructKind::User && s.params.is_empty() => s.name.clone(),
+            Type::Bool | Type::Nothing | Type::Array(..) | Type::Adjoint(_) | Type::Tuple(_) => {
+                crate::type_values::value_name(t)?
+            }
             _ => {
                 return Err(Fail::unsupported(format!(
                     "the type {t} of `where` variable `{var}` as a value"

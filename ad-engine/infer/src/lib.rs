@@ -36,6 +36,7 @@ mod plan;
 mod renumber;
 mod splat;
 mod synth;
+mod type_values;
 mod value;
 
 use std::sync::Arc;

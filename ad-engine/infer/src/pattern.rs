@@ -60,6 +60,8 @@ pub(crate) enum Pat {
     },
     /// `Ref` or `Ref{T}`.
     Ref(Option<Box<Pat>>),
+    /// `Adjoint` or `Adjoint{T}`: a row `x'` of a vector.
+    Adjoint(Option<Box<Pat>>),
 }
 
 /// Resolve an annotation; `vars` are the type variables in scope.
@@ -140,6 +142,10 @@ pub(crate) fn pattern(expr: &TypeExpr, vars: &[Name], program: &Program) -> Resu
                 .collect::<Result<_, _>>()?,
         ))),
         "Ref" | "RefValue" | "Base.RefValue" if params.len() <= 1 => Ok(Pat::Ref(sub(0)?)),
+        // zy's only adjoint is of a vector: `Adjoint{T, Vector{T}}`.
+        "Adjoint" if params.len() <= 1 || params.get(1).is_some_and(is_vector_expr) => {
+            Ok(Pat::Adjoint(sub(0)?))
+        }
         // `::Type{Float64}`: the type `Float64` as a value, which zy represents as the
         // constructor function `Float64`.
         "Type" => match params.as_slice() {
@@ -170,6 +176,11 @@ pub(crate) fn pattern(expr: &TypeExpr, vars: &[Name], program: &Program) -> Resu
             None => Err(Fail::undefined_name(name)),
         },
     }
+}
+
+/// Is `e` a vector type (`Vector{T}`, `AbstractVector{T}`), the parent of an `Adjoint`?
+fn is_vector_expr(e: &TypeExpr) -> bool {
+    matches!(e, TypeExpr::Named { name, .. } if matches!(&**name, "Vector" | "AbstractVector"))
 }
 
 /// The names of the structs and abstract types declared below the abstract type `name`, at
@@ -218,6 +229,7 @@ pub(crate) fn with_bounds(p: Pat, bounds: &[(Name, Pat)]) -> Pat {
             params: params.map(each),
         },
         Pat::Ref(p) => Pat::Ref(boxed(p)),
+        Pat::Adjoint(p) => Pat::Adjoint(boxed(p)),
         p => p,
     }
 }
@@ -280,6 +292,7 @@ pub(crate) fn matches(p: &Pat, t: &Type, b: &mut Bindings) -> bool {
         }
         (Pat::Abstract { below, .. }, Type::Struct(s)) => below.contains(&s.name),
         (Pat::Ref(p), Type::Ref(t)) => p.as_ref().is_none_or(|p| matches_exact(p, t, b)),
+        (Pat::Adjoint(p), Type::Adjoint(t)) => p.as_ref().is_none_or(|p| matches_exact(p, t, b)),
         _ => false,
     }
 }
@@ -304,7 +317,7 @@ fn is_exact(p: &Pat) -> bool {
             ..
         } => is_exact(e),
         Pat::Tuple(Some(ps)) => ps.iter().all(is_exact),
-        Pat::Ref(Some(p)) => is_exact(p),
+        Pat::Ref(Some(p)) | Pat::Adjoint(Some(p)) => is_exact(p),
         Pat::Struct {
             params: Some(ps), ..
         } => ps.iter().all(is_exact),
@@ -411,6 +424,25 @@ pub(crate) fn subtype(a: &Pat, b: &Pat) -> bool {
         ) => name == y || below.contains(name),
         (Pat::Ref(_), Pat::Ref(None)) => true,
         (Pat::Ref(Some(x)), Pat::Ref(Some(y))) => param_within(x, y),
+        (Pat::Adjoint(_), Pat::Adjoint(None)) => true,
+        (Pat::Adjoint(Some(x)), Pat::Adjoint(Some(y))) => param_within(x, y),
+        // A row is a 1×n AbstractMatrix.
+        (
+            Pat::Adjoint(e),
+            Pat::Array {
+                abstract_: true,
+                elem,
+                ndims,
+                ..
+            },
+        ) => {
+            ndims.is_none_or(|n| n == 2)
+                && match (e, elem) {
+                    (_, None) => true,
+                    (Some(x), Some(y)) => param_within(x, y),
+                    (None, Some(y)) => matches!(**y, Pat::Var(_)),
+                }
+        }
         _ => false,
     }
 }
@@ -455,6 +487,7 @@ pub(crate) fn concrete(p: &Pat, b: &Bindings) -> Option<Type> {
             ps.iter().map(|p| concrete(p, b)).collect::<Option<_>>()?,
         )),
         Pat::Ref(Some(p)) => Some(Type::Ref(Arc::new(concrete(p, b)?))),
+        Pat::Adjoint(Some(p)) => Some(Type::Adjoint(Arc::new(concrete(p, b)?))),
         _ => None,
     }
 }

@@ -16,6 +16,11 @@ pub fn to_json(v: &Value) -> Json {
         Value::Nothing | Value::Undef(_) | Value::Pullback(_) => Json::Null,
         Value::Tuple(vs) => Json::Array(vs.iter().map(to_json).collect()),
         Value::NamedTuple(ns, vs) => object(ns.iter().map(|n| &**n).zip(vs.iter())),
+        // `findfirst`'s `Union{Nothing, Int64}`: `null` or the index.
+        Value::Struct(t, vs) if &*t.name == "Base.NothingOrInt" => match &vs[..] {
+            [Value::Bool(true), i] => to_json(i),
+            _ => Json::Null,
+        },
         Value::Struct(t, vs) => object(t.fields.iter().map(|(n, _)| &**n).zip(vs.iter())),
         Value::Mutable(t, vs) => object(t.fields.iter().map(|(n, _)| &**n).zip(vs.borrow().iter())),
         Value::Ref(r) => object(std::iter::once(("x", &*r.borrow()))),

@@ -1,7 +1,7 @@
 //! Julia's `show` of the library's structs where Julia prints them otherwise than as their
 //! fields: ranges (`1:4`, `1:2:5`, `0.0:0.1:1.0`, `LinRange{Float64}(0.0, 1.0, 5)`), views and
 //! `Diagonal` as the arrays they stand for, `1 => 2.0`, `sin ∘ cos`, `UniformScaling{Bool}(true)`, `RoundingMode{:Down}()`, `enumerate(x)`,
-//! `zip(a, b)`.
+//! `zip(a, b)`, `CartesianIndex(1, 2)`, `findfirst`'s `Union{Nothing, Int64}` as `nothing` or the index.
 
 use std::fmt::{self, Write};
 
@@ -23,6 +23,8 @@ enum Form {
     Rounding(&'static str),
     Enumerate,
     Zip,
+    NothingOrInt,
+    CartesianIndex,
 }
 
 fn form(t: &StructType) -> Option<Form> {
@@ -38,6 +40,8 @@ fn form(t: &StructType) -> Option<Form> {
         "LinearAlgebra.UniformScaling" => Form::Uniform,
         "Base.Enumerate" => Form::Enumerate,
         "Base.Zip" => Form::Zip,
+        "Base.NothingOrInt" => Form::NothingOrInt,
+        "Base.CartesianIndex" => Form::CartesianIndex,
         "Base._RoundNearest" => Form::Rounding("Nearest"),
         "Base._RoundToZero" => Form::Rounding("ToZero"),
         "Base._RoundUp" => Form::Rounding("Up"),
@@ -64,6 +68,24 @@ pub(crate) fn write_library<W: Write + ?Sized>(
             .and_then(|i| fields.get(i))
     };
     match form {
+        Form::CartesianIndex => match field("I") {
+            Some(Value::Tuple(items)) => {
+                f.write_str("CartesianIndex(")?;
+                for (k, item) in items.iter().enumerate() {
+                    if k > 0 {
+                        f.write_str(", ")?;
+                    }
+                    show(f, item)?;
+                }
+                f.write_char(')')?;
+            }
+            _ => return Ok(false),
+        },
+        Form::NothingOrInt => match (field("found"), field("index")) {
+            (Some(Value::Bool(true)), Some(i)) => show(f, i)?,
+            (Some(Value::Bool(false)), _) => f.write_str("nothing")?,
+            _ => return Ok(false),
+        },
         Form::UnitRange => match (field("start"), field("stop")) {
             (Some(a), Some(b)) => {
                 show(f, a)?;

@@ -239,6 +239,10 @@ impl fmt::Debug for Type {
 impl fmt::Display for StructType {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self.kind {
+            // The prelude's stand-in for `findfirst`'s union.
+            StructKind::User if &*self.name == "Base.NothingOrInt" => {
+                return f.write_str("Union{Nothing, Int64}")
+            }
             StructKind::User => write!(f, "{}", self.name)?,
             StructKind::Closure => write!(f, "var\"{}\"", self.name)?,
         }

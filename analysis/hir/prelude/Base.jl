@@ -427,6 +427,29 @@ The array a view looks into.
 """
 parent(v::SubArray) = v.parent
 
+"""
+    parent(x'), vec(x'), sum(x'), prod(x'), maximum(x'), minimum(x'), sum(f, x'), copy(x')
+
+A row `x'` of a vector holds `x`'s elements: `parent(x')` and `vec(x')` are `x` itself (sharing
+its memory, as in Julia), a reduction of the row is that of `x`, and `copy(x')` a row of a copy.
+"""
+parent(r::Adjoint) = r'
+vec(r::Adjoint) = r'
+sum(r::Adjoint) = sum(r')
+prod(r::Adjoint) = prod(r')
+maximum(r::Adjoint) = maximum(r')
+minimum(r::Adjoint) = minimum(r')
+sum(f, r::Adjoint) = sum(f, r')
+copy(r::Adjoint) = copy(r')'
+# `sum(x'; dims)` and friends: those of the 1×n matrix.
+_sum_dims(r::Adjoint, d::Int) = _sum_dims(permutedims(r'), d)
+_reduce_dims(op, r::Adjoint, d::Int) = _reduce_dims(op, permutedims(r'), d)
+
+# `vec(E')` (lowering): of a row, its vector; of a matrix refused, since Julia's result
+# shares `A`'s memory and zy's `A'` is a copy.
+_vec_adjoint(r::Adjoint) = r'
+_vec_adjoint(A::AbstractMatrix) = error("unsupported: `vec(A')` of a matrix `A`: Julia's result shares `A`'s memory, zy's `A'` is a copy; write `vec(permutedims(A))` if neither is written afterwards")
+
 length(v::SubArray) = length(v.indices)
 size(v::SubArray) = (length(v.indices),)
 getindex(v::SubArray, k::Int) = v.parent[v.indices[k]]
@@ -1089,6 +1112,19 @@ findmax(x::AbstractArray) = _found(x, argmax(x))
 findmin(x::AbstractArray) = _found(x, argmin(x))
 _found(x, k::Int) = (x[k], k)
 
+# Of a matrix (a row `x'` too) Julia's `argmax`, `argmin`, `findmax`, `findmin` give a
+# `CartesianIndex` where a vector's give an Int.
+argmax(A::AbstractMatrix) = _cartesian_of(A, _argextremum(A, true))
+argmin(A::AbstractMatrix) = _cartesian_of(A, _argextremum(A, false))
+findmax(A::AbstractMatrix) = _found(A, _argextremum(A, true))
+findmin(A::AbstractMatrix) = _found(A, _argextremum(A, false))
+findmax(f, A::AbstractMatrix) = _cartesian_found(A, _findextremum(f, A, true))
+findmin(f, A::AbstractMatrix) = _cartesian_found(A, _findextremum(f, A, false))
+_found(A::AbstractMatrix, k::Int) = (A[k], _cartesian_of(A, k))
+_cartesian_found(A, found::Tuple) = (found[1], _cartesian_of(A, found[2]))
+# The Cartesian index of `A`'s linear index `k` (column-major).
+_cartesian_of(A, k::Int) = CartesianIndex(mod1(k, size(A, 1)), div(k - 1, size(A, 1)) + 1)
+
 """
     findmax(f, x), findmin(f, x), argmax(f, x), argmin(f, x)
 
@@ -1196,6 +1232,10 @@ similar(x::Array, n::Int) = _vector(x, n)
 similar(x::Array, m::Int, n::Int) = _matrix(x, m, n)
 similar(x::Array, dims::Tuple{Int}) = _vector(x, dims[1])
 similar(x::Array, dims::Tuple{Int, Int}) = _matrix(x, dims[1], dims[2])
+# `similar(x, T)`: of `x`'s shape with elements of type `T` (zeros; Julia leaves them unset).
+similar(x::Array, T) = _similar_of(T, x)
+_similar_of(T, x::Vector) = _undef_vector(T, length(x))
+_similar_of(T, x::Matrix) = _undef_matrix(T, size(x, 1), size(x, 2))
 
 """
     in(x, xs), x in xs, x ∈ xs, x ∉ xs
@@ -1233,6 +1273,88 @@ function findall(f, x::AbstractArray)
     return I
 end
 findall(m::AbstractArray{Bool}) = findall(identity, m)
+
+"""
+    NothingOrInt
+
+Julia's `Union{Nothing, Int64}`, what `findfirst`, `findlast`, `findnext` and `findprev` return:
+an index, or `nothing` when there is none. zy holds it as this struct, shown, printed and
+compared as Julia's union (`nothing` or the index: `i === nothing`, `i == 3`, `isnothing(i)`,
+`i isa Int` at run time, `something(i, d)`). Where a branch runs only when it is not
+`nothing` (`if i !== nothing`, the other way of `i === nothing ? a : b`, the statements after
+`i === nothing && return`), the syntax rebinds `i` there to `Base._notnothing(i)`, the index,
+as Julia's inference narrows the union; any other use of it is a `MethodError` naming
+`Union{Nothing, Int64}` (and `typeof(i)` is refused: it depends on the run).
+"""
+struct NothingOrInt
+    found::Bool
+    index::Int
+end
+
+_notnothing(x) = x
+function _notnothing(i::NothingOrInt)
+    i.found || error("unreachable: `nothing` where a branch tested that it is not")
+    return i.index
+end
+(===)(i::NothingOrInt, ::Nothing) = !i.found
+(===)(::Nothing, i::NothingOrInt) = !i.found
+(===)(i::NothingOrInt, j) = i.found && i.index === j
+(===)(j, i::NothingOrInt) = i.found && i.index === j
+(===)(i::NothingOrInt, j::NothingOrInt) = i.found == j.found && i.index === j.index
+# `i == y` and `i != y` (inference hands them here): `nothing == nothing`, the index `==` a
+# number; anything else is not equal.
+_union_equal(i::NothingOrInt, ::Nothing) = !i.found
+_union_equal(::Nothing, i::NothingOrInt) = !i.found
+_union_equal(i::NothingOrInt, y::Real) = i.found && i.index == y
+_union_equal(y::Real, i::NothingOrInt) = i.found && i.index == y
+_union_equal(i::NothingOrInt, j::NothingOrInt) = i.found == j.found && i.index == j.index
+_union_equal(i::NothingOrInt, y) = false
+_union_equal(y, i::NothingOrInt) = false
+isequal(i::NothingOrInt, y) = i == y
+isequal(y, i::NothingOrInt) = i == y
+isequal(i::NothingOrInt, j::NothingOrInt) = i == j
+isnothing(i::NothingOrInt) = !i.found
+
+"""
+    something(x, y)
+
+The first of `x`, `y` that is not `nothing`.
+"""
+something(x, y) = x
+something(::Nothing, y) = y
+something(i::NothingOrInt, y::Int) = i.found ? i.index : y
+something(i::NothingOrInt, y) = error("unsupported: `something` of `findfirst`'s result with a default that is not an Int (its type would depend on the run); give an Int default")
+
+"""
+    findfirst(f, x), findlast(f, x), findnext(f, x, k), findprev(f, x, k), findfirst(m)
+
+The first (last) index `j` of the vector `x` where `f(x[j])` holds (of `m` where `m[j]`), from
+`k` on (back from `k`), or `nothing`. A `Union{Nothing, Int64}` (`NothingOrInt`).
+"""
+findfirst(f, x::AbstractVector) = findnext(f, x, 1)
+findlast(f, x::AbstractVector) = findprev(f, x, length(x))
+findfirst(m::AbstractVector{Bool}) = findnext(identity, m, 1)
+findlast(m::AbstractVector{Bool}) = findprev(identity, m, length(m))
+findnext(m::AbstractVector{Bool}, k::Int) = findnext(identity, m, k)
+findprev(m::AbstractVector{Bool}, k::Int) = findprev(identity, m, k)
+function findnext(f, x::AbstractVector, k::Int)
+    k < 1 && error("BoundsError: attempt to access $(length(x))-element $(typeof(x)) at index [$k]")
+    for j in k:length(x)
+        if f(x[j])
+            return NothingOrInt(true, j)
+        end
+    end
+    return NothingOrInt(false, 0)
+end
+function findprev(f, x::AbstractVector, k::Int)
+    k > length(x) && error("BoundsError: attempt to access $(length(x))-element $(typeof(x)) at index [$k]")
+    for j in k:-1:1
+        if f(x[j])
+            return NothingOrInt(true, j)
+        end
+    end
+    return NothingOrInt(false, 0)
+end
 
 """
     filter(f, x)
@@ -1420,6 +1542,13 @@ function _reduce_dims(op, A::AbstractMatrix, d::Int)
     end
     return copy(A)
 end
+
+# `dims` as a tuple, `(d,)` or `(1, 2)` (all of it, a 1×1 matrix): one dimension after the
+# other.
+_sum_dims(A::AbstractMatrix, d::Tuple{Int}) = _sum_dims(A, d[1])
+_sum_dims(A::AbstractMatrix, d::Tuple{Int, Int}) = _sum_dims(_sum_dims(A, d[1]), d[2])
+_reduce_dims(op, A::AbstractMatrix, d::Tuple{Int}) = _reduce_dims(op, A, d[1])
+_reduce_dims(op, A::AbstractMatrix, d::Tuple{Int, Int}) = _reduce_dims(op, _reduce_dims(op, A, d[1]), d[2])
 
 # The sums of a matrix's columns (`d = 1`, a 1×n matrix) or rows (`d = 2`, an m×1 matrix),
 # each added in index order from zero, as Julia's `sum(A; dims = d)`; along a dimension of
@@ -2565,17 +2694,44 @@ unique(r::StepRange{Int, Int}) = collect(r)
 _isequal(a, b) = a === b || (a == b && signbit(a) == signbit(b)) || (isnan(a) && isnan(b))
 
 """
-    isequal(a, b)
+    isequal(a, b), isequal(x)
 
-Equality where NaNs are equal and `-0.0` differs from `0.0`.
+Equality where NaNs are equal and `-0.0` differs from `0.0`; `isequal(x)` is the function
+`y -> isequal(y, x)` (`Base.Fix2`), as in `findfirst(isequal(v), x)`.
 """
 isequal(a::Real, b::Real) = _isequal(float(a), float(b))
+isequal(x) = Fix2(isequal, x)
 
 """
     permutedims(A)
 
 The transpose of a matrix as a new matrix; a vector becomes a 1×n matrix.
 """
+"""
+    permutedims(A, perm), dropdims(A; dims)
+
+`permutedims` of a matrix by `(2, 1)` (its transpose, a new matrix) or `(1, 2)` (a copy);
+`dropdims` of a matrix whose dimension `dims` has length 1: the other dimension as a Vector.
+Julia's `dropdims` shares `A`'s memory and zy's is a copy, so it is accepted only of an array
+nothing else refers to (`dropdims(sum(A; dims = 2); dims = 2)`), as `reshape`.
+"""
+function permutedims(A::AbstractMatrix, perm::Tuple{Int, Int})
+    if perm == (2, 1)
+        return permutedims(A)
+    elseif perm == (1, 2)
+        return copy(A)
+    end
+    throw(ArgumentError("no valid permutation of dimensions"))
+end
+
+function dropdims(A::AbstractMatrix; dims)
+    d = dims isa Tuple ? _one_dim(dims) : dims
+    d == 1 || d == 2 || throw(ArgumentError("dropped dims must be in range 1:2"))
+    size(A, d) == 1 || throw(ArgumentError("dropped dims must all be size 1"))
+    return vec(copy(A))
+end
+_one_dim(dims::Tuple{Int}) = dims[1]
+
 function permutedims(A::AbstractMatrix)
     m = size(A, 1)
     n = size(A, 2)
@@ -3085,9 +3241,11 @@ _typed_cat(T::Type{Int}, A::Array) = _gen_convert(T, zero(Int), A)
 # leaves unset; zy's are zeros (`false`).
 _undef_vector(::Type{Float64}, n::Int) = zeros(n)
 _undef_vector(::Type{Int}, n::Int) = fill(0, n)
+_undef_vector(::Type{Int64}, n::Int) = fill(0, n)
 _undef_vector(::Type{Bool}, n::Int) = fill(false, n)
 _undef_matrix(::Type{Float64}, m::Int, n::Int) = zeros(m, n)
 _undef_matrix(::Type{Int}, m::Int, n::Int) = fill(0, m, n)
+_undef_matrix(::Type{Int64}, m::Int, n::Int) = fill(0, m, n)
 _undef_matrix(::Type{Bool}, m::Int, n::Int) = fill(false, m, n)
 _undef_array(T, n::Int) = _undef_vector(T, n)
 _undef_array(T, m::Int, n::Int) = _undef_matrix(T, m, n)

@@ -204,6 +204,10 @@ impl<F: FnMut(&mut TextRange)> Ranges<F> {
                 }
                 self.exprs(body);
             }
+            ExprKind::Narrow { var, body } => {
+                self.expr(var);
+                self.exprs(body);
+            }
             ExprKind::Ternary { cond, then, els } => {
                 self.expr(cond);
                 self.expr(then);

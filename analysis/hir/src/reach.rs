@@ -88,6 +88,18 @@ pub const HOOKS: &[Hooks] = &[
             "Base._uniform_matrix",
         ],
     },
+    // A branch that tests a variable against `nothing` rebinds it where it is not
+    // (`ExprKind::Narrow`, lowered as a call of `Base._notnothing`).
+    Hooks {
+        triggers: &["===", "isnothing"],
+        hooks: &["Base._notnothing"],
+    },
+    // `findfirst`'s union: inference hands `==` and `!=` with it on a side to the prelude, and
+    // tests `isnothing(i)` at run time for `i isa Int`.
+    Hooks {
+        triggers: &["Base.NothingOrInt"],
+        hooks: &["Base._union_equal", "Base.isnothing"],
+    },
     // A comparison called with one argument through a value (`op = >; op(0)`): inference
     // makes `Base.Fix2` (the syntax rewrites `>(0)` itself, which names it).
     Hooks {

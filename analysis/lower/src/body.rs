@@ -392,6 +392,7 @@ impl<'c, 'a> BodyLowerer<'c, 'a> {
             ExprKind::Let { var, value, body } => {
                 self.let_block(e, var.as_deref(), value.as_deref(), body)
             }
+            ExprKind::Narrow { var, body } => self.narrow(var, body),
             ExprKind::Local(_) => Const::Nothing.into(),
             ExprKind::Error => self.error_call("unsupported construct", r),
             ExprKind::Chain { first, rest } => self.chain(first, rest, r),

@@ -830,5 +830,9 @@ fn each_child_mut(e: &mut Expr, f: &mut dyn FnMut(&mut Expr)) {
             var.iter_mut().for_each(|v| f(v));
             body.iter_mut().for_each(f);
         }
+        ExprKind::Narrow { var, body } => {
+            f(var);
+            body.iter_mut().for_each(f);
+        }
     }
 }

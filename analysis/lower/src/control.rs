@@ -170,6 +170,26 @@ impl BodyLowerer<'_, '_> {
         self.seq(body)
     }
 
+    /// `body` where the local `var` is not `nothing`: `var` rebound to
+    /// `Base._notnothing(var)` for the body and to its value again after it (a boxed `var`, or
+    /// a name that is not a local, is left as it is).
+    pub(crate) fn narrow(&mut self, var: &Expr, body: &[Expr]) -> Operand {
+        let Some(v) = self
+            .cx
+            .res
+            .local(var)
+            .filter(|&v| !self.cx.res.var(v).boxed)
+        else {
+            return self.seq(body);
+        };
+        let old = self.read_local(v, var.range);
+        let value = self.call("Base._notnothing", vec![old.clone()], var.range);
+        self.assign_local(v, value, var.range);
+        let result = self.seq(body);
+        self.assign_local(v, old, var.range);
+        result
+    }
+
     /// `while cond body end`.
     pub(crate) fn while_loop(&mut self, looped: &Expr, cond: &Expr, body: &[Expr]) -> Operand {
         let r = looped.range;

@@ -654,5 +654,6 @@ pub(crate) fn children(e: &Expr) -> Vec<&Expr> {
             .chain(var.as_deref())
             .chain(body)
             .collect(),
+        ExprKind::Narrow { var, body } => std::iter::once(&**var).chain(body).collect(),
     }
 }

@@ -150,6 +150,12 @@ const FRESH_RESULTS: &[&str] = &[
     "deepcopy",
     "range",
     "LinRange",
+    // Reductions with `dims` make new arrays.
+    "sum",
+    "prod",
+    "maximum",
+    "minimum",
+    "permutedims",
 ];
 
 /// Is `e` an array that no variable, field or other array shares memory with (a slice, which
@@ -169,7 +175,9 @@ pub(crate) fn is_fresh_array(e: &Expr) -> bool {
             match &callee.kind {
                 ExprKind::Ident(name) if FRESH_RESULTS.contains(&name.as_str()) => true,
                 // A reshape of a fresh array is one too.
-                ExprKind::Ident(name) if name == "reshape" || name == "vec" => {
+                ExprKind::Ident(name)
+                    if name == "reshape" || name == "vec" || name == "dropdims" =>
+                {
                     args.first().is_some_and(is_fresh_array)
                 }
                 _ => false,

@@ -500,6 +500,13 @@ pub enum ExprKind {
         value: Option<Box<Expr>>,
         body: Vec<Expr>,
     },
+    /// Where `var` (an identifier), tested against `nothing` just before, is not `nothing`:
+    /// inside `body` it is `Base._notnothing(var)`, after it what it was (Julia's inference
+    /// narrows a `Union{Nothing, T}` so). No scope of its own (`narrow.rs`).
+    Narrow {
+        var: Box<Expr>,
+        body: Vec<Expr>,
+    },
     /// A `for` or `while` loop under a `# zy: checkpoint [snapshots=K]` line: its gradient
     /// keeps the loop-carried state every chunk of iterations instead of every iteration's
     /// tape (`docs/checkpointing.md`). `snapshots`: the `K` written, if any.

@@ -111,6 +111,10 @@ fn dotted(e: Expr) -> Expr {
             value: value.map(d),
             body: all(body),
         },
+        ExprKind::Narrow { var, body } => ExprKind::Narrow {
+            var,
+            body: all(body),
+        },
         ExprKind::Return(Some(v)) => ExprKind::Return(Some(d(v))),
         ExprKind::Views(inner) => ExprKind::Views(d(inner)),
         kind => kind,

@@ -3,12 +3,13 @@
 
 use crate::annotations;
 use crate::arrays;
-use crate::ast::{Expr, ExprKind, KeywordArg, TextRange};
+use crate::ast::{Expr, ExprKind, KeywordArg, TextRange, UnOp};
 use crate::cx::{error_expr, Cx};
 use crate::generators;
 use crate::items::{anonymous, arrow_function, function_definition, params_of_tuple};
 use crate::kind::Kind;
 use crate::literals;
+use crate::narrow;
 use crate::operators::{self, compound_op};
 use crate::tree::SyntaxNode;
 
@@ -41,7 +42,8 @@ fn is_container(node: &SyntaxNode) -> bool {
 
 /// Converts a sequence of statements.
 pub(crate) fn block(cx: &mut Cx, nodes: &[SyntaxNode]) -> Vec<Expr> {
-    nodes.iter().map(|n| expr(cx, n)).collect()
+    let stmts = nodes.iter().map(|n| expr(cx, n)).collect();
+    narrow::block(cx, stmts, nodes)
 }
 
 /// The statements of a `(block ...)` node (or the node itself if it is not a block).
@@ -70,6 +72,7 @@ fn convert(cx: &mut Cx, node: &SyntaxNode) -> Expr {
         Kind::Parens => parens,
         Kind::Tuple => tuple,
         Kind::Block => |cx, n| Expr::new(ExprKind::Block(block(cx, &n.children)), n.range),
+        Kind::Curly => crate::type_values::type_value,
         Kind::Vect => arrays::vect,
         Kind::Comprehension => generators::comprehension,
         Kind::Generator => generators::generator,
@@ -107,10 +110,7 @@ fn convert(cx: &mut Cx, node: &SyntaxNode) -> Expr {
         Kind::Return => return_statement,
         Kind::Local => local,
         Kind::Doc => doc,
-        Kind::Subtype | Kind::Supertype => |cx, n| {
-            let op = if n.kind == Kind::Subtype { "<:" } else { ">:" };
-            cx.unsupported(n, &format!("operator `{op}`"))
-        },
+        Kind::Subtype | Kind::Supertype => crate::type_values::subtype,
         Kind::LongArrow => |cx, n| cx.unsupported(n, "operator `-->`"),
         Kind::DotAnd => |cx, n| cx.unsupported(n, "operator `.&&`"),
         Kind::DotOr => |cx, n| cx.unsupported(n, "operator `.||`"),
@@ -126,7 +126,6 @@ fn outside_subset(kind: Kind) -> Option<&'static str> {
         Kind::CharLit => "character literal",
         Kind::CmdStringLit => "command literal",
         Kind::Braces | Kind::BracesCat => "curly braces `{...}`",
-        Kind::Curly => "type parameters in an expression",
         Kind::Interpolate => "interpolation `$`",
         Kind::Quote => "quoted expression",
         Kind::Splat => "splatting `...`",
@@ -302,9 +301,16 @@ fn ternary(cx: &mut Cx, node: &SyntaxNode) -> Expr {
     let [cond, then, els] = node.children.as_slice() else {
         return error_expr(node);
     };
-    let cond = Box::new(expr(cx, cond));
-    let then = Box::new(expr(cx, then));
-    let els = Box::new(expr(cx, els));
+    let (then_node, els_node) = (then, els);
+    let cond = expr(cx, cond);
+    let mut then = expr(cx, then_node);
+    let mut els = expr(cx, els_node);
+    match narrow::nothing_test(&cond) {
+        Some((v, true)) => els = narrow::narrowed_expr(cx, &v, els, els_node),
+        Some((v, false)) => then = narrow::narrowed_expr(cx, &v, then, then_node),
+        None => {}
+    }
+    let (cond, then, els) = (Box::new(cond), Box::new(then), Box::new(els));
     Expr::new(ExprKind::Ternary { cond, then, els }, node.range)
 }
 
@@ -313,8 +319,16 @@ fn logical(cx: &mut Cx, node: &SyntaxNode, make: fn(Box<Expr>, Box<Expr>) -> Exp
     let [lhs, rhs] = node.children.as_slice() else {
         return error_expr(node);
     };
+    let rhs_node = rhs;
     let lhs = expr(cx, lhs);
-    let rhs = expr(cx, rhs);
+    let mut rhs = expr(cx, rhs_node);
+    // `rhs` runs when `lhs` holds (`&&`) or fails (`||`).
+    let runs_when = node.kind == Kind::And;
+    if let Some((v, when_nothing)) = narrow::nothing_test(&lhs) {
+        if when_nothing != runs_when {
+            rhs = narrow::narrowed_expr(cx, &v, rhs, rhs_node);
+        }
+    }
     Expr::new(make(Box::new(lhs), Box::new(rhs)), node.range)
 }
 
@@ -415,6 +429,9 @@ fn call(cx: &mut Cx, node: &SyntaxNode, dotted: bool) -> Expr {
         (true, Kind::Identifier) if cx.text(callee) == ":" => {
             return cx.unsupported(callee, "operator `:` as a function");
         }
+        (false, Kind::Curly) => {
+            return cx.unsupported(callee, "type parameters in an expression");
+        }
         _ => expr(cx, callee),
     };
     let (do_block, list) = match rest.split_last() {
@@ -442,7 +459,29 @@ fn call(cx: &mut Cx, node: &SyntaxNode, dotted: bool) -> Expr {
             };
             return Expr::new(kind, node.range);
         }
-        let shares = (name == "reshape" || name == "vec") && !dotted;
+        let row = |a: &Expr| {
+            matches!(
+                &a.kind,
+                ExprKind::Unary {
+                    op: UnOp::Adjoint,
+                    ..
+                }
+            )
+        };
+        if name == "vec" && !dotted && keywords.is_empty() && args.len() == 1 && row(&args[0]) {
+            // `vec(x')`: `x` itself for a vector `x` (Julia's `parent`); of a matrix the
+            // prelude refuses it by name, since zy's `A'` is a copy.
+            let callee = Expr::new(
+                ExprKind::Ident("Base._vec_adjoint".into()),
+                callee_expr.range,
+            );
+            let kind = ExprKind::Call {
+                callee: Box::new(callee),
+                args,
+            };
+            return Expr::new(kind, node.range);
+        }
+        let shares = matches!(name.as_str(), "reshape" | "vec" | "dropdims") && !dotted;
         if shares && args.first().is_some_and(|a| !arrays::is_fresh_array(a)) {
             let x = list.first().map_or("x", |a| cx.text(a)).to_string();
             let rest = if name == "vec" { "" } else { ", ..." };
@@ -762,12 +801,19 @@ fn if_statement(cx: &mut Cx, node: &SyntaxNode) -> Expr {
     let mut els = None;
     let mut current = node;
     let mut levels = 0;
+    let mut last_test;
     loop {
         let [cond, then, rest @ ..] = current.children.as_slice() else {
             cx.leave_many(levels);
             return error_expr(node);
         };
-        branches.push((expr(cx, cond), block_of(cx, then)));
+        let cond = expr(cx, cond);
+        let mut body = block_of(cx, then);
+        last_test = narrow::nothing_test(&cond);
+        if let Some((v, false)) = &last_test {
+            body = narrow::narrowed(cx, v, body, &[then]);
+        }
+        branches.push((cond, body));
         match rest {
             [] => break,
             [next] if next.kind == Kind::Elseif && !next.leaf => {
@@ -779,7 +825,11 @@ fn if_statement(cx: &mut Cx, node: &SyntaxNode) -> Expr {
                 current = next;
             }
             [els_block] => {
-                els = Some(block_of(cx, els_block));
+                let mut body = block_of(cx, els_block);
+                if let Some((v, true)) = &last_test {
+                    body = narrow::narrowed(cx, v, body, &[els_block]);
+                }
+                els = Some(body);
                 break;
             }
             _ => {

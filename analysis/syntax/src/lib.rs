@@ -24,10 +24,12 @@ mod generators;
 mod items;
 mod kwdef;
 mod literals;
+mod narrow;
 mod operators;
 mod output;
 mod parser;
 mod print;
+mod type_values;
 
 use crate::ast::{Expr, SourceFile, SyntaxError, TextRange};
 use crate::cx::Cx;

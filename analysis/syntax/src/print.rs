@@ -347,6 +347,7 @@ impl Display for Expr {
                 let value = value.as_ref().map_or(String::new(), |v| format!(" {v}"));
                 list(f, &format!("let ({var}{value})"), body)
             }
+            ExprKind::Narrow { var, body } => list(f, &format!("narrow {var}"), body),
             ExprKind::Break => write!(f, "(break)"),
             ExprKind::Continue => write!(f, "(continue)"),
             ExprKind::Return(value) => match value {

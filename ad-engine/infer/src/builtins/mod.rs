@@ -41,6 +41,9 @@ pub const BUILTINS: &[&str] = &[
     "max",
     "min",
     "isa",
+    "typeof",
+    "eltype",
+    "<:",
     "copysign",
     "fma",
     "===",
@@ -251,6 +254,9 @@ pub(crate) fn call(
         ("+" | "-" | "*" | "/" | "÷" | "%" | "^", [x, y]) if is_array(x) || is_array(y) => {
             array::arith(cx, b, name, x, y)
         }
+        ("==" | "!=", [x, y]) if is_nothing_or_int(x) || is_nothing_or_int(y) => {
+            nothing_or_int_equality(cx, b, name, x, y)
+        }
         ("==" | "!=", [x, y]) if is_array(x) && is_array(y) => array_equality(cx, b, name, x, y),
         ("==" | "!=", [x, y]) if is_tuple(x) && is_tuple(y) => tuple_equality(cx, b, name, x, y),
         ("==" | "!=", [x, y]) if !(x.ty.is_number() && y.ty.is_number()) => {
@@ -276,7 +282,24 @@ pub(crate) fn call(
         (n, _) if is_math(n) => scalar::math(b, name, args),
         ("abs" | "sign" | "floor" | "ceil" | "round", _) => scalar::keep_type(b, name, args),
         ("max" | "min", _) => scalar::min_max(b, name, args),
+        ("isa", [x, t]) if is_nothing_or_int(x) => union_isa(cx, b, x, t),
         ("isa", _) => isa(cx, args),
+        (
+            "<:",
+            [Val {
+                ty: Type::Function(a),
+                ..
+            }, Val {
+                ty: Type::Function(b),
+                ..
+            }],
+        ) => crate::type_values::is_subtype(a, b, cx.program).map(|s| Val::lit(Const::Bool(s))),
+        ("typeof", [x]) => crate::type_values::value_name(&x.ty).map(|n| Val::lit(Const::Func(n))),
+        ("eltype", [t]) => type_eltype(cx, t),
+        ("typeof" | "eltype" | "<:", _) => Err(no_method(
+            name,
+            &args.iter().map(|a| a.ty.clone()).collect::<Vec<_>>(),
+        )),
         ("copysign", _) => scalar::copysign(b, args),
         ("fma", _) => scalar::fma(b, args),
         ("===", [x, y]) => scalar::egal(x, y),
@@ -287,6 +310,9 @@ pub(crate) fn call(
         )),
         ("float" | "Float64" | "Int" | "Int64", _) => scalar::conversion(b, name, args),
         ("zero" | "one", _) => scalar::zero_one(b, name, args),
+        ("zeros" | "ones" | "fill", _) if of_three_dims(name, args) => Err(Fail::unsupported(
+            format!("`{name}` of 3 or more dimensions: zy's arrays are vectors and matrices"),
+        )),
         (
             "zeros" | "ones" | "fill" | "copy" | "similar" | "length" | "size" | "first" | "last"
             | "setlength!" | "sum" | "prod" | "maximum" | "minimum" | "dot" | "transpose"
@@ -337,9 +363,64 @@ fn isa(cx: &mut Cx, args: &[Val]) -> Result<Val, Fail> {
             &args.iter().map(|a| a.ty.clone()).collect::<Vec<_>>(),
         ));
     };
-    let pat = crate::pattern::pattern(&zy_ir::TypeExpr::named(name), &[], cx.program)?;
+    let pat = crate::type_values::pattern_of_name(name, cx.program)?;
     let holds = crate::pattern::matches(&pat, &x.ty, &mut Default::default());
     Ok(Val::lit(Const::Bool(holds)))
+}
+
+/// `i isa T` of `findfirst`'s `Union{Nothing, Int64}`: decided at run time when `T` holds one
+/// of `Nothing` and `Int64` but not the other (`isnothing(i)` or its negation).
+fn union_isa(cx: &mut Cx, b: &mut PlanBuilder, x: &Val, t: &Val) -> Result<Val, Fail> {
+    let holds = |cx: &mut Cx, ty: Type| -> Result<bool, Fail> {
+        let v = isa(cx, &[Val::of(Arg::Const(Const::Nothing), ty), t.clone()])?;
+        Ok(matches!(v.arg, Arg::Const(Const::Bool(true))))
+    };
+    let (nothing, int) = (holds(cx, Type::Nothing)?, holds(cx, Type::Int64)?);
+    if nothing == int {
+        return Ok(Val::lit(Const::Bool(nothing)));
+    }
+    let is_nothing = cx.call_named(b, &"Base.isnothing".into(), std::slice::from_ref(x))?;
+    if nothing {
+        return Ok(is_nothing);
+    }
+    let not = b.prim(zy_ir::Prim::Not, vec![is_nothing.arg], Type::Bool);
+    Ok(Val::of(not, Type::Bool))
+}
+
+/// Are the shape arguments of `zeros`/`ones`/`fill` (after an element type or a value) three
+/// or more sizes, or a tuple of them?
+fn of_three_dims(name: &str, args: &[Val]) -> bool {
+    let dims = match (name, args) {
+        ("fill", [_, dims @ ..]) => dims,
+        (
+            _,
+            [Val {
+                ty: Type::Function(_),
+                ..
+            }, dims @ ..],
+        ) => dims,
+        _ => args,
+    };
+    match dims {
+        [Val {
+            ty: Type::Tuple(ts),
+            ..
+        }] => ts.len() >= 3 && ts.iter().all(|t| *t == Type::Int64),
+        _ => dims.len() >= 3 && dims.iter().all(|d| d.ty == Type::Int64),
+    }
+}
+
+/// `eltype(T)` of a type value `T` naming an array type: its element type, as a value.
+/// (`eltype(x)` of a value is the prelude's.)
+fn type_eltype(cx: &mut Cx, t: &Val) -> Result<Val, Fail> {
+    let elem = match &t.ty {
+        Type::Function(n) => crate::type_values::elem_of(n, cx.program),
+        _ => None,
+    };
+    match elem {
+        Some(e) => Ok(Val::lit(Const::Func(crate::type_values::value_name(&e)?))),
+        None => Err(no_method("eltype", std::slice::from_ref(&t.ty))),
+    }
 }
 
 /// The abstract types of Julia that are values only as the right side of `isa`.
@@ -414,6 +495,28 @@ fn tuple_equality(
         b.prim(Prim::Not, vec![all.arg], Type::Bool),
         Type::Bool,
     ))
+}
+
+/// The prelude's `Base.NothingOrInt`, `findfirst`'s `Union{Nothing, Int64}`.
+fn is_nothing_or_int(v: &Val) -> bool {
+    matches!(&v.ty, Type::Struct(s) if &*s.name == "Base.NothingOrInt")
+}
+
+/// `i == y` (`i != y`) with `findfirst`'s union on a side: the prelude's
+/// `Base._union_equal` (`nothing == nothing`, the index `==` a number), negated for `!=`.
+fn nothing_or_int_equality(
+    cx: &mut Cx,
+    b: &mut PlanBuilder,
+    op: &str,
+    x: &Val,
+    y: &Val,
+) -> Result<Val, Fail> {
+    let eq = cx.call_named(b, &"Base._union_equal".into(), &[x.clone(), y.clone()])?;
+    if op == "==" {
+        return Ok(eq);
+    }
+    let not = b.prim(zy_ir::Prim::Not, vec![eq.arg], Type::Bool);
+    Ok(Val::of(not, Type::Bool))
 }
 
 /// `x == y` (`x != y`) of two arrays: the prelude's `Base._array_equal` (same shape, equal

@@ -1,0 +1,233 @@
+//! Types as values. zy represents a type used as a value by a name (a constant of type
+//! `Function(name)`, as it represents `Float64` by its constructor): `typeof(x)`, `eltype(x)`,
+//! a `where` variable and a type written in an expression (`Vector{Float64}`, which the syntax
+//! turns into that text) are such names. A concrete type's name is its printed form
+//! (`Vector{Float64}`), so two names of one concrete type are equal, and `==`, `isa` and
+//! `eltype` on them are decided by inference, as Julia's compiler folds them.
+
+use std::sync::Arc;
+
+use zy_ir::{Name, Program, Type, TypeExpr};
+
+use crate::error::Fail;
+use crate::pattern::{self, Pat};
+
+/// The name of `Tuple{}` (as the syntax names the empty tuple's type).
+const EMPTY_TUPLE: &str = "Tuple{}";
+
+/// Is `name` the text of a type with parameters (as opposed to a plain name)?
+pub(crate) fn is_type_text(name: &str) -> bool {
+    name.contains('{')
+}
+
+/// Do two type or function names name one thing (`Int` is `Int64`)?
+pub(crate) fn same_name(f: &str, g: &str) -> bool {
+    let alias = |n: &str| {
+        if n == "Int" {
+            "Int64".to_string()
+        } else {
+            n.to_string()
+        }
+    };
+    alias(f) == alias(g)
+}
+
+/// The pattern the type named `name` stands for; each `<:B` parameter is a variable bounded
+/// by `B` (`AbstractVector{<:Real}`).
+pub(crate) fn pattern_of(name: &str, program: &Program) -> Result<Pat, Fail> {
+    let mut bounds = Vec::new();
+    let expr = Parser { text: name, at: 0 }
+        .whole(&mut bounds)
+        .ok_or_else(|| Fail::unsupported(format!("the type `{name}` as a value")))?;
+    let vars: Vec<Name> = bounds.iter().map(|(v, _)| v.clone()).collect();
+    let mut bound_pats = Vec::new();
+    for (v, b) in &bounds {
+        bound_pats.push((v.clone(), pattern::pattern(b, &vars, program)?));
+    }
+    let p = pattern::pattern(&expr, &vars, program)?;
+    Ok(pattern::with_bounds(p, &bound_pats))
+}
+
+/// The pattern of any type value's name: a type with parameters, or a plain name (`Float64`,
+/// `Real`, a struct).
+pub(crate) fn pattern_of_name(name: &str, program: &Program) -> Result<Pat, Fail> {
+    if is_type_text(name) {
+        pattern_of(name, program)
+    } else {
+        pattern::pattern(&TypeExpr::named(name), &[], program)
+    }
+}
+
+/// `a <: b` of two type values' names, as Julia's subtyping decides it for the types zy has.
+pub(crate) fn is_subtype(a: &str, b: &str, program: &Program) -> Result<bool, Fail> {
+    let pb = pattern_of_name(b, program)?;
+    let pa = pattern_of_name(a, program)?;
+    Ok(match pattern::concrete(&pa, &Default::default()) {
+        Some(t) => pattern::matches(&pb, &t, &mut Default::default()),
+        None => pattern::subtype(&pa, &pb),
+    })
+}
+
+/// The concrete type a type value's name stands for, if it stands for one.
+pub(crate) fn concrete_of(name: &str, program: &Program) -> Option<Type> {
+    if !is_type_text(name) {
+        return match name {
+            "Float64" => Some(Type::Float64),
+            "Int" | "Int64" => Some(Type::Int64),
+            "Bool" => Some(Type::Bool),
+            "Nothing" => Some(Type::Nothing),
+            _ => None,
+        };
+    }
+    let p = pattern_of(name, program).ok()?;
+    pattern::concrete(&p, &Default::default())
+}
+
+/// The name of a type value written `name`: a concrete type's printed form
+/// (`Array{Float64, 1}` is `Vector{Float64}`), else the text as written.
+pub(crate) fn canonical(name: &Name, program: &Program) -> Result<Name, Fail> {
+    let p = pattern_of(name, program)?;
+    Ok(match pattern::concrete(&p, &Default::default()) {
+        Some(t) => value_name(&t)?,
+        None => name.clone(),
+    })
+}
+
+/// The name of the type `t` as a value (`typeof(x)`, `eltype(x)`): its printed form, for the
+/// types whose printed form reads back as themselves.
+pub(crate) fn value_name(t: &Type) -> Result<Name, Fail> {
+    let reads_back = |t: &Type| -> bool {
+        fn ok(t: &Type) -> bool {
+            match t {
+                Type::Float64 | Type::Int64 | Type::Bool | Type::Nothing => true,
+                Type::Array(e, 1 | 2) | Type::Adjoint(e) => ok(e),
+                Type::Tuple(ts) => ts.iter().all(ok),
+                // `findfirst`'s union: its type is `Nothing` or `Int64`, known only at run time.
+                Type::Struct(s) if &*s.name == "Base.NothingOrInt" => false,
+                Type::Struct(s) => s.kind == zy_ir::StructKind::User && s.params.iter().all(ok),
+                Type::Function(n) => !n.contains('{'),
+                _ => false,
+            }
+        }
+        ok(t)
+    };
+    if !reads_back(t) {
+        return Err(Fail::unsupported(format!("the type {t} as a value")));
+    }
+    Ok(match t {
+        Type::Tuple(ts) if ts.is_empty() => EMPTY_TUPLE.into(),
+        Type::Function(n) => format!("typeof({n})").into(),
+        _ => t.to_string().into(),
+    })
+}
+
+/// The element type of the array type a type value names (`eltype(Vector{Float64})`).
+pub(crate) fn elem_of(name: &str, program: &Program) -> Option<Type> {
+    match concrete_of(name, program)? {
+        Type::Array(e, _) | Type::Adjoint(e) => Some(Arc::unwrap_or_clone(e)),
+        _ => None,
+    }
+}
+
+/// A reader of type text: `Name`, `Name{P, ...}`, `<:B`, `typeof(f)`.
+struct Parser<'t> {
+    text: &'t str,
+    at: usize,
+}
+
+impl Parser<'_> {
+    fn whole(mut self, bounds: &mut Vec<(Name, TypeExpr)>) -> Option<TypeExpr> {
+        let t = self.ty(bounds)?;
+        self.space();
+        (self.at == self.text.len()).then_some(t)
+    }
+
+    fn space(&mut self) {
+        while self.text[self.at..].starts_with(' ') {
+            self.at += 1;
+        }
+    }
+
+    fn eat(&mut self, s: &str) -> bool {
+        self.space();
+        let found = self.text[self.at..].starts_with(s);
+        if found {
+            self.at += s.len();
+        }
+        found
+    }
+
+    fn ty(&mut self, bounds: &mut Vec<(Name, TypeExpr)>) -> Option<TypeExpr> {
+        if self.eat("<:") {
+            let bound = self.ty(bounds)?;
+            let var: Name = format!("#T{}", bounds.len() + 1).into();
+            bounds.push((var.clone(), bound));
+            return Some(TypeExpr::named(&var));
+        }
+        self.space();
+        let rest = &self.text[self.at..];
+        let len = rest
+            .find(|c: char| matches!(c, '{' | '}' | ',' | '(' | ')' | ' '))
+            .unwrap_or(rest.len());
+        let name = &rest[..len];
+        if name.is_empty() {
+            return None;
+        }
+        self.at += len;
+        if name == "typeof" && self.eat("(") {
+            let rest = &self.text[self.at..];
+            let end = rest.find(')')?;
+            let f = rest[..end].trim().to_string();
+            self.at += end + 1;
+            return Some(TypeExpr::Typeof(f.into()));
+        }
+        let mut params = Vec::new();
+        if self.eat("{") {
+            if self.eat("}") {
+                return (name == "Tuple").then(|| TypeExpr::named(EMPTY_TUPLE));
+            }
+            loop {
+                params.push(self.ty(bounds)?);
+                if self.eat("}") {
+                    break;
+                }
+                if !self.eat(",") {
+                    return None;
+                }
+            }
+        }
+        Some(TypeExpr::Named {
+            name: name.into(),
+            params,
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn concrete_types_read_back_by_their_printed_names() {
+        let program = Program::default();
+        for t in [
+            Type::vector_f64(),
+            Type::matrix_f64(),
+            Type::Tuple(Arc::from([Type::Float64, Type::Int64])),
+            Type::Adjoint(Arc::new(Type::Float64)),
+        ] {
+            let name = match value_name(&t) {
+                Ok(n) => n,
+                Err(e) => panic!("{t}: {e:?}"),
+            };
+            assert_eq!(concrete_of(&name, &program), Some(t));
+        }
+        let written: Name = "Array{Float64, 1}".into();
+        assert_eq!(
+            canonical(&written, &program).ok().as_deref(),
+            Some("Vector{Float64}")
+        );
+        assert!(concrete_of("AbstractVector{<:Real}", &program).is_none());
+        assert!(pattern_of("Vector{", &program).is_err());
+    }
+}

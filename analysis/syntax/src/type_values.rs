@@ -1,0 +1,80 @@
+//! Types written as values (`Vector{Float64}` in `T == Vector{Float64}` or `x isa
+//! AbstractVector{<:Real}`): a name holding the type's text, which inference reads back as the
+//! type, as it reads `Float64` or `Real`.
+
+use crate::ast::{Expr, ExprKind, TypeExpr, SUBTYPE_PARAM};
+use crate::cx::{error_expr, Cx};
+use crate::items::type_expr;
+use crate::kind::Kind;
+use crate::tree::SyntaxNode;
+
+/// `Name{P, ...}` in an expression: the name `Name{P, ...}` as Julia prints the type (one space
+/// after each comma, `<:B` for a bounded parameter).
+pub(crate) fn type_value(cx: &mut Cx, node: &SyntaxNode) -> Expr {
+    match value_text(cx, node) {
+        Some(t) => Expr::new(ExprKind::Ident(t), node.range),
+        None => error_expr(node),
+    }
+}
+
+/// The text of a type in an expression, where a parameter may also be a number of dimensions
+/// (`Array{Float64, 1}`); `None` once a part is reported.
+fn value_text(cx: &mut Cx, node: &SyntaxNode) -> Option<String> {
+    match (node.leaf, node.kind, node.children.as_slice()) {
+        (true, Kind::Integer, _) => Some(cx.text(node).to_string()),
+        (false, Kind::Curly, [base, params @ ..]) if !params.is_empty() => {
+            let base = type_expr(cx, base)?;
+            let mut parts = Vec::new();
+            for p in params {
+                parts.push(value_text(cx, p)?);
+            }
+            Some(format!("{}{{{}}}", text(&base), parts.join(", ")))
+        }
+        _ => type_expr(cx, node).map(|t| text(&t)),
+    }
+}
+
+/// `A <: B` of two types (`T <: Real`, `typeof(x) <: AbstractVector`): a call of `<:`, which
+/// inference decides; `B >: A` is `A <: B`. A bound alone (`<:Real`) is refused here.
+pub(crate) fn subtype(cx: &mut Cx, node: &SyntaxNode) -> Expr {
+    let op = if node.kind == Kind::Subtype {
+        "<:"
+    } else {
+        ">:"
+    };
+    let [a, b] = node.children.as_slice() else {
+        return cx.unsupported(node, &format!("operator `{op}`"));
+    };
+    let (a, b) = (crate::expr::expr(cx, a), crate::expr::expr(cx, b));
+    let args = if node.kind == Kind::Subtype {
+        vec![a, b]
+    } else {
+        vec![b, a]
+    };
+    let callee = Expr::new(ExprKind::Ident("<:".into()), node.range);
+    let kind = ExprKind::Call {
+        callee: Box::new(callee),
+        args,
+    };
+    Expr::new(kind, node.range)
+}
+
+/// The text of a type, as inference parses it back (`zy_infer`'s `type_text`).
+fn text(t: &TypeExpr) -> String {
+    match t {
+        TypeExpr::Named { name, params, .. } if name == SUBTYPE_PARAM => {
+            format!(
+                "<:{}",
+                params.iter().map(text).collect::<Vec<_>>().join(", ")
+            )
+        }
+        TypeExpr::Named { name, params, .. } if params.is_empty() => name.clone(),
+        TypeExpr::Named { name, params, .. } => {
+            format!(
+                "{name}{{{}}}",
+                params.iter().map(text).collect::<Vec<_>>().join(", ")
+            )
+        }
+        TypeExpr::Typeof { name, .. } => format!("typeof({name})"),
+    }
+}
