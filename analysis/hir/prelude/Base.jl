@@ -3378,3 +3378,255 @@ function _revolve_split(l, s)
     left = t >= 2 ? _revolve_beta(s, t - 2, l) : 1
     return min(max(max(left, l - _revolve_beta(s - 1, t, l)), 1), l - 1)
 end
+
+# ---- Iterators: lazy views of iterables (Julia's `Base.Iterators`) ---------------------------
+# zy iterates by `length` and `getindex` (see the comprehensions above), so each iterator here
+# has both; `collect` of one whose elements are numbers is a Vector, as in Julia.
+
+"""
+    only(x)
+
+The one element of `x`; an `ArgumentError` when `x` is empty or has several.
+"""
+function only(x)
+    if length(x) == 0
+        throw(ArgumentError("Collection is empty, must contain exactly 1 element"))
+    elseif length(x) > 1
+        throw(ArgumentError("Collection has multiple elements, must contain exactly 1 element"))
+    end
+    return x[1]
+end
+
+only(x::Tuple{Any}) = x[1]
+only(x::Tuple) = throw(ArgumentError("Tuple contains $(length(x)) elements, must contain exactly 1 element"))
+
+"""
+    Iterators
+
+Julia's lazy iterators: `take`, `drop`, `reverse`, `countfrom`, `partition`, `product`,
+`flatten`, `filter`, `map`, and `Iterators.only`.
+"""
+module Iterators
+
+"""
+    Take(xs, n)
+
+The first `n` elements of `xs` (`Iterators.take`).
+"""
+struct Take{I}
+    xs::I
+    n::Int
+end
+
+"""
+    take(xs, n)
+
+The lazy iterator over at most the first `n` elements of `xs`; `n < 0` is an `ArgumentError`.
+"""
+function take(xs, n::Int)
+    if n < 0
+        throw(ArgumentError("Take length must be non-negative"))
+    end
+    return Take(xs, n)
+end
+
+"""
+    Drop(xs, n)
+
+The elements of `xs` after its first `n` (`Iterators.drop`).
+"""
+struct Drop{I}
+    xs::I
+    n::Int
+end
+
+"""
+    drop(xs, n)
+
+The lazy iterator over the elements of `xs` after its first `n`; `n < 0` is an
+`ArgumentError`.
+"""
+function drop(xs, n::Int)
+    if n < 0
+        throw(ArgumentError("Drop length must be non-negative"))
+    end
+    return Drop(xs, n)
+end
+
+"""
+    Reverse(itr)
+
+The elements of `itr` from the last to the first (`Iterators.reverse`).
+"""
+struct Reverse{T}
+    itr::T
+end
+
+"""
+    reverse(itr)
+
+The lazy iterator over `itr` backwards (no copy, unlike `Base.reverse`).
+"""
+reverse(itr) = Reverse(itr)
+
+"""
+    Count(start, step)
+
+The endless `start, start + step, start + 2step, ...` (`Iterators.countfrom`).
+"""
+struct Count{T, S}
+    start::T
+    step::S
+end
+
+"""
+    countfrom(start = 1, step = 1)
+
+The endless arithmetic sequence from `start`; take a finite part with `take`.
+"""
+countfrom() = Count(1, 1)
+countfrom(start) = Count(start, oneunit(start))
+countfrom(start, step) = Count(start, step)
+
+"""
+    PartitionIterator(c, n)
+
+`c` in consecutive parts of `n` elements, the last one shorter (`Iterators.partition`).
+"""
+struct PartitionIterator{T}
+    c::T
+    n::Int
+end
+
+"""
+    partition(c, n)
+
+The consecutive parts of `n` elements of the vector `c`, each a view of `c` (the last holds
+what remains); `n < 1` is an `ArgumentError`.
+"""
+function partition(c, n::Int)
+    if n < 1
+        throw(ArgumentError("cannot create partitions of length $n"))
+    end
+    return PartitionIterator(c, n)
+end
+
+"""
+    product(a, b)
+
+The pairs `(x, y)` of elements of `a` and `b`, `x` varying fastest (`Base.product`).
+"""
+product(a, b) = Base.product(a, b)
+
+"""
+    flatten(t)
+
+The elements of each iterable of the tuple `t`, one iterable after the other.
+"""
+flatten(t::Tuple) = Base.Flatten(t)
+
+"""
+    filter(flt, itr)
+
+The lazy iterator over the elements `x` of `itr` with `flt(x)`: for `collect`, `sum`, generators
+and the other reductions; a `for` loop over it is refused (collect it first).
+"""
+filter(flt, itr) = Base.Filter(flt, itr)
+
+"""
+    map(f, a), map(f, a, b)
+
+The lazy `f(x) for x in a` (a `Generator`), with several iterables over their `zip`.
+"""
+map(f, a) = Base.Generator(f, a)
+map(f, a, b) = Base.Generator(t -> f(t[1], t[2]), Base.zip(a, b))
+
+"""
+    only(x)
+
+`Base.only`: the one element of `x`.
+"""
+only(x) = Base.only(x)
+
+Base.length(t::Take) = min(t.n, length(t.xs))
+Base.length(t::Take{Count{T, S}}) where {T, S} = t.n
+Base.length(d::Drop) = max(0, length(d.xs) - d.n)
+Base.length(r::Reverse) = length(r.itr)
+Base.length(p::PartitionIterator) = cld(length(p.c), p.n)
+Base.length(fl::Base.Flatten{T}) where {T <: Tuple} = sum(length, fl.it)
+
+Base.getindex(t::Take, k::Int) = t.xs[_checked(t, k)]
+Base.getindex(d::Drop, k::Int) = d.xs[d.n + _checked(d, k)]
+Base.getindex(r::Reverse, k::Int) = r.itr[length(r.itr) - _checked(r, k) + 1]
+Base.getindex(c::Count, k::Int) = c.start + (k - 1) * c.step
+function Base.getindex(p::PartitionIterator, k::Int)
+    _checked(p, k)
+    return view(p.c, ((k - 1) * p.n + 1):min(k * p.n, length(p.c)))
+end
+Base.getindex(fl::Base.Flatten{T}, k::Int) where {T <: Tuple} = _flat_index(_checked(fl, k), fl.it...)
+Base.getindex(p::Base.ProductIterator, k::Int) = Base._gen_elem(p, _checked(p, k))
+
+"""
+    first(itr)
+
+The first element of an iterator; an `ArgumentError` when it has none.
+"""
+Base.first(it::Take) = _first(it)
+Base.first(it::Drop) = _first(it)
+Base.first(it::Reverse) = _first(it)
+Base.first(it::PartitionIterator) = _first(it)
+Base.first(it::Base.ProductIterator) = _first(it)
+Base.first(it::Base.Zip) = _first(it)
+Base.first(it::Base.Enumerate) = _first(it)
+Base.first(g::Base.Generator) = g.f(first(g.iter))
+Base.first(c::Count) = c.start
+
+"""
+    last(r::Reverse), last(g::Generator)
+
+The last element: `first` of the reversed iterable, `f` of the last element.
+"""
+Base.last(r::Reverse) = first(r.itr)
+Base.last(g::Base.Generator) = g.f(last(g.iter))
+
+_first(it) = length(it) == 0 ? throw(ArgumentError("collection must be non-empty")) : it[1]
+
+# A `for` loop iterates by `length` and `getindex`, which a lazy filter has not.
+Base.length(f::Base.Filter) = error("unsupported: a `for` loop over `Iterators.filter` (its length is known only by calling the filter); loop over `collect(Iterators.filter(f, x))`, or test inside the loop (`f(x) || continue`)")
+
+# `k` if it indexes `it` (`1 ≤ k ≤ length(it)`), else a `BoundsError`.
+function _checked(it, k::Int)
+    if k < 1 || k > length(it)
+        error("BoundsError: attempt to access $(length(it))-element iterator at index [$k]")
+    end
+    return k
+end
+
+# The `k`th element of the iterables one after the other.
+_flat_index(k::Int, p) = p[k]
+_flat_index(k::Int, p, rest...) = k <= length(p) ? p[k] : _flat_index(k - length(p), rest...)
+
+# `collect` and the reductions of the iterators whose elements are numbers: over the elements
+# in order, as Julia's do over any iterator.
+Base.collect(t::Take) = Base._gen_collect(identity, t)
+Base.collect(d::Drop) = Base._gen_collect(identity, d)
+Base.collect(r::Reverse) = Base._gen_collect(identity, r)
+Base.collect(f::Base.Filter) = Base._gen_collect(identity, f)
+Base.collect(fl::Base.Flatten{T}) where {T <: Tuple} = Base._gen_collect(identity, fl)
+Base.sum(it::Take) = Base._gen_fold(+, Base._gen_sum_first, identity, it)
+Base.sum(it::Drop) = Base._gen_fold(+, Base._gen_sum_first, identity, it)
+Base.sum(it::Reverse) = Base._gen_fold(+, Base._gen_sum_first, identity, it)
+Base.sum(it::Base.Filter) = Base._gen_fold(+, Base._gen_sum_first, identity, it)
+Base.prod(it::Take) = Base._gen_fold(*, identity, identity, it)
+Base.prod(it::Drop) = Base._gen_fold(*, identity, identity, it)
+Base.prod(it::Base.Filter) = Base._gen_fold(*, identity, identity, it)
+Base.maximum(it::Base.Filter) = Base._gen_fold(max, identity, identity, it)
+Base.minimum(it::Base.Filter) = Base._gen_fold(min, identity, identity, it)
+
+# Arrays whose elements are tuples or arrays are outside zy's arrays: refused by name.
+Base.collect(z::Base.Zip) = error("unsupported: `collect(zip(...))`, an array of tuples; iterate the zip itself (`for (a, b) in zip(x, y)`, `[f(a, b) for (a, b) in zip(x, y)]`)")
+Base.collect(e::Base.Enumerate) = error("unsupported: `collect(enumerate(x))`, an array of tuples; iterate the enumerate itself (`for (i, v) in enumerate(x)`)")
+Base.collect(p::Base.ProductIterator) = error("unsupported: `collect(Iterators.product(a, b))`, a matrix of tuples; iterate the product itself or write `[f(x, y) for x in a, y in b]`")
+Base.collect(p::PartitionIterator) = error("unsupported: `collect(Iterators.partition(x, n))`, a vector of arrays; iterate the partition itself (`for p in Iterators.partition(x, n)`)")
+
+end # module Iterators
