@@ -3630,3 +3630,39 @@ Base.collect(p::Base.ProductIterator) = error("unsupported: `collect(Iterators.p
 Base.collect(p::PartitionIterator) = error("unsupported: `collect(Iterators.partition(x, n))`, a vector of arrays; iterate the partition itself (`for p in Iterators.partition(x, n)`)")
 
 end # module Iterators
+
+# ---- Folds over tuples ------------------------------------------------------------------------
+# A tuple of arrays is how zy keeps several arrays apart (its arrays hold numbers): Julia's
+# `reduce(hcat, (a, b))`, `foldl(op, t; init)`, `mapreduce(f, op, t)` fold it from the left,
+# one method per element type.
+
+"""
+    reduce(op, t::Tuple; init), foldl(op, t::Tuple; init)
+
+`op(...op(op(t[1], t[2]), t[3])..., t[end])`, from `init` when given; an empty tuple without
+`init` is an `ArgumentError`. `reduce(hcat, (a, b))` is `hcat(a, b)`.
+"""
+reduce(op, t::Tuple; init = _InitialValue()) = _foldl_from(op, init, t...)
+foldl(op, t::Tuple; init = _InitialValue()) = _foldl_from(op, init, t...)
+
+"""
+    foldr(op, t::Tuple; init)
+
+`op(t[1], op(t[2], ...op(t[end-1], t[end])))`, ending in `init` when given.
+"""
+foldr(op, t::Tuple; init = _InitialValue()) = _foldr_from(op, init, t...)
+
+"""
+    mapreduce(f, op, t::Tuple; init)
+
+`f` applied to each element of the tuple, combined with `op` from the left.
+"""
+mapreduce(f, op, t::Tuple; init = _InitialValue()) = _foldl_from(op, init, map(f, t)...)
+
+_foldl_from(op, ::_InitialValue, xs...) = _foldl_tuple(op, xs...)
+_foldl_from(op, init, xs...) = _foldl_tuple(op, init, xs...)
+_foldr_from(op, ::_InitialValue) = _foldl_tuple(op)
+_foldr_from(op, ::_InitialValue, x) = x
+_foldr_from(op, ::_InitialValue, x, rest...) = op(x, _foldr_from(op, _InitialValue(), rest...))
+_foldr_from(op, init) = init
+_foldr_from(op, init, x, rest...) = op(x, _foldr_from(op, init, rest...))
