@@ -136,7 +136,10 @@ pub(crate) fn index(cx: &mut Cx, node: &SyntaxNode) -> Expr {
 /// (`elem` names the element type), refused by name with what to write instead; `None` when
 /// `elem` is not an array type.
 pub(crate) fn array_of_arrays(cx: &mut Cx, node: &SyntaxNode, elem: &SyntaxNode) -> Option<Expr> {
-    let name = elem.children.first().filter(|_| elem.kind == Kind::Curly && !elem.leaf)?;
+    let name = elem
+        .children
+        .first()
+        .filter(|_| elem.kind == Kind::Curly && !elem.leaf)?;
     let is_array = name.leaf
         && name.kind == Kind::Identifier
         && matches!(cx.text(name), "Vector" | "Matrix" | "Array");
