@@ -3666,3 +3666,24 @@ _foldr_from(op, ::_InitialValue, x) = x
 _foldr_from(op, ::_InitialValue, x, rest...) = op(x, _foldr_from(op, _InitialValue(), rest...))
 _foldr_from(op, init) = init
 _foldr_from(op, init, x, rest...) = op(x, _foldr_from(op, init, rest...))
+
+"""
+    foreach(f, t::Tuple), foreach(f, x)
+
+`f` called on each element in order, for its effects; returns `nothing`. Over a tuple of
+different struct types each call takes that element's own method (a `for` loop over such a
+tuple would need one type for its loop variable).
+"""
+foreach(f, t::Tuple) = _foreach_tuple(f, t...)
+function foreach(f, x)
+    for k in 1:length(x)
+        f(x[k])
+    end
+    return nothing
+end
+
+_foreach_tuple(f) = nothing
+function _foreach_tuple(f, x, rest...)
+    f(x)
+    return _foreach_tuple(f, rest...)
+end

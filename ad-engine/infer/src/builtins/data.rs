@@ -210,7 +210,9 @@ fn get_index(b: &mut PlanBuilder, args: &[Val]) -> Result<Val, Fail> {
                         Ok(apply(b, Prim::Error, &[&error, &message], Type::Bottom))
                     }
                     _ => Err(Fail::unsupported(format!(
-                        "indexing {} with a run-time index (its elements differ in type)",
+                        "indexing {} with a run-time index (its elements differ in type), as a \
+                         `for` loop over it does; write `map(f, t)`, `sum(f, t)` or \
+                         `foreach(f, t)`, which call each element's own method",
                         x.ty
                     ))),
                 }
