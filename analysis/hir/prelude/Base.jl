@@ -3548,8 +3548,52 @@ map(f, a, b) = Base.Generator(t -> f(t[1], t[2]), Base.zip(a, b))
 """
 only(x) = Base.only(x)
 
+"""
+    zip(a, b), zip(a, b, c), enumerate(x)
+
+`Base.zip` and `Base.enumerate`, which Julia defines in `Iterators`.
+"""
+zip(a, b) = Base.zip(a, b)
+zip(a, b, c) = Base.zip(a, b, c)
+enumerate(x) = Base.enumerate(x)
+
+"""
+    Cycle(xs)
+
+The elements of `xs` over and over (`Iterators.cycle`).
+"""
+struct Cycle{I}
+    xs::I
+end
+
+"""
+    cycle(xs)
+
+The endless repetition of the elements of `xs`; take a finite part with `take`.
+"""
+cycle(xs) = Cycle(xs)
+
+"""
+    Repeated(x)
+
+`x` over and over (`Iterators.repeated`).
+"""
+struct Repeated{T}
+    x::T
+end
+
+"""
+    repeated(x), repeated(x, n)
+
+`x` endlessly, or `n` times (`take(repeated(x), n)`).
+"""
+repeated(x) = Repeated(x)
+repeated(x, n::Int) = take(Repeated(x), n)
+
 Base.length(t::Take) = min(t.n, length(t.xs))
 Base.length(t::Take{Count{T, S}}) where {T, S} = t.n
+Base.length(t::Take{Cycle{I}}) where {I} = isempty(t.xs.xs) ? 0 : t.n
+Base.length(t::Take{Repeated{T}}) where {T} = t.n
 Base.length(d::Drop) = max(0, length(d.xs) - d.n)
 Base.length(r::Reverse) = length(r.itr)
 Base.length(p::PartitionIterator) = cld(length(p.c), p.n)
@@ -3559,6 +3603,8 @@ Base.getindex(t::Take, k::Int) = t.xs[_checked(t, k)]
 Base.getindex(d::Drop, k::Int) = d.xs[d.n + _checked(d, k)]
 Base.getindex(r::Reverse, k::Int) = r.itr[length(r.itr) - _checked(r, k) + 1]
 Base.getindex(c::Count, k::Int) = c.start + (k - 1) * c.step
+Base.getindex(c::Cycle, k::Int) = c.xs[mod1(k, length(c.xs))]
+Base.getindex(r::Repeated, k::Int) = r.x
 function Base.getindex(p::PartitionIterator, k::Int)
     _checked(p, k)
     return view(p.c, ((k - 1) * p.n + 1):min(k * p.n, length(p.c)))
@@ -3580,6 +3626,8 @@ Base.first(it::Base.Zip) = _first(it)
 Base.first(it::Base.Enumerate) = _first(it)
 Base.first(g::Base.Generator) = g.f(first(g.iter))
 Base.first(c::Count) = c.start
+Base.first(c::Cycle) = first(c.xs)
+Base.first(r::Repeated) = r.x
 
 """
     last(r::Reverse), last(g::Generator)
