@@ -3468,6 +3468,10 @@ end
 The lazy iterator over `itr` backwards (no copy, unlike `Base.reverse`).
 """
 reverse(itr) = Reverse(itr)
+reverse(r::UnitRange) = Base.reverse(r)
+reverse(r::StepRange) = Base.reverse(r)
+reverse(g::Base.Generator) = Base.Generator(g.f, reverse(g.iter))
+reverse(r::Reverse) = r.itr
 
 """
     Count(start, step)
@@ -3619,7 +3623,7 @@ The first element of an iterator; an `ArgumentError` when it has none.
 """
 Base.first(it::Take) = _first(it)
 Base.first(it::Drop) = _first(it)
-Base.first(it::Reverse) = _first(it)
+Base.first(r::Reverse) = last(r.itr)
 Base.first(it::PartitionIterator) = _first(it)
 Base.first(it::Base.ProductIterator) = _first(it)
 Base.first(it::Base.Zip) = _first(it)
