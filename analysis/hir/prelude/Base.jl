@@ -3644,7 +3644,7 @@ Base.last(g::Base.Generator) = g.f(last(g.iter))
 _first(it) = length(it) == 0 ? throw(ArgumentError("collection must be non-empty")) : it[1]
 
 # A `for` loop iterates by `length` and `getindex`, which a lazy filter has not.
-Base.length(f::Base.Filter) = error("unsupported: a `for` loop over `Iterators.filter` (its length is known only by calling the filter); loop over `collect(Iterators.filter(f, x))`, or test inside the loop (`f(x) || continue`)")
+Base.length(f::Base.Filter) = error("unsupported: a `for` loop over `Iterators.filter` (zy's loops ask for its length, known only by calling the filter, which Julia's `length` refuses too); loop over `collect(Iterators.filter(f, x))`, or test inside the loop (`f(x) || continue`)")
 
 # `k` if it indexes `it` (`1 ≤ k ≤ length(it)`), else a `BoundsError`.
 function _checked(it, k::Int)
