@@ -3523,6 +3523,27 @@ The pairs `(x, y)` of elements of `a` and `b`, `x` varying fastest (`Base.produc
 product(a, b) = Base.product(a, b)
 
 """
+    Product3(a, b, c)
+
+`product(a, b, c)`: the triples `(x, y, z)` of elements of `a`, `b` and `c`, `x` varying
+fastest, then `y`.
+"""
+struct Product3{A, B, C}
+    a::A
+    b::B
+    c::C
+end
+
+"""
+    product(a, b, c)
+
+The triples `(x, y, z)` of elements of `a`, `b` and `c`, `x` varying fastest: for `for`
+loops, generators and reductions (a comprehension over it, a 3-dimensional array in Julia, is
+refused by name).
+"""
+product(a, b, c) = Product3(a, b, c)
+
+"""
     flatten(t)
 
 The elements of each iterable of the tuple `t`, one iterable after the other.
@@ -3601,6 +3622,8 @@ Base.length(t::Take{Repeated{T}}) where {T} = t.n
 Base.length(d::Drop) = max(0, length(d.xs) - d.n)
 Base.length(r::Reverse) = length(r.itr)
 Base.length(p::PartitionIterator) = cld(length(p.c), p.n)
+Base.length(p::Product3) = length(p.a) * length(p.b) * length(p.c)
+Base.size(p::Product3) = (length(p.a), length(p.b), length(p.c))
 Base.length(fl::Base.Flatten{T}) where {T <: Tuple} = sum(length, fl.it)
 
 Base.getindex(t::Take, k::Int) = t.xs[_checked(t, k)]
@@ -3615,6 +3638,11 @@ function Base.getindex(p::PartitionIterator, k::Int)
 end
 Base.getindex(fl::Base.Flatten{T}, k::Int) where {T <: Tuple} = _flat_index(_checked(fl, k), fl.it...)
 Base.getindex(p::Base.ProductIterator, k::Int) = Base._gen_elem(p, _checked(p, k))
+function Base.getindex(p::Product3, k::Int)
+    q = _checked(p, k) - 1
+    m, n = length(p.a), length(p.b)
+    return (p.a[q % m + 1], p.b[(q ÷ m) % n + 1], p.c[q ÷ (m * n) + 1])
+end
 
 """
     first(itr)
@@ -3626,6 +3654,7 @@ Base.first(it::Drop) = _first(it)
 Base.first(r::Reverse) = last(r.itr)
 Base.first(it::PartitionIterator) = _first(it)
 Base.first(it::Base.ProductIterator) = _first(it)
+Base.first(it::Product3) = _first(it)
 Base.first(it::Base.Zip) = _first(it)
 Base.first(it::Base.Enumerate) = _first(it)
 Base.first(g::Base.Generator) = g.f(first(g.iter))
@@ -3681,6 +3710,8 @@ Base.minimum(it::Base.Filter) = minimum(collect(it))
 Base.collect(z::Base.Zip) = error("unsupported: `collect(zip(...))`, an array of tuples; iterate the zip itself (`for (a, b) in zip(x, y)`, `[f(a, b) for (a, b) in zip(x, y)]`)")
 Base.collect(e::Base.Enumerate) = error("unsupported: `collect(enumerate(x))`, an array of tuples; iterate the enumerate itself (`for (i, v) in enumerate(x)`)")
 Base.collect(p::Base.ProductIterator) = error("unsupported: `collect(Iterators.product(a, b))`, a matrix of tuples; iterate the product itself or write `[f(x, y) for x in a, y in b]`")
+Base.collect(p::Product3) = error("unsupported: `collect(Iterators.product(a, b, c))`, a 3-dimensional array of tuples; iterate the product itself")
+Base._gen_array(f, it::Product3) = error("unsupported: a comprehension over `Iterators.product(a, b, c)` (a 3-dimensional array in Julia); iterate it in a `for` loop or reduce a generator over it (`sum(f(x, y, z) for (x, y, z) in ...)`)")
 Base.collect(p::PartitionIterator) = error("unsupported: `collect(Iterators.partition(x, n))`, a vector of arrays; iterate the partition itself (`for p in Iterators.partition(x, n)`)")
 
 end # module Iterators
