@@ -3772,3 +3772,8 @@ function _foreach_tuple(f, x, rest...)
     f(x)
     return _foreach_tuple(f, rest...)
 end
+
+# `Vector{T}(undef, n)` and `Matrix{T}(undef, m, n)` of a struct or abstract type: refused by
+# name (the number types have their methods above).
+_undef_vector(T, n::Int) = error("unsupported: `Vector{$(T)}(undef, n)`: zy's arrays hold Float64, Int and Bool elements; keep structs or arrays in a tuple")
+_undef_matrix(T, m::Int, n::Int) = error("unsupported: `Matrix{$(T)}(undef, m, n)`: zy's arrays hold Float64, Int and Bool elements; keep structs or arrays in a tuple")
