@@ -3777,3 +3777,7 @@ end
 # name (the number types have their methods above).
 _undef_vector(T, n::Int) = error("unsupported: `Vector{$(T)}(undef, n)`: zy's arrays hold Float64, Int and Bool elements; keep structs or arrays in a tuple")
 _undef_matrix(T, m::Int, n::Int) = error("unsupported: `Matrix{$(T)}(undef, m, n)`: zy's arrays hold Float64, Int and Bool elements; keep structs or arrays in a tuple")
+
+# `push!(v, x)`, `insert!`, `fill!`, `Float64[...]` of an array `x` into an array of numbers:
+# Julia's `convert` refuses it; in zy, whose arrays hold numbers, say what to write instead.
+_elem_of(v::Array, x::AbstractArray) = error("MethodError: Cannot `convert` an array to an object of type $(eltype(v)): zy's arrays hold numbers, so a history of arrays is a Matrix (`hcat(H, x)`, or columns written into `zeros(n, k)`) or a tuple")
