@@ -3559,6 +3559,42 @@ and the other reductions; a `for` loop over it is refused (collect it first).
 filter(flt, itr) = Base.Filter(flt, itr)
 
 """
+    TakeWhile(pred, xs)
+
+The elements of `xs` up to the first for which `pred` is false (`Iterators.takewhile`).
+"""
+struct TakeWhile{I, P}
+    pred::P
+    xs::I
+end
+
+"""
+    takewhile(pred, xs)
+
+The lazy iterator over the first elements `x` of `xs` with `pred(x)`: for `collect`, `sum`
+and `prod` (a `for` loop over it is refused, as over `filter`).
+"""
+takewhile(pred, xs) = TakeWhile(pred, xs)
+
+"""
+    DropWhile(pred, xs)
+
+The elements of `xs` from the first for which `pred` is false on (`Iterators.dropwhile`).
+"""
+struct DropWhile{I, P}
+    pred::P
+    xs::I
+end
+
+"""
+    dropwhile(pred, xs)
+
+The lazy iterator over the elements of `xs` after those at its start with `pred(x)`: for
+`collect`, `sum` and `prod` (a `for` loop over it is refused, as over `filter`).
+"""
+dropwhile(pred, xs) = DropWhile(pred, xs)
+
+"""
     map(f, a), map(f, a, b)
 
 The lazy `f(x) for x in a` (a `Generator`), with several iterables over their `zip`.
@@ -3705,6 +3741,33 @@ Base.prod(it::Drop) = prod(collect(it))
 Base.prod(it::Base.Filter) = prod(collect(it))
 Base.maximum(it::Base.Filter) = maximum(collect(it))
 Base.minimum(it::Base.Filter) = minimum(collect(it))
+
+# `pred` is called on the elements in order up to the first false one, as Julia's iteration
+# calls it.
+function Base.collect(t::TakeWhile)
+    y = Base._vector(Base._gen_results(identity, t.xs), length(t.xs))
+    n = 0
+    while n < length(t.xs) && t.pred(t.xs[n + 1])
+        n += 1
+        y[n] = t.xs[n]
+    end
+    return n == length(y) ? y : Base._slice(y, StepRange(1, 1, n))
+end
+
+function Base.collect(d::DropWhile)
+    k = 0
+    while k < length(d.xs) && d.pred(d.xs[k + 1])
+        k += 1
+    end
+    return collect(Drop(d.xs, k))
+end
+
+Base.sum(it::TakeWhile) = sum(collect(it))
+Base.sum(it::DropWhile) = sum(collect(it))
+Base.prod(it::TakeWhile) = prod(collect(it))
+Base.prod(it::DropWhile) = prod(collect(it))
+Base.length(it::TakeWhile) = error("unsupported: a `for` loop over `Iterators.takewhile` (zy's loops ask for its length, known only by calling the predicate); loop over `collect(...)` of it, or `break` inside the loop")
+Base.length(it::DropWhile) = error("unsupported: a `for` loop over `Iterators.dropwhile` (zy's loops ask for its length, known only by calling the predicate); loop over `collect(...)` of it")
 
 # Arrays whose elements are tuples or arrays are outside zy's arrays: refused by name.
 Base.collect(z::Base.Zip) = error("unsupported: `collect(zip(...))`, an array of tuples; iterate the zip itself (`for (a, b) in zip(x, y)`, `[f(a, b) for (a, b) in zip(x, y)]`)")
