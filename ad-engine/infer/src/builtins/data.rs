@@ -367,12 +367,19 @@ fn literal_elem(elems: &[Val]) -> Result<Type, Fail> {
         } else if t == e.ty {
             t
         } else if let (Type::Struct(a), Type::Struct(b)) = (&t, &e.ty) {
+            if is_library(&a.name) || is_library(&b.name) {
+                return Err(Fail::unsupported(format!(
+                    "array literal mixing {t} and {} elements (zy's arrays hold numbers); \
+                     write a tuple `(a, b)`, or `[a; b]` to concatenate them",
+                    e.ty
+                )));
+            }
             return Err(Fail::unsupported(format!(
-                "an array of structs of different types (`[a, b]` of {} and {} values, which \
+                "an array of structs of different types (`[a, b]` of {t} and {} values, which \
                  Julia's Vector of their abstract type dispatches per element at run time); \
                  write a tuple `(a, b)`: `map(f, t)` and `sum(f, t)` call each \
                  element's own method",
-                a.name, b.name
+                e.ty
             )));
         } else {
             return Err(Fail::unsupported(format!(
@@ -423,13 +430,24 @@ pub(crate) fn nested_elements(t: &Type) -> Option<String> {
              concatenate them, `hcat(a, b)` for a matrix of columns, or a tuple `(a, b)` to \
              keep them apart"
         ),
-        Type::Struct(s) => struct_elements(&s.name),
+        Type::Struct(s) if is_library(&s.name) => format!(
+            "a vector of {t} values (a Vector{{{t}}} in Julia); write a tuple `(a, b)`, or \
+             `[a; b]` to concatenate them"
+        ),
+        Type::Struct(_) => struct_elements(&t.to_string()),
         Type::Tuple(_) | Type::NamedTuple(_) => format!(
             "an array of tuples (of {t} values); write a tuple of tuples, or one array per \
              position"
         ),
         _ => format!("an array of {t} values (zy's arrays hold numbers)"),
     })
+}
+
+/// Is the struct `name` one of the library's (a range, a view, an iterator), not the program's?
+fn is_library(name: &str) -> bool {
+    ["Base.", "LinearAlgebra.", "Statistics."]
+        .iter()
+        .any(|m| name.starts_with(m))
 }
 
 /// The refusal of an array of the struct type `name`, with what to write instead.
