@@ -19,16 +19,27 @@ pub fn fdata_type(t: &Type) -> Type {
             Type::Nothing => Type::Nothing,
             tan => Type::Ref(Arc::new(tan)),
         },
-        // An AD stack's shadow holds the gradients of its entries (nested AD).
-        Type::Stack(elem) => match rdata_type(elem) {
+        // An AD stack's shadow holds, per entry, its shadow and its gradient (nested AD).
+        Type::Stack(elem) => match stack_entry_type(elem) {
             Type::Nothing => Type::Nothing,
-            r => Type::Stack(Arc::new(r)),
+            entry => Type::Stack(Arc::new(entry)),
         },
         Type::Struct(s) if s.mutable => match tangent_type(t) {
             Type::Nothing => Type::Nothing,
             tan => Type::Ref(Arc::new(tan)),
         },
         _ => composite(t, fdata_type),
+    }
+}
+
+/// What an AD stack's shadow holds per entry of type `elem`: the entry's shadow (fdata), so that
+/// a popped array is the same shadow that was pushed, and its gradient (rdata), accumulated by
+/// the pullback; a tuple `(fdata, rdata)` when it has both, the one it has, or `Nothing`.
+pub fn stack_entry_type(elem: &Type) -> Type {
+    match (fdata_type(elem), rdata_type(elem)) {
+        (Type::Nothing, r) => r,
+        (f, Type::Nothing) => f,
+        (f, r) => Type::tuple([f, r]),
     }
 }
 

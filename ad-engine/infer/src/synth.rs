@@ -186,8 +186,9 @@ impl Synth {
             return Ok(());
         }
         if !r.is_number() {
+            let why = crate::builtins::nested_elements(&r).unwrap_or_default();
             return Err(Fail::unsupported(format!(
-                "`map` of a function returning {r}"
+                "`map` of a function returning {r}: {why}"
             )));
         }
         let len = self.prim(b, Prim::Length, vec![first.clone()], Type::Int64);

@@ -1005,26 +1005,6 @@ foldl(op, x::AbstractArray; init = _InitialValue()) = _mapfoldl(identity, op, in
 """
 foldr(op, x::AbstractArray; init = _InitialValue()) = _mapfoldr(identity, op, init, x)
 
-# The folds over a tuple, unrolled, so its elements may differ in type (a tuple of layers
-# folded over an input: `foldl((h, f) -> f(h), layers; init = x)`).
-foldl(op, t::Tuple; init = _InitialValue()) = _foldl_init(op, init, t...)
-foldr(op, t::Tuple; init = _InitialValue()) = _foldr_init(op, init, t...)
-reduce(op, t::Tuple; init = _InitialValue()) = _foldl_init(op, init, t...)
-mapreduce(f, op, t::Tuple; init = _InitialValue()) = _foldl_init(op, init, map(f, t)...)
-mapfoldl(f, op, t::Tuple; init = _InitialValue()) = _foldl_init(op, init, map(f, t)...)
-mapfoldr(f, op, t::Tuple; init = _InitialValue()) = _foldr_init(op, init, map(f, t)...)
-
-_foldl_init(op, ::_InitialValue, xs...) = _foldl_tuple(op, xs...)
-_foldl_init(op, init, xs...) = _foldl_tuple(op, init, xs...)
-_foldr_init(op, ::_InitialValue, xs...) = _foldr_tuple(op, xs...)
-_foldr_init(op, init, xs...) = _foldr_with(op, init, xs...)
-
-_foldr_tuple(op) = _foldl_tuple(op)
-_foldr_tuple(op, x) = x
-_foldr_tuple(op, x, rest...) = op(x, _foldr_tuple(op, rest...))
-_foldr_with(op, init) = init
-_foldr_with(op, init, x, rest...) = op(x, _foldr_with(op, init, rest...))
-
 """
     maximum(f, x), minimum(f, x)
 
@@ -3597,3 +3577,471 @@ function _revolve_split(l, s)
     left = t >= 2 ? _revolve_beta(s, t - 2, l) : 1
     return min(max(max(left, l - _revolve_beta(s - 1, t, l)), 1), l - 1)
 end
+
+# ---- Iterators: lazy views of iterables (Julia's `Base.Iterators`) ---------------------------
+# zy iterates by `length` and `getindex` (see the comprehensions above), so each iterator here
+# has both; `collect` of one whose elements are numbers is a Vector, as in Julia.
+
+"""
+    only(x)
+
+The one element of `x`; an `ArgumentError` when `x` is empty or has several.
+"""
+function only(x)
+    if length(x) == 0
+        throw(ArgumentError("Collection is empty, must contain exactly 1 element"))
+    elseif length(x) > 1
+        throw(ArgumentError("Collection has multiple elements, must contain exactly 1 element"))
+    end
+    return x[1]
+end
+
+only(x::Tuple{Any}) = x[1]
+only(x::Tuple) = throw(ArgumentError("Tuple contains $(length(x)) elements, must contain exactly 1 element"))
+
+"""
+    Iterators
+
+Julia's lazy iterators: `take`, `drop`, `reverse`, `countfrom`, `partition`, `product`,
+`flatten`, `filter`, `map`, and `Iterators.only`.
+"""
+module Iterators
+
+"""
+    Take(xs, n)
+
+The first `n` elements of `xs` (`Iterators.take`).
+"""
+struct Take{I}
+    xs::I
+    n::Int
+end
+
+"""
+    take(xs, n)
+
+The lazy iterator over at most the first `n` elements of `xs`; `n < 0` is an `ArgumentError`.
+"""
+function take(xs, n::Int)
+    if n < 0
+        throw(ArgumentError("Take length must be non-negative"))
+    end
+    return Take(xs, n)
+end
+
+"""
+    Drop(xs, n)
+
+The elements of `xs` after its first `n` (`Iterators.drop`).
+"""
+struct Drop{I}
+    xs::I
+    n::Int
+end
+
+"""
+    drop(xs, n)
+
+The lazy iterator over the elements of `xs` after its first `n`; `n < 0` is an
+`ArgumentError`.
+"""
+function drop(xs, n::Int)
+    if n < 0
+        throw(ArgumentError("Drop length must be non-negative"))
+    end
+    return Drop(xs, n)
+end
+
+"""
+    Reverse(itr)
+
+The elements of `itr` from the last to the first (`Iterators.reverse`).
+"""
+struct Reverse{T}
+    itr::T
+end
+
+"""
+    reverse(itr)
+
+The lazy iterator over `itr` backwards (no copy, unlike `Base.reverse`).
+"""
+reverse(itr) = Reverse(itr)
+reverse(r::UnitRange) = Base.reverse(r)
+reverse(r::StepRange) = Base.reverse(r)
+reverse(g::Base.Generator) = Base.Generator(g.f, reverse(g.iter))
+reverse(r::Reverse) = r.itr
+
+"""
+    Count(start, step)
+
+The endless `start, start + step, start + 2step, ...` (`Iterators.countfrom`).
+"""
+struct Count{T, S}
+    start::T
+    step::S
+end
+
+"""
+    countfrom(start = 1, step = 1)
+
+The endless arithmetic sequence from `start`; take a finite part with `take`.
+"""
+countfrom() = Count(1, 1)
+countfrom(start) = Count(start, oneunit(start))
+countfrom(start, step) = Count(start, step)
+
+"""
+    PartitionIterator(c, n)
+
+`c` in consecutive parts of `n` elements, the last one shorter (`Iterators.partition`).
+"""
+struct PartitionIterator{T}
+    c::T
+    n::Int
+end
+
+"""
+    partition(c, n)
+
+The consecutive parts of `n` elements of the vector `c`, each a view of `c` (the last holds
+what remains); `n < 1` is an `ArgumentError`.
+"""
+function partition(c, n::Int)
+    if n < 1
+        throw(ArgumentError("cannot create partitions of length $n"))
+    end
+    return PartitionIterator(c, n)
+end
+
+"""
+    product(a, b)
+
+The pairs `(x, y)` of elements of `a` and `b`, `x` varying fastest (`Base.product`).
+"""
+product(a, b) = Base.product(a, b)
+
+"""
+    Product3(a, b, c)
+
+`product(a, b, c)`: the triples `(x, y, z)` of elements of `a`, `b` and `c`, `x` varying
+fastest, then `y`.
+"""
+struct Product3{A, B, C}
+    a::A
+    b::B
+    c::C
+end
+
+"""
+    product(a, b, c)
+
+The triples `(x, y, z)` of elements of `a`, `b` and `c`, `x` varying fastest: for `for`
+loops, generators and reductions (a comprehension over it, a 3-dimensional array in Julia, is
+refused by name).
+"""
+product(a, b, c) = Product3(a, b, c)
+
+"""
+    flatten(t)
+
+The elements of each iterable of the tuple `t`, one iterable after the other.
+"""
+flatten(t::Tuple) = Base.Flatten(t)
+
+"""
+    filter(flt, itr)
+
+The lazy iterator over the elements `x` of `itr` with `flt(x)`: for `collect`, `sum`, generators
+and the other reductions; a `for` loop over it is refused (collect it first).
+"""
+filter(flt, itr) = Base.Filter(flt, itr)
+
+"""
+    TakeWhile(pred, xs)
+
+The elements of `xs` up to the first for which `pred` is false (`Iterators.takewhile`).
+"""
+struct TakeWhile{I, P}
+    pred::P
+    xs::I
+end
+
+"""
+    takewhile(pred, xs)
+
+The lazy iterator over the first elements `x` of `xs` with `pred(x)`: for `collect`, `sum`
+and `prod` (a `for` loop over it is refused, as over `filter`).
+"""
+takewhile(pred, xs) = TakeWhile(pred, xs)
+
+"""
+    DropWhile(pred, xs)
+
+The elements of `xs` from the first for which `pred` is false on (`Iterators.dropwhile`).
+"""
+struct DropWhile{I, P}
+    pred::P
+    xs::I
+end
+
+"""
+    dropwhile(pred, xs)
+
+The lazy iterator over the elements of `xs` after those at its start with `pred(x)`: for
+`collect`, `sum` and `prod` (a `for` loop over it is refused, as over `filter`).
+"""
+dropwhile(pred, xs) = DropWhile(pred, xs)
+
+"""
+    map(f, a), map(f, a, b)
+
+The lazy `f(x) for x in a` (a `Generator`), with several iterables over their `zip`.
+"""
+map(f, a) = Base.Generator(f, a)
+map(f, a, b) = Base.Generator(t -> f(t[1], t[2]), Base.zip(a, b))
+
+"""
+    only(x)
+
+`Base.only`: the one element of `x`.
+"""
+only(x) = Base.only(x)
+
+"""
+    zip(a, b), zip(a, b, c), enumerate(x)
+
+`Base.zip` and `Base.enumerate`, which Julia defines in `Iterators`.
+"""
+zip(a, b) = Base.zip(a, b)
+zip(a, b, c) = Base.zip(a, b, c)
+enumerate(x) = Base.enumerate(x)
+
+"""
+    Cycle(xs)
+
+The elements of `xs` over and over (`Iterators.cycle`).
+"""
+struct Cycle{I}
+    xs::I
+end
+
+"""
+    cycle(xs)
+
+The endless repetition of the elements of `xs`; take a finite part with `take`.
+"""
+cycle(xs) = Cycle(xs)
+
+"""
+    Repeated(x)
+
+`x` over and over (`Iterators.repeated`).
+"""
+struct Repeated{T}
+    x::T
+end
+
+"""
+    repeated(x), repeated(x, n)
+
+`x` endlessly, or `n` times (`take(repeated(x), n)`).
+"""
+repeated(x) = Repeated(x)
+repeated(x, n::Int) = take(Repeated(x), n)
+
+Base.length(t::Take) = min(t.n, length(t.xs))
+Base.length(t::Take{Count{T, S}}) where {T, S} = t.n
+Base.length(t::Take{Cycle{I}}) where {I} = isempty(t.xs.xs) ? 0 : t.n
+Base.length(t::Take{Repeated{T}}) where {T} = t.n
+Base.length(d::Drop) = max(0, length(d.xs) - d.n)
+Base.length(r::Reverse) = length(r.itr)
+Base.length(p::PartitionIterator) = cld(length(p.c), p.n)
+Base.length(p::Product3) = length(p.a) * length(p.b) * length(p.c)
+Base.size(p::Product3) = (length(p.a), length(p.b), length(p.c))
+Base.length(fl::Base.Flatten{T}) where {T <: Tuple} = sum(length, fl.it)
+
+Base.getindex(t::Take, k::Int) = t.xs[_checked(t, k)]
+Base.getindex(d::Drop, k::Int) = d.xs[d.n + _checked(d, k)]
+Base.getindex(r::Reverse, k::Int) = r.itr[length(r.itr) - _checked(r, k) + 1]
+Base.getindex(c::Count, k::Int) = c.start + (k - 1) * c.step
+Base.getindex(c::Cycle, k::Int) = c.xs[mod1(k, length(c.xs))]
+Base.getindex(r::Repeated, k::Int) = r.x
+function Base.getindex(p::PartitionIterator, k::Int)
+    _checked(p, k)
+    return view(p.c, ((k - 1) * p.n + 1):min(k * p.n, length(p.c)))
+end
+Base.getindex(fl::Base.Flatten{T}, k::Int) where {T <: Tuple} = _flat_index(_checked(fl, k), fl.it...)
+Base.getindex(p::Base.ProductIterator, k::Int) = Base._gen_elem(p, _checked(p, k))
+function Base.getindex(p::Product3, k::Int)
+    q = _checked(p, k) - 1
+    m, n = length(p.a), length(p.b)
+    return (p.a[q % m + 1], p.b[(q ÷ m) % n + 1], p.c[q ÷ (m * n) + 1])
+end
+
+"""
+    first(itr)
+
+The first element of an iterator; an `ArgumentError` when it has none.
+"""
+Base.first(it::Take) = _first(it)
+Base.first(it::Drop) = _first(it)
+Base.first(r::Reverse) = last(r.itr)
+Base.first(it::PartitionIterator) = _first(it)
+Base.first(it::Base.ProductIterator) = _first(it)
+Base.first(it::Product3) = _first(it)
+Base.first(it::Base.Zip) = _first(it)
+Base.first(it::Base.Enumerate) = _first(it)
+Base.first(g::Base.Generator) = g.f(first(g.iter))
+Base.first(c::Count) = c.start
+Base.first(c::Cycle) = first(c.xs)
+Base.first(r::Repeated) = r.x
+
+"""
+    last(r::Reverse), last(g::Generator)
+
+The last element: `first` of the reversed iterable, `f` of the last element.
+"""
+Base.last(r::Reverse) = first(r.itr)
+Base.last(g::Base.Generator) = g.f(last(g.iter))
+
+_first(it) = length(it) == 0 ? throw(ArgumentError("collection must be non-empty")) : it[1]
+
+# A `for` loop iterates by `length` and `getindex`, which a lazy filter has not.
+Base.length(f::Base.Filter) = error("unsupported: a `for` loop over `Iterators.filter` (zy's loops ask for its length, known only by calling the filter, which Julia's `length` refuses too); loop over `collect(Iterators.filter(f, x))`, or test inside the loop (`f(x) || continue`)")
+
+# `k` if it indexes `it` (`1 ≤ k ≤ length(it)`), else a `BoundsError`.
+function _checked(it, k::Int)
+    if k < 1 || k > length(it)
+        error("BoundsError: attempt to access $(length(it))-element iterator at index [$k]")
+    end
+    return k
+end
+
+# The `k`th element of the iterables one after the other.
+_flat_index(k::Int, p) = p[k]
+_flat_index(k::Int, p, rest...) = k <= length(p) ? p[k] : _flat_index(k - length(p), rest...)
+
+# `collect` and the reductions of the iterators whose elements are numbers: over the elements
+# in order, as Julia's do over any iterator.
+Base.collect(t::Take) = Base._gen_collect(identity, t)
+Base.collect(d::Drop) = Base._gen_collect(identity, d)
+Base.collect(r::Reverse) = Base._gen_collect(identity, r)
+Base.collect(f::Base.Filter) = Base._gen_collect(identity, f)
+Base.collect(fl::Base.Flatten{T}) where {T <: Tuple} = Base._gen_collect(identity, fl)
+# Their element type is their source's, so an empty one sums to zero (Julia's
+# `reduce_empty` of the element type), as its collected Vector does.
+Base.sum(it::Take) = sum(collect(it))
+Base.sum(it::Drop) = sum(collect(it))
+Base.sum(it::Reverse) = sum(collect(it))
+Base.sum(it::Base.Filter) = sum(collect(it))
+Base.prod(it::Take) = prod(collect(it))
+Base.prod(it::Drop) = prod(collect(it))
+Base.prod(it::Base.Filter) = prod(collect(it))
+Base.maximum(it::Base.Filter) = maximum(collect(it))
+Base.minimum(it::Base.Filter) = minimum(collect(it))
+
+# `pred` is called on the elements in order up to the first false one, as Julia's iteration
+# calls it.
+function Base.collect(t::TakeWhile)
+    y = Base._vector(Base._gen_results(identity, t.xs), length(t.xs))
+    n = 0
+    while n < length(t.xs) && t.pred(t.xs[n + 1])
+        n += 1
+        y[n] = t.xs[n]
+    end
+    return n == length(y) ? y : Base._slice(y, StepRange(1, 1, n))
+end
+
+function Base.collect(d::DropWhile)
+    k = 0
+    while k < length(d.xs) && d.pred(d.xs[k + 1])
+        k += 1
+    end
+    return collect(Drop(d.xs, k))
+end
+
+Base.sum(it::TakeWhile) = sum(collect(it))
+Base.sum(it::DropWhile) = sum(collect(it))
+Base.prod(it::TakeWhile) = prod(collect(it))
+Base.prod(it::DropWhile) = prod(collect(it))
+Base.length(it::TakeWhile) = error("unsupported: a `for` loop over `Iterators.takewhile` (zy's loops ask for its length, known only by calling the predicate); loop over `collect(...)` of it, or `break` inside the loop")
+Base.length(it::DropWhile) = error("unsupported: a `for` loop over `Iterators.dropwhile` (zy's loops ask for its length, known only by calling the predicate); loop over `collect(...)` of it")
+
+# Arrays whose elements are tuples or arrays are outside zy's arrays: refused by name.
+Base.collect(z::Base.Zip) = error("unsupported: `collect(zip(...))`, an array of tuples; iterate the zip itself (`for (a, b) in zip(x, y)`, `[f(a, b) for (a, b) in zip(x, y)]`)")
+Base.collect(e::Base.Enumerate) = error("unsupported: `collect(enumerate(x))`, an array of tuples; iterate the enumerate itself (`for (i, v) in enumerate(x)`)")
+Base.collect(p::Base.ProductIterator) = error("unsupported: `collect(Iterators.product(a, b))`, a matrix of tuples; iterate the product itself or write `[f(x, y) for x in a, y in b]`")
+Base.collect(p::Product3) = error("unsupported: `collect(Iterators.product(a, b, c))`, a 3-dimensional array of tuples; iterate the product itself")
+Base._gen_array(f, it::Product3) = error("unsupported: a comprehension over `Iterators.product(a, b, c)` (a 3-dimensional array in Julia); iterate it in a `for` loop or reduce a generator over it (`sum(f(x, y, z) for (x, y, z) in ...)`)")
+Base.collect(p::PartitionIterator) = error("unsupported: `collect(Iterators.partition(x, n))`, a vector of arrays; iterate the partition itself (`for p in Iterators.partition(x, n)`)")
+
+end # module Iterators
+
+# ---- Folds over tuples ------------------------------------------------------------------------
+# A tuple of arrays is how zy keeps several arrays apart (its arrays hold numbers): Julia's
+# `reduce(hcat, (a, b))`, `foldl(op, t; init)`, `mapreduce(f, op, t)` fold it from the left,
+# one method per element type.
+
+"""
+    reduce(op, t::Tuple; init), foldl(op, t::Tuple; init)
+
+`op(...op(op(t[1], t[2]), t[3])..., t[end])`, from `init` when given; an empty tuple without
+`init` is an `ArgumentError`. `reduce(hcat, (a, b))` is `hcat(a, b)`.
+"""
+reduce(op, t::Tuple; init = _InitialValue()) = _foldl_from(op, init, t...)
+foldl(op, t::Tuple; init = _InitialValue()) = _foldl_from(op, init, t...)
+
+"""
+    foldr(op, t::Tuple; init)
+
+`op(t[1], op(t[2], ...op(t[end-1], t[end])))`, ending in `init` when given.
+"""
+foldr(op, t::Tuple; init = _InitialValue()) = _foldr_from(op, init, t...)
+
+"""
+    mapreduce(f, op, t::Tuple; init)
+
+`f` applied to each element of the tuple, combined with `op` from the left.
+"""
+mapreduce(f, op, t::Tuple; init = _InitialValue()) = _foldl_from(op, init, map(f, t)...)
+mapfoldl(f, op, t::Tuple; init = _InitialValue()) = _foldl_from(op, init, map(f, t)...)
+mapfoldr(f, op, t::Tuple; init = _InitialValue()) = _foldr_from(op, init, map(f, t)...)
+
+_foldl_from(op, ::_InitialValue, xs...) = _foldl_tuple(op, xs...)
+_foldl_from(op, init, xs...) = _foldl_tuple(op, init, xs...)
+_foldr_from(op, ::_InitialValue) = _foldl_tuple(op)
+_foldr_from(op, ::_InitialValue, x) = x
+_foldr_from(op, ::_InitialValue, x, rest...) = op(x, _foldr_from(op, _InitialValue(), rest...))
+_foldr_from(op, init) = init
+_foldr_from(op, init, x, rest...) = op(x, _foldr_from(op, init, rest...))
+
+"""
+    foreach(f, t::Tuple), foreach(f, x)
+
+`f` called on each element in order, for its effects; returns `nothing`. Over a tuple of
+different struct types each call takes that element's own method (a `for` loop over such a
+tuple would need one type for its loop variable).
+"""
+foreach(f, t::Tuple) = _foreach_tuple(f, t...)
+function foreach(f, x)
+    for k in 1:length(x)
+        f(x[k])
+    end
+    return nothing
+end
+
+_foreach_tuple(f) = nothing
+function _foreach_tuple(f, x, rest...)
+    f(x)
+    return _foreach_tuple(f, rest...)
+end
+
+# `Vector{T}(undef, n)` and `Matrix{T}(undef, m, n)` of a struct or abstract type: refused by
+# name (the number types have their methods above).
+_undef_vector(T, n::Int) = error("unsupported: `Vector{$(T)}(undef, n)`: zy's arrays hold Float64, Int and Bool elements; keep structs or arrays in a tuple")
+_undef_matrix(T, m::Int, n::Int) = error("unsupported: `Matrix{$(T)}(undef, m, n)`: zy's arrays hold Float64, Int and Bool elements; keep structs or arrays in a tuple")
+
+# `push!(v, x)`, `insert!`, `fill!`, `Float64[...]` of an array `x` into an array of numbers:
+# Julia's `convert` refuses it; in zy, whose arrays hold numbers, say what to write instead.
+_elem_of(v::Array, x::AbstractArray) = error("MethodError: Cannot `convert` an array to an object of type $(eltype(v)): zy's arrays hold numbers, so a history of arrays is a Matrix (`hcat(H, x)`, or columns written into `zeros(n, k)`) or a tuple")

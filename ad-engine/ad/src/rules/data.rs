@@ -9,7 +9,7 @@ use super::Keep::Forward;
 use super::TestArg::{Float as F, Int as I, LitInt as L, Names, Ref as R, Tuple as T};
 use super::{arg_rdata, Emit, FwdOut, FwdStmt, RevStmt, Rule, TanStmt};
 use crate::forward::dual_type;
-use crate::tangent::{fdata_type, has_fdata, rdata_type};
+use crate::tangent::{fdata_type, has_fdata, rdata_type, stack_entry_type};
 use Prim::*;
 
 const T3: super::TestArg = T(&[1.5, -0.5, 2.0]);
@@ -218,9 +218,15 @@ pub const RULES: &[Rule] = &[
             let Some(ss) = s.shadows.first().cloned().flatten() else {
                 return Ok(alone_after(value));
             };
-            let elem = rdata_type(&s.arg_tys[1]);
-            let z = e.zero_rdata(&elem);
-            e.prim(Push, vec![ss.clone(), z], Type::Nothing);
+            // The entry's shadow (a fresh zero one where it has none) beside a zero gradient.
+            let elem = &s.arg_tys[1];
+            let shadow = match s.shadows.get(1).cloned().flatten() {
+                Some(x) => Some(x),
+                None => e.zero_fdata(s.args[1].clone(), elem),
+            };
+            let zero = e.zero_rdata(&rdata_type(elem));
+            let entry = stack_entry(e, elem, shadow, zero);
+            e.prim(Push, vec![ss.clone(), entry], Type::Nothing);
             Ok(FwdOut {
                 value,
                 shadow: None,
@@ -232,10 +238,8 @@ pub const RULES: &[Rule] = &[
             if let [stk, ss] = s.residuals.as_slice() {
                 let elem = s.arg_tys[1].clone();
                 e.prim(Pop, vec![stk.clone()], elem.clone());
-                let g = e.prim(Pop, vec![ss.clone()], rdata_type(&elem));
-                if rdata_type(&elem) != Type::Nothing {
-                    out[1] = Some(g);
-                }
+                let entry = e.prim(Pop, vec![ss.clone()], stack_entry_type(&elem));
+                out[1] = stack_entry_parts(e, &elem, entry).1;
             }
             out
         },
@@ -245,11 +249,18 @@ pub const RULES: &[Rule] = &[
             }
             None
         },
-        cases: &[Program {
-            src: NESTED_LOOP,
-            name: "d",
-            args: &[1.3],
-        }],
+        cases: &[
+            Program {
+                src: NESTED_LOOP,
+                name: "d",
+                args: &[1.3],
+            },
+            Program {
+                src: NESTED_ARRAY_TAPE,
+                name: "d",
+                args: &[1.5, -0.5],
+            },
+        ],
     },
     Rule {
         prim: Pop,
@@ -258,23 +269,26 @@ pub const RULES: &[Rule] = &[
             let Some(ss) = s.shadows.first().cloned().flatten() else {
                 return Ok(alone_after(value));
             };
-            let elem = rdata_type(&s.ty);
-            e.prim(Pop, vec![ss.clone()], elem);
+            // The popped entry's shadow is the one pushed with it.
+            let entry = e.prim(Pop, vec![ss.clone()], stack_entry_type(&s.ty));
+            let shadow = stack_entry_parts(e, &s.ty, entry).0;
+            let mut residuals = vec![s.args[0].clone(), ss, value.clone()];
+            residuals.extend(shadow.clone());
             Ok(FwdOut {
-                value: value.clone(),
-                shadow: None,
-                residuals: vec![s.args[0].clone(), ss, value],
+                value,
+                shadow,
+                residuals,
             })
         }),
         reverse: |e, s| {
-            if let [stk, ss, v] = s.residuals.as_slice() {
+            if let [stk, ss, v, shadow @ ..] = s.residuals.as_slice() {
                 e.prim(Push, vec![stk.clone(), v.clone()], Type::Nothing);
-                let elem = rdata_type(&s.ty);
                 let g = match &s.dy {
                     Some(dy) => dy.clone(),
-                    None => e.zero_rdata(&elem),
+                    None => e.zero_rdata(&rdata_type(&s.ty)),
                 };
-                e.prim(Push, vec![ss.clone(), g], Type::Nothing);
+                let entry = stack_entry(e, &s.ty, shadow.first().cloned(), g);
+                e.prim(Push, vec![ss.clone(), entry], Type::Nothing);
             }
             s.none()
         },
@@ -299,6 +313,38 @@ fn alone(e: &mut Emit, s: &FwdStmt, p: Prim) -> FwdOut {
 }
 
 /// The primal result `value` alone: no shadow, nothing kept.
+/// The entry of an AD stack's shadow for a value of type `elem` (`stack_entry_type`): its
+/// shadow and its gradient, as far as the type has them.
+fn stack_entry(e: &mut Emit, elem: &Type, shadow: Option<Operand>, grad: Operand) -> Operand {
+    let entry = stack_entry_type(elem);
+    match (has_fdata(elem), rdata_type(elem) != Type::Nothing) {
+        (true, true) => {
+            let shadow = shadow.unwrap_or(Const::Nothing.into());
+            e.rebuild(&entry, vec![shadow, grad])
+        }
+        (true, false) => shadow.unwrap_or(Const::Nothing.into()),
+        _ => grad,
+    }
+}
+
+/// The shadow and the gradient held in an entry of an AD stack's shadow.
+fn stack_entry_parts(
+    e: &mut Emit,
+    elem: &Type,
+    entry: Operand,
+) -> (Option<Operand>, Option<Operand>) {
+    let entry_ty = stack_entry_type(elem);
+    match (has_fdata(elem), rdata_type(elem) != Type::Nothing) {
+        (true, true) => (
+            Some(e.field(entry.clone(), 0, &entry_ty)),
+            Some(e.field(entry, 1, &entry_ty)),
+        ),
+        (true, false) => (Some(entry), None),
+        (false, true) => (None, Some(entry)),
+        (false, false) => (None, None),
+    }
+}
+
 fn alone_after(value: Operand) -> FwdOut {
     FwdOut {
         value,
@@ -475,6 +521,20 @@ function pow(x, n)
     return r
 end
 d(x) = derivative(z -> pow(z, 3), x)";
+
+/// A loop whose tape holds arrays (the element a run-time index picks from a tuple of arrays),
+/// differentiated twice: the outer AD gives each popped array the shadow pushed with it.
+const NESTED_ARRAY_TAPE: &str = "
+function tape(a, b)
+    xs = (a, b)
+    s = 0.0
+    for i in 1:2
+        v = xs[i]
+        s += v[1]^2 * v[2]
+    end
+    return s
+end
+d(p, q) = sum(gradient(tape, [p, q], [q, p])[1])";
 
 /// Is a value of type `t` its own gradient's home, so that a `Ref` holding it holds its shadow
 /// (an array: its fdata is its whole tangent)?

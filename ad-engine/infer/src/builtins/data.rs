@@ -1,8 +1,9 @@
 //! Data builtins: tuples, named tuples, struct fields, `Ref`s, indexing, array literals, and the
 //! lowering helpers `error`, `undef`, `range_length`.
 
-use zy_ir::{Const, Name, Prim, Type};
+use zy_ir::{Const, Name, Prim, StructKind, Type};
 
+use crate::calls::Cx;
 use crate::error::{no_method, Fail};
 use crate::plan::PlanBuilder;
 use crate::value::{array, convert, promote, Val};
@@ -209,7 +210,9 @@ fn get_index(b: &mut PlanBuilder, args: &[Val]) -> Result<Val, Fail> {
                         Ok(apply(b, Prim::Error, &[&error, &message], Type::Bottom))
                     }
                     _ => Err(Fail::unsupported(format!(
-                        "indexing {} with a run-time index (its elements differ in type)",
+                        "indexing {} with a run-time index (its elements differ in type), as a \
+                         `for` loop over it does; write `map(f, t)`, `sum(f, t)` or \
+                         `foreach(f, t)`, which call each element's own method",
                         x.ty
                     ))),
                 }
@@ -363,6 +366,21 @@ fn literal_elem(elems: &[Val]) -> Result<Type, Fail> {
             promote(&t, &e.ty)
         } else if t == e.ty {
             t
+        } else if let (Type::Struct(a), Type::Struct(b)) = (&t, &e.ty) {
+            if is_library(&a.name) || is_library(&b.name) {
+                return Err(Fail::unsupported(format!(
+                    "array literal mixing {t} and {} elements (zy's arrays hold numbers); \
+                     write a tuple `(a, b)`, or `[a; b]` to concatenate them",
+                    e.ty
+                )));
+            }
+            return Err(Fail::unsupported(format!(
+                "an array of structs of different types (`[a, b]` of {t} and {} values, which \
+                 Julia's Vector of their abstract type dispatches per element at run time); \
+                 write a tuple `(a, b)`: `map(f, t)` and `sum(f, t)` call each \
+                 element's own method",
+                e.ty
+            )));
         } else {
             return Err(Fail::unsupported(format!(
                 "array literal mixing {t} and {} elements",
@@ -370,14 +388,75 @@ fn literal_elem(elems: &[Val]) -> Result<Type, Fail> {
             )));
         };
     }
-    if matches!(t, Type::Array(..) | Type::Adjoint(_)) {
-        return Err(Fail::unsupported(format!(
-            "a vector of arrays (`[a, b]` of {t} values is a Vector{{{t}}} in Julia); write \
-             `[a; b]` to concatenate them, `hcat(a, b)` for a matrix of columns, or a tuple \
-             `(a, b)` to keep them apart"
-        )));
+    match nested_elements(&t) {
+        Some(why) => Err(Fail::unsupported(why)),
+        None => Ok(t),
     }
-    Ok(t)
+}
+
+/// `T[...]`, `T[]` and `Vector{T}()` (`getindex` of a type) of a struct type, an abstract
+/// type or `Any`: refused by name, as zy's arrays hold numbers (the number types' typed
+/// literals are the prelude's methods). `None` for any other call.
+pub(crate) fn typed_literal(cx: &Cx, name: &str, args: &[Val]) -> Option<Fail> {
+    let Type::Function(t) = &args.first()?.ty else {
+        return None;
+    };
+    if name != "getindex" {
+        return None;
+    }
+    let what = match cx.program.structs.get(t) {
+        _ if &**t == "Any" => "an array of element type Any".to_string(),
+        Some(def) if def.is_abstract => format!(
+            "an array of the abstract type {t}, which Julia dispatches per element at run \
+             time; write a tuple `(a, b)` of the structs: `map(f, t)` and `sum(f, t)` call \
+             each element's own method"
+        ),
+        Some(def) if def.kind == StructKind::User => struct_elements(t),
+        _ => return None,
+    };
+    Some(Fail::unsupported(format!(
+        "the typed array `{t}[...]` (zy's arrays hold Float64, Int and Bool elements): {what}"
+    )))
+}
+
+/// Why a zy array cannot hold elements of type `t` (its arrays hold numbers) and what to write
+/// instead, or `None` for a number type: `[a, b]` of arrays, structs or tuples, and `map` or a
+/// comprehension whose values are such.
+pub(crate) fn nested_elements(t: &Type) -> Option<String> {
+    Some(match t {
+        _ if t.is_number() || *t == Type::Bottom => return None,
+        Type::Array(..) | Type::Adjoint(_) => format!(
+            "a vector of arrays (of {t} values, a Vector{{{t}}} in Julia); write `[a; b]` to \
+             concatenate them, `hcat(a, b)` for a matrix of columns, or a tuple `(a, b)` to \
+             keep them apart"
+        ),
+        Type::Struct(s) if is_library(&s.name) => format!(
+            "a vector of {t} values (a Vector{{{t}}} in Julia); write a tuple `(a, b)`, or \
+             `[a; b]` to concatenate them"
+        ),
+        Type::Struct(_) => struct_elements(&t.to_string()),
+        Type::Tuple(_) | Type::NamedTuple(_) => format!(
+            "an array of tuples (of {t} values); write a tuple of tuples, or one array per \
+             position"
+        ),
+        _ => format!("an array of {t} values (zy's arrays hold numbers)"),
+    })
+}
+
+/// Is the struct `name` one of the library's (a range, a view, an iterator), not the program's?
+fn is_library(name: &str) -> bool {
+    ["Base.", "LinearAlgebra.", "Statistics."]
+        .iter()
+        .any(|m| name.starts_with(m))
+}
+
+/// The refusal of an array of the struct type `name`, with what to write instead.
+fn struct_elements(name: &str) -> String {
+    format!(
+        "an array of structs (of {name} values, a Vector{{{name}}} in Julia); write a tuple \
+         `(a, b)`: `map(f, t)`, `sum(f, t)` and constant indices work on it, or keep each \
+         field in an array of its own"
+    )
 }
 
 /// `[a, b, c]`.

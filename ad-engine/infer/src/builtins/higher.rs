@@ -84,8 +84,9 @@ fn shape(xs: &[Val]) -> Result<(Vec<Type>, Option<u8>), Fail> {
 fn element_result(cx: &mut Cx, f: &Val, elems: &[Type], what: &str) -> Result<Type, Fail> {
     let r = cx.callee_result(f, elems)?;
     if r != Type::Bottom && !r.is_number() {
+        let why = super::data::nested_elements(&r).unwrap_or_default();
         return Err(Fail::unsupported(format!(
-            "`{what}` of a function returning {r}"
+            "`{what}` of a function returning {r}: {why}"
         )));
     }
     Ok(r)

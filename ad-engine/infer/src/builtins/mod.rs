@@ -3,6 +3,7 @@
 pub(crate) mod array;
 mod concat;
 mod data;
+pub(crate) use data::nested_elements;
 pub(crate) mod diff;
 mod higher;
 mod scalar;
@@ -214,6 +215,9 @@ pub(crate) fn call(
     }
     if let Some(r) = counted_loop(cx, b, name, args) {
         return Some(r);
+    }
+    if let Some(refusal) = data::typed_literal(cx, name, args) {
+        return Some(Err(refusal));
     }
     if let Some(r) = data::call(b, name, args) {
         return Some(r);
