@@ -34,6 +34,11 @@ pub fn encode_item(item: &Item) -> Encoded {
     Encoded { item, boundaries }
 }
 
+/// Calls `f` on every range of `item`.
+pub fn for_each_range(item: &mut Item, f: impl FnMut(&mut TextRange)) {
+    Ranges(f).item(item)
+}
+
 /// Calls its function on every range of an item.
 struct Ranges<F: FnMut(&mut TextRange)>(F);
 
