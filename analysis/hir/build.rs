@@ -72,7 +72,7 @@ fn walk<'a>(
 
 /// The first and last offsets of `item`'s ranges.
 fn extent(item: &Item) -> (u32, u32) {
-    let b = encode::encode_item(item).boundaries;
+    let b = encode::encode_item(item.clone(), 0).boundaries;
     (
         b.first().copied().unwrap_or(0),
         b.last().copied().unwrap_or(0),

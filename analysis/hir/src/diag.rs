@@ -123,14 +123,11 @@ pub(crate) fn unsupported_in(db: &dyn salsa::Database, item: ItemId) -> Vec<Type
         let i = bounds.partition_point(|&b| b < offset);
         (bounds.get(i) == Some(&offset)).then_some(i as u32)
     };
-    let parsed = match crate::item::bundled(db, item.file(db)) {
-        Some(_) => match crate::item::bundled_parse(db, item) {
-            Some(parsed) => parsed,
-            None => return Vec::new(),
-        },
-        None => crate::item::parse(db, item.file(db)),
-    };
-    parsed
+    // The bundled prelude parses without errors (`bundled_items_parse_alone`).
+    if crate::item::bundled(db, item.file(db)).is_some() {
+        return Vec::new();
+    }
+    crate::item::parse(db, item.file(db))
         .errors
         .iter()
         .filter(|e| e.code == UNSUPPORTED && e.range.start >= start && e.range.end <= end)

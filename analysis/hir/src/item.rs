@@ -81,29 +81,13 @@ fn bundled_index(db: &dyn salsa::Database, file: SourceFile) -> Option<usize> {
     (crate::prelude::PRELUDE.get(i)?.text == file.text(db).as_str()).then_some(i)
 }
 
-/// The parse of a bundled item's own text, its ranges made offsets in its file.
-#[salsa::tracked(returns(ref), no_eq)]
-pub(crate) fn bundled_parse(db: &dyn salsa::Database, id: ItemId) -> Option<Arc<ast::SourceFile>> {
+/// The parse of bundled item `id`'s own text, and where that text starts in its file.
+pub(crate) fn parse_bundled(db: &dyn salsa::Database, id: ItemId) -> Option<(ast::SourceFile, u32)> {
     let file = id.file(db);
     let index = *item_positions(db, file).get(&id)?;
     let b = bundled(db, file)?.get(index)?;
     let text = file.text(db).get(b.start as usize..b.end as usize)?;
-    let mut parsed = zy_syntax::parse_file(text);
-    shift(&mut parsed, b.start);
-    Some(Arc::new(parsed))
-}
-
-/// Moves every range of `parsed` by `by` bytes.
-fn shift(parsed: &mut ast::SourceFile, by: u32) {
-    let mut move_range = |r: &mut ast::TextRange| {
-        r.start += by;
-        r.end += by;
-    };
-    for item in &mut parsed.items {
-        crate::encode::for_each_range(item, &mut move_range);
-    }
-    parsed.errors.iter_mut().for_each(|e| move_range(&mut e.range));
-    parsed.notes.iter_mut().for_each(|n| move_range(&mut n.range));
+    Some((zy_syntax::parse_file(text), b.start))
 }
 
 /// The items of a file with the path of the modules around each, modules flattened: a module
@@ -187,17 +171,18 @@ fn find_item(db: &dyn salsa::Database, id: ItemId) -> Option<&Item> {
 #[salsa::tracked(returns(ref), no_eq)]
 fn item_encoded(db: &dyn salsa::Database, id: ItemId) -> Option<Arc<Encoded>> {
     if bundled(db, id.file(db)).is_none() {
-        return find_item(db, id).map(|item| Arc::new(encode_item(item)));
+        return find_item(db, id).map(|item| Arc::new(encode_item(item.clone(), 0)));
     }
+    let (parsed, start) = parse_bundled(db, id)?;
     // A module's own item is its header, as in `flat_items`.
-    let item = match bundled_parse(db, id).as_ref()?.items.first()? {
-        Item::Module(m) => Item::Module(ast::ModuleDef {
-            items: Vec::new(),
-            ..m.clone()
-        }),
-        other => other.clone(),
+    let item = match parsed.items.into_iter().next()? {
+        Item::Module(mut m) => {
+            m.items = Vec::new();
+            Item::Module(m)
+        }
+        other => other,
     };
-    Some(Arc::new(encode_item(&item)))
+    Some(Arc::new(encode_item(item, start)))
 }
 
 /// The item's AST with every offset replaced by its rank among the item's range boundaries:
@@ -206,7 +191,7 @@ fn item_encoded(db: &dyn salsa::Database, id: ItemId) -> Option<Arc<Encoded>> {
 pub fn item_ast(db: &dyn salsa::Database, id: ItemId) -> Option<Arc<Item>> {
     item_encoded(db, id)
         .as_ref()
-        .map(|e| Arc::new(e.item.clone()))
+        .map(|e| e.item.clone())
 }
 
 /// The byte offsets in the item's file of the ranks used in [`item_ast`] and in the spans of
@@ -258,10 +243,10 @@ mod tests {
                     (module, kind, &name),
                     "{at}"
                 );
-                let alone = bundled_parse(&db, id).as_ref().expect("parsed");
+                let (alone, _) = parse_bundled(&db, id).expect("parsed");
                 assert_eq!(alone.errors, Vec::new(), "{at}");
                 assert_eq!(alone.items.len(), 1, "{at}");
-                let expected = encode_item(item);
+                let expected = encode_item(item.clone(), 0);
                 let encoded = item_encoded(&db, id).as_ref().expect("encoded");
                 assert!(encoded.item == expected.item, "{at}: the item differs");
                 assert_eq!(encoded.boundaries, expected.boundaries, "{at}: offsets");
