@@ -68,7 +68,10 @@ const BUNDLED: &[&[BundledItem]] = include!(concat!(env!("OUT_DIR"), "/bundled.r
 
 /// The build-time index of `file`'s items if it is a prelude file with the bundled text: its
 /// items are then parsed one at a time, when read, and the file as a whole never is.
-pub(crate) fn bundled(db: &dyn salsa::Database, file: SourceFile) -> Option<&'static [BundledItem]> {
+pub(crate) fn bundled(
+    db: &dyn salsa::Database,
+    file: SourceFile,
+) -> Option<&'static [BundledItem]> {
     bundled_index(db, file).and_then(|i| BUNDLED.get(i).copied())
 }
 
@@ -82,7 +85,10 @@ fn bundled_index(db: &dyn salsa::Database, file: SourceFile) -> Option<usize> {
 }
 
 /// The parse of bundled item `id`'s own text, and where that text starts in its file.
-pub(crate) fn parse_bundled(db: &dyn salsa::Database, id: ItemId) -> Option<(ast::SourceFile, u32)> {
+pub(crate) fn parse_bundled(
+    db: &dyn salsa::Database,
+    id: ItemId,
+) -> Option<(ast::SourceFile, u32)> {
     let file = id.file(db);
     let index = *item_positions(db, file).get(&id)?;
     let b = bundled(db, file)?.get(index)?;
@@ -189,9 +195,7 @@ fn item_encoded(db: &dyn salsa::Database, id: ItemId) -> Option<Arc<Encoded>> {
 /// unchanged by edits outside the item and by whitespace and comment edits inside it.
 #[salsa::tracked(returns(ref))]
 pub fn item_ast(db: &dyn salsa::Database, id: ItemId) -> Option<Arc<Item>> {
-    item_encoded(db, id)
-        .as_ref()
-        .map(|e| e.item.clone())
+    item_encoded(db, id).as_ref().map(|e| e.item.clone())
 }
 
 /// The byte offsets in the item's file of the ranks used in [`item_ast`] and in the spans of

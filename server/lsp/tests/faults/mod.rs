@@ -426,7 +426,9 @@ fn a_long_gradient_shows_a_short_lens_title_and_the_command_returns_it_whole() {
     let mut hints = Value::Null;
     for _ in 0..400 {
         hints = c.request("textDocument/inlayHint", json!({ "textDocument": { "uri": uri }, "range": { "start": { "line": 0, "character": 0 }, "end": { "line": 9, "character": 0 } } }));
-        let labels = hints.as_array().map(|h| h.iter().map(|h| h["label"].to_string()));
+        let labels = hints
+            .as_array()
+            .map(|h| h.iter().map(|h| h["label"].to_string()));
         if labels.is_some_and(|mut l| l.any(|l| l.contains('\u{304}'))) {
             break;
         }
