@@ -56,9 +56,12 @@ pub fn item_name(item: &Item) -> (ItemKind, Name) {
 /// A prelude item as the build script found it (`build.rs`): where it is, what it defines,
 /// and the byte range of the text that parses to it on its own.
 pub(crate) struct BundledItem {
+    /// The path of the `module` blocks around it in its file, as [`ItemId::module`].
     pub module: &'static str,
     pub kind: ItemKind,
+    /// As [`ItemId::name`].
     pub name: &'static str,
+    /// The byte range of its text in the file.
     pub start: u32,
     pub end: u32,
 }
