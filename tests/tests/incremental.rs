@@ -361,3 +361,27 @@ end
         ]
     );
 }
+
+/// A first gradient parses only the prelude items it reads, never a whole prelude file (the
+/// build script indexes their items, `analysis/hir/build.rs`).
+#[test]
+fn first_gradient_parses_no_prelude_file() {
+    let mut host = AnalysisHost::new();
+    host.raw_database().enable_query_log();
+    let src = "f(x) = sum(exp.(x .- maximum(x)))\n";
+    let file = host.set_file_text(Path::new("f.jl"), src.to_string());
+    let g = host
+        .analysis()
+        .grad(file, "f([1.0, 2.0])", EvalLimits::default(), Engine::Jit)
+        .unwrap()
+        .unwrap();
+    // exp(1 - 2) + exp(2 - 2)
+    assert!(
+        g.value.display.starts_with("1.367879441171"),
+        "{}",
+        g.value.display
+    );
+    let log = host.raw_database().take_query_log();
+    let parsed: Vec<&String> = log.iter().filter(|q| q.starts_with("parse(")).collect();
+    assert_eq!(parsed, vec!["parse(f.jl)"]);
+}

@@ -91,6 +91,11 @@ fn parse_errors(
     file: SourceFile,
     keep: impl Fn(&str) -> bool,
 ) -> Vec<Diag> {
+    // The bundled prelude parses without errors (`bundled_items_parse_alone`): not parsing it
+    // here keeps a first analysis from parsing it whole.
+    if crate::item::bundled(db, file).is_some() {
+        return Vec::new();
+    }
     crate::item::parse(db, file)
         .errors
         .iter()
@@ -118,6 +123,10 @@ pub(crate) fn unsupported_in(db: &dyn salsa::Database, item: ItemId) -> Vec<Type
         let i = bounds.partition_point(|&b| b < offset);
         (bounds.get(i) == Some(&offset)).then_some(i as u32)
     };
+    // The bundled prelude parses without errors (`bundled_items_parse_alone`).
+    if crate::item::bundled(db, item.file(db)).is_some() {
+        return Vec::new();
+    }
     crate::item::parse(db, item.file(db))
         .errors
         .iter()

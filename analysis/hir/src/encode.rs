@@ -6,6 +6,8 @@
 //! boundaries. Ranks keep the order of offsets (so nesting, ordering and emptiness of ranges are
 //! unchanged); the sorted boundaries map a rank back to the offset in the current text.
 
+use std::sync::Arc;
+
 use zy_syntax::ast::{
     Annotation, Expr, ExprKind, FieldDef, FunctionDef, FunctionName, GlobalDef, Item, KeywordArg,
     Param, StructDef, TextRange, TypeExpr,
@@ -13,14 +15,13 @@ use zy_syntax::ast::{
 
 /// An item with ranks for offsets, and the absolute offsets of the ranks.
 pub struct Encoded {
-    pub item: Item,
+    pub item: Arc<Item>,
     /// `boundaries[rank]` is the byte offset in the file.
     pub boundaries: Vec<u32>,
 }
 
-/// The rank encoding of `item`.
-pub fn encode_item(item: &Item) -> Encoded {
-    let mut item = item.clone();
+/// The rank encoding of `item`, whose offsets are `base` bytes before their place in the file.
+pub fn encode_item(mut item: Item, base: u32) -> Encoded {
     let mut boundaries = Vec::new();
     Ranges(|r: &mut TextRange| boundaries.extend([r.start, r.end])).item(&mut item);
     boundaries.sort_unstable();
@@ -31,7 +32,11 @@ pub fn encode_item(item: &Item) -> Encoded {
         r.end = rank(r.end);
     })
     .item(&mut item);
-    Encoded { item, boundaries }
+    boundaries.iter_mut().for_each(|b| *b += base);
+    Encoded {
+        item: Arc::new(item),
+        boundaries,
+    }
 }
 
 /// Calls its function on every range of an item.

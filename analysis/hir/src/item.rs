@@ -17,26 +17,7 @@ pub fn parse(db: &dyn salsa::Database, file: SourceFile) -> Arc<ast::SourceFile>
     Arc::new(zy_syntax::parse_file(file.text(db)))
 }
 
-/// What kind of definition an item is.
-#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug, PartialOrd, Ord)]
-pub enum ItemKind {
-    /// A method definition (named or a callable struct's call method).
-    Function,
-    /// A `struct` / `mutable struct`.
-    Struct,
-    /// A top-level binding.
-    Global,
-    /// `include("path")`: named by the path as written.
-    Include,
-    /// `module M ... end`: named `M` (its items are items of their own).
-    Module,
-    /// `using ...` / `import ...`.
-    Import,
-    /// `export ...`.
-    Export,
-    /// A top-level statement zy does not run.
-    Script,
-}
+pub use crate::item_kind::ItemKind;
 
 /// The identity of a top-level item: its file, the module it is written in inside the file, its
 /// kind, name and which of the same-named items of that kind there it is. Edits to its body (or anywhere else) keep the id; its number
@@ -68,46 +49,83 @@ impl ItemId {
 
 /// The name under which a definition is stored.
 pub fn item_name(item: &Item) -> (ItemKind, Name) {
-    match item {
-        Item::Function(f) => (
-            ItemKind::Function,
-            zy_lower::generic_name(f).map_or_else(|| "#anonymous".into(), |n| n.as_str().into()),
-        ),
-        Item::Struct(s) => (ItemKind::Struct, s.name.as_str().into()),
-        Item::Global(g) => (ItemKind::Global, g.name.as_str().into()),
-        Item::Include(i) => (ItemKind::Include, i.path.as_str().into()),
-        Item::Module(m) => (ItemKind::Module, m.name.as_str().into()),
-        Item::Import(_) => (ItemKind::Import, "import".into()),
-        Item::Export(_) => (ItemKind::Export, "export".into()),
-        Item::Script(_) => (ItemKind::Script, "script".into()),
-    }
+    let (kind, name) = crate::item_kind::kind_and_name(item);
+    (kind, name.into())
+}
+
+/// A prelude item as the build script found it (`build.rs`): where it is, what it defines,
+/// and the byte range of the text that parses to it on its own.
+pub(crate) struct BundledItem {
+    /// The path of the `module` blocks around it in its file, as [`ItemId::module`].
+    pub module: &'static str,
+    pub kind: ItemKind,
+    /// As [`ItemId::name`].
+    pub name: &'static str,
+    /// The byte range of its text in the file.
+    pub start: u32,
+    pub end: u32,
+}
+
+/// The items of each file of [`crate::prelude::PRELUDE`], in `flat_items` order.
+const BUNDLED: &[&[BundledItem]] = include!(concat!(env!("OUT_DIR"), "/bundled.rs"));
+
+/// The build-time index of `file`'s items if it is a prelude file with the bundled text: its
+/// items are then parsed one at a time, when read, and the file as a whole never is.
+pub(crate) fn bundled(
+    db: &dyn salsa::Database,
+    file: SourceFile,
+) -> Option<&'static [BundledItem]> {
+    bundled_index(db, file).and_then(|i| BUNDLED.get(i).copied())
+}
+
+#[salsa::tracked]
+fn bundled_index(db: &dyn salsa::Database, file: SourceFile) -> Option<usize> {
+    let i = crate::input::Prelude::get(db)
+        .files(db)
+        .iter()
+        .position(|&f| f == file)?;
+    (crate::prelude::PRELUDE.get(i)?.text == file.text(db).as_str()).then_some(i)
+}
+
+/// The parse of bundled item `id`'s own text, and where that text starts in its file.
+pub(crate) fn parse_bundled(
+    db: &dyn salsa::Database,
+    id: ItemId,
+) -> Option<(ast::SourceFile, u32)> {
+    let file = id.file(db);
+    let index = *item_positions(db, file).get(&id)?;
+    let b = bundled(db, file)?.get(index)?;
+    let text = file.text(db).get(b.start as usize..b.end as usize)?;
+    Some((zy_syntax::parse_file(text), b.start))
 }
 
 /// The items of a file with the path of the modules around each, modules flattened: a module
 /// item comes first with its items emptied, then its items.
 #[salsa::tracked(returns(ref), no_eq)]
 fn flat_items(db: &dyn salsa::Database, file: SourceFile) -> Arc<Vec<(Name, Item)>> {
-    fn walk(items: &[Item], module: &str, out: &mut Vec<(Name, Item)>) {
-        for item in items {
-            match item {
-                Item::Module(m) => {
-                    let mut header = m.clone();
-                    header.items = Vec::new();
-                    out.push((module.into(), Item::Module(header)));
-                    let inner = if module.is_empty() {
-                        m.name.clone()
-                    } else {
-                        format!("{module}.{}", m.name)
-                    };
-                    walk(&m.items, &inner, out);
-                }
-                other => out.push((module.into(), other.clone())),
+    let mut out = Vec::new();
+    flatten(&parse(db, file).items, "", &mut out);
+    Arc::new(out)
+}
+
+/// `items` written in `module`, modules flattened as [`flat_items`] lists them.
+fn flatten(items: &[Item], module: &str, out: &mut Vec<(Name, Item)>) {
+    for item in items {
+        match item {
+            Item::Module(m) => {
+                let mut header = m.clone();
+                header.items = Vec::new();
+                out.push((module.into(), Item::Module(header)));
+                let inner = if module.is_empty() {
+                    m.name.clone()
+                } else {
+                    format!("{module}.{}", m.name)
+                };
+                flatten(&m.items, &inner, out);
             }
+            other => out.push((module.into(), other.clone())),
         }
     }
-    let mut out = Vec::new();
-    walk(&parse(db, file).items, "", &mut out);
-    Arc::new(out)
 }
 
 /// The items of a file, in source order. Equal across edits that add, remove or rename no
@@ -115,10 +133,22 @@ fn flat_items(db: &dyn salsa::Database, file: SourceFile) -> Arc<Vec<(Name, Item
 #[salsa::tracked(returns(ref))]
 pub fn item_tree(db: &dyn salsa::Database, file: SourceFile) -> Vec<ItemId> {
     let mut seen: HashMap<(Name, ItemKind, Name), u32> = HashMap::new();
-    flat_items(db, file)
-        .iter()
-        .map(|(module, item)| {
-            let (kind, name) = item_name(item);
+    let items: Vec<(Name, ItemKind, Name)> = match bundled(db, file) {
+        Some(bundled) => bundled
+            .iter()
+            .map(|b| (b.module.into(), b.kind, b.name.into()))
+            .collect(),
+        None => flat_items(db, file)
+            .iter()
+            .map(|(module, item)| {
+                let (kind, name) = item_name(item);
+                (module.clone(), kind, name)
+            })
+            .collect(),
+    };
+    items
+        .into_iter()
+        .map(|(module, kind, name)| {
             let count = seen
                 .entry((module.clone(), kind, name.clone()))
                 .or_insert(0);
@@ -149,16 +179,26 @@ fn find_item(db: &dyn salsa::Database, id: ItemId) -> Option<&Item> {
 /// The rank encoding of the item (re-computed on every edit of its file).
 #[salsa::tracked(returns(ref), no_eq)]
 fn item_encoded(db: &dyn salsa::Database, id: ItemId) -> Option<Arc<Encoded>> {
-    find_item(db, id).map(|item| Arc::new(encode_item(item)))
+    if bundled(db, id.file(db)).is_none() {
+        return find_item(db, id).map(|item| Arc::new(encode_item(item.clone(), 0)));
+    }
+    let (parsed, start) = parse_bundled(db, id)?;
+    // A module's own item is its header, as in `flat_items`.
+    let item = match parsed.items.into_iter().next()? {
+        Item::Module(mut m) => {
+            m.items = Vec::new();
+            Item::Module(m)
+        }
+        other => other,
+    };
+    Some(Arc::new(encode_item(item, start)))
 }
 
 /// The item's AST with every offset replaced by its rank among the item's range boundaries:
 /// unchanged by edits outside the item and by whitespace and comment edits inside it.
 #[salsa::tracked(returns(ref))]
 pub fn item_ast(db: &dyn salsa::Database, id: ItemId) -> Option<Arc<Item>> {
-    item_encoded(db, id)
-        .as_ref()
-        .map(|e| Arc::new(e.item.clone()))
+    item_encoded(db, id).as_ref().map(|e| e.item.clone())
 }
 
 /// The byte offsets in the item's file of the ranks used in [`item_ast`] and in the spans of
@@ -181,4 +221,43 @@ pub fn item_range(
     let b = item_boundaries(db, id);
     let at = |r: u32| b.get(r as usize).or(b.last()).copied();
     Some((at(start)?, at(end)?))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::RootDatabase;
+
+    /// Each prelude item parsed from its own text is the item the whole file's parse has, at
+    /// the same offsets, and the build-time index lists the whole parse's items.
+    #[test]
+    fn bundled_items_parse_alone() {
+        let db = RootDatabase::default();
+        for &file in crate::input::Prelude::get(&db).files(&db) {
+            let path = file.path(&db).display().to_string();
+            assert!(bundled(&db, file).is_some(), "{path} is not indexed");
+            let whole = zy_syntax::parse_file(file.text(&db));
+            assert_eq!(whole.errors, Vec::new(), "{path}");
+            let mut flat = Vec::new();
+            flatten(&whole.items, "", &mut flat);
+            let ids = item_tree(&db, file);
+            assert_eq!(ids.len(), flat.len(), "{path}: items");
+            for (&id, (module, item)) in ids.iter().zip(&flat) {
+                let (kind, name) = item_name(item);
+                let at = format!("{path}: {module} {name}");
+                assert_eq!(
+                    (id.module(&db), id.kind(&db), id.name(&db)),
+                    (module, kind, &name),
+                    "{at}"
+                );
+                let (alone, _) = parse_bundled(&db, id).expect("parsed");
+                assert_eq!(alone.errors, Vec::new(), "{at}");
+                assert_eq!(alone.items.len(), 1, "{at}");
+                let expected = encode_item(item.clone(), 0);
+                let encoded = item_encoded(&db, id).as_ref().expect("encoded");
+                assert!(encoded.item == expected.item, "{at}: the item differs");
+                assert_eq!(encoded.boundaries, expected.boundaries, "{at}: offsets");
+            }
+        }
+    }
 }

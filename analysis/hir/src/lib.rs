@@ -40,6 +40,7 @@ pub mod diag;
 mod encode;
 pub mod input;
 pub mod item;
+mod item_kind;
 pub mod jit;
 pub mod lower;
 pub mod prelude;

@@ -14,7 +14,7 @@ mod source;
 use cli::{Command, IrFormat};
 use zy_ide::{GradOptions, IrStage};
 
-pub use load::{FAILURE, IO_FAILURE};
+pub use load::{leave_hosts_to_exit, FAILURE, IO_FAILURE};
 
 /// What a command prints and its exit status.
 #[derive(Clone, PartialEq, Eq, Debug, Default)]

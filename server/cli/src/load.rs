@@ -1,6 +1,7 @@
 //! `eval`, `grad` and `ir`: load one file into a fresh analysis host and print one result.
 
 use std::path::Path;
+use std::sync::atomic::{AtomicBool, Ordering};
 
 use zy_ide::{
     AnalysisHost, Cancellable, Engine, EvalLimits, FileId, GradOptions, IrStage, UserError,
@@ -13,6 +14,25 @@ use crate::Outcome;
 pub const FAILURE: u8 = 1;
 /// Exit status for usage and I/O errors.
 pub const IO_FAILURE: u8 = 2;
+
+/// Whether a command's host is left to the end of the process to free (see
+/// [`leave_hosts_to_exit`]).
+static LEAVE_HOSTS: AtomicBool = AtomicBool::new(false);
+
+/// Called by the binary, which exits right after one command: `eval`, `grad` and `ir` then
+/// leave their analysis host to the end of the process instead of dropping it, which frees the
+/// database's many small allocations one by one (about a sixth of a first gradient's process).
+/// Tests and other callers of [`crate::execute`] keep dropping it.
+pub fn leave_hosts_to_exit() {
+    LEAVE_HOSTS.store(true, Ordering::Relaxed);
+}
+
+/// The end of a command's host: dropped, or left to the end of the process.
+fn release(host: AnalysisHost) {
+    if LEAVE_HOSTS.load(Ordering::Relaxed) {
+        std::mem::forget(host);
+    }
+}
 
 /// Read `path` into a new host (with the size limit of `zy.toml`), or the failure to report.
 pub fn open(path: &Path) -> Result<(AnalysisHost, FileId), Outcome> {
@@ -72,6 +92,7 @@ pub fn eval(path: &Path, call: &str, format: Format) -> Outcome {
                 Format::Json => format!("{{\"value\":{}}}", v.json),
             })
         });
+    release(host);
     finish(result, Outcome::default())
 }
 
@@ -101,6 +122,7 @@ pub fn grad(
             }
         })
     });
+    release(host);
     finish(result, out)
 }
 
@@ -111,6 +133,7 @@ pub fn ir(path: &Path, function: &str, at: Option<&str>, stage: IrStage) -> Outc
         Err(out) => return out,
     };
     let text = host.analysis().view_ir(file, function, at, stage);
+    release(host);
     finish(
         text.map(|r| r.map(|t| t.trim_end().to_string())),
         Outcome::default(),

@@ -39,6 +39,7 @@ fn run() -> u8 {
             return if usage_error { IO_FAILURE } else { 0 };
         }
     };
+    zy_analyze::leave_hosts_to_exit();
     let progress = zy_analyze::check::interactive();
     write(&zy_analyze::execute(cli.command, progress))
 }

@@ -86,6 +86,64 @@ struct Computed {
     trace: Vec<TraceRow>,
 }
 
+/// The interpreter's traced run behind a gradient's adjoint hints, left to after the gradient's
+/// reply: the lens shows the gradient as soon as the JIT has it, and the hints follow.
+struct TraceJob {
+    analysis: Analysis,
+    file: FileId,
+    call: String,
+    limits: EvalLimits,
+    budget: Budget,
+}
+
+/// Run `job` and give its rows to the gradient stored under `key`, if that gradient is still
+/// the one of `job`'s call (an edit cancels the run; a newer gradient is left alone), then ask
+/// the client to re-request hints.
+async fn adjoint_trace(
+    job: TraceJob,
+    state: Arc<Mutex<State>>,
+    client: Client,
+    key: (Url, String),
+) {
+    let TraceJob {
+        analysis,
+        file,
+        call,
+        limits,
+        budget,
+    } = job;
+    let cancel = analysis.stale_flag();
+    let traced_call = call.clone();
+    let rows = run("zy.adjointTrace", cancel, budget, move || {
+        match analysis.trace(file, &traced_call, limits) {
+            Ok(Ok(rows)) => Outcome::Done(rows),
+            Ok(Err(e)) => {
+                tracing::warn!(call = %traced_call, error = %e, "the adjoint trace failed");
+                Outcome::Failed(e.to_string())
+            }
+            Err(_) => Outcome::Cancelled,
+        }
+    })
+    .await;
+    let Ok(rows) = rows else {
+        return;
+    };
+    let refresh = {
+        let mut state = state.lock().unwrap_or_else(PoisonError::into_inner);
+        let caps = state.caps;
+        match state.gradients.get_mut(&key) {
+            Some(c) if c.full.call == call => {
+                c.trace = rows;
+                caps.hint_refresh
+            }
+            _ => false,
+        }
+    };
+    if refresh {
+        let _ = client.inlay_hint_refresh().await;
+    }
+}
+
 /// The `LanguageServer` implementation.
 pub struct Backend {
     client: Client,
@@ -271,6 +329,7 @@ impl Backend {
         let cancel = snap.analysis.stale_flag();
         let timeout = snap.settings.gradient_timeout;
         let budget = snap.lens_budget();
+        let trace_budget = snap.lens_budget();
         let computed = run("zy.computeGradient", cancel, budget, move || {
             let (call, limits) = match snap.lens_call(&function, timeout) {
                 Outcome::Done(found) => found,
@@ -290,20 +349,8 @@ impl Backend {
             ) {
                 Ok(Ok(g)) => {
                     let micros = start.elapsed().as_micros() as u64;
-                    // The adjoints come from a second, traced run in the interpreter.
-                    let trace = match snap.settings.adjoint_hints {
-                        true => match snap.analysis.trace(snap.file, &call, limits) {
-                            Ok(Ok(rows)) => rows,
-                            Ok(Err(e)) => {
-                                tracing::warn!(%call, error = %e, "the adjoint trace failed");
-                                Vec::new()
-                            }
-                            Err(_) => return Outcome::Cancelled,
-                        },
-                        false => Vec::new(),
-                    };
                     let full = GradientResult {
-                        call,
+                        call: call.clone(),
                         value: g.value.display.clone(),
                         gradient: summary::full_tuple(&g.gradient),
                         micros,
@@ -311,12 +358,20 @@ impl Backend {
                             format!("{}:{}:{}: {}", n.file.display(), n.line, n.col, n.message)
                         }),
                     };
-                    Outcome::Done(Computed {
+                    let computed = Computed {
                         full,
                         value: summary::short(&g.value),
                         gradient: summary::short_tuple(&g.gradient),
-                        trace,
-                    })
+                        trace: Vec::new(),
+                    };
+                    let trace = snap.settings.adjoint_hints.then(|| TraceJob {
+                        analysis: snap.analysis,
+                        file: snap.file,
+                        call,
+                        limits,
+                        budget: trace_budget,
+                    });
+                    Outcome::Done((computed, trace))
                 }
                 Ok(Err(e)) if start.elapsed() >= timeout => Outcome::Failed(format!(
                     "{e} (the editor's limit is {} s: setting `{GRADIENT_TIMEOUT_KEY}`)",
@@ -327,10 +382,12 @@ impl Backend {
             }
         })
         .await?;
+        let (computed, trace) = computed;
         let result = computed.full.clone();
+        let key = (args.uri, args.function);
         let caps = {
             let mut state = self.lock();
-            state.gradients.insert((args.uri, args.function), computed);
+            state.gradients.insert(key.clone(), computed);
             state.caps
         };
         // Ask the client to re-request lenses and hints so the result shows in place.
@@ -343,6 +400,14 @@ impl Backend {
                 let _ = client.inlay_hint_refresh().await;
             }
         });
+        if let Some(job) = trace {
+            tokio::spawn(adjoint_trace(
+                job,
+                self.state.clone(),
+                self.client.clone(),
+                key,
+            ));
+        }
         Ok(result)
     }
 

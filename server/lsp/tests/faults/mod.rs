@@ -422,7 +422,18 @@ fn a_long_gradient_shows_a_short_lens_title_and_the_command_returns_it_whole() {
         title,
         format!("∇ f(ones(100)) = 100.0 · ∇ = (100-element Vector{{Float64}},) ({micros} µs)")
     );
-    let hints = c.request("textDocument/inlayHint", json!({ "textDocument": { "uri": uri }, "range": { "start": { "line": 0, "character": 0 }, "end": { "line": 9, "character": 0 } } }));
+    // The adjoints come from a traced run that follows the gradient's reply: wait for them.
+    let mut hints = Value::Null;
+    for _ in 0..400 {
+        hints = c.request("textDocument/inlayHint", json!({ "textDocument": { "uri": uri }, "range": { "start": { "line": 0, "character": 0 }, "end": { "line": 9, "character": 0 } } }));
+        let labels = hints
+            .as_array()
+            .map(|h| h.iter().map(|h| h["label"].to_string()));
+        if labels.is_some_and(|mut l| l.any(|l| l.contains('\u{304}'))) {
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(25));
+    }
     // The gradient after the signature (before the adjoints of the variables).
     let hints = hints.as_array().unwrap();
     let last = hints

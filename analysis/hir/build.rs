@@ -1,0 +1,80 @@
+//! Indexes the prelude's top-level items at build time, so that a fresh database knows every
+//! prelude definition's name without parsing the prelude, and parses an item's text only when
+//! something reads that item ([`crate::item`] in `src/item.rs`). Writes `$OUT_DIR/bundled.rs`:
+//! for each prelude file, its flattened items (as `item_tree` lists them) with the byte range
+//! of the text that parses to each on its own. `bundled_items_parse_alone` checks that each
+//! range parses to the same item as the whole file does.
+
+use std::fmt::Write;
+use std::path::PathBuf;
+
+use zy_syntax::ast::Item;
+
+#[path = "src/encode.rs"]
+#[allow(dead_code)]
+mod encode;
+#[path = "src/item_kind.rs"]
+mod item_kind;
+#[path = "src/prelude.rs"]
+#[allow(dead_code)]
+mod prelude;
+
+fn main() {
+    println!("cargo:rerun-if-changed=prelude");
+    for f in ["src/encode.rs", "src/item_kind.rs", "src/prelude.rs"] {
+        println!("cargo:rerun-if-changed={f}");
+    }
+    let mut out = String::from("&[\n");
+    for file in prelude::PRELUDE {
+        let parsed = zy_syntax::parse_file(file.text);
+        let mut items = Vec::new();
+        let mut cursor = 0;
+        walk(&parsed.items, "", &mut cursor, &mut items);
+        out.push_str("    &[\n");
+        for (module, item, start, end) in items {
+            let (kind, name) = item_kind::kind_and_name(item);
+            let _ = writeln!(
+                out,
+                "        BundledItem {{ module: {module:?}, kind: ItemKind::{kind:?}, name: {name:?}, start: {start}, end: {end} }},"
+            );
+        }
+        out.push_str("    ],\n");
+    }
+    out.push_str("]\n");
+    let dir = PathBuf::from(std::env::var_os("OUT_DIR").expect("cargo sets OUT_DIR"));
+    std::fs::write(dir.join("bundled.rs"), out).expect("OUT_DIR is writable");
+}
+
+/// The items in `flat_items`' order, each with its module path and the range of its text: from
+/// where the previous item (or the module's name) ends to its own end, so that comments and
+/// annotations before it come along.
+fn walk<'a>(
+    items: &'a [Item],
+    module: &str,
+    cursor: &mut u32,
+    out: &mut Vec<(String, &'a Item, u32, u32)>,
+) {
+    for item in items {
+        let end = extent(item).1;
+        out.push((module.to_string(), item, *cursor, end));
+        if let Item::Module(m) = item {
+            let inner = if module.is_empty() {
+                m.name.clone()
+            } else {
+                format!("{module}.{}", m.name)
+            };
+            *cursor = m.name_range.end;
+            walk(&m.items, &inner, cursor, out);
+        }
+        *cursor = end;
+    }
+}
+
+/// The first and last offsets of `item`'s ranges.
+fn extent(item: &Item) -> (u32, u32) {
+    let b = encode::encode_item(item.clone(), 0).boundaries;
+    (
+        b.first().copied().unwrap_or(0),
+        b.last().copied().unwrap_or(0),
+    )
+}
