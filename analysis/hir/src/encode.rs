@@ -80,6 +80,11 @@ impl<F: FnMut(&mut TextRange)> Ranges<F> {
         }
         self.range(&mut f.name_range);
         f.params.iter_mut().for_each(|p| self.param(p));
+        for (_, bound) in &mut f.where_params {
+            if let Some(t) = bound {
+                self.ty(t);
+            }
+        }
         if let Some(t) = &mut f.return_type {
             self.ty(t);
         }
@@ -113,6 +118,10 @@ impl<F: FnMut(&mut TextRange)> Ranges<F> {
 
     fn structure(&mut self, s: &mut StructDef) {
         self.range(&mut s.name_range);
+        s.param_bounds.iter_mut().for_each(|(_, t)| self.ty(t));
+        if let Some(t) = &mut s.supertype {
+            self.ty(t);
+        }
         s.fields.iter_mut().for_each(|f| self.field(f));
         self.range(&mut s.range);
     }
