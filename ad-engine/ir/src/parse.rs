@@ -631,26 +631,28 @@ impl<'a> Cursor<'a> {
         let start = self.pos;
         loop {
             self.take_while(name_char);
-            if !self.rest().starts_with("(::") {
-                break;
-            }
+            // `(::Dense)` of a callable struct's method; `{Float64}` of a type value
+            // (`global Vector{Float64}`).
+            let (open, close) = match self.rest() {
+                r if r.starts_with("(::") => ('(', ')'),
+                r if r.starts_with('{') && self.pos > start => ('{', '}'),
+                _ => break,
+            };
             let mut depth = 0usize;
             let mut end = None;
             for (i, c) in self.rest().char_indices() {
-                match c {
-                    '(' => depth += 1,
-                    ')' => {
-                        depth -= 1;
-                        if depth == 0 {
-                            end = Some(i + 1);
-                            break;
-                        }
+                if c == open {
+                    depth += 1;
+                } else if c == close {
+                    depth -= 1;
+                    if depth == 0 {
+                        end = Some(i + c.len_utf8());
+                        break;
                     }
-                    _ => {}
                 }
             }
             let Some(end) = end else {
-                return Err(self.error("expected `)` closing this name"));
+                return Err(self.error(&format!("expected `{close}` closing this name")));
             };
             self.pos += end;
         }
