@@ -41,34 +41,70 @@ pub(crate) fn simplify(func: &mut Function) {
     *func = compact(func);
 }
 
-/// Send jumps into an empty, parameterless block that just jumps on straight to its target.
+/// Send jumps into an empty block that just jumps on straight to its target, passing its
+/// parameters (a φ that only forwards) or values defined before it. Besides saving a jump, this
+/// keeps the loops of a pullback single-entry: the reversed early exit from a loop jumps to
+/// such a block in the middle of the reversed loop, and a loop entered in two places is not a
+/// CFG the next (nested) transform can differentiate.
 fn thread_jumps(func: &mut Function) {
     for b in func.block_ids().skip(1).collect::<Vec<_>>() {
         let data = func.block(b);
         let Terminator::Jump(next) = data.term.clone() else {
             continue;
         };
-        if !data.params.is_empty() || !data.stmts.is_empty() || next.block == b {
+        if !data.stmts.is_empty() || next.block == b {
             continue;
         }
+        let params = data.params.clone();
+        if !params.is_empty() && used_outside(func, b, &params) {
+            continue;
+        }
+        // The jump a call of `b` with `args` becomes.
+        let through = |call: &BlockCall| BlockCall {
+            block: next.block,
+            args: next
+                .args
+                .iter()
+                .map(|a| match a {
+                    Operand::Value(v) => match params.iter().position(|p| p == v) {
+                        Some(i) => call.args.get(i).cloned().unwrap_or_else(|| a.clone()),
+                        None => a.clone(),
+                    },
+                    Operand::Const(_) => a.clone(),
+                })
+                .collect(),
+        };
         for p in func.block_ids().collect::<Vec<_>>() {
             let term = &mut func.block_mut(p).term;
             match term {
-                Terminator::Jump(c) if c.block == b => *c = next.clone(),
+                Terminator::Jump(c) if c.block == b => *c = through(c),
                 Terminator::Branch {
                     then_to, else_to, ..
                 } => {
                     let other = |c: &BlockCall| c.block;
                     if then_to.block == b && other(else_to) != next.block {
-                        *then_to = next.clone();
+                        *then_to = through(then_to);
                     } else if else_to.block == b && other(then_to) != next.block {
-                        *else_to = next.clone();
+                        *else_to = through(else_to);
                     }
                 }
                 _ => {}
             }
         }
     }
+}
+
+/// Is one of `values` used outside block `b`'s terminator?
+fn used_outside(func: &Function, b: Block, values: &[Value]) -> bool {
+    let is_one = |o: &Operand| matches!(o, Operand::Value(v) if values.contains(v));
+    func.block_ids().any(|p| {
+        let data = func.block(p);
+        let in_stmts = data.stmts.iter().any(|&v| {
+            func.stmt(v)
+                .is_some_and(|st| st.args.iter().any(|o| is_one(o)))
+        });
+        in_stmts || (p != b && data.term.operands().into_iter().any(is_one))
+    })
 }
 
 /// Reverse post-order with successors visited last-first, so that in a diamond the `then`
