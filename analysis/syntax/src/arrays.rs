@@ -152,6 +152,8 @@ pub(crate) fn is_fresh_array(e: &Expr) -> bool {
         ExprKind::Call { callee, args } | ExprKind::KwCall { callee, args, .. } => {
             match &callee.kind {
                 ExprKind::Ident(name) if FRESH_RESULTS.contains(&name.as_str()) => true,
+                // An operator chain `a + b + c` (one call, as Julia parses it).
+                ExprKind::Ident(name) if name == "+" || name == "*" => args.len() > 1,
                 // A reshape of a fresh array is one too.
                 ExprKind::Ident(name) if name == "reshape" || name == "vec" => {
                     args.first().is_some_and(is_fresh_array)

@@ -79,6 +79,9 @@ pub(crate) fn infix(cx: &mut Cx, node: &SyntaxNode, dotted: bool) -> Expr {
         };
         return cx.unsupported(op, &format!("operator `{shown}`"));
     };
+    if !dotted && rest.len() > 1 && matches!(bin, BinOp::Add | BinOp::Mul) {
+        return nary_call(cx, node, op, rest_with(lhs, rest));
+    }
     if !cx.enter_many(node, rest.len().saturating_sub(1)) {
         return error_expr(node);
     }
@@ -102,6 +105,21 @@ pub(crate) fn infix(cx: &mut Cx, node: &SyntaxNode, dotted: bool) -> Expr {
     }
     cx.leave_many(rest.len().saturating_sub(1));
     acc
+}
+
+/// The operands of `lhs op rest...`.
+fn rest_with<'n>(lhs: &'n SyntaxNode, rest: &'n [SyntaxNode]) -> Vec<&'n SyntaxNode> {
+    std::iter::once(lhs).chain(rest).collect()
+}
+
+/// `a + b + c + ...` and `a * b * c * ...`: one call `+(a, b, c, ...)`, as Julia parses these
+/// two operators, so that a chain of any length is one level of nesting (generated code holds
+/// chains of thousands of terms). The lowering evaluates it as Julia's `afoldl`, a left fold.
+fn nary_call(cx: &mut Cx, node: &SyntaxNode, op: &SyntaxNode, operands: Vec<&SyntaxNode>) -> Expr {
+    let name = cx.text(op).to_string();
+    let callee = Box::new(Expr::new(ExprKind::Ident(name), op.range));
+    let args = operands.into_iter().map(|o| expr(cx, o)).collect();
+    Expr::new(ExprKind::Call { callee, args }, node.range)
 }
 
 /// Operators that are calls of a library function rather than subset operators, by their

@@ -154,7 +154,7 @@ macro m(x) x end
             (function h (xs...)
               xs)
             (function k (x)
-              (+ (+ (call sum x (parameters (= dims 1))) (call foo x (parameters (= y 2)))) (call bar (... xs))))
+              (call + (call sum x (parameters (= dims 1))) (call foo x (parameters (= y 2))) (call bar (... xs))))
             (abstract type Shape)
             (struct Circle <: Shape r::Float64)
             (struct P x)
