@@ -319,7 +319,7 @@ impl<'c, 'a> BodyLowerer<'c, 'a> {
             ExprKind::Splat(_) => self.fail(
                 r,
                 "unsupported",
-                "unsupported: `...` outside the arguments of a call".into(),
+                "unsupported: `...` outside the arguments of a call; pass the splat to a function (`f(xs...)`, `vcat(xs...)`, `tuple(xs...)`) instead".into(),
             ),
             ExprKind::DotCall { callee, args } if args.len() > 2 && self.is_nary(callee) => {
                 let f = self.function_value(callee);
@@ -465,7 +465,7 @@ impl<'c, 'a> BodyLowerer<'c, 'a> {
             return self.splat_call(callee, args, r);
         }
         if matches!(&callee.kind, ExprKind::Ident(n) if n == INTERPOLATION) {
-            let message = "unsupported: string interpolation outside an error message".into();
+            let message = "unsupported: string interpolation outside an error message; interpolate inside `error(\"... $x\")` or an exception's message, or pass the values themselves, instead".into();
             return self.fail(r, "unsupported", message);
         }
         match &callee.kind {

@@ -109,11 +109,11 @@ fn convert(cx: &mut Cx, node: &SyntaxNode) -> Expr {
         Kind::Doc => doc,
         Kind::Subtype | Kind::Supertype => |cx, n| {
             let op = if n.kind == Kind::Subtype { "<:" } else { ">:" };
-            cx.unsupported(n, &format!("operator `{op}`"))
+            cx.unsupported(n, &operators::unsupported_operator(op, false))
         },
         Kind::LongArrow => |cx, n| cx.unsupported(n, "operator `-->`"),
-        Kind::DotAnd => |cx, n| cx.unsupported(n, "operator `.&&`"),
-        Kind::DotOr => |cx, n| cx.unsupported(n, "operator `.||`"),
+        Kind::DotAnd => |cx, n| cx.unsupported(n, &operators::unsupported_operator("&&", true)),
+        Kind::DotOr => |cx, n| cx.unsupported(n, &operators::unsupported_operator("||", true)),
         Kind::ColonAssign => |cx, n| cx.unsupported(n, "operator `:=`"),
         _ => |cx, n| cx.unsupported(n, n.kind.name()),
     };
@@ -123,13 +123,13 @@ fn convert(cx: &mut Cx, node: &SyntaxNode) -> Expr {
 /// The name of a construct that is outside the subset whatever its contents.
 fn outside_subset(kind: Kind) -> Option<&'static str> {
     Some(match kind {
-        Kind::CharLit => "character literal",
+        Kind::CharLit => "character literal; zy has no `Char`: write a string in an error message, or compare integer codes instead",
         Kind::CmdStringLit => "command literal",
-        Kind::Braces | Kind::BracesCat => "curly braces `{...}`",
+        Kind::Braces | Kind::BracesCat => "curly braces `{...}`; write a tuple `(a, b)` or a vector `[a, b]` instead",
         Kind::Curly => "type parameters in an expression",
         Kind::Interpolate => "interpolation `$`",
-        Kind::Quote => "quoted expression",
-        Kind::Splat => "splatting `...`",
+        Kind::Quote => "quoted expression or symbol (`:a`); read a field as `s.a`, choose between cases with a `Bool` or an `Int`, and write code itself rather than quoting it, instead",
+        Kind::Splat => "splatting `...` outside the arguments of a call; pass the splat to a function (`f(xs...)`, `vcat(xs...)`, `tuple(xs...)`) instead",
         Kind::Decl => "type assertion `::`; annotate the function's parameter (`x::Float64`) or convert with `Float64(x)` instead",
         Kind::Where => "`where` outside a method signature",
         Kind::Global => "global declaration; pass the value as an argument (a `Ref` to write to it) instead",
@@ -171,7 +171,7 @@ fn leaf(cx: &mut Cx, node: &SyntaxNode) -> Expr {
         Kind::Op(op) => cx.unsupported(node, &format!("operator `{}` as a value", op.text())),
         Kind::MacroName => {
             let text = cx.text(node);
-            cx.unsupported(node, &format!("macro @{text}"))
+            cx.unsupported(node, &unknown_macro(&format!("@{text}")))
         }
         _ => error_expr(node),
     }
@@ -219,6 +219,12 @@ fn parens(cx: &mut Cx, node: &SyntaxNode) -> Expr {
 /// `s.f` (and `Base.sin` as a value).
 fn field(cx: &mut Cx, node: &SyntaxNode) -> Expr {
     let [base, name] = node.children.as_slice() else {
+        if let [op] = node.children.as_slice() {
+            // `(.+)`: Julia's `BroadcastFunction(+)`.
+            let op = cx.text(op).to_string();
+            let message = format!("operator `.{op}` as a value; write `(a, b) -> a .{op} b` instead");
+            return cx.unsupported(node, &message);
+        }
         return error_expr(node);
     };
     if !(name.leaf && name.kind == Kind::Identifier) {
@@ -264,12 +270,20 @@ fn macro_call(cx: &mut Cx, node: &SyntaxNode) -> Expr {
                     Some(e) => e,
                     None => match crate::dotmacros::expand(cx, node, &text) {
                         Some(e) => e,
-                        None => cx.unsupported(node, &format!("macro {text}")),
+                        None => cx.unsupported(node, &unknown_macro(&text)),
                     },
                 },
             }
         }
         None => error_expr(node),
+    }
+}
+
+/// The refusal of the macro call `@name` (one zy does not know).
+fn unknown_macro(name: &str) -> String {
+    match name {
+        "@test" => "macro @test; write `@assert cond` instead".to_string(),
+        _ => format!("macro {name}; write the code it stands for (or a function call) instead"),
     }
 }
 
@@ -407,13 +421,20 @@ fn call(cx: &mut Cx, node: &SyntaxNode, dotted: bool) -> Expr {
     if let Some(array) = undef_array(cx, node, callee, rest) {
         return array;
     }
-    let callee_expr = match (callee.leaf, callee.kind) {
-        (_, Kind::Dot) if callee.children.len() == 1 => {
-            let op = cx.text(&callee.children[0]).to_string();
-            return cx.unsupported(callee, &format!("operator `.{op}` as a function"));
+    // `(.+)(a, b)` and `(:)(a, b)` are these operators too.
+    let mut bare = callee;
+    while let (false, Kind::Parens, [inner]) = (bare.leaf, bare.kind, bare.children.as_slice()) {
+        bare = inner;
+    }
+    let callee_expr = match (bare.leaf, bare.kind) {
+        (_, Kind::Dot) if bare.children.len() == 1 => {
+            let op = cx.text(&bare.children[0]).to_string();
+            let message =
+                format!("operator `.{op}` as a function; write `broadcast({op}, a, b)` instead");
+            return cx.unsupported(callee, &message);
         }
-        (true, Kind::Identifier) if cx.text(callee) == ":" => {
-            return cx.unsupported(callee, "operator `:` as a function");
+        (true, _) if cx.text(bare) == ":" => {
+            return cx.unsupported(callee, "operator `:` as a function; write `a:b` instead");
         }
         _ => expr(cx, callee),
     };
@@ -734,7 +755,14 @@ fn compound_assignment(cx: &mut Cx, node: &SyntaxNode, dotted: bool) -> Expr {
     let op_text = cx.text(op);
     let Some(bin) = compound_op(op_text) else {
         let dot = if dotted { "." } else { "" };
-        return cx.unsupported(op, &format!("operator `{dot}{op_text}=`"));
+        let message = if operators::is_function_operator(op_text) {
+            format!("operator `{dot}{op_text}=`; write `x {dot}= x {dot}{op_text} v` instead")
+        } else if op_text == "//" {
+            format!("operator `{dot}//=` (rational numbers); write `x {dot}/= v` instead")
+        } else {
+            format!("operator `{dot}{op_text}=`")
+        };
+        return cx.unsupported(op, &message);
     };
     let lhs = expr(cx, lhs);
     let rhs = expr(cx, rhs);

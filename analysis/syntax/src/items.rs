@@ -100,7 +100,7 @@ fn item(cx: &mut Cx, node: &SyntaxNode) -> Option<Item> {
         Kind::Module => module_def(cx, node).map(Item::Module),
         Kind::Abstract => abstract_definition(cx, node).map(Item::Struct),
         Kind::Primitive => unsupported(cx, node, "primitive type"),
-        Kind::Macro => unsupported(cx, node, "macro definition"),
+        Kind::Macro => unsupported(cx, node, "macro definition; write a function instead"),
         Kind::Import | Kind::Using => import(cx, node).map(Item::Import),
         Kind::Export => Some(Item::Export(ExportDef {
             names: node.args().map(|n| cx.text(n).to_string()).collect(),
@@ -280,6 +280,14 @@ fn is_definition_macro(cx: &Cx, node: &SyntaxNode) -> bool {
             .is_some_and(|def| matches!(def.kind, Kind::Function | Kind::Assign))
 }
 
+/// The refusal of a method definition for the operator `text`.
+fn operator_definition(text: &str) -> String {
+    format!(
+        "method definition for operator `{text}`; define a function with a name \
+         (`add(a::P, b::P)`) and call it instead"
+    )
+}
+
 fn unsupported<T>(cx: &mut Cx, node: &SyntaxNode, what: &str) -> Option<T> {
     cx.unsupported(node, what);
     None
@@ -448,7 +456,7 @@ fn signature_inner(cx: &mut Cx, node: &SyntaxNode) -> Option<Signature> {
             // `a + b = ...` defines the operator `+`.
             let op = node.children.get(1)?;
             let text = cx.text(op);
-            unsupported(cx, op, &format!("method definition for operator `{text}`"))
+            unsupported(cx, op, &operator_definition(text))
         }
         _ => {
             cx.syntax(node, "syntax error: invalid method signature");
@@ -463,11 +471,7 @@ fn method_name(cx: &mut Cx, callee: &SyntaxNode) -> Option<FunctionName> {
         (true, Kind::Identifier) => {
             let text = cx.text(callee);
             if is_operator_name(text) {
-                return unsupported(
-                    cx,
-                    callee,
-                    &format!("method definition for operator `{text}`"),
-                );
+                return unsupported(cx, callee, &operator_definition(text));
             }
             Some(FunctionName::Named(text.to_string()))
         }
@@ -992,7 +996,11 @@ fn abstract_definition(cx: &mut Cx, node: &SyntaxNode) -> Option<StructDef> {
     let head = node.children.first()?;
     let (name_node, params, param_bounds, supertype) = type_head(cx, head)?;
     if !params.is_empty() {
-        return unsupported(cx, head, "a parametric abstract type");
+        return unsupported(
+            cx,
+            head,
+            "a parametric abstract type; declare it without parameters (`abstract type A end`) instead",
+        );
     }
     Some(StructDef {
         name: cx.text(name_node).to_string(),
