@@ -150,7 +150,9 @@ pub fn adjoint(
     ret: &Type,
     r: &Rrule,
     globals: &[(Name, Type)],
+    traced: Option<Span>,
 ) -> (Function, Function) {
+    let row: Name = format!("{} (rrule)", inst.name).into();
     let finst = names::forward_instance(inst);
     let mut fwd = Function::new(finst.name.clone(), r.span);
     fwd.instance = Some(finst);
@@ -182,6 +184,10 @@ pub fn adjoint(
     let res = e.op(Op::Invoke(r.rule.clone()), call, r.rule_ret.clone());
     let y = e.field(res.clone(), 0, &r.rule_ret);
     let back = e.field(res, 1, &r.rule_ret);
+    if let Some(at) = traced {
+        tap(&mut e, at, "primal", &row, y.clone());
+        tap(&mut e, r.span, "rule", &row, Const::Nothing.into());
+    }
     let y_f = e.zero_fdata(y.clone(), ret);
     let mut tape = vec![back];
     tape.extend(shadows.iter().flatten().map(|s| Operand::Value(*s)));
@@ -233,6 +239,9 @@ pub fn adjoint(
     } else {
         dy.into()
     };
+    if let Some(at) = traced {
+        tap(&mut e, at, "adjoint", &row, seed.clone());
+    }
     let g = e.op(
         Op::Invoke(r.back.clone()),
         vec![back, seed],
@@ -314,4 +323,18 @@ fn boxed_tangent(t: &Type, given: &Type) -> Option<(BoxedRead, Type)> {
         _ => return None,
     };
     Some((read, tan))
+}
+
+/// `tap(:kind, :name, x)` at `span` for the gradient debugger's trace: the function under a
+/// rule is one row, `f (rrule)`, at the function's definition, with its value and the adjoint
+/// its rule was given; the `rule` tap says where the rule is.
+fn tap(e: &mut Emit, span: Span, kind: &str, name: &Name, x: Operand) {
+    let at = std::mem::replace(&mut e.span, span);
+    let args = vec![
+        Const::Symbol(kind.into()).into(),
+        Const::Symbol(name.clone()).into(),
+        x,
+    ];
+    e.prim(Prim::Tap, args, Type::Nothing);
+    e.span = at;
 }
