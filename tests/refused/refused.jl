@@ -65,3 +65,11 @@ f2((a, b)) = a + b
 f3(x) = Dict(1 => x)
 # zy: at f4(2)
 f4(n) = ntuple(i -> 1.0, n)
+
+# More syntax.
+y1(x) = (; x)
+y2(x) = x .< 1.0 .< 2.0
+y3(x) = (using LinearAlgebra; x)
+y4(x) = var"a b"
+a, b = 1, 2
+include(joinpath("a", "b.jl"))

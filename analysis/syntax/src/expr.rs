@@ -62,6 +62,15 @@ fn convert(cx: &mut Cx, node: &SyntaxNode) -> Expr {
     if let Some(typed) = arrays::typed_cat(cx, node) {
         return typed;
     }
+    if let (Kind::Quote, [name]) = (node.kind, node.children.as_slice()) {
+        if name.leaf && name.kind == Kind::Identifier {
+            let message = format!(
+                "symbol `:{}`; read a field as `s.{0}`, and choose between cases with a `Bool` or an `Int`, instead",
+                cx.text(name)
+            );
+            return cx.unsupported(node, &message);
+        }
+    }
     if let Some(what) = outside_subset(node.kind) {
         return cx.unsupported(node, what);
     }
@@ -128,7 +137,7 @@ fn outside_subset(kind: Kind) -> Option<&'static str> {
         Kind::Braces | Kind::BracesCat => "curly braces `{...}`; write a tuple `(a, b)` or a vector `[a, b]` instead",
         Kind::Curly => "type parameters in an expression",
         Kind::Interpolate => "interpolation `$`",
-        Kind::Quote => "quoted expression or symbol (`:a`); read a field as `s.a`, choose between cases with a `Bool` or an `Int`, and write code itself rather than quoting it, instead",
+        Kind::Quote => "quoted expression; write the code itself instead",
         Kind::Splat => "splatting `...` outside the arguments of a call; pass the splat to a function (`f(xs...)`, `vcat(xs...)`, `tuple(xs...)`) instead",
         Kind::Decl => "type assertion `::`; annotate the function's parameter (`x::Float64`) or convert with `Float64(x)` instead",
         Kind::Where => "`where` outside a method signature",
@@ -136,17 +145,17 @@ fn outside_subset(kind: Kind) -> Option<&'static str> {
         Kind::Const => "const in a local scope; write a plain assignment instead",
         Kind::Try => "try/catch; check the condition before the call that could fail and call `error(\"...\")` instead",
         Kind::Struct => "struct definition in a local scope; define the struct at the top level instead",
-        Kind::Module => "module",
-        Kind::Abstract => "abstract type",
+        Kind::Module => "module inside a function or block; define it at the top level instead",
+        Kind::Abstract => "abstract type inside a function or block; define it at the top level instead",
         Kind::Primitive => "primitive type",
         Kind::Macro => "macro definition; write a function instead",
-        Kind::Import => "import",
-        Kind::Using => "using",
-        Kind::Export | Kind::Public => "export",
+        Kind::Import => "import inside a function or block; write it at the top level instead",
+        Kind::Using => "using inside a function or block; write it at the top level instead",
+        Kind::Export | Kind::Public => "export inside a function or block; write it at the top level instead",
         Kind::Ncat | Kind::TypedNcat => "`;;` concatenation; write `[a b; c d]`, `hcat` or `vcat` instead",
         Kind::TypedHcat => "concatenation in indexing brackets (write `i - 1` for a subtraction)",
         Kind::TypedVcat => "concatenation inside indexing brackets",
-        Kind::Var => "`var\"...\"` name",
+        Kind::Var => "`var\"...\"` name; write a plain name instead",
         Kind::AddressOf => "operator `&`",
         _ => return None,
     })
@@ -381,7 +390,7 @@ fn doc(cx: &mut Cx, node: &SyntaxNode) -> Expr {
 fn tuple(cx: &mut Cx, node: &SyntaxNode) -> Expr {
     let parts = &node.children;
     if let Some(p) = parts.iter().find(|k| k.kind == Kind::Parameters) {
-        return cx.unsupported(p, "named tuple with `;`");
+        return cx.unsupported(p, "named tuple with `;`; write `(a = a, b = b)` instead");
     }
     if let Some(g) = parts.iter().find(|k| k.kind == Kind::Generator) {
         return cx.unsupported(g, "generator expression");

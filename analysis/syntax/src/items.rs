@@ -258,7 +258,11 @@ fn include(cx: &mut Cx, node: &SyntaxNode) -> Option<IncludeDef> {
             path_range: *range,
             range: call.range,
         }),
-        _ => unsupported(cx, node, "`include` of anything but one string literal"),
+        _ => unsupported(
+            cx,
+            node,
+            "`include` of anything but one string literal; write the path as a literal (`include(\"file.jl\")`) instead",
+        ),
     }
 }
 
@@ -307,7 +311,11 @@ fn global(
         if assignment.has_error() {
             return None;
         }
-        return unsupported(cx, lhs, "global binding of anything but a name");
+        return unsupported(
+            cx,
+            lhs,
+            "global binding of anything but a name; bind one name per line (`a = 1`) instead",
+        );
     }
     let value = expr(cx, rhs);
     Some(GlobalDef {

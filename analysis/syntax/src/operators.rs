@@ -288,7 +288,8 @@ pub(crate) fn chain(cx: &mut Cx, node: &SyntaxNode) -> Expr {
         match binop(text) {
             Some(bin) if bin.is_comparison() => {
                 if dotted {
-                    return cx.unsupported(node, "chained dotted comparison");
+                    let message = "chained dotted comparison; write `(a .< b) .& (b .< c)` instead";
+                    return cx.unsupported(node, message);
                 }
                 rest_nodes.push((bin, operand));
             }
