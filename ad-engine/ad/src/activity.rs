@@ -221,7 +221,9 @@ fn useful_values(func: &Function, incoming: &[Vec<Operand>]) -> Vec<bool> {
     }
     loop {
         let mut changed = false;
-        for (i, d) in func.values.iter().enumerate() {
+        // Backwards, so that one pass carries the mark up a chain of statements (forwards, a
+        // pass moved it one statement: quadratic in a sum of thousands of terms).
+        for (i, d) in func.values.iter().enumerate().rev() {
             match &d.kind {
                 ValueKind::Param { .. } if useful[i] => {
                     for a in &incoming[i] {

@@ -201,7 +201,8 @@ pub fn instance_adjoint(
 
 /// [`instance_adjoint`] for the gradient debugger: a derived adjoint taps the value and the
 /// adjoint of every active variable with a source name ([`zy_ir::Prim::Tap`]), which a watched
-/// run of the interpreter sees (a rule's adjoint taps nothing).
+/// run of the interpreter sees (a function under an in-source rule is one row, its value and
+/// the adjoint its rule was given, with where the rule is).
 pub fn traced_instance_adjoint(
     source: Option<&Program>,
     prog: &TypedProgram,
@@ -238,7 +239,8 @@ fn instance_adjoint_in(
                 ),
             ));
         }
-        let (f, p) = rrule::adjoint(inst, &func.ret, &rule, globals.reached(inst));
+        let traced = trace.then_some(func.span);
+        let (f, p) = rrule::adjoint(inst, &func.ret, &rule, globals.reached(inst), traced);
         zy_ir::debug_verify(&f, "the rrule adjoint");
         zy_ir::debug_verify(&p, "the rrule adjoint");
         return Ok(InstanceAdjoint {

@@ -112,7 +112,8 @@ pub fn find(
         let fits = given == Type::Nothing
             || (r == Type::Nothing && fd.is_none())
             || given == r
-            || fd.as_ref() == Some(&given);
+            || fd.as_ref() == Some(&given)
+            || boxed_tangent(t, &given).is_some();
         if !fits {
             let want = if r != Type::Nothing {
                 r
@@ -153,7 +154,9 @@ pub fn adjoint(
     ret: &Type,
     r: &Rrule,
     globals: &[(Name, Type)],
+    traced: Option<Span>,
 ) -> (Function, Function) {
+    let row: Name = format!("{} (rrule)", inst.name).into();
     let finst = names::forward_instance(inst);
     let mut fwd = Function::new(finst.name.clone(), r.span);
     fwd.instance = Some(finst);
@@ -185,6 +188,10 @@ pub fn adjoint(
     let res = e.op(Op::Invoke(r.rule.clone()), call, r.rule_ret.clone());
     let y = e.field(res.clone(), 0, &r.rule_ret);
     let back = e.field(res, 1, &r.rule_ret);
+    if let Some(at) = traced {
+        tap(&mut e, at, "primal", &row, y.clone());
+        tap(&mut e, r.span, "rule", &row, Const::Nothing.into());
+    }
     let y_f = e.zero_fdata(y.clone(), ret);
     let mut tape = vec![back];
     tape.extend(shadows.iter().flatten().map(|s| Operand::Value(*s)));
@@ -236,6 +243,9 @@ pub fn adjoint(
     } else {
         dy.into()
     };
+    if let Some(at) = traced {
+        tap(&mut e, at, "adjoint", &row, seed.clone());
+    }
     let g = e.op(
         Op::Invoke(r.back.clone()),
         vec![back, seed],
@@ -248,7 +258,19 @@ pub fn adjoint(
         let gi_ty = gtys.get(i + 1).cloned().unwrap_or(Type::Nothing);
         let rty = rdata_type(t);
         if shadows[i].is_some() {
-            if gi_ty == fdata_type(t) {
+            if let Some((read, tan)) = boxed_tangent(t, &gi_ty) {
+                // The shadow is a box: add the rule's tangent into its contents.
+                let gi = e.field(g.clone(), i + 1, &r.back_ret);
+                let s = e.field(tp.into(), k, &tape_ty);
+                let v = match read {
+                    BoxedRead::Deref => e.prim(Prim::RefGet, vec![gi], tan.clone()),
+                    BoxedRead::Field => e.field(gi, 0, &gi_ty),
+                    BoxedRead::Itself => gi,
+                };
+                let cur = e.prim(Prim::RefGet, vec![s.clone()], tan.clone());
+                let sum = e.accum(&tan, cur, v);
+                e.prim(Prim::RefSet, vec![s, sum], tan);
+            } else if gi_ty == fdata_type(t) {
                 let gi = e.field(g.clone(), i + 1, &r.back_ret);
                 let s = e.field(tp.into(), k, &tape_ty);
                 e.prim(Prim::AccumInto, vec![s, gi], Type::Nothing);
@@ -267,4 +289,56 @@ pub fn adjoint(
         .set_term(Block::ENTRY, Terminator::Return(t), r.span);
     sb.func.ret = rty;
     (fwd, sb.finish())
+}
+
+/// Is `given` a rule's tangent for an argument of type `t` that the AD adds into the box its
+/// shadow is (a `Ref(x̄)` or `(x = x̄,)` for a `Ref`, the field tangents of a mutable struct)?
+pub fn takes_boxed_tangent(t: &Type, given: &Type) -> bool {
+    boxed_tangent(t, given).is_some()
+}
+
+/// How a rule's tangent for an argument whose shadow is a box (a `Ref`'s, or a mutable
+/// struct's) is read.
+enum BoxedRead {
+    /// A `Ref` of the contents' tangent (`Ref(x̄)`): its value.
+    Deref,
+    /// A `Ref`'s structural tangent `(x = x̄,)` (Zygote's, ChainRules' `Tangent{RefValue}`).
+    Field,
+    /// The contents' tangent itself (a mutable struct's named tuple of field tangents).
+    Itself,
+}
+
+/// For an argument of type `t` whose shadow is a box, the rule's tangent of type `given` in one
+/// of the forms Julia's AD systems give it, and the tangent type of the box's contents.
+fn boxed_tangent(t: &Type, given: &Type) -> Option<(BoxedRead, Type)> {
+    let Type::Ref(tan) = fdata_type(t) else {
+        return None;
+    };
+    let tan = (*tan).clone();
+    let read = match given {
+        Type::Ref(g) if **g == tan => BoxedRead::Deref,
+        Type::NamedTuple(fs)
+            if matches!(t, Type::Ref(_))
+                && matches!(&fs[..], [(name, ft)] if &**name == "x" && *ft == tan) =>
+        {
+            BoxedRead::Field
+        }
+        g if *g == tan => BoxedRead::Itself,
+        _ => return None,
+    };
+    Some((read, tan))
+}
+
+/// `tap(:kind, :name, x)` at `span` for the gradient debugger's trace: the function under a
+/// rule is one row, `f (rrule)`, at the function's definition, with its value and the adjoint
+/// its rule was given; the `rule` tap says where the rule is.
+fn tap(e: &mut Emit, span: Span, kind: &str, name: &Name, x: Operand) {
+    let at = std::mem::replace(&mut e.span, span);
+    let args = vec![
+        Const::Symbol(kind.into()).into(),
+        Const::Symbol(name.clone()).into(),
+        x,
+    ];
+    e.prim(Prim::Tap, args, Type::Nothing);
+    e.span = at;
 }

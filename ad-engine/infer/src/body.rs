@@ -10,7 +10,7 @@ use zy_ir::{
 };
 
 use crate::calls::Cx;
-use crate::error::{Fail, TypeError};
+use crate::error::{Fail, TypeError, STRING_VALUES};
 use crate::join::{conversion, join};
 use crate::plan::{emit_plan, Arg};
 use crate::value::Val;
@@ -395,7 +395,10 @@ impl<'a> Typer<'a> {
                 Operand::Const(Const::Func(n)) if !cx.is_defined(n) => {
                     Some(Fail::undefined_name(n))
                 }
-                Operand::Const(c @ (Const::Symbol(_) | Const::Str(_) | Const::Tuple(_))) => {
+                Operand::Const(c @ Const::Str(_)) => Some(Fail::unsupported(format!(
+                    "`{c}` as a value: {STRING_VALUES}"
+                ))),
+                Operand::Const(c @ (Const::Symbol(_) | Const::Tuple(_))) => {
                     Some(Fail::unsupported(format!("`{c}` as a value")))
                 }
                 _ => None,
@@ -403,6 +406,18 @@ impl<'a> Typer<'a> {
             if let Some(fail) = bad {
                 throw(&mut out, nb, &fail.message, span);
                 errors.push(fail.at(span));
+                continue;
+            }
+            if let Some((name, msg)) = self.conflicting_phi(&out, &data.term, &bmap) {
+                throw(&mut out, nb, &msg, span);
+                // Reported once, where the paths meet, if the join found it already.
+                let named = format!("`{name}`");
+                if !errors
+                    .iter()
+                    .any(|e| e.code == "type-conflict" && e.message.contains(&named))
+                {
+                    errors.push(Fail::conflict(msg).at(span));
+                }
                 continue;
             }
             let term = match &data.term {
@@ -472,6 +487,45 @@ impl<'a> Typer<'a> {
         (out, errors)
     }
 
+    /// The type conflict of a jump into a φ whose incoming types do not join (a Julia
+    /// `Union` zy does not type, such as an `Int` then a `Vector`): the φ has no type, and the
+    /// jump ends in the type error.
+    fn conflicting_phi(
+        &self,
+        out: &Function,
+        term: &Terminator,
+        bmap: &[Option<Block>],
+    ) -> Option<(String, String)> {
+        let calls: Vec<&BlockCall> = match term {
+            Terminator::Jump(c) => vec![c],
+            Terminator::Branch {
+                then_to, else_to, ..
+            } => vec![then_to, else_to],
+            _ => vec![],
+        };
+        for call in calls {
+            let Some(target) = bmap.get(call.block.index()).copied().flatten() else {
+                continue;
+            };
+            for (a, &p) in call.args.iter().zip(&out.block(target).params) {
+                let from = self.operand_ty(a);
+                if *out.ty(p) == Type::Bottom && from != Type::Bottom && from != Type::Any {
+                    let name = out
+                        .value(p)
+                        .name
+                        .as_deref()
+                        .unwrap_or("a variable")
+                        .to_string();
+                    let msg = format!(
+                        "type conflict: `{name}` is {from} on one path into this loop or branch and of another type on another (zy gives each variable one type)"
+                    );
+                    return Some((name, msg));
+                }
+            }
+        }
+        None
+    }
+
     fn emit_call(
         &self,
         out: &mut Function,
@@ -487,6 +541,11 @@ impl<'a> Typer<'a> {
         for (a, p) in call.args.iter().zip(params) {
             let op = map_one(vmap, a)?;
             let to = out.ty(p).clone();
+            if to == Type::Bottom {
+                // A φ whose incoming types conflict (reported): the jump cannot pass a value
+                // to it, so the block ends in the type error instead.
+                return None;
+            }
             args.push(convert_op(out, nb, op, &self.operand_ty(a), &to, span));
         }
         Some(BlockCall {

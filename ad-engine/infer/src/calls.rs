@@ -8,7 +8,7 @@ use zy_ir::{callable_name, Const, Instance, Name, Op, Program, StructKind, Type}
 
 use crate::builtins;
 use crate::dispatch;
-use crate::error::Fail;
+use crate::error::{Fail, STRING_VALUES};
 use crate::join::depth;
 use crate::plan::{Arg, Plan, PlanBuilder};
 use crate::value::Val;
@@ -81,9 +81,7 @@ impl<'a> Cx<'a> {
                     return Err(Fail::undefined_name(n));
                 }
                 Some(Const::Str(_)) if callee != "error" => {
-                    return Err(Fail::unsupported(
-                        "string values (strings are only `error` messages)",
-                    ));
+                    return Err(Fail::unsupported(format!("string values: {STRING_VALUES}")));
                 }
                 Some(Const::Symbol(_) | Const::Tuple(_))
                     if !matches!(

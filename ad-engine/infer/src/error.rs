@@ -14,6 +14,10 @@ pub struct TypeError {
     pub message: String,
 }
 
+/// What a refused string value says to write instead.
+pub(crate) const STRING_VALUES: &str =
+    "strings are only error messages; choose between cases with a `Bool` or an `Int` instead";
+
 /// A failure to type one statement, before a span is attached.
 #[derive(Clone, PartialEq, Eq, Debug)]
 pub(crate) struct Fail {

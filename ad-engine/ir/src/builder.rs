@@ -52,6 +52,15 @@ pub struct SsaBuilder {
     phis: HashMap<Value, (Var, Vec<(Block, Operand)>)>,
     /// Removed φs and what replaced them.
     replaced: HashMap<Value, Operand>,
+    /// For a value, the builder φs that may have it as an operand (so that removing a trivial φ
+    /// visits its users only, not every φ).
+    phi_users: HashMap<Value, Vec<Value>>,
+    /// While [`seal_all_blocks`](SsaBuilder::seal_all_blocks) runs: uses of removed φs in
+    /// statements and terminators are rewritten in one pass at its end rather than one pass
+    /// over the function per removed φ (quadratic in a function of thousands of statements).
+    deferred: bool,
+    /// Removed φs still among their blocks' parameters while deferred.
+    removed_params: std::collections::HashSet<Value>,
     /// Initialiser statements already placed in the entry block, by variable.
     inits: HashMap<Var, Value>,
 }
@@ -70,6 +79,9 @@ impl SsaBuilder {
             incomplete: HashMap::new(),
             phis: HashMap::new(),
             replaced: HashMap::new(),
+            phi_users: HashMap::new(),
+            deferred: false,
+            removed_params: Default::default(),
             inits: HashMap::new(),
         }
     }
@@ -132,7 +144,7 @@ impl SsaBuilder {
     /// The value of `var` at the current end of `block`.
     pub fn use_var(&mut self, block: Block, var: Var) -> Operand {
         if let Some(op) = self.defs.get(&(var, block)) {
-            return op.clone();
+            return self.resolve(op.clone());
         }
         self.use_var_recursive(block, var)
     }
@@ -194,7 +206,12 @@ impl SsaBuilder {
         let ops = ops
             .into_iter()
             .map(|(b, op)| (b, self.resolve(op)))
-            .collect();
+            .collect::<Vec<_>>();
+        for (_, op) in &ops {
+            if let Operand::Value(v) = op {
+                self.phi_users.entry(*v).or_default().push(phi);
+            }
+        }
         if let Some(entry) = self.phis.get_mut(&phi) {
             entry.1 = ops;
         }
@@ -215,6 +232,16 @@ impl SsaBuilder {
 
     /// Seal every block not sealed yet.
     pub fn seal_all_blocks(&mut self) {
+        let outer = std::mem::replace(&mut self.deferred, true);
+        self.seal_remaining_blocks();
+        self.deferred = outer;
+        if !outer {
+            self.resolve_all_uses();
+            self.drop_removed_params();
+        }
+    }
+
+    fn seal_remaining_blocks(&mut self) {
         let preds = self.func.predecessors();
         for b in self.func.block_ids().collect::<Vec<_>>() {
             if let std::collections::hash_map::Entry::Vacant(slot) = self.sealed.entry(b) {
@@ -277,8 +304,13 @@ impl SsaBuilder {
         op
     }
 
-    /// Remove the builder φ `phi` from its block's parameters.
+    /// Remove the builder φ `phi` from its block's parameters (while deferred, later, with the
+    /// others: one at a time is quadratic in a block of thousands of φs).
     fn remove_param(&mut self, phi: Value) {
+        if self.deferred {
+            self.removed_params.insert(phi);
+            return;
+        }
         let ValueKind::Param { block, index } = self.func.value(phi).kind else {
             return;
         };
@@ -293,44 +325,105 @@ impl SsaBuilder {
         }
     }
 
-    /// Replace every use of `old` by `new` (statements, terminators, φ operands, variable
-    /// definitions); return the builder φs that used it.
+    /// Replace every use of `old` by `new` (statements, terminators, φ operands; variable
+    /// definitions resolve when read); return the builder φs that used it. Statements and
+    /// terminators wait for [`resolve_all_uses`](SsaBuilder::resolve_all_uses) while deferred.
     fn replace_uses(&mut self, old: Value, new: &Operand) -> Vec<Value> {
         let target = Operand::Value(old);
-        let swap = |a: &mut Operand| {
-            if *a == target {
-                *a = new.clone();
-            }
-        };
-        for b in self.func.block_ids().collect::<Vec<_>>() {
-            for v in self.func.block(b).stmts.clone() {
-                if let ValueKind::Stmt(s) = &mut self.func.values[v.index()].kind {
-                    s.args.iter_mut().for_each(swap);
+        if !self.deferred {
+            let swap = |a: &mut Operand| {
+                if *a == target {
+                    *a = new.clone();
                 }
-            }
-            let term = &mut self.func.block_mut(b).term;
-            match term {
-                Terminator::Return(x) => swap(x),
-                Terminator::Branch { cond, .. } => swap(cond),
-                _ => {}
-            }
-            for call in calls_mut(term) {
-                call.args.iter_mut().for_each(swap);
+            };
+            for b in self.func.block_ids().collect::<Vec<_>>() {
+                self.for_each_use(b, swap);
             }
         }
-        self.defs.values_mut().for_each(swap);
         let mut users = Vec::new();
-        for (&p, (_, ops)) in self.phis.iter_mut() {
+        for p in self.phi_users.remove(&old).unwrap_or_default() {
+            let Some((_, ops)) = self.phis.get_mut(&p) else {
+                continue;
+            };
+            let mut used = false;
             for (_, op) in ops.iter_mut() {
                 if *op == target {
                     *op = new.clone();
-                    users.push(p);
+                    used = true;
+                }
+            }
+            if used {
+                users.push(p);
+                if let Operand::Value(v) = new {
+                    self.phi_users.entry(*v).or_default().push(p);
                 }
             }
         }
         users.sort();
         users.dedup();
         users
+    }
+
+    /// Removes the parameters [`remove_param`](SsaBuilder::remove_param) deferred.
+    fn drop_removed_params(&mut self) {
+        if self.removed_params.is_empty() {
+            return;
+        }
+        let removed = std::mem::take(&mut self.removed_params);
+        for block in self.func.block_ids().collect::<Vec<_>>() {
+            let params = &mut self.func.block_mut(block).params;
+            if !params.iter().any(|p| removed.contains(p)) {
+                continue;
+            }
+            params.retain(|p| !removed.contains(p));
+            let params = params.clone();
+            for (index, p) in params.into_iter().enumerate() {
+                self.func.values[p.index()].kind = ValueKind::Param {
+                    block,
+                    index: index as u32,
+                };
+            }
+        }
+    }
+
+    /// Every use of a removed φ in a statement or terminator, replaced by what stands for it.
+    fn resolve_all_uses(&mut self) {
+        if self.replaced.is_empty() {
+            return;
+        }
+        let replaced = std::mem::take(&mut self.replaced);
+        let resolve = |a: &mut Operand| {
+            while let Operand::Value(v) = a {
+                match replaced.get(v) {
+                    Some(next) => *a = next.clone(),
+                    None => break,
+                }
+            }
+        };
+        for b in self.func.block_ids().collect::<Vec<_>>() {
+            self.for_each_use(b, resolve);
+        }
+        self.replaced = replaced;
+    }
+
+    /// Applies `f` to every operand of `b`'s statements and terminator.
+    fn for_each_use(&mut self, b: Block, mut f: impl FnMut(&mut Operand)) {
+        let func = &mut self.func;
+        for i in 0..func.block(b).stmts.len() {
+            let v = func.block(b).stmts[i];
+            if let ValueKind::Stmt(s) = &mut func.values[v.index()].kind {
+                s.args.iter_mut().for_each(&mut f);
+            }
+        }
+        let term = &mut func.block_mut(b).term;
+        match term {
+            Terminator::Return(x) => f(x),
+            Terminator::Branch { cond, .. } => f(cond),
+            _ => {}
+        }
+        for call in calls_mut(term) {
+            call.args.iter_mut().for_each(&mut f);
+        }
     }
 }
 

@@ -107,7 +107,27 @@ impl Type {
         }
     }
 
-    /// The field types of a tuple, named tuple or struct, in order.
+    /// The type of field `i` (from 0) of a tuple, named tuple or struct.
+    pub fn field_type(&self, i: usize) -> Option<&Type> {
+        match self {
+            Type::Tuple(ts) => ts.get(i),
+            Type::NamedTuple(fs) => fs.get(i).map(|(_, t)| t),
+            Type::Struct(s) => s.fields.get(i).map(|(_, t)| t),
+            _ => None,
+        }
+    }
+
+    /// The number of fields of a tuple, named tuple or struct (None for other types).
+    pub fn field_count(&self) -> Option<usize> {
+        match self {
+            Type::Tuple(ts) => Some(ts.len()),
+            Type::NamedTuple(fs) => Some(fs.len()),
+            Type::Struct(s) => Some(s.fields.len()),
+            _ => None,
+        }
+    }
+
+    /// The types of the fields of a tuple, named tuple or struct (None for other types).
     pub fn field_types(&self) -> Option<Vec<Type>> {
         match self {
             Type::Tuple(ts) => Some(ts.to_vec()),

@@ -496,11 +496,11 @@ fn prim_types(
         (Prim::Length | Prim::RangeLength, _) => result(Type::Int64),
         (Prim::Tuple, _) => result(Type::tuple(tys.iter().cloned())),
         (Prim::GetField, [t, _]) => {
-            let Some(fields) = t.field_types() else {
+            let Some(n) = t.field_count() else {
                 return Ok(());
             };
-            let i = field_index(args.get(1), fields.len(), t)?;
-            result(fields[i].clone())
+            let i = field_index(args.get(1), n, t)?;
+            result(t.field_type(i).cloned().unwrap_or(Type::Nothing))
         }
         (Prim::SetField, [t, _, v]) => {
             let Type::Struct(st) = t else {

@@ -53,6 +53,9 @@ pub struct TraceRow {
     pub values: Runs,
     /// Its adjoint for each of those runs, in the same order.
     pub adjoints: Runs,
+    /// For a function an in-source `rrule` differentiates (the row `f (rrule)`, its value and
+    /// the adjoint the rule was given): where that rule is.
+    pub related: Vec<crate::Related>,
     /// The definition's file and byte range.
     pub(crate) range: (SourceFile, u32, u32),
     /// Whether the definition's text starts with the name (an argument, an assignment), so
@@ -215,18 +218,23 @@ impl TraceRow {
             "value": self.values.last.json,
             "adjoint": self.adjoints.last.json,
         });
-        if self.values.count > 1 || self.adjoints.count > 1 {
-            if let Some(map) = row.as_object_mut() {
+        if let Some(map) = row.as_object_mut() {
+            if self.values.count > 1 || self.adjoints.count > 1 {
                 map.insert("runs".into(), self.values.count.into());
                 map.insert("values".into(), self.values.to_json());
                 map.insert("adjoints".into(), self.adjoints.to_json());
+            }
+            if !self.related.is_empty() {
+                let related = self.related.iter().map(crate::Related::to_json).collect();
+                map.insert("related".into(), serde_json::Value::Array(related));
             }
         }
         row
     }
 }
 
-/// The rows as a table: `file:line:col  name  value  adjoint`, columns aligned.
+/// The rows as a table: `file:line:col  name  value  adjoint`, columns aligned; a function
+/// under an in-source rule is named `f (rrule at file:line:col)`.
 pub(crate) fn table(rows: &[TraceRow]) -> String {
     if rows.is_empty() {
         return "trace: no variable with a source name carries a gradient on this call".into();
@@ -236,7 +244,16 @@ pub(crate) fn table(rows: &[TraceRow]) -> String {
         .map(|r| {
             [
                 format!("{}:{}:{}", r.file.display(), r.line, r.col),
-                r.name.clone(),
+                match r.related.first() {
+                    Some(rule) => format!(
+                        "{} at {}:{}:{})",
+                        r.name.trim_end_matches(')'),
+                        rule.file.display(),
+                        rule.line,
+                        rule.col
+                    ),
+                    None => r.name.clone(),
+                },
                 r.values.summary(),
                 r.adjoints.summary(),
             ]
@@ -319,6 +336,8 @@ impl Seen {
 #[derive(Default)]
 struct Taps {
     seen: HashMap<(Span, zy_ir::Name), (Seen, Seen)>,
+    /// For a row `f (rrule)`, the span of the rule that ran.
+    rules: HashMap<zy_ir::Name, Span>,
 }
 
 impl Watch for Taps {
@@ -340,6 +359,10 @@ impl Watch for Taps {
         else {
             return;
         };
+        if &**kind == "rule" {
+            self.rules.insert(name.clone(), step.span);
+            return;
+        }
         let entry = self.seen.entry((step.span, name.clone())).or_default();
         match &**kind {
             "primal" => entry.0.push(x),
@@ -376,6 +399,22 @@ pub(crate) fn run(
             .text(db)
             .get(r.start as usize..)
             .is_some_and(|t| t.starts_with(&*name));
+        let related = taps
+            .rules
+            .get(&name)
+            .and_then(|&rule| zy_hir::locate(db, rule, call))
+            .map(|at| {
+                let lc = zy_hir::line_col(db, at.file, at.start);
+                let f = name.trim_end_matches(" (rrule)");
+                crate::Related {
+                    file: at.file.path(db).clone(),
+                    line: lc.line,
+                    col: lc.col,
+                    start: at.start,
+                    end: at.end,
+                    message: format!("the in-source `rrule` for `{f}` ran here"),
+                }
+            });
         rows.push(TraceRow {
             file: r.file.path(db).clone(),
             line: lc.line,
@@ -383,6 +422,7 @@ pub(crate) fn run(
             name: name.to_string(),
             values,
             adjoints,
+            related: related.into_iter().collect(),
             range: (r.file, r.start, r.end),
             named_there,
         });
@@ -513,6 +553,32 @@ trace:
         assert_eq!(
             trace(SRC, "step(1.2)"),
             "trace: no variable with a source name carries a gradient on this call"
+        );
+    }
+
+    #[test]
+    fn a_function_under_an_rrule_is_one_row_naming_its_rule() {
+        // uses(x) = relu(3x) + x at 2: the rule is given ȳ = 1 and returns 1 for z = 6, so
+        // z̄ = 1 and x̄ = 3 + 1 = 4. The rule's row is at `relu`'s definition, its value 6.
+        let src = "\
+relu(x) = x > 0.0 ? x : 0.0
+function rrule(::typeof(relu), x)
+    back(ȳ) = (NoTangent(), x > 0.0 ? ȳ : 0.0)
+    return relu(x), back
+end
+function uses(x)
+    z = 3.0 * x
+    return relu(z) + x
+end
+";
+        assert_eq!(
+            trace(src, "uses(2.0)"),
+            "\
+trace:
+  where      name                       value  adjoint
+  t.jl:1:1   relu (rrule at t.jl:2:10)  6.0    1.0
+  t.jl:6:15  x                          2.0    4.0
+  t.jl:7:9   z                          6.0    1.0"
         );
     }
 

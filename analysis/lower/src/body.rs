@@ -319,8 +319,14 @@ impl<'c, 'a> BodyLowerer<'c, 'a> {
             ExprKind::Splat(_) => self.fail(
                 r,
                 "unsupported",
-                "unsupported: `...` outside the arguments of a call".into(),
+                "unsupported: `...` outside the arguments of a call; pass the splat to a function (`f(xs...)`, `vcat(xs...)`, `tuple(xs...)`) instead".into(),
             ),
+            ExprKind::DotCall { callee, args } if args.len() > 2 && self.is_nary(callee) => {
+                let f = self.function_value(callee);
+                self.left_fold(args, r, |me, a, b, r| {
+                    me.call("broadcast", vec![f.clone(), a, b], r)
+                })
+            }
             ExprKind::DotCall { callee, args } => {
                 let f = self.function_value(callee);
                 let mut all = vec![f];
@@ -460,10 +466,13 @@ impl<'c, 'a> BodyLowerer<'c, 'a> {
             return self.splat_call(callee, args, r);
         }
         if matches!(&callee.kind, ExprKind::Ident(n) if n == INTERPOLATION) {
-            let message = "unsupported: string interpolation outside an error message".into();
+            let message = "unsupported: string interpolation outside an error message; interpolate inside `error(\"... $x\")` or an exception's message, or pass the values themselves, instead".into();
             return self.fail(r, "unsupported", message);
         }
         match &callee.kind {
+            ExprKind::Ident(name) if args.len() > 2 && is_nary(name) && !self.is_local(callee) => {
+                self.left_fold(args, r, |me, a, b, r| me.call(name, vec![a, b], r))
+            }
             ExprKind::Ident(name) if !self.is_local(callee) => {
                 let args = self.all(args);
                 self.call(name, args, r)
@@ -474,6 +483,34 @@ impl<'c, 'a> BodyLowerer<'c, 'a> {
                 self.emit(Op::CallValue, all, r).into()
             }
         }
+    }
+
+    /// Is `callee` Base's `+` or `*` (not a local of that name)?
+    fn is_nary(&self, callee: &Expr) -> bool {
+        matches!(&callee.kind, ExprKind::Ident(n) if is_nary(n)) && !self.is_local(callee)
+    }
+
+    /// `op(a, b, c, ...)` as Julia's `afoldl`: `op(op(a, b), c)...`, each step by `step`, one
+    /// statement per operand (never recursing per operand: chains in generated code have
+    /// thousands). The partial results span the source from the first operand to the last one
+    /// they include, the whole call's span `r` the last.
+    fn left_fold(
+        &mut self,
+        args: &[Expr],
+        r: TextRange,
+        step: impl Fn(&mut Self, Operand, Operand, TextRange) -> Operand,
+    ) -> Operand {
+        let mut acc = self.expr(&args[0]);
+        for (i, arg) in args.iter().enumerate().skip(1) {
+            let b = self.expr(arg);
+            let range = if i + 1 == args.len() {
+                r
+            } else {
+                TextRange::new(args[0].range.start, arg.range.end)
+            };
+            acc = step(self, acc, b, range);
+        }
+        acc
     }
 
     /// `f(a, t...)`: `splatcall((false, true), f, a, t)`, flagging the splatted arguments.
@@ -667,4 +704,10 @@ fn message_parts(e: &Expr) -> Option<&[Expr]> {
         },
         _ => None,
     }
+}
+
+/// Base's operators whose calls take any number of operands and fold to the left
+/// (`+(a, b, c) == (a + b) + c`): the two Julia parses a chain of as one call.
+fn is_nary(name: &str) -> bool {
+    name == "+" || name == "*"
 }

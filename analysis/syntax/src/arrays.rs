@@ -99,7 +99,10 @@ fn element(cx: &mut Cx, node: &SyntaxNode) -> Expr {
     match (node.leaf, node.kind) {
         (false, Kind::Assign) => cx.unsupported(node, "assignment inside an array literal"),
         (false, Kind::Parameters) => cx.unsupported(node, "`;` inside a vector literal"),
-        (false, Kind::Splat) => cx.unsupported(node, "splatting `...`"),
+        (false, Kind::Splat) => cx.unsupported(
+            node,
+            "splatting `...` in a vector literal; write `vcat(xs...)` (or `[xs[1], xs[2]]`) instead",
+        ),
         _ => expr(cx, node),
     }
 }
@@ -177,6 +180,8 @@ pub(crate) fn is_fresh_array(e: &Expr) -> bool {
         ExprKind::Call { callee, args } | ExprKind::KwCall { callee, args, .. } => {
             match &callee.kind {
                 ExprKind::Ident(name) if FRESH_RESULTS.contains(&name.as_str()) => true,
+                // An operator chain `a + b + c` (one call, as Julia parses it).
+                ExprKind::Ident(name) if name == "+" || name == "*" => args.len() > 1,
                 // A reshape of a fresh array is one too.
                 ExprKind::Ident(name)
                     if name == "reshape" || name == "vec" || name == "dropdims" =>

@@ -64,6 +64,15 @@ fn convert(cx: &mut Cx, node: &SyntaxNode) -> Expr {
     if let Some(typed) = arrays::typed_cat(cx, node) {
         return typed;
     }
+    if let (Kind::Quote, [name]) = (node.kind, node.children.as_slice()) {
+        if name.leaf && name.kind == Kind::Identifier {
+            let message = format!(
+                "symbol `:{}`; read a field as `s.{0}`, and choose between cases with a `Bool` or an `Int`, instead",
+                cx.text(name)
+            );
+            return cx.unsupported(node, &message);
+        }
+    }
     if let Some(what) = outside_subset(node.kind) {
         return cx.unsupported(node, what);
     }
@@ -112,8 +121,8 @@ fn convert(cx: &mut Cx, node: &SyntaxNode) -> Expr {
         Kind::Doc => doc,
         Kind::Subtype | Kind::Supertype => crate::type_values::subtype,
         Kind::LongArrow => |cx, n| cx.unsupported(n, "operator `-->`"),
-        Kind::DotAnd => |cx, n| cx.unsupported(n, "operator `.&&`"),
-        Kind::DotOr => |cx, n| cx.unsupported(n, "operator `.||`"),
+        Kind::DotAnd => |cx, n| cx.unsupported(n, &operators::unsupported_operator("&&", true)),
+        Kind::DotOr => |cx, n| cx.unsupported(n, &operators::unsupported_operator("||", true)),
         Kind::ColonAssign => |cx, n| cx.unsupported(n, "operator `:=`"),
         _ => |cx, n| cx.unsupported(n, n.kind.name()),
     };
@@ -123,29 +132,29 @@ fn convert(cx: &mut Cx, node: &SyntaxNode) -> Expr {
 /// The name of a construct that is outside the subset whatever its contents.
 fn outside_subset(kind: Kind) -> Option<&'static str> {
     Some(match kind {
-        Kind::CharLit => "character literal",
+        Kind::CharLit => "character literal; zy has no `Char`: write a string in an error message, or compare integer codes instead",
         Kind::CmdStringLit => "command literal",
-        Kind::Braces | Kind::BracesCat => "curly braces `{...}`",
+        Kind::Braces | Kind::BracesCat => "curly braces `{...}`; write a tuple `(a, b)` or a vector `[a, b]` instead",
         Kind::Interpolate => "interpolation `$`",
-        Kind::Quote => "quoted expression",
-        Kind::Splat => "splatting `...`",
+        Kind::Quote => "quoted expression; write the code itself instead",
+        Kind::Splat => "splatting `...` outside the arguments of a call; pass the splat to a function (`f(xs...)`, `vcat(xs...)`, `tuple(xs...)`) instead",
         Kind::Decl => "type assertion `::`; annotate the function's parameter (`x::Float64`) or convert with `Float64(x)` instead",
         Kind::Where => "`where` outside a method signature",
         Kind::Global => "global declaration; pass the value as an argument (a `Ref` to write to it) instead",
         Kind::Const => "const in a local scope; write a plain assignment instead",
         Kind::Try => "try/catch; check the condition before the call that could fail and call `error(\"...\")` instead",
         Kind::Struct => "struct definition in a local scope; define the struct at the top level instead",
-        Kind::Module => "module",
-        Kind::Abstract => "abstract type",
+        Kind::Module => "module inside a function or block; define it at the top level instead",
+        Kind::Abstract => "abstract type inside a function or block; define it at the top level instead",
         Kind::Primitive => "primitive type",
         Kind::Macro => "macro definition; write a function instead",
-        Kind::Import => "import",
-        Kind::Using => "using",
-        Kind::Export | Kind::Public => "export",
+        Kind::Import => "import inside a function or block; write it at the top level instead",
+        Kind::Using => "using inside a function or block; write it at the top level instead",
+        Kind::Export | Kind::Public => "export inside a function or block; write it at the top level instead",
         Kind::Ncat | Kind::TypedNcat => "`;;` concatenation; write `[a b; c d]`, `hcat` or `vcat` instead",
         Kind::TypedHcat => "concatenation in indexing brackets (write `i - 1` for a subtraction)",
         Kind::TypedVcat => "concatenation inside indexing brackets",
-        Kind::Var => "`var\"...\"` name",
+        Kind::Var => "`var\"...\"` name; write a plain name instead",
         Kind::AddressOf => "operator `&`",
         _ => return None,
     })
@@ -170,7 +179,7 @@ fn leaf(cx: &mut Cx, node: &SyntaxNode) -> Expr {
         Kind::Op(op) => cx.unsupported(node, &format!("operator `{}` as a value", op.text())),
         Kind::MacroName => {
             let text = cx.text(node);
-            cx.unsupported(node, &format!("macro @{text}"))
+            cx.unsupported(node, &unknown_macro(&format!("@{text}")))
         }
         _ => error_expr(node),
     }
@@ -218,6 +227,13 @@ fn parens(cx: &mut Cx, node: &SyntaxNode) -> Expr {
 /// `s.f` (and `Base.sin` as a value).
 fn field(cx: &mut Cx, node: &SyntaxNode) -> Expr {
     let [base, name] = node.children.as_slice() else {
+        if let [op] = node.children.as_slice() {
+            // `(.+)`: Julia's `BroadcastFunction(+)`.
+            let op = cx.text(op).to_string();
+            let message =
+                format!("operator `.{op}` as a value; write `(a, b) -> a .{op} b` instead");
+            return cx.unsupported(node, &message);
+        }
         return error_expr(node);
     };
     if !(name.leaf && name.kind == Kind::Identifier) {
@@ -263,12 +279,20 @@ fn macro_call(cx: &mut Cx, node: &SyntaxNode) -> Expr {
                     Some(e) => e,
                     None => match crate::dotmacros::expand(cx, node, &text) {
                         Some(e) => e,
-                        None => cx.unsupported(node, &format!("macro {text}")),
+                        None => cx.unsupported(node, &unknown_macro(&text)),
                     },
                 },
             }
         }
         None => error_expr(node),
+    }
+}
+
+/// The refusal of the macro call `@name` (one zy does not know).
+fn unknown_macro(name: &str) -> String {
+    match name {
+        "@test" => "macro @test; write `@assert cond` instead".to_string(),
+        _ => format!("macro {name}; write the code it stands for (or a function call) instead"),
     }
 }
 
@@ -381,7 +405,7 @@ fn doc(cx: &mut Cx, node: &SyntaxNode) -> Expr {
 fn tuple(cx: &mut Cx, node: &SyntaxNode) -> Expr {
     let parts = &node.children;
     if let Some(p) = parts.iter().find(|k| k.kind == Kind::Parameters) {
-        return cx.unsupported(p, "named tuple with `;`");
+        return cx.unsupported(p, "named tuple with `;`; write `(a = a, b = b)` instead");
     }
     if let Some(g) = parts.iter().find(|k| k.kind == Kind::Generator) {
         return cx.unsupported(g, "generator expression");
@@ -421,13 +445,20 @@ fn call(cx: &mut Cx, node: &SyntaxNode, dotted: bool) -> Expr {
     if let Some(array) = undef_array(cx, node, callee, rest) {
         return array;
     }
-    let callee_expr = match (callee.leaf, callee.kind) {
-        (_, Kind::Dot) if callee.children.len() == 1 => {
-            let op = cx.text(&callee.children[0]).to_string();
-            return cx.unsupported(callee, &format!("operator `.{op}` as a function"));
+    // `(.+)(a, b)` and `(:)(a, b)` are these operators too.
+    let mut bare = callee;
+    while let (false, Kind::Parens, [inner]) = (bare.leaf, bare.kind, bare.children.as_slice()) {
+        bare = inner;
+    }
+    let callee_expr = match (bare.leaf, bare.kind) {
+        (_, Kind::Dot) if bare.children.len() == 1 => {
+            let op = cx.text(&bare.children[0]).to_string();
+            let message =
+                format!("operator `.{op}` as a function; write `broadcast({op}, a, b)` instead");
+            return cx.unsupported(callee, &message);
         }
-        (true, Kind::Identifier) if cx.text(callee) == ":" => {
-            return cx.unsupported(callee, "operator `:` as a function");
+        (true, _) if cx.text(bare) == ":" => {
+            return cx.unsupported(callee, "operator `:` as a function; write `a:b` instead");
         }
         (false, Kind::Curly) => {
             return cx.unsupported(callee, "type parameters in an expression");
@@ -782,7 +813,14 @@ fn compound_assignment(cx: &mut Cx, node: &SyntaxNode, dotted: bool) -> Expr {
     let op_text = cx.text(op);
     let Some(bin) = compound_op(op_text) else {
         let dot = if dotted { "." } else { "" };
-        return cx.unsupported(op, &format!("operator `{dot}{op_text}=`"));
+        let message = if operators::is_function_operator(op_text) {
+            format!("operator `{dot}{op_text}=`; write `x {dot}= x {dot}{op_text} v` instead")
+        } else if op_text == "//" {
+            format!("operator `{dot}//=` (rational numbers); write `x {dot}/= v` instead")
+        } else {
+            format!("operator `{dot}{op_text}=`")
+        };
+        return cx.unsupported(op, &message);
     };
     let lhs = expr(cx, lhs);
     let rhs = expr(cx, rhs);

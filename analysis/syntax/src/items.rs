@@ -101,7 +101,7 @@ fn item(cx: &mut Cx, node: &SyntaxNode) -> Option<Item> {
         Kind::Module => module_def(cx, node).map(Item::Module),
         Kind::Abstract => abstract_definition(cx, node).map(Item::Struct),
         Kind::Primitive => unsupported(cx, node, "primitive type"),
-        Kind::Macro => unsupported(cx, node, "macro definition"),
+        Kind::Macro => unsupported(cx, node, "macro definition; write a function instead"),
         Kind::Import | Kind::Using => import(cx, node).map(Item::Import),
         Kind::Export => Some(Item::Export(ExportDef {
             names: node.args().map(|n| cx.text(n).to_string()).collect(),
@@ -302,7 +302,11 @@ fn include(cx: &mut Cx, node: &SyntaxNode) -> Option<IncludeDef> {
             path_range: *range,
             range: call.range,
         }),
-        _ => unsupported(cx, node, "`include` of anything but one string literal"),
+        _ => unsupported(
+            cx,
+            node,
+            "`include` of anything but one string literal; write the path as a literal (`include(\"file.jl\")`) instead",
+        ),
     }
 }
 
@@ -343,7 +347,11 @@ fn global(
         if assignment.has_error() {
             return None;
         }
-        return unsupported(cx, lhs, "global binding of anything but a name");
+        return unsupported(
+            cx,
+            lhs,
+            "global binding of anything but a name; bind one name per line (`a = 1`) instead",
+        );
     }
     let value = expr(cx, rhs);
     Some(GlobalDef {
@@ -1084,7 +1092,11 @@ fn abstract_definition(cx: &mut Cx, node: &SyntaxNode) -> Option<StructDef> {
     let head = node.children.first()?;
     let (name_node, params, param_bounds, supertype) = type_head(cx, head)?;
     if !params.is_empty() {
-        return unsupported(cx, head, "a parametric abstract type");
+        return unsupported(
+            cx,
+            head,
+            "a parametric abstract type; declare it without parameters (`abstract type A end`) instead",
+        );
     }
     Some(StructDef {
         name: cx.text(name_node).to_string(),

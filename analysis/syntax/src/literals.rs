@@ -23,14 +23,27 @@ pub(crate) fn integer(cx: &mut Cx, node: &SyntaxNode) -> Expr {
 /// A `BinInt`, `OctInt` or `HexInt` token: an unsigned integer in Julia.
 pub(crate) fn unsigned(cx: &mut Cx, node: &SyntaxNode) -> Expr {
     let text = cx.text(node);
-    cx.unsupported(node, &format!("unsigned integer literal `{text}`"))
+    let (radix, digits) = match text.get(..2) {
+        Some("0x") => (16, &text[2..]),
+        Some("0o") => (8, &text[2..]),
+        Some("0b") => (2, &text[2..]),
+        _ => (10, text),
+    };
+    let digits: String = digits.chars().filter(|c| *c != '_').collect();
+    let message = match i64::from_str_radix(&digits, radix) {
+        Ok(n) => format!("unsigned integer literal `{text}`; write the `Int` `{n}` instead"),
+        Err(_) => format!("unsigned integer literal `{text}`"),
+    };
+    cx.unsupported(node, &message)
 }
 
 /// A `Float` token (possibly signed, possibly hexadecimal).
 pub(crate) fn float(cx: &mut Cx, node: &SyntaxNode) -> Expr {
     let text = cx.text(node);
     if text.trim_start_matches(['-', '+', '−']).starts_with("0x") {
-        return cx.unsupported(node, &format!("hexadecimal float literal `{text}`"));
+        let message =
+            format!("hexadecimal float literal `{text}`; write a decimal Float64 literal instead");
+        return cx.unsupported(node, &message);
     }
     let digits: String = text
         .chars()

@@ -68,17 +68,19 @@ pub(crate) fn infix(cx: &mut Cx, node: &SyntaxNode, dotted: bool) -> Expr {
     if text == ":" && !dotted {
         return range_call(cx, node, lhs, rest);
     }
-    if let Some(fop) = function_op(text).filter(|_| !dotted) {
-        return function_call_chain(cx, node, op, fop, lhs, rest);
+    match function_op(text) {
+        Some(fop) if !dotted => return function_call_chain(cx, node, op, fop, lhs, rest),
+        Some(FunctionOp::Call(name)) if dotted && broadcasts(name) => {
+            return dotted_call_chain(cx, node, op, name, lhs, rest)
+        }
+        _ => {}
     }
     let Some(bin) = binop(text) else {
-        let shown = if dotted {
-            format!(".{text}")
-        } else {
-            text.to_string()
-        };
-        return cx.unsupported(op, &format!("operator `{shown}`"));
+        return cx.unsupported(op, &unsupported_operator(text, dotted));
     };
+    if !dotted && rest.len() > 1 && matches!(bin, BinOp::Add | BinOp::Mul) {
+        return nary_call(cx, node, op, rest_with(lhs, rest));
+    }
     if !cx.enter_many(node, rest.len().saturating_sub(1)) {
         return error_expr(node);
     }
@@ -102,6 +104,21 @@ pub(crate) fn infix(cx: &mut Cx, node: &SyntaxNode, dotted: bool) -> Expr {
     }
     cx.leave_many(rest.len().saturating_sub(1));
     acc
+}
+
+/// The operands of `lhs op rest...`.
+fn rest_with<'n>(lhs: &'n SyntaxNode, rest: &'n [SyntaxNode]) -> Vec<&'n SyntaxNode> {
+    std::iter::once(lhs).chain(rest).collect()
+}
+
+/// `a + b + c + ...` and `a * b * c * ...`: one call `+(a, b, c, ...)`, as Julia parses these
+/// two operators, so that a chain of any length is one level of nesting (generated code holds
+/// chains of thousands of terms). The lowering evaluates it as Julia's `afoldl`, a left fold.
+fn nary_call(cx: &mut Cx, node: &SyntaxNode, op: &SyntaxNode, operands: Vec<&SyntaxNode>) -> Expr {
+    let name = cx.text(op).to_string();
+    let callee = Box::new(Expr::new(ExprKind::Ident(name), op.range));
+    let args = operands.into_iter().map(|o| expr(cx, o)).collect();
+    Expr::new(ExprKind::Call { callee, args }, node.range)
 }
 
 /// Operators that are calls of a library function rather than subset operators, by their
@@ -139,6 +156,64 @@ fn function_op(text: &str) -> Option<FunctionOp> {
         "|>" => FunctionOp::Pipe,
         _ => return None,
     })
+}
+
+/// Is the dotted form of the [`FunctionOp::Call`] of `name` its broadcast (`a .& b` is
+/// `broadcast(&, a, b)`)? Not for the two whose broadcast makes arrays of pairs or functions.
+fn broadcasts(name: &str) -> bool {
+    !matches!(name, "Base.Pair" | "ComposedFunction")
+}
+
+/// Is `text` an operator that zy calls as a library function (`&`, `|>`, `⊻`)?
+pub(crate) fn is_function_operator(text: &str) -> bool {
+    function_op(text).is_some()
+}
+
+/// `a .op b .op c` for an operator that is a library function: `broadcast(f, broadcast(f, a,
+/// b), c)`, as Julia's `(f).(a, b)`.
+fn dotted_call_chain(
+    cx: &mut Cx,
+    node: &SyntaxNode,
+    op: &SyntaxNode,
+    name: &str,
+    lhs: &SyntaxNode,
+    rest: &[SyntaxNode],
+) -> Expr {
+    let mut acc = expr(cx, lhs);
+    for operand in rest {
+        let rhs = expr(cx, operand);
+        let range = span(acc.range, rhs.range);
+        let callee = Box::new(Expr::new(ExprKind::Ident(name.to_string()), op.range));
+        let args = vec![acc, rhs];
+        acc = Expr::new(ExprKind::DotCall { callee, args }, range);
+    }
+    acc.range = node.range;
+    acc
+}
+
+/// The refusal of the operator `text` (dotted or not), with what to write instead where Julia
+/// has a spelling zy accepts.
+pub(crate) fn unsupported_operator(text: &str, dotted: bool) -> String {
+    let dot = if dotted { "." } else { "" };
+    let instead = match (text, dotted) {
+        ("//", _) => "(rational numbers); write `a / b` (a Float64 division) instead",
+        ("&&", true) => "; write `a .& b` (Bools, elementwise) instead",
+        ("||", true) => "; write `a .| b` (Bools, elementwise) instead",
+        ("|>", true) => "; write `f.(x)` instead",
+        ("=>", true) => "(arrays of pairs are outside zy's subset); keep two arrays instead",
+        ("<:" | ">:", false) => {
+            "(types are not values in zy); test a value's type with `x isa T` instead"
+        }
+        (":=" | "-->", false) => "",
+        (_, true) => "; write `broadcast(f, a, b)` with a named function `f` instead",
+        (_, false) => "; write a function with a name and call it instead",
+    };
+    let sep = if instead.starts_with(';') || instead.is_empty() {
+        ""
+    } else {
+        " "
+    };
+    format!("operator `{dot}{text}`{sep}{instead}")
 }
 
 /// `a op b op c` for a [`FunctionOp`], left-associative as Julia parses these operators
@@ -219,17 +294,13 @@ pub(crate) fn chain(cx: &mut Cx, node: &SyntaxNode) -> Expr {
         match binop(text) {
             Some(bin) if bin.is_comparison() => {
                 if dotted {
-                    return cx.unsupported(node, "chained dotted comparison");
+                    let message = "chained dotted comparison; write `(a .< b) .& (b .< c)` instead";
+                    return cx.unsupported(node, message);
                 }
                 rest_nodes.push((bin, operand));
             }
             _ => {
-                let shown = if dotted {
-                    format!(".{text}")
-                } else {
-                    text.to_string()
-                };
-                return cx.unsupported(op, &format!("operator `{shown}`"));
+                return cx.unsupported(op, &unsupported_operator(text, dotted));
             }
         }
     }
@@ -249,17 +320,20 @@ pub(crate) fn chain(cx: &mut Cx, node: &SyntaxNode) -> Expr {
 
 /// `(call-pre op x)` or `(dotcall-pre op x)`: `-x`, `+x`, `!x`, `√x` (a call of `sqrt`), `∛x` (`cbrt`), `~x`
 /// (a call of `~`, Base's bitwise not),
-/// `.-x` (a broadcast call of `-`).
+/// `.-x` (a broadcast call of `-`, `.√x` of `sqrt`).
 pub(crate) fn prefix(cx: &mut Cx, node: &SyntaxNode, dotted: bool) -> Expr {
     let [op, arg] = node.children.as_slice() else {
         return error_expr(node);
     };
     let text = normalize(cx.text(op));
     if dotted {
-        if !matches!(text, "-" | "+" | "!") {
-            return cx.unsupported(op, &format!("operator `.{text}`"));
-        }
-        let callee = Expr::new(ExprKind::Ident(text.to_string()), op.range);
+        let name = match text {
+            "-" | "+" | "!" | "~" => text,
+            "√" => "sqrt",
+            "∛" => "cbrt",
+            _ => return cx.unsupported(op, &unsupported_operator(text, true)),
+        };
+        let callee = Expr::new(ExprKind::Ident(name.to_string()), op.range);
         let arg = expr(cx, arg);
         return Expr::new(
             ExprKind::DotCall {
@@ -289,7 +363,7 @@ pub(crate) fn prefix(cx: &mut Cx, node: &SyntaxNode, dotted: bool) -> Expr {
                 node.range,
             );
         }
-        _ => return cx.unsupported(op, &format!("operator `{text}`")),
+        _ => return cx.unsupported(op, &unsupported_operator(text, false)),
     };
     Expr::new(
         ExprKind::Unary {

@@ -154,7 +154,7 @@ macro m(x) x end
             (function h (xs...)
               xs)
             (function k (x)
-              (+ (+ (call sum x (parameters (= dims 1))) (call foo x (parameters (= y 2)))) (call bar (... xs))))
+              (call + (call sum x (parameters (= dims 1))) (call foo x (parameters (= y 2))) (call bar (... xs))))
             (abstract type Shape)
             (struct Circle <: Shape r::Float64)
             (struct P x)
@@ -166,7 +166,7 @@ macro m(x) x end
             (import LinearAlgebra)
             (using Statistics)
             error 185..198: unsupported: inner constructor; define an outer constructor (a method named after the struct, after it) instead [unsupported]
-            error 300..316: unsupported: macro definition [unsupported]
+            error 300..316: unsupported: macro definition; write a function instead [unsupported]
         "#]],
     );
 }
@@ -217,11 +217,11 @@ end
               (call Base.vcat x xs)
               (return (call (-> (x) x) 1)))
             error 23..66: unsupported: try/catch; check the condition before the call that could fail and call `error("...")` instead [unsupported]
-            error 71..78: unsupported: macro @test [unsupported]
-            error 184..187: unsupported: character literal [unsupported]
-            error 230..233: unsupported: operator `⊗` [unsupported]
+            error 71..78: unsupported: macro @test; write `@assert cond` instead [unsupported]
+            error 184..187: unsupported: character literal; zy has no `Char`: write a string in an error message, or compare integer codes instead [unsupported]
+            error 230..233: unsupported: operator `⊗`; write a function with a name and call it instead [unsupported]
             error 244..247: unsupported: Float32 literal `1f0`; write a Float64 literal instead [unsupported]
-            error 250..254: unsupported: unsigned integer literal `0x10` [unsupported]
+            error 250..254: unsupported: unsigned integer literal `0x10`; write the `Int` `16` instead [unsupported]
             error 259..269: unsupported: typed variable declaration; assign without `::` (convert with `Float64(v)` where needed) instead [unsupported]
             error 280..292: unsupported: global declaration; pass the value as an argument (a `Ref` to write to it) instead [unsupported]
         "#]],
@@ -352,7 +352,7 @@ end
             (abstract type Pet <: Animal)
             (struct Dog{T<:Real} <: Pet w::T)
             error 112..116: unsupported: a type subtyping Julia's `Real` (zy's structs may subtype the program's own abstract types) [unsupported]
-            error 150..156: unsupported: a parametric abstract type [unsupported]
+            error 150..156: unsupported: a parametric abstract type; declare it without parameters (`abstract type A end`) instead [unsupported]
             error 173..184: unsupported: a parametric supertype `Animal{...}` [unsupported]
         "#]],
     );

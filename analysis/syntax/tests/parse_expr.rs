@@ -42,7 +42,7 @@ fn bad_call_strings_are_errors() {
     assert_eq!(show("f(1,"), "error 1..2 syntax-error: missing `)`");
     assert_eq!(
         show("f(quote x end)"),
-        "error 2..13 unsupported: unsupported: quoted expression"
+        "error 2..13 unsupported: unsupported: quoted expression; write the code itself instead"
     );
     assert_eq!(
         show("f(99999999999999999999)"),

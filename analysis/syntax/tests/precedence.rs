@@ -414,3 +414,38 @@ fn matrix_rows_with_names_and_calls() {
         "#]],
     );
 }
+
+#[test]
+fn plus_and_times_chains_are_one_call_as_in_julia() {
+    // Julia: `a + b + c` is `+(a, b, c)` (a left fold); `-`, `/` and dotted chains nest.
+    check(
+        "a + b + c - x * b * c",
+        expect![[r#"
+        (- (call + a b c) (call * x b c))
+    "#]],
+    );
+    check(
+        "a .+ b .+ c",
+        expect![[r#"
+        (.+ (.+ a b) c)
+    "#]],
+    );
+}
+
+#[test]
+fn a_chain_of_ten_thousand_terms_is_one_level_of_nesting() {
+    let terms: Vec<String> = (0..10_000).map(|k| format!("{k}.5x")).collect();
+    let src = format!("f(x) = {}", terms.join(" + "));
+    let file = zy_syntax::parse_file(&src);
+    assert_eq!(file.errors, vec![]);
+    let Some(zy_syntax::ast::Item::Function(def)) = file.items.first() else {
+        panic!("no function");
+    };
+    match &def.body[..] {
+        [e] => match &e.kind {
+            zy_syntax::ast::ExprKind::Call { args, .. } => assert_eq!(args.len(), 10_000),
+            other => panic!("not one call: {other:?}"),
+        },
+        other => panic!("not one statement: {other:?}"),
+    }
+}

@@ -104,10 +104,7 @@ impl Emit<'_> {
 
     /// Field `i` (0-based) of a tuple or named tuple of type `ty`.
     pub fn field(&mut self, x: Operand, i: usize, ty: &Type) -> Operand {
-        let fty = ty
-            .field_types()
-            .and_then(|fs| fs.get(i).cloned())
-            .unwrap_or(Type::Nothing);
+        let fty = ty.field_type(i).cloned().unwrap_or(Type::Nothing);
         if fty == Type::Nothing {
             return Const::Nothing.into();
         }

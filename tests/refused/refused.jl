@@ -1,0 +1,75 @@
+# Constructs zy refuses, one per function: tests/tests/refusals.rs snapshots every diagnostic
+# (file:line:col, code, message) in refusals.txt. Each message names the construct and, where
+# Julia has a spelling zy accepts, says what to write instead.
+
+macro twice(ex)
+    ex
+end
+m1(x) = @twice x
+m2(x) = @test x > 0
+
+# Strings, symbols, characters.
+# zy: at s1(1.0)
+s1(x) = x > 0 ? "positive" : "negative"
+s2(x) = "x = $x"
+s3(x) = :a
+s4(x) = 'c'
+s5(x) = r"a+"
+s6(x) = `ls`
+
+# Splatting.
+p1(xs) = [xs...]
+p2(xs) = (xs...,)
+p3(xs) = g(xs...; a = 1)
+
+# Operators.
+o1(x) = x // 2
+o2(x) = x ⊗ x
+o3(x) = (x .> 0) .&& (x .< 1)
+o4(x) = (x .> 0) .|| (x .< 1)
+o5(x) = x .=> x
+o6(x) = x .|> sin
+o7(x) = Float64 <: Real
+o8(x) = (.+)(x, x)
+o9(x) = (:)(1, 3)
+o10(x) = (x //= 2; x)
+o11(x) = (x &= true; x)
+o12(x) = ¬x
+Base.:+(a::Int, b::Float64) = a
+a ⊕ b = a
+
+# Literals and types.
+l1(x) = 0x1f
+l2(x) = 0x1p3
+l3(x) = 1.5f0
+l4(x) = {x}
+l5(x) = x::Float64
+l6(x) = Array{Float64, 3}
+
+# Statements and definitions.
+t1(x) = try x catch; 0.0 end
+t2(x) = (global g = x; x)
+t3(x) = (local y::Float64 = x; y)
+const c1 = 1
+primitive type P8 8 end
+abstract type A{T} end
+struct S
+    x::Float64
+    S(x) = new(x)
+end
+
+# Functions and library.
+f1(x) = ((a; k = 1) -> a)(x)
+f2((a, b)) = a + b
+# zy: at f3(1.0)
+f3(x) = Dict(1 => x)
+# zy: at f4(2)
+f4(n) = ntuple(i -> 1.0, n)
+
+# More syntax.
+y1(x) = (; x)
+y2(x) = x .< 1.0 .< 2.0
+y3(x) = (using LinearAlgebra; x)
+y4(x) = var"a b"
+a, b = 1, 2
+include(joinpath("a", "b.jl"))

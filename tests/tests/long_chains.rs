@@ -1,0 +1,121 @@
+//! Long operator chains, as generated code and optimisation test problems hold them: Julia
+//! parses `a + b + c + ...` and `a * b * c * ...` as one call `+(a, b, c, ...)` evaluated as a
+//! left fold, so a chain of thousands of terms is no deeper than a chain of three. Each must
+//! parse, lower, infer, differentiate and run on both engines with the value of that left fold.
+
+use std::path::Path;
+
+use zy_ide::{AnalysisHost, Engine, EvalLimits};
+
+/// The coefficient of term `k`.
+fn coefficient(k: usize) -> f64 {
+    ((k % 13) as f64 - 6.0) * 0.25 + 0.125
+}
+
+/// `p(x, y) = c₀*x*y + c₁*x*x + c₂*x*y + ...` with `terms` terms: `c*x*y` for even `k`,
+/// `c*x*x` for odd `k`.
+fn polynomial(terms: usize) -> String {
+    let body: Vec<String> = (0..terms)
+        .map(|k| {
+            let other = if k % 2 == 0 { "y" } else { "x" };
+            format!("{:?}*x*{other}", coefficient(k))
+        })
+        .collect();
+    format!("p(x, y) = {}\n", body.join(" + "))
+}
+
+/// Value and gradient by hand: the value is Julia's left fold of the terms, each term the left
+/// fold `(c*x)*y`; `∂p/∂x = Σ_even c y + Σ_odd 2 c x`, `∂p/∂y = Σ_even c x`.
+fn by_hand(terms: usize, x: f64, y: f64) -> (f64, f64, f64) {
+    let term = |k: usize| {
+        let other = if k % 2 == 0 { y } else { x };
+        coefficient(k) * x * other
+    };
+    let value = (1..terms).fold(term(0), |acc, k| acc + term(k));
+    let (mut dx, mut dy) = (0.0, 0.0);
+    for k in 0..terms {
+        let c = coefficient(k);
+        if k % 2 == 0 {
+            dx += c * y;
+            dy += c * x;
+        } else {
+            dx += 2.0 * c * x;
+        }
+    }
+    (value, dx, dy)
+}
+
+fn close(got: f64, want: f64) -> bool {
+    (got - want).abs() <= 1e-9 * want.abs().max(1.0)
+}
+
+/// The value and gradient of `call` in `text` on `engine`.
+fn run(text: &str, call: &str, engine: Engine) -> (serde_json::Value, Vec<serde_json::Value>) {
+    let mut host = AnalysisHost::new();
+    let file = host.set_file_text(Path::new("/chain.jl"), text.to_string());
+    let analysis = host.analysis();
+    let grad = analysis
+        .grad(file, call, EvalLimits::default(), engine)
+        .expect("not cancelled")
+        .unwrap_or_else(|e| panic!("{engine:?}: gradient of {call} failed: {e}"));
+    (
+        grad.value.json.clone(),
+        grad.gradient.iter().map(|g| g.json.clone()).collect(),
+    )
+}
+
+#[test]
+fn a_5000_term_polynomial_has_the_left_folds_value_and_gradient() {
+    let (terms, x, y) = (5000, 1.5, -0.75);
+    let text = polynomial(terms);
+    let (value, dx, dy) = by_hand(terms, x, y);
+    for engine in [Engine::Interp, Engine::Jit] {
+        let (got, grad) = run(&text, "p(1.5, -0.75)", engine);
+        // The value is the left fold to the bit.
+        assert_eq!(got.as_f64(), Some(value), "{engine:?}: value");
+        let g: Vec<f64> = grad.iter().filter_map(|g| g.as_f64()).collect();
+        assert!(
+            g.len() == 2 && close(g[0], dx) && close(g[1], dy),
+            "{engine:?}: gradient {g:?}, by hand ({dx}, {dy})"
+        );
+    }
+}
+
+#[test]
+fn a_10000_term_sum_and_product() {
+    // s(x) = x + 0.5 + x + 0.5 + ...: 5000 x's, value 5000 x + 2500, derivative 5000.
+    let sum: Vec<&str> = (0..10_000)
+        .map(|k| if k % 2 == 0 { "x" } else { "0.5" })
+        .collect();
+    // q(x) = x * 1.25 * x * 0.8 * ...: 5000 x's; at x = 1 the value is 1.25^2500 * 0.8^2500
+    // (the left fold, in that order) and the derivative 5000 times the value.
+    let product: Vec<&str> = (0..10_000)
+        .map(|k| match k % 4 {
+            1 => "1.25",
+            3 => "0.8",
+            _ => "x",
+        })
+        .collect();
+    let text = format!(
+        "s(x) = {}\nq(x) = {}\n",
+        sum.join(" + "),
+        product.join(" * ")
+    );
+    let fold = product
+        .iter()
+        .skip(1)
+        .fold(1.0, |acc: f64, t| acc * t.parse::<f64>().unwrap_or(1.0));
+    for engine in [Engine::Interp, Engine::Jit] {
+        let (value, grad) = run(&text, "s(3.0)", engine);
+        assert_eq!(value.as_f64(), Some(5000.0 * 3.0 + 2500.0), "{engine:?}");
+        assert_eq!(grad[0].as_f64(), Some(5000.0), "{engine:?}");
+        let (value, grad) = run(&text, "q(1.0)", engine);
+        assert_eq!(value.as_f64(), Some(fold), "{engine:?}");
+        let d = grad[0].as_f64().unwrap_or(f64::NAN);
+        assert!(
+            close(d, 5000.0 * fold),
+            "{engine:?}: {d} vs {}",
+            5000.0 * fold
+        );
+    }
+}
