@@ -9,6 +9,7 @@ use proptest::prelude::*;
 use proptest::test_runner::{Config, TestCaseError, TestRunner};
 use serde_json::Value as Json;
 use zy_ide::{AnalysisHost, Engine, EvalLimits};
+use zy_tests::engines::{close, julia_vector};
 
 /// The program: `f(x, t)` adds 3 x_i² for the first `x_i > t` (0 if none) and `x_j` for the
 /// last `x_j < t` (1 if none); `g(x, t, k)` is `x_m` for the first `x_m > t` from `k` on, read
@@ -27,16 +28,6 @@ function g(x, t, k)
     return x[m]
 end
 ";
-
-fn julia_vector(xs: &[f64]) -> String {
-    let items: Vec<String> = xs.iter().map(|&x| zy_ir::julia_float(x)).collect();
-    format!("[{}]", items.join(", "))
-}
-
-fn close(want: f64, got: &Json) -> bool {
-    got.as_f64()
-        .is_some_and(|g| (g - want).abs() <= 1e-12 * want.abs().max(1.0))
-}
 
 /// The value and the gradient with respect to `x` of `call`, through both engines.
 fn check(

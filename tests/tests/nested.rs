@@ -9,33 +9,10 @@ use std::path::Path;
 use proptest::prelude::*;
 use proptest::test_runner::{Config, TestCaseError, TestRunner};
 use serde_json::Value as Json;
-use zy_ide::{AnalysisHost, Engine, EvalLimits};
+use zy_ide::AnalysisHost;
+use zy_tests::engines::{check_both_engines, julia_vector, vector_json};
 
-fn julia_vector(xs: &[f64]) -> String {
-    let items: Vec<String> = xs.iter().map(|&x| zy_ir::julia_float(x)).collect();
-    format!("[{}]", items.join(", "))
-}
-
-fn close(want: f64, got: &Json) -> bool {
-    got.as_f64()
-        .is_some_and(|g| (g - want).abs() <= 1e-10 * want.abs().max(1.0))
-}
-
-fn same(want: &Json, got: &Json) -> bool {
-    match (want, got) {
-        (Json::Array(w), Json::Array(g)) => {
-            w.len() == g.len() && w.iter().zip(g).all(|(w, g)| same(w, g))
-        }
-        (Json::Number(w), g) => w.as_f64().is_some_and(|w| close(w, g)),
-        (w, g) => w == g,
-    }
-}
-
-fn vector_json(v: &[f64]) -> Json {
-    Json::Array(v.iter().map(|&x| Json::from(x)).collect())
-}
-
-/// `call`'s value and gradient on both engines.
+/// `call`'s value and gradients on both engines ([`check_both_engines`]).
 fn check(
     analysis: &zy_ide::Analysis,
     file: zy_ide::FileId,
@@ -43,26 +20,8 @@ fn check(
     value: f64,
     gradients: &[Json],
 ) -> Result<(), TestCaseError> {
-    for engine in [Engine::Interp, Engine::Jit] {
-        let got = analysis
-            .grad(file, call, EvalLimits::default(), engine)
-            .map_err(|_| TestCaseError::fail("cancelled"))?
-            .map_err(|e| TestCaseError::fail(format!("{call} ({engine:?}): {e}")))?;
-        prop_assert!(
-            close(value, &got.value.json),
-            "{call} ({engine:?}): value {} instead of {value}",
-            got.value.json
-        );
-        prop_assert_eq!(got.gradient.len(), gradients.len());
-        for (g, want) in got.gradient.iter().zip(gradients) {
-            prop_assert!(
-                same(want, &g.json),
-                "{call} ({engine:?}): gradient {} instead of {want}",
-                g.json
-            );
-        }
-    }
-    Ok(())
+    check_both_engines(analysis, file, call, value, gradients, |_, _| false)
+        .map_err(TestCaseError::fail)
 }
 
 fn runner() -> TestRunner {

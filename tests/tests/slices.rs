@@ -9,7 +9,8 @@ use std::path::Path;
 use proptest::prelude::*;
 use proptest::test_runner::{Config, TestCaseError, TestRunner};
 use serde_json::Value as Json;
-use zy_ide::{AnalysisHost, Engine, EvalLimits};
+use zy_ide::AnalysisHost;
+use zy_tests::engines::{check_both_engines, julia_vector, vector_json};
 
 /// An index range of one dimension of length `len`, as Julia selects it: `lo:step:hi`.
 #[derive(Clone, Debug)]
@@ -105,15 +106,6 @@ fn element(k: usize) -> f64 {
     ((k as f64) * 0.7).sin() * 2.0 + 0.1
 }
 
-fn julia_vector(xs: &[f64]) -> String {
-    if xs.is_empty() {
-        // `[]` is a Vector{Any} in Julia.
-        return "zeros(0)".to_string();
-    }
-    let items: Vec<String> = xs.iter().map(|&x| zy_ir::julia_float(x)).collect();
-    format!("[{}]", items.join(", "))
-}
-
 /// A column-major `rows × cols` matrix as a Julia literal.
 fn julia_matrix(a: &[f64], rows: usize, cols: usize) -> String {
     let text: Vec<String> = (0..rows)
@@ -127,12 +119,15 @@ fn julia_matrix(a: &[f64], rows: usize, cols: usize) -> String {
     format!("[{}]", text.join("; "))
 }
 
-fn close(want: f64, got: &Json) -> bool {
-    got.as_f64()
-        .is_some_and(|g| (g - want).abs() <= 1e-12 * want.abs().max(1.0))
+fn matrix_json(a: &[f64], rows: usize, cols: usize) -> Json {
+    Json::Array(
+        (0..rows)
+            .map(|i| vector_json(&(0..cols).map(|j| a[i + j * rows]).collect::<Vec<_>>()))
+            .collect(),
+    )
 }
 
-/// The value and gradients of `call` in `file`, through both engines, against `want`.
+/// `call`'s value and gradients on both engines ([`check_both_engines`]).
 fn check(
     analysis: &zy_ide::Analysis,
     file: zy_ide::FileId,
@@ -140,47 +135,8 @@ fn check(
     value: f64,
     gradients: &[Json],
 ) -> Result<(), TestCaseError> {
-    for engine in [Engine::Interp, Engine::Jit] {
-        let got = analysis
-            .grad(file, call, EvalLimits::default(), engine)
-            .map_err(|_| TestCaseError::fail("cancelled"))?
-            .map_err(|e| TestCaseError::fail(format!("{call} ({engine:?}): {e}")))?;
-        prop_assert!(
-            close(value, &got.value.json),
-            "{call} ({engine:?}): value {} instead of {value}",
-            got.value.json
-        );
-        for (g, want) in got.gradient.iter().zip(gradients) {
-            prop_assert!(
-                same(want, &g.json),
-                "{call} ({engine:?}): gradient {} instead of {want}",
-                g.json
-            );
-        }
-    }
-    Ok(())
-}
-
-fn same(want: &Json, got: &Json) -> bool {
-    match (want, got) {
-        (Json::Array(w), Json::Array(g)) => {
-            w.len() == g.len() && w.iter().zip(g).all(|(w, g)| same(w, g))
-        }
-        (Json::Number(w), g) => w.as_f64().is_some_and(|w| close(w, g)),
-        (w, g) => w == g,
-    }
-}
-
-fn vector_json(v: &[f64]) -> Json {
-    Json::Array(v.iter().map(|&x| Json::from(x)).collect())
-}
-
-fn matrix_json(a: &[f64], rows: usize, cols: usize) -> Json {
-    Json::Array(
-        (0..rows)
-            .map(|i| vector_json(&(0..cols).map(|j| a[i + j * rows]).collect::<Vec<_>>()))
-            .collect(),
-    )
+    check_both_engines(analysis, file, call, value, gradients, |_, _| false)
+        .map_err(TestCaseError::fail)
 }
 
 #[test]
