@@ -29,14 +29,14 @@ o3(x) = (x .> 0) .&& (x .< 1)
 o4(x) = (x .> 0) .|| (x .< 1)
 o5(x) = x .=> x
 o6(x) = x .|> sin
-o7(x) = Float64 <: Real
+# (o7: `Float64 <: Real` is accepted now: type values, decided at compilation)
 o8(x) = (.+)(x, x)
 o9(x) = (:)(1, 3)
 o10(x) = (x //= 2; x)
 o11(x) = (x &= true; x)
 o12(x) = ¬x
 Base.:+(a::Int, b::Float64) = a
-a ⊕ b = a
+# (`a ⊕ b = a` is accepted now: a method of an operator for the program's types)
 
 # Literals and types.
 l1(x) = 0x1f
@@ -44,7 +44,7 @@ l2(x) = 0x1p3
 l3(x) = 1.5f0
 l4(x) = {x}
 l5(x) = x::Float64
-l6(x) = Array{Float64, 3}
+# (l6: `Array{Float64, 3}` as a value is accepted now: type values)
 
 # Statements and definitions.
 t1(x) = try x catch; 0.0 end
