@@ -73,3 +73,49 @@ y3(x) = (using LinearAlgebra; x)
 y4(x) = var"a b"
 a, b = 1, 2
 include(joinpath("a", "b.jl"))
+
+# Scopes and definitions.
+function d1(x)
+    g() = y
+    y = x
+    g()
+end
+function d2(x)
+    s = 0.0
+    # zy: checkpoint
+    for i in 1:3
+        i > x && break
+        s += i
+    end
+    s
+end
+function d3(x)
+    s = 0.0
+    # zy: checkpoint
+    for i in 1:3
+        i > x && return s
+        s += i
+    end
+    s
+end
+function d4(x)
+    (x[1], y) = (1.0, 2.0)
+    y
+end
+function d5(x)
+    g(y)::Vector{Float64} = y
+    g(x)
+end
+function d6(x)
+    function g(n)
+        n <= 0 ? x : g(n - 1)
+    end
+    g = 1.0
+    g
+end
+q = 1.0
+q = 2.0
+d7(x) = x * q
+function (x)
+    x
+end
