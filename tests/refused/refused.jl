@@ -119,3 +119,60 @@ d7(x) = x * q
 function (x)
     x
 end
+
+# Annotations.
+# zy: at a2(1.0)
+a2(x::Float64{Int}) = x
+# zy: at a3([1.0])
+a3(x::Vector{Float64, Int}) = x
+# zy: at a4(1.0)
+a4(x::Type{Vector{Float64}}) = x
+struct W{T}
+    x::Float64
+end
+# zy: at a5(1.0)
+a5(x) = W(x)
+
+# Values inference refuses.
+# zy: at v1(1.0)
+v1(x) = (t = (a = 1.0, b = 2.0); t[round(Int, x)])
+# zy: at v2(1.0)
+v2(x) = (t = (a = 1.0,); getfield(t, round(Int, x)))
+# zy: at v3(1.0)
+v3(x) = (p = 1.0 => x; p[round(Int, x)])
+# zy: at v4(1.0)
+v4(x) = []
+# zy: at v5(1.0)
+v5(x) = [x, nothing]
+# zy: at v6(1.0)
+v6(x) = vcat()
+# zy: at v7([1.0])
+v7(x) = [x'; x']
+# zy: at v8(1.0)
+v8(x) = vcat((x, x), [x])
+# zy: at v9(1.0)
+v9(x) = error(x)
+# zy: at v10(1)
+v10(n) = zeros(n, n, n)
+# zy: at v11(1.0)
+v11(x) = identity(:a)
+# zy: at v12(1.0)
+v12(x) = (T = Vector{Float64}; T(x))
+
+# Comparisons and broadcasting.
+struct V
+    x::Float64
+end
+add2(a, b) = a + b
+# zy: at e1([1.0])
+e1(x) = x === x
+# zy: at e2(1.0)
+e2(x) = V(x) == V(x)
+# zy: at e3([1], [1.0])
+e3(x, y) = x' * y
+# zy: at e5([1.0])
+e5(x) = add2.(x, ones(1, 1))
+# zy: at e6([1.0])
+e6(x) = add2.(x', 1.0)
+# zy: at e7([1.0])
+e7(x) = map(+, (1.0, 2.0), x)
