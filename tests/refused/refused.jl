@@ -29,14 +29,14 @@ o3(x) = (x .> 0) .&& (x .< 1)
 o4(x) = (x .> 0) .|| (x .< 1)
 o5(x) = x .=> x
 o6(x) = x .|> sin
-o7(x) = Float64 <: Real
+# (o7: `Float64 <: Real` is accepted now: type values, decided at compilation)
 o8(x) = (.+)(x, x)
 o9(x) = (:)(1, 3)
 o10(x) = (x //= 2; x)
 o11(x) = (x &= true; x)
 o12(x) = ¬x
 Base.:+(a::Int, b::Float64) = a
-a ⊕ b = a
+# (`a ⊕ b = a` is accepted now: a method of an operator for the program's types)
 
 # Literals and types.
 l1(x) = 0x1f
@@ -44,7 +44,7 @@ l2(x) = 0x1p3
 l3(x) = 1.5f0
 l4(x) = {x}
 l5(x) = x::Float64
-l6(x) = Array{Float64, 3}
+# (l6: `Array{Float64, 3}` as a value is accepted now: type values)
 
 # Statements and definitions.
 t1(x) = try x catch; 0.0 end
@@ -73,3 +73,106 @@ y3(x) = (using LinearAlgebra; x)
 y4(x) = var"a b"
 a, b = 1, 2
 include(joinpath("a", "b.jl"))
+
+# Scopes and definitions.
+function d1(x)
+    g() = y
+    y = x
+    g()
+end
+function d2(x)
+    s = 0.0
+    # zy: checkpoint
+    for i in 1:3
+        i > x && break
+        s += i
+    end
+    s
+end
+function d3(x)
+    s = 0.0
+    # zy: checkpoint
+    for i in 1:3
+        i > x && return s
+        s += i
+    end
+    s
+end
+function d4(x)
+    (x[1], y) = (1.0, 2.0)
+    y
+end
+function d5(x)
+    g(y)::Vector{Float64} = y
+    g(x)
+end
+function d6(x)
+    function g(n)
+        n <= 0 ? x : g(n - 1)
+    end
+    g = 1.0
+    g
+end
+q = 1.0
+q = 2.0
+d7(x) = x * q
+function (x)
+    x
+end
+
+# Annotations.
+# zy: at a2(1.0)
+a2(x::Float64{Int}) = x
+# zy: at a3([1.0])
+a3(x::Vector{Float64, Int}) = x
+# zy: at a4(1.0)
+a4(x::Type{Vector{Float64}}) = x
+struct W{T}
+    x::Float64
+end
+# zy: at a5(1.0)
+a5(x) = W(x)
+
+# Values inference refuses.
+# zy: at v1(1.0)
+v1(x) = (t = (a = 1.0, b = 2.0); t[round(Int, x)])
+# zy: at v2(1.0)
+v2(x) = (t = (a = 1.0,); getfield(t, round(Int, x)))
+# zy: at v3(1.0)
+v3(x) = (p = 1.0 => x; p[round(Int, x)])
+# zy: at v4(1.0)
+v4(x) = []
+# zy: at v5(1.0)
+v5(x) = [x, nothing]
+# zy: at v6(1.0)
+v6(x) = vcat()
+# zy: at v7([1.0])
+v7(x) = [x'; x']
+# zy: at v8(1.0)
+v8(x) = vcat((x, x), [x])
+# zy: at v9(1.0)
+v9(x) = error(x)
+# zy: at v10(1)
+v10(n) = zeros(n, n, n)
+# zy: at v11(1.0)
+v11(x) = identity(:a)
+# zy: at v12(1.0)
+v12(x) = (T = Vector{Float64}; T(x))
+
+# Comparisons and broadcasting.
+struct V
+    x::Float64
+end
+add2(a, b) = a + b
+# zy: at e1([1.0])
+e1(x) = x === x
+# zy: at e2(1.0)
+e2(x) = V(x) == V(x)
+# zy: at e3([1], [1.0])
+e3(x, y) = x' * y
+# zy: at e5([1.0])
+e5(x) = add2.(x, ones(1, 1))
+# zy: at e6([1.0])
+e6(x) = add2.(x', 1.0)
+# zy: at e7([1.0])
+e7(x) = map(+, (1.0, 2.0), x)

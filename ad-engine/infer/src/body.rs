@@ -399,7 +399,10 @@ impl<'a> Typer<'a> {
                     "`{c}` as a value: {STRING_VALUES}"
                 ))),
                 Operand::Const(c @ (Const::Symbol(_) | Const::Tuple(_))) => {
-                    Some(Fail::unsupported(format!("`{c}` as a value")))
+                    Some(Fail::unsupported(format!(
+                        "`{c}` as a value; read a field as `s.a`, and choose between cases \
+                         with a `Bool` or an `Int`, instead"
+                    )))
                 }
                 _ => None,
             });

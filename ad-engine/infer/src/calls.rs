@@ -97,7 +97,8 @@ impl<'a> Cx<'a> {
                     ) =>
                 {
                     return Err(Fail::unsupported(
-                        "symbols as values (only as field names and named-tuple keys)",
+                        "symbols as values (only as field names and named-tuple keys); read a field as \
+                         `s.a`, and choose between cases with a `Bool` or an `Int`, instead",
                     ));
                 }
                 _ => {}
@@ -157,7 +158,7 @@ impl<'a> Cx<'a> {
         }
         if crate::type_values::is_type_text(name) {
             return Err(Fail::unsupported(format!(
-                "calling the type `{name}` held as a value"
+                "calling the type `{name}` held as a value; call `{name}(...)` by its name instead"
             )));
         }
         if let Some(def) = self.program.structs.get(name) {
@@ -189,7 +190,8 @@ impl<'a> Cx<'a> {
         let types: Vec<Type> = args.iter().map(|a| a.ty.clone()).collect();
         if types.contains(&Type::Any) {
             return Err(Fail::unsupported(
-                "symbols and strings as values (only as field names and `error` messages)",
+                "symbols and strings as values (only as field names and `error` messages); choose \
+                 between cases with a `Bool` or an `Int` instead",
             ));
         }
         let Some(gf) = self.program.functions.get(name) else {

@@ -237,7 +237,8 @@ pub(crate) fn construct(
         .map(|p| {
             bind.get(p).cloned().ok_or_else(|| {
                 Fail::unsupported(format!(
-                    "cannot infer type parameter `{p}` of `{}`",
+                    "cannot infer type parameter `{p}` of `{}`; give a field the type `{p}`, or drop \
+                     the parameter, instead",
                     def.name
                 ))
             })

@@ -85,7 +85,8 @@ fn entry(program: &Program, name: &str, args: &[Type]) -> Result<Arc<Instance>, 
         }
         if crate::is_builtin(name) {
             return Err(Fail::unsupported(format!(
-                "the builtin `{name}` as an entry point"
+                "the builtin `{name}` as an entry point; define a function that calls it \
+                 (`f(x) = {name}(x)`) and use that instead"
             )));
         }
         return Err(Fail::undefined_name(name));

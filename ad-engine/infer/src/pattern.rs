@@ -64,6 +64,14 @@ pub(crate) enum Pat {
     Adjoint(Option<Box<Pat>>),
 }
 
+/// An array annotation with parameters zy cannot read (`Vector{Float64, Int}`).
+fn array_annotation(expr: &TypeExpr) -> Fail {
+    Fail::unsupported(format!(
+        "`{expr}`; annotate with `Vector{{T}}`, `Matrix{{T}}` or \
+         `AbstractArray{{T, N}} where N` instead"
+    ))
+}
+
 /// Resolve an annotation; `vars` are the type variables in scope.
 pub(crate) fn pattern(expr: &TypeExpr, vars: &[Name], program: &Program) -> Result<Pat, Fail> {
     let (name, params) = match expr {
@@ -73,7 +81,8 @@ pub(crate) fn pattern(expr: &TypeExpr, vars: &[Name], program: &Program) -> Resu
     if vars.iter().any(|v| v == name) {
         if !params.is_empty() {
             return Err(Fail::unsupported(format!(
-                "parameters on type variable `{name}`"
+                "parameters on type variable `{name}`; write the parametric type with variables for its \
+                 parameters (`x::Vector{{T}} where T`) instead"
             )));
         }
         return Ok(Pat::Var(name.clone()));
@@ -88,12 +97,14 @@ pub(crate) fn pattern(expr: &TypeExpr, vars: &[Name], program: &Program) -> Resu
         if params.is_empty() {
             Ok(p)
         } else {
-            Err(Fail::unsupported(format!("type parameters on `{name}`")))
+            Err(Fail::unsupported(format!(
+                "type parameters on `{name}`; write `{name}` without parameters instead"
+            )))
         }
     };
     let array = |abstract_: bool, ndims: Option<u8>, max: usize| -> Result<Pat, Fail> {
         if params.len() > max {
-            return Err(Fail::unsupported(format!("`{expr}`")));
+            return Err(array_annotation(expr));
         }
         let mut ndims = ndims;
         let mut ndims_var = None;
@@ -103,7 +114,7 @@ pub(crate) fn pattern(expr: &TypeExpr, vars: &[Name], program: &Program) -> Resu
                     Ok(k @ 1..=2) if p.is_empty() => ndims = Some(k),
                     // `AbstractArray{T, N} where N`: any number of dimensions, named.
                     _ if p.is_empty() && vars.contains(n) => ndims_var = Some(n.clone()),
-                    _ => return Err(Fail::unsupported(format!("`{expr}`"))),
+                    _ => return Err(array_annotation(expr)),
                 }
             }
         }
@@ -150,7 +161,10 @@ pub(crate) fn pattern(expr: &TypeExpr, vars: &[Name], program: &Program) -> Resu
         // constructor function `Float64`.
         "Type" => match params.as_slice() {
             [TypeExpr::Named { name: t, params: p }] if p.is_empty() => Ok(Pat::Typeof(t.clone())),
-            _ => Err(Fail::unsupported(format!("`{expr}`"))),
+            _ => Err(Fail::unsupported(format!(
+                "`{expr}`; write `Type{{T}}` of a type without parameters (`::Type{{Float64}}`), \
+                 or leave the argument untyped, instead"
+            ))),
         },
         _ => match program.structs.get(name) {
             Some(def) if def.is_abstract => no_params(Pat::Abstract {

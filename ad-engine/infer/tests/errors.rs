@@ -230,7 +230,7 @@ fn symbols_are_not_values() {
     let mut p = Program::default();
     define(&mut p, b.done());
     expect![[r#"
-        error[unsupported] at 110..115: unsupported: `:a` as a value
+        error[unsupported] at 110..115: unsupported: `:a` as a value; read a field as `s.a`, and choose between cases with a `Bool` or an `Int`, instead
     "#]]
     .assert_eq(&errs(&p, "f", &[Type::Float64]));
     let mut b = Fb::new("g", &["x"]);
@@ -238,7 +238,7 @@ fn symbols_are_not_values() {
     b.ret(t);
     define(&mut p, b.done());
     expect![[r#"
-        error[unsupported] at 110..115: unsupported: symbols as values (only as field names and named-tuple keys)
+        error[unsupported] at 110..115: unsupported: symbols as values (only as field names and named-tuple keys); read a field as `s.a`, and choose between cases with a `Bool` or an `Int`, instead
     "#]]
     .assert_eq(&errs(&p, "g", &[Type::Float64]));
 }

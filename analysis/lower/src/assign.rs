@@ -64,7 +64,7 @@ impl BodyLowerer<'_, '_> {
             _ => {
                 let what = describe(target);
                 let message =
-                    format!("unsupported: destructuring into {what} (only names are allowed)");
+                    format!("unsupported: destructuring into {what} (only names are allowed); destructure into names and assign them after (`(a1, b) = t; a[1] = a1`) instead");
                 self.fail(target.range, "unsupported", message);
             }
         }

@@ -117,11 +117,15 @@ fn leaves_chunk(body: &[Expr]) -> Option<(TextRange, String)> {
         match &e.kind {
             ExprKind::Break if !in_loop => Some((
                 e.range,
-                "unsupported: `break` in a loop under `# zy: checkpoint`".to_string(),
+                "unsupported: `break` in a loop under `# zy: checkpoint`; leave the loop through its \
+                 condition (`while k <= n && !done`), or drop the comment, instead"
+                    .to_string(),
             )),
             ExprKind::Return(_) => Some((
                 e.range,
-                "unsupported: `return` in a loop under `# zy: checkpoint`".to_string(),
+                "unsupported: `return` in a loop under `# zy: checkpoint`; leave the loop through its \
+                 condition and return after it, or drop the comment, instead"
+                    .to_string(),
             )),
             ExprKind::Function(_) => None,
             ExprKind::While { .. } | ExprKind::For { inner: false, .. } => {

@@ -67,7 +67,7 @@ pub(crate) fn lower_method_body(
         Some(_) => None,
     };
     if let (Some(ty), None) = (&def.return_type, convert_return) {
-        let message = "unsupported: return type annotation other than `::Float64` or `::Int`";
+        let message = "unsupported: return type annotation other than `::Float64` or `::Int`; drop the annotation (convert the value, `Float64(y)`, where needed) instead";
         let range = match ty {
             TypeExpr::Named { range, .. } | TypeExpr::Typeof { range, .. } => *range,
         };

@@ -81,7 +81,9 @@ pub fn lower_function(file: u32, def: &FunctionDef) -> LoweredItem {
 pub fn lower_method(file: u32, def: &FunctionDef, ordinal: u32) -> LoweredItem {
     let Some(name) = generic_name(def) else {
         let message = match def.name {
-            FunctionName::Anonymous => "unsupported: anonymous function at top level",
+            FunctionName::Anonymous => {
+                "unsupported: anonymous function at top level; give it a name (`f(x) = ...`) instead"
+            }
             _ => "unsupported: call method of a type that is not a struct",
         };
         let span = Span::new(file, def.name_range.start, def.name_range.end);

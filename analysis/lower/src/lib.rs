@@ -89,7 +89,7 @@ impl LoweredItem {
                     span: g.span,
                     code: "unsupported",
                     message: format!(
-                        "unsupported: top-level binding `{}` assigned more than once",
+                        "unsupported: top-level binding `{}` assigned more than once; assign it once, or give each value a name of its own, instead",
                         g.name
                     ),
                 });

@@ -337,7 +337,10 @@ impl Walker {
             let message = if Some(name.as_str()) == own_name {
                 format!("unsupported: recursive inner function `{name}` (define it at top level)")
             } else {
-                format!("unsupported: closure captures `{name}` before it is assigned")
+                format!(
+                    "unsupported: closure captures `{name}` before it is assigned; assign \
+                     `{name}` before the function is defined instead"
+                )
             };
             self.res.errors.push(ScopeError {
                 range: def.name_range,
@@ -512,7 +515,8 @@ impl Walker {
                 self.res.errors.push(ScopeError {
                     range,
                     message: format!(
-                        "unsupported: recursive inner function `{name}` assigned more than once"
+                        "unsupported: recursive inner function `{name}` assigned more than once; \
+                         define it at top level instead"
                     ),
                 });
             }

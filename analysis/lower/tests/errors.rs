@@ -74,7 +74,7 @@ fn range_outside_for_header() {
 #[test]
 fn destructuring_into_non_identifiers() {
     expect![[r#"
-        unsupported 19..23: unsupported: destructuring into an indexed element (only names are allowed)
+        unsupported 19..23: unsupported: destructuring into an indexed element (only names are allowed); destructure into names and assign them after (`(a1, b) = t; a[1] = a1`) instead
     "#]].assert_eq(&lowering_errors("function f(t, x)\n  x[1], y = t\n  y\nend"));
 }
 
@@ -94,9 +94,9 @@ fn captured_before_assignment() {
         h = 2
     end";
     expect![[r#"
-        unsupported 26..28: unsupported: closure captures `y` before it is assigned
+        unsupported 26..28: unsupported: closure captures `y` before it is assigned; assign `y` before the function is defined instead
         unsupported 97..98: unsupported: recursive inner function `h` (define it at top level)
-        unsupported 190..191: unsupported: recursive inner function `h` assigned more than once
+        unsupported 190..191: unsupported: recursive inner function `h` assigned more than once; define it at top level instead
     "#]]
     .assert_eq(&lowering_errors(src));
 }

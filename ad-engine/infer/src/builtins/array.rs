@@ -86,7 +86,8 @@ fn matmul(b: &mut PlanBuilder, x: &Val, y: &Val) -> Option<Result<Val, Fail>> {
         match &v.ty {
             Type::Array(t, n) if **t != e => convert(b, v.clone(), &array(e.clone(), *n)),
             Type::Adjoint(t) if **t != e => Err(Fail::unsupported(format!(
-                "products of {} with other element types",
+                "products of {} with other element types; convert the vector under the adjoint \
+                 first (`float.(x)'`) instead",
                 v.ty
             ))),
             _ => Ok(v.clone()),

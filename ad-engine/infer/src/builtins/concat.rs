@@ -21,7 +21,7 @@ pub(crate) fn call(
     let is_array = |v: &Val| matches!(v.ty, Type::Array(..) | Type::Adjoint(_));
     Some(match (name, args) {
         ("vcat", []) | ("hcat", []) => Err(Fail::unsupported(format!(
-            "`{name}()` (its element type would be Any)"
+            "`{name}()` (its element type would be Any); write `Float64[]` instead"
         ))),
         ("vcat", xs) if !xs.iter().any(is_array) => cx.call_named(b, &"vect".into(), xs),
         ("vcat", xs) => vcat(cx, b, xs),
@@ -39,10 +39,16 @@ fn check_parts(xs: &[Val]) -> Result<(), Fail> {
             Type::Array(e, _) if e.is_number() => {}
             Type::Adjoint(_) => {
                 return Err(Fail::unsupported(
-                    "concatenating an adjoint `x'` (a row vector)",
+                    "concatenating an adjoint `x'` (a row vector); concatenate the vectors and \
+                     transpose, `permutedims(hcat(x, y))` for `[x'; y']`, instead",
                 ))
             }
-            t => return Err(Fail::unsupported(format!("concatenating a {t}"))),
+            t => {
+                return Err(Fail::unsupported(format!(
+                    "concatenating a {t}; concatenate numbers, vectors and matrices, and keep \
+                     other values together in a tuple `(a, b)`, instead"
+                )))
+            }
         }
     }
     Ok(())

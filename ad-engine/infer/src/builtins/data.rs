@@ -23,7 +23,8 @@ fn apply(b: &mut PlanBuilder, p: Prim, args: &[&Val], ty: Type) -> Val {
 fn plain_values(args: &[Val]) -> Result<(), Fail> {
     if args.iter().any(|a| a.ty == Type::Any) {
         return Err(Fail::unsupported(
-            "symbols and strings as values (only as field names and `error` messages)",
+            "symbols and strings as values (only as field names and `error` messages); choose \
+             between cases with a `Bool` or an `Int` instead",
         ));
     }
     Ok(())
@@ -66,7 +67,8 @@ pub(crate) fn call(b: &mut PlanBuilder, name: &str, args: &[Val]) -> Option<Resu
                 Ok(apply(b, Prim::Error, &refs, Type::Bottom))
             }
             _ => Err(Fail::unsupported(
-                "`error` with anything but a string literal message",
+                "`error` with anything but a string literal message; write the message as a \
+                 literal, interpolating the values (`error(\"x = $x\")`), instead",
             )),
         },
         "undef" => match args {
@@ -223,7 +225,8 @@ fn get_index(b: &mut PlanBuilder, args: &[Val]) -> Result<Val, Fail> {
         (Type::Struct(s), [i]) if &*s.name == PAIR => match i.int() {
             Some(_) => get_field(b, &[x.clone(), i.clone()]),
             None => Err(Fail::unsupported(format!(
-                "indexing {} with a run-time index",
+                "indexing {} with a run-time index; destructure it (`a, b = p`) or index it with \
+                 a literal (`p[1]`) instead",
                 x.ty
             ))),
         },
@@ -236,7 +239,8 @@ fn get_index(b: &mut PlanBuilder, args: &[Val]) -> Result<Val, Fail> {
                 },
                 _ => {
                     return Err(Fail::unsupported(
-                        "indexing a named tuple with a run-time index",
+                        "indexing a named tuple with a run-time index; read the field by name \
+                         (`nt.a`) or by a literal index (`nt[1]`) instead",
                     ))
                 }
             };
@@ -312,7 +316,12 @@ fn field(x: &Val, f: &Val) -> Result<(i64, Type), Fail> {
             }
         }
         Some(Const::Int(k)) => *k,
-        _ => return Err(Fail::unsupported("field access with a run-time field name")),
+        _ => {
+            return Err(Fail::unsupported(
+                "field access with a run-time field name; write the field's name (`s.a`) or a \
+                 literal index (`getfield(s, 1)`) instead",
+            ))
+        }
     };
     if k < 1 || k as usize > fields.len() {
         return Err(bounds(&x.ty, k));
@@ -357,7 +366,8 @@ fn literal_elem(elems: &[Val]) -> Result<Type, Fail> {
     plain_values(elems)?;
     let Some(first) = elems.first() else {
         return Err(Fail::unsupported(
-            "empty array literal `[]` (its element type would be Any)",
+            "empty array literal `[]` (its element type would be Any); write `Float64[]` (or \
+             `Int[]`, `Bool[]`) instead",
         ));
     };
     let mut t = first.ty.clone();
@@ -383,7 +393,7 @@ fn literal_elem(elems: &[Val]) -> Result<Type, Fail> {
             )));
         } else {
             return Err(Fail::unsupported(format!(
-                "array literal mixing {t} and {} elements",
+                "array literal mixing {t} and {} elements; write a tuple `(a, b)` instead",
                 e.ty
             )));
         };

@@ -67,13 +67,20 @@ fn shape(xs: &[Val]) -> Result<(Vec<Type>, Option<u8>), Fail> {
             Type::Array(e, k) => {
                 if n.is_some_and(|m| m != *k) {
                     return Err(Fail::unsupported(
-                        "mapping over arrays of different dimensions",
+                        "mapping over arrays of different dimensions; index them in a comprehension \
+                         (`[f(x[i], A[i, j]) for i in 1:size(A, 1), j in 1:size(A, 2)]`) \
+                         instead",
                     ));
                 }
                 n = Some(*k);
                 elems.push((**e).clone());
             }
-            Type::Adjoint(_) => return Err(Fail::unsupported("mapping over an adjoint")),
+            Type::Adjoint(_) => {
+                return Err(Fail::unsupported(
+                    "mapping over an adjoint; apply the function to the vector and take the \
+                     adjoint of the result (`f.(x)'`) instead",
+                ))
+            }
             t => elems.push(t.clone()),
         }
     }
@@ -112,7 +119,9 @@ fn map(cx: &mut Cx, b: &mut PlanBuilder, f: &Val, xs: &[Val], args: &[Val]) -> R
             return broadcast_tuples(cx, b, f, xs);
         }
         return Err(Fail::unsupported(
-            "`map` over tuples of different lengths or over a tuple and an array",
+            "`map` over tuples of different lengths or over a tuple and an array; map tuples \
+             of one length, or write the tuple as a vector (`[t...]`) to map it with arrays, \
+             instead",
         ));
     }
     if xs.iter().any(|x| !matches!(x.ty, Type::Array(..))) {

@@ -314,9 +314,13 @@ pub(crate) fn call(
         )),
         ("float" | "Float64" | "Int" | "Int64", _) => scalar::conversion(b, name, args),
         ("zero" | "one", _) => scalar::zero_one(b, name, args),
-        ("zeros" | "ones" | "fill", _) if of_three_dims(name, args) => Err(Fail::unsupported(
-            format!("`{name}` of 3 or more dimensions: zy's arrays are vectors and matrices"),
-        )),
+        ("zeros" | "ones" | "fill", _) if of_three_dims(name, args) => {
+            Err(Fail::unsupported(format!(
+                "`{name}` of 3 or more dimensions: zy's arrays are vectors and matrices; merge \
+                 the last two dimensions (`{name}(m, n * p)`, element `[i, j + n * (k - 1)]`) \
+                 instead"
+            )))
+        }
         (
             "zeros" | "ones" | "fill" | "copy" | "similar" | "length" | "size" | "first" | "last"
             | "setlength!" | "sum" | "prod" | "maximum" | "minimum" | "dot" | "transpose"

@@ -273,7 +273,8 @@ pub(crate) fn egal(x: &Val, y: &Val) -> Result<Val, Fail> {
         (a, b) if a != b => false,
         (t, _) => {
             return Err(Fail::unsupported(format!(
-                "`===` on values of type {t} (egal of two mutable values compares their identity)"
+                "`===` on values of type {t} (egal of two mutable values compares their \
+                 identity); compare arrays with `==`, and structs field by field, instead"
             )))
         }
     };
@@ -290,7 +291,7 @@ pub(crate) fn equality(op: &str, x: &Val, y: &Val) -> Result<Val, Fail> {
     match same {
         Some(s) => Ok(Val::lit(Const::Bool(if op == "==" { s } else { !s }))),
         None => Err(Fail::unsupported(format!(
-            "`{op}` on values of type {}",
+            "`{op}` on values of type {}; compare their fields (`a.x == b.x`) instead",
             x.ty
         ))),
     }
