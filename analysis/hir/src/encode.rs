@@ -156,116 +156,18 @@ impl<F: FnMut(&mut TextRange)> Ranges<F> {
     fn expr(&mut self, e: &mut Expr) {
         self.range(&mut e.range);
         match &mut e.kind {
-            ExprKind::Float(_)
-            | ExprKind::Int(_)
-            | ExprKind::Bool(_)
-            | ExprKind::Nothing
-            | ExprKind::Str(_)
-            | ExprKind::Ident(_)
-            | ExprKind::Break
-            | ExprKind::Continue
-            | ExprKind::Local(_)
-            | ExprKind::IndexEnd
-            | ExprKind::IndexBegin
-            | ExprKind::Colon
-            | ExprKind::Error => {}
-            ExprKind::Tuple(es) | ExprKind::Vect(es) | ExprKind::Block(es) => self.exprs(es),
-            ExprKind::NamedTuple(fields) => fields.iter_mut().for_each(|(_, e)| self.expr(e)),
-            ExprKind::Matrix(rows) => rows.iter_mut().for_each(|row| self.exprs(row)),
-            ExprKind::Call { callee, args } | ExprKind::DotCall { callee, args } => {
-                self.expr(callee);
-                self.exprs(args);
-            }
-            ExprKind::KwCall {
-                callee,
-                args,
-                keywords,
-            } => {
-                self.expr(callee);
-                self.exprs(args);
+            ExprKind::KwCall { keywords, .. } => {
                 for k in keywords {
-                    match k {
-                        KeywordArg::Named { value, range, .. } => {
-                            self.expr(value);
-                            self.range(range);
-                        }
-                        KeywordArg::Splat(value) => self.expr(value),
+                    if let KeywordArg::Named { range, .. } = k {
+                        self.range(range);
                     }
                 }
             }
-            ExprKind::Binary { lhs, rhs, .. }
-            | ExprKind::DotAssign { lhs, rhs }
-            | ExprKind::Assign { lhs, rhs }
-            | ExprKind::CompoundAssign { lhs, rhs, .. }
-            | ExprKind::And(lhs, rhs)
-            | ExprKind::Or(lhs, rhs) => {
-                self.expr(lhs);
-                self.expr(rhs);
-            }
-            ExprKind::Chain { first, rest } => {
-                self.expr(first);
-                rest.iter_mut().for_each(|(_, e)| self.expr(e));
-            }
-            ExprKind::Unary { arg, .. } | ExprKind::Splat(arg) | ExprKind::Views(arg) => {
-                self.expr(arg)
-            }
-            ExprKind::Let { var, value, body } => {
-                if let Some(v) = var {
-                    self.expr(v);
-                }
-                if let Some(v) = value {
-                    self.expr(v);
-                }
-                self.exprs(body);
-            }
-            ExprKind::Narrow { var, body } => {
-                self.expr(var);
-                self.exprs(body);
-            }
-            ExprKind::Ternary { cond, then, els } => {
-                self.expr(cond);
-                self.expr(then);
-                self.expr(els);
-            }
-            ExprKind::Index { base, indices } => {
-                self.expr(base);
-                self.exprs(indices);
-            }
-            ExprKind::Field { base, .. } => self.expr(base),
-            ExprKind::Range { start, step, stop } => {
-                self.expr(start);
-                if let Some(step) = step {
-                    self.expr(step);
-                }
-                self.expr(stop);
-            }
-            ExprKind::If { branches, els } => {
-                for (cond, body) in branches {
-                    self.expr(cond);
-                    self.exprs(body);
-                }
-                if let Some(els) = els {
-                    self.exprs(els);
-                }
-            }
-            ExprKind::Checkpoint { looped, .. } => self.expr(looped),
-            ExprKind::While { cond, body } => {
-                self.expr(cond);
-                self.exprs(body);
-            }
-            ExprKind::For {
-                var, iter, body, ..
-            } => {
-                self.expr(var);
-                self.expr(iter);
-                self.exprs(body);
-            }
-            ExprKind::Return(value) => {
-                if let Some(v) = value {
-                    self.expr(v);
-                }
-            }
             ExprKind::Function(f) => self.function(f),
+            _ => {}
+        }
+        for child in e.children_mut() {
+            self.expr(child);
         }
     }
 }

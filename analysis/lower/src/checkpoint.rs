@@ -30,7 +30,7 @@
 //! `a + k * s` for a range). `break` and `return` in the body, which would leave only the
 //! chunk, are refused.
 
-use zy_syntax::ast::{Expr, ExprKind, FunctionDef, FunctionName, KeywordArg, Param, TextRange};
+use zy_syntax::ast::{Expr, ExprKind, FunctionDef, FunctionName, Param, TextRange};
 
 use crate::scope::{Resolution, ScopeError};
 
@@ -736,107 +736,14 @@ impl Gen {
 fn each_child(e: &Expr, f: &mut dyn FnMut(&Expr)) {
     match &e.kind {
         ExprKind::Function(def) => def.body.iter().for_each(f),
-        _ => crate::scope::children(e).into_iter().for_each(f),
+        _ => e.children().into_iter().for_each(f),
     }
 }
 
 /// [`each_child`] on mutable expressions.
 fn each_child_mut(e: &mut Expr, f: &mut dyn FnMut(&mut Expr)) {
     match &mut e.kind {
-        ExprKind::Float(_)
-        | ExprKind::Int(_)
-        | ExprKind::Bool(_)
-        | ExprKind::Nothing
-        | ExprKind::Str(_)
-        | ExprKind::Ident(_)
-        | ExprKind::Break
-        | ExprKind::Continue
-        | ExprKind::Local(_)
-        | ExprKind::IndexEnd
-        | ExprKind::IndexBegin
-        | ExprKind::Colon
-        | ExprKind::Error
-        | ExprKind::Return(None) => {}
         ExprKind::Function(def) => def.body.iter_mut().for_each(f),
-        ExprKind::Tuple(es) | ExprKind::Vect(es) | ExprKind::Block(es) => es.iter_mut().for_each(f),
-        ExprKind::NamedTuple(fields) => fields.iter_mut().for_each(|(_, x)| f(x)),
-        ExprKind::Matrix(rows) => rows.iter_mut().flatten().for_each(f),
-        ExprKind::Call { callee, args } | ExprKind::DotCall { callee, args } => {
-            f(callee);
-            args.iter_mut().for_each(f);
-        }
-        ExprKind::KwCall {
-            callee,
-            args,
-            keywords,
-        } => {
-            f(callee);
-            args.iter_mut().for_each(&mut *f);
-            for k in keywords {
-                match k {
-                    KeywordArg::Named { value, .. } | KeywordArg::Splat(value) => f(value),
-                }
-            }
-        }
-        ExprKind::Binary { lhs, rhs, .. }
-        | ExprKind::DotAssign { lhs, rhs }
-        | ExprKind::Assign { lhs, rhs }
-        | ExprKind::CompoundAssign { lhs, rhs, .. }
-        | ExprKind::And(lhs, rhs)
-        | ExprKind::Or(lhs, rhs) => {
-            f(lhs);
-            f(rhs);
-        }
-        ExprKind::Chain { first, rest } => {
-            f(first);
-            rest.iter_mut().for_each(|(_, x)| f(x));
-        }
-        ExprKind::Unary { arg, .. }
-        | ExprKind::Splat(arg)
-        | ExprKind::Views(arg)
-        | ExprKind::Field { base: arg, .. }
-        | ExprKind::Return(Some(arg))
-        | ExprKind::Checkpoint { looped: arg, .. } => f(arg),
-        ExprKind::Ternary { cond, then, els } => {
-            f(cond);
-            f(then);
-            f(els);
-        }
-        ExprKind::Index { base, indices } => {
-            f(base);
-            indices.iter_mut().for_each(f);
-        }
-        ExprKind::Range { start, step, stop } => {
-            f(start);
-            step.iter_mut().for_each(|s| f(s));
-            f(stop);
-        }
-        ExprKind::If { branches, els } => {
-            for (c, body) in branches {
-                f(c);
-                body.iter_mut().for_each(&mut *f);
-            }
-            els.iter_mut().flatten().for_each(f);
-        }
-        ExprKind::While { cond, body } => {
-            f(cond);
-            body.iter_mut().for_each(f);
-        }
-        ExprKind::For {
-            var, iter, body, ..
-        } => {
-            f(iter);
-            f(var);
-            body.iter_mut().for_each(f);
-        }
-        ExprKind::Let { var, value, body } => {
-            value.iter_mut().for_each(|v| f(v));
-            var.iter_mut().for_each(|v| f(v));
-            body.iter_mut().for_each(f);
-        }
-        ExprKind::Narrow { var, body } => {
-            f(var);
-            body.iter_mut().for_each(f);
-        }
+        _ => e.children_mut().into_iter().for_each(f),
     }
 }

@@ -10,7 +10,7 @@
 
 use std::collections::{HashMap, HashSet};
 
-use zy_syntax::ast::{Expr, ExprKind, FunctionDef, FunctionName, KeywordArg, TextRange};
+use zy_syntax::ast::{Expr, ExprKind, FunctionDef, FunctionName, TextRange};
 
 /// A local variable of the item being lowered (of the method or of one of its closures).
 #[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Debug)]
@@ -497,7 +497,7 @@ impl Walker {
             }
             ExprKind::Function(def) => self.closure(def),
             _ => {
-                for c in children(e) {
+                for c in e.children() {
                     self.expr(c);
                 }
             }
@@ -576,7 +576,7 @@ fn collect_names(e: &Expr, locals: &mut Vec<String>, assigned: &mut Vec<String>)
             }
         }
         _ => {
-            for c in children(e) {
+            for c in e.children() {
                 collect_names(c, locals, assigned);
             }
         }
@@ -589,75 +589,5 @@ fn target_names(e: &Expr, out: &mut Vec<String>) {
         ExprKind::Ident(n) => out.push(n.clone()),
         ExprKind::Tuple(items) => items.iter().for_each(|i| target_names(i, out)),
         _ => {}
-    }
-}
-
-/// The direct subexpressions of `e` in evaluation order (none for a function definition,
-/// whose body is another function).
-pub(crate) fn children(e: &Expr) -> Vec<&Expr> {
-    match &e.kind {
-        ExprKind::Float(_)
-        | ExprKind::Int(_)
-        | ExprKind::Bool(_)
-        | ExprKind::Nothing
-        | ExprKind::Str(_)
-        | ExprKind::Ident(_)
-        | ExprKind::Break
-        | ExprKind::Continue
-        | ExprKind::Local(_)
-        | ExprKind::IndexEnd
-        | ExprKind::IndexBegin
-        | ExprKind::Colon
-        | ExprKind::Error
-        | ExprKind::Function(_)
-        | ExprKind::Return(None) => Vec::new(),
-        ExprKind::Tuple(es) | ExprKind::Vect(es) | ExprKind::Block(es) => es.iter().collect(),
-        ExprKind::NamedTuple(fields) => fields.iter().map(|(_, e)| e).collect(),
-        ExprKind::Matrix(rows) => rows.iter().flatten().collect(),
-        ExprKind::Call { callee, args } | ExprKind::DotCall { callee, args } => {
-            std::iter::once(&**callee).chain(args).collect()
-        }
-        ExprKind::KwCall {
-            callee,
-            args,
-            keywords,
-        } => std::iter::once(&**callee)
-            .chain(args)
-            .chain(keywords.iter().map(KeywordArg::value))
-            .collect(),
-        ExprKind::Binary { lhs, rhs, .. }
-        | ExprKind::DotAssign { lhs, rhs }
-        | ExprKind::Assign { lhs, rhs }
-        | ExprKind::CompoundAssign { lhs, rhs, .. } => vec![lhs, rhs],
-        ExprKind::And(a, b) | ExprKind::Or(a, b) => vec![a, b],
-        ExprKind::Chain { first, rest } => std::iter::once(&**first)
-            .chain(rest.iter().map(|(_, e)| e))
-            .collect(),
-        ExprKind::Unary { arg, .. } | ExprKind::Splat(arg) | ExprKind::Views(arg) => vec![arg],
-        ExprKind::Checkpoint { looped, .. } => vec![looped],
-        ExprKind::Ternary { cond, then, els } => vec![cond, then, els],
-        ExprKind::Index { base, indices } => std::iter::once(&**base).chain(indices).collect(),
-        ExprKind::Field { base, .. } => vec![base],
-        ExprKind::Range { start, step, stop } => std::iter::once(&**start)
-            .chain(step.as_deref())
-            .chain([&**stop])
-            .collect(),
-        ExprKind::If { branches, els } => branches
-            .iter()
-            .flat_map(|(c, body)| std::iter::once(c).chain(body))
-            .chain(els.iter().flatten())
-            .collect(),
-        ExprKind::While { cond, body } => std::iter::once(&**cond).chain(body).collect(),
-        ExprKind::For {
-            var, iter, body, ..
-        } => [&**iter, &**var].into_iter().chain(body).collect(),
-        ExprKind::Return(Some(e)) => vec![e],
-        ExprKind::Let { var, value, body } => value
-            .as_deref()
-            .into_iter()
-            .chain(var.as_deref())
-            .chain(body)
-            .collect(),
-        ExprKind::Narrow { var, body } => std::iter::once(&**var).chain(body).collect(),
     }
 }

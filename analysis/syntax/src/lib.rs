@@ -30,6 +30,7 @@ mod output;
 mod parser;
 mod print;
 mod type_values;
+mod walk;
 
 use crate::ast::{Expr, SourceFile, SyntaxError, TextRange};
 use crate::cx::Cx;
