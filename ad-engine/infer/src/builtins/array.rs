@@ -226,10 +226,10 @@ fn list(args: &[Val]) -> String {
         .join(", ")
 }
 
-/// Unary `-A` and `+A` on arrays.
+/// Unary `-A` and `+A` on arrays, and `-x'` of a row (a row).
 pub(crate) fn unary(cx: &mut Cx, b: &mut PlanBuilder, op: &str, x: &Val) -> Result<Val, Fail> {
     match (op, &x.ty) {
-        ("-", Type::Array(..)) => broadcast(cx, b, "-", std::slice::from_ref(x)),
+        ("-", Type::Array(..) | Type::Adjoint(_)) => broadcast(cx, b, "-", std::slice::from_ref(x)),
         ("+", Type::Array(..)) => Ok(apply(b, Prim::Copy, &[x], x.ty.clone())),
         _ => Err(no_method(op, std::slice::from_ref(&x.ty))),
     }
