@@ -7,7 +7,7 @@ use std::sync::Arc;
 
 use zy_infer::{TypeError, GLOBAL_METHOD};
 use zy_ir::{Function, Instance, Name, Span, TypedProgram};
-use zy_syntax::ast::{Expr, ExprKind, GlobalDef, KeywordArg};
+use zy_syntax::ast::{Expr, ExprKind, GlobalDef};
 
 use zy_lower::LoweredItem;
 
@@ -199,45 +199,8 @@ fn lowering_errors(db: &dyn salsa::Database, span_file: u32) -> Vec<TypeError> {
 
 /// The range of the first anonymous function in `e`, if any.
 fn find_function(e: &Expr) -> Option<(u32, u32)> {
-    let sub: Vec<&Expr> = match &e.kind {
-        ExprKind::Function(_) => return Some((e.range.start, e.range.end)),
-        ExprKind::Tuple(es) | ExprKind::Vect(es) | ExprKind::Block(es) => es.iter().collect(),
-        ExprKind::NamedTuple(fs) => fs.iter().map(|(_, e)| e).collect(),
-        ExprKind::Matrix(rows) => rows.iter().flatten().collect(),
-        ExprKind::Call { callee, args } | ExprKind::DotCall { callee, args } => {
-            std::iter::once(&**callee).chain(args).collect()
-        }
-        ExprKind::KwCall {
-            callee,
-            args,
-            keywords,
-        } => std::iter::once(&**callee)
-            .chain(args)
-            .chain(keywords.iter().map(KeywordArg::value))
-            .collect(),
-        ExprKind::Binary { lhs, rhs, .. }
-        | ExprKind::DotAssign { lhs, rhs }
-        | ExprKind::Assign { lhs, rhs }
-        | ExprKind::CompoundAssign { lhs, rhs, .. }
-        | ExprKind::And(lhs, rhs)
-        | ExprKind::Or(lhs, rhs) => vec![&**lhs, &**rhs],
-        ExprKind::Chain { first, rest } => std::iter::once(&**first)
-            .chain(rest.iter().map(|(_, e)| e))
-            .collect(),
-        ExprKind::Unary { arg, .. }
-        | ExprKind::Field { base: arg, .. }
-        | ExprKind::Splat(arg)
-        | ExprKind::Views(arg) => {
-            vec![&**arg]
-        }
-        ExprKind::Ternary { cond, then, els } => vec![&**cond, &**then, &**els],
-        ExprKind::Index { base, indices } => std::iter::once(&**base).chain(indices).collect(),
-        ExprKind::Range { start, step, stop } => std::iter::once(&**start)
-            .chain(step.as_deref())
-            .chain([&**stop])
-            .collect(),
-        ExprKind::Return(v) => v.as_deref().into_iter().collect(),
-        _ => Vec::new(),
-    };
-    sub.into_iter().find_map(find_function)
+    match &e.kind {
+        ExprKind::Function(_) => Some((e.range.start, e.range.end)),
+        _ => e.children().into_iter().find_map(find_function),
+    }
 }
