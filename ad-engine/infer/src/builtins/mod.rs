@@ -259,9 +259,11 @@ pub(crate) fn call(
             array::arith(cx, b, name, x, y)
         }
         ("==" | "!=", [x, y]) if is_nothing_or_int(x) || is_nothing_or_int(y) => {
-            nothing_or_int_equality(cx, b, name, x, y)
+            prelude_equality(cx, b, "Base._union_equal", name, x, y)
         }
-        ("==" | "!=", [x, y]) if is_array(x) && is_array(y) => array_equality(cx, b, name, x, y),
+        ("==" | "!=", [x, y]) if is_array(x) && is_array(y) => {
+            prelude_equality(cx, b, "Base._array_equal", name, x, y)
+        }
         ("==" | "!=", [x, y]) if is_tuple(x) && is_tuple(y) => tuple_equality(cx, b, name, x, y),
         ("==" | "!=", [x, y]) if !(x.ty.is_number() && y.ty.is_number()) => {
             scalar::equality(name, x, y)
@@ -510,33 +512,18 @@ fn is_nothing_or_int(v: &Val) -> bool {
     matches!(&v.ty, Type::Struct(s) if &*s.name == "Base.NothingOrInt")
 }
 
-/// `i == y` (`i != y`) with `findfirst`'s union on a side: the prelude's
-/// `Base._union_equal` (`nothing == nothing`, the index `==` a number), negated for `!=`.
-fn nothing_or_int_equality(
+/// `x == y` (`x != y`) by the prelude's `helper`, negated for `!=`: `Base._union_equal` with
+/// `findfirst`'s union on a side (`nothing == nothing`, the index `==` a number),
+/// `Base._array_equal` of two arrays (same shape, equal elements).
+fn prelude_equality(
     cx: &mut Cx,
     b: &mut PlanBuilder,
+    helper: &str,
     op: &str,
     x: &Val,
     y: &Val,
 ) -> Result<Val, Fail> {
-    let eq = cx.call_named(b, &"Base._union_equal".into(), &[x.clone(), y.clone()])?;
-    if op == "==" {
-        return Ok(eq);
-    }
-    let not = b.prim(zy_ir::Prim::Not, vec![eq.arg], Type::Bool);
-    Ok(Val::of(not, Type::Bool))
-}
-
-/// `x == y` (`x != y`) of two arrays: the prelude's `Base._array_equal` (same shape, equal
-/// elements), negated for `!=`.
-fn array_equality(
-    cx: &mut Cx,
-    b: &mut PlanBuilder,
-    op: &str,
-    x: &Val,
-    y: &Val,
-) -> Result<Val, Fail> {
-    let eq = cx.call_named(b, &"Base._array_equal".into(), &[x.clone(), y.clone()])?;
+    let eq = cx.call_named(b, &helper.into(), &[x.clone(), y.clone()])?;
     if op == "==" {
         return Ok(eq);
     }
