@@ -116,7 +116,7 @@ impl Cx<'_> {
         self.call_generic(b, &keywords.body, &body_args)
     }
 
-    /// `sum(A; dims = d)`, and `prod`, `maximum`, `minimum`, of a matrix or a row `x'`: the builtin
+    /// `sum(A; dims = d)`, and `prod`, `maximum`, `minimum`, of a vector, a matrix or a row `x'`: the builtin
     /// reductions take no keywords, so the prelude computes them (`Base._sum_dims(A, d)`,
     /// `Base._reduce_dims(op, A, d)`). `None` for any other call.
     fn sum_dims(
@@ -129,8 +129,8 @@ impl Cx<'_> {
         let ([(k, d)], [a]) = (passed, positional) else {
             return Ok(None);
         };
-        let matrix = matches!(&a.ty, Type::Array(e, 2) | Type::Adjoint(e) if e.is_number());
-        if &**k != "dims" || !matrix {
+        let array = matches!(&a.ty, Type::Array(e, 1 | 2) | Type::Adjoint(e) if e.is_number());
+        if &**k != "dims" || !array {
             return Ok(None);
         }
         let (helper, op) = match name.strip_prefix("Base.").unwrap_or(name) {

@@ -1523,6 +1523,21 @@ function _reduce_dims(op, A::AbstractMatrix, d::Int)
     return copy(A)
 end
 
+# Of a vector: along its one dimension a vector of one element, along any other a copy, as
+# Julia's `sum(x; dims = 1)` and `maximum(x; dims = 2)`.
+function _sum_dims(x::AbstractVector, d::Int)
+    d < 1 && throw(ArgumentError("dimension must be ≥ 1, got $d"))
+    return d == 1 ? [sum(x)] : copy(x)
+end
+function _reduce_dims(op, x::AbstractVector, d::Int)
+    d < 1 && throw(ArgumentError("dimension must be ≥ 1, got $d"))
+    return d == 1 ? [reduce(op, x)] : copy(x)
+end
+_sum_dims(x::AbstractVector, d::Tuple{Int}) = _sum_dims(x, d[1])
+_sum_dims(x::AbstractVector, d::Tuple{Int, Int}) = _sum_dims(_sum_dims(x, d[1]), d[2])
+_reduce_dims(op, x::AbstractVector, d::Tuple{Int}) = _reduce_dims(op, x, d[1])
+_reduce_dims(op, x::AbstractVector, d::Tuple{Int, Int}) = _reduce_dims(op, _reduce_dims(op, x, d[1]), d[2])
+
 # `dims` as a tuple, `(d,)` or `(1, 2)` (all of it, a 1×1 matrix): one dimension after the
 # other.
 _sum_dims(A::AbstractMatrix, d::Tuple{Int}) = _sum_dims(A, d[1])

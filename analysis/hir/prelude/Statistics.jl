@@ -12,7 +12,7 @@ With `dims = 1` (or `2`) the means of a matrix's columns (rows), as a 1×n (m×1
 mean(x::AbstractArray; dims = Colon()) = _mean(x, dims)
 
 _mean(x, ::Colon) = sum(x) / length(x)
-_mean(A::AbstractMatrix, dims::Int) = _sum_dims(A, dims) ./ size(A, dims)
+_mean(A::AbstractArray, dims::Int) = _sum_dims(A, dims) ./ size(A, dims)
 
 """
     mean(f, x)

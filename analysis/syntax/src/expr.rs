@@ -3,6 +3,7 @@
 
 use crate::annotations;
 use crate::arrays;
+use crate::broadcast_keywords;
 use crate::ast::{Expr, ExprKind, KeywordArg, TextRange, UnOp};
 use crate::cx::{error_expr, Cx};
 use crate::generators;
@@ -533,7 +534,14 @@ fn call(cx: &mut Cx, node: &SyntaxNode, dotted: bool) -> Expr {
     }
     let kind = if !keywords.is_empty() {
         if dotted {
-            return cx.unsupported(node, "keyword arguments in a broadcast call");
+            if args.iter().any(|a| matches!(a.kind, ExprKind::Splat(_))) {
+                return cx.unsupported(
+                    node,
+                    "splatting `xs...` in a broadcast call with keyword arguments; write the \
+                     arguments out",
+                );
+            }
+            return broadcast_keywords::keyword_broadcast(callee_expr, args, keywords, node.range);
         }
         ExprKind::KwCall {
             callee: Box::new(callee_expr),

@@ -16,6 +16,7 @@ pub mod tree;
 
 mod annotations;
 mod arrays;
+mod broadcast_keywords;
 mod budget;
 mod cx;
 mod dotmacros;
