@@ -43,7 +43,7 @@ l1(x) = 0x1f
 l2(x) = 0x1p3
 l3(x) = 1.5f0
 l4(x) = {x}
-l5(x) = x::Float64
+# (l5: `x::Float64` is accepted now: Julia's typeassert)
 # (l6: `Array{Float64, 3}` as a value is accepted now: type values)
 
 # Statements and definitions.
@@ -68,7 +68,7 @@ f4(n) = ntuple(i -> 1.0, n)
 
 # More syntax.
 y1(x) = (; x)
-y2(x) = x .< 1.0 .< 2.0
+# (y2: chains of dotted comparisons are accepted now)
 y3(x) = (using LinearAlgebra; x)
 y4(x) = var"a b"
 a, b = 1, 2
@@ -99,7 +99,7 @@ function d3(x)
     s
 end
 function d4(x)
-    (x[1], y) = (1.0, 2.0)
+    (x + 1, y) = (1.0, 2.0)
     y
 end
 function d5(x)
@@ -176,3 +176,7 @@ e5(x) = add2.(x, ones(1, 1))
 e6(x) = add2.(x', 1.0)
 # zy: at e7([1.0])
 e7(x) = map(+, (1.0, 2.0), x)
+# zy: at e8(1.0)
+e8(x) = Float32(x) * 2
+# zy: at e9(1.0)
+e9(x) = x * im

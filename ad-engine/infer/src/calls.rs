@@ -30,7 +30,7 @@ fn is_view(t: &Type) -> bool {
 /// library marks every function that writes with `!`, as Julia's does; a user's function may
 /// not, so it never reads a copy.
 fn reads_views(name: &str, args: &[Type]) -> bool {
-    let library = ["Base.", "LinearAlgebra.", "Statistics."]
+    let library = ["Base.", "LinearAlgebra.", "Statistics.", "Random."]
         .iter()
         .any(|m| name.starts_with(m));
     library && !name.ends_with('!') && args.iter().any(is_view)

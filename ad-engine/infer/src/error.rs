@@ -48,6 +48,20 @@ impl Fail {
             "Dict" | "IdDict" | "WeakKeyDict" | "Set" | "BitSet" => Fail::unsupported(format!(
                 "{name} (dictionaries and sets are outside zy's subset of Julia); use a struct or a named tuple for fixed keys, or a `Vector` indexed by integers, instead"
             )),
+            "Float32" | "Float16" | "BigFloat" | "Int8" | "Int16" | "Int32" | "Int128"
+            | "BigInt" | "UInt" | "UInt8" | "UInt16" | "UInt32" | "UInt64" | "UInt128" => {
+                Fail::unsupported(format!(
+                    "{name}: zy computes with Float64, Int64 and Bool only; write `Float64(x)` or `Int(x)` instead"
+                ))
+            }
+            "im" | "Complex" | "ComplexF64" | "ComplexF32" | "complex" | "cis" | "Rational" => {
+                Fail::unsupported(format!(
+                    "{name}: complex and rational numbers are outside zy's subset of Julia; carry the real and imaginary parts as two Float64s instead"
+                ))
+            }
+            "String" | "Char" | "string" | "Symbol" => Fail::unsupported(format!(
+                "{name}: strings, characters and symbols are values zy does not compute with (a string is only an `error` or `println` message); choose between cases with a `Bool` or an `Int` instead"
+            )),
             _ => Fail::undefined(format!("UndefVarError: `{name}` not defined")),
         }
     }
@@ -91,8 +105,9 @@ pub(crate) fn no_method(name: &str, args: &[zy_ir::Type]) -> Fail {
     ))
 }
 
-/// `f(::Float64, ::Int64)`.
+/// `f(::Float64, ::Int64)`; a function of Base by its name alone, as every module sees it.
 pub(crate) fn signature(name: &str, args: &[zy_ir::Type]) -> String {
+    let name = name.strip_prefix("Base.").unwrap_or(name);
     let args: Vec<String> = args.iter().map(|t| format!("::{t}")).collect();
     format!("{name}({})", args.join(", "))
 }

@@ -408,6 +408,20 @@ prims! {
     Copysign => "copysign" { arity: Exactly(2), kind: Scalar, interpreted_for: REST }
     /// `fma(x, y, z)`: `x * y + z` rounded once (Float64; Ints are the prelude's `x * y + z`).
     Fma => "fma" { arity: Exactly(3), kind: Scalar, interpreted_for: REST }
+    // Bits of an Int64 (Julia's intrinsics; the prelude's `&`, `|`, `xor`, `<<`, `>>`, `>>>` of
+    // Ints call them with a shift in 0..63).
+    /// `and_int(a, b)`: bitwise and.
+    AndInt => "and_int" { arity: Exactly(2), kind: Scalar, diff: Diff::No, interpreted_for: REST }
+    /// `or_int(a, b)`: bitwise or.
+    OrInt => "or_int" { arity: Exactly(2), kind: Scalar, diff: Diff::No, interpreted_for: REST }
+    /// `xor_int(a, b)`: bitwise exclusive or.
+    XorInt => "xor_int" { arity: Exactly(2), kind: Scalar, diff: Diff::No, interpreted_for: REST }
+    /// `shl_int(x, n)`: `x` shifted left by `n mod 64` bits.
+    ShlInt => "shl_int" { arity: Exactly(2), kind: Scalar, diff: Diff::No, interpreted_for: REST }
+    /// `ashr_int(x, n)`: `x` shifted right by `n mod 64` bits, the sign bit coming in.
+    AshrInt => "ashr_int" { arity: Exactly(2), kind: Scalar, diff: Diff::No, interpreted_for: REST }
+    /// `lshr_int(x, n)`: `x` shifted right by `n mod 64` bits, zeros coming in.
+    LshrInt => "lshr_int" { arity: Exactly(2), kind: Scalar, diff: Diff::No, interpreted_for: REST }
     // Conversions.
     /// `float(x)` / `Float64(x)` from Int64 or Bool.
     Float => "float" { kind: Scalar, interpreted_for: Some("arrays") }

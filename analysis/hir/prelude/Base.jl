@@ -28,6 +28,29 @@ const φ = 1.618033988749895
 const catalan = 0.915965594177219
 end
 
+# `rand` and `randn` are seen without `using Random`, as in Julia: these methods draw from
+# the default generator; the Random module (Random.jl) defines the generators and the
+# methods that take one.
+import Random
+rand() = rand(Random.default_rng())
+rand(x::Type{Float64}) = rand(Random.default_rng(), x)
+rand(x::UnitRange{Int}) = rand(Random.default_rng(), x)
+rand(x::AbstractVector) = rand(Random.default_rng(), x)
+rand(x::Tuple) = rand(Random.default_rng(), x)
+rand(n::Int) = rand(Random.default_rng(), n)
+rand(::Type{Float64}, n::Int) = rand(Random.default_rng(), n)
+rand(x::UnitRange{Int}, n::Int) = rand(Random.default_rng(), x, n)
+rand(x::AbstractVector, n::Int) = rand(Random.default_rng(), x, n)
+rand(::Type{Float64}, m::Int, n::Int) = rand(Random.default_rng(), m, n)
+rand(m::Int, n::Int) = rand(Random.default_rng(), m, n)
+randn() = randn(Random.default_rng())
+randn(x::Type{Float64}) = randn(Random.default_rng())
+randn(n::Int) = randn(Random.default_rng(), n)
+randn(dims::Tuple) = randn(Random.default_rng(), dims)
+randn(::Type{Float64}, n::Int) = randn(Random.default_rng(), n)
+randn(::Type{Float64}, m::Int, n::Int) = randn(Random.default_rng(), m, n)
+randn(m::Int, n::Int) = randn(Random.default_rng(), m, n)
+
 """
     eltype(x)
 
@@ -1791,6 +1814,20 @@ end
 (c::ComposedFunction)(x...) = c.outer(c.inner(x...))
 
 """
+    typeassert(x, T), x::T
+
+`x` itself where it is a `T`; Julia's `TypeError` where it is not.
+"""
+typeassert(x, T) = x isa T ? x : throw(TypeError("in typeassert, expected $(T), got a value of type $(typeof(x))"))
+
+"""
+    !f
+
+The negation of a predicate `f`: `x -> !f(x)` (`count(!iszero, x)`, `filter(!isnan, x)`).
+"""
+!(f::Function) = ComposedFunction(!, f)
+
+"""
     floor(T, x), ceil(T, x), round(T, x), trunc(T, x)
 
 `x` rounded and converted to the integer type `T` (an `InexactError` where it does not fit).
@@ -2034,45 +2071,27 @@ two's complement.
 """
 (&)(a::Bool, b::Bool) = a ? b : false
 (|)(a::Bool, b::Bool) = a ? true : b
-(&)(a::Int, b::Int) = _bitwise(1, a, b)
-(|)(a::Int, b::Int) = _bitwise(2, a, b)
-xor(a::Int, b::Int) = _bitwise(3, a, b)
+(&)(a::Int, b::Int) = and_int(a, b)
+(|)(a::Int, b::Int) = or_int(a, b)
+xor(a::Int, b::Int) = xor_int(a, b)
 (&)(a::Integer, b::Integer) = Int(a) & Int(b)
 (|)(a::Integer, b::Integer) = Int(a) | Int(b)
 xor(a::Integer, b::Integer) = xor(Int(a), Int(b))
-
-# The 64 bits of `a` and `b` from the lowest (arithmetic shifts), combined by `op` (1 and,
-# 2 or, 3 xor); the last bit's weight wraps to typemin(Int), the sign bit.
-function _bitwise(op::Int, a::Int, b::Int)
-    r = 0
-    w = 1
-    for k in 1:64
-        p = isodd(a)
-        q = isodd(b)
-        if op == 1 ? (p && q) : (op == 2 ? (p || q) : p != q)
-            r += w
-        end
-        a = fld(a, 2)
-        b = fld(b, 2)
-        w *= 2
-    end
-    return r
-end
 
 """
     x << n, x >> n
 
 Arithmetic shifts of an Int by `n` bits (`n < 0` shifts the other way).
 """
-(<<)(x::Int, n::Int) = n < 0 ? x >> -n : (n >= 64 ? 0 : x * 2^n)
-(>>)(x::Int, n::Int) = n < 0 ? x << -n : (n >= 63 ? (x < 0 ? -1 : 0) : fld(x, 2^n))
+(<<)(x::Int, n::Int) = n < 0 ? x >> -n : (n >= 64 ? 0 : shl_int(x, n))
+(>>)(x::Int, n::Int) = n < 0 ? x << -n : ashr_int(x, min(n, 63))
 
 """
     x >>> n
 
 Logical shift right of an Int's 64 bits (zeros come in from the left).
 """
-(>>>)(x::Int, n::Int) = n < 0 ? x << -n : (n == 0 ? x : (n >= 64 ? 0 : (x >> n) & (2^(64 - n) - 1)))
+(>>>)(x::Int, n::Int) = n < 0 ? x << -n : (n >= 64 ? 0 : lshr_int(x, n))
 
 """
     \\(x, y)

@@ -353,3 +353,59 @@ every norm above about `5.6e-309`).
 """
 normalize(x::AbstractVector) = x .* inv(norm(x))
 normalize(x::AbstractVector, p::Real) = x .* inv(norm(x, p))
+
+# ---- Index helpers, symmetric matrices, operator norms -----------------------------------------
+
+export diagind, Symmetric, Hermitian, issymmetric, ishermitian, opnorm
+
+"""
+    diagind(A), diagind(m, n)
+
+The linear indices of the diagonal of an m×n matrix: the range `1:m+1:...` (`A[diagind(A)]`).
+"""
+diagind(m::Int, n::Int) = 1:(m + 1):((min(m, n) - 1) * (m + 1) + 1)
+diagind(A::AbstractMatrix) = diagind(size(A, 1), size(A, 2))
+
+"""
+    Symmetric(A), Hermitian(A)
+
+The symmetric matrix that the upper triangle of the square matrix `A` defines (for real
+numbers `Hermitian` is the same). Julia's result is a wrapper reading `A`; zy's is that matrix
+itself, a copy: a later write to `A` is not seen in it.
+"""
+function Symmetric(A::AbstractMatrix)
+    size(A, 1) == size(A, 2) || throw(DimensionMismatch("matrix is not square: dimensions are $(size(A))"))
+    return triu(A) + transpose(triu(A, 1))
+end
+Hermitian(A::AbstractMatrix) = Symmetric(A)
+
+"""
+    issymmetric(A), ishermitian(A)
+
+Whether `A` is square and equal to its transpose.
+"""
+function issymmetric(A::AbstractMatrix)
+    n = size(A, 1)
+    n == size(A, 2) || return false
+    for j in 1:n, i in (j + 1):n
+        A[i, j] == A[j, i] || return false
+    end
+    return true
+end
+ishermitian(A::AbstractMatrix) = issymmetric(A)
+
+"""
+    opnorm(A, p)
+
+The operator norm induced by the vector `p`-norm, for `p = 1` (the largest column sum of
+magnitudes) and `p = Inf` (the largest row sum); `p = 2` needs singular values, which zy does
+not compute yet.
+"""
+function opnorm(A::AbstractMatrix, p::Real)
+    if p == 1
+        return maximum(sum(abs.(A); dims = 1))
+    elseif p == Inf
+        return maximum(sum(abs.(A); dims = 2))
+    end
+    throw(ArgumentError("zy computes opnorm(A, p) for p = 1 and p = Inf only; p = 2 needs singular values"))
+end

@@ -27,6 +27,10 @@ pub const PRELUDE: &[PreludeFile] = &[
         module: "Statistics",
         text: include_str!("../prelude/Statistics.jl"),
     },
+    PreludeFile {
+        module: "Random",
+        text: include_str!("../prelude/Random.jl"),
+    },
 ];
 
 /// The path under which `file` appears.

@@ -303,7 +303,7 @@ impl Reach<'_> {
             return;
         }
         let lowered = resolved_in_root(db, root, item);
-        let guard = self.unmet_guard(db, item, lowered);
+        let guard = self.unmet_guard(db, root, item, lowered);
         let queue = &mut self.queue;
         match guard {
             Some(guard) => {
@@ -326,13 +326,22 @@ impl Reach<'_> {
     fn unmet_guard(
         &self,
         db: &dyn salsa::Database,
+        root: SourceFile,
         item: ItemId,
         lowered: &zy_lower::LoweredItem,
     ) -> Option<Name> {
+        // An abstract type has no values of its own: a method taking one is followed at once
+        // (its concrete subtypes guard their own methods).
         let is_struct = |n: &Name| {
-            self.keyed
-                .get(n)
-                .is_some_and(|items| items.iter().any(|i| i.kind(db) == ItemKind::Struct))
+            self.keyed.get(n).is_some_and(|items| {
+                items.iter().any(|&i| {
+                    i.kind(db) == ItemKind::Struct
+                        && resolved_in_root(db, root, i)
+                            .structs
+                            .iter()
+                            .any(|s| !s.is_abstract)
+                })
+            })
         };
         let mut guards: Vec<Name> = Vec::new();
         match item.kind(db) {

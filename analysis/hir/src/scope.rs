@@ -1,6 +1,6 @@
 //! What a file's code sees, as Julia decides it. A program is a root file with the files it
 //! `include`s (paths relative to the including file, loaded into the module the `include` is
-//! written in) and the prelude's modules (`Base`, `LinearAlgebra`, `Statistics`). Two files of
+//! written in) and the prelude's modules (`Base`, `LinearAlgebra`, `Statistics`, `Random`). Two files of
 //! the workspace that do not include each other do not see each other: each file that no other
 //! file includes is the root of its own program ([`crate::program_index`]), and an included
 //! file belongs to its includer's.
@@ -432,7 +432,7 @@ fn import_module(names: &ScopeNames, module: &str, path: &ImportPath) -> Result<
                 return Err(ImportError {
                     code: UNKNOWN_PACKAGE,
                     message: format!(
-                        "package `{first}` is not available: zy knows Base, LinearAlgebra and Statistics, and the modules your files define (`using .{first}`); a function that uses a name only `{first}` defines is refused"
+                        "package `{first}` is not available: zy knows Base, LinearAlgebra, Statistics and Random, and the modules your files define (`using .{first}`); a function that uses a name only `{first}` defines is refused"
                     ),
                 })
             }

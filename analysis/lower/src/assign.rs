@@ -38,10 +38,23 @@ impl BodyLowerer<'_, '_> {
         }
     }
 
-    /// Bind an identifier, or destructure into a tuple of identifiers:
-    /// `a, b = t` is `a = t[1]; b = t[2]`.
+    /// Bind an identifier, or destructure into a tuple of targets: `a, b = t` is
+    /// `a = t[1]; b = t[2]`; a target may be an element or a field (`v[i], v[j] = v[j], v[i]`),
+    /// its array and indices evaluated when it is assigned, after the right-hand side, as Julia.
     pub(crate) fn bind(&mut self, target: &Expr, value: Operand) {
         match &target.kind {
+            ExprKind::Index { base, indices } => {
+                let x = self.expr(base);
+                let idx = self.indices(&x, indices);
+                let mut args = vec![x, value];
+                args.extend(idx);
+                self.call("setindex!", args, target.range);
+            }
+            ExprKind::Field { base, name } => {
+                let s = self.expr(base);
+                let field = Const::Symbol(name.as_str().into()).into();
+                self.call("setfield!", vec![s, field, value], target.range);
+            }
             ExprKind::Ident(name) => match self.cx.res.local(target) {
                 Some(v) => self.assign_local(v, value, target.range),
                 None => {
@@ -64,7 +77,7 @@ impl BodyLowerer<'_, '_> {
             _ => {
                 let what = describe(target);
                 let message =
-                    format!("unsupported: destructuring into {what} (only names are allowed); destructure into names and assign them after (`(a1, b) = t; a[1] = a1`) instead");
+                    format!("unsupported: destructuring into {what}; destructure into names, elements (`a[i]`) or fields (`s.f`) instead");
                 self.fail(target.range, "unsupported", message);
             }
         }

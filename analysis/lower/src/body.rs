@@ -558,7 +558,7 @@ impl<'c, 'a> BodyLowerer<'c, 'a> {
         match (ty.as_str(), args.as_slice()) {
             (
                 "ArgumentError" | "AssertionError" | "DimensionMismatch" | "ErrorException"
-                | "OverflowError",
+                | "OverflowError" | "TypeError",
                 [message],
             ) => {
                 let parts = message_parts(message)?;

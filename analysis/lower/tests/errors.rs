@@ -74,8 +74,8 @@ fn range_outside_for_header() {
 #[test]
 fn destructuring_into_non_identifiers() {
     expect![[r#"
-        unsupported 19..23: unsupported: destructuring into an indexed element (only names are allowed); destructure into names and assign them after (`(a1, b) = t; a[1] = a1`) instead
-    "#]].assert_eq(&lowering_errors("function f(t, x)\n  x[1], y = t\n  y\nend"));
+        unsupported 19..24: unsupported: destructuring into an operator expression; destructure into names, elements (`a[i]`) or fields (`s.f`) instead
+    "#]].assert_eq(&lowering_errors("function f(t, x)\n  x + 1, y = t\n  y\nend"));
 }
 
 #[test]

@@ -3,8 +3,8 @@
 
 use crate::annotations;
 use crate::arrays;
-use crate::broadcast_keywords;
 use crate::ast::{Expr, ExprKind, KeywordArg, TextRange, UnOp};
+use crate::broadcast_keywords;
 use crate::cx::{error_expr, Cx};
 use crate::generators;
 use crate::items::{anonymous, arrow_function, function_definition, params_of_tuple};
@@ -121,6 +121,7 @@ fn convert(cx: &mut Cx, node: &SyntaxNode) -> Expr {
         Kind::Local => local,
         Kind::Doc => doc,
         Kind::Subtype | Kind::Supertype => crate::type_values::subtype,
+        Kind::Decl => type_assertion,
         Kind::LongArrow => |cx, n| cx.unsupported(n, "operator `-->`"),
         Kind::DotAnd => |cx, n| cx.unsupported(n, &operators::unsupported_operator("&&", true)),
         Kind::DotOr => |cx, n| cx.unsupported(n, &operators::unsupported_operator("||", true)),
@@ -139,7 +140,6 @@ fn outside_subset(kind: Kind) -> Option<&'static str> {
         Kind::Interpolate => "interpolation `$`",
         Kind::Quote => "quoted expression; write the code itself instead",
         Kind::Splat => "splatting `...` outside the arguments of a call; pass the splat to a function (`f(xs...)`, `vcat(xs...)`, `tuple(xs...)`) instead",
-        Kind::Decl => "type assertion `::`; annotate the function's parameter (`x::Float64`) or convert with `Float64(x)` instead",
         Kind::Where => "`where` outside a method signature",
         Kind::Global => "global declaration; pass the value as an argument (a `Ref` to write to it) instead",
         Kind::Const => "const in a local scope; write a plain assignment instead",
@@ -767,6 +767,23 @@ fn do_function(cx: &mut Cx, node: &SyntaxNode) -> Expr {
         head.range
     };
     anonymous(node, name_range, params, body)
+}
+
+/// `x::T` in an expression: Julia's `typeassert(x, T)`, `x` itself where it is a `T`, a
+/// `TypeError` where it is not.
+fn type_assertion(cx: &mut Cx, node: &SyntaxNode) -> Expr {
+    let [value, ty] = node.children.as_slice() else {
+        return cx.unsupported(
+            node,
+            "`::T` without a value; annotate a parameter (`x::Float64`) instead",
+        );
+    };
+    let callee = Expr::new(ExprKind::Ident("typeassert".into()), node.range);
+    let kind = ExprKind::Call {
+        callee: Box::new(callee),
+        args: vec![expr(cx, value), expr(cx, ty)],
+    };
+    Expr::new(kind, node.range)
 }
 
 /// `lhs = rhs`.

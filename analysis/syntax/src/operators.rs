@@ -3,7 +3,7 @@
 //! associativity; here n-ary chains fold to the left (`a + b + c` evaluates as `(a + b) + c`
 //! in Julia too) and the operators outside the subset are reported.
 
-use crate::ast::{BinOp, Expr, ExprKind, UnOp};
+use crate::ast::{BinOp, Expr, ExprKind, TextRange, UnOp};
 use crate::cx::{error_expr, span, Cx};
 use crate::expr::expr;
 use crate::kind::Kind;
@@ -286,6 +286,7 @@ pub(crate) fn chain(cx: &mut Cx, node: &SyntaxNode) -> Expr {
         return error_expr(node);
     };
     let mut rest_nodes = Vec::new();
+    let mut dots = Vec::new();
     for pair in pairs.chunks(2) {
         let [op, operand] = pair else {
             return error_expr(node);
@@ -293,10 +294,7 @@ pub(crate) fn chain(cx: &mut Cx, node: &SyntaxNode) -> Expr {
         let (text, dotted) = op_of(cx, op);
         match binop(text) {
             Some(bin) if bin.is_comparison() => {
-                if dotted {
-                    let message = "chained dotted comparison; write `(a .< b) .& (b .< c)` instead";
-                    return cx.unsupported(node, message);
-                }
+                dots.push(dotted);
                 rest_nodes.push((bin, operand));
             }
             _ => {
@@ -304,11 +302,19 @@ pub(crate) fn chain(cx: &mut Cx, node: &SyntaxNode) -> Expr {
             }
         }
     }
+    if dots.iter().any(|&d| d) && !dots.iter().all(|&d| d) {
+        let message = "a comparison chain mixing dotted and plain comparisons; write each \
+                       comparison on its own, joined by `.&`";
+        return cx.unsupported(node, message);
+    }
     let first = expr(cx, first);
-    let rest = rest_nodes
+    let rest: Vec<(BinOp, Expr)> = rest_nodes
         .into_iter()
         .map(|(op, operand)| (op, expr(cx, operand)))
         .collect();
+    if dots.first() == Some(&true) {
+        return dotted_chain(first, rest, node.range);
+    }
     Expr::new(
         ExprKind::Chain {
             first: Box::new(first),
@@ -316,6 +322,57 @@ pub(crate) fn chain(cx: &mut Cx, node: &SyntaxNode) -> Expr {
         },
         node.range,
     )
+}
+
+/// `a .<= b .< c`: Julia's fused `(a .<= b) .& (b .< c)`, each operand evaluated once and in
+/// order (bound by a `let` unless it is a literal or a name).
+fn dotted_chain(first: Expr, rest: Vec<(BinOp, Expr)>, range: TextRange) -> Expr {
+    let mut bindings = Vec::new();
+    let mut operands = Vec::new();
+    let mut ops = Vec::new();
+    let all_operands =
+        std::iter::once((None, first)).chain(rest.into_iter().map(|(op, e)| (Some(op), e)));
+    for (k, (op, operand)) in all_operands.enumerate() {
+        let simple = matches!(
+            operand.kind,
+            ExprKind::Float(_) | ExprKind::Int(_) | ExprKind::Bool(_) | ExprKind::Ident(_)
+        );
+        let operand = if simple {
+            operand
+        } else {
+            let var = Expr::new(ExprKind::Ident(format!("#cmp{k}")), operand.range);
+            bindings.push((var.clone(), operand));
+            var
+        };
+        operands.push(operand);
+        ops.extend(op);
+    }
+    let comparison = |k: usize, op: BinOp| {
+        let kind = ExprKind::Binary {
+            op,
+            dotted: true,
+            lhs: Box::new(operands[k].clone()),
+            rhs: Box::new(operands[k + 1].clone()),
+        };
+        Expr::new(kind, range)
+    };
+    let mut all = comparison(0, ops[0]);
+    for (k, &op) in ops.iter().enumerate().skip(1) {
+        let kind = ExprKind::DotCall {
+            callee: Box::new(Expr::new(ExprKind::Ident("&".into()), range)),
+            args: vec![all, comparison(k, op)],
+        };
+        all = Expr::new(kind, range);
+    }
+    for (var, value) in bindings.into_iter().rev() {
+        let kind = ExprKind::Let {
+            var: Some(Box::new(var)),
+            value: Some(Box::new(value)),
+            body: vec![all],
+        };
+        all = Expr::new(kind, range);
+    }
+    all
 }
 
 /// `(call-pre op x)` or `(dotcall-pre op x)`: `-x`, `+x`, `!x`, `√x` (a call of `sqrt`), `∛x` (`cbrt`), `~x`

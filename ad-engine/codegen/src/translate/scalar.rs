@@ -308,6 +308,13 @@ impl Translator<'_, '_, '_> {
             Prim::Mul => ins.imul(a, b),
             Prim::Max => ins.smax(a, b),
             Prim::Min => ins.smin(a, b),
+            Prim::AndInt => ins.band(a, b),
+            Prim::OrInt => ins.bor(a, b),
+            Prim::XorInt => ins.bxor(a, b),
+            // Cranelift takes the shift amount mod 64, as the interpreter does.
+            Prim::ShlInt => ins.ishl(a, b),
+            Prim::AshrInt => ins.sshr(a, b),
+            Prim::LshrInt => ins.ushr(a, b),
             Prim::IntDiv => {
                 // DivideError on zero and on typemin ÷ -1: the runtime raises it.
                 let zero = ins.icmp_imm_s(IntCC::Equal, b, 0);

@@ -455,7 +455,7 @@ pub(crate) fn nested_elements(t: &Type) -> Option<String> {
 
 /// Is the struct `name` one of the library's (a range, a view, an iterator), not the program's?
 fn is_library(name: &str) -> bool {
-    ["Base.", "LinearAlgebra.", "Statistics."]
+    ["Base.", "LinearAlgebra.", "Statistics.", "Random."]
         .iter()
         .any(|m| name.starts_with(m))
 }

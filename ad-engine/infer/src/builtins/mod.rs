@@ -47,6 +47,12 @@ pub const BUILTINS: &[&str] = &[
     "<:",
     "copysign",
     "fma",
+    "and_int",
+    "or_int",
+    "xor_int",
+    "shl_int",
+    "ashr_int",
+    "lshr_int",
     "===",
     "isnothing",
     "float",
@@ -308,6 +314,9 @@ pub(crate) fn call(
         )),
         ("copysign", _) => scalar::copysign(b, args),
         ("fma", _) => scalar::fma(b, args),
+        ("and_int" | "or_int" | "xor_int" | "shl_int" | "ashr_int" | "lshr_int", _) => {
+            scalar::int_bits(b, name, args)
+        }
         ("===", [x, y]) => scalar::egal(x, y),
         ("isnothing", [x]) => Ok(Val::lit(zy_ir::Const::Bool(x.ty == Type::Nothing))),
         ("===" | "isnothing", _) => Err(no_method(

@@ -92,6 +92,24 @@ pub(crate) fn copysign(b: &mut PlanBuilder, args: &[Val]) -> Result<Val, Fail> {
     }
 }
 
+/// `and_int(a, b)` and the other bit intrinsics, of two Int64s.
+pub(crate) fn int_bits(b: &mut PlanBuilder, name: &str, args: &[Val]) -> Result<Val, Fail> {
+    let p = match name {
+        "and_int" => Prim::AndInt,
+        "or_int" => Prim::OrInt,
+        "xor_int" => Prim::XorInt,
+        "shl_int" => Prim::ShlInt,
+        "ashr_int" => Prim::AshrInt,
+        _ => Prim::LshrInt,
+    };
+    match args {
+        [x, y] if x.ty == Type::Int64 && y.ty == Type::Int64 => {
+            Ok(apply(b, p, vec![x, y], Type::Int64))
+        }
+        _ => Err(no_method(name, &types(args))),
+    }
+}
+
 /// `fma(x, y, z)` of numbers, one a Float64 (all converted); three integers are the prelude's.
 pub(crate) fn fma(b: &mut PlanBuilder, args: &[Val]) -> Result<Val, Fail> {
     match args {

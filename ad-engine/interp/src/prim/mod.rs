@@ -81,6 +81,10 @@ pub fn eval_prim(p: Prim, args: &[Value], ret: &Type) -> Result<Value, String> {
             let [a, b] = operands(p, args)?;
             scalar::copysign(a, b)
         }
+        AndInt | OrInt | XorInt | ShlInt | AshrInt | LshrInt => match args {
+            [Value::Int(a), Value::Int(b)] => Ok(Value::Int(scalar::int_bits(p, *a, *b))),
+            _ => Err(method_error(p.julia_name(), args)),
+        },
         Fma => {
             let [a, b, c] = operands(p, args)?;
             scalar::fma(a, b, c)

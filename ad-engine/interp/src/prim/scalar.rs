@@ -71,6 +71,19 @@ pub fn arith(p: Prim, a: &Value, b: &Value) -> Result<Value, String> {
     }
 }
 
+/// The bit intrinsics of two Int64s; a shift is by `n mod 64` bits, as the machine's.
+pub(super) fn int_bits(p: Prim, a: i64, b: i64) -> i64 {
+    let n = (b & 63) as u32;
+    match p {
+        Prim::AndInt => a & b,
+        Prim::OrInt => a | b,
+        Prim::XorInt => a ^ b,
+        Prim::ShlInt => a.wrapping_shl(n),
+        Prim::AshrInt => a.wrapping_shr(n),
+        _ => ((a as u64) >> n) as i64,
+    }
+}
+
 fn divide_error() -> String {
     "DivideError: integer division error".into()
 }

@@ -1,0 +1,227 @@
+# zy's prelude: Julia's Random, written in Julia. `rand` and `randn` are Base's functions
+# (seen without `using Random`, as in Julia: Base.jl draws from `default_rng()`); the generators, `seed!`, `shuffle`, `randperm` and the
+# in-place forms are seen after `using Random` or as `Random.name`.
+#
+# The generator is Julia's default, xoshiro256++, and floats are made as Julia makes them (the
+# top 53 bits of a draw, times 2⁻⁵³). Two things differ from Julia, and the stream with them:
+# a seed is expanded into the state by SplitMix64 (Julia hashes it with SHA-256), and `randn`
+# is the Box–Muller transform (Julia's is a ziggurat). Every run starts from the same state
+# (`seed!(0)`), so a program's numbers are the same from run to run and between the
+# interpreter and the compiled code. Random numbers are constants to the AD: no gradient flows
+# through them.
+
+export AbstractRNG, Xoshiro, MersenneTwister, default_rng, seed!, rand!, randn!, randexp,
+    shuffle, shuffle!, randperm
+
+# Methods drawing from a given generator.
+import Base: rand, randn
+
+"""
+    AbstractRNG
+
+A random number generator: `Xoshiro`, `MersenneTwister`.
+"""
+abstract type AbstractRNG end
+
+"""
+    Xoshiro(seed)
+
+Julia's default generator, xoshiro256++, started from `seed` (an integer).
+"""
+mutable struct Xoshiro <: AbstractRNG
+    s0::Int64
+    s1::Int64
+    s2::Int64
+    s3::Int64
+end
+
+"""
+    MersenneTwister(seed)
+
+Julia's older generator, by name: zy draws its numbers with xoshiro256++, a different stream
+of the same distribution.
+"""
+mutable struct MersenneTwister <: AbstractRNG
+    s0::Int64
+    s1::Int64
+    s2::Int64
+    s3::Int64
+end
+
+Xoshiro(seed::Integer) = seed!(Xoshiro(0, 0, 0, 0), seed)
+MersenneTwister(seed::Integer) = seed!(MersenneTwister(0, 0, 0, 0), seed)
+
+# The generator every call without one draws from (Julia's task-local `default_rng()`).
+const _DEFAULT = Xoshiro(0)
+
+"""
+    default_rng()
+
+The generator `rand(...)` draws from when none is given.
+"""
+default_rng() = _DEFAULT
+
+# SplitMix64: the next state after `z`, and its output (Vigna's seeding of xoshiro).
+function _splitmix(z::Int64)
+    z += -7046029254386353131
+    x = z
+    x = (x ⊻ (x >>> 30)) * -4658895280553007687
+    x = (x ⊻ (x >>> 27)) * -7723592293110705685
+    return z, x ⊻ (x >>> 31)
+end
+
+"""
+    seed!(seed), seed!(rng, seed)
+
+Restart the default generator (or `rng`) from `seed`, so that the numbers after it are the
+same every time.
+"""
+function seed!(rng::AbstractRNG, seed::Integer)
+    z, a = _splitmix(Int64(seed))
+    z, b = _splitmix(z)
+    z, c = _splitmix(z)
+    z, d = _splitmix(z)
+    rng.s0 = a
+    rng.s1 = b
+    rng.s2 = c
+    rng.s3 = d
+    return rng
+end
+seed!(seed::Integer) = seed!(default_rng(), seed)
+
+_rotl(x::Int64, k::Int) = (x << k) | (x >>> (64 - k))
+
+# One xoshiro256++ step: the 64 random bits drawn, the state advanced.
+function _next!(rng::AbstractRNG)
+    s0, s1, s2, s3 = rng.s0, rng.s1, rng.s2, rng.s3
+    result = _rotl(s0 + s3, 23) + s0
+    t = s1 << 17
+    s2 = s2 ⊻ s0
+    s3 = s3 ⊻ s1
+    s1 = s1 ⊻ s2
+    s0 = s0 ⊻ s3
+    s2 = s2 ⊻ t
+    s3 = _rotl(s3, 45)
+    rng.s0 = s0
+    rng.s1 = s1
+    rng.s2 = s2
+    rng.s3 = s3
+    return result
+end
+
+"""
+    rand(), rand(n), rand(m, n), rand(dims), rand(Float64, ...), rand(a:b, ...), rand(xs, ...),
+    rand(rng, ...)
+
+Uniform random numbers in [0, 1), an `n`-vector or an m×n matrix of them; integers drawn
+uniformly from a range, or elements of a collection. With `rng` first, drawn from it.
+"""
+rand(rng::AbstractRNG) = Float64(_next!(rng) >>> 11) * 1.1102230246251565e-16
+rand(rng::AbstractRNG, ::Type{Float64}) = rand(rng)
+function rand(rng::AbstractRNG, r::UnitRange{Int})
+    n = length(r)
+    n > 0 || throw(ArgumentError("collection must be non-empty"))
+    # Uniform on 0:n-1 by rejection from 63 random bits, so that no value is favoured.
+    limit = typemax(Int) - rem(typemax(Int), n) - 1
+    u = _next!(rng) >>> 1
+    while u > limit
+        u = _next!(rng) >>> 1
+    end
+    return first(r) + rem(u, n)
+end
+rand(rng::AbstractRNG, xs::AbstractVector) = xs[rand(rng, 1:length(xs))]
+rand(rng::AbstractRNG, xs::Tuple) = xs[rand(rng, 1:length(xs))]
+rand(rng::AbstractRNG, n::Int) = _fill_rand!(rng, Vector{Float64}(undef, n))
+rand(rng::AbstractRNG, m::Int, n::Int) = _fill_rand!(rng, Matrix{Float64}(undef, m, n))
+rand(rng::AbstractRNG, ::Type{Float64}, dims::Int...) = rand(rng, dims...)
+rand(rng::AbstractRNG, dims::Tuple{Int}) = rand(rng, dims[1])
+rand(rng::AbstractRNG, dims::Tuple{Int, Int}) = rand(rng, dims[1], dims[2])
+function rand(rng::AbstractRNG, r::UnitRange{Int}, n::Int)
+    v = Vector{Int}(undef, n)
+    for i in 1:n
+        v[i] = rand(rng, r)
+    end
+    return v
+end
+function rand(rng::AbstractRNG, xs::AbstractVector, n::Int)
+    v = similar(xs, n)
+    for i in 1:n
+        v[i] = rand(rng, xs)
+    end
+    return v
+end
+
+"""
+    randn(), randn(n), randn(m, n), randn(dims), randn(Float64, ...), randn(rng, ...)
+
+Standard normal random numbers (mean 0, variance 1).
+"""
+function randn(rng::AbstractRNG)
+    u = 1.0 - rand(rng)
+    v = rand(rng)
+    return sqrt(-2.0 * log(u)) * cos(6.283185307179586 * v)
+end
+randn(rng::AbstractRNG, ::Type{Float64}) = randn(rng)
+randn(rng::AbstractRNG, n::Int) = _fill_randn!(rng, Vector{Float64}(undef, n))
+randn(rng::AbstractRNG, m::Int, n::Int) = _fill_randn!(rng, Matrix{Float64}(undef, m, n))
+randn(rng::AbstractRNG, ::Type{Float64}, dims::Int...) = randn(rng, dims...)
+randn(rng::AbstractRNG, dims::Tuple{Int}) = randn(rng, dims[1])
+randn(rng::AbstractRNG, dims::Tuple{Int, Int}) = randn(rng, dims[1], dims[2])
+
+"""
+    randexp(), randexp(n), randexp(rng, ...)
+
+Exponential random numbers of rate 1: `-log(1 - rand())`.
+"""
+randexp(rng::AbstractRNG) = -log(1.0 - rand(rng))
+function randexp(rng::AbstractRNG, n::Int)
+    v = Vector{Float64}(undef, n)
+    for i in 1:n
+        v[i] = randexp(rng)
+    end
+    return v
+end
+randexp() = randexp(default_rng())
+randexp(n::Int) = randexp(default_rng(), n)
+
+function _fill_rand!(rng::AbstractRNG, A)
+    for i in eachindex(A)
+        A[i] = rand(rng)
+    end
+    return A
+end
+function _fill_randn!(rng::AbstractRNG, A)
+    for i in eachindex(A)
+        A[i] = randn(rng)
+    end
+    return A
+end
+
+"""
+    rand!(A), rand!(rng, A), randn!(A), randn!(rng, A)
+
+Fill the array `A` with uniform (normal) random numbers, in place.
+"""
+rand!(rng::AbstractRNG, A::AbstractArray) = _fill_rand!(rng, A)
+rand!(A::AbstractArray) = _fill_rand!(default_rng(), A)
+randn!(rng::AbstractRNG, A::AbstractArray) = _fill_randn!(rng, A)
+randn!(A::AbstractArray) = _fill_randn!(default_rng(), A)
+
+"""
+    shuffle!(v), shuffle!(rng, v), shuffle(v), randperm(n)
+
+The elements of `v` in a random order (Fisher–Yates), in place or in a copy; a random
+permutation of `1:n`.
+"""
+function shuffle!(rng::AbstractRNG, v::AbstractVector)
+    for i in length(v):-1:2
+        j = rand(rng, 1:i)
+        v[i], v[j] = v[j], v[i]
+    end
+    return v
+end
+shuffle!(v::AbstractVector) = shuffle!(default_rng(), v)
+shuffle(rng::AbstractRNG, v::AbstractVector) = shuffle!(rng, copy(v))
+shuffle(v::AbstractVector) = shuffle!(default_rng(), copy(v))
+randperm(rng::AbstractRNG, n::Int) = shuffle!(rng, collect(1:n))
+randperm(n::Int) = randperm(default_rng(), n)
