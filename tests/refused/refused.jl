@@ -49,7 +49,7 @@ l4(x) = {x}
 # Statements and definitions.
 t1(x) = try x catch; 0.0 end
 t2(x) = (global g = x; x)
-t3(x) = (local y::Float64 = x; y)
+# (t3: `local y::Float64 = x` is accepted now: a typed local)
 const c1 = 1
 primitive type P8 8 end
 abstract type A{T} end

@@ -1850,6 +1850,10 @@ convert(T::Type{Float64}, x::Real) = T(x)
 convert(T::Type{Int64}, x::Real) = T(x)
 convert(T::Type{Int}, x::Real) = T(x)
 
+# A value assigned to a local declared `x::T` (lowering calls this): `v` where it is a `T`,
+# else `convert(T, v)`, as Julia's typed locals.
+_declared_convert(T, v) = v isa T ? v : convert(T, v)
+
 """
     sortperm(x; rev = false, by = identity), sort(x; rev = false, by = identity)
 

@@ -23,6 +23,7 @@ pub const HOOKS: &[Hooks] = &[
             "frule",
             "Base.kwcall",
             "Base.splatcall",
+            "Base._declared_convert",
             "Base.range_length",
             "Base.Pair",
             "Base.RefValue",

@@ -26,7 +26,7 @@ impl BodyLowerer<'_, '_> {
                 self.call("setfield!", vec![s, field, v.clone()], r);
                 v
             }
-            ExprKind::Ident(_) | ExprKind::Tuple(_) => {
+            ExprKind::Ident(_) | ExprKind::Tuple(_) | ExprKind::Declared { .. } => {
                 let v = self.expr(rhs);
                 self.bind(lhs, v.clone());
                 v
@@ -55,6 +55,8 @@ impl BodyLowerer<'_, '_> {
                 let field = Const::Symbol(name.as_str().into()).into();
                 self.call("setfield!", vec![s, field, value], target.range);
             }
+            // The conversion to the declared type is `assign_local`'s.
+            ExprKind::Declared { var, .. } => self.bind(var, value),
             ExprKind::Ident(name) => match self.cx.res.local(target) {
                 Some(v) => self.assign_local(v, value, target.range),
                 None => {

@@ -18,6 +18,8 @@ use crate::{LowerError, LoweredItem};
 /// capture them.
 pub(crate) const KWCALL: &str = "Base.kwcall";
 pub(crate) const SPLATCALL: &str = "Base.splatcall";
+/// `Base._declared_convert(T, v)`: a value assigned to a local declared `x::T`.
+const DECLARED_CONVERT: &str = "Base._declared_convert";
 
 /// What the bodies of one item share: where they are, name resolution, and the output.
 pub(crate) struct ItemCx<'a> {
@@ -210,6 +212,13 @@ impl<'c, 'a> BodyLowerer<'c, 'a> {
     /// Assign a local: a new SSA definition, or a store into its box (made at the first
     /// assignment).
     pub fn assign_local(&mut self, v: VarId, value: Operand, range: TextRange) {
+        let value = match self.cx.res.declared.get(&v).cloned() {
+            Some(ty) => {
+                let ty = self.expr(&ty);
+                self.call(DECLARED_CONVERT, vec![ty, value], range)
+            }
+            None => value,
+        };
         let var = self.var(v);
         let info = self.cx.res.var(v);
         let name = info.name.clone();
@@ -399,7 +408,7 @@ impl<'c, 'a> BodyLowerer<'c, 'a> {
                 self.let_block(e, var.as_deref(), value.as_deref(), body)
             }
             ExprKind::Narrow { var, body } => self.narrow(var, body),
-            ExprKind::Local(_) => Const::Nothing.into(),
+            ExprKind::Local(_) | ExprKind::Declared { .. } => Const::Nothing.into(),
             ExprKind::Error => self.error_call("unsupported construct", r),
             ExprKind::Chain { first, rest } => self.chain(first, rest, r),
             ExprKind::And(a, b) => self.short_circuit(a, b, true, true, r),

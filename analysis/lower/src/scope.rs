@@ -58,6 +58,9 @@ pub(crate) struct Resolution {
     /// with a smaller id that its body names is one of an enclosing scope.
     pub declared_before: HashMap<*const Expr, u32>,
     pub errors: Vec<ScopeError>,
+    /// The type each typed local is declared with (`s::Float64 = 0`, `local x::T`), as the
+    /// expression written: every assignment to it converts the value.
+    pub declared: HashMap<VarId, Expr>,
 }
 
 impl Resolution {
@@ -415,7 +418,21 @@ impl Walker {
                 self.exprs(indices);
             }
             ExprKind::Field { base, .. } => self.expr(base),
+            ExprKind::Declared { var, ty } => {
+                self.expr(ty);
+                self.target(var);
+                self.declare_type(var, ty);
+            }
             _ => {}
+        }
+    }
+
+    /// Record that the local `var` is declared of type `ty`.
+    fn declare_type(&mut self, var: &Expr, ty: &Expr) {
+        if let ExprKind::Ident(name) = &var.kind {
+            if let Some(v) = self.lookup(name) {
+                self.res.declared.insert(v, ty.clone());
+            }
         }
     }
 
@@ -423,6 +440,11 @@ impl Walker {
         match &e.kind {
             ExprKind::Ident(name) => {
                 self.ident(e, name);
+            }
+            // `local x::T`: a declaration, not an assignment.
+            ExprKind::Declared { var, ty } => {
+                self.expr(ty);
+                self.declare_type(var, ty);
             }
             ExprKind::Assign { lhs, rhs } => match lhs.kind {
                 ExprKind::Index { .. } | ExprKind::Field { .. } => {
@@ -551,7 +573,9 @@ fn collect_names(e: &Expr, locals: &mut Vec<String>, assigned: &mut Vec<String>)
         ExprKind::Local(names) => locals.extend(names.iter().cloned()),
         ExprKind::Assign { lhs, rhs } => {
             match &lhs.kind {
-                ExprKind::Ident(_) | ExprKind::Tuple(_) => target_names(lhs, assigned),
+                ExprKind::Ident(_) | ExprKind::Tuple(_) | ExprKind::Declared { .. } => {
+                    target_names(lhs, assigned)
+                }
                 _ => collect_names(lhs, locals, assigned),
             }
             collect_names(rhs, locals, assigned);
@@ -583,10 +607,12 @@ fn collect_names(e: &Expr, locals: &mut Vec<String>, assigned: &mut Vec<String>)
     }
 }
 
-/// The identifiers an assignment target binds (`a` in `a = ...`, `a, b` in `(a, b) = ...`).
+/// The identifiers an assignment target binds (`a` in `a = ...`, `a, b` in `(a, b) = ...`,
+/// `a` in `a::T = ...`).
 fn target_names(e: &Expr, out: &mut Vec<String>) {
     match &e.kind {
         ExprKind::Ident(n) => out.push(n.clone()),
+        ExprKind::Declared { var, .. } => target_names(var, out),
         ExprKind::Tuple(items) => items.iter().for_each(|i| target_names(i, out)),
         _ => {}
     }

@@ -457,6 +457,13 @@ pub enum ExprKind {
         lhs: Box<Expr>,
         rhs: Box<Expr>,
     },
+    /// `x::T` as an assignment target (`s::Float64 = 0`): declares the local `x` of type `T`
+    /// in its scope, so that every assignment to it converts the value to `T` (Julia's typed
+    /// local). `var` is an identifier, `ty` a type written as a value.
+    Declared {
+        var: Box<Expr>,
+        ty: Box<Expr>,
+    },
     /// `lhs op= rhs` (`+=`, `-=`, `*=`, `/=`; `dotted` for `.+=`).
     CompoundAssign {
         op: BinOp,

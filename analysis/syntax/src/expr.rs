@@ -795,10 +795,16 @@ fn assignment(cx: &mut Cx, node: &SyntaxNode) -> Expr {
         (true, Kind::Identifier) | (false, Kind::Ref | Kind::Dot | Kind::Tuple | Kind::Parens) => {
             expr(cx, lhs)
         }
-        (false, Kind::Decl) => return cx.unsupported(
-                lhs,
-                "typed variable declaration; assign without `::` (convert with `Float64(v)` where needed) instead",
-            ),
+        (false, Kind::Decl) => match lhs.children.as_slice() {
+            [var, ty] if var.leaf && var.kind == Kind::Identifier => {
+                let kind = ExprKind::Declared {
+                    var: Box::new(expr(cx, var)),
+                    ty: Box::new(expr(cx, ty)),
+                };
+                Expr::new(kind, lhs.range)
+            }
+            _ => return cx.unsupported(lhs, "typed declaration of anything but a name"),
+        },
         _ => return cx.syntax(lhs, "syntax error: invalid assignment target"),
     };
     let value = expr(cx, rhs);
@@ -1000,11 +1006,17 @@ fn let_block(cx: &mut Cx, node: &SyntaxNode) -> Expr {
     }
 }
 
-/// `local x`, `local x, y`, `local x = v`.
+/// `local x`, `local x, y`, `local x = v`, `local x::T = v`.
 fn local(cx: &mut Cx, node: &SyntaxNode) -> Expr {
     let names_of = |cx: &mut Cx, n: &SyntaxNode| -> Option<Vec<String>> {
         match (n.leaf, n.kind) {
             (true, Kind::Identifier) => Some(vec![cx.text(n).to_string()]),
+            (false, Kind::Decl) => match n.children.as_slice() {
+                [var, _] if var.leaf && var.kind == Kind::Identifier => {
+                    Some(vec![cx.text(var).to_string()])
+                }
+                _ => None,
+            },
             (false, Kind::Tuple) => n
                 .children
                 .iter()
@@ -1021,7 +1033,28 @@ fn local(cx: &mut Cx, node: &SyntaxNode) -> Expr {
         }
     }
     if names.len() == node.children.len() && !names.is_empty() {
-        return Expr::new(ExprKind::Local(names), node.range);
+        let local = Expr::new(ExprKind::Local(names), node.range);
+        // `local x::T`: the declaration of `x`'s type stands as a statement of its own.
+        let typed: Vec<Expr> = node
+            .children
+            .iter()
+            .filter(|d| d.kind == Kind::Decl && !d.leaf)
+            .filter_map(|d| match d.children.as_slice() {
+                [var, ty] => {
+                    let kind = ExprKind::Declared {
+                        var: Box::new(expr(cx, var)),
+                        ty: Box::new(expr(cx, ty)),
+                    };
+                    Some(Expr::new(kind, d.range))
+                }
+                _ => None,
+            })
+            .collect();
+        if typed.is_empty() {
+            return local;
+        }
+        let statements = std::iter::once(local).chain(typed).collect();
+        return Expr::new(ExprKind::Block(statements), node.range);
     }
     if let [decl] = node.children.as_slice() {
         if decl.kind == Kind::Assign && !decl.leaf {

@@ -301,6 +301,7 @@ impl Display for Expr {
                 None => write!(f, "(: {start} {stop})"),
             },
             ExprKind::Assign { lhs, rhs } => write!(f, "(= {lhs} {rhs})"),
+            ExprKind::Declared { var, ty } => write!(f, "(:: {var} {ty})"),
             ExprKind::DotAssign { lhs, rhs } => write!(f, "(.= {lhs} {rhs})"),
             ExprKind::Views(e) => write!(f, "(@views {e})"),
             ExprKind::CompoundAssign {

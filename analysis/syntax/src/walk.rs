@@ -36,7 +36,8 @@ impl Expr {
                 .chain(args)
                 .chain(keywords.iter().map(KeywordArg::value))
                 .collect(),
-            ExprKind::Binary { lhs, rhs, .. }
+            ExprKind::Declared { var: lhs, ty: rhs }
+            | ExprKind::Binary { lhs, rhs, .. }
             | ExprKind::DotAssign { lhs, rhs }
             | ExprKind::Assign { lhs, rhs }
             | ExprKind::CompoundAssign { lhs, rhs, .. }
@@ -112,7 +113,8 @@ impl Expr {
                     KeywordArg::Named { value, .. } | KeywordArg::Splat(value) => value,
                 }))
                 .collect(),
-            ExprKind::Binary { lhs, rhs, .. }
+            ExprKind::Declared { var: lhs, ty: rhs }
+            | ExprKind::Binary { lhs, rhs, .. }
             | ExprKind::DotAssign { lhs, rhs }
             | ExprKind::Assign { lhs, rhs }
             | ExprKind::CompoundAssign { lhs, rhs, .. }
