@@ -17,6 +17,15 @@ pub(crate) fn tidy(func: &mut Function) {
     *func = compact(func);
 }
 
+/// [`tidy`], then drop the loop-carried values nothing needs ([`remove_dead_params`]): for code
+/// with inlined drivers, whose primal value a caller may drop while its loop still runs.
+pub(crate) fn prune(func: &mut Function) {
+    tidy(func);
+    remove_dead_params(func);
+    remove_dead(func);
+    *func = compact(func);
+}
+
 /// Renumber blocks in source-like order (the transform keeps the primal's block numbers, so
 /// names such as `br#3` in its output refer to these).
 pub(crate) fn renumber(func: &mut Function) {
@@ -426,6 +435,87 @@ pub(crate) fn remove_unused(func: &mut Function, droppable: &dyn Fn(Value, &Op) 
         }
         if !changed {
             return;
+        }
+    }
+}
+
+/// Drop the parameters of non-entry blocks that nothing needs, with the arguments jumps pass
+/// them: a cycle of φs and pure statements feeding only each other (a loop's running sum whose
+/// result is dropped). A value is needed when a statement that cannot be dropped, a return or
+/// a branch uses it, or a needed value is computed from it. The statements left unused are
+/// for [`remove_dead`]; the parameters' numbering is for [`compact`].
+fn remove_dead_params(func: &mut Function) {
+    let n = func.values.len();
+    let mut live = vec![false; n];
+    let mut work: Vec<Value> = Vec::new();
+    let mut incoming: Vec<Vec<Operand>> = vec![Vec::new(); n];
+    let mark = |o: &Operand, live: &mut Vec<bool>, work: &mut Vec<Value>| {
+        if let Some(v) = o.as_value() {
+            if !live[v.index()] {
+                live[v.index()] = true;
+                work.push(v);
+            }
+        }
+    };
+    for b in func.block_ids() {
+        let data = func.block(b);
+        for &v in &data.stmts {
+            if let Some(s) = func.stmt(v).filter(|s| !is_pure(&s.op)) {
+                for a in &s.args {
+                    mark(a, &mut live, &mut work);
+                }
+            }
+        }
+        match &data.term {
+            Terminator::Return(x) | Terminator::Branch { cond: x, .. } => {
+                mark(x, &mut live, &mut work)
+            }
+            Terminator::Jump(_) | Terminator::Unreachable => {}
+        }
+        for call in data.term.calls() {
+            for (p, a) in func.block(call.block).params.iter().zip(&call.args) {
+                incoming[p.index()].push(a.clone());
+            }
+        }
+    }
+    while let Some(v) = work.pop() {
+        let uses: Vec<Operand> = match &func.value(v).kind {
+            ValueKind::Stmt(s) => s.args.clone(),
+            ValueKind::Param { .. } => std::mem::take(&mut incoming[v.index()]),
+        };
+        for a in &uses {
+            mark(a, &mut live, &mut work);
+        }
+    }
+    for b in func.block_ids().collect::<Vec<_>>() {
+        let params = func.block(b).params.clone();
+        if b == Block::ENTRY || params.iter().all(|p| live[p.index()]) {
+            continue;
+        }
+        let keep: Vec<bool> = params.iter().map(|p| live[p.index()]).collect();
+        func.block_mut(b).params = params.into_iter().filter(|p| live[p.index()]).collect();
+        let prune_call = |c: &mut BlockCall| {
+            if c.block == b {
+                let args = std::mem::take(&mut c.args);
+                c.args = args
+                    .into_iter()
+                    .zip(&keep)
+                    .filter(|(_, k)| **k)
+                    .map(|(a, _)| a)
+                    .collect();
+            }
+        };
+        for p in func.block_ids().collect::<Vec<_>>() {
+            match &mut func.block_mut(p).term {
+                Terminator::Jump(c) => prune_call(c),
+                Terminator::Branch {
+                    then_to, else_to, ..
+                } => {
+                    prune_call(then_to);
+                    prune_call(else_to);
+                }
+                Terminator::Return(_) | Terminator::Unreachable => {}
+            }
         }
     }
 }
