@@ -487,8 +487,19 @@ fn hessian(
     let lead_tys: Vec<Type> = lead.iter().map(|a| ins.func.operand_ty(a)).collect();
     let skip = lead.len();
     let (dinst, dret) = gradient_driver(prog, pending, &inst, span)?;
-    let vinst = directional_driver(prog, pending, &dinst, &dret, span);
-    // ∂ₕf(lead..., x, i) = ∂ᵥ∇f(lead..., x, eᵢ)[2][2][skip + 1]
+    let gty = dret
+        .field_types()
+        .and_then(|f| f.get(1).cloned())
+        .and_then(|g| g.field_types().and_then(|f| f.get(skip).cloned()));
+    // x's gradient pushed forward, if one reaches x.
+    let vinst = match gty {
+        Some(g) if g == vt => {
+            let ginst = gradient_of_last(prog, &inst, &dinst, &dret, &vt, span);
+            Some(directional_driver(prog, pending, &ginst, &vt, span))
+        }
+        _ => None,
+    };
+    // ∂ₕf(lead..., x, i) = ∂ᵥ∇ʰf(lead..., x, eᵢ)[2]
     let with = |tail: &[Type]| -> Arc<[Type]> { lead_tys.iter().chain(tail).cloned().collect() };
     let part = Arc::new(Instance {
         name: format!("∂ₕ{}", inst.name).into(),
@@ -510,34 +521,25 @@ fn hessian(
             op: Op::Prim(p),
             args,
         };
-        let n = f.push_stmt(e, prim(Prim::Length, vec![x.into()]), Type::Int64, span);
-        let unit = f.push_stmt(e, prim(Prim::Zeros, vec![n.into()]), vt.clone(), span);
-        let one = Const::f64(1.0).into();
-        let set = prim(Prim::SetIndex, vec![unit.into(), one, i.into()]);
-        f.push_stmt(e, set, Type::Float64, span);
-        let rty = pushforward_ret(&dret);
-        let mut args = lead_params.clone();
-        args.extend([x.into(), unit.into()]);
-        let call = Stmt {
-            op: Op::Invoke(vinst),
-            args,
-        };
-        let r = f.push_stmt(e, call, rty.clone(), span);
-        let column = match dual_type(&dret)
-            .field_types()
-            .and_then(|t| t.get(1).cloned())
-        {
-            Some(gty)
-                if gty.field_types().and_then(|t| t.get(skip).cloned()) == Some(vt.clone()) =>
-            {
-                let dty = dual_type(&dret);
-                let dr = f.push_stmt(e, get(r.into(), 2), dty, span);
-                let dg = f.push_stmt(e, get(dr.into(), 2), gty, span);
-                f.push_stmt(e, get(dg.into(), skip as i64 + 1), vt.clone(), span)
-                    .into()
+        let column: Operand = match vinst {
+            Some(vinst) => {
+                let n = f.push_stmt(e, prim(Prim::Length, vec![x.into()]), Type::Int64, span);
+                let unit = f.push_stmt(e, prim(Prim::Zeros, vec![n.into()]), vt.clone(), span);
+                let one = Const::f64(1.0).into();
+                let set = prim(Prim::SetIndex, vec![unit.into(), one, i.into()]);
+                f.push_stmt(e, set, Type::Float64, span);
+                let rty = pushforward_ret(&vt);
+                let mut args = lead_params.clone();
+                args.extend([x.into(), unit.into()]);
+                let call = Stmt {
+                    op: Op::Invoke(vinst),
+                    args,
+                };
+                let r = f.push_stmt(e, call, rty, span);
+                f.push_stmt(e, get(r.into(), 2), vt.clone(), span).into()
             }
             // No gradient reaches x: the Hessian is zero.
-            _ => f
+            None => f
                 .push_stmt(e, prim(Prim::ZeroTangent, vec![x.into()]), vt.clone(), span)
                 .into(),
         };

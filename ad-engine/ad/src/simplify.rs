@@ -519,3 +519,54 @@ fn remove_dead_params(func: &mut Function) {
         }
     }
 }
+
+/// Within a block, a read `A[i]` after a write `A[i] = v` with the same operands is `v`, when no
+/// write in between can reach `A`: writes to other fresh arrays (two allocations made here are
+/// distinct objects) cannot, any other write or call may. Forward over reverse reads back each
+/// gradient entry and its tangent right after writing them.
+pub(crate) fn forward_stores(func: &mut Function) {
+    let fresh = |func: &Function, v: &Operand| {
+        crate::driver::fresh(func, v)
+            || v.as_value()
+                .and_then(|v| func.stmt(v))
+                .is_some_and(|s| s.op == Op::Prim(Prim::ZeroTangent))
+    };
+    let mut subst: HashMap<Value, Operand> = HashMap::new();
+    for b in func.block_ids().collect::<Vec<_>>() {
+        // The writes known: (array and indices, value written).
+        let mut known: Vec<(Vec<Operand>, Operand)> = Vec::new();
+        let mut keep = Vec::new();
+        for &v in &func.block(b).stmts {
+            let Some(s) = func.stmt(v) else {
+                keep.push(v);
+                continue;
+            };
+            match &s.op {
+                Op::Prim(Prim::GetIndex) => {
+                    let hit = known
+                        .iter()
+                        .find(|(at, x)| *at == s.args && func.operand_ty(x) == *func.ty(v));
+                    // The read cannot throw where the write did not.
+                    if let Some((_, x)) = hit {
+                        subst.insert(v, x.clone());
+                        continue;
+                    }
+                }
+                Op::Prim(Prim::SetIndex) if s.args.len() >= 3 => {
+                    let target = &s.args[0];
+                    let alone = fresh(func, target);
+                    known.retain(|(at, _)| alone && at[0] != *target && fresh(func, &at[0]));
+                    let mut at = vec![target.clone()];
+                    at.extend(s.args[2..].iter().cloned());
+                    known.push((at, s.args[1].clone()));
+                }
+                Op::Prim(p) if p.info().effects.mutates.is_none() && !p.info().effects.calls => {}
+                Op::New(_) => {}
+                _ => known.clear(),
+            }
+            keep.push(v);
+        }
+        func.block_mut(b).stmts = keep;
+    }
+    substitute(func, &subst);
+}

@@ -452,6 +452,7 @@ pub fn pushforward_masked(
         sb.func.set_term(b, term, span);
     }
     let mut out = sb.finish();
+    crate::simplify::forward_stores(&mut out);
     crate::simplify::simplify(&mut out);
     zy_ir::debug_verify(&out, "the pushforward");
     Ok(Pushforward {
