@@ -800,6 +800,11 @@ fn gradient_of_last(
     let mut f = Function::new(ginst.name.clone(), span);
     f.instance = Some(ginst.clone());
     f.ret = gty.clone();
+    f.arg_names = prog
+        .functions
+        .get(inst)
+        .map(|g| g.arg_names.clone())
+        .unwrap_or_default();
     let args: Vec<Operand> = inst
         .args
         .iter()

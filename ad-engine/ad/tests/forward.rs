@@ -311,6 +311,47 @@ fn hvp_and_hessian_are_forward_over_reverse() {
     );
 }
 
+/// `hvp` pushes forward the gradient alone: the forward sweep of the inlined driver keeps its
+/// loop counter but not the running sum `s` (the value of `f`) nor its tangent, and a gradient
+/// entry read back right after it is written is the written value.
+#[test]
+fn hvp_pushes_forward_the_gradient_alone() {
+    let src = "
+function chain(x)
+    s = 0.0
+    for i in 1:length(x)-1
+        s += (x[i+1] - x[i]^2)^2 + (1 - x[i])^2
+    end
+    return s
+end
+";
+    // ∂²/∂x² of (x₂ - x₁²)² + (1 - x₁)² at (1, 2): [12x₁² - 4x₂ + 2  -4x₁; -4x₁  2] =
+    // [6 -4; -4 2], along (1, 0).
+    assert_close(
+        &floats(&eval(src, "hvp(chain, [1.0, 2.0], [1.0, 0.0])")),
+        &[6.0, -4.0],
+    );
+    let src = format!("{src}\nzycall__() = hvp(chain, [1.0, 2.0], [1.0, 0.0])\n");
+    let program = common::run::program(&src);
+    let (_, prog) =
+        zy_infer::infer_entry(&program, "zycall__", &[]).unwrap_or_else(|e| panic!("{e:?}"));
+    let prog = zy_ad::expand(&prog).unwrap_or_else(|e| panic!("{}", e.message));
+    let (_, f) = prog
+        .functions
+        .iter()
+        .find(|(i, _)| &*i.name == "∂→∇ʰchain")
+        .unwrap_or_else(|| panic!("no pushforward of ∇ʰchain"));
+    let text = zy_ir::print_function(f);
+    assert!(
+        !text.contains("# s\n") && !text.contains("# s\u{307}\n"),
+        "{text}"
+    );
+    let reads = text.matches("getindex(").count();
+    // x[i+1], x[i] and their tangents in each sweep, x̄[i] and x̄[i+1] with their tangents once
+    // (x̄[i] gets two terms: the second reads the first's write).
+    assert_eq!(reads, 12, "{text}");
+}
+
 #[test]
 fn hessian_agrees_with_reverse_over_reverse() {
     // The oracle: each row the gradient of one entry of the gradient (reverse over reverse).
