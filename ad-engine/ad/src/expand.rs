@@ -15,7 +15,7 @@ use zy_ir::{
     Stmt, Terminator, Type, TypedProgram, Value, ValueKind,
 };
 
-use crate::forward::{add_pushforwards, dual_type, pushforward_instance, pushforward_ret};
+use crate::forward::{add_pushforwards, dual_type, pushforward_key, pushforward_ret};
 use crate::globals::GlobalShadows;
 use crate::rules::Emit;
 use crate::{add_adjoints, driver, names, AdError};
@@ -113,7 +113,9 @@ fn build(
                     .insert(names::user_pullback_instance(&inst), Arc::new(back));
             }
         }
-        Pending::Pushforward => add_pushforwards(source, out, &inst)?,
+        Pending::Pushforward { only_last } => {
+            add_pushforwards(source, out, &inst, &directional_mask(&inst, only_last))?
+        }
     }
     Ok(())
 }
@@ -127,7 +129,7 @@ fn reached_pending(
     let generated = |i: &Instance, kind: Pending| match kind {
         Pending::Driver => names::driver_instance(i),
         Pending::Pullback => names::pullback_driver_instance(i),
-        Pending::Pushforward => pushforward_instance(i),
+        Pending::Pushforward { only_last } => pushforward_key(i, &directional_mask(i, only_last)),
     };
     let mut seen: HashSet<Arc<Instance>> = HashSet::new();
     let mut todo = vec![inst.clone()];
@@ -165,8 +167,16 @@ enum Pending {
     /// `∇ᵖf` and its user pullback `∇ᵖf⁻` (for `pullback`).
     Pullback,
     /// The pushforward `∂→f` and those of the functions it calls (for `pushforward`, `jvp`,
-    /// `derivative`, `hvp`, `hessian`), after `f` itself where `f` is a generated driver.
-    Pushforward,
+    /// `derivative`, `hvp`, `hessian`), after `f` itself where `f` is a generated driver; with
+    /// `only_last`, only `f`'s last argument carries a tangent (the callable's own value, held
+    /// constant, carries none).
+    Pushforward { only_last: bool },
+}
+
+/// The arguments of `inst` that carry tangents in a directional driver's pushforward.
+fn directional_mask(inst: &Instance, only_last: bool) -> Vec<bool> {
+    let n = inst.args.len();
+    (0..n).map(|i| !only_last || i + 1 == n).collect()
 }
 
 fn is_diff_prim(func: &Function, v: Value) -> Option<Prim> {
@@ -477,8 +487,19 @@ fn hessian(
     let lead_tys: Vec<Type> = lead.iter().map(|a| ins.func.operand_ty(a)).collect();
     let skip = lead.len();
     let (dinst, dret) = gradient_driver(prog, pending, &inst, span)?;
-    let vinst = directional_driver(prog, pending, &dinst, &dret, span);
-    // ∂ₕf(lead..., x, i) = ∂ᵥ∇f(lead..., x, eᵢ)[2][2][skip + 1]
+    let gty = dret
+        .field_types()
+        .and_then(|f| f.get(1).cloned())
+        .and_then(|g| g.field_types().and_then(|f| f.get(skip).cloned()));
+    // x's gradient pushed forward, if one reaches x.
+    let vinst = match gty {
+        Some(g) if g == vt => {
+            let ginst = gradient_of_last(prog, &inst, &dinst, &dret, &vt, span);
+            Some(directional_driver(prog, pending, &ginst, &vt, span))
+        }
+        _ => None,
+    };
+    // ∂ₕf(lead..., x, i) = ∂ᵥ∇ʰf(lead..., x, eᵢ)[2]
     let with = |tail: &[Type]| -> Arc<[Type]> { lead_tys.iter().chain(tail).cloned().collect() };
     let part = Arc::new(Instance {
         name: format!("∂ₕ{}", inst.name).into(),
@@ -500,34 +521,25 @@ fn hessian(
             op: Op::Prim(p),
             args,
         };
-        let n = f.push_stmt(e, prim(Prim::Length, vec![x.into()]), Type::Int64, span);
-        let unit = f.push_stmt(e, prim(Prim::Zeros, vec![n.into()]), vt.clone(), span);
-        let one = Const::f64(1.0).into();
-        let set = prim(Prim::SetIndex, vec![unit.into(), one, i.into()]);
-        f.push_stmt(e, set, Type::Float64, span);
-        let rty = pushforward_ret(&dret);
-        let mut args = lead_params.clone();
-        args.extend([x.into(), unit.into()]);
-        let call = Stmt {
-            op: Op::Invoke(vinst),
-            args,
-        };
-        let r = f.push_stmt(e, call, rty.clone(), span);
-        let column = match dual_type(&dret)
-            .field_types()
-            .and_then(|t| t.get(1).cloned())
-        {
-            Some(gty)
-                if gty.field_types().and_then(|t| t.get(skip).cloned()) == Some(vt.clone()) =>
-            {
-                let dty = dual_type(&dret);
-                let dr = f.push_stmt(e, get(r.into(), 2), dty, span);
-                let dg = f.push_stmt(e, get(dr.into(), 2), gty, span);
-                f.push_stmt(e, get(dg.into(), skip as i64 + 1), vt.clone(), span)
-                    .into()
+        let column: Operand = match vinst {
+            Some(vinst) => {
+                let n = f.push_stmt(e, prim(Prim::Length, vec![x.into()]), Type::Int64, span);
+                let unit = f.push_stmt(e, prim(Prim::Zeros, vec![n.into()]), vt.clone(), span);
+                let one = Const::f64(1.0).into();
+                let set = prim(Prim::SetIndex, vec![unit.into(), one, i.into()]);
+                f.push_stmt(e, set, Type::Float64, span);
+                let rty = pushforward_ret(&vt);
+                let mut args = lead_params.clone();
+                args.extend([x.into(), unit.into()]);
+                let call = Stmt {
+                    op: Op::Invoke(vinst),
+                    args,
+                };
+                let r = f.push_stmt(e, call, rty, span);
+                f.push_stmt(e, get(r.into(), 2), vt.clone(), span).into()
             }
             // No gradient reaches x: the Hessian is zero.
-            _ => f
+            None => f
                 .push_stmt(e, prim(Prim::ZeroTangent, vec![x.into()]), vt.clone(), span)
                 .into(),
         };
@@ -736,26 +748,24 @@ fn directional(
     call.extend([x.clone(), dx]);
     if p == Prim::Hvp {
         let (dinst, dret) = gradient_driver(prog, pending, &inst, span)?;
-        let vinst = directional_driver(prog, pending, &dinst, &dret, span);
-        let rty = pushforward_ret(&dret);
-        let r = ins.emit(Op::Invoke(vinst), call, rty.clone());
-        // ((y, (g...)), (ẏ, (ġ...))): the tangent of x's gradient.
-        let dty = dual_type(&dret);
-        let dr = ins.field(r, 1, &rty);
-        let gty = dty
+        // (y, (g...)): x's gradient, pushed forward without the value `y`.
+        let gty = dret
             .field_types()
             .and_then(|f| f.get(1).cloned())
+            .and_then(|g| g.field_types().and_then(|f| f.get(skip).cloned()))
             .unwrap_or(Type::Nothing);
-        let dg = ins.field(dr, 1, &dty);
-        let hv_ty = gty.field_types().and_then(|f| f.get(skip).cloned());
-        return Ok(Some(match hv_ty {
-            Some(t) if t != Type::Nothing => (
-                Op::Prim(Prim::GetField),
-                vec![dg, Const::Int(skip as i64 + 1).into()],
-            ),
+        if dual_type(&gty) == Type::Nothing {
             // No gradient reaches x: the Hessian is zero.
-            _ => (Op::Prim(Prim::ZeroTangent), vec![x.clone()]),
-        }));
+            return Ok(Some((Op::Prim(Prim::ZeroTangent), vec![x.clone()])));
+        }
+        let ginst = gradient_of_last(prog, &inst, &dinst, &dret, &gty, span);
+        let vinst = directional_driver(prog, pending, &ginst, &gty, span);
+        let rty = pushforward_ret(&gty);
+        let r = ins.emit(Op::Invoke(vinst), call, rty);
+        return Ok(Some((
+            Op::Prim(Prim::GetField),
+            vec![r, Const::Int(2).into()],
+        )));
     }
     let vinst = directional_driver(prog, pending, &inst, &ret, span);
     let rty = pushforward_ret(&ret);
@@ -766,6 +776,56 @@ fn directional(
             (Op::Prim(Prim::GetField), vec![r, Const::Int(2).into()])
         }
     }))
+}
+
+/// `∇ʰf(args...) = ∇f(args...)[2][end]`: the gradient with respect to the last argument alone
+/// (of type `gty`; `dinst` is `∇f`, returning `dret`), which `hvp` pushes forward. Its
+/// pushforward inlines `∇f` and drops what computes the value of `f` only.
+fn gradient_of_last(
+    prog: &mut TypedProgram,
+    inst: &Arc<Instance>,
+    dinst: &Arc<Instance>,
+    dret: &Type,
+    gty: &Type,
+    span: Span,
+) -> Arc<Instance> {
+    let ginst = Arc::new(Instance {
+        name: format!("∇ʰ{}", inst.name).into(),
+        method: inst.method,
+        args: inst.args.clone(),
+    });
+    if prog.functions.contains_key(&ginst) {
+        return ginst;
+    }
+    let mut f = Function::new(ginst.name.clone(), span);
+    f.instance = Some(ginst.clone());
+    f.ret = gty.clone();
+    f.arg_names = prog
+        .functions
+        .get(inst)
+        .map(|g| g.arg_names.clone())
+        .unwrap_or_default();
+    let args: Vec<Operand> = inst
+        .args
+        .iter()
+        .map(|t| f.add_param(Block::ENTRY, t.clone(), span, None).into())
+        .collect();
+    let n = args.len() as i64;
+    let mut sb = zy_ir::SsaBuilder::new(f);
+    let mut e = Emit {
+        bcast: None,
+        b: &mut sb,
+        block: Block::ENTRY,
+        span,
+    };
+    let r = e.op(Op::Invoke(dinst.clone()), args, dret.clone());
+    let gs = e.field(r, 1, dret);
+    let g = e.prim(Prim::GetField, vec![gs, Const::Int(n).into()], gty.clone());
+    sb.func.set_term(Block::ENTRY, Terminator::Return(g), span);
+    let f = sb.finish();
+    zy_ir::debug_verify(&f, "a gradient for hvp");
+    prog.functions.insert(ginst.clone(), Arc::new(f));
+    ginst
 }
 
 /// The gradient's driver `∇f` of `inst` (built once user bodies are rewritten) and its return
@@ -816,7 +876,11 @@ fn directional_driver(
     if prog.functions.contains_key(&vinst) {
         return vinst;
     }
-    pending.push((target.clone(), Pending::Pushforward));
+    // The callable's captures get no tangents when the function writes no object it did not
+    // make (its driver, not built yet, is taken as writing).
+    let only_last =
+        prog.functions.contains_key(target) && !crate::mutates::may_mutate(prog, target);
+    pending.push((target.clone(), Pending::Pushforward { only_last }));
     let mut f = Function::new(vinst.name.clone(), span);
     f.instance = Some(vinst.clone());
     let params: Vec<Value> = vinst
@@ -842,7 +906,7 @@ fn directional_driver(
             if dual_type(t) != Type::Nothing {
                 call.push(params[n].into());
             }
-        } else {
+        } else if !only_last {
             call.extend(crate::forward::zero_tangent(&mut e, &a, t));
         }
     }
@@ -853,7 +917,8 @@ fn directional_driver(
         false => crate::globals::origin(prog, target).unwrap_or_else(|| target.clone()),
     };
     call.extend(crate::forward::global_tangents(&mut e, &globals, &reach));
-    let r = e.op(Op::Invoke(pushforward_instance(target)), call, rty);
+    let key = pushforward_key(target, &directional_mask(target, only_last));
+    let r = e.op(Op::Invoke(key), call, rty);
     sb.func.set_term(Block::ENTRY, Terminator::Return(r), span);
     let f = sb.finish();
     zy_ir::debug_verify(&f, "a directional driver");

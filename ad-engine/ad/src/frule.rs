@@ -12,7 +12,7 @@ use zy_ir::{
     Terminator, Type, TypeExpr, TypedProgram,
 };
 
-use crate::forward::{dual_type, pushforward_instance, pushforward_ret};
+use crate::forward::{dual_type, pushforward_key, pushforward_ret};
 use crate::rules::Emit;
 use crate::{names, AdError};
 
@@ -80,15 +80,23 @@ pub fn find(
 }
 
 /// `∂→f(x1, ẋ1, ..., globals' tangents...)` of `inst` (returning `ret`) made from its frule:
-/// `frule((nothing, ẋ1, ...), f, x1, ...)`. The tangents of the globals `f` reaches are taken,
-/// as by every pushforward, and left alone: the rule says what the derivative is.
-pub fn pushforward(inst: &Instance, ret: &Type, r: &Frule, globals: &[(Name, Type)]) -> Function {
-    let pinst = pushforward_instance(inst);
+/// `frule((nothing, ẋ1, ...), f, x1, ...)`, the arguments not marked in `active` (see
+/// [`pushforward_key`]) given zero tangents. The tangents of the globals `f` reaches are
+/// taken, as by every pushforward, and left alone: the rule says what the derivative is.
+pub fn pushforward(
+    inst: &Instance,
+    active: &[bool],
+    ret: &Type,
+    r: &Frule,
+    globals: &[(Name, Type)],
+) -> Function {
+    let pinst = pushforward_key(inst, active);
     let mut f = Function::new(pinst.name.clone(), r.span);
     f.instance = Some(pinst);
     let mut xs = Vec::new();
-    let mut dxs: Vec<Operand> = vec![Const::Nothing.into()];
-    for t in inst.args.iter() {
+    // Each argument's tangent parameter, `None` where it has none or is a structural zero.
+    let mut params: Vec<Option<Operand>> = Vec::new();
+    for (i, t) in inst.args.iter().enumerate() {
         xs.push(Operand::from(f.add_param(
             Block::ENTRY,
             t.clone(),
@@ -96,9 +104,11 @@ pub fn pushforward(inst: &Instance, ret: &Type, r: &Frule, globals: &[(Name, Typ
             None,
         )));
         let d = dual_type(t);
-        dxs.push(match d {
-            Type::Nothing => Const::Nothing.into(),
-            d => f.add_param(Block::ENTRY, d, r.span, None).into(),
+        let on = active.get(i).copied().unwrap_or(true);
+        params.push(match d {
+            Type::Nothing => None,
+            _ if !on => None,
+            d => Some(f.add_param(Block::ENTRY, d, r.span, None).into()),
         });
     }
     for (name, ty) in globals {
@@ -114,6 +124,11 @@ pub fn pushforward(inst: &Instance, ret: &Type, r: &Frule, globals: &[(Name, Typ
         block: Block::ENTRY,
         span: r.span,
     };
+    let mut dxs: Vec<Operand> = vec![Const::Nothing.into()];
+    for ((x, t), p) in xs.iter().zip(inst.args.iter()).zip(params) {
+        let z = crate::forward::tangent_or_zero(&mut e, x, t, p);
+        dxs.push(z.unwrap_or(Const::Nothing.into()));
+    }
     let dty = Type::tuple(dxs.iter().map(|d| e.b.func.operand_ty(d)));
     let delta = e.prim(Prim::Tuple, dxs, dty);
     let mut call = vec![delta, Operand::Const(Const::Func(inst.name.clone()))];

@@ -17,6 +17,15 @@ pub(crate) fn tidy(func: &mut Function) {
     *func = compact(func);
 }
 
+/// [`tidy`], then drop the loop-carried values nothing needs ([`remove_dead_params`]): for code
+/// with inlined drivers, whose primal value a caller may drop while its loop still runs.
+pub(crate) fn prune(func: &mut Function) {
+    tidy(func);
+    remove_dead_params(func);
+    remove_dead(func);
+    *func = compact(func);
+}
+
 /// Renumber blocks in source-like order (the transform keeps the primal's block numbers, so
 /// names such as `br#3` in its output refer to these).
 pub(crate) fn renumber(func: &mut Function) {
@@ -428,4 +437,136 @@ pub(crate) fn remove_unused(func: &mut Function, droppable: &dyn Fn(Value, &Op) 
             return;
         }
     }
+}
+
+/// Drop the parameters of non-entry blocks that nothing needs, with the arguments jumps pass
+/// them: a cycle of φs and pure statements feeding only each other (a loop's running sum whose
+/// result is dropped). A value is needed when a statement that cannot be dropped, a return or
+/// a branch uses it, or a needed value is computed from it. The statements left unused are
+/// for [`remove_dead`]; the parameters' numbering is for [`compact`].
+fn remove_dead_params(func: &mut Function) {
+    let n = func.values.len();
+    let mut live = vec![false; n];
+    let mut work: Vec<Value> = Vec::new();
+    let mut incoming: Vec<Vec<Operand>> = vec![Vec::new(); n];
+    let mark = |o: &Operand, live: &mut Vec<bool>, work: &mut Vec<Value>| {
+        if let Some(v) = o.as_value() {
+            if !live[v.index()] {
+                live[v.index()] = true;
+                work.push(v);
+            }
+        }
+    };
+    for b in func.block_ids() {
+        let data = func.block(b);
+        for &v in &data.stmts {
+            if let Some(s) = func.stmt(v).filter(|s| !is_pure(&s.op)) {
+                for a in &s.args {
+                    mark(a, &mut live, &mut work);
+                }
+            }
+        }
+        match &data.term {
+            Terminator::Return(x) | Terminator::Branch { cond: x, .. } => {
+                mark(x, &mut live, &mut work)
+            }
+            Terminator::Jump(_) | Terminator::Unreachable => {}
+        }
+        for call in data.term.calls() {
+            for (p, a) in func.block(call.block).params.iter().zip(&call.args) {
+                incoming[p.index()].push(a.clone());
+            }
+        }
+    }
+    while let Some(v) = work.pop() {
+        let uses: Vec<Operand> = match &func.value(v).kind {
+            ValueKind::Stmt(s) => s.args.clone(),
+            ValueKind::Param { .. } => std::mem::take(&mut incoming[v.index()]),
+        };
+        for a in &uses {
+            mark(a, &mut live, &mut work);
+        }
+    }
+    for b in func.block_ids().collect::<Vec<_>>() {
+        let params = func.block(b).params.clone();
+        if b == Block::ENTRY || params.iter().all(|p| live[p.index()]) {
+            continue;
+        }
+        let keep: Vec<bool> = params.iter().map(|p| live[p.index()]).collect();
+        func.block_mut(b).params = params.into_iter().filter(|p| live[p.index()]).collect();
+        let prune_call = |c: &mut BlockCall| {
+            if c.block == b {
+                let args = std::mem::take(&mut c.args);
+                c.args = args
+                    .into_iter()
+                    .zip(&keep)
+                    .filter(|(_, k)| **k)
+                    .map(|(a, _)| a)
+                    .collect();
+            }
+        };
+        for p in func.block_ids().collect::<Vec<_>>() {
+            match &mut func.block_mut(p).term {
+                Terminator::Jump(c) => prune_call(c),
+                Terminator::Branch {
+                    then_to, else_to, ..
+                } => {
+                    prune_call(then_to);
+                    prune_call(else_to);
+                }
+                Terminator::Return(_) | Terminator::Unreachable => {}
+            }
+        }
+    }
+}
+
+/// Within a block, a read `A[i]` after a write `A[i] = v` with the same operands is `v`, when no
+/// write in between can reach `A`: writes to other fresh arrays (two allocations made here are
+/// distinct objects) cannot, any other write or call may. Forward over reverse reads back each
+/// gradient entry and its tangent right after writing them.
+pub(crate) fn forward_stores(func: &mut Function) {
+    let fresh = |func: &Function, v: &Operand| {
+        crate::driver::fresh(func, v)
+            || v.as_value()
+                .and_then(|v| func.stmt(v))
+                .is_some_and(|s| s.op == Op::Prim(Prim::ZeroTangent))
+    };
+    let mut subst: HashMap<Value, Operand> = HashMap::new();
+    for b in func.block_ids().collect::<Vec<_>>() {
+        // The writes known: (array and indices, value written).
+        let mut known: Vec<(Vec<Operand>, Operand)> = Vec::new();
+        let mut keep = Vec::new();
+        for &v in &func.block(b).stmts {
+            let Some(s) = func.stmt(v) else {
+                keep.push(v);
+                continue;
+            };
+            match &s.op {
+                Op::Prim(Prim::GetIndex) => {
+                    let hit = known
+                        .iter()
+                        .find(|(at, x)| *at == s.args && func.operand_ty(x) == *func.ty(v));
+                    // The read cannot throw where the write did not.
+                    if let Some((_, x)) = hit {
+                        subst.insert(v, x.clone());
+                        continue;
+                    }
+                }
+                Op::Prim(Prim::SetIndex) if s.args.len() >= 3 => {
+                    let target = &s.args[0];
+                    let alone = fresh(func, target);
+                    known.retain(|(at, _)| alone && at[0] != *target && fresh(func, &at[0]));
+                    let mut at = vec![target.clone()];
+                    at.extend(s.args[2..].iter().cloned());
+                    known.push((at, s.args[1].clone()));
+                }
+                Op::Prim(p) if p.info().effects.mutates.is_none() && !p.info().effects.calls => {}
+                Op::New(_) => {}
+                _ => known.clear(),
+            }
+            keep.push(v);
+        }
+        func.block_mut(b).stmts = keep;
+    }
+    substitute(func, &subst);
 }

@@ -15,6 +15,14 @@
 //! pushforwards ([`add_pushforwards`]); calls of generated code (the drivers of nested
 //! gradients) are inlined first, so forward over reverse sees plain operations; the `back`
 //! closures left (a recursive function's) get closures as tangents ([`backs`]).
+//!
+//! Activity: a value that no differentiated argument reaches (a captured constant, a literal,
+//! anything computed from those alone) carries no tangent, a structural zero decided here at
+//! transform time, so its frule terms vanish (`W * ẋ`, not `Ẇ * x + W * ẋ`) and no zero array
+//! is made. A call passes only the tangents it has and calls the pushforward specialised to
+//! those arguments ([`pushforward_key`]), or the function itself when it has none; both only
+//! for a callee that writes no object it did not make ([`crate::mutates::may_mutate`]), since
+//! a write through an argument without a tangent would lose the written value's.
 
 mod backs;
 
@@ -160,6 +168,43 @@ pub fn pushforward_instance(inst: &Instance) -> Arc<Instance> {
     })
 }
 
+/// Every argument of `inst` pushed forward with a tangent (where its type has one).
+pub fn all_active(inst: &Instance) -> Vec<bool> {
+    vec![true; inst.args.len()]
+}
+
+/// The pushforward of `inst` in which only the arguments marked in `active` carry tangents (the
+/// others are structural zeros): [`pushforward_instance`] when every argument that has a
+/// tangent is marked, else `∂→f⟨i,j⟩(x1, x2, ẋ2, ...)`, the 1-based positions of the marked
+/// arguments in the name (so that masks of the same argument types are distinct instances).
+pub fn pushforward_key(inst: &Instance, active: &[bool]) -> Arc<Instance> {
+    let marked = |i: usize| active.get(i).copied().unwrap_or(true);
+    let with_tangent: Vec<usize> = (0..inst.args.len())
+        .filter(|&i| dual_type(&inst.args[i]) != Type::Nothing)
+        .collect();
+    if with_tangent.iter().all(|&i| marked(i)) {
+        return pushforward_instance(inst);
+    }
+    let mut args = Vec::new();
+    for (i, t) in inst.args.iter().enumerate() {
+        args.push(t.clone());
+        let d = dual_type(t);
+        if d != Type::Nothing && marked(i) {
+            args.push(d);
+        }
+    }
+    let positions: Vec<String> = with_tangent
+        .iter()
+        .filter(|&&i| marked(i))
+        .map(|i| (i + 1).to_string())
+        .collect();
+    Arc::new(Instance {
+        name: format!("∂→{}⟨{}⟩", inst.name, positions.join(",")).into(),
+        method: inst.method,
+        args: args.into(),
+    })
+}
+
 /// The pushforward's return type for a function returning `ret`: `(y, ẏ)`.
 pub fn pushforward_ret(ret: &Type) -> Type {
     Type::tuple([ret.clone(), dual_type(ret)])
@@ -170,22 +215,42 @@ pub fn pushforward_ret(ret: &Type) -> Type {
 pub struct Pushforward {
     /// `∂→f`.
     pub func: Function,
-    /// The instances it calls the pushforwards of.
-    pub callees: Vec<Arc<Instance>>,
+    /// The instances it calls the pushforwards of, each with the arguments that carry
+    /// tangents.
+    pub callees: Vec<(Arc<Instance>, Vec<bool>)>,
     /// The pullbacks `f⁻` of the closures it makes, whose tangent closures run `∂ᵇf⁻`.
     pub backs: Vec<Arc<Instance>>,
 }
 
-/// The pushforward of `inst`, whose typed body is `func`; `globals` are the reaches of the
-/// program's functions.
+/// The pushforward of `inst`, whose typed body is `func`, every argument carrying a tangent;
+/// `globals` are the reaches of the program's functions.
 pub fn pushforward(
     inst: &Arc<Instance>,
     func: &Function,
     globals: &GlobalShadows,
     prog: &TypedProgram,
 ) -> Result<Pushforward, AdError> {
+    let mut mutates = |c: &Arc<Instance>| crate::mutates::may_mutate(prog, c);
+    pushforward_masked(inst, &all_active(inst), func, globals, prog, &mut mutates)
+}
+
+/// The pushforward [`pushforward_key`]`(inst, active)`: the arguments not marked in `active`
+/// carry no tangent (the caller has checked that `inst` writes no object it did not make).
+/// `mutates` tells whether a callee may write an object it did not make.
+pub fn pushforward_masked(
+    inst: &Arc<Instance>,
+    active: &[bool],
+    func: &Function,
+    globals: &GlobalShadows,
+    prog: &TypedProgram,
+    mutates: &mut dyn FnMut(&Arc<Instance>) -> bool,
+) -> Result<Pushforward, AdError> {
     globals.check(inst, func)?;
-    let pinst = pushforward_instance(inst);
+    let pinst = pushforward_key(inst, active);
+    let arg_active = |p: Value| match func.args().iter().position(|a| *a == p) {
+        Some(i) => active.get(i).copied().unwrap_or(true),
+        None => true,
+    };
     let mut out = Function::new(pinst.name.clone(), func.span);
     out.instance = Some(pinst);
     out.ret = pushforward_ret(&func.ret);
@@ -203,7 +268,7 @@ pub fn pushforward(
                     .into(),
             );
             let dty = dual_type(&d.ty);
-            if dty != Type::Nothing {
+            if dty != Type::Nothing && arg_active(p) {
                 let name = d.name.as_ref().map(|n| Name::from(format!("{n}\u{307}")));
                 tans[p.index()] = Some(out.add_param(b, dty, d.span, name).into());
             }
@@ -216,7 +281,7 @@ pub fn pushforward(
             .cloned()
             .unwrap_or_else(|| format!("x{i}").into());
         out.arg_names.push(name.clone());
-        if dual_type(func.ty(*a)) != Type::Nothing {
+        if dual_type(func.ty(*a)) != Type::Nothing && arg_active(*a) {
             out.arg_names.push(format!("{name}\u{307}").into());
         }
     }
@@ -235,8 +300,9 @@ pub fn pushforward(
             .find(|(n, _)| n == name)
             .map(|(_, t)| t.clone())
     };
+    let used = used_values(func);
     let mut sb = SsaBuilder::new(out);
-    let mut callees: Vec<Arc<Instance>> = Vec::new();
+    let mut callees: Vec<(Arc<Instance>, Vec<bool>)> = Vec::new();
     let mut backs_made: Vec<Arc<Instance>> = Vec::new();
     let order = func.reverse_postorder();
     for &b in &order {
@@ -272,6 +338,10 @@ pub fn pushforward(
                         backs::call_pullback(&mut e, &args, &arg_tys, &tangents, &d.ty)?;
                     (value, Some(tangent))
                 }
+                // A result nothing reads, kept for its error (`x[i]` out of bounds): no tangent.
+                Op::Prim(p) if !used[v.index()] && is_plain_read(*p) => {
+                    (e.prim(*p, args, d.ty.clone()), None)
+                }
                 Op::Prim(p) => {
                     let s = TanStmt {
                         prim: *p,
@@ -306,24 +376,39 @@ pub fn pushforward(
                     (value, tangent)
                 }
                 Op::Invoke(callee) => {
-                    let mut cargs = Vec::new();
-                    for ((x, t), ty) in args.iter().zip(tangents).zip(&arg_tys) {
-                        cargs.push(x.clone());
-                        cargs.extend(tangent_or_zero(&mut e, x, ty, t));
-                    }
-                    for (name, ty) in globals.reached(callee) {
-                        match global_tangent(name) {
-                            Some(t) => cargs.push(t),
-                            None => cargs.extend(global_zero(&mut e, name, ty)),
+                    // Only the tangents the operands have, unless the callee may write
+                    // through an argument (then each gets one, a zero where it has none).
+                    let every = mutates(callee);
+                    let mask: Vec<bool> = tangents.iter().map(|t| every || t.is_some()).collect();
+                    let reached = globals.reached(callee);
+                    if !mask.contains(&true) && reached.is_empty() {
+                        // Nothing varies the call: its result's tangent is a structural zero.
+                        (e.op(stmt.op.clone(), args, d.ty.clone()), None)
+                    } else {
+                        let mut cargs = Vec::new();
+                        for (((x, t), ty), on) in args.iter().zip(tangents).zip(&arg_tys).zip(&mask)
+                        {
+                            cargs.push(x.clone());
+                            if *on {
+                                cargs.extend(tangent_or_zero(&mut e, x, ty, t));
+                            }
                         }
+                        for (name, ty) in reached {
+                            match global_tangent(name) {
+                                Some(t) => cargs.push(t),
+                                None => cargs.extend(global_zero(&mut e, name, ty)),
+                            }
+                        }
+                        let rty = pushforward_ret(&d.ty);
+                        let key = pushforward_key(callee, &mask);
+                        let r = e.op(Op::Invoke(key), cargs, rty.clone());
+                        let item = (callee.clone(), mask);
+                        if !callees.contains(&item) {
+                            callees.push(item);
+                        }
+                        let value = e.field(r.clone(), 0, &rty);
+                        (value, Some(e.field(r, 1, &rty)))
                     }
-                    let rty = pushforward_ret(&d.ty);
-                    let r = e.op(Op::Invoke(pushforward_instance(callee)), cargs, rty.clone());
-                    if !callees.contains(callee) {
-                        callees.push(callee.clone());
-                    }
-                    let value = e.field(r.clone(), 0, &rty);
-                    (value, Some(e.field(r, 1, &rty)))
                 }
                 Op::Global(name) => {
                     // A global object's tangent for this evaluation; a constant's is zero.
@@ -336,6 +421,7 @@ pub fn pushforward(
             };
             let tangent = match tangent {
                 Some(t) if dual_type(&d.ty) != Type::Nothing => Some(t),
+                _ if !used[v.index()] || stays_zero(func, stmt, &d.ty, &tans) => None,
                 _ => zero_tangent(&mut e, &value, &d.ty),
             };
             vals[v.index()] = Some(value);
@@ -366,6 +452,7 @@ pub fn pushforward(
         sb.func.set_term(b, term, span);
     }
     let mut out = sb.finish();
+    crate::simplify::forward_stores(&mut out);
     crate::simplify::simplify(&mut out);
     zy_ir::debug_verify(&out, "the pushforward");
     Ok(Pushforward {
@@ -373,6 +460,72 @@ pub fn pushforward(
         callees,
         backs: backs_made,
     })
+}
+
+/// Which values of `func` a statement or terminator uses.
+fn used_values(func: &Function) -> Vec<bool> {
+    let mut used = vec![false; func.values.len()];
+    for b in func.block_ids() {
+        let data = func.block(b);
+        let stmts = data.stmts.iter().filter_map(|&v| func.stmt(v));
+        let operands = stmts
+            .flat_map(|s| s.args.iter())
+            .chain(data.term.operands());
+        for v in operands.filter_map(Operand::as_value) {
+            used[v.index()] = true;
+        }
+    }
+    used
+}
+
+/// A primitive that writes nothing and calls nothing, so its tangent is needed only where its
+/// result is read.
+fn is_plain_read(p: Prim) -> bool {
+    let effects = p.info().effects;
+    effects.mutates.is_none() && !effects.calls && !matches!(p, Prim::MakePullback)
+}
+
+/// May the result of `stmt :: ty`, which got no tangent, keep none (a structural zero)? Not
+/// when a zero tangent is something its users write or call (arrays, `Ref`s, mutable values,
+/// AD stacks and pullback closures anywhere in it): a fresh object without a tangent could be
+/// written a varied value. A field of a value without a tangent keeps none whatever its type:
+/// that value is an argument left without one (of a function that writes no object it did not
+/// make), a constant, or made of neither arrays nor mutable parts.
+fn stays_zero(func: &Function, stmt: &zy_ir::Stmt, ty: &Type, tans: &[Option<Operand>]) -> bool {
+    let projection = match (&stmt.op, stmt.args.first()) {
+        (Op::Prim(Prim::GetField), Some(x)) => tangent_of(tans, x).is_none(),
+        (Op::Prim(Prim::GetIndex), Some(x)) => {
+            matches!(func.operand_ty(x), Type::Tuple(_)) && tangent_of(tans, x).is_none()
+        }
+        _ => false,
+    };
+    plain(&dual_type(ty)) && (projection || !has_identity(ty))
+}
+
+/// A tangent made of numbers and arrays of them only (no `Ref`, stack or closure).
+fn plain(d: &Type) -> bool {
+    match d {
+        Type::Nothing | Type::Float64 => true,
+        Type::Array(e, _) | Type::Adjoint(e) => plain(e),
+        Type::Tuple(_) | Type::NamedTuple(_) => {
+            d.field_types().unwrap_or_default().iter().all(plain)
+        }
+        _ => false,
+    }
+}
+
+/// Does a value of type `t` hold an object with identity (one that can be written) anywhere?
+fn has_identity(t: &Type) -> bool {
+    match t {
+        Type::Array(..) | Type::Adjoint(_) | Type::Ref(_) | Type::Stack(_) | Type::Pullback(_) => {
+            true
+        }
+        Type::Struct(s) if s.mutable => true,
+        Type::Tuple(_) | Type::NamedTuple(_) | Type::Struct(_) => {
+            t.field_types().unwrap_or_default().iter().any(has_identity)
+        }
+        _ => false,
+    }
 }
 
 /// A tangent that is one of the operands' tangents, for a result with identity (an array
@@ -442,17 +595,21 @@ pub fn global_tangents(e: &mut Emit, globals: &GlobalShadows, inst: &Instance) -
     out
 }
 
-/// Add `∂→g` to `prog` for `inst` and every function its pushforward calls, transitively; an
-/// `frule` of `source` overrides the pushforward of the function it names.
+/// Add [`pushforward_key`]`(inst, active)` to `prog` and the pushforwards of every function it
+/// calls, transitively; an `frule` of `source` overrides the pushforward of the function it
+/// names. The caller has checked that `inst` writes no object it did not make if `active`
+/// leaves an argument out.
 pub fn add_pushforwards(
     source: Option<&Program>,
     prog: &mut TypedProgram,
     inst: &Arc<Instance>,
+    active: &[bool],
 ) -> Result<(), AdError> {
     let globals = GlobalShadows::of(prog);
-    // Each function to push forward, with the key of its pushforward.
-    let mut work = vec![(inst.clone(), pushforward_instance(inst))];
-    while let Some((i, pinst)) = work.pop() {
+    let mut writes: std::collections::HashMap<Arc<Instance>, bool> = Default::default();
+    // Each function to push forward, its arguments with tangents, and its pushforward's key.
+    let mut work = vec![(inst.clone(), active.to_vec(), pushforward_key(inst, active))];
+    while let Some((i, active, pinst)) = work.pop() {
         if prog.functions.contains_key(&pinst) {
             continue;
         }
@@ -462,7 +619,7 @@ pub fn add_pushforwards(
             .flatten()
         {
             let ret = prog.functions.get(&i).map_or(Type::Any, |f| f.ret.clone());
-            let f = crate::frule::pushforward(&i, &ret, &rule, globals.reached(&i));
+            let f = crate::frule::pushforward(&i, &active, &ret, &rule, globals.reached(&i));
             prog.functions.insert(pinst, Arc::new(f));
             continue;
         }
@@ -473,14 +630,21 @@ pub fn add_pushforwards(
         // the `back` closures its forward functions make are called where they are made.
         let mut body = crate::inline::inline_generated(&func, prog);
         if body != *func {
-            crate::simplify::tidy(&mut body);
+            // The parts of the inlined code this function drops (the value of a gradient's
+            // function, computed in a loop) are not pushed forward.
+            crate::simplify::prune(&mut body);
         }
-        let mut pf = pushforward(&i, &body, &globals, prog)?;
+        let mut mutates = |c: &Arc<Instance>| {
+            *writes
+                .entry(c.clone())
+                .or_insert_with(|| crate::mutates::may_mutate(prog, c))
+        };
+        let mut pf = pushforward_masked(&i, &active, &body, &globals, prog, &mut mutates)?;
         pf.func.instance = Some(pinst.clone());
         prog.functions.insert(pinst, Arc::new(pf.func));
-        work.extend(pf.callees.into_iter().map(|c| {
-            let k = pushforward_instance(&c);
-            (c, k)
+        work.extend(pf.callees.into_iter().map(|(c, mask)| {
+            let k = pushforward_key(&c, &mask);
+            (c, mask, k)
         }));
         for back in pf.backs {
             let Some(f) = prog.functions.get(&back).cloned() else {
@@ -490,7 +654,8 @@ pub fn add_pushforwards(
             prog.functions
                 .entry(dinst)
                 .or_insert_with(|| Arc::new(dual));
-            work.push((back, key));
+            let every = all_active(&back);
+            work.push((back, every, key));
         }
     }
     Ok(())
@@ -505,7 +670,7 @@ pub fn pushforward_program(
     inst: &Arc<Instance>,
 ) -> Result<(Arc<Instance>, TypedProgram), AdError> {
     let mut out = prog.clone();
-    add_pushforwards(source, &mut out, inst)?;
+    add_pushforwards(source, &mut out, inst, &all_active(inst))?;
     let globals = GlobalShadows::of(prog);
     let pinst = pushforward_instance(inst);
     let dinst = Arc::new(Instance {

@@ -1,6 +1,7 @@
 //! `broadcast(f, args...)` compiled as a loop over the elements, `f` translated inline. Only
-//! arrays of one shape (and scalars) take this path; other shapes (extents of 1 stretched) and
-//! row vectors run in the runtime, which raises the interpreter's errors too.
+//! arrays of one shape (and scalars), and vectors as columns of a matrix result, take this
+//! path; other shapes (extents of 1 stretched) and row vectors run in the runtime, which raises
+//! the interpreter's errors too.
 
 use cranelift_codegen::ir::{condcodes::IntCC, types, BlockArg, InstBuilder};
 use zy_ir::{Const, Operand, Prim, Span, Type};
@@ -60,9 +61,22 @@ impl Translator<'_, '_, '_> {
                 _ => return Ok(None),
             }
         }
-        let Some(first) = first_array else {
+        let Some(mut first) = first_array else {
             return Ok(None);
         };
+        // A matrix result takes its shape from its first matrix operand; a vector operand is
+        // then a column, read at the row's index in every column (`d .* M`).
+        let matrix_out = matches!(ty, Type::Array(_, 2));
+        if matrix_out {
+            match op_tys.iter().position(|t| matches!(t, Type::Array(_, 2))) {
+                Some(k) => first = k,
+                None => return Ok(None),
+            }
+        }
+        let column: Vec<bool> = op_tys
+            .iter()
+            .map(|t| matrix_out && matches!(t, Type::Array(_, 1)))
+            .collect();
         let out_slot = elem_slot(&elem)?;
         // Would the scalar operation translate inline? (Probe in a throwaway block.)
         if !self.scalar_supported(p, &elem_tys, &elem) {
@@ -88,12 +102,20 @@ impl Translator<'_, '_, '_> {
         let cols = self.b.ins().load(types::I64, mem(), a0, array_offset::COLS);
         let len = self.b.ins().load(types::I64, mem(), a0, array_offset::LEN);
         let mut bad = self.b.ins().iconst(types::I8, 0);
-        for a in ptrs.iter().flatten().skip(1) {
-            let r = self.b.ins().load(types::I64, mem(), *a, array_offset::ROWS);
-            let c = self.b.ins().load(types::I64, mem(), *a, array_offset::COLS);
+        for (k, a) in ptrs.iter().enumerate() {
+            let Some(a) = *a else { continue };
+            if k == first {
+                continue;
+            }
+            let r = self.b.ins().load(types::I64, mem(), a, array_offset::ROWS);
             let dr = self.b.ins().icmp(IntCC::NotEqual, r, rows);
-            let dc = self.b.ins().icmp(IntCC::NotEqual, c, cols);
-            let d = self.b.ins().bor(dr, dc);
+            let d = if column[k] {
+                dr
+            } else {
+                let c = self.b.ins().load(types::I64, mem(), a, array_offset::COLS);
+                let dc = self.b.ins().icmp(IntCC::NotEqual, c, cols);
+                self.b.ins().bor(dr, dc)
+            };
             bad = self.b.ins().bor(bad, d);
         }
         if let Some((dst, _)) = into {
@@ -136,18 +158,22 @@ impl Translator<'_, '_, '_> {
             let body = t.b.create_block();
             let exit = t.b.create_block();
             let i = t.b.append_block_param(head, types::I64);
+            // The row of element `i` (for column operands).
+            let row = t.b.append_block_param(head, types::I64);
             let zero = t.b.ins().iconst(types::I64, 0);
-            t.b.ins().jump(head, &[BlockArg::Value(zero)]);
+            t.b.ins()
+                .jump(head, &[BlockArg::Value(zero), BlockArg::Value(zero)]);
             t.b.switch_to_block(head);
             let more = t.b.ins().icmp(IntCC::SignedLessThan, i, len);
             t.b.ins().brif(more, body, &[], exit, &[]);
             t.b.switch_to_block(body);
             let mut xs = Vec::new();
-            for ((d, s), et) in datas.iter().zip(&scalars).zip(&elem_tys) {
+            for (((d, s), et), col) in datas.iter().zip(&scalars).zip(&elem_tys).zip(&column) {
                 xs.push(match (d, s) {
                     (Some(d), _) => {
                         let slot = elem_slot(et)?;
-                        let off = t.b.ins().imul_imm_s(i, i64::from(slot.size()));
+                        let at = if *col { row } else { i };
+                        let off = t.b.ins().imul_imm_s(at, i64::from(slot.size()));
                         let at = t.b.ins().iadd(*d, off);
                         t.b.ins().load(slot.cl_type(), mem(), at, 0)
                     }
@@ -181,7 +207,11 @@ impl Translator<'_, '_, '_> {
             };
             t.b.ins().store(mem(), v, at, 0);
             let next = t.b.ins().iadd_imm_s(i, 1);
-            t.b.ins().jump(head, &[BlockArg::Value(next)]);
+            let next_row = t.b.ins().iadd_imm_s(row, 1);
+            let wrap = t.b.ins().icmp(IntCC::Equal, next_row, rows);
+            let next_row = t.b.ins().select(wrap, zero, next_row);
+            t.b.ins()
+                .jump(head, &[BlockArg::Value(next), BlockArg::Value(next_row)]);
             t.b.switch_to_block(exit);
             Ok(if into.is_some() { vec![] } else { vec![out] })
         })?;
