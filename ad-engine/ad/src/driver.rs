@@ -84,6 +84,14 @@ pub fn driver(
         sb.func.ret = rty;
         return Ok((dinst, sb.finish()));
     }
+    if let Some(t) = func
+        .args()
+        .iter()
+        .map(|&a| func.ty(a))
+        .find(|t| crate::tangent::holds_object_array(t))
+    {
+        return Err(AdError::new(func.span, crate::tangent::object_array_refusal(t)));
+    }
     if mutates {
         refuse_aliases(&mut e, func, &args, globals);
     }

@@ -78,6 +78,29 @@ fn composite(t: &Type, part: fn(&Type) -> Type) -> Type {
     }
 }
 
+/// Does a value of type `t` hold an array whose elements are not numbers (Julia's
+/// `Vector{Vector{Float64}}`, `Vector{Layer}`), itself or in a field? The AD has no rules
+/// for those yet and refuses them by name.
+pub fn holds_object_array(t: &Type) -> bool {
+    match t {
+        Type::Array(e, _) => !e.is_number() || holds_object_array(e),
+        Type::Tuple(ts) => ts.iter().any(holds_object_array),
+        Type::NamedTuple(fs) => fs.iter().any(|(_, t)| holds_object_array(t)),
+        Type::Struct(s) => s.fields.iter().any(|(_, t)| holds_object_array(t)),
+        Type::Ref(t) | Type::Stack(t) => holds_object_array(t),
+        _ => false,
+    }
+}
+
+/// The refusal of differentiating through a value of type `t` that [`holds_object_array`].
+pub fn object_array_refusal(t: &Type) -> String {
+    format!(
+        "unsupported: the gradient through a {t} (an array of arrays, structs or tuples): zy \
+         evaluates these but does not differentiate them yet; keep the elements in a tuple \
+         `(a, b)` to differentiate"
+    )
+}
+
 /// Does `t` have a forward shadow?
 pub fn has_fdata(t: &Type) -> bool {
     fdata_type(t) != Type::Nothing

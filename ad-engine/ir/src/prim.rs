@@ -446,7 +446,8 @@ prims! {
         arity: AtLeast(2), effects: Effects::allocates("rows of unequal lengths"),
         interpreted_for: REST,
     }
-    /// `zeros(n)` / `zeros(m, n)`.
+    /// `zeros(n)` / `zeros(m, n)`; of an array or struct element type (`Vector{T}(undef, n)`,
+    /// the result `map` fills) the slots are not set yet.
     Zeros => "zeros" {
         arity: Between(1, 2), diff: Diff::No, effects: Effects::allocates("a negative size"),
         interpreted_for: REST,

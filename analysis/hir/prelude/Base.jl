@@ -304,6 +304,9 @@ _vector(x::Array{Bool}, n::Int) = fill(false, n)
 _matrix(x::Array{Float64}, m::Int, n::Int) = zeros(m, n)
 _matrix(x::Array{Int}, m::Int, n::Int) = fill(0, m, n)
 _matrix(x::Array{Bool}, m::Int, n::Int) = fill(false, m, n)
+# Of arrays, structs or tuples: slots the comprehension sets.
+_vector(x::Array, n::Int) = undef_objects(eltype(x), n)
+_matrix(x::Array, m::Int, n::Int) = undef_objects(eltype(x), m, n)
 
 # `x[I]` for linear indices `I`: a new Vector.
 function _slice(x::Array, I::StepRange{Int, Int})
@@ -418,6 +421,8 @@ view(A::Matrix, I::Colon, j::Int) = SubArray(A, _column(A, _steps(A, 1, I), j))
 
 # The target of `x[I] .= v` (lowering): a view of the indexed elements.
 dotview(x, i) = view(x, i)
+# `xs[i] .= v` of a vector of arrays writes into the element array, as Julia's `maybeview`.
+dotview(x::Array{<:AbstractArray}, i::Int) = x[i]
 dotview(x, i, j) = view(x, i, j)
 
 """
@@ -4037,11 +4042,25 @@ function _foreach_tuple(f, x, rest...)
     return _foreach_tuple(f, rest...)
 end
 
-# `Vector{T}(undef, n)` and `Matrix{T}(undef, m, n)` of a struct or abstract type: refused by
-# name (the number types have their methods above).
-_undef_vector(T, n::Int) = error("unsupported: `Vector{$(T)}(undef, n)`: zy's arrays hold Float64, Int and Bool elements; keep structs or arrays in a tuple")
-_undef_matrix(T, m::Int, n::Int) = error("unsupported: `Matrix{$(T)}(undef, m, n)`: zy's arrays hold Float64, Int and Bool elements; keep structs or arrays in a tuple")
+# `Vector{T}(undef, n)` and `Matrix{T}(undef, m, n)` of an array, struct or tuple type: slots
+# not set yet, whose reading is Julia's `UndefRefError` (the builtin `undef_objects`; an
+# abstract element type is refused by name there). The number types have their methods above.
+_undef_vector(T, n::Int) = undef_objects(T, n)
+_undef_matrix(T, m::Int, n::Int) = undef_objects(T, m, n)
 
 # `push!(v, x)`, `insert!`, `fill!`, `Float64[...]` of an array `x` into an array of numbers:
 # Julia's `convert` refuses it; in zy, whose arrays hold numbers, say what to write instead.
-_elem_of(v::Array, x::AbstractArray) = error("MethodError: Cannot `convert` an array to an object of type $(eltype(v)): zy's arrays hold numbers, so a history of arrays is a Matrix (`hcat(H, x)`, or columns written into `zeros(n, k)`) or a tuple")
+function _elem_of(v::Array, x::AbstractArray)
+    if typeof(x) == eltype(v)
+        return x
+    end
+    _array_into_numbers(v, x)
+end
+# An array or struct into an array of them: itself, when it has the element type.
+function _elem_of(v::Array, x)
+    if typeof(x) == eltype(v)
+        return x
+    end
+    return convert(eltype(v), x)
+end
+_array_into_numbers(v, x) = error("MethodError: Cannot `convert` an object of type $(typeof(x)) to an object of type $(eltype(v)); a history of vectors is a vector of vectors: `h = Vector{Float64}[]; push!(h, copy(x))`")

@@ -299,6 +299,12 @@ pub struct Callees<'g> {
 
 /// The forward fragment of a statement.
 pub fn forward(e: &mut Emit, s: FwdStmt, callees: &mut Callees) -> Result<FwdOut, AdError> {
+    if s.active {
+        let held = s.arg_tys.iter().chain([&s.ty]).find(|t| crate::tangent::holds_object_array(t));
+        if let Some(t) = held {
+            return Err(AdError::new(e.span, crate::tangent::object_array_refusal(t)));
+        }
+    }
     let out = match s.op {
         Op::Prim(p) if scalar::handles(*p) => scalar::forward(e, *p, &s),
         Op::Prim(p) => match rule(*p) {
@@ -375,6 +381,12 @@ pub struct TanOut {
 /// The pushforward of a primitive statement: its result and the result's tangent.
 pub fn pushforward(e: &mut Emit, s: &TanStmt) -> Result<TanOut, AdError> {
     let p = s.prim;
+    if s.tangents.iter().any(Option::is_some) {
+        let held = s.arg_tys.iter().chain([&s.ty]).find(|t| crate::tangent::holds_object_array(t));
+        if let Some(t) = held {
+            return Err(AdError::new(e.span, crate::tangent::object_array_refusal(t)));
+        }
+    }
     if scalar::handles(p) {
         let value = e.prim(p, s.args.clone(), s.ty.clone());
         let tangent = match &s.ty {
