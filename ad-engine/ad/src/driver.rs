@@ -84,13 +84,15 @@ pub fn driver(
         sb.func.ret = rty;
         return Ok((dinst, sb.finish()));
     }
-    if let Some(t) = func
+    if let Some((t, _)) = func
         .args()
         .iter()
-        .map(|&a| func.ty(a))
-        .find(|t| crate::tangent::holds_object_array(t))
+        .filter_map(|&a| crate::tangent::object_array(func.ty(a)))
+        .find(|(_, ok)| !ok)
     {
-        return Err(AdError::new(func.span, crate::tangent::object_array_refusal(t)));
+        let why = "its elements have numbers of their own, which the AD does not give back \
+                   through an array yet";
+        return Err(AdError::new(func.span, crate::tangent::object_array_refusal(&t, why)));
     }
     if mutates {
         refuse_aliases(&mut e, func, &args, globals);

@@ -78,25 +78,43 @@ fn composite(t: &Type, part: fn(&Type) -> Type) -> Type {
     }
 }
 
-/// Does a value of type `t` hold an array whose elements are not numbers (Julia's
-/// `Vector{Vector{Float64}}`, `Vector{Layer}`), itself or in a field? The AD has no rules
-/// for those yet and refuses them by name.
-pub fn holds_object_array(t: &Type) -> bool {
+/// Can the reverse mode differentiate through an array with elements of type `elem` that are
+/// not numbers? When an element's tangent is all shadow (fdata: arrays, structs of arrays, as
+/// in `Vector{Vector{Float64}}` or `Vector{Layer}`), the array's shadow is the vector of the
+/// elements' own shadows (`rules/objects.rs`). Elements with a returned part (a `Float64`
+/// field, a tuple of numbers) or a mutable struct's boxed shadow have no rules yet.
+pub fn shadowed_elements(elem: &Type) -> bool {
+    fdata_type(elem) == tangent_type(elem) && rdata_type(elem) == Type::Nothing
+}
+
+/// The first array type in `t` (itself or in a field) whose elements are not numbers, and
+/// whether its elements are [`shadowed_elements`] (and so, inside, are all arrays below it).
+pub fn object_array(t: &Type) -> Option<(Type, bool)> {
+    fn first<'a>(mut ts: impl Iterator<Item = &'a Type>) -> Option<(Type, bool)> {
+        ts.find_map(object_array)
+    }
     match t {
-        Type::Array(e, _) => !e.is_number() || holds_object_array(e),
-        Type::Tuple(ts) => ts.iter().any(holds_object_array),
-        Type::NamedTuple(fs) => fs.iter().any(|(_, t)| holds_object_array(t)),
-        Type::Struct(s) => s.fields.iter().any(|(_, t)| holds_object_array(t)),
-        Type::Ref(t) | Type::Stack(t) => holds_object_array(t),
-        _ => false,
+        Type::Array(e, _) if !e.is_number() => {
+            let ok = shadowed_elements(e);
+            match object_array(e) {
+                Some((inner, false)) => Some((inner, false)),
+                _ => Some((t.clone(), ok)),
+            }
+        }
+        Type::Tuple(ts) => first(ts.iter()),
+        Type::NamedTuple(fs) => first(fs.iter().map(|(_, t)| t)),
+        Type::Struct(s) => first(s.fields.iter().map(|(_, t)| t)),
+        Type::Ref(t) | Type::Stack(t) => object_array(t),
+        _ => None,
     }
 }
 
-/// The refusal of differentiating through a value of type `t` that [`holds_object_array`].
-pub fn object_array_refusal(t: &Type) -> String {
+/// The refusal of differentiating through a value of the array type `t` whose elements are
+/// not numbers, where zy has no rule for it (`what` says which: the elements, an operation, or
+/// forward mode).
+pub fn object_array_refusal(t: &Type, what: &str) -> String {
     format!(
-        "unsupported: the gradient through a {t} (an array of arrays, structs or tuples): zy \
-         evaluates these but does not differentiate them yet; keep the elements in a tuple \
+        "unsupported: the gradient through a {t} ({what}); keep the elements in a tuple \
          `(a, b)` to differentiate"
     )
 }

@@ -494,6 +494,14 @@ prims! {
         effects: Effects::mutates(0, "a negative length, or a tail of the wrong length"),
         jit: Jit::Runtime("zy_rt_setlength"),
     }
+    /// `slot_get(xs, i)`: element `i` of a vector of arrays, structs or tuples as stored, an
+    /// unset slot (`#undef`) included: the AD's record of what `setindex!` overwrites.
+    SlotGet => "slot_get" { arity: Exactly(2), diff: Diff::No, jit: Jit::Interpreted }
+    /// `slot_set!(xs, i, v)`: store `v` (which may be an unset slot) at `i` of a vector of
+    /// arrays, structs or tuples: the AD's undoing of `setindex!`. Returns `nothing`.
+    SlotSet => "slot_set!" {
+        arity: Exactly(3), diff: Diff::No, effects: Effects::mutates(0, ""), jit: Jit::Interpreted,
+    }
     /// `first(x)`.
     First => "first" { effects: Effects::throws("an empty collection"), interpreted_for: REST }
     /// `last(x)`.
@@ -839,6 +847,7 @@ mod tests {
                 "check_axes",
                 "setindex!",
                 "setlength!",
+                "slot_set!",
                 "gradient",
                 "derivative",
                 "hessian",

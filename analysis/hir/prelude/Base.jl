@@ -537,6 +537,8 @@ maybeview(A, I, J) = error("unsupported: a two-dimensional view (a block A[I, J]
 # Reductions over tuples, as Julia's `sum(t) = +(t...)`: a left fold over the elements (each
 # `+` promoting as it goes), so `sum((1, 2.5, 3))` is `(1 + 2.5) + 3`.
 sum(t::Tuple) = _foldl_tuple(+, t...)
+# The elementwise sum of a vector of arrays, from the left (Julia's `sum` of `Vector{Vector}`).
+sum(xs::Array{<:AbstractArray}) = reduce(+, xs)
 sum(f, t::Tuple) = sum(map(f, t))
 prod(f, t::Tuple) = prod(map(f, t))
 maximum(f, t::Tuple) = maximum(map(f, t))
@@ -2757,7 +2759,13 @@ end
 A copy sharing nothing with `x` (numbers, arrays of numbers, tuples of these).
 """
 deepcopy(x::Real) = x
-deepcopy(x::Array) = copy(x)
+function deepcopy(x::Array)
+    if eltype(x) <: Real
+        return copy(x)
+    end
+    # A vector of arrays (or tuples): each element copied deeply.
+    return map(deepcopy, x)
+end
 deepcopy(t::Tuple) = map(deepcopy, t)
 
 # Reductions over integer and Float64 ranges: over their elements.

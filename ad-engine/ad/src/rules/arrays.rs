@@ -12,7 +12,7 @@ use zy_ir::{Const, Operand, Prim, Type};
 use super::Case::{Apply, Program};
 use super::Keep::{Forward, Residuals};
 use super::TestArg::{Float as F, LitInt as L, Matrix as M, Vector as V};
-use super::{or_nothing, Emit, FwdOut, FwdStmt, RevStmt, Rule, TanStmt};
+use super::{objects, or_nothing, Emit, FwdOut, FwdStmt, RevStmt, Rule, TanStmt};
 use crate::forward::dual_type;
 use crate::tangent::fdata_type;
 use crate::AdError;
@@ -29,12 +29,8 @@ const A: super::TestArg = M(2, 3, &[1.0, -2.0, 0.5, 3.0, 1.5, -0.5]);
 pub const RULES: &[Rule] = &[
     Rule {
         prim: GetIndex,
-        // The array's shadow and the indices.
-        keep: Residuals(|_, s, _, _| {
-            let mut r = vec![s.shadow(0)];
-            r.extend(s.args[1..].iter().cloned());
-            Ok(r)
-        }),
+        // The array's shadow and the indices (of a vector of arrays: the element's shadow).
+        keep: Forward(getindex_forward),
         reverse: |e, s| {
             if let Some(dy) = s.dy.clone() {
                 add_at(e, s.kept(0), s.residuals[1..].to_vec(), dy);
@@ -71,7 +67,13 @@ pub const RULES: &[Rule] = &[
     Rule {
         prim: SetIndex,
         keep: Forward(setindex_forward),
-        reverse: setindex_reverse,
+        reverse: |e, s| {
+            if objects::is_objects(&s.arg_tys[0]) {
+                objects::setindex_reverse(e, s)
+            } else {
+                setindex_reverse(e, s)
+            }
+        },
         pushforward: |e, s, _| {
             if let (Some(tx), Some(tv)) = (s.tangent(0), s.tangent_or_zero(e, 1)) {
                 let mut args = vec![tx, tv];
@@ -88,7 +90,13 @@ pub const RULES: &[Rule] = &[
     Rule {
         prim: SetLength,
         keep: Forward(setlength_forward),
-        reverse: setlength_reverse,
+        reverse: |e, s| {
+            if objects::is_objects(&s.arg_tys[0]) {
+                objects::setlength_reverse(e, s)
+            } else {
+                setlength_reverse(e, s)
+            }
+        },
         // The tangent changes length with the primal: new entries are the tail's tangents (or
         // zero), the removed ones are the result's tangent.
         pushforward: |e, s, _| {
@@ -198,7 +206,12 @@ pub const RULES: &[Rule] = &[
     },
     Rule {
         prim: Vect,
-        keep: Residuals(fresh_and_shadow),
+        keep: Forward(|e, s| {
+            if objects::is_objects(&s.ty) {
+                return Ok(objects::build(e, s, Vect));
+            }
+            fresh_forward(e, s, Vect)
+        }),
         reverse: |e, s| {
             let mut out = s.none();
             for (i, o) in out.iter_mut().enumerate() {
@@ -224,9 +237,17 @@ pub const RULES: &[Rule] = &[
     },
     Rule {
         prim: Copy,
-        keep: Residuals(fresh_and_shadow),
+        keep: Forward(|e, s| {
+            if objects::is_objects(&s.ty) {
+                return Ok(objects::build(e, s, Copy));
+            }
+            fresh_forward(e, s, Copy)
+        }),
         reverse: |e, s| {
-            e.prim(AccumInto, vec![s.kept(1), s.kept(0)], Type::Nothing);
+            // A shallow copy of a vector of arrays shares its elements' shadows: nothing to add.
+            if !objects::is_objects(&s.ty) {
+                e.prim(AccumInto, vec![s.kept(1), s.kept(0)], Type::Nothing);
+            }
             s.none()
         },
         pushforward: linear,
@@ -377,8 +398,48 @@ fn built(e: &mut Emit, s: &TanStmt, skip: usize) -> Option<Operand> {
     Some(e.prim(s.prim, args, dty))
 }
 
+/// `x[i]`: keep the array's shadow and the indices; of a vector of arrays, the element's own
+/// shadow is the result's.
+fn getindex_forward(e: &mut Emit, s: &FwdStmt) -> Result<FwdOut, AdError> {
+    if objects::is_objects(&s.arg_tys[0]) {
+        return Ok(objects::getindex(e, s));
+    }
+    let value = e.prim(GetIndex, s.args.clone(), s.ty.clone());
+    let shadow = e.zero_fdata(value.clone(), &s.ty);
+    let mut residuals = vec![];
+    if s.active {
+        residuals.push(s.shadow(0));
+        residuals.extend(s.args[1..].iter().cloned());
+    }
+    Ok(FwdOut {
+        value,
+        shadow,
+        residuals,
+    })
+}
+
+/// `p(args...)` with a fresh result: keep its fresh shadow and operand 0's
+/// ([`fresh_and_shadow`] as a whole forward fragment).
+fn fresh_forward(e: &mut Emit, s: &FwdStmt, p: Prim) -> Result<FwdOut, AdError> {
+    let value = e.prim(p, s.args.clone(), s.ty.clone());
+    let shadow = e.zero_fdata(value.clone(), &s.ty);
+    let residuals = if s.active {
+        fresh_and_shadow(e, s, &value, shadow.as_ref())?
+    } else {
+        vec![]
+    };
+    Ok(FwdOut {
+        value,
+        shadow,
+        residuals,
+    })
+}
+
 /// `x[i] = v`: keep the old `x[i]`, read before the write, to restore it in reverse.
 fn setindex_forward(e: &mut Emit, s: &FwdStmt) -> Result<FwdOut, AdError> {
+    if objects::is_objects(&s.arg_tys[0]) {
+        return objects::setindex(e, s);
+    }
     let idx = s.args[2..].to_vec();
     let elem = s.arg_tys[0].elem().cloned().unwrap_or(Type::Nothing);
     let mut get = vec![s.args[0].clone()];
@@ -420,6 +481,9 @@ fn setindex_reverse(e: &mut Emit, s: &RevStmt) -> Vec<Option<Operand>> {
 /// `setlength!(v, n[, tail])`: the primal and its shadow change length (the shadow's new
 /// entries are zero: nothing has reached them yet); keep what restores both.
 fn setlength_forward(e: &mut Emit, s: &FwdStmt) -> Result<FwdOut, AdError> {
+    if objects::is_objects(&s.arg_tys[0]) {
+        return Ok(objects::setlength(e, s));
+    }
     let old = e.prim(Length, vec![s.args[0].clone()], Type::Int64);
     let value = e.prim(SetLength, s.args.clone(), s.ty.clone());
     let sv = s.shadow(0);

@@ -19,6 +19,7 @@ mod broadcast;
 mod calls;
 mod data;
 mod factor;
+mod objects;
 mod scalar;
 
 use std::collections::HashMap;
@@ -300,10 +301,7 @@ pub struct Callees<'g> {
 /// The forward fragment of a statement.
 pub fn forward(e: &mut Emit, s: FwdStmt, callees: &mut Callees) -> Result<FwdOut, AdError> {
     if s.active {
-        let held = s.arg_tys.iter().chain([&s.ty]).find(|t| crate::tangent::holds_object_array(t));
-        if let Some(t) = held {
-            return Err(AdError::new(e.span, crate::tangent::object_array_refusal(t)));
-        }
+        objects::refuse_unsupported(e.span, s.op, &s.arg_tys, &s.ty)?;
     }
     let out = match s.op {
         Op::Prim(p) if scalar::handles(*p) => scalar::forward(e, *p, &s),
@@ -382,10 +380,7 @@ pub struct TanOut {
 pub fn pushforward(e: &mut Emit, s: &TanStmt) -> Result<TanOut, AdError> {
     let p = s.prim;
     if s.tangents.iter().any(Option::is_some) {
-        let held = s.arg_tys.iter().chain([&s.ty]).find(|t| crate::tangent::holds_object_array(t));
-        if let Some(t) = held {
-            return Err(AdError::new(e.span, crate::tangent::object_array_refusal(t)));
-        }
+        objects::refuse_unsupported(e.span, &Op::Prim(p), &s.arg_tys, &s.ty)?;
     }
     if scalar::handles(p) {
         let value = e.prim(p, s.args.clone(), s.ty.clone());

@@ -345,6 +345,30 @@ pub fn get_index(args: &[Value]) -> Result<Value, String> {
     }
 }
 
+/// `slot_get(xs, i)` and `slot_set!(xs, i, v)` on a vector of objects: the slot as stored,
+/// unset or not (the AD's record and undoing of `setindex!`).
+pub fn slot(p: Prim, args: &[Value]) -> Result<Value, String> {
+    let (Some(Value::Array(a)), Some(Value::Int(i))) = (args.first(), args.get(1)) else {
+        return Err(method_error(p.julia_name(), args));
+    };
+    let mut a = a.borrow_mut();
+    let ArrayData::Obj(o) = &mut a.data else {
+        return Err(method_error(p.julia_name(), args));
+    };
+    let slot = i
+        .checked_sub(1)
+        .and_then(|k| usize::try_from(k).ok())
+        .and_then(|k| o.items.get_mut(k))
+        .ok_or_else(|| format!("internal error: `{}` at index {i}", p.julia_name()))?;
+    match args.get(2) {
+        Some(v) => {
+            *slot = v.clone();
+            Ok(Value::Nothing)
+        }
+        None => Ok(slot.clone()),
+    }
+}
+
 /// Julia's error for reading a slot of an array of objects that was never set.
 pub const UNDEF_REF: &str = "UndefRefError: access to undefined reference";
 

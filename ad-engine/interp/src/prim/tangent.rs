@@ -88,6 +88,33 @@ fn zero_of(t: &Type, like: Option<&Value>) -> Result<Value, String> {
             };
             Value::new_ref(zero_of(inner, contents.as_ref())?)
         }
+        // The shadow of a vector of arrays or structs: each element's own zero shadow (an
+        // unset slot stays unset).
+        Type::Array(e, _) if ElemType::of_type(e).is_none() => {
+            let (shape, items) = match like {
+                Some(Value::Array(a)) => {
+                    let a = a.borrow();
+                    let items = match &a.data {
+                        ArrayData::Obj(o) => o
+                            .items
+                            .iter()
+                            .map(|x| match x {
+                                Value::Undef(_) => Ok(x.clone()),
+                                x => zero_of(e, Some(x)),
+                            })
+                            .collect::<Result<Vec<_>, _>>()?,
+                        _ => return Err(format!("internal error: no zero value of type {t}")),
+                    };
+                    (a.shape, items)
+                }
+                _ => (Shape::Vector(0), vec![]),
+            };
+            let data = ArrayData::Obj(crate::value::Objects {
+                elem: (**e).clone(),
+                items,
+            });
+            Value::Array(Rc::new(RefCell::new(Array::new(shape, data))))
+        }
         Type::Array(e, _) | Type::Adjoint(e) => {
             let elem = ElemType::of_type(e)
                 .ok_or_else(|| format!("internal error: no zero value of type {t}"))?;
