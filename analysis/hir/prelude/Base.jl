@@ -998,6 +998,24 @@ The elements of `x` combined with `op` from the left: `mapreduce(identity, op, x
 """
 reduce(op, x::AbstractArray; init = _InitialValue()) = _mapfoldl(identity, op, init, x)
 
+# `reduce(hcat, xs)` of a vector of vectors: the matrix whose columns they are (Julia's own
+# method; a left fold would change the type on its first step).
+function reduce(::typeof(hcat), xs::Vector{Vector{Float64}})
+    n = length(xs)
+    if n == 0
+        throw(ArgumentError("reducing over an empty collection is not allowed; consider supplying `init` to the reducer"))
+    end
+    m = length(xs[1])
+    A = zeros(m, n)
+    for j in 1:n
+        if length(xs[j]) != m
+            throw(DimensionMismatch("mismatch in dimension 1 (expected $m got $(length(xs[j])))"))
+        end
+        A[:, j] = xs[j]
+    end
+    return A
+end
+
 """
     foldl(op, x; init)
 
@@ -3981,10 +3999,11 @@ Base.prod(it::DropWhile) = prod(collect(it))
 Base.length(it::TakeWhile) = error("unsupported: a `for` loop over `Iterators.takewhile` (zy's loops ask for its length, known only by calling the predicate); loop over `collect(...)` of it, or `break` inside the loop")
 Base.length(it::DropWhile) = error("unsupported: a `for` loop over `Iterators.dropwhile` (zy's loops ask for its length, known only by calling the predicate); loop over `collect(...)` of it")
 
-# Arrays whose elements are tuples or arrays are outside zy's arrays: refused by name.
-Base.collect(z::Base.Zip) = error("unsupported: `collect(zip(...))`, an array of tuples; iterate the zip itself (`for (a, b) in zip(x, y)`, `[f(a, b) for (a, b) in zip(x, y)]`)")
-Base.collect(e::Base.Enumerate) = error("unsupported: `collect(enumerate(x))`, an array of tuples; iterate the enumerate itself (`for (i, v) in enumerate(x)`)")
-Base.collect(p::Base.ProductIterator) = error("unsupported: `collect(Iterators.product(a, b))`, a matrix of tuples; iterate the product itself or write `[f(x, y) for x in a, y in b]`")
+# Arrays of the tuples an iterator gives (a matrix for a product of two), as Julia's.
+Base.collect(z::Base.Zip) = [t for t in z]
+Base.collect(e::Base.Enumerate) = [t for t in e]
+Base.collect(p::Base.ProductIterator) = [(x, y) for x in p.a, y in p.b]
+# Refused by name: a 3-dimensional array, and views as elements.
 Base.collect(p::Product3) = error("unsupported: `collect(Iterators.product(a, b, c))`, a 3-dimensional array of tuples; iterate the product itself")
 Base._gen_array(f, it::Product3) = error("unsupported: a comprehension over `Iterators.product(a, b, c)` (a 3-dimensional array in Julia); iterate it in a `for` loop or reduce a generator over it (`sum(f(x, y, z) for (x, y, z) in ...)`)")
 Base.collect(p::PartitionIterator) = error("unsupported: `collect(Iterators.partition(x, n))`, a vector of arrays; iterate the partition itself (`for p in Iterators.partition(x, n)`)")

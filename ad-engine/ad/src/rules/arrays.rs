@@ -42,7 +42,7 @@ pub const RULES: &[Rule] = &[
     },
     Rule {
         prim: First,
-        keep: Residuals(|e, s, _, _| Ok(vec![s.shadow(0), length(e, s)])),
+        keep: Forward(|e, s| end_forward(e, s, First)),
         reverse: |e, s| {
             if let Some(dy) = s.dy.clone() {
                 add_at(e, s.kept(0), vec![Const::Int(1).into()], dy);
@@ -54,7 +54,7 @@ pub const RULES: &[Rule] = &[
     },
     Rule {
         prim: Last,
-        keep: Residuals(|e, s, _, _| Ok(vec![s.shadow(0), length(e, s)])),
+        keep: Forward(|e, s| end_forward(e, s, Last)),
         reverse: |e, s| {
             if let Some(dy) = s.dy.clone() {
                 add_at(e, s.kept(0), vec![s.kept(1)], dy);
@@ -411,6 +411,26 @@ fn getindex_forward(e: &mut Emit, s: &FwdStmt) -> Result<FwdOut, AdError> {
         residuals.push(s.shadow(0));
         residuals.extend(s.args[1..].iter().cloned());
     }
+    Ok(FwdOut {
+        value,
+        shadow,
+        residuals,
+    })
+}
+
+/// `first(x)`, `last(x)`: keep the array's shadow and its length (of a vector of arrays, the
+/// element's own shadow is the result's).
+fn end_forward(e: &mut Emit, s: &FwdStmt, p: Prim) -> Result<FwdOut, AdError> {
+    if objects::is_objects(&s.arg_tys[0]) {
+        return Ok(objects::end(e, s, p));
+    }
+    let value = e.prim(p, s.args.clone(), s.ty.clone());
+    let shadow = e.zero_fdata(value.clone(), &s.ty);
+    let residuals = if s.active {
+        vec![s.shadow(0), length(e, s)]
+    } else {
+        vec![]
+    };
     Ok(FwdOut {
         value,
         shadow,

@@ -17,6 +17,8 @@ use crate::AdError;
 /// structural rules of tuples, fields, boxes and tape stacks, which move shadows as they are).
 const HANDLED: &[Prim] = &[
     Prim::GetIndex,
+    Prim::First,
+    Prim::Last,
     Prim::SetIndex,
     Prim::SetLength,
     Prim::Vect,
@@ -79,6 +81,22 @@ pub(super) fn getindex(e: &mut Emit, s: &FwdStmt) -> FwdOut {
             let mut args = vec![sx];
             args.extend(s.args[1..].iter().cloned());
             Some(e.prim(Prim::GetIndex, args, fdata_type(&s.ty)))
+        }
+        _ => None,
+    };
+    FwdOut {
+        value,
+        shadow,
+        residuals: vec![],
+    }
+}
+
+/// `first(xs)`, `last(xs)` (`p`): the element, and the element's own shadow.
+pub(super) fn end(e: &mut Emit, s: &FwdStmt, p: Prim) -> FwdOut {
+    let value = e.prim(p, s.args.clone(), s.ty.clone());
+    let shadow = match shadow_or_zero(e, s, 0) {
+        Some(sx) if fdata_type(&s.ty) != Type::Nothing => {
+            Some(e.prim(p, vec![sx], fdata_type(&s.ty)))
         }
         _ => None,
     };
