@@ -90,8 +90,8 @@ pub fn driver(
         .filter_map(|&a| crate::tangent::object_array(func.ty(a)))
         .find(|(_, ok)| !ok)
     {
-        let why = "its elements have numbers of their own, which the AD does not give back \
-                   through an array yet";
+        let why = "its elements' gradients mix numbers with arrays, or are a mutable \
+                   struct's, which the AD does not handle inside an array yet";
         return Err(AdError::new(func.span, crate::tangent::object_array_refusal(&t, why)));
     }
     if mutates {

@@ -81,21 +81,30 @@ fn composite(t: &Type, part: fn(&Type) -> Type) -> Type {
 /// Can the reverse mode differentiate through an array with elements of type `elem` that are
 /// not numbers? When an element's tangent is all shadow (fdata: arrays, structs of arrays, as
 /// in `Vector{Vector{Float64}}` or `Vector{Layer}`), the array's shadow is the vector of the
-/// elements' own shadows (`rules/objects.rs`). Elements with a returned part (a `Float64`
-/// field, a tuple of numbers) or a mutable struct's boxed shadow have no rules yet.
+/// elements' own shadows (`rules/objects.rs`). Elements with both parts (a struct of a
+/// `Float64` and an array) or a mutable struct's boxed shadow have no rules yet.
 pub fn shadowed_elements(elem: &Type) -> bool {
     fdata_type(elem) == tangent_type(elem) && rdata_type(elem) == Type::Nothing
 }
 
+/// Are elements of type `elem` (not numbers) all returned gradient (rdata: tuples and
+/// immutable structs of numbers, `Vector{Tuple{Float64, Float64}}`)? The array's shadow then
+/// holds their gradients as values, added into in place as a `Vector{Float64}`'s.
+pub fn returned_elements(elem: &Type) -> bool {
+    let tan = tangent_type(elem);
+    tan != Type::Nothing && fdata_type(elem) == Type::Nothing && rdata_type(elem) == tan
+}
+
 /// The first array type in `t` (itself or in a field) whose elements are not numbers, and
-/// whether its elements are [`shadowed_elements`] (and so, inside, are all arrays below it).
+/// whether the AD handles its elements ([`shadowed_elements`] or [`returned_elements`], and
+/// so, inside, all arrays below it).
 pub fn object_array(t: &Type) -> Option<(Type, bool)> {
     fn first<'a>(mut ts: impl Iterator<Item = &'a Type>) -> Option<(Type, bool)> {
         ts.find_map(object_array)
     }
     match t {
         Type::Array(e, _) if !e.is_number() => {
-            let ok = shadowed_elements(e);
+            let ok = shadowed_elements(e) || returned_elements(e);
             match object_array(e) {
                 Some((inner, false)) => Some((inner, false)),
                 _ => Some((t.clone(), ok)),

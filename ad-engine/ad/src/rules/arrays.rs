@@ -33,7 +33,11 @@ pub const RULES: &[Rule] = &[
         keep: Forward(getindex_forward),
         reverse: |e, s| {
             if let Some(dy) = s.dy.clone() {
-                add_at(e, s.kept(0), s.residuals[1..].to_vec(), dy);
+                if objects::is_objects(&s.arg_tys[0]) {
+                    objects::add_into(e, s.kept(0), s.residuals[1..].to_vec(), dy, &s.ty);
+                } else {
+                    add_at(e, s.kept(0), s.residuals[1..].to_vec(), dy);
+                }
             }
             s.none()
         },
@@ -45,7 +49,11 @@ pub const RULES: &[Rule] = &[
         keep: Forward(|e, s| end_forward(e, s, First)),
         reverse: |e, s| {
             if let Some(dy) = s.dy.clone() {
-                add_at(e, s.kept(0), vec![Const::Int(1).into()], dy);
+                if objects::is_objects(&s.arg_tys[0]) {
+                    objects::add_into(e, s.kept(0), vec![s.kept(1)], dy, &s.ty);
+                } else {
+                    add_at(e, s.kept(0), vec![Const::Int(1).into()], dy);
+                }
             }
             s.none()
         },
@@ -57,7 +65,11 @@ pub const RULES: &[Rule] = &[
         keep: Forward(|e, s| end_forward(e, s, Last)),
         reverse: |e, s| {
             if let Some(dy) = s.dy.clone() {
-                add_at(e, s.kept(0), vec![s.kept(1)], dy);
+                if objects::is_objects(&s.arg_tys[0]) {
+                    objects::add_into(e, s.kept(0), vec![s.kept(1)], dy, &s.ty);
+                } else {
+                    add_at(e, s.kept(0), vec![s.kept(1)], dy);
+                }
             }
             s.none()
         },
@@ -213,6 +225,9 @@ pub const RULES: &[Rule] = &[
             fresh_forward(e, s, Vect)
         }),
         reverse: |e, s| {
+            if objects::is_objects(&s.ty) {
+                return objects::vect_reverse(e, s);
+            }
             let mut out = s.none();
             for (i, o) in out.iter_mut().enumerate() {
                 if s.float_arg(i) {
@@ -245,7 +260,7 @@ pub const RULES: &[Rule] = &[
         }),
         reverse: |e, s| {
             // A shallow copy of a vector of arrays shares its elements' shadows: nothing to add.
-            if !objects::is_objects(&s.ty) {
+            if !objects::is_objects(&s.ty) || objects::is_returned(&s.ty) {
                 e.prim(AccumInto, vec![s.kept(1), s.kept(0)], Type::Nothing);
             }
             s.none()

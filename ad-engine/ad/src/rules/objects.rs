@@ -4,13 +4,17 @@
 //! mutable parts): reading `xs[i]` gives the element's own shadow, so the gradient reaching
 //! it accumulates in place and no reverse work is needed; writes and length changes record
 //! the slots they replace (`slot_get`, which reads an unset slot too) and put them back.
-//! Which element types qualify is [`crate::tangent::shadowed_elements`]; the others are
-//! refused by name before a rule runs.
+//! Vectors whose elements' gradients are values (tuples and immutable structs of numbers,
+//! [`crate::tangent::returned_elements`]) have a shadow of those values, which the pullback
+//! adds into as a `Vector{Float64}`'s. Which element types qualify is
+//! [`crate::tangent::object_array`]; the others are refused by name before a rule runs.
 
 use zy_ir::{Const, Op, Operand, Prim, Span, Type};
 
 use super::{Emit, FwdOut, FwdStmt, RevStmt};
-use crate::tangent::{fdata_type, object_array, object_array_refusal};
+use zy_ir::tangent_type;
+
+use crate::tangent::{fdata_type, object_array, object_array_refusal, returned_elements};
 use crate::AdError;
 
 /// The primitives whose rules handle vectors of arrays and structs (these fragments, or the
@@ -43,8 +47,8 @@ pub(super) fn refuse_unsupported(span: Span, op: &Op, args: &[Type], ty: &Type) 
     for t in args.iter().chain([ty]) {
         match object_array(t) {
             Some((a, false)) => {
-                let why = "its elements have numbers of their own, which the AD does not give \
-                           back through an array yet";
+                let why = "its elements' gradients mix numbers with arrays, or are a mutable \
+                           struct's, which the AD does not handle inside an array yet";
                 return Err(AdError::new(span, object_array_refusal(&a, why)));
             }
             Some((a, true)) => match op {
@@ -65,6 +69,23 @@ pub(super) fn is_objects(t: &Type) -> bool {
     matches!(t, Type::Array(e, _) if !e.is_number())
 }
 
+/// Is `t` an array whose elements' gradients are values ([`returned_elements`])?
+pub(super) fn is_returned(t: &Type) -> bool {
+    matches!(t, Type::Array(e, _) if returned_elements(e))
+}
+
+/// `shadow[i] = accum(shadow[i], g)`: the gradient `g` of the element read at `i`.
+pub(super) fn add_into(e: &mut Emit, shadow: Operand, idx: Vec<Operand>, g: Operand, elem: &Type) {
+    let tan = tangent_type(elem);
+    let mut get = vec![shadow.clone()];
+    get.extend(idx.iter().cloned());
+    let cur = e.prim(Prim::GetIndex, get, tan.clone());
+    let sum = e.accum(&tan, cur, g);
+    let mut set = vec![shadow, sum];
+    set.extend(idx);
+    e.prim(Prim::SetIndex, set, tan);
+}
+
 /// The shadow of operand `i`, or a zero one made for it where the transform gave none.
 fn shadow_or_zero(e: &mut Emit, s: &FwdStmt, i: usize) -> Option<Operand> {
     match s.shadows.get(i).cloned().flatten() {
@@ -73,9 +94,22 @@ fn shadow_or_zero(e: &mut Emit, s: &FwdStmt, i: usize) -> Option<Operand> {
     }
 }
 
-/// `xs[i]`: the element, and as its shadow the element's own (read from the shadow vector).
+/// `xs[i]`: the element, and as its shadow the element's own (read from the shadow vector);
+/// of returned elements, keep the shadow vector and the indices for the reverse.
 pub(super) fn getindex(e: &mut Emit, s: &FwdStmt) -> FwdOut {
     let value = e.prim(Prim::GetIndex, s.args.clone(), s.ty.clone());
+    if is_returned(&s.arg_tys[0]) {
+        let mut residuals = vec![];
+        if s.active {
+            residuals.push(shadow_or_zero(e, s, 0).unwrap_or(Const::Nothing.into()));
+            residuals.extend(s.args[1..].iter().cloned());
+        }
+        return FwdOut {
+            value,
+            shadow: None,
+            residuals,
+        };
+    }
     let shadow = match shadow_or_zero(e, s, 0) {
         Some(sx) if fdata_type(&s.ty) != Type::Nothing => {
             let mut args = vec![sx];
@@ -91,9 +125,26 @@ pub(super) fn getindex(e: &mut Emit, s: &FwdStmt) -> FwdOut {
     }
 }
 
-/// `first(xs)`, `last(xs)` (`p`): the element, and the element's own shadow.
+/// `first(xs)`, `last(xs)` (`p`): the element, and the element's own shadow; of returned
+/// elements, keep the shadow vector and the element's index.
 pub(super) fn end(e: &mut Emit, s: &FwdStmt, p: Prim) -> FwdOut {
     let value = e.prim(p, s.args.clone(), s.ty.clone());
+    if is_returned(&s.arg_tys[0]) {
+        let mut residuals = vec![];
+        if s.active {
+            residuals.push(shadow_or_zero(e, s, 0).unwrap_or(Const::Nothing.into()));
+            residuals.push(if p == Prim::First {
+                Const::Int(1).into()
+            } else {
+                e.prim(Prim::Length, vec![s.args[0].clone()], Type::Int64)
+            });
+        }
+        return FwdOut {
+            value,
+            shadow: None,
+            residuals,
+        };
+    }
     let shadow = match shadow_or_zero(e, s, 0) {
         Some(sx) if fdata_type(&s.ty) != Type::Nothing => {
             Some(e.prim(p, vec![sx], fdata_type(&s.ty)))
@@ -111,6 +162,19 @@ pub(super) fn end(e: &mut Emit, s: &FwdStmt, p: Prim) -> FwdOut {
 /// operands' shadows, so the result's shadow holds the elements' own.
 pub(super) fn build(e: &mut Emit, s: &FwdStmt, p: Prim) -> FwdOut {
     let value = e.prim(p, s.args.clone(), s.ty.clone());
+    if is_returned(&s.ty) {
+        // A fresh shadow of zeros, kept (with operand 0's, for `copy`) for the reverse.
+        let shadow = e.zero_fdata(value.clone(), &s.ty);
+        let residuals = vec![
+            shadow.clone().unwrap_or(Const::Nothing.into()),
+            s.shadow(0),
+        ];
+        return FwdOut {
+            value,
+            shadow,
+            residuals,
+        };
+    }
     let fty = fdata_type(&s.ty);
     let shadow = (fty != Type::Nothing).then(|| {
         let parts: Vec<Operand> = (0..s.args.len())
@@ -123,6 +187,23 @@ pub(super) fn build(e: &mut Emit, s: &FwdStmt, p: Prim) -> FwdOut {
         shadow,
         residuals: vec![],
     }
+}
+
+/// The reverse of `[a, b, ...]` of returned elements: each operand's gradient from the shadow.
+pub(super) fn vect_reverse(e: &mut Emit, s: &RevStmt) -> Vec<Option<Operand>> {
+    let mut out = s.none();
+    if !is_returned(&s.ty) {
+        return out;
+    }
+    for (i, o) in out.iter_mut().enumerate() {
+        let tan = tangent_type(&s.arg_tys[i]);
+        *o = Some(e.prim(
+            Prim::GetIndex,
+            vec![s.kept(0), Const::Int(i as i64 + 1).into()],
+            tan,
+        ));
+    }
+    out
 }
 
 /// `xs[i] = v`: the slot and its shadow slot take `v` and `v`'s shadow; keep what they held.
@@ -140,9 +221,15 @@ pub(super) fn setindex(e: &mut Emit, s: &FwdStmt) -> Result<FwdOut, AdError> {
     let sx = shadow_or_zero(e, s, 0);
     let old_shadow = match &sx {
         Some(sx) => {
-            let fty = fdata_type(&elem);
+            // The slot's shadow: `v`'s own, or (returned elements) a zero that gathers `v`'s
+            // gradient from later reads.
+            let fty = tangent_type(&elem);
             let kept = e.prim(Prim::SlotGet, vec![sx.clone(), i.clone()], fty.clone());
-            let sv = shadow_or_zero(e, s, 1).unwrap_or(Const::Nothing.into());
+            let sv = if returned_elements(&elem) {
+                e.prim(Prim::ZeroTangent, vec![s.args[1].clone()], fty.clone())
+            } else {
+                shadow_or_zero(e, s, 1).unwrap_or(Const::Nothing.into())
+            };
             e.prim(Prim::SetIndex, vec![sx.clone(), sv, i.clone()], fty);
             kept
         }
@@ -162,14 +249,24 @@ pub(super) fn setindex(e: &mut Emit, s: &FwdStmt) -> Result<FwdOut, AdError> {
     })
 }
 
-/// Put back the slot and its shadow slot as they were before the write.
+/// Put back the slot and its shadow slot as they were before the write; of returned elements,
+/// `v` gets the gradient its slot gathered.
 pub(super) fn setindex_reverse(e: &mut Emit, s: &RevStmt) -> Vec<Option<Operand>> {
+    let mut out = s.none();
     let (x, sx, old, old_shadow, i) = (s.kept(0), s.kept(1), s.kept(2), s.kept(3), s.kept(4));
     e.prim(Prim::SlotSet, vec![x, i.clone(), old], Type::Nothing);
     if sx.as_const().is_none() {
+        if is_returned(&s.arg_tys[0]) {
+            let tan = tangent_type(&s.arg_tys[1]);
+            let g = e.prim(Prim::GetIndex, vec![sx.clone(), i.clone()], tan.clone());
+            out[1] = Some(match s.dy.clone() {
+                Some(dy) => e.accum(&tan, g, dy),
+                None => g,
+            });
+        }
         e.prim(Prim::SlotSet, vec![sx, i, old_shadow], Type::Nothing);
     }
-    s.none()
+    out
 }
 
 /// `setlength!(xs, n[, tail])`: the shadow vector changes length with the primal (taking the
@@ -181,7 +278,14 @@ pub(super) fn setlength(e: &mut Emit, s: &FwdStmt) -> FwdOut {
     let removed_shadow = sv.as_ref().map(|sv| {
         let mut args = vec![sv.clone(), s.args[1].clone()];
         if s.args.len() == 3 {
-            args.push(shadow_or_zero(e, s, 2).unwrap_or(Const::Nothing.into()));
+            // The tail's own shadows, or (returned elements) zeros that gather the appended
+            // elements' gradients, added to the tail's in reverse.
+            let tail = if is_returned(&s.ty) {
+                e.prim(Prim::ZeroTangent, vec![s.args[2].clone()], fdata_type(&s.ty))
+            } else {
+                shadow_or_zero(e, s, 2).unwrap_or(Const::Nothing.into())
+            };
+            args.push(tail);
         }
         e.prim(Prim::SetLength, args, fdata_type(&s.ty))
     });
@@ -191,6 +295,7 @@ pub(super) fn setlength(e: &mut Emit, s: &FwdStmt) -> FwdOut {
         old,
         value.clone(),
         removed_shadow.clone().unwrap_or(Const::Nothing.into()),
+        s.shadow(2),
     ];
     FwdOut {
         value,
@@ -205,7 +310,11 @@ pub(super) fn setlength_reverse(e: &mut Emit, s: &RevStmt) -> Vec<Option<Operand
     e.prim(Prim::SetLength, vec![v, old.clone(), removed], s.ty.clone());
     if sv.as_const().is_none() && sr.as_const().is_none() {
         let sty = fdata_type(&s.ty);
-        e.prim(Prim::SetLength, vec![sv, old, sr], sty);
+        let added = e.prim(Prim::SetLength, vec![sv, old, sr], sty);
+        let st = s.kept(5);
+        if is_returned(&s.ty) && st.as_const().is_none() {
+            e.prim(Prim::AccumInto, vec![st, added], Type::Nothing);
+        }
     }
     s.none()
 }

@@ -173,6 +173,23 @@ pub fn accum_into(dst: &Value, x: &Value) -> Result<Value, String> {
     let (Value::Array(d) | Value::Adjoint(d)) = dst else {
         return Err(method_error("accum!", &[dst.clone(), x.clone()]));
     };
+    if matches!(d.borrow().data, ArrayData::Obj(_)) {
+        // The gradients of a vector of tuples or structs: added element by element.
+        let Value::Array(a) = x else {
+            return Err(method_error("accum!", &[dst.clone(), x.clone()]));
+        };
+        let addend = a.borrow().data.values();
+        let mut d = d.borrow_mut();
+        if addend.len() != d.data.len() {
+            return Err("internal error: `accum!` of vectors of different lengths".into());
+        }
+        for (i, y) in addend.iter().enumerate() {
+            let old = d.data.get(i).unwrap_or(Value::Nothing);
+            let sum = accum(&old, y)?;
+            d.data.set(i, &sum)?;
+        }
+        return Ok(Value::Nothing);
+    }
     let addend: Vec<Value> = match x {
         Value::Nothing => return Ok(Value::Nothing),
         Value::Array(a) | Value::Adjoint(a) => {
