@@ -4075,13 +4075,13 @@ end
 _undef_vector(T, n::Int) = undef_objects(T, n)
 _undef_matrix(T, m::Int, n::Int) = undef_objects(T, m, n)
 
-# `push!(v, x)`, `insert!`, `fill!`, `Float64[...]` of an array `x` into an array of numbers:
-# Julia's `convert` refuses it; in zy, whose arrays hold numbers, say what to write instead.
+# `push!(v, x)`, `insert!`, `fill!` of an array `x`: itself into an array of its type, converted
+# into a vector of Float64 arrays, and Julia's `convert` error into an array of numbers.
 function _elem_of(v::Array, x::AbstractArray)
     if typeof(x) == eltype(v)
         return x
     end
-    _array_into_numbers(v, x)
+    _array_into(v, x)
 end
 # An array or struct into an array of them: itself, when it has the element type.
 function _elem_of(v::Array, x)
@@ -4090,4 +4090,7 @@ function _elem_of(v::Array, x)
     end
     return convert(eltype(v), x)
 end
-_array_into_numbers(v, x) = error("MethodError: Cannot `convert` an object of type $(typeof(x)) to an object of type $(eltype(v)); a history of vectors is a vector of vectors: `h = Vector{Float64}[]; push!(h, copy(x))`")
+# An array of numbers into a vector of Float64 arrays: converted, as Julia's `convert`.
+_array_into(v::Vector{Vector{Float64}}, x::AbstractVector{<:Real}) = float.(x)
+_array_into(v::Vector{Matrix{Float64}}, x::AbstractMatrix{<:Real}) = float.(x)
+_array_into(v, x) = error("MethodError: Cannot `convert` an object of type $(typeof(x)) to an object of type $(eltype(v))")
