@@ -90,8 +90,8 @@ pub fn driver(
         .filter_map(|&a| crate::tangent::object_array(func.ty(a)))
         .find(|(_, ok)| !ok)
     {
-        let why = "its elements' gradients mix numbers with arrays, or are a mutable \
-                   struct's, which the AD does not handle inside an array yet";
+        let why = "its elements are mutable structs, or hold them, or values the AD \
+                   cannot split into array and number parts";
         return Err(AdError::new(func.span, crate::tangent::object_array_refusal(&t, why)));
     }
     if mutates {

@@ -95,6 +95,29 @@ pub fn returned_elements(elem: &Type) -> bool {
     tan != Type::Nothing && fdata_type(elem) == Type::Nothing && rdata_type(elem) == tan
 }
 
+/// Are elements of type `elem` given both parts, field by field (a struct of a `Float64` and an
+/// array)? The array's shadow then holds each element's whole gradient, its array parts being
+/// the element's own shadows (`rules/split.rs` takes the parts apart and joins them).
+pub fn mixed_elements(elem: &Type) -> bool {
+    fdata_type(elem) != Type::Nothing && rdata_type(elem) != Type::Nothing && splits(elem)
+}
+
+/// Can a gradient of type `t` be split into its parts and joined back field by field? Each
+/// field is all shadow (arrays, structs of arrays), all returned (numbers, structs of numbers)
+/// or itself such; no mutable struct (whose shadow is a box) and no other object.
+fn splits(t: &Type) -> bool {
+    let (f, r, tan) = (fdata_type(t), rdata_type(t), tangent_type(t));
+    if f == Type::Nothing || r == Type::Nothing {
+        return f == tan || r == tan;
+    }
+    match t {
+        Type::Tuple(ts) => ts.iter().all(splits),
+        Type::NamedTuple(fs) => fs.iter().all(|(_, t)| splits(t)),
+        Type::Struct(s) if !s.mutable => s.fields.iter().all(|(_, t)| splits(t)),
+        _ => false,
+    }
+}
+
 /// The first array type in `t` (itself or in a field) whose elements are not numbers, and
 /// whether the AD handles its elements ([`shadowed_elements`] or [`returned_elements`], and
 /// so, inside, all arrays below it).
@@ -104,7 +127,7 @@ pub fn object_array(t: &Type) -> Option<(Type, bool)> {
     }
     match t {
         Type::Array(e, _) if !e.is_number() => {
-            let ok = shadowed_elements(e) || returned_elements(e);
+            let ok = shadowed_elements(e) || returned_elements(e) || mixed_elements(e);
             match object_array(e) {
                 Some((inner, false)) => Some((inner, false)),
                 _ => Some((t.clone(), ok)),

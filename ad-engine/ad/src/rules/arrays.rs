@@ -117,7 +117,8 @@ pub const RULES: &[Rule] = &[
             if s.args.len() == 3 {
                 args.push(s.tangent_or_zero(e, 2)?);
             }
-            Some(e.prim(SetLength, args, s.ty.clone()))
+            // The tangent's type: the primal's for numbers, not for structs (`Vector{Layer}`).
+            Some(e.prim(SetLength, args, dual_type(&s.ty)))
         },
         cases: &[
             Apply(&[V(X1), L(5)]),

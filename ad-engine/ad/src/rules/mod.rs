@@ -21,6 +21,7 @@ mod data;
 mod factor;
 mod objects;
 mod scalar;
+mod split;
 
 use std::collections::HashMap;
 use std::sync::Arc;

@@ -1,20 +1,24 @@
-//! The forward and reverse fragments of the array rules on vectors whose elements are arrays or
-//! structs of arrays (Julia's `Vector{Vector{Float64}}`, `Vector{Layer}`). Their shadow is a
+//! The forward and reverse fragments of the array rules on vectors whose elements are arrays,
+//! structs or tuples (Julia's `Vector{Vector{Float64}}`, `Vector{Layer}`). Their shadow is a
 //! vector of the elements' shadows, the same objects (Mooncake's tangent of an `Array` of
 //! mutable parts): reading `xs[i]` gives the element's own shadow, so the gradient reaching
 //! it accumulates in place and no reverse work is needed; writes and length changes record
 //! the slots they replace (`slot_get`, which reads an unset slot too) and put them back.
 //! Vectors whose elements' gradients are values (tuples and immutable structs of numbers,
 //! [`crate::tangent::returned_elements`]) have a shadow of those values, which the pullback
-//! adds into as a `Vector{Float64}`'s. Which element types qualify is
-//! [`crate::tangent::object_array`]; the others are refused by name before a rule runs.
+//! adds into as a `Vector{Float64}`'s. Elements with both (a struct of a `Float64` and an
+//! array, [`crate::tangent::mixed_elements`]) have their whole gradients in the shadow: a read
+//! gives the shadow part, the reverse adds the returned part (`split.rs`). Which element types
+//! qualify is [`crate::tangent::object_array`]; the others are refused by name before a rule
+//! runs.
 
-use zy_ir::{Const, Op, Operand, Prim, Span, Type};
+use zy_ir::{tangent_type, Const, Op, Operand, Prim, Span, Type};
 
+use super::split::{fdata_of, full_of, rdata_of};
 use super::{Emit, FwdOut, FwdStmt, RevStmt};
-use zy_ir::tangent_type;
-
-use crate::tangent::{fdata_type, object_array, object_array_refusal, returned_elements};
+use crate::tangent::{
+    fdata_type, mixed_elements, object_array, object_array_refusal, returned_elements,
+};
 use crate::AdError;
 
 /// The primitives whose rules handle vectors of arrays and structs (these fragments, or the
@@ -42,19 +46,30 @@ const HANDLED: &[Prim] = &[
 ];
 
 /// Refuse, by name, an active statement on a vector of arrays or structs that no rule handles:
-/// elements with a returned gradient part, or a primitive without a fragment here.
+/// elements of a kind these fragments do not know (mutable structs), or a primitive without a
+/// fragment for them.
 pub(super) fn refuse_unsupported(span: Span, op: &Op, args: &[Type], ty: &Type) -> Result<(), AdError> {
     for t in args.iter().chain([ty]) {
         match object_array(t) {
             Some((a, false)) => {
-                let why = "its elements' gradients mix numbers with arrays, or are a mutable \
-                           struct's, which the AD does not handle inside an array yet";
+                let why = "its elements are mutable structs, or hold them, or values the AD \
+                           cannot split into array and number parts";
                 return Err(AdError::new(span, object_array_refusal(&a, why)));
             }
             Some((a, true)) => match op {
                 Op::Prim(p) if !HANDLED.contains(p) => {
                     let why = format!("`{}` of it has no rule yet", p.julia_name());
                     return Err(AdError::new(span, object_array_refusal(&a, &why)));
+                }
+                // A copy or an appended tail would need each element's returned part apart
+                // from the shadow parts it shares.
+                Op::Prim(Prim::Copy) if is_mixed(&a) => {
+                    let why = "`copy` of it has no rule yet";
+                    return Err(AdError::new(span, object_array_refusal(&a, why)));
+                }
+                Op::Prim(Prim::SetLength) if is_mixed(&a) && args.len() == 3 => {
+                    let why = "`append!` to it has no rule yet (`push!` has)";
+                    return Err(AdError::new(span, object_array_refusal(&a, why)));
                 }
                 _ => {}
             },
@@ -74,7 +89,13 @@ pub(super) fn is_returned(t: &Type) -> bool {
     matches!(t, Type::Array(e, _) if returned_elements(e))
 }
 
-/// `shadow[i] = accum(shadow[i], g)`: the gradient `g` of the element read at `i`.
+/// Is `t` an array whose elements' gradients have both parts ([`mixed_elements`])?
+pub(super) fn is_mixed(t: &Type) -> bool {
+    matches!(t, Type::Array(e, _) if mixed_elements(e))
+}
+
+/// `shadow[i] = accum(shadow[i], g)`: the gradient `g` (the returned part) of the element read
+/// at `i`.
 pub(super) fn add_into(e: &mut Emit, shadow: Operand, idx: Vec<Operand>, g: Operand, elem: &Type) {
     let tan = tangent_type(elem);
     let mut get = vec![shadow.clone()];
@@ -98,15 +119,23 @@ fn shadow_or_zero(e: &mut Emit, s: &FwdStmt, i: usize) -> Option<Operand> {
 /// of returned elements, keep the shadow vector and the indices for the reverse.
 pub(super) fn getindex(e: &mut Emit, s: &FwdStmt) -> FwdOut {
     let value = e.prim(Prim::GetIndex, s.args.clone(), s.ty.clone());
-    if is_returned(&s.arg_tys[0]) {
+    if is_returned(&s.arg_tys[0]) || is_mixed(&s.arg_tys[0]) {
+        let sx = shadow_or_zero(e, s, 0).unwrap_or(Const::Nothing.into());
+        // Of mixed elements, the element's shadow part.
+        let shadow = is_mixed(&s.arg_tys[0]).then(|| {
+            let mut args = vec![sx.clone()];
+            args.extend(s.args[1..].iter().cloned());
+            let full = e.prim(Prim::GetIndex, args, tangent_type(&s.ty));
+            fdata_of(e, full, &s.ty)
+        });
         let mut residuals = vec![];
         if s.active {
-            residuals.push(shadow_or_zero(e, s, 0).unwrap_or(Const::Nothing.into()));
+            residuals.push(sx);
             residuals.extend(s.args[1..].iter().cloned());
         }
         return FwdOut {
             value,
-            shadow: None,
+            shadow,
             residuals,
         };
     }
@@ -129,10 +158,15 @@ pub(super) fn getindex(e: &mut Emit, s: &FwdStmt) -> FwdOut {
 /// elements, keep the shadow vector and the element's index.
 pub(super) fn end(e: &mut Emit, s: &FwdStmt, p: Prim) -> FwdOut {
     let value = e.prim(p, s.args.clone(), s.ty.clone());
-    if is_returned(&s.arg_tys[0]) {
+    if is_returned(&s.arg_tys[0]) || is_mixed(&s.arg_tys[0]) {
+        let sx = shadow_or_zero(e, s, 0).unwrap_or(Const::Nothing.into());
+        let shadow = is_mixed(&s.arg_tys[0]).then(|| {
+            let full = e.prim(p, vec![sx.clone()], tangent_type(&s.ty));
+            fdata_of(e, full, &s.ty)
+        });
         let mut residuals = vec![];
         if s.active {
-            residuals.push(shadow_or_zero(e, s, 0).unwrap_or(Const::Nothing.into()));
+            residuals.push(sx);
             residuals.push(if p == Prim::First {
                 Const::Int(1).into()
             } else {
@@ -141,7 +175,7 @@ pub(super) fn end(e: &mut Emit, s: &FwdStmt, p: Prim) -> FwdOut {
         }
         return FwdOut {
             value,
-            shadow: None,
+            shadow,
             residuals,
         };
     }
@@ -176,32 +210,48 @@ pub(super) fn build(e: &mut Emit, s: &FwdStmt, p: Prim) -> FwdOut {
         };
     }
     let fty = fdata_type(&s.ty);
+    let mixed = is_mixed(&s.ty);
     let shadow = (fty != Type::Nothing).then(|| {
         let parts: Vec<Operand> = (0..s.args.len())
-            .map(|i| shadow_or_zero(e, s, i).unwrap_or(Const::Nothing.into()))
+            .map(|i| {
+                let si = shadow_or_zero(e, s, i).unwrap_or(Const::Nothing.into());
+                // Of mixed elements (`vect` only), each whole gradient: the shadow part and
+                // a zero returned part.
+                if mixed {
+                    full_of(e, si, &s.arg_tys[i])
+                } else {
+                    si
+                }
+            })
             .collect();
         e.prim(p, parts, fty)
     });
+    let residuals = match (&shadow, mixed) {
+        (Some(sh), true) => vec![sh.clone()],
+        _ => vec![],
+    };
     FwdOut {
         value,
         shadow,
-        residuals: vec![],
+        residuals,
     }
 }
 
-/// The reverse of `[a, b, ...]` of returned elements: each operand's gradient from the shadow.
+/// The reverse of `[a, b, ...]` of returned or mixed elements: each operand's returned part
+/// from the shadow.
 pub(super) fn vect_reverse(e: &mut Emit, s: &RevStmt) -> Vec<Option<Operand>> {
     let mut out = s.none();
-    if !is_returned(&s.ty) {
+    if !is_returned(&s.ty) && !is_mixed(&s.ty) {
         return out;
     }
     for (i, o) in out.iter_mut().enumerate() {
         let tan = tangent_type(&s.arg_tys[i]);
-        *o = Some(e.prim(
+        let full = e.prim(
             Prim::GetIndex,
             vec![s.kept(0), Const::Int(i as i64 + 1).into()],
             tan,
-        ));
+        );
+        *o = Some(rdata_of(e, full, &s.arg_tys[i]));
     }
     out
 }
@@ -227,6 +277,9 @@ pub(super) fn setindex(e: &mut Emit, s: &FwdStmt) -> Result<FwdOut, AdError> {
             let kept = e.prim(Prim::SlotGet, vec![sx.clone(), i.clone()], fty.clone());
             let sv = if returned_elements(&elem) {
                 e.prim(Prim::ZeroTangent, vec![s.args[1].clone()], fty.clone())
+            } else if mixed_elements(&elem) {
+                let own = shadow_or_zero(e, s, 1).unwrap_or(Const::Nothing.into());
+                full_of(e, own, &elem)
             } else {
                 shadow_or_zero(e, s, 1).unwrap_or(Const::Nothing.into())
             };
@@ -256,11 +309,13 @@ pub(super) fn setindex_reverse(e: &mut Emit, s: &RevStmt) -> Vec<Option<Operand>
     let (x, sx, old, old_shadow, i) = (s.kept(0), s.kept(1), s.kept(2), s.kept(3), s.kept(4));
     e.prim(Prim::SlotSet, vec![x, i.clone(), old], Type::Nothing);
     if sx.as_const().is_none() {
-        if is_returned(&s.arg_tys[0]) {
+        if is_returned(&s.arg_tys[0]) || is_mixed(&s.arg_tys[0]) {
             let tan = tangent_type(&s.arg_tys[1]);
-            let g = e.prim(Prim::GetIndex, vec![sx.clone(), i.clone()], tan.clone());
+            let full = e.prim(Prim::GetIndex, vec![sx.clone(), i.clone()], tan);
+            let g = rdata_of(e, full, &s.arg_tys[1]);
+            let rty = crate::tangent::rdata_type(&s.arg_tys[1]);
             out[1] = Some(match s.dy.clone() {
-                Some(dy) => e.accum(&tan, g, dy),
+                Some(dy) => e.accum(&rty, g, dy),
                 None => g,
             });
         }
