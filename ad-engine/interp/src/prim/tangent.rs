@@ -165,6 +165,35 @@ pub fn accum(a: &Value, b: &Value) -> Result<Value, String> {
     }
 }
 
+/// `accum(a, b)` that adds the arrays inside `a` in place rather than into new ones: an
+/// element of a vector of arrays' shadow is that array's own shadow, seen elsewhere too.
+fn accum_keeping_arrays(a: &Value, b: &Value) -> Result<Value, String> {
+    match (a, b) {
+        (_, Value::Nothing) => Ok(a.clone()),
+        (Value::Array(_), _) => {
+            accum_into(a, b)?;
+            Ok(a.clone())
+        }
+        (Value::Tuple(xs), Value::Tuple(ys)) if xs.len() == ys.len() => {
+            let sum: Result<Vec<Value>, String> = xs
+                .iter()
+                .zip(ys.iter())
+                .map(|(x, y)| accum_keeping_arrays(x, y))
+                .collect();
+            Ok(Value::Tuple(sum?.into()))
+        }
+        (Value::NamedTuple(nx, xs), Value::NamedTuple(ny, ys)) if nx == ny => {
+            let sum: Result<Vec<Value>, String> = xs
+                .iter()
+                .zip(ys.iter())
+                .map(|(x, y)| accum_keeping_arrays(x, y))
+                .collect();
+            Ok(Value::NamedTuple(nx.clone(), sum?.into()))
+        }
+        _ => accum(a, b),
+    }
+}
+
 /// `accum!(dst, x)`: add `x` (an array of `dst`'s shape, or a number added to every element)
 /// into the array `dst` in place. Returns `nothing`. An `x` of a shape that broadcasting
 /// extends `dst`'s to (the gradient of a broadcast's operand whose type is the result's, an
@@ -185,7 +214,7 @@ pub fn accum_into(dst: &Value, x: &Value) -> Result<Value, String> {
         }
         for (i, y) in addend.iter().enumerate() {
             let old = d.data.get(i).unwrap_or(Value::Nothing);
-            let sum = accum(&old, y)?;
+            let sum = accum_keeping_arrays(&old, y)?;
             d.data.set(i, &sum)?;
         }
         return Ok(Value::Nothing);
