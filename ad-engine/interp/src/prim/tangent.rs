@@ -95,14 +95,29 @@ fn zero_of(t: &Type, like: Option<&Value>) -> Result<Value, String> {
                 Some(Value::Array(a)) => {
                     let a = a.borrow();
                     let items = match &a.data {
-                        ArrayData::Obj(o) => o
-                            .items
-                            .iter()
-                            .map(|x| match x {
-                                Value::Undef(_) => Ok(x.clone()),
-                                x => zero_of(e, Some(x)),
-                            })
-                            .collect::<Result<Vec<_>, _>>()?,
+                        ArrayData::Obj(o) => {
+                            // One array held in two slots has one shadow, held in both.
+                            let mut seen: Vec<(*const RefCell<Array>, Value)> = Vec::new();
+                            let mut items = Vec::with_capacity(o.items.len());
+                            for x in &o.items {
+                                let z = match x {
+                                    Value::Undef(_) => x.clone(),
+                                    Value::Array(r) => {
+                                        match seen.iter().find(|(p, _)| *p == Rc::as_ptr(r)) {
+                                            Some((_, z)) => z.clone(),
+                                            None => {
+                                                let z = zero_of(e, Some(x))?;
+                                                seen.push((Rc::as_ptr(r), z.clone()));
+                                                z
+                                            }
+                                        }
+                                    }
+                                    x => zero_of(e, Some(x))?,
+                                };
+                                items.push(z);
+                            }
+                            items
+                        }
                         _ => return Err(format!("internal error: no zero value of type {t}")),
                     };
                     (a.shape, items)
