@@ -92,7 +92,10 @@ pub fn driver(
     {
         let why = "its elements are mutable structs, or hold them, or values the AD \
                    cannot split into array and number parts";
-        return Err(AdError::new(func.span, crate::tangent::object_array_refusal(&t, why)));
+        return Err(AdError::new(
+            func.span,
+            crate::tangent::object_array_refusal(&t, why),
+        ));
     }
     if mutates {
         refuse_aliases(&mut e, func, &args, globals);

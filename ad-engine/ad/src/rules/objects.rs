@@ -48,7 +48,12 @@ const HANDLED: &[Prim] = &[
 /// Refuse, by name, an active statement on a vector of arrays or structs that no rule handles:
 /// elements of a kind these fragments do not know (mutable structs), or a primitive without a
 /// fragment for them.
-pub(super) fn refuse_unsupported(span: Span, op: &Op, args: &[Type], ty: &Type) -> Result<(), AdError> {
+pub(super) fn refuse_unsupported(
+    span: Span,
+    op: &Op,
+    args: &[Type],
+    ty: &Type,
+) -> Result<(), AdError> {
     for t in args.iter().chain([ty]) {
         match object_array(t) {
             Some((a, false)) => {
@@ -199,10 +204,7 @@ pub(super) fn build(e: &mut Emit, s: &FwdStmt, p: Prim) -> FwdOut {
     if is_returned(&s.ty) {
         // A fresh shadow of zeros, kept (with operand 0's, for `copy`) for the reverse.
         let shadow = e.zero_fdata(value.clone(), &s.ty);
-        let residuals = vec![
-            shadow.clone().unwrap_or(Const::Nothing.into()),
-            s.shadow(0),
-        ];
+        let residuals = vec![shadow.clone().unwrap_or(Const::Nothing.into()), s.shadow(0)];
         return FwdOut {
             value,
             shadow,
@@ -336,7 +338,11 @@ pub(super) fn setlength(e: &mut Emit, s: &FwdStmt) -> FwdOut {
             // The tail's own shadows, or (returned elements) zeros that gather the appended
             // elements' gradients, added to the tail's in reverse.
             let tail = if is_returned(&s.ty) {
-                e.prim(Prim::ZeroTangent, vec![s.args[2].clone()], fdata_type(&s.ty))
+                e.prim(
+                    Prim::ZeroTangent,
+                    vec![s.args[2].clone()],
+                    fdata_type(&s.ty),
+                )
             } else {
                 shadow_or_zero(e, s, 2).unwrap_or(Const::Nothing.into())
             };

@@ -483,7 +483,12 @@ fn typed_elem(cx: &Cx, t: &str) -> Option<Type> {
 
 /// `T[a, b]`, `T[]` and `Vector{T}()` of an array, struct or tuple type `T`: a vector of
 /// references to the elements, each converted to `T`. `None` when `T` is not such a type.
-pub(crate) fn typed_vect(cx: &Cx, b: &mut PlanBuilder, name: &str, args: &[Val]) -> Option<Result<Val, Fail>> {
+pub(crate) fn typed_vect(
+    cx: &Cx,
+    b: &mut PlanBuilder,
+    name: &str,
+    args: &[Val],
+) -> Option<Result<Val, Fail>> {
     let (Type::Function(t), "getindex") = (&args.first()?.ty, name) else {
         return None;
     };
@@ -501,7 +506,12 @@ pub(crate) fn typed_vect(cx: &Cx, b: &mut PlanBuilder, name: &str, args: &[Val])
 /// `Vector{T}(undef, n)` and `Matrix{T}(undef, m, n)` of an array, struct or tuple type `T`
 /// (the prelude's `_undef_vector` calls `undef_objects`): slots that are not set yet, whose
 /// reading is Julia's `UndefRefError`. `None` for another call.
-pub(crate) fn undef_objects(cx: &Cx, b: &mut PlanBuilder, name: &str, args: &[Val]) -> Option<Result<Val, Fail>> {
+pub(crate) fn undef_objects(
+    cx: &Cx,
+    b: &mut PlanBuilder,
+    name: &str,
+    args: &[Val],
+) -> Option<Result<Val, Fail>> {
     if name != "undef_objects" {
         return None;
     }
@@ -524,7 +534,12 @@ pub(crate) fn undef_objects(cx: &Cx, b: &mut PlanBuilder, name: &str, args: &[Va
         return Some(Err(no_method(name, &types(args))));
     }
     let refs: Vec<&Val> = dims.iter().collect();
-    Some(Ok(apply(b, Prim::Zeros, &refs, array(elem, dims.len() as u8))))
+    Some(Ok(apply(
+        b,
+        Prim::Zeros,
+        &refs,
+        array(elem, dims.len() as u8),
+    )))
 }
 
 /// The refusal of an array of the struct type `name`, with what to write instead.

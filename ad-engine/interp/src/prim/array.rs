@@ -116,7 +116,9 @@ pub fn zeros_ones(p: Prim, args: &[Value], ret: &Type) -> Result<Value, String> 
         // `Vector{T}(undef, n)` of arrays or structs (inference's `undef_objects`), and the
         // result `map` fills: slots not set yet.
         let elem = elem.clone();
-        return alloc(shape, |n| ArrayData::Obj(crate::value::Objects::unset(elem, n)));
+        return alloc(shape, |n| {
+            ArrayData::Obj(crate::value::Objects::unset(elem, n))
+        });
     }
     let e = ret
         .elem()
