@@ -14,6 +14,8 @@ use zy_ir::{tangent_type, Name, Type};
 /// The type of the forward-pass shadow of a value of type `t` (`Nothing` when it has none).
 pub fn fdata_type(t: &Type) -> Type {
     match t {
+        // A vector of mutable structs: the vector of their shadows, boxes of their gradients.
+        Type::Array(e, n) if boxed_elements(e) => Type::Array(Arc::new(fdata_type(e)), *n),
         Type::Array(..) | Type::Adjoint(_) => tangent_type(t),
         Type::Ref(inner) => match tangent_type(inner) {
             Type::Nothing => Type::Nothing,
@@ -84,7 +86,16 @@ fn composite(t: &Type, part: fn(&Type) -> Type) -> Type {
 /// elements' own shadows (`rules/objects.rs`). Elements with both parts (a struct of a
 /// `Float64` and an array) or a mutable struct's boxed shadow have no rules yet.
 pub fn shadowed_elements(elem: &Type) -> bool {
-    fdata_type(elem) == tangent_type(elem) && rdata_type(elem) == Type::Nothing
+    (fdata_type(elem) == tangent_type(elem) || boxed_elements(elem))
+        && rdata_type(elem) == Type::Nothing
+}
+
+/// Are elements of type `elem` mutable structs with a gradient? Their shadows are boxes
+/// (`Ref`s of their gradients), which a vector of them holds, one per element: a vector's
+/// shadow then differs from its gradient (`Vector{@NamedTuple{...}}`), which the driver reads
+/// out of the boxes.
+pub fn boxed_elements(elem: &Type) -> bool {
+    matches!(elem, Type::Struct(s) if s.mutable) && tangent_type(elem) != Type::Nothing
 }
 
 /// Are elements of type `elem` (not numbers) all returned gradient (rdata: tuples and

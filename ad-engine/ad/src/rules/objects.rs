@@ -275,7 +275,11 @@ pub(super) fn setindex(e: &mut Emit, s: &FwdStmt) -> Result<FwdOut, AdError> {
         Some(sx) => {
             // The slot's shadow: `v`'s own, or (returned elements) a zero that gathers `v`'s
             // gradient from later reads.
-            let fty = tangent_type(&elem);
+            // The shadow vector's element type: the element's gradient, or its box.
+            let fty = fdata_type(&s.arg_tys[0])
+                .elem()
+                .cloned()
+                .unwrap_or(Type::Nothing);
             let kept = e.prim(Prim::SlotGet, vec![sx.clone(), i.clone()], fty.clone());
             let sv = if returned_elements(&elem) {
                 e.prim(Prim::ZeroTangent, vec![s.args[1].clone()], fty.clone())

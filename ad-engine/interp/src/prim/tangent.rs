@@ -96,18 +96,24 @@ fn zero_of(t: &Type, like: Option<&Value>) -> Result<Value, String> {
                     let a = a.borrow();
                     let items = match &a.data {
                         ArrayData::Obj(o) => {
-                            // One array held in two slots has one shadow, held in both.
-                            let mut seen: Vec<(*const RefCell<Array>, Value)> = Vec::new();
+                            // One array (or mutable struct) held in two slots has one shadow,
+                            // held in both.
+                            let mut seen: Vec<(*const (), Value)> = Vec::new();
                             let mut items = Vec::with_capacity(o.items.len());
                             for x in &o.items {
                                 let z = match x {
                                     Value::Undef(_) => x.clone(),
-                                    Value::Array(r) => {
-                                        match seen.iter().find(|(p, _)| *p == Rc::as_ptr(r)) {
+                                    Value::Array(_) | Value::Mutable(..) => {
+                                        let at = match x {
+                                            Value::Array(r) => Rc::as_ptr(r).cast::<()>(),
+                                            Value::Mutable(_, r) => Rc::as_ptr(r).cast::<()>(),
+                                            _ => std::ptr::null(),
+                                        };
+                                        match seen.iter().find(|(p, _)| *p == at) {
                                             Some((_, z)) => z.clone(),
                                             None => {
                                                 let z = zero_of(e, Some(x))?;
-                                                seen.push((Rc::as_ptr(r), z.clone()));
+                                                seen.push((at, z.clone()));
                                                 z
                                             }
                                         }
