@@ -541,7 +541,9 @@ fn unbox_elements(e: &mut Emit, s: Operand, ty: &Type) -> Operand {
     let out = e.prim(Prim::Zeros, vec![n.clone()], tty.clone());
     let f = &mut e.b.func;
     let (head, body, exit) = (f.add_block(), f.add_block(), f.add_block());
-    let k: Operand = f.add_param(head, Type::Int64, span, Some("k".into())).into();
+    let k: Operand = f
+        .add_param(head, Type::Int64, span, Some("k".into()))
+        .into();
     let start = BlockCall {
         block: head,
         args: vec![Const::Int(1).into()],
