@@ -90,8 +90,8 @@ pub fn driver(
         .filter_map(|&a| crate::tangent::object_array(func.ty(a)))
         .find(|(_, ok)| !ok)
     {
-        let why = "its elements are mutable structs, or hold them, or values the AD \
-                   cannot split into array and number parts";
+        let why = "its elements hold mutable structs or boxes inside other values, which \
+                   the AD cannot split into array and number parts";
         return Err(AdError::new(
             func.span,
             crate::tangent::object_array_refusal(&t, why),

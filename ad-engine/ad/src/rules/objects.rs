@@ -8,9 +8,10 @@
 //! [`crate::tangent::returned_elements`]) have a shadow of those values, which the pullback
 //! adds into as a `Vector{Float64}`'s. Elements with both (a struct of a `Float64` and an
 //! array, [`crate::tangent::mixed_elements`]) have their whole gradients in the shadow: a read
-//! gives the shadow part, the reverse adds the returned part (`split.rs`). Which element types
-//! qualify is [`crate::tangent::object_array`]; the others are refused by name before a rule
-//! runs.
+//! gives the shadow part, the reverse adds the returned part (`split.rs`). Mutable structs
+//! (`Vector{Particle}`) are like arrays: the shadow holds each one's own box. Which element
+//! types qualify is [`crate::tangent::object_array`]; the others are refused by name before a
+//! rule runs.
 
 use zy_ir::{tangent_type, Const, Op, Operand, Prim, Span, Type};
 
@@ -46,8 +47,8 @@ const HANDLED: &[Prim] = &[
 ];
 
 /// Refuse, by name, an active statement on a vector of arrays or structs that no rule handles:
-/// elements of a kind these fragments do not know (mutable structs), or a primitive without a
-/// fragment for them.
+/// elements of a kind these fragments do not know (a tuple holding a mutable struct), or a
+/// primitive without a fragment for them.
 pub(super) fn refuse_unsupported(
     span: Span,
     op: &Op,
@@ -57,8 +58,8 @@ pub(super) fn refuse_unsupported(
     for t in args.iter().chain([ty]) {
         match object_array(t) {
             Some((a, false)) => {
-                let why = "its elements are mutable structs, or hold them, or values the AD \
-                           cannot split into array and number parts";
+                let why = "its elements hold mutable structs or boxes inside other values, which \
+                           the AD cannot split into array and number parts";
                 return Err(AdError::new(span, object_array_refusal(&a, why)));
             }
             Some((a, true)) => match op {
