@@ -60,6 +60,9 @@ pub(crate) fn adjoint(
     if let Some(why) = refusal(mutates, fresh, reached, &func.ret, &passed) {
         return Err(AdError::new(span, why));
     }
+    if let Some(why) = carries_object_array(inst, &func.ret) {
+        return Err(AdError::new(span, why));
+    }
     let mut body = inline::inline_generated(func, prog);
     if body != *func {
         simplify::tidy(&mut body);
@@ -109,12 +112,28 @@ pub(crate) fn check_calls(
             let mutates = driver::may_mutate(prog, inst);
             let passed = passed_through(prog, inst);
             let fresh = fresh_result(prog, inst, &passed);
-            if let Some(why) = refusal(mutates, fresh, globals.reached(inst), &d.ty, &passed) {
+            if let Some(why) = refusal(mutates, fresh, globals.reached(inst), &d.ty, &passed)
+                .or_else(|| carries_object_array(inst, &d.ty))
+            {
                 return Err(AdError::new(d.span, why));
             }
         }
     }
     Ok(())
+}
+
+/// Why a checkpointed call `inst` with result type `ret` cannot carry what it does: a vector of
+/// arrays or structs, whose shadow holds the elements' own, which the recomputation from a
+/// copy would not keep.
+fn carries_object_array(inst: &Instance, ret: &Type) -> Option<String> {
+    let (t, _) = inst
+        .args
+        .iter()
+        .chain([ret])
+        .find_map(crate::tangent::object_array)?;
+    let why = "under `checkpointed` or a `# zy: checkpoint` loop, which does not carry it yet; \
+               leave the loop unannotated";
+    Some(crate::tangent::object_array_refusal(&t, why))
 }
 
 /// Why a checkpointed call that `mutates` (or not), whose result is `fresh` (see

@@ -84,6 +84,19 @@ pub fn driver(
         sb.func.ret = rty;
         return Ok((dinst, sb.finish()));
     }
+    if let Some((t, _)) = func
+        .args()
+        .iter()
+        .filter_map(|&a| crate::tangent::object_array(func.ty(a)))
+        .find(|(_, ok)| !ok)
+    {
+        let why = "its elements hold mutable structs or boxes inside other values, which \
+                   the AD cannot split into array and number parts";
+        return Err(AdError::new(
+            func.span,
+            crate::tangent::object_array_refusal(&t, why),
+        ));
+    }
     if mutates {
         refuse_aliases(&mut e, func, &args, globals);
     }
@@ -157,7 +170,8 @@ pub fn driver(
     let t = e.prim(Prim::Tuple, tangents, tty.clone());
     let rty = Type::tuple([Type::Float64, tty]);
     let res = e.prim(Prim::Tuple, vec![y, t], rty.clone());
-    sb.func.set_term(at, Terminator::Return(res), func.span);
+    let end = e.block;
+    sb.func.set_term(end, Terminator::Return(res), func.span);
     sb.func.ret = rty;
     let mut out = sb.finish();
     crate::simplify::simplify(&mut out);
@@ -371,7 +385,8 @@ pub fn pullback_driver(
     }
     let tty = Type::tuple(ttys);
     let t = e.prim(Prim::Tuple, tangents, tty.clone());
-    sb.func.set_term(Block::ENTRY, Terminator::Return(t), span);
+    let end = e.block;
+    sb.func.set_term(end, Terminator::Return(t), span);
     sb.func.ret = tty;
     let mut back = sb.finish();
     crate::simplify::simplify(&mut back);
@@ -514,6 +529,48 @@ fn inline(
         .unwrap_or((entry, Operand::Const(Const::Nothing)))
 }
 
+/// The gradient of a vector of mutable structs (of type `ty`) from its shadow `s`, a vector of
+/// boxes: `out[k] = s[k][]` for every `k`, a loop that leaves `e` in its exit block.
+fn unbox_elements(e: &mut Emit, s: Operand, ty: &Type) -> Operand {
+    let (tty, fty) = (tangent_type(ty), crate::tangent::fdata_type(ty));
+    let (Some(boxed), Some(elem)) = (fty.elem().cloned(), tty.elem().cloned()) else {
+        return s;
+    };
+    let span = e.span;
+    let n = e.prim(Prim::Length, vec![s.clone()], Type::Int64);
+    let out = e.prim(Prim::Zeros, vec![n.clone()], tty.clone());
+    let f = &mut e.b.func;
+    let (head, body, exit) = (f.add_block(), f.add_block(), f.add_block());
+    let k: Operand = f
+        .add_param(head, Type::Int64, span, Some("k".into()))
+        .into();
+    let start = BlockCall {
+        block: head,
+        args: vec![Const::Int(1).into()],
+    };
+    f.set_term(e.block, Terminator::Jump(start), span);
+    e.block = head;
+    let more = e.prim(Prim::Le, vec![k.clone(), n], Type::Bool);
+    let test = Terminator::Branch {
+        cond: more,
+        then_to: BlockCall::new(body),
+        else_to: BlockCall::new(exit),
+    };
+    e.b.func.set_term(head, test, span);
+    e.block = body;
+    let b = e.prim(Prim::GetIndex, vec![s, k.clone()], boxed);
+    let g = e.prim(Prim::RefGet, vec![b], elem.clone());
+    e.prim(Prim::SetIndex, vec![out.clone(), g, k.clone()], elem);
+    let next = e.prim(Prim::Add, vec![k, Const::Int(1).into()], Type::Int64);
+    let again = BlockCall {
+        block: head,
+        args: vec![next],
+    };
+    e.b.func.set_term(body, Terminator::Jump(again), span);
+    e.block = exit;
+    out
+}
+
 /// The full tangent of a value of type `ty` from its shadow `s` and rdata `r`.
 fn combine(e: &mut Emit, s: Option<Operand>, r: Operand, ty: &Type) -> Operand {
     let tty = tangent_type(ty);
@@ -525,6 +582,7 @@ fn combine(e: &mut Emit, s: Option<Operand>, r: Operand, ty: &Type) -> Operand {
         };
     };
     match ty {
+        Type::Array(el, _) if crate::tangent::boxed_elements(el) => unbox_elements(e, s, ty),
         Type::Array(..) | Type::Adjoint(_) => s,
         Type::Ref(inner) => {
             let x = e.prim(Prim::RefGet, vec![s], tangent_type(inner));

@@ -14,6 +14,8 @@ use zy_ir::{tangent_type, Name, Type};
 /// The type of the forward-pass shadow of a value of type `t` (`Nothing` when it has none).
 pub fn fdata_type(t: &Type) -> Type {
     match t {
+        // A vector of mutable structs: the vector of their shadows, boxes of their gradients.
+        Type::Array(e, n) if boxed_elements(e) => Type::Array(Arc::new(fdata_type(e)), *n),
         Type::Array(..) | Type::Adjoint(_) => tangent_type(t),
         Type::Ref(inner) => match tangent_type(inner) {
             Type::Nothing => Type::Nothing,
@@ -76,6 +78,88 @@ fn composite(t: &Type, part: fn(&Type) -> Type) -> Type {
         Type::Struct(s) => named(s.fields.iter().map(|(n, t)| (n.clone(), part(t))).collect()),
         _ => Type::Nothing,
     }
+}
+
+/// Can the reverse mode differentiate through an array with elements of type `elem` that are
+/// not numbers? When an element's tangent is all shadow (fdata: arrays, structs of arrays, as
+/// in `Vector{Vector{Float64}}` or `Vector{Layer}`), the array's shadow is the vector of the
+/// elements' own shadows (`rules/objects.rs`). Elements with both parts (a struct of a
+/// `Float64` and an array) or a mutable struct's boxed shadow have no rules yet.
+pub fn shadowed_elements(elem: &Type) -> bool {
+    (fdata_type(elem) == tangent_type(elem) || boxed_elements(elem))
+        && rdata_type(elem) == Type::Nothing
+}
+
+/// Are elements of type `elem` mutable structs with a gradient? Their shadows are boxes
+/// (`Ref`s of their gradients), which a vector of them holds, one per element: a vector's
+/// shadow then differs from its gradient (`Vector{@NamedTuple{...}}`), which the driver reads
+/// out of the boxes.
+pub fn boxed_elements(elem: &Type) -> bool {
+    matches!(elem, Type::Struct(s) if s.mutable) && tangent_type(elem) != Type::Nothing
+}
+
+/// Are elements of type `elem` (not numbers) all returned gradient (rdata: tuples and
+/// immutable structs of numbers, `Vector{Tuple{Float64, Float64}}`)? The array's shadow then
+/// holds their gradients as values, added into in place as a `Vector{Float64}`'s.
+pub fn returned_elements(elem: &Type) -> bool {
+    let tan = tangent_type(elem);
+    tan != Type::Nothing && fdata_type(elem) == Type::Nothing && rdata_type(elem) == tan
+}
+
+/// Are elements of type `elem` given both parts, field by field (a struct of a `Float64` and an
+/// array)? The array's shadow then holds each element's whole gradient, its array parts being
+/// the element's own shadows (`rules/split.rs` takes the parts apart and joins them).
+pub fn mixed_elements(elem: &Type) -> bool {
+    fdata_type(elem) != Type::Nothing && rdata_type(elem) != Type::Nothing && splits(elem)
+}
+
+/// Can a gradient of type `t` be split into its parts and joined back field by field? Each
+/// field is all shadow (arrays, structs of arrays), all returned (numbers, structs of numbers)
+/// or itself such; no mutable struct (whose shadow is a box) and no other object.
+fn splits(t: &Type) -> bool {
+    let (f, r, tan) = (fdata_type(t), rdata_type(t), tangent_type(t));
+    if f == Type::Nothing || r == Type::Nothing {
+        return f == tan || r == tan;
+    }
+    match t {
+        Type::Tuple(ts) => ts.iter().all(splits),
+        Type::NamedTuple(fs) => fs.iter().all(|(_, t)| splits(t)),
+        Type::Struct(s) if !s.mutable => s.fields.iter().all(|(_, t)| splits(t)),
+        _ => false,
+    }
+}
+
+/// The first array type in `t` (itself or in a field) whose elements are not numbers, and
+/// whether the AD handles its elements ([`shadowed_elements`] or [`returned_elements`], and
+/// so, inside, all arrays below it).
+pub fn object_array(t: &Type) -> Option<(Type, bool)> {
+    fn first<'a>(mut ts: impl Iterator<Item = &'a Type>) -> Option<(Type, bool)> {
+        ts.find_map(object_array)
+    }
+    match t {
+        Type::Array(e, _) if !e.is_number() => {
+            let ok = shadowed_elements(e) || returned_elements(e) || mixed_elements(e);
+            match object_array(e) {
+                Some((inner, false)) => Some((inner, false)),
+                _ => Some((t.clone(), ok)),
+            }
+        }
+        Type::Tuple(ts) => first(ts.iter()),
+        Type::NamedTuple(fs) => first(fs.iter().map(|(_, t)| t)),
+        Type::Struct(s) => first(s.fields.iter().map(|(_, t)| t)),
+        Type::Ref(t) | Type::Stack(t) => object_array(t),
+        _ => None,
+    }
+}
+
+/// The refusal of differentiating through a value of the array type `t` whose elements are
+/// not numbers, where zy has no rule for it (`what` says which: the elements, an operation, or
+/// forward mode).
+pub fn object_array_refusal(t: &Type, what: &str) -> String {
+    format!(
+        "unsupported: the gradient through a {t} ({what}); keep the elements in a tuple \
+         `(a, b)` to differentiate"
+    )
 }
 
 /// Does `t` have a forward shadow?

@@ -563,7 +563,7 @@ unsafe fn write_elems(obj: &ArrayObj, data: &ArrayData, slot: Slot) -> Result<()
             match data {
                 ArrayData::Int(v) => dst.copy_from_slice(&v[..n.min(v.len())]),
                 ArrayData::Bool(v) => dst.iter_mut().zip(v).for_each(|(d, s)| *d = i64::from(*s)),
-                ArrayData::F64(_) => {
+                ArrayData::F64(_) | ArrayData::Obj(_) => {
                     return Err("internal error: Float64 array passed as Int64".into())
                 }
             }
@@ -591,6 +591,8 @@ fn resized(a: &ArrayRef, p: *mut ArrayObj) -> bool {
         ArrayData::F64(v) => v.as_ptr().cast::<u8>(),
         ArrayData::Int(v) => v.as_ptr().cast(),
         ArrayData::Bool(v) => v.as_ptr().cast(),
+        // Never in compiled code (`elem_slot` refuses arrays of objects).
+        ArrayData::Obj(o) => o.items.as_ptr().cast(),
     };
     obj.len.max(0) as usize != arr.data.len() || !std::ptr::eq(obj.data.cast_const(), data)
 }
@@ -610,5 +612,7 @@ unsafe fn read_elems(obj: &ArrayObj, e: ElemType) -> ArrayData {
                 .map(|b| *b != 0)
                 .collect(),
         ),
+        // Never in compiled code (`elem_slot` refuses arrays of objects).
+        ElemType::Obj => ArrayData::Obj(zy_interp::Objects::unset(Type::Any, 0)),
     }
 }

@@ -255,6 +255,57 @@ pub(crate) fn construct(
     Ok(Val::of(b.push(Op::New(st), values, ty.clone()), ty))
 }
 
+/// The concrete type that an annotation without type variables stands for, the program's
+/// structs without parameters included (`Vector{Layer}`, `Layer` when its fields are
+/// annotated with concrete types); `None` where it stands for several types.
+pub(crate) fn concrete_type(program: &Program, p: &Pat) -> Option<Type> {
+    concrete_within(program, p, 0)
+}
+
+fn concrete_within(program: &Program, p: &Pat, depth: u8) -> Option<Type> {
+    // Deep enough for any struct nesting a program writes; a cycle of structs stops here.
+    if depth > 16 {
+        return None;
+    }
+    match p {
+        Pat::Struct { name, params } if params.as_ref().is_none_or(|ps| ps.is_empty()) => {
+            let def = program.structs.get(name)?;
+            if def.kind != StructKind::User || def.is_abstract || !def.params.is_empty() {
+                return None;
+            }
+            let pats = field_patterns(program, def).ok()?;
+            let fields = def
+                .fields
+                .iter()
+                .zip(&pats)
+                .map(|((n, _), p)| Some((n.clone(), concrete_within(program, p, depth + 1)?)))
+                .collect::<Option<Vec<_>>>()?;
+            Some(Type::Struct(Arc::new(StructType {
+                name: def.name.clone(),
+                params: Vec::new(),
+                fields,
+                mutable: def.mutable,
+                kind: StructKind::User,
+            })))
+        }
+        Pat::Array {
+            abstract_: false,
+            elem: Some(e),
+            ndims: Some(n),
+            ..
+        } => Some(Type::Array(
+            Arc::new(concrete_within(program, e, depth + 1)?),
+            *n,
+        )),
+        Pat::Tuple(Some(ps)) => Some(Type::Tuple(
+            ps.iter()
+                .map(|p| concrete_within(program, p, depth + 1))
+                .collect::<Option<_>>()?,
+        )),
+        _ => concrete(p, &Bindings::new()),
+    }
+}
+
 /// The patterns of the default constructor's exact method: the field annotations, with the
 /// bounds of the struct's parameters (`struct S{T<:Real}` constructs as `S(x::T) where
 /// T<:Real`).

@@ -171,9 +171,11 @@ pub(crate) fn pattern(expr: &TypeExpr, vars: &[Name], program: &Program) -> Resu
                 name: name.clone(),
                 below: Arc::new(subtypes_of(name, program)),
             }),
-            Some(_) if params.is_empty() => Ok(Pat::Struct {
+            // A struct without parameters is one type (`Vector{Layer}` is exact); a parametric
+            // one named bare stands for all its instances.
+            Some(def) if params.is_empty() => Ok(Pat::Struct {
                 name: name.clone(),
-                params: None,
+                params: def.params.is_empty().then(Vec::new),
             }),
             Some(def) if params.len() == def.params.len() => Ok(Pat::Struct {
                 name: name.clone(),

@@ -185,8 +185,7 @@ impl Synth {
             self.f.ret = Type::Bottom;
             return Ok(());
         }
-        if !r.is_number() {
-            let why = crate::builtins::nested_elements(&r).unwrap_or_default();
+        if let Some(why) = crate::builtins::nested_elements(&r) {
             return Err(Fail::unsupported(format!(
                 "`map` of a function returning {r}: {why}"
             )));

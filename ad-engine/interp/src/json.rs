@@ -61,6 +61,7 @@ fn element(data: &ArrayData, i: usize) -> Json {
         ArrayData::F64(v) => v.get(i).map_or(Json::Null, |&x| float(x)),
         ArrayData::Int(v) => v.get(i).map_or(Json::Null, |&x| Json::from(x)),
         ArrayData::Bool(v) => v.get(i).map_or(Json::Null, |&x| Json::Bool(x)),
+        ArrayData::Obj(o) => o.items.get(i).map_or(Json::Null, to_json),
     }
 }
 

@@ -5,7 +5,7 @@ use std::fmt::{self, Write};
 
 use zy_ir::{write_julia_float, StructKind, Type};
 
-use crate::value::{Array, ArrayData, ElemType, Shape, Value};
+use crate::value::{Array, ArrayData, Shape, Value};
 
 /// `repr(v)`: the value as Julia's `show` prints it (`8.0`, `(12.0, nothing)`, `[1.0 2.0; 3.0
 /// 4.0]`, `Dense([1.0 2.0], [0.5])`, `Base.RefValue{Float64}(1.0)`).
@@ -89,14 +89,14 @@ fn write_value<W: Write + ?Sized>(f: &mut W, v: &Value) -> fmt::Result {
             write_value(f, &inner)?;
             f.write_str(")")
         }
-        Value::Array(a) => show_array(f, &a.borrow()),
+        Value::Array(a) => show_array(f, &a.borrow(), true),
         Value::Adjoint(a) => {
             let a = a.borrow();
             if a.data.is_empty() {
                 write!(f, "adjoint({}[])", a.data.elem().ty())
             } else {
                 let row = Array::new(Shape::Matrix(1, a.data.len()), a.data.clone());
-                show_array(f, &row)
+                show_array(f, &row, true)
             }
         }
         Value::Func(n) => f.write_str(n),
@@ -130,14 +130,37 @@ fn element<W: Write + ?Sized>(f: &mut W, data: &ArrayData, i: usize) -> fmt::Res
         ArrayData::Bool(v) => v
             .get(i)
             .map_or(Ok(()), |&x| f.write_str(if x { "1" } else { "0" })),
+        // An element array is shown as its outer array's type says it (no prefix of its own:
+        // `Vector{Bool}[[1, 0]]`), as Julia's `:typeinfo` context does.
+        ArrayData::Obj(o) => match o.items.get(i) {
+            Some(Value::Array(a)) => show_array(f, &a.borrow(), false),
+            Some(v) => write_value(f, v),
+            None => Ok(()),
+        },
     }
 }
 
-fn show_array<W: Write + ?Sized>(f: &mut W, a: &Array) -> fmt::Result {
-    let elem = a.data.elem().ty();
-    // Julia prefixes the element type where the literal would not say it (`Bool[1, 0]`).
-    let prefix = if a.data.elem() == ElemType::Bool {
-        "Bool"
+/// Julia's `typeinfo_implicit`: can elements of type `t` be read back from their plain
+/// printed form (`Float64`, `Int64`, arrays and tuples of such), so that an array of them
+/// needs no element-type prefix?
+fn implicit(t: &Type) -> bool {
+    match t {
+        Type::Float64 | Type::Int64 | Type::Nothing | Type::Function(_) => true,
+        Type::Array(e, _) => implicit(e),
+        Type::Tuple(ts) => ts.iter().all(implicit),
+        Type::NamedTuple(fs) => fs.iter().all(|(_, t)| implicit(t)),
+        _ => false,
+    }
+}
+
+/// `a` as Julia shows it; `typed` when the context does not already know its element type
+/// (an element of an array of arrays is shown without its own prefix).
+fn show_array<W: Write + ?Sized>(f: &mut W, a: &Array, typed: bool) -> fmt::Result {
+    let elem = type_string(&a.elem_type());
+    // Julia prefixes the element type where the literal would not say it (`Bool[1, 0]`,
+    // `Layer[Layer(...)]`).
+    let prefix = if typed && !implicit(&a.elem_type()) {
+        elem.as_str()
     } else {
         ""
     };

@@ -68,15 +68,19 @@ pub enum ElemType {
     Int,
     /// `Bool`.
     Bool,
+    /// Any other type (arrays, structs, tuples): the elements are [`Value`]s, held by
+    /// [`ArrayData::Obj`], which knows their type.
+    Obj,
 }
 
 impl ElemType {
-    /// The IR type of an element.
+    /// The IR type of an element (`Any` for [`ElemType::Obj`], whose storage knows it).
     pub fn ty(self) -> Type {
         match self {
             ElemType::F64 => Type::Float64,
             ElemType::Int => Type::Int64,
             ElemType::Bool => Type::Bool,
+            ElemType::Obj => Type::Any,
         }
     }
 
@@ -93,6 +97,7 @@ impl ElemType {
     /// Julia's promotion of two element types (`Bool` < `Int64` < `Float64`).
     pub fn promote(self, other: ElemType) -> ElemType {
         match (self, other) {
+            (ElemType::Obj, _) | (_, ElemType::Obj) => ElemType::Obj,
             (ElemType::F64, _) | (_, ElemType::F64) => ElemType::F64,
             (ElemType::Int, _) | (_, ElemType::Int) => ElemType::Int,
             _ => ElemType::Bool,
@@ -149,6 +154,38 @@ pub enum ArrayData {
     Int(Vec<i64>),
     /// `Bool` elements.
     Bool(Vec<bool>),
+    /// Elements of any other type (`Vector{Vector{Float64}}`, `Vector{Layer}`): references to
+    /// values, so an element array is shared with every alias of it, as in Julia.
+    Obj(Objects),
+}
+
+/// The elements of an array of objects, and their type.
+#[derive(Clone, Debug)]
+pub struct Objects {
+    /// The element type (`Vector{Float64}` in a `Vector{Vector{Float64}}`).
+    pub elem: Type,
+    /// The elements; a slot never set holds [`Value::Undef`] of [`UNDEF_SLOT`].
+    pub items: Vec<Value>,
+}
+
+/// The name an unset slot of an array of objects holds (Julia's `#undef`): reading it is
+/// Julia's `UndefRefError`.
+pub const UNDEF_SLOT: &str = "#undef";
+
+impl Objects {
+    /// `n` unset slots of element type `elem`.
+    pub fn unset(elem: Type, n: usize) -> Objects {
+        Objects {
+            elem,
+            items: vec![Value::Undef(UNDEF_SLOT.into()); n],
+        }
+    }
+}
+
+impl PartialEq for Objects {
+    fn eq(&self, other: &Objects) -> bool {
+        self.elem == other.elem && all_egal(&self.items, &other.items)
+    }
 }
 
 impl ArrayData {
@@ -158,6 +195,7 @@ impl ArrayData {
             ElemType::F64 => ArrayData::F64(vec![0.0; n]),
             ElemType::Int => ArrayData::Int(vec![0; n]),
             ElemType::Bool => ArrayData::Bool(vec![false; n]),
+            ElemType::Obj => ArrayData::Obj(Objects::unset(Type::Any, n)),
         }
     }
 
@@ -167,6 +205,7 @@ impl ArrayData {
             ArrayData::F64(_) => ElemType::F64,
             ArrayData::Int(_) => ElemType::Int,
             ArrayData::Bool(_) => ElemType::Bool,
+            ArrayData::Obj(_) => ElemType::Obj,
         }
     }
 
@@ -176,6 +215,7 @@ impl ArrayData {
             ArrayData::F64(v) => v.len(),
             ArrayData::Int(v) => v.len(),
             ArrayData::Bool(v) => v.len(),
+            ArrayData::Obj(o) => o.items.len(),
         }
     }
 
@@ -190,6 +230,7 @@ impl ArrayData {
             ArrayData::F64(v) => v.get(i).map(|&x| Value::F64(x)),
             ArrayData::Int(v) => v.get(i).map(|&x| Value::Int(x)),
             ArrayData::Bool(v) => v.get(i).map(|&x| Value::Bool(x)),
+            ArrayData::Obj(o) => o.items.get(i).cloned(),
         }
     }
 
@@ -198,12 +239,26 @@ impl ArrayData {
         (0..self.len()).filter_map(|i| self.get(i)).collect()
     }
 
-    /// Every element converted to Float64 (`Int64` and `Bool` exactly as Julia's `float`).
+    /// Every element converted to Float64 (`Int64` and `Bool` exactly as Julia's `float`);
+    /// NaNs for an array of objects, which inference never hands to a numeric kernel.
     pub fn to_f64(&self) -> Vec<f64> {
         match self {
             ArrayData::F64(v) => v.clone(),
             ArrayData::Int(v) => v.iter().map(|&x| x as f64).collect(),
             ArrayData::Bool(v) => v.iter().map(|&x| f64::from(u8::from(x))).collect(),
+            ArrayData::Obj(o) => vec![f64::NAN; o.items.len()],
+        }
+    }
+
+    /// Storage of element type `elem` (a number type or any other) holding `vals`, each
+    /// converted as `setindex!` does.
+    pub fn of_type(elem: &Type, vals: &[Value]) -> Result<ArrayData, String> {
+        match ElemType::of_type(elem) {
+            Some(e) => ArrayData::from_values(e, vals),
+            None => Ok(ArrayData::Obj(Objects {
+                elem: elem.clone(),
+                items: vals.to_vec(),
+            })),
         }
     }
 
@@ -236,6 +291,11 @@ impl ArrayData {
                 let x = convert_bool(v)?;
                 if let Some(slot) = d.get_mut(i) {
                     *slot = x;
+                }
+            }
+            ArrayData::Obj(o) => {
+                if let Some(slot) = o.items.get_mut(i) {
+                    *slot = v.clone();
                 }
             }
         }
@@ -316,9 +376,17 @@ impl Array {
         Array { shape, data }
     }
 
-    /// The IR type (`Vector{Float64}`, `Matrix{Int64}`, ...).
+    /// The IR type (`Vector{Float64}`, `Matrix{Int64}`, `Vector{Vector{Float64}}`, ...).
     pub fn ty(&self) -> Type {
-        Type::Array(Arc::new(self.data.elem().ty()), self.shape.ndims())
+        Type::Array(Arc::new(self.elem_type()), self.shape.ndims())
+    }
+
+    /// The element type.
+    pub fn elem_type(&self) -> Type {
+        match &self.data {
+            ArrayData::Obj(o) => o.elem.clone(),
+            d => d.elem().ty(),
+        }
     }
 
     /// Wrap as a shared value.
@@ -391,7 +459,7 @@ impl Value {
             Value::Struct(t, _) | Value::Mutable(t, _) => Type::Struct(t.clone()),
             Value::Ref(r) => Type::Ref(Arc::new(r.borrow().julia_type())),
             Value::Array(a) => a.borrow().ty(),
-            Value::Adjoint(a) => Type::Adjoint(Arc::new(a.borrow().data.elem().ty())),
+            Value::Adjoint(a) => Type::Adjoint(Arc::new(a.borrow().elem_type())),
             Value::Func(n) => Type::Function(n.clone()),
             Value::Symbol(_) | Value::Str(_) | Value::Undef(_) => Type::Any,
             Value::Pullback(p) => Type::Pullback(p.instance.args.clone()),

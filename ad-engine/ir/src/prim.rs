@@ -460,7 +460,8 @@ prims! {
         arity: AtLeast(2), effects: Effects::allocates("rows of unequal lengths"),
         interpreted_for: REST,
     }
-    /// `zeros(n)` / `zeros(m, n)`.
+    /// `zeros(n)` / `zeros(m, n)`; of an array or struct element type (`Vector{T}(undef, n)`,
+    /// the result `map` fills) the slots are not set yet.
     Zeros => "zeros" {
         arity: Between(1, 2), diff: Diff::No, effects: Effects::allocates("a negative size"),
         interpreted_for: REST,
@@ -506,6 +507,14 @@ prims! {
         arity: Between(2, 3),
         effects: Effects::mutates(0, "a negative length, or a tail of the wrong length"),
         jit: Jit::Runtime("zy_rt_setlength"),
+    }
+    /// `slot_get(xs, i)`: element `i` of a vector of arrays, structs or tuples as stored, an
+    /// unset slot (`#undef`) included: the AD's record of what `setindex!` overwrites.
+    SlotGet => "slot_get" { arity: Exactly(2), diff: Diff::No, jit: Jit::Interpreted }
+    /// `slot_set!(xs, i, v)`: store `v` (which may be an unset slot) at `i` of a vector of
+    /// arrays, structs or tuples: the AD's undoing of `setindex!`. Returns `nothing`.
+    SlotSet => "slot_set!" {
+        arity: Exactly(3), diff: Diff::No, effects: Effects::mutates(0, ""), jit: Jit::Interpreted,
     }
     /// `first(x)`.
     First => "first" { effects: Effects::throws("an empty collection"), interpreted_for: REST }
@@ -852,6 +861,7 @@ mod tests {
                 "check_axes",
                 "setindex!",
                 "setlength!",
+                "slot_set!",
                 "gradient",
                 "derivative",
                 "hessian",

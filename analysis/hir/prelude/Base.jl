@@ -327,6 +327,9 @@ _vector(x::Array{Bool}, n::Int) = fill(false, n)
 _matrix(x::Array{Float64}, m::Int, n::Int) = zeros(m, n)
 _matrix(x::Array{Int}, m::Int, n::Int) = fill(0, m, n)
 _matrix(x::Array{Bool}, m::Int, n::Int) = fill(false, m, n)
+# Of arrays, structs or tuples: slots the comprehension sets.
+_vector(x::Array, n::Int) = undef_objects(eltype(x), n)
+_matrix(x::Array, m::Int, n::Int) = undef_objects(eltype(x), m, n)
 
 # `x[I]` for linear indices `I`: a new Vector.
 function _slice(x::Array, I::StepRange{Int, Int})
@@ -441,6 +444,8 @@ view(A::Matrix, I::Colon, j::Int) = SubArray(A, _column(A, _steps(A, 1, I), j))
 
 # The target of `x[I] .= v` (lowering): a view of the indexed elements.
 dotview(x, i) = view(x, i)
+# `xs[i] .= v` of a vector of arrays writes into the element array, as Julia's `maybeview`.
+dotview(x::Array{<:AbstractArray}, i::Int) = x[i]
 dotview(x, i, j) = view(x, i, j)
 
 """
@@ -555,6 +560,8 @@ maybeview(A, I, J) = error("unsupported: a two-dimensional view (a block A[I, J]
 # Reductions over tuples, as Julia's `sum(t) = +(t...)`: a left fold over the elements (each
 # `+` promoting as it goes), so `sum((1, 2.5, 3))` is `(1 + 2.5) + 3`.
 sum(t::Tuple) = _foldl_tuple(+, t...)
+# The elementwise sum of a vector of arrays, from the left (Julia's `sum` of `Vector{Vector}`).
+sum(xs::Array{<:AbstractArray}) = reduce(+, xs)
 sum(f, t::Tuple) = sum(map(f, t))
 prod(f, t::Tuple) = prod(map(f, t))
 maximum(f, t::Tuple) = maximum(map(f, t))
@@ -1013,6 +1020,24 @@ end
 The elements of `x` combined with `op` from the left: `mapreduce(identity, op, x; init)`.
 """
 reduce(op, x::AbstractArray; init = _InitialValue()) = _mapfoldl(identity, op, init, x)
+
+# `reduce(hcat, xs)` of a vector of vectors: the matrix whose columns they are (Julia's own
+# method; a left fold would change the type on its first step).
+function reduce(::typeof(hcat), xs::Vector{Vector{Float64}})
+    n = length(xs)
+    if n == 0
+        throw(ArgumentError("reducing over an empty collection is not allowed; consider supplying `init` to the reducer"))
+    end
+    m = length(xs[1])
+    A = zeros(m, n)
+    for j in 1:n
+        if length(xs[j]) != m
+            throw(DimensionMismatch("mismatch in dimension 1 (expected $m got $(length(xs[j])))"))
+        end
+        A[:, j] = xs[j]
+    end
+    return A
+end
 
 """
     foldl(op, x; init)
@@ -2790,7 +2815,13 @@ end
 A copy sharing nothing with `x` (numbers, arrays of numbers, tuples of these).
 """
 deepcopy(x::Real) = x
-deepcopy(x::Array) = copy(x)
+function deepcopy(x::Array)
+    if eltype(x) <: Real
+        return copy(x)
+    end
+    # A vector of arrays (or tuples): each element copied deeply.
+    return map(deepcopy, x)
+end
 deepcopy(t::Tuple) = map(deepcopy, t)
 
 # Reductions over integer and Float64 ranges: over their elements.
@@ -4006,10 +4037,11 @@ Base.prod(it::DropWhile) = prod(collect(it))
 Base.length(it::TakeWhile) = error("unsupported: a `for` loop over `Iterators.takewhile` (zy's loops ask for its length, known only by calling the predicate); loop over `collect(...)` of it, or `break` inside the loop")
 Base.length(it::DropWhile) = error("unsupported: a `for` loop over `Iterators.dropwhile` (zy's loops ask for its length, known only by calling the predicate); loop over `collect(...)` of it")
 
-# Arrays whose elements are tuples or arrays are outside zy's arrays: refused by name.
-Base.collect(z::Base.Zip) = error("unsupported: `collect(zip(...))`, an array of tuples; iterate the zip itself (`for (a, b) in zip(x, y)`, `[f(a, b) for (a, b) in zip(x, y)]`)")
-Base.collect(e::Base.Enumerate) = error("unsupported: `collect(enumerate(x))`, an array of tuples; iterate the enumerate itself (`for (i, v) in enumerate(x)`)")
-Base.collect(p::Base.ProductIterator) = error("unsupported: `collect(Iterators.product(a, b))`, a matrix of tuples; iterate the product itself or write `[f(x, y) for x in a, y in b]`")
+# Arrays of the tuples an iterator gives (a matrix for a product of two), as Julia's.
+Base.collect(z::Base.Zip) = [t for t in z]
+Base.collect(e::Base.Enumerate) = [t for t in e]
+Base.collect(p::Base.ProductIterator) = [(x, y) for x in p.a, y in p.b]
+# Refused by name: a 3-dimensional array, and views as elements.
 Base.collect(p::Product3) = error("unsupported: `collect(Iterators.product(a, b, c))`, a 3-dimensional array of tuples; iterate the product itself")
 Base._gen_array(f, it::Product3) = error("unsupported: a comprehension over `Iterators.product(a, b, c)` (a 3-dimensional array in Julia); iterate it in a `for` loop or reduce a generator over it (`sum(f(x, y, z) for (x, y, z) in ...)`)")
 Base.collect(p::PartitionIterator) = error("unsupported: `collect(Iterators.partition(x, n))`, a vector of arrays; iterate the partition itself (`for p in Iterators.partition(x, n)`)")
@@ -4075,11 +4107,28 @@ function _foreach_tuple(f, x, rest...)
     return _foreach_tuple(f, rest...)
 end
 
-# `Vector{T}(undef, n)` and `Matrix{T}(undef, m, n)` of a struct or abstract type: refused by
-# name (the number types have their methods above).
-_undef_vector(T, n::Int) = error("unsupported: `Vector{$(T)}(undef, n)`: zy's arrays hold Float64, Int and Bool elements; keep structs or arrays in a tuple")
-_undef_matrix(T, m::Int, n::Int) = error("unsupported: `Matrix{$(T)}(undef, m, n)`: zy's arrays hold Float64, Int and Bool elements; keep structs or arrays in a tuple")
+# `Vector{T}(undef, n)` and `Matrix{T}(undef, m, n)` of an array, struct or tuple type: slots
+# not set yet, whose reading is Julia's `UndefRefError` (the builtin `undef_objects`; an
+# abstract element type is refused by name there). The number types have their methods above.
+_undef_vector(T, n::Int) = undef_objects(T, n)
+_undef_matrix(T, m::Int, n::Int) = undef_objects(T, m, n)
 
-# `push!(v, x)`, `insert!`, `fill!`, `Float64[...]` of an array `x` into an array of numbers:
-# Julia's `convert` refuses it; in zy, whose arrays hold numbers, say what to write instead.
-_elem_of(v::Array, x::AbstractArray) = error("MethodError: Cannot `convert` an array to an object of type $(eltype(v)): zy's arrays hold numbers, so a history of arrays is a Matrix (`hcat(H, x)`, or columns written into `zeros(n, k)`) or a tuple")
+# `push!(v, x)`, `insert!`, `fill!` of an array `x`: itself into an array of its type, converted
+# into a vector of Float64 arrays, and Julia's `convert` error into an array of numbers.
+function _elem_of(v::Array, x::AbstractArray)
+    if typeof(x) == eltype(v)
+        return x
+    end
+    _array_into(v, x)
+end
+# An array or struct into an array of them: itself, when it has the element type.
+function _elem_of(v::Array, x)
+    if typeof(x) == eltype(v)
+        return x
+    end
+    return convert(eltype(v), x)
+end
+# An array of numbers into a vector of Float64 arrays: converted, as Julia's `convert`.
+_array_into(v::Vector{Vector{Float64}}, x::AbstractVector{<:Real}) = float.(x)
+_array_into(v::Vector{Matrix{Float64}}, x::AbstractMatrix{<:Real}) = float.(x)
+_array_into(v, x) = error("MethodError: Cannot `convert` an object of type $(typeof(x)) to an object of type $(eltype(v))")

@@ -215,11 +215,12 @@ pub(crate) fn significant(x: f64, digits: i32) -> f64 {
 pub(crate) fn leaves(v: &Value, out: &mut Vec<f64>) {
     match v {
         Value::F64(x) => out.push(*x),
-        Value::Array(a) => {
-            if let ArrayData::F64(d) = &a.borrow().data {
-                out.extend(d);
-            }
-        }
+        Value::Array(a) => match &a.borrow().data {
+            ArrayData::F64(d) => out.extend(d),
+            // A vector of arrays, structs or tuples: each element's leaves in turn.
+            ArrayData::Obj(o) => o.items.iter().for_each(|x| leaves(x, out)),
+            _ => {}
+        },
         Value::Tuple(vs) | Value::NamedTuple(_, vs) | Value::Struct(_, vs) => {
             vs.iter().for_each(|x| leaves(x, out))
         }
@@ -239,15 +240,25 @@ pub(crate) fn grad_leaves(v: &Value, g: &Value, out: &mut Vec<f64>) {
     };
     match v {
         Value::F64(_) => out.push(if let Value::F64(x) = g { *x } else { 0.0 }),
-        Value::Array(a) => {
-            if let ArrayData::F64(d) = &a.borrow().data {
+        Value::Array(a) => match &a.borrow().data {
+            ArrayData::F64(d) => {
                 let gd = match g {
                     Value::Array(ga) => ga.borrow().data.to_f64(),
                     _ => Vec::new(),
                 };
                 out.extend((0..d.len()).map(|i| gd.get(i).copied().unwrap_or(0.0)));
             }
-        }
+            ArrayData::Obj(o) => {
+                let gs = match g {
+                    Value::Array(ga) => ga.borrow().data.values(),
+                    _ => Vec::new(),
+                };
+                for (i, x) in o.items.iter().enumerate() {
+                    grad_leaves(x, gs.get(i).unwrap_or(&Value::Nothing), out);
+                }
+            }
+            _ => {}
+        },
         Value::Tuple(vs) | Value::NamedTuple(_, vs) | Value::Struct(_, vs) => {
             let gs = parts(g);
             for (i, x) in vs.iter().enumerate() {
@@ -287,7 +298,17 @@ pub(crate) fn perturb(v: &Value, k: &mut Option<usize>, h: f64) -> Value {
             None => v.clone(),
         },
         Value::Array(a) => {
-            if let (ArrayData::F64(d), Some(n)) = (&mut a.borrow_mut().data, *k) {
+            let items = match &a.borrow().data {
+                ArrayData::Obj(o) => Some(o.items.clone()),
+                _ => None,
+            };
+            if let Some(items) = items {
+                // Each element in turn; structs and tuples are put back moved.
+                let moved: Vec<Value> = items.iter().map(|x| perturb(x, k, h)).collect();
+                if let ArrayData::Obj(o) = &mut a.borrow_mut().data {
+                    o.items = moved;
+                }
+            } else if let (ArrayData::F64(d), Some(n)) = (&mut a.borrow_mut().data, *k) {
                 if let Some(x) = d.get_mut(n) {
                     *x += h;
                     *k = None;

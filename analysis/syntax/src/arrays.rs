@@ -112,9 +112,6 @@ pub(crate) fn index(cx: &mut Cx, node: &SyntaxNode) -> Expr {
     let Some((base, indices)) = node.children.split_first() else {
         return error_expr(node);
     };
-    if let Some(refused) = array_of_arrays(cx, node, base) {
-        return refused;
-    }
     let base = expr(cx, base);
     cx.in_index += 1;
     let indices = indices
@@ -193,28 +190,4 @@ pub(crate) fn is_fresh_array(e: &Expr) -> bool {
         }
         _ => false,
     }
-}
-
-/// `Vector{Float64}[...]`, `Vector{Vector{Float64}}()`: a vector whose elements are arrays
-/// (`elem` names the element type), refused by name with what to write instead; `None` when
-/// `elem` is not an array type.
-pub(crate) fn array_of_arrays(cx: &mut Cx, node: &SyntaxNode, elem: &SyntaxNode) -> Option<Expr> {
-    let name = elem
-        .children
-        .first()
-        .filter(|_| elem.kind == Kind::Curly && !elem.leaf)?;
-    let is_array = name.leaf
-        && name.kind == Kind::Identifier
-        && matches!(cx.text(name), "Vector" | "Matrix" | "Array");
-    is_array.then(|| {
-        let t = cx.text(elem).to_string();
-        cx.unsupported(
-            node,
-            &format!(
-                "a vector of arrays (of {t} elements): zy's arrays hold numbers; write \
-                 `[a; b]` to concatenate, a Matrix whose columns are the vectors, or a tuple \
-                 `(a, b)` to keep them apart"
-            ),
-        )
-    })
 }

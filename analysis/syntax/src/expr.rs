@@ -580,9 +580,6 @@ fn empty_vector(
     if !is_vector || !args.is_empty() {
         return None;
     }
-    if let Some(refused) = arrays::array_of_arrays(cx, node, elem) {
-        return Some(refused);
-    }
     let kind = ExprKind::Index {
         base: Box::new(expr(cx, elem)),
         indices: vec![],

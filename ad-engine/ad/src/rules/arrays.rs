@@ -12,7 +12,7 @@ use zy_ir::{Const, Operand, Prim, Type};
 use super::Case::{Apply, Program};
 use super::Keep::{Forward, Residuals};
 use super::TestArg::{Float as F, LitInt as L, Matrix as M, Vector as V};
-use super::{or_nothing, Emit, FwdOut, FwdStmt, RevStmt, Rule, TanStmt};
+use super::{objects, or_nothing, Emit, FwdOut, FwdStmt, RevStmt, Rule, TanStmt};
 use crate::forward::dual_type;
 use crate::tangent::fdata_type;
 use crate::AdError;
@@ -29,15 +29,15 @@ const A: super::TestArg = M(2, 3, &[1.0, -2.0, 0.5, 3.0, 1.5, -0.5]);
 pub const RULES: &[Rule] = &[
     Rule {
         prim: GetIndex,
-        // The array's shadow and the indices.
-        keep: Residuals(|_, s, _, _| {
-            let mut r = vec![s.shadow(0)];
-            r.extend(s.args[1..].iter().cloned());
-            Ok(r)
-        }),
+        // The array's shadow and the indices (of a vector of arrays: the element's shadow).
+        keep: Forward(getindex_forward),
         reverse: |e, s| {
             if let Some(dy) = s.dy.clone() {
-                add_at(e, s.kept(0), s.residuals[1..].to_vec(), dy);
+                if objects::is_objects(&s.arg_tys[0]) {
+                    objects::add_into(e, s.kept(0), s.residuals[1..].to_vec(), dy, &s.ty);
+                } else {
+                    add_at(e, s.kept(0), s.residuals[1..].to_vec(), dy);
+                }
             }
             s.none()
         },
@@ -46,10 +46,14 @@ pub const RULES: &[Rule] = &[
     },
     Rule {
         prim: First,
-        keep: Residuals(|e, s, _, _| Ok(vec![s.shadow(0), length(e, s)])),
+        keep: Forward(|e, s| end_forward(e, s, First)),
         reverse: |e, s| {
             if let Some(dy) = s.dy.clone() {
-                add_at(e, s.kept(0), vec![Const::Int(1).into()], dy);
+                if objects::is_objects(&s.arg_tys[0]) {
+                    objects::add_into(e, s.kept(0), vec![s.kept(1)], dy, &s.ty);
+                } else {
+                    add_at(e, s.kept(0), vec![Const::Int(1).into()], dy);
+                }
             }
             s.none()
         },
@@ -58,10 +62,14 @@ pub const RULES: &[Rule] = &[
     },
     Rule {
         prim: Last,
-        keep: Residuals(|e, s, _, _| Ok(vec![s.shadow(0), length(e, s)])),
+        keep: Forward(|e, s| end_forward(e, s, Last)),
         reverse: |e, s| {
             if let Some(dy) = s.dy.clone() {
-                add_at(e, s.kept(0), vec![s.kept(1)], dy);
+                if objects::is_objects(&s.arg_tys[0]) {
+                    objects::add_into(e, s.kept(0), vec![s.kept(1)], dy, &s.ty);
+                } else {
+                    add_at(e, s.kept(0), vec![s.kept(1)], dy);
+                }
             }
             s.none()
         },
@@ -71,7 +79,13 @@ pub const RULES: &[Rule] = &[
     Rule {
         prim: SetIndex,
         keep: Forward(setindex_forward),
-        reverse: setindex_reverse,
+        reverse: |e, s| {
+            if objects::is_objects(&s.arg_tys[0]) {
+                objects::setindex_reverse(e, s)
+            } else {
+                setindex_reverse(e, s)
+            }
+        },
         pushforward: |e, s, _| {
             if let (Some(tx), Some(tv)) = (s.tangent(0), s.tangent_or_zero(e, 1)) {
                 let mut args = vec![tx, tv];
@@ -88,7 +102,13 @@ pub const RULES: &[Rule] = &[
     Rule {
         prim: SetLength,
         keep: Forward(setlength_forward),
-        reverse: setlength_reverse,
+        reverse: |e, s| {
+            if objects::is_objects(&s.arg_tys[0]) {
+                objects::setlength_reverse(e, s)
+            } else {
+                setlength_reverse(e, s)
+            }
+        },
         // The tangent changes length with the primal: new entries are the tail's tangents (or
         // zero), the removed ones are the result's tangent.
         pushforward: |e, s, _| {
@@ -97,7 +117,8 @@ pub const RULES: &[Rule] = &[
             if s.args.len() == 3 {
                 args.push(s.tangent_or_zero(e, 2)?);
             }
-            Some(e.prim(SetLength, args, s.ty.clone()))
+            // The tangent's type: the primal's for numbers, not for structs (`Vector{Layer}`).
+            Some(e.prim(SetLength, args, dual_type(&s.ty)))
         },
         cases: &[
             Apply(&[V(X1), L(5)]),
@@ -198,8 +219,16 @@ pub const RULES: &[Rule] = &[
     },
     Rule {
         prim: Vect,
-        keep: Residuals(fresh_and_shadow),
+        keep: Forward(|e, s| {
+            if objects::is_objects(&s.ty) {
+                return Ok(objects::build(e, s, Vect));
+            }
+            fresh_forward(e, s, Vect)
+        }),
         reverse: |e, s| {
+            if objects::is_objects(&s.ty) {
+                return objects::vect_reverse(e, s);
+            }
             let mut out = s.none();
             for (i, o) in out.iter_mut().enumerate() {
                 if s.float_arg(i) {
@@ -224,9 +253,17 @@ pub const RULES: &[Rule] = &[
     },
     Rule {
         prim: Copy,
-        keep: Residuals(fresh_and_shadow),
+        keep: Forward(|e, s| {
+            if objects::is_objects(&s.ty) {
+                return Ok(objects::build(e, s, Copy));
+            }
+            fresh_forward(e, s, Copy)
+        }),
         reverse: |e, s| {
-            e.prim(AccumInto, vec![s.kept(1), s.kept(0)], Type::Nothing);
+            // A shallow copy of a vector of arrays shares its elements' shadows: nothing to add.
+            if !objects::is_objects(&s.ty) || objects::is_returned(&s.ty) {
+                e.prim(AccumInto, vec![s.kept(1), s.kept(0)], Type::Nothing);
+            }
             s.none()
         },
         pushforward: linear,
@@ -377,8 +414,68 @@ fn built(e: &mut Emit, s: &TanStmt, skip: usize) -> Option<Operand> {
     Some(e.prim(s.prim, args, dty))
 }
 
+/// `x[i]`: keep the array's shadow and the indices; of a vector of arrays, the element's own
+/// shadow is the result's.
+fn getindex_forward(e: &mut Emit, s: &FwdStmt) -> Result<FwdOut, AdError> {
+    if objects::is_objects(&s.arg_tys[0]) {
+        return Ok(objects::getindex(e, s));
+    }
+    let value = e.prim(GetIndex, s.args.clone(), s.ty.clone());
+    let shadow = e.zero_fdata(value.clone(), &s.ty);
+    let mut residuals = vec![];
+    if s.active {
+        residuals.push(s.shadow(0));
+        residuals.extend(s.args[1..].iter().cloned());
+    }
+    Ok(FwdOut {
+        value,
+        shadow,
+        residuals,
+    })
+}
+
+/// `first(x)`, `last(x)`: keep the array's shadow and its length (of a vector of arrays, the
+/// element's own shadow is the result's).
+fn end_forward(e: &mut Emit, s: &FwdStmt, p: Prim) -> Result<FwdOut, AdError> {
+    if objects::is_objects(&s.arg_tys[0]) {
+        return Ok(objects::end(e, s, p));
+    }
+    let value = e.prim(p, s.args.clone(), s.ty.clone());
+    let shadow = e.zero_fdata(value.clone(), &s.ty);
+    let residuals = if s.active {
+        vec![s.shadow(0), length(e, s)]
+    } else {
+        vec![]
+    };
+    Ok(FwdOut {
+        value,
+        shadow,
+        residuals,
+    })
+}
+
+/// `p(args...)` with a fresh result: keep its fresh shadow and operand 0's
+/// ([`fresh_and_shadow`] as a whole forward fragment).
+fn fresh_forward(e: &mut Emit, s: &FwdStmt, p: Prim) -> Result<FwdOut, AdError> {
+    let value = e.prim(p, s.args.clone(), s.ty.clone());
+    let shadow = e.zero_fdata(value.clone(), &s.ty);
+    let residuals = if s.active {
+        fresh_and_shadow(e, s, &value, shadow.as_ref())?
+    } else {
+        vec![]
+    };
+    Ok(FwdOut {
+        value,
+        shadow,
+        residuals,
+    })
+}
+
 /// `x[i] = v`: keep the old `x[i]`, read before the write, to restore it in reverse.
 fn setindex_forward(e: &mut Emit, s: &FwdStmt) -> Result<FwdOut, AdError> {
+    if objects::is_objects(&s.arg_tys[0]) {
+        return objects::setindex(e, s);
+    }
     let idx = s.args[2..].to_vec();
     let elem = s.arg_tys[0].elem().cloned().unwrap_or(Type::Nothing);
     let mut get = vec![s.args[0].clone()];
@@ -420,6 +517,9 @@ fn setindex_reverse(e: &mut Emit, s: &RevStmt) -> Vec<Option<Operand>> {
 /// `setlength!(v, n[, tail])`: the primal and its shadow change length (the shadow's new
 /// entries are zero: nothing has reached them yet); keep what restores both.
 fn setlength_forward(e: &mut Emit, s: &FwdStmt) -> Result<FwdOut, AdError> {
+    if objects::is_objects(&s.arg_tys[0]) {
+        return Ok(objects::setlength(e, s));
+    }
     let old = e.prim(Length, vec![s.args[0].clone()], Type::Int64);
     let value = e.prim(SetLength, s.args.clone(), s.ty.clone());
     let sv = s.shadow(0);

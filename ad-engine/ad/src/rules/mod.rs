@@ -19,7 +19,9 @@ mod broadcast;
 mod calls;
 mod data;
 mod factor;
+mod objects;
 mod scalar;
+mod split;
 
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -299,6 +301,9 @@ pub struct Callees<'g> {
 
 /// The forward fragment of a statement.
 pub fn forward(e: &mut Emit, s: FwdStmt, callees: &mut Callees) -> Result<FwdOut, AdError> {
+    if s.active {
+        objects::refuse_unsupported(e.span, s.op, &s.arg_tys, &s.ty)?;
+    }
     let out = match s.op {
         Op::Prim(p) if scalar::handles(*p) => scalar::forward(e, *p, &s),
         Op::Prim(p) => match rule(*p) {
@@ -375,6 +380,9 @@ pub struct TanOut {
 /// The pushforward of a primitive statement: its result and the result's tangent.
 pub fn pushforward(e: &mut Emit, s: &TanStmt) -> Result<TanOut, AdError> {
     let p = s.prim;
+    if s.tangents.iter().any(Option::is_some) {
+        objects::refuse_unsupported(e.span, &Op::Prim(p), &s.arg_tys, &s.ty)?;
+    }
     if scalar::handles(p) {
         let value = e.prim(p, s.args.clone(), s.ty.clone());
         let tangent = match &s.ty {

@@ -238,7 +238,6 @@ pub(crate) fn unary(cx: &mut Cx, b: &mut PlanBuilder, op: &str, x: &Val) -> Resu
 /// Array functions of one argument or shape arguments.
 pub(crate) fn call(b: &mut PlanBuilder, name: &str, args: &[Val]) -> Result<Val, Fail> {
     let fail = || Err(no_method(name, &types(args)));
-    let numeric_array = |t: &Type| matches!(t, Type::Array(e, _) if e.is_number());
     match (name, args) {
         ("zeros" | "ones", _) => {
             let (elem, dims) = match args.split_first() {
@@ -272,7 +271,7 @@ pub(crate) fn call(b: &mut PlanBuilder, name: &str, args: &[Val]) -> Result<Val,
                 .unwrap_or_else(fail)
         }
         ("setlength!", [v, n, tail @ ..])
-            if matches!(&v.ty, Type::Array(e, 1) if e.is_number())
+            if matches!(&v.ty, Type::Array(e, 1) if super::data::is_element_type(e))
                 && n.ty == Type::Int64
                 && tail.iter().all(|t| t.ty == v.ty)
                 && tail.len() <= 1 =>
@@ -280,7 +279,9 @@ pub(crate) fn call(b: &mut PlanBuilder, name: &str, args: &[Val]) -> Result<Val,
             let operands: Vec<&Val> = args.iter().collect();
             Ok(apply(b, Prim::SetLength, &operands, v.ty.clone()))
         }
-        ("copy" | "similar", [x]) if numeric_array(&x.ty) => {
+        // Of an array of arrays or structs, a shallow copy (the elements are shared) and
+        // unset slots, as Julia's.
+        ("copy" | "similar", [x]) if matches!(x.ty, Type::Array(..)) => {
             let p = if name == "copy" {
                 Prim::Copy
             } else {

@@ -414,6 +414,9 @@ pub(crate) fn typed_literal(cx: &Cx, name: &str, args: &[Val]) -> Option<Fail> {
     if name != "getindex" {
         return None;
     }
+    if typed_elem(cx, t).is_some() {
+        return None;
+    }
     let what = match cx.program.structs.get(t) {
         _ if &**t == "Any" => "an array of element type Any".to_string(),
         Some(def) if def.is_abstract => format!(
@@ -425,32 +428,41 @@ pub(crate) fn typed_literal(cx: &Cx, name: &str, args: &[Val]) -> Option<Fail> {
         _ => return None,
     };
     Some(Fail::unsupported(format!(
-        "the typed array `{t}[...]` (zy's arrays hold Float64, Int and Bool elements): {what}"
+        "the typed array `{t}[...]` (zy's arrays hold numbers, arrays, the program's concrete structs and tuples of them): {what}"
     )))
 }
 
-/// Why a zy array cannot hold elements of type `t` (its arrays hold numbers) and what to write
-/// instead, or `None` for a number type: `[a, b]` of arrays, structs or tuples, and `map` or a
-/// comprehension whose values are such.
+/// Why a zy array cannot hold elements of type `t` and what to write instead, or `None` for a
+/// type it holds: numbers, and (as references, Julia's `Vector{Vector{Float64}}`,
+/// `Vector{Layer}`) arrays, the program's structs and tuples of such.
 pub(crate) fn nested_elements(t: &Type) -> Option<String> {
+    if is_element_type(t) {
+        return None;
+    }
     Some(match t {
-        _ if t.is_number() || *t == Type::Bottom => return None,
-        Type::Array(..) | Type::Adjoint(_) => format!(
-            "a vector of arrays (of {t} values, a Vector{{{t}}} in Julia); write `[a; b]` to \
-             concatenate them, `hcat(a, b)` for a matrix of columns, or a tuple `(a, b)` to \
-             keep them apart"
+        Type::Adjoint(_) => format!(
+            "a vector of rows (of {t} values); collect each row first (`collect(x')`), or \
+             keep them in a tuple"
         ),
         Type::Struct(s) if is_library(&s.name) => format!(
             "a vector of {t} values (a Vector{{{t}}} in Julia); write a tuple `(a, b)`, or \
              `[a; b]` to concatenate them"
         ),
-        Type::Struct(_) => struct_elements(&t.to_string()),
-        Type::Tuple(_) | Type::NamedTuple(_) => format!(
-            "an array of tuples (of {t} values); write a tuple of tuples, or one array per \
-             position"
-        ),
-        _ => format!("an array of {t} values (zy's arrays hold numbers)"),
+        _ => format!("an array of {t} values"),
     })
+}
+
+/// Can a zy array hold elements of type `t`? Numbers, arrays, the program's structs, and
+/// tuples and named tuples of such.
+pub(crate) fn is_element_type(t: &Type) -> bool {
+    match t {
+        _ if t.is_number() || *t == Type::Bottom => true,
+        Type::Array(e, 1 | 2) => is_element_type(e),
+        Type::Struct(s) => s.kind == StructKind::User && !is_library(&s.name),
+        Type::Tuple(ts) => !ts.is_empty() && ts.iter().all(is_element_type),
+        Type::NamedTuple(fs) => !fs.is_empty() && fs.iter().all(|(_, t)| is_element_type(t)),
+        _ => false,
+    }
 }
 
 /// Is the struct `name` one of the library's (a range, a view, an iterator), not the program's?
@@ -458,6 +470,76 @@ fn is_library(name: &str) -> bool {
     ["Base.", "LinearAlgebra.", "Statistics.", "Random."]
         .iter()
         .any(|m| name.starts_with(m))
+}
+
+/// The element type of a typed literal `T[...]` whose `T` (a type value's name) is an array,
+/// a struct or a tuple type zy's arrays hold: `None` for numbers (the prelude's methods) and
+/// for other types.
+fn typed_elem(cx: &Cx, t: &str) -> Option<Type> {
+    let pat = crate::type_values::pattern_of_name(t, cx.program).ok()?;
+    let elem = crate::dispatch::concrete_type(cx.program, &pat)?;
+    (!elem.is_number() && is_element_type(&elem)).then_some(elem)
+}
+
+/// `T[a, b]`, `T[]` and `Vector{T}()` of an array, struct or tuple type `T`: a vector of
+/// references to the elements, each converted to `T`. `None` when `T` is not such a type.
+pub(crate) fn typed_vect(
+    cx: &Cx,
+    b: &mut PlanBuilder,
+    name: &str,
+    args: &[Val],
+) -> Option<Result<Val, Fail>> {
+    let (Type::Function(t), "getindex") = (&args.first()?.ty, name) else {
+        return None;
+    };
+    let elem = typed_elem(cx, t)?;
+    Some((|| {
+        let vals = args[1..]
+            .iter()
+            .map(|a| convert(b, a.clone(), &elem))
+            .collect::<Result<Vec<_>, _>>()?;
+        let refs: Vec<&Val> = vals.iter().collect();
+        Ok(apply(b, Prim::Vect, &refs, array(elem, 1)))
+    })())
+}
+
+/// `Vector{T}(undef, n)` and `Matrix{T}(undef, m, n)` of an array, struct or tuple type `T`
+/// (the prelude's `_undef_vector` calls `undef_objects`): slots that are not set yet, whose
+/// reading is Julia's `UndefRefError`. `None` for another call.
+pub(crate) fn undef_objects(
+    cx: &Cx,
+    b: &mut PlanBuilder,
+    name: &str,
+    args: &[Val],
+) -> Option<Result<Val, Fail>> {
+    if name != "undef_objects" {
+        return None;
+    }
+    let Some((Type::Function(t), dims)) = args.split_first().map(|(t, d)| (&t.ty, d)) else {
+        return Some(Err(no_method(name, &types(args))));
+    };
+    let Some(elem) = typed_elem(cx, t) else {
+        let form = if dims.len() == 2 {
+            format!("Matrix{{{t}}}(undef, m, n)")
+        } else {
+            format!("Vector{{{t}}}(undef, n)")
+        };
+        return Some(Err(Fail::unsupported(format!(
+            "`{form}`: zy's arrays hold numbers, arrays, the program's concrete structs and \
+             tuples of them, not values of an abstract type, which Julia dispatches per element \
+             at run time; keep those in a tuple `(a, b)`"
+        ))));
+    };
+    if dims.is_empty() || dims.len() > 2 || dims.iter().any(|d| d.ty != Type::Int64) {
+        return Some(Err(no_method(name, &types(args))));
+    }
+    let refs: Vec<&Val> = dims.iter().collect();
+    Some(Ok(apply(
+        b,
+        Prim::Zeros,
+        &refs,
+        array(elem, dims.len() as u8),
+    )))
 }
 
 /// The refusal of an array of the struct type `name`, with what to write instead.

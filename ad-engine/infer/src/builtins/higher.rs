@@ -87,10 +87,16 @@ fn shape(xs: &[Val]) -> Result<(Vec<Type>, Option<u8>), Fail> {
     Ok((elems, n))
 }
 
-/// Check that `f` applied to the elements gives numbers (arrays here hold numbers).
+/// Check that `f` applied to the elements gives what an array holds (numbers, and for `map`
+/// and broadcasting also arrays, structs and tuples); `sum` adds numbers only.
 fn element_result(cx: &mut Cx, f: &Val, elems: &[Type], what: &str) -> Result<Type, Fail> {
     let r = cx.callee_result(f, elems)?;
-    if r != Type::Bottom && !r.is_number() {
+    let holds = if what == "sum" {
+        r == Type::Bottom || r.is_number()
+    } else {
+        super::data::is_element_type(&r)
+    };
+    if !holds {
         let why = super::data::nested_elements(&r).unwrap_or_default();
         return Err(Fail::unsupported(format!(
             "`{what}` of a function returning {r}: {why}"

@@ -99,6 +99,7 @@ pub const BUILTINS: &[&str] = &[
     "hcat",
     "error",
     "undef",
+    "undef_objects",
     "range_length",
     "loop_range",
     "loop_elem",
@@ -220,6 +221,12 @@ pub(crate) fn call(
         return Some(r);
     }
     if let Some(r) = counted_loop(cx, b, name, args) {
+        return Some(r);
+    }
+    if let Some(r) = data::typed_vect(cx, b, name, args) {
+        return Some(r);
+    }
+    if let Some(r) = data::undef_objects(cx, b, name, args) {
         return Some(r);
     }
     if let Some(refusal) = data::typed_literal(cx, name, args) {

@@ -55,6 +55,11 @@ fn result_elem(ret: &Type, vals: &[Value]) -> Result<ElemType, String> {
 
 /// `[a, b, c]`.
 pub fn vect(args: &[Value], ret: &Type) -> Result<Value, String> {
+    if let Some(elem) = ret.elem().filter(|e| !e.is_number() && **e != Type::Any) {
+        // `[x, y]` of arrays, structs or tuples: a vector of references to them.
+        let data = ArrayData::of_type(elem, args)?;
+        return alloc(Shape::Vector(args.len()), |_| data);
+    }
     let e = result_elem(ret, args)?;
     let data = ArrayData::from_values(e, args)?;
     alloc(Shape::Vector(args.len()), |_| data)
@@ -107,6 +112,14 @@ fn dims(args: &[Value], name: &str, all: &[Value]) -> Result<Shape, String> {
 /// `zeros(dims...)`, `ones(dims...)`.
 pub fn zeros_ones(p: Prim, args: &[Value], ret: &Type) -> Result<Value, String> {
     let shape = dims(args, p.julia_name(), args)?;
+    if let Some(elem) = ret.elem().filter(|e| !e.is_number() && **e != Type::Any) {
+        // `Vector{T}(undef, n)` of arrays or structs (inference's `undef_objects`), and the
+        // result `map` fills: slots not set yet.
+        let elem = elem.clone();
+        return alloc(shape, |n| {
+            ArrayData::Obj(crate::value::Objects::unset(elem, n))
+        });
+    }
     let e = ret
         .elem()
         .and_then(ElemType::of_type)
@@ -118,6 +131,7 @@ pub fn zeros_ones(p: Prim, args: &[Value], ret: &Type) -> Result<Value, String> 
                 ArrayData::F64(v) => v.fill(1.0),
                 ArrayData::Int(v) => v.fill(1),
                 ArrayData::Bool(v) => v.fill(true),
+                ArrayData::Obj(_) => {}
             }
         }
         data
@@ -151,7 +165,10 @@ pub fn fill(args: &[Value]) -> Result<Value, String> {
 pub fn similar_copy(p: Prim, a: &Value) -> Result<Value, String> {
     let fresh = |arr: &Array| {
         let data = if p == Prim::Copy {
+            // Shallow, as Julia's: the elements of an array of arrays are shared.
             arr.data.clone()
+        } else if let ArrayData::Obj(o) = &arr.data {
+            ArrayData::Obj(crate::value::Objects::unset(o.elem.clone(), o.items.len()))
         } else {
             ArrayData::zeros(arr.data.elem(), arr.data.len())
         };
@@ -318,16 +335,44 @@ pub fn get_index(args: &[Value]) -> Result<Value, String> {
         Value::Array(a) | Value::Adjoint(a) if !idx.is_empty() => {
             let (ds, _) = dims_of(x).unwrap_or_default();
             let pos = position(x, ds, idx)?;
-            a.borrow()
-                .data
-                .get(pos)
-                .ok_or_else(|| "internal error: array storage too short".into())
+            match a.borrow().data.get(pos) {
+                Some(Value::Undef(_)) => Err(UNDEF_REF.into()),
+                Some(v) => Ok(v),
+                None => Err("internal error: array storage too short".into()),
+            }
         }
         Value::Ref(_) if idx.is_empty() => data::ref_get(std::slice::from_ref(x)),
         Value::Tuple(_) if idx.len() == 1 => data::tuple_index(args),
         _ => Err(method_error("getindex", args)),
     }
 }
+
+/// `slot_get(xs, i)` and `slot_set!(xs, i, v)` on a vector of objects: the slot as stored,
+/// unset or not (the AD's record and undoing of `setindex!`).
+pub fn slot(p: Prim, args: &[Value]) -> Result<Value, String> {
+    let (Some(Value::Array(a)), Some(Value::Int(i))) = (args.first(), args.get(1)) else {
+        return Err(method_error(p.julia_name(), args));
+    };
+    let mut a = a.borrow_mut();
+    let ArrayData::Obj(o) = &mut a.data else {
+        return Err(method_error(p.julia_name(), args));
+    };
+    let slot = i
+        .checked_sub(1)
+        .and_then(|k| usize::try_from(k).ok())
+        .and_then(|k| o.items.get_mut(k))
+        .ok_or_else(|| format!("internal error: `{}` at index {i}", p.julia_name()))?;
+    match args.get(2) {
+        Some(v) => {
+            *slot = v.clone();
+            Ok(Value::Nothing)
+        }
+        None => Ok(slot.clone()),
+    }
+}
+
+/// Julia's error for reading a slot of an array of objects that was never set.
+pub const UNDEF_REF: &str = "UndefRefError: access to undefined reference";
 
 /// `x[i...] = v`: operands are (array, value, indices...). Converts `v` to the element type;
 /// returns `v`.
@@ -543,6 +588,20 @@ pub fn set_length(args: &[Value]) -> Result<Value, String> {
             }),
             false,
         )),
+        (ArrayData::Obj(d), t) => {
+            let elem = d.elem.clone();
+            let unset = Value::Undef(crate::value::UNDEF_SLOT.into());
+            let items = cut(
+                &mut d.items,
+                n,
+                t.and_then(|t| match t {
+                    ArrayData::Obj(t) => Some(t.items),
+                    _ => None,
+                }),
+                unset,
+            );
+            ArrayData::Obj(crate::value::Objects { elem, items })
+        }
     };
     a.shape = Shape::Vector(n);
     Ok(Array::new(Shape::Vector(removed.len()), removed).into_value())

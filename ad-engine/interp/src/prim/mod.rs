@@ -27,7 +27,7 @@ pub use reduce::extremum_index;
 pub fn eval_prim(p: Prim, args: &[Value], ret: &Type) -> Result<Value, String> {
     if !matches!(
         p,
-        Prim::Push | Prim::Tuple | Prim::NamedTuple | Prim::GetField
+        Prim::Push | Prim::Tuple | Prim::NamedTuple | Prim::GetField | Prim::SlotSet
     ) {
         if let Some(Value::Undef(name)) = args.iter().find(|a| matches!(a, Value::Undef(_))) {
             return Err(undef_error(name));
@@ -121,6 +121,7 @@ pub fn eval_prim(p: Prim, args: &[Value], ret: &Type) -> Result<Value, String> {
         GetIndex => array::get_index(args),
         SetIndex => array::set_index(args),
         SetLength => array::set_length(args),
+        SlotGet | SlotSet => array::slot(p, args),
         First | Last => {
             let [a] = operands(p, args)?;
             array::first_last(p, a)

@@ -88,6 +88,54 @@ fn zero_of(t: &Type, like: Option<&Value>) -> Result<Value, String> {
             };
             Value::new_ref(zero_of(inner, contents.as_ref())?)
         }
+        // The shadow of a vector of arrays or structs: each element's own zero shadow (an
+        // unset slot stays unset).
+        Type::Array(e, _) if ElemType::of_type(e).is_none() => {
+            let (shape, items) = match like {
+                Some(Value::Array(a)) => {
+                    let a = a.borrow();
+                    let items = match &a.data {
+                        ArrayData::Obj(o) => {
+                            // One array (or mutable struct) held in two slots has one shadow,
+                            // held in both.
+                            let mut seen: Vec<(*const (), Value)> = Vec::new();
+                            let mut items = Vec::with_capacity(o.items.len());
+                            for x in &o.items {
+                                let z = match x {
+                                    Value::Undef(_) => x.clone(),
+                                    Value::Array(_) | Value::Mutable(..) => {
+                                        let at = match x {
+                                            Value::Array(r) => Rc::as_ptr(r).cast::<()>(),
+                                            Value::Mutable(_, r) => Rc::as_ptr(r).cast::<()>(),
+                                            _ => std::ptr::null(),
+                                        };
+                                        match seen.iter().find(|(p, _)| *p == at) {
+                                            Some((_, z)) => z.clone(),
+                                            None => {
+                                                let z = zero_of(e, Some(x))?;
+                                                seen.push((at, z.clone()));
+                                                z
+                                            }
+                                        }
+                                    }
+                                    x => zero_of(e, Some(x))?,
+                                };
+                                items.push(z);
+                            }
+                            items
+                        }
+                        _ => return Err(format!("internal error: no zero value of type {t}")),
+                    };
+                    (a.shape, items)
+                }
+                _ => (Shape::Vector(0), vec![]),
+            };
+            let data = ArrayData::Obj(crate::value::Objects {
+                elem: (**e).clone(),
+                items,
+            });
+            Value::Array(Rc::new(RefCell::new(Array::new(shape, data))))
+        }
         Type::Array(e, _) | Type::Adjoint(e) => {
             let elem = ElemType::of_type(e)
                 .ok_or_else(|| format!("internal error: no zero value of type {t}"))?;
@@ -138,6 +186,35 @@ pub fn accum(a: &Value, b: &Value) -> Result<Value, String> {
     }
 }
 
+/// `accum(a, b)` that adds the arrays inside `a` in place rather than into new ones: an
+/// element of a vector of arrays' shadow is that array's own shadow, seen elsewhere too.
+fn accum_keeping_arrays(a: &Value, b: &Value) -> Result<Value, String> {
+    match (a, b) {
+        (_, Value::Nothing) => Ok(a.clone()),
+        (Value::Array(_), _) => {
+            accum_into(a, b)?;
+            Ok(a.clone())
+        }
+        (Value::Tuple(xs), Value::Tuple(ys)) if xs.len() == ys.len() => {
+            let sum: Result<Vec<Value>, String> = xs
+                .iter()
+                .zip(ys.iter())
+                .map(|(x, y)| accum_keeping_arrays(x, y))
+                .collect();
+            Ok(Value::Tuple(sum?.into()))
+        }
+        (Value::NamedTuple(nx, xs), Value::NamedTuple(ny, ys)) if nx == ny => {
+            let sum: Result<Vec<Value>, String> = xs
+                .iter()
+                .zip(ys.iter())
+                .map(|(x, y)| accum_keeping_arrays(x, y))
+                .collect();
+            Ok(Value::NamedTuple(nx.clone(), sum?.into()))
+        }
+        _ => accum(a, b),
+    }
+}
+
 /// `accum!(dst, x)`: add `x` (an array of `dst`'s shape, or a number added to every element)
 /// into the array `dst` in place. Returns `nothing`. An `x` of a shape that broadcasting
 /// extends `dst`'s to (the gradient of a broadcast's operand whose type is the result's, an
@@ -146,6 +223,23 @@ pub fn accum_into(dst: &Value, x: &Value) -> Result<Value, String> {
     let (Value::Array(d) | Value::Adjoint(d)) = dst else {
         return Err(method_error("accum!", &[dst.clone(), x.clone()]));
     };
+    if matches!(d.borrow().data, ArrayData::Obj(_)) {
+        // The gradients of a vector of tuples or structs: added element by element.
+        let Value::Array(a) = x else {
+            return Err(method_error("accum!", &[dst.clone(), x.clone()]));
+        };
+        let addend = a.borrow().data.values();
+        let mut d = d.borrow_mut();
+        if addend.len() != d.data.len() {
+            return Err("internal error: `accum!` of vectors of different lengths".into());
+        }
+        for (i, y) in addend.iter().enumerate() {
+            let old = d.data.get(i).unwrap_or(Value::Nothing);
+            let sum = accum_keeping_arrays(&old, y)?;
+            d.data.set(i, &sum)?;
+        }
+        return Ok(Value::Nothing);
+    }
     let addend: Vec<Value> = match x {
         Value::Nothing => return Ok(Value::Nothing),
         Value::Array(a) | Value::Adjoint(a) => {

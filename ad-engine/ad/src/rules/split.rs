@@ -1,0 +1,76 @@
+//! A gradient split into its shadow part (fdata) and its returned part (rdata) and joined back,
+//! as IR: what an array of elements with both (a struct of a `Float64` and an array) keeps per
+//! element, its whole gradient, while reading an element gives its shadow part and the reverse
+//! adds the returned part.
+
+use zy_ir::{tangent_type, Const, Operand, Type};
+
+use super::Emit;
+use crate::tangent::{fdata_type, rdata_type};
+
+// Which types split so is `crate::tangent::mixed_elements`.
+
+/// The shadow part of the gradient `full` of a value of type `t`.
+pub fn fdata_of(e: &mut Emit, full: Operand, t: &Type) -> Operand {
+    let (f, tan) = (fdata_type(t), tangent_type(t));
+    if f == Type::Nothing {
+        return Const::Nothing.into();
+    }
+    if f == tan {
+        return full;
+    }
+    let parts = fields(t)
+        .iter()
+        .enumerate()
+        .map(|(k, ft)| {
+            let part = e.field(full.clone(), k, &tan);
+            fdata_of(e, part, ft)
+        })
+        .collect();
+    e.rebuild(&f, parts)
+}
+
+/// The returned part of the gradient `full` of a value of type `t`.
+pub fn rdata_of(e: &mut Emit, full: Operand, t: &Type) -> Operand {
+    let (r, tan) = (rdata_type(t), tangent_type(t));
+    if r == Type::Nothing {
+        return Const::Nothing.into();
+    }
+    if r == tan {
+        return full;
+    }
+    let parts = fields(t)
+        .iter()
+        .enumerate()
+        .map(|(k, ft)| {
+            let part = e.field(full.clone(), k, &tan);
+            rdata_of(e, part, ft)
+        })
+        .collect();
+    e.rebuild(&r, parts)
+}
+
+/// The whole gradient of a value of type `t` whose shadow part is `shadow` and whose returned
+/// part is zero.
+pub fn full_of(e: &mut Emit, shadow: Operand, t: &Type) -> Operand {
+    let (f, tan) = (fdata_type(t), tangent_type(t));
+    if f == Type::Nothing {
+        return e.zero_rdata(&tan);
+    }
+    if f == tan {
+        return shadow;
+    }
+    let parts = fields(t)
+        .iter()
+        .enumerate()
+        .map(|(k, ft)| {
+            let part = e.field(shadow.clone(), k, &f);
+            full_of(e, part, ft)
+        })
+        .collect();
+    e.rebuild(&tan, parts)
+}
+
+fn fields(t: &Type) -> Vec<Type> {
+    t.field_types().unwrap_or_default()
+}
