@@ -604,6 +604,11 @@ fn immutable_value(value: &zy_syntax::ast::Expr) -> bool {
             rhs,
             ..
         } => immutable_value(lhs) && immutable_value(rhs),
+        E::Fold {
+            dotted: false,
+            first,
+            rest,
+        } => immutable_value(first) && rest.iter().all(|(_, e)| immutable_value(e)),
         E::Tuple(parts) => parts.iter().all(immutable_value),
         E::NamedTuple(fields) => fields.iter().all(|(_, v)| immutable_value(v)),
         _ => false,

@@ -366,6 +366,11 @@ impl<'c, 'a> BodyLowerer<'c, 'a> {
                     self.call(op.as_str(), vec![a, b], r)
                 }
             }
+            ExprKind::Fold {
+                first,
+                rest,
+                dotted,
+            } => self.fold(first, rest, *dotted, r),
             ExprKind::Unary { op, arg } => self.unary(*op, arg, r),
             ExprKind::Index { base, indices } => {
                 let x = self.expr(base);
@@ -509,6 +514,35 @@ impl<'c, 'a> BodyLowerer<'c, 'a> {
                 TextRange::new(args[0].range.start, arg.range.end)
             };
             acc = step(self, acc, b, range);
+        }
+        acc
+    }
+
+    /// `a - b + c - ...` ([`ExprKind::Fold`]): Julia's left-nested calls `-(a, b)`, then
+    /// `+(ans, c)`, ... (broadcasts when dotted), one statement per step without recursing per
+    /// step. The partial results span the source from `first` to the last operand they
+    /// include, the whole chain's span `r` the last, as the nested form's did.
+    fn fold(
+        &mut self,
+        first: &Expr,
+        rest: &[(BinOp, Expr)],
+        dotted: bool,
+        r: TextRange,
+    ) -> Operand {
+        let mut acc = self.expr(first);
+        for (i, (op, arg)) in rest.iter().enumerate() {
+            let b = self.expr(arg);
+            let range = if i + 1 == rest.len() {
+                r
+            } else {
+                TextRange::new(first.range.start, arg.range.end)
+            };
+            acc = if dotted {
+                let f = Const::Func(op.as_str().into()).into();
+                self.call("broadcast", vec![f, acc, b], range)
+            } else {
+                self.call(op.as_str(), vec![acc, b], range)
+            };
         }
         acc
     }

@@ -176,6 +176,8 @@ pub(crate) fn is_fresh_array(e: &Expr) -> bool {
             op,
             BinOp::Lt | BinOp::Le | BinOp::Gt | BinOp::Ge | BinOp::Eq | BinOp::Ne
         ),
+        // `a - b + c`: arithmetic (comparisons never fold).
+        ExprKind::Fold { .. } => true,
         ExprKind::Unary { op, .. } => *op == UnOp::Neg,
         ExprKind::Call { callee, args } | ExprKind::KwCall { callee, args, .. } => {
             match &callee.kind {

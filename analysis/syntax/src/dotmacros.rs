@@ -52,6 +52,11 @@ fn dotted(e: Expr) -> Expr {
             lhs: d(lhs),
             rhs: d(rhs),
         },
+        ExprKind::Fold { first, rest, .. } => ExprKind::Fold {
+            first: d(first),
+            rest: rest.into_iter().map(|(op, e)| (op, dotted(e))).collect(),
+            dotted: true,
+        },
         ExprKind::Assign { lhs, rhs } if assignable(&lhs) => ExprKind::DotAssign {
             lhs: d(lhs),
             rhs: d(rhs),
