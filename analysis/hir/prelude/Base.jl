@@ -3908,7 +3908,7 @@ Base.last(g::Base.Generator) = g.f(last(g.iter))
 _first(it) = length(it) == 0 ? throw(ArgumentError("collection must be non-empty")) : it[1]
 
 # A `for` loop iterates by `length` and `getindex`, which a lazy filter has not.
-Base.length(f::Base.Filter) = error("unsupported: a `for` loop over `Iterators.filter` (zy's loops ask for its length, known only by calling the filter, which Julia's `length` refuses too); loop over `collect(Iterators.filter(f, x))`, or test inside the loop (`f(x) || continue`)")
+Base.length(f::Base.Filter) = error("unsupported: a `for` loop over an `Iterators.filter` held in a variable (zy's loops ask for its length, known only by calling the filter, which Julia's `length` refuses too); write `Iterators.filter(f, x)` in the loop header, or loop over `collect(...)` of it")
 
 # `k` if it indexes `it` (`1 ≤ k ≤ length(it)`), else a `BoundsError`.
 function _checked(it, k::Int)
@@ -3965,8 +3965,8 @@ Base.sum(it::TakeWhile) = sum(collect(it))
 Base.sum(it::DropWhile) = sum(collect(it))
 Base.prod(it::TakeWhile) = prod(collect(it))
 Base.prod(it::DropWhile) = prod(collect(it))
-Base.length(it::TakeWhile) = error("unsupported: a `for` loop over `Iterators.takewhile` (zy's loops ask for its length, known only by calling the predicate); loop over `collect(...)` of it, or `break` inside the loop")
-Base.length(it::DropWhile) = error("unsupported: a `for` loop over `Iterators.dropwhile` (zy's loops ask for its length, known only by calling the predicate); loop over `collect(...)` of it")
+Base.length(it::TakeWhile) = error("unsupported: a `for` loop over an `Iterators.takewhile` held in a variable (zy's loops ask for its length, known only by calling the predicate); write `Iterators.takewhile(p, x)` in the loop header, or loop over `collect(...)` of it")
+Base.length(it::DropWhile) = error("unsupported: a `for` loop over an `Iterators.dropwhile` held in a variable (zy's loops ask for its length, known only by calling the predicate); write `Iterators.dropwhile(p, x)` in the loop header, or loop over `collect(...)` of it")
 
 # Arrays whose elements are tuples or arrays are outside zy's arrays: refused by name.
 Base.collect(z::Base.Zip) = error("unsupported: `collect(zip(...))`, an array of tuples; iterate the zip itself (`for (a, b) in zip(x, y)`, `[f(a, b) for (a, b) in zip(x, y)]`)")

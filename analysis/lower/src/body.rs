@@ -448,7 +448,7 @@ impl<'c, 'a> BodyLowerer<'c, 'a> {
     }
 
     /// Does identifier `e` denote a local (or, in an inner function, the function itself)?
-    fn is_local(&self, e: &Expr) -> bool {
+    pub(crate) fn is_local(&self, e: &Expr) -> bool {
         let p = e as *const Expr;
         self.cx.res.idents.contains_key(&p) || self.cx.res.self_refs.contains(&p)
     }
