@@ -283,6 +283,7 @@ impl<'c, 'a> BodyLowerer<'c, 'a> {
                 }
                 _ => self.nonlocal(name, r),
             },
+            ExprKind::Tuple(items) if has_splat(items) => self.splat_literal("tuple", items, r),
             ExprKind::Tuple(items) => {
                 let args = self.all(items);
                 self.call("tuple", args, r)
@@ -298,6 +299,7 @@ impl<'c, 'a> BodyLowerer<'c, 'a> {
                 }
                 self.call("namedtuple", args, r)
             }
+            ExprKind::Vect(items) if has_splat(items) => self.splat_literal("vect", items, r),
             ExprKind::Vect(items) => {
                 let args = self.all(items);
                 self.call("vect", args, r)
@@ -565,6 +567,13 @@ impl<'c, 'a> BodyLowerer<'c, 'a> {
         self.call(SPLATCALL, operands, r)
     }
 
+    /// `(a, xs...)` and `[a, xs...]`: Julia's `tuple(a, xs...)` and `Base.vect(a, xs...)`
+    /// (Base's functions, whatever the program names so).
+    fn splat_literal(&mut self, function: &str, items: &[Expr], r: TextRange) -> Operand {
+        let callee = Expr::new(ExprKind::Ident(function.into()), r);
+        self.splat_call(&callee, items, r)
+    }
+
     /// `error(message)` and `throw(E(message))` of an exception type with a message
     /// (`ArgumentError("bad $x")`, `DomainError(x, "msg")`): `error(:E, parts...)`, which
     /// throws `E` with the parts formatted as Julia's `string` does.
@@ -738,6 +747,11 @@ fn message_parts(e: &Expr) -> Option<&[Expr]> {
         },
         _ => None,
     }
+}
+
+/// Does a tuple or vector literal splat one of its items (`(xs..., y)`)?
+fn has_splat(items: &[Expr]) -> bool {
+    items.iter().any(|e| matches!(e.kind, ExprKind::Splat(_)))
 }
 
 /// Base's operators whose calls take any number of operands and fold to the left

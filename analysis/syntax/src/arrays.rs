@@ -99,10 +99,8 @@ fn element(cx: &mut Cx, node: &SyntaxNode) -> Expr {
     match (node.leaf, node.kind) {
         (false, Kind::Assign) => cx.unsupported(node, "assignment inside an array literal"),
         (false, Kind::Parameters) => cx.unsupported(node, "`;` inside a vector literal"),
-        (false, Kind::Splat) => cx.unsupported(
-            node,
-            "splatting `...` in a vector literal; write `vcat(xs...)` (or `[xs[1], xs[2]]`) instead",
-        ),
+        // `[xs..., y]`: Julia's `Base.vect(xs..., y)`.
+        (false, Kind::Splat) => crate::expr::splat_item(cx, node),
         _ => expr(cx, node),
     }
 }
