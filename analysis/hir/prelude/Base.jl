@@ -3196,6 +3196,30 @@ function fill!(A::Array, x)
 end
 
 """
+    copyto!(dest, src)
+
+Copy the elements of `src` into the first `length(src)` positions of `dest` in linear
+(column-major) order, each converted to the element type of `dest`; returns `dest`. A `src`
+longer than `dest` is a `BoundsError`.
+"""
+function copyto!(dest::Vector, src::AbstractArray)
+    n = length(src)
+    n > length(dest) && error("BoundsError: attempt to access $(length(dest))-element $(typeof(dest)) at index [1:$n]")
+    return _copyto_elements!(dest, src)
+end
+function copyto!(dest::Matrix, src::AbstractArray)
+    n = length(src)
+    n > length(dest) && error("BoundsError: attempt to access $(size(dest, 1))×$(size(dest, 2)) $(typeof(dest)) at index [1:$n]")
+    return _copyto_elements!(dest, src)
+end
+function _copyto_elements!(dest::Array, src::AbstractArray)
+    for k in 1:length(src)
+        dest[k] = _elem_of(dest, src[k])
+    end
+    return dest
+end
+
+"""
     T[a, b, ...]
 
 A `Vector{T}` of the elements, each converted to `T` as Julia's `convert` does (`Float64[1,
