@@ -939,6 +939,9 @@ with `op` from the left. With `init`, the fold starts from it, `op(op(init, f(x[
 and an empty `x` gives `init`; without, an empty `x` is an `ArgumentError`.
 """
 mapreduce(f, op, x::AbstractArray; init = _InitialValue()) = _mapfoldl(f, op, init, x)
+# Of several arrays: Julia's `reduce(op, map(f, a, b...))`, `f` of the elements at each index.
+mapreduce(f, op, a::AbstractArray, bs::AbstractArray...; init = _InitialValue()) =
+    _mapfoldl(identity, op, init, map(f, a, bs...))
 
 """
     mapfoldl(f, op, x; init), mapfoldr(f, op, x; init)
