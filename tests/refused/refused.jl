@@ -18,8 +18,8 @@ s5(x) = r"a+"
 s6(x) = `ls`
 
 # Splatting.
-p1(xs) = [xs...]
-p2(xs) = (xs...,)
+# (`[xs...]` and `(xs..., y)` are accepted: Base.vect and tuple of the
+# elements; `varargs.jl`.)
 p3(xs) = g(xs...; a = 1)
 
 # Operators.

@@ -651,6 +651,35 @@ fn included_files_are_checked_in_their_includers_program_and_unrelated_files_apa
     );
 }
 
+#[test]
+fn checking_a_package_file_checks_the_files_it_includes() {
+    // `check src/Pkg.jl` of a package laid out as Julia's: the module file includes the rest,
+    // whose findings (and gradchecks) are reported too, once each.
+    let dir = dir_with(&[
+        (
+            "src/Pkg.jl",
+            "module Pkg\nexport loss\ninclude(\"model.jl\")\ninclude(\"sub/bad.jl\")\nend\n",
+        ),
+        (
+            "src/model.jl",
+            // The gradchecks' calls are written among the module's names.
+            "# zy: gradcheck loss(2.0)\nloss(w) = 3.0 * w^2\nstruct P\n    a::Float64\nend\n# zy: gradcheck ploss(P(2.0))\nploss(p) = p.a^2\n",
+        ),
+        ("src/sub/bad.jl", "bad(x) = x // 2\n"),
+    ]);
+    let (status, out, err) = run(dir.path(), &["check", "src/Pkg.jl", "--format", "short"]);
+    assert_eq!(
+        (status, out.as_str(), err.as_str()),
+        (
+            1,
+            "src/sub/bad.jl:1:12: error[unsupported]: unsupported: operator `//` (rational numbers); write `a / b` (a Float64 division) instead\n",
+            ""
+        )
+    );
+    let (_, out, _) = run(dir.path(), &["check", "src/Pkg.jl", "--format", "json"]);
+    assert_eq!(json(&out)["summary"]["files"], 3);
+}
+
 /// `file:line:col code message`, and `  related: file:line:col message` under it, for each
 /// finding of a JSON report with one of `codes`.
 fn with_related(report: &Json, codes: &[&str]) -> String {

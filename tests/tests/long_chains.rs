@@ -119,3 +119,75 @@ fn a_10000_term_sum_and_product() {
         );
     }
 }
+
+/// The sign before term `k` (from 1) of the mixed chain: runs of one to three equal signs, so
+/// that the chain changes sign thousands of times.
+fn minus_before(k: usize) -> bool {
+    (k * 7 / 3) % 2 == 1
+}
+
+#[test]
+fn a_10000_term_chain_mixing_minus_and_plus_nests_to_the_left() {
+    // m(x, y) = c₀*x*y - c₁*x*x + c₂*x*y + ...: Julia parses it as calls nested 10,000 deep to
+    // the left (a `-` ends each `+` chain); by hand, the value is the left fold of the signed
+    // terms and ∂m/∂x = Σ_even ±c y + Σ_odd ±2 c x, ∂m/∂y = Σ_even ±c x.
+    let (terms, x, y) = (10_000, 1.5, -0.75);
+    let mut text = String::from("m(x, y) = ");
+    let (mut value, mut dx, mut dy) = (0.0, 0.0, 0.0);
+    for k in 0..terms {
+        let c = coefficient(k);
+        let other = if k % 2 == 0 { "y" } else { "x" };
+        let sign = if k > 0 && minus_before(k) { -1.0 } else { 1.0 };
+        if k > 0 {
+            text.push_str(if sign < 0.0 { " - " } else { " + " });
+        }
+        text.push_str(&format!("{c:?}*x*{other}"));
+        let t = if k % 2 == 0 { c * x * y } else { c * x * x };
+        value = if k == 0 {
+            t
+        } else if sign < 0.0 {
+            value - t
+        } else {
+            value + t
+        };
+        if k % 2 == 0 {
+            dx += sign * c * y;
+            dy += sign * c * x;
+        } else {
+            dx += sign * 2.0 * c * x;
+        }
+    }
+    text.push('\n');
+    // r(x) = x / 1.25 * x / 0.8 * x / 1.25 ...: `*` and `/` nest the same way; at x = 1 the
+    // value is the left fold, the derivative 5000 (the number of x's) times it.
+    let mut r = String::from("r(x) = x");
+    let mut fold = 1.0_f64;
+    for k in 1..10_000 {
+        if k % 2 == 1 {
+            let d = if k % 4 == 1 { 1.25 } else { 0.8 };
+            r.push_str(&format!(" / {d:?}"));
+            fold /= d;
+        } else {
+            r.push_str(" * x");
+        }
+    }
+    text.push_str(&r);
+    text.push('\n');
+    for engine in [Engine::Interp, Engine::Jit] {
+        let (got, grad) = run(&text, "m(1.5, -0.75)", engine);
+        assert_eq!(got.as_f64(), Some(value), "{engine:?}: value");
+        let g: Vec<f64> = grad.iter().filter_map(|g| g.as_f64()).collect();
+        assert!(
+            g.len() == 2 && close(g[0], dx) && close(g[1], dy),
+            "{engine:?}: gradient {g:?}, by hand ({dx}, {dy})"
+        );
+        let (got, grad) = run(&text, "r(1.0)", engine);
+        assert_eq!(got.as_f64(), Some(fold), "{engine:?}: value of r");
+        let d = grad[0].as_f64().unwrap_or(f64::NAN);
+        assert!(
+            close(d, 5000.0 * fold),
+            "{engine:?}: {d} vs {}",
+            5000.0 * fold
+        );
+    }
+}

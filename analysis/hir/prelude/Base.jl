@@ -969,6 +969,9 @@ with `op` from the left. With `init`, the fold starts from it, `op(op(init, f(x[
 and an empty `x` gives `init`; without, an empty `x` is an `ArgumentError`.
 """
 mapreduce(f, op, x::AbstractArray; init = _InitialValue()) = _mapfoldl(f, op, init, x)
+# Of several arrays: Julia's `reduce(op, map(f, a, b...))`, `f` of the elements at each index.
+mapreduce(f, op, a::AbstractArray, bs::AbstractArray...; init = _InitialValue()) =
+    _mapfoldl(identity, op, init, map(f, a, bs...))
 
 """
     mapfoldl(f, op, x; init), mapfoldr(f, op, x; init)
@@ -3265,6 +3268,30 @@ function fill!(A::Array, x)
 end
 
 """
+    copyto!(dest, src)
+
+Copy the elements of `src` into the first `length(src)` positions of `dest` in linear
+(column-major) order, each converted to the element type of `dest`; returns `dest`. A `src`
+longer than `dest` is a `BoundsError`.
+"""
+function copyto!(dest::Vector, src::AbstractArray)
+    n = length(src)
+    n > length(dest) && error("BoundsError: attempt to access $(length(dest))-element $(typeof(dest)) at index [1:$n]")
+    return _copyto_elements!(dest, src)
+end
+function copyto!(dest::Matrix, src::AbstractArray)
+    n = length(src)
+    n > length(dest) && error("BoundsError: attempt to access $(size(dest, 1))×$(size(dest, 2)) $(typeof(dest)) at index [1:$n]")
+    return _copyto_elements!(dest, src)
+end
+function _copyto_elements!(dest::Array, src::AbstractArray)
+    for k in 1:length(src)
+        dest[k] = _elem_of(dest, src[k])
+    end
+    return dest
+end
+
+"""
     T[a, b, ...]
 
 A `Vector{T}` of the elements, each converted to `T` as Julia's `convert` does (`Float64[1,
@@ -3977,7 +4004,7 @@ Base.last(g::Base.Generator) = g.f(last(g.iter))
 _first(it) = length(it) == 0 ? throw(ArgumentError("collection must be non-empty")) : it[1]
 
 # A `for` loop iterates by `length` and `getindex`, which a lazy filter has not.
-Base.length(f::Base.Filter) = error("unsupported: a `for` loop over `Iterators.filter` (zy's loops ask for its length, known only by calling the filter, which Julia's `length` refuses too); loop over `collect(Iterators.filter(f, x))`, or test inside the loop (`f(x) || continue`)")
+Base.length(f::Base.Filter) = error("unsupported: a `for` loop over an `Iterators.filter` held in a variable (zy's loops ask for its length, known only by calling the filter, which Julia's `length` refuses too); write `Iterators.filter(f, x)` in the loop header, or loop over `collect(...)` of it")
 
 # `k` if it indexes `it` (`1 ≤ k ≤ length(it)`), else a `BoundsError`.
 function _checked(it, k::Int)
@@ -4034,8 +4061,8 @@ Base.sum(it::TakeWhile) = sum(collect(it))
 Base.sum(it::DropWhile) = sum(collect(it))
 Base.prod(it::TakeWhile) = prod(collect(it))
 Base.prod(it::DropWhile) = prod(collect(it))
-Base.length(it::TakeWhile) = error("unsupported: a `for` loop over `Iterators.takewhile` (zy's loops ask for its length, known only by calling the predicate); loop over `collect(...)` of it, or `break` inside the loop")
-Base.length(it::DropWhile) = error("unsupported: a `for` loop over `Iterators.dropwhile` (zy's loops ask for its length, known only by calling the predicate); loop over `collect(...)` of it")
+Base.length(it::TakeWhile) = error("unsupported: a `for` loop over an `Iterators.takewhile` held in a variable (zy's loops ask for its length, known only by calling the predicate); write `Iterators.takewhile(p, x)` in the loop header, or loop over `collect(...)` of it")
+Base.length(it::DropWhile) = error("unsupported: a `for` loop over an `Iterators.dropwhile` held in a variable (zy's loops ask for its length, known only by calling the predicate); write `Iterators.dropwhile(p, x)` in the loop header, or loop over `collect(...)` of it")
 
 # Arrays of the tuples an iterator gives (a matrix for a product of two), as Julia's.
 Base.collect(z::Base.Zip) = [t for t in z]

@@ -329,6 +329,24 @@ function _diagonal_times(A::AbstractMatrix, D::Diagonal)
     return A .* transpose(D.diag)
 end
 
+# `A / B` of two matrices, `x' / B` of a row (inference hands them here): the `X` with
+# `X * B == A`, Julia's `transpose(transpose(B) \ transpose(A))`, so the solve and its
+# gradient are `\`'s.
+function _rdiv(A::AbstractMatrix, B::AbstractMatrix)
+    _rdiv_square(B)
+    return copy(transpose(transpose(B) \ transpose(A)))
+end
+function _rdiv(x::Adjoint, B::AbstractMatrix)
+    _rdiv_square(B)
+    return (transpose(B) \ x')'
+end
+function _rdiv_square(B::AbstractMatrix)
+    if size(B, 1) != size(B, 2)
+        error("unsupported: `/` by a non-square matrix (a least-squares solve)")
+    end
+    return nothing
+end
+
 # ---- Vector helpers: cross, normalize ----------------------------------------------------------
 
 export cross, normalize

@@ -54,6 +54,17 @@ pub fn type_call(
     file: SourceFile,
     expr: &Expr,
 ) -> Result<TypedCall, CallErrors> {
+    type_call_in(db, file, MAIN, expr)
+}
+
+/// [`type_call`], with the call's names seen from `module` of `file`'s program (the module of
+/// the definition a `# zy:` annotation stands above).
+pub fn type_call_in(
+    db: &dyn salsa::Database,
+    file: SourceFile,
+    module: &str,
+    expr: &Expr,
+) -> Result<TypedCall, CallErrors> {
     if let Some(range) = find_function(expr) {
         return Err(CallErrors(vec![TypeError {
             span: Span::new(CALL_SPAN_FILE, range.0, range.1),
@@ -81,7 +92,7 @@ pub fn type_call(
             .collect();
         return Err(CallErrors(errors));
     }
-    let lowered = resolve_item(&lowered, MAIN, scope_names(db, file));
+    let lowered = resolve_item(&lowered, module, scope_names(db, file));
     // Typed against the program as it is: copying it to add the call would cost time in the
     // size of the program for every call (quadratic over a file's annotations).
     let Some(call) = lowered.globals.first() else {

@@ -52,7 +52,9 @@ pub mod span;
 pub mod specialise;
 
 pub use ad::{adjoint, expanded, gradient, reaching, AdjointKey, GradientProgram};
-pub use call::{type_call, typed_program, CallErrors, TypedCall, CALL_NAME, CALL_SPAN_FILE};
+pub use call::{
+    type_call, type_call_in, typed_program, CallErrors, TypedCall, CALL_NAME, CALL_SPAN_FILE,
+};
 pub use db::RootDatabase;
 pub use diag::{
     diagnostics, fatal_errors, item_of_span, load_errors, locate, skipped_statements, Diag, SKIPPED,

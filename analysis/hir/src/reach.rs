@@ -120,6 +120,11 @@ pub const HOOKS: &[Hooks] = &[
             "Base.StepRangeLen",
         ],
     },
+    // `A / B` of matrices (or a row by a matrix): right division in the prelude.
+    Hooks {
+        triggers: &["/", "Base./"],
+        hooks: &["LinearAlgebra._rdiv"],
+    },
     Hooks {
         triggers: &["LinearAlgebra.Diagonal"],
         hooks: &[

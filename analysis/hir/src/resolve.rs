@@ -94,10 +94,12 @@ fn resolve_body(f: &Function, module: &str, names: &ScopeNames, type_vars: &[&st
         {
             if &**n == "getfield" {
                 if let Some(Some(m)) = modules.get(base.index()) {
-                    let target = names.resolve(m, field);
+                    // A submodule of `m` (`A.B` in `A.B.f`), else `m`'s binding.
+                    let inner = names.module_path(m, field);
+                    let target = inner.clone().unwrap_or_else(|| names.resolve(m, field));
                     module_loads.push(*base);
                     if let Some(slot) = modules.get_mut(i) {
-                        *slot = names.module_path(module, &target);
+                        *slot = inner.or_else(|| names.module_path(module, &target));
                     }
                     s.op = Op::Global(target);
                     s.args.clear();

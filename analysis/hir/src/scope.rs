@@ -333,12 +333,15 @@ impl ScopeNames {
             Some(p) => p.clone(),
             None if first == BASE => BASE.into(),
             None if first == "Main" => MAIN.into(),
+            // A module's own name is bound inside it (`M.f` in `module M`).
+            None if module != MAIN && module.rsplit('.').next() == Some(first) => module.into(),
             // Base's own modules (`MathConstants`) are seen as Base's other names are, unless
             // the module is a `baremodule`.
             None if self.sees_base(module) && self.modules.contains_key(&join(BASE, first)) => {
                 join(BASE, first)
             }
-            None => return None,
+            // A module that a used module exports (`export Inner`, then `using .Outer`).
+            None => self.exported_module(module, first)?,
         };
         for part in parts {
             let next = join(&path, part);
@@ -348,6 +351,16 @@ impl ScopeNames {
             path = next;
         }
         Some(path)
+    }
+
+    /// The submodule `name` of a module that `module` uses and that exports it.
+    fn exported_module(&self, module: &str, name: &str) -> Option<Name> {
+        let scope = self.modules.get(module)?;
+        scope.usings.iter().find_map(|used| {
+            let inner = self.modules.get(used)?.modules.get(name)?;
+            let exports = self.modules.get(used)?.exports.contains(name);
+            (exports && self.modules.contains_key(inner)).then(|| inner.clone())
+        })
     }
 
     /// The binding `name` of `module` as `module.name` reaches it: its own or one it imports.
@@ -457,6 +470,35 @@ fn import_module(names: &ScopeNames, module: &str, path: &ImportPath) -> Result<
     Ok(at)
 }
 
+/// Top-level bindings of a module, `const U = A.B` (or `U = A.B`): `U` names that module as
+/// `A.B` does (`U.f`). In order of the items, so an alias may name an earlier one.
+fn add_module_aliases(db: &dyn salsa::Database, names: &mut ScopeNames, items: &[(ItemId, Name)]) {
+    for (item, module) in items {
+        if item.kind(db) != ItemKind::Global {
+            continue;
+        }
+        let Some(Item::Global(g)) = item_ast(db, *item).as_deref() else {
+            continue;
+        };
+        let Some(path) = dotted_name(&g.value).and_then(|d| names.module_path(module, &d)) else {
+            continue;
+        };
+        if let Some(scope) = names.modules.get_mut(module) {
+            scope.modules.insert(g.name.as_str().into(), path);
+        }
+    }
+}
+
+/// `A.B.C` (names and fields) as that dotted text.
+fn dotted_name(e: &zy_syntax::ast::Expr) -> Option<String> {
+    use zy_syntax::ast::ExprKind as E;
+    match &e.kind {
+        E::Ident(n) => Some(n.clone()),
+        E::Field { base, name } => Some(format!("{}.{name}", dotted_name(base)?)),
+        _ => None,
+    }
+}
+
 /// How a module is named in messages.
 fn module_name(module: &str) -> &str {
     if module == MAIN {
@@ -516,6 +558,7 @@ fn root_names(db: &dyn salsa::Database, root: SourceFile) -> ScopeNames {
             _ => {}
         }
     }
+    add_module_aliases(db, &mut names, &items);
     for (item, module) in &items {
         match item.kind(db) {
             ItemKind::Function | ItemKind::Struct | ItemKind::Global => {
@@ -604,6 +647,11 @@ fn immutable_value(value: &zy_syntax::ast::Expr) -> bool {
             rhs,
             ..
         } => immutable_value(lhs) && immutable_value(rhs),
+        E::Fold {
+            dotted: false,
+            first,
+            rest,
+        } => immutable_value(first) && rest.iter().all(|(_, e)| immutable_value(e)),
         E::Tuple(parts) => parts.iter().all(immutable_value),
         E::NamedTuple(fields) => fields.iter().all(|(_, v)| immutable_value(v)),
         _ => false,

@@ -272,7 +272,8 @@ impl<'a> Prepared<'a> {
                 "internal error: typing failed without a message".into(),
             ),
         };
-        let typed = zy_hir::type_call(db, file, &expr).map_err(type_errors)?;
+        let module = site_module(db, file, site);
+        let typed = zy_hir::type_call_in(db, file, &module, &expr).map_err(type_errors)?;
         // The specialisation the call invokes: the statement whose value the call returns.
         let Some(inst) = returned_invoke(&typed.body) else {
             // An argument that throws before the call (`f(x0)` with `x0` changed by a
@@ -603,6 +604,27 @@ impl<'a> Prepared<'a> {
 /// (`f(W)` for `const W = [...]`) is a copy of the object that `f` loads by name. When `f` may
 /// write to either, the two would part where Julia has one object: the global's name and the
 /// refusal.
+/// The module whose names a call is written among: for a `# zy:` annotation, the module of
+/// the definition it stands above (`module Pkg ... end`, or a file `Pkg` includes); `Main` for
+/// a call given by the user.
+fn site_module(db: &RootDatabase, file: SourceFile, site: CallSite<'_>) -> zy_ir::Name {
+    let CallSite::InFile { offset, .. } = site else {
+        return zy_hir::MAIN.into();
+    };
+    let root = zy_hir::scope_root(db, file);
+    zy_hir::item_tree(db, file)
+        .iter()
+        .find(|&&item| {
+            item.kind(db) == zy_hir::ItemKind::Function
+                && zy_hir::item_range(db, item, 0, u32::MAX)
+                    .is_some_and(|(start, end)| start <= offset && offset < end)
+        })
+        .map_or_else(
+            || zy_hir::MAIN.into(),
+            |&item| zy_hir::item_module(db, root, item),
+        )
+}
+
 fn aliased_global(
     program: &TypedProgram,
     inst: &Arc<Instance>,

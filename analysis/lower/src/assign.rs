@@ -158,9 +158,10 @@ fn describe(e: &Expr) -> &'static str {
         ExprKind::Call { .. } | ExprKind::DotCall { .. } => "a call",
         ExprKind::Index { .. } => "an indexed element",
         ExprKind::Field { .. } => "a field",
-        ExprKind::Binary { .. } | ExprKind::Unary { .. } | ExprKind::Chain { .. } => {
-            "an operator expression"
-        }
+        ExprKind::Binary { .. }
+        | ExprKind::Fold { .. }
+        | ExprKind::Unary { .. }
+        | ExprKind::Chain { .. } => "an operator expression",
         _ => "this expression",
     }
 }

@@ -292,6 +292,7 @@ impl<'c, 'a> BodyLowerer<'c, 'a> {
                 }
                 _ => self.nonlocal(name, r),
             },
+            ExprKind::Tuple(items) if has_splat(items) => self.splat_literal("tuple", items, r),
             ExprKind::Tuple(items) => {
                 let args = self.all(items);
                 self.call("tuple", args, r)
@@ -307,6 +308,7 @@ impl<'c, 'a> BodyLowerer<'c, 'a> {
                 }
                 self.call("namedtuple", args, r)
             }
+            ExprKind::Vect(items) if has_splat(items) => self.splat_literal("vect", items, r),
             ExprKind::Vect(items) => {
                 let args = self.all(items);
                 self.call("vect", args, r)
@@ -375,6 +377,11 @@ impl<'c, 'a> BodyLowerer<'c, 'a> {
                     self.call(op.as_str(), vec![a, b], r)
                 }
             }
+            ExprKind::Fold {
+                first,
+                rest,
+                dotted,
+            } => self.fold(first, rest, *dotted, r),
             ExprKind::Unary { op, arg } => self.unary(*op, arg, r),
             ExprKind::Index { base, indices } => {
                 let x = self.expr(base);
@@ -452,7 +459,7 @@ impl<'c, 'a> BodyLowerer<'c, 'a> {
     }
 
     /// Does identifier `e` denote a local (or, in an inner function, the function itself)?
-    fn is_local(&self, e: &Expr) -> bool {
+    pub(crate) fn is_local(&self, e: &Expr) -> bool {
         let p = e as *const Expr;
         self.cx.res.idents.contains_key(&p) || self.cx.res.self_refs.contains(&p)
     }
@@ -522,6 +529,35 @@ impl<'c, 'a> BodyLowerer<'c, 'a> {
         acc
     }
 
+    /// `a - b + c - ...` ([`ExprKind::Fold`]): Julia's left-nested calls `-(a, b)`, then
+    /// `+(ans, c)`, ... (broadcasts when dotted), one statement per step without recursing per
+    /// step. The partial results span the source from `first` to the last operand they
+    /// include, the whole chain's span `r` the last, as the nested form's did.
+    fn fold(
+        &mut self,
+        first: &Expr,
+        rest: &[(BinOp, Expr)],
+        dotted: bool,
+        r: TextRange,
+    ) -> Operand {
+        let mut acc = self.expr(first);
+        for (i, (op, arg)) in rest.iter().enumerate() {
+            let b = self.expr(arg);
+            let range = if i + 1 == rest.len() {
+                r
+            } else {
+                TextRange::new(first.range.start, arg.range.end)
+            };
+            acc = if dotted {
+                let f = Const::Func(op.as_str().into()).into();
+                self.call("broadcast", vec![f, acc, b], range)
+            } else {
+                self.call(op.as_str(), vec![acc, b], range)
+            };
+        }
+        acc
+    }
+
     /// `f(a, t...)`: `splatcall((false, true), f, a, t)`, flagging the splatted arguments.
     fn splat_call(&mut self, callee: &Expr, args: &[Expr], r: TextRange) -> Operand {
         let f = self.function_value(callee);
@@ -538,6 +574,13 @@ impl<'c, 'a> BodyLowerer<'c, 'a> {
         let mut operands = vec![Operand::Const(Const::Tuple(flags.into())), f];
         operands.extend(all);
         self.call(SPLATCALL, operands, r)
+    }
+
+    /// `(a, xs...)` and `[a, xs...]`: Julia's `tuple(a, xs...)` and `Base.vect(a, xs...)`
+    /// (Base's functions, whatever the program names so).
+    fn splat_literal(&mut self, function: &str, items: &[Expr], r: TextRange) -> Operand {
+        let callee = Expr::new(ExprKind::Ident(function.into()), r);
+        self.splat_call(&callee, items, r)
     }
 
     /// `error(message)` and `throw(E(message))` of an exception type with a message
@@ -713,6 +756,11 @@ fn message_parts(e: &Expr) -> Option<&[Expr]> {
         },
         _ => None,
     }
+}
+
+/// Does a tuple or vector literal splat one of its items (`(xs..., y)`)?
+fn has_splat(items: &[Expr]) -> bool {
+    items.iter().any(|e| matches!(e.kind, ExprKind::Splat(_)))
 }
 
 /// Base's operators whose calls take any number of operands and fold to the left

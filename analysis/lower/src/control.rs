@@ -2,7 +2,7 @@
 //! `for` loops, `break`, `continue`, `return`. Values that meet at a join are written to a
 //! hidden variable in each arm, so the SSA builder makes (or avoids) the φ.
 
-use zy_ir::{Const, Operand, Var};
+use zy_ir::{Block, Const, Op, Operand, Var};
 use zy_syntax::ast::{BinOp, Expr, ExprKind, TextRange};
 
 use crate::body::{BodyLowerer, LoopTargets};
@@ -229,6 +229,21 @@ impl BodyLowerer<'_, '_> {
         inner: bool,
     ) -> Operand {
         let r = looped.range;
+        // `for v in Iterators.filter(p, xs)` (or `takewhile`, `dropwhile`) in the header: a
+        // loop over `xs` that tests `p(v)` on each element (their length is known only by
+        // calling `p`; Julia's loop asks none).
+        let (iter, lazy) = match lazy_iterator(iter) {
+            Some((module, kind, p, xs)) if !self.is_local(module) => {
+                let p = self.expr(p);
+                let dropping = (kind == Lazy::DropWhile).then(|| {
+                    let flag = self.hidden();
+                    self.b.def_var(self.cur, flag, Const::Bool(true));
+                    flag
+                });
+                (xs, Some((kind, p, dropping)))
+            }
+            _ => (iter, None),
+        };
         let k = self.hidden();
         let (source, n, first_k) = match &iter.kind {
             ExprKind::Range { start, step, stop } => {
@@ -274,8 +289,18 @@ impl BodyLowerer<'_, '_> {
             } => self.call(LOOP_ELEM, vec![start, kv, s], iter.range),
             Source::Collection(xs) => self.call("getindex", vec![xs, kv], iter.range),
         };
-        self.bind(var, element);
-        let latch = self.new_block(r);
+        let latch = match lazy {
+            Some((kind, p, dropping)) => {
+                let latch = self.new_block(r);
+                self.lazy_test(kind, p, dropping, &element, (latch, exit), iter.range);
+                self.bind(var, element);
+                latch
+            }
+            None => {
+                self.bind(var, element);
+                self.new_block(r)
+            }
+        };
         // The inner loop of `for i in a, j in b`: `break` leaves the outer loop too.
         let brk = match self.loops.last() {
             Some(outer) if inner => outer.brk,
@@ -295,6 +320,48 @@ impl BodyLowerer<'_, '_> {
         self.b.seal_block(exit);
         self.cur = exit;
         Const::Nothing.into()
+    }
+
+    /// The test a lazy iterator in a loop header makes on `element` before the body: for
+    /// `filter`, on to `next` (the latch) unless `p(element)`; for `takewhile`, out of the loop
+    /// (`exit`) unless `p(element)`; for `dropwhile`, while `dropping`, on to `next` if
+    /// `p(element)`, else no longer dropping. Leaves `self.cur` at the body.
+    fn lazy_test(
+        &mut self,
+        kind: Lazy,
+        p: Operand,
+        dropping: Option<Var>,
+        element: &Operand,
+        (next, exit): (Block, Block),
+        range: TextRange,
+    ) {
+        let r = range;
+        let body = self.new_block(r);
+        match (kind, dropping) {
+            (Lazy::DropWhile, Some(flag)) => {
+                let test = self.new_block(r);
+                let still = self.b.use_var(self.cur, flag);
+                self.branch(still, test, body, r);
+                self.b.seal_block(test);
+                self.cur = test;
+                let holds = self.emit(Op::CallValue, vec![p, element.clone()], r);
+                self.branch(holds.into(), next, body, r);
+                self.b.seal_block(body);
+                self.cur = body;
+                self.b.def_var(body, flag, Const::Bool(false));
+                return;
+            }
+            (Lazy::TakeWhile, _) => {
+                let holds = self.emit(Op::CallValue, vec![p, element.clone()], r);
+                self.branch(holds.into(), body, exit, r);
+            }
+            _ => {
+                let holds = self.emit(Op::CallValue, vec![p, element.clone()], r);
+                self.branch(holds.into(), body, next, r);
+            }
+        }
+        self.b.seal_block(body);
+        self.cur = body;
     }
 
     /// `break` (`brk`) or `continue`.
@@ -343,4 +410,41 @@ enum Source {
         step: Option<Operand>,
     },
     Collection(Operand),
+}
+
+/// A lazy iterator of `Base.Iterators` whose length only its predicate knows.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Lazy {
+    Filter,
+    TakeWhile,
+    DropWhile,
+}
+
+/// `Iterators.filter(p, xs)` (or `takewhile`, `dropwhile`, or the same under `Base.`): the
+/// module's first name, which iterator, `p` and `xs`.
+fn lazy_iterator(iter: &Expr) -> Option<(&Expr, Lazy, &Expr, &Expr)> {
+    let ExprKind::Call { callee, args } = &iter.kind else {
+        return None;
+    };
+    let ExprKind::Field { base, name } = &callee.kind else {
+        return None;
+    };
+    let module = match &base.kind {
+        ExprKind::Ident(m) if m == "Iterators" => base,
+        ExprKind::Field { base: outer, name } if name == "Iterators" => match &outer.kind {
+            ExprKind::Ident(b) if b == "Base" => outer,
+            _ => return None,
+        },
+        _ => return None,
+    };
+    let kind = match name.as_str() {
+        "filter" => Lazy::Filter,
+        "takewhile" => Lazy::TakeWhile,
+        "dropwhile" => Lazy::DropWhile,
+        _ => return None,
+    };
+    match args.as_slice() {
+        [p, xs] => Some((&**module, kind, p, xs)),
+        _ => None,
+    }
 }

@@ -112,13 +112,15 @@ pub(crate) fn lower_keyword_method(
     let body_name = format!("{prefix}#kw");
     let positional = positional_params(def);
     let receiver = receiver(def);
-    // The generated functions take a varargs tuple as it is.
+    // The generated functions take a varargs tuple as it is (untyped: `xs::T...` annotates
+    // each element, which the method the call dispatches to has checked).
     let leading: Vec<Param> = receiver
         .iter()
         .cloned()
         .chain(positional)
         .map(|p| Param {
             varargs: false,
+            ty: if p.varargs { None } else { p.ty },
             ..p
         })
         .collect();

@@ -99,10 +99,8 @@ fn element(cx: &mut Cx, node: &SyntaxNode) -> Expr {
     match (node.leaf, node.kind) {
         (false, Kind::Assign) => cx.unsupported(node, "assignment inside an array literal"),
         (false, Kind::Parameters) => cx.unsupported(node, "`;` inside a vector literal"),
-        (false, Kind::Splat) => cx.unsupported(
-            node,
-            "splatting `...` in a vector literal; write `vcat(xs...)` (or `[xs[1], xs[2]]`) instead",
-        ),
+        // `[xs..., y]`: Julia's `Base.vect(xs..., y)`.
+        (false, Kind::Splat) => crate::expr::splat_item(cx, node),
         _ => expr(cx, node),
     }
 }
@@ -173,6 +171,8 @@ pub(crate) fn is_fresh_array(e: &Expr) -> bool {
             op,
             BinOp::Lt | BinOp::Le | BinOp::Gt | BinOp::Ge | BinOp::Eq | BinOp::Ne
         ),
+        // `a - b + c`: arithmetic (comparisons never fold).
+        ExprKind::Fold { .. } => true,
         ExprKind::Unary { op, .. } => *op == UnOp::Neg,
         ExprKind::Call { callee, args } | ExprKind::KwCall { callee, args, .. } => {
             match &callee.kind {

@@ -415,6 +415,17 @@ pub enum ExprKind {
         lhs: Box<Expr>,
         rhs: Box<Expr>,
     },
+    /// A left-associative chain of one precedence level's operators, `a - b + c - d` (`+`
+    /// and `-`) or `a / b * c` (`*` and `/`), all dotted or all undotted, held flat: Julia's
+    /// left-nested `((a - b) + c) - d`, evaluated in that order. Generated code holds chains of
+    /// thousands of sign changes, which nested would be too deep for the passes that recurse
+    /// over the AST. `first` is the innermost operand (itself a [`ExprKind::Binary`] or an
+    /// n-ary `+`/`*` call when the chain starts so); `rest` holds at least one step.
+    Fold {
+        first: Box<Expr>,
+        rest: Vec<(BinOp, Expr)>,
+        dotted: bool,
+    },
     /// A comparison chain `a < b <= c` with at least two comparisons (a single comparison is a
     /// [`ExprKind::Binary`]). Julia: `a < b && b <= c` with `b` evaluated once.
     Chain {

@@ -42,6 +42,13 @@ fn dotted(e: Expr) -> Expr {
     let d = |b: Box<Expr>| Box::new(dotted(*b));
     let all = |v: Vec<Expr>| v.into_iter().map(dotted).collect::<Vec<_>>();
     let kind = match e.kind {
+        // `one(eltype(x))` under `@.`: Julia fuses `one.(eltype.(x))`, which gives each
+        // element's type; zy's arrays have one element type, the array's, so the undotted
+        // call is the same value without an array of types (which zy's arrays cannot hold).
+        ExprKind::Call { callee, args } if is_type_of(&callee) => ExprKind::Call {
+            callee,
+            args: all(args),
+        },
         ExprKind::Call { callee, args } | ExprKind::DotCall { callee, args } => ExprKind::DotCall {
             callee,
             args: all(args),
@@ -51,6 +58,11 @@ fn dotted(e: Expr) -> Expr {
             dotted: true,
             lhs: d(lhs),
             rhs: d(rhs),
+        },
+        ExprKind::Fold { first, rest, .. } => ExprKind::Fold {
+            first: d(first),
+            rest: rest.into_iter().map(|(op, e)| (op, dotted(e))).collect(),
+            dotted: true,
         },
         ExprKind::Assign { lhs, rhs } if assignable(&lhs) => ExprKind::DotAssign {
             lhs: d(lhs),
@@ -128,4 +140,9 @@ fn assignable(e: &Expr) -> bool {
         e.kind,
         ExprKind::Ident(_) | ExprKind::Field { .. } | ExprKind::Index { .. }
     )
+}
+
+/// Is `callee` `eltype` or `typeof`, whose result is a type?
+fn is_type_of(callee: &Expr) -> bool {
+    matches!(&callee.kind, ExprKind::Ident(n) if n == "eltype" || n == "typeof")
 }

@@ -403,6 +403,25 @@ fn doc(cx: &mut Cx, node: &SyntaxNode) -> Expr {
 }
 
 /// `(a, b)`, `(a,)`, `()`, `(a = 1, b = x)`.
+/// Is `node` a splat `xs...`?
+pub(crate) fn is_splat(node: &SyntaxNode) -> bool {
+    node.kind == Kind::Splat && !node.leaf
+}
+
+/// An argument or literal item, `xs...` as an [`ExprKind::Splat`].
+pub(crate) fn splat_item(cx: &mut Cx, node: &SyntaxNode) -> Expr {
+    if !is_splat(node) {
+        return expr(cx, node);
+    }
+    match node.children.as_slice() {
+        [inner] => {
+            let value = expr(cx, inner);
+            Expr::new(ExprKind::Splat(Box::new(value)), node.range)
+        }
+        _ => error_expr(node),
+    }
+}
+
 fn tuple(cx: &mut Cx, node: &SyntaxNode) -> Expr {
     let parts = &node.children;
     if let Some(p) = parts.iter().find(|k| k.kind == Kind::Parameters) {
@@ -413,6 +432,11 @@ fn tuple(cx: &mut Cx, node: &SyntaxNode) -> Expr {
     }
     let is_named = |k: &SyntaxNode| k.kind == Kind::Assign && !k.leaf;
     let named = parts.iter().filter(|k| is_named(k)).count();
+    if named == 0 && parts.iter().any(is_splat) {
+        // `(xs..., y)`: Julia's `tuple(xs..., y)`.
+        let items = parts.iter().map(|p| splat_item(cx, p)).collect();
+        return Expr::new(ExprKind::Tuple(items), node.range);
+    }
     if named == 0 {
         return Expr::new(ExprKind::Tuple(block(cx, parts)), node.range);
     }
@@ -709,13 +733,7 @@ fn arguments(cx: &mut Cx, list: &[SyntaxNode], args: &mut Vec<Expr>) -> Vec<Keyw
                     keywords.push(k);
                 }
             }
-            Kind::Splat if !child.leaf => match child.children.as_slice() {
-                [inner] => {
-                    let value = expr(cx, inner);
-                    args.push(Expr::new(ExprKind::Splat(Box::new(value)), child.range));
-                }
-                _ => args.push(error_expr(child)),
-            },
+            Kind::Splat if !child.leaf => args.push(splat_item(cx, child)),
             Kind::Generator if !child.leaf => args.push(generators::generator(cx, child)),
             _ => args.push(expr(cx, child)),
         }

@@ -861,6 +861,15 @@ fn type_expr_inner(cx: &mut Cx, node: &SyntaxNode) -> Option<TypeExpr> {
         (false, Kind::Curly, [base, params @ ..]) if dotted_name(cx, base).is_some() => {
             let mut out = Vec::new();
             for param in params {
+                // `Array{T, 2}`, `AbstractArray{Float64, 1}`: a number of dimensions.
+                if param.leaf && param.kind == Kind::Integer {
+                    out.push(TypeExpr::Named {
+                        name: cx.text(param).to_string(),
+                        params: Vec::new(),
+                        range: param.range,
+                    });
+                    continue;
+                }
                 out.push(type_expr(cx, param)?);
             }
             let name = match dotted_name(cx, base).unwrap_or_default() {

@@ -78,6 +78,9 @@ pub(crate) fn infix(cx: &mut Cx, node: &SyntaxNode, dotted: bool) -> Expr {
     let Some(bin) = binop(text) else {
         return cx.unsupported(op, &unsupported_operator(text, dotted));
     };
+    if fold_link(cx, lhs, bin, dotted).is_some() {
+        return fold(cx, node, bin, dotted);
+    }
     if !dotted && rest.len() > 1 && matches!(bin, BinOp::Add | BinOp::Mul) {
         return nary_call(cx, node, op, rest_with(lhs, rest));
     }
@@ -104,6 +107,63 @@ pub(crate) fn infix(cx: &mut Cx, node: &SyntaxNode, dotted: bool) -> Expr {
     }
     cx.leave_many(rest.len().saturating_sub(1));
     acc
+}
+
+/// The precedence level of the operators that chain in an [`ExprKind::Fold`]: `+` with `-`,
+/// `*` with `/`.
+fn fold_level(op: BinOp) -> Option<u8> {
+    match op {
+        BinOp::Add | BinOp::Sub => Some(0),
+        BinOp::Mul | BinOp::Div => Some(1),
+        _ => None,
+    }
+}
+
+/// When `node` is an infix call of an operator of `op`'s fold level, dotted as `dotted`
+/// (`a - b` below `a - b + c`): that operator.
+fn fold_link(cx: &Cx, node: &SyntaxNode, op: BinOp, dotted: bool) -> Option<BinOp> {
+    let kind = if dotted { Kind::DotCall } else { Kind::Call };
+    if node.leaf || node.kind != kind || !node.is_infix() || node.children.len() < 3 {
+        return None;
+    }
+    let (text, _) = op_of(cx, &node.children[1]);
+    let link = binop(text)?;
+    (fold_level(link).is_some() && fold_level(link) == fold_level(op)).then_some(link)
+}
+
+/// `a - b + c - d` (or `a / b * c`): the left-nested calls Julia parses, as one flat
+/// [`ExprKind::Fold`]. The nodes down the left spine are visited in a loop (a generated
+/// polynomial nests thousands deep); the innermost one converts as usual and becomes `first`,
+/// each one above adds its operands (`+(x, c, d)` two steps `+ c`, `+ d`).
+fn fold(cx: &mut Cx, node: &SyntaxNode, op: BinOp, dotted: bool) -> Expr {
+    let mut spine = vec![node];
+    let mut bottom = node;
+    while let Some(lhs) = bottom.children.first() {
+        if fold_link(cx, lhs, op, dotted).is_none() {
+            break;
+        }
+        spine.push(lhs);
+        bottom = lhs;
+    }
+    spine.pop();
+    let first = expr(cx, bottom);
+    let mut rest = Vec::new();
+    for link in spine.into_iter().rev() {
+        let Some(step) = fold_link(cx, link, op, dotted) else {
+            continue;
+        };
+        for operand in link.children.iter().skip(2) {
+            rest.push((step, expr(cx, operand)));
+        }
+    }
+    Expr::new(
+        ExprKind::Fold {
+            first: Box::new(first),
+            rest,
+            dotted,
+        },
+        node.range,
+    )
 }
 
 /// The operands of `lhs op rest...`.

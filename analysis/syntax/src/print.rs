@@ -275,6 +275,23 @@ impl Display for Expr {
             } => {
                 write!(f, "({}{op} {lhs} {rhs})", if *dotted { "." } else { "" })
             }
+            ExprKind::Fold {
+                first,
+                rest,
+                dotted,
+            } => {
+                // The nested form Julia parses, `(- (+ (- a b) c) d)`, written without
+                // recursing per step.
+                let dot = if *dotted { "." } else { "" };
+                for (op, _) in rest.iter().rev() {
+                    write!(f, "({dot}{op} ")?;
+                }
+                write!(f, "{first}")?;
+                for (_, e) in rest {
+                    write!(f, " {e})")?;
+                }
+                Ok(())
+            }
             ExprKind::Chain { first, rest } => {
                 write!(f, "(chain {first}")?;
                 for (op, e) in rest {

@@ -43,9 +43,11 @@ impl Expr {
             | ExprKind::CompoundAssign { lhs, rhs, .. }
             | ExprKind::And(lhs, rhs)
             | ExprKind::Or(lhs, rhs) => vec![lhs, rhs],
-            ExprKind::Chain { first, rest } => std::iter::once(&**first)
-                .chain(rest.iter().map(|(_, e)| e))
-                .collect(),
+            ExprKind::Chain { first, rest } | ExprKind::Fold { first, rest, .. } => {
+                std::iter::once(&**first)
+                    .chain(rest.iter().map(|(_, e)| e))
+                    .collect()
+            }
             ExprKind::Unary { arg, .. }
             | ExprKind::Splat(arg)
             | ExprKind::Views(arg)
@@ -120,9 +122,11 @@ impl Expr {
             | ExprKind::CompoundAssign { lhs, rhs, .. }
             | ExprKind::And(lhs, rhs)
             | ExprKind::Or(lhs, rhs) => vec![&mut **lhs, &mut **rhs],
-            ExprKind::Chain { first, rest } => std::iter::once(&mut **first)
-                .chain(rest.iter_mut().map(|(_, e)| e))
-                .collect(),
+            ExprKind::Chain { first, rest } | ExprKind::Fold { first, rest, .. } => {
+                std::iter::once(&mut **first)
+                    .chain(rest.iter_mut().map(|(_, e)| e))
+                    .collect()
+            }
             ExprKind::Unary { arg, .. }
             | ExprKind::Splat(arg)
             | ExprKind::Views(arg)

@@ -449,3 +449,43 @@ fn a_chain_of_ten_thousand_terms_is_one_level_of_nesting() {
         other => panic!("not one statement: {other:?}"),
     }
 }
+
+#[test]
+fn mixed_plus_minus_and_times_divide_chains_nest_to_the_left() {
+    // Julia: `a - b + c + d - e` is `-(+(-(a, b), c, d), e)`; zy holds it flat (a fold) and
+    // prints it nested, the n-ary `+` in the middle as its two steps.
+    check(
+        "(a - b + c + d - e, x / y * z / w, a + b + c - d, a .- b .+ c, a - (b - c) - d)",
+        expect![[r#"
+        (tuple (- (+ (+ (- a b) c) d) e) (/ (* (/ x y) z) w) (- (call + a b c) d) (.+ (.- a b) c) (- (- a (- b c)) d))
+    "#]],
+    );
+}
+
+#[test]
+fn ten_thousand_sign_changes_are_one_flat_fold_in_a_small_stack() {
+    // A generated polynomial: `x - 1.5x + 2.5x - ...`, converted, printed and dropped within a
+    // 1 MiB stack (the nested form is 10,000 deep).
+    let handle = std::thread::Builder::new().stack_size(1 << 20).spawn(|| {
+        let mut src = String::from("f(x) = x");
+        for k in 1..10_000 {
+            src.push_str(if k % 2 == 0 { " + " } else { " - " });
+            src.push_str(&format!("{k}.5x"));
+        }
+        let file = zy_syntax::parse_file(&src);
+        assert_eq!(file.errors, vec![]);
+        let Some(zy_syntax::ast::Item::Function(def)) = file.items.first() else {
+            panic!("no function");
+        };
+        let [e] = &def.body[..] else {
+            panic!("not one statement");
+        };
+        let zy_syntax::ast::ExprKind::Fold { rest, .. } = &e.kind else {
+            panic!("not a fold: {:?}", e.kind);
+        };
+        assert_eq!(rest.len(), 9_998);
+        assert!(e.to_string().len() > 10_000);
+    });
+    let joined = handle.map(|h| h.join());
+    assert!(matches!(joined, Ok(Ok(()))));
+}

@@ -51,11 +51,14 @@ pub fn include_reader(limit: u64) -> impl FnMut(&Path) -> Result<String, String>
     move |path| {
         crate::source::read(path, limit)
             .map(|source| source.text)
-            .map_err(|e| {
-                let reason = e.message.strip_prefix("cannot read file: ");
-                reason.unwrap_or(&e.message).to_string()
-            })
+            .map_err(include_failure)
     }
+}
+
+/// Why an included file could not be read, without the "cannot read file" of a given one.
+pub fn include_failure(e: UserError) -> String {
+    let reason = e.message.strip_prefix("cannot read file: ");
+    reason.unwrap_or(&e.message).to_string()
 }
 
 /// A query's result, or its error and the failure status.

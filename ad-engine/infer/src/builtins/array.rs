@@ -140,6 +140,15 @@ pub(crate) fn broadcast_prim(
                 elems.push((**e).clone());
             }
             t if t.is_number() => elems.push(t.clone()),
+            // A type or function is a scalar to broadcasting (Julia's `broadcastable` makes it
+            // a `Ref`): `zero.(typeof(x))` with no array operand is the plain call.
+            Type::Function(_)
+                if !args
+                    .iter()
+                    .any(|a| matches!(a.ty, Type::Array(..) | Type::Adjoint(_))) =>
+            {
+                return cx.call_named(b, &f.into(), args).map(Some);
+            }
             t => return Err(Fail::unsupported(format!("broadcasting over {t}"))),
         }
     }

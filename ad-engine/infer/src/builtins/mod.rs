@@ -268,6 +268,14 @@ pub(crate) fn call(
             name,
             &args.iter().map(|a| a.ty.clone()).collect::<Vec<_>>(),
         )),
+        // `A / B` of matrices, `x' / B` of a row: Julia's right division (the `X` with
+        // `X * B == A`), Julia code in the prelude (`LinearAlgebra._rdiv`).
+        ("/", [x, y])
+            if matches!(y.ty, Type::Array(_, 2))
+                && matches!(x.ty, Type::Array(_, 2) | Type::Adjoint(_)) =>
+        {
+            cx.call_named(b, &"LinearAlgebra._rdiv".into(), args)
+        }
         ("+" | "-" | "*" | "/" | "÷" | "%" | "^", [x, y]) if is_array(x) || is_array(y) => {
             array::arith(cx, b, name, x, y)
         }

@@ -249,7 +249,8 @@ const STACK_SIZE: usize = 512 << 20;
 
 /// Check every file on as many threads as there are cores; reports come back in `paths` order,
 /// with the files that could not be read and why. The files are read first into one host, with
-/// the files they include, so that an included file is checked in its includer's program.
+/// the files they include (reported after the given ones), so that an included file is checked
+/// in its includer's program.
 fn check_all(
     paths: &[PathBuf],
     config: &Loaded,
@@ -270,7 +271,24 @@ fn check_all(
             Err(e) => errors.push((path.clone(), e.to_string())),
         }
     }
-    host.load_includes(crate::load::include_reader(config.max_file_size()));
+    // The files the given ones include (a package's `src/Pkg.jl` includes the rest) are
+    // checked too, in their includer's program.
+    let mut included = Vec::new();
+    host.load_includes(
+        |path| match crate::source::read(path, config.max_file_size()) {
+            Ok(source) => {
+                let text = source.text.clone();
+                included.push((path.to_path_buf(), source));
+                Ok(text)
+            }
+            Err(e) => Err(crate::load::include_failure(e)),
+        },
+    );
+    for (path, source) in included {
+        if let Some(file) = host.file_id(&path) {
+            loaded.push((path, file, source));
+        }
+    }
     stages.read += t.elapsed();
     let analysis = host.analysis();
     let next = AtomicUsize::new(0);
