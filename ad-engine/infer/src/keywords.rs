@@ -129,7 +129,11 @@ impl Cx<'_> {
         let ([(k, d)], [a]) = (passed, positional) else {
             return Ok(None);
         };
-        let matrix = matches!(&a.ty, Type::Array(e, 2) | Type::Adjoint(e) if e.is_number());
+        let matrix = match &a.ty {
+            Type::Array(e, n) => e.is_number() && *n >= 2,
+            Type::Adjoint(e) => e.is_number(),
+            _ => false,
+        };
         if &**k != "dims" || !matrix {
             return Ok(None);
         }

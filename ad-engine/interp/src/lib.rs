@@ -33,5 +33,5 @@ pub use prim::{
     eval_prim, extremum_index, gemm_f64, gemm_f64_op, is_blocked, julia_eq, new_struct,
 };
 pub use show::{show, summary, type_string};
-pub use value::{Array, ArrayData, ArrayRef, ElemType, Pullback, Shape, Value};
+pub use value::{Array, ArrayData, ArrayRef, ElemType, Pullback, Shape, Value, Dims, MAX_DIMS};
 pub use watch::{run_watched, Step, Watch};

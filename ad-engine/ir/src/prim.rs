@@ -446,19 +446,19 @@ prims! {
         arity: AtLeast(2), effects: Effects::allocates("rows of unequal lengths"),
         interpreted_for: REST,
     }
-    /// `zeros(n)` / `zeros(m, n)`.
+    /// `zeros(n)` / `zeros(m, n)` / `zeros(dims...)`.
     Zeros => "zeros" {
-        arity: Between(1, 2), diff: Diff::No, effects: Effects::allocates("a negative size"),
+        arity: Between(1, 6), diff: Diff::No, effects: Effects::allocates("a negative size"),
         interpreted_for: REST,
     }
-    /// `ones(n)` / `ones(m, n)`.
+    /// `ones(n)` / `ones(m, n)` / `ones(dims...)`.
     Ones => "ones" {
-        arity: Between(1, 2), diff: Diff::No, effects: Effects::allocates("a negative size"),
+        arity: Between(1, 6), diff: Diff::No, effects: Effects::allocates("a negative size"),
         interpreted_for: REST,
     }
-    /// `fill(v, n)` / `fill(v, m, n)`.
+    /// `fill(v, n)` / `fill(v, m, n)` / `fill(v, dims...)`.
     Fill => "fill" {
-        arity: Between(2, 3), effects: Effects::allocates("a negative size"), interpreted_for: REST,
+        arity: Between(2, 7), effects: Effects::allocates("a negative size"), interpreted_for: REST,
     }
     /// `similar(x)`: same shape, contents zero (Julia leaves them undefined; zy zero-fills).
     Similar => "similar" { diff: Diff::No, effects: Effects::allocates(""), interpreted_for: REST }

@@ -4045,3 +4045,132 @@ _undef_matrix(T, m::Int, n::Int) = error("unsupported: `Matrix{$(T)}(undef, m, n
 # `push!(v, x)`, `insert!`, `fill!`, `Float64[...]` of an array `x` into an array of numbers:
 # Julia's `convert` refuses it; in zy, whose arrays hold numbers, say what to write instead.
 _elem_of(v::Array, x::AbstractArray) = error("MethodError: Cannot `convert` an array to an object of type $(eltype(v)): zy's arrays hold numbers, so a history of arrays is a Matrix (`hcat(H, x)`, or columns written into `zeros(n, k)`) or a tuple")
+
+# ---- Arrays of 3 or more dimensions ----------------------------------------------------------
+# `zeros(2, 3, 4)`, `ones`, `fill` and indexing `A[i, j, k]` are builtins; what Julia writes in
+# Julia over them is here: sizes as tuples, `Array{T}(undef, ...)`, `reshape` into N
+# dimensions, `axes`, `ndims`, reductions with `dims` and `permutedims`.
+
+zeros(dims::Tuple{Int, Int, Int}) = zeros(dims[1], dims[2], dims[3])
+zeros(dims::Tuple{Int, Int, Int, Int}) = zeros(dims[1], dims[2], dims[3], dims[4])
+ones(dims::Tuple{Int, Int, Int}) = ones(dims[1], dims[2], dims[3])
+ones(dims::Tuple{Int, Int, Int, Int}) = ones(dims[1], dims[2], dims[3], dims[4])
+fill(v, dims::Tuple{Int, Int, Int}) = fill(v, dims[1], dims[2], dims[3])
+fill(v, dims::Tuple{Int, Int, Int, Int}) = fill(v, dims[1], dims[2], dims[3], dims[4])
+similar(x::Array, dims::Tuple{Int, Int, Int}) = fill(zero(eltype(x)), dims)
+similar(x::Array, a::Int, b::Int, c::Int) = fill(zero(eltype(x)), a, b, c)
+
+# `Array{T}(undef, a, b, c)`, `Array{T, 3}(undef, a, b, c)` (zeros: Julia leaves them undefined).
+_undef_array(T, a::Int, b::Int, c::Int) = _undef_nd(T, (a, b, c))
+_undef_array(T, a::Int, b::Int, c::Int, d::Int) = _undef_nd(T, (a, b, c, d))
+_undef_array_rank(T, N::Int, a::Int, b::Int, c::Int) = N == 3 ? _undef_nd(T, (a, b, c)) : _undef_rank_error(N, 3)
+_undef_array_rank(T, N::Int, a::Int, b::Int, c::Int, d::Int) = N == 4 ? _undef_nd(T, (a, b, c, d)) : _undef_rank_error(N, 4)
+_undef_nd(::Type{Float64}, dims) = zeros(dims)
+_undef_nd(::Type{Int}, dims) = fill(0, dims)
+_undef_nd(::Type{Int64}, dims) = fill(0, dims)
+_undef_nd(::Type{Bool}, dims) = fill(false, dims)
+
+"""
+    ndims(A), axes(A)
+
+The number of dimensions of an array; the ranges of its indices, one per dimension.
+"""
+ndims(A::AbstractArray{T, N}) where {T, N} = N
+axes(A::AbstractArray{T, 3}) where {T} = (1:size(A, 1), 1:size(A, 2), 1:size(A, 3))
+axes(A::AbstractArray{T, 4}) where {T} = (1:size(A, 1), 1:size(A, 2), 1:size(A, 3), 1:size(A, 4))
+
+"""
+    reshape(A, a, b, c), reshape(A, (a, b, c)), reshape(A, :, b, c), reshape(A, a, :, c),
+    reshape(A, a, b, :), reshape(A, a, b, c, d)
+
+The elements of `A` in column-major order as an array of 3 or 4 dimensions; a `:` stands for
+the size that makes the element counts agree. A copy, accepted where `reshape` is (see the
+2-dimensional methods).
+"""
+reshape(A::Array, a::Int, b::Int, c::Int) = _reshape(A, a, b, c)
+reshape(A::Array, a::Int, b::Int, c::Int, d::Int) = _reshape(A, a, b, c, d)
+reshape(A::Array, dims::Tuple{Int, Int, Int}) = _reshape(A, dims[1], dims[2], dims[3])
+reshape(A::Array, dims::Tuple{Int, Int, Int, Int}) = _reshape(A, dims[1], dims[2], dims[3], dims[4])
+reshape(A::Array, ::Colon, b::Int, c::Int) = _reshape(A, _reshape_colon_nd(A, 1, b, c), b, c)
+reshape(A::Array, a::Int, ::Colon, c::Int) = _reshape(A, a, _reshape_colon_nd(A, 2, a, c), c)
+reshape(A::Array, a::Int, b::Int, ::Colon) = _reshape(A, a, b, _reshape_colon_nd(A, 3, a, b))
+_reshape(A::Array, a::Int, b::Int, c::Int) = _reshape_fill!(fill(zero(eltype(A)), a, b, c), A, (a, b, c))
+_reshape(A::Array, a::Int, b::Int, c::Int, d::Int) = _reshape_fill!(fill(zero(eltype(A)), a, b, c, d), A, (a, b, c, d))
+
+# The size a `:` at position `k` of three stands for beside the sizes `a` and `b`.
+function _reshape_colon_nd(A, k::Int, a::Int, b::Int)
+    n = a * b
+    if n == 0 || length(A) % n != 0
+        k == 1 && throw(DimensionMismatch("array size $(length(A)) must be divisible by the product of the new dimensions (Colon(), $a, $b)"))
+        k == 2 && throw(DimensionMismatch("array size $(length(A)) must be divisible by the product of the new dimensions ($a, Colon(), $b)"))
+        throw(DimensionMismatch("array size $(length(A)) must be divisible by the product of the new dimensions ($a, $b, Colon())"))
+    end
+    return length(A) ÷ n
+end
+
+# `sum(A; dims = d)` and `prod`/`maximum`/`minimum` of an array of 3 or 4 dimensions: the
+# reductions along dimension `d`, each from its first element in index order (sums from zero,
+# as Julia's), into an array whose dimension `d` has length one.
+_sum_dims(A::AbstractArray{T, 3}, d::Int) where {T} = _dims_reduce(+, A, d, true)
+_sum_dims(A::AbstractArray{T, 4}, d::Int) where {T} = _dims_reduce(+, A, d, true)
+_reduce_dims(op, A::AbstractArray{T, 3}, d::Int) where {T} = _dims_reduce(op, A, d, false)
+_reduce_dims(op, A::AbstractArray{T, 4}, d::Int) where {T} = _dims_reduce(op, A, d, false)
+_sum_dims(A::AbstractArray{T, 3}, d::Tuple{Int}) where {T} = _sum_dims(A, d[1])
+_sum_dims(A::AbstractArray{T, 3}, d::Tuple{Int, Int}) where {T} = _sum_dims(_sum_dims(A, d[1]), d[2])
+_sum_dims(A::AbstractArray{T, 3}, d::Tuple{Int, Int, Int}) where {T} = _sum_dims(_sum_dims(_sum_dims(A, d[1]), d[2]), d[3])
+_reduce_dims(op, A::AbstractArray{T, 3}, d::Tuple{Int}) where {T} = _reduce_dims(op, A, d[1])
+_reduce_dims(op, A::AbstractArray{T, 3}, d::Tuple{Int, Int}) where {T} = _reduce_dims(op, _reduce_dims(op, A, d[1]), d[2])
+
+function _dims_reduce(op, A, d::Int, from_zero::Bool)
+    d < 1 && throw(ArgumentError("dimension must be ≥ 1, got $d"))
+    d > ndims(A) && return copy(A)
+    before = 1
+    for e in 1:(d - 1)
+        before *= size(A, e)
+    end
+    n = size(A, d)
+    n == 0 && !from_zero && throw(ArgumentError("reducing over an empty collection is not allowed"))
+    after = n == 0 ? 0 : length(A) ÷ (before * n)
+    S = fill(zero(eltype(A)), _size_one(A, d))
+    for a in 1:after, b in 1:before
+        at = b + before * n * (a - 1)
+        s = from_zero ? zero(eltype(A)) + A[at] : A[at]
+        for j in 2:n
+            s = op(s, A[at + before * (j - 1)])
+        end
+        S[b + before * (a - 1)] = s
+    end
+    return S
+end
+
+# The size of `A` with dimension `d` made 1.
+_size_one(A::AbstractArray{T, 3}, d::Int) where {T} = (d == 1 ? 1 : size(A, 1), d == 2 ? 1 : size(A, 2), d == 3 ? 1 : size(A, 3))
+_size_one(A::AbstractArray{T, 4}, d::Int) where {T} = (d == 1 ? 1 : size(A, 1), d == 2 ? 1 : size(A, 2), d == 3 ? 1 : size(A, 3), d == 4 ? 1 : size(A, 4))
+
+"""
+    permutedims(A, perm), dropdims(A; dims)
+
+`permutedims` of a 3-dimensional array by a permutation `perm` of `(1, 2, 3)`: a new array
+with `B[i₁, i₂, i₃] = A[i_perm⁻¹...]` (`size(B, k) == size(A, perm[k])`); `dropdims` of a
+3-dimensional array whose dimension `dims` has length 1: the matrix of the other two (a copy,
+accepted as the 2-dimensional `dropdims` is).
+"""
+function permutedims(A::AbstractArray{T, 3}, perm::Tuple{Int, Int, Int}) where {T}
+    p1, p2, p3 = perm
+    sort([p1, p2, p3]) == [1, 2, 3] || throw(ArgumentError("no valid permutation of dimensions"))
+    B = fill(zero(eltype(A)), size(A, p1), size(A, p2), size(A, p3))
+    for k in 1:size(A, 3), j in 1:size(A, 2), i in 1:size(A, 1)
+        I = (i, j, k)
+        B[I[p1], I[p2], I[p3]] = A[i, j, k]
+    end
+    return B
+end
+
+function dropdims(A::AbstractArray{T, 3}; dims) where {T}
+    d = dims isa Tuple ? _one_dim(dims) : dims
+    1 <= d <= 3 || throw(ArgumentError("dropped dims must be in range 1:3"))
+    size(A, d) == 1 || throw(ArgumentError("dropped dims must all be size 1"))
+    m = d == 1 ? size(A, 2) : size(A, 1)
+    n = d == 3 ? size(A, 2) : size(A, 3)
+    return _reshape(copy(A), m, n)
+end
