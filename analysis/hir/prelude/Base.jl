@@ -4148,6 +4148,100 @@ _size_one(A::AbstractArray{T, 3}, d::Int) where {T} = (d == 1 ? 1 : size(A, 1), 
 _size_one(A::AbstractArray{T, 4}, d::Int) where {T} = (d == 1 ? 1 : size(A, 1), d == 2 ? 1 : size(A, 2), d == 3 ? 1 : size(A, 3), d == 4 ? 1 : size(A, 4))
 
 """
+    A[I, J, K], A[I, J, K] = B
+
+Slices of a 3-dimensional array by `Int`s, `:` and ranges `a:b` in each place: a new array
+(a copy) whose dimensions are those indexed by `:` or a range (`A[:, :, k]` a Matrix,
+`A[i, :, k]` a Vector, `A[:, 1:2, :]` a 3-dimensional array); written, the elements of the
+array `B` in column-major order, its dimensions other than those of length 1 being the slice's.
+"""
+getindex(A::Array{T, 3}, I::Int, J::Int, K::Colon) where {T} = _block3v(A, _steps(A, 1, I:I), _steps(A, 2, J:J), _steps(A, 3, K))
+getindex(A::Array{T, 3}, I::Int, J::Int, K::UnitRange{Int}) where {T} = _block3v(A, _steps(A, 1, I:I), _steps(A, 2, J:J), _steps(A, 3, K))
+getindex(A::Array{T, 3}, I::Int, J::Colon, K::Int) where {T} = _block3v(A, _steps(A, 1, I:I), _steps(A, 2, J), _steps(A, 3, K:K))
+getindex(A::Array{T, 3}, I::Int, J::Colon, K::Colon) where {T} = _block3m(A, _steps(A, 1, I:I), _steps(A, 2, J), _steps(A, 3, K), 2, 3)
+getindex(A::Array{T, 3}, I::Int, J::Colon, K::UnitRange{Int}) where {T} = _block3m(A, _steps(A, 1, I:I), _steps(A, 2, J), _steps(A, 3, K), 2, 3)
+getindex(A::Array{T, 3}, I::Int, J::UnitRange{Int}, K::Int) where {T} = _block3v(A, _steps(A, 1, I:I), _steps(A, 2, J), _steps(A, 3, K:K))
+getindex(A::Array{T, 3}, I::Int, J::UnitRange{Int}, K::Colon) where {T} = _block3m(A, _steps(A, 1, I:I), _steps(A, 2, J), _steps(A, 3, K), 2, 3)
+getindex(A::Array{T, 3}, I::Int, J::UnitRange{Int}, K::UnitRange{Int}) where {T} = _block3m(A, _steps(A, 1, I:I), _steps(A, 2, J), _steps(A, 3, K), 2, 3)
+getindex(A::Array{T, 3}, I::Colon, J::Int, K::Int) where {T} = _block3v(A, _steps(A, 1, I), _steps(A, 2, J:J), _steps(A, 3, K:K))
+getindex(A::Array{T, 3}, I::Colon, J::Int, K::Colon) where {T} = _block3m(A, _steps(A, 1, I), _steps(A, 2, J:J), _steps(A, 3, K), 1, 3)
+getindex(A::Array{T, 3}, I::Colon, J::Int, K::UnitRange{Int}) where {T} = _block3m(A, _steps(A, 1, I), _steps(A, 2, J:J), _steps(A, 3, K), 1, 3)
+getindex(A::Array{T, 3}, I::Colon, J::Colon, K::Int) where {T} = _block3m(A, _steps(A, 1, I), _steps(A, 2, J), _steps(A, 3, K:K), 1, 2)
+getindex(A::Array{T, 3}, I::Colon, J::Colon, K::Colon) where {T} = _block3(A, _steps(A, 1, I), _steps(A, 2, J), _steps(A, 3, K))
+getindex(A::Array{T, 3}, I::Colon, J::Colon, K::UnitRange{Int}) where {T} = _block3(A, _steps(A, 1, I), _steps(A, 2, J), _steps(A, 3, K))
+getindex(A::Array{T, 3}, I::Colon, J::UnitRange{Int}, K::Int) where {T} = _block3m(A, _steps(A, 1, I), _steps(A, 2, J), _steps(A, 3, K:K), 1, 2)
+getindex(A::Array{T, 3}, I::Colon, J::UnitRange{Int}, K::Colon) where {T} = _block3(A, _steps(A, 1, I), _steps(A, 2, J), _steps(A, 3, K))
+getindex(A::Array{T, 3}, I::Colon, J::UnitRange{Int}, K::UnitRange{Int}) where {T} = _block3(A, _steps(A, 1, I), _steps(A, 2, J), _steps(A, 3, K))
+getindex(A::Array{T, 3}, I::UnitRange{Int}, J::Int, K::Int) where {T} = _block3v(A, _steps(A, 1, I), _steps(A, 2, J:J), _steps(A, 3, K:K))
+getindex(A::Array{T, 3}, I::UnitRange{Int}, J::Int, K::Colon) where {T} = _block3m(A, _steps(A, 1, I), _steps(A, 2, J:J), _steps(A, 3, K), 1, 3)
+getindex(A::Array{T, 3}, I::UnitRange{Int}, J::Int, K::UnitRange{Int}) where {T} = _block3m(A, _steps(A, 1, I), _steps(A, 2, J:J), _steps(A, 3, K), 1, 3)
+getindex(A::Array{T, 3}, I::UnitRange{Int}, J::Colon, K::Int) where {T} = _block3m(A, _steps(A, 1, I), _steps(A, 2, J), _steps(A, 3, K:K), 1, 2)
+getindex(A::Array{T, 3}, I::UnitRange{Int}, J::Colon, K::Colon) where {T} = _block3(A, _steps(A, 1, I), _steps(A, 2, J), _steps(A, 3, K))
+getindex(A::Array{T, 3}, I::UnitRange{Int}, J::Colon, K::UnitRange{Int}) where {T} = _block3(A, _steps(A, 1, I), _steps(A, 2, J), _steps(A, 3, K))
+getindex(A::Array{T, 3}, I::UnitRange{Int}, J::UnitRange{Int}, K::Int) where {T} = _block3m(A, _steps(A, 1, I), _steps(A, 2, J), _steps(A, 3, K:K), 1, 2)
+getindex(A::Array{T, 3}, I::UnitRange{Int}, J::UnitRange{Int}, K::Colon) where {T} = _block3(A, _steps(A, 1, I), _steps(A, 2, J), _steps(A, 3, K))
+getindex(A::Array{T, 3}, I::UnitRange{Int}, J::UnitRange{Int}, K::UnitRange{Int}) where {T} = _block3(A, _steps(A, 1, I), _steps(A, 2, J), _steps(A, 3, K))
+setindex!(A::Array{T, 3}, B, I::Int, J::Int, K::Colon) where {T} = _block3!(A, B, _steps(A, 1, I:I), _steps(A, 2, J:J), _steps(A, 3, K))
+setindex!(A::Array{T, 3}, B, I::Int, J::Int, K::UnitRange{Int}) where {T} = _block3!(A, B, _steps(A, 1, I:I), _steps(A, 2, J:J), _steps(A, 3, K))
+setindex!(A::Array{T, 3}, B, I::Int, J::Colon, K::Int) where {T} = _block3!(A, B, _steps(A, 1, I:I), _steps(A, 2, J), _steps(A, 3, K:K))
+setindex!(A::Array{T, 3}, B, I::Int, J::Colon, K::Colon) where {T} = _block3!(A, B, _steps(A, 1, I:I), _steps(A, 2, J), _steps(A, 3, K))
+setindex!(A::Array{T, 3}, B, I::Int, J::Colon, K::UnitRange{Int}) where {T} = _block3!(A, B, _steps(A, 1, I:I), _steps(A, 2, J), _steps(A, 3, K))
+setindex!(A::Array{T, 3}, B, I::Int, J::UnitRange{Int}, K::Int) where {T} = _block3!(A, B, _steps(A, 1, I:I), _steps(A, 2, J), _steps(A, 3, K:K))
+setindex!(A::Array{T, 3}, B, I::Int, J::UnitRange{Int}, K::Colon) where {T} = _block3!(A, B, _steps(A, 1, I:I), _steps(A, 2, J), _steps(A, 3, K))
+setindex!(A::Array{T, 3}, B, I::Int, J::UnitRange{Int}, K::UnitRange{Int}) where {T} = _block3!(A, B, _steps(A, 1, I:I), _steps(A, 2, J), _steps(A, 3, K))
+setindex!(A::Array{T, 3}, B, I::Colon, J::Int, K::Int) where {T} = _block3!(A, B, _steps(A, 1, I), _steps(A, 2, J:J), _steps(A, 3, K:K))
+setindex!(A::Array{T, 3}, B, I::Colon, J::Int, K::Colon) where {T} = _block3!(A, B, _steps(A, 1, I), _steps(A, 2, J:J), _steps(A, 3, K))
+setindex!(A::Array{T, 3}, B, I::Colon, J::Int, K::UnitRange{Int}) where {T} = _block3!(A, B, _steps(A, 1, I), _steps(A, 2, J:J), _steps(A, 3, K))
+setindex!(A::Array{T, 3}, B, I::Colon, J::Colon, K::Int) where {T} = _block3!(A, B, _steps(A, 1, I), _steps(A, 2, J), _steps(A, 3, K:K))
+setindex!(A::Array{T, 3}, B, I::Colon, J::Colon, K::Colon) where {T} = _block3!(A, B, _steps(A, 1, I), _steps(A, 2, J), _steps(A, 3, K))
+setindex!(A::Array{T, 3}, B, I::Colon, J::Colon, K::UnitRange{Int}) where {T} = _block3!(A, B, _steps(A, 1, I), _steps(A, 2, J), _steps(A, 3, K))
+setindex!(A::Array{T, 3}, B, I::Colon, J::UnitRange{Int}, K::Int) where {T} = _block3!(A, B, _steps(A, 1, I), _steps(A, 2, J), _steps(A, 3, K:K))
+setindex!(A::Array{T, 3}, B, I::Colon, J::UnitRange{Int}, K::Colon) where {T} = _block3!(A, B, _steps(A, 1, I), _steps(A, 2, J), _steps(A, 3, K))
+setindex!(A::Array{T, 3}, B, I::Colon, J::UnitRange{Int}, K::UnitRange{Int}) where {T} = _block3!(A, B, _steps(A, 1, I), _steps(A, 2, J), _steps(A, 3, K))
+setindex!(A::Array{T, 3}, B, I::UnitRange{Int}, J::Int, K::Int) where {T} = _block3!(A, B, _steps(A, 1, I), _steps(A, 2, J:J), _steps(A, 3, K:K))
+setindex!(A::Array{T, 3}, B, I::UnitRange{Int}, J::Int, K::Colon) where {T} = _block3!(A, B, _steps(A, 1, I), _steps(A, 2, J:J), _steps(A, 3, K))
+setindex!(A::Array{T, 3}, B, I::UnitRange{Int}, J::Int, K::UnitRange{Int}) where {T} = _block3!(A, B, _steps(A, 1, I), _steps(A, 2, J:J), _steps(A, 3, K))
+setindex!(A::Array{T, 3}, B, I::UnitRange{Int}, J::Colon, K::Int) where {T} = _block3!(A, B, _steps(A, 1, I), _steps(A, 2, J), _steps(A, 3, K:K))
+setindex!(A::Array{T, 3}, B, I::UnitRange{Int}, J::Colon, K::Colon) where {T} = _block3!(A, B, _steps(A, 1, I), _steps(A, 2, J), _steps(A, 3, K))
+setindex!(A::Array{T, 3}, B, I::UnitRange{Int}, J::Colon, K::UnitRange{Int}) where {T} = _block3!(A, B, _steps(A, 1, I), _steps(A, 2, J), _steps(A, 3, K))
+setindex!(A::Array{T, 3}, B, I::UnitRange{Int}, J::UnitRange{Int}, K::Int) where {T} = _block3!(A, B, _steps(A, 1, I), _steps(A, 2, J), _steps(A, 3, K:K))
+setindex!(A::Array{T, 3}, B, I::UnitRange{Int}, J::UnitRange{Int}, K::Colon) where {T} = _block3!(A, B, _steps(A, 1, I), _steps(A, 2, J), _steps(A, 3, K))
+setindex!(A::Array{T, 3}, B, I::UnitRange{Int}, J::UnitRange{Int}, K::UnitRange{Int}) where {T} = _block3!(A, B, _steps(A, 1, I), _steps(A, 2, J), _steps(A, 3, K))
+
+# The block of `A` at the ranges `I`, `J`, `K`: a new 3-dimensional array.
+function _block3(A::Array, I::StepRange{Int, Int}, J::StepRange{Int, Int}, K::StepRange{Int, Int})
+    B = fill(zero(eltype(A)), length(I), length(J), length(K))
+    for r in 1:length(K), q in 1:length(J), p in 1:length(I)
+        B[p, q, r] = A[I.start + (p - 1) * I.step, J.start + (q - 1) * J.step, K.start + (r - 1) * K.step]
+    end
+    return B
+end
+# The block as the Matrix of its dimensions `a` and `b` (the third has length 1).
+_block3m(A, I, J, K, a::Int, b::Int) = _reshape(_block3(A, I, J, K), length((I, J, K)[a]), length((I, J, K)[b]))
+# The block as a Vector (two of its dimensions have length 1).
+_block3v(A, I, J, K) = _reshape(_block3(A, I, J, K), length(I) * length(J) * length(K))
+
+# `A[I, J, K] = B`: the elements of `B` into the block, after Julia's shape check (the sizes
+# other than 1 agree).
+function _block3!(A::Array, B::AbstractArray, I::StepRange{Int, Int}, J::StepRange{Int, Int}, K::StepRange{Int, Int})
+    want = Int[]
+    for n in (length(I), length(J), length(K))
+        n != 1 && push!(want, n)
+    end
+    have = Int[]
+    for n in size(B)
+        n != 1 && push!(have, n)
+    end
+    want == have || throw(DimensionMismatch("tried to assign $(length(B)) elements to $(length(I) * length(J) * length(K)) destinations"))
+    k = 0
+    for r in 1:length(K), q in 1:length(J), p in 1:length(I)
+        k += 1
+        A[I.start + (p - 1) * I.step, J.start + (q - 1) * J.step, K.start + (r - 1) * K.step] = B[k]
+    end
+    return A
+end
+
+"""
     permutedims(A, perm), dropdims(A; dims)
 
 `permutedims` of a 3-dimensional array by a permutation `perm` of `(1, 2, 3)`: a new array
