@@ -64,6 +64,9 @@ impl Cx<'_> {
         if let Some(v) = self.round_digits(b, &name, &passed, &full)? {
             return Ok(v);
         }
+        if let Some(v) = self.cat_dims(b, &name, &passed, &full)? {
+            return Ok(v);
+        }
         let Some(gf) = self.program.functions.get(&name) else {
             return Err(no_method(""));
         };
@@ -190,6 +193,54 @@ impl Cx<'_> {
         }
         let args = [f, Val::lit(Const::Func(op.into())), init.clone(), x.clone()];
         self.call_named(b, &helper, &args).map(Some)
+    }
+
+    /// `cat(xs...; dims)`: the result's number of dimensions depends on `dims`, so it must be
+    /// known here: `dims = 1` is `vcat`, `dims = 2` `hcat`, `dims = 3` the prelude's
+    /// `Base._cat_along(3, xs...)`, a tuple `dims = (1, 2)` the block diagonal
+    /// (`Base._cat_diag(dims, xs...)`, which checks the tuple). `None` for any other call.
+    fn cat_dims(
+        &mut self,
+        b: &mut PlanBuilder,
+        name: &Name,
+        passed: &[(Name, Val)],
+        positional: &[Val],
+    ) -> Result<Option<Val>, Fail> {
+        let [(k, d)] = passed else {
+            return Ok(None);
+        };
+        if name.strip_prefix("Base.").unwrap_or(name) != "cat" || &**k != "dims" {
+            return Ok(None);
+        }
+        if positional.is_empty() {
+            return Err(Fail::unsupported(
+                "`cat()` of nothing (its element type would be Any); write `Float64[]` instead",
+            ));
+        }
+        let (callee, lead): (&str, Option<Val>) = match (&d.ty, d.int()) {
+            (_, Some(1)) => ("vcat", None),
+            (_, Some(2)) => ("hcat", None),
+            (_, Some(3)) => ("Base._cat_along", Some(d.clone())),
+            (Type::Tuple(ts), _) if ts.len() == 2 && ts.iter().all(|t| *t == Type::Int64) => {
+                ("Base._cat_diag", Some(d.clone()))
+            }
+            (Type::Int64, None) => {
+                return Err(Fail::unsupported(
+                    "`cat` with `dims` known only at run time (the result's number of \
+                     dimensions depends on it); write the number (`dims = 3`) instead",
+                ))
+            }
+            _ => {
+                return Err(Fail::unsupported(format!(
+                    "`cat` with `dims = {}`; zy concatenates along dimensions 1, 2 and 3 \
+                     (`vcat`, `hcat`, `dims = 3`) and block-diagonally (`dims = (1, 2)`)",
+                    d.int().map_or_else(|| format!("::{}", d.ty), |k| k.to_string())
+                )))
+            }
+        };
+        let mut args: Vec<Val> = lead.into_iter().collect();
+        args.extend(positional.iter().cloned());
+        self.call_named(b, &callee.into(), &args).map(Some)
     }
 
     /// `round(x; digits)`, `round(x; digits, base)` of a Float64: the builtin `round` takes no

@@ -4268,3 +4268,76 @@ function dropdims(A::AbstractArray{T, 3}; dims) where {T}
     n = d == 3 ? size(A, 2) : size(A, 3)
     return _reshape(copy(A), m, n)
 end
+
+"""
+    cat(xs...; dims)
+
+Concatenation along dimension `dims`: `dims = 1` is `vcat`, `dims = 2` `hcat`, `dims = 3`
+stacks the parts (numbers, vectors, matrices, 3-dimensional arrays) along a third dimension,
+and `dims = (1, 2)` puts them on the diagonal of a block matrix, zeros elsewhere. `dims` must
+be written as a number or a tuple (inference chooses the result's type by it).
+"""
+cat(xs...; dims) = error("unsupported: `cat` with `dims` that are not a constant")
+
+# The parts `xs` (numbers, vectors, matrices and 3-dimensional arrays) concatenated along
+# dimension `d` (1, 2 or 3) into a 3-dimensional array; the other dimensions must agree.
+function _cat_along(d::Int, xs...)
+    m = d == 1 ? _cat3_total(1, xs...) : _cat3_size(xs[1], 1)
+    n = d == 2 ? _cat3_total(2, xs...) : _cat3_size(xs[1], 2)
+    p = d == 3 ? _cat3_total(3, xs...) : _cat3_size(xs[1], 3)
+    return _cat3!(fill(_cat_zero_of(xs...), m, n, p), d, 0, xs...)
+end
+
+_cat3!(y, d::Int, at::Int) = y
+function _cat3!(y, d::Int, at::Int, x, rest...)
+    for e in 1:3
+        e == d || _cat3_size(x, e) == size(y, e) || throw(DimensionMismatch("mismatch in dimension $e (expected $(size(y, e)) got $(_cat3_size(x, e)))"))
+    end
+    for k in 1:_cat3_size(x, 3), j in 1:_cat3_size(x, 2), i in 1:_cat3_size(x, 1)
+        v = _cat3_get(x, i, j, k)
+        if d == 1
+            y[at + i, j, k] = v
+        elseif d == 2
+            y[i, at + j, k] = v
+        else
+            y[i, j, at + k] = v
+        end
+    end
+    return _cat3!(y, d, at + _cat3_size(x, d), rest...)
+end
+
+_cat3_size(x::Real, d::Int) = 1
+_cat3_size(x::AbstractArray, d::Int) = size(x, d)
+_cat3_total(d::Int) = 0
+_cat3_total(d::Int, x, rest...) = _cat3_size(x, d) + _cat3_total(d, rest...)
+_cat3_get(x::Real, i::Int, j::Int, k::Int) = x
+_cat3_get(x::AbstractVector, i::Int, j::Int, k::Int) = x[i]
+_cat3_get(x::AbstractMatrix, i::Int, j::Int, k::Int) = x[i, j]
+_cat3_get(x::AbstractArray{T, 3}, i::Int, j::Int, k::Int) where {T} = x[i, j, k]
+
+# `cat(xs...; dims = (1, 2))`: the parts (numbers, vectors as columns, matrices) as the
+# diagonal blocks of a matrix, zeros elsewhere.
+function _cat_diag(dims::Tuple{Int, Int}, xs...)
+    dims == (1, 2) || dims == (2, 1) || error("unsupported: `cat` with `dims = $dims`; zy concatenates along dimensions 1, 2 and 3 and block-diagonally (`dims = (1, 2)`)")
+    y = fill(_cat_zero_of(xs...), _cat_total(1, xs...), _cat_total(2, xs...))
+    return _cat_diag!(y, 0, 0, xs...)
+end
+_cat_diag!(y, r::Int, c::Int) = y
+function _cat_diag!(y, r::Int, c::Int, x, rest...)
+    for j in 1:_cat_size(x, 2), i in 1:_cat_size(x, 1)
+        y[r + i, c + j] = _cat_get(x, i, j)
+    end
+    return _cat_diag!(y, r + _cat_size(x, 1), c + _cat_size(x, 2), rest...)
+end
+
+"""
+    stack(t)
+
+The elements of the tuple `t` stacked along a new last dimension (Julia 1.9): numbers into a
+Vector, vectors as the columns of a Matrix, matrices as the slices of a 3-dimensional array;
+they must have one size (`DimensionMismatch`).
+"""
+stack(t::Tuple) = _stack(t...)
+_stack(x::Real, rest...) = vcat(x, rest...)
+_stack(x::AbstractVector, rest...) = hcat(x, rest...)
+_stack(x::AbstractMatrix, rest...) = _cat_along(3, x, rest...)

@@ -78,6 +78,20 @@ pub const HOOKS: &[Hooks] = &[
         ],
         hooks: &["Base._vcat_matrix", "Base._vcat_vector", "Base._hcat"],
     },
+    // `cat(xs...; dims)`, and `vcat`/`hcat` of 3-dimensional arrays.
+    Hooks {
+        triggers: &[
+            "cat",
+            "Base.cat",
+            "vcat",
+            "hcat",
+            "hvcat",
+            "Base.vcat",
+            "Base.hcat",
+            "Base.hvcat",
+        ],
+        hooks: &["Base._cat_along", "Base._cat_diag"],
+    },
     // Arithmetic with values of these types (only code that names the type makes them).
     Hooks {
         triggers: &["LinearAlgebra.UniformScaling"],
