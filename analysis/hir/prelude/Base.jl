@@ -3737,8 +3737,8 @@ end
     product(a, b, c)
 
 The triples `(x, y, z)` of elements of `a`, `b` and `c`, `x` varying fastest: for `for`
-loops, generators and reductions (a comprehension over it, a 3-dimensional array in Julia, is
-refused by name).
+loops, generators and reductions (a comprehension over it is
+a `length(a)×length(b)×length(c)` array).
 """
 product(a, b, c) = Product3(a, b, c)
 
@@ -3973,7 +3973,7 @@ Base.collect(z::Base.Zip) = error("unsupported: `collect(zip(...))`, an array of
 Base.collect(e::Base.Enumerate) = error("unsupported: `collect(enumerate(x))`, an array of tuples; iterate the enumerate itself (`for (i, v) in enumerate(x)`)")
 Base.collect(p::Base.ProductIterator) = error("unsupported: `collect(Iterators.product(a, b))`, a matrix of tuples; iterate the product itself or write `[f(x, y) for x in a, y in b]`")
 Base.collect(p::Product3) = error("unsupported: `collect(Iterators.product(a, b, c))`, a 3-dimensional array of tuples; iterate the product itself")
-Base._gen_array(f, it::Product3) = error("unsupported: a comprehension over `Iterators.product(a, b, c)` (a 3-dimensional array in Julia); iterate it in a `for` loop or reduce a generator over it (`sum(f(x, y, z) for (x, y, z) in ...)`)")
+Base._gen_array(f, it::Product3) = Base._array3(Base._gen_results(f, it), length(it.a), length(it.b), length(it.c))
 Base.collect(p::PartitionIterator) = error("unsupported: `collect(Iterators.partition(x, n))`, a vector of arrays; iterate the partition itself (`for p in Iterators.partition(x, n)`)")
 
 end # module Iterators
@@ -4059,6 +4059,14 @@ fill(v, dims::Tuple{Int, Int, Int}) = fill(v, dims[1], dims[2], dims[3])
 fill(v, dims::Tuple{Int, Int, Int, Int}) = fill(v, dims[1], dims[2], dims[3], dims[4])
 similar(x::Array, dims::Tuple{Int, Int, Int}) = fill(zero(eltype(x)), dims)
 similar(x::Array, a::Int, b::Int, c::Int) = fill(zero(eltype(x)), a, b, c)
+
+# A comprehension over a 3-dimensional array, or over three iteration variables
+# (`[f(i, j, k) for i in I, j in J, k in K]`): a 3-dimensional array of `f`'s result type.
+_gen_array(f, it::Array{T, 3}) where {T} = _array3(_gen_results(f, it), size(it, 1), size(it, 2), size(it, 3))
+_array3(x::Array{Float64}, a::Int, b::Int, c::Int) = zeros(a, b, c)
+_array3(x::Array{Int}, a::Int, b::Int, c::Int) = fill(0, a, b, c)
+_array3(x::Array{Bool}, a::Int, b::Int, c::Int) = fill(false, a, b, c)
+product(a, b, c) = Iterators.product(a, b, c)
 
 # `Array{T}(undef, a, b, c)`, `Array{T, 3}(undef, a, b, c)` (zeros: Julia leaves them undefined).
 _undef_array(T, a::Int, b::Int, c::Int) = _undef_nd(T, (a, b, c))
