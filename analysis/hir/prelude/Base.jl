@@ -4068,6 +4068,32 @@ _array3(x::Array{Int}, a::Int, b::Int, c::Int) = fill(0, a, b, c)
 _array3(x::Array{Bool}, a::Int, b::Int, c::Int) = fill(false, a, b, c)
 product(a, b, c) = Iterators.product(a, b, c)
 
+# `CartesianIndex(i, j, k)` of a 3-dimensional array: indexing by it, `CartesianIndices(A)`,
+# and `argmax`, `argmin`, `findmax`, `findmin` giving one (Julia's, where a vector's give an Int).
+CartesianIndex(i::Int, j::Int, k::Int) = CartesianIndex((i, j, k))
+getindex(A::Array{T, 3}, I::CartesianIndex{Tuple{Int, Int, Int}}) where {T} = A[I.I[1], I.I[2], I.I[3]]
+setindex!(A::Array{T, 3}, v, I::CartesianIndex{Tuple{Int, Int, Int}}) where {T} = setindex!(A, v, I.I[1], I.I[2], I.I[3])
+getindex(C::CartesianIndices{Tuple{Int, Int, Int}}, k::Int) = _cartesian3(C.dims, _cartesian_check(C, k))
+getindex(C::CartesianIndices{Tuple{Int, Int, Int}}, i::Int, j::Int, k::Int) = CartesianIndex(i, j, k)
+argmax(A::AbstractArray{T, 3}) where {T} = _cartesian3(size(A), _argextremum(A, true))
+argmin(A::AbstractArray{T, 3}) where {T} = _cartesian3(size(A), _argextremum(A, false))
+findmax(A::AbstractArray{T, 3}) where {T} = (A[_argextremum(A, true)], argmax(A))
+findmin(A::AbstractArray{T, 3}) where {T} = (A[_argextremum(A, false)], argmin(A))
+findmax(f, A::AbstractArray{T, 3}) where {T} = _cartesian3_found(size(A), _findextremum(f, A, true))
+findmin(f, A::AbstractArray{T, 3}) where {T} = _cartesian3_found(size(A), _findextremum(f, A, false))
+_cartesian3_found(dims, found::Tuple) = (found[1], _cartesian3(dims, found[2]))
+# The Cartesian index of the linear index `k` (column-major) in an array of sizes `dims`.
+function _cartesian3(dims::Tuple{Int, Int, Int}, k::Int)
+    m = dims[1]
+    n = dims[2]
+    return CartesianIndex((k - 1) % m + 1, ((k - 1) ÷ m) % n + 1, (k - 1) ÷ (m * n) + 1)
+end
+
+# `findall` of a matrix or a 3-dimensional array: Julia's result is a Vector of
+# `CartesianIndex`es, which zy's arrays (of numbers) cannot hold.
+findall(f, A::AbstractMatrix) = error("unsupported: `findall` of a matrix (Julia's result is a Vector of `CartesianIndex`es; zy's arrays hold numbers); write `findall(f, A[:])` for linear indices")
+findall(f, A::AbstractArray{T, 3}) where {T} = error("unsupported: `findall` of a 3-dimensional array (Julia's result is a Vector of `CartesianIndex`es; zy's arrays hold numbers); write `findall(f, A[:])` for linear indices")
+
 # `Array{T}(undef, a, b, c)`, `Array{T, 3}(undef, a, b, c)` (zeros: Julia leaves them undefined).
 _undef_array(T, a::Int, b::Int, c::Int) = _undef_nd(T, (a, b, c))
 _undef_array(T, a::Int, b::Int, c::Int, d::Int) = _undef_nd(T, (a, b, c, d))
