@@ -4094,6 +4094,14 @@ end
 findall(f, A::AbstractMatrix) = error("unsupported: `findall` of a matrix (Julia's result is a Vector of `CartesianIndex`es; zy's arrays hold numbers); write `findall(f, A[:])` for linear indices")
 findall(f, A::AbstractArray{T, 3}) where {T} = error("unsupported: `findall` of a 3-dimensional array (Julia's result is a Vector of `CartesianIndex`es; zy's arrays hold numbers); write `findall(f, A[:])` for linear indices")
 
+# `dest .= v` with a 3-dimensional array on either side: the same shape, else refused by name
+# (Julia extends an array of fewer dimensions along the missing ones).
+_check_shape(dest::AbstractArray{T, 3}, v::AbstractArray{S, 3}) where {T, S} = _same_length(size(dest) == size(v))
+_check_shape(dest::AbstractArray{T, 3}, v) where {T} = error("unsupported: `.=` of an array of fewer dimensions into a 3-dimensional array (Julia extends it along the missing dimensions); write the loop, or `A[:, :, k] = M` for each slice")
+_check_shape(dest::AbstractArray{T, 3}, v::Matrix) where {T} = _check_shape(dest, v[:])
+_check_shape(dest, v::AbstractArray{T, 3}) where {T} = error("unsupported: `.=` of a 3-dimensional array into a destination of fewer dimensions")
+_check_shape(dest::Matrix, v::AbstractArray{T, 3}) where {T} = _check_shape(dest[:], v)
+
 # `Array{T}(undef, a, b, c)`, `Array{T, 3}(undef, a, b, c)` (zeros: Julia leaves them undefined).
 _undef_array(T, a::Int, b::Int, c::Int) = _undef_nd(T, (a, b, c))
 _undef_array(T, a::Int, b::Int, c::Int, d::Int) = _undef_nd(T, (a, b, c, d))

@@ -118,3 +118,6 @@ function _same_length(x, y)
     end
     return nothing
 end
+
+# `mean(A; dims = d)` of a 3-dimensional array: the sums along `d` over its length.
+_mean(A::AbstractArray{T, 3}, dims::Int) where {T} = Base._sum_dims(A, dims) ./ size(A, dims)
