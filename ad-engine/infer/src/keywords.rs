@@ -67,6 +67,9 @@ impl Cx<'_> {
         if let Some(v) = self.cat_dims(b, &name, &passed, &full)? {
             return Ok(v);
         }
+        if let Some(v) = self.mapslices_dims(b, &name, &passed, &full)? {
+            return Ok(v);
+        }
         let Some(gf) = self.program.functions.get(&name) else {
             return Err(no_method(""));
         };
@@ -241,6 +244,46 @@ impl Cx<'_> {
         let mut args: Vec<Val> = lead.into_iter().collect();
         args.extend(positional.iter().cloned());
         self.call_named(b, &callee.into(), &args).map(Some)
+    }
+
+    /// `mapslices(f, A; dims)`: the slices `f` receives (vectors or matrices) depend on `dims`,
+    /// so it must be known here: of a matrix `dims = 1` (columns, `Base._mapslices_columns`) or
+    /// `2` (rows); of a 3-dimensional array `dims = (1, 2)` (the matrices `A[:, :, k]`, which
+    /// `Base._mapslices_matrices` checks the tuple for) or `3` (the vectors `A[i, j, :]`).
+    /// `None` for any other call.
+    fn mapslices_dims(
+        &mut self,
+        b: &mut PlanBuilder,
+        name: &Name,
+        passed: &[(Name, Val)],
+        positional: &[Val],
+    ) -> Result<Option<Val>, Fail> {
+        let ([(k, d)], [_, a]) = (passed, positional) else {
+            return Ok(None);
+        };
+        if name.strip_prefix("Base.").unwrap_or(name) != "mapslices" || &**k != "dims" {
+            return Ok(None);
+        }
+        let pair = matches!(&d.ty, Type::Tuple(ts) if ts.len() == 2 && ts.iter().all(|t| *t == Type::Int64));
+        let helper = match (&a.ty, d.int()) {
+            (Type::Array(_, 2), Some(1)) => "Base._mapslices_columns",
+            (Type::Array(_, 2), Some(2)) => "Base._mapslices_rows",
+            (Type::Array(_, 3), Some(3)) => "Base._mapslices_fibers",
+            (Type::Array(_, 3), None) if pair => "Base._mapslices_matrices",
+            _ => {
+                return Err(Fail::unsupported(format!(
+                    "`mapslices` of {} with `dims` of type {}; zy maps the columns or rows of a \
+                     matrix (`dims = 1`, `2`) and the matrices (`dims = (1, 2)`) or vectors \
+                     (`dims = 3`) of a 3-dimensional array, with `dims` written as a constant",
+                    a.ty, d.ty
+                )))
+            }
+        };
+        let mut args = positional.to_vec();
+        if pair {
+            args.push(d.clone());
+        }
+        self.call_named(b, &helper.into(), &args).map(Some)
     }
 
     /// `round(x; digits)`, `round(x; digits, base)` of a Float64: the builtin `round` takes no

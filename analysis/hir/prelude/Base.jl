@@ -4383,3 +4383,72 @@ stack(t::Tuple) = _stack(t...)
 _stack(x::Real, rest...) = vcat(x, rest...)
 _stack(x::AbstractVector, rest...) = hcat(x, rest...)
 _stack(x::AbstractMatrix, rest...) = _cat_along(3, x, rest...)
+
+"""
+    mapslices(f, A; dims)
+
+`f` applied to each slice of `A` along `dims`, the results (numbers, vectors or matrices, all
+of one size) in an array of `A`'s number of dimensions: of a matrix the columns (`dims = 1`,
+results as the columns of a matrix, a number as a 1×n one) or rows (`dims = 2`); of a
+3-dimensional array the matrices `A[:, :, k]` (`dims = (1, 2)`, results `p×q×K`) or the
+vectors `A[i, j, :]` (`dims = 3`, results `m×n×p`). `dims` must be written as a constant.
+"""
+mapslices(f, A; dims) = error("unsupported: `mapslices` with `dims` that are not a constant")
+
+function _mapslices_columns(f, A::AbstractMatrix)
+    first = f(A[:, 1])
+    R = _columns_out(first, size(A, 2))
+    for j in 1:size(A, 2)
+        _column_put!(R, j == 1 ? first : f(A[:, j]), j)
+    end
+    return R
+end
+
+function _mapslices_rows(f, A::AbstractMatrix)
+    first = f(A[1, :])
+    R = _rows_out(first, size(A, 1))
+    for i in 1:size(A, 1)
+        _row_put!(R, i == 1 ? first : f(A[i, :]), i)
+    end
+    return R
+end
+
+function _mapslices_fibers(f, A::AbstractArray{T, 3}) where {T}
+    first = f(A[1, 1, :])
+    R = _fibers_out(first, size(A, 1), size(A, 2))
+    for j in 1:size(A, 2), i in 1:size(A, 1)
+        _fiber_put!(R, i == 1 && j == 1 ? first : f(A[i, j, :]), i, j)
+    end
+    return R
+end
+
+function _mapslices_matrices(f, A::AbstractArray{T, 3}, dims::Tuple{Int, Int}) where {T}
+    dims == (1, 2) || error("unsupported: `mapslices` with `dims = $dims`; zy maps the matrices (`dims = (1, 2)`) or vectors (`dims = 3`) of a 3-dimensional array")
+    first = f(A[:, :, 1])
+    R = _matrices_out(first, size(A, 3))
+    for k in 1:size(A, 3)
+        _matrix_put!(R, k == 1 ? first : f(A[:, :, k]), k)
+    end
+    return R
+end
+
+# The result arrays for slice results like `r` (a number, or a vector of length p, or a p×q
+# matrix), and the writes of one result (a result of another size is a DimensionMismatch).
+_columns_out(r::Real, n::Int) = fill(zero(r), 1, n)
+_columns_out(r::AbstractVector, n::Int) = fill(zero(eltype(r)), length(r), n)
+_column_put!(R, r::Real, j::Int) = (R[1, j] = r)
+_column_put!(R, r::AbstractVector, j::Int) = (R[:, j] = r)
+_rows_out(r::Real, m::Int) = fill(zero(r), m, 1)
+_rows_out(r::AbstractVector, m::Int) = fill(zero(eltype(r)), m, length(r))
+_row_put!(R, r::Real, i::Int) = (R[i, 1] = r)
+_row_put!(R, r::AbstractVector, i::Int) = (R[i, :] = r)
+_fibers_out(r::Real, m::Int, n::Int) = fill(zero(r), m, n, 1)
+_fibers_out(r::AbstractVector, m::Int, n::Int) = fill(zero(eltype(r)), m, n, length(r))
+_fiber_put!(R, r::Real, i::Int, j::Int) = (R[i, j, 1] = r)
+_fiber_put!(R, r::AbstractVector, i::Int, j::Int) = (R[i, j, :] = r)
+_matrices_out(r::Real, K::Int) = fill(zero(r), 1, 1, K)
+_matrices_out(r::AbstractVector, K::Int) = fill(zero(eltype(r)), length(r), 1, K)
+_matrices_out(r::AbstractMatrix, K::Int) = fill(zero(eltype(r)), size(r, 1), size(r, 2), K)
+_matrix_put!(R, r::Real, k::Int) = (R[1, 1, k] = r)
+_matrix_put!(R, r::AbstractVector, k::Int) = (R[:, 1, k] = r)
+_matrix_put!(R, r::AbstractMatrix, k::Int) = (R[:, :, k] = r)
