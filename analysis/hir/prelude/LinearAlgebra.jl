@@ -356,7 +356,7 @@ normalize(x::AbstractVector, p::Real) = x .* inv(norm(x, p))
 
 # ---- Matrix functions ----------------------------------------------------------------------
 
-import Base: exp, sqrt
+import Base: exp, sqrt, log
 
 """
     exp(A)
@@ -434,6 +434,11 @@ function sqrt(A::Matrix{Float64})
     size(A, 2) == n || throw(DimensionMismatch("matrix is not square: dimensions are $(size(A))"))
     A == permutedims(A) || error("unsupported: `sqrt` of a matrix that is not symmetric (Julia's root comes from the Schur form and may be complex); zy takes symmetric positive definite matrices")
     _posdef(A) || error("unsupported: `sqrt` of a symmetric matrix that is not positive definite (Julia's root may be complex); zy takes symmetric positive definite matrices")
+    return _sqrt_spd(A)
+end
+
+# The Denman–Beavers iteration for the root of a symmetric positive definite `A`.
+function _sqrt_spd(A::Matrix{Float64})
     Y = A
     Z = one(A)
     for k in 1:100
@@ -479,4 +484,35 @@ function rrule(::typeof(sqrt), A::Matrix{Float64})
         return (NoTangent(), Base._reshape(K \ Ȳ[:], n, n))
     end
     return X, sqrt_pullback
+end
+
+"""
+    log(A)
+
+The principal logarithm of a symmetric positive definite Float64 matrix (the symmetric `L`
+with `exp(L) == A`): `2ˢ log(A^(1/2ˢ))`, square roots taken until `‖A^(1/2ˢ) - I‖ ≤ 0.25`, and
+the series of `log(I + E)` to 40 terms (Julia computes it from the eigendecomposition, so the
+last bits can differ). Any other matrix is refused by name. Its gradient is that of the
+computation: the roots' rrules and the series.
+"""
+function log(A::Matrix{Float64})
+    n = size(A, 1)
+    size(A, 2) == n || throw(DimensionMismatch("matrix is not square: dimensions are $(size(A))"))
+    A == permutedims(A) || error("unsupported: `log` of a matrix that is not symmetric (Julia's logarithm comes from the Schur form and may be complex); zy takes symmetric positive definite matrices")
+    _posdef(A) || error("unsupported: `log` of a symmetric matrix that is not positive definite (Julia's logarithm may be complex); zy takes symmetric positive definite matrices")
+    X = A
+    s = 0
+    while norm(X - one(X)) > 0.25 && s < 64
+        X = sqrt(X)
+        s += 1
+    end
+    E = X - one(X)
+    P = one(X)
+    L = zeros(n, n)
+    for k in 1:40
+        P = P * E
+        L = L + (isodd(k) ? 1.0 : -1.0) / k * P
+    end
+    L = 2.0^s * L
+    return 0.5 * (L + permutedims(L))
 end
