@@ -4111,6 +4111,12 @@ _undef_nd(::Type{Float64}, dims) = zeros(dims)
 _undef_nd(::Type{Int}, dims) = fill(0, dims)
 _undef_nd(::Type{Int64}, dims) = fill(0, dims)
 _undef_nd(::Type{Bool}, dims) = fill(false, dims)
+# Sizes as a tuple (`Array{T}(undef, size(A))`), and `similar(A, T)` of a 3-d array.
+_undef_array(T, dims::Tuple{Int, Int, Int}) = _undef_nd(T, dims)
+_undef_array(T, dims::Tuple{Int, Int, Int, Int}) = _undef_nd(T, dims)
+_undef_array_rank(T, N::Int, dims::Tuple{Int, Int, Int}) = N == 3 ? _undef_nd(T, dims) : _undef_rank_error(N, 3)
+_undef_array_rank(T, N::Int, dims::Tuple{Int, Int, Int, Int}) = N == 4 ? _undef_nd(T, dims) : _undef_rank_error(N, 4)
+_similar_of(T, x::Array{S, 3}) where {S} = _undef_nd(T, size(x))
 
 """
     ndims(A), axes(A)
