@@ -272,10 +272,11 @@ impl Cx<'_> {
             (Type::Array(_, 3), None) if pair => "Base._mapslices_matrices",
             _ => {
                 return Err(Fail::unsupported(format!(
-                    "`mapslices` of {} with `dims` of type {}; zy maps the columns or rows of a \
-                     matrix (`dims = 1`, `2`) and the matrices (`dims = (1, 2)`) or vectors \
+                    "`mapslices` of {} with `dims {}`; zy maps the columns or rows of a matrix \
+                     (`dims = 1`, `2`) and the matrices (`dims = (1, 2)`) or vectors \
                      (`dims = 3`) of a 3-dimensional array, with `dims` written as a constant",
-                    a.ty, d.ty
+                    a.ty,
+                    d.int().map_or_else(|| format!("::{}", d.ty), |k| format!("= {k}"))
                 )))
             }
         };
