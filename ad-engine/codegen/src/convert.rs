@@ -16,6 +16,7 @@ use zy_interp::{Array, ArrayData, ArrayRef, ElemType, Pullback, Shape, Value};
 use zy_ir::{Instance, StructRef, Type};
 
 use crate::layout::{elem_slot, packed_offsets, Layout, Slot};
+use crate::runtime::arena::HEADER_WORDS;
 use crate::runtime::{Arena, ArrayObj, StackObj};
 
 /// A mutable argument object and its representation in the arena.
@@ -145,7 +146,7 @@ impl ToNative {
                 let vec_ty = Type::Array(e.clone(), 1);
                 let obj = self.array(arena, a, &vec_ty)?;
                 // A row view sharing the vector's elements.
-                let view = arena.alloc_words(5).cast::<ArrayObj>();
+                let view = arena.alloc_words(HEADER_WORDS).cast::<ArrayObj>();
                 // SAFETY: `obj` and `view` are live arena objects.
                 unsafe {
                     let o = &*obj;
@@ -155,6 +156,7 @@ impl ToNative {
                         rows: 1,
                         cols: o.len,
                         cap: o.len,
+                        shape: std::ptr::null(),
                     });
                 }
                 out.push(view as u64);
@@ -247,8 +249,9 @@ impl ToNative {
         };
         let p = match own {
             Some(data) => {
-                let header = arena.alloc_words(5).cast::<ArrayObj>();
-                // SAFETY: a fresh block of five words. The elements stay where they are: the
+                let header = arena.alloc_words(HEADER_WORDS).cast::<ArrayObj>();
+                let shape = nd_shape(arena, arr.shape);
+                // SAFETY: a fresh header block. The elements stay where they are: the
                 // caller holds the value and nothing resizes it while the call runs.
                 unsafe {
                     header.write(ArrayObj {
@@ -257,12 +260,15 @@ impl ToNative {
                         rows: rows as i64,
                         cols: cols as i64,
                         cap: len as i64,
+                        shape,
                     })
                 };
                 header
             }
             None => {
                 let p = arena.new_array(rows as i64, cols as i64, slot.size() as usize);
+                // SAFETY: `p` is the fresh header.
+                unsafe { (*p).shape = nd_shape(arena, arr.shape) };
                 // SAFETY: `p` is a fresh array of `rows * cols` elements of the slot's size.
                 unsafe { write_elems(&*p, &arr.data, slot)? };
                 p
@@ -427,10 +433,19 @@ impl FromNative {
                     ElemType::of_type(elem).ok_or("internal error: JIT array of non-numbers")?;
                 // SAFETY: `p` is an array of the running call's arena.
                 let obj = unsafe { &*(p as *const ArrayObj) };
-                let shape = if *dims == 1 {
-                    Shape::Vector(obj.len as usize)
-                } else {
-                    Shape::Matrix(obj.rows as usize, obj.cols as usize)
+                let shape = match (*dims, obj.nd_dims()) {
+                    (1, _) => Shape::Vector(obj.len as usize),
+                    (2, _) => Shape::Matrix(obj.rows as usize, obj.cols as usize),
+                    (n, Some(ds)) if ds.len() == usize::from(n) => {
+                        let ds: Vec<usize> = ds.iter().map(|&d| d.max(0) as usize).collect();
+                        Shape::from_dims(&ds).ok_or("internal error: JIT array of no shape")?
+                    }
+                    _ => {
+                        return Err(format!(
+                            "internal error: a JIT {} without its dimensions",
+                            ty
+                        ))
+                    }
                 };
                 let v = Array::new(shape, unsafe { read_elems(obj, e) }).into_value();
                 self.made.insert(p, v.clone());
@@ -615,4 +630,22 @@ unsafe fn read_elems(obj: &ArrayObj, e: ElemType) -> ArrayData {
         // Never in compiled code (`elem_slot` refuses arrays of objects).
         ElemType::Obj => ArrayData::Obj(zy_interp::Objects::unset(Type::Any, 0)),
     }
+}
+
+/// The shape words `[N, d₁, ..., d_N]` of an array of 3 or more dimensions, in the arena
+/// (null for a vector or matrix).
+fn nd_shape(arena: &mut Arena, shape: Shape) -> *const i64 {
+    let Shape::Nd(d) = shape else {
+        return std::ptr::null();
+    };
+    let ds = d.as_slice();
+    let p = arena.alloc_words(ds.len() + 1).cast::<i64>();
+    // SAFETY: `p` holds `ds.len() + 1` fresh words.
+    unsafe {
+        p.write(ds.len() as i64);
+        for (k, &n) in ds.iter().enumerate() {
+            p.add(k + 1).write(n as i64);
+        }
+    }
+    p
 }

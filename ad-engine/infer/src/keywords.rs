@@ -64,6 +64,12 @@ impl Cx<'_> {
         if let Some(v) = self.round_digits(b, &name, &passed, &full)? {
             return Ok(v);
         }
+        if let Some(v) = self.cat_dims(b, &name, &passed, &full)? {
+            return Ok(v);
+        }
+        if let Some(v) = self.mapslices_dims(b, &name, &passed, &full)? {
+            return Ok(v);
+        }
         let Some(gf) = self.program.functions.get(&name) else {
             return Err(no_method(""));
         };
@@ -129,7 +135,7 @@ impl Cx<'_> {
         let ([(k, d)], [a]) = (passed, positional) else {
             return Ok(None);
         };
-        let array = matches!(&a.ty, Type::Array(e, 1 | 2) | Type::Adjoint(e) if e.is_number());
+        let array = matches!(&a.ty, Type::Array(e, _) | Type::Adjoint(e) if e.is_number());
         if &**k != "dims" || !array {
             return Ok(None);
         }
@@ -186,6 +192,95 @@ impl Cx<'_> {
         }
         let args = [f, Val::lit(Const::Func(op.into())), init.clone(), x.clone()];
         self.call_named(b, &helper, &args).map(Some)
+    }
+
+    /// `cat(xs...; dims)`: the result's number of dimensions depends on `dims`, so it must be
+    /// known here: `dims = 1` is `vcat`, `dims = 2` `hcat`, `dims = 3` the prelude's
+    /// `Base._cat_along(3, xs...)`, a tuple `dims = (1, 2)` the block diagonal
+    /// (`Base._cat_diag(dims, xs...)`, which checks the tuple). `None` for any other call.
+    fn cat_dims(
+        &mut self,
+        b: &mut PlanBuilder,
+        name: &Name,
+        passed: &[(Name, Val)],
+        positional: &[Val],
+    ) -> Result<Option<Val>, Fail> {
+        let [(k, d)] = passed else {
+            return Ok(None);
+        };
+        if name.strip_prefix("Base.").unwrap_or(name) != "cat" || &**k != "dims" {
+            return Ok(None);
+        }
+        if positional.is_empty() {
+            return Err(Fail::unsupported(
+                "`cat()` of nothing (its element type would be Any); write `Float64[]` instead",
+            ));
+        }
+        let (callee, lead): (&str, Option<Val>) = match (&d.ty, d.int()) {
+            (_, Some(1)) => ("vcat", None),
+            (_, Some(2)) => ("hcat", None),
+            (_, Some(3)) => ("Base._cat_along", Some(d.clone())),
+            (Type::Tuple(ts), _) if ts.len() == 2 && ts.iter().all(|t| *t == Type::Int64) => {
+                ("Base._cat_diag", Some(d.clone()))
+            }
+            (Type::Int64, None) => {
+                return Err(Fail::unsupported(
+                    "`cat` with `dims` known only at run time (the result's number of \
+                     dimensions depends on it); write the number (`dims = 3`) instead",
+                ))
+            }
+            _ => {
+                return Err(Fail::unsupported(format!(
+                    "`cat` with `dims = {}`; zy concatenates along dimensions 1, 2 and 3 \
+                     (`vcat`, `hcat`, `dims = 3`) and block-diagonally (`dims = (1, 2)`)",
+                    d.int().map_or_else(|| format!("::{}", d.ty), |k| k.to_string())
+                )))
+            }
+        };
+        let mut args: Vec<Val> = lead.into_iter().collect();
+        args.extend(positional.iter().cloned());
+        self.call_named(b, &callee.into(), &args).map(Some)
+    }
+
+    /// `mapslices(f, A; dims)`: the slices `f` receives (vectors or matrices) depend on `dims`,
+    /// so it must be known here: of a matrix `dims = 1` (columns, `Base._mapslices_columns`) or
+    /// `2` (rows); of a 3-dimensional array `dims = (1, 2)` (the matrices `A[:, :, k]`, which
+    /// `Base._mapslices_matrices` checks the tuple for) or `3` (the vectors `A[i, j, :]`).
+    /// `None` for any other call.
+    fn mapslices_dims(
+        &mut self,
+        b: &mut PlanBuilder,
+        name: &Name,
+        passed: &[(Name, Val)],
+        positional: &[Val],
+    ) -> Result<Option<Val>, Fail> {
+        let ([(k, d)], [_, a]) = (passed, positional) else {
+            return Ok(None);
+        };
+        if name.strip_prefix("Base.").unwrap_or(name) != "mapslices" || &**k != "dims" {
+            return Ok(None);
+        }
+        let pair = matches!(&d.ty, Type::Tuple(ts) if ts.len() == 2 && ts.iter().all(|t| *t == Type::Int64));
+        let helper = match (&a.ty, d.int()) {
+            (Type::Array(_, 2), Some(1)) => "Base._mapslices_columns",
+            (Type::Array(_, 2), Some(2)) => "Base._mapslices_rows",
+            (Type::Array(_, 3), Some(3)) => "Base._mapslices_fibers",
+            (Type::Array(_, 3), None) if pair => "Base._mapslices_matrices",
+            _ => {
+                return Err(Fail::unsupported(format!(
+                    "`mapslices` of {} with `dims {}`; zy maps the columns or rows of a matrix \
+                     (`dims = 1`, `2`) and the matrices (`dims = (1, 2)`) or vectors \
+                     (`dims = 3`) of a 3-dimensional array, with `dims` written as a constant",
+                    a.ty,
+                    d.int().map_or_else(|| format!("::{}", d.ty), |k| format!("= {k}"))
+                )))
+            }
+        };
+        let mut args = positional.to_vec();
+        if pair {
+            args.push(d.clone());
+        }
+        self.call_named(b, &helper.into(), &args).map(Some)
     }
 
     /// `round(x; digits)`, `round(x; digits, base)` of a Float64: the builtin `round` takes no

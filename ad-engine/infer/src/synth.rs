@@ -194,7 +194,7 @@ impl Synth {
         let dims: Vec<Operand> = if n == 1 {
             vec![len.clone()]
         } else {
-            (1..=2)
+            (1..=i64::from(n))
                 .map(|d| {
                     self.prim(
                         b,
@@ -209,7 +209,7 @@ impl Synth {
             let checks: Vec<(Prim, Operand)> = if n == 1 {
                 vec![(Prim::Length, len.clone())]
             } else {
-                vec![(Prim::Size, dims[0].clone()), (Prim::Size, dims[1].clone())]
+                dims.iter().map(|d| (Prim::Size, d.clone())).collect()
             };
             for (d, (p, want)) in checks.into_iter().enumerate() {
                 let mut args = vec![x.clone()];

@@ -33,6 +33,7 @@ pub fn to_json(v: &Value) -> Json {
                         .map(|i| Json::Array((0..n).map(|j| element(&a.data, j * m + i)).collect()))
                         .collect(),
                 ),
+                Shape::Nd(d) => nested(&a.data, d.as_slice(), 0, 1),
             }
         }
         // A row vector is a 1×n matrix: one row.
@@ -43,6 +44,20 @@ pub fn to_json(v: &Value) -> Json {
         }
         Value::Func(n) | Value::Symbol(n) | Value::Str(n) => Json::String(n.to_string()),
         Value::Stack(s) => Json::Array(s.borrow().iter().map(to_json).collect()),
+    }
+}
+
+/// An N-d array as nested JSON arrays indexed first by the first dimension (`J[i][j][k]` is
+/// `A[i, j, k]`, as a matrix's rows hold its columns): the elements at storage position `at`
+/// plus each index of the dimensions `ds` times its `stride`.
+fn nested(data: &crate::value::ArrayData, ds: &[usize], at: usize, stride: usize) -> Json {
+    match ds.split_first() {
+        None => element(data, at),
+        Some((&n, rest)) => Json::Array(
+            (0..n)
+                .map(|i| nested(data, rest, at + i * stride, stride * n))
+                .collect(),
+        ),
     }
 }
 

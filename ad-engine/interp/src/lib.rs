@@ -34,6 +34,7 @@ pub use prim::{
 };
 pub use show::{show, summary, type_string};
 pub use value::{
-    Array, ArrayData, ArrayRef, ElemType, Objects, Pullback, Shape, Value, UNDEF_SLOT,
+    Array, ArrayData, ArrayRef, Dims, ElemType, Objects, Pullback, Shape, Value, MAX_DIMS,
+    UNDEF_SLOT,
 };
 pub use watch::{run_watched, Step, Watch};

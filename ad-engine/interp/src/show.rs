@@ -204,6 +204,57 @@ fn show_array<W: Write + ?Sized>(f: &mut W, a: &Array, typed: bool) -> fmt::Resu
             }
             f.write_str("]")
         }
+        Shape::Nd(d) if d.as_slice().contains(&0) => {
+            let sizes: Vec<String> = d.as_slice().iter().map(usize::to_string).collect();
+            write!(f, "Array{{{elem}, {}}}(undef, {})", sizes.len(), sizes.join(", "))
+        }
+        Shape::Nd(d) => {
+            write!(f, "{prefix}[")?;
+            show_block(f, &a.data, d.as_slice(), 0)?;
+            f.write_str("]")
+        }
+    }
+}
+
+/// The elements of an N-d block with sizes `ds` starting at storage position `at`, as Julia's
+/// literal writes them: matrices of the first two dimensions, and `;;;` (one `;` per
+/// dimension) between the blocks of each further dimension.
+fn show_block<W: Write + ?Sized>(
+    f: &mut W,
+    data: &ArrayData,
+    ds: &[usize],
+    at: usize,
+) -> fmt::Result {
+    match *ds {
+        [m, n] => {
+            for i in 0..m {
+                if i > 0 {
+                    f.write_str("; ")?;
+                }
+                for j in 0..n {
+                    if j > 0 {
+                        f.write_str(" ")?;
+                    }
+                    element(f, data, at + j * m + i)?;
+                }
+            }
+            Ok(())
+        }
+        _ => {
+            let (last, inner) = ds.split_last().unwrap_or((&0, &[]));
+            let block: usize = inner.iter().product();
+            for k in 0..*last {
+                if k > 0 {
+                    write!(f, "{} ", ";".repeat(ds.len()))?;
+                }
+                show_block(f, data, inner, at + k * block)?;
+            }
+            // A last dimension of length one is said by its separator alone (`[1.0; 2.0;;]`).
+            if *last == 1 {
+                f.write_str(&";".repeat(ds.len()))?;
+            }
+            Ok(())
+        }
     }
 }
 
@@ -243,6 +294,10 @@ pub fn summary(v: &Value) -> String {
             match a.shape {
                 Shape::Vector(n) => format!("{n}-element {}", a.ty()),
                 Shape::Matrix(m, n) => format!("{m}×{n} {}", a.ty()),
+                Shape::Nd(d) => {
+                    let sizes: Vec<String> = d.as_slice().iter().map(usize::to_string).collect();
+                    format!("{} {}", sizes.join("×"), a.ty())
+                }
             }
         }
         Value::Adjoint(a) => {

@@ -105,6 +105,36 @@ impl ElemType {
     }
 }
 
+/// The most dimensions an array may have (Julia has no limit; zy refuses more by name).
+pub const MAX_DIMS: usize = zy_ir::MAX_DIMS as usize;
+
+/// The sizes of an array with 3 to [`MAX_DIMS`] dimensions.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub struct Dims {
+    n: u8,
+    d: [usize; MAX_DIMS],
+}
+
+impl Dims {
+    /// The sizes `ds` (3 to [`MAX_DIMS`] of them).
+    pub fn new(ds: &[usize]) -> Option<Dims> {
+        if !(3..=MAX_DIMS).contains(&ds.len()) {
+            return None;
+        }
+        let mut d = [1; MAX_DIMS];
+        d[..ds.len()].copy_from_slice(ds);
+        Some(Dims {
+            n: ds.len() as u8,
+            d,
+        })
+    }
+
+    /// The sizes, first dimension first.
+    pub fn as_slice(&self) -> &[usize] {
+        &self.d[..usize::from(self.n)]
+    }
+}
+
 /// The shape of an array.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
 pub enum Shape {
@@ -112,14 +142,36 @@ pub enum Shape {
     Vector(usize),
     /// A `Matrix` with (rows, columns).
     Matrix(usize, usize),
+    /// An `Array{T, N}` with `N` ≥ 3: its sizes.
+    Nd(Dims),
 }
 
 impl Shape {
+    /// The shape with sizes `ds`: a Vector, Matrix or N-d array (`None` for no sizes or more
+    /// than [`MAX_DIMS`]).
+    pub fn from_dims(ds: &[usize]) -> Option<Shape> {
+        match *ds {
+            [n] => Some(Shape::Vector(n)),
+            [m, n] => Some(Shape::Matrix(m, n)),
+            _ => Dims::new(ds).map(Shape::Nd),
+        }
+    }
+
+    /// The sizes, first dimension first.
+    pub fn dims(self) -> Vec<usize> {
+        match self {
+            Shape::Vector(n) => vec![n],
+            Shape::Matrix(m, n) => vec![m, n],
+            Shape::Nd(d) => d.as_slice().to_vec(),
+        }
+    }
+
     /// The number of elements.
     pub fn len(self) -> usize {
         match self {
             Shape::Vector(n) => n,
             Shape::Matrix(m, n) => m * n,
+            Shape::Nd(d) => d.as_slice().iter().product(),
         }
     }
 
@@ -128,19 +180,22 @@ impl Shape {
         self.len() == 0
     }
 
-    /// The number of dimensions (1 or 2).
+    /// The number of dimensions.
     pub fn ndims(self) -> u8 {
         match self {
             Shape::Vector(_) => 1,
             Shape::Matrix(..) => 2,
+            Shape::Nd(d) => d.n,
         }
     }
 
-    /// The shape as (rows, columns), a vector being one column.
+    /// The shape as (rows, columns), a vector being one column and an N-d array the matrix of
+    /// its first dimension by the product of the others (its column-major storage).
     pub fn rows_cols(self) -> (usize, usize) {
         match self {
             Shape::Vector(n) => (n, 1),
             Shape::Matrix(m, n) => (m, n),
+            Shape::Nd(d) => (d.d[0], d.as_slice()[1..].iter().product()),
         }
     }
 }

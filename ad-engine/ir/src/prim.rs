@@ -460,20 +460,20 @@ prims! {
         arity: AtLeast(2), effects: Effects::allocates("rows of unequal lengths"),
         interpreted_for: REST,
     }
-    /// `zeros(n)` / `zeros(m, n)`; of an array or struct element type (`Vector{T}(undef, n)`,
-    /// the result `map` fills) the slots are not set yet.
+    /// `zeros(n)` / `zeros(m, n)` / `zeros(dims...)`; of an array or struct element type
+    /// (`Vector{T}(undef, n)`, the result `map` fills) the slots are not set yet.
     Zeros => "zeros" {
-        arity: Between(1, 2), diff: Diff::No, effects: Effects::allocates("a negative size"),
+        arity: Between(1, 6), diff: Diff::No, effects: Effects::allocates("a negative size"),
         interpreted_for: REST,
     }
-    /// `ones(n)` / `ones(m, n)`.
+    /// `ones(n)` / `ones(m, n)` / `ones(dims...)`.
     Ones => "ones" {
-        arity: Between(1, 2), diff: Diff::No, effects: Effects::allocates("a negative size"),
+        arity: Between(1, 6), diff: Diff::No, effects: Effects::allocates("a negative size"),
         interpreted_for: REST,
     }
-    /// `fill(v, n)` / `fill(v, m, n)`.
+    /// `fill(v, n)` / `fill(v, m, n)` / `fill(v, dims...)`.
     Fill => "fill" {
-        arity: Between(2, 3), effects: Effects::allocates("a negative size"), interpreted_for: REST,
+        arity: Between(2, 7), effects: Effects::allocates("a negative size"), interpreted_for: REST,
     }
     /// `similar(x)`: same shape, contents zero (Julia leaves them undefined; zy zero-fills).
     Similar => "similar" { diff: Diff::No, effects: Effects::allocates(""), interpreted_for: REST }

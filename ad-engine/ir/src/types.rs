@@ -3,6 +3,10 @@
 use std::fmt;
 use std::sync::Arc;
 
+/// The most dimensions an `Array{T, N}` may have in zy (Julia has no limit; more are refused
+/// by name).
+pub const MAX_DIMS: u8 = 6;
+
 /// A name shared cheaply between IR objects (function names, field names, struct names).
 pub type Name = Arc<str>;
 
@@ -27,7 +31,7 @@ pub enum Type {
     Struct(Arc<StructType>),
     /// `Base.RefValue{T}`: `Ref(x)`, and the box of a captured variable that is reassigned.
     Ref(Arc<Type>),
-    /// `Array{T, N}` for `N` in 1 (`Vector`) and 2 (`Matrix`).
+    /// `Array{T, N}` for `N` from 1 (`Vector`), 2 (`Matrix`) to [`MAX_DIMS`].
     Array(Arc<Type>, u8),
     /// `Adjoint{T, Vector{T}}`: a row vector, the result of `x'` for a vector `x`.
     Adjoint(Arc<Type>),

@@ -3833,8 +3833,8 @@ end
     product(a, b, c)
 
 The triples `(x, y, z)` of elements of `a`, `b` and `c`, `x` varying fastest: for `for`
-loops, generators and reductions (a comprehension over it, a 3-dimensional array in Julia, is
-refused by name).
+loops, generators and reductions (a comprehension over it is
+a `length(a)×length(b)×length(c)` array).
 """
 product(a, b, c) = Product3(a, b, c)
 
@@ -4070,7 +4070,7 @@ Base.collect(e::Base.Enumerate) = [t for t in e]
 Base.collect(p::Base.ProductIterator) = [(x, y) for x in p.a, y in p.b]
 # Refused by name: a 3-dimensional array, and views as elements.
 Base.collect(p::Product3) = error("unsupported: `collect(Iterators.product(a, b, c))`, a 3-dimensional array of tuples; iterate the product itself")
-Base._gen_array(f, it::Product3) = error("unsupported: a comprehension over `Iterators.product(a, b, c)` (a 3-dimensional array in Julia); iterate it in a `for` loop or reduce a generator over it (`sum(f(x, y, z) for (x, y, z) in ...)`)")
+Base._gen_array(f, it::Product3) = Base._array3(Base._gen_results(f, it), length(it.a), length(it.b), length(it.c))
 Base.collect(p::PartitionIterator) = error("unsupported: `collect(Iterators.partition(x, n))`, a vector of arrays; iterate the partition itself (`for p in Iterators.partition(x, n)`)")
 
 end # module Iterators
@@ -4159,3 +4159,416 @@ end
 _array_into(v::Vector{Vector{Float64}}, x::AbstractVector{<:Real}) = float.(x)
 _array_into(v::Vector{Matrix{Float64}}, x::AbstractMatrix{<:Real}) = float.(x)
 _array_into(v, x) = error("MethodError: Cannot `convert` an object of type $(typeof(x)) to an object of type $(eltype(v))")
+
+# ---- Arrays of 3 or more dimensions ----------------------------------------------------------
+# `zeros(2, 3, 4)`, `ones`, `fill` and indexing `A[i, j, k]` are builtins; what Julia writes in
+# Julia over them is here: sizes as tuples, `Array{T}(undef, ...)`, `reshape` into N
+# dimensions, `axes`, `ndims`, reductions with `dims` and `permutedims`.
+
+zeros(dims::Tuple{Int, Int, Int}) = zeros(dims[1], dims[2], dims[3])
+zeros(dims::Tuple{Int, Int, Int, Int}) = zeros(dims[1], dims[2], dims[3], dims[4])
+ones(dims::Tuple{Int, Int, Int}) = ones(dims[1], dims[2], dims[3])
+ones(dims::Tuple{Int, Int, Int, Int}) = ones(dims[1], dims[2], dims[3], dims[4])
+fill(v, dims::Tuple{Int, Int, Int}) = fill(v, dims[1], dims[2], dims[3])
+fill(v, dims::Tuple{Int, Int, Int, Int}) = fill(v, dims[1], dims[2], dims[3], dims[4])
+similar(x::Array, dims::Tuple{Int, Int, Int}) = fill(zero(eltype(x)), dims)
+similar(x::Array, a::Int, b::Int, c::Int) = fill(zero(eltype(x)), a, b, c)
+
+# A comprehension over a 3-dimensional array, or over three iteration variables
+# (`[f(i, j, k) for i in I, j in J, k in K]`): a 3-dimensional array of `f`'s result type.
+_gen_array(f, it::Array{T, 3}) where {T} = _array3(_gen_results(f, it), size(it, 1), size(it, 2), size(it, 3))
+_array3(x::Array{Float64}, a::Int, b::Int, c::Int) = zeros(a, b, c)
+_array3(x::Array{Int}, a::Int, b::Int, c::Int) = fill(0, a, b, c)
+_array3(x::Array{Bool}, a::Int, b::Int, c::Int) = fill(false, a, b, c)
+product(a, b, c) = Iterators.product(a, b, c)
+
+# `CartesianIndex(i, j, k)` of a 3-dimensional array: indexing by it, `CartesianIndices(A)`,
+# and `argmax`, `argmin`, `findmax`, `findmin` giving one (Julia's, where a vector's give an Int).
+CartesianIndex(i::Int, j::Int, k::Int) = CartesianIndex((i, j, k))
+getindex(A::Array{T, 3}, I::CartesianIndex{Tuple{Int, Int, Int}}) where {T} = A[I.I[1], I.I[2], I.I[3]]
+setindex!(A::Array{T, 3}, v, I::CartesianIndex{Tuple{Int, Int, Int}}) where {T} = setindex!(A, v, I.I[1], I.I[2], I.I[3])
+getindex(C::CartesianIndices{Tuple{Int, Int, Int}}, k::Int) = _cartesian3(C.dims, _cartesian_check(C, k))
+getindex(C::CartesianIndices{Tuple{Int, Int, Int}}, i::Int, j::Int, k::Int) = CartesianIndex(i, j, k)
+argmax(A::AbstractArray{T, 3}) where {T} = _cartesian3(size(A), _argextremum(A, true))
+argmin(A::AbstractArray{T, 3}) where {T} = _cartesian3(size(A), _argextremum(A, false))
+findmax(A::AbstractArray{T, 3}) where {T} = (A[_argextremum(A, true)], argmax(A))
+findmin(A::AbstractArray{T, 3}) where {T} = (A[_argextremum(A, false)], argmin(A))
+findmax(f, A::AbstractArray{T, 3}) where {T} = _cartesian3_found(size(A), _findextremum(f, A, true))
+findmin(f, A::AbstractArray{T, 3}) where {T} = _cartesian3_found(size(A), _findextremum(f, A, false))
+_cartesian3_found(dims, found::Tuple) = (found[1], _cartesian3(dims, found[2]))
+# The Cartesian index of the linear index `k` (column-major) in an array of sizes `dims`.
+function _cartesian3(dims::Tuple{Int, Int, Int}, k::Int)
+    m = dims[1]
+    n = dims[2]
+    return CartesianIndex((k - 1) % m + 1, ((k - 1) ÷ m) % n + 1, (k - 1) ÷ (m * n) + 1)
+end
+
+# `findall` of a matrix or a 3-dimensional array: Julia's result is a Vector of
+# `CartesianIndex`es, which zy's arrays (of numbers) cannot hold.
+findall(f, A::AbstractMatrix) = error("unsupported: `findall` of a matrix (Julia's result is a Vector of `CartesianIndex`es; zy's arrays hold numbers); write `findall(f, A[:])` for linear indices")
+findall(f, A::AbstractArray{T, 3}) where {T} = error("unsupported: `findall` of a 3-dimensional array (Julia's result is a Vector of `CartesianIndex`es; zy's arrays hold numbers); write `findall(f, A[:])` for linear indices")
+
+# `dest .= v` with a 3-dimensional array on either side: the same shape, else refused by name
+# (Julia extends an array of fewer dimensions along the missing ones).
+_check_shape(dest::AbstractArray{T, 3}, v::AbstractArray{S, 3}) where {T, S} = _same_length(size(dest) == size(v))
+_check_shape(dest::AbstractArray{T, 3}, v) where {T} = error("unsupported: `.=` of an array of fewer dimensions into a 3-dimensional array (Julia extends it along the missing dimensions); write the loop, or `A[:, :, k] = M` for each slice")
+_check_shape(dest::AbstractArray{T, 3}, v::Matrix) where {T} = _check_shape(dest, v[:])
+_check_shape(dest, v::AbstractArray{T, 3}) where {T} = error("unsupported: `.=` of a 3-dimensional array into a destination of fewer dimensions")
+_check_shape(dest::Matrix, v::AbstractArray{T, 3}) where {T} = _check_shape(dest[:], v)
+
+# `Array{T}(undef, a, b, c)`, `Array{T, 3}(undef, a, b, c)` (zeros: Julia leaves them undefined).
+_undef_array(T, a::Int, b::Int, c::Int) = _undef_nd(T, (a, b, c))
+_undef_array(T, a::Int, b::Int, c::Int, d::Int) = _undef_nd(T, (a, b, c, d))
+_undef_array_rank(T, N::Int, a::Int, b::Int, c::Int) = N == 3 ? _undef_nd(T, (a, b, c)) : _undef_rank_error(N, 3)
+_undef_array_rank(T, N::Int, a::Int, b::Int, c::Int, d::Int) = N == 4 ? _undef_nd(T, (a, b, c, d)) : _undef_rank_error(N, 4)
+_undef_nd(::Type{Float64}, dims) = zeros(dims)
+_undef_nd(::Type{Int}, dims) = fill(0, dims)
+_undef_nd(::Type{Int64}, dims) = fill(0, dims)
+_undef_nd(::Type{Bool}, dims) = fill(false, dims)
+# Sizes as a tuple (`Array{T}(undef, size(A))`), and `similar(A, T)` of a 3-d array.
+_undef_array(T, dims::Tuple{Int, Int, Int}) = _undef_nd(T, dims)
+_undef_array(T, dims::Tuple{Int, Int, Int, Int}) = _undef_nd(T, dims)
+_undef_array_rank(T, N::Int, dims::Tuple{Int, Int, Int}) = N == 3 ? _undef_nd(T, dims) : _undef_rank_error(N, 3)
+_undef_array_rank(T, N::Int, dims::Tuple{Int, Int, Int, Int}) = N == 4 ? _undef_nd(T, dims) : _undef_rank_error(N, 4)
+_similar_of(T, x::Array{S, 3}) where {S} = _undef_nd(T, size(x))
+
+"""
+    ndims(A), axes(A)
+
+The number of dimensions of an array; the ranges of its indices, one per dimension.
+"""
+ndims(A::AbstractArray{T, N}) where {T, N} = N
+axes(A::AbstractArray{T, 3}) where {T} = (1:size(A, 1), 1:size(A, 2), 1:size(A, 3))
+axes(A::AbstractArray{T, 4}) where {T} = (1:size(A, 1), 1:size(A, 2), 1:size(A, 3), 1:size(A, 4))
+
+"""
+    reshape(A, a, b, c), reshape(A, (a, b, c)), reshape(A, :, b, c), reshape(A, a, :, c),
+    reshape(A, a, b, :), reshape(A, a, b, c, d)
+
+The elements of `A` in column-major order as an array of 3 or 4 dimensions; a `:` stands for
+the size that makes the element counts agree. A copy, accepted where `reshape` is (see the
+2-dimensional methods).
+"""
+reshape(A::Array, a::Int, b::Int, c::Int) = _reshape(A, a, b, c)
+reshape(A::Array, a::Int, b::Int, c::Int, d::Int) = _reshape(A, a, b, c, d)
+reshape(A::Array, dims::Tuple{Int, Int, Int}) = _reshape(A, dims[1], dims[2], dims[3])
+reshape(A::Array, dims::Tuple{Int, Int, Int, Int}) = _reshape(A, dims[1], dims[2], dims[3], dims[4])
+reshape(A::Array, ::Colon, b::Int, c::Int) = _reshape(A, _reshape_colon_nd(A, 1, b, c), b, c)
+reshape(A::Array, a::Int, ::Colon, c::Int) = _reshape(A, a, _reshape_colon_nd(A, 2, a, c), c)
+reshape(A::Array, a::Int, b::Int, ::Colon) = _reshape(A, a, b, _reshape_colon_nd(A, 3, a, b))
+_reshape(A::Array, a::Int, b::Int, c::Int) = _reshape_fill!(fill(zero(eltype(A)), a, b, c), A, (a, b, c))
+_reshape(A::Array, a::Int, b::Int, c::Int, d::Int) = _reshape_fill!(fill(zero(eltype(A)), a, b, c, d), A, (a, b, c, d))
+
+# The size a `:` at position `k` of three stands for beside the sizes `a` and `b`.
+function _reshape_colon_nd(A, k::Int, a::Int, b::Int)
+    n = a * b
+    if n == 0 || length(A) % n != 0
+        k == 1 && throw(DimensionMismatch("array size $(length(A)) must be divisible by the product of the new dimensions (Colon(), $a, $b)"))
+        k == 2 && throw(DimensionMismatch("array size $(length(A)) must be divisible by the product of the new dimensions ($a, Colon(), $b)"))
+        throw(DimensionMismatch("array size $(length(A)) must be divisible by the product of the new dimensions ($a, $b, Colon())"))
+    end
+    return length(A) ÷ n
+end
+
+# `sum(A; dims = d)` and `prod`/`maximum`/`minimum` of an array of 3 or 4 dimensions: the
+# reductions along dimension `d`, each from its first element in index order (sums from zero,
+# as Julia's), into an array whose dimension `d` has length one.
+_sum_dims(A::AbstractArray{T, 3}, d::Int) where {T} = _dims_reduce(+, A, d, true)
+_sum_dims(A::AbstractArray{T, 4}, d::Int) where {T} = _dims_reduce(+, A, d, true)
+_reduce_dims(op, A::AbstractArray{T, 3}, d::Int) where {T} = _dims_reduce(op, A, d, false)
+_reduce_dims(op, A::AbstractArray{T, 4}, d::Int) where {T} = _dims_reduce(op, A, d, false)
+_sum_dims(A::AbstractArray{T, 3}, d::Tuple{Int}) where {T} = _sum_dims(A, d[1])
+_sum_dims(A::AbstractArray{T, 3}, d::Tuple{Int, Int}) where {T} = _sum_dims(_sum_dims(A, d[1]), d[2])
+_sum_dims(A::AbstractArray{T, 3}, d::Tuple{Int, Int, Int}) where {T} = _sum_dims(_sum_dims(_sum_dims(A, d[1]), d[2]), d[3])
+_reduce_dims(op, A::AbstractArray{T, 3}, d::Tuple{Int}) where {T} = _reduce_dims(op, A, d[1])
+_reduce_dims(op, A::AbstractArray{T, 3}, d::Tuple{Int, Int}) where {T} = _reduce_dims(op, _reduce_dims(op, A, d[1]), d[2])
+
+function _dims_reduce(op, A, d::Int, from_zero::Bool)
+    d < 1 && throw(ArgumentError("dimension must be ≥ 1, got $d"))
+    d > ndims(A) && return copy(A)
+    before = 1
+    for e in 1:(d - 1)
+        before *= size(A, e)
+    end
+    n = size(A, d)
+    n == 0 && !from_zero && throw(ArgumentError("reducing over an empty collection is not allowed"))
+    after = n == 0 ? 0 : length(A) ÷ (before * n)
+    S = fill(zero(eltype(A)), _size_one(A, d))
+    for a in 1:after, b in 1:before
+        at = b + before * n * (a - 1)
+        s = from_zero ? zero(eltype(A)) + A[at] : A[at]
+        for j in 2:n
+            s = op(s, A[at + before * (j - 1)])
+        end
+        S[b + before * (a - 1)] = s
+    end
+    return S
+end
+
+# The size of `A` with dimension `d` made 1.
+_size_one(A::AbstractArray{T, 3}, d::Int) where {T} = (d == 1 ? 1 : size(A, 1), d == 2 ? 1 : size(A, 2), d == 3 ? 1 : size(A, 3))
+_size_one(A::AbstractArray{T, 4}, d::Int) where {T} = (d == 1 ? 1 : size(A, 1), d == 2 ? 1 : size(A, 2), d == 3 ? 1 : size(A, 3), d == 4 ? 1 : size(A, 4))
+
+"""
+    A[I, J, K], A[I, J, K] = B
+
+Slices of a 3-dimensional array by `Int`s, `:` and ranges `a:b` in each place: a new array
+(a copy) whose dimensions are those indexed by `:` or a range (`A[:, :, k]` a Matrix,
+`A[i, :, k]` a Vector, `A[:, 1:2, :]` a 3-dimensional array); written, the elements of the
+array `B` in column-major order, its dimensions other than those of length 1 being the slice's.
+"""
+getindex(A::Array{T, 3}, I::Int, J::Int, K::Colon) where {T} = _block3v(A, _steps(A, 1, I:I), _steps(A, 2, J:J), _steps(A, 3, K))
+getindex(A::Array{T, 3}, I::Int, J::Int, K::UnitRange{Int}) where {T} = _block3v(A, _steps(A, 1, I:I), _steps(A, 2, J:J), _steps(A, 3, K))
+getindex(A::Array{T, 3}, I::Int, J::Colon, K::Int) where {T} = _block3v(A, _steps(A, 1, I:I), _steps(A, 2, J), _steps(A, 3, K:K))
+getindex(A::Array{T, 3}, I::Int, J::Colon, K::Colon) where {T} = _block3m(A, _steps(A, 1, I:I), _steps(A, 2, J), _steps(A, 3, K), 2, 3)
+getindex(A::Array{T, 3}, I::Int, J::Colon, K::UnitRange{Int}) where {T} = _block3m(A, _steps(A, 1, I:I), _steps(A, 2, J), _steps(A, 3, K), 2, 3)
+getindex(A::Array{T, 3}, I::Int, J::UnitRange{Int}, K::Int) where {T} = _block3v(A, _steps(A, 1, I:I), _steps(A, 2, J), _steps(A, 3, K:K))
+getindex(A::Array{T, 3}, I::Int, J::UnitRange{Int}, K::Colon) where {T} = _block3m(A, _steps(A, 1, I:I), _steps(A, 2, J), _steps(A, 3, K), 2, 3)
+getindex(A::Array{T, 3}, I::Int, J::UnitRange{Int}, K::UnitRange{Int}) where {T} = _block3m(A, _steps(A, 1, I:I), _steps(A, 2, J), _steps(A, 3, K), 2, 3)
+getindex(A::Array{T, 3}, I::Colon, J::Int, K::Int) where {T} = _block3v(A, _steps(A, 1, I), _steps(A, 2, J:J), _steps(A, 3, K:K))
+getindex(A::Array{T, 3}, I::Colon, J::Int, K::Colon) where {T} = _block3m(A, _steps(A, 1, I), _steps(A, 2, J:J), _steps(A, 3, K), 1, 3)
+getindex(A::Array{T, 3}, I::Colon, J::Int, K::UnitRange{Int}) where {T} = _block3m(A, _steps(A, 1, I), _steps(A, 2, J:J), _steps(A, 3, K), 1, 3)
+getindex(A::Array{T, 3}, I::Colon, J::Colon, K::Int) where {T} = _block3m(A, _steps(A, 1, I), _steps(A, 2, J), _steps(A, 3, K:K), 1, 2)
+getindex(A::Array{T, 3}, I::Colon, J::Colon, K::Colon) where {T} = _block3(A, _steps(A, 1, I), _steps(A, 2, J), _steps(A, 3, K))
+getindex(A::Array{T, 3}, I::Colon, J::Colon, K::UnitRange{Int}) where {T} = _block3(A, _steps(A, 1, I), _steps(A, 2, J), _steps(A, 3, K))
+getindex(A::Array{T, 3}, I::Colon, J::UnitRange{Int}, K::Int) where {T} = _block3m(A, _steps(A, 1, I), _steps(A, 2, J), _steps(A, 3, K:K), 1, 2)
+getindex(A::Array{T, 3}, I::Colon, J::UnitRange{Int}, K::Colon) where {T} = _block3(A, _steps(A, 1, I), _steps(A, 2, J), _steps(A, 3, K))
+getindex(A::Array{T, 3}, I::Colon, J::UnitRange{Int}, K::UnitRange{Int}) where {T} = _block3(A, _steps(A, 1, I), _steps(A, 2, J), _steps(A, 3, K))
+getindex(A::Array{T, 3}, I::UnitRange{Int}, J::Int, K::Int) where {T} = _block3v(A, _steps(A, 1, I), _steps(A, 2, J:J), _steps(A, 3, K:K))
+getindex(A::Array{T, 3}, I::UnitRange{Int}, J::Int, K::Colon) where {T} = _block3m(A, _steps(A, 1, I), _steps(A, 2, J:J), _steps(A, 3, K), 1, 3)
+getindex(A::Array{T, 3}, I::UnitRange{Int}, J::Int, K::UnitRange{Int}) where {T} = _block3m(A, _steps(A, 1, I), _steps(A, 2, J:J), _steps(A, 3, K), 1, 3)
+getindex(A::Array{T, 3}, I::UnitRange{Int}, J::Colon, K::Int) where {T} = _block3m(A, _steps(A, 1, I), _steps(A, 2, J), _steps(A, 3, K:K), 1, 2)
+getindex(A::Array{T, 3}, I::UnitRange{Int}, J::Colon, K::Colon) where {T} = _block3(A, _steps(A, 1, I), _steps(A, 2, J), _steps(A, 3, K))
+getindex(A::Array{T, 3}, I::UnitRange{Int}, J::Colon, K::UnitRange{Int}) where {T} = _block3(A, _steps(A, 1, I), _steps(A, 2, J), _steps(A, 3, K))
+getindex(A::Array{T, 3}, I::UnitRange{Int}, J::UnitRange{Int}, K::Int) where {T} = _block3m(A, _steps(A, 1, I), _steps(A, 2, J), _steps(A, 3, K:K), 1, 2)
+getindex(A::Array{T, 3}, I::UnitRange{Int}, J::UnitRange{Int}, K::Colon) where {T} = _block3(A, _steps(A, 1, I), _steps(A, 2, J), _steps(A, 3, K))
+getindex(A::Array{T, 3}, I::UnitRange{Int}, J::UnitRange{Int}, K::UnitRange{Int}) where {T} = _block3(A, _steps(A, 1, I), _steps(A, 2, J), _steps(A, 3, K))
+setindex!(A::Array{T, 3}, B, I::Int, J::Int, K::Colon) where {T} = _block3!(A, B, _steps(A, 1, I:I), _steps(A, 2, J:J), _steps(A, 3, K))
+setindex!(A::Array{T, 3}, B, I::Int, J::Int, K::UnitRange{Int}) where {T} = _block3!(A, B, _steps(A, 1, I:I), _steps(A, 2, J:J), _steps(A, 3, K))
+setindex!(A::Array{T, 3}, B, I::Int, J::Colon, K::Int) where {T} = _block3!(A, B, _steps(A, 1, I:I), _steps(A, 2, J), _steps(A, 3, K:K))
+setindex!(A::Array{T, 3}, B, I::Int, J::Colon, K::Colon) where {T} = _block3!(A, B, _steps(A, 1, I:I), _steps(A, 2, J), _steps(A, 3, K))
+setindex!(A::Array{T, 3}, B, I::Int, J::Colon, K::UnitRange{Int}) where {T} = _block3!(A, B, _steps(A, 1, I:I), _steps(A, 2, J), _steps(A, 3, K))
+setindex!(A::Array{T, 3}, B, I::Int, J::UnitRange{Int}, K::Int) where {T} = _block3!(A, B, _steps(A, 1, I:I), _steps(A, 2, J), _steps(A, 3, K:K))
+setindex!(A::Array{T, 3}, B, I::Int, J::UnitRange{Int}, K::Colon) where {T} = _block3!(A, B, _steps(A, 1, I:I), _steps(A, 2, J), _steps(A, 3, K))
+setindex!(A::Array{T, 3}, B, I::Int, J::UnitRange{Int}, K::UnitRange{Int}) where {T} = _block3!(A, B, _steps(A, 1, I:I), _steps(A, 2, J), _steps(A, 3, K))
+setindex!(A::Array{T, 3}, B, I::Colon, J::Int, K::Int) where {T} = _block3!(A, B, _steps(A, 1, I), _steps(A, 2, J:J), _steps(A, 3, K:K))
+setindex!(A::Array{T, 3}, B, I::Colon, J::Int, K::Colon) where {T} = _block3!(A, B, _steps(A, 1, I), _steps(A, 2, J:J), _steps(A, 3, K))
+setindex!(A::Array{T, 3}, B, I::Colon, J::Int, K::UnitRange{Int}) where {T} = _block3!(A, B, _steps(A, 1, I), _steps(A, 2, J:J), _steps(A, 3, K))
+setindex!(A::Array{T, 3}, B, I::Colon, J::Colon, K::Int) where {T} = _block3!(A, B, _steps(A, 1, I), _steps(A, 2, J), _steps(A, 3, K:K))
+setindex!(A::Array{T, 3}, B, I::Colon, J::Colon, K::Colon) where {T} = _block3!(A, B, _steps(A, 1, I), _steps(A, 2, J), _steps(A, 3, K))
+setindex!(A::Array{T, 3}, B, I::Colon, J::Colon, K::UnitRange{Int}) where {T} = _block3!(A, B, _steps(A, 1, I), _steps(A, 2, J), _steps(A, 3, K))
+setindex!(A::Array{T, 3}, B, I::Colon, J::UnitRange{Int}, K::Int) where {T} = _block3!(A, B, _steps(A, 1, I), _steps(A, 2, J), _steps(A, 3, K:K))
+setindex!(A::Array{T, 3}, B, I::Colon, J::UnitRange{Int}, K::Colon) where {T} = _block3!(A, B, _steps(A, 1, I), _steps(A, 2, J), _steps(A, 3, K))
+setindex!(A::Array{T, 3}, B, I::Colon, J::UnitRange{Int}, K::UnitRange{Int}) where {T} = _block3!(A, B, _steps(A, 1, I), _steps(A, 2, J), _steps(A, 3, K))
+setindex!(A::Array{T, 3}, B, I::UnitRange{Int}, J::Int, K::Int) where {T} = _block3!(A, B, _steps(A, 1, I), _steps(A, 2, J:J), _steps(A, 3, K:K))
+setindex!(A::Array{T, 3}, B, I::UnitRange{Int}, J::Int, K::Colon) where {T} = _block3!(A, B, _steps(A, 1, I), _steps(A, 2, J:J), _steps(A, 3, K))
+setindex!(A::Array{T, 3}, B, I::UnitRange{Int}, J::Int, K::UnitRange{Int}) where {T} = _block3!(A, B, _steps(A, 1, I), _steps(A, 2, J:J), _steps(A, 3, K))
+setindex!(A::Array{T, 3}, B, I::UnitRange{Int}, J::Colon, K::Int) where {T} = _block3!(A, B, _steps(A, 1, I), _steps(A, 2, J), _steps(A, 3, K:K))
+setindex!(A::Array{T, 3}, B, I::UnitRange{Int}, J::Colon, K::Colon) where {T} = _block3!(A, B, _steps(A, 1, I), _steps(A, 2, J), _steps(A, 3, K))
+setindex!(A::Array{T, 3}, B, I::UnitRange{Int}, J::Colon, K::UnitRange{Int}) where {T} = _block3!(A, B, _steps(A, 1, I), _steps(A, 2, J), _steps(A, 3, K))
+setindex!(A::Array{T, 3}, B, I::UnitRange{Int}, J::UnitRange{Int}, K::Int) where {T} = _block3!(A, B, _steps(A, 1, I), _steps(A, 2, J), _steps(A, 3, K:K))
+setindex!(A::Array{T, 3}, B, I::UnitRange{Int}, J::UnitRange{Int}, K::Colon) where {T} = _block3!(A, B, _steps(A, 1, I), _steps(A, 2, J), _steps(A, 3, K))
+setindex!(A::Array{T, 3}, B, I::UnitRange{Int}, J::UnitRange{Int}, K::UnitRange{Int}) where {T} = _block3!(A, B, _steps(A, 1, I), _steps(A, 2, J), _steps(A, 3, K))
+
+# The block of `A` at the ranges `I`, `J`, `K`: a new 3-dimensional array.
+function _block3(A::Array, I::StepRange{Int, Int}, J::StepRange{Int, Int}, K::StepRange{Int, Int})
+    B = fill(zero(eltype(A)), length(I), length(J), length(K))
+    for r in 1:length(K), q in 1:length(J), p in 1:length(I)
+        B[p, q, r] = A[I.start + (p - 1) * I.step, J.start + (q - 1) * J.step, K.start + (r - 1) * K.step]
+    end
+    return B
+end
+# The block as the Matrix of its dimensions `a` and `b` (the third has length 1).
+_block3m(A, I, J, K, a::Int, b::Int) = _reshape(_block3(A, I, J, K), length((I, J, K)[a]), length((I, J, K)[b]))
+# The block as a Vector (two of its dimensions have length 1).
+_block3v(A, I, J, K) = _reshape(_block3(A, I, J, K), length(I) * length(J) * length(K))
+
+# `A[I, J, K] = B`: the elements of `B` into the block, after Julia's shape check (the sizes
+# other than 1 agree).
+function _block3!(A::Array, B::AbstractArray, I::StepRange{Int, Int}, J::StepRange{Int, Int}, K::StepRange{Int, Int})
+    want = Int[]
+    for n in (length(I), length(J), length(K))
+        n != 1 && push!(want, n)
+    end
+    have = Int[]
+    for n in size(B)
+        n != 1 && push!(have, n)
+    end
+    want == have || throw(DimensionMismatch("tried to assign $(length(B)) elements to $(length(I) * length(J) * length(K)) destinations"))
+    k = 0
+    for r in 1:length(K), q in 1:length(J), p in 1:length(I)
+        k += 1
+        A[I.start + (p - 1) * I.step, J.start + (q - 1) * J.step, K.start + (r - 1) * K.step] = B[k]
+    end
+    return A
+end
+
+"""
+    permutedims(A, perm), dropdims(A; dims)
+
+`permutedims` of a 3-dimensional array by a permutation `perm` of `(1, 2, 3)`: a new array
+with `B[i₁, i₂, i₃] = A[i_perm⁻¹...]` (`size(B, k) == size(A, perm[k])`); `dropdims` of a
+3-dimensional array whose dimension `dims` has length 1: the matrix of the other two (a copy,
+accepted as the 2-dimensional `dropdims` is).
+"""
+function permutedims(A::AbstractArray{T, 3}, perm::Tuple{Int, Int, Int}) where {T}
+    p1, p2, p3 = perm
+    sort([p1, p2, p3]) == [1, 2, 3] || throw(ArgumentError("no valid permutation of dimensions"))
+    B = fill(zero(eltype(A)), size(A, p1), size(A, p2), size(A, p3))
+    for k in 1:size(A, 3), j in 1:size(A, 2), i in 1:size(A, 1)
+        I = (i, j, k)
+        B[I[p1], I[p2], I[p3]] = A[i, j, k]
+    end
+    return B
+end
+
+function dropdims(A::AbstractArray{T, 3}; dims) where {T}
+    d = dims isa Tuple ? _one_dim(dims) : dims
+    1 <= d <= 3 || throw(ArgumentError("dropped dims must be in range 1:3"))
+    size(A, d) == 1 || throw(ArgumentError("dropped dims must all be size 1"))
+    m = d == 1 ? size(A, 2) : size(A, 1)
+    n = d == 3 ? size(A, 2) : size(A, 3)
+    return _reshape(copy(A), m, n)
+end
+
+"""
+    cat(xs...; dims)
+
+Concatenation along dimension `dims`: `dims = 1` is `vcat`, `dims = 2` `hcat`, `dims = 3`
+stacks the parts (numbers, vectors, matrices, 3-dimensional arrays) along a third dimension,
+and `dims = (1, 2)` puts them on the diagonal of a block matrix, zeros elsewhere. `dims` must
+be written as a number or a tuple (inference chooses the result's type by it).
+"""
+cat(xs...; dims) = error("unsupported: `cat` with `dims` that are not a constant")
+
+# The parts `xs` (numbers, vectors, matrices and 3-dimensional arrays) concatenated along
+# dimension `d` (1, 2 or 3) into a 3-dimensional array; the other dimensions must agree.
+function _cat_along(d::Int, xs...)
+    m = d == 1 ? _cat3_total(1, xs...) : _cat3_size(xs[1], 1)
+    n = d == 2 ? _cat3_total(2, xs...) : _cat3_size(xs[1], 2)
+    p = d == 3 ? _cat3_total(3, xs...) : _cat3_size(xs[1], 3)
+    return _cat3!(fill(_cat_zero_of(xs...), m, n, p), d, 0, xs...)
+end
+
+_cat3!(y, d::Int, at::Int) = y
+function _cat3!(y, d::Int, at::Int, x, rest...)
+    for e in 1:3
+        e == d || _cat3_size(x, e) == size(y, e) || throw(DimensionMismatch("mismatch in dimension $e (expected $(size(y, e)) got $(_cat3_size(x, e)))"))
+    end
+    for k in 1:_cat3_size(x, 3), j in 1:_cat3_size(x, 2), i in 1:_cat3_size(x, 1)
+        v = _cat3_get(x, i, j, k)
+        if d == 1
+            y[at + i, j, k] = v
+        elseif d == 2
+            y[i, at + j, k] = v
+        else
+            y[i, j, at + k] = v
+        end
+    end
+    return _cat3!(y, d, at + _cat3_size(x, d), rest...)
+end
+
+_cat3_size(x::Real, d::Int) = 1
+_cat3_size(x::AbstractArray, d::Int) = size(x, d)
+_cat3_total(d::Int) = 0
+_cat3_total(d::Int, x, rest...) = _cat3_size(x, d) + _cat3_total(d, rest...)
+_cat3_get(x::Real, i::Int, j::Int, k::Int) = x
+_cat3_get(x::AbstractVector, i::Int, j::Int, k::Int) = x[i]
+_cat3_get(x::AbstractMatrix, i::Int, j::Int, k::Int) = x[i, j]
+_cat3_get(x::AbstractArray{T, 3}, i::Int, j::Int, k::Int) where {T} = x[i, j, k]
+
+# `cat(xs...; dims = (1, 2))`: the parts (numbers, vectors as columns, matrices) as the
+# diagonal blocks of a matrix, zeros elsewhere.
+function _cat_diag(dims::Tuple{Int, Int}, xs...)
+    dims == (1, 2) || dims == (2, 1) || error("unsupported: `cat` with `dims = $dims`; zy concatenates along dimensions 1, 2 and 3 and block-diagonally (`dims = (1, 2)`)")
+    y = fill(_cat_zero_of(xs...), _cat_total(1, xs...), _cat_total(2, xs...))
+    return _cat_diag!(y, 0, 0, xs...)
+end
+_cat_diag!(y, r::Int, c::Int) = y
+function _cat_diag!(y, r::Int, c::Int, x, rest...)
+    for j in 1:_cat_size(x, 2), i in 1:_cat_size(x, 1)
+        y[r + i, c + j] = _cat_get(x, i, j)
+    end
+    return _cat_diag!(y, r + _cat_size(x, 1), c + _cat_size(x, 2), rest...)
+end
+
+"""
+    stack(t)
+
+The elements of the tuple `t` stacked along a new last dimension (Julia 1.9): numbers into a
+Vector, vectors as the columns of a Matrix, matrices as the slices of a 3-dimensional array;
+they must have one size (`DimensionMismatch`).
+"""
+stack(t::Tuple) = _stack(t...)
+_stack(x::Real, rest...) = vcat(x, rest...)
+_stack(x::AbstractVector, rest...) = hcat(x, rest...)
+_stack(x::AbstractMatrix, rest...) = _cat_along(3, x, rest...)
+
+"""
+    mapslices(f, A; dims)
+
+`f` applied to each slice of `A` along `dims`, the results (numbers, vectors or matrices, all
+of one size) in an array of `A`'s number of dimensions: of a matrix the columns (`dims = 1`,
+results as the columns of a matrix, a number as a 1×n one) or rows (`dims = 2`); of a
+3-dimensional array the matrices `A[:, :, k]` (`dims = (1, 2)`, results `p×q×K`) or the
+vectors `A[i, j, :]` (`dims = 3`, results `m×n×p`). `dims` must be written as a constant.
+"""
+mapslices(f, A; dims) = error("unsupported: `mapslices` with `dims` that are not a constant")
+
+function _mapslices_columns(f, A::AbstractMatrix)
+    first = f(A[:, 1])
+    R = _columns_out(first, size(A, 2))
+    for j in 1:size(A, 2)
+        _column_put!(R, j == 1 ? first : f(A[:, j]), j)
+    end
+    return R
+end
+
+function _mapslices_rows(f, A::AbstractMatrix)
+    first = f(A[1, :])
+    R = _rows_out(first, size(A, 1))
+    for i in 1:size(A, 1)
+        _row_put!(R, i == 1 ? first : f(A[i, :]), i)
+    end
+    return R
+end
+
+function _mapslices_fibers(f, A::AbstractArray{T, 3}) where {T}
+    first = f(A[1, 1, :])
+    R = _fibers_out(first, size(A, 1), size(A, 2))
+    for j in 1:size(A, 2), i in 1:size(A, 1)
+        _fiber_put!(R, i == 1 && j == 1 ? first : f(A[i, j, :]), i, j)
+    end
+    return R
+end
+
+function _mapslices_matrices(f, A::AbstractArray{T, 3}, dims::Tuple{Int, Int}) where {T}
+    dims == (1, 2) || error("unsupported: `mapslices` with `dims = $dims`; zy maps the matrices (`dims = (1, 2)`) or vectors (`dims = 3`) of a 3-dimensional array")
+    first = f(A[:, :, 1])
+    R = _matrices_out(first, size(A, 3))
+    for k in 1:size(A, 3)
+        _matrix_put!(R, k == 1 ? first : f(A[:, :, k]), k)
+    end
+    return R
+end
+
+# The result arrays for slice results like `r` (a number, or a vector of length p, or a p×q
+# matrix), and the writes of one result (a result of another size is a DimensionMismatch).
+_columns_out(r::Real, n::Int) = fill(zero(r), 1, n)
+_columns_out(r::AbstractVector, n::Int) = fill(zero(eltype(r)), length(r), n)
+_column_put!(R, r::Real, j::Int) = (R[1, j] = r)
+_column_put!(R, r::AbstractVector, j::Int) = (R[:, j] = r)
+_rows_out(r::Real, m::Int) = fill(zero(r), m, 1)
+_rows_out(r::AbstractVector, m::Int) = fill(zero(eltype(r)), m, length(r))
+_row_put!(R, r::Real, i::Int) = (R[i, 1] = r)
+_row_put!(R, r::AbstractVector, i::Int) = (R[i, :] = r)
+_fibers_out(r::Real, m::Int, n::Int) = fill(zero(r), m, n, 1)
+_fibers_out(r::AbstractVector, m::Int, n::Int) = fill(zero(eltype(r)), m, n, length(r))
+_fiber_put!(R, r::Real, i::Int, j::Int) = (R[i, j, 1] = r)
+_fiber_put!(R, r::AbstractVector, i::Int, j::Int) = (R[i, j, :] = r)
+_matrices_out(r::Real, K::Int) = fill(zero(r), 1, 1, K)
+_matrices_out(r::AbstractVector, K::Int) = fill(zero(eltype(r)), length(r), 1, K)
+_matrices_out(r::AbstractMatrix, K::Int) = fill(zero(eltype(r)), size(r, 1), size(r, 2), K)
+_matrix_put!(R, r::Real, k::Int) = (R[1, 1, k] = r)
+_matrix_put!(R, r::AbstractVector, k::Int) = (R[:, 1, k] = r)
+_matrix_put!(R, r::AbstractMatrix, k::Int) = (R[:, :, k] = r)

@@ -427,3 +427,166 @@ function opnorm(A::AbstractMatrix, p::Real)
     end
     throw(ArgumentError("zy computes opnorm(A, p) for p = 1 and p = Inf only; p = 2 needs singular values"))
 end
+
+# ---- Matrix functions ----------------------------------------------------------------------
+
+import Base: exp, sqrt, log
+
+"""
+    exp(A)
+
+The matrix exponential of a square Float64 matrix, by scaling and squaring with a Padé
+approximant as Julia's `exp!` (Higham 2005): the degree 3, 5, 7 or 9 approximant when the
+1-norm of `A` is at most 0.015, 0.25, 0.95 or 2.1, else degree 13 of `A / 2^s` squared `s`
+times, `s = ⌈log₂(‖A‖₁ / 5.4)⌉`. Julia also balances `A` first (LAPACK's `gebal!`), so the last
+bits can differ. The gradient is the rrule below.
+"""
+function exp(A::Matrix{Float64})
+    n = size(A, 1)
+    size(A, 2) == n || throw(DimensionMismatch("matrix is not square: dimensions are $(size(A))"))
+    nA = maximum(sum(abs.(A); dims = 1))
+    if nA <= 0.015
+        return _exp_pade(A, (120.0, 60.0, 12.0, 1.0))
+    elseif nA <= 0.25
+        return _exp_pade(A, (30240.0, 15120.0, 3360.0, 420.0, 30.0, 1.0))
+    elseif nA <= 0.95
+        return _exp_pade(A, (17297280.0, 8648640.0, 1995840.0, 277200.0, 25200.0, 1512.0, 56.0, 1.0))
+    elseif nA <= 2.1
+        return _exp_pade(A, (17643225600.0, 8821612800.0, 2075673600.0, 302702400.0, 30270240.0,
+            2162160.0, 110880.0, 3960.0, 90.0, 1.0))
+    end
+    s = max(0, ceil(Int, log2(nA / 5.4)))
+    X = _exp_pade(A / 2.0^s, (64764752532480000.0, 32382376266240000.0, 7771770303897600.0,
+        1187353796428800.0, 129060195264000.0, 10559470521600.0, 670442572800.0,
+        33522128640.0, 1323241920.0, 40840800.0, 960960.0, 16380.0, 182.0, 1.0))
+    for k in 1:s
+        X = X * X
+    end
+    return X
+end
+
+# The Padé approximant r(A) = (V - U) \ (V + U) of exp with coefficients `b` (b₀ first, an odd
+# degree): U = A Σ b₂ₖ₊₁ A²ᵏ, V = Σ b₂ₖ A²ᵏ.
+function _exp_pade(A::Matrix{Float64}, b)
+    A2 = A * A
+    P = one(A)
+    U = b[2] * P
+    V = b[1] * P
+    for k in 1:((length(b) - 1) ÷ 2)
+        P = P * A2
+        U = U + b[2k + 2] * P
+        V = V + b[2k + 1] * P
+    end
+    U = A * U
+    return (V - U) \ (V + U)
+end
+
+# The pullback of exp: Ā = L(Aᵀ, Ȳ), the Fréchet derivative of exp at Aᵀ applied to Ȳ (the
+# adjoint of L(A, ·) in the Frobenius product), read off exp([Aᵀ Ȳ; 0 Aᵀ]) = [e^Aᵀ L; 0 e^Aᵀ].
+function rrule(::typeof(exp), A::Matrix{Float64})
+    Y = exp(A)
+    function exp_pullback(Ȳ)
+        n = size(A, 1)
+        At = permutedims(A)
+        E = exp([At Ȳ; zeros(n, n) At])
+        return (NoTangent(), E[1:n, (n + 1):(2n)])
+    end
+    return Y, exp_pullback
+end
+
+"""
+    sqrt(A)
+
+The principal square root of a symmetric positive definite Float64 matrix: the symmetric
+positive definite `X` with `X * X == A`, by the Denman–Beavers iteration (Julia computes it
+from the eigendecomposition, so the last bits can differ). Any other matrix is refused by
+name (Julia's root may be complex there). The gradient solves the Sylvester equation
+`X Z + Z X = Ȳ` (the rrule below).
+"""
+function sqrt(A::Matrix{Float64})
+    n = size(A, 1)
+    size(A, 2) == n || throw(DimensionMismatch("matrix is not square: dimensions are $(size(A))"))
+    A == permutedims(A) || error("unsupported: `sqrt` of a matrix that is not symmetric (Julia's root comes from the Schur form and may be complex); zy takes symmetric positive definite matrices")
+    _posdef(A) || error("unsupported: `sqrt` of a symmetric matrix that is not positive definite (Julia's root may be complex); zy takes symmetric positive definite matrices")
+    return _sqrt_spd(A)
+end
+
+# The Denman–Beavers iteration for the root of a symmetric positive definite `A`.
+function _sqrt_spd(A::Matrix{Float64})
+    Y = A
+    Z = one(A)
+    for k in 1:100
+        Y1 = 0.5 * (Y + inv(Z))
+        Z = 0.5 * (Z + inv(Y))
+        done = norm(Y1 - Y) <= 4.0 * eps(1.0) * norm(Y1)
+        Y = Y1
+        done && break
+    end
+    return 0.5 * (Y + permutedims(Y))
+end
+
+# Is the symmetric `A` positive definite (its Cholesky factorization exists)?
+function _posdef(A::Matrix{Float64})
+    n = size(A, 1)
+    L = zeros(n, n)
+    for j in 1:n
+        s = A[j, j]
+        for k in 1:(j - 1)
+            s -= L[j, k]^2
+        end
+        s > 0.0 || return false
+        L[j, j] = Base.sqrt(s)
+        for i in (j + 1):n
+            t = A[i, j]
+            for k in 1:(j - 1)
+                t -= L[i, k] * L[j, k]
+            end
+            L[i, j] = t / L[j, j]
+        end
+    end
+    return true
+end
+
+# The pullback of sqrt: Ā = Z with Xᵀ Z + Z Xᵀ = Ȳ (X = sqrt(A) is symmetric), solved as the
+# n² × n² linear system (I ⊗ X + X ⊗ I) vec(Z) = vec(Ȳ).
+function rrule(::typeof(sqrt), A::Matrix{Float64})
+    X = sqrt(A)
+    function sqrt_pullback(Ȳ)
+        n = size(A, 1)
+        Id = one(X)
+        K = kron(Id, X) + kron(permutedims(X), Id)
+        return (NoTangent(), Base._reshape(K \ Ȳ[:], n, n))
+    end
+    return X, sqrt_pullback
+end
+
+"""
+    log(A)
+
+The principal logarithm of a symmetric positive definite Float64 matrix (the symmetric `L`
+with `exp(L) == A`): `2ˢ log(A^(1/2ˢ))`, square roots taken until `‖A^(1/2ˢ) - I‖ ≤ 0.25`, and
+the series of `log(I + E)` to 40 terms (Julia computes it from the eigendecomposition, so the
+last bits can differ). Any other matrix is refused by name. Its gradient is that of the
+computation: the roots' rrules and the series.
+"""
+function log(A::Matrix{Float64})
+    n = size(A, 1)
+    size(A, 2) == n || throw(DimensionMismatch("matrix is not square: dimensions are $(size(A))"))
+    A == permutedims(A) || error("unsupported: `log` of a matrix that is not symmetric (Julia's logarithm comes from the Schur form and may be complex); zy takes symmetric positive definite matrices")
+    _posdef(A) || error("unsupported: `log` of a symmetric matrix that is not positive definite (Julia's logarithm may be complex); zy takes symmetric positive definite matrices")
+    X = A
+    s = 0
+    while norm(X - one(X)) > 0.25 && s < 64
+        X = sqrt(X)
+        s += 1
+    end
+    E = X - one(X)
+    P = one(X)
+    L = zeros(n, n)
+    for k in 1:40
+        P = P * E
+        L = L + (isodd(k) ? 1.0 : -1.0) / k * P
+    end
+    L = 2.0^s * L
+    return 0.5 * (L + permutedims(L))
+end

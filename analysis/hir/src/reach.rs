@@ -79,6 +79,30 @@ pub const HOOKS: &[Hooks] = &[
         ],
         hooks: &["Base._vcat_matrix", "Base._vcat_vector", "Base._hcat"],
     },
+    // `cat(xs...; dims)`, and `vcat`/`hcat` of 3-dimensional arrays.
+    Hooks {
+        triggers: &[
+            "cat",
+            "Base.cat",
+            "vcat",
+            "hcat",
+            "hvcat",
+            "Base.vcat",
+            "Base.hcat",
+            "Base.hvcat",
+        ],
+        hooks: &["Base._cat_along", "Base._cat_diag"],
+    },
+    // `mapslices(f, A; dims)`.
+    Hooks {
+        triggers: &["mapslices", "Base.mapslices"],
+        hooks: &[
+            "Base._mapslices_columns",
+            "Base._mapslices_rows",
+            "Base._mapslices_fibers",
+            "Base._mapslices_matrices",
+        ],
+    },
     // Arithmetic with values of these types (only code that names the type makes them).
     Hooks {
         triggers: &["LinearAlgebra.UniformScaling"],

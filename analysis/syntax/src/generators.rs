@@ -120,9 +120,9 @@ fn iteration(cx: &mut Cx, clause: &SyntaxNode) -> Option<Clause> {
     }
     let iter = match iters.len() {
         1 => iters.pop()?,
-        2 => call("Base.product", iters, iteration.range),
+        2 | 3 => call("Base.product", iters, iteration.range),
         _ => {
-            cx.unsupported(iteration, "a comprehension over more than two dimensions");
+            cx.unsupported(iteration, "a comprehension over more than three dimensions");
             return None;
         }
     };

@@ -907,7 +907,13 @@ fn type_expr_inner(cx: &mut Cx, node: &SyntaxNode) -> Option<TypeExpr> {
             }),
             None => unsupported(cx, node, "qualified type name"),
         },
-        (true, Kind::Integer | Kind::Float | Kind::Bool, _) => {
+        // `Array{T, 3}`: a dimension count, which inference reads as the name `3`.
+        (true, Kind::Integer, _) => Some(TypeExpr::Named {
+            name: cx.text(node).to_string(),
+            params: Vec::new(),
+            range: node.range,
+        }),
+        (true, Kind::Float | Kind::Bool, _) => {
             unsupported(cx, node, "value as a type parameter")
         }
         _ => {

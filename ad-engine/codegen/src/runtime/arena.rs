@@ -15,6 +15,10 @@ pub mod array_offset {
     pub const COLS: i32 = 24;
     /// Elements the storage at `DATA` has room for (`setlength!` grows into it).
     pub const CAP: i32 = 32;
+    /// Null for a vector or matrix; for an array of N ≥ 3 dimensions a pointer to N + 1 words
+    /// `[N, d₁, ..., d_N]` (then `ROWS` is d₁ and `COLS` the product of the others, so the
+    /// elements are the column-major matrix `ROWS × COLS` as for a matrix).
+    pub const SHAPE: i32 = 40;
 }
 
 /// Byte offsets of the [`StackObj`] fields that compiled code reads.
@@ -40,10 +44,32 @@ pub struct ArrayObj {
     pub cols: i64,
     /// See [`array_offset::CAP`].
     pub cap: i64,
+    /// See [`array_offset::SHAPE`].
+    pub shape: *const i64,
+}
+
+impl ArrayObj {
+    /// The sizes of an array of 3 or more dimensions (`None` for a vector or matrix).
+    pub fn nd_dims(&self) -> Option<&[i64]> {
+        if self.shape.is_null() {
+            return None;
+        }
+        // SAFETY: a non-null shape points to `[N, d₁, ..., d_N]` in the arena of the call.
+        unsafe {
+            let n = (*self.shape).max(0) as usize;
+            Some(std::slice::from_raw_parts(self.shape.add(1), n))
+        }
+    }
+
+    /// Do `self` and `other` have the same dimensions (as arrays of the same rank)?
+    pub fn same_shape(&self, other: &ArrayObj) -> bool {
+        (self.rows, self.cols, self.len) == (other.rows, other.cols, other.len)
+            && self.nd_dims() == other.nd_dims()
+    }
 }
 
 /// Words of an array header.
-const HEADER_WORDS: usize = std::mem::size_of::<ArrayObj>() / 8;
+pub const HEADER_WORDS: usize = std::mem::size_of::<ArrayObj>() / 8;
 
 /// An AD stack: a bump-pointer byte buffer of packed entries.
 #[repr(C)]
@@ -181,9 +207,34 @@ impl Arena {
                 rows,
                 cols,
                 cap: len,
+                shape: std::ptr::null(),
             });
         }
         header
+    }
+
+    /// A zero-filled array of the sizes `dims` (3 or more), elements of `elem_size` bytes.
+    pub fn new_array_nd(&mut self, dims: &[i64], elem_size: usize) -> *mut ArrayObj {
+        let rows = dims.first().copied().unwrap_or(1);
+        let cols = dims.iter().skip(1).fold(1i64, |p, &d| p.saturating_mul(d));
+        let a = self.new_array(rows, cols, elem_size);
+        let shape = self.alloc_words(dims.len() + 1).cast::<i64>();
+        // SAFETY: `shape` holds `dims.len() + 1` fresh words; `a` is the fresh header.
+        unsafe {
+            shape.write(dims.len() as i64);
+            std::ptr::copy_nonoverlapping(dims.as_ptr(), shape.add(1), dims.len());
+            (*a).shape = shape;
+        }
+        a
+    }
+
+    /// A fresh array (zero-filled) with the dimensions of `like`, elements of `elem_size`
+    /// bytes; its shape words are shared with `like` (they never change).
+    pub fn new_array_like(&mut self, like: &ArrayObj, elem_size: usize) -> *mut ArrayObj {
+        let a = self.new_array(like.rows, like.cols, elem_size);
+        // SAFETY: `a` is the fresh header.
+        unsafe { (*a).shape = like.shape };
+        a
     }
 
     /// Bytes allocated so far.

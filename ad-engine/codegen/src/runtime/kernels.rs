@@ -237,10 +237,10 @@ pub unsafe extern "C" fn zy_rt_add_arrays(
 ) -> *mut ArrayObj {
     let ctx = unsafe { &mut *ctx };
     let (ao, bo) = unsafe { (&*a, &*b) };
-    if (ao.rows, ao.cols, ao.len) != (bo.rows, bo.cols, bo.len) {
+    if !ao.same_shape(bo) {
         return std::ptr::null_mut();
     }
-    let out = ctx.state.arena.new_array_uninit(ao.rows, ao.cols, 8);
+    let out = ctx.state.arena.new_array_like(ao, 8);
     ctx.check_memory();
     let (x, y) = unsafe { (elems(a), elems(b)) };
     // SAFETY: `out` holds as many Float64 elements as `a`.

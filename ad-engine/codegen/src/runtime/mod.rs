@@ -336,25 +336,52 @@ pub unsafe extern "C" fn zy_rt_accum_into(
 /// # Safety
 /// Both must be Float64 arrays of the live call.
 unsafe fn accum_unbroadcast(d: &ArrayObj, s: &ArrayObj, fresh: i8) -> i8 {
-    let ((m, n), (p, q)) = ((s.rows, s.cols), (d.rows, d.cols));
+    let dims = |a: &ArrayObj| -> Vec<i64> {
+        a.nd_dims()
+            .map_or_else(|| vec![a.rows, a.cols], <[i64]>::to_vec)
+    };
+    let (mut sd, mut dd) = (dims(s), dims(d));
+    let rank = sd.len().max(dd.len());
+    sd.resize(rank, 1);
+    dd.resize(rank, 1);
     let fits = |big: i64, small: i64| small == big || small == 1;
-    if d.len >= s.len || !fits(m, p) || !fits(n, q) || m * n != s.len || p * q != d.len {
+    if d.len >= s.len
+        || sd.iter().zip(&dd).any(|(&m, &p)| !fits(m, p) || m < 0)
+        || sd.iter().product::<i64>() != s.len
+        || dd.iter().product::<i64>() != d.len
+    {
         return 1;
     }
-    let (m, n, p, q) = (m as usize, n as usize, p as usize, q as usize);
-    // SAFETY: `src` holds `m n` Float64 elements, `dst` `p q` (checked above), and they are
+    let (slen, dlen) = (s.len as usize, d.len as usize);
+    // SAFETY: `src` holds `slen` Float64 elements, `dst` `dlen` (checked above), and they are
     // different arrays (their lengths differ).
     let (src, dst) = unsafe {
         (
-            std::slice::from_raw_parts(s.data.cast::<f64>(), m * n),
-            std::slice::from_raw_parts_mut(d.data.cast::<f64>(), p * q),
+            std::slice::from_raw_parts(s.data.cast::<f64>(), slen),
+            std::slice::from_raw_parts_mut(d.data.cast::<f64>(), dlen),
         )
     };
-    let mut sums = vec![0.0; p * q];
-    for j in 0..n {
-        for i in 0..m {
-            let k = if q == 1 { 0 } else { j } * p + if p == 1 { 0 } else { i };
-            sums[k] += src[j * m + i];
+    // `dst`'s stride per dimension, 0 where it has length one.
+    let mut stride = 1usize;
+    let strides: Vec<usize> = dd
+        .iter()
+        .map(|&p| {
+            let st = if p == 1 { 0 } else { stride };
+            stride *= p as usize;
+            st
+        })
+        .collect();
+    let mut sums = vec![0.0; dlen];
+    let mut index = vec![0usize; rank];
+    for &x in src {
+        let k: usize = index.iter().zip(&strides).map(|(i, s)| i * s).sum();
+        sums[k] += x;
+        for (i, &n) in index.iter_mut().zip(&sd) {
+            *i += 1;
+            if *i < n as usize {
+                break;
+            }
+            *i = 0;
         }
     }
     for (e, x) in dst.iter_mut().zip(sums) {

@@ -35,6 +35,25 @@ impl Translator<'_, '_, '_> {
                 let a = self.pointer(&args[0])?;
                 vec![self.b.ins().load(types::I64, mem(), a, array_offset::LEN)]
             }
+            Prim::Size if dims > 2 => {
+                let a = self.pointer(&args[0])?;
+                let shape = self.b.ins().load(types::I64, mem(), a, array_offset::SHAPE);
+                let word = |t: &mut Self, d: u8| {
+                    t.b.ins()
+                        .load(types::I64, mem(), shape, 8 * i32::from(d))
+                };
+                match args.get(1) {
+                    None => (1..=dims).map(|d| word(self, d)).collect(),
+                    Some(Operand::Const(Const::Int(d))) if (1..=i64::from(dims)).contains(d) => {
+                        vec![word(self, *d as u8)]
+                    }
+                    Some(Operand::Const(Const::Int(d))) if *d > i64::from(dims) => {
+                        vec![self.b.ins().iconst(types::I64, 1)]
+                    }
+                    _ => return Ok(None),
+                }
+            }
+            Prim::CheckAxes if dims > 2 => return Ok(None),
             Prim::Size if args.len() == 1 => {
                 let a = self.pointer(&args[0])?;
                 let rows = self.b.ins().load(types::I64, mem(), a, array_offset::ROWS);
@@ -81,7 +100,8 @@ impl Translator<'_, '_, '_> {
                 vec![]
             }
             Prim::GetIndex
-                if ints(&tys[1..]) && (tys.len() == 2 || (tys.len() == 3 && dims == 2)) =>
+                if ints(&tys[1..])
+                    && (tys.len() == 2 || tys.len() == 3 || tys.len() == usize::from(dims) + 1) =>
             {
                 let (addr, bad) = self.element_address(&elem, args, 1)?;
                 let slot = elem_slot(&elem)?;
@@ -96,7 +116,7 @@ impl Translator<'_, '_, '_> {
             Prim::SetIndex
                 if tys.len() >= 3
                     && ints(&tys[2..])
-                    && (tys.len() == 3 || (tys.len() == 4 && dims == 2)) =>
+                    && (tys.len() == 3 || tys.len() == 4 || tys.len() == usize::from(dims) + 2) =>
             {
                 let (addr, bad) = self.element_address(&elem, args, 2)?;
                 let v = self.operand_as(&args[1], &elem)?;
@@ -290,7 +310,27 @@ impl Translator<'_, '_, '_> {
                 let col = self.b.ins().imul(j0, rows);
                 (self.b.ins().iadd(col, i0), self.b.ins().bor(bi, bj))
             }
-            _ => return Err(JitError::unsupported("indexing with more than two indices")),
+            _ => {
+                // One index per dimension of an array of 3 or more: its sizes from the shape
+                // words `[N, d₁, ..., d_N]`.
+                let shape = self.b.ins().load(types::I64, mem(), a, array_offset::SHAPE);
+                let mut linear = self.b.ins().iconst(types::I64, 0);
+                let mut stride = self.b.ins().iconst(types::I64, 1);
+                let mut bad = self.b.ins().iconst(types::I8, 0);
+                for (d, i) in idx.iter().enumerate() {
+                    let n = self
+                        .b
+                        .ins()
+                        .load(types::I64, mem(), shape, 8 * (d as i32 + 1));
+                    let i0 = self.b.ins().iadd_imm_s(*i, -1);
+                    let out = self.b.ins().icmp(IntCC::UnsignedGreaterThanOrEqual, i0, n);
+                    bad = self.b.ins().bor(bad, out);
+                    let step = self.b.ins().imul(i0, stride);
+                    linear = self.b.ins().iadd(linear, step);
+                    stride = self.b.ins().imul(stride, n);
+                }
+                (linear, bad)
+            }
         };
         let data = self.b.ins().load(types::I64, mem(), a, array_offset::DATA);
         let off = self.b.ins().imul_imm_s(linear, size);

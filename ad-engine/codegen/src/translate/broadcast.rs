@@ -43,6 +43,10 @@ impl Translator<'_, '_, '_> {
         else {
             return Ok(None);
         };
+        // Arrays of 3 or more dimensions run in the runtime (the loop compares two extents).
+        if [ty].into_iter().chain(tys).any(|t| matches!(t, Type::Array(_, d) if *d > 2)) {
+            return Ok(None);
+        }
         let Some(p) = Prim::elementwise(name, args.len() - 1) else {
             return Ok(None);
         };

@@ -95,7 +95,7 @@ impl Translator<'_, '_, '_> {
                 )?
             }
             (Prim::Similar | Prim::Copy, [Type::Array(e, d)])
-                if **e == Type::Float64 && *d == dims && elem == Type::Float64 =>
+                if **e == Type::Float64 && *d == dims && dims <= 2 && elem == Type::Float64 =>
             {
                 let a = self.pointer(&args[0])?;
                 let rows = self.b.ins().load(types::I64, mem(), a, array_offset::ROWS);

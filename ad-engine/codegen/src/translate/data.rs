@@ -99,7 +99,7 @@ impl Translator<'_, '_, '_> {
             // adjoint of a row view is the vector again.
             (Prim::Adjoint | Prim::Transpose, [Type::Array(_, 1) | Type::Adjoint(_)]) => {
                 let a = self.pointer(&args[0])?;
-                let view = self.alloc_words(5)?;
+                let view = self.alloc_words(crate::runtime::arena::HEADER_WORDS)?;
                 let row = matches!(ty, Type::Adjoint(_));
                 let off = crate::runtime::arena::array_offset::DATA;
                 let data = self.b.ins().load(types::I64, mem(), a, off);
@@ -111,7 +111,8 @@ impl Translator<'_, '_, '_> {
                 );
                 let one = self.b.ins().iconst(types::I64, 1);
                 let (rows, cols) = if row { (one, len) } else { (len, one) };
-                self.store_words(view, 0, &[data, len, rows, cols, len]);
+                let null = self.b.ins().iconst(types::I64, 0);
+                self.store_words(view, 0, &[data, len, rows, cols, len, null]);
                 vec![view]
             }
             (Prim::Length, [Type::Tuple(elems)]) => {

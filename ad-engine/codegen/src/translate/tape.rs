@@ -153,7 +153,7 @@ impl Translator<'_, '_, '_> {
             (Prim::ZeroTangent, _) if self.all_scalar(ty)? => self.zeros(ty)?,
             // Zeros of the shape of the operand.
             (Prim::ZeroTangent, [Type::Array(e, d)])
-                if *ty == Type::Array(e.clone(), *d) && **e == Type::Float64 =>
+                if *ty == Type::Array(e.clone(), *d) && **e == Type::Float64 && *d <= 2 =>
             {
                 let like = self.pointer(&args[0])?;
                 let rows = self

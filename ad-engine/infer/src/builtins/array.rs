@@ -465,7 +465,9 @@ fn shape_ctor(
     dims: &[Val],
     lead: &[Val],
 ) -> Option<Result<Val, Fail>> {
-    if !(1..=2).contains(&dims.len()) || dims.iter().any(|d| d.ty != Type::Int64) {
+    if !(1..=usize::from(zy_ir::MAX_DIMS)).contains(&dims.len())
+        || dims.iter().any(|d| d.ty != Type::Int64)
+    {
         return None;
     }
     let ty = array(elem, dims.len() as u8);

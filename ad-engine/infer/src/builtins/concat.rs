@@ -57,6 +57,9 @@ fn check_parts(xs: &[Val]) -> Result<(), Fail> {
 /// `vcat(xs...)`: a Vector of numbers and Vectors, a Matrix when a part is one.
 fn vcat(cx: &mut Cx, b: &mut PlanBuilder, xs: &[Val]) -> Result<Val, Fail> {
     check_parts(xs)?;
+    if let Some(v) = along_nd(cx, b, 1, xs) {
+        return v;
+    }
     let matrix = xs.iter().any(|x| matches!(x.ty, Type::Array(_, 2)));
     let helper = if matrix {
         "Base._vcat_matrix"
@@ -69,7 +72,26 @@ fn vcat(cx: &mut Cx, b: &mut PlanBuilder, xs: &[Val]) -> Result<Val, Fail> {
 /// `hcat(xs...)`: a Matrix, numbers as 1×1 and Vectors as columns.
 fn hcat(cx: &mut Cx, b: &mut PlanBuilder, xs: &[Val]) -> Result<Val, Fail> {
     check_parts(xs)?;
+    if let Some(v) = along_nd(cx, b, 2, xs) {
+        return v;
+    }
     cx.call_named(b, &"Base._hcat".into(), xs)
+}
+
+/// `vcat`/`hcat` with a part of 3 dimensions: the prelude's `Base._cat_along(d, xs...)`, a
+/// 3-dimensional array (`None` when every part has at most 2 dimensions).
+fn along_nd(cx: &mut Cx, b: &mut PlanBuilder, d: i64, xs: &[Val]) -> Option<Result<Val, Fail>> {
+    if !xs.iter().any(|x| matches!(x.ty, Type::Array(_, n) if n >= 3)) {
+        return None;
+    }
+    if xs.iter().any(|x| matches!(x.ty, Type::Array(_, n) if n > 3)) {
+        return Some(Err(Fail::unsupported(
+            "concatenating arrays of more than 3 dimensions",
+        )));
+    }
+    let mut args = vec![Val::lit(zy_ir::Const::Int(d))];
+    args.extend(xs.iter().cloned());
+    Some(cx.call_named(b, &"Base._cat_along".into(), &args))
 }
 
 /// `[A B; C D]`: the rows of blocks, each `hcat`, then `vcat` of the rows.

@@ -342,9 +342,8 @@ pub(crate) fn call(
         ("zero" | "one", _) => scalar::zero_one(b, name, args),
         ("zeros" | "ones" | "fill", _) if of_three_dims(name, args) => {
             Err(Fail::unsupported(format!(
-                "`{name}` of 3 or more dimensions: zy's arrays are vectors and matrices; merge \
-                 the last two dimensions (`{name}(m, n * p)`, element `[i, j + n * (k - 1)]`) \
-                 instead"
+                "`{name}` of more than {} dimensions",
+                zy_ir::MAX_DIMS
             )))
         }
         (
@@ -421,8 +420,8 @@ fn union_isa(cx: &mut Cx, b: &mut PlanBuilder, x: &Val, t: &Val) -> Result<Val, 
     Ok(Val::of(not, Type::Bool))
 }
 
-/// Are the shape arguments of `zeros`/`ones`/`fill` (after an element type or a value) three
-/// or more sizes, or a tuple of them?
+/// Are the shape arguments of `zeros`/`ones`/`fill` (after an element type or a value) more
+/// sizes than zy's arrays have dimensions ([`zy_ir::MAX_DIMS`]), or a tuple of them?
 fn of_three_dims(name: &str, args: &[Val]) -> bool {
     let dims = match (name, args) {
         ("fill", [_, dims @ ..]) => dims,
@@ -439,8 +438,8 @@ fn of_three_dims(name: &str, args: &[Val]) -> bool {
         [Val {
             ty: Type::Tuple(ts),
             ..
-        }] => ts.len() >= 3 && ts.iter().all(|t| *t == Type::Int64),
-        _ => dims.len() >= 3 && dims.iter().all(|d| d.ty == Type::Int64),
+        }] => ts.len() > usize::from(zy_ir::MAX_DIMS) && ts.iter().all(|t| *t == Type::Int64),
+        _ => dims.len() > usize::from(zy_ir::MAX_DIMS) && dims.iter().all(|d| d.ty == Type::Int64),
     }
 }
 

@@ -30,6 +30,10 @@ fn alloc(shape: Shape, data: impl FnOnce(usize) -> ArrayData) -> Result<Value, S
     let n = match shape {
         Shape::Vector(n) => Some(n),
         Shape::Matrix(m, n) => m.checked_mul(n),
+        Shape::Nd(d) => d
+            .as_slice()
+            .iter()
+            .try_fold(1usize, |p, &k| p.checked_mul(k)),
     };
     match n {
         Some(n) if n <= MAX_ELEMS => Ok(Array::new(shape, data(n)).into_value()),
@@ -102,11 +106,13 @@ fn dims(args: &[Value], name: &str, all: &[Value]) -> Result<Shape, String> {
             _ => return Err(method_error(name, all)),
         }
     }
-    match ds[..] {
-        [n] => Ok(Shape::Vector(n)),
-        [m, n] => Ok(Shape::Matrix(m, n)),
-        _ => Err(method_error(name, all)),
+    if ds.len() > crate::value::MAX_DIMS {
+        return Err(format!(
+            "unsupported: arrays of more than {} dimensions",
+            crate::value::MAX_DIMS
+        ));
     }
+    Shape::from_dims(&ds).ok_or_else(|| method_error(name, all))
 }
 
 /// `zeros(dims...)`, `ones(dims...)`.
@@ -234,7 +240,9 @@ pub fn float_zero_one(p: Prim, a: &Value) -> Result<Value, String> {
                 "DimensionMismatch: multiplicative identity defined only for square matrices"
                     .into(),
             ),
-            Shape::Vector(_) => Err(method_error("one", std::slice::from_ref(a))),
+            Shape::Vector(_) | Shape::Nd(_) => {
+                Err(method_error("one", std::slice::from_ref(a)))
+            }
         },
     }
 }
@@ -250,30 +258,27 @@ pub fn length(args: &[Value]) -> Result<Value, String> {
     Ok(Value::Int(n as i64))
 }
 
-/// The dimensions of an array-like value: up to two, and how many there are.
-fn dims_of(v: &Value) -> Option<([usize; 2], usize)> {
+/// The dimensions of an array-like value (none for a number).
+fn dims_of(v: &Value) -> Option<Vec<usize>> {
     match v {
-        Value::Array(a) => Some(match a.borrow().shape {
-            Shape::Vector(n) => ([n, 1], 1),
-            Shape::Matrix(m, n) => ([m, n], 2),
-        }),
-        Value::Adjoint(a) => Some(([1, a.borrow().data.len()], 2)),
-        Value::F64(_) | Value::Int(_) | Value::Bool(_) => Some(([1, 1], 0)),
+        Value::Array(a) => Some(a.borrow().shape.dims()),
+        Value::Adjoint(a) => Some(vec![1, a.borrow().data.len()]),
+        Value::F64(_) | Value::Int(_) | Value::Bool(_) => Some(vec![]),
         _ => None,
     }
 }
 
 /// `size(A)` (a tuple) and `size(A, d)` (1 past the last dimension).
 pub fn size(args: &[Value]) -> Result<Value, String> {
-    let (ds, n) = args
+    let ds = args
         .first()
         .and_then(dims_of)
         .ok_or_else(|| method_error("size", args))?;
     match args {
-        [_] => Ok(Value::tuple(ds[..n].iter().map(|&d| Value::Int(d as i64)))),
+        [_] => Ok(Value::tuple(ds.iter().map(|&d| Value::Int(d as i64)))),
         [_, Value::Int(d)] if *d >= 1 => {
             let d = usize::try_from(*d - 1).unwrap_or(usize::MAX);
-            Ok(Value::Int(if d < n { ds[d] as i64 } else { 1 }))
+            Ok(Value::Int(ds.get(d).map_or(1, |&k| k as i64)))
         }
         [_, Value::Int(d)] => Err(format!("ArgumentError: dimension out of range (got {d})")),
         _ => Err(method_error("size", args)),
@@ -295,7 +300,7 @@ fn int_index(v: &Value, all: &[Value]) -> Result<i64, String> {
 /// The 0-based storage position of 1-based indices `idx` in an array with dimensions `ds`
 /// (column-major; one index is linear, trailing indices past the dimensions must be 1), or a
 /// `BoundsError` naming `whole`.
-fn position(whole: &Value, ds: [usize; 2], idx: &[Value]) -> Result<usize, String> {
+fn position(whole: &Value, ds: &[usize], idx: &[Value]) -> Result<usize, String> {
     let oob = || {
         let shown: Vec<String> = idx.iter().map(|i| i.to_string()).collect();
         format!(
@@ -307,7 +312,8 @@ fn position(whole: &Value, ds: [usize; 2], idx: &[Value]) -> Result<usize, Strin
     let in_range = |i: i64, n: usize| i >= 1 && (i as u64) <= n as u64;
     if let [k] = idx {
         let k = int_index(k, idx)?;
-        return if in_range(k, ds[0].saturating_mul(ds[1])) {
+        let len = ds.iter().fold(1usize, |p, &n| p.saturating_mul(n));
+        return if in_range(k, len) {
             Ok(k as usize - 1)
         } else {
             Err(oob())
@@ -316,7 +322,13 @@ fn position(whole: &Value, ds: [usize; 2], idx: &[Value]) -> Result<usize, Strin
     let (mut pos, mut stride) = (0usize, 1usize);
     for (d, v) in idx.iter().enumerate() {
         let i = int_index(v, idx)?;
-        let n = ds.get(d).copied().unwrap_or(1);
+        // The last of fewer indices than dimensions runs over the trailing ones (Julia's
+        // partial linear indexing).
+        let n = if d + 1 == idx.len() && d < ds.len() {
+            ds[d..].iter().fold(1usize, |p, &n| p.saturating_mul(n))
+        } else {
+            ds.get(d).copied().unwrap_or(1)
+        };
         if !in_range(i, n) {
             return Err(oob());
         }
@@ -333,8 +345,8 @@ pub fn get_index(args: &[Value]) -> Result<Value, String> {
     };
     match x {
         Value::Array(a) | Value::Adjoint(a) if !idx.is_empty() => {
-            let (ds, _) = dims_of(x).unwrap_or_default();
-            let pos = position(x, ds, idx)?;
+            let ds = dims_of(x).unwrap_or_default();
+            let pos = position(x, &ds, idx)?;
             match a.borrow().data.get(pos) {
                 Some(Value::Undef(_)) => Err(UNDEF_REF.into()),
                 Some(v) => Ok(v),
@@ -382,8 +394,8 @@ pub fn set_index(args: &[Value]) -> Result<Value, String> {
     };
     match x {
         Value::Array(a) | Value::Adjoint(a) if !idx.is_empty() => {
-            let (ds, _) = dims_of(x).unwrap_or_default();
-            let pos = position(x, ds, idx)?;
+            let ds = dims_of(x).unwrap_or_default();
+            let pos = position(x, &ds, idx)?;
             a.borrow_mut().data.set(pos, v)?;
             Ok(v.clone())
         }
@@ -429,16 +441,17 @@ pub fn broadcast(args: &[Value], ret: &Type) -> Result<Value, String> {
     broadcast_op(p, operands, ret)
 }
 
-/// Broadcast the scalar primitive `p` over `operands`.
+/// Broadcast the scalar primitive `p` over `operands`: Julia's shapes (a vector is a column,
+/// a row a 1×n matrix, a dimension of length 1 extends; the result has the most dimensions).
 fn broadcast_op(p: Prim, operands: &[Value], ret: &Type) -> Result<Value, String> {
     struct Operand {
         value: Option<Value>,
-        rows: usize,
-        cols: usize,
+        dims: Vec<usize>,
         data: Option<ArrayData>,
     }
     let mut ops = Vec::with_capacity(operands.len());
-    let (mut rows, mut cols, mut ndims) = (1usize, 1usize, 0u8);
+    let mut out: Vec<usize> = Vec::new();
+    let mut ndims = 0u8;
     let mut all_adjoint = true;
     let combine = |a: usize, b: usize| -> Result<usize, String> {
         if a == b || b == 1 {
@@ -455,22 +468,27 @@ fn broadcast_op(p: Prim, operands: &[Value], ret: &Type) -> Result<Value, String
     for v in operands {
         match view(v) {
             Some((shape, data)) => {
-                let (r, c) = shape.rows_cols();
-                rows = combine(rows, r)?;
-                cols = combine(cols, c)?;
-                ndims = ndims.max(shape.ndims());
+                let mut ds = shape.dims();
+                if matches!(v, Value::Adjoint(_)) {
+                    ds = vec![1, data.len()];
+                }
+                if out.len() < ds.len() {
+                    out.resize(ds.len(), 1);
+                }
+                for (o, &d) in out.iter_mut().zip(&ds) {
+                    *o = combine(*o, d)?;
+                }
+                ndims = ndims.max(ds.len() as u8);
                 all_adjoint &= matches!(v, Value::Adjoint(_));
                 ops.push(Operand {
                     value: None,
-                    rows: r,
-                    cols: c,
+                    dims: ds,
                     data: Some(data),
                 });
             }
             None if v.is_number() => ops.push(Operand {
                 value: Some(v.clone()),
-                rows: 1,
-                cols: 1,
+                dims: vec![],
                 data: None,
             }),
             None => return Err(method_error("broadcast", operands)),
@@ -479,43 +497,60 @@ fn broadcast_op(p: Prim, operands: &[Value], ret: &Type) -> Result<Value, String
     if ndims == 0 {
         return eval_prim(p, operands, ret);
     }
-    let count = rows
-        .checked_mul(cols)
+    let count = out
+        .iter()
+        .try_fold(1usize, |n, &d| n.checked_mul(d))
         .filter(|&n| n <= MAX_ELEMS)
         .ok_or("OutOfMemoryError()")?;
+    // Each operand's storage stride per result dimension (0 where it extends).
+    let strides: Vec<Vec<usize>> = ops
+        .iter()
+        .map(|op| {
+            let mut stride = 1;
+            (0..out.len())
+                .map(|d| {
+                    let n = op.dims.get(d).copied().unwrap_or(1);
+                    let s = if n == 1 { 0 } else { stride };
+                    stride *= n;
+                    s
+                })
+                .collect()
+        })
+        .collect();
     let mut results = Vec::with_capacity(count);
     let mut elems = Vec::with_capacity(ops.len());
-    for j in 0..cols {
-        for i in 0..rows {
-            elems.clear();
-            for op in &ops {
-                let v = match (&op.value, &op.data) {
-                    (Some(v), _) => v.clone(),
-                    (None, Some(d)) => {
-                        let (ii, jj) = (
-                            if op.rows == 1 { 0 } else { i },
-                            if op.cols == 1 { 0 } else { j },
-                        );
-                        d.get(jj * op.rows + ii).unwrap_or(Value::Nothing)
-                    }
-                    (None, None) => Value::Nothing,
-                };
-                elems.push(v);
+    let mut index = vec![0usize; out.len()];
+    for _ in 0..count {
+        elems.clear();
+        for (op, st) in ops.iter().zip(&strides) {
+            let v = match (&op.value, &op.data) {
+                (Some(v), _) => v.clone(),
+                (None, Some(d)) => {
+                    let at: usize = index.iter().zip(st).map(|(i, s)| i * s).sum();
+                    d.get(at).unwrap_or(Value::Nothing)
+                }
+                (None, None) => Value::Nothing,
+            };
+            elems.push(v);
+        }
+        results.push(eval_prim(p, &elems, &Type::Any)?);
+        // The next index in column-major order.
+        for (i, &n) in index.iter_mut().zip(&out) {
+            *i += 1;
+            if *i < n {
+                break;
             }
-            results.push(eval_prim(p, &elems, &Type::Any)?);
+            *i = 0;
         }
     }
     let e = result_elem(ret, &results)?;
     let data = ArrayData::from_values(e, &results)?;
     if all_adjoint {
-        let arr = Array::new(Shape::Vector(cols), data);
+        let arr = Array::new(Shape::Vector(out[1]), data);
         return Ok(Value::Adjoint(Rc::new(RefCell::new(arr))));
     }
-    let shape = if ndims == 1 {
-        Shape::Vector(rows)
-    } else {
-        Shape::Matrix(rows, cols)
-    };
+    let shape = Shape::from_dims(&out[..usize::from(ndims)])
+        .ok_or_else(|| "internal error: a broadcast result of no dimensions".to_string())?;
     Ok(Array::new(shape, data).into_value())
 }
 

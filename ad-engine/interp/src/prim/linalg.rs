@@ -24,6 +24,7 @@ fn kind(v: &Value) -> Option<Kind> {
         Value::Array(a) => Some(match a.borrow().shape {
             Shape::Vector(_) => Kind::Vector,
             Shape::Matrix(..) => Kind::Matrix,
+            Shape::Nd(_) => return None,
         }),
         Value::Adjoint(_) => Some(Kind::Row),
         _ => None,
@@ -34,7 +35,10 @@ fn kind(v: &Value) -> Option<Kind> {
 fn axes_text(s: Shape) -> String {
     match s {
         Shape::Vector(n) => format!("(Base.OneTo({n}),)"),
-        Shape::Matrix(m, n) => format!("(Base.OneTo({m}), Base.OneTo({n}))"),
+        s => {
+            let axes: Vec<String> = s.dims().iter().map(|n| format!("Base.OneTo({n})")).collect();
+            format!("({})", axes.join(", "))
+        }
     }
 }
 
@@ -46,8 +50,10 @@ pub fn check_axes(a: &Value, b: &Value) -> Result<Value, String> {
     if sa == sb {
         return Ok(Value::Nothing);
     }
-    let (ra, rb) = (sa.rows_cols(), sb.rows_cols());
-    let at = if ra.0 != rb.0 { 1 } else { 2 };
+    let (da, db) = (sa.dims(), sb.dims());
+    let at = (0..da.len().max(db.len()))
+        .find(|&d| da.get(d).unwrap_or(&1) != db.get(d).unwrap_or(&1))
+        .map_or(1, |d| d + 1);
     Err(format!(
         "DimensionMismatch: dimensions must match: a has dims {}, b has dims {}, mismatch at {at}",
         axes_text(sa),
@@ -307,6 +313,7 @@ pub fn transpose(p: Prim, a: &Value) -> Result<Value, String> {
                     }
                     Ok(Array::new(Shape::Matrix(n, m), data).into_value())
                 }
+                Shape::Nd(_) => Err(method_error(p.julia_name(), std::slice::from_ref(a))),
             }
         }
         Value::Adjoint(arr) => Ok(Value::Array(arr.clone())),
@@ -341,20 +348,53 @@ pub fn unbroadcast(c: &Value, x: &Value) -> Result<Value, String> {
     let (Some((sc, dc)), Some((sx, _))) = (view(c), view(x)) else {
         return Err(method_error("unbroadcast", &[c.clone(), x.clone()]));
     };
-    let ((m, n), (p, q)) = (sc.rows_cols(), sx.rows_cols());
-    if (p != m && p != 1) || (q != n && q != 1) {
+    let mut cd = sc.dims();
+    let mut xd = match x {
+        Value::Adjoint(a) => vec![1, a.borrow().data.len()],
+        _ => sx.dims(),
+    };
+    if matches!(c, Value::Adjoint(_)) {
+        cd = vec![1, dc.len()];
+    }
+    let rank = cd.len().max(xd.len());
+    cd.resize(rank, 1);
+    xd.resize(rank, 1);
+    if cd.iter().zip(&xd).any(|(&m, &p)| p != m && p != 1) {
+        let text = |ds: &[usize]| {
+            let s: Vec<String> = ds.iter().map(usize::to_string).collect();
+            s.join(", ")
+        };
         return Err(format!(
-            "DimensionMismatch: cannot sum an array of size ({m}, {n}) down to ({p}, {q})"
+            "DimensionMismatch: cannot sum an array of size ({}) down to ({})",
+            text(&cd),
+            text(&xd)
         ));
     }
     let c = dc.to_f64();
-    let mut out = vec![0.0; p * q];
-    for j in 0..n {
-        for i in 0..m {
-            let k = if q == 1 { 0 } else { j } * p + if p == 1 { 0 } else { i };
-            out[k] += c[j * m + i];
+    let mut out = vec![0.0; xd.iter().product()];
+    // `x`'s storage stride per dimension, 0 where it has length one.
+    let mut stride = 1;
+    let strides: Vec<usize> = xd
+        .iter()
+        .map(|&p| {
+            let s = if p == 1 { 0 } else { stride };
+            stride *= p;
+            s
+        })
+        .collect();
+    let mut index = vec![0usize; rank];
+    for &ck in &c {
+        let k: usize = index.iter().zip(&strides).map(|(i, s)| i * s).sum();
+        out[k] += ck;
+        for (i, &n) in index.iter_mut().zip(&cd) {
+            *i += 1;
+            if *i < n {
+                break;
+            }
+            *i = 0;
         }
     }
+    let q = xd.get(1).copied().unwrap_or(1);
     let array = |shape| Rc::new(RefCell::new(Array::new(shape, ArrayData::F64(out))));
     Ok(match x {
         Value::Adjoint(_) => Value::Adjoint(array(Shape::Vector(q))),
