@@ -27,6 +27,7 @@ mod dotassign;
 mod index;
 mod item;
 mod keywords;
+mod kwclosure;
 mod scope;
 mod tidy;
 
