@@ -79,17 +79,15 @@ pub(crate) fn lower(
         }
     };
     let body_name = format!("{name}#kw");
+    let mut parts = Parts { cx, def, name };
     let mut params = Vec::new();
     for (i, k) in def.keywords.iter().enumerate() {
         let default_name = format!("{body_name}#{}", k.name);
         let mut slots = vec![Slot::Env];
         slots.extend(positional(true));
         slots.extend((0..i).map(keyword_slot));
-        let method = part(
-            cx,
-            def,
+        let method = parts.part(
             &default_name,
-            name,
             captures,
             slots,
             k.range,
@@ -98,7 +96,11 @@ pub(crate) fn lower(
                 None => lw.expr(&default_value(k)),
             },
         );
-        cx.out.methods.push((default_name.as_str().into(), method));
+        parts
+            .cx
+            .out
+            .methods
+            .push((default_name.as_str().into(), method));
         params.push((
             Name::from(k.name.as_str()),
             Name::from(default_name.as_str()),
@@ -116,52 +118,34 @@ pub(crate) fn lower(
     slots.push(Slot::Env);
     slots.extend(positional(true));
     let end = def.body.last().map_or(def.range, |e| e.range);
-    let convert = return_conversion(cx, def);
-    let body = part(
-        cx,
-        def,
-        &body_name,
-        name,
-        captures,
-        slots,
-        end,
-        |lw, _, _| {
-            lw.convert_return = convert;
-            lw.seq(&def.body)
-        },
-    );
-    cx.out.methods.push((body_name.as_str().into(), body));
+    let convert = return_conversion(parts.cx, def);
+    let body = parts.part(&body_name, captures, slots, end, |lw, _, _| {
+        lw.convert_return = convert;
+        lw.seq(&def.body)
+    });
+    parts.cx.out.methods.push((body_name.as_str().into(), body));
     // The call method: `(#self#)(y) = #f#1#kw(#f#1#kw#k(#self#, y), #self#, y)`.
     let mut slots = vec![Slot::Env];
     slots.extend(positional(false));
-    let mut call = part(
-        cx,
-        def,
-        name,
-        name,
-        &[],
-        slots,
-        def.range,
-        |lw, env, args| {
-            let args = &args[1..];
-            let mut values: Vec<Operand> = Vec::new();
-            for ((_, default), kw) in params.iter().zip(&def.keywords) {
-                let mut inputs = vec![Operand::from(env)];
-                inputs.extend(args.iter().map(|&a| Operand::from(a)));
-                inputs.extend(values.iter().cloned());
-                let v = lw.call(default, inputs, kw.range);
-                lw.name(&v, &kw.name);
-                values.push(v);
-            }
-            if def.keyword_rest.is_some() {
-                let empty = Operand::Const(Const::Tuple(Vec::new().into()));
-                values.push(lw.call("namedtuple", vec![empty], def.name_range));
-            }
-            values.push(env.into());
-            values.extend(args.iter().map(|&a| Operand::from(a)));
-            lw.call(&body_name, values, def.range)
-        },
-    );
+    let mut call = parts.part(name, &[], slots, def.range, |lw, env, args| {
+        let args = &args[1..];
+        let mut values: Vec<Operand> = Vec::new();
+        for ((_, default), kw) in params.iter().zip(&def.keywords) {
+            let mut inputs = vec![Operand::from(env)];
+            inputs.extend(args.iter().map(|&a| Operand::from(a)));
+            inputs.extend(values.iter().cloned());
+            let v = lw.call(default, inputs, kw.range);
+            lw.name(&v, &kw.name);
+            values.push(v);
+        }
+        if def.keyword_rest.is_some() {
+            let empty = Operand::Const(Const::Tuple(Vec::new().into()));
+            values.push(lw.call("namedtuple", vec![empty], def.name_range));
+        }
+        values.push(env.into());
+        values.extend(args.iter().map(|&a| Operand::from(a)));
+        lw.call(&body_name, values, def.range)
+    });
     call.keywords = Some(Arc::new(Keywords {
         body: body_name.as_str().into(),
         params,
@@ -170,67 +154,75 @@ pub(crate) fn lower(
     call
 }
 
-/// One generated function of closure `closure`: its arguments `slots`, the closure's
-/// captures bound from the `Env` one, and the body `lower` emits (given the closure and every
-/// argument).
-#[allow(clippy::too_many_arguments)]
-fn part(
-    cx: &mut ItemCx<'_>,
-    def: &FunctionDef,
-    display: &str,
-    closure: &str,
-    captures: &[VarId],
-    slots: Vec<Slot>,
-    end: TextRange,
-    lower: impl FnOnce(&mut BodyLowerer<'_, '_>, Value, &[Value]) -> Operand,
-) -> Method {
-    let mut func = Function::new(Name::from(display), cx.span(def.range));
-    let mut args = Vec::new();
-    let mut sig = Vec::new();
-    for slot in &slots {
-        let (name, range, ty) = match slot {
-            Slot::Env => (
-                "#self#".into(),
-                def.name_range,
-                Some(TypeExpr::named(closure)),
-            ),
-            Slot::Local {
-                name, range, ty, ..
-            } => (name.clone(), *range, ty.clone()),
-        };
-        func.arg_names.push(name.clone());
-        let span = cx.span(range);
-        args.push(func.add_param(Block::ENTRY, zy_ir::Type::Any, span, Some(name)));
-        sig.push(ty);
-    }
-    let mut lw = BodyLowerer::new(cx, func, false);
-    let mut env = args[0];
-    for (slot, &arg) in slots.iter().zip(&args) {
-        match slot {
-            Slot::Env => {
-                env = arg;
-                lw.bind_captures(arg, captures, def.name_range);
-            }
-            Slot::Local {
-                var: Some(v),
-                range,
-                ..
-            } => lw.assign_local(*v, arg.into(), *range),
-            Slot::Local { .. } => {}
+/// The functions generated for one keyword closure.
+struct Parts<'c, 'a, 'd> {
+    cx: &'c mut ItemCx<'a>,
+    def: &'d FunctionDef,
+    /// The closure's type: `#f#1`.
+    name: &'d str,
+}
+
+impl Parts<'_, '_, '_> {
+    /// One generated function, `display`: its arguments `slots`, `captures` bound from the
+    /// `Env` one, and the body `lower` emits (given the closure and every argument).
+    fn part(
+        &mut self,
+        display: &str,
+        captures: &[VarId],
+        slots: Vec<Slot>,
+        end: TextRange,
+        lower: impl FnOnce(&mut BodyLowerer<'_, '_>, Value, &[Value]) -> Operand,
+    ) -> Method {
+        let def = self.def;
+        let mut func = Function::new(Name::from(display), self.cx.span(def.range));
+        let mut args = Vec::new();
+        let mut sig = Vec::new();
+        for slot in &slots {
+            let (name, range, ty) = match slot {
+                Slot::Env => (
+                    "#self#".into(),
+                    def.name_range,
+                    Some(TypeExpr::named(self.name)),
+                ),
+                Slot::Local {
+                    name, range, ty, ..
+                } => (name.clone(), *range, ty.clone()),
+            };
+            func.arg_names.push(name.clone());
+            let span = self.cx.span(range);
+            args.push(func.add_param(Block::ENTRY, zy_ir::Type::Any, span, Some(name)));
+            sig.push(ty);
         }
-    }
-    let value = lower(&mut lw, env, &args);
-    let body = lw.finish(value, end);
-    Method {
-        sig,
-        where_params: def
-            .where_params
-            .iter()
-            .map(|(w, _)| w.as_str().into())
-            .collect(),
-        where_bounds: where_bounds(def),
-        body: Arc::new(body),
-        span: cx.span(def.name_range),
-        keywords: None,
+        let span = self.cx.span(def.name_range);
+        let mut lw = BodyLowerer::new(self.cx, func, false);
+        let mut env = args[0];
+        for (slot, &arg) in slots.iter().zip(&args) {
+            match slot {
+                Slot::Env => {
+                    env = arg;
+                    lw.bind_captures(arg, captures, def.name_range);
+                }
+                Slot::Local {
+                    var: Some(v),
+                    range,
+                    ..
+                } => lw.assign_local(*v, arg.into(), *range),
+                Slot::Local { .. } => {}
+            }
+        }
+        let value = lower(&mut lw, env, &args);
+        let body = lw.finish(value, end);
+        Method {
+            sig,
+            where_params: def
+                .where_params
+                .iter()
+                .map(|(w, _)| w.as_str().into())
+                .collect(),
+            where_bounds: where_bounds(def),
+            body: Arc::new(body),
+            span,
+            keywords: None,
+        }
     }
 }
