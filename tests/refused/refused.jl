@@ -59,7 +59,7 @@ struct S
 end
 
 # Functions and library.
-f1(x) = ((a; k = 1) -> a)(x)
+f1(x) = ((a, k = 1) -> a)(x)
 f2((a, b)) = a + b
 # zy: at f3(1.0)
 f3(x) = Dict(1 => x)

@@ -1,7 +1,8 @@
 //! Property test of keyword calls: any subset of a method's keywords, passed in any order,
 //! after `;` or among the positional arguments, gives to the bit what the positional method
 //! with the defaults filled in by hand gives, and the gradient with respect to a keyword value
-//! is the positional one's, also when the keyword call itself is the one differentiated.
+//! is the positional one's, also when the keyword call itself is the one differentiated, and
+//! likewise for the same keywords of a closure (`wmake(1.0)`, whose default `c` reads a capture).
 
 use std::path::Path;
 
@@ -14,6 +15,7 @@ use zy_tests::arith::json_f64;
 const FILE: &str = "\
 w(x; a = 1.5, b = -0.25, c = a * b + x, d = 3.0) = a * x + b * x^2 + c / d + d * x^3
 p(x, a, b, c, d) = a * x + b * x^2 + c / d + d * x^3
+wmake(s) = (x; a = 1.5, b = -0.25, c = a * b + s * x, d = 3.0) -> s * (a * x + b * x^2 + c / d + d * x^3)
 ";
 
 const NAMES: [&str; 4] = ["a", "b", "c", "d"];
@@ -69,10 +71,14 @@ fn keyword_calls_equal_their_positional_equivalents() {
     });
     let batch = prop::collection::vec(passed(), 16);
     let outcome = runner.run(&batch, |cases| {
-        // One file: `w`, `p`, and per case `k{i}(x)` calling `w` with its keywords.
+        // One file: `w`, `p`, and per case `k{i}(x)` calling `w` with its keywords, `c{i}(x)`
+        // calling the closure `wmake(1.0)` with them.
         let mut text = FILE.to_string();
         for (i, kws) in cases.iter().enumerate() {
-            text.push_str(&format!("k{i}(x) = {}\n", calls(kws, "x").0));
+            let call = calls(kws, "x").0;
+            text.push_str(&format!("k{i}(x) = {call}\n"));
+            let closure_call = call.replacen("w(", "wmake(1.0)(", 1);
+            text.push_str(&format!("c{i}(x) = {closure_call}\n"));
         }
         let mut host = AnalysisHost::new();
         let file = host.set_file_text(Path::new("kw.jl"), text);
@@ -97,20 +103,27 @@ fn keyword_calls_equal_their_positional_equivalents() {
                 matches!((&got, &want), (Ok(Some(g)), Ok(Some(w))) if g.to_bits() == w.to_bits()),
                 "{call} gave {got:?}, {positional} gave {want:?}"
             );
+            let closure = format!("c{i}({})", julia(x));
+            let got = eval(&closure);
+            prop_assert!(
+                matches!((&got, &want), (Ok(Some(g)), Ok(Some(w))) if g.to_bits() == w.to_bits()),
+                "{closure} gave {got:?}, {positional} gave {want:?}"
+            );
             // d/dx through the keyword call (and through `c`'s default, which uses `x`).
-            let wrapper = format!("k{i}({})", julia(x));
-            let dx = analysis
-                .grad(file, &wrapper, EvalLimits::default(), Engine::Interp)
-                .expect("not cancelled")
-                .map(|g| g.gradient.first().and_then(|g| json_f64(&g.json)))
-                .map_err(|e| e.to_string());
             let [a, b, _, d] = values;
             let from_c = if c_is_default { 1.0 / d } else { 0.0 };
             let want_dx = a + 2.0 * b * x + from_c + 3.0 * d * x * x;
-            prop_assert!(
-                matches!(dx, Ok(Some(g)) if (g - want_dx).abs() <= 1e-12 * want_dx.abs().max(1.0)),
-                "d/dx of {call}: {dx:?}, want {want_dx}"
-            );
+            for wrapper in [format!("k{i}({})", julia(x)), closure] {
+                let dx = analysis
+                    .grad(file, &wrapper, EvalLimits::default(), Engine::Interp)
+                    .expect("not cancelled")
+                    .map(|g| g.gradient.first().and_then(|g| json_f64(&g.json)))
+                    .map_err(|e| e.to_string());
+                prop_assert!(
+                    matches!(dx, Ok(Some(g)) if (g - want_dx).abs() <= 1e-12 * want_dx.abs().max(1.0)),
+                    "d/dx of {wrapper} ({call}): {dx:?}, want {want_dx}"
+                );
+            }
             // The keyword call differentiated itself (`grad FILE 'w(x; ...)'`): with respect
             // to `x` only, the keywords constants; refused where `c`'s default reads `x`
             // (with no keyword at all, the method itself computes the defaults).

@@ -46,12 +46,14 @@ impl Cx<'_> {
             }
         };
         let types: Vec<Type> = full.iter().map(|a| a.ty.clone()).collect();
+        // A callable object's own type is in the name it is shown by: `(::Gain)(::Float64)`.
+        let shown = &types[full.len() - positional.len()..];
         let no_method = |note: &str| {
             let kws: Vec<String> = passed
                 .iter()
                 .map(|(n, v)| format!("{n}::{}", v.ty))
                 .collect();
-            let sig = signature(&name, &types);
+            let sig = signature(&name, shown);
             let sig = format!("{}; {})", sig.trim_end_matches(')'), kws.join(", "));
             Fail::method(format!("MethodError: no method matching {sig}{note}"))
         };

@@ -57,6 +57,29 @@ pub(crate) fn lower_method_body(
         .get(&(def as *const FunctionDef))
         .cloned()
         .unwrap_or_default();
+    let convert_return = return_conversion(cx, def);
+    let mut lw = BodyLowerer::new(cx, func, false);
+    lw.convert_return = convert_return;
+    match (callee, self_arg) {
+        (Callee::Struct { var: Some(v), .. }, Some(s)) => {
+            lw.assign_local(*v, s.into(), def.name_range)
+        }
+        (Callee::Closure(captures), Some(s)) => lw.bind_captures(s, captures, def.name_range),
+        _ => {}
+    }
+    for (p, (arg, v)) in def.params.iter().zip(args.into_iter().zip(params)) {
+        if let Some(v) = v {
+            lw.assign_local(v, arg.into(), p.range);
+        }
+    }
+    let value = lw.seq(&def.body);
+    let end = def.body.last().map_or(def.range, |e| e.range);
+    lw.finish(value, end)
+}
+
+/// The function converting each returned value for `f(x)::Float64` / `::Int`; any other
+/// annotation is reported.
+pub(crate) fn return_conversion(cx: &mut ItemCx<'_>, def: &FunctionDef) -> Option<&'static str> {
     let convert_return = match &def.return_type {
         None => None,
         Some(TypeExpr::Named { name, params, .. }) if params.is_empty() => match name.as_str() {
@@ -73,39 +96,27 @@ pub(crate) fn lower_method_body(
         };
         cx.error(range, "unsupported", message.to_string());
     }
-    let mut lw = BodyLowerer::new(cx, func, false);
-    lw.convert_return = convert_return;
-    match (callee, self_arg) {
-        (Callee::Struct { var: Some(v), .. }, Some(s)) => {
-            lw.assign_local(*v, s.into(), def.name_range)
-        }
-        (Callee::Closure(captures), Some(s)) => {
-            lw.self_value = Some(s);
-            for &c in captures {
-                let name = lw.cx.res.var(c).name.clone();
-                let field = Const::Symbol(name.as_str().into()).into();
-                let x = lw.call("getfield", vec![s.into(), field], def.name_range);
-                lw.name(&x, &name);
-                if lw.cx.res.var(c).boxed {
-                    lw.boxes_made.insert(c);
-                }
-                let var = lw.var(c);
-                lw.b.def_var(Block::ENTRY, var, x);
-            }
-        }
-        _ => {}
-    }
-    for (p, (arg, v)) in def.params.iter().zip(args.into_iter().zip(params)) {
-        if let Some(v) = v {
-            lw.assign_local(v, arg.into(), p.range);
-        }
-    }
-    let value = lw.seq(&def.body);
-    let end = def.body.last().map_or(def.range, |e| e.range);
-    lw.finish(value, end)
+    convert_return
 }
 
 impl BodyLowerer<'_, '_> {
+    /// In a function of closure `s`: read each capture from its field (a boxed one stays a
+    /// box, shared with the closure's creator).
+    pub(crate) fn bind_captures(&mut self, s: zy_ir::Value, captures: &[VarId], r: TextRange) {
+        self.self_value = Some(s);
+        for &c in captures {
+            let name = self.cx.res.var(c).name.clone();
+            let field = Const::Symbol(name.as_str().into()).into();
+            let x = self.call("getfield", vec![s.into(), field], r);
+            self.name(&x, &name);
+            if self.cx.res.var(c).boxed {
+                self.boxes_made.insert(c);
+            }
+            let var = self.var(c);
+            self.b.def_var(Block::ENTRY, var, x);
+        }
+    }
+
     /// A function definition inside a body: build the closure value from the captures, and
     /// emit its environment struct and call method. An inner named function also assigns its
     /// local.
@@ -114,11 +125,14 @@ impl BodyLowerer<'_, '_> {
             let message = "unsupported: callable struct method inside a function; define it at the top level instead".to_string();
             return self.fail(r, "unsupported", message);
         }
-        if !def.keywords.is_empty() || def.keyword_rest.is_some() {
-            let message = "unsupported: keyword arguments of an inner function; define the function at the top level instead".to_string();
-            return self.fail(r, "unsupported", message);
-        }
         if def.params.iter().any(|p| p.default.is_some()) {
+            if def.name == FunctionName::Anonymous {
+                // The parser reported it.
+                return self.error_call(
+                    "unsupported: optional arguments of an anonymous function",
+                    r,
+                );
+            }
             let message = "unsupported: optional arguments of an inner function; define the function at the top level instead".to_string();
             return self.fail(r, "unsupported", message);
         }
@@ -158,25 +172,29 @@ impl BodyLowerer<'_, '_> {
             kind: StructKind::Closure,
             span,
         });
-        let body = lower_method_body(
-            self.cx,
-            def,
-            name.as_str().into(),
-            &Callee::Closure(captures),
-        );
-        let mut sig = vec![Some(zy_ir::TypeExpr::named(&name))];
-        sig.extend(signature(def));
-        let method = Method {
-            sig,
-            where_params: def
-                .where_params
-                .iter()
-                .map(|(w, _)| w.as_str().into())
-                .collect(),
-            where_bounds: where_bounds(def),
-            body: Arc::new(body),
-            span: self.span(def.name_range),
-            keywords: None,
+        let method = if def.keywords.is_empty() && def.keyword_rest.is_none() {
+            let body = lower_method_body(
+                self.cx,
+                def,
+                name.as_str().into(),
+                &Callee::Closure(captures),
+            );
+            let mut sig = vec![Some(zy_ir::TypeExpr::named(&name))];
+            sig.extend(signature(def));
+            Method {
+                sig,
+                where_params: def
+                    .where_params
+                    .iter()
+                    .map(|(w, _)| w.as_str().into())
+                    .collect(),
+                where_bounds: where_bounds(def),
+                body: Arc::new(body),
+                span: self.span(def.name_range),
+                keywords: None,
+            }
+        } else {
+            crate::kwclosure::lower(self.cx, def, &name, &captures)
         };
         self.cx.out.methods.push((callable_name(&name), method));
         if let Some(&v) = self.cx.res.fn_vars.get(&(def as *const FunctionDef)) {

@@ -233,7 +233,7 @@ fn keyword_param(k: &KeywordParam) -> Param {
 }
 
 /// A keyword's default, or `throw(UndefKeywordError(:k))` for a required one.
-fn default_value(k: &KeywordParam) -> Expr {
+pub(crate) fn default_value(k: &KeywordParam) -> Expr {
     match &k.default {
         Some(d) => d.clone(),
         None => {

@@ -13,7 +13,8 @@
 //! Module map: `checkpoint` rewrites loops under `# zy: checkpoint` into checkpointed chunks;
 //! `scope` resolves names (Julia's scoping rules, captures, boxes) before anything
 //! is emitted; `body` holds the per-body state and plain expressions; `control`, `assign` and
-//! `closure` lower control flow, assignments and function definitions; `index` gives `end`,
+//! `closure` lower control flow, assignments and function definitions (`keywords` and
+//! `kwclosure` those with keyword or optional parameters); `index` gives `end`,
 //! `begin` and `:` their meaning inside brackets and lowers ranges as values; `dotassign`
 //! lowers in-place broadcasts (`x .= v`, `x[I] .+= v`); `tidy` cleans each body;
 //! `item` lowers top-level items.
@@ -27,6 +28,7 @@ mod dotassign;
 mod index;
 mod item;
 mod keywords;
+mod kwclosure;
 mod scope;
 mod tidy;
 

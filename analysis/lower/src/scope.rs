@@ -45,6 +45,8 @@ pub(crate) struct Resolution {
     pub idents: HashMap<*const Expr, VarId>,
     /// The locals bound to each function's parameters (`None` for `::T` without a name).
     pub params: HashMap<*const FunctionDef, Vec<Option<VarId>>>,
+    /// The locals bound to a closure's keyword parameters, then to its `kw...`.
+    pub keyword_params: HashMap<*const FunctionDef, Vec<VarId>>,
     /// The local bound to a callable struct's `self` (`d` in `(d::Dense)(x)`).
     pub self_var: Option<VarId>,
     /// The local that an inner named function `function g(x) ... end` assigns.
@@ -276,6 +278,26 @@ impl Walker {
             params.push(v);
         }
         self.res.params.insert(def as *const FunctionDef, params);
+        // A keyword's default sees the parameters and the keywords before it.
+        let mut keywords = Vec::new();
+        for k in &def.keywords {
+            if let Some(d) = &k.default {
+                self.expr(d);
+            }
+            let v = self.declare(&k.name);
+            self.site(v, k.range);
+            keywords.push(v);
+        }
+        if let Some(rest) = &def.keyword_rest {
+            let v = self.declare(rest);
+            self.site(v, def.name_range);
+            keywords.push(v);
+        }
+        if !keywords.is_empty() {
+            self.res
+                .keyword_params
+                .insert(def as *const FunctionDef, keywords);
+        }
         self.declare_scope_names(&def.body);
         self.exprs(&def.body);
         self.scopes.pop();

@@ -775,6 +775,11 @@ fn do_function(cx: &mut Cx, node: &SyntaxNode) -> Expr {
         return error_expr(node);
     };
     let params = params_of_tuple(cx, head);
+    if let Some(k) = params.keywords.first() {
+        let range = k.range;
+        cx.unsupported_at(range, "keyword arguments of a `do` block");
+    }
+    let params = params.positional;
     let body = block_of(cx, body);
     let name_range = if head.range.start == head.range.end {
         TextRange::new(node.range.start, node.range.start + 2)

@@ -402,10 +402,7 @@ pub(crate) fn function_definition(cx: &mut Cx, node: &SyntaxNode) -> Option<Func
         (false, Kind::Tuple) => Signature {
             name: FunctionName::Anonymous,
             name_range: sig_node.range,
-            params: Params {
-                positional: params_of_tuple(cx, sig_node),
-                ..Params::default()
-            },
+            params: params_of_tuple(cx, sig_node),
             where_params: Vec::new(),
             return_type: None,
         },
@@ -746,18 +743,12 @@ fn keyword_params(cx: &mut Cx, nodes: &[SyntaxNode], out: &mut Params) {
     }
 }
 
-/// The parameters of a `(tuple ...)`: an anonymous function's or a `do` block's.
-pub(crate) fn params_of_tuple(cx: &mut Cx, node: &SyntaxNode) -> Vec<Param> {
+/// The parameters of a `(tuple ...)`: an anonymous function's or a `do` block's, keyword
+/// parameters after `;` included.
+pub(crate) fn params_of_tuple(cx: &mut Cx, node: &SyntaxNode) -> Params {
     match (node.leaf, node.kind) {
         (false, Kind::Tuple) => {
             let params = params(cx, &node.children);
-            if let Some(k) = params.keywords.first() {
-                let range = k.range;
-                cx.unsupported_at(
-                    range,
-                    "keyword arguments of an anonymous function; define a named function instead",
-                );
-            }
             if let Some(p) = params.positional.iter().find(|p| p.default.is_some()) {
                 let range = p.range;
                 cx.unsupported_at(
@@ -765,9 +756,12 @@ pub(crate) fn params_of_tuple(cx: &mut Cx, node: &SyntaxNode) -> Vec<Param> {
                     "optional arguments of an anonymous function; define a named function instead",
                 );
             }
-            params.positional
+            params
         }
-        _ => param(cx, node).into_iter().collect(),
+        _ => Params {
+            positional: param(cx, node).into_iter().collect(),
+            ..Params::default()
+        },
     }
 }
 
@@ -1139,7 +1133,12 @@ pub(crate) fn arrow_function(cx: &mut Cx, node: &SyntaxNode) -> Expr {
     }
     let params = params_of_tuple(cx, head);
     let body = vec![expr(cx, body)];
-    anonymous(node, head.range, params, body)
+    let mut e = anonymous(node, head.range, params.positional, body);
+    if let ExprKind::Function(def) = &mut e.kind {
+        def.keywords = params.keywords;
+        def.keyword_rest = params.rest;
+    }
+    e
 }
 
 /// An anonymous function expression over `node`.

@@ -155,6 +155,11 @@ function f(xs)
         z * 2
     end
     inner2(z) = z + 1
+    w = (x; k = 2.0, m::Int, kw...) -> k * x
+    s = function (x; k)
+        k * x
+    end
+    inner3(z; k = z) = k * z
     return g
 end
 "#,
@@ -168,6 +173,9 @@ end
               (= v (-> (x) (block (= y x) y)))
               (function inner (z) (* z 2))
               (function inner2 (z) (+ z 1))
+              (= w (-> (x (parameters (= k 2.0) m::Int kw...)) (* k x)))
+              (= s (-> (x (parameters k)) (* k x)))
+              (function inner3 (z (parameters (= k z))) (* k z))
               (return g))
         "#]],
     );
