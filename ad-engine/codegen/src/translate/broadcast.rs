@@ -23,16 +23,6 @@ pub(super) struct Stage {
     pub span: Span,
 }
 
-/// What the loop does with the last stage's elements.
-#[derive(Clone, Copy)]
-pub(super) struct LoopOut {
-    /// Make a new array of them.
-    pub store: bool,
-    /// Add them into this Float64 array of their shape (`dst[i] += y`, or `dst[i] = 0.0 + y`
-    /// when it is fresh: see `fuse::fresh`).
-    pub into: Option<(ClValue, bool)>,
-}
-
 /// Where a stage's operand comes from, element by element.
 #[derive(Clone, Copy)]
 enum Src {
@@ -81,23 +71,20 @@ impl Translator<'_, '_, '_> {
             ty: ty.clone(),
             span,
         };
-        let out = LoopOut {
-            store: true,
-            into: None,
-        };
-        self.broadcast_loop(&[stage], out, |t| {
+        self.broadcast_loop(&[stage], None, |t| {
             t.fallback(Prim::Broadcast, args, ty, span)
         })
     }
 
-    /// The loop of `stages` (the last one's elements go where `out` says; the others are not
-    /// made). Its result: the new array if `out.store`. `slow` runs
-    /// when the shapes differ (it must raise the interpreter's error or compute the unfused
-    /// results). `None` when the operand types have no loop form (nothing was emitted).
+    /// The loop of `stages` (the others are not made): the last one's elements in a new array
+    /// (its result), or with `into = (dst, fresh)` added into the Float64 array `dst` of their
+    /// shape (`dst[i] += y`, or `dst[i] = 0.0 + y` when `dst` is fresh: see `fuse::fresh`).
+    /// `slow` runs when the shapes differ (it must raise the interpreter's error or compute the
+    /// unfused results). `None` when the operand types have no loop form (nothing was emitted).
     pub(super) fn broadcast_loop(
         &mut self,
         stages: &[Stage],
-        out: LoopOut,
+        into: Option<(ClValue, bool)>,
         slow: impl FnOnce(&mut Self) -> R<Vec<ClValue>>,
     ) -> R<Option<Vec<ClValue>>> {
         let Some(root) = stages.last() else {
@@ -159,10 +146,7 @@ impl Translator<'_, '_, '_> {
             });
         }
         let elem = plans[plans.len() - 1].elem.clone();
-        if arrays.is_empty() || out.store == out.into.is_some() {
-            return Ok(None);
-        }
-        if out.into.is_some() && elem != Type::Float64 {
+        if arrays.is_empty() || (into.is_some() && elem != Type::Float64) {
             return Ok(None);
         }
         let out_slot = elem_slot(&elem)?;
@@ -186,7 +170,7 @@ impl Translator<'_, '_, '_> {
         let others: Vec<ClValue> = ptrs[1..]
             .iter()
             .copied()
-            .chain(out.into.map(|(d, _)| d))
+            .chain(into.map(|(d, _)| d))
             .collect();
         for a in others {
             let r = self.b.ins().load(types::I64, mem(), a, array_offset::ROWS);
@@ -196,7 +180,7 @@ impl Translator<'_, '_, '_> {
             let d = self.b.ins().bor(dr, dc);
             bad = self.b.ins().bor(bad, d);
         }
-        let out_tys: &[types::Type] = if out.store { &[types::I64] } else { &[] };
+        let out_tys: &[types::Type] = if into.is_none() { &[types::I64] } else { &[] };
         let elem_tys: Vec<Type> = arrays
             .iter()
             .map(|(_, t)| match t {
@@ -216,7 +200,7 @@ impl Translator<'_, '_, '_> {
                 .iter()
                 .map(|a| t.b.ins().load(types::I64, mem(), *a, array_offset::DATA))
                 .collect();
-            let made = if out.store {
+            let made = if into.is_none() {
                 // Every element is written below before anything reads the array.
                 let rt = t.env.rt.array_new_uninit;
                 let ctx = t.ctx();
@@ -236,7 +220,7 @@ impl Translator<'_, '_, '_> {
                 len,
                 slow: &slow_stmt,
             };
-            t.elementwise_loop(&env, made, out.into)?;
+            t.elementwise_loop(&env, made, into)?;
             Ok(made.into_iter().collect())
         })?;
         Ok(Some(res))

@@ -24,7 +24,7 @@ use cranelift_codegen::ir::{
 };
 use zy_ir::{Domain, Function, Op, Operand, Prim, Span, Throws, Type, Value};
 
-use super::broadcast::{LoopOut, Stage};
+use super::broadcast::Stage;
 
 use super::{mem, ClValue, Translator, R};
 use crate::error::JitError;
@@ -675,20 +675,15 @@ impl Translator<'_, '_, '_> {
     fn chain(&mut self, chain: &Chain, args: &[Operand], ty: &Type, span: Span) -> R<Vec<ClValue>> {
         let mut stages: Vec<Stage> = chain.stages.iter().map(|&x| self.stage(x)).collect();
         stages.push(self.stage(chain.root));
-        let out = match &chain.out {
-            ChainOut::New => LoopOut {
-                store: true,
-                into: None,
-            },
+        let into = match &chain.out {
+            ChainOut::New => None,
             ChainOut::Into { dst } => {
                 let fresh = self.current.is_some_and(|v| self.fresh.accums.contains(&v));
-                LoopOut {
-                    store: false,
-                    into: Some((self.pointer(dst)?, fresh)),
-                }
+                Some((self.pointer(dst)?, fresh))
             }
         };
-        let done = self.broadcast_loop(&stages, out, |t| t.unfused_chain(chain, args, ty, span))?;
+        let done =
+            self.broadcast_loop(&stages, into, |t| t.unfused_chain(chain, args, ty, span))?;
         let res = match done {
             Some(res) => res,
             None => self.unfused_chain(chain, args, ty, span)?,
