@@ -73,7 +73,10 @@ fn indices(ds: [usize; 3]) -> Vec<[usize; 3]> {
 }
 
 fn sizes(ds: &[usize]) -> String {
-    ds.iter().map(usize::to_string).collect::<Vec<_>>().join(", ")
+    ds.iter()
+        .map(usize::to_string)
+        .collect::<Vec<_>>()
+        .join(", ")
 }
 
 #[test]
@@ -138,9 +141,14 @@ fn three_dimensional_broadcasts_and_reductions_differentiate_as_in_julia() {
                 gx[position(&case.dims, idx)] = 2.0 * sums[position(&reduced_dims, idx)];
             }
             let call = format!("g{c}({})", julia_vector(&x));
-            check_both_engines(&analysis, file, &call, value, &[vector_json(&gx)], |_, _| {
-                false
-            })
+            check_both_engines(
+                &analysis,
+                file,
+                &call,
+                value,
+                &[vector_json(&gx)],
+                |_, _| false,
+            )
             .map_err(fail)?;
         }
         Ok(())

@@ -244,7 +244,7 @@ impl JitSession {
             done?;
             bodies.insert(id.as_u32(), body);
         }
-        for (i, _) in &reach {
+        for (i, func) in &reach {
             let id = ids[i];
             let Some(body) = bodies.get(&id.as_u32()) else {
                 continue;
@@ -265,7 +265,11 @@ impl JitSession {
                         .optimize(module.isa(), &mut ControlPlane::default())
                         .map_err(|e| JitError::backend(format!("{e:?}")))?;
                     let text = self.ctx.func.display().to_string();
-                    let _ = writeln!(out, "; {i}\n{}", name_imports(&text, module));
+                    let _ = writeln!(out, "; {i}");
+                    for note in translate::fusion_notes(func) {
+                        let _ = writeln!(out, "{note}");
+                    }
+                    let _ = writeln!(out, "{}", name_imports(&text, module));
                 }
                 module
                     .define_function(id, &mut self.ctx)

@@ -365,3 +365,144 @@ fn a_product_of_matrices_is_the_interpreters_blocked_product() {
         }
     }
 }
+
+#[test]
+fn chains_of_broadcasts_run_as_one_loop_with_the_same_bits() {
+    // lse(x) = (m = maximum(x); m + log(sum(exp.(x .- m)))): `x .- m` and `exp.` are one loop.
+    let fl = Type::Float64;
+    let mut fb = Fb::new("lse", &[vecf()], fl.clone());
+    let x = fb.args[0];
+    let e = Block::ENTRY;
+    let m = fb.prim(e, Prim::Maximum, vec![v(x)], fl.clone(), 10);
+    let d = fb.prim(e, Prim::Broadcast, vec![func("-"), v(x), v(m)], vecf(), 11);
+    let ex = fb.prim(e, Prim::Broadcast, vec![func("exp"), v(d)], vecf(), 12);
+    let s = fb.prim(e, Prim::Sum, vec![v(ex)], fl.clone(), 13);
+    let l = fb.prim(e, Prim::Log, vec![v(s)], fl.clone(), 14);
+    let r = fb.prim(e, Prim::Add, vec![v(m), v(l)], fl.clone(), 15);
+    fb.ret(e, v(r));
+    let inst = fb.inst();
+    let prog = program(vec![fb]);
+    let clif = zy_codegen::clif_text(&prog, &inst).unwrap();
+    assert!(
+        clif.contains("; fused: %3 = broadcast(-, %1, %2), %4 = broadcast(exp, %3) -> made\n"),
+        "{clif}"
+    );
+    for n in [1, 2, 15, 16, 17, 1000, 1024, 1025, 3000] {
+        let out = check(&prog, &inst, vec![Value::vector_f64(data(n, 0.37))]);
+        assert!(out.parse::<f64>().is_ok(), "{n}: {out}");
+    }
+    // Its gradient: the forward's chain, whose first stage's zero tangent takes the shape of x.
+    let (grad, gprog) = zy_ad::gradient_program(&prog, &inst).expect("differentiable");
+    let clif = zy_codegen::clif_text(&gprog, &grad).unwrap();
+    assert!(
+        clif.contains("; fused: %4 = broadcast(-, %1, %3), %6 = broadcast(exp, %4) -> made\n"),
+        "{clif}"
+    );
+    for n in [1, 3, 16, 1000, 1025, 2100] {
+        let out = check(&gprog, &grad, vec![Value::vector_f64(data(n, 0.61))]);
+        assert!(out.starts_with('('), "{n}: {out}");
+    }
+
+    // ch(x, y) = (sum(2.0 .* (x .* y) .+ x .^ 2), zero_tangent(x .* y)): one loop, zeros of
+    // x's shape; stretched shapes and shapes that do not broadcast go the unfused way, with
+    // its results and errors.
+    let mut fb = Fb::new("ch", &[vecf(), vecf()], Type::tuple([fl.clone(), vecf()]));
+    let (x, y) = (fb.args[0], fb.args[1]);
+    let p = fb.prim(e, Prim::Broadcast, vec![func("*"), v(x), v(y)], vecf(), 20);
+    let z = fb.prim(e, Prim::ZeroTangent, vec![v(p)], vecf(), 21);
+    let q = fb.prim(
+        e,
+        Prim::Broadcast,
+        vec![func("*"), f(2.0), v(p)],
+        vecf(),
+        22,
+    );
+    let sq = fb.prim(e, Prim::Broadcast, vec![func("^"), v(x), i(2)], vecf(), 23);
+    let t = fb.prim(e, Prim::Broadcast, vec![func("+"), v(q), v(sq)], vecf(), 24);
+    let s = fb.prim(e, Prim::Sum, vec![v(t)], fl.clone(), 25);
+    let ret = Type::tuple([fl.clone(), vecf()]);
+    let r = fb.prim(e, Prim::Tuple, vec![v(s), v(z)], ret, 26);
+    fb.ret(e, v(r));
+    let inst = fb.inst();
+    let prog = program(vec![fb]);
+    let clif = zy_codegen::clif_text(&prog, &inst).unwrap();
+    assert!(
+        clif.contains(
+            "; fused: %3 = broadcast(*, %1, %2), %5 = broadcast(*, 2.0, %3), \
+             %6 = broadcast(^, %1, 2), %7 = broadcast(+, %5, %6) -> made\n"
+        ),
+        "{clif}"
+    );
+    let two = |a: Vec<f64>, b: Vec<f64>| vec![Value::vector_f64(a), Value::vector_f64(b)];
+    for n in [1, 4, 1500] {
+        let out = check(&prog, &inst, two(data(n, 0.3), data(n, 0.9)));
+        assert!(out.starts_with('('), "{n}: {out}");
+    }
+    // y of length 1 is stretched: the unfused broadcasts, and zeros of their shape.
+    // 2 (3 - 6 + 1.5) + (1 + 4 + 0.25) = 2.25.
+    assert_eq!(
+        check(&prog, &inst, two(vec![1.0, -2.0, 0.5], vec![3.0])),
+        "(2.25, [0.0, 0.0, 0.0])"
+    );
+    let out = check(&prog, &inst, two(vec![1.0, -2.0, 0.5], vec![3.0, 1.0]));
+    assert!(
+        out.starts_with("error at 20..21: DimensionMismatch"),
+        "{out}"
+    );
+
+    // ac(x, y, d) = (z = zero_tangent(x); accum!(z, y .* (2.0 .* x)); accum!(d, (x .- y) .^ 2);
+    // (z, d)): both chains add into their destination in one loop (z fresh: 0.0 + ...).
+    let ret = Type::tuple([vecf(), vecf()]);
+    let mut fb = Fb::new("ac", &[vecf(), vecf(), vecf()], ret.clone());
+    let (x, y, d) = (fb.args[0], fb.args[1], fb.args[2]);
+    let z = fb.prim(e, Prim::ZeroTangent, vec![v(x)], vecf(), 30);
+    let tx = fb.prim(
+        e,
+        Prim::Broadcast,
+        vec![func("*"), f(2.0), v(x)],
+        vecf(),
+        31,
+    );
+    let p = fb.prim(e, Prim::Broadcast, vec![func("*"), v(y), v(tx)], vecf(), 32);
+    fb.prim(e, Prim::AccumInto, vec![v(z), v(p)], Type::Nothing, 33);
+    let df = fb.prim(e, Prim::Broadcast, vec![func("-"), v(x), v(y)], vecf(), 34);
+    let sq = fb.prim(e, Prim::Broadcast, vec![func("^"), v(df), i(2)], vecf(), 35);
+    fb.prim(e, Prim::AccumInto, vec![v(d), v(sq)], Type::Nothing, 36);
+    let r = fb.prim(e, Prim::Tuple, vec![v(z), v(d)], ret, 37);
+    fb.ret(e, v(r));
+    let inst = fb.inst();
+    let prog = program(vec![fb]);
+    let clif = zy_codegen::clif_text(&prog, &inst).unwrap();
+    for note in [
+        "; fused: %5 = broadcast(*, 2.0, %1), %6 = broadcast(*, %2, %5) -> added into %4 at %7\n",
+        "; fused: %8 = broadcast(-, %1, %2), %9 = broadcast(^, %8, 2) -> added into %3 at %10\n",
+    ] {
+        assert!(clif.contains(note), "{clif}");
+    }
+    let three = |a: Vec<f64>, b: Vec<f64>, c: Vec<f64>| {
+        vec![
+            Value::vector_f64(a),
+            Value::vector_f64(b),
+            Value::vector_f64(c),
+        ]
+    };
+    // z = 0.0 + y (2x) = (6.0, -0.0 + ... ) -> 0.0 + -0.0 = 0.0; d + (x - y)^2.
+    assert_eq!(
+        check(
+            &prog,
+            &inst,
+            three(vec![1.0, 0.0], vec![3.0, -1.0], vec![0.5, -0.0])
+        ),
+        "([6.0, 0.0], [4.5, 1.0])"
+    );
+    // A d of length 1: the unfused accum!, which sums what broadcasting stretched
+    // (0.5 + 4.0 + 1.0).
+    assert_eq!(
+        check(
+            &prog,
+            &inst,
+            three(vec![1.0, 0.0], vec![3.0, -1.0], vec![0.5])
+        ),
+        "([6.0, 0.0], [5.5])"
+    );
+}

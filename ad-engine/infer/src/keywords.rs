@@ -235,7 +235,8 @@ impl Cx<'_> {
                 return Err(Fail::unsupported(format!(
                     "`cat` with `dims = {}`; zy concatenates along dimensions 1, 2 and 3 \
                      (`vcat`, `hcat`, `dims = 3`) and block-diagonally (`dims = (1, 2)`)",
-                    d.int().map_or_else(|| format!("::{}", d.ty), |k| k.to_string())
+                    d.int()
+                        .map_or_else(|| format!("::{}", d.ty), |k| k.to_string())
                 )))
             }
         };
@@ -274,7 +275,8 @@ impl Cx<'_> {
                      (`dims = 1`, `2`) and the matrices (`dims = (1, 2)`) or vectors \
                      (`dims = 3`) of a 3-dimensional array, with `dims` written as a constant",
                     a.ty,
-                    d.int().map_or_else(|| format!("::{}", d.ty), |k| format!("= {k}"))
+                    d.int()
+                        .map_or_else(|| format!("::{}", d.ty), |k| format!("= {k}"))
                 )))
             }
         };

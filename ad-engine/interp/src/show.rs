@@ -206,7 +206,12 @@ fn show_array<W: Write + ?Sized>(f: &mut W, a: &Array, typed: bool) -> fmt::Resu
         }
         Shape::Nd(d) if d.as_slice().contains(&0) => {
             let sizes: Vec<String> = d.as_slice().iter().map(usize::to_string).collect();
-            write!(f, "Array{{{elem}, {}}}(undef, {})", sizes.len(), sizes.join(", "))
+            write!(
+                f,
+                "Array{{{elem}, {}}}(undef, {})",
+                sizes.len(),
+                sizes.join(", ")
+            )
         }
         Shape::Nd(d) => {
             write!(f, "{prefix}[")?;

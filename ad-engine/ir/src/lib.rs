@@ -41,5 +41,5 @@ pub use program::{
     callable_name, GenericFunction, Global, Keywords, Method, Program, StructDef, TypeExpr,
     TypedProgram, VARARG,
 };
-pub use types::{packed_size, tangent_type, Name, MAX_DIMS, StructKind, StructType, Type};
+pub use types::{packed_size, tangent_type, Name, StructKind, StructType, Type, MAX_DIMS};
 pub use verify::{debug_verify, verify, violations, Location, Violation};

@@ -907,9 +907,7 @@ fn type_expr_inner(cx: &mut Cx, node: &SyntaxNode) -> Option<TypeExpr> {
             params: Vec::new(),
             range: node.range,
         }),
-        (true, Kind::Float | Kind::Bool, _) => {
-            unsupported(cx, node, "value as a type parameter")
-        }
+        (true, Kind::Float | Kind::Bool, _) => unsupported(cx, node, "value as a type parameter"),
         _ => {
             let text = cx.text(node).to_string();
             unsupported(cx, node, &format!("type expression `{text}`"))

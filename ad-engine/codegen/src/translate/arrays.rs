@@ -39,8 +39,7 @@ impl Translator<'_, '_, '_> {
                 let a = self.pointer(&args[0])?;
                 let shape = self.b.ins().load(types::I64, mem(), a, array_offset::SHAPE);
                 let word = |t: &mut Self, d: u8| {
-                    t.b.ins()
-                        .load(types::I64, mem(), shape, 8 * i32::from(d))
+                    t.b.ins().load(types::I64, mem(), shape, 8 * i32::from(d))
                 };
                 match args.get(1) {
                     None => (1..=dims).map(|d| word(self, d)).collect(),

@@ -1,7 +1,10 @@
 //! `broadcast(f, args...)` compiled as a loop over the elements, `f` translated inline. Only
 //! arrays of one shape (and scalars), and vectors as columns of a matrix result, take this
-//! path; other shapes (extents of 1 stretched) and row vectors run in the runtime, which raises
-//! the interpreter's errors too.
+//! path; other shapes (extents of 1 stretched), row vectors and arrays of 3 or more dimensions
+//! run in the runtime, which raises the interpreter's errors too.
+//!
+//! One loop may also compute a chain of broadcasts (each stage reading the elements of the
+//! stages before it, see `fuse::Chain`) and add its result into an array.
 
 use cranelift_codegen::ir::{condcodes::IntCC, types, BlockArg, InstBuilder};
 use zy_ir::{Const, Operand, Prim, Span, Type};
@@ -12,108 +15,194 @@ use crate::error::JitError;
 use crate::layout::elem_slot;
 use crate::runtime::arena::array_offset;
 
+/// One broadcast statement of a loop: `broadcast(args...)` of type `ty`, which is the IR value
+/// `id` when later stages read it.
+pub(super) struct Stage {
+    pub id: Option<zy_ir::Value>,
+    pub args: Vec<Operand>,
+    pub ty: Type,
+    pub span: Span,
+}
+
+/// Where a stage's operand comes from, element by element.
+#[derive(Clone, Copy)]
+enum Src {
+    /// An array's element (index into the loop's arrays).
+    Array(usize),
+    /// A number, the same for every element (index into the loop's scalars).
+    Scalar(usize),
+    /// An earlier stage's element.
+    Stage(usize),
+}
+
+/// A stage resolved for translation.
+struct Plan {
+    p: Prim,
+    srcs: Vec<Src>,
+    elem_tys: Vec<Type>,
+    elem: Type,
+    square: bool,
+}
+
+/// What the loop body reads.
+struct LoopEnv<'a> {
+    plans: &'a [Plan],
+    /// The data pointers of the arrays read.
+    datas: &'a [ClValue],
+    scalars: &'a [ClValue],
+    /// The arrays' element types.
+    elem_tys: &'a [Type],
+    /// Which arrays are vectors read as the columns of a matrix result (`d .* M`): at the
+    /// element's row, not its linear index.
+    columns: &'a [bool],
+    rows: ClValue,
+    len: ClValue,
+    /// The statement the runtime evaluates when an element operation's inline check fails.
+    slow: &'a Slow<'a>,
+}
+
 impl Translator<'_, '_, '_> {
     /// The loop form of a broadcast, if the operand types allow it.
     pub(super) fn broadcast(
         &mut self,
         args: &[Operand],
-        tys: &[Type],
+        _tys: &[Type],
         ty: &Type,
         span: Span,
     ) -> R<Option<Vec<ClValue>>> {
-        self.broadcast_loop(args, tys, ty, span, None, |t| {
+        let stage = Stage {
+            id: None,
+            args: args.to_vec(),
+            ty: ty.clone(),
+            span,
+        };
+        self.broadcast_loop(&[stage], None, |t| {
             t.fallback(Prim::Broadcast, args, ty, span)
         })
     }
 
-    /// The loop of `broadcast(args...)`: into a new array, or with `into = (dst, fresh)` added
-    /// into the Float64 array `dst` of the result's shape (`dst[i] += f(...)`, or
-    /// `dst[i] = 0.0 + f(...)` when `dst` is fresh: see `fuse::fresh`). `slow` runs when the
-    /// shapes differ (it must raise the interpreter's error or compute the unfused result).
+    /// The loop of `stages` (the others are not made): the last one's elements in a new array
+    /// (its result), or with `into = (dst, fresh)` added into the Float64 array `dst` of their
+    /// shape (`dst[i] += y`, or `dst[i] = 0.0 + y` when `dst` is fresh: see `fuse::fresh`).
+    /// `slow` runs when the shapes differ (it must raise the interpreter's error or compute the
+    /// unfused results). `None` when the operand types have no loop form (nothing was emitted).
     pub(super) fn broadcast_loop(
         &mut self,
-        args: &[Operand],
-        tys: &[Type],
-        ty: &Type,
-        span: Span,
+        stages: &[Stage],
         into: Option<(ClValue, bool)>,
         slow: impl FnOnce(&mut Self) -> R<Vec<ClValue>>,
     ) -> R<Option<Vec<ClValue>>> {
-        let (Some(Operand::Const(Const::Func(name))), Type::Array(elem, _)) = (args.first(), ty)
-        else {
+        let Some(root) = stages.last() else {
             return Ok(None);
         };
-        // Arrays of 3 or more dimensions run in the runtime (the loop compares two extents).
-        if [ty].into_iter().chain(tys).any(|t| matches!(t, Type::Array(_, d) if *d > 2)) {
-            return Ok(None);
-        }
-        let Some(p) = Prim::elementwise(name, args.len() - 1) else {
-            return Ok(None);
+        // Every stage has the result's dimensions (1 or 2); a matrix result reads a vector
+        // operand as a column.
+        let dims = match root.ty {
+            Type::Array(_, d @ (1 | 2)) => d,
+            _ => return Ok(None),
         };
-        let elem = (**elem).clone();
-        let ops = &args[1..];
-        let op_tys = &tys[1..];
-        let mut elem_tys = Vec::new();
-        let mut first_array = None;
-        for (k, t) in op_tys.iter().enumerate() {
-            match t {
-                Type::Array(e, _) if e.is_number() => {
-                    elem_tys.push((**e).clone());
-                    first_array.get_or_insert(k);
-                }
-                t if t.is_number() => elem_tys.push(t.clone()),
-                _ => return Ok(None),
-            }
-        }
-        let Some(mut first) = first_array else {
-            return Ok(None);
-        };
-        // A matrix result takes its shape from its first matrix operand; a vector operand is
-        // then a column, read at the row's index in every column (`d .* M`).
-        let matrix_out = matches!(ty, Type::Array(_, 2));
-        if matrix_out {
-            match op_tys.iter().position(|t| matches!(t, Type::Array(_, 2))) {
-                Some(k) => first = k,
-                None => return Ok(None),
-            }
-        }
-        let column: Vec<bool> = op_tys
+        if stages
             .iter()
-            .map(|t| matrix_out && matches!(t, Type::Array(_, 1)))
-            .collect();
-        let out_slot = elem_slot(&elem)?;
-        // Would the scalar operation translate inline? (Probe in a throwaway block.)
-        if !self.scalar_supported(p, &elem_tys, &elem) {
+            .any(|st| !matches!(st.ty, Type::Array(_, d) if d == dims))
+        {
             return Ok(None);
+        }
+        // Resolve every stage's function and operands before emitting anything.
+        let mut arrays: Vec<(Operand, Type)> = Vec::new();
+        let mut scalar_ops: Vec<Operand> = Vec::new();
+        let mut plans: Vec<Plan> = Vec::new();
+        for (k, st) in stages.iter().enumerate() {
+            let (Some(Operand::Const(Const::Func(name))), Type::Array(elem, _)) =
+                (st.args.first(), &st.ty)
+            else {
+                return Ok(None);
+            };
+            let Some(p) = Prim::elementwise(name, st.args.len() - 1) else {
+                return Ok(None);
+            };
+            let mut srcs = Vec::new();
+            let mut elem_tys = Vec::new();
+            for o in &st.args[1..] {
+                let earlier = o
+                    .as_value()
+                    .and_then(|v| stages[..k].iter().position(|s| s.id == Some(v)));
+                if let Some(j) = earlier {
+                    srcs.push(Src::Stage(j));
+                    elem_tys.push(plans[j].elem.clone());
+                    continue;
+                }
+                match self.func.operand_ty(o) {
+                    Type::Array(e, d) if e.is_number() && d <= dims => {
+                        let t = Type::Array(e.clone(), d);
+                        let at = arrays.iter().position(|(a, _)| a == o).unwrap_or_else(|| {
+                            arrays.push((o.clone(), t));
+                            arrays.len() - 1
+                        });
+                        srcs.push(Src::Array(at));
+                        elem_tys.push((*e).clone());
+                    }
+                    t if t.is_number() => {
+                        srcs.push(Src::Scalar(scalar_ops.len()));
+                        scalar_ops.push(o.clone());
+                        elem_tys.push(t);
+                    }
+                    _ => return Ok(None),
+                }
+            }
+            let elem = (**elem).clone();
+            if !self.scalar_supported(p, &elem_tys, &elem) {
+                return Ok(None);
+            }
+            let square = st.args.get(2) == Some(&Operand::Const(Const::Int(2)));
+            plans.push(Plan {
+                p,
+                srcs,
+                elem_tys,
+                elem,
+                square,
+            });
+        }
+        let elem = plans[plans.len() - 1].elem.clone();
+        if arrays.is_empty() || (into.is_some() && elem != Type::Float64) {
+            return Ok(None);
+        }
+        let out_slot = elem_slot(&elem)?;
+        let mut scalars = Vec::new();
+        for o in &scalar_ops {
+            let vs = self.operand(o)?;
+            scalars.push(
+                *vs.first()
+                    .ok_or_else(|| JitError::invalid("broadcast operand without a slot"))?,
+            );
         }
         let mut ptrs = Vec::new();
-        let mut scalars = Vec::new();
-        for (o, t) in ops.iter().zip(op_tys) {
-            let vs = self.operand(o)?;
-            let v = *vs
-                .first()
-                .ok_or_else(|| JitError::invalid("broadcast operand without a slot"))?;
-            if matches!(t, Type::Array(..)) {
-                ptrs.push(Some(v));
-                scalars.push(None);
-            } else {
-                ptrs.push(None);
-                scalars.push(Some(v));
-            }
+        for (o, _) in &arrays {
+            ptrs.push(self.pointer(o)?);
         }
-        let a0 = ptrs[first].ok_or_else(|| JitError::invalid("broadcast array"))?;
+        // The shape comes from the first array of the result's dimensions.
+        let columns: Vec<bool> = arrays
+            .iter()
+            .map(|(_, t)| matches!(t, Type::Array(_, d) if *d < dims))
+            .collect();
+        let Some(first) = columns.iter().position(|c| !c) else {
+            return Ok(None);
+        };
+        let a0 = ptrs[first];
         let rows = self.b.ins().load(types::I64, mem(), a0, array_offset::ROWS);
         let cols = self.b.ins().load(types::I64, mem(), a0, array_offset::COLS);
         let len = self.b.ins().load(types::I64, mem(), a0, array_offset::LEN);
         let mut bad = self.b.ins().iconst(types::I8, 0);
-        for (k, a) in ptrs.iter().enumerate() {
-            let Some(a) = *a else { continue };
-            if k == first {
-                continue;
-            }
+        let others = ptrs
+            .iter()
+            .zip(&columns)
+            .enumerate()
+            .filter(|&(k, _)| k != first)
+            .map(|(_, (a, c))| (*a, *c))
+            .chain(into.map(|(d, _)| (d, false)));
+        for (a, column) in others {
             let r = self.b.ins().load(types::I64, mem(), a, array_offset::ROWS);
             let dr = self.b.ins().icmp(IntCC::NotEqual, r, rows);
-            let d = if column[k] {
+            let d = if column {
                 dr
             } else {
                 let c = self.b.ins().load(types::I64, mem(), a, array_offset::COLS);
@@ -122,104 +211,144 @@ impl Translator<'_, '_, '_> {
             };
             bad = self.b.ins().bor(bad, d);
         }
-        if let Some((dst, _)) = into {
-            if elem != Type::Float64 {
-                return Ok(None);
-            }
-            let r = self
-                .b
-                .ins()
-                .load(types::I64, mem(), dst, array_offset::ROWS);
-            let c = self
-                .b
-                .ins()
-                .load(types::I64, mem(), dst, array_offset::COLS);
-            let dr = self.b.ins().icmp(IntCC::NotEqual, r, rows);
-            let dc = self.b.ins().icmp(IntCC::NotEqual, c, cols);
-            let d = self.b.ins().bor(dr, dc);
-            bad = self.b.ins().bor(bad, d);
-        }
-        let square = ops.get(1) == Some(&Operand::Const(Const::Int(2)));
-        let out_tys: &[types::Type] = if into.is_some() { &[] } else { &[types::I64] };
-        let out = self.guarded(bad, out_tys, slow, |t| {
-            let out = match into {
-                Some((dst, _)) => dst,
-                None => {
-                    // Every element is written below before anything reads the array.
-                    let rt = t.env.rt.array_new_uninit;
-                    let ctx = t.ctx();
-                    let size = t.b.ins().iconst(types::I64, i64::from(out_slot.size()));
-                    t.call_rt(rt, &[ctx, rows, cols, size])
-                        .ok_or_else(|| JitError::invalid("array_new"))?
-                }
-            };
-            let out_data = t.b.ins().load(types::I64, mem(), out, array_offset::DATA);
-            let datas: Vec<Option<ClValue>> = ptrs
+        let out_tys: &[types::Type] = if into.is_none() { &[types::I64] } else { &[] };
+        let elem_tys: Vec<Type> = arrays
+            .iter()
+            .map(|(_, t)| match t {
+                Type::Array(e, _) => (**e).clone(),
+                t => t.clone(),
+            })
+            .collect();
+        let slow_stmt = Slow {
+            p: Prim::Broadcast,
+            args: &root.args,
+            ty: &root.ty,
+            span: root.span,
+            whole: true,
+        };
+        let res = self.guarded(bad, out_tys, slow, |t| {
+            let datas: Vec<ClValue> = ptrs
                 .iter()
-                .map(|p| p.map(|a| t.b.ins().load(types::I64, mem(), a, array_offset::DATA)))
+                .map(|a| t.b.ins().load(types::I64, mem(), *a, array_offset::DATA))
                 .collect();
-            let head = t.b.create_block();
-            let body = t.b.create_block();
-            let exit = t.b.create_block();
-            let i = t.b.append_block_param(head, types::I64);
-            // The row of element `i` (for column operands).
-            let row = t.b.append_block_param(head, types::I64);
-            let zero = t.b.ins().iconst(types::I64, 0);
-            t.b.ins()
-                .jump(head, &[BlockArg::Value(zero), BlockArg::Value(zero)]);
-            t.b.switch_to_block(head);
-            let more = t.b.ins().icmp(IntCC::SignedLessThan, i, len);
-            t.b.ins().brif(more, body, &[], exit, &[]);
-            t.b.switch_to_block(body);
+            let made = if into.is_none() {
+                // Every element is written below before anything reads the array.
+                let rt = t.env.rt.array_new_uninit;
+                let ctx = t.ctx();
+                let size = t.b.ins().iconst(types::I64, i64::from(out_slot.size()));
+                Some(
+                    t.call_rt(rt, &[ctx, rows, cols, size])
+                        .ok_or_else(|| JitError::invalid("array_new"))?,
+                )
+            } else {
+                None
+            };
+            let env = LoopEnv {
+                plans: &plans,
+                datas: &datas,
+                scalars: &scalars,
+                elem_tys: &elem_tys,
+                columns: &columns,
+                rows,
+                len,
+                slow: &slow_stmt,
+            };
+            t.elementwise_loop(&env, made, into)?;
+            Ok(made.into_iter().collect())
+        })?;
+        Ok(Some(res))
+    }
+
+    /// Emit the loop over `env.len` elements: each stage's element in turn, the last one
+    /// stored into `made` or added into `into`.
+    fn elementwise_loop(
+        &mut self,
+        env: &LoopEnv<'_>,
+        made: Option<ClValue>,
+        into: Option<(ClValue, bool)>,
+    ) -> R<()> {
+        let out_data = made
+            .or(into.map(|(d, _)| d))
+            .map(|a| self.b.ins().load(types::I64, mem(), a, array_offset::DATA));
+        let head = self.b.create_block();
+        let body = self.b.create_block();
+        let exit = self.b.create_block();
+        let i = self.b.append_block_param(head, types::I64);
+        // The row of element `i` (for column operands).
+        let row = self.b.append_block_param(head, types::I64);
+        let zero = self.b.ins().iconst(types::I64, 0);
+        self.b
+            .ins()
+            .jump(head, &[BlockArg::Value(zero), BlockArg::Value(zero)]);
+        self.b.switch_to_block(head);
+        let more = self.b.ins().icmp(IntCC::SignedLessThan, i, env.len);
+        self.b.ins().brif(more, body, &[], exit, &[]);
+        self.b.switch_to_block(body);
+        let mut loaded: Vec<Option<ClValue>> = vec![None; env.datas.len()];
+        let mut elems: Vec<ClValue> = Vec::new();
+        for plan in env.plans {
             let mut xs = Vec::new();
-            for (((d, s), et), col) in datas.iter().zip(&scalars).zip(&elem_tys).zip(&column) {
-                xs.push(match (d, s) {
-                    (Some(d), _) => {
-                        let slot = elem_slot(et)?;
-                        let at = if *col { row } else { i };
-                        let off = t.b.ins().imul_imm_s(at, i64::from(slot.size()));
-                        let at = t.b.ins().iadd(*d, off);
-                        t.b.ins().load(slot.cl_type(), mem(), at, 0)
-                    }
-                    (None, Some(s)) => *s,
-                    (None, None) => return Err(JitError::invalid("broadcast operand")),
+            for src in &plan.srcs {
+                xs.push(match *src {
+                    Src::Array(a) => match loaded[a] {
+                        Some(x) => x,
+                        None => {
+                            let slot = elem_slot(&env.elem_tys[a])?;
+                            let at = if env.columns[a] { row } else { i };
+                            let off = self.b.ins().imul_imm_s(at, i64::from(slot.size()));
+                            let at = self.b.ins().iadd(env.datas[a], off);
+                            let x = self.b.ins().load(slot.cl_type(), mem(), at, 0);
+                            loaded[a] = Some(x);
+                            x
+                        }
+                    },
+                    Src::Scalar(s) => env.scalars[s],
+                    Src::Stage(j) => elems[j],
                 });
             }
-            let slow = Slow {
-                p: Prim::Broadcast,
-                args,
-                ty,
-                span,
-                whole: true,
-            };
-            let v = t
-                .scalar_values(p, &xs, &elem_tys, &elem, square, &slow)?
+            let v = self
+                .scalar_values(
+                    plan.p,
+                    &xs,
+                    &plan.elem_tys,
+                    &plan.elem,
+                    plan.square,
+                    env.slow,
+                )?
                 .ok_or_else(|| JitError::invalid("broadcast element operation"))?;
-            let off = t.b.ins().imul_imm_s(i, i64::from(out_slot.size()));
-            let at = t.b.ins().iadd(out_data, off);
-            let v = match into {
-                None => v,
-                Some((_, fresh)) => {
-                    // What accum! of the materialised result would have stored.
-                    let old = if fresh {
-                        t.b.ins().f64const(0.0)
-                    } else {
-                        t.b.ins().load(types::F64, mem(), at, 0)
-                    };
-                    t.b.ins().fadd(old, v)
-                }
-            };
-            t.b.ins().store(mem(), v, at, 0);
-            let next = t.b.ins().iadd_imm_s(i, 1);
-            let next_row = t.b.ins().iadd_imm_s(row, 1);
-            let wrap = t.b.ins().icmp(IntCC::Equal, next_row, rows);
-            let next_row = t.b.ins().select(wrap, zero, next_row);
-            t.b.ins()
-                .jump(head, &[BlockArg::Value(next), BlockArg::Value(next_row)]);
-            t.b.switch_to_block(exit);
-            Ok(if into.is_some() { vec![] } else { vec![out] })
-        })?;
-        Ok(Some(out))
+            elems.push(v);
+        }
+        let v = *elems
+            .last()
+            .ok_or_else(|| JitError::invalid("a broadcast loop without stages"))?;
+        let root_elem = &env.plans[env.plans.len() - 1].elem;
+        let out_slot = elem_slot(root_elem)?;
+        if let Some(data) = out_data {
+            let off = self.b.ins().imul_imm_s(i, i64::from(out_slot.size()));
+            let at = self.b.ins().iadd(data, off);
+            if made.is_some() {
+                self.b.ins().store(mem(), v, at, 0);
+            }
+            if let Some((_, fresh)) = into {
+                // What accum! of the materialised result would have stored.
+                let old = if fresh {
+                    self.b.ins().f64const(0.0)
+                } else {
+                    self.b.ins().load(types::F64, mem(), at, 0)
+                };
+                let nv = self.b.ins().fadd(old, v);
+                self.b.ins().store(mem(), nv, at, 0);
+            }
+        }
+        let next = self.b.ins().iadd_imm_s(i, 1);
+        let next_row = self.b.ins().iadd_imm_s(row, 1);
+        let wrap = self.b.ins().icmp(IntCC::Equal, next_row, env.rows);
+        let next_row = self.b.ins().select(wrap, zero, next_row);
+        self.b
+            .ins()
+            .jump(head, &[BlockArg::Value(next), BlockArg::Value(next_row)]);
+        self.b.switch_to_block(exit);
+        Ok(())
     }
 
     /// Does `p` on scalars of `tys` giving `ty` have an inline translation?

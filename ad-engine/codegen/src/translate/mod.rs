@@ -216,6 +216,12 @@ pub(crate) fn mem() -> MemFlagsData {
     MemFlagsData::trusted()
 }
 
+/// The chains of broadcasts in `func` that run as one loop, one comment line each (for the
+/// CLIF view).
+pub(crate) fn fusion_notes(func: &Function) -> Vec<String> {
+    fuse::notes(func)
+}
+
 /// Translate `func` into the builder's function (whose signature is already set).
 pub(crate) fn translate(env: &mut Env<'_>, func: &Function, b: FunctionBuilder<'_>) -> R<()> {
     zy_ir::debug_verify(func, "the JIT's input");

@@ -81,10 +81,16 @@ fn hcat(cx: &mut Cx, b: &mut PlanBuilder, xs: &[Val]) -> Result<Val, Fail> {
 /// `vcat`/`hcat` with a part of 3 dimensions: the prelude's `Base._cat_along(d, xs...)`, a
 /// 3-dimensional array (`None` when every part has at most 2 dimensions).
 fn along_nd(cx: &mut Cx, b: &mut PlanBuilder, d: i64, xs: &[Val]) -> Option<Result<Val, Fail>> {
-    if !xs.iter().any(|x| matches!(x.ty, Type::Array(_, n) if n >= 3)) {
+    if !xs
+        .iter()
+        .any(|x| matches!(x.ty, Type::Array(_, n) if n >= 3))
+    {
         return None;
     }
-    if xs.iter().any(|x| matches!(x.ty, Type::Array(_, n) if n > 3)) {
+    if xs
+        .iter()
+        .any(|x| matches!(x.ty, Type::Array(_, n) if n > 3))
+    {
         return Some(Err(Fail::unsupported(
             "concatenating arrays of more than 3 dimensions",
         )));

@@ -340,12 +340,9 @@ pub(crate) fn call(
         )),
         ("float" | "Float64" | "Int" | "Int64", _) => scalar::conversion(b, name, args),
         ("zero" | "one", _) => scalar::zero_one(b, name, args),
-        ("zeros" | "ones" | "fill", _) if of_three_dims(name, args) => {
-            Err(Fail::unsupported(format!(
-                "`{name}` of more than {} dimensions",
-                zy_ir::MAX_DIMS
-            )))
-        }
+        ("zeros" | "ones" | "fill", _) if of_three_dims(name, args) => Err(Fail::unsupported(
+            format!("`{name}` of more than {} dimensions", zy_ir::MAX_DIMS),
+        )),
         (
             "zeros" | "ones" | "fill" | "copy" | "similar" | "length" | "size" | "first" | "last"
             | "setlength!" | "sum" | "prod" | "maximum" | "minimum" | "dot" | "transpose"

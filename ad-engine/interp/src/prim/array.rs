@@ -240,9 +240,7 @@ pub fn float_zero_one(p: Prim, a: &Value) -> Result<Value, String> {
                 "DimensionMismatch: multiplicative identity defined only for square matrices"
                     .into(),
             ),
-            Shape::Vector(_) | Shape::Nd(_) => {
-                Err(method_error("one", std::slice::from_ref(a)))
-            }
+            Shape::Vector(_) | Shape::Nd(_) => Err(method_error("one", std::slice::from_ref(a))),
         },
     }
 }

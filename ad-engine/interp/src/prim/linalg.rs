@@ -36,7 +36,11 @@ fn axes_text(s: Shape) -> String {
     match s {
         Shape::Vector(n) => format!("(Base.OneTo({n}),)"),
         s => {
-            let axes: Vec<String> = s.dims().iter().map(|n| format!("Base.OneTo({n})")).collect();
+            let axes: Vec<String> = s
+                .dims()
+                .iter()
+                .map(|n| format!("Base.OneTo({n})"))
+                .collect();
             format!("({})", axes.join(", "))
         }
     }
