@@ -2,15 +2,13 @@
 //! named functions, `do` blocks) converted into an environment struct of their captures plus a
 //! call method on it whose argument 0 is `#self#`.
 
-use std::sync::Arc;
-
 use zy_ir::{
-    callable_name, Block, Const, Function, Method, Name, Op, Operand, StructDef, StructKind, Type,
+    callable_name, Block, Const, Function, Name, Op, Operand, StructDef, StructKind, Type,
 };
 use zy_syntax::ast::{FunctionDef, FunctionName, TextRange, TypeExpr};
 
 use crate::body::{BodyLowerer, ItemCx};
-use crate::item::{signature, where_bounds};
+use crate::item::{plain_method, signature};
 use crate::scope::VarId;
 
 /// Argument 0 of a method that has one.
@@ -181,18 +179,7 @@ impl BodyLowerer<'_, '_> {
             );
             let mut sig = vec![Some(zy_ir::TypeExpr::named(&name))];
             sig.extend(signature(def));
-            Method {
-                sig,
-                where_params: def
-                    .where_params
-                    .iter()
-                    .map(|(w, _)| w.as_str().into())
-                    .collect(),
-                where_bounds: where_bounds(def),
-                body: Arc::new(body),
-                span: self.span(def.name_range),
-                keywords: None,
-            }
+            plain_method(def, sig, body, self.span(def.name_range))
         } else {
             crate::kwclosure::lower(self.cx, def, &name, &captures)
         };

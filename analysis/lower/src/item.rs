@@ -13,6 +13,27 @@ use crate::keywords::{lower_keyword_method, lower_optional_method};
 use crate::scope::Resolution;
 use crate::{LowerError, Lowered, LoweredItem};
 
+/// The method of `def` with the signature `sig` and the lowered `body`, without keywords.
+pub(crate) fn plain_method(
+    def: &FunctionDef,
+    sig: Vec<Option<zy_ir::TypeExpr>>,
+    body: Function,
+    span: Span,
+) -> Method {
+    Method {
+        sig,
+        where_params: def
+            .where_params
+            .iter()
+            .map(|(w, _)| w.as_str().into())
+            .collect(),
+        where_bounds: where_bounds(def),
+        body: Arc::new(body),
+        span,
+        keywords: None,
+    }
+}
+
 /// The upper bounds of a method's `where` variables, converted.
 pub(crate) fn where_bounds(def: &FunctionDef) -> Vec<(zy_ir::Name, zy_ir::TypeExpr)> {
     def.where_params
@@ -146,18 +167,7 @@ pub(crate) fn lower_named_method(
     };
     sig.extend(signature(def));
     let body = lower_method_body(&mut cx, def, name.into(), &callee);
-    let method = Method {
-        sig,
-        where_params: def
-            .where_params
-            .iter()
-            .map(|(w, _)| w.as_str().into())
-            .collect(),
-        where_bounds: where_bounds(def),
-        body: Arc::new(body),
-        span: cx.span(def.name_range),
-        keywords: None,
-    };
+    let method = plain_method(def, sig, body, cx.span(def.name_range));
     cx.out.methods.insert(0, (name.into(), method));
     cx.out
 }

@@ -12,7 +12,7 @@ use zy_syntax::ast::{FunctionDef, TextRange};
 
 use crate::body::{BodyLowerer, ItemCx};
 use crate::closure::return_conversion;
-use crate::item::{signature, type_expr, where_bounds};
+use crate::item::{plain_method, signature, type_expr};
 use crate::keywords::default_value;
 use crate::scope::VarId;
 
@@ -212,17 +212,6 @@ impl Parts<'_, '_, '_> {
         }
         let value = lower(&mut lw, env, &args);
         let body = lw.finish(value, end);
-        Method {
-            sig,
-            where_params: def
-                .where_params
-                .iter()
-                .map(|(w, _)| w.as_str().into())
-                .collect(),
-            where_bounds: where_bounds(def),
-            body: Arc::new(body),
-            span,
-            keywords: None,
-        }
+        plain_method(def, sig, body, span)
     }
 }

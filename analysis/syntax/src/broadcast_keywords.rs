@@ -3,7 +3,8 @@
 //! before the broadcast; zy writes exactly that: `let`s binding what is not a literal or a name,
 //! around a `DotCall` of an anonymous function whose body is the keyword call.
 
-use crate::ast::{Expr, ExprKind, FunctionDef, FunctionName, KeywordArg, Param, TextRange};
+use crate::ast::{Expr, ExprKind, KeywordArg, Param, TextRange};
+use crate::items::anonymous;
 
 /// The broadcast of `callee` over `args` with `keywords` passed to every call.
 pub(crate) fn keyword_broadcast(
@@ -53,33 +54,29 @@ pub(crate) fn keyword_broadcast(
         args: passed,
         keywords,
     };
-    let def = FunctionDef {
-        name: FunctionName::Anonymous,
-        name_range: range,
-        params,
-        keywords: Vec::new(),
-        keyword_rest: None,
-        where_params: Vec::new(),
-        return_type: None,
-        body: vec![Expr::new(call, range)],
-        range,
-        annotations: Vec::new(),
-    };
-    let closure = Expr::new(ExprKind::Function(Box::new(def)), range);
+    let closure = anonymous(range, range, params, vec![Expr::new(call, range)]);
     let broadcast = ExprKind::DotCall {
         callee: Box::new(closure),
         args,
     };
-    let mut result = Expr::new(broadcast, range);
-    for (var, value) in bindings.into_iter().rev() {
-        let bound = ExprKind::Let {
-            var: Some(Box::new(var)),
-            value: Some(Box::new(value)),
-            body: vec![result],
-        };
-        result = Expr::new(bound, range);
-    }
-    result
+    let_bound(bindings, Expr::new(broadcast, range))
+}
+
+/// `body` inside `let var = value` for each binding, the first outermost: the values are
+/// evaluated once, in order, before `body`.
+pub(crate) fn let_bound(bindings: Vec<(Expr, Expr)>, body: Expr) -> Expr {
+    let range = body.range;
+    bindings
+        .into_iter()
+        .rev()
+        .fold(body, |inner, (var, value)| {
+            let bound = ExprKind::Let {
+                var: Some(Box::new(var)),
+                value: Some(Box::new(value)),
+                body: vec![inner],
+            };
+            Expr::new(bound, range)
+        })
 }
 
 /// A literal or a name: evaluating it again inside the closure is evaluating it once.

@@ -786,7 +786,7 @@ fn do_function(cx: &mut Cx, node: &SyntaxNode) -> Expr {
     } else {
         head.range
     };
-    anonymous(node, name_range, params, body)
+    anonymous(node.range, name_range, params, body)
 }
 
 /// `x::T` in an expression: Julia's `typeassert(x, T)`, `x` itself where it is a `T`, a

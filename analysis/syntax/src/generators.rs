@@ -5,7 +5,7 @@
 //! of each clause. The closures give the iteration variables their own scope and
 //! capture the enclosing locals, as in Julia; the prelude defines the iteration.
 
-use crate::ast::{Expr, ExprKind, FunctionDef, FunctionName, Param, TextRange};
+use crate::ast::{Expr, ExprKind, Param, TextRange};
 use crate::cx::{error_expr, Cx};
 use crate::expr::expr;
 use crate::kind::Kind;
@@ -164,17 +164,5 @@ fn closure(vars: &[Expr], body: Expr, range: TextRange) -> Expr {
             (vec![param(ELEMENT, lhs.range)], vec![unpack, body])
         }
     };
-    let def = FunctionDef {
-        name: FunctionName::Anonymous,
-        name_range: range,
-        params,
-        keywords: Vec::new(),
-        keyword_rest: None,
-        where_params: Vec::new(),
-        return_type: None,
-        body,
-        range,
-        annotations: Vec::new(),
-    };
-    Expr::new(ExprKind::Function(Box::new(def)), range)
+    crate::items::anonymous(range, range, params, body)
 }

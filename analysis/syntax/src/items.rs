@@ -1131,7 +1131,7 @@ pub(crate) fn arrow_function(cx: &mut Cx, node: &SyntaxNode) -> Expr {
     }
     let params = params_of_tuple(cx, head);
     let body = vec![expr(cx, body)];
-    let mut e = anonymous(node, head.range, params.positional, body);
+    let mut e = anonymous(node.range, head.range, params.positional, body);
     if let ExprKind::Function(def) = &mut e.kind {
         def.keywords = params.keywords;
         def.keyword_rest = params.rest;
@@ -1141,7 +1141,7 @@ pub(crate) fn arrow_function(cx: &mut Cx, node: &SyntaxNode) -> Expr {
 
 /// An anonymous function expression over `node`.
 pub(crate) fn anonymous(
-    node: &SyntaxNode,
+    range: TextRange,
     name_range: TextRange,
     params: Vec<Param>,
     body: Vec<Expr>,
@@ -1155,8 +1155,8 @@ pub(crate) fn anonymous(
         where_params: Vec::new(),
         return_type: None,
         body,
-        range: node.range,
+        range,
         annotations: Vec::new(),
     };
-    Expr::new(ExprKind::Function(Box::new(def)), node.range)
+    Expr::new(ExprKind::Function(Box::new(def)), range)
 }

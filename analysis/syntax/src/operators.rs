@@ -424,15 +424,7 @@ fn dotted_chain(first: Expr, rest: Vec<(BinOp, Expr)>, range: TextRange) -> Expr
         };
         all = Expr::new(kind, range);
     }
-    for (var, value) in bindings.into_iter().rev() {
-        let kind = ExprKind::Let {
-            var: Some(Box::new(var)),
-            value: Some(Box::new(value)),
-            body: vec![all],
-        };
-        all = Expr::new(kind, range);
-    }
-    all
+    crate::broadcast_keywords::let_bound(bindings, all)
 }
 
 /// `(call-pre op x)` or `(dotcall-pre op x)`: `-x`, `+x`, `!x`, `√x` (a call of `sqrt`), `∛x` (`cbrt`), `~x`
