@@ -12,42 +12,32 @@ use crate::tangent::{fdata_type, rdata_type};
 
 /// The shadow part of the gradient `full` of a value of type `t`.
 pub fn fdata_of(e: &mut Emit, full: Operand, t: &Type) -> Operand {
-    let (f, tan) = (fdata_type(t), tangent_type(t));
-    if f == Type::Nothing {
-        return Const::Nothing.into();
-    }
-    if f == tan {
-        return full;
-    }
-    let parts = fields(t)
-        .iter()
-        .enumerate()
-        .map(|(k, ft)| {
-            let part = e.field(full.clone(), k, &tan);
-            fdata_of(e, part, ft)
-        })
-        .collect();
-    e.rebuild(&f, parts)
+    part_of(e, full, t, fdata_type)
 }
 
 /// The returned part of the gradient `full` of a value of type `t`.
 pub fn rdata_of(e: &mut Emit, full: Operand, t: &Type) -> Operand {
-    let (r, tan) = (rdata_type(t), tangent_type(t));
-    if r == Type::Nothing {
+    part_of(e, full, t, rdata_type)
+}
+
+/// The part of type `part(t)` of the gradient `full`, field by field.
+fn part_of(e: &mut Emit, full: Operand, t: &Type, part: fn(&Type) -> Type) -> Operand {
+    let (p, tan) = (part(t), tangent_type(t));
+    if p == Type::Nothing {
         return Const::Nothing.into();
     }
-    if r == tan {
+    if p == tan {
         return full;
     }
     let parts = fields(t)
         .iter()
         .enumerate()
         .map(|(k, ft)| {
-            let part = e.field(full.clone(), k, &tan);
-            rdata_of(e, part, ft)
+            let field = e.field(full.clone(), k, &tan);
+            part_of(e, field, ft, part)
         })
         .collect();
-    e.rebuild(&r, parts)
+    e.rebuild(&p, parts)
 }
 
 /// The whole gradient of a value of type `t` whose shadow part is `shadow` and whose returned
