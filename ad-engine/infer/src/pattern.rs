@@ -62,6 +62,8 @@ pub(crate) enum Pat {
     Ref(Option<Box<Pat>>),
     /// `Adjoint` or `Adjoint{T}`: a row `x'` of a vector.
     Adjoint(Option<Box<Pat>>),
+    /// `Union{A, B, ...}`: a value of any member (`VecOrMat{T}` is `Union{Vector{T}, Matrix{T}}`).
+    Union(Vec<Pat>),
 }
 
 /// An array annotation with parameters zy cannot read (`Vector{Float64, Int}`).
@@ -143,6 +145,29 @@ pub(crate) fn pattern(expr: &TypeExpr, vars: &[Name], program: &Program) -> Resu
         "AbstractVector" => array(true, Some(1), 1),
         "AbstractMatrix" => array(true, Some(2), 1),
         "AbstractArray" => array(true, None, 2),
+        "Union" if !params.is_empty() => Ok(Pat::Union(
+            params
+                .iter()
+                .map(|p| pattern(p, vars, program))
+                .collect::<Result<_, _>>()?,
+        )),
+        // LinearAlgebra's names for a vector or a matrix.
+        "VecOrMat" | "AbstractVecOrMat" if params.len() <= 1 => {
+            let (v, m) = if name.starts_with("Abstract") {
+                ("AbstractVector", "AbstractMatrix")
+            } else {
+                ("Vector", "Matrix")
+            };
+            let member = |n: &str| TypeExpr::Named {
+                name: n.into(),
+                params: params.clone(),
+            };
+            let union = TypeExpr::Named {
+                name: "Union".into(),
+                params: vec![member(v), member(m)],
+            };
+            pattern(&union, vars, program)
+        }
         "Tuple" if params.is_empty() => Ok(Pat::Tuple(None)),
         // The empty tuple's type, as zy-syntax names `Tuple{}`.
         "Tuple{}" => Ok(Pat::Tuple(Some(Vec::new()))),
@@ -246,6 +271,7 @@ pub(crate) fn with_bounds(p: Pat, bounds: &[(Name, Pat)]) -> Pat {
         },
         Pat::Ref(p) => Pat::Ref(boxed(p)),
         Pat::Adjoint(p) => Pat::Adjoint(boxed(p)),
+        Pat::Union(ps) => Pat::Union(each(ps)),
         p => p,
     }
 }
@@ -254,6 +280,15 @@ pub(crate) fn with_bounds(p: Pat, bounds: &[(Name, Pat)]) -> Pat {
 pub(crate) fn matches(p: &Pat, t: &Type, b: &mut Bindings) -> bool {
     match (p, t) {
         (Pat::Any, _) => true,
+        // The first member that matches binds the variables.
+        (Pat::Union(ps), _) => ps.iter().any(|p| {
+            let mut tried = b.clone();
+            let ok = matches(p, t, &mut tried);
+            if ok {
+                *b = tried;
+            }
+            ok
+        }),
         (Pat::Var(v), _) => bind(v, t, b),
         (Pat::Bounded(v, bound), _) => bind(v, t, b) && matches(bound, t, b),
         (Pat::Num(c), _) => in_class(*c, t),
@@ -380,6 +415,8 @@ pub(crate) fn subtype(a: &Pat, b: &Pat) -> bool {
     match (a, b) {
         (Pat::Bounded(_, x), _) => subtype(x, b),
         (_, Pat::Bounded(_, y)) => subtype(a, y),
+        (Pat::Union(xs), _) => xs.iter().all(|x| subtype(x, b)),
+        (_, Pat::Union(ys)) => ys.iter().any(|y| subtype(a, y)),
         (_, Pat::Any | Pat::Var(_)) => true,
         (Pat::Any | Pat::Var(_), _) => false,
         (Pat::Num(x), Pat::Num(y)) => class_within(*x, *y),
@@ -525,6 +562,25 @@ mod tests {
             name: name.into(),
             params,
         }
+    }
+
+    #[test]
+    fn a_union_matches_its_members_and_is_less_specific_than_each() {
+        let v = pat(named("Vector", vec![TypeExpr::named("Float64")]), &[]);
+        let u = pat(named("VecOrMat", vec![TypeExpr::named("Float64")]), &[]);
+        let mut b = Bindings::new();
+        assert!(matches(
+            &u,
+            &Type::Array(Arc::new(Type::Float64), 2),
+            &mut b
+        ));
+        assert!(!matches(
+            &u,
+            &Type::Array(Arc::new(Type::Float64), 3),
+            &mut b
+        ));
+        assert!(!matches(&u, &Type::Float64, &mut b));
+        assert!(subtype(&v, &u) && !subtype(&u, &v));
     }
 
     #[test]
