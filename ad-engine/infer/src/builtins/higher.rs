@@ -27,10 +27,7 @@ pub(crate) fn call(
     args: &[Val],
 ) -> Option<Result<Val, Fail>> {
     Some(match (name, args) {
-        ("map", [f, xs @ ..]) if (1..=2).contains(&xs.len()) => map(cx, b, f, xs, args),
-        ("map", [f, xs @ ..]) if xs.iter().all(|x| matches!(x.ty, Type::Tuple(_))) => {
-            map(cx, b, f, xs, args)
-        }
+        ("map", [f, xs @ ..]) if !xs.is_empty() => map(cx, b, f, xs, args),
         ("map", _) => Err(no_method("map", &types(args))),
         ("sum", [f, xs]) => sum(cx, b, f, xs, args),
         ("broadcast", [f, xs @ ..]) if !xs.is_empty() => broadcast(cx, b, f, xs, args),
