@@ -440,35 +440,13 @@ fn end_forward(e: &mut Emit, s: &FwdStmt, p: Prim) -> Result<FwdOut, AdError> {
     if objects::is_objects(&s.arg_tys[0]) {
         return Ok(objects::end(e, s, p));
     }
-    let value = e.prim(p, s.args.clone(), s.ty.clone());
-    let shadow = e.zero_fdata(value.clone(), &s.ty);
-    let residuals = if s.active {
-        vec![s.shadow(0), length(e, s)]
-    } else {
-        vec![]
-    };
-    Ok(FwdOut {
-        value,
-        shadow,
-        residuals,
-    })
+    super::residuals_forward(e, s, p, |e, s, _, _| Ok(vec![s.shadow(0), length(e, s)]))
 }
 
 /// `p(args...)` with a fresh result: keep its fresh shadow and operand 0's
 /// ([`fresh_and_shadow`] as a whole forward fragment).
 fn fresh_forward(e: &mut Emit, s: &FwdStmt, p: Prim) -> Result<FwdOut, AdError> {
-    let value = e.prim(p, s.args.clone(), s.ty.clone());
-    let shadow = e.zero_fdata(value.clone(), &s.ty);
-    let residuals = if s.active {
-        fresh_and_shadow(e, s, &value, shadow.as_ref())?
-    } else {
-        vec![]
-    };
-    Ok(FwdOut {
-        value,
-        shadow,
-        residuals,
-    })
+    super::residuals_forward(e, s, p, fresh_and_shadow)
 }
 
 /// `x[i] = v`: keep the old `x[i]`, read before the write, to restore it in reverse.

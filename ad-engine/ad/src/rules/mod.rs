@@ -477,25 +477,34 @@ pub type ReverseFn = fn(&mut Emit, &RevStmt) -> Vec<Option<Operand>>;
 /// A pushforward: `(emit, statement, primal result) -> the result's tangent`.
 pub type PushforwardFn = fn(&mut Emit, &TanStmt, &Operand) -> Option<Operand>;
 
+/// The forward fragment of a [`Keep::Residuals`] rule of `p`: the primal operation, a fresh
+/// zero shadow, and `f`'s residuals when `s` is active.
+pub fn residuals_forward(
+    e: &mut Emit,
+    s: &FwdStmt,
+    p: Prim,
+    f: ResidualsFn,
+) -> Result<FwdOut, AdError> {
+    let value = e.prim(p, s.args.clone(), s.ty.clone());
+    let shadow = e.zero_fdata(value.clone(), &s.ty);
+    let residuals = if s.active {
+        f(e, s, &value, shadow.as_ref())?
+    } else {
+        vec![]
+    };
+    Ok(FwdOut {
+        value,
+        shadow,
+        residuals,
+    })
+}
+
 impl Rule {
     /// The forward fragment of `s`, a statement applying this rule's primitive.
     pub fn forward(&self, e: &mut Emit, s: &FwdStmt) -> Result<FwdOut, AdError> {
         match self.keep {
             Keep::Forward(f) => f(e, s),
-            Keep::Residuals(f) => {
-                let value = e.prim(self.prim, s.args.clone(), s.ty.clone());
-                let shadow = e.zero_fdata(value.clone(), &s.ty);
-                let residuals = if s.active {
-                    f(e, s, &value, shadow.as_ref())?
-                } else {
-                    vec![]
-                };
-                Ok(FwdOut {
-                    value,
-                    shadow,
-                    residuals,
-                })
-            }
+            Keep::Residuals(f) => residuals_forward(e, s, self.prim, f),
         }
     }
 }
