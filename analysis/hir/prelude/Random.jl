@@ -136,6 +136,11 @@ rand(rng::AbstractRNG, m::Int, n::Int) = _fill_rand!(rng, Matrix{Float64}(undef,
 rand(rng::AbstractRNG, ::Type{Float64}, dims::Int...) = rand(rng, dims...)
 rand(rng::AbstractRNG, dims::Tuple{Int}) = rand(rng, dims[1])
 rand(rng::AbstractRNG, dims::Tuple{Int, Int}) = rand(rng, dims[1], dims[2])
+# A tuple of Ints is a size (Julia's `Dims`), never a collection to pick from.
+rand(rng::AbstractRNG, dims::Tuple{Int, Int, Int}) = _fill_rand!(rng, zeros(dims...))
+rand(rng::AbstractRNG, dims::Tuple{Int, Int, Int, Int}) = _fill_rand!(rng, zeros(dims...))
+rand(rng::AbstractRNG, dims::Tuple{Int, Int, Int, Int, Int}) = _fill_rand!(rng, zeros(dims...))
+rand(rng::AbstractRNG, dims::Tuple{Int, Int, Int, Int, Int, Int}) = _fill_rand!(rng, zeros(dims...))
 function rand(rng::AbstractRNG, r::UnitRange{Int}, n::Int)
     v = Vector{Int}(undef, n)
     for i in 1:n
@@ -167,6 +172,10 @@ randn(rng::AbstractRNG, m::Int, n::Int) = _fill_randn!(rng, Matrix{Float64}(unde
 randn(rng::AbstractRNG, ::Type{Float64}, dims::Int...) = randn(rng, dims...)
 randn(rng::AbstractRNG, dims::Tuple{Int}) = randn(rng, dims[1])
 randn(rng::AbstractRNG, dims::Tuple{Int, Int}) = randn(rng, dims[1], dims[2])
+randn(rng::AbstractRNG, dims::Tuple{Int, Int, Int}) = _fill_randn!(rng, zeros(dims...))
+randn(rng::AbstractRNG, dims::Tuple{Int, Int, Int, Int}) = _fill_randn!(rng, zeros(dims...))
+randn(rng::AbstractRNG, dims::Tuple{Int, Int, Int, Int, Int}) = _fill_randn!(rng, zeros(dims...))
+randn(rng::AbstractRNG, dims::Tuple{Int, Int, Int, Int, Int, Int}) = _fill_randn!(rng, zeros(dims...))
 
 """
     randexp(), randexp(n), randexp(rng, ...)
