@@ -286,6 +286,12 @@ pub fn type_string(t: &Type) -> String {
             s
         }
         Type::Ref(inner) => format!("Base.RefValue{{{}}}", type_string(inner)),
+        // Julia's alias `ComplexF64`; other complex types by their exported name.
+        Type::Struct(s) if &*s.name == "Base.Complex" => match s.params.as_slice() {
+            [Type::Float64] => "ComplexF64".to_string(),
+            [p] => format!("Complex{{{}}}", type_string(p)),
+            _ => t.to_string(),
+        },
         Type::Adjoint(e) => format!("LinearAlgebra.Adjoint{{{e}, Vector{{{e}}}}}"),
         other => other.to_string(),
     }

@@ -113,6 +113,11 @@ pub const HOOKS: &[Hooks] = &[
             "Base._uniform_matrix",
         ],
     },
+    // `z^-2` of a complex `z` (lowering's `literal_pow` of a negative literal).
+    Hooks {
+        triggers: &["Base.Complex"],
+        hooks: &["Base._literal_pow"],
+    },
     // A branch that tests a variable against `nothing` rebinds it where it is not
     // (`ExprKind::Narrow`, lowered as a call of `Base._notnothing`).
     Hooks {

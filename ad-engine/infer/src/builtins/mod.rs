@@ -143,6 +143,11 @@ fn uniform_scaling(
     cx.call_named(b, &helper.into(), &[x.clone(), y.clone()])
 }
 
+/// Is `v` one of the prelude's complex numbers (`Base.Complex{T}`)?
+fn is_complex(v: &Val) -> bool {
+    matches!(&v.ty, Type::Struct(s) if &*s.name == "Base.Complex")
+}
+
 /// The prelude's `LinearAlgebra.Diagonal` (`Diagonal(v)`).
 const DIAGONAL: &str = "LinearAlgebra.Diagonal";
 
@@ -293,6 +298,9 @@ pub(crate) fn call(
             "+" | "-" | "*" | "/" | "÷" | "%" | "^" | "<" | "<=" | ">" | ">=" | "==" | "!=",
             [x, y],
         ) => scalar::binary(b, name, x, y),
+        ("literal_pow", [x, _]) if is_complex(x) => {
+            cx.call_named(b, &"Base._literal_pow".into(), args)
+        }
         ("literal_pow", [x, p]) if !is_array(x) => scalar::literal_pow(b, x, p),
         ("literal_pow", [x, p]) => array::arith(cx, b, "^", x, p),
         ("literal_pow", _) => Err(no_method(
