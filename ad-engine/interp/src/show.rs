@@ -404,6 +404,49 @@ mod tests {
         );
     }
 
+    fn complex(re: Value, im: Value) -> Value {
+        let t = re.julia_type();
+        let ty = Arc::new(StructType {
+            name: "Base.Complex".into(),
+            params: vec![t.clone()],
+            fields: vec![("re".into(), t.clone()), ("im".into(), t)],
+            mutable: false,
+            kind: StructKind::User,
+        });
+        Value::new_struct(ty, vec![re, im])
+    }
+
+    #[test]
+    fn complex_numbers_as_julia_shows_them() {
+        let c = |re: f64, im: f64| complex(Value::F64(re), Value::F64(im));
+        assert_eq!(show(&c(1.0, 2.0)), "1.0 + 2.0im");
+        assert_eq!(show(&c(0.0, -1.0)), "0.0 - 1.0im");
+        assert_eq!(show(&c(-0.0, -0.0)), "-0.0 - 0.0im");
+        assert_eq!(show(&c(1.0, f64::NAN)), "1.0 + NaN*im");
+        assert_eq!(show(&c(1.0, f64::NEG_INFINITY)), "1.0 - Inf*im");
+        assert_eq!(show(&complex(Value::Int(1), Value::Int(-2))), "1 - 2im");
+        assert_eq!(
+            show(&complex(Value::Int(0), Value::Int(i64::MIN))),
+            "0 - 9223372036854775808im"
+        );
+        assert_eq!(show(&complex(Value::Bool(false), Value::Bool(true))), "im");
+        assert_eq!(
+            show(&complex(Value::Bool(true), Value::Bool(false))),
+            "Complex(true,false)"
+        );
+        let Value::Struct(t, _) = c(0.0, 0.0) else {
+            unreachable!()
+        };
+        let v = Array::new(
+            Shape::Vector(2),
+            ArrayData::Obj(crate::value::Objects {
+                elem: Type::Struct(t),
+                items: vec![c(1.0, 2.0), c(3.0, -1.0)],
+            }),
+        );
+        assert_eq!(show(&v.into_value()), "ComplexF64[1.0 + 2.0im, 3.0 - 1.0im]");
+    }
+
     #[test]
     fn closures_print_their_name_and_parametric_structs_their_parameters() {
         let closure = Arc::new(StructType {

@@ -5067,3 +5067,93 @@ function tanh(z::Complex)
     isinf(t) && return Complex(ρ / s, 1 / t)
     return Complex(β * ρ * s, t) / (1 + β * s * s)
 end
+
+"""
+    adjoint(z), transpose(z)
+
+`z'` of a complex number is its conjugate; its transpose is itself.
+"""
+adjoint(z::Complex) = conj(z)
+transpose(z::Complex) = z
+
+"""
+    zeros(ComplexF64, n...), ones(ComplexF64, n...)
+
+Arrays of complex zeros and ones.
+"""
+zeros(::Type{ComplexF64}, n::Int) = fill(Complex(0.0, 0.0), n)
+zeros(::Type{ComplexF64}, m::Int, n::Int) = fill(Complex(0.0, 0.0), m, n)
+ones(::Type{ComplexF64}, n::Int) = fill(Complex(1.0, 0.0), n)
+ones(::Type{ComplexF64}, m::Int, n::Int) = fill(Complex(1.0, 0.0), m, n)
+
+# `fill(z, n)`: every element the same complex number (immutable, so no aliasing to see).
+fill(z::Complex, n::Int) = [z for _ in 1:n]
+fill(z::Complex, m::Int, n::Int) = [z for _ in 1:m, _ in 1:n]
+
+"""
+    sum(z)
+
+The sum of an array of complex numbers, added as Julia's `sum` adds them: in order for fewer
+than 16 elements, else pairwise in blocks of 1024.
+"""
+function sum(x::AbstractArray{Complex{T}}) where {T}
+    n = length(x)
+    n == 0 && return Complex(zero(T), zero(T))
+    n == 1 && return x[1]
+    if n < 16
+        s = x[1] + x[2]
+        for i in 3:n
+            s += x[i]
+        end
+        return s
+    end
+    return _complex_pairwise_sum(x, 1, n)
+end
+
+function _complex_pairwise_sum(x, lo::Int, hi::Int)
+    lo == hi && return x[lo]
+    if hi - lo < 1024
+        s = x[lo] + x[lo + 1]
+        for i in (lo + 2):hi
+            s += x[i]
+        end
+        return s
+    end
+    mid = lo + (hi - lo) >> 1
+    return _complex_pairwise_sum(x, lo, mid) + _complex_pairwise_sum(x, mid + 1, hi)
+end
+
+"""
+    dot(x, y)
+
+`sum(conj(x[i]) * y[i])` for vectors of complex numbers (the first argument conjugated).
+"""
+dot(x::AbstractVector{<:Complex}, y::AbstractVector) = _complex_dot(x, y)
+dot(x::AbstractVector{<:Real}, y::AbstractVector{<:Complex}) = _complex_dot(x, y)
+dot(x::Complex, y::Number) = conj(x) * y
+dot(x::Real, y::Complex) = x * y
+
+function _complex_dot(x, y)
+    length(x) == length(y) || throw(DimensionMismatch("first array has length $(length(x)) which does not match the length of the second, $(length(y))."))
+    s = conj(x[1]) * y[1]
+    for i in 2:length(x)
+        s += conj(x[i]) * y[i]
+    end
+    return s
+end
+
+# `ComplexF64[a, b]`: each element converted.
+getindex(::Type{ComplexF64}, xs::Number...) = [map(ComplexF64, xs)...]
+getindex(::Type{ComplexF64}) = zeros(ComplexF64, 0)
+
+# `[a, b]` mixing complex and real numbers (or complex numbers of different part types):
+# each converted to the promoted complex type, as Julia's `vect` promotes.
+_complex_vect(xs::Number...) = (p = _complex_proto(xs...); [map(x -> _complex_convert(p, x), xs)...])
+_complex_proto(x::Number) = zero(x)
+_complex_proto(x::Number, rest::Number...) = zero(x) + _complex_proto(rest...)
+_complex_convert(p::Complex{T}, x::Real) where {T} = Complex(T(x), zero(T))
+_complex_convert(p::Complex{T}, z::Complex) where {T} = Complex(T(z.re), T(z.im))
+
+# `sum(f, x)` of an `f` giving complex numbers: Julia's `mapreduce(f, +, x)`, which adds the
+# values as `sum` adds an array of them.
+_complex_mapsum(f, x) = sum(map(f, x))

@@ -17,8 +17,9 @@ The Euclidean norm of a vector, or the Frobenius norm of a matrix: `sqrt(sum(abs
 norm(x::AbstractArray) = sqrt(sum(abs2, x))
 
 # The gradient x / norm(x), and zero at the zero vector (as ChainRules gives it) instead of
-# the 0 / 0 that differentiating the definition gives there.
-function rrule(::typeof(norm), x::AbstractArray)
+# the 0 / 0 that differentiating the definition gives there. (Of complex numbers, the
+# definition is differentiated.)
+function rrule(::typeof(norm), x::AbstractArray{<:Real})
     y = norm(x)
     function norm_pullback(ȳ)
         s = y == 0.0 ? 0.0 : ȳ / y

@@ -385,6 +385,13 @@ pub(crate) fn call(b: &mut PlanBuilder, name: &str, args: &[Val]) -> Result<Val,
                 Prim::Adjoint
             };
             match &x.ty {
+                // Julia's adjoint conjugates each element, which zy's (a view) cannot.
+                Type::Array(e, _) if p == Prim::Adjoint && !e.is_number() => {
+                    Err(Fail::unsupported(format!(
+                        "`x'` (the adjoint) of an array of {e}; write `dot(x, y)` for `x' * y`, \
+                         or `transpose(conj.(x))`, instead"
+                    )))
+                }
                 Type::Array(_, 2) => Ok(apply(b, p, &[x], x.ty.clone())),
                 Type::Array(e, 1) => Ok(apply(b, p, &[x], Type::Adjoint(e.clone()))),
                 Type::Adjoint(e) => Ok(apply(b, p, &[x], Type::Array(e.clone(), 1))),

@@ -163,6 +163,11 @@ fn sum(cx: &mut Cx, b: &mut PlanBuilder, f: &Val, xs: &Val, args: &[Val]) -> Res
     let Type::Array(e, _) = &xs.ty else {
         return Err(no_method("sum", &types(args)));
     };
+    let r = cx.callee_result(f, &[(**e).clone()])?;
+    if matches!(&r, Type::Struct(s) if &*s.name == "Base.Complex") {
+        // Complex values add as Julia code (the prelude's `+`).
+        return cx.call_named(b, &"Base._complex_mapsum".into(), args);
+    }
     element_result(cx, f, &[(**e).clone()], "sum")?;
     Ok(invoke_synth(cx, b, "sum", args))
 }
