@@ -26,6 +26,7 @@ enum Form {
     NothingOrInt,
     CartesianIndex,
     Complex,
+    ConjAdjoint,
 }
 
 fn form(t: &StructType) -> Option<Form> {
@@ -44,6 +45,7 @@ fn form(t: &StructType) -> Option<Form> {
         "Base.NothingOrInt" => Form::NothingOrInt,
         "Base.CartesianIndex" => Form::CartesianIndex,
         "Base.Complex" => Form::Complex,
+        "Base.ConjAdjoint" => Form::ConjAdjoint,
         "Base._RoundNearest" => Form::Rounding("Nearest"),
         "Base._RoundToZero" => Form::Rounding("ToZero"),
         "Base._RoundUp" => Form::Rounding("Up"),
@@ -74,6 +76,26 @@ pub(crate) fn write_library<W: Write + ?Sized>(
             (Some(re), Some(im)) => write_complex(f, re, im, show)?,
             _ => return Ok(false),
         },
+        // `x'` of complex numbers: the row of their conjugates, as Julia shows an `Adjoint`.
+        Form::ConjAdjoint => {
+            let Some(Value::Array(p)) = field("parent") else {
+                return Ok(false);
+            };
+            let p = p.borrow();
+            let ArrayData::Obj(o) = &p.data else {
+                return Ok(false);
+            };
+            let mut items = Vec::with_capacity(o.items.len());
+            for z in &o.items {
+                items.push(conjugate(z).ok_or(fmt::Error)?);
+            }
+            let n = items.len();
+            let row = ArrayData::Obj(crate::value::Objects {
+                elem: o.elem.clone(),
+                items,
+            });
+            show(f, &Array::new(Shape::Matrix(1, n), row).into_value())?;
+        }
         Form::CartesianIndex => match field("I") {
             Some(Value::Tuple(items)) => {
                 f.write_str("CartesianIndex(")?;
@@ -256,6 +278,19 @@ fn write_complex<W: Write + ?Sized>(
             f.write_str("im")
         }
     }
+}
+
+/// `conj(z)` of a complex number held as the prelude's struct.
+fn conjugate(z: &Value) -> Option<Value> {
+    let Value::Struct(t, fields) = z else {
+        return None;
+    };
+    let im = match fields.get(1)? {
+        Value::F64(y) => Value::F64(-y),
+        Value::Int(y) => Value::Int(y.checked_neg()?),
+        _ => return None,
+    };
+    Some(Value::new_struct(t.clone(), vec![fields.first()?.clone(), im]))
 }
 
 /// A pair inside a pair is parenthesised (`1 => (2 => 3)`).

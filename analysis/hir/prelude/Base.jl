@@ -5157,3 +5157,46 @@ _complex_convert(p::Complex{T}, z::Complex) where {T} = Complex(T(z.re), T(z.im)
 # `sum(f, x)` of an `f` giving complex numbers: Julia's `mapreduce(f, +, x)`, which adds the
 # values as `sum` adds an array of them.
 _complex_mapsum(f, x) = sum(map(f, x))
+
+"""
+    ConjAdjoint(x)
+
+`x'` of a vector of complex numbers: Julia's `Adjoint`, the 1×n row whose `[1, j]` entry is
+`conj(x[j])`, read through the vector (so a later write to `x` is seen).
+"""
+struct ConjAdjoint{V}
+    parent::V
+end
+adjoint(x::AbstractVector{<:Complex}) = ConjAdjoint(x)
+adjoint(r::ConjAdjoint) = r.parent
+size(r::ConjAdjoint) = (1, length(r.parent))
+length(r::ConjAdjoint) = length(r.parent)
+function getindex(r::ConjAdjoint, i::Int, j::Int)
+    n = length(r.parent)
+    (i == 1 && 1 <= j <= n) || error("BoundsError: attempt to access 1×$n adjoint(::Vector{ComplexF64}) with eltype ComplexF64 at index [$i, $j]")
+    return conj(r.parent[j])
+end
+function getindex(r::ConjAdjoint, j::Int)
+    n = length(r.parent)
+    1 <= j <= n || error("BoundsError: attempt to access 1×$n adjoint(::Vector{ComplexF64}) with eltype ComplexF64 at index [$j]")
+    return conj(r.parent[j])
+end
+# `x' * y`, the inner product.
+*(r::ConjAdjoint, y::AbstractVector) = dot(r.parent, y)
+
+# `A * x` with complex numbers on either side: each entry the sum, in order, of the row's
+# products (Julia calls BLAS, equal up to rounding).
+*(A::AbstractMatrix{<:Complex}, x::AbstractVector) = _complex_matvec(A, x)
+*(A::AbstractMatrix{<:Real}, x::AbstractVector{<:Complex}) = _complex_matvec(A, x)
+function _complex_matvec(A, x)
+    size(A, 2) == length(x) || throw(DimensionMismatch("matrix A has dimensions ($(size(A, 1)),$(size(A, 2))), vector B has length $(length(x))"))
+    length(x) > 0 || error("unsupported: `A * x` of complex numbers with no columns")
+    return [_complex_rowdot(A, x, i) for i in 1:size(A, 1)]
+end
+function _complex_rowdot(A, x, i::Int)
+    s = A[i, 1] * x[1]
+    for j in 2:length(x)
+        s += A[i, j] * x[j]
+    end
+    return s
+end
