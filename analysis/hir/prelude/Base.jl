@@ -5023,6 +5023,15 @@ function rrule(::typeof(_cpow), z::Complex{Float64}, p::Complex{Float64}, real_b
     return w, _cpow_pullback
 end
 
+# Forward mode's counterpart: `ẇ = p z^(p-1) ż + z^p log(z) ṗ`.
+function frule(Δ, ::typeof(_cpow), z::Complex{Float64}, p::Complex{Float64}, real_base::Bool)
+    w = _cpow(z, p, real_base)
+    dz = Complex(Δ[2].re, Δ[2].im)
+    dp = Complex(Δ[3].re, Δ[3].im)
+    dw = p * _cpow(z, p - 1, real_base) * dz + w * log(z) * dp
+    return w, (re = real(dw), im = imag(dw))
+end
+
 
 """
     sin(z), cos(z), tanh(z)
@@ -5067,6 +5076,37 @@ function tanh(z::Complex)
     isinf(t) && return Complex(ρ / s, 1 / t)
     return Complex(β * ρ * s, t) / (1 + β * s * s)
 end
+
+"""
+    tan(z), sinh(z), cosh(z)
+
+The complex tangent and hyperbolic sine and cosine, from `tanh`, `sin` and `cos` as Julia
+computes them (`tan(z) = -i tanh(iz)`, `sinh(z) = -i sin(iz)`, `cosh(z) = cos(iz)`).
+"""
+function tan(z::Complex)
+    zr, zi = reim(z)
+    w = tanh(Complex(-zi, zr))
+    return Complex(imag(w), -real(w))
+end
+
+function sinh(z::Complex)
+    zr, zi = reim(z)
+    w = sin(Complex(zi, zr))
+    return Complex(imag(w), real(w))
+end
+
+function cosh(z::Complex)
+    zr, zi = reim(z)
+    return cos(Complex(zi, -zr))
+end
+
+"""
+    log10(z), log2(z)
+
+`log(z) / log(10)` and `log(z) / log(2)` of a complex number.
+"""
+log10(z::Complex) = log(z) / 2.302585092994046
+log2(z::Complex) = log(z) / 0.6931471805599453
 
 """
     adjoint(z), transpose(z)
