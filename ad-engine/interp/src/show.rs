@@ -99,6 +99,12 @@ fn write_value<W: Write + ?Sized>(f: &mut W, v: &Value) -> fmt::Result {
                 show_array(f, &row, true)
             }
         }
+        // A type value names complex numbers as Julia prints them (`ComplexF64`,
+        // `Vector{Complex{Int64}}`).
+        Value::Func(n) if n.contains("Base.Complex{") => f.write_str(
+            &n.replace("Base.Complex{Float64}", "ComplexF64")
+                .replace("Base.Complex{", "Complex{"),
+        ),
         Value::Func(n) => f.write_str(n),
         Value::Symbol(s) => write!(f, ":{s}"),
         Value::Str(s) => write!(f, "{s:?}"),
@@ -445,6 +451,14 @@ mod tests {
             }),
         );
         assert_eq!(show(&v.into_value()), "ComplexF64[1.0 + 2.0im, 3.0 - 1.0im]");
+        assert_eq!(
+            show(&Value::Func("Vector{Base.Complex{Float64}}".into())),
+            "Vector{ComplexF64}"
+        );
+        assert_eq!(
+            show(&Value::Func("Base.Complex{Int64}".into())),
+            "Complex{Int64}"
+        );
     }
 
     #[test]
