@@ -105,6 +105,15 @@ fn write_value<W: Write + ?Sized>(f: &mut W, v: &Value) -> fmt::Result {
             &n.replace("Base.Complex{Float64}", "ComplexF64")
                 .replace("Base.Complex{", "Complex{"),
         ),
+        // A primitive that the library also gives Julia methods (`Base.sin`, for complex
+        // numbers) by its name, as Julia shows Base's functions.
+        Value::Func(n)
+            if n
+                .strip_prefix("Base.")
+                .is_some_and(|b| zy_ir::Prim::from_julia_name(b).is_some()) =>
+        {
+            f.write_str(n.strip_prefix("Base.").unwrap_or(n))
+        }
         Value::Func(n) => f.write_str(n),
         Value::Symbol(s) => write!(f, ":{s}"),
         Value::Str(s) => write!(f, "{s:?}"),
