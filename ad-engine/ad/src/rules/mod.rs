@@ -21,7 +21,7 @@ mod data;
 mod factor;
 mod objects;
 mod scalar;
-mod split;
+pub(crate) mod split;
 
 use std::collections::HashMap;
 use std::sync::Arc;
