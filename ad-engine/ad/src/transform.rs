@@ -77,6 +77,7 @@ pub fn adjoint_with(
     trace: bool,
 ) -> Result<Adjoint, AdError> {
     reject_nested(func)?;
+    reject_irreducible(func)?;
     globals.check(inst, func)?;
     let mut primal = func.clone();
     crate::simplify::renumber(&mut primal);
@@ -123,6 +124,23 @@ fn reject_nested(func: &Function) -> Result<(), AdError> {
         }
     }
     Ok(())
+}
+
+/// The reverse of a `return` or `break` out of a loop nest enters the reversed outer loop in
+/// its middle: a cycle with two entries, which the loop reversal here cannot take. It arises
+/// only when a pullback is differentiated again (second derivatives by reverse over reverse):
+/// refuse it by name rather than reverse it wrongly.
+fn reject_irreducible(func: &Function) -> Result<(), AdError> {
+    if zy_ir::cfg::is_reducible(func) {
+        return Ok(());
+    }
+    Err(AdError::new(
+        func.span,
+        format!(
+            "cannot differentiate `{}` again: its pullback leaves a loop nest early (a `return` or `break` out of an inner loop), and reverse over reverse of such a pullback is not supported yet; `hessian` and `hvp` (forward over reverse) take it",
+            func.name
+        ),
+    ))
 }
 
 /// Facts about the primal shared by both passes.
