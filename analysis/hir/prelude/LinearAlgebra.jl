@@ -405,10 +405,13 @@ Whether `A` is square and equal to its transpose.
 function issymmetric(A::AbstractMatrix)
     n = size(A, 1)
     n == size(A, 2) || return false
+    # One flag, no early return out of the loop nest: a pullback leaving a nest early cannot
+    # be differentiated again, and `eigen` checks this under second derivatives.
+    same = true
     for j in 1:n, i in (j + 1):n
-        A[i, j] == A[j, i] || return false
+        same = same && A[i, j] == A[j, i]
     end
-    return true
+    return same
 end
 ishermitian(A::AbstractMatrix) = issymmetric(A)
 
@@ -416,16 +419,18 @@ ishermitian(A::AbstractMatrix) = issymmetric(A)
     opnorm(A, p)
 
 The operator norm induced by the vector `p`-norm, for `p = 1` (the largest column sum of
-magnitudes) and `p = Inf` (the largest row sum); `p = 2` needs singular values, which zy does
-not compute yet.
+magnitudes), `p = 2` (the largest singular value, `opnorm(A)`) and `p = Inf` (the largest row
+sum).
 """
 function opnorm(A::AbstractMatrix, p::Real)
     if p == 1
         return maximum(sum(abs.(A); dims = 1))
+    elseif p == 2
+        return opnorm(A)
     elseif p == Inf
         return maximum(sum(abs.(A); dims = 2))
     end
-    throw(ArgumentError("zy computes opnorm(A, p) for p = 1 and p = Inf only; p = 2 needs singular values"))
+    throw(ArgumentError("invalid p-norm p=$p. Valid: 1, 2, Inf"))
 end
 
 # ---- Matrix functions ----------------------------------------------------------------------
@@ -589,4 +594,335 @@ function log(A::Matrix{Float64})
     end
     L = 2.0^s * L
     return 0.5 * (L + permutedims(L))
+end
+
+# ---- Symmetric eigendecomposition, singular values --------------------------------------------
+
+export eigen, eigvals, eigvecs, Eigen, svd, svdvals, SVD
+
+"""
+    Eigen{V, M}
+
+The eigendecomposition of a symmetric matrix, `A = F.vectors * Diagonal(F.values) *
+F.vectors'`: the eigenvalues ascending and orthonormal eigenvectors as columns. `λ, U = F`
+destructures it, as in Julia.
+"""
+struct Eigen{V, M}
+    values::V
+    vectors::M
+end
+
+
+"""
+    eigen(A), eigvals(A), eigvecs(A)
+
+The eigenvalues (ascending) and eigenvectors of a real symmetric matrix (or `Symmetric(A)`), by
+cyclic Jacobi rotations to full precision (Julia calls LAPACK, so the last bits can differ).
+Each eigenvector's sign is chosen so that its entry of largest magnitude is positive (LAPACK
+makes no such choice: a vector may be the negative of Julia's). A matrix that is not symmetric
+is refused by name (its eigenvalues may be complex). Gradients are ChainRules' formulas for
+distinct eigenvalues: `Ā = U (Diagonal(λ̄) + F ∘ (Uᵀ Ū)) Uᵀ`, `Fᵢⱼ = 1 / (λⱼ - λᵢ)`, made
+symmetric.
+"""
+eigen(A::AbstractMatrix) = Eigen(_symeigen(_symmetric_float(A))...)
+eigvals(A::AbstractMatrix) = _symeigen(_symmetric_float(A))[1]
+eigvecs(A::AbstractMatrix) = _symeigen(_symmetric_float(A))[2]
+
+function _symmetric_float(A::AbstractMatrix)
+    size(A, 1) == size(A, 2) || throw(DimensionMismatch("matrix is not square: dimensions are $(size(A))"))
+    issymmetric(A) || error("unsupported: eigenvalues of a matrix that is not symmetric (they may be complex); zy decomposes symmetric matrices (`eigen(Symmetric(A))`)")
+    return float(A)
+end
+
+# `(λ, U)` of the symmetric `A` by cyclic Jacobi: each rotation zeroes one off-diagonal pair
+# (Golub & Van Loan, Algorithm 8.5.2), sweeps until the off-diagonal part is below rounding.
+function _symeigen(A::Matrix{Float64})
+    n = size(A, 1)
+    B = copy(A)
+    V = one(A)
+    for sweep in 1:100
+        off = 0.0
+        for j in 2:n, i in 1:(j - 1)
+            off += B[i, j]^2
+        end
+        off <= (eps(1.0) * norm(B))^2 / 4.0 && break
+        for p in 1:(n - 1), q in (p + 1):n
+            B[p, q] == 0.0 && continue
+            θ = (B[q, q] - B[p, p]) / (2.0 * B[p, q])
+            t = abs(θ) > 1.0e150 ? 0.5 / θ : (θ >= 0.0 ? 1.0 : -1.0) / (abs(θ) + Base.sqrt(θ^2 + 1.0))
+            c = 1.0 / Base.sqrt(t^2 + 1.0)
+            s = t * c
+            _rotate_columns!(B, p, q, c, s)
+            _rotate_rows!(B, p, q, c, s)
+            _rotate_columns!(V, p, q, c, s)
+        end
+    end
+    λ = [B[k, k] for k in 1:n]
+    # Ascending, by insertion (stable), the columns of V moving with their eigenvalues.
+    for j in 2:n
+        k = j
+        while k > 1 && λ[k] < λ[k - 1]
+            λ[k], λ[k - 1] = λ[k - 1], λ[k]
+            _swap_columns!(V, k, k - 1)
+            k -= 1
+        end
+    end
+    for j in 1:n
+        _largest_positive!(V, j)
+    end
+    return (λ, V)
+end
+
+function _swap_columns!(X::Matrix{Float64}, p::Int, q::Int)
+    for k in 1:size(X, 1)
+        X[k, p], X[k, q] = X[k, q], X[k, p]
+    end
+    return X
+end
+
+# Columns p and q of X become c xₚ - s x_q and s xₚ + c x_q.
+function _rotate_columns!(X::Matrix{Float64}, p::Int, q::Int, c::Float64, s::Float64)
+    for k in 1:size(X, 1)
+        xp = X[k, p]
+        xq = X[k, q]
+        X[k, p] = c * xp - s * xq
+        X[k, q] = s * xp + c * xq
+    end
+    return X
+end
+
+# Rows p and q of X become c xₚ - s x_q and s xₚ + c x_q.
+function _rotate_rows!(X::Matrix{Float64}, p::Int, q::Int, c::Float64, s::Float64)
+    for k in 1:size(X, 2)
+        xp = X[p, k]
+        xq = X[q, k]
+        X[p, k] = c * xp - s * xq
+        X[q, k] = s * xp + c * xq
+    end
+    return X
+end
+
+# Negate column j of U if its entry of largest magnitude (the first of equal ones) is negative.
+function _largest_positive!(U::Matrix{Float64}, j::Int)
+    m = 1
+    for i in 2:size(U, 1)
+        abs(U[i, j]) > abs(U[m, j]) && (m = i)
+    end
+    if U[m, j] < 0.0
+        for i in 1:size(U, 1)
+            U[i, j] = -U[i, j]
+        end
+    end
+    return U
+end
+
+# Fᵢⱼ = 1 / (dⱼ - dᵢ) off the diagonal, 0 on it (`d` the eigenvalues, or the squared singular
+# values): the coefficients of the eigenvectors' derivative.
+function _gap_inverse(d::Vector{Float64})
+    n = length(d)
+    return [i == j ? 0.0 : 1.0 / (d[j] - d[i]) for i in 1:n, j in 1:n]
+end
+
+_cotangent(x::Nothing, like) = zero(like)
+_cotangent(x, like) = x
+
+function rrule(::typeof(_symeigen), A::Matrix{Float64})
+    λ, U = _symeigen(A)
+    function symeigen_pullback(ȳ)
+        λ̄ = _cotangent(ȳ[1], λ)
+        Ū = _cotangent(ȳ[2], U)
+        C = _gap_inverse(λ) .* (transpose(U) * Ū)
+        Ā = U * (Diagonal(λ̄) + C) * transpose(U)
+        return (NoTangent(), 0.5 * (Ā + transpose(Ā)))
+    end
+    return (λ, U), symeigen_pullback
+end
+
+# λ̇ = diag(Uᵀ Ȧ U), U̇ = U (F ∘ (Uᵀ Ȧ U)).
+function frule(Δ, ::typeof(_symeigen), A::Matrix{Float64})
+    λ, U = _symeigen(A)
+    Ȧ = Δ[2]
+    M = transpose(U) * Ȧ * U
+    return (λ, U), (diag(M), U * (_gap_inverse(λ) .* M))
+end
+
+"""
+    SVD{M, V}
+
+The thin singular value decomposition `A = F.U * Diagonal(F.S) * F.Vt` of an m×n matrix:
+`k = min(m, n)` singular values `F.S` descending, `F.U` (m×k) and `F.V` (n×k) with orthonormal
+columns, `F.Vt` the transpose of `F.V`.
+"""
+struct SVD{M, V}
+    U::M
+    S::V
+    V::M
+    Vt::M
+end
+
+"""
+    svd(A), svdvals(A)
+
+The thin singular value decomposition of a real matrix and its singular values (descending),
+by one-sided Jacobi rotations to full precision (Julia calls LAPACK: the last bits can differ,
+and a pair of singular vectors may be the negatives of Julia's: zy makes the entry of largest
+magnitude of each column of `V` positive). Gradients are ChainRules' formulas (Townsend 2016),
+for distinct nonzero singular values.
+"""
+function svd(A::AbstractMatrix)
+    U, S, V = _svd(float(A))
+    return SVD(U, S, V, permutedims(V))
+end
+svdvals(A::AbstractMatrix) = _svd(float(A))[2]
+
+"""
+    opnorm(A), cond(A)
+
+The 2-norm of a matrix (its largest singular value) and its condition number in the 2-norm
+(the largest singular value over the smallest; `Inf` for a singular matrix).
+"""
+opnorm(A::AbstractMatrix) = svdvals(A)[1]
+function cond(A::AbstractMatrix)
+    s = svdvals(A)
+    return s[1] / s[end]
+end
+
+export cond
+
+# `(U, S, V)` of any real matrix: the tall case, or that of the transpose.
+function _svd(A::Matrix{Float64})
+    if size(A, 1) < size(A, 2)
+        V, S, U = _svd_tall(permutedims(A))
+        return (U, S, V)
+    end
+    return _svd_tall(A)
+end
+
+# One-sided Jacobi (Hestenes) on the m×n matrix A, m ≥ n: rotate pairs of columns until all are
+# orthogonal; their norms are the singular values.
+function _svd_tall(A::Matrix{Float64})
+    m, n = size(A)
+    W = copy(A)
+    V = zeros(n, n)
+    for j in 1:n
+        V[j, j] = 1.0
+    end
+    for sweep in 1:100
+        rotated = false
+        for p in 1:(n - 1), q in (p + 1):n
+            α = 0.0
+            β = 0.0
+            γ = 0.0
+            for k in 1:m
+                α += W[k, p]^2
+                β += W[k, q]^2
+                γ += W[k, p] * W[k, q]
+            end
+            abs(γ) <= eps(1.0) * Base.sqrt(α * β) && continue
+            rotated = true
+            ζ = (β - α) / (2.0 * γ)
+            t = abs(ζ) > 1.0e150 ? 0.5 / ζ : (ζ >= 0.0 ? 1.0 : -1.0) / (abs(ζ) + Base.sqrt(ζ^2 + 1.0))
+            c = 1.0 / Base.sqrt(t^2 + 1.0)
+            s = t * c
+            _rotate_columns!(W, p, q, c, s)
+            _rotate_columns!(V, p, q, c, s)
+        end
+        rotated || break
+    end
+    S = [Base.sqrt(sum(abs2, W[:, j])) for j in 1:n]
+    # Descending, by insertion (stable), the columns moving with their values.
+    for j in 2:n
+        k = j
+        while k > 1 && S[k] > S[k - 1]
+            S[k], S[k - 1] = S[k - 1], S[k]
+            _swap_columns!(W, k, k - 1)
+            _swap_columns!(V, k, k - 1)
+            k -= 1
+        end
+    end
+    U = zeros(m, n)
+    for j in 1:n
+        if S[j] > 0.0
+            for i in 1:m
+                U[i, j] = W[i, j] / S[j]
+            end
+        else
+            _orthonormal_column!(U, j)
+        end
+        if _flip_sign(V, j)
+            for i in 1:n
+                V[i, j] = -V[i, j]
+            end
+            for i in 1:m
+                U[i, j] = -U[i, j]
+            end
+        end
+    end
+    return (U, S, V)
+end
+
+# Is the entry of largest magnitude (the first of equal ones) of column j negative?
+function _flip_sign(X::Matrix{Float64}, j::Int)
+    m = 1
+    for i in 2:size(X, 1)
+        abs(X[i, j]) > abs(X[m, j]) && (m = i)
+    end
+    return X[m, j] < 0.0
+end
+
+# Column j of U (for a zero singular value): the first unit vector, orthogonalised against
+# columns 1 … j-1 (Gram–Schmidt, twice), whose remainder is not negligible.
+function _orthonormal_column!(U::Matrix{Float64}, j::Int)
+    m = size(U, 1)
+    for e in 1:m
+        u = zeros(m)
+        u[e] = 1.0
+        for pass in 1:2, k in 1:(j - 1)
+            d = 0.0
+            for i in 1:m
+                d += U[i, k] * u[i]
+            end
+            for i in 1:m
+                u[i] -= d * U[i, k]
+            end
+        end
+        r = Base.sqrt(sum(abs2, u))
+        if r > 0.5
+            for i in 1:m
+                U[i, j] = u[i] / r
+            end
+            return U
+        end
+    end
+    return U
+end
+
+function rrule(::typeof(_svd), A::Matrix{Float64})
+    U, s, V = _svd(A)
+    function svd_pullback(ȳ)
+        Ū = ȳ[1]
+        s̄ = ȳ[2]
+        V̄ = ȳ[3]
+        Ut = transpose(U)
+        Vt = transpose(V)
+        F = _gap_inverse(s .^ 2)
+        M = isnothing(s̄) ? zeros(length(s), length(s)) : Matrix(Diagonal(s̄))
+        if !isnothing(Ū)
+            J = F .* (Ut * Ū)
+            M = M + (J + transpose(J)) * Diagonal(s)
+        end
+        if !isnothing(V̄)
+            K = F .* (Vt * V̄)
+            M = M + Diagonal(s) * (K + transpose(K))
+        end
+        Ā = U * M * Vt
+        if !isnothing(Ū) && size(A, 1) > length(s)
+            Ā = Ā + (Ū - U * (Ut * Ū)) * Diagonal(1.0 ./ s) * Vt
+        end
+        if !isnothing(V̄) && size(A, 2) > length(s)
+            Ā = Ā + U * Diagonal(1.0 ./ s) * transpose(V̄ - V * (Vt * V̄))
+        end
+        return (NoTangent(), Ā)
+    end
+    return (U, s, V), svd_pullback
 end
