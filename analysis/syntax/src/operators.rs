@@ -73,6 +73,7 @@ pub(crate) fn infix(cx: &mut Cx, node: &SyntaxNode, dotted: bool) -> Expr {
         Some(FunctionOp::Call(name)) if dotted && broadcasts(name) => {
             return dotted_call_chain(cx, node, op, name, lhs, rest)
         }
+        Some(FunctionOp::Pipe) if dotted => return dotted_pipe_chain(cx, node, lhs, rest),
         _ => {}
     }
     let Some(bin) = binop(text) else {
@@ -251,6 +252,23 @@ fn dotted_call_chain(
     acc
 }
 
+/// `x .|> f .|> g`: Julia's `broadcast(|>, x, f)`, which for a function `f` is `f.(x)`; so
+/// `g.(f.(x))`.
+fn dotted_pipe_chain(cx: &mut Cx, node: &SyntaxNode, lhs: &SyntaxNode, rest: &[SyntaxNode]) -> Expr {
+    let mut acc = expr(cx, lhs);
+    for operand in rest {
+        let f = expr(cx, operand);
+        let range = span(acc.range, f.range);
+        let kind = ExprKind::DotCall {
+            callee: Box::new(f),
+            args: vec![acc],
+        };
+        acc = Expr::new(kind, range);
+    }
+    acc.range = node.range;
+    acc
+}
+
 /// The refusal of the operator `text` (dotted or not), with what to write instead where Julia
 /// has a spelling zy accepts.
 pub(crate) fn unsupported_operator(text: &str, dotted: bool) -> String {
@@ -259,7 +277,6 @@ pub(crate) fn unsupported_operator(text: &str, dotted: bool) -> String {
         ("//", _) => "(rational numbers); write `a / b` (a Float64 division) instead",
         ("&&", true) => "; write `a .& b` (Bools, elementwise) instead",
         ("||", true) => "; write `a .| b` (Bools, elementwise) instead",
-        ("|>", true) => "; write `f.(x)` instead",
         ("=>", true) => "(arrays of pairs are outside zy's subset); keep two arrays instead",
         ("<:" | ">:", false) => {
             "(types are not values in zy); test a value's type with `x isa T` instead"
