@@ -35,6 +35,19 @@ pub const HOOKS: &[Hooks] = &[
             "+",
         ],
     },
+    // The factorizations destructure by their fields (inference's `get_index`).
+    Hooks {
+        triggers: &[
+            "LinearAlgebra.Eigen",
+            "LinearAlgebra.SVD",
+            "LinearAlgebra.Cholesky",
+        ],
+        hooks: &[
+            "LinearAlgebra.Eigen",
+            "LinearAlgebra.SVD",
+            "LinearAlgebra.Cholesky",
+        ],
+    },
     // A library function with no method for a view reads a copy of it (inference's
     // `call_with_views_copied`).
     Hooks {

@@ -11,6 +11,15 @@ use crate::value::{array, convert, promote, Val};
 /// The prelude's pair type, `a => b`.
 const PAIR: &str = "Base.Pair";
 
+/// The types Julia destructures by their first fields (`a, b = p` of a pair; `λ, U = eigen(A)`,
+/// `U, S, V = svd(A)`, `L, U = cholesky(A)`: LinearAlgebra's `iterate` of its factorizations).
+const BY_FIELDS: &[&str] = &[
+    PAIR,
+    "LinearAlgebra.Eigen",
+    "LinearAlgebra.SVD",
+    "LinearAlgebra.Cholesky",
+];
+
 fn types(args: &[Val]) -> Vec<Type> {
     args.iter().map(|a| a.ty.clone()).collect()
 }
@@ -221,8 +230,9 @@ fn get_index(b: &mut PlanBuilder, args: &[Val]) -> Result<Val, Fail> {
             }
         },
         // Julia's `getindex(p::Pair, i::Int) = getfield(p, i)`: `a, b = p` destructures a
-        // pair (the prelude's `Base.Pair`), by constant index as a tuple's heterogeneous parts.
-        (Type::Struct(s), [i]) if &*s.name == PAIR => match i.int() {
+        // pair (the prelude's `Base.Pair`), by constant index as a tuple's heterogeneous parts;
+        // the factorizations likewise (what their `iterate` yields).
+        (Type::Struct(s), [i]) if BY_FIELDS.contains(&&*s.name) => match i.int() {
             Some(_) => get_field(b, &[x.clone(), i.clone()]),
             None => Err(Fail::unsupported(format!(
                 "indexing {} with a run-time index; destructure it (`a, b = p`) or index it with \
