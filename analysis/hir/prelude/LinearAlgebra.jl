@@ -926,3 +926,89 @@ function rrule(::typeof(_svd), A::Matrix{Float64})
     end
     return (U, s, V), svd_pullback
 end
+
+# ---- QR factorization ---------------------------------------------------------------------------
+
+export qr, QR
+
+"""
+    QR{M}
+
+The thin QR factorization `A = F.Q * F.R` of an m×n matrix, `k = min(m, n)`: `F.Q` (m×k) with
+orthonormal columns and `F.R` (k×n) upper triangular. Julia's `F.Q` is an implicit m×m
+orthogonal operator whose `Matrix(F.Q)` is this m×k matrix; zy's is the m×k matrix itself, so
+`F.Q' * b` has k entries (Julia's has m). `Q, R = qr(A)` destructures it.
+"""
+struct QR{M}
+    Q::M
+    R::M
+end
+
+"""
+    qr(A)
+
+The QR factorization of a real matrix by Householder reflections, as LAPACK's `geqrf` chooses
+them (each reflection makes `R[j, j] = -sign(A[j, j]) * norm(A[j:m, j])`, none when the column
+is already zero below the diagonal), so `R` has Julia's signs. Its gradient is that of the
+computation.
+"""
+function qr(A::AbstractMatrix)
+    Q, R = _qr(float(A))
+    return QR(Q, R)
+end
+
+# `F \ b`: the least-squares solution `R \ (Qᵀ b)` of a tall or square `A` (full column rank).
+(\)(F::QR, b) = F.R \ (transpose(F.Q) * b)
+
+function _qr(A::Matrix{Float64})
+    m, n = size(A)
+    k = min(m, n)
+    R = copy(A)
+    V = zeros(m, k)
+    τ = zeros(k)
+    for j in 1:k
+        below = 0.0
+        for i in (j + 1):m
+            below += R[i, j]^2
+        end
+        below == 0.0 && continue
+        x1 = R[j, j]
+        β = (x1 >= 0.0 ? -1.0 : 1.0) * Base.sqrt(x1^2 + below)
+        # v = x - β e₁, reflecting x onto β e₁: H = I - 2 v vᵀ / (vᵀ v).
+        V[j, j] = x1 - β
+        for i in (j + 1):m
+            V[i, j] = R[i, j]
+        end
+        τ[j] = 2.0 / ((x1 - β)^2 + below)
+        for c in j:n
+            s = 0.0
+            for i in j:m
+                s += V[i, j] * R[i, c]
+            end
+            for i in j:m
+                R[i, c] -= τ[j] * s * V[i, j]
+            end
+        end
+        for i in (j + 1):m
+            R[i, j] = 0.0
+        end
+    end
+    # Q = H₁ ⋯ H_k applied to the first k columns of the identity.
+    Q = zeros(m, k)
+    for j in 1:k
+        Q[j, j] = 1.0
+    end
+    for j in k:-1:1
+        τ[j] == 0.0 && continue
+        for c in 1:k
+            s = 0.0
+            for i in j:m
+                s += V[i, j] * Q[i, c]
+            end
+            for i in j:m
+                Q[i, c] -= τ[j] * s * V[i, j]
+            end
+        end
+    end
+    return (Q, R[1:k, :])
+end

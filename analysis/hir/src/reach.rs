@@ -41,11 +41,13 @@ pub const HOOKS: &[Hooks] = &[
             "LinearAlgebra.Eigen",
             "LinearAlgebra.SVD",
             "LinearAlgebra.Cholesky",
+            "LinearAlgebra.QR",
         ],
         hooks: &[
             "LinearAlgebra.Eigen",
             "LinearAlgebra.SVD",
             "LinearAlgebra.Cholesky",
+            "LinearAlgebra.QR",
         ],
     },
     // A library function with no method for a view reads a copy of it (inference's
