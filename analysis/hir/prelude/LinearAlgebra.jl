@@ -1012,3 +1012,80 @@ function _qr(A::Matrix{Float64})
     end
     return (Q, R[1:k, :])
 end
+
+# ---- LU factorization ---------------------------------------------------------------------------
+
+export lu, LU
+
+"""
+    LU{M, P}
+
+The LU factorization with partial pivoting `A[F.p, :] = F.L * F.U` of a square matrix: `F.L`
+unit lower triangular, `F.U` upper triangular, `F.p` the row permutation. `L, U, p = lu(A)`
+destructures it, as in Julia.
+"""
+struct LU{M, P}
+    L::M
+    U::M
+    p::P
+end
+
+"""
+    lu(A)
+
+The LU factorization of a square real matrix with partial pivoting (Julia's: at each step the
+row of largest magnitude in the column, the first of equal ones, becomes the pivot), a
+`SingularException` at an exactly zero pivot as Julia's `lu` (check = true). Its gradient is
+that of the computation.
+"""
+function lu(A::AbstractMatrix)
+    n = size(A, 1)
+    size(A, 2) == n || throw(DimensionMismatch("matrix is not square: dimensions are $(size(A))"))
+    W = float(copy(A))
+    p = collect(1:n)
+    for k in 1:n
+        r = k
+        for i in (k + 1):n
+            abs(W[i, k]) > abs(W[r, k]) && (r = i)
+        end
+        W[r, k] == 0.0 && throw(SingularException(k))
+        if r != k
+            p[k], p[r] = p[r], p[k]
+            for c in 1:n
+                W[k, c], W[r, c] = W[r, c], W[k, c]
+            end
+        end
+        for i in (k + 1):n
+            W[i, k] = W[i, k] / W[k, k]
+            for c in (k + 1):n
+                W[i, c] -= W[i, k] * W[k, c]
+            end
+        end
+    end
+    L = [i == j ? 1.0 : (i > j ? W[i, j] : 0.0) for i in 1:n, j in 1:n]
+    U = [i <= j ? W[i, j] : 0.0 for i in 1:n, j in 1:n]
+    return LU(L, U, p)
+end
+
+# `F \ b`: forward then back substitution on the permuted right-hand side.
+(\)(F::LU, b::AbstractVector) = F.U \ (F.L \ b[F.p])
+(\)(F::LU, B::AbstractMatrix) = F.U \ (F.L \ B[F.p, :])
+
+# The determinant: the pivots' product, negated for an odd permutation.
+function det(F::LU)
+    d = prod(diag(F.U))
+    n = length(F.p)
+    seen = fill(false, n)
+    for s in 1:n
+        seen[s] && continue
+        len = 0
+        k = s
+        while !seen[k]
+            seen[k] = true
+            k = F.p[k]
+            len += 1
+        end
+        iseven(len) && (d = -d)
+    end
+    return d
+end

@@ -42,12 +42,14 @@ pub const HOOKS: &[Hooks] = &[
             "LinearAlgebra.SVD",
             "LinearAlgebra.Cholesky",
             "LinearAlgebra.QR",
+            "LinearAlgebra.LU",
         ],
         hooks: &[
             "LinearAlgebra.Eigen",
             "LinearAlgebra.SVD",
             "LinearAlgebra.Cholesky",
             "LinearAlgebra.QR",
+            "LinearAlgebra.LU",
         ],
     },
     // A library function with no method for a view reads a copy of it (inference's

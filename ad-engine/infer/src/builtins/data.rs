@@ -12,13 +12,14 @@ use crate::value::{array, convert, promote, Val};
 const PAIR: &str = "Base.Pair";
 
 /// The types Julia destructures by their first fields (`a, b = p` of a pair; `λ, U = eigen(A)`,
-/// `U, S, V = svd(A)`, `L, U = cholesky(A)`, `Q, R = qr(A)`: LinearAlgebra's `iterate` of its factorizations).
+/// `U, S, V = svd(A)`, `L, U = cholesky(A)`, `Q, R = qr(A)`, `L, U, p = lu(A)`: LinearAlgebra's `iterate` of its factorizations).
 const BY_FIELDS: &[&str] = &[
     PAIR,
     "LinearAlgebra.Eigen",
     "LinearAlgebra.SVD",
     "LinearAlgebra.Cholesky",
     "LinearAlgebra.QR",
+    "LinearAlgebra.LU",
 ];
 
 fn types(args: &[Val]) -> Vec<Type> {
