@@ -116,9 +116,10 @@ fn reject_nested(func: &Function) -> Result<(), AdError> {
                 | Pushforward | Jvp | Hvp),
             )) = func.stmt(v).map(|s| &s.op)
             {
+                // The statement may come from inlined library code: name the function.
                 return Err(AdError::new(
-                    func.value(v).span,
-                    format!("cannot differentiate `{}`: nested differentiation (`{p}` inside differentiated code) is not supported yet", func.name),
+                    func.span,
+                    format!("cannot differentiate `{}`: nested differentiation (`{p}` inside differentiated code, as when the inner gradient runs a loop calling another function) is not supported yet; `hessian` and `hvp` compute second derivatives by forward over reverse", func.name),
                 ));
             }
         }
