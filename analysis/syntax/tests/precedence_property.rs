@@ -318,6 +318,44 @@ fn parsed(text: &str) -> Result<String, String> {
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(2000))]
 
+    /// Inside brackets a space before a sign starts a new element (`[a -b]` is `hcat`), but
+    /// not a space on both sides of a binary operator nor one after it (`[a - b]`, `[a- b]`).
+    #[test]
+    fn bracket_elements_split_at_spaces_only(rows in prop::collection::vec(
+        prop::collection::vec(term(), 1..4), 1..3,
+    )) {
+        for spaced in [false, true] {
+            let style = Style { full: false, spaced };
+            let printed: Vec<Vec<Out>> = rows
+                .iter()
+                .map(|row| row.iter().map(|t| render(t, style)).collect())
+                .collect();
+            let text = format!(
+                "[{}]",
+                printed
+                    .iter()
+                    .map(|row| row.iter().map(|o| o.text.as_str()).collect::<Vec<_>>().join("  "))
+                    .collect::<Vec<_>>()
+                    .join("; ")
+            );
+            let row_sx = |row: &Vec<Out>| -> Vec<Sx> { row.iter().map(|o| o.sx.clone()).collect() };
+            let sx = match printed.as_slice() {
+                [row] if row.len() == 1 => Sx::Node("vect", row_sx(row)),
+                [row] => Sx::Node("hcat", row_sx(row)),
+                rows => Sx::Node(
+                    "vcat",
+                    rows.iter()
+                        .map(|row| match row.as_slice() {
+                            [single] => single.sx.clone(),
+                            _ => Sx::Node("row", row_sx(row)),
+                        })
+                        .collect(),
+                ),
+            };
+            prop_assert_eq!(parsed(&text), Ok(sx.to_string()), "{}", text);
+        }
+    }
+
     #[test]
     fn minimal_and_full_parentheses_give_the_tree_of_the_precedence_table(t in term()) {
         for full in [false, true] {
