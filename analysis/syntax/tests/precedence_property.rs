@@ -395,7 +395,11 @@ fn the_printer_follows_the_table() {
         (
             Bin(
                 Op::Sub,
-                b(Bin(Op::Add, b(Bin(Op::Add, b(Var("a")), b(Var("b")))), b(Var("x")))),
+                b(Bin(
+                    Op::Add,
+                    b(Bin(Op::Add, b(Var("a")), b(Var("b")))),
+                    b(Var("x")),
+                )),
                 b(Bin(Op::Sub, b(Var("x")), b(Var("y")))),
             ),
             "a + b + x - (x - y)",
