@@ -407,7 +407,7 @@ fn numeric_literal_coefficients() {
     );
     // No juxtaposition.
     check(
-        &["x.3", "f(2)2"],
+        &["x.3", "f(2)2", "using A()", "(return)x", "begin end(3)"],
         expect![[r#"
             "x.3"
                 x
@@ -415,6 +415,15 @@ fn numeric_literal_coefficients() {
             "f(2)2"
                 (call f 2)
                 error 4..5: syntax error: unexpected `2`
+            "using A()"
+                (using (importpath A))
+                error 7..8: syntax error: unexpected `(`
+            "(return)x"
+                (parens (return))
+                error 8..9: syntax error: unexpected `x`
+            "begin end(3)"
+                (block)
+                error 9..10: syntax error: unexpected `(`
         "#]],
     );
 }

@@ -4,7 +4,10 @@
 //! the syntactic prefixes `$`, `&`, `::`.
 
 use super::stream::{flags, Pos};
-use super::{is_block_form, is_closing_token, is_initial_reserved_word, Ctx, DotOp, Parser};
+use super::{
+    is_block_form, is_closing_token, is_initial_reserved_word, is_statement_form, Ctx, DotOp,
+    Parser,
+};
 use crate::kind::{Keyword, Kind, Prec};
 
 /// The binary precedence levels, loosest first. Within the loop an operator of level `L` is
@@ -558,7 +561,8 @@ impl Parser<'_> {
                     && k != Kind::At
                     && !(is_block_form(prev)
                         || is_syntactic_unary_node(prev)
-                        || is_initial_reserved_word(cx, prev))))
+                        || is_initial_reserved_word(cx, prev)
+                        || is_statement_form(prev))))
             && (!k.is_operator() || k.is_radical_op())
             && !is_closing_token(cx, k);
         if !candidate {

@@ -855,6 +855,23 @@ pub(crate) fn is_block_form(k: Kind) -> bool {
     )
 }
 
+/// A node kind that is a statement of a reserved word (`using A`, `return x`): juxtaposition
+/// never follows one either (`using A()` is an error, not `(using A) * ()`).
+pub(crate) fn is_statement_form(k: Kind) -> bool {
+    matches!(
+        k,
+        Kind::Return
+            | Kind::Break
+            | Kind::Continue
+            | Kind::Local
+            | Kind::Global
+            | Kind::Const
+            | Kind::Import
+            | Kind::Using
+            | Kind::Export
+    )
+}
+
 /// `$`, `&`, `::` as prefix operators are syntax, not calls.
 pub(crate) fn is_syntactic_unary_op(k: Kind) -> bool {
     k.is_op("$") || k.is_op("&") || k.is_op("::")
