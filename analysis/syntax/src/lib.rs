@@ -31,6 +31,7 @@ mod operators;
 mod output;
 mod parser;
 mod print;
+mod show;
 mod type_values;
 mod walk;
 

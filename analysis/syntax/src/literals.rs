@@ -128,7 +128,7 @@ fn push_normalised(out: &mut String, text: &str) {
 
 /// What is wrong at [`BadEscape::at`].
 #[derive(Debug, PartialEq)]
-enum Problem {
+pub(crate) enum Problem {
     /// Not an escape sequence Julia knows (`\q`, `\x` without digits, `\777`).
     Escape,
     /// Byte escapes (`\xff`, `\377`) that do not spell UTF-8.
@@ -137,7 +137,7 @@ enum Problem {
 
 /// The byte offset and length of an invalid escape (or run of byte escapes) in a chunk.
 #[derive(Debug, PartialEq)]
-struct BadEscape {
+pub(crate) struct BadEscape {
     at: usize,
     len: usize,
     problem: Problem,
@@ -152,7 +152,7 @@ enum Escaped {
 
 /// Appends `text` with its escape sequences resolved as Julia does: `\xHH` and octal escapes
 /// are bytes, and a run of them must spell UTF-8.
-fn unescape_into(text: &str, out: &mut String) -> Result<(), BadEscape> {
+pub(crate) fn unescape_into(text: &str, out: &mut String) -> Result<(), BadEscape> {
     let mut rest = text;
     let mut bytes = Vec::new();
     let mut bytes_at = 0;

@@ -349,9 +349,13 @@ pub struct Sexp<'a> {
 
 impl fmt::Display for Sexp<'_> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let leaves = special_leaves(self.node);
         write_tree(f, self.node, |f, node| {
             if node.leaf {
-                write_leaf(f, node, self.text)
+                write_leaf(f, node, self.text, leaves.get(&node.range.start))
+            } else if node.kind == Kind::Catch && node.children.len() == 1 {
+                // JuliaSyntax's placeholder for a `catch` without a variable.
+                write!(f, "{}{} \u{25a1}", node.kind.name(), suffix(node))
             } else {
                 write!(f, "{}{}", node.kind.name(), suffix(node))
             }
@@ -359,16 +363,101 @@ impl fmt::Display for Sexp<'_> {
     }
 }
 
-fn write_leaf(f: &mut fmt::Formatter<'_>, node: &SyntaxNode, text: &str) -> fmt::Result {
+/// Leaves printed other than by their kind, by where they start.
+enum Special {
+    /// The name of a string macro (`x` in `x"s"`), printed `@x_str` or `@x_cmd`.
+    StrMacro(&'static str),
+    /// A chunk of a raw string, and its delimiter.
+    Raw(char),
+    /// The name in `var"..."`.
+    VarName,
+}
+
+/// The leaves under `root` that print specially, found with an explicit stack.
+fn special_leaves(root: &SyntaxNode) -> std::collections::HashMap<u32, Special> {
+    let mut found = std::collections::HashMap::new();
+    let mut stack = vec![root];
+    while let Some(node) = stack.pop() {
+        match (node.kind, node.children.as_slice()) {
+            (Kind::MacroCall, [name, string, ..])
+                if matches!(string.kind, Kind::StringLit | Kind::CmdStringLit) =>
+            {
+                let suffix = if string.kind == Kind::StringLit {
+                    "str"
+                } else {
+                    "cmd"
+                };
+                let name = match (name.kind, name.children.as_slice()) {
+                    (Kind::Dot, [.., last]) => last,
+                    _ => name,
+                };
+                if name.leaf {
+                    found.insert(name.range.start, Special::StrMacro(suffix));
+                }
+            }
+            (Kind::StringLit, parts) if node.has_flag(flags::RAW_STRING) => {
+                for part in parts.iter().filter(|p| p.leaf) {
+                    found.insert(part.range.start, Special::Raw('"'));
+                }
+            }
+            (Kind::CmdStringLit, parts) => {
+                for part in parts.iter().filter(|p| p.leaf) {
+                    found.insert(part.range.start, Special::Raw('`'));
+                }
+            }
+            (Kind::Var, [name, ..]) if name.leaf => {
+                found.insert(name.range.start, Special::VarName);
+            }
+            _ => {}
+        }
+        stack.extend(node.children.iter().filter(|c| !c.leaf));
+    }
+    found
+}
+
+fn write_leaf(
+    f: &mut fmt::Formatter<'_>,
+    node: &SyntaxNode,
+    text: &str,
+    special: Option<&Special>,
+) -> fmt::Result {
     let source = text
         .get(node.range.start as usize..node.range.end as usize)
         .unwrap_or("");
-    match node.kind {
-        Kind::String | Kind::CmdString => write!(f, "{source:?}"),
-        Kind::Char => write!(f, "'{source}'"),
-        Kind::ErrorNode => f.write_str("(error)"),
-        Kind::Error(_) => write!(f, "(error-token {source:?})"),
-        _ if source.is_empty() => write!(f, "∅{}", node.kind.name()),
+    match (node.kind, special) {
+        (_, Some(Special::StrMacro(suffix))) => write!(f, "@{source}_{suffix}"),
+        (Kind::Identifier, Some(Special::VarName)) => {
+            f.write_str(&crate::show::raw_value(source, '"'))
+        }
+        (Kind::String | Kind::CmdString, Some(Special::Raw(delimiter))) => f.write_str(
+            &crate::show::julia_string(&crate::show::raw_value(source, *delimiter)),
+        ),
+        (Kind::String, _) => {
+            let mut value = String::new();
+            match crate::literals::unescape_into(source, &mut value) {
+                Ok(()) => f.write_str(&crate::show::julia_string(&value)),
+                Err(_) => write!(f, "{source:?}"),
+            }
+        }
+        (Kind::CmdString, _) => write!(f, "{source:?}"),
+        (Kind::Char, _) => {
+            let mut value = String::new();
+            let ok = crate::literals::unescape_into(source, &mut value).is_ok();
+            let mut chars = value.chars();
+            match (ok, chars.next(), chars.next()) {
+                (true, Some(c), None) => f.write_str(&crate::show::julia_char(c)),
+                _ => write!(f, "'{source}'"),
+            }
+        }
+        (Kind::Integer | Kind::HexInt | Kind::BinInt | Kind::OctInt | Kind::Float, _) => {
+            match crate::show::number(source, node.kind) {
+                Some(shown) => f.write_str(&shown),
+                None => f.write_str(source),
+            }
+        }
+        (Kind::ErrorNode, _) => f.write_str("(error)"),
+        (Kind::Error(_), _) => write!(f, "(error-token {source:?})"),
+        _ if source.is_empty() => write!(f, "\u{2205}{}", node.kind.name()),
         _ => f.write_str(source),
     }
 }
@@ -395,6 +484,7 @@ fn suffix(node: &SyntaxNode) -> String {
     }
     if node.has_flag(flags::MUTABLE) {
         s.push_str(match node.kind {
+            Kind::Toplevel => "-;",
             Kind::Struct => "-mut",
             Kind::Module => "-bare",
             Kind::Function => "-=",

@@ -384,7 +384,7 @@ fn numeric_literal_coefficients() {
             "-2.5"
                 -2.5
             "+2"
-                +2
+                2
             "- 2"
                 (call-pre - 2)
             "-2*x"
@@ -396,7 +396,7 @@ fn numeric_literal_coefficients() {
             "-0x10"
                 (call-pre - 0x10)
             "+0x10"
-                +0x10
+                0x10
             "-(2)"
                 (call-pre - (parens 2))
             "1 -2"
@@ -688,9 +688,9 @@ fn calls() {
             "@inbounds x[i]"
                 (macrocall (macro_name inbounds) (ref x i))
             "r\"a.b\""
-                (macrocall r (string-r "a.b"))
+                (macrocall @r_str (string-r "a.b"))
             "x`ls`"
-                (macrocall x (cmdstring-r "ls"))
+                (macrocall @x_cmd (cmdstring-r "ls"))
         "#]],
     );
     // Strings.
@@ -718,7 +718,7 @@ fn calls() {
             "`ls -l`"
                 (cmdstring-r "ls -l")
             "raw\"a\\b\""
-                (macrocall raw (string-r "a\\b"))
+                (macrocall @raw_str (string-r "a\\b"))
         "#]],
     );
 }
@@ -983,7 +983,7 @@ fn control_flow() {
             "try\n  a\ncatch e\n  b\nfinally\n  c\nend"
                 (try (block a) (catch e (block b)) (finally (block c)))
             "try\n  a\ncatch\nend"
-                (try (block a) (catch (block)))
+                (try (block a) (catch □ (block)))
             "quote\n  x\nend"
                 (quote (block x))
             ":x"

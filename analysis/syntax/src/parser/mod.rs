@@ -469,7 +469,7 @@ impl<'a> Parser<'a> {
                 .diagnose(junk_range, &format!("syntax error: unexpected `{shown}`"));
         }
         if do_emit {
-            self.emit(mark, Kind::Toplevel, 0);
+            self.emit(mark, Kind::Toplevel, flags::SEMICOLONS);
         }
     }
 
