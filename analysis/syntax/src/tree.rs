@@ -26,6 +26,10 @@ pub struct SyntaxNode {
     /// Is this a token?
     pub leaf: bool,
     pub children: Vec<SyntaxNode>,
+    /// The syntax errors left out of `children` (whitespace where none is allowed, a stray
+    /// token after a complete construct), each with the number of children before it, kept
+    /// for the printer, which shows them as JuliaSyntax does (`(error-t)`).
+    pub trivia_errors: Vec<(usize, SyntaxNode)>,
 }
 
 /// Set on a node with an error node or error token anywhere inside it.
@@ -139,6 +143,8 @@ struct Built {
     node: Option<SyntaxNode>,
     /// A syntax error the tree leaves out (a trivia error node): its parent has an error.
     error: bool,
+    /// That error node, for the printer.
+    hidden: Option<SyntaxNode>,
 }
 
 /// Builds the tree from the postorder output, without recursion; returns it and the
@@ -162,6 +168,7 @@ fn build(stream: &Stream, text: &str) -> (SyntaxNode, Vec<Diagnostic>) {
             .map_or(0, |p| p + 1);
         let mut range: Option<TextRange> = None;
         let mut children = Vec::new();
+        let mut trivia_errors = Vec::new();
         let mut has_error = false;
         for built in stack.drain(split..) {
             if let Some(r) = built.range {
@@ -171,6 +178,9 @@ fn build(stream: &Stream, text: &str) -> (SyntaxNode, Vec<Diagnostic>) {
             if let Some(node) = built.node {
                 has_error |= node.has_error();
                 children.push(node);
+            }
+            if let Some(error) = built.hidden {
+                trivia_errors.push((children.len(), error));
             }
         }
         let range = range.unwrap_or(TextRange::new(event.range.start, event.range.start));
@@ -188,22 +198,41 @@ fn build(stream: &Stream, text: &str) -> (SyntaxNode, Vec<Diagnostic>) {
         }
         let keep = event.flags & flags::TRIVIA == 0;
         let trivia_error = !keep && event.kind == Kind::ErrorNode;
+        let node = SyntaxNode {
+            kind: event.kind,
+            flags: fl,
+            range,
+            leaf: false,
+            children,
+            trivia_errors,
+        };
+        let (node, hidden) = match (keep, trivia_error) {
+            (true, _) => (Some(node), None),
+            (false, true) => {
+                let mut node = node;
+                node.flags |= flags::TRIVIA;
+                (None, Some(node))
+            }
+            (false, false) => (None, None),
+        };
         stack.push(Built {
             first_event: first,
             range: Some(range),
             error: trivia_error || (!keep && has_error),
-            node: keep.then_some(SyntaxNode {
-                kind: event.kind,
-                flags: fl,
-                range,
-                leaf: false,
-                children,
-            }),
+            node,
+            hidden,
         });
     }
     let end = text.len() as u32;
     let root_error = stack.iter().any(|b| b.error);
-    let mut children: Vec<SyntaxNode> = stack.into_iter().filter_map(|b| b.node).collect();
+    let mut children: Vec<SyntaxNode> = Vec::new();
+    let mut root_trivia_errors = Vec::new();
+    for built in stack {
+        children.extend(built.node);
+        if let Some(error) = built.hidden {
+            root_trivia_errors.push((children.len(), error));
+        }
+    }
     let mut root = match (children.pop(), children.is_empty()) {
         (Some(root), true) if root.kind == Kind::Toplevel => root,
         (last, _) => SyntaxNode {
@@ -212,9 +241,11 @@ fn build(stream: &Stream, text: &str) -> (SyntaxNode, Vec<Diagnostic>) {
             range: TextRange::default(),
             leaf: false,
             children: children.into_iter().chain(last).collect(),
+            trivia_errors: Vec::new(),
         },
     };
     root.range = TextRange::new(0, end);
+    root.trivia_errors.extend(root_trivia_errors);
     if root_error {
         root.flags |= HAS_ERROR;
     }
@@ -256,17 +287,30 @@ fn build_token(
         diagnostics.push(Diagnostic { range, message });
     }
     let trivia = event.flags & flags::TRIVIA != 0;
+    let error = trivia && (event.kind == Kind::ErrorNode || event.kind.is_error());
+    let leaf = SyntaxNode {
+        kind: event.kind,
+        flags: event.flags & !flags::TRIVIA,
+        range,
+        leaf: true,
+        children: Vec::new(),
+        trivia_errors: Vec::new(),
+    };
+    let (node, hidden) = match (trivia, error) {
+        (false, _) => (Some(leaf), None),
+        (true, true) => {
+            let mut leaf = leaf;
+            leaf.flags |= flags::TRIVIA;
+            (None, Some(leaf))
+        }
+        (true, false) => (None, None),
+    };
     stack.push(Built {
         first_event: i,
         range: (!empty).then_some(range),
-        error: trivia && (event.kind == Kind::ErrorNode || event.kind.is_error()),
-        node: (!trivia).then(|| SyntaxNode {
-            kind: event.kind,
-            flags: event.flags & !flags::TRIVIA,
-            range,
-            leaf: true,
-            children: Vec::new(),
-        }),
+        error,
+        node,
+        hidden,
     });
 }
 
@@ -334,11 +378,25 @@ fn write_tree(
                     continue;
                 }
                 steps.push(Step::Close);
-                steps.extend(node.children.iter().rev().map(Step::Open));
+                steps.extend(children_and_errors(node).into_iter().rev().map(Step::Open));
             }
         }
     }
     Ok(())
+}
+
+/// The children of `node` with its left-out syntax errors, in source order.
+fn children_and_errors(node: &SyntaxNode) -> Vec<&SyntaxNode> {
+    let mut all = Vec::with_capacity(node.children.len() + node.trivia_errors.len());
+    let mut errors = node.trivia_errors.iter().peekable();
+    for (i, child) in node.children.iter().enumerate() {
+        while let Some((_, error)) = errors.next_if(|(before, _)| *before <= i) {
+            all.push(error);
+        }
+        all.push(child);
+    }
+    all.extend(errors.map(|(_, error)| error));
+    all
 }
 
 /// A syntax tree printed as an S-expression over its source text: `(call-i a + b)`.
@@ -371,6 +429,8 @@ enum Special {
     Raw(char),
     /// The name in `var"..."`.
     VarName,
+    /// Punctuation inside a left-out error, which JuliaSyntax shows as `✘`.
+    Cross,
 }
 
 /// The leaves under `root` that print specially, found with an explicit stack.
@@ -408,11 +468,37 @@ fn special_leaves(root: &SyntaxNode) -> std::collections::HashMap<u32, Special> 
             (Kind::Var, [name, ..]) if name.leaf => {
                 found.insert(name.range.start, Special::VarName);
             }
+            (Kind::ErrorNode, parts) if node.has_flag(flags::TRIVIA) => {
+                for part in parts.iter().filter(|p| p.leaf && is_punctuation(p.kind)) {
+                    found.insert(part.range.start, Special::Cross);
+                }
+            }
             _ => {}
         }
         stack.extend(node.children.iter().filter(|c| !c.leaf));
+        stack.extend(
+            node.trivia_errors
+                .iter()
+                .map(|(_, e)| e)
+                .filter(|e| !e.leaf),
+        );
     }
     found
+}
+
+fn is_punctuation(kind: Kind) -> bool {
+    matches!(
+        kind,
+        Kind::Comma
+            | Kind::Semicolon
+            | Kind::At
+            | Kind::LParen
+            | Kind::RParen
+            | Kind::LBracket
+            | Kind::RBracket
+            | Kind::LBrace
+            | Kind::RBrace
+    )
 }
 
 fn write_leaf(
@@ -425,6 +511,7 @@ fn write_leaf(
         .get(node.range.start as usize..node.range.end as usize)
         .unwrap_or("");
     match (node.kind, special) {
+        (_, Some(Special::Cross)) => f.write_str("\u{2718}"),
         (_, Some(Special::StrMacro(suffix))) => write!(f, "@{source}_{suffix}"),
         (Kind::Identifier, Some(Special::VarName)) => {
             f.write_str(&crate::show::raw_value(source, '"'))
@@ -455,6 +542,7 @@ fn write_leaf(
                 None => f.write_str(source),
             }
         }
+        (Kind::ErrorNode, _) if node.has_flag(flags::TRIVIA) => f.write_str("(error-t)"),
         (Kind::ErrorNode, _) => f.write_str("(error)"),
         (Kind::Error(_), _) => write!(f, "(error-token {source:?})"),
         _ if source.is_empty() => write!(f, "\u{2205}{}", node.kind.name()),
@@ -467,6 +555,9 @@ fn write_leaf(
 /// `-r` raw, `-:` colon quote, `-N` dimension.
 fn suffix(node: &SyntaxNode) -> String {
     let mut s = String::new();
+    if node.kind == Kind::ErrorNode && node.has_flag(flags::TRIVIA) {
+        s.push_str("-t");
+    }
     if node.is_infix() {
         s.push_str("-i");
     }

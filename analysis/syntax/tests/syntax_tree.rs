@@ -523,7 +523,7 @@ fn brackets_are_whitespace_sensitive() {
             "[a\n b]"
                 (vcat a b)
             "[1 2;; 3 4]"
-                (ncat-2 (row 1 2) (row 3 4))
+                (ncat-2 (row 1 2 (error-t)) (row 3 4))
                 error 4..6: cannot mix space and ;; separators in an array expression, except to wrap a line
             "[1; 2;; 3; 4]"
                 (ncat-2 (nrow-1 1 2) (nrow-1 3 4))
