@@ -127,7 +127,7 @@ fn push_normalised(out: &mut String, text: &str) {
 }
 
 /// What is wrong at [`BadEscape::at`].
-#[derive(Debug, PartialEq)]
+#[derive(Clone, Copy, Debug, PartialEq)]
 pub(crate) enum Problem {
     /// Not an escape sequence Julia knows (`\q`, `\x` without digits, `\777`).
     Escape,
@@ -140,7 +140,7 @@ pub(crate) enum Problem {
 pub(crate) struct BadEscape {
     at: usize,
     len: usize,
-    problem: Problem,
+    pub(crate) problem: Problem,
 }
 
 /// One resolved escape sequence.

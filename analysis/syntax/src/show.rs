@@ -58,6 +58,9 @@ fn unsigned(body: &str) -> Option<String> {
     Some(format!("0x{value:0w$x}", w = (width / 4) as usize))
 }
 
+/// JuliaSyntax's token for a float literal too large for its type.
+const OVERFLOW: &str = "(ErrorNumericOverflow)";
+
 /// A decimal or hexadecimal float literal's value, `Float32` when it has an `f` exponent.
 fn float(body: &str, negative: bool) -> Option<String> {
     if let Some(hex) = body.strip_prefix("0x") {
@@ -67,11 +70,19 @@ fn float(body: &str, negative: bool) -> Option<String> {
     if let Some((mantissa, exponent)) = body.split_once('f') {
         let value: f32 = format!("{mantissa}e{exponent}").parse().ok()?;
         let value = if negative { -value } else { value };
-        return value.is_finite().then(|| shortest32(value));
+        return Some(if value.is_finite() {
+            shortest32(value)
+        } else {
+            OVERFLOW.to_string()
+        });
     }
     let value: f64 = body.parse().ok()?;
     let value = if negative { -value } else { value };
-    value.is_finite().then(|| shortest(value, 'e'))
+    Some(if value.is_finite() {
+        shortest(value, 'e')
+    } else {
+        OVERFLOW.to_string()
+    })
 }
 
 /// `1.8p1` (after `0x`): the hex digits, an optional point, and a binary exponent.
@@ -246,6 +257,8 @@ mod tests {
         assert_eq!(f("-1.0f0"), "-1.0f0");
         assert_eq!(f("1.5f3"), "1500.0f0");
         assert_eq!(f("1f10"), "1.0f10");
+        assert_eq!(f("1e1000"), "(ErrorNumericOverflow)");
+        assert_eq!(f("1f100"), "(ErrorNumericOverflow)");
         assert_eq!(number("1_000", Kind::Integer).as_deref(), Some("1000"));
         assert_eq!(number("+0b10010", Kind::BinInt).as_deref(), Some("0x12"));
         assert_eq!(number("0o22", Kind::OctInt).as_deref(), Some("0x12"));

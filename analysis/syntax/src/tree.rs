@@ -523,6 +523,9 @@ fn write_leaf(
             let mut value = String::new();
             match crate::literals::unescape_into(source, &mut value) {
                 Ok(()) => f.write_str(&crate::show::julia_string(&value)),
+                Err(e) if e.problem == crate::literals::Problem::Escape => {
+                    f.write_str("(ErrorInvalidEscapeSequence)")
+                }
                 Err(_) => write!(f, "{source:?}"),
             }
         }
@@ -533,6 +536,8 @@ fn write_leaf(
             let mut chars = value.chars();
             match (ok, chars.next(), chars.next()) {
                 (true, Some(c), None) => f.write_str(&crate::show::julia_char(c)),
+                (true, Some(_), Some(_)) => f.write_str("(ErrorOverLongCharacter)"),
+                (false, ..) => f.write_str("(ErrorInvalidEscapeSequence)"),
                 _ => write!(f, "'{source}'"),
             }
         }
@@ -544,7 +549,7 @@ fn write_leaf(
         }
         (Kind::ErrorNode, _) if node.has_flag(flags::TRIVIA) => f.write_str("(error-t)"),
         (Kind::ErrorNode, _) => f.write_str("(error)"),
-        (Kind::Error(_), _) => write!(f, "(error-token {source:?})"),
+        (Kind::Error(error), _) => write!(f, "(Error{error:?})"),
         _ if source.is_empty() => write!(f, "\u{2205}{}", node.kind.name()),
         _ => f.write_str(source),
     }
