@@ -993,3 +993,48 @@ fn control_flow() {
         "#]],
     );
 }
+
+#[test]
+fn printed_as_juliasyntax_prints() {
+    // Literals by value, string macros by their macro's name, a missing catch variable as □,
+    // `;` lines as toplevel-;, left-out errors as (error-t) and bad tokens by kind.
+    check(
+        &[
+            "0b10010",
+            "1e-3 + 1e6 + 1_000 + 5.",
+            "'\\u03b1'",
+            "\"a\\tb$(x)\\$\"",
+            "x\"s\"",
+            "try x catch end",
+            "a; b",
+            "f (a)",
+            "a--b",
+            "'ab'",
+        ],
+        expect![[r#"
+            "0b10010"
+                0x12
+            "1e-3 + 1e6 + 1_000 + 5."
+                (call-i 0.001 + 1.0e6 1000 5.0)
+            "'\\u03b1'"
+                (char 'α')
+            "\"a\\tb$(x)\\$\""
+                (string "a\tb" (parens x) "\$")
+            "x\"s\""
+                (macrocall @x_str (string-r "s"))
+            "try x catch end"
+                (try (block x) (catch □ (block)))
+            "a; b"
+                (toplevel-; a b)
+            "f (a)"
+                (call f (error-t) a)
+                error 1..2: whitespace is not allowed here
+            "a--b"
+                (call-i a (ErrorInvalidOperator) b)
+                error 1..3: syntax error: invalid operator `--`
+                error 1..3: invalid operator
+            "'ab'"
+                (char (ErrorOverLongCharacter))
+        "#]],
+    );
+}
