@@ -1032,7 +1032,6 @@ fn printed_as_juliasyntax_prints() {
             "a--b"
                 (call-i a (ErrorInvalidOperator) b)
                 error 1..3: syntax error: invalid operator `--`
-                error 1..3: invalid operator
             "'ab'"
                 (char (ErrorOverLongCharacter))
         "#]],

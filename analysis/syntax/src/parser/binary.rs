@@ -303,11 +303,10 @@ impl Parser<'_> {
     fn parse_invalid_op(&mut self, cx: Ctx, mark: Pos, op: DotOp) {
         self.bump_trivia();
         self.bump_dotted(cx, op.dotted, 0, false, None);
-        let message = match op.kind() {
-            Kind::Error(e) => e.message(),
-            _ => "invalid operator",
-        };
-        self.s.diagnose(op.tok.range, message);
+        // An error token is reported where the tree is built, with its text.
+        if !matches!(op.kind(), Kind::Error(_)) {
+            self.s.diagnose(op.tok.range, "invalid operator");
+        }
         self.parse_binary(cx, Level::Plus);
         self.emit(mark, call_kind(op.dotted), flags::INFIX);
     }
