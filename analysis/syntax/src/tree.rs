@@ -355,17 +355,20 @@ fn write_tree(
 ) -> fmt::Result {
     enum Step<'n> {
         Open(&'n SyntaxNode),
+        /// `(wrapper`: a statement and the junk after it.
+        OpenWrapper,
         Close,
     }
     let mut steps = vec![Step::Open(root)];
     let mut first = true;
     while let Some(step) = steps.pop() {
+        if !matches!(step, Step::Close) && !first {
+            f.write_str(" ")?;
+        }
         match step {
             Step::Close => f.write_str(")")?,
+            Step::OpenWrapper => f.write_str("(wrapper")?,
             Step::Open(node) => {
-                if !first {
-                    f.write_str(" ")?;
-                }
                 first = false;
                 if node.leaf {
                     head(f, node)?;
@@ -373,30 +376,61 @@ fn write_tree(
                 }
                 f.write_str("(")?;
                 head(f, node)?;
-                if node.children.is_empty() {
+                let parts = children_and_errors(node);
+                if parts.is_empty() {
                     f.write_str(")")?;
                     continue;
                 }
                 steps.push(Step::Close);
-                steps.extend(children_and_errors(node).into_iter().rev().map(Step::Open));
+                for part in parts.into_iter().rev() {
+                    match part {
+                        Part::Node(n) => steps.push(Step::Open(n)),
+                        Part::Wrapped(statement, junk) => {
+                            steps.push(Step::Close);
+                            steps.extend(junk.into_iter().rev().map(Step::Open));
+                            steps.push(Step::Open(statement));
+                            steps.push(Step::OpenWrapper);
+                        }
+                    }
+                }
             }
         }
+        first = false;
     }
     Ok(())
 }
 
-/// The children of `node` with its left-out syntax errors, in source order.
-fn children_and_errors(node: &SyntaxNode) -> Vec<&SyntaxNode> {
-    let mut all = Vec::with_capacity(node.children.len() + node.trivia_errors.len());
+/// A child in print order: a node, or a statement with the junk after it (JuliaSyntax's
+/// `wrapper`).
+enum Part<'n> {
+    Node(&'n SyntaxNode),
+    Wrapped(&'n SyntaxNode, Vec<&'n SyntaxNode>),
+}
+
+/// The children of `node` with its left-out syntax errors, in source order; in a `toplevel`
+/// the errors after a statement are wrapped with it.
+fn children_and_errors(node: &SyntaxNode) -> Vec<Part<'_>> {
+    let mut parts = Vec::with_capacity(node.children.len() + node.trivia_errors.len());
     let mut errors = node.trivia_errors.iter().peekable();
     for (i, child) in node.children.iter().enumerate() {
         while let Some((_, error)) = errors.next_if(|(before, _)| *before <= i) {
-            all.push(error);
+            parts.push(Part::Node(error));
         }
-        all.push(child);
+        let junk: Vec<&SyntaxNode> = if node.kind == Kind::Toplevel {
+            std::iter::from_fn(|| errors.next_if(|(before, _)| *before == i + 1))
+                .map(|(_, error)| error)
+                .collect()
+        } else {
+            Vec::new()
+        };
+        if junk.is_empty() {
+            parts.push(Part::Node(child));
+        } else {
+            parts.push(Part::Wrapped(child, junk));
+        }
     }
-    all.extend(errors.map(|(_, error)| error));
-    all
+    parts.extend(errors.map(|(_, error)| Part::Node(error)));
+    parts
 }
 
 /// A syntax tree printed as an S-expression over its source text: `(call-i a + b)`.

@@ -1010,6 +1010,8 @@ fn printed_as_juliasyntax_prints() {
             "f (a)",
             "a--b",
             "'ab'",
+            "a b\nc",
+            "@(",
         ],
         expect![[r#"
             "0b10010"
@@ -1034,6 +1036,26 @@ fn printed_as_juliasyntax_prints() {
                 error 1..3: syntax error: invalid operator `--`
             "'ab'"
                 (char (ErrorOverLongCharacter))
+            "a b\nc"
+                a
+                c
+                error 2..3: syntax error: unexpected `b`
+            "@("
+                (macrocall (macro_name (parens (error-t))))
+                error 1..2: missing `)`
         "#]],
     );
+}
+
+#[test]
+fn junk_after_a_statement_is_wrapped_with_it() {
+    // JuliaSyntax's `(wrapper x (error-t y))`: the statement, then what cannot follow it.
+    let text = "a b\nc";
+    let parse = parse(text, None);
+    let shown = Sexp {
+        node: &parse.root,
+        text,
+    }
+    .to_string();
+    assert_eq!(shown, "(toplevel (wrapper a (error-t b)) c)");
 }
