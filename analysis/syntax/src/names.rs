@@ -40,6 +40,7 @@ pub(crate) fn normalized<'t>(text: &'t str, root: &SyntaxNode) -> Cow<'t, str> {
     Cow::Owned(out)
 }
 
+/// The character Julia reads `c` as in a name.
 fn same_name(c: char) -> char {
     SAME_NAME
         .iter()

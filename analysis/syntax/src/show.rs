@@ -186,6 +186,7 @@ pub(crate) fn julia_char(c: char) -> String {
     out
 }
 
+/// Appends `c` as Julia's `repr` writes it inside quotes.
 fn push_char(out: &mut String, c: char) {
     let escaped = match c {
         '\0' => "\\0",

@@ -520,6 +520,7 @@ fn special_leaves(root: &SyntaxNode) -> std::collections::HashMap<u32, Special> 
     found
 }
 
+/// Brackets, `,`, `;` and `@`: what JuliaSyntax keeps as trivia, shown as `✘` in an error.
 fn is_punctuation(kind: Kind) -> bool {
     matches!(
         kind,
@@ -535,6 +536,7 @@ fn is_punctuation(kind: Kind) -> bool {
     )
 }
 
+/// A token as JuliaSyntax prints it: literals by value, names as written.
 fn write_leaf(
     f: &mut fmt::Formatter<'_>,
     node: &SyntaxNode,
