@@ -16,6 +16,8 @@ pub(crate) fn normalize(op: &str) -> &str {
         "≥" => ">=",
         "≠" => "!=",
         "−" => "-",
+        // The middle dot and the Greek ano teleia are the dot operator.
+        "·" | "·" => "⋅",
         other => other,
     }
 }
@@ -195,7 +197,7 @@ enum FunctionOp {
 }
 
 fn function_op(text: &str) -> Option<FunctionOp> {
-    Some(match text {
+    Some(match normalize(text) {
         "\\" => FunctionOp::Call("\\"),
         "∘" => FunctionOp::Call("ComposedFunction"),
         "=>" => FunctionOp::Call("Base.Pair"),
