@@ -126,6 +126,16 @@ typemax(::Type{Int}) = typemax(Int64)
 typemin(::Type{Int}) = typemin(Int64)
 
 """
+    promote_type(S, T, ...)
+
+The type that arithmetic on values of types `S` and `T` gives: `Float64` if either is, else
+`Int64` (Julia's `Bool` of two `Bool`s is not a type value in zy).
+"""
+promote_type(T) = T
+promote_type(S, T) = typeof(zero(S) + zero(T))
+promote_type(S, T, U, rest...) = promote_type(promote_type(S, T), U, rest...)
+
+"""
     floatmax(Float64), floatmin(Float64)
 
 The largest finite and the smallest normal positive Float64.

@@ -842,8 +842,12 @@ fn dot_assignment(cx: &mut Cx, node: &SyntaxNode) -> Expr {
     let [lhs, rhs] = node.children.as_slice() else {
         return error_expr(node);
     };
+    // Any expression is a destination, as Julia's `materialize!(dest, ...)`: a name, an
+    // element or field, or a call's result (`similar(x) .= 2 .* x`).
     let target = match (lhs.leaf, lhs.kind) {
-        (true, Kind::Identifier) | (false, Kind::Ref | Kind::Dot) => expr(cx, lhs),
+        (true, Kind::Identifier) | (false, Kind::Ref | Kind::Dot | Kind::Call | Kind::Parens) => {
+            expr(cx, lhs)
+        }
         _ => return cx.syntax(lhs, "syntax error: invalid target of `.=`"),
     };
     let value = expr(cx, rhs);
