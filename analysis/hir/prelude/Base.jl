@@ -571,6 +571,18 @@ prod(t::Tuple{}) = 1
 maximum(t::Tuple) = _foldl_tuple(max, t...)
 minimum(t::Tuple) = _foldl_tuple(min, t...)
 
+# Named tuples as collections of their values (Julia's `NamedTuple` iterates, reduces and
+# converts through `values(nt)`, the tuple of its values; `values`, `Tuple`, `merge`,
+# `haskey`, `getproperty` and `map` of named tuples are builtins, decided by the names in the type).
+sum(nt::NamedTuple) = sum(values(nt))
+prod(nt::NamedTuple) = prod(values(nt))
+maximum(nt::NamedTuple) = maximum(values(nt))
+minimum(nt::NamedTuple) = minimum(values(nt))
+sum(f, nt::NamedTuple) = sum(f, values(nt))
+prod(f, nt::NamedTuple) = prod(f, values(nt))
+maximum(f, nt::NamedTuple) = maximum(f, values(nt))
+minimum(f, nt::NamedTuple) = minimum(f, values(nt))
+
 _foldl_tuple(op) = error("ArgumentError: reducing over an empty collection is not allowed; consider supplying `init` to the reducer")
 _foldl_tuple(op, acc) = acc
 _foldl_tuple(op, acc, x, rest...) = _foldl_tuple(op, op(acc, x), rest...)

@@ -383,6 +383,9 @@ pub enum ExprKind {
     Nothing,
     /// A string literal: only meaningful as the message of `error("...")`.
     Str(String),
+    /// A quoted symbol `:a`: a field name or named-tuple key where a call takes one
+    /// (`nt[:a]`, `getproperty(s, :a)`, `haskey(nt, :a)`); inference refuses it elsewhere.
+    Symbol(String),
     Ident(String),
     /// `(a, b)`, `(a,)`.
     Tuple(Vec<Expr>),

@@ -67,11 +67,7 @@ fn convert(cx: &mut Cx, node: &SyntaxNode) -> Expr {
     }
     if let (Kind::Quote, [name]) = (node.kind, node.children.as_slice()) {
         if name.leaf && name.kind == Kind::Identifier {
-            let message = format!(
-                "symbol `:{}`; read a field as `s.{0}`, and choose between cases with a `Bool` or an `Int`, instead",
-                cx.text(name)
-            );
-            return cx.unsupported(node, &message);
+            return Expr::new(ExprKind::Symbol(cx.text(name).to_string()), node.range);
         }
     }
     if let Some(what) = outside_subset(node.kind) {
@@ -425,7 +421,10 @@ pub(crate) fn splat_item(cx: &mut Cx, node: &SyntaxNode) -> Expr {
 fn tuple(cx: &mut Cx, node: &SyntaxNode) -> Expr {
     let parts = &node.children;
     if let Some(p) = parts.iter().find(|k| k.kind == Kind::Parameters) {
-        return cx.unsupported(p, "named tuple with `;`; write `(a = a, b = b)` instead");
+        if parts.len() > 1 {
+            return cx.unsupported(p, "named tuple with `;` after positional elements");
+        }
+        return semicolon_named_tuple(cx, node, p);
     }
     if let Some(g) = parts.iter().find(|k| k.kind == Kind::Generator) {
         return cx.unsupported(g, "generator expression");
@@ -455,6 +454,26 @@ fn tuple(cx: &mut Cx, node: &SyntaxNode) -> Expr {
             return cx.syntax(name, "syntax error: invalid named tuple field name");
         }
         fields.push((cx.text(name).to_string(), expr(cx, value)));
+    }
+    Expr::new(ExprKind::NamedTuple(fields), node.range)
+}
+
+/// `(; a, b = x, s.c)` (Julia 1.5): the named tuple `(a = a, b = x, c = s.c)`; as an
+/// assignment target, `(; a, b) = nt` reads `nt.a` and `nt.b` (lowering).
+fn semicolon_named_tuple(cx: &mut Cx, node: &SyntaxNode, params: &SyntaxNode) -> Expr {
+    let mut fields = Vec::new();
+    for item in &params.children {
+        let field = match (item.leaf, item.kind, item.children.as_slice()) {
+            (true, Kind::Identifier, _) => (cx.text(item).to_string(), expr(cx, item)),
+            (false, Kind::Assign, [name, value]) if name.leaf && name.kind == Kind::Identifier => {
+                (cx.text(name).to_string(), expr(cx, value))
+            }
+            (false, Kind::Dot, [_, name]) if name.leaf && name.kind == Kind::Identifier => {
+                (cx.text(name).to_string(), expr(cx, item))
+            }
+            _ => return cx.syntax(item, "syntax error: invalid named tuple element"),
+        };
+        fields.push(field);
     }
     Expr::new(ExprKind::NamedTuple(fields), node.range)
 }

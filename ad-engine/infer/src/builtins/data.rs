@@ -237,12 +237,12 @@ fn get_index(b: &mut PlanBuilder, args: &[Val]) -> Result<Val, Fail> {
                     Some(p) => p as i64 + 1,
                     None => return Err(no_field(&x.ty, s)),
                 },
-                _ => {
-                    return Err(Fail::unsupported(
-                        "indexing a named tuple with a run-time index; read the field by name \
-                         (`nt.a`) or by a literal index (`nt[1]`) instead",
-                    ))
+                // A run-time Int index (a `for` loop over `nt`): the tuple of its values'.
+                _ if i.ty == Type::Int64 => {
+                    let t = super::named::values(b, x);
+                    return get_index(b, &[t, i.clone()]);
                 }
+                _ => return Err(no_method("getindex", &types(args))),
             };
             if k < 1 || k as usize > fs.len() {
                 return Err(bounds(&x.ty, k));

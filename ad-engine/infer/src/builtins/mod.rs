@@ -6,6 +6,7 @@ mod data;
 pub(crate) use data::nested_elements;
 pub(crate) mod diff;
 mod higher;
+mod named;
 mod scalar;
 
 use zy_ir::{Const, Prim, Type};
@@ -42,6 +43,11 @@ pub const BUILTINS: &[&str] = &[
     "max",
     "min",
     "isa",
+    "values",
+    "Tuple",
+    "merge",
+    "haskey",
+    "getproperty",
     "typeof",
     "eltype",
     "<:",
@@ -233,6 +239,9 @@ pub(crate) fn call(
         return Some(Err(refusal));
     }
     if let Some(r) = data::call(b, name, args) {
+        return Some(r);
+    }
+    if let Some(r) = named::call(b, name, args) {
         return Some(r);
     }
     if let Some(r) = diff::call(cx, b, name, args) {
