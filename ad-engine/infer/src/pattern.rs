@@ -145,6 +145,8 @@ pub(crate) fn pattern(expr: &TypeExpr, vars: &[Name], program: &Program) -> Resu
         "AbstractVector" => array(true, Some(1), 1),
         "AbstractMatrix" => array(true, Some(2), 1),
         "AbstractArray" => array(true, None, 2),
+        // `Union{}`: no value has it; it is a subtype of every type.
+        "Union{}" => Ok(Pat::Union(Vec::new())),
         "Union" if !params.is_empty() => Ok(Pat::Union(
             params
                 .iter()

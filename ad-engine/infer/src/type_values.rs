@@ -184,7 +184,11 @@ impl Parser<'_> {
         let mut params = Vec::new();
         if self.eat("{") {
             if self.eat("}") {
-                return (name == "Tuple").then(|| TypeExpr::named(EMPTY_TUPLE));
+                return match name {
+                    "Tuple" => Some(TypeExpr::named(EMPTY_TUPLE)),
+                    "Union" => Some(TypeExpr::named("Union{}")),
+                    _ => None,
+                };
             }
             loop {
                 params.push(self.ty(bounds)?);

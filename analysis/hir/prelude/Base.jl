@@ -1369,6 +1369,19 @@ something(i::NothingOrInt, y::Int) = i.found ? i.index : y
 something(i::NothingOrInt, y) = error("unsupported: `something` of `findfirst`'s result with a default that is not an Int (its type would depend on the run); give an Int default")
 
 """
+    Some(x)
+
+A wrapper marking `x` (even `nothing`) as present: `something(Some(x), y)` is `x`.
+"""
+struct Some{T}
+    value::T
+end
+something(x::Some, y) = x.value
+something(x::Some) = x.value
+something(x) = x
+something(::Nothing) = throw(ArgumentError("No value arguments present"))
+
+"""
     findfirst(f, x), findlast(f, x), findnext(f, x, k), findprev(f, x, k), findfirst(m)
 
 The first (last) index `j` of the vector `x` where `f(x[j])` holds (of `m` where `m[j]`), from

@@ -290,6 +290,8 @@ pub enum TypeExpr {
 /// The name of `Tuple{}`, the type of the empty tuple, as [`TypeExpr::Named`] without
 /// parameters (a plain `Tuple` is every tuple type).
 pub const EMPTY_TUPLE: &str = "Tuple{}";
+/// The name of `Union{}`, the type no value has (`Type::Bottom`), as a type's text.
+pub const EMPTY_UNION: &str = "Union{}";
 
 /// The name of a `<:B` type parameter (`Vector{<:Real}`) as [`TypeExpr::Named`] with `B` as
 /// its one parameter; a method's signature turns it into a bounded `where` variable.

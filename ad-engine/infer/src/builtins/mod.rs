@@ -295,6 +295,16 @@ pub(crate) fn call(
             prelude_equality(cx, b, "Base._array_equal", name, x, y)
         }
         ("==" | "!=", [x, y]) if is_tuple(x) && is_tuple(y) => tuple_equality(cx, b, name, x, y),
+        (
+            "==" | "!=",
+            [Val {
+                ty: Type::Function(f),
+                ..
+            }, Val {
+                ty: Type::Function(g),
+                ..
+            }],
+        ) if is_union_text(f) || is_union_text(g) => union_equality(cx, name, f, g),
         ("==" | "!=", [x, y]) if !(x.ty.is_number() && y.ty.is_number()) => {
             scalar::equality(name, x, y)
         }
@@ -405,6 +415,21 @@ fn isa(cx: &mut Cx, args: &[Val]) -> Result<Val, Fail> {
     let pat = crate::type_values::pattern_of_name(name, cx.program)?;
     let holds = crate::pattern::matches(&pat, &x.ty, &mut Default::default());
     Ok(Val::lit(Const::Bool(holds)))
+}
+
+/// Does a type value's name hold a union (`Union{A, B}`, `Union{}`, `VecOrMat{T}`), whose
+/// members may be written in any order?
+fn is_union_text(name: &str) -> bool {
+    name.contains("Union{") || name.contains("VecOrMat{")
+}
+
+/// `A == B` of types one of which is a union: Julia's type equality, `A <: B && B <: A`
+/// (`Union{Float64, Int} == Union{Int, Float64}`).
+fn union_equality(cx: &mut Cx, op: &str, a: &str, b: &str) -> Result<Val, Fail> {
+    let program = cx.program;
+    let same = crate::type_values::is_subtype(a, b, program)?
+        && crate::type_values::is_subtype(b, a, program)?;
+    Ok(Val::lit(Const::Bool(same == (op == "=="))))
 }
 
 /// `i isa T` of `findfirst`'s `Union{Nothing, Int64}`: decided at run time when `T` holds one
