@@ -83,25 +83,14 @@ impl<'a> Cx<'a> {
                 Some(Const::Str(_)) if callee != "error" => {
                     return Err(Fail::unsupported(format!("string values: {STRING_VALUES}")));
                 }
-                Some(Const::Symbol(_) | Const::Tuple(_))
+                // Lowering's constant tuples (named-tuple keys, shapes) go to its own helpers.
+                Some(Const::Tuple(_))
                     if !matches!(
                         callee,
-                        "getfield"
-                            | "getproperty"
-                            | "haskey"
-                            | "setfield!"
-                            | "getindex"
-                            | "namedtuple"
-                            | "undef"
-                            | "error"
-                            | "Base.kwcall"
-                            | "Base.splatcall"
+                        "namedtuple" | "hvcat" | "error" | "Base.kwcall" | "Base.splatcall"
                     ) =>
                 {
-                    return Err(Fail::unsupported(
-                        "symbols as values (only as field names and named-tuple keys); read a field as \
-                         `s.a`, and choose between cases with a `Bool` or an `Int`, instead",
-                    ));
+                    return Err(Fail::unsupported("a constant tuple as a value"));
                 }
                 _ => {}
             }

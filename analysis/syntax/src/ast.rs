@@ -385,8 +385,8 @@ pub enum ExprKind {
     Nothing,
     /// A string literal: only meaningful as the message of `error("...")`.
     Str(String),
-    /// A quoted symbol `:a`: a field name or named-tuple key where a call takes one
-    /// (`nt[:a]`, `getproperty(s, :a)`, `haskey(nt, :a)`); inference refuses it elsewhere.
+    /// A quoted symbol `:a`: a value (a field name or key to `nt[:a]`, `getproperty(s, :a)`,
+    /// `haskey(nt, :a)`; a mode to compare with `==`), whose type names it.
     Symbol(String),
     Ident(String),
     /// `(a, b)`, `(a,)`.

@@ -47,6 +47,7 @@ pub const BUILTINS: &[&str] = &[
     "Tuple",
     "merge",
     "haskey",
+    "keys",
     "getproperty",
     "typeof",
     "eltype",
@@ -505,6 +506,7 @@ pub(crate) const ABSTRACT_TYPES: &[&str] = &[
     "Tuple",
     "NamedTuple",
     "Nothing",
+    "Symbol",
 ];
 
 fn is_tuple(v: &Val) -> bool {

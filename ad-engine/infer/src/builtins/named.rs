@@ -1,4 +1,4 @@
-//! Named tuples as collections: `values`, `Tuple`, `merge`, `haskey`, `getproperty`, and the run-time
+//! Named tuples as collections: `keys`, `values`, `Tuple`, `merge`, `haskey`, `getproperty`, and the run-time
 //! index a `for` loop over one reads. Each is decided by the named tuple's type (its names are
 //! part of it, as in Julia) and built from `getfield`, `tuple` and `namedtuple` primitives.
 
@@ -23,8 +23,9 @@ pub(crate) fn call(b: &mut PlanBuilder, name: &str, args: &[Val]) -> Option<Resu
             Ok(acc)
         }
         ("haskey", [nt, key]) if is_named(nt) => haskey(nt, key),
+        ("keys", [nt]) if is_named(nt) => Ok(keys(b, nt)),
         ("getproperty", [x, f]) => getproperty(b, x, f),
-        ("values" | "Tuple" | "merge" | "haskey" | "getproperty", _) => Err(no_method(
+        ("values" | "Tuple" | "merge" | "haskey" | "keys" | "getproperty", _) => Err(no_method(
             name,
             &args.iter().map(|a| a.ty.clone()).collect::<Vec<_>>(),
         )),
@@ -111,11 +112,22 @@ fn merge(b: &mut PlanBuilder, x: &Val, y: &Val) -> Val {
     build(b, &names, vals)
 }
 
+/// `keys(nt)`: the tuple of its names, as symbols.
+fn keys(b: &mut PlanBuilder, nt: &Val) -> Val {
+    let names: Vec<Name> = fields(&nt.ty).iter().map(|(n, _)| n.clone()).collect();
+    let ty = Type::tuple(names.iter().map(|n| Type::Symbol(n.clone())));
+    let ops = names
+        .into_iter()
+        .map(|n| Arg::Const(Const::Symbol(n)))
+        .collect();
+    Val::of(b.prim(Prim::Tuple, ops, ty.clone()), ty)
+}
+
 /// `haskey(nt, :a)`: decided by the type.
 fn haskey(nt: &Val, key: &Val) -> Result<Val, Fail> {
-    let has = match &key.konst {
-        Some(Const::Symbol(s)) => fields(&nt.ty).iter().any(|(n, _)| n == s),
-        Some(Const::Int(k)) => *k >= 1 && (*k as usize) <= fields(&nt.ty).len(),
+    let has = match (&key.konst, super::data::symbol_of(key)) {
+        (_, Some(s)) => fields(&nt.ty).iter().any(|(n, _)| *n == s),
+        (Some(Const::Int(k)), _) => *k >= 1 && (*k as usize) <= fields(&nt.ty).len(),
         _ => {
             return Err(Fail::unsupported(
                 "`haskey` of a named tuple with a key that is not a literal symbol or Int",
@@ -127,7 +139,7 @@ fn haskey(nt: &Val, key: &Val) -> Result<Val, Fail> {
 
 /// `getproperty(x, :a)`: the field, as `x.a` (structs, named tuples).
 fn getproperty(b: &mut PlanBuilder, x: &Val, f: &Val) -> Result<Val, Fail> {
-    if !matches!(f.konst, Some(Const::Symbol(_))) {
+    if super::data::symbol_of(f).is_none() {
         return Err(Fail::unsupported(
             "`getproperty` with a field name that is not a literal symbol; write `x.a` instead",
         ));
