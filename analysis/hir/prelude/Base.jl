@@ -582,6 +582,11 @@ sum(f, nt::NamedTuple) = sum(f, values(nt))
 prod(f, nt::NamedTuple) = prod(f, values(nt))
 maximum(f, nt::NamedTuple) = maximum(f, values(nt))
 minimum(f, nt::NamedTuple) = minimum(f, values(nt))
+first(nt::NamedTuple) = getfield(nt, 1)
+last(nt::NamedTuple) = _last_of(values(nt)...)
+_last_of(x) = x
+_last_of(x, rest...) = _last_of(rest...)
+get(nt::NamedTuple, k::Symbol, default) = haskey(nt, k) ? getproperty(nt, k) : default
 
 _foldl_tuple(op) = error("ArgumentError: reducing over an empty collection is not allowed; consider supplying `init` to the reducer")
 _foldl_tuple(op, acc) = acc

@@ -296,6 +296,23 @@ pub(crate) fn call(
             prelude_equality(cx, b, "Base._array_equal", name, x, y)
         }
         ("==" | "!=", [x, y]) if is_tuple(x) && is_tuple(y) => tuple_equality(cx, b, name, x, y),
+        // Named tuples: the same names in the same order, and `==` values.
+        (
+            "==" | "!=",
+            [x @ Val {
+                ty: Type::NamedTuple(xs),
+                ..
+            }, y @ Val {
+                ty: Type::NamedTuple(ys),
+                ..
+            }],
+        ) => {
+            if !xs.iter().map(|(n, _)| n).eq(ys.iter().map(|(n, _)| n)) {
+                return Some(Ok(Val::lit(Const::Bool(name != "=="))));
+            }
+            let (xv, yv) = (named::values(b, x), named::values(b, y));
+            tuple_equality(cx, b, name, &xv, &yv)
+        }
         (
             "==" | "!=",
             [Val {
