@@ -587,6 +587,8 @@ last(nt::NamedTuple) = _last_of(values(nt)...)
 _last_of(x) = x
 _last_of(x, rest...) = _last_of(rest...)
 get(nt::NamedTuple, k::Symbol, default) = haskey(nt, k) ? getproperty(nt, k) : default
+# `NamedTuple{names}(t)`, as the syntax passes it: the named tuple of `t`'s values.
+_named_tuple_of(names::Tuple, t::Tuple) = _rename(names, t)
 
 _foldl_tuple(op) = error("ArgumentError: reducing over an empty collection is not allowed; consider supplying `init` to the reducer")
 _foldl_tuple(op, acc) = acc

@@ -478,6 +478,14 @@ fn semicolon_named_tuple(cx: &mut Cx, node: &SyntaxNode, params: &SyntaxNode) ->
     Expr::new(ExprKind::NamedTuple(fields), node.range)
 }
 
+/// The names of `NamedTuple{names}` (a callee), as the expression `names` (a tuple of symbols).
+fn named_tuple_names(cx: &mut Cx, curly: &SyntaxNode) -> Option<Expr> {
+    match curly.children.as_slice() {
+        [base, names] if base.leaf && cx.text(base) == "NamedTuple" => Some(expr(cx, names)),
+        _ => None,
+    }
+}
+
 /// `f(args)`, `f.(args)`, with a `do` block moved into the first argument.
 fn call(cx: &mut Cx, node: &SyntaxNode, dotted: bool) -> Expr {
     let Some((callee, rest)) = node.children.split_first() else {
@@ -494,6 +502,7 @@ fn call(cx: &mut Cx, node: &SyntaxNode, dotted: bool) -> Expr {
     while let (false, Kind::Parens, [inner]) = (bare.leaf, bare.kind, bare.children.as_slice()) {
         bare = inner;
     }
+    let mut names = None;
     let callee_expr = match (bare.leaf, bare.kind) {
         (_, Kind::Dot) if bare.children.len() == 1 => {
             let op = cx.text(&bare.children[0]).to_string();
@@ -504,9 +513,14 @@ fn call(cx: &mut Cx, node: &SyntaxNode, dotted: bool) -> Expr {
         (true, _) if cx.text(bare) == ":" => {
             return cx.unsupported(callee, "operator `:` as a function; write `a:b` instead");
         }
-        (false, Kind::Curly) => {
-            return cx.unsupported(callee, "type parameters in an expression");
-        }
+        (false, Kind::Curly) => match named_tuple_names(cx, bare) {
+            // `NamedTuple{names}(t)`: the prelude's `_named_tuple_of(names, t)`.
+            Some(n) => {
+                names = Some(n);
+                Expr::new(ExprKind::Ident("Base._named_tuple_of".into()), callee.range)
+            }
+            None => return cx.unsupported(callee, "type parameters in an expression"),
+        },
         _ => expr(cx, callee),
     };
     let (do_block, list) = match rest.split_last() {
@@ -518,6 +532,9 @@ fn call(cx: &mut Cx, node: &SyntaxNode, dotted: bool) -> Expr {
         args.push(do_function(cx, do_block));
     }
     let keywords = arguments(cx, list, &mut args);
+    if let Some(names) = names {
+        args.insert(0, names);
+    }
     if let ExprKind::Ident(name) = &callee_expr.kind {
         if name == "ntuple" && !dotted {
             val_length(&mut args);

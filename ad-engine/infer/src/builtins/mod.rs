@@ -49,6 +49,7 @@ pub const BUILTINS: &[&str] = &[
     "haskey",
     "keys",
     "getproperty",
+    "_rename",
     "typeof",
     "eltype",
     "<:",

@@ -24,8 +24,9 @@ pub(crate) fn call(b: &mut PlanBuilder, name: &str, args: &[Val]) -> Option<Resu
         }
         ("haskey", [nt, key]) if is_named(nt) => haskey(nt, key),
         ("keys", [nt]) if is_named(nt) => Ok(keys(b, nt)),
+        ("_rename", [names, t]) => rename_to(b, names, t),
         ("getproperty", [x, f]) => getproperty(b, x, f),
-        ("values" | "Tuple" | "merge" | "haskey" | "keys" | "getproperty", _) => Err(no_method(
+        ("values" | "Tuple" | "merge" | "haskey" | "keys" | "getproperty" | "_rename", _) => Err(no_method(
             name,
             &args.iter().map(|a| a.ty.clone()).collect::<Vec<_>>(),
         )),
@@ -87,6 +88,30 @@ pub(crate) fn rename(b: &mut PlanBuilder, names: &[Name], t: &Val) -> Val {
     };
     let vals = ts.iter().enumerate().map(|(k, ty)| field(b, t, k, ty)).collect();
     build(b, names, vals)
+}
+
+/// `_rename(names, t)` (`NamedTuple{names}(t)`): the named tuple with the symbols `names` and
+/// the values of `t`, one each.
+fn rename_to(b: &mut PlanBuilder, names: &Val, t: &Val) -> Result<Val, Fail> {
+    let (Type::Tuple(ns), Type::Tuple(ts)) = (&names.ty, &t.ty) else {
+        return Err(no_method("NamedTuple", &[names.ty.clone(), t.ty.clone()]));
+    };
+    let names: Option<Vec<Name>> = ns
+        .iter()
+        .map(|n| match n {
+            Type::Symbol(s) => Some(s.clone()),
+            _ => None,
+        })
+        .collect();
+    match names {
+        Some(names) if names.len() == ts.len() => Ok(rename(b, &names, t)),
+        Some(_) => Err(Fail::method(
+            "ArgumentError: Wrong number of arguments to named tuple constructor.",
+        )),
+        None => Err(Fail::unsupported(
+            "`NamedTuple{names}` whose names are not a tuple of symbols",
+        )),
+    }
 }
 
 /// `merge(a, b)`: `a`'s fields in order with those `b` also has taken from `b`, then `b`'s
