@@ -516,7 +516,9 @@ fn param_within(x: &Pat, y: &Pat) -> bool {
         (Pat::Bounded(_, xb), Pat::Bounded(_, yb)) => subtype(xb, yb),
         (Pat::Var(_), Pat::Bounded(..)) => false,
         (_, Pat::Bounded(_, yb)) => is_exact(x) && subtype(x, yb),
-        _ => x == y,
+        // Invariant: the same type, however written (`Union{Int, Float64}` is
+        // `Union{Float64, Int}`).
+        _ => x == y || (subtype(x, y) && subtype(y, x)),
     }
 }
 
