@@ -589,6 +589,8 @@ _last_of(x, rest...) = _last_of(rest...)
 get(nt::NamedTuple, k::Symbol, default) = haskey(nt, k) ? getproperty(nt, k) : default
 # `NamedTuple{names}(t)`, as the syntax passes it: the named tuple of `t`'s values.
 _named_tuple_of(names::Tuple, t::Tuple) = _rename(names, t)
+# `(; a = x, nt..., c = y)`, as the syntax passes it: the parts merged in order.
+_merge_named(nts::NamedTuple...) = merge(nts...)
 
 _foldl_tuple(op) = error("ArgumentError: reducing over an empty collection is not allowed; consider supplying `init` to the reducer")
 _foldl_tuple(op, acc) = acc

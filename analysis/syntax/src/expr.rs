@@ -459,10 +459,20 @@ fn tuple(cx: &mut Cx, node: &SyntaxNode) -> Expr {
 }
 
 /// `(; a, b = x, s.c)` (Julia 1.5): the named tuple `(a = a, b = x, c = s.c)`; as an
-/// assignment target, `(; a, b) = nt` reads `nt.a` and `nt.b` (lowering).
+/// assignment target, `(; a, b) = nt` reads `nt.a` and `nt.b` (lowering). A splat `nt...`
+/// among them merges `nt`'s fields in its place (`Base._merge_named` of the parts, in order).
 fn semicolon_named_tuple(cx: &mut Cx, node: &SyntaxNode, params: &SyntaxNode) -> Expr {
     let mut fields = Vec::new();
+    let mut parts = Vec::new();
     for item in &params.children {
+        if let (true, [inner]) = (is_splat(item), item.children.as_slice()) {
+            if !fields.is_empty() {
+                let run = std::mem::take(&mut fields);
+                parts.push(Expr::new(ExprKind::NamedTuple(run), node.range));
+            }
+            parts.push(expr(cx, inner));
+            continue;
+        }
         let field = match (item.leaf, item.kind, item.children.as_slice()) {
             (true, Kind::Identifier, _) => (cx.text(item).to_string(), expr(cx, item)),
             (false, Kind::Assign, [name, value]) if name.leaf && name.kind == Kind::Identifier => {
@@ -475,7 +485,18 @@ fn semicolon_named_tuple(cx: &mut Cx, node: &SyntaxNode, params: &SyntaxNode) ->
         };
         fields.push(field);
     }
-    Expr::new(ExprKind::NamedTuple(fields), node.range)
+    if parts.is_empty() {
+        return Expr::new(ExprKind::NamedTuple(fields), node.range);
+    }
+    if !fields.is_empty() {
+        parts.push(Expr::new(ExprKind::NamedTuple(fields), node.range));
+    }
+    let callee = Expr::new(ExprKind::Ident("Base._merge_named".into()), node.range);
+    let kind = ExprKind::Call {
+        callee: Box::new(callee),
+        args: parts,
+    };
+    Expr::new(kind, node.range)
 }
 
 /// The names of `NamedTuple{names}` (a callee), as the expression `names` (a tuple of symbols).
