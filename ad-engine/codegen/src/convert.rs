@@ -81,7 +81,9 @@ impl ToNative {
             (Value::Int(i), Type::Float64) => out.push((*i as f64).to_bits()),
             (Value::Int(i), Type::Int64) => out.push(*i as u64),
             (Value::Bool(b), Type::Bool) => out.push(u64::from(*b)),
-            (Value::Nothing, Type::Nothing) | (Value::Func(_), Type::Function(_)) => {}
+            (Value::Nothing, Type::Nothing)
+            | (Value::Func(_), Type::Function(_))
+            | (Value::Symbol(_), Type::Symbol(_)) => {}
             (Value::Tuple(vs), Type::Tuple(ts)) if vs.len() == ts.len() => {
                 for (v, t) in vs.iter().zip(ts.iter()) {
                     self.value(arena, v, t, out)?;
@@ -374,6 +376,7 @@ impl FromNative {
             Type::Bool => Value::Bool(next()? as u8 != 0),
             Type::Nothing | Type::Bottom => Value::Nothing,
             Type::Function(n) => Value::Func(n.clone()),
+            Type::Symbol(n) => Value::Symbol(n.clone()),
             Type::Tuple(ts) => {
                 let vs = ts
                     .iter()

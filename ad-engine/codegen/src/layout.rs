@@ -119,7 +119,7 @@ impl Layout {
             Type::Float64 => out.push(Slot::F64),
             Type::Int64 => out.push(Slot::I64),
             Type::Bool => out.push(Slot::Bool),
-            Type::Nothing | Type::Bottom | Type::Function(_) => {}
+            Type::Nothing | Type::Bottom | Type::Function(_) | Type::Symbol(_) => {}
             Type::Tuple(ts) => {
                 for t in ts.iter() {
                     self.push_slots(t, out)?;

@@ -72,7 +72,7 @@ impl<'a> Cx<'a> {
     /// Type one untyped operation over operands of the given types.
     pub fn resolve(&mut self, op: &Op, ins: &[Val]) -> Result<Plan, Fail> {
         let callee = match op {
-            Op::Call(n) => &**n,
+            Op::Call(n) => builtin_of(n).unwrap_or(n),
             _ => "",
         };
         for i in ins {
@@ -83,23 +83,14 @@ impl<'a> Cx<'a> {
                 Some(Const::Str(_)) if callee != "error" => {
                     return Err(Fail::unsupported(format!("string values: {STRING_VALUES}")));
                 }
-                Some(Const::Symbol(_) | Const::Tuple(_))
+                // Lowering's constant tuples (named-tuple keys, shapes) go to its own helpers.
+                Some(Const::Tuple(_))
                     if !matches!(
                         callee,
-                        "getfield"
-                            | "setfield!"
-                            | "getindex"
-                            | "namedtuple"
-                            | "undef"
-                            | "error"
-                            | "Base.kwcall"
-                            | "Base.splatcall"
+                        "namedtuple" | "hvcat" | "error" | "Base.kwcall" | "Base.splatcall"
                     ) =>
                 {
-                    return Err(Fail::unsupported(
-                        "symbols as values (only as field names and named-tuple keys); read a field as \
-                         `s.a`, and choose between cases with a `Bool` or an `Int`, instead",
-                    ));
+                    return Err(Fail::unsupported("a constant tuple as a value"));
                 }
                 _ => {}
             }
@@ -189,6 +180,11 @@ impl<'a> Cx<'a> {
     ) -> Result<Val, Fail> {
         let types: Vec<Type> = args.iter().map(|a| a.ty.clone()).collect();
         if types.contains(&Type::Any) {
+            // A symbol where the library's builtin takes one (`nt[:a]`: `Base.getindex` has
+            // Julia methods too, none of which takes a symbol).
+            if let Some(r) = builtin_of(name).and_then(|n| builtins::call(self, b, n, args)) {
+                return r;
+            }
             return Err(Fail::unsupported(
                 "symbols and strings as values (only as field names and `error` messages); choose \
                  between cases with a `Bool` or an `Int` instead",

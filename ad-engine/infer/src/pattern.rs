@@ -44,6 +44,8 @@ pub(crate) enum Pat {
     /// `Tuple` (any) or `Tuple{A, B}`.
     Tuple(Option<Vec<Pat>>),
     NamedTuple,
+    /// `Symbol`: every symbol (each has its own type, [`Type::Symbol`]).
+    Symbol,
     /// `Function`: generic functions, closures and pullbacks.
     Function,
     /// `typeof(f)`.
@@ -139,12 +141,15 @@ pub(crate) fn pattern(expr: &TypeExpr, vars: &[Name], program: &Program) -> Resu
         "Nothing" => no_params(Pat::Leaf(Type::Nothing)),
         "Function" => no_params(Pat::Function),
         "NamedTuple" => no_params(Pat::NamedTuple),
+        "Symbol" => no_params(Pat::Symbol),
         "Vector" => array(false, Some(1), 1),
         "Matrix" => array(false, Some(2), 1),
         "Array" => array(false, None, 2),
         "AbstractVector" => array(true, Some(1), 1),
         "AbstractMatrix" => array(true, Some(2), 1),
         "AbstractArray" => array(true, None, 2),
+        // `Union{}`: no value has it; it is a subtype of every type.
+        "Union{}" => Ok(Pat::Union(Vec::new())),
         "Union" if !params.is_empty() => Ok(Pat::Union(
             params
                 .iter()
@@ -328,6 +333,7 @@ pub(crate) fn matches(p: &Pat, t: &Type, b: &mut Bindings) -> bool {
             ps.len() == ts.len() && ps.iter().zip(ts.iter()).all(|(p, t)| matches(p, t, b))
         }
         (Pat::NamedTuple, Type::NamedTuple(_)) => true,
+        (Pat::Symbol, Type::Symbol(_)) => true,
         (Pat::Function, Type::Function(_) | Type::Pullback(_)) => true,
         (Pat::Function, Type::Struct(s)) => s.kind == zy_ir::StructKind::Closure,
         (Pat::Typeof(n), Type::Function(m)) => n == m,
@@ -451,7 +457,9 @@ pub(crate) fn subtype(a: &Pat, b: &Pat) -> bool {
         (Pat::Tuple(Some(xs)), Pat::Tuple(Some(ys))) => {
             xs.len() == ys.len() && xs.iter().zip(ys).all(|(x, y)| subtype(x, y))
         }
-        (Pat::NamedTuple, Pat::NamedTuple) | (Pat::Function, Pat::Function) => true,
+        (Pat::NamedTuple, Pat::NamedTuple)
+        | (Pat::Symbol, Pat::Symbol)
+        | (Pat::Function, Pat::Function) => true,
         (Pat::Typeof(_), Pat::Function) => true,
         (Pat::Typeof(x), Pat::Typeof(y)) => x == y,
         (
@@ -508,7 +516,9 @@ fn param_within(x: &Pat, y: &Pat) -> bool {
         (Pat::Bounded(_, xb), Pat::Bounded(_, yb)) => subtype(xb, yb),
         (Pat::Var(_), Pat::Bounded(..)) => false,
         (_, Pat::Bounded(_, yb)) => is_exact(x) && subtype(x, yb),
-        _ => x == y,
+        // Invariant: the same type, however written (`Union{Int, Float64}` is
+        // `Union{Float64, Int}`).
+        _ => x == y || (subtype(x, y) && subtype(y, x)),
     }
 }
 

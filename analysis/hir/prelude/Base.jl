@@ -581,6 +581,27 @@ prod(t::Tuple{}) = 1
 maximum(t::Tuple) = _foldl_tuple(max, t...)
 minimum(t::Tuple) = _foldl_tuple(min, t...)
 
+# Named tuples as collections of their values (Julia's `NamedTuple` iterates, reduces and
+# converts through `values(nt)`, the tuple of its values; `values`, `Tuple`, `merge`,
+# `haskey`, `getproperty` and `map` of named tuples are builtins, decided by the names in the type).
+sum(nt::NamedTuple) = sum(values(nt))
+prod(nt::NamedTuple) = prod(values(nt))
+maximum(nt::NamedTuple) = maximum(values(nt))
+minimum(nt::NamedTuple) = minimum(values(nt))
+sum(f, nt::NamedTuple) = sum(f, values(nt))
+prod(f, nt::NamedTuple) = prod(f, values(nt))
+maximum(f, nt::NamedTuple) = maximum(f, values(nt))
+minimum(f, nt::NamedTuple) = minimum(f, values(nt))
+first(nt::NamedTuple) = getfield(nt, 1)
+last(nt::NamedTuple) = _last_of(values(nt)...)
+_last_of(x) = x
+_last_of(x, rest...) = _last_of(rest...)
+get(nt::NamedTuple, k::Symbol, default) = haskey(nt, k) ? getproperty(nt, k) : default
+# `NamedTuple{names}(t)`, as the syntax passes it: the named tuple of `t`'s values.
+_named_tuple_of(names::Tuple, t::Tuple) = _rename(names, t)
+# `(; a = x, nt..., c = y)`, as the syntax passes it: the parts merged in order.
+_merge_named(nts::NamedTuple...) = merge(nts...)
+
 _foldl_tuple(op) = error("ArgumentError: reducing over an empty collection is not allowed; consider supplying `init` to the reducer")
 _foldl_tuple(op, acc) = acc
 _foldl_tuple(op, acc, x, rest...) = _foldl_tuple(op, op(acc, x), rest...)
@@ -1365,6 +1386,19 @@ something(x, y) = x
 something(::Nothing, y) = y
 something(i::NothingOrInt, y::Int) = i.found ? i.index : y
 something(i::NothingOrInt, y) = error("unsupported: `something` of `findfirst`'s result with a default that is not an Int (its type would depend on the run); give an Int default")
+
+"""
+    Some(x)
+
+A wrapper marking `x` (even `nothing`) as present: `something(Some(x), y)` is `x`.
+"""
+struct Some{T}
+    value::T
+end
+something(x::Some, y) = x.value
+something(x::Some) = x.value
+something(x) = x
+something(::Nothing) = throw(ArgumentError("No value arguments present"))
 
 """
     findfirst(f, x), findlast(f, x), findnext(f, x, k), findprev(f, x, k), findfirst(m)

@@ -494,8 +494,9 @@ impl<'e, 'a, 'b> Translator<'e, 'a, 'b> {
             Const::F64(bits) => vec![self.b.ins().f64const(f64::from_bits(*bits))],
             Const::Int(i) => vec![self.b.ins().iconst(types::I64, *i)],
             Const::Bool(x) => vec![self.b.ins().iconst(types::I8, i64::from(*x))],
-            Const::Nothing | Const::Func(_) => vec![],
-            Const::Symbol(_) | Const::Str(_) | Const::Tuple(_) => {
+            // Singletons: their type is the value.
+            Const::Nothing | Const::Func(_) | Const::Symbol(_) => vec![],
+            Const::Str(_) | Const::Tuple(_) => {
                 return Err(JitError::invalid(format!("constant {c:?} used as a value")))
             }
         })

@@ -114,6 +114,21 @@ fn invoke_synth(cx: &mut Cx, b: &mut PlanBuilder, name: &str, args: &[Val]) -> V
 }
 
 fn map(cx: &mut Cx, b: &mut PlanBuilder, f: &Val, xs: &[Val], args: &[Val]) -> Result<Val, Fail> {
+    // `map(f, nt...)` of named tuples with the same names: the named tuple of the results.
+    if let Some(Type::NamedTuple(first)) = xs.first().map(|x| &x.ty) {
+        let names: Vec<_> = first.iter().map(|(n, _)| n.clone()).collect();
+        let same = |x: &Val| {
+            matches!(&x.ty, Type::NamedTuple(fs) if fs.iter().map(|(n, _)| n).eq(names.iter()))
+        };
+        if !xs.iter().all(same) {
+            return Err(Fail::method(
+                "ArgumentError: Named tuple names do not match.",
+            ));
+        }
+        let tuples: Vec<Val> = xs.iter().map(|x| super::named::values(b, x)).collect();
+        let t = broadcast_tuples(cx, b, f, &tuples)?;
+        return Ok(super::named::rename(b, &names, &t));
+    }
     if let [Type::Tuple(first), rest @ ..] = types(xs).as_slice() {
         if rest
             .iter()
