@@ -41,7 +41,15 @@ pub unsafe fn run(ctx: &mut Ctx, site: &Site, buf: *mut u64) -> Result<(), Strin
         return Ok(());
     }
     let mut out = Vec::new();
-    ToNative::new(tables).value(&mut ctx.state.arena, &result, &fb.ret, &mut out)?;
+    // A result holding an operand's objects holds those same objects (a shallow copy of a
+    // vector of arrays shares its elements); a primitive that mutates an operand never gets
+    // here for a vector of objects (`Translator::fallback` refuses it).
+    let mut to = if fb.prim.info().effects.mutates.is_none() {
+        ToNative::knowing(tables, from.objects_made())
+    } else {
+        ToNative::new(tables)
+    };
+    to.value(&mut ctx.state.arena, &result, &fb.ret, &mut out)?;
     // SAFETY: the buffer has room for the result's slots.
     unsafe { std::ptr::copy_nonoverlapping(out.as_ptr(), buf, out.len()) };
     Ok(())

@@ -7,7 +7,7 @@ use zy_ir::{Const, Operand, Prim, Span, Type};
 
 use super::{mem, ClValue, Translator, R};
 use crate::error::JitError;
-use crate::layout::elem_slot;
+use crate::layout::Elem;
 use crate::runtime::arena::array_offset;
 
 impl Translator<'_, '_, '_> {
@@ -103,12 +103,26 @@ impl Translator<'_, '_, '_> {
                     && (tys.len() == 2 || tys.len() == 3 || tys.len() == usize::from(dims) + 1) =>
             {
                 let (addr, bad) = self.element_address(&elem, args, 1)?;
-                let slot = elem_slot(&elem)?;
+                let el = self.env.layout.elem(&elem)?;
+                let tys: Vec<_> = el.slots.iter().map(|s| s.cl_type()).collect();
                 let out = self.guarded(
                     bad,
-                    &[slot.cl_type()],
+                    &tys,
                     |t| t.fallback(p, args, ty, span),
-                    |t| Ok(vec![t.b.ins().load(slot.cl_type(), mem(), addr, 0)]),
+                    |t| match el.unset_marker() {
+                        // An unset slot (`#undef`): the interpreter raises its error.
+                        Some(k) => {
+                            let ptr = t.b.ins().load(types::I64, mem(), addr, el.offset(k));
+                            let unset = t.b.ins().icmp_imm_s(IntCC::Equal, ptr, 0);
+                            t.guarded(
+                                unset,
+                                &tys,
+                                |t| t.fallback(p, args, ty, span),
+                                |t| Ok(t.load_elem(&el, addr)),
+                            )
+                        }
+                        None => Ok(t.load_elem(&el, addr)),
+                    },
                 )?;
                 self.coerce(out, &elem, ty)?
             }
@@ -118,16 +132,17 @@ impl Translator<'_, '_, '_> {
                     && (tys.len() == 3 || tys.len() == 4 || tys.len() == usize::from(dims) + 2) =>
             {
                 let (addr, bad) = self.element_address(&elem, args, 2)?;
+                let el = self.env.layout.elem(&elem)?;
                 let v = self.operand_as(&args[1], &elem)?;
-                let v = *v
-                    .first()
-                    .ok_or_else(|| JitError::invalid("setindex! of no value"))?;
+                if v.len() != el.slots.len() {
+                    return Err(JitError::invalid("setindex! of a value of other slots"));
+                }
                 self.guarded(
                     bad,
                     &[],
                     |t| t.fallback(p, args, &Type::Bottom, span),
                     |t| {
-                        t.b.ins().store(mem(), v, addr, 0);
+                        t.store_elem(&el, addr, &v);
                         Ok(vec![])
                     },
                 )?;
@@ -141,7 +156,7 @@ impl Translator<'_, '_, '_> {
                     Some(t) => self.pointer(t)?,
                     None => self.b.ins().iconst(types::I64, 0),
                 };
-                let size = i64::from(elem_slot(&elem)?.size());
+                let size = i64::from(self.env.layout.elem(&elem)?.size);
                 let size = self.b.ins().iconst(types::I64, size);
                 let ctx = self.ctx();
                 let rt = self.env.rt.setlength;
@@ -158,6 +173,22 @@ impl Translator<'_, '_, '_> {
             }
             _ => return Ok(None),
         }))
+    }
+
+    /// The slots of the element at `addr`.
+    pub(super) fn load_elem(&mut self, el: &Elem, addr: ClValue) -> Vec<ClValue> {
+        el.slots
+            .iter()
+            .enumerate()
+            .map(|(k, s)| self.b.ins().load(s.cl_type(), mem(), addr, el.offset(k)))
+            .collect()
+    }
+
+    /// Store the slots `v` as the element at `addr`.
+    pub(super) fn store_elem(&mut self, el: &Elem, addr: ClValue, v: &[ClValue]) {
+        for (k, x) in v.iter().enumerate() {
+            self.b.ins().store(mem(), *x, addr, el.offset(k));
+        }
     }
 
     /// Reductions and products of Float64 arrays, by the runtime's kernels.
@@ -270,14 +301,14 @@ impl Translator<'_, '_, '_> {
 
     /// The address of the element that the index operands `args[first..]` select, and whether
     /// they are out of bounds (in which case the address must not be used).
-    fn element_address(
+    pub(super) fn element_address(
         &mut self,
         elem: &Type,
         args: &[Operand],
         first: usize,
     ) -> R<(ClValue, ClValue)> {
         let a = self.pointer(&args[0])?;
-        let size = i64::from(elem_slot(elem)?.size());
+        let size = i64::from(self.env.layout.elem(elem)?.size);
         let idx: Vec<ClValue> = args[first..]
             .iter()
             .map(|op| self.operand(op).map(|v| v[0]))
