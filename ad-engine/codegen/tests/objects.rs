@@ -162,3 +162,40 @@ fn tuples_in_line() {
     end";
     both(src, "f", &["3.0"], "([(3.0, 0.5), (6.0, 3.0)], 18.0)");
 }
+
+#[test]
+fn first_and_last_are_the_elements_themselves() {
+    let src = "f(xs) = (a = first(xs); a[1] = 0.0; (a, last(xs), xs[1]))";
+    let (out, args) = both(
+        src,
+        "f",
+        &["[[1.0], [2.0, 3.0]]"],
+        "([0.0], [2.0, 3.0], [0.0])",
+    );
+    let Value::Tuple(parts) = &out else {
+        panic!("{out:?}")
+    };
+    assert!(parts[0].egal(&element(&args[0], 1)));
+    assert!(parts[1].egal(&element(&args[0], 2)));
+}
+
+#[test]
+fn first_of_an_empty_vector_is_the_interpreters_error() {
+    let src = "f(xs) = first(xs)";
+    let (inst, prog) = typed(src, "f", &[Type::Array(Type::vector_f64().into(), 1)]);
+    let empty = || {
+        zy_interp::Array::new(
+            zy_interp::Shape::Vector(0),
+            zy_interp::ArrayData::Obj(zy_interp::Objects::unset(Type::vector_f64(), 0)),
+        )
+        .into_value()
+    };
+    let mut jit = JitSession::new().unwrap();
+    let by_jit = jit
+        .compile(&prog, &inst)
+        .expect("compiled")
+        .call(&[empty()], &Limits::default());
+    let by_interp = zy_interp::run(&prog, &inst, vec![empty()], &Limits::default());
+    assert!(by_jit.is_err(), "{by_jit:?}");
+    assert_eq!(render(&by_jit), render(&by_interp));
+}

@@ -104,26 +104,7 @@ impl Translator<'_, '_, '_> {
             {
                 let (addr, bad) = self.element_address(&elem, args, 1)?;
                 let el = self.env.layout.elem(&elem)?;
-                let tys: Vec<_> = el.slots.iter().map(|s| s.cl_type()).collect();
-                let out = self.guarded(
-                    bad,
-                    &tys,
-                    |t| t.fallback(p, args, ty, span),
-                    |t| match el.unset_marker() {
-                        // An unset slot (`#undef`): the interpreter raises its error.
-                        Some(k) => {
-                            let ptr = t.b.ins().load(types::I64, mem(), addr, el.offset(k));
-                            let unset = t.b.ins().icmp_imm_s(IntCC::Equal, ptr, 0);
-                            t.guarded(
-                                unset,
-                                &tys,
-                                |t| t.fallback(p, args, ty, span),
-                                |t| Ok(t.load_elem(&el, addr)),
-                            )
-                        }
-                        None => Ok(t.load_elem(&el, addr)),
-                    },
-                )?;
+                let out = self.read_elem(p, args, ty, span, &el, addr, bad)?;
                 self.coerce(out, &elem, ty)?
             }
             Prim::SetIndex

@@ -1,15 +1,16 @@
-//! Vectors whose elements are arrays, structs or tuples (`layout::Elem`): literals, and the
-//! AD's `slot_get`/`slot_set!`, which read and write a slot as stored (an unset one too).
+//! Vectors whose elements are arrays, structs or tuples (`layout::Elem`): literals, `first`,
+//! `last`, `accum!` of a shadow of tuples of numbers, and the AD's `slot_get`/`slot_set!`,
+//! which read and write a slot as stored (an unset one too).
 //! Indexing, `setlength!` and `length` are the arrays' own translations (`arrays.rs`); other
 //! primitives run in the interpreter on converted operands, those that mutate an operand
 //! holding objects refused ([`Translator::refuse_mutating_fallback`]).
 
-use cranelift_codegen::ir::{types, InstBuilder};
+use cranelift_codegen::ir::{condcodes::IntCC, types, InstBuilder};
 use zy_ir::{Operand, Prim, Span, Type};
 
 use super::{mem, ClValue, Translator, R};
 use crate::error::JitError;
-use crate::layout::Slot;
+use crate::layout::{Elem, Slot};
 use crate::runtime::arena::array_offset;
 
 impl Translator<'_, '_, '_> {
@@ -41,6 +42,24 @@ impl Translator<'_, '_, '_> {
                     self.store_elem(&el, at, &v);
                 }
                 vec![arr]
+            }
+            // `first(xs)`, `last(xs)`: an empty vector is the interpreter's error.
+            (Prim::First | Prim::Last, Some(Type::Array(elem, _)), _)
+                if tys.len() == 1 && **elem == *ty && !self.env.layout.elem(elem)?.number =>
+            {
+                let el = self.env.layout.elem(elem)?;
+                let a = self.pointer(&args[0])?;
+                let len = self.b.ins().load(types::I64, mem(), a, array_offset::LEN);
+                let empty = self.b.ins().icmp_imm_s(IntCC::SignedLessThanOrEqual, len, 0);
+                let data = self.b.ins().load(types::I64, mem(), a, array_offset::DATA);
+                let addr = if p == Prim::Last {
+                    let k = self.b.ins().iadd_imm_s(len, -1);
+                    let off = self.b.ins().imul_imm_s(k, i64::from(el.size));
+                    self.b.ins().iadd(data, off)
+                } else {
+                    data
+                };
+                self.read_elem(p, args, ty, span, &el, addr, empty)?
             }
             (Prim::SlotGet, Some(Type::Array(elem, 1)), _) if ints(&tys[1..]) && **elem == *ty => {
                 let el = self.env.layout.elem(elem)?;
@@ -91,6 +110,40 @@ impl Translator<'_, '_, '_> {
             }
             _ => return Ok(None),
         }))
+    }
+
+    /// The element at `addr`, or, when `bad` (out of bounds, an empty vector) or the slot is
+    /// unset (`#undef`), the interpreter's `p(args)`, which raises its error.
+    #[allow(clippy::too_many_arguments)]
+    pub(super) fn read_elem(
+        &mut self,
+        p: Prim,
+        args: &[Operand],
+        ty: &Type,
+        span: Span,
+        el: &Elem,
+        addr: ClValue,
+        bad: ClValue,
+    ) -> R<Vec<ClValue>> {
+        let tys: Vec<_> = el.slots.iter().map(|s| s.cl_type()).collect();
+        self.guarded(
+            bad,
+            &tys,
+            |t| t.fallback(p, args, ty, span),
+            |t| match el.unset_marker() {
+                Some(k) => {
+                    let ptr = t.b.ins().load(types::I64, mem(), addr, el.offset(k));
+                    let unset = t.b.ins().icmp_imm_s(IntCC::Equal, ptr, 0);
+                    t.guarded(
+                        unset,
+                        &tys,
+                        |t| t.fallback(p, args, ty, span),
+                        |t| Ok(t.load_elem(el, addr)),
+                    )
+                }
+                None => Ok(t.load_elem(el, addr)),
+            },
+        )
     }
 
     /// Are elements of `elem` stored as Float64 words only (tuples and structs of numbers)?
