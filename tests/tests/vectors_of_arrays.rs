@@ -371,7 +371,12 @@ fn the_fixtures_of_vectors_of_objects_run_on_the_jit() {
                 continue;
             };
             let got = analysis
-                .grad(file, call, zy_ide::EvalLimits::default(), zy_ide::Engine::Jit)
+                .grad(
+                    file,
+                    call,
+                    zy_ide::EvalLimits::default(),
+                    zy_ide::Engine::Jit,
+                )
                 .expect("not cancelled")
                 .unwrap_or_else(|e| panic!("{call}: {e}"));
             checked += 1;
@@ -381,5 +386,9 @@ fn the_fixtures_of_vectors_of_objects_run_on_the_jit() {
         }
     }
     assert!(checked > 20, "only {checked} gradients found");
-    assert!(fell_back.is_empty(), "run by the interpreter:\n{}", fell_back.join("\n"));
+    assert!(
+        fell_back.is_empty(),
+        "run by the interpreter:\n{}",
+        fell_back.join("\n")
+    );
 }

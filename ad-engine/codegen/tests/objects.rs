@@ -51,7 +51,11 @@ fn both(src: &str, name: &str, args: &[&str], want: &str) -> (Value, Vec<Value>)
     assert_eq!(render(&by_jit), want, "{name} (JIT)");
     assert_eq!(render(&by_interp), want, "{name} (interpreter)");
     let show = |vs: &[Value]| vs.iter().map(zy_interp::show).collect::<Vec<_>>();
-    assert_eq!(show(&jit_args), show(&interp_args), "{name}: arguments after");
+    assert_eq!(
+        show(&jit_args),
+        show(&interp_args),
+        "{name}: arguments after"
+    );
     (by_jit.unwrap_or(Value::Nothing), jit_args)
 }
 
@@ -121,7 +125,10 @@ fn a_model_of_immutable_layers_in_line() {
         return (h[2], layers[2].b, length(layers))
     end";
     // tanh(0.5 + 0.5) = tanh(1), then tanh(1·tanh(1) + 0).
-    let want = format!("({}, [1.0, 1.0], 2)", zy_ir::julia_float(1f64.tanh().tanh()));
+    let want = format!(
+        "({}, [1.0, 1.0], 2)",
+        zy_ir::julia_float(1f64.tanh().tanh())
+    );
     both(
         src,
         "f",
@@ -198,4 +205,60 @@ fn first_of_an_empty_vector_is_the_interpreters_error() {
     let by_interp = zy_interp::run(&prog, &inst, vec![empty()], &Limits::default());
     assert!(by_jit.is_err(), "{by_jit:?}");
     assert_eq!(render(&by_jit), render(&by_interp));
+}
+
+/// The gradient of `name` of `src` on both engines, each at its own `args()` (made twice, so
+/// that aliasing inside them is kept): equal renderings, returned.
+fn both_gradients(src: &str, name: &str, args: impl Fn() -> Vec<Value>) -> String {
+    let (args, copies) = (args(), args());
+    let tys: Vec<Type> = args.iter().map(Value::julia_type).collect();
+    let (inst, prog) = typed(src, name, &tys);
+    let (driver, prog) = zy_ad::gradient_program(&prog, &inst).expect("differentiable");
+    let mut jit = JitSession::new().unwrap();
+    let by_jit = jit
+        .compile(&prog, &driver)
+        .unwrap_or_else(|e| panic!("{name}: the JIT declined: {e}"))
+        .call(&args, &Limits::default());
+    let by_interp = zy_interp::run(&prog, &driver, copies, &Limits::default());
+    assert_eq!(render(&by_jit), render(&by_interp), "{name}");
+    render(&by_jit)
+}
+
+#[test]
+fn one_array_in_two_slots_has_one_shadow() {
+    // xs = [a, a, b]: ∂/∂xs of xs[1][1]·xs[3][1] + 2·xs[2][1] is a's shadow (b₁ + 2, 0) in
+    // slots 1 and 2 and b's (a₁, 0) in slot 3 (the zero shadow is made in the arena, shared
+    // as the interpreter shares it).
+    let src = "f(xs) = xs[1][1] * xs[3][1] + 2.0 * xs[2][1]";
+    let xs = || {
+        let a = Value::vector_f64(vec![3.0, 1.0]);
+        let b = Value::vector_f64(vec![5.0, 1.0]);
+        let items = vec![a.clone(), a, b];
+        let objects = zy_interp::Objects {
+            elem: Type::vector_f64(),
+            items,
+        };
+        let data = zy_interp::ArrayData::Obj(objects);
+        vec![zy_interp::Array::new(zy_interp::Shape::Vector(3), data).into_value()]
+    };
+    assert_eq!(
+        both_gradients(src, "f", xs),
+        "(21.0, ([[7.0, 0.0], [7.0, 0.0], [3.0, 0.0]],))"
+    );
+}
+
+#[test]
+fn the_zero_shadow_of_layers_and_particles_is_shaped_like_them() {
+    let src = "f(ls, ps) = sum(ls[2].W) * ls[1].b[1] + ps[1].x * ps[2].v";
+    let args = || {
+        vec![
+            value("[Layer([1.0 2.0], [3.0]), Layer([4.0 5.0], [6.0])]"),
+            value("[Particle(1.0, 2.0), Particle(3.0, -1.0)]"),
+        ]
+    };
+    // ∂/∂ls₁.b₁ = 9, ∂/∂ls₂.W = 3 each; ∂/∂ps₁.x = -1, ∂/∂ps₂.v = 1.
+    assert_eq!(
+        both_gradients(src, "f", args),
+        "(26.0, ([(W = [0.0 0.0], b = [9.0]), (W = [3.0 3.0], b = [0.0])], [(x = -1.0, v = 0.0), (x = 0.0, v = 1.0)]))"
+    );
 }

@@ -31,7 +31,10 @@ impl ToNative {
             let mut words = Vec::with_capacity(el.slots.len());
             self.value(arena, item, elem, &mut words)?;
             if words.len() != el.slots.len() {
-                return Err(format!("internal error: JIT element of {} slots", words.len()));
+                return Err(format!(
+                    "internal error: JIT element of {} slots",
+                    words.len()
+                ));
             }
             // SAFETY: `obj` is a live arena array of at least `items.len()` elements of
             // `el.size` bytes, one word per slot.

@@ -50,7 +50,10 @@ impl Translator<'_, '_, '_> {
                 let el = self.env.layout.elem(elem)?;
                 let a = self.pointer(&args[0])?;
                 let len = self.b.ins().load(types::I64, mem(), a, array_offset::LEN);
-                let empty = self.b.ins().icmp_imm_s(IntCC::SignedLessThanOrEqual, len, 0);
+                let empty = self
+                    .b
+                    .ins()
+                    .icmp_imm_s(IntCC::SignedLessThanOrEqual, len, 0);
                 let data = self.b.ins().load(types::I64, mem(), a, array_offset::DATA);
                 let addr = if p == Prim::Last {
                     let k = self.b.ins().iadd_imm_s(len, -1);
@@ -76,7 +79,8 @@ impl Translator<'_, '_, '_> {
                 if tys.len() == 3 && tys[1] == Type::Int64 && tys[2] == **elem =>
             {
                 let el = self.env.layout.elem(elem)?;
-                let (addr, bad) = self.element_address(elem, &[args[0].clone(), args[1].clone()], 1)?;
+                let (addr, bad) =
+                    self.element_address(elem, &[args[0].clone(), args[1].clone()], 1)?;
                 let v = self.operand(&args[2])?;
                 self.guarded(
                     bad,
