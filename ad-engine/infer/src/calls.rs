@@ -174,10 +174,30 @@ impl<'a> Cx<'a> {
         }
         // A builtin called by its qualified name (`Base.range_length` from lowering).
         let builtin = builtin_of(name).unwrap_or(name);
-        match builtins::call(self, b, builtin, args) {
+        match self.call_builtin(b, name, builtin, args) {
             Some(r) => r,
             None => Err(Fail::undefined_name(name)),
         }
+    }
+
+    /// A call of the builtin `builtin` (named `name` by the caller); a builtin that does not
+    /// write (no `!`) and has no method for a view among `args` reads a copy of each view, as
+    /// Julia's `AbstractArray` methods read a view element by element (`view(A, 1:2, :) * v`).
+    fn call_builtin(
+        &mut self,
+        b: &mut PlanBuilder,
+        name: &Name,
+        builtin: &str,
+        args: &[Val],
+    ) -> Option<Result<Val, Fail>> {
+        let r = builtins::call(self, b, builtin, args)?;
+        let views = !builtin.ends_with('!') && args.iter().any(|a| is_view(&a.ty));
+        Some(match r {
+            Err(no_match) if views && no_match.code == "method-error" => {
+                self.call_with_views_copied(b, name, args, no_match)
+            }
+            r => r,
+        })
     }
 
     /// Call a user generic function: dispatch, then invoke the chosen specialisation.
@@ -221,7 +241,9 @@ impl<'a> Cx<'a> {
             // which are less specific than any written one.
             Err(no_match) => match builtin_of(name) {
                 Some(builtin) => {
-                    return builtins::call(self, b, builtin, args).unwrap_or(Err(no_match));
+                    return self
+                        .call_builtin(b, name, builtin, args)
+                        .unwrap_or(Err(no_match));
                 }
                 // Outer constructors (`LinRange(a, b, n)`) keep the default one beside them.
                 None => match self.program.structs.get(name) {

@@ -241,17 +241,20 @@ fn set(dst: &mut ArrayData, i: usize, src: &ArrayData, j: usize) {
     }
 }
 
-/// The elements of `parent` at the view's linear `indices` (a `StepRange` or a `Vector{Int}`)
-/// as a new vector.
+/// The elements of `parent` at the view's linear `indices` (a `StepRange`, or an array of
+/// `Int`s whose shape is the view's) as a new array.
 fn view_elements(parent: &Value, indices: &Value) -> Option<Array> {
     let Value::Array(p) = parent else { return None };
     let p = p.borrow();
+    let mut shape = None;
     let picks: Vec<usize> = match indices {
         Value::Array(ix) => match &ix.borrow().data {
-            ArrayData::Int(v) => v
-                .iter()
-                .map(|&k| usize::try_from(k - 1).ok())
-                .collect::<Option<_>>()?,
+            ArrayData::Int(v) => {
+                shape = Some(ix.borrow().shape);
+                v.iter()
+                    .map(|&k| usize::try_from(k - 1).ok())
+                    .collect::<Option<_>>()?
+            }
             _ => return None,
         },
         Value::Struct(t, fs) if &*t.name == "Base.StepRange" => {
@@ -272,7 +275,8 @@ fn view_elements(parent: &Value, indices: &Value) -> Option<Array> {
     for (i, &k) in picks.iter().enumerate() {
         set(&mut data, i, &p.data, k);
     }
-    Some(Array::new(Shape::Vector(picks.len()), data))
+    let shape = shape.unwrap_or(Shape::Vector(picks.len()));
+    Some(Array::new(shape, data))
 }
 
 /// The twice-precision parts of a `StepRangeLen` (the prelude's fields), for its elements

@@ -447,6 +447,7 @@ dotview(x, i) = view(x, i)
 # `xs[i] .= v` of a vector of arrays writes into the element array, as Julia's `maybeview`.
 dotview(x::Array{<:AbstractArray}, i::Int) = x[i]
 dotview(x, i, j) = view(x, i, j)
+dotview(x, i, j, k) = view(x, i, j, k)
 
 """
     parent(v)
@@ -479,8 +480,21 @@ _vec_adjoint(r::Adjoint) = r'
 _vec_adjoint(A::AbstractMatrix) = error("unsupported: `vec(A')` of a matrix `A`: Julia's result shares `A`'s memory, zy's `A'` is a copy; write `vec(permutedims(A))` if neither is written afterwards")
 
 length(v::SubArray) = length(v.indices)
-size(v::SubArray) = (length(v.indices),)
+size(v::SubArray) = size(v.indices)
+size(v::SubArray, d::Int) = d <= ndims(v.indices) ? size(v.indices, d) : 1
+ndims(v::SubArray) = ndims(v.indices)
+eltype(v::SubArray) = eltype(v.parent)
 getindex(v::SubArray, k::Int) = v.parent[v.indices[k]]
+getindex(v::SubArray, i::Int, j::Int) = v.parent[v.indices[i, j]]
+getindex(v::SubArray, i::Int, j::Int, k::Int) = v.parent[v.indices[i, j, k]]
+function setindex!(v::SubArray, x, i::Int, j::Int)
+    v.parent[v.indices[i, j]] = x
+    return v
+end
+function setindex!(v::SubArray, x, i::Int, j::Int, k::Int)
+    v.parent[v.indices[i, j, k]] = x
+    return v
+end
 function setindex!(v::SubArray, x, k::Int)
     v.parent[v.indices[k]] = x
     return v
@@ -531,6 +545,10 @@ function broadcast!(f, dest, v)
 end
 
 _check_shape(dest::Matrix, v::Matrix) = _same_length(size(dest, 1) == size(v, 1) && size(dest, 2) == size(v, 2))
+_check_shape(dest::Matrix, v::SubArray) = _same_length(size(dest) == size(v))
+_check_shape(dest::SubArray, v::Matrix) = _same_length(size(dest) == size(v))
+_check_shape(dest::SubArray, v::SubArray) = _same_length(size(dest) == size(v))
+_check_shape(dest::SubArray, v::AbstractArray) = _same_length(size(dest) == size(v))
 _check_shape(dest::Matrix, v) = error("unsupported: `.=` of a value that is not a Matrix into a Matrix")
 _check_shape(dest, v::Matrix) = error("DimensionMismatch: cannot broadcast a Matrix into a one-dimensional destination")
 _check_shape(dest, v) = _same_length(length(dest) == length(v))
@@ -555,7 +573,9 @@ maybeview(A::Matrix, i::Int, J::Colon) = view(A, i, J)
 maybeview(A::Matrix, I::UnitRange{Int}, j::Int) = view(A, I, j)
 maybeview(A::Matrix, I::StepRange{Int, Int}, j::Int) = view(A, I, j)
 maybeview(A::Matrix, I::Colon, j::Int) = view(A, I, j)
-maybeview(A, I, J) = error("unsupported: a two-dimensional view (a block A[I, J] under @views)")
+maybeview(A, I, J) = view(A, I, J)
+maybeview(A, i::Int, j::Int, k::Int) = A[i, j, k]
+maybeview(A, I, J, K) = view(A, I, J, K)
 
 # Reductions over tuples, as Julia's `sum(t) = +(t...)`: a left fold over the elements (each
 # `+` promoting as it goes), so `sum((1, 2.5, 3))` is `(1 + 2.5) + 3`.
@@ -3419,6 +3439,23 @@ function _slice(x::Array, I::Vector{Int})
     return y
 end
 
+# `x[I]` for an array `I` of linear indices (a view's `indices`): a new array of `I`'s shape.
+function _slice(x::Array, I::Matrix{Int})
+    y = _matrix(x, size(I, 1), size(I, 2))
+    for k in 1:length(I)
+        y[k] = x[I[k]]
+    end
+    return y
+end
+
+function _slice(x::Array, I::Array{Int, 3})
+    y = fill(zero(eltype(x)), size(I, 1), size(I, 2), size(I, 3))
+    for k in 1:length(I)
+        y[k] = x[I[k]]
+    end
+    return y
+end
+
 # `A[I, J]` for Vectors of row and column indices: a new Matrix.
 function _pick(A::Matrix, I::Vector{Int}, J::Vector{Int})
     B = _matrix(A, length(I), length(J))
@@ -3540,6 +3577,123 @@ minimum(f, s::RowSlices) = minimum(f(s[k]) for k in 1:length(s))
 minimum(f, s::ColumnSlices) = minimum(f(s[k]) for k in 1:length(s))
 map(f, s::RowSlices) = [f(s[k]) for k in 1:length(s)]
 map(f, s::ColumnSlices) = [f(s[k]) for k in 1:length(s)]
+
+# Views of matrix blocks and of N-dimensional arrays (`view(A, 1:2, :)`, `view(A, :, :, k)`,
+# `@views A[1:2, 2:3]`, `selectdim`, `eachslice`): a SubArray whose `indices` is an array of
+# the parent's linear indices with the view's own shape (a Matrix for a block, a Vector for a
+# fiber), so reading and writing it by linear or Cartesian index reads and writes the parent,
+# and the AD reverses those writes as any other. An index is an `Int` (the dimension is
+# dropped), `:`, a range, a `Vector{Int}` or a Bool mask.
+
+"""
+    view(A, I, J), view(A, I, J, K)
+
+The block `A[I, J]` (`A[I, J, K]`) of a matrix (3-dimensional array) as a view of `A`: a
+dimension indexed by an `Int` is dropped, so `view(A, :, :, k)` is a matrix and
+`view(A, i, :, k)` a vector.
+"""
+view(A::Matrix, I, J) = _view(A, _view_indices(A, _view_list(A, 1, I), _view_list(A, 2, J)), I, J)
+view(A::Array{T, 3}, I, J, K) where {T} = _view(A, _view_indices(A, _view_list(A, 1, I), _view_list(A, 2, J), _view_list(A, 3, K)), I, J, K)
+
+# The view of `A` at the block's linear indices `L`, with the dimensions indexed by an `Int`
+# dropped.
+_view(A, L, I...) = SubArray(A, _view_shape(L, _view_dims((), L, 1, I...)))
+
+# The positions an index selects in dimension `d` of `A`, after checking they are in bounds.
+_view_list(A, d::Int, i::Int) = _view_check(A, d, [i])
+_view_list(A, d::Int, I) = _view_check(A, d, _index_list(A, d, I))
+
+function _view_check(A, d::Int, P::Vector{Int})
+    for i in P
+        if i < 1 || i > size(A, d)
+            error("BoundsError: attempt to access an array of size $(size(A)) at index $i in dimension $d")
+        end
+    end
+    return P
+end
+
+# The sizes of the dimensions of `L` from `d` on that the indices keep (those not indexed by
+# an `Int`), after those in `acc`.
+_view_dims(acc, L, d::Int) = acc
+_view_dims(acc, L, d::Int, i::Int, rest...) = _view_dims(acc, L, d + 1, rest...)
+_view_dims(acc, L, d::Int, I, rest...) = _view_dims((acc..., size(L, d)), L, d + 1, rest...)
+
+# The linear indices of the block `A[P, Q]` (`A[P, Q, R]`) as an array of the block's shape.
+function _view_indices(A::Matrix, P::Vector{Int}, Q::Vector{Int})
+    m = size(A, 1)
+    L = fill(0, length(P), length(Q))
+    for q in 1:length(Q), p in 1:length(P)
+        L[p, q] = P[p] + (Q[q] - 1) * m
+    end
+    return L
+end
+
+function _view_indices(A::Array, P::Vector{Int}, Q::Vector{Int}, R::Vector{Int})
+    m, n = size(A, 1), size(A, 2)
+    L = fill(0, length(P), length(Q), length(R))
+    for r in 1:length(R), q in 1:length(Q), p in 1:length(P)
+        L[p, q, r] = P[p] + (Q[q] - 1) * m + (R[r] - 1) * m * n
+    end
+    return L
+end
+
+# `L` shaped as the kept dimensions `dims`.
+_view_shape(L, dims::Tuple{}) = error("unsupported: a view of one element (every index an Int); read the element `A[i, j]`")
+_view_shape(L, dims::Tuple{Int}) = _reshape(L, dims[1])
+_view_shape(L::Matrix, dims::Tuple{Int, Int}) = L
+_view_shape(L, dims::Tuple{Int, Int}) = _reshape(L, dims[1], dims[2])
+_view_shape(L, dims::Tuple{Int, Int, Int}) = L
+
+"""
+    selectdim(A, d, i)
+
+The view of `A` with index `i` (an `Int` or a range) in dimension `d` and `:` in the others:
+`selectdim(A, 3, k)` is `view(A, :, :, k)`.
+"""
+function selectdim(x::Vector, d::Int, i)
+    _selectdim_check(x, d, 1)
+    return view(x, i)
+end
+function selectdim(A::Matrix, d::Int, i)
+    _selectdim_check(A, d, 2)
+    return d == 1 ? view(A, i, :) : view(A, :, i)
+end
+function selectdim(A::Array{T, 3}, d::Int, i) where {T}
+    _selectdim_check(A, d, 3)
+    return d == 1 ? view(A, i, :, :) : (d == 2 ? view(A, :, i, :) : view(A, :, :, i))
+end
+function _selectdim_check(A, d::Int, n::Int)
+    d < 1 && throw(ArgumentError("dimension $d must be ≥ 1"))
+    d > n && error("unsupported: `selectdim` in dimension $d of an array of $n dimensions")
+    return nothing
+end
+
+"""
+    eachslice(A; dims)
+
+The slices of `A` along dimension `dims` (an `Int`, or a tuple of one), each a view
+(`selectdim(A, dims, k)` for `k` in `axes(A, dims)`), as Julia 1.9's `Slices`; `eachrow` and
+`eachcol` of a 3-dimensional array are `eachslice` along 1 and 2.
+"""
+struct Slices{P}
+    parent::P
+    dim::Int
+end
+
+eachslice(A::Array; dims) = Slices(A, _slice_dim(A, dims))
+_slice_dim(A, d::Int) = 1 <= d <= ndims(A) ? d : throw(ArgumentError("invalid dimension $d for an array of $(ndims(A)) dimensions"))
+_slice_dim(A, d::Tuple{Int}) = _slice_dim(A, d[1])
+_slice_dim(A, d::Tuple) = error("unsupported: `eachslice` along several dimensions; write a loop over `selectdim` or `view`")
+eachrow(A::Array{T, 3}) where {T} = Slices(A, 1)
+eachcol(A::Array{T, 3}) where {T} = Slices(A, 2)
+
+length(s::Slices) = size(s.parent, s.dim)
+size(s::Slices) = (length(s),)
+getindex(s::Slices, k::Int) = selectdim(s.parent, s.dim, k)
+sum(f, s::Slices) = sum(f(s[k]) for k in 1:length(s))
+maximum(f, s::Slices) = maximum(f(s[k]) for k in 1:length(s))
+minimum(f, s::Slices) = minimum(f(s[k]) for k in 1:length(s))
+map(f, s::Slices) = [f(s[k]) for k in 1:length(s)]
 
 """
     jacobian(f, args...)
