@@ -682,7 +682,7 @@ copy(T::Union{UpperTriangular, LowerTriangular, UnitUpperTriangular, UnitLowerTr
 det(T::Union{UpperTriangular, LowerTriangular}) = prod(diag(T))
 det(T::Union{UnitUpperTriangular, UnitLowerTriangular}) = (_tri_size(T); one(eltype(T.data)))
 logdet(T::Union{UpperTriangular, LowerTriangular}) = sum(log, diag(T))
-logdet(T::Union{UnitUpperTriangular, UnitLowerTriangular}) = (_tri_size(T); zero(float(eltype(T.data))))
+logdet(T::Union{UnitUpperTriangular, UnitLowerTriangular}) = (_tri_size(T); log(one(eltype(T.data))))
 
 # The transpose of a triangle is the other triangle (zy's a copy of `T.data` transposed,
 # as zy's `A'` is; Julia's a lazy transpose of it).
