@@ -274,7 +274,7 @@ fn set(dst: &mut ArrayData, i: usize, src: &ArrayData, j: usize) {
 
 /// The elements of `parent` at the view's linear `indices` (a `StepRange`, or an array of
 /// `Int`s whose shape is the view's) as a new array.
-fn view_elements(parent: &Value, indices: &Value) -> Option<Array> {
+pub(crate) fn view_elements(parent: &Value, indices: &Value) -> Option<Array> {
     let Value::Array(p) = parent else { return None };
     let p = p.borrow();
     let mut shape = None;

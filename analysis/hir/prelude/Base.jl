@@ -2778,8 +2778,9 @@ The transpose of a matrix as a new matrix; a vector becomes a 1×n matrix.
 
 `permutedims` of a matrix by `(2, 1)` (its transpose, a new matrix) or `(1, 2)` (a copy);
 `dropdims` of a matrix whose dimension `dims` has length 1: the other dimension as a Vector.
-Julia's `dropdims` shares `A`'s memory and zy's is a copy, so it is accepted only of an array
-nothing else refers to (`dropdims(sum(A; dims = 2); dims = 2)`), as `reshape`.
+Julia's `dropdims` shares `A`'s memory: these methods copy, and lowering calls them only of an
+array nothing else refers to (`dropdims(sum(A; dims = 2); dims = 2)`); of a variable it calls
+`_dropdims_shared`, a view of `A`, as for `reshape`.
 """
 function permutedims(A::AbstractMatrix, perm::Tuple{Int, Int})
     if perm == (2, 1)
@@ -3354,9 +3355,10 @@ _undef_rank_error(N, k) = throw(ArgumentError("an Array{T, $N} needs $N sizes, n
     vec(A)
 
 The elements of `A` in column-major order as an m×n Matrix (a Vector of length n); a `:`
-stands for the size that makes the element counts agree. Julia's result shares `A`'s memory;
-zy's is a copy, so the syntax accepts these only of an array nothing else refers to (a slice,
-an arithmetic or broadcast result, a literal, `copy(x)`), where the two cannot differ.
+stands for the size that makes the element counts agree. Julia's result shares `A`'s memory:
+these methods copy, and lowering calls them only of an array nothing else refers to (a slice,
+an arithmetic or broadcast result, a literal, `copy(x)`), where the two cannot differ; of a
+variable it calls `_reshape_shared` (below), a view of `A` with the new shape.
 """
 reshape(A::Array, m::Int, n::Int) = _reshape(A, m, n)
 reshape(A::Array, n::Int) = _reshape(A, n)
@@ -3368,12 +3370,33 @@ reshape(A::Array, ::Colon) = _reshape(A, length(A))
 reshape(r::UnitRange{Int}, dims...) = reshape(collect(r), dims...)
 reshape(r::StepRange{Int, Int}, dims...) = reshape(collect(r), dims...)
 reshape(r::StepRangeLen, dims...) = reshape(collect(r), dims...)
-reshape(v::SubArray, dims...) = error("unsupported: `reshape` of a view (its result would share the parent's memory in Julia); reshape a copy: `reshape(copy(v), ...)`")
+reshape(v::SubArray, dims...) = _reshape_shared(v, dims...)
 vec(A::Array) = _reshape(A, length(A))
 vec(r::UnitRange{Int}) = collect(r)
 vec(r::StepRange{Int, Int}) = collect(r)
 vec(r::StepRangeLen) = collect(r)
-vec(v::SubArray) = error("unsupported: `vec` of a view (its result would share the parent's memory in Julia); write `copy(v)`")
+vec(v::SubArray) = _vec_shared(v)
+
+"""
+    _reshape_shared(A, dims...), _vec_shared(A), _dropdims_shared(A; dims)
+
+`reshape`, `vec` and `dropdims` of an array held elsewhere (a variable, an argument, a field:
+lowering calls these there). Julia's result shares `A`'s memory; zy's is a view of `A` with
+the new shape, a SubArray whose indices are `A`'s linear indices `1:length(A)` in that shape
+(for a view, its own indices), so a write through either is seen in the other, and the
+gradient of what is read through it reaches `A`. Of a Vector, `vec` is the vector itself, as
+in Julia; ranges are immutable, so their reshape is a copy.
+"""
+_reshape_shared(A::Array, dims...) = SubArray(A, reshape(collect(1:length(A)), dims...))
+_reshape_shared(v::SubArray, dims...) = SubArray(v.parent, reshape(collect(v.indices), dims...))
+_reshape_shared(x, dims...) = reshape(x, dims...)
+_vec_shared(x::Vector) = x
+_vec_shared(A::Array) = _reshape_shared(A, length(A))
+_vec_shared(v::SubArray) = _reshape_shared(v, length(v))
+_vec_shared(x) = vec(x)
+_dropdims_shared(A::Array; dims) = SubArray(A, dropdims(reshape(collect(1:length(A)), size(A)); dims = dims))
+_dropdims_shared(v::SubArray; dims) = SubArray(v.parent, dropdims(collect(v.indices); dims = dims))
+_dropdims_shared(x; dims) = dropdims(x; dims = dims)
 
 # A copy of `A` shaped m×n (`n` long).
 _reshape(A::Array, m::Int, n::Int) = _reshape_fill!(_matrix(A, m, n), A, (m, n))
@@ -4400,8 +4423,8 @@ axes(A::AbstractArray{T, 4}) where {T} = (1:size(A, 1), 1:size(A, 2), 1:size(A, 
     reshape(A, a, b, :), reshape(A, a, b, c, d)
 
 The elements of `A` in column-major order as an array of 3 or 4 dimensions; a `:` stands for
-the size that makes the element counts agree. A copy, accepted where `reshape` is (see the
-2-dimensional methods).
+the size that makes the element counts agree. A copy of a fresh array; of one held elsewhere
+lowering calls `_reshape_shared`, as for the 2-dimensional methods.
 """
 reshape(A::Array, a::Int, b::Int, c::Int) = _reshape(A, a, b, c)
 reshape(A::Array, a::Int, b::Int, c::Int, d::Int) = _reshape(A, a, b, c, d)

@@ -15,10 +15,12 @@ import Base: \, det, logdet, dot, inv, size, length, getindex, adjoint, transpos
 The Euclidean norm of a vector, or the Frobenius norm of a matrix: `sqrt(sum(abs2, x))`.
 """
 norm(x::AbstractArray) = sqrt(sum(abs2, x))
+# Of a view, that of its elements.
+norm(v::SubArray) = norm(collect(v))
 
 # The gradient x / norm(x), and zero at the zero vector (as ChainRules gives it) instead of
 # the 0 / 0 that differentiating the definition gives there.
-function rrule(::typeof(norm), x::AbstractArray)
+function rrule(::typeof(norm), x::Union{Array, Adjoint})
     y = norm(x)
     function norm_pullback(ȳ)
         s = y == 0.0 ? 0.0 : ȳ / y
