@@ -26,14 +26,26 @@ fn is_view(t: &Type) -> bool {
 
 /// May a call of the library function `name` with a view among `args` and no method for it
 /// read a copy of the view instead? Julia's methods for `AbstractArray` read a view element
-/// by element, which a copy reproduces for a function that does not write its arguments. The
+/// by element, which a copy reproduces for a function that does not write its arguments and
+/// does not give views of them ([`makes_views`]). The
 /// library marks every function that writes with `!`, as Julia's does; a user's function may
 /// not, so it never reads a copy.
 fn reads_views(name: &str, args: &[Type]) -> bool {
     let library = ["Base.", "LinearAlgebra.", "Statistics.", "Random."]
         .iter()
         .any(|m| name.starts_with(m));
-    library && !name.ends_with('!') && args.iter().any(is_view)
+    library && !name.ends_with('!') && !makes_views(name) && args.iter().any(is_view)
+}
+
+/// Does the library function `name` give views of its argument (which a copy of the argument
+/// would silently cut from it, losing the writes through them)?
+fn makes_views(name: &str) -> bool {
+    let bare = name.rsplit('.').next().unwrap_or(name);
+    matches!(
+        bare,
+        "view" | "maybeview" | "dotview" | "eachrow" | "eachcol" | "eachslice" | "selectdim"
+            | "partition" | "parent"
+    )
 }
 
 /// The resolution context of one instance: the program, the oracle for callees' return types,

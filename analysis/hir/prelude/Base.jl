@@ -3718,6 +3718,40 @@ maximum(f, s::Slices) = maximum(f(s[k]) for k in 1:length(s))
 minimum(f, s::Slices) = minimum(f(s[k]) for k in 1:length(s))
 map(f, s::Slices) = [f(s[k]) for k in 1:length(s)]
 
+# Views of views (`view(W, 1, :)` of `W = reshape(θ, 2, 3)`, `eachrow` of a block): a view of
+# the same parent at the selected indices of the view's own, so writes still reach the parent.
+view(v::SubArray, I) = _subview(v, v.indices[I])
+view(v::SubArray, I, J) = _subview(v, v.indices[I, J])
+view(v::SubArray, I, J, K) = _subview(v, v.indices[I, J, K])
+_subview(v::SubArray, L::Int) = error("unsupported: a view of one element (every index an Int); read the element `v[i]`")
+_subview(v::SubArray, L) = SubArray(v.parent, L)
+maybeview(v::SubArray, i::Int) = v[i]
+maybeview(v::SubArray, i::Int, j::Int) = v[i, j]
+maybeview(v::SubArray, i::Int, j::Int, k::Int) = v[i, j, k]
+maybeview(v::SubArray, I) = view(v, I)
+maybeview(v::SubArray, I, J) = view(v, I, J)
+maybeview(v::SubArray, I, J, K) = view(v, I, J, K)
+eachrow(v::SubArray) = _view_rows(v, v.indices)
+eachcol(v::SubArray) = _view_cols(v, v.indices)
+_view_rows(v, L::Matrix{Int}) = RowSlices(v)
+_view_rows(v, L::Array{Int, 3}) = Slices(v, 1)
+_view_cols(v, L::Matrix{Int}) = ColumnSlices(v)
+_view_cols(v, L::Array{Int, 3}) = Slices(v, 2)
+eachslice(v::SubArray; dims) = Slices(v, _slice_dim(v, dims))
+selectdim(v::SubArray, d::Int, i) = _selectdim_view(v, v.indices, d, i)
+function _selectdim_view(v, L::Matrix{Int}, d::Int, i)
+    _selectdim_check(v, d, 2)
+    return d == 1 ? view(v, i, :) : view(v, :, i)
+end
+function _selectdim_view(v, L::Array{Int, 3}, d::Int, i)
+    _selectdim_check(v, d, 3)
+    return d == 1 ? view(v, i, :, :) : (d == 2 ? view(v, :, i, :) : view(v, :, :, i))
+end
+function _selectdim_view(v, L, d::Int, i)
+    _selectdim_check(v, d, 1)
+    return view(v, i)
+end
+
 """
     jacobian(f, args...)
 
