@@ -3725,6 +3725,25 @@ view(v::SubArray, I, J) = _subview(v, v.indices[I, J])
 view(v::SubArray, I, J, K) = _subview(v, v.indices[I, J, K])
 _subview(v::SubArray, L::Int) = error("unsupported: a view of one element (every index an Int); read the element `v[i]`")
 _subview(v::SubArray, L) = SubArray(v.parent, L)
+# `V[I, J] = B` for a view `V` (`W[1, :] = v` of `W = reshape(θ, 2, 3)`): the elements of `B`
+# into the view's selected elements, in order (`DimensionMismatch` when the counts differ).
+function setindex!(v::SubArray, B::AbstractArray, I, J)
+    _view_assign!(view(v, I, J), B)
+    return v
+end
+function setindex!(v::SubArray, B::AbstractArray, I, J, K)
+    _view_assign!(view(v, I, J, K), B)
+    return v
+end
+function _view_assign!(w::SubArray, B)
+    if length(w) != length(B)
+        error("DimensionMismatch: the number of elements assigned differs from the number of destinations")
+    end
+    for k in 1:length(B)
+        w[k] = B[k]
+    end
+    return w
+end
 maybeview(v::SubArray, i::Int) = v[i]
 maybeview(v::SubArray, i::Int, j::Int) = v[i, j]
 maybeview(v::SubArray, i::Int, j::Int, k::Int) = v[i, j, k]
