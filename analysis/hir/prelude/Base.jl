@@ -414,13 +414,16 @@ setindex!(A::Matrix, B, I::Colon, J::Colon) = _block!(A, B, _steps(A, 1, I), _st
 
 # Views: `view(x, I)` and the targets of `x[I] .= v` are windows on their parent, whose
 # elements they read and write (a write through a view changes the parent, and the AD
-# reverses it as any write into an array). zy's views are one-dimensional: a StepRange of
-# linear indices into the parent (a vector's range, or a matrix's row or column).
+# reverses it as any write into an array). A view holds the linear indices into the parent:
+# a StepRange for a vector's range or a matrix's row or column, an array of them shaped as
+# the view for blocks, slices of N-d arrays and shared reshapes (below, "Views of matrix
+# blocks").
 
 """
     SubArray{P, I}
 
-A view of the elements `indices` (linear indices, a StepRange) of the array `parent`.
+A view of the elements `indices` of the array `parent`: their linear indices, a StepRange or
+an array of `Int`s whose shape is the view's.
 """
 struct SubArray{P, I}
     parent::P
