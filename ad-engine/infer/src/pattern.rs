@@ -328,6 +328,21 @@ pub(crate) fn matches(p: &Pat, t: &Type, b: &mut Bindings) -> bool {
                 && ndims_var.as_ref().is_none_or(|v| bind(v, &dims_type(2), b))
                 && elem.as_ref().is_none_or(|p| matches_exact(p, e, b))
         }
+        // A view (`SubArray`) is an AbstractArray of its parent's elements and its indices'
+        // dimensions, as Julia's.
+        (
+            Pat::Array {
+                abstract_: true,
+                elem,
+                ndims,
+                ndims_var,
+            },
+            Type::Struct(s),
+        ) => view_array(s).is_some_and(|(e, n)| {
+            ndims.is_none_or(|k| k == n)
+                && ndims_var.as_ref().is_none_or(|v| bind(v, &dims_type(n), b))
+                && elem.as_ref().is_none_or(|p| matches_exact(p, &e, b))
+        }),
         (Pat::Tuple(None), Type::Tuple(_)) => true,
         (Pat::Tuple(Some(ps)), Type::Tuple(ts)) => {
             ps.len() == ts.len() && ps.iter().zip(ts.iter()).all(|(p, t)| matches(p, t, b))
@@ -352,6 +367,22 @@ pub(crate) fn matches(p: &Pat, t: &Type, b: &mut Bindings) -> bool {
         (Pat::Adjoint(p), Type::Adjoint(t)) => p.as_ref().is_none_or(|p| matches_exact(p, t, b)),
         _ => false,
     }
+}
+
+/// The element type and number of dimensions of a view (the prelude's `Base.SubArray{P, I}`:
+/// its parent's elements, its indices' dimensions), if `s` is one.
+fn view_array(s: &zy_ir::StructType) -> Option<(Type, u8)> {
+    if &*s.name != "Base.SubArray" {
+        return None;
+    }
+    let (Type::Array(e, _), indices) = (s.params.first()?, s.params.get(1)?) else {
+        return None;
+    };
+    let n = match indices {
+        Type::Array(_, n) => *n,
+        _ => 1,
+    };
+    Some(((**e).clone(), n))
 }
 
 /// Invariant matching of a type parameter: `Vector{Real}` does not match `Vector{Float64}`.
@@ -483,6 +514,10 @@ pub(crate) fn subtype(a: &Pat, b: &Pat) -> bool {
             Pat::Struct { name, .. } | Pat::Abstract { name, .. },
             Pat::Abstract { name: y, below },
         ) => name == y || below.contains(name),
+        // A method for views is more specific than one for AbstractArrays.
+        (Pat::Struct { name, .. }, Pat::Array { abstract_: true, .. }) => {
+            &**name == "Base.SubArray"
+        }
         (Pat::Ref(_), Pat::Ref(None)) => true,
         (Pat::Ref(Some(x)), Pat::Ref(Some(y))) => param_within(x, y),
         (Pat::Adjoint(_), Pat::Adjoint(None)) => true,

@@ -15,10 +15,12 @@ import Base: \, det, logdet, dot, inv, size, length, getindex, adjoint, transpos
 The Euclidean norm of a vector, or the Frobenius norm of a matrix: `sqrt(sum(abs2, x))`.
 """
 norm(x::AbstractArray) = sqrt(sum(abs2, x))
+# Of a view, that of its elements.
+norm(v::SubArray) = norm(collect(v))
 
 # The gradient x / norm(x), and zero at the zero vector (as ChainRules gives it) instead of
 # the 0 / 0 that differentiating the definition gives there.
-function rrule(::typeof(norm), x::AbstractArray)
+function rrule(::typeof(norm), x::Union{Array, Adjoint})
     y = norm(x)
     function norm_pullback(ȳ)
         s = y == 0.0 ? 0.0 : ȳ / y
@@ -182,15 +184,14 @@ function kron(a::Vector{Float64}, b::Vector{Float64})
 end
 
 """
-    Cholesky{T}
+    Cholesky{TL, TU}
 
 The Cholesky factorization `A = L * U` of a symmetric positive definite matrix, with
-`U = L'`: `C.L` is lower triangular and `C.U` upper triangular (dense matrices in zy, where
-Julia returns `LowerTriangular` and `UpperTriangular` views with the same entries).
+`U = L'`: `C.L` is a `LowerTriangular` and `C.U` an `UpperTriangular`, as in Julia.
 """
-struct Cholesky{T}
-    L::T
-    U::T
+struct Cholesky{TL, TU}
+    L::TL
+    U::TU
 end
 
 """
@@ -201,7 +202,7 @@ The Cholesky factorization of the symmetric positive definite matrix `A`; a
 """
 function cholesky(A::AbstractMatrix)
     L = cholesky_lower(A)
-    return Cholesky(L, transpose(L))
+    return Cholesky(LowerTriangular(L), UpperTriangular(transpose(L)))
 end
 
 # `C \ b`: two triangular solves, `L \ b` then `U \ (L \ b)`.
@@ -1089,3 +1090,148 @@ function det(F::LU)
     end
     return d
 end
+
+export UpperTriangular, LowerTriangular, UnitUpperTriangular, UnitLowerTriangular
+
+import Base: eltype, parent, copy, sum
+
+"""
+    UpperTriangular(A), LowerTriangular(A), UnitUpperTriangular(A), UnitLowerTriangular(A)
+
+The upper (lower) triangle of the square matrix `A`, zeros elsewhere; the unit variants have
+ones on the diagonal whatever `A` holds there. As in Julia, a wrapper that reads `A` (a later
+write to `A` is seen in it) and reads only the triangle, so the gradient with respect to `A`
+is zero outside it (ChainRules' projection onto the triangular part). `T \\ b` is back (forward)
+substitution, `det` and `logdet` the product and the sum of logs of the diagonal, `inv` a
+triangular matrix of the same kind; `T * x`, `T + S`, `a * T` and `Matrix(T)` read the dense
+matrix.
+"""
+struct UpperTriangular{M}
+    data::M
+end
+
+struct LowerTriangular{M}
+    data::M
+end
+
+struct UnitUpperTriangular{M}
+    data::M
+end
+
+struct UnitLowerTriangular{M}
+    data::M
+end
+
+# Which triangle a wrapper keeps (`true`: the upper) and whether its diagonal is ones.
+_tri_upper(T::Union{UpperTriangular, UnitUpperTriangular}) = true
+_tri_upper(T::Union{LowerTriangular, UnitLowerTriangular}) = false
+_tri_unit(T::Union{UpperTriangular, LowerTriangular}) = false
+_tri_unit(T::Union{UnitUpperTriangular, UnitLowerTriangular}) = true
+
+# A wrapper of the same kind as `T` around `A`.
+_tri_like(T::UpperTriangular, A) = UpperTriangular(A)
+_tri_like(T::LowerTriangular, A) = LowerTriangular(A)
+_tri_like(T::UnitUpperTriangular, A) = UnitUpperTriangular(A)
+_tri_like(T::UnitLowerTriangular, A) = UnitLowerTriangular(A)
+
+# The order of the square matrix `T` wraps (Julia's constructor refuses a matrix that is not
+# square; zy's checks where it is used).
+function _tri_size(T)
+    m, n = size(T.data, 1), size(T.data, 2)
+    m == n || throw(DimensionMismatch("matrix is not square: dimensions are ($m, $n)"))
+    return n
+end
+
+size(T::Union{UpperTriangular, LowerTriangular, UnitUpperTriangular, UnitLowerTriangular}) = (_tri_size(T), _tri_size(T))
+size(T::Union{UpperTriangular, LowerTriangular, UnitUpperTriangular, UnitLowerTriangular}, d::Int) = d <= 2 ? _tri_size(T) : 1
+length(T::Union{UpperTriangular, LowerTriangular, UnitUpperTriangular, UnitLowerTriangular}) = _tri_size(T)^2
+eltype(T::Union{UpperTriangular, LowerTriangular, UnitUpperTriangular, UnitLowerTriangular}) = eltype(T.data)
+parent(T::Union{UpperTriangular, LowerTriangular, UnitUpperTriangular, UnitLowerTriangular}) = T.data
+
+function getindex(T::Union{UpperTriangular, LowerTriangular, UnitUpperTriangular, UnitLowerTriangular}, i::Int, j::Int)
+    n = _tri_size(T)
+    (1 <= i <= n && 1 <= j <= n) || error("BoundsError: attempt to access $n×$n $(typeof(T)) at index [$i, $j]")
+    if i == j && _tri_unit(T)
+        return one(eltype(T.data))
+    end
+    inside = _tri_upper(T) ? i <= j : i >= j
+    return inside ? T.data[i, j] : zero(eltype(T.data))
+end
+
+
+# `Matrix(T)` (inference hands it here): the dense matrix.
+function _triangular_matrix(T)
+    n = _tri_size(T)
+    if !_tri_unit(T)
+        return _tri_upper(T) ? triu(T.data) : tril(T.data)
+    end
+    M = _tri_upper(T) ? triu(T.data, 1) : tril(T.data, -1)
+    for i in 1:n
+        M[i, i] = one(eltype(M))
+    end
+    return M
+end
+
+function diag(T::Union{UpperTriangular, LowerTriangular})
+    _tri_size(T)
+    return diag(T.data)
+end
+diag(T::Union{UnitUpperTriangular, UnitLowerTriangular}) = fill(one(eltype(T.data)), _tri_size(T))
+tr(T::Union{UpperTriangular, LowerTriangular, UnitUpperTriangular, UnitLowerTriangular}) = sum(diag(T))
+sum(T::Union{UpperTriangular, LowerTriangular, UnitUpperTriangular, UnitLowerTriangular}) = sum(_triangular_matrix(T))
+copy(T::Union{UpperTriangular, LowerTriangular, UnitUpperTriangular, UnitLowerTriangular}) = _tri_like(T, copy(T.data))
+det(T::Union{UpperTriangular, LowerTriangular}) = prod(diag(T))
+det(T::Union{UnitUpperTriangular, UnitLowerTriangular}) = (_tri_size(T); one(eltype(T.data)))
+logdet(T::Union{UpperTriangular, LowerTriangular}) = sum(log, diag(T))
+logdet(T::Union{UnitUpperTriangular, UnitLowerTriangular}) = (_tri_size(T); log(one(eltype(T.data))))
+
+# The transpose of a triangle is the other triangle (zy's a copy of `T.data` transposed,
+# as zy's `A'` is; Julia's a lazy transpose of it).
+transpose(T::UpperTriangular) = LowerTriangular(transpose(T.data))
+transpose(T::LowerTriangular) = UpperTriangular(transpose(T.data))
+transpose(T::UnitUpperTriangular) = UnitLowerTriangular(transpose(T.data))
+transpose(T::UnitLowerTriangular) = UnitUpperTriangular(transpose(T.data))
+adjoint(T::Union{UpperTriangular, LowerTriangular, UnitUpperTriangular, UnitLowerTriangular}) = transpose(T)
+
+# A zero on the diagonal: Julia's SingularException(k) (the first such `k`).
+function _tri_nonsingular(T)
+    if !_tri_unit(T)
+        for k in 1:_tri_size(T)
+            if T.data[k, k] == 0
+                throw(SingularException(k))
+            end
+        end
+    end
+    return nothing
+end
+
+# `T \ b`: the solve of the dense triangle, which `\` does by substitution (forward for a
+# lower, back for an upper triangle) as Julia's triangular `ldiv!` does; its gradient with
+# respect to `T.data` is the triangle's part of the dense one.
+function (\)(T::Union{UpperTriangular, LowerTriangular, UnitUpperTriangular, UnitLowerTriangular}, b::AbstractArray)
+    _tri_nonsingular(T)
+    return _triangular_matrix(T) \ b
+end
+
+(\)(T::Union{UpperTriangular, LowerTriangular, UnitUpperTriangular, UnitLowerTriangular}, S::Union{UpperTriangular, LowerTriangular, UnitUpperTriangular, UnitLowerTriangular}) = T \ _triangular_matrix(S)
+
+# `inv(T)`: `T \ I`, a triangular matrix of the same kind.
+function inv(T::Union{UpperTriangular, LowerTriangular, UnitUpperTriangular, UnitLowerTriangular})
+    n = _tri_size(T)
+    return _tri_like(T, T \ Matrix(1.0I, n, n))
+end
+
+# The arithmetic the inference hands `+`, `-`, `*` with a triangular operand to (as for
+# `Diagonal`): two of one kind (or a number times one) keep the kind, as in Julia; the rest
+# is the dense matrix's.
+_triangular_plus(T::UpperTriangular, S::UpperTriangular) = UpperTriangular(_triangular_matrix(T) + _triangular_matrix(S))
+_triangular_plus(T::LowerTriangular, S::LowerTriangular) = LowerTriangular(_triangular_matrix(T) + _triangular_matrix(S))
+_triangular_plus(T, S) = _tri_dense(T) + _tri_dense(S)
+_triangular_minus(T::UpperTriangular, S::UpperTriangular) = UpperTriangular(_triangular_matrix(T) - _triangular_matrix(S))
+_triangular_minus(T::LowerTriangular, S::LowerTriangular) = LowerTriangular(_triangular_matrix(T) - _triangular_matrix(S))
+_triangular_minus(T, S) = _tri_dense(T) - _tri_dense(S)
+_triangular_times(a::Real, T::Union{UpperTriangular, LowerTriangular}) = _tri_like(T, a * _triangular_matrix(T))
+_triangular_times(T::Union{UpperTriangular, LowerTriangular}, a::Real) = _tri_like(T, _triangular_matrix(T) * a)
+_triangular_times(T, S) = _tri_dense(T) * _tri_dense(S)
+_tri_dense(T::Union{UpperTriangular, LowerTriangular, UnitUpperTriangular, UnitLowerTriangular}) = _triangular_matrix(T)
+_tri_dense(x) = x

@@ -175,6 +175,20 @@ pub const HOOKS: &[Hooks] = &[
             "LinearAlgebra._diagonal_matrix",
         ],
     },
+    Hooks {
+        triggers: &[
+            "LinearAlgebra.UpperTriangular",
+            "LinearAlgebra.LowerTriangular",
+            "LinearAlgebra.UnitUpperTriangular",
+            "LinearAlgebra.UnitLowerTriangular",
+        ],
+        hooks: &[
+            "LinearAlgebra._triangular_plus",
+            "LinearAlgebra._triangular_minus",
+            "LinearAlgebra._triangular_times",
+            "LinearAlgebra._triangular_matrix",
+        ],
+    },
 ];
 
 /// A group of [`HOOKS`].

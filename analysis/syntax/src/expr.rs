@@ -596,16 +596,24 @@ fn call(cx: &mut Cx, node: &SyntaxNode, dotted: bool) -> Expr {
         }
         let shares = matches!(name.as_str(), "reshape" | "vec" | "dropdims") && !dotted;
         if shares && args.first().is_some_and(|a| !arrays::is_fresh_array(a)) {
-            let x = list.first().map_or("x", |a| cx.text(a)).to_string();
-            let rest = if name == "vec" { "" } else { ", ..." };
-            return cx.unsupported(
-                node,
-                &format!(
-                    "`{name}` of an array held elsewhere (`{x}`): Julia's result shares its \
-                     memory (a write through either is seen in the other), zy's would be a \
-                     copy; write `{name}(copy({x}){rest})` if neither is written afterwards"
-                ),
-            );
+            // Of an array held elsewhere Julia's result shares its memory: the prelude's
+            // `_reshape_shared` (`_vec_shared`, `_dropdims_shared`) gives a view of it with the
+            // new shape. Of a fresh array a copy is the same, and stays a plain `Array`.
+            let shared = format!("Base._{name}_shared");
+            let callee = Expr::new(ExprKind::Ident(shared), callee_expr.range);
+            let kind = if keywords.is_empty() {
+                ExprKind::Call {
+                    callee: Box::new(callee),
+                    args,
+                }
+            } else {
+                ExprKind::KwCall {
+                    callee: Box::new(callee),
+                    args,
+                    keywords,
+                }
+            };
+            return Expr::new(kind, node.range);
         }
         if !dotted && do_block.is_none() && keywords.is_empty() && crate::output::is_printing(name)
         {

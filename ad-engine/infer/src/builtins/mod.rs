@@ -171,6 +171,31 @@ fn diagonal(cx: &mut Cx, b: &mut PlanBuilder, op: &str, args: &[Val]) -> Result<
     cx.call_named(b, &helper.into(), args)
 }
 
+/// The prelude's triangular wrappers (`UpperTriangular(A)`, ...).
+const TRIANGULAR: [&str; 4] = [
+    "LinearAlgebra.UpperTriangular",
+    "LinearAlgebra.LowerTriangular",
+    "LinearAlgebra.UnitUpperTriangular",
+    "LinearAlgebra.UnitLowerTriangular",
+];
+
+fn is_triangular(v: &Val) -> bool {
+    matches!(&v.ty, Type::Struct(s) if TRIANGULAR.contains(&&*s.name))
+}
+
+/// `T * x`, `T + S`, `a * T`, `Matrix(T)` of a triangular wrapper: as for [`diagonal`], Julia
+/// code in the prelude (`LinearAlgebra._triangular_plus`, `_triangular_minus`,
+/// `_triangular_times`, `_triangular_matrix`).
+fn triangular(cx: &mut Cx, b: &mut PlanBuilder, op: &str, args: &[Val]) -> Result<Val, Fail> {
+    let helper = match op {
+        "+" => "LinearAlgebra._triangular_plus",
+        "-" => "LinearAlgebra._triangular_minus",
+        "*" => "LinearAlgebra._triangular_times",
+        _ => "LinearAlgebra._triangular_matrix",
+    };
+    cx.call_named(b, &helper.into(), args)
+}
+
 /// Is `name` an elementary function of the primitive table (`Float64` in and out)?
 pub fn is_math(name: &str) -> bool {
     zy_ir::Prim::from_julia_name(name).is_some_and(|p| p.math().is_some())
@@ -270,6 +295,10 @@ pub(crate) fn call(
             diagonal(cx, b, name, args)
         }
         ("Matrix", [x]) if is_diagonal(x) => diagonal(cx, b, name, args),
+        ("+" | "-" | "*", [x, y]) if is_triangular(x) || is_triangular(y) => {
+            triangular(cx, b, name, args)
+        }
+        ("Matrix", [x]) if is_triangular(x) => triangular(cx, b, name, args),
         // `Matrix(I, m, n)`: the prelude's `_uniform_matrix` (`J.λ` on the diagonal).
         ("Matrix", [j, _, _]) if is_uniform(j) => {
             cx.call_named(b, &"Base._uniform_matrix".into(), args)
