@@ -15,7 +15,7 @@ use crate::value::Val;
 use crate::{GLOBAL_METHOD, MAX_TYPE_DEPTH};
 
 /// The builtin that the library function `name` (`Base.sum`) extends, if it is one.
-fn builtin_of(name: &str) -> Option<&str> {
+pub(crate) fn builtin_of(name: &str) -> Option<&str> {
     name.strip_prefix("Base.").filter(|n| crate::is_builtin(n))
 }
 
