@@ -25,6 +25,7 @@
 //! a write through an argument without a tangent would lose the written value's.
 
 mod backs;
+pub mod chunk;
 
 use std::sync::Arc;
 
