@@ -808,7 +808,9 @@ fn chunked(
                 return Err(AdError::new(span, "no chunk of the result's type"));
             }
             let mut trial = prog.clone();
-            let mask: Vec<bool> = (0..inst.args.len()).map(|i| i + 1 == inst.args.len()).collect();
+            let mask: Vec<bool> = (0..inst.args.len())
+                .map(|i| i + 1 == inst.args.len())
+                .collect();
             chunk::add_chunk_pushforwards(&mut trial, &inst, &mask)?;
             Ok((trial, chunk::chunk_key(&inst, &mask), lead, rty))
         });

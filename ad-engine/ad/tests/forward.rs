@@ -345,7 +345,11 @@ fn chunked_pushforward_equals_the_columns() {
         .unwrap_or_else(|| panic!("no chunked pushforward of dense"));
     assert_eq!(&*inst.name, "∂ᶜdense⟨3⟩", "only x carries a chunk");
     let text = zy_ir::print_function(f);
-    assert_eq!(text.matches("matmul(").count(), 2, "W * x and W * Ẋ:\n{text}");
+    assert_eq!(
+        text.matches("matmul(").count(),
+        2,
+        "W * x and W * Ẋ:\n{text}"
+    );
 }
 
 #[test]

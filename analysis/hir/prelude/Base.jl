@@ -3602,21 +3602,18 @@ function _jac_columns(g, x::AbstractArray{Float64}, m)
 end
 
 # A vector argument: chunks of at most `_jac_chunk_width` columns, each from one pushforward of
-# that many unit directions at once (`_pushforward_chunk`: the primal once, `W * x` pushed
-# forward as one product `W * D`), or from one pushforward per column where the chunked
-# transform does not apply to `g` (`_jac_chunk_columns`).
+# that many unit directions at once (`_jac_chunk`); one chunk is the Jacobian itself.
 function _jac_columns(g, x::Vector{Float64}, m)
     n = length(x)
-    J = zeros(m, n)
     width = _jac_chunk_width(n)
+    if n <= width
+        return _jac_chunk(g, x, m, 1, n)
+    end
+    J = zeros(m, n)
     lo = 1
     while lo <= n
         k = min(width, n - lo + 1)
-        D = zeros(n, k)
-        for j in 1:k
-            D[lo + j - 1, j] = 1.0
-        end
-        C = _pushforward_chunk(g, x, D, () -> _jac_chunk_columns(g, x, D, m))
+        C = _jac_chunk(g, x, m, lo, k)
         for j in 1:k
             for r in 1:m
                 J[r, lo + j - 1] = C[r, j]
@@ -3625,6 +3622,18 @@ function _jac_columns(g, x::Vector{Float64}, m)
         lo += k
     end
     return J
+end
+
+# Columns `lo` to `lo + k - 1` of the Jacobian, an m×k matrix: the pushforward of those unit
+# directions as one chunk (`_pushforward_chunk`: the primal once, `W * x` pushed forward as the
+# one product `W * D`), or one pushforward per column where the chunked transform does not
+# apply to `g` (`_jac_chunk_columns`).
+function _jac_chunk(g, x, m, lo, k)
+    D = zeros(length(x), k)
+    for j in 1:k
+        D[lo + j - 1, j] = 1.0
+    end
+    return _pushforward_chunk(g, x, D, () -> _jac_chunk_columns(g, x, D, m))
 end
 
 # All the columns at once up to 128 inputs (an n×128 chunk), chunks of 128 above.

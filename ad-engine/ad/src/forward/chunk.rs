@@ -47,7 +47,10 @@ pub fn chunk_ret(ret: &Type) -> Type {
 }
 
 fn refused(span: zy_ir::Span, what: impl std::fmt::Display) -> AdError {
-    AdError::new(span, format!("chunked forward mode does not support {what}"))
+    AdError::new(
+        span,
+        format!("chunked forward mode does not support {what}"),
+    )
 }
 
 /// Add [`chunk_key`]`(inst, active)` to `prog` and the chunked pushforwards of the functions it
@@ -64,9 +67,11 @@ pub fn add_chunk_pushforwards(
         if prog.functions.contains_key(&key) {
             continue;
         }
-        let func = prog.functions.get(&i).cloned().ok_or_else(|| {
-            refused(zy_ir::Span::default(), format!("`{i}` (no typed body)"))
-        })?;
+        let func = prog
+            .functions
+            .get(&i)
+            .cloned()
+            .ok_or_else(|| refused(zy_ir::Span::default(), format!("`{i}` (no typed body)")))?;
         if !globals.reached(&i).is_empty() {
             return Err(refused(func.span, "a function reaching a mutable global"));
         }
@@ -102,7 +107,10 @@ fn chunk_pushforward(
     for b in func.block_ids() {
         for &p in &func.block(b).params {
             let d = func.value(p);
-            vals[p.index()] = Some(out.add_param(b, d.ty.clone(), d.span, d.name.clone()).into());
+            vals[p.index()] = Some(
+                out.add_param(b, d.ty.clone(), d.span, d.name.clone())
+                    .into(),
+            );
             let on = match args.iter().position(|a| *a == p) {
                 Some(i) => active.get(i).copied().unwrap_or(false),
                 None => true,
@@ -150,11 +158,7 @@ fn chunk_pushforward(
             Type::Array(_, d) => d as i64,
             _ => 1,
         };
-        e.prim(
-            Prim::Size,
-            vec![first, Const::Int(dim).into()],
-            Type::Int64,
-        )
+        e.prim(Prim::Size, vec![first, Const::Int(dim).into()], Type::Int64)
     };
     let mut callees = Vec::new();
     for &b in &func.reverse_postorder() {
@@ -188,7 +192,10 @@ fn chunk_pushforward(
                 }
                 Op::Invoke(callee) => {
                     if crate::mutates::may_mutate(prog, callee) {
-                        return Err(refused(d.span, format!("`{}`, which may write", callee.name)));
+                        return Err(refused(
+                            d.span,
+                            format!("`{}`, which may write", callee.name),
+                        ));
                     }
                     let mask: Vec<bool> = tangents.iter().map(Option::is_some).collect();
                     let mut cargs = Vec::new();
@@ -203,7 +210,8 @@ fn chunk_pushforward(
                         callees.push(item);
                     }
                     let value = e.field(r.clone(), 0, &rty);
-                    let t = (rty.field_type(1) != Some(&Type::Nothing)).then(|| e.field(r, 1, &rty));
+                    let t =
+                        (rty.field_type(1) != Some(&Type::Nothing)).then(|| e.field(r, 1, &rty));
                     (value, t)
                 }
                 _ => return Err(refused(d.span, "this operation on a varying value")),
