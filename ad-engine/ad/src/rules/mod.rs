@@ -238,6 +238,11 @@ fn is_zero(op: &Operand) -> bool {
     op.as_const().and_then(Const::as_f64) == Some(0.0)
 }
 
+/// Is `op` the literal `0.0` (a structural zero tangent)?
+pub fn is_zero_literal(op: &Operand) -> bool {
+    is_zero(op)
+}
+
 /// A statement as the forward rule sees it.
 pub struct FwdStmt<'s> {
     pub op: &'s Op,
