@@ -177,6 +177,13 @@ fn chunk_pushforward(
                 stmt.args.iter().map(|a| tangent_of(&tans, a)).collect();
             let arg_tys: Vec<Type> = stmt.args.iter().map(|a| func.operand_ty(a)).collect();
             let varies = tangents.iter().any(Option::is_some);
+            if let Op::Prim(p) = &stmt.op {
+                // A builtin not rewritten yet (this body is built before the other user
+                // bodies are expanded) would be copied here unexpanded.
+                if p.info().diff == zy_ir::Diff::Rewritten {
+                    return Err(refused(d.span, format!("`{p}` inside")));
+                }
+            }
             let (value, tangent) = match &stmt.op {
                 _ if !varies => (e.op(stmt.op.clone(), args, d.ty.clone()), None),
                 Op::Prim(p) => {
