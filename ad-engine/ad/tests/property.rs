@@ -120,6 +120,10 @@ fn expanded(src: &str, call: &str) -> Vec<f64> {
     common::run::leaves(&by_interp, &mut a);
     common::run::leaves(&by_jit, &mut b);
     let bits = |v: &[f64]| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
-    assert_eq!(bits(&a), bits(&b), "{call}: the JIT and the interpreter differ");
+    assert_eq!(
+        bits(&a),
+        bits(&b),
+        "{call}: the JIT and the interpreter differ"
+    );
     a
 }
