@@ -402,9 +402,15 @@ end
         "{text}"
     );
     let reads = text.matches("getindex(").count();
-    // x[i+1], x[i] and their tangents in each sweep, x̄[i] and x̄[i+1] with their tangents once
-    // (x̄[i] gets two terms: the second reads the first's write).
-    assert_eq!(reads, 12, "{text}");
+    // x[i+1] and x[i] in the forward sweep (for their bounds checks alone: the dead `x[i]^2`
+    // goes, so their tangents are not read), x[i+1], x[i] and their tangents in the reverse
+    // sweep, x̄[i] and x̄[i+1] with their tangents once (x̄[i] gets two terms: the second reads
+    // the first's write).
+    assert_eq!(reads, 10, "{text}");
+    // x̄[i] and x̄[i+1] with their tangents written once per iteration (the first of x̄[i]'s two
+    // writes is overwritten before any read), and no zero tangent of the seed `s̄ = 1.0`.
+    assert_eq!(text.matches("setindex!(").count(), 4, "{text}");
+    assert!(!text.contains("# s̄\u{307}"), "{text}");
 }
 
 #[test]

@@ -755,6 +755,7 @@ pub fn add_pushforwards(
             // The parts of the inlined code this function drops (the value of a gradient's
             // function, computed in a loop) are not pushed forward.
             crate::simplify::prune(&mut body);
+            drop_dead_powers(&mut body);
         }
         let mut mutates = |c: &Arc<Instance>| {
             *writes
@@ -781,6 +782,28 @@ pub fn add_pushforwards(
         }
     }
     Ok(())
+}
+
+/// Drop the dead `x ^ n` of a Float64 and an Int (which cannot throw; `^` of other operands
+/// can, so dead code elimination keeps it) and what only they read: the loop computing the
+/// dropped value of a gradient's function (`(x[i+1] - x[i]^2)^2` in Rosenbrock's) then reads
+/// `x[i]` only for its bounds check, and its tangent is not read at all.
+fn drop_dead_powers(body: &mut Function) {
+    let powers: std::collections::HashSet<Value> = body
+        .block_ids()
+        .flat_map(|b| body.block(b).stmts.clone())
+        .filter(|&v| {
+            body.stmt(v).is_some_and(|s| {
+                s.op == Op::Prim(Prim::Pow)
+                    && s.args.len() == 2
+                    && body.operand_ty(&s.args[0]) == Type::Float64
+                    && body.operand_ty(&s.args[1]) == Type::Int64
+            })
+        })
+        .collect();
+    crate::simplify::remove_unused(body, &|v, op| {
+        crate::simplify::is_pure(op) || powers.contains(&v)
+    });
 }
 
 /// A copy of `prog` with the pushforward of `inst`, of everything it calls (the `frule`s of
