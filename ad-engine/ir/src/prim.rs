@@ -875,6 +875,7 @@ mod tests {
                 "pushforward",
                 "jvp",
                 "hvp",
+                "_pushforward_chunk",
                 "pullback",
                 "call_pullback",
                 "error",
