@@ -113,7 +113,7 @@ fn reject_nested(func: &Function) -> Result<(), AdError> {
         for &v in &func.block(b).stmts {
             if let Some(Op::Prim(
                 p @ (MakePullback | CallPullback | Gradient | Derivative | PullbackOf | Hessian
-                | Pushforward | Jvp | Hvp),
+                | Pushforward | Jvp | Hvp | PushforwardChunk),
             )) = func.stmt(v).map(|s| &s.op)
             {
                 // The statement may come from inlined library code: name the function.

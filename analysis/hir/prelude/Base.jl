@@ -3878,6 +3878,60 @@ function _jac_columns(g, x::AbstractArray{Float64}, m)
     return J
 end
 
+# A vector argument: chunks of at most `_jac_chunk_width` columns, each from one pushforward of
+# that many unit directions at once (`_jac_chunk`); one chunk is the Jacobian itself.
+function _jac_columns(g, x::Vector{Float64}, m)
+    n = length(x)
+    width = _jac_chunk_width(n)
+    if n <= width
+        return _jac_chunk(g, x, m, 1, n)
+    end
+    J = zeros(m, n)
+    lo = 1
+    while lo <= n
+        k = min(width, n - lo + 1)
+        C = _jac_chunk(g, x, m, lo, k)
+        for j in 1:k
+            for r in 1:m
+                J[r, lo + j - 1] = C[r, j]
+            end
+        end
+        lo += k
+    end
+    return J
+end
+
+# Columns `lo` to `lo + k - 1` of the Jacobian, an m×k matrix: the pushforward of those unit
+# directions as one chunk (`_pushforward_chunk`: the primal once, `W * x` pushed forward as the
+# one product `W * D`), or one pushforward per column where the chunked transform does not
+# apply to `g` (`_jac_chunk_columns`).
+function _jac_chunk(g, x, m, lo, k)
+    D = zeros(length(x), k)
+    for j in 1:k
+        D[lo + j - 1, j] = 1.0
+    end
+    return _pushforward_chunk(g, x, D, () -> _jac_chunk_columns(g, x, D, m))
+end
+
+# All the columns at once up to 128 inputs (an n×128 chunk), chunks of 128 above.
+_jac_chunk_width(n) = min(n, 128)
+
+# The pushforwards of `g` at `x` along the columns of `D`, one at a time: an m×k matrix.
+function _jac_chunk_columns(g, x, D, m)
+    C = zeros(m, size(D, 2))
+    dx = zeros(length(x))
+    for j in 1:size(D, 2)
+        for i in 1:length(x)
+            dx[i] = D[i, j]
+        end
+        ẏ = pushforward(g, x, dx)
+        for r in 1:m
+            C[r, j] = _jac_entry(ẏ, r)
+        end
+    end
+    return C
+end
+
 function _jac_clear!(dx)
     for i in 1:length(dx)
         dx[i] = 0.0

@@ -790,7 +790,8 @@ impl<'e, 'a, 'b> Translator<'e, 'a, 'b> {
             | Prim::PullbackOf
             | Prim::Pushforward
             | Prim::Jvp
-            | Prim::Hvp => Err(JitError::unsupported(format!(
+            | Prim::Hvp
+            | Prim::PushforwardChunk => Err(JitError::unsupported(format!(
                 "`{p}` before the AD transform rewrote it"
             ))),
             // The runtime works on copies of the operands: the table declares which primitives

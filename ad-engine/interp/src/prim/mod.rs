@@ -220,7 +220,8 @@ pub fn eval_prim(p: Prim, args: &[Value], ret: &Type) -> Result<Value, String> {
             p,
             "calls code: the interpreter runs it, not `eval_prim`",
         )),
-        Gradient | Derivative | Hessian | PullbackOf | Pushforward | Jvp | Hvp => Err(internal(
+        Gradient | Derivative | Hessian | PullbackOf | Pushforward | Jvp | Hvp
+        | PushforwardChunk => Err(internal(
             p,
             "is rewritten by the AD transform before the program runs, but reached the interpreter",
         )),
