@@ -15,6 +15,7 @@ use zy_ir::{
     TypedProgram, Value,
 };
 
+use super::{tangent_of, value_of};
 use crate::globals::GlobalShadows;
 use crate::rules::{self, chunk_type, Emit, TanStmt};
 use crate::AdError;
@@ -268,20 +269,6 @@ fn chunk_or_zero(e: &mut Emit, x: &Operand, ty: &Type, t: Option<Operand>, k: &O
             e.prim(Prim::Zeros, vec![n, k.clone()], c)
         }
         _ => Const::Nothing.into(),
-    }
-}
-
-fn value_of(vals: &[Option<Operand>], a: &Operand) -> Operand {
-    match a {
-        Operand::Value(v) => vals[v.index()].clone().unwrap_or(Const::Nothing.into()),
-        c => c.clone(),
-    }
-}
-
-fn tangent_of(tans: &[Option<Operand>], a: &Operand) -> Option<Operand> {
-    match a {
-        Operand::Value(v) => tans[v.index()].clone(),
-        Operand::Const(_) => None,
     }
 }
 

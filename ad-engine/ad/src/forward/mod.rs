@@ -659,14 +659,16 @@ fn unshared(e: &mut Emit, t: Operand, operands: &[Option<Operand>], ty: &Type) -
     }
 }
 
-fn value_of(vals: &[Option<Operand>], a: &Operand) -> Operand {
+/// The transformed value of the primal operand `a` (a constant is itself).
+pub(super) fn value_of(vals: &[Option<Operand>], a: &Operand) -> Operand {
     match a {
         Operand::Value(v) => vals[v.index()].clone().unwrap_or(Const::Nothing.into()),
         c => c.clone(),
     }
 }
 
-fn tangent_of(tans: &[Option<Operand>], a: &Operand) -> Option<Operand> {
+/// The tangent of the primal operand `a`, if it has one (a constant has none).
+pub(super) fn tangent_of(tans: &[Option<Operand>], a: &Operand) -> Option<Operand> {
     match a {
         Operand::Value(v) => tans[v.index()].clone(),
         Operand::Const(_) => None,
