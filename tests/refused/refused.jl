@@ -28,7 +28,7 @@ o2(x) = x ⊗ x
 o3(x) = (x .> 0) .&& (x .< 1)
 o4(x) = (x .> 0) .|| (x .< 1)
 o5(x) = x .=> x
-o6(x) = x .|> sin
+# (o6: `x .|> sin` is accepted now: `sin.(x)`)
 # (o7: `Float64 <: Real` is accepted now: type values, decided at compilation)
 o8(x) = (.+)(x, x)
 o9(x) = (:)(1, 3)

@@ -77,3 +77,16 @@ pub fn check_both_engines(
     }
     Ok(())
 }
+
+/// Does the JIT run the gradient of `call` itself (the pipeline hands it to the interpreter
+/// when the JIT declines the program)? `Err` says why not.
+pub fn check_compiled(analysis: &Analysis, file: FileId, call: &str) -> Result<(), String> {
+    let got = analysis
+        .grad(file, call, EvalLimits::default(), Engine::Jit)
+        .map_err(|_| "cancelled".to_string())?
+        .map_err(|e| format!("{call} (Jit): {e}"))?;
+    match got.jit_fallback {
+        None => Ok(()),
+        Some(why) => Err(format!("{call}: the interpreter ran it: {why}")),
+    }
+}

@@ -680,6 +680,33 @@ fn checking_a_package_file_checks_the_files_it_includes() {
     assert_eq!(json(&out)["summary"]["files"], 3);
 }
 
+#[test]
+fn a_package_test_file_sees_the_package_it_uses() {
+    // `using Pkg` in `test/runtests.jl` loads `src/Pkg.jl`, as `Pkg.test` does: its exports
+    // and `Pkg.name` are seen, and the gradcheck runs through the package's functions.
+    let dir = dir_with(&[
+        (
+            "src/Pkg.jl",
+            "module Pkg\nexport loss\ninclude(\"model.jl\")\nend\n",
+        ),
+        ("src/model.jl", "loss(w) = 3.0 * w^2 + helper(w)\nhelper(w) = sin(w)\n"),
+        (
+            "test/runtests.jl",
+            "using Pkg\nusing Other\n# zy: gradcheck t(2.0)\nt(w) = loss(w) + Pkg.helper(w)\n# zy: gradcheck u(2.0)\nu(w) = Other.f(w)\n",
+        ),
+    ]);
+    let (status, out, err) = run(dir.path(), &["check", "test/runtests.jl", "--format", "short"]);
+    assert_eq!(
+        (status, out.as_str(), err.as_str()),
+        (
+            1,
+            "test/runtests.jl:2:1: warning[unknown-package]: package `Other` is not available: zy knows Base, LinearAlgebra, Statistics and Random, and the modules your files define (`using .Other`); a function that uses a name only `Other` defines is refused\n\
+             test/runtests.jl:5:17: error[gradcheck]: gradcheck `u(2.0)` failed: UndefVarError: `Other` not defined\n",
+            ""
+        )
+    );
+}
+
 /// `file:line:col code message`, and `  related: file:line:col message` under it, for each
 /// finding of a JSON report with one of `codes`.
 fn with_related(report: &Json, codes: &[&str]) -> String {

@@ -189,6 +189,27 @@ fn typed_ir_of_pow_at_the_annotation_and_at_a_call() {
     );
 }
 
+/// `exp.(x)` of numbers is the builtin's loop although the library's `exp` has a method for
+/// matrices (which no Float64 element matches): one `broadcast` primitive, which the JIT fuses
+/// with `x .- m` (logsumexp), not a call of a synthesised broadcast of a Julia function.
+#[test]
+fn a_library_function_broadcast_over_numbers_is_the_builtin_primitive() {
+    let src = "lse(x) = (m = maximum(x); m + log(sum(exp.(x .- m))))\nsq(A) = exp.(A)\n";
+    let (host, file) = host(src);
+    let typed = |name: &str, at: &str| {
+        host.analysis()
+            .view_ir(file, name, Some(at), IrStage::Typed)
+            .unwrap()
+            .unwrap()
+    };
+    let lse = typed("lse", "lse([1.0, 2.0])");
+    assert!(lse.contains("= broadcast(exp, %"), "{lse}");
+    assert!(!lse.contains("invoke"), "{lse}");
+    // Over a vector of matrices the element's call is the matrix method: a Julia broadcast.
+    let sq = typed("sq", "sq([[1.0 0.0; 0.0 1.0]])");
+    assert!(sq.contains("invoke broadcast(Base.exp, %"), "{sq}");
+}
+
 #[test]
 fn bad_calls_are_one_line_errors_with_a_position() {
     assert_eq!(

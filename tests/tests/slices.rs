@@ -2,7 +2,8 @@
 //! spelt with `a:b`, `a:s:b`, `end`, `begin` and `:`, read and assigned inside functions whose
 //! value and gradient are written down here for every selection (a sum of weighted squares of
 //! the selected elements: the gradient is twice the weight times the element where selected,
-//! zero elsewhere). Both engines must give them, so the JIT agrees with the interpreter.
+//! zero elsewhere), and matrix blocks read and written through views. Both engines must give
+//! them, so the JIT agrees with the interpreter.
 
 use std::path::Path;
 
@@ -236,6 +237,66 @@ fn matrix_slices_read_and_differentiate_as_in_julia() {
             }
             let call = format!("f{k}({})", julia_matrix(&a, *m, *n));
             check(&analysis, file, &call, value, &[matrix_json(&grad, *m, *n)])
+                .map_err(|e| TestCaseError::fail(format!("{e}\nin\n{text}")))?;
+        }
+        Ok(())
+    });
+    if let Err(e) = outcome {
+        panic!("{e}");
+    }
+}
+
+#[test]
+fn matrix_block_views_read_write_and_differentiate_as_in_julia() {
+    let mut runner = TestRunner::new(Config {
+        cases: 12,
+        failure_persistence: None,
+        ..Config::default()
+    });
+    // Two `Int`s would make a 0-dimensional view, which zy refuses by name.
+    let case = (2usize..5, 2usize..5)
+        .prop_flat_map(|(m, n)| (Just(m), Just(n), index(m), index(n), 0.5f64..3.0))
+        .prop_filter("a view of one element", |(_, _, i, j, _)| {
+            !matches!((i, j), (Index::At(_), Index::At(_)))
+        });
+    let batch = prop::collection::vec(case, 8);
+    let outcome = runner.run(&batch, |cases| {
+        // f_k reads the block through `@views`; g_k zeroes it through a view of a copy and
+        // squares the whole copy: the zeroed elements get no gradient.
+        let mut text = String::new();
+        for (k, (m, n, i, j, c)) in cases.iter().enumerate() {
+            let c = zy_ir::julia_float(*c);
+            let (i, j) = (i.text(*m), j.text(*n));
+            text.push_str(&format!("f{k}(A) = @views {c} * sum(A[{i}, {j}] .^ 2)\n"));
+            text.push_str(&format!(
+                "function g{k}(A)\n    B = copy(A)\n    V = @view B[{i}, {j}]\n    V .= 0.0\n    return {c} * sum(B .^ 2)\nend\n"
+            ));
+        }
+        let mut host = AnalysisHost::new();
+        let file = host.set_file_text(Path::new("block_views.jl"), text.clone());
+        let analysis = host.analysis();
+        for (k, (m, n, i, j, c)) in cases.iter().enumerate() {
+            let a: Vec<f64> = (1..=m * n).map(element).collect();
+            let mut picked = vec![false; m * n];
+            for &p in &i.indices(*m) {
+                for &q in &j.indices(*n) {
+                    picked[(p - 1) + (q - 1) * m] = true;
+                }
+            }
+            let read: f64 = (0..m * n).filter(|&t| picked[t]).map(|t| c * a[t] * a[t]).sum();
+            let grad: Vec<f64> = (0..m * n)
+                .map(|t| if picked[t] { 2.0 * c * a[t] } else { 0.0 })
+                .collect();
+            let call = format!("f{k}({})", julia_matrix(&a, *m, *n));
+            check(&analysis, file, &call, read, &[matrix_json(&grad, *m, *n)])
+                .map_err(|e| TestCaseError::fail(format!("{e}\nin\n{text}")))?;
+
+            let kept: f64 = (0..m * n).filter(|&t| !picked[t]).map(|t| c * a[t] * a[t]).sum();
+            let grad: Vec<f64> = (0..m * n)
+                .map(|t| if picked[t] { 0.0 } else { 2.0 * c * a[t] })
+                .collect();
+            let call = format!("g{k}({})", julia_matrix(&a, *m, *n));
+            check(&analysis, file, &call, kept, &[matrix_json(&grad, *m, *n)])
                 .map_err(|e| TestCaseError::fail(format!("{e}\nin\n{text}")))?;
         }
         Ok(())

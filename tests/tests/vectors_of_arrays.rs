@@ -5,7 +5,7 @@
 //! computed here by following the same steps with dual numbers (a write through one slot is
 //! seen through every slot holding that array, as in Julia); both engines must give them. The
 //! same for a `Vector{Body}` of structs holding a number and an array (which a pushed body may
-//! share with another): `Σᵢ i · mᵢ · Σ xᵢ .^ 2`.
+//! share with another): `Σᵢ i · mᵢ · Σ xᵢ .^ 2`. The JIT compiles every one of them.
 
 use std::path::Path;
 
@@ -13,7 +13,7 @@ use proptest::prelude::*;
 use proptest::test_runner::{Config, TestCaseError, TestRunner};
 use serde_json::Value as Json;
 use zy_ide::AnalysisHost;
-use zy_tests::engines::{check_both_engines, julia_vector, vector_json};
+use zy_tests::engines::{check_both_engines, check_compiled, julia_vector, vector_json};
 
 /// A number with its derivatives with respect to every input element.
 #[derive(Clone, Debug)]
@@ -167,6 +167,7 @@ fn vectors_of_vectors_grow_alias_and_differentiate_as_in_julia() {
             let call = format!("f{k}([{}])", arg.join(", "));
             let want = Json::Array(grad.iter().map(|g| vector_json(g)).collect());
             check_both_engines(&analysis, file, &call, *value, &[want], |_, _| false)
+                .and_then(|()| check_compiled(&analysis, file, &call))
                 .map_err(|e| TestCaseError::fail(format!("{e}\nin\n{text}")))?;
         }
         Ok(())
@@ -323,6 +324,7 @@ fn vectors_of_structs_of_numbers_and_arrays_differentiate_as_in_julia() {
                     .collect(),
             );
             check_both_engines(&analysis, file, &call, *value, &[want], |w, g| same_body(w, g))
+                .and_then(|()| check_compiled(&analysis, file, &call))
                 .map_err(|e| TestCaseError::fail(format!("{e}\nin\n{text}")))?;
         }
         Ok(())
@@ -346,4 +348,47 @@ fn same_body(want: &Json, got: &Json) -> bool {
         (Json::Number(w), g) => w.as_f64().is_some_and(|w| zy_tests::engines::close(w, g)),
         (w, g) => w == g,
     }
+}
+
+/// Every gradient the fixtures of vectors of arrays, structs and tuples state runs compiled:
+/// asked for the JIT, the pipeline never hands one to the interpreter (`jit_fallback`).
+#[test]
+fn the_fixtures_of_vectors_of_objects_run_on_the_jit() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../fixtures");
+    let mut checked = 0;
+    let mut fell_back = Vec::new();
+    for name in ["vectors_of_arrays.jl", "vectors_of_structs.jl"] {
+        let path = root.join(name);
+        let text = std::fs::read_to_string(&path).expect("fixture");
+        let mut host = AnalysisHost::new();
+        let file = host.set_file_text(&path, text.clone());
+        let analysis = host.analysis();
+        for line in text.lines() {
+            let Some(rest) = line.trim_start().strip_prefix("# expect grad: ") else {
+                continue;
+            };
+            let Some((call, _)) = rest.rsplit_once(" => ") else {
+                continue;
+            };
+            let got = analysis
+                .grad(
+                    file,
+                    call,
+                    zy_ide::EvalLimits::default(),
+                    zy_ide::Engine::Jit,
+                )
+                .expect("not cancelled")
+                .unwrap_or_else(|e| panic!("{call}: {e}"));
+            checked += 1;
+            if let Some(why) = got.jit_fallback {
+                fell_back.push(format!("{name}: {call}: {why}"));
+            }
+        }
+    }
+    assert!(checked > 20, "only {checked} gradients found");
+    assert!(
+        fell_back.is_empty(),
+        "run by the interpreter:\n{}",
+        fell_back.join("\n")
+    );
 }

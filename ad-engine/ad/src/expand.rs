@@ -15,7 +15,7 @@ use zy_ir::{
     Stmt, Terminator, Type, TypedProgram, Value, ValueKind,
 };
 
-use crate::forward::{add_pushforwards, dual_type, pushforward_key, pushforward_ret};
+use crate::forward::{add_pushforwards, chunk, dual_type, pushforward_key, pushforward_ret};
 use crate::globals::GlobalShadows;
 use crate::rules::Emit;
 use crate::{add_adjoints, driver, names, AdError};
@@ -189,7 +189,8 @@ fn is_diff_prim(func: &Function, v: Value) -> Option<Prim> {
             | Prim::Hessian
             | Prim::Pushforward
             | Prim::Jvp
-            | Prim::Hvp),
+            | Prim::Hvp
+            | Prim::PushforwardChunk),
         )) => Some(*p),
         _ => None,
     }
@@ -221,6 +222,7 @@ fn expand_function(
             let last = match p {
                 Prim::CallPullback => call_pullback(prog, &mut ins, &stmt)?,
                 Prim::Hessian => hessian(prog, pending, &mut ins, &stmt)?,
+                Prim::PushforwardChunk => chunked(prog, &mut ins, &stmt)?,
                 Prim::Pushforward | Prim::Jvp | Prim::Derivative | Prim::Hvp => {
                     directional(prog, pending, &mut ins, p, &stmt)?
                 }
@@ -778,6 +780,53 @@ fn directional(
             (Op::Prim(Prim::GetField), vec![r, Const::Int(2).into()])
         }
     }))
+}
+
+/// `_pushforward_chunk(f, x, Ẋ, fallback)`: a call of `f`'s chunked pushforward `∂ᶜf`
+/// (`forward::chunk`, built here with those of the functions it calls; only `x` varies), or of
+/// `fallback()` where chunked forward mode does not apply to `f`.
+fn chunked(
+    prog: &mut TypedProgram,
+    ins: &mut Insert,
+    stmt: &Stmt,
+) -> Result<Option<(Op, Vec<Operand>)>, AdError> {
+    let span = ins.span;
+    let [callee, x, dx, fallback] = stmt.args.as_slice() else {
+        return Ok(None);
+    };
+    let fallback_ty = ins.func.operand_ty(fallback);
+    let (finst, flead) = callee_instance(prog, fallback, &fallback_ty, &[], span)?;
+    let want = ins.func.value(ins.at).ty.clone();
+    let callee_ty = ins.func.operand_ty(callee);
+    let xty = ins.func.operand_ty(x);
+    let attempt = callee_instance(prog, callee, &callee_ty, std::slice::from_ref(&xty), span)
+        .and_then(|(inst, lead)| {
+            let ret = prog
+                .functions
+                .get(&inst)
+                .map_or(Type::Any, |f| f.ret.clone());
+            let rty = chunk::chunk_ret(&ret);
+            if rty.field_type(1) != Some(&want) {
+                return Err(AdError::new(span, "no chunk of the result's type"));
+            }
+            let mut trial = prog.clone();
+            let mask: Vec<bool> = (0..inst.args.len())
+                .map(|i| i + 1 == inst.args.len())
+                .collect();
+            chunk::add_chunk_pushforwards(&mut trial, &inst, &mask)?;
+            Ok((trial, chunk::chunk_key(&inst, &mask), lead, rty))
+        });
+    let Ok((trial, key, lead, rty)) = attempt else {
+        return Ok(Some((Op::Invoke(finst), flead)));
+    };
+    *prog = trial;
+    let mut call = lead;
+    call.extend([x.clone(), dx.clone()]);
+    let r = ins.emit(Op::Invoke(key), call, rty);
+    Ok(Some((
+        Op::Prim(Prim::GetField),
+        vec![r, Const::Int(2).into()],
+    )))
 }
 
 /// `∇ʰf(args...) = ∇f(args...)[2][end]`: the gradient with respect to the last argument alone

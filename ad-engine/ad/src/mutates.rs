@@ -189,7 +189,8 @@ impl Analysis<'_> {
                     | Prim::PullbackOf
                     | Prim::Pushforward
                     | Prim::Jvp
-                    | Prim::Hvp,
+                    | Prim::Hvp
+                    | Prim::PushforwardChunk,
                 ) => match crate::driver::differentiated(self.prog, f, &stmt.args) {
                     Some(Some(c)) => self
                         .index

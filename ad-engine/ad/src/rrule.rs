@@ -79,12 +79,8 @@ pub fn find(
             ),
         ));
     }
-    let dy = rdata_type(&parts[0]);
-    let dy = if dy == Type::Nothing {
-        tangent_type(&parts[0])
-    } else {
-        dy
-    };
+    // The whole cotangent of the result: its returned part joined with its shadow's.
+    let dy = tangent_type(&parts[0]);
     let (back, bprog) = zy_infer::infer_call(program, &parts[1], &[dy])
         .map_err(|e| fail("has a pullback that cannot be called", e))?;
     let back_ret = bprog
@@ -239,7 +235,9 @@ pub fn adjoint(
     let back = e.field(tp.into(), 0, &tape_ty);
     let nshadows = shadows.iter().flatten().count();
     let seed = if has_fdata(ret) {
-        e.field(tp.into(), 1 + nshadows, &tape_ty)
+        // The result's shadow holds its array parts' cotangent, `ȳ` the rest.
+        let shadow = e.field(tp.into(), 1 + nshadows, &tape_ty);
+        crate::rules::split::joined(&mut e, shadow, dy.into(), ret)
     } else {
         dy.into()
     };

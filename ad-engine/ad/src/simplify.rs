@@ -5,7 +5,7 @@
 use std::collections::HashMap;
 
 use zy_ir::{
-    Block, BlockCall, Const, Function, Op, Operand, Prim, Stmt, Terminator, Value, ValueKind,
+    Block, BlockCall, Const, Function, Op, Operand, Prim, Stmt, Terminator, Type, Value, ValueKind,
 };
 
 /// Drop dead code and unreachable blocks of primal code (no arithmetic folding: `x + 0.0` is
@@ -569,4 +569,45 @@ pub(crate) fn forward_stores(func: &mut Function) {
         func.block_mut(b).stmts = keep;
     }
     substitute(func, &subst);
+}
+
+/// Within a block, a write `A[i] = v` that a later write with the same operands overwrites is
+/// dropped when nothing in between reads an array or may throw: only arithmetic that cannot
+/// throw and other writes (a write through an alias is overwritten too). Forward over reverse
+/// writes each gradient entry and its tangent twice per iteration of a loop such as
+/// Rosenbrock's (`x̄[i] += ...` from two terms).
+pub(crate) fn dead_stores(func: &mut Function) {
+    for b in func.block_ids().collect::<Vec<_>>() {
+        let stmts = func.block(b).stmts.clone();
+        let mut dead = Vec::new();
+        for (k, &v) in stmts.iter().enumerate() {
+            let Some(s) = func.stmt(v).filter(|s| s.op == Op::Prim(Prim::SetIndex)) else {
+                continue;
+            };
+            for &w in &stmts[k + 1..] {
+                let Some(t) = func.stmt(w) else { break };
+                if t.op == Op::Prim(Prim::SetIndex) {
+                    if t.args[0] == s.args[0] && t.args[2..] == s.args[2..] {
+                        dead.push(v);
+                        break;
+                    }
+                    continue;
+                }
+                let inert = match &t.op {
+                    Op::Prim(p) => {
+                        let fx = p.info().effects;
+                        fx == zy_ir::Effects::PURE
+                            && !t.args.iter().any(|a| {
+                                matches!(func.operand_ty(a), Type::Array(..) | Type::Adjoint(_))
+                            })
+                    }
+                    _ => false,
+                };
+                if !inert {
+                    break;
+                }
+            }
+        }
+        func.block_mut(b).stmts.retain(|v| !dead.contains(v));
+    }
 }

@@ -77,6 +77,7 @@ pub fn adjoint_with(
     trace: bool,
 ) -> Result<Adjoint, AdError> {
     reject_nested(func)?;
+    reject_irreducible(func)?;
     globals.check(inst, func)?;
     let mut primal = func.clone();
     crate::simplify::renumber(&mut primal);
@@ -112,17 +113,35 @@ fn reject_nested(func: &Function) -> Result<(), AdError> {
         for &v in &func.block(b).stmts {
             if let Some(Op::Prim(
                 p @ (MakePullback | CallPullback | Gradient | Derivative | PullbackOf | Hessian
-                | Pushforward | Jvp | Hvp),
+                | Pushforward | Jvp | Hvp | PushforwardChunk),
             )) = func.stmt(v).map(|s| &s.op)
             {
+                // The statement may come from inlined library code: name the function.
                 return Err(AdError::new(
-                    func.value(v).span,
-                    format!("cannot differentiate `{}`: nested differentiation (`{p}` inside differentiated code) is not supported yet", func.name),
+                    func.span,
+                    format!("cannot differentiate `{}`: nested differentiation (`{p}` inside differentiated code, as when the inner gradient runs a loop calling another function) is not supported yet; `hessian` and `hvp` compute second derivatives by forward over reverse", func.name),
                 ));
             }
         }
     }
     Ok(())
+}
+
+/// The reverse of a `return` or `break` out of a loop nest enters the reversed outer loop in
+/// its middle: a cycle with two entries, which the loop reversal here cannot take. It arises
+/// only when a pullback is differentiated again (second derivatives by reverse over reverse):
+/// refuse it by name rather than reverse it wrongly.
+fn reject_irreducible(func: &Function) -> Result<(), AdError> {
+    if zy_ir::cfg::is_reducible(func) {
+        return Ok(());
+    }
+    Err(AdError::new(
+        func.span,
+        format!(
+            "cannot differentiate `{}` again: its pullback leaves a loop nest early (a `return` or `break` out of an inner loop), and reverse over reverse of such a pullback is not supported yet; `hessian` and `hvp` (forward over reverse) take it",
+            func.name
+        ),
+    ))
 }
 
 /// Facts about the primal shared by both passes.

@@ -84,4 +84,46 @@ proptest! {
         let (inst, prog) = common::run::typed(&src, "p", &args);
         common::forward::check_jvp(&prog, &inst, &args);
     }
+
+    /// Chunked forward mode on the same programs: three directions of `x` pushed forward at
+    /// once (a chunk of a number is a vector) equal the three pushforwards one at a time, the
+    /// JIT equal to the interpreter; the fallback (NaNs) must not run.
+    #[test]
+    fn random_programs_chunked_pushforward_matches(src in program(), x in -1.5..1.5f64, y in -1.5..1.5f64, n in 0..4i64) {
+        let g = format!("t -> p(t, {y:?}, {n})");
+        let chunk = expanded(&src, &format!("_pushforward_chunk({g}, {x:?}, [1.0, 0.5, -2.0], () -> fill(NaN, 3))"));
+        for (j, d) in [1.0, 0.5, -2.0].iter().enumerate() {
+            let one = expanded(&src, &format!("pushforward({g}, {x:?}, {d:?})"));
+            let close = (chunk[j] - one[0]).abs() <= 1e-12 * chunk[j].abs().max(1.0);
+            prop_assert!(close, "direction {}: chunk {:?}, one at a time {:?}\n{}", d, chunk, one, src);
+        }
+    }
+}
+
+/// The numbers of `call` in `src` after the differentiation builtins are expanded, run on the
+/// interpreter and the JIT, which must agree bit for bit.
+fn expanded(src: &str, call: &str) -> Vec<f64> {
+    let src = format!("{src}\nzycall__() = {call}\n");
+    let program = common::run::program(&src);
+    let (inst, prog) =
+        zy_infer::infer_entry(&program, "zycall__", &[]).unwrap_or_else(|e| panic!("{e:?}"));
+    let prog = zy_ad::expand(&prog).unwrap_or_else(|e| panic!("{call}: {}", e.message));
+    let limits = zy_interp::Limits::default();
+    let by_interp = zy_interp::run(&prog, &inst, vec![], &limits)
+        .unwrap_or_else(|e| panic!("{call}: {}", e.message));
+    let by_jit = zy_codegen::JitSession::new()
+        .and_then(|mut jit| jit.compile(&prog, &inst))
+        .unwrap_or_else(|e| panic!("{call}: the JIT declined: {e}"))
+        .call(&[], &limits)
+        .unwrap_or_else(|e| panic!("{call}: {}", e.message));
+    let (mut a, mut b) = (Vec::new(), Vec::new());
+    common::run::leaves(&by_interp, &mut a);
+    common::run::leaves(&by_jit, &mut b);
+    let bits = |v: &[f64]| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
+    assert_eq!(
+        bits(&a),
+        bits(&b),
+        "{call}: the JIT and the interpreter differ"
+    );
+    a
 }

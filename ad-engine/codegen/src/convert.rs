@@ -15,9 +15,11 @@ use std::sync::Arc;
 use zy_interp::{Array, ArrayData, ArrayRef, ElemType, Pullback, Shape, Value};
 use zy_ir::{Instance, StructRef, Type};
 
-use crate::layout::{elem_slot, packed_offsets, Layout, Slot};
+use crate::layout::{packed_offsets, Layout, Slot};
 use crate::runtime::arena::HEADER_WORDS;
 use crate::runtime::{Arena, ArrayObj, StackObj};
+
+mod objects;
 
 /// A mutable argument object and its representation in the arena.
 enum Shared {
@@ -81,7 +83,9 @@ impl ToNative {
             (Value::Int(i), Type::Float64) => out.push((*i as f64).to_bits()),
             (Value::Int(i), Type::Int64) => out.push(*i as u64),
             (Value::Bool(b), Type::Bool) => out.push(u64::from(*b)),
-            (Value::Nothing, Type::Nothing) | (Value::Func(_), Type::Function(_)) => {}
+            (Value::Nothing, Type::Nothing)
+            | (Value::Func(_), Type::Function(_))
+            | (Value::Symbol(_), Type::Symbol(_)) => {}
             (Value::Tuple(vs), Type::Tuple(ts)) if vs.len() == ts.len() => {
                 for (v, t) in vs.iter().zip(ts.iter()) {
                     self.value(arena, v, t, out)?;
@@ -236,7 +240,25 @@ impl ToNative {
             .try_borrow_mut()
             .map_err(|_| "internal error: an argument array is borrowed".to_string())?;
         let elem = ty.elem().cloned().unwrap_or(Type::Float64);
-        let slot = elem_slot(&elem).map_err(|e| e.to_string())?;
+        let el = self.tables.layout.elem(&elem).map_err(|e| e.to_string())?;
+        if !el.number {
+            // Elements that are values of their own: always copied (as slots).
+            let (rows, cols) = arr.shape.rows_cols();
+            let shape = arr.shape;
+            let items = match &arr.data {
+                ArrayData::Obj(o) => o.items.clone(),
+                _ => return Err(format!("internal error: JIT cannot pass numbers as a {ty}")),
+            };
+            drop(arr);
+            let p = arena.new_array(rows as i64, cols as i64, el.size as usize);
+            // SAFETY: `p` is the fresh header.
+            unsafe { (*p).shape = nd_shape(arena, shape) };
+            self.by_rc.insert(key, p as u64);
+            self.shared.push(Shared::Array(a.clone(), p, true));
+            self.write_objects(arena, p, &items, &elem, &el)?;
+            return Ok(p);
+        }
+        let slot = el.slots[0];
         let (rows, cols) = arr.shape.rows_cols();
         let len = arr.data.len();
         // The value's own elements, when their layout is the slots' (f64, i64, bool as a byte).
@@ -296,9 +318,20 @@ impl ToNative {
                     // SAFETY: `p` is the arena copy of `a` (or its header, whose elements
                     // `setlength!` may have moved into the arena), still alive.
                     let obj = unsafe { &**p };
+                    let objects = match &a.borrow().data {
+                        ArrayData::Obj(o) => Some(o.elem.clone()),
+                        _ => None,
+                    };
+                    let data = match objects {
+                        Some(elem) => {
+                            let el = self.tables.layout.elem(&elem).map_err(|e| e.to_string())?;
+                            from.read_objects(obj, &elem, &el)?
+                        }
+                        // SAFETY: as above.
+                        None => unsafe { read_elems(obj, a.borrow().data.elem()) },
+                    };
                     let mut arr = a.borrow_mut();
-                    let elem = arr.data.elem();
-                    arr.data = unsafe { read_elems(obj, elem) };
+                    arr.data = data;
                     if let Shape::Vector(_) = arr.shape {
                         arr.shape = Shape::Vector(arr.data.len());
                     }
@@ -374,6 +407,7 @@ impl FromNative {
             Type::Bool => Value::Bool(next()? as u8 != 0),
             Type::Nothing | Type::Bottom => Value::Nothing,
             Type::Function(n) => Value::Func(n.clone()),
+            Type::Symbol(n) => Value::Symbol(n.clone()),
             Type::Tuple(ts) => {
                 let vs = ts
                     .iter()
@@ -429,8 +463,6 @@ impl FromNative {
                 if let Some(v) = self.known(p) {
                     return Ok(v);
                 }
-                let e =
-                    ElemType::of_type(elem).ok_or("internal error: JIT array of non-numbers")?;
                 // SAFETY: `p` is an array of the running call's arena.
                 let obj = unsafe { &*(p as *const ArrayObj) };
                 let shape = match (*dims, obj.nd_dims()) {
@@ -447,7 +479,13 @@ impl FromNative {
                         ))
                     }
                 };
-                let v = Array::new(shape, unsafe { read_elems(obj, e) }).into_value();
+                let el = self.tables.layout.elem(elem).map_err(|e| e.to_string())?;
+                let data = match ElemType::of_type(elem) {
+                    // SAFETY: as above.
+                    Some(e) if el.number => unsafe { read_elems(obj, e) },
+                    _ => self.read_objects(obj, elem, &el)?,
+                };
+                let v = Array::new(shape, data).into_value();
                 self.made.insert(p, v.clone());
                 v
             }

@@ -2,11 +2,12 @@
 //! results and error messages are the interpreter's own.
 
 use zy_interp::Value;
-use zy_ir::Type;
+use zy_ir::{Prim, Type};
 
 use std::sync::Arc;
 
 use crate::convert::{FromNative, Tables, ToNative};
+use crate::runtime::objects;
 use crate::runtime::site::{FallbackArg, SiteKind};
 use crate::runtime::{Ctx, Site};
 
@@ -19,6 +20,18 @@ pub unsafe fn run(ctx: &mut Ctx, site: &Site, buf: *mut u64) -> Result<(), Strin
     let SiteKind::Fallback(fb) = &site.kind else {
         return Err("internal error: JIT fallback at a site without a primitive".into());
     };
+    if let (Prim::ZeroTangent, [FallbackArg::Slots { ty, offset }]) = (fb.prim, fb.args.as_slice())
+    {
+        let n = fb.layout.slot_count(ty).map_err(|e| e.to_string())?;
+        // SAFETY: the caller stored `n` words at `offset`.
+        let words = unsafe { std::slice::from_raw_parts(buf.add(*offset), n) };
+        let arena = &mut ctx.state.arena;
+        if let Some(out) = objects::zero_tangent(arena, &fb.layout, &fb.ret, words, ty) {
+            // SAFETY: the buffer has room for the result's slots.
+            unsafe { std::ptr::copy_nonoverlapping(out.as_ptr(), buf, out.len()) };
+            return Ok(());
+        }
+    }
     let tables = Arc::new(Tables {
         layout: fb.layout.clone(),
         ..Tables::default()
@@ -41,7 +54,15 @@ pub unsafe fn run(ctx: &mut Ctx, site: &Site, buf: *mut u64) -> Result<(), Strin
         return Ok(());
     }
     let mut out = Vec::new();
-    ToNative::new(tables).value(&mut ctx.state.arena, &result, &fb.ret, &mut out)?;
+    // A result holding an operand's objects holds those same objects (a shallow copy of a
+    // vector of arrays shares its elements); a primitive that mutates an operand never gets
+    // here for a vector of objects (`Translator::fallback` refuses it).
+    let mut to = if fb.prim.info().effects.mutates.is_none() {
+        ToNative::knowing(tables, from.objects_made())
+    } else {
+        ToNative::new(tables)
+    };
+    to.value(&mut ctx.state.arena, &result, &fb.ret, &mut out)?;
     // SAFETY: the buffer has room for the result's slots.
     unsafe { std::ptr::copy_nonoverlapping(out.as_ptr(), buf, out.len()) };
     Ok(())

@@ -114,12 +114,37 @@ impl Layout {
         Ok(start..start + self.slot_count(&fields[index])?)
     }
 
+    /// How one element of an array of `elem` is stored (see [`Elem`]).
+    pub fn elem(&self, elem: &Type) -> Result<Elem, JitError> {
+        if let Ok(slot) = elem_slot(elem) {
+            return Ok(Elem {
+                slots: vec![slot],
+                size: slot.size(),
+                number: true,
+            });
+        }
+        let refused = || JitError::unsupported(format!("arrays of {elem}"));
+        if !stored_by_reference(elem) {
+            return Err(refused());
+        }
+        let slots = self.slots(elem).map_err(|_| refused())?;
+        if slots.is_empty() {
+            return Err(refused());
+        }
+        let size = 8 * slots.len() as u32;
+        Ok(Elem {
+            slots,
+            size,
+            number: false,
+        })
+    }
+
     fn push_slots(&self, ty: &Type, out: &mut Vec<Slot>) -> Result<(), JitError> {
         match ty {
             Type::Float64 => out.push(Slot::F64),
             Type::Int64 => out.push(Slot::I64),
             Type::Bool => out.push(Slot::Bool),
-            Type::Nothing | Type::Bottom | Type::Function(_) => {}
+            Type::Nothing | Type::Bottom | Type::Function(_) | Type::Symbol(_) => {}
             Type::Tuple(ts) => {
                 for t in ts.iter() {
                     self.push_slots(t, out)?;
@@ -140,7 +165,11 @@ impl Layout {
                 None => out.push(Slot::Ptr),
             },
             Type::Struct(_) | Type::Ref(_) | Type::Stack(_) => out.push(Slot::Ptr),
-            Type::Array(elem, _) | Type::Adjoint(elem) => {
+            Type::Array(elem, _) => {
+                self.elem(elem)?;
+                out.push(Slot::Ptr)
+            }
+            Type::Adjoint(elem) => {
                 elem_slot(elem)?;
                 out.push(Slot::Ptr)
             }
@@ -186,6 +215,53 @@ pub fn elem_slot(elem: &Type) -> Result<Slot, JitError> {
         Type::Int64 => Ok(Slot::I64),
         Type::Bool => Ok(Slot::Bool),
         other => Err(JitError::unsupported(format!("arrays of {other}"))),
+    }
+}
+
+/// The storage of one array element. Numbers are stored packed (`Float64`, `Int64` in 8 bytes,
+/// `Bool` in one). Other elements are their flattened slots, one 64-bit word each: an array, a
+/// mutable struct or a `Ref` is one pointer to the object itself (so `xs[1] .= 0` writes into
+/// the object every alias sees; the arena keeps every object alive until the call returns),
+/// and a tuple or immutable struct is its fields' slots in line (a value: reading copies them
+/// out, `xs[i] = v` overwrites them). A null first pointer is an unset (`#undef`) slot.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Elem {
+    /// The element's slots, in order.
+    pub slots: Vec<Slot>,
+    /// Bytes between consecutive elements.
+    pub size: u32,
+    /// A number stored packed (the only elements of arrays that kernels and broadcasts take).
+    pub number: bool,
+}
+
+impl Elem {
+    /// The byte offset of slot `k` within an element.
+    pub fn offset(&self, k: usize) -> i32 {
+        if self.number {
+            0
+        } else {
+            8 * k as i32
+        }
+    }
+
+    /// The index of the slot whose null value marks an unset element, if the element holds a
+    /// pointer (an element of numbers only is never unset in compiled code).
+    pub fn unset_marker(&self) -> Option<usize> {
+        self.slots.iter().position(|s| *s == Slot::Ptr)
+    }
+}
+
+/// Can a vector hold elements of `elem` in compiled code, other than numbers: arrays, mutable
+/// structs, `Ref`s, and tuples, named tuples and immutable structs made of numbers and those.
+fn stored_by_reference(elem: &Type) -> bool {
+    match elem {
+        Type::Float64 | Type::Int64 | Type::Bool | Type::Nothing => true,
+        Type::Array(..) | Type::Ref(_) => true,
+        Type::Struct(s) if s.mutable => true,
+        Type::Struct(s) => s.fields.iter().all(|(_, t)| stored_by_reference(t)),
+        Type::Tuple(ts) => ts.iter().all(stored_by_reference),
+        Type::NamedTuple(fs) => fs.iter().all(|(_, t)| stored_by_reference(t)),
+        _ => false,
     }
 }
 

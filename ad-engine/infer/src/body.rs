@@ -398,7 +398,7 @@ impl<'a> Typer<'a> {
                 Operand::Const(c @ Const::Str(_)) => Some(Fail::unsupported(format!(
                     "`{c}` as a value: {STRING_VALUES}"
                 ))),
-                Operand::Const(c @ (Const::Symbol(_) | Const::Tuple(_))) => {
+                Operand::Const(c @ Const::Tuple(_)) => {
                     Some(Fail::unsupported(format!(
                         "`{c}` as a value; read a field as `s.a`, and choose between cases \
                          with a `Bool` or an `Int`, instead"
@@ -623,8 +623,14 @@ impl<'a> Typer<'a> {
                         Some(n) => format!("`{n}`"),
                         None => "a value".to_string(),
                     };
-                    let msg =
-                        format!("type conflict: {what} is {acc} on one path and {t} on another");
+                    let msg = match (&acc, &t) {
+                        (Type::Symbol(a), Type::Symbol(b)) => format!(
+                            "type conflict: {what} is :{a} on one path and :{b} on another (zy \
+                             knows each symbol where it compiles, as a constant); choose with a \
+                             `Bool` or an `Int` instead"
+                        ),
+                        _ => format!("type conflict: {what} is {acc} on one path and {t} on another"),
+                    };
                     return Some(Fail::conflict(msg).at(self.join_span(blk, span)));
                 }
             }

@@ -15,7 +15,7 @@ use crate::value::Val;
 use crate::{GLOBAL_METHOD, MAX_TYPE_DEPTH};
 
 /// The builtin that the library function `name` (`Base.sum`) extends, if it is one.
-fn builtin_of(name: &str) -> Option<&str> {
+pub(crate) fn builtin_of(name: &str) -> Option<&str> {
     name.strip_prefix("Base.").filter(|n| crate::is_builtin(n))
 }
 
@@ -26,14 +26,26 @@ fn is_view(t: &Type) -> bool {
 
 /// May a call of the library function `name` with a view among `args` and no method for it
 /// read a copy of the view instead? Julia's methods for `AbstractArray` read a view element
-/// by element, which a copy reproduces for a function that does not write its arguments. The
+/// by element, which a copy reproduces for a function that does not write its arguments and
+/// does not give views of them ([`makes_views`]). The
 /// library marks every function that writes with `!`, as Julia's does; a user's function may
 /// not, so it never reads a copy.
 fn reads_views(name: &str, args: &[Type]) -> bool {
     let library = ["Base.", "LinearAlgebra.", "Statistics.", "Random."]
         .iter()
         .any(|m| name.starts_with(m));
-    library && !name.ends_with('!') && args.iter().any(is_view)
+    library && !name.ends_with('!') && !makes_views(name) && args.iter().any(is_view)
+}
+
+/// Does the library function `name` give views of its argument (which a copy of the argument
+/// would silently cut from it, losing the writes through them)?
+fn makes_views(name: &str) -> bool {
+    let bare = name.rsplit('.').next().unwrap_or(name);
+    matches!(
+        bare,
+        "view" | "maybeview" | "dotview" | "eachrow" | "eachcol" | "eachslice" | "selectdim"
+            | "partition" | "parent"
+    )
 }
 
 /// The resolution context of one instance: the program, the oracle for callees' return types,
@@ -72,7 +84,7 @@ impl<'a> Cx<'a> {
     /// Type one untyped operation over operands of the given types.
     pub fn resolve(&mut self, op: &Op, ins: &[Val]) -> Result<Plan, Fail> {
         let callee = match op {
-            Op::Call(n) => &**n,
+            Op::Call(n) => builtin_of(n).unwrap_or(n),
             _ => "",
         };
         for i in ins {
@@ -83,23 +95,14 @@ impl<'a> Cx<'a> {
                 Some(Const::Str(_)) if callee != "error" => {
                     return Err(Fail::unsupported(format!("string values: {STRING_VALUES}")));
                 }
-                Some(Const::Symbol(_) | Const::Tuple(_))
+                // Lowering's constant tuples (named-tuple keys, shapes) go to its own helpers.
+                Some(Const::Tuple(_))
                     if !matches!(
                         callee,
-                        "getfield"
-                            | "setfield!"
-                            | "getindex"
-                            | "namedtuple"
-                            | "undef"
-                            | "error"
-                            | "Base.kwcall"
-                            | "Base.splatcall"
+                        "namedtuple" | "hvcat" | "error" | "Base.kwcall" | "Base.splatcall"
                     ) =>
                 {
-                    return Err(Fail::unsupported(
-                        "symbols as values (only as field names and named-tuple keys); read a field as \
-                         `s.a`, and choose between cases with a `Bool` or an `Int`, instead",
-                    ));
+                    return Err(Fail::unsupported("a constant tuple as a value"));
                 }
                 _ => {}
             }
@@ -174,10 +177,30 @@ impl<'a> Cx<'a> {
         }
         // A builtin called by its qualified name (`Base.range_length` from lowering).
         let builtin = builtin_of(name).unwrap_or(name);
-        match builtins::call(self, b, builtin, args) {
+        match self.call_builtin(b, name, builtin, args) {
             Some(r) => r,
             None => Err(Fail::undefined_name(name)),
         }
+    }
+
+    /// A call of the builtin `builtin` (named `name` by the caller); a builtin that does not
+    /// write (no `!`) and has no method for a view among `args` reads a copy of each view, as
+    /// Julia's `AbstractArray` methods read a view element by element (`view(A, 1:2, :) * v`).
+    fn call_builtin(
+        &mut self,
+        b: &mut PlanBuilder,
+        name: &Name,
+        builtin: &str,
+        args: &[Val],
+    ) -> Option<Result<Val, Fail>> {
+        let r = builtins::call(self, b, builtin, args)?;
+        let views = !builtin.ends_with('!') && args.iter().any(|a| is_view(&a.ty));
+        Some(match r {
+            Err(no_match) if views && no_match.code == "method-error" => {
+                self.call_with_views_copied(b, name, args, no_match)
+            }
+            r => r,
+        })
     }
 
     /// Call a user generic function: dispatch, then invoke the chosen specialisation.
@@ -189,6 +212,11 @@ impl<'a> Cx<'a> {
     ) -> Result<Val, Fail> {
         let types: Vec<Type> = args.iter().map(|a| a.ty.clone()).collect();
         if types.contains(&Type::Any) {
+            // A symbol where the library's builtin takes one (`nt[:a]`: `Base.getindex` has
+            // Julia methods too, none of which takes a symbol).
+            if let Some(r) = builtin_of(name).and_then(|n| builtins::call(self, b, n, args)) {
+                return r;
+            }
             return Err(Fail::unsupported(
                 "symbols and strings as values (only as field names and `error` messages); choose \
                  between cases with a `Bool` or an `Int` instead",
@@ -221,7 +249,9 @@ impl<'a> Cx<'a> {
             // which are less specific than any written one.
             Err(no_match) => match builtin_of(name) {
                 Some(builtin) => {
-                    return builtins::call(self, b, builtin, args).unwrap_or(Err(no_match));
+                    return self
+                        .call_builtin(b, name, builtin, args)
+                        .unwrap_or(Err(no_match));
                 }
                 // Outer constructors (`LinRange(a, b, n)`) keep the default one beside them.
                 None => match self.program.structs.get(name) {

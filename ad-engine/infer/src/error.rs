@@ -60,8 +60,11 @@ impl Fail {
             "Rational" => Fail::unsupported(format!(
                 "{name}: rational numbers are outside zy's subset of Julia; compute with Float64 instead"
             )),
-            "String" | "Char" | "string" | "Symbol" => Fail::unsupported(format!(
-                "{name}: strings, characters and symbols are values zy does not compute with (a string is only an `error` or `println` message); choose between cases with a `Bool` or an `Int` instead"
+            "Symbol" => Fail::unsupported(
+                "`Symbol(...)` from a string (strings are not values in zy); write the symbol `:a` itself",
+            ),
+            "String" | "Char" | "string" => Fail::unsupported(format!(
+                "{name}: strings and characters are values zy does not compute with (a string is only an `error` or `println` message); choose between cases with a `Bool`, an `Int` or a symbol `:a` instead"
             )),
             _ => Fail::undefined(format!("UndefVarError: `{name}` not defined")),
         }

@@ -44,6 +44,8 @@ pub(crate) enum Pat {
     /// `Tuple` (any) or `Tuple{A, B}`.
     Tuple(Option<Vec<Pat>>),
     NamedTuple,
+    /// `Symbol`: every symbol (each has its own type, [`Type::Symbol`]).
+    Symbol,
     /// `Function`: generic functions, closures and pullbacks.
     Function,
     /// `typeof(f)`.
@@ -158,12 +160,15 @@ pub(crate) fn pattern(expr: &TypeExpr, vars: &[Name], program: &Program) -> Resu
         "Nothing" => no_params(Pat::Leaf(Type::Nothing)),
         "Function" => no_params(Pat::Function),
         "NamedTuple" => no_params(Pat::NamedTuple),
+        "Symbol" => no_params(Pat::Symbol),
         "Vector" => array(false, Some(1), 1),
         "Matrix" => array(false, Some(2), 1),
         "Array" => array(false, None, 2),
         "AbstractVector" => array(true, Some(1), 1),
         "AbstractMatrix" => array(true, Some(2), 1),
         "AbstractArray" => array(true, None, 2),
+        // `Union{}`: no value has it; it is a subtype of every type.
+        "Union{}" => Ok(Pat::Union(Vec::new())),
         "Union" if !params.is_empty() => Ok(Pat::Union(
             params
                 .iter()
@@ -342,11 +347,27 @@ pub(crate) fn matches(p: &Pat, t: &Type, b: &mut Bindings) -> bool {
                 && ndims_var.as_ref().is_none_or(|v| bind(v, &dims_type(2), b))
                 && elem.as_ref().is_none_or(|p| matches_exact(p, e, b))
         }
+        // A view (`SubArray`) is an AbstractArray of its parent's elements and its indices'
+        // dimensions, as Julia's.
+        (
+            Pat::Array {
+                abstract_: true,
+                elem,
+                ndims,
+                ndims_var,
+            },
+            Type::Struct(s),
+        ) => view_array(s).is_some_and(|(e, n)| {
+            ndims.is_none_or(|k| k == n)
+                && ndims_var.as_ref().is_none_or(|v| bind(v, &dims_type(n), b))
+                && elem.as_ref().is_none_or(|p| matches_exact(p, &e, b))
+        }),
         (Pat::Tuple(None), Type::Tuple(_)) => true,
         (Pat::Tuple(Some(ps)), Type::Tuple(ts)) => {
             ps.len() == ts.len() && ps.iter().zip(ts.iter()).all(|(p, t)| matches(p, t, b))
         }
         (Pat::NamedTuple, Type::NamedTuple(_)) => true,
+        (Pat::Symbol, Type::Symbol(_)) => true,
         (Pat::Function, Type::Function(_) | Type::Pullback(_)) => true,
         (Pat::Function, Type::Struct(s)) => s.kind == zy_ir::StructKind::Closure,
         (Pat::Typeof(n), Type::Function(m)) => n == m,
@@ -365,6 +386,22 @@ pub(crate) fn matches(p: &Pat, t: &Type, b: &mut Bindings) -> bool {
         (Pat::Adjoint(p), Type::Adjoint(t)) => p.as_ref().is_none_or(|p| matches_exact(p, t, b)),
         _ => false,
     }
+}
+
+/// The element type and number of dimensions of a view (the prelude's `Base.SubArray{P, I}`:
+/// its parent's elements, its indices' dimensions), if `s` is one.
+fn view_array(s: &zy_ir::StructType) -> Option<(Type, u8)> {
+    if &*s.name != "Base.SubArray" {
+        return None;
+    }
+    let (Type::Array(e, _), indices) = (s.params.first()?, s.params.get(1)?) else {
+        return None;
+    };
+    let n = match indices {
+        Type::Array(_, n) => *n,
+        _ => 1,
+    };
+    Some(((**e).clone(), n))
 }
 
 /// Invariant matching of a type parameter: `Vector{Real}` does not match `Vector{Float64}`.
@@ -470,7 +507,9 @@ pub(crate) fn subtype(a: &Pat, b: &Pat) -> bool {
         (Pat::Tuple(Some(xs)), Pat::Tuple(Some(ys))) => {
             xs.len() == ys.len() && xs.iter().zip(ys).all(|(x, y)| subtype(x, y))
         }
-        (Pat::NamedTuple, Pat::NamedTuple) | (Pat::Function, Pat::Function) => true,
+        (Pat::NamedTuple, Pat::NamedTuple)
+        | (Pat::Symbol, Pat::Symbol)
+        | (Pat::Function, Pat::Function) => true,
         (Pat::Typeof(_), Pat::Function) => true,
         (Pat::Typeof(x), Pat::Typeof(y)) => x == y,
         (
@@ -494,6 +533,10 @@ pub(crate) fn subtype(a: &Pat, b: &Pat) -> bool {
             Pat::Struct { name, .. } | Pat::Abstract { name, .. },
             Pat::Abstract { name: y, below },
         ) => name == y || below.contains(name),
+        // A method for views is more specific than one for AbstractArrays.
+        (Pat::Struct { name, .. }, Pat::Array { abstract_: true, .. }) => {
+            &**name == "Base.SubArray"
+        }
         (Pat::Ref(_), Pat::Ref(None)) => true,
         (Pat::Ref(Some(x)), Pat::Ref(Some(y))) => param_within(x, y),
         (Pat::Adjoint(_), Pat::Adjoint(None)) => true,
@@ -527,7 +570,9 @@ fn param_within(x: &Pat, y: &Pat) -> bool {
         (Pat::Bounded(_, xb), Pat::Bounded(_, yb)) => subtype(xb, yb),
         (Pat::Var(_), Pat::Bounded(..)) => false,
         (_, Pat::Bounded(_, yb)) => is_exact(x) && subtype(x, yb),
-        _ => x == y,
+        // Invariant: the same type, however written (`Union{Int, Float64}` is
+        // `Union{Float64, Int}`).
+        _ => x == y || (subtype(x, y) && subtype(y, x)),
     }
 }
 

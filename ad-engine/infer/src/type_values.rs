@@ -106,6 +106,7 @@ pub(crate) fn value_name(t: &Type) -> Result<Name, Fail> {
                 Type::Struct(s) if &*s.name == "Base.NothingOrInt" => false,
                 Type::Struct(s) => s.kind == zy_ir::StructKind::User && s.params.iter().all(ok),
                 Type::Function(n) => !n.contains('{'),
+                Type::Symbol(_) => true,
                 _ => false,
             }
         }
@@ -184,7 +185,11 @@ impl Parser<'_> {
         let mut params = Vec::new();
         if self.eat("{") {
             if self.eat("}") {
-                return (name == "Tuple").then(|| TypeExpr::named(EMPTY_TUPLE));
+                return match name {
+                    "Tuple" => Some(TypeExpr::named(EMPTY_TUPLE)),
+                    "Union" => Some(TypeExpr::named("Union{}")),
+                    _ => None,
+                };
             }
             loop {
                 params.push(self.ty(bounds)?);

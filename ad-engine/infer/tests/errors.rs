@@ -223,22 +223,22 @@ fn free_names_in_returns_and_undefined_locals() {
     .assert_eq(&typed(&p, "g", &[Type::Bool]));
 }
 
+/// A symbol is a value whose type names it (`Symbol{:a}` in the IR text, `Symbol` to users).
 #[test]
-fn symbols_are_not_values() {
+fn symbols_are_values() {
     let mut b = Fb::new("f", &["x"]);
     b.ret(sym("a"));
     let mut p = Program::default();
     define(&mut p, b.done());
-    expect![[r#"
-        error[unsupported] at 110..115: unsupported: `:a` as a value; read a field as `s.a`, and choose between cases with a `Bool` or an `Int`, instead
-    "#]]
-    .assert_eq(&errs(&p, "f", &[Type::Float64]));
+    expect![[r#""#]].assert_eq(&errs(&p, "f", &[Type::Float64]));
     let mut b = Fb::new("g", &["x"]);
     let t = b.call("tuple", vec![sym("a")]);
     b.ret(t);
     define(&mut p, b.done());
     expect![[r#"
-        error[unsupported] at 110..115: unsupported: symbols as values (only as field names and named-tuple keys); read a field as `s.a`, and choose between cases with a `Bool` or an `Int`, instead
-    "#]]
-    .assert_eq(&errs(&p, "g", &[Type::Float64]));
+        g(%1::Float64) :: Tuple{Symbol{:a}}   # x
+        #1:
+          %2 = tuple(:a) :: Tuple{Symbol{:a}}
+          return %2
+    "#]].assert_eq(&typed(&p, "g", &[Type::Float64]));
 }

@@ -1,6 +1,6 @@
 //! The JSON encoding of values fixed by SPEC: numbers as numbers (non-finite floats as the
 //! strings `"NaN"`, `"Inf"`, `"-Inf"`), `nothing` as `null`, tuples and vectors as arrays, a
-//! matrix as an array of rows, structs, named tuples and closures as objects keyed by field, a
+//! matrix as an array of rows, a view as the array it stands for, structs, named tuples and closures as objects keyed by field, a
 //! `Ref` as `{"x": ...}`.
 
 use serde_json::{Map, Value as Json};
@@ -21,6 +21,20 @@ pub fn to_json(v: &Value) -> Json {
             [Value::Bool(true), i] => to_json(i),
             _ => Json::Null,
         },
+        // A view (`view`, `reshape` of a variable): the array it stands for.
+        Value::Struct(t, vs) if &*t.name == "Base.SubArray" => {
+            let field = |name: &str| {
+                let k = t.fields.iter().position(|(n, _)| &**n == name)?;
+                vs.get(k)
+            };
+            let elements = field("parent")
+                .zip(field("indices"))
+                .and_then(|(p, i)| crate::show_library::view_elements(p, i));
+            match elements {
+                Some(a) => to_json(&a.into_value()),
+                None => object(t.fields.iter().map(|(n, _)| &**n).zip(vs.iter())),
+            }
+        }
         Value::Struct(t, vs) => object(t.fields.iter().map(|(n, _)| &**n).zip(vs.iter())),
         Value::Mutable(t, vs) => object(t.fields.iter().map(|(n, _)| &**n).zip(vs.borrow().iter())),
         Value::Ref(r) => object(std::iter::once(("x", &*r.borrow()))),

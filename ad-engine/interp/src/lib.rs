@@ -30,7 +30,7 @@ pub use machine::{
 };
 pub use prim::factor;
 pub use prim::{
-    eval_prim, extremum_index, gemm_f64, gemm_f64_op, is_blocked, julia_eq, new_struct,
+    eval_prim, extremum_index, gemm_f64, gemm_f64_op, is_blocked, julia_eq, new_struct, sum_f64,
 };
 pub use show::{show, summary, type_string};
 pub use value::{

@@ -1,6 +1,6 @@
 //! Julia's `show` of the library's structs where Julia prints them otherwise than as their
 //! fields: ranges (`1:4`, `1:2:5`, `0.0:0.1:1.0`, `LinRange{Float64}(0.0, 1.0, 5)`), views and
-//! `Diagonal` as the arrays they stand for, `1 => 2.0`, `sin ∘ cos`, `UniformScaling{Bool}(true)`, `RoundingMode{:Down}()`, `enumerate(x)`,
+//! `Diagonal` and the triangular wrappers as the arrays they stand for, `1 => 2.0`, `sin ∘ cos`, `UniformScaling{Bool}(true)`, `RoundingMode{:Down}()`, `enumerate(x)`,
 //! `zip(a, b)`, `CartesianIndex(1, 2)`, `findfirst`'s `Union{Nothing, Int64}` as `nothing` or the index.
 
 use std::fmt::{self, Write};
@@ -17,6 +17,8 @@ enum Form {
     LinRange,
     SubArray,
     Diagonal,
+    /// `UpperTriangular` and friends: which triangle (`true`: the upper), unit diagonal.
+    Triangular(bool, bool),
     Pair,
     Composed,
     Uniform,
@@ -39,6 +41,10 @@ fn form(t: &StructType) -> Option<Form> {
         "Base.Pair" => Form::Pair,
         "Base.ComposedFunction" => Form::Composed,
         "LinearAlgebra.Diagonal" => Form::Diagonal,
+        "LinearAlgebra.UpperTriangular" => Form::Triangular(true, false),
+        "LinearAlgebra.LowerTriangular" => Form::Triangular(false, false),
+        "LinearAlgebra.UnitUpperTriangular" => Form::Triangular(true, true),
+        "LinearAlgebra.UnitLowerTriangular" => Form::Triangular(false, true),
         "LinearAlgebra.UniformScaling" => Form::Uniform,
         "Base.Enumerate" => Form::Enumerate,
         "Base.Zip" => Form::Zip,
@@ -188,6 +194,31 @@ pub(crate) fn write_library<W: Write + ?Sized>(
             }
             show(f, &Array::new(Shape::Matrix(n, n), data).into_value())?;
         }
+        Form::Triangular(upper, unit) => {
+            let Some(Value::Array(a)) = field("data") else {
+                return Ok(false);
+            };
+            let a = a.borrow();
+            let Shape::Matrix(n, m) = a.shape else {
+                return Ok(false);
+            };
+            if n != m {
+                return Ok(false);
+            }
+            let mut data = ArrayData::zeros(a.data.elem(), n * n);
+            for j in 0..n {
+                for i in 0..n {
+                    let k = j * n + i;
+                    if i == j && unit {
+                        // `set` converts the 1 to the element type.
+                        data.set(k, &Value::Int(1)).map_err(|_| fmt::Error)?;
+                    } else if (upper && i <= j) || (!upper && i >= j) {
+                        set(&mut data, k, &a.data, k);
+                    }
+                }
+            }
+            show(f, &Array::new(Shape::Matrix(n, n), data).into_value())?;
+        }
         Form::Pair => match (field("first"), field("second")) {
             (Some(a), Some(b)) => {
                 pair_side(f, a, show)?;
@@ -320,17 +351,20 @@ fn set(dst: &mut ArrayData, i: usize, src: &ArrayData, j: usize) {
     }
 }
 
-/// The elements of `parent` at the view's linear `indices` (a `StepRange` or a `Vector{Int}`)
-/// as a new vector.
-fn view_elements(parent: &Value, indices: &Value) -> Option<Array> {
+/// The elements of `parent` at the view's linear `indices` (a `StepRange`, or an array of
+/// `Int`s whose shape is the view's) as a new array.
+pub(crate) fn view_elements(parent: &Value, indices: &Value) -> Option<Array> {
     let Value::Array(p) = parent else { return None };
     let p = p.borrow();
+    let mut shape = None;
     let picks: Vec<usize> = match indices {
         Value::Array(ix) => match &ix.borrow().data {
-            ArrayData::Int(v) => v
-                .iter()
-                .map(|&k| usize::try_from(k - 1).ok())
-                .collect::<Option<_>>()?,
+            ArrayData::Int(v) => {
+                shape = Some(ix.borrow().shape);
+                v.iter()
+                    .map(|&k| usize::try_from(k - 1).ok())
+                    .collect::<Option<_>>()?
+            }
             _ => return None,
         },
         Value::Struct(t, fs) if &*t.name == "Base.StepRange" => {
@@ -351,7 +385,8 @@ fn view_elements(parent: &Value, indices: &Value) -> Option<Array> {
     for (i, &k) in picks.iter().enumerate() {
         set(&mut data, i, &p.data, k);
     }
-    Some(Array::new(Shape::Vector(picks.len()), data))
+    let shape = shape.unwrap_or(Shape::Vector(picks.len()));
+    Some(Array::new(shape, data))
 }
 
 /// The twice-precision parts of a `StepRangeLen` (the prelude's fields), for its elements

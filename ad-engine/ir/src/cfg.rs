@@ -210,6 +210,18 @@ impl Dominators {
     }
 }
 
+/// Is every cycle of `func` entered through one block (its header, which dominates the rest)?
+/// Then each retreating edge of a depth-first walk, an edge to a block no later in reverse
+/// post-order, goes to a block that dominates its source.
+pub fn is_reducible(func: &Function) -> bool {
+    let d = Dominators::new(func);
+    func.block_ids().filter(|&b| d.is_reachable(b)).all(|b| {
+        func.block(b).term.successors().into_iter().all(|s| {
+            d.rpo_index[s.index()] > d.rpo_index[b.index()] || d.dominates(s, b)
+        })
+    })
+}
+
 /// The nearest common dominator of `a` and `b`, walking up the tree by reverse post-order
 /// position.
 fn intersect(idom: &[Option<Block>], rpo_index: &[usize], mut a: Block, mut b: Block) -> Block {
@@ -321,5 +333,9 @@ mod tests {
         assert_eq!(d.idom(Block(1)), Some(Block(0)));
         assert_eq!(d.idom(Block(2)), Some(Block(0)));
         assert_eq!(d.idom(Block(3)), Some(Block(2)));
+        assert!(!is_reducible(&f));
+        assert!(is_reducible(&while_loop()));
+        // A self-loop and a loop nest are reducible.
+        assert!(is_reducible(&cfg(&[&[1], &[1, 2], &[3, 4], &[2], &[]])));
     }
 }

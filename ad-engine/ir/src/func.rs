@@ -129,7 +129,8 @@ impl Const {
             Const::Int(_) => Type::Int64,
             Const::Bool(_) => Type::Bool,
             Const::Nothing => Type::Nothing,
-            Const::Symbol(_) | Const::Str(_) | Const::Tuple(_) => Type::Any,
+            Const::Symbol(n) => Type::Symbol(n.clone()),
+            Const::Str(_) | Const::Tuple(_) => Type::Any,
             Const::Func(n) => Type::Function(n.clone()),
         }
     }

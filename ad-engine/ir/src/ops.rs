@@ -47,7 +47,8 @@ impl fmt::Display for Instance {
             if i > 0 {
                 write!(f, ", ")?;
             }
-            write!(f, "::{t}")?;
+            write!(f, "::")?;
+            fmt::Display::fmt(t, f)?;
         }
         write!(f, ")")
     }

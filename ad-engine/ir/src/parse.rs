@@ -829,6 +829,13 @@ impl<'a> Cursor<'a> {
             "Vector" => Type::Array(one(self, "Vector")?.into(), 1),
             "Matrix" => Type::Array(one(self, "Matrix")?.into(), 2),
             "Stack" => Type::Stack(one(self, "Stack")?.into()),
+            // `Symbol{:a}`: the type of the symbol `:a`.
+            "Symbol" => {
+                self.expect(":")?;
+                let name = self.name()?;
+                self.expect("}")?;
+                Type::Symbol(name)
+            }
             "Array" => {
                 let elem = self.ty(p)?;
                 self.expect(",")?;

@@ -651,6 +651,13 @@ prims! {
     Hvp => "hvp" {
         arity: Exactly(3), diff: Rewritten, effects: Effects::CALLS, jit: Jit::Rewritten,
     }
+    /// `_pushforward_chunk(f, x, Ẋ, fallback)` (the prelude's `jacobian`): the pushforwards of
+    /// `f` at `x` along the `k` directions of the chunk `Ẋ` at once (a `Float64` `x`'s chunk is a
+    /// vector of `k` numbers, a `Vector{Float64}`'s an `n×k` matrix, as is the result's); calls
+    /// `fallback()` where the chunked transform does not apply.
+    PushforwardChunk => "_pushforward_chunk" {
+        arity: Exactly(4), diff: Rewritten, effects: Effects::CALLS, jit: Jit::Rewritten,
+    }
     /// `pullback(f, args...)`: the tuple `(y, back)`; `back` has type [`Type::Pullback`](crate::Type::Pullback).
     PullbackOf => "pullback" {
         arity: AtLeast(1), diff: Rewritten, effects: Effects::CALLS, jit: Jit::Rewritten,
@@ -868,6 +875,7 @@ mod tests {
                 "pushforward",
                 "jvp",
                 "hvp",
+                "_pushforward_chunk",
                 "pullback",
                 "call_pullback",
                 "error",

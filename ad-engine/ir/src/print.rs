@@ -198,12 +198,12 @@ pub fn print_function(func: &Function) -> String {
         }
         let _ = write!(out, "{a}");
         if typed {
-            let _ = write!(out, "::{}", func.ty(a));
+            let _ = write!(out, "::{:#}", func.ty(a));
         }
     }
     out.push(')');
     if typed {
-        let _ = write!(out, " :: {}", func.ret);
+        let _ = write!(out, " :: {:#}", func.ret);
     }
     if !func.arg_names.is_empty() {
         let _ = write!(out, "   # {}", func.arg_names.join(", "));
@@ -257,9 +257,9 @@ pub fn print_struct(st: &StructType) -> String {
         StructKind::User => "struct",
         StructKind::Closure => "closure",
     });
-    let _ = writeln!(out, " {st}");
+    let _ = writeln!(out, " {st:#}");
     for (name, ty) in &st.fields {
-        let _ = writeln!(out, "  {name}::{ty}");
+        let _ = writeln!(out, "  {name}::{ty:#}");
     }
     out.push_str("end\n");
     out
@@ -308,7 +308,8 @@ fn collect_structs(t: &Type, out: &mut Vec<Arc<StructType>>) {
         | Type::Int64
         | Type::Bool
         | Type::Nothing
-        | Type::Function(_) => {}
+        | Type::Function(_)
+        | Type::Symbol(_) => {}
     }
 }
 
@@ -327,7 +328,7 @@ fn line(out: &mut String, func: &Function, v: Value, rhs: &str, typed: bool) {
     let data = func.value(v);
     let mut text = format!("  {v} = {rhs}");
     if typed {
-        let _ = write!(text, " :: {}", data.ty);
+        let _ = write!(text, " :: {:#}", data.ty);
     }
     if let Some(name) = &data.name {
         let pad = 40usize.saturating_sub(text.chars().count()).max(1);
@@ -371,7 +372,7 @@ pub fn stmt_rhs(op: &Op, args: &[Operand]) -> String {
         },
         Op::Closure(n) => format!("closure var\"{n}\"({})", args_text(args)),
         Op::Global(n) => format!("global {n}"),
-        Op::New(st) => format!("new {st}({})", args_text(args)),
+        Op::New(st) => format!("new {st:#}({})", args_text(args)),
         Op::Invoke(inst) => format!("invoke {}({})", inst.name, args_text(args)),
     }
 }

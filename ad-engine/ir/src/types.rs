@@ -37,6 +37,9 @@ pub enum Type {
     Adjoint(Arc<Type>),
     /// `typeof(f)`: the singleton type of a generic function (user-defined or builtin).
     Function(Name),
+    /// `Symbol`, one type per symbol (`:a`): a symbol is known where it is compiled, as Julia
+    /// propagates a constant symbol, so `s == :a` and `nt[s]` fold. Shown as `Symbol`.
+    Symbol(Name),
     /// The closure returned by `pullback(f, args...)`: calling it runs the pullback of this
     /// specialisation of `f`. Carries the callee type and the argument types.
     Pullback(Arc<[Type]>),
@@ -151,9 +154,12 @@ pub fn tangent_type(t: &Type) -> Type {
         Type::Float64 => Type::Float64,
         Type::Any => Type::Any,
         Type::Bottom => Type::Bottom,
-        Type::Int64 | Type::Bool | Type::Nothing | Type::Function(_) | Type::Pullback(_) => {
-            Type::Nothing
-        }
+        Type::Int64
+        | Type::Bool
+        | Type::Nothing
+        | Type::Function(_)
+        | Type::Symbol(_)
+        | Type::Pullback(_) => Type::Nothing,
         Type::Tuple(ts) => {
             let tans: Vec<Type> = ts.iter().map(tangent_type).collect();
             if tans.iter().all(|t| *t == Type::Nothing) {
@@ -188,7 +194,7 @@ pub fn packed_size(t: &Type) -> u64 {
     match t {
         Type::Float64 | Type::Int64 => 8,
         Type::Bool => 1,
-        Type::Any | Type::Bottom | Type::Nothing | Type::Function(_) => 0,
+        Type::Any | Type::Bottom | Type::Nothing | Type::Function(_) | Type::Symbol(_) => 0,
         Type::Tuple(ts) => ts.iter().map(packed_size).sum(),
         Type::NamedTuple(fs) => fs.iter().map(|(_, t)| packed_size(t)).sum(),
         Type::Struct(s) if !s.mutable => s.fields.iter().map(|(_, t)| packed_size(t)).sum(),
@@ -210,6 +216,8 @@ fn named_tangent<'a>(fields: impl Iterator<Item = (Name, &'a Type)>) -> Type {
     }
 }
 
+/// Julia's name of a type (`Vector{Float64}`, `Symbol`); the alternate form (`{:#}`), which
+/// the IR text uses, also names each symbol's type (`Symbol{:a}`) so that it reads back.
 impl fmt::Display for Type {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
@@ -230,28 +238,41 @@ impl fmt::Display for Type {
                     if i > 0 {
                         write!(f, ", ")?;
                     }
-                    write!(f, "{n} = {t}")?;
+                    write!(f, "{n} = ")?;
+                    fmt::Display::fmt(t, f)?;
                 }
                 if fs.len() == 1 {
                     write!(f, ",")?;
                 }
                 write!(f, ")")
             }
-            Type::Struct(s) => write!(f, "{s}"),
-            Type::Ref(t) => write!(f, "Ref{{{t}}}"),
-            Type::Array(t, 1) => write!(f, "Vector{{{t}}}"),
-            Type::Array(t, 2) => write!(f, "Matrix{{{t}}}"),
-            Type::Array(t, n) => write!(f, "Array{{{t}, {n}}}"),
-            Type::Adjoint(t) => write!(f, "Adjoint{{{t}, Vector{{{t}}}}}"),
+            Type::Struct(s) => fmt::Display::fmt(&**s, f),
+            Type::Ref(t) => wrapped(f, "Ref{", t, "}"),
+            Type::Array(t, 1) => wrapped(f, "Vector{", t, "}"),
+            Type::Array(t, 2) => wrapped(f, "Matrix{", t, "}"),
+            Type::Array(t, n) => wrapped(f, "Array{", t, &format!(", {n}}}")),
+            Type::Adjoint(t) => {
+                wrapped(f, "Adjoint{", t, ", ")?;
+                wrapped(f, "Vector{", t, "}}")
+            }
             Type::Function(n) => write!(f, "typeof({n})"),
+            Type::Symbol(n) if f.alternate() => write!(f, "Symbol{{:{n}}}"),
+            Type::Symbol(_) => write!(f, "Symbol"),
             Type::Pullback(ts) => {
                 write!(f, "Pullback{{")?;
                 comma_list(f, ts.iter())?;
                 write!(f, "}}")
             }
-            Type::Stack(t) => write!(f, "Stack{{{t}}}"),
+            Type::Stack(t) => wrapped(f, "Stack{", t, "}"),
         }
     }
+}
+
+/// `before`, `t` in `f`'s form, then `after`.
+fn wrapped(f: &mut fmt::Formatter<'_>, before: &str, t: &Type, after: &str) -> fmt::Result {
+    f.write_str(before)?;
+    fmt::Display::fmt(t, f)?;
+    f.write_str(after)
 }
 
 impl fmt::Debug for Type {
@@ -293,7 +314,7 @@ fn comma_list<'a>(
         if i > 0 {
             write!(f, ", ")?;
         }
-        write!(f, "{t}")?;
+        fmt::Display::fmt(t, f)?;
     }
     Ok(())
 }

@@ -126,6 +126,16 @@ typemax(::Type{Int}) = typemax(Int64)
 typemin(::Type{Int}) = typemin(Int64)
 
 """
+    promote_type(S, T, ...)
+
+The type that arithmetic on values of types `S` and `T` gives: `Float64` if either is, else
+`Int64` (Julia's `Bool` of two `Bool`s is not a type value in zy).
+"""
+promote_type(T) = T
+promote_type(S, T) = typeof(zero(S) + zero(T))
+promote_type(S, T, U, rest...) = promote_type(promote_type(S, T), U, rest...)
+
+"""
     floatmax(Float64), floatmin(Float64)
 
 The largest finite and the smallest normal positive Float64.
@@ -414,13 +424,16 @@ setindex!(A::Matrix, B, I::Colon, J::Colon) = _block!(A, B, _steps(A, 1, I), _st
 
 # Views: `view(x, I)` and the targets of `x[I] .= v` are windows on their parent, whose
 # elements they read and write (a write through a view changes the parent, and the AD
-# reverses it as any write into an array). zy's views are one-dimensional: a StepRange of
-# linear indices into the parent (a vector's range, or a matrix's row or column).
+# reverses it as any write into an array). A view holds the linear indices into the parent:
+# a StepRange for a vector's range or a matrix's row or column, an array of them shaped as
+# the view for blocks, slices of N-d arrays and shared reshapes (below, "Views of matrix
+# blocks").
 
 """
     SubArray{P, I}
 
-A view of the elements `indices` (linear indices, a StepRange) of the array `parent`.
+A view of the elements `indices` of the array `parent`: their linear indices, a StepRange or
+an array of `Int`s whose shape is the view's.
 """
 struct SubArray{P, I}
     parent::P
@@ -447,6 +460,7 @@ dotview(x, i) = view(x, i)
 # `xs[i] .= v` of a vector of arrays writes into the element array, as Julia's `maybeview`.
 dotview(x::Array{<:AbstractArray}, i::Int) = x[i]
 dotview(x, i, j) = view(x, i, j)
+dotview(x, i, j, k) = view(x, i, j, k)
 
 """
     parent(v)
@@ -479,8 +493,21 @@ _vec_adjoint(r::Adjoint) = r'
 _vec_adjoint(A::AbstractMatrix) = error("unsupported: `vec(A')` of a matrix `A`: Julia's result shares `A`'s memory, zy's `A'` is a copy; write `vec(permutedims(A))` if neither is written afterwards")
 
 length(v::SubArray) = length(v.indices)
-size(v::SubArray) = (length(v.indices),)
+size(v::SubArray) = size(v.indices)
+size(v::SubArray, d::Int) = d <= ndims(v.indices) ? size(v.indices, d) : 1
+ndims(v::SubArray) = ndims(v.indices)
+eltype(v::SubArray) = eltype(v.parent)
 getindex(v::SubArray, k::Int) = v.parent[v.indices[k]]
+getindex(v::SubArray, i::Int, j::Int) = v.parent[v.indices[i, j]]
+getindex(v::SubArray, i::Int, j::Int, k::Int) = v.parent[v.indices[i, j, k]]
+function setindex!(v::SubArray, x, i::Int, j::Int)
+    v.parent[v.indices[i, j]] = x
+    return v
+end
+function setindex!(v::SubArray, x, i::Int, j::Int, k::Int)
+    v.parent[v.indices[i, j, k]] = x
+    return v
+end
 function setindex!(v::SubArray, x, k::Int)
     v.parent[v.indices[k]] = x
     return v
@@ -531,6 +558,10 @@ function broadcast!(f, dest, v)
 end
 
 _check_shape(dest::Matrix, v::Matrix) = _same_length(size(dest, 1) == size(v, 1) && size(dest, 2) == size(v, 2))
+_check_shape(dest::Matrix, v::SubArray) = _same_length(size(dest) == size(v))
+_check_shape(dest::SubArray, v::Matrix) = _same_length(size(dest) == size(v))
+_check_shape(dest::SubArray, v::SubArray) = _same_length(size(dest) == size(v))
+_check_shape(dest::SubArray, v::AbstractArray) = _same_length(size(dest) == size(v))
 _check_shape(dest::Matrix, v) = error("unsupported: `.=` of a value that is not a Matrix into a Matrix")
 _check_shape(dest, v::Matrix) = error("DimensionMismatch: cannot broadcast a Matrix into a one-dimensional destination")
 _check_shape(dest, v) = _same_length(length(dest) == length(v))
@@ -555,7 +586,9 @@ maybeview(A::Matrix, i::Int, J::Colon) = view(A, i, J)
 maybeview(A::Matrix, I::UnitRange{Int}, j::Int) = view(A, I, j)
 maybeview(A::Matrix, I::StepRange{Int, Int}, j::Int) = view(A, I, j)
 maybeview(A::Matrix, I::Colon, j::Int) = view(A, I, j)
-maybeview(A, I, J) = error("unsupported: a two-dimensional view (a block A[I, J] under @views)")
+maybeview(A, I, J) = view(A, I, J)
+maybeview(A, i::Int, j::Int, k::Int) = A[i, j, k]
+maybeview(A, I, J, K) = view(A, I, J, K)
 
 # Reductions over tuples, as Julia's `sum(t) = +(t...)`: a left fold over the elements (each
 # `+` promoting as it goes), so `sum((1, 2.5, 3))` is `(1 + 2.5) + 3`.
@@ -570,6 +603,27 @@ prod(t::Tuple) = _foldl_tuple(*, t...)
 prod(t::Tuple{}) = 1
 maximum(t::Tuple) = _foldl_tuple(max, t...)
 minimum(t::Tuple) = _foldl_tuple(min, t...)
+
+# Named tuples as collections of their values (Julia's `NamedTuple` iterates, reduces and
+# converts through `values(nt)`, the tuple of its values; `values`, `Tuple`, `merge`,
+# `haskey`, `getproperty` and `map` of named tuples are builtins, decided by the names in the type).
+sum(nt::NamedTuple) = sum(values(nt))
+prod(nt::NamedTuple) = prod(values(nt))
+maximum(nt::NamedTuple) = maximum(values(nt))
+minimum(nt::NamedTuple) = minimum(values(nt))
+sum(f, nt::NamedTuple) = sum(f, values(nt))
+prod(f, nt::NamedTuple) = prod(f, values(nt))
+maximum(f, nt::NamedTuple) = maximum(f, values(nt))
+minimum(f, nt::NamedTuple) = minimum(f, values(nt))
+first(nt::NamedTuple) = getfield(nt, 1)
+last(nt::NamedTuple) = _last_of(values(nt)...)
+_last_of(x) = x
+_last_of(x, rest...) = _last_of(rest...)
+get(nt::NamedTuple, k::Symbol, default) = haskey(nt, k) ? getproperty(nt, k) : default
+# `NamedTuple{names}(t)`, as the syntax passes it: the named tuple of `t`'s values.
+_named_tuple_of(names::Tuple, t::Tuple) = _rename(names, t)
+# `(; a = x, nt..., c = y)`, as the syntax passes it: the parts merged in order.
+_merge_named(nts::NamedTuple...) = merge(nts...)
 
 _foldl_tuple(op) = error("ArgumentError: reducing over an empty collection is not allowed; consider supplying `init` to the reducer")
 _foldl_tuple(op, acc) = acc
@@ -1355,6 +1409,19 @@ something(x, y) = x
 something(::Nothing, y) = y
 something(i::NothingOrInt, y::Int) = i.found ? i.index : y
 something(i::NothingOrInt, y) = error("unsupported: `something` of `findfirst`'s result with a default that is not an Int (its type would depend on the run); give an Int default")
+
+"""
+    Some(x)
+
+A wrapper marking `x` (even `nothing`) as present: `something(Some(x), y)` is `x`.
+"""
+struct Some{T}
+    value::T
+end
+something(x::Some, y) = x.value
+something(x::Some) = x.value
+something(x) = x
+something(::Nothing) = throw(ArgumentError("No value arguments present"))
 
 """
     findfirst(f, x), findlast(f, x), findnext(f, x, k), findprev(f, x, k), findfirst(m)
@@ -2758,8 +2825,9 @@ The transpose of a matrix as a new matrix; a vector becomes a 1×n matrix.
 
 `permutedims` of a matrix by `(2, 1)` (its transpose, a new matrix) or `(1, 2)` (a copy);
 `dropdims` of a matrix whose dimension `dims` has length 1: the other dimension as a Vector.
-Julia's `dropdims` shares `A`'s memory and zy's is a copy, so it is accepted only of an array
-nothing else refers to (`dropdims(sum(A; dims = 2); dims = 2)`), as `reshape`.
+Julia's `dropdims` shares `A`'s memory: these methods copy, and lowering calls them only of an
+array nothing else refers to (`dropdims(sum(A; dims = 2); dims = 2)`); of a variable it calls
+`_dropdims_shared`, a view of `A`, as for `reshape`.
 """
 function permutedims(A::AbstractMatrix, perm::Tuple{Int, Int})
     if perm == (2, 1)
@@ -3334,9 +3402,10 @@ _undef_rank_error(N, k) = throw(ArgumentError("an Array{T, $N} needs $N sizes, n
     vec(A)
 
 The elements of `A` in column-major order as an m×n Matrix (a Vector of length n); a `:`
-stands for the size that makes the element counts agree. Julia's result shares `A`'s memory;
-zy's is a copy, so the syntax accepts these only of an array nothing else refers to (a slice,
-an arithmetic or broadcast result, a literal, `copy(x)`), where the two cannot differ.
+stands for the size that makes the element counts agree. Julia's result shares `A`'s memory:
+these methods copy, and lowering calls them only of an array nothing else refers to (a slice,
+an arithmetic or broadcast result, a literal, `copy(x)`), where the two cannot differ; of a
+variable it calls `_reshape_shared` (below), a view of `A` with the new shape.
 """
 reshape(A::Array, m::Int, n::Int) = _reshape(A, m, n)
 reshape(A::Array, n::Int) = _reshape(A, n)
@@ -3348,12 +3417,33 @@ reshape(A::Array, ::Colon) = _reshape(A, length(A))
 reshape(r::UnitRange{Int}, dims...) = reshape(collect(r), dims...)
 reshape(r::StepRange{Int, Int}, dims...) = reshape(collect(r), dims...)
 reshape(r::StepRangeLen, dims...) = reshape(collect(r), dims...)
-reshape(v::SubArray, dims...) = error("unsupported: `reshape` of a view (its result would share the parent's memory in Julia); reshape a copy: `reshape(copy(v), ...)`")
+reshape(v::SubArray, dims...) = _reshape_shared(v, dims...)
 vec(A::Array) = _reshape(A, length(A))
 vec(r::UnitRange{Int}) = collect(r)
 vec(r::StepRange{Int, Int}) = collect(r)
 vec(r::StepRangeLen) = collect(r)
-vec(v::SubArray) = error("unsupported: `vec` of a view (its result would share the parent's memory in Julia); write `copy(v)`")
+vec(v::SubArray) = _vec_shared(v)
+
+"""
+    _reshape_shared(A, dims...), _vec_shared(A), _dropdims_shared(A; dims)
+
+`reshape`, `vec` and `dropdims` of an array held elsewhere (a variable, an argument, a field:
+lowering calls these there). Julia's result shares `A`'s memory; zy's is a view of `A` with
+the new shape, a SubArray whose indices are `A`'s linear indices `1:length(A)` in that shape
+(for a view, its own indices), so a write through either is seen in the other, and the
+gradient of what is read through it reaches `A`. Of a Vector, `vec` is the vector itself, as
+in Julia; ranges are immutable, so their reshape is a copy.
+"""
+_reshape_shared(A::Array, dims...) = SubArray(A, reshape(collect(1:length(A)), dims...))
+_reshape_shared(v::SubArray, dims...) = SubArray(v.parent, reshape(collect(v.indices), dims...))
+_reshape_shared(x, dims...) = reshape(x, dims...)
+_vec_shared(x::Vector) = x
+_vec_shared(A::Array) = _reshape_shared(A, length(A))
+_vec_shared(v::SubArray) = _reshape_shared(v, length(v))
+_vec_shared(x) = vec(x)
+_dropdims_shared(A::Array; dims) = SubArray(A, dropdims(reshape(collect(1:length(A)), size(A)); dims = dims))
+_dropdims_shared(v::SubArray; dims) = SubArray(v.parent, dropdims(collect(v.indices); dims = dims))
+_dropdims_shared(x; dims) = dropdims(x; dims = dims)
 
 # A copy of `A` shaped m×n (`n` long).
 _reshape(A::Array, m::Int, n::Int) = _reshape_fill!(_matrix(A, m, n), A, (m, n))
@@ -3413,6 +3503,23 @@ _index_list(A, d::Int, c::Colon) = collect(1:(d == 0 ? length(A) : size(A, d)))
 # `x[I]` for a Vector of linear indices: a new Vector (a BoundsError names the bad index).
 function _slice(x::Array, I::Vector{Int})
     y = _vector(x, length(I))
+    for k in 1:length(I)
+        y[k] = x[I[k]]
+    end
+    return y
+end
+
+# `x[I]` for an array `I` of linear indices (a view's `indices`): a new array of `I`'s shape.
+function _slice(x::Array, I::Matrix{Int})
+    y = _matrix(x, size(I, 1), size(I, 2))
+    for k in 1:length(I)
+        y[k] = x[I[k]]
+    end
+    return y
+end
+
+function _slice(x::Array, I::Array{Int, 3})
+    y = fill(zero(eltype(x)), size(I, 1), size(I, 2), size(I, 3))
     for k in 1:length(I)
         y[k] = x[I[k]]
     end
@@ -3541,6 +3648,176 @@ minimum(f, s::ColumnSlices) = minimum(f(s[k]) for k in 1:length(s))
 map(f, s::RowSlices) = [f(s[k]) for k in 1:length(s)]
 map(f, s::ColumnSlices) = [f(s[k]) for k in 1:length(s)]
 
+# Views of matrix blocks and of N-dimensional arrays (`view(A, 1:2, :)`, `view(A, :, :, k)`,
+# `@views A[1:2, 2:3]`, `selectdim`, `eachslice`): a SubArray whose `indices` is an array of
+# the parent's linear indices with the view's own shape (a Matrix for a block, a Vector for a
+# fiber), so reading and writing it by linear or Cartesian index reads and writes the parent,
+# and the AD reverses those writes as any other. An index is an `Int` (the dimension is
+# dropped), `:`, a range, a `Vector{Int}` or a Bool mask.
+
+"""
+    view(A, I, J), view(A, I, J, K)
+
+The block `A[I, J]` (`A[I, J, K]`) of a matrix (3-dimensional array) as a view of `A`: a
+dimension indexed by an `Int` is dropped, so `view(A, :, :, k)` is a matrix and
+`view(A, i, :, k)` a vector.
+"""
+view(A::Matrix, I, J) = _view(A, _view_indices(A, _view_list(A, 1, I), _view_list(A, 2, J)), I, J)
+view(A::Array{T, 3}, I, J, K) where {T} = _view(A, _view_indices(A, _view_list(A, 1, I), _view_list(A, 2, J), _view_list(A, 3, K)), I, J, K)
+
+# The view of `A` at the block's linear indices `L`, with the dimensions indexed by an `Int`
+# dropped.
+_view(A, L, I...) = SubArray(A, _view_shape(L, _view_dims((), L, 1, I...)))
+
+# The positions an index selects in dimension `d` of `A`, after checking they are in bounds.
+_view_list(A, d::Int, i::Int) = _view_check(A, d, [i])
+_view_list(A, d::Int, I) = _view_check(A, d, _index_list(A, d, I))
+
+function _view_check(A, d::Int, P::Vector{Int})
+    for i in P
+        if i < 1 || i > size(A, d)
+            error("BoundsError: attempt to access an array of size $(size(A)) at index $i in dimension $d")
+        end
+    end
+    return P
+end
+
+# The sizes of the dimensions of `L` from `d` on that the indices keep (those not indexed by
+# an `Int`), after those in `acc`.
+_view_dims(acc, L, d::Int) = acc
+_view_dims(acc, L, d::Int, i::Int, rest...) = _view_dims(acc, L, d + 1, rest...)
+_view_dims(acc, L, d::Int, I, rest...) = _view_dims((acc..., size(L, d)), L, d + 1, rest...)
+
+# The linear indices of the block `A[P, Q]` (`A[P, Q, R]`) as an array of the block's shape.
+function _view_indices(A::Matrix, P::Vector{Int}, Q::Vector{Int})
+    m = size(A, 1)
+    L = fill(0, length(P), length(Q))
+    for q in 1:length(Q), p in 1:length(P)
+        L[p, q] = P[p] + (Q[q] - 1) * m
+    end
+    return L
+end
+
+function _view_indices(A::Array, P::Vector{Int}, Q::Vector{Int}, R::Vector{Int})
+    m, n = size(A, 1), size(A, 2)
+    L = fill(0, length(P), length(Q), length(R))
+    for r in 1:length(R), q in 1:length(Q), p in 1:length(P)
+        L[p, q, r] = P[p] + (Q[q] - 1) * m + (R[r] - 1) * m * n
+    end
+    return L
+end
+
+# `L` shaped as the kept dimensions `dims`.
+_view_shape(L, dims::Tuple{}) = error("unsupported: a view of one element (every index an Int); read the element `A[i, j]`")
+_view_shape(L, dims::Tuple{Int}) = _reshape(L, dims[1])
+_view_shape(L::Matrix, dims::Tuple{Int, Int}) = L
+_view_shape(L, dims::Tuple{Int, Int}) = _reshape(L, dims[1], dims[2])
+_view_shape(L, dims::Tuple{Int, Int, Int}) = L
+
+"""
+    selectdim(A, d, i)
+
+The view of `A` with index `i` (an `Int` or a range) in dimension `d` and `:` in the others:
+`selectdim(A, 3, k)` is `view(A, :, :, k)`.
+"""
+function selectdim(x::Vector, d::Int, i)
+    _selectdim_check(x, d, 1)
+    return view(x, i)
+end
+function selectdim(A::Matrix, d::Int, i)
+    _selectdim_check(A, d, 2)
+    return d == 1 ? view(A, i, :) : view(A, :, i)
+end
+function selectdim(A::Array{T, 3}, d::Int, i) where {T}
+    _selectdim_check(A, d, 3)
+    return d == 1 ? view(A, i, :, :) : (d == 2 ? view(A, :, i, :) : view(A, :, :, i))
+end
+function _selectdim_check(A, d::Int, n::Int)
+    d < 1 && throw(ArgumentError("dimension $d must be ≥ 1"))
+    d > n && error("unsupported: `selectdim` in dimension $d of an array of $n dimensions")
+    return nothing
+end
+
+"""
+    eachslice(A; dims)
+
+The slices of `A` along dimension `dims` (an `Int`, or a tuple of one), each a view
+(`selectdim(A, dims, k)` for `k` in `axes(A, dims)`), as Julia 1.9's `Slices`; `eachrow` and
+`eachcol` of a 3-dimensional array are `eachslice` along 1 and 2.
+"""
+struct Slices{P}
+    parent::P
+    dim::Int
+end
+
+eachslice(A::Array; dims) = Slices(A, _slice_dim(A, dims))
+_slice_dim(A, d::Int) = 1 <= d <= ndims(A) ? d : throw(ArgumentError("invalid dimension $d for an array of $(ndims(A)) dimensions"))
+_slice_dim(A, d::Tuple{Int}) = _slice_dim(A, d[1])
+_slice_dim(A, d::Tuple) = error("unsupported: `eachslice` along several dimensions; write a loop over `selectdim` or `view`")
+eachrow(A::Array{T, 3}) where {T} = Slices(A, 1)
+eachcol(A::Array{T, 3}) where {T} = Slices(A, 2)
+
+length(s::Slices) = size(s.parent, s.dim)
+size(s::Slices) = (length(s),)
+getindex(s::Slices, k::Int) = selectdim(s.parent, s.dim, k)
+sum(f, s::Slices) = sum(f(s[k]) for k in 1:length(s))
+maximum(f, s::Slices) = maximum(f(s[k]) for k in 1:length(s))
+minimum(f, s::Slices) = minimum(f(s[k]) for k in 1:length(s))
+map(f, s::Slices) = [f(s[k]) for k in 1:length(s)]
+
+# Views of views (`view(W, 1, :)` of `W = reshape(θ, 2, 3)`, `eachrow` of a block): a view of
+# the same parent at the selected indices of the view's own, so writes still reach the parent.
+view(v::SubArray, I) = _subview(v, v.indices[I])
+view(v::SubArray, I, J) = _subview(v, v.indices[I, J])
+view(v::SubArray, I, J, K) = _subview(v, v.indices[I, J, K])
+_subview(v::SubArray, L::Int) = error("unsupported: a view of one element (every index an Int); read the element `v[i]`")
+_subview(v::SubArray, L) = SubArray(v.parent, L)
+# `V[I, J] = B` for a view `V` (`W[1, :] = v` of `W = reshape(θ, 2, 3)`): the elements of `B`
+# into the view's selected elements, in order (`DimensionMismatch` when the counts differ).
+function setindex!(v::SubArray, B::AbstractArray, I, J)
+    _view_assign!(view(v, I, J), B)
+    return v
+end
+function setindex!(v::SubArray, B::AbstractArray, I, J, K)
+    _view_assign!(view(v, I, J, K), B)
+    return v
+end
+function _view_assign!(w::SubArray, B)
+    if length(w) != length(B)
+        error("DimensionMismatch: the number of elements assigned differs from the number of destinations")
+    end
+    for k in 1:length(B)
+        w[k] = B[k]
+    end
+    return w
+end
+maybeview(v::SubArray, i::Int) = v[i]
+maybeview(v::SubArray, i::Int, j::Int) = v[i, j]
+maybeview(v::SubArray, i::Int, j::Int, k::Int) = v[i, j, k]
+maybeview(v::SubArray, I) = view(v, I)
+maybeview(v::SubArray, I, J) = view(v, I, J)
+maybeview(v::SubArray, I, J, K) = view(v, I, J, K)
+eachrow(v::SubArray) = _view_rows(v, v.indices)
+eachcol(v::SubArray) = _view_cols(v, v.indices)
+_view_rows(v, L::Matrix{Int}) = RowSlices(v)
+_view_rows(v, L::Array{Int, 3}) = Slices(v, 1)
+_view_cols(v, L::Matrix{Int}) = ColumnSlices(v)
+_view_cols(v, L::Array{Int, 3}) = Slices(v, 2)
+eachslice(v::SubArray; dims) = Slices(v, _slice_dim(v, dims))
+selectdim(v::SubArray, d::Int, i) = _selectdim_view(v, v.indices, d, i)
+function _selectdim_view(v, L::Matrix{Int}, d::Int, i)
+    _selectdim_check(v, d, 2)
+    return d == 1 ? view(v, i, :) : view(v, :, i)
+end
+function _selectdim_view(v, L::Array{Int, 3}, d::Int, i)
+    _selectdim_check(v, d, 3)
+    return d == 1 ? view(v, i, :, :) : (d == 2 ? view(v, :, i, :) : view(v, :, :, i))
+end
+function _selectdim_view(v, L, d::Int, i)
+    _selectdim_check(v, d, 1)
+    return view(v, i)
+end
+
 """
     jacobian(f, args...)
 
@@ -3599,6 +3876,60 @@ function _jac_columns(g, x::AbstractArray{Float64}, m)
         _jac_clear!(dx)
     end
     return J
+end
+
+# A vector argument: chunks of at most `_jac_chunk_width` columns, each from one pushforward of
+# that many unit directions at once (`_jac_chunk`); one chunk is the Jacobian itself.
+function _jac_columns(g, x::Vector{Float64}, m)
+    n = length(x)
+    width = _jac_chunk_width(n)
+    if n <= width
+        return _jac_chunk(g, x, m, 1, n)
+    end
+    J = zeros(m, n)
+    lo = 1
+    while lo <= n
+        k = min(width, n - lo + 1)
+        C = _jac_chunk(g, x, m, lo, k)
+        for j in 1:k
+            for r in 1:m
+                J[r, lo + j - 1] = C[r, j]
+            end
+        end
+        lo += k
+    end
+    return J
+end
+
+# Columns `lo` to `lo + k - 1` of the Jacobian, an m×k matrix: the pushforward of those unit
+# directions as one chunk (`_pushforward_chunk`: the primal once, `W * x` pushed forward as the
+# one product `W * D`), or one pushforward per column where the chunked transform does not
+# apply to `g` (`_jac_chunk_columns`).
+function _jac_chunk(g, x, m, lo, k)
+    D = zeros(length(x), k)
+    for j in 1:k
+        D[lo + j - 1, j] = 1.0
+    end
+    return _pushforward_chunk(g, x, D, () -> _jac_chunk_columns(g, x, D, m))
+end
+
+# All the columns at once up to 128 inputs (an n×128 chunk), chunks of 128 above.
+_jac_chunk_width(n) = min(n, 128)
+
+# The pushforwards of `g` at `x` along the columns of `D`, one at a time: an m×k matrix.
+function _jac_chunk_columns(g, x, D, m)
+    C = zeros(m, size(D, 2))
+    dx = zeros(length(x))
+    for j in 1:size(D, 2)
+        for i in 1:length(x)
+            dx[i] = D[i, j]
+        end
+        ẏ = pushforward(g, x, dx)
+        for r in 1:m
+            C[r, j] = _jac_entry(ẏ, r)
+        end
+    end
+    return C
 end
 
 function _jac_clear!(dx)
@@ -4246,8 +4577,8 @@ axes(A::AbstractArray{T, 4}) where {T} = (1:size(A, 1), 1:size(A, 2), 1:size(A, 
     reshape(A, a, b, :), reshape(A, a, b, c, d)
 
 The elements of `A` in column-major order as an array of 3 or 4 dimensions; a `:` stands for
-the size that makes the element counts agree. A copy, accepted where `reshape` is (see the
-2-dimensional methods).
+the size that makes the element counts agree. A copy of a fresh array; of one held elsewhere
+lowering calls `_reshape_shared`, as for the 2-dimensional methods.
 """
 reshape(A::Array, a::Int, b::Int, c::Int) = _reshape(A, a, b, c)
 reshape(A::Array, a::Int, b::Int, c::Int, d::Int) = _reshape(A, a, b, c, d)

@@ -15,11 +15,13 @@ import Base: \, det, logdet, dot, inv, size, length, getindex, adjoint, transpos
 The Euclidean norm of a vector, or the Frobenius norm of a matrix: `sqrt(sum(abs2, x))`.
 """
 norm(x::AbstractArray) = sqrt(sum(abs2, x))
+# Of a view, that of its elements.
+norm(v::SubArray) = norm(collect(v))
 
 # The gradient x / norm(x), and zero at the zero vector (as ChainRules gives it) instead of
 # the 0 / 0 that differentiating the definition gives there. (Of complex numbers, the
 # definition is differentiated.)
-function rrule(::typeof(norm), x::AbstractArray{<:Real})
+function rrule(::typeof(norm), x::Union{Array{<:Real}, Adjoint})
     y = norm(x)
     function norm_pullback(ȳ)
         s = y == 0.0 ? 0.0 : ȳ / y
@@ -183,15 +185,14 @@ function kron(a::Vector{Float64}, b::Vector{Float64})
 end
 
 """
-    Cholesky{T}
+    Cholesky{TL, TU}
 
 The Cholesky factorization `A = L * U` of a symmetric positive definite matrix, with
-`U = L'`: `C.L` is lower triangular and `C.U` upper triangular (dense matrices in zy, where
-Julia returns `LowerTriangular` and `UpperTriangular` views with the same entries).
+`U = L'`: `C.L` is a `LowerTriangular` and `C.U` an `UpperTriangular`, as in Julia.
 """
-struct Cholesky{T}
-    L::T
-    U::T
+struct Cholesky{TL, TU}
+    L::TL
+    U::TU
 end
 
 """
@@ -202,7 +203,7 @@ The Cholesky factorization of the symmetric positive definite matrix `A`; a
 """
 function cholesky(A::AbstractMatrix)
     L = cholesky_lower(A)
-    return Cholesky(L, transpose(L))
+    return Cholesky(LowerTriangular(L), UpperTriangular(transpose(L)))
 end
 
 # `C \ b`: two triangular solves, `L \ b` then `U \ (L \ b)`.
@@ -406,10 +407,13 @@ Whether `A` is square and equal to its transpose.
 function issymmetric(A::AbstractMatrix)
     n = size(A, 1)
     n == size(A, 2) || return false
+    # One flag, no early return out of the loop nest: a pullback leaving a nest early cannot
+    # be differentiated again, and `eigen` checks this under second derivatives.
+    same = true
     for j in 1:n, i in (j + 1):n
-        A[i, j] == A[j, i] || return false
+        same = same && A[i, j] == A[j, i]
     end
-    return true
+    return same
 end
 ishermitian(A::AbstractMatrix) = issymmetric(A)
 
@@ -417,16 +421,18 @@ ishermitian(A::AbstractMatrix) = issymmetric(A)
     opnorm(A, p)
 
 The operator norm induced by the vector `p`-norm, for `p = 1` (the largest column sum of
-magnitudes) and `p = Inf` (the largest row sum); `p = 2` needs singular values, which zy does
-not compute yet.
+magnitudes), `p = 2` (the largest singular value, `opnorm(A)`) and `p = Inf` (the largest row
+sum).
 """
 function opnorm(A::AbstractMatrix, p::Real)
     if p == 1
         return maximum(sum(abs.(A); dims = 1))
+    elseif p == 2
+        return opnorm(A)
     elseif p == Inf
         return maximum(sum(abs.(A); dims = 2))
     end
-    throw(ArgumentError("zy computes opnorm(A, p) for p = 1 and p = Inf only; p = 2 needs singular values"))
+    throw(ArgumentError("invalid p-norm p=$p. Valid: 1, 2, Inf"))
 end
 
 # ---- Matrix functions ----------------------------------------------------------------------
@@ -591,3 +597,642 @@ function log(A::Matrix{Float64})
     L = 2.0^s * L
     return 0.5 * (L + permutedims(L))
 end
+
+# ---- Symmetric eigendecomposition, singular values --------------------------------------------
+
+export eigen, eigvals, eigvecs, Eigen, svd, svdvals, SVD
+
+"""
+    Eigen{V, M}
+
+The eigendecomposition of a symmetric matrix, `A = F.vectors * Diagonal(F.values) *
+F.vectors'`: the eigenvalues ascending and orthonormal eigenvectors as columns. `λ, U = F`
+destructures it, as in Julia.
+"""
+struct Eigen{V, M}
+    values::V
+    vectors::M
+end
+
+
+"""
+    eigen(A), eigvals(A), eigvecs(A)
+
+The eigenvalues (ascending) and eigenvectors of a real symmetric matrix (or `Symmetric(A)`), by
+cyclic Jacobi rotations to full precision (Julia calls LAPACK, so the last bits can differ).
+Each eigenvector's sign is chosen so that its entry of largest magnitude is positive (LAPACK
+makes no such choice: a vector may be the negative of Julia's). A matrix that is not symmetric
+is refused by name (its eigenvalues may be complex). Gradients are ChainRules' formulas for
+distinct eigenvalues: `Ā = U (Diagonal(λ̄) + F ∘ (Uᵀ Ū)) Uᵀ`, `Fᵢⱼ = 1 / (λⱼ - λᵢ)`, made
+symmetric.
+"""
+eigen(A::AbstractMatrix) = Eigen(_symeigen(_symmetric_float(A))...)
+eigvals(A::AbstractMatrix) = _symeigen(_symmetric_float(A))[1]
+eigvecs(A::AbstractMatrix) = _symeigen(_symmetric_float(A))[2]
+
+function _symmetric_float(A::AbstractMatrix)
+    size(A, 1) == size(A, 2) || throw(DimensionMismatch("matrix is not square: dimensions are $(size(A))"))
+    issymmetric(A) || error("unsupported: eigenvalues of a matrix that is not symmetric (they may be complex); zy decomposes symmetric matrices (`eigen(Symmetric(A))`)")
+    return float(A)
+end
+
+# `(λ, U)` of the symmetric `A` by cyclic Jacobi: each rotation zeroes one off-diagonal pair
+# (Golub & Van Loan, Algorithm 8.5.2), sweeps until the off-diagonal part is below rounding.
+function _symeigen(A::Matrix{Float64})
+    n = size(A, 1)
+    B = copy(A)
+    V = one(A)
+    for sweep in 1:100
+        off = 0.0
+        for j in 2:n, i in 1:(j - 1)
+            off += B[i, j]^2
+        end
+        off <= (eps(1.0) * norm(B))^2 / 4.0 && break
+        for p in 1:(n - 1), q in (p + 1):n
+            B[p, q] == 0.0 && continue
+            θ = (B[q, q] - B[p, p]) / (2.0 * B[p, q])
+            t = abs(θ) > 1.0e150 ? 0.5 / θ : (θ >= 0.0 ? 1.0 : -1.0) / (abs(θ) + Base.sqrt(θ^2 + 1.0))
+            c = 1.0 / Base.sqrt(t^2 + 1.0)
+            s = t * c
+            _rotate_columns!(B, p, q, c, s)
+            _rotate_rows!(B, p, q, c, s)
+            _rotate_columns!(V, p, q, c, s)
+        end
+    end
+    λ = [B[k, k] for k in 1:n]
+    # Ascending, by insertion (stable), the columns of V moving with their eigenvalues.
+    for j in 2:n
+        k = j
+        while k > 1 && λ[k] < λ[k - 1]
+            λ[k], λ[k - 1] = λ[k - 1], λ[k]
+            _swap_columns!(V, k, k - 1)
+            k -= 1
+        end
+    end
+    for j in 1:n
+        _largest_positive!(V, j)
+    end
+    return (λ, V)
+end
+
+function _swap_columns!(X::Matrix{Float64}, p::Int, q::Int)
+    for k in 1:size(X, 1)
+        X[k, p], X[k, q] = X[k, q], X[k, p]
+    end
+    return X
+end
+
+# Columns p and q of X become c xₚ - s x_q and s xₚ + c x_q.
+function _rotate_columns!(X::Matrix{Float64}, p::Int, q::Int, c::Float64, s::Float64)
+    for k in 1:size(X, 1)
+        xp = X[k, p]
+        xq = X[k, q]
+        X[k, p] = c * xp - s * xq
+        X[k, q] = s * xp + c * xq
+    end
+    return X
+end
+
+# Rows p and q of X become c xₚ - s x_q and s xₚ + c x_q.
+function _rotate_rows!(X::Matrix{Float64}, p::Int, q::Int, c::Float64, s::Float64)
+    for k in 1:size(X, 2)
+        xp = X[p, k]
+        xq = X[q, k]
+        X[p, k] = c * xp - s * xq
+        X[q, k] = s * xp + c * xq
+    end
+    return X
+end
+
+# Negate column j of U if its entry of largest magnitude (the first of equal ones) is negative.
+function _largest_positive!(U::Matrix{Float64}, j::Int)
+    m = 1
+    for i in 2:size(U, 1)
+        abs(U[i, j]) > abs(U[m, j]) && (m = i)
+    end
+    if U[m, j] < 0.0
+        for i in 1:size(U, 1)
+            U[i, j] = -U[i, j]
+        end
+    end
+    return U
+end
+
+# Fᵢⱼ = 1 / (dⱼ - dᵢ) off the diagonal, 0 on it (`d` the eigenvalues, or the squared singular
+# values): the coefficients of the eigenvectors' derivative.
+function _gap_inverse(d::Vector{Float64})
+    n = length(d)
+    return [i == j ? 0.0 : 1.0 / (d[j] - d[i]) for i in 1:n, j in 1:n]
+end
+
+_cotangent(x::Nothing, like) = zero(like)
+_cotangent(x, like) = x
+
+function rrule(::typeof(_symeigen), A::Matrix{Float64})
+    λ, U = _symeigen(A)
+    function symeigen_pullback(ȳ)
+        λ̄ = _cotangent(ȳ[1], λ)
+        Ū = _cotangent(ȳ[2], U)
+        C = _gap_inverse(λ) .* (transpose(U) * Ū)
+        Ā = U * (Diagonal(λ̄) + C) * transpose(U)
+        return (NoTangent(), 0.5 * (Ā + transpose(Ā)))
+    end
+    return (λ, U), symeigen_pullback
+end
+
+# λ̇ = diag(Uᵀ Ȧ U), U̇ = U (F ∘ (Uᵀ Ȧ U)).
+function frule(Δ, ::typeof(_symeigen), A::Matrix{Float64})
+    λ, U = _symeigen(A)
+    Ȧ = Δ[2]
+    M = transpose(U) * Ȧ * U
+    return (λ, U), (diag(M), U * (_gap_inverse(λ) .* M))
+end
+
+"""
+    SVD{M, V}
+
+The thin singular value decomposition `A = F.U * Diagonal(F.S) * F.Vt` of an m×n matrix:
+`k = min(m, n)` singular values `F.S` descending, `F.U` (m×k) and `F.V` (n×k) with orthonormal
+columns, `F.Vt` the transpose of `F.V`.
+"""
+struct SVD{M, V}
+    U::M
+    S::V
+    V::M
+    Vt::M
+end
+
+"""
+    svd(A), svdvals(A)
+
+The thin singular value decomposition of a real matrix and its singular values (descending),
+by one-sided Jacobi rotations to full precision (Julia calls LAPACK: the last bits can differ,
+and a pair of singular vectors may be the negatives of Julia's: zy makes the entry of largest
+magnitude of each column of `V` positive). Gradients are ChainRules' formulas (Townsend 2016),
+for distinct nonzero singular values.
+"""
+function svd(A::AbstractMatrix)
+    U, S, V = _svd(float(A))
+    return SVD(U, S, V, permutedims(V))
+end
+svdvals(A::AbstractMatrix) = _svd(float(A))[2]
+
+"""
+    opnorm(A), cond(A)
+
+The 2-norm of a matrix (its largest singular value) and its condition number in the 2-norm
+(the largest singular value over the smallest; `Inf` for a singular matrix).
+"""
+opnorm(A::AbstractMatrix) = svdvals(A)[1]
+function cond(A::AbstractMatrix)
+    s = svdvals(A)
+    return s[1] / s[end]
+end
+
+export cond
+
+# `(U, S, V)` of any real matrix: the tall case, or that of the transpose.
+function _svd(A::Matrix{Float64})
+    if size(A, 1) < size(A, 2)
+        V, S, U = _svd_tall(permutedims(A))
+        return (U, S, V)
+    end
+    return _svd_tall(A)
+end
+
+# One-sided Jacobi (Hestenes) on the m×n matrix A, m ≥ n: rotate pairs of columns until all are
+# orthogonal; their norms are the singular values.
+function _svd_tall(A::Matrix{Float64})
+    m, n = size(A)
+    W = copy(A)
+    V = zeros(n, n)
+    for j in 1:n
+        V[j, j] = 1.0
+    end
+    for sweep in 1:100
+        rotated = false
+        for p in 1:(n - 1), q in (p + 1):n
+            α = 0.0
+            β = 0.0
+            γ = 0.0
+            for k in 1:m
+                α += W[k, p]^2
+                β += W[k, q]^2
+                γ += W[k, p] * W[k, q]
+            end
+            abs(γ) <= eps(1.0) * Base.sqrt(α * β) && continue
+            rotated = true
+            ζ = (β - α) / (2.0 * γ)
+            t = abs(ζ) > 1.0e150 ? 0.5 / ζ : (ζ >= 0.0 ? 1.0 : -1.0) / (abs(ζ) + Base.sqrt(ζ^2 + 1.0))
+            c = 1.0 / Base.sqrt(t^2 + 1.0)
+            s = t * c
+            _rotate_columns!(W, p, q, c, s)
+            _rotate_columns!(V, p, q, c, s)
+        end
+        rotated || break
+    end
+    S = [Base.sqrt(sum(abs2, W[:, j])) for j in 1:n]
+    # Descending, by insertion (stable), the columns moving with their values.
+    for j in 2:n
+        k = j
+        while k > 1 && S[k] > S[k - 1]
+            S[k], S[k - 1] = S[k - 1], S[k]
+            _swap_columns!(W, k, k - 1)
+            _swap_columns!(V, k, k - 1)
+            k -= 1
+        end
+    end
+    U = zeros(m, n)
+    for j in 1:n
+        if S[j] > 0.0
+            for i in 1:m
+                U[i, j] = W[i, j] / S[j]
+            end
+        else
+            _orthonormal_column!(U, j)
+        end
+        if _flip_sign(V, j)
+            for i in 1:n
+                V[i, j] = -V[i, j]
+            end
+            for i in 1:m
+                U[i, j] = -U[i, j]
+            end
+        end
+    end
+    return (U, S, V)
+end
+
+# Is the entry of largest magnitude (the first of equal ones) of column j negative?
+function _flip_sign(X::Matrix{Float64}, j::Int)
+    m = 1
+    for i in 2:size(X, 1)
+        abs(X[i, j]) > abs(X[m, j]) && (m = i)
+    end
+    return X[m, j] < 0.0
+end
+
+# Column j of U (for a zero singular value): the first unit vector, orthogonalised against
+# columns 1 … j-1 (Gram–Schmidt, twice), whose remainder is not negligible.
+function _orthonormal_column!(U::Matrix{Float64}, j::Int)
+    m = size(U, 1)
+    for e in 1:m
+        u = zeros(m)
+        u[e] = 1.0
+        for pass in 1:2, k in 1:(j - 1)
+            d = 0.0
+            for i in 1:m
+                d += U[i, k] * u[i]
+            end
+            for i in 1:m
+                u[i] -= d * U[i, k]
+            end
+        end
+        r = Base.sqrt(sum(abs2, u))
+        if r > 0.5
+            for i in 1:m
+                U[i, j] = u[i] / r
+            end
+            return U
+        end
+    end
+    return U
+end
+
+function rrule(::typeof(_svd), A::Matrix{Float64})
+    U, s, V = _svd(A)
+    function svd_pullback(ȳ)
+        Ū = ȳ[1]
+        s̄ = ȳ[2]
+        V̄ = ȳ[3]
+        Ut = transpose(U)
+        Vt = transpose(V)
+        F = _gap_inverse(s .^ 2)
+        M = isnothing(s̄) ? zeros(length(s), length(s)) : Matrix(Diagonal(s̄))
+        if !isnothing(Ū)
+            J = F .* (Ut * Ū)
+            M = M + (J + transpose(J)) * Diagonal(s)
+        end
+        if !isnothing(V̄)
+            K = F .* (Vt * V̄)
+            M = M + Diagonal(s) * (K + transpose(K))
+        end
+        Ā = U * M * Vt
+        if !isnothing(Ū) && size(A, 1) > length(s)
+            Ā = Ā + (Ū - U * (Ut * Ū)) * Diagonal(1.0 ./ s) * Vt
+        end
+        if !isnothing(V̄) && size(A, 2) > length(s)
+            Ā = Ā + U * Diagonal(1.0 ./ s) * transpose(V̄ - V * (Vt * V̄))
+        end
+        return (NoTangent(), Ā)
+    end
+    return (U, s, V), svd_pullback
+end
+
+# ---- QR factorization ---------------------------------------------------------------------------
+
+export qr, QR
+
+"""
+    QR{M}
+
+The thin QR factorization `A = F.Q * F.R` of an m×n matrix, `k = min(m, n)`: `F.Q` (m×k) with
+orthonormal columns and `F.R` (k×n) upper triangular. Julia's `F.Q` is an implicit m×m
+orthogonal operator whose `Matrix(F.Q)` is this m×k matrix; zy's is the m×k matrix itself, so
+`F.Q' * b` has k entries (Julia's has m). `Q, R = qr(A)` destructures it.
+"""
+struct QR{M}
+    Q::M
+    R::M
+end
+
+"""
+    qr(A)
+
+The QR factorization of a real matrix by Householder reflections, as LAPACK's `geqrf` chooses
+them (each reflection makes `R[j, j] = -sign(A[j, j]) * norm(A[j:m, j])`, none when the column
+is already zero below the diagonal), so `R` has Julia's signs. Its gradient is that of the
+computation.
+"""
+function qr(A::AbstractMatrix)
+    Q, R = _qr(float(A))
+    return QR(Q, R)
+end
+
+# `F \ b`: the least-squares solution `R \ (Qᵀ b)` of a tall or square `A` (full column rank).
+(\)(F::QR, b) = F.R \ (transpose(F.Q) * b)
+
+function _qr(A::Matrix{Float64})
+    m, n = size(A)
+    k = min(m, n)
+    R = copy(A)
+    V = zeros(m, k)
+    τ = zeros(k)
+    for j in 1:k
+        below = 0.0
+        for i in (j + 1):m
+            below += R[i, j]^2
+        end
+        below == 0.0 && continue
+        x1 = R[j, j]
+        β = (x1 >= 0.0 ? -1.0 : 1.0) * Base.sqrt(x1^2 + below)
+        # v = x - β e₁, reflecting x onto β e₁: H = I - 2 v vᵀ / (vᵀ v).
+        V[j, j] = x1 - β
+        for i in (j + 1):m
+            V[i, j] = R[i, j]
+        end
+        τ[j] = 2.0 / ((x1 - β)^2 + below)
+        for c in j:n
+            s = 0.0
+            for i in j:m
+                s += V[i, j] * R[i, c]
+            end
+            for i in j:m
+                R[i, c] -= τ[j] * s * V[i, j]
+            end
+        end
+        for i in (j + 1):m
+            R[i, j] = 0.0
+        end
+    end
+    # Q = H₁ ⋯ H_k applied to the first k columns of the identity.
+    Q = zeros(m, k)
+    for j in 1:k
+        Q[j, j] = 1.0
+    end
+    for j in k:-1:1
+        τ[j] == 0.0 && continue
+        for c in 1:k
+            s = 0.0
+            for i in j:m
+                s += V[i, j] * Q[i, c]
+            end
+            for i in j:m
+                Q[i, c] -= τ[j] * s * V[i, j]
+            end
+        end
+    end
+    return (Q, R[1:k, :])
+end
+
+# ---- LU factorization ---------------------------------------------------------------------------
+
+export lu, LU
+
+"""
+    LU{M, P}
+
+The LU factorization with partial pivoting `A[F.p, :] = F.L * F.U` of a square matrix: `F.L`
+unit lower triangular, `F.U` upper triangular, `F.p` the row permutation. `L, U, p = lu(A)`
+destructures it, as in Julia.
+"""
+struct LU{M, P}
+    L::M
+    U::M
+    p::P
+end
+
+"""
+    lu(A)
+
+The LU factorization of a square real matrix with partial pivoting (Julia's: at each step the
+row of largest magnitude in the column, the first of equal ones, becomes the pivot), a
+`SingularException` at an exactly zero pivot as Julia's `lu` (check = true). Its gradient is
+that of the computation.
+"""
+function lu(A::AbstractMatrix)
+    n = size(A, 1)
+    size(A, 2) == n || throw(DimensionMismatch("matrix is not square: dimensions are $(size(A))"))
+    W = float(copy(A))
+    p = collect(1:n)
+    for k in 1:n
+        r = k
+        for i in (k + 1):n
+            abs(W[i, k]) > abs(W[r, k]) && (r = i)
+        end
+        W[r, k] == 0.0 && throw(SingularException(k))
+        if r != k
+            p[k], p[r] = p[r], p[k]
+            for c in 1:n
+                W[k, c], W[r, c] = W[r, c], W[k, c]
+            end
+        end
+        for i in (k + 1):n
+            W[i, k] = W[i, k] / W[k, k]
+            for c in (k + 1):n
+                W[i, c] -= W[i, k] * W[k, c]
+            end
+        end
+    end
+    L = [i == j ? 1.0 : (i > j ? W[i, j] : 0.0) for i in 1:n, j in 1:n]
+    U = [i <= j ? W[i, j] : 0.0 for i in 1:n, j in 1:n]
+    return LU(L, U, p)
+end
+
+# `F \ b`: forward then back substitution on the permuted right-hand side.
+(\)(F::LU, b::AbstractVector) = F.U \ (F.L \ b[F.p])
+(\)(F::LU, B::AbstractMatrix) = F.U \ (F.L \ B[F.p, :])
+
+# The determinant: the pivots' product, negated for an odd permutation.
+function det(F::LU)
+    d = prod(diag(F.U))
+    n = length(F.p)
+    seen = fill(false, n)
+    for s in 1:n
+        seen[s] && continue
+        len = 0
+        k = s
+        while !seen[k]
+            seen[k] = true
+            k = F.p[k]
+            len += 1
+        end
+        iseven(len) && (d = -d)
+    end
+    return d
+end
+
+export UpperTriangular, LowerTriangular, UnitUpperTriangular, UnitLowerTriangular
+
+import Base: eltype, parent, copy, sum
+
+"""
+    UpperTriangular(A), LowerTriangular(A), UnitUpperTriangular(A), UnitLowerTriangular(A)
+
+The upper (lower) triangle of the square matrix `A`, zeros elsewhere; the unit variants have
+ones on the diagonal whatever `A` holds there. As in Julia, a wrapper that reads `A` (a later
+write to `A` is seen in it) and reads only the triangle, so the gradient with respect to `A`
+is zero outside it (ChainRules' projection onto the triangular part). `T \\ b` is back (forward)
+substitution, `det` and `logdet` the product and the sum of logs of the diagonal, `inv` a
+triangular matrix of the same kind; `T * x`, `T + S`, `a * T` and `Matrix(T)` read the dense
+matrix.
+"""
+struct UpperTriangular{M}
+    data::M
+end
+
+struct LowerTriangular{M}
+    data::M
+end
+
+struct UnitUpperTriangular{M}
+    data::M
+end
+
+struct UnitLowerTriangular{M}
+    data::M
+end
+
+# Which triangle a wrapper keeps (`true`: the upper) and whether its diagonal is ones.
+_tri_upper(T::Union{UpperTriangular, UnitUpperTriangular}) = true
+_tri_upper(T::Union{LowerTriangular, UnitLowerTriangular}) = false
+_tri_unit(T::Union{UpperTriangular, LowerTriangular}) = false
+_tri_unit(T::Union{UnitUpperTriangular, UnitLowerTriangular}) = true
+
+# A wrapper of the same kind as `T` around `A`.
+_tri_like(T::UpperTriangular, A) = UpperTriangular(A)
+_tri_like(T::LowerTriangular, A) = LowerTriangular(A)
+_tri_like(T::UnitUpperTriangular, A) = UnitUpperTriangular(A)
+_tri_like(T::UnitLowerTriangular, A) = UnitLowerTriangular(A)
+
+# The order of the square matrix `T` wraps (Julia's constructor refuses a matrix that is not
+# square; zy's checks where it is used).
+function _tri_size(T)
+    m, n = size(T.data, 1), size(T.data, 2)
+    m == n || throw(DimensionMismatch("matrix is not square: dimensions are ($m, $n)"))
+    return n
+end
+
+size(T::Union{UpperTriangular, LowerTriangular, UnitUpperTriangular, UnitLowerTriangular}) = (_tri_size(T), _tri_size(T))
+size(T::Union{UpperTriangular, LowerTriangular, UnitUpperTriangular, UnitLowerTriangular}, d::Int) = d <= 2 ? _tri_size(T) : 1
+length(T::Union{UpperTriangular, LowerTriangular, UnitUpperTriangular, UnitLowerTriangular}) = _tri_size(T)^2
+eltype(T::Union{UpperTriangular, LowerTriangular, UnitUpperTriangular, UnitLowerTriangular}) = eltype(T.data)
+parent(T::Union{UpperTriangular, LowerTriangular, UnitUpperTriangular, UnitLowerTriangular}) = T.data
+
+function getindex(T::Union{UpperTriangular, LowerTriangular, UnitUpperTriangular, UnitLowerTriangular}, i::Int, j::Int)
+    n = _tri_size(T)
+    (1 <= i <= n && 1 <= j <= n) || error("BoundsError: attempt to access $n×$n $(typeof(T)) at index [$i, $j]")
+    if i == j && _tri_unit(T)
+        return one(eltype(T.data))
+    end
+    inside = _tri_upper(T) ? i <= j : i >= j
+    return inside ? T.data[i, j] : zero(eltype(T.data))
+end
+
+
+# `Matrix(T)` (inference hands it here): the dense matrix.
+function _triangular_matrix(T)
+    n = _tri_size(T)
+    if !_tri_unit(T)
+        return _tri_upper(T) ? triu(T.data) : tril(T.data)
+    end
+    M = _tri_upper(T) ? triu(T.data, 1) : tril(T.data, -1)
+    for i in 1:n
+        M[i, i] = one(eltype(M))
+    end
+    return M
+end
+
+function diag(T::Union{UpperTriangular, LowerTriangular})
+    _tri_size(T)
+    return diag(T.data)
+end
+diag(T::Union{UnitUpperTriangular, UnitLowerTriangular}) = fill(one(eltype(T.data)), _tri_size(T))
+tr(T::Union{UpperTriangular, LowerTriangular, UnitUpperTriangular, UnitLowerTriangular}) = sum(diag(T))
+sum(T::Union{UpperTriangular, LowerTriangular, UnitUpperTriangular, UnitLowerTriangular}) = sum(_triangular_matrix(T))
+copy(T::Union{UpperTriangular, LowerTriangular, UnitUpperTriangular, UnitLowerTriangular}) = _tri_like(T, copy(T.data))
+det(T::Union{UpperTriangular, LowerTriangular}) = prod(diag(T))
+det(T::Union{UnitUpperTriangular, UnitLowerTriangular}) = (_tri_size(T); one(eltype(T.data)))
+logdet(T::Union{UpperTriangular, LowerTriangular}) = sum(log, diag(T))
+logdet(T::Union{UnitUpperTriangular, UnitLowerTriangular}) = (_tri_size(T); log(one(eltype(T.data))))
+
+# The transpose of a triangle is the other triangle (zy's a copy of `T.data` transposed,
+# as zy's `A'` is; Julia's a lazy transpose of it).
+transpose(T::UpperTriangular) = LowerTriangular(transpose(T.data))
+transpose(T::LowerTriangular) = UpperTriangular(transpose(T.data))
+transpose(T::UnitUpperTriangular) = UnitLowerTriangular(transpose(T.data))
+transpose(T::UnitLowerTriangular) = UnitUpperTriangular(transpose(T.data))
+adjoint(T::Union{UpperTriangular, LowerTriangular, UnitUpperTriangular, UnitLowerTriangular}) = transpose(T)
+
+# A zero on the diagonal: Julia's SingularException(k) (the first such `k`).
+function _tri_nonsingular(T)
+    if !_tri_unit(T)
+        for k in 1:_tri_size(T)
+            if T.data[k, k] == 0
+                throw(SingularException(k))
+            end
+        end
+    end
+    return nothing
+end
+
+# `T \ b`: the solve of the dense triangle, which `\` does by substitution (forward for a
+# lower, back for an upper triangle) as Julia's triangular `ldiv!` does; its gradient with
+# respect to `T.data` is the triangle's part of the dense one.
+function (\)(T::Union{UpperTriangular, LowerTriangular, UnitUpperTriangular, UnitLowerTriangular}, b::AbstractArray)
+    _tri_nonsingular(T)
+    return _triangular_matrix(T) \ b
+end
+
+(\)(T::Union{UpperTriangular, LowerTriangular, UnitUpperTriangular, UnitLowerTriangular}, S::Union{UpperTriangular, LowerTriangular, UnitUpperTriangular, UnitLowerTriangular}) = T \ _triangular_matrix(S)
+
+# `inv(T)`: `T \ I`, a triangular matrix of the same kind.
+function inv(T::Union{UpperTriangular, LowerTriangular, UnitUpperTriangular, UnitLowerTriangular})
+    n = _tri_size(T)
+    return _tri_like(T, T \ Matrix(1.0I, n, n))
+end
+
+# The arithmetic the inference hands `+`, `-`, `*` with a triangular operand to (as for
+# `Diagonal`): two of one kind (or a number times one) keep the kind, as in Julia; the rest
+# is the dense matrix's.
+_triangular_plus(T::UpperTriangular, S::UpperTriangular) = UpperTriangular(_triangular_matrix(T) + _triangular_matrix(S))
+_triangular_plus(T::LowerTriangular, S::LowerTriangular) = LowerTriangular(_triangular_matrix(T) + _triangular_matrix(S))
+_triangular_plus(T, S) = _tri_dense(T) + _tri_dense(S)
+_triangular_minus(T::UpperTriangular, S::UpperTriangular) = UpperTriangular(_triangular_matrix(T) - _triangular_matrix(S))
+_triangular_minus(T::LowerTriangular, S::LowerTriangular) = LowerTriangular(_triangular_matrix(T) - _triangular_matrix(S))
+_triangular_minus(T, S) = _tri_dense(T) - _tri_dense(S)
+_triangular_times(a::Real, T::Union{UpperTriangular, LowerTriangular}) = _tri_like(T, a * _triangular_matrix(T))
+_triangular_times(T::Union{UpperTriangular, LowerTriangular}, a::Real) = _tri_like(T, _triangular_matrix(T) * a)
+_triangular_times(T, S) = _tri_dense(T) * _tri_dense(S)
+_tri_dense(T::Union{UpperTriangular, LowerTriangular, UnitUpperTriangular, UnitLowerTriangular}) = _triangular_matrix(T)
+_tri_dense(x) = x

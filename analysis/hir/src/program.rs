@@ -353,6 +353,11 @@ impl Reach<'_> {
                         struct_names(t, &mut guards);
                         type_value_name(t, &mut type_values);
                     }
+                    // `x::AbstractVector{<:Complex}` is `AbstractVector{T} where T<:Complex`:
+                    // only a value of the bound's struct can bind `T`.
+                    for (_, bound) in &method.where_bounds {
+                        struct_names(bound, &mut guards);
+                    }
                 }
             }
             _ => {}

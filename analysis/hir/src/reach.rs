@@ -35,6 +35,23 @@ pub const HOOKS: &[Hooks] = &[
             "+",
         ],
     },
+    // The factorizations destructure by their fields (inference's `get_index`).
+    Hooks {
+        triggers: &[
+            "LinearAlgebra.Eigen",
+            "LinearAlgebra.SVD",
+            "LinearAlgebra.Cholesky",
+            "LinearAlgebra.QR",
+            "LinearAlgebra.LU",
+        ],
+        hooks: &[
+            "LinearAlgebra.Eigen",
+            "LinearAlgebra.SVD",
+            "LinearAlgebra.Cholesky",
+            "LinearAlgebra.QR",
+            "LinearAlgebra.LU",
+        ],
+    },
     // A library function with no method for a view reads a copy of it (inference's
     // `call_with_views_copied`).
     Hooks {
@@ -171,6 +188,20 @@ pub const HOOKS: &[Hooks] = &[
             "LinearAlgebra._diagonal_minus",
             "LinearAlgebra._diagonal_times",
             "LinearAlgebra._diagonal_matrix",
+        ],
+    },
+    Hooks {
+        triggers: &[
+            "LinearAlgebra.UpperTriangular",
+            "LinearAlgebra.LowerTriangular",
+            "LinearAlgebra.UnitUpperTriangular",
+            "LinearAlgebra.UnitLowerTriangular",
+        ],
+        hooks: &[
+            "LinearAlgebra._triangular_plus",
+            "LinearAlgebra._triangular_minus",
+            "LinearAlgebra._triangular_times",
+            "LinearAlgebra._triangular_matrix",
         ],
     },
 ];

@@ -102,14 +102,58 @@ fn visit_includes(
         file,
         module: module.clone(),
     });
+    let by_path = files_by_path(db, Workspace::get(db));
     for (item, path) in includes(db, file) {
-        if let Some(&included) = files_by_path(db, Workspace::get(db)).get(path) {
+        if let Some(&included) = by_path.get(path) {
             if !seen.iter().any(|l| l.file == included) {
                 let inner = join(&module, item.module(db));
                 visit_includes(db, included, inner, seen);
             }
         }
     }
+    // A package's source defines its `module` at the top level, as Julia's `using` loads it.
+    for (_, path) in package_sources(db, file) {
+        if let Some(&source) = by_path.get(path) {
+            if !seen.iter().any(|l| l.file == source) {
+                visit_includes(db, source, MAIN.into(), seen);
+            }
+        }
+    }
+}
+
+/// The packages that `file` imports (`using P`, `import P: f`) which are not the prelude's,
+/// each with where a package laid out as Julia's `Pkg` keeps its source: `src/P.jl` beside the
+/// file (a script at the package's root) or beside its directory (`test/runtests.jl`,
+/// `examples/`), which is what `Pkg.test` and an activated project load. Paths that are not
+/// files are no error: the package is then unknown.
+#[salsa::tracked(returns(ref))]
+pub fn package_sources(db: &dyn salsa::Database, file: SourceFile) -> Vec<(Name, PathBuf)> {
+    let dir = file.path(db).parent().unwrap_or(Path::new(""));
+    let mut out = Vec::new();
+    for &item in item_tree(db, file) {
+        if item.kind(db) != ItemKind::Import {
+            continue;
+        }
+        let Some(Item::Import(i)) = item_ast(db, item).as_deref() else {
+            continue;
+        };
+        let paths = i.from.iter().chain(i.paths.iter().filter(|_| i.from.is_none()).map(|(p, _)| p));
+        for path in paths {
+            let Some(first) = path.names.first().filter(|_| path.dots == 0) else {
+                continue;
+            };
+            if crate::prelude::is_prelude_module(first) {
+                continue;
+            }
+            let name: Name = first.as_str().into();
+            let source = format!("{first}.jl");
+            for candidate in [dir.join("src").join(&source), dir.join("../src").join(&source)] {
+                out.push((name.clone(), normalize(&candidate)));
+            }
+        }
+    }
+    out.dedup();
+    out
 }
 
 /// The module path `inner` inside `outer`.
@@ -244,6 +288,8 @@ pub struct ScopeNames {
     changed: BTreeMap<Name, String>,
     /// `using`/`import` items that name no module or name, with why.
     errors: Vec<(ItemId, ImportError)>,
+    /// Modules defined by a package's source that the program loads (`using P` names them).
+    packages: BTreeSet<Name>,
 }
 
 /// Why an import names nothing.
@@ -428,8 +474,8 @@ fn absolute_module(names: &ScopeNames, first: &str) -> Option<Name> {
     }
 }
 
-/// The module an import path names, written in `module`: `A.B` absolute (a prelude module),
-/// `.M` in `module`, `..M` in its parent.
+/// The module an import path names, written in `module`: `A.B` absolute (a prelude module, or
+/// a package whose source the program loads), `.M` in `module`, `..M` in its parent.
 fn import_module(names: &ScopeNames, module: &str, path: &ImportPath) -> Result<Name, ImportError> {
     let shown = format!("{}{}", ".".repeat(path.dots as usize), path.names.join("."));
     let mut parts = path.names.iter();
@@ -439,7 +485,7 @@ fn import_module(names: &ScopeNames, module: &str, path: &ImportPath) -> Result<
         };
         match absolute_module(names, first) {
             // A module of the user's files is written `.M` in `using`.
-            Some(m) if names.modules.contains_key(&m) && m.as_ref() != MAIN && !crate::prelude::is_prelude_module(&m) => {
+            Some(m) if names.modules.contains_key(&m) && m.as_ref() != MAIN && !crate::prelude::is_prelude_module(&m) && !names.packages.contains(&m) => {
                 return Err(ImportError::unsupported(format!(
                     "`{first}` is a module of your files: write `using .{first}`"
                 )));
@@ -525,6 +571,14 @@ fn root_names(db: &dyn salsa::Database, root: SourceFile) -> ScopeNames {
     // (which depends on what it imports).
     for l in files {
         names.modules.entry(l.module.clone()).or_default();
+    }
+    let by_path = files_by_path(db, Workspace::get(db));
+    for l in files {
+        for (package, path) in package_sources(db, l.file) {
+            if by_path.contains_key(path) {
+                names.packages.insert(package.clone());
+            }
+        }
     }
     for (item, module) in &items {
         if item.kind(db) == ItemKind::Module {

@@ -117,8 +117,9 @@ impl AnalysisHost {
         FileId(file)
     }
 
-    /// The paths that files of the workspace `include` but that are neither loaded nor known to
-    /// be unreadable, in a stable order. See [`AnalysisHost::load_includes`].
+    /// The paths that files of the workspace `include`, or where a package they import keeps
+    /// its source (`../src/P.jl`), but that are neither loaded nor known to be unreadable, in a
+    /// stable order. See [`AnalysisHost::load_includes`].
     pub fn missing_includes(&self) -> Vec<PathBuf> {
         let db = &self.db;
         let loaded = zy_hir::scope::files_by_path(db, Workspace::get(db));
@@ -126,7 +127,11 @@ impl AnalysisHost {
         let mut out: Vec<PathBuf> = self
             .order
             .iter()
-            .flat_map(|&f| zy_hir::includes(db, f).iter().map(|(_, p)| p.clone()))
+            .flat_map(|&f| {
+                let included = zy_hir::includes(db, f).iter().map(|(_, p)| p.clone());
+                let sources = zy_hir::package_sources(db, f).iter().map(|(_, p)| p.clone());
+                included.chain(sources)
+            })
             .filter(|p| !loaded.contains_key(p) && !unreadable.contains_key(p))
             .collect();
         out.sort();

@@ -26,7 +26,10 @@ impl BodyLowerer<'_, '_> {
                 self.call("setfield!", vec![s, field, v.clone()], r);
                 v
             }
-            ExprKind::Ident(_) | ExprKind::Tuple(_) | ExprKind::Declared { .. } => {
+            ExprKind::Ident(_)
+            | ExprKind::Tuple(_)
+            | ExprKind::NamedTuple(_)
+            | ExprKind::Declared { .. } => {
                 let v = self.expr(rhs);
                 self.bind(lhs, v.clone());
                 v
@@ -73,6 +76,20 @@ impl BodyLowerer<'_, '_> {
                         vec![value.clone(), Const::Int(i as i64 + 1).into()],
                         item.range,
                     );
+                    self.bind(item, x);
+                }
+            }
+            // `(; a, b) = nt`: `a = nt.a; b = nt.b` (Julia's `getproperty`).
+            ExprKind::NamedTuple(fields) => {
+                for (name, item) in fields {
+                    if !matches!(&item.kind, ExprKind::Ident(n) if n == name) {
+                        let message = "syntax: invalid assignment location; destructure a named \
+                                       tuple into its own names, `(; a, b) = nt`";
+                        self.fail(item.range, "syntax-error", message.to_string());
+                        continue;
+                    }
+                    let field = Const::Symbol(name.as_str().into()).into();
+                    let x = self.call("getproperty", vec![value.clone(), field], item.range);
                     self.bind(item, x);
                 }
             }

@@ -285,6 +285,7 @@ impl<'c, 'a> BodyLowerer<'c, 'a> {
             ExprKind::Bool(b) => Const::Bool(*b).into(),
             ExprKind::Nothing => Const::Nothing.into(),
             ExprKind::Str(s) => Const::Str(s.as_str().into()).into(),
+            ExprKind::Symbol(s) => Const::Symbol(s.as_str().into()).into(),
             ExprKind::Ident(name) => match (self.cx.res.local(e), self.self_value) {
                 (Some(v), _) => self.read_local(v, r),
                 (None, Some(me)) if self.cx.res.self_refs.contains(&(e as *const Expr)) => {

@@ -1,5 +1,5 @@
 //! In-place broadcasting: `x .= v` is `broadcast!(identity, x, v)`, as Julia's
-//! `materialize!` means it; an indexed target `x[I...] .= v` writes into
+//! `materialize!` means it (`x` any expression: `similar(y) .= v` fills a new array); an indexed target `x[I...] .= v` writes into
 //! `dotview(x, I...)`, a view of those elements, so the write reaches `x`. `x .op= v` is
 //! `x .= x .op v` with the target evaluated once. The expression's value is the target.
 
@@ -24,11 +24,8 @@ impl BodyLowerer<'_, '_> {
                 args.insert(0, x);
                 self.call("dotview", args, lhs.range)
             }
-            ExprKind::Ident(_) | ExprKind::Field { .. } => self.expr(lhs),
-            _ => {
-                let message = "syntax error: invalid target of in-place broadcast".to_string();
-                return self.fail(lhs.range, "syntax-error", message);
-            }
+            // A name, a field, or any other expression's value (a call's result).
+            _ => self.expr(lhs),
         };
         let mut value = self.expr(rhs);
         if let Some(op) = op {

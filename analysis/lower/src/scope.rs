@@ -435,6 +435,7 @@ impl Walker {
                 }
             }
             ExprKind::Tuple(items) => items.iter().for_each(|i| self.target(i)),
+            ExprKind::NamedTuple(fields) => fields.iter().for_each(|(_, v)| self.target(v)),
             ExprKind::Index { base, indices } => {
                 self.expr(base);
                 self.exprs(indices);
@@ -595,9 +596,10 @@ fn collect_names(e: &Expr, locals: &mut Vec<String>, assigned: &mut Vec<String>)
         ExprKind::Local(names) => locals.extend(names.iter().cloned()),
         ExprKind::Assign { lhs, rhs } => {
             match &lhs.kind {
-                ExprKind::Ident(_) | ExprKind::Tuple(_) | ExprKind::Declared { .. } => {
-                    target_names(lhs, assigned)
-                }
+                ExprKind::Ident(_)
+                | ExprKind::Tuple(_)
+                | ExprKind::NamedTuple(_)
+                | ExprKind::Declared { .. } => target_names(lhs, assigned),
                 _ => collect_names(lhs, locals, assigned),
             }
             collect_names(rhs, locals, assigned);
@@ -636,6 +638,7 @@ fn target_names(e: &Expr, out: &mut Vec<String>) {
         ExprKind::Ident(n) => out.push(n.clone()),
         ExprKind::Declared { var, .. } => target_names(var, out),
         ExprKind::Tuple(items) => items.iter().for_each(|i| target_names(i, out)),
+        ExprKind::NamedTuple(fields) => fields.iter().for_each(|(_, v)| target_names(v, out)),
         _ => {}
     }
 }

@@ -161,8 +161,9 @@ const FRESH_RESULTS: &[&str] = &[
 
 /// Is `e` an array that no variable, field or other array shares memory with (a slice, which
 /// Julia copies, an arithmetic or broadcast result, a literal, `copy(x)`)? Julia's `reshape`
-/// and `vec` share their argument's memory; zy's copy it, which is the same only for these.
-/// (Under `@views` a slice is a view: the prelude's `reshape` of a `SubArray` refuses it.)
+/// and `vec` share their argument's memory; of these a copy is the same (and a plain `Array`),
+/// of anything else lowering calls the prelude's view with the new shape (`_reshape_shared`).
+/// (Under `@views` a slice is a view: the prelude's `reshape` of a `SubArray` reshapes it.)
 pub(crate) fn is_fresh_array(e: &Expr) -> bool {
     match &e.kind {
         ExprKind::Vect(_) | ExprKind::Matrix(_) | ExprKind::Range { .. } => true,

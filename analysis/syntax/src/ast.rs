@@ -290,6 +290,8 @@ pub enum TypeExpr {
 /// The name of `Tuple{}`, the type of the empty tuple, as [`TypeExpr::Named`] without
 /// parameters (a plain `Tuple` is every tuple type).
 pub const EMPTY_TUPLE: &str = "Tuple{}";
+/// The name of `Union{}`, the type no value has (`Type::Bottom`), as a type's text.
+pub const EMPTY_UNION: &str = "Union{}";
 
 /// The name of a `<:B` type parameter (`Vector{<:Real}`) as [`TypeExpr::Named`] with `B` as
 /// its one parameter; a method's signature turns it into a bounded `where` variable.
@@ -383,6 +385,9 @@ pub enum ExprKind {
     Nothing,
     /// A string literal: only meaningful as the message of `error("...")`.
     Str(String),
+    /// A quoted symbol `:a`: a value (a field name or key to `nt[:a]`, `getproperty(s, :a)`,
+    /// `haskey(nt, :a)`; a mode to compare with `==`), whose type names it.
+    Symbol(String),
     Ident(String),
     /// `(a, b)`, `(a,)`.
     Tuple(Vec<Expr>),

@@ -67,11 +67,7 @@ fn convert(cx: &mut Cx, node: &SyntaxNode) -> Expr {
     }
     if let (Kind::Quote, [name]) = (node.kind, node.children.as_slice()) {
         if name.leaf && name.kind == Kind::Identifier {
-            let message = format!(
-                "symbol `:{}`; read a field as `s.{0}`, and choose between cases with a `Bool` or an `Int`, instead",
-                cx.text(name)
-            );
-            return cx.unsupported(node, &message);
+            return Expr::new(ExprKind::Symbol(cx.text(name).to_string()), node.range);
         }
     }
     if let Some(what) = outside_subset(node.kind) {
@@ -425,7 +421,10 @@ pub(crate) fn splat_item(cx: &mut Cx, node: &SyntaxNode) -> Expr {
 fn tuple(cx: &mut Cx, node: &SyntaxNode) -> Expr {
     let parts = &node.children;
     if let Some(p) = parts.iter().find(|k| k.kind == Kind::Parameters) {
-        return cx.unsupported(p, "named tuple with `;`; write `(a = a, b = b)` instead");
+        if parts.len() > 1 {
+            return cx.unsupported(p, "named tuple with `;` after positional elements");
+        }
+        return semicolon_named_tuple(cx, node, p);
     }
     if let Some(g) = parts.iter().find(|k| k.kind == Kind::Generator) {
         return cx.unsupported(g, "generator expression");
@@ -459,6 +458,55 @@ fn tuple(cx: &mut Cx, node: &SyntaxNode) -> Expr {
     Expr::new(ExprKind::NamedTuple(fields), node.range)
 }
 
+/// `(; a, b = x, s.c)` (Julia 1.5): the named tuple `(a = a, b = x, c = s.c)`; as an
+/// assignment target, `(; a, b) = nt` reads `nt.a` and `nt.b` (lowering). A splat `nt...`
+/// among them merges `nt`'s fields in its place (`Base._merge_named` of the parts, in order).
+fn semicolon_named_tuple(cx: &mut Cx, node: &SyntaxNode, params: &SyntaxNode) -> Expr {
+    let mut fields = Vec::new();
+    let mut parts = Vec::new();
+    for item in &params.children {
+        if let (true, [inner]) = (is_splat(item), item.children.as_slice()) {
+            if !fields.is_empty() {
+                let run = std::mem::take(&mut fields);
+                parts.push(Expr::new(ExprKind::NamedTuple(run), node.range));
+            }
+            parts.push(expr(cx, inner));
+            continue;
+        }
+        let field = match (item.leaf, item.kind, item.children.as_slice()) {
+            (true, Kind::Identifier, _) => (cx.text(item).to_string(), expr(cx, item)),
+            (false, Kind::Assign, [name, value]) if name.leaf && name.kind == Kind::Identifier => {
+                (cx.text(name).to_string(), expr(cx, value))
+            }
+            (false, Kind::Dot, [_, name]) if name.leaf && name.kind == Kind::Identifier => {
+                (cx.text(name).to_string(), expr(cx, item))
+            }
+            _ => return cx.syntax(item, "syntax error: invalid named tuple element"),
+        };
+        fields.push(field);
+    }
+    if parts.is_empty() {
+        return Expr::new(ExprKind::NamedTuple(fields), node.range);
+    }
+    if !fields.is_empty() {
+        parts.push(Expr::new(ExprKind::NamedTuple(fields), node.range));
+    }
+    let callee = Expr::new(ExprKind::Ident("Base._merge_named".into()), node.range);
+    let kind = ExprKind::Call {
+        callee: Box::new(callee),
+        args: parts,
+    };
+    Expr::new(kind, node.range)
+}
+
+/// The names of `NamedTuple{names}` (a callee), as the expression `names` (a tuple of symbols).
+fn named_tuple_names(cx: &mut Cx, curly: &SyntaxNode) -> Option<Expr> {
+    match curly.children.as_slice() {
+        [base, names] if base.leaf && cx.text(base) == "NamedTuple" => Some(expr(cx, names)),
+        _ => None,
+    }
+}
+
 /// `f(args)`, `f.(args)`, with a `do` block moved into the first argument.
 fn call(cx: &mut Cx, node: &SyntaxNode, dotted: bool) -> Expr {
     let Some((callee, rest)) = node.children.split_first() else {
@@ -475,6 +523,7 @@ fn call(cx: &mut Cx, node: &SyntaxNode, dotted: bool) -> Expr {
     while let (false, Kind::Parens, [inner]) = (bare.leaf, bare.kind, bare.children.as_slice()) {
         bare = inner;
     }
+    let mut names = None;
     let callee_expr = match (bare.leaf, bare.kind) {
         (_, Kind::Dot) if bare.children.len() == 1 => {
             let op = cx.text(&bare.children[0]).to_string();
@@ -485,9 +534,14 @@ fn call(cx: &mut Cx, node: &SyntaxNode, dotted: bool) -> Expr {
         (true, _) if cx.text(bare) == ":" => {
             return cx.unsupported(callee, "operator `:` as a function; write `a:b` instead");
         }
-        (false, Kind::Curly) => {
-            return cx.unsupported(callee, "type parameters in an expression");
-        }
+        (false, Kind::Curly) => match named_tuple_names(cx, bare) {
+            // `NamedTuple{names}(t)`: the prelude's `_named_tuple_of(names, t)`.
+            Some(n) => {
+                names = Some(n);
+                Expr::new(ExprKind::Ident("Base._named_tuple_of".into()), callee.range)
+            }
+            None => return cx.unsupported(callee, "type parameters in an expression"),
+        },
         _ => expr(cx, callee),
     };
     let (do_block, list) = match rest.split_last() {
@@ -499,6 +553,9 @@ fn call(cx: &mut Cx, node: &SyntaxNode, dotted: bool) -> Expr {
         args.push(do_function(cx, do_block));
     }
     let keywords = arguments(cx, list, &mut args);
+    if let Some(names) = names {
+        args.insert(0, names);
+    }
     if let ExprKind::Ident(name) = &callee_expr.kind {
         if name == "ntuple" && !dotted {
             val_length(&mut args);
@@ -539,16 +596,24 @@ fn call(cx: &mut Cx, node: &SyntaxNode, dotted: bool) -> Expr {
         }
         let shares = matches!(name.as_str(), "reshape" | "vec" | "dropdims") && !dotted;
         if shares && args.first().is_some_and(|a| !arrays::is_fresh_array(a)) {
-            let x = list.first().map_or("x", |a| cx.text(a)).to_string();
-            let rest = if name == "vec" { "" } else { ", ..." };
-            return cx.unsupported(
-                node,
-                &format!(
-                    "`{name}` of an array held elsewhere (`{x}`): Julia's result shares its \
-                     memory (a write through either is seen in the other), zy's would be a \
-                     copy; write `{name}(copy({x}){rest})` if neither is written afterwards"
-                ),
-            );
+            // Of an array held elsewhere Julia's result shares its memory: the prelude's
+            // `_reshape_shared` (`_vec_shared`, `_dropdims_shared`) gives a view of it with the
+            // new shape. Of a fresh array a copy is the same, and stays a plain `Array`.
+            let shared = format!("Base._{name}_shared");
+            let callee = Expr::new(ExprKind::Ident(shared), callee_expr.range);
+            let kind = if keywords.is_empty() {
+                ExprKind::Call {
+                    callee: Box::new(callee),
+                    args,
+                }
+            } else {
+                ExprKind::KwCall {
+                    callee: Box::new(callee),
+                    args,
+                    keywords,
+                }
+            };
+            return Expr::new(kind, node.range);
         }
         if !dotted && do_block.is_none() && keywords.is_empty() && crate::output::is_printing(name)
         {
@@ -842,8 +907,12 @@ fn dot_assignment(cx: &mut Cx, node: &SyntaxNode) -> Expr {
     let [lhs, rhs] = node.children.as_slice() else {
         return error_expr(node);
     };
+    // Any expression is a destination, as Julia's `materialize!(dest, ...)`: a name, an
+    // element or field, or a call's result (`similar(x) .= 2 .* x`).
     let target = match (lhs.leaf, lhs.kind) {
-        (true, Kind::Identifier) | (false, Kind::Ref | Kind::Dot) => expr(cx, lhs),
+        (true, Kind::Identifier) | (false, Kind::Ref | Kind::Dot | Kind::Call | Kind::Parens) => {
+            expr(cx, lhs)
+        }
         _ => return cx.syntax(lhs, "syntax error: invalid target of `.=`"),
     };
     let value = expr(cx, rhs);

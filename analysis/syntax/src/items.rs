@@ -5,7 +5,7 @@ use crate::annotations;
 use crate::ast::{
     ExportDef, Expr, ExprKind, FieldDef, FunctionDef, FunctionName, GlobalDef, ImportDef,
     ImportPath, IncludeDef, Item, KeywordParam, ModuleDef, Param, ScriptDef, StructDef, TextRange,
-    TypeExpr, EMPTY_TUPLE, SUBTYPE_PARAM,
+    TypeExpr, EMPTY_TUPLE, EMPTY_UNION, SUBTYPE_PARAM,
 };
 use crate::cx::{error_expr, Cx};
 use crate::expr::{block_of, expr, is_operator_name};
@@ -868,6 +868,7 @@ fn type_expr_inner(cx: &mut Cx, node: &SyntaxNode) -> Option<TypeExpr> {
             }
             let name = match dotted_name(cx, base).unwrap_or_default() {
                 tuple if params.is_empty() && tuple == "Tuple" => EMPTY_TUPLE.to_string(),
+                union if params.is_empty() && union == "Union" => EMPTY_UNION.to_string(),
                 name => name,
             };
             Some(TypeExpr::Named {

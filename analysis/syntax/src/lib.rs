@@ -25,11 +25,13 @@ mod generators;
 mod items;
 mod kwdef;
 mod literals;
+mod names;
 mod narrow;
 mod operators;
 mod output;
 mod parser;
 mod print;
+mod show;
 mod type_values;
 mod walk;
 
@@ -59,7 +61,8 @@ pub fn parse_file_with_budget(text: &str, budget: ParseBudget) -> SourceFile {
             notes: Vec::new(),
         };
     }
-    let mut cx = Cx::new(text);
+    let normalized = names::normalized(text, &parse.root);
+    let mut cx = Cx::new(&normalized);
     let mut items = Vec::new();
     items::items(&mut cx, &parse.root, &mut items);
     annotations::report_unattached(&mut cx, &parse.root, &parse.comments);
@@ -84,7 +87,8 @@ pub fn parse_expr(text: &str) -> Result<Expr, SyntaxError> {
     }
     let mut statements = Vec::new();
     statements_of(&parse.root, &mut statements);
-    let mut cx = Cx::new(text);
+    let normalized = names::normalized(text, &parse.root);
+    let mut cx = Cx::new(&normalized);
     let expr = match statements.as_slice() {
         [single] if !single.is_error() => Some(expr::expr(&mut cx, single)),
         _ => None,

@@ -77,18 +77,24 @@ pub(crate) fn string(cx: &mut Cx, node: &SyntaxNode) -> Expr {
         }
         let text = cx.text(part);
         if raw {
-            value.push_str(text);
+            push_normalised(&mut value, text);
             continue;
         }
-        if let Err((at, len)) = unescape_into(text, &mut value) {
-            let start = part.range.start + at as u32;
-            let range = crate::ast::TextRange::new(start, start + len as u32);
+        if let Err(bad) = unescape_into(text, &mut value) {
+            let start = part.range.start + bad.at as u32;
+            let range = crate::ast::TextRange::new(start, start + bad.len as u32);
             let shown = cx.slice(range).to_string();
-            cx.push(
-                range,
-                "syntax-error",
-                format!("syntax error: invalid escape sequence `{shown}`"),
-            );
+            let message = match bad.problem {
+                Problem::Escape => format!("syntax error: invalid escape sequence `{shown}`"),
+                Problem::Utf8 => format!(
+                    "unsupported: the bytes `{shown}` are not UTF-8; zy's strings hold text only"
+                ),
+            };
+            let code = match bad.problem {
+                Problem::Escape => "syntax-error",
+                Problem::Utf8 => "unsupported",
+            };
+            cx.push(range, code, message);
             return Expr::new(ExprKind::Error, node.range);
         }
     }
@@ -109,31 +115,122 @@ pub(crate) fn string(cx: &mut Cx, node: &SyntaxNode) -> Expr {
     Expr::new(kind, node.range)
 }
 
-/// Appends `text` with its escape sequences resolved; on an invalid one, its byte offset and
-/// length.
-fn unescape_into(text: &str, out: &mut String) -> Result<(), (usize, usize)> {
+/// Appends `text` with Julia's line endings: `\r\n` and a lone `\r` are `\n` in a literal.
+fn push_normalised(out: &mut String, text: &str) {
     let mut rest = text;
-    while let Some(i) = rest.find('\\') {
+    while let Some(i) = rest.find('\r') {
         out.push_str(&rest[..i]);
-        let escape = &rest[i..];
-        let offset = text.len() - escape.len();
-        let (c, len) = unescape(escape).ok_or_else(|| {
-            let len = escape.chars().take(2).map(char::len_utf8).sum::<usize>();
-            (offset, len)
-        })?;
-        out.push(c);
-        rest = &escape[len..];
+        out.push('\n');
+        rest = rest[i + 1..].strip_prefix('\n').unwrap_or(&rest[i + 1..]);
     }
     out.push_str(rest);
+}
+
+/// What is wrong at [`BadEscape::at`].
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub(crate) enum Problem {
+    /// Not an escape sequence Julia knows (`\q`, `\x` without digits, `\777`).
+    Escape,
+    /// Byte escapes (`\xff`, `\377`) that do not spell UTF-8.
+    Utf8,
+}
+
+/// The byte offset and length of an invalid escape (or run of byte escapes) in a chunk.
+#[derive(Debug, PartialEq)]
+pub(crate) struct BadEscape {
+    at: usize,
+    len: usize,
+    pub(crate) problem: Problem,
+}
+
+/// One resolved escape sequence.
+enum Escaped {
+    Char(char),
+    /// `\xHH` and octal escapes are bytes in Julia: `"\xc3\xa9"` is `"é"`.
+    Byte(u8),
+}
+
+/// Appends `text` with its escape sequences resolved as Julia does: `\xHH` and octal escapes
+/// are bytes, and a run of them must spell UTF-8.
+pub(crate) fn unescape_into(text: &str, out: &mut String) -> Result<(), BadEscape> {
+    let mut rest = text;
+    let mut bytes = Vec::new();
+    let mut bytes_at = 0;
+    while let Some(i) = rest.find('\\') {
+        let offset = text.len() - rest.len() + i;
+        if i > 0 {
+            flush_bytes(&mut bytes, bytes_at, text, out)?;
+        }
+        push_normalised(out, &rest[..i]);
+        let escape = &rest[i..];
+        let (escaped, len) = unescape(escape).ok_or_else(|| BadEscape {
+            at: offset,
+            len: escape.chars().take(2).map(char::len_utf8).sum(),
+            problem: Problem::Escape,
+        })?;
+        match escaped {
+            Escaped::Char(c) => {
+                flush_bytes(&mut bytes, bytes_at, text, out)?;
+                out.push(c);
+            }
+            Escaped::Byte(b) => {
+                if bytes.is_empty() {
+                    bytes_at = offset;
+                }
+                bytes.push(b);
+            }
+        }
+        rest = &escape[len..];
+    }
+    flush_bytes(&mut bytes, bytes_at, text, out)?;
+    push_normalised(out, rest);
     Ok(())
 }
 
-/// The character the escape sequence at the start of `escape` (`\n`, `\x41`, `\u00e9`,
-/// `\101`) stands for, and the sequence's length in bytes.
-fn unescape(escape: &str) -> Option<(char, usize)> {
+/// Appends the pending byte escapes, which started at byte `at` of `text`, as UTF-8.
+fn flush_bytes(
+    bytes: &mut Vec<u8>,
+    at: usize,
+    text: &str,
+    out: &mut String,
+) -> Result<(), BadEscape> {
+    if bytes.is_empty() {
+        return Ok(());
+    }
+    match std::str::from_utf8(bytes) {
+        Ok(s) => out.push_str(s),
+        Err(_) => {
+            // The run's source text: each escape is `\` and 1 to 3 characters.
+            let len = escapes_len(&text[at..], bytes.len());
+            return Err(BadEscape {
+                at,
+                len,
+                problem: Problem::Utf8,
+            });
+        }
+    }
+    bytes.clear();
+    Ok(())
+}
+
+/// The length in bytes of the first `n` byte escapes of `text`.
+fn escapes_len(text: &str, n: usize) -> usize {
+    let mut len = 0;
+    for _ in 0..n {
+        match unescape(&text[len..]) {
+            Some((_, l)) => len += l,
+            None => break,
+        }
+    }
+    len
+}
+
+/// The character or byte the escape sequence at the start of `escape` (`\n`, `\x41`,
+/// `\u00e9`, `\101`) stands for, and the sequence's length in bytes.
+fn unescape(escape: &str) -> Option<(Escaped, usize)> {
     let body = escape.strip_prefix('\\')?;
     let first = body.chars().next()?;
-    let digits = |radix: u32, max: usize| -> Option<(char, usize)> {
+    let digits = |radix: u32, max: usize| -> Option<(u32, usize)> {
         let n = body[first.len_utf8()..]
             .chars()
             .take(max)
@@ -141,9 +238,10 @@ fn unescape(escape: &str) -> Option<(char, usize)> {
             .count();
         let hex = body.get(first.len_utf8()..first.len_utf8() + n)?;
         let code = u32::from_str_radix(hex, radix).ok()?;
-        Some((char::from_u32(code)?, 2 + n))
+        (n > 0).then_some((code, 2 + n))
     };
-    let simple = |c: char| Some((c, 1 + first.len_utf8()));
+    let char_of = |(code, len): (u32, usize)| Some((Escaped::Char(char::from_u32(code)?), len));
+    let simple = |c: char| Some((Escaped::Char(c), 1 + first.len_utf8()));
     match first {
         'n' => simple('\n'),
         't' => simple('\t'),
@@ -154,13 +252,14 @@ fn unescape(escape: &str) -> Option<(char, usize)> {
         'f' => simple('\u{0c}'),
         'v' => simple('\u{0b}'),
         '\\' | '"' | '$' | '\'' | '`' => simple(first),
-        'x' => digits(16, 2).filter(|(_, len)| *len > 2),
-        'u' => digits(16, 4).filter(|(_, len)| *len > 2),
-        'U' => digits(16, 8).filter(|(_, len)| *len > 2),
+        'x' => digits(16, 2).map(|(code, len)| (Escaped::Byte(code as u8), len)),
+        'u' => digits(16, 4).and_then(char_of),
+        'U' => digits(16, 8).and_then(char_of),
         '0'..='7' => {
             let n = body.chars().take(3).take_while(|c| c.is_digit(8)).count();
             let code = u32::from_str_radix(body.get(..n)?, 8).ok()?;
-            Some((char::from_u32(code)?, 1 + n))
+            let byte = u8::try_from(code).ok()?;
+            Some((Escaped::Byte(byte), 1 + n))
         }
         _ => None,
     }
@@ -168,11 +267,13 @@ fn unescape(escape: &str) -> Option<(char, usize)> {
 
 #[cfg(test)]
 mod tests {
-    use super::unescape_into;
+    use super::{unescape_into, BadEscape, Problem};
 
     fn un(text: &str) -> Result<String, (usize, usize)> {
         let mut out = String::new();
-        unescape_into(text, &mut out).map(|()| out)
+        unescape_into(text, &mut out)
+            .map(|()| out)
+            .map_err(|e| (e.at, e.len))
     }
 
     #[test]
@@ -186,5 +287,33 @@ mod tests {
         assert_eq!(un("\\0"), Ok("\0".to_string()));
         assert_eq!(un("ab\\q"), Err((2, 2)));
         assert_eq!(un("\\x"), Err((0, 2)));
+    }
+
+    #[test]
+    fn byte_escapes_are_bytes_of_utf8() {
+        // Julia: "\xc3\xa9" == "é" and "\303\251" == "é" (two bytes), not "Ã©".
+        assert_eq!(un("caf\\xc3\\xa9"), Ok("café".to_string()));
+        assert_eq!(un("\\303\\251!"), Ok("é!".to_string()));
+        assert_eq!(un("\\xe2\\x88\\x9a2"), Ok("√2".to_string()));
+        // A lone continuation byte, or a lead byte cut by text, is not UTF-8.
+        let mut out = String::new();
+        assert_eq!(
+            unescape_into("a\\xe9b", &mut out),
+            Err(BadEscape {
+                at: 1,
+                len: 4,
+                problem: Problem::Utf8
+            })
+        );
+        assert_eq!(un("\\xc3x\\xa9"), Err((0, 4)));
+        // An octal escape above \377 is not a byte.
+        assert_eq!(un("\\777"), Err((0, 2)));
+        assert_eq!(un("\\U110000"), Err((0, 2)));
+    }
+
+    #[test]
+    fn line_endings_are_newlines() {
+        assert_eq!(un("a\r\nb\rc"), Ok("a\nb\nc".to_string()));
+        assert_eq!(un("a\\r\r\n"), Ok("a\r\n".to_string()));
     }
 }

@@ -16,6 +16,8 @@ pub(crate) fn normalize(op: &str) -> &str {
         "≥" => ">=",
         "≠" => "!=",
         "−" => "-",
+        // The middle dot and the Greek ano teleia are the dot operator.
+        "·" | "·" => "⋅",
         other => other,
     }
 }
@@ -73,6 +75,7 @@ pub(crate) fn infix(cx: &mut Cx, node: &SyntaxNode, dotted: bool) -> Expr {
         Some(FunctionOp::Call(name)) if dotted && broadcasts(name) => {
             return dotted_call_chain(cx, node, op, name, lhs, rest)
         }
+        Some(FunctionOp::Pipe) if dotted => return dotted_pipe_chain(cx, node, lhs, rest),
         _ => {}
     }
     let Some(bin) = binop(text) else {
@@ -194,7 +197,7 @@ enum FunctionOp {
 }
 
 fn function_op(text: &str) -> Option<FunctionOp> {
-    Some(match text {
+    Some(match normalize(text) {
         "\\" => FunctionOp::Call("\\"),
         "∘" => FunctionOp::Call("ComposedFunction"),
         "=>" => FunctionOp::Call("Base.Pair"),
@@ -251,6 +254,23 @@ fn dotted_call_chain(
     acc
 }
 
+/// `x .|> f .|> g`: Julia's `broadcast(|>, x, f)`, which for a function `f` is `f.(x)`; so
+/// `g.(f.(x))`.
+fn dotted_pipe_chain(cx: &mut Cx, node: &SyntaxNode, lhs: &SyntaxNode, rest: &[SyntaxNode]) -> Expr {
+    let mut acc = expr(cx, lhs);
+    for operand in rest {
+        let f = expr(cx, operand);
+        let range = span(acc.range, f.range);
+        let kind = ExprKind::DotCall {
+            callee: Box::new(f),
+            args: vec![acc],
+        };
+        acc = Expr::new(kind, range);
+    }
+    acc.range = node.range;
+    acc
+}
+
 /// The refusal of the operator `text` (dotted or not), with what to write instead where Julia
 /// has a spelling zy accepts.
 pub(crate) fn unsupported_operator(text: &str, dotted: bool) -> String {
@@ -259,7 +279,6 @@ pub(crate) fn unsupported_operator(text: &str, dotted: bool) -> String {
         ("//", _) => "(rational numbers); write `a / b` (a Float64 division) instead",
         ("&&", true) => "; write `a .& b` (Bools, elementwise) instead",
         ("||", true) => "; write `a .| b` (Bools, elementwise) instead",
-        ("|>", true) => "; write `f.(x)` instead",
         ("=>", true) => "(arrays of pairs are outside zy's subset); keep two arrays instead",
         ("<:" | ">:", false) => {
             "(types are not values in zy); test a value's type with `x isa T` instead"

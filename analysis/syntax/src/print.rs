@@ -229,6 +229,7 @@ impl Display for Expr {
             ExprKind::Bool(b) => write!(f, "{b}"),
             ExprKind::Nothing => write!(f, "nothing"),
             ExprKind::Str(s) => write!(f, "{s:?}"),
+            ExprKind::Symbol(s) => write!(f, ":{s}"),
             ExprKind::Ident(name) => write!(f, "{name}"),
             ExprKind::Tuple(items) => list(f, "tuple", items),
             ExprKind::NamedTuple(fields) => {

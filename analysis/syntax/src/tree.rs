@@ -26,6 +26,10 @@ pub struct SyntaxNode {
     /// Is this a token?
     pub leaf: bool,
     pub children: Vec<SyntaxNode>,
+    /// The syntax errors left out of `children` (whitespace where none is allowed, a stray
+    /// token after a complete construct), each with the number of children before it, kept
+    /// for the printer, which shows them as JuliaSyntax does (`(error-t)`).
+    pub trivia_errors: Vec<(usize, SyntaxNode)>,
 }
 
 /// Set on a node with an error node or error token anywhere inside it.
@@ -139,6 +143,8 @@ struct Built {
     node: Option<SyntaxNode>,
     /// A syntax error the tree leaves out (a trivia error node): its parent has an error.
     error: bool,
+    /// That error node, for the printer.
+    hidden: Option<SyntaxNode>,
 }
 
 /// Builds the tree from the postorder output, without recursion; returns it and the
@@ -162,6 +168,7 @@ fn build(stream: &Stream, text: &str) -> (SyntaxNode, Vec<Diagnostic>) {
             .map_or(0, |p| p + 1);
         let mut range: Option<TextRange> = None;
         let mut children = Vec::new();
+        let mut trivia_errors = Vec::new();
         let mut has_error = false;
         for built in stack.drain(split..) {
             if let Some(r) = built.range {
@@ -171,6 +178,9 @@ fn build(stream: &Stream, text: &str) -> (SyntaxNode, Vec<Diagnostic>) {
             if let Some(node) = built.node {
                 has_error |= node.has_error();
                 children.push(node);
+            }
+            if let Some(error) = built.hidden {
+                trivia_errors.push((children.len(), error));
             }
         }
         let range = range.unwrap_or(TextRange::new(event.range.start, event.range.start));
@@ -188,22 +198,41 @@ fn build(stream: &Stream, text: &str) -> (SyntaxNode, Vec<Diagnostic>) {
         }
         let keep = event.flags & flags::TRIVIA == 0;
         let trivia_error = !keep && event.kind == Kind::ErrorNode;
+        let node = SyntaxNode {
+            kind: event.kind,
+            flags: fl,
+            range,
+            leaf: false,
+            children,
+            trivia_errors,
+        };
+        let (node, hidden) = match (keep, trivia_error) {
+            (true, _) => (Some(node), None),
+            (false, true) => {
+                let mut node = node;
+                node.flags |= flags::TRIVIA;
+                (None, Some(node))
+            }
+            (false, false) => (None, None),
+        };
         stack.push(Built {
             first_event: first,
             range: Some(range),
             error: trivia_error || (!keep && has_error),
-            node: keep.then_some(SyntaxNode {
-                kind: event.kind,
-                flags: fl,
-                range,
-                leaf: false,
-                children,
-            }),
+            node,
+            hidden,
         });
     }
     let end = text.len() as u32;
     let root_error = stack.iter().any(|b| b.error);
-    let mut children: Vec<SyntaxNode> = stack.into_iter().filter_map(|b| b.node).collect();
+    let mut children: Vec<SyntaxNode> = Vec::new();
+    let mut root_trivia_errors = Vec::new();
+    for built in stack {
+        children.extend(built.node);
+        if let Some(error) = built.hidden {
+            root_trivia_errors.push((children.len(), error));
+        }
+    }
     let mut root = match (children.pop(), children.is_empty()) {
         (Some(root), true) if root.kind == Kind::Toplevel => root,
         (last, _) => SyntaxNode {
@@ -212,9 +241,11 @@ fn build(stream: &Stream, text: &str) -> (SyntaxNode, Vec<Diagnostic>) {
             range: TextRange::default(),
             leaf: false,
             children: children.into_iter().chain(last).collect(),
+            trivia_errors: Vec::new(),
         },
     };
     root.range = TextRange::new(0, end);
+    root.trivia_errors.extend(root_trivia_errors);
     if root_error {
         root.flags |= HAS_ERROR;
     }
@@ -256,17 +287,30 @@ fn build_token(
         diagnostics.push(Diagnostic { range, message });
     }
     let trivia = event.flags & flags::TRIVIA != 0;
+    let error = trivia && (event.kind == Kind::ErrorNode || event.kind.is_error());
+    let leaf = SyntaxNode {
+        kind: event.kind,
+        flags: event.flags & !flags::TRIVIA,
+        range,
+        leaf: true,
+        children: Vec::new(),
+        trivia_errors: Vec::new(),
+    };
+    let (node, hidden) = match (trivia, error) {
+        (false, _) => (Some(leaf), None),
+        (true, true) => {
+            let mut leaf = leaf;
+            leaf.flags |= flags::TRIVIA;
+            (None, Some(leaf))
+        }
+        (true, false) => (None, None),
+    };
     stack.push(Built {
         first_event: i,
         range: (!empty).then_some(range),
-        error: trivia && (event.kind == Kind::ErrorNode || event.kind.is_error()),
-        node: (!trivia).then(|| SyntaxNode {
-            kind: event.kind,
-            flags: event.flags & !flags::TRIVIA,
-            range,
-            leaf: true,
-            children: Vec::new(),
-        }),
+        error,
+        node,
+        hidden,
     });
 }
 
@@ -311,17 +355,20 @@ fn write_tree(
 ) -> fmt::Result {
     enum Step<'n> {
         Open(&'n SyntaxNode),
+        /// `(wrapper`: a statement and the junk after it.
+        OpenWrapper,
         Close,
     }
     let mut steps = vec![Step::Open(root)];
     let mut first = true;
     while let Some(step) = steps.pop() {
+        if !matches!(step, Step::Close) && !first {
+            f.write_str(" ")?;
+        }
         match step {
             Step::Close => f.write_str(")")?,
+            Step::OpenWrapper => f.write_str("(wrapper")?,
             Step::Open(node) => {
-                if !first {
-                    f.write_str(" ")?;
-                }
                 first = false;
                 if node.leaf {
                     head(f, node)?;
@@ -329,16 +376,61 @@ fn write_tree(
                 }
                 f.write_str("(")?;
                 head(f, node)?;
-                if node.children.is_empty() {
+                let parts = children_and_errors(node);
+                if parts.is_empty() {
                     f.write_str(")")?;
                     continue;
                 }
                 steps.push(Step::Close);
-                steps.extend(node.children.iter().rev().map(Step::Open));
+                for part in parts.into_iter().rev() {
+                    match part {
+                        Part::Node(n) => steps.push(Step::Open(n)),
+                        Part::Wrapped(statement, junk) => {
+                            steps.push(Step::Close);
+                            steps.extend(junk.into_iter().rev().map(Step::Open));
+                            steps.push(Step::Open(statement));
+                            steps.push(Step::OpenWrapper);
+                        }
+                    }
+                }
             }
         }
+        first = false;
     }
     Ok(())
+}
+
+/// A child in print order: a node, or a statement with the junk after it (JuliaSyntax's
+/// `wrapper`).
+enum Part<'n> {
+    Node(&'n SyntaxNode),
+    Wrapped(&'n SyntaxNode, Vec<&'n SyntaxNode>),
+}
+
+/// The children of `node` with its left-out syntax errors, in source order; in a `toplevel`
+/// the errors after a statement are wrapped with it.
+fn children_and_errors(node: &SyntaxNode) -> Vec<Part<'_>> {
+    let mut parts = Vec::with_capacity(node.children.len() + node.trivia_errors.len());
+    let mut errors = node.trivia_errors.iter().peekable();
+    for (i, child) in node.children.iter().enumerate() {
+        while let Some((_, error)) = errors.next_if(|(before, _)| *before <= i) {
+            parts.push(Part::Node(error));
+        }
+        let junk: Vec<&SyntaxNode> = if node.kind == Kind::Toplevel {
+            std::iter::from_fn(|| errors.next_if(|(before, _)| *before == i + 1))
+                .map(|(_, error)| error)
+                .collect()
+        } else {
+            Vec::new()
+        };
+        if junk.is_empty() {
+            parts.push(Part::Node(child));
+        } else {
+            parts.push(Part::Wrapped(child, junk));
+        }
+    }
+    parts.extend(errors.map(|(_, error)| Part::Node(error)));
+    parts
 }
 
 /// A syntax tree printed as an S-expression over its source text: `(call-i a + b)`.
@@ -349,9 +441,13 @@ pub struct Sexp<'a> {
 
 impl fmt::Display for Sexp<'_> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let leaves = special_leaves(self.node);
         write_tree(f, self.node, |f, node| {
             if node.leaf {
-                write_leaf(f, node, self.text)
+                write_leaf(f, node, self.text, leaves.get(&node.range.start))
+            } else if node.kind == Kind::Catch && node.children.len() == 1 {
+                // JuliaSyntax's placeholder for a `catch` without a variable.
+                write!(f, "{}{} \u{25a1}", node.kind.name(), suffix(node))
             } else {
                 write!(f, "{}{}", node.kind.name(), suffix(node))
             }
@@ -359,16 +455,138 @@ impl fmt::Display for Sexp<'_> {
     }
 }
 
-fn write_leaf(f: &mut fmt::Formatter<'_>, node: &SyntaxNode, text: &str) -> fmt::Result {
+/// Leaves printed other than by their kind, by where they start.
+enum Special {
+    /// The name of a string macro (`x` in `x"s"`), printed `@x_str` or `@x_cmd`.
+    StrMacro(&'static str),
+    /// A chunk of a raw string, and its delimiter.
+    Raw(char),
+    /// The name in `var"..."`.
+    VarName,
+    /// Punctuation inside a left-out error, which JuliaSyntax shows as `✘`.
+    Cross,
+}
+
+/// The leaves under `root` that print specially, found with an explicit stack.
+fn special_leaves(root: &SyntaxNode) -> std::collections::HashMap<u32, Special> {
+    let mut found = std::collections::HashMap::new();
+    let mut stack = vec![root];
+    while let Some(node) = stack.pop() {
+        match (node.kind, node.children.as_slice()) {
+            (Kind::MacroCall, [name, string, ..])
+                if matches!(string.kind, Kind::StringLit | Kind::CmdStringLit) =>
+            {
+                let suffix = if string.kind == Kind::StringLit {
+                    "str"
+                } else {
+                    "cmd"
+                };
+                let name = match (name.kind, name.children.as_slice()) {
+                    (Kind::Dot, [.., last]) => last,
+                    _ => name,
+                };
+                if name.leaf {
+                    found.insert(name.range.start, Special::StrMacro(suffix));
+                }
+            }
+            (Kind::StringLit, parts) if node.has_flag(flags::RAW_STRING) => {
+                for part in parts.iter().filter(|p| p.leaf) {
+                    found.insert(part.range.start, Special::Raw('"'));
+                }
+            }
+            (Kind::CmdStringLit, parts) => {
+                for part in parts.iter().filter(|p| p.leaf) {
+                    found.insert(part.range.start, Special::Raw('`'));
+                }
+            }
+            (Kind::Var, [name, ..]) if name.leaf => {
+                found.insert(name.range.start, Special::VarName);
+            }
+            (Kind::ErrorNode, parts) if node.has_flag(flags::TRIVIA) => {
+                for part in parts.iter().filter(|p| p.leaf && is_punctuation(p.kind)) {
+                    found.insert(part.range.start, Special::Cross);
+                }
+            }
+            _ => {}
+        }
+        stack.extend(node.children.iter().filter(|c| !c.leaf));
+        stack.extend(
+            node.trivia_errors
+                .iter()
+                .map(|(_, e)| e)
+                .filter(|e| !e.leaf),
+        );
+    }
+    found
+}
+
+/// Brackets, `,`, `;` and `@`: what JuliaSyntax keeps as trivia, shown as `✘` in an error.
+fn is_punctuation(kind: Kind) -> bool {
+    matches!(
+        kind,
+        Kind::Comma
+            | Kind::Semicolon
+            | Kind::At
+            | Kind::LParen
+            | Kind::RParen
+            | Kind::LBracket
+            | Kind::RBracket
+            | Kind::LBrace
+            | Kind::RBrace
+    )
+}
+
+/// A token as JuliaSyntax prints it: literals by value, names as written.
+fn write_leaf(
+    f: &mut fmt::Formatter<'_>,
+    node: &SyntaxNode,
+    text: &str,
+    special: Option<&Special>,
+) -> fmt::Result {
     let source = text
         .get(node.range.start as usize..node.range.end as usize)
         .unwrap_or("");
-    match node.kind {
-        Kind::String | Kind::CmdString => write!(f, "{source:?}"),
-        Kind::Char => write!(f, "'{source}'"),
-        Kind::ErrorNode => f.write_str("(error)"),
-        Kind::Error(_) => write!(f, "(error-token {source:?})"),
-        _ if source.is_empty() => write!(f, "∅{}", node.kind.name()),
+    match (node.kind, special) {
+        (_, Some(Special::Cross)) => f.write_str("\u{2718}"),
+        (_, Some(Special::StrMacro(suffix))) => write!(f, "@{source}_{suffix}"),
+        (Kind::Identifier, Some(Special::VarName)) => {
+            f.write_str(&crate::show::raw_value(source, '"'))
+        }
+        (Kind::String | Kind::CmdString, Some(Special::Raw(delimiter))) => f.write_str(
+            &crate::show::julia_string(&crate::show::raw_value(source, *delimiter)),
+        ),
+        (Kind::String, _) => {
+            let mut value = String::new();
+            match crate::literals::unescape_into(source, &mut value) {
+                Ok(()) => f.write_str(&crate::show::julia_string(&value)),
+                Err(e) if e.problem == crate::literals::Problem::Escape => {
+                    f.write_str("(ErrorInvalidEscapeSequence)")
+                }
+                Err(_) => write!(f, "{source:?}"),
+            }
+        }
+        (Kind::CmdString, _) => write!(f, "{source:?}"),
+        (Kind::Char, _) => {
+            let mut value = String::new();
+            let ok = crate::literals::unescape_into(source, &mut value).is_ok();
+            let mut chars = value.chars();
+            match (ok, chars.next(), chars.next()) {
+                (true, Some(c), None) => f.write_str(&crate::show::julia_char(c)),
+                (true, Some(_), Some(_)) => f.write_str("(ErrorOverLongCharacter)"),
+                (false, ..) => f.write_str("(ErrorInvalidEscapeSequence)"),
+                _ => write!(f, "'{source}'"),
+            }
+        }
+        (Kind::Integer | Kind::HexInt | Kind::BinInt | Kind::OctInt | Kind::Float, _) => {
+            match crate::show::number(source, node.kind) {
+                Some(shown) => f.write_str(&shown),
+                None => f.write_str(source),
+            }
+        }
+        (Kind::ErrorNode, _) if node.has_flag(flags::TRIVIA) => f.write_str("(error-t)"),
+        (Kind::ErrorNode, _) => f.write_str("(error)"),
+        (Kind::Error(error), _) => write!(f, "(Error{error:?})"),
+        _ if source.is_empty() => write!(f, "\u{2205}{}", node.kind.name()),
         _ => f.write_str(source),
     }
 }
@@ -378,6 +596,9 @@ fn write_leaf(f: &mut fmt::Formatter<'_>, node: &SyntaxNode, text: &str) -> fmt:
 /// `-r` raw, `-:` colon quote, `-N` dimension.
 fn suffix(node: &SyntaxNode) -> String {
     let mut s = String::new();
+    if node.kind == Kind::ErrorNode && node.has_flag(flags::TRIVIA) {
+        s.push_str("-t");
+    }
     if node.is_infix() {
         s.push_str("-i");
     }
@@ -395,6 +616,7 @@ fn suffix(node: &SyntaxNode) -> String {
     }
     if node.has_flag(flags::MUTABLE) {
         s.push_str(match node.kind {
+            Kind::Toplevel => "-;",
             Kind::Struct => "-mut",
             Kind::Module => "-bare",
             Kind::Function => "-=",

@@ -12,6 +12,7 @@ impl Expr {
             | ExprKind::Bool(_)
             | ExprKind::Nothing
             | ExprKind::Str(_)
+            | ExprKind::Symbol(_)
             | ExprKind::Ident(_)
             | ExprKind::Break
             | ExprKind::Continue
@@ -87,6 +88,7 @@ impl Expr {
             | ExprKind::Bool(_)
             | ExprKind::Nothing
             | ExprKind::Str(_)
+            | ExprKind::Symbol(_)
             | ExprKind::Ident(_)
             | ExprKind::Break
             | ExprKind::Continue

@@ -517,3 +517,20 @@ g(x::AbstractArray{T, N}) where {T, N} = x
         "#]],
     );
 }
+
+#[test]
+fn names_are_read_as_julia_normalises_them() {
+    // The micro sign µ is the Greek μ and the Latin ɛ the Greek ε, in every name; strings and
+    // comments keep their spelling. The middle dot · and the ano teleia · are the operator ⋅ (`dot`).
+    check(
+        "f(µ, ɛ; σ = µ) = μ * ε + σ\ng(s) = (s.µ, \"µs\")\nh(a, b) = (a · b, a · b)\n",
+        expect![[r#"
+            (function f (μ ε (parameters (= σ μ)))
+              (+ (* μ ε) σ))
+            (function g (s)
+              (tuple (. s μ) "µs"))
+            (function h (a b)
+              (tuple (call dot a b) (call dot a b)))
+        "#]],
+    );
+}

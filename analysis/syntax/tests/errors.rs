@@ -356,3 +356,24 @@ end
         "#]],
     );
 }
+
+#[test]
+fn string_escapes_follow_julia() {
+    // `\xHH` and octal escapes are bytes: `\xc3\xa9` is `é`; bytes that are not UTF-8 and
+    // octal escapes above `\377` are errors, not other characters. `\r\n` in a literal is `\n`.
+    check(
+        "f() = \"caf\\xc3\\xa9 \\303\\251\"\ng() = \"a\\xe9b\"\nh() = \"\\777\"\nk() = \"a\r\nb\"\n",
+        expect![[r#"
+            (function f ()
+              "café é")
+            (function g ()
+              (error))
+            (function h ()
+              (error))
+            (function k ()
+              "a\nb")
+            error 37..41: unsupported: the bytes `\xe9` are not UTF-8; zy's strings hold text only [unsupported]
+            error 51..53: syntax error: invalid escape sequence `\7` [syntax-error]
+        "#]],
+    );
+}

@@ -345,3 +345,20 @@ fn macros_and_dots() {
     );
     assert_eq!(toks("a.b"), ["Identifier a", "op .", "Identifier b"]);
 }
+
+#[test]
+fn the_arrow_with_lower_hook_is_an_operator() {
+    // Julia's issue 57143: `a 🢲 b` is a call of the arrow 🢲 (its Unicode category would start
+    // a name); after a name's first character it continues the name, as in JuliaSyntax.
+    assert_eq!(
+        toks("a 🢲 b"),
+        [
+            "Identifier a",
+            "Whitespace  ",
+            "op 🢲",
+            "Whitespace  ",
+            "Identifier b"
+        ]
+    );
+    assert_eq!(toks("x🢲"), ["Identifier x🢲"]);
+}

@@ -384,7 +384,7 @@ fn numeric_literal_coefficients() {
             "-2.5"
                 -2.5
             "+2"
-                +2
+                2
             "- 2"
                 (call-pre - 2)
             "-2*x"
@@ -396,7 +396,7 @@ fn numeric_literal_coefficients() {
             "-0x10"
                 (call-pre - 0x10)
             "+0x10"
-                +0x10
+                0x10
             "-(2)"
                 (call-pre - (parens 2))
             "1 -2"
@@ -407,7 +407,7 @@ fn numeric_literal_coefficients() {
     );
     // No juxtaposition.
     check(
-        &["x.3", "f(2)2"],
+        &["x.3", "f(2)2", "using A()", "(return)x", "begin end(3)"],
         expect![[r#"
             "x.3"
                 x
@@ -415,6 +415,15 @@ fn numeric_literal_coefficients() {
             "f(2)2"
                 (call f 2)
                 error 4..5: syntax error: unexpected `2`
+            "using A()"
+                (using (importpath A))
+                error 7..8: syntax error: unexpected `(`
+            "(return)x"
+                (parens (return))
+                error 8..9: syntax error: unexpected `x`
+            "begin end(3)"
+                (block)
+                error 9..10: syntax error: unexpected `(`
         "#]],
     );
 }
@@ -514,7 +523,7 @@ fn brackets_are_whitespace_sensitive() {
             "[a\n b]"
                 (vcat a b)
             "[1 2;; 3 4]"
-                (ncat-2 (row 1 2) (row 3 4))
+                (ncat-2 (row 1 2 (error-t)) (row 3 4))
                 error 4..6: cannot mix space and ;; separators in an array expression, except to wrap a line
             "[1; 2;; 3; 4]"
                 (ncat-2 (nrow-1 1 2) (nrow-1 3 4))
@@ -679,9 +688,9 @@ fn calls() {
             "@inbounds x[i]"
                 (macrocall (macro_name inbounds) (ref x i))
             "r\"a.b\""
-                (macrocall r (string-r "a.b"))
+                (macrocall @r_str (string-r "a.b"))
             "x`ls`"
-                (macrocall x (cmdstring-r "ls"))
+                (macrocall @x_cmd (cmdstring-r "ls"))
         "#]],
     );
     // Strings.
@@ -709,7 +718,7 @@ fn calls() {
             "`ls -l`"
                 (cmdstring-r "ls -l")
             "raw\"a\\b\""
-                (macrocall raw (string-r "a\\b"))
+                (macrocall @raw_str (string-r "a\\b"))
         "#]],
     );
 }
@@ -974,7 +983,7 @@ fn control_flow() {
             "try\n  a\ncatch e\n  b\nfinally\n  c\nend"
                 (try (block a) (catch e (block b)) (finally (block c)))
             "try\n  a\ncatch\nend"
-                (try (block a) (catch (block)))
+                (try (block a) (catch □ (block)))
             "quote\n  x\nend"
                 (quote (block x))
             ":x"
@@ -983,4 +992,70 @@ fn control_flow() {
                 (quote-: (parens (call-i a + b)))
         "#]],
     );
+}
+
+#[test]
+fn printed_as_juliasyntax_prints() {
+    // Literals by value, string macros by their macro's name, a missing catch variable as □,
+    // `;` lines as toplevel-;, left-out errors as (error-t) and bad tokens by kind.
+    check(
+        &[
+            "0b10010",
+            "1e-3 + 1e6 + 1_000 + 5.",
+            "'\\u03b1'",
+            "\"a\\tb$(x)\\$\"",
+            "x\"s\"",
+            "try x catch end",
+            "a; b",
+            "f (a)",
+            "a--b",
+            "'ab'",
+            "a b\nc",
+            "@(",
+        ],
+        expect![[r#"
+            "0b10010"
+                0x12
+            "1e-3 + 1e6 + 1_000 + 5."
+                (call-i 0.001 + 1.0e6 1000 5.0)
+            "'\\u03b1'"
+                (char 'α')
+            "\"a\\tb$(x)\\$\""
+                (string "a\tb" (parens x) "\$")
+            "x\"s\""
+                (macrocall @x_str (string-r "s"))
+            "try x catch end"
+                (try (block x) (catch □ (block)))
+            "a; b"
+                (toplevel-; a b)
+            "f (a)"
+                (call f (error-t) a)
+                error 1..2: whitespace is not allowed here
+            "a--b"
+                (call-i a (ErrorInvalidOperator) b)
+                error 1..3: syntax error: invalid operator `--`
+            "'ab'"
+                (char (ErrorOverLongCharacter))
+            "a b\nc"
+                a
+                c
+                error 2..3: syntax error: unexpected `b`
+            "@("
+                (macrocall (macro_name (parens (error-t))))
+                error 1..2: missing `)`
+        "#]],
+    );
+}
+
+#[test]
+fn junk_after_a_statement_is_wrapped_with_it() {
+    // JuliaSyntax's `(wrapper x (error-t y))`: the statement, then what cannot follow it.
+    let text = "a b\nc";
+    let parse = parse(text, None);
+    let shown = Sexp {
+        node: &parse.root,
+        text,
+    }
+    .to_string();
+    assert_eq!(shown, "(toplevel (wrapper a (error-t b)) c)");
 }

@@ -25,6 +25,7 @@
 //! a write through an argument without a tangent would lose the written value's.
 
 mod backs;
+pub mod chunk;
 
 use std::sync::Arc;
 
@@ -246,10 +247,112 @@ pub fn pushforward_masked(
     mutates: &mut dyn FnMut(&Arc<Instance>) -> bool,
 ) -> Result<Pushforward, AdError> {
     globals.check(inst, func)?;
-    let pinst = pushforward_key(inst, active);
     let arg_active = |p: Value| match func.args().iter().position(|a| *a == p) {
         Some(i) => active.get(i).copied().unwrap_or(true),
         None => true,
+    };
+    let constant = constant_numbers(func, &arg_active, globals);
+    if let Some(pf) = transform(inst, active, func, globals, prog, mutates, &constant)? {
+        return Ok(pf);
+    }
+    // A rule made a tangent the analysis did not foresee: every parameter gets one.
+    let none = vec![false; func.values.len()];
+    transform(inst, active, func, globals, prog, mutates, &none)?.ok_or_else(|| {
+        AdError::new(
+            func.span,
+            "internal: a tangent reached a constant parameter",
+        )
+    })
+}
+
+/// The Float64 block parameters (other than arguments) that no varying value reaches: every
+/// value jumped to them is a constant or computed from constants alone (the seed `1.0` of a
+/// gradient's pullback and its loop-carried copies, under `hvp`). They carry no tangent, so no
+/// zero tangent is multiplied through the loop. Varying: the active arguments, anything that can
+/// be written (arrays, `Ref`s, ...: a varying value may be stored in them), globals, calls
+/// reaching globals, pullback closures, and what is computed from a varying value.
+fn constant_numbers(
+    func: &Function,
+    arg_active: &dyn Fn(Value) -> bool,
+    globals: &GlobalShadows,
+) -> Vec<bool> {
+    let n = func.values.len();
+    let args = func.args();
+    let mut varying = vec![false; n];
+    for b in func.block_ids() {
+        for &p in &func.block(b).params {
+            varying[p.index()] = if args.contains(&p) {
+                arg_active(p)
+            } else {
+                *func.ty(p) != Type::Float64
+            };
+        }
+    }
+    let order = func.reverse_postorder();
+    loop {
+        let mut changed = false;
+        let vary = |varying: &[bool], a: &Operand| a.as_value().is_some_and(|v| varying[v.index()]);
+        for &b in &order {
+            for &v in &func.block(b).stmts {
+                let Some(stmt) = func.stmt(v) else { continue };
+                let reads = stmt.args.iter().any(|a| vary(&varying, a));
+                let now = reads
+                    || has_identity(func.ty(v))
+                    || match &stmt.op {
+                        Op::Global(_) | Op::Prim(Prim::MakePullback | Prim::CallPullback) => true,
+                        Op::Invoke(c) => !globals.reached(c).is_empty(),
+                        _ => false,
+                    };
+                if now && !varying[v.index()] {
+                    varying[v.index()] = true;
+                    changed = true;
+                }
+            }
+            let term = &func.block(b).term;
+            let calls: Vec<&BlockCall> = match term {
+                Terminator::Jump(c) => vec![c],
+                Terminator::Branch {
+                    then_to, else_to, ..
+                } => vec![then_to, else_to],
+                _ => vec![],
+            };
+            for c in calls {
+                for (a, p) in c.args.iter().zip(&func.block(c.block).params) {
+                    if vary(&varying, a) && !varying[p.index()] {
+                        varying[p.index()] = true;
+                        changed = true;
+                    }
+                }
+            }
+        }
+        if !changed {
+            break;
+        }
+    }
+    let mut constant = vec![false; n];
+    for b in func.block_ids() {
+        for &p in &func.block(b).params {
+            constant[p.index()] = !varying[p.index()] && !args.contains(&p);
+        }
+    }
+    constant
+}
+
+/// [`pushforward_masked`] with the block parameters marked in `constant` carrying no tangent;
+/// `None` if a tangent other than a literal zero reaches one of them.
+fn transform(
+    inst: &Arc<Instance>,
+    active: &[bool],
+    func: &Function,
+    globals: &GlobalShadows,
+    prog: &TypedProgram,
+    mutates: &mut dyn FnMut(&Arc<Instance>) -> bool,
+    constant: &[bool],
+) -> Result<Option<Pushforward>, AdError> {
+    let pinst = pushforward_key(inst, active);
+    let arg_active = |p: Value| match func.args().iter().position(|a| *a == p) {
+        Some(i) => active.get(i).copied().unwrap_or(true),
+        None => !constant[p.index()],
     };
     let mut out = Function::new(pinst.name.clone(), func.span);
     out.instance = Some(pinst);
@@ -351,7 +454,11 @@ pub fn pushforward_masked(
                         ty: d.ty.clone(),
                     };
                     let out = rules::pushforward(&mut e, &s)?;
-                    let tangent = out.tangent.map(|t| unshared(&mut e, t, &s.tangents, &d.ty));
+                    // A number's literal zero tangent is a structural zero: no `0.0 * ∂` after.
+                    let tangent = out
+                        .tangent
+                        .filter(|t| d.ty != Type::Float64 || !rules::is_zero_literal(t))
+                        .map(|t| unshared(&mut e, t, &s.tangents, &d.ty));
                     (out.value, tangent)
                 }
                 Op::New(st) => {
@@ -436,16 +543,27 @@ pub fn pushforward_masked(
                 let rty = pushforward_ret(&func.ret);
                 Terminator::Return(e.prim(Prim::Tuple, vec![y, t], rty))
             }
-            Terminator::Jump(c) => Terminator::Jump(jump(&mut e, func, c, &vals, &tans)),
+            Terminator::Jump(c) => match jump(&mut e, func, c, &vals, &tans) {
+                Some(c) => Terminator::Jump(c),
+                None => return Ok(None),
+            },
             Terminator::Branch {
                 cond,
                 then_to,
                 else_to,
-            } => Terminator::Branch {
-                cond: value_of(&vals, cond),
-                then_to: jump(&mut e, func, then_to, &vals, &tans),
-                else_to: jump(&mut e, func, else_to, &vals, &tans),
-            },
+            } => {
+                let (Some(then_to), Some(else_to)) = (
+                    jump(&mut e, func, then_to, &vals, &tans),
+                    jump(&mut e, func, else_to, &vals, &tans),
+                ) else {
+                    return Ok(None);
+                };
+                Terminator::Branch {
+                    cond: value_of(&vals, cond),
+                    then_to,
+                    else_to,
+                }
+            }
             Terminator::Unreachable => Terminator::Unreachable,
         };
         let span = func.block(b).term_span;
@@ -453,13 +571,14 @@ pub fn pushforward_masked(
     }
     let mut out = sb.finish();
     crate::simplify::forward_stores(&mut out);
+    crate::simplify::dead_stores(&mut out);
     crate::simplify::simplify(&mut out);
     zy_ir::debug_verify(&out, "the pushforward");
-    Ok(Pushforward {
+    Ok(Some(Pushforward {
         func: out,
         callees,
         backs: backs_made,
-    })
+    }))
 }
 
 /// Which values of `func` a statement or terminator uses.
@@ -540,43 +659,48 @@ fn unshared(e: &mut Emit, t: Operand, operands: &[Option<Operand>], ty: &Type) -
     }
 }
 
-fn value_of(vals: &[Option<Operand>], a: &Operand) -> Operand {
+/// The transformed value of the primal operand `a` (a constant is itself).
+pub(super) fn value_of(vals: &[Option<Operand>], a: &Operand) -> Operand {
     match a {
         Operand::Value(v) => vals[v.index()].clone().unwrap_or(Const::Nothing.into()),
         c => c.clone(),
     }
 }
 
-fn tangent_of(tans: &[Option<Operand>], a: &Operand) -> Option<Operand> {
+/// The tangent of the primal operand `a`, if it has one (a constant has none).
+pub(super) fn tangent_of(tans: &[Option<Operand>], a: &Operand) -> Option<Operand> {
     match a {
         Operand::Value(v) => tans[v.index()].clone(),
         Operand::Const(_) => None,
     }
 }
 
-/// A jump with each argument followed by its tangent, where the target's parameter has one.
+/// A jump with each argument followed by its tangent, where the target's parameter has one;
+/// `None` if a tangent other than a literal zero reaches a parameter without one.
 fn jump(
     e: &mut Emit,
     func: &Function,
     c: &BlockCall,
     vals: &[Option<Operand>],
     tans: &[Option<Operand>],
-) -> BlockCall {
+) -> Option<BlockCall> {
     let params: &[Value] = &func.block(c.block).params;
     let mut args = Vec::new();
     for (a, p) in c.args.iter().zip(params) {
         let ty = func.ty(*p).clone();
         let x = value_of(vals, a);
         args.push(x.clone());
-        if dual_type(&ty) != Type::Nothing {
-            let t = tangent_of(tans, a);
+        let t = tangent_of(tans, a);
+        if tans[p.index()].is_some() {
             args.extend(tangent_or_zero(e, &x, &ty, t));
+        } else if t.is_some_and(|t| !rules::is_zero_literal(&t)) {
+            return None;
         }
     }
-    BlockCall {
+    Some(BlockCall {
         block: c.block,
         args,
-    }
+    })
 }
 
 /// A zero tangent for the global `name :: ty` (its value loaded here).
@@ -633,6 +757,7 @@ pub fn add_pushforwards(
             // The parts of the inlined code this function drops (the value of a gradient's
             // function, computed in a loop) are not pushed forward.
             crate::simplify::prune(&mut body);
+            drop_dead_powers(&mut body);
         }
         let mut mutates = |c: &Arc<Instance>| {
             *writes
@@ -659,6 +784,28 @@ pub fn add_pushforwards(
         }
     }
     Ok(())
+}
+
+/// Drop the dead `x ^ n` of a Float64 and an Int (which cannot throw; `^` of other operands
+/// can, so dead code elimination keeps it) and what only they read: the loop computing the
+/// dropped value of a gradient's function (`(x[i+1] - x[i]^2)^2` in Rosenbrock's) then reads
+/// `x[i]` only for its bounds check, and its tangent is not read at all.
+fn drop_dead_powers(body: &mut Function) {
+    let powers: std::collections::HashSet<Value> = body
+        .block_ids()
+        .flat_map(|b| body.block(b).stmts.clone())
+        .filter(|&v| {
+            body.stmt(v).is_some_and(|s| {
+                s.op == Op::Prim(Prim::Pow)
+                    && s.args.len() == 2
+                    && body.operand_ty(&s.args[0]) == Type::Float64
+                    && body.operand_ty(&s.args[1]) == Type::Int64
+            })
+        })
+        .collect();
+    crate::simplify::remove_unused(body, &|v, op| {
+        crate::simplify::is_pure(op) || powers.contains(&v)
+    });
 }
 
 /// A copy of `prog` with the pushforward of `inst`, of everything it calls (the `frule`s of

@@ -60,7 +60,7 @@ pub const RULES: &[Rule] = &[Rule {
 }];
 
 /// The scalar primitive a broadcast applies.
-fn callee(args: &[Operand]) -> Option<Prim> {
+pub(super) fn callee(args: &[Operand]) -> Option<Prim> {
     match args.first()?.as_const()? {
         Const::Func(n) => Prim::elementwise(n, args.len() - 1),
         _ => None,

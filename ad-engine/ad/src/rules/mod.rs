@@ -17,11 +17,12 @@
 mod arrays;
 mod broadcast;
 mod calls;
+mod chunk;
 mod data;
 mod factor;
 mod objects;
 mod scalar;
-mod split;
+pub(crate) mod split;
 
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -30,6 +31,7 @@ use zy_ir::{Block, Const, Diff, Instance, Name, Op, Operand, Prim, Span, SsaBuil
 
 use crate::globals::GlobalShadows;
 
+pub use chunk::{chunk_type, pushforward_chunk};
 pub use scalar::{
     rule as scalar_rule, Forward, Kept, Reverse, ScalarRule, TangentFn, RULES as SCALAR_RULES,
 };
@@ -67,8 +69,19 @@ impl Emit<'_> {
                 )
             });
             if over_array && p.is_elementwise() {
+                // Shaped like the operands: a partial computed from the primal vectors under a
+                // chunk's matrix shape (`forward::chunk`) is a vector.
+                let dims = args
+                    .iter()
+                    .map(|a| match self.b.func.operand_ty(a) {
+                        Type::Array(_, n) => n,
+                        Type::Adjoint(_) => 2,
+                        _ => 0,
+                    })
+                    .max()
+                    .unwrap_or(0);
                 let rty = match shape {
-                    Type::Array(_, n) => Type::Array(Arc::new(ty), *n),
+                    Type::Array(_, n) => Type::Array(Arc::new(ty), dims.min(*n).max(1)),
                     _ => Type::Adjoint(Arc::new(ty)),
                 };
                 let mut bargs = vec![Operand::Const(Const::Func(p.julia_name().into()))];
@@ -223,6 +236,11 @@ impl Emit<'_> {
 
 fn is_zero(op: &Operand) -> bool {
     op.as_const().and_then(Const::as_f64) == Some(0.0)
+}
+
+/// Is `op` the literal `0.0` (a structural zero tangent)?
+pub fn is_zero_literal(op: &Operand) -> bool {
+    is_zero(op)
 }
 
 /// A statement as the forward rule sees it.

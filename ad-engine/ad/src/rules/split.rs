@@ -61,6 +61,28 @@ pub fn full_of(e: &mut Emit, shadow: Operand, t: &Type) -> Operand {
     e.rebuild(&tan, parts)
 }
 
+/// The whole gradient of a value of type `t` from its shadow part `shadow` and its returned
+/// part `returned` (a rule's cotangent of a result holding both, `(Float64, Matrix)`).
+pub fn joined(e: &mut Emit, shadow: Operand, returned: Operand, t: &Type) -> Operand {
+    let (f, r, tan) = (fdata_type(t), rdata_type(t), tangent_type(t));
+    if f == Type::Nothing {
+        return returned;
+    }
+    if r == Type::Nothing {
+        return full_of(e, shadow, t);
+    }
+    let parts = fields(t)
+        .iter()
+        .enumerate()
+        .map(|(k, ft)| {
+            let s = e.field(shadow.clone(), k, &f);
+            let v = e.field(returned.clone(), k, &r);
+            joined(e, s, v, ft)
+        })
+        .collect();
+    e.rebuild(&tan, parts)
+}
+
 fn fields(t: &Type) -> Vec<Type> {
     t.field_types().unwrap_or_default()
 }

@@ -1,25 +1,10 @@
 //! Array kernels called by compiled code, computing in exactly the interpreter's order so
-//! results agree bit for bit: pairwise sums as Julia's `mapreduce_impl`, left folds for dot
+//! results agree bit for bit: sums by the interpreter's own `sum_f64`, left folds for dot
 //! products and for each entry of a matrix-vector or outer product (accumulated column by
 //! column, which keeps each entry's order and lets the compiler vectorise across rows), and
 //! the interpreter's own `matrixmultiply` call for products of matrices.
 
 use super::{ArrayObj, Ctx};
-
-/// Julia's sequential block size in pairwise reductions.
-const PAIRWISE_BLOCK: usize = 1024;
-
-fn pairwise(xs: &[f64]) -> f64 {
-    match xs {
-        [] => 0.0,
-        [x] => *x,
-        [a, b, rest @ ..] if xs.len() <= PAIRWISE_BLOCK => rest.iter().fold(a + b, |v, x| v + x),
-        _ => {
-            let mid = (xs.len() - 1) / 2 + 1;
-            pairwise(&xs[..mid]) + pairwise(&xs[mid..])
-        }
-    }
-}
 
 /// The Float64 elements of an array.
 ///
@@ -36,12 +21,7 @@ unsafe fn elems<'a>(a: *const ArrayObj) -> &'a [f64] {
 /// # Safety
 /// `a` must be a live Float64 array.
 pub unsafe extern "C" fn zy_rt_sum(a: *const ArrayObj) -> f64 {
-    let xs = unsafe { elems(a) };
-    if xs.len() < 16 {
-        xs.iter().copied().reduce(|a, b| a + b).unwrap_or(0.0)
-    } else {
-        pairwise(xs)
-    }
+    zy_interp::sum_f64(unsafe { elems(a) })
 }
 
 /// `maximum(a)` (`is_max` nonzero) or `minimum(a)` of a non-empty Float64 array.
@@ -588,16 +568,5 @@ mod tests {
         }
         assert_eq!(extremum_without_nan(&[1.0, f64::NAN], true), None);
         assert_eq!(extremum_without_nan(&[], true), None);
-    }
-
-    #[test]
-    fn pairwise_sum_splits_long_arrays_like_julia() {
-        // 2049 ones and a tiny term: the split order decides whether the term survives.
-        let mut xs = vec![1.0; 2049];
-        xs.push(1e-16);
-        let (l, r) = xs.split_at(1025);
-        let (ll, lr) = l.split_at(513);
-        let by_hand = (ll.iter().sum::<f64>() + lr.iter().sum::<f64>()) + pairwise(r);
-        assert_eq!(pairwise(&xs), by_hand);
     }
 }

@@ -9,6 +9,7 @@ pub mod arena;
 pub mod factor;
 pub mod kernels;
 pub mod math;
+pub mod objects;
 pub mod preserve;
 pub mod site;
 
@@ -442,6 +443,7 @@ pub fn symbols() -> Vec<(&'static str, *const u8)> {
     ];
     syms.extend(preserve::symbol());
     syms.extend(math::symbols());
+    syms.extend(objects::symbols());
     syms.extend(kernels::symbols());
     syms.extend(factor::symbols());
     syms

@@ -7,7 +7,7 @@ use zy_ir::{Const, Operand, Prim, Span, Type};
 
 use super::{mem, ClValue, Translator, R};
 use crate::error::JitError;
-use crate::layout::elem_slot;
+use crate::layout::Elem;
 use crate::runtime::arena::array_offset;
 
 impl Translator<'_, '_, '_> {
@@ -103,13 +103,8 @@ impl Translator<'_, '_, '_> {
                     && (tys.len() == 2 || tys.len() == 3 || tys.len() == usize::from(dims) + 1) =>
             {
                 let (addr, bad) = self.element_address(&elem, args, 1)?;
-                let slot = elem_slot(&elem)?;
-                let out = self.guarded(
-                    bad,
-                    &[slot.cl_type()],
-                    |t| t.fallback(p, args, ty, span),
-                    |t| Ok(vec![t.b.ins().load(slot.cl_type(), mem(), addr, 0)]),
-                )?;
+                let el = self.env.layout.elem(&elem)?;
+                let out = self.read_elem(p, args, ty, span, &el, addr, bad)?;
                 self.coerce(out, &elem, ty)?
             }
             Prim::SetIndex
@@ -118,16 +113,17 @@ impl Translator<'_, '_, '_> {
                     && (tys.len() == 3 || tys.len() == 4 || tys.len() == usize::from(dims) + 2) =>
             {
                 let (addr, bad) = self.element_address(&elem, args, 2)?;
+                let el = self.env.layout.elem(&elem)?;
                 let v = self.operand_as(&args[1], &elem)?;
-                let v = *v
-                    .first()
-                    .ok_or_else(|| JitError::invalid("setindex! of no value"))?;
+                if v.len() != el.slots.len() {
+                    return Err(JitError::invalid("setindex! of a value of other slots"));
+                }
                 self.guarded(
                     bad,
                     &[],
                     |t| t.fallback(p, args, &Type::Bottom, span),
                     |t| {
-                        t.b.ins().store(mem(), v, addr, 0);
+                        t.store_elem(&el, addr, &v);
                         Ok(vec![])
                     },
                 )?;
@@ -141,7 +137,7 @@ impl Translator<'_, '_, '_> {
                     Some(t) => self.pointer(t)?,
                     None => self.b.ins().iconst(types::I64, 0),
                 };
-                let size = i64::from(elem_slot(&elem)?.size());
+                let size = i64::from(self.env.layout.elem(&elem)?.size);
                 let size = self.b.ins().iconst(types::I64, size);
                 let ctx = self.ctx();
                 let rt = self.env.rt.setlength;
@@ -158,6 +154,22 @@ impl Translator<'_, '_, '_> {
             }
             _ => return Ok(None),
         }))
+    }
+
+    /// The slots of the element at `addr`.
+    pub(super) fn load_elem(&mut self, el: &Elem, addr: ClValue) -> Vec<ClValue> {
+        el.slots
+            .iter()
+            .enumerate()
+            .map(|(k, s)| self.b.ins().load(s.cl_type(), mem(), addr, el.offset(k)))
+            .collect()
+    }
+
+    /// Store the slots `v` as the element at `addr`.
+    pub(super) fn store_elem(&mut self, el: &Elem, addr: ClValue, v: &[ClValue]) {
+        for (k, x) in v.iter().enumerate() {
+            self.b.ins().store(mem(), *x, addr, el.offset(k));
+        }
     }
 
     /// Reductions and products of Float64 arrays, by the runtime's kernels.
@@ -270,14 +282,14 @@ impl Translator<'_, '_, '_> {
 
     /// The address of the element that the index operands `args[first..]` select, and whether
     /// they are out of bounds (in which case the address must not be used).
-    fn element_address(
+    pub(super) fn element_address(
         &mut self,
         elem: &Type,
         args: &[Operand],
         first: usize,
     ) -> R<(ClValue, ClValue)> {
         let a = self.pointer(&args[0])?;
-        let size = i64::from(elem_slot(elem)?.size());
+        let size = i64::from(self.env.layout.elem(elem)?.size);
         let idx: Vec<ClValue> = args[first..]
             .iter()
             .map(|op| self.operand(op).map(|v| v[0]))

@@ -123,7 +123,7 @@ impl Translator<'_, '_, '_> {
     }
 
     /// A fresh zero-filled `rows × cols` array of `size`-byte elements.
-    fn new_array(&mut self, rows: ClValue, cols: ClValue, size: u32) -> R<ClValue> {
+    pub(super) fn new_array(&mut self, rows: ClValue, cols: ClValue, size: u32) -> R<ClValue> {
         let size = self.b.ins().iconst(types::I64, i64::from(size));
         let rt = self.env.rt.array_new;
         let ctx = self.ctx();

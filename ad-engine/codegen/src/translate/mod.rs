@@ -14,6 +14,7 @@ mod control;
 mod data;
 mod factor;
 mod fuse;
+mod objects;
 pub(crate) mod pullbacks;
 mod scalar;
 mod tape;
@@ -60,6 +61,7 @@ pub(crate) struct RtFuncs {
     pub sincos: FuncId,
     pub accum_into: FuncId,
     pub accum_into_scalar: FuncId,
+    pub accum_words: FuncId,
     pub sum: FuncId,
     pub extremum: FuncId,
     pub find_extremum: FuncId,
@@ -140,6 +142,7 @@ impl RtFuncs {
             sincos,
             accum_into: decl("zy_rt_accum_into", &[p, p, types::I8], Some(types::I8))?,
             accum_into_scalar: decl("zy_rt_accum_into_scalar", &[p, types::F64, types::I8], None)?,
+            accum_words: decl("zy_rt_accum_words", &[p, p, p, types::I8], Some(types::I8))?,
             sum: decl("zy_rt_sum", &[p], Some(types::F64))?,
             extremum: decl("zy_rt_extremum", &[p, types::I8], Some(types::F64))?,
             find_extremum: decl("zy_rt_find_extremum", &[p, types::I8], Some(types::I64))?,
@@ -494,8 +497,9 @@ impl<'e, 'a, 'b> Translator<'e, 'a, 'b> {
             Const::F64(bits) => vec![self.b.ins().f64const(f64::from_bits(*bits))],
             Const::Int(i) => vec![self.b.ins().iconst(types::I64, *i)],
             Const::Bool(x) => vec![self.b.ins().iconst(types::I8, i64::from(*x))],
-            Const::Nothing | Const::Func(_) => vec![],
-            Const::Symbol(_) | Const::Str(_) | Const::Tuple(_) => {
+            // Singletons: their type is the value.
+            Const::Nothing | Const::Func(_) | Const::Symbol(_) => vec![],
+            Const::Str(_) | Const::Tuple(_) => {
                 return Err(JitError::invalid(format!("constant {c:?} used as a value")))
             }
         })
@@ -650,6 +654,9 @@ impl<'e, 'a, 'b> Translator<'e, 'a, 'b> {
                 prim.info().jit
             )));
         }
+        if !self.in_slow_path {
+            self.refuse_mutating_fallback(prim, args)?;
+        }
         let mut fargs = Vec::new();
         let mut stores = Vec::new();
         let mut words = 0usize;
@@ -753,6 +760,9 @@ impl<'e, 'a, 'b> Translator<'e, 'a, 'b> {
         if let Some(out) = self.data(p, args, &tys, ty, span)? {
             return Ok(out);
         }
+        if let Some(out) = self.objects(p, args, &tys, ty, span)? {
+            return Ok(out);
+        }
         if let Some(out) = self.arrays(p, args, &tys, ty, span)? {
             return Ok(out);
         }
@@ -780,7 +790,8 @@ impl<'e, 'a, 'b> Translator<'e, 'a, 'b> {
             | Prim::PullbackOf
             | Prim::Pushforward
             | Prim::Jvp
-            | Prim::Hvp => Err(JitError::unsupported(format!(
+            | Prim::Hvp
+            | Prim::PushforwardChunk => Err(JitError::unsupported(format!(
                 "`{p}` before the AD transform rewrote it"
             ))),
             // The runtime works on copies of the operands: the table declares which primitives

@@ -211,7 +211,14 @@ pub fn deep_copy(v: &Value) -> Value {
             Rc::new(RefCell::new(c.borrow().iter().map(deep_copy).collect())),
         ),
         Value::Ref(c) => Value::Ref(Rc::new(RefCell::new(deep_copy(&c.borrow())))),
-        Value::Array(a) => Value::Array(Rc::new(RefCell::new(a.borrow().clone()))),
+        Value::Array(a) => {
+            let mut copy = a.borrow().clone();
+            // The elements of a vector of arrays or structs are references: copy them too.
+            if let zy_interp::ArrayData::Obj(o) = &mut copy.data {
+                o.items = o.items.iter().map(deep_copy).collect();
+            }
+            Value::Array(Rc::new(RefCell::new(copy)))
+        }
         Value::Adjoint(a) => Value::Adjoint(Rc::new(RefCell::new(a.borrow().clone()))),
         Value::Stack(s) => Value::Stack(Rc::new(RefCell::new(
             s.borrow().iter().map(deep_copy).collect(),

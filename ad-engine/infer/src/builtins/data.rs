@@ -11,6 +11,17 @@ use crate::value::{array, convert, promote, Val};
 /// The prelude's pair type, `a => b`.
 const PAIR: &str = "Base.Pair";
 
+/// The types Julia destructures by their first fields (`a, b = p` of a pair; `λ, U = eigen(A)`,
+/// `U, S, V = svd(A)`, `L, U = cholesky(A)`, `Q, R = qr(A)`, `L, U, p = lu(A)`: LinearAlgebra's `iterate` of its factorizations).
+const BY_FIELDS: &[&str] = &[
+    PAIR,
+    "LinearAlgebra.Eigen",
+    "LinearAlgebra.SVD",
+    "LinearAlgebra.Cholesky",
+    "LinearAlgebra.QR",
+    "LinearAlgebra.LU",
+];
+
 fn types(args: &[Val]) -> Vec<Type> {
     args.iter().map(|a| a.ty.clone()).collect()
 }
@@ -221,8 +232,9 @@ fn get_index(b: &mut PlanBuilder, args: &[Val]) -> Result<Val, Fail> {
             }
         },
         // Julia's `getindex(p::Pair, i::Int) = getfield(p, i)`: `a, b = p` destructures a
-        // pair (the prelude's `Base.Pair`), by constant index as a tuple's heterogeneous parts.
-        (Type::Struct(s), [i]) if &*s.name == PAIR => match i.int() {
+        // pair (the prelude's `Base.Pair`), by constant index as a tuple's heterogeneous parts;
+        // the factorizations likewise (what their `iterate` yields).
+        (Type::Struct(s), [i]) if BY_FIELDS.contains(&&*s.name) => match i.int() {
             Some(_) => get_field(b, &[x.clone(), i.clone()]),
             None => Err(Fail::unsupported(format!(
                 "indexing {} with a run-time index; destructure it (`a, b = p`) or index it with \
@@ -231,18 +243,18 @@ fn get_index(b: &mut PlanBuilder, args: &[Val]) -> Result<Val, Fail> {
             ))),
         },
         (Type::NamedTuple(fs), [i]) => {
-            let k = match &i.konst {
-                Some(Const::Int(k)) => *k,
-                Some(Const::Symbol(s)) => match fs.iter().position(|(n, _)| n == s) {
+            let k = match (&i.konst, symbol_of(i)) {
+                (Some(Const::Int(k)), _) => *k,
+                (_, Some(s)) => match fs.iter().position(|(n, _)| *n == s) {
                     Some(p) => p as i64 + 1,
-                    None => return Err(no_field(&x.ty, s)),
+                    None => return Err(no_field(&x.ty, &s)),
                 },
-                _ => {
-                    return Err(Fail::unsupported(
-                        "indexing a named tuple with a run-time index; read the field by name \
-                         (`nt.a`) or by a literal index (`nt[1]`) instead",
-                    ))
+                // A run-time Int index (a `for` loop over `nt`): the tuple of its values'.
+                _ if i.ty == Type::Int64 => {
+                    let t = super::named::values(b, x);
+                    return get_index(b, &[t, i.clone()]);
                 }
+                _ => return Err(no_method("getindex", &types(args))),
             };
             if k < 1 || k as usize > fs.len() {
                 return Err(bounds(&x.ty, k));
@@ -308,14 +320,12 @@ fn field(x: &Val, f: &Val) -> Result<(i64, Type), Fail> {
         Type::Tuple(ts) => ts.iter().map(|t| (None, t.clone())).collect(),
         _ => return Err(no_method("getfield", &[x.ty.clone(), f.ty.clone()])),
     };
-    let k = match &f.konst {
-        Some(Const::Symbol(s)) => {
-            match fields.iter().position(|(n, _)| n.as_deref() == Some(&**s)) {
-                Some(p) => p as i64 + 1,
-                None => return Err(no_field(&x.ty, s)),
-            }
-        }
-        Some(Const::Int(k)) => *k,
+    let k = match (&f.konst, symbol_of(f)) {
+        (_, Some(s)) => match fields.iter().position(|(n, _)| n.as_deref() == Some(&*s)) {
+            Some(p) => p as i64 + 1,
+            None => return Err(no_field(&x.ty, &s)),
+        },
+        (Some(Const::Int(k)), _) => *k,
         _ => {
             return Err(Fail::unsupported(
                 "field access with a run-time field name; write the field's name (`s.a`) or a \
@@ -327,6 +337,19 @@ fn field(x: &Val, f: &Val) -> Result<(i64, Type), Fail> {
         return Err(bounds(&x.ty, k));
     }
     Ok((k, fields[k as usize - 1].1.clone()))
+}
+
+/// Why zy refuses an array of symbols.
+const SYMBOL_ARRAYS: &str = "an array of symbols (zy knows each symbol where it compiles, as a \
+    constant: its type names it); write a tuple `(:a, :b)` instead";
+
+/// The symbol a value is: a literal `:a`, or a value of the type `Symbol` of `:a` (a symbol
+/// is known where it is compiled).
+pub(crate) fn symbol_of(v: &Val) -> Option<Name> {
+    match (&v.konst, &v.ty) {
+        (Some(Const::Symbol(s)), _) | (_, Type::Symbol(s)) => Some(s.clone()),
+        _ => None,
+    }
 }
 
 /// `s.f`.
@@ -374,6 +397,8 @@ fn literal_elem(elems: &[Val]) -> Result<Type, Fail> {
     for e in &elems[1..] {
         t = if t.is_number() && e.ty.is_number() {
             promote(&t, &e.ty)
+        } else if let (Type::Symbol(_), Type::Symbol(_)) = (&t, &e.ty) {
+            return Err(Fail::unsupported(SYMBOL_ARRAYS));
         } else if t == e.ty {
             t
         } else if let (Type::Struct(a), Type::Struct(b)) = (&t, &e.ty) {

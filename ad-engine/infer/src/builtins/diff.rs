@@ -35,10 +35,12 @@ pub(crate) fn call(
         "pushforward" => Prim::Pushforward,
         "jvp" => Prim::Jvp,
         "hvp" => Prim::Hvp,
+        "_pushforward_chunk" => Prim::PushforwardChunk,
         _ => return None,
     };
     Some(match p {
         Prim::Pushforward | Prim::Jvp | Prim::Hvp => directional(cx, b, p, name, args),
+        Prim::PushforwardChunk => chunk(cx, b, args),
         _ => differentiate(cx, b, p, name, args),
     })
 }
@@ -105,6 +107,35 @@ fn directional(
         _ => Type::vector_f64(),
     };
     Ok(apply(b, p, args, ty))
+}
+
+/// `_pushforward_chunk(f, x, Ẋ, fallback)`: `x` a `Float64` with a chunk `Ẋ` of
+/// `Vector{Float64}` or a `Vector{Float64}` with a `Matrix{Float64}`; the value is
+/// `fallback()`'s (the chunked pushforward replaces it where it applies), and `f(x)` is inferred
+/// because it is what the chunked transform differentiates.
+fn chunk(cx: &mut Cx, b: &mut PlanBuilder, args: &[Val]) -> Result<Val, Fail> {
+    let name = "_pushforward_chunk";
+    let [f, x, dx, fallback] = args else {
+        return Err(no_method(name, &types(args)));
+    };
+    let want = match &x.ty {
+        Type::Float64 => Type::vector_f64(),
+        t if *t == Type::vector_f64() => Type::Array(Arc::new(Type::Float64), 2),
+        t => {
+            return Err(Fail::not_differentiable(format!(
+                "`{name}` needs a Float64 or Vector{{Float64}} argument, got {t}"
+            )))
+        }
+    };
+    if dx.ty != want {
+        return Err(Fail::not_differentiable(format!(
+            "`{name}` needs a chunk of type {want} for {}, got {}",
+            x.ty, dx.ty
+        )));
+    }
+    cx.callee_result(f, std::slice::from_ref(&x.ty))?;
+    let ty = cx.callee_result(fallback, &[])?;
+    Ok(apply(b, Prim::PushforwardChunk, args, ty))
 }
 
 fn differentiate(

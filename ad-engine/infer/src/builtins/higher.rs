@@ -9,7 +9,8 @@
 use zy_ir::{Const, Instance, Name, Op, Prim, Type};
 
 use crate::builtins::array;
-use crate::calls::Cx;
+use crate::calls::{builtin_of, Cx};
+use crate::dispatch;
 use crate::error::{no_method, Fail};
 use crate::plan::{Arg, PlanBuilder};
 use crate::value::Val;
@@ -40,18 +41,32 @@ pub(crate) fn call(
     })
 }
 
-/// The name of a builtin function value (one the program does not define).
-fn builtin_func(cx: &Cx, f: &Val) -> Option<Name> {
-    match &f.ty {
-        Type::Function(n)
-            if !cx.program.functions.contains_key(n)
-                && !cx.program.structs.contains_key(n)
-                && !cx.program.globals.contains_key(n) =>
-        {
-            Some(n.clone())
-        }
-        _ => None,
+/// The builtin that `f` applies to each element of `xs` (a scalar stands for itself): a builtin
+/// function value (one the program does not define), or a library function written in Julia
+/// that also has a builtin's methods (`Base.exp`, which has a method for matrices) when none
+/// of its written methods applies to the elements, so that each element's call is the
+/// builtin's, as [`Cx::call_generic`] falls back to it.
+fn builtin_func(cx: &Cx, f: &Val, xs: &[Val]) -> Option<Name> {
+    let Type::Function(n) = &f.ty else {
+        return None;
+    };
+    if cx.program.structs.contains_key(n) || cx.program.globals.contains_key(n) {
+        return None;
     }
+    let Some(gf) = cx.program.functions.get(n) else {
+        return Some(n.clone());
+    };
+    let builtin = builtin_of(n)?;
+    let elems: Vec<Type> = xs
+        .iter()
+        .map(|x| match &x.ty {
+            Type::Array(e, _) | Type::Adjoint(e) => (**e).clone(),
+            t => t.clone(),
+        })
+        .collect();
+    dispatch::select(cx.program, gf, &elems)
+        .is_err()
+        .then(|| Name::from(builtin))
 }
 
 /// The builtin behind a library function written in Julia that also has the builtin's methods
@@ -135,6 +150,21 @@ fn invoke_synth(cx: &mut Cx, b: &mut PlanBuilder, name: &str, args: &[Val]) -> V
 }
 
 fn map(cx: &mut Cx, b: &mut PlanBuilder, f: &Val, xs: &[Val], args: &[Val]) -> Result<Val, Fail> {
+    // `map(f, nt...)` of named tuples with the same names: the named tuple of the results.
+    if let Some(Type::NamedTuple(first)) = xs.first().map(|x| &x.ty) {
+        let names: Vec<_> = first.iter().map(|(n, _)| n.clone()).collect();
+        let same = |x: &Val| {
+            matches!(&x.ty, Type::NamedTuple(fs) if fs.iter().map(|(n, _)| n).eq(names.iter()))
+        };
+        if !xs.iter().all(same) {
+            return Err(Fail::method(
+                "ArgumentError: Named tuple names do not match.",
+            ));
+        }
+        let tuples: Vec<Val> = xs.iter().map(|x| super::named::values(b, x)).collect();
+        let t = broadcast_tuples(cx, b, f, &tuples)?;
+        return Ok(super::named::rename(b, &names, &t));
+    }
     if let [Type::Tuple(first), rest @ ..] = types(xs).as_slice() {
         if rest
             .iter()
@@ -151,7 +181,7 @@ fn map(cx: &mut Cx, b: &mut PlanBuilder, f: &Val, xs: &[Val], args: &[Val]) -> R
     if xs.iter().any(|x| !matches!(x.ty, Type::Array(..))) {
         return Err(no_method("map", &types(args)));
     }
-    if let Some(name) = builtin_func(cx, f) {
+    if let Some(name) = builtin_func(cx, f, xs) {
         return array::broadcast(cx, b, &name, xs);
     }
     let (elems, _) = shape(xs)?;
@@ -182,7 +212,7 @@ fn broadcast(
     if xs.iter().any(|x| matches!(x.ty, Type::Tuple(_))) {
         return broadcast_tuples(cx, b, f, xs);
     }
-    if let Some(name) = builtin_func(cx, f).or_else(|| builtin_for_elements(cx, f, xs)) {
+    if let Some(name) = builtin_func(cx, f, xs).or_else(|| builtin_for_elements(cx, f, xs)) {
         // A builtin that is one primitive on the elements is a `Prim::Broadcast`; another
         // (`x .* mask`, a Float64 times a Bool) is broadcast as a Julia function.
         if let Some(v) = array::broadcast_prim(cx, b, &name, xs)? {

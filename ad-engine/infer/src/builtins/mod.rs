@@ -6,6 +6,7 @@ mod data;
 pub(crate) use data::nested_elements;
 pub(crate) mod diff;
 mod higher;
+mod named;
 mod scalar;
 
 use zy_ir::{Const, Prim, Type};
@@ -42,6 +43,13 @@ pub const BUILTINS: &[&str] = &[
     "max",
     "min",
     "isa",
+    "values",
+    "Tuple",
+    "merge",
+    "haskey",
+    "keys",
+    "getproperty",
+    "_rename",
     "typeof",
     "eltype",
     "<:",
@@ -176,6 +184,31 @@ fn diagonal(cx: &mut Cx, b: &mut PlanBuilder, op: &str, args: &[Val]) -> Result<
     cx.call_named(b, &helper.into(), args)
 }
 
+/// The prelude's triangular wrappers (`UpperTriangular(A)`, ...).
+const TRIANGULAR: [&str; 4] = [
+    "LinearAlgebra.UpperTriangular",
+    "LinearAlgebra.LowerTriangular",
+    "LinearAlgebra.UnitUpperTriangular",
+    "LinearAlgebra.UnitLowerTriangular",
+];
+
+fn is_triangular(v: &Val) -> bool {
+    matches!(&v.ty, Type::Struct(s) if TRIANGULAR.contains(&&*s.name))
+}
+
+/// `T * x`, `T + S`, `a * T`, `Matrix(T)` of a triangular wrapper: as for [`diagonal`], Julia
+/// code in the prelude (`LinearAlgebra._triangular_plus`, `_triangular_minus`,
+/// `_triangular_times`, `_triangular_matrix`).
+fn triangular(cx: &mut Cx, b: &mut PlanBuilder, op: &str, args: &[Val]) -> Result<Val, Fail> {
+    let helper = match op {
+        "+" => "LinearAlgebra._triangular_plus",
+        "-" => "LinearAlgebra._triangular_minus",
+        "*" => "LinearAlgebra._triangular_times",
+        _ => "LinearAlgebra._triangular_matrix",
+    };
+    cx.call_named(b, &helper.into(), args)
+}
+
 /// Is `name` an elementary function of the primitive table (`Float64` in and out)?
 pub fn is_math(name: &str) -> bool {
     zy_ir::Prim::from_julia_name(name).is_some_and(|p| p.math().is_some())
@@ -251,6 +284,9 @@ pub(crate) fn call(
     if let Some(r) = data::call(b, name, args) {
         return Some(r);
     }
+    if let Some(r) = named::call(b, name, args) {
+        return Some(r);
+    }
     if let Some(r) = diff::call(cx, b, name, args) {
         return Some(r);
     }
@@ -275,6 +311,10 @@ pub(crate) fn call(
             diagonal(cx, b, name, args)
         }
         ("Matrix", [x]) if is_diagonal(x) => diagonal(cx, b, name, args),
+        ("+" | "-" | "*", [x, y]) if is_triangular(x) || is_triangular(y) => {
+            triangular(cx, b, name, args)
+        }
+        ("Matrix", [x]) if is_triangular(x) => triangular(cx, b, name, args),
         // `Matrix(I, m, n)`: the prelude's `_uniform_matrix` (`J.λ` on the diagonal).
         ("Matrix", [j, _, _]) if is_uniform(j) => {
             cx.call_named(b, &"Base._uniform_matrix".into(), args)
@@ -302,6 +342,33 @@ pub(crate) fn call(
             prelude_equality(cx, b, "Base._array_equal", name, x, y)
         }
         ("==" | "!=", [x, y]) if is_tuple(x) && is_tuple(y) => tuple_equality(cx, b, name, x, y),
+        // Named tuples: the same names in the same order, and `==` values.
+        (
+            "==" | "!=",
+            [x @ Val {
+                ty: Type::NamedTuple(xs),
+                ..
+            }, y @ Val {
+                ty: Type::NamedTuple(ys),
+                ..
+            }],
+        ) => {
+            if !xs.iter().map(|(n, _)| n).eq(ys.iter().map(|(n, _)| n)) {
+                return Some(Ok(Val::lit(Const::Bool(name != "=="))));
+            }
+            let (xv, yv) = (named::values(b, x), named::values(b, y));
+            tuple_equality(cx, b, name, &xv, &yv)
+        }
+        (
+            "==" | "!=",
+            [Val {
+                ty: Type::Function(f),
+                ..
+            }, Val {
+                ty: Type::Function(g),
+                ..
+            }],
+        ) if is_union_text(f) || is_union_text(g) => union_equality(cx, name, f, g),
         ("==" | "!=", [x, y]) if !(x.ty.is_number() && y.ty.is_number()) => {
             scalar::equality(name, x, y)
         }
@@ -417,6 +484,21 @@ fn isa(cx: &mut Cx, args: &[Val]) -> Result<Val, Fail> {
     Ok(Val::lit(Const::Bool(holds)))
 }
 
+/// Does a type value's name hold a union (`Union{A, B}`, `Union{}`, `VecOrMat{T}`), whose
+/// members may be written in any order?
+fn is_union_text(name: &str) -> bool {
+    name.contains("Union{") || name.contains("VecOrMat{")
+}
+
+/// `A == B` of types one of which is a union: Julia's type equality, `A <: B && B <: A`
+/// (`Union{Float64, Int} == Union{Int, Float64}`).
+fn union_equality(cx: &mut Cx, op: &str, a: &str, b: &str) -> Result<Val, Fail> {
+    let program = cx.program;
+    let same = crate::type_values::is_subtype(a, b, program)?
+        && crate::type_values::is_subtype(b, a, program)?;
+    Ok(Val::lit(Const::Bool(same == (op == "=="))))
+}
+
 /// `i isa T` of `findfirst`'s `Union{Nothing, Int64}`: decided at run time when `T` holds one
 /// of `Nothing` and `Int64` but not the other (`isnothing(i)` or its negation).
 fn union_isa(cx: &mut Cx, b: &mut PlanBuilder, x: &Val, t: &Val) -> Result<Val, Fail> {
@@ -490,6 +572,7 @@ pub(crate) const ABSTRACT_TYPES: &[&str] = &[
     "Tuple",
     "NamedTuple",
     "Nothing",
+    "Symbol",
 ];
 
 fn is_tuple(v: &Val) -> bool {

@@ -287,6 +287,7 @@ pub(crate) fn zero_one(b: &mut PlanBuilder, name: &str, args: &[Val]) -> Result<
 pub(crate) fn egal(x: &Val, y: &Val) -> Result<Val, Fail> {
     let same = match (&x.ty, &y.ty) {
         (Type::Nothing, Type::Nothing) => true,
+        (Type::Symbol(a), Type::Symbol(b)) => a == b,
         (Type::Function(f), Type::Function(g)) => crate::type_values::same_name(f, g),
         (a, b) if a != b => false,
         (t, _) => {
@@ -302,6 +303,7 @@ pub(crate) fn egal(x: &Val, y: &Val) -> Result<Val, Fail> {
 pub(crate) fn equality(op: &str, x: &Val, y: &Val) -> Result<Val, Fail> {
     let same = match (&x.ty, &y.ty) {
         (Type::Nothing, Type::Nothing) => Some(true),
+        (Type::Symbol(a), Type::Symbol(b)) => Some(a == b),
         (Type::Function(f), Type::Function(g)) => Some(crate::type_values::same_name(f, g)),
         (a, b) if a != b && !(a.is_number() && b.is_number()) => Some(false),
         _ => None,

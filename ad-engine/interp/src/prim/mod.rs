@@ -17,7 +17,7 @@ use crate::value::Value;
 
 pub use data::new_struct;
 pub use linalg::{gemm_f64, gemm_f64_op, is_blocked};
-pub use reduce::extremum_index;
+pub use reduce::{extremum_index, sum_f64};
 
 /// Apply primitive `p` to `args`. `ret` is the statement's inferred type: it fixes the result
 /// type where the operands alone do not (empty arrays, `zero_tangent`, AD stacks); `Type::Any`
@@ -220,7 +220,8 @@ pub fn eval_prim(p: Prim, args: &[Value], ret: &Type) -> Result<Value, String> {
             p,
             "calls code: the interpreter runs it, not `eval_prim`",
         )),
-        Gradient | Derivative | Hessian | PullbackOf | Pushforward | Jvp | Hvp => Err(internal(
+        Gradient | Derivative | Hessian | PullbackOf | Pushforward | Jvp | Hvp
+        | PushforwardChunk => Err(internal(
             p,
             "is rewritten by the AD transform before the program runs, but reached the interpreter",
         )),

@@ -2,8 +2,12 @@
 //! Float64 elements reduce pairwise with a sequential block size of 1024
 //! (`Base.mapreduce_impl`), shorter ones and tuples left to right.
 //!
-//! Julia compiles the sequential blocks with `@simd`, which lets LLVM reassociate them on some
-//! machines; zy follows the order as written, which is what Julia computes without SIMD.
+//! Julia compiles the sequential blocks of `sum` and `prod` with `@simd`, which lets LLVM
+//! reassociate them into interleaved partial results (their number depends on the machine's
+//! vector width). zy fixes one such order, [`LANES`] interleaved lanes (see [`block`]), on every
+//! machine; the JIT's `sum` kernel calls [`sum_f64`], so both engines agree to the bit, and the
+//! lanes are independent additions that the processor overlaps (a left fold waits for each
+//! addition's result before the next).
 
 use zy_ir::Prim;
 
@@ -12,13 +16,48 @@ use crate::value::{ArrayData, Value};
 
 const PAIRWISE_BLOCK: usize = 1024;
 
+/// Interleaved partial results in a sequential block of `sum` or `prod`.
+pub const LANES: usize = 8;
+
+/// A sequential block of [`PAIRWISE_BLOCK`] elements or fewer, as `@simd` may reassociate it:
+/// lane `j` folds the elements at `j`, `j + LANES`, ... of the whole groups of `LANES` left
+/// to right; the lanes combine as a balanced tree (`((l0 op l1) op (l2 op l3)) op (...)`), then
+/// the elements past the last whole group fold in left to right. Shorter than two groups, the
+/// block is a left fold.
+fn block(xs: &[f64], op: impl Fn(f64, f64) -> f64 + Copy) -> f64 {
+    if xs.len() < 2 * LANES {
+        return xs.iter().copied().reduce(op).unwrap_or(0.0);
+    }
+    let whole = xs.len() - xs.len() % LANES;
+    let (groups, rest) = xs.split_at(whole);
+    let mut lanes = [0.0; LANES];
+    lanes.copy_from_slice(&groups[..LANES]);
+    for group in groups[LANES..].chunks_exact(LANES) {
+        for (l, x) in lanes.iter_mut().zip(group) {
+            *l = op(*l, *x);
+        }
+    }
+    let mut width = LANES;
+    while width > 1 {
+        width /= 2;
+        for j in 0..width {
+            lanes[j] = op(lanes[2 * j], lanes[2 * j + 1]);
+        }
+    }
+    rest.iter().fold(lanes[0], |v, x| op(v, *x))
+}
+
+/// `sum` of Float64 elements in zy's order (see the module documentation); the JIT's `sum`
+/// kernel calls it.
+pub fn sum_f64(xs: &[f64]) -> f64 {
+    reduce_f64(xs, |a, b| a + b)
+}
+
 /// `Base.mapreduce_impl` on a non-empty slice.
-fn pairwise(xs: &[f64], op: fn(f64, f64) -> f64) -> f64 {
+fn pairwise(xs: &[f64], op: impl Fn(f64, f64) -> f64 + Copy) -> f64 {
     match xs {
         [x] => *x,
-        [a, b, rest @ ..] if xs.len() <= PAIRWISE_BLOCK => {
-            rest.iter().fold(op(*a, *b), |v, x| op(v, *x))
-        }
+        _ if xs.len() <= PAIRWISE_BLOCK => block(xs, op),
         _ => {
             // `imid = ifirst + (ilast - ifirst) >> 1` with 1-based inclusive bounds.
             let mid = (xs.len() - 1) / 2 + 1;
@@ -28,7 +67,7 @@ fn pairwise(xs: &[f64], op: fn(f64, f64) -> f64) -> f64 {
 }
 
 /// Julia's `_mapreduce` over a Float64 array: sequential below 16 elements, pairwise above.
-fn reduce_f64(xs: &[f64], op: fn(f64, f64) -> f64) -> f64 {
+fn reduce_f64(xs: &[f64], op: impl Fn(f64, f64) -> f64 + Copy) -> f64 {
     if xs.len() < 16 {
         xs.iter().copied().reduce(op).unwrap_or(0.0)
     } else {
@@ -72,7 +111,7 @@ fn step(p: Prim, acc: &Value, v: &Value) -> Result<Value, String> {
 
 fn reduce_array(p: Prim, data: &ArrayData) -> Result<Value, String> {
     match (p, data) {
-        (Prim::Sum, ArrayData::F64(xs)) => Ok(Value::F64(reduce_f64(xs, |a, b| a + b))),
+        (Prim::Sum, ArrayData::F64(xs)) => Ok(Value::F64(sum_f64(xs))),
         (Prim::Prod, ArrayData::F64(xs)) if xs.is_empty() => Ok(Value::F64(1.0)),
         (Prim::Prod, ArrayData::F64(xs)) => Ok(Value::F64(reduce_f64(xs, |a, b| a * b))),
         // Integer sums and products wrap; `sum` of Bools counts them as Int.
@@ -166,14 +205,40 @@ mod tests {
 
     #[test]
     fn pairwise_splits_like_julia() {
-        // 2048 elements: two blocks of 1024, each summed left to right.
+        // 2048 elements: two blocks of 1024, each summed in lanes.
         let xs: Vec<f64> = (0..2048).map(|i| if i == 0 { 1e16 } else { 1.0 }).collect();
-        let left = xs[..1024].iter().copied().reduce(|a, b| a + b).unwrap();
+        // Lane 0 holds 1e16 and 127 ones, each lost (ulp 2); the other seven lanes 128 each.
+        let left = 1e16 + 7.0 * 128.0;
         let right = 1024.0;
+        assert_eq!(block(&xs[..1024], |a, b| a + b), left);
         assert_eq!(reduce_f64(&xs, |a, b| a + b), left + right);
-        // Sequential summation would lose every 1.0 added to 1e16 (ulp 2): 1e16 + 1024 - 1 + ...
+        // Sequential summation would lose every 1.0 added to 1e16: 1e16 + 1024.
         let sequential = xs.iter().fold(0.0, |a, b| a + b);
         assert_ne!(reduce_f64(&xs, |a, b| a + b), sequential);
+    }
+
+    #[test]
+    fn a_block_folds_lanes_then_combines_them_as_a_tree_then_the_rest() {
+        // 19 elements: two groups of eight, then three left over.
+        let xs: Vec<f64> = (1..=19).map(|i| f64::from(i) * 0.1).collect();
+        let lane = |j: usize| xs[j] + xs[j + 8];
+        let tree = ((lane(0) + lane(1)) + (lane(2) + lane(3)))
+            + ((lane(4) + lane(5)) + (lane(6) + lane(7)));
+        let by_hand = ((tree + xs[16]) + xs[17]) + xs[18];
+        assert_eq!(block(&xs, |a, b| a + b).to_bits(), by_hand.to_bits());
+        // Below two groups a block is a left fold.
+        let short = &xs[..15];
+        let left = short.iter().copied().reduce(|a, b| a + b).unwrap();
+        assert_eq!(block(short, |a, b| a + b).to_bits(), left.to_bits());
+        // Products take the same order.
+        let prod = block(&xs, |a, b| a * b);
+        let lane = |j: usize| xs[j] * xs[j + 8];
+        let tree = ((lane(0) * lane(1)) * (lane(2) * lane(3)))
+            * ((lane(4) * lane(5)) * (lane(6) * lane(7)));
+        assert_eq!(
+            prod.to_bits(),
+            (((tree * xs[16]) * xs[17]) * xs[18]).to_bits()
+        );
     }
 
     #[test]
@@ -198,8 +263,8 @@ mod tests {
     fn odd_length_split_point() {
         // 1025 elements: Julia splits at imid = 1 + 1024 >> 1 = 513, i.e. 513 + 512.
         let xs: Vec<f64> = (0..1025).map(f64::from).collect();
-        let first: f64 = xs[..513].iter().sum();
-        let second: f64 = xs[513..].iter().sum();
+        let first = block(&xs[..513], |a, b| a + b);
+        let second = block(&xs[513..], |a, b| a + b);
         assert_eq!(pairwise(&xs, |a, b| a + b), first + second);
         assert_eq!(first, 131_328.0);
     }

@@ -10,9 +10,10 @@ pub fn is_identifier_start_char(c: char) -> bool {
         return c.is_ascii_alphabetic() || c == '_';
     }
     let wc = c as u32;
-    // The rightwards arrow with lower hook starts names but is not in the category lists.
+    // The arrow 🢲 is a binary operator (`a 🢲 b`, Julia's issue 57143), though its category
+    // would start a name; it may still continue one (`x🢲`), as in JuliaSyntax.
     if wc < 0xa1 || wc == 0x1f8b2 {
-        return wc == 0x1f8b2;
+        return false;
     }
     is_category_id_start(wc, get_general_category(c))
 }

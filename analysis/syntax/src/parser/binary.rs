@@ -4,7 +4,10 @@
 //! the syntactic prefixes `$`, `&`, `::`.
 
 use super::stream::{flags, Pos};
-use super::{is_block_form, is_closing_token, is_initial_reserved_word, Ctx, DotOp, Parser};
+use super::{
+    is_block_form, is_closing_token, is_initial_reserved_word, is_statement_form, Ctx, DotOp,
+    Parser,
+};
 use crate::kind::{Keyword, Kind, Prec};
 
 /// The binary precedence levels, loosest first. Within the loop an operator of level `L` is
@@ -300,11 +303,10 @@ impl Parser<'_> {
     fn parse_invalid_op(&mut self, cx: Ctx, mark: Pos, op: DotOp) {
         self.bump_trivia();
         self.bump_dotted(cx, op.dotted, 0, false, None);
-        let message = match op.kind() {
-            Kind::Error(e) => e.message(),
-            _ => "invalid operator",
-        };
-        self.s.diagnose(op.tok.range, message);
+        // An error token is reported where the tree is built, with its text.
+        if !matches!(op.kind(), Kind::Error(_)) {
+            self.s.diagnose(op.tok.range, "invalid operator");
+        }
         self.parse_binary(cx, Level::Plus);
         self.emit(mark, call_kind(op.dotted), flags::INFIX);
     }
@@ -558,7 +560,8 @@ impl Parser<'_> {
                     && k != Kind::At
                     && !(is_block_form(prev)
                         || is_syntactic_unary_node(prev)
-                        || is_initial_reserved_word(cx, prev))))
+                        || is_initial_reserved_word(cx, prev)
+                        || is_statement_form(prev))))
             && (!k.is_operator() || k.is_radical_op())
             && !is_closing_token(cx, k);
         if !candidate {

@@ -469,7 +469,7 @@ impl<'a> Parser<'a> {
                 .diagnose(junk_range, &format!("syntax error: unexpected `{shown}`"));
         }
         if do_emit {
-            self.emit(mark, Kind::Toplevel, 0);
+            self.emit(mark, Kind::Toplevel, flags::SEMICOLONS);
         }
     }
 
@@ -852,6 +852,23 @@ pub(crate) fn is_block_form(k: Kind) -> bool {
             | Kind::Struct
             | Kind::Try
             | Kind::Module
+    )
+}
+
+/// A node kind that is a statement of a reserved word (`using A`, `return x`): juxtaposition
+/// never follows one either (`using A()` is an error, not `(using A) * ()`).
+pub(crate) fn is_statement_form(k: Kind) -> bool {
+    matches!(
+        k,
+        Kind::Return
+            | Kind::Break
+            | Kind::Continue
+            | Kind::Local
+            | Kind::Global
+            | Kind::Const
+            | Kind::Import
+            | Kind::Using
+            | Kind::Export
     )
 }
 

@@ -30,6 +30,8 @@ pub(crate) mod flags {
     pub const BARE_MODULE: u16 = 1 << 6;
     pub const SHORT_FORM: u16 = 1 << 6;
     pub const COLON_QUOTE: u16 = 1 << 6;
+    /// A `toplevel` of statements separated by `;` on one line.
+    pub const SEMICOLONS: u16 = 1 << 6;
     pub const RAW_STRING: u16 = 1 << 7;
     pub const TRIPLE_STRING: u16 = 1 << 8;
     /// An operator token with a suffix (`+₁`).

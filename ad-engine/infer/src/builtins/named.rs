@@ -1,0 +1,174 @@
+//! Named tuples as collections: `keys`, `values`, `Tuple`, `merge`, `haskey`, `getproperty`, and the run-time
+//! index a `for` loop over one reads. Each is decided by the named tuple's type (its names are
+//! part of it, as in Julia) and built from `getfield`, `tuple` and `namedtuple` primitives.
+
+use zy_ir::{Const, Name, Prim, Type};
+
+use crate::error::{no_method, Fail};
+use crate::plan::{Arg, PlanBuilder};
+use crate::value::Val;
+
+/// Dispatch the named-tuple builtins; `None` if `name` is not one. (The prelude's methods of
+/// these names, `values(::Pairs)`, come first: a builtin is the fallback.)
+pub(crate) fn call(b: &mut PlanBuilder, name: &str, args: &[Val]) -> Option<Result<Val, Fail>> {
+    let is_named = |v: &Val| matches!(v.ty, Type::NamedTuple(_));
+    Some(match (name, args) {
+        ("values" | "Tuple", [nt]) if is_named(nt) => Ok(values(b, nt)),
+        ("values" | "Tuple", [t]) if matches!(t.ty, Type::Tuple(_)) => Ok(t.clone()),
+        ("merge", [first, rest @ ..]) if args.iter().all(is_named) => {
+            let mut acc = first.clone();
+            for next in rest {
+                acc = merge(b, &acc, next);
+            }
+            Ok(acc)
+        }
+        ("haskey", [nt, key]) if is_named(nt) => haskey(nt, key),
+        ("keys", [nt]) if is_named(nt) => Ok(keys(b, nt)),
+        ("_rename", [names, t]) => rename_to(b, names, t),
+        ("getproperty", [x, f]) => getproperty(b, x, f),
+        ("values" | "Tuple" | "merge" | "haskey" | "keys" | "getproperty" | "_rename", _) => Err(no_method(
+            name,
+            &args.iter().map(|a| a.ty.clone()).collect::<Vec<_>>(),
+        )),
+        _ => return None,
+    })
+}
+
+/// The names and types of a named tuple's fields (empty for any other type).
+fn fields(ty: &Type) -> &[(Name, Type)] {
+    match ty {
+        Type::NamedTuple(fs) => fs,
+        _ => &[],
+    }
+}
+
+/// Field `k` (0-based) of a named tuple or tuple value.
+fn field(b: &mut PlanBuilder, x: &Val, k: usize, ty: &Type) -> Val {
+    let idx = Arg::Const(Const::Int(k as i64 + 1));
+    Val::of(
+        b.prim(Prim::GetField, vec![x.arg.clone(), idx], ty.clone()),
+        ty.clone(),
+    )
+}
+
+/// `values(nt)`, `Tuple(nt)`: the tuple of the fields' values, in order.
+pub(crate) fn values(b: &mut PlanBuilder, nt: &Val) -> Val {
+    let fs = fields(&nt.ty).to_vec();
+    let vals: Vec<Val> = fs
+        .iter()
+        .enumerate()
+        .map(|(k, (_, t))| field(b, nt, k, t))
+        .collect();
+    let ty = Type::tuple(fs.iter().map(|(_, t)| t.clone()));
+    let ops = vals.into_iter().map(|v| v.arg).collect();
+    Val::of(b.prim(Prim::Tuple, ops, ty.clone()), ty)
+}
+
+/// The named tuple with these names and values.
+pub(crate) fn build(b: &mut PlanBuilder, names: &[Name], vals: Vec<Val>) -> Val {
+    let ty = Type::NamedTuple(
+        names
+            .iter()
+            .cloned()
+            .zip(vals.iter().map(|v| v.ty.clone()))
+            .collect(),
+    );
+    let keys = Const::Tuple(names.iter().map(|n| Const::Symbol(n.clone())).collect());
+    let mut ops = vec![Arg::Const(keys)];
+    ops.extend(vals.into_iter().map(|v| v.arg));
+    Val::of(b.prim(Prim::NamedTuple, ops, ty.clone()), ty)
+}
+
+/// The named tuple with `names` and the elements of the tuple `t` as values (`map` over
+/// named tuples rebuilds its result so).
+pub(crate) fn rename(b: &mut PlanBuilder, names: &[Name], t: &Val) -> Val {
+    let ts = match &t.ty {
+        Type::Tuple(ts) => ts.to_vec(),
+        _ => Vec::new(),
+    };
+    let vals = ts.iter().enumerate().map(|(k, ty)| field(b, t, k, ty)).collect();
+    build(b, names, vals)
+}
+
+/// `_rename(names, t)` (`NamedTuple{names}(t)`): the named tuple with the symbols `names` and
+/// the values of `t`, one each.
+fn rename_to(b: &mut PlanBuilder, names: &Val, t: &Val) -> Result<Val, Fail> {
+    let (Type::Tuple(ns), Type::Tuple(ts)) = (&names.ty, &t.ty) else {
+        return Err(no_method("NamedTuple", &[names.ty.clone(), t.ty.clone()]));
+    };
+    let names: Option<Vec<Name>> = ns
+        .iter()
+        .map(|n| match n {
+            Type::Symbol(s) => Some(s.clone()),
+            _ => None,
+        })
+        .collect();
+    match names {
+        Some(names) if names.len() == ts.len() => Ok(rename(b, &names, t)),
+        Some(_) => Err(Fail::method(
+            "ArgumentError: Wrong number of arguments to named tuple constructor.",
+        )),
+        None => Err(Fail::unsupported(
+            "`NamedTuple{names}` whose names are not a tuple of symbols",
+        )),
+    }
+}
+
+/// `merge(a, b)`: `a`'s fields in order with those `b` also has taken from `b`, then `b`'s
+/// other fields in order (Julia's `merge` of named tuples).
+fn merge(b: &mut PlanBuilder, x: &Val, y: &Val) -> Val {
+    let (xs, ys) = (fields(&x.ty).to_vec(), fields(&y.ty).to_vec());
+    let pick = |b: &mut PlanBuilder, n: &Name| -> Val {
+        match ys.iter().position(|(m, _)| m == n) {
+            Some(k) => field(b, y, k, &ys[k].1),
+            None => {
+                let k = xs.iter().position(|(m, _)| m == n).unwrap_or(0);
+                field(b, x, k, &xs[k].1)
+            }
+        }
+    };
+    let mut names: Vec<Name> = xs.iter().map(|(n, _)| n.clone()).collect();
+    names.extend(
+        ys.iter()
+            .filter(|(n, _)| !xs.iter().any(|(m, _)| m == n))
+            .map(|(n, _)| n.clone()),
+    );
+    let vals = names.iter().map(|n| pick(b, n)).collect();
+    build(b, &names, vals)
+}
+
+/// `keys(nt)`: the tuple of its names, as symbols.
+fn keys(b: &mut PlanBuilder, nt: &Val) -> Val {
+    let names: Vec<Name> = fields(&nt.ty).iter().map(|(n, _)| n.clone()).collect();
+    let ty = Type::tuple(names.iter().map(|n| Type::Symbol(n.clone())));
+    let ops = names
+        .into_iter()
+        .map(|n| Arg::Const(Const::Symbol(n)))
+        .collect();
+    Val::of(b.prim(Prim::Tuple, ops, ty.clone()), ty)
+}
+
+/// `haskey(nt, :a)`: decided by the type.
+fn haskey(nt: &Val, key: &Val) -> Result<Val, Fail> {
+    let has = match (&key.konst, super::data::symbol_of(key)) {
+        (_, Some(s)) => fields(&nt.ty).iter().any(|(n, _)| *n == s),
+        (Some(Const::Int(k)), _) => *k >= 1 && (*k as usize) <= fields(&nt.ty).len(),
+        _ => {
+            return Err(Fail::unsupported(
+                "`haskey` of a named tuple with a key that is not a literal symbol or Int",
+            ))
+        }
+    };
+    Ok(Val::lit(Const::Bool(has)))
+}
+
+/// `getproperty(x, :a)`: the field, as `x.a` (structs, named tuples).
+fn getproperty(b: &mut PlanBuilder, x: &Val, f: &Val) -> Result<Val, Fail> {
+    if super::data::symbol_of(f).is_none() {
+        return Err(Fail::unsupported(
+            "`getproperty` with a field name that is not a literal symbol; write `x.a` instead",
+        ));
+    }
+    super::data::call(b, "getfield", &[x.clone(), f.clone()])
+        .unwrap_or_else(|| Err(no_method("getproperty", &[x.ty.clone(), f.ty.clone()])))
+}
