@@ -29,6 +29,10 @@ pub const MAIN: &str = "";
 /// ChainRulesCore's `rrule` is): never qualified.
 pub const RRULE: &str = "rrule";
 
+/// The generic function of in-source forward rules, never qualified either (a prelude `frule`
+/// is one of the AD's, as a prelude `rrule` is).
+pub const FRULE: &str = "frule";
+
 /// The module that the prelude puts everything in that every module sees.
 const BASE: &str = "Base";
 
@@ -316,7 +320,7 @@ impl ScopeNames {
     /// else the name itself (a builtin, or undefined: inference says which). A dotted name
     /// (`LinearAlgebra.norm`, `Base.sum`) is looked up in the module its prefix names.
     pub fn resolve(&self, module: &str, name: &str) -> Name {
-        if name == RRULE {
+        if name == RRULE || name == FRULE {
             return name.into();
         }
         if let Some((prefix, last)) = name
@@ -348,7 +352,7 @@ impl ScopeNames {
     /// function, an imported function (`import Base: sum` then `sum(x::T) = ...`), or the
     /// module's own.
     pub fn definition(&self, module: &str, name: &str) -> Name {
-        if name == RRULE || name.starts_with('#') {
+        if name == RRULE || name == FRULE || name.starts_with('#') {
             return name.into();
         }
         if let Some(inner) = name.strip_prefix("(::").and_then(|n| n.strip_suffix(')')) {
@@ -622,7 +626,7 @@ fn root_names(db: &dyn salsa::Database, root: SourceFile) -> ScopeNames {
                     Some((m, n)) if !name.starts_with('(') => (Name::from(m), Name::from(n)),
                     _ => (module.clone(), name.clone()),
                 };
-                if written.starts_with('(') || bare.as_ref() == RRULE {
+                if written.starts_with('(') || bare.as_ref() == RRULE || bare.as_ref() == FRULE {
                     continue;
                 }
                 let target = if name.contains('.') {
