@@ -182,12 +182,12 @@ fn prelude_items(db: &dyn salsa::Database, root: SourceFile) -> HashMap<Name, Ve
 /// The generic functions whose methods are in-source rules.
 const RULES: [&str; 2] = ["rrule", "frule"];
 
-/// The function `f` of a rule `rrule(::typeof(f), ...)`.
+/// The function `f` of a rule `rrule(::typeof(f), ...)` or `frule(Δ, ::typeof(f), ...)`.
 fn rule_subject(rule: &zy_lower::LoweredItem) -> Option<Name> {
-    match rule.methods.first()?.1.sig.first()? {
+    rule.methods.first()?.1.sig.iter().take(2).find_map(|t| match t {
         Some(zy_ir::TypeExpr::Typeof(f)) => Some(f.clone()),
         _ => None,
-    }
+    })
 }
 
 /// The items of the program `key`: every item of its user files, and the prelude items that
