@@ -179,7 +179,7 @@ e7(x) = map(+, (1.0, 2.0), x)
 # zy: at e8(1.0)
 e8(x) = Float32(x) * 2
 # zy: at e9(1.0)
-e9(x) = x * im
+e9(x) = ComplexF32(x, 0.0)
 # zy: at n1([1.0], 1)
 n1(x, d) = cat(x, x; dims = d)
 # zy: at n2([1.0])

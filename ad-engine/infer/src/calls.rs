@@ -394,7 +394,12 @@ impl<'a> Cx<'a> {
             Type::Float64 => "Float64".into(),
             Type::Int64 => "Int64".into(),
             Type::Struct(s) if s.kind == StructKind::User && s.params.is_empty() => s.name.clone(),
-            Type::Bool | Type::Nothing | Type::Array(..) | Type::Adjoint(_) | Type::Tuple(_) => {
+            Type::Bool
+            | Type::Nothing
+            | Type::Array(..)
+            | Type::Adjoint(_)
+            | Type::Tuple(_)
+            | Type::Struct(_) => {
                 crate::type_values::value_name(t)?
             }
             _ => {

@@ -288,6 +288,36 @@ fn concrete_within(program: &Program, p: &Pat, depth: u8) -> Option<Type> {
                 kind: StructKind::User,
             })))
         }
+        // A parametric struct with concrete parameters (`Complex{Float64}`): its fields'
+        // annotations with the parameters put in.
+        Pat::Struct {
+            name,
+            params: Some(ps),
+        } => {
+            let def = program.structs.get(name)?;
+            if def.kind != StructKind::User || def.is_abstract || def.params.len() != ps.len() {
+                return None;
+            }
+            let params = ps
+                .iter()
+                .map(|p| concrete_within(program, p, depth + 1))
+                .collect::<Option<Vec<_>>>()?;
+            let bindings: Bindings =
+                def.params.iter().cloned().zip(params.iter().cloned()).collect();
+            let fields = def
+                .fields
+                .iter()
+                .zip(field_patterns(program, def).ok()?)
+                .map(|((n, _), p)| Some((n.clone(), concrete(&p, &bindings)?)))
+                .collect::<Option<Vec<_>>>()?;
+            Some(Type::Struct(Arc::new(StructType {
+                name: def.name.clone(),
+                params,
+                fields,
+                mutable: def.mutable,
+                kind: StructKind::User,
+            })))
+        }
         Pat::Array {
             abstract_: false,
             elem: Some(e),

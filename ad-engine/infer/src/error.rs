@@ -54,11 +54,12 @@ impl Fail {
                     "{name}: zy computes with Float64, Int64 and Bool only; write `Float64(x)` or `Int(x)` instead"
                 ))
             }
-            "im" | "Complex" | "ComplexF64" | "ComplexF32" | "complex" | "cis" | "Rational" => {
-                Fail::unsupported(format!(
-                    "{name}: complex and rational numbers are outside zy's subset of Julia; carry the real and imaginary parts as two Float64s instead"
-                ))
-            }
+            "ComplexF32" | "ComplexF16" => Fail::unsupported(format!(
+                "{name}: zy's complex numbers have Float64, Int64 or Bool parts; write `ComplexF64` instead"
+            )),
+            "Rational" => Fail::unsupported(format!(
+                "{name}: rational numbers are outside zy's subset of Julia; compute with Float64 instead"
+            )),
             "Symbol" => Fail::unsupported(
                 "`Symbol(...)` from a string (strings are not values in zy); write the symbol `:a` itself",
             ),

@@ -68,6 +68,9 @@ pub(crate) enum Pat {
     Union(Vec<Pat>),
 }
 
+/// The prelude's complex numbers, `Complex{T}`.
+const COMPLEX: &str = "Base.Complex";
+
 /// An array annotation with parameters zy cannot read (`Vector{Float64, Int}`).
 fn array_annotation(expr: &TypeExpr) -> Fail {
     Fail::unsupported(format!(
@@ -131,7 +134,23 @@ pub(crate) fn pattern(expr: &TypeExpr, vars: &[Name], program: &Program) -> Resu
     };
     match &**name {
         "Any" => no_params(Pat::Any),
+        // Julia's `Number` is `Real` and `Complex` (when the program has complex numbers).
+        "Number" if params.is_empty() && program.structs.contains_key(COMPLEX) => {
+            let union = TypeExpr::Named {
+                name: "Union".into(),
+                params: vec![TypeExpr::named("Real"), TypeExpr::named(COMPLEX)],
+            };
+            pattern(&union, vars, program)
+        }
         "Number" | "Real" => no_params(Pat::Num(NumClass::Real)),
+        // Julia's alias `const ComplexF64 = Complex{Float64}`.
+        "ComplexF64" | "Base.ComplexF64" if params.is_empty() => {
+            let complex = TypeExpr::Named {
+                name: COMPLEX.into(),
+                params: vec![TypeExpr::named("Float64")],
+            };
+            pattern(&complex, vars, program)
+        }
         "AbstractFloat" => no_params(Pat::Num(NumClass::AbstractFloat)),
         "Integer" => no_params(Pat::Num(NumClass::Integer)),
         "Signed" => no_params(Pat::Num(NumClass::Signed)),

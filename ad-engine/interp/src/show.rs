@@ -99,6 +99,21 @@ fn write_value<W: Write + ?Sized>(f: &mut W, v: &Value) -> fmt::Result {
                 show_array(f, &row, true)
             }
         }
+        // A type value names complex numbers as Julia prints them (`ComplexF64`,
+        // `Vector{Complex{Int64}}`).
+        Value::Func(n) if n.contains("Base.Complex{") => f.write_str(
+            &n.replace("Base.Complex{Float64}", "ComplexF64")
+                .replace("Base.Complex{", "Complex{"),
+        ),
+        // A primitive that the library also gives Julia methods (`Base.sin`, for complex
+        // numbers) by its name, as Julia shows Base's functions.
+        Value::Func(n)
+            if n
+                .strip_prefix("Base.")
+                .is_some_and(|b| zy_ir::Prim::from_julia_name(b).is_some()) =>
+        {
+            f.write_str(n.strip_prefix("Base.").unwrap_or(n))
+        }
         Value::Func(n) => f.write_str(n),
         Value::Symbol(s) => write!(f, ":{s}"),
         Value::Str(s) => write!(f, "{s:?}"),
@@ -286,6 +301,12 @@ pub fn type_string(t: &Type) -> String {
             s
         }
         Type::Ref(inner) => format!("Base.RefValue{{{}}}", type_string(inner)),
+        // Julia's alias `ComplexF64`; other complex types by their exported name.
+        Type::Struct(s) if &*s.name == "Base.Complex" => match s.params.as_slice() {
+            [Type::Float64] => "ComplexF64".to_string(),
+            [p] => format!("Complex{{{}}}", type_string(p)),
+            _ => t.to_string(),
+        },
         Type::Adjoint(e) => format!("LinearAlgebra.Adjoint{{{e}, Vector{{{e}}}}}"),
         other => other.to_string(),
     }
@@ -395,6 +416,57 @@ mod tests {
         assert_eq!(
             show(&Value::new_ref(Value::F64(1.0))),
             "Base.RefValue{Float64}(1.0)"
+        );
+    }
+
+    fn complex(re: Value, im: Value) -> Value {
+        let t = re.julia_type();
+        let ty = Arc::new(StructType {
+            name: "Base.Complex".into(),
+            params: vec![t.clone()],
+            fields: vec![("re".into(), t.clone()), ("im".into(), t)],
+            mutable: false,
+            kind: StructKind::User,
+        });
+        Value::new_struct(ty, vec![re, im])
+    }
+
+    #[test]
+    fn complex_numbers_as_julia_shows_them() {
+        let c = |re: f64, im: f64| complex(Value::F64(re), Value::F64(im));
+        assert_eq!(show(&c(1.0, 2.0)), "1.0 + 2.0im");
+        assert_eq!(show(&c(0.0, -1.0)), "0.0 - 1.0im");
+        assert_eq!(show(&c(-0.0, -0.0)), "-0.0 - 0.0im");
+        assert_eq!(show(&c(1.0, f64::NAN)), "1.0 + NaN*im");
+        assert_eq!(show(&c(1.0, f64::NEG_INFINITY)), "1.0 - Inf*im");
+        assert_eq!(show(&complex(Value::Int(1), Value::Int(-2))), "1 - 2im");
+        assert_eq!(
+            show(&complex(Value::Int(0), Value::Int(i64::MIN))),
+            "0 - 9223372036854775808im"
+        );
+        assert_eq!(show(&complex(Value::Bool(false), Value::Bool(true))), "im");
+        assert_eq!(
+            show(&complex(Value::Bool(true), Value::Bool(false))),
+            "Complex(true,false)"
+        );
+        let Value::Struct(t, _) = c(0.0, 0.0) else {
+            unreachable!()
+        };
+        let v = Array::new(
+            Shape::Vector(2),
+            ArrayData::Obj(crate::value::Objects {
+                elem: Type::Struct(t),
+                items: vec![c(1.0, 2.0), c(3.0, -1.0)],
+            }),
+        );
+        assert_eq!(show(&v.into_value()), "ComplexF64[1.0 + 2.0im, 3.0 - 1.0im]");
+        assert_eq!(
+            show(&Value::Func("Vector{Base.Complex{Float64}}".into())),
+            "Vector{ComplexF64}"
+        );
+        assert_eq!(
+            show(&Value::Func("Base.Complex{Int64}".into())),
+            "Complex{Int64}"
         );
     }
 

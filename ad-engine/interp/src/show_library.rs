@@ -27,6 +27,8 @@ enum Form {
     Zip,
     NothingOrInt,
     CartesianIndex,
+    Complex,
+    ConjAdjoint,
 }
 
 fn form(t: &StructType) -> Option<Form> {
@@ -48,6 +50,8 @@ fn form(t: &StructType) -> Option<Form> {
         "Base.Zip" => Form::Zip,
         "Base.NothingOrInt" => Form::NothingOrInt,
         "Base.CartesianIndex" => Form::CartesianIndex,
+        "Base.Complex" => Form::Complex,
+        "Base.ConjAdjoint" => Form::ConjAdjoint,
         "Base._RoundNearest" => Form::Rounding("Nearest"),
         "Base._RoundToZero" => Form::Rounding("ToZero"),
         "Base._RoundUp" => Form::Rounding("Up"),
@@ -74,6 +78,30 @@ pub(crate) fn write_library<W: Write + ?Sized>(
             .and_then(|i| fields.get(i))
     };
     match form {
+        Form::Complex => match (field("re"), field("im")) {
+            (Some(re), Some(im)) => write_complex(f, re, im, show)?,
+            _ => return Ok(false),
+        },
+        // `x'` of complex numbers: the row of their conjugates, as Julia shows an `Adjoint`.
+        Form::ConjAdjoint => {
+            let Some(Value::Array(p)) = field("parent") else {
+                return Ok(false);
+            };
+            let p = p.borrow();
+            let ArrayData::Obj(o) = &p.data else {
+                return Ok(false);
+            };
+            let mut items = Vec::with_capacity(o.items.len());
+            for z in &o.items {
+                items.push(conjugate(z).ok_or(fmt::Error)?);
+            }
+            let n = items.len();
+            let row = ArrayData::Obj(crate::value::Objects {
+                elem: o.elem.clone(),
+                items,
+            });
+            show(f, &Array::new(Shape::Matrix(1, n), row).into_value())?;
+        }
         Form::CartesianIndex => match field("I") {
             Some(Value::Tuple(items)) => {
                 f.write_str("CartesianIndex(")?;
@@ -243,6 +271,57 @@ pub(crate) fn write_library<W: Write + ?Sized>(
         },
     }
     Ok(true)
+}
+
+/// Julia's `show` of a complex number: `1.0 + 2.0im`, `0.0 - 1.0im`, `1 + 2im`,
+/// `NaN + Inf*im` (a `*` before `im` unless the imaginary part is an Int or a finite float),
+/// and `im` itself (a `Complex{Bool}` other than `im` as `Complex(true,false)`).
+fn write_complex<W: Write + ?Sized>(
+    f: &mut W,
+    re: &Value,
+    im: &Value,
+    show: fn(&mut W, &Value) -> fmt::Result,
+) -> fmt::Result {
+    match (re, im) {
+        (Value::Bool(false), Value::Bool(true)) => f.write_str("im"),
+        (Value::Bool(a), Value::Bool(b)) => write!(f, "Complex({a},{b})"),
+        _ => {
+            show(f, re)?;
+            let (negative, magnitude, finite) = match im {
+                Value::F64(y) => (
+                    y.is_sign_negative() && !y.is_nan(),
+                    Value::F64(y.abs()),
+                    y.is_finite(),
+                ),
+                // `i == typemin(Int)` negates to itself; Julia widens it, printing its digits.
+                Value::Int(y) if *y < 0 => {
+                    f.write_str(" - ")?;
+                    write!(f, "{}", (*y as i128).unsigned_abs())?;
+                    return f.write_str("im");
+                }
+                other => (false, other.clone(), true),
+            };
+            f.write_str(if negative { " - " } else { " + " })?;
+            show(f, &magnitude)?;
+            if !finite {
+                f.write_char('*')?;
+            }
+            f.write_str("im")
+        }
+    }
+}
+
+/// `conj(z)` of a complex number held as the prelude's struct.
+fn conjugate(z: &Value) -> Option<Value> {
+    let Value::Struct(t, fields) = z else {
+        return None;
+    };
+    let im = match fields.get(1)? {
+        Value::F64(y) => Value::F64(-y),
+        Value::Int(y) => Value::Int(y.checked_neg()?),
+        _ => return None,
+    };
+    Some(Value::new_struct(t.clone(), vec![fields.first()?.clone(), im]))
 }
 
 /// A pair inside a pair is parenthesised (`1 => (2 => 3)`).

@@ -4903,3 +4903,671 @@ _matrices_out(r::AbstractMatrix, K::Int) = fill(zero(eltype(r)), size(r, 1), siz
 _matrix_put!(R, r::Real, k::Int) = (R[1, 1, k] = r)
 _matrix_put!(R, r::AbstractVector, k::Int) = (R[:, 1, k] = r)
 _matrix_put!(R, r::AbstractMatrix, k::Int) = (R[:, :, k] = r)
+
+# Complex numbers, as Julia's base/complex.jl defines them: an immutable struct of two real
+# parts, its arithmetic written over the parts, so the AD differentiates through them and the
+# gradient with respect to `z = x + y*im` is the struct of `∂f/∂x` and `∂f/∂y` (Zygote's
+# `∂f/∂x + ∂f/∂y * im`).
+
+"""
+    Complex{T<:Real}
+
+The complex number `re + im * im` with real and imaginary parts of type `T` (`Float64`,
+`Int` or `Bool`). `ComplexF64` is `Complex{Float64}`.
+"""
+struct Complex{T<:Real}
+    re::T
+    im::T
+end
+
+# The parts of two different real types in their promoted type.
+_cpromote(x::Float64, y::Real) = (x, Float64(y))
+_cpromote(x::Real, y::Float64) = (Float64(x), y)
+_cpromote(x::Int, y::Bool) = (x, Int(y))
+_cpromote(x::Bool, y::Int) = (Int(x), y)
+Complex(x::Real, y::Real) = Complex(_cpromote(x, y)...)
+Complex(x::Real) = Complex(x, zero(x))
+Complex(z::Complex) = z
+
+"""
+    im
+
+The imaginary unit, `Complex(false, true)`: `2im`, `1.0 + 2.0im`.
+"""
+const im = Complex(false, true)
+
+"""
+    ComplexF64(re, im), ComplexF64(x)
+
+The `Complex{Float64}` of the parts converted to Float64.
+"""
+ComplexF64(x::Real, y::Real) = Complex(Float64(x), Float64(y))
+ComplexF64(x::Real) = Complex(Float64(x), 0.0)
+ComplexF64(z::Complex) = Complex(Float64(z.re), Float64(z.im))
+
+"""
+    complex(x, y), complex(z)
+
+The complex number `x + y*im` (`y` zero by default); a complex `z` itself.
+"""
+complex(x::Real, y::Real) = Complex(x, y)
+complex(x::Real) = Complex(x)
+complex(z::Complex) = z
+
+"""
+    real(z), imag(z), reim(z)
+
+The real part, the imaginary part, and both as a tuple; of a real number `x`: `x`, `zero(x)`.
+"""
+real(z::Complex) = z.re
+imag(z::Complex) = z.im
+real(x::Real) = x
+imag(x::Real) = zero(x)
+reim(z) = (real(z), imag(z))
+
+"""
+    conj(z)
+
+The complex conjugate `real(z) - imag(z)*im`; a real number itself.
+"""
+conj(z::Complex) = Complex(z.re, -z.im)
+conj(x::Real) = x
+
+isreal(z::Complex) = iszero(z.im)
+isreal(x::Real) = true
+iszero(z::Complex) = iszero(z.re) & iszero(z.im)
+isone(z::Complex) = isone(z.re) & iszero(z.im)
+isfinite(z::Complex) = isfinite(z.re) & isfinite(z.im)
+isnan(z::Complex) = isnan(z.re) | isnan(z.im)
+isinf(z::Complex) = isinf(z.re) | isinf(z.im)
+zero(z::Complex) = Complex(zero(z.re), zero(z.im))
+one(z::Complex) = Complex(one(z.re), zero(z.im))
+float(z::Complex) = Complex(float(z.re), float(z.im))
+
+abs(z::Complex) = hypot(z.re, z.im)
+abs2(z::Complex) = z.re * z.re + z.im * z.im
+angle(z::Complex) = atan(z.im, z.re)
+angle(x::Real) = atan(zero(x), x)
+
+==(z::Complex, w::Complex) = (z.re == w.re) & (z.im == w.im)
+==(z::Complex, x::Real) = isreal(z) && z.re == x
+==(x::Real, z::Complex) = isreal(z) && z.re == x
+
++(z::Complex) = Complex(+z.re, +z.im)
+-(z::Complex) = Complex(-z.re, -z.im)
++(z::Complex, w::Complex) = Complex(z.re + w.re, z.im + w.im)
+-(z::Complex, w::Complex) = Complex(z.re - w.re, z.im - w.im)
+*(z::Complex, w::Complex) = Complex(z.re * w.re - z.im * w.im, z.re * w.im + z.im * w.re)
++(x::Real, z::Complex) = Complex(x + z.re, z.im)
++(z::Complex, x::Real) = Complex(x + z.re, z.im)
+# `oftype`: `1 - im` has an Int imaginary part, not `-true`'s.
+function -(x::Real, z::Complex)
+    r = x - z.re
+    return Complex(r, -oftype(r, z.im))
+end
+-(z::Complex, x::Real) = Complex(z.re - x, z.im)
+*(x::Real, z::Complex) = Complex(x * z.re, x * z.im)
+*(z::Complex, x::Real) = Complex(x * z.re, x * z.im)
+/(z::Complex, x::Real) = Complex(z.re / x, z.im / x)
+/(x::Real, z::Complex) = x * inv(z)
+/(z::Complex, w::Complex) = _cdiv(float(z), float(w))
+
+# Julia's division of two ComplexF64: Baudin and Smith's robust algorithm (arXiv:1210.4539),
+# the parts scaled first where they are near overflow or underflow.
+function _cdiv(z::Complex{Float64}, w::Complex{Float64})
+    a, b = reim(z)
+    c, d = reim(w)
+    absa = abs(a)
+    absb = abs(b)
+    ab = absa >= absb ? absa : absb
+    absc = abs(c)
+    absd = abs(d)
+    cd = absc >= absd ? absc : absd
+    if isinf(c) | isinf(d)
+        isfinite(z) && return Complex(0.0 * sign(a) * sign(c), -0.0 * sign(b) * sign(d))
+        return Complex(NaN, NaN)
+    end
+    halfov = 0.5 * floatmax(Float64)
+    twounϵ = floatmin(Float64) * 2.0 / eps(Float64)
+    s = 1.0
+    if ab >= halfov || ab <= twounϵ || cd >= halfov || cd <= twounϵ
+        bs = 2.0 / (eps(Float64) * eps(Float64))
+        if ab >= halfov
+            a *= 0.5
+            b *= 0.5
+            s *= 2.0
+        elseif ab <= twounϵ
+            a *= bs
+            b *= bs
+            s /= bs
+        end
+        if cd >= halfov
+            c *= 0.5
+            d *= 0.5
+            s *= 0.5
+        elseif cd <= twounϵ
+            c *= bs
+            d *= bs
+            s *= bs
+        end
+    end
+    if abs(d) <= abs(c)
+        p, q = _robust_cdiv1(a, b, c, d)
+    else
+        p, q = _robust_cdiv1(b, a, d, c)
+        q = -q
+    end
+    return Complex(p * s, q * s)
+end
+
+function _robust_cdiv1(a::Float64, b::Float64, c::Float64, d::Float64)
+    r = d / c
+    t = 1.0 / (c + d * r)
+    return (_robust_cdiv2(a, b, c, d, r, t), _robust_cdiv2(b, -a, c, d, r, t))
+end
+
+function _robust_cdiv2(a::Float64, b::Float64, c::Float64, d::Float64, r::Float64, t::Float64)
+    if r != 0
+        br = b * r
+        return br != 0 ? (a + br) * t : a * t + (b * t) * r
+    end
+    return (a + d * (b / c)) * t
+end
+
+"""
+    inv(z)
+
+`1 / z` of a complex number, computed as Julia does (scaled near overflow and underflow).
+"""
+function inv(w::Complex{Float64})
+    c, d = reim(w)
+    absc = abs(c)
+    absd = abs(d)
+    cd = absc > absd ? absc : absd
+    dc = absc > absd ? absd : absc
+    if sqrt(floatmin(Float64) / 2) <= cd && cd <= sqrt(floatmax(Float64) / 2)
+        return conj(w) / muladd(cd, cd, dc * dc)
+    end
+    (isinf(c) | isinf(d)) && return Complex(copysign(0.0, c), flipsign(-0.0, d))
+    ϵ = eps(Float64)
+    bs = 2 / (ϵ * ϵ)
+    s = 1.0
+    if cd >= floatmax(Float64) / 2
+        c *= 0.5
+        d *= 0.5
+        s = 0.5
+    elseif cd <= 2 * floatmin(Float64) / ϵ
+        c *= bs
+        d *= bs
+        s = bs
+    end
+    if absd <= absc
+        p, q = _robust_cinv(c, d)
+    else
+        q, p = _robust_cinv(-d, -c)
+    end
+    return Complex(p * s, q * s)
+end
+inv(z::Complex) = inv(float(z))
+
+function _robust_cinv(c::Float64, d::Float64)
+    r = d / c
+    z = muladd(d, r, c)
+    return (1.0 / z, -r / z)
+end
+
+"""
+    cis(x)
+
+`exp(im * x) = cos(x) + sin(x) * im` of a real `x`.
+"""
+function cis(x::Real)
+    s, c = sincos(x)
+    return Complex(c, s)
+end
+
+"""
+    exp(z)
+
+The complex exponential `exp(re) * cis(im)`, with Julia's values at infinities and NaN.
+"""
+function exp(z::Complex)
+    zr, zi = reim(float(z))
+    if isnan(zr)
+        return Complex(zr, zi == 0 ? zi : zr)
+    elseif !isfinite(zi)
+        zr == Inf && return Complex(-zr, NaN)
+        zr == -Inf && return Complex(-0.0, copysign(0.0, zi))
+        return Complex(NaN, NaN)
+    end
+    er = exp(zr)
+    # Julia returns `Complex(er, zi)` for a zero `zi`; the product below is the same number
+    # wherever `er` is finite, and keeps the derivative with respect to `zi`.
+    iszero(zi) && !isfinite(er) && return Complex(er, zi)
+    s, c = sincos(zi)
+    return Complex(er * c, er * s)
+end
+
+# Julia's `ssqs`: `x^2 + y^2` as `(ρ, k)` with the parts scaled by `2^-k` where the plain sum
+# would overflow or underflow.
+function _ssqs(x::Float64, y::Float64)
+    k = 0
+    ρ = x * x + y * y
+    if !isfinite(ρ) && (isinf(x) || isinf(y))
+        ρ = Inf
+    elseif isinf(ρ) || (ρ == 0 && (x != 0 || y != 0)) || ρ < nextfloat(0.0) / (2 * eps(Float64)^2)
+        m = max(abs(x), abs(y))
+        k = m == 0 ? 0 : exponent(m)
+        xk = ldexp(x, -k)
+        yk = ldexp(y, -k)
+        ρ = xk * xk + yk * yk
+    end
+    return (ρ, k)
+end
+
+"""
+    log(z)
+
+The principal logarithm `log(abs(z)) + angle(z) * im` (the branch cut along the negative reals,
+the sign of a zero imaginary part choosing the side), computed as Julia does.
+"""
+function log(z::Complex)
+    z = float(z)
+    x, y = reim(z)
+    ρ, k = _ssqs(x, y)
+    ax = abs(x)
+    ay = abs(y)
+    θ = ax < ay ? ax : ay
+    β = ax < ay ? ay : ax
+    if k == 0 && (0.5 < β * β) && (β <= 1.25 || ρ < 3.0)
+        ρρ = log1p((β - 1) * (β + 1) + θ * θ) / 2
+    else
+        ρρ = log(ρ) / 2 + k * 0.6931471805599453
+    end
+    return Complex(ρρ, angle(z))
+end
+
+"""
+    sqrt(z)
+
+The principal square root (real part at least zero; `sqrt(-1.0 + 0.0im) == 0.0 + 1.0im`),
+computed as Julia does.
+"""
+function sqrt(z::Complex)
+    z = float(z)
+    x, y = reim(z)
+    x == 0 && y == 0 && return Complex(zero(x), y)
+    ρ, k = _ssqs(x, y)
+    if isfinite(x)
+        ρ = ldexp(abs(x), -k) + sqrt(ρ)
+    end
+    if isodd(k)
+        k = div(k - 1, 2)
+    else
+        k = div(k, 2) - 1
+        ρ += ρ
+    end
+    ρ = ldexp(sqrt(ρ), k)
+    ξ = ρ
+    η = y
+    if ρ != 0
+        if isfinite(η)
+            η = (η / ρ) / 2
+        end
+        if x < 0
+            ξ = abs(η)
+            η = copysign(ρ, y)
+        end
+    end
+    return Complex(ξ, η)
+end
+
+# The number of trailing zero bits of a positive `p`.
+function _trailing_zeros(p::Int)
+    k = 0
+    while p % 2 == 0
+        p = p >> 1
+        k += 1
+    end
+    return k
+end
+
+# Julia's `power_by_squaring` of a complex `x` and an Int `p >= 0`, multiplying in Julia's
+# order so that the bits are Julia's.
+function _power_by_squaring(x::Complex, p::Int)
+    p == 1 && return x
+    p == 0 && return one(x)
+    p == 2 && return x * x
+    t = _trailing_zeros(p) + 1
+    p = p >> t
+    for _ in 1:(t - 1)
+        x *= x
+    end
+    y = x
+    while p > 0
+        t = _trailing_zeros(p) + 1
+        p = p >> t
+        for _ in 1:t
+            x *= x
+        end
+        y *= x
+    end
+    return y
+end
+
+"""
+    z ^ p
+
+A complex power: by squaring for an Int `p` (an integer complex `z` with a negative `p` is
+Julia's `DomainError`), else the principal branch `exp(p * log(z))`, computed as Julia's
+`_cpow` (exact at integer and real exponents, Julia's signed zeros).
+"""
+_power_by_squaring(x::Complex{Bool}, p::Int) = _power_by_squaring(Complex(Int(x.re), Int(x.im)), p)
+^(z::Complex{Float64}, n::Int) = n >= 0 ? _power_by_squaring(z, n) : _power_by_squaring(inv(z), -n)
+function ^(z::Complex, n::Int)
+    n < 0 && throw(DomainError(n, "Cannot raise an integer x to a negative power $n.\nConvert input to float."))
+    return _power_by_squaring(z, n)
+end
+# Julia's `literal_pow` of a negative literal exponent: `z^-1` is `inv(z)`, `z^-2` is
+# `inv(z) * inv(z)` (so an integer `z` gives a float), other exponents `z^p`.
+function _literal_pow(z::Complex, p::Int)
+    p == -1 && return inv(z)
+    if p == -2
+        i = inv(z)
+        return i * i
+    end
+    return z^p
+end
+^(z::Complex, p::Real) = _cpow(float(z), Complex(float(p)), false)
+^(z::Complex, p::Complex) = _cpow(float(z), float(p), false)
+^(x::Real, p::Complex) = _cpow(Complex(float(x)), float(p), true)
+
+# Julia's `_cpow(z, p)`; `real_base` when Julia's `z` is a real number (the sign of a zero
+# imaginary part of the result differs).
+function _cpow(z::Complex{Float64}, p::Complex{Float64}, real_base::Bool)
+    if isreal(p)
+        pr = real(p)
+        if isinteger(pr) && abs(pr) < 2147483647
+            iszero(pr) && return Complex(1.0, flipsign(copysign(0.0, pr), imag(z)))
+            ip = Int(pr)
+            if isreal(z)
+                zr = real(z)
+                if ip < 0
+                    iszero(z) && return Complex(NaN, NaN)
+                    re = inv(zr)^(-ip)
+                    imz = -imag(z)
+                else
+                    re = zr^ip
+                    imz = imag(z)
+                end
+                return Complex(re, (iseven(ip) & signbit(zr)) ? -imz : imz)
+            end
+            return ip < 0 ? _power_by_squaring(inv(z), -ip) : _power_by_squaring(z, ip)
+        elseif isreal(z)
+            zr = real(z)
+            if iszero(zr)
+                return pr > 0 ? z : Complex(NaN, NaN)
+            elseif zr > 0
+                return Complex(zr^pr, real_base ? (zr < 1 ? -imag(p) : imag(p)) : flipsign(imag(z), pr))
+            end
+            rp = (-zr)^pr
+            isfinite(pr) && return rp * Complex(cospi(pr), flipsign(sinpi(pr), imag(z)))
+            return iszero(rp) ? Complex(0.0, 0.0) : Complex(NaN, NaN)
+        end
+        rp = abs(z)^pr
+        ϕ = pr * angle(z)
+    elseif isreal(z)
+        iszero(z) && return real(p) > 0 ? z : Complex(NaN, NaN)
+        zr = real(z)
+        pr, pi_ = reim(p)
+        if zr > 0
+            rp = zr^pr
+            ϕ = pi_ * log(zr)
+        else
+            r = -zr
+            θ = copysign(3.141592653589793, imag(z))
+            rp = r^pr * exp(-pi_ * θ)
+            ϕ = pr * θ + pi_ * log(r)
+        end
+    else
+        pr, pi_ = reim(p)
+        r = abs(z)
+        θ = angle(z)
+        rp = r^pr * exp(-pi_ * θ)
+        ϕ = pr * θ + pi_ * log(r)
+    end
+    isfinite(ϕ) && return rp * cis(ϕ)
+    return iszero(rp) ? Complex(0.0, 0.0) : Complex(NaN, NaN)
+end
+
+# `_cpow` branches on exact real values (for Julia's signed zeros), where differentiating it
+# would lose the derivative along the imaginary axis: its pullback is the holomorphic one,
+# `z̄ = conj(p z^(p-1)) ȳ`, `p̄ = conj(z^p log(z)) ȳ`.
+function rrule(::typeof(_cpow), z::Complex{Float64}, p::Complex{Float64}, real_base::Bool)
+    w = _cpow(z, p, real_base)
+    function _cpow_pullback(ȳ)
+        dy = Complex(ȳ.re, ȳ.im)
+        dz = conj(p * _cpow(z, p - 1, real_base)) * dy
+        dp = conj(w * log(z)) * dy
+        return (NoTangent(), (re = real(dz), im = imag(dz)), (re = real(dp), im = imag(dp)), NoTangent())
+    end
+    return w, _cpow_pullback
+end
+
+# Forward mode's counterpart: `ẇ = p z^(p-1) ż + z^p log(z) ṗ`.
+function frule(Δ, ::typeof(_cpow), z::Complex{Float64}, p::Complex{Float64}, real_base::Bool)
+    w = _cpow(z, p, real_base)
+    dz = Complex(Δ[2].re, Δ[2].im)
+    dp = Complex(Δ[3].re, Δ[3].im)
+    dw = p * _cpow(z, p - 1, real_base) * dz + w * log(z) * dp
+    return w, (re = real(dw), im = imag(dw))
+end
+
+
+"""
+    sin(z), cos(z), tanh(z)
+
+The complex sine, cosine and hyperbolic tangent, computed as Julia does.
+"""
+function sin(z::Complex)
+    zr, zi = reim(float(z))
+    if zr == 0
+        return Complex(zr, sinh(zi))
+    elseif !isfinite(zr)
+        return (zi == 0 || isinf(zi)) ? Complex(NaN, zi) : Complex(NaN, NaN)
+    end
+    s, c = sincos(zr)
+    return Complex(s * cosh(zi), c * sinh(zi))
+end
+
+function cos(z::Complex)
+    zr, zi = reim(float(z))
+    if zr == 0
+        return Complex(cosh(zi), isnan(zi) ? zr : -flipsign(zr, zi))
+    elseif !isfinite(zr)
+        zi == 0 && return Complex(NaN, isnan(zr) ? 0.0 : -flipsign(zi, zr))
+        isinf(zi) && return Complex(Inf, NaN)
+        return Complex(NaN, NaN)
+    end
+    s, c = sincos(zr)
+    return Complex(c * cosh(zi), -s * sinh(zi))
+end
+
+function tanh(z::Complex)
+    ξ, η = reim(float(z))
+    isnan(ξ) && η == 0 && return Complex(ξ, η)
+    # asinh(prevfloat(typemax(Float64))), the overflow threshold
+    if 4 * abs(ξ) > 710.4758600739439
+        return Complex(copysign(1.0, ξ), copysign(0.0, η * (isfinite(η) ? sin(2 * abs(η)) : 1.0)))
+    end
+    t = tan(η)
+    β = 1 + t * t
+    s = sinh(ξ)
+    ρ = sqrt(1 + s * s)
+    isinf(t) && return Complex(ρ / s, 1 / t)
+    return Complex(β * ρ * s, t) / (1 + β * s * s)
+end
+
+"""
+    tan(z), sinh(z), cosh(z)
+
+The complex tangent and hyperbolic sine and cosine, from `tanh`, `sin` and `cos` as Julia
+computes them (`tan(z) = -i tanh(iz)`, `sinh(z) = -i sin(iz)`, `cosh(z) = cos(iz)`).
+"""
+function tan(z::Complex)
+    zr, zi = reim(z)
+    w = tanh(Complex(-zi, zr))
+    return Complex(imag(w), -real(w))
+end
+
+function sinh(z::Complex)
+    zr, zi = reim(z)
+    w = sin(Complex(zi, zr))
+    return Complex(imag(w), real(w))
+end
+
+function cosh(z::Complex)
+    zr, zi = reim(z)
+    return cos(Complex(zi, -zr))
+end
+
+"""
+    log10(z), log2(z)
+
+`log(z) / log(10)` and `log(z) / log(2)` of a complex number.
+"""
+log10(z::Complex) = log(z) / 2.302585092994046
+log2(z::Complex) = log(z) / 0.6931471805599453
+
+"""
+    adjoint(z), transpose(z)
+
+`z'` of a complex number is its conjugate; its transpose is itself.
+"""
+adjoint(z::Complex) = conj(z)
+transpose(z::Complex) = z
+
+"""
+    zeros(ComplexF64, n...), ones(ComplexF64, n...)
+
+Arrays of complex zeros and ones.
+"""
+zeros(::Type{ComplexF64}, n::Int) = fill(Complex(0.0, 0.0), n)
+zeros(::Type{ComplexF64}, m::Int, n::Int) = fill(Complex(0.0, 0.0), m, n)
+ones(::Type{ComplexF64}, n::Int) = fill(Complex(1.0, 0.0), n)
+ones(::Type{ComplexF64}, m::Int, n::Int) = fill(Complex(1.0, 0.0), m, n)
+
+# `fill(z, n)`: every element the same complex number (immutable, so no aliasing to see).
+fill(z::Complex, n::Int) = [z for _ in 1:n]
+fill(z::Complex, m::Int, n::Int) = [z for _ in 1:m, _ in 1:n]
+
+"""
+    sum(z)
+
+The sum of an array of complex numbers, added as Julia's `sum` adds them: in order for fewer
+than 16 elements, else pairwise in blocks of 1024.
+"""
+function sum(x::AbstractArray{Complex{T}}) where {T}
+    n = length(x)
+    n == 0 && return Complex(zero(T), zero(T))
+    n == 1 && return x[1]
+    if n < 16
+        s = x[1] + x[2]
+        for i in 3:n
+            s += x[i]
+        end
+        return s
+    end
+    return _complex_pairwise_sum(x, 1, n)
+end
+
+function _complex_pairwise_sum(x, lo::Int, hi::Int)
+    lo == hi && return x[lo]
+    if hi - lo < 1024
+        s = x[lo] + x[lo + 1]
+        for i in (lo + 2):hi
+            s += x[i]
+        end
+        return s
+    end
+    mid = lo + (hi - lo) >> 1
+    return _complex_pairwise_sum(x, lo, mid) + _complex_pairwise_sum(x, mid + 1, hi)
+end
+
+"""
+    dot(x, y)
+
+`sum(conj(x[i]) * y[i])` for vectors of complex numbers (the first argument conjugated).
+"""
+dot(x::AbstractVector{<:Complex}, y::AbstractVector) = _complex_dot(x, y)
+dot(x::AbstractVector{<:Real}, y::AbstractVector{<:Complex}) = _complex_dot(x, y)
+dot(x::Complex, y::Number) = conj(x) * y
+dot(x::Real, y::Complex) = x * y
+
+function _complex_dot(x, y)
+    length(x) == length(y) || throw(DimensionMismatch("first array has length $(length(x)) which does not match the length of the second, $(length(y))."))
+    s = conj(x[1]) * y[1]
+    for i in 2:length(x)
+        s += conj(x[i]) * y[i]
+    end
+    return s
+end
+
+# `ComplexF64[a, b]`: each element converted.
+getindex(::Type{ComplexF64}, xs::Number...) = [map(ComplexF64, xs)...]
+getindex(::Type{ComplexF64}) = zeros(ComplexF64, 0)
+
+# `[a, b]` mixing complex and real numbers (or complex numbers of different part types):
+# each converted to the promoted complex type, as Julia's `vect` promotes.
+_complex_vect(xs::Number...) = (p = _complex_proto(xs...); [map(x -> _complex_convert(p, x), xs)...])
+_complex_proto(x::Number) = zero(x)
+_complex_proto(x::Number, rest::Number...) = zero(x) + _complex_proto(rest...)
+_complex_convert(p::Complex{T}, x::Real) where {T} = Complex(T(x), zero(T))
+_complex_convert(p::Complex{T}, z::Complex) where {T} = Complex(T(z.re), T(z.im))
+
+# `sum(f, x)` of an `f` giving complex numbers: Julia's `mapreduce(f, +, x)`, which adds the
+# values as `sum` adds an array of them.
+_complex_mapsum(f, x) = sum(map(f, x))
+
+"""
+    ConjAdjoint(x)
+
+`x'` of a vector of complex numbers: Julia's `Adjoint`, the 1×n row whose `[1, j]` entry is
+`conj(x[j])`, read through the vector (so a later write to `x` is seen).
+"""
+struct ConjAdjoint{V}
+    parent::V
+end
+adjoint(x::AbstractVector{<:Complex}) = ConjAdjoint(x)
+adjoint(r::ConjAdjoint) = r.parent
+size(r::ConjAdjoint) = (1, length(r.parent))
+length(r::ConjAdjoint) = length(r.parent)
+function getindex(r::ConjAdjoint, i::Int, j::Int)
+    n = length(r.parent)
+    (i == 1 && 1 <= j <= n) || error("BoundsError: attempt to access 1×$n adjoint(::Vector{ComplexF64}) with eltype ComplexF64 at index [$i, $j]")
+    return conj(r.parent[j])
+end
+function getindex(r::ConjAdjoint, j::Int)
+    n = length(r.parent)
+    1 <= j <= n || error("BoundsError: attempt to access 1×$n adjoint(::Vector{ComplexF64}) with eltype ComplexF64 at index [$j]")
+    return conj(r.parent[j])
+end
+# `x' * y`, the inner product.
+*(r::ConjAdjoint, y::AbstractVector) = dot(r.parent, y)
+
+# `A * x` with complex numbers on either side: each entry the sum, in order, of the row's
+# products (Julia calls BLAS, equal up to rounding).
+*(A::AbstractMatrix{<:Complex}, x::AbstractVector) = _complex_matvec(A, x)
+*(A::AbstractMatrix{<:Real}, x::AbstractVector{<:Complex}) = _complex_matvec(A, x)
+function _complex_matvec(A, x)
+    size(A, 2) == length(x) || throw(DimensionMismatch("matrix A has dimensions ($(size(A, 1)),$(size(A, 2))), vector B has length $(length(x))"))
+    length(x) > 0 || error("unsupported: `A * x` of complex numbers with no columns")
+    return [_complex_rowdot(A, x, i) for i in 1:size(A, 1)]
+end
+function _complex_rowdot(A, x, i::Int)
+    s = A[i, 1] * x[1]
+    for j in 2:length(x)
+        s += A[i, j] * x[j]
+    end
+    return s
+end

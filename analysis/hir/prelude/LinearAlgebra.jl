@@ -19,8 +19,9 @@ norm(x::AbstractArray) = sqrt(sum(abs2, x))
 norm(v::SubArray) = norm(collect(v))
 
 # The gradient x / norm(x), and zero at the zero vector (as ChainRules gives it) instead of
-# the 0 / 0 that differentiating the definition gives there.
-function rrule(::typeof(norm), x::Union{Array, Adjoint})
+# the 0 / 0 that differentiating the definition gives there. (Of complex numbers, the
+# definition is differentiated.)
+function rrule(::typeof(norm), x::Union{Array{<:Real}, Adjoint})
     y = norm(x)
     function norm_pullback(ȳ)
         s = y == 0.0 ? 0.0 : ȳ / y

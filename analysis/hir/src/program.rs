@@ -344,20 +344,45 @@ impl Reach<'_> {
             })
         };
         let mut guards: Vec<Name> = Vec::new();
+        let mut type_values: Vec<Name> = Vec::new();
         match item.kind(db) {
             ItemKind::Struct => guards.extend(lowered.structs.iter().map(|s| s.name.clone())),
             ItemKind::Function => {
                 if let Some((_, method)) = lowered.methods.first() {
                     for t in method.sig.iter().flatten() {
                         struct_names(t, &mut guards);
+                        type_value_name(t, &mut type_values);
+                    }
+                    // `x::AbstractVector{<:Complex}` is `AbstractVector{T} where T<:Complex`:
+                    // only a value of the bound's struct can bind `T`.
+                    for (_, bound) in &method.where_bounds {
+                        struct_names(bound, &mut guards);
                     }
                 }
             }
             _ => {}
         }
+        // A library name taken as `::Type{F}` (`zeros(::Type{ComplexF64}, n)`) is passed only
+        // by code that names it as a value.
         guards
             .into_iter()
             .find(|g| is_struct(g) && !self.values.contains(g))
+            .or_else(|| {
+                type_values
+                    .into_iter()
+                    .find(|g| self.keyed.contains_key(g) && !self.values.contains(g))
+            })
+    }
+}
+
+/// The name `F` of an argument annotated `::Type{F}`.
+fn type_value_name(t: &zy_ir::TypeExpr, out: &mut Vec<Name>) {
+    if let zy_ir::TypeExpr::Named { name, params } = t {
+        if let [zy_ir::TypeExpr::Named { name: f, .. }] = params.as_slice() {
+            if &**name == "Type" {
+                out.push(f.clone());
+            }
+        }
     }
 }
 

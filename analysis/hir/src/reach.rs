@@ -130,6 +130,21 @@ pub const HOOKS: &[Hooks] = &[
             "Base._uniform_matrix",
         ],
     },
+    // Complex numbers: `z^-2` (lowering's `literal_pow` of a negative literal), `[1.0, 2im]`,
+    // `sum(f, x)` of an `f` giving complex numbers.
+    Hooks {
+        triggers: &["Base.Complex"],
+        hooks: &[
+            "Base._literal_pow",
+            "Base._complex_vect",
+            "Base._complex_mapsum",
+        ],
+    },
+    // The annotation `ComplexF64`, which inference reads as `Complex{Float64}`.
+    Hooks {
+        triggers: &["Base.ComplexF64"],
+        hooks: &["Base.ComplexF64", "Base.Complex"],
+    },
     // A branch that tests a variable against `nothing` rebinds it where it is not
     // (`ExprKind::Narrow`, lowered as a call of `Base._notnothing`).
     Hooks {

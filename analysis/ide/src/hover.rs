@@ -313,6 +313,13 @@ fn call_hover(db: &RootDatabase, file: SourceFile, word: &str) -> String {
             "`{word}` is differentiated by the in-source `rrule(::typeof({word}), ...)`"
         );
     }
+    let primitive = Prim::from_julia_name(word).filter(|p| !p.is_nondifferentiable());
+    if *name != *word && index.program.functions.contains_key(&name) && primitive.is_some() {
+        // A primitive the library also gives Julia methods (`sin` of a complex number).
+        return format!(
+            "`{word}` is differentiated by zy's primitive rule on real numbers; its methods for other types in zy's library, `{name}`, are transformed like your code"
+        );
+    }
     if *name != *word && index.program.functions.contains_key(&name) {
         return format!(
             "`{word}` is differentiated through its definition in zy's library, `{name}`, which zy transforms like your code"

@@ -389,7 +389,7 @@ helper(x) = 2x
 "#,
         expect![[r#"
             [sin]
-            `sin` is differentiated by zy's primitive rule
+            `sin` is differentiated by zy's primitive rule on real numbers; its methods for other types in zy's library, `Base.sin`, are transformed like your code
         "#]],
     );
     check_hover(
@@ -691,6 +691,7 @@ f(x) = abs$02(x)
 "#,
         expect![[r#"
             <zy>/prelude/Base.jl (prelude) 419..423: abs2
+            <zy>/prelude/Base.jl (prelude) 160105..160109: abs2
         "#]],
     );
 }

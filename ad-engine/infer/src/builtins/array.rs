@@ -385,6 +385,16 @@ pub(crate) fn call(b: &mut PlanBuilder, name: &str, args: &[Val]) -> Result<Val,
                 Prim::Adjoint
             };
             match &x.ty {
+                // Julia's adjoint applies `adjoint` to each element (conjugates a complex
+                // number), which zy's (a view of the elements) cannot; of a complex vector it
+                // is the prelude's `ConjAdjoint`.
+                Type::Array(e, _) if p == Prim::Adjoint && !e.is_number() => {
+                    Err(Fail::unsupported(format!(
+                        "`x'` (the adjoint) of an array of {e}, which applies `adjoint` to each \
+                         element; write `transpose(x)`, or `transpose(conj.(x))` of complex \
+                         numbers, instead"
+                    )))
+                }
                 Type::Array(_, 2) => Ok(apply(b, p, &[x], x.ty.clone())),
                 Type::Array(e, 1) => Ok(apply(b, p, &[x], Type::Adjoint(e.clone()))),
                 Type::Adjoint(e) => Ok(apply(b, p, &[x], Type::Array(e.clone(), 1))),

@@ -483,7 +483,10 @@ pub(crate) fn is_element_type(t: &Type) -> bool {
     match t {
         _ if t.is_number() || *t == Type::Bottom => true,
         Type::Array(e, 1 | 2) => is_element_type(e),
-        Type::Struct(s) => s.kind == StructKind::User && !is_library(&s.name),
+        // Complex numbers are the library's one struct an array holds (`Vector{ComplexF64}`).
+        Type::Struct(s) => {
+            s.kind == StructKind::User && (!is_library(&s.name) || &*s.name == "Base.Complex")
+        }
         Type::Tuple(ts) => !ts.is_empty() && ts.iter().all(is_element_type),
         Type::NamedTuple(fs) => !fs.is_empty() && fs.iter().all(|(_, t)| is_element_type(t)),
         _ => false,

@@ -151,6 +151,19 @@ fn uniform_scaling(
     cx.call_named(b, &helper.into(), &[x.clone(), y.clone()])
 }
 
+/// Is `v` one of the prelude's complex numbers (`Base.Complex{T}`)?
+fn is_complex(v: &Val) -> bool {
+    matches!(&v.ty, Type::Struct(s) if &*s.name == "Base.Complex")
+}
+
+/// Does an array literal's `elems` mix complex numbers with real ones or with complex numbers
+/// of other part types (`[1.0, 2im]`), which Julia promotes to one complex type?
+fn mixes_complex(elems: &[Val]) -> bool {
+    elems.iter().any(is_complex)
+        && elems.iter().all(|e| is_complex(e) || e.ty.is_number())
+        && elems.iter().any(|e| e.ty != elems[0].ty)
+}
+
 /// The prelude's `LinearAlgebra.Diagonal` (`Diagonal(v)`).
 const DIAGONAL: &str = "LinearAlgebra.Diagonal";
 
@@ -265,6 +278,9 @@ pub(crate) fn call(
     if let Some(refusal) = data::typed_literal(cx, name, args) {
         return Some(Err(refusal));
     }
+    if name == "vect" && mixes_complex(args) {
+        return Some(cx.call_named(b, &"Base._complex_vect".into(), args));
+    }
     if let Some(r) = data::call(b, name, args) {
         return Some(r);
     }
@@ -360,6 +376,9 @@ pub(crate) fn call(
             "+" | "-" | "*" | "/" | "÷" | "%" | "^" | "<" | "<=" | ">" | ">=" | "==" | "!=",
             [x, y],
         ) => scalar::binary(b, name, x, y),
+        ("literal_pow", [x, _]) if is_complex(x) => {
+            cx.call_named(b, &"Base._literal_pow".into(), args)
+        }
         ("literal_pow", [x, p]) if !is_array(x) => scalar::literal_pow(b, x, p),
         ("literal_pow", [x, p]) => array::arith(cx, b, "^", x, p),
         ("literal_pow", _) => Err(no_method(
