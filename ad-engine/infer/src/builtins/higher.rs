@@ -69,27 +69,6 @@ fn builtin_func(cx: &Cx, f: &Val, xs: &[Val]) -> Option<Name> {
         .then(|| Name::from(builtin))
 }
 
-/// The builtin behind a library function written in Julia that also has the builtin's methods
-/// (`Base.+`, whose Julia methods take complex numbers), when none of its Julia methods takes
-/// the operands' elements: broadcasting it is then broadcasting the builtin.
-fn builtin_for_elements(cx: &Cx, f: &Val, xs: &[Val]) -> Option<Name> {
-    let Type::Function(n) = &f.ty else {
-        return None;
-    };
-    let bare = n.strip_prefix("Base.").filter(|b| crate::is_builtin(b))?;
-    let gf = cx.program.functions.get(n)?;
-    let elems: Vec<Type> = xs
-        .iter()
-        .map(|x| match &x.ty {
-            Type::Array(e, _) | Type::Adjoint(e) => (**e).clone(),
-            t => t.clone(),
-        })
-        .collect();
-    crate::dispatch::select(cx.program, gf, &elems)
-        .is_err()
-        .then(|| bare.into())
-}
-
 /// The element types of the array operands (scalars stand for themselves) and their common
 /// number of dimensions; arrays must all have the same.
 fn shape(xs: &[Val]) -> Result<(Vec<Type>, Option<u8>), Fail> {
@@ -212,7 +191,7 @@ fn broadcast(
     if xs.iter().any(|x| matches!(x.ty, Type::Tuple(_))) {
         return broadcast_tuples(cx, b, f, xs);
     }
-    if let Some(name) = builtin_func(cx, f, xs).or_else(|| builtin_for_elements(cx, f, xs)) {
+    if let Some(name) = builtin_func(cx, f, xs) {
         // A builtin that is one primitive on the elements is a `Prim::Broadcast`; another
         // (`x .* mask`, a Float64 times a Bool) is broadcast as a Julia function.
         if let Some(v) = array::broadcast_prim(cx, b, &name, xs)? {
