@@ -15,7 +15,7 @@ use zy_ir::{
     TypedProgram, Value,
 };
 
-use super::{tangent_of, value_of};
+use super::{operands, tangent_of, value_of};
 use crate::globals::GlobalShadows;
 use crate::rules::{self, chunk_type, Emit, TanStmt};
 use crate::AdError;
@@ -173,10 +173,7 @@ fn chunk_pushforward(
             let Some(stmt) = func.stmt(v) else { continue };
             let d = func.value(v);
             e.span = d.span;
-            let args: Vec<Operand> = stmt.args.iter().map(|a| value_of(&vals, a)).collect();
-            let tangents: Vec<Option<Operand>> =
-                stmt.args.iter().map(|a| tangent_of(&tans, a)).collect();
-            let arg_tys: Vec<Type> = stmt.args.iter().map(|a| func.operand_ty(a)).collect();
+            let (args, tangents, arg_tys) = operands(func, stmt, &vals, &tans);
             let varies = tangents.iter().any(Option::is_some);
             if let Op::Prim(p) = &stmt.op {
                 // A builtin not rewritten yet (this body is built before the other user

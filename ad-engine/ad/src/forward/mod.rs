@@ -419,10 +419,7 @@ fn transform(
             let Some(stmt) = func.stmt(v) else { continue };
             let d = func.value(v);
             e.span = d.span;
-            let args: Vec<Operand> = stmt.args.iter().map(|a| value_of(&vals, a)).collect();
-            let tangents: Vec<Option<Operand>> =
-                stmt.args.iter().map(|a| tangent_of(&tans, a)).collect();
-            let arg_tys: Vec<Type> = stmt.args.iter().map(|a| func.operand_ty(a)).collect();
+            let (args, tangents, arg_tys) = operands(func, stmt, &vals, &tans);
             let (value, tangent) = match &stmt.op {
                 Op::Prim(Prim::MakePullback) => {
                     let (value, tangent) = backs::make_pullback(
@@ -657,6 +654,20 @@ fn unshared(e: &mut Emit, t: Operand, operands: &[Option<Operand>], ty: &Type) -
     } else {
         t
     }
+}
+
+/// A statement's operands in the transformed function: their values, their tangents (none
+/// for a constant or an inactive value) and their primal types.
+pub(super) fn operands(
+    func: &Function,
+    stmt: &zy_ir::Stmt,
+    vals: &[Option<Operand>],
+    tans: &[Option<Operand>],
+) -> (Vec<Operand>, Vec<Option<Operand>>, Vec<Type>) {
+    let args = stmt.args.iter().map(|a| value_of(vals, a)).collect();
+    let tangents = stmt.args.iter().map(|a| tangent_of(tans, a)).collect();
+    let tys = stmt.args.iter().map(|a| func.operand_ty(a)).collect();
+    (args, tangents, tys)
 }
 
 /// The transformed value of the primal operand `a` (a constant is itself).
