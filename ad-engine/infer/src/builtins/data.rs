@@ -11,15 +11,16 @@ use crate::value::{array, convert, promote, Val};
 /// The prelude's pair type, `a => b`.
 const PAIR: &str = "Base.Pair";
 
-/// The types Julia destructures by their first fields (`a, b = p` of a pair; `λ, U = eigen(A)`,
-/// `U, S, V = svd(A)`, `L, U = cholesky(A)`, `Q, R = qr(A)`, `L, U, p = lu(A)`: LinearAlgebra's `iterate` of its factorizations).
-const BY_FIELDS: &[&str] = &[
-    PAIR,
-    "LinearAlgebra.Eigen",
-    "LinearAlgebra.SVD",
-    "LinearAlgebra.Cholesky",
-    "LinearAlgebra.QR",
-    "LinearAlgebra.LU",
+/// The types Julia destructures by their first fields, with how many its `iterate` yields
+/// (`a, b = p` of a pair; `λ, U = eigen(A)`, `U, S, V = svd(A)`, `L, U = cholesky(A)`,
+/// `Q, R = qr(A)`, `L, U, p = lu(A)`: LinearAlgebra's `iterate` of its factorizations).
+const BY_FIELDS: &[(&str, i64)] = &[
+    (PAIR, 2),
+    ("LinearAlgebra.Eigen", 2),
+    ("LinearAlgebra.SVD", 3),
+    ("LinearAlgebra.Cholesky", 2),
+    ("LinearAlgebra.QR", 2),
+    ("LinearAlgebra.LU", 3),
 ];
 
 fn types(args: &[Val]) -> Vec<Type> {
@@ -171,6 +172,14 @@ fn named_tuple(b: &mut PlanBuilder, args: &[Val]) -> Result<Val, Fail> {
     Ok(apply(b, Prim::NamedTuple, &refs, ty))
 }
 
+/// How many fields destructuring a [`BY_FIELDS`] type yields.
+fn fields_iterated(name: &str) -> i64 {
+    BY_FIELDS
+        .iter()
+        .find(|(n, _)| *n == name)
+        .map_or(0, |(_, k)| *k)
+}
+
 fn bounds(ty: &Type, i: i64) -> Fail {
     Fail::method(format!(
         "BoundsError: attempt to access {ty} at index [{i}]"
@@ -234,8 +243,11 @@ fn get_index(b: &mut PlanBuilder, args: &[Val]) -> Result<Val, Fail> {
         // Julia's `getindex(p::Pair, i::Int) = getfield(p, i)`: `a, b = p` destructures a
         // pair (the prelude's `Base.Pair`), by constant index as a tuple's heterogeneous parts;
         // the factorizations likewise (what their `iterate` yields).
-        (Type::Struct(s), [i]) if BY_FIELDS.contains(&&*s.name) => match i.int() {
-            Some(_) => get_field(b, &[x.clone(), i.clone()]),
+        (Type::Struct(s), [i]) if BY_FIELDS.iter().any(|(n, _)| *n == &*s.name) => match i.int() {
+            Some(k) if (1..=fields_iterated(&s.name)).contains(&k) => {
+                get_field(b, &[x.clone(), i.clone()])
+            }
+            Some(k) => Err(bounds(&x.ty, k)),
             None => Err(Fail::unsupported(format!(
                 "indexing {} with a run-time index; destructure it (`a, b = p`) or index it with \
                  a literal (`p[1]`) instead",
