@@ -5,8 +5,8 @@
 
 export norm, tr, diag, diagm, kron, cholesky, Cholesky, I, UniformScaling, Diagonal, logabsdet
 
-# Methods added to functions every file sees (the primitives `det`, `logdet`, `dot` and `\`
-# keep their own methods for arrays).
+# Methods added to functions every file sees (the primitives `det`, `logdet` and `dot` keep
+# their own methods for arrays; `\` of a matrix is written below on the primitive square solve).
 import Base: \, det, logdet, dot, inv, size, length, getindex, adjoint, transpose
 
 """
@@ -333,20 +333,12 @@ end
 
 # `A / B` of two matrices, `x' / B` of a row (inference hands them here): the `X` with
 # `X * B == A`, Julia's `transpose(transpose(B) \ transpose(A))`, so the solve and its
-# gradient are `\`'s.
+# gradient are `\`'s (least squares, or the least-norm solution, of a non-square `B`).
 function _rdiv(A::AbstractMatrix, B::AbstractMatrix)
-    _rdiv_square(B)
     return copy(transpose(transpose(B) \ transpose(A)))
 end
 function _rdiv(x::Adjoint, B::AbstractMatrix)
-    _rdiv_square(B)
     return (transpose(B) \ x')'
-end
-function _rdiv_square(B::AbstractMatrix)
-    if size(B, 1) != size(B, 2)
-        error("unsupported: `/` by a non-square matrix (a least-squares solve)")
-    end
-    return nothing
 end
 
 # ---- Vector helpers: cross, normalize ----------------------------------------------------------
@@ -961,6 +953,48 @@ end
 
 # `F \ b`: the least-squares solution `R \ (Qᵀ b)` of a tall or square `A` (full column rank).
 (\)(F::QR, b) = F.R \ (transpose(F.Q) * b)
+
+"""
+    A \ B
+
+The solution of `A X = B` for a real matrix `A`: of a square `A`, the solve by LU with partial
+pivoting (a primitive); of a tall `A` (more rows than columns), the least-squares solution
+`qr(A) \ B`; of a wide `A`, the solution of least norm `Q (Rᵀ \ B)` from `qr(transpose(A))`,
+which is what Julia's pivoted QR gives for a matrix of full rank. A rank-deficient non-square
+`A` (Julia's answer there is the least-norm least-squares solution) is refused by name. The
+gradient is that of the computation.
+"""
+function (\)(A::Matrix{<:Real}, B::Union{Vector{<:Real}, Matrix{<:Real}})
+    m, n = size(A)
+    if m == n
+        return _solve_square(A, B)
+    end
+    if size(B, 1) != m
+        throw(DimensionMismatch("arguments must have the same number of rows"))
+    end
+    if m > n
+        F = qr(A)
+        _full_rank(F.R, m, n)
+        return F \ B
+    end
+    F = qr(transpose(A))
+    _full_rank(F.R, m, n)
+    return F.Q * (transpose(F.R) \ B)
+end
+
+# Refuses a triangular factor `R` of an m×n matrix with a diagonal entry negligible beside `R`'s
+# largest entry (a rank-deficient matrix): below `max(m, n) ε` of it, about the tolerance of
+# Julia's rank decision.
+function _full_rank(R, m, n)
+    k = min(size(R)...)
+    tol = max(m, n) * eps(Float64) * maximum(abs, R)
+    for j in 1:k
+        if abs(R[j, j]) <= tol
+            error("unsupported: `\\` of a rank-deficient non-square matrix (Julia gives the least-norm least-squares solution)")
+        end
+    end
+    return nothing
+end
 
 function _qr(A::Matrix{Float64})
     m, n = size(A)

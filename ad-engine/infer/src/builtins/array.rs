@@ -406,8 +406,8 @@ pub(crate) fn call(b: &mut PlanBuilder, name: &str, args: &[Val]) -> Result<Val,
     }
 }
 
-/// The factorization builtins of square matrices: `det`, `logdet`, `inv`, `A \ B` and
-/// `cholesky_lower`, on Float64 (an Int matrix or right-hand side is converted first).
+/// The factorization builtins of square matrices: `det`, `logdet`, `inv`, `A \ B` (also
+/// named `_solve_square`, which the library's `\` of a matrix calls) and `cholesky_lower`, on Float64 (an Int matrix or right-hand side is converted first).
 pub(crate) fn factor(b: &mut PlanBuilder, name: &str, args: &[Val]) -> Result<Val, Fail> {
     let fail = || Err(no_method(name, &types(args)));
     let numeric = |v: &Val, dims: &[u8]| matches!(&v.ty, Type::Array(e, n) if matches!(**e, Type::Float64 | Type::Int64) && dims.contains(n));
@@ -418,7 +418,7 @@ pub(crate) fn factor(b: &mut PlanBuilder, name: &str, args: &[Val]) -> Result<Va
         }
     };
     match (name, args) {
-        ("\\", [a, y]) if numeric(a, &[2]) && numeric(y, &[1, 2]) => {
+        ("\\" | "_solve_square", [a, y]) if numeric(a, &[2]) && numeric(y, &[1, 2]) => {
             let (a, y) = (float(b, a)?, float(b, y)?);
             let ty = y.ty.clone();
             Ok(apply(b, Prim::Solve, &[&a, &y], ty))

@@ -87,6 +87,7 @@ pub const BUILTINS: &[&str] = &[
     "logdet",
     "inv",
     "\\",
+    "_solve_square",
     "cholesky_lower",
     "tril",
     "triu",
@@ -435,7 +436,9 @@ pub(crate) fn call(
             | "adjoint",
             _,
         ) => array::call(b, name, args),
-        ("det" | "logdet" | "inv" | "\\" | "cholesky_lower", _) => array::factor(b, name, args),
+        ("det" | "logdet" | "inv" | "\\" | "_solve_square" | "cholesky_lower", _) => {
+            array::factor(b, name, args)
+        }
         ("tril" | "triu", _) => array::triangle(b, name, args),
         (
             "+" | "-" | "*" | "/" | "÷" | "%" | "^" | "<" | "<=" | ">" | ">=" | "==" | "!=" | "!",
