@@ -15,6 +15,11 @@ use crate::value::Val;
 use crate::{GLOBAL_METHOD, MAX_TYPE_DEPTH};
 
 /// The builtin that the library function `name` (`Base.sum`) extends, if it is one.
+/// The library function lowering calls for element `k` of a collection in a `for` loop: its
+/// Julia methods cover the iterators whose elements are not their indexed values (`pairs`);
+/// any other collection's element is `getindex(xs, k)`.
+const ITERATED: &str = "Base._gen_elem";
+
 pub(crate) fn builtin_of(name: &str) -> Option<&str> {
     name.strip_prefix("Base.").filter(|n| crate::is_builtin(n))
 }
@@ -159,6 +164,9 @@ impl<'a> Cx<'a> {
         if self.program.functions.contains_key(name) {
             return self.call_generic(b, name, args);
         }
+        if &**name == ITERATED {
+            return self.call_named(b, &"Base.getindex".into(), args);
+        }
         if crate::type_values::is_type_text(name) {
             return Err(Fail::unsupported(format!(
                 "calling the type `{name}` held as a value; call `{name}(...)` by its name instead"
@@ -244,6 +252,9 @@ impl<'a> Cx<'a> {
             }
             Err(no_match) if reads_views(name, &types) => {
                 return self.call_with_views_copied(b, name, args, no_match);
+            }
+            Err(_) if &**name == ITERATED => {
+                return self.call_named(b, &"Base.getindex".into(), args);
             }
             // A library function defined in Julia (`Base.sum`) also has the builtin's methods,
             // which are less specific than any written one.

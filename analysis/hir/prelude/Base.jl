@@ -632,7 +632,9 @@ _foldl_tuple(op, acc, x, rest...) = _foldl_tuple(op, op(acc, x), rest...)
 # Comprehensions and generators. Lowering writes `[f(x) for x in xs if p(x)]` as
 # `collect(Generator(x -> f(x), Filter(x -> p(x), xs)))` and iterates `for i in I, j in J`
 # over `product(I, J)`, as Julia does. zy iterates by index: `_gen_elem(it, k)` is the `k`th
-# element of an array, a range or a product.
+# element as iteration yields it, which `for` loops ask for too: `it[k]` (inference falls back
+# to `getindex` where no method here applies) but for iterators whose elements are not their
+# indexed values (a product, `pairs`, `enumerate`, `zip`).
 
 """
     Generator(f, iter)
@@ -686,8 +688,6 @@ product(a, b) = ProductIterator(a, b)
 length(g::Generator) = length(g.iter)
 length(p::ProductIterator) = length(p.a) * length(p.b)
 size(p::ProductIterator) = (length(p.a), length(p.b))
-
-_gen_elem(x, k::Int) = x[k]
 
 function _gen_elem(p::ProductIterator, k::Int)
     m = length(p.a)
@@ -1705,7 +1705,7 @@ Iterate over `(i, x)`: the counter `i` from 1 beside each element `x` of `itr`.
 """
 enumerate(itr) = Enumerate(itr)
 length(e::Enumerate) = length(e.itr)
-getindex(e::Enumerate, k::Int) = (k, e.itr[k])
+getindex(e::Enumerate, k::Int) = (k, _gen_elem(e.itr, k))
 
 """
     Zip(its)
@@ -1726,9 +1726,10 @@ zip(a, b, c) = Zip((a, b, c))
 length(z::Zip{Tuple{A, B}}) where {A, B} = min(length(z.its[1]), length(z.its[2]))
 length(z::Zip{Tuple{A, B, C}}) where {A, B, C} =
     min(length(z.its[1]), length(z.its[2]), length(z.its[3]))
-getindex(z::Zip{Tuple{A, B}}, k::Int) where {A, B} = (z.its[1][k], z.its[2][k])
+getindex(z::Zip{Tuple{A, B}}, k::Int) where {A, B} =
+    (_gen_elem(z.its[1], k), _gen_elem(z.its[2], k))
 getindex(z::Zip{Tuple{A, B, C}}, k::Int) where {A, B, C} =
-    (z.its[1][k], z.its[2][k], z.its[3][k])
+    (_gen_elem(z.its[1], k), _gen_elem(z.its[2], k), _gen_elem(z.its[3], k))
 
 """
     eachindex(x), eachindex(x, y)
@@ -2962,7 +2963,11 @@ Iterate over `i => x[i]` for the indices `i` of a vector or tuple:
 pairs(x::AbstractVector) = Pairs(x)
 pairs(x::Tuple) = Pairs(x)
 length(p::Pairs) = length(p.data)
-getindex(p::Pairs, k::Int) = Pair(k, p.data[k])
+# Julia's: indexed by a key, the value; iterated, the pair.
+getindex(p::Pairs, k::Int) = p.data[k]
+_gen_elem(p::Pairs, k::Int) = Pair(k, p.data[k])
+first(p::Pairs) = _gen_elem(p, 1)
+last(p::Pairs) = _gen_elem(p, length(p))
 keys(p::Pairs) = 1:length(p.data)
 values(p::Pairs) = p.data
 
@@ -4288,11 +4293,11 @@ Base.length(p::Product3) = length(p.a) * length(p.b) * length(p.c)
 Base.size(p::Product3) = (length(p.a), length(p.b), length(p.c))
 Base.length(fl::Base.Flatten{T}) where {T <: Tuple} = sum(length, fl.it)
 
-Base.getindex(t::Take, k::Int) = t.xs[_checked(t, k)]
-Base.getindex(d::Drop, k::Int) = d.xs[d.n + _checked(d, k)]
-Base.getindex(r::Reverse, k::Int) = r.itr[length(r.itr) - _checked(r, k) + 1]
+Base.getindex(t::Take, k::Int) = Base._gen_elem(t.xs, _checked(t, k))
+Base.getindex(d::Drop, k::Int) = Base._gen_elem(d.xs, d.n + _checked(d, k))
+Base.getindex(r::Reverse, k::Int) = Base._gen_elem(r.itr, length(r.itr) - _checked(r, k) + 1)
 Base.getindex(c::Count, k::Int) = c.start + (k - 1) * c.step
-Base.getindex(c::Cycle, k::Int) = c.xs[mod1(k, length(c.xs))]
+Base.getindex(c::Cycle, k::Int) = Base._gen_elem(c.xs, mod1(k, length(c.xs)))
 Base.getindex(r::Repeated, k::Int) = r.x
 function Base.getindex(p::PartitionIterator, k::Int)
     _checked(p, k)

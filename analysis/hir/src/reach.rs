@@ -52,6 +52,12 @@ pub const HOOKS: &[Hooks] = &[
             "LinearAlgebra.LU",
         ],
     },
+    // A `for` loop over a collection asks for its elements by `_gen_elem`, which inference
+    // falls back to `getindex` for where no method of it applies.
+    Hooks {
+        triggers: &["Base._gen_elem"],
+        hooks: &["Base._gen_elem", "Base.getindex"],
+    },
     // A library function with no method for a view reads a copy of it (inference's
     // `call_with_views_copied`).
     Hooks {

@@ -16,6 +16,10 @@ const LOOP_RANGE: &str = "Base.loop_range";
 /// The builtin giving element `k` (from 0) of a counted loop: `a + k * s` for Int ends, the
 /// range's `r[k + 1]` for a Float64 range.
 const LOOP_ELEM: &str = "Base.loop_elem";
+/// The library function giving element `k` (from 1) of a collection as iteration yields it:
+/// `x[k]` (inference falls back to `getindex`) except for iterators whose elements are not
+/// their indexed values (`pairs(x)` yields `k => x[k]`, where `pairs(x)[k]` is `x[k]`).
+const ITERATE_AT: &str = "Base._gen_elem";
 
 impl BodyLowerer<'_, '_> {
     /// `if c1 b1 elseif c2 b2 else e end` or `c ? a : b`; without an else, the value is
@@ -218,7 +222,7 @@ impl BodyLowerer<'_, '_> {
 
     /// `for var in a:s:b` (a counted loop over `range_length`: `loop_range` is `a` for Int ends,
     /// a Float64 range otherwise, `loop_elem` the element) or `for var in xs` (over `length`
-    /// and `getindex`). A hidden counter drives the loop; `var` is bound afresh in each
+    /// and [`ITERATE_AT`]). A hidden counter drives the loop; `var` is bound afresh in each
     /// iteration.
     pub(crate) fn for_loop(
         &mut self,
@@ -287,7 +291,7 @@ impl BodyLowerer<'_, '_> {
                 start,
                 step: Some(s),
             } => self.call(LOOP_ELEM, vec![start, kv, s], iter.range),
-            Source::Collection(xs) => self.call("getindex", vec![xs, kv], iter.range),
+            Source::Collection(xs) => self.call(ITERATE_AT, vec![xs, kv], iter.range),
         };
         let latch = match lazy {
             Some((kind, p, dropping)) => {
