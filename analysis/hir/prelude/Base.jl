@@ -2957,11 +2957,12 @@ end
 """
     pairs(x)
 
-Iterate over `i => x[i]` for the indices `i` of a vector or tuple:
-`for (i, v) in pairs(x)`.
+Iterate over `i => x[i]` for the indices `i` of a vector or tuple (`for (i, v) in pairs(x)`),
+over `:a => nt.a` for the names of a named tuple.
 """
 pairs(x::AbstractVector) = Pairs(x)
 pairs(x::Tuple) = Pairs(x)
+pairs(nt::NamedTuple) = Pairs(nt)
 length(p::Pairs) = length(p.data)
 # Julia's: indexed by a key, the value; iterated, the pair.
 getindex(p::Pairs, k::Int) = p.data[k]
@@ -2970,6 +2971,12 @@ first(p::Pairs) = _gen_elem(p, 1)
 last(p::Pairs) = _gen_elem(p, length(p))
 keys(p::Pairs) = 1:length(p.data)
 values(p::Pairs) = p.data
+# Of a named tuple: its names are the keys, `pairs(nt)[:a]` its value; iterated, `:a => nt.a`.
+keys(p::Pairs{<:NamedTuple}) = keys(p.data)
+getindex(p::Pairs{<:NamedTuple}, k::Symbol) = p.data[k]
+_gen_elem(p::Pairs{<:NamedTuple}, k::Int) = Pair(keys(p.data)[k], p.data[k])
+first(p::Pairs{<:NamedTuple}) = Pair(first(keys(p.data)), first(p.data))
+last(p::Pairs{<:NamedTuple}) = Pair(last(keys(p.data)), last(p.data))
 
 # ---- Ranges of Float64s ----------------------------------------------------------------------
 
