@@ -174,6 +174,7 @@ impl Layout {
                 out.push(Slot::Ptr)
             }
             Type::Any => return Err(JitError::unsupported("a value of type Any (untyped IR)")),
+            Type::String => return Err(JitError::unsupported("strings as values")),
         }
         Ok(())
     }

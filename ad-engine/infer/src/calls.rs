@@ -8,7 +8,7 @@ use zy_ir::{callable_name, Const, Instance, Name, Op, Program, StructKind, Type}
 
 use crate::builtins;
 use crate::dispatch;
-use crate::error::{Fail, STRING_VALUES};
+use crate::error::Fail;
 use crate::join::depth;
 use crate::plan::{Arg, Plan, PlanBuilder};
 use crate::value::Val;
@@ -91,9 +91,6 @@ impl<'a> Cx<'a> {
             match &i.konst {
                 Some(Const::Func(n)) if !self.is_defined(n) => {
                     return Err(Fail::undefined_name(n));
-                }
-                Some(Const::Str(_)) if callee != "error" => {
-                    return Err(Fail::unsupported(format!("string values: {STRING_VALUES}")));
                 }
                 // Lowering's constant tuples (named-tuple keys, shapes) go to its own helpers.
                 Some(Const::Tuple(_))

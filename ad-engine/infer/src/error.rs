@@ -14,10 +14,6 @@ pub struct TypeError {
     pub message: String,
 }
 
-/// What a refused string value says to write instead.
-pub(crate) const STRING_VALUES: &str =
-    "strings are only error messages; choose between cases with a `Bool` or an `Int` instead";
-
 /// A failure to type one statement, before a span is attached.
 #[derive(Clone, PartialEq, Eq, Debug)]
 pub(crate) struct Fail {
@@ -60,11 +56,11 @@ impl Fail {
             "Rational" => Fail::unsupported(format!(
                 "{name}: rational numbers are outside zy's subset of Julia; compute with Float64 instead"
             )),
-            "Symbol" => Fail::unsupported(
-                "`Symbol(...)` from a string (strings are not values in zy); write the symbol `:a` itself",
+            "String" => Fail::unsupported(
+                "`String(...)` as a function; write `string(x)` instead",
             ),
-            "String" | "Char" | "string" => Fail::unsupported(format!(
-                "{name}: strings and characters are values zy does not compute with (a string is only an `error` or `println` message); choose between cases with a `Bool`, an `Int` or a symbol `:a` instead"
+            "Char" => Fail::unsupported(format!(
+                "{name}: characters are values zy does not compute with; work with strings (`\"a\"`, `string(x)`, `startswith`) instead"
             )),
             _ => Fail::undefined(format!("UndefVarError: `{name}` not defined")),
         }

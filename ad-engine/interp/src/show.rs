@@ -116,7 +116,8 @@ fn write_value<W: Write + ?Sized>(f: &mut W, v: &Value) -> fmt::Result {
         }
         Value::Func(n) => f.write_str(n),
         Value::Symbol(s) => write!(f, ":{s}"),
-        Value::Str(s) => write!(f, "{s:?}"),
+        // Julia's `show` escapes `$` too, so that the text reads back as the same string.
+        Value::Str(s) => write!(f, "{}", format!("{s:?}").replace('$', "\\$")),
         Value::Stack(s) => {
             f.write_str("Stack[")?;
             comma_values(f, &s.borrow())?;

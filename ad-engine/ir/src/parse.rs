@@ -811,6 +811,7 @@ impl<'a> Cursor<'a> {
             "Int64" => return Ok(Type::Int64),
             "Bool" => return Ok(Type::Bool),
             "Nothing" => return Ok(Type::Nothing),
+            "String" => return Ok(Type::String),
             "typeof" => {
                 self.expect("(")?;
                 let name = self.name()?;

@@ -40,6 +40,9 @@ pub enum Type {
     /// `Symbol`, one type per symbol (`:a`): a symbol is known where it is compiled, as Julia
     /// propagates a constant symbol, so `s == :a` and `nt[s]` fold. Shown as `Symbol`.
     Symbol(Name),
+    /// `String`: a run-time string (literals, `string(x)`, `"x = $x"`, `a * b`). Carries no
+    /// gradient; the JIT declines programs that hold one.
+    String,
     /// The closure returned by `pullback(f, args...)`: calling it runs the pullback of this
     /// specialisation of `f`. Carries the callee type and the argument types.
     Pullback(Arc<[Type]>),
@@ -159,6 +162,7 @@ pub fn tangent_type(t: &Type) -> Type {
         | Type::Nothing
         | Type::Function(_)
         | Type::Symbol(_)
+        | Type::String
         | Type::Pullback(_) => Type::Nothing,
         Type::Tuple(ts) => {
             let tans: Vec<Type> = ts.iter().map(tangent_type).collect();
@@ -202,6 +206,7 @@ pub fn packed_size(t: &Type) -> u64 {
         | Type::Ref(_)
         | Type::Array(..)
         | Type::Adjoint(_)
+        | Type::String
         | Type::Pullback(_)
         | Type::Stack(_) => 8,
     }
@@ -258,6 +263,7 @@ impl fmt::Display for Type {
             Type::Function(n) => write!(f, "typeof({n})"),
             Type::Symbol(n) if f.alternate() => write!(f, "Symbol{{:{n}}}"),
             Type::Symbol(_) => write!(f, "Symbol"),
+            Type::String => write!(f, "String"),
             Type::Pullback(ts) => {
                 write!(f, "Pullback{{")?;
                 comma_list(f, ts.iter())?;
