@@ -153,6 +153,12 @@ impl<'a> Cx<'a> {
             all.extend_from_slice(args);
             return self.call_value(b, &all);
         }
+        if &**name == "Base.Dict" && args.is_empty() {
+            return Err(Fail::unsupported(
+                "`Dict()` (a `Dict{Any, Any}`, whose values have no one type); write \
+                 `Dict{K, V}()` with the key and value types instead",
+            ));
+        }
         if self.program.functions.contains_key(name) {
             return self.call_generic(b, name, args);
         }
@@ -390,6 +396,8 @@ impl<'a> Cx<'a> {
         let name: Name = match t {
             Type::Float64 => "Float64".into(),
             Type::Int64 => "Int64".into(),
+            Type::String => "String".into(),
+            Type::Symbol(_) if t.is_any_symbol() => "Symbol".into(),
             Type::Struct(s) if s.kind == StructKind::User && s.params.is_empty() => s.name.clone(),
             Type::Bool
             | Type::Nothing

@@ -41,8 +41,8 @@ impl Fail {
     /// message does not read as a typo.
     pub fn undefined_name(name: &str) -> Fail {
         match name.strip_prefix("Base.").unwrap_or(name) {
-            "Dict" | "IdDict" | "WeakKeyDict" | "Set" | "BitSet" => Fail::unsupported(format!(
-                "{name} (dictionaries and sets are outside zy's subset of Julia); use a struct or a named tuple for fixed keys, or a `Vector` indexed by integers, instead"
+            "IdDict" | "WeakKeyDict" | "Set" | "BitSet" => Fail::unsupported(format!(
+                "{name} (zy's dictionaries are `Dict`s; sets and dictionaries by identity are outside its subset of Julia); use a `Dict` (a `Dict{{K, Bool}}` for a set) instead"
             )),
             "Float32" | "Float16" | "BigFloat" | "Int8" | "Int16" | "Int32" | "Int128"
             | "BigInt" | "UInt" | "UInt8" | "UInt16" | "UInt32" | "UInt64" | "UInt128" => {
@@ -56,9 +56,6 @@ impl Fail {
             "Rational" => Fail::unsupported(format!(
                 "{name}: rational numbers are outside zy's subset of Julia; compute with Float64 instead"
             )),
-            "String" => Fail::unsupported(
-                "`String(...)` as a function; write `string(x)` instead",
-            ),
             "Char" => Fail::unsupported(format!(
                 "{name}: characters are values zy does not compute with; work with strings (`\"a\"`, `string(x)`, `startswith`) instead"
             )),

@@ -812,6 +812,7 @@ impl<'a> Cursor<'a> {
             "Bool" => return Ok(Type::Bool),
             "Nothing" => return Ok(Type::Nothing),
             "String" => return Ok(Type::String),
+            "Symbol" if !self.rest().starts_with('{') => return Ok(Type::any_symbol()),
             "typeof" => {
                 self.expect("(")?;
                 let name = self.name()?;

@@ -688,7 +688,9 @@ prims! {
         jit: Jit::Interpreted,
     }
     /// `string_fn(:f, s, args...)`: Base's string function `f` (`length`, `uppercase`,
-    /// `lowercase`, `startswith`, `endswith`, `occursin`, `isempty`, `==`, `<`) of strings.
+    /// `lowercase`, `startswith`, `endswith`, `occursin`, `isempty`, `==`, `<`) of strings;
+    /// `Symbol` of a string or symbol and `==` of two symbols, for symbols known only at run
+    /// time.
     StringFn => "string_fn" {
         arity: AtLeast(2), diff: Diff::No, effects: Effects::allocates(""),
         jit: Jit::Interpreted,

@@ -38,7 +38,9 @@ pub enum Type {
     /// `typeof(f)`: the singleton type of a generic function (user-defined or builtin).
     Function(Name),
     /// `Symbol`, one type per symbol (`:a`): a symbol is known where it is compiled, as Julia
-    /// propagates a constant symbol, so `s == :a` and `nt[s]` fold. Shown as `Symbol`.
+    /// propagates a constant symbol, so `s == :a` and `nt[s]` fold. Shown as `Symbol`. The
+    /// empty name is a symbol known only at run time (an element of a `Vector{Symbol}`, a
+    /// `Dict`'s key): [`Type::any_symbol`].
     Symbol(Name),
     /// `String`: a run-time string (literals, `string(x)`, `"x = $x"`, `a * b`). Carries no
     /// gradient; the JIT declines programs that hold one.
@@ -88,6 +90,16 @@ impl Type {
     /// A tuple type from its element types.
     pub fn tuple(elems: impl IntoIterator<Item = Type>) -> Type {
         Type::Tuple(elems.into_iter().collect())
+    }
+
+    /// `Symbol` of a symbol known only at run time (what a `Vector{Symbol}` holds).
+    pub fn any_symbol() -> Type {
+        Type::Symbol(Name::from(""))
+    }
+
+    /// Is this [`Type::any_symbol`]?
+    pub fn is_any_symbol(&self) -> bool {
+        matches!(self, Type::Symbol(n) if n.is_empty())
     }
 
     /// Is this a number type (`Int64`, `Float64`, `Bool`)?
@@ -261,7 +273,7 @@ impl fmt::Display for Type {
                 wrapped(f, "Vector{", t, "}}")
             }
             Type::Function(n) => write!(f, "typeof({n})"),
-            Type::Symbol(n) if f.alternate() => write!(f, "Symbol{{:{n}}}"),
+            Type::Symbol(n) if f.alternate() && !n.is_empty() => write!(f, "Symbol{{:{n}}}"),
             Type::Symbol(_) => write!(f, "Symbol"),
             Type::String => write!(f, "String"),
             Type::Pullback(ts) => {

@@ -176,6 +176,16 @@ pub const HOOKS: &[Hooks] = &[
             "Base.StepRangeLen",
         ],
     },
+    // A `for` loop over a collection (lowering's `loop_item`): `xs[k]` by the library's
+    // `getindex`, or a `Dict`'s `k`th entry.
+    Hooks {
+        triggers: &["Base.loop_item"],
+        hooks: &["Base.loop_item", "Base.getindex"],
+    },
+    Hooks {
+        triggers: &["Base.Dict"],
+        hooks: &["Base._dict_item"],
+    },
     // `A / B` of matrices (or a row by a matrix): right division in the prelude.
     Hooks {
         triggers: &["/", "Base./"],

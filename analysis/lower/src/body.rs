@@ -618,7 +618,7 @@ impl<'c, 'a> BodyLowerer<'c, 'a> {
                 let parts = message_parts(message)?;
                 Some(self.exception(ty, &[], parts, arg.range))
             }
-            ("SingularException", [index]) => {
+            ("SingularException" | "KeyError", [index]) => {
                 Some(self.exception(ty, std::slice::from_ref(index), &[], arg.range))
             }
             ("DomainError", [value, message]) => {

@@ -16,6 +16,9 @@ const LOOP_RANGE: &str = "Base.loop_range";
 /// The builtin giving element `k` (from 0) of a counted loop: `a + k * s` for Int ends, the
 /// range's `r[k + 1]` for a Float64 range.
 const LOOP_ELEM: &str = "Base.loop_elem";
+/// The builtin giving element `k` (from 1) of a loop over a collection: `xs[k]`, or the `k`th
+/// entry `key => value` of a `Dict`, whose `d[k]` reads a key.
+const LOOP_ITEM: &str = "Base.loop_item";
 
 impl BodyLowerer<'_, '_> {
     /// `if c1 b1 elseif c2 b2 else e end` or `c ? a : b`; without an else, the value is
@@ -287,7 +290,7 @@ impl BodyLowerer<'_, '_> {
                 start,
                 step: Some(s),
             } => self.call(LOOP_ELEM, vec![start, kv, s], iter.range),
-            Source::Collection(xs) => self.call("getindex", vec![xs, kv], iter.range),
+            Source::Collection(xs) => self.call(LOOP_ITEM, vec![xs, kv], iter.range),
         };
         let latch = match lazy {
             Some((kind, p, dropping)) => {

@@ -170,7 +170,7 @@ fn stepped_range_and_collection_loops() {
           %14 = %12 <= %11
           br %14 ? #6 : #7
         #6:
-          %15 = getindex(%1, %12)               # x
+          %15 = Base.loop_item(%1, %12)         # x
           %16 = %13 + %15                       # s
           %17 = %12 + 1
           br #5
@@ -979,7 +979,7 @@ fn for_loop_destructures_its_elements_and_closures_capture_each_iteration() {
           %5 = %4 <= %3
           br %5 ? #3 : #4
         #3:
-          %6 = getindex(%1, %4)
+          %6 = Base.loop_item(%1, %4)
           %7 = getindex(%6, 1)                  # a
           %8 = getindex(%6, 2)                  # b
           %9 = closure var"#f#1"(%7, %8)

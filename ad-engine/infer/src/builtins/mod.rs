@@ -112,6 +112,7 @@ pub const BUILTINS: &[&str] = &[
     "range_length",
     "loop_range",
     "loop_elem",
+    "loop_item",
     "float_range",
     "map",
     "ntuple",
@@ -126,6 +127,7 @@ pub const BUILTINS: &[&str] = &[
     "hvp",
     "NoTangent",
     "string",
+    "String",
     "Symbol",
     "uppercase",
     "lowercase",
@@ -253,10 +255,18 @@ fn counted_loop(
         ("loop_elem", [r, k, ..]) if is_range(r) => {
             helper(cx, b, "Base._loop_elem", &[r.clone(), k.clone()])
         }
+        ("loop_item", [d, _]) if matches!(&d.ty, Type::Struct(s) if &*s.name == "Base.Dict") => {
+            helper(cx, b, "Base._dict_item", args)
+        }
+        // `xs[k]`, by the library's `getindex` where the program holds it.
+        ("loop_item", [_, _]) => match cx.program.functions.contains_key("Base.getindex") {
+            true => helper(cx, b, "Base.getindex", args),
+            false => helper(cx, b, "getindex", args),
+        },
         ("loop_elem", [a, k]) => helper(cx, b, "+", &[a.clone(), k.clone()]),
         ("loop_elem", [a, k, s]) => helper(cx, b, "*", &[k.clone(), s.clone()])
             .and_then(|offset| helper(cx, b, "+", &[a.clone(), offset])),
-        ("loop_range" | "loop_elem", _) => Err(no_method(
+        ("loop_range" | "loop_elem" | "loop_item", _) => Err(no_method(
             name,
             &args.iter().map(|a| a.ty.clone()).collect::<Vec<_>>(),
         )),

@@ -1,5 +1,7 @@
 //! Strings as values: `string(xs...)`, `a * b`, `==`, `length`, `uppercase`, `startswith`,
-//! `occursin`, ... of `String`s, each a primitive without a gradient (`string`, `string_fn`).
+//! `occursin`, ... of `String`s, each a primitive without a gradient (`string`, `string_fn`);
+//! `Symbol(s)` of a string, and `==` of symbols known only at run time (`Vector{Symbol}`'s
+//! elements, a `Dict`'s keys).
 
 use zy_ir::{Const, Prim, Type};
 
@@ -20,8 +22,9 @@ fn string_fn(b: &mut PlanBuilder, f: &str, args: &[Val], ty: Type) -> Val {
 
 /// Dispatch the string builtins; `None` if `name` is not one for these operands.
 pub(crate) fn call(b: &mut PlanBuilder, name: &str, args: &[Val]) -> Option<Result<Val, Fail>> {
-    const OWN: [&str; 7] = [
+    const OWN: [&str; 8] = [
         "string",
+        "String",
         "Symbol",
         "uppercase",
         "lowercase",
@@ -29,6 +32,18 @@ pub(crate) fn call(b: &mut PlanBuilder, name: &str, args: &[Val]) -> Option<Resu
         "endswith",
         "occursin",
     ];
+    // `==` of a symbol known only at run time: compared when the program runs.
+    if let ("==" | "!=" | "===", [x, y]) = (name, args) {
+        if let (Type::Symbol(_), Type::Symbol(_)) = (&x.ty, &y.ty) {
+            if x.ty.is_any_symbol() || y.ty.is_any_symbol() {
+                let eq = string_fn(b, "==", args, Type::Bool);
+                return Some(Ok(match name {
+                    "==" | "===" => eq,
+                    _ => Val::of(b.prim(Prim::Not, vec![eq.arg], Type::Bool), Type::Bool),
+                }));
+            }
+        }
+    }
     if !OWN.contains(&name) && !args.iter().any(is_str) {
         return None;
     }
@@ -49,10 +64,24 @@ pub(crate) fn call(b: &mut PlanBuilder, name: &str, args: &[Val]) -> Option<Resu
             konst: Some(Const::Str(text)),
             ..
         }]) => Val::lit(Const::Symbol(text.clone())),
-        ("Symbol", _) => {
+        // Of a string known only at run time: a symbol known only at run time.
+        ("Symbol", [s]) if is_str(s) => {
+            string_fn(b, "Symbol", args, Type::any_symbol())
+        }
+        ("Symbol", [Val {
+            ty: Type::Symbol(_),
+            ..
+        }]) => args[0].clone(),
+        // `Symbol(x...)`: the symbol of `string(x...)`.
+        ("Symbol", [_, ..]) if args.iter().all(|a| printable(&a.ty)) => {
+            let all = args.iter().map(|a| a.arg.clone()).collect();
+            let s = Val::of(b.prim(Prim::StringOf, all, Type::String), Type::String);
+            string_fn(b, "Symbol", &[s], Type::any_symbol())
+        }
+        ("String", [s]) if is_str(s) => s.clone(),
+        ("String", _) => {
             return Some(Err(Fail::unsupported(
-                "`Symbol(s)` of a string known only at run time (zy knows each symbol where it \
-                 compiles, as a constant); write the symbol `:a` itself",
+                "`String(...)` of anything but a string; write `string(x)` instead",
             )))
         }
         // `*` of strings concatenates (`string(a, b)`).

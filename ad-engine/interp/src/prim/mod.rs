@@ -265,6 +265,7 @@ fn exception_message(exception: &str, parts: &[Value]) -> String {
         }
         // `throw(SingularException(k))`: Julia shows the exception as constructed.
         ("SingularException", [index]) => format!("SingularException({})", show(index)),
+        ("KeyError", [key]) => format!("KeyError: key {} not found", show(key)),
         _ => format!("{exception}: {}", text(parts)),
     }
 }

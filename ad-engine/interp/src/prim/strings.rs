@@ -25,6 +25,12 @@ pub fn string_fn(args: &[Value]) -> Result<Value, String> {
     let Some((Value::Symbol(f), operands)) = args.split_first() else {
         return Err("internal error: `string_fn` expects a function name".into());
     };
+    // Symbols: `Symbol(s)` of a string or a symbol, `==` of two symbols.
+    match (&**f, operands) {
+        ("Symbol", [Value::Str(s) | Value::Symbol(s)]) => return Ok(Value::Symbol(s.clone())),
+        ("==", [Value::Symbol(a), Value::Symbol(b)]) => return Ok(Value::Bool(a == b)),
+        _ => {}
+    }
     let text = |v: &Value| match v {
         Value::Str(s) => Some(s.clone()),
         _ => None,
