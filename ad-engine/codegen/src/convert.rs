@@ -562,6 +562,7 @@ impl FromNative {
                 Value::Pullback(Rc::new(Pullback { instance, tape }))
             }
             Type::Any => return Err("internal error: JIT value of type Any".into()),
+            Type::String => return Err("internal error: JIT value of type String".into()),
         })
     }
 

@@ -144,6 +144,9 @@ impl Layout {
             Type::Float64 => out.push(Slot::F64),
             Type::Int64 => out.push(Slot::I64),
             Type::Bool => out.push(Slot::Bool),
+            Type::Symbol(_) if ty.is_any_symbol() => {
+                return Err(JitError::unsupported("symbols known only at run time"))
+            }
             Type::Nothing | Type::Bottom | Type::Function(_) | Type::Symbol(_) => {}
             Type::Tuple(ts) => {
                 for t in ts.iter() {
@@ -174,6 +177,7 @@ impl Layout {
                 out.push(Slot::Ptr)
             }
             Type::Any => return Err(JitError::unsupported("a value of type Any (untyped IR)")),
+            Type::String => return Err(JitError::unsupported("strings as values")),
         }
         Ok(())
     }

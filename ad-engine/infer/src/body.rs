@@ -10,7 +10,7 @@ use zy_ir::{
 };
 
 use crate::calls::Cx;
-use crate::error::{Fail, TypeError, STRING_VALUES};
+use crate::error::{Fail, TypeError};
 use crate::join::{conversion, join};
 use crate::plan::{emit_plan, Arg};
 use crate::value::Val;
@@ -395,9 +395,6 @@ impl<'a> Typer<'a> {
                 Operand::Const(Const::Func(n)) if !cx.is_defined(n) => {
                     Some(Fail::undefined_name(n))
                 }
-                Operand::Const(c @ Const::Str(_)) => Some(Fail::unsupported(format!(
-                    "`{c}` as a value: {STRING_VALUES}"
-                ))),
                 Operand::Const(c @ Const::Tuple(_)) => {
                     Some(Fail::unsupported(format!(
                         "`{c}` as a value; read a field as `s.a`, and choose between cases \

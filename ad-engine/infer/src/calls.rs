@@ -8,7 +8,7 @@ use zy_ir::{callable_name, Const, Instance, Name, Op, Program, StructKind, Type}
 
 use crate::builtins;
 use crate::dispatch;
-use crate::error::{Fail, STRING_VALUES};
+use crate::error::Fail;
 use crate::join::depth;
 use crate::plan::{Arg, Plan, PlanBuilder};
 use crate::value::Val;
@@ -97,9 +97,6 @@ impl<'a> Cx<'a> {
                 Some(Const::Func(n)) if !self.is_defined(n) => {
                     return Err(Fail::undefined_name(n));
                 }
-                Some(Const::Str(_)) if callee != "error" => {
-                    return Err(Fail::unsupported(format!("string values: {STRING_VALUES}")));
-                }
                 // Lowering's constant tuples (named-tuple keys, shapes) go to its own helpers.
                 Some(Const::Tuple(_))
                     if !matches!(
@@ -160,6 +157,12 @@ impl<'a> Cx<'a> {
             let mut all = vec![self.type_value(name, &t.clone())?];
             all.extend_from_slice(args);
             return self.call_value(b, &all);
+        }
+        if &**name == "Base.Dict" && args.is_empty() {
+            return Err(Fail::unsupported(
+                "`Dict()` (a `Dict{Any, Any}`, whose values have no one type); write \
+                 `Dict{K, V}()` with the key and value types instead",
+            ));
         }
         if self.program.functions.contains_key(name) {
             return self.call_generic(b, name, args);
@@ -404,6 +407,8 @@ impl<'a> Cx<'a> {
         let name: Name = match t {
             Type::Float64 => "Float64".into(),
             Type::Int64 => "Int64".into(),
+            Type::String => "String".into(),
+            Type::Symbol(_) if t.is_any_symbol() => "Symbol".into(),
             Type::Struct(s) if s.kind == StructKind::User && s.params.is_empty() => s.name.clone(),
             Type::Bool
             | Type::Nothing

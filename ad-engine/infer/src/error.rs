@@ -14,10 +14,6 @@ pub struct TypeError {
     pub message: String,
 }
 
-/// What a refused string value says to write instead.
-pub(crate) const STRING_VALUES: &str =
-    "strings are only error messages; choose between cases with a `Bool` or an `Int` instead";
-
 /// A failure to type one statement, before a span is attached.
 #[derive(Clone, PartialEq, Eq, Debug)]
 pub(crate) struct Fail {
@@ -45,8 +41,8 @@ impl Fail {
     /// message does not read as a typo.
     pub fn undefined_name(name: &str) -> Fail {
         match name.strip_prefix("Base.").unwrap_or(name) {
-            "Dict" | "IdDict" | "WeakKeyDict" | "Set" | "BitSet" => Fail::unsupported(format!(
-                "{name} (dictionaries and sets are outside zy's subset of Julia); use a struct or a named tuple for fixed keys, or a `Vector` indexed by integers, instead"
+            "IdDict" | "WeakKeyDict" | "Set" | "BitSet" => Fail::unsupported(format!(
+                "{name} (zy's dictionaries are `Dict`s; sets and dictionaries by identity are outside its subset of Julia); use a `Dict` (a `Dict{{K, Bool}}` for a set) instead"
             )),
             "Float32" | "Float16" | "BigFloat" | "Int8" | "Int16" | "Int32" | "Int128"
             | "BigInt" | "UInt" | "UInt8" | "UInt16" | "UInt32" | "UInt64" | "UInt128" => {
@@ -60,11 +56,8 @@ impl Fail {
             "Rational" => Fail::unsupported(format!(
                 "{name}: rational numbers are outside zy's subset of Julia; compute with Float64 instead"
             )),
-            "Symbol" => Fail::unsupported(
-                "`Symbol(...)` from a string (strings are not values in zy); write the symbol `:a` itself",
-            ),
-            "String" | "Char" | "string" => Fail::unsupported(format!(
-                "{name}: strings and characters are values zy does not compute with (a string is only an `error` or `println` message); choose between cases with a `Bool`, an `Int` or a symbol `:a` instead"
+            "Char" => Fail::unsupported(format!(
+                "{name}: characters are values zy does not compute with; work with strings (`\"a\"`, `string(x)`, `startswith`) instead"
             )),
             _ => Fail::undefined(format!("UndefVarError: `{name}` not defined")),
         }

@@ -158,6 +158,7 @@ pub(crate) fn pattern(expr: &TypeExpr, vars: &[Name], program: &Program) -> Resu
         "Int" | "Int64" => no_params(Pat::Leaf(Type::Int64)),
         "Bool" => no_params(Pat::Leaf(Type::Bool)),
         "Nothing" => no_params(Pat::Leaf(Type::Nothing)),
+        "String" | "AbstractString" => no_params(Pat::Leaf(Type::String)),
         "Function" => no_params(Pat::Function),
         "NamedTuple" => no_params(Pat::NamedTuple),
         "Symbol" => no_params(Pat::Symbol),

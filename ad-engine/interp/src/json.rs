@@ -36,6 +36,18 @@ pub fn to_json(v: &Value) -> Json {
             }
         }
         Value::Struct(t, vs) => object(t.fields.iter().map(|(n, _)| &**n).zip(vs.iter())),
+        // A `Dict`: an object keyed by each key as `print` writes it (`"a"`, `"1"`).
+        Value::Mutable(t, vs) if &*t.name == "Base.Dict" => {
+            match crate::show::dict_entries(&vs.borrow()) {
+                Some((keys, vals)) => Json::Object(
+                    keys.iter()
+                        .map(crate::prim::strings::print_string)
+                        .zip(vals.iter().map(to_json))
+                        .collect(),
+                ),
+                None => Json::Null,
+            }
+        }
         Value::Mutable(t, vs) => object(t.fields.iter().map(|(n, _)| &**n).zip(vs.borrow().iter())),
         Value::Ref(r) => object(std::iter::once(("x", &*r.borrow()))),
         Value::Array(a) => {

@@ -16,6 +16,15 @@ pub fn show(v: &Value) -> String {
     text
 }
 
+/// The keys and the values of the prelude's `Dict` (its fields `keys` and `vals`), in order.
+pub(crate) fn dict_entries(fields: &[Value]) -> Option<(Vec<Value>, Vec<Value>)> {
+    let [Value::Array(k), Value::Array(v)] = fields else {
+        return None;
+    };
+    let (keys, vals) = (k.borrow().data.values(), v.borrow().data.values());
+    (keys.len() == vals.len()).then_some((keys, vals))
+}
+
 /// About how many bytes [`show`] writes for `v` (arrays of floats dominate: a Float64 element
 /// takes up to 24 bytes with its separator), so that it writes into one allocation.
 fn text_size(v: &Value) -> usize {
@@ -78,6 +87,25 @@ fn write_value<W: Write + ?Sized>(f: &mut W, v: &Value) -> fmt::Result {
             comma_values(f, fields)?;
             f.write_str(")")
         }
+        Value::Mutable(t, fields) if &*t.name == "Base.Dict" => {
+            let Some((keys, vals)) = dict_entries(&fields.borrow()) else {
+                return Err(fmt::Error);
+            };
+            if keys.is_empty() {
+                let kv: Vec<String> = t.params.iter().map(type_string).collect();
+                return write!(f, "Dict{{{}}}()", kv.join(", "));
+            }
+            f.write_str("Dict(")?;
+            for (i, (k, v)) in keys.iter().zip(&vals).enumerate() {
+                if i > 0 {
+                    f.write_str(", ")?;
+                }
+                write_value(f, k)?;
+                f.write_str(" => ")?;
+                write_value(f, v)?;
+            }
+            f.write_str(")")
+        }
         Value::Mutable(t, fields) => {
             write!(f, "{t}(")?;
             comma_values(f, &fields.borrow())?;
@@ -116,7 +144,8 @@ fn write_value<W: Write + ?Sized>(f: &mut W, v: &Value) -> fmt::Result {
         }
         Value::Func(n) => f.write_str(n),
         Value::Symbol(s) => write!(f, ":{s}"),
-        Value::Str(s) => write!(f, "{s:?}"),
+        // Julia's `show` escapes `$` too, so that the text reads back as the same string.
+        Value::Str(s) => write!(f, "{}", format!("{s:?}").replace('$', "\\$")),
         Value::Stack(s) => {
             f.write_str("Stack[")?;
             comma_values(f, &s.borrow())?;
@@ -160,7 +189,8 @@ fn element<W: Write + ?Sized>(f: &mut W, data: &ArrayData, i: usize) -> fmt::Res
 /// needs no element-type prefix?
 fn implicit(t: &Type) -> bool {
     match t {
-        Type::Float64 | Type::Int64 | Type::Nothing | Type::Function(_) => true,
+        Type::Float64 | Type::Int64 | Type::Nothing | Type::Function(_) | Type::String => true,
+        Type::Symbol(_) => true,
         Type::Array(e, _) => implicit(e),
         Type::Tuple(ts) => ts.iter().all(implicit),
         Type::NamedTuple(fs) => fs.iter().all(|(_, t)| implicit(t)),

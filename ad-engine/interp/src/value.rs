@@ -40,7 +40,7 @@ pub enum Value {
     Func(Name),
     /// A symbol constant (`:x`), as in named tuple field names.
     Symbol(Name),
-    /// A string constant: only as the message of `error("...")`.
+    /// A `String`.
     Str(Name),
     /// An AD tape stack.
     Stack(Rc<RefCell<Vec<Value>>>),
@@ -516,7 +516,8 @@ impl Value {
             Value::Array(a) => a.borrow().ty(),
             Value::Adjoint(a) => Type::Adjoint(Arc::new(a.borrow().elem_type())),
             Value::Func(n) => Type::Function(n.clone()),
-            Value::Symbol(_) | Value::Str(_) | Value::Undef(_) => Type::Any,
+            Value::Str(_) => Type::String,
+            Value::Symbol(_) | Value::Undef(_) => Type::Any,
             Value::Pullback(p) => Type::Pullback(p.instance.args.clone()),
             Value::Stack(s) => {
                 let elem = s.borrow().last().map_or(Type::Any, Value::julia_type);

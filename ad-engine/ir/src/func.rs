@@ -130,7 +130,8 @@ impl Const {
             Const::Bool(_) => Type::Bool,
             Const::Nothing => Type::Nothing,
             Const::Symbol(n) => Type::Symbol(n.clone()),
-            Const::Str(_) | Const::Tuple(_) => Type::Any,
+            Const::Str(_) => Type::String,
+            Const::Tuple(_) => Type::Any,
             Const::Func(n) => Type::Function(n.clone()),
         }
     }

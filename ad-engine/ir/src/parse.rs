@@ -811,6 +811,8 @@ impl<'a> Cursor<'a> {
             "Int64" => return Ok(Type::Int64),
             "Bool" => return Ok(Type::Bool),
             "Nothing" => return Ok(Type::Nothing),
+            "String" => return Ok(Type::String),
+            "Symbol" if !self.rest().starts_with('{') => return Ok(Type::any_symbol()),
             "typeof" => {
                 self.expect("(")?;
                 let name = self.name()?;

@@ -680,6 +680,21 @@ prims! {
         arity: Exactly(4), diff: Diff::No, effects: Effects::throws("an invalid range"),
         jit: Jit::Interpreted,
     }
+    // Strings: values without a gradient; the JIT declines programs that hold one.
+    /// `string(xs...)`: each operand as Julia's `print` writes it, concatenated (`string(x)`,
+    /// `"x = $x"`, `a * b` of strings).
+    StringOf => "string" {
+        arity: AtLeast(0), diff: Diff::No, effects: Effects::allocates(""),
+        jit: Jit::Interpreted,
+    }
+    /// `string_fn(:f, s, args...)`: Base's string function `f` (`length`, `uppercase`,
+    /// `lowercase`, `startswith`, `endswith`, `occursin`, `isempty`, `==`, `<`) of strings;
+    /// `Symbol` of a string or symbol and `==` of two symbols, for symbols known only at run
+    /// time.
+    StringFn => "string_fn" {
+        arity: AtLeast(2), diff: Diff::No, effects: Effects::allocates(""),
+        jit: Jit::Interpreted,
+    }
     /// `undef(:x)`: the value of local `x` on a path where it is not assigned. Its type is
     /// `Union{}` so it vanishes in joins; using it is an `UndefVarError`.
     Undef => "undef" { diff: Constant }

@@ -309,7 +309,8 @@ fn collect_structs(t: &Type, out: &mut Vec<Arc<StructType>>) {
         | Type::Bool
         | Type::Nothing
         | Type::Function(_)
-        | Type::Symbol(_) => {}
+        | Type::Symbol(_)
+        | Type::String => {}
     }
 }
 

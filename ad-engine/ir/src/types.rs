@@ -38,8 +38,13 @@ pub enum Type {
     /// `typeof(f)`: the singleton type of a generic function (user-defined or builtin).
     Function(Name),
     /// `Symbol`, one type per symbol (`:a`): a symbol is known where it is compiled, as Julia
-    /// propagates a constant symbol, so `s == :a` and `nt[s]` fold. Shown as `Symbol`.
+    /// propagates a constant symbol, so `s == :a` and `nt[s]` fold. Shown as `Symbol`. The
+    /// empty name is a symbol known only at run time (an element of a `Vector{Symbol}`, a
+    /// `Dict`'s key): [`Type::any_symbol`].
     Symbol(Name),
+    /// `String`: a run-time string (literals, `string(x)`, `"x = $x"`, `a * b`). Carries no
+    /// gradient; the JIT declines programs that hold one.
+    String,
     /// The closure returned by `pullback(f, args...)`: calling it runs the pullback of this
     /// specialisation of `f`. Carries the callee type and the argument types.
     Pullback(Arc<[Type]>),
@@ -85,6 +90,16 @@ impl Type {
     /// A tuple type from its element types.
     pub fn tuple(elems: impl IntoIterator<Item = Type>) -> Type {
         Type::Tuple(elems.into_iter().collect())
+    }
+
+    /// `Symbol` of a symbol known only at run time (what a `Vector{Symbol}` holds).
+    pub fn any_symbol() -> Type {
+        Type::Symbol(Name::from(""))
+    }
+
+    /// Is this [`Type::any_symbol`]?
+    pub fn is_any_symbol(&self) -> bool {
+        matches!(self, Type::Symbol(n) if n.is_empty())
     }
 
     /// Is this a number type (`Int64`, `Float64`, `Bool`)?
@@ -159,6 +174,7 @@ pub fn tangent_type(t: &Type) -> Type {
         | Type::Nothing
         | Type::Function(_)
         | Type::Symbol(_)
+        | Type::String
         | Type::Pullback(_) => Type::Nothing,
         Type::Tuple(ts) => {
             let tans: Vec<Type> = ts.iter().map(tangent_type).collect();
@@ -202,6 +218,7 @@ pub fn packed_size(t: &Type) -> u64 {
         | Type::Ref(_)
         | Type::Array(..)
         | Type::Adjoint(_)
+        | Type::String
         | Type::Pullback(_)
         | Type::Stack(_) => 8,
     }
@@ -256,8 +273,9 @@ impl fmt::Display for Type {
                 wrapped(f, "Vector{", t, "}}")
             }
             Type::Function(n) => write!(f, "typeof({n})"),
-            Type::Symbol(n) if f.alternate() => write!(f, "Symbol{{:{n}}}"),
+            Type::Symbol(n) if f.alternate() && !n.is_empty() => write!(f, "Symbol{{:{n}}}"),
             Type::Symbol(_) => write!(f, "Symbol"),
+            Type::String => write!(f, "String"),
             Type::Pullback(ts) => {
                 write!(f, "Pullback{{")?;
                 comma_list(f, ts.iter())?;

@@ -5583,3 +5583,133 @@ function _complex_rowdot(A, x, i::Int)
     end
     return s
 end
+
+# ---- Dictionaries ------------------------------------------------------------------------------
+
+"""
+    Dict(k1 => v1, k2 => v2, ...), Dict{K, V}(), Dict(k => v for x in xs)
+
+Julia's dictionary from keys to values: `d[k]`, `d[k] = v`, `haskey`, `get`, `get!`,
+`delete!`, `keys`, `values`, `pairs`, `merge`, `length`, `isempty`, `for (k, v) in d`.
+zy keeps the entries in the order their keys were first inserted (Julia's order is its hash
+table's) and finds a key by comparing it with each key in turn (`isequal`). The gradient with
+respect to a `Dict` is a `Dict` of the same keys holding the values' gradients (Zygote's).
+"""
+mutable struct Dict{K, V}
+    keys::Vector{K}
+    vals::Vector{V}
+end
+
+function Dict(ps::Pair...)
+    ks = [map(first, ps)...]
+    vs = [map(last, ps)...]
+    d = Dict(ks[1:0], vs[1:0])
+    for i in 1:length(ks)
+        d[ks[i]] = vs[i]
+    end
+    return d
+end
+
+function Dict(g::Generator)
+    ks = map(k -> g.f(_gen_elem(g.iter, k)).first, fill(0, 0))
+    vs = map(k -> g.f(_gen_elem(g.iter, k)).second, fill(0, 0))
+    d = Dict(ks, vs)
+    for k in 1:length(g.iter)
+        p = g.f(_gen_elem(g.iter, k))
+        d[p.first] = p.second
+    end
+    return d
+end
+
+# `Dict{K, V}(ps...)`, which the syntax writes `_typed_dict((K, V), ps...)`.
+function _typed_dict(kv::Tuple, ps...)
+    K, V = kv
+    d = Dict(K[], V[])
+    foreach(p -> (d[p.first] = p.second), ps)
+    return d
+end
+
+_dict_isequal(a, b) = a == b
+_dict_isequal(a::Float64, b::Float64) = isequal(a, b)
+
+# The position of key `k` in `d`, or 0.
+function _dict_index(d::Dict, k)
+    for i in 1:length(d.keys)
+        if _dict_isequal(d.keys[i], k)
+            return i
+        end
+    end
+    return 0
+end
+
+# Entry `i` of `d` as a pair: what `for (k, v) in d` and generators iterate.
+_gen_elem(d::Dict, i::Int) = Pair(d.keys[i], d.vals[i])
+
+function getindex(d::Dict, k)
+    i = _dict_index(d, k)
+    if i == 0
+        throw(KeyError(k))
+    end
+    return d.vals[i]
+end
+
+function setindex!(d::Dict, v, k)
+    i = _dict_index(d, k)
+    if i == 0
+        push!(d.keys, k)
+        push!(d.vals, v)
+    else
+        d.vals[i] = v
+    end
+    return d
+end
+
+length(d::Dict) = length(d.keys)
+isempty(d::Dict) = length(d.keys) == 0
+haskey(d::Dict, k) = _dict_index(d, k) != 0
+
+function get(d::Dict, k, default)
+    i = _dict_index(d, k)
+    return i == 0 ? default : d.vals[i]
+end
+
+function get!(d::Dict, k, default)
+    i = _dict_index(d, k)
+    if i == 0
+        d[k] = default
+        return default
+    end
+    return d.vals[i]
+end
+
+function delete!(d::Dict, k)
+    i = _dict_index(d, k)
+    if i != 0
+        deleteat!(d.keys, i)
+        deleteat!(d.vals, i)
+    end
+    return d
+end
+
+"""
+    keys(d::Dict), values(d::Dict), pairs(d::Dict)
+
+The keys, the values and the pairs `k => v` of a dictionary, in its order (Julia gives lazy
+views of them; zy gives a copy, a `Vector`, and iterates `pairs(d)` as `d` itself).
+"""
+keys(d::Dict) = copy(d.keys)
+values(d::Dict) = copy(d.vals)
+pairs(d::Dict) = d
+
+"""
+    merge(d1::Dict, d2::Dict)
+
+A new dictionary of the entries of both, `d2`'s value where both hold a key.
+"""
+function merge(a::Dict, b::Dict)
+    d = Dict(copy(a.keys), copy(a.vals))
+    for i in 1:length(b.keys)
+        d[b.keys[i]] = b.vals[i]
+    end
+    return d
+end

@@ -58,6 +58,11 @@ pub const HOOKS: &[Hooks] = &[
         triggers: &["Base._gen_elem"],
         hooks: &["Base._gen_elem", "Base.getindex"],
     },
+    // `Dict()` is refused by inference; the gradient of a `Dict` argument is built as one.
+    Hooks {
+        triggers: &["Base.Dict"],
+        hooks: &["Base.Dict"],
+    },
     // A library function with no method for a view reads a copy of it (inference's
     // `call_with_views_copied`).
     Hooks {

@@ -207,6 +207,7 @@ fn grad(
         prepared.nonfinite_origin(db)
     };
     let why = prepared.why(db, &gradient);
+    let gradient = prepared.dict_gradients(db, gradient);
     let trace = match options.trace {
         true => Some(prepared.trace(db)?),
         false => None,
@@ -332,6 +333,38 @@ impl<'a> Prepared<'a> {
     /// interpreter.
     pub(crate) fn arguments(&self, db: &RootDatabase) -> Result<Vec<Value>, UserError> {
         self.arguments_on(db, Engine::Interp)
+    }
+
+    /// Zygote's gradient with respect to a `Dict` argument: a `Dict` of its keys holding the
+    /// values' gradients, where the AD gives the prelude struct's `(keys = nothing, vals)`.
+    fn dict_gradients(&self, db: &RootDatabase, gradient: Vec<Value>) -> Vec<Value> {
+        let skip = self.skipped();
+        let dict = |i: usize| match self.arg_types().get(skip + i) {
+            Some(Type::Struct(s)) if &*s.name == "Base.Dict" => Some(s.clone()),
+            _ => None,
+        };
+        if !(0..gradient.len()).any(|i| dict(i).is_some()) {
+            return gradient;
+        }
+        let Ok(args) = self.arguments_on(db, Engine::Interp) else {
+            return gradient;
+        };
+        let as_dict = |i: usize, g: &Value| {
+            let (Some(t), Some(Value::Mutable(_, fields)), Value::NamedTuple(names, parts)) =
+                (dict(i), args.get(skip + i), g)
+            else {
+                return None;
+            };
+            let vals = names.iter().position(|n| &**n == "vals")?;
+            let keys = fields.borrow().first()?.clone();
+            let entries = vec![keys.deep_copy(), parts.get(vals)?.clone()];
+            Some(Value::Mutable(t, std::rc::Rc::new(std::cell::RefCell::new(entries))))
+        };
+        gradient
+            .iter()
+            .enumerate()
+            .map(|(i, g)| as_dict(i, g).unwrap_or_else(|| g.clone()))
+            .collect()
     }
 
     /// [`Prepared::arguments`] on `engine`: the JIT runs the calls among them that it compiles

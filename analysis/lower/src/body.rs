@@ -482,9 +482,10 @@ impl<'c, 'a> BodyLowerer<'c, 'a> {
         if args.iter().any(|a| matches!(a.kind, ExprKind::Splat(_))) {
             return self.splat_call(callee, args, r);
         }
+        // `"x = $x"`: Julia's `string("x = ", x)`.
         if matches!(&callee.kind, ExprKind::Ident(n) if n == INTERPOLATION) {
-            let message = "unsupported: string interpolation outside an error message; interpolate inside `error(\"... $x\")` or an exception's message, or pass the values themselves, instead".into();
-            return self.fail(r, "unsupported", message);
+            let parts = self.all(args);
+            return self.call("string", parts, r);
         }
         match &callee.kind {
             ExprKind::Ident(name) if args.len() > 2 && is_nary(name) && !self.is_local(callee) => {
@@ -617,7 +618,7 @@ impl<'c, 'a> BodyLowerer<'c, 'a> {
                 let parts = message_parts(message)?;
                 Some(self.exception(ty, &[], parts, arg.range))
             }
-            ("SingularException", [index]) => {
+            ("SingularException" | "KeyError", [index]) => {
                 Some(self.exception(ty, std::slice::from_ref(index), &[], arg.range))
             }
             ("DomainError", [value, message]) => {

@@ -507,6 +507,17 @@ fn named_tuple_names(cx: &mut Cx, curly: &SyntaxNode) -> Option<Expr> {
     }
 }
 
+/// The key and value types of `Dict{K, V}` (a callee), as the tuple expression `(K, V)`.
+fn dict_types(cx: &mut Cx, curly: &SyntaxNode) -> Option<Expr> {
+    match curly.children.as_slice() {
+        [base, k, v] if base.leaf && cx.text(base) == "Dict" => {
+            let kv = vec![expr(cx, k), expr(cx, v)];
+            Some(Expr::new(ExprKind::Tuple(kv), curly.range))
+        }
+        _ => None,
+    }
+}
+
 /// `f(args)`, `f.(args)`, with a `do` block moved into the first argument.
 fn call(cx: &mut Cx, node: &SyntaxNode, dotted: bool) -> Expr {
     let Some((callee, rest)) = node.children.split_first() else {
@@ -540,7 +551,14 @@ fn call(cx: &mut Cx, node: &SyntaxNode, dotted: bool) -> Expr {
                 names = Some(n);
                 Expr::new(ExprKind::Ident("Base._named_tuple_of".into()), callee.range)
             }
-            None => return cx.unsupported(callee, "type parameters in an expression"),
+            None => match dict_types(cx, bare) {
+                // `Dict{K, V}(ps...)`: the prelude's `_typed_dict((K, V), ps...)`.
+                Some(kv) => {
+                    names = Some(kv);
+                    Expr::new(ExprKind::Ident("Base._typed_dict".into()), callee.range)
+                }
+                None => return cx.unsupported(callee, "type parameters in an expression"),
+            },
         },
         _ => expr(cx, callee),
     };

@@ -351,15 +351,12 @@ fn field(x: &Val, f: &Val) -> Result<(i64, Type), Fail> {
     Ok((k, fields[k as usize - 1].1.clone()))
 }
 
-/// Why zy refuses an array of symbols.
-const SYMBOL_ARRAYS: &str = "an array of symbols (zy knows each symbol where it compiles, as a \
-    constant: its type names it); write a tuple `(:a, :b)` instead";
-
 /// The symbol a value is: a literal `:a`, or a value of the type `Symbol` of `:a` (a symbol
 /// is known where it is compiled).
 pub(crate) fn symbol_of(v: &Val) -> Option<Name> {
     match (&v.konst, &v.ty) {
-        (Some(Const::Symbol(s)), _) | (_, Type::Symbol(s)) => Some(s.clone()),
+        (Some(Const::Symbol(s)), _) => Some(s.clone()),
+        (_, Type::Symbol(s)) if !s.is_empty() => Some(s.clone()),
         _ => None,
     }
 }
@@ -405,12 +402,16 @@ fn literal_elem(elems: &[Val]) -> Result<Type, Fail> {
              `Int[]`, `Bool[]`) instead",
         ));
     };
-    let mut t = first.ty.clone();
+    // Symbols: a `Vector{Symbol}` of symbols known only at run time.
+    let mut t = match first.ty {
+        Type::Symbol(_) => Type::any_symbol(),
+        _ => first.ty.clone(),
+    };
     for e in &elems[1..] {
         t = if t.is_number() && e.ty.is_number() {
             promote(&t, &e.ty)
         } else if let (Type::Symbol(_), Type::Symbol(_)) = (&t, &e.ty) {
-            return Err(Fail::unsupported(SYMBOL_ARRAYS));
+            t
         } else if t == e.ty {
             t
         } else if let (Type::Struct(a), Type::Struct(b)) = (&t, &e.ty) {
@@ -489,11 +490,12 @@ pub(crate) fn nested_elements(t: &Type) -> Option<String> {
     })
 }
 
-/// Can a zy array hold elements of type `t`? Numbers, arrays, the program's structs, and
-/// tuples and named tuples of such.
+/// Can a zy array hold elements of type `t`? Numbers, strings, arrays, the program's structs,
+/// and tuples and named tuples of such.
 pub(crate) fn is_element_type(t: &Type) -> bool {
     match t {
-        _ if t.is_number() || *t == Type::Bottom => true,
+        _ if t.is_number() || *t == Type::Bottom || *t == Type::String => true,
+        _ if t.is_any_symbol() => true,
         Type::Array(e, 1 | 2) => is_element_type(e),
         // Complex numbers are the library's one struct an array holds (`Vector{ComplexF64}`).
         Type::Struct(s) => {
@@ -516,6 +518,10 @@ fn is_library(name: &str) -> bool {
 /// a struct or a tuple type zy's arrays hold: `None` for numbers (the prelude's methods) and
 /// for other types.
 fn typed_elem(cx: &Cx, t: &str) -> Option<Type> {
+    // `Symbol[]`: a vector of symbols known only at run time.
+    if t == "Symbol" {
+        return Some(Type::any_symbol());
+    }
     let pat = crate::type_values::pattern_of_name(t, cx.program).ok()?;
     let elem = crate::dispatch::concrete_type(cx.program, &pat)?;
     (!elem.is_number() && is_element_type(&elem)).then_some(elem)

@@ -8,6 +8,7 @@ pub(crate) mod diff;
 mod higher;
 mod named;
 mod scalar;
+mod strings;
 
 use zy_ir::{Const, Prim, Type};
 
@@ -125,6 +126,14 @@ pub const BUILTINS: &[&str] = &[
     "jvp",
     "hvp",
     "NoTangent",
+    "string",
+    "String",
+    "Symbol",
+    "uppercase",
+    "lowercase",
+    "startswith",
+    "endswith",
+    "occursin",
 ];
 
 /// The prelude's `LinearAlgebra.UniformScaling` (`I`, `λ * I`).
@@ -281,6 +290,9 @@ pub(crate) fn call(
     }
     if name == "vect" && mixes_complex(args) {
         return Some(cx.call_named(b, &"Base._complex_vect".into(), args));
+    }
+    if let Some(r) = strings::call(b, name, args) {
+        return Some(r);
     }
     if let Some(r) = data::call(b, name, args) {
         return Some(r);

@@ -7,6 +7,7 @@ pub mod factor;
 mod linalg;
 mod reduce;
 mod scalar;
+pub mod strings;
 mod tangent;
 mod twice;
 
@@ -181,6 +182,8 @@ pub fn eval_prim(p: Prim, args: &[Value], ret: &Type) -> Result<Value, String> {
             let [form, a, b, c] = operands(p, args)?;
             twice::float_range(form, a, b, c)
         }
+        StringOf => Ok(strings::string_of(args)),
+        StringFn => strings::string_fn(args),
         Undef => match args {
             [Value::Symbol(name)] => Ok(Value::Undef(name.clone())),
             _ => Err(internal(p, "expects one symbol operand")),
@@ -262,6 +265,7 @@ fn exception_message(exception: &str, parts: &[Value]) -> String {
         }
         // `throw(SingularException(k))`: Julia shows the exception as constructed.
         ("SingularException", [index]) => format!("SingularException({})", show(index)),
+        ("KeyError", [key]) => format!("KeyError: key {} not found", show(key)),
         _ => format!("{exception}: {}", text(parts)),
     }
 }

@@ -1,0 +1,124 @@
+//! Strings as values: `string(xs...)`, `a * b`, `==`, `length`, `uppercase`, `startswith`,
+//! `occursin`, ... of `String`s, each a primitive without a gradient (`string`, `string_fn`);
+//! `Symbol(s)` of a string, and `==` of symbols known only at run time (`Vector{Symbol}`'s
+//! elements, a `Dict`'s keys).
+
+use zy_ir::{Const, Prim, Type};
+
+use crate::error::{no_method, Fail};
+use crate::plan::{Arg, PlanBuilder};
+use crate::value::Val;
+
+fn is_str(v: &Val) -> bool {
+    v.ty == Type::String
+}
+
+/// `string_fn(:f, args...)` with result type `ty`.
+fn string_fn(b: &mut PlanBuilder, f: &str, args: &[Val], ty: Type) -> Val {
+    let mut all = vec![Arg::Const(Const::Symbol(f.into()))];
+    all.extend(args.iter().map(|a| a.arg.clone()));
+    Val::of(b.prim(Prim::StringFn, all, ty.clone()), ty)
+}
+
+/// Dispatch the string builtins; `None` if `name` is not one for these operands.
+pub(crate) fn call(b: &mut PlanBuilder, name: &str, args: &[Val]) -> Option<Result<Val, Fail>> {
+    const OWN: [&str; 8] = [
+        "string",
+        "String",
+        "Symbol",
+        "uppercase",
+        "lowercase",
+        "startswith",
+        "endswith",
+        "occursin",
+    ];
+    // `==` of a symbol known only at run time: compared when the program runs.
+    if let ("==" | "!=" | "===", [x, y]) = (name, args) {
+        if let (Type::Symbol(_), Type::Symbol(_)) = (&x.ty, &y.ty) {
+            if x.ty.is_any_symbol() || y.ty.is_any_symbol() {
+                let eq = string_fn(b, "==", args, Type::Bool);
+                return Some(Ok(match name {
+                    "==" | "===" => eq,
+                    _ => Val::of(b.prim(Prim::Not, vec![eq.arg], Type::Bool), Type::Bool),
+                }));
+            }
+        }
+    }
+    if !OWN.contains(&name) && !args.iter().any(is_str) {
+        return None;
+    }
+    let all_str = args.iter().all(is_str);
+    Some(Ok(match (name, args) {
+        ("string", _) => {
+            if let Some(bad) = args.iter().find(|a| !printable(&a.ty)) {
+                return Some(Err(Fail::unsupported(format!(
+                    "`string` of a value of type {}; convert its numbers one by one instead",
+                    bad.ty
+                ))));
+            }
+            let all = args.iter().map(|a| a.arg.clone()).collect();
+            Val::of(b.prim(Prim::StringOf, all, Type::String), Type::String)
+        }
+        // `Symbol("a")`: the symbol `:a`, known where zy compiles it as every symbol is.
+        ("Symbol", [Val {
+            konst: Some(Const::Str(text)),
+            ..
+        }]) => Val::lit(Const::Symbol(text.clone())),
+        // Of a string known only at run time: a symbol known only at run time.
+        ("Symbol", [s]) if is_str(s) => {
+            string_fn(b, "Symbol", args, Type::any_symbol())
+        }
+        ("Symbol", [Val {
+            ty: Type::Symbol(_),
+            ..
+        }]) => args[0].clone(),
+        // `Symbol(x...)`: the symbol of `string(x...)`.
+        ("Symbol", [_, ..]) if args.iter().all(|a| printable(&a.ty)) => {
+            let all = args.iter().map(|a| a.arg.clone()).collect();
+            let s = Val::of(b.prim(Prim::StringOf, all, Type::String), Type::String);
+            string_fn(b, "Symbol", &[s], Type::any_symbol())
+        }
+        ("String", [s]) if is_str(s) => s.clone(),
+        ("String", _) => {
+            return Some(Err(Fail::unsupported(
+                "`String(...)` of anything but a string; write `string(x)` instead",
+            )))
+        }
+        // `*` of strings concatenates (`string(a, b)`).
+        ("*", [_, _, ..]) if all_str => {
+            let all = args.iter().map(|a| a.arg.clone()).collect();
+            Val::of(b.prim(Prim::StringOf, all, Type::String), Type::String)
+        }
+        ("==", [_, _]) if all_str => string_fn(b, "==", args, Type::Bool),
+        ("!=", [_, _]) if all_str => {
+            let eq = string_fn(b, "==", args, Type::Bool);
+            Val::of(b.prim(Prim::Not, vec![eq.arg], Type::Bool), Type::Bool)
+        }
+        ("<", [_, _]) if all_str => string_fn(b, "<", args, Type::Bool),
+        (">", [x, y]) if all_str => string_fn(b, "<", &[y.clone(), x.clone()], Type::Bool),
+        ("length", [_]) if all_str => string_fn(b, "length", args, Type::Int64),
+        ("uppercase" | "lowercase", [_]) if all_str => string_fn(b, name, args, Type::String),
+        ("startswith" | "endswith" | "occursin", [_, _]) if all_str => {
+            string_fn(b, name, args, Type::Bool)
+        }
+        (n, _) if OWN.contains(&n) => {
+            return Some(Err(no_method(
+                name,
+                &args.iter().map(|a| a.ty.clone()).collect::<Vec<_>>(),
+            )))
+        }
+        _ => return None,
+    }))
+}
+
+/// Can `string` print a value of type `t` as Julia does? Numbers, strings, symbols, `nothing`,
+/// and tuples and arrays of them.
+fn printable(t: &Type) -> bool {
+    match t {
+        Type::Float64 | Type::Int64 | Type::Bool | Type::Nothing | Type::String => true,
+        Type::Symbol(_) => true,
+        Type::Tuple(ts) => ts.iter().all(printable),
+        Type::Array(e, 1) => e.is_number(),
+        _ => false,
+    }
+}

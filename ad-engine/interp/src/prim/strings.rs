@@ -1,0 +1,56 @@
+//! Strings: `string(xs...)` and Base's functions of strings (`string_fn`). Julia's `length`
+//! counts characters, and so does zy (a `String` is UTF-8 text).
+
+use crate::show::show;
+use crate::value::Value;
+
+use super::method_error;
+
+/// `x` as Julia's `print` writes it: a string as its text, a symbol as its name, anything else
+/// as `show` writes it.
+pub fn print_string(x: &Value) -> String {
+    match x {
+        Value::Str(s) | Value::Symbol(s) => s.to_string(),
+        v => show(v),
+    }
+}
+
+/// `string(xs...)`: the operands printed one after another.
+pub fn string_of(args: &[Value]) -> Value {
+    Value::Str(args.iter().map(print_string).collect::<String>().into())
+}
+
+/// `string_fn(:f, s, args...)`: Base's string function `f` of string operands.
+pub fn string_fn(args: &[Value]) -> Result<Value, String> {
+    let Some((Value::Symbol(f), operands)) = args.split_first() else {
+        return Err("internal error: `string_fn` expects a function name".into());
+    };
+    // Symbols: `Symbol(s)` of a string or a symbol, `==` of two symbols.
+    match (&**f, operands) {
+        ("Symbol", [Value::Str(s) | Value::Symbol(s)]) => return Ok(Value::Symbol(s.clone())),
+        ("==", [Value::Symbol(a), Value::Symbol(b)]) => return Ok(Value::Bool(a == b)),
+        _ => {}
+    }
+    let text = |v: &Value| match v {
+        Value::Str(s) => Some(s.clone()),
+        _ => None,
+    };
+    let strs: Option<Vec<_>> = operands.iter().map(text).collect();
+    let Some(strs) = strs else {
+        return Err(method_error(f, operands));
+    };
+    Ok(match (&**f, strs.as_slice()) {
+        ("length", [s]) => Value::Int(s.chars().count() as i64),
+        ("isempty", [s]) => Value::Bool(s.is_empty()),
+        ("uppercase", [s]) => Value::Str(s.to_uppercase().into()),
+        ("lowercase", [s]) => Value::Str(s.to_lowercase().into()),
+        ("startswith", [s, p]) => Value::Bool(s.starts_with(&**p)),
+        ("endswith", [s, p]) => Value::Bool(s.ends_with(&**p)),
+        // `occursin(needle, haystack)`.
+        ("occursin", [needle, s]) => Value::Bool(s.contains(&**needle)),
+        ("==", [a, b]) => Value::Bool(a == b),
+        // Julia compares strings by code points, which is UTF-8's byte order.
+        ("<", [a, b]) => Value::Bool(a.as_bytes() < b.as_bytes()),
+        _ => return Err(method_error(f, operands)),
+    })
+}
