@@ -98,6 +98,7 @@ pub const BUILTINS: &[&str] = &[
     "getindex",
     "setindex!",
     "setlength!",
+    "slice_copy",
     "getfield",
     "setfield!",
     "Ref",
@@ -432,7 +433,7 @@ pub(crate) fn call(
         (
             "zeros" | "ones" | "fill" | "copy" | "similar" | "length" | "size" | "first" | "last"
             | "setlength!" | "sum" | "prod" | "maximum" | "minimum" | "dot" | "transpose"
-            | "adjoint",
+            | "adjoint" | "slice_copy",
             _,
         ) => array::call(b, name, args),
         ("det" | "logdet" | "inv" | "\\" | "cholesky_lower", _) => array::factor(b, name, args),
