@@ -179,7 +179,8 @@ impl Analysis<'_> {
                     | Prim::SetLength
                     | Prim::Push
                     | Prim::Pop
-                    | Prim::AccumInto,
+                    | Prim::AccumInto
+                    | Prim::AccumSlice,
                 ) => stmt.args.first().is_some_and(|t| target(t, &mut out)),
                 // Differentiating a function runs it (the driver leaves what the call leaves).
                 Op::Prim(

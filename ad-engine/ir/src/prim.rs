@@ -508,6 +508,13 @@ prims! {
         effects: Effects::mutates(0, "a negative length, or a tail of the wrong length"),
         jit: Jit::Runtime("zy_rt_setlength"),
     }
+    /// `slice_copy(x, a, s, n)`: the new Vector `[x[a], x[a + s], ..., x[a + (n - 1) s]]` of a
+    /// Float64 array `x` by linear index (the prelude's `x[r]` of a range, once it has checked
+    /// the bounds); an index out of bounds is `x[i]`'s BoundsError.
+    SliceCopy => "slice_copy" {
+        arity: Exactly(4), effects: Effects::allocates("an index out of bounds"),
+        interpreted_for: REST,
+    }
     /// `slot_get(xs, i)`: element `i` of a vector of arrays, structs or tuples as stored, an
     /// unset slot (`#undef`) included: the AD's record of what `setindex!` overwrites.
     SlotGet => "slot_get" { arity: Exactly(2), diff: Diff::No, jit: Jit::Interpreted }
@@ -743,6 +750,13 @@ prims! {
     AccumInto => "accum!" {
         arity: Exactly(2), effects: Effects::mutates(0, "arrays of different shapes"),
         jit: Jit::Runtime("zy_rt_accum_into"),
+    }
+    /// `accum_slice!(dst, a, s, x)`: add the Float64 vector `x` into the elements `a`, `a + s`,
+    /// ... of the Float64 array `dst` (linear indices) in place: the reverse of `slice_copy`.
+    /// Returns nothing. (Pullback IR.)
+    AccumSlice => "accum_slice!" {
+        arity: Exactly(4), effects: Effects::mutates(0, "an index out of bounds"),
+        interpreted_for: REST,
     }
     /// `make_pullback(f⁻, method, tape)`: the `back` closure of one call, as a
     /// [`Type::Pullback`](crate::Type::Pullback) value. `args[0]` (a constant function name) and

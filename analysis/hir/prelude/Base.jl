@@ -350,6 +350,11 @@ function _slice(x::Array, I::StepRange{Int, Int})
     return y
 end
 
+# Of Float64 elements: one primitive copy, whose gradient adds into the parent's in place (no
+# element-by-element record). An index out of bounds raises, as the loop above would, the
+# BoundsError of the first one.
+_slice(x::Array{Float64}, I::StepRange{Int, Int}) = slice_copy(x, I.start, I.step, length(I))
+
 # `A[I, J]` for a range of rows and one of columns: a new Matrix.
 function _block(A::Matrix, I::StepRange{Int, Int}, J::StepRange{Int, Int})
     B = _matrix(A, length(I), length(J))

@@ -270,6 +270,52 @@ pub const RULES: &[Rule] = &[
         cases: &[Apply(&[V(X1)]), Apply(&[A])],
     },
     Rule {
+        prim: SliceCopy,
+        // The result's fresh shadow, the array's shadow, the first index and the step.
+        keep: Residuals(|_, s, _, fresh| {
+            Ok(vec![
+                or_nothing(fresh),
+                s.shadow(0),
+                s.args[1].clone(),
+                s.args[2].clone(),
+            ])
+        }),
+        // Reverse: the result's gradient added into the elements it was copied from, in place
+        // (a slice in a loop costs its own length, not an array of the parent's shape).
+        reverse: |e, s| {
+            let (dy, dx) = (s.kept(0), s.kept(1));
+            if dy.as_const().is_none() && dx.as_const().is_none() {
+                e.prim(
+                    AccumSlice,
+                    vec![dx, s.kept(2), s.kept(3), dy],
+                    Type::Nothing,
+                );
+            }
+            s.none()
+        },
+        pushforward: linear,
+        cases: &[
+            Apply(&[V(X1), L(2), L(1), L(2)]),
+            Apply(&[A, L(5), L(-2), L(3)]),
+        ],
+    },
+    Rule {
+        prim: AccumSlice,
+        keep: Forward(accum_slice_forward),
+        reverse: accum_slice_reverse,
+        pushforward: |e, s, _| {
+            if let (Some(td), Some(tx)) = (s.tangent(0), s.tangent(3)) {
+                let args = vec![td, s.args[1].clone(), s.args[2].clone(), tx];
+                e.prim(AccumSlice, args, Type::Nothing);
+            }
+            None
+        },
+        cases: &[
+            Apply(&[A, L(1), L(2), V(Y1)]),
+            Apply(&[V(X1), L(3), L(-1), V(Y2)]),
+        ],
+    },
+    Rule {
         prim: Fill,
         keep: Residuals(fresh_and_shadow),
         reverse: |e, s| {
@@ -550,6 +596,36 @@ fn accum_into_forward(e: &mut Emit, s: &FwdStmt) -> Result<FwdOut, AdError> {
         shadow: None,
         residuals,
     })
+}
+
+/// `accum_slice!(dst, a, s, x)`: keep the operands and both shadows.
+fn accum_slice_forward(e: &mut Emit, s: &FwdStmt) -> Result<FwdOut, AdError> {
+    let value = e.prim(AccumSlice, s.args.clone(), s.ty.clone());
+    let mut residuals = s.args.clone();
+    residuals.extend([s.shadow(0), s.shadow(3)]);
+    Ok(FwdOut {
+        value,
+        shadow: None,
+        residuals,
+    })
+}
+
+/// Undo the addition, then pass the gradient of dst's elements `a, a + s, ...` on to x.
+fn accum_slice_reverse(e: &mut Emit, s: &RevStmt) -> Vec<Option<Operand>> {
+    let (dst, a, step, x) = (s.kept(0), s.kept(1), s.kept(2), s.kept(3));
+    let (sdst, sx) = (s.kept(4), s.kept(5));
+    let neg = e.bcast_or_scalar(Neg, x.clone(), &s.arg_tys[3]);
+    e.prim(
+        AccumSlice,
+        vec![dst, a.clone(), step.clone(), neg],
+        Type::Nothing,
+    );
+    if sdst.as_const().is_none() && sx.as_const().is_none() {
+        let n = e.prim(Length, vec![x], Type::Int64);
+        let g = e.prim(SliceCopy, vec![sdst, a, step, n], Type::vector_f64());
+        e.prim(AccumInto, vec![sx, g], Type::Nothing);
+    }
+    s.none()
 }
 
 /// Undo the addition, then pass dst's gradient on to x (summed for a number).

@@ -116,6 +116,16 @@ fn reverse(e: &mut Emit, s: &RevStmt) -> Vec<Option<Operand>> {
     let k = s.residuals.len() - n; // scalar-rule residuals come first
     let shadows = &s.residuals[k..k + n - 1];
     let dy = s.residuals[k + n - 1].clone();
+    // `x .- m` of a number `m`: m̄ = -sum(ȳ), the bits of sum(-ȳ) (negation commutes with
+    // rounding; an empty ȳ gives -0.0) without making the array -ȳ.
+    if p == Prim::Sub && s.arg_tys[2] == Type::Float64 && s.arg_tys[1] == s.ty {
+        if shadows[0].as_const().is_none() {
+            e.prim(Prim::AccumInto, vec![shadows[0].clone(), dy.clone()], Type::Nothing);
+        }
+        let total = e.prim(Prim::Sum, vec![dy], Type::Float64);
+        out[2] = Some(e.prim(Prim::Neg, vec![total], Type::Float64));
+        return out;
+    }
     let inner = RevStmt {
         op: &Op::Prim(p),
         arg_tys: s.arg_tys[1..].iter().map(elem).collect(),

@@ -12,6 +12,7 @@ pub mod math;
 pub mod objects;
 pub mod preserve;
 pub mod site;
+pub mod slices;
 
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
@@ -446,6 +447,7 @@ pub fn symbols() -> Vec<(&'static str, *const u8)> {
     syms.extend(objects::symbols());
     syms.extend(kernels::symbols());
     syms.extend(factor::symbols());
+    syms.extend(slices::symbols());
     syms
 }
 

@@ -152,6 +152,45 @@ impl Translator<'_, '_, '_> {
                     |_| Ok(vec![out]),
                 )?
             }
+            Prim::SliceCopy if elem == Type::Float64 && ints(&tys[1..]) && tys.len() == 4 => {
+                let x = self.pointer(&args[0])?;
+                let mut ops = vec![self.ctx(), x];
+                for a in &args[1..] {
+                    ops.push(self.operand(a)?[0]);
+                }
+                let rt = self.env.rt.slice_copy;
+                let out = self
+                    .call_rt(rt, &ops)
+                    .ok_or_else(|| JitError::invalid("slice_copy"))?;
+                let bad = self.b.ins().icmp_imm_s(IntCC::Equal, out, 0);
+                self.guarded(
+                    bad,
+                    &[types::I64],
+                    |t| t.fallback(p, args, ty, span),
+                    |_| Ok(vec![out]),
+                )?
+            }
+            Prim::AccumSlice
+                if elem == Type::Float64
+                    && tys.len() == 4
+                    && ints(&tys[1..3])
+                    && tys[3] == Type::vector_f64() =>
+            {
+                let (d, x) = (self.pointer(&args[0])?, self.pointer(&args[3])?);
+                let (a, s) = (self.operand(&args[1])?[0], self.operand(&args[2])?[0]);
+                let rt = self.env.rt.accum_slice;
+                let bad = self
+                    .call_rt(rt, &[d, a, s, x])
+                    .ok_or_else(|| JitError::invalid("accum_slice!"))?;
+                // An index out of bounds (the interpreter raises its error).
+                self.guarded(
+                    bad,
+                    &[],
+                    |t| t.fallback(p, args, &Type::Bottom, span),
+                    |_| Ok(vec![]),
+                )?;
+                vec![]
+            }
             _ => return Ok(None),
         }))
     }

@@ -288,6 +288,13 @@ pub(crate) fn call(b: &mut PlanBuilder, name: &str, args: &[Val]) -> Result<Val,
             let operands: Vec<&Val> = args.iter().collect();
             Ok(apply(b, Prim::SetLength, &operands, v.ty.clone()))
         }
+        ("slice_copy", [x, a, s, n])
+            if matches!(&x.ty, Type::Array(e, _) if **e == Type::Float64)
+                && [a, s, n].iter().all(|i| i.ty == Type::Int64) =>
+        {
+            let operands: Vec<&Val> = args.iter().collect();
+            Ok(apply(b, Prim::SliceCopy, &operands, Type::vector_f64()))
+        }
         // Of an array of arrays or structs, a shallow copy (the elements are shared) and
         // unset slots, as Julia's.
         ("copy" | "similar", [x]) if matches!(x.ty, Type::Array(..)) => {

@@ -100,6 +100,7 @@ pub const BUILTINS: &[&str] = &[
     "getindex",
     "setindex!",
     "setlength!",
+    "slice_copy",
     "getfield",
     "setfield!",
     "Ref",
@@ -445,7 +446,7 @@ pub(crate) fn call(
         (
             "zeros" | "ones" | "fill" | "copy" | "similar" | "length" | "size" | "first" | "last"
             | "setlength!" | "sum" | "prod" | "maximum" | "minimum" | "dot" | "transpose"
-            | "adjoint",
+            | "adjoint" | "slice_copy",
             _,
         ) => array::call(b, name, args),
         ("det" | "logdet" | "inv" | "\\" | "_solve_square" | "cholesky_lower", _) => {

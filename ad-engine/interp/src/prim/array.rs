@@ -639,3 +639,69 @@ pub fn set_length(args: &[Value]) -> Result<Value, String> {
     a.shape = Shape::Vector(n);
     Ok(Array::new(Shape::Vector(removed.len()), removed).into_value())
 }
+
+/// The linear indices `a, a + s, ..., a + (n - 1) s` of `slice_copy` and `accum_slice!` into a
+/// Float64 array of `len` elements, 0-based, or the 1-based index that is out of bounds.
+fn strided(a: i64, s: i64, n: i64, len: usize) -> Result<Vec<usize>, i64> {
+    (0..n.max(0))
+        .map(|k| {
+            let i = a.wrapping_add(k.wrapping_mul(s));
+            usize::try_from(i)
+                .ok()
+                .filter(|&j| (1..=len).contains(&j))
+                .map(|j| j - 1)
+                .ok_or(i)
+        })
+        .collect()
+}
+
+/// `slice_copy(x, a, s, n)`: the Vector of `x[a + k s]` for `k` in `0:n-1` (see `Prim::SliceCopy`).
+pub fn slice_copy(args: &[Value]) -> Result<Value, String> {
+    let [x, Value::Int(a), Value::Int(s), Value::Int(n)] = args else {
+        return Err(method_error("slice_copy", args));
+    };
+    let Value::Array(arr) = x else {
+        return Err(method_error("slice_copy", args));
+    };
+    let arr = arr.borrow();
+    let ArrayData::F64(data) = &arr.data else {
+        return Err(method_error("slice_copy", args));
+    };
+    if usize::try_from(*n).is_ok_and(|n| n > MAX_ELEMS) {
+        return Err("OutOfMemoryError()".into());
+    }
+    match strided(*a, *s, *n, data.len()) {
+        Ok(idx) => {
+            let out: Vec<f64> = idx.iter().map(|&j| data[j]).collect();
+            Ok(Array::new(Shape::Vector(out.len()), ArrayData::F64(out)).into_value())
+        }
+        Err(i) => {
+            drop(arr);
+            get_index(&[x.clone(), Value::Int(i)])
+        }
+    }
+}
+
+/// `accum_slice!(dst, a, s, x)`: `dst[a + k s] += x[k + 1]` for every element of the Float64
+/// vector `x` (see `Prim::AccumSlice`).
+pub fn accum_slice(args: &[Value]) -> Result<Value, String> {
+    let [Value::Array(d), Value::Int(a), Value::Int(s), Value::Array(x)] = args else {
+        return Err(method_error("accum_slice!", args));
+    };
+    let addend = match &x.borrow().data {
+        ArrayData::F64(v) => v.clone(),
+        _ => return Err(method_error("accum_slice!", args)),
+    };
+    let mut d = d.borrow_mut();
+    let ArrayData::F64(data) = &mut d.data else {
+        return Err(method_error("accum_slice!", args));
+    };
+    let n = i64::try_from(addend.len()).map_err(|_| "OutOfMemoryError()".to_string())?;
+    let idx = strided(*a, *s, n, data.len()).map_err(|i| {
+        format!("internal error: `accum_slice!` at index {i} of {} elements", data.len())
+    })?;
+    for (&j, y) in idx.iter().zip(&addend) {
+        data[j] += y;
+    }
+    Ok(Value::Nothing)
+}

@@ -122,6 +122,8 @@ pub fn eval_prim(p: Prim, args: &[Value], ret: &Type) -> Result<Value, String> {
         GetIndex => array::get_index(args),
         SetIndex => array::set_index(args),
         SetLength => array::set_length(args),
+        SliceCopy => array::slice_copy(args),
+        AccumSlice => array::accum_slice(args),
         SlotGet | SlotSet => array::slot(p, args),
         First | Last => {
             let [a] = operands(p, args)?;
