@@ -13,7 +13,7 @@ use zy_lower::LoweredItem;
 
 use crate::input::SourceFile;
 use crate::program::{needed_names, program_index, ProgramKey};
-use crate::reach::item_names;
+use crate::reach::{item_names, makes_matrix, MATRIX, MATRIX_MAKERS};
 use crate::resolve::resolve_item;
 use crate::scope::{scope_names, scope_root, MAIN};
 use crate::specialise::{ret_type, typed, InstanceId};
@@ -125,6 +125,9 @@ pub fn type_call_in(
 fn call_program(db: &dyn salsa::Database, file: SourceFile, call: &LoweredItem) -> ProgramKey {
     let mut names = Vec::new();
     item_names(call, &mut |n, _| names.push(n.clone()));
+    if makes_matrix(call) || names.iter().any(|n| MATRIX_MAKERS.contains(&&**n)) {
+        names.push(MATRIX.into());
+    }
     let reach = needed_names(db, file, names);
     ProgramKey::new(db, scope_root(db, file), Arc::<[Name]>::from(reach))
 }

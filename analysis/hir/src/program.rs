@@ -8,13 +8,15 @@
 use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 use std::sync::Arc;
 
-use zy_ir::{Global, Method, Name, Program};
+use zy_ir::{Global, Instance, Method, Name, Program, Type};
 use zy_lower::LowerError;
 
 use crate::input::SourceFile;
 use crate::item::{item_tree, ItemId, ItemKind};
 use crate::lower::ssa;
-use crate::reach::{hooks_of, item_names, Mention};
+use crate::reach::{
+    hooks_of, item_names, makes_matrix, Mention, MATRIX, MATRIX_MAKERS, MATRIX_TYPES,
+};
 use crate::resolve::resolve_item;
 use crate::scope::{is_prelude, item_module, scope_files, scope_names, scope_root};
 
@@ -118,6 +120,32 @@ impl ProgramKey {
     pub fn index(self, db: &dyn salsa::Database) -> &Arc<ProgramIndex> {
         root_program(db, self)
     }
+
+    /// The program that runs `inst` of the code of `file`: the file's, with the library's
+    /// methods on matrices when an argument holds a matrix that the file's code cannot make
+    /// (a matrix the caller made, [`crate::reach::MATRIX_MAKERS`]).
+    pub fn for_instance(db: &dyn salsa::Database, file: SourceFile, inst: &Instance) -> ProgramKey {
+        let key = ProgramKey::of(db, file);
+        if inst.args.iter().any(holds_matrix) && !key.index(db).reached.contains(MATRIX) {
+            ProgramKey::new(db, key.root(db), Arc::<[Name]>::from([Name::from(MATRIX)]))
+        } else {
+            key
+        }
+    }
+}
+
+/// Whether a value of type `t` holds a matrix (or a row vector, which `*` makes one of).
+fn holds_matrix(t: &Type) -> bool {
+    match t {
+        Type::Array(_, 2) | Type::Adjoint(_) => true,
+        Type::Array(e, _) | Type::Ref(e) | Type::Stack(e) => holds_matrix(e),
+        Type::Tuple(ts) | Type::Pullback(ts) => ts.iter().any(holds_matrix),
+        Type::NamedTuple(fs) => fs.iter().any(|(_, t)| holds_matrix(t)),
+        Type::Struct(s) => {
+            s.params.iter().any(holds_matrix) || s.fields.iter().any(|(_, t)| holds_matrix(t))
+        }
+        _ => false,
+    }
 }
 
 /// The program that the code of `file` sees: the definitions of the root of its program and of
@@ -144,6 +172,7 @@ pub fn needed_names(
             keyed.contains_key(n)
                 || keyed.contains_key(&zy_ir::callable_name(n))
                 || hooks_of(n).next().is_some()
+                || &**n == MATRIX
         })
         .collect();
     out.sort();
@@ -184,10 +213,16 @@ const RULES: [&str; 2] = ["rrule", "frule"];
 
 /// The function `f` of a rule `rrule(::typeof(f), ...)` or `frule(Δ, ::typeof(f), ...)`.
 fn rule_subject(rule: &zy_lower::LoweredItem) -> Option<Name> {
-    rule.methods.first()?.1.sig.iter().take(2).find_map(|t| match t {
-        Some(zy_ir::TypeExpr::Typeof(f)) => Some(f.clone()),
-        _ => None,
-    })
+    rule.methods
+        .first()?
+        .1
+        .sig
+        .iter()
+        .take(2)
+        .find_map(|t| match t {
+            Some(zy_ir::TypeExpr::Typeof(f)) => Some(f.clone()),
+            _ => None,
+        })
 }
 
 /// The items of the program `key`: every item of its user files, and the prelude items that
@@ -222,13 +257,23 @@ fn reached_items(db: &dyn salsa::Database, key: ProgramKey) -> (HashSet<ItemId>,
     {
         for &item in item_tree(db, file) {
             reach.items.insert(item);
+            let lowered = resolved_in_root(db, root, item);
+            if makes_matrix(lowered) {
+                reach.queue.push((MATRIX.into(), Mention::Value));
+            }
             // A user method of a library function needs that function's other methods.
-            item_names(resolved_in_root(db, root, item), &mut |n, m| {
+            item_names(lowered, &mut |n, m| {
                 let m = if m == Mention::Defines {
                     Mention::Value
                 } else {
                     m
                 };
+                // Code that declares or makes a matrix has the methods on matrices.
+                if (m == Mention::Type && is_matrix_type(n))
+                    || (m == Mention::Value && MATRIX_MAKERS.contains(&&**n))
+                {
+                    reach.queue.push((MATRIX.into(), Mention::Value));
+                }
                 reach.queue.push((n.clone(), m));
             });
         }
@@ -362,17 +407,27 @@ impl Reach<'_> {
             }
             _ => {}
         }
+        // A method on matrices waits until the program can make one.
+        let matrix = (guards.iter().any(is_matrix_type) && !self.values.contains(MATRIX))
+            .then(|| Name::from(MATRIX));
         // A library name taken as `::Type{F}` (`zeros(::Type{ComplexF64}, n)`) is passed only
         // by code that names it as a value.
         guards
             .into_iter()
             .find(|g| is_struct(g) && !self.values.contains(g))
+            .or(matrix)
             .or_else(|| {
                 type_values
                     .into_iter()
                     .find(|g| self.keyed.contains_key(g) && !self.values.contains(g))
             })
     }
+}
+
+/// Whether `name` (as resolved) is a type that only matrices have.
+fn is_matrix_type(name: &Name) -> bool {
+    let name: &str = name;
+    MATRIX_TYPES.contains(&name.strip_prefix("Base.").unwrap_or(name))
 }
 
 /// The name `F` of an argument annotated `::Type{F}`.

@@ -217,6 +217,148 @@ pub const HOOKS: &[Hooks] = &[
     },
 ];
 
+/// The name that stands for "the program can make a matrix": a library method whose signature
+/// takes a `Matrix` or an `AbstractMatrix` ([`MATRIX_TYPES`]) waits on it as a value
+/// (`crate::program`), so that a scalar program naming `exp` does not hold everything that
+/// LinearAlgebra's `exp(A::Matrix{Float64})` calls. The user's code, a call string and the
+/// argument types of the entry point reach it ([`MATRIX_MAKERS`], [`makes_matrix`]); the
+/// library's own bodies do not (they make matrices only when called so).
+pub const MATRIX: &str = "Matrix";
+
+/// The type names of a method signature that only a matrix matches.
+pub const MATRIX_TYPES: &[&str] = &["Matrix", "AbstractMatrix"];
+
+/// The functions and types whose calls can make a matrix out of values that are not matrices
+/// (a builtin under its own name, a library function under its qualified name too; the
+/// library's wrappers, which inference turns into matrices by itself). Code holding a matrix
+/// names one of them or calls one of [`MATRIX_MAKERS_BY_ARITY`] so that it can make one
+/// ([`makes_matrix`]); a matrix argument of the entry point is read from the instance's types
+/// instead ([`crate::program::ProgramKey::for_instance`]).
+pub const MATRIX_MAKERS: &[&str] = &[
+    "Matrix",
+    "Base.Matrix",
+    "Array",
+    "Base.Array",
+    "hcat",
+    "Base.hcat",
+    "vcat",
+    "Base.vcat",
+    "hvcat",
+    "Base.hvcat",
+    "cat",
+    "Base.cat",
+    "stack",
+    "Base.stack",
+    "permutedims",
+    "Base.permutedims",
+    "adjoint",
+    "Base.adjoint",
+    "transpose",
+    "Base.transpose",
+    "product",
+    "Base.product",
+    "Base.Iterators.product",
+    "hessian",
+    "Base.hessian",
+    "jacobian",
+    "Base.jacobian",
+    "LinearAlgebra.diagm",
+    "LinearAlgebra.kron",
+    "Base._undef_matrix",
+    "Base._matrix_of",
+    "Base._vec_adjoint",
+    "Base._vcat_matrix",
+    "Base._hcat",
+    "LinearAlgebra.I",
+    "LinearAlgebra.UniformScaling",
+    "LinearAlgebra.Diagonal",
+    "LinearAlgebra.UpperTriangular",
+    "LinearAlgebra.LowerTriangular",
+    "LinearAlgebra.UnitUpperTriangular",
+    "LinearAlgebra.UnitLowerTriangular",
+];
+
+/// Functions that make a matrix only when given enough arguments (`zeros(n)` is a vector,
+/// `zeros(m, n)` a matrix), each with the fewest that can, unless one is a tuple of
+/// dimensions.
+pub const MATRIX_MAKERS_BY_ARITY: &[(&str, usize)] = &[
+    ("zeros", 2),
+    ("Base.zeros", 2),
+    ("ones", 2),
+    ("Base.ones", 2),
+    ("rand", 2),
+    ("Random.rand", 2),
+    ("randn", 2),
+    ("Random.randn", 2),
+    ("fill", 3),
+    ("Base.fill", 3),
+    ("similar", 3),
+    ("Base.similar", 3),
+    ("reshape", 3),
+    ("Base.reshape", 3),
+    ("repeat", 3),
+    ("Base.repeat", 3),
+    ("Base._undef_array", 3),
+    ("Base._undef_array_rank", 4),
+];
+
+/// Whether `item`'s code can make a matrix with one of [`MATRIX_MAKERS_BY_ARITY`]: a call
+/// with enough arguments or with a tuple (or a `size`) among them, or the function passed as
+/// a value (splatted, mapped, called with keywords), which may get any arguments.
+pub fn makes_matrix(item: &LoweredItem) -> bool {
+    let min_args = |n: &Name| {
+        MATRIX_MAKERS_BY_ARITY
+            .iter()
+            .find(|(m, _)| *m == &**n)
+            .map(|&(_, k)| k)
+    };
+    let bodies = item
+        .methods
+        .iter()
+        .map(|(_, m)| &m.body)
+        .chain(item.globals.iter().map(|g| &g.body));
+    for body in bodies {
+        let is_dims = |a: &Operand| match a {
+            Operand::Const(Const::Tuple(_)) => true,
+            Operand::Const(_) => false,
+            Operand::Value(v) => body.stmt(*v).is_some_and(|s| {
+                matches!(&s.op, Op::Call(n)
+                    if ["tuple", "size"].contains(&n.strip_prefix("Base.").unwrap_or(n)))
+            }),
+        };
+        for v in &body.values {
+            let ValueKind::Stmt(s) = &v.kind else {
+                continue;
+            };
+            if let Op::Call(n) = &s.op {
+                if let Some(k) = min_args(n) {
+                    if s.args.len() >= k || s.args.iter().any(is_dims) {
+                        return true;
+                    }
+                }
+            }
+            // A maker mentioned other than as the callee (`Const::Func`, a global).
+            let named =
+                |a: &Operand| matches!(a, Operand::Const(c) if const_mentions(c, &min_args));
+            if s.args.iter().any(named)
+                || matches!(&s.op, Op::Global(n) | Op::Closure(n) if min_args(n).is_some())
+            {
+                return true;
+            }
+        }
+    }
+    false
+}
+
+/// Whether the constant `c` names a function `is_maker` knows.
+fn const_mentions(c: &Const, is_maker: &impl Fn(&Name) -> Option<usize>) -> bool {
+    match c {
+        Const::Func(n) => is_maker(n).is_some(),
+        Const::Tuple(cs) => cs.iter().any(|c| const_mentions(c, is_maker)),
+        _ => false,
+    }
+}
+
 /// A group of [`HOOKS`].
 pub struct Hooks {
     /// Names whose reaching brings the hooks in (none: always).
@@ -406,6 +548,12 @@ mod tests {
                 let hooked = HOOKS.iter().any(|h| {
                     h.hooks.contains(&name.as_str()) || h.triggers.contains(&name.as_str())
                 });
+                // So is a name that lets a program make a matrix.
+                let hooked = hooked
+                    || super::MATRIX_MAKERS.contains(&name.as_str())
+                    || super::MATRIX_MAKERS_BY_ARITY
+                        .iter()
+                        .any(|(m, _)| *m == name.as_str());
                 if !hooked && !missing.contains(&name) {
                     missing.push(name);
                 }

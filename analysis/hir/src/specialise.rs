@@ -23,9 +23,14 @@ pub struct InstanceId {
 }
 
 impl InstanceId {
-    /// The id of `inst` in the program that the code of `file` sees.
+    /// The id of `inst` in the program that the code of `file` sees (with the library's
+    /// methods on matrices when an argument holds a matrix: [`ProgramKey::for_instance`]).
     pub fn of(db: &dyn salsa::Database, file: SourceFile, inst: &Instance) -> InstanceId {
-        InstanceId::new(db, ProgramKey::of(db, file), Arc::new(inst.clone()))
+        InstanceId::new(
+            db,
+            ProgramKey::for_instance(db, file, inst),
+            Arc::new(inst.clone()),
+        )
     }
 
     /// The id of `inst` in the program `key`.

@@ -209,6 +209,48 @@ fn a_program_holds_only_the_library_functions_it_reaches() {
 }
 
 #[test]
+fn methods_on_matrices_wait_until_the_program_can_make_one() {
+    let matrix = Type::Array(Type::Float64.into(), 2);
+    // A scalar `exp` holds LinearAlgebra's `exp(A::Matrix{Float64})` (method tables stay
+    // complete) but nothing that it calls.
+    let (db, file) = db_with("f(x) = exp(x)\n");
+    let names = prelude_functions(&db, file);
+    assert!(
+        !names.contains(&"LinearAlgebra._exp_pade".to_string()),
+        "{names:?}"
+    );
+    assert!(names.len() < 20, "{} functions: {names:?}", names.len());
+    assert_eq!(ret(&db, file, "f", &[Type::Float64]), Type::Float64);
+    // Called with a matrix the file cannot make (the caller made it), the instance is typed in
+    // the program that has them.
+    assert_eq!(ret(&db, file, "f", &[matrix.clone()]), matrix);
+    // Code that makes a matrix, or declares one, has them.
+    for text in [
+        "g(x) = exp([x 0.0; 0.0 x])\n",
+        "g(x) = exp(reshape([x, 0.0, 0.0, x], 2, 2))\n",
+        "g(A::Matrix{Float64}) = exp(A)\n",
+        "g(x) = exp(x * x')\n",
+        "g(x) = exp(fill!(Matrix{Float64}(undef, 2, 2), x))\n",
+        "g(x) = exp([x * i * j for i in 1:2, j in 1:2])\n",
+        "g(x) = exp(zeros(2, 2) .+ x)\n",
+        "h(n) = zeros(n, n)\ng(x) = exp(h(2) .+ x)\n",
+        "g(x) = exp(reduce(hcat, [[x, 0.0], [0.0, x]]))\n",
+    ] {
+        let (db, file) = db_with(text);
+        let names = prelude_functions(&db, file);
+        assert!(
+            names.contains(&"LinearAlgebra._exp_pade".to_string()),
+            "{text}: {names:?}"
+        );
+    }
+    // A call string that makes the matrix.
+    let (db, file) = db_with("f(A) = exp(A)\n");
+    let expr = zy_syntax::parse_expr("f([1.0 0.0; 0.0 2.0])").expect("parses");
+    let typed = zy_hir::type_call(&db, file, &expr).expect("types");
+    assert_eq!(typed.body.ret, matrix);
+}
+
+#[test]
 fn a_call_string_brings_the_library_definitions_it_names() {
     let (db, file) = db_with("f(x) = x[1]\n");
     assert!(!prelude_functions(&db, file).contains(&"Base.cumsum".to_string()));
