@@ -6,7 +6,7 @@ use std::collections::{BTreeSet, VecDeque};
 use std::sync::Arc;
 
 use zy_infer::{TypeError, GLOBAL_METHOD};
-use zy_ir::{Function, Instance, Name, Span, TypedProgram};
+use zy_ir::{Function, Global, Instance, Name, Span, TypedProgram};
 use zy_syntax::ast::{Expr, ExprKind, GlobalDef};
 
 use zy_lower::LoweredItem;
@@ -98,7 +98,28 @@ pub fn type_call_in(
     let Some(call) = lowered.globals.first() else {
         return Err(CallErrors(Vec::new()));
     };
-    let key = call_program(db, file, &lowered);
+    let key = call_program(db, file, &lowered, false);
+    let typed = type_in(db, key, call);
+    // The library's methods on matrices wait until the program can make one
+    // (`reach::MATRIX_MAKERS`); a library function that makes one where those lists do not
+    // say so would fail here for a method it does not see: typed again with them.
+    match typed {
+        Err(CallErrors(ref errors))
+            if errors.iter().any(|e| e.code == "method-error")
+                && !key.index(db).reached.contains(MATRIX) =>
+        {
+            type_in(db, call_program(db, file, &lowered, true), call).or(typed)
+        }
+        _ => typed,
+    }
+}
+
+/// The call `call` typed in the program `key`.
+fn type_in(
+    db: &dyn salsa::Database,
+    key: ProgramKey,
+    call: &Global,
+) -> Result<TypedCall, CallErrors> {
     let program = &key.index(db).program;
     let mut oracle =
         |callee: &Instance| ret_type(db, InstanceId::new(db, key, Arc::new(callee.clone())));
@@ -121,11 +142,17 @@ pub fn type_call_in(
 }
 
 /// The program a call (lowered and resolved in `file`) is typed in: the file's, with the
-/// prelude definitions the call refers to and the file's code does not reach.
-fn call_program(db: &dyn salsa::Database, file: SourceFile, call: &LoweredItem) -> ProgramKey {
+/// prelude definitions the call refers to and the file's code does not reach (and the methods
+/// on matrices when the call makes one, or `matrices` says so).
+fn call_program(
+    db: &dyn salsa::Database,
+    file: SourceFile,
+    call: &LoweredItem,
+    matrices: bool,
+) -> ProgramKey {
     let mut names = Vec::new();
     item_names(call, &mut |n, _| names.push(n.clone()));
-    if makes_matrix(call) || names.iter().any(|n| MATRIX_MAKERS.contains(&&**n)) {
+    if matrices || makes_matrix(call) || names.iter().any(|n| MATRIX_MAKERS.contains(&&**n)) {
         names.push(MATRIX.into());
     }
     let reach = needed_names(db, file, names);
