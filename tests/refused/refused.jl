@@ -102,10 +102,7 @@ function d4(x)
     (x + 1, y) = (1.0, 2.0)
     y
 end
-function d5(x)
-    g(y)::Vector{Float64} = y
-    g(x)
-end
+# (d5: a return annotation `g(y)::Vector{Float64}` is accepted now: Julia's `convert`)
 function d6(x)
     function g(n)
         n <= 0 ? x : g(n - 1)

@@ -287,6 +287,28 @@ pub enum TypeExpr {
     },
 }
 
+impl TypeExpr {
+    /// The type's text as a value (`Vector{Float64}`, `AbstractVector{<:Real}`), as
+    /// inference parses it back (`zy_infer`'s `type_text`).
+    pub fn value_text(&self) -> String {
+        let list = |params: &[TypeExpr]| {
+            params
+                .iter()
+                .map(TypeExpr::value_text)
+                .collect::<Vec<_>>()
+                .join(", ")
+        };
+        match self {
+            TypeExpr::Named { name, params, .. } if name == SUBTYPE_PARAM => {
+                format!("<:{}", list(params))
+            }
+            TypeExpr::Named { name, params, .. } if params.is_empty() => name.clone(),
+            TypeExpr::Named { name, params, .. } => format!("{name}{{{}}}", list(params)),
+            TypeExpr::Typeof { name, .. } => format!("typeof({name})"),
+        }
+    }
+}
+
 /// The name of `Tuple{}`, the type of the empty tuple, as [`TypeExpr::Named`] without
 /// parameters (a plain `Tuple` is every tuple type).
 pub const EMPTY_TUPLE: &str = "Tuple{}";

@@ -476,7 +476,17 @@ fn signature_inner(cx: &mut Cx, node: &SyntaxNode) -> Option<Signature> {
                 return None;
             };
             let mut sig = signature(cx, inner)?;
-            sig.return_type = Some(type_expr(cx, ty)?);
+            // `f(x)::T where {T}` is `(f(x)::T) where {T}` in Julia; the tree holds the
+            // `where` inside the annotation.
+            match (ty.leaf, ty.kind, ty.children.as_slice()) {
+                (false, Kind::Where, [ty, vars @ ..]) => {
+                    sig.return_type = Some(type_expr(cx, ty)?);
+                    for var in vars {
+                        sig.where_params.extend(where_params(cx, var)?);
+                    }
+                }
+                _ => sig.return_type = Some(type_expr(cx, ty)?),
+            }
             Some(sig)
         }
         (false, Kind::Call) if !node.is_infix() && !node.is_prefix() && !node.is_postfix() => {
