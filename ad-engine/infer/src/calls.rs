@@ -148,6 +148,7 @@ impl<'a> Cx<'a> {
         match &**name {
             "Base.kwcall" => return self.keyword_call(b, args),
             "Base.splatcall" => return self.splat_call(b, args),
+            zy_ir::NEW => return self.new_value(b, args),
             _ => {}
         }
         if let Some(t) = self.type_vars.get(name) {
@@ -181,6 +182,34 @@ impl<'a> Cx<'a> {
             Some(r) => r,
             None => Err(Fail::undefined_name(name)),
         }
+    }
+
+    /// `new(args...)` in an inner constructor of `S` (lowered `#new(S, args...)`): the value of
+    /// `S` from its fields, converted to the field types as the default constructor converts
+    /// them; a partly initialized struct (fewer arguments than fields) is refused.
+    fn new_value(&mut self, b: &mut PlanBuilder, args: &[Val]) -> Result<Val, Fail> {
+        let def = match args.first().map(|s| &s.ty) {
+            Some(Type::Function(s)) => self.program.structs.get(s),
+            _ => None,
+        };
+        let (Some(def), Some((_, fields))) = (def, args.split_first()) else {
+            return Err(Fail::unsupported("`new` outside an inner constructor"));
+        };
+        if fields.len() < def.fields.len() {
+            return Err(Fail::unsupported(format!(
+                "`new` with {} of the {} fields of `{}` (a partly initialized struct); pass every field",
+                fields.len(),
+                def.fields.len(),
+                def.name
+            )));
+        }
+        if fields.len() > def.fields.len() {
+            return Err(Fail::method(format!(
+                "ErrorException: new: too many arguments (expected {})",
+                def.fields.len()
+            )));
+        }
+        dispatch::construct(self.program, def, b, fields)
     }
 
     /// A call of the builtin `builtin` (named `name` by the caller); a builtin that does not
@@ -231,6 +260,10 @@ impl<'a> Cx<'a> {
             .get(name)
             .filter(|def| def.kind == StructKind::User);
         let selected = match user_struct {
+            // Written inner constructors replace the default ones.
+            Some(def) if def.inner_constructors => {
+                dispatch::select(self.program, gf, &types).map(dispatch::Choice::Method)
+            }
             Some(def) => dispatch::select_constructor(self.program, gf, def, &types),
             None => dispatch::select(self.program, gf, &types).map(dispatch::Choice::Method),
         };
@@ -255,7 +288,7 @@ impl<'a> Cx<'a> {
                 }
                 // Outer constructors (`LinRange(a, b, n)`) keep the default one beside them.
                 None => match self.program.structs.get(name) {
-                    Some(def) if def.kind == StructKind::User => {
+                    Some(def) if def.kind == StructKind::User && !def.inner_constructors => {
                         return dispatch::construct(self.program, def, b, args)
                             .map_err(|_| no_match);
                     }

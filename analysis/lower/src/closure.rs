@@ -166,6 +166,7 @@ impl BodyLowerer<'_, '_> {
             param_bounds: Vec::new(),
             supertype: None,
             is_abstract: false,
+            inner_constructors: false,
             fields,
             mutable: false,
             kind: StructKind::Closure,

@@ -3,7 +3,7 @@
 
 use crate::annotations;
 use crate::arrays;
-use crate::ast::{Expr, ExprKind, KeywordArg, TextRange, UnOp};
+use crate::ast::{Expr, ExprKind, KeywordArg, TextRange, UnOp, NEW};
 use crate::broadcast_keywords;
 use crate::cx::{error_expr, Cx};
 use crate::generators;
@@ -523,7 +523,8 @@ fn call(cx: &mut Cx, node: &SyntaxNode, dotted: bool) -> Expr {
     while let (false, Kind::Parens, [inner]) = (bare.leaf, bare.kind, bare.children.as_slice()) {
         bare = inner;
     }
-    let mut names = None;
+    // An argument the callee's rewriting puts first (`NamedTuple{names}`, `new`'s struct).
+    let mut leading = None;
     let callee_expr = match (bare.leaf, bare.kind) {
         (_, Kind::Dot) if bare.children.len() == 1 => {
             let op = cx.text(&bare.children[0]).to_string();
@@ -537,11 +538,17 @@ fn call(cx: &mut Cx, node: &SyntaxNode, dotted: bool) -> Expr {
         (false, Kind::Curly) => match named_tuple_names(cx, bare) {
             // `NamedTuple{names}(t)`: the prelude's `_named_tuple_of(names, t)`.
             Some(n) => {
-                names = Some(n);
+                leading = Some(n);
                 Expr::new(ExprKind::Ident("Base._named_tuple_of".into()), callee.range)
             }
             None => return cx.unsupported(callee, "type parameters in an expression"),
         },
+        // `new(args...)` in an inner constructor of `S`: `#new(S, args...)`.
+        (true, Kind::Identifier) if cx.text(bare) == "new" && cx.new_of.is_some() => {
+            let s = cx.new_of.clone().unwrap_or_default();
+            leading = Some(Expr::new(ExprKind::Ident(s), callee.range));
+            Expr::new(ExprKind::Ident(NEW.into()), callee.range)
+        }
         _ => expr(cx, callee),
     };
     let (do_block, list) = match rest.split_last() {
@@ -553,8 +560,8 @@ fn call(cx: &mut Cx, node: &SyntaxNode, dotted: bool) -> Expr {
         args.push(do_function(cx, do_block));
     }
     let keywords = arguments(cx, list, &mut args);
-    if let Some(names) = names {
-        args.insert(0, names);
+    if let Some(first) = leading {
+        args.insert(0, first);
     }
     if let ExprKind::Ident(name) = &callee_expr.kind {
         if name == "ntuple" && !dotted {
@@ -844,8 +851,9 @@ fn do_function(cx: &mut Cx, node: &SyntaxNode) -> Expr {
         let range = k.range;
         cx.unsupported_at(range, "keyword arguments of a `do` block");
     }
-    let params = params.positional;
-    let body = block_of(cx, body);
+    let mut params = params.positional;
+    let mut body = block_of(cx, body);
+    crate::items::destructure(cx, &mut params, &mut body);
     let name_range = if head.range.start == head.range.end {
         TextRange::new(node.range.start, node.range.start + 2)
     } else {
