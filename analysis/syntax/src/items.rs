@@ -669,16 +669,6 @@ impl AnonymousVars {
     }
 }
 
-/// Does `ty` hold a `<:B` parameter (outside a signature, where zy does not accept it)?
-fn has_subtype_param(ty: &TypeExpr) -> bool {
-    match ty {
-        TypeExpr::Named { name, params, .. } => {
-            name == SUBTYPE_PARAM || params.iter().any(has_subtype_param)
-        }
-        TypeExpr::Typeof { .. } => false,
-    }
-}
-
 /// The parameters of a method signature: positional ones, then keyword ones after `;`.
 fn params(cx: &mut Cx, args: &[SyntaxNode]) -> Params {
     let mut out = Params::default();
@@ -1014,10 +1004,6 @@ pub(crate) fn struct_definition(
                 if field.is_infix() && name.leaf && name.kind == Kind::Identifier =>
             {
                 if let Some(ty) = type_expr(cx, ty) {
-                    if has_subtype_param(&ty) {
-                        cx.unsupported(field, "`<:` in a field type");
-                        continue;
-                    }
                     fields.push(FieldDef {
                         name: cx.text(name).to_string(),
                         ty: Some(ty),
