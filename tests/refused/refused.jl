@@ -55,7 +55,7 @@ primitive type P8 8 end
 abstract type A{T} end
 struct S{T}
     x::T
-    S(x::T) where {T} = new{T}(x)
+    S(x::T) where {T} = new(x)
 end
 
 # Functions and library.

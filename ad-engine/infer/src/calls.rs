@@ -192,9 +192,33 @@ impl<'a> Cx<'a> {
             Some(Type::Function(s)) => self.program.structs.get(s),
             _ => None,
         };
-        let (Some(def), Some((_, fields))) = (def, args.split_first()) else {
+        let (Some(def), Some((_, rest))) = (def, args.split_first()) else {
             return Err(Fail::unsupported("`new` outside an inner constructor"));
         };
+        // `new{T...}`: the struct's parameters, given as types.
+        let Some((given, fields)) = rest
+            .len()
+            .checked_sub(def.params.len())
+            .map(|_| rest.split_at(def.params.len()))
+        else {
+            return Err(Fail::unsupported(
+                "`new` without the struct's type parameters",
+            ));
+        };
+        let mut params = crate::pattern::Bindings::new();
+        for (p, t) in def.params.iter().zip(given) {
+            let ty = match &t.ty {
+                Type::Function(n) => crate::type_values::concrete_of(n, self.program),
+                _ => None,
+            };
+            let Some(ty) = ty else {
+                return Err(Fail::unsupported(format!(
+                    "`new{{...}}` with the parameter `{p}` of `{}` not a concrete type",
+                    def.name
+                )));
+            };
+            params.insert(p.clone(), ty);
+        }
         if fields.len() < def.fields.len() {
             return Err(Fail::unsupported(format!(
                 "`new` with {} of the {} fields of `{}` (a partly initialized struct); pass every field",
@@ -209,7 +233,8 @@ impl<'a> Cx<'a> {
                 def.fields.len()
             )));
         }
-        dispatch::construct(self.program, def, b, fields)
+        let given = (!def.params.is_empty()).then_some(params);
+        dispatch::construct_given(self.program, def, b, fields, given)
     }
 
     /// A call of the builtin `builtin` (named `name` by the caller); a builtin that does not

@@ -29,8 +29,9 @@ pub(crate) struct Cx<'a> {
     /// Destructuring parameters `f((a, b))` converted but not yet bound: the tuple each
     /// stands for, by the start of the parameter (`items::destructure` binds them).
     pub destructured: BTreeMap<u32, Expr>,
-    /// Inside an inner constructor: the struct that `new(...)` builds.
-    pub new_of: Option<String>,
+    /// Inside an inner constructor: the struct that `new(...)` builds, and how many type
+    /// parameters it has (`new{T}(...)` gives them).
+    pub new_of: Option<(String, usize)>,
     /// Inner constructors converted with their struct, not yet emitted as items.
     pub constructors: Vec<crate::ast::FunctionDef>,
     depth: u32,

@@ -499,6 +499,28 @@ fn semicolon_named_tuple(cx: &mut Cx, node: &SyntaxNode, params: &SyntaxNode) ->
     Expr::new(kind, node.range)
 }
 
+/// Is `node` the name `new` inside an inner constructor?
+fn is_new(cx: &Cx, node: Option<&SyntaxNode>) -> bool {
+    node.is_some_and(|n| n.leaf && n.kind == Kind::Identifier && cx.text(n) == "new")
+        && cx.new_of.is_some()
+}
+
+/// `new(args...)` or `new{P...}(args...)` in an inner constructor of `S`: the arguments that
+/// come first in `#new(S, P..., args...)`; the parameters must be all of `S`'s, as in Julia.
+fn new_callee(cx: &mut Cx, callee: &SyntaxNode, params: &[SyntaxNode]) -> Result<Vec<Expr>, Expr> {
+    let (name, count) = cx.new_of.clone().unwrap_or_default();
+    if params.len() != count {
+        let message = format!(
+            "`new` with {} type parameters in an inner constructor of `{name}`, which has {count}",
+            params.len()
+        );
+        return Err(cx.unsupported(callee, &message));
+    }
+    let mut lead = vec![Expr::new(ExprKind::Ident(name), callee.range)];
+    lead.extend(params.iter().map(|p| expr(cx, p)));
+    Ok(lead)
+}
+
 /// The names of `NamedTuple{names}` (a callee), as the expression `names` (a tuple of symbols).
 fn named_tuple_names(cx: &mut Cx, curly: &SyntaxNode) -> Option<Expr> {
     match curly.children.as_slice() {
@@ -524,7 +546,7 @@ fn call(cx: &mut Cx, node: &SyntaxNode, dotted: bool) -> Expr {
         bare = inner;
     }
     // An argument the callee's rewriting puts first (`NamedTuple{names}`, `new`'s struct).
-    let mut leading = None;
+    let mut leading = Vec::new();
     let callee_expr = match (bare.leaf, bare.kind) {
         (_, Kind::Dot) if bare.children.len() == 1 => {
             let op = cx.text(&bare.children[0]).to_string();
@@ -535,20 +557,30 @@ fn call(cx: &mut Cx, node: &SyntaxNode, dotted: bool) -> Expr {
         (true, _) if cx.text(bare) == ":" => {
             return cx.unsupported(callee, "operator `:` as a function; write `a:b` instead");
         }
+        (false, Kind::Curly) if is_new(cx, bare.children.first()) => {
+            match new_callee(cx, bare, &bare.children[1..]) {
+                Ok(lead) => {
+                    leading = lead;
+                    Expr::new(ExprKind::Ident(NEW.into()), callee.range)
+                }
+                Err(e) => return e,
+            }
+        }
         (false, Kind::Curly) => match named_tuple_names(cx, bare) {
             // `NamedTuple{names}(t)`: the prelude's `_named_tuple_of(names, t)`.
             Some(n) => {
-                leading = Some(n);
+                leading = vec![n];
                 Expr::new(ExprKind::Ident("Base._named_tuple_of".into()), callee.range)
             }
             None => return cx.unsupported(callee, "type parameters in an expression"),
         },
-        // `new(args...)` in an inner constructor of `S`: `#new(S, args...)`.
-        (true, Kind::Identifier) if cx.text(bare) == "new" && cx.new_of.is_some() => {
-            let s = cx.new_of.clone().unwrap_or_default();
-            leading = Some(Expr::new(ExprKind::Ident(s), callee.range));
-            Expr::new(ExprKind::Ident(NEW.into()), callee.range)
-        }
+        (true, Kind::Identifier) if is_new(cx, Some(bare)) => match new_callee(cx, bare, &[]) {
+            Ok(lead) => {
+                leading = lead;
+                Expr::new(ExprKind::Ident(NEW.into()), callee.range)
+            }
+            Err(e) => return e,
+        },
         _ => expr(cx, callee),
     };
     let (do_block, list) = match rest.split_last() {
@@ -560,8 +592,8 @@ fn call(cx: &mut Cx, node: &SyntaxNode, dotted: bool) -> Expr {
         args.push(do_function(cx, do_block));
     }
     let keywords = arguments(cx, list, &mut args);
-    if let Some(first) = leading {
-        args.insert(0, first);
+    if !leading.is_empty() {
+        args.splice(0..0, leading);
     }
     if let ExprKind::Ident(name) = &callee_expr.kind {
         if name == "ntuple" && !dotted {

@@ -1054,8 +1054,9 @@ pub(crate) fn struct_definition(
     })
 }
 
-/// An inner constructor of struct `name`: a method of `name` whose `new(...)` builds the value
-/// ([`NEW`]), kept in `cx.constructors` until the struct is emitted.
+/// An inner constructor of struct `name` (with type parameters `params`): a method of `name`
+/// whose `new(...)` or `new{T}(...)` builds the value ([`NEW`]), kept in `cx.constructors`
+/// until the struct is emitted.
 fn inner_constructor(cx: &mut Cx, node: &SyntaxNode, name: &str, params: &[String], kwdef: bool) {
     if kwdef {
         cx.unsupported(
@@ -1064,14 +1065,7 @@ fn inner_constructor(cx: &mut Cx, node: &SyntaxNode, name: &str, params: &[Strin
         );
         return;
     }
-    if !params.is_empty() {
-        cx.unsupported(
-            node,
-            "inner constructor of a parametric struct (`new{T}`); define an outer constructor (a method named after the struct, after it) instead",
-        );
-        return;
-    }
-    let outer = cx.new_of.replace(name.to_string());
+    let outer = cx.new_of.replace((name.to_string(), params.len()));
     let def = function_definition(cx, node);
     cx.new_of = outer;
     let Some(def) = def else {
