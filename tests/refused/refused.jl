@@ -53,14 +53,14 @@ t2(x) = (global g = x; x)
 const c1 = 1
 primitive type P8 8 end
 abstract type A{T} end
-struct S
-    x::Float64
-    S(x) = new(x)
+struct S{T}
+    x::T
+    S(x::T) where {T} = new(x)
 end
 
 # Functions and library.
 f1(x) = ((a, k = 1) -> a)(x)
-f2((a, b)) = a + b
+# (f2: a destructuring parameter `f2((a, b))` is accepted now)
 # zy: at f3(1.0)
 f3(x) = Dict(1 => x)
 # zy: at f4(2)
@@ -102,10 +102,7 @@ function d4(x)
     (x + 1, y) = (1.0, 2.0)
     y
 end
-function d5(x)
-    g(y)::Vector{Float64} = y
-    g(x)
-end
+# (d5: a return annotation `g(y)::Vector{Float64}` is accepted now: Julia's `convert`)
 function d6(x)
     function g(n)
         n <= 0 ? x : g(n - 1)

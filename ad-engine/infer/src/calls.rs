@@ -150,6 +150,7 @@ impl<'a> Cx<'a> {
         match &**name {
             "Base.kwcall" => return self.keyword_call(b, args),
             "Base.splatcall" => return self.splat_call(b, args),
+            zy_ir::NEW => return self.new_value(b, args),
             _ => {}
         }
         if let Some(t) = self.type_vars.get(name) {
@@ -192,6 +193,59 @@ impl<'a> Cx<'a> {
             Some(r) => r,
             None => Err(Fail::undefined_name(name)),
         }
+    }
+
+    /// `new(args...)` in an inner constructor of `S` (lowered `#new(S, args...)`): the value of
+    /// `S` from its fields, converted to the field types as the default constructor converts
+    /// them; a partly initialized struct (fewer arguments than fields) is refused.
+    fn new_value(&mut self, b: &mut PlanBuilder, args: &[Val]) -> Result<Val, Fail> {
+        let def = match args.first().map(|s| &s.ty) {
+            Some(Type::Function(s)) => self.program.structs.get(s),
+            _ => None,
+        };
+        let (Some(def), Some((_, rest))) = (def, args.split_first()) else {
+            return Err(Fail::unsupported("`new` outside an inner constructor"));
+        };
+        // `new{T...}`: the struct's parameters, given as types.
+        let Some((given, fields)) = rest
+            .len()
+            .checked_sub(def.params.len())
+            .map(|_| rest.split_at(def.params.len()))
+        else {
+            return Err(Fail::unsupported(
+                "`new` without the struct's type parameters",
+            ));
+        };
+        let mut params = crate::pattern::Bindings::new();
+        for (p, t) in def.params.iter().zip(given) {
+            let ty = match &t.ty {
+                Type::Function(n) => crate::type_values::concrete_of(n, self.program),
+                _ => None,
+            };
+            let Some(ty) = ty else {
+                return Err(Fail::unsupported(format!(
+                    "`new{{...}}` with the parameter `{p}` of `{}` not a concrete type",
+                    def.name
+                )));
+            };
+            params.insert(p.clone(), ty);
+        }
+        if fields.len() < def.fields.len() {
+            return Err(Fail::unsupported(format!(
+                "`new` with {} of the {} fields of `{}` (a partly initialized struct); pass every field",
+                fields.len(),
+                def.fields.len(),
+                def.name
+            )));
+        }
+        if fields.len() > def.fields.len() {
+            return Err(Fail::method(format!(
+                "ErrorException: new: too many arguments (expected {})",
+                def.fields.len()
+            )));
+        }
+        let given = (!def.params.is_empty()).then_some(params);
+        dispatch::construct_given(self.program, def, b, fields, given)
     }
 
     /// A call of the builtin `builtin` (named `name` by the caller); a builtin that does not
@@ -242,6 +296,10 @@ impl<'a> Cx<'a> {
             .get(name)
             .filter(|def| def.kind == StructKind::User);
         let selected = match user_struct {
+            // Written inner constructors replace the default ones.
+            Some(def) if def.inner_constructors => {
+                dispatch::select(self.program, gf, &types).map(dispatch::Choice::Method)
+            }
             Some(def) => dispatch::select_constructor(self.program, gf, def, &types),
             None => dispatch::select(self.program, gf, &types).map(dispatch::Choice::Method),
         };
@@ -269,7 +327,7 @@ impl<'a> Cx<'a> {
                 }
                 // Outer constructors (`LinRange(a, b, n)`) keep the default one beside them.
                 None => match self.program.structs.get(name) {
-                    Some(def) if def.kind == StructKind::User => {
+                    Some(def) if def.kind == StructKind::User && !def.inner_constructors => {
                         return dispatch::construct(self.program, def, b, args)
                             .map_err(|_| no_match);
                     }

@@ -196,6 +196,19 @@ pub(crate) fn construct(
     b: &mut PlanBuilder,
     args: &[Val],
 ) -> Result<Val, Fail> {
+    construct_given(program, def, b, args, None)
+}
+
+/// [`construct`], or with `given` type parameters (`new{T}(...)`: each argument converted to
+/// its field's type with them, as Julia's `new{T}`; a parameter outside its bound is Julia's
+/// TypeError).
+pub(crate) fn construct_given(
+    program: &Program,
+    def: &StructDef,
+    b: &mut PlanBuilder,
+    args: &[Val],
+    given: Option<Bindings>,
+) -> Result<Val, Fail> {
     let types: Vec<Type> = args.iter().map(|a| a.ty.clone()).collect();
     if def.is_abstract {
         return Err(Fail::method(format!(
@@ -208,8 +221,21 @@ pub(crate) fn construct(
         return Err(no_method(&def.name, &types));
     }
     let pats = field_patterns(program, def)?;
-    let mut bind = Bindings::new();
-    let parametric = !def.params.is_empty();
+    let parametric = !def.params.is_empty() && given.is_none();
+    if let Some(given) = &given {
+        for (p, bound) in &def.param_bounds {
+            let (Some(t), bound_pat) = (given.get(p), pattern(bound, &def.params, program)?) else {
+                continue;
+            };
+            if !matches(&bound_pat, t, &mut Bindings::new()) {
+                return Err(Fail::method(format!(
+                    "TypeError: in {}, in {p}, expected {p}<:{bound}, got Type{{{t}}}",
+                    def.name
+                )));
+            }
+        }
+    }
+    let mut bind = given.unwrap_or_default();
     let mut fields = Vec::with_capacity(args.len());
     let mut values = Vec::with_capacity(args.len());
     for ((pat, arg), (fname, _)) in pats.iter().zip(args).zip(&def.fields) {

@@ -12,6 +12,10 @@ use crate::error::Fail;
 /// Bindings of type variables (`T` in `where T`, or a struct's parameters).
 pub(crate) type Bindings = BTreeMap<Name, Type>;
 
+/// The variable that each `<:B` in a field's type stands for: every occurrence its own, so it
+/// binds nothing (the field then takes the argument's type).
+const SUBTYPE_VAR: &str = "#<:";
+
 /// The abstract number types of the subset, from widest to narrowest.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
 pub(crate) enum NumClass {
@@ -143,6 +147,15 @@ pub(crate) fn pattern(expr: &TypeExpr, vars: &[Name], program: &Program) -> Resu
             pattern(&union, vars, program)
         }
         "Number" | "Real" => no_params(Pat::Num(NumClass::Real)),
+        // `<:B` as a parameter of a field's type (`x::Vector{<:Real}`): a variable of its own,
+        // bound by nothing else.
+        "<:" => match params.as_slice() {
+            [bound] => Ok(Pat::Bounded(
+                SUBTYPE_VAR.into(),
+                Box::new(pattern(bound, vars, program)?),
+            )),
+            _ => Err(Fail::unsupported("`<:` with several bounds")),
+        },
         // Julia's alias `const ComplexF64 = Complex{Float64}`.
         "ComplexF64" | "Base.ComplexF64" if params.is_empty() => {
             let complex = TypeExpr::Named {
@@ -449,6 +462,9 @@ pub(crate) fn dims_of(t: &Type) -> Option<u8> {
 }
 
 fn bind(v: &Name, t: &Type, b: &mut Bindings) -> bool {
+    if &**v == SUBTYPE_VAR {
+        return true;
+    }
     match b.get(v) {
         Some(old) => old == t,
         None => {

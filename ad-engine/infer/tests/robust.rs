@@ -201,6 +201,7 @@ fn program(r: &mut Rng) -> Program {
             param_bounds: Vec::new(),
             supertype: None,
             is_abstract: false,
+            inner_constructors: false,
             fields: vec![("x".into(), None)],
             mutable: false,
             kind: StructKind::Closure,

@@ -126,12 +126,19 @@ pub struct StructDef {
     pub supertype: Option<TypeExpr>,
     /// An `abstract type`: no fields, no values, a name for dispatch.
     pub is_abstract: bool,
+    /// Written inner constructors replace the default ones (Julia's rule); `#new(S, ...)`
+    /// in them builds the value.
+    pub inner_constructors: bool,
     /// Fields with optional annotations (closure captures have none).
     pub fields: Vec<(Name, Option<TypeExpr>)>,
     pub mutable: bool,
     pub kind: StructKind,
     pub span: Span,
 }
+
+/// The function `new(args...)` of an inner constructor of `S` calls, as `#new(S, args...)`
+/// (the syntax's `ast::NEW`): the value of `S` from its fields.
+pub const NEW: &str = "#new";
 
 /// A top-level binding (`const N = 3`, `sq = x -> x^2`): a zero-argument body computing it.
 #[derive(Clone, PartialEq, Eq, Hash, Debug)]

@@ -1950,10 +1950,21 @@ trunc(T::Type{Int}, x::Real) = T(trunc(x))
 convert(T::Type{Float64}, x::Real) = T(x)
 convert(T::Type{Int64}, x::Real) = T(x)
 convert(T::Type{Int}, x::Real) = T(x)
+# Julia's `convert(::Type{T}, x::T) = x`, and its MethodError for any other pair.
+convert(T, x) = x isa T ? x : error("MethodError: Cannot `convert` an object of type $(typeof(x)) to an object of type $(T)")
 
 # A value assigned to a local declared `x::T` (lowering calls this): `v` where it is a `T`,
 # else `convert(T, v)`, as Julia's typed locals.
 _declared_convert(T, v) = v isa T ? v : convert(T, v)
+
+# A value returned from a method annotated `f(x)::T` (lowering calls this): Julia's
+# `convert(T, v)::T`, `v` itself where it is a `T`; an array becomes the `Vector` or `Matrix`
+# type `T` by its constructor (Julia's `convert(::Type{T}, a::AbstractArray) where T<:Array`).
+_return_convert(T, v) = v isa T ? v : typeassert(_convert_to(T, v), T)
+_convert_to(T, v) = convert(T, v)
+_convert_to(T, v::AbstractVector) = T <: Vector ? _vector_of(eltype(T), v) : convert(T, v)
+_convert_to(T, v::AbstractMatrix) = T <: Matrix ? _matrix_of(eltype(T), v) : convert(T, v)
+_convert_to(T, v::Tuple) = T <: Tuple ? error("unsupported: converting the $(typeof(v)) returned to $(T); return the elements converted (`(Float64(a), Float64(b))`) instead") : convert(T, v)
 
 """
     sortperm(x; rev = false, by = identity), sort(x; rev = false, by = identity)

@@ -35,6 +35,11 @@ pub const HOOKS: &[Hooks] = &[
             "+",
         ],
     },
+    // A return annotation `f(x)::T` (lowering's call, in the user's item).
+    Hooks {
+        triggers: &["Base._return_convert"],
+        hooks: &["Base._return_convert"],
+    },
     // The factorizations destructure by their fields (inference's `get_index`).
     Hooks {
         triggers: &[

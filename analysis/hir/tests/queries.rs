@@ -114,7 +114,7 @@ fn unbounded_specialisation_is_an_error_not_a_hang() {
 #[test]
 fn diagnostics_have_codes_and_file_offsets() {
     // An undefined name is reported at the identifier itself (`nope`).
-    let text = "g(x, (k, j)) = x\n# zy: at h(1.0)\nh(x) = x + nope\n";
+    let text = "g(x, ::Int = 1) = x\n# zy: at h(1.0)\nh(x) = x + nope\n";
     let (db, file) = db_with(text);
     let found: Vec<(String, &str, &str)> = diagnostics(&db, file)
         .iter()
@@ -132,7 +132,7 @@ fn diagnostics_have_codes_and_file_offsets() {
             (
                 "1:6".to_string(),
                 "unsupported",
-                "unsupported: destructuring arguments; take the tuple as one argument and write `(a, b) = t` in the body instead"
+                "unsupported: this form of optional argument"
             ),
             (
                 "3:12".to_string(),

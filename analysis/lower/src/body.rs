@@ -10,6 +10,7 @@ use zy_ir::{
 };
 use zy_syntax::ast::{BinOp, Expr, ExprKind, KeywordArg, TextRange, UnOp, INTERPOLATION};
 
+use crate::closure::ReturnConversion;
 use crate::scope::{Resolution, VarId};
 use crate::{LowerError, LoweredItem};
 
@@ -20,6 +21,8 @@ pub(crate) const KWCALL: &str = "Base.kwcall";
 pub(crate) const SPLATCALL: &str = "Base.splatcall";
 /// `Base._declared_convert(T, v)`: a value assigned to a local declared `x::T`.
 const DECLARED_CONVERT: &str = "Base._declared_convert";
+/// Converts a value returned under a return annotation `f(x)::T`.
+const RETURN_CONVERT: &str = "Base._return_convert";
 
 /// What the bodies of one item share: where they are, name resolution, and the output.
 pub(crate) struct ItemCx<'a> {
@@ -66,8 +69,8 @@ pub(crate) struct BodyLowerer<'c, 'a> {
     pub toplevel: bool,
     /// In a closure's call method: the closure itself (argument 0).
     pub self_value: Option<Value>,
-    /// `f(x)::Float64`: the function (`Float64` or `Int`) that converts each returned value.
-    pub convert_return: Option<&'static str>,
+    /// `f(x)::T`: how each returned value is converted to `T`.
+    pub convert_return: Option<ReturnConversion>,
     /// The construct each block was made for.
     block_spans: HashMap<Block, Span>,
     /// The indexings whose brackets are being lowered, innermost last (for `end`).
@@ -178,8 +181,13 @@ impl<'c, 'a> BodyLowerer<'c, 'a> {
     }
 
     pub fn ret(&mut self, value: Operand, range: TextRange) {
-        let value = match self.convert_return {
-            Some(convert) => self.call(convert, vec![value], range),
+        let value = match self.convert_return.clone() {
+            Some(ReturnConversion::Number(convert)) => self.call(convert, vec![value], range),
+            // Julia's `convert(T, v)::T`: `v` itself where it is a `T` already.
+            Some(ReturnConversion::Type(ty)) => {
+                let ty = self.nonlocal(&ty, range);
+                self.call(RETURN_CONVERT, vec![ty, value], range)
+            }
             None => value,
         };
         let span = self.span(range);

@@ -55,7 +55,7 @@ pub(crate) fn lower_method_body(
         .get(&(def as *const FunctionDef))
         .cloned()
         .unwrap_or_default();
-    let convert_return = return_conversion(cx, def);
+    let convert_return = return_conversion(def);
     let mut lw = BodyLowerer::new(cx, func, false);
     lw.convert_return = convert_return;
     match (callee, self_arg) {
@@ -75,26 +75,27 @@ pub(crate) fn lower_method_body(
     lw.finish(value, end)
 }
 
-/// The function converting each returned value for `f(x)::Float64` / `::Int`; any other
-/// annotation is reported.
-pub(crate) fn return_conversion(cx: &mut ItemCx<'_>, def: &FunctionDef) -> Option<&'static str> {
-    let convert_return = match &def.return_type {
-        None => None,
-        Some(TypeExpr::Named { name, params, .. }) if params.is_empty() => match name.as_str() {
-            "Float64" => Some("Float64"),
-            "Int" | "Int64" => Some("Int"),
-            _ => None,
+/// How `f(x)::T` converts each returned value: by `Float64`/`Int` for those two, else by
+/// Julia's `convert(T, v)::T`.
+#[derive(Clone)]
+pub(crate) enum ReturnConversion {
+    /// `::Float64` or `::Int`: a call of that constructor.
+    Number(&'static str),
+    /// Any other type, as its text as a value (`Vector{Float64}`, `T` of a `where`).
+    Type(String),
+}
+
+/// The conversion of each returned value that `def`'s return annotation asks for.
+pub(crate) fn return_conversion(def: &FunctionDef) -> Option<ReturnConversion> {
+    let ty = def.return_type.as_ref()?;
+    Some(match ty {
+        TypeExpr::Named { name, params, .. } if params.is_empty() => match name.as_str() {
+            "Float64" => ReturnConversion::Number("Float64"),
+            "Int" | "Int64" => ReturnConversion::Number("Int"),
+            _ => ReturnConversion::Type(ty.value_text()),
         },
-        Some(_) => None,
-    };
-    if let (Some(ty), None) = (&def.return_type, convert_return) {
-        let message = "unsupported: return type annotation other than `::Float64` or `::Int`; drop the annotation (convert the value, `Float64(y)`, where needed) instead";
-        let range = match ty {
-            TypeExpr::Named { range, .. } | TypeExpr::Typeof { range, .. } => *range,
-        };
-        cx.error(range, "unsupported", message.to_string());
-    }
-    convert_return
+        _ => ReturnConversion::Type(ty.value_text()),
+    })
 }
 
 impl BodyLowerer<'_, '_> {
@@ -165,6 +166,7 @@ impl BodyLowerer<'_, '_> {
             param_bounds: Vec::new(),
             supertype: None,
             is_abstract: false,
+            inner_constructors: false,
             fields,
             mutable: false,
             kind: StructKind::Closure,

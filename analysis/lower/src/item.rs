@@ -198,6 +198,7 @@ pub fn lower_struct(file: u32, def: &ast::StructDef) -> LoweredItem {
             .collect(),
         supertype: def.supertype.as_ref().map(type_expr),
         is_abstract: def.is_abstract,
+        inner_constructors: def.inner_constructors,
         fields: def
             .fields
             .iter()

@@ -118,7 +118,7 @@ pub(crate) fn lower(
     slots.push(Slot::Env);
     slots.extend(positional(true));
     let end = def.body.last().map_or(def.range, |e| e.range);
-    let convert = return_conversion(parts.cx, def);
+    let convert = return_conversion(def);
     let body = parts.part(&body_name, captures, slots, end, |lw, _, _| {
         lw.convert_return = convert;
         lw.seq(&def.body)

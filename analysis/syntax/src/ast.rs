@@ -252,6 +252,9 @@ pub struct StructDef {
     pub mutable: bool,
     /// `abstract type A end`: a type with no fields and no values, for dispatch.
     pub is_abstract: bool,
+    /// The body defines inner constructors, which replace the default ones (Julia's rule);
+    /// they follow the struct as methods of its name, `new(...)` in them a call of [`NEW`].
+    pub inner_constructors: bool,
     pub range: TextRange,
 }
 
@@ -287,6 +290,28 @@ pub enum TypeExpr {
     },
 }
 
+impl TypeExpr {
+    /// The type's text as a value (`Vector{Float64}`, `AbstractVector{<:Real}`), as
+    /// inference parses it back (`zy_infer`'s `type_text`).
+    pub fn value_text(&self) -> String {
+        let list = |params: &[TypeExpr]| {
+            params
+                .iter()
+                .map(TypeExpr::value_text)
+                .collect::<Vec<_>>()
+                .join(", ")
+        };
+        match self {
+            TypeExpr::Named { name, params, .. } if name == SUBTYPE_PARAM => {
+                format!("<:{}", list(params))
+            }
+            TypeExpr::Named { name, params, .. } if params.is_empty() => name.clone(),
+            TypeExpr::Named { name, params, .. } => format!("{name}{{{}}}", list(params)),
+            TypeExpr::Typeof { name, .. } => format!("typeof({name})"),
+        }
+    }
+}
+
 /// The name of `Tuple{}`, the type of the empty tuple, as [`TypeExpr::Named`] without
 /// parameters (a plain `Tuple` is every tuple type).
 pub const EMPTY_TUPLE: &str = "Tuple{}";
@@ -296,6 +321,10 @@ pub const EMPTY_UNION: &str = "Union{}";
 /// The name of a `<:B` type parameter (`Vector{<:Real}`) as [`TypeExpr::Named`] with `B` as
 /// its one parameter; a method's signature turns it into a bounded `where` variable.
 pub const SUBTYPE_PARAM: &str = "<:";
+
+/// The callee that `new(args...)` in an inner constructor of `S` becomes, as `#new(S, args...)`:
+/// the value of `S` built from its fields, without any constructor.
+pub const NEW: &str = "#new";
 
 /// The callee of an interpolated string literal, `"bad $x"`: Julia's `string("bad ", x)`,
 /// which zy takes only as an exception's message.

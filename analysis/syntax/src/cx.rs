@@ -26,6 +26,14 @@ pub(crate) struct Cx<'a> {
     /// How many indexing brackets enclose the expression being converted (`end` is a name
     /// there).
     pub in_index: u32,
+    /// Destructuring parameters `f((a, b))` converted but not yet bound: the tuple each
+    /// stands for, by the start of the parameter (`items::destructure` binds them).
+    pub destructured: BTreeMap<u32, Expr>,
+    /// Inside an inner constructor: the struct that `new(...)` builds, and how many type
+    /// parameters it has (`new{T}(...)` gives them).
+    pub new_of: Option<(String, usize)>,
+    /// Inner constructors converted with their struct, not yet emitted as items.
+    pub constructors: Vec<crate::ast::FunctionDef>,
     depth: u32,
     too_deep_reported: bool,
 }
@@ -40,6 +48,9 @@ impl<'a> Cx<'a> {
             docstrings: BTreeMap::new(),
             notes: Vec::new(),
             in_index: 0,
+            destructured: BTreeMap::new(),
+            new_of: None,
+            constructors: Vec::new(),
             depth: 0,
             too_deep_reported: false,
         }

@@ -3,7 +3,7 @@
 
 use crate::annotations;
 use crate::arrays;
-use crate::ast::{Expr, ExprKind, KeywordArg, TextRange, UnOp};
+use crate::ast::{Expr, ExprKind, KeywordArg, TextRange, UnOp, NEW};
 use crate::broadcast_keywords;
 use crate::cx::{error_expr, Cx};
 use crate::generators;
@@ -499,6 +499,28 @@ fn semicolon_named_tuple(cx: &mut Cx, node: &SyntaxNode, params: &SyntaxNode) ->
     Expr::new(kind, node.range)
 }
 
+/// Is `node` the name `new` inside an inner constructor?
+fn is_new(cx: &Cx, node: Option<&SyntaxNode>) -> bool {
+    node.is_some_and(|n| n.leaf && n.kind == Kind::Identifier && cx.text(n) == "new")
+        && cx.new_of.is_some()
+}
+
+/// `new(args...)` or `new{P...}(args...)` in an inner constructor of `S`: the arguments that
+/// come first in `#new(S, P..., args...)`; the parameters must be all of `S`'s, as in Julia.
+fn new_callee(cx: &mut Cx, callee: &SyntaxNode, params: &[SyntaxNode]) -> Result<Vec<Expr>, Expr> {
+    let (name, count) = cx.new_of.clone().unwrap_or_default();
+    if params.len() != count {
+        let message = format!(
+            "`new` with {} type parameters in an inner constructor of `{name}`, which has {count}",
+            params.len()
+        );
+        return Err(cx.unsupported(callee, &message));
+    }
+    let mut lead = vec![Expr::new(ExprKind::Ident(name), callee.range)];
+    lead.extend(params.iter().map(|p| expr(cx, p)));
+    Ok(lead)
+}
+
 /// The names of `NamedTuple{names}` (a callee), as the expression `names` (a tuple of symbols).
 fn named_tuple_names(cx: &mut Cx, curly: &SyntaxNode) -> Option<Expr> {
     match curly.children.as_slice() {
@@ -534,7 +556,8 @@ fn call(cx: &mut Cx, node: &SyntaxNode, dotted: bool) -> Expr {
     while let (false, Kind::Parens, [inner]) = (bare.leaf, bare.kind, bare.children.as_slice()) {
         bare = inner;
     }
-    let mut names = None;
+    // An argument the callee's rewriting puts first (`NamedTuple{names}`, `new`'s struct).
+    let mut leading = Vec::new();
     let callee_expr = match (bare.leaf, bare.kind) {
         (_, Kind::Dot) if bare.children.len() == 1 => {
             let op = cx.text(&bare.children[0]).to_string();
@@ -545,20 +568,36 @@ fn call(cx: &mut Cx, node: &SyntaxNode, dotted: bool) -> Expr {
         (true, _) if cx.text(bare) == ":" => {
             return cx.unsupported(callee, "operator `:` as a function; write `a:b` instead");
         }
+        (false, Kind::Curly) if is_new(cx, bare.children.first()) => {
+            match new_callee(cx, bare, &bare.children[1..]) {
+                Ok(lead) => {
+                    leading = lead;
+                    Expr::new(ExprKind::Ident(NEW.into()), callee.range)
+                }
+                Err(e) => return e,
+            }
+        }
         (false, Kind::Curly) => match named_tuple_names(cx, bare) {
             // `NamedTuple{names}(t)`: the prelude's `_named_tuple_of(names, t)`.
             Some(n) => {
-                names = Some(n);
+                leading = vec![n];
                 Expr::new(ExprKind::Ident("Base._named_tuple_of".into()), callee.range)
             }
             None => match dict_types(cx, bare) {
                 // `Dict{K, V}(ps...)`: the prelude's `_typed_dict((K, V), ps...)`.
                 Some(kv) => {
-                    names = Some(kv);
+                    leading = vec![kv];
                     Expr::new(ExprKind::Ident("Base._typed_dict".into()), callee.range)
                 }
                 None => return cx.unsupported(callee, "type parameters in an expression"),
             },
+        },
+        (true, Kind::Identifier) if is_new(cx, Some(bare)) => match new_callee(cx, bare, &[]) {
+            Ok(lead) => {
+                leading = lead;
+                Expr::new(ExprKind::Ident(NEW.into()), callee.range)
+            }
+            Err(e) => return e,
         },
         _ => expr(cx, callee),
     };
@@ -571,8 +610,8 @@ fn call(cx: &mut Cx, node: &SyntaxNode, dotted: bool) -> Expr {
         args.push(do_function(cx, do_block));
     }
     let keywords = arguments(cx, list, &mut args);
-    if let Some(names) = names {
-        args.insert(0, names);
+    if !leading.is_empty() {
+        args.splice(0..0, leading);
     }
     if let ExprKind::Ident(name) = &callee_expr.kind {
         if name == "ntuple" && !dotted {
@@ -862,8 +901,9 @@ fn do_function(cx: &mut Cx, node: &SyntaxNode) -> Expr {
         let range = k.range;
         cx.unsupported_at(range, "keyword arguments of a `do` block");
     }
-    let params = params.positional;
-    let body = block_of(cx, body);
+    let mut params = params.positional;
+    let mut body = block_of(cx, body);
+    crate::items::destructure(cx, &mut params, &mut body);
     let name_range = if head.range.start == head.range.end {
         TextRange::new(node.range.start, node.range.start + 2)
     } else {

@@ -34,6 +34,8 @@ fn push_item(cx: &mut Cx, node: &SyntaxNode, out: &mut Vec<Item>) {
         Some(def) => out.extend(kwdef::items(cx, def)),
         None => out.extend(item(cx, node)),
     }
+    // A struct's inner constructors follow it.
+    out.extend(cx.constructors.drain(..).map(Item::Function));
 }
 
 /// The struct under `@kwdef` or `Base.@kwdef` (documented or not), if `node` is one.
@@ -416,7 +418,8 @@ pub(crate) fn function_definition(cx: &mut Cx, node: &SyntaxNode) -> Option<Func
     Some(method(cx, node, sig, body))
 }
 
-fn method(cx: &mut Cx, node: &SyntaxNode, mut sig: Signature, body: Vec<Expr>) -> FunctionDef {
+fn method(cx: &mut Cx, node: &SyntaxNode, mut sig: Signature, mut body: Vec<Expr>) -> FunctionDef {
+    destructure(cx, &mut sig.params.positional, &mut body);
     let mut vars = AnonymousVars::default();
     for p in &mut sig.params.positional {
         vars.name_all(p.ty.as_mut());
@@ -476,7 +479,17 @@ fn signature_inner(cx: &mut Cx, node: &SyntaxNode) -> Option<Signature> {
                 return None;
             };
             let mut sig = signature(cx, inner)?;
-            sig.return_type = Some(type_expr(cx, ty)?);
+            // `f(x)::T where {T}` is `(f(x)::T) where {T}` in Julia; the tree holds the
+            // `where` inside the annotation.
+            match (ty.leaf, ty.kind, ty.children.as_slice()) {
+                (false, Kind::Where, [ty, vars @ ..]) => {
+                    sig.return_type = Some(type_expr(cx, ty)?);
+                    for var in vars {
+                        sig.where_params.extend(where_params(cx, var)?);
+                    }
+                }
+                _ => sig.return_type = Some(type_expr(cx, ty)?),
+            }
             Some(sig)
         }
         (false, Kind::Call) if !node.is_infix() && !node.is_prefix() && !node.is_postfix() => {
@@ -656,16 +669,6 @@ impl AnonymousVars {
     }
 }
 
-/// Does `ty` hold a `<:B` parameter (outside a signature, where zy does not accept it)?
-fn has_subtype_param(ty: &TypeExpr) -> bool {
-    match ty {
-        TypeExpr::Named { name, params, .. } => {
-            name == SUBTYPE_PARAM || params.iter().any(has_subtype_param)
-        }
-        TypeExpr::Typeof { .. } => false,
-    }
-}
-
 /// The parameters of a method signature: positional ones, then keyword ones after `;`.
 fn params(cx: &mut Cx, args: &[SyntaxNode]) -> Params {
     let mut out = Params::default();
@@ -823,16 +826,57 @@ pub(crate) fn param(cx: &mut Cx, node: &SyntaxNode) -> Option<Param> {
                 ..param
             })
         }
-        (false, Kind::Tuple | Kind::Parens, _) => unsupported(
-            cx,
-            node,
-            "destructuring arguments; take the tuple as one argument and write `(a, b) = t` in the body instead",
-        ),
+        (false, Kind::Tuple, _) => Some(destructuring(cx, node, node, None)),
+        (false, Kind::Decl, [tuple, ty]) if !tuple.leaf && tuple.kind == Kind::Tuple => {
+            let ty = type_expr(cx, ty)?;
+            Some(destructuring(cx, node, tuple, Some(ty)))
+        }
+        // `f((x))` is `f(x)`: the parentheses only group.
+        (false, Kind::Parens, [inner]) => param(cx, inner),
         _ => {
             cx.syntax(node, "syntax error: invalid parameter");
             None
         }
     }
+}
+
+/// A destructuring parameter `(a, b)` (or `(a, b)::T`) at `node`: a parameter without a name
+/// yet, and its tuple recorded for [`destructure`].
+fn destructuring(
+    cx: &mut Cx,
+    node: &SyntaxNode,
+    tuple: &SyntaxNode,
+    ty: Option<TypeExpr>,
+) -> Param {
+    let target = expr(cx, tuple);
+    cx.destructured.insert(node.range.start, target);
+    Param {
+        name: None,
+        ty,
+        default: None,
+        varargs: false,
+        range: node.range,
+    }
+}
+
+/// Julia's lowering of destructuring parameters: `f((a, b), c) = body` takes an argument
+/// `#arg1` and begins with `(a, b) = #arg1`.
+pub(crate) fn destructure(cx: &mut Cx, params: &mut [Param], body: &mut Vec<Expr>) {
+    let mut bindings = Vec::new();
+    for (k, p) in params.iter_mut().enumerate() {
+        let Some(target) = cx.destructured.remove(&p.range.start) else {
+            continue;
+        };
+        let name = format!("#arg{}", k + 1);
+        let value = Expr::new(ExprKind::Ident(name.clone()), p.range);
+        let assign = ExprKind::Assign {
+            lhs: Box::new(target),
+            rhs: Box::new(value),
+        };
+        bindings.push(Expr::new(assign, p.range));
+        p.name = Some(name);
+    }
+    body.splice(0..0, bindings);
 }
 
 /// A type as written after `::` or in a struct field.
@@ -930,6 +974,7 @@ pub(crate) fn struct_definition(
     };
     let (name_node, params, param_bounds, supertype) = type_head(cx, head)?;
     let mut fields = Vec::new();
+    let mut inner_constructors = false;
     for field in &body.children {
         let field = match (field.kind, field.children.as_slice()) {
             (Kind::Doc, [_, documented]) if !field.leaf => documented,
@@ -959,10 +1004,6 @@ pub(crate) fn struct_definition(
                 if field.is_infix() && name.leaf && name.kind == Kind::Identifier =>
             {
                 if let Some(ty) = type_expr(cx, ty) {
-                    if has_subtype_param(&ty) {
-                        cx.unsupported(field, "`<:` in a field type");
-                        continue;
-                    }
                     fields.push(FieldDef {
                         name: cx.text(name).to_string(),
                         ty: Some(ty),
@@ -979,10 +1020,8 @@ pub(crate) fn struct_definition(
                 );
             }
             (false, Kind::Function | Kind::Assign, _) => {
-                cx.unsupported(
-                    field,
-                    "inner constructor; define an outer constructor (a method named after the struct, after it) instead",
-                );
+                inner_constructor(cx, field, cx.text(name_node), &params, defaults.is_some());
+                inner_constructors = true;
             }
             (false, Kind::Const, _) => {
                 cx.unsupported(
@@ -1010,8 +1049,38 @@ pub(crate) fn struct_definition(
         fields,
         mutable,
         is_abstract: false,
+        inner_constructors,
         range: node.range,
     })
+}
+
+/// An inner constructor of struct `name` (with type parameters `params`): a method of `name`
+/// whose `new(...)` or `new{T}(...)` builds the value ([`NEW`]), kept in `cx.constructors`
+/// until the struct is emitted.
+fn inner_constructor(cx: &mut Cx, node: &SyntaxNode, name: &str, params: &[String], kwdef: bool) {
+    if kwdef {
+        cx.unsupported(
+            node,
+            "inner constructor in a `@kwdef` struct; define an outer constructor instead",
+        );
+        return;
+    }
+    let outer = cx.new_of.replace((name.to_string(), params.len()));
+    let def = function_definition(cx, node);
+    cx.new_of = outer;
+    let Some(def) = def else {
+        return;
+    };
+    match &def.name {
+        FunctionName::Named(n) if n == name => cx.constructors.push(def),
+        _ => {
+            let range = def.name_range;
+            cx.unsupported_at(
+                range,
+                &format!("a method of another function inside struct `{name}`; define it after the struct"),
+            );
+        }
+    }
 }
 
 /// A type's head in `struct` and `abstract type`: `Name`, `Name{T, S<:Real}`, either with
@@ -1115,6 +1184,7 @@ fn abstract_definition(cx: &mut Cx, node: &SyntaxNode) -> Option<StructDef> {
         fields: Vec::new(),
         mutable: false,
         is_abstract: true,
+        inner_constructors: false,
         range: node.range,
     })
 }
@@ -1130,8 +1200,9 @@ pub(crate) fn arrow_function(cx: &mut Cx, node: &SyntaxNode) -> Expr {
             "`where` in an anonymous function; define a named function instead",
         );
     }
-    let params = params_of_tuple(cx, head);
-    let body = vec![expr(cx, body)];
+    let mut params = params_of_tuple(cx, head);
+    let mut body = vec![expr(cx, body)];
+    destructure(cx, &mut params.positional, &mut body);
     let mut e = anonymous(node.range, head.range, params.positional, body);
     if let ExprKind::Function(def) = &mut e.kind {
         def.keywords = params.keywords;

@@ -2,7 +2,7 @@
 //! AbstractVector{<:Real}`): a name holding the type's text, which inference reads back as the
 //! type, as it reads `Float64` or `Real`.
 
-use crate::ast::{Expr, ExprKind, TypeExpr, SUBTYPE_PARAM};
+use crate::ast::{Expr, ExprKind};
 use crate::cx::{error_expr, Cx};
 use crate::items::type_expr;
 use crate::kind::Kind;
@@ -28,9 +28,9 @@ fn value_text(cx: &mut Cx, node: &SyntaxNode) -> Option<String> {
             for p in params {
                 parts.push(value_text(cx, p)?);
             }
-            Some(format!("{}{{{}}}", text(&base), parts.join(", ")))
+            Some(format!("{}{{{}}}", base.value_text(), parts.join(", ")))
         }
-        _ => type_expr(cx, node).map(|t| text(&t)),
+        _ => type_expr(cx, node).map(|t| t.value_text()),
     }
 }
 
@@ -59,22 +59,3 @@ pub(crate) fn subtype(cx: &mut Cx, node: &SyntaxNode) -> Expr {
     Expr::new(kind, node.range)
 }
 
-/// The text of a type, as inference parses it back (`zy_infer`'s `type_text`).
-fn text(t: &TypeExpr) -> String {
-    match t {
-        TypeExpr::Named { name, params, .. } if name == SUBTYPE_PARAM => {
-            format!(
-                "<:{}",
-                params.iter().map(text).collect::<Vec<_>>().join(", ")
-            )
-        }
-        TypeExpr::Named { name, params, .. } if params.is_empty() => name.clone(),
-        TypeExpr::Named { name, params, .. } => {
-            format!(
-                "{name}{{{}}}",
-                params.iter().map(text).collect::<Vec<_>>().join(", ")
-            )
-        }
-        TypeExpr::Typeof { name, .. } => format!("typeof({name})"),
-    }
-}

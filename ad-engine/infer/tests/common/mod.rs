@@ -201,6 +201,7 @@ pub fn structdef(
             param_bounds: Vec::new(),
             supertype: None,
             is_abstract: false,
+            inner_constructors: false,
             fields: fields
                 .iter()
                 .map(|(n, t)| ((*n).into(), t.clone()))
@@ -222,6 +223,7 @@ pub fn closure(p: &mut Program, name: &str, captures: &[&str], body: Function) {
             param_bounds: Vec::new(),
             supertype: None,
             is_abstract: false,
+            inner_constructors: false,
             fields: captures.iter().map(|c| ((*c).into(), None)).collect(),
             mutable: false,
             kind: StructKind::Closure,
