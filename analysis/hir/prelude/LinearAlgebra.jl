@@ -206,8 +206,32 @@ function cholesky(A::AbstractMatrix)
     return Cholesky(LowerTriangular(L), UpperTriangular(transpose(L)))
 end
 
-# `C \ b`: two triangular solves, `L \ b` then `U \ (L \ b)`.
-(\)(C::Cholesky, b) = C.U \ (C.L \ b)
+# `C \ b`: two triangular solves, `L \ b` then `U \ (L \ b)`; of a Float64 factor and
+# right-hand side by `_cholesky_solve`, whose rrule differentiates the two solves as one.
+(\)(C::Cholesky, b) = _cholesky_ldiv(C, C.L.data, b)
+_cholesky_ldiv(C, L::Matrix{Float64}, b::Union{Vector{Float64}, Matrix{Float64}}) = _cholesky_solve(L, b)
+_cholesky_ldiv(C, L, b) = C.U \ (C.L \ b)
+
+# `K \ b` for `K = T Tᵀ`, `T` the lower triangle of `L`: forward then back substitution.
+function _cholesky_solve(L, b)
+    T = tril(L)
+    return transpose(T) \ (T \ b)
+end
+
+# The gradient of `x = K \ b` through the factor, in one piece instead of through each solve,
+# transpose and triangle: `b̄ = K \ x̄` (K is symmetric), `K̄ = -b̄ xᵀ`, and with `K = T Tᵀ`,
+# `T̄ = (K̄ + K̄ᵀ) T = -(b̄ (Tᵀ x)ᵀ + x (Tᵀ b̄)ᵀ)`, of which `L` gets the lower triangle.
+function rrule(::typeof(_cholesky_solve), L::Matrix{Float64}, b::Union{Vector{Float64}, Matrix{Float64}})
+    T = tril(L)
+    Tt = transpose(T)
+    x = Tt \ (T \ b)
+    function _cholesky_solve_pullback(x̄)
+        b̄ = Tt \ (T \ x̄)
+        L̄ = tril((-b̄) * transpose(Tt * x) - x * transpose(Tt * b̄))
+        return (NoTangent(), L̄, b̄)
+    end
+    return x, _cholesky_solve_pullback
+end
 
 det(C::Cholesky) = prod(diag(C.L))^2
 logdet(C::Cholesky) = 2.0 * sum(log, diag(C.L))

@@ -177,13 +177,16 @@ fn solve_reverse(e: &mut Emit, s: &RevStmt) -> Vec<Option<Operand>> {
     let at = e.prim(Transpose, vec![a], m.clone());
     let gb = e.prim(Solve, vec![at, sx], bt.clone());
     e.prim(AccumInto, vec![sb, gb.clone()], Type::Nothing);
+    // -(B̄ Xᵀ) as (-B̄) Xᵀ: the negation on B̄'s entries instead of the n × n product's, and
+    // the product added straight into Ā's shadow (compiled code fuses a product read only by
+    // the `accum!` after it: no n × n temporary).
+    let ngb = e.bcast_or_scalar(Neg, gb, &bt);
     let xt = match &bt {
         Type::Array(el, 1) => e.prim(Adjoint, vec![x], Type::Adjoint(el.clone())),
         _ => e.prim(Transpose, vec![x], bt.clone()),
     };
-    let outer = e.prim(MatMul, vec![gb, xt], m.clone());
-    let g = e.bcast_or_scalar(Neg, outer, &m);
-    e.prim(AccumInto, vec![sa, g], Type::Nothing);
+    let outer = e.prim(MatMul, vec![ngb, xt], m.clone());
+    e.prim(AccumInto, vec![sa, outer], Type::Nothing);
     s.none()
 }
 
@@ -219,16 +222,18 @@ fn cholesky_reverse(e: &mut Emit, s: &RevStmt) -> Vec<Option<Operand>> {
     let strict = e.prim(Tril, vec![mm, int(-1)], m.clone());
     let mirrored = e.prim(Transpose, vec![strict], m.clone());
     let sym = e.prim(Broadcast, vec![func("+"), low, mirrored], m.clone());
-    // ½ L⁻ᵀ P L⁻¹ = ½ L⁻ᵀ (L⁻ᵀ P)ᵀ, P being symmetric: two triangular solves.
-    let x1 = e.prim(Solve, vec![lt.clone(), sym], m.clone());
-    let x1t = e.prim(Transpose, vec![x1], m.clone());
-    let x2 = e.prim(Solve, vec![lt, x1t], m.clone());
-    let g = e.prim(
+    // ½ L⁻ᵀ P L⁻¹ = L⁻ᵀ (L⁻ᵀ (½P))ᵀ, P being symmetric: two triangular solves, the halving
+    // (exact, and the solves are linear) on P, where it joins the sum's loop, and the result
+    // added into Ā's shadow as it comes.
+    let half = e.prim(
         Broadcast,
-        vec![func("*"), x2, Const::f64(0.5).into()],
+        vec![func("*"), sym, Const::f64(0.5).into()],
         m.clone(),
     );
-    e.prim(AccumInto, vec![sa, g], Type::Nothing);
+    let x1 = e.prim(Solve, vec![lt.clone(), half], m.clone());
+    let x1t = e.prim(Transpose, vec![x1], m.clone());
+    let x2 = e.prim(Solve, vec![lt, x1t], m.clone());
+    e.prim(AccumInto, vec![sa, x2], Type::Nothing);
     s.none()
 }
 

@@ -26,17 +26,26 @@ unsafe fn square<'a>(a: *const ArrayObj) -> Option<(usize, &'a [f64])> {
     }))
 }
 
-/// A new Float64 array of `rows × cols` holding `xs`.
+/// A new Float64 array of `rows × cols` whose elements the caller writes.
 ///
 /// # Safety
-/// `ctx` must be the live context; `xs.len()` must be `rows · cols`.
-unsafe fn array_of(ctx: *mut Ctx, rows: usize, cols: usize, xs: &[f64]) -> *mut ArrayObj {
+/// `ctx` must be the live context.
+unsafe fn new_f64_array(ctx: *mut Ctx, rows: usize, cols: usize) -> *mut ArrayObj {
     let ctx = unsafe { &mut *ctx };
     let out = ctx
         .state
         .arena
         .new_array_uninit(rows as i64, cols as i64, 8);
     ctx.check_memory();
+    out
+}
+
+/// A new Float64 array of `rows × cols` holding `xs`.
+///
+/// # Safety
+/// `ctx` must be the live context; `xs.len()` must be `rows · cols`.
+unsafe fn array_of(ctx: *mut Ctx, rows: usize, cols: usize, xs: &[f64]) -> *mut ArrayObj {
+    let out = unsafe { new_f64_array(ctx, rows, cols) };
     // SAFETY: `out` holds `rows · cols` Float64 elements, a fresh block apart from `xs`.
     unsafe {
         std::ptr::copy_nonoverlapping(xs.as_ptr(), (*out).data.cast::<f64>(), xs.len());
@@ -106,11 +115,19 @@ pub unsafe extern "C" fn zy_rt_solve(
     if rows != n || bo.len.max(0) as usize != rows * cols {
         return std::ptr::null_mut();
     }
-    // SAFETY: `b` holds `rows · cols` Float64 elements.
-    let rhs = unsafe { std::slice::from_raw_parts(bo.data.cast::<f64>(), rows * cols) };
-    let mut y = rhs.to_vec();
-    match factor::solve_f64(n, x, &mut y) {
-        Ok(()) => unsafe { array_of(ctx, rows, cols, &y) },
+    let out = unsafe { new_f64_array(ctx, rows, cols) };
+    // SAFETY: `b` and the fresh `out` hold `rows · cols` Float64 elements each; the right-hand
+    // side is copied into `out` and solved there.
+    let y = unsafe {
+        std::ptr::copy_nonoverlapping(
+            bo.data.cast::<f64>(),
+            (*out).data.cast::<f64>(),
+            rows * cols,
+        );
+        std::slice::from_raw_parts_mut((*out).data.cast::<f64>(), rows * cols)
+    };
+    match factor::solve_f64(n, x, y) {
+        Ok(()) => out,
         Err(_) => std::ptr::null_mut(),
     }
 }
@@ -124,8 +141,11 @@ pub unsafe extern "C" fn zy_rt_cholesky_lower(ctx: *mut Ctx, a: *const ArrayObj)
     let Some((n, x)) = (unsafe { square(a) }) else {
         return std::ptr::null_mut();
     };
-    match factor::cholesky_lower_f64(n, x) {
-        Ok(l) => unsafe { array_of(ctx, n, n, &l) },
+    let out = unsafe { new_f64_array(ctx, n, n) };
+    // SAFETY: the fresh `out` holds `n · n` Float64 elements.
+    let l = unsafe { std::slice::from_raw_parts_mut((*out).data.cast::<f64>(), n * n) };
+    match factor::cholesky_lower_into(n, x, l) {
+        Ok(()) => out,
         Err(_) => std::ptr::null_mut(),
     }
 }
@@ -144,9 +164,10 @@ pub unsafe extern "C" fn zy_rt_band(
     let ao = unsafe { &*a };
     let (m, n) = (ao.rows.max(0) as usize, ao.cols.max(0) as usize);
     let ctx = unsafe { &mut *ctx };
-    let out = ctx.state.arena.new_array(m as i64, n as i64, 8);
+    let out = ctx.state.arena.new_array_uninit(m as i64, n as i64, 8);
     ctx.check_memory();
-    // SAFETY: both hold `m · n` Float64 elements; `out` is a fresh block.
+    // SAFETY: both hold `m · n` Float64 elements; `out` is a fresh block, every element of
+    // which is written below.
     let (x, y) = unsafe {
         (
             std::slice::from_raw_parts(ao.data.cast::<f64>(), m * n),
@@ -161,7 +182,10 @@ pub unsafe extern "C" fn zy_rt_band(
         } else {
             (edge.clamp(0, m as i64) as usize, m)
         };
-        y[j * m + lo..j * m + hi].copy_from_slice(&x[j * m + lo..j * m + hi]);
+        let (col, src) = (&mut y[j * m..(j + 1) * m], &x[j * m..(j + 1) * m]);
+        col[..lo].fill(0.0);
+        col[lo..hi].copy_from_slice(&src[lo..hi]);
+        col[hi..].fill(0.0);
     }
     out
 }

@@ -5,7 +5,7 @@
 //! the JIT's runtime can call them on its own arrays and agree with the interpreter to the bit.
 
 use faer::linalg::solvers::Solve;
-use faer::{Mat, MatRef, Side};
+use faer::{MatMut, MatRef, Side};
 
 use super::array::view;
 use super::method_error;
@@ -48,14 +48,23 @@ fn mat(n: usize, a: &[f64]) -> MatRef<'_, f64> {
     MatRef::from_column_major_slice(a, n, a.len() / n.max(1))
 }
 
-fn column_major(m: MatRef<'_, f64>) -> Vec<f64> {
-    let mut out = Vec::with_capacity(m.nrows() * m.ncols());
-    for j in 0..m.ncols() {
-        for i in 0..m.nrows() {
-            out.push(m[(i, j)]);
+/// The entries of `m` into the column-major `out` (of `m`'s size), a column at a time.
+fn write_column_major(m: MatRef<'_, f64>, out: &mut [f64]) {
+    let rows = m.nrows();
+    for (j, dst) in out
+        .chunks_exact_mut(rows.max(1))
+        .enumerate()
+        .take(m.ncols())
+    {
+        match m.col(j).try_as_col_major() {
+            Some(col) => dst.copy_from_slice(col.as_slice()),
+            None => {
+                for (i, d) in dst.iter_mut().enumerate() {
+                    *d = m[(i, j)];
+                }
+            }
         }
     }
-    out
 }
 
 /// Which triangle a square matrix lies in (Julia's `istril`, `istriu`), if either.
@@ -120,15 +129,16 @@ fn permutation_is_odd(p: &[usize]) -> bool {
 pub fn solve_f64(n: usize, a: &[f64], b: &mut [f64]) -> Result<(), FactorError> {
     let cols = b.len() / n.max(1);
     let am = mat(n, a);
-    let mut x = Mat::from_fn(n, cols, |i, j| b[j * n + i]);
+    // Solved where `b` lies: no copy in or out.
+    let x = MatMut::from_column_major_slice_mut(b, n, cols);
     match triangle(n, a) {
         Some(side) => {
             if let Some(k) = zero_pivot(n, am) {
                 return Err(FactorError::Singular(k));
             }
             match side {
-                Side::Lower => am.solve_lower_triangular_in_place(x.as_mut()),
-                Side::Upper => am.solve_upper_triangular_in_place(x.as_mut()),
+                Side::Lower => am.solve_lower_triangular_in_place(x),
+                Side::Upper => am.solve_upper_triangular_in_place(x),
             }
         }
         None => {
@@ -136,10 +146,9 @@ pub fn solve_f64(n: usize, a: &[f64], b: &mut [f64]) -> Result<(), FactorError> 
             if let Some(k) = zero_pivot(n, lu.U()) {
                 return Err(FactorError::Singular(k));
             }
-            lu.solve_in_place(x.as_mut());
+            lu.solve_in_place(x);
         }
     }
-    b.copy_from_slice(&column_major(x.as_ref()));
     Ok(())
 }
 
@@ -156,6 +165,14 @@ pub fn inv_f64(n: usize, a: &[f64]) -> Result<Vec<f64>, FactorError> {
 /// The lower Cholesky factor `L` of the symmetric positive definite `a` (`a = L Lᵀ`), zero
 /// above its diagonal.
 pub fn cholesky_lower_f64(n: usize, a: &[f64]) -> Result<Vec<f64>, FactorError> {
+    let mut out = vec![0.0; n * n];
+    cholesky_lower_into(n, a, &mut out)?;
+    Ok(out)
+}
+
+/// [`cholesky_lower_f64`] into `out` (`n · n` entries, column-major), which is left as it was
+/// on an error.
+pub fn cholesky_lower_into(n: usize, a: &[f64], out: &mut [f64]) -> Result<(), FactorError> {
     let am = mat(n, a);
     if (0..n).any(|j| (0..j).any(|i| am[(i, j)] != am[(j, i)])) {
         return Err(FactorError::NotSymmetric);
@@ -163,7 +180,8 @@ pub fn cholesky_lower_f64(n: usize, a: &[f64]) -> Result<Vec<f64>, FactorError> 
     let llt = am
         .llt(Side::Lower)
         .map_err(|_| FactorError::NotPositiveDefinite)?;
-    Ok(column_major(llt.L()))
+    write_column_major(llt.L(), out);
+    Ok(())
 }
 
 /// A square Float64 matrix operand: its order and column-major entries.
