@@ -3647,6 +3647,9 @@ minimum(f, s::RowSlices) = minimum(f(s[k]) for k in 1:length(s))
 minimum(f, s::ColumnSlices) = minimum(f(s[k]) for k in 1:length(s))
 map(f, s::RowSlices) = [f(s[k]) for k in 1:length(s)]
 map(f, s::ColumnSlices) = [f(s[k]) for k in 1:length(s)]
+# `f.(eachcol(A))`: Julia's slices are an AbstractVector, so the broadcast calls `f` on each.
+broadcast(f, s::RowSlices) = map(f, s)
+broadcast(f, s::ColumnSlices) = map(f, s)
 
 # Views of matrix blocks and of N-dimensional arrays (`view(A, 1:2, :)`, `view(A, :, :, k)`,
 # `@views A[1:2, 2:3]`, `selectdim`, `eachslice`): a SubArray whose `indices` is an array of
