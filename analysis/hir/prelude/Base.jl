@@ -2694,6 +2694,17 @@ The number of digits of `n` (`1` for `0`).
 ndigits(n::Int; base::Int = 10) = length(digits(n; base = base))
 
 """
+    Fix1(f, x)
+
+The function `y -> f(x, y)`: `f` with its first argument fixed (`Base.Fix1(*, 2.0)`).
+"""
+struct Fix1{F, T}
+    f::F
+    x::T
+end
+(g::Fix1)(y) = g.f(g.x, y)
+
+"""
     Fix2(f, x)
 
 The function `y -> f(y, x)`: what `==(x)`, `<(x)`, `>=(x)` (a comparison given one
@@ -2704,6 +2715,40 @@ struct Fix2{F, T}
     x::T
 end
 (g::Fix2)(y) = g.f(y, g.x)
+
+"""
+    searchsortedfirst(v, x), searchsortedlast(v, x)
+
+In a vector `v` sorted ascending (by `isless`), the index of the first element not less than
+`x` (`length(v) + 1` if none) and of the last element not greater than `x` (`0` if none), by
+bisection as Julia's.
+"""
+function searchsortedfirst(v::AbstractVector, x)
+    lo = 0
+    hi = length(v) + 1
+    while lo < hi - 1
+        m = (lo + hi) >>> 1
+        if isless(v[m], x)
+            lo = m
+        else
+            hi = m
+        end
+    end
+    return hi
+end
+function searchsortedlast(v::AbstractVector, x)
+    lo = 0
+    hi = length(v) + 1
+    while lo < hi - 1
+        m = (lo + hi) >>> 1
+        if isless(x, v[m])
+            hi = m
+        else
+            lo = m
+        end
+    end
+    return lo
+end
 
 """
     extrema(x)
@@ -5254,6 +5299,35 @@ function _power_by_squaring(x::Complex, p::Int)
             x *= x
         end
         y *= x
+    end
+    return y
+end
+
+"""
+    A ^ p
+
+The integer power of a square matrix, as LinearAlgebra computes it: Julia's
+`power_by_squaring` (the same products in the same order), of `inv(A)` for a negative `p`;
+`A ^ 0` is `one(A)`, `A ^ 1` a copy.
+"""
+^(A::AbstractMatrix, p::Int) = p < 0 ? _power_by_squaring(inv(A), -p) : _power_by_squaring(A, p)
+function _power_by_squaring(x::AbstractMatrix, p::Int)
+    p == 1 && return copy(x)
+    p == 0 && return one(x)
+    p == 2 && return x * x
+    t = _trailing_zeros(p) + 1
+    p = p >> t
+    for _ in 1:(t - 1)
+        x = x * x
+    end
+    y = x
+    while p > 0
+        t = _trailing_zeros(p) + 1
+        p = p >> t
+        for _ in 1:t
+            x = x * x
+        end
+        y = y * x
     end
     return y
 end
