@@ -4446,6 +4446,11 @@ Base.length(it::DropWhile) = error("unsupported: a `for` loop over an `Iterators
 # Arrays of the tuples an iterator gives (a matrix for a product of two), as Julia's.
 Base.collect(z::Base.Zip) = [t for t in z]
 Base.collect(e::Base.Enumerate) = [t for t in e]
+# `f.(zip(a, b))`, `zip(a, b) .|> f`, `map(f, zip(a, b))`: over the iterator's elements.
+Base.broadcast(f, z::Base.Zip) = [f(t) for t in z]
+Base.broadcast(f, e::Base.Enumerate) = [f(t) for t in e]
+Base.map(f, z::Base.Zip) = [f(t) for t in z]
+Base.map(f, e::Base.Enumerate) = [f(t) for t in e]
 Base.collect(p::Base.ProductIterator) = [(x, y) for x in p.a, y in p.b]
 # Refused by name: a 3-dimensional array, and views as elements.
 Base.collect(p::Product3) = error("unsupported: `collect(Iterators.product(a, b, c))`, a 3-dimensional array of tuples; iterate the product itself")

@@ -691,7 +691,7 @@ f(x) = abs$02(x)
 "#,
         expect![[r#"
             <zy>/prelude/Base.jl (prelude) 419..423: abs2
-            <zy>/prelude/Base.jl (prelude) 174713..174717: abs2
+            <zy>/prelude/Base.jl (prelude) 175006..175010: abs2
         "#]],
     );
 }
