@@ -5653,3 +5653,12 @@ function _complex_rowdot(A, x, i::Int)
     end
     return s
 end
+
+"""
+    x[i], x[]
+
+A number is a collection of one element, itself (Julia's `getindex(x::Number, i)`): `x[1]`
+and `x[]` are `x`, another index a `BoundsError`.
+"""
+getindex(x::Real, i::Int) = i == 1 ? x : error("BoundsError: attempt to access $(typeof(x)) at index [$i]")
+getindex(x::Real) = x
