@@ -54,6 +54,9 @@ pub(crate) enum Pat {
     Function,
     /// `typeof(f)`.
     Typeof(Name),
+    /// `Type{T}` of a type variable (`::Type{T}) where T<:Real`): a type as a value, binding
+    /// the variable to the type it names.
+    TypeValue(Box<Pat>),
     /// A user struct, with or without parameters.
     Struct {
         name: Name,
@@ -223,6 +226,9 @@ pub(crate) fn pattern(expr: &TypeExpr, vars: &[Name], program: &Program) -> Resu
         // `::Type{Float64}`: the type `Float64` as a value, which zy represents as the
         // constructor function `Float64`.
         "Type" => match params.as_slice() {
+            [TypeExpr::Named { name: t, params: p }] if p.is_empty() && vars.contains(t) => {
+                Ok(Pat::TypeValue(Box::new(Pat::Var(t.clone()))))
+            }
             [TypeExpr::Named { name: t, params: p }] if p.is_empty() => Ok(Pat::Typeof(t.clone())),
             _ => Err(Fail::unsupported(format!(
                 "`{expr}`; write `Type{{T}}` of a type without parameters (`::Type{{Float64}}`), \
@@ -309,6 +315,7 @@ pub(crate) fn with_bounds(p: Pat, bounds: &[(Name, Pat)]) -> Pat {
         },
         Pat::Ref(p) => Pat::Ref(boxed(p)),
         Pat::Adjoint(p) => Pat::Adjoint(boxed(p)),
+        Pat::TypeValue(p) => Pat::TypeValue(Box::new(with_bounds(*p, bounds))),
         Pat::Union(ps) => Pat::Union(each(ps)),
         p => p,
     }
@@ -385,6 +392,9 @@ pub(crate) fn matches(p: &Pat, t: &Type, b: &mut Bindings) -> bool {
         (Pat::Function, Type::Function(_) | Type::Pullback(_)) => true,
         (Pat::Function, Type::Struct(s)) => s.kind == zy_ir::StructKind::Closure,
         (Pat::Typeof(n), Type::Function(m)) => n == m,
+        (Pat::TypeValue(p), Type::Function(m)) => {
+            named_leaf(m).is_some_and(|t| matches_exact(p, &t, b))
+        }
         (Pat::Struct { name, params }, Type::Struct(s)) => {
             *name == s.name
                 && params.as_ref().is_none_or(|ps| {
@@ -430,7 +440,7 @@ fn matches_exact(p: &Pat, t: &Type, b: &mut Bindings) -> bool {
 /// Does `p` denote exactly one type (given its variables)?
 fn is_exact(p: &Pat) -> bool {
     match p {
-        Pat::Leaf(_) | Pat::Var(_) | Pat::Bounded(..) | Pat::Typeof(_) => true,
+        Pat::Leaf(_) | Pat::Var(_) | Pat::Bounded(..) | Pat::Typeof(_) | Pat::TypeValue(_) => true,
         Pat::Array {
             abstract_: false,
             elem: Some(e),
@@ -457,6 +467,18 @@ fn dims_type(n: u8) -> Type {
 pub(crate) fn dims_of(t: &Type) -> Option<u8> {
     match t {
         Type::Array(e, n) if **e == Type::Bottom => Some(*n),
+        _ => None,
+    }
+}
+
+/// The number type a type value names (`Float64`, `Int`, `Bool`, `Nothing`), the types a
+/// `Type{T}` parameter binds `T` to.
+fn named_leaf(name: &str) -> Option<Type> {
+    match name {
+        "Float64" => Some(Type::Float64),
+        "Int" | "Int64" => Some(Type::Int64),
+        "Bool" => Some(Type::Bool),
+        "Nothing" => Some(Type::Nothing),
         _ => None,
     }
 }
@@ -529,6 +551,11 @@ pub(crate) fn subtype(a: &Pat, b: &Pat) -> bool {
         | (Pat::Function, Pat::Function) => true,
         (Pat::Typeof(_), Pat::Function) => true,
         (Pat::Typeof(x), Pat::Typeof(y)) => x == y,
+        (Pat::TypeValue(_), Pat::Function) => true,
+        (Pat::TypeValue(x), Pat::TypeValue(y)) => param_within(x, y),
+        (Pat::Typeof(n), Pat::TypeValue(y)) => {
+            named_leaf(n).is_some_and(|t| matches_exact(y, &t, &mut Bindings::new()))
+        }
         (
             Pat::Struct {
                 name: x,
@@ -611,6 +638,10 @@ pub(crate) fn concrete(p: &Pat, b: &Bindings) -> Option<Type> {
         Pat::Leaf(t) => Some(t.clone()),
         Pat::Var(v) | Pat::Bounded(v, _) => b.get(v).cloned(),
         Pat::Typeof(n) => Some(Type::Function(n.clone())),
+        Pat::TypeValue(p) => {
+            let t = concrete(p, b)?;
+            named_leaf(&t.to_string()).map(|_| Type::Function(t.to_string().into()))
+        }
         Pat::Array {
             abstract_: false,
             elem: Some(e),

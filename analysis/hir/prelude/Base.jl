@@ -2711,6 +2711,17 @@ The number of digits of `n` (`1` for `0`).
 ndigits(n::Int; base::Int = 10) = length(digits(n; base = base))
 
 """
+    Fix1(f, x)
+
+The function `y -> f(x, y)`: `f` with its first argument fixed (`Base.Fix1(*, 2.0)`).
+"""
+struct Fix1{F, T}
+    f::F
+    x::T
+end
+(g::Fix1)(y) = g.f(g.x, y)
+
+"""
     Fix2(f, x)
 
 The function `y -> f(y, x)`: what `==(x)`, `<(x)`, `>=(x)` (a comparison given one
@@ -2721,6 +2732,40 @@ struct Fix2{F, T}
     x::T
 end
 (g::Fix2)(y) = g.f(y, g.x)
+
+"""
+    searchsortedfirst(v, x), searchsortedlast(v, x)
+
+In a vector `v` sorted ascending (by `isless`), the index of the first element not less than
+`x` (`length(v) + 1` if none) and of the last element not greater than `x` (`0` if none), by
+bisection as Julia's.
+"""
+function searchsortedfirst(v::AbstractVector, x)
+    lo = 0
+    hi = length(v) + 1
+    while lo < hi - 1
+        m = (lo + hi) >>> 1
+        if isless(v[m], x)
+            lo = m
+        else
+            hi = m
+        end
+    end
+    return hi
+end
+function searchsortedlast(v::AbstractVector, x)
+    lo = 0
+    hi = length(v) + 1
+    while lo < hi - 1
+        m = (lo + hi) >>> 1
+        if isless(x, v[m])
+            hi = m
+        else
+            lo = m
+        end
+    end
+    return lo
+end
 
 """
     extrema(x)
@@ -3675,6 +3720,9 @@ minimum(f, s::RowSlices) = minimum(f(s[k]) for k in 1:length(s))
 minimum(f, s::ColumnSlices) = minimum(f(s[k]) for k in 1:length(s))
 map(f, s::RowSlices) = [f(s[k]) for k in 1:length(s)]
 map(f, s::ColumnSlices) = [f(s[k]) for k in 1:length(s)]
+# `f.(eachcol(A))`: Julia's slices are an AbstractVector, so the broadcast calls `f` on each.
+broadcast(f, s::RowSlices) = map(f, s)
+broadcast(f, s::ColumnSlices) = map(f, s)
 
 # Views of matrix blocks and of N-dimensional arrays (`view(A, 1:2, :)`, `view(A, :, :, k)`,
 # `@views A[1:2, 2:3]`, `selectdim`, `eachslice`): a SubArray whose `indices` is an array of
@@ -4426,6 +4474,11 @@ Base.length(it::DropWhile) = error("unsupported: a `for` loop over an `Iterators
 # Arrays of the tuples an iterator gives (a matrix for a product of two), as Julia's.
 Base.collect(z::Base.Zip) = [t for t in z]
 Base.collect(e::Base.Enumerate) = [t for t in e]
+# `f.(zip(a, b))`, `zip(a, b) .|> f`, `map(f, zip(a, b))`: over the iterator's elements.
+Base.broadcast(f, z::Base.Zip) = [f(t) for t in z]
+Base.broadcast(f, e::Base.Enumerate) = [f(t) for t in e]
+Base.map(f, z::Base.Zip) = [f(t) for t in z]
+Base.map(f, e::Base.Enumerate) = [f(t) for t in e]
 Base.collect(p::Base.ProductIterator) = [(x, y) for x in p.a, y in p.b]
 # Refused by name: a 3-dimensional array, and views as elements.
 Base.collect(p::Product3) = error("unsupported: `collect(Iterators.product(a, b, c))`, a 3-dimensional array of tuples; iterate the product itself")
@@ -5284,6 +5337,35 @@ function _power_by_squaring(x::Complex, p::Int)
 end
 
 """
+    A ^ p
+
+The integer power of a square matrix, as LinearAlgebra computes it: Julia's
+`power_by_squaring` (the same products in the same order), of `inv(A)` for a negative `p`;
+`A ^ 0` is `one(A)`, `A ^ 1` a copy.
+"""
+^(A::AbstractMatrix, p::Int) = p < 0 ? _power_by_squaring(inv(A), -p) : _power_by_squaring(A, p)
+function _power_by_squaring(x::AbstractMatrix, p::Int)
+    p == 1 && return copy(x)
+    p == 0 && return one(x)
+    p == 2 && return x * x
+    t = _trailing_zeros(p) + 1
+    p = p >> t
+    for _ in 1:(t - 1)
+        x = x * x
+    end
+    y = x
+    while p > 0
+        t = _trailing_zeros(p) + 1
+        p = p >> t
+        for _ in 1:t
+            x = x * x
+        end
+        y = y * x
+    end
+    return y
+end
+
+"""
     z ^ p
 
 A complex power: by squaring for an Int `p` (an integer complex `z` with a negative `p` is
@@ -5729,3 +5811,12 @@ function merge(a::Dict, b::Dict)
     end
     return d
 end
+
+"""
+    x[i], x[]
+
+A number is a collection of one element, itself (Julia's `getindex(x::Number, i)`): `x[1]`
+and `x[]` are `x`, another index a `BoundsError`.
+"""
+getindex(x::Real, i::Int) = i == 1 ? x : error("BoundsError: attempt to access $(typeof(x)) at index [$i]")
+getindex(x::Real) = x

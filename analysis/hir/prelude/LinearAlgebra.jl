@@ -807,6 +807,46 @@ end
 
 export cond
 
+"""
+    pinv(A; atol = 0.0, rtol = eps() * min(size(A)...) * iszero(atol))
+
+The Moore–Penrose pseudoinverse of a matrix, as Julia computes it: a diagonal matrix by
+inverting its diagonal entries above the tolerance, any other from the SVD, `V * Diagonal(Sinv)
+* U'` with `Sinv` the inverses of the singular values above `max(rtol * maximum(S), atol)` and
+zeros for the rest. The gradient is the SVD's (distinct nonzero singular values).
+"""
+function pinv(A::AbstractMatrix; atol::Real = 0.0, rtol::Real = (eps(1.0) * min(size(A)...)) * iszero(atol))
+    m, n = size(A)
+    if m == 0 || n == 0
+        return zeros(n, m)
+    end
+    if _isdiagonal(A)
+        k = min(m, n)
+        dtol = max(rtol * maximum(abs(A[i, i]) for i in 1:k), atol)
+        B = zeros(n, m)
+        for i in 1:k
+            B[i, i] = abs(A[i, i]) > dtol ? inv(A[i, i]) : 0.0
+        end
+        return B
+    end
+    F = svd(A)
+    tol = max(rtol * maximum(F.S), atol)
+    Sinv = [s > tol ? inv(s) : 0.0 for s in F.S]
+    return F.V * (Diagonal(Sinv) * permutedims(F.U))
+end
+
+# Is every entry off the diagonal zero (LinearAlgebra's `isdiag`)?
+function _isdiagonal(A::AbstractMatrix)
+    for j in 1:size(A, 2), i in 1:size(A, 1)
+        if i != j && !iszero(A[i, j])
+            return false
+        end
+    end
+    return true
+end
+
+export pinv
+
 # `(U, S, V)` of any real matrix: the tall case, or that of the transpose.
 function _svd(A::Matrix{Float64})
     if size(A, 1) < size(A, 2)

@@ -1,7 +1,7 @@
 # zy's prelude: the part of Julia's Statistics that zy defines in Julia. Seen after
 # `using Statistics` (its exports) or as `Statistics.name`.
 
-export mean, var, std, median, cov, cor
+export mean, var, std, median, cov, cor, quantile
 
 """
     mean(x; dims)
@@ -117,4 +117,44 @@ function _same_length(x, y)
         throw(DimensionMismatch("inconsistent lengths"))
     end
     return nothing
+end
+
+"""
+    quantile(x, p)
+
+The sample quantile of `x` at probability `p` (or at each probability of a vector `p`),
+Julia's default definition (Hyndman and Fan's type 7): the sorted elements interpolated
+linearly at `h = (n - 1) p + 1`. A `p` outside [0, 1], an empty `x` or a `NaN` element is an
+`ArgumentError`; the gradient reaches the two elements interpolated.
+"""
+function quantile(x::AbstractVector, p::Real)
+    n = length(x)
+    if n == 0
+        throw(ArgumentError("empty data vector"))
+    end
+    for k in 1:n
+        if x[k] != x[k]
+            throw(ArgumentError("quantiles are undefined in presence of NaNs or missing values"))
+        end
+    end
+    return _quantile(x, sortperm(x), p)
+end
+quantile(x::AbstractVector, ps::AbstractVector) = (order = sortperm(x); [_quantile(x, order, p) for p in ps])
+
+# The type-7 quantile of `x` at `p`, `order` sorting `x`: with α = β = 1, `m = 1 - p` and
+# `aleph = n p + m`, interpolate between the `j`-th and `j + 1`-th order statistics.
+function _quantile(x, order, p)
+    if !(0 <= p <= 1)
+        throw(ArgumentError("input probability out of [0,1] range"))
+    end
+    n = length(x)
+    aleph = n * p + (1 - p)
+    j = clamp(trunc(Int, aleph), 1, max(n - 1, 1))
+    γ = clamp(aleph - j, 0, 1)
+    a = x[order[j]]
+    b = n == 1 ? a : x[order[j + 1]]
+    if isfinite(a) && isfinite(b)
+        return a + γ * (b - a)
+    end
+    return (1 - γ) * a + γ * b
 end

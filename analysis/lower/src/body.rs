@@ -457,7 +457,7 @@ impl<'c, 'a> BodyLowerer<'c, 'a> {
 
     /// A name that is not a local: a constant of Base, or a top-level binding or function,
     /// loaded by its own statement so that an undefined name is reported at the identifier.
-    fn nonlocal(&mut self, name: &str, r: TextRange) -> Operand {
+    pub(crate) fn nonlocal(&mut self, name: &str, r: TextRange) -> Operand {
         match name {
             "pi" | "π" => Const::f64(std::f64::consts::PI).into(),
             "ℯ" => Const::f64(std::f64::consts::E).into(),

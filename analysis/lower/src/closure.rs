@@ -70,6 +70,13 @@ pub(crate) fn lower_method_body(
             lw.assign_local(v, arg.into(), p.range);
         }
     }
+    if !matches!(callee, Callee::Closure(_)) {
+        for &v in &lw.cx.res.where_locals {
+            let name = lw.cx.res.var(v).name.clone();
+            let t = lw.nonlocal(&name, def.name_range);
+            lw.assign_local(v, t, def.name_range);
+        }
+    }
     let value = lw.seq(&def.body);
     let end = def.body.last().map_or(def.range, |e| e.range);
     lw.finish(value, end)

@@ -63,12 +63,16 @@ pub(crate) struct Resolution {
     /// The type each typed local is declared with (`s::Float64 = 0`, `local x::T`), as the
     /// expression written: every assignment to it converts the value.
     pub declared: HashMap<VarId, Expr>,
+    /// The method's `where` variables that its closures read (`T` in
+    /// `[zero(T) for i in 1:n]`): locals the method assigns on entry, which closures capture.
+    pub where_locals: Vec<VarId>,
 }
 
 impl Resolution {
     /// Resolve a method definition (its closures included).
     pub fn of_function(def: &FunctionDef) -> Resolution {
         let mut w = Walker::new();
+        w.where_vars = def.where_params.iter().map(|(v, _)| v.clone()).collect();
         let self_name = match &def.name {
             FunctionName::Callable { self_name, .. } => self_name.as_deref(),
             _ => None,
@@ -142,6 +146,8 @@ struct Walker {
     next_closure: u32,
     /// Inner functions that call themselves (their local must then be assigned only once).
     self_called: Vec<VarId>,
+    /// The `where` variables of the method resolved.
+    where_vars: Vec<String>,
 }
 
 impl Walker {
@@ -161,6 +167,7 @@ impl Walker {
             next_func: 1,
             next_closure: 1,
             self_called: Vec::new(),
+            where_vars: Vec::new(),
         }
     }
 
@@ -410,13 +417,43 @@ impl Walker {
 
     /// A read of `name` at `e`.
     fn ident(&mut self, e: &Expr, name: &str) -> Option<VarId> {
-        let v = self.lookup(name)?;
+        let v = match self.lookup(name) {
+            Some(v) => v,
+            None => self.where_local(name, e.range)?,
+        };
         if self.frames.last().and_then(|f| f.self_var) == Some(v) {
             self.res.self_refs.insert(e as *const Expr);
             self.self_called.push(v);
             return Some(v);
         }
         self.bind_ident(e, v);
+        Some(v)
+    }
+
+    /// Inside a closure, the method's `where` variable `name` as a local of the method,
+    /// assigned on entry (Julia's closures see their method's static parameters).
+    fn where_local(&mut self, name: &str, range: TextRange) -> Option<VarId> {
+        if self.func() == 0 || !self.where_vars.iter().any(|w| w == name) {
+            return None;
+        }
+        let v = VarId(self.res.vars.len() as u32);
+        self.res.vars.push(VarInfo {
+            name: name.to_string(),
+            boxed: false,
+        });
+        self.state.push(VarState {
+            func: 0,
+            decl_depth: 0,
+            decl_loops: 0,
+            sites: 1,
+            first_site: Some((0, range)),
+            first_site_conditional: false,
+            captured: false,
+            assigned_by_closure: false,
+            assigned_in_nested_loop: false,
+        });
+        self.scopes.first_mut()?.names.insert(name.to_string(), v);
+        self.res.where_locals.push(v);
         Some(v)
     }
 
