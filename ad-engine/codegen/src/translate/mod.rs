@@ -270,6 +270,10 @@ pub(crate) struct Translator<'e, 'a, 'b> {
     /// Registers mirroring such a stack's data pointer, length and capacity (see
     /// [`Translator::cache_stack`]).
     stacks: HashMap<zy_ir::Value, tape::StackRegs>,
+    /// Array headers and checked element addresses of the current IR block.
+    known: arrays::Known,
+    /// The loops of the function.
+    loops: Vec<control::Loop>,
 }
 
 impl<'e, 'a, 'b> Translator<'e, 'a, 'b> {
@@ -287,6 +291,7 @@ impl<'e, 'a, 'b> Translator<'e, 'a, 'b> {
         b.set_cold_block(bail);
         let ctx = b.block_params(entry)[0];
         let ret_slots = env.layout.slots(&func.ret)?;
+        let loops = control::loops(func, &rpo_index);
         let mut t = Translator {
             env,
             func,
@@ -308,6 +313,8 @@ impl<'e, 'a, 'b> Translator<'e, 'a, 'b> {
             fuel: None,
             stack_users: tape::stack_users(func),
             stacks: HashMap::new(),
+            known: arrays::Known::default(),
+            loops,
         };
         t.b.switch_to_block(entry);
         Ok(t)
@@ -392,6 +399,7 @@ impl<'e, 'a, 'b> Translator<'e, 'a, 'b> {
                 self.defined.insert(p, flag);
             }
         }
+        self.known.clear();
         for &v in &data.stmts {
             if let Some(stmt) = self.func.stmt(v) {
                 if stmt.op != Op::Prim(Prim::Push) {
@@ -401,6 +409,9 @@ impl<'e, 'a, 'b> Translator<'e, 'a, 'b> {
                 }
             }
             self.translate_stmt(v)?;
+            if !self.func.stmt(v).is_some_and(|s| arrays::keeps_headers(&s.op)) {
+                self.known.clear();
+            }
         }
         self.terminator(blk)
     }
@@ -414,6 +425,10 @@ impl<'e, 'a, 'b> Translator<'e, 'a, 'b> {
         let (ty, span) = (data.ty.clone(), data.span);
         self.current = Some(v);
         let fused = self.fused.get(&v).cloned();
+        self.known.stmt = match (&stmt.op, &fused) {
+            (Op::Prim(Prim::GetIndex | Prim::SetIndex), None) => Some(v),
+            _ => None,
+        };
         let out = match (&stmt.op, fused) {
             // Its reader computes it (or makes it on its slow path).
             (_, Some(fuse::Fused::Absorbed)) => return Ok(()),
