@@ -55,7 +55,14 @@ impl Translator<'_, '_, '_> {
                 let (t, targs) = self.entering(blk, then_to.block, t, targs, &mut pending);
                 let (e, eargs) = self.block_call(else_to)?;
                 let (e, eargs) = self.entering(blk, else_to.block, e, eargs, &mut pending);
-                self.b.ins().brif(c, t, &targs, e, &eargs);
+                if self.leaves(blk, else_to.block) && !self.leaves(blk, then_to.block) {
+                    // Cranelift lays out a branch's second successor first: the loop goes on
+                    // in the code that follows, the exit is a jump.
+                    let stay = self.b.ins().icmp_imm_s(IntCC::Equal, c, 0);
+                    self.b.ins().brif(stay, e, &eargs, t, &targs);
+                } else {
+                    self.b.ins().brif(c, t, &targs, e, &eargs);
+                }
             }
             Terminator::Unreachable => {
                 let site = self.site(
@@ -91,10 +98,7 @@ impl Translator<'_, '_, '_> {
         let enters = t > f && self.loops.iter().any(|l| l.header == to);
         // Leaving a loop: through a block placed after the hot code, so the loop's body
         // follows its header in the machine code instead of jumping over the exit.
-        let leaves = self
-            .loops
-            .iter()
-            .any(|l| l.body.contains(&from) && !l.body.contains(&to));
+        let leaves = self.leaves(from, to);
         if !enters && !leaves {
             return (target, args);
         }
@@ -143,6 +147,13 @@ impl Translator<'_, '_, '_> {
         self.b.switch_to_block(back);
         self.b.ins().jump(cont, &[]);
         self.b.switch_to_block(cont);
+    }
+
+    /// Does the edge from `from` to `to` leave a loop?
+    fn leaves(&self, from: Block, to: Block) -> bool {
+        self.loops
+            .iter()
+            .any(|l| l.body.contains(&from) && !l.body.contains(&to))
     }
 
     /// Does the function have a loop (a jump back in reverse post-order)?

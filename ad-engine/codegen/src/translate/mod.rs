@@ -278,7 +278,9 @@ pub(crate) struct Translator<'e, 'a, 'b> {
 
 impl<'e, 'a, 'b> Translator<'e, 'a, 'b> {
     fn new(env: &'e mut Env<'a>, func: &'e Function, mut b: FunctionBuilder<'b>) -> R<Self> {
-        let rpo = func.reverse_postorder();
+        // Reverse post-order with a branch's last successor visited first: a loop's body is
+        // laid out right after its header, and its exit after the body.
+        let rpo = zy_ir::cfg::source_order(func);
         let mut rpo_index = vec![usize::MAX; func.blocks.len()];
         let mut blocks = vec![None; func.blocks.len()];
         for (i, blk) in rpo.iter().enumerate() {
@@ -339,7 +341,7 @@ impl<'e, 'a, 'b> Translator<'e, 'a, 'b> {
         let first = self.block(Block::ENTRY)?;
         let args: Vec<BlockArg> = params.iter().map(|v| BlockArg::Value(*v)).collect();
         self.b.ins().jump(first, &args);
-        for blk in self.func.reverse_postorder() {
+        for blk in zy_ir::cfg::source_order(self.func) {
             self.translate_block(blk)?;
         }
         self.b.switch_to_block(self.bail);
