@@ -411,7 +411,11 @@ impl<'e, 'a, 'b> Translator<'e, 'a, 'b> {
                 }
             }
             self.translate_stmt(v)?;
-            if !self.func.stmt(v).is_some_and(|s| arrays::keeps_headers(&s.op)) {
+            if !self
+                .func
+                .stmt(v)
+                .is_some_and(|s| arrays::keeps_headers(&s.op))
+            {
                 self.known.clear();
             }
         }
