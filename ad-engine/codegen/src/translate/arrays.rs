@@ -2,8 +2,10 @@
 //! goes to the runtime, which raises the interpreter's `BoundsError` at the statement's span).
 //! Other array primitives run in the runtime.
 
+use std::collections::HashMap;
+
 use cranelift_codegen::ir::{condcodes::IntCC, types, InstBuilder};
-use zy_ir::{Const, Operand, Prim, Span, Type};
+use zy_ir::{Const, Op, Operand, Prim, Span, Type};
 
 use super::{mem, ClValue, Translator, R};
 use crate::error::JitError;
@@ -102,9 +104,14 @@ impl Translator<'_, '_, '_> {
                 if ints(&tys[1..])
                     && (tys.len() == 2 || tys.len() == 3 || tys.len() == usize::from(dims) + 1) =>
             {
-                let (addr, bad) = self.element_address(&elem, args, 1)?;
                 let el = self.env.layout.elem(&elem)?;
-                let out = self.read_elem(p, args, ty, span, &el, addr, bad)?;
+                let out = match self.checked_address(p, args, &tys[0], &el, 1, span)? {
+                    Some(addr) => self.load_elem(&el, addr),
+                    None => {
+                        let (addr, bad) = self.element_address(&elem, args, 1)?;
+                        self.read_elem(p, args, ty, span, &el, addr, bad)?
+                    }
+                };
                 self.coerce(out, &elem, ty)?
             }
             Prim::SetIndex
@@ -112,12 +119,17 @@ impl Translator<'_, '_, '_> {
                     && ints(&tys[2..])
                     && (tys.len() == 3 || tys.len() == 4 || tys.len() == usize::from(dims) + 2) =>
             {
-                let (addr, bad) = self.element_address(&elem, args, 2)?;
                 let el = self.env.layout.elem(&elem)?;
                 let v = self.operand_as(&args[1], &elem)?;
                 if v.len() != el.slots.len() {
                     return Err(JitError::invalid("setindex! of a value of other slots"));
                 }
+                if let Some(addr) = self.checked_address(p, args, &tys[0], &el, 2, span)? {
+                    self.store_elem(&el, addr, &v);
+                    let given = self.operand(&args[1])?;
+                    return Ok(Some(self.coerce(given, &tys[1], ty)?));
+                }
+                let (addr, bad) = self.element_address(&elem, args, 2)?;
                 self.guarded(
                     bad,
                     &[],
@@ -335,7 +347,7 @@ impl Translator<'_, '_, '_> {
             .collect::<R<_>>()?;
         let (linear, bad) = match idx.as_slice() {
             [i] => {
-                let len = self.b.ins().load(types::I64, mem(), a, array_offset::LEN);
+                let len = self.header(a, array_offset::LEN);
                 let i0 = self.b.ins().iadd_imm_s(*i, -1);
                 (
                     i0,
@@ -345,8 +357,8 @@ impl Translator<'_, '_, '_> {
                 )
             }
             [i, j] => {
-                let rows = self.b.ins().load(types::I64, mem(), a, array_offset::ROWS);
-                let cols = self.b.ins().load(types::I64, mem(), a, array_offset::COLS);
+                let rows = self.header(a, array_offset::ROWS);
+                let cols = self.header(a, array_offset::COLS);
                 let i0 = self.b.ins().iadd_imm_s(*i, -1);
                 let j0 = self.b.ins().iadd_imm_s(*j, -1);
                 let bi = self
@@ -382,8 +394,123 @@ impl Translator<'_, '_, '_> {
                 (linear, bad)
             }
         };
-        let data = self.b.ins().load(types::I64, mem(), a, array_offset::DATA);
+        let data = self.header(a, array_offset::DATA);
         let off = self.b.ins().imul_imm_s(linear, size);
         Ok((self.b.ins().iadd(data, off), bad))
+    }
+
+    /// For an element of numbers of an `Array` (never unset), indexed as statement `p` of the
+    /// current IR block: the element's address, its indices checked once per block. An index
+    /// out of bounds runs the interpreter's `p` (its `BoundsError`) and bails out, so the code
+    /// after the check runs only in bounds, and a later access of the same element (the
+    /// `x̄[i] = x̄[i] + g` of a pullback) reuses the address unchecked. `None`: the caller checks.
+    fn checked_address(
+        &mut self,
+        p: Prim,
+        args: &[Operand],
+        array: &Type,
+        el: &Elem,
+        first: usize,
+        span: Span,
+    ) -> R<Option<ClValue>> {
+        let Type::Array(elem, _) = array else {
+            return Ok(None);
+        };
+        if el.unset_marker().is_some() || self.in_slow_path || self.known.stmt != self.current {
+            return Ok(None);
+        }
+        self.known.stmt = None;
+        let a = self.pointer(&args[0])?;
+        let mut key = vec![a];
+        for op in &args[first..] {
+            key.push(self.operand(op)?[0]);
+        }
+        if let Some(&addr) = self.known.addrs.get(&key) {
+            return Ok(Some(addr));
+        }
+        self.known.headers = true;
+        let found = self.element_address(elem, args, first);
+        self.known.headers = false;
+        let (addr, bad) = found?;
+        let ret = if p == Prim::SetIndex {
+            Type::Bottom
+        } else {
+            (**elem).clone()
+        };
+        let slow = self.b.create_block();
+        let cont = self.b.create_block();
+        self.b.set_cold_block(slow);
+        self.b.ins().brif(bad, slow, &[], cont, &[]);
+        self.b.switch_to_block(slow);
+        self.in_slow_path = true;
+        let raised = self.fallback(p, args, &ret, span);
+        self.in_slow_path = false;
+        raised?;
+        // The interpreter raises a `BoundsError` for what the check found out of bounds.
+        let site = self.site(
+            span,
+            crate::runtime::site::SiteKind::Fail(
+                "internal error: an index found out of bounds was accepted".to_string(),
+            ),
+        );
+        let (rt, ctx) = (self.env.rt.fail, self.ctx());
+        self.call_rt(rt, &[ctx, site]);
+        self.b.ins().jump(self.bail, &[]);
+        self.b.switch_to_block(cont);
+        self.known.addrs.insert(key, addr);
+        Ok(Some(addr))
+    }
+
+    /// Header word `off` of array `a`: loaded, or while [`Known::headers`] is set, the load of
+    /// it made earlier in this IR block.
+    fn header(&mut self, a: ClValue, off: i32) -> ClValue {
+        if !self.known.headers {
+            return self.b.ins().load(types::I64, mem(), a, off);
+        }
+        if let Some(&v) = self.known.words.get(&(a, off)) {
+            return v;
+        }
+        let v = self.b.ins().load(types::I64, mem(), a, off);
+        self.known.words.insert((a, off), v);
+        v
+    }
+}
+
+/// What the translation of one IR block knows about its arrays: header words loaded and
+/// element addresses whose indices were checked. Cleared at the start of every block and after
+/// every statement that may change an array's shape or storage (see [`keeps_headers`]), so
+/// every value in it was computed in a Cranelift block dominating the current one.
+#[derive(Default)]
+pub(super) struct Known {
+    /// `(array, offset)` → the header word loaded.
+    words: HashMap<(ClValue, i32), ClValue>,
+    /// `[array, indices...]` → the address of the element, checked in bounds.
+    addrs: HashMap<Vec<ClValue>, ClValue>,
+    /// [`Translator::header`] reads and fills `words` (only while an indexing statement
+    /// computes its address, outside every slow path).
+    headers: bool,
+    /// The indexing statement being translated, which may use and extend what is known.
+    pub stmt: Option<zy_ir::Value>,
+}
+
+impl Known {
+    /// Forget everything (a new block, or a statement that may resize an array).
+    pub(super) fn clear(&mut self) {
+        self.words.clear();
+        self.addrs.clear();
+        self.stmt = None;
+    }
+}
+
+/// Does statement `op` leave every array's length, sizes and storage as they were? Primitives
+/// that mutate nothing and call nothing, and `setindex!`, which writes an element.
+pub(super) fn keeps_headers(op: &Op) -> bool {
+    match op {
+        Op::Prim(Prim::SetIndex) => true,
+        Op::Prim(p) => {
+            let e = p.info().effects;
+            e.mutates.is_none() && !e.calls
+        }
+        _ => false,
     }
 }

@@ -1,6 +1,8 @@
 //! Control flow: terminators, jumps with their block arguments (and the "is defined" flags of
 //! possibly-undefined locals), fuel on loop back edges.
 
+use std::collections::HashSet;
+
 use cranelift_codegen::ir::{self, condcodes::IntCC, types, BlockArg, InstBuilder};
 use zy_ir::{Block, Const, Function, Op, Operand, Prim, Span, Terminator, Type};
 
@@ -27,6 +29,7 @@ impl Translator<'_, '_, '_> {
             }
             _ => {}
         }
+        let mut pending = Vec::new();
         match &term {
             Terminator::Return(op) => {
                 let ret = self.func.ret.clone();
@@ -36,6 +39,7 @@ impl Translator<'_, '_, '_> {
             }
             Terminator::Jump(call) => {
                 let (target, args) = self.block_call(call)?;
+                let (target, args) = self.entering(blk, call.block, target, args, &mut pending);
                 self.b.ins().jump(target, &args);
             }
             Terminator::Branch {
@@ -48,8 +52,17 @@ impl Translator<'_, '_, '_> {
                     .first()
                     .ok_or_else(|| JitError::invalid("branch on a non-Bool"))?;
                 let (t, targs) = self.block_call(then_to)?;
+                let (t, targs) = self.entering(blk, then_to.block, t, targs, &mut pending);
                 let (e, eargs) = self.block_call(else_to)?;
-                self.b.ins().brif(c, t, &targs, e, &eargs);
+                let (e, eargs) = self.entering(blk, else_to.block, e, eargs, &mut pending);
+                if self.leaves(blk, else_to.block) && !self.leaves(blk, then_to.block) {
+                    // Cranelift lays out a branch's second successor first: the loop goes on
+                    // in the code that follows, the exit is a jump.
+                    let stay = self.b.ins().icmp_imm_s(IntCC::Equal, c, 0);
+                    self.b.ins().brif(stay, e, &eargs, t, &targs);
+                } else {
+                    self.b.ins().brif(c, t, &targs, e, &eargs);
+                }
             }
             Terminator::Unreachable => {
                 let site = self.site(
@@ -61,7 +74,40 @@ impl Translator<'_, '_, '_> {
                 self.b.ins().jump(self.bail, &[]);
             }
         }
+        for (pre, target, args) in pending {
+            self.b.switch_to_block(pre);
+            self.b.ins().jump(target, &args);
+        }
         Ok(())
+    }
+
+    /// The edge from `from` to IR block `to` (Cranelift block `target`): a jump into a loop
+    /// from outside it goes through a block of its own, the loop's preheader. Cranelift hoists
+    /// a loop's invariants into the block that dominates its header; without it that block
+    /// can be the header of an earlier loop (a pullback's loop right after the forward pass's),
+    /// which would then compute them on each of its iterations.
+    fn entering(
+        &mut self,
+        from: Block,
+        to: Block,
+        target: ir::Block,
+        args: Vec<BlockArg>,
+        pending: &mut Vec<(ir::Block, ir::Block, Vec<BlockArg>)>,
+    ) -> (ir::Block, Vec<BlockArg>) {
+        let (f, t) = (self.rpo_index[from.index()], self.rpo_index[to.index()]);
+        let enters = t > f && self.loops.iter().any(|l| l.header == to);
+        // Leaving a loop: through a block placed after the hot code, so the loop's body
+        // follows its header in the machine code instead of jumping over the exit.
+        let leaves = self.leaves(from, to);
+        if !enters && !leaves {
+            return (target, args);
+        }
+        let pre = self.b.create_block();
+        if leaves {
+            self.b.set_cold_block(pre);
+        }
+        pending.push((pre, target, args));
+        (pre, Vec::new())
     }
 
     /// Count down the fuel (on a loop back edge or a recursive call); when it runs out, poll the
@@ -93,19 +139,26 @@ impl Translator<'_, '_, '_> {
         let stop = self.b.ins().load(types::I64, mem(), ctx, ctx_offset::ERROR);
         // The poll refilled the context's fuel.
         self.reload_fuel();
-        self.b.ins().brif(stop, self.bail, &[], cont, &[]);
+        // Back to the loop through a cold block of its own: a split of this edge would land
+        // in the hot code, which would then jump over it.
+        let back = self.b.create_block();
+        self.b.set_cold_block(back);
+        self.b.ins().brif(stop, self.bail, &[], back, &[]);
+        self.b.switch_to_block(back);
+        self.b.ins().jump(cont, &[]);
         self.b.switch_to_block(cont);
+    }
+
+    /// Does the edge from `from` to `to` leave a loop?
+    fn leaves(&self, from: Block, to: Block) -> bool {
+        self.loops
+            .iter()
+            .any(|l| l.body.contains(&from) && !l.body.contains(&to))
     }
 
     /// Does the function have a loop (a jump back in reverse post-order)?
     pub(super) fn has_loop(&self) -> bool {
-        self.func.blocks.iter().enumerate().any(|(i, b)| {
-            self.rpo_index[i] != usize::MAX
-                && b.term
-                    .successors()
-                    .iter()
-                    .any(|s| self.rpo_index[s.index()] <= self.rpo_index[i])
-        })
+        !self.loops.is_empty()
     }
 
     /// Before a call of compiled code or a return: the register fuel goes back to the context.
@@ -219,4 +272,48 @@ pub(super) fn maybe_undef(func: &Function) -> Vec<Option<zy_ir::Name>> {
             return out;
         }
     }
+}
+
+/// A loop of an IR function: the block a jump back enters, and the blocks that reach that jump
+/// without passing through the header (the header included).
+pub(super) struct Loop {
+    pub header: Block,
+    pub body: HashSet<Block>,
+}
+
+/// The loops of `func`, one per jump back in reverse post-order (`rpo_index`: each block's
+/// position, `usize::MAX` for unreachable blocks).
+pub(super) fn loops(func: &Function, rpo_index: &[usize]) -> Vec<Loop> {
+    let mut preds: Vec<Vec<Block>> = vec![Vec::new(); func.blocks.len()];
+    let mut out: Vec<Loop> = Vec::new();
+    for b in func.block_ids() {
+        if rpo_index[b.index()] == usize::MAX {
+            continue;
+        }
+        for s in func.block(b).term.successors() {
+            preds[s.index()].push(b);
+        }
+    }
+    for b in func.block_ids() {
+        if rpo_index[b.index()] == usize::MAX {
+            continue;
+        }
+        for h in func.block(b).term.successors() {
+            if rpo_index[h.index()] > rpo_index[b.index()] {
+                continue;
+            }
+            let mut body = HashSet::from([h]);
+            let mut work = vec![b];
+            while let Some(x) = work.pop() {
+                if body.insert(x) {
+                    work.extend(preds[x.index()].iter().copied());
+                }
+            }
+            match out.iter_mut().find(|l| l.header == h) {
+                Some(l) => l.body.extend(body),
+                None => out.push(Loop { header: h, body }),
+            }
+        }
+    }
+    out
 }

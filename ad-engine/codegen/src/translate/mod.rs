@@ -274,11 +274,17 @@ pub(crate) struct Translator<'e, 'a, 'b> {
     /// Registers mirroring such a stack's data pointer, length and capacity (see
     /// [`Translator::cache_stack`]).
     stacks: HashMap<zy_ir::Value, tape::StackRegs>,
+    /// Array headers and checked element addresses of the current IR block.
+    known: arrays::Known,
+    /// The loops of the function.
+    loops: Vec<control::Loop>,
 }
 
 impl<'e, 'a, 'b> Translator<'e, 'a, 'b> {
     fn new(env: &'e mut Env<'a>, func: &'e Function, mut b: FunctionBuilder<'b>) -> R<Self> {
-        let rpo = func.reverse_postorder();
+        // Reverse post-order with a branch's last successor visited first: a loop's body is
+        // laid out right after its header, and its exit after the body.
+        let rpo = zy_ir::cfg::source_order(func);
         let mut rpo_index = vec![usize::MAX; func.blocks.len()];
         let mut blocks = vec![None; func.blocks.len()];
         for (i, blk) in rpo.iter().enumerate() {
@@ -291,6 +297,7 @@ impl<'e, 'a, 'b> Translator<'e, 'a, 'b> {
         b.set_cold_block(bail);
         let ctx = b.block_params(entry)[0];
         let ret_slots = env.layout.slots(&func.ret)?;
+        let loops = control::loops(func, &rpo_index);
         let mut t = Translator {
             env,
             func,
@@ -312,6 +319,8 @@ impl<'e, 'a, 'b> Translator<'e, 'a, 'b> {
             fuel: None,
             stack_users: tape::stack_users(func),
             stacks: HashMap::new(),
+            known: arrays::Known::default(),
+            loops,
         };
         t.b.switch_to_block(entry);
         Ok(t)
@@ -336,7 +345,7 @@ impl<'e, 'a, 'b> Translator<'e, 'a, 'b> {
         let first = self.block(Block::ENTRY)?;
         let args: Vec<BlockArg> = params.iter().map(|v| BlockArg::Value(*v)).collect();
         self.b.ins().jump(first, &args);
-        for blk in self.func.reverse_postorder() {
+        for blk in zy_ir::cfg::source_order(self.func) {
             self.translate_block(blk)?;
         }
         self.b.switch_to_block(self.bail);
@@ -396,6 +405,7 @@ impl<'e, 'a, 'b> Translator<'e, 'a, 'b> {
                 self.defined.insert(p, flag);
             }
         }
+        self.known.clear();
         for &v in &data.stmts {
             if let Some(stmt) = self.func.stmt(v) {
                 if stmt.op != Op::Prim(Prim::Push) {
@@ -405,6 +415,13 @@ impl<'e, 'a, 'b> Translator<'e, 'a, 'b> {
                 }
             }
             self.translate_stmt(v)?;
+            if !self
+                .func
+                .stmt(v)
+                .is_some_and(|s| arrays::keeps_headers(&s.op))
+            {
+                self.known.clear();
+            }
         }
         self.terminator(blk)
     }
@@ -418,6 +435,10 @@ impl<'e, 'a, 'b> Translator<'e, 'a, 'b> {
         let (ty, span) = (data.ty.clone(), data.span);
         self.current = Some(v);
         let fused = self.fused.get(&v).cloned();
+        self.known.stmt = match (&stmt.op, &fused) {
+            (Op::Prim(Prim::GetIndex | Prim::SetIndex), None) => Some(v),
+            _ => None,
+        };
         let out = match (&stmt.op, fused) {
             // Its reader computes it (or makes it on its slow path).
             (_, Some(fuse::Fused::Absorbed)) => return Ok(()),
