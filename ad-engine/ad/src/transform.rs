@@ -606,6 +606,13 @@ fn slot_init(ty: &Type) -> VarInit {
     }
 }
 
+/// Whether `op` is the value of a local on a path where it is not assigned (`undef`).
+fn is_undef(f: &Function, op: &Operand) -> bool {
+    op.as_value()
+        .and_then(|v| f.stmt(v))
+        .is_some_and(|s| s.op == Op::Prim(Prim::Undef))
+}
+
 fn mapped(map: &HashMap<Value, Operand>, op: &Operand) -> Operand {
     match op {
         Operand::Value(v) => map.get(v).cloned().unwrap_or(op.clone()),
@@ -630,6 +637,9 @@ fn fwd_call(
         args.push(mapped(map, a));
         if has_fdata(f.ty(*p)) {
             let s = a.as_value().and_then(|v| shadow.get(&v).cloned());
+            // An unassigned local's shadow is as undefined as the local (a `Ref` made in one
+            // arm of a conditional only): `undef` vanishes in the join.
+            let s = s.or_else(|| is_undef(f, a).then(|| mapped(map, a)));
             args.push(s.unwrap_or(Const::Nothing.into()));
         }
     }

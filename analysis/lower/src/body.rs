@@ -62,8 +62,11 @@ pub(crate) struct BodyLowerer<'c, 'a> {
     /// The block being filled.
     pub cur: Block,
     vars: HashMap<VarId, Var>,
-    /// Boxed locals whose `Ref` exists (from their first assignment, or captured).
-    pub boxes_made: HashSet<VarId>,
+    /// Boxed locals whose `Ref` exists on the current path (from their first assignment, or
+    /// captured).
+    pub boxes: crate::boxes::Boxes,
+    /// Blocks that only code after `return`, `break` or `continue` continues in.
+    pub(crate) dead_blocks: HashSet<Block>,
     pub loops: Vec<LoopTargets>,
     /// A global's thunk: `return` is not allowed.
     pub toplevel: bool,
@@ -86,7 +89,8 @@ impl<'c, 'a> BodyLowerer<'c, 'a> {
             b: SsaBuilder::new(func),
             cur: Block::ENTRY,
             vars: HashMap::new(),
-            boxes_made: HashSet::new(),
+            boxes: Default::default(),
+            dead_blocks: HashSet::new(),
             loops: Vec::new(),
             convert_return: None,
             toplevel,
@@ -159,6 +163,7 @@ impl<'c, 'a> BodyLowerer<'c, 'a> {
     pub fn start_dead_block(&mut self) {
         let b = self.b.func.add_block();
         self.b.seal_block(b);
+        self.mark_dead(b);
         self.cur = b;
     }
 
@@ -208,7 +213,7 @@ impl<'c, 'a> BodyLowerer<'c, 'a> {
         let var = self.var(v);
         let value = self.b.use_var(self.cur, var);
         let info = self.cx.res.var(v);
-        if !info.boxed || !self.boxes_made.contains(&v) {
+        if !info.boxed || !self.boxes.readable(v) {
             return value;
         }
         let name = info.name.clone();
@@ -233,7 +238,13 @@ impl<'c, 'a> BodyLowerer<'c, 'a> {
         if !info.boxed {
             self.name(&value, &name);
             self.b.def_var(self.cur, var, value);
-        } else if self.boxes_made.insert(v) {
+        } else if self.boxes.maybe.contains(&v) {
+            let message = format!(
+                "unsupported: captured variable `{name}` is reassigned here but assigned on only \
+                 some paths before (assign it before the branch)"
+            );
+            self.fail(range, "unsupported", message);
+        } else if self.boxes.made.insert(v) {
             let r = self.call("Ref", vec![value], range);
             self.name(&r, &name);
             self.b.def_var(self.cur, var, r);

@@ -116,7 +116,7 @@ impl BodyLowerer<'_, '_> {
             let x = self.call("getfield", vec![s.into(), field], r);
             self.name(&x, &name);
             if self.cx.res.var(c).boxed {
-                self.boxes_made.insert(c);
+                self.boxes.made.insert(c);
             }
             let var = self.var(c);
             self.b.def_var(Block::ENTRY, var, x);

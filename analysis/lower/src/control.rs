@@ -42,6 +42,7 @@ impl BodyLowerer<'_, '_> {
         };
         let result = self.hidden();
         let join = self.new_block(e.range);
+        let mut arms = Vec::new();
         for (cond, body) in branches {
             let c = self.expr(cond);
             let then_b = self.new_block(e.range);
@@ -50,14 +51,19 @@ impl BodyLowerer<'_, '_> {
             self.b.seal_block(then_b);
             self.b.seal_block(else_b);
             self.cur = then_b;
+            let before = self.boxes.clone();
             self.arm(body, want, result);
+            arms.push(self.arm_boxes());
             self.jump(join, e.range);
+            self.boxes = before;
             self.cur = else_b;
         }
         self.arm(els.unwrap_or_default(), want, result);
+        arms.push(self.arm_boxes());
         self.jump(join, e.range);
         self.b.seal_block(join);
         self.cur = join;
+        self.join_boxes(&arms);
         self.joined(want, result)
     }
 
@@ -101,10 +107,13 @@ impl BodyLowerer<'_, '_> {
         }
         self.b.seal_block(rhs);
         self.cur = rhs;
+        let skipped = Some(self.boxes.clone());
         self.arm(std::slice::from_ref(b), want, result);
+        let evaluated = self.arm_boxes();
         self.jump(join, r);
         self.b.seal_block(join);
         self.cur = join;
+        self.join_boxes(&[skipped, evaluated]);
         self.joined(want, result)
     }
 
@@ -115,12 +124,14 @@ impl BodyLowerer<'_, '_> {
         let join = self.new_block(r);
         let mut lhs = self.expr(first);
         let mut lhs_start = first.range.start;
+        let mut arms = Vec::new();
         for (i, (op, e)) in rest.iter().enumerate() {
             let rhs = self.expr(e);
             // The span of this comparison alone: `b <= c` in `a < b <= c`.
             let pair = TextRange::new(lhs_start, e.range.end);
             let c = self.call(op.as_str(), vec![lhs, rhs.clone()], pair);
             self.b.def_var(self.cur, result, c.clone());
+            arms.push(self.arm_boxes());
             if i + 1 == rest.len() {
                 self.jump(join, r);
             } else {
@@ -134,6 +145,7 @@ impl BodyLowerer<'_, '_> {
         }
         self.b.seal_block(join);
         self.cur = join;
+        self.join_boxes(&arms);
         self.b.use_var(join, result)
     }
 
@@ -146,6 +158,8 @@ impl BodyLowerer<'_, '_> {
             .get(&(looped as *const Expr))
             .cloned();
         for v in fresh.unwrap_or_default() {
+            self.boxes.made.remove(&v);
+            self.boxes.maybe.remove(&v);
             let var = self.var(v);
             let name = self.cx.res.var(v).name.clone();
             let undef = self.call(

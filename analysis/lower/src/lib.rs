@@ -21,6 +21,7 @@
 
 mod assign;
 mod body;
+mod boxes;
 mod checkpoint;
 mod closure;
 mod control;

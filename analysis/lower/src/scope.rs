@@ -105,13 +105,13 @@ impl Resolution {
 struct VarState {
     /// The function (0: the item, then closures) that owns it.
     func: u32,
-    /// Conditional nesting and loop nesting where it was declared.
-    decl_depth: u32,
+    /// Loop nesting where it was declared.
     decl_loops: u32,
     sites: u32,
     /// Walk-order clock and range of the first assignment.
     first_site: Option<(u32, TextRange)>,
-    first_site_conditional: bool,
+    /// The first assignment is inside a loop the variable is declared outside of.
+    first_site_in_loop: bool,
     captured: bool,
     assigned_by_closure: bool,
     assigned_in_nested_loop: bool,
@@ -135,9 +135,6 @@ struct Walker {
     state: Vec<VarState>,
     scopes: Vec<Scope>,
     frames: Vec<Frame>,
-    /// How many conditional constructs (branches, loop bodies, closure bodies) enclose the
-    /// current point.
-    depth: u32,
     /// How many loops (bodies and conditions) enclose the current point.
     loops: u32,
     /// Orders assignments and closure creations as lowering will meet them.
@@ -161,7 +158,6 @@ impl Walker {
                 captures: Vec::new(),
                 self_var: None,
             }],
-            depth: 0,
             loops: 0,
             clock: 0,
             next_func: 1,
@@ -183,11 +179,10 @@ impl Walker {
         });
         self.state.push(VarState {
             func: self.func(),
-            decl_depth: self.depth,
             decl_loops: self.loops,
             sites: 0,
             first_site: None,
-            first_site_conditional: false,
+            first_site_in_loop: false,
             captured: false,
             assigned_by_closure: false,
             assigned_in_nested_loop: false,
@@ -226,12 +221,12 @@ impl Walker {
     fn site(&mut self, v: VarId, range: TextRange) {
         self.touch(v);
         let clock = self.tick();
-        let (func, depth, loops) = (self.func(), self.depth, self.loops);
+        let (func, loops) = (self.func(), self.loops);
         let s = &mut self.state[v.0 as usize];
         s.sites += 1;
         if s.first_site.is_none() {
             s.first_site = Some((clock, range));
-            s.first_site_conditional = depth > s.decl_depth;
+            s.first_site_in_loop = loops > s.decl_loops;
         }
         if func != s.func {
             s.assigned_by_closure = true;
@@ -313,7 +308,6 @@ impl Walker {
     /// The scope of a loop body (`looping`) or of a `let` block, with its variable `var`.
     fn scope(&mut self, looped: &Expr, var: Option<&Expr>, body: &[Expr], looping: bool) {
         let step = u32::from(looping);
-        self.depth += step;
         self.loops += step;
         self.scopes.push(Scope::default());
         self.res
@@ -334,7 +328,6 @@ impl Walker {
         self.exprs(body);
         self.scopes.pop();
         self.res.loop_locals.insert(looped as *const Expr, declared);
-        self.depth -= step;
         self.loops -= step;
     }
 
@@ -354,9 +347,7 @@ impl Walker {
             captures: Vec::new(),
             self_var,
         });
-        self.depth += 1;
         self.function_scope(def, None);
-        self.depth -= 1;
         let captures = self.frames.pop().map(|f| f.captures).unwrap_or_default();
         let owner = self.func();
         for &v in &captures {
@@ -408,11 +399,9 @@ impl Walker {
 
     /// Under a condition (a branch that may not run).
     fn conditional(&mut self, es: &[&Expr]) {
-        self.depth += 1;
         for e in es {
             self.expr(e);
         }
-        self.depth -= 1;
     }
 
     /// A read of `name` at `e`.
@@ -443,11 +432,10 @@ impl Walker {
         });
         self.state.push(VarState {
             func: 0,
-            decl_depth: 0,
             decl_loops: 0,
             sites: 1,
             first_site: Some((0, range)),
-            first_site_conditional: false,
+            first_site_in_loop: false,
             captured: false,
             assigned_by_closure: false,
             assigned_in_nested_loop: false,
@@ -611,12 +599,14 @@ impl Walker {
             }
             let var = &mut self.res.vars[i];
             var.boxed = true;
-            if let Some((_, range)) = s.first_site.filter(|_| s.first_site_conditional) {
+            // First assignments in the arms of a conditional are followed path by path when
+            // lowering (`boxes`); a loop's are not.
+            if let Some((_, range)) = s.first_site.filter(|_| s.first_site_in_loop) {
                 self.res.errors.push(ScopeError {
                     range,
                     message: format!(
                         "unsupported: captured variable `{}` is reassigned but first assigned \
-                         conditionally (assign it before the branch)",
+                         in a loop (assign it before the loop)",
                         var.name
                     ),
                 });

@@ -123,8 +123,41 @@ fn boxed_variable_first_assigned_conditionally() {
         () -> s
     end";
     expect![[r#"
-        unsupported 42..43: unsupported: captured variable `s` is reassigned but first assigned conditionally (assign it before the branch)
+        unsupported 70..71: unsupported: captured variable `s` is reassigned here but assigned on only some paths before (assign it before the branch)
     "#]].assert_eq(&lowering_errors(src));
+}
+
+#[test]
+fn boxed_variable_first_assigned_in_a_loop() {
+    let src = "function f(n, x)
+        local s
+        while n > 0
+            s = x
+            n -= 1
+        end
+        s = 2x
+        () -> s
+    end";
+    expect![[r#"
+        unsupported 65..66: unsupported: captured variable `s` is reassigned but first assigned in a loop (assign it before the loop)
+    "#]].assert_eq(&lowering_errors(src));
+}
+
+#[test]
+fn boxed_variable_first_assigned_in_each_arm() {
+    let src = "function f(c, x)
+        if c
+            s = 1.0
+        elseif x > 0
+            s = x
+        else
+            return x
+        end
+        g = () -> s
+        s = 2s
+        g
+    end";
+    expect![[r#""#]].assert_eq(&lowering_errors(src));
 }
 
 #[test]
