@@ -1950,6 +1950,7 @@ trunc(T::Type{Int}, x::Real) = T(trunc(x))
 convert(T::Type{Float64}, x::Real) = T(x)
 convert(T::Type{Int64}, x::Real) = T(x)
 convert(T::Type{Int}, x::Real) = T(x)
+convert(T::Type{Bool}, x::Real) = T(x)
 # Julia's `convert(::Type{T}, x::T) = x`, and its MethodError for any other pair.
 convert(T, x) = x isa T ? x : error("MethodError: Cannot `convert` an object of type $(typeof(x)) to an object of type $(T)")
 
@@ -2986,6 +2987,12 @@ mapreduce(f, op, r::StepRange{Int, Int}) = mapreduce(f, op, collect(r))
 any(f, r::UnitRange{Int}) = any(f, collect(r))
 all(f, r::UnitRange{Int}) = all(f, collect(r))
 count(f, r::UnitRange{Int}) = count(f, collect(r))
+
+# ---- Bool as a type (Julia's float.jl, bool.jl) ------------------------------------------------
+
+# Julia's `Bool(x::Real)` (inference's `Bool(x)` of a number other than a Bool calls it):
+# `false` for zero, `true` for one, an `InexactError` for any other number.
+_bool(x::Real) = x == 0 ? false : x == 1 ? true : throw(InexactError(:Bool, Bool, x))
 
 # ---- Pairs -----------------------------------------------------------------------------------
 

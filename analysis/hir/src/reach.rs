@@ -156,6 +156,11 @@ pub const HOOKS: &[Hooks] = &[
             "Base._complex_mapsum",
         ],
     },
+    // `Bool(x)` of a number that is not a Bool (inference's builtin calls the prelude).
+    Hooks {
+        triggers: &["Bool"],
+        hooks: &["Base._bool"],
+    },
     // The annotation `ComplexF64`, which inference reads as `Complex{Float64}`.
     Hooks {
         triggers: &["Base.ComplexF64"],

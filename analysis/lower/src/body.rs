@@ -644,6 +644,20 @@ impl<'c, 'a> BodyLowerer<'c, 'a> {
                 let parts = message_parts(message)?;
                 Some(self.exception(ty, std::slice::from_ref(value), parts, arg.range))
             }
+            // Julia shows it as `InexactError: f(x)`.
+            ("InexactError", [func, _, value]) => {
+                let ExprKind::Symbol(f) = &func.kind else {
+                    return None;
+                };
+                let x = self.expr(value);
+                let args = vec![
+                    Const::Symbol(ty.as_str().into()).into(),
+                    Const::Str(format!("{f}(").as_str().into()).into(),
+                    x,
+                    Const::Str(")".into()).into(),
+                ];
+                Some(self.call("error", args, arg.range))
+            }
             ("UndefKeywordError", [message]) => {
                 let ExprKind::Str(keyword) = &message.kind else {
                     return None;

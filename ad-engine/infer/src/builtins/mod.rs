@@ -68,6 +68,7 @@ pub const BUILTINS: &[&str] = &[
     "Float64",
     "Int",
     "Int64",
+    "Bool",
     "zero",
     "one",
     "zeros",
@@ -439,6 +440,14 @@ pub(crate) fn call(
             &args.iter().map(|a| a.ty.clone()).collect::<Vec<_>>(),
         )),
         ("float" | "Float64" | "Int" | "Int64", _) => scalar::conversion(b, name, args),
+        // `Bool(x)`: `x` itself for a Bool; of another number, the prelude's `Base._bool`
+        // (Julia's `Bool(x::Real)`, an `InexactError` unless `x` is 0 or 1).
+        ("Bool", [x]) if x.ty == Type::Bool => Ok(x.clone()),
+        ("Bool", [x]) if x.ty.is_number() => cx.call_named(b, &"Base._bool".into(), args),
+        ("Bool", _) => Err(no_method(
+            name,
+            &args.iter().map(|a| a.ty.clone()).collect::<Vec<_>>(),
+        )),
         ("zero" | "one", _) => scalar::zero_one(b, name, args),
         ("zeros" | "ones" | "fill", _) if of_three_dims(name, args) => Err(Fail::unsupported(
             format!("`{name}` of more than {} dimensions", zy_ir::MAX_DIMS),
