@@ -2994,6 +2994,16 @@ count(f, r::UnitRange{Int}) = count(f, collect(r))
 # `false` for zero, `true` for one, an `InexactError` for any other number.
 _bool(x::Real) = x == 0 ? false : x == 1 ? true : throw(InexactError(:Bool, Bool, x))
 
+# ---- A vector indexed as a matrix (Julia's trailing singleton indices) ------------------------
+
+# `x[:, :]`: an n×1 Matrix copy of `x`.
+getindex(x::Vector, ::Colon, ::Colon) = reshape(copy(x), length(x), 1)
+# `x[i, 1]`: `x[i]` (a copy for a slice); a second index other than 1 is out of bounds.
+function getindex(x::Vector, i, j::Int)
+    j == 1 || error("BoundsError: attempt to access a Vector at a second index other than 1")
+    return x[i]
+end
+
 # ---- Pairs -----------------------------------------------------------------------------------
 
 """
