@@ -695,7 +695,10 @@ fn a_package_test_file_sees_the_package_it_uses() {
             "using Pkg\nusing Other\n# zy: gradcheck t(2.0)\nt(w) = loss(w) + Pkg.helper(w)\n# zy: gradcheck u(2.0)\nu(w) = Other.f(w)\n",
         ),
     ]);
-    let (status, out, err) = run(dir.path(), &["check", "test/runtests.jl", "--format", "short"]);
+    let (status, out, err) = run(
+        dir.path(),
+        &["check", "test/runtests.jl", "--format", "short"],
+    );
     assert_eq!(
         (status, out.as_str(), err.as_str()),
         (

@@ -7,6 +7,9 @@ use std::fmt;
 pub enum JitError {
     /// The IR uses something the JIT does not compile (named in the message).
     Unsupported(String),
+    /// The IR holds values the interpreter runs by design (strings, symbols known only at run
+    /// time): no numerical code to compile there.
+    Interpreted(String),
     /// The IR is not well-formed typed IR (a missing instance, an operand of the wrong shape).
     InvalidIr(String),
     /// Cranelift rejected the generated code.
@@ -17,6 +20,11 @@ impl JitError {
     /// An unsupported construct.
     pub fn unsupported(what: impl Into<String>) -> JitError {
         JitError::Unsupported(what.into())
+    }
+
+    /// Values left to the interpreter by design.
+    pub fn interpreted(what: impl Into<String>) -> JitError {
+        JitError::Interpreted(what.into())
     }
 
     /// Malformed input IR.
@@ -33,7 +41,9 @@ impl JitError {
 impl fmt::Display for JitError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            JitError::Unsupported(what) => write!(f, "JIT unsupported: {what}"),
+            JitError::Unsupported(what) | JitError::Interpreted(what) => {
+                write!(f, "JIT unsupported: {what}")
+            }
             JitError::InvalidIr(what) => write!(f, "JIT: invalid IR: {what}"),
             JitError::Backend(what) => write!(f, "JIT backend error: {what}"),
         }

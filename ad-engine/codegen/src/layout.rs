@@ -123,6 +123,9 @@ impl Layout {
                 number: true,
             });
         }
+        if interpreted(elem) {
+            return Err(JitError::interpreted(format!("arrays of {elem}")));
+        }
         let refused = || JitError::unsupported(format!("arrays of {elem}"));
         if !stored_by_reference(elem) {
             return Err(refused());
@@ -145,7 +148,7 @@ impl Layout {
             Type::Int64 => out.push(Slot::I64),
             Type::Bool => out.push(Slot::Bool),
             Type::Symbol(_) if ty.is_any_symbol() => {
-                return Err(JitError::unsupported("symbols known only at run time"))
+                return Err(JitError::interpreted("symbols known only at run time"))
             }
             Type::Nothing | Type::Bottom | Type::Function(_) | Type::Symbol(_) => {}
             Type::Tuple(ts) => {
@@ -177,7 +180,7 @@ impl Layout {
                 out.push(Slot::Ptr)
             }
             Type::Any => return Err(JitError::unsupported("a value of type Any (untyped IR)")),
-            Type::String => return Err(JitError::unsupported("strings as values")),
+            Type::String => return Err(JitError::interpreted("strings as values")),
         }
         Ok(())
     }
@@ -218,8 +221,14 @@ pub fn elem_slot(elem: &Type) -> Result<Slot, JitError> {
         Type::Float64 => Ok(Slot::F64),
         Type::Int64 => Ok(Slot::I64),
         Type::Bool => Ok(Slot::Bool),
+        other if interpreted(other) => Err(JitError::interpreted(format!("arrays of {other}"))),
         other => Err(JitError::unsupported(format!("arrays of {other}"))),
     }
+}
+
+/// Values the interpreter runs by design: strings and symbols known only at run time.
+fn interpreted(t: &Type) -> bool {
+    matches!(t, Type::String) || t.is_any_symbol()
 }
 
 /// The storage of one array element. Numbers are stored packed (`Float64`, `Int64` in 8 bytes,

@@ -395,12 +395,10 @@ impl<'a> Typer<'a> {
                 Operand::Const(Const::Func(n)) if !cx.is_defined(n) => {
                     Some(Fail::undefined_name(n))
                 }
-                Operand::Const(c @ Const::Tuple(_)) => {
-                    Some(Fail::unsupported(format!(
-                        "`{c}` as a value; read a field as `s.a`, and choose between cases \
+                Operand::Const(c @ Const::Tuple(_)) => Some(Fail::unsupported(format!(
+                    "`{c}` as a value; read a field as `s.a`, and choose between cases \
                          with a `Bool` or an `Int`, instead"
-                    )))
-                }
+                ))),
                 _ => None,
             });
             if let Some(fail) = bad {
@@ -626,7 +624,9 @@ impl<'a> Typer<'a> {
                              knows each symbol where it compiles, as a constant); choose with a \
                              `Bool` or an `Int` instead"
                         ),
-                        _ => format!("type conflict: {what} is {acc} on one path and {t} on another"),
+                        _ => {
+                            format!("type conflict: {what} is {acc} on one path and {t} on another")
+                        }
                     };
                     return Some(Fail::conflict(msg).at(self.join_span(blk, span)));
                 }

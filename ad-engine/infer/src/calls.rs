@@ -48,8 +48,15 @@ fn makes_views(name: &str) -> bool {
     let bare = name.rsplit('.').next().unwrap_or(name);
     matches!(
         bare,
-        "view" | "maybeview" | "dotview" | "eachrow" | "eachcol" | "eachslice" | "selectdim"
-            | "partition" | "parent"
+        "view"
+            | "maybeview"
+            | "dotview"
+            | "eachrow"
+            | "eachcol"
+            | "eachslice"
+            | "selectdim"
+            | "partition"
+            | "parent"
     )
 }
 
@@ -473,9 +480,7 @@ impl<'a> Cx<'a> {
             | Type::Array(..)
             | Type::Adjoint(_)
             | Type::Tuple(_)
-            | Type::Struct(_) => {
-                crate::type_values::value_name(t)?
-            }
+            | Type::Struct(_) => crate::type_values::value_name(t)?,
             _ => {
                 return Err(Fail::unsupported(format!(
                     "the type {t} of `where` variable `{var}` as a value"

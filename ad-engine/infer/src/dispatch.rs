@@ -328,8 +328,12 @@ fn concrete_within(program: &Program, p: &Pat, depth: u8) -> Option<Type> {
                 .iter()
                 .map(|p| concrete_within(program, p, depth + 1))
                 .collect::<Option<Vec<_>>>()?;
-            let bindings: Bindings =
-                def.params.iter().cloned().zip(params.iter().cloned()).collect();
+            let bindings: Bindings = def
+                .params
+                .iter()
+                .cloned()
+                .zip(params.iter().cloned())
+                .collect();
             let fields = def
                 .fields
                 .iter()

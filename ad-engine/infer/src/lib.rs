@@ -49,7 +49,7 @@ pub use driver::{infer_call, infer_entry};
 /// Is `name` a builtin function of the subset (so a free identifier with this name is not
 /// undefined)?
 pub fn is_builtin(name: &str) -> bool {
-    BUILTINS.contains(&name) || builtins::is_math(name)
+    BUILTINS.contains(&name) || builtins::strings::NAMES.contains(&name) || builtins::is_math(name)
 }
 pub use error::TypeError;
 

@@ -578,9 +578,12 @@ pub(crate) fn subtype(a: &Pat, b: &Pat) -> bool {
             Pat::Abstract { name: y, below },
         ) => name == y || below.contains(name),
         // A method for views is more specific than one for AbstractArrays.
-        (Pat::Struct { name, .. }, Pat::Array { abstract_: true, .. }) => {
-            &**name == "Base.SubArray"
-        }
+        (
+            Pat::Struct { name, .. },
+            Pat::Array {
+                abstract_: true, ..
+            },
+        ) => &**name == "Base.SubArray",
         (Pat::Ref(_), Pat::Ref(None)) => true,
         (Pat::Ref(Some(x)), Pat::Ref(Some(y))) => param_within(x, y),
         (Pat::Adjoint(_), Pat::Adjoint(None)) => true,

@@ -62,7 +62,10 @@ pub(crate) fn convert(b: &mut PlanBuilder, v: Val, to: &Type) -> Result<Val, Fai
     // A symbol known where it is compiled, stored where any symbol may be (`Vector{Symbol}`).
     if matches!(v.ty, Type::Symbol(_)) && to.is_any_symbol() {
         let f = Arg::Const(Const::Symbol("Symbol".into()));
-        return Ok(Val::of(b.prim(Prim::StringFn, vec![f, v.arg], to.clone()), to.clone()));
+        return Ok(Val::of(
+            b.prim(Prim::StringFn, vec![f, v.arg], to.clone()),
+            to.clone(),
+        ));
     }
     let prim = match (&v.ty, to) {
         (Type::Int64 | Type::Bool, Type::Float64) => Prim::Float,

@@ -240,5 +240,6 @@ fn symbols_are_values() {
         #1:
           %2 = tuple(:a) :: Tuple{Symbol{:a}}
           return %2
-    "#]].assert_eq(&typed(&p, "g", &[Type::Float64]));
+    "#]]
+    .assert_eq(&typed(&p, "g", &[Type::Float64]));
 }

@@ -136,8 +136,7 @@ fn write_value<W: Write + ?Sized>(f: &mut W, v: &Value) -> fmt::Result {
         // A primitive that the library also gives Julia methods (`Base.sin`, for complex
         // numbers) by its name, as Julia shows Base's functions.
         Value::Func(n)
-            if n
-                .strip_prefix("Base.")
+            if n.strip_prefix("Base.")
                 .is_some_and(|b| zy_ir::Prim::from_julia_name(b).is_some()) =>
         {
             f.write_str(n.strip_prefix("Base.").unwrap_or(n))
@@ -489,7 +488,10 @@ mod tests {
                 items: vec![c(1.0, 2.0), c(3.0, -1.0)],
             }),
         );
-        assert_eq!(show(&v.into_value()), "ComplexF64[1.0 + 2.0im, 3.0 - 1.0im]");
+        assert_eq!(
+            show(&v.into_value()),
+            "ComplexF64[1.0 + 2.0im, 3.0 - 1.0im]"
+        );
         assert_eq!(
             show(&Value::Func("Vector{Base.Complex{Float64}}".into())),
             "Vector{ComplexF64}"

@@ -321,7 +321,10 @@ fn conjugate(z: &Value) -> Option<Value> {
         Value::Int(y) => Value::Int(y.checked_neg()?),
         _ => return None,
     };
-    Some(Value::new_struct(t.clone(), vec![fields.first()?.clone(), im]))
+    Some(Value::new_struct(
+        t.clone(),
+        vec![fields.first()?.clone(), im],
+    ))
 }
 
 /// A pair inside a pair is parenthesised (`1 => (2 => 3)`).

@@ -216,9 +216,11 @@ impl Dominators {
 pub fn is_reducible(func: &Function) -> bool {
     let d = Dominators::new(func);
     func.block_ids().filter(|&b| d.is_reachable(b)).all(|b| {
-        func.block(b).term.successors().into_iter().all(|s| {
-            d.rpo_index[s.index()] > d.rpo_index[b.index()] || d.dominates(s, b)
-        })
+        func.block(b)
+            .term
+            .successors()
+            .into_iter()
+            .all(|s| d.rpo_index[s.index()] > d.rpo_index[b.index()] || d.dominates(s, b))
     })
 }
 

@@ -913,6 +913,7 @@ mod tests {
                 "push!",
                 "pop!",
                 "accum!",
+                "accum_slice!",
                 "tap"
             ]
         );

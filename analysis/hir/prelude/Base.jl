@@ -5330,10 +5330,13 @@ function _trailing_zeros(p::Int)
     return k
 end
 
-# Julia's `power_by_squaring` of a complex `x` and an Int `p >= 0`, multiplying in Julia's
-# order so that the bits are Julia's.
-function _power_by_squaring(x::Complex, p::Int)
-    p == 1 && return x
+# A number is its own copy (Julia's `copy(x::Number) = x`).
+copy(z::Complex) = z
+
+# Julia's `power_by_squaring` of a complex number or a square matrix `x` and an Int `p >= 0`,
+# multiplying in Julia's order so that the bits are Julia's (`A ^ 1` is a copy of `A`).
+function _power_by_squaring(x::Union{Complex, AbstractMatrix}, p::Int)
+    p == 1 && return copy(x)
     p == 0 && return one(x)
     p == 2 && return x * x
     t = _trailing_zeros(p) + 1
@@ -5361,26 +5364,6 @@ The integer power of a square matrix, as LinearAlgebra computes it: Julia's
 `A ^ 0` is `one(A)`, `A ^ 1` a copy.
 """
 ^(A::AbstractMatrix, p::Int) = p < 0 ? _power_by_squaring(inv(A), -p) : _power_by_squaring(A, p)
-function _power_by_squaring(x::AbstractMatrix, p::Int)
-    p == 1 && return copy(x)
-    p == 0 && return one(x)
-    p == 2 && return x * x
-    t = _trailing_zeros(p) + 1
-    p = p >> t
-    for _ in 1:(t - 1)
-        x = x * x
-    end
-    y = x
-    while p > 0
-        t = _trailing_zeros(p) + 1
-        p = p >> t
-        for _ in 1:t
-            x = x * x
-        end
-        y = y * x
-    end
-    return y
-end
 
 """
     z ^ p

@@ -137,7 +137,10 @@ pub fn package_sources(db: &dyn salsa::Database, file: SourceFile) -> Vec<(Name,
         let Some(Item::Import(i)) = item_ast(db, item).as_deref() else {
             continue;
         };
-        let paths = i.from.iter().chain(i.paths.iter().filter(|_| i.from.is_none()).map(|(p, _)| p));
+        let paths = i
+            .from
+            .iter()
+            .chain(i.paths.iter().filter(|_| i.from.is_none()).map(|(p, _)| p));
         for path in paths {
             let Some(first) = path.names.first().filter(|_| path.dots == 0) else {
                 continue;
@@ -147,7 +150,10 @@ pub fn package_sources(db: &dyn salsa::Database, file: SourceFile) -> Vec<(Name,
             }
             let name: Name = first.as_str().into();
             let source = format!("{first}.jl");
-            for candidate in [dir.join("src").join(&source), dir.join("../src").join(&source)] {
+            for candidate in [
+                dir.join("src").join(&source),
+                dir.join("../src").join(&source),
+            ] {
                 out.push((name.clone(), normalize(&candidate)));
             }
         }

@@ -358,7 +358,10 @@ impl<'a> Prepared<'a> {
             let vals = names.iter().position(|n| &**n == "vals")?;
             let keys = fields.borrow().first()?.clone();
             let entries = vec![keys.deep_copy(), parts.get(vals)?.clone()];
-            Some(Value::Mutable(t, std::rc::Rc::new(std::cell::RefCell::new(entries))))
+            Some(Value::Mutable(
+                t,
+                std::rc::Rc::new(std::cell::RefCell::new(entries)),
+            ))
         };
         gradient
             .iter()

@@ -129,7 +129,9 @@ impl AnalysisHost {
             .iter()
             .flat_map(|&f| {
                 let included = zy_hir::includes(db, f).iter().map(|(_, p)| p.clone());
-                let sources = zy_hir::package_sources(db, f).iter().map(|(_, p)| p.clone());
+                let sources = zy_hir::package_sources(db, f)
+                    .iter()
+                    .map(|(_, p)| p.clone());
                 included.chain(sources)
             })
             .filter(|p| !loaded.contains_key(p) && !unreadable.contains_key(p))

@@ -601,6 +601,21 @@ fn call(cx: &mut Cx, node: &SyntaxNode, dotted: bool) -> Expr {
         },
         _ => expr(cx, callee),
     };
+    call_with(cx, node, dotted, callee_expr, leading, rest)
+}
+
+/// The rest of [`call`] once its callee is converted: the arguments, and the calls the syntax
+/// rewrites. Kept out of `call`'s frame, which a chain of calls `f(1)(2)(3)...` nests (each
+/// level of the callee's conversion holds one).
+#[inline(never)]
+fn call_with(
+    cx: &mut Cx,
+    node: &SyntaxNode,
+    dotted: bool,
+    callee_expr: Expr,
+    leading: Vec<Expr>,
+    rest: &[SyntaxNode],
+) -> Expr {
     let (do_block, list) = match rest.split_last() {
         Some((last, list)) if last.kind == Kind::Do => (Some(last), list),
         _ => (None, rest),

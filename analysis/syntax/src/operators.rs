@@ -256,7 +256,12 @@ fn dotted_call_chain(
 
 /// `x .|> f .|> g`: Julia's `broadcast(|>, x, f)`, which for a function `f` is `f.(x)`; so
 /// `g.(f.(x))`.
-fn dotted_pipe_chain(cx: &mut Cx, node: &SyntaxNode, lhs: &SyntaxNode, rest: &[SyntaxNode]) -> Expr {
+fn dotted_pipe_chain(
+    cx: &mut Cx,
+    node: &SyntaxNode,
+    lhs: &SyntaxNode,
+    rest: &[SyntaxNode],
+) -> Expr {
     let mut acc = expr(cx, lhs);
     for operand in rest {
         let f = expr(cx, operand);

@@ -58,4 +58,3 @@ pub(crate) fn subtype(cx: &mut Cx, node: &SyntaxNode) -> Expr {
     };
     Expr::new(kind, node.range)
 }
-

@@ -120,7 +120,11 @@ fn reverse(e: &mut Emit, s: &RevStmt) -> Vec<Option<Operand>> {
     // rounding; an empty ȳ gives -0.0) without making the array -ȳ.
     if p == Prim::Sub && s.arg_tys[2] == Type::Float64 && s.arg_tys[1] == s.ty {
         if shadows[0].as_const().is_none() {
-            e.prim(Prim::AccumInto, vec![shadows[0].clone(), dy.clone()], Type::Nothing);
+            e.prim(
+                Prim::AccumInto,
+                vec![shadows[0].clone(), dy.clone()],
+                Type::Nothing,
+            );
         }
         let total = e.prim(Prim::Sum, vec![dy], Type::Float64);
         out[2] = Some(e.prim(Prim::Neg, vec![total], Type::Float64));

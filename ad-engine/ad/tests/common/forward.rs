@@ -120,9 +120,13 @@ pub fn jvp(prog: &TypedProgram, inst: &Arc<Instance>, args: &[Value]) -> (Value,
     let limits = Limits::default();
     let by_interp = run(&pprog, &pinst, pushforward_args(args, &inst.args), &limits)
         .unwrap_or_else(|e| panic!("{inst}: {}", e.message));
-    let compiled = zy_codegen::JitSession::new()
-        .and_then(|mut jit| jit.compile(&pprog, &pinst))
-        .unwrap_or_else(|e| panic!("{inst}: the JIT declined the pushforward: {e}"));
+    let compiled =
+        match zy_codegen::JitSession::new().and_then(|mut jit| jit.compile(&pprog, &pinst)) {
+            Ok(c) => c,
+            // Strings and symbols known only at run time are the interpreter's by design.
+            Err(zy_codegen::JitError::Interpreted(_)) => return pair(inst, by_interp),
+            Err(e) => panic!("{inst}: the JIT declined the pushforward: {e}"),
+        };
     let by_jit = compiled
         .call(&pushforward_args(args, &inst.args), &limits)
         .unwrap_or_else(|e| panic!("{inst}: {}", e.message));
@@ -131,7 +135,12 @@ pub fn jvp(prog: &TypedProgram, inst: &Arc<Instance>, args: &[Value]) -> (Value,
         show(&by_interp),
         "{inst}: the JIT and the interpreter differ on the pushforward"
     );
-    match by_interp {
+    pair(inst, by_interp)
+}
+
+/// The pushforward's result `(y, ẏ)`.
+fn pair(inst: &Instance, v: Value) -> (Value, Value) {
+    match v {
         Value::Tuple(p) if p.len() == 2 => (p[0].clone(), p[1].clone()),
         other => panic!("{inst}: the pushforward returned {}", show(&other)),
     }

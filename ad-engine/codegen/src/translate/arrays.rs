@@ -156,13 +156,7 @@ impl Translator<'_, '_, '_> {
                 let out = self
                     .call_rt(rt, &[ctx, v, n, tail, size])
                     .ok_or_else(|| JitError::invalid("setlength!"))?;
-                let bad = self.b.ins().icmp_imm_s(IntCC::Equal, out, 0);
-                self.guarded(
-                    bad,
-                    &[types::I64],
-                    |t| t.fallback(p, args, ty, span),
-                    |_| Ok(vec![out]),
-                )?
+                self.object_or_fallback(out, p, args, ty, span)?
             }
             Prim::SliceCopy if elem == Type::Float64 && ints(&tys[1..]) && tys.len() == 4 => {
                 let x = self.pointer(&args[0])?;
@@ -174,13 +168,7 @@ impl Translator<'_, '_, '_> {
                 let out = self
                     .call_rt(rt, &ops)
                     .ok_or_else(|| JitError::invalid("slice_copy"))?;
-                let bad = self.b.ins().icmp_imm_s(IntCC::Equal, out, 0);
-                self.guarded(
-                    bad,
-                    &[types::I64],
-                    |t| t.fallback(p, args, ty, span),
-                    |_| Ok(vec![out]),
-                )?
+                self.object_or_fallback(out, p, args, ty, span)?
             }
             Prim::AccumSlice
                 if elem == Type::Float64
@@ -319,13 +307,7 @@ impl Translator<'_, '_, '_> {
                 let out = self
                     .call_rt(rt, &[ctx, x, ka, y, kb])
                     .ok_or_else(|| JitError::invalid("matmul"))?;
-                let mismatch = self.b.ins().icmp_imm_s(IntCC::Equal, out, 0);
-                self.guarded(
-                    mismatch,
-                    &[types::I64],
-                    |t| t.fallback(p, args, ty, span),
-                    |_| Ok(vec![out]),
-                )?
+                self.object_or_fallback(out, p, args, ty, span)?
             }
             _ => return Ok(None),
         }))

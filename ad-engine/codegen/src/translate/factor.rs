@@ -4,7 +4,7 @@
 //! definite; a negative determinant; sizes that differ) leads to the interpreter's code on the
 //! cold path, which raises Julia's error at the statement.
 
-use cranelift_codegen::ir::{condcodes::IntCC, types, InstBuilder, StackSlotData, StackSlotKind};
+use cranelift_codegen::ir::{types, InstBuilder, StackSlotData, StackSlotKind};
 use zy_ir::{Operand, Prim, Span, Type};
 
 use super::{ClValue, Translator, R};
@@ -94,12 +94,6 @@ impl Translator<'_, '_, '_> {
         span: Span,
     ) -> R<Vec<ClValue>> {
         let out = out.ok_or_else(|| JitError::invalid(format!("`{p}` kernel")))?;
-        let failed = self.b.ins().icmp_imm_s(IntCC::Equal, out, 0);
-        self.guarded(
-            failed,
-            &[types::I64],
-            |t| t.fallback(p, args, ty, span),
-            |_| Ok(vec![out]),
-        )
+        self.object_or_fallback(out, p, args, ty, span)
     }
 }

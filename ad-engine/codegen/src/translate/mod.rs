@@ -23,8 +23,8 @@ use std::collections::HashMap;
 use std::sync::Arc;
 
 use cranelift_codegen::ir::{
-    self, types, AbiParam, BlockArg, InstBuilder, MemFlagsData, Signature, StackSlotData,
-    StackSlotKind,
+    self, condcodes::IntCC, types, AbiParam, BlockArg, InstBuilder, MemFlagsData, Signature,
+    StackSlotData, StackSlotKind,
 };
 use cranelift_frontend::FunctionBuilder;
 use cranelift_jit::JITModule;
@@ -734,6 +734,25 @@ impl<'e, 'a, 'b> Translator<'e, 'a, 'b> {
                     .stack_load(types::I64, s.cl_type(), ss, (i * 8) as i32)
             })
             .collect())
+    }
+    /// The object pointer `out` a runtime call returned, or where it is 0 (the call could not
+    /// make it: sizes that differ, an index out of bounds, a singular matrix) the interpreter's
+    /// `prim` on `args` in a cold path, which raises its error or returns its value.
+    pub(crate) fn object_or_fallback(
+        &mut self,
+        out: ClValue,
+        prim: Prim,
+        args: &[Operand],
+        ty: &Type,
+        span: Span,
+    ) -> R<Vec<ClValue>> {
+        let failed = self.b.ins().icmp_imm_s(IntCC::Equal, out, 0);
+        self.guarded(
+            failed,
+            &[types::I64],
+            |t| t.fallback(prim, args, ty, span),
+            |_| Ok(vec![out]),
+        )
     }
 
     /// `fast` when `bad` is zero, otherwise `slow` (the interpreter's path, usually raising the

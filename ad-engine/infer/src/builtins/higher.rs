@@ -132,9 +132,7 @@ fn map(cx: &mut Cx, b: &mut PlanBuilder, f: &Val, xs: &[Val], args: &[Val]) -> R
     // `map(f, nt...)` of named tuples with the same names: the named tuple of the results.
     if let Some(Type::NamedTuple(first)) = xs.first().map(|x| &x.ty) {
         let names: Vec<_> = first.iter().map(|(n, _)| n.clone()).collect();
-        let same = |x: &Val| {
-            matches!(&x.ty, Type::NamedTuple(fs) if fs.iter().map(|(n, _)| n).eq(names.iter()))
-        };
+        let same = |x: &Val| matches!(&x.ty, Type::NamedTuple(fs) if fs.iter().map(|(n, _)| n).eq(names.iter()));
         if !xs.iter().all(same) {
             return Err(Fail::method(
                 "ArgumentError: Named tuple names do not match.",

@@ -8,7 +8,7 @@ pub(crate) mod diff;
 mod higher;
 mod named;
 mod scalar;
-mod strings;
+pub(crate) mod strings;
 
 use zy_ir::{Const, Prim, Type};
 
@@ -128,14 +128,6 @@ pub const BUILTINS: &[&str] = &[
     "jvp",
     "hvp",
     "NoTangent",
-    "string",
-    "String",
-    "Symbol",
-    "uppercase",
-    "lowercase",
-    "startswith",
-    "endswith",
-    "occursin",
 ];
 
 /// The prelude's `LinearAlgebra.UniformScaling` (`I`, `λ * I`).
@@ -484,7 +476,8 @@ mod tests {
         let mut oracle = |_: &zy_ir::Instance| Type::Bottom;
         let mut cx = Cx::new(&program, &mut oracle);
         let math = zy_ir::Prim::ALL.iter().filter(|p| p.math().is_some());
-        for name in BUILTINS.iter().copied().chain(math.map(|p| p.julia_name())) {
+        let names = BUILTINS.iter().chain(strings::NAMES).copied();
+        for name in names.chain(math.map(|p| p.julia_name())) {
             let mut b = PlanBuilder::default();
             assert!(call(&mut cx, &mut b, name, &[]).is_some(), "{name}");
         }

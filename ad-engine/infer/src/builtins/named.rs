@@ -26,10 +26,9 @@ pub(crate) fn call(b: &mut PlanBuilder, name: &str, args: &[Val]) -> Option<Resu
         ("keys", [nt]) if is_named(nt) => Ok(keys(b, nt)),
         ("_rename", [names, t]) => rename_to(b, names, t),
         ("getproperty", [x, f]) => getproperty(b, x, f),
-        ("values" | "Tuple" | "merge" | "haskey" | "keys" | "getproperty" | "_rename", _) => Err(no_method(
-            name,
-            &args.iter().map(|a| a.ty.clone()).collect::<Vec<_>>(),
-        )),
+        ("values" | "Tuple" | "merge" | "haskey" | "keys" | "getproperty" | "_rename", _) => Err(
+            no_method(name, &args.iter().map(|a| a.ty.clone()).collect::<Vec<_>>()),
+        ),
         _ => return None,
     })
 }
@@ -86,7 +85,11 @@ pub(crate) fn rename(b: &mut PlanBuilder, names: &[Name], t: &Val) -> Val {
         Type::Tuple(ts) => ts.to_vec(),
         _ => Vec::new(),
     };
-    let vals = ts.iter().enumerate().map(|(k, ty)| field(b, t, k, ty)).collect();
+    let vals = ts
+        .iter()
+        .enumerate()
+        .map(|(k, ty)| field(b, t, k, ty))
+        .collect();
     build(b, names, vals)
 }
 

@@ -13,6 +13,18 @@ fn is_str(v: &Val) -> bool {
     v.ty == Type::String
 }
 
+/// The builtins of strings (beside `==`, `*`, `length` and the others they share).
+pub(crate) const NAMES: &[&str] = &[
+    "string",
+    "String",
+    "Symbol",
+    "uppercase",
+    "lowercase",
+    "startswith",
+    "endswith",
+    "occursin",
+];
+
 /// `string_fn(:f, args...)` with result type `ty`.
 fn string_fn(b: &mut PlanBuilder, f: &str, args: &[Val], ty: Type) -> Val {
     let mut all = vec![Arg::Const(Const::Symbol(f.into()))];
@@ -22,16 +34,6 @@ fn string_fn(b: &mut PlanBuilder, f: &str, args: &[Val], ty: Type) -> Val {
 
 /// Dispatch the string builtins; `None` if `name` is not one for these operands.
 pub(crate) fn call(b: &mut PlanBuilder, name: &str, args: &[Val]) -> Option<Result<Val, Fail>> {
-    const OWN: [&str; 8] = [
-        "string",
-        "String",
-        "Symbol",
-        "uppercase",
-        "lowercase",
-        "startswith",
-        "endswith",
-        "occursin",
-    ];
     // `==` of a symbol known only at run time: compared when the program runs.
     if let ("==" | "!=" | "===", [x, y]) = (name, args) {
         if let (Type::Symbol(_), Type::Symbol(_)) = (&x.ty, &y.ty) {
@@ -44,7 +46,7 @@ pub(crate) fn call(b: &mut PlanBuilder, name: &str, args: &[Val]) -> Option<Resu
             }
         }
     }
-    if !OWN.contains(&name) && !args.iter().any(is_str) {
+    if !NAMES.contains(&name) && !args.iter().any(is_str) {
         return None;
     }
     let all_str = args.iter().all(is_str);
@@ -60,18 +62,22 @@ pub(crate) fn call(b: &mut PlanBuilder, name: &str, args: &[Val]) -> Option<Resu
             Val::of(b.prim(Prim::StringOf, all, Type::String), Type::String)
         }
         // `Symbol("a")`: the symbol `:a`, known where zy compiles it as every symbol is.
-        ("Symbol", [Val {
-            konst: Some(Const::Str(text)),
-            ..
-        }]) => Val::lit(Const::Symbol(text.clone())),
+        (
+            "Symbol",
+            [Val {
+                konst: Some(Const::Str(text)),
+                ..
+            }],
+        ) => Val::lit(Const::Symbol(text.clone())),
         // Of a string known only at run time: a symbol known only at run time.
-        ("Symbol", [s]) if is_str(s) => {
-            string_fn(b, "Symbol", args, Type::any_symbol())
-        }
-        ("Symbol", [Val {
-            ty: Type::Symbol(_),
-            ..
-        }]) => args[0].clone(),
+        ("Symbol", [s]) if is_str(s) => string_fn(b, "Symbol", args, Type::any_symbol()),
+        (
+            "Symbol",
+            [Val {
+                ty: Type::Symbol(_),
+                ..
+            }],
+        ) => args[0].clone(),
         // `Symbol(x...)`: the symbol of `string(x...)`.
         ("Symbol", [_, ..]) if args.iter().all(|a| printable(&a.ty)) => {
             let all = args.iter().map(|a| a.arg.clone()).collect();
@@ -101,7 +107,7 @@ pub(crate) fn call(b: &mut PlanBuilder, name: &str, args: &[Val]) -> Option<Resu
         ("startswith" | "endswith" | "occursin", [_, _]) if all_str => {
             string_fn(b, name, args, Type::Bool)
         }
-        (n, _) if OWN.contains(&n) => {
+        (n, _) if NAMES.contains(&n) => {
             return Some(Err(no_method(
                 name,
                 &args.iter().map(|a| a.ty.clone()).collect::<Vec<_>>(),

@@ -698,7 +698,10 @@ pub fn accum_slice(args: &[Value]) -> Result<Value, String> {
     };
     let n = i64::try_from(addend.len()).map_err(|_| "OutOfMemoryError()".to_string())?;
     let idx = strided(*a, *s, n, data.len()).map_err(|i| {
-        format!("internal error: `accum_slice!` at index {i} of {} elements", data.len())
+        format!(
+            "internal error: `accum_slice!` at index {i} of {} elements",
+            data.len()
+        )
     })?;
     for (&j, y) in idx.iter().zip(&addend) {
         data[j] += y;
