@@ -1292,6 +1292,9 @@ ones(dims::Tuple{Int}) = ones(dims[1])
 ones(dims::Tuple{Int, Int}) = ones(dims[1], dims[2])
 fill(v, dims::Tuple{Int}) = fill(v, dims[1])
 fill(v, dims::Tuple{Int, Int}) = fill(v, dims[1], dims[2])
+# With an element type: `zeros(Float64, (m, n))`, `ones(Int, size(A))`.
+zeros(T, dims::Tuple) = zeros(T, dims...)
+ones(T, dims::Tuple) = ones(T, dims...)
 """
     circshift(x, k), circshift(A, (k1, k2))
 
@@ -1593,11 +1596,15 @@ end
 _isless(a, b) = a < b || (a == b && 1 / a < 0 && 1 / b > 0)
 
 """
-    cumsum(x), cumprod(x)
+    cumsum(x; dims = 1), cumprod(x; dims = 1)
 
-The running sums (products) of a vector: `y[k] = y[k - 1] + x[k]`, `y[1] = x[1]`.
+The running sums (products) of a vector: `y[k] = y[k - 1] + x[k]`, `y[1] = x[1]`; a `dims`
+above 1 gives a copy of `x`, as Julia.
 """
-function cumsum(x::AbstractVector)
+function cumsum(x::AbstractVector; dims::Int = 1)
+    if dims != 1
+        return _cumulate_beyond(x, dims)
+    end
     y = _vector(x, length(x))
     for k in 1:length(x)
         y[k] = k == 1 ? x[k] : y[k - 1] + x[k]
@@ -1605,12 +1612,23 @@ function cumsum(x::AbstractVector)
     return y
 end
 
-function cumprod(x::AbstractVector)
+function cumprod(x::AbstractVector; dims::Int = 1)
+    if dims != 1
+        return _cumulate_beyond(x, dims)
+    end
     y = _vector(x, length(x))
     for k in 1:length(x)
         y[k] = k == 1 ? x[k] : y[k - 1] * x[k]
     end
     return y
+end
+
+# A vector's running sums along a `dims` other than 1: none below 1, a copy above.
+function _cumulate_beyond(x, dims::Int)
+    if dims < 1
+        throw(ArgumentError("dimension must be ≥ 1, got $dims"))
+    end
+    return copy(x)
 end
 
 # `op` (`max`, `min`, `*`) reduced along a matrix's columns (`d = 1`) or rows (`d = 2`), each
