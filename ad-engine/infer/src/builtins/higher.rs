@@ -161,7 +161,11 @@ fn map(cx: &mut Cx, b: &mut PlanBuilder, f: &Val, xs: &[Val], args: &[Val]) -> R
         return Err(no_method("map", &types(args)));
     }
     if let Some(name) = builtin_func(cx, f, xs) {
-        return array::broadcast(cx, b, &name, xs);
+        // As for `broadcast`: a builtin that is not one primitive on the elements (`+` of
+        // three, `*` of a Float64 and a Bool) maps as a Julia function.
+        if let Some(v) = array::broadcast_prim(cx, b, &name, xs)? {
+            return Ok(v);
+        }
     }
     let (elems, _) = shape(xs)?;
     element_result(cx, f, &elems, "map")?;
