@@ -492,6 +492,11 @@ copy(r::Adjoint) = copy(r')'
 _sum_dims(r::Adjoint, d::Int) = _sum_dims(permutedims(r'), d)
 _reduce_dims(op, r::Adjoint, d::Int) = _reduce_dims(op, permutedims(r'), d)
 
+# `f.(x, y')` of a function that is not one primitive (inference calls these): the matrix of
+# `f(x[i], y[j])`, `length(x)` by `length(y)`; flipped, `f.(y', x)`, the matrix of `f(y[j], x[i])`.
+_outer_broadcast(f, x, y) = [f(x[i], y[j]) for i in 1:length(x), j in 1:length(y)]
+_outer_broadcast_flipped(f, x, y) = [f(y[j], x[i]) for i in 1:length(x), j in 1:length(y)]
+
 # `vec(E')` (lowering): of a row, its vector; of a matrix refused, since Julia's result
 # shares `A`'s memory and zy's `A'` is a copy.
 _vec_adjoint(r::Adjoint) = r'
