@@ -4940,6 +4940,38 @@ _stack(x::AbstractVector, rest...) = hcat(x, rest...)
 _stack(x::AbstractMatrix, rest...) = _cat_along(3, x, rest...)
 
 """
+    stack(xs; dims = 2)
+
+The vectors `xs`, all of one length, as the columns of a matrix (Julia 1.9's `stack`), or as
+its rows with `dims = 1`.
+"""
+function stack(xs::AbstractVector{<:AbstractVector}; dims::Int = 2)
+    if isempty(xs)
+        throw(ArgumentError("`stack` on an empty collection is not allowed"))
+    end
+    if dims != 1 && dims != 2
+        throw(ArgumentError("cannot stack slices ndims(x) = 1 along dims = $dims"))
+    end
+    m = length(xs[1])
+    n = length(xs)
+    A = dims == 2 ? _matrix(xs[1], m, n) : _matrix(xs[1], n, m)
+    for j in 1:n
+        x = xs[j]
+        if length(x) != m
+            throw(DimensionMismatch("stack expects uniform slices, got axes(x) == (1:$(length(x)),) while first had (1:$m,)"))
+        end
+        for i in 1:m
+            if dims == 2
+                A[i, j] = x[i]
+            else
+                A[j, i] = x[i]
+            end
+        end
+    end
+    return A
+end
+
+"""
     mapslices(f, A; dims)
 
 `f` applied to each slice of `A` along `dims`, the results (numbers, vectors or matrices, all
