@@ -3492,6 +3492,11 @@ _undef_array(T, m::Int, n::Int) = _undef_matrix(T, m, n)
 _undef_array_rank(T, N::Int, n::Int) = N == 1 ? _undef_vector(T, n) : _undef_rank_error(N, 1)
 _undef_array_rank(T, N::Int, m::Int, n::Int) = N == 2 ? _undef_matrix(T, m, n) : _undef_rank_error(N, 2)
 _undef_rank_error(N, k) = throw(ArgumentError("an Array{T, $N} needs $N sizes, not $k"))
+# The sizes as a tuple: `Matrix{Float64}(undef, size(A))`, `Array{T}(undef, (m, n))`.
+_undef_vector(T, dims::Tuple{Int}) = _undef_vector(T, dims[1])
+_undef_matrix(T, dims::Tuple{Int, Int}) = _undef_matrix(T, dims[1], dims[2])
+_undef_array(T, dims::Tuple) = _undef_array(T, dims...)
+_undef_array_rank(T, N::Int, dims::Tuple) = _undef_array_rank(T, N, dims...)
 
 """
     reshape(A, m, n), reshape(A, n), reshape(A, (m, n)), reshape(A, :, n), reshape(A, m, :)

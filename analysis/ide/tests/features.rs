@@ -691,7 +691,7 @@ f(x) = abs$02(x)
 "#,
         expect![[r#"
             <zy>/prelude/Base.jl (prelude) 419..423: abs2
-            <zy>/prelude/Base.jl (prelude) 179180..179184: abs2
+            <zy>/prelude/Base.jl (prelude) 179539..179543: abs2
         "#]],
     );
 }
