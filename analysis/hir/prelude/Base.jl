@@ -492,6 +492,11 @@ copy(r::Adjoint) = copy(r')'
 _sum_dims(r::Adjoint, d::Int) = _sum_dims(permutedims(r'), d)
 _reduce_dims(op, r::Adjoint, d::Int) = _reduce_dims(op, permutedims(r'), d)
 
+# `f.(x, y')` of a function that is not one primitive (inference calls these): the matrix of
+# `f(x[i], y[j])`, `length(x)` by `length(y)`; flipped, `f.(y', x)`, the matrix of `f(y[j], x[i])`.
+_outer_broadcast(f, x, y) = [f(x[i], y[j]) for i in 1:length(x), j in 1:length(y)]
+_outer_broadcast_flipped(f, x, y) = [f(y[j], x[i]) for i in 1:length(x), j in 1:length(y)]
+
 # `vec(E')` (lowering): of a row, its vector; of a matrix refused, since Julia's result
 # shares `A`'s memory and zy's `A'` is a copy.
 _vec_adjoint(r::Adjoint) = r'
@@ -1292,6 +1297,9 @@ ones(dims::Tuple{Int}) = ones(dims[1])
 ones(dims::Tuple{Int, Int}) = ones(dims[1], dims[2])
 fill(v, dims::Tuple{Int}) = fill(v, dims[1])
 fill(v, dims::Tuple{Int, Int}) = fill(v, dims[1], dims[2])
+# With an element type: `zeros(Float64, (m, n))`, `ones(Int, size(A))`.
+zeros(T, dims::Tuple) = zeros(T, dims...)
+ones(T, dims::Tuple) = ones(T, dims...)
 """
     circshift(x, k), circshift(A, (k1, k2))
 
@@ -1593,11 +1601,15 @@ end
 _isless(a, b) = a < b || (a == b && 1 / a < 0 && 1 / b > 0)
 
 """
-    cumsum(x), cumprod(x)
+    cumsum(x; dims = 1), cumprod(x; dims = 1)
 
-The running sums (products) of a vector: `y[k] = y[k - 1] + x[k]`, `y[1] = x[1]`.
+The running sums (products) of a vector: `y[k] = y[k - 1] + x[k]`, `y[1] = x[1]`; a `dims`
+above 1 gives a copy of `x`, as Julia.
 """
-function cumsum(x::AbstractVector)
+function cumsum(x::AbstractVector; dims::Int = 1)
+    if dims != 1
+        return _cumulate_beyond(x, dims)
+    end
     y = _vector(x, length(x))
     for k in 1:length(x)
         y[k] = k == 1 ? x[k] : y[k - 1] + x[k]
@@ -1605,12 +1617,23 @@ function cumsum(x::AbstractVector)
     return y
 end
 
-function cumprod(x::AbstractVector)
+function cumprod(x::AbstractVector; dims::Int = 1)
+    if dims != 1
+        return _cumulate_beyond(x, dims)
+    end
     y = _vector(x, length(x))
     for k in 1:length(x)
         y[k] = k == 1 ? x[k] : y[k - 1] * x[k]
     end
     return y
+end
+
+# A vector's running sums along a `dims` other than 1: none below 1, a copy above.
+function _cumulate_beyond(x, dims::Int)
+    if dims < 1
+        throw(ArgumentError("dimension must be ≥ 1, got $dims"))
+    end
+    return copy(x)
 end
 
 # `op` (`max`, `min`, `*`) reduced along a matrix's columns (`d = 1`) or rows (`d = 2`), each
@@ -3486,6 +3509,11 @@ _undef_array(T, m::Int, n::Int) = _undef_matrix(T, m, n)
 _undef_array_rank(T, N::Int, n::Int) = N == 1 ? _undef_vector(T, n) : _undef_rank_error(N, 1)
 _undef_array_rank(T, N::Int, m::Int, n::Int) = N == 2 ? _undef_matrix(T, m, n) : _undef_rank_error(N, 2)
 _undef_rank_error(N, k) = throw(ArgumentError("an Array{T, $N} needs $N sizes, not $k"))
+# The sizes as a tuple: `Matrix{Float64}(undef, size(A))`, `Array{T}(undef, (m, n))`.
+_undef_vector(T, dims::Tuple{Int}) = _undef_vector(T, dims[1])
+_undef_matrix(T, dims::Tuple{Int, Int}) = _undef_matrix(T, dims[1], dims[2])
+_undef_array(T, dims::Tuple) = _undef_array(T, dims...)
+_undef_array_rank(T, N::Int, dims::Tuple) = _undef_array_rank(T, N, dims...)
 
 """
     reshape(A, m, n), reshape(A, n), reshape(A, (m, n)), reshape(A, :, n), reshape(A, m, :)
@@ -4932,6 +4960,38 @@ stack(t::Tuple) = _stack(t...)
 _stack(x::Real, rest...) = vcat(x, rest...)
 _stack(x::AbstractVector, rest...) = hcat(x, rest...)
 _stack(x::AbstractMatrix, rest...) = _cat_along(3, x, rest...)
+
+"""
+    stack(xs; dims = 2)
+
+The vectors `xs`, all of one length, as the columns of a matrix (Julia 1.9's `stack`), or as
+its rows with `dims = 1`.
+"""
+function stack(xs::AbstractVector{<:AbstractVector}; dims::Int = 2)
+    if isempty(xs)
+        throw(ArgumentError("`stack` on an empty collection is not allowed"))
+    end
+    if dims != 1 && dims != 2
+        throw(ArgumentError("cannot stack slices ndims(x) = 1 along dims = $dims"))
+    end
+    m = length(xs[1])
+    n = length(xs)
+    A = dims == 2 ? _matrix(xs[1], m, n) : _matrix(xs[1], n, m)
+    for j in 1:n
+        x = xs[j]
+        if length(x) != m
+            throw(DimensionMismatch("stack expects uniform slices, got axes(x) == (1:$(length(x)),) while first had (1:$m,)"))
+        end
+        for i in 1:m
+            if dims == 2
+                A[i, j] = x[i]
+            else
+                A[j, i] = x[i]
+            end
+        end
+    end
+    return A
+end
 
 """
     mapslices(f, A; dims)

@@ -161,6 +161,12 @@ pub const HOOKS: &[Hooks] = &[
         triggers: &["Bool"],
         hooks: &["Base._bool"],
     },
+    // A function that is not one primitive broadcast over a vector and a row `x'`
+    // (`builtins::higher`).
+    Hooks {
+        triggers: &["adjoint", "Base.adjoint", "transpose", "Base.transpose"],
+        hooks: &["Base._outer_broadcast", "Base._outer_broadcast_flipped"],
+    },
     // The annotation `ComplexF64`, which inference reads as `Complex{Float64}`.
     Hooks {
         triggers: &["Base.ComplexF64"],

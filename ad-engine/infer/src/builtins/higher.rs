@@ -70,7 +70,7 @@ fn builtin_func(cx: &Cx, f: &Val, xs: &[Val]) -> Option<Name> {
 }
 
 /// The element types of the array operands (scalars stand for themselves) and their common
-/// number of dimensions; arrays must all have the same.
+/// number of dimensions; arrays must all have the same (rows `x'` are handled before).
 fn shape(xs: &[Val]) -> Result<(Vec<Type>, Option<u8>), Fail> {
     let mut n = None;
     let mut elems = Vec::new();
@@ -86,12 +86,6 @@ fn shape(xs: &[Val]) -> Result<(Vec<Type>, Option<u8>), Fail> {
                 }
                 n = Some(*k);
                 elems.push((**e).clone());
-            }
-            Type::Adjoint(_) => {
-                return Err(Fail::unsupported(
-                    "mapping over an adjoint; apply the function to the vector and take the \
-                     adjoint of the result (`f.(x)'`) instead",
-                ))
             }
             t => elems.push(t.clone()),
         }
@@ -155,11 +149,18 @@ fn map(cx: &mut Cx, b: &mut PlanBuilder, f: &Val, xs: &[Val], args: &[Val]) -> R
              instead",
         ));
     }
+    if xs.iter().all(|x| matches!(x.ty, Type::Adjoint(_))) {
+        return over_rows(cx, b, f, xs, map);
+    }
     if xs.iter().any(|x| !matches!(x.ty, Type::Array(..))) {
         return Err(no_method("map", &types(args)));
     }
     if let Some(name) = builtin_func(cx, f, xs) {
-        return array::broadcast(cx, b, &name, xs);
+        // As for `broadcast`: a builtin that is not one primitive on the elements (`+` of
+        // three, `*` of a Float64 and a Bool) maps as a Julia function.
+        if let Some(v) = array::broadcast_prim(cx, b, &name, xs)? {
+            return Ok(v);
+        }
     }
     let (elems, _) = shape(xs)?;
     element_result(cx, f, &elems, "map")?;
@@ -196,6 +197,9 @@ fn broadcast(
             return Ok(v);
         }
     }
+    if xs.iter().any(|x| matches!(x.ty, Type::Adjoint(_))) {
+        return broadcast_with_rows(cx, b, f, xs);
+    }
     let (elems, n) = shape(xs)?;
     if n.is_none() {
         // `f.(x)` on scalars is the call itself.
@@ -203,6 +207,72 @@ fn broadcast(
     }
     element_result(cx, f, &elems, "broadcast")?;
     Ok(invoke_synth(cx, b, "broadcast", args))
+}
+
+/// `map` or `broadcast` of `f` over rows `x'` of vectors (and numbers): `over` of their parent
+/// vectors, as a row (Julia's `map` of an `Adjoint`, and the shape broadcasting gives).
+fn over_rows(
+    cx: &mut Cx,
+    b: &mut PlanBuilder,
+    f: &Val,
+    xs: &[Val],
+    over: fn(&mut Cx, &mut PlanBuilder, &Val, &[Val], &[Val]) -> Result<Val, Fail>,
+) -> Result<Val, Fail> {
+    let parents: Vec<Val> = xs
+        .iter()
+        .map(|x| match &x.ty {
+            Type::Adjoint(e) => {
+                let ty = Type::Array(e.clone(), 1);
+                Val::of(b.prim(Prim::Adjoint, vec![x.arg.clone()], ty.clone()), ty)
+            }
+            _ => x.clone(),
+        })
+        .collect();
+    let mut args = vec![f.clone()];
+    args.extend(parents.iter().cloned());
+    let v = over(cx, b, f, &parents, &args)?;
+    match &v.ty {
+        Type::Array(e, 1) if e.is_number() => {
+            let ty = Type::Adjoint(e.clone());
+            Ok(Val::of(b.prim(Prim::Adjoint, vec![v.arg], ty.clone()), ty))
+        }
+        t => Err(Fail::unsupported(format!(
+            "a row of {t}: mapping over an adjoint gives a row of numbers only"
+        ))),
+    }
+}
+
+/// `broadcast(f, ...)` of a function that is not one primitive, with rows `x'` among the
+/// operands: over rows and numbers a row; a vector with a row the matrix of `f(x[i], y[j])`
+/// (the prelude's `Base._outer_broadcast`), as Julia's shapes give.
+fn broadcast_with_rows(cx: &mut Cx, b: &mut PlanBuilder, f: &Val, xs: &[Val]) -> Result<Val, Fail> {
+    if xs
+        .iter()
+        .all(|x| matches!(x.ty, Type::Adjoint(_)) || x.ty.is_number())
+    {
+        return over_rows(cx, b, f, xs, broadcast);
+    }
+    let parent = |b: &mut PlanBuilder, x: &Val, e: &std::sync::Arc<Type>| {
+        let ty = Type::Array(e.clone(), 1);
+        Val::of(b.prim(Prim::Adjoint, vec![x.arg.clone()], ty.clone()), ty)
+    };
+    match (&xs[0].ty, xs.get(1).map(|y| &y.ty), xs.len()) {
+        (Type::Array(_, 1), Some(Type::Adjoint(e)), 2) => {
+            let y = parent(b, &xs[1], e);
+            let args = [f.clone(), xs[0].clone(), y];
+            cx.call_named(b, &"Base._outer_broadcast".into(), &args)
+        }
+        (Type::Adjoint(e), Some(Type::Array(_, 1)), 2) => {
+            let x = parent(b, &xs[0], e);
+            let args = [f.clone(), xs[1].clone(), x];
+            cx.call_named(b, &"Base._outer_broadcast_flipped".into(), &args)
+        }
+        _ => Err(Fail::unsupported(
+            "broadcasting a function over a row `x'` with operands other than one vector or \
+             numbers; index them in a comprehension (`[f(x[i], y[j]) for i in 1:length(x), j in \
+             1:length(y)]`) instead",
+        )),
+    }
 }
 
 /// `broadcast(f, xs...)` where some operands are tuples and the others numbers: the tuple of
