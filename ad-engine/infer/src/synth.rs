@@ -115,16 +115,39 @@ impl Synth {
         let mut call_args = vec![self.args[0].clone()];
         let rest = self.args[1..].to_vec();
         for (x, t) in rest {
-            match t.elem() {
-                Some(e) if matches!(t, Type::Array(..)) => {
+            match (t.elem(), self.boxed(&t)) {
+                (Some(e), _) if matches!(t, Type::Array(..)) => {
                     let e = e.clone();
                     let v = self.prim(b, Prim::GetIndex, vec![x, k.clone()], e.clone());
                     call_args.push((v, e));
+                }
+                (_, Some(inner)) => {
+                    let v = match t {
+                        Type::Ref(_) => self.prim(b, Prim::RefGet, vec![x], inner.clone()),
+                        _ => {
+                            let one = Operand::Const(Const::Int(1));
+                            self.prim(b, Prim::GetField, vec![x, one], inner.clone())
+                        }
+                    };
+                    call_args.push((v, inner));
                 }
                 _ => call_args.push((x, t)),
             }
         }
         self.call(cx, b, None, &call_args)
+    }
+
+    /// The element of a boxed scalar operand of a broadcast (`Ref(v)`, a 1-tuple `(v,)`),
+    /// which every call receives whole.
+    fn boxed(&self, t: &Type) -> Option<Type> {
+        if self.f.instance.as_ref().is_none_or(|i| &*i.name != "broadcast") {
+            return None;
+        }
+        match t {
+            Type::Ref(inner) => Some((**inner).clone()),
+            Type::Tuple(ts) if ts.len() == 1 => Some(ts[0].clone()),
+            _ => None,
+        }
     }
 
     /// `br k <= n ? body : exit` from a loop header with counter `k`.
@@ -173,7 +196,7 @@ impl Synth {
             elems.push(if matches!(t, Type::Array(..)) {
                 t.elem().cloned().unwrap_or(Type::Bottom)
             } else {
-                t.clone()
+                self.boxed(t).unwrap_or_else(|| t.clone())
             });
         }
         let r = cx.callee_result(&Val::of(Arg::Input(0), self.args[0].1.clone()), &elems)?;

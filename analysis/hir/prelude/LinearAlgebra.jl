@@ -254,6 +254,9 @@ The identity of any size, `UniformScaling(true)`.
 """
 const I = UniformScaling(true)
 
+# `I(n)`, `2.0I(n)`: the n×n matrix `J` stands for, as Julia gives it, a `Diagonal`.
+(J::UniformScaling)(n::Integer) = Diagonal(fill(J.λ, n))
+
 # The arithmetic the inference hands operators with a UniformScaling operand to.
 function _uniform_plus(A::AbstractMatrix, J::UniformScaling)
     n = _checksquare(A)

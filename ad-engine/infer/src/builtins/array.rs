@@ -149,6 +149,8 @@ pub(crate) fn broadcast_prim(
             {
                 return cx.call_named(b, &f.into(), args).map(Some);
             }
+            // A boxed scalar (`Ref(v)`, `(v,)`) of an array: the synthesised broadcast.
+            Type::Ref(_) | Type::Tuple(_) => return Ok(None),
             t => return Err(Fail::unsupported(format!("broadcasting over {t}"))),
         }
     }

@@ -187,8 +187,23 @@ fn broadcast(
     xs: &[Val],
     args: &[Val],
 ) -> Result<Val, Fail> {
-    if xs.iter().any(|x| matches!(x.ty, Type::Tuple(_))) {
+    let arrays = xs
+        .iter()
+        .any(|x| matches!(x.ty, Type::Array(..) | Type::Adjoint(_)));
+    if xs
+        .iter()
+        .any(|x| matches!(x.ty, Type::Tuple(_)) && boxed_scalar(x, arrays).is_none())
+    {
         return broadcast_tuples(cx, b, f, xs);
+    }
+    if let Some(xs) = unbox_scalars(b, xs, !arrays) {
+        let mut args = vec![f.clone()];
+        args.extend(xs.iter().cloned());
+        if !arrays {
+            // Nothing is broadcast over: the call on the elements (`f.(Ref(v))` is `f(v)`).
+            return cx.call_value(b, &args);
+        }
+        return broadcast(cx, b, f, &xs, &args);
     }
     if let Some(name) = builtin_func(cx, f, xs) {
         // A builtin that is one primitive on the elements is a `Prim::Broadcast`; another
@@ -200,13 +215,60 @@ fn broadcast(
     if xs.iter().any(|x| matches!(x.ty, Type::Adjoint(_))) {
         return broadcast_with_rows(cx, b, f, xs);
     }
-    let (elems, n) = shape(xs)?;
+    let (mut elems, n) = shape(xs)?;
+    for (e, x) in elems.iter_mut().zip(xs) {
+        if let Some(t) = boxed_scalar(x, n.is_some()) {
+            *e = t.clone();
+        }
+    }
     if n.is_none() {
         // `f.(x)` on scalars is the call itself.
         return cx.call_value(b, args);
     }
     element_result(cx, f, &elems, "broadcast")?;
     Ok(invoke_synth(cx, b, "broadcast", args))
+}
+
+/// Whether `x` is a container of one element that Julia broadcasts as a scalar beside the
+/// other operands: a `Ref(v)`, or a 1-tuple `(v,)` beside an array (`x .- Ref(m)`,
+/// `in.(x, (S,))`).
+fn boxed_scalar(x: &Val, arrays: bool) -> Option<&Type> {
+    match &x.ty {
+        Type::Ref(t) => Some(t),
+        Type::Tuple(ts) if arrays && ts.len() == 1 => Some(&ts[0]),
+        _ => None,
+    }
+}
+
+/// The operands of a broadcast with each boxed scalar (see [`boxed_scalar`]) replaced by its
+/// element: all of them (`everything`, where no operand is broadcast over), or those holding a
+/// number. `None` when nothing is replaced. A boxed array, tuple or struct beside arrays stays
+/// boxed: the synthesised broadcast passes its element whole to every call.
+fn unbox_scalars(b: &mut PlanBuilder, xs: &[Val], everything: bool) -> Option<Vec<Val>> {
+    let arrays = xs
+        .iter()
+        .any(|x| matches!(x.ty, Type::Array(..) | Type::Adjoint(_)));
+    let unboxed = |x: &Val| {
+        boxed_scalar(x, arrays)
+            .filter(|t| everything || t.is_number())
+            .cloned()
+    };
+    if !xs.iter().any(|x| unboxed(x).is_some()) {
+        return None;
+    }
+    Some(xs.iter().map(|x| match unboxed(x) {
+        Some(ty) => unbox(b, x, ty),
+        None => x.clone(),
+    }).collect())
+}
+
+/// The element `ty` of the boxed scalar `x`: `x[]` of a `Ref`, `x[1]` of a 1-tuple.
+fn unbox(b: &mut PlanBuilder, x: &Val, ty: Type) -> Val {
+    let (p, ops) = match x.ty {
+        Type::Ref(_) => (Prim::RefGet, vec![x.arg.clone()]),
+        _ => (Prim::GetField, vec![x.arg.clone(), Arg::Const(Const::Int(1))]),
+    };
+    Val::of(b.prim(p, ops, ty.clone()), ty)
 }
 
 /// `map` or `broadcast` of `f` over rows `x'` of vectors (and numbers): `over` of their parent
@@ -300,6 +362,7 @@ fn broadcast_tuples(cx: &mut Cx, b: &mut PlanBuilder, f: &Val, xs: &[Val]) -> Re
                 ));
             }
             t if t.is_number() => {}
+            Type::Ref(_) => {}
             t => {
                 return Err(Fail::unsupported(format!(
                     "broadcasting a tuple with {t} (write the tuple as a vector, `[t...]`, to \
@@ -322,6 +385,7 @@ fn broadcast_tuples(cx: &mut Cx, b: &mut PlanBuilder, f: &Val, xs: &[Val]) -> Re
                         ty,
                     )
                 }
+                Type::Ref(t) => unbox(b, x, (**t).clone()),
                 _ => x.clone(),
             });
         }
