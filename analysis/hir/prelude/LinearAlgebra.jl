@@ -112,6 +112,25 @@ function diag(A::AbstractMatrix)
 end
 
 """
+    diag(A, k)
+
+The `k`-th diagonal of a matrix (`k > 0` above the main one, `k < 0` below), as a new Vector.
+"""
+function diag(A::AbstractMatrix, k::Integer)
+    m = size(A, 1)
+    n = size(A, 2)
+    if !(-m <= k <= n)
+        throw(ArgumentError("requested diagonal, $k, must be at least $(-m) and at most $n for an $m-by-$n matrix"))
+    end
+    len = k >= 0 ? max(min(m, n - k), 0) : max(min(m + k, n), 0)
+    d = _vector(A, len)
+    for i in 1:len
+        d[i] = k >= 0 ? A[i, i + k] : A[i - k, i]
+    end
+    return d
+end
+
+"""
     diagm(v)
 
 The square matrix with the vector `v` on its diagonal and zeros elsewhere.
@@ -183,6 +202,12 @@ function kron(a::Vector{Float64}, b::Vector{Float64})
     end
     return K
 end
+
+# A vector is an n×1 matrix and a row `b'` a 1×n one: `kron(a, b')` is the outer product.
+kron(a::AbstractVector, b::Adjoint) = a * b
+kron(a::Adjoint, b::AbstractVector) = b * a
+kron(A::AbstractMatrix, b::AbstractVector) = kron(A, hcat(b))
+kron(a::AbstractVector, B::AbstractMatrix) = kron(hcat(a), B)
 
 """
     Cholesky{TL, TU}
