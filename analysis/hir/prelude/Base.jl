@@ -2030,6 +2030,16 @@ end
 
 sort(x::AbstractVector; rev::Bool = false, by = identity) = [x[k] for k in sortperm(x; rev = rev, by = by)]
 
+"""
+    partialsort(x, k; rev = false, by = identity), partialsortperm(x, k; ...)
+
+The `k`-th element of `x` in sorted order (the elements at the positions of a range `k`), and
+its index in `x`: `sort(x)[k]` and `sortperm(x)[k]` (Julia sorts only as far as `k` needs; the
+result is the same).
+"""
+partialsort(x::AbstractVector, k; rev::Bool = false, by = identity) = sort(x; rev = rev, by = by)[k]
+partialsortperm(x::AbstractVector, k; rev::Bool = false, by = identity) = sortperm(x; rev = rev, by = by)[k]
+
 # `a` strictly before `b` in the order `sort` uses: Julia's `isless` (NaN after every number),
 # reversed with `rev`.
 _sort_before(a, b, rev::Bool) = rev ? _sort_isless(b, a) : _sort_isless(a, b)
@@ -2239,6 +2249,7 @@ Logical shift right of an Int's 64 bits (zeros come in from the left).
 Left division of numbers: `y / x`.
 """
 (\)(x::Real, y::Real) = y / x
+(\)(x::Real, y::AbstractArray) = y ./ x
 
 """
     isqrt(n)

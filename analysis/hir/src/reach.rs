@@ -156,6 +156,11 @@ pub const HOOKS: &[Hooks] = &[
             "Base._complex_mapsum",
         ],
     },
+    // `A^-1` of a matrix (lowering's `literal_pow` of a negative literal): the call `A ^ -1`.
+    Hooks {
+        triggers: &["literal_pow", "Base.literal_pow"],
+        hooks: &["Base.^"],
+    },
     // `Bool(x)` of a number that is not a Bool (inference's builtin calls the prelude).
     Hooks {
         triggers: &["Bool"],

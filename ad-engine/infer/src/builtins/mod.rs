@@ -387,7 +387,9 @@ pub(crate) fn call(
             cx.call_named(b, &"Base._literal_pow".into(), args)
         }
         ("literal_pow", [x, p]) if !is_array(x) => scalar::literal_pow(b, x, p),
-        ("literal_pow", [x, p]) => array::arith(cx, b, "^", x, p),
+        // `A^-1` of a matrix is Julia's generic `literal_pow`, the call `A ^ -1` (LinearAlgebra's
+        // `inv(A)` by squaring).
+        ("literal_pow", [x, p]) => cx.call_named(b, &"Base.^".into(), &[x.clone(), p.clone()]),
         ("literal_pow", _) => Err(no_method(
             name,
             &args.iter().map(|a| a.ty.clone()).collect::<Vec<_>>(),
