@@ -6,7 +6,10 @@
 /// How the derivative is estimated, and what agreeing with it means.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub enum Scheme {
-    /// `(f(x + h) - f(x - h)) / 2h`. Agrees when `|g - d| <= rtol * max(|g|, |d|, 1)`.
+    /// `(f(x + h) - f(x - h)) / 2h`. Agrees when `|g - d| <= rtol * max(|g|, |d|, 1)`, or,
+    /// failing that, when one estimate of [`CENTRAL_RETRY`]'s steps does: rounding in a large
+    /// `f` (a value of 1e12 moved by 1e-6) or curvature can spoil one step, and a wrong
+    /// gradient differs at every step.
     Central,
     /// `d₊ = (f(x + h) - f(x)) / h` and `d₋ = (f(x) - f(x - h)) / h`. Agrees when `g` lies
     /// between them, widened by `rtol * max(|g|, |d₊|, |d₋|, 1)` on each side (at a kink any
@@ -17,6 +20,10 @@ pub enum Scheme {
     /// the closest of them is within `rtol * max(|g|, 1)` of `g`.
     Richardson(&'static [f64]),
 }
+
+/// The factors of the step that [`Scheme::Central`] tries again at (each with half of it and
+/// their Richardson extrapolation) before it reports a disagreement.
+pub const CENTRAL_RETRY: [f64; 3] = [10.0, 100.0, 0.1];
 
 /// A finite-difference check: scheme, step and tolerance.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -105,13 +112,19 @@ impl Fd {
         let mut central = |h: f64| -> Result<f64, E> { Ok((f(h)? - f(-h)?) / (2.0 * h)) };
         Ok(match self.scheme {
             Scheme::Central => {
-                let d = central(h)?;
                 // NaN on either side is a disagreement.
-                if (g - d).abs() <= self.rtol * g.abs().max(d.abs()).max(1.0) {
-                    Verdict::Agrees
-                } else {
-                    Verdict::Differs { fd: d }
+                let agrees = |d: f64| (g - d).abs() <= self.rtol * g.abs().max(d.abs()).max(1.0);
+                let d = central(h)?;
+                if agrees(d) {
+                    return Ok(Verdict::Agrees);
                 }
+                for s in CENTRAL_RETRY {
+                    let (d1, d2) = (central(s * h)?, central(s * h / 2.0)?);
+                    if [d1, d2, (4.0 * d2 - d1) / 3.0].into_iter().any(agrees) {
+                        return Ok(Verdict::Agrees);
+                    }
+                }
+                Verdict::Differs { fd: d }
             }
             Scheme::Richardson(factors) => {
                 let (mut best, mut best_err) = (f64::NAN, f64::INFINITY);
@@ -177,6 +190,19 @@ mod tests {
                 "{fd:?}"
             );
         }
+    }
+
+    #[test]
+    fn central_differences_see_through_rounding_in_a_large_value() {
+        // f = (x - 1e6)² at x = 1: f ≈ 1e12, so the step 1e-6 loses the derivative to
+        // rounding (~55 of 2e6); a larger step recovers it, and a wrong slope still differs.
+        let f = |x: f64| (x - 1e6).powi(2);
+        let g = 2.0 * (1.0 - 1e6);
+        assert_eq!(check(Fd::gradcheck(1e-6), g, 1.0, f), Verdict::Agrees);
+        assert!(matches!(
+            check(Fd::gradcheck(1e-6), g * (1.0 + 1e-4), 1.0, f),
+            Verdict::Differs { .. }
+        ));
     }
 
     #[test]
