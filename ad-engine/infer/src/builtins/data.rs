@@ -422,6 +422,21 @@ fn literal_elem(elems: &[Val]) -> Result<Type, Fail> {
                     e.ty
                 )));
             }
+            if a.name == b.name {
+                // One struct whose abstractly typed field (`σ::Function`) holds values of
+                // different types: zy types a struct by what its fields hold.
+                let field = a.fields.iter().zip(&b.fields).find(|(x, y)| x.1 != y.1);
+                if let Some(((name, x), (_, y))) = field {
+                    return Err(Fail::unsupported(format!(
+                        "an array of {} values whose field `{name}` holds a {x} in one and a \
+                         {y} in another (zy types a struct by what its fields hold, where \
+                         Julia's field of an abstract type holds either); write a tuple \
+                         `(a, b)`: `map(f, t)`, `sum(f, t)` and `foldl(f, t)` call each \
+                         element's own method",
+                        a.name
+                    )));
+                }
+            }
             return Err(Fail::unsupported(format!(
                 "an array of structs of different types (`[a, b]` of {t} and {} values, which \
                  Julia's Vector of their abstract type dispatches per element at run time); \
