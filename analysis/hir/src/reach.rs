@@ -74,6 +74,11 @@ pub const HOOKS: &[Hooks] = &[
         triggers: &["Base.SubArray"],
         hooks: &["Base.SubArray", "Base.collect"],
     },
+    // A range concatenated (`[1:3; 5]`) is collected first (inference's `concat::call`).
+    Hooks {
+        triggers: &["vcat", "Base.vcat", "hcat", "Base.hcat", "hvcat", "Base.hvcat"],
+        hooks: &["Base.collect"],
+    },
     // `sum(x; dims)`, `sum(f, x; init)` and the other reductions with keywords.
     Hooks {
         triggers: &["sum", "Base.sum"],

@@ -18,6 +18,21 @@ pub(crate) fn call(
     name: &str,
     args: &[Val],
 ) -> Option<Result<Val, Fail>> {
+    if matches!(name, "vcat" | "hcat" | "hvcat") && args.iter().any(is_range) {
+        // A range is a vector whose elements are computed: concatenated, its elements
+        // (`[1:3; 5]`, `vcat(0, 1:n)`, `hcat(1:3, 4:6)`).
+        let mut parts = Vec::with_capacity(args.len());
+        for a in args {
+            parts.push(match is_range(a) {
+                true => match cx.call_named(b, &"Base.collect".into(), std::slice::from_ref(a)) {
+                    Ok(v) => v,
+                    Err(e) => return Some(Err(e)),
+                },
+                false => a.clone(),
+            });
+        }
+        return call(cx, b, name, &parts);
+    }
     let is_array = |v: &Val| matches!(v.ty, Type::Array(..) | Type::Adjoint(_));
     Some(match (name, args) {
         ("vcat", []) | ("hcat", []) => Err(Fail::unsupported(format!(
@@ -29,6 +44,18 @@ pub(crate) fn call(
         ("hvcat", [rows, cols, xs @ ..]) if xs.iter().any(is_array) => hvcat(cx, b, rows, cols, xs),
         _ => return None,
     })
+}
+
+/// Whether `v` is one of the prelude's ranges (`a:b`, `a:s:b`, `range(...)`, `LinRange`).
+fn is_range(v: &Val) -> bool {
+    // Matched by name only: a value of one has its type already (nothing to reach).
+    let Type::Struct(s) = &v.ty else {
+        return false;
+    };
+    matches!(
+        s.name.strip_prefix("Base."),
+        Some("UnitRange" | "StepRange" | "LinRange" | "StepRangeLen")
+    )
 }
 
 /// The parts must be numbers, Vectors or Matrices of numbers.
