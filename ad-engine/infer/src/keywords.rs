@@ -178,7 +178,7 @@ impl Cx<'_> {
             [f, x] => (f.clone(), x),
             _ => return Ok(None),
         };
-        if &**k != "init" || !matches!(&x.ty, Type::Array(..) | Type::Struct(_)) {
+        if &**k != "init" || !matches!(&x.ty, Type::Array(..) | Type::Struct(_) | Type::Tuple(_)) {
             return Ok(None);
         }
         let op = match name.strip_prefix("Base.").unwrap_or(name) {

@@ -4572,6 +4572,9 @@ foldr(op, t::Tuple; init = _InitialValue()) = _foldr_from(op, init, t...)
 mapreduce(f, op, t::Tuple; init = _InitialValue()) = _foldl_from(op, init, map(f, t)...)
 mapfoldl(f, op, t::Tuple; init = _InitialValue()) = _foldl_from(op, init, map(f, t)...)
 mapfoldr(f, op, t::Tuple; init = _InitialValue()) = _foldr_from(op, init, map(f, t)...)
+# `sum(t; init)`, `prod(f, t; init)` and the other reductions of a tuple with `init` (inference
+# hands them to `_mapfoldl`, as for arrays).
+_mapfoldl(f, op, init, t::Tuple) = _foldl_from(op, init, map(f, t)...)
 
 _foldl_from(op, ::_InitialValue, xs...) = _foldl_tuple(op, xs...)
 _foldl_from(op, init, xs...) = _foldl_tuple(op, init, xs...)
