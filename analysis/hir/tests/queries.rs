@@ -230,6 +230,17 @@ fn methods_on_matrices_wait_until_the_program_can_make_one() {
             .is_none_or(|f| !f.methods.iter().any(takes_matrix)),
         "exp(A::Matrix{{Float64}}) is in the program"
     );
+    // Nor is it parsed or lowered: its signature comes from the build-time index.
+    let (db, file) = db_with("f(x) = exp(x)\n");
+    db.enable_query_log();
+    zy_hir::program_index(&db, file);
+    let log = db.take_query_log();
+    assert!(log.iter().any(|q| q == "ssa(f)"), "{log:?}");
+    assert!(
+        !log.iter()
+            .any(|q| q == "item_encoded(exp)" || q == "ssa(exp)"),
+        "{log:?}"
+    );
     assert_eq!(ret(&db, file, "f", &[Type::Float64]), Type::Float64);
     // Called with a matrix the file cannot make (the caller made it), the instance is typed in
     // the program that has them.
