@@ -50,8 +50,8 @@ fn main() {
             let sig = signature::signature(&lowered);
             let _ = writeln!(
                 out,
-                "        BundledItem {{ module: {module:?}, kind: ItemKind::{kind:?}, name: {name:?}, start: {start}, end: {end}, sig: Signature {{ guards: Cow::Borrowed(&{:?}), type_values: Cow::Borrowed(&{:?}), types: Cow::Borrowed(&{:?}), concrete: {}, subject: {:?} }} }},",
-                sig.guards, sig.type_values, sig.types, sig.concrete, sig.subject
+                "        BundledItem {{ module: {module:?}, kind: ItemKind::{kind:?}, name: {name:?}, start: {start}, end: {end}, sig: Signature {{ guards: Cow::Borrowed(&{:?}), type_values: Cow::Borrowed(&{:?}), types: Cow::Borrowed(&{:?}), high_rank: {}, concrete: {}, subject: {:?} }} }},",
+                sig.guards, sig.type_values, sig.types, sig.high_rank, sig.concrete, sig.subject
             );
         }
         out.push_str("    ],\n");

@@ -104,6 +104,7 @@ pub(crate) fn item_signature(db: &dyn salsa::Database, id: ItemId) -> Signature<
             guards: Cow::Borrowed(&s.guards),
             type_values: Cow::Borrowed(&s.type_values),
             types: Cow::Borrowed(&s.types),
+            high_rank: s.high_rank,
             concrete: s.concrete,
             subject: s.subject,
         };

@@ -135,10 +135,12 @@ impl ProgramKey {
     }
 }
 
-/// Whether a value of type `t` holds a matrix (or a row vector, which `*` makes one of).
+/// Whether a value of type `t` holds a matrix, an array of more dimensions, or a row vector
+/// (which `*` makes a matrix of).
 fn holds_matrix(t: &Type) -> bool {
     match t {
-        Type::Array(_, 2) | Type::Adjoint(_) => true,
+        Type::Array(_, rank) if *rank >= 2 => true,
+        Type::Adjoint(_) => true,
         Type::Array(e, _) | Type::Ref(e) | Type::Stack(e) => holds_matrix(e),
         Type::Tuple(ts) | Type::Pullback(ts) => ts.iter().any(holds_matrix),
         Type::NamedTuple(fs) => fs.iter().any(|(_, t)| holds_matrix(t)),
@@ -428,9 +430,11 @@ impl Reach<'_> {
             ItemKind::Function => (resolve(&sig.guards), resolve(&sig.type_values)),
             _ => (Vec::new(), Vec::new()),
         };
-        // A method on matrices waits until the program can make one.
-        let matrix = (guards.iter().any(is_matrix_type) && !self.values.contains(MATRIX))
-            .then(|| Name::from(MATRIX));
+        // A method on matrices, or on arrays of three or more dimensions (every maker of
+        // those is a maker of matrices), waits until the program can make one.
+        let matrix = ((sig.high_rank || guards.iter().any(is_matrix_type))
+            && !self.values.contains(MATRIX))
+        .then(|| Name::from(MATRIX));
         // A library name taken as `::Type{F}` (`zeros(::Type{ComplexF64}, n)`) is passed only
         // by code that names it as a value.
         guards

@@ -20,6 +20,9 @@ pub struct Signature<'a> {
     pub type_values: Cow<'a, [&'a str]>,
     /// Every type name its signature and bounds mention, type variables left out.
     pub types: Cow<'a, [&'a str]>,
+    /// Its signature takes an array of three or more dimensions (`Array{T,3}`), which only a
+    /// program that can make a matrix can make (see `crate::reach::MATRIX_MAKERS`).
+    pub high_rank: bool,
     /// A struct item defining a type with values (not an `abstract type`).
     pub concrete: bool,
     /// For an `rrule(::typeof(f), ...)` or `frule(Δ, ::typeof(f), ...)`: `f`.
@@ -54,6 +57,7 @@ pub fn signature(item: &LoweredItem) -> Signature<'_> {
         guards: guards.into(),
         type_values: type_values.into(),
         types: types.into(),
+        high_rank: method.sig.iter().flatten().any(high_rank),
         concrete,
         subject: method.sig.iter().take(2).find_map(|t| match t {
             Some(TypeExpr::Typeof(f)) => Some(&**f),
@@ -73,6 +77,23 @@ fn outside_union<'a>(t: &'a TypeExpr, vars: &[&str], out: &mut Vec<&'a str>) {
             out.push(name);
         }
         params.iter().for_each(|p| outside_union(p, vars, out));
+    }
+}
+
+/// Is `t` an array type of a literal rank of three or more?
+fn high_rank(t: &TypeExpr) -> bool {
+    match t {
+        TypeExpr::Named { name, params } => {
+            let array = matches!(&**name, "Array" | "AbstractArray");
+            let rank = |p: &TypeExpr| match p {
+                TypeExpr::Named { name, params } if params.is_empty() => {
+                    name.parse::<u32>().is_ok_and(|n| n >= 3)
+                }
+                _ => false,
+            };
+            (array && params.get(1).is_some_and(rank)) || params.iter().any(high_rank)
+        }
+        TypeExpr::Typeof(_) => false,
     }
 }
 
