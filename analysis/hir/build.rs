@@ -2,8 +2,10 @@
 //! prelude definition's name without parsing the prelude, and parses an item's text only when
 //! something reads that item ([`crate::item`] in `src/item.rs`). Writes `$OUT_DIR/bundled.rs`:
 //! for each prelude file, its flattened items (as `item_tree` lists them) with the byte range
-//! of the text that parses to each on its own. `bundled_items_parse_alone` checks that each
-//! range parses to the same item as the whole file does.
+//! of the text that parses to each on its own, and its signature's type names
+//! ([`signature`] in `src/signature.rs`), so that a library method that can never apply is
+//! not even parsed. `bundled_items_parse_alone` checks that each range parses to the same item
+//! as the whole file does, and that the signatures are those of the item lowered alone.
 
 use std::fmt::Write;
 use std::path::PathBuf;
@@ -18,10 +20,17 @@ mod item_kind;
 #[path = "src/prelude.rs"]
 #[allow(dead_code)]
 mod prelude;
+#[path = "src/signature.rs"]
+mod signature;
 
 fn main() {
     println!("cargo:rerun-if-changed=prelude");
-    for f in ["src/encode.rs", "src/item_kind.rs", "src/prelude.rs"] {
+    for f in [
+        "src/encode.rs",
+        "src/item_kind.rs",
+        "src/prelude.rs",
+        "src/signature.rs",
+    ] {
         println!("cargo:rerun-if-changed={f}");
     }
     let mut out = String::from("&[\n");
@@ -33,9 +42,16 @@ fn main() {
         out.push_str("    &[\n");
         for (module, item, start, end) in items {
             let (kind, name) = item_kind::kind_and_name(item);
+            let lowered = match item {
+                Item::Function(def) => zy_lower::lower_method(0, def, 0),
+                Item::Struct(def) => zy_lower::lower_struct(0, def),
+                _ => Default::default(),
+            };
+            let sig = signature::signature(&lowered);
             let _ = writeln!(
                 out,
-                "        BundledItem {{ module: {module:?}, kind: ItemKind::{kind:?}, name: {name:?}, start: {start}, end: {end} }},"
+                "        BundledItem {{ module: {module:?}, kind: ItemKind::{kind:?}, name: {name:?}, start: {start}, end: {end}, sig: Signature {{ guards: Cow::Borrowed(&{:?}), type_values: Cow::Borrowed(&{:?}), types: Cow::Borrowed(&{:?}), high_rank: {}, concrete: {}, subject: {:?} }} }},",
+                sig.guards, sig.type_values, sig.types, sig.high_rank, sig.concrete, sig.subject
             );
         }
         out.push_str("    ],\n");

@@ -41,6 +41,11 @@ struct Options {
     only: Option<String>,
 }
 
+/// mimalloc, as the `zy-analyze` and `zy-lsp` binaries: the first gradient is timed with the
+/// allocator users get (the hand-written gradients share it).
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
     if let [flag, key] = args.as_slice() {

@@ -1,6 +1,7 @@
 //! Parsing and the per-file item tree: one stable id per top-level definition, and each item's
 //! AST made relative to its own start.
 
+use std::borrow::Cow;
 use std::collections::HashMap;
 use std::sync::Arc;
 
@@ -10,6 +11,7 @@ use zy_syntax::ast::{self, Item};
 
 use crate::encode::{encode_item, Encoded};
 use crate::input::SourceFile;
+use crate::signature::{signature, Signature};
 
 /// The syntax tree of a file (never fails: errors are inside).
 #[salsa::tracked(returns(ref))]
@@ -64,6 +66,8 @@ pub(crate) struct BundledItem {
     /// The byte range of its text in the file.
     pub start: u32,
     pub end: u32,
+    /// Its signature's type names, as [`crate::signature::signature`] reads them.
+    pub sig: Signature<'static>,
 }
 
 /// The items of each file of [`crate::prelude::PRELUDE`], in `flat_items` order.
@@ -85,6 +89,27 @@ fn bundled_index(db: &dyn salsa::Database, file: SourceFile) -> Option<usize> {
         .iter()
         .position(|&f| f == file)?;
     (crate::prelude::PRELUDE.get(i)?.text == file.text(db).as_str()).then_some(i)
+}
+
+/// The type names of `id`'s signature, unresolved: from the build-time index for a bundled
+/// prelude item (which is then neither parsed nor lowered), else from its lowering.
+pub(crate) fn item_signature(db: &dyn salsa::Database, id: ItemId) -> Signature<'_> {
+    let file = id.file(db);
+    if let Some(b) = bundled(db, file)
+        .zip(item_positions(db, file).get(&id))
+        .and_then(|(items, &i)| items.get(i))
+    {
+        let s = &b.sig;
+        return Signature {
+            guards: Cow::Borrowed(&s.guards),
+            type_values: Cow::Borrowed(&s.type_values),
+            types: Cow::Borrowed(&s.types),
+            high_rank: s.high_rank,
+            concrete: s.concrete,
+            subject: s.subject,
+        };
+    }
+    signature(crate::lower::ssa(db, id))
 }
 
 /// The parse of bundled item `id`'s own text, and where that text starts in its file.
@@ -257,6 +282,11 @@ mod tests {
                 let encoded = item_encoded(&db, id).as_ref().expect("encoded");
                 assert!(encoded.item == expected.item, "{at}: the item differs");
                 assert_eq!(encoded.boundaries, expected.boundaries, "{at}: offsets");
+                assert_eq!(
+                    item_signature(&db, id),
+                    signature(crate::lower::ssa(&db, id)),
+                    "{at}: signature"
+                );
             }
         }
     }

@@ -48,6 +48,7 @@ pub mod program;
 mod reach;
 mod resolve;
 pub mod scope;
+mod signature;
 pub mod span;
 pub mod specialise;
 

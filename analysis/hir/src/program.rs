@@ -8,17 +8,18 @@
 use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 use std::sync::Arc;
 
-use zy_ir::{Global, Instance, Method, Name, Program, Type};
+use zy_ir::{GenericFunction, Global, Instance, Method, Name, Program, Type};
 use zy_lower::LowerError;
 
 use crate::input::SourceFile;
-use crate::item::{item_tree, ItemId, ItemKind};
+use crate::item::{item_signature, item_tree, ItemId, ItemKind};
 use crate::lower::ssa;
 use crate::reach::{
     hooks_of, item_names, makes_matrix, Mention, MATRIX, MATRIX_MAKERS, MATRIX_TYPES,
 };
 use crate::resolve::resolve_item;
-use crate::scope::{is_prelude, item_module, scope_files, scope_names, scope_root};
+use crate::scope::{is_prelude, item_module, scope_files, scope_names, scope_root, ScopeNames};
+use crate::signature::Signature;
 
 /// The program with where each body comes from.
 #[derive(Clone, Debug, Default)]
@@ -134,10 +135,12 @@ impl ProgramKey {
     }
 }
 
-/// Whether a value of type `t` holds a matrix (or a row vector, which `*` makes one of).
+/// Whether a value of type `t` holds a matrix, an array of more dimensions, or a row vector
+/// (which `*` makes a matrix of).
 fn holds_matrix(t: &Type) -> bool {
     match t {
-        Type::Array(_, 2) | Type::Adjoint(_) => true,
+        Type::Array(_, rank) if *rank >= 2 => true,
+        Type::Adjoint(_) => true,
         Type::Array(e, _) | Type::Ref(e) | Type::Stack(e) => holds_matrix(e),
         Type::Tuple(ts) | Type::Pullback(ts) => ts.iter().any(holds_matrix),
         Type::NamedTuple(fs) => fs.iter().any(|(_, t)| holds_matrix(t)),
@@ -199,7 +202,9 @@ fn prelude_items(db: &dyn salsa::Database, root: SourceFile) -> HashMap<Name, Ve
                 let module = item_module(db, root, item);
                 let mut key = names.definition(&module, item.name(db));
                 if RULES.contains(&&*key) {
-                    key = rule_subject(resolved_in_root(db, root, item)).unwrap_or(key);
+                    if let Some(f) = item_signature(db, item).subject {
+                        key = names.resolve(&module, f);
+                    }
                 }
                 out.entry(key).or_default().push(item);
             }
@@ -211,33 +216,22 @@ fn prelude_items(db: &dyn salsa::Database, root: SourceFile) -> HashMap<Name, Ve
 /// The generic functions whose methods are in-source rules.
 const RULES: [&str; 2] = ["rrule", "frule"];
 
-/// The function `f` of a rule `rrule(::typeof(f), ...)` or `frule(Δ, ::typeof(f), ...)`.
-fn rule_subject(rule: &zy_lower::LoweredItem) -> Option<Name> {
-    rule.methods
-        .first()?
-        .1
-        .sig
-        .iter()
-        .take(2)
-        .find_map(|t| match t {
-            Some(zy_ir::TypeExpr::Typeof(f)) => Some(f.clone()),
-            _ => None,
-        })
-}
-
 /// The items of the program `key`: every item of its user files, and the prelude items that
 /// define a name reached from them, from the [`crate::reach::HOOKS`] they trigger or from the
 /// key's names, transitively; with the names reached as values on the way.
 ///
 /// Values of a library struct are made only by code that names it as a value (its constructor,
-/// or the type itself): so a name reached only as a type brings in only its struct, and what a
-/// library method's body reaches is followed only once every struct its signature names (not
-/// in a `Union`) is reached as a value. The method itself is in either way: method tables
-/// stay complete.
-fn reached_items(db: &dyn salsa::Database, key: ProgramKey) -> (HashSet<ItemId>, BTreeSet<Name>) {
+/// or the type itself): so a name reached only as a type brings in only its struct, and a
+/// library method is in only once every struct its signature names (not in a `Union`) is
+/// reached as a value; until then it can never apply, and it is neither parsed nor lowered
+/// (its signature's names come from the build-time index, [`crate::signature`]). The
+/// functions all of whose methods wait are returned too: they stay in the program without
+/// methods, so that a call of one is still a method error.
+fn reached_items(db: &dyn salsa::Database, key: ProgramKey) -> Reached {
     let root = key.root(db);
     let mut reach = Reach {
         keyed: prelude_items(db, root),
+        names: scope_names(db, root),
         items: HashSet::new(),
         followed: HashSet::new(),
         waiting: HashMap::new(),
@@ -281,16 +275,43 @@ fn reached_items(db: &dyn salsa::Database, key: ProgramKey) -> (HashSet<ItemId>,
     while let Some((name, mention)) = reach.queue.pop() {
         reach.visit(db, root, name, mention);
     }
-    (reach.items, reach.values)
+    let waiting = reach
+        .waiting
+        .values()
+        .flatten()
+        .filter(|&&i| i.kind(db) == ItemKind::Function)
+        .map(|&i| {
+            reach
+                .names
+                .definition(&item_module(db, root, i), i.name(db))
+        })
+        .collect();
+    Reached {
+        items: reach.items,
+        values: reach.values,
+        waiting,
+    }
+}
+
+/// What [`reached_items`] finds.
+struct Reached {
+    /// The items in the program.
+    items: HashSet<ItemId>,
+    /// The names reached as values.
+    values: BTreeSet<Name>,
+    /// The functions with a method left out of the program.
+    waiting: BTreeSet<Name>,
 }
 
 /// The state of [`reached_items`].
 struct Reach<'db> {
     keyed: &'db HashMap<Name, Vec<ItemId>>,
+    names: &'db ScopeNames,
     /// The prelude items in the program, and those whose names are followed.
     items: HashSet<ItemId>,
     followed: HashSet<ItemId>,
-    /// Items in the program waiting for a struct to be reached as a value.
+    /// Items waiting for a struct to be reached as a value: a struct in the program, a method
+    /// not yet.
     waiting: HashMap<Name, Vec<ItemId>>,
     /// Names reached as values, and those reached only as types.
     values: BTreeSet<Name>,
@@ -335,81 +356,85 @@ impl Reach<'_> {
             }
         };
         for item in items {
-            if self.items.insert(item) {
-                self.follow(db, root, item);
-            }
+            self.follow(db, root, item);
         }
     }
 
-    /// Queue the names `item` mentions, or, while a struct its values need is not reached as
-    /// a value, only the types it names.
+    /// Put `item` in the program and queue the names it mentions; or, while a struct its
+    /// values need is not reached as a value, queue only the types it names, and leave a
+    /// method out of the program.
     fn follow(&mut self, db: &dyn salsa::Database, root: SourceFile, item: ItemId) {
         if self.followed.contains(&item) {
             return;
         }
-        let lowered = resolved_in_root(db, root, item);
-        let guard = self.unmet_guard(db, root, item, lowered);
-        let queue = &mut self.queue;
-        match guard {
-            Some(guard) => {
-                self.waiting.entry(guard).or_default().push(item);
-                item_names(lowered, &mut |n, m| {
-                    if m == Mention::Type {
-                        queue.push((n.clone(), m))
-                    }
-                });
+        let module = item_module(db, root, item);
+        let sig = item_signature(db, item);
+        let Some(guard) = self.unmet_guard(db, item, &sig, &module) else {
+            self.items.insert(item);
+            self.followed.insert(item);
+            let queue = &mut self.queue;
+            item_names(resolved_in_root(db, root, item), &mut |n, m| {
+                queue.push((n.clone(), m))
+            });
+            return;
+        };
+        let waiting = self.waiting.entry(guard).or_default();
+        if waiting.contains(&item) {
+            return;
+        }
+        waiting.push(item);
+        if item.kind(db) == ItemKind::Function {
+            for t in sig.types.iter() {
+                let t = self.names.resolve(&module, t);
+                self.queue.push((t, Mention::Type));
             }
-            None => {
-                self.followed.insert(item);
-                item_names(lowered, &mut |n, m| queue.push((n.clone(), m)));
-            }
+        } else if self.items.insert(item) {
+            let queue = &mut self.queue;
+            item_names(resolved_in_root(db, root, item), &mut |n, m| {
+                if m == Mention::Type {
+                    queue.push((n.clone(), m))
+                }
+            });
         }
     }
 
     /// A library struct not yet reached as a value without which `item`'s code cannot run: a
-    /// struct's own, or one that its method's signature names outside a `Union`.
+    /// struct's own, or one that its method's signature `sig` names outside a `Union`.
     fn unmet_guard(
         &self,
         db: &dyn salsa::Database,
-        root: SourceFile,
         item: ItemId,
-        lowered: &zy_lower::LoweredItem,
+        sig: &Signature,
+        module: &str,
     ) -> Option<Name> {
         // An abstract type has no values of its own: a method taking one is followed at once
         // (its concrete subtypes guard their own methods).
         let is_struct = |n: &Name| {
             self.keyed.get(n).is_some_and(|items| {
-                items.iter().any(|&i| {
-                    i.kind(db) == ItemKind::Struct
-                        && resolved_in_root(db, root, i)
-                            .structs
-                            .iter()
-                            .any(|s| !s.is_abstract)
-                })
+                items
+                    .iter()
+                    .any(|&i| i.kind(db) == ItemKind::Struct && item_signature(db, i).concrete)
             })
         };
-        let mut guards: Vec<Name> = Vec::new();
-        let mut type_values: Vec<Name> = Vec::new();
-        match item.kind(db) {
-            ItemKind::Struct => guards.extend(lowered.structs.iter().map(|s| s.name.clone())),
-            ItemKind::Function => {
-                if let Some((_, method)) = lowered.methods.first() {
-                    for t in method.sig.iter().flatten() {
-                        struct_names(t, &mut guards);
-                        type_value_name(t, &mut type_values);
-                    }
-                    // `x::AbstractVector{<:Complex}` is `AbstractVector{T} where T<:Complex`:
-                    // only a value of the bound's struct can bind `T`.
-                    for (_, bound) in &method.where_bounds {
-                        struct_names(bound, &mut guards);
-                    }
-                }
-            }
-            _ => {}
-        }
-        // A method on matrices waits until the program can make one.
-        let matrix = (guards.iter().any(is_matrix_type) && !self.values.contains(MATRIX))
-            .then(|| Name::from(MATRIX));
+        let resolve = |names: &[&str]| -> Vec<Name> {
+            names
+                .iter()
+                .map(|n| self.names.resolve(module, n))
+                .collect()
+        };
+        let (guards, type_values) = match item.kind(db) {
+            ItemKind::Struct => (
+                vec![self.names.definition(module, item.name(db))],
+                Vec::new(),
+            ),
+            ItemKind::Function => (resolve(&sig.guards), resolve(&sig.type_values)),
+            _ => (Vec::new(), Vec::new()),
+        };
+        // A method on matrices, or on arrays of three or more dimensions (every maker of
+        // those is a maker of matrices), waits until the program can make one.
+        let matrix = ((sig.high_rank || guards.iter().any(is_matrix_type))
+            && !self.values.contains(MATRIX))
+        .then(|| Name::from(MATRIX));
         // A library name taken as `::Type{F}` (`zeros(::Type{ComplexF64}, n)`) is passed only
         // by code that names it as a value.
         guards
@@ -430,28 +455,6 @@ fn is_matrix_type(name: &Name) -> bool {
     MATRIX_TYPES.contains(&name.strip_prefix("Base.").unwrap_or(name))
 }
 
-/// The name `F` of an argument annotated `::Type{F}`.
-fn type_value_name(t: &zy_ir::TypeExpr, out: &mut Vec<Name>) {
-    if let zy_ir::TypeExpr::Named { name, params } = t {
-        if let [zy_ir::TypeExpr::Named { name: f, .. }] = params.as_slice() {
-            if &**name == "Type" {
-                out.push(f.clone());
-            }
-        }
-    }
-}
-
-/// The type names of `t`, none inside a `Union` (a value of any one member matches it).
-fn struct_names(t: &zy_ir::TypeExpr, out: &mut Vec<Name>) {
-    if let zy_ir::TypeExpr::Named { name, params } = t {
-        if &**name == "Union" {
-            return;
-        }
-        out.push(name.clone());
-        params.iter().for_each(|p| struct_names(p, out));
-    }
-}
-
 #[salsa::tracked(returns(ref))]
 fn root_program(db: &dyn salsa::Database, key: ProgramKey) -> Arc<ProgramIndex> {
     let root = key.root(db);
@@ -460,10 +463,7 @@ fn root_program(db: &dyn salsa::Database, key: ProgramKey) -> Arc<ProgramIndex> 
     let mut index = ProgramIndex::default();
     for file in scope_files(db, root) {
         for &item in item_tree(db, file) {
-            if reached
-                .as_ref()
-                .is_some_and(|(items, _)| !items.contains(&item))
-            {
+            if reached.as_ref().is_some_and(|r| !r.items.contains(&item)) {
                 continue;
             }
             let lowered = resolved_in_root(db, root, item);
@@ -483,7 +483,19 @@ fn root_program(db: &dyn salsa::Database, key: ProgramKey) -> Arc<ProgramIndex> 
         }
     }
     index.reached = match reached {
-        Some((_, names)) => names,
+        Some(r) => {
+            for name in r.waiting {
+                index
+                    .program
+                    .functions
+                    .entry(name.clone())
+                    .or_insert_with(|| GenericFunction {
+                        name,
+                        methods: Vec::new(),
+                    });
+            }
+            r.values
+        }
         None => prelude_items(db, root).keys().cloned().collect(),
     };
     Arc::new(index)

@@ -211,8 +211,8 @@ fn a_program_holds_only_the_library_functions_it_reaches() {
 #[test]
 fn methods_on_matrices_wait_until_the_program_can_make_one() {
     let matrix = Type::Array(Type::Float64.into(), 2);
-    // A scalar `exp` holds LinearAlgebra's `exp(A::Matrix{Float64})` (method tables stay
-    // complete) but nothing that it calls.
+    // A scalar `exp` holds neither LinearAlgebra's `exp(A::Matrix{Float64})` (it can never
+    // apply) nor anything that it calls.
     let (db, file) = db_with("f(x) = exp(x)\n");
     let names = prelude_functions(&db, file);
     assert!(
@@ -220,6 +220,27 @@ fn methods_on_matrices_wait_until_the_program_can_make_one() {
         "{names:?}"
     );
     assert!(names.len() < 20, "{} functions: {names:?}", names.len());
+    let index = zy_hir::program_index(&db, file);
+    let takes_matrix = |m: &zy_ir::Method| format!("{:?}", m.sig).contains("Matrix");
+    assert!(
+        index
+            .program
+            .functions
+            .get("Base.exp")
+            .is_none_or(|f| !f.methods.iter().any(takes_matrix)),
+        "exp(A::Matrix{{Float64}}) is in the program"
+    );
+    // Nor is it parsed or lowered: its signature comes from the build-time index.
+    let (db, file) = db_with("f(x) = exp(x)\n");
+    db.enable_query_log();
+    zy_hir::program_index(&db, file);
+    let log = db.take_query_log();
+    assert!(log.iter().any(|q| q == "ssa(f)"), "{log:?}");
+    assert!(
+        !log.iter()
+            .any(|q| q == "item_encoded(exp)" || q == "ssa(exp)"),
+        "{log:?}"
+    );
     assert_eq!(ret(&db, file, "f", &[Type::Float64]), Type::Float64);
     // Called with a matrix the file cannot make (the caller made it), the instance is typed in
     // the program that has them.

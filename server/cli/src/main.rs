@@ -10,6 +10,12 @@ use clap::Parser;
 use zy_analyze::cli::Cli;
 use zy_analyze::{Outcome, IO_FAILURE};
 
+/// mimalloc rather than the system allocator: the front end makes many small short-lived
+/// allocations (a first gradient spent about a quarter of its time in glibc's `malloc` and
+/// `free`, bench/README.md "First gradient", session 12).
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 fn main() -> ExitCode {
     install_panic_hook();
     // Before any other thread: it may change the environment.

@@ -2,6 +2,12 @@
 
 use tracing_subscriber::EnvFilter;
 
+/// mimalloc rather than the system allocator: the front end makes many small short-lived
+/// allocations (a first gradient spent about a quarter of its time in glibc's `malloc` and
+/// `free`, bench/README.md "First gradient", session 12).
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 fn main() {
     // stdout is the protocol: logs go to stderr only. salsa logs every query at INFO.
     let filter = EnvFilter::try_from_env("ZY_LOG").unwrap_or_else(|_| EnvFilter::new("warn"));
