@@ -36,10 +36,14 @@ fn is_view(t: &Type) -> bool {
 /// library marks every function that writes with `!`, as Julia's does; a user's function may
 /// not, so it never reads a copy.
 fn reads_views(name: &str, args: &[Type]) -> bool {
-    let library = ["Base.", "LinearAlgebra.", "Statistics.", "Random."]
+    is_library(name) && !name.ends_with('!') && !makes_views(name) && args.iter().any(is_view)
+}
+
+/// Is `name` a function of the library (the prelude's modules)?
+pub(crate) fn is_library(name: &str) -> bool {
+    ["Base.", "LinearAlgebra.", "Statistics.", "Random."]
         .iter()
-        .any(|m| name.starts_with(m));
-    library && !name.ends_with('!') && !makes_views(name) && args.iter().any(is_view)
+        .any(|m| name.starts_with(m))
 }
 
 /// Does the library function `name` give views of its argument (which a copy of the argument

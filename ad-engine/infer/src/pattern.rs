@@ -412,6 +412,30 @@ pub(crate) fn matches(p: &Pat, t: &Type, b: &mut Bindings) -> bool {
     }
 }
 
+/// [`matches`] for an argument of a user's method, `isa` and `typeof`: also a shared reshape
+/// (a view marked `Base._Reshaped`, see [`reshaped_array`]) matches an `Array` annotation, as
+/// Julia's `reshape` of an Array is an Array. The library's `Array` methods are written for
+/// zy's arrays, so its own dispatch uses [`matches`].
+pub(crate) fn matches_as_julia(p: &Pat, t: &Type, b: &mut Bindings) -> bool {
+    let mut tried = b.clone();
+    if matches(p, t, &mut tried) {
+        *b = tried;
+        return true;
+    }
+    reshaped_array(t).is_some_and(|a| matches(p, &a, b))
+}
+
+/// The Array type Julia gives a shared reshape (`reshape(x, 2, 2)` of a variable: the
+/// prelude's `SubArray` marked `_Reshaped()`), if `t` is one.
+pub(crate) fn reshaped_array(t: &Type) -> Option<Type> {
+    let Type::Struct(s) = t else {
+        return None;
+    };
+    let marked = matches!(s.params.get(2), Some(Type::Struct(r)) if &*r.name == "Base._Reshaped");
+    let (e, n) = view_array(s).filter(|_| marked)?;
+    Some(Type::Array(std::sync::Arc::new(e), n))
+}
+
 /// The element type and number of dimensions of a view (the prelude's `Base.SubArray{P, I}`:
 /// its parent's elements, its indices' dimensions), if `s` is one.
 fn view_array(s: &zy_ir::StructType) -> Option<(Type, u8)> {

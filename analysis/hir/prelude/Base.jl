@@ -435,14 +435,27 @@ setindex!(A::Matrix, B, I::Colon, J::Colon) = _block!(A, B, _steps(A, 1, I), _st
 # blocks").
 
 """
-    SubArray{P, I}
+    SubArray{P, I, R}
 
 A view of the elements `indices` of the array `parent`: their linear indices, a StepRange or
-an array of `Int`s whose shape is the view's.
+an array of `Int`s whose shape is the view's. `reshaped` is `_Reshaped()` for a shared
+`reshape`/`vec`/`dropdims` of an Array, which Julia types as an Array (`isa Matrix`,
+`typeof`, a `::Matrix{Float64}` argument), `nothing` for a view.
 """
-struct SubArray{P, I}
+struct SubArray{P, I, R}
     parent::P
     indices::I
+    reshaped::R
+end
+SubArray(parent, indices) = SubArray(parent, indices, nothing)
+
+"""
+    _Reshaped()
+
+The mark of a SubArray that is a shared reshape of an Array: zy's stand-in for Julia's Array
+sharing another's memory.
+"""
+struct _Reshaped
 end
 
 """
@@ -3549,18 +3562,20 @@ vec(v::SubArray) = _vec_shared(v)
 lowering calls these there). Julia's result shares `A`'s memory; zy's is a view of `A` with
 the new shape, a SubArray whose indices are `A`'s linear indices `1:length(A)` in that shape
 (for a view, its own indices), so a write through either is seen in the other, and the
-gradient of what is read through it reaches `A`. Of a Vector, `vec` is the vector itself, as
-in Julia; ranges are immutable, so their reshape is a copy.
+gradient of what is read through it reaches `A`. Of an Array (or of such a view) it is marked
+`_Reshaped()`, so that it is an Array as Julia's is (`isa Matrix`, `typeof`, dispatch); of
+another view it is a view. Of a Vector, `vec` is the vector itself, as in Julia; ranges are
+immutable, so their reshape is a copy.
 """
-_reshape_shared(A::Array, dims...) = SubArray(A, reshape(collect(1:length(A)), dims...))
-_reshape_shared(v::SubArray, dims...) = SubArray(v.parent, reshape(collect(v.indices), dims...))
+_reshape_shared(A::Array, dims...) = SubArray(A, reshape(collect(1:length(A)), dims...), _Reshaped())
+_reshape_shared(v::SubArray, dims...) = SubArray(v.parent, reshape(collect(v.indices), dims...), v.reshaped)
 _reshape_shared(x, dims...) = reshape(x, dims...)
 _vec_shared(x::Vector) = x
 _vec_shared(A::Array) = _reshape_shared(A, length(A))
 _vec_shared(v::SubArray) = _reshape_shared(v, length(v))
 _vec_shared(x) = vec(x)
-_dropdims_shared(A::Array; dims) = SubArray(A, dropdims(reshape(collect(1:length(A)), size(A)); dims = dims))
-_dropdims_shared(v::SubArray; dims) = SubArray(v.parent, dropdims(collect(v.indices); dims = dims))
+_dropdims_shared(A::Array; dims) = SubArray(A, dropdims(reshape(collect(1:length(A)), size(A)); dims = dims), _Reshaped())
+_dropdims_shared(v::SubArray; dims) = SubArray(v.parent, dropdims(collect(v.indices); dims = dims), v.reshaped)
 _dropdims_shared(x; dims) = dropdims(x; dims = dims)
 
 # A copy of `A` shaped m×n (`n` long).

@@ -414,7 +414,9 @@ pub(crate) fn call(
                 ..
             }],
         ) => crate::type_values::is_subtype(a, b, cx.program).map(|s| Val::lit(Const::Bool(s))),
-        ("typeof", [x]) => crate::type_values::value_name(&x.ty).map(|n| Val::lit(Const::Func(n))),
+        ("typeof", [x]) => crate::type_values::value_name(
+            &crate::pattern::reshaped_array(&x.ty).unwrap_or_else(|| x.ty.clone()),
+        ).map(|n| Val::lit(Const::Func(n))),
         ("eltype", [t]) => type_eltype(cx, t),
         ("typeof" | "eltype" | "<:", _) => Err(no_method(
             name,
@@ -498,7 +500,7 @@ fn isa(cx: &mut Cx, args: &[Val]) -> Result<Val, Fail> {
         ));
     };
     let pat = crate::type_values::pattern_of_name(name, cx.program)?;
-    let holds = crate::pattern::matches(&pat, &x.ty, &mut Default::default());
+    let holds = crate::pattern::matches_as_julia(&pat, &x.ty, &mut Default::default());
     Ok(Val::lit(Const::Bool(holds)))
 }
 
