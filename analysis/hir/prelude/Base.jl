@@ -1746,7 +1746,9 @@ Iterate over `(i, x)`: the counter `i` from 1 beside each element `x` of `itr`.
 """
 enumerate(itr) = Enumerate(itr)
 length(e::Enumerate) = length(e.itr)
-getindex(e::Enumerate, k::Int) = (k, _gen_elem(e.itr, k))
+# Iterated by `_gen_elem`: Julia has no `getindex` for `enumerate(x)`, `zip(a, b)` or the
+# `Iterators` wrappers, so `enumerate(x)[2]` is a MethodError as there.
+_gen_elem(e::Enumerate, k::Int) = (k, _gen_elem(e.itr, k))
 
 """
     Zip(its)
@@ -1767,9 +1769,9 @@ zip(a, b, c) = Zip((a, b, c))
 length(z::Zip{Tuple{A, B}}) where {A, B} = min(length(z.its[1]), length(z.its[2]))
 length(z::Zip{Tuple{A, B, C}}) where {A, B, C} =
     min(length(z.its[1]), length(z.its[2]), length(z.its[3]))
-getindex(z::Zip{Tuple{A, B}}, k::Int) where {A, B} =
+_gen_elem(z::Zip{Tuple{A, B}}, k::Int) where {A, B} =
     (_gen_elem(z.its[1], k), _gen_elem(z.its[2], k))
-getindex(z::Zip{Tuple{A, B, C}}, k::Int) where {A, B, C} =
+_gen_elem(z::Zip{Tuple{A, B, C}}, k::Int) where {A, B, C} =
     (_gen_elem(z.its[1], k), _gen_elem(z.its[2], k), _gen_elem(z.its[3], k))
 
 """
@@ -1779,6 +1781,8 @@ The linear indices of an array or tuple, `1:length(x)`; with several arrays, the
 indices (a `DimensionMismatch` where their lengths differ).
 """
 eachindex(x::AbstractArray) = 1:length(x)
+# `keys` of a Vector: its indices (Julia's `LinearIndices`, indexable as `1:length(x)`).
+keys(x::AbstractVector) = 1:length(x)
 eachindex(x::Tuple) = 1:length(x)
 
 function eachindex(x::AbstractArray, y::AbstractArray)
@@ -4424,19 +4428,18 @@ Base.length(p::Product3) = length(p.a) * length(p.b) * length(p.c)
 Base.size(p::Product3) = (length(p.a), length(p.b), length(p.c))
 Base.length(fl::Base.Flatten{T}) where {T <: Tuple} = sum(length, fl.it)
 
-Base.getindex(t::Take, k::Int) = Base._gen_elem(t.xs, _checked(t, k))
-Base.getindex(d::Drop, k::Int) = Base._gen_elem(d.xs, d.n + _checked(d, k))
-Base.getindex(r::Reverse, k::Int) = Base._gen_elem(r.itr, length(r.itr) - _checked(r, k) + 1)
-Base.getindex(c::Count, k::Int) = c.start + (k - 1) * c.step
-Base.getindex(c::Cycle, k::Int) = Base._gen_elem(c.xs, mod1(k, length(c.xs)))
-Base.getindex(r::Repeated, k::Int) = r.x
-function Base.getindex(p::PartitionIterator, k::Int)
+Base._gen_elem(t::Take, k::Int) = Base._gen_elem(t.xs, _checked(t, k))
+Base._gen_elem(d::Drop, k::Int) = Base._gen_elem(d.xs, d.n + _checked(d, k))
+Base._gen_elem(r::Reverse, k::Int) = Base._gen_elem(r.itr, length(r.itr) - _checked(r, k) + 1)
+Base._gen_elem(c::Count, k::Int) = c.start + (k - 1) * c.step
+Base._gen_elem(c::Cycle, k::Int) = Base._gen_elem(c.xs, mod1(k, length(c.xs)))
+Base._gen_elem(r::Repeated, k::Int) = r.x
+function Base._gen_elem(p::PartitionIterator, k::Int)
     _checked(p, k)
     return view(p.c, ((k - 1) * p.n + 1):min(k * p.n, length(p.c)))
 end
-Base.getindex(fl::Base.Flatten{T}, k::Int) where {T <: Tuple} = _flat_index(_checked(fl, k), fl.it...)
-Base.getindex(p::Base.ProductIterator, k::Int) = Base._gen_elem(p, _checked(p, k))
-function Base.getindex(p::Product3, k::Int)
+Base._gen_elem(fl::Base.Flatten{T}, k::Int) where {T <: Tuple} = _flat_index(_checked(fl, k), fl.it...)
+function Base._gen_elem(p::Product3, k::Int)
     q = _checked(p, k) - 1
     m, n = length(p.a), length(p.b)
     return (p.a[q % m + 1], p.b[(q ÷ m) % n + 1], p.c[q ÷ (m * n) + 1])
@@ -4468,7 +4471,7 @@ The last element: `first` of the reversed iterable, `f` of the last element.
 Base.last(r::Reverse) = first(r.itr)
 Base.last(g::Base.Generator) = g.f(last(g.iter))
 
-_first(it) = length(it) == 0 ? throw(ArgumentError("collection must be non-empty")) : it[1]
+_first(it) = length(it) == 0 ? throw(ArgumentError("collection must be non-empty")) : Base._gen_elem(it, 1)
 
 # A `for` loop iterates by `length` and `getindex`, which a lazy filter has not.
 Base.length(f::Base.Filter) = error("unsupported: a `for` loop over an `Iterators.filter` held in a variable (zy's loops ask for its length, known only by calling the filter, which Julia's `length` refuses too); write `Iterators.filter(f, x)` in the loop header, or loop over `collect(...)` of it")

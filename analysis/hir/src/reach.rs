@@ -69,9 +69,9 @@ pub const HOOKS: &[Hooks] = &[
         hooks: &["Base.Dict"],
     },
     // A library function with no method for a view reads a copy of it (inference's
-    // `call_with_views_copied`).
+    // `call_with_views_copied`); a shared reshape is a view marked `_Reshaped`.
     Hooks {
-        triggers: &["Base.SubArray"],
+        triggers: &["Base.SubArray", "Base._Reshaped"],
         hooks: &["Base.SubArray", "Base.collect"],
     },
     // `sum(x; dims)`, `sum(f, x; init)` and the other reductions with keywords.
@@ -312,6 +312,8 @@ pub const MATRIX_MAKERS_BY_ARITY: &[(&str, usize)] = &[
     ("Base.similar", 3),
     ("reshape", 3),
     ("Base.reshape", 3),
+    // `reshape(x, m, n)` of a variable, as lowering writes it.
+    ("Base._reshape_shared", 3),
     ("repeat", 3),
     ("Base.repeat", 3),
     ("Base._undef_array", 3),
