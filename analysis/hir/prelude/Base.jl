@@ -5768,12 +5768,71 @@ end
 Julia's dictionary from keys to values: `d[k]`, `d[k] = v`, `haskey`, `get`, `get!`,
 `delete!`, `keys`, `values`, `pairs`, `merge`, `length`, `isempty`, `for (k, v) in d`.
 zy keeps the entries in the order their keys were first inserted (Julia's order is its hash
-table's) and finds a key by comparing it with each key in turn (`isequal`). The gradient with
-respect to a `Dict` is a `Dict` of the same keys holding the values' gradients (Zygote's).
+table's) and finds a key through a hash table (`slots`: open addressing over the entries'
+positions, a hash of each key consistent with `isequal`), so a lookup, `haskey`, `get` and
+an insertion take constant time; `delete!` moves the later entries down and rebuilds the
+table (linear time). The gradient with respect to a `Dict` is a `Dict` of the same keys
+holding the values' gradients (Zygote's).
 """
 mutable struct Dict{K, V}
     keys::Vector{K}
     vals::Vector{V}
+    slots::Vector{Int}
+end
+
+# A Dict of the entries `ks[i] => vs[i]` (distinct keys), with their table.
+Dict(ks::Vector, vs::Vector) = Dict(ks, vs, _dict_slots(ks, _dict_size(length(ks))))
+
+# The table's size for `n` entries: a power of two at least twice `n` (at least 8).
+function _dict_size(n::Int)
+    m = 8
+    while m < 2n
+        m = 2m
+    end
+    return m
+end
+
+# The table of size `m` over the keys `ks`: each key's position in the first free slot from
+# its hash on (0: free).
+function _dict_slots(ks, m::Int)
+    slots = fill(0, m)
+    for i in 1:length(ks)
+        j = _dict_hash(ks[i]) & (m - 1)
+        while slots[j + 1] != 0
+            j = (j + 1) & (m - 1)
+        end
+        slots[j + 1] = i
+    end
+    return slots
+end
+
+# The hash of a key, consistent with `_dict_isequal`: keys that are equal hash alike (`1` and
+# `1.0`, `0.0` and `-0.0`, which `isequal` then tells apart; every NaN).
+_dict_hash(k::Int) = _hash_mix(k)
+_dict_hash(k::Bool) = _hash_mix(Int(k))
+function _dict_hash(k::Float64)
+    if isnan(k)
+        return _hash_mix(7)
+    elseif isinf(k)
+        return _hash_mix(k > 0 ? 11 : 13)
+    elseif isinteger(k) && abs(k) < 9.2e18
+        return _hash_mix(Int(k))
+    end
+    m, e = frexp(k)
+    return _hash_mix(xor(Int(m * 9.007199254740992e15), _hash_mix(e)))
+end
+_dict_hash(k::String) = _string_hash(k)
+_dict_hash(k::Symbol) = _string_hash(k)
+_dict_hash(t::Tuple) = _hash_tuple(17, t...)
+# Keys of other types share one hash: found by comparing them in turn.
+_dict_hash(k) = 0
+_hash_tuple(h::Int) = h
+_hash_tuple(h::Int, x, rest...) = _hash_tuple(_hash_mix(xor(h, _dict_hash(x))), rest...)
+# A bijective mix of the bits of `x` (the finaliser of MurmurHash3), wrapping as Julia's Ints.
+function _hash_mix(x::Int)
+    x = xor(x, x >>> 33) * -49064778989728563
+    x = xor(x, x >>> 33) * -4265267296055464877
+    return xor(x, x >>> 33)
 end
 
 function Dict(ps::Pair...)
@@ -5808,12 +5867,16 @@ end
 _dict_isequal(a, b) = a == b
 _dict_isequal(a::Float64, b::Float64) = isequal(a, b)
 
-# The position of key `k` in `d`, or 0.
+# The position of key `k` in `d`, or 0: the slots from its hash on, up to a free one.
 function _dict_index(d::Dict, k)
-    for i in 1:length(d.keys)
+    m = length(d.slots)
+    j = _dict_hash(k) & (m - 1)
+    while d.slots[j + 1] != 0
+        i = d.slots[j + 1]
         if _dict_isequal(d.keys[i], k)
             return i
         end
+        j = (j + 1) & (m - 1)
     end
     return 0
 end
@@ -5834,6 +5897,7 @@ function setindex!(d::Dict, v, k)
     if i == 0
         push!(d.keys, k)
         push!(d.vals, v)
+        _dict_slot!(d)
     else
         d.vals[i] = v
     end
@@ -5863,7 +5927,24 @@ function delete!(d::Dict, k)
     if i != 0
         deleteat!(d.keys, i)
         deleteat!(d.vals, i)
+        d.slots = _dict_slots(d.keys, length(d.slots))
     end
+    return d
+end
+
+# The last entry pushed into `d` put in its slot, the table doubled when it is half full.
+function _dict_slot!(d::Dict)
+    n = length(d.keys)
+    if 2n > length(d.slots)
+        d.slots = _dict_slots(d.keys, 2 * length(d.slots))
+        return d
+    end
+    m = length(d.slots)
+    j = _dict_hash(d.keys[n]) & (m - 1)
+    while d.slots[j + 1] != 0
+        j = (j + 1) & (m - 1)
+    end
+    d.slots[j + 1] = n
     return d
 end
 
