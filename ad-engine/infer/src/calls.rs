@@ -25,7 +25,7 @@ pub(crate) fn builtin_of(name: &str) -> Option<&str> {
 }
 
 /// Is `t` a view (`SubArray`, what `view`, `@view`, `eachrow` and `eachcol` give)?
-fn is_view(t: &Type) -> bool {
+pub(crate) fn is_view(t: &Type) -> bool {
     matches!(t, Type::Struct(s) if &*s.name == "Base.SubArray")
 }
 

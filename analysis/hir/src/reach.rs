@@ -74,6 +74,12 @@ pub const HOOKS: &[Hooks] = &[
         triggers: &["Base.SubArray", "Base._Reshaped"],
         hooks: &["Base.SubArray", "Base.collect"],
     },
+    // A range is an AbstractVector for a user's annotation (inference's `abstract_array`):
+    // only code naming the range makes one.
+    Hooks {
+        triggers: &["Base.UnitRange", "Base.StepRange", "Base.LinRange"],
+        hooks: &[],
+    },
     // `sum(x; dims)`, `sum(f, x; init)` and the other reductions with keywords.
     Hooks {
         triggers: &["sum", "Base.sum"],

@@ -414,6 +414,12 @@ pub(crate) fn call(
                 ..
             }],
         ) => crate::type_values::is_subtype(a, b, cx.program).map(|s| Val::lit(Const::Bool(s))),
+        // Julia's `SubArray{T, N, P, I, L}` names index types zy's view does not keep.
+        ("typeof", [x]) if crate::calls::is_view(&x.ty) && crate::pattern::reshaped_array(&x.ty).is_none() => {
+            Err(Fail::unsupported(
+                "the type of a view (Julia's `SubArray{T, N, P, I, L}`) as a value; test `x isa SubArray` or `x isa AbstractVector` instead",
+            ))
+        }
         ("typeof", [x]) => crate::type_values::value_name(
             &crate::pattern::reshaped_array(&x.ty).unwrap_or_else(|| x.ty.clone()),
         ).map(|n| Val::lit(Const::Func(n))),
