@@ -427,7 +427,12 @@ pub(crate) fn matches_as_julia(p: &Pat, t: &Type, b: &mut Bindings) -> bool {
     }
     // A range or a `Diagonal` is an AbstractVector (AbstractMatrix) of its elements.
     match (p, abstract_array(t)) {
-        (Pat::Array { abstract_: true, .. }, Some(a)) => matches(p, &a, b),
+        (
+            Pat::Array {
+                abstract_: true, ..
+            },
+            Some(a),
+        ) => matches(p, &a, b),
         _ => false,
     }
 }

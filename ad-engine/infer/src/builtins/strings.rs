@@ -104,10 +104,13 @@ pub(crate) fn call(b: &mut PlanBuilder, name: &str, args: &[Val]) -> Option<Resu
         ("<", [_, _]) if all_str => string_fn(b, "<", args, Type::Bool),
         (">", [x, y]) if all_str => string_fn(b, "<", &[y.clone(), x.clone()], Type::Bool),
         // The prelude Dict's hash of a string or symbol key (known here: a constant).
-        ("_string_hash", [Val {
-            konst: Some(Const::Str(text) | Const::Symbol(text)),
-            ..
-        }]) => Val::lit(Const::Int(zy_ir::ops::string_hash(text))),
+        (
+            "_string_hash",
+            [Val {
+                konst: Some(Const::Str(text) | Const::Symbol(text)),
+                ..
+            }],
+        ) => Val::lit(Const::Int(zy_ir::ops::string_hash(text))),
         ("_string_hash", [s]) if is_str(s) || matches!(s.ty, Type::Symbol(_)) => {
             string_fn(b, "hash", args, Type::Int64)
         }
