@@ -25,7 +25,7 @@ pub(crate) fn builtin_of(name: &str) -> Option<&str> {
 }
 
 /// Is `t` a view (`SubArray`, what `view`, `@view`, `eachrow` and `eachcol` give)?
-fn is_view(t: &Type) -> bool {
+pub(crate) fn is_view(t: &Type) -> bool {
     matches!(t, Type::Struct(s) if &*s.name == "Base.SubArray")
 }
 
@@ -36,10 +36,14 @@ fn is_view(t: &Type) -> bool {
 /// library marks every function that writes with `!`, as Julia's does; a user's function may
 /// not, so it never reads a copy.
 fn reads_views(name: &str, args: &[Type]) -> bool {
-    let library = ["Base.", "LinearAlgebra.", "Statistics.", "Random."]
+    is_library(name) && !name.ends_with('!') && !makes_views(name) && args.iter().any(is_view)
+}
+
+/// Is `name` a function of the library (the prelude's modules)?
+pub(crate) fn is_library(name: &str) -> bool {
+    ["Base.", "LinearAlgebra.", "Statistics.", "Random."]
         .iter()
-        .any(|m| name.starts_with(m));
-    library && !name.ends_with('!') && !makes_views(name) && args.iter().any(is_view)
+        .any(|m| name.starts_with(m))
 }
 
 /// Does the library function `name` give views of its argument (which a copy of the argument

@@ -6,7 +6,9 @@ use std::sync::Arc;
 use zy_ir::{GenericFunction, Name, Op, Program, StructDef, StructKind, StructType, Type};
 
 use crate::error::{no_method, signature, Fail};
-use crate::pattern::{concrete, matches, pattern, subtype, with_bounds, Bindings, Pat};
+use crate::pattern::{
+    concrete, matches, matches_as_julia, pattern, subtype, with_bounds, Bindings, Pat,
+};
 use crate::plan::PlanBuilder;
 use crate::value::{convert, Val};
 
@@ -52,6 +54,8 @@ fn select_among(
     const DEFAULT: usize = usize::MAX;
     const CONVERTING: usize = usize::MAX - 1;
     let mut applicable: Vec<(usize, Vec<Pat>)> = Vec::new();
+    // A user's method sees a shared reshape as the Array Julia's is; the library's see zy's view.
+    let library = crate::calls::is_library(&gf.name);
     if let Some(def) = struct_def.filter(|d| d.fields.len() == args.len() && !d.is_abstract) {
         let pats = field_patterns(program, def)?;
         let mut b = Bindings::new();
@@ -75,7 +79,11 @@ fn select_among(
         }
         let pats = patterns(program, m, args.len())?;
         let mut b = Bindings::new();
-        if pats.iter().zip(args).all(|(p, t)| matches(p, t, &mut b)) {
+        let matching = |p: &Pat, t: &Type, b: &mut Bindings| match library {
+            true => matches(p, t, b),
+            false => matches_as_julia(p, t, b),
+        };
+        if pats.iter().zip(args).all(|(p, t)| matching(p, t, &mut b)) {
             applicable.push((i, pats));
         }
     }
@@ -149,7 +157,8 @@ pub(crate) fn type_vars(program: &Program, m: &zy_ir::Method, args: &[Type]) -> 
     };
     if let Ok(pats) = patterns(program, m, args.len()) {
         for (p, t) in pats.iter().zip(&args) {
-            matches(p, t, &mut b);
+            // As `matches` wherever it matches; a user's `A::Matrix{T}` binds `T` of a reshape.
+            matches_as_julia(p, t, &mut b);
         }
     }
     b

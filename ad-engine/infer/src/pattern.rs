@@ -412,6 +412,59 @@ pub(crate) fn matches(p: &Pat, t: &Type, b: &mut Bindings) -> bool {
     }
 }
 
+/// [`matches`] for an argument of a user's method, `isa` and `typeof`: also a shared reshape
+/// (a view marked `Base._Reshaped`, see [`reshaped_array`]) matches an `Array` annotation, as
+/// Julia's `reshape` of an Array is an Array, and a range or `Diagonal` an abstract one. The library's `Array` methods are written for
+/// zy's arrays, so its own dispatch uses [`matches`].
+pub(crate) fn matches_as_julia(p: &Pat, t: &Type, b: &mut Bindings) -> bool {
+    let mut tried = b.clone();
+    if matches(p, t, &mut tried) {
+        *b = tried;
+        return true;
+    }
+    if let Some(a) = reshaped_array(t) {
+        return matches(p, &a, b);
+    }
+    // A range or a `Diagonal` is an AbstractVector (AbstractMatrix) of its elements.
+    match (p, abstract_array(t)) {
+        (
+            Pat::Array {
+                abstract_: true, ..
+            },
+            Some(a),
+        ) => matches(p, &a, b),
+        _ => false,
+    }
+}
+
+/// The array type a library struct that Julia makes an `AbstractArray` stands for in an
+/// abstract annotation (`AbstractVector{Int}` of `1:3`, `AbstractMatrix` of a `Diagonal`),
+/// if `t` is one.
+fn abstract_array(t: &Type) -> Option<Type> {
+    let Type::Struct(s) = t else {
+        return None;
+    };
+    let (elem, n) = match (&*s.name, s.params.as_slice()) {
+        ("Base.UnitRange" | "Base.StepRange" | "Base.StepRangeLen" | "Base.LinRange", [e, ..]) => {
+            (e.clone(), 1)
+        }
+        ("LinearAlgebra.Diagonal", [Type::Array(e, 1)]) => ((**e).clone(), 2),
+        _ => return None,
+    };
+    Some(Type::Array(Arc::new(elem), n))
+}
+
+/// The Array type Julia gives a shared reshape (`reshape(x, 2, 2)` of a variable: the
+/// prelude's `SubArray` marked `_Reshaped()`), if `t` is one.
+pub(crate) fn reshaped_array(t: &Type) -> Option<Type> {
+    let Type::Struct(s) = t else {
+        return None;
+    };
+    let marked = matches!(s.params.get(2), Some(Type::Struct(r)) if &*r.name == "Base._Reshaped");
+    let (e, n) = view_array(s).filter(|_| marked)?;
+    Some(Type::Array(Arc::new(e), n))
+}
+
 /// The element type and number of dimensions of a view (the prelude's `Base.SubArray{P, I}`:
 /// its parent's elements, its indices' dimensions), if `s` is one.
 fn view_array(s: &zy_ir::StructType) -> Option<(Type, u8)> {

@@ -100,7 +100,7 @@ pub(crate) fn value_name(t: &Type) -> Result<Name, Fail> {
         fn ok(t: &Type) -> bool {
             match t {
                 Type::Float64 | Type::Int64 | Type::Bool | Type::Nothing | Type::String => true,
-                Type::Array(e, 1 | 2) | Type::Adjoint(e) => ok(e),
+                Type::Array(e, _) | Type::Adjoint(e) => ok(e),
                 Type::Tuple(ts) => ts.iter().all(ok),
                 // `findfirst`'s union: its type is `Nothing` or `Int64`, known only at run time.
                 Type::Struct(s) if &*s.name == "Base.NothingOrInt" => false,

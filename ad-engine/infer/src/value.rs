@@ -86,6 +86,15 @@ pub(crate) fn convert(b: &mut PlanBuilder, v: Val, to: &Type) -> Result<Val, Fai
                 to.clone(),
             ));
         }
+        (t, Type::Array(..)) if crate::pattern::reshaped_array(t).as_ref() == Some(to) => {
+            // Julia stores the very array, sharing memory; zy's shared reshape is a view,
+            // and a copy would silently cut the sharing.
+            return Err(Fail::unsupported(format!(
+                "storing a `reshape`/`vec` of a variable (which shares its memory) where a {to} \
+                 is declared (a field, an element of a typed array); store `copy(...)` of it, \
+                 or declare the field `AbstractArray`"
+            )));
+        }
         _ => {
             return Err(Fail::method(format!(
                 "Cannot `convert` an object of type {} to an object of type {to}",

@@ -18,7 +18,7 @@ pub fn show(v: &Value) -> String {
 
 /// The keys and the values of the prelude's `Dict` (its fields `keys` and `vals`), in order.
 pub(crate) fn dict_entries(fields: &[Value]) -> Option<(Vec<Value>, Vec<Value>)> {
-    let [Value::Array(k), Value::Array(v)] = fields else {
+    let [Value::Array(k), Value::Array(v), ..] = fields else {
         return None;
     };
     let (keys, vals) = (k.borrow().data.values(), v.borrow().data.values());

@@ -62,3 +62,14 @@ impl fmt::Debug for Instance {
 
 /// A resolved struct type, as carried by [`Op::New`].
 pub type StructRef = Arc<StructType>;
+
+/// The hash of a string's UTF-8 bytes (FNV-1a) under which the prelude's `Dict` keeps its
+/// string and symbol keys: `string_fn(:hash, s)` when the program runs, a constant where
+/// inference knows the string.
+pub fn string_hash(text: &str) -> i64 {
+    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+    for byte in text.bytes() {
+        h = (h ^ u64::from(byte)).wrapping_mul(0x0100_0000_01b3);
+    }
+    h as i64
+}

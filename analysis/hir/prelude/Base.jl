@@ -435,14 +435,27 @@ setindex!(A::Matrix, B, I::Colon, J::Colon) = _block!(A, B, _steps(A, 1, I), _st
 # blocks").
 
 """
-    SubArray{P, I}
+    SubArray{P, I, R}
 
 A view of the elements `indices` of the array `parent`: their linear indices, a StepRange or
-an array of `Int`s whose shape is the view's.
+an array of `Int`s whose shape is the view's. `reshaped` is `_Reshaped()` for a shared
+`reshape`/`vec`/`dropdims` of an Array, which Julia types as an Array (`isa Matrix`,
+`typeof`, a `::Matrix{Float64}` argument), `nothing` for a view.
 """
-struct SubArray{P, I}
+struct SubArray{P, I, R}
     parent::P
     indices::I
+    reshaped::R
+end
+SubArray(parent, indices) = SubArray(parent, indices, nothing)
+
+"""
+    _Reshaped()
+
+The mark of a SubArray that is a shared reshape of an Array: zy's stand-in for Julia's Array
+sharing another's memory.
+"""
+struct _Reshaped
 end
 
 """
@@ -1733,7 +1746,9 @@ Iterate over `(i, x)`: the counter `i` from 1 beside each element `x` of `itr`.
 """
 enumerate(itr) = Enumerate(itr)
 length(e::Enumerate) = length(e.itr)
-getindex(e::Enumerate, k::Int) = (k, _gen_elem(e.itr, k))
+# Iterated by `_gen_elem`: Julia has no `getindex` for `enumerate(x)`, `zip(a, b)` or the
+# `Iterators` wrappers, so `enumerate(x)[2]` is a MethodError as there.
+_gen_elem(e::Enumerate, k::Int) = (k, _gen_elem(e.itr, k))
 
 """
     Zip(its)
@@ -1754,9 +1769,9 @@ zip(a, b, c) = Zip((a, b, c))
 length(z::Zip{Tuple{A, B}}) where {A, B} = min(length(z.its[1]), length(z.its[2]))
 length(z::Zip{Tuple{A, B, C}}) where {A, B, C} =
     min(length(z.its[1]), length(z.its[2]), length(z.its[3]))
-getindex(z::Zip{Tuple{A, B}}, k::Int) where {A, B} =
+_gen_elem(z::Zip{Tuple{A, B}}, k::Int) where {A, B} =
     (_gen_elem(z.its[1], k), _gen_elem(z.its[2], k))
-getindex(z::Zip{Tuple{A, B, C}}, k::Int) where {A, B, C} =
+_gen_elem(z::Zip{Tuple{A, B, C}}, k::Int) where {A, B, C} =
     (_gen_elem(z.its[1], k), _gen_elem(z.its[2], k), _gen_elem(z.its[3], k))
 
 """
@@ -1766,6 +1781,8 @@ The linear indices of an array or tuple, `1:length(x)`; with several arrays, the
 indices (a `DimensionMismatch` where their lengths differ).
 """
 eachindex(x::AbstractArray) = 1:length(x)
+# `keys` of a Vector: its indices (Julia's `LinearIndices`, indexable as `1:length(x)`).
+keys(x::AbstractVector) = 1:length(x)
 eachindex(x::Tuple) = 1:length(x)
 
 function eachindex(x::AbstractArray, y::AbstractArray)
@@ -3560,18 +3577,20 @@ vec(v::SubArray) = _vec_shared(v)
 lowering calls these there). Julia's result shares `A`'s memory; zy's is a view of `A` with
 the new shape, a SubArray whose indices are `A`'s linear indices `1:length(A)` in that shape
 (for a view, its own indices), so a write through either is seen in the other, and the
-gradient of what is read through it reaches `A`. Of a Vector, `vec` is the vector itself, as
-in Julia; ranges are immutable, so their reshape is a copy.
+gradient of what is read through it reaches `A`. Of an Array (or of such a view) it is marked
+`_Reshaped()`, so that it is an Array as Julia's is (`isa Matrix`, `typeof`, dispatch); of
+another view it is a view. Of a Vector, `vec` is the vector itself, as in Julia; ranges are
+immutable, so their reshape is a copy.
 """
-_reshape_shared(A::Array, dims...) = SubArray(A, reshape(collect(1:length(A)), dims...))
-_reshape_shared(v::SubArray, dims...) = SubArray(v.parent, reshape(collect(v.indices), dims...))
+_reshape_shared(A::Array, dims...) = SubArray(A, reshape(collect(1:length(A)), dims...), _Reshaped())
+_reshape_shared(v::SubArray, dims...) = SubArray(v.parent, reshape(collect(v.indices), dims...), v.reshaped)
 _reshape_shared(x, dims...) = reshape(x, dims...)
 _vec_shared(x::Vector) = x
 _vec_shared(A::Array) = _reshape_shared(A, length(A))
 _vec_shared(v::SubArray) = _reshape_shared(v, length(v))
 _vec_shared(x) = vec(x)
-_dropdims_shared(A::Array; dims) = SubArray(A, dropdims(reshape(collect(1:length(A)), size(A)); dims = dims))
-_dropdims_shared(v::SubArray; dims) = SubArray(v.parent, dropdims(collect(v.indices); dims = dims))
+_dropdims_shared(A::Array; dims) = SubArray(A, dropdims(reshape(collect(1:length(A)), size(A)); dims = dims), _Reshaped())
+_dropdims_shared(v::SubArray; dims) = SubArray(v.parent, dropdims(collect(v.indices); dims = dims), v.reshaped)
 _dropdims_shared(x; dims) = dropdims(x; dims = dims)
 
 # A copy of `A` shaped m×n (`n` long).
@@ -4420,19 +4439,18 @@ Base.length(p::Product3) = length(p.a) * length(p.b) * length(p.c)
 Base.size(p::Product3) = (length(p.a), length(p.b), length(p.c))
 Base.length(fl::Base.Flatten{T}) where {T <: Tuple} = sum(length, fl.it)
 
-Base.getindex(t::Take, k::Int) = Base._gen_elem(t.xs, _checked(t, k))
-Base.getindex(d::Drop, k::Int) = Base._gen_elem(d.xs, d.n + _checked(d, k))
-Base.getindex(r::Reverse, k::Int) = Base._gen_elem(r.itr, length(r.itr) - _checked(r, k) + 1)
-Base.getindex(c::Count, k::Int) = c.start + (k - 1) * c.step
-Base.getindex(c::Cycle, k::Int) = Base._gen_elem(c.xs, mod1(k, length(c.xs)))
-Base.getindex(r::Repeated, k::Int) = r.x
-function Base.getindex(p::PartitionIterator, k::Int)
+Base._gen_elem(t::Take, k::Int) = Base._gen_elem(t.xs, _checked(t, k))
+Base._gen_elem(d::Drop, k::Int) = Base._gen_elem(d.xs, d.n + _checked(d, k))
+Base._gen_elem(r::Reverse, k::Int) = Base._gen_elem(r.itr, length(r.itr) - _checked(r, k) + 1)
+Base._gen_elem(c::Count, k::Int) = c.start + (k - 1) * c.step
+Base._gen_elem(c::Cycle, k::Int) = Base._gen_elem(c.xs, mod1(k, length(c.xs)))
+Base._gen_elem(r::Repeated, k::Int) = r.x
+function Base._gen_elem(p::PartitionIterator, k::Int)
     _checked(p, k)
     return view(p.c, ((k - 1) * p.n + 1):min(k * p.n, length(p.c)))
 end
-Base.getindex(fl::Base.Flatten{T}, k::Int) where {T <: Tuple} = _flat_index(_checked(fl, k), fl.it...)
-Base.getindex(p::Base.ProductIterator, k::Int) = Base._gen_elem(p, _checked(p, k))
-function Base.getindex(p::Product3, k::Int)
+Base._gen_elem(fl::Base.Flatten{T}, k::Int) where {T <: Tuple} = _flat_index(_checked(fl, k), fl.it...)
+function Base._gen_elem(p::Product3, k::Int)
     q = _checked(p, k) - 1
     m, n = length(p.a), length(p.b)
     return (p.a[q % m + 1], p.b[(q ÷ m) % n + 1], p.c[q ÷ (m * n) + 1])
@@ -4464,7 +4482,7 @@ The last element: `first` of the reversed iterable, `f` of the last element.
 Base.last(r::Reverse) = first(r.itr)
 Base.last(g::Base.Generator) = g.f(last(g.iter))
 
-_first(it) = length(it) == 0 ? throw(ArgumentError("collection must be non-empty")) : it[1]
+_first(it) = length(it) == 0 ? throw(ArgumentError("collection must be non-empty")) : Base._gen_elem(it, 1)
 
 # A `for` loop iterates by `length` and `getindex`, which a lazy filter has not.
 Base.length(f::Base.Filter) = error("unsupported: a `for` loop over an `Iterators.filter` held in a variable (zy's loops ask for its length, known only by calling the filter, which Julia's `length` refuses too); write `Iterators.filter(f, x)` in the loop header, or loop over `collect(...)` of it")
@@ -5764,12 +5782,71 @@ end
 Julia's dictionary from keys to values: `d[k]`, `d[k] = v`, `haskey`, `get`, `get!`,
 `delete!`, `keys`, `values`, `pairs`, `merge`, `length`, `isempty`, `for (k, v) in d`.
 zy keeps the entries in the order their keys were first inserted (Julia's order is its hash
-table's) and finds a key by comparing it with each key in turn (`isequal`). The gradient with
-respect to a `Dict` is a `Dict` of the same keys holding the values' gradients (Zygote's).
+table's) and finds a key through a hash table (`slots`: open addressing over the entries'
+positions, a hash of each key consistent with `isequal`), so a lookup, `haskey`, `get` and
+an insertion take constant time; `delete!` moves the later entries down and rebuilds the
+table (linear time). The gradient with respect to a `Dict` is a `Dict` of the same keys
+holding the values' gradients (Zygote's).
 """
 mutable struct Dict{K, V}
     keys::Vector{K}
     vals::Vector{V}
+    slots::Vector{Int}
+end
+
+# A Dict of the entries `ks[i] => vs[i]` (distinct keys), with their table.
+Dict(ks::Vector, vs::Vector) = Dict(ks, vs, _dict_slots(ks, _dict_size(length(ks))))
+
+# The table's size for `n` entries: a power of two at least twice `n` (at least 8).
+function _dict_size(n::Int)
+    m = 8
+    while m < 2n
+        m = 2m
+    end
+    return m
+end
+
+# The table of size `m` over the keys `ks`: each key's position in the first free slot from
+# its hash on (0: free).
+function _dict_slots(ks, m::Int)
+    slots = fill(0, m)
+    for i in 1:length(ks)
+        j = _dict_hash(ks[i]) & (m - 1)
+        while slots[j + 1] != 0
+            j = (j + 1) & (m - 1)
+        end
+        slots[j + 1] = i
+    end
+    return slots
+end
+
+# The hash of a key, consistent with `_dict_isequal`: keys that are equal hash alike (`1` and
+# `1.0`, `0.0` and `-0.0`, which `isequal` then tells apart; every NaN).
+_dict_hash(k::Int) = _hash_mix(k)
+_dict_hash(k::Bool) = _hash_mix(Int(k))
+function _dict_hash(k::Float64)
+    if isnan(k)
+        return _hash_mix(7)
+    elseif isinf(k)
+        return _hash_mix(k > 0 ? 11 : 13)
+    elseif isinteger(k) && abs(k) < 9.2e18
+        return _hash_mix(Int(k))
+    end
+    m, e = frexp(k)
+    return _hash_mix(xor(Int(m * 9.007199254740992e15), _hash_mix(e)))
+end
+_dict_hash(k::String) = _string_hash(k)
+_dict_hash(k::Symbol) = _string_hash(k)
+_dict_hash(t::Tuple) = _hash_tuple(17, t...)
+# Keys of other types share one hash: found by comparing them in turn.
+_dict_hash(k) = 0
+_hash_tuple(h::Int) = h
+_hash_tuple(h::Int, x, rest...) = _hash_tuple(_hash_mix(xor(h, _dict_hash(x))), rest...)
+# A bijective mix of the bits of `x` (the finaliser of MurmurHash3), wrapping as Julia's Ints.
+function _hash_mix(x::Int)
+    x = xor(x, x >>> 33) * -49064778989728563
+    x = xor(x, x >>> 33) * -4265267296055464877
+    return xor(x, x >>> 33)
 end
 
 function Dict(ps::Pair...)
@@ -5804,12 +5881,16 @@ end
 _dict_isequal(a, b) = a == b
 _dict_isequal(a::Float64, b::Float64) = isequal(a, b)
 
-# The position of key `k` in `d`, or 0.
+# The position of key `k` in `d`, or 0: the slots from its hash on, up to a free one.
 function _dict_index(d::Dict, k)
-    for i in 1:length(d.keys)
+    m = length(d.slots)
+    j = _dict_hash(k) & (m - 1)
+    while d.slots[j + 1] != 0
+        i = d.slots[j + 1]
         if _dict_isequal(d.keys[i], k)
             return i
         end
+        j = (j + 1) & (m - 1)
     end
     return 0
 end
@@ -5830,6 +5911,7 @@ function setindex!(d::Dict, v, k)
     if i == 0
         push!(d.keys, k)
         push!(d.vals, v)
+        _dict_slot!(d)
     else
         d.vals[i] = v
     end
@@ -5859,7 +5941,24 @@ function delete!(d::Dict, k)
     if i != 0
         deleteat!(d.keys, i)
         deleteat!(d.vals, i)
+        d.slots = _dict_slots(d.keys, length(d.slots))
     end
+    return d
+end
+
+# The last entry pushed into `d` put in its slot, the table doubled when it is half full.
+function _dict_slot!(d::Dict)
+    n = length(d.keys)
+    if 2n > length(d.slots)
+        d.slots = _dict_slots(d.keys, 2 * length(d.slots))
+        return d
+    end
+    m = length(d.slots)
+    j = _dict_hash(d.keys[n]) & (m - 1)
+    while d.slots[j + 1] != 0
+        j = (j + 1) & (m - 1)
+    end
+    d.slots[j + 1] = n
     return d
 end
 

@@ -69,15 +69,21 @@ pub const HOOKS: &[Hooks] = &[
         hooks: &["Base.Dict"],
     },
     // A library function with no method for a view reads a copy of it (inference's
-    // `call_with_views_copied`).
+    // `call_with_views_copied`); a shared reshape is a view marked `_Reshaped`.
     Hooks {
-        triggers: &["Base.SubArray"],
+        triggers: &["Base.SubArray", "Base._Reshaped"],
         hooks: &["Base.SubArray", "Base.collect"],
     },
     // A range concatenated (`[1:3; 5]`) is collected first (inference's `concat::call`).
     Hooks {
         triggers: &["vcat", "Base.vcat", "hcat", "Base.hcat", "hvcat", "Base.hvcat"],
         hooks: &["Base.collect"],
+    },
+    // A range is an AbstractVector for a user's annotation (inference's `abstract_array`):
+    // only code naming the range makes one.
+    Hooks {
+        triggers: &["Base.UnitRange", "Base.StepRange", "Base.LinRange"],
+        hooks: &[],
     },
     // `sum(x; dims)`, `sum(f, x; init)` and the other reductions with keywords.
     Hooks {
@@ -322,6 +328,8 @@ pub const MATRIX_MAKERS_BY_ARITY: &[(&str, usize)] = &[
     ("Base.similar", 3),
     ("reshape", 3),
     ("Base.reshape", 3),
+    // `reshape(x, m, n)` of a variable, as lowering writes it.
+    ("Base._reshape_shared", 3),
     ("repeat", 3),
     ("Base.repeat", 3),
     ("Base._undef_array", 3),

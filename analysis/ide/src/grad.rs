@@ -356,8 +356,11 @@ impl<'a> Prepared<'a> {
                 return None;
             };
             let vals = names.iter().position(|n| &**n == "vals")?;
-            let keys = fields.borrow().first()?.clone();
-            let entries = vec![keys.deep_copy(), parts.get(vals)?.clone()];
+            let (keys, slots) = {
+                let fields = fields.borrow();
+                (fields.first()?.deep_copy(), fields.get(2)?.deep_copy())
+            };
+            let entries = vec![keys, parts.get(vals)?.clone(), slots];
             Some(Value::Mutable(
                 t,
                 std::rc::Rc::new(std::cell::RefCell::new(entries)),

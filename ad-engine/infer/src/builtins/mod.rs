@@ -416,7 +416,15 @@ pub(crate) fn call(
                 ..
             }],
         ) => crate::type_values::is_subtype(a, b, cx.program).map(|s| Val::lit(Const::Bool(s))),
-        ("typeof", [x]) => crate::type_values::value_name(&x.ty).map(|n| Val::lit(Const::Func(n))),
+        // Julia's `SubArray{T, N, P, I, L}` names index types zy's view does not keep.
+        ("typeof", [x]) if crate::calls::is_view(&x.ty) && crate::pattern::reshaped_array(&x.ty).is_none() => {
+            Err(Fail::unsupported(
+                "the type of a view (Julia's `SubArray{T, N, P, I, L}`) as a value; test `x isa SubArray` or `x isa AbstractVector` instead",
+            ))
+        }
+        ("typeof", [x]) => crate::type_values::value_name(
+            &crate::pattern::reshaped_array(&x.ty).unwrap_or_else(|| x.ty.clone()),
+        ).map(|n| Val::lit(Const::Func(n))),
         ("eltype", [t]) => type_eltype(cx, t),
         ("typeof" | "eltype" | "<:", _) => Err(no_method(
             name,
@@ -500,7 +508,7 @@ fn isa(cx: &mut Cx, args: &[Val]) -> Result<Val, Fail> {
         ));
     };
     let pat = crate::type_values::pattern_of_name(name, cx.program)?;
-    let holds = crate::pattern::matches(&pat, &x.ty, &mut Default::default());
+    let holds = crate::pattern::matches_as_julia(&pat, &x.ty, &mut Default::default());
     Ok(Val::lit(Const::Bool(holds)))
 }
 

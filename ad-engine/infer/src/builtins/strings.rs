@@ -23,6 +23,7 @@ pub(crate) const NAMES: &[&str] = &[
     "startswith",
     "endswith",
     "occursin",
+    "_string_hash",
 ];
 
 /// `string_fn(:f, args...)` with result type `ty`.
@@ -102,6 +103,17 @@ pub(crate) fn call(b: &mut PlanBuilder, name: &str, args: &[Val]) -> Option<Resu
         }
         ("<", [_, _]) if all_str => string_fn(b, "<", args, Type::Bool),
         (">", [x, y]) if all_str => string_fn(b, "<", &[y.clone(), x.clone()], Type::Bool),
+        // The prelude Dict's hash of a string or symbol key (known here: a constant).
+        (
+            "_string_hash",
+            [Val {
+                konst: Some(Const::Str(text) | Const::Symbol(text)),
+                ..
+            }],
+        ) => Val::lit(Const::Int(zy_ir::ops::string_hash(text))),
+        ("_string_hash", [s]) if is_str(s) || matches!(s.ty, Type::Symbol(_)) => {
+            string_fn(b, "hash", args, Type::Int64)
+        }
         ("length", [_]) if all_str => string_fn(b, "length", args, Type::Int64),
         ("uppercase" | "lowercase", [_]) if all_str => string_fn(b, name, args, Type::String),
         ("startswith" | "endswith" | "occursin", [_, _]) if all_str => {

@@ -29,6 +29,10 @@ pub fn string_fn(args: &[Value]) -> Result<Value, String> {
     match (&**f, operands) {
         ("Symbol", [Value::Str(s) | Value::Symbol(s)]) => return Ok(Value::Symbol(s.clone())),
         ("==", [Value::Symbol(a), Value::Symbol(b)]) => return Ok(Value::Bool(a == b)),
+        // The prelude Dict's hash of a string or symbol key.
+        ("hash", [Value::Str(s) | Value::Symbol(s)]) => {
+            return Ok(Value::Int(zy_ir::ops::string_hash(s)))
+        }
         _ => {}
     }
     let text = |v: &Value| match v {
