@@ -411,8 +411,15 @@ impl Translator<'_, '_, '_> {
             return Ok(Some(addr));
         }
         self.known.headers = true;
+        // In a loop that resizes no array, the header words of an array that is always
+        // defined may be read once before the loop (`peephole::hoist_header_loads`).
+        self.known.movable = self.steady_block
+            && args[0]
+                .as_value()
+                .is_some_and(|v| self.maybe_undef[v.index()].is_none());
         let found = self.element_address(elem, args, first);
         self.known.headers = false;
+        self.known.movable = false;
         let (addr, bad) = found?;
         let ret = if p == Prim::SetIndex {
             Type::Bottom
@@ -452,7 +459,12 @@ impl Translator<'_, '_, '_> {
         if let Some(&v) = self.known.words.get(&(a, off)) {
             return v;
         }
-        let v = self.b.ins().load(types::I64, mem(), a, off);
+        let flags = if self.known.movable {
+            mem().with_can_move()
+        } else {
+            mem()
+        };
+        let v = self.b.ins().load(types::I64, flags, a, off);
         self.known.words.insert((a, off), v);
         v
     }
@@ -471,6 +483,9 @@ pub(super) struct Known {
     /// [`Translator::header`] reads and fills `words` (only while an indexing statement
     /// computes its address, outside every slow path).
     headers: bool,
+    /// The header words [`Translator::header`] loads may be read before the current loop
+    /// (marked `can_move`, which no other load of the JIT is).
+    movable: bool,
     /// The indexing statement being translated, which may use and extend what is known.
     pub stmt: Option<zy_ir::Value>,
 }
