@@ -1,69 +1,23 @@
-//! Rewrites of a function's Cranelift IR after inlining, before Cranelift's own optimisation:
-//! what only shows once the callees are in their caller (a pullback's seed is the constant 1.0
-//! only inside the gradient driver), and what Cranelift does not do itself (it hoists no load
-//! out of a loop).
+//! A rewrite of a function's Cranelift IR after inlining, before Cranelift's own optimisation,
+//! that Cranelift does not make itself: it hoists no load out of a loop.
 
 use std::collections::HashMap;
 
 use cranelift_codegen::cursor::{Cursor, FuncCursor};
 use cranelift_codegen::flowgraph::ControlFlowGraph;
-use cranelift_codegen::isa::TargetIsa;
-use cranelift_codegen::{CodegenResult, Context};
 use cranelift_codegen::ir::{
-    immediates::Offset32, Block, Function, InstBuilder, InstructionData, Opcode, Value,
-    ValueDef,
+    immediates::Offset32, Block, Function, InstBuilder, InstructionData, Opcode, Value, ValueDef,
 };
 use cranelift_codegen::loop_analysis::{Loop, LoopAnalysis};
+use cranelift_codegen::Context;
 
-/// Both rewrites, after Cranelift's removal of block parameters that receive one value (which
-/// turns the seed a pullback's loop carries into the constant its caller passes).
-pub(crate) fn run(ctx: &mut Context, isa: &dyn TargetIsa) -> CodegenResult<()> {
+/// Hoist the header loads (see [`hoist_header_loads`]), on the function with its callees
+/// inlined.
+pub(crate) fn run(ctx: &mut Context) {
     ctx.compute_cfg();
     ctx.compute_domtree();
-    ctx.remove_constant_phis(isa)?;
-    fold_unit_products(&mut ctx.func);
     ctx.compute_loop_analysis();
     hoist_header_loads(&mut ctx.func, &ctx.cfg, &ctx.loop_analysis);
-    Ok(())
-}
-
-/// `fmul x, 1.0` is `x` (IEEE 754 multiplication by one is exact, signed zeros and NaNs
-/// included; LLVM folds it as well). The pullbacks' products with the seed of a gradient.
-fn fold_unit_products(func: &mut Function) {
-    let one = 1.0f64.to_bits();
-    let is_one = |func: &Function, v: Value| match func.dfg.value_def(v) {
-        ValueDef::Result(i, 0) => matches!(
-            func.dfg.insts[i],
-            InstructionData::UnaryIeee64 { opcode: Opcode::F64const, imm } if imm.bits() == one
-        ),
-        _ => false,
-    };
-    let mut folds = Vec::new();
-    for block in func.layout.blocks() {
-        for inst in func.layout.block_insts(block) {
-            if let InstructionData::Binary {
-                opcode: Opcode::Fmul,
-                args: [a, b],
-            } = func.dfg.insts[inst]
-            {
-                let kept = if is_one(func, a) {
-                    b
-                } else if is_one(func, b) {
-                    a
-                } else {
-                    continue;
-                };
-                folds.push((inst, kept));
-            }
-        }
-    }
-    for (inst, kept) in folds {
-        let kept = func.dfg.resolve_aliases(kept);
-        let out = func.dfg.first_result(inst);
-        func.dfg.detach_inst_results(inst);
-        func.dfg.change_to_alias(out, kept);
-        func.layout.remove_inst(inst);
-    }
 }
 
 /// Move the loads the translator marked as array header words of a loop that cannot resize

@@ -326,10 +326,10 @@ pub(super) fn steady_blocks(func: &Function, loops: &[Loop]) -> Vec<bool> {
         .iter()
         .map(|l| {
             l.body.iter().all(|b| {
-                func.block(*b)
-                    .stmts
-                    .iter()
-                    .all(|v| func.stmt(*v).is_none_or(|s| super::arrays::keeps_headers(&s.op)))
+                func.block(*b).stmts.iter().all(|v| {
+                    func.stmt(*v)
+                        .is_none_or(|s| super::arrays::keeps_headers(&s.op))
+                })
             })
         })
         .collect();

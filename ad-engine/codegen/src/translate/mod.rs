@@ -415,6 +415,9 @@ impl<'e, 'a, 'b> Translator<'e, 'a, 'b> {
         self.known.clear();
         self.steady_block = self.steady[blk.index()];
         for &v in &data.stmts {
+            if !self.keeps_pending(v) {
+                self.flush_store();
+            }
             if let Some(stmt) = self.func.stmt(v) {
                 if stmt.op != Op::Prim(Prim::Push) {
                     for a in &stmt.args {
@@ -431,6 +434,7 @@ impl<'e, 'a, 'b> Translator<'e, 'a, 'b> {
                 self.known.clear();
             }
         }
+        self.flush_store();
         self.terminator(blk)
     }
 
