@@ -15,6 +15,7 @@ mod deep;
 mod error;
 mod fallback;
 pub mod layout;
+mod peephole;
 pub mod runtime;
 mod session;
 mod translate;

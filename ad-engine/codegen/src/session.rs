@@ -260,6 +260,7 @@ impl JitSession {
                         .inline(inliner)
                         .map_err(|e| JitError::backend(format!("{e:?}")))?;
                 }
+                crate::peephole::run(&mut self.ctx);
                 if let Some(out) = clif.as_deref_mut() {
                     self.ctx
                         .optimize(module.isa(), &mut ControlPlane::default())

@@ -106,8 +106,12 @@ impl Translator<'_, '_, '_> {
             {
                 let el = self.env.layout.elem(&elem)?;
                 let out = match self.checked_address(p, args, &tys[0], &el, 1, span)? {
-                    Some(addr) => self.load_elem(&el, addr),
+                    Some(addr) => match &self.known.pending {
+                        Some((_, at, v)) if *at == addr => v.clone(),
+                        _ => self.load_elem(&el, addr),
+                    },
                     None => {
+                        self.flush_store();
                         let (addr, bad) = self.element_address(&elem, args, 1)?;
                         self.read_elem(p, args, ty, span, &el, addr, bad)?
                     }
@@ -125,10 +129,12 @@ impl Translator<'_, '_, '_> {
                     return Err(JitError::invalid("setindex! of a value of other slots"));
                 }
                 if let Some(addr) = self.checked_address(p, args, &tys[0], &el, 2, span)? {
-                    self.store_elem(&el, addr, &v);
+                    // Held back: a later write of the same element in this block replaces it.
+                    self.known.pending = Some((el, addr, v));
                     let given = self.operand(&args[1])?;
                     return Ok(Some(self.coerce(given, &tys[1], ty)?));
                 }
+                self.flush_store();
                 let (addr, bad) = self.element_address(&elem, args, 2)?;
                 self.guarded(
                     bad,
@@ -408,11 +414,23 @@ impl Translator<'_, '_, '_> {
             key.push(self.operand(op)?[0]);
         }
         if let Some(&addr) = self.known.addrs.get(&key) {
+            if !matches!(&self.known.pending, Some((_, at, _)) if *at == addr) {
+                self.flush_store();
+            }
             return Ok(Some(addr));
         }
+        // The check's slow path runs the interpreter, which must see every write before it.
+        self.flush_store();
         self.known.headers = true;
+        // In a loop that resizes no array, the header words of an array that is always
+        // defined may be read once before the loop (`peephole::hoist_header_loads`).
+        self.known.movable = self.steady_block
+            && args[0]
+                .as_value()
+                .is_some_and(|v| self.maybe_undef[v.index()].is_none());
         let found = self.element_address(elem, args, first);
         self.known.headers = false;
+        self.known.movable = false;
         let (addr, bad) = found?;
         let ret = if p == Prim::SetIndex {
             Type::Bottom
@@ -443,6 +461,51 @@ impl Translator<'_, '_, '_> {
         Ok(Some(addr))
     }
 
+    /// Make the element write held back in [`Known::pending`], if any.
+    pub(super) fn flush_store(&mut self) {
+        if let Some((el, addr, v)) = self.known.pending.take() {
+            self.store_elem(&el, addr, &v);
+        }
+    }
+
+    /// Can statement `v` be translated with an element write still held back? Writes and reads
+    /// of elements of number arrays through checked addresses (which see it or flush it), and
+    /// arithmetic on numbers, which reads no memory and never fails: nothing else may observe
+    /// the array's memory before the write is made.
+    pub(super) fn keeps_pending(&self, v: zy_ir::Value) -> bool {
+        let Some(stmt) = self.func.stmt(v) else {
+            return false;
+        };
+        if self.fused.contains_key(&v) {
+            return false;
+        }
+        let number = |t: &Type| matches!(t, Type::Float64 | Type::Int64 | Type::Bool);
+        let plain = |op: &Operand| match op {
+            Operand::Value(x) => self.maybe_undef[x.index()].is_none() && number(self.func.ty(*x)),
+            Operand::Const(c) => matches!(c, Const::F64(_) | Const::Int(_) | Const::Bool(_)),
+        };
+        match &stmt.op {
+            Op::Prim(Prim::GetIndex | Prim::SetIndex) => match stmt.args.split_first() {
+                Some((Operand::Value(a), rest)) => {
+                    matches!(self.func.ty(*a), Type::Array(e, _) if number(e))
+                        && self.maybe_undef[a.index()].is_none()
+                        && rest.iter().all(plain)
+                }
+                _ => false,
+            },
+            Op::Prim(p) => {
+                let e = p.info().effects;
+                !e.allocates
+                    && e.mutates.is_none()
+                    && !e.calls
+                    && e.throws == zy_ir::Throws::Never
+                    && stmt.args.iter().all(plain)
+                    && number(self.func.ty(v))
+            }
+            _ => false,
+        }
+    }
+
     /// Header word `off` of array `a`: loaded, or while [`Known::headers`] is set, the load of
     /// it made earlier in this IR block.
     fn header(&mut self, a: ClValue, off: i32) -> ClValue {
@@ -452,7 +515,12 @@ impl Translator<'_, '_, '_> {
         if let Some(&v) = self.known.words.get(&(a, off)) {
             return v;
         }
-        let v = self.b.ins().load(types::I64, mem(), a, off);
+        let flags = if self.known.movable {
+            mem().with_can_move()
+        } else {
+            mem()
+        };
+        let v = self.b.ins().load(types::I64, flags, a, off);
         self.known.words.insert((a, off), v);
         v
     }
@@ -471,8 +539,15 @@ pub(super) struct Known {
     /// [`Translator::header`] reads and fills `words` (only while an indexing statement
     /// computes its address, outside every slow path).
     headers: bool,
+    /// The header words [`Translator::header`] loads may be read before the current loop
+    /// (marked `can_move`, which no other load of the JIT is).
+    movable: bool,
     /// The indexing statement being translated, which may use and extend what is known.
     pub stmt: Option<zy_ir::Value>,
+    /// An element write to a checked address not made yet (`x̄[i] = x̄[i] + a` followed by
+    /// `x̄[i] = x̄[i] + b` stores once): the element, its address and its slots. Made before
+    /// any statement that [`Translator::keeps_pending`] does not allow, and at the block's end.
+    pub pending: Option<(Elem, ClValue, Vec<ClValue>)>,
 }
 
 impl Known {

@@ -317,3 +317,30 @@ pub(super) fn loops(func: &Function, rpo_index: &[usize]) -> Vec<Loop> {
     }
     out
 }
+
+/// For each block (by index): does its innermost loop leave every array's header as it was
+/// (every statement of the loop keeps headers, see [`super::arrays::keeps_headers`])? The
+/// header words such a block loads may then move to the loop's preheader.
+pub(super) fn steady_blocks(func: &Function, loops: &[Loop]) -> Vec<bool> {
+    let steady: Vec<bool> = loops
+        .iter()
+        .map(|l| {
+            l.body.iter().all(|b| {
+                func.block(*b).stmts.iter().all(|v| {
+                    func.stmt(*v)
+                        .is_none_or(|s| super::arrays::keeps_headers(&s.op))
+                })
+            })
+        })
+        .collect();
+    let mut out = vec![false; func.blocks.len()];
+    for b in func.block_ids() {
+        out[b.index()] = loops
+            .iter()
+            .zip(&steady)
+            .filter(|(l, _)| l.body.contains(&b))
+            .min_by_key(|(l, _)| l.body.len())
+            .is_some_and(|(_, s)| *s);
+    }
+    out
+}

@@ -278,6 +278,10 @@ pub(crate) struct Translator<'e, 'a, 'b> {
     known: arrays::Known,
     /// The loops of the function.
     loops: Vec<control::Loop>,
+    /// For each IR block: its innermost loop resizes no array (see [`control::steady_blocks`]).
+    steady: Vec<bool>,
+    /// The IR block being translated is steady.
+    steady_block: bool,
 }
 
 impl<'e, 'a, 'b> Translator<'e, 'a, 'b> {
@@ -298,6 +302,7 @@ impl<'e, 'a, 'b> Translator<'e, 'a, 'b> {
         let ctx = b.block_params(entry)[0];
         let ret_slots = env.layout.slots(&func.ret)?;
         let loops = control::loops(func, &rpo_index);
+        let steady = control::steady_blocks(func, &loops);
         let mut t = Translator {
             env,
             func,
@@ -321,6 +326,8 @@ impl<'e, 'a, 'b> Translator<'e, 'a, 'b> {
             stacks: HashMap::new(),
             known: arrays::Known::default(),
             loops,
+            steady,
+            steady_block: false,
         };
         t.b.switch_to_block(entry);
         Ok(t)
@@ -406,7 +413,11 @@ impl<'e, 'a, 'b> Translator<'e, 'a, 'b> {
             }
         }
         self.known.clear();
+        self.steady_block = self.steady[blk.index()];
         for &v in &data.stmts {
+            if !self.keeps_pending(v) {
+                self.flush_store();
+            }
             if let Some(stmt) = self.func.stmt(v) {
                 if stmt.op != Op::Prim(Prim::Push) {
                     for a in &stmt.args {
@@ -423,6 +434,7 @@ impl<'e, 'a, 'b> Translator<'e, 'a, 'b> {
                 self.known.clear();
             }
         }
+        self.flush_store();
         self.terminator(blk)
     }
 
