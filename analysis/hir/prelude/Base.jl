@@ -4617,6 +4617,43 @@ _array_into(v::Vector{Vector{Float64}}, x::AbstractVector{<:Real}) = float.(x)
 _array_into(v::Vector{Matrix{Float64}}, x::AbstractMatrix{<:Real}) = float.(x)
 _array_into(v, x) = error("MethodError: Cannot `convert` an object of type $(typeof(x)) to an object of type $(eltype(v))")
 
+# ---- Splatting an array: `f(x...)` with `x` a vector (inference calls these by name) ----------
+
+"""
+    _splat_fold(op, x)
+
+`op(x...)` of a vector `x` for `+`, `*`, `max` and `min`: Julia's left fold of the
+two-argument method (`afoldl`: `((x[1] op x[2]) op x[3]) ...`), `x[1]` alone for one element
+(`+(a) = a`, `max(a::Real) = a`), and Julia's `MethodError` for none.
+"""
+function _splat_fold(op, x::AbstractVector)
+    n = length(x)
+    n == 0 && _splat_none(op)
+    acc = x[1]
+    for k in 2:n
+        acc = op(acc, x[k])
+    end
+    return acc
+end
+_splat_none(::typeof(+)) = error("MethodError: no method matching +()")
+_splat_none(::typeof(*)) = error("MethodError: no method matching *()")
+_splat_none(::typeof(max)) = error("MethodError: no method matching max()")
+_splat_none(::typeof(min)) = error("MethodError: no method matching min()")
+
+# `vcat(xs...)` and `hcat(xs...)`: of a vector of vectors, the vectors stacked (as
+# `reduce(vcat, xs)`); of a vector of numbers, a Vector of them or a 1×n Matrix.
+_splat_vcat(xs::AbstractVector{<:Number}) = collect(xs)
+_splat_vcat(xs::AbstractVector) = reduce(vcat, xs)
+_splat_hcat(xs::AbstractVector{<:Number}) = permutedims(collect(xs))
+_splat_hcat(xs::AbstractVector) = reduce(hcat, xs)
+
+# `f(x...)` of a vector into a method of `n` arguments: Julia's `MethodError` when the vector
+# holds another number of elements.
+function _splat_arity(f, x::AbstractVector, n::Int)
+    length(x) == n || error("MethodError: no method matching $(f)(::$(eltype(x))...) with $(length(x)) arguments (splatting a vector; its method takes $(n))")
+    return nothing
+end
+
 # ---- Arrays of 3 or more dimensions ----------------------------------------------------------
 # `zeros(2, 3, 4)`, `ones`, `fill` and indexing `A[i, j, k]` are builtins; what Julia writes in
 # Julia over them is here: sizes as tuples, `Array{T}(undef, ...)`, `reshape` into N
