@@ -47,8 +47,9 @@ impl Cx<'_> {
                     return Err(Fail::unsupported(
                         "splatting an array with `...` beside other arguments or into this \
                          function (its length is not known where the call is compiled); splat \
-                         it alone into `+`, `*`, `max`, `min`, `vcat`, `hcat`, `[x...]` or a \
-                         function of one number of arguments, index it, or pass a tuple",
+                         it alone into `+`, `*`, `max`, `min`, `vcat`, `hcat`, `string`, \
+                         `[x...]` or a function of one number of arguments, index it, or pass \
+                         a tuple",
                     ))
                 }
                 t => {
@@ -71,8 +72,9 @@ impl Cx<'_> {
 
     /// `f(x...)` of a vector `x` alone: Julia splats it at run time. The folds `+`, `*`,
     /// `max`, `min` (`Base._splat_fold`), `vcat`/`hcat` (`Base._splat_vcat`, `_splat_hcat`),
-    /// `[x...]` (a copy), and a function whose methods all take one number `n` of arguments:
-    /// `length(x)` checked to be `n` (`Base._splat_arity`), then `f(x[1], ..., x[n])`.
+    /// `string` (`Base._splat_string`), `[x...]` (a copy), and a function whose methods all
+    /// take one number `n` of arguments: `length(x)` checked to be `n` (`Base._splat_arity`),
+    /// then `f(x[1], ..., x[n])`.
     fn splat_vector(&mut self, b: &mut PlanBuilder, callee: &Val, x: &Val) -> Result<Val, Fail> {
         let Some(Const::Func(name)) = &callee.konst else {
             return Err(refused(&x.ty, "a function value"));
@@ -83,6 +85,7 @@ impl Cx<'_> {
             "vcat" => Some(("Base._splat_vcat", false)),
             "hcat" => Some(("Base._splat_hcat", false)),
             "vect" => Some(("Base.copy", false)),
+            "string" => Some(("Base._splat_string", false)),
             _ => None,
         };
         if let Some((helper, with_op)) = helper {
@@ -131,7 +134,7 @@ impl Cx<'_> {
 fn refused(t: &Type, what: &str) -> Fail {
     Fail::unsupported(format!(
         "splatting a {t} with `...` into {what} (its length is not known where the call is \
-         compiled); splat it alone into `+`, `*`, `max`, `min`, `vcat`, `hcat`, `[x...]` or a \
-         function whose methods take one number of arguments, index it, or pass a tuple"
+         compiled); splat it alone into `+`, `*`, `max`, `min`, `vcat`, `hcat`, `string`, `[x...]` \
+         or a function whose methods take one number of arguments, index it, or pass a tuple"
     ))
 }

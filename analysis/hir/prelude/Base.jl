@@ -4647,6 +4647,15 @@ _splat_vcat(xs::AbstractVector) = reduce(vcat, xs)
 _splat_hcat(xs::AbstractVector{<:Number}) = permutedims(collect(xs))
 _splat_hcat(xs::AbstractVector) = reduce(hcat, xs)
 
+# `string(x...)`: the elements' strings one after the other (`""` for none).
+function _splat_string(x::AbstractVector)
+    s = ""
+    for p in x
+        s = s * string(p)
+    end
+    return s
+end
+
 # `f(x...)` of a vector into a method of `n` arguments: Julia's `MethodError` when the vector
 # holds another number of elements.
 function _splat_arity(f, x::AbstractVector, n::Int)

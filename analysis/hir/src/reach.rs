@@ -42,6 +42,7 @@ pub const HOOKS: &[Hooks] = &[
             "Base._splat_vcat",
             "Base._splat_hcat",
             "Base._splat_arity",
+            "Base._splat_string",
             "Base.copy",
         ],
     },
