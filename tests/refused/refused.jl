@@ -183,3 +183,7 @@ n1(x, d) = cat(x, x; dims = d)
 n2(x) = cat(x, x; dims = 4)
 # zy: at n3(zeros(2, 2, 2))
 n3(A) = mapslices(sum, A; dims = 2)
+
+# Splatting a vector into a tuple: its length is part of the tuple type.
+# zy: at p4([1.0, 2.0])
+p4(xs) = (xs...,)

@@ -41,8 +41,8 @@ impl Fail {
     /// message does not read as a typo.
     pub fn undefined_name(name: &str) -> Fail {
         match name.strip_prefix("Base.").unwrap_or(name) {
-            "IdDict" | "WeakKeyDict" | "Set" | "BitSet" => Fail::unsupported(format!(
-                "{name} (zy's dictionaries are `Dict`s; sets and dictionaries by identity are outside its subset of Julia); use a `Dict` (a `Dict{{K, Bool}}` for a set) instead"
+            "IdDict" | "WeakKeyDict" | "BitSet" => Fail::unsupported(format!(
+                "{name} (zy's dictionaries are `Dict`s and its sets `Set`s; dictionaries by identity and bit sets are outside its subset of Julia); use a `Dict` or a `Set` instead"
             )),
             "Float32" | "Float16" | "BigFloat" | "Int8" | "Int16" | "Int32" | "Int128"
             | "BigInt" | "UInt" | "UInt8" | "UInt16" | "UInt32" | "UInt64" | "UInt128" => {

@@ -37,6 +37,7 @@ mod renumber;
 mod splat;
 mod synth;
 mod type_values;
+mod unroll;
 mod value;
 
 use std::sync::Arc;

@@ -25,6 +25,15 @@ impl Cx<'_> {
         let Some((callee, values)) = rest.split_first() else {
             return Err(Fail::unsupported("malformed splatting call"));
         };
+        if let [Const::Bool(true)] = flags.as_ref() {
+            if let [x @ Val {
+                ty: Type::Array(_, 1),
+                ..
+            }] = values
+            {
+                return self.splat_vector(b, callee, x);
+            }
+        }
         let mut expanded = vec![callee.clone()];
         for (flag, value) in flags.iter().zip(values) {
             if *flag != Const::Bool(true) {
@@ -36,7 +45,11 @@ impl Cx<'_> {
                 Type::NamedTuple(fields) => fields.len(),
                 Type::Array(..) => {
                     return Err(Fail::unsupported(
-                        "splatting an array with `...` (its length is not known where the call is compiled; index it or pass a tuple)",
+                        "splatting an array with `...` beside other arguments or into this \
+                         function (its length is not known where the call is compiled); splat \
+                         it alone into `+`, `*`, `max`, `min`, `vcat`, `hcat`, `string`, \
+                         `[x...]` or a function of one number of arguments, index it, or pass \
+                         a tuple",
                     ))
                 }
                 t => {
@@ -56,4 +69,72 @@ impl Cx<'_> {
             _ => self.call_value(b, &expanded),
         }
     }
+
+    /// `f(x...)` of a vector `x` alone: Julia splats it at run time. The folds `+`, `*`,
+    /// `max`, `min` (`Base._splat_fold`), `vcat`/`hcat` (`Base._splat_vcat`, `_splat_hcat`),
+    /// `string` (`Base._splat_string`), `[x...]` (a copy), and a function whose methods all
+    /// take one number `n` of arguments: `length(x)` checked to be `n` (`Base._splat_arity`),
+    /// then `f(x[1], ..., x[n])`.
+    fn splat_vector(&mut self, b: &mut PlanBuilder, callee: &Val, x: &Val) -> Result<Val, Fail> {
+        let Some(Const::Func(name)) = &callee.konst else {
+            return Err(refused(&x.ty, "a function value"));
+        };
+        let bare = name.strip_prefix("Base.").unwrap_or(name);
+        let helper = match bare {
+            "+" | "*" | "max" | "min" => Some(("Base._splat_fold", true)),
+            "vcat" => Some(("Base._splat_vcat", false)),
+            "hcat" => Some(("Base._splat_hcat", false)),
+            "vect" => Some(("Base.copy", false)),
+            "string" => Some(("Base._splat_string", false)),
+            _ => None,
+        };
+        if let Some((helper, with_op)) = helper {
+            let args = if with_op {
+                vec![callee.clone(), x.clone()]
+            } else {
+                vec![x.clone()]
+            };
+            return self.call_named(b, &helper.into(), &args);
+        }
+        if bare == "tuple" {
+            return Err(Fail::unsupported(format!(
+                "splatting a {} into a tuple `(x...,)` (a tuple's length is part of its type, \
+                 a vector's is known only at run time); index it, or keep the vector",
+                x.ty
+            )));
+        }
+        let arities: Vec<usize> = match self.program.functions.get(name) {
+            Some(gf) if gf.methods.iter().all(|m| m.vararg().is_none()) => {
+                let mut n: Vec<usize> = gf.methods.iter().map(|m| m.sig.len()).collect();
+                n.sort_unstable();
+                n.dedup();
+                n
+            }
+            _ => Vec::new(),
+        };
+        let [n] = arities.as_slice() else {
+            return Err(refused(&x.ty, &format!("`{bare}`")));
+        };
+        let count = Val::lit(Const::Int(*n as i64));
+        self.call_named(
+            b,
+            &"Base._splat_arity".into(),
+            &[callee.clone(), x.clone(), count],
+        )?;
+        let mut args = Vec::with_capacity(*n);
+        for i in 1..=*n {
+            let index = Val::lit(Const::Int(i as i64));
+            args.push(self.call_named(b, &"getindex".into(), &[x.clone(), index])?);
+        }
+        self.call_named(b, name, &args)
+    }
+}
+
+/// The refusal of splatting a vector into `what`.
+fn refused(t: &Type, what: &str) -> Fail {
+    Fail::unsupported(format!(
+        "splatting a {t} with `...` into {what} (its length is not known where the call is \
+         compiled); splat it alone into `+`, `*`, `max`, `min`, `vcat`, `hcat`, `string`, `[x...]` \
+         or a function whose methods take one number of arguments, index it, or pass a tuple"
+    ))
 }

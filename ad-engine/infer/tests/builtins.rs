@@ -270,7 +270,7 @@ fn indexing_tuples_refs_and_arrays() {
         b.call("getindex", vec![t, i])
     });
     expect![[r#"
-        error[unsupported] at 110..115: unsupported: indexing Tuple{Float64, Int64} with a run-time index (its elements differ in type), as a `for` loop over it does; write `map(f, t)`, `sum(f, t)` or `foreach(f, t)`, which call each element's own method
+        error[unsupported] at 110..115: unsupported: indexing Tuple{Float64, Int64} with a run-time index (its elements differ in type; a `for` loop over such a tuple or its indices is unrolled up to 64 elements when their number is known where it is compiled); write `map(f, t)`, `sum(f, t)` or `foreach(f, t)`, which call each element's own method
     "#]]
     .assert_eq(&errs(&p, "g", &[Type::tuple([Type::Float64, Type::Int64]), Type::Int64]));
     expect![[r#"

@@ -35,6 +35,13 @@ pub fn to_json(v: &Value) -> Json {
                 None => object(t.fields.iter().map(|(n, _)| &**n).zip(vs.iter())),
             }
         }
+        // A `Set`: an array of its elements.
+        Value::Struct(t, vs) if &*t.name == "Base.Set" => {
+            match vs.first().and_then(crate::show_library::set_elements) {
+                Some(xs) => Json::Array(xs.iter().map(to_json).collect()),
+                None => Json::Null,
+            }
+        }
         Value::Struct(t, vs) => object(t.fields.iter().map(|(n, _)| &**n).zip(vs.iter())),
         // A `Dict`: an object keyed by each key as `print` writes it (`"a"`, `"1"`).
         Value::Mutable(t, vs) if &*t.name == "Base.Dict" => {

@@ -29,6 +29,7 @@ enum Form {
     CartesianIndex,
     Complex,
     ConjAdjoint,
+    Set,
 }
 
 fn form(t: &StructType) -> Option<Form> {
@@ -52,6 +53,7 @@ fn form(t: &StructType) -> Option<Form> {
         "Base.CartesianIndex" => Form::CartesianIndex,
         "Base.Complex" => Form::Complex,
         "Base.ConjAdjoint" => Form::ConjAdjoint,
+        "Base.Set" => Form::Set,
         "Base._RoundNearest" => Form::Rounding("Nearest"),
         "Base._RoundToZero" => Form::Rounding("ToZero"),
         "Base._RoundUp" => Form::Rounding("Up"),
@@ -101,6 +103,25 @@ pub(crate) fn write_library<W: Write + ?Sized>(
                 items,
             });
             show(f, &Array::new(Shape::Matrix(1, n), row).into_value())?;
+        }
+        // `Set([1, 2])` (its elements in zy's order), `Set{Int64}()` when empty.
+        Form::Set => {
+            let Some(elements) = field("items").and_then(set_elements) else {
+                return Ok(false);
+            };
+            if elements.is_empty() {
+                let t = t.params.first().map(crate::show::type_string);
+                write!(f, "Set{{{}}}()", t.unwrap_or_default())?;
+            } else {
+                f.write_str("Set([")?;
+                for (k, x) in elements.iter().enumerate() {
+                    if k > 0 {
+                        f.write_str(", ")?;
+                    }
+                    show(f, x)?;
+                }
+                f.write_str("])")?;
+            }
         }
         Form::CartesianIndex => match field("I") {
             Some(Value::Tuple(items)) => {
@@ -436,4 +457,17 @@ fn add12(x: f64, y: f64) -> (f64, f64) {
     let (big, little) = if y.abs() > x.abs() { (y, x) } else { (x, y) };
     let h = big + little;
     (h, (big - h) + little)
+}
+
+/// The elements of a `Set` from its field `items`: the keys of the `Dict` that holds.
+pub(crate) fn set_elements(items: &Value) -> Option<Vec<Value>> {
+    match items {
+        Value::Struct(_, fs) => match fs.first() {
+            Some(Value::Mutable(_, d)) => {
+                crate::show::dict_entries(&d.borrow()).map(|(keys, _)| keys)
+            }
+            _ => None,
+        },
+        _ => None,
+    }
 }

@@ -4649,6 +4649,52 @@ _array_into(v::Vector{Vector{Float64}}, x::AbstractVector{<:Real}) = float.(x)
 _array_into(v::Vector{Matrix{Float64}}, x::AbstractMatrix{<:Real}) = float.(x)
 _array_into(v, x) = error("MethodError: Cannot `convert` an object of type $(typeof(x)) to an object of type $(eltype(v))")
 
+# ---- Splatting an array: `f(x...)` with `x` a vector (inference calls these by name) ----------
+
+"""
+    _splat_fold(op, x)
+
+`op(x...)` of a vector `x` for `+`, `*`, `max` and `min`: Julia's left fold of the
+two-argument method (`afoldl`: `((x[1] op x[2]) op x[3]) ...`), `x[1]` alone for one element
+(`+(a) = a`, `max(a::Real) = a`), and Julia's `MethodError` for none.
+"""
+function _splat_fold(op, x::AbstractVector)
+    n = length(x)
+    n == 0 && _splat_none(op)
+    acc = x[1]
+    for k in 2:n
+        acc = op(acc, x[k])
+    end
+    return acc
+end
+_splat_none(::typeof(+)) = error("MethodError: no method matching +()")
+_splat_none(::typeof(*)) = error("MethodError: no method matching *()")
+_splat_none(::typeof(max)) = error("MethodError: no method matching max()")
+_splat_none(::typeof(min)) = error("MethodError: no method matching min()")
+
+# `vcat(xs...)` and `hcat(xs...)`: of a vector of vectors, the vectors stacked (as
+# `reduce(vcat, xs)`); of a vector of numbers, a Vector of them or a 1×n Matrix.
+_splat_vcat(xs::AbstractVector{<:Number}) = collect(xs)
+_splat_vcat(xs::AbstractVector) = reduce(vcat, xs)
+_splat_hcat(xs::AbstractVector{<:Number}) = permutedims(collect(xs))
+_splat_hcat(xs::AbstractVector) = reduce(hcat, xs)
+
+# `string(x...)`: the elements' strings one after the other (`""` for none).
+function _splat_string(x::AbstractVector)
+    s = ""
+    for p in x
+        s = s * string(p)
+    end
+    return s
+end
+
+# `f(x...)` of a vector into a method of `n` arguments: Julia's `MethodError` when the vector
+# holds another number of elements.
+function _splat_arity(f, x::AbstractVector, n::Int)
+    length(x) == n || error("MethodError: no method matching $(f)(::$(eltype(x))...) with $(length(x)) arguments (splatting a vector; its method takes $(n))")
+    return nothing
+end
+
 # ---- Arrays of 3 or more dimensions ----------------------------------------------------------
 # `zeros(2, 3, 4)`, `ones`, `fill` and indexing `A[i, j, k]` are builtins; what Julia writes in
 # Julia over them is here: sizes as tuples, `Array{T}(undef, ...)`, `reshape` into N
@@ -5984,6 +6030,94 @@ function merge(a::Dict, b::Dict)
     end
     return d
 end
+
+# ---- Sets --------------------------------------------------------------------------------------
+
+# The elements of a `Set` as the keys of a `Dict`, in a struct of their own so that the
+# default constructor `Set(items)` is none that a program calls (`Set(d::Dict)` is Julia's set
+# of `d`'s pairs, which zy does not build: a `MethodError`).
+struct _SetItems{T}
+    dict::Dict{T, Bool}
+end
+
+"""
+    Set(itr), Set{T}(), Set{T}(itr)
+
+Julia's set of distinct values: `push!`, `delete!`, `in`/`∈`/`∉`, `length`, `isempty`,
+`union`/`∪`, `intersect`/`∩`, `setdiff`, `issubset`/`⊆`, `==`, `for x in s`, `collect`, `sum`.
+It holds a `Dict` of its elements, so elements are found as the `Dict`'s keys are
+(`isequal`) and zy iterates them in the order they were first inserted (Julia's order is its
+hash table's). A set carries no gradient: membership is not differentiable.
+"""
+struct Set{T}
+    items::_SetItems{T}
+end
+
+Set(v::AbstractVector) = _typed_set(eltype(v), v)
+Set(t::Tuple) = Set([t...])
+Set(g::Generator) = Set(collect(g))
+Set(s::Set) = Set(collect(s))
+
+# `Set{T}()` and `Set{T}(itr)`, which the syntax writes `_typed_set(T)`, `_typed_set(T, itr)`.
+_typed_set(T) = Set(_SetItems(Dict{T, Bool}()))
+function _typed_set(T, itr)
+    s = _typed_set(T)
+    for x in itr
+        push!(s, x)
+    end
+    return s
+end
+
+length(s::Set) = length(s.items.dict)
+isempty(s::Set) = isempty(s.items.dict)
+in(x, s::Set) = haskey(s.items.dict, x)
+eltype(s::Set{T}) where {T} = T
+
+function push!(s::Set, x)
+    s.items.dict[x] = true
+    return s
+end
+
+function delete!(s::Set, x)
+    delete!(s.items.dict, x)
+    return s
+end
+
+# Element `k` in iteration order: what `for x in s` and generators read.
+_gen_elem(s::Set, k::Int) = _gen_elem(s.items.dict, k).first
+collect(s::Set) = collect(keys(s.items.dict))
+sum(s::Set) = sum(collect(s))
+first(s::Set) = _gen_elem(s, 1)
+
+"""
+    union(a::Set, b::Set), a ∪ b
+
+The elements of either, `a`'s first (the element type promoted, as Julia's).
+"""
+union(a::Set, b::Set) = Set(vcat(collect(a), collect(b)))
+
+"""
+    intersect(a::Set, b::Set), a ∩ b
+
+The elements of `a` that `b` holds.
+"""
+intersect(a::Set, b::Set) = Set(filter(x -> x in b, collect(a)))
+
+"""
+    setdiff(a::Set, b::Set)
+
+The elements of `a` that `b` does not hold.
+"""
+setdiff(a::Set, b::Set) = Set(filter(x -> !(x in b), collect(a)))
+
+"""
+    issubset(a::Set, b::Set), a ⊆ b
+
+Whether `b` holds every element of `a`.
+"""
+issubset(a::Set, b::Set) = all(x -> x in b, collect(a))
+
+==(a::Set, b::Set) = length(a) == length(b) && issubset(a, b)
 
 """
     x[i], x[]

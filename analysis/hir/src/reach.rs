@@ -22,7 +22,6 @@ pub const HOOKS: &[Hooks] = &[
             "rrule",
             "frule",
             "Base.kwcall",
-            "Base.splatcall",
             "Base._declared_convert",
             "Base.range_length",
             "Base.Pair",
@@ -33,6 +32,38 @@ pub const HOOKS: &[Hooks] = &[
             "getfield",
             "vect",
             "+",
+        ],
+    },
+    // Splatting a vector `f(x...)` (inference's `splat_vector`).
+    Hooks {
+        triggers: &["Base.splatcall"],
+        hooks: &[
+            "Base._splat_fold",
+            "Base._splat_vcat",
+            "Base._splat_hcat",
+            "Base._splat_arity",
+            "Base._splat_string",
+            "Base.copy",
+        ],
+    },
+    // A loop over a tuple whose elements differ in type (inference's `unroll`) is recognised
+    // by these names in the loop's own code, which reaches them.
+    Hooks {
+        triggers: &[
+            "Base.Enumerate",
+            "Base.Zip",
+            "Base.Pairs",
+            "Base.length",
+            "Base.lastindex",
+            "Base.eachindex",
+        ],
+        hooks: &[
+            "Base.Enumerate",
+            "Base.Zip",
+            "Base.Pairs",
+            "Base.length",
+            "Base.lastindex",
+            "Base.eachindex",
         ],
     },
     // A return annotation `f(x)::T` (lowering's call, in the user's item).

@@ -540,6 +540,14 @@ fn dict_types(cx: &mut Cx, curly: &SyntaxNode) -> Option<Expr> {
     }
 }
 
+/// The element type of `Set{T}` (a callee).
+fn set_type(cx: &mut Cx, curly: &SyntaxNode) -> Option<Expr> {
+    match curly.children.as_slice() {
+        [base, t] if base.leaf && cx.text(base) == "Set" => Some(expr(cx, t)),
+        _ => None,
+    }
+}
+
 /// `f(args)`, `f.(args)`, with a `do` block moved into the first argument.
 fn call(cx: &mut Cx, node: &SyntaxNode, dotted: bool) -> Expr {
     let Some((callee, rest)) = node.children.split_first() else {
@@ -589,7 +597,14 @@ fn call(cx: &mut Cx, node: &SyntaxNode, dotted: bool) -> Expr {
                     leading = vec![kv];
                     Expr::new(ExprKind::Ident("Base._typed_dict".into()), callee.range)
                 }
-                None => return cx.unsupported(callee, "type parameters in an expression"),
+                None => match set_type(cx, bare) {
+                    // `Set{T}(itr)`: the prelude's `_typed_set(T, itr)`.
+                    Some(t) => {
+                        leading = vec![t];
+                        Expr::new(ExprKind::Ident("Base._typed_set".into()), callee.range)
+                    }
+                    None => return cx.unsupported(callee, "type parameters in an expression"),
+                },
             },
         },
         (true, Kind::Identifier) if is_new(cx, Some(bare)) => match new_callee(cx, bare, &[]) {

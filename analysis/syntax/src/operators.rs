@@ -188,7 +188,7 @@ fn nary_call(cx: &mut Cx, node: &SyntaxNode, op: &SyntaxNode, operands: Vec<&Syn
 /// Julia meaning: `A \ B` is LinearAlgebra's solve, `x |> f` is `f(x)`, `f ∘ g` builds Base's
 /// `ComposedFunction(f, g)`, `a => b` Base's `Pair(a, b)`, `a ≈ b` is `isapprox(a, b)` and
 /// `a ≉ b` its negation, `x ∈ xs` / `x ∉ xs` Base's `in`, `a === b` / `a !== b` egal, `a ⊻ b`
-/// `xor`, `&`, `|`, `<<`, `>>`, `>>>` Base's bitwise functions, and LinearAlgebra's `x ⋅ y` (`dot`) and `x × y` (`cross`), and `x isa T`.
+/// `xor`, `&`, `|`, `<<`, `>>`, `>>>` Base's bitwise functions, and LinearAlgebra's `x ⋅ y` (`dot`) and `x × y` (`cross`), `a ∪ b`, `a ∩ b`, `a ⊆ b`, `a ⊈ b` (`union`, `intersect`, `issubset`), and `x isa T`.
 #[derive(Clone, Copy)]
 enum FunctionOp {
     Call(&'static str),
@@ -216,6 +216,10 @@ fn function_op(text: &str) -> Option<FunctionOp> {
         "⋅" => FunctionOp::Call("dot"),
         "isa" => FunctionOp::Call("isa"),
         "×" => FunctionOp::Call("cross"),
+        "∪" => FunctionOp::Call("union"),
+        "∩" => FunctionOp::Call("intersect"),
+        "⊆" => FunctionOp::Call("issubset"),
+        "⊈" => FunctionOp::NotCall("issubset"),
         "|>" => FunctionOp::Pipe,
         _ => return None,
     })

@@ -232,9 +232,11 @@ fn get_index(b: &mut PlanBuilder, args: &[Val]) -> Result<Val, Fail> {
                         Ok(apply(b, Prim::Error, &[&error, &message], Type::Bottom))
                     }
                     _ => Err(Fail::unsupported(format!(
-                        "indexing {} with a run-time index (its elements differ in type), as a \
-                         `for` loop over it does; write `map(f, t)`, `sum(f, t)` or \
-                         `foreach(f, t)`, which call each element's own method",
+                        "indexing {} with a run-time index (its elements differ in type; a \
+                         `for` loop over such a tuple or its indices is unrolled up to 64 \
+                         elements when their number is known where it is compiled); write \
+                         `map(f, t)`, `sum(f, t)` or `foreach(f, t)`, which call each element's \
+                         own method",
                         x.ty
                     ))),
                 }
