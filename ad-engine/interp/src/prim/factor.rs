@@ -4,6 +4,7 @@
 //! through its LU factors) and Julia's exceptions. The kernels take column-major slices, so
 //! the JIT's runtime can call them on its own arrays and agree with the interpreter to the bit.
 
+use faer::linalg::cholesky::llt::factor::{cholesky_in_place, cholesky_in_place_scratch};
 use faer::linalg::solvers::Solve;
 use faer::{MatMut, MatRef, Side};
 
@@ -46,25 +47,6 @@ impl FactorError {
 
 fn mat(n: usize, a: &[f64]) -> MatRef<'_, f64> {
     MatRef::from_column_major_slice(a, n, a.len() / n.max(1))
-}
-
-/// The entries of `m` into the column-major `out` (of `m`'s size), a column at a time.
-fn write_column_major(m: MatRef<'_, f64>, out: &mut [f64]) {
-    let rows = m.nrows();
-    for (j, dst) in out
-        .chunks_exact_mut(rows.max(1))
-        .enumerate()
-        .take(m.ncols())
-    {
-        match m.col(j).try_as_col_major() {
-            Some(col) => dst.copy_from_slice(col.as_slice()),
-            None => {
-                for (i, d) in dst.iter_mut().enumerate() {
-                    *d = m[(i, j)];
-                }
-            }
-        }
-    }
 }
 
 /// Which triangle a square matrix lies in (Julia's `istril`, `istriu`), if either.
@@ -170,17 +152,34 @@ pub fn cholesky_lower_f64(n: usize, a: &[f64]) -> Result<Vec<f64>, FactorError> 
     Ok(out)
 }
 
-/// [`cholesky_lower_f64`] into `out` (`n · n` entries, column-major), which is left as it was
-/// on an error.
+/// [`cholesky_lower_f64`] into `out` (`n · n` entries, column-major), whose entries are
+/// unspecified after an error.
 pub fn cholesky_lower_into(n: usize, a: &[f64], out: &mut [f64]) -> Result<(), FactorError> {
     let am = mat(n, a);
     if (0..n).any(|j| (0..j).any(|i| am[(i, j)] != am[(j, i)])) {
         return Err(FactorError::NotSymmetric);
     }
-    let llt = am
-        .llt(Side::Lower)
+    // faer's `llt` factors a fresh copy of the lower triangle and is copied out again: here the
+    // triangle is copied into `out` and factored there (the same blocked algorithm, without
+    // the n × n allocation and the second copy).
+    for (j, col) in out.chunks_exact_mut(n.max(1)).enumerate().take(n) {
+        col[..j].fill(0.0);
+        col[j..].copy_from_slice(&a[j * n + j..(j + 1) * n]);
+    }
+    let par = faer::get_global_parallelism();
+    let mut mem = faer::dyn_stack::MemBuffer::new(cholesky_in_place_scratch::<f64>(
+        n,
+        par,
+        Default::default(),
+    ));
+    let stack = faer::dyn_stack::MemStack::new(&mut mem);
+    let lm = MatMut::from_column_major_slice_mut(out, n, n);
+    cholesky_in_place(lm, Default::default(), par, stack, Default::default())
         .map_err(|_| FactorError::NotPositiveDefinite)?;
-    write_column_major(llt.L(), out);
+    // Zero above the diagonal, as faer's `llt` leaves its factor.
+    for (j, col) in out.chunks_exact_mut(n.max(1)).enumerate().take(n) {
+        col[..j].fill(0.0);
+    }
     Ok(())
 }
 
@@ -307,5 +306,24 @@ mod tests {
             cholesky_lower_f64(2, &[1.0, 2.0, 2.0, 1.0]),
             Err(FactorError::NotPositiveDefinite)
         );
+    }
+
+    #[test]
+    fn cholesky_in_place_has_the_bits_of_faers_llt() {
+        // A kernel matrix large enough for faer's blocked path: exp(-(i - j)^2 / 50) + I.
+        let n = 150;
+        let a: Vec<f64> = (0..n * n)
+            .map(|k| {
+                let d = (k % n) as f64 - (k / n) as f64;
+                (-d * d / 50.0).exp() + if d == 0.0 { 1.0 } else { 0.0 }
+            })
+            .collect();
+        let l = cholesky_lower_f64(n, &a).unwrap_or_default();
+        let llt = mat(n, &a).llt(Side::Lower);
+        let expected: Vec<f64> = match &llt {
+            Ok(f) => (0..n * n).map(|k| f.L()[(k % n, k / n)]).collect(),
+            Err(_) => Vec::new(),
+        };
+        assert_eq!(l, expected);
     }
 }
