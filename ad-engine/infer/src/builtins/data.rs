@@ -433,7 +433,7 @@ fn literal_elem(elems: &[Val]) -> Result<Type, Fail> {
                         "an array of {} values whose field `{name}` holds a {x} in one and a \
                          {y} in another (zy types a struct by what its fields hold, where \
                          Julia's field of an abstract type holds either); write a tuple \
-                         `(a, b)`: `map(f, t)`, `sum(f, t)` and `foldl(f, t)` call each \
+                         `(a, b)`: `map(f, t)`, `sum(f, t)`, `foldl(f, t)` and `for` loops call each \
                          element's own method",
                         a.name
                     )));
