@@ -77,6 +77,7 @@ pub fn adjoint_with(
     trace: bool,
 ) -> Result<Adjoint, AdError> {
     reject_nested(func)?;
+    reject_try(func)?;
     reject_irreducible(func)?;
     globals.check(inst, func)?;
     let mut primal = func.clone();
@@ -122,6 +123,22 @@ fn reject_nested(func: &Function) -> Result<(), AdError> {
                     format!("cannot differentiate `{}`: nested differentiation (`{p}` inside differentiated code, as when the inner gradient runs a loop calling another function) is not supported yet; `hessian` and `hvp` compute second derivatives by forward over reverse", func.name),
                 ));
             }
+        }
+    }
+    Ok(())
+}
+
+/// Differentiating through `try`/`catch` is not supported yet: say so by name.
+pub(crate) fn reject_try(func: &Function) -> Result<(), AdError> {
+    for b in func.block_ids() {
+        if let Terminator::Handle { .. } = func.block(b).term {
+            return Err(AdError::new(
+                func.block(b).term_span,
+                format!(
+                    "cannot differentiate `{}`: differentiating through `try`/`catch`/`finally` is not supported yet; evaluating it is",
+                    func.name
+                ),
+            ));
         }
     }
     Ok(())
@@ -465,6 +482,9 @@ fn forward_pass(
                 then_to: call(then_to),
                 else_to: call(else_to),
             },
+            Terminator::Handle { .. } => return Err(reject_try(f).err().unwrap_or_else(|| {
+                AdError::new(data.term_span, "internal: an exception handler in the transform")
+            })),
         };
         sb.func.set_term(b, term, data.term_span);
     }

@@ -436,6 +436,25 @@ impl<'a> Typer<'a> {
                 Terminator::Jump(c) => self
                     .emit_call(&mut out, nb, c, &vmap, &bmap, span)
                     .map(Terminator::Jump),
+                Terminator::Handle { leave, catch, to } => {
+                    let to = self.emit_call(&mut out, nb, to, &vmap, &bmap, span);
+                    let catch = catch
+                        .as_ref()
+                        .map(|c| self.emit_call(&mut out, nb, c, &vmap, &bmap, span));
+                    match (to, catch) {
+                        (Some(to), None) => Some(Terminator::Handle {
+                            leave: *leave,
+                            catch: None,
+                            to,
+                        }),
+                        (Some(to), Some(Some(c))) => Some(Terminator::Handle {
+                            leave: *leave,
+                            catch: Some(c),
+                            to,
+                        }),
+                        _ => None,
+                    }
+                }
                 Terminator::Branch {
                     cond,
                     then_to,

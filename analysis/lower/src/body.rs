@@ -80,6 +80,10 @@ pub(crate) struct BodyLowerer<'c, 'a> {
     pub(crate) index_cx: Vec<crate::index::IndexCx>,
     /// Inside `@views`: a slice that is read is a view (`maybeview`).
     pub(crate) views: bool,
+    /// The `try` bodies being lowered, innermost last: the exception handlers installed.
+    pub(crate) regions: Vec<crate::trycatch::Region>,
+    /// The exceptions of the catch blocks being lowered, innermost last (for `rethrow()`).
+    pub(crate) caught: Vec<Operand>,
 }
 
 impl<'c, 'a> BodyLowerer<'c, 'a> {
@@ -98,6 +102,8 @@ impl<'c, 'a> BodyLowerer<'c, 'a> {
             block_spans: HashMap::new(),
             index_cx: Vec::new(),
             views: false,
+            regions: Vec::new(),
+            caught: Vec::new(),
         }
     }
 
@@ -238,6 +244,7 @@ impl<'c, 'a> BodyLowerer<'c, 'a> {
         if !info.boxed {
             self.name(&value, &name);
             self.b.def_var(self.cur, var, value);
+            self.refresh_handlers(range);
         } else if self.boxes.maybe.contains(&v) {
             let message = format!(
                 "unsupported: captured variable `{name}` is reassigned here but assigned on only \
@@ -248,6 +255,7 @@ impl<'c, 'a> BodyLowerer<'c, 'a> {
             let r = self.call("Ref", vec![value], range);
             self.name(&r, &name);
             self.b.def_var(self.cur, var, r);
+            self.refresh_handlers(range);
         } else {
             let r = self.b.use_var(self.cur, var);
             self.call("setindex!", vec![r, value], range);
@@ -435,6 +443,20 @@ impl<'c, 'a> BodyLowerer<'c, 'a> {
                 self.let_block(e, var.as_deref(), value.as_deref(), body)
             }
             ExprKind::Narrow { var, body } => self.narrow(var, body),
+            ExprKind::Try {
+                body,
+                var,
+                catch,
+                els,
+                finally,
+            } => self.try_expr(
+                e,
+                body,
+                var.as_deref(),
+                catch.as_deref(),
+                els.as_deref(),
+                finally.as_deref(),
+            ),
             ExprKind::Local(_) | ExprKind::Declared { .. } => Const::Nothing.into(),
             ExprKind::Error => self.error_call("unsupported construct", r),
             ExprKind::Chain { first, rest } => self.chain(first, rest, r),
@@ -495,6 +517,13 @@ impl<'c, 'a> BodyLowerer<'c, 'a> {
     }
 
     fn call_expr(&mut self, callee: &Expr, args: &[Expr], r: TextRange) -> Operand {
+        if let (ExprKind::Ident(name), [], Some(e)) =
+            (&callee.kind, args, self.caught_exception())
+        {
+            if name == "rethrow" && !self.is_local(callee) {
+                return self.call("rethrow", vec![e], r);
+            }
+        }
         if let Some(thrown) = self.thrown_exception(callee, args) {
             return thrown;
         }

@@ -367,6 +367,26 @@ impl Display for Expr {
                 list(f, &format!("let ({var}{value})"), body)
             }
             ExprKind::Narrow { var, body } => list(f, &format!("narrow {var}"), body),
+            ExprKind::Try {
+                body,
+                var,
+                catch,
+                els,
+                finally,
+            } => {
+                list(f, "try", body)?;
+                if let Some(c) = catch {
+                    let var = var.as_ref().map_or(String::new(), |v| format!(" {v}"));
+                    list(f, &format!(" catch{var}"), c)?;
+                }
+                if let Some(e) = els {
+                    list(f, " else", e)?;
+                }
+                match finally {
+                    Some(b) => list(f, " finally", b),
+                    None => Ok(()),
+                }
+            }
             ExprKind::Break => write!(f, "(break)"),
             ExprKind::Continue => write!(f, "(continue)"),
             ExprKind::Return(value) => match value {

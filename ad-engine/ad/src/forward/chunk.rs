@@ -243,6 +243,9 @@ fn chunk_pushforward(
                 else_to: jump(&mut e, func, else_to, &vals, &tans, &k),
             },
             Terminator::Unreachable => Terminator::Unreachable,
+            Terminator::Handle { .. } => {
+                return Err(refused(func.block(b).term_span, "`try`/`catch`"))
+            }
         };
         let span = func.block(b).term_span;
         sb.func.set_term(b, term, span);

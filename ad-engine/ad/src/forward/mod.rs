@@ -562,6 +562,15 @@ fn transform(
                 }
             }
             Terminator::Unreachable => Terminator::Unreachable,
+            Terminator::Handle { .. } => {
+                return Err(AdError::new(
+                    func.block(b).term_span,
+                    format!(
+                        "cannot differentiate `{}` in forward mode: differentiating through `try`/`catch`/`finally` is not supported yet",
+                        func.name
+                    ),
+                ))
+            }
         };
         let span = func.block(b).term_span;
         sb.func.set_term(b, term, span);
