@@ -77,7 +77,6 @@ pub fn adjoint_with(
     trace: bool,
 ) -> Result<Adjoint, AdError> {
     reject_nested(func)?;
-    reject_try(func)?;
     reject_irreducible(func)?;
     globals.check(inst, func)?;
     let mut primal = func.clone();
@@ -123,22 +122,6 @@ fn reject_nested(func: &Function) -> Result<(), AdError> {
                     format!("cannot differentiate `{}`: nested differentiation (`{p}` inside differentiated code, as when the inner gradient runs a loop calling another function) is not supported yet; `hessian` and `hvp` compute second derivatives by forward over reverse", func.name),
                 ));
             }
-        }
-    }
-    Ok(())
-}
-
-/// Differentiating through `try`/`catch` is not supported yet: say so by name.
-pub(crate) fn reject_try(func: &Function) -> Result<(), AdError> {
-    for b in func.block_ids() {
-        if let Terminator::Handle { .. } = func.block(b).term {
-            return Err(AdError::new(
-                func.block(b).term_span,
-                format!(
-                    "cannot differentiate `{}`: differentiating through `try`/`catch`/`finally` is not supported yet; evaluating it is",
-                    func.name
-                ),
-            ));
         }
     }
     Ok(())
@@ -482,9 +465,13 @@ fn forward_pass(
                 then_to: call(then_to),
                 else_to: call(else_to),
             },
-            Terminator::Handle { .. } => return Err(reject_try(f).err().unwrap_or_else(|| {
-                AdError::new(data.term_span, "internal: an exception handler in the transform")
-            })),
+            // The forward function installs the same handlers; the edge into a handler
+            // passes the predecessor index as any jump does.
+            Terminator::Handle { leave, catch, to } => Terminator::Handle {
+                leave: *leave,
+                catch: catch.as_ref().map(call),
+                to: call(to),
+            },
         };
         sb.func.set_term(b, term, data.term_span);
     }
@@ -683,13 +670,7 @@ fn fwd_call(
 fn induction_vars(cx: &Cx, map: &HashMap<Value, Operand>) -> HashMap<Value, (Block, i64, i64)> {
     let f = cx.f;
     let arg = |from: Block, to: Block, j: usize| -> Option<&Operand> {
-        let calls: Vec<&BlockCall> = match &f.block(from).term {
-            Terminator::Jump(c) => vec![c],
-            Terminator::Branch {
-                then_to, else_to, ..
-            } => vec![then_to, else_to],
-            _ => vec![],
-        };
+        let calls: Vec<&BlockCall> = f.block(from).term.calls();
         match calls.iter().filter(|c| c.block == to).collect::<Vec<_>>()[..] {
             [c] => c.args.get(j),
             _ => None,

@@ -513,14 +513,7 @@ impl<'a> Typer<'a> {
         term: &Terminator,
         bmap: &[Option<Block>],
     ) -> Option<(String, String)> {
-        let calls: Vec<&BlockCall> = match term {
-            Terminator::Jump(c) => vec![c],
-            Terminator::Branch {
-                then_to, else_to, ..
-            } => vec![then_to, else_to],
-            _ => vec![],
-        };
-        for call in calls {
+        for call in term.calls() {
             let Some(target) = bmap.get(call.block.index()).copied().flatten() else {
                 continue;
             };

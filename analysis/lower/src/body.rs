@@ -132,11 +132,17 @@ impl<'c, 'a> BodyLowerer<'c, 'a> {
             .declare_var_with_init(Type::Any, None, VarInit::Stmt(undef_stmt("#tmp".into())))
     }
 
+    /// Append a statement. Inside a `try` body it ends its block, re-installing the handlers:
+    /// each operation that may throw is then the whole of its block, so an exception leaves
+    /// from a point where every block before it finished, and the AD reverses exactly those.
     pub fn emit(&mut self, op: Op, args: Vec<Operand>, range: TextRange) -> Value {
         let span = self.span(range);
-        self.b
+        let v = self
+            .b
             .func
-            .push_stmt(self.cur, Stmt { op, args }, Type::Any, span)
+            .push_stmt(self.cur, Stmt { op, args }, Type::Any, span);
+        self.refresh_handlers(range);
+        v
     }
 
     /// `name(args...)`.
@@ -174,6 +180,7 @@ impl<'c, 'a> BodyLowerer<'c, 'a> {
     }
 
     pub fn jump(&mut self, to: Block, range: TextRange) {
+        self.refresh_handlers(range);
         let span = self.span(range);
         self.b
             .func
@@ -182,6 +189,7 @@ impl<'c, 'a> BodyLowerer<'c, 'a> {
 
     /// End the current block with a branch on `cond`; `then_to` and `else_to` are distinct.
     pub fn branch(&mut self, cond: Operand, then_to: Block, else_to: Block, range: TextRange) {
+        self.refresh_handlers(range);
         let span = self.span(range);
         let term = Terminator::Branch {
             cond,

@@ -1,8 +1,10 @@
 //! `try`/`catch`/`else`/`finally`, as Julia lowers them. Entering a `try` installs an
 //! exception handler (`Terminator::Handle`), leaving it (normally, or by `break`, `continue`
-//! or `return`) removes it. Every assignment inside a `try` body re-installs the handlers, so
-//! the edge into each handler block carries the variables' values at the point an exception
-//! may leave from: the catch block's φs join exactly the paths that ran. A `finally` body is
+//! or `return`) removes it. Inside a `try` body every statement, assignment and jump is
+//! followed by a re-installation of the handlers, so the edge into each handler block leaves
+//! from the last block that finished before the exception and carries the variables' values
+//! there: the catch block's φs join exactly the paths that ran, and the AD, which records the
+//! edge taken as for any join, reverses exactly the blocks that ran. A `finally` body is
 //! lowered once: every way out of its `try` (falling through, `break`, `continue`, `return`,
 //! an exception) sets a hidden exit code and goes to it, and a dispatch after it continues
 //! that way (the exception is rethrown). `try ... catch ... finally ... end` is a
@@ -89,8 +91,8 @@ impl BodyLowerer<'_, '_> {
         self.cur = next;
     }
 
-    /// After an assignment inside a `try` body: re-install every handler, so that each
-    /// handler block sees the variable's new value.
+    /// Inside `try` bodies (after a statement, an assignment, before a jump): end the block
+    /// re-installing every handler, so that each handler block sees the values of this point.
     pub(crate) fn refresh_handlers(&mut self, r: TextRange) {
         let handlers: Vec<Block> = self.regions.iter().map(|g| g.handler).collect();
         for (i, h) in handlers.iter().enumerate() {
