@@ -181,7 +181,9 @@ impl Layout {
             }
             Type::Any => return Err(JitError::unsupported("a value of type Any (untyped IR)")),
             Type::String => return Err(JitError::interpreted("strings as values")),
-            Type::Exception => return Err(JitError::interpreted("caught exceptions (`try`/`catch`)")),
+            Type::Exception => {
+                return Err(JitError::interpreted("caught exceptions (`try`/`catch`)"))
+            }
         }
         Ok(())
     }

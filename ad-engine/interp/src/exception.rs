@@ -31,7 +31,11 @@ impl Caught {
             .chars()
             .take_while(|c| c.is_alphanumeric() || *c == '_')
             .collect();
-        let name = if name.is_empty() { "ErrorException".to_string() } else { name };
+        let name = if name.is_empty() {
+            "ErrorException".to_string()
+        } else {
+            name
+        };
         Caught {
             name: name.as_str().into(),
             text: text.to_string(),

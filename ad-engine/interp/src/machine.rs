@@ -385,7 +385,10 @@ impl<'p> Machine<'p> {
             return Err(error);
         };
         let func = frame.func;
-        let params = func.blocks.get(block.index()).map_or(&[][..], |b| &b.params[..]);
+        let params = func
+            .blocks
+            .get(block.index())
+            .map_or(&[][..], |b| &b.params[..]);
         for (&p, val) in params.iter().zip(values) {
             let ty = func.values.get(p.index()).map_or(&Type::Any, |d| &d.ty);
             set(&mut frame.env, p, coerce(ty, val));

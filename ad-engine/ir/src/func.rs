@@ -258,9 +258,9 @@ impl Terminator {
             Terminator::Branch {
                 then_to, else_to, ..
             } => vec![then_to.block, else_to.block],
-            Terminator::Handle { catch, to, .. } => {
-                std::iter::once(to.block).chain(catch.as_ref().map(|c| c.block)).collect()
-            }
+            Terminator::Handle { catch, to, .. } => std::iter::once(to.block)
+                .chain(catch.as_ref().map(|c| c.block))
+                .collect(),
         }
     }
 
@@ -344,9 +344,11 @@ impl Terminator {
             Terminator::Return(x) => vec![x],
             Terminator::Unreachable => vec![],
             Terminator::Jump(c) => c.args.iter().collect(),
-            Terminator::Handle { catch, to, .. } => {
-                to.args.iter().chain(catch.iter().flat_map(|c| &c.args)).collect()
-            }
+            Terminator::Handle { catch, to, .. } => to
+                .args
+                .iter()
+                .chain(catch.iter().flat_map(|c| &c.args))
+                .collect(),
             Terminator::Branch {
                 cond,
                 then_to,

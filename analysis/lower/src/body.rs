@@ -525,8 +525,7 @@ impl<'c, 'a> BodyLowerer<'c, 'a> {
     }
 
     fn call_expr(&mut self, callee: &Expr, args: &[Expr], r: TextRange) -> Operand {
-        if let (ExprKind::Ident(name), [], Some(e)) =
-            (&callee.kind, args, self.caught_exception())
+        if let (ExprKind::Ident(name), [], Some(e)) = (&callee.kind, args, self.caught_exception())
         {
             if name == "rethrow" && !self.is_local(callee) {
                 return self.call("rethrow", vec![e], r);

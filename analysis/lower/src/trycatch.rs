@@ -67,7 +67,9 @@ impl BodyLowerer<'_, '_> {
         finally: Option<&[Expr]>,
     ) -> Operand {
         match finally {
-            Some(fin) => self.try_finally(e.range, fin, |lw| lw.try_catch(e, body, var, catch, els)),
+            Some(fin) => {
+                self.try_finally(e.range, fin, |lw| lw.try_catch(e, body, var, catch, els))
+            }
             None => self.try_catch(e, body, var, catch, els),
         }
     }
@@ -241,7 +243,12 @@ impl BodyLowerer<'_, '_> {
     /// Leave the `try` regions that `exit` crosses (all for `return`, those inside the
     /// innermost loop for `break` and `continue`). Returns `true` when a `finally` takes over:
     /// control went to it, and the dispatch after it continues the exit.
-    pub(crate) fn exit_regions(&mut self, exit: Exit, value: Option<Operand>, r: TextRange) -> bool {
+    pub(crate) fn exit_regions(
+        &mut self,
+        exit: Exit,
+        value: Option<Operand>,
+        r: TextRange,
+    ) -> bool {
         let floor = match exit {
             Exit::Return => 0,
             Exit::Break | Exit::Continue => self.loops.len(),

@@ -374,18 +374,22 @@ impl Display for Expr {
                 els,
                 finally,
             } => {
-                list(f, "try", body)?;
+                write!(f, "(try ")?;
+                list(f, "block", body)?;
                 if let Some(c) = catch {
                     let var = var.as_ref().map_or(String::new(), |v| format!(" {v}"));
-                    list(f, &format!(" catch{var}"), c)?;
+                    write!(f, " ")?;
+                    list(f, &format!("catch{var}"), c)?;
                 }
                 if let Some(e) = els {
-                    list(f, " else", e)?;
+                    write!(f, " ")?;
+                    list(f, "else", e)?;
                 }
-                match finally {
-                    Some(b) => list(f, " finally", b),
-                    None => Ok(()),
+                if let Some(b) = finally {
+                    write!(f, " ")?;
+                    list(f, "finally", b)?;
                 }
+                write!(f, ")")
             }
             ExprKind::Break => write!(f, "(break)"),
             ExprKind::Continue => write!(f, "(continue)"),

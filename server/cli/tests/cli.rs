@@ -395,7 +395,7 @@ fn a_byte_order_mark_is_not_part_of_the_source() {
     );
     assert_eq!(
         run(dir.path(), &["eval", "try.jl", "f(1.0)"]),
-(0, "1.0\n".into(), String::new())
+        (0, "1.0\n".into(), String::new())
     );
 }
 

@@ -42,6 +42,9 @@ pub(crate) fn call(b: &mut PlanBuilder, name: &str, args: &[Val]) -> Option<Resu
         ("rethrow" | "throw", [e]) if is_exception(e) => {
             Ok(apply(b, Prim::Rethrow, &[e], Type::Bottom))
         }
+        ("rethrow", _) => Err(Fail::unsupported(
+            "`rethrow` outside a catch block, or of a value that is not a caught exception",
+        )),
         ("isa", [e, t]) if is_exception(e) => match &t.ty {
             Type::Function(ty) if &**ty == "Exception" || EXCEPTIONS.contains(&&**ty) => {
                 let ty = Val::lit(Const::Symbol(ty.clone()));
