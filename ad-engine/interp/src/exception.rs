@@ -3,7 +3,7 @@
 //! name and fields from that text, so every exception the runtime or the program raises is
 //! caught by type.
 
-use zy_ir::Name;
+use zy_ir::{Name, Span};
 
 use crate::value::Value;
 
@@ -22,11 +22,15 @@ pub struct Caught {
     pub name: Name,
     /// The message as raised: rethrowing raises it again unchanged.
     pub text: String,
+    /// Where it was raised, and the calls it was raised under (innermost first): an uncaught
+    /// rethrow reports them, as Julia reports the original backtrace.
+    pub span: Span,
+    pub trace: Vec<Span>,
 }
 
 impl Caught {
-    /// The exception a raised message stands for.
-    pub fn from_message(text: &str) -> Caught {
+    /// The exception a raised message stands for, raised at `span` under the calls `trace`.
+    pub fn from_message(text: &str, span: Span, trace: Vec<Span>) -> Caught {
         let name: String = text
             .chars()
             .take_while(|c| c.is_alphanumeric() || *c == '_')
@@ -39,6 +43,8 @@ impl Caught {
         Caught {
             name: name.as_str().into(),
             text: text.to_string(),
+            span,
+            trace,
         }
     }
 

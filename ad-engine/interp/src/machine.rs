@@ -5,6 +5,7 @@
 
 use std::collections::{HashMap, HashSet};
 use std::fmt;
+use std::rc::Rc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::Instant;
@@ -209,11 +210,19 @@ fn run_body<'p>(
         scratch: Vec::new(),
         tape: 0,
         watch,
+        rethrown: None,
     };
     let _current = interrupt::enter(limits);
-    m.exec().map_err(|mut e| {
-        e.trace = m.call_sites();
-        e
+    m.exec().map_err(|mut e| match m.rethrown.take() {
+        Some(c) => {
+            e.span = c.span;
+            e.trace = c.trace.clone();
+            e
+        }
+        None => {
+            e.trace = m.call_sites();
+            e
+        }
     })
 }
 
@@ -319,6 +328,8 @@ struct Machine<'p> {
     tape: u64,
     /// Who is told of each primitive statement, in a watched run.
     watch: Option<&'p mut dyn Watch>,
+    /// The exception the failing statement rethrew: the error is reported where it was raised.
+    rethrown: Option<Rc<crate::Caught>>,
 }
 
 impl<'p> Machine<'p> {
@@ -371,6 +382,10 @@ impl<'p> Machine<'p> {
         let Some(depth) = self.frames.iter().rposition(|f| !f.handlers.is_empty()) else {
             return Err(error);
         };
+        let (span, trace) = match self.rethrown.take() {
+            Some(c) => (c.span, c.trace.clone()),
+            None => (error.span, self.call_sites()),
+        };
         // The stack trace is the one at the throw, should the handler rethrow it.
         for frame in self.frames.drain(depth + 1..) {
             if let ReturnTo::Global(name, _) = frame.ret_to {
@@ -393,9 +408,11 @@ impl<'p> Machine<'p> {
             let ty = func.values.get(p.index()).map_or(&Type::Any, |d| &d.ty);
             set(&mut frame.env, p, coerce(ty, val));
         }
-        frame.caught = Some(Value::Exception(std::rc::Rc::new(
-            crate::Caught::from_message(&error.message),
-        )));
+        frame.caught = Some(Value::Exception(Rc::new(crate::Caught::from_message(
+            &error.message,
+            span,
+            trace,
+        ))));
         frame.block = block;
         frame.pc = 0;
         Ok(())
@@ -466,6 +483,16 @@ impl<'p> Machine<'p> {
                     w.invoke(body, &args);
                 }
                 self.push_frame(body, args, ReturnTo::Caller(v))?;
+            }
+            Op::Prim(Prim::Rethrow) => {
+                if let Some(Value::Exception(c)) =
+                    stmt.args.first().map(|a| frame.read(a)).transpose()?
+                {
+                    let text = c.text.clone();
+                    self.rethrown = Some(c);
+                    return Err(text);
+                }
+                return Err("internal error: `rethrow` of a value that is not an exception".into());
             }
             Op::Prim(Prim::TheException) => {
                 let e = frame
