@@ -395,7 +395,7 @@ impl BodyLowerer<'_, '_> {
         };
         let to = if brk { targets.brk } else { targets.cont };
         let exit = if brk { Exit::Break } else { Exit::Continue };
-        if !self.exit_regions(exit, None, r) {
+        if !self.exit_regions(exit, None, Some(to), r) {
             self.jump(to, r);
             self.start_dead_block();
         }
@@ -421,7 +421,7 @@ impl BodyLowerer<'_, '_> {
 
     /// Return `v`, through the `finally` bodies of the `try` regions it leaves.
     pub(crate) fn return_value(&mut self, v: Operand, r: TextRange) {
-        if !self.exit_regions(Exit::Return, Some(v.clone()), r) {
+        if !self.exit_regions(Exit::Return, Some(v.clone()), None, r) {
             self.ret(v, r);
             self.start_dead_block();
         }

@@ -180,6 +180,8 @@ impl BodyLowerer<'_, '_> {
             }),
         });
         let v = inner(self);
+        // Whether the protected part can end normally (it may always return or throw).
+        let falls_through = !self.dead_blocks.contains(&self.cur);
         self.b.def_var(self.cur, result, v);
         self.b.def_var(self.cur, exit, Const::Int(EXIT_NORMAL));
         let used = match self.regions.pop().and_then(|g| g.finally) {
@@ -234,6 +236,12 @@ impl BodyLowerer<'_, '_> {
             }
             self.cur = no;
         }
+        if !falls_through {
+            // No normal exit: nothing continues after the `try` (and no φ joins a value that
+            // was never assigned).
+            self.start_dead_block();
+            return Const::Nothing.into();
+        }
         self.jump(join, r);
         self.b.seal_block(join);
         self.cur = join;
@@ -241,12 +249,13 @@ impl BodyLowerer<'_, '_> {
     }
 
     /// Leave the `try` regions that `exit` crosses (all for `return`, those inside the
-    /// innermost loop for `break` and `continue`). Returns `true` when a `finally` takes over:
-    /// control went to it, and the dispatch after it continues the exit.
+    /// innermost loop for `break` and `continue`, which go on to `target`). Returns `true`
+    /// when control left: to a `finally`, whose dispatch continues the exit, or to `target`.
     pub(crate) fn exit_regions(
         &mut self,
         exit: Exit,
         value: Option<Operand>,
+        target: Option<Block>,
         r: TextRange,
     ) -> bool {
         let floor = match exit {
@@ -277,10 +286,19 @@ impl BodyLowerer<'_, '_> {
             self.start_dead_block();
             return true;
         }
-        if leave > 0 {
-            self.handle_next(leave, None, r);
+        match (leave, target) {
+            (0, _) => false,
+            // Straight to the target: a jump inside the regions left would install them again.
+            (_, Some(to)) => {
+                self.handle(leave, None, to, r);
+                self.start_dead_block();
+                true
+            }
+            (_, None) => {
+                self.handle_next(leave, None, r);
+                false
+            }
         }
-        false
     }
 
     /// `rethrow()` inside a catch block: the exception it caught.
