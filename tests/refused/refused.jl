@@ -47,7 +47,7 @@ l4(x) = {x}
 # (l6: `Array{Float64, 3}` as a value is accepted now: type values)
 
 # Statements and definitions.
-t1(x) = try x catch; 0.0 end
+# (t1: `try`/`catch` is accepted now)
 t2(x) = (global g = x; x)
 # (t3: `local y::Float64 = x` is accepted now: a typed local)
 const c1 = 1

@@ -237,17 +237,7 @@ pub(crate) fn copy_body(
                 exits.push((bmap[&b], map(&vmap, x)));
                 continue;
             }
-            Terminator::Jump(c) => Terminator::Jump(call(c)),
-            Terminator::Branch {
-                cond,
-                then_to,
-                else_to,
-            } => Terminator::Branch {
-                cond: map(&vmap, cond),
-                then_to: call(then_to),
-                else_to: call(else_to),
-            },
-            Terminator::Unreachable => Terminator::Unreachable,
+            other => other.map(&|x| map(&vmap, x), &call),
         };
         f.set_term(bmap[&b], term, data.term_span);
     }

@@ -47,6 +47,7 @@ pub mod rules;
 mod simplify;
 pub mod tangent;
 pub mod transform;
+mod trybody;
 
 use std::fmt;
 use std::sync::Arc;
@@ -260,6 +261,7 @@ fn instance_adjoint_in(
         simplify::tidy(&mut body);
     }
     checkpoint::check_calls(prog, globals, &body)?;
+    trybody::check_calls(prog, &body)?;
     let adj = transform::adjoint_with(inst, &body, globals, trace)?;
     Ok(InstanceAdjoint {
         forward: Arc::new(adj.forward),

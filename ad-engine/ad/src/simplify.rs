@@ -189,20 +189,7 @@ fn compact(func: &Function) -> Function {
             block: bmap.get(&c.block).copied().unwrap_or(c.block),
             args: c.args.iter().map(|a| map_op(&vmap, a)).collect(),
         };
-        let term = match &data.term {
-            Terminator::Return(x) => Terminator::Return(map_op(&vmap, x)),
-            Terminator::Jump(c) => Terminator::Jump(call(c)),
-            Terminator::Branch {
-                cond,
-                then_to,
-                else_to,
-            } => Terminator::Branch {
-                cond: map_op(&vmap, cond),
-                then_to: call(then_to),
-                else_to: call(else_to),
-            },
-            Terminator::Unreachable => Terminator::Unreachable,
-        };
+        let term = data.term.map(&|x| map_op(&vmap, x), &call);
         out.set_term(bmap[&b], term, data.term_span);
     }
     zy_ir::debug_verify(&out, "simplification");
@@ -302,24 +289,8 @@ pub(crate) fn substitute(func: &mut Function, subst: &HashMap<Value, Operand>) {
                 }
             }
         }
-        match &mut func.block_mut(b).term {
-            Terminator::Return(x) => *x = resolve(x),
-            Terminator::Branch {
-                cond,
-                then_to,
-                else_to,
-            } => {
-                *cond = resolve(cond);
-                for a in then_to.args.iter_mut().chain(else_to.args.iter_mut()) {
-                    *a = resolve(a);
-                }
-            }
-            Terminator::Jump(c) => {
-                for a in c.args.iter_mut() {
-                    *a = resolve(a);
-                }
-            }
-            Terminator::Unreachable => {}
+        for a in func.block_mut(b).term.operands_mut() {
+            *a = resolve(a);
         }
     }
 }
@@ -360,25 +331,8 @@ fn fold_zero_adds(func: &mut Function) {
                 }
             }
         }
-        let term = &mut func.block_mut(b).term;
-        match term {
-            Terminator::Return(x) => *x = resolve(&subst, x),
-            Terminator::Branch {
-                cond,
-                then_to,
-                else_to,
-            } => {
-                *cond = resolve(&subst, cond);
-                for a in then_to.args.iter_mut().chain(else_to.args.iter_mut()) {
-                    *a = resolve(&subst, a);
-                }
-            }
-            Terminator::Jump(c) => {
-                for a in c.args.iter_mut() {
-                    *a = resolve(&subst, a);
-                }
-            }
-            Terminator::Unreachable => {}
+        for a in func.block_mut(b).term.operands_mut() {
+            *a = resolve(&subst, a);
         }
     }
 }
@@ -470,7 +424,7 @@ fn remove_dead_params(func: &mut Function) {
             Terminator::Return(x) | Terminator::Branch { cond: x, .. } => {
                 mark(x, &mut live, &mut work)
             }
-            Terminator::Jump(_) | Terminator::Unreachable => {}
+            Terminator::Jump(_) | Terminator::Unreachable | Terminator::Handle { .. } => {}
         }
         for call in data.term.calls() {
             for (p, a) in func.block(call.block).params.iter().zip(&call.args) {
@@ -506,15 +460,8 @@ fn remove_dead_params(func: &mut Function) {
             }
         };
         for p in func.block_ids().collect::<Vec<_>>() {
-            match &mut func.block_mut(p).term {
-                Terminator::Jump(c) => prune_call(c),
-                Terminator::Branch {
-                    then_to, else_to, ..
-                } => {
-                    prune_call(then_to);
-                    prune_call(else_to);
-                }
-                Terminator::Return(_) | Terminator::Unreachable => {}
+            for c in func.block_mut(p).term.calls_mut() {
+                prune_call(c);
             }
         }
     }

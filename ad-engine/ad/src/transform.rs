@@ -465,6 +465,13 @@ fn forward_pass(
                 then_to: call(then_to),
                 else_to: call(else_to),
             },
+            // The forward function installs the same handlers; the edge into a handler
+            // passes the predecessor index as any jump does.
+            Terminator::Handle { leave, catch, to } => Terminator::Handle {
+                leave: *leave,
+                catch: catch.as_ref().map(call),
+                to: call(to),
+            },
         };
         sb.func.set_term(b, term, data.term_span);
     }
@@ -663,13 +670,7 @@ fn fwd_call(
 fn induction_vars(cx: &Cx, map: &HashMap<Value, Operand>) -> HashMap<Value, (Block, i64, i64)> {
     let f = cx.f;
     let arg = |from: Block, to: Block, j: usize| -> Option<&Operand> {
-        let calls: Vec<&BlockCall> = match &f.block(from).term {
-            Terminator::Jump(c) => vec![c],
-            Terminator::Branch {
-                then_to, else_to, ..
-            } => vec![then_to, else_to],
-            _ => vec![],
-        };
+        let calls: Vec<&BlockCall> = f.block(from).term.calls();
         match calls.iter().filter(|c| c.block == to).collect::<Vec<_>>()[..] {
             [c] => c.args.get(j),
             _ => None,

@@ -563,6 +563,7 @@ impl FromNative {
             }
             Type::Any => return Err("internal error: JIT value of type Any".into()),
             Type::String => return Err("internal error: JIT value of type String".into()),
+            Type::Exception => return Err("internal error: JIT value of type Exception".into()),
         })
     }
 

@@ -181,6 +181,9 @@ impl Layout {
             }
             Type::Any => return Err(JitError::unsupported("a value of type Any (untyped IR)")),
             Type::String => return Err(JitError::interpreted("strings as values")),
+            Type::Exception => {
+                return Err(JitError::interpreted("caught exceptions (`try`/`catch`)"))
+            }
         }
         Ok(())
     }
@@ -226,9 +229,10 @@ pub fn elem_slot(elem: &Type) -> Result<Slot, JitError> {
     }
 }
 
-/// Values the interpreter runs by design: strings and symbols known only at run time.
+/// Values the interpreter runs by design: strings and symbols known only at run time, caught
+/// exceptions.
 fn interpreted(t: &Type) -> bool {
-    matches!(t, Type::String) || t.is_any_symbol()
+    matches!(t, Type::String | Type::Exception) || t.is_any_symbol()
 }
 
 /// The storage of one array element. Numbers are stored packed (`Float64`, `Int64` in 8 bytes,

@@ -440,6 +440,25 @@ impl<'a> Typer<'a> {
                 Terminator::Jump(c) => self
                     .emit_call(&mut out, nb, c, &vmap, &bmap, span)
                     .map(Terminator::Jump),
+                Terminator::Handle { leave, catch, to } => {
+                    let to = self.emit_call(&mut out, nb, to, &vmap, &bmap, span);
+                    let catch = catch
+                        .as_ref()
+                        .map(|c| self.emit_call(&mut out, nb, c, &vmap, &bmap, span));
+                    match (to, catch) {
+                        (Some(to), None) => Some(Terminator::Handle {
+                            leave: *leave,
+                            catch: None,
+                            to,
+                        }),
+                        (Some(to), Some(Some(c))) => Some(Terminator::Handle {
+                            leave: *leave,
+                            catch: Some(c),
+                            to,
+                        }),
+                        _ => None,
+                    }
+                }
                 Terminator::Branch {
                     cond,
                     then_to,
@@ -498,14 +517,7 @@ impl<'a> Typer<'a> {
         term: &Terminator,
         bmap: &[Option<Block>],
     ) -> Option<(String, String)> {
-        let calls: Vec<&BlockCall> = match term {
-            Terminator::Jump(c) => vec![c],
-            Terminator::Branch {
-                then_to, else_to, ..
-            } => vec![then_to, else_to],
-            _ => vec![],
-        };
-        for call in calls {
+        for call in term.calls() {
             let Some(target) = bmap.get(call.block.index()).copied().flatten() else {
                 continue;
             };

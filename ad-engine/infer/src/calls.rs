@@ -448,7 +448,9 @@ impl<'a> Cx<'a> {
             return Ok(Val::lit(Const::Func(canonical)));
         }
         if !self.program.globals.contains_key(name)
-            && (self.is_defined(name) || crate::builtins::ABSTRACT_TYPES.contains(&&**name))
+            && (self.is_defined(name)
+                || crate::builtins::ABSTRACT_TYPES.contains(&&**name)
+                || crate::builtins::is_exception_type(name))
         {
             return Ok(Val::lit(Const::Func(name.clone())));
         }

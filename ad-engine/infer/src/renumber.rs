@@ -1,7 +1,7 @@
 //! Renumbering of a typed function's values in block order (parameters, then statements), so
 //! printed IR reads top to bottom even though conversions are emitted late.
 
-use zy_ir::{Function, Operand, Terminator, Value, ValueKind};
+use zy_ir::{Function, Operand, Value, ValueKind};
 
 /// `f` with its values renumbered in order of definition; values defined in no block are
 /// dropped.
@@ -35,20 +35,7 @@ pub(crate) fn renumber(f: Function) -> Function {
     for b in &mut out.blocks {
         b.params = b.params.iter().map(|&v| m(v)).collect();
         b.stmts = b.stmts.iter().map(|&v| m(v)).collect();
-        b.term = match &b.term {
-            Terminator::Return(x) => Terminator::Return(op(x)),
-            Terminator::Jump(c) => Terminator::Jump(call(c, &op)),
-            Terminator::Branch {
-                cond,
-                then_to,
-                else_to,
-            } => Terminator::Branch {
-                cond: op(cond),
-                then_to: call(then_to, &op),
-                else_to: call(else_to, &op),
-            },
-            Terminator::Unreachable => Terminator::Unreachable,
-        };
+        b.term = b.term.map(&op, &|c| call(c, &op));
     }
     out
 }

@@ -76,6 +76,7 @@ pub fn to_json(v: &Value) -> Json {
             Json::Array(vec![Json::Array(row)])
         }
         Value::Func(n) | Value::Symbol(n) | Value::Str(n) => Json::String(n.to_string()),
+        Value::Exception(e) => Json::String(e.text.clone()),
         Value::Stack(s) => Json::Array(s.borrow().iter().map(to_json).collect()),
     }
 }

@@ -14,6 +14,7 @@
 //! - [`show`] prints a value as Julia's `show` does; [`to_json`] encodes it as SPEC's JSON.
 
 mod copy;
+mod exception;
 pub mod fd;
 mod interrupt;
 mod json;
@@ -24,6 +25,7 @@ mod show_library;
 mod value;
 mod watch;
 
+pub use exception::{catchable, Caught};
 pub use json::to_json;
 pub use machine::{
     bytes_text, run, run_function, tape_limit_message, Limits, RuntimeError, MAX_MEMORY,

@@ -5,6 +5,7 @@
 
 use std::collections::{HashMap, HashSet};
 use std::fmt;
+use std::rc::Rc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::Instant;
@@ -209,11 +210,19 @@ fn run_body<'p>(
         scratch: Vec::new(),
         tape: 0,
         watch,
+        rethrown: None,
     };
     let _current = interrupt::enter(limits);
-    m.exec().map_err(|mut e| {
-        e.trace = m.call_sites();
-        e
+    m.exec().map_err(|mut e| match m.rethrown.take() {
+        Some(c) => {
+            e.span = c.span;
+            e.trace = c.trace.clone();
+            e
+        }
+        None => {
+            e.trace = m.call_sites();
+            e
+        }
     })
 }
 
@@ -234,6 +243,11 @@ struct Frame<'p> {
     /// The next statement of `block` to run (its terminator once past the last).
     pc: usize,
     ret_to: ReturnTo,
+    /// The installed exception handlers, innermost last: the catch block and the values of
+    /// its parameters.
+    handlers: Vec<(Block, Vec<Value>)>,
+    /// The exception the last handler of this frame caught (`the_exception`).
+    caught: Option<Value>,
 }
 
 impl<'p> Frame<'p> {
@@ -257,6 +271,8 @@ impl<'p> Frame<'p> {
             block: Block::ENTRY,
             pc: 0,
             ret_to,
+            handlers: Vec::new(),
+            caught: None,
         })
     }
 
@@ -312,6 +328,8 @@ struct Machine<'p> {
     tape: u64,
     /// Who is told of each primitive statement, in a watched run.
     watch: Option<&'p mut dyn Watch>,
+    /// The exception the failing statement rethrew: the error is reported where it was raised.
+    rethrown: Option<Rc<crate::Caught>>,
 }
 
 impl<'p> Machine<'p> {
@@ -340,17 +358,64 @@ impl<'p> Machine<'p> {
                     span
                 };
                 self.check_limits(here)?;
-                self.stmt(func, v, here).map_err(|m| fail(span, m))?;
+                if let Err(m) = self.stmt(func, v, here) {
+                    self.unwind(fail(span, m))?;
+                }
             } else {
                 self.check_limits(block.term_span)?;
-                if let Some(result) = self
-                    .term(&block.term)
-                    .map_err(|m| fail(block.term_span, m))?
-                {
-                    return Ok(result);
+                match self.term(&block.term) {
+                    Ok(Some(result)) => return Ok(result),
+                    Ok(None) => {}
+                    Err(m) => self.unwind(fail(block.term_span, m))?,
                 }
             }
         }
+    }
+
+    /// Hand `error` to the innermost exception handler of the call stack: drop the frames
+    /// above its frame and go to its catch block. An error no handler catches (or that no
+    /// `catch` may catch: [`catchable`](crate::catchable)) is returned.
+    fn unwind(&mut self, error: RuntimeError) -> Result<(), RuntimeError> {
+        if !crate::catchable(&error.message) {
+            return Err(error);
+        }
+        let Some(depth) = self.frames.iter().rposition(|f| !f.handlers.is_empty()) else {
+            return Err(error);
+        };
+        let (span, trace) = match self.rethrown.take() {
+            Some(c) => (c.span, c.trace.clone()),
+            None => (error.span, self.call_sites()),
+        };
+        // The stack trace is the one at the throw, should the handler rethrow it.
+        for frame in self.frames.drain(depth + 1..) {
+            if let ReturnTo::Global(name, _) = frame.ret_to {
+                self.evaluating.remove(&name);
+            }
+        }
+        let frame = self
+            .frames
+            .last_mut()
+            .ok_or_else(|| fail(error.span, "internal error: empty call stack".into()))?;
+        let Some((block, values)) = frame.handlers.pop() else {
+            return Err(error);
+        };
+        let func = frame.func;
+        let params = func
+            .blocks
+            .get(block.index())
+            .map_or(&[][..], |b| &b.params[..]);
+        for (&p, val) in params.iter().zip(values) {
+            let ty = func.values.get(p.index()).map_or(&Type::Any, |d| &d.ty);
+            set(&mut frame.env, p, coerce(ty, val));
+        }
+        frame.caught = Some(Value::Exception(Rc::new(crate::Caught::from_message(
+            &error.message,
+            span,
+            trace,
+        ))));
+        frame.block = block;
+        frame.pc = 0;
+        Ok(())
     }
 
     fn check_limits(&mut self, span: Span) -> Result<(), RuntimeError> {
@@ -418,6 +483,23 @@ impl<'p> Machine<'p> {
                     w.invoke(body, &args);
                 }
                 self.push_frame(body, args, ReturnTo::Caller(v))?;
+            }
+            Op::Prim(Prim::Rethrow) => {
+                if let Some(Value::Exception(c)) =
+                    stmt.args.first().map(|a| frame.read(a)).transpose()?
+                {
+                    let text = c.text.clone();
+                    self.rethrown = Some(c);
+                    return Err(text);
+                }
+                return Err("internal error: `rethrow` of a value that is not an exception".into());
+            }
+            Op::Prim(Prim::TheException) => {
+                let e = frame
+                    .caught
+                    .clone()
+                    .ok_or("internal error: `the_exception` outside a catch block")?;
+                set(&mut frame.env, v, e);
             }
             Op::Prim(p @ (Prim::Push | Prim::Pop)) => {
                 let args = stmt
@@ -576,6 +658,24 @@ impl<'p> Machine<'p> {
                 }
             }
             Terminator::Unreachable => return Err("internal error: reached `unreachable`".into()),
+            Terminator::Handle { leave, catch, to } => {
+                let frame = self.top()?;
+                for _ in 0..*leave {
+                    frame
+                        .handlers
+                        .pop()
+                        .ok_or("internal error: `leave` without an exception handler")?;
+                }
+                if let Some(c) = catch {
+                    let vals = c
+                        .args
+                        .iter()
+                        .map(|a| frame.read(a))
+                        .collect::<Result<Vec<_>, _>>()?;
+                    frame.handlers.push((c.block, vals));
+                }
+                self.jump(to)?;
+            }
         }
         Ok(None)
     }

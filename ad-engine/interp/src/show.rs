@@ -145,6 +145,22 @@ fn write_value<W: Write + ?Sized>(f: &mut W, v: &Value) -> fmt::Result {
         Value::Symbol(s) => write!(f, ":{s}"),
         // Julia's `show` escapes `$` too, so that the text reads back as the same string.
         Value::Str(s) => write!(f, "{}", format!("{s:?}").replace('$', "\\$")),
+        // As Julia shows the exception's constructor call, where zy knows its fields.
+        Value::Exception(e) => match (e.field("val"), e.field("msg")) {
+            (Ok(val), Ok(msg)) => {
+                write!(f, "{}(", e.name)?;
+                write_value(f, &val)?;
+                f.write_str(", ")?;
+                write_value(f, &msg)?;
+                f.write_str(")")
+            }
+            (_, Ok(msg)) => {
+                write!(f, "{}(", e.name)?;
+                write_value(f, &msg)?;
+                f.write_str(")")
+            }
+            _ => f.write_str(&e.text),
+        },
         Value::Stack(s) => {
             f.write_str("Stack[")?;
             comma_values(f, &s.borrow())?;

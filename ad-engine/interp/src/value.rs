@@ -46,6 +46,8 @@ pub enum Value {
     Stack(Rc<RefCell<Vec<Value>>>),
     /// The `back` closure of one call: calling it runs a pullback instance on its tape.
     Pullback(Rc<Pullback>),
+    /// A caught exception (`catch e`).
+    Exception(Rc<crate::exception::Caught>),
     /// The value of local `x` where it is not assigned: using it is an `UndefVarError`.
     Undef(Name),
 }
@@ -517,6 +519,7 @@ impl Value {
             Value::Adjoint(a) => Type::Adjoint(Arc::new(a.borrow().elem_type())),
             Value::Func(n) => Type::Function(n.clone()),
             Value::Str(_) => Type::String,
+            Value::Exception(_) => Type::Exception,
             Value::Symbol(_) | Value::Undef(_) => Type::Any,
             Value::Pullback(p) => Type::Pullback(p.instance.args.clone()),
             Value::Stack(s) => {

@@ -434,6 +434,7 @@ fn calls_mut(term: &mut Terminator) -> Vec<&mut crate::func::BlockCall> {
         Terminator::Branch {
             then_to, else_to, ..
         } => vec![then_to, else_to],
+        Terminator::Handle { catch, to, .. } => std::iter::once(to).chain(catch).collect(),
     }
 }
 

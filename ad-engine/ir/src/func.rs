@@ -235,6 +235,18 @@ pub enum Terminator {
     },
     /// Control cannot reach here (after a statement of type `Union{}`, such as `error`).
     Unreachable,
+    /// `try`: drop the innermost `leave` exception handlers of this frame, then install
+    /// `catch` as the innermost (if any), then go to `to`. While a handler is installed, an
+    /// exception thrown by a statement of this frame (or of a call it makes) goes to the
+    /// handler's block with the arguments given here, evaluated now, and removes the handler;
+    /// the block reads the exception with `the_exception`. A `try` body updates its handler
+    /// (`leave 1` with the same `catch`) after each assignment the catch block reads, so the
+    /// handler edge carries every variable's current value: an edge of the CFG like any other.
+    Handle {
+        leave: u32,
+        catch: Option<BlockCall>,
+        to: BlockCall,
+    },
 }
 
 impl Terminator {
@@ -246,6 +258,9 @@ impl Terminator {
             Terminator::Branch {
                 then_to, else_to, ..
             } => vec![then_to.block, else_to.block],
+            Terminator::Handle { catch, to, .. } => std::iter::once(to.block)
+                .chain(catch.as_ref().map(|c| c.block))
+                .collect(),
         }
     }
 
@@ -257,6 +272,69 @@ impl Terminator {
             Terminator::Branch {
                 then_to, else_to, ..
             } => vec![then_to, else_to],
+            Terminator::Handle { catch, to, .. } => std::iter::once(to).chain(catch).collect(),
+        }
+    }
+
+    /// The jump targets with their arguments, mutable, in the order of [`Terminator::calls`].
+    pub fn calls_mut(&mut self) -> Vec<&mut BlockCall> {
+        match self {
+            Terminator::Return(_) | Terminator::Unreachable => vec![],
+            Terminator::Jump(c) => vec![c],
+            Terminator::Branch {
+                then_to, else_to, ..
+            } => vec![then_to, else_to],
+            Terminator::Handle { catch, to, .. } => std::iter::once(to).chain(catch).collect(),
+        }
+    }
+
+    /// Every operand read by the terminator, mutable, in the order of
+    /// [`Terminator::operands`].
+    pub fn operands_mut(&mut self) -> Vec<&mut Operand> {
+        match self {
+            Terminator::Return(x) => vec![x],
+            Terminator::Unreachable => vec![],
+            Terminator::Jump(c) => c.args.iter_mut().collect(),
+            Terminator::Handle { catch, to, .. } => to
+                .args
+                .iter_mut()
+                .chain(catch.iter_mut().flat_map(|c| &mut c.args))
+                .collect(),
+            Terminator::Branch {
+                cond,
+                then_to,
+                else_to,
+            } => std::iter::once(cond)
+                .chain(&mut then_to.args)
+                .chain(&mut else_to.args)
+                .collect(),
+        }
+    }
+
+    /// The same terminator with every operand and jump mapped.
+    pub fn map(
+        &self,
+        op: &impl Fn(&Operand) -> Operand,
+        call: &impl Fn(&BlockCall) -> BlockCall,
+    ) -> Terminator {
+        match self {
+            Terminator::Return(x) => Terminator::Return(op(x)),
+            Terminator::Jump(c) => Terminator::Jump(call(c)),
+            Terminator::Branch {
+                cond,
+                then_to,
+                else_to,
+            } => Terminator::Branch {
+                cond: op(cond),
+                then_to: call(then_to),
+                else_to: call(else_to),
+            },
+            Terminator::Unreachable => Terminator::Unreachable,
+            Terminator::Handle { leave, catch, to } => Terminator::Handle {
+                leave: *leave,
+                catch: catch.as_ref().map(call),
+                to: call(to),
+            },
         }
     }
 
@@ -266,6 +344,11 @@ impl Terminator {
             Terminator::Return(x) => vec![x],
             Terminator::Unreachable => vec![],
             Terminator::Jump(c) => c.args.iter().collect(),
+            Terminator::Handle { catch, to, .. } => to
+                .args
+                .iter()
+                .chain(catch.iter().flat_map(|c| &c.args))
+                .collect(),
             Terminator::Branch {
                 cond,
                 then_to,

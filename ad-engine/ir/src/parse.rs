@@ -812,6 +812,7 @@ impl<'a> Cursor<'a> {
             "Bool" => return Ok(Type::Bool),
             "Nothing" => return Ok(Type::Nothing),
             "String" => return Ok(Type::String),
+            "Exception" => return Ok(Type::Exception),
             "Symbol" if !self.rest().starts_with('{') => return Ok(Type::any_symbol()),
             "typeof" => {
                 self.expect("(")?;
@@ -1086,13 +1087,31 @@ impl<'a> Cursor<'a> {
         rest.is_empty() || rest.starts_with("::") || rest.starts_with('#')
     }
 
-    /// `return x`, `br #k`, `br c ? #t : #e`, `unreachable`.
+    /// `return x`, `br #k`, `br c ? #t : #e`, `leave n try #c br #k`, `unreachable`.
     fn terminator(&mut self) -> Result<TermText, ParseError> {
         if self.eat_word("return") {
             return Ok(TermText::Return(self.operand()?));
         }
         if self.eat_word("unreachable") {
             return Ok(TermText::Unreachable);
+        }
+        let mut leave = 0;
+        if self.eat_word("leave") {
+            leave = self.digits()?;
+            self.skip_ws();
+        }
+        let catch = if self.eat_word("try") {
+            let b = self.block()?;
+            self.skip_ws();
+            Some(b)
+        } else {
+            None
+        };
+        if leave > 0 || catch.is_some() {
+            if !self.eat_word("br") {
+                return Err(self.expected("`br #k` after `leave`/`try`"));
+            }
+            return Ok(TermText::Handle(leave, catch, self.block()?));
         }
         if !self.eat_word("br") {
             return Err(self.expected(
@@ -1123,6 +1142,8 @@ enum TermText {
     Return(Operand),
     Jump(Block),
     Branch(Operand, Block, Block),
+    /// `leave n try #c br #t`.
+    Handle(u32, Option<Block>, Block),
     Unreachable,
 }
 
@@ -1131,6 +1152,7 @@ impl TermText {
         match self {
             TermText::Jump(b) => vec![*b],
             TermText::Branch(_, t, e) => vec![*t, *e],
+            TermText::Handle(_, c, t) => std::iter::once(*t).chain(*c).collect(),
             TermText::Return(_) | TermText::Unreachable => vec![],
         }
     }
@@ -1474,6 +1496,11 @@ impl FunctionText {
                     cond,
                     then_to: call(0, then_to)?,
                     else_to: call(1, else_to)?,
+                },
+                TermText::Handle(leave, catch, to) => Terminator::Handle {
+                    leave,
+                    to: call(0, to)?,
+                    catch: catch.map(|c| call(1, c)).transpose()?,
                 },
             };
             out_blocks.push(BlockData {

@@ -712,6 +712,30 @@ prims! {
         arity: AtLeast(1), diff: Diff::No, effects: Effects { throws: Throws::Checks("always"), ..Effects::PURE },
         jit: Jit::Interpreted,
     }
+    /// `the_exception()`: the exception a `catch` block caught (its first statement; Julia's
+    /// `Expr(:the_exception)`), of type `Exception`.
+    TheException => "the_exception" {
+        arity: Exactly(0), diff: Diff::No, effects: Effects { calls: true, ..Effects::PURE },
+        jit: Jit::Interpreted,
+    }
+    /// `rethrow()` (inside a `catch`: the exception being handled) and `rethrow(e)`/`throw(e)`
+    /// of a caught exception `e`: throws it again, with its type and message.
+    Rethrow => "rethrow" {
+        arity: Between(0, 1), diff: Diff::No,
+        effects: Effects { throws: Throws::Checks("always"), ..Effects::PURE },
+        jit: Jit::Interpreted,
+    }
+    /// `exception_isa(e, :T)`: is the caught exception `e` a `T` (its own type, or `Exception`)?
+    ExceptionIsa => "exception_isa" {
+        arity: Exactly(2), diff: Diff::No, jit: Jit::Interpreted,
+    }
+    /// `exception_field(e, :f)`: field `f` of the caught exception `e` (`msg`, a `String`, of the
+    /// exceptions that have one; `val`, a `Float64`, of a `DomainError` of a number); an
+    /// exception without it is Julia's `FieldError`-style message.
+    ExceptionField => "exception_field" {
+        arity: Exactly(2), diff: Diff::No, jit: Jit::Interpreted,
+        effects: Effects { throws: Throws::When("the exception has no such field"), ..Effects::PURE },
+    }
     /// `check_distinct(msg, a, b)`: throws `msg` (a constant string) if the objects `a` and `b`
     /// are one object (Julia's `===`). Returns nothing. (Drivers: arguments that alias.)
     CheckDistinct => "check_distinct" {

@@ -310,7 +310,8 @@ fn collect_structs(t: &Type, out: &mut Vec<Arc<StructType>>) {
         | Type::Nothing
         | Type::Function(_)
         | Type::Symbol(_)
-        | Type::String => {}
+        | Type::String
+        | Type::Exception => {}
     }
 }
 
@@ -399,6 +400,16 @@ fn term_text(t: &Terminator) -> String {
             )
         }
         Terminator::Unreachable => String::from("unreachable"),
+        Terminator::Handle { leave, catch, to } => {
+            let mut out = String::new();
+            if *leave > 0 {
+                out.push_str(&format!("leave {leave} "));
+            }
+            if let Some(c) = catch {
+                out.push_str(&format!("try {} ", call_text(c)));
+            }
+            out + &format!("br {}", call_text(to))
+        }
     }
 }
 

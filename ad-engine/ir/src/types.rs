@@ -42,6 +42,10 @@ pub enum Type {
     /// empty name is a symbol known only at run time (an element of a `Vector{Symbol}`, a
     /// `Dict`'s key): [`Type::any_symbol`].
     Symbol(Name),
+    /// `Exception`: an exception caught by `catch e`, whose concrete type (`DomainError`,
+    /// `ErrorException`, ...) is known only at run time (Julia infers `Any`). Carries no
+    /// gradient; the JIT declines programs that hold one.
+    Exception,
     /// `String`: a run-time string (literals, `string(x)`, `"x = $x"`, `a * b`). Carries no
     /// gradient; the JIT declines programs that hold one.
     String,
@@ -175,6 +179,7 @@ pub fn tangent_type(t: &Type) -> Type {
         | Type::Function(_)
         | Type::Symbol(_)
         | Type::String
+        | Type::Exception
         | Type::Pullback(_) => Type::Nothing,
         Type::Tuple(ts) => {
             let tans: Vec<Type> = ts.iter().map(tangent_type).collect();
@@ -219,6 +224,7 @@ pub fn packed_size(t: &Type) -> u64 {
         | Type::Array(..)
         | Type::Adjoint(_)
         | Type::String
+        | Type::Exception
         | Type::Pullback(_)
         | Type::Stack(_) => 8,
     }
@@ -276,6 +282,7 @@ impl fmt::Display for Type {
             Type::Symbol(n) if f.alternate() && !n.is_empty() => write!(f, "Symbol{{:{n}}}"),
             Type::Symbol(_) => write!(f, "Symbol"),
             Type::String => write!(f, "String"),
+            Type::Exception => write!(f, "Exception"),
             Type::Pullback(ts) => {
                 write!(f, "Pullback{{")?;
                 comma_list(f, ts.iter())?;

@@ -364,7 +364,7 @@ impl<'f> Verifier<'f> {
                     );
                 }
             }
-            Terminator::Jump(_) | Terminator::Unreachable => {}
+            Terminator::Jump(_) | Terminator::Unreachable | Terminator::Handle { .. } => {}
         }
         for call in func.block(b).term.calls() {
             let params = &func.block(call.block).params;

@@ -3,7 +3,7 @@
 //! items that define a name reached from those (transitively), so a first gradient does not
 //! lower the whole library ([`crate::program_index`]).
 
-use zy_ir::{Const, Function, Name, Op, Operand, Terminator, TypeExpr, ValueKind};
+use zy_ir::{Const, Function, Name, Op, Operand, TypeExpr, ValueKind};
 use zy_lower::LoweredItem;
 
 /// Names that inference, the AD and lowering call or construct by themselves, whatever the
@@ -514,23 +514,7 @@ fn body_names(body: &Function, f: &mut dyn FnMut(&Name)) {
         s.args.iter().for_each(|a| operand(a, f));
     }
     for b in &body.blocks {
-        match &b.term {
-            Terminator::Return(x) => operand(x, f),
-            Terminator::Jump(c) => c.args.iter().for_each(|a| operand(a, f)),
-            Terminator::Branch {
-                cond,
-                then_to,
-                else_to,
-            } => {
-                operand(cond, f);
-                then_to
-                    .args
-                    .iter()
-                    .chain(&else_to.args)
-                    .for_each(|a| operand(a, f));
-            }
-            Terminator::Unreachable => {}
-        }
+        b.term.operands().into_iter().for_each(|a| operand(a, f));
     }
 }
 

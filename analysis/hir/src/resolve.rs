@@ -8,7 +8,7 @@
 
 use std::sync::Arc;
 
-use zy_ir::{Const, Function, Name, Op, Operand, Terminator, TypeExpr, ValueKind};
+use zy_ir::{Const, Function, Name, Op, Operand, TypeExpr, ValueKind};
 use zy_lower::LoweredItem;
 
 use crate::scope::ScopeNames;
@@ -131,23 +131,7 @@ fn resolve_body(f: &Function, module: &str, names: &ScopeNames, type_vars: &[&st
             .retain(|v| !module_loads.contains(v) || used.contains(v));
     }
     for b in &mut f.blocks {
-        match &mut b.term {
-            Terminator::Return(x) => operand(x),
-            Terminator::Jump(c) => c.args.iter_mut().for_each(operand),
-            Terminator::Branch {
-                cond,
-                then_to,
-                else_to,
-            } => {
-                operand(cond);
-                then_to
-                    .args
-                    .iter_mut()
-                    .chain(&mut else_to.args)
-                    .for_each(operand);
-            }
-            Terminator::Unreachable => {}
-        }
+        b.term.operands_mut().into_iter().for_each(operand);
     }
     f
 }

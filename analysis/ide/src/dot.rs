@@ -93,6 +93,16 @@ fn cluster(out: &mut String, prefix: &str, title: &str, f: &Function) {
                     quote(&no)
                 );
             }
+            Terminator::Handle { catch, to, .. } => {
+                let _ = writeln!(out, "    {prefix}{} -> {prefix}{};", b.0, to.block.0);
+                if let Some(c) = catch {
+                    let _ = writeln!(
+                        out,
+                        "    {prefix}{} -> {prefix}{} [label=\"catch\", style=dashed];",
+                        b.0, c.block.0
+                    );
+                }
+            }
             Terminator::Return(_) | Terminator::Unreachable => {}
         }
     }

@@ -167,6 +167,52 @@ end
 }
 
 #[test]
+fn hover_and_hints_on_a_function_with_try() {
+    let text = r#"
+# zy: at safe_log(2.0)
+function safe$0_log(x)
+    y = try
+        log(x)
+    catch e
+        e isa DomainError ? -Inf : 0.0
+    finally
+        x += 1.0
+    end
+    return y
+end
+"#;
+    check_hover(
+        text,
+        expect![[r#"
+        [safe_log]
+        ```julia
+        safe_log(x::Float64) -> Float64
+        ```
+        specialised at `safe_log(2.0)`
+
+        gradient: `Tuple{Float64}`
+    "#]],
+    );
+    check_hints(
+        text,
+        expect![[r#"
+
+        # zy: at safe_log(2.0)
+        function safe_log(x‹∇ Float64›)
+            y = try
+                log(x)
+            catch e
+                e isa DomainError ? -Inf : 0.0
+            finally
+                x += 1.0
+            end
+            return y
+        end
+    "#]],
+    );
+}
+
+#[test]
 fn hover_on_a_function_gives_the_gradient_grad_returns_nothing_where_none_reaches() {
     // `y` is read only by `>`: `grad` returns `nothing` for it, though it is a Float64.
     check_hover(
@@ -866,11 +912,8 @@ total(x) = halves(x, 3) + 1.0
 fn an_unsupported_construct_refuses_only_the_calls_that_reach_its_function() {
     let file = r#"
 function guarded(x)
-    try
-        sqrt(x)
-    catch
-        0.0
-    end
+    q = x ⊗ 1.0
+    sqrt(x)
 end
 cube(x) = x^3
 uses_guarded(x) = guarded(x) + 1.0
@@ -887,7 +930,7 @@ uses_guarded(x) = guarded(x) + 1.0
         file,
         "uses_guarded(2.0)",
         expect![[r#"
-            main.jl:3:5: error: unsupported: try/catch; check the condition before the call that could fail and call `error("...")` instead
+            main.jl:3:11: error: unsupported: operator `⊗`; write a function with a name and call it instead
         "#]],
     );
 }

@@ -80,6 +80,10 @@ pub(crate) struct BodyLowerer<'c, 'a> {
     pub(crate) index_cx: Vec<crate::index::IndexCx>,
     /// Inside `@views`: a slice that is read is a view (`maybeview`).
     pub(crate) views: bool,
+    /// The `try` bodies being lowered, innermost last: the exception handlers installed.
+    pub(crate) regions: Vec<crate::trycatch::Region>,
+    /// The exceptions of the catch blocks being lowered, innermost last (for `rethrow()`).
+    pub(crate) caught: Vec<Operand>,
 }
 
 impl<'c, 'a> BodyLowerer<'c, 'a> {
@@ -98,6 +102,8 @@ impl<'c, 'a> BodyLowerer<'c, 'a> {
             block_spans: HashMap::new(),
             index_cx: Vec::new(),
             views: false,
+            regions: Vec::new(),
+            caught: Vec::new(),
         }
     }
 
@@ -126,11 +132,17 @@ impl<'c, 'a> BodyLowerer<'c, 'a> {
             .declare_var_with_init(Type::Any, None, VarInit::Stmt(undef_stmt("#tmp".into())))
     }
 
+    /// Append a statement. Inside a `try` body it ends its block, re-installing the handlers:
+    /// each operation that may throw is then the whole of its block, so an exception leaves
+    /// from a point where every block before it finished, and the AD reverses exactly those.
     pub fn emit(&mut self, op: Op, args: Vec<Operand>, range: TextRange) -> Value {
         let span = self.span(range);
-        self.b
+        let v = self
+            .b
             .func
-            .push_stmt(self.cur, Stmt { op, args }, Type::Any, span)
+            .push_stmt(self.cur, Stmt { op, args }, Type::Any, span);
+        self.refresh_handlers(range);
+        v
     }
 
     /// `name(args...)`.
@@ -168,6 +180,7 @@ impl<'c, 'a> BodyLowerer<'c, 'a> {
     }
 
     pub fn jump(&mut self, to: Block, range: TextRange) {
+        self.refresh_handlers(range);
         let span = self.span(range);
         self.b
             .func
@@ -176,6 +189,7 @@ impl<'c, 'a> BodyLowerer<'c, 'a> {
 
     /// End the current block with a branch on `cond`; `then_to` and `else_to` are distinct.
     pub fn branch(&mut self, cond: Operand, then_to: Block, else_to: Block, range: TextRange) {
+        self.refresh_handlers(range);
         let span = self.span(range);
         let term = Terminator::Branch {
             cond,
@@ -238,6 +252,7 @@ impl<'c, 'a> BodyLowerer<'c, 'a> {
         if !info.boxed {
             self.name(&value, &name);
             self.b.def_var(self.cur, var, value);
+            self.refresh_handlers(range);
         } else if self.boxes.maybe.contains(&v) {
             let message = format!(
                 "unsupported: captured variable `{name}` is reassigned here but assigned on only \
@@ -248,6 +263,7 @@ impl<'c, 'a> BodyLowerer<'c, 'a> {
             let r = self.call("Ref", vec![value], range);
             self.name(&r, &name);
             self.b.def_var(self.cur, var, r);
+            self.refresh_handlers(range);
         } else {
             let r = self.b.use_var(self.cur, var);
             self.call("setindex!", vec![r, value], range);
@@ -435,6 +451,20 @@ impl<'c, 'a> BodyLowerer<'c, 'a> {
                 self.let_block(e, var.as_deref(), value.as_deref(), body)
             }
             ExprKind::Narrow { var, body } => self.narrow(var, body),
+            ExprKind::Try {
+                body,
+                var,
+                catch,
+                els,
+                finally,
+            } => self.try_expr(
+                e,
+                body,
+                var.as_deref(),
+                catch.as_deref(),
+                els.as_deref(),
+                finally.as_deref(),
+            ),
             ExprKind::Local(_) | ExprKind::Declared { .. } => Const::Nothing.into(),
             ExprKind::Error => self.error_call("unsupported construct", r),
             ExprKind::Chain { first, rest } => self.chain(first, rest, r),
@@ -495,6 +525,12 @@ impl<'c, 'a> BodyLowerer<'c, 'a> {
     }
 
     fn call_expr(&mut self, callee: &Expr, args: &[Expr], r: TextRange) -> Operand {
+        if let (ExprKind::Ident(name), [], Some(e)) = (&callee.kind, args, self.caught_exception())
+        {
+            if name == "rethrow" && !self.is_local(callee) {
+                return self.call("rethrow", vec![e], r);
+            }
+        }
         if let Some(thrown) = self.thrown_exception(callee, args) {
             return thrown;
         }

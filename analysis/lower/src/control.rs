@@ -6,6 +6,7 @@ use zy_ir::{Block, Const, Op, Operand, Var};
 use zy_syntax::ast::{BinOp, Expr, ExprKind, TextRange};
 
 use crate::body::{BodyLowerer, LoopTargets};
+use crate::trycatch::Exit;
 
 /// The builtin counting a range's elements, called by its qualified name so that a user
 /// function named `range_length` does not capture the loops' calls.
@@ -393,8 +394,11 @@ impl BodyLowerer<'_, '_> {
             );
         };
         let to = if brk { targets.brk } else { targets.cont };
-        self.jump(to, r);
-        self.start_dead_block();
+        let exit = if brk { Exit::Break } else { Exit::Continue };
+        if !self.exit_regions(exit, None, Some(to), r) {
+            self.jump(to, r);
+            self.start_dead_block();
+        }
         Const::Nothing.into()
     }
 
@@ -411,9 +415,16 @@ impl BodyLowerer<'_, '_> {
             Some(e) => self.expr(e),
             None => Const::Nothing.into(),
         };
-        self.ret(v, r);
-        self.start_dead_block();
+        self.return_value(v, r);
         Const::Nothing.into()
+    }
+
+    /// Return `v`, through the `finally` bodies of the `try` regions it leaves.
+    pub(crate) fn return_value(&mut self, v: Operand, r: TextRange) {
+        if !self.exit_regions(Exit::Return, Some(v.clone()), None, r) {
+            self.ret(v, r);
+            self.start_dead_block();
+        }
     }
 }
 

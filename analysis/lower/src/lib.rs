@@ -17,7 +17,8 @@
 //! `closure` lower control flow, assignments and function definitions (`keywords` and
 //! `kwclosure` those with keyword or optional parameters); `index` gives `end`,
 //! `begin` and `:` their meaning inside brackets and lowers ranges as values; `dotassign`
-//! lowers in-place broadcasts (`x .= v`, `x[I] .+= v`); `tidy` cleans each body;
+//! lowers in-place broadcasts (`x .= v`, `x[I] .+= v`); `trycatch` lowers `try`/`catch`/
+//! `finally` to exception handlers; `tidy` cleans each body;
 //! `item` lowers top-level items.
 
 mod assign;
@@ -33,6 +34,7 @@ mod keywords;
 mod kwclosure;
 mod scope;
 mod tidy;
+mod trycatch;
 
 use zy_ir::{Global, Method, Name, Program, Span, StructDef};
 

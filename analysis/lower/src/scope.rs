@@ -565,6 +565,23 @@ impl Walker {
                 }
                 self.scope(e, var.as_deref(), body, false);
             }
+            // Each part of a `try` is a scope of its own; the caught exception is a local of
+            // the catch block.
+            ExprKind::Try {
+                body,
+                var,
+                catch,
+                els,
+                finally,
+            } => {
+                self.scope(e, None, body, false);
+                if let Some(catch) = catch {
+                    self.scope(e, var.as_deref(), catch, false);
+                }
+                for part in [els, finally].into_iter().flatten() {
+                    self.scope(e, None, part, false);
+                }
+            }
             ExprKind::Function(def) => self.closure(def),
             _ => {
                 for c in e.children() {
@@ -650,6 +667,7 @@ fn collect_names(e: &Expr, locals: &mut Vec<String>, assigned: &mut Vec<String>)
                 collect_names(value, locals, assigned);
             }
         }
+        ExprKind::Try { .. } => {}
         _ => {
             for c in e.children() {
                 collect_names(c, locals, assigned);

@@ -29,29 +29,11 @@ pub(crate) fn tidy(mut f: Function) -> Function {
 }
 
 fn calls_mut(term: &mut Terminator) -> Vec<&mut BlockCall> {
-    match term {
-        Terminator::Return(_) | Terminator::Unreachable => vec![],
-        Terminator::Jump(c) => vec![c],
-        Terminator::Branch {
-            then_to, else_to, ..
-        } => vec![then_to, else_to],
-    }
+    term.calls_mut()
 }
 
 fn operands_mut(term: &mut Terminator) -> Vec<&mut Operand> {
-    match term {
-        Terminator::Return(x) => vec![x],
-        Terminator::Unreachable => vec![],
-        Terminator::Jump(c) => c.args.iter_mut().collect(),
-        Terminator::Branch {
-            cond,
-            then_to,
-            else_to,
-        } => std::iter::once(cond)
-            .chain(&mut then_to.args)
-            .chain(&mut else_to.args)
-            .collect(),
-    }
+    term.operands_mut()
 }
 
 /// A jump into a block: the jumping block and the position of the call in its terminator.
@@ -439,20 +421,7 @@ fn compact(f: &Function) -> Function {
                 name: old.name.clone(),
             });
         }
-        let term = match &data.term {
-            Terminator::Return(x) => Terminator::Return(map_op(x)),
-            Terminator::Jump(c) => Terminator::Jump(map_call(c)),
-            Terminator::Branch {
-                cond,
-                then_to,
-                else_to,
-            } => Terminator::Branch {
-                cond: map_op(cond),
-                then_to: map_call(then_to),
-                else_to: map_call(else_to),
-            },
-            Terminator::Unreachable => Terminator::Unreachable,
-        };
+        let term = data.term.map(&map_op, &map_call);
         out.blocks.push(BlockData {
             params: data.params.iter().map(|v| value_map[v]).collect(),
             stmts: data.stmts.iter().map(|v| value_map[v]).collect(),

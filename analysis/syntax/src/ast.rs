@@ -552,6 +552,16 @@ pub enum ExprKind {
         value: Option<Box<Expr>>,
         body: Vec<Expr>,
     },
+    /// `try body catch var; catch_body else els finally finally end`: `catch` is present when
+    /// written (with the caught exception bound to `var`, an identifier, if one is named); the
+    /// value is the try body's or the catch body's last value (the `else` body's when it runs).
+    Try {
+        body: Vec<Expr>,
+        var: Option<Box<Expr>>,
+        catch: Option<Vec<Expr>>,
+        els: Option<Vec<Expr>>,
+        finally: Option<Vec<Expr>>,
+    },
     /// Where `var` (an identifier), tested against `nothing` just before, is not `nothing`:
     /// inside `body` it is `Base._notnothing(var)`, after it what it was (Julia's inference
     /// narrows a `Union{Nothing, T}` so). No scope of its own (`narrow.rs`).

@@ -111,6 +111,7 @@ fn convert(cx: &mut Cx, node: &SyntaxNode) -> Expr {
         Kind::While => while_statement,
         Kind::For => for_statement,
         Kind::Let => let_block,
+        Kind::Try => try_block,
         Kind::Break => |_, n| Expr::new(ExprKind::Break, n.range),
         Kind::Continue => |_, n| Expr::new(ExprKind::Continue, n.range),
         Kind::Return => return_statement,
@@ -139,7 +140,6 @@ fn outside_subset(kind: Kind) -> Option<&'static str> {
         Kind::Where => "`where` outside a method signature",
         Kind::Global => "global declaration; pass the value as an argument (a `Ref` to write to it) instead",
         Kind::Const => "const in a local scope; write a plain assignment instead",
-        Kind::Try => "try/catch; check the condition before the call that could fail and call `error(\"...\")` instead",
         Kind::Struct => "struct definition in a local scope; define the struct at the top level instead",
         Kind::Module => "module inside a function or block; define it at the top level instead",
         Kind::Abstract => "abstract type inside a function or block; define it at the top level instead",
@@ -1133,6 +1133,35 @@ fn for_statement(cx: &mut Cx, node: &SyntaxNode) -> Expr {
         Some(e) if count > 0 => checkpointed(cx, e),
         _ => error_expr(node),
     }
+}
+
+/// `try ... catch e ... else ... finally ... end`.
+fn try_block(cx: &mut Cx, node: &SyntaxNode) -> Expr {
+    let Some((first, rest)) = node.children.split_first() else {
+        return error_expr(node);
+    };
+    let body = block_of(cx, first);
+    let (mut var, mut catch, mut els, mut finally) = (None, None, None, None);
+    for part in rest {
+        match (part.kind, part.children.as_slice()) {
+            (Kind::Catch, [name, block]) if name.leaf && name.kind == Kind::Identifier => {
+                var = Some(Box::new(expr(cx, name)));
+                catch = Some(block_of(cx, block));
+            }
+            (Kind::Catch, [block]) => catch = Some(block_of(cx, block)),
+            (Kind::TryElse, [block]) => els = Some(block_of(cx, block)),
+            (Kind::Finally, [block]) => finally = Some(block_of(cx, block)),
+            _ => return cx.unsupported(part, "this form of `try`"),
+        }
+    }
+    let kind = ExprKind::Try {
+        body,
+        var,
+        catch,
+        els,
+        finally,
+    };
+    Expr::new(kind, node.range)
 }
 
 /// `let a = x, b; body end`: one [`ExprKind::Let`] per binding, nested in order.

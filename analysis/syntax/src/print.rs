@@ -367,6 +367,30 @@ impl Display for Expr {
                 list(f, &format!("let ({var}{value})"), body)
             }
             ExprKind::Narrow { var, body } => list(f, &format!("narrow {var}"), body),
+            ExprKind::Try {
+                body,
+                var,
+                catch,
+                els,
+                finally,
+            } => {
+                write!(f, "(try ")?;
+                list(f, "block", body)?;
+                if let Some(c) = catch {
+                    let var = var.as_ref().map_or(String::new(), |v| format!(" {v}"));
+                    write!(f, " ")?;
+                    list(f, &format!("catch{var}"), c)?;
+                }
+                if let Some(e) = els {
+                    write!(f, " ")?;
+                    list(f, "else", e)?;
+                }
+                if let Some(b) = finally {
+                    write!(f, " ")?;
+                    list(f, "finally", b)?;
+                }
+                write!(f, ")")
+            }
             ExprKind::Break => write!(f, "(break)"),
             ExprKind::Continue => write!(f, "(continue)"),
             ExprKind::Return(value) => match value {

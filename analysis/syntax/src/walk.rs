@@ -77,6 +77,19 @@ impl Expr {
                 .chain(body)
                 .collect(),
             ExprKind::Narrow { var, body } => std::iter::once(&**var).chain(body).collect(),
+            ExprKind::Try {
+                body,
+                var,
+                catch,
+                els,
+                finally,
+            } => body
+                .iter()
+                .chain(var.as_deref())
+                .chain(catch.iter().flatten())
+                .chain(els.iter().flatten())
+                .chain(finally.iter().flatten())
+                .collect(),
         }
     }
 
@@ -159,6 +172,19 @@ impl Expr {
                 .chain(body)
                 .collect(),
             ExprKind::Narrow { var, body } => std::iter::once(&mut **var).chain(body).collect(),
+            ExprKind::Try {
+                body,
+                var,
+                catch,
+                els,
+                finally,
+            } => body
+                .iter_mut()
+                .chain(var.as_deref_mut())
+                .chain(catch.iter_mut().flatten())
+                .chain(els.iter_mut().flatten())
+                .chain(finally.iter_mut().flatten())
+                .collect(),
         }
     }
 }

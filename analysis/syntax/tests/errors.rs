@@ -202,7 +202,7 @@ end
 "#,
         expect![[r#"
             (function f (x xs)
-              (error)
+              (try (block x) (catch e 0))
               (error)
               (= s (call #string "x = " x))
               (.= xs 0)
@@ -217,7 +217,6 @@ end
               (error)
               (call Base.vcat x xs)
               (return (call (-> (x) x) 1)))
-            error 23..66: unsupported: try/catch; check the condition before the call that could fail and call `error("...")` instead [unsupported]
             error 71..78: unsupported: macro @test; write `@assert cond` instead [unsupported]
             error 184..187: unsupported: character literal; zy has no `Char`: write a string in an error message, or compare integer codes instead [unsupported]
             error 230..233: unsupported: operator `⊗`; write a function with a name and call it instead [unsupported]

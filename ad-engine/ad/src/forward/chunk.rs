@@ -243,6 +243,13 @@ fn chunk_pushforward(
                 else_to: jump(&mut e, func, else_to, &vals, &tans, &k),
             },
             Terminator::Unreachable => Terminator::Unreachable,
+            Terminator::Handle { leave, catch, to } => Terminator::Handle {
+                leave: *leave,
+                catch: catch
+                    .as_ref()
+                    .map(|c| jump(&mut e, func, c, &vals, &tans, &k)),
+                to: jump(&mut e, func, to, &vals, &tans, &k),
+            },
         };
         let span = func.block(b).term_span;
         sb.func.set_term(b, term, span);

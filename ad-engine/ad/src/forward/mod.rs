@@ -308,15 +308,7 @@ fn constant_numbers(
                     changed = true;
                 }
             }
-            let term = &func.block(b).term;
-            let calls: Vec<&BlockCall> = match term {
-                Terminator::Jump(c) => vec![c],
-                Terminator::Branch {
-                    then_to, else_to, ..
-                } => vec![then_to, else_to],
-                _ => vec![],
-            };
-            for c in calls {
+            for c in func.block(b).term.calls() {
                 for (a, p) in c.args.iter().zip(&func.block(c.block).params) {
                     if vary(&varying, a) && !varying[p.index()] {
                         varying[p.index()] = true;
@@ -562,6 +554,25 @@ fn transform(
                 }
             }
             Terminator::Unreachable => Terminator::Unreachable,
+            // The same handlers: the edge into a catch block carries the values and tangents
+            // of the point it was installed at, as any jump does.
+            Terminator::Handle { leave, catch, to } => {
+                let Some(to) = jump(&mut e, func, to, &vals, &tans) else {
+                    return Ok(None);
+                };
+                let catch = match catch {
+                    Some(c) => match jump(&mut e, func, c, &vals, &tans) {
+                        Some(c) => Some(c),
+                        None => return Ok(None),
+                    },
+                    None => None,
+                };
+                Terminator::Handle {
+                    leave: *leave,
+                    catch,
+                    to,
+                }
+            }
         };
         let span = func.block(b).term_span;
         sb.func.set_term(b, term, span);
@@ -704,7 +715,10 @@ fn jump(
         let t = tangent_of(tans, a);
         if tans[p.index()].is_some() {
             args.extend(tangent_or_zero(e, &x, &ty, t));
-        } else if t.is_some_and(|t| !rules::is_zero_literal(&t)) {
+        } else if dual_type(&ty) != Type::Nothing && t.is_some_and(|t| !rules::is_zero_literal(&t))
+        {
+            // (A parameter that cannot carry a tangent, such as a caught exception joined with
+            // the `undef` of the paths that caught none, drops what the argument has.)
             return None;
         }
     }

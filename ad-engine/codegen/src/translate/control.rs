@@ -64,6 +64,9 @@ impl Translator<'_, '_, '_> {
                     self.b.ins().brif(c, t, &targs, e, &eargs);
                 }
             }
+            Terminator::Handle { .. } => {
+                return Err(JitError::interpreted("`try`/`catch`/`finally`"));
+            }
             Terminator::Unreachable => {
                 let site = self.site(
                     span,

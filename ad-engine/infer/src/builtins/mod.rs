@@ -5,6 +5,7 @@ mod concat;
 mod data;
 pub(crate) use data::nested_elements;
 pub(crate) mod diff;
+mod exceptions;
 mod higher;
 mod named;
 mod scalar;
@@ -44,6 +45,8 @@ pub const BUILTINS: &[&str] = &[
     "max",
     "min",
     "isa",
+    "the_exception",
+    "rethrow",
     "values",
     "Tuple",
     "merge",
@@ -284,6 +287,9 @@ pub(crate) fn call(
     }
     if name == "vect" && mixes_complex(args) {
         return Some(cx.call_named(b, &"Base._complex_vect".into(), args));
+    }
+    if let Some(r) = exceptions::call(b, name, args) {
+        return Some(r);
     }
     if let Some(r) = strings::call(b, name, args) {
         return Some(r);
@@ -580,6 +586,12 @@ fn type_eltype(cx: &mut Cx, t: &Val) -> Result<Val, Fail> {
         Some(e) => Ok(Val::lit(Const::Func(crate::type_values::value_name(&e)?))),
         None => Err(no_method("eltype", std::slice::from_ref(&t.ty))),
     }
+}
+
+/// Is `name` `Exception` or one of Base's exception types, values as the right side of `isa`
+/// (of a caught exception)?
+pub(crate) fn is_exception_type(name: &str) -> bool {
+    name == "Exception" || exceptions::EXCEPTIONS.contains(&name)
 }
 
 /// The abstract types of Julia that are values only as the right side of `isa`.

@@ -130,11 +130,11 @@ pub(crate) fn call(b: &mut PlanBuilder, name: &str, args: &[Val]) -> Option<Resu
 }
 
 /// Can `string` print a value of type `t` as Julia does? Numbers, strings, symbols, `nothing`,
-/// and tuples and arrays of them.
+/// caught exceptions, and tuples and arrays of them.
 fn printable(t: &Type) -> bool {
     match t {
         Type::Float64 | Type::Int64 | Type::Bool | Type::Nothing | Type::String => true,
-        Type::Symbol(_) => true,
+        Type::Symbol(_) | Type::Exception => true,
         Type::Tuple(ts) => ts.iter().all(printable),
         Type::Array(e, 1) => e.is_number(),
         _ => false,

@@ -199,6 +199,19 @@ pub fn eval_prim(p: Prim, args: &[Value], ret: &Type) -> Result<Value, String> {
                 "expects a message, or an exception type and a message",
             )),
         },
+        ExceptionIsa => match args {
+            [Value::Exception(e), Value::Symbol(t)] => Ok(Value::Bool(e.isa(t))),
+            _ => Err(internal(p, "expects an exception and a type name")),
+        },
+        ExceptionField => match args {
+            [Value::Exception(e), Value::Symbol(f)] => e.field(f),
+            _ => Err(internal(p, "expects an exception and a field name")),
+        },
+        Rethrow => match args {
+            [Value::Exception(e)] => Err(e.text.clone()),
+            _ => Err(internal(p, "expects the exception to throw")),
+        },
+        TheException => Err(internal(p, "runs only in a catch block")),
         CheckDistinct => match args {
             [Value::Str(msg), a, b] if a.egal(b) => Err(msg.to_string()),
             [Value::Str(_), _, _] => Ok(Value::Nothing),

@@ -1,0 +1,95 @@
+//! Exceptions as values: what `catch e` binds. Both engines raise an exception as its one-line
+//! Julia message (`DomainError with -1.0: ...`); a caught one is read back into its Julia type's
+//! name and fields from that text, so every exception the runtime or the program raises is
+//! caught by type.
+
+use zy_ir::{Name, Span};
+
+use crate::value::Value;
+
+/// Errors of the engine itself, never caught by a `catch`: internal errors, the run's time
+/// limit and cancellation, and the AD tape's memory limit.
+pub fn catchable(message: &str) -> bool {
+    !(message.starts_with("internal error")
+        || message.starts_with("InterruptException")
+        || message.starts_with("OutOfMemoryError"))
+}
+
+/// A caught exception: its Julia type and its one-line message.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Caught {
+    /// Julia's type name (`DomainError`, `ErrorException`).
+    pub name: Name,
+    /// The message as raised: rethrowing raises it again unchanged.
+    pub text: String,
+    /// Where it was raised, and the calls it was raised under (innermost first): an uncaught
+    /// rethrow reports them, as Julia reports the original backtrace.
+    pub span: Span,
+    pub trace: Vec<Span>,
+}
+
+impl Caught {
+    /// The exception a raised message stands for, raised at `span` under the calls `trace`.
+    pub fn from_message(text: &str, span: Span, trace: Vec<Span>) -> Caught {
+        let name: String = text
+            .chars()
+            .take_while(|c| c.is_alphanumeric() || *c == '_')
+            .collect();
+        let name = if name.is_empty() {
+            "ErrorException".to_string()
+        } else {
+            name
+        };
+        Caught {
+            name: name.as_str().into(),
+            text: text.to_string(),
+            span,
+            trace,
+        }
+    }
+
+    /// `e isa T`: `T` is its type or `Exception`.
+    pub fn isa(&self, ty: &str) -> bool {
+        ty == "Exception" || *self.name == *ty
+    }
+
+    /// Field `field` of the exception, as Julia defines the type's fields.
+    pub fn field(&self, field: &str) -> Result<Value, String> {
+        let rest = self.text.get(self.name.len()..).unwrap_or("");
+        match (&*self.name, field) {
+            // `DomainError with <val>: <msg>`.
+            ("DomainError", "val" | "msg") => {
+                let body = rest.strip_prefix(" with ").unwrap_or(rest);
+                let (val, msg) = body.split_once(": ").unwrap_or((body, ""));
+                if field == "msg" {
+                    return Ok(Value::Str(msg.into()));
+                }
+                match val.parse::<f64>() {
+                    Ok(x) => Ok(Value::F64(x)),
+                    Err(_) => Err(format!(
+                        "ErrorException: zy reads `val` of a DomainError of a number only, not `{val}`"
+                    )),
+                }
+            }
+            (
+                "ErrorException" | "ArgumentError" | "AssertionError" | "DimensionMismatch"
+                | "OverflowError" | "TypeError",
+                "msg",
+            ) => Ok(Value::Str(rest.strip_prefix(": ").unwrap_or(rest).into())),
+            _ => Err(format!(
+                "FieldError: type {} has no field `{field}`, available fields: {}",
+                self.name,
+                self.fields()
+            )),
+        }
+    }
+
+    fn fields(&self) -> &'static str {
+        match &*self.name {
+            "DomainError" => "`val`, `msg`",
+            "ErrorException" | "ArgumentError" | "AssertionError" | "DimensionMismatch"
+            | "OverflowError" => "`msg`",
+            _ => "none that zy reads",
+        }
+    }
+}
