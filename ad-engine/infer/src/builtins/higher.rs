@@ -187,6 +187,11 @@ fn broadcast(
     xs: &[Val],
     args: &[Val],
 ) -> Result<Val, Fail> {
+    if let Some(xs) = unwrap_scalars(b, xs) {
+        let mut args = vec![f.clone()];
+        args.extend(xs.iter().cloned());
+        return broadcast(cx, b, f, &xs, &args);
+    }
     if xs.iter().any(|x| matches!(x.ty, Type::Tuple(_))) {
         return broadcast_tuples(cx, b, f, xs);
     }
@@ -207,6 +212,38 @@ fn broadcast(
     }
     element_result(cx, f, &elems, "broadcast")?;
     Ok(invoke_synth(cx, b, "broadcast", args))
+}
+
+/// The operands of a broadcast with the containers Julia's broadcasting sees as holding one
+/// element taken out: `Ref(x)` (0-dimensional: `f.(Ref(m), xs)`) and, beside an array, a tuple
+/// of length 1 (`f.((m,), xs)`, extended along the array's first dimension); `None` when there
+/// is none.
+fn unwrap_scalars(b: &mut PlanBuilder, xs: &[Val]) -> Option<Vec<Val>> {
+    let arrays = xs.iter().any(|x| matches!(x.ty, Type::Array(..)));
+    let one = |t: &Type| match t {
+        Type::Ref(_) => true,
+        Type::Tuple(ts) => arrays && ts.len() == 1,
+        _ => false,
+    };
+    if !xs.iter().any(|x| one(&x.ty)) {
+        return None;
+    }
+    let unwrapped = xs
+        .iter()
+        .map(|x| match &x.ty {
+            Type::Ref(t) => {
+                let ty = (**t).clone();
+                Val::of(b.prim(Prim::RefGet, vec![x.arg.clone()], ty.clone()), ty)
+            }
+            Type::Tuple(ts) if one(&x.ty) => {
+                let ty = ts[0].clone();
+                let idx = Arg::Const(Const::Int(1));
+                Val::of(b.prim(Prim::GetField, vec![x.arg.clone(), idx], ty.clone()), ty)
+            }
+            _ => x.clone(),
+        })
+        .collect();
+    Some(unwrapped)
 }
 
 /// `map` or `broadcast` of `f` over rows `x'` of vectors (and numbers): `over` of their parent
