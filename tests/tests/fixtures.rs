@@ -123,6 +123,9 @@ fn run_file(path: &Path) -> Result<(), Failed> {
     let text = std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?;
     let mut host = AnalysisHost::new();
     let file = host.set_file_text(path, text.clone());
+    // The files it includes, and the package a test file imports (`using P` in `test/` loads
+    // `src/P.jl`), as `zy-analyze` loads them.
+    host.load_includes(|p| std::fs::read_to_string(p).map_err(|e| e.to_string()));
     let analysis = host.analysis();
     let mut failures = Vec::new();
     let mut diagnostics = None;

@@ -126,7 +126,9 @@ impl Cx<'_> {
 
     /// `sum(A; dims = d)`, and `prod`, `maximum`, `minimum`, of a vector, a matrix or a row `x'`: the builtin
     /// reductions take no keywords, so the prelude computes them (`Base._sum_dims(A, d)`,
-    /// `Base._reduce_dims(op, A, d)`). `None` for any other call.
+    /// `Base._reduce_dims(op, A, d)`); `sum(f, A; dims = d)` and the others with a function
+    /// reduce `map(f, A)` so (Julia's `mapreduce(f, op, A; dims)`, `f` called once per element).
+    /// `None` for any other call.
     fn sum_dims(
         &mut self,
         b: &mut PlanBuilder,
@@ -134,9 +136,12 @@ impl Cx<'_> {
         passed: &[(Name, Val)],
         positional: &[Val],
     ) -> Result<Option<Val>, Fail> {
-        let ([(k, d)], [a]) = (passed, positional) else {
+        let ([(k, d)], [f @ .., a]) = (passed, positional) else {
             return Ok(None);
         };
+        if f.len() > 1 {
+            return Ok(None);
+        }
         let array = matches!(&a.ty, Type::Array(e, _) | Type::Adjoint(e) if e.is_number());
         if &**k != "dims" || !array {
             return Ok(None);
@@ -155,7 +160,11 @@ impl Cx<'_> {
             .map(|f| Val::lit(Const::Func(f.into())))
             .into_iter()
             .collect();
-        args.extend([a.clone(), d.clone()]);
+        let a = match f {
+            [f] => self.call_named(b, &"map".into(), &[f.clone(), a.clone()])?,
+            _ => a.clone(),
+        };
+        args.extend([a, d.clone()]);
         self.call_named(b, &helper.into(), &args).map(Some)
     }
 

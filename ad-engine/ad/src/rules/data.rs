@@ -146,6 +146,7 @@ pub const RULES: &[Rule] = &[
         prim: RefGet,
         // The box's shadow, where the content's gradient gathers.
         keep: Forward(|e, s| {
+            refuse_mixed_box(e, &s.ty)?;
             let value = e.prim(RefGet, s.args.clone(), s.ty.clone());
             let sh = s.shadows.first().cloned().flatten();
             let shadow = match (sh.clone(), fdata_type(&s.ty)) {
@@ -159,10 +160,14 @@ pub const RULES: &[Rule] = &[
             })
         }),
         reverse: |e, s| {
-            if let (Some(dy), Some(r)) = (&s.dy, s.residuals.first()) {
-                let cur = e.prim(RefGet, vec![r.clone()], s.ty.clone());
-                let sum = e.accum(&s.ty, cur, dy.clone());
-                e.prim(RefSet, vec![r.clone(), sum], s.ty.clone());
+            // The content's returned gradient (a Float64's, a struct of numbers' named tuple)
+            // gathers in the shadow box.
+            let rty = rdata_type(&s.ty);
+            if let (Some(dy), Some(r), false) = (&s.dy, s.residuals.first(), rty == Type::Nothing)
+            {
+                let cur = e.prim(RefGet, vec![r.clone()], rty.clone());
+                let sum = e.accum(&rty, cur, dy.clone());
+                e.prim(RefSet, vec![r.clone(), sum], rty);
             }
             s.none()
         },
@@ -173,7 +178,16 @@ pub const RULES: &[Rule] = &[
             }
             s.tangent(0).map(|tr| e.prim(RefGet, vec![tr], dty.clone()))
         },
-        cases: &[Apply(&[R(-0.5)]), Apply(&[R(1.5)])],
+        cases: &[
+            Apply(&[R(-0.5)]),
+            Apply(&[R(1.5)]),
+            Program {
+                src: "struct P\n    a::Float64\n    b::Float64\nend\n\
+                      f(x) = (r = Ref(P(x, 2x)); r[].a * r[].b)",
+                name: "f",
+                args: &[0.7],
+            },
+        ],
     },
     Rule {
         prim: RefSet,
@@ -470,6 +484,7 @@ fn tupleindex_reverse(e: &mut Emit, s: &RevStmt) -> Vec<Option<Operand>> {
 /// A Ref of an array holds the array's own shadow (writes through `r[]` are writes to the
 /// array); otherwise a fresh gradient box. Keeps the shadow.
 fn refnew_forward(e: &mut Emit, s: &FwdStmt) -> Result<FwdOut, crate::AdError> {
+    refuse_mixed_box(e, &s.arg_tys[0])?;
     let value = e.prim(RefNew, s.args.clone(), s.ty.clone());
     let fty = fdata_type(&s.ty);
     let shadow = match (
@@ -485,6 +500,16 @@ fn refnew_forward(e: &mut Emit, s: &FwdStmt) -> Result<FwdOut, crate::AdError> {
         shadow,
         residuals,
     })
+}
+
+/// A box's shadow holds its content's whole tangent, which the rules read as fdata or rdata:
+/// content with both (a struct of an array and a number) is refused by name, not mistyped.
+fn refuse_mixed_box(e: &Emit, content: &Type) -> Result<(), crate::AdError> {
+    if has_fdata(content) && rdata_type(content) != Type::Nothing {
+        let what = format!("a `Ref` or captured variable holding {content} (both arrays and numbers)");
+        return Err(super::unsupported(e.span, &what));
+    }
+    Ok(())
 }
 
 /// `r[] = v`: restore the old content, hand the content gradient to `v`, zero it (or, for an

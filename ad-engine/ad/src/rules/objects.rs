@@ -36,6 +36,7 @@ const HANDLED: &[Prim] = &[
     Prim::Zeros,
     Prim::Length,
     Prim::Size,
+    Prim::CheckAxes,
     Prim::Tuple,
     Prim::NamedTuple,
     Prim::GetField,

@@ -28,6 +28,9 @@ pub(crate) fn arith(
     y: &Val,
 ) -> Result<Val, Fail> {
     let fail = || Err(no_method(op, &[x.ty.clone(), y.ty.clone()]));
+    if let Some(v) = arith_nested(cx, b, op, x, y) {
+        return v;
+    }
     match (op, &x.ty, &y.ty) {
         ("+" | "-", Type::Array(_, n), Type::Array(_, m)) if n == m => {
             b.prim(
@@ -61,6 +64,39 @@ pub(crate) fn arith(
         ("*", _, _) => matmul(b, x, y).unwrap_or_else(fail),
         _ => fail(),
     }
+}
+
+/// `a * B`, `B * a`, `B / a` and `A ± B` of arrays whose elements are arrays (or structs):
+/// Julia's definitions, `broadcast(op, x, y)` (after an axes check for `±`), which call `op`
+/// on each element (`x[1] * [[x[2], x[3]]]`); `None` for arrays of numbers.
+fn arith_nested(
+    cx: &mut Cx,
+    b: &mut PlanBuilder,
+    op: &str,
+    x: &Val,
+    y: &Val,
+) -> Option<Result<Val, Fail>> {
+    let nested = |t: &Type| matches!(t, Type::Array(e, _) if !e.is_number());
+    let ok = match (op, &x.ty, &y.ty) {
+        ("+" | "-", Type::Array(_, n), Type::Array(_, m)) => {
+            n == m && (nested(&x.ty) || nested(&y.ty))
+        }
+        ("*", a, s) | ("*", s, a) if s.is_number() => nested(a),
+        ("/", a, s) if s.is_number() => nested(a),
+        _ => false,
+    };
+    if !ok {
+        return None;
+    }
+    if op == "+" || op == "-" {
+        b.prim(
+            Prim::CheckAxes,
+            vec![x.arg.clone(), y.arg.clone()],
+            Type::Nothing,
+        );
+    }
+    let f = Val::of(func(op), Type::Function(op.into()));
+    Some(cx.call_named(b, &"broadcast".into(), &[f, x.clone(), y.clone()]))
 }
 
 /// `A * B` for arrays and row vectors, `None` if Julia has no such method.

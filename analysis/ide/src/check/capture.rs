@@ -28,10 +28,13 @@ pub(super) fn check(cx: &Cx<'_>, out: &mut Vec<Diagnostic>) {
                 let Some(w) = func.stmt(m) else { continue };
                 let writes_a =
                     w.op == Op::Prim(Prim::SetIndex) && w.args.first() == Some(&Operand::Value(a));
-                let after = if mb == cb {
-                    position(func, m) > position(func, c) || reach[cb.index()][cb.index()]
+                let after = if mb == cb && position(func, m) > position(func, c) {
+                    true
                 } else {
-                    reach[cb.index()][mb.index()]
+                    match fresh_block(func, a) {
+                        Some(db) => reaches_avoiding(func, cb, mb, db),
+                        None => reach[cb.index()][mb.index()],
+                    }
                 };
                 if !writes_a || !after || reported.contains(&m) {
                     continue;
@@ -100,6 +103,35 @@ fn captured(p: Prim, args: &[Operand]) -> Vec<Value> {
 
 fn is_float_array(t: &Type) -> bool {
     matches!(t, Type::Array(e, _) if **e == Type::Float64)
+}
+
+/// The block of `a`'s definition when it allocates a new array (`f = zeros(n)` in a loop body):
+/// each run of it is another array, so a write after it runs again is not to the one captured.
+fn fresh_block(func: &Function, a: Value) -> Option<Block> {
+    let s = func.stmt(a)?;
+    let Op::Prim(p) = s.op else { return None };
+    let effects = p.info().effects;
+    if !effects.allocates || effects.mutates.is_some() {
+        return None;
+    }
+    stmts(func).find_map(|(b, v)| (v == a).then_some(b))
+}
+
+/// Can control get from the end of block `from` to block `to` without entering `avoid`?
+fn reaches_avoiding(func: &Function, from: Block, to: Block, avoid: Block) -> bool {
+    let mut seen = vec![false; func.block_ids().count()];
+    let mut stack = func.block(from).term.successors();
+    while let Some(b) = stack.pop() {
+        let Some(seen) = seen.get_mut(b.index()) else { continue };
+        if b == avoid || std::mem::replace(seen, true) {
+            continue;
+        }
+        if b == to {
+            return true;
+        }
+        stack.extend(func.block(b).term.successors());
+    }
+    false
 }
 
 /// Every statement with its block.
