@@ -437,6 +437,11 @@ impl<'a> Unroller<'a> {
                         then_to: self.target(j, then_to),
                         else_to: self.target(j, else_to),
                     },
+                    Terminator::Handle { leave, catch, to } => Terminator::Handle {
+                        leave: *leave,
+                        catch: catch.as_ref().map(|c| self.target(j, c)),
+                        to: self.target(j, to),
+                    },
                 };
                 let span = body.block(b).term_span;
                 self.f.set_term(nb, term, span);
@@ -525,14 +530,7 @@ impl<'a> Unroller<'a> {
 
 /// Apply `f` to every jump target of `term`.
 fn retarget(term: &mut Terminator, mut f: impl FnMut(&mut BlockCall)) {
-    match term {
-        Terminator::Jump(call) => f(call),
-        Terminator::Branch {
-            then_to, else_to, ..
-        } => {
-            f(then_to);
-            f(else_to);
-        }
-        Terminator::Return(_) | Terminator::Unreachable => {}
+    for call in term.calls_mut() {
+        f(call);
     }
 }
