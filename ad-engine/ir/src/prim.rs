@@ -932,6 +932,8 @@ mod tests {
                 "pullback",
                 "call_pullback",
                 "error",
+                "the_exception",
+                "rethrow",
                 "check_distinct",
                 "stack_release",
                 "push!",

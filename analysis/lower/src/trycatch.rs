@@ -10,7 +10,7 @@
 //! that way (the exception is rethrown). `try ... catch ... finally ... end` is a
 //! `try ... finally` around a `try ... catch`.
 
-use zy_ir::{Block, BlockCall, Const, Operand, Terminator, Var};
+use zy_ir::{Block, BlockCall, Const, Op, Operand, Stmt, Terminator, Type, Var};
 use zy_syntax::ast::{Expr, TextRange};
 
 use crate::body::BodyLowerer;
@@ -211,13 +211,19 @@ impl BodyLowerer<'_, '_> {
             if !taken {
                 continue;
             }
-            let c = self.call("==", vec![code.clone(), Const::Int(k).into()], r);
-            let yes = self.new_block(r);
-            let no = self.new_block(r);
-            self.branch(c, yes, no, r);
-            self.b.seal_block(yes);
-            self.b.seal_block(no);
-            self.cur = yes;
+            // Without a normal exit the last kind (the rethrow) is all that is left: no test.
+            let no = match k == EXIT_RETHROW && !falls_through {
+                true => None,
+                false => {
+                    let c = self.call("==", vec![code.clone(), Const::Int(k).into()], r);
+                    let (yes, no) = (self.new_block(r), self.new_block(r));
+                    self.branch(c, yes, no, r);
+                    self.b.seal_block(yes);
+                    self.b.seal_block(no);
+                    self.cur = yes;
+                    Some(no)
+                }
+            };
             match k {
                 EXIT_BREAK => {
                     self.break_continue(true, r);
@@ -230,11 +236,20 @@ impl BodyLowerer<'_, '_> {
                     self.return_value(v, r);
                 }
                 _ => {
+                    // The block ends here: `rethrow` never returns, so no handler is
+                    // re-installed after it (its `unreachable` is the block's end).
                     let x = self.b.use_var(self.cur, exception);
-                    self.call(RETHROW, vec![x], r);
+                    let span = self.span(r);
+                    let stmt = Stmt {
+                        op: Op::Call(RETHROW.into()),
+                        args: vec![x],
+                    };
+                    self.b.func.push_stmt(self.cur, stmt, Type::Any, span);
                 }
             }
-            self.cur = no;
+            if let Some(no) = no {
+                self.cur = no;
+            }
         }
         if !falls_through {
             // No normal exit: nothing continues after the `try` (and no φ joins a value that

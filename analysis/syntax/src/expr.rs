@@ -564,17 +564,34 @@ fn call(cx: &mut Cx, node: &SyntaxNode, dotted: bool) -> Expr {
     while let (false, Kind::Parens, [inner]) = (bare.leaf, bare.kind, bare.children.as_slice()) {
         bare = inner;
     }
-    // An argument the callee's rewriting puts first (`NamedTuple{names}`, `new`'s struct).
+    let (callee_expr, leading) = match rewritten_callee(cx, callee, bare) {
+        Some(Ok(parts)) => parts,
+        Some(Err(refused)) => return refused,
+        None => (expr(cx, callee), Vec::new()),
+    };
+    call_with(cx, node, dotted, callee_expr, leading, rest)
+}
+
+/// The callee of a call that the syntax rewrites (`new{T}`, `NamedTuple{names}`, `Dict{K, V}`,
+/// `Set{T}`) with the argument the rewriting puts first, a refusal (`.+` or `:` as a
+/// function), or `None` for an ordinary callee. Kept out of `call`'s frame, which a chain of
+/// calls `f(1)(2)(3)...` nests.
+#[inline(never)]
+fn rewritten_callee(
+    cx: &mut Cx,
+    callee: &SyntaxNode,
+    bare: &SyntaxNode,
+) -> Option<Result<(Expr, Vec<Expr>), Expr>> {
     let mut leading = Vec::new();
     let callee_expr = match (bare.leaf, bare.kind) {
         (_, Kind::Dot) if bare.children.len() == 1 => {
             let op = cx.text(&bare.children[0]).to_string();
             let message =
                 format!("operator `.{op}` as a function; write `broadcast({op}, a, b)` instead");
-            return cx.unsupported(callee, &message);
+            return Some(Err(cx.unsupported(callee, &message)));
         }
         (true, _) if cx.text(bare) == ":" => {
-            return cx.unsupported(callee, "operator `:` as a function; write `a:b` instead");
+            return Some(Err(cx.unsupported(callee, "operator `:` as a function; write `a:b` instead")));
         }
         (false, Kind::Curly) if is_new(cx, bare.children.first()) => {
             match new_callee(cx, bare, &bare.children[1..]) {
@@ -582,7 +599,7 @@ fn call(cx: &mut Cx, node: &SyntaxNode, dotted: bool) -> Expr {
                     leading = lead;
                     Expr::new(ExprKind::Ident(NEW.into()), callee.range)
                 }
-                Err(e) => return e,
+                Err(e) => return Some(Err(e)),
             }
         }
         (false, Kind::Curly) => match named_tuple_names(cx, bare) {
@@ -603,7 +620,9 @@ fn call(cx: &mut Cx, node: &SyntaxNode, dotted: bool) -> Expr {
                         leading = vec![t];
                         Expr::new(ExprKind::Ident("Base._typed_set".into()), callee.range)
                     }
-                    None => return cx.unsupported(callee, "type parameters in an expression"),
+                    None => {
+                        return Some(Err(cx.unsupported(callee, "type parameters in an expression")))
+                    }
                 },
             },
         },
@@ -612,11 +631,11 @@ fn call(cx: &mut Cx, node: &SyntaxNode, dotted: bool) -> Expr {
                 leading = lead;
                 Expr::new(ExprKind::Ident(NEW.into()), callee.range)
             }
-            Err(e) => return e,
+            Err(e) => return Some(Err(e)),
         },
-        _ => expr(cx, callee),
+        _ => return None,
     };
-    call_with(cx, node, dotted, callee_expr, leading, rest)
+    Some(Ok((callee_expr, leading)))
 }
 
 /// The rest of [`call`] once its callee is converted: the arguments, and the calls the syntax
