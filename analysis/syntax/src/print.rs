@@ -152,6 +152,35 @@ impl Display for Param {
 
 /// `(function NAME (PARAMS) [where (T)] BODY...)`; top-level methods put each statement and
 /// annotation on its own line.
+/// `(try (block ...) (catch e ...) (else ...) (finally ...))`: out of [`Expr`]'s `fmt`, whose
+/// frame each level of a deep expression holds.
+#[inline(never)]
+fn try_block(
+    f: &mut Formatter<'_>,
+    body: &[Expr],
+    var: Option<&Expr>,
+    catch: &Option<Vec<Expr>>,
+    els: &Option<Vec<Expr>>,
+    finally: &Option<Vec<Expr>>,
+) -> fmt::Result {
+    write!(f, "(try ")?;
+    list(f, "block", body)?;
+    if let Some(c) = catch {
+        let var = var.map_or(String::new(), |v| format!(" {v}"));
+        write!(f, " ")?;
+        list(f, &format!("catch{var}"), c)?;
+    }
+    if let Some(e) = els {
+        write!(f, " ")?;
+        list(f, "else", e)?;
+    }
+    if let Some(b) = finally {
+        write!(f, " ")?;
+        list(f, "finally", b)?;
+    }
+    write!(f, ")")
+}
+
 fn method(f: &mut Formatter<'_>, def: &FunctionDef, multiline: bool) -> fmt::Result {
     match &def.name {
         FunctionName::Named(name) => write!(f, "(function {name} (")?,
@@ -373,24 +402,7 @@ impl Display for Expr {
                 catch,
                 els,
                 finally,
-            } => {
-                write!(f, "(try ")?;
-                list(f, "block", body)?;
-                if let Some(c) = catch {
-                    let var = var.as_ref().map_or(String::new(), |v| format!(" {v}"));
-                    write!(f, " ")?;
-                    list(f, &format!("catch{var}"), c)?;
-                }
-                if let Some(e) = els {
-                    write!(f, " ")?;
-                    list(f, "else", e)?;
-                }
-                if let Some(b) = finally {
-                    write!(f, " ")?;
-                    list(f, "finally", b)?;
-                }
-                write!(f, ")")
-            }
+            } => try_block(f, body, var.as_deref(), catch, els, finally),
             ExprKind::Break => write!(f, "(break)"),
             ExprKind::Continue => write!(f, "(continue)"),
             ExprKind::Return(value) => match value {
