@@ -582,8 +582,7 @@ fn rewritten_callee(
     callee: &SyntaxNode,
     bare: &SyntaxNode,
 ) -> Option<Result<(Expr, Vec<Expr>), Expr>> {
-    let mut leading = Vec::new();
-    let callee_expr = match (bare.leaf, bare.kind) {
+    let (callee_expr, leading) = match (bare.leaf, bare.kind) {
         (_, Kind::Dot) if bare.children.len() == 1 => {
             let op = cx.text(&bare.children[0]).to_string();
             let message =
@@ -595,31 +594,28 @@ fn rewritten_callee(
         }
         (false, Kind::Curly) if is_new(cx, bare.children.first()) => {
             match new_callee(cx, bare, &bare.children[1..]) {
-                Ok(lead) => {
-                    leading = lead;
-                    Expr::new(ExprKind::Ident(NEW.into()), callee.range)
-                }
+                Ok(lead) => (Expr::new(ExprKind::Ident(NEW.into()), callee.range), lead),
                 Err(e) => return Some(Err(e)),
             }
         }
         (false, Kind::Curly) => match named_tuple_names(cx, bare) {
             // `NamedTuple{names}(t)`: the prelude's `_named_tuple_of(names, t)`.
-            Some(n) => {
-                leading = vec![n];
-                Expr::new(ExprKind::Ident("Base._named_tuple_of".into()), callee.range)
-            }
+            Some(n) => (
+                Expr::new(ExprKind::Ident("Base._named_tuple_of".into()), callee.range),
+                vec![n],
+            ),
             None => match dict_types(cx, bare) {
                 // `Dict{K, V}(ps...)`: the prelude's `_typed_dict((K, V), ps...)`.
-                Some(kv) => {
-                    leading = vec![kv];
-                    Expr::new(ExprKind::Ident("Base._typed_dict".into()), callee.range)
-                }
+                Some(kv) => (
+                    Expr::new(ExprKind::Ident("Base._typed_dict".into()), callee.range),
+                    vec![kv],
+                ),
                 None => match set_type(cx, bare) {
                     // `Set{T}(itr)`: the prelude's `_typed_set(T, itr)`.
-                    Some(t) => {
-                        leading = vec![t];
-                        Expr::new(ExprKind::Ident("Base._typed_set".into()), callee.range)
-                    }
+                    Some(t) => (
+                        Expr::new(ExprKind::Ident("Base._typed_set".into()), callee.range),
+                        vec![t],
+                    ),
                     None => {
                         return Some(Err(cx.unsupported(callee, "type parameters in an expression")))
                     }
@@ -627,10 +623,7 @@ fn rewritten_callee(
             },
         },
         (true, Kind::Identifier) if is_new(cx, Some(bare)) => match new_callee(cx, bare, &[]) {
-            Ok(lead) => {
-                leading = lead;
-                Expr::new(ExprKind::Ident(NEW.into()), callee.range)
-            }
+            Ok(lead) => (Expr::new(ExprKind::Ident(NEW.into()), callee.range), lead),
             Err(e) => return Some(Err(e)),
         },
         _ => return None,
