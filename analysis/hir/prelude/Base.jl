@@ -1812,6 +1812,23 @@ reverse(r::UnitRange) = last(r):-1:first(r)
 reverse(r::StepRange) = last(r):-step(r):first(r)
 
 """
+    rotl90(A), rotr90(A), rot180(A), rotl90(A, k), rotr90(A, k)
+
+The matrix `A` turned a quarter turn to the left (anticlockwise), to the right, or half a
+turn (a new matrix, `size(A)` swapped by a quarter turn); with `k`, `k` quarter turns (any
+integer, taken modulo 4).
+"""
+rotl90(A::AbstractMatrix) = [A[j, size(A, 2) + 1 - i] for i in 1:size(A, 2), j in 1:size(A, 1)]
+rotr90(A::AbstractMatrix) = [A[size(A, 1) + 1 - j, i] for i in 1:size(A, 2), j in 1:size(A, 1)]
+rot180(A::AbstractMatrix) =
+    [A[size(A, 1) + 1 - i, size(A, 2) + 1 - j] for i in 1:size(A, 1), j in 1:size(A, 2)]
+function rotl90(A::AbstractMatrix, k::Integer)
+    k = mod(k, 4)
+    return k == 1 ? rotl90(A) : k == 2 ? rot180(A) : k == 3 ? rotr90(A) : copy(A)
+end
+rotr90(A::AbstractMatrix, k::Integer) = rotl90(A, -k)
+
+"""
     diff(x)
 
 The differences of consecutive elements of a vector, `x[k + 1] - x[k]`.
