@@ -647,6 +647,11 @@ fn call_with(
         if name == "ntuple" && !dotted {
             val_length(&mut args);
         }
+        if name == "Tuple" && !dotted && keywords.is_empty() && args.len() == 1 {
+            if let Some(t) = crate::generators::tuple_of(&args[0], node.range) {
+                return t;
+            }
+        }
         let fixes = matches!(name.as_str(), "==" | "!=" | "<" | "<=" | ">" | ">=" | "in");
         if fixes && !dotted && keywords.is_empty() && do_block.is_none() && args.len() == 1 {
             // `==(x)`: Julia's `Base.Fix2(==, x)`, the function `y -> y == x`.
