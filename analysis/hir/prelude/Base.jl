@@ -265,9 +265,10 @@ end
 """
     collect(r)
 
-The elements of a range (or a copy of an array) as a new `Vector`.
+The elements of a range or of a non-empty tuple (or a copy of an array) as a new `Vector`.
 """
 collect(x::Array) = copy(x)
+collect(t::Tuple) = [t...]
 collect(r::UnitRange{Int}) = _collect(fill(0, length(r)), r)
 collect(r::StepRange{Int, Int}) = _collect(fill(0, length(r)), r)
 collect(r::LinRange) = _collect(zeros(length(r)), r)
@@ -5087,6 +5088,14 @@ function stack(xs::AbstractVector{<:AbstractVector}; dims::Int = 2)
     end
     return A
 end
+
+"""
+    stack(ts; dims = 2)
+
+The tuples `ts`, all of one length, as the columns of a matrix (Julia's `stack` iterates each
+tuple as it does a vector), or as its rows with `dims = 1`.
+"""
+stack(ts::AbstractVector{<:Tuple}; dims::Int = 2) = stack([[t...] for t in ts]; dims = dims)
 
 """
     mapslices(f, A; dims)
