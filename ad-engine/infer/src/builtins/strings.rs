@@ -24,6 +24,7 @@ pub(crate) const NAMES: &[&str] = &[
     "endswith",
     "occursin",
     "_string_hash",
+    "_sprintf",
 ];
 
 /// `string_fn(:f, args...)` with result type `ty`.
@@ -52,6 +53,17 @@ pub(crate) fn call(b: &mut PlanBuilder, name: &str, args: &[Val]) -> Option<Resu
     }
     let all_str = args.iter().all(is_str);
     Some(Ok(match (name, args) {
+        // One conversion of `@sprintf(fmt, xs...)` (lowering's): `spec` a literal such as
+        // `"%.3f"`, `x` a number.
+        ("_sprintf", [spec, x]) if is_str(spec) => {
+            if !matches!(x.ty, Type::Float64 | Type::Int64 | Type::Bool) {
+                return Some(Err(Fail::unsupported(format!(
+                    "`@sprintf` of a value of type {} for a numeric conversion",
+                    x.ty
+                ))));
+            }
+            string_fn(b, "sprintf", args, Type::String)
+        }
         ("string", _) => {
             if let Some(bad) = args.iter().find(|a| !printable(&a.ty)) {
                 return Some(Err(Fail::unsupported(format!(

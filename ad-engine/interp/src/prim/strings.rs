@@ -5,6 +5,7 @@ use crate::show::show;
 use crate::value::Value;
 
 use super::method_error;
+use super::printf::{sprintf, Num};
 
 /// `x` as Julia's `print` writes it: a string as its text, a symbol as its name, anything else
 /// as `show` writes it.
@@ -32,6 +33,16 @@ pub fn string_fn(args: &[Value]) -> Result<Value, String> {
         // The prelude Dict's hash of a string or symbol key.
         ("hash", [Value::Str(s) | Value::Symbol(s)]) => {
             return Ok(Value::Int(zy_ir::ops::string_hash(s)))
+        }
+        // One conversion of `@sprintf`.
+        ("sprintf", [Value::Str(spec), x]) => {
+            let x = match x {
+                Value::F64(v) => Num::Float(*v),
+                Value::Int(v) => Num::Int(*v),
+                Value::Bool(v) => Num::Int(i64::from(*v)),
+                _ => return Err(method_error(f, operands)),
+            };
+            return sprintf(spec, x).map(|s| Value::Str(s.into()));
         }
         _ => {}
     }
