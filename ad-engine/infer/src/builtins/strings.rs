@@ -25,6 +25,7 @@ pub(crate) const NAMES: &[&str] = &[
     "occursin",
     "_string_hash",
     "_sprintf",
+    "split",
 ];
 
 /// `string_fn(:f, args...)` with result type `ty`.
@@ -127,6 +128,12 @@ pub(crate) fn call(b: &mut PlanBuilder, name: &str, args: &[Val]) -> Option<Resu
             string_fn(b, "hash", args, Type::Int64)
         }
         ("length", [_]) if all_str => string_fn(b, "length", args, Type::Int64),
+        // `split(s)` at whitespace, `split(s, delim)` at each `delim`: Julia's
+        // `Vector{SubString{String}}`, zy's `Vector{String}` of the same texts.
+        ("split", [_] | [_, _]) if all_str => {
+            let ty = Type::Array(std::sync::Arc::new(Type::String), 1);
+            string_fn(b, "split", args, ty)
+        }
         ("uppercase" | "lowercase", [_]) if all_str => string_fn(b, name, args, Type::String),
         ("startswith" | "endswith" | "occursin", [_, _]) if all_str => {
             string_fn(b, name, args, Type::Bool)

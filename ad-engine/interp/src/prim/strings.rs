@@ -2,7 +2,7 @@
 //! counts characters, and so does zy (a `String` is UTF-8 text).
 
 use crate::show::show;
-use crate::value::Value;
+use crate::value::{Array, ArrayData, Objects, Shape, Value};
 
 use super::method_error;
 use super::printf::{sprintf, Num};
@@ -55,6 +55,9 @@ pub fn string_fn(args: &[Value]) -> Result<Value, String> {
         return Err(method_error(f, operands));
     };
     Ok(match (&**f, strs.as_slice()) {
+        ("split", [s]) => strings(s.split_whitespace()),
+        ("split", [s, d]) if d.is_empty() => strings(s.split_terminator("").skip(1)),
+        ("split", [s, d]) => strings(s.split(&**d)),
         ("length", [s]) => Value::Int(s.chars().count() as i64),
         ("isempty", [s]) => Value::Bool(s.is_empty()),
         ("uppercase", [s]) => Value::Str(s.to_uppercase().into()),
@@ -68,4 +71,14 @@ pub fn string_fn(args: &[Value]) -> Result<Value, String> {
         ("<", [a, b]) => Value::Bool(a.as_bytes() < b.as_bytes()),
         _ => return Err(method_error(f, operands)),
     })
+}
+
+/// A `Vector{String}` of `parts`.
+fn strings<'a>(parts: impl Iterator<Item = &'a str>) -> Value {
+    let items: Vec<Value> = parts.map(|p| Value::Str(p.into())).collect();
+    let objects = Objects {
+        elem: zy_ir::Type::String,
+        items,
+    };
+    Array::new(Shape::Vector(objects.items.len()), ArrayData::Obj(objects)).into_value()
 }
