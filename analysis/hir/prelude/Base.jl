@@ -1330,9 +1330,11 @@ circshift(A::AbstractMatrix, k::Tuple{Int, Int}) =
 
 `A` tiled `counts[d]` times along dimension `d`: `repeat([1, 2], 2) == [1, 2, 1, 2]`, and
 `repeat(x, 1, n)` of a vector is the matrix of `n` copies of it as columns. With `inner`, each
-element of a vector is repeated `inner` times in place, and the result then `outer` times.
+element of a vector is repeated `inner` times in place, and the result then `outer` times. Of
+a string, `repeat(s, n)` is `s^n`, the text `n` times.
 """
 repeat(x::AbstractVector, m::Int) = [x[mod1(k, length(x))] for k in 1:length(x) * m]
+repeat(s::String, n::Int) = s^n
 repeat(x::AbstractVector, m::Int, n::Int) = [x[mod1(i, length(x))] for i in 1:length(x) * m, j in 1:n]
 repeat(A::AbstractMatrix, m::Int) = repeat(A, m, 1)
 repeat(A::AbstractMatrix, m::Int, n::Int) =

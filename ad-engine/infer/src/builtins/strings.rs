@@ -127,6 +127,10 @@ pub(crate) fn call(b: &mut PlanBuilder, name: &str, args: &[Val]) -> Option<Resu
         ("_string_hash", [s]) if is_str(s) || matches!(s.ty, Type::Symbol(_)) => {
             string_fn(b, "hash", args, Type::Int64)
         }
+        // `s^n`, `repeat(s, n)`: `s` written `n` times.
+        ("^" | "repeat", [s, n]) if is_str(s) && n.ty == Type::Int64 => {
+            string_fn(b, "repeat", args, Type::String)
+        }
         ("length", [_]) if all_str => string_fn(b, "length", args, Type::Int64),
         // `split(s)` at whitespace, `split(s, delim)` at each `delim`: Julia's
         // `Vector{SubString{String}}`, zy's `Vector{String}` of the same texts.

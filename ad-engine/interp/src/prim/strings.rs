@@ -34,6 +34,12 @@ pub fn string_fn(args: &[Value]) -> Result<Value, String> {
         ("hash", [Value::Str(s) | Value::Symbol(s)]) => {
             return Ok(Value::Int(zy_ir::ops::string_hash(s)))
         }
+        ("repeat", [Value::Str(s), Value::Int(n)]) => {
+            return match usize::try_from(*n) {
+                Ok(n) => Ok(Value::Str(s.repeat(n).into())),
+                Err(_) => Err(format!("ArgumentError: can't repeat a string {n} times")),
+            };
+        }
         // One conversion of `@sprintf`.
         ("sprintf", [Value::Str(spec), x]) => {
             let x = match x {
