@@ -272,7 +272,7 @@ fn macro_call(cx: &mut Cx, node: &SyntaxNode) -> Expr {
                     let message = expr(cx, message);
                     assertion(cx, node, cond, message)
                 }
-                ("@sprintf" | "@Printf.sprintf", args) => crate::sprintf::sprintf(cx, node, args),
+                ("@sprintf" | "Printf.@sprintf", args) => crate::sprintf::sprintf(cx, node, args),
                 (name, args) => match crate::output::macro_call(cx, node, name, args) {
                     Some(e) => e,
                     None => match crate::dotmacros::expand(cx, node, &text) {

@@ -73,7 +73,13 @@ pub(crate) fn sprintf(cx: &mut Cx, node: &SyntaxNode, args: &[SyntaxNode]) -> Ex
         }
     }
     let callee = Box::new(Expr::new(ExprKind::Ident(INTERPOLATION.into()), r));
-    Expr::new(ExprKind::Call { callee, args: parts }, r)
+    Expr::new(
+        ExprKind::Call {
+            callee,
+            args: parts,
+        },
+        r,
+    )
 }
 
 enum Refusal {
