@@ -703,7 +703,7 @@ fn a_package_test_file_sees_the_package_it_uses() {
         (status, out.as_str(), err.as_str()),
         (
             1,
-            "test/runtests.jl:2:1: warning[unknown-package]: package `Other` is not available: zy knows Base, LinearAlgebra, Statistics and Random, and the modules your files define (`using .Other`); a function that uses a name only `Other` defines is refused\n\
+            "test/runtests.jl:2:1: warning[unknown-package]: package `Other` is not available: zy knows Base, LinearAlgebra, Statistics, Random and Printf, and the modules your files define (`using .Other`); a function that uses a name only `Other` defines is refused\n\
              test/runtests.jl:5:17: error[gradcheck]: gradcheck `u(2.0)` failed: UndefVarError: `Other` not defined\n",
             ""
         )

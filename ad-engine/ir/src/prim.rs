@@ -697,7 +697,7 @@ prims! {
     /// `string_fn(:f, s, args...)`: Base's string function `f` (`length`, `uppercase`,
     /// `lowercase`, `startswith`, `endswith`, `occursin`, `isempty`, `==`, `<`) of strings;
     /// `Symbol` of a string or symbol and `==` of two symbols, for symbols known only at run
-    /// time.
+    /// time; `sprintf` of a conversion spec and a number (one conversion of `@sprintf`).
     StringFn => "string_fn" {
         arity: AtLeast(2), diff: Diff::No, effects: Effects::allocates(""),
         jit: Jit::Interpreted,

@@ -265,9 +265,10 @@ end
 """
     collect(r)
 
-The elements of a range (or a copy of an array) as a new `Vector`.
+The elements of a range or of a non-empty tuple (or a copy of an array) as a new `Vector`.
 """
 collect(x::Array) = copy(x)
+collect(t::Tuple) = [t...]
 collect(r::UnitRange{Int}) = _collect(fill(0, length(r)), r)
 collect(r::StepRange{Int, Int}) = _collect(fill(0, length(r)), r)
 collect(r::LinRange) = _collect(zeros(length(r)), r)
@@ -1329,9 +1330,11 @@ circshift(A::AbstractMatrix, k::Tuple{Int, Int}) =
 
 `A` tiled `counts[d]` times along dimension `d`: `repeat([1, 2], 2) == [1, 2, 1, 2]`, and
 `repeat(x, 1, n)` of a vector is the matrix of `n` copies of it as columns. With `inner`, each
-element of a vector is repeated `inner` times in place, and the result then `outer` times.
+element of a vector is repeated `inner` times in place, and the result then `outer` times. Of
+a string, `repeat(s, n)` is `s^n`, the text `n` times.
 """
 repeat(x::AbstractVector, m::Int) = [x[mod1(k, length(x))] for k in 1:length(x) * m]
+repeat(s::String, n::Int) = s^n
 repeat(x::AbstractVector, m::Int, n::Int) = [x[mod1(i, length(x))] for i in 1:length(x) * m, j in 1:n]
 repeat(A::AbstractMatrix, m::Int) = repeat(A, m, 1)
 repeat(A::AbstractMatrix, m::Int, n::Int) =
@@ -1810,6 +1813,23 @@ A vector's elements in the opposite order (a new vector); a range run backwards.
 reverse(x::AbstractVector) = [x[length(x) + 1 - k] for k in 1:length(x)]
 reverse(r::UnitRange) = last(r):-1:first(r)
 reverse(r::StepRange) = last(r):-step(r):first(r)
+
+"""
+    rotl90(A), rotr90(A), rot180(A), rotl90(A, k), rotr90(A, k)
+
+The matrix `A` turned a quarter turn to the left (anticlockwise), to the right, or half a
+turn (a new matrix, `size(A)` swapped by a quarter turn); with `k`, `k` quarter turns (any
+integer, taken modulo 4).
+"""
+rotl90(A::AbstractMatrix) = [A[j, size(A, 2) + 1 - i] for i in 1:size(A, 2), j in 1:size(A, 1)]
+rotr90(A::AbstractMatrix) = [A[size(A, 1) + 1 - j, i] for i in 1:size(A, 2), j in 1:size(A, 1)]
+rot180(A::AbstractMatrix) =
+    [A[size(A, 1) + 1 - i, size(A, 2) + 1 - j] for i in 1:size(A, 1), j in 1:size(A, 2)]
+function rotl90(A::AbstractMatrix, k::Integer)
+    k = mod(k, 4)
+    return k == 1 ? rotl90(A) : k == 2 ? rot180(A) : k == 3 ? rotr90(A) : copy(A)
+end
+rotr90(A::AbstractMatrix, k::Integer) = rotl90(A, -k)
 
 """
     diff(x)
@@ -5070,6 +5090,14 @@ function stack(xs::AbstractVector{<:AbstractVector}; dims::Int = 2)
     end
     return A
 end
+
+"""
+    stack(ts; dims = 2)
+
+The tuples `ts`, all of one length, as the columns of a matrix (Julia's `stack` iterates each
+tuple as it does a vector), or as its rows with `dims = 1`.
+"""
+stack(ts::AbstractVector{<:Tuple}; dims::Int = 2) = stack([[t...] for t in ts]; dims = dims)
 
 """
     mapslices(f, A; dims)

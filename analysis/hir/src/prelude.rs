@@ -31,6 +31,10 @@ pub const PRELUDE: &[PreludeFile] = &[
         module: "Random",
         text: include_str!("../prelude/Random.jl"),
     },
+    PreludeFile {
+        module: "Printf",
+        text: include_str!("../prelude/Printf.jl"),
+    },
 ];
 
 /// The path under which `file` appears.

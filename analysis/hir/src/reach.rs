@@ -116,6 +116,11 @@ pub const HOOKS: &[Hooks] = &[
         triggers: &["Base.UnitRange", "Base.StepRange", "Base.LinRange"],
         hooks: &[],
     },
+    // `Tuple(gen)` of a generator inference cannot unroll is refused by name (its type).
+    Hooks {
+        triggers: &["Base.Generator"],
+        hooks: &[],
+    },
     // `sum(x; dims)`, `sum(f, x; init)` and the other reductions with keywords.
     Hooks {
         triggers: &["sum", "Base.sum"],

@@ -71,6 +71,12 @@ impl BodyLowerer<'_, '_> {
             },
             ExprKind::Tuple(items) => {
                 for (i, item) in items.iter().enumerate() {
+                    if matches!(item.kind, ExprKind::Splat(_)) {
+                        let message = "unsupported: slurping `b...` in destructuring (Julia \
+                                       1.9's `a, b... = x`); write `a = x[1]` and `b = x[2:end]`";
+                        self.fail(item.range, "unsupported", message.to_string());
+                        continue;
+                    }
                     let x = self.call(
                         "getindex",
                         vec![value.clone(), Const::Int(i as i64 + 1).into()],

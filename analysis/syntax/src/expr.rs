@@ -272,6 +272,7 @@ fn macro_call(cx: &mut Cx, node: &SyntaxNode) -> Expr {
                     let message = expr(cx, message);
                     assertion(cx, node, cond, message)
                 }
+                ("@sprintf" | "Printf.@sprintf", args) => crate::sprintf::sprintf(cx, node, args),
                 (name, args) => match crate::output::macro_call(cx, node, name, args) {
                     Some(e) => e,
                     None => match crate::dotmacros::expand(cx, node, &text) {
@@ -658,6 +659,11 @@ fn call_with(
     if let ExprKind::Ident(name) = &callee_expr.kind {
         if name == "ntuple" && !dotted {
             val_length(&mut args);
+        }
+        if name == "Tuple" && !dotted && keywords.is_empty() && args.len() == 1 {
+            if let Some(t) = crate::generators::tuple_of(&args[0], node.range) {
+                return t;
+            }
         }
         let fixes = matches!(name.as_str(), "==" | "!=" | "<" | "<=" | ">" | ">=" | "in");
         if fixes && !dotted && keywords.is_empty() && do_block.is_none() && args.len() == 1 {

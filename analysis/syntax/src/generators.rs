@@ -86,6 +86,57 @@ pub(crate) fn generator(cx: &mut Cx, node: &SyntaxNode) -> Expr {
     value
 }
 
+/// The longest tuple `Tuple(gen)` builds from a literal range (a tuple's length is part of its
+/// type, so each element becomes code of its own).
+const TUPLE_OF_RANGE_MAX: i64 = 64;
+
+/// `Tuple(f(i) for i in a:b)` (literal integers `a`, `b`, an optional literal step) or
+/// `Tuple(f(x) for x in (p, q))`: the tuple of the generator's elements, which Julia collects
+/// at run time, written as `Base.map(i -> f(i), (a, ..., b))` so that its length is known.
+/// `None` for any other argument (a filter, several `for`s, a range known only at run time).
+pub(crate) fn tuple_of(arg: &Expr, range: TextRange) -> Option<Expr> {
+    let ExprKind::Call { callee, args } = &arg.kind else {
+        return None;
+    };
+    let [f, iter] = args.as_slice() else {
+        return None;
+    };
+    if !matches!(&callee.kind, ExprKind::Ident(n) if n == "Base.Generator") {
+        return None;
+    }
+    let elements = match &iter.kind {
+        ExprKind::Tuple(items) => items.clone(),
+        ExprKind::Range { start, step, stop } => {
+            let int = |e: &Expr| match e.kind {
+                ExprKind::Int(v) => Some(v),
+                _ => None,
+            };
+            let (a, b) = (int(start)?, int(stop)?);
+            let s = match step {
+                Some(s) => int(s)?,
+                None => 1,
+            };
+            if s == 0 {
+                return None;
+            }
+            let n = if (s > 0 && b < a) || (s < 0 && b > a) {
+                0
+            } else {
+                b.checked_sub(a)?.checked_div(s)?.checked_add(1)?
+            };
+            if n > TUPLE_OF_RANGE_MAX {
+                return None;
+            }
+            (0..n)
+                .map(|k| Expr::new(ExprKind::Int(a + k * s), iter.range))
+                .collect()
+        }
+        _ => return None,
+    };
+    let tuple = Expr::new(ExprKind::Tuple(elements), iter.range);
+    Some(call("Base.map", vec![f.clone(), tuple], range))
+}
+
 /// One `for` clause: its variables and what they iterate.
 struct Clause {
     vars: Vec<Expr>,

@@ -879,6 +879,38 @@ pub(crate) fn destructure(cx: &mut Cx, params: &mut [Param], body: &mut Vec<Expr
     body.splice(0..0, bindings);
 }
 
+/// The longest `NTuple{n, T}` written out as `Tuple{T, ..., T}`.
+const NTUPLE_MAX: usize = 64;
+
+/// `NTuple{n, T}` with a literal `n`: Julia's alias of `Tuple{T, ..., T}` (`n` times).
+fn ntuple_type(cx: &mut Cx, node: &SyntaxNode, params: &[SyntaxNode]) -> Option<TypeExpr> {
+    let [n, elem] = params else {
+        return unsupported(cx, node, "`NTuple` without two parameters `NTuple{n, T}`");
+    };
+    let count = (n.leaf && n.kind == Kind::Integer)
+        .then(|| cx.text(n).replace('_', "").parse::<usize>().ok())
+        .flatten()
+        .filter(|&k| k <= NTUPLE_MAX);
+    let Some(count) = count else {
+        return unsupported(
+            cx,
+            node,
+            "`NTuple{N, T}` with a length that is not a literal (a tuple's length is part of its \
+             type); write the length `NTuple{3, Float64}`, or `Tuple` for a tuple of any length",
+        );
+    };
+    let elem = type_expr(cx, elem)?;
+    Some(TypeExpr::Named {
+        name: if count == 0 {
+            EMPTY_TUPLE.to_string()
+        } else {
+            "Tuple".to_string()
+        },
+        params: vec![elem; count],
+        range: node.range,
+    })
+}
+
 /// A type as written after `::` or in a struct field.
 pub(crate) fn type_expr(cx: &mut Cx, node: &SyntaxNode) -> Option<TypeExpr> {
     if !cx.enter(node) {
@@ -896,6 +928,11 @@ fn type_expr_inner(cx: &mut Cx, node: &SyntaxNode) -> Option<TypeExpr> {
             params: Vec::new(),
             range: node.range,
         }),
+        (false, Kind::Curly, [base, params @ ..])
+            if dotted_name(cx, base).is_some_and(|n| n == "NTuple") =>
+        {
+            ntuple_type(cx, node, params)
+        }
         (false, Kind::Curly, [base, params @ ..]) if dotted_name(cx, base).is_some() => {
             let mut out = Vec::new();
             for param in params {

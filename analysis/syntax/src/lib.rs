@@ -32,6 +32,7 @@ mod output;
 mod parser;
 mod print;
 mod show;
+mod sprintf;
 mod type_values;
 mod walk;
 

@@ -26,6 +26,13 @@ pub(crate) fn call(b: &mut PlanBuilder, name: &str, args: &[Val]) -> Option<Resu
         ("keys", [nt]) if is_named(nt) => Ok(keys(b, nt)),
         ("_rename", [names, t]) => rename_to(b, names, t),
         ("getproperty", [x, f]) => getproperty(b, x, f),
+        ("Tuple", [g]) if matches!(&g.ty, Type::Struct(s) if &*s.name == "Base.Generator") => {
+            Err(Fail::unsupported(
+                "`Tuple(gen)` of a generator whose length is known only at run time (a tuple's \
+                 length is part of its type): iterate a literal range `for i in 1:3` or a \
+                 tuple, or build a vector `[f(x) for x in xs]`",
+            ))
+        }
         ("values" | "Tuple" | "merge" | "haskey" | "keys" | "getproperty" | "_rename", _) => Err(
             no_method(name, &args.iter().map(|a| a.ty.clone()).collect::<Vec<_>>()),
         ),

@@ -24,6 +24,8 @@ pub(crate) const NAMES: &[&str] = &[
     "endswith",
     "occursin",
     "_string_hash",
+    "_sprintf",
+    "split",
 ];
 
 /// `string_fn(:f, args...)` with result type `ty`.
@@ -52,6 +54,17 @@ pub(crate) fn call(b: &mut PlanBuilder, name: &str, args: &[Val]) -> Option<Resu
     }
     let all_str = args.iter().all(is_str);
     Some(Ok(match (name, args) {
+        // One conversion of `@sprintf(fmt, xs...)` (lowering's): `spec` a literal such as
+        // `"%.3f"`, `x` a number.
+        ("_sprintf", [spec, x]) if is_str(spec) => {
+            if !matches!(x.ty, Type::Float64 | Type::Int64 | Type::Bool) {
+                return Some(Err(Fail::unsupported(format!(
+                    "`@sprintf` of a value of type {} for a numeric conversion",
+                    x.ty
+                ))));
+            }
+            string_fn(b, "sprintf", args, Type::String)
+        }
         ("string", _) => {
             if let Some(bad) = args.iter().find(|a| !printable(&a.ty)) {
                 return Some(Err(Fail::unsupported(format!(
@@ -114,7 +127,17 @@ pub(crate) fn call(b: &mut PlanBuilder, name: &str, args: &[Val]) -> Option<Resu
         ("_string_hash", [s]) if is_str(s) || matches!(s.ty, Type::Symbol(_)) => {
             string_fn(b, "hash", args, Type::Int64)
         }
+        // `s^n`, `repeat(s, n)`: `s` written `n` times.
+        ("^" | "repeat", [s, n]) if is_str(s) && n.ty == Type::Int64 => {
+            string_fn(b, "repeat", args, Type::String)
+        }
         ("length", [_]) if all_str => string_fn(b, "length", args, Type::Int64),
+        // `split(s)` at whitespace, `split(s, delim)` at each `delim`: Julia's
+        // `Vector{SubString{String}}`, zy's `Vector{String}` of the same texts.
+        ("split", [_] | [_, _]) if all_str => {
+            let ty = Type::Array(std::sync::Arc::new(Type::String), 1);
+            string_fn(b, "split", args, ty)
+        }
         ("uppercase" | "lowercase", [_]) if all_str => string_fn(b, name, args, Type::String),
         ("startswith" | "endswith" | "occursin", [_, _]) if all_str => {
             string_fn(b, name, args, Type::Bool)

@@ -7,6 +7,7 @@ pub mod factor;
 mod linalg;
 mod reduce;
 mod scalar;
+mod printf;
 pub mod strings;
 mod tangent;
 mod twice;

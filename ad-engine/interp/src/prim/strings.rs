@@ -2,9 +2,10 @@
 //! counts characters, and so does zy (a `String` is UTF-8 text).
 
 use crate::show::show;
-use crate::value::Value;
+use crate::value::{Array, ArrayData, Objects, Shape, Value};
 
 use super::method_error;
+use super::printf::{sprintf, Num};
 
 /// `x` as Julia's `print` writes it: a string as its text, a symbol as its name, anything else
 /// as `show` writes it.
@@ -33,6 +34,22 @@ pub fn string_fn(args: &[Value]) -> Result<Value, String> {
         ("hash", [Value::Str(s) | Value::Symbol(s)]) => {
             return Ok(Value::Int(zy_ir::ops::string_hash(s)))
         }
+        ("repeat", [Value::Str(s), Value::Int(n)]) => {
+            return match usize::try_from(*n) {
+                Ok(n) => Ok(Value::Str(s.repeat(n).into())),
+                Err(_) => Err(format!("ArgumentError: can't repeat a string {n} times")),
+            };
+        }
+        // One conversion of `@sprintf`.
+        ("sprintf", [Value::Str(spec), x]) => {
+            let x = match x {
+                Value::F64(v) => Num::Float(*v),
+                Value::Int(v) => Num::Int(*v),
+                Value::Bool(v) => Num::Int(i64::from(*v)),
+                _ => return Err(method_error(f, operands)),
+            };
+            return sprintf(spec, x).map(|s| Value::Str(s.into()));
+        }
         _ => {}
     }
     let text = |v: &Value| match v {
@@ -44,6 +61,9 @@ pub fn string_fn(args: &[Value]) -> Result<Value, String> {
         return Err(method_error(f, operands));
     };
     Ok(match (&**f, strs.as_slice()) {
+        ("split", [s]) => strings(s.split_whitespace()),
+        ("split", [s, d]) if d.is_empty() => strings(s.split_terminator("").skip(1)),
+        ("split", [s, d]) => strings(s.split(&**d)),
         ("length", [s]) => Value::Int(s.chars().count() as i64),
         ("isempty", [s]) => Value::Bool(s.is_empty()),
         ("uppercase", [s]) => Value::Str(s.to_uppercase().into()),
@@ -57,4 +77,14 @@ pub fn string_fn(args: &[Value]) -> Result<Value, String> {
         ("<", [a, b]) => Value::Bool(a.as_bytes() < b.as_bytes()),
         _ => return Err(method_error(f, operands)),
     })
+}
+
+/// A `Vector{String}` of `parts`.
+fn strings<'a>(parts: impl Iterator<Item = &'a str>) -> Value {
+    let items: Vec<Value> = parts.map(|p| Value::Str(p.into())).collect();
+    let objects = Objects {
+        elem: zy_ir::Type::String,
+        items,
+    };
+    Array::new(Shape::Vector(objects.items.len()), ArrayData::Obj(objects)).into_value()
 }
