@@ -452,27 +452,9 @@ fn forward_pass(
             }
         }
         let call = |c: &BlockCall| fwd_call(cx, f, b, c, &map, &shadow, &incs);
-        let term = match &data.term {
-            Terminator::Return(x) => Terminator::Return(mapped(&map, x)),
-            Terminator::Unreachable => Terminator::Unreachable,
-            Terminator::Jump(c) => Terminator::Jump(call(c)),
-            Terminator::Branch {
-                cond,
-                then_to,
-                else_to,
-            } => Terminator::Branch {
-                cond: mapped(&map, cond),
-                then_to: call(then_to),
-                else_to: call(else_to),
-            },
-            // The forward function installs the same handlers; the edge into a handler
-            // passes the predecessor index as any jump does.
-            Terminator::Handle { leave, catch, to } => Terminator::Handle {
-                leave: *leave,
-                catch: catch.as_ref().map(call),
-                to: call(to),
-            },
-        };
+        // The forward function installs the same handlers; the edge into a handler passes the
+        // predecessor index as any jump does.
+        let term = data.term.map(&|x| mapped(&map, x), &call);
         sb.func.set_term(b, term, data.term_span);
     }
     // Stacks: created in the entry, one push per execution at the end of the block.

@@ -103,7 +103,7 @@ impl SsaBuilder {
             for phi in phis {
                 let ops = self.phis[&phi].1.clone();
                 for (pred, op) in ops {
-                    for call in calls_mut(&mut self.func.block_mut(pred).term) {
+                    for call in self.func.block_mut(pred).term.calls_mut() {
                         if call.block == b {
                             call.args.push(op.clone());
                         }
@@ -421,20 +421,9 @@ impl SsaBuilder {
             Terminator::Branch { cond, .. } => f(cond),
             _ => {}
         }
-        for call in calls_mut(term) {
+        for call in term.calls_mut() {
             call.args.iter_mut().for_each(&mut f);
         }
-    }
-}
-
-fn calls_mut(term: &mut Terminator) -> Vec<&mut crate::func::BlockCall> {
-    match term {
-        Terminator::Return(_) | Terminator::Unreachable => vec![],
-        Terminator::Jump(c) => vec![c],
-        Terminator::Branch {
-            then_to, else_to, ..
-        } => vec![then_to, else_to],
-        Terminator::Handle { catch, to, .. } => std::iter::once(to).chain(catch).collect(),
     }
 }
 
