@@ -16,12 +16,28 @@ const MAX_VALUES: usize = 20_000;
 
 /// `func` with its calls of generated functions and of locally made `back` closures inlined.
 pub fn inline_generated(func: &Function, prog: &TypedProgram) -> Function {
+    inline_in(func, prog, false)
+}
+
+/// [`inline_generated`], for the reverse transform: pullback closures that pass through a
+/// tape are replaced by their tapes and their calls inlined too ([`crate::defunc`]).
+pub fn inline_for_reverse(func: &Function, prog: &TypedProgram) -> Function {
+    inline_in(func, prog, true)
+}
+
+fn inline_in(func: &Function, prog: &TypedProgram, defunc: bool) -> Function {
     let mut f = func.clone();
-    while let Some((block, at, callee, args)) = next_site(&f, prog) {
-        if f.values.len() + callee.values.len() > MAX_VALUES {
-            break;
+    loop {
+        match next_site(&f, prog) {
+            Some((block, at, callee, args)) => {
+                if f.values.len() + callee.values.len() > MAX_VALUES {
+                    break;
+                }
+                inline_at(&mut f, block, at, &callee, args);
+            }
+            None if defunc && crate::defunc::defunctionalize(&mut f, prog, MAX_VALUES) => {}
+            None => break,
         }
-        inline_at(&mut f, block, at, &callee, args);
     }
     zy_ir::debug_verify(&f, "inlining");
     f

@@ -32,6 +32,7 @@
 pub mod activity;
 pub mod cfg;
 pub mod checkpoint;
+mod defunc;
 mod driver;
 mod expand;
 pub mod forward;
@@ -256,7 +257,7 @@ fn instance_adjoint_in(
         return checkpoint::adjoint(prog, globals, inst, func);
     }
     // Generated code called here (nested differentiation) is differentiated inlined.
-    let mut body = inline::inline_generated(func, prog);
+    let mut body = inline::inline_for_reverse(func, prog);
     if body != **func {
         simplify::tidy(&mut body);
     }
