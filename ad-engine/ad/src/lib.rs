@@ -36,6 +36,7 @@ mod defunc;
 mod driver;
 mod expand;
 pub mod forward;
+mod forward_driver;
 pub mod frule;
 pub mod globals;
 mod inline;
@@ -66,6 +67,9 @@ pub use tangent::{fdata_type, has_fdata, rdata_type};
 pub struct AdError {
     pub span: Span,
     pub message: String,
+    /// The reverse transform met a pullback closure it cannot differentiate (one a recursive
+    /// function's forward pass made, under nested differentiation): forward mode may take it.
+    pub closures: bool,
 }
 
 impl AdError {
@@ -74,6 +78,7 @@ impl AdError {
         AdError {
             span,
             message: message.into(),
+            closures: false,
         }
     }
 }

@@ -117,10 +117,12 @@ fn reject_nested(func: &Function) -> Result<(), AdError> {
             )) = func.stmt(v).map(|s| &s.op)
             {
                 // The statement may come from inlined library code: name the function.
-                return Err(AdError::new(
+                let mut e = AdError::new(
                     func.span,
-                    format!("cannot differentiate `{}`: nested differentiation (`{p}` inside differentiated code, as when the inner gradient runs a loop calling another function) is not supported yet; `hessian` and `hvp` compute second derivatives by forward over reverse", func.name),
-                ));
+                    format!("cannot differentiate `{}`: nested differentiation (`{p}` inside differentiated code, as when the inner gradient runs a recursive function) is not supported yet; `hessian` and `hvp` compute second derivatives by forward over reverse", func.name),
+                );
+                e.closures = matches!(p, MakePullback | CallPullback);
+                return Err(e);
             }
         }
     }
