@@ -50,7 +50,11 @@ pub fn defunctionalize(f: &mut Function, prog: &TypedProgram, budget: usize) -> 
     for b in f.block_ids() {
         for &v in &f.block(b).stmts {
             if let Some(inst) = called(f, v, &tapes) {
-                size += tapes.prog.functions.get(&inst).map_or(0, |g| g.values.len());
+                size += tapes
+                    .prog
+                    .functions
+                    .get(&inst)
+                    .map_or(0, |g| g.values.len());
             }
         }
     }
@@ -135,10 +139,7 @@ fn placeholder(
         Type::Bool => return Const::Bool(false).into(),
         Type::Nothing => return Const::Nothing.into(),
         Type::Tuple(ts) => {
-            let parts = ts
-                .iter()
-                .map(|t| placeholder(f, b, pos, t, span))
-                .collect();
+            let parts = ts.iter().map(|t| placeholder(f, b, pos, t, span)).collect();
             (Prim::Tuple, parts)
         }
         Type::Stack(_) => (Prim::StackNew, vec![]),

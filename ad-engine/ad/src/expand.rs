@@ -125,8 +125,8 @@ fn build(
 }
 
 /// The driver `∇f` of `inst` (body `func`) by forward mode ([`crate::forward_driver`]), where
-/// the reverse transform refused `f` with `refusal` because of the pullback closures of a
-/// recursive function; `refusal` where forward mode cannot stand for it.
+/// the reverse transform refused nested differentiation in `f` with `refusal`
+/// ([`AdError::nested_reverse`]); `refusal` where forward mode cannot stand for it.
 fn forward_driver(
     source: Option<&Program>,
     out: &mut TypedProgram,
@@ -135,7 +135,7 @@ fn forward_driver(
     refusal: AdError,
 ) -> Result<(), AdError> {
     let dret = driver::driver_ret(func);
-    if !refusal.closures || !crate::forward_driver::applies(inst, &dret) {
+    if !refusal.nested_reverse || !crate::forward_driver::applies(inst, &dret) {
         return Err(refusal);
     }
     let mut wanted = Vec::new();

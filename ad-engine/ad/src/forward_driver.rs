@@ -112,12 +112,20 @@ pub(crate) fn driver(
         // for j in 1:n: d[j] = 1; g[j] = pushforward along d; d[j] = 0
         b.count_to(n, |b, j| {
             let set = |b: &mut Build, v: f64| {
-                b.prim(Prim::SetIndex, vec![d.clone(), Const::f64(v).into(), j.clone()], Type::Float64);
+                b.prim(
+                    Prim::SetIndex,
+                    vec![d.clone(), Const::f64(v).into(), j.clone()],
+                    Type::Float64,
+                );
             };
             set(b, 1.0);
             let gj = push(b, d.clone());
             set(b, 0.0);
-            b.prim(Prim::SetIndex, vec![g.clone(), gj, j.clone()], Type::Float64);
+            b.prim(
+                Prim::SetIndex,
+                vec![g.clone(), gj, j.clone()],
+                Type::Float64,
+            );
         });
         grads.push(g);
     }

@@ -67,9 +67,10 @@ pub use tangent::{fdata_type, has_fdata, rdata_type};
 pub struct AdError {
     pub span: Span,
     pub message: String,
-    /// The reverse transform met a pullback closure it cannot differentiate (one a recursive
-    /// function's forward pass made, under nested differentiation): forward mode may take it.
-    pub closures: bool,
+    /// The reverse transform refused code that itself differentiates (nested AD) for what
+    /// forward mode takes: a recursive function's pullback closures, a pullback that leaves a
+    /// loop nest early. A `gradient` in user code then runs forward mode instead.
+    pub nested_reverse: bool,
 }
 
 impl AdError {
@@ -78,7 +79,7 @@ impl AdError {
         AdError {
             span,
             message: message.into(),
-            closures: false,
+            nested_reverse: false,
         }
     }
 }

@@ -121,7 +121,7 @@ fn reject_nested(func: &Function) -> Result<(), AdError> {
                     func.span,
                     format!("cannot differentiate `{}`: nested differentiation (`{p}` inside differentiated code, as when the inner gradient runs a recursive function) is not supported yet; `hessian` and `hvp` compute second derivatives by forward over reverse", func.name),
                 );
-                e.closures = matches!(p, MakePullback | CallPullback);
+                e.nested_reverse = matches!(p, MakePullback | CallPullback);
                 return Err(e);
             }
         }
@@ -137,13 +137,15 @@ fn reject_irreducible(func: &Function) -> Result<(), AdError> {
     if zy_ir::cfg::is_reducible(func) {
         return Ok(());
     }
-    Err(AdError::new(
+    let mut e = AdError::new(
         func.span,
         format!(
             "cannot differentiate `{}` again: its pullback leaves a loop nest early (a `return` or `break` out of an inner loop), and reverse over reverse of such a pullback is not supported yet; `hessian` and `hvp` (forward over reverse) take it",
             func.name
         ),
-    ))
+    );
+    e.nested_reverse = true;
+    Err(e)
 }
 
 /// Facts about the primal shared by both passes.
