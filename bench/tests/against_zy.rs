@@ -146,8 +146,8 @@ fn the_timed_code_is_the_code_the_cli_and_the_editor_run() {
     let Value::Tuple(timed) = p.gradient.call(&p.args).unwrap() else {
         panic!("the driver returns a tuple");
     };
-    assert_eq!(cli.value.json, zy_interp::to_json(&timed[0]));
-    let gradient: Vec<_> = cli.gradient.iter().map(|g| g.json.clone()).collect();
+    assert_eq!(cli.value().json, zy_interp::to_json(&timed[0]));
+    let gradient: Vec<_> = cli.gradient().iter().map(|g| g.json.clone()).collect();
     assert_eq!(
         serde_json::Value::Array(gradient),
         zy_interp::to_json(&timed[1])

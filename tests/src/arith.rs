@@ -667,16 +667,16 @@ pub fn check_batch(texts: &[String], x: f64, y: f64) -> Result<(), String> {
         let context = || format!("f(x, y) = {text} at x = {xs}, y = {ys}");
         match (&want, &got) {
             (Ok(want), Ok(got)) => {
-                if !(same_value(&got.value, &want.v)) {
+                if !(same_value(got.value(), &want.v)) {
                     return Err(format!(
                         "{}: zy {} ({}), Julia {:?}",
                         context(),
-                        got.value.display,
-                        got.value.ty,
+                        got.value().display,
+                        got.value().ty,
                         want.v
                     ));
                 }
-                let derivative = got.gradient.first().and_then(|g| json_f64(&g.json));
+                let derivative = got.gradient().first().and_then(|g| json_f64(&g.json));
                 let value_finite = f64_of(&want.v).is_finite();
                 if value_finite && want.d.is_finite() && want.mag.is_finite() {
                     let d = derivative.unwrap_or(f64::NAN);
@@ -721,7 +721,7 @@ pub fn check_batch(texts: &[String], x: f64, y: f64) -> Result<(), String> {
                 return Err(format!(
                     "{}: zy gives {}, Julia fails ({e:?})",
                     context(),
-                    got.value.display
+                    got.value().display
                 ))
             }
         }

@@ -53,20 +53,20 @@ pub fn check_both_engines(
             .grad(file, call, EvalLimits::default(), engine)
             .map_err(|_| "cancelled".to_string())?
             .map_err(|e| format!("{call} ({engine:?}): {e}"))?;
-        if !close(value, &got.value.json) {
+        if !close(value, &got.value().json) {
             return Err(format!(
                 "{call} ({engine:?}): value {} instead of {value}",
-                got.value.json
+                got.value().json
             ));
         }
-        if got.gradient.len() != gradients.len() {
+        if got.gradient().len() != gradients.len() {
             return Err(format!(
                 "{call} ({engine:?}): {} gradients instead of {}",
-                got.gradient.len(),
+                got.gradient().len(),
                 gradients.len()
             ));
         }
-        for (g, want) in got.gradient.iter().zip(gradients) {
+        for (g, want) in got.gradient().iter().zip(gradients) {
             if !same(want, &g.json) && !accept(want, &g.json) {
                 return Err(format!(
                     "{call} ({engine:?}): gradient {} instead of {want}",

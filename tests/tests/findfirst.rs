@@ -43,11 +43,11 @@ fn check(
             .map_err(|_| TestCaseError::fail("cancelled"))?
             .map_err(|e| TestCaseError::fail(format!("{call} ({engine:?}): {e}")))?;
         prop_assert!(
-            close(value, &got.value.json),
+            close(value, &got.value().json),
             "{call} ({engine:?}): value {} instead of {value}",
-            got.value.json
+            got.value().json
         );
-        let gx = got.gradient.first().map(|g| g.json.clone());
+        let gx = got.gradient().first().map(|g| g.json.clone());
         let ok = match &gx {
             Some(Json::Array(g)) => {
                 g.len() == grad.len() && g.iter().zip(grad).all(|(g, &w)| close(w, g))

@@ -158,7 +158,7 @@ fn run_file(path: &Path) -> Result<(), Failed> {
                     outcome = outcome.and_then(|()| match r.map_err(|_| "cancelled")? {
                         Ok(g) => {
                             let got =
-                                Json::Array(g.gradient.iter().map(|g| g.json.clone()).collect());
+                                Json::Array(g.gradient().iter().map(|g| g.json.clone()).collect());
                             check_json(want, &got).map_err(|e| format!("{engine:?}: {e}"))
                         }
                         Err(e) => Err(format!("gradient of `{call}` failed ({engine:?}): {e}")),

@@ -379,9 +379,9 @@ fn first_gradient_parses_no_prelude_file() {
         .unwrap();
     // exp(1 - 2) + exp(2 - 2)
     assert!(
-        g.value.display.starts_with("1.367879441171"),
+        g.value().display.starts_with("1.367879441171"),
         "{}",
-        g.value.display
+        g.value().display
     );
     let log = host.raw_database().take_query_log();
     let parsed: Vec<&String> = log.iter().filter(|q| q.starts_with("parse(")).collect();

@@ -117,7 +117,7 @@ fn keyword_calls_equal_their_positional_equivalents() {
                 let dx = analysis
                     .grad(file, &wrapper, EvalLimits::default(), Engine::Interp)
                     .expect("not cancelled")
-                    .map(|g| g.gradient.first().and_then(|g| json_f64(&g.json)))
+                    .map(|g| g.gradient().first().and_then(|g| json_f64(&g.json)))
                     .map_err(|e| e.to_string());
                 prop_assert!(
                     matches!(dx, Ok(Some(g)) if (g - want_dx).abs() <= 1e-12 * want_dx.abs().max(1.0)),
@@ -131,7 +131,7 @@ fn keyword_calls_equal_their_positional_equivalents() {
                 let direct = analysis
                     .grad(file, &call, EvalLimits::default(), engine)
                     .expect("not cancelled")
-                    .map(|g| g.gradient.iter().map(|g| json_f64(&g.json)).collect::<Vec<_>>())
+                    .map(|g| g.gradient().iter().map(|g| json_f64(&g.json)).collect::<Vec<_>>())
                     .map_err(|e| e.to_string());
                 if c_is_default && !kws.is_empty() {
                     prop_assert!(

@@ -59,8 +59,8 @@ fn run(text: &str, call: &str, engine: Engine) -> (serde_json::Value, Vec<serde_
         .expect("not cancelled")
         .unwrap_or_else(|e| panic!("{engine:?}: gradient of {call} failed: {e}"));
     (
-        grad.value.json.clone(),
-        grad.gradient.iter().map(|g| g.json.clone()).collect(),
+        grad.value().json.clone(),
+        grad.gradient().iter().map(|g| g.json.clone()).collect(),
     )
 }
 

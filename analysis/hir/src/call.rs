@@ -12,7 +12,7 @@ use zy_syntax::ast::{Expr, ExprKind, GlobalDef};
 use zy_lower::LoweredItem;
 
 use crate::input::SourceFile;
-use crate::program::{needed_names, program_index, ProgramKey};
+use crate::program::{needed_names, ProgramKey};
 use crate::reach::{item_names, makes_matrix, MATRIX, MATRIX_MAKERS};
 use crate::resolve::resolve_item;
 use crate::scope::{scope_names, scope_root, MAIN};
@@ -175,7 +175,7 @@ pub fn typed_program(
         let r = typed(db, id);
         // A function zy could not lower is refused where a call reaches it, not for the whole
         // file: the other functions of the file keep working.
-        for e in lowering_errors(db, r.func.span.file) {
+        for e in lowering_errors(db, key, r.func.span.file) {
             if !errors.contains(&e) {
                 errors.push(e);
             }
@@ -212,17 +212,19 @@ pub fn typed_program(
 }
 
 /// The errors found lowering the item whose spans carry `span_file` (an unsupported construct
-/// in its body), and combining it with the program (a struct defined twice).
-fn lowering_errors(db: &dyn salsa::Database, span_file: u32) -> Vec<TypeError> {
+/// in its body), and combining it with the program `key` (a struct defined twice).
+fn lowering_errors(db: &dyn salsa::Database, key: ProgramKey, span_file: u32) -> Vec<TypeError> {
     if span_file == CALL_SPAN_FILE {
         return Vec::new();
     }
     let Some(item) = crate::diag::item_of_span(db, span_file) else {
         return Vec::new();
     };
-    let file = item.file(db);
     let parsed = crate::diag::unsupported_in(db, item).iter().cloned();
-    let combined = program_index(db, file)
+    // The errors of combining the items of the program the call is typed in (not of the
+    // program of the item's own file: for a library item that is the whole library's).
+    let combined = key
+        .index(db)
         .errors
         .iter()
         .filter(|e| e.span.file == span_file);

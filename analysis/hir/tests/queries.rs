@@ -285,3 +285,21 @@ fn a_call_string_brings_the_library_definitions_it_names() {
         assert_eq!(typed.body.ret, value, "{call}");
     }
 }
+
+#[test]
+fn typing_a_call_builds_the_program_of_no_library_file() {
+    // Typing reads each instance's lowering errors from the call's program: the program of a
+    // library method's own file is the whole library (775 functions in session 13).
+    let (db, file) =
+        db_with("using LinearAlgebra\nf(x) = sum(log, diag(cholesky([x 0.5; 0.5 x]).L))\n");
+    db.enable_query_log();
+    let expr = zy_syntax::parse_expr("f(2.0)").expect("parses");
+    let typed = zy_hir::type_call(&db, file, &expr).expect("types");
+    assert_eq!(typed.body.ret, Type::Float64);
+    let programs: Vec<String> = db
+        .take_query_log()
+        .into_iter()
+        .filter(|q| q.starts_with("root_program("))
+        .collect();
+    assert_eq!(programs.len(), 1, "{programs:?}");
+}

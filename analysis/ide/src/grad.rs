@@ -1,6 +1,7 @@
 //! The value and gradient of a call `f(args...)`, through the AD transform and the reference
 //! interpreter or the JIT (machine code from the salsa `compiled` query).
 
+use std::cell::OnceCell;
 use std::fmt::Write;
 use std::sync::Arc;
 
@@ -40,13 +41,18 @@ pub struct GradOptions {
     pub debug: bool,
 }
 
-/// The value of a call and its gradient with respect to every argument.
-#[derive(Clone, PartialEq, Debug)]
+/// The value of a call and its gradient with respect to every argument. The values are kept
+/// as the engine returned them: their text and JSON are made when asked for, and only the
+/// form asked for ([`GradResult::to_text`] shows no JSON, [`GradResult::to_json_text`] no
+/// text; the MLP's gradient has 100k entries).
+#[derive(Clone, Debug)]
 pub struct GradResult {
     /// The call's value.
-    pub value: EvalResult,
+    value: Value,
     /// One gradient per argument (`nothing` where none can reach it).
-    pub gradient: Vec<EvalResult>,
+    gradient: Vec<Value>,
+    /// [`GradResult::value`] and [`GradResult::gradient`], once asked for.
+    shown: OnceCell<(EvalResult, Vec<EvalResult>)>,
     /// Why the JIT did not run the gradient when it was asked to (the interpreter ran it).
     pub jit_fallback: Option<String>,
     /// Where a non-finite gradient of finite arguments came from (`None` when it is finite).
@@ -58,15 +64,44 @@ pub struct GradResult {
     pub trace: Option<Vec<TraceRow>>,
 }
 
+/// Equal when they show the same (the values' text, JSON and type) and say the same.
+impl PartialEq for GradResult {
+    fn eq(&self, other: &GradResult) -> bool {
+        self.value() == other.value()
+            && self.gradient() == other.gradient()
+            && self.jit_fallback == other.jit_fallback
+            && self.nonfinite == other.nonfinite
+            && self.why == other.why
+            && self.trace == other.trace
+    }
+}
+
 impl GradResult {
+    /// The call's value, as text, JSON and type.
+    pub fn value(&self) -> &EvalResult {
+        &self.shown().0
+    }
+
+    /// One gradient per argument (`nothing` where none can reach it), as text, JSON and type.
+    pub fn gradient(&self) -> &[EvalResult] {
+        &self.shown().1
+    }
+
+    fn shown(&self) -> &(EvalResult, Vec<EvalResult>) {
+        self.shown.get_or_init(|| {
+            let gradient = self.gradient.iter().map(result).collect();
+            (result(&self.value), gradient)
+        })
+    }
+
     /// SPEC's JSON: `{"value": V, "gradient": [G1, G2, ...], "nonfinite": N}`, `N` the
     /// origin of a non-finite gradient or `null`.
     pub fn to_json(&self) -> serde_json::Value {
-        let grads: Vec<serde_json::Value> = self.gradient.iter().map(|g| g.json.clone()).collect();
+        let grads: Vec<serde_json::Value> = self.gradient.iter().map(zy_interp::to_json).collect();
         let nonfinite = self.nonfinite.as_ref().map(NonFinite::to_json);
         let why: Vec<serde_json::Value> = self.why.iter().map(Why::to_json).collect();
         let mut out = serde_json::json!({
-            "value": self.value.json,
+            "value": zy_interp::to_json(&self.value),
             "gradient": grads,
             "nonfinite": nonfinite,
             "why": why,
@@ -80,13 +115,16 @@ impl GradResult {
 
     /// [`GradResult::to_json`] as text, with `value` before `gradient` as SPEC writes it.
     pub fn to_json_text(&self) -> String {
-        let mut text = format!("{{\"value\":{},\"gradient\":[", self.value.json);
+        let mut text = format!(
+            "{{\"value\":{},\"gradient\":[",
+            zy_interp::to_json(&self.value)
+        );
         for (i, g) in self.gradient.iter().enumerate() {
             if i > 0 {
                 text.push(',');
             }
             // Writing to a `String` cannot fail.
-            let _ = write!(text, "{}", g.json);
+            let _ = write!(text, "{}", zy_interp::to_json(g));
         }
         text.push_str("],\"nonfinite\":");
         match &self.nonfinite {
@@ -119,18 +157,20 @@ impl GradResult {
 
     /// Two lines: the value, then the gradient tuple as Julia shows it.
     pub fn to_text(&self) -> String {
-        let size: usize = self.gradient.iter().map(|g| g.display.len() + 2).sum();
-        let mut text = String::with_capacity(self.value.display.len() + size + 24);
+        let value = zy_interp::show(&self.value);
+        let gradient: Vec<String> = self.gradient.iter().map(zy_interp::show).collect();
+        let size: usize = gradient.iter().map(|g| g.len() + 2).sum();
+        let mut text = String::with_capacity(value.len() + size + 24);
         text.push_str("value: ");
-        text.push_str(&self.value.display);
+        text.push_str(&value);
         text.push_str("\ngradient: (");
-        for (i, g) in self.gradient.iter().enumerate() {
+        for (i, g) in gradient.iter().enumerate() {
             if i > 0 {
                 text.push_str(", ");
             }
-            text.push_str(&g.display);
+            text.push_str(g);
         }
-        if self.gradient.len() == 1 {
+        if gradient.len() == 1 {
             text.push(',');
         }
         text.push(')');
@@ -213,13 +253,9 @@ fn grad(
         false => None,
     };
     Ok(GradResult {
-        value: result(&y),
-        gradient: prepared
-            .layout
-            .as_written(gradient)
-            .iter()
-            .map(result)
-            .collect(),
+        value: y,
+        gradient: prepared.layout.as_written(gradient),
+        shown: OnceCell::new(),
         jit_fallback,
         nonfinite,
         why,
@@ -890,8 +926,9 @@ mod tests {
     #[test]
     fn text_and_json_of_one_two_and_no_gradients() {
         let of = |gradient: Vec<Value>| GradResult {
-            value: result(&Value::F64(8.0)),
-            gradient: gradient.iter().map(result).collect(),
+            value: Value::F64(8.0),
+            gradient,
+            shown: OnceCell::new(),
             jit_fallback: None,
             nonfinite: None,
             why: Vec::new(),

@@ -351,8 +351,8 @@ impl Backend {
                     let micros = start.elapsed().as_micros() as u64;
                     let full = GradientResult {
                         call: call.clone(),
-                        value: g.value.display.clone(),
-                        gradient: summary::full_tuple(&g.gradient),
+                        value: g.value().display.clone(),
+                        gradient: summary::full_tuple(g.gradient()),
                         micros,
                         nonfinite: g.nonfinite.as_ref().map(|n| {
                             format!("{}:{}:{}: {}", n.file.display(), n.line, n.col, n.message)
@@ -360,8 +360,8 @@ impl Backend {
                     };
                     let computed = Computed {
                         full,
-                        value: summary::short(&g.value),
-                        gradient: summary::short_tuple(&g.gradient),
+                        value: summary::short(g.value()),
+                        gradient: summary::short_tuple(g.gradient()),
                         trace: Vec::new(),
                     };
                     let trace = snap.settings.adjoint_hints.then(|| TraceJob {
