@@ -7,8 +7,7 @@ use zy_ir::{GenericFunction, Name, Op, Program, StructDef, StructKind, StructTyp
 
 use crate::error::{no_method, signature, Fail};
 use crate::pattern::{
-    concrete, dims_type, matches, matches_as_julia, pattern, subtype, with_bounds, Bindings,
-    Pat,
+    concrete, dims_type, matches, matches_as_julia, pattern, subtype, with_bounds, Bindings, Pat,
 };
 use crate::plan::PlanBuilder;
 use crate::value::{convert, Val};
@@ -71,7 +70,10 @@ fn select_among(
         // A varargs parameter stands for any number of arguments of its element annotation.
         let vararg = m.vararg();
         let fixed = m.sig.len() - usize::from(vararg.is_some());
-        let arity_ok = match (vararg, m.vararg_count().and_then(|n| n.parse::<usize>().ok())) {
+        let arity_ok = match (
+            vararg,
+            m.vararg_count().and_then(|n| n.parse::<usize>().ok()),
+        ) {
             (Some(_), Some(count)) => args.len() == fixed + count,
             (Some(_), None) => args.len() >= fixed,
             (None, _) => args.len() == fixed,
