@@ -628,6 +628,20 @@ prod(t::Tuple{}) = 1
 maximum(t::Tuple) = _foldl_tuple(max, t...)
 minimum(t::Tuple) = _foldl_tuple(min, t...)
 
+# `Base.tail(t)` and `Base.front(t)`: a tuple without its first or its last element (Julia's
+# `ArgumentError` for an empty one); `reverse(t)`: its elements the other way round. Each a
+# tuple of its own element types, built by splatting.
+tail(t::Tuple) = _tail(t...)
+_tail(x, rest...) = rest
+_tail() = throw(ArgumentError("Cannot call tail on an empty tuple."))
+front(t::Tuple) = _front((), t...)
+_front(done::Tuple, x) = done
+_front(done::Tuple, x, rest...) = _front((done..., x), rest...)
+_front(done::Tuple) = throw(ArgumentError("Cannot call front on an empty tuple."))
+reverse(t::Tuple) = _reverse_tuple((), t...)
+_reverse_tuple(done::Tuple) = done
+_reverse_tuple(done::Tuple, x, rest...) = _reverse_tuple((x, done...), rest...)
+
 # Named tuples as collections of their values (Julia's `NamedTuple` iterates, reduces and
 # converts through `values(nt)`, the tuple of its values; `values`, `Tuple`, `merge`,
 # `haskey`, `getproperty` and `map` of named tuples are builtins, decided by the names in the type).
