@@ -52,11 +52,10 @@ impl Cx<'_> {
                 }
                 Type::Array(..) => {
                     return Err(Fail::unsupported(
-                        "splatting an array with `...` beside other arguments or into this \
-                         function (its length is not known where the call is compiled); splat \
-                         it alone into `+`, `*`, `max`, `min`, `vcat`, `hcat`, `string`, \
-                         `[x...]` or a function of one number of arguments, index it, or pass \
-                         a tuple",
+                        "splatting an array with `...` into a call with keyword arguments, \
+                         beside another splatted array, or of more than one dimension (its \
+                         length is not known where the call is compiled); splat one vector, \
+                         index it, or pass a tuple",
                     ))
                 }
                 t => {
@@ -132,9 +131,7 @@ impl Cx<'_> {
         }
         self.call_named(b, name, &args)
     }
-}
 
-impl Cx<'_> {
     /// `f(pre..., x..., post...)` of a vector `x` whose length only the run knows, into a
     /// varargs function, one of several arities or a function value: Julia makes a tuple of
     /// `x`'s elements. zy calls the synthesised `splat(f, pre, x, post)`, which branches on
