@@ -18,9 +18,9 @@ s5(x) = r"a+"
 s6(x) = `ls`
 
 # Splatting.
-# (`[xs...]` and `(xs..., y)` are accepted: Base.vect and tuple of the
-# elements; `varargs.jl`.)
-p3(xs) = g(xs...; a = 1)
+# (`[xs...]`, `(xs..., y)` and `g(xs...; a = 1)` are accepted: Base.vect,
+# tuple and the keyword call of the elements; `varargs.jl`,
+# `varargs_forwarding.jl`.)
 
 # Operators.
 o1(x) = x // 2

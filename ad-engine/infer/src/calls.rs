@@ -105,7 +105,8 @@ impl<'a> Cx<'a> {
         };
         for i in ins {
             match &i.konst {
-                Some(Const::Func(n)) if !self.is_defined(n) => {
+                // `f(xs...; kw)` splats into lowering's `kwcall`.
+                Some(Const::Func(n)) if !self.is_defined(n) && &**n != "Base.kwcall" => {
                     return Err(Fail::undefined_name(n));
                 }
                 // Lowering's constant tuples (named-tuple keys, shapes) go to its own helpers.

@@ -7,7 +7,7 @@ use zy_ir::{GenericFunction, Name, Op, Program, StructDef, StructKind, StructTyp
 
 use crate::error::{no_method, signature, Fail};
 use crate::pattern::{
-    concrete, matches, matches_as_julia, pattern, subtype, with_bounds, Bindings, Pat,
+    concrete, dims_type, matches, matches_as_julia, pattern, subtype, with_bounds, Bindings, Pat,
 };
 use crate::plan::PlanBuilder;
 use crate::value::{convert, Val};
@@ -70,9 +70,13 @@ fn select_among(
         // A varargs parameter stands for any number of arguments of its element annotation.
         let vararg = m.vararg();
         let fixed = m.sig.len() - usize::from(vararg.is_some());
-        let arity_ok = match vararg {
-            Some(_) => args.len() >= fixed,
-            None => args.len() == fixed,
+        let arity_ok = match (
+            vararg,
+            m.vararg_count().and_then(|n| n.parse::<usize>().ok()),
+        ) {
+            (Some(_), Some(count)) => args.len() == fixed + count,
+            (Some(_), None) => args.len() >= fixed,
+            (None, _) => args.len() == fixed,
         };
         if !arity_ok {
             continue;
@@ -149,6 +153,10 @@ fn patterns(program: &Program, m: &zy_ir::Method, n: usize) -> Result<Vec<Pat>, 
 /// body takes them: a varargs method's trailing arguments as one tuple).
 pub(crate) fn type_vars(program: &Program, m: &zy_ir::Method, args: &[Type]) -> Bindings {
     let mut b = Bindings::new();
+    let trailing = match (m.vararg(), args.last()) {
+        (Some(_), Some(Type::Tuple(rest))) => Some(rest.len()),
+        _ => None,
+    };
     let args: Vec<Type> = match (m.vararg(), args.split_last()) {
         (Some(_), Some((Type::Tuple(rest), fixed))) => {
             fixed.iter().chain(rest.iter()).cloned().collect()
@@ -159,6 +167,14 @@ pub(crate) fn type_vars(program: &Program, m: &zy_ir::Method, args: &[Type]) -> 
         for (p, t) in pats.iter().zip(&args) {
             // As `matches` wherever it matches; a user's `A::Matrix{T}` binds `T` of a reshape.
             matches_as_julia(p, t, &mut b);
+        }
+    }
+    // `N` of `Vararg{T, N} where N`: the number of trailing arguments.
+    if let (Some(n), Some(trailing)) = (m.vararg_count(), trailing) {
+        if m.where_params.contains(n) {
+            if let Ok(count) = u8::try_from(trailing) {
+                b.insert(n.clone(), dims_type(count));
+            }
         }
     }
     b

@@ -509,10 +509,10 @@ fn is_exact(p: &Pat) -> bool {
     }
 }
 
-/// What a dimension variable (`N` in `AbstractArray{T, N} where N`) is bound to: an array
-/// type of `n` dimensions whose elements are `Union{}`, a type no value has. [`dims_of`] reads
-/// it back.
-fn dims_type(n: u8) -> Type {
+/// What a number variable (`N` in `AbstractArray{T, N} where N`, `Vararg{T, N} where N`) is
+/// bound to: an array type of `n` dimensions whose elements are `Union{}`, a type no value
+/// has. [`dims_of`] reads it back.
+pub(crate) fn dims_type(n: u8) -> Type {
     Type::Array(Arc::new(Type::Bottom), n)
 }
 

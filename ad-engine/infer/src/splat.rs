@@ -1,8 +1,9 @@
 //! Calls that splat arguments, `splatcall(flags, f, args...)` (Julia's `f(t...)`): each
 //! argument flagged `true` is a tuple (or named tuple) whose elements become arguments; the
-//! call is then typed as any other.
+//! call is then typed as any other. A vector splatted (its length known only at run time) goes
+//! to a fold or a stacking helper of the library, or to the synthesised `splat`.
 
-use zy_ir::{Const, Type};
+use zy_ir::{Const, Instance, Op, Type};
 
 use crate::calls::Cx;
 use crate::error::Fail;
@@ -35,6 +36,8 @@ impl Cx<'_> {
             }
         }
         let mut expanded = vec![callee.clone()];
+        // The vector splatted, and how many arguments come before it.
+        let mut vector: Option<(usize, Val)> = None;
         for (flag, value) in flags.iter().zip(values) {
             if *flag != Const::Bool(true) {
                 expanded.push(value.clone());
@@ -43,13 +46,16 @@ impl Cx<'_> {
             let count = match &value.ty {
                 Type::Tuple(items) => items.len(),
                 Type::NamedTuple(fields) => fields.len(),
+                Type::Array(_, 1) if vector.is_none() && !is_kwcall(callee) => {
+                    vector = Some((expanded.len() - 1, value.clone()));
+                    continue;
+                }
                 Type::Array(..) => {
                     return Err(Fail::unsupported(
-                        "splatting an array with `...` beside other arguments or into this \
-                         function (its length is not known where the call is compiled); splat \
-                         it alone into `+`, `*`, `max`, `min`, `vcat`, `hcat`, `string`, \
-                         `[x...]` or a function of one number of arguments, index it, or pass \
-                         a tuple",
+                        "splatting an array with `...` into a call with keyword arguments, \
+                         beside another splatted array, or of more than one dimension (its \
+                         length is not known where the call is compiled); splat one vector, \
+                         index it, or pass a tuple",
                     ))
                 }
                 t => {
@@ -64,6 +70,10 @@ impl Cx<'_> {
                 expanded.push(x);
             }
         }
+        if let Some((at, x)) = vector {
+            let (pre, post) = expanded[1..].split_at(at);
+            return self.splat_run(b, callee, pre, &x, post);
+        }
         match &callee.konst {
             Some(Const::Func(name)) => self.call_named(b, name, &expanded[1..]),
             _ => self.call_value(b, &expanded),
@@ -74,10 +84,10 @@ impl Cx<'_> {
     /// `max`, `min` (`Base._splat_fold`), `vcat`/`hcat` (`Base._splat_vcat`, `_splat_hcat`),
     /// `string` (`Base._splat_string`), `[x...]` (a copy), and a function whose methods all
     /// take one number `n` of arguments: `length(x)` checked to be `n` (`Base._splat_arity`),
-    /// then `f(x[1], ..., x[n])`.
+    /// then `f(x[1], ..., x[n])`; any other callee, [`Cx::splat_run`].
     fn splat_vector(&mut self, b: &mut PlanBuilder, callee: &Val, x: &Val) -> Result<Val, Fail> {
         let Some(Const::Func(name)) = &callee.konst else {
-            return Err(refused(&x.ty, "a function value"));
+            return self.splat_run(b, callee, &[], x, &[]);
         };
         let bare = name.strip_prefix("Base.").unwrap_or(name);
         let helper = match bare {
@@ -96,13 +106,6 @@ impl Cx<'_> {
             };
             return self.call_named(b, &helper.into(), &args);
         }
-        if bare == "tuple" {
-            return Err(Fail::unsupported(format!(
-                "splatting a {} into a tuple `(x...,)` (a tuple's length is part of its type, \
-                 a vector's is known only at run time); index it, or keep the vector",
-                x.ty
-            )));
-        }
         let arities: Vec<usize> = match self.program.functions.get(name) {
             Some(gf) if gf.methods.iter().all(|m| m.vararg().is_none()) => {
                 let mut n: Vec<usize> = gf.methods.iter().map(|m| m.sig.len()).collect();
@@ -113,7 +116,7 @@ impl Cx<'_> {
             _ => Vec::new(),
         };
         let [n] = arities.as_slice() else {
-            return Err(refused(&x.ty, &format!("`{bare}`")));
+            return self.splat_run(b, callee, &[], x, &[]);
         };
         let count = Val::lit(Const::Int(*n as i64));
         self.call_named(
@@ -128,13 +131,48 @@ impl Cx<'_> {
         }
         self.call_named(b, name, &args)
     }
+
+    /// `f(pre..., x..., post...)` of a vector `x` whose length only the run knows, into a
+    /// varargs function, one of several arities or a function value: Julia makes a tuple of
+    /// `x`'s elements. zy calls the synthesised `splat(f, pre, x, post)`, which branches on
+    /// `length(x)` to the call of each length up to [`crate::synth::SPLAT_MOST`] that a method
+    /// takes (`crate::synth`).
+    fn splat_run(
+        &mut self,
+        b: &mut PlanBuilder,
+        callee: &Val,
+        pre: &[Val],
+        x: &Val,
+        post: &[Val],
+    ) -> Result<Val, Fail> {
+        if matches!(&callee.konst, Some(Const::Func(n)) if &**n == "tuple") {
+            return Err(Fail::unsupported(format!(
+                "splatting a {} into a tuple `(x...,)` (a tuple's length is part of its type, \
+                 a vector's is known only at run time); index it, or keep the vector",
+                x.ty
+            )));
+        }
+        let Type::Array(elem, 1) = &x.ty else {
+            return Err(Fail::unsupported("malformed splatting call"));
+        };
+        let types = |vs: &[Val]| vs.iter().map(|v| v.ty.clone()).collect::<Vec<_>>();
+        // Refused here, at the call, rather than in the synthesised body.
+        crate::synth::splat_lengths(self, callee, &types(pre), elem, &types(post))?;
+        let pre = self.call_named(b, &"tuple".into(), pre)?;
+        let post = self.call_named(b, &"tuple".into(), post)?;
+        let args = [callee.clone(), pre, x.clone(), post];
+        let inst = Instance {
+            name: crate::synth::SPLAT.into(),
+            method: crate::SYNTH_METHOD,
+            args: args.iter().map(|a| a.ty.clone()).collect(),
+        };
+        let (inst, ret) = self.invoke(inst);
+        let ops = args.iter().map(|a| a.arg.clone()).collect();
+        Ok(Val::of(b.push(Op::Invoke(inst), ops, ret.clone()), ret))
+    }
 }
 
-/// The refusal of splatting a vector into `what`.
-fn refused(t: &Type, what: &str) -> Fail {
-    Fail::unsupported(format!(
-        "splatting a {t} with `...` into {what} (its length is not known where the call is \
-         compiled); splat it alone into `+`, `*`, `max`, `min`, `vcat`, `hcat`, `string`, `[x...]` \
-         or a function whose methods take one number of arguments, index it, or pass a tuple"
-    ))
+/// Lowering's keyword call `f(xs...; kw)`, whose keyword names are constants a tuple would lose.
+fn is_kwcall(callee: &Val) -> bool {
+    matches!(&callee.konst, Some(Const::Func(n)) if &**n == "Base.kwcall")
 }

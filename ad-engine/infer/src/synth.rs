@@ -1,7 +1,8 @@
 //! Typed bodies synthesised for the higher-order builtins `map(f, xs...)`, `sum(f, xs)` and
 //! `broadcast(f, args...)` with a user function or closure `f`: counted loops that call `f` on
 //! the elements, so the AD and the JIT treat them like user code. `checkpointed(f, args...)`
-//! is the call `f(args...)` alone, an instance of its own that the AD recomputes.
+//! is the call `f(args...)` alone, an instance of its own that the AD recomputes. `splat(f,
+//! pre, x, post)` is `f(pre..., x..., post...)` of a vector `x`, a branch on its length.
 
 use std::sync::Arc;
 
@@ -20,6 +21,7 @@ pub(crate) fn synthesise(cx: &mut Cx, inst: &Arc<Instance>) -> Result<Function, 
     let arity_ok = match &*inst.name {
         "sum" => inst.args.len() == 2,
         "checkpointed" => !inst.args.is_empty(),
+        SPLAT => inst.args.len() == 4,
         _ => inst.args.len() >= 2,
     };
     if !arity_ok {
@@ -30,10 +32,18 @@ pub(crate) fn synthesise(cx: &mut Cx, inst: &Arc<Instance>) -> Result<Function, 
         "map" | "broadcast" => s.map(cx)?,
         "sum" => s.sum(cx)?,
         "checkpointed" => s.checkpointed(cx)?,
+        SPLAT => s.splat(cx)?,
         n => return Err(Fail::undefined(format!("no synthesised function `{n}`"))),
     }
     Ok(s.f)
 }
+
+/// The synthesised `splat(f, pre, x, post)`: `f(pre..., x..., post...)` of a vector `x`.
+pub(crate) const SPLAT: &str = "splat";
+
+/// The longest vector [`SPLAT`] passes element by element; a longer one is an `unsupported`
+/// error when the call runs.
+pub(crate) const SPLAT_MOST: usize = 8;
 
 struct Synth {
     f: Function,
@@ -45,6 +55,48 @@ const SPAN: Span = Span {
     start: 0,
     end: 0,
 };
+
+/// The lengths `k` up to [`SPLAT_MOST`] of a vector of `elem`s for which some method takes
+/// `callee(pre..., k elements, post...)`, and the one type their calls return (`Union{}` if
+/// none returns). Calls returning different types are refused, naming two of them.
+pub(crate) fn splat_lengths(
+    cx: &mut Cx,
+    callee: &Val,
+    pre: &[Type],
+    elem: &Type,
+    post: &[Type],
+) -> Result<(Vec<usize>, Type), Fail> {
+    let mut lengths = Vec::new();
+    let mut ret: Option<(usize, Type)> = None;
+    for k in 0..=SPLAT_MOST {
+        let types: Vec<Type> = pre
+            .iter()
+            .cloned()
+            .chain(std::iter::repeat_n(elem.clone(), k))
+            .chain(post.iter().cloned())
+            .collect();
+        match cx.callee_result(callee, &types) {
+            Ok(t) => {
+                lengths.push(k);
+                match &ret {
+                    _ if t == Type::Bottom => {}
+                    None => ret = Some((k, t)),
+                    Some((j, r)) if *r != t => {
+                        return Err(Fail::unsupported(format!(
+                            "splatting a Vector{{{elem}}} with `...` into a call whose result's \
+                             type depends on the vector's length ({r} for {j} elements, {t} for \
+                             {k}); pass a tuple, whose length is part of its type"
+                        )))
+                    }
+                    Some(_) => {}
+                }
+            }
+            Err(fail) if fail.code == "method-error" => {}
+            Err(fail) => return Err(fail),
+        }
+    }
+    Ok((lengths, ret.map_or(Type::Bottom, |(_, t)| t)))
+}
 
 impl Synth {
     fn new(inst: &Arc<Instance>) -> Synth {
@@ -140,7 +192,12 @@ impl Synth {
     /// The element of a boxed scalar operand of a broadcast (`Ref(v)`, a 1-tuple `(v,)`),
     /// which every call receives whole.
     fn boxed(&self, t: &Type) -> Option<Type> {
-        if self.f.instance.as_ref().is_none_or(|i| &*i.name != "broadcast") {
+        if self
+            .f
+            .instance
+            .as_ref()
+            .is_none_or(|i| &*i.name != "broadcast")
+        {
             return None;
         }
         match t {
@@ -174,6 +231,21 @@ impl Synth {
             SPAN,
         );
         (head, k, vars, body, exit)
+    }
+
+    /// `br cond ? then : else` from `from`, to two new blocks.
+    fn branch(&mut self, from: Block, cond: Operand) -> (Block, Block) {
+        let (then_b, else_b) = (self.f.add_block(), self.f.add_block());
+        self.f.set_term(
+            from,
+            Terminator::Branch {
+                cond,
+                then_to: BlockCall::new(then_b),
+                else_to: BlockCall::new(else_b),
+            },
+            SPAN,
+        );
+        (then_b, else_b)
     }
 
     fn jump(&mut self, from: Block, to: Block, args: Vec<Operand>) {
@@ -284,6 +356,81 @@ impl Synth {
         };
         self.f.set_term(Block::ENTRY, term, SPAN);
         self.f.ret = ty;
+        Ok(())
+    }
+
+    /// `splat(f, pre, x, post)`: a branch on `length(x)` to `f(pre..., x[1], ..., x[k],
+    /// post...)` for each `k` up to [`SPLAT_MOST`] that some method of `f` takes; another length
+    /// is an error naming the length. Every call must return one type (Julia's would be
+    /// a union: refused, naming the types).
+    fn splat(&mut self, cx: &mut Cx) -> Result<(), Fail> {
+        let args = self.args.clone();
+        let [(f, ft), (pre, Type::Tuple(pre_ts)), (x, Type::Array(e, 1)), (post, Type::Tuple(post_ts))] =
+            args.as_slice()
+        else {
+            return Err(Fail::unsupported("malformed splatting call"));
+        };
+        let e = (**e).clone();
+        let callee = Val::of(Arg::Input(0), ft.clone());
+        let (lengths, ret) = splat_lengths(cx, &callee, pre_ts, &e, post_ts)?;
+        let mut b = Block::ENTRY;
+        let n = self.prim(b, Prim::Length, vec![x.clone()], Type::Int64);
+        for k in lengths {
+            let want = Operand::Const(Const::Int(k as i64));
+            let c = self.prim(b, Prim::Eq, vec![n.clone(), want], Type::Bool);
+            let (then_b, else_b) = self.branch(b, c);
+            let mut args = vec![(f.clone(), ft.clone())];
+            let parts = [
+                (pre, Prim::GetField, pre_ts.to_vec()),
+                (x, Prim::GetIndex, vec![e.clone(); k]),
+                (post, Prim::GetField, post_ts.to_vec()),
+            ];
+            for (from, get, ts) in parts {
+                for (i, t) in ts.into_iter().enumerate() {
+                    let at = Operand::Const(Const::Int(i as i64 + 1));
+                    let v = self.prim(then_b, get, vec![from.clone(), at], t.clone());
+                    args.push((v, t));
+                }
+            }
+            let (y, ty) = self.call(cx, then_b, None, &args)?;
+            let term = match ty {
+                Type::Bottom => Terminator::Unreachable,
+                _ => Terminator::Return(y),
+            };
+            self.f.set_term(then_b, term, SPAN);
+            b = else_b;
+        }
+        let shown = match &ft {
+            Type::Function(name) => name.strip_prefix("Base.").unwrap_or(name).to_string(),
+            t => t.to_string(),
+        };
+        let most = Operand::Const(Const::Int(SPLAT_MOST as i64));
+        let long = self.prim(b, Prim::Lt, vec![most, n.clone()], Type::Bool);
+        let (long_b, none_b) = self.branch(b, long);
+        let text = |s: String| Operand::Const(Const::Str(s.as_str().into()));
+        let kind = Operand::Const(Const::Symbol("ErrorException".into()));
+        let long_parts = vec![
+            kind.clone(),
+            text("unsupported: splatting a vector of ".into()),
+            n.clone(),
+            text(format!(
+                " elements with `...` into `{shown}` beside other arguments or into varargs (zy \
+                 passes up to {SPLAT_MOST} elements); pass a tuple or index it"
+            )),
+        ];
+        self.prim(long_b, Prim::Error, long_parts, Type::Bottom);
+        self.f.set_term(long_b, Terminator::Unreachable, SPAN);
+        let none_parts = vec![
+            kind,
+            text(format!(
+                "MethodError: no method matching {shown}(...) taking the "
+            )),
+            n,
+            text(" elements of the vector splatted".into()),
+        ];
+        self.prim(none_b, Prim::Error, none_parts, Type::Bottom);
+        self.f.set_term(none_b, Terminator::Unreachable, SPAN);
+        self.f.ret = ret;
         Ok(())
     }
 

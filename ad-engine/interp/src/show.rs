@@ -16,13 +16,34 @@ pub fn show(v: &Value) -> String {
     text
 }
 
-/// The keys and the values of the prelude's `Dict` (its fields `keys` and `vals`), in order.
+/// The keys and the values of the prelude's `Dict` (its fields `keys` and `vals`), in order,
+/// without its deleted entries (those no positive entry of its field `slots` points at, when
+/// its field `gaps` counts some).
 pub(crate) fn dict_entries(fields: &[Value]) -> Option<(Vec<Value>, Vec<Value>)> {
-    let [Value::Array(k), Value::Array(v), ..] = fields else {
+    let [Value::Array(k), Value::Array(v), rest @ ..] = fields else {
         return None;
     };
-    let (keys, vals) = (k.borrow().data.values(), v.borrow().data.values());
-    (keys.len() == vals.len()).then_some((keys, vals))
+    let (mut keys, mut vals) = (k.borrow().data.values(), v.borrow().data.values());
+    if keys.len() != vals.len() {
+        return None;
+    }
+    if let [Value::Array(slots), Value::Int(gaps), ..] = rest {
+        if *gaps > 0 {
+            let mut live = vec![false; keys.len()];
+            for s in slots.borrow().data.values() {
+                if let Value::Int(i) = s {
+                    if let Some(l) = usize::try_from(i - 1).ok().and_then(|i| live.get_mut(i)) {
+                        *l = true;
+                    }
+                }
+            }
+            let mut at = live.iter();
+            keys.retain(|_| at.next() == Some(&true));
+            let mut at = live.iter();
+            vals.retain(|_| at.next() == Some(&true));
+        }
+    }
+    Some((keys, vals))
 }
 
 /// About how many bytes [`show`] writes for `v` (arrays of floats dominate: a Float64 element

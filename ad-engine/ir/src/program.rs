@@ -86,6 +86,20 @@ impl Method {
             _ => None,
         }
     }
+
+    /// The count of a varargs annotation `Vararg{T, N}`: a literal number of trailing
+    /// arguments or a `where` variable bound to it; `None` for any number.
+    pub fn vararg_count(&self) -> Option<&Name> {
+        match self.sig.last() {
+            Some(Some(TypeExpr::Named { name, params })) if &**name == VARARG => {
+                match params.get(1) {
+                    Some(TypeExpr::Named { name, params }) if params.is_empty() => Some(name),
+                    _ => None,
+                }
+            }
+            _ => None,
+        }
+    }
 }
 
 /// How a method that takes keywords is called with them (Julia's keyword sorter): the call

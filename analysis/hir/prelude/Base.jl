@@ -628,6 +628,20 @@ prod(t::Tuple{}) = 1
 maximum(t::Tuple) = _foldl_tuple(max, t...)
 minimum(t::Tuple) = _foldl_tuple(min, t...)
 
+# `Base.tail(t)` and `Base.front(t)`: a tuple without its first or its last element (Julia's
+# `ArgumentError` for an empty one); `reverse(t)`: its elements the other way round. Each a
+# tuple of its own element types, built by splatting.
+tail(t::Tuple) = _tail(t...)
+_tail(x, rest...) = rest
+_tail() = throw(ArgumentError("Cannot call tail on an empty tuple."))
+front(t::Tuple) = _front((), t...)
+_front(done::Tuple, x) = done
+_front(done::Tuple, x, rest...) = _front((done..., x), rest...)
+_front(done::Tuple) = throw(ArgumentError("Cannot call front on an empty tuple."))
+reverse(t::Tuple) = _reverse_tuple((), t...)
+_reverse_tuple(done::Tuple) = done
+_reverse_tuple(done::Tuple, x, rest...) = _reverse_tuple((x, done...), rest...)
+
 # Named tuples as collections of their values (Julia's `NamedTuple` iterates, reduces and
 # converts through `values(nt)`, the tuple of its values; `values`, `Tuple`, `merge`,
 # `haskey`, `getproperty` and `map` of named tuples are builtins, decided by the names in the type).
@@ -5858,18 +5872,21 @@ Julia's dictionary from keys to values: `d[k]`, `d[k] = v`, `haskey`, `get`, `ge
 zy keeps the entries in the order their keys were first inserted (Julia's order is its hash
 table's) and finds a key through a hash table (`slots`: open addressing over the entries'
 positions, a hash of each key consistent with `isequal`), so a lookup, `haskey`, `get` and
-an insertion take constant time; `delete!` moves the later entries down and rebuilds the
-table (linear time). The gradient with respect to a `Dict` is a `Dict` of the same keys
+an insertion and `delete!` take constant time (amortised: a deleted entry stays as a gap,
+its slot a tombstone, until the gaps are as many as the entries or the dictionary is iterated,
+when the entries are closed up in their order). The gradient with respect to a `Dict` is a `Dict` of the same keys
 holding the values' gradients (Zygote's).
 """
 mutable struct Dict{K, V}
     keys::Vector{K}
     vals::Vector{V}
     slots::Vector{Int}
+    # How many entries of `keys`/`vals` are deleted (their slots are -1, tombstones).
+    gaps::Int
 end
 
 # A Dict of the entries `ks[i] => vs[i]` (distinct keys), with their table.
-Dict(ks::Vector, vs::Vector) = Dict(ks, vs, _dict_slots(ks, _dict_size(length(ks))))
+Dict(ks::Vector, vs::Vector) = Dict(ks, vs, _dict_slots(ks, _dict_size(length(ks))), 0)
 
 # The table's size for `n` entries: a power of two at least twice `n` (at least 8).
 function _dict_size(n::Int)
@@ -5955,22 +5972,54 @@ end
 _dict_isequal(a, b) = a == b
 _dict_isequal(a::Float64, b::Float64) = isequal(a, b)
 
-# The position of key `k` in `d`, or 0: the slots from its hash on, up to a free one.
-function _dict_index(d::Dict, k)
+# The slot (from 0) holding key `k` of `d`, or -1: the slots from its hash on, past
+# tombstones (-1), up to a free one (0).
+function _dict_slot(d::Dict, k)
     m = length(d.slots)
     j = _dict_hash(k) & (m - 1)
     while d.slots[j + 1] != 0
         i = d.slots[j + 1]
-        if _dict_isequal(d.keys[i], k)
-            return i
+        if i > 0 && _dict_isequal(d.keys[i], k)
+            return j
         end
         j = (j + 1) & (m - 1)
     end
-    return 0
+    return -1
 end
 
-# Entry `i` of `d` as a pair: what `for (k, v) in d` and generators iterate.
-_gen_elem(d::Dict, i::Int) = Pair(d.keys[i], d.vals[i])
+# The position of key `k` in `d`'s entries, or 0.
+function _dict_index(d::Dict, k)
+    j = _dict_slot(d, k)
+    return j < 0 ? 0 : d.slots[j + 1]
+end
+
+# `d`'s entries closed up over its deleted ones (in their order), and its table rebuilt with
+# room for `n` entries.
+function _dict_close!(d::Dict, n::Int)
+    if d.gaps > 0
+        live = fill(false, length(d.keys))
+        for s in d.slots
+            if s > 0
+                live[s] = true
+            end
+        end
+        d.keys = d.keys[live]
+        d.vals = d.vals[live]
+        d.gaps = 0
+    end
+    d.slots = _dict_slots(d.keys, _dict_size(n))
+    return d
+end
+
+# `d` with no gaps: its entries in order, as iteration, `keys` and `values` read them.
+_dict_dense(d::Dict) = d.gaps > 0 ? _dict_close!(d, length(d)) : d
+
+# Entry `i` of `d` as a pair: what `for (k, v) in d` and generators iterate (the gaps of
+# deleted entries closed up first, once).
+function _gen_elem(d::Dict, i::Int)
+    e = _dict_dense(d)
+    return Pair(e.keys[i], e.vals[i])
+end
 
 function getindex(d::Dict, k)
     i = _dict_index(d, k)
@@ -5992,8 +6041,8 @@ function setindex!(d::Dict, v, k)
     return d
 end
 
-length(d::Dict) = length(d.keys)
-isempty(d::Dict) = length(d.keys) == 0
+length(d::Dict) = length(d.keys) - d.gaps
+isempty(d::Dict) = length(d) == 0
 haskey(d::Dict, k) = _dict_index(d, k) != 0
 
 function get(d::Dict, k, default)
@@ -6010,21 +6059,26 @@ function get!(d::Dict, k, default)
     return d.vals[i]
 end
 
+# The entry stays as a gap and its slot becomes a tombstone; the gaps are closed up when they
+# are as many as the entries left.
 function delete!(d::Dict, k)
-    i = _dict_index(d, k)
-    if i != 0
-        deleteat!(d.keys, i)
-        deleteat!(d.vals, i)
-        d.slots = _dict_slots(d.keys, length(d.slots))
+    j = _dict_slot(d, k)
+    if j >= 0
+        d.slots[j + 1] = -1
+        d.gaps += 1
+        if 2 * d.gaps >= length(d.keys)
+            _dict_close!(d, length(d.keys) - d.gaps)
+        end
     end
     return d
 end
 
-# The last entry pushed into `d` put in its slot, the table doubled when it is half full.
+# The last entry pushed into `d` put in its slot; the table doubled (or the gaps closed up)
+# when it is half full.
 function _dict_slot!(d::Dict)
     n = length(d.keys)
     if 2n > length(d.slots)
-        d.slots = _dict_slots(d.keys, 2 * length(d.slots))
+        _dict_close!(d, n - d.gaps)
         return d
     end
     m = length(d.slots)
@@ -6042,8 +6096,8 @@ end
 The keys, the values and the pairs `k => v` of a dictionary, in its order (Julia gives lazy
 views of them; zy gives a copy, a `Vector`, and iterates `pairs(d)` as `d` itself).
 """
-keys(d::Dict) = copy(d.keys)
-values(d::Dict) = copy(d.vals)
+keys(d::Dict) = copy(_dict_dense(d).keys)
+values(d::Dict) = copy(_dict_dense(d).vals)
 pairs(d::Dict) = d
 
 """
@@ -6052,9 +6106,10 @@ pairs(d::Dict) = d
 A new dictionary of the entries of both, `d2`'s value where both hold a key.
 """
 function merge(a::Dict, b::Dict)
-    d = Dict(copy(a.keys), copy(a.vals))
-    for i in 1:length(b.keys)
-        d[b.keys[i]] = b.vals[i]
+    d = Dict(keys(a), values(a))
+    e = _dict_dense(b)
+    for i in 1:length(e.keys)
+        d[e.keys[i]] = e.vals[i]
     end
     return d
 end

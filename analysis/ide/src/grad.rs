@@ -392,11 +392,12 @@ impl<'a> Prepared<'a> {
                 return None;
             };
             let vals = names.iter().position(|n| &**n == "vals")?;
-            let (keys, slots) = {
+            let (keys, slots, gaps) = {
                 let fields = fields.borrow();
-                (fields.first()?.deep_copy(), fields.get(2)?.deep_copy())
+                let field = |i: usize| fields.get(i).map(Value::deep_copy);
+                (field(0)?, field(2)?, field(3)?)
             };
-            let entries = vec![keys, parts.get(vals)?.clone(), slots];
+            let entries = vec![keys, parts.get(vals)?.clone(), slots, gaps];
             Some(Value::Mutable(
                 t,
                 std::rc::Rc::new(std::cell::RefCell::new(entries)),

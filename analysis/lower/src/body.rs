@@ -355,14 +355,7 @@ impl<'c, 'a> BodyLowerer<'c, 'a> {
                 callee,
                 args,
                 keywords,
-            } => match args.iter().find(|a| matches!(a.kind, ExprKind::Splat(_))) {
-                Some(splat) => self.fail(
-                    splat.range,
-                    "unsupported",
-                    "unsupported: splatting `...` in a call with keyword arguments; pass the elements one by one (`f(t[1], t[2]; a = 1)`) instead".into(),
-                ),
-                None => self.keyword_call(callee, args, keywords, r),
-            },
+            } => self.keyword_call(callee, args, keywords, r),
             ExprKind::Splat(_) => self.fail(
                 r,
                 "unsupported",
@@ -726,7 +719,17 @@ impl<'c, 'a> BodyLowerer<'c, 'a> {
         r: TextRange,
     ) -> Operand {
         let f = self.function_value(callee);
-        let positional = self.all(args);
+        let splats: Vec<bool> = args
+            .iter()
+            .map(|a| matches!(a.kind, ExprKind::Splat(_)))
+            .collect();
+        let positional: Vec<Operand> = args
+            .iter()
+            .map(|a| match &a.kind {
+                ExprKind::Splat(inner) => self.expr(inner),
+                _ => self.expr(a),
+            })
+            .collect();
         let mut names = Vec::new();
         let mut values = Vec::new();
         for k in keywords {
@@ -746,8 +749,22 @@ impl<'c, 'a> BodyLowerer<'c, 'a> {
         let mut all = vec![Operand::Const(Const::Tuple(names.into()))];
         all.extend(values);
         all.push(f);
-        all.extend(positional);
-        self.call(KWCALL, all, r)
+        if !splats.contains(&true) {
+            all.extend(positional);
+            return self.call(KWCALL, all, r);
+        }
+        // `f(xs...; kw)`: the splatting call of `kwcall` whose positional arguments splat.
+        let flags: Vec<Const> = std::iter::repeat_n(false, all.len())
+            .chain(splats)
+            .map(Const::Bool)
+            .collect();
+        let mut operands = vec![
+            Operand::Const(Const::Tuple(flags.into())),
+            Operand::Const(Const::Func(KWCALL.into())),
+        ];
+        operands.extend(all);
+        operands.extend(positional);
+        self.call(SPLATCALL, operands, r)
     }
 
     fn unary(&mut self, op: UnOp, arg: &Expr, r: TextRange) -> Operand {
