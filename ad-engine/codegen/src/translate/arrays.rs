@@ -185,8 +185,9 @@ impl Translator<'_, '_, '_> {
                 let (d, x) = (self.pointer(&args[0])?, self.pointer(&args[3])?);
                 let (a, s) = (self.operand(&args[1])?[0], self.operand(&args[2])?[0]);
                 let rt = self.env.rt.accum_slice;
+                let plain = self.b.ins().iconst(types::I8, 0);
                 let bad = self
-                    .call_rt(rt, &[d, a, s, x])
+                    .call_rt(rt, &[d, a, s, x, plain])
                     .ok_or_else(|| JitError::invalid("accum_slice!"))?;
                 // An index out of bounds (the interpreter raises its error).
                 self.guarded(

@@ -160,7 +160,7 @@ impl RtFuncs {
             accum_outer: decl("zy_rt_accum_outer", &[p, p, p, types::I8], Some(types::I8))?,
             setlength: decl("zy_rt_setlength", &[p, p, p, p, p], Some(p))?,
             slice_copy: decl("zy_rt_slice_copy", &[p, p, p, p, p], Some(p))?,
-            accum_slice: decl("zy_rt_accum_slice", &[p, p, p, p], Some(types::I8))?,
+            accum_slice: decl("zy_rt_accum_slice", &[p, p, p, p, types::I8], Some(types::I8))?,
             det: decl("zy_rt_det", &[p, p], Some(types::I8))?,
             logdet: decl("zy_rt_logdet", &[p, p], Some(types::I8))?,
             inv: decl("zy_rt_inv", &[p, p], Some(p))?,
@@ -520,6 +520,7 @@ impl<'e, 'a, 'b> Translator<'e, 'a, 'b> {
     /// The slots of an operand.
     pub(crate) fn operand(&mut self, op: &Operand) -> R<Vec<ClValue>> {
         match op {
+            Operand::Value(v) if self.is_virtual_slice(op) => self.make_slice(*v),
             Operand::Value(v) => {
                 self.vals.get(v.index()).cloned().ok_or_else(|| {
                     JitError::invalid(format!("{v} is not a value of this function"))
