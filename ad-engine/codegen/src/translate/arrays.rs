@@ -433,6 +433,11 @@ impl Translator<'_, '_, '_> {
         self.known.headers = false;
         self.known.movable = false;
         let (addr, bad) = found?;
+        if self.current.is_some_and(|v| self.proven.contains(&v)) {
+            // In bounds by the loop's range (`ranges.rs`).
+            self.known.addrs.insert(key, addr);
+            return Ok(Some(addr));
+        }
         let ret = if p == Prim::SetIndex {
             Type::Bottom
         } else {

@@ -15,6 +15,7 @@ mod data;
 mod factor;
 mod fuse;
 mod objects;
+mod ranges;
 pub(crate) mod pullbacks;
 mod scalar;
 mod tape;
@@ -282,6 +283,8 @@ pub(crate) struct Translator<'e, 'a, 'b> {
     steady: Vec<bool>,
     /// The IR block being translated is steady.
     steady_block: bool,
+    /// Element accesses whose index the loop's range proves in bounds (no check).
+    proven: std::collections::HashSet<zy_ir::Value>,
 }
 
 impl<'e, 'a, 'b> Translator<'e, 'a, 'b> {
@@ -328,6 +331,7 @@ impl<'e, 'a, 'b> Translator<'e, 'a, 'b> {
             loops,
             steady,
             steady_block: false,
+            proven: ranges::proven_in_bounds(func),
         };
         t.b.switch_to_block(entry);
         Ok(t)
