@@ -17,7 +17,9 @@ const MAX_VALUES: usize = 20_000;
 /// `func` with its calls of generated functions and of locally made `back` closures inlined.
 pub fn inline_generated(func: &Function, prog: &TypedProgram) -> Function {
     let mut f = func.clone();
-    while let Some((block, at, callee, args)) = next_site(&f, prog, &|inst, _| names::is_generated(&inst.name)) {
+    while let Some((block, at, callee, args)) =
+        next_site(&f, prog, &|inst, _| names::is_generated(&inst.name))
+    {
         if f.values.len() + callee.values.len() > MAX_VALUES {
             break;
         }
@@ -58,8 +60,7 @@ pub fn inline_slices(func: &Function, prog: &TypedProgram) -> Option<Function> {
     }
     // Generated callees (their pullbacks too) whole; others when they lead to a slice.
     let accept = |inst: &Instance, body: &Function| {
-        small(inst, body)
-            && (names::is_generated(&inst.name) || reaches_slice(prog, inst, &small))
+        small(inst, body) && (names::is_generated(&inst.name) || reaches_slice(prog, inst, &small))
     };
     let mut f = func.clone();
     while let Some((block, at, callee, args)) = next_site(&f, prog, &accept) {
@@ -88,7 +89,9 @@ fn reaches_slice(
             continue;
         };
         for d in &body.values {
-            let ValueKind::Stmt(s) = &d.kind else { continue };
+            let ValueKind::Stmt(s) = &d.kind else {
+                continue;
+            };
             match &s.op {
                 Op::Prim(Prim::SliceCopy | Prim::AccumSlice) => return true,
                 Op::Invoke(c) if !seen.contains(c) => {
@@ -125,14 +128,17 @@ fn merge_straight_blocks(f: &mut Function) {
                 preds[s.index()] += 1;
             }
         }
-        let found = f.reverse_postorder().into_iter().find_map(|b| match &f.block(b).term {
-            Terminator::Jump(c)
-                if c.block != b && c.block != Block::ENTRY && preds[c.block.index()] == 1 =>
-            {
-                Some((b, c.clone()))
-            }
-            _ => None,
-        });
+        let found = f
+            .reverse_postorder()
+            .into_iter()
+            .find_map(|b| match &f.block(b).term {
+                Terminator::Jump(c)
+                    if c.block != b && c.block != Block::ENTRY && preds[c.block.index()] == 1 =>
+                {
+                    Some((b, c.clone()))
+                }
+                _ => None,
+            });
         let Some((b, call)) = found else { return };
         let c = call.block;
         let subst: HashMap<Value, Operand> = f

@@ -232,8 +232,12 @@ impl Translator<'_, '_, '_> {
                 shapes.push((n, self.b.ins().iconst(types::I64, 1)));
             }
             Some(Into { dst, .. }) => shapes.push((
-                self.b.ins().load(types::I64, mem(), dst, array_offset::ROWS),
-                self.b.ins().load(types::I64, mem(), dst, array_offset::COLS),
+                self.b
+                    .ins()
+                    .load(types::I64, mem(), dst, array_offset::ROWS),
+                self.b
+                    .ins()
+                    .load(types::I64, mem(), dst, array_offset::COLS),
             )),
             None => {}
         }

@@ -236,9 +236,10 @@ fn slice_accums(func: &Function, out: &mut HashMap<Value, Fused>) {
             let Some(Fused::Chain(chain)) = out.get(p).cloned() else {
                 // `accum!(shadow, src)` of an array made before.
                 let src = func.stmt(*p).and_then(|ps| match ps.args.as_slice() {
-                    [d, src] if ps.op == Op::Prim(Prim::AccumInto)
-                        && *d == Operand::Value(*shadow)
-                        && func.operand_ty(src) == Type::vector_f64() =>
+                    [d, src]
+                        if ps.op == Op::Prim(Prim::AccumInto)
+                            && *d == Operand::Value(*shadow)
+                            && func.operand_ty(src) == Type::vector_f64() =>
                     {
                         Some(src.clone())
                     }
@@ -265,7 +266,11 @@ fn slice_accums(func: &Function, out: &mut HashMap<Value, Fused>) {
                 }
                 continue;
             };
-            if chain.out != (ChainOut::Into { dst: Operand::Value(*shadow) }) {
+            if chain.out
+                != (ChainOut::Into {
+                    dst: Operand::Value(*shadow),
+                })
+            {
                 continue;
             }
             let mut members: HashSet<Value> = chain.stages.iter().copied().collect();
@@ -318,8 +323,10 @@ fn virtual_slices(func: &Function, out: &mut HashMap<Value, Fused>) {
             if !argument || !f64_parent || !ints || *func.ty(v) != Type::vector_f64() {
                 continue;
             }
-            let reads =
-                |r: Value| func.stmt(r).is_some_and(|rs| rs.args.contains(&Operand::Value(v)));
+            let reads = |r: Value| {
+                func.stmt(r)
+                    .is_some_and(|rs| rs.args.contains(&Operand::Value(v)))
+            };
             let mut last = None;
             let mut zeros = Vec::new();
             let mut ok = true;
@@ -329,8 +336,8 @@ fn virtual_slices(func: &Function, out: &mut HashMap<Value, Fused>) {
                 }
                 let Some(rs) = func.stmt(r) else { continue };
                 let zero = rs.op == Op::Prim(Prim::ZeroTangent) && rs.args.len() == 1;
-                let bcast = elementwise_broadcast(func, r)
-                    && rs.args.first() != Some(&Operand::Value(v));
+                let bcast =
+                    elementwise_broadcast(func, r) && rs.args.first() != Some(&Operand::Value(v));
                 if zero {
                     zeros.push(r);
                 } else if !bcast {
@@ -691,9 +698,11 @@ pub(crate) fn notes(func: &Function) -> Vec<String> {
                 .unwrap_or_default();
             format!("; read in place: {v} = slice_copy({})", args.join(", "))
         })
-        .chain(accums.into_iter().map(|(v, src)| {
-            format!("; slice gradient {src} added into its parent's at {v}")
-        }));
+        .chain(
+            accums
+                .into_iter()
+                .map(|(v, src)| format!("; slice gradient {src} added into its parent's at {v}")),
+        );
     let mut chains: Vec<(Value, Chain)> = planned
         .into_iter()
         .filter_map(|(v, f)| match f {
@@ -914,10 +923,7 @@ impl Translator<'_, '_, '_> {
 
     /// The parent array, first 0-based index, step and length (0 when negative) of the slice
     /// read in place `op`.
-    pub(crate) fn slice_view(
-        &mut self,
-        op: &Operand,
-    ) -> R<(ClValue, ClValue, ClValue, ClValue)> {
+    pub(crate) fn slice_view(&mut self, op: &Operand) -> R<(ClValue, ClValue, ClValue, ClValue)> {
         let args = op
             .as_value()
             .and_then(|v| self.func.stmt(v))
@@ -1197,9 +1203,7 @@ impl Translator<'_, '_, '_> {
                 let x = self.pointer(&src)?;
                 let len = self.b.ins().load(types::I64, mem(), x, array_offset::LEN);
                 let differ = self.b.ins().icmp(IntCC::NotEqual, len, n);
-                let unfused = |t: &mut Self| {
-                    t.unfused_slice_accum(&src, shadow, slice, args, span)
-                };
+                let unfused = |t: &mut Self| t.unfused_slice_accum(&src, shadow, slice, args, span);
                 self.guarded(differ, &[], unfused, |t| {
                     let d = t.pointer(&args[0])?;
                     let (a, s) = (t.operand(&args[1])?[0], t.operand(&args[2])?[0]);

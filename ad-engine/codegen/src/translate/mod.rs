@@ -15,8 +15,8 @@ mod data;
 mod factor;
 mod fuse;
 mod objects;
-mod ranges;
 pub(crate) mod pullbacks;
+mod ranges;
 mod scalar;
 mod tape;
 
@@ -161,7 +161,11 @@ impl RtFuncs {
             accum_outer: decl("zy_rt_accum_outer", &[p, p, p, types::I8], Some(types::I8))?,
             setlength: decl("zy_rt_setlength", &[p, p, p, p, p], Some(p))?,
             slice_copy: decl("zy_rt_slice_copy", &[p, p, p, p, p], Some(p))?,
-            accum_slice: decl("zy_rt_accum_slice", &[p, p, p, p, types::I8], Some(types::I8))?,
+            accum_slice: decl(
+                "zy_rt_accum_slice",
+                &[p, p, p, p, types::I8],
+                Some(types::I8),
+            )?,
             det: decl("zy_rt_det", &[p, p], Some(types::I8))?,
             logdet: decl("zy_rt_logdet", &[p, p], Some(types::I8))?,
             inv: decl("zy_rt_inv", &[p, p], Some(p))?,

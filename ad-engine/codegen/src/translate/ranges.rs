@@ -106,7 +106,9 @@ pub(crate) fn proven_in_bounds(func: &Function) -> HashSet<Value> {
                     (Some(o), Some(c), _, _) | (_, _, Some(c), Some(o)) => o.checked_add(c),
                     _ => None,
                 },
-                (Op::Prim(Prim::Sub), [l, r]) => of(l).zip(int(r)).and_then(|(o, c)| o.checked_sub(c)),
+                (Op::Prim(Prim::Sub), [l, r]) => {
+                    of(l).zip(int(r)).and_then(|(o, c)| o.checked_sub(c))
+                }
                 (Op::Prim(Prim::GetIndex), [arr, i]) | (Op::Prim(Prim::SetIndex), [arr, _, i])
                     if arr == x =>
                 {
