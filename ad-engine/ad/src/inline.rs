@@ -27,8 +27,9 @@ pub fn inline_for_reverse(func: &Function, prog: &TypedProgram) -> Function {
 
 fn inline_in(func: &Function, prog: &TypedProgram, defunc: bool) -> Function {
     let mut f = func.clone();
+    let generated = |inst: &Instance, _: &Function| names::is_generated(&inst.name);
     loop {
-        match next_site(&f, prog) {
+        match next_site(&f, prog, &generated) {
             Some((block, at, callee, args)) => {
                 if f.values.len() + callee.values.len() > MAX_VALUES {
                     break;
@@ -43,16 +44,147 @@ fn inline_in(func: &Function, prog: &TypedProgram, defunc: bool) -> Function {
     f
 }
 
-/// The next call to inline: `(block, call value, callee body, callee arguments)`.
-fn next_site(f: &Function, prog: &TypedProgram) -> Option<(Block, Value, Function, Vec<Operand>)> {
+/// Largest generated function (in values) that [`inline_slices`] inlines.
+const SMALL_VALUES: usize = 64;
+
+/// `func` with its calls of small functions without loops that lead to a slice (`slice_copy`,
+/// `accum_slice!`) inlined, and with them every call of a small generated function (`f⁺`, and
+/// `f⁻` through the pullback `func` makes), its straight-line blocks merged; `None` when no
+/// call leads to a slice. For the JIT: its fusion
+/// reads a slice as an offset into its parent when it sees the slice beside the broadcasts
+/// that read it. The operations and their order are unchanged, so are the results.
+pub fn inline_slices(func: &Function, prog: &TypedProgram) -> Option<Function> {
+    let small = |inst: &Instance, body: &Function| {
+        body.values.len() <= SMALL_VALUES
+            && straight(body)
+            && !calls_itself(prog, inst)
+            && !body
+                .blocks
+                .iter()
+                .any(|b| matches!(b.term, Terminator::Handle { .. }))
+    };
+    let leads_to_slice = func.values.iter().any(|d| match &d.kind {
+        ValueKind::Stmt(Stmt {
+            op: Op::Invoke(inst),
+            ..
+        }) => reaches_slice(prog, inst, &small),
+        _ => false,
+    });
+    if !leads_to_slice {
+        return None;
+    }
+    // Generated callees (their pullbacks too) whole; others when they lead to a slice.
+    let accept = |inst: &Instance, body: &Function| {
+        small(inst, body) && (names::is_generated(&inst.name) || reaches_slice(prog, inst, &small))
+    };
+    let mut f = func.clone();
+    while let Some((block, at, callee, args)) = next_site(&f, prog, &accept) {
+        if f.values.len() + callee.values.len() > MAX_VALUES {
+            break;
+        }
+        inline_at(&mut f, block, at, &callee, args);
+    }
+    merge_straight_blocks(&mut f);
+    crate::simplify::tidy(&mut f);
+    zy_ir::debug_verify(&f, "inlining slices");
+    Some(f)
+}
+
+/// Does the small function `inst` (or one it calls, through small functions) make or
+/// accumulate a slice?
+fn reaches_slice(
+    prog: &TypedProgram,
+    inst: &Instance,
+    small: &dyn Fn(&Instance, &Function) -> bool,
+) -> bool {
+    let mut seen: Vec<Instance> = Vec::new();
+    let mut todo = vec![inst.clone()];
+    while let Some(i) = todo.pop() {
+        let Some(body) = prog.functions.get(&i).filter(|b| small(&i, b)) else {
+            continue;
+        };
+        for d in &body.values {
+            let ValueKind::Stmt(s) = &d.kind else {
+                continue;
+            };
+            match &s.op {
+                Op::Prim(Prim::SliceCopy | Prim::AccumSlice) => return true,
+                Op::Invoke(c) if !seen.contains(c) => {
+                    seen.push((**c).clone());
+                    todo.push((**c).clone());
+                }
+                _ => {}
+            }
+        }
+    }
+    false
+}
+
+/// Does control never come back to a block of `f` (no loops)?
+fn straight(f: &Function) -> bool {
+    let order = f.reverse_postorder();
+    let pos: HashMap<Block, usize> = order.iter().enumerate().map(|(i, b)| (*b, i)).collect();
+    order.iter().all(|b| {
+        f.block(*b)
+            .term
+            .successors()
+            .iter()
+            .all(|s| pos.get(s).is_none_or(|&p| p > pos[b]))
+    })
+}
+
+/// Append every block that only one jump enters to the block making that jump (the blocks
+/// inlining splits), its parameters replaced by the jump's arguments.
+fn merge_straight_blocks(f: &mut Function) {
+    loop {
+        let mut preds = vec![0usize; f.blocks.len()];
+        for b in f.reverse_postorder() {
+            for s in f.block(b).term.successors() {
+                preds[s.index()] += 1;
+            }
+        }
+        let found = f
+            .reverse_postorder()
+            .into_iter()
+            .find_map(|b| match &f.block(b).term {
+                Terminator::Jump(c)
+                    if c.block != b && c.block != Block::ENTRY && preds[c.block.index()] == 1 =>
+                {
+                    Some((b, c.clone()))
+                }
+                _ => None,
+            });
+        let Some((b, call)) = found else { return };
+        let c = call.block;
+        let subst: HashMap<Value, Operand> = f
+            .block(c)
+            .params
+            .iter()
+            .copied()
+            .zip(call.args.iter().cloned())
+            .collect();
+        let stmts = std::mem::take(&mut f.block_mut(c).stmts);
+        let (term, span) = (f.block(c).term.clone(), f.block(c).term_span);
+        f.block_mut(b).stmts.extend(stmts);
+        f.set_term(b, term, span);
+        f.set_term(c, Terminator::Unreachable, span);
+        crate::simplify::substitute(f, &subst);
+    }
+}
+
+/// The next call to inline that `accept`s its callee: `(block, call value, callee body,
+/// callee arguments)`.
+fn next_site(
+    f: &Function,
+    prog: &TypedProgram,
+    accept: &dyn Fn(&Instance, &Function) -> bool,
+) -> Option<(Block, Value, Function, Vec<Operand>)> {
     for b in f.block_ids() {
         for &v in &f.block(b).stmts {
             let Some(s) = f.stmt(v) else { continue };
             match &s.op {
-                Op::Invoke(inst)
-                    if names::is_generated(&inst.name) && !calls_itself(prog, inst) =>
-                {
-                    if let Some(body) = prog.functions.get(inst) {
+                Op::Invoke(inst) if !calls_itself(prog, inst) => {
+                    if let Some(body) = prog.functions.get(inst).filter(|b| accept(inst, b)) {
                         return Some((b, v, (**body).clone(), s.args.clone()));
                     }
                 }
@@ -76,7 +208,7 @@ fn next_site(f: &Function, prog: &TypedProgram) -> Option<(Block, Value, Functio
                         method: *m as u32,
                         args: sig,
                     };
-                    if let Some(body) = prog.functions.get(&inst) {
+                    if let Some(body) = prog.functions.get(&inst).filter(|b| accept(&inst, b)) {
                         let args = vec![
                             mp.args[2].clone(),
                             s.args.get(1).cloned().unwrap_or(Const::Nothing.into()),

@@ -60,6 +60,7 @@ pub use activity::{analyse, analyse_in, Activity, ArgGradient, UseSite, ValueAct
 pub use driver::may_mutate;
 pub use expand::{expand, expand_with_rrules};
 pub use globals::GlobalShadows;
+pub use inline::inline_slices;
 pub use tangent::{fdata_type, has_fdata, rdata_type};
 
 /// Why a function cannot be differentiated, with the source location.

@@ -512,7 +512,10 @@ fn reachable(prog: &TypedProgram, inst: &Instance) -> Result<Reach, JitError> {
         .functions
         .get_key_value(inst)
         .ok_or_else(|| JitError::invalid(format!("no typed body for {inst}")))?;
-    let mut funcs = vec![(top.clone(), f.clone())];
+    // Small generated callees that make or accumulate slices are inlined, for fusion.
+    let prepare =
+        |f: &Arc<Function>| zy_ad::inline_slices(f, prog).map_or_else(|| f.clone(), Arc::new);
+    let mut funcs = vec![(top.clone(), prepare(f))];
     let mut seen: HashSet<Arc<Instance>> = HashSet::from([top.clone()]);
     let mut sigs: HashSet<Arc<[Type]>> = HashSet::new();
     let mut pullbacks = Vec::new();
@@ -557,7 +560,7 @@ fn reachable(prog: &TypedProgram, inst: &Instance) -> Result<Reach, JitError> {
                     .functions
                     .get(&callee)
                     .ok_or_else(|| JitError::invalid(format!("no typed body for {callee}")))?;
-                funcs.push((callee, body.clone()));
+                funcs.push((callee, prepare(body)));
             }
         }
         i += 1;

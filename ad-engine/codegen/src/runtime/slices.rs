@@ -47,7 +47,9 @@ pub unsafe extern "C" fn zy_rt_slice_copy(
 }
 
 /// `accum_slice!(d, a, s, x)`: `d[a + k s] += x[k + 1]` for every element of the Float64
-/// vector `x`; returns 1 (and changes nothing) when an index is out of bounds.
+/// vector `x`; returns 1 (and changes nothing) when an index is out of bounds. With
+/// `through_zeros` set, `d[a + k s] += 0.0 + x[k + 1]`: `x` added into zeros by `accum!`, then
+/// that added (the bits of the two steps, without the array of zeros between).
 ///
 /// # Safety
 /// `d` and `x` must be live Float64 arrays.
@@ -56,6 +58,7 @@ pub unsafe extern "C" fn zy_rt_accum_slice(
     a: i64,
     s: i64,
     x: *const ArrayObj,
+    through_zeros: i8,
 ) -> i8 {
     let (dst, src) = unsafe { (&*d, &*x) };
     let Some((first, step, n)) = in_bounds(a, s, src.len, dst.len) else {
@@ -64,9 +67,11 @@ pub unsafe extern "C" fn zy_rt_accum_slice(
     // SAFETY: every index `first + k step` is below `dst.len`, and `x` holds `n` elements.
     unsafe {
         let (to, from) = (dst.data.cast::<f64>(), src.data.cast::<f64>());
+        let zero = if through_zeros != 0 { 0.0 } else { -0.0 };
         for k in 0..n {
             let at = to.offset(first as isize + k as isize * step);
-            *at += *from.add(k);
+            // `-0.0 + y` is `y` for every `y`, so one loop serves both.
+            *at += zero + *from.add(k);
         }
     }
     0

@@ -185,8 +185,9 @@ impl Translator<'_, '_, '_> {
                 let (d, x) = (self.pointer(&args[0])?, self.pointer(&args[3])?);
                 let (a, s) = (self.operand(&args[1])?[0], self.operand(&args[2])?[0]);
                 let rt = self.env.rt.accum_slice;
+                let plain = self.b.ins().iconst(types::I8, 0);
                 let bad = self
-                    .call_rt(rt, &[d, a, s, x])
+                    .call_rt(rt, &[d, a, s, x, plain])
                     .ok_or_else(|| JitError::invalid("accum_slice!"))?;
                 // An index out of bounds (the interpreter raises its error).
                 self.guarded(
@@ -432,6 +433,11 @@ impl Translator<'_, '_, '_> {
         self.known.headers = false;
         self.known.movable = false;
         let (addr, bad) = found?;
+        if self.current.is_some_and(|v| self.proven.contains(&v)) {
+            // In bounds by the loop's range (`ranges.rs`).
+            self.known.addrs.insert(key, addr);
+            return Ok(Some(addr));
+        }
         let ret = if p == Prim::SetIndex {
             Type::Bottom
         } else {

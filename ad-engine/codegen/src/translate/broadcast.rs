@@ -24,6 +24,19 @@ pub(super) struct Stage {
     pub span: Span,
 }
 
+/// The Float64 array a loop adds its elements into.
+#[derive(Clone, Copy)]
+pub(super) struct Into {
+    /// The array.
+    pub dst: ClValue,
+    /// It is fresh (see `fuse::fresh`): `dst[i] = 0.0 + y` instead of `dst[i] += y`.
+    pub fresh: bool,
+    /// Added into the slice of `dst` at the 0-based first index `base`, step `step`, of
+    /// length `n`, as `accum_slice!` adds a slice's gradient made by `accum!` into zeros:
+    /// `dst[base + i step] += 0.0 + y`.
+    pub view: Option<(ClValue, ClValue, ClValue)>,
+}
+
 /// Where a stage's operand comes from, element by element.
 #[derive(Clone, Copy)]
 enum Src {
@@ -49,6 +62,9 @@ struct LoopEnv<'a> {
     plans: &'a [Plan],
     /// The data pointers of the arrays read.
     datas: &'a [ClValue],
+    /// For an array that is a slice read in place: the first 0-based index and the step of
+    /// its elements in the parent's data.
+    views: &'a [Option<(ClValue, ClValue)>],
     scalars: &'a [ClValue],
     /// The arrays' element types.
     elem_tys: &'a [Type],
@@ -82,14 +98,14 @@ impl Translator<'_, '_, '_> {
     }
 
     /// The loop of `stages` (the others are not made): the last one's elements in a new array
-    /// (its result), or with `into = (dst, fresh)` added into the Float64 array `dst` of their
+    /// (its result), or with `into` added into the Float64 array `into.dst` of their
     /// shape (`dst[i] += y`, or `dst[i] = 0.0 + y` when `dst` is fresh: see `fuse::fresh`).
     /// `slow` runs when the shapes differ (it must raise the interpreter's error or compute the
     /// unfused results). `None` when the operand types have no loop form (nothing was emitted).
     pub(super) fn broadcast_loop(
         &mut self,
         stages: &[Stage],
-        into: Option<(ClValue, bool)>,
+        into: Option<Into>,
         slow: impl FnOnce(&mut Self) -> R<Vec<ClValue>>,
     ) -> R<Option<Vec<ClValue>>> {
         let Some(root) = stages.last() else {
@@ -175,9 +191,19 @@ impl Translator<'_, '_, '_> {
                     .ok_or_else(|| JitError::invalid("broadcast operand without a slot"))?,
             );
         }
+        // Each array's pointer, and for a slice read in place its parent's, with the slice's
+        // first index and step.
         let mut ptrs = Vec::new();
+        let mut views: Vec<Option<(ClValue, ClValue)>> = Vec::new();
         for (o, _) in &arrays {
-            ptrs.push(self.pointer(o)?);
+            if self.is_virtual_slice(o) {
+                let (x, base, step, _) = self.slice_view(o)?;
+                ptrs.push(x);
+                views.push(Some((base, step)));
+            } else {
+                ptrs.push(self.pointer(o)?);
+                views.push(None);
+            }
         }
         // The shape comes from the first array of the result's dimensions.
         let columns: Vec<bool> = arrays
@@ -187,29 +213,56 @@ impl Translator<'_, '_, '_> {
         let Some(first) = columns.iter().position(|c| !c) else {
             return Ok(None);
         };
-        let a0 = ptrs[first];
-        let rows = self.b.ins().load(types::I64, mem(), a0, array_offset::ROWS);
-        let cols = self.b.ins().load(types::I64, mem(), a0, array_offset::COLS);
-        let len = self.b.ins().load(types::I64, mem(), a0, array_offset::LEN);
+        let mut shapes = Vec::new();
+        for (o, _) in &arrays {
+            shapes.push(self.shape(o)?);
+        }
+        let mut outside = None;
+        match into {
+            Some(Into {
+                dst,
+                view: Some((base, step, n)),
+                ..
+            }) => {
+                // The slice's indices must be inside `dst`.
+                let len = self.b.ins().load(types::I64, mem(), dst, array_offset::LEN);
+                let first = self.b.ins().iadd_imm_s(base, 1);
+                let ok = self.slice_in_bounds(first, step, n, len);
+                outside = Some(self.b.ins().bnot(ok));
+                shapes.push((n, self.b.ins().iconst(types::I64, 1)));
+            }
+            Some(Into { dst, .. }) => shapes.push((
+                self.b
+                    .ins()
+                    .load(types::I64, mem(), dst, array_offset::ROWS),
+                self.b
+                    .ins()
+                    .load(types::I64, mem(), dst, array_offset::COLS),
+            )),
+            None => {}
+        }
+        let (rows, cols) = shapes[first];
+        let len = self.b.ins().imul(rows, cols);
         let mut bad = self.b.ins().iconst(types::I8, 0);
-        let others = ptrs
+        let others = shapes
             .iter()
-            .zip(&columns)
+            .zip(columns.iter().chain([&false]))
             .enumerate()
             .filter(|&(k, _)| k != first)
-            .map(|(_, (a, c))| (*a, *c))
-            .chain(into.map(|(d, _)| (d, false)));
-        for (a, column) in others {
-            let r = self.b.ins().load(types::I64, mem(), a, array_offset::ROWS);
+            .map(|(_, (s, c))| (*s, *c));
+        for ((r, c), column) in others {
             let dr = self.b.ins().icmp(IntCC::NotEqual, r, rows);
             let d = if column {
                 dr
             } else {
-                let c = self.b.ins().load(types::I64, mem(), a, array_offset::COLS);
                 let dc = self.b.ins().icmp(IntCC::NotEqual, c, cols);
                 self.b.ins().bor(dr, dc)
             };
             bad = self.b.ins().bor(bad, d);
+        }
+        if let Some(o) = outside {
+            let o = self.b.ins().band_imm_u(o, 1);
+            bad = self.b.ins().bor(bad, o);
         }
         let out_tys: &[types::Type] = if into.is_none() { &[types::I64] } else { &[] };
         let elem_tys: Vec<Type> = arrays
@@ -246,6 +299,7 @@ impl Translator<'_, '_, '_> {
             let env = LoopEnv {
                 plans: &plans,
                 datas: &datas,
+                views: &views,
                 scalars: &scalars,
                 elem_tys: &elem_tys,
                 columns: &columns,
@@ -265,10 +319,10 @@ impl Translator<'_, '_, '_> {
         &mut self,
         env: &LoopEnv<'_>,
         made: Option<ClValue>,
-        into: Option<(ClValue, bool)>,
+        into: Option<Into>,
     ) -> R<()> {
         let out_data = made
-            .or(into.map(|(d, _)| d))
+            .or(into.map(|d| d.dst))
             .map(|a| self.b.ins().load(types::I64, mem(), a, array_offset::DATA));
         let head = self.b.create_block();
         let body = self.b.create_block();
@@ -294,7 +348,11 @@ impl Translator<'_, '_, '_> {
                         Some(x) => x,
                         None => {
                             let slot = elem_slot(&env.elem_tys[a])?;
-                            let at = if env.columns[a] { row } else { i };
+                            let mut at = if env.columns[a] { row } else { i };
+                            if let Some((base, step)) = env.views[a] {
+                                let k = self.b.ins().imul(at, step);
+                                at = self.b.ins().iadd(base, k);
+                            }
                             let off = self.b.ins().imul_imm_s(at, i64::from(slot.size()));
                             let at = self.b.ins().iadd(env.datas[a], off);
                             let x = self.b.ins().load(slot.cl_type(), mem(), at, 0);
@@ -324,17 +382,27 @@ impl Translator<'_, '_, '_> {
         let root_elem = &env.plans[env.plans.len() - 1].elem;
         let out_slot = elem_slot(root_elem)?;
         if let Some(data) = out_data {
-            let off = self.b.ins().imul_imm_s(i, i64::from(out_slot.size()));
+            let mut k = i;
+            if let Some((base, step, _)) = into.and_then(|d| d.view) {
+                let d = self.b.ins().imul(i, step);
+                k = self.b.ins().iadd(base, d);
+            }
+            let off = self.b.ins().imul_imm_s(k, i64::from(out_slot.size()));
             let at = self.b.ins().iadd(data, off);
             if made.is_some() {
                 self.b.ins().store(mem(), v, at, 0);
             }
-            if let Some((_, fresh)) = into {
-                // What accum! of the materialised result would have stored.
-                let old = if fresh {
-                    self.b.ins().f64const(0.0)
+            if let Some(d) = into {
+                // What accum! of the materialised result would have stored (into the zeros
+                // of a slice's gradient, then added into its parent's by accum_slice!).
+                let (old, v) = if d.view.is_some() {
+                    let zero = self.b.ins().f64const(0.0);
+                    let y = self.b.ins().fadd(zero, v);
+                    (self.b.ins().load(types::F64, mem(), at, 0), y)
+                } else if d.fresh {
+                    (self.b.ins().f64const(0.0), v)
                 } else {
-                    self.b.ins().load(types::F64, mem(), at, 0)
+                    (self.b.ins().load(types::F64, mem(), at, 0), v)
                 };
                 let nv = self.b.ins().fadd(old, v);
                 self.b.ins().store(mem(), nv, at, 0);

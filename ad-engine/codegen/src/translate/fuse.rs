@@ -24,7 +24,7 @@ use cranelift_codegen::ir::{
 };
 use zy_ir::{Domain, Function, Op, Operand, Prim, Span, Throws, Type, Value};
 
-use super::broadcast::Stage;
+use super::broadcast::{Into, Stage};
 
 use super::{mem, ClValue, Translator, R};
 use crate::error::JitError;
@@ -63,6 +63,19 @@ pub(crate) enum Fused {
         dst: Operand,
         u: Operand,
         row: Operand,
+    },
+    /// `slice_copy(x, a, s, n)` read in place (see [`virtual_slices`]): its indices are checked
+    /// here, and the broadcasts reading it read `x[a + k s]`.
+    Slice,
+    /// `zero_tangent(v)` of a slice `v` read in place: zeros of its length.
+    SliceZero { slice: Value },
+    /// `accum_slice!(dst, first, step, shadow)` where `shadow = zero_tangent(slice)` of a slice
+    /// read in place is written only by `accum!(shadow, src)` of a Float64 vector before:
+    /// `src` added into the slice of `dst` through zeros (see [`slice_accums`]).
+    SliceAccum {
+        src: Operand,
+        shadow: Value,
+        slice: Value,
     },
 }
 
@@ -172,7 +185,230 @@ pub(crate) fn plan(func: &Function) -> HashMap<Value, Fused> {
     }
     chains(func, &mut out);
     sin_cos_pairs(func, &mut out);
+    virtual_slices(func, &mut out);
+    slice_accums(func, &mut out);
     out
+}
+
+/// A slice's gradient made only to be added into its parent's: `shadow = zero_tangent(v)` of
+/// a slice `v` read in place, `accum!(shadow, root)` of a chain's root (at the `accum!`), then
+/// `accum_slice!(dst, first, step, shadow)`, nothing else reading `shadow`. The chain runs at
+/// the `accum_slice!` instead (statements in between leave the arrays it reads as they are),
+/// adding `0.0 + y` into `dst`'s elements, the bits of adding `y` into zeros and those into
+/// `dst`, in the same order as other additions into `dst`.
+fn slice_accums(func: &Function, out: &mut HashMap<Value, Fused>) {
+    for block in &func.blocks {
+        let stmts = &block.stmts;
+        for (w_at, &w) in stmts.iter().enumerate() {
+            let Some(ws) = func.stmt(w) else { continue };
+            let (Op::Prim(Prim::AccumSlice), [dst, first, step, Operand::Value(shadow)]) =
+                (&ws.op, ws.args.as_slice())
+            else {
+                continue;
+            };
+            let Some(Fused::SliceZero { slice }) = out.get(shadow).cloned() else {
+                continue;
+            };
+            // The readers of the shadow: one `accum!` in this block before `w`, and `w`.
+            let mut readers = Vec::new();
+            for (b, blk) in func.blocks.iter().enumerate() {
+                for (i, &r) in blk.stmts.iter().enumerate() {
+                    if func
+                        .stmt(r)
+                        .is_some_and(|rs| rs.args.contains(&Operand::Value(*shadow)))
+                    {
+                        readers.push((b, i, r));
+                    }
+                }
+                if blk.term.operands().contains(&&Operand::Value(*shadow)) {
+                    readers.push((b, usize::MAX, w));
+                }
+            }
+            let [(_, p_at, p), (_, at, r2)] = readers.as_slice() else {
+                continue;
+            };
+            let same_block = readers
+                .iter()
+                .all(|&(b, _, _)| std::ptr::eq(&func.blocks[b], block));
+            if !same_block || *r2 != w || *at != w_at || p_at >= at {
+                continue;
+            }
+            let Some(Fused::Chain(chain)) = out.get(p).cloned() else {
+                // `accum!(shadow, src)` of an array made before.
+                let src = func.stmt(*p).and_then(|ps| match ps.args.as_slice() {
+                    [d, src]
+                        if ps.op == Op::Prim(Prim::AccumInto)
+                            && *d == Operand::Value(*shadow)
+                            && func.operand_ty(src) == Type::vector_f64() =>
+                    {
+                        Some(src.clone())
+                    }
+                    _ => None,
+                });
+                let Some(src) = src.filter(|_| !out.contains_key(p)) else {
+                    continue;
+                };
+                let leaves = HashSet::from([src.clone()]);
+                let clear = stmts[p_at + 1..w_at]
+                    .iter()
+                    .all(|&t| transparent(func, t, &leaves));
+                if clear && *dst != src {
+                    out.insert(*p, Fused::Absorbed);
+                    out.insert(*shadow, Fused::Absorbed);
+                    out.insert(
+                        w,
+                        Fused::SliceAccum {
+                            src,
+                            shadow: *shadow,
+                            slice,
+                        },
+                    );
+                }
+                continue;
+            };
+            if chain.out
+                != (ChainOut::Into {
+                    dst: Operand::Value(*shadow),
+                })
+            {
+                continue;
+            }
+            let mut members: HashSet<Value> = chain.stages.iter().copied().collect();
+            members.insert(chain.root);
+            let leaves = chain_leaves(func, &members);
+            let clear = stmts[p_at + 1..w_at]
+                .iter()
+                .all(|&t| transparent(func, t, &leaves));
+            if !clear || leaves.contains(dst) {
+                continue;
+            }
+            out.insert(*p, Fused::Absorbed);
+            out.insert(*shadow, Fused::Absorbed);
+            out.insert(
+                w,
+                Fused::Chain(Chain {
+                    out: ChainOut::IntoSlice {
+                        dst: dst.clone(),
+                        first: first.clone(),
+                        step: step.clone(),
+                        shadow: *shadow,
+                        slice,
+                    },
+                    ..chain
+                }),
+            );
+        }
+    }
+}
+
+/// Slices `v = slice_copy(x, a, s, n)` of a Float64 array argument `x` that are never made:
+/// every reader of `v` is a broadcast (which reads its elements, `x[a + k s]`, in its loop) or
+/// `zero_tangent(v)` (which reads its length), in `v`'s block, and nothing before the last of
+/// them may write `x` (statements in between write only arrays this function makes with
+/// `zero_tangent`, or call functions with plain data). The slice's bounds are checked where it
+/// is written, so its error comes where the copy's would. A broadcast translated by the
+/// runtime reads a copy made there (the same elements: `x` has not changed).
+fn virtual_slices(func: &Function, out: &mut HashMap<Value, Fused>) {
+    for block in &func.blocks {
+        for (i, &v) in block.stmts.iter().enumerate() {
+            let Some(st) = func.stmt(v) else { continue };
+            let (Op::Prim(Prim::SliceCopy), [Operand::Value(x), a, s, n]) =
+                (&st.op, st.args.as_slice())
+            else {
+                continue;
+            };
+            let argument = func.args().contains(x);
+            let f64_parent = matches!(func.ty(*x), Type::Array(e, _) if **e == Type::Float64);
+            let ints = [a, s, n].iter().all(|o| func.operand_ty(o) == Type::Int64);
+            if !argument || !f64_parent || !ints || *func.ty(v) != Type::vector_f64() {
+                continue;
+            }
+            let reads = |r: Value| {
+                func.stmt(r)
+                    .is_some_and(|rs| rs.args.contains(&Operand::Value(v)))
+            };
+            let mut last = None;
+            let mut zeros = Vec::new();
+            let mut ok = true;
+            for (j, &r) in block.stmts.iter().enumerate().skip(i + 1) {
+                if !reads(r) {
+                    continue;
+                }
+                let Some(rs) = func.stmt(r) else { continue };
+                let zero = rs.op == Op::Prim(Prim::ZeroTangent) && rs.args.len() == 1;
+                let bcast =
+                    elementwise_broadcast(func, r) && rs.args.first() != Some(&Operand::Value(v));
+                if zero {
+                    zeros.push(r);
+                } else if !bcast {
+                    ok = false;
+                }
+                last = Some(j);
+            }
+            let elsewhere = func.blocks.iter().any(|b| {
+                !std::ptr::eq(b, block)
+                    && (b.stmts.iter().any(|&r| reads(r))
+                        || b.term.operands().contains(&&Operand::Value(v)))
+            }) || block.term.operands().contains(&&Operand::Value(v));
+            let Some(last) = last else { continue };
+            if !ok || elsewhere || out.contains_key(&v) {
+                continue;
+            }
+            if !block.stmts[i + 1..last]
+                .iter()
+                .all(|&t| keeps_parent(func, t, *x))
+            {
+                continue;
+            }
+            if zeros.iter().any(|z| out.contains_key(z)) {
+                continue;
+            }
+            out.insert(v, Fused::Slice);
+            for z in zeros {
+                out.insert(z, Fused::SliceZero { slice: v });
+            }
+        }
+    }
+}
+
+/// Does statement `t` leave the array `x` (an argument of the function) as it is? It writes
+/// nothing, or only an array made by `zero_tangent` in this function, or calls a function
+/// with numbers and immutable values of numbers only.
+fn keeps_parent(func: &Function, t: Value, x: Value) -> bool {
+    fn plain(t: &Type) -> bool {
+        t.is_number()
+            || *t == Type::Nothing
+            || (!t.is_mutable()
+                && matches!(t, Type::Tuple(_) | Type::NamedTuple(_) | Type::Struct(_))
+                && t.field_types().is_some_and(|fs| fs.iter().all(plain)))
+    }
+    let Some(st) = func.stmt(t) else {
+        return false;
+    };
+    match &st.op {
+        Op::Prim(p) => {
+            let e = p.info().effects;
+            if e.calls {
+                return false;
+            }
+            match e.mutates {
+                None => true,
+                Some(k) => st
+                    .args
+                    .get(usize::from(k))
+                    .and_then(Operand::as_value)
+                    .is_some_and(|d| {
+                        d != x
+                            && func
+                                .stmt(d)
+                                .is_some_and(|ds| ds.op == Op::Prim(Prim::ZeroTangent))
+                    }),
+            }
+        }
+        Op::New(_) => true,
+        Op::Invoke(_) => st.args.iter().all(|a| plain(&func.operand_ty(a))),
+        _ => false,
+    }
 }
 
 /// A chain of elementwise broadcasts computed by one loop: the `stages`, each read only by
@@ -201,6 +437,16 @@ pub(crate) enum ChainOut {
     New,
     /// At `accum!(dst, root)`: added into the Float64 array `dst`; the root is not made.
     Into { dst: Operand },
+    /// At `accum_slice!(dst, first, step, shadow)`, where `shadow = zero_tangent(slice)` of a
+    /// slice read in place is written only by `accum!(shadow, root)` before: added into the
+    /// slice of `dst` (see [`slice_accums`]); neither the root nor the shadow is made.
+    IntoSlice {
+        dst: Operand,
+        first: Operand,
+        step: Operand,
+        shadow: Value,
+        slice: Value,
+    },
 }
 
 /// Is `v` a broadcast of an elementwise primitive over numbers and arrays of numbers, giving
@@ -240,7 +486,7 @@ fn transparent(func: &Function, s: Value, leaves: &HashSet<Operand>) -> bool {
     };
     let e = p.info().effects;
     match p {
-        Prim::AccumInto => stmt.args.first().is_some_and(|d| {
+        Prim::AccumInto | Prim::AccumSlice => stmt.args.first().is_some_and(|d| {
             !leaves.contains(d)
                 && d.as_value()
                     .and_then(|d| func.stmt(d))
@@ -428,7 +674,36 @@ fn chain_leaves(func: &Function, members: &HashSet<Value>) -> HashSet<Operand> {
 /// One line per chain of broadcasts in `func` that the JIT runs as one loop, for the CLIF
 /// view: `; fused: %4 = broadcast(-, %1, %3), %6 = broadcast(exp, %4) -> made`.
 pub(crate) fn notes(func: &Function) -> Vec<String> {
-    let mut chains: Vec<(Value, Chain)> = plan(func)
+    let planned = plan(func);
+    let mut slices: Vec<Value> = planned
+        .iter()
+        .filter(|(_, f)| **f == Fused::Slice)
+        .map(|(v, _)| *v)
+        .collect();
+    slices.sort_by_key(|v| v.index());
+    let mut accums: Vec<(Value, Operand)> = planned
+        .iter()
+        .filter_map(|(v, f)| match f {
+            Fused::SliceAccum { src, .. } => Some((*v, src.clone())),
+            _ => None,
+        })
+        .collect();
+    accums.sort_by_key(|(v, _)| v.index());
+    let slice_notes = slices
+        .into_iter()
+        .map(|v| {
+            let args: Vec<String> = func
+                .stmt(v)
+                .map(|s| s.args.iter().map(|a| a.to_string()).collect())
+                .unwrap_or_default();
+            format!("; read in place: {v} = slice_copy({})", args.join(", "))
+        })
+        .chain(
+            accums
+                .into_iter()
+                .map(|(v, src)| format!("; slice gradient {src} added into its parent's at {v}")),
+        );
+    let mut chains: Vec<(Value, Chain)> = planned
         .into_iter()
         .filter_map(|(v, f)| match f {
             Fused::Chain(c) => Some((v, c)),
@@ -450,9 +725,13 @@ pub(crate) fn notes(func: &Function) -> Vec<String> {
             let out = match c.out {
                 ChainOut::New => "made".to_string(),
                 ChainOut::Into { dst } => format!("added into {dst} at {at}"),
+                ChainOut::IntoSlice { dst, .. } => {
+                    format!("added into a slice of {dst} at {at}")
+                }
             };
             format!("; fused: {} -> {out}", stages.join(", "))
         })
+        .chain(slice_notes)
         .collect()
 }
 
@@ -626,6 +905,126 @@ fn use_counts(func: &Function) -> Vec<u32> {
 }
 
 impl Translator<'_, '_, '_> {
+    /// Is `op` a slice read in place (see [`virtual_slices`])?
+    pub(crate) fn is_virtual_slice(&self, op: &Operand) -> bool {
+        op.as_value()
+            .is_some_and(|v| self.fused.get(&v) == Some(&Fused::Slice))
+    }
+
+    /// The slice read in place `v`, made (for a reader that reads it whole).
+    pub(crate) fn make_slice(&mut self, v: Value) -> R<Vec<ClValue>> {
+        let st = self
+            .func
+            .stmt(v)
+            .ok_or_else(|| JitError::invalid("a slice that is not a statement"))?;
+        let data = self.func.value(v);
+        self.prim(Prim::SliceCopy, &st.args, &data.ty, data.span)
+    }
+
+    /// The parent array, first 0-based index, step and length (0 when negative) of the slice
+    /// read in place `op`.
+    pub(crate) fn slice_view(&mut self, op: &Operand) -> R<(ClValue, ClValue, ClValue, ClValue)> {
+        let args = op
+            .as_value()
+            .and_then(|v| self.func.stmt(v))
+            .map(|st| st.args.clone())
+            .ok_or_else(|| JitError::invalid("a slice that is not a statement"))?;
+        let [x, a, s, n] = args.as_slice() else {
+            return Err(JitError::invalid("slice_copy's operands"));
+        };
+        let x = self.pointer(x)?;
+        let (a, s, n) = (
+            self.operand(a)?[0],
+            self.operand(s)?[0],
+            self.operand(n)?[0],
+        );
+        let base = self.b.ins().iadd_imm_s(a, -1);
+        let zero = self.b.ins().iconst(types::I64, 0);
+        let n = self.b.ins().smax(n, zero);
+        Ok((x, base, s, n))
+    }
+
+    /// The rows and columns of the array `op` (a slice read in place: its length and 1).
+    pub(crate) fn shape(&mut self, op: &Operand) -> R<(ClValue, ClValue)> {
+        if self.is_virtual_slice(op) {
+            let (_, _, _, n) = self.slice_view(op)?;
+            return Ok((n, self.b.ins().iconst(types::I64, 1)));
+        }
+        let a = self.pointer(op)?;
+        Ok((
+            self.b.ins().load(types::I64, mem(), a, array_offset::ROWS),
+            self.b.ins().load(types::I64, mem(), a, array_offset::COLS),
+        ))
+    }
+
+    /// Check the indices of the slice `slice_copy(args...)` read in place: out of bounds, the
+    /// interpreter's `slice_copy` runs (and raises its error). Every index `a + k s`, `k < n`,
+    /// is in bounds when `n <= 0` or the first and the last are, `n` is at most the length
+    /// and `|s|` too (so `s (n - 1)` cannot overflow).
+    fn check_slice(&mut self, args: &[Operand], ty: &Type, span: Span) -> R<()> {
+        let [x, a, s, n] = args else {
+            return Err(JitError::invalid("slice_copy's operands"));
+        };
+        let x = self.pointer(x)?;
+        let (a, s, n) = (
+            self.operand(a)?[0],
+            self.operand(s)?[0],
+            self.operand(n)?[0],
+        );
+        let len = self.b.ins().load(types::I64, mem(), x, array_offset::LEN);
+        let ok = self.slice_in_bounds(a, s, n, len);
+        let n_le = self.b.ins().icmp(IntCC::SignedLessThanOrEqual, n, len);
+        let ok = self.b.ins().band(ok, n_le);
+        let not_ok = self.b.ins().bnot(ok);
+        let bad = self.b.ins().band_imm_u(not_ok, 1);
+        self.guarded(
+            bad,
+            &[],
+            // Out of bounds, or a zero step repeating an element more times than `x` has
+            // elements: the copy, in the interpreter (which raises or makes it; either way,
+            // `x[a + k s]` are the slice's elements).
+            |t| {
+                t.fallback(Prim::SliceCopy, args, ty, span)?;
+                Ok(Vec::new())
+            },
+            |_| Ok(Vec::new()),
+        )?;
+        Ok(())
+    }
+
+    /// Are the indices `a + k s`, `k < n`, inside an array of `len` elements (an I8 of 0 or 1)?
+    /// Yes when `n <= 0`, or when the first and the last are and `|s| <= len` (so that
+    /// `s (n - 1)` does not overflow: a larger step leaves the array after one element). Too
+    /// strict only for one element and a step larger than the array.
+    pub(super) fn slice_in_bounds(
+        &mut self,
+        a: ClValue,
+        s: ClValue,
+        n: ClValue,
+        len: ClValue,
+    ) -> ClValue {
+        let ins = |t: &mut Self, i: ClValue| {
+            let i0 = t.b.ins().iadd_imm_s(i, -1);
+            t.b.ins().icmp(IntCC::UnsignedLessThan, i0, len)
+        };
+        let first_in = ins(self, a);
+        let k = self.b.ins().iadd_imm_s(n, -1);
+        let d = self.b.ins().imul(s, k);
+        let last = self.b.ins().iadd(a, d);
+        let last_in = ins(self, last);
+        let neg_len = self.b.ins().ineg(len);
+        let s_ge = self
+            .b
+            .ins()
+            .icmp(IntCC::SignedGreaterThanOrEqual, s, neg_len);
+        let s_le = self.b.ins().icmp(IntCC::SignedLessThanOrEqual, s, len);
+        let ok = [last_in, s_ge, s_le]
+            .into_iter()
+            .fold(first_in, |acc, c| self.b.ins().band(acc, c));
+        let none = self.b.ins().icmp_imm_s(IntCC::SignedLessThan, n, 1);
+        self.b.ins().bor(none, ok)
+    }
+
     /// The broadcast statement `v` as a stage of a loop.
     fn stage(&self, v: Value) -> Stage {
         Stage {
@@ -668,7 +1067,60 @@ impl Translator<'_, '_, '_> {
             ChainOut::Into { .. } => self
                 .prim(Prim::AccumInto, args, ty, span)
                 .map(|_| Vec::new()),
+            ChainOut::IntoSlice { .. } => Err(JitError::invalid("a slice's chain made unfused")),
         }
+    }
+
+    /// `accum_slice!(args...)` of [`Fused::SliceAccum`] unfused: the slice's gradient made
+    /// (zeros of its length), `src` added into it, it added into the parent's.
+    fn unfused_slice_accum(
+        &mut self,
+        src: &Operand,
+        shadow: Value,
+        slice: Value,
+        args: &[Operand],
+        span: Span,
+    ) -> R<Vec<ClValue>> {
+        self.slice_shadow(shadow, slice)?;
+        let sum = [Operand::Value(shadow), src.clone()];
+        self.prim(Prim::AccumInto, &sum, &Type::Nothing, span)?;
+        self.prim(Prim::AccumSlice, args, &Type::Nothing, span)?;
+        Ok(Vec::new())
+    }
+
+    /// Make the gradient `shadow` of the slice read in place `slice`: zeros of its length.
+    fn slice_shadow(&mut self, shadow: Value, slice: Value) -> R<()> {
+        let (n, one) = self.shape(&Operand::Value(slice))?;
+        let ctx = self.ctx();
+        let size = self.b.ins().iconst(types::I64, 8);
+        let rt = self.env.rt.array_new;
+        let zeros = self
+            .call_rt(rt, &[ctx, n, one, size])
+            .ok_or_else(|| JitError::invalid("array_new"))?;
+        self.set_slots(shadow, vec![zeros]);
+        Ok(())
+    }
+
+    /// The chain of [`ChainOut::IntoSlice`] unfused, at its `accum_slice!(args...)`: the
+    /// slice's gradient made (zeros of its length), the chain added into it, it added into
+    /// the parent's.
+    fn unfused_slice_chain(
+        &mut self,
+        chain: &Chain,
+        shadow: Value,
+        slice: Value,
+        args: &[Operand],
+        span: Span,
+    ) -> R<Vec<ClValue>> {
+        self.slice_shadow(shadow, slice)?;
+        self.materialize(&chain.stages)?;
+        let root = self.stage(chain.root);
+        let made = self.prim(Prim::Broadcast, &root.args, &root.ty, root.span)?;
+        self.set_slots(chain.root, made);
+        let sum = [Operand::Value(shadow), Operand::Value(chain.root)];
+        self.prim(Prim::AccumInto, &sum, &Type::Nothing, root.span)?;
+        self.prim(Prim::AccumSlice, args, &Type::Nothing, span)?;
+        Ok(Vec::new())
     }
 
     /// The chain's loop, at its statement `op(args)` of type `ty`.
@@ -679,18 +1131,43 @@ impl Translator<'_, '_, '_> {
             ChainOut::New => None,
             ChainOut::Into { dst } => {
                 let fresh = self.current.is_some_and(|v| self.fresh.accums.contains(&v));
-                Some((self.pointer(dst)?, fresh))
+                Some(Into {
+                    dst: self.pointer(dst)?,
+                    fresh,
+                    view: None,
+                })
+            }
+            ChainOut::IntoSlice {
+                dst,
+                first,
+                step,
+                slice,
+                ..
+            } => {
+                let (n, _) = self.shape(&Operand::Value(*slice))?;
+                let a = self.operand(first)?[0];
+                let base = self.b.ins().iadd_imm_s(a, -1);
+                Some(Into {
+                    dst: self.pointer(dst)?,
+                    fresh: false,
+                    view: Some((base, self.operand(step)?[0], n)),
+                })
             }
         };
-        let done =
-            self.broadcast_loop(&stages, into, |t| t.unfused_chain(chain, args, ty, span))?;
+        let unfused = |t: &mut Self| match &chain.out {
+            ChainOut::IntoSlice { shadow, slice, .. } => {
+                t.unfused_slice_chain(chain, *shadow, *slice, args, span)
+            }
+            _ => t.unfused_chain(chain, args, ty, span),
+        };
+        let done = self.broadcast_loop(&stages, into, unfused)?;
         let res = match done {
             Some(res) => res,
-            None => self.unfused_chain(chain, args, ty, span)?,
+            None => unfused(self)?,
         };
         match &chain.out {
             ChainOut::New => Ok(res),
-            ChainOut::Into { .. } => self.zeros(ty),
+            ChainOut::Into { .. } | ChainOut::IntoSlice { .. } => self.zeros(ty),
         }
     }
 
@@ -716,6 +1193,43 @@ impl Translator<'_, '_, '_> {
                 .map(|&x| vec![x])
                 .ok_or_else(|| JitError::invalid("a sin/cos pair out of order")),
             Fused::Chain(chain) => self.chain(&chain, args, ty, span),
+            Fused::Slice => {
+                self.check_slice(args, ty, span)?;
+                // Never read: `Translator::operand` makes the slice for a reader that needs it.
+                Ok(vec![self.b.ins().iconst(types::I64, 0)])
+            }
+            Fused::SliceAccum { src, shadow, slice } => {
+                let (n, _) = self.shape(&Operand::Value(slice))?;
+                let x = self.pointer(&src)?;
+                let len = self.b.ins().load(types::I64, mem(), x, array_offset::LEN);
+                let differ = self.b.ins().icmp(IntCC::NotEqual, len, n);
+                let unfused = |t: &mut Self| t.unfused_slice_accum(&src, shadow, slice, args, span);
+                self.guarded(differ, &[], unfused, |t| {
+                    let d = t.pointer(&args[0])?;
+                    let (a, s) = (t.operand(&args[1])?[0], t.operand(&args[2])?[0]);
+                    let through_zeros = t.b.ins().iconst(types::I8, 1);
+                    let rt = t.env.rt.accum_slice;
+                    let bad = t
+                        .call_rt(rt, &[d, a, s, x, through_zeros])
+                        .ok_or_else(|| JitError::invalid("accum_slice!"))?;
+                    // Out of bounds (nothing was added): the unfused statements raise.
+                    t.guarded(bad, &[], unfused, |_| Ok(Vec::new()))
+                })?;
+                Ok(Vec::new())
+            }
+            Fused::SliceZero { slice } => {
+                let (n, one) = self.shape(&Operand::Value(slice))?;
+                let rt = if self.makes_fresh() {
+                    self.env.rt.array_new_uninit
+                } else {
+                    self.env.rt.array_new
+                };
+                let ctx = self.ctx();
+                let size = self.b.ins().iconst(types::I64, 8);
+                Ok(vec![self
+                    .call_rt(rt, &[ctx, n, one, size])
+                    .ok_or_else(|| JitError::invalid("array_new"))?])
+            }
             Fused::ZeroLike { stages } => {
                 let sub: Vec<Stage> = stages.iter().map(|&x| self.stage(x)).collect();
                 let mut leaves = Vec::new();
@@ -723,19 +1237,15 @@ impl Translator<'_, '_, '_> {
                     for a in &st.args[1..] {
                         let member = a.as_value().is_some_and(|x| stages.contains(&x));
                         if !member && matches!(self.func.operand_ty(a), Type::Array(..)) {
-                            leaves.push(self.pointer(a)?);
+                            leaves.push(self.shape(a)?);
                         }
                     }
                 }
-                let Some((&a0, rest)) = leaves.split_first() else {
+                let Some((&(rows, cols), rest)) = leaves.split_first() else {
                     return Err(JitError::invalid("zero_tangent of a broadcast of no array"));
                 };
-                let rows = self.b.ins().load(types::I64, mem(), a0, array_offset::ROWS);
-                let cols = self.b.ins().load(types::I64, mem(), a0, array_offset::COLS);
                 let mut bad = self.b.ins().iconst(types::I8, 0);
-                for &a in rest {
-                    let r = self.b.ins().load(types::I64, mem(), a, array_offset::ROWS);
-                    let c = self.b.ins().load(types::I64, mem(), a, array_offset::COLS);
+                for &(r, c) in rest {
                     let dr = self.b.ins().icmp(IntCC::NotEqual, r, rows);
                     let dc = self.b.ins().icmp(IntCC::NotEqual, c, cols);
                     let d = self.b.ins().bor(dr, dc);

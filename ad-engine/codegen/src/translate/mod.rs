@@ -16,6 +16,7 @@ mod factor;
 mod fuse;
 mod objects;
 pub(crate) mod pullbacks;
+mod ranges;
 mod scalar;
 mod tape;
 
@@ -160,7 +161,11 @@ impl RtFuncs {
             accum_outer: decl("zy_rt_accum_outer", &[p, p, p, types::I8], Some(types::I8))?,
             setlength: decl("zy_rt_setlength", &[p, p, p, p, p], Some(p))?,
             slice_copy: decl("zy_rt_slice_copy", &[p, p, p, p, p], Some(p))?,
-            accum_slice: decl("zy_rt_accum_slice", &[p, p, p, p], Some(types::I8))?,
+            accum_slice: decl(
+                "zy_rt_accum_slice",
+                &[p, p, p, p, types::I8],
+                Some(types::I8),
+            )?,
             det: decl("zy_rt_det", &[p, p], Some(types::I8))?,
             logdet: decl("zy_rt_logdet", &[p, p], Some(types::I8))?,
             inv: decl("zy_rt_inv", &[p, p], Some(p))?,
@@ -282,6 +287,8 @@ pub(crate) struct Translator<'e, 'a, 'b> {
     steady: Vec<bool>,
     /// The IR block being translated is steady.
     steady_block: bool,
+    /// Element accesses whose index the loop's range proves in bounds (no check).
+    proven: std::collections::HashSet<zy_ir::Value>,
 }
 
 impl<'e, 'a, 'b> Translator<'e, 'a, 'b> {
@@ -328,6 +335,7 @@ impl<'e, 'a, 'b> Translator<'e, 'a, 'b> {
             loops,
             steady,
             steady_block: false,
+            proven: ranges::proven_in_bounds(func),
         };
         t.b.switch_to_block(entry);
         Ok(t)
@@ -520,6 +528,7 @@ impl<'e, 'a, 'b> Translator<'e, 'a, 'b> {
     /// The slots of an operand.
     pub(crate) fn operand(&mut self, op: &Operand) -> R<Vec<ClValue>> {
         match op {
+            Operand::Value(v) if self.is_virtual_slice(op) => self.make_slice(*v),
             Operand::Value(v) => {
                 self.vals.get(v.index()).cloned().ok_or_else(|| {
                     JitError::invalid(format!("{v} is not a value of this function"))
