@@ -1930,8 +1930,7 @@ hypot(x::Real, y::Real, z::Real) = hypot(hypot(x, y), z)
     atan(y, x)
 
 The angle of the point `(x, y)` in `[-π, π]` (Julia's two-argument `atan`, signed zeros
-included). Computed from the smaller ratio, so that the derivatives `x / (x² + y²)` and
-`-y / (x² + y²)` hold on the axes too.
+included), computed from the smaller ratio. Its derivatives are ChainRules' rule (below).
 """
 function atan(y::Real, x::Real)
     yf = float(y)
@@ -1952,7 +1951,23 @@ function atan(y::Real, x::Real)
     end
 end
 
-_signbit(v::Float64) = v < 0.0 || (v == 0.0 && 1.0 / v < 0.0)
+_signbit(v::Float64) = copysign(1.0, v) < 0.0
+
+# ChainRules' rule for `atan(y, x)`: `(x / u, -y / u)` with `u = x² + y²`, which is
+# `(NaN, NaN)` at the origin, where the angle jumps (differentiating the branches above would
+# give a finite one-sided answer there without a word).
+function rrule(::typeof(atan), y::Float64, x::Float64)
+    function atan_pullback(ȳ)
+        u = x * x + y * y
+        return (NoTangent(), ȳ * (x / u), ȳ * (-y / u))
+    end
+    return atan(y, x), atan_pullback
+end
+
+function frule(Δ, ::typeof(atan), y::Float64, x::Float64)
+    u = x * x + y * y
+    return atan(y, x), (x / u) * Δ[2] + (-y / u) * Δ[3]
+end
 
 """
     max(a, b, c, xs...), min(a, b, c, xs...)

@@ -34,10 +34,14 @@ end
     norm(x, p)
 
 The `p`-norm of the elements of `x`: `sum(abs.(x) .^ p)^(1 / p)`; `p = 2` is `norm(x)`,
-`p = 1` the sum of magnitudes, `p = Inf` the largest magnitude and `p = -Inf` the smallest.
+`p = 1` the sum of magnitudes, `p = Inf` the largest magnitude, `p = -Inf` the smallest and
+`p = 0` the number of nonzero elements. At the zero vector the gradient is zero, as
+ChainRules' (which zeroes every non-finite partial).
 """
 function norm(x::AbstractArray, p::Real)
-    if p == 2
+    if p == 0
+        return float(count(xi -> xi != 0, x))
+    elseif p == 2
         return norm(x)
     elseif p == 1
         return float(sum(abs, x))
@@ -46,9 +50,33 @@ function norm(x::AbstractArray, p::Real)
     elseif p == -Inf
         return float(_minabs(x))
     end
-    q = float(p)
-    return sum(xi -> abs(xi)^q, x)^(1.0 / q)
+    return _normp(x, float(p))
 end
+
+function _normp(x, q::Float64)
+    s = sum(xi -> abs(xi)^q, x)
+    return s == 0.0 ? 0.0 : s^(1.0 / q)
+end
+
+# ChainRules' pullback of the `p`-norm `y`: `x̄ᵢ = xᵢ (|xᵢ| / y)^(p - 2) ȳ / y` and
+# `p̄ = ȳ (Σ (|xᵢ| / y)^(p - 1) |xᵢ| log|xᵢ| - y log y) / p`, each term that is not finite
+# (zero elements for `p < 1`, the zero vector) taken as zero.
+function rrule(::typeof(_normp), x::Array{<:Real}, p::Float64)
+    y = _normp(x, p)
+    function _normp_pullback(ȳ)
+        c = ȳ / y
+        x̄ = map(xi -> _finite_or_zero(xi * ((abs(xi) / y)^(p - 2.0) * c)), x)
+        p̄ = 0.0
+        if y > 0.0 && isfinite(y)
+            t = sum(xi -> _finite_or_zero((abs(xi) / y)^(p - 1.0) * abs(xi) * log(abs(xi))), x)
+            p̄ = ȳ * (t - y * log(y)) / p
+        end
+        return (NoTangent(), x̄, p̄)
+    end
+    return y, _normp_pullback
+end
+
+_finite_or_zero(v::Float64) = isfinite(v) ? v : 0.0
 
 function _maxabs(x)
     m = abs(x[1])
