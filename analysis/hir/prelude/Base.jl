@@ -3833,6 +3833,23 @@ map(f, s::ColumnSlices) = [f(s[k]) for k in 1:length(s)]
 # `f.(eachcol(A))`: Julia's slices are an AbstractVector, so the broadcast calls `f` on each.
 broadcast(f, s::RowSlices) = map(f, s)
 broadcast(f, s::ColumnSlices) = map(f, s)
+# Julia's slices are an AbstractVector of views: `sum(eachcol(A))` adds them from the left
+# into a new array. Julia's `collect` is a Vector of the views, which zy does not hold: refused
+# by name (a Vector of copies would not write `A`).
+sum(s::RowSlices) = _slices_sum(s)
+sum(s::ColumnSlices) = _slices_sum(s)
+collect(s::RowSlices) = _collect_slices()
+collect(s::ColumnSlices) = _collect_slices()
+_collect_slices() = error("unsupported: `collect` of `eachrow`/`eachcol`/`eachslice` (Julia's Vector of views); index the slices (`s[j]`), loop over them, or collect copies with `map(copy, s)`")
+
+function _slices_sum(s)
+    length(s) == 0 && throw(ArgumentError("reducing over an empty collection is not allowed; consider supplying `init` to the reducer"))
+    acc = collect(s[1])
+    for k in 2:length(s)
+        acc = acc + s[k]
+    end
+    return acc
+end
 
 # Views of matrix blocks and of N-dimensional arrays (`view(A, 1:2, :)`, `view(A, :, :, k)`,
 # `@views A[1:2, 2:3]`, `selectdim`, `eachslice`): a SubArray whose `indices` is an array of
@@ -3950,6 +3967,8 @@ sum(f, s::Slices) = sum(f(s[k]) for k in 1:length(s))
 maximum(f, s::Slices) = maximum(f(s[k]) for k in 1:length(s))
 minimum(f, s::Slices) = minimum(f(s[k]) for k in 1:length(s))
 map(f, s::Slices) = [f(s[k]) for k in 1:length(s)]
+sum(s::Slices) = _slices_sum(s)
+collect(s::Slices) = _collect_slices()
 
 # Views of views (`view(W, 1, :)` of `W = reshape(θ, 2, 3)`, `eachrow` of a block): a view of
 # the same parent at the selected indices of the view's own, so writes still reach the parent.
