@@ -30,11 +30,14 @@ pub(crate) fn is_view(t: &Type) -> bool {
 }
 
 /// Is `t` a lazy wrapper that the library reads as a copy where it has no method for it: a
-/// view, or `Symmetric(A)`/`Hermitian(A)` (whose copy is the dense symmetric matrix)?
+/// view, `Symmetric(A)`/`Hermitian(A)` (whose copy is the dense symmetric matrix) or
+/// `transpose(x)` of a vector (the 1×n matrix)?
 pub(crate) fn reads_as_copy(t: &Type) -> bool {
     is_view(t)
-        || matches!(t, Type::Struct(s)
-            if matches!(&*s.name, "LinearAlgebra.Symmetric" | "LinearAlgebra.Hermitian"))
+        || matches!(t, Type::Struct(s) if matches!(
+            &*s.name,
+            "LinearAlgebra.Symmetric" | "LinearAlgebra.Hermitian" | "Base.Transpose"
+        ))
 }
 
 /// May a call of the library function `name` with a view among `args` and no method for it

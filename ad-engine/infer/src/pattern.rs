@@ -452,6 +452,7 @@ fn abstract_array(t: &Type) -> Option<Type> {
         ("LinearAlgebra.Symmetric" | "LinearAlgebra.Hermitian", [Type::Array(e, 2)]) => {
             ((**e).clone(), 2)
         }
+        ("Base.Transpose", [Type::Array(e, 1)]) => ((**e).clone(), 2),
         // `eachrow`/`eachcol` of a matrix (or of a matrix view): views of one dimension.
         ("Base.RowSlices" | "Base.ColumnSlices", [m]) => (slice_view(m, 1)?, 1),
         // `eachslice` of an array of `d` dimensions: views of `d - 1`.

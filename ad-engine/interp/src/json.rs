@@ -49,6 +49,13 @@ pub fn to_json(v: &Value) -> Json {
                 _ => object(t.fields.iter().map(|(n, _)| &**n).zip(vs.iter())),
             }
         }
+        // `transpose(x)`: the 1×n row, as an `Adjoint` row.
+        Value::Struct(t, vs) if &*t.name == "Base.Transpose" => {
+            match vs.first().and_then(crate::show_library::row_elements) {
+                Some(a) => to_json(&a.into_value()),
+                None => object(t.fields.iter().map(|(n, _)| &**n).zip(vs.iter())),
+            }
+        }
         // A `Set`: an array of its elements.
         Value::Struct(t, vs) if &*t.name == "Base.Set" => {
             match vs.first().and_then(crate::show_library::set_elements) {

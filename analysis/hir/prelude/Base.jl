@@ -5840,6 +5840,81 @@ _complex_convert(p::Complex{T}, z::Complex) where {T} = Complex(T(z.re), T(z.im)
 _complex_mapsum(f, x) = sum(map(f, x))
 
 """
+    Transpose(x)
+
+`transpose(x)` of a vector: Julia's `Transpose{T, Vector{T}}`, the 1×n row read through `x`
+(a write to either is seen in the other), a type of its own, not an `Adjoint`: for complex
+numbers it does not conjugate, and `isa`, dispatch and `typeof` tell the two apart. A row
+times a vector is a number, times a matrix a row, a vector times it the outer product, and
+numbers scale it; the library's functions without a method for it (broadcasting, `sum`,
+`==`, ...) read the 1×n matrix `collect(t)`.
+"""
+struct Transpose{V}
+    parent::V
+end
+transpose(x::AbstractVector) = Transpose(x)
+transpose(t::Transpose) = t.parent
+adjoint(t::Transpose) = _conj_vector(t.parent)
+_conj_vector(x::AbstractVector{<:Real}) = x
+_conj_vector(x::AbstractVector) = conj.(x)
+parent(t::Transpose) = t.parent
+vec(t::Transpose) = t.parent
+size(t::Transpose) = (1, length(t.parent))
+size(t::Transpose, d::Int) = d == 2 ? length(t.parent) : 1
+length(t::Transpose) = length(t.parent)
+function getindex(t::Transpose, i::Int, j::Int)
+    n = length(t.parent)
+    (i == 1 && 1 <= j <= n) || error("BoundsError: attempt to access 1×$n transpose(::Vector{$(eltype(t.parent))}) with eltype $(eltype(t.parent)) at index [$i, $j]")
+    return t.parent[j]
+end
+getindex(t::Transpose, j::Int) = t.parent[j]
+function setindex!(t::Transpose, v, i::Int, j::Int)
+    n = length(t.parent)
+    (i == 1 && 1 <= j <= n) || error("BoundsError: attempt to access 1×$n transpose(::Vector{$(eltype(t.parent))}) with eltype $(eltype(t.parent)) at index [$i, $j]")
+    t.parent[j] = v
+    return t
+end
+function setindex!(t::Transpose, v, j::Int)
+    t.parent[j] = v
+    return t
+end
+copy(t::Transpose) = Transpose(copy(t.parent))
+sum(t::Transpose) = sum(t.parent)
+prod(t::Transpose) = prod(t.parent)
+maximum(t::Transpose) = maximum(t.parent)
+minimum(t::Transpose) = minimum(t.parent)
+sum(f, t::Transpose) = sum(f, t.parent)
+# `f.(x, transpose(y))` and the others: as for a row `y'`, the matrix of the calls.
+broadcast(f, t::Transpose) = broadcast(f, collect(t))
+broadcast(f, x::AbstractVector, t::Transpose) = _outer_broadcast(f, x, t.parent)
+broadcast(f, t::Transpose, x::AbstractVector) = _outer_broadcast_flipped(f, x, t.parent)
+broadcast(f, t::Transpose, y) = broadcast(f, collect(t), y)
+broadcast(f, x, t::Transpose) = broadcast(f, x, collect(t))
+broadcast(f, t::Transpose, u::Transpose) = broadcast(f, collect(t), collect(u))
+# `sum(transpose(x); dims)` and friends: those of the 1×n matrix.
+_sum_dims(t::Transpose, d::Int) = _sum_dims(collect(t), d)
+_reduce_dims(op, t::Transpose, d::Int) = _reduce_dims(op, collect(t), d)
+collect(t::Transpose) = reshape(collect(t.parent), 1, length(t.parent))
+
+*(t::Transpose, y::AbstractVector) = _transpose_dot(t.parent, y)
+*(t::Transpose, A::AbstractMatrix) = Transpose(transpose(A) * t.parent)
+*(x::AbstractVector, t::Transpose) = x .* collect(t)
+*(a::Number, t::Transpose) = Transpose(a * t.parent)
+*(t::Transpose, a::Number) = Transpose(t.parent * a)
+/(t::Transpose, a::Number) = Transpose(t.parent / a)
++(t::Transpose, u::Transpose) = Transpose(t.parent + u.parent)
+-(t::Transpose, u::Transpose) = Transpose(t.parent - u.parent)
+-(t::Transpose) = Transpose(-t.parent)
+
+# `transpose(x) * y`: `dot` of real vectors (no conjugate to take), else the sum of the
+# products in order.
+_transpose_dot(x::AbstractVector{<:Real}, y::AbstractVector{<:Real}) = dot(x, y)
+function _transpose_dot(x, y)
+    length(x) == length(y) || throw(DimensionMismatch("first array has length $(length(x)) which does not match the length of the second, $(length(y))."))
+    return sum(x .* y)
+end
+
+"""
     ConjAdjoint(x)
 
 `x'` of a vector of complex numbers: Julia's `Adjoint`, the 1×n row whose `[1, j]` entry is

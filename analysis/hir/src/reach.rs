@@ -116,10 +116,10 @@ pub const HOOKS: &[Hooks] = &[
         triggers: &["Base.UnitRange", "Base.StepRange", "Base.LinRange"],
         hooks: &[],
     },
-    // `Symmetric(A)` and `Hermitian(A)` are read as their dense matrix where the library has no
-    // method for them (inference's `call_with_views_copied`).
+    // `Symmetric(A)`, `Hermitian(A)` and `transpose(x)` are read as their dense matrix where
+    // the library has no method for them (inference's `call_with_views_copied`).
     Hooks {
-        triggers: &["LinearAlgebra.Symmetric", "LinearAlgebra.Hermitian"],
+        triggers: &["LinearAlgebra.Symmetric", "LinearAlgebra.Hermitian", "Base.Transpose"],
         hooks: &["Base.collect"],
     },
     // `eachrow`/`eachcol`/`eachslice`'s slices are an AbstractVector of views for a user's
