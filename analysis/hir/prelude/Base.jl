@@ -1932,9 +1932,9 @@ hypot(x::Real, y::Real, z::Real) = hypot(hypot(x, y), z)
 The angle of the point `(x, y)` in `[-π, π]` (Julia's two-argument `atan`, signed zeros
 included), computed from the smaller ratio. Its derivatives are ChainRules' rule (below).
 """
-function atan(y::Real, x::Real)
-    yf = float(y)
-    xf = float(x)
+atan(y::Real, x::Real) = atan(float(y), float(x))
+
+function atan(yf::Float64, xf::Float64)
     if isnan(xf) || isnan(yf)
         return NaN
     elseif isinf(xf) && isinf(yf)
