@@ -350,14 +350,15 @@ fn same_body(want: &Json, got: &Json) -> bool {
     }
 }
 
-/// Every gradient the fixtures of vectors of arrays, structs and tuples state runs compiled:
-/// asked for the JIT, the pipeline never hands one to the interpreter (`jit_fallback`).
+/// Every gradient the fixtures of vectors of arrays, structs and tuples, and of arrays of
+/// complex numbers (structs of two Float64s, stored in line), state runs compiled: asked for
+/// the JIT, the pipeline never hands one to the interpreter (`jit_fallback`).
 #[test]
 fn the_fixtures_of_vectors_of_objects_run_on_the_jit() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../fixtures");
     let mut checked = 0;
     let mut fell_back = Vec::new();
-    for name in ["vectors_of_arrays.jl", "vectors_of_structs.jl"] {
+    for name in ["vectors_of_arrays.jl", "vectors_of_structs.jl", "complex.jl"] {
         let path = root.join(name);
         let text = std::fs::read_to_string(&path).expect("fixture");
         let mut host = AnalysisHost::new();

@@ -29,6 +29,17 @@ pub(crate) fn is_view(t: &Type) -> bool {
     matches!(t, Type::Struct(s) if &*s.name == "Base.SubArray")
 }
 
+/// Is `t` a lazy wrapper that the library reads as a copy where it has no method for it: a
+/// view, `Symmetric(A)`/`Hermitian(A)` (whose copy is the dense symmetric matrix) or
+/// `transpose(x)` of a vector (the 1×n matrix)?
+pub(crate) fn reads_as_copy(t: &Type) -> bool {
+    is_view(t)
+        || matches!(t, Type::Struct(s) if matches!(
+            &*s.name,
+            "LinearAlgebra.Symmetric" | "LinearAlgebra.Hermitian" | "Base.Transpose"
+        ))
+}
+
 /// May a call of the library function `name` with a view among `args` and no method for it
 /// read a copy of the view instead? Julia's methods for `AbstractArray` read a view element
 /// by element, which a copy reproduces for a function that does not write its arguments and
@@ -36,7 +47,7 @@ pub(crate) fn is_view(t: &Type) -> bool {
 /// library marks every function that writes with `!`, as Julia's does; a user's function may
 /// not, so it never reads a copy.
 fn reads_views(name: &str, args: &[Type]) -> bool {
-    is_library(name) && !name.ends_with('!') && !makes_views(name) && args.iter().any(is_view)
+    is_library(name) && !name.ends_with('!') && !makes_views(name) && args.iter().any(reads_as_copy)
 }
 
 /// Is `name` a function of the library (the prelude's modules)?
@@ -271,7 +282,7 @@ impl<'a> Cx<'a> {
         args: &[Val],
     ) -> Option<Result<Val, Fail>> {
         let r = builtins::call(self, b, builtin, args)?;
-        let views = !builtin.ends_with('!') && args.iter().any(|a| is_view(&a.ty));
+        let views = !builtin.ends_with('!') && args.iter().any(|a| reads_as_copy(&a.ty));
         Some(match r {
             Err(no_match) if views && no_match.code == "method-error" => {
                 self.call_with_views_copied(b, name, args, no_match)
@@ -404,7 +415,7 @@ impl<'a> Cx<'a> {
         let mut copied = Vec::with_capacity(args.len());
         for a in args {
             copied.push(match &a.ty {
-                t if is_view(t) => {
+                t if reads_as_copy(t) => {
                     self.call_named(b, &"Base.collect".into(), std::slice::from_ref(a))?
                 }
                 _ => a.clone(),

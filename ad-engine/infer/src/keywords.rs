@@ -124,7 +124,8 @@ impl Cx<'_> {
         self.call_generic(b, &keywords.body, &body_args)
     }
 
-    /// `sum(A; dims = d)`, and `prod`, `maximum`, `minimum`, of a vector, a matrix or a row `x'`: the builtin
+    /// `sum(A; dims = d)`, and `prod`, `maximum`, `minimum`, of a vector, a matrix, a row `x'`
+    /// or a wrapper (`transpose(x)`, `Symmetric(A)`): the builtin
     /// reductions take no keywords, so the prelude computes them (`Base._sum_dims(A, d)`,
     /// `Base._reduce_dims(op, A, d)`); `sum(f, A; dims = d)` and the others with a function
     /// reduce `map(f, A)` so (Julia's `mapreduce(f, op, A; dims)`, `f` called once per element).
@@ -142,7 +143,9 @@ impl Cx<'_> {
         if f.len() > 1 {
             return Ok(None);
         }
-        let array = matches!(&a.ty, Type::Array(e, _) | Type::Adjoint(e) if e.is_number());
+        // `transpose(x)` and `Symmetric(A)`: the prelude's methods, or its reading of a copy.
+        let wrapper = crate::calls::reads_as_copy(&a.ty) && !crate::calls::is_view(&a.ty);
+        let array = wrapper || matches!(&a.ty, Type::Array(e, _) | Type::Adjoint(e) if e.is_number());
         if &**k != "dims" || !array {
             return Ok(None);
         }

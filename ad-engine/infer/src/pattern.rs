@@ -414,7 +414,7 @@ pub(crate) fn matches(p: &Pat, t: &Type, b: &mut Bindings) -> bool {
 
 /// [`matches`] for an argument of a user's method, `isa` and `typeof`: also a shared reshape
 /// (a view marked `Base._Reshaped`, see [`reshaped_array`]) matches an `Array` annotation, as
-/// Julia's `reshape` of an Array is an Array, and a range or `Diagonal` an abstract one. The library's `Array` methods are written for
+/// Julia's `reshape` of an Array is an Array, and a range, a `Diagonal` or `eachcol`'s slices an abstract one. The library's `Array` methods are written for
 /// zy's arrays, so its own dispatch uses [`matches`].
 pub(crate) fn matches_as_julia(p: &Pat, t: &Type, b: &mut Bindings) -> bool {
     let mut tried = b.clone();
@@ -449,9 +449,71 @@ fn abstract_array(t: &Type) -> Option<Type> {
             (e.clone(), 1)
         }
         ("LinearAlgebra.Diagonal", [Type::Array(e, 1)]) => ((**e).clone(), 2),
+        ("LinearAlgebra.Symmetric" | "LinearAlgebra.Hermitian", [Type::Array(e, 2)]) => {
+            ((**e).clone(), 2)
+        }
+        ("Base.Transpose", [Type::Array(e, 1)]) => ((**e).clone(), 2),
+        // `eachrow`/`eachcol` of a matrix (or of a matrix view): views of one dimension.
+        ("Base.RowSlices" | "Base.ColumnSlices", [m]) => (slice_view(m, 1)?, 1),
+        // `eachslice` of an array of `d` dimensions: views of `d - 1`.
+        ("Base.Slices", [p]) => (slice_view(p, slice_parent_dims(p)?.checked_sub(1)?)?, 1),
         _ => return None,
     };
     Some(Type::Array(Arc::new(elem), n))
+}
+
+/// The type of a slice of `parent` with `n` dimensions, as the prelude's `view` gives it: a
+/// `SubArray` of the underlying array (a view's own parent) whose indices are a
+/// `StepRange{Int64, Int64}` for a row or column of a matrix, else an array of `n`
+/// dimensions (Julia 1.9's `Slices` are an `AbstractVector` of these views).
+fn slice_view(parent: &Type, n: u8) -> Option<Type> {
+    let (array, indices) = match parent {
+        Type::Array(_, 2) if n == 1 => (parent.clone(), step_range()),
+        Type::Array(..) => (parent.clone(), Type::Array(Arc::new(Type::Int64), n)),
+        Type::Struct(s) if view_array(s).is_some() => (
+            s.params.first()?.clone(),
+            Type::Array(Arc::new(Type::Int64), n),
+        ),
+        _ => return None,
+    };
+    if n == 0 {
+        return None;
+    }
+    Some(Type::Struct(Arc::new(zy_ir::StructType {
+        name: "Base.SubArray".into(),
+        params: vec![array.clone(), indices.clone(), Type::Nothing],
+        fields: vec![
+            ("parent".into(), array),
+            ("indices".into(), indices),
+            ("reshaped".into(), Type::Nothing),
+        ],
+        mutable: false,
+        kind: zy_ir::StructKind::User,
+    })))
+}
+
+/// The prelude's `Base.StepRange{Int64, Int64}`.
+fn step_range() -> Type {
+    Type::Struct(Arc::new(zy_ir::StructType {
+        name: "Base.StepRange".into(),
+        params: vec![Type::Int64, Type::Int64],
+        fields: vec![
+            ("start".into(), Type::Int64),
+            ("step".into(), Type::Int64),
+            ("stop".into(), Type::Int64),
+        ],
+        mutable: false,
+        kind: zy_ir::StructKind::User,
+    }))
+}
+
+/// The number of dimensions of an array or view that `eachslice` slices.
+fn slice_parent_dims(parent: &Type) -> Option<u8> {
+    match parent {
+        Type::Array(_, n) => Some(*n),
+        Type::Struct(s) => view_array(s).map(|(_, n)| n),
+        _ => None,
+    }
 }
 
 /// The Array type Julia gives a shared reshape (`reshape(x, 2, 2)` of a variable: the

@@ -35,6 +35,27 @@ pub fn to_json(v: &Value) -> Json {
                 None => object(t.fields.iter().map(|(n, _)| &**n).zip(vs.iter())),
             }
         }
+        // `Symmetric(A)`, `Hermitian(A)`: the dense matrix they stand for.
+        Value::Struct(t, vs)
+            if matches!(&*t.name, "LinearAlgebra.Symmetric" | "LinearAlgebra.Hermitian") =>
+        {
+            match vs.first().zip(vs.get(1)) {
+                Some((a, Value::Bool(upper))) => {
+                    match crate::show_library::symmetric_elements(a, *upper) {
+                        Some(a) => to_json(&a.into_value()),
+                        None => object(t.fields.iter().map(|(n, _)| &**n).zip(vs.iter())),
+                    }
+                }
+                _ => object(t.fields.iter().map(|(n, _)| &**n).zip(vs.iter())),
+            }
+        }
+        // `transpose(x)`: the 1×n row, as an `Adjoint` row.
+        Value::Struct(t, vs) if &*t.name == "Base.Transpose" => {
+            match vs.first().and_then(crate::show_library::row_elements) {
+                Some(a) => to_json(&a.into_value()),
+                None => object(t.fields.iter().map(|(n, _)| &**n).zip(vs.iter())),
+            }
+        }
         // A `Set`: an array of its elements.
         Value::Struct(t, vs) if &*t.name == "Base.Set" => {
             match vs.first().and_then(crate::show_library::set_elements) {

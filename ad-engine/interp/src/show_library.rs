@@ -1,6 +1,6 @@
 //! Julia's `show` of the library's structs where Julia prints them otherwise than as their
 //! fields: ranges (`1:4`, `1:2:5`, `0.0:0.1:1.0`, `LinRange{Float64}(0.0, 1.0, 5)`), views and
-//! `Diagonal` and the triangular wrappers as the arrays they stand for, `1 => 2.0`, `sin ∘ cos`, `UniformScaling{Bool}(true)`, `RoundingMode{:Down}()`, `enumerate(x)`,
+//! `Diagonal`, the triangular wrappers, `Symmetric` and `transpose(x)` as the arrays they stand for, `1 => 2.0`, `sin ∘ cos`, `UniformScaling{Bool}(true)`, `RoundingMode{:Down}()`, `enumerate(x)`,
 //! `zip(a, b)`, `CartesianIndex(1, 2)`, `findfirst`'s `Union{Nothing, Int64}` as `nothing` or the index.
 
 use std::fmt::{self, Write};
@@ -19,6 +19,10 @@ enum Form {
     Diagonal,
     /// `UpperTriangular` and friends: which triangle (`true`: the upper), unit diagonal.
     Triangular(bool, bool),
+    /// `Symmetric` and `Hermitian` (of real numbers): the dense symmetric matrix.
+    Symmetric,
+    /// `transpose(x)` of a vector: the 1×n row.
+    Transpose,
     Pair,
     Composed,
     Uniform,
@@ -46,6 +50,8 @@ fn form(t: &StructType) -> Option<Form> {
         "LinearAlgebra.LowerTriangular" => Form::Triangular(false, false),
         "LinearAlgebra.UnitUpperTriangular" => Form::Triangular(true, true),
         "LinearAlgebra.UnitLowerTriangular" => Form::Triangular(false, true),
+        "LinearAlgebra.Symmetric" | "LinearAlgebra.Hermitian" => Form::Symmetric,
+        "Base.Transpose" => Form::Transpose,
         "LinearAlgebra.UniformScaling" => Form::Uniform,
         "Base.Enumerate" => Form::Enumerate,
         "Base.Zip" => Form::Zip,
@@ -240,6 +246,17 @@ pub(crate) fn write_library<W: Write + ?Sized>(
             }
             show(f, &Array::new(Shape::Matrix(n, n), data).into_value())?;
         }
+        Form::Transpose => match field("parent").and_then(row_elements) {
+            Some(a) => show(f, &a.into_value())?,
+            None => return Ok(false),
+        },
+        Form::Symmetric => match (field("data"), field("upper")) {
+            (Some(a), Some(Value::Bool(upper))) => match symmetric_elements(a, *upper) {
+                Some(a) => show(f, &a.into_value())?,
+                None => return Ok(false),
+            },
+            _ => return Ok(false),
+        },
         Form::Pair => match (field("first"), field("second")) {
             (Some(a), Some(b)) => {
                 pair_side(f, a, show)?;
@@ -470,4 +487,40 @@ pub(crate) fn set_elements(items: &Value) -> Option<Vec<Value>> {
         },
         _ => None,
     }
+}
+
+/// The dense matrix `Symmetric(a, uplo)` stands for: the kept triangle (`upper`) mirrored, if
+/// `a` is a square matrix.
+pub(crate) fn symmetric_elements(a: &Value, upper: bool) -> Option<Array> {
+    let Value::Array(a) = a else {
+        return None;
+    };
+    let a = a.borrow();
+    let Shape::Matrix(n, m) = a.shape else {
+        return None;
+    };
+    if n != m {
+        return None;
+    }
+    let mut data = ArrayData::zeros(a.data.elem(), n * n);
+    for j in 0..n {
+        for i in 0..n {
+            let kept = i == j || (i < j) == upper;
+            let from = if kept { j * n + i } else { i * n + j };
+            set(&mut data, j * n + i, &a.data, from);
+        }
+    }
+    Some(Array::new(Shape::Matrix(n, n), data))
+}
+
+/// The 1×n matrix `transpose(x)` stands for, if `x` is a vector.
+pub(crate) fn row_elements(x: &Value) -> Option<Array> {
+    let Value::Array(x) = x else {
+        return None;
+    };
+    let x = x.borrow();
+    let Shape::Vector(n) = x.shape else {
+        return None;
+    };
+    Some(Array::new(Shape::Matrix(1, n), x.data.clone()))
 }

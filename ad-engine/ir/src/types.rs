@@ -313,6 +313,15 @@ impl fmt::Display for StructType {
             StructKind::User if &*self.name == "Base.NothingOrInt" => {
                 return f.write_str("Union{Nothing, Int64}")
             }
+            // Julia's wrappers name their element type first (`Transpose{Float64,
+            // Vector{Float64}}`); zy's prelude structs keep only the wrapped array's type.
+            StructKind::User if is_array_wrapper(&self.name) => {
+                if let [p @ Type::Array(e, _)] = self.params.as_slice() {
+                    let bare = self.name.rsplit('.').next().unwrap_or(&self.name);
+                    return write!(f, "{bare}{{{e}, {p}}}");
+                }
+                write!(f, "{}", self.name)?
+            }
             StructKind::User => write!(f, "{}", self.name)?,
             StructKind::Closure => write!(f, "var\"{}\"", self.name)?,
         }
@@ -323,6 +332,15 @@ impl fmt::Display for StructType {
         }
         Ok(())
     }
+}
+
+/// Is `name` one of the prelude's wrappers of an array that Julia parameterises by the element
+/// type and the wrapped array's type?
+fn is_array_wrapper(name: &str) -> bool {
+    matches!(
+        name,
+        "Base.Transpose" | "LinearAlgebra.Symmetric" | "LinearAlgebra.Hermitian"
+    )
 }
 
 impl fmt::Debug for StructType {

@@ -1944,12 +1944,11 @@ hypot(x::Real, y::Real, z::Real) = hypot(hypot(x, y), z)
     atan(y, x)
 
 The angle of the point `(x, y)` in `[-π, π]` (Julia's two-argument `atan`, signed zeros
-included). Computed from the smaller ratio, so that the derivatives `x / (x² + y²)` and
-`-y / (x² + y²)` hold on the axes too.
+included), computed from the smaller ratio. Its derivatives are ChainRules' rule (below).
 """
-function atan(y::Real, x::Real)
-    yf = float(y)
-    xf = float(x)
+atan(y::Real, x::Real) = atan(float(y), float(x))
+
+function atan(yf::Float64, xf::Float64)
     if isnan(xf) || isnan(yf)
         return NaN
     elseif isinf(xf) && isinf(yf)
@@ -1966,7 +1965,23 @@ function atan(y::Real, x::Real)
     end
 end
 
-_signbit(v::Float64) = v < 0.0 || (v == 0.0 && 1.0 / v < 0.0)
+_signbit(v::Float64) = copysign(1.0, v) < 0.0
+
+# ChainRules' rule for `atan(y, x)`: `(x / u, -y / u)` with `u = x² + y²`, which is
+# `(NaN, NaN)` at the origin, where the angle jumps (differentiating the branches above would
+# give a finite one-sided answer there without a word).
+function rrule(::typeof(atan), y::Float64, x::Float64)
+    function atan_pullback(ȳ)
+        u = x * x + y * y
+        return (NoTangent(), ȳ * (x / u), ȳ * (-y / u))
+    end
+    return atan(y, x), atan_pullback
+end
+
+function frule(Δ, ::typeof(atan), y::Float64, x::Float64)
+    u = x * x + y * y
+    return atan(y, x), (x / u) * Δ[2] + (-y / u) * Δ[3]
+end
 
 """
     max(a, b, c, xs...), min(a, b, c, xs...)
@@ -3832,6 +3847,23 @@ map(f, s::ColumnSlices) = [f(s[k]) for k in 1:length(s)]
 # `f.(eachcol(A))`: Julia's slices are an AbstractVector, so the broadcast calls `f` on each.
 broadcast(f, s::RowSlices) = map(f, s)
 broadcast(f, s::ColumnSlices) = map(f, s)
+# Julia's slices are an AbstractVector of views: `sum(eachcol(A))` adds them from the left
+# into a new array. Julia's `collect` is a Vector of the views, which zy does not hold: refused
+# by name (a Vector of copies would not write `A`).
+sum(s::RowSlices) = _slices_sum(s)
+sum(s::ColumnSlices) = _slices_sum(s)
+collect(s::RowSlices) = _collect_slices()
+collect(s::ColumnSlices) = _collect_slices()
+_collect_slices() = error("unsupported: `collect` of `eachrow`/`eachcol`/`eachslice` (Julia's Vector of views); index the slices (`s[j]`), loop over them, or collect copies with `map(copy, s)`")
+
+function _slices_sum(s)
+    length(s) == 0 && throw(ArgumentError("reducing over an empty collection is not allowed; consider supplying `init` to the reducer"))
+    acc = collect(s[1])
+    for k in 2:length(s)
+        acc = acc + s[k]
+    end
+    return acc
+end
 
 # Views of matrix blocks and of N-dimensional arrays (`view(A, 1:2, :)`, `view(A, :, :, k)`,
 # `@views A[1:2, 2:3]`, `selectdim`, `eachslice`): a SubArray whose `indices` is an array of
@@ -3949,6 +3981,8 @@ sum(f, s::Slices) = sum(f(s[k]) for k in 1:length(s))
 maximum(f, s::Slices) = maximum(f(s[k]) for k in 1:length(s))
 minimum(f, s::Slices) = minimum(f(s[k]) for k in 1:length(s))
 map(f, s::Slices) = [f(s[k]) for k in 1:length(s)]
+sum(s::Slices) = _slices_sum(s)
+collect(s::Slices) = _collect_slices()
 
 # Views of views (`view(W, 1, :)` of `W = reshape(θ, 2, 3)`, `eachrow` of a block): a view of
 # the same parent at the selected indices of the view's own, so writes still reach the parent.
@@ -5818,6 +5852,81 @@ _complex_convert(p::Complex{T}, z::Complex) where {T} = Complex(T(z.re), T(z.im)
 # `sum(f, x)` of an `f` giving complex numbers: Julia's `mapreduce(f, +, x)`, which adds the
 # values as `sum` adds an array of them.
 _complex_mapsum(f, x) = sum(map(f, x))
+
+"""
+    Transpose(x)
+
+`transpose(x)` of a vector: Julia's `Transpose{T, Vector{T}}`, the 1×n row read through `x`
+(a write to either is seen in the other), a type of its own, not an `Adjoint`: for complex
+numbers it does not conjugate, and `isa`, dispatch and `typeof` tell the two apart. A row
+times a vector is a number, times a matrix a row, a vector times it the outer product, and
+numbers scale it; the library's functions without a method for it (broadcasting, `sum`,
+`==`, ...) read the 1×n matrix `collect(t)`.
+"""
+struct Transpose{V}
+    parent::V
+end
+transpose(x::AbstractVector) = Transpose(x)
+transpose(t::Transpose) = t.parent
+adjoint(t::Transpose) = _conj_vector(t.parent)
+_conj_vector(x::AbstractVector{<:Real}) = x
+_conj_vector(x::AbstractVector) = conj.(x)
+parent(t::Transpose) = t.parent
+vec(t::Transpose) = t.parent
+size(t::Transpose) = (1, length(t.parent))
+size(t::Transpose, d::Int) = d == 2 ? length(t.parent) : 1
+length(t::Transpose) = length(t.parent)
+function getindex(t::Transpose, i::Int, j::Int)
+    n = length(t.parent)
+    (i == 1 && 1 <= j <= n) || error("BoundsError: attempt to access 1×$n transpose(::Vector{$(eltype(t.parent))}) with eltype $(eltype(t.parent)) at index [$i, $j]")
+    return t.parent[j]
+end
+getindex(t::Transpose, j::Int) = t.parent[j]
+function setindex!(t::Transpose, v, i::Int, j::Int)
+    n = length(t.parent)
+    (i == 1 && 1 <= j <= n) || error("BoundsError: attempt to access 1×$n transpose(::Vector{$(eltype(t.parent))}) with eltype $(eltype(t.parent)) at index [$i, $j]")
+    t.parent[j] = v
+    return t
+end
+function setindex!(t::Transpose, v, j::Int)
+    t.parent[j] = v
+    return t
+end
+copy(t::Transpose) = Transpose(copy(t.parent))
+sum(t::Transpose) = sum(t.parent)
+prod(t::Transpose) = prod(t.parent)
+maximum(t::Transpose) = maximum(t.parent)
+minimum(t::Transpose) = minimum(t.parent)
+sum(f, t::Transpose) = sum(f, t.parent)
+# `f.(x, transpose(y))` and the others: as for a row `y'`, the matrix of the calls.
+broadcast(f, t::Transpose) = broadcast(f, collect(t))
+broadcast(f, x::AbstractVector, t::Transpose) = _outer_broadcast(f, x, t.parent)
+broadcast(f, t::Transpose, x::AbstractVector) = _outer_broadcast_flipped(f, x, t.parent)
+broadcast(f, t::Transpose, y) = broadcast(f, collect(t), y)
+broadcast(f, x, t::Transpose) = broadcast(f, x, collect(t))
+broadcast(f, t::Transpose, u::Transpose) = broadcast(f, collect(t), collect(u))
+# `sum(transpose(x); dims)` and friends: those of the 1×n matrix.
+_sum_dims(t::Transpose, d::Int) = _sum_dims(collect(t), d)
+_reduce_dims(op, t::Transpose, d::Int) = _reduce_dims(op, collect(t), d)
+collect(t::Transpose) = reshape(collect(t.parent), 1, length(t.parent))
+
+*(t::Transpose, y::AbstractVector) = _transpose_dot(t.parent, y)
+*(t::Transpose, A::AbstractMatrix) = Transpose(transpose(A) * t.parent)
+*(x::AbstractVector, t::Transpose) = x .* collect(t)
+*(a::Number, t::Transpose) = Transpose(a * t.parent)
+*(t::Transpose, a::Number) = Transpose(t.parent * a)
+/(t::Transpose, a::Number) = Transpose(t.parent / a)
++(t::Transpose, u::Transpose) = Transpose(t.parent + u.parent)
+-(t::Transpose, u::Transpose) = Transpose(t.parent - u.parent)
+-(t::Transpose) = Transpose(-t.parent)
+
+# `transpose(x) * y`: `dot` of real vectors (no conjugate to take), else the sum of the
+# products in order.
+_transpose_dot(x::AbstractVector{<:Real}, y::AbstractVector{<:Real}) = dot(x, y)
+function _transpose_dot(x, y)
+    length(x) == length(y) || throw(DimensionMismatch("first array has length $(length(x)) which does not match the length of the second, $(length(y))."))
+    return sum(x .* y)
+end
 
 """
     ConjAdjoint(x)

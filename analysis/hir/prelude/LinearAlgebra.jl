@@ -34,10 +34,14 @@ end
     norm(x, p)
 
 The `p`-norm of the elements of `x`: `sum(abs.(x) .^ p)^(1 / p)`; `p = 2` is `norm(x)`,
-`p = 1` the sum of magnitudes, `p = Inf` the largest magnitude and `p = -Inf` the smallest.
+`p = 1` the sum of magnitudes, `p = Inf` the largest magnitude, `p = -Inf` the smallest and
+`p = 0` the number of nonzero elements. At the zero vector the gradient is zero, as
+ChainRules' (which zeroes every non-finite partial).
 """
 function norm(x::AbstractArray, p::Real)
-    if p == 2
+    if p == 0
+        return float(count(xi -> xi != 0, x))
+    elseif p == 2
         return norm(x)
     elseif p == 1
         return float(sum(abs, x))
@@ -46,9 +50,33 @@ function norm(x::AbstractArray, p::Real)
     elseif p == -Inf
         return float(_minabs(x))
     end
-    q = float(p)
-    return sum(xi -> abs(xi)^q, x)^(1.0 / q)
+    return _normp(x, float(p))
 end
+
+function _normp(x, q::Float64)
+    s = sum(xi -> abs(xi)^q, x)
+    return s == 0.0 ? 0.0 : s^(1.0 / q)
+end
+
+# ChainRules' pullback of the `p`-norm `y`: `x̄ᵢ = xᵢ (|xᵢ| / y)^(p - 2) ȳ / y` and
+# `p̄ = ȳ (Σ (|xᵢ| / y)^(p - 1) |xᵢ| log|xᵢ| - y log y) / p`, each term that is not finite
+# (zero elements for `p < 1`, the zero vector) taken as zero.
+function rrule(::typeof(_normp), x::Array{<:Real}, p::Float64)
+    y = _normp(x, p)
+    function _normp_pullback(ȳ)
+        c = ȳ / y
+        x̄ = map(xi -> _finite_or_zero(xi * ((abs(xi) / y)^(p - 2.0) * c)), x)
+        p̄ = 0.0
+        if y > 0.0 && isfinite(y)
+            t = sum(xi -> _finite_or_zero((abs(xi) / y)^(p - 1.0) * abs(xi) * log(abs(xi))), x)
+            p̄ = ȳ * (t - y * log(y)) / p
+        end
+        return (NoTangent(), x̄, p̄)
+    end
+    return y, _normp_pullback
+end
+
+_finite_or_zero(v::Float64) = isfinite(v) ? v : 0.0
 
 function _maxabs(x)
     m = abs(x[1])
@@ -431,17 +459,74 @@ diagind(m::Int, n::Int) = 1:(m + 1):((min(m, n) - 1) * (m + 1) + 1)
 diagind(A::AbstractMatrix) = diagind(size(A, 1), size(A, 2))
 
 """
-    Symmetric(A), Hermitian(A)
+    Symmetric(A, uplo = :U), Hermitian(A, uplo = :U)
 
-The symmetric matrix that the upper triangle of the square matrix `A` defines (for real
-numbers `Hermitian` is the same). Julia's result is a wrapper reading `A`; zy's is that matrix
-itself, a copy: a later write to `A` is not seen in it.
+The symmetric matrix that the upper (`uplo = :U`) or lower (`:L`) triangle of the square
+matrix `A` defines, as Julia's wrapper (`Symmetric{Float64, Matrix{Float64}}`, an
+`AbstractMatrix` but not a `Matrix`): it reads `A`, so a later write to `A` is seen in it, and
+`S[i, j] = v` off the diagonal is Julia's `ArgumentError`. For real numbers `Hermitian` reads
+the same elements. The library's functions without a method for it (`*`, `\`, `cholesky`,
+`eigen`, broadcasting, `sum`) read the dense matrix (`Matrix(S)`), so the gradient with
+respect to `A` reaches only the triangle read.
 """
-function Symmetric(A::AbstractMatrix)
-    size(A, 1) == size(A, 2) || throw(DimensionMismatch("matrix is not square: dimensions are $(size(A))"))
-    return triu(A) + transpose(triu(A, 1))
+struct Symmetric{M}
+    data::M
+    upper::Bool
 end
-Hermitian(A::AbstractMatrix) = Symmetric(A)
+
+struct Hermitian{M}
+    data::M
+    upper::Bool
+end
+
+Symmetric(A::AbstractMatrix) = Symmetric(A, :U)
+Symmetric(A::AbstractMatrix, uplo::Symbol) = Symmetric(_sym_square(A), _sym_upper(uplo))
+Hermitian(A::AbstractMatrix) = Hermitian(A, :U)
+Hermitian(A::AbstractMatrix{<:Real}, uplo::Symbol) = Hermitian(_sym_square(A), _sym_upper(uplo))
+Hermitian(A::AbstractMatrix, uplo::Symbol) = error("unsupported: `Hermitian` of a complex matrix (zy's reads real matrices)")
+
+function _sym_square(A)
+    size(A, 1) == size(A, 2) || throw(DimensionMismatch("matrix is not square: dimensions are $(size(A))"))
+    return A
+end
+
+function _sym_upper(uplo::Symbol)
+    uplo == :U && return true
+    uplo == :L && return false
+    throw(ArgumentError("uplo argument must be either :U (upper) or :L (lower), got :$uplo"))
+end
+
+size(S::Union{Symmetric, Hermitian}) = size(S.data)
+size(S::Union{Symmetric, Hermitian}, d::Int) = size(S.data, d)
+length(S::Union{Symmetric, Hermitian}) = length(S.data)
+Base.eltype(S::Union{Symmetric, Hermitian}) = eltype(S.data)
+Base.parent(S::Union{Symmetric, Hermitian}) = S.data
+Base.copy(S::Symmetric) = Symmetric(copy(S.data), S.upper)
+Base.copy(S::Hermitian) = Hermitian(copy(S.data), S.upper)
+transpose(S::Union{Symmetric, Hermitian}) = S
+adjoint(S::Union{Symmetric, Hermitian}) = S
+
+# Element `(i, j)` is read from the kept triangle.
+function getindex(S::Union{Symmetric, Hermitian}, i::Int, j::Int)
+    if (i <= j) == S.upper || i == j
+        return S.data[i, j]
+    end
+    return S.data[j, i]
+end
+getindex(S::Union{Symmetric, Hermitian}, k::Int) = S[mod1(k, size(S, 1)), div(k - 1, size(S, 1)) + 1]
+
+# Julia's: only the diagonal may be written (into `A`).
+function Base.setindex!(S::Union{Symmetric, Hermitian}, v, i::Int, j::Int)
+    i == j || throw(ArgumentError("Cannot set a non-diagonal index in a symmetric matrix"))
+    S.data[i, j] = v
+    return S
+end
+
+# The dense matrix (what the library's functions without a method read, and `Matrix(S)`).
+function Base.collect(S::Union{Symmetric, Hermitian})
+    A = S.data
+    return S.upper ? triu(A) + transpose(triu(A, 1)) : tril(A) + transpose(tril(A, -1))
+end
 
 """
     issymmetric(A), ishermitian(A)

@@ -116,6 +116,18 @@ pub const HOOKS: &[Hooks] = &[
         triggers: &["Base.UnitRange", "Base.StepRange", "Base.LinRange"],
         hooks: &[],
     },
+    // `Symmetric(A)`, `Hermitian(A)` and `transpose(x)` are read as their dense matrix where
+    // the library has no method for them (inference's `call_with_views_copied`).
+    Hooks {
+        triggers: &["LinearAlgebra.Symmetric", "LinearAlgebra.Hermitian", "Base.Transpose"],
+        hooks: &["Base.collect"],
+    },
+    // `eachrow`/`eachcol`/`eachslice`'s slices are an AbstractVector of views for a user's
+    // annotation (inference's `abstract_array`): only code making them has them.
+    Hooks {
+        triggers: &["Base.RowSlices", "Base.ColumnSlices", "Base.Slices"],
+        hooks: &[],
+    },
     // `Tuple(gen)` of a generator inference cannot unroll is refused by name (its type).
     Hooks {
         triggers: &["Base.Generator"],

@@ -64,7 +64,11 @@ impl Translator<'_, '_, '_> {
                 };
                 self.read_elem(p, args, ty, span, &el, addr, empty)?
             }
-            (Prim::SlotGet, Some(Type::Array(elem, 1)), _) if ints(&tys[1..]) && **elem == *ty => {
+            // A slot by its linear index, in a vector or an array of any shape (a matrix of
+            // complex numbers that a comprehension fills).
+            (Prim::SlotGet, Some(Type::Array(elem, _)), _)
+                if tys.len() == 2 && ints(&tys[1..]) && **elem == *ty =>
+            {
                 let el = self.env.layout.elem(elem)?;
                 let (addr, bad) = self.element_address(elem, args, 1)?;
                 let tys: Vec<_> = el.slots.iter().map(|s| s.cl_type()).collect();
@@ -75,7 +79,7 @@ impl Translator<'_, '_, '_> {
                     |t| Ok(t.load_elem(&el, addr)),
                 )?
             }
-            (Prim::SlotSet, Some(Type::Array(elem, 1)), _)
+            (Prim::SlotSet, Some(Type::Array(elem, _)), _)
                 if tys.len() == 3 && tys[1] == Type::Int64 && tys[2] == **elem =>
             {
                 let el = self.env.layout.elem(elem)?;
