@@ -400,7 +400,7 @@ fn check_supertype(def: &StructDef, program: &Program) -> Result<(), Fail> {
     let mut at = def;
     while let Some(zy_ir::TypeExpr::Named { name, .. }) = &at.supertype {
         match program.structs.get(name) {
-            _ if &**name == "Any" => break,
+            _ if &**name == "Any" || &**name == "Exception" => break,
             Some(sup) if sup.is_abstract && seen.insert(name.clone()) => at = sup,
             Some(sup) if sup.is_abstract => return Err(Fail::undefined_name(name)),
             Some(_) => {

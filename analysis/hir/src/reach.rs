@@ -66,6 +66,12 @@ pub const HOOKS: &[Hooks] = &[
             "Base.eachindex",
         ],
     },
+    // `throw(x)` of a value that is not a caught exception is reported as
+    // `sprint(showerror, x)` shows it (inference's `exceptions::call`).
+    Hooks {
+        triggers: &["throw", "Base.throw"],
+        hooks: &["Base.showerror"],
+    },
     // A return annotation `f(x)::T` (lowering's call, in the user's item).
     Hooks {
         triggers: &["Base._return_convert"],
@@ -107,7 +113,14 @@ pub const HOOKS: &[Hooks] = &[
     },
     // A range concatenated (`[1:3; 5]`) is collected first (inference's `concat::call`).
     Hooks {
-        triggers: &["vcat", "Base.vcat", "hcat", "Base.hcat", "hvcat", "Base.hvcat"],
+        triggers: &[
+            "vcat",
+            "Base.vcat",
+            "hcat",
+            "Base.hcat",
+            "hvcat",
+            "Base.hvcat",
+        ],
         hooks: &["Base.collect"],
     },
     // A range is an AbstractVector for a user's annotation (inference's `abstract_array`):

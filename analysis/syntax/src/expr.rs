@@ -591,7 +591,10 @@ fn rewritten_callee(
             return Some(Err(cx.unsupported(callee, &message)));
         }
         (true, _) if cx.text(bare) == ":" => {
-            return Some(Err(cx.unsupported(callee, "operator `:` as a function; write `a:b` instead")));
+            return Some(Err(cx.unsupported(
+                callee,
+                "operator `:` as a function; write `a:b` instead",
+            )));
         }
         (false, Kind::Curly) if is_new(cx, bare.children.first()) => {
             match new_callee(cx, bare, &bare.children[1..]) {
@@ -618,7 +621,9 @@ fn rewritten_callee(
                         vec![t],
                     ),
                     None => {
-                        return Some(Err(cx.unsupported(callee, "type parameters in an expression")))
+                        return Some(Err(
+                            cx.unsupported(callee, "type parameters in an expression")
+                        ))
                     }
                 },
             },
@@ -719,6 +724,15 @@ fn call_with(
                 }
             };
             return Expr::new(kind, node.range);
+        }
+        if !dotted && do_block.is_none() && keywords.is_empty() {
+            if let Some(e) = crate::output::io_write(cx, name, &args, node.range) {
+                return e;
+            }
+            let name = name.clone();
+            if let Some(e) = crate::output::text_of(cx, node, &name, &args) {
+                return e;
+            }
         }
         if !dotted && do_block.is_none() && keywords.is_empty() && crate::output::is_printing(name)
         {
