@@ -140,12 +140,7 @@ impl Synth {
     /// The element of a boxed scalar operand of a broadcast (`Ref(v)`, a 1-tuple `(v,)`),
     /// which every call receives whole.
     fn boxed(&self, t: &Type) -> Option<Type> {
-        if self
-            .f
-            .instance
-            .as_ref()
-            .is_none_or(|i| &*i.name != "broadcast")
-        {
+        if self.f.instance.as_ref().is_none_or(|i| &*i.name != "broadcast") {
             return None;
         }
         match t {
