@@ -76,6 +76,24 @@ impl Caught {
         })
     }
 
+    /// The exception as Julia's `showerror` writes it: the raised text, but an
+    /// `ErrorException` is its message alone and a `DomainError`'s message is on a line of its
+    /// own (`DomainError with -1.0:\nmsg`).
+    pub fn showerror_text(&self) -> String {
+        if self.value.is_some() {
+            return self.text.clone();
+        }
+        let rest = self.text.get(self.name.len()..).unwrap_or("");
+        match &*self.name {
+            "ErrorException" => rest.strip_prefix(": ").unwrap_or(rest).to_string(),
+            "DomainError" => match rest.split_once(": ") {
+                Some((val, msg)) => format!("DomainError{val}:\n{msg}"),
+                None => self.text.clone(),
+            },
+            _ => self.text.clone(),
+        }
+    }
+
     /// Field `field` of the exception, as Julia defines the type's fields.
     pub fn field(&self, field: &str) -> Result<Value, String> {
         if let Some(v) = &self.value {

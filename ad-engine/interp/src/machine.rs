@@ -491,6 +491,15 @@ impl<'p> Machine<'p> {
                     stmt.args.first().map(|a| frame.read(a)).transpose()?
                 {
                     let text = c.text.clone();
+                    // An exception made as a value (`throw(ArgumentError(msg))`) is raised here.
+                    let c = if c.span == Span::default() {
+                        let mut raised = (*c).clone();
+                        raised.span = here;
+                        raised.trace = self.call_sites();
+                        Rc::new(raised)
+                    } else {
+                        c
+                    };
                     self.rethrown = Some(c);
                     return Err(text);
                 }

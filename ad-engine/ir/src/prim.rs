@@ -745,6 +745,12 @@ prims! {
         effects: Effects { throws: Throws::Checks("always"), ..Effects::PURE },
         jit: Jit::Interpreted,
     }
+    /// `exception_new(:E, values..., parts...)`: Base's exception `E` as a value (of type
+    /// `Exception`), with the text `error(:E, ...)` raises it with.
+    ExceptionNew => "exception_new" {
+        arity: AtLeast(1), diff: Diff::No, effects: Effects::allocates(""),
+        jit: Jit::Interpreted,
+    }
     /// `exception_text(e)`: the caught exception `e` as `showerror` writes it (the text it
     /// was raised with).
     ExceptionText => "exception_text" {

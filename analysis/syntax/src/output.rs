@@ -165,7 +165,7 @@ pub(crate) fn io_write(
             call("string", parts)
         }
         ("show", [x]) => {
-            parts.push(call("exception_text", vec![x.clone()]));
+            parts.push(call("repr", vec![x.clone()]));
             call("string", parts)
         }
         ("showerror", [x]) => call(name, vec![ident(io), x.clone()]),
@@ -200,7 +200,7 @@ pub(crate) fn text_of(cx: &mut Cx, node: &SyntaxNode, name: &str, args: &[Expr])
             ExprKind::Ident(f) if f == "showerror" => {
                 Some(call("showerror", vec![empty(), x.clone()]))
             }
-            ExprKind::Ident(f) if f == "show" => Some(call("exception_text", vec![x.clone()])),
+            ExprKind::Ident(f) if f == "show" => Some(call("repr", vec![x.clone()])),
             ExprKind::Ident(f) if f == "print" => Some(call("string", vec![x.clone()])),
             _ => None,
         },

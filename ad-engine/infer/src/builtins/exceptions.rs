@@ -28,6 +28,22 @@ pub(crate) const EXCEPTIONS: &[&str] = &[
     "UndefKeywordError",
     "UndefRefError",
     "UndefVarError",
+    "StringIndexError",
+    "EOFError",
+    "SystemError",
+    "InvalidStateException",
+    "ReadOnlyMemoryError",
+    "InitError",
+    "LoadError",
+    "TaskFailedException",
+    "CompositeException",
+    "CapturedException",
+    "ProcessFailedException",
+    "MissingException",
+    "PosDefException",
+    "ZeroPivotException",
+    "RankDeficientException",
+    "LAPACKException",
 ];
 
 fn apply(b: &mut PlanBuilder, p: Prim, args: &[&Val], ty: Type) -> Val {
@@ -178,8 +194,22 @@ pub(crate) fn call(
                 Err(e) => Err(e),
             }
         }
+        (
+            "exception_new",
+            [Val {
+                konst: Some(Const::Symbol(_)),
+                ..
+            }, ..],
+        ) => {
+            let args: Vec<&Val> = args.iter().collect();
+            Ok(apply(b, Prim::ExceptionNew, &args, Type::Exception))
+        }
+        // Julia's `show`: a caught exception as its constructor call (`string(e)`), any other
+        // value as the interpreter's `show` writes it.
+        ("repr", [x]) if is_exception(x) => Ok(apply(b, Prim::StringOf, &[x], Type::String)),
+        ("repr", [x]) => Ok(apply(b, Prim::ExceptionText, &[x], Type::String)),
         ("exception_text", [x]) => Ok(apply(b, Prim::ExceptionText, &[x], Type::String)),
-        ("throw" | "exception_text", _) => Err(no_method(
+        ("throw" | "exception_text" | "exception_new" | "repr", _) => Err(no_method(
             name,
             &args.iter().map(|a| a.ty.clone()).collect::<Vec<_>>(),
         )),

@@ -49,6 +49,8 @@ pub const BUILTINS: &[&str] = &[
     "rethrow",
     "throw",
     "exception_text",
+    "exception_new",
+    "repr",
     "values",
     "Tuple",
     "merge",

@@ -214,8 +214,16 @@ pub fn eval_prim(p: Prim, args: &[Value], ret: &Type) -> Result<Value, String> {
             }
             _ => Err(internal(p, "expects an exception and type names")),
         },
+        ExceptionNew => match args {
+            [Value::Symbol(exception), parts @ ..] => {
+                let text = exception_message(exception, parts);
+                let caught = crate::Caught::from_message(&text, Default::default(), Vec::new());
+                Ok(Value::Exception(std::rc::Rc::new(caught)))
+            }
+            _ => Err(internal(p, "expects an exception type and its message")),
+        },
         ExceptionText => match args {
-            [Value::Exception(e)] => Ok(Value::Str(e.text.as_str().into())),
+            [Value::Exception(e)] => Ok(Value::Str(e.showerror_text().as_str().into())),
             [v] => Ok(Value::Str(show(v).as_str().into())),
             _ => Err(internal(p, "expects one value")),
         },
