@@ -78,6 +78,7 @@ fn select_among(
             continue;
         }
         let pats = patterns(program, m, args.len())?;
+        refuse_exception_dispatch(gf, &pats, args)?;
         let mut b = Bindings::new();
         let matching = |p: &Pat, t: &Type, b: &mut Bindings| match library {
             true => matches(p, t, b),
@@ -391,6 +392,31 @@ fn field_patterns(program: &Program, def: &StructDef) -> Result<Vec<Pat>, Fail> 
             None => Ok(Pat::Any),
         })
         .collect()
+}
+
+/// A caught exception's concrete type is known only at run time, where Julia would choose
+/// the method by it: a method annotating that position with a type is refused by name rather
+/// than passed over. (`showerror`'s fallback reads the text the exception was raised with,
+/// which a program's `showerror` methods made.)
+fn refuse_exception_dispatch(
+    gf: &GenericFunction,
+    pats: &[Pat],
+    args: &[Type],
+) -> Result<(), Fail> {
+    if &*gf.name == "Base.showerror" {
+        return Ok(());
+    }
+    for (p, t) in pats.iter().zip(args) {
+        if *t == Type::Exception && !matches!(p, Pat::Any | Pat::Var(_)) {
+            return Err(Fail::unsupported(format!(
+                "calling `{}` on a caught exception where one of its methods takes a particular \
+                 type (Julia chooses by the exception's type at run time, which zy does not); \
+                 test `e isa T` and read `e`'s fields at the call instead",
+                gf.name
+            )));
+        }
+    }
+    Ok(())
 }
 
 /// Julia's errors for a declared supertype that is not defined, or not an abstract type.
