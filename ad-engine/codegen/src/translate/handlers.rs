@@ -43,12 +43,20 @@ impl Handlers {
                     read.extend(stmt.args.iter().filter_map(|a| a.as_value()));
                 }
             }
-            read.extend(data.term.operands().into_iter().filter_map(|a| a.as_value()));
+            read.extend(
+                data.term
+                    .operands()
+                    .into_iter()
+                    .filter_map(|a| a.as_value()),
+            );
         }
         let mut unread = HashSet::new();
         for data in &func.blocks {
             for &v in &data.stmts {
-                if matches!(func.stmt(v).map(|s| &s.op), Some(Op::Prim(Prim::TheException))) {
+                if matches!(
+                    func.stmt(v).map(|s| &s.op),
+                    Some(Op::Prim(Prim::TheException))
+                ) {
                     if read.contains(&v) {
                         return Err(JitError::interpreted(
                             "a caught exception's value (`catch e` read)",
