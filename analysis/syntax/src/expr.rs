@@ -388,6 +388,14 @@ fn checkpointed(cx: &mut Cx, looped: Expr) -> Expr {
 /// `return` or `return x`.
 fn return_statement(cx: &mut Cx, node: &SyntaxNode) -> Expr {
     let value = node.children.first().map(|v| Box::new(expr(cx, v)));
+    if let Some(io) = cx.io.clone() {
+        // In a `showerror` method the text written so far is the method's value (Julia's
+        // `return` there ends the writing): the value is evaluated, then the text returned.
+        let text = Box::new(Expr::new(ExprKind::Ident(io), node.range));
+        let mut body: Vec<Expr> = value.map(|v| *v).into_iter().collect();
+        body.push(Expr::new(ExprKind::Return(Some(text)), node.range));
+        return Expr::new(ExprKind::Block(body), node.range);
+    }
     Expr::new(ExprKind::Return(value), node.range)
 }
 
