@@ -737,6 +737,15 @@ impl<'c, 'a> BodyLowerer<'c, 'a> {
             ("EOFError", []) => (args, fixed("read end of file")),
             ("UndefRefError", []) => (args, fixed("access to undefined reference")),
             ("KeyError" | "SingularException", [_]) | ("DomainError", [_, _]) => (args, None),
+            (ty, _) if NOT_VALUES.contains(&ty) => {
+                let message = format!(
+                    "unsupported: `{ty}(...)` as a value (zy makes `ArgumentError(msg)`, \
+                     `AssertionError(msg)`, `DimensionMismatch(msg)`, `ErrorException(msg)`, \
+                     `OverflowError(msg)`, `DomainError(x, msg)`, `KeyError(k)`, `DivideError()`, \
+                     `EOFError()`; a `catch` receives the others as the runtime raises them)"
+                );
+                return Some(self.fail(r, "unsupported", message));
+            }
             _ => return None,
         };
         let mut operands = vec![Const::Symbol(ty.as_str().into()).into()];
@@ -870,6 +879,33 @@ fn message_parts(e: &Expr) -> Option<&[Expr]> {
         _ => None,
     }
 }
+
+/// Base's exception types a program may not construct as values (every other form of the
+/// types `exception_value` makes is refused by name too).
+const NOT_VALUES: &[&str] = &[
+    "ArgumentError",
+    "AssertionError",
+    "DimensionMismatch",
+    "ErrorException",
+    "OverflowError",
+    "DomainError",
+    "KeyError",
+    "DivideError",
+    "EOFError",
+    "BoundsError",
+    "MethodError",
+    "TypeError",
+    "UndefVarError",
+    "UndefKeywordError",
+    "UndefRefError",
+    "InexactError",
+    "StackOverflowError",
+    "OutOfMemoryError",
+    "InterruptException",
+    "SystemError",
+    "SingularException",
+    "StringIndexError",
+];
 
 /// Does a tuple or vector literal splat one of its items (`(xs..., y)`)?
 fn has_splat(items: &[Expr]) -> bool {
