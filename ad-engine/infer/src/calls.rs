@@ -455,6 +455,17 @@ impl<'a> Cx<'a> {
             return self.type_value(name, t);
         }
         if crate::type_values::is_type_text(name) && !self.program.globals.contains_key(name) {
+            // `Union{DomainError, ArgumentError}`: the right side of `e isa ...` of a caught
+            // exception, whose members Base's types name.
+            let members = name
+                .strip_prefix("Union{")
+                .and_then(|m| m.strip_suffix('}'));
+            if members.is_some_and(|m| {
+                m.split(',')
+                    .any(|t| crate::builtins::is_exception_type(t.trim()))
+            }) {
+                return Ok(Val::lit(Const::Func(name.clone())));
+            }
             // `Vector{Float64}` written as a value.
             let canonical = crate::type_values::canonical(name, self.program)?;
             return Ok(Val::lit(Const::Func(canonical)));

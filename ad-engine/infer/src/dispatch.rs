@@ -82,6 +82,7 @@ fn select_among(
             continue;
         }
         let pats = patterns(program, m, args.len())?;
+        refuse_exception_dispatch(gf, &pats, args)?;
         let mut b = Bindings::new();
         let matching = |p: &Pat, t: &Type, b: &mut Bindings| match library {
             true => matches(p, t, b),
@@ -409,6 +410,31 @@ fn field_patterns(program: &Program, def: &StructDef) -> Result<Vec<Pat>, Fail> 
         .collect()
 }
 
+/// A caught exception's concrete type is known only at run time, where Julia would choose
+/// the method by it: a method annotating that position with a type is refused by name rather
+/// than passed over. (`showerror`'s fallback reads the text the exception was raised with,
+/// which a program's `showerror` methods made.)
+fn refuse_exception_dispatch(
+    gf: &GenericFunction,
+    pats: &[Pat],
+    args: &[Type],
+) -> Result<(), Fail> {
+    if &*gf.name == "Base.showerror" {
+        return Ok(());
+    }
+    for (p, t) in pats.iter().zip(args) {
+        if *t == Type::Exception && !matches!(p, Pat::Any | Pat::Var(_)) {
+            return Err(Fail::unsupported(format!(
+                "calling `{}` on a caught exception where one of its methods takes a particular \
+                 type (Julia chooses by the exception's type at run time, which zy does not); \
+                 test `e isa T` and read `e`'s fields at the call instead",
+                gf.name
+            )));
+        }
+    }
+    Ok(())
+}
+
 /// Julia's errors for a declared supertype that is not defined, or not an abstract type.
 /// (A cycle of abstract types, which Julia cannot define, is its UndefVarError too.)
 fn check_supertype(def: &StructDef, program: &Program) -> Result<(), Fail> {
@@ -416,7 +442,7 @@ fn check_supertype(def: &StructDef, program: &Program) -> Result<(), Fail> {
     let mut at = def;
     while let Some(zy_ir::TypeExpr::Named { name, .. }) = &at.supertype {
         match program.structs.get(name) {
-            _ if &**name == "Any" => break,
+            _ if &**name == "Any" || &**name == "Exception" => break,
             Some(sup) if sup.is_abstract && seen.insert(name.clone()) => at = sup,
             Some(sup) if sup.is_abstract => return Err(Fail::undefined_name(name)),
             Some(_) => {

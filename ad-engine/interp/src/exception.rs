@@ -1,7 +1,8 @@
 //! Exceptions as values: what `catch e` binds. Both engines raise an exception as its one-line
 //! Julia message (`DomainError with -1.0: ...`); a caught one is read back into its Julia type's
 //! name and fields from that text, so every exception the runtime or the program raises is
-//! caught by type.
+//! caught by type. A value the program throws (`throw(MyError("x"))`, `throw(1)`) is kept
+//! beside its text: its type and fields are the value's own.
 
 use zy_ir::{Name, Span};
 
@@ -16,7 +17,7 @@ pub fn catchable(message: &str) -> bool {
 }
 
 /// A caught exception: its Julia type and its one-line message.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug)]
 pub struct Caught {
     /// Julia's type name (`DomainError`, `ErrorException`).
     pub name: Name,
@@ -26,6 +27,9 @@ pub struct Caught {
     /// rethrow reports them, as Julia reports the original backtrace.
     pub span: Span,
     pub trace: Vec<Span>,
+    /// The value thrown by `throw(x)` of a program's exception type or of a value that is no
+    /// exception; `None` for Base's exceptions, known by their text.
+    pub value: Option<Value>,
 }
 
 impl Caught {
@@ -45,16 +49,56 @@ impl Caught {
             text: text.to_string(),
             span,
             trace,
+            value: None,
         }
     }
 
-    /// `e isa T`: `T` is its type or `Exception`.
-    pub fn isa(&self, ty: &str) -> bool {
-        ty == "Exception" || *self.name == *ty
+    /// The value `x` of `throw(x)`, raised as `text` (`sprint(showerror, x)`).
+    pub fn thrown(value: Value, text: &str, span: Span, trace: Vec<Span>) -> Caught {
+        let name = match &value {
+            Value::Struct(t, _) | Value::Mutable(t, _) => t.name.clone(),
+            v => crate::show::type_string(&v.julia_type()).as_str().into(),
+        };
+        Caught {
+            name,
+            text: text.to_string(),
+            span,
+            trace,
+            value: Some(value),
+        }
+    }
+
+    /// `e isa T` for `T` standing for the concrete types `names`: `Exception` stands for
+    /// Base's exceptions (a program's own are named), `Any` for every value.
+    pub fn isa(&self, names: &[&str]) -> bool {
+        names.iter().any(|&ty| {
+            ty == "Any" || (ty == "Exception" && self.value.is_none()) || *self.name == *ty
+        })
+    }
+
+    /// The exception as Julia's `showerror` writes it: the raised text, but an
+    /// `ErrorException` is its message alone and a `DomainError`'s message is on a line of its
+    /// own (`DomainError with -1.0:\nmsg`).
+    pub fn showerror_text(&self) -> String {
+        if self.value.is_some() {
+            return self.text.clone();
+        }
+        let rest = self.text.get(self.name.len()..).unwrap_or("");
+        match &*self.name {
+            "ErrorException" => rest.strip_prefix(": ").unwrap_or(rest).to_string(),
+            "DomainError" => match rest.split_once(": ") {
+                Some((val, msg)) => format!("DomainError{val}:\n{msg}"),
+                None => self.text.clone(),
+            },
+            _ => self.text.clone(),
+        }
     }
 
     /// Field `field` of the exception, as Julia defines the type's fields.
     pub fn field(&self, field: &str) -> Result<Value, String> {
+        if let Some(v) = &self.value {
+            return thrown_field(v, field);
+        }
         let rest = self.text.get(self.name.len()..).unwrap_or("");
         match (&*self.name, field) {
             // `DomainError with <val>: <msg>`.
@@ -90,6 +134,34 @@ impl Caught {
             "ErrorException" | "ArgumentError" | "AssertionError" | "DimensionMismatch"
             | "OverflowError" => "`msg`",
             _ => "none that zy reads",
+        }
+    }
+}
+
+/// Field `field` of a thrown value, by the field names of its struct type.
+fn thrown_field(v: &Value, field: &str) -> Result<Value, String> {
+    let (t, fields) = match v {
+        Value::Struct(t, fields) => (t, fields.to_vec()),
+        Value::Mutable(t, fields) => (t, fields.borrow().clone()),
+        other => {
+            return Err(format!(
+                "FieldError: type {} has no field `{field}`",
+                crate::show::type_string(&other.julia_type())
+            ))
+        }
+    };
+    match t.fields.iter().position(|(n, _)| **n == *field) {
+        Some(i) => fields
+            .get(i)
+            .cloned()
+            .ok_or_else(|| format!("internal error: {} has no field {i}", t.name)),
+        None => {
+            let names: Vec<String> = t.fields.iter().map(|(n, _)| format!("`{n}`")).collect();
+            Err(format!(
+                "FieldError: type {} has no field `{field}`, available fields: {}",
+                t.name,
+                names.join(", ")
+            ))
         }
     }
 }

@@ -382,7 +382,8 @@ impl<'p> Machine<'p> {
         let Some(depth) = self.frames.iter().rposition(|f| !f.handlers.is_empty()) else {
             return Err(error);
         };
-        let (span, trace) = match self.rethrown.take() {
+        let rethrown = self.rethrown.take();
+        let (span, trace) = match &rethrown {
             Some(c) => (c.span, c.trace.clone()),
             None => (error.span, self.call_sites()),
         };
@@ -408,11 +409,12 @@ impl<'p> Machine<'p> {
             let ty = func.values.get(p.index()).map_or(&Type::Any, |d| &d.ty);
             set(&mut frame.env, p, coerce(ty, val));
         }
-        frame.caught = Some(Value::Exception(Rc::new(crate::Caught::from_message(
-            &error.message,
-            span,
-            trace,
-        ))));
+        let mut caught = crate::Caught::from_message(&error.message, span, trace);
+        if let Some(c) = rethrown.filter(|c| c.value.is_some()) {
+            caught.name = c.name.clone();
+            caught.value = c.value.clone();
+        }
+        frame.caught = Some(Value::Exception(Rc::new(caught)));
         frame.block = block;
         frame.pc = 0;
         Ok(())
@@ -489,10 +491,33 @@ impl<'p> Machine<'p> {
                     stmt.args.first().map(|a| frame.read(a)).transpose()?
                 {
                     let text = c.text.clone();
+                    // An exception made as a value (`throw(ArgumentError(msg))`) is raised here.
+                    let c = if c.span == Span::default() {
+                        let mut raised = (*c).clone();
+                        raised.span = here;
+                        raised.trace = self.call_sites();
+                        Rc::new(raised)
+                    } else {
+                        c
+                    };
                     self.rethrown = Some(c);
                     return Err(text);
                 }
                 return Err("internal error: `rethrow` of a value that is not an exception".into());
+            }
+            Op::Prim(Prim::ThrowValue) => {
+                let args = stmt
+                    .args
+                    .iter()
+                    .map(|a| frame.read(a))
+                    .collect::<Result<Vec<_>, _>>()?;
+                let [x, Value::Str(text)] = &args[..] else {
+                    return Err("internal error: `throw_value` expects a value and its text".into());
+                };
+                let trace = self.call_sites();
+                let caught = crate::Caught::thrown(x.clone(), text, here, trace);
+                self.rethrown = Some(Rc::new(caught));
+                return Err(text.to_string());
             }
             Op::Prim(Prim::TheException) => {
                 let e = frame

@@ -725,7 +725,9 @@ prims! {
         effects: Effects { throws: Throws::Checks("always"), ..Effects::PURE },
         jit: Jit::Interpreted,
     }
-    /// `exception_isa(e, :T)`: is the caught exception `e` a `T` (its own type, or `Exception`)?
+    /// `exception_isa(e, :T)` or `exception_isa(e, (:T, :S, ...))`: is the caught exception `e`
+    /// of one of the named concrete types? `:Exception` names every Base exception (not a
+    /// program's own, which inference lists by name), `:Any` every value.
     ExceptionIsa => "exception_isa" {
         arity: Exactly(2), diff: Diff::No, jit: Jit::Interpreted,
     }
@@ -735,6 +737,25 @@ prims! {
     ExceptionField => "exception_field" {
         arity: Exactly(2), diff: Diff::No, jit: Jit::Interpreted,
         effects: Effects { throws: Throws::When("the exception has no such field"), ..Effects::PURE },
+    }
+    /// `throw_value(x, text)`: throws the value `x` (a program's exception, or any value: Julia
+    /// allows `throw(1)`), reported as `text` (`sprint(showerror, x)`) if nothing catches it.
+    ThrowValue => "throw_value" {
+        arity: Exactly(2), diff: Diff::No,
+        effects: Effects { throws: Throws::Checks("always"), ..Effects::PURE },
+        jit: Jit::Interpreted,
+    }
+    /// `exception_new(:E, values..., parts...)`: Base's exception `E` as a value (of type
+    /// `Exception`), with the text `error(:E, ...)` raises it with.
+    ExceptionNew => "exception_new" {
+        arity: AtLeast(1), diff: Diff::No, effects: Effects::allocates(""),
+        jit: Jit::Interpreted,
+    }
+    /// `exception_text(e)`: the caught exception `e` as `showerror` writes it (the text it
+    /// was raised with).
+    ExceptionText => "exception_text" {
+        arity: Exactly(1), diff: Diff::No, effects: Effects::allocates(""),
+        jit: Jit::Interpreted,
     }
     /// `check_distinct(msg, a, b)`: throws `msg` (a constant string) if the objects `a` and `b`
     /// are one object (Julia's `===`). Returns nothing. (Drivers: arguments that alias.)
@@ -934,6 +955,7 @@ mod tests {
                 "error",
                 "the_exception",
                 "rethrow",
+                "throw_value",
                 "check_distinct",
                 "stack_release",
                 "push!",

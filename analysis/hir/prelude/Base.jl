@@ -6319,3 +6319,8 @@ and `x[]` are `x`, another index a `BoundsError`.
 """
 getindex(x::Real, i::Int) = i == 1 ? x : error("BoundsError: attempt to access $(typeof(x)) at index [$i]")
 getindex(x::Real) = x
+
+# `showerror(io, e)`: zy's `io` is the text written so far (a `String`); a method returns it
+# extended (a program's `Base.showerror(io::IO, e::E)` is rewritten so). Julia's fallback
+# shows the value: `MyError("x")`.
+showerror(io::String, e) = string(io, exception_text(e))

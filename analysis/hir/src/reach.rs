@@ -66,6 +66,12 @@ pub const HOOKS: &[Hooks] = &[
             "Base.eachindex",
         ],
     },
+    // `throw(x)` of a value that is not a caught exception is reported as
+    // `sprint(showerror, x)` shows it (inference's `exceptions::call`).
+    Hooks {
+        triggers: &["throw", "Base.throw"],
+        hooks: &["Base.showerror"],
+    },
     // A return annotation `f(x)::T` (lowering's call, in the user's item).
     Hooks {
         triggers: &["Base._return_convert"],

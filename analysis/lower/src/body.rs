@@ -527,6 +527,9 @@ impl<'c, 'a> BodyLowerer<'c, 'a> {
         if let Some(thrown) = self.thrown_exception(callee, args) {
             return thrown;
         }
+        if let Some(made) = self.exception_value(callee, args, r) {
+            return made;
+        }
         if args.iter().any(|a| matches!(a.kind, ExprKind::Splat(_))) {
             return self.splat_call(callee, args, r);
         }
@@ -699,6 +702,54 @@ impl<'c, 'a> BodyLowerer<'c, 'a> {
         }
     }
 
+    /// A Base exception constructed as a value (`e = ArgumentError(msg)`, `DomainError(x,
+    /// msg)`, `KeyError(k)`, `DivideError()`): `exception_new(:E, values..., parts...)`, a
+    /// caught-exception value that `throw` raises, with the text `error(:E, ...)` would raise.
+    fn exception_value(&mut self, callee: &Expr, args: &[Expr], r: TextRange) -> Option<Operand> {
+        let ExprKind::Ident(ty) = &callee.kind else {
+            return None;
+        };
+        if self.is_local(callee) || args.iter().any(|a| matches!(a.kind, ExprKind::Splat(_))) {
+            return None;
+        }
+        // The message: its parts (of an interpolation), or a value printed; or Julia's text.
+        let fixed = |text: &str| Some(Operand::from(Const::Str(text.into())));
+        let (parts, text): (&[Expr], Option<Operand>) = match (ty.as_str(), args) {
+            (
+                "ArgumentError"
+                | "AssertionError"
+                | "DimensionMismatch"
+                | "ErrorException"
+                | "OverflowError"
+                | "StringIndexError"
+                | "InvalidStateException",
+                [message],
+            ) => (message_parts(message).unwrap_or(args), None),
+            ("AssertionError", []) => (args, fixed("")),
+            ("DivideError", []) => (args, fixed("integer division error")),
+            ("EOFError", []) => (args, fixed("read end of file")),
+            ("UndefRefError", []) => (args, fixed("access to undefined reference")),
+            ("KeyError" | "SingularException", [_]) | ("DomainError", [_, _]) => (args, None),
+            (ty, _) if NOT_VALUES.contains(&ty) => {
+                let message = format!(
+                    "unsupported: `{ty}(...)` as a value (zy makes `ArgumentError(msg)`, \
+                     `AssertionError(msg)`, `DimensionMismatch(msg)`, `ErrorException(msg)`, \
+                     `OverflowError(msg)`, `DomainError(x, msg)`, `KeyError(k)`, `DivideError()`, \
+                     `EOFError()`; a `catch` receives the others as the runtime raises them)"
+                );
+                return Some(self.fail(r, "unsupported", message));
+            }
+            _ => return None,
+        };
+        let mut operands = vec![Const::Symbol(ty.as_str().into()).into()];
+        for e in parts {
+            let x = self.expr(e);
+            operands.push(x);
+        }
+        operands.extend(text);
+        Some(self.call("exception_new", operands, r))
+    }
+
     /// `error(:E, values..., parts...)`.
     fn exception(&mut self, ty: &str, values: &[Expr], parts: &[Expr], r: TextRange) -> Operand {
         let mut args = vec![Const::Symbol(ty.into()).into()];
@@ -845,6 +896,33 @@ fn message_parts(e: &Expr) -> Option<&[Expr]> {
         _ => None,
     }
 }
+
+/// Base's exception types a program may not construct as values (every other form of the
+/// types `exception_value` makes is refused by name too).
+const NOT_VALUES: &[&str] = &[
+    "ArgumentError",
+    "AssertionError",
+    "DimensionMismatch",
+    "ErrorException",
+    "OverflowError",
+    "DomainError",
+    "KeyError",
+    "DivideError",
+    "EOFError",
+    "BoundsError",
+    "MethodError",
+    "TypeError",
+    "UndefVarError",
+    "UndefKeywordError",
+    "UndefRefError",
+    "InexactError",
+    "StackOverflowError",
+    "OutOfMemoryError",
+    "InterruptException",
+    "SystemError",
+    "SingularException",
+    "StringIndexError",
+];
 
 /// Does a tuple or vector literal splat one of its items (`(xs..., y)`)?
 fn has_splat(items: &[Expr]) -> bool {

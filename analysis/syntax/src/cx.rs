@@ -34,6 +34,9 @@ pub(crate) struct Cx<'a> {
     pub new_of: Option<(String, usize)>,
     /// Inner constructors converted with their struct, not yet emitted as items.
     pub constructors: Vec<crate::ast::FunctionDef>,
+    /// Inside a `showerror(io::IO, e)` method: the name of its `io`, whose writes build the
+    /// text the method returns (`output::io_write`).
+    pub io: Option<String>,
     depth: u32,
     too_deep_reported: bool,
 }
@@ -51,6 +54,7 @@ impl<'a> Cx<'a> {
             destructured: BTreeMap::new(),
             new_of: None,
             constructors: Vec::new(),
+            io: None,
             depth: 0,
             too_deep_reported: false,
         }

@@ -388,6 +388,14 @@ fn checkpointed(cx: &mut Cx, looped: Expr) -> Expr {
 /// `return` or `return x`.
 fn return_statement(cx: &mut Cx, node: &SyntaxNode) -> Expr {
     let value = node.children.first().map(|v| Box::new(expr(cx, v)));
+    if let Some(io) = cx.io.clone() {
+        // In a `showerror` method the text written so far is the method's value (Julia's
+        // `return` there ends the writing): the value is evaluated, then the text returned.
+        let text = Box::new(Expr::new(ExprKind::Ident(io), node.range));
+        let mut body: Vec<Expr> = value.map(|v| *v).into_iter().collect();
+        body.push(Expr::new(ExprKind::Return(Some(text)), node.range));
+        return Expr::new(ExprKind::Block(body), node.range);
+    }
     Expr::new(ExprKind::Return(value), node.range)
 }
 
@@ -591,7 +599,10 @@ fn rewritten_callee(
             return Some(Err(cx.unsupported(callee, &message)));
         }
         (true, _) if cx.text(bare) == ":" => {
-            return Some(Err(cx.unsupported(callee, "operator `:` as a function; write `a:b` instead")));
+            return Some(Err(cx.unsupported(
+                callee,
+                "operator `:` as a function; write `a:b` instead",
+            )));
         }
         (false, Kind::Curly) if is_new(cx, bare.children.first()) => {
             match new_callee(cx, bare, &bare.children[1..]) {
@@ -618,7 +629,9 @@ fn rewritten_callee(
                         vec![t],
                     ),
                     None => {
-                        return Some(Err(cx.unsupported(callee, "type parameters in an expression")))
+                        return Some(Err(
+                            cx.unsupported(callee, "type parameters in an expression")
+                        ))
                     }
                 },
             },
@@ -719,6 +732,15 @@ fn call_with(
                 }
             };
             return Expr::new(kind, node.range);
+        }
+        if !dotted && do_block.is_none() && keywords.is_empty() {
+            if let Some(e) = crate::output::io_write(cx, name, &args, node.range) {
+                return e;
+            }
+            let name = name.clone();
+            if let Some(e) = crate::output::text_of(cx, node, &name, &args) {
+                return e;
+            }
         }
         if !dotted && do_block.is_none() && keywords.is_empty() && crate::output::is_printing(name)
         {

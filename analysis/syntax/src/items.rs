@@ -400,7 +400,7 @@ pub(crate) fn function_definition(cx: &mut Cx, node: &SyntaxNode) -> Option<Func
     if sig_node.has_error() {
         return None;
     }
-    let sig = match (sig_node.leaf, sig_node.kind) {
+    let mut sig = match (sig_node.leaf, sig_node.kind) {
         (false, Kind::Tuple) => Signature {
             name: FunctionName::Anonymous,
             name_range: sig_node.range,
@@ -410,11 +410,18 @@ pub(crate) fn function_definition(cx: &mut Cx, node: &SyntaxNode) -> Option<Func
         },
         _ => signature(cx, sig_node)?,
     };
-    let body = if short {
+    let io = crate::output::showerror_io(&sig.name, &mut sig.params.positional);
+    let outer = std::mem::replace(&mut cx.io, io.clone());
+    let mut body = if short {
         vec![expr(cx, body_node)]
     } else {
         block_of(cx, body_node)
     };
+    cx.io = outer;
+    if let Some(io) = io {
+        // The text written is the method's value.
+        body.push(Expr::new(ExprKind::Ident(io), body_node.range));
+    }
     Some(method(cx, node, sig, body))
 }
 
@@ -1152,8 +1159,8 @@ fn type_head<'n>(cx: &mut Cx, head: &'n SyntaxNode) -> Option<TypeHead<'n>> {
     }
 }
 
-/// The supertype of a struct or abstract type: one of the program's abstract types, or
-/// `Any`. Julia's own abstract types (`Real`, `AbstractVector`, `Function`) are refused: a
+/// The supertype of a struct or abstract type: one of the program's abstract types, `Any`,
+/// or `Exception` (an exception type of the program's own). Julia's own abstract types (`Real`, `AbstractVector`, `Function`) are refused: a
 /// struct subtyping them would have to implement their interfaces (arithmetic, indexing).
 fn supertype(cx: &mut Cx, node: &SyntaxNode) -> Option<TypeExpr> {
     let ty = type_expr(cx, node)?;
@@ -1192,7 +1199,6 @@ const BUILTIN_ABSTRACT: &[&str] = &[
     "AbstractChar",
     "AbstractDict",
     "AbstractSet",
-    "Exception",
     "IO",
     "Base.Number",
     "Base.Real",

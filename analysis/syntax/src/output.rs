@@ -3,8 +3,12 @@
 //! keeps everything else Julia does: the arguments are evaluated in order (an error in one is
 //! still thrown), `@show e` and `@time e` are `e`'s value, the others `nothing`. `@debug`
 //! evaluates nothing, as Julia's does while debug logging is off (the default).
+//!
+//! `showerror(io::IO, e::E)` methods are kept: their `io` is the text written so far (a
+//! `String`), each `print(io, ...)` extends it, and the method returns it; `sprint(showerror,
+//! e)` calls one on `""`, and `throw` uses it for the uncaught exception's report.
 
-use crate::ast::{Expr, ExprKind, INTERPOLATION};
+use crate::ast::{Expr, ExprKind, FunctionName, Param, TypeExpr, INTERPOLATION};
 use crate::cx::Cx;
 use crate::expr::expr;
 use crate::kind::Kind;
@@ -94,5 +98,125 @@ fn evaluated_parts(e: Expr, out: &mut Vec<Expr>) {
             }
         }
         kind => out.push(Expr::new(kind, e.range)),
+    }
+}
+
+/// Of a method `showerror(io::IO, e)` (or `Base.showerror`): the name of `io`, whose type
+/// becomes `String` (the text written so far).
+pub(crate) fn showerror_io(name: &FunctionName, params: &mut [Param]) -> Option<String> {
+    let FunctionName::Named(f) = name else {
+        return None;
+    };
+    if f != "showerror" && f != "Base.showerror" {
+        return None;
+    }
+    let [io, _] = params else {
+        return None;
+    };
+    let range = match &io.ty {
+        None => io.range,
+        Some(TypeExpr::Named {
+            name,
+            params,
+            range,
+        }) if params.is_empty() && (name == "IO" || name == "Base.IO") => *range,
+        Some(_) => return None,
+    };
+    io.ty = Some(TypeExpr::Named {
+        name: "String".into(),
+        params: Vec::new(),
+        range,
+    });
+    io.name.clone()
+}
+
+/// Inside a `showerror` method, a write to its `io` (`print(io, ...)`, `println`, `write`,
+/// `show(io, x)`, `showerror(io, x)`): `io = string(io, ...)`, the text extended.
+pub(crate) fn io_write(
+    cx: &Cx,
+    name: &str,
+    args: &[Expr],
+    range: crate::ast::TextRange,
+) -> Option<Expr> {
+    let io = cx.io.as_deref()?;
+    let (first, rest) = args.split_first()?;
+    if !matches!(&first.kind, ExprKind::Ident(s) if s == io) {
+        return None;
+    }
+    let ident = |s: &str| Expr::new(ExprKind::Ident(s.into()), range);
+    let call = |f: &str, args: Vec<Expr>| {
+        Expr::new(
+            ExprKind::Call {
+                callee: Box::new(ident(f)),
+                args,
+            },
+            range,
+        )
+    };
+    let mut parts = vec![ident(io)];
+    let text = match (name, rest) {
+        ("print" | "write", _) => {
+            parts.extend(rest.iter().cloned());
+            call("string", parts)
+        }
+        ("println", _) => {
+            parts.extend(rest.iter().cloned());
+            parts.push(Expr::new(ExprKind::Str("\n".into()), range));
+            call("string", parts)
+        }
+        ("show", [x]) => {
+            parts.push(call("repr", vec![x.clone()]));
+            call("string", parts)
+        }
+        ("showerror", [x]) => call(name, vec![ident(io), x.clone()]),
+        _ => return None,
+    };
+    Some(Expr::new(
+        ExprKind::Assign {
+            lhs: Box::new(ident(io)),
+            rhs: Box::new(text),
+        },
+        range,
+    ))
+}
+
+/// `sprint(showerror, e)`, `sprint(show, x)`, `sprint(print, x)`: the text each writes, as a
+/// `String`; `showerror(stdout, e)` (or `stderr`): the text computed and left out, with a note.
+pub(crate) fn text_of(cx: &mut Cx, node: &SyntaxNode, name: &str, args: &[Expr]) -> Option<Expr> {
+    let range = node.range;
+    let ident = |s: &str| Expr::new(ExprKind::Ident(s.into()), range);
+    let call = |f: &str, args: Vec<Expr>| {
+        Expr::new(
+            ExprKind::Call {
+                callee: Box::new(ident(f)),
+                args,
+            },
+            range,
+        )
+    };
+    let empty = || Expr::new(ExprKind::Str(String::new()), range);
+    match (name, args) {
+        ("sprint", [f, x]) => match &f.kind {
+            ExprKind::Ident(f) if f == "showerror" => {
+                Some(call("showerror", vec![empty(), x.clone()]))
+            }
+            ExprKind::Ident(f) if f == "show" => Some(call("repr", vec![x.clone()])),
+            ExprKind::Ident(f) if f == "print" => Some(call("string", vec![x.clone()])),
+            _ => None,
+        },
+        ("showerror", [io, x]) if matches!(&io.kind, ExprKind::Ident(s) if s == "stdout" || s == "stderr") =>
+        {
+            cx.note(
+                range,
+                "zy shows no output: this `showerror` is left out (its text is still computed)"
+                    .to_string(),
+            );
+            let text = call("showerror", vec![empty(), x.clone()]);
+            Some(Expr::new(
+                ExprKind::Block(vec![text, Expr::new(ExprKind::Nothing, range)]),
+                range,
+            ))
+        }
+        _ => None,
     }
 }

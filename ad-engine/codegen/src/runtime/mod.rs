@@ -180,6 +180,23 @@ pub unsafe extern "C" fn zy_rt_poll(ctx: *mut Ctx, site: *const Site) -> i64 {
     }
 }
 
+/// A `catch`: takes the pending error if a `catch` may catch it (not an interrupt, the memory
+/// limit or an internal error: [`zy_interp::catchable`]) and returns 1; 0 leaves it pending.
+///
+/// # Safety
+/// `ctx` must be the live context of the running code.
+pub unsafe extern "C" fn zy_rt_catch(ctx: *mut Ctx) -> i64 {
+    let ctx = unsafe { &mut *ctx };
+    match &ctx.state.failure {
+        Some((_, message)) if zy_interp::catchable(message) => {
+            ctx.state.failure = None;
+            ctx.error = 0;
+            1
+        }
+        _ => 0,
+    }
+}
+
 /// Records a `StackOverflowError` at a call.
 ///
 /// # Safety
@@ -427,6 +444,7 @@ pub unsafe extern "C" fn zy_rt_fallback(ctx: *mut Ctx, site: *const Site, buf: *
 pub fn symbols() -> Vec<(&'static str, *const u8)> {
     let mut syms = vec![
         ("zy_rt_poll", zy_rt_poll as *const u8),
+        ("zy_rt_catch", zy_rt_catch as *const u8),
         ("zy_rt_stack_overflow", zy_rt_stack_overflow as *const u8),
         ("zy_rt_fail", zy_rt_fail as *const u8),
         ("zy_rt_alloc", zy_rt_alloc as *const u8),

@@ -64,8 +64,15 @@ impl Translator<'_, '_, '_> {
                     self.b.ins().brif(c, t, &targs, e, &eargs);
                 }
             }
-            Terminator::Handle { .. } => {
-                return Err(JitError::interpreted("`try`/`catch`/`finally`"));
+            Terminator::Handle { catch, to, .. } => {
+                // Which handlers are installed is known statically (`handlers`): only the
+                // arguments of a new one are kept.
+                if let Some(c) = catch {
+                    self.install_handler(c)?;
+                }
+                let (target, args) = self.block_call(to)?;
+                let (target, args) = self.entering(blk, to.block, target, args, &mut pending);
+                self.b.ins().jump(target, &args);
             }
             Terminator::Unreachable => {
                 let site = self.site(

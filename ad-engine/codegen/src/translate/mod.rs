@@ -14,6 +14,7 @@ mod control;
 mod data;
 mod factor;
 mod fuse;
+mod handlers;
 mod objects;
 pub(crate) mod pullbacks;
 mod ranges;
@@ -44,6 +45,8 @@ type R<T> = Result<T, JitError>;
 #[derive(Clone, Copy)]
 pub(crate) struct RtFuncs {
     pub poll: FuncId,
+    /// `zy_rt_catch(ctx)`: a `catch` takes the pending error (1) or leaves it (0).
+    pub catch: FuncId,
     /// `f(a, b, c)` as a call that keeps every register (where the target has one), for the
     /// cold paths.
     pub call_preserving: Option<FuncId>,
@@ -122,6 +125,7 @@ impl RtFuncs {
         };
         Ok(RtFuncs {
             poll: decl("zy_rt_poll", &[p, p], Some(p))?,
+            catch: decl("zy_rt_catch", &[p], Some(p))?,
             call_preserving,
             stack_overflow: decl("zy_rt_stack_overflow", &[p, p], None)?,
             fail: decl("zy_rt_fail", &[p, p], None)?,
@@ -289,6 +293,10 @@ pub(crate) struct Translator<'e, 'a, 'b> {
     steady_block: bool,
     /// Element accesses whose index the loop's range proves in bounds (no check).
     proven: std::collections::HashSet<zy_ir::Value>,
+    /// Exception handlers (see [`handlers`]).
+    handlers: handlers::Handlers,
+    /// Where a failure goes outside every `try`: the function returns with the error set.
+    outer_bail: ir::Block,
 }
 
 impl<'e, 'a, 'b> Translator<'e, 'a, 'b> {
@@ -336,6 +344,8 @@ impl<'e, 'a, 'b> Translator<'e, 'a, 'b> {
             steady,
             steady_block: false,
             proven: ranges::proven_in_bounds(func),
+            handlers: handlers::Handlers::new(func)?,
+            outer_bail: bail,
         };
         t.b.switch_to_block(entry);
         Ok(t)
@@ -363,6 +373,8 @@ impl<'e, 'a, 'b> Translator<'e, 'a, 'b> {
         for blk in zy_ir::cfg::source_order(self.func) {
             self.translate_block(blk)?;
         }
+        self.landings()?;
+        self.bail = self.outer_bail;
         self.b.switch_to_block(self.bail);
         let zeros: Vec<ClValue> = self
             .ret_slots
@@ -408,6 +420,9 @@ impl<'e, 'a, 'b> Translator<'e, 'a, 'b> {
     fn translate_block(&mut self, blk: Block) -> R<()> {
         let cl_block = self.block(blk)?;
         self.b.switch_to_block(cl_block);
+        // A failure inside a `try` goes to its handler's landing.
+        self.bail = self.landing_of(blk)?;
+        let in_try = self.bail != self.outer_bail;
         let data = self.func.block(blk);
         for &p in &data.params {
             let mut vs = Vec::new();
@@ -423,8 +438,13 @@ impl<'e, 'a, 'b> Translator<'e, 'a, 'b> {
         self.known.clear();
         self.steady_block = self.steady[blk.index()];
         for &v in &data.stmts {
-            if !self.keeps_pending(v) {
+            // Inside a `try` a held-back write is made before anything that may fail: the
+            // `catch` sees it.
+            if in_try || !self.keeps_pending(v) {
                 self.flush_store();
+            }
+            if self.handlers.skips(v) {
+                continue;
             }
             if let Some(stmt) = self.func.stmt(v) {
                 if stmt.op != Op::Prim(Prim::Push) {

@@ -1,8 +1,9 @@
 //! Caught exceptions (`catch e`): values of type `Exception`, whose concrete type is known only
 //! at run time, so `e isa T` and `e.msg` are decided when the program runs.
 
-use zy_ir::{Const, Prim, Type};
+use zy_ir::{Const, Name, Prim, Program, StructDef, StructKind, Type, TypeExpr};
 
+use crate::calls::Cx;
 use crate::error::{no_method, Fail};
 use crate::plan::PlanBuilder;
 use crate::value::Val;
@@ -27,6 +28,22 @@ pub(crate) const EXCEPTIONS: &[&str] = &[
     "UndefKeywordError",
     "UndefRefError",
     "UndefVarError",
+    "StringIndexError",
+    "EOFError",
+    "SystemError",
+    "InvalidStateException",
+    "ReadOnlyMemoryError",
+    "InitError",
+    "LoadError",
+    "TaskFailedException",
+    "CompositeException",
+    "CapturedException",
+    "ProcessFailedException",
+    "MissingException",
+    "PosDefException",
+    "ZeroPivotException",
+    "RankDeficientException",
+    "LAPACKException",
 ];
 
 fn apply(b: &mut PlanBuilder, p: Prim, args: &[&Val], ty: Type) -> Val {
@@ -34,38 +51,194 @@ fn apply(b: &mut PlanBuilder, p: Prim, args: &[&Val], ty: Type) -> Val {
     Val::of(b.prim(p, args, ty.clone()), ty)
 }
 
-/// Type a builtin call on a caught exception; `None` if it is not one.
-pub(crate) fn call(b: &mut PlanBuilder, name: &str, args: &[Val]) -> Option<Result<Val, Fail>> {
+/// Is `def` a program's exception type: declared below `Exception`, at any depth?
+fn is_user_exception(def: &StructDef, program: &Program) -> bool {
+    let mut at = def;
+    for _ in 0..program.structs.len() + 1 {
+        match &at.supertype {
+            Some(TypeExpr::Named { name, .. }) if &**name == "Exception" => return true,
+            Some(TypeExpr::Named { name, .. }) => match program.structs.get(name) {
+                Some(sup) => at = sup,
+                None => return false,
+            },
+            _ => return false,
+        }
+    }
+    false
+}
+
+/// The program's concrete exception types (structs below `Exception`).
+fn user_exceptions(program: &Program) -> impl Iterator<Item = &StructDef> {
+    program
+        .structs
+        .values()
+        .filter(|d| d.kind == StructKind::User && !d.is_abstract && is_user_exception(d, program))
+}
+
+/// The concrete type names a caught exception `e isa T` compares with, for the type value
+/// named `ty`: `None` if no exception is a `T` (the test is `false`).
+fn isa_names(ty: &str, program: &Program) -> Option<Vec<Name>> {
+    if let Some(members) = ty.strip_prefix("Union{").and_then(|t| t.strip_suffix('}')) {
+        let mut all = Vec::new();
+        for m in members.split(',') {
+            all.extend(isa_names(m.trim(), program).unwrap_or_default());
+        }
+        return (!all.is_empty()).then_some(all);
+    }
+    match ty {
+        "Any" => return Some(vec!["Any".into()]),
+        "Exception" => {
+            let mut all: Vec<Name> = vec!["Exception".into()];
+            all.extend(user_exceptions(program).map(|d| d.name.clone()));
+            return Some(all);
+        }
+        "Int" | "Int64" => return Some(vec!["Int64".into()]),
+        "Float64" | "String" | "Bool" | "Nothing" => return Some(vec![ty.into()]),
+        _ if EXCEPTIONS.contains(&ty) => return Some(vec![ty.into()]),
+        _ => {}
+    }
+    let def = program.structs.get(ty)?;
+    let below: Vec<Name> = program
+        .structs
+        .values()
+        .filter(|d| d.kind == StructKind::User && !d.is_abstract && is_below(d, &def.name, program))
+        .map(|d| d.name.clone())
+        .collect();
+    (!below.is_empty()).then_some(below)
+}
+
+/// Is `def` the type `ty` or declared below it?
+fn is_below(def: &StructDef, ty: &Name, program: &Program) -> bool {
+    let mut at = def;
+    for _ in 0..program.structs.len() + 1 {
+        if at.name == *ty {
+            return true;
+        }
+        match &at.supertype {
+            Some(TypeExpr::Named { name, .. }) => match program.structs.get(name) {
+                Some(sup) => at = sup,
+                None => return false,
+            },
+            _ => return false,
+        }
+    }
+    false
+}
+
+/// The type of field `f` of a caught exception: the one type every exception type with such a
+/// field gives it (Base's `msg` is a `String`, a `DomainError`'s `val` zy reads as a
+/// `Float64`; a program's exceptions by their declarations).
+fn field_type(f: &str, program: &Program) -> Result<Type, Fail> {
+    let mut found: Vec<(Name, Type)> = match f {
+        "msg" => vec![("ErrorException".into(), Type::String)],
+        "val" => vec![("DomainError".into(), Type::Float64)],
+        _ => Vec::new(),
+    };
+    for def in user_exceptions(program) {
+        if !def.fields.iter().any(|(n, _)| &**n == f) {
+            continue;
+        }
+        let concrete = crate::type_values::pattern_of_name(&def.name, program)
+            .ok()
+            .and_then(|p| crate::dispatch::concrete_type(program, &p));
+        let ty = match concrete {
+            Some(Type::Struct(st)) => st
+                .fields
+                .iter()
+                .find(|(n, _)| &**n == f)
+                .map(|(_, t)| t.clone()),
+            _ => None,
+        };
+        let Some(ty) = ty else {
+            return Err(Fail::unsupported(format!(
+                "field `{f}` of a caught exception: `{}` does not declare it with a concrete type \
+                 (`{f}::String`)",
+                def.name
+            )));
+        };
+        found.push((def.name.clone(), ty));
+    }
+    match found.split_first() {
+        None => Err(Fail::unsupported(format!(
+            "field `{f}` of a caught exception: no exception type zy knows has it"
+        ))),
+        Some(((_, t), rest)) => match rest.iter().find(|(_, u)| u != t) {
+            Some((n, u)) => Err(Fail::unsupported(format!(
+                "field `{f}` of a caught exception, which is a `{t}` in `{}` and a `{u}` in `{n}`; \
+                 test the type first and read it through a function of that type",
+                found[0].0
+            ))),
+            None => Ok(t.clone()),
+        },
+    }
+}
+
+/// Type a builtin call on a caught exception, or a `throw`; `None` if it is not one.
+pub(crate) fn call(
+    cx: &mut Cx,
+    b: &mut PlanBuilder,
+    name: &str,
+    args: &[Val],
+) -> Option<Result<Val, Fail>> {
     let is_exception = |v: &Val| v.ty == Type::Exception;
     Some(match (name, args) {
         ("the_exception", []) => Ok(apply(b, Prim::TheException, &[], Type::Exception)),
         ("rethrow" | "throw", [e]) if is_exception(e) => {
             Ok(apply(b, Prim::Rethrow, &[e], Type::Bottom))
         }
+        // `throw(x)` of any other value: reported as `sprint(showerror, x)` shows it.
+        ("throw", [x]) => {
+            let io = Val::lit(Const::Str("".into()));
+            match cx.call_named(b, &"Base.showerror".into(), &[io, x.clone()]) {
+                Ok(text) => Ok(apply(b, Prim::ThrowValue, &[x, &text], Type::Bottom)),
+                Err(e) => Err(e),
+            }
+        }
+        (
+            "exception_new",
+            [Val {
+                konst: Some(Const::Symbol(_)),
+                ..
+            }, ..],
+        ) => {
+            let args: Vec<&Val> = args.iter().collect();
+            Ok(apply(b, Prim::ExceptionNew, &args, Type::Exception))
+        }
+        // Julia's `show`: a caught exception as its constructor call (`string(e)`), any other
+        // value as the interpreter's `show` writes it.
+        ("repr", [x]) if is_exception(x) => Ok(apply(b, Prim::StringOf, &[x], Type::String)),
+        ("repr", [x]) => Ok(apply(b, Prim::ExceptionText, &[x], Type::String)),
+        ("exception_text", [x]) => Ok(apply(b, Prim::ExceptionText, &[x], Type::String)),
+        ("throw" | "exception_text" | "exception_new" | "repr", _) => Err(no_method(
+            name,
+            &args.iter().map(|a| a.ty.clone()).collect::<Vec<_>>(),
+        )),
         ("rethrow", _) => Err(Fail::unsupported(
             "`rethrow` outside a catch block, or of a value that is not a caught exception",
         )),
         ("isa", [e, t]) if is_exception(e) => match &t.ty {
-            Type::Function(ty) if &**ty == "Exception" || EXCEPTIONS.contains(&&**ty) => {
-                let ty = Val::lit(Const::Symbol(ty.clone()));
-                Ok(apply(b, Prim::ExceptionIsa, &[e, &ty], Type::Bool))
-            }
-            Type::Function(_) => Ok(Val::lit(Const::Bool(false))),
+            Type::Function(ty) => match isa_names(ty, cx.program) {
+                Some(names) => {
+                    let names = Const::Tuple(names.into_iter().map(Const::Symbol).collect());
+                    Ok(apply(
+                        b,
+                        Prim::ExceptionIsa,
+                        &[e, &Val::lit(names)],
+                        Type::Bool,
+                    ))
+                }
+                None => Ok(Val::lit(Const::Bool(false))),
+            },
             _ => Err(no_method("isa", &[e.ty.clone(), t.ty.clone()])),
         },
         ("getproperty" | "getfield", [e, f]) if is_exception(e) => {
             let ty = match &f.konst {
-                Some(Const::Symbol(f)) if &**f == "msg" => Type::String,
-                Some(Const::Symbol(f)) if &**f == "val" => Type::Float64,
-                _ => {
-                    return Some(Err(Fail::unsupported(format!(
-                        "field `{}` of a caught exception; zy reads `e.msg` and a \
-                         DomainError's `e.val`",
-                        f.konst.as_ref().map_or("?".to_string(), |c| c.to_string())
-                    ))))
-                }
+                Some(Const::Symbol(f)) => field_type(f, cx.program),
+                _ => Err(Fail::unsupported(
+                    "a field of a caught exception named by a value known only at run time",
+                )),
             };
-            Ok(apply(b, Prim::ExceptionField, &[e, f], ty))
+            ty.map(|ty| apply(b, Prim::ExceptionField, &[e, f], ty))
         }
         _ => return None,
     })

@@ -47,6 +47,10 @@ pub const BUILTINS: &[&str] = &[
     "isa",
     "the_exception",
     "rethrow",
+    "throw",
+    "exception_text",
+    "exception_new",
+    "repr",
     "values",
     "Tuple",
     "merge",
@@ -288,7 +292,7 @@ pub(crate) fn call(
     if name == "vect" && mixes_complex(args) {
         return Some(cx.call_named(b, &"Base._complex_vect".into(), args));
     }
-    if let Some(r) = exceptions::call(b, name, args) {
+    if let Some(r) = exceptions::call(cx, b, name, args) {
         return Some(r);
     }
     if let Some(r) = strings::call(b, name, args) {

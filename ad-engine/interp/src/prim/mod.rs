@@ -5,9 +5,9 @@ mod array;
 mod data;
 pub mod factor;
 mod linalg;
+mod printf;
 mod reduce;
 mod scalar;
-mod printf;
 pub mod strings;
 mod tangent;
 mod twice;
@@ -201,8 +201,35 @@ pub fn eval_prim(p: Prim, args: &[Value], ret: &Type) -> Result<Value, String> {
             )),
         },
         ExceptionIsa => match args {
-            [Value::Exception(e), Value::Symbol(t)] => Ok(Value::Bool(e.isa(t))),
-            _ => Err(internal(p, "expects an exception and a type name")),
+            [Value::Exception(e), Value::Symbol(t)] => Ok(Value::Bool(e.isa(&[t]))),
+            [Value::Exception(e), Value::Tuple(ts)] => {
+                let names: Vec<&str> = ts
+                    .iter()
+                    .filter_map(|t| match t {
+                        Value::Symbol(t) => Some(&**t),
+                        _ => None,
+                    })
+                    .collect();
+                Ok(Value::Bool(e.isa(&names)))
+            }
+            _ => Err(internal(p, "expects an exception and type names")),
+        },
+        ExceptionNew => match args {
+            [Value::Symbol(exception), parts @ ..] => {
+                let text = exception_message(exception, parts);
+                let caught = crate::Caught::from_message(&text, Default::default(), Vec::new());
+                Ok(Value::Exception(std::rc::Rc::new(caught)))
+            }
+            _ => Err(internal(p, "expects an exception type and its message")),
+        },
+        ExceptionText => match args {
+            [Value::Exception(e)] => Ok(Value::Str(e.showerror_text().as_str().into())),
+            [v] => Ok(Value::Str(show(v).as_str().into())),
+            _ => Err(internal(p, "expects one value")),
+        },
+        ThrowValue => match args {
+            [_, Value::Str(text)] => Err(text.to_string()),
+            _ => Err(internal(p, "expects a value and its text")),
         },
         ExceptionField => match args {
             [Value::Exception(e), Value::Symbol(f)] => e.field(f),
