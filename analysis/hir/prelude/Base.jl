@@ -3760,6 +3760,8 @@ end
 # without `T`, each element converted by `T`.
 _typed_cat(T::Type{Float64}, A::Array) = _gen_convert(T, zero(Float64), A)
 _typed_cat(T::Type{Int}, A::Array) = _gen_convert(T, zero(Int), A)
+# `x[a; b]` of a value that is not a type: Julia's `typed_vcat(x, a, b)`, which has no method.
+_typed_cat(x, A::Array) = error("MethodError: no method matching typed_vcat(::$(typeof(x)), ...): `x[a; b]` concatenates into the element type `x`, which must be `Float64` or `Int`")
 
 # `Vector{T}(undef, n)`, `Matrix{T}(undef, m, n)`, `Array{T}(undef, dims...)`,
 # `Array{T, N}(undef, dims...)` (the syntax lowers them to these): arrays whose elements Julia
