@@ -40,7 +40,7 @@ fn main() {
         let mut cursor = 0;
         walk(&parsed.items, "", &mut cursor, &mut items);
         out.push_str("    &[\n");
-        for (module, item, start, end) in items {
+        for (module, item, start, end, nth) in items {
             let (kind, name) = item_kind::kind_and_name(item);
             let lowered = match item {
                 Item::Function(def) => zy_lower::lower_method(0, def, 0),
@@ -50,7 +50,7 @@ fn main() {
             let sig = signature::signature(&lowered);
             let _ = writeln!(
                 out,
-                "        BundledItem {{ module: {module:?}, kind: ItemKind::{kind:?}, name: {name:?}, start: {start}, end: {end}, sig: Signature {{ guards: Cow::Borrowed(&{:?}), type_values: Cow::Borrowed(&{:?}), types: Cow::Borrowed(&{:?}), high_rank: {}, concrete: {}, subject: {:?} }} }},",
+                "        BundledItem {{ module: {module:?}, kind: ItemKind::{kind:?}, name: {name:?}, start: {start}, end: {end}, nth: {nth}, sig: Signature {{ guards: Cow::Borrowed(&{:?}), type_values: Cow::Borrowed(&{:?}), types: Cow::Borrowed(&{:?}), high_rank: {}, concrete: {}, subject: {:?} }} }},",
                 sig.guards, sig.type_values, sig.types, sig.high_rank, sig.concrete, sig.subject
             );
         }
@@ -61,18 +61,28 @@ fn main() {
     std::fs::write(dir.join("bundled.rs"), out).expect("OUT_DIR is writable");
 }
 
-/// The items in `flat_items`' order, each with its module path and the range of its text: from
-/// where the previous item (or the module's name) ends to its own end, so that comments and
-/// annotations before it come along.
+/// The items in `flat_items`' order, each with its module path, the range of its text (from
+/// where the previous item, or the module's name, ends to its own end, so that comments and
+/// annotations before it come along) and its position among the items that text parses to:
+/// an inner constructor, which ends inside its struct, is the struct's text's item after the
+/// struct and the constructors before it.
 fn walk<'a>(
     items: &'a [Item],
     module: &str,
     cursor: &mut u32,
-    out: &mut Vec<(String, &'a Item, u32, u32)>,
+    out: &mut Vec<(String, &'a Item, u32, u32, u32)>,
 ) {
+    // The range of the last item that was not an inner constructor, and how many follow it.
+    let mut last = (*cursor, *cursor, 0);
     for item in items {
         let end = extent(item).1;
-        out.push((module.to_string(), item, *cursor, end));
+        if end <= *cursor && !matches!(item, Item::Module(_)) {
+            last.2 += 1;
+            out.push((module.to_string(), item, last.0, last.1, last.2));
+            continue;
+        }
+        last = (*cursor, end, 0);
+        out.push((module.to_string(), item, *cursor, end, 0));
         if let Item::Module(m) = item {
             let inner = if module.is_empty() {
                 m.name.clone()

@@ -665,14 +665,14 @@ fn checking_a_package_file_checks_the_files_it_includes() {
             // The gradchecks' calls are written among the module's names.
             "# zy: gradcheck loss(2.0)\nloss(w) = 3.0 * w^2\nstruct P\n    a::Float64\nend\n# zy: gradcheck ploss(P(2.0))\nploss(p) = p.a^2\n",
         ),
-        ("src/sub/bad.jl", "bad(x) = x // 2\n"),
+        ("src/sub/bad.jl", "bad(x) = x --> 2\n"),
     ]);
     let (status, out, err) = run(dir.path(), &["check", "src/Pkg.jl", "--format", "short"]);
     assert_eq!(
         (status, out.as_str(), err.as_str()),
         (
             1,
-            "src/sub/bad.jl:1:12: error[unsupported]: unsupported: operator `//` (rational numbers); write `a / b` (a Float64 division) instead\n",
+            "src/sub/bad.jl:1:10: error[unsupported]: unsupported: operator `-->`\n",
             ""
         )
     );

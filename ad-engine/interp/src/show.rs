@@ -148,11 +148,12 @@ fn write_value<W: Write + ?Sized>(f: &mut W, v: &Value) -> fmt::Result {
                 show_array(f, &row, true)
             }
         }
-        // A type value names complex numbers as Julia prints them (`ComplexF64`,
-        // `Vector{Complex{Int64}}`).
-        Value::Func(n) if n.contains("Base.Complex{") => f.write_str(
+        // A type value names complex and rational numbers as Julia prints them (`ComplexF64`,
+        // `Vector{Complex{Int64}}`, `Rational{Int64}`).
+        Value::Func(n) if n.contains("Base.Complex{") || n.contains("Base.Rational{") => f.write_str(
             &n.replace("Base.Complex{Float64}", "ComplexF64")
-                .replace("Base.Complex{", "Complex{"),
+                .replace("Base.Complex{", "Complex{")
+                .replace("Base.Rational{", "Rational{"),
         ),
         // A primitive that the library also gives Julia methods (`Base.sin`, for complex
         // numbers) by its name, as Julia shows Base's functions.
@@ -371,6 +372,10 @@ pub fn type_string(t: &Type) -> String {
         Type::Struct(s) if &*s.name == "Base.Complex" => match s.params.as_slice() {
             [Type::Float64] => "ComplexF64".to_string(),
             [p] => format!("Complex{{{}}}", type_string(p)),
+            _ => t.to_string(),
+        },
+        Type::Struct(s) if &*s.name == "Base.Rational" => match s.params.as_slice() {
+            [p] => format!("Rational{{{}}}", type_string(p)),
             _ => t.to_string(),
         },
         Type::Adjoint(e) => format!("LinearAlgebra.Adjoint{{{e}, Vector{{{e}}}}}"),

@@ -1,7 +1,9 @@
 //! Julia's `show` of the library's structs where Julia prints them otherwise than as their
 //! fields: ranges (`1:4`, `1:2:5`, `0.0:0.1:1.0`, `LinRange{Float64}(0.0, 1.0, 5)`), views and
-//! `Diagonal`, the triangular wrappers, `Symmetric` and `transpose(x)` as the arrays they stand for, `1 => 2.0`, `sin ∘ cos`, `UniformScaling{Bool}(true)`, `RoundingMode{:Down}()`, `enumerate(x)`,
-//! `zip(a, b)`, `CartesianIndex(1, 2)`, `findfirst`'s `Union{Nothing, Int64}` as `nothing` or the index.
+//! `Diagonal`, the triangular wrappers, `Symmetric` and `transpose(x)` as the arrays they stand
+//! for, `1 => 2.0`, `sin ∘ cos`, `UniformScaling{Bool}(true)`, `RoundingMode{:Down}()`,
+//! `enumerate(x)`, `zip(a, b)`, `CartesianIndex(1, 2)`, `1//2`, `findfirst`'s
+//! `Union{Nothing, Int64}` as `nothing` or the index.
 
 use std::fmt::{self, Write};
 
@@ -32,6 +34,7 @@ enum Form {
     NothingOrInt,
     CartesianIndex,
     Complex,
+    Rational,
     ConjAdjoint,
     Set,
 }
@@ -58,6 +61,7 @@ fn form(t: &StructType) -> Option<Form> {
         "Base.NothingOrInt" => Form::NothingOrInt,
         "Base.CartesianIndex" => Form::CartesianIndex,
         "Base.Complex" => Form::Complex,
+        "Base.Rational" => Form::Rational,
         "Base.ConjAdjoint" => Form::ConjAdjoint,
         "Base.Set" => Form::Set,
         "Base._RoundNearest" => Form::Rounding("Nearest"),
@@ -88,6 +92,15 @@ pub(crate) fn write_library<W: Write + ?Sized>(
     match form {
         Form::Complex => match (field("re"), field("im")) {
             (Some(re), Some(im)) => write_complex(f, re, im, show)?,
+            _ => return Ok(false),
+        },
+        // `1//2`: the numerator, `//`, the denominator.
+        Form::Rational => match (field("num"), field("den")) {
+            (Some(num), Some(den)) => {
+                show(f, num)?;
+                f.write_str("//")?;
+                show(f, den)?;
+            }
             _ => return Ok(false),
         },
         // `x'` of complex numbers: the row of their conjugates, as Julia shows an `Adjoint`.

@@ -2359,6 +2359,226 @@ function _checked_mul(a::Int, b::Int)
     return y
 end
 
+# Rational numbers, as Julia's base/rational.jl defines them for Int64 parts: `n // d` in lowest
+# terms with a non-negative denominator (`1//0` is infinity), Int arithmetic checked for
+# overflow (Julia's `OverflowError`), promoted to Float64 beside a float. A `Rational` has no
+# gradient (its parts are Ints); a gradient flows through the Float64 it becomes.
+
+# The marker of the constructor that does not reduce.
+struct _RationalUnsafe
+end
+
+"""
+    Rational{T<:Integer}
+
+The exact fraction `num//den`, reduced, with `den >= 0`; built by `n // d` or `Rational(n, d)`.
+zy's rationals have Int64 parts.
+"""
+struct Rational{T<:Integer}
+    num::T
+    den::T
+    # Julia's `unsafe_rational`: the parts as given (already reduced, `den >= 0`).
+    Rational(num::Int, den::Int, _::_RationalUnsafe) = new{Int}(num, den)
+end
+
+_unsafe_rational(num::Int, den::Int) = Rational(num, den, _RationalUnsafe())
+
+function _checked_den(num::Int, den::Int)
+    if den < 0
+        den = _checked_neg(den)
+        num = _checked_neg(num)
+    end
+    return _unsafe_rational(num, den)
+end
+
+_checked_neg(a::Int) = a == typemin(Int) ? throw(OverflowError("checked arithmetic: cannot compute -x for x = $a::Int64")) : -a
+
+function _checked_add(a::Int, b::Int)
+    y = a + b
+    (a >= 0) == (b >= 0) && (y >= 0) != (a >= 0) && throw(OverflowError("$a + $b overflowed for type Int64"))
+    return y
+end
+
+function _checked_sub(a::Int, b::Int)
+    y = a - b
+    (a >= 0) != (b >= 0) && (y >= 0) != (a >= 0) && throw(OverflowError("$a - $b overflowed for type Int64"))
+    return y
+end
+
+# `(x ÷ g, y ÷ g)` for `g = gcd(x, y)`.
+function _divgcd(x::Int, y::Int)
+    g = gcd(x, y)
+    return (div(x, g), div(y, g))
+end
+
+function Rational(num::Int, den::Int)
+    iszero(den) && iszero(num) && throw(ArgumentError("invalid rational: zero(Int64)//zero(Int64)"))
+    n, d = _divgcd(num, den)
+    return _checked_den(n, d)
+end
+Rational(num::Integer, den::Integer) = Rational(Int(num), Int(den))
+Rational(n::Integer) = _unsafe_rational(Int(n), 1)
+Rational(x::Rational) = x
+
+"""
+    n // d
+
+The exact quotient of integers or rationals, a `Rational` (`3 // 6 == 1//2`); a float operand
+is Julia's `MethodError`.
+"""
+//(n::Integer, d::Integer) = Rational(n, d)
+function //(x::Rational, y::Integer)
+    xn, yn = _divgcd(x.num, Int(y))
+    return _checked_den(xn, _checked_mul(x.den, yn))
+end
+function //(x::Integer, y::Rational)
+    xn, yn = _divgcd(Int(x), y.num)
+    return _checked_den(_checked_mul(xn, y.den), yn)
+end
+function //(x::Rational, y::Rational)
+    xn, yn = _divgcd(x.num, y.num)
+    xd, yd = _divgcd(x.den, y.den)
+    return _checked_den(_checked_mul(xn, yd), _checked_mul(xd, yn))
+end
+
+"""
+    numerator(x), denominator(x)
+
+The parts of a rational in lowest terms; of an integer, itself and `1`.
+"""
+numerator(x::Rational) = x.num
+numerator(x::Integer) = x
+denominator(x::Rational) = x.den
+denominator(x::Integer) = one(x)
+
+# `Float64(x)` and `float(x)` of a rational (Julia's `num / den` in Float64), and `Int(x)`
+# (Julia's `InexactError` unless it is an integer).
+_rational_float(x::Rational) = Float64(x.num) / Float64(x.den)
+float(x::Rational) = _rational_float(x)
+function _rational_int(x::Rational)
+    x.den == 1 || throw(InexactError(:Int64, Int64, x))
+    return x.num
+end
+
+zero(x::Rational) = _unsafe_rational(0, 1)
+one(x::Rational) = _unsafe_rational(1, 1)
+iszero(x::Rational) = iszero(x.num)
+isone(x::Rational) = isone(x.num) & isone(x.den)
+isinteger(x::Rational) = x.den == 1
+isfinite(x::Rational) = !iszero(x.den)
+isinf(x::Rational) = iszero(x.den)
+isnan(x::Rational) = false
+sign(x::Rational) = _unsafe_rational(sign(x.num), 1)
+signbit(x::Rational) = signbit(x.num)
+abs(x::Rational) = _unsafe_rational(_checked_abs(x.num), x.den)
+copy(x::Rational) = x
+inv(x::Rational) = _checked_den(x.den, x.num)
+
++(x::Rational) = x
+function -(x::Rational)
+    x.num == typemin(Int) && throw(OverflowError("rational numerator is typemin(Int64)"))
+    return _unsafe_rational(-x.num, x.den)
+end
+
+function +(x::Rational, y::Rational)
+    isinf(x) && x == y && return x
+    xd, yd = _divgcd(x.den, y.den)
+    return Rational(_checked_add(_checked_mul(x.num, yd), _checked_mul(y.num, xd)), _checked_mul(x.den, yd))
+end
+function -(x::Rational, y::Rational)
+    isinf(x) && x == -y && return x
+    xd, yd = _divgcd(x.den, y.den)
+    return Rational(_checked_sub(_checked_mul(x.num, yd), _checked_mul(y.num, xd)), _checked_mul(x.den, yd))
+end
++(x::Rational, y::Integer) = _unsafe_rational(_checked_add(x.num, _checked_mul(x.den, Int(y))), x.den)
+-(x::Rational, y::Integer) = _unsafe_rational(_checked_sub(x.num, _checked_mul(x.den, Int(y))), x.den)
++(y::Integer, x::Rational) = _unsafe_rational(_checked_add(_checked_mul(x.den, Int(y)), x.num), x.den)
+-(y::Integer, x::Rational) = _unsafe_rational(_checked_sub(_checked_mul(x.den, Int(y)), x.num), x.den)
+
+function *(x::Rational, y::Rational)
+    xn, yd = _divgcd(x.num, y.den)
+    xd, yn = _divgcd(x.den, y.num)
+    return _unsafe_rational(_checked_mul(xn, yn), _checked_mul(xd, yd))
+end
+function *(x::Rational, y::Integer)
+    xd, yn = _divgcd(x.den, Int(y))
+    return _unsafe_rational(_checked_mul(x.num, yn), xd)
+end
+function *(y::Integer, x::Rational)
+    yn, xd = _divgcd(Int(y), x.den)
+    return _unsafe_rational(_checked_mul(yn, x.num), xd)
+end
+/(x::Rational, y::Rational) = x // y
+/(x::Rational, y::Integer) = x // y
+/(x::Integer, y::Rational) = x // y
+
+# Beside a float, a rational is the Float64 `num / den` (Julia's promotion).
++(x::Rational, y::Float64) = _rational_float(x) + y
++(x::Float64, y::Rational) = x + _rational_float(y)
+-(x::Rational, y::Float64) = _rational_float(x) - y
+-(x::Float64, y::Rational) = x - _rational_float(y)
+*(x::Rational, y::Float64) = _rational_float(x) * y
+*(x::Float64, y::Rational) = x * _rational_float(y)
+/(x::Rational, y::Float64) = _rational_float(x) / y
+/(x::Float64, y::Rational) = x / _rational_float(y)
+*(x::Rational, A::AbstractArray{Float64}) = _rational_float(x) * A
+*(A::AbstractArray{Float64}, x::Rational) = A * _rational_float(x)
+/(A::AbstractArray{Float64}, x::Rational) = A / _rational_float(x)
+
+"""
+    x ^ p
+
+A rational to an Int power, exact (by squaring, of `inv(x)` for a negative `p`); a rational
+exponent is the float `p.num / p.den`.
+"""
+^(x::Rational, n::Int) = n >= 0 ? _power_by_squaring(x, n) : _power_by_squaring(inv(x), -n)
+^(x::Rational, y::Float64) = _rational_float(x)^y
+^(x::Float64, y::Rational) = x^_rational_float(y)
+^(x::Integer, y::Rational) = x^(y.num / y.den)
+^(x::Rational, y::Rational) = _rational_float(x)^(y.num / y.den)
+_literal_pow(x::Rational, p::Int) = x^p
+
+==(x::Rational, y::Rational) = (x.den == y.den) & (x.num == y.num)
+==(x::Rational, y::Integer) = (x.den == 1) & (x.num == y)
+==(x::Integer, y::Rational) = y == x
+function ==(x::Float64, q::Rational)
+    isfinite(x) || return x == q.num / q.den
+    return ((q.den & (q.den - 1)) == 0) & (x * q.den == q.num)
+end
+==(q::Rational, x::Float64) = x == q
+!=(x::Rational, y::Union{Rational, Integer, Float64}) = !(x == y)
+!=(x::Union{Integer, Float64}, y::Rational) = !(x == y)
+<(x::Rational, y::Rational) = _rational_less(x.num, x.den, y.num, y.den, false)
+<=(x::Rational, y::Rational) = _rational_less(x.num, x.den, y.num, y.den, true)
+<(x::Rational, y::Integer) = _rational_less(x.num, x.den, Int(y), 1, false)
+<=(x::Rational, y::Integer) = _rational_less(x.num, x.den, Int(y), 1, true)
+<(x::Integer, y::Rational) = _rational_less(Int(x), 1, y.num, y.den, false)
+<=(x::Integer, y::Rational) = _rational_less(Int(x), 1, y.num, y.den, true)
+>(x::Rational, y::Union{Rational, Integer}) = y < x
+>=(x::Rational, y::Union{Rational, Integer}) = y <= x
+>(x::Integer, y::Rational) = y < x
+>=(x::Integer, y::Rational) = y <= x
+
+# `a/b < c/d` (`<=` if `orequal`) for `b, d >= 0`, exactly (Julia multiplies in Int128): the
+# integer parts compared, then the reciprocals of the fractional parts, as a continued fraction.
+function _rational_less(a::Int, b::Int, c::Int, d::Int, orequal::Bool)
+    if b == 0 || d == 0
+        # an infinity (`±1//0`) against anything: by where the infinities lie.
+        x = b == 0 ? (a > 0 ? Inf : -Inf) : 0.0
+        y = d == 0 ? (c > 0 ? Inf : -Inf) : 0.0
+        return orequal ? x <= y : x < y
+    end
+    while true
+        p = fld(a, b)
+        q = fld(c, d)
+        p != q && return p < q
+        r = a - p * b
+        s = c - q * d
+        (r == 0 || s == 0) && return r == s ? orequal : r == 0
+        a, b, c, d = d, s, b, r
+    end
+end
+
 """
     factorial(n)
 
@@ -3569,6 +3789,8 @@ end
 # without `T`, each element converted by `T`.
 _typed_cat(T::Type{Float64}, A::Array) = _gen_convert(T, zero(Float64), A)
 _typed_cat(T::Type{Int}, A::Array) = _gen_convert(T, zero(Int), A)
+# `x[a; b]` of a value that is not a type: Julia's `typed_vcat(x, a, b)`, which has no method.
+_typed_cat(x, A::Array) = error("MethodError: no method matching typed_vcat(::$(typeof(x)), ...): `x[a; b]` concatenates into the element type `x`, which must be `Float64` or `Int`")
 
 # `Vector{T}(undef, n)`, `Matrix{T}(undef, m, n)`, `Array{T}(undef, dims...)`,
 # `Array{T, N}(undef, dims...)` (the syntax lowers them to these): arrays whose elements Julia
@@ -5547,9 +5769,9 @@ end
 # A number is its own copy (Julia's `copy(x::Number) = x`).
 copy(z::Complex) = z
 
-# Julia's `power_by_squaring` of a complex number or a square matrix `x` and an Int `p >= 0`,
+# Julia's `power_by_squaring` of a complex or rational number or a square matrix `x` and an Int `p >= 0`,
 # multiplying in Julia's order so that the bits are Julia's (`A ^ 1` is a copy of `A`).
-function _power_by_squaring(x::Union{Complex, AbstractMatrix}, p::Int)
+function _power_by_squaring(x::Union{Complex, Rational, AbstractMatrix}, p::Int)
     p == 1 && return copy(x)
     p == 0 && return one(x)
     p == 2 && return x * x

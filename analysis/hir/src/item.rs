@@ -66,6 +66,9 @@ pub(crate) struct BundledItem {
     /// The byte range of its text in the file.
     pub start: u32,
     pub end: u32,
+    /// Its position among the items its text parses to (an inner constructor follows its
+    /// struct; every other item is the only one).
+    pub nth: u32,
     /// Its signature's type names, as [`crate::signature::signature`] reads them.
     pub sig: Signature<'static>,
 }
@@ -112,16 +115,17 @@ pub(crate) fn item_signature(db: &dyn salsa::Database, id: ItemId) -> Signature<
     signature(crate::lower::ssa(db, id))
 }
 
-/// The parse of bundled item `id`'s own text, and where that text starts in its file.
+/// The parse of bundled item `id`'s own text, where that text starts in its file, and the
+/// item's position among the parse's items.
 pub(crate) fn parse_bundled(
     db: &dyn salsa::Database,
     id: ItemId,
-) -> Option<(ast::SourceFile, u32)> {
+) -> Option<(ast::SourceFile, u32, usize)> {
     let file = id.file(db);
     let index = *item_positions(db, file).get(&id)?;
     let b = bundled(db, file)?.get(index)?;
     let text = file.text(db).get(b.start as usize..b.end as usize)?;
-    Some((zy_syntax::parse_file(text), b.start))
+    Some((zy_syntax::parse_file(text), b.start, b.nth as usize))
 }
 
 /// The items of a file with the path of the modules around each, modules flattened: a module
@@ -207,9 +211,9 @@ fn item_encoded(db: &dyn salsa::Database, id: ItemId) -> Option<Arc<Encoded>> {
     if bundled(db, id.file(db)).is_none() {
         return find_item(db, id).map(|item| Arc::new(encode_item(item.clone(), 0)));
     }
-    let (parsed, start) = parse_bundled(db, id)?;
+    let (parsed, start, nth) = parse_bundled(db, id)?;
     // A module's own item is its header, as in `flat_items`.
-    let item = match parsed.items.into_iter().next()? {
+    let item = match parsed.items.into_iter().nth(nth)? {
         Item::Module(mut m) => {
             m.items = Vec::new();
             Item::Module(m)
@@ -275,9 +279,13 @@ mod tests {
                     (module, kind, &name),
                     "{at}"
                 );
-                let (alone, _) = parse_bundled(&db, id).expect("parsed");
+                let (alone, _, nth) = parse_bundled(&db, id).expect("parsed");
                 assert_eq!(alone.errors, Vec::new(), "{at}");
-                assert_eq!(alone.items.len(), 1, "{at}");
+                // A struct's text holds its inner constructors too.
+                assert!(alone.items.len() > nth, "{at}");
+                if nth == 0 && !matches!(item, Item::Struct(_)) {
+                    assert_eq!(alone.items.len(), 1, "{at}");
+                }
                 let expected = encode_item(item.clone(), 0);
                 let encoded = item_encoded(&db, id).as_ref().expect("encoded");
                 assert!(encoded.item == expected.item, "{at}: the item differs");

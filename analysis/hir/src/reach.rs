@@ -221,6 +221,16 @@ pub const HOOKS: &[Hooks] = &[
             "Base._complex_mapsum",
         ],
     },
+    // Rational numbers: `(1//2)^2` (lowering's `literal_pow`), `Float64(x)`, `Int(x)` of one
+    // (inference's builtin conversions call the prelude).
+    Hooks {
+        triggers: &["Base.Rational"],
+        hooks: &[
+            "Base._literal_pow",
+            "Base._rational_float",
+            "Base._rational_int",
+        ],
+    },
     // `A^-1` of a matrix (lowering's `literal_pow` of a negative literal): the call `A ^ -1`.
     Hooks {
         triggers: &["literal_pow", "Base.literal_pow"],

@@ -1063,8 +1063,6 @@ fn compound_assignment(cx: &mut Cx, node: &SyntaxNode, dotted: bool) -> Expr {
         let dot = if dotted { "." } else { "" };
         let message = if operators::is_function_operator(op_text) {
             format!("operator `{dot}{op_text}=`; write `x {dot}= x {dot}{op_text} v` instead")
-        } else if op_text == "//" {
-            format!("operator `{dot}//=` (rational numbers); write `x {dot}/= v` instead")
         } else {
             format!("operator `{dot}{op_text}=`")
         };

@@ -185,7 +185,7 @@ fn nary_call(cx: &mut Cx, node: &SyntaxNode, op: &SyntaxNode, operands: Vec<&Syn
 }
 
 /// Operators that are calls of a library function rather than subset operators, by their
-/// Julia meaning: `A \ B` is LinearAlgebra's solve, `x |> f` is `f(x)`, `f ∘ g` builds Base's
+/// Julia meaning: `A \ B` is LinearAlgebra's solve, `a // b` Base's rational `//`, `x |> f` is `f(x)`, `f ∘ g` builds Base's
 /// `ComposedFunction(f, g)`, `a => b` Base's `Pair(a, b)`, `a ≈ b` is `isapprox(a, b)` and
 /// `a ≉ b` its negation, `x ∈ xs` / `x ∉ xs` Base's `in`, `a === b` / `a !== b` egal, `a ⊻ b`
 /// `xor`, `&`, `|`, `<<`, `>>`, `>>>` Base's bitwise functions, and LinearAlgebra's `x ⋅ y` (`dot`) and `x × y` (`cross`), `a ∪ b`, `a ∩ b`, `a ⊆ b`, `a ⊈ b` (`union`, `intersect`, `issubset`), and `x isa T`.
@@ -199,6 +199,7 @@ enum FunctionOp {
 fn function_op(text: &str) -> Option<FunctionOp> {
     Some(match normalize(text) {
         "\\" => FunctionOp::Call("\\"),
+        "//" => FunctionOp::Call("//"),
         "∘" => FunctionOp::Call("ComposedFunction"),
         "=>" => FunctionOp::Call("Base.Pair"),
         "≈" => FunctionOp::Call("isapprox"),
@@ -285,7 +286,6 @@ fn dotted_pipe_chain(
 pub(crate) fn unsupported_operator(text: &str, dotted: bool) -> String {
     let dot = if dotted { "." } else { "" };
     let instead = match (text, dotted) {
-        ("//", _) => "(rational numbers); write `a / b` (a Float64 division) instead",
         ("&&", true) => "; write `a .& b` (Bools, elementwise) instead",
         ("||", true) => "; write `a .| b` (Bools, elementwise) instead",
         ("=>", true) => "(arrays of pairs are outside zy's subset); keep two arrays instead",

@@ -167,6 +167,11 @@ fn is_complex(v: &Val) -> bool {
     matches!(&v.ty, Type::Struct(s) if &*s.name == "Base.Complex")
 }
 
+/// Is `v` one of the prelude's rational numbers?
+fn is_rational(v: &Val) -> bool {
+    matches!(&v.ty, Type::Struct(s) if &*s.name == "Base.Rational")
+}
+
 /// Does an array literal's `elems` mix complex numbers with real ones or with complex numbers
 /// of other part types (`[1.0, 2im]`), which Julia promotes to one complex type?
 fn mixes_complex(elems: &[Val]) -> bool {
@@ -393,7 +398,7 @@ pub(crate) fn call(
             "+" | "-" | "*" | "/" | "÷" | "%" | "^" | "<" | "<=" | ">" | ">=" | "==" | "!=",
             [x, y],
         ) => scalar::binary(b, name, x, y),
-        ("literal_pow", [x, _]) if is_complex(x) => {
+        ("literal_pow", [x, _]) if is_complex(x) || is_rational(x) => {
             cx.call_named(b, &"Base._literal_pow".into(), args)
         }
         ("literal_pow", [x, p]) if !is_array(x) => scalar::literal_pow(b, x, p),
@@ -451,6 +456,13 @@ pub(crate) fn call(
             name,
             &args.iter().map(|a| a.ty.clone()).collect::<Vec<_>>(),
         )),
+        // Of a rational, the prelude's conversions (Julia's `Float64(x::Rational)`, `Int(x)`).
+        ("float" | "Float64", [x]) if is_rational(x) => {
+            cx.call_named(b, &"Base._rational_float".into(), args)
+        }
+        ("Int" | "Int64", [x]) if is_rational(x) => {
+            cx.call_named(b, &"Base._rational_int".into(), args)
+        }
         ("float" | "Float64" | "Int" | "Int64", _) => scalar::conversion(b, name, args),
         // `Bool(x)`: `x` itself for a Bool; of another number, the prelude's `Base._bool`
         // (Julia's `Bool(x::Real)`, an `InexactError` unless `x` is 0 or 1).
