@@ -631,6 +631,15 @@ impl<'a> Cursor<'a> {
         let start = self.pos;
         loop {
             self.take_while(name_char);
+            // The active positions of a forward-mode instance, `∂→f⟨1,2⟩`, hold commas.
+            let taken = &self.line.code[start..self.pos];
+            if taken.matches('⟨').count() > taken.matches('⟩').count() {
+                let Some(end) = self.rest().find('⟩') else {
+                    return Err(self.error("expected `⟩` closing this name"));
+                };
+                self.pos += end + '⟩'.len_utf8();
+                continue;
+            }
             // `(::Dense)` of a callable struct's method; `{Float64}` of a type value
             // (`global Vector{Float64}`).
             let (open, close) = match self.rest() {
