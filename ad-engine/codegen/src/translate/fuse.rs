@@ -929,19 +929,25 @@ impl Translator<'_, '_, '_> {
             .and_then(|v| self.func.stmt(v))
             .map(|st| st.args.clone())
             .ok_or_else(|| JitError::invalid("a slice that is not a statement"))?;
-        let [x, a, s, n] = args.as_slice() else {
-            return Err(JitError::invalid("slice_copy's operands"));
-        };
-        let x = self.pointer(x)?;
-        let (a, s, n) = (
-            self.operand(a)?[0],
-            self.operand(s)?[0],
-            self.operand(n)?[0],
-        );
+        let (x, a, s, n) = self.slice_operands(&args)?;
         let base = self.b.ins().iadd_imm_s(a, -1);
         let zero = self.b.ins().iconst(types::I64, 0);
         let n = self.b.ins().smax(n, zero);
         Ok((x, base, s, n))
+    }
+
+    /// The parent's pointer, first index, step and length of `slice_copy(x, a, s, n)`.
+    fn slice_operands(&mut self, args: &[Operand]) -> R<(ClValue, ClValue, ClValue, ClValue)> {
+        let [x, a, s, n] = args else {
+            return Err(JitError::invalid("slice_copy's operands"));
+        };
+        let x = self.pointer(x)?;
+        Ok((
+            x,
+            self.operand(a)?[0],
+            self.operand(s)?[0],
+            self.operand(n)?[0],
+        ))
     }
 
     /// The rows and columns of the array `op` (a slice read in place: its length and 1).
@@ -962,15 +968,7 @@ impl Translator<'_, '_, '_> {
     /// is in bounds when `n <= 0` or the first and the last are, `n` is at most the length
     /// and `|s|` too (so `s (n - 1)` cannot overflow).
     fn check_slice(&mut self, args: &[Operand], ty: &Type, span: Span) -> R<()> {
-        let [x, a, s, n] = args else {
-            return Err(JitError::invalid("slice_copy's operands"));
-        };
-        let x = self.pointer(x)?;
-        let (a, s, n) = (
-            self.operand(a)?[0],
-            self.operand(s)?[0],
-            self.operand(n)?[0],
-        );
+        let (x, a, s, n) = self.slice_operands(args)?;
         let len = self.b.ins().load(types::I64, mem(), x, array_offset::LEN);
         let ok = self.slice_in_bounds(a, s, n, len);
         let n_le = self.b.ins().icmp(IntCC::SignedLessThanOrEqual, n, len);
