@@ -228,6 +228,36 @@ fn bad_calls_are_one_line_errors_with_a_position() {
 }
 
 #[test]
+fn an_error_inside_the_library_is_reported_at_the_program_call_that_reached_it() {
+    let text = "\
+struct Countdown
+    n::Int
+end
+Base.iterate(c::Countdown, s = c.n) = s <= 0 ? nothing : (s, s - 1)
+powers(x) = sum(x^i for i in Countdown(3))
+closures(x) = sum(g() for g in [() -> x * i for i in 1:3])
+";
+    let (host, file) = host(text);
+    let error = |call: &str| {
+        let result = host.analysis().eval(file, call, EvalLimits::default());
+        result.unwrap().unwrap_err().to_string()
+    };
+    assert_eq!(
+        error("powers(2.0)"),
+        "pow.jl:5:13: error: unsupported: a `for` loop (or generator) over a `Countdown` by its \
+         `Base.iterate` methods: zy's loops index their collection; define \
+         `Base.length(::Countdown)` and `Base.getindex(::Countdown, i::Int)`, or collect its \
+         elements into a vector first (inside the library)"
+    );
+    let closures = error("closures(2.0)");
+    assert!(
+        closures.starts_with("pow.jl:6:32: error: unsupported: `map` of a function returning")
+            && closures.contains("an array of closures"),
+        "{closures}"
+    );
+}
+
+#[test]
 fn a_file_with_a_syntax_error_is_refused() {
     let (host, file) = host("function f(x)\n    x * * 2\nend\n");
     let e = host

@@ -169,6 +169,9 @@ impl<'a> Cx<'a> {
         name: &Name,
         args: &[Val],
     ) -> Result<Val, Fail> {
+        if let Some(refusal) = self.length_of_iterated(name, args) {
+            return Err(refusal);
+        }
         // Lowering's helpers, by qualified names no user definition takes.
         match &**name {
             "Base.kwcall" => return self.keyword_call(b, args),
@@ -192,7 +195,7 @@ impl<'a> Cx<'a> {
             return self.call_generic(b, name, args);
         }
         if &**name == ITERATED {
-            return self.call_named(b, &"Base.getindex".into(), args);
+            return self.iterated_by_index(b, args);
         }
         if crate::type_values::is_type_text(name) {
             return Err(Fail::unsupported(format!(
@@ -216,6 +219,54 @@ impl<'a> Cx<'a> {
             Some(r) => r,
             None => Err(Fail::undefined_name(name)),
         }
+    }
+
+    /// Element `k` of a collection a `for` loop iterates (no [`ITERATED`] method for it):
+    /// `getindex(xs, k)`, or the refusal of a struct iterated by `Base.iterate`.
+    fn iterated_by_index(&mut self, b: &mut PlanBuilder, args: &[Val]) -> Result<Val, Fail> {
+        let indexed = self.call_named(b, &"Base.getindex".into(), args);
+        match (&indexed, args.first().and_then(|a| self.iterated_only(&a.ty))) {
+            (Err(_), Some(refusal)) => Err(refusal),
+            _ => indexed,
+        }
+    }
+
+    /// A loop's or generator's `length(xs)` of a struct of the program that defines Julia's
+    /// iteration protocol (`Base.iterate`) and no `Base.length`: refused by name (zy's loops
+    /// index their collection), not with `length`'s `MethodError`.
+    fn length_of_iterated(&self, name: &str, args: &[Val]) -> Option<Fail> {
+        let [xs] = args else { return None };
+        let Type::Struct(s) = &xs.ty else { return None };
+        if name != "Base.length" || self.defines_for("Base.length", &s.name) {
+            return None;
+        }
+        self.iterated_only(&xs.ty)
+    }
+
+    /// Why a struct of the program that defines `Base.iterate` methods cannot be looped over,
+    /// or `None` for any other type.
+    fn iterated_only(&self, t: &Type) -> Option<Fail> {
+        let Type::Struct(s) = t else { return None };
+        if !self.defines_for("Base.iterate", &s.name) {
+            return None;
+        }
+        Some(Fail::unsupported(format!(
+            "a `for` loop (or generator) over a `{0}` by its `Base.iterate` methods: zy's loops \
+             index their collection; define `Base.length(::{0})` and \
+             `Base.getindex(::{0}, i::Int)`, or collect its elements into a vector first",
+            s.name
+        )))
+    }
+
+    /// Does the generic function `function` have a method whose first argument is annotated
+    /// with the struct `name`?
+    fn defines_for(&self, function: &str, name: &str) -> bool {
+        self.program.functions.get(function).is_some_and(|gf| {
+            gf.methods.iter().any(|m| {
+                matches!(m.sig.first(), Some(Some(zy_ir::TypeExpr::Named { name: n, .. }))
+                    if **n == *name)
+            })
+        })
     }
 
     /// `new(args...)` in an inner constructor of `S` (lowered `#new(S, args...)`): the value of
@@ -337,9 +388,7 @@ impl<'a> Cx<'a> {
             Err(no_match) if reads_views(name, &types) => {
                 return self.call_with_views_copied(b, name, args, no_match);
             }
-            Err(_) if &**name == ITERATED => {
-                return self.call_named(b, &"Base.getindex".into(), args);
-            }
+            Err(_) if &**name == ITERATED => return self.iterated_by_index(b, args),
             // A library function defined in Julia (`Base.sum`) also has the builtin's methods,
             // which are less specific than any written one.
             Err(no_match) => match builtin_of(name) {

@@ -2,11 +2,11 @@
 //! the body of a synthetic zero-argument binding, typed against the program of the file it is
 //! made in, with every specialisation it reaches taken from the memoised `typed` queries.
 
-use std::collections::{BTreeSet, VecDeque};
+use std::collections::{BTreeSet, HashMap, VecDeque};
 use std::sync::Arc;
 
 use zy_infer::{TypeError, GLOBAL_METHOD};
-use zy_ir::{Function, Global, Instance, Name, Span, TypedProgram};
+use zy_ir::{Function, Global, Instance, Name, Op, Span, TypedProgram, ValueKind};
 use zy_syntax::ast::{Expr, ExprKind, GlobalDef};
 
 use zy_lower::LoweredItem;
@@ -15,7 +15,7 @@ use crate::input::SourceFile;
 use crate::program::{needed_names, ProgramKey};
 use crate::reach::{item_names, makes_matrix, MATRIX, MATRIX_MAKERS};
 use crate::resolve::resolve_item;
-use crate::scope::{scope_names, scope_root, MAIN};
+use crate::scope::{is_prelude, scope_names, scope_root, MAIN};
 use crate::specialise::{ret_type, typed, InstanceId};
 
 /// The name of the synthetic binding holding a call.
@@ -160,7 +160,9 @@ fn call_program(
 }
 
 /// The typed bodies of `roots` (instances of the program `key`) and of everything they
-/// reach, with the type errors found in them (each once, in the order met).
+/// reach, with the type errors found in them (each once, in the order met). An error inside
+/// the library is reported at the program's call that led into it, naming the library
+/// function, where there is one.
 pub fn typed_program(
     db: &dyn salsa::Database,
     key: ProgramKey,
@@ -170,20 +172,33 @@ pub fn typed_program(
     let mut out = TypedProgram::default();
     let mut seen: BTreeSet<Arc<Instance>> = roots.iter().cloned().collect();
     let mut queue: VecDeque<Arc<Instance>> = roots.iter().cloned().collect();
+    // The program's call through which each library instance was first reached.
+    let mut entered_at: HashMap<Arc<Instance>, Span> = HashMap::new();
     while let Some(inst) = queue.pop_front() {
         let id = InstanceId::new(db, key, inst.clone());
         let r = typed(db, id);
-        // A function zy could not lower is refused where a call reaches it, not for the whole
-        // file: the other functions of the file keep working.
-        for e in lowering_errors(db, key, r.func.span.file) {
+        let library = in_library(db, r.func.span.file);
+        let entry = entered_at.get(&inst).copied().filter(|_| library);
+        let mut push = |e: TypeError| {
+            let e = match entry {
+                Some(span) if in_library(db, e.span.file) => TypeError {
+                    span,
+                    code: e.code,
+                    message: format!("{} ({})", e.message, inside(&inst.name)),
+                },
+                _ => e,
+            };
             if !errors.contains(&e) {
                 errors.push(e);
             }
+        };
+        // A function zy could not lower is refused where a call reaches it, not for the whole
+        // file: the other functions of the file keep working.
+        for e in lowering_errors(db, key, r.func.span.file) {
+            push(e);
         }
         for e in &r.errors {
-            if !errors.contains(e) {
-                errors.push(e.clone());
-            }
+            push(e.clone());
         }
         if r.errors.is_empty() && r.func.ret != ret_type(db, id) {
             // The fixpoint was cut short: callers were typed with another return type.
@@ -198,6 +213,10 @@ pub fn typed_program(
         }
         for c in &r.callees {
             if seen.insert(c.clone()) {
+                let site = if library { entry } else { call_site(&r.func, c) };
+                if let Some(span) = site {
+                    entered_at.insert(c.clone(), span);
+                }
                 queue.push_back(c.clone());
             }
         }
@@ -209,6 +228,29 @@ pub fn typed_program(
         }
     }
     (out, errors)
+}
+
+/// Is the item whose spans carry `span_file` one of the library's (the prelude's)?
+fn in_library(db: &dyn salsa::Database, span_file: u32) -> bool {
+    span_file != CALL_SPAN_FILE
+        && crate::diag::item_of_span(db, span_file).is_some_and(|i| is_prelude(db, i.file(db)))
+}
+
+/// Where in the library an error lies: in the library's `Base.sum`, or, for the library's
+/// own helpers (`Base._gen_fold`), inside the library.
+fn inside(name: &str) -> String {
+    match name.rsplit('.').next() {
+        Some(last) if !last.starts_with(['_', '#']) => format!("in the library's `{name}`"),
+        _ => "inside the library".to_string(),
+    }
+}
+
+/// The span of `func`'s first call of `callee`, if it calls it directly.
+fn call_site(func: &Function, callee: &Instance) -> Option<Span> {
+    func.values.iter().find_map(|d| match &d.kind {
+        ValueKind::Stmt(s) if matches!(&s.op, Op::Invoke(i) if **i == *callee) => Some(d.span),
+        _ => None,
+    })
 }
 
 /// The errors found lowering the item whose spans carry `span_file` (an unsupported construct

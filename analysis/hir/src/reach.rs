@@ -95,10 +95,11 @@ pub const HOOKS: &[Hooks] = &[
         ],
     },
     // A `for` loop over a collection asks for its elements by `_gen_elem`, which inference
-    // falls back to `getindex` for where no method of it applies.
+    // falls back to `getindex` for where no method of it applies (a struct with `iterate`
+    // methods instead is refused by name).
     Hooks {
         triggers: &["Base._gen_elem"],
-        hooks: &["Base._gen_elem", "Base.getindex"],
+        hooks: &["Base._gen_elem", "Base.getindex", "Base.iterate"],
     },
     // `Dict()` is refused by inference; the gradient of a `Dict` argument is built as one.
     Hooks {

@@ -503,6 +503,11 @@ pub(crate) fn nested_elements(t: &Type) -> Option<String> {
             "a vector of {t} values (a Vector{{{t}}} in Julia); write a tuple `(a, b)`, or \
              `[a; b]` to concatenate them"
         ),
+        Type::Struct(s) if s.kind == zy_ir::StructKind::Closure => "an array of closures \
+            (Julia's `Vector{Function}`; zy's arrays hold numbers, arrays, structs and tuples); \
+            keep the functions in a tuple `(f, g)` and loop over it, or compute the values \
+            instead of the closures"
+            .to_string(),
         _ => format!("an array of {t} values"),
     })
 }
