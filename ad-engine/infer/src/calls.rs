@@ -225,7 +225,10 @@ impl<'a> Cx<'a> {
     /// `getindex(xs, k)`, or the refusal of a struct iterated by `Base.iterate`.
     fn iterated_by_index(&mut self, b: &mut PlanBuilder, args: &[Val]) -> Result<Val, Fail> {
         let indexed = self.call_named(b, &"Base.getindex".into(), args);
-        match (&indexed, args.first().and_then(|a| self.iterated_only(&a.ty))) {
+        match (
+            &indexed,
+            args.first().and_then(|a| self.iterated_only(&a.ty)),
+        ) {
             (Err(_), Some(refusal)) => Err(refusal),
             _ => indexed,
         }

@@ -213,7 +213,11 @@ pub fn typed_program(
         }
         for c in &r.callees {
             if seen.insert(c.clone()) {
-                let site = if library { entry } else { call_site(&r.func, c) };
+                let site = if library {
+                    entry
+                } else {
+                    call_site(&r.func, c)
+                };
                 if let Some(span) = site {
                     entered_at.insert(c.clone(), span);
                 }
