@@ -37,7 +37,10 @@ pub fn to_json(v: &Value) -> Json {
         }
         // `Symmetric(A)`, `Hermitian(A)`: the dense matrix they stand for.
         Value::Struct(t, vs)
-            if matches!(&*t.name, "LinearAlgebra.Symmetric" | "LinearAlgebra.Hermitian") =>
+            if matches!(
+                &*t.name,
+                "LinearAlgebra.Symmetric" | "LinearAlgebra.Hermitian"
+            ) =>
         {
             match vs.first().zip(vs.get(1)) {
                 Some((a, Value::Bool(upper))) => {

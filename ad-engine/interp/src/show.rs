@@ -150,11 +150,12 @@ fn write_value<W: Write + ?Sized>(f: &mut W, v: &Value) -> fmt::Result {
         }
         // A type value names complex and rational numbers as Julia prints them (`ComplexF64`,
         // `Vector{Complex{Int64}}`, `Rational{Int64}`).
-        Value::Func(n) if n.contains("Base.Complex{") || n.contains("Base.Rational{") => f.write_str(
-            &n.replace("Base.Complex{Float64}", "ComplexF64")
-                .replace("Base.Complex{", "Complex{")
-                .replace("Base.Rational{", "Rational{"),
-        ),
+        Value::Func(n) if n.contains("Base.Complex{") || n.contains("Base.Rational{") => f
+            .write_str(
+                &n.replace("Base.Complex{Float64}", "ComplexF64")
+                    .replace("Base.Complex{", "Complex{")
+                    .replace("Base.Rational{", "Rational{"),
+            ),
         // A primitive that the library also gives Julia methods (`Base.sin`, for complex
         // numbers) by its name, as Julia shows Base's functions.
         Value::Func(n)
@@ -297,52 +298,56 @@ fn show_array<W: Write + ?Sized>(f: &mut W, a: &Array, typed: bool) -> fmt::Resu
         }
         Shape::Nd(d) => {
             write!(f, "{prefix}[")?;
-            show_block(f, &a.data, d.as_slice(), 0)?;
+            show_block(f, &a.data, d.as_slice())?;
             f.write_str("]")
         }
     }
 }
 
-/// The elements of an N-d block with sizes `ds` starting at storage position `at`, as Julia's
-/// literal writes them: matrices of the first two dimensions, and `;;;` (one `;` per
-/// dimension) between the blocks of each further dimension.
-fn show_block<W: Write + ?Sized>(
-    f: &mut W,
-    data: &ArrayData,
-    ds: &[usize],
-    at: usize,
-) -> fmt::Result {
-    match *ds {
-        [m, n] => {
-            for i in 0..m {
-                if i > 0 {
-                    f.write_str("; ")?;
+/// The elements of an N-d array with sizes `ds` (at least three), as Julia's literal writes
+/// them: the matrices of the first two dimensions in column-major order of the others, each
+/// preceded by one `;` per dimension up to the highest one whose index changed, and, when the
+/// last dimension never changed (its length is one), that many `;` again at the end.
+fn show_block<W: Write + ?Sized>(f: &mut W, data: &ArrayData, ds: &[usize]) -> fmt::Result {
+    let [m, n, trailing @ ..] = ds else {
+        return Ok(());
+    };
+    let (m, n) = (*m, *n);
+    let slices: usize = trailing.iter().product();
+    let mut reached_last = false;
+    for k in 0..slices {
+        if k > 0 {
+            // The highest trailing dimension whose index changed from slice k - 1 to k.
+            let mut changed = 2;
+            let mut stride = 1;
+            for (d, &len) in ds.iter().enumerate().skip(2) {
+                if k % (stride * len) == 0 {
+                    stride *= len;
+                    continue;
                 }
-                for j in 0..n {
-                    if j > 0 {
-                        f.write_str(" ")?;
-                    }
-                    element(f, data, at + j * m + i)?;
-                }
+                changed = d;
+                break;
             }
-            Ok(())
+            reached_last |= changed + 1 == ds.len();
+            write!(f, "{} ", ";".repeat(changed + 1))?;
         }
-        _ => {
-            let (last, inner) = ds.split_last().unwrap_or((&0, &[]));
-            let block: usize = inner.iter().product();
-            for k in 0..*last {
-                if k > 0 {
-                    write!(f, "{} ", ";".repeat(ds.len()))?;
+        let at = k * m * n;
+        for i in 0..m {
+            if i > 0 {
+                f.write_str("; ")?;
+            }
+            for j in 0..n {
+                if j > 0 {
+                    f.write_str(" ")?;
                 }
-                show_block(f, data, inner, at + k * block)?;
+                element(f, data, at + j * m + i)?;
             }
-            // A last dimension of length one is said by its separator alone (`[1.0; 2.0;;]`).
-            if *last == 1 {
-                f.write_str(&";".repeat(ds.len()))?;
-            }
-            Ok(())
         }
     }
+    if !reached_last {
+        f.write_str(&";".repeat(ds.len()))?;
+    }
+    Ok(())
 }
 
 /// A type as Julia prints it: `NTuple{4, Float64}` for long homogeneous tuples and
@@ -468,6 +473,32 @@ mod tests {
             unreachable!()
         };
         assert_eq!(show(&Value::Adjoint(v)), "[1.0 2.0]");
+    }
+
+    #[test]
+    fn n_d_arrays_print_as_julia_literals() {
+        let nd = |ds: &[usize]| {
+            let n: usize = ds.iter().product();
+            let data = (1..=n).map(|k| k as f64).collect();
+            Array::new(Shape::from_dims(ds).unwrap(), ArrayData::F64(data)).into_value()
+        };
+        // Each slice after the first is preceded by one `;` per dimension up to the highest
+        // whose index changed; a last dimension of length one is said at the end.
+        assert_eq!(
+            show(&nd(&[2, 2, 2])),
+            "[1.0 3.0; 2.0 4.0;;; 5.0 7.0; 6.0 8.0]"
+        );
+        assert_eq!(
+            show(&nd(&[2, 2, 1, 2])),
+            "[1.0 3.0; 2.0 4.0;;;; 5.0 7.0; 6.0 8.0]"
+        );
+        assert_eq!(show(&nd(&[1, 2, 1, 2])), "[1.0 2.0;;;; 3.0 4.0]");
+        assert_eq!(
+            show(&nd(&[2, 1, 2, 2])),
+            "[1.0; 2.0;;; 3.0; 4.0;;;; 5.0; 6.0;;; 7.0; 8.0]"
+        );
+        assert_eq!(show(&nd(&[2, 2, 1])), "[1.0 3.0; 2.0 4.0;;;]");
+        assert_eq!(show(&nd(&[1, 1, 2, 1])), "[1.0;;; 2.0;;;;]");
     }
 
     #[test]
