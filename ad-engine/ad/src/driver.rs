@@ -17,7 +17,7 @@ use zy_ir::{
 use crate::activity::{analyse, ArgGradient};
 use crate::names;
 use crate::rules::Emit;
-use crate::tangent::{has_fdata, rdata_type};
+use crate::tangent::{box_type, has_fdata, is_box, rdata_type, slot_type};
 use crate::AdError;
 
 /// Build the driver of `inst` (whose typed body is `func`), inlining its forward and pullback
@@ -559,7 +559,10 @@ fn unbox_elements(e: &mut Emit, s: Operand, ty: &Type) -> Operand {
     e.b.func.set_term(head, test, span);
     e.block = body;
     let b = e.prim(Prim::GetIndex, vec![s, k.clone()], boxed);
-    let g = e.prim(Prim::RefGet, vec![b], elem.clone());
+    let g = match ty.elem() {
+        Some(el) => combine(e, Some(b), Const::Nothing.into(), el),
+        None => b,
+    };
     e.prim(Prim::SetIndex, vec![out.clone(), g, k.clone()], elem);
     let next = e.prim(Prim::Add, vec![k, Const::Int(1).into()], Type::Int64);
     let again = BlockCall {
@@ -569,6 +572,16 @@ fn unbox_elements(e: &mut Emit, s: Operand, ty: &Type) -> Operand {
     e.b.func.set_term(body, Terminator::Jump(again), span);
     e.block = exit;
     out
+}
+
+/// The gradient of a value of type `ty` from what a shadow box holds for it (its own box,
+/// for a `Ref` or mutable struct with a gradient; otherwise its gradient).
+fn unbox_slot(e: &mut Emit, slot: Operand, ty: &Type) -> Operand {
+    if is_box(ty) && has_fdata(ty) {
+        combine(e, Some(slot), Const::Nothing.into(), ty)
+    } else {
+        slot
+    }
 }
 
 /// The full tangent of a value of type `ty` from its shadow `s` and rdata `r`.
@@ -585,10 +598,27 @@ fn combine(e: &mut Emit, s: Option<Operand>, r: Operand, ty: &Type) -> Operand {
         Type::Array(el, _) if crate::tangent::boxed_elements(el) => unbox_elements(e, s, ty),
         Type::Array(..) | Type::Adjoint(_) => s,
         Type::Ref(inner) => {
-            let x = e.prim(Prim::RefGet, vec![s], tangent_type(inner));
+            let x = e.prim(Prim::RefGet, vec![s], slot_type(inner));
+            let x = unbox_slot(e, x, inner);
             e.rebuild(&tty, vec![x])
         }
-        Type::Struct(st) if st.mutable => e.prim(Prim::RefGet, vec![s], tty),
+        Type::Struct(st) if st.mutable => {
+            let contents = box_type(ty);
+            let g = e.prim(Prim::RefGet, vec![s], contents.clone());
+            if contents == tty {
+                return g;
+            }
+            let ftys = ty.field_types().unwrap_or_default();
+            let parts = ftys
+                .iter()
+                .enumerate()
+                .map(|(i, ft)| {
+                    let slot = e.field(g.clone(), i, &contents);
+                    unbox_slot(e, slot, ft)
+                })
+                .collect();
+            e.rebuild(&tty, parts)
+        }
         _ => {
             let ftys = ty.field_types().unwrap_or_default();
             let (sty, rty) = (crate::tangent::fdata_type(ty), rdata_type(ty));

@@ -17,20 +17,46 @@ pub fn fdata_type(t: &Type) -> Type {
         // A vector of mutable structs: the vector of their shadows, boxes of their gradients.
         Type::Array(e, n) if boxed_elements(e) => Type::Array(Arc::new(fdata_type(e)), *n),
         Type::Array(..) | Type::Adjoint(_) => tangent_type(t),
-        Type::Ref(inner) => match tangent_type(inner) {
+        Type::Ref(inner) => match slot_type(inner) {
             Type::Nothing => Type::Nothing,
-            tan => Type::Ref(Arc::new(tan)),
+            slot => Type::Ref(Arc::new(slot)),
         },
         // An AD stack's shadow holds, per entry, its shadow and its gradient (nested AD).
         Type::Stack(elem) => match stack_entry_type(elem) {
             Type::Nothing => Type::Nothing,
             entry => Type::Stack(Arc::new(entry)),
         },
-        Type::Struct(s) if s.mutable => match tangent_type(t) {
+        Type::Struct(s) if s.mutable => match box_type(t) {
             Type::Nothing => Type::Nothing,
-            tan => Type::Ref(Arc::new(tan)),
+            contents => Type::Ref(Arc::new(contents)),
         },
         _ => composite(t, fdata_type),
+    }
+}
+
+/// What a shadow box (a `Ref`'s, a mutable struct's) holds for a value of type `t` it contains:
+/// the value's own shadow box where the value is an object with a box of its own (a `Ref`, a
+/// mutable struct: the two boxes are then one, as the objects are), otherwise its gradient.
+pub fn slot_type(t: &Type) -> Type {
+    if is_box(t) {
+        fdata_type(t)
+    } else {
+        tangent_type(t)
+    }
+}
+
+/// Is a value of type `t` an object whose shadow is a box (a `Ref`, a mutable struct)?
+pub fn is_box(t: &Type) -> bool {
+    matches!(t, Type::Ref(_)) || matches!(t, Type::Struct(s) if s.mutable)
+}
+
+/// The contents of the shadow box of a mutable struct of type `t`: the named tuple of its
+/// fields' slots (`Nothing` when no field has a gradient). It differs from the struct's
+/// gradient only where a field is itself a box.
+pub fn box_type(t: &Type) -> Type {
+    match t {
+        Type::Struct(s) => composite_of(s.fields.iter().map(|(n, t)| (n.clone(), slot_type(t)))),
+        _ => Type::Nothing,
     }
 }
 
@@ -58,13 +84,6 @@ pub fn rdata_type(t: &Type) -> Type {
 /// Tuples, named tuples and immutable structs: the part of each field, `Nothing` overall when
 /// every field has `Nothing`.
 fn composite(t: &Type, part: fn(&Type) -> Type) -> Type {
-    let named = |fields: Vec<(Name, Type)>| {
-        if fields.iter().all(|(_, t)| *t == Type::Nothing) {
-            Type::Nothing
-        } else {
-            Type::NamedTuple(fields.into())
-        }
-    };
     match t {
         Type::Tuple(ts) => {
             let parts: Vec<Type> = ts.iter().map(part).collect();
@@ -74,9 +93,19 @@ fn composite(t: &Type, part: fn(&Type) -> Type) -> Type {
                 Type::Tuple(parts.into())
             }
         }
-        Type::NamedTuple(fs) => named(fs.iter().map(|(n, t)| (n.clone(), part(t))).collect()),
-        Type::Struct(s) => named(s.fields.iter().map(|(n, t)| (n.clone(), part(t))).collect()),
+        Type::NamedTuple(fs) => composite_of(fs.iter().map(|(n, t)| (n.clone(), part(t)))),
+        Type::Struct(s) => composite_of(s.fields.iter().map(|(n, t)| (n.clone(), part(t)))),
         _ => Type::Nothing,
+    }
+}
+
+/// The named tuple of `fields`, `Nothing` when every field's type is `Nothing`.
+fn composite_of(fields: impl Iterator<Item = (Name, Type)>) -> Type {
+    let fields: Vec<(Name, Type)> = fields.collect();
+    if fields.iter().all(|(_, t)| *t == Type::Nothing) {
+        Type::Nothing
+    } else {
+        Type::NamedTuple(fields.into())
     }
 }
 
@@ -224,6 +253,25 @@ mod tests {
             (
                 st("M", vec![("a", Type::Float64)], true),
                 "Ref{(a = Float64,)}",
+                "Nothing",
+            ),
+            // A box holding a mutable struct or a `Ref` holds that object's box.
+            (
+                st(
+                    "Outer",
+                    vec![
+                        ("m", st("M", vec![("a", Type::Float64)], true)),
+                        ("r", Type::Ref(Arc::new(Type::Float64))),
+                        ("s", Type::Float64),
+                    ],
+                    true,
+                ),
+                "Ref{(m = Ref{(a = Float64,)}, r = Ref{Float64}, s = Float64)}",
+                "Nothing",
+            ),
+            (
+                Type::Ref(Arc::new(st("M", vec![("a", Type::Float64)], true))),
+                "Ref{Ref{(a = Float64,)}}",
                 "Nothing",
             ),
         ];

@@ -2,14 +2,14 @@
 //! gradient is a tuple, a struct's a named tuple of its fields'. A `Ref`'s gradient lives in its
 //! shadow `Ref` (looked up, not returned).
 
-use zy_ir::{tangent_type, Const, Operand, Prim, StructRef, Type};
+use zy_ir::{Const, Operand, Prim, StructRef, Type};
 
 use super::Case::{Apply, Program};
 use super::Keep::Forward;
 use super::TestArg::{Float as F, Int as I, LitInt as L, Names, Ref as R, Tuple as T};
 use super::{arg_rdata, Emit, FwdOut, FwdStmt, RevStmt, Rule, TanStmt};
 use crate::forward::dual_type;
-use crate::tangent::{fdata_type, has_fdata, rdata_type, stack_entry_type};
+use crate::tangent::{box_type, fdata_type, has_fdata, rdata_type, slot_type, stack_entry_type};
 use Prim::*;
 
 const T3: super::TestArg = T(&[1.5, -0.5, 2.0]);
@@ -163,8 +163,7 @@ pub const RULES: &[Rule] = &[
             // The content's returned gradient (a Float64's, a struct of numbers' named tuple)
             // gathers in the shadow box.
             let rty = rdata_type(&s.ty);
-            if let (Some(dy), Some(r), false) = (&s.dy, s.residuals.first(), rty == Type::Nothing)
-            {
+            if let (Some(dy), Some(r), false) = (&s.dy, s.residuals.first(), rty == Type::Nothing) {
                 let cur = e.prim(RefGet, vec![r.clone()], rty.clone());
                 let sum = e.accum(&rty, cur, dy.clone());
                 e.prim(RefSet, vec![r.clone(), sum], rty);
@@ -506,7 +505,8 @@ fn refnew_forward(e: &mut Emit, s: &FwdStmt) -> Result<FwdOut, crate::AdError> {
 /// content with both (a struct of an array and a number) is refused by name, not mistyped.
 fn refuse_mixed_box(e: &Emit, content: &Type) -> Result<(), crate::AdError> {
     if has_fdata(content) && rdata_type(content) != Type::Nothing {
-        let what = format!("a `Ref` or captured variable holding {content} (both arrays and numbers)");
+        let what =
+            format!("a `Ref` or captured variable holding {content} (both arrays and numbers)");
         return Err(super::unsupported(e.span, &what));
     }
     Ok(())
@@ -562,9 +562,9 @@ end
 d(p, q) = sum(gradient(tape, [p, q], [q, p])[1])";
 
 /// Is a value of type `t` its own gradient's home, so that a `Ref` holding it holds its shadow
-/// (an array: its fdata is its whole tangent)?
+/// (an array: its fdata is its whole tangent; a mutable struct: its box)?
 fn shares_shadow(t: &Type) -> bool {
-    has_fdata(t) && fdata_type(t) == tangent_type(t)
+    has_fdata(t) && fdata_type(t) == slot_type(t)
 }
 
 /// Index (0-based) of the first operand that is a field value.
@@ -575,7 +575,7 @@ fn first_field(p: Prim) -> usize {
 /// Is operand 0 a mutable struct?
 fn on_mutable(s_tys: &[Type]) -> Option<Type> {
     match s_tys.first() {
-        Some(t @ Type::Struct(st)) if st.mutable => Some(tangent_type(t)),
+        Some(t @ Type::Struct(st)) if st.mutable => Some(box_type(t)),
         _ => None,
     }
 }
@@ -742,7 +742,7 @@ pub fn forward_new(e: &mut Emit, st: &StructRef, s: &FwdStmt) -> FwdOut {
         None
     } else if st.mutable {
         // A box of the fields' gradients; fields with shadows share them.
-        let nt = tangent_type(&s.ty);
+        let nt = box_type(&s.ty);
         let mut parts = Vec::new();
         for (i, t) in s.arg_tys.iter().enumerate() {
             parts.push(match s.shadows.get(i).cloned().flatten() {

@@ -169,9 +169,33 @@ impl Emit<'_> {
                 };
                 Some(self.prim(Prim::RefNew, vec![z], fty.clone()))
             }
-            (Type::Ref(inner), _) => {
+            (Type::Ref(inner), _) if **inner == zy_ir::tangent_type(ty) => {
                 // A mutable struct: a box holding the named tuple of its fields' gradients.
                 let z = self.prim(Prim::ZeroTangent, vec![x], (**inner).clone());
+                Some(self.prim(Prim::RefNew, vec![z], fty.clone()))
+            }
+            (Type::Ref(inner), _) => {
+                // A mutable struct with fields that are boxes themselves: theirs, made fresh
+                // from those fields, beside zero gradients of the others.
+                let ftys = ty.field_types().unwrap_or_default();
+                let slots = inner.field_types().unwrap_or_default();
+                let mut parts = Vec::new();
+                for (i, (ft, slot)) in ftys.iter().zip(&slots).enumerate() {
+                    let xi = self.prim(
+                        Prim::GetField,
+                        vec![x.clone(), Const::Int(i as i64 + 1).into()],
+                        ft.clone(),
+                    );
+                    let boxed = crate::tangent::is_box(ft);
+                    parts.push(
+                        match boxed.then(|| self.zero_fdata(xi.clone(), ft)).flatten() {
+                            Some(z) => z,
+                            None if *slot == Type::Nothing => Const::Nothing.into(),
+                            None => self.prim(Prim::ZeroTangent, vec![xi], slot.clone()),
+                        },
+                    );
+                }
+                let z = self.rebuild(inner, parts);
                 Some(self.prim(Prim::RefNew, vec![z], fty.clone()))
             }
             _ => {

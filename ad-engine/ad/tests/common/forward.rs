@@ -41,10 +41,21 @@ pub fn tangent_value(v: &Value, ty: &Type, k: &mut usize) -> Option<Value> {
         (Value::F64(_), _) => Value::F64(next(k)),
         (Value::Array(a), _) => {
             let mut arr = a.borrow().clone();
-            if let ArrayData::F64(xs) = &mut arr.data {
-                for x in xs.iter_mut() {
-                    *x = next(k);
+            match &mut arr.data {
+                ArrayData::F64(xs) => {
+                    for x in xs.iter_mut() {
+                        *x = next(k);
+                    }
                 }
+                // Arrays of objects: each element's own tangent, of the elements' dual type.
+                ArrayData::Obj(objs) => {
+                    let elem = objs.elem.clone();
+                    for x in objs.items.iter_mut() {
+                        *x = tangent_value(x, &elem, k).unwrap_or(Value::Nothing);
+                    }
+                    objs.elem = dual_type(&elem);
+                }
+                _ => {}
             }
             arr.into_value()
         }

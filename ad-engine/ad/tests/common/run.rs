@@ -71,7 +71,10 @@ pub fn deep_copy(v: &Value) -> Value {
 pub fn leaves(v: &Value, out: &mut Vec<f64>) {
     match v {
         Value::F64(x) => out.push(*x),
-        Value::Array(a) | Value::Adjoint(a) => out.extend(a.borrow().data.to_f64()),
+        Value::Array(a) | Value::Adjoint(a) => match &a.borrow().data {
+            zy_interp::ArrayData::Obj(objs) => objs.items.iter().for_each(|x| leaves(x, out)),
+            data => out.extend(data.to_f64()),
+        },
         Value::Tuple(vs) | Value::NamedTuple(_, vs) | Value::Struct(_, vs) => {
             vs.iter().for_each(|x| leaves(x, out))
         }

@@ -368,8 +368,25 @@ fn get_field(b: &mut PlanBuilder, args: &[Val]) -> Result<Val, Fail> {
     let [x, f] = args else {
         return Err(no_method("getfield", &types(args)));
     };
+    if let Some(t) = ref_field(x, f)? {
+        return Ok(apply(b, Prim::RefGet, &[x], t));
+    }
     let (k, ty) = field(x, f)?;
     Ok(apply(b, Prim::GetField, &[x, &Val::lit(Const::Int(k))], ty))
+}
+
+/// The content type of a `Ref` whose one field `x` (Julia's `Base.RefValue`) `f` names:
+/// `r.x` is `r[]`.
+fn ref_field(x: &Val, f: &Val) -> Result<Option<Type>, Fail> {
+    let Type::Ref(t) = &x.ty else {
+        return Ok(None);
+    };
+    match (&f.konst, symbol_of(f)) {
+        (_, Some(s)) if &*s == "x" => Ok(Some((**t).clone())),
+        (Some(Const::Int(1)), _) => Ok(Some((**t).clone())),
+        (_, Some(s)) => Err(no_field(&x.ty, &s)),
+        _ => Err(no_method("getfield", &[x.ty.clone(), f.ty.clone()])),
+    }
 }
 
 /// `s.f = v` on a mutable struct; the value is converted to the field type.
@@ -377,6 +394,10 @@ fn set_field(b: &mut PlanBuilder, args: &[Val]) -> Result<Val, Fail> {
     let [x, f, v] = args else {
         return Err(no_method("setfield!", &types(args)));
     };
+    if let Some(t) = ref_field(x, f)? {
+        let v = convert(b, v.clone(), &t)?;
+        return Ok(apply(b, Prim::RefSet, &[x, &v], t));
+    }
     let (k, ty) = field(x, f)?;
     match &x.ty {
         Type::Struct(s) if s.mutable => {}
