@@ -684,6 +684,7 @@ fn checking_a_package_file_checks_the_files_it_includes() {
 fn a_package_test_file_sees_the_package_it_uses() {
     // `using Pkg` in `test/runtests.jl` loads `src/Pkg.jl`, as `Pkg.test` does: its exports
     // and `Pkg.name` are seen, and the gradcheck runs through the package's functions.
+    // `using Test` is known (Julia's standard library); its `@testset` is script code.
     let dir = dir_with(&[
         (
             "src/Pkg.jl",
@@ -692,7 +693,7 @@ fn a_package_test_file_sees_the_package_it_uses() {
         ("src/model.jl", "loss(w) = 3.0 * w^2 + helper(w)\nhelper(w) = sin(w)\n"),
         (
             "test/runtests.jl",
-            "using Pkg\nusing Other\n# zy: gradcheck t(2.0)\nt(w) = loss(w) + Pkg.helper(w)\n# zy: gradcheck u(2.0)\nu(w) = Other.f(w)\n",
+            "using Pkg\nusing Test\nusing Other\n# zy: gradcheck t(2.0)\nt(w) = loss(w) + Pkg.helper(w)\n# zy: gradcheck u(2.0)\nu(w) = Other.f(w)\n@testset \"pkg\" begin\n    @test t(2.0) > 0\nend\n",
         ),
     ]);
     let (status, out, err) = run(
@@ -703,8 +704,9 @@ fn a_package_test_file_sees_the_package_it_uses() {
         (status, out.as_str(), err.as_str()),
         (
             1,
-            "test/runtests.jl:2:1: warning[unknown-package]: package `Other` is not available: zy knows Base, LinearAlgebra, Statistics, Random and Printf, and the modules your files define (`using .Other`); a function that uses a name only `Other` defines is refused\n\
-             test/runtests.jl:5:17: error[gradcheck]: gradcheck `u(2.0)` failed: UndefVarError: `Other` not defined\n",
+            "test/runtests.jl:3:1: warning[unknown-package]: package `Other` is not available: zy knows Base, LinearAlgebra, Statistics, Random, Printf and Test, and the modules your files define (`using .Other`); a function that uses a name only `Other` defines is refused\n\
+             test/runtests.jl:6:17: error[gradcheck]: gradcheck `u(2.0)` failed: UndefVarError: `Other` not defined\n\
+             test/runtests.jl:8:1: note[skipped-statement]: zy does not run a macro call `@testset` at top level: only definitions are loaded (a function that reads a binding it changes is refused)\n",
             ""
         )
     );

@@ -35,6 +35,10 @@ pub const PRELUDE: &[PreludeFile] = &[
         module: "Printf",
         text: include_str!("../prelude/Printf.jl"),
     },
+    PreludeFile {
+        module: "Test",
+        text: include_str!("../prelude/Test.jl"),
+    },
 ];
 
 /// The path under which `file` appears.
