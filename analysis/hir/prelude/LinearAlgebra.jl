@@ -101,6 +101,45 @@ The generalised dot product `x' * A * y`, without forming `A * y`'s transpose.
 """
 dot(x::AbstractVector, A::AbstractMatrix, y::AbstractVector) = dot(x, A * y)
 
+export mul!, lmul!, rmul!
+
+"""
+    mul!(C, A, B)
+    mul!(C, A, B, α, β)
+
+The product `A * B` written into `C` (`α * A * B + β * C`, the old `C` not read when `β` is
+zero, as Julia's BLAS call), which is returned. (Julia refuses a `C` that is `A` or `B`; zy
+computes the product first, so such a call gives the product.)
+"""
+function mul!(C::AbstractVecOrMat, A::AbstractVecOrMat, B::AbstractVecOrMat)
+    C .= A * B
+    return C
+end
+
+function mul!(C::AbstractVecOrMat, A::AbstractVecOrMat, B::AbstractVecOrMat, α::Number, β::Number)
+    if iszero(β)
+        C .= α .* (A * B)
+    else
+        C .= α .* (A * B) .+ β .* C
+    end
+    return C
+end
+
+"""
+    lmul!(a, B), rmul!(A, b)
+
+`B` scaled by the number `a` (`A` by `b`) in place, and returned.
+"""
+function lmul!(a::Number, B::AbstractArray)
+    B .= a .* B
+    return B
+end
+
+function rmul!(A::AbstractArray, b::Number)
+    A .= A .* b
+    return A
+end
+
 # The order of a square matrix; a DimensionMismatch for any other.
 function _checksquare(A)
     m = size(A, 1)
