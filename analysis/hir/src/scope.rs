@@ -15,11 +15,11 @@ use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::path::{Component, Path, PathBuf};
 
 use zy_ir::Name;
-use zy_syntax::ast::{ImportPath, Item};
+use zy_syntax::ast::{ImportPath, Item, ScriptCall};
 
 use crate::input::{Prelude, SourceFile, Workspace};
 use crate::item::{item_ast, item_range, item_tree, ItemId, ItemKind};
-use crate::prelude::PRELUDE;
+use crate::prelude::{is_prelude_module, PRELUDE};
 use crate::span::line_col;
 
 /// The module of the user's files (Julia's `Main`): its names are not qualified.
@@ -445,6 +445,40 @@ impl ScopeNames {
         })
     }
 
+    /// May `call`, in a skipped statement of `module`, change its arguments in place? Its
+    /// callee is not a name, is named with `!`, or is the program's own (a function, or a
+    /// binding called as a callable), or an argument is such a function (`map(update!, xs)`).
+    fn may_change_arguments(&self, module: &str, call: &ScriptCall) -> bool {
+        let own_or_mutating =
+            |name: &str| name.ends_with('!') || self.program_defines(module, name);
+        call.callee.is_empty()
+            || own_or_mutating(&call.callee)
+            || call
+                .args
+                .iter()
+                .any(|a| own_or_mutating(a) && !self.is_binding(module, a))
+    }
+
+    /// Is `name`, written in code of `module`, something the program's files define (not the
+    /// library, not a package zy does not know)?
+    fn program_defines(&self, module: &str, name: &str) -> bool {
+        let resolved = self.resolve(module, name);
+        match resolved.rsplit_once('.') {
+            Some((owner, _)) => !is_prelude_module(owner) && self.modules.contains_key(owner),
+            None => self
+                .modules
+                .get(MAIN)
+                .is_some_and(|s| s.defines.contains(name)),
+        }
+    }
+
+    /// Is `name` a global binding (not a function) of `module`?
+    fn is_binding(&self, module: &str, name: &str) -> bool {
+        self.modules
+            .get(module)
+            .is_some_and(|s| s.bindings.contains(name))
+    }
+
     /// Where top-level code that zy does not run changes the binding `qualified`, if it does.
     pub fn changed_by_skipped_code(&self, qualified: &str) -> Option<&str> {
         self.changed.get(qualified).map(String::as_str)
@@ -675,13 +709,27 @@ fn root_names(db: &dyn salsa::Database, root: SourceFile) -> ScopeNames {
             continue;
         };
         // A statement changes what it assigns, and may change in place a mutable value it
-        // mentions (`update(xs)`); a number it only reads (`η * g`) stays as defined.
+        // hands to a call that may change its arguments (`update(xs)`, `push!(xs, 1)`, `m(x)`
+        // of a callable); a number it only reads (`η * g`) stays as defined, and so does an
+        // array only the library reads (`plot(X[:, 1], y)`, `println(X)`). A write into a name
+        // that is no binding (a loop variable, `a = X; a .= 0`) may reach any of them.
+        let through_alias = s
+            .assigned
+            .iter()
+            .any(|n| !scope.bindings.contains(n.as_str()));
+        let handed = |n: &str| {
+            s.calls.iter().any(|c| {
+                (c.callee == n || c.args.iter().any(|a| a == n))
+                    && names.may_change_arguments(module, c)
+            })
+        };
         let changed: Vec<Name> = s
             .names
             .iter()
             .filter(|n| {
                 scope.bindings.contains(n.as_str())
-                    && (s.assigned.contains(n) || scope.mutable.contains(n.as_str()))
+                    && (s.assigned.contains(n)
+                        || (scope.mutable.contains(n.as_str()) && (through_alias || handed(n))))
             })
             .map(|n| qualify(module, n))
             .collect();
@@ -695,7 +743,50 @@ fn root_names(db: &dyn salsa::Database, root: SourceFile) -> ScopeNames {
             names.changed.entry(name).or_insert_with(|| at.clone());
         }
     }
+    share_changes(db, &mut names, &items);
     names
+}
+
+/// Two bindings may hold one object (`Y = X`, `V = view(X, :, 1)`, `m = Dense(W, b)`): a change
+/// in place to either may be seen through the other. So a mutable binding whose value mentions
+/// a changed mutable binding is changed, and so is each mutable binding the value of a changed
+/// one mentions, until nothing more changes (each at the statement that changed the first).
+fn share_changes(db: &dyn salsa::Database, names: &mut ScopeNames, items: &[(ItemId, Name)]) {
+    let mut links = Vec::new();
+    for (item, module) in items {
+        if item.kind(db) != ItemKind::Global {
+            continue;
+        }
+        let Some(Item::Global(g)) = item_ast(db, *item).as_deref() else {
+            continue;
+        };
+        let Some(scope) = names.modules.get(module) else {
+            continue;
+        };
+        if !scope.mutable.contains(g.name.as_str()) {
+            continue;
+        }
+        for m in g.mentions.iter().filter(|m| **m != g.name) {
+            if scope.mutable.contains(m.as_str()) {
+                links.push((qualify(module, &g.name), qualify(module, m)));
+            }
+        }
+    }
+    loop {
+        let mut grew = false;
+        for (a, b) in &links {
+            let (at, to) = match (names.changed.get(a), names.changed.get(b)) {
+                (Some(at), None) => (at.clone(), b),
+                (None, Some(at)) => (at.clone(), a),
+                _ => continue,
+            };
+            names.changed.insert(to.clone(), at);
+            grew = true;
+        }
+        if !grew {
+            break;
+        }
+    }
 }
 
 /// Is `value` a number, string, `nothing`, or a tuple of them: a value no call can change in

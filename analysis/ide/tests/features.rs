@@ -884,6 +884,50 @@ last_loss(w) = w * history[end]
 }
 
 #[test]
+fn a_skipped_statement_that_only_the_library_reads_leaves_arrays_alone() {
+    // Julia's convention: the library's functions not named with `!` leave their arguments
+    // alone (`plot`, `println`, `@show norm(y)`, keyword arguments included); the program's own
+    // functions and `!` functions may change them, and so may a write through a binding that
+    // shares the object (`Y = X` then `Y[1] = ...`).
+    let script = r#"
+X = [1.0 2.0; 3.0 4.0]
+y = X * [1.0, 2.0]
+Y = X
+W = [1.0, 1.0]
+zap(A) = (A .= 0.0; nothing)
+fit(b) = sum(abs2, X * b - y)
+wsum() = sum(W)
+plot(X[:, 1], y, label = "data")
+println("norm: ", norm(y))
+Y[1] = 2.0
+zap(W)
+"#;
+    check_grad(
+        script,
+        "fit([1.0, 1.0])",
+        expect![[r#"
+            main.jl:7:20: error: ErrorException: `X` is changed by top-level code that zy does not run (main.jl:11:1): its value here is unknown
+        "#]],
+    );
+    let script = script.replace("Y[1] = 2.0\n", "");
+    check_grad(
+        &script,
+        "fit([1.0, 1.0])",
+        expect![[r#"
+            value: 20.0
+            gradient: ([-28.0, -40.0],)
+        "#]],
+    );
+    check_grad(
+        &script,
+        "wsum()",
+        expect![[r#"
+        main.jl:8:14: error: ErrorException: `W` is changed by top-level code that zy does not run (main.jl:11:1): its value here is unknown
+    "#]],
+    );
+}
+
+#[test]
 fn an_error_raised_in_the_library_is_located_at_the_users_call() {
     // `div` and `maximum` throw inside Julia's library (the prelude): the error is shown at the
     // user's call that led there, on both engines, and names where the library raised it.

@@ -126,7 +126,20 @@ pub struct ScriptDef {
     /// calls of mutating functions (`push!(xs, 1.0)`). A name it only reads is not here, but a
     /// mutable value it reads may still be changed by a call it is passed to.
     pub assigned: Vec<String>,
+    /// The calls it makes, each with the identifiers of its arguments: a call may change those
+    /// in place if its callee is the program's own function or is named with `!` (Julia's
+    /// convention: the library's other functions leave their arguments alone).
+    pub calls: Vec<ScriptCall>,
     pub range: TextRange,
+}
+
+/// A call in a [`ScriptDef`].
+#[derive(Clone, PartialEq, Debug)]
+pub struct ScriptCall {
+    /// The callee's name as written (`plot`, `M.f`), or empty when it is no name.
+    pub callee: String,
+    /// Every identifier in its arguments (keywords and `do` blocks included).
+    pub args: Vec<String>,
 }
 
 /// `include("other.jl")`: the other file's definitions are loaded here, as in Julia. The path
@@ -273,6 +286,9 @@ pub struct GlobalDef {
     pub name_range: TextRange,
     pub value: Expr,
     pub is_const: bool,
+    /// Every identifier in the value: the bindings whose objects it may share (`Y = X`,
+    /// `V = view(X, :, 1)`, `m = Dense(W, b)`).
+    pub mentions: Vec<String>,
     pub range: TextRange,
 }
 

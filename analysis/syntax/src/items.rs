@@ -4,8 +4,8 @@
 use crate::annotations;
 use crate::ast::{
     ExportDef, Expr, ExprKind, FieldDef, FunctionDef, FunctionName, GlobalDef, ImportDef,
-    ImportPath, IncludeDef, Item, KeywordParam, ModuleDef, Param, ScriptDef, StructDef, TextRange,
-    TypeExpr, EMPTY_TUPLE, EMPTY_UNION, SUBTYPE_PARAM,
+    ImportPath, IncludeDef, Item, KeywordParam, ModuleDef, Param, ScriptCall, ScriptDef, StructDef,
+    TextRange, TypeExpr, EMPTY_TUPLE, EMPTY_UNION, SUBTYPE_PARAM,
 };
 use crate::cx::{error_expr, Cx};
 use crate::expr::{block_of, expr, is_operator_name};
@@ -220,10 +220,14 @@ fn script(cx: &Cx, node: &SyntaxNode) -> ScriptDef {
     };
     let mut names = Vec::new();
     let mut assigned = Vec::new();
+    let mut calls = Vec::new();
     let mut stack = vec![node];
     while let Some(n) = stack.pop() {
         if n.leaf && n.kind == Kind::Identifier {
             push_new(&mut names, cx.text(n));
+        }
+        if let Some(call) = script_call(cx, n) {
+            calls.push(call);
         }
         let written: &[SyntaxNode] = match n.kind {
             _ if n.leaf => &[],
@@ -239,14 +243,65 @@ fn script(cx: &Cx, node: &SyntaxNode) -> ScriptDef {
         for target in written {
             target_names(cx, target, &mut assigned);
         }
-        stack.extend(n.children.iter());
+        if matches!(n.kind, Kind::Call | Kind::DotCall | Kind::Parameters) && !n.leaf {
+            // A keyword argument (`plot(x, label = "a")`) names a parameter: only its value
+            // is code of the statement.
+            for c in &n.children {
+                match c.kind {
+                    Kind::Assign if !c.leaf => stack.extend(c.children.iter().skip(1)),
+                    _ => stack.push(c),
+                }
+            }
+        } else {
+            stack.extend(n.children.iter());
+        }
     }
     ScriptDef {
         what,
         names,
         assigned,
+        calls,
         range: node.range,
     }
+}
+
+/// `f(args...)` or `f.(args...)` written with call syntax: the callee's name (empty when it is
+/// not a plain or dotted name) and the identifiers in the arguments.
+fn script_call(cx: &Cx, n: &SyntaxNode) -> Option<ScriptCall> {
+    if n.leaf || !matches!(n.kind, Kind::Call | Kind::DotCall) {
+        return None;
+    }
+    if n.is_infix() || n.is_prefix() || n.is_postfix() {
+        return None;
+    }
+    let (callee, args) = n.children.split_first()?;
+    let text = cx.text(callee);
+    let named = !text.is_empty()
+        && !text.starts_with('.')
+        && !text
+            .chars()
+            .any(|c| c.is_whitespace() || "()[]{},;:'\"$@".contains(c));
+    Some(ScriptCall {
+        callee: if named {
+            text.to_string()
+        } else {
+            String::new()
+        },
+        args: identifiers(cx, args),
+    })
+}
+
+/// Every identifier in the trees `nodes`, once each.
+fn identifiers(cx: &Cx, nodes: &[SyntaxNode]) -> Vec<String> {
+    let mut names = Vec::new();
+    let mut stack: Vec<&SyntaxNode> = nodes.iter().collect();
+    while let Some(a) = stack.pop() {
+        if a.leaf && a.kind == Kind::Identifier {
+            push_new(&mut names, cx.text(a));
+        }
+        stack.extend(a.children.iter());
+    }
+    names
 }
 
 /// The names an assignment target (or a mutating call's argument) writes: each name of a
@@ -361,6 +416,7 @@ fn global(
         name_range: lhs.range,
         value,
         is_const,
+        mentions: identifiers(cx, std::slice::from_ref(rhs)),
         range: whole.range,
     })
 }
