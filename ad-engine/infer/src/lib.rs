@@ -29,6 +29,7 @@ mod calls;
 mod dispatch;
 mod driver;
 mod error;
+mod iterate;
 mod join;
 mod keywords;
 mod pattern;
