@@ -57,8 +57,10 @@ pub(crate) fn infer_body(
         return failed(inst, &body.name, body.span, fail);
     }
     // A loop over a struct with `Base.iterate` methods: typed again, iterating by them.
-    if let Some(lowered) = crate::iterate::lower_iterate(body, &typer.ty, cx.program) {
-        return infer_body(cx, inst, &lowered);
+    match crate::iterate::lower_iterate(body, &typer.ty, cx.program) {
+        Some(Ok(lowered)) => return infer_body(cx, inst, &lowered),
+        Some(Err((fail, at))) => return failed(inst, &body.name, at, fail),
+        None => {}
     }
     // A loop over a tuple whose elements differ in type: typed again with one copy per element.
     if let Some(unrolled) = crate::unroll::unroll(body, &typer.ty, &typer.reach) {

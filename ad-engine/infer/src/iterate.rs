@@ -15,6 +15,8 @@
 use std::collections::HashMap;
 
 use zy_ir::cfg::Dominators;
+
+use crate::error::Fail;
 use zy_ir::{
     Block, BlockCall, Const, Function, Method, Op, Operand, Program, Span, Stmt, Terminator, Type,
     TypeExpr, Value, ValueKind,
@@ -37,12 +39,28 @@ struct Candidate {
 }
 
 /// `body` with its first loop over a struct of the program that defines `Base.iterate`
-/// methods lowered by them, if it has one whose methods can be inlined.
-pub(crate) fn lower_iterate(body: &Function, ty: &[Type], program: &Program) -> Option<Function> {
+/// methods lowered by them, if it has one: the rewritten body, or why its methods cannot be
+/// inlined (and where the loop is).
+pub(crate) fn lower_iterate(
+    body: &Function,
+    ty: &[Type],
+    program: &Program,
+) -> Option<Result<Function, (Fail, Span)>> {
     let c = candidate(body, ty, program)?;
-    let first = method(program, &c.name, 1)?;
-    let next = method(program, &c.name, 2)?;
-    Rewrite::new(body, &c, next).run(first)
+    let lowered = method(program, &c.name, 1)
+        .zip(method(program, &c.name, 2))
+        .and_then(|(first, next)| Rewrite::new(body, &c, next).run(first));
+    Some(lowered.ok_or_else(|| {
+        let why = format!(
+            "a `for` loop (or generator) over a `{0}` by its `Base.iterate` methods written \
+             this way: zy inlines one `Base.iterate(::{0})` and one `Base.iterate(::{0}, \
+             state)` method (or one `Base.iterate(c::{0}, state = s0)`) into the loop, without \
+             `where` parameters, keywords or `try`, each returning `nothing` or an \
+             `(item, state)` tuple",
+            c.name
+        );
+        (Fail::unsupported(why), body.value(c.elem).span)
+    }))
 }
 
 /// The names of the structs whose `iterate` methods the program defines (the first argument
@@ -91,7 +109,7 @@ fn candidate(body: &Function, ty: &[Type], program: &Program) -> Option<Candidat
             else {
                 continue;
             };
-            let [xs @ Operand::Value(x), Operand::Value(k)] = args.as_slice() else {
+            let [xs @ Operand::Value(x), _] = args.as_slice() else {
                 continue;
             };
             if &**n != "Base._gen_elem" {
@@ -100,7 +118,11 @@ fn candidate(body: &Function, ty: &[Type], program: &Program) -> Option<Candidat
             let Some(name) = iterated_struct(&ty[x.index()], program) else {
                 continue;
             };
-            let ValueKind::Param { block: header, .. } = body.value(*k).kind else {
+            // The header enters the body (the element's block) when `k <= n`; the counter `k`
+            // is a constant when the body never loops back (`for x in c; return x; end`).
+            let Some(header) = body.block_ids().find(|&h| {
+                matches!(&body.block(h).term, Terminator::Branch { then_to, .. } if then_to.block == b)
+            }) else {
                 continue;
             };
             return Some(Candidate {
@@ -180,22 +202,32 @@ impl<'a> Rewrite<'a> {
             done: else_to,
             item,
         };
-        // The header: `iterate(c)` on entry, `iterate(c, state)` after an iteration.
-        let is_first = self.f.add_param(header, Type::Any, span, None);
-        let carried = self.f.add_param(header, Type::Any, span, None);
+        let doms = Dominators::new(body);
+        let back = |b: Block| {
+            body.block(b).term.successors().contains(&header) && doms.dominates(header, b)
+        };
+        let loops = body.block_ids().any(back);
+        // The header: `iterate(c)` on entry, `iterate(c, state)` after an iteration (only the
+        // first when the body never loops back: the header may then be the entry block).
         let on_entry = self.inline(first, vec![c.xs.clone()], &targets, 0)?;
-        let after = self.inline(next, vec![c.xs.clone(), carried.into()], &targets, 0)?;
+        let term = if loops {
+            let is_first = self.f.add_param(header, Type::Any, span, None);
+            let carried = self.f.add_param(header, Type::Any, span, None);
+            let after = self.inline(next, vec![c.xs.clone(), carried.into()], &targets, 0)?;
+            Terminator::Branch {
+                cond: is_first.into(),
+                then_to: BlockCall::new(on_entry),
+                else_to: BlockCall::new(after),
+            }
+        } else {
+            Terminator::Jump(BlockCall::new(on_entry))
+        };
         self.f.block_mut(header).stmts.retain(|&v| v != cond);
         if let Some(n) = n.filter(|&n| uses(body, n) == 1) {
             for b in 0..self.f.blocks.len() {
                 self.f.blocks[b].stmts.retain(|&v| v != n);
             }
         }
-        let term = Terminator::Branch {
-            cond: is_first.into(),
-            then_to: BlockCall::new(on_entry),
-            else_to: BlockCall::new(after),
-        };
         self.f.set_term(header, term, span);
         // The element: the tuple's first entry.
         if let ValueKind::Stmt(s) = &mut self.f.values[c.elem.index()].kind {
@@ -206,13 +238,11 @@ impl<'a> Rewrite<'a> {
         }
         // Edges into the header: from outside the loop `(true, undefined)`, back edges
         // `(false, state)`.
-        let doms = Dominators::new(body);
         for b in body.block_ids() {
-            if !body.block(b).term.successors().contains(&header) {
+            if !loops || !body.block(b).term.successors().contains(&header) {
                 continue;
             }
-            let back = doms.dominates(header, b);
-            let extra: Vec<Operand> = if back {
+            let extra: Vec<Operand> = if back(b) {
                 vec![Const::Bool(false).into(), state.into()]
             } else {
                 let sym = Const::Symbol("#iteration state".into()).into();
@@ -410,4 +440,76 @@ fn uses(f: &Function, v: Value) -> usize {
             .count();
     }
     n
+}
+
+/// The library functions of an iterable that take a struct with `iterate` methods as the
+/// collection of its items (Julia iterates it; zy collects the items first, in order), by
+/// their names in `Base`.
+const TAKES_ITERABLE: &[&str] = &[
+    "Generator",
+    "Filter",
+    "sum",
+    "prod",
+    "maximum",
+    "minimum",
+    "extrema",
+    "any",
+    "all",
+    "count",
+    "map",
+    "foreach",
+    "reduce",
+    "foldl",
+    "foldr",
+    "mapreduce",
+    "enumerate",
+    "zip",
+    "in",
+    "unique",
+    "sort",
+    "Set",
+];
+
+impl crate::calls::Cx<'_> {
+    /// `name(args...)` where an argument is a struct of the program with `iterate` methods and
+    /// no method of `name` of the program's takes it: `collect(c)` and `first(c)` by its
+    /// `iterate` methods, the generators and reductions of [`TAKES_ITERABLE`] over its items
+    /// collected. `None` for any other call.
+    pub(crate) fn by_iteration(
+        &mut self,
+        b: &mut crate::plan::PlanBuilder,
+        name: &zy_ir::Name,
+        args: &[crate::value::Val],
+    ) -> Option<Result<crate::value::Val, Fail>> {
+        let at = args
+            .iter()
+            .position(|a| iterated_struct(&a.ty, self.program).is_some())?;
+        let Type::Struct(s) = &args[at].ty else {
+            return None;
+        };
+        let own = self.program.functions.get(name).is_some_and(|gf| {
+            gf.methods.iter().any(|m| {
+                matches!(m.sig.get(at), Some(Some(TypeExpr::Named { name: n, .. })) if *n == s.name)
+            })
+        });
+        let base = name.strip_prefix("Base.").unwrap_or(name);
+        if own {
+            return None;
+        }
+        match (base, args.len()) {
+            ("collect", 1) => Some(self.call_named(b, &"Base._collect_iterated".into(), args)),
+            ("first", 1) => Some(self.call_named(b, &"Base._first_iterated".into(), args)),
+            _ if TAKES_ITERABLE.contains(&base) => {
+                let items = &"Base._collect_iterated".into();
+                let collected = match self.call_named(b, items, &args[at..=at]) {
+                    Ok(v) => v,
+                    Err(e) => return Some(Err(e)),
+                };
+                let mut args = args.to_vec();
+                args[at] = collected;
+                Some(self.call_named(b, name, &args))
+            }
+            _ => None,
+        }
+    }
 }

@@ -101,6 +101,12 @@ pub const HOOKS: &[Hooks] = &[
         triggers: &["Base._gen_elem"],
         hooks: &["Base._gen_elem", "Base.getindex", "Base.iterate"],
     },
+    // A program defining `Base.iterate` methods for its structs: inference hands `collect`,
+    // `first`, generators and reductions over one to these.
+    Hooks {
+        triggers: &["Base.iterate"],
+        hooks: &["Base._collect_iterated", "Base._first_iterated"],
+    },
     // `Dict()` is refused by inference; the gradient of a `Dict` argument is built as one.
     Hooks {
         triggers: &["Base.Dict"],
