@@ -175,6 +175,9 @@ impl<'a> Cx<'a> {
         if let Some(by_items) = self.by_iteration(b, name, args) {
             return by_items;
         }
+        if let Some(text) = self.by_show(b, name, args) {
+            return text;
+        }
         // Lowering's helpers, by qualified names no user definition takes.
         match &**name {
             "Base.kwcall" => return self.keyword_call(b, args),

@@ -107,6 +107,12 @@ pub const HOOKS: &[Hooks] = &[
         triggers: &["Base.iterate"],
         hooks: &["Base._collect_iterated", "Base._first_iterated"],
     },
+    // A program's `Base.show(io::IO, x::T)` methods, which inference calls where `string`,
+    // `repr` or an interpolation shows a `T`: user items, always in the program.
+    Hooks {
+        triggers: &["Base.show"],
+        hooks: &[],
+    },
     // `Dict()` is refused by inference; the gradient of a `Dict` argument is built as one.
     Hooks {
         triggers: &["Base.Dict"],
