@@ -35,6 +35,7 @@ mod keywords;
 mod pattern;
 mod plan;
 mod renumber;
+mod show;
 mod splat;
 mod synth;
 mod type_values;

@@ -1,0 +1,58 @@
+//! `Base.show(io::IO, x::T)` methods of the program's structs. The syntax keeps such a
+//! method with `io` the text written so far (a `String`) and returns the text, as it keeps
+//! `showerror` methods (`zy_syntax`'s `output.rs`); inference calls it on `""` where
+//! `string`, `repr` or an interpolation shows a value of type `T`.
+
+use zy_ir::{Const, Type, TypeExpr};
+
+use crate::error::Fail;
+
+impl crate::calls::Cx<'_> {
+    /// `string(args...)` or `repr(x)` where a value is a struct with a `Base.show(io::IO,
+    /// x::T)` method of the program (its `io` the text so far, a `String`, after the syntax's
+    /// rewrite): the text that method writes on `""` in its place, as Julia's `print` and
+    /// `repr` call `show`. `None` for any other call.
+    pub(crate) fn by_show(
+        &mut self,
+        b: &mut crate::plan::PlanBuilder,
+        name: &zy_ir::Name,
+        args: &[crate::value::Val],
+    ) -> Option<Result<crate::value::Val, Fail>> {
+        let base = name.strip_prefix("Base.").unwrap_or(name);
+        if !matches!(base, "string" | "repr") || !args.iter().any(|a| self.shown(&a.ty)) {
+            return None;
+        }
+        let mut texts = Vec::with_capacity(args.len());
+        for a in args {
+            if !self.shown(&a.ty) {
+                texts.push(a.clone());
+                continue;
+            }
+            let empty = crate::value::Val::lit(Const::Str("".into()));
+            match self.call_named(b, &SHOW.into(), &[empty, a.clone()]) {
+                Ok(text) => texts.push(text),
+                Err(e) => return Some(Err(e)),
+            }
+        }
+        match (base, texts.as_slice()) {
+            ("repr", [text]) => Some(Ok(text.clone())),
+            _ => Some(self.call_named(b, &"string".into(), &texts)),
+        }
+    }
+
+    /// Does the program have a `Base.show(io::IO, x::T)` method for the struct type `t`?
+    fn shown(&self, t: &Type) -> bool {
+        let Type::Struct(s) = t else { return false };
+        self.program.functions.get(SHOW).is_some_and(|gf| {
+            gf.methods.iter().any(|m| match m.sig.as_slice() {
+                [Some(TypeExpr::Named { name: io, .. }), Some(TypeExpr::Named { name: x, .. })] => {
+                    &**io == "String" && *x == s.name
+                }
+                _ => false,
+            })
+        })
+    }
+}
+
+/// Julia's `show`, as resolution names a program's `Base.show(io::IO, x::T)` methods.
+const SHOW: &str = "Base.show";
