@@ -185,9 +185,7 @@ impl<'a> Rewrite<'a> {
             return None;
         };
         // `k <= n` with `n = length(c)`: neither is needed any more.
-        let Some(Stmt { args: cmp, .. }) = body.stmt(cond) else {
-            return None;
-        };
+        let Stmt { args: cmp, .. } = body.stmt(cond)?;
         let n = cmp.get(1).and_then(Operand::as_value);
         if !body.block(header).stmts.contains(&cond) || uses(body, cond) != 1 {
             return None;

@@ -6,6 +6,7 @@
 use zy_ir::{Const, Type, TypeExpr};
 
 use crate::error::Fail;
+use crate::value::Val;
 
 impl crate::calls::Cx<'_> {
     /// `string(args...)` or `repr(x)` where a value is a struct with a `Base.show(io::IO,
@@ -16,20 +17,28 @@ impl crate::calls::Cx<'_> {
         &mut self,
         b: &mut crate::plan::PlanBuilder,
         name: &zy_ir::Name,
-        args: &[crate::value::Val],
-    ) -> Option<Result<crate::value::Val, Fail>> {
+        args: &[Val],
+    ) -> Option<Result<Val, Fail>> {
         let base = name.strip_prefix("Base.").unwrap_or(name);
-        if !matches!(base, "string" | "repr") || !args.iter().any(|a| self.shown(&a.ty)) {
+        if !matches!(base, "string" | "repr") || !args.iter().any(|a| self.shows(&a.ty)) {
             return None;
         }
         let mut texts = Vec::with_capacity(args.len());
         for a in args {
-            if !self.shown(&a.ty) {
-                texts.push(a.clone());
-                continue;
-            }
-            let empty = crate::value::Val::lit(Const::Str("".into()));
-            match self.call_named(b, &SHOW.into(), &[empty, a.clone()]) {
+            let (f, mut all) = match &a.ty {
+                t if self.shown(t) => (SHOW, vec![Val::lit(Const::Str("".into()))]),
+                Type::Array(elem, 1) if self.shows(elem) => {
+                    let prefix = Val::lit(Const::Str(elem.to_string().into()));
+                    ("Base._show_vector", vec![prefix])
+                }
+                Type::Tuple(_) if self.shows(&a.ty) => ("Base._show_tuple", vec![]),
+                _ => {
+                    texts.push(a.clone());
+                    continue;
+                }
+            };
+            all.push(a.clone());
+            match self.call_named(b, &f.into(), &all) {
                 Ok(text) => texts.push(text),
                 Err(e) => return Some(Err(e)),
             }
@@ -37,6 +46,15 @@ impl crate::calls::Cx<'_> {
         match (base, texts.as_slice()) {
             ("repr", [text]) => Some(Ok(text.clone())),
             _ => Some(self.call_named(b, &"string".into(), &texts)),
+        }
+    }
+
+    /// Is `t` a struct with a program's `show` method, or a Vector or tuple holding one?
+    fn shows(&self, t: &Type) -> bool {
+        match t {
+            Type::Array(elem, 1) => self.shows(elem),
+            Type::Tuple(ts) => ts.iter().any(|t| self.shows(t)),
+            t => self.shown(t),
         }
     }
 

@@ -4499,6 +4499,26 @@ function _first_iterated(c)
     throw(ArgumentError("collection must be non-empty"))
 end
 
+# `string(v)` and `repr(v)` of a Vector or tuple holding structs with `Base.show` methods of
+# the program: Julia's `show` of the container (`T[a, b]`, `(a, b)`, `(a,)`), each element as
+# `repr` writes it (inference calls the program's method there).
+function _show_vector(prefix, v)
+    s = string(prefix, "[")
+    for k in 1:length(v)
+        s = k == 1 ? string(s, repr(v[k])) : string(s, ", ", repr(v[k]))
+    end
+    return string(s, "]")
+end
+function _show_tuple(t)
+    s = "("
+    k = 0
+    for x in t
+        s = k == 0 ? string(s, repr(x)) : string(s, ", ", repr(x))
+        k += 1
+    end
+    return k == 1 ? string(s, ",)") : string(s, ")")
+end
+
 """
     Iterators
 

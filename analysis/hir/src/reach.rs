@@ -107,11 +107,11 @@ pub const HOOKS: &[Hooks] = &[
         triggers: &["Base.iterate"],
         hooks: &["Base._collect_iterated", "Base._first_iterated"],
     },
-    // A program's `Base.show(io::IO, x::T)` methods, which inference calls where `string`,
-    // `repr` or an interpolation shows a `T`: user items, always in the program.
+    // A program's `Base.show(io::IO, x::T)` methods (user items), which inference calls where
+    // `string`, `repr` or an interpolation shows a `T`, and through these in containers.
     Hooks {
         triggers: &["Base.show"],
-        hooks: &[],
+        hooks: &["Base._show_vector", "Base._show_tuple"],
     },
     // `Dict()` is refused by inference; the gradient of a `Dict` argument is built as one.
     Hooks {
