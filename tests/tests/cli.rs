@@ -256,6 +256,25 @@ closures(x) = sum(g() for g in [() -> x * i for i in 1:3])
 }
 
 #[test]
+fn a_struct_with_a_show_method_is_displayed_by_it() {
+    let text = "\
+struct P
+    a::Float64
+end
+Base.show(io::IO, p::P) = print(io, \"P<\", p.a, \">\")
+";
+    let (host, file) = host(text);
+    let display = |call: &str| {
+        let result = host.analysis().eval(file, call, EvalLimits::default());
+        result.unwrap().unwrap().display
+    };
+    assert_eq!(display("P(1.5)"), "P<1.5>");
+    assert_eq!(display("[P(1.0), P(2.0)]"), "P[P<1.0>, P<2.0>]");
+    assert_eq!(display("(P(1.0), 2)"), "(P<1.0>, 2)");
+    assert_eq!(display("P(1.5).a"), "1.5");
+}
+
+#[test]
 fn a_file_with_a_syntax_error_is_refused() {
     let (host, file) = host("function f(x)\n    x * * 2\nend\n");
     let e = host

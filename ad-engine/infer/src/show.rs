@@ -20,18 +20,18 @@ impl crate::calls::Cx<'_> {
         args: &[Val],
     ) -> Option<Result<Val, Fail>> {
         let base = name.strip_prefix("Base.").unwrap_or(name);
-        if !matches!(base, "string" | "repr") || !args.iter().any(|a| self.shows(&a.ty)) {
+        if !matches!(base, "string" | "repr") || !args.iter().any(|a| shows(self.program, &a.ty)) {
             return None;
         }
         let mut texts = Vec::with_capacity(args.len());
         for a in args {
             let (f, mut all) = match &a.ty {
-                t if self.shown(t) => (SHOW, vec![Val::lit(Const::Str("".into()))]),
-                Type::Array(elem, 1) if self.shows(elem) => {
+                t if shown(self.program, t) => (SHOW, vec![Val::lit(Const::Str("".into()))]),
+                Type::Array(elem, 1) if shows(self.program, elem) => {
                     let prefix = Val::lit(Const::Str(elem.to_string().into()));
                     ("Base._show_vector", vec![prefix])
                 }
-                Type::Tuple(_) if self.shows(&a.ty) => ("Base._show_tuple", vec![]),
+                Type::Tuple(_) if shows(self.program, &a.ty) => ("Base._show_tuple", vec![]),
                 _ => {
                     texts.push(a.clone());
                     continue;
@@ -48,28 +48,30 @@ impl crate::calls::Cx<'_> {
             _ => Some(self.call_named(b, &"string".into(), &texts)),
         }
     }
+}
 
-    /// Is `t` a struct with a program's `show` method, or a Vector or tuple holding one?
-    fn shows(&self, t: &Type) -> bool {
-        match t {
-            Type::Array(elem, 1) => self.shows(elem),
-            Type::Tuple(ts) => ts.iter().any(|t| self.shows(t)),
-            t => self.shown(t),
-        }
+/// Is `t` a struct with a `Base.show(io::IO, x::T)` method of `program`, or a Vector or tuple
+/// holding one? (`string`, `repr` and the result display then call the program's method.)
+pub fn shows(program: &zy_ir::Program, t: &Type) -> bool {
+    match t {
+        Type::Array(elem, 1) => shows(program, elem),
+        Type::Tuple(ts) => ts.iter().any(|t| shows(program, t)),
+        t => shown(program, t),
     }
+}
 
-    /// Does the program have a `Base.show(io::IO, x::T)` method for the struct type `t`?
-    fn shown(&self, t: &Type) -> bool {
-        let Type::Struct(s) = t else { return false };
-        self.program.functions.get(SHOW).is_some_and(|gf| {
-            gf.methods.iter().any(|m| match m.sig.as_slice() {
-                [Some(TypeExpr::Named { name: io, .. }), Some(TypeExpr::Named { name: x, .. })] => {
-                    &**io == "String" && *x == s.name
-                }
-                _ => false,
-            })
+/// Does `program` have a `Base.show(io::IO, x::T)` method (its `io` a `String` after the
+/// syntax's rewrite) for the struct type `t`?
+fn shown(program: &zy_ir::Program, t: &Type) -> bool {
+    let Type::Struct(s) = t else { return false };
+    program.functions.get(SHOW).is_some_and(|gf| {
+        gf.methods.iter().any(|m| match m.sig.as_slice() {
+            [Some(TypeExpr::Named { name: io, .. }), Some(TypeExpr::Named { name: x, .. })] => {
+                &**io == "String" && *x == s.name
+            }
+            _ => false,
         })
-    }
+    })
 }
 
 /// Julia's `show`, as resolution names a program's `Base.show(io::IO, x::T)` methods.

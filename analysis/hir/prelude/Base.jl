@@ -4509,6 +4509,8 @@ function _show_vector(prefix, v)
     end
     return string(s, "]")
 end
+# A value with its text, for the display of a call's result.
+_with_repr(x) = (x, repr(x))
 function _show_tuple(t)
     s = "("
     k = 0

@@ -111,7 +111,7 @@ pub const HOOKS: &[Hooks] = &[
     // `string`, `repr` or an interpolation shows a `T`, and through these in containers.
     Hooks {
         triggers: &["Base.show"],
-        hooks: &["Base._show_vector", "Base._show_tuple"],
+        hooks: &["Base._show_vector", "Base._show_tuple", "Base._with_repr"],
     },
     // `Dict()` is refused by inference; the gradient of a `Dict` argument is built as one.
     Hooks {
