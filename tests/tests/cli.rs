@@ -234,7 +234,7 @@ struct Countdown
     n::Int
 end
 Base.iterate(c::Countdown, s = c.n) = s <= 0 ? nothing : (s, s - 1)
-powers(x) = sum(x^i for i in Countdown(3))
+first_of(c) = first(c)
 closures(x) = sum(g() for g in [() -> x * i for i in 1:3])
 ";
     let (host, file) = host(text);
@@ -243,11 +243,9 @@ closures(x) = sum(g() for g in [() -> x * i for i in 1:3])
         result.unwrap().unwrap_err().to_string()
     };
     assert_eq!(
-        error("powers(2.0)"),
-        "pow.jl:5:13: error: unsupported: a `for` loop (or generator) over a `Countdown` by its \
-         `Base.iterate` methods: zy's loops index their collection; define \
-         `Base.length(::Countdown)` and `Base.getindex(::Countdown, i::Int)`, or collect its \
-         elements into a vector first (inside the library)"
+        error("first_of(Countdown(0))"),
+        "pow.jl:5:15: error: ArgumentError: collection must be non-empty (raised in Julia's \
+         library, in `_first_iterated`)"
     );
     let closures = error("closures(2.0)");
     assert!(
@@ -255,6 +253,25 @@ closures(x) = sum(g() for g in [() -> x * i for i in 1:3])
             && closures.contains("an array of closures"),
         "{closures}"
     );
+}
+
+#[test]
+fn a_struct_with_a_show_method_is_displayed_by_it() {
+    let text = "\
+struct P
+    a::Float64
+end
+Base.show(io::IO, p::P) = print(io, \"P<\", p.a, \">\")
+";
+    let (host, file) = host(text);
+    let display = |call: &str| {
+        let result = host.analysis().eval(file, call, EvalLimits::default());
+        result.unwrap().unwrap().display
+    };
+    assert_eq!(display("P(1.5)"), "P<1.5>");
+    assert_eq!(display("[P(1.0), P(2.0)]"), "P[P<1.0>, P<2.0>]");
+    assert_eq!(display("(P(1.0), 2)"), "(P<1.0>, 2)");
+    assert_eq!(display("P(1.5).a"), "1.5");
 }
 
 #[test]

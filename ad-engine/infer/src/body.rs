@@ -56,6 +56,12 @@ pub(crate) fn infer_body(
         let fail = Fail::unsupported("type inference did not converge");
         return failed(inst, &body.name, body.span, fail);
     }
+    // A loop over a struct with `Base.iterate` methods: typed again, iterating by them.
+    match crate::iterate::lower_iterate(body, &typer.ty, cx.program) {
+        Some(Ok(lowered)) => return infer_body(cx, inst, &lowered),
+        Some(Err((fail, at))) => return failed(inst, &body.name, at, fail),
+        None => {}
+    }
     // A loop over a tuple whose elements differ in type: typed again with one copy per element.
     if let Some(unrolled) = crate::unroll::unroll(body, &typer.ty, &typer.reach) {
         return infer_body(cx, inst, &unrolled);

@@ -172,6 +172,12 @@ impl<'a> Cx<'a> {
         if let Some(refusal) = self.length_of_iterated(name, args) {
             return Err(refusal);
         }
+        if let Some(by_items) = self.by_iteration(b, name, args) {
+            return by_items;
+        }
+        if let Some(text) = self.by_show(b, name, args) {
+            return text;
+        }
         // Lowering's helpers, by qualified names no user definition takes.
         match &**name {
             "Base.kwcall" => return self.keyword_call(b, args),
@@ -234,29 +240,36 @@ impl<'a> Cx<'a> {
         }
     }
 
-    /// A loop's or generator's `length(xs)` of a struct of the program that defines Julia's
-    /// iteration protocol (`Base.iterate`) and no `Base.length`: refused by name (zy's loops
-    /// index their collection), not with `length`'s `MethodError`.
+    /// `length(c)` of a struct of the program that defines Julia's iteration protocol
+    /// (`Base.iterate`) and no `Base.length`: Julia's `MethodError`, saying what iterates it.
     fn length_of_iterated(&self, name: &str, args: &[Val]) -> Option<Fail> {
         let [xs] = args else { return None };
         let Type::Struct(s) = &xs.ty else { return None };
         if name != "Base.length" || self.defines_for("Base.length", &s.name) {
             return None;
         }
-        self.iterated_only(&xs.ty)
+        crate::iterate::iterated_struct(&xs.ty, self.program)?;
+        Some(Fail::method(format!(
+            "MethodError: no method matching length(::{0}) (a `{0}` has `Base.iterate` methods, which `for` \
+             loops, generators, `collect`, `first` and the reductions follow; the library's \
+             other iterators over it, such as `Iterators.take` or `enumerate`, need \
+             `Base.length(::{0})` and `Base.getindex(::{0}, i::Int)`)",
+            s.name
+        )))
     }
 
-    /// Why a struct of the program that defines `Base.iterate` methods cannot be looped over,
-    /// or `None` for any other type.
+    /// Why a struct of the program that defines `Base.iterate` methods cannot be indexed as a
+    /// library iterator over it asks, or `None` for any other type.
     fn iterated_only(&self, t: &Type) -> Option<Fail> {
         let Type::Struct(s) = t else { return None };
         if !self.defines_for("Base.iterate", &s.name) {
             return None;
         }
         Some(Fail::unsupported(format!(
-            "a `for` loop (or generator) over a `{0}` by its `Base.iterate` methods: zy's loops \
-             index their collection; define `Base.length(::{0})` and \
-             `Base.getindex(::{0}, i::Int)`, or collect its elements into a vector first",
+            "indexing a `{0}` (the library's iterators over it, such as `Iterators.take` or \
+             `enumerate`, index it): it has `Base.iterate` methods only, which `for` loops, \
+             generators, `collect`, `first` and the reductions follow; define \
+             `Base.length(::{0})` and `Base.getindex(::{0}, i::Int)`",
             s.name
         )))
     }

@@ -29,11 +29,13 @@ mod calls;
 mod dispatch;
 mod driver;
 mod error;
+mod iterate;
 mod join;
 mod keywords;
 mod pattern;
 mod plan;
 mod renumber;
+mod show;
 mod splat;
 mod synth;
 mod type_values;
@@ -53,6 +55,7 @@ pub fn is_builtin(name: &str) -> bool {
     BUILTINS.contains(&name) || builtins::strings::NAMES.contains(&name) || builtins::is_math(name)
 }
 pub use error::TypeError;
+pub use show::shows;
 
 /// `Instance::method` of the synthesised bodies of `map`, `sum` and `broadcast` over a user
 /// function (their `Instance::name` is the builtin's name).

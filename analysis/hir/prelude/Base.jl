@@ -4467,6 +4467,60 @@ end
 only(x::Tuple{Any}) = x[1]
 only(x::Tuple) = throw(ArgumentError("Tuple contains $(length(x)) elements, must contain exactly 1 element"))
 
+# Julia's iteration protocol for the program's structs (`Base.iterate(c::C)` and
+# `Base.iterate(c::C, state)` returning `nothing` or `(item, state)`): inference lowers a
+# `for` loop over such a struct by its `iterate` methods, and hands `collect`, `first`, the
+# generators and the reductions over one here (collected first: the same items in the same
+# order).
+
+"""
+    _collect_iterated(c)
+
+The items `c`'s `iterate` methods yield, in order, in a Vector (Julia's `collect` of an
+iterator of unknown length; its element type is the items' type, also when there are none).
+"""
+function _collect_iterated(c)
+    v = map(k -> _first_iterated(c), fill(0, 0))
+    for x in c
+        push!(v, x)
+    end
+    return v
+end
+
+"""
+    _first_iterated(c)
+
+The first item `c`'s `iterate` methods yield (`iterate(c)` only: `c` may be endless).
+"""
+function _first_iterated(c)
+    for x in c
+        return x
+    end
+    throw(ArgumentError("collection must be non-empty"))
+end
+
+# `string(v)` and `repr(v)` of a Vector or tuple holding structs with `Base.show` methods of
+# the program: Julia's `show` of the container (`T[a, b]`, `(a, b)`, `(a,)`), each element as
+# `repr` writes it (inference calls the program's method there).
+function _show_vector(prefix, v)
+    s = string(prefix, "[")
+    for k in 1:length(v)
+        s = k == 1 ? string(s, repr(v[k])) : string(s, ", ", repr(v[k]))
+    end
+    return string(s, "]")
+end
+# A value with its text, for the display of a call's result.
+_with_repr(x) = (x, repr(x))
+function _show_tuple(t)
+    s = "("
+    k = 0
+    for x in t
+        s = k == 0 ? string(s, repr(x)) : string(s, ", ", repr(x))
+        k += 1
+    end
+    return k == 1 ? string(s, ",)") : string(s, ")")
+end
+
 """
     Iterators
 

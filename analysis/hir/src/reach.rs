@@ -101,6 +101,18 @@ pub const HOOKS: &[Hooks] = &[
         triggers: &["Base._gen_elem"],
         hooks: &["Base._gen_elem", "Base.getindex", "Base.iterate"],
     },
+    // A program defining `Base.iterate` methods for its structs: inference hands `collect`,
+    // `first`, generators and reductions over one to these.
+    Hooks {
+        triggers: &["Base.iterate"],
+        hooks: &["Base._collect_iterated", "Base._first_iterated"],
+    },
+    // A program's `Base.show(io::IO, x::T)` methods (user items), which inference calls where
+    // `string`, `repr` or an interpolation shows a `T`, and through these in containers.
+    Hooks {
+        triggers: &["Base.show"],
+        hooks: &["Base._show_vector", "Base._show_tuple", "Base._with_repr"],
+    },
     // `Dict()` is refused by inference; the gradient of a `Dict` argument is built as one.
     Hooks {
         triggers: &["Base.Dict"],

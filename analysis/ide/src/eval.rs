@@ -114,10 +114,36 @@ pub(crate) fn eval(
             ),
         })?;
     let interp_limits = limits.start();
+    // Julia's display of a value whose type has a `show` method of the program calls it: the
+    // call runs once, giving the value and its text (`repr`); piped, the call keeps its
+    // place in the text, where its errors are located.
+    let shown = zy_infer::shows(&typed.key.index(db).program, &typed.body.ret);
+    let typed = match shown {
+        true => {
+            let text = format!("{call} |> Base._with_repr");
+            let wrapped = zy_syntax::parse_expr(&text).ok();
+            let typed_text = wrapped.and_then(|e| zy_hir::type_call(db, file, &e).ok());
+            typed_text.ok_or(typed)
+        }
+        false => Err(typed),
+    };
+    let (typed, shown) = match typed {
+        Ok(with_text) => (with_text, true),
+        Err(plain) => (plain, false),
+    };
     let (program, body) = expand(db, typed).map_err(|e| error_at(db, e.span, site, e.message))?;
     let value = zy_interp::run_function(&program, &body, Vec::new(), &interp_limits)
         .map_err(|e| crate::locate::runtime_error_at(db, e, site))?;
-    Ok(crate::grad::result(&value))
+    match (shown, &value) {
+        (true, zy_interp::Value::Tuple(parts)) => match &parts[..] {
+            [value, zy_interp::Value::Str(text)] => Ok(EvalResult {
+                display: text.to_string(),
+                ..crate::grad::result(value)
+            }),
+            _ => Ok(crate::grad::result(&value)),
+        },
+        _ => Ok(crate::grad::result(&value)),
+    }
 }
 
 /// The call's program and body with the differentiation builtins (`gradient`, `derivative`,

@@ -4,9 +4,11 @@
 //! still thrown), `@show e` and `@time e` are `e`'s value, the others `nothing`. `@debug`
 //! evaluates nothing, as Julia's does while debug logging is off (the default).
 //!
-//! `showerror(io::IO, e::E)` methods are kept: their `io` is the text written so far (a
-//! `String`), each `print(io, ...)` extends it, and the method returns it; `sprint(showerror,
-//! e)` calls one on `""`, and `throw` uses it for the uncaught exception's report.
+//! `showerror(io::IO, e::E)` and `show(io::IO, x::T)` methods are kept: their `io` is the text
+//! written so far (a `String`), each `print(io, ...)` extends it, and the method returns it;
+//! `sprint(showerror, e)` calls one on `""`, and `throw` uses it for the uncaught exception's
+//! report; inference calls a `show` method on `""` where `string`, `repr` or an interpolation
+//! shows a value of its type.
 
 use crate::ast::{Expr, ExprKind, FunctionName, Param, TypeExpr, INTERPOLATION};
 use crate::cx::Cx;
@@ -101,26 +103,28 @@ fn evaluated_parts(e: Expr, out: &mut Vec<Expr>) {
     }
 }
 
-/// Of a method `showerror(io::IO, e)` (or `Base.showerror`): the name of `io`, whose type
-/// becomes `String` (the text written so far).
+/// Of a method `showerror(io::IO, e)` or `show(io::IO, x)` (or `Base.showerror`,
+/// `Base.show`): the name of `io`, whose type becomes `String` (the text written so far).
 pub(crate) fn showerror_io(name: &FunctionName, params: &mut [Param]) -> Option<String> {
     let FunctionName::Named(f) = name else {
         return None;
     };
-    if f != "showerror" && f != "Base.showerror" {
+    // `show` only with `io::IO` written: an unannotated first argument is not Julia's stream.
+    let shows = f == "show" || f == "Base.show";
+    if f != "showerror" && f != "Base.showerror" && !shows {
         return None;
     }
     let [io, _] = params else {
         return None;
     };
     let range = match &io.ty {
-        None => io.range,
+        None if !shows => io.range,
         Some(TypeExpr::Named {
             name,
             params,
             range,
         }) if params.is_empty() && (name == "IO" || name == "Base.IO") => *range,
-        Some(_) => return None,
+        _ => return None,
     };
     io.ty = Some(TypeExpr::Named {
         name: "String".into(),

@@ -1,0 +1,513 @@
+//! `for x in c` over a struct of the program that defines Julia's iteration protocol
+//! (`Base.iterate(c)`, `Base.iterate(c, state)`, each returning `nothing` or `(item, state)`).
+//! Lowering writes every loop over a collection by index (`length(c)`, `Base._gen_elem(c, k)`);
+//! once inference sees such a struct, the loop is rewritten Julia's way: `next = iterate(c)`
+//! on entry, `next = iterate(c, state)` after each iteration, the body while `next !==
+//! nothing`. zy has no union-typed values, so `iterate`'s result is never held as one: the
+//! methods' untyped bodies are inlined into the loop, each `return nothing` jumping out of the
+//! loop and each `return (item, state)` into the body with the tuple. A header parameter says
+//! which call is due (`iterate(c)` on entry, `iterate(c, state)` after); the state carried
+//! around the loop is undefined on entry (as a local assigned later is), never read there.
+//! Lowering's loop shape is relied on (as `unroll.rs` does): a header whose branch `k <= n`
+//! (with `n = length(c)`) enters the body or leaves to the exit, the element read by
+//! `Base._gen_elem(c, k)` in the body.
+
+use std::collections::HashMap;
+
+use zy_ir::cfg::Dominators;
+
+use crate::error::Fail;
+use zy_ir::{
+    Block, BlockCall, Const, Function, Method, Op, Operand, Program, Span, Stmt, Terminator, Type,
+    TypeExpr, Value, ValueKind,
+};
+
+/// The protocol's function, as resolution names a program's `Base.iterate(c::C)` methods.
+const ITERATE: &str = "Base.iterate";
+
+/// How deeply one `iterate` method may hand over to another (`iterate(w) = iterate(w, 1)`).
+const MAX_DEPTH: usize = 4;
+
+/// A loop over a struct with `iterate` methods: where its parts are.
+struct Candidate {
+    header: Block,
+    /// The statement reading the element, `Base._gen_elem(c, k)`.
+    elem: Value,
+    /// The collection `c` and its struct's name.
+    xs: Operand,
+    name: zy_ir::Name,
+}
+
+/// `body` with its first loop over a struct of the program that defines `Base.iterate`
+/// methods lowered by them, if it has one: the rewritten body, or why its methods cannot be
+/// inlined (and where the loop is).
+pub(crate) fn lower_iterate(
+    body: &Function,
+    ty: &[Type],
+    program: &Program,
+) -> Option<Result<Function, (Fail, Span)>> {
+    let c = candidate(body, ty, program)?;
+    let lowered = method(program, &c.name, 1)
+        .zip(method(program, &c.name, 2))
+        .and_then(|(first, next)| Rewrite::new(body, &c, next).run(first));
+    Some(lowered.ok_or_else(|| {
+        let why = format!(
+            "a `for` loop (or generator) over a `{0}` by its `Base.iterate` methods written \
+             this way: zy inlines one `Base.iterate(::{0})` and one `Base.iterate(::{0}, \
+             state)` method (or one `Base.iterate(c::{0}, state = s0)`) into the loop, without \
+             `where` parameters, keywords or `try`, each returning `nothing` or an \
+             `(item, state)` tuple",
+            c.name
+        );
+        (Fail::unsupported(why), body.value(c.elem).span)
+    }))
+}
+
+/// The names of the structs whose `iterate` methods the program defines (the first argument
+/// annotated with the struct).
+pub(crate) fn iterated_struct<'t>(t: &'t Type, program: &Program) -> Option<&'t zy_ir::Name> {
+    let Type::Struct(s) = t else { return None };
+    let gf = program.functions.get(ITERATE)?;
+    gf.methods
+        .iter()
+        .any(|m| annotated(m, &s.name))
+        .then_some(&s.name)
+}
+
+fn annotated(m: &Method, name: &str) -> bool {
+    matches!(m.sig.first(), Some(Some(TypeExpr::Named { name: n, .. })) if **n == *name)
+}
+
+/// The one `iterate` method of `arity` arguments for the struct `name` that can be inlined:
+/// no `where` parameters, keywords, varargs or `try`.
+fn method<'p>(program: &'p Program, name: &str, arity: usize) -> Option<&'p Method> {
+    let gf = program.functions.get(ITERATE)?;
+    let mut found = gf
+        .methods
+        .iter()
+        .filter(|m| m.sig.len() == arity && annotated(m, name));
+    let m = found.next()?;
+    let plain = m.where_params.is_empty()
+        && m.keywords.is_none()
+        && m.vararg().is_none()
+        && !m
+            .body
+            .blocks
+            .iter()
+            .any(|b| matches!(b.term, Terminator::Handle { .. }));
+    (plain && found.next().is_none()).then_some(m)
+}
+
+/// The first `Base._gen_elem(c, k)` of a loop counter `k` whose `c` is such a struct.
+fn candidate(body: &Function, ty: &[Type], program: &Program) -> Option<Candidate> {
+    for b in body.block_ids() {
+        for &v in &body.block(b).stmts {
+            let Some(Stmt {
+                op: Op::Call(n),
+                args,
+            }) = body.stmt(v)
+            else {
+                continue;
+            };
+            let [xs @ Operand::Value(x), _] = args.as_slice() else {
+                continue;
+            };
+            if &**n != "Base._gen_elem" {
+                continue;
+            }
+            let Some(name) = iterated_struct(&ty[x.index()], program) else {
+                continue;
+            };
+            // The header enters the body (the element's block) when `k <= n`; the counter `k`
+            // is a constant when the body never loops back (`for x in c; return x; end`).
+            let Some(header) = body.block_ids().find(|&h| {
+                matches!(&body.block(h).term, Terminator::Branch { then_to, .. } if then_to.block == b)
+            }) else {
+                continue;
+            };
+            return Some(Candidate {
+                header,
+                elem: v,
+                xs: xs.clone(),
+                name: name.clone(),
+            });
+        }
+    }
+    None
+}
+
+/// Where the inlined bodies go: out of the loop (`done`) or into the body with `(item,
+/// state)` (`item`, a block taking the tuple).
+struct Targets {
+    done: BlockCall,
+    item: Block,
+}
+
+struct Rewrite<'a> {
+    body: &'a Function,
+    c: &'a Candidate,
+    /// `iterate(c, state)`.
+    next: &'a Method,
+    f: Function,
+    span: Span,
+}
+
+impl<'a> Rewrite<'a> {
+    fn new(body: &'a Function, c: &'a Candidate, next: &'a Method) -> Rewrite<'a> {
+        let span = body.value(c.elem).span;
+        Rewrite {
+            body,
+            c,
+            next,
+            f: body.clone(),
+            span,
+        }
+    }
+
+    fn call(&mut self, block: Block, name: &str, args: Vec<Operand>) -> Value {
+        let stmt = Stmt {
+            op: Op::Call(name.into()),
+            args,
+        };
+        self.f.push_stmt(block, stmt, Type::Any, self.span)
+    }
+
+    fn run(mut self, first: &Method) -> Option<Function> {
+        let next = self.next;
+        let (body, c) = (self.body, self.c);
+        let header = c.header;
+        let Terminator::Branch {
+            cond: Operand::Value(cond),
+            then_to,
+            else_to,
+        } = body.block(header).term.clone()
+        else {
+            return None;
+        };
+        // `k <= n` with `n = length(c)`: neither is needed any more.
+        let Stmt { args: cmp, .. } = body.stmt(cond)?;
+        let n = cmp.get(1).and_then(Operand::as_value);
+        if !body.block(header).stmts.contains(&cond) || uses(body, cond) != 1 {
+            return None;
+        }
+        let span = body.block(header).term_span;
+        // The tuple's block: the item goes to the body, the state around the loop.
+        let item = self.f.add_block();
+        let t = self.f.add_param(item, Type::Any, span, None);
+        let state = self.call(item, "Base.getindex", vec![t.into(), Const::Int(2).into()]);
+        self.f.set_term(item, Terminator::Jump(then_to), span);
+        let targets = Targets {
+            done: else_to,
+            item,
+        };
+        let doms = Dominators::new(body);
+        let back = |b: Block| {
+            body.block(b).term.successors().contains(&header) && doms.dominates(header, b)
+        };
+        let loops = body.block_ids().any(back);
+        // The header: `iterate(c)` on entry, `iterate(c, state)` after an iteration (only the
+        // first when the body never loops back: the header may then be the entry block).
+        let on_entry = self.inline(first, vec![c.xs.clone()], &targets, 0)?;
+        let term = if loops {
+            let is_first = self.f.add_param(header, Type::Any, span, None);
+            let carried = self.f.add_param(header, Type::Any, span, None);
+            let after = self.inline(next, vec![c.xs.clone(), carried.into()], &targets, 0)?;
+            Terminator::Branch {
+                cond: is_first.into(),
+                then_to: BlockCall::new(on_entry),
+                else_to: BlockCall::new(after),
+            }
+        } else {
+            Terminator::Jump(BlockCall::new(on_entry))
+        };
+        self.f.block_mut(header).stmts.retain(|&v| v != cond);
+        if let Some(n) = n.filter(|&n| uses(body, n) == 1) {
+            for b in 0..self.f.blocks.len() {
+                self.f.blocks[b].stmts.retain(|&v| v != n);
+            }
+        }
+        self.f.set_term(header, term, span);
+        // The element: the tuple's first entry.
+        if let ValueKind::Stmt(s) = &mut self.f.values[c.elem.index()].kind {
+            *s = Stmt {
+                op: Op::Call("Base.getindex".into()),
+                args: vec![t.into(), Const::Int(1).into()],
+            };
+        }
+        // Edges into the header: from outside the loop `(true, undefined)`, back edges
+        // `(false, state)`.
+        for b in body.block_ids() {
+            if !loops || !body.block(b).term.successors().contains(&header) {
+                continue;
+            }
+            let extra: Vec<Operand> = if back(b) {
+                vec![Const::Bool(false).into(), state.into()]
+            } else {
+                let sym = Const::Symbol("#iteration state".into()).into();
+                let undef = self.call(b, "undef", vec![sym]);
+                vec![Const::Bool(true).into(), undef.into()]
+            };
+            let mut term = self.f.block(b).term.clone();
+            for call in term.calls_mut() {
+                if call.block == header {
+                    call.args.extend(extra.iter().cloned());
+                }
+            }
+            self.f.block_mut(b).term = term;
+        }
+        Some(self.f)
+    }
+
+    /// A copy of `m`'s body called with `args`, its returns going to `targets`: its entry.
+    fn inline(
+        &mut self,
+        m: &Method,
+        args: Vec<Operand>,
+        targets: &Targets,
+        depth: usize,
+    ) -> Option<Block> {
+        if depth > MAX_DEPTH {
+            return None;
+        }
+        let callee: &Function = &m.body;
+        if callee.args().len() != args.len() {
+            return None;
+        }
+        let mut blocks: HashMap<Block, Block> = HashMap::new();
+        let mut values: HashMap<Value, Operand> = HashMap::new();
+        for (&p, a) in callee.args().iter().zip(&args) {
+            values.insert(p, a.clone());
+        }
+        let copied: Vec<Block> = callee
+            .block_ids()
+            .filter(|&b| b == Block::ENTRY || returned_param(callee, b).is_none())
+            .collect();
+        for &b in &copied {
+            let nb = self.f.add_block();
+            blocks.insert(b, nb);
+            if b == Block::ENTRY {
+                continue;
+            }
+            for &p in &callee.block(b).params {
+                let d = callee.value(p);
+                let np = self.f.add_param(nb, Type::Any, d.span, d.name.clone());
+                values.insert(p, np.into());
+            }
+        }
+        // Statements in order of the blocks (a definition dominates its uses, and reverse
+        // post-order visits dominators first).
+        let handed_over = handed_over(callee);
+        for b in callee.reverse_postorder() {
+            let Some(&nb) = blocks.get(&b) else { continue };
+            for &v in &callee.block(b).stmts {
+                if handed_over.as_ref().is_some_and(|(h, _)| *h == v) {
+                    continue;
+                }
+                let (Some(s), d) = (callee.stmt(v), callee.value(v)) else {
+                    continue;
+                };
+                let s = Stmt {
+                    op: s.op.clone(),
+                    args: s.args.iter().map(|a| map(&values, a)).collect(),
+                };
+                let nv = self.f.push_stmt(nb, s, Type::Any, d.span);
+                self.f.values[nv.index()].name = d.name.clone();
+                values.insert(v, nv.into());
+            }
+        }
+        for &b in &copied {
+            let nb = blocks[&b];
+            let term = match &callee.block(b).term {
+                Terminator::Return(Operand::Value(v))
+                    if handed_over.as_ref().is_some_and(|(h, _)| h == v) =>
+                {
+                    let (_, hand) = handed_over.as_ref()?;
+                    let [Operand::Value(c0), s] = hand.as_slice() else {
+                        return None;
+                    };
+                    if map(&values, &(*c0).into()) != args[0] {
+                        return None;
+                    }
+                    let s = map(&values, s);
+                    let next = self.next;
+                    let to = self.inline(next, vec![args[0].clone(), s], targets, depth + 1)?;
+                    Terminator::Jump(BlockCall::new(to))
+                }
+                Terminator::Return(r) => Terminator::Jump(route(&map(&values, r), targets)),
+                other => {
+                    let mut term = other.clone();
+                    for call in term.calls_mut() {
+                        *call = match returned_param(callee, call.block) {
+                            Some(i) => route(&map(&values, &call.args[i]), targets),
+                            None => BlockCall {
+                                block: blocks[&call.block],
+                                args: call.args.iter().map(|a| map(&values, a)).collect(),
+                            },
+                        };
+                    }
+                    if let Terminator::Branch { cond, .. } = &mut term {
+                        *cond = map(&values, cond);
+                    }
+                    term
+                }
+            };
+            let span = callee.block(b).term_span;
+            self.f.set_term(nb, term, span);
+        }
+        Some(blocks[&Block::ENTRY])
+    }
+}
+
+/// `op` in the copy: a callee value by what it became, a constant as it is.
+fn map(values: &HashMap<Value, Operand>, op: &Operand) -> Operand {
+    match op.as_value().and_then(|v| values.get(&v)) {
+        Some(new) => new.clone(),
+        None => op.clone(),
+    }
+}
+
+/// Where a returned value goes: `nothing` out of the loop, anything else (the tuple) into it.
+fn route(r: &Operand, targets: &Targets) -> BlockCall {
+    match r {
+        Operand::Const(Const::Nothing) => targets.done.clone(),
+        _ => BlockCall {
+            block: targets.item,
+            args: vec![r.clone()],
+        },
+    }
+}
+
+/// A block that only returns one of its parameters (the join of `c ? nothing : (x, s)`):
+/// the parameter's index. Jumps into it are routed by the value they pass.
+fn returned_param(f: &Function, b: Block) -> Option<usize> {
+    let data = f.block(b);
+    match &data.term {
+        Terminator::Return(Operand::Value(v)) if data.stmts.is_empty() && b != Block::ENTRY => {
+            data.params.iter().position(|p| p == v)
+        }
+        _ => None,
+    }
+}
+
+/// A statement `Base.iterate(c, s)` whose value the method returns and nothing else reads
+/// (`iterate(w) = iterate(w, 1)`): the method hands over to another, inlined in its place.
+fn handed_over(f: &Function) -> Option<(Value, Vec<Operand>)> {
+    for b in f.block_ids() {
+        let Terminator::Return(Operand::Value(v)) = &f.block(b).term else {
+            continue;
+        };
+        let args = match f.stmt(*v) {
+            Some(Stmt {
+                op: Op::Call(n),
+                args,
+            }) if &**n == ITERATE => args.as_slice(),
+            // `Base.iterate(c, s)` written qualified: a call of the global function's value.
+            Some(Stmt {
+                op: Op::CallValue,
+                args,
+            }) if args.first().and_then(Operand::as_value).is_some_and(
+                |g| matches!(f.stmt(g), Some(Stmt { op: Op::Global(n), .. }) if &**n == ITERATE),
+            ) =>
+            {
+                &args[1..]
+            }
+            _ => continue,
+        };
+        if args.len() == 2 && uses(f, *v) == 1 {
+            return Some((*v, args.to_vec()));
+        }
+    }
+    None
+}
+
+/// How many statement operands and terminators read `v`.
+fn uses(f: &Function, v: Value) -> usize {
+    let mut n = 0;
+    for b in f.block_ids() {
+        let data = f.block(b);
+        for &s in &data.stmts {
+            if let Some(stmt) = f.stmt(s) {
+                n += stmt.args.iter().filter(|a| a.as_value() == Some(v)).count();
+            }
+        }
+        n += data
+            .term
+            .operands()
+            .iter()
+            .filter(|a| a.as_value() == Some(v))
+            .count();
+    }
+    n
+}
+
+/// The library functions of an iterable that take a struct with `iterate` methods as the
+/// collection of its items (Julia iterates it; zy collects the items first, in order), by
+/// their names in `Base`.
+const TAKES_ITERABLE: &[&str] = &[
+    "Generator",
+    "Filter",
+    "sum",
+    "prod",
+    "maximum",
+    "minimum",
+    "extrema",
+    "any",
+    "all",
+    "count",
+    "map",
+    "foreach",
+    "reduce",
+    "foldl",
+    "foldr",
+    "mapreduce",
+    "enumerate",
+    "zip",
+    "in",
+    "unique",
+    "sort",
+    "Set",
+];
+
+impl crate::calls::Cx<'_> {
+    /// `name(args...)` where an argument is a struct of the program with `iterate` methods and
+    /// no method of `name` of the program's takes it: `collect(c)` and `first(c)` by its
+    /// `iterate` methods, the generators and reductions of [`TAKES_ITERABLE`] over its items
+    /// collected. `None` for any other call.
+    pub(crate) fn by_iteration(
+        &mut self,
+        b: &mut crate::plan::PlanBuilder,
+        name: &zy_ir::Name,
+        args: &[crate::value::Val],
+    ) -> Option<Result<crate::value::Val, Fail>> {
+        let at = args
+            .iter()
+            .position(|a| iterated_struct(&a.ty, self.program).is_some())?;
+        let Type::Struct(s) = &args[at].ty else {
+            return None;
+        };
+        let own = self.program.functions.get(name).is_some_and(|gf| {
+            gf.methods.iter().any(|m| {
+                matches!(m.sig.get(at), Some(Some(TypeExpr::Named { name: n, .. })) if *n == s.name)
+            })
+        });
+        let base = name.strip_prefix("Base.").unwrap_or(name);
+        if own {
+            return None;
+        }
+        match (base, args.len()) {
+            ("collect", 1) => Some(self.call_named(b, &"Base._collect_iterated".into(), args)),
+            ("first", 1) => Some(self.call_named(b, &"Base._first_iterated".into(), args)),
+            _ if TAKES_ITERABLE.contains(&base) => {
+                let items = &"Base._collect_iterated".into();
+                let collected = match self.call_named(b, items, &args[at..=at]) {
+                    Ok(v) => v,
+                    Err(e) => return Some(Err(e)),
+                };
+                let mut args = args.to_vec();
+                args[at] = collected;
+                Some(self.call_named(b, name, &args))
+            }
+            _ => None,
+        }
+    }
+}

@@ -1,0 +1,78 @@
+//! `Base.show(io::IO, x::T)` methods of the program's structs. The syntax keeps such a
+//! method with `io` the text written so far (a `String`) and returns the text, as it keeps
+//! `showerror` methods (`zy_syntax`'s `output.rs`); inference calls it on `""` where
+//! `string`, `repr` or an interpolation shows a value of type `T`.
+
+use zy_ir::{Const, Type, TypeExpr};
+
+use crate::error::Fail;
+use crate::value::Val;
+
+impl crate::calls::Cx<'_> {
+    /// `string(args...)` or `repr(x)` where a value is a struct with a `Base.show(io::IO,
+    /// x::T)` method of the program (its `io` the text so far, a `String`, after the syntax's
+    /// rewrite): the text that method writes on `""` in its place, as Julia's `print` and
+    /// `repr` call `show`. `None` for any other call.
+    pub(crate) fn by_show(
+        &mut self,
+        b: &mut crate::plan::PlanBuilder,
+        name: &zy_ir::Name,
+        args: &[Val],
+    ) -> Option<Result<Val, Fail>> {
+        let base = name.strip_prefix("Base.").unwrap_or(name);
+        if !matches!(base, "string" | "repr") || !args.iter().any(|a| shows(self.program, &a.ty)) {
+            return None;
+        }
+        let mut texts = Vec::with_capacity(args.len());
+        for a in args {
+            let (f, mut all) = match &a.ty {
+                t if shown(self.program, t) => (SHOW, vec![Val::lit(Const::Str("".into()))]),
+                Type::Array(elem, 1) if shows(self.program, elem) => {
+                    let prefix = Val::lit(Const::Str(elem.to_string().into()));
+                    ("Base._show_vector", vec![prefix])
+                }
+                Type::Tuple(_) if shows(self.program, &a.ty) => ("Base._show_tuple", vec![]),
+                _ => {
+                    texts.push(a.clone());
+                    continue;
+                }
+            };
+            all.push(a.clone());
+            match self.call_named(b, &f.into(), &all) {
+                Ok(text) => texts.push(text),
+                Err(e) => return Some(Err(e)),
+            }
+        }
+        match (base, texts.as_slice()) {
+            ("repr", [text]) => Some(Ok(text.clone())),
+            _ => Some(self.call_named(b, &"string".into(), &texts)),
+        }
+    }
+}
+
+/// Is `t` a struct with a `Base.show(io::IO, x::T)` method of `program`, or a Vector or tuple
+/// holding one? (`string`, `repr` and the result display then call the program's method.)
+pub fn shows(program: &zy_ir::Program, t: &Type) -> bool {
+    match t {
+        Type::Array(elem, 1) => shows(program, elem),
+        Type::Tuple(ts) => ts.iter().any(|t| shows(program, t)),
+        t => shown(program, t),
+    }
+}
+
+/// Does `program` have a `Base.show(io::IO, x::T)` method (its `io` a `String` after the
+/// syntax's rewrite) for the struct type `t`?
+fn shown(program: &zy_ir::Program, t: &Type) -> bool {
+    let Type::Struct(s) = t else { return false };
+    program.functions.get(SHOW).is_some_and(|gf| {
+        gf.methods.iter().any(|m| match m.sig.as_slice() {
+            [Some(TypeExpr::Named { name: io, .. }), Some(TypeExpr::Named { name: x, .. })] => {
+                &**io == "String" && *x == s.name
+            }
+            _ => false,
+        })
+    })
+}
+
+/// Julia's `show`, as resolution names a program's `Base.show(io::IO, x::T)` methods.
+const SHOW: &str = "Base.show";
