@@ -91,6 +91,7 @@ impl ToNative {
                     self.value(arena, v, t, out)?;
                 }
             }
+            (Value::Exception(_), Type::Exception) => out.push(arena.hold(v.clone()) as u64),
             (Value::NamedTuple(_, vs), Type::NamedTuple(fs)) if vs.len() == fs.len() => {
                 for (v, (_, t)) in vs.iter().zip(fs.iter()) {
                     self.value(arena, v, t, out)?;
@@ -563,7 +564,15 @@ impl FromNative {
             }
             Type::Any => return Err("internal error: JIT value of type Any".into()),
             Type::String => return Err("internal error: JIT value of type String".into()),
-            Type::Exception => return Err("internal error: JIT value of type Exception".into()),
+            Type::Exception => {
+                let p = next()? as *const Value;
+                if p.is_null() {
+                    return Err("internal error: JIT exception without a value".into());
+                }
+                // SAFETY: a non-null `Exception` slot is an address `Arena::hold` gave, kept
+                // until the call ends.
+                unsafe { (*p).clone() }
+            }
         })
     }
 

@@ -181,9 +181,8 @@ impl Layout {
             }
             Type::Any => return Err(JitError::unsupported("a value of type Any (untyped IR)")),
             Type::String => return Err(JitError::interpreted("strings as values")),
-            Type::Exception => {
-                return Err(JitError::interpreted("caught exceptions (`try`/`catch`)"))
-            }
+            // A caught exception: the address of the runtime's value ([`Arena::hold`]).
+            Type::Exception => out.push(Slot::Ptr),
         }
         Ok(())
     }

@@ -47,6 +47,8 @@ pub(crate) struct RtFuncs {
     pub poll: FuncId,
     /// `zy_rt_catch(ctx)`: a `catch` takes the pending error (1) or leaves it (0).
     pub catch: FuncId,
+    /// `zy_rt_the_exception(ctx)`: the exception the `catch` took, a held value's address.
+    pub the_exception: FuncId,
     /// `f(a, b, c)` as a call that keeps every register (where the target has one), for the
     /// cold paths.
     pub call_preserving: Option<FuncId>,
@@ -126,6 +128,7 @@ impl RtFuncs {
         Ok(RtFuncs {
             poll: decl("zy_rt_poll", &[p, p], Some(p))?,
             catch: decl("zy_rt_catch", &[p], Some(p))?,
+            the_exception: decl("zy_rt_the_exception", &[p], Some(p))?,
             call_preserving,
             stack_overflow: decl("zy_rt_stack_overflow", &[p, p], None)?,
             fail: decl("zy_rt_fail", &[p, p], None)?,
@@ -869,6 +872,7 @@ impl<'e, 'a, 'b> Translator<'e, 'a, 'b> {
             return Ok(out);
         }
         match p {
+            Prim::TheException => self.the_exception(),
             Prim::Gradient
             | Prim::Derivative
             | Prim::Hessian
