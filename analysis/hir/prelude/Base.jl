@@ -6171,14 +6171,26 @@ struct TransposeMatrix{M}
 end
 adjoint(A::Matrix{<:Real}) = AdjointMatrix(A)
 transpose(A::Matrix{<:Real}) = TransposeMatrix(A)
-adjoint(a::Union{AdjointMatrix, TransposeMatrix}) = a.parent
-transpose(a::Union{AdjointMatrix, TransposeMatrix}) = a.parent
-parent(a::Union{AdjointMatrix, TransposeMatrix}) = a.parent
-size(a::Union{AdjointMatrix, TransposeMatrix}) = (size(a.parent, 2), size(a.parent, 1))
-size(a::Union{AdjointMatrix, TransposeMatrix}, d::Int) = d == 1 ? size(a.parent, 2) : d == 2 ? size(a.parent, 1) : 1
-length(a::Union{AdjointMatrix, TransposeMatrix}) = length(a.parent)
-eltype(a::Union{AdjointMatrix, TransposeMatrix}) = eltype(a.parent)
-ndims(a::Union{AdjointMatrix, TransposeMatrix}) = 2
+# Each method names one of the two structs (not their `Union`), so that a program holds them
+# only once it makes the wrapper.
+adjoint(a::AdjointMatrix) = a.parent
+adjoint(a::TransposeMatrix) = a.parent
+transpose(a::AdjointMatrix) = a.parent
+transpose(a::TransposeMatrix) = a.parent
+parent(a::AdjointMatrix) = a.parent
+parent(a::TransposeMatrix) = a.parent
+size(a::AdjointMatrix) = _lazy_size(a.parent)
+size(a::TransposeMatrix) = _lazy_size(a.parent)
+size(a::AdjointMatrix, d::Int) = _lazy_size(a.parent, d)
+size(a::TransposeMatrix, d::Int) = _lazy_size(a.parent, d)
+length(a::AdjointMatrix) = length(a.parent)
+length(a::TransposeMatrix) = length(a.parent)
+eltype(a::AdjointMatrix) = eltype(a.parent)
+eltype(a::TransposeMatrix) = eltype(a.parent)
+ndims(a::AdjointMatrix) = 2
+ndims(a::TransposeMatrix) = 2
+_lazy_size(A) = (size(A, 2), size(A, 1))
+_lazy_size(A, d::Int) = d == 1 ? size(A, 2) : d == 2 ? size(A, 1) : 1
 # Julia's `adjoint(::Matrix{Float64})` (or `transpose`) in a bounds error's text.
 _lazy_word(a::AdjointMatrix) = "adjoint"
 _lazy_word(a::TransposeMatrix) = "transpose"
@@ -6194,38 +6206,57 @@ function _lazy_check(a, k::Int)
     1 <= k <= m * n || error("BoundsError: attempt to access $(m)×$(n) $(_lazy_word(a))(::Matrix{$(eltype(a.parent))}) with eltype $(eltype(a.parent)) at index [$k]")
     return nothing
 end
-function getindex(a::Union{AdjointMatrix, TransposeMatrix}, i::Int, j::Int)
+getindex(a::AdjointMatrix, i::Int, j::Int) = _lazy_get(a, i, j)
+getindex(a::TransposeMatrix, i::Int, j::Int) = _lazy_get(a, i, j)
+getindex(a::AdjointMatrix, k::Int) = _lazy_get(a, k)
+getindex(a::TransposeMatrix, k::Int) = _lazy_get(a, k)
+setindex!(a::AdjointMatrix, v, i::Int, j::Int) = _lazy_set!(a, v, i, j)
+setindex!(a::TransposeMatrix, v, i::Int, j::Int) = _lazy_set!(a, v, i, j)
+setindex!(a::AdjointMatrix, v, k::Int) = _lazy_set!(a, v, k)
+setindex!(a::TransposeMatrix, v, k::Int) = _lazy_set!(a, v, k)
+function _lazy_get(a, i::Int, j::Int)
     _lazy_check(a, i, j)
     return a.parent[j, i]
 end
 # Linear index `k` in the wrapper's own column-major order.
-function getindex(a::Union{AdjointMatrix, TransposeMatrix}, k::Int)
+function _lazy_get(a, k::Int)
     _lazy_check(a, k)
     m = size(a.parent, 2)
     return a.parent[div(k - 1, m) + 1, mod1(k, m)]
 end
-function setindex!(a::Union{AdjointMatrix, TransposeMatrix}, v, i::Int, j::Int)
+function _lazy_set!(a, v, i::Int, j::Int)
     _lazy_check(a, i, j)
     a.parent[j, i] = v
     return a
 end
-function setindex!(a::Union{AdjointMatrix, TransposeMatrix}, v, k::Int)
+function _lazy_set!(a, v, k::Int)
     _lazy_check(a, k)
     m = size(a.parent, 2)
     a.parent[div(k - 1, m) + 1, mod1(k, m)] = v
     return a
 end
-copy(a::Union{AdjointMatrix, TransposeMatrix}) = _transpose_copy(a.parent)
-collect(a::Union{AdjointMatrix, TransposeMatrix}) = _transpose_copy(a.parent)
+copy(a::AdjointMatrix) = _transpose_copy(a.parent)
+copy(a::TransposeMatrix) = _transpose_copy(a.parent)
+collect(a::AdjointMatrix) = _transpose_copy(a.parent)
+collect(a::TransposeMatrix) = _transpose_copy(a.parent)
 # Products: the transposed matrix product (`A' * B` is `Aᵀ B`, `A' * B'` is `(B A)ᵀ`, a row
 # times `A'` is the row of `A x`).
-*(a::Union{AdjointMatrix, TransposeMatrix}, B::Matrix{<:Real}) = _transpose_copy(a.parent) * B
-*(A::Matrix{<:Real}, b::Union{AdjointMatrix, TransposeMatrix}) = A * _transpose_copy(b.parent)
-*(a::Union{AdjointMatrix, TransposeMatrix}, b::Union{AdjointMatrix, TransposeMatrix}) = _transpose_copy(b.parent * a.parent)
-*(a::Union{AdjointMatrix, TransposeMatrix}, x::Vector{<:Real}) = _transpose_copy(a.parent) * x
-*(r::Adjoint, a::Union{AdjointMatrix, TransposeMatrix}) = (a.parent * r')'
-*(c::Real, a::Union{AdjointMatrix, TransposeMatrix}) = c * _transpose_copy(a.parent)
-*(a::Union{AdjointMatrix, TransposeMatrix}, c::Real) = _transpose_copy(a.parent) * c
+*(a::AdjointMatrix, B::Matrix{<:Real}) = _transpose_copy(a.parent) * B
+*(a::TransposeMatrix, B::Matrix{<:Real}) = _transpose_copy(a.parent) * B
+*(A::Matrix{<:Real}, b::AdjointMatrix) = A * _transpose_copy(b.parent)
+*(A::Matrix{<:Real}, b::TransposeMatrix) = A * _transpose_copy(b.parent)
+*(a::AdjointMatrix, b::AdjointMatrix) = _transpose_copy(b.parent * a.parent)
+*(a::TransposeMatrix, b::TransposeMatrix) = _transpose_copy(b.parent * a.parent)
+*(a::AdjointMatrix, b::TransposeMatrix) = _transpose_copy(b.parent * a.parent)
+*(a::TransposeMatrix, b::AdjointMatrix) = _transpose_copy(b.parent * a.parent)
+*(a::AdjointMatrix, x::Vector{<:Real}) = _transpose_copy(a.parent) * x
+*(a::TransposeMatrix, x::Vector{<:Real}) = _transpose_copy(a.parent) * x
+*(r::Adjoint, a::AdjointMatrix) = (a.parent * r')'
+*(r::Adjoint, a::TransposeMatrix) = (a.parent * r')'
+*(c::Real, a::AdjointMatrix) = c * _transpose_copy(a.parent)
+*(c::Real, a::TransposeMatrix) = c * _transpose_copy(a.parent)
+*(a::AdjointMatrix, c::Real) = _transpose_copy(a.parent) * c
+*(a::TransposeMatrix, c::Real) = _transpose_copy(a.parent) * c
 # Negation keeps the wrapper, as LinearAlgebra's; `A' + B'`, `2A'` and broadcasts are Julia's
 # generic array arithmetic, whose result is a `Matrix` (the library reads the copies).
 -(a::AdjointMatrix) = AdjointMatrix(-a.parent)
