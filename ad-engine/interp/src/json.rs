@@ -60,7 +60,10 @@ pub fn to_json(v: &Value) -> Json {
         Value::Struct(t, vs)
             if matches!(&*t.name, "Base.AdjointMatrix" | "Base.TransposeMatrix") =>
         {
-            match vs.first().and_then(crate::show_library::transposed_elements) {
+            match vs
+                .first()
+                .and_then(crate::show_library::transposed_elements)
+            {
                 Some(a) => to_json(&a.into_value()),
                 None => object(t.fields.iter().map(|(n, _)| &**n).zip(vs.iter())),
             }

@@ -223,10 +223,23 @@ pub unsafe extern "C" fn zy_rt_the_exception(ctx: *mut Ctx) -> *const zy_interp:
         Some(c) => ctx.state.arena.hold(zy_interp::Value::Exception(c)),
         None => {
             let span = ctx.state.last_site;
-            ctx.fail(span, "internal error: `the_exception` outside a catch block".into());
+            ctx.fail(
+                span,
+                "internal error: `the_exception` outside a catch block".into(),
+            );
             std::ptr::null()
         }
     }
+}
+
+/// A string constant as a value: the address of a `String` the arena holds.
+///
+/// # Safety
+/// `ctx` and `site` must be the live context and a string site of the running code.
+pub unsafe extern "C" fn zy_rt_string(ctx: *mut Ctx, site: *const Site) -> *const zy_interp::Value {
+    let (ctx, site) = unsafe { (&mut *ctx, &*site) };
+    let s = site.string().unwrap_or_default();
+    ctx.state.arena.hold(zy_interp::Value::Str(s.into()))
 }
 
 /// Records a `StackOverflowError` at a call.
@@ -483,6 +496,7 @@ pub fn symbols() -> Vec<(&'static str, *const u8)> {
         ("zy_rt_poll", zy_rt_poll as *const u8),
         ("zy_rt_catch", zy_rt_catch as *const u8),
         ("zy_rt_the_exception", zy_rt_the_exception as *const u8),
+        ("zy_rt_string", zy_rt_string as *const u8),
         ("zy_rt_stack_overflow", zy_rt_stack_overflow as *const u8),
         ("zy_rt_fail", zy_rt_fail as *const u8),
         ("zy_rt_alloc", zy_rt_alloc as *const u8),
