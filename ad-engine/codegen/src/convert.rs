@@ -91,6 +91,9 @@ impl ToNative {
                     self.value(arena, v, t, out)?;
                 }
             }
+            (Value::Exception(_), Type::Exception) | (Value::Str(_), Type::String) => {
+                out.push(arena.hold(v.clone()) as u64)
+            }
             (Value::NamedTuple(_, vs), Type::NamedTuple(fs)) if vs.len() == fs.len() => {
                 for (v, (_, t)) in vs.iter().zip(fs.iter()) {
                     self.value(arena, v, t, out)?;
@@ -562,8 +565,15 @@ impl FromNative {
                 Value::Pullback(Rc::new(Pullback { instance, tape }))
             }
             Type::Any => return Err("internal error: JIT value of type Any".into()),
-            Type::String => return Err("internal error: JIT value of type String".into()),
-            Type::Exception => return Err("internal error: JIT value of type Exception".into()),
+            Type::String | Type::Exception => {
+                let p = next()? as *const Value;
+                if p.is_null() {
+                    return Err(format!("internal error: JIT {ty} without a value"));
+                }
+                // SAFETY: a non-null `String` or `Exception` slot is an address `Arena::hold`
+                // gave, kept until the call ends.
+                unsafe { (*p).clone() }
+            }
         })
     }
 

@@ -49,6 +49,7 @@ pub unsafe fn run(ctx: &mut Ctx, site: &Site, buf: *mut u64) -> Result<(), Strin
             }
         });
     }
+    stash_thrown(ctx, site, fb.prim, &args);
     let result = zy_interp::eval_prim(fb.prim, &args, &fb.ret)?;
     if fb.ret == Type::Bottom {
         return Ok(());
@@ -66,4 +67,26 @@ pub unsafe fn run(ctx: &mut Ctx, site: &Site, buf: *mut u64) -> Result<(), Strin
     // SAFETY: the buffer has room for the result's slots.
     unsafe { std::ptr::copy_nonoverlapping(out.as_ptr(), buf, out.len()) };
     Ok(())
+}
+
+/// Before `throw(x)` or `rethrow(e)` fails: the exception it raises (the thrown value, or the
+/// caught exception with its first span), for the `catch` that takes it or the report.
+fn stash_thrown(ctx: &mut Ctx, site: &Site, prim: Prim, args: &[Value]) {
+    let caught = match (prim, args) {
+        (Prim::ThrowValue, [x, Value::Str(text)]) => {
+            zy_interp::Caught::thrown(x.clone(), text, site.span, Vec::new())
+        }
+        // An exception made as a value (`throw(ArgumentError(msg))`) is raised here.
+        (Prim::Rethrow, [Value::Exception(c)]) if c.span == Default::default() => {
+            let mut raised = (**c).clone();
+            raised.span = site.span;
+            raised
+        }
+        (Prim::Rethrow, [Value::Exception(c)]) => {
+            ctx.state.thrown = Some(c.clone());
+            return;
+        }
+        _ => return,
+    };
+    ctx.state.thrown = Some(std::rc::Rc::new(caught));
 }

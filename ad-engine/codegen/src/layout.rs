@@ -180,10 +180,9 @@ impl Layout {
                 out.push(Slot::Ptr)
             }
             Type::Any => return Err(JitError::unsupported("a value of type Any (untyped IR)")),
-            Type::String => return Err(JitError::interpreted("strings as values")),
-            Type::Exception => {
-                return Err(JitError::interpreted("caught exceptions (`try`/`catch`)"))
-            }
+            // A string or a caught exception: the address of a value the runtime holds
+            // (`Arena::hold`), which only the interpreter's primitives look into.
+            Type::String | Type::Exception => out.push(Slot::Ptr),
         }
         Ok(())
     }
@@ -229,8 +228,8 @@ pub fn elem_slot(elem: &Type) -> Result<Slot, JitError> {
     }
 }
 
-/// Values the interpreter runs by design: strings and symbols known only at run time, caught
-/// exceptions.
+/// Array elements the interpreter runs by design: strings, symbols known only at run time,
+/// caught exceptions.
 fn interpreted(t: &Type) -> bool {
     matches!(t, Type::String | Type::Exception) || t.is_any_symbol()
 }

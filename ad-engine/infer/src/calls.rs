@@ -30,13 +30,18 @@ pub(crate) fn is_view(t: &Type) -> bool {
 }
 
 /// Is `t` a lazy wrapper that the library reads as a copy where it has no method for it: a
-/// view, `Symmetric(A)`/`Hermitian(A)` (whose copy is the dense symmetric matrix) or
-/// `transpose(x)` of a vector (the 1×n matrix)?
+/// view, `Symmetric(A)`/`Hermitian(A)` (whose copy is the dense symmetric matrix),
+/// `transpose(x)` of a vector (the 1×n matrix) or `A'`/`transpose(A)` of a matrix (the
+/// transposed matrix)?
 pub(crate) fn reads_as_copy(t: &Type) -> bool {
     is_view(t)
         || matches!(t, Type::Struct(s) if matches!(
             &*s.name,
-            "LinearAlgebra.Symmetric" | "LinearAlgebra.Hermitian" | "Base.Transpose"
+            "LinearAlgebra.Symmetric"
+                | "LinearAlgebra.Hermitian"
+                | "Base.Transpose"
+                | "Base.AdjointMatrix"
+                | "Base.TransposeMatrix"
         ))
 }
 

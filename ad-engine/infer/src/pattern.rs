@@ -219,10 +219,15 @@ pub(crate) fn pattern(expr: &TypeExpr, vars: &[Name], program: &Program) -> Resu
                 .collect::<Result<_, _>>()?,
         ))),
         "Ref" | "RefValue" | "Base.RefValue" if params.len() <= 1 => Ok(Pat::Ref(sub(0)?)),
-        // zy's only adjoint is of a vector: `Adjoint{T, Vector{T}}`.
+        // The adjoint of a vector: `Adjoint{T, Vector{T}}`.
         "Adjoint" if params.len() <= 1 || params.get(1).is_some_and(is_vector_expr) => {
             Ok(Pat::Adjoint(sub(0)?))
         }
+        // The adjoint of a matrix, `Adjoint{T, Matrix{T}}`: the prelude's `AdjointMatrix`.
+        "Adjoint" if params.len() == 2 => Ok(Pat::Struct {
+            name: "Base.AdjointMatrix".into(),
+            params: Some(vec![pattern(&params[1], vars, program)?]),
+        }),
         // `::Type{Float64}`: the type `Float64` as a value, which zy represents as the
         // constructor function `Float64`.
         "Type" => match params.as_slice() {
@@ -425,6 +430,9 @@ pub(crate) fn matches_as_julia(p: &Pat, t: &Type, b: &mut Bindings) -> bool {
     if let Some(a) = reshaped_array(t) {
         return matches(p, &a, b);
     }
+    if lazy_transpose_matches(p, t, b) {
+        return true;
+    }
     // A range or a `Diagonal` is an AbstractVector (AbstractMatrix) of its elements.
     match (p, abstract_array(t)) {
         (
@@ -433,6 +441,30 @@ pub(crate) fn matches_as_julia(p: &Pat, t: &Type, b: &mut Bindings) -> bool {
             },
             Some(a),
         ) => matches(p, &a, b),
+        _ => false,
+    }
+}
+
+/// Does `A'` or `transpose(A)` of a matrix (the prelude's `AdjointMatrix`, `TransposeMatrix`)
+/// match `Adjoint` or `Transpose`, the names Julia gives them (with the vector's row and
+/// `transpose(x)` in one type each)?
+fn lazy_transpose_matches(p: &Pat, t: &Type, b: &mut Bindings) -> bool {
+    let Type::Struct(s) = t else {
+        return false;
+    };
+    let [parent @ Type::Array(e, 2)] = s.params.as_slice() else {
+        return false;
+    };
+    match (p, &*s.name) {
+        (Pat::Adjoint(elem), "Base.AdjointMatrix") => {
+            elem.as_ref().is_none_or(|p| matches_exact(p, e, b))
+        }
+        (Pat::Struct { name, params }, "Base.TransposeMatrix") if &**name == "Base.Transpose" => {
+            params.as_ref().is_none_or(|ps| match ps.as_slice() {
+                [p] => matches_exact(p, parent, b),
+                _ => false,
+            })
+        }
         _ => false,
     }
 }
@@ -453,6 +485,7 @@ fn abstract_array(t: &Type) -> Option<Type> {
             ((**e).clone(), 2)
         }
         ("Base.Transpose", [Type::Array(e, 1)]) => ((**e).clone(), 2),
+        ("Base.AdjointMatrix" | "Base.TransposeMatrix", [Type::Array(e, 2)]) => ((**e).clone(), 2),
         // `eachrow`/`eachcol` of a matrix (or of a matrix view): views of one dimension.
         ("Base.RowSlices" | "Base.ColumnSlices", [m]) => (slice_view(m, 1)?, 1),
         // `eachslice` of an array of `d` dimensions: views of `d - 1`.

@@ -59,6 +59,18 @@ pub fn to_json(v: &Value) -> Json {
                 None => object(t.fields.iter().map(|(n, _)| &**n).zip(vs.iter())),
             }
         }
+        // `A'` and `transpose(A)` of a matrix: the transposed matrix.
+        Value::Struct(t, vs)
+            if matches!(&*t.name, "Base.AdjointMatrix" | "Base.TransposeMatrix") =>
+        {
+            match vs
+                .first()
+                .and_then(crate::show_library::transposed_elements)
+            {
+                Some(a) => to_json(&a.into_value()),
+                None => object(t.fields.iter().map(|(n, _)| &**n).zip(vs.iter())),
+            }
+        }
         // A `Set`: an array of its elements.
         Value::Struct(t, vs) if &*t.name == "Base.Set" => {
             match vs.first().and_then(crate::show_library::set_elements) {

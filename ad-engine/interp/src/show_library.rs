@@ -25,6 +25,8 @@ enum Form {
     Symmetric,
     /// `transpose(x)` of a vector: the 1×n row.
     Transpose,
+    /// `A'` and `transpose(A)` of a matrix: the transposed matrix.
+    TransposedMatrix,
     Pair,
     Composed,
     Uniform,
@@ -55,6 +57,7 @@ fn form(t: &StructType) -> Option<Form> {
         "LinearAlgebra.UnitLowerTriangular" => Form::Triangular(false, true),
         "LinearAlgebra.Symmetric" | "LinearAlgebra.Hermitian" => Form::Symmetric,
         "Base.Transpose" => Form::Transpose,
+        "Base.AdjointMatrix" | "Base.TransposeMatrix" => Form::TransposedMatrix,
         "LinearAlgebra.UniformScaling" => Form::Uniform,
         "Base.Enumerate" => Form::Enumerate,
         "Base.Zip" => Form::Zip,
@@ -260,6 +263,10 @@ pub(crate) fn write_library<W: Write + ?Sized>(
             show(f, &Array::new(Shape::Matrix(n, n), data).into_value())?;
         }
         Form::Transpose => match field("parent").and_then(row_elements) {
+            Some(a) => show(f, &a.into_value())?,
+            None => return Ok(false),
+        },
+        Form::TransposedMatrix => match field("parent").and_then(transposed_elements) {
             Some(a) => show(f, &a.into_value())?,
             None => return Ok(false),
         },
@@ -536,4 +543,22 @@ pub(crate) fn row_elements(x: &Value) -> Option<Array> {
         return None;
     };
     Some(Array::new(Shape::Matrix(1, n), x.data.clone()))
+}
+
+/// The matrix `A'` (or `transpose(A)`) of a real matrix `a` stands for: `a` transposed.
+pub(crate) fn transposed_elements(a: &Value) -> Option<Array> {
+    let Value::Array(a) = a else {
+        return None;
+    };
+    let a = a.borrow();
+    let Shape::Matrix(m, n) = a.shape else {
+        return None;
+    };
+    let mut data = ArrayData::zeros(a.data.elem(), m * n);
+    for j in 0..m {
+        for i in 0..n {
+            set(&mut data, j * n + i, &a.data, i * m + j);
+        }
+    }
+    Some(Array::new(Shape::Matrix(n, m), data))
 }

@@ -317,7 +317,11 @@ impl fmt::Display for StructType {
             // Vector{Float64}}`); zy's prelude structs keep only the wrapped array's type.
             StructKind::User if is_array_wrapper(&self.name) => {
                 if let [p @ Type::Array(e, _)] = self.params.as_slice() {
-                    let bare = self.name.rsplit('.').next().unwrap_or(&self.name);
+                    let bare = match &*self.name {
+                        "Base.AdjointMatrix" => "Adjoint",
+                        "Base.TransposeMatrix" => "Transpose",
+                        name => name.rsplit('.').next().unwrap_or(name),
+                    };
                     return write!(f, "{bare}{{{e}, {p}}}");
                 }
                 write!(f, "{}", self.name)?
@@ -339,7 +343,12 @@ impl fmt::Display for StructType {
 fn is_array_wrapper(name: &str) -> bool {
     matches!(
         name,
-        "Base.Transpose" | "LinearAlgebra.Symmetric" | "LinearAlgebra.Hermitian"
+        "Base.Transpose"
+            | "Base.AdjointMatrix"
+            | "Base.TransposeMatrix"
+            | "LinearAlgebra.Symmetric"
+            | "LinearAlgebra.Hermitian"
+            | "LinearAlgebra.Diagonal"
     )
 }
 

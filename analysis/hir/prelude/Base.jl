@@ -6205,6 +6205,118 @@ function _transpose_dot(x, y)
 end
 
 """
+    AdjointMatrix(A), TransposeMatrix(A)
+
+`A'` and `transpose(A)` of a real matrix: Julia's lazy `Adjoint{T, Matrix{T}}` and
+`Transpose{T, Matrix{T}}` (`typeof` prints those names; `isa Adjoint` or `isa Transpose` and
+`isa AbstractMatrix` hold, `isa Matrix` does not, so a method for `Matrix` does not take them).
+Each reads `A` with the indices swapped: a later write to `A` is seen through it, and
+`At[i, j] = v` writes `A[j, i]`; `(A')'` is `A` itself. Products with a matrix or a vector
+multiply by the transposed matrix (compiled code calls the matrix product with its transpose
+flag and copies nothing); `copy`, `collect` and `Matrix` give the transposed `Matrix`, which is
+also what the library's functions without a method for them read (`\`, `norm`,
+broadcasting, `sum`, `==`, ...). For real numbers the two read the same elements.
+"""
+struct AdjointMatrix{M}
+    parent::M
+end
+struct TransposeMatrix{M}
+    parent::M
+end
+adjoint(A::Matrix{<:Real}) = AdjointMatrix(A)
+transpose(A::Matrix{<:Real}) = TransposeMatrix(A)
+# Each method names one of the two structs (not their `Union`), so that a program holds them
+# only once it makes the wrapper.
+adjoint(a::AdjointMatrix) = a.parent
+adjoint(a::TransposeMatrix) = a.parent
+transpose(a::AdjointMatrix) = a.parent
+transpose(a::TransposeMatrix) = a.parent
+parent(a::AdjointMatrix) = a.parent
+parent(a::TransposeMatrix) = a.parent
+size(a::AdjointMatrix) = _lazy_size(a.parent)
+size(a::TransposeMatrix) = _lazy_size(a.parent)
+size(a::AdjointMatrix, d::Int) = _lazy_size(a.parent, d)
+size(a::TransposeMatrix, d::Int) = _lazy_size(a.parent, d)
+length(a::AdjointMatrix) = length(a.parent)
+length(a::TransposeMatrix) = length(a.parent)
+eltype(a::AdjointMatrix) = eltype(a.parent)
+eltype(a::TransposeMatrix) = eltype(a.parent)
+ndims(a::AdjointMatrix) = 2
+ndims(a::TransposeMatrix) = 2
+_lazy_size(A) = (size(A, 2), size(A, 1))
+_lazy_size(A, d::Int) = d == 1 ? size(A, 2) : d == 2 ? size(A, 1) : 1
+# Julia's `adjoint(::Matrix{Float64})` (or `transpose`) in a bounds error's text.
+_lazy_word(a::AdjointMatrix) = "adjoint"
+_lazy_word(a::TransposeMatrix) = "transpose"
+function _lazy_check(a, i::Int, j::Int)
+    m = size(a.parent, 2)
+    n = size(a.parent, 1)
+    (1 <= i <= m && 1 <= j <= n) || error("BoundsError: attempt to access $(m)×$(n) $(_lazy_word(a))(::Matrix{$(eltype(a.parent))}) with eltype $(eltype(a.parent)) at index [$i, $j]")
+    return nothing
+end
+function _lazy_check(a, k::Int)
+    m = size(a.parent, 2)
+    n = size(a.parent, 1)
+    1 <= k <= m * n || error("BoundsError: attempt to access $(m)×$(n) $(_lazy_word(a))(::Matrix{$(eltype(a.parent))}) with eltype $(eltype(a.parent)) at index [$k]")
+    return nothing
+end
+getindex(a::AdjointMatrix, i::Int, j::Int) = _lazy_get(a, i, j)
+getindex(a::TransposeMatrix, i::Int, j::Int) = _lazy_get(a, i, j)
+getindex(a::AdjointMatrix, k::Int) = _lazy_get(a, k)
+getindex(a::TransposeMatrix, k::Int) = _lazy_get(a, k)
+setindex!(a::AdjointMatrix, v, i::Int, j::Int) = _lazy_set!(a, v, i, j)
+setindex!(a::TransposeMatrix, v, i::Int, j::Int) = _lazy_set!(a, v, i, j)
+setindex!(a::AdjointMatrix, v, k::Int) = _lazy_set!(a, v, k)
+setindex!(a::TransposeMatrix, v, k::Int) = _lazy_set!(a, v, k)
+function _lazy_get(a, i::Int, j::Int)
+    _lazy_check(a, i, j)
+    return a.parent[j, i]
+end
+# Linear index `k` in the wrapper's own column-major order.
+function _lazy_get(a, k::Int)
+    _lazy_check(a, k)
+    m = size(a.parent, 2)
+    return a.parent[div(k - 1, m) + 1, mod1(k, m)]
+end
+function _lazy_set!(a, v, i::Int, j::Int)
+    _lazy_check(a, i, j)
+    a.parent[j, i] = v
+    return a
+end
+function _lazy_set!(a, v, k::Int)
+    _lazy_check(a, k)
+    m = size(a.parent, 2)
+    a.parent[div(k - 1, m) + 1, mod1(k, m)] = v
+    return a
+end
+copy(a::AdjointMatrix) = _transpose_copy(a.parent)
+copy(a::TransposeMatrix) = _transpose_copy(a.parent)
+collect(a::AdjointMatrix) = _transpose_copy(a.parent)
+collect(a::TransposeMatrix) = _transpose_copy(a.parent)
+# Products: the transposed matrix product (`A' * B` is `Aᵀ B`, `A' * B'` is `(B A)ᵀ`, a row
+# times `A'` is the row of `A x`).
+*(a::AdjointMatrix, B::Matrix{<:Real}) = _transpose_copy(a.parent) * B
+*(a::TransposeMatrix, B::Matrix{<:Real}) = _transpose_copy(a.parent) * B
+*(A::Matrix{<:Real}, b::AdjointMatrix) = A * _transpose_copy(b.parent)
+*(A::Matrix{<:Real}, b::TransposeMatrix) = A * _transpose_copy(b.parent)
+*(a::AdjointMatrix, b::AdjointMatrix) = _transpose_copy(b.parent * a.parent)
+*(a::TransposeMatrix, b::TransposeMatrix) = _transpose_copy(b.parent * a.parent)
+*(a::AdjointMatrix, b::TransposeMatrix) = _transpose_copy(b.parent * a.parent)
+*(a::TransposeMatrix, b::AdjointMatrix) = _transpose_copy(b.parent * a.parent)
+*(a::AdjointMatrix, x::Vector{<:Real}) = _transpose_copy(a.parent) * x
+*(a::TransposeMatrix, x::Vector{<:Real}) = _transpose_copy(a.parent) * x
+*(r::Adjoint, a::AdjointMatrix) = (a.parent * r')'
+*(r::Adjoint, a::TransposeMatrix) = (a.parent * r')'
+*(c::Real, a::AdjointMatrix) = c * _transpose_copy(a.parent)
+*(c::Real, a::TransposeMatrix) = c * _transpose_copy(a.parent)
+*(a::AdjointMatrix, c::Real) = _transpose_copy(a.parent) * c
+*(a::TransposeMatrix, c::Real) = _transpose_copy(a.parent) * c
+# Negation keeps the wrapper, as LinearAlgebra's; `A' + B'`, `2A'` and broadcasts are Julia's
+# generic array arithmetic, whose result is a `Matrix` (the library reads the copies).
+-(a::AdjointMatrix) = AdjointMatrix(-a.parent)
+-(a::TransposeMatrix) = TransposeMatrix(-a.parent)
+
+"""
     ConjAdjoint(x)
 
 `x'` of a vector of complex numbers: Julia's `Adjoint`, the 1×n row whose `[1, j]` entry is

@@ -7,7 +7,7 @@ export norm, tr, diag, diagm, kron, cholesky, Cholesky, I, UniformScaling, Diago
 
 # Methods added to functions every file sees (the primitives `det`, `logdet` and `dot` keep
 # their own methods for arrays; `\` of a matrix is written below on the primitive square solve).
-import Base: \, det, logdet, dot, inv, size, length, getindex, adjoint, transpose
+import Base: \, det, logdet, dot, inv, size, length, getindex, adjoint, transpose, +, -, *, /
 
 """
     norm(x)
@@ -295,7 +295,7 @@ The Cholesky factorization of the symmetric positive definite matrix `A`; a
 """
 function cholesky(A::AbstractMatrix)
     L = cholesky_lower(A)
-    return Cholesky(LowerTriangular(L), UpperTriangular(transpose(L)))
+    return Cholesky(LowerTriangular(L), UpperTriangular(_transpose_copy(L)))
 end
 
 # `C \ b`: two triangular solves, `L \ b` then `U \ (L \ b)`; of a Float64 factor and
@@ -307,7 +307,7 @@ _cholesky_ldiv(C, L, b) = C.U \ (C.L \ b)
 # `K \ b` for `K = T Tᵀ`, `T` the lower triangle of `L`: forward then back substitution.
 function _cholesky_solve(L, b)
     T = tril(L)
-    return transpose(T) \ (T \ b)
+    return _transpose_copy(T) \ (T \ b)
 end
 
 # The gradient of `x = K \ b` through the factor, in one piece instead of through each solve,
@@ -315,7 +315,7 @@ end
 # `T̄ = (K̄ + K̄ᵀ) T = -(b̄ (Tᵀ x)ᵀ + x (Tᵀ b̄)ᵀ)`, of which `L` gets the lower triangle.
 function rrule(::typeof(_cholesky_solve), L::Matrix{Float64}, b::Union{Vector{Float64}, Matrix{Float64}})
     T = tril(L)
-    Tt = transpose(T)
+    Tt = _transpose_copy(T)
     x = Tt \ (T \ b)
     function _cholesky_solve_pullback(x̄)
         b̄ = Tt \ (T \ x̄)
@@ -564,8 +564,24 @@ end
 # The dense matrix (what the library's functions without a method read, and `Matrix(S)`).
 function Base.collect(S::Union{Symmetric, Hermitian})
     A = S.data
-    return S.upper ? triu(A) + transpose(triu(A, 1)) : tril(A) + transpose(tril(A, -1))
+    return S.upper ? triu(A) + _transpose_copy(triu(A, 1)) : tril(A) + _transpose_copy(tril(A, -1))
 end
+
+# LinearAlgebra's arithmetic that keeps the wrapper: negation, scaling by a number, and the
+# sum or difference of two wrappers of one kind (of the parents when both keep one triangle,
+# else of the dense matrices, kept as `:U`). Products and broadcasts give a `Matrix`.
+-(S::Symmetric) = Symmetric(-S.data, S.upper)
+-(S::Hermitian) = Hermitian(-S.data, S.upper)
+*(S::Symmetric, x::Real) = Symmetric(S.data * x, S.upper)
+*(x::Real, S::Symmetric) = Symmetric(x * S.data, S.upper)
+/(S::Symmetric, x::Real) = Symmetric(S.data / x, S.upper)
+*(S::Hermitian, x::Real) = Hermitian(S.data * x, S.upper)
+*(x::Real, S::Hermitian) = Hermitian(x * S.data, S.upper)
+/(S::Hermitian, x::Real) = Hermitian(S.data / x, S.upper)
++(S::Symmetric, T::Symmetric) = S.upper == T.upper ? Symmetric(S.data + T.data, S.upper) : Symmetric(collect(S) + collect(T), true)
+-(S::Symmetric, T::Symmetric) = S.upper == T.upper ? Symmetric(S.data - T.data, S.upper) : Symmetric(collect(S) - collect(T), true)
++(S::Hermitian, T::Hermitian) = S.upper == T.upper ? Hermitian(S.data + T.data, S.upper) : Hermitian(collect(S) + collect(T), true)
+-(S::Hermitian, T::Hermitian) = S.upper == T.upper ? Hermitian(S.data - T.data, S.upper) : Hermitian(collect(S) - collect(T), true)
 
 """
     issymmetric(A), ishermitian(A)
@@ -901,9 +917,9 @@ function rrule(::typeof(_symeigen), A::Matrix{Float64})
     function symeigen_pullback(ȳ)
         λ̄ = _cotangent(ȳ[1], λ)
         Ū = _cotangent(ȳ[2], U)
-        C = _gap_inverse(λ) .* (transpose(U) * Ū)
-        Ā = U * (Diagonal(λ̄) + C) * transpose(U)
-        return (NoTangent(), 0.5 * (Ā + transpose(Ā)))
+        C = _gap_inverse(λ) .* (_transpose_copy(U) * Ū)
+        Ā = U * (Diagonal(λ̄) + C) * _transpose_copy(U)
+        return (NoTangent(), 0.5 * (Ā + _transpose_copy(Ā)))
     end
     return (λ, U), symeigen_pullback
 end
@@ -912,7 +928,7 @@ end
 function frule(Δ, ::typeof(_symeigen), A::Matrix{Float64})
     λ, U = _symeigen(A)
     Ȧ = Δ[2]
-    M = transpose(U) * Ȧ * U
+    M = _transpose_copy(U) * Ȧ * U
     return (λ, U), (diag(M), U * (_gap_inverse(λ) .* M))
 end
 
@@ -1113,24 +1129,24 @@ function rrule(::typeof(_svd), A::Matrix{Float64})
         Ū = ȳ[1]
         s̄ = ȳ[2]
         V̄ = ȳ[3]
-        Ut = transpose(U)
-        Vt = transpose(V)
+        Ut = _transpose_copy(U)
+        Vt = _transpose_copy(V)
         F = _gap_inverse(s .^ 2)
         M = isnothing(s̄) ? zeros(length(s), length(s)) : Matrix(Diagonal(s̄))
         if !isnothing(Ū)
             J = F .* (Ut * Ū)
-            M = M + (J + transpose(J)) * Diagonal(s)
+            M = M + (J + _transpose_copy(J)) * Diagonal(s)
         end
         if !isnothing(V̄)
             K = F .* (Vt * V̄)
-            M = M + Diagonal(s) * (K + transpose(K))
+            M = M + Diagonal(s) * (K + _transpose_copy(K))
         end
         Ā = U * M * Vt
         if !isnothing(Ū) && size(A, 1) > length(s)
             Ā = Ā + (Ū - U * (Ut * Ū)) * Diagonal(1.0 ./ s) * Vt
         end
         if !isnothing(V̄) && size(A, 2) > length(s)
-            Ā = Ā + U * Diagonal(1.0 ./ s) * transpose(V̄ - V * (Vt * V̄))
+            Ā = Ā + U * Diagonal(1.0 ./ s) * _transpose_copy(V̄ - V * (Vt * V̄))
         end
         return (NoTangent(), Ā)
     end
@@ -1168,7 +1184,7 @@ function qr(A::AbstractMatrix)
 end
 
 # `F \ b`: the least-squares solution `R \ (Qᵀ b)` of a tall or square `A` (full column rank).
-(\)(F::QR, b) = F.R \ (transpose(F.Q) * b)
+(\)(F::QR, b) = F.R \ (_transpose_copy(F.Q) * b)
 
 """
     A \ B
@@ -1193,9 +1209,9 @@ function (\)(A::Matrix{<:Real}, B::Union{Vector{<:Real}, Matrix{<:Real}})
         _full_rank(F.R, m, n)
         return F \ B
     end
-    F = qr(transpose(A))
+    F = qr(_transpose_copy(A))
     _full_rank(F.R, m, n)
-    return F.Q * (transpose(F.R) \ B)
+    return F.Q * (_transpose_copy(F.R) \ B)
 end
 
 # Refuses a triangular factor `R` of an m×n matrix with a diagonal entry negligible beside `R`'s
@@ -1436,12 +1452,12 @@ det(T::Union{UnitUpperTriangular, UnitLowerTriangular}) = (_tri_size(T); one(elt
 logdet(T::Union{UpperTriangular, LowerTriangular}) = sum(log, diag(T))
 logdet(T::Union{UnitUpperTriangular, UnitLowerTriangular}) = (_tri_size(T); log(one(eltype(T.data))))
 
-# The transpose of a triangle is the other triangle (zy's a copy of `T.data` transposed,
-# as zy's `A'` is; Julia's a lazy transpose of it).
-transpose(T::UpperTriangular) = LowerTriangular(transpose(T.data))
-transpose(T::LowerTriangular) = UpperTriangular(transpose(T.data))
-transpose(T::UnitUpperTriangular) = UnitLowerTriangular(transpose(T.data))
-transpose(T::UnitLowerTriangular) = UnitUpperTriangular(transpose(T.data))
+# The transpose of a triangle is the other triangle (zy's of a copy of `T.data` transposed;
+# Julia's of a lazy transpose of it).
+transpose(T::UpperTriangular) = LowerTriangular(_transpose_copy(T.data))
+transpose(T::LowerTriangular) = UpperTriangular(_transpose_copy(T.data))
+transpose(T::UnitUpperTriangular) = UnitLowerTriangular(_transpose_copy(T.data))
+transpose(T::UnitLowerTriangular) = UnitUpperTriangular(_transpose_copy(T.data))
 adjoint(T::Union{UpperTriangular, LowerTriangular, UnitUpperTriangular, UnitLowerTriangular}) = transpose(T)
 
 # A zero on the diagonal: Julia's SingularException(k) (the first such `k`).

@@ -138,7 +138,13 @@ pub const HOOKS: &[Hooks] = &[
     // `Symmetric(A)`, `Hermitian(A)` and `transpose(x)` are read as their dense matrix where
     // the library has no method for them (inference's `call_with_views_copied`).
     Hooks {
-        triggers: &["LinearAlgebra.Symmetric", "LinearAlgebra.Hermitian", "Base.Transpose"],
+        triggers: &[
+            "LinearAlgebra.Symmetric",
+            "LinearAlgebra.Hermitian",
+            "Base.Transpose",
+            "Base.AdjointMatrix",
+            "Base.TransposeMatrix",
+        ],
         hooks: &["Base.collect"],
     },
     // `eachrow`/`eachcol`/`eachslice`'s slices are an AbstractVector of views for a user's

@@ -133,6 +133,10 @@ pub struct Arena {
     stacks: Vec<Box<StackObj>>,
     /// Stacks handed out; those past it are kept for reuse.
     live_stacks: usize,
+    /// Values compiled code refers to by address (caught exceptions), kept until the call
+    /// ends. Boxed: compiled code holds their addresses while the vector grows.
+    #[allow(clippy::vec_box)]
+    held: Vec<Box<zy_interp::Value>>,
 }
 
 /// A point in an arena's allocations to return to (see [`Arena::reset_to`]).
@@ -295,6 +299,15 @@ impl Arena {
             used: self.used,
             live_stacks: self.live_stacks,
         }
+    }
+
+    /// Keeps `v` until the call ends and gives its address, which compiled code holds for a
+    /// value it does not look into (a caught exception, [`crate::layout`]'s `Exception` slot).
+    pub fn hold(&mut self, v: zy_interp::Value) -> *const zy_interp::Value {
+        self.held.push(Box::new(v));
+        self.held
+            .last()
+            .map_or(std::ptr::null(), |b| &**b as *const zy_interp::Value)
     }
 
     /// Free everything allocated since `mark` (keeping the memory for later allocations).

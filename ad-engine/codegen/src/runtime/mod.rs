@@ -14,6 +14,7 @@ pub mod preserve;
 pub mod site;
 pub mod slices;
 
+use std::rc::Rc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::Instant;
@@ -67,6 +68,11 @@ pub struct State {
     pub arena: Arena,
     /// The first runtime error raised.
     pub failure: Option<(Span, String)>,
+    /// The exception a `throw(x)` or `rethrow(e)` raised (its value, type and first span), for
+    /// the `catch` that takes the error it failed with, or the report if none does.
+    pub thrown: Option<Rc<zy_interp::Caught>>,
+    /// The exception the innermost `catch` took (what `the_exception()` reads).
+    pub caught: Option<Rc<zy_interp::Caught>>,
     /// When the call must stop.
     pub deadline: Option<Instant>,
     /// Set by another thread to stop the call.
@@ -94,6 +100,8 @@ impl Ctx {
             state: State {
                 arena: Arena::default(),
                 failure: None,
+                thrown: None,
+                caught: None,
                 deadline: limits.deadline,
                 cancel: limits.cancel.clone(),
                 global_words: vec![0; n_globals],
@@ -187,14 +195,51 @@ pub unsafe extern "C" fn zy_rt_poll(ctx: *mut Ctx, site: *const Site) -> i64 {
 /// `ctx` must be the live context of the running code.
 pub unsafe extern "C" fn zy_rt_catch(ctx: *mut Ctx) -> i64 {
     let ctx = unsafe { &mut *ctx };
-    match &ctx.state.failure {
-        Some((_, message)) if zy_interp::catchable(message) => {
-            ctx.state.failure = None;
+    match ctx.state.failure.take() {
+        Some((span, message)) if zy_interp::catchable(&message) => {
+            // What `throw(x)`/`rethrow(e)` raised, else Base's exception its message names.
+            let thrown = ctx.state.thrown.take().filter(|c| c.text == message);
+            ctx.state.caught = Some(thrown.unwrap_or_else(|| {
+                Rc::new(zy_interp::Caught::from_message(&message, span, Vec::new()))
+            }));
             ctx.error = 0;
             1
         }
-        _ => 0,
+        failure => {
+            ctx.state.failure = failure;
+            0
+        }
     }
+}
+
+/// `the_exception()`: the exception the innermost `catch` took, as the address of a value the
+/// arena keeps (null, with an internal error set, outside a `catch`).
+///
+/// # Safety
+/// `ctx` must be the live context of the running code.
+pub unsafe extern "C" fn zy_rt_the_exception(ctx: *mut Ctx) -> *const zy_interp::Value {
+    let ctx = unsafe { &mut *ctx };
+    match ctx.state.caught.clone() {
+        Some(c) => ctx.state.arena.hold(zy_interp::Value::Exception(c)),
+        None => {
+            let span = ctx.state.last_site;
+            ctx.fail(
+                span,
+                "internal error: `the_exception` outside a catch block".into(),
+            );
+            std::ptr::null()
+        }
+    }
+}
+
+/// A string constant as a value: the address of a `String` the arena holds.
+///
+/// # Safety
+/// `ctx` and `site` must be the live context and a string site of the running code.
+pub unsafe extern "C" fn zy_rt_string(ctx: *mut Ctx, site: *const Site) -> *const zy_interp::Value {
+    let (ctx, site) = unsafe { (&mut *ctx, &*site) };
+    let s = site.string().unwrap_or_default();
+    ctx.state.arena.hold(zy_interp::Value::Str(s.into()))
 }
 
 /// Records a `StackOverflowError` at a call.
@@ -436,7 +481,12 @@ pub unsafe extern "C" fn zy_rt_accum_into_scalar(dst: *mut ArrayObj, x: f64, fre
 pub unsafe extern "C" fn zy_rt_fallback(ctx: *mut Ctx, site: *const Site, buf: *mut u64) {
     let (ctx, site) = unsafe { (&mut *ctx, &*site) };
     if let Err(message) = unsafe { crate::fallback::run(ctx, site, buf) } {
-        ctx.fail(site.span, message);
+        // A rethrown exception is reported where it was first raised, as the interpreter does.
+        let span = match &ctx.state.thrown {
+            Some(c) if c.text == message && c.span != Span::default() => c.span,
+            _ => site.span,
+        };
+        ctx.fail(span, message);
     }
 }
 
@@ -445,6 +495,8 @@ pub fn symbols() -> Vec<(&'static str, *const u8)> {
     let mut syms = vec![
         ("zy_rt_poll", zy_rt_poll as *const u8),
         ("zy_rt_catch", zy_rt_catch as *const u8),
+        ("zy_rt_the_exception", zy_rt_the_exception as *const u8),
+        ("zy_rt_string", zy_rt_string as *const u8),
         ("zy_rt_stack_overflow", zy_rt_stack_overflow as *const u8),
         ("zy_rt_fail", zy_rt_fail as *const u8),
         ("zy_rt_alloc", zy_rt_alloc as *const u8),

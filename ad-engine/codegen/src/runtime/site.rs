@@ -28,6 +28,8 @@ pub enum SiteKind {
     /// A push on an AD stack of entries of this many bytes (its growth checks the memory
     /// limit and reports the loop).
     Push(u32),
+    /// A string constant used as a value (`MyError("neg")`).
+    Str(String),
 }
 
 /// A primitive call that the runtime evaluates on interpreter values.
@@ -73,6 +75,14 @@ impl Site {
     pub fn message(&self) -> Option<&str> {
         match &self.kind {
             SiteKind::Fail(m) => Some(m),
+            _ => None,
+        }
+    }
+
+    /// The string constant this site stands for.
+    pub fn string(&self) -> Option<&str> {
+        match &self.kind {
+            SiteKind::Str(s) => Some(s),
             _ => None,
         }
     }

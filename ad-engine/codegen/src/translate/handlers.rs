@@ -4,8 +4,11 @@
 //! block of its own: the landing asks the runtime to take the error (`zy_rt_catch`: not an
 //! interrupt, the memory limit or an internal error) and goes to the catch block with the
 //! arguments the last `Handle` gave, kept in variables; an error it may not take leaves the
-//! function as outside any `try`. The caught exception's value (`catch e` read) is not
-//! compiled: such a function stays with the interpreter.
+//! function as outside any `try`. The landing's runtime call also keeps the exception it took
+//! (`throw(x)`'s value, or Base's exception its message names); `catch e` reads it as the
+//! address of a value the runtime holds (`zy_rt_the_exception`), which `e isa T`, `e.f`,
+//! `rethrow` and `showerror` hand to the interpreter's primitives (strings they make keep the
+//! function with the interpreter).
 
 use std::collections::{HashMap, HashSet};
 
@@ -57,12 +60,9 @@ impl Handlers {
                     func.stmt(v).map(|s| &s.op),
                     Some(Op::Prim(Prim::TheException))
                 ) {
-                    if read.contains(&v) {
-                        return Err(JitError::interpreted(
-                            "a caught exception's value (`catch e` read)",
-                        ));
+                    if !read.contains(&v) {
+                        unread.insert(v);
                     }
-                    unread.insert(v);
                 }
             }
         }
@@ -128,6 +128,14 @@ impl Translator<'_, '_, '_> {
             Some(c) => Ok(self.landing(c)?.block),
             None => Ok(self.outer_bail),
         }
+    }
+
+    /// `the_exception()` read in a catch block: the runtime's value of what the landing took.
+    pub(super) fn the_exception(&mut self) -> R<Vec<ir::Value>> {
+        let rt = self.env.rt.the_exception;
+        let fref = self.func_ref(rt);
+        let call = self.b.ins().call(fref, &[self.ctx]);
+        Ok(vec![self.b.inst_results(call)[0]])
     }
 
     /// The landing of the handler whose catch block is `c` (made at its first use).

@@ -47,6 +47,10 @@ pub(crate) struct RtFuncs {
     pub poll: FuncId,
     /// `zy_rt_catch(ctx)`: a `catch` takes the pending error (1) or leaves it (0).
     pub catch: FuncId,
+    /// `zy_rt_the_exception(ctx)`: the exception the `catch` took, a held value's address.
+    pub the_exception: FuncId,
+    /// `zy_rt_string(ctx, site)`: a string constant, a held value's address.
+    pub string: FuncId,
     /// `f(a, b, c)` as a call that keeps every register (where the target has one), for the
     /// cold paths.
     pub call_preserving: Option<FuncId>,
@@ -126,6 +130,8 @@ impl RtFuncs {
         Ok(RtFuncs {
             poll: decl("zy_rt_poll", &[p, p], Some(p))?,
             catch: decl("zy_rt_catch", &[p], Some(p))?,
+            the_exception: decl("zy_rt_the_exception", &[p], Some(p))?,
+            string: decl("zy_rt_string", &[p, p], Some(p))?,
             call_preserving,
             stack_overflow: decl("zy_rt_stack_overflow", &[p, p], None)?,
             fail: decl("zy_rt_fail", &[p, p], None)?,
@@ -565,7 +571,14 @@ impl<'e, 'a, 'b> Translator<'e, 'a, 'b> {
             Const::Bool(x) => vec![self.b.ins().iconst(types::I8, i64::from(*x))],
             // Singletons: their type is the value.
             Const::Nothing | Const::Func(_) | Const::Symbol(_) => vec![],
-            Const::Str(_) | Const::Tuple(_) => {
+            Const::Str(s) => {
+                let site = self.site(Span::default(), SiteKind::Str(s.to_string()));
+                let rt = self.env.rt.string;
+                let fref = self.func_ref(rt);
+                let call = self.b.ins().call(fref, &[self.ctx, site]);
+                vec![self.b.inst_results(call)[0]]
+            }
+            Const::Tuple(_) => {
                 return Err(JitError::invalid(format!("constant {c:?} used as a value")))
             }
         })
@@ -839,6 +852,16 @@ impl<'e, 'a, 'b> Translator<'e, 'a, 'b> {
         span: Span,
     ) -> R<Vec<ClValue>> {
         let tys: Vec<Type> = args.iter().map(|a| self.func.operand_ty(a)).collect();
+        // Strings are held by the runtime: only the interpreter's primitives read them, and
+        // only the data primitives move them around (a constant message, as `check_distinct`
+        // takes, is read where the primitive is translated).
+        let string_value = args
+            .iter()
+            .zip(&tys)
+            .any(|(a, t)| a.as_value().is_some() && holds_string(t));
+        if !interpreted_by_design(p) && !moves_slots(p) && (string_value || holds_string(ty)) {
+            return Err(JitError::interpreted(format!("`{p}` of strings")));
+        }
         if let Some(out) = self.scalar(p, args, &tys, ty, span)? {
             return Ok(out);
         }
@@ -869,6 +892,7 @@ impl<'e, 'a, 'b> Translator<'e, 'a, 'b> {
             return Ok(out);
         }
         match p {
+            Prim::TheException => self.the_exception(),
             Prim::Gradient
             | Prim::Derivative
             | Prim::Hessian
@@ -895,6 +919,34 @@ impl<'e, 'a, 'b> Translator<'e, 'a, 'b> {
 fn interpreted_by_design(p: Prim) -> bool {
     let info = p.info();
     info.jit == zy_ir::Jit::Interpreted || info.interpreted_for.is_some()
+}
+
+/// Does a primitive only move its operands' slots (build or take apart tuples, structs and
+/// `Ref`s), so that a string among them may pass through as its address?
+fn moves_slots(p: Prim) -> bool {
+    matches!(
+        p,
+        Prim::Tuple
+            | Prim::NamedTuple
+            | Prim::GetField
+            | Prim::SetField
+            | Prim::TupleIndex
+            | Prim::RefNew
+            | Prim::RefGet
+            | Prim::RefSet
+    )
+}
+
+/// Does a value of type `t` hold a string (itself, or in a field or an element)?
+fn holds_string(t: &Type) -> bool {
+    match t {
+        Type::String => true,
+        Type::Tuple(ts) => ts.iter().any(holds_string),
+        Type::NamedTuple(fs) => fs.iter().any(|(_, t)| holds_string(t)),
+        Type::Struct(s) => s.fields.iter().any(|(_, t)| holds_string(t)),
+        Type::Array(e, _) | Type::Ref(e) | Type::Stack(e) => holds_string(e),
+        _ => false,
+    }
 }
 
 /// `A, B, C` for messages.

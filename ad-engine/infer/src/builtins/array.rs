@@ -423,6 +423,12 @@ pub(crate) fn call(b: &mut PlanBuilder, name: &str, args: &[Val]) -> Result<Val,
             }
             _ => fail(),
         },
+        // The transpose of a real matrix as a new matrix: what the library's lazy
+        // `transpose(A)` and `A'` (`Base.TransposeMatrix`, `Base.AdjointMatrix`) copy to.
+        ("_transpose_copy", [x]) => match &x.ty {
+            Type::Array(e, 2) if e.is_number() => Ok(apply(b, Prim::Transpose, &[x], x.ty.clone())),
+            _ => fail(),
+        },
         ("transpose" | "adjoint", [x]) => {
             let p = if name == "transpose" {
                 Prim::Transpose

@@ -102,6 +102,7 @@ pub const BUILTINS: &[&str] = &[
     "triu",
     "transpose",
     "adjoint",
+    "_transpose_copy",
     "Matrix",
     "tuple",
     "namedtuple",
@@ -479,7 +480,7 @@ pub(crate) fn call(
         (
             "zeros" | "ones" | "fill" | "copy" | "similar" | "length" | "size" | "first" | "last"
             | "setlength!" | "sum" | "prod" | "maximum" | "minimum" | "dot" | "transpose"
-            | "adjoint" | "slice_copy",
+            | "adjoint" | "_transpose_copy" | "slice_copy",
             _,
         ) => array::call(b, name, args),
         ("det" | "logdet" | "inv" | "\\" | "_solve_square" | "cholesky_lower", _) => {
@@ -629,6 +630,8 @@ pub(crate) const ABSTRACT_TYPES: &[&str] = &[
     "NamedTuple",
     "Nothing",
     "Symbol",
+    // `Adjoint`: a row `x'` (a type of zy's own) or the prelude's `AdjointMatrix`.
+    "Adjoint",
 ];
 
 fn is_tuple(v: &Val) -> bool {
