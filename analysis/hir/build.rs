@@ -4,12 +4,15 @@
 //! for each prelude file, its flattened items (as `item_tree` lists them) with the byte range
 //! of the text that parses to each on its own, and its signature's type names
 //! ([`signature`] in `src/signature.rs`), so that a library method that can never apply is
-//! not even parsed. `bundled_items_parse_alone` checks that each range parses to the same item
+//! not even parsed; and, for an item that lowers to one plain method, that method's signature
+//! and the names its body uses (`BundledMethod` in `src/stub.rs`), so that a program holds it
+//! without parsing or lowering it until inference specialises it. `bundled_items_parse_alone` checks that each range parses to the same item
 //! as the whole file does, and that the signatures are those of the item lowered alone.
 
 use std::fmt::Write;
 use std::path::PathBuf;
 
+use zy_ir::{Const, Function, Op, Operand, TypeExpr, ValueKind};
 use zy_syntax::ast::Item;
 
 #[path = "src/encode.rs"]
@@ -30,6 +33,7 @@ fn main() {
         "src/item_kind.rs",
         "src/prelude.rs",
         "src/signature.rs",
+        "src/stub.rs",
     ] {
         println!("cargo:rerun-if-changed={f}");
     }
@@ -50,8 +54,9 @@ fn main() {
             let sig = signature::signature(&lowered);
             let _ = writeln!(
                 out,
-                "        BundledItem {{ module: {module:?}, kind: ItemKind::{kind:?}, name: {name:?}, start: {start}, end: {end}, nth: {nth}, sig: Signature {{ guards: Cow::Borrowed(&{:?}), type_values: Cow::Borrowed(&{:?}), types: Cow::Borrowed(&{:?}), high_rank: {}, concrete: {}, subject: {:?} }} }},",
-                sig.guards, sig.type_values, sig.types, sig.high_rank, sig.concrete, sig.subject
+                "        BundledItem {{ module: {module:?}, kind: ItemKind::{kind:?}, name: {name:?}, start: {start}, end: {end}, nth: {nth}, sig: Signature {{ guards: Cow::Borrowed(&{:?}), type_values: Cow::Borrowed(&{:?}), types: Cow::Borrowed(&{:?}), high_rank: {}, concrete: {}, subject: {:?} }}, method: {} }},",
+                sig.guards, sig.type_values, sig.types, sig.high_rank, sig.concrete, sig.subject,
+                bundled_method(item),
             );
         }
         out.push_str("    ],\n");
@@ -59,6 +64,122 @@ fn main() {
     out.push_str("]\n");
     let dir = PathBuf::from(std::env::var_os("OUT_DIR").expect("cargo sets OUT_DIR"));
     std::fs::write(dir.join("bundled.rs"), out).expect("OUT_DIR is writable");
+}
+
+/// `Some(BundledMethod { .. })` for a function item that lowers to one plain method (no
+/// closures, keywords, optional arguments or errors) whose body reads no module's member
+/// (`M.f`, which resolution rewrites by the scope), else `None`. Lowered from the item's rank
+/// encoding, as `ssa` lowers it, so that the spans are the same.
+fn bundled_method(item: &Item) -> String {
+    let none = || "None".to_string();
+    if !matches!(item, Item::Function(_)) {
+        return none();
+    }
+    let encoded = encode::encode_item(item.clone(), 0);
+    let Item::Function(def) = &*encoded.item else {
+        return none();
+    };
+    let lowered = zy_lower::lower_method(0, def, 0);
+    let [(generic, method)] = lowered.methods.as_slice() else {
+        return none();
+    };
+    if !lowered.structs.is_empty()
+        || !lowered.globals.is_empty()
+        || !lowered.errors.is_empty()
+        || method.keywords.is_some()
+        || closure_or_module_member(&method.body)
+    {
+        return none();
+    }
+    let sig: Vec<String> = method
+        .sig
+        .iter()
+        .map(|t| {
+            t.as_ref()
+                .map_or_else(none, |t| format!("Some({})", static_type(t)))
+        })
+        .collect();
+    let bounds: Vec<String> = method
+        .where_bounds
+        .iter()
+        .map(|(p, t)| format!("({:?}, {})", &**p, static_type(t)))
+        .collect();
+    let params: Vec<&str> = method.where_params.iter().map(|p| &**p).collect();
+    let mut uses: Vec<String> = Vec::new();
+    body_uses(&method.body, &mut |kind, name| {
+        let u = format!("(Use::{kind}, {name:?})");
+        if !uses.contains(&u) {
+            uses.push(u);
+        }
+    });
+    format!(
+        "Some(BundledMethod {{ generic: {:?}, sig: &[{}], where_params: &{params:?}, where_bounds: &[{}], span: ({}, {}), uses: &[{}] }})",
+        &**generic,
+        sig.join(", "),
+        bounds.join(", "),
+        method.span.start,
+        method.span.end,
+        uses.join(", ")
+    )
+}
+
+/// `t` as `StaticType` code.
+fn static_type(t: &TypeExpr) -> String {
+    match t {
+        TypeExpr::Named { name, params } => {
+            let params: Vec<String> = params.iter().map(static_type).collect();
+            format!("StaticType::Named({:?}, &[{}])", &**name, params.join(", "))
+        }
+        TypeExpr::Typeof(name) => format!("StaticType::Typeof({:?})", &**name),
+    }
+}
+
+/// Whether `body` makes a closure, or reads a field of a loaded binding (`getfield(M, :f)`),
+/// which resolution turns into the module's member when the binding is a module.
+fn closure_or_module_member(body: &Function) -> bool {
+    body.values.iter().any(|v| match &v.kind {
+        ValueKind::Stmt(s) => {
+            matches!(s.op, Op::Closure(_))
+                || matches!(&s.op, Op::Call(n) if &**n == "getfield")
+                && matches!(s.args.as_slice(), [Operand::Value(base), Operand::Const(Const::Symbol(_))]
+                    if body.stmt(*base).is_some_and(|b| matches!(b.op, Op::Global(_))))
+        }
+        ValueKind::Param { .. } => false,
+    })
+}
+
+/// Every name `body` mentions, with how (`Use` in `src/stub.rs`), in the order that
+/// `item_names` in `src/reach.rs` meets them.
+fn body_uses(body: &Function, f: &mut impl FnMut(&str, &str)) {
+    fn consts(c: &Const, f: &mut impl FnMut(&str, &str)) {
+        match c {
+            Const::Func(n) => f("Func", n),
+            Const::Tuple(cs) => cs.iter().for_each(|c| consts(c, f)),
+            _ => {}
+        }
+    }
+    for v in &body.values {
+        let ValueKind::Stmt(s) = &v.kind else {
+            continue;
+        };
+        match &s.op {
+            Op::Call(n) => f("Call", n),
+            Op::Global(n) => f("Global", n),
+            _ => {}
+        }
+        for a in &s.args {
+            if let Operand::Const(c) = a {
+                consts(c, f);
+            }
+        }
+    }
+    for b in &body.blocks {
+        for a in b.term.operands() {
+            if let Operand::Const(c) = a {
+                consts(c, f);
+            }
+        }
+    }
 }
 
 /// The items in `flat_items`' order, each with its module path, the range of its text (from

@@ -90,6 +90,17 @@ pub fn infer_instance(
     inst: &Instance,
     oracle: &mut dyn FnMut(&Instance) -> Type,
 ) -> InferredFunction {
+    infer_instance_with_body(program, inst, None, oracle)
+}
+
+/// [`infer_instance`], with the body of a method instance given by the caller where `program`
+/// holds the method by its signature only (a library method whose body is lowered on demand).
+pub fn infer_instance_with_body(
+    program: &Program,
+    inst: &Instance,
+    body: Option<&Function>,
+    oracle: &mut dyn FnMut(&Instance) -> Type,
+) -> InferredFunction {
     let mut cx = calls::Cx::new(program, oracle);
     let inst = Arc::new(inst.clone());
     let missing = |what: &str| {
@@ -112,7 +123,7 @@ pub fn infer_instance(
         {
             Some(method) => {
                 cx.type_vars = dispatch::type_vars(program, method, &inst.args);
-                body::infer_body(&mut cx, &inst, &method.body)
+                body::infer_body(&mut cx, &inst, body.unwrap_or(&method.body))
             }
             None => missing("method of"),
         },

@@ -37,7 +37,7 @@ pub fn expanded(db: &dyn salsa::Database, id: InstanceId) -> Result<Arc<TypedPro
             format!("`{inst}` does not type: {}", e.message),
         ));
     }
-    let source = &id.index(db).program;
+    let source = id.program(db).rule_source(db, &program);
     let program = zy_ad::expand_with_rrules(source, &program)?;
     // The index compares by signatures, and the rrules of nested derivatives are inferred by
     // the AD from it: depend on the typed body of every user instance the program holds.
@@ -70,7 +70,7 @@ pub fn adjoint(db: &dyn salsa::Database, key: AdjointKey) -> Result<InstanceAdjo
     let program = expanded(db, key.program(db))
         .as_ref()
         .map_err(Clone::clone)?;
-    let source = &key.program(db).index(db).program;
+    let source = key.program(db).program(db).rule_source(db, program);
     let globals = shadows(db, key.program(db));
     let adj = zy_ad::instance_adjoint(Some(source), program, globals, key.instance(db))?;
     if let AdjointOrigin::Rule { .. } = adj.origin {

@@ -12,6 +12,7 @@ use zy_syntax::ast::{self, Item};
 use crate::encode::{encode_item, Encoded};
 use crate::input::SourceFile;
 use crate::signature::{signature, Signature};
+use crate::stub::{BundledMethod, StaticType, Use};
 
 /// The syntax tree of a file (never fails: errors are inside).
 #[salsa::tracked(returns(ref))]
@@ -71,6 +72,8 @@ pub(crate) struct BundledItem {
     pub nth: u32,
     /// Its signature's type names, as [`crate::signature::signature`] reads them.
     pub sig: Signature<'static>,
+    /// For an item that lowers to one plain method: that method without its body.
+    pub method: Option<BundledMethod>,
 }
 
 /// The items of each file of [`crate::prelude::PRELUDE`], in `flat_items` order.
@@ -113,6 +116,17 @@ pub(crate) fn item_signature(db: &dyn salsa::Database, id: ItemId) -> Signature<
         };
     }
     signature(crate::lower::ssa(db, id))
+}
+
+/// The build script's lowering of bundled item `id` if it is one plain method (see
+/// [`crate::stub`]).
+pub(crate) fn bundled_method(
+    db: &dyn salsa::Database,
+    id: ItemId,
+) -> Option<&'static BundledMethod> {
+    let file = id.file(db);
+    let index = *item_positions(db, file).get(&id)?;
+    bundled(db, file)?.get(index)?.method.as_ref()
 }
 
 /// The parse of bundled item `id`'s own text, where that text starts in its file, and the
@@ -257,6 +271,41 @@ mod tests {
     use super::*;
     use crate::RootDatabase;
 
+    /// A bundled method's stub is its lowering without the body, and the names it refers to are
+    /// those of its lowering, resolved alike.
+    fn stub_is_the_lowered_method(db: &RootDatabase, root: SourceFile, id: ItemId, at: &str) {
+        let lowered = crate::program::resolved_in_root(db, root, id);
+        let indexed = crate::program::indexed_in_root(db, root, id);
+        let [(f, a)] = lowered.methods.as_slice() else {
+            panic!("{at}: {} methods", lowered.methods.len())
+        };
+        let [(g, b)] = indexed.item.methods.as_slice() else {
+            panic!("{at}: a stub of {} methods", indexed.item.methods.len())
+        };
+        assert!(
+            lowered.structs.is_empty() && lowered.globals.is_empty(),
+            "{at}"
+        );
+        assert_eq!(f, g, "{at}: generic");
+        assert_eq!(a.sig, b.sig, "{at}: sig");
+        assert_eq!(a.where_params, b.where_params, "{at}: where");
+        assert_eq!(a.where_bounds, b.where_bounds, "{at}: bounds");
+        assert_eq!((a.span, &a.keywords), (b.span, &b.keywords), "{at}: span");
+        assert!(crate::stub::is_stub(&b.body), "{at}: a body");
+        let names = |walk: &dyn Fn(&mut dyn FnMut(&Name, crate::reach::Mention))| {
+            let mut out = Vec::new();
+            walk(&mut |n, m| out.push(format!("{n} {m:?}")));
+            out.sort();
+            out.dedup();
+            out
+        };
+        assert_eq!(
+            names(&|f| crate::reach::item_names(lowered, &mut |n, m| f(n, m))),
+            names(&|f| crate::program::indexed_names(indexed, &mut |n, m| f(n, m))),
+            "{at}: names"
+        );
+    }
+
     /// Each prelude item parsed from its own text is the item the whole file's parse has, at
     /// the same offsets, and the build-time index lists the whole parse's items.
     #[test]
@@ -295,6 +344,9 @@ mod tests {
                     signature(crate::lower::ssa(&db, id)),
                     "{at}: signature"
                 );
+                if bundled_method(&db, id).is_some() {
+                    stub_is_the_lowered_method(&db, file, id, &at);
+                }
             }
         }
     }

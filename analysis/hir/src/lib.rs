@@ -17,6 +17,8 @@
 //! - `program_index(root)`: every method, struct and binding of a scope that its code reaches
 //!   (the prelude's only as far as reached by name, `reach.rs`); its equality ignores bodies,
 //!   so a body edit does not invalidate the instances that merely call the edited function.
+//!   A library method that is one plain method is held by its signature from the build-time
+//!   index, its body lowered only when `typed` specialises it (`stub.rs`).
 //! - `typed(instance)`: `zy_infer::infer_instance` on the index, depending on its own body and
 //!   on `ret_type(callee)` of each callee. Recursion is a salsa cycle, iterated to a fixpoint
 //!   from `Union{}` (`cycle_initial`), with a bound on the iterations.
@@ -51,6 +53,7 @@ pub mod scope;
 mod signature;
 pub mod span;
 pub mod specialise;
+mod stub;
 
 pub use ad::{adjoint, expanded, gradient, reaching, AdjointKey, GradientProgram};
 pub use call::{

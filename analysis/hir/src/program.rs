@@ -4,15 +4,25 @@
 //! leaves it "unchanged" for salsa, and only the instances whose own body changed (they depend
 //! on that item's `ssa` directly) are re-inferred. (A body edit that reaches a library function
 //! the program did not have adds its methods, and so does change the index.)
+//!
+//! A library method that is one plain method is held by its signature alone, from the
+//! build-time index ([`crate::stub`]): the names its body uses are indexed too, so reaching
+//! through it needs no lowering, and its body is lowered when inference first specialises it.
+//! Its body in the index is a stub with no blocks; the bodies are read through
+//! [`resolved_ssa`] ([`ProgramIndex::method_body`]), and the AD's in-source rules, which infer
+//! a whole program of their own, read [`ProgramKey::rule_source`].
 
 use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 use std::sync::Arc;
 
-use zy_ir::{GenericFunction, Global, Instance, Method, Name, Program, Type};
+use zy_ir::{
+    Function, GenericFunction, Global, Instance, Method, Name, Program, Type, TypeExpr,
+    TypedProgram,
+};
 use zy_lower::LowerError;
 
 use crate::input::SourceFile;
-use crate::item::{item_signature, item_tree, ItemId, ItemKind};
+use crate::item::{bundled_method, item_signature, item_tree, ItemId, ItemKind};
 use crate::lower::ssa;
 use crate::reach::{
     hooks_of, item_names, makes_matrix, Mention, MATRIX, MATRIX_MAKERS, MATRIX_TYPES,
@@ -20,6 +30,7 @@ use crate::reach::{
 use crate::resolve::resolve_item;
 use crate::scope::{is_prelude, item_module, scope_files, scope_names, scope_root, ScopeNames};
 use crate::signature::Signature;
+use crate::stub::is_stub;
 
 /// The program with where each body comes from.
 #[derive(Clone, Debug, Default)]
@@ -43,19 +54,7 @@ pub struct ProgramIndex {
 /// Equal when everything but the bodies is equal (see the module documentation).
 impl PartialEq for ProgramIndex {
     fn eq(&self, other: &ProgramIndex) -> bool {
-        let (a, b) = (&self.program, &other.program);
-        a.structs == b.structs
-            && same_keys(&a.functions, &b.functions, |f, g| {
-                f.name == g.name
-                    && f.methods.len() == g.methods.len()
-                    && f.methods
-                        .iter()
-                        .zip(&g.methods)
-                        .all(|(m, n)| same_signature(m, n))
-            })
-            && same_keys(&a.globals, &b.globals, |g: &Global, h: &Global| {
-                g.span == h.span
-            })
+        same_but_bodies(&self.program, &other.program)
             && self.method_origin == other.method_origin
             && self.global_origin == other.global_origin
             && self.errors == other.errors
@@ -63,6 +62,22 @@ impl PartialEq for ProgramIndex {
 }
 
 impl Eq for ProgramIndex {}
+
+/// Whether two programs are equal but for their bodies.
+fn same_but_bodies(a: &Program, b: &Program) -> bool {
+    a.structs == b.structs
+        && same_keys(&a.functions, &b.functions, |f, g| {
+            f.name == g.name
+                && f.methods.len() == g.methods.len()
+                && f.methods
+                    .iter()
+                    .zip(&g.methods)
+                    .all(|(m, n)| same_signature(m, n))
+        })
+        && same_keys(&a.globals, &b.globals, |g: &Global, h: &Global| {
+            g.span == h.span
+        })
+}
 
 fn same_keys<V>(
     a: &BTreeMap<Name, V>,
@@ -91,13 +106,51 @@ pub fn resolved_ssa(
 }
 
 #[salsa::tracked(returns(ref))]
-fn resolved_in_root(
+pub(crate) fn resolved_in_root(
     db: &dyn salsa::Database,
     root: SourceFile,
     item: ItemId,
 ) -> Arc<zy_lower::LoweredItem> {
     let module = item_module(db, root, item);
     Arc::new(resolve_item(ssa(db, item), &module, scope_names(db, root)))
+}
+
+/// An item as the program index holds it: lowered and resolved in the scope of a root, or, for
+/// a bundled library method ([`crate::stub`]), its signature alone and the names its body
+/// uses, resolved, so that it is neither parsed nor lowered until inference specialises it.
+#[derive(Clone, PartialEq, Eq, Debug)]
+pub(crate) struct Indexed {
+    pub(crate) item: Arc<zy_lower::LoweredItem>,
+    /// A stub's body's names (`None`: the item is lowered whole, its body in `item`).
+    body_names: Option<Vec<Name>>,
+}
+
+/// `item` as the program of `root` indexes it (see [`Indexed`]).
+#[salsa::tracked(returns(ref))]
+pub(crate) fn indexed_in_root(db: &dyn salsa::Database, root: SourceFile, item: ItemId) -> Indexed {
+    let Some(method) = bundled_method(db, item) else {
+        return Indexed {
+            item: resolved_in_root(db, root, item).clone(),
+            body_names: None,
+        };
+    };
+    let module = item_module(db, root, item);
+    let names = scope_names(db, root);
+    let mut body_names = Vec::new();
+    method.body_names(&module, names, &mut |n| body_names.push(n));
+    Indexed {
+        item: Arc::new(resolve_item(&method.stub(item.span_file()), &module, names)),
+        body_names: Some(body_names),
+    }
+}
+
+/// Call `f` on every name the indexed item defines or refers to (see
+/// [`crate::reach::item_names`]).
+pub(crate) fn indexed_names(indexed: &Indexed, f: &mut impl FnMut(&Name, Mention)) {
+    item_names(&indexed.item, f);
+    for n in indexed.body_names.iter().flatten() {
+        f(n, Mention::Value);
+    }
 }
 
 /// Which program an analysis runs in: the program of a root file ([`crate::scope`]), with the
@@ -120,6 +173,31 @@ impl ProgramKey {
     /// The program's index.
     pub fn index(self, db: &dyn salsa::Database) -> &Arc<ProgramIndex> {
         root_program(db, self)
+    }
+
+    /// The program the AD finds in-source rules (`rrule`, `frule`) in, to differentiate the
+    /// instances of `typed` (a typed program of this one), and infers them over: inference of
+    /// a rule runs over the program itself, not through `typed`, so the bodies of the library
+    /// methods that the rules for those instances may reach are lowered in it.
+    pub fn rule_source<'db>(
+        self,
+        db: &'db dyn salsa::Database,
+        typed: &TypedProgram,
+    ) -> &'db Program {
+        let index = self.index(db);
+        let mut subjects: Vec<Name> = RULES
+            .iter()
+            .filter_map(|r| index.program.functions.get(*r))
+            .flat_map(|g| &g.methods)
+            .filter_map(rule_subject)
+            .filter(|s| typed.functions.keys().any(|i| i.name == *s))
+            .collect();
+        if subjects.is_empty() {
+            return &index.program;
+        }
+        subjects.sort();
+        subjects.dedup();
+        &rule_program(db, RuleKey::new(db, self, Arc::from(subjects))).0
     }
 
     /// The program that runs `inst` of the code of `file`: the file's, with the library's
@@ -211,6 +289,88 @@ fn prelude_items(db: &dyn salsa::Database, root: SourceFile) -> HashMap<Name, Ve
         }
     }
     out
+}
+
+/// The function an in-source rule method is for: `f` of `rrule(::typeof(f), ...)` or of
+/// `frule(Δ, ::typeof(f), ...)` (as the AD finds them).
+fn rule_subject(m: &Method) -> Option<Name> {
+    m.sig.iter().take(2).find_map(|t| match t {
+        Some(TypeExpr::Typeof(f)) => Some(f.clone()),
+        _ => None,
+    })
+}
+
+/// The rules of a program for some functions ([`ProgramKey::rule_source`]).
+#[salsa::interned(unsafe(no_lifetime), revisions = usize::MAX, debug)]
+struct RuleKey {
+    #[returns(copy)]
+    program: ProgramKey,
+    #[returns(ref)]
+    subjects: Arc<[Name]>,
+}
+
+/// A program compared as the index is, bodies left out (the AD depends on the bodies of the
+/// rules it uses by itself).
+#[derive(Clone, Debug)]
+struct RuleProgram(Program);
+
+impl PartialEq for RuleProgram {
+    fn eq(&self, other: &RuleProgram) -> bool {
+        same_but_bodies(&self.0, &other.0)
+    }
+}
+
+impl Eq for RuleProgram {}
+
+/// The index's program with the stubs' bodies lowered for every method reached by name from
+/// the rules for the key's functions (with the hooks those names bring in).
+#[salsa::tracked(returns(ref))]
+fn rule_program(db: &dyn salsa::Database, key: RuleKey) -> RuleProgram {
+    let index = key.program(db).index(db);
+    let root = key.program(db).root(db);
+    let mut program = index.program.clone();
+    let subjects = key.subjects(db);
+    let mut items = HashSet::new();
+    let mut queue: Vec<Name> = hooks_of("").map(Name::from).collect();
+    for rule in RULES.map(Name::from) {
+        let methods = index.program.functions.get(&rule).map(|g| &g.methods);
+        let origins = index.method_origin.get(&rule).into_iter().flatten();
+        for (m, &(item, _)) in methods.into_iter().flatten().zip(origins) {
+            if rule_subject(m).is_some_and(|s| subjects.contains(&s)) && items.insert(item) {
+                item_names(resolved_in_root(db, root, item), &mut |n, _| {
+                    queue.push(n.clone())
+                });
+            }
+        }
+    }
+    let mut seen = HashSet::new();
+    while let Some(name) = queue.pop() {
+        if !seen.insert(name.clone()) {
+            continue;
+        }
+        queue.extend(hooks_of(&name).map(Name::from));
+        for n in [zy_ir::callable_name(&name), name] {
+            let origins = index.method_origin.get(&n).map_or(&[][..], Vec::as_slice);
+            if let Some(f) = program.functions.get_mut(&n) {
+                for (slot, &(item, i)) in f.methods.iter_mut().zip(origins) {
+                    if is_stub(&slot.body) {
+                        if let Some((_, m)) = resolved_in_root(db, root, item).methods.get(i) {
+                            slot.body = m.body.clone();
+                        }
+                    }
+                }
+            }
+            let global = index.global_origin.get(&n);
+            for &item in origins.iter().map(|(item, _)| item).chain(global) {
+                if items.insert(item) {
+                    item_names(resolved_in_root(db, root, item), &mut |n, _| {
+                        queue.push(n.clone())
+                    });
+                }
+            }
+        }
+    }
+    RuleProgram(program)
 }
 
 /// The generic functions whose methods are in-source rules.
@@ -373,7 +533,7 @@ impl Reach<'_> {
             self.items.insert(item);
             self.followed.insert(item);
             let queue = &mut self.queue;
-            item_names(resolved_in_root(db, root, item), &mut |n, m| {
+            indexed_names(indexed_in_root(db, root, item), &mut |n, m| {
                 queue.push((n.clone(), m))
             });
             return;
@@ -390,7 +550,7 @@ impl Reach<'_> {
             }
         } else if self.items.insert(item) {
             let queue = &mut self.queue;
-            item_names(resolved_in_root(db, root, item), &mut |n, m| {
+            indexed_names(indexed_in_root(db, root, item), &mut |n, m| {
                 if m == Mention::Type {
                     queue.push((n.clone(), m))
                 }
@@ -466,7 +626,7 @@ fn root_program(db: &dyn salsa::Database, key: ProgramKey) -> Arc<ProgramIndex> 
             if reached.as_ref().is_some_and(|r| !r.items.contains(&item)) {
                 continue;
             }
-            let lowered = resolved_in_root(db, root, item);
+            let lowered = &indexed_in_root(db, root, item).item;
             for (i, (name, _)) in lowered.methods.iter().enumerate() {
                 index
                     .method_origin
@@ -502,6 +662,22 @@ fn root_program(db: &dyn salsa::Database, key: ProgramKey) -> Arc<ProgramIndex> 
 }
 
 impl ProgramIndex {
+    /// The body of method `method` of `name`, lowered from its item in the program of `root`
+    /// (a library method's too, which the index holds by its signature).
+    pub fn method_body<'db>(
+        &self,
+        db: &'db dyn salsa::Database,
+        root: SourceFile,
+        name: &Name,
+        method: u32,
+    ) -> Option<&'db Arc<Function>> {
+        let &(item, i) = self.method_origin.get(name)?.get(method as usize)?;
+        resolved_in_root(db, root, item)
+            .methods
+            .get(i)
+            .map(|(_, m)| &m.body)
+    }
+
     /// The item the body of method `method` of `name` (or of the binding `name`, for
     /// [`zy_infer::GLOBAL_METHOD`]) was lowered from.
     pub fn origin(&self, name: &Name, method: u32) -> Option<ItemId> {

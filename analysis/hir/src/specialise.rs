@@ -60,12 +60,19 @@ pub fn typed(db: &dyn salsa::Database, id: InstanceId) -> Arc<InferredFunction> 
     let inst = id.instance(db);
     let root = id.root(db);
     let index = id.index(db);
-    // The index's equality ignores bodies: depend on this instance's own body explicitly.
+    // The index's equality ignores bodies (and holds a library method's as a stub): read this
+    // instance's own body from its item, which also depends on it.
+    let body = index.method_body(db, root, &inst.name, inst.method);
     if let Some(item) = index.origin(&inst.name, inst.method) {
         resolved_ssa(db, root, item);
     }
     let mut oracle = |callee: &Instance| ret_type(db, id.callee(db, callee));
-    Arc::new(zy_infer::infer_instance(&index.program, inst, &mut oracle))
+    Arc::new(zy_infer::infer_instance_with_body(
+        &index.program,
+        inst,
+        body.map(|b| &**b),
+        &mut oracle,
+    ))
 }
 
 /// The return type of a specialisation (`Union{}` if it never returns). Callers depend on this

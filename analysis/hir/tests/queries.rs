@@ -206,6 +206,27 @@ fn a_program_holds_only_the_library_functions_it_reaches() {
     };
     assert!(sum.methods.len() > 1, "{} methods", sum.methods.len());
     assert!(index.program.functions.contains_key("Base._sum_dims"));
+    // Of the library methods in the program, only those that inference specialises are
+    // lowered: the others are held by their signatures from the build-time index.
+    let (db, file) = db_with("g(x) = sum(x)\nh(x) = abs2(x)\n");
+    db.enable_query_log();
+    let index = zy_hir::program_index(&db, file);
+    let methods: usize = index
+        .method_origin
+        .values()
+        .flatten()
+        .filter(|(item, _)| zy_hir::is_prelude(&db, item.file(&db)))
+        .count();
+    let lowered = |log: Vec<String>| log.into_iter().filter(|q| q.starts_with("ssa(")).count();
+    let at_index = lowered(db.take_query_log());
+    assert!(
+        methods > 100 && at_index * 4 < methods,
+        "{at_index} of {methods} library methods lowered"
+    );
+    assert_eq!(ret(&db, file, "h", &[Type::Float64]), Type::Float64);
+    let log = db.take_query_log();
+    assert!(log.iter().any(|q| q == "ssa(abs2)"), "{log:?}");
+    assert!(lowered(log) < 5, "more bodies lowered than abs2 calls");
 }
 
 #[test]

@@ -154,7 +154,7 @@ pub(crate) struct Subject<'a> {
 
 /// The first rule of the call that disagrees with finite differences on the operands it saw.
 pub(crate) fn find(db: &RootDatabase, s: &Subject<'_>) -> Option<Related> {
-    let source = &s.key.index(db).program;
+    let source = s.key.rule_source(db, s.program);
     let mut rec = Recorder {
         source,
         ruled: HashMap::new(),

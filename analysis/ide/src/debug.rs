@@ -482,7 +482,7 @@ pub(crate) fn check(
     limits: &zy_interp::Limits,
     site: CallSite<'_>,
 ) -> Result<(), UserError> {
-    let source = &key.index(db).program;
+    let source = key.rule_source(db, primal);
     let mut watch = Debugger::new(source, primal, limits);
     // A run that fails is reported by the gradient itself.
     let _ = zy_interp::run_watched(gradient.0, gradient.1, args, limits, &mut watch);

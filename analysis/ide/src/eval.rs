@@ -156,7 +156,7 @@ pub(crate) fn expand(
     program
         .globals
         .insert(zy_hir::CALL_NAME.into(), typed.body.clone());
-    let source = &typed.key.index(db).program;
+    let source = typed.key.rule_source(db, &program);
     let mut program = zy_ad::expand_with_rrules(source, &program)?;
     let body = program
         .globals

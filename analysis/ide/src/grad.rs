@@ -495,7 +495,7 @@ impl<'a> Prepared<'a> {
         db: &RootDatabase,
         args: Vec<Value>,
     ) -> Result<Value, UserError> {
-        let source = &self.id.index(db).program;
+        let source = self.id.program(db).rule_source(db, &self.program);
         let (driver, program) =
             zy_ad::forward::pushforward_program(Some(source), &self.program, &self.inst)
                 .map_err(|e| error_at(db, e.span, self.site, e.message))?;
@@ -581,7 +581,7 @@ impl<'a> Prepared<'a> {
     /// taps, run in the interpreter under watch.
     pub(crate) fn trace(&self, db: &RootDatabase) -> Result<Vec<TraceRow>, UserError> {
         let ad_error = |e: zy_ad::AdError| error_at(db, e.span, self.site, e.message);
-        let source = &self.id.index(db).program;
+        let source = self.id.program(db).rule_source(db, &self.program);
         let globals = zy_ad::GlobalShadows::of(&self.program);
         let (driver, program) =
             zy_ad::gradient_program_with(&self.program, &self.inst, &mut |_, i| {

@@ -1,0 +1,121 @@
+//! Library methods held by their signature until inference specialises them. Most prelude
+//! items are one plain method (no closures, keywords or optional arguments): the build script
+//! lowers each of those once and records its signature and the names its body uses
+//! ([`BundledMethod`]), so that a program holds such a method without parsing or lowering it;
+//! its body is lowered the first time inference asks for it (`crate::specialise::typed` reads
+//! it through `resolved_ssa`).
+
+use std::sync::Arc;
+
+use zy_ir::{Function, Method, Name, Span, Type, TypeExpr};
+use zy_lower::LoweredItem;
+
+use crate::scope::ScopeNames;
+
+/// A [`TypeExpr`] as the build script writes it.
+#[derive(Debug)]
+pub(crate) enum StaticType {
+    Named(&'static str, &'static [StaticType]),
+    Typeof(&'static str),
+}
+
+impl StaticType {
+    fn to_expr(&self) -> TypeExpr {
+        match self {
+            StaticType::Named(name, params) => TypeExpr::Named {
+                name: (*name).into(),
+                params: params.iter().map(StaticType::to_expr).collect(),
+            },
+            StaticType::Typeof(name) => TypeExpr::Typeof((*name).into()),
+        }
+    }
+}
+
+/// How a body uses a name it mentions (each resolved as `crate::resolve` resolves it).
+#[derive(Clone, Copy, Debug)]
+pub(crate) enum Use {
+    /// The callee of a call.
+    Call,
+    /// A binding or function loaded as a value.
+    Global,
+    /// A function constant among a statement's operands.
+    Func,
+}
+
+/// A prelude method whose item lowers to that method alone, as the build script lowered it.
+#[derive(Debug)]
+pub(crate) struct BundledMethod {
+    /// The generic function's name as written.
+    pub generic: &'static str,
+    pub sig: &'static [Option<StaticType>],
+    pub where_params: &'static [&'static str],
+    pub where_bounds: &'static [(&'static str, StaticType)],
+    /// The signature's span, in ranks of the item (as [`crate::item_ast`]'s offsets).
+    pub span: (u32, u32),
+    /// The names its body mentions, as written, each once.
+    pub uses: &'static [(Use, &'static str)],
+}
+
+impl BundledMethod {
+    /// The item as lowering makes it, but with a body that has no blocks (which inference
+    /// refuses as malformed, so a stub never runs): the item whose spans carry `span_file`.
+    pub fn stub(&self, span_file: u32) -> LoweredItem {
+        let span = Span::new(span_file, self.span.0, self.span.1);
+        let body = Function {
+            name: self.generic.into(),
+            arg_names: Vec::new(),
+            instance: None,
+            ret: Type::Any,
+            blocks: Vec::new(),
+            values: Vec::new(),
+            span,
+        };
+        let method = Method {
+            sig: self
+                .sig
+                .iter()
+                .map(|t| t.as_ref().map(StaticType::to_expr))
+                .collect(),
+            where_params: self.where_params.iter().map(|&p| p.into()).collect(),
+            where_bounds: self
+                .where_bounds
+                .iter()
+                .map(|(p, t)| ((*p).into(), t.to_expr()))
+                .collect(),
+            body: Arc::new(body),
+            span,
+            keywords: None,
+        };
+        LoweredItem {
+            methods: vec![(self.generic.into(), method)],
+            ..LoweredItem::default()
+        }
+    }
+
+    /// The names its body refers to, resolved in `module` as `crate::resolve` resolves the
+    /// lowered body's (the build script leaves out the bodies that read a module's member,
+    /// `M.f`, which resolution rewrites).
+    pub fn body_names(&self, module: &str, names: &ScopeNames, f: &mut impl FnMut(Name)) {
+        for &(kind, n) in self.uses {
+            let type_var = self.where_params.contains(&n);
+            match kind {
+                Use::Call | Use::Global if type_var => f(n.into()),
+                Use::Call | Use::Func => f(names.resolve(module, n)),
+                Use::Global => {
+                    let q = names.resolve(module, n);
+                    // Resolution makes the load of such a binding a call of `error`.
+                    if names.changed_by_skipped_code(&q).is_some() {
+                        f("error".into());
+                    } else {
+                        f(q);
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// Is `body` a stub's (its method held by its signature, its body not lowered)?
+pub fn is_stub(body: &Function) -> bool {
+    body.blocks.is_empty()
+}
