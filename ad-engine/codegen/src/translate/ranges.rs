@@ -107,17 +107,13 @@ impl<'f> Cx<'f> {
         }
     }
 
-    /// Is `v` the statement `base ± 1` (`sign` 1 or -1), made in a block that `body`
+    /// Is `v` the statement `base + 1` (`up`) or `base - 1`, made in a block that `body`
     /// dominates?
-    fn step_of(&self, v: &Operand, base: Value, sign: i64, body: Block) -> bool {
-        let (p, c) = if sign > 0 {
-            (Prim::Add, 1)
-        } else {
-            (Prim::Sub, 1)
-        };
-        let shape = self
-            .prim(v, p)
-            .is_some_and(|a| a.len() == 2 && a[0] == Operand::Value(base) && Self::int(&a[1]) == Some(c));
+    fn step_of(&self, v: &Operand, base: Value, up: bool, body: Block) -> bool {
+        let p = if up { Prim::Add } else { Prim::Sub };
+        let shape = self.prim(v, p).is_some_and(|a| {
+            a.len() == 2 && a[0] == Operand::Value(base) && Self::int(&a[1]) == Some(1)
+        });
         shape
             && v.as_value()
                 .and_then(|v| self.home.get(&v))
@@ -159,9 +155,9 @@ impl<'f> Cx<'f> {
         // Every way in passes 0 or `p + 1`: `p` counts up from 0 (and stays below `n`).
         let counts = calls.iter().all(|c| match c.args.get(at) {
             Some(Operand::Const(Const::Int(0))) => true,
-            Some(x) => self
-                .prim(x, Prim::Add)
-                .is_some_and(|a| a.len() == 2 && a[0] == Operand::Value(*p) && Self::int(&a[1]) == Some(1)),
+            Some(x) => self.prim(x, Prim::Add).is_some_and(|a| {
+                a.len() == 2 && a[0] == Operand::Value(*p) && Self::int(&a[1]) == Some(1)
+            }),
             None => false,
         });
         if !counts {
@@ -196,7 +192,7 @@ impl<'f> Cx<'f> {
                         true
                     }
                     (Some(x), Some(y)) => {
-                        self.step_of(x, *p, 1, body) && self.step_of(y, q, 1, body)
+                        self.step_of(x, *p, true, body) && self.step_of(y, q, true, body)
                     }
                     _ => false,
                 });
@@ -211,7 +207,11 @@ impl<'f> Cx<'f> {
     /// A loop `r` down by 1 to 0 with header `h` (`br r == 0 ? exit : body`, `r - 1` made in
     /// the body), entered with a counter bounded by a forward loop: its body's first block,
     /// `r` and the bound.
-    fn reverse_loop(&self, h: usize, bounded: &HashMap<Value, Bound>) -> Option<(Block, Value, Bound)> {
+    fn reverse_loop(
+        &self,
+        h: usize,
+        bounded: &HashMap<Value, Bound>,
+    ) -> Option<(Block, Value, Bound)> {
         let header = &self.func.blocks[h];
         let Terminator::Branch { cond, else_to, .. } = &header.term else {
             return None;
@@ -230,7 +230,7 @@ impl<'f> Cx<'f> {
         let mut found: Option<Bound> = None;
         for c in self.calls_into(h) {
             let x = c.args.get(at)?;
-            if self.step_of(x, *r, -1, body) || Self::int(x) == Some(0) {
+            if self.step_of(x, *r, false, body) || Self::int(x) == Some(0) {
                 continue;
             }
             let b = bounded.get(&x.as_value()?)?;
@@ -246,7 +246,14 @@ impl<'f> Cx<'f> {
     /// Insert into `out` the accesses `x[base + off]` in the blocks that `body` dominates
     /// whose `base_lo + off` is in `[1, slack + 1]`, `base` being at least `base_lo` there and
     /// at most `length(x) - slack - 1 + base_lo`.
-    fn mark(&self, body: Block, base: Value, bound: &Bound, base_lo: i64, out: &mut HashSet<Value>) {
+    fn mark(
+        &self,
+        body: Block,
+        base: Value,
+        bound: &Bound,
+        base_lo: i64,
+        out: &mut HashSet<Value>,
+    ) {
         let mut offset: HashMap<Value, i64> = HashMap::from([(base, 0)]);
         let hi = bound.slack.saturating_add(1);
         for blk in zy_ir::cfg::reverse_postorder(self.func) {
