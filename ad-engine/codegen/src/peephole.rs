@@ -6,18 +6,51 @@ use std::collections::HashMap;
 use cranelift_codegen::cursor::{Cursor, FuncCursor};
 use cranelift_codegen::flowgraph::ControlFlowGraph;
 use cranelift_codegen::ir::{
-    immediates::Offset32, Block, Function, InstBuilder, InstructionData, Opcode, Value, ValueDef,
+    immediates::Offset32, types, Block, Function, InstBuilder, InstructionData, MemFlagsData,
+    Opcode, Value, ValueDef,
 };
 use cranelift_codegen::loop_analysis::{Loop, LoopAnalysis};
 use cranelift_codegen::Context;
 
-/// Hoist the header loads (see [`hoist_header_loads`]), on the function with its callees
-/// inlined.
+/// Hoist the header loads (see [`hoist_header_loads`]) and the float constants of loops (see
+/// [`opaque_loop_constants`]), on the function with its callees inlined.
 pub(crate) fn run(ctx: &mut Context) {
     ctx.compute_cfg();
     ctx.compute_domtree();
     ctx.compute_loop_analysis();
     hoist_header_loads(&mut ctx.func, &ctx.cfg, &ctx.loop_analysis);
+    opaque_loop_constants(&mut ctx.func, &ctx.loop_analysis);
+}
+
+/// Write each `f64const` inside a loop as the bit pattern `iconst.i64` cast to `f64`, the same
+/// value: Cranelift rematerialises a float constant at every use (a `movabs` and a `vmovq` in
+/// each iteration), but hoists the cast, a pure operation on a constant, out of the loop, so
+/// the constant stays in a register.
+fn opaque_loop_constants(func: &mut Function, loops: &LoopAnalysis) {
+    let mut found = Vec::new();
+    for block in func.layout.blocks() {
+        if loops.innermost_loop(block).is_none() {
+            continue;
+        }
+        for inst in func.layout.block_insts(block) {
+            if let InstructionData::UnaryIeee64 {
+                opcode: Opcode::F64const,
+                imm,
+            } = func.dfg.insts[inst]
+            {
+                found.push((inst, imm.bits()));
+            }
+        }
+    }
+    for (inst, bits) in found {
+        let mut pos = FuncCursor::new(func).at_inst(inst);
+        let c = pos.ins().iconst(types::I64, bits as i64);
+        let v = pos.ins().bitcast(types::F64, MemFlagsData::new(), c);
+        let out = func.dfg.first_result(inst);
+        func.dfg.detach_inst_results(inst);
+        func.dfg.change_to_alias(out, v);
+        func.layout.remove_inst(inst);
+    }
 }
 
 /// Move the loads the translator marked as array header words of a loop that cannot resize
