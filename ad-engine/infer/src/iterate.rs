@@ -243,7 +243,7 @@ impl<'a> Rewrite<'a> {
             let extra: Vec<Operand> = if back(b) {
                 vec![Const::Bool(false).into(), state.into()]
             } else {
-                let sym = Const::Symbol("#iteration state".into()).into();
+                let sym = Const::Symbol("#iteration_state".into()).into();
                 let undef = self.call(b, "undef", vec![sym]);
                 vec![Const::Bool(true).into(), undef.into()]
             };
