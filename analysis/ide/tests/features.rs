@@ -737,7 +737,7 @@ f(x) = abs$02(x)
 "#,
         expect![[r#"
             <zy>/prelude/Base.jl (prelude) 419..423: abs2
-            <zy>/prelude/Base.jl (prelude) 196008..196012: abs2
+            <zy>/prelude/Base.jl (prelude) 196150..196154: abs2
         "#]],
     );
 }
