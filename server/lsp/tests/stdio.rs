@@ -343,7 +343,11 @@ fn a_gradient_computed_by_forward_mode_says_so_in_the_result_and_the_lens() {
     );
     let titles: Vec<&str> = lenses
         .as_array()
-        .map(|ls| ls.iter().filter_map(|l| l["command"]["title"].as_str()).collect())
+        .map(|ls| {
+            ls.iter()
+                .filter_map(|l| l["command"]["title"].as_str())
+                .collect()
+        })
         .unwrap_or_default();
     assert!(
         titles
