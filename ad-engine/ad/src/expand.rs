@@ -88,7 +88,7 @@ fn build(
                 let before = out.clone();
                 if let Err(e) = add_adjoints(source, out, &inst) {
                     *out = before;
-                    return forward_driver(source, out, &inst, &func, e);
+                    return crate::forward_driver::add_forward_driver(source, out, &inst, e);
                 }
             }
             let dinst = names::driver_instance(&inst);
@@ -121,34 +121,6 @@ fn build(
             add_pushforwards(source, out, &inst, &directional_mask(&inst, only_last))?
         }
     }
-    Ok(())
-}
-
-/// The driver `∇f` of `inst` (body `func`) by forward mode ([`crate::forward_driver`]), where
-/// the reverse transform refused nested differentiation in `f` with `refusal`
-/// ([`AdError::nested_reverse`]); `refusal` where forward mode cannot stand for it.
-fn forward_driver(
-    source: Option<&Program>,
-    out: &mut TypedProgram,
-    inst: &Arc<Instance>,
-    func: &Function,
-    refusal: AdError,
-) -> Result<(), AdError> {
-    let dret = driver::driver_ret(func);
-    if !refusal.nested_reverse || !crate::forward_driver::applies(inst, &dret) {
-        return Err(refusal);
-    }
-    let mut wanted = Vec::new();
-    let vinst = directional_driver(out, &mut wanted, inst, &func.ret, func.span);
-    for (target, kind) in wanted {
-        if let Pending::Pushforward { only_last } = kind {
-            add_pushforwards(source, out, &target, &directional_mask(&target, only_last))?;
-        }
-    }
-    let dinst = names::driver_instance(inst);
-    let body = crate::forward_driver::driver(&dinst, inst, vinst, &dret, func.span);
-    zy_ir::debug_verify(&body, "a forward-mode gradient driver");
-    out.functions.insert(dinst, Arc::new(body));
     Ok(())
 }
 

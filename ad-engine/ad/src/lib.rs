@@ -58,6 +58,7 @@ use zy_ir::{Instance, Program, Span, TypedProgram};
 
 pub use activity::{analyse, analyse_in, Activity, ArgGradient, UseSite, ValueActivity};
 pub use driver::may_mutate;
+pub use forward_driver::forward_gradient_program;
 pub use expand::{expand, expand_with_rrules};
 pub use globals::GlobalShadows;
 pub use inline::inline_slices;

@@ -4425,11 +4425,15 @@ _jac_row!(J, k, g) = nothing
 function _revolve_beta(s, t, cap)
     b = 1
     hi = max(s, t)
-    for k in 1:min(s, t)
+    k = 1
+    # A `while` loop: it runs once per split of the schedule, where a range's length costs more
+    # than the loop.
+    while k <= min(s, t)
         b = b * (hi + k) ÷ k
         if b >= cap
             return cap
         end
+        k += 1
     end
     return b
 end

@@ -104,6 +104,9 @@ pub struct GradientProgram {
     /// The driver `∇f(args...)`, returning `(value, (gradient per argument...))`.
     pub driver: Arc<Instance>,
     pub program: Arc<TypedProgram>,
+    /// `Some(why)` when forward mode computes the gradient (one pushforward per input
+    /// number) because the reverse transform refused the function: its message.
+    pub forward: Option<String>,
 }
 
 /// The globals that each function of `id`'s [`expanded`] program reaches (empty if it has
@@ -116,16 +119,33 @@ fn shadows(db: &dyn salsa::Database, id: InstanceId) -> GlobalShadows {
     }
 }
 
-/// The gradient program of the specialisation `id`, or why it cannot be differentiated.
+/// The gradient program of the specialisation `id`, or why it cannot be differentiated: by
+/// reverse mode, or by forward mode where the reverse transform refuses nested
+/// differentiation that forward mode takes ([`zy_ad::forward_gradient_program`]).
 #[salsa::tracked(returns(ref))]
 pub fn gradient(db: &dyn salsa::Database, id: InstanceId) -> Result<GradientProgram, AdError> {
     let program = expanded(db, id).as_ref().map_err(Clone::clone)?;
-    let (driver, program) = zy_ad::gradient_program_with(program, id.instance(db), &mut |_, i| {
+    let inst = id.instance(db);
+    let reverse = zy_ad::gradient_program_with(program, inst, &mut |_, i| {
         adjoint(db, AdjointKey::new(db, id, i.clone())).clone()
-    })?;
+    });
+    let (driver, program, forward) = match reverse {
+        Ok((driver, program)) => (driver, program, None),
+        // Where the reverse transform cannot take the function (a recursive function's
+        // pullback closures, a pullback leaving a loop nest early), forward mode may.
+        Err(e) if e.nested_reverse => {
+            let why = e.message.clone();
+            let source = &id.index(db).program;
+            let (driver, program) =
+                zy_ad::forward_gradient_program(Some(source), program, inst, e)?;
+            (driver, program, Some(why))
+        }
+        Err(e) => return Err(e),
+    };
     Ok(GradientProgram {
         driver,
         program: Arc::new(program),
+        forward,
     })
 }
 

@@ -62,6 +62,9 @@ pub struct GradResult {
     /// With [`GradOptions::trace`]: the value and adjoint of every argument and local with a
     /// source name, in source order.
     pub trace: Option<Vec<TraceRow>>,
+    /// `Some(why)` when forward mode computed the gradient, one pushforward per input number,
+    /// because the reverse transform refused the function: its message.
+    pub forward: Option<String>,
 }
 
 /// Equal when they show the same (the values' text, JSON and type) and say the same.
@@ -73,6 +76,7 @@ impl PartialEq for GradResult {
             && self.nonfinite == other.nonfinite
             && self.why == other.why
             && self.trace == other.trace
+            && self.forward == other.forward
     }
 }
 
@@ -95,7 +99,8 @@ impl GradResult {
     }
 
     /// SPEC's JSON: `{"value": V, "gradient": [G1, G2, ...], "nonfinite": N}`, `N` the
-    /// origin of a non-finite gradient or `null`.
+    /// origin of a non-finite gradient or `null`, and `"mode": "forward"` when forward mode
+    /// computed the gradient.
     pub fn to_json(&self) -> serde_json::Value {
         let grads: Vec<serde_json::Value> = self.gradient.iter().map(zy_interp::to_json).collect();
         let nonfinite = self.nonfinite.as_ref().map(NonFinite::to_json);
@@ -109,6 +114,9 @@ impl GradResult {
         if let (Some(rows), Some(map)) = (&self.trace, out.as_object_mut()) {
             let rows: Vec<serde_json::Value> = rows.iter().map(TraceRow::to_json).collect();
             map.insert("trace".into(), rows.into());
+        }
+        if let (Some(_), Some(map)) = (&self.forward, out.as_object_mut()) {
+            map.insert("mode".into(), "forward".into());
         }
         out
     }
@@ -151,6 +159,9 @@ impl GradResult {
             }
             text.push(']');
         }
+        if self.forward.is_some() {
+            text.push_str(",\"mode\":\"forward\"");
+        }
         text.push('}');
         text
     }
@@ -177,6 +188,12 @@ impl GradResult {
         if let Some(n) = &self.nonfinite {
             text.push('\n');
             let _ = write!(text, "{n}");
+        }
+        if let Some(why) = &self.forward {
+            let _ = write!(
+                text,
+                "\nnote: computed by forward mode, one pushforward per input number, because reverse mode cannot: {why}"
+            );
         }
         for w in &self.why {
             text.push('\n');
@@ -241,6 +258,7 @@ fn grad(
         prepared.debug(db)?;
     }
     let (y, gradient, jit_fallback) = computed?;
+    let forward = prepared.forward_mode(db);
     let nonfinite = if gradient.iter().all(is_finite) {
         None
     } else {
@@ -260,6 +278,7 @@ fn grad(
         nonfinite,
         why,
         trace,
+        forward,
     })
 }
 
@@ -513,6 +532,13 @@ impl<'a> Prepared<'a> {
             .map(|(y, g, _)| (y, g))
     }
 
+    /// Why reverse mode refused the call's function when forward mode computes its gradient
+    /// (the `gradient` query's [`zy_hir::GradientProgram::forward`]).
+    pub(crate) fn forward_mode(&self, db: &RootDatabase) -> Option<String> {
+        let g = zy_hir::gradient(db, self.id).as_ref().ok()?;
+        g.forward.clone()
+    }
+
     /// The gradient driver of the call and the program it runs in.
     fn gradient_program(
         &self,
@@ -580,7 +606,13 @@ impl<'a> Prepared<'a> {
     /// The value and adjoint of every variable with a source name: the gradient built with
     /// taps, run in the interpreter under watch.
     pub(crate) fn trace(&self, db: &RootDatabase) -> Result<Vec<TraceRow>, UserError> {
-        let ad_error = |e: zy_ad::AdError| error_at(db, e.span, self.site, e.message);
+        let ad_error = |e: zy_ad::AdError| {
+            let message = match e.nested_reverse {
+                true => format!("the trace shows the reverse pass, and reverse mode cannot take this function (forward mode computes its gradient): {}", e.message),
+                false => e.message,
+            };
+            error_at(db, e.span, self.site, message)
+        };
         let source = self.id.program(db).rule_source(db, &self.program);
         let globals = zy_ad::GlobalShadows::of(&self.program);
         let (driver, program) =
@@ -934,6 +966,7 @@ mod tests {
             nonfinite: None,
             why: Vec::new(),
             trace: None,
+            forward: None,
         };
         let one = of(vec![Value::vector_f64(vec![1.5, -2.0])]);
         assert_eq!(one.to_text(), "value: 8.0\ngradient: ([1.5, -2.0],)");
@@ -1077,5 +1110,59 @@ trace(v) = (H = hess(v); H[1, 1] + H[2, 2])
         assert_eq!(grad_both(text, "writes(copy(GV))"), [copy, copy]);
         let read = "value: 2.0\ngradient: ([0.0, 1.0],)";
         assert_eq!(grad_both(text, "reads(GV)"), [read, read]);
+    }
+
+    /// A recursive power and two functions that differentiate it: the reverse transform
+    /// cannot differentiate its `back` closures again.
+    const RECURSIVE: &str = "\
+rpow(x, n) = n == 0 ? 1.0 : x * rpow(x, n - 1)
+slope(x, v) = gradient(w -> rpow(w, 3), x * v[1])[1]
+function writes(v)
+    v[1] = 2.0 * v[1]
+    return gradient(w -> rpow(w, 3), v[1])[1]
+end
+const HITS = [0.0]
+function counted(x)
+    HITS[1] += 1.0
+    return gradient(w -> rpow(w, 3), x)[1]
+end
+";
+
+    #[test]
+    fn a_gradient_reverse_mode_refuses_is_computed_by_forward_mode_and_says_so() {
+        // slope = 3 (x v₁)², ∂/∂x = 6 x v₁², ∂/∂v₁ = 6 x² v₁: at x = 0.5, v = [2, 9]: 12, 3.
+        let got = grad_both(RECURSIVE, "slope(0.5, [2.0, 9.0])");
+        let note = "note: computed by forward mode, one pushforward per input number, because reverse mode cannot: cannot differentiate `slope`: nested differentiation";
+        for text in &got {
+            assert!(
+                text.starts_with("value: 3.0\ngradient: (12.0, [3.0, 0.0])\n")
+                    && text.contains(note),
+                "{text}"
+            );
+        }
+        let mut host = crate::AnalysisHost::new();
+        let file = host.set_file_text(std::path::Path::new("g.jl"), RECURSIVE.to_string());
+        let g = host.analysis().grad(
+            file,
+            "slope(0.5, [2.0, 9.0])",
+            EvalLimits::default(),
+            Engine::Jit,
+        );
+        let json = match g {
+            Ok(Ok(g)) => g.to_json_text(),
+            other => format!("{other:?}"),
+        };
+        assert!(json.ends_with(r#","mode":"forward"}"#), "{json}");
+        // A function writing to its argument runs on a copy as on entry each time: with
+        // u = 2v₁, 3u², whose gradient is 6u · 2 = 12 at v = [0.5].
+        for text in grad_both(RECURSIVE, "writes([0.5])") {
+            assert!(
+                text.starts_with("value: 3.0\ngradient: ([12.0],)\nnote: computed by forward mode"),
+                "{text}"
+            );
+        }
+        // Neither mode: forward mode would write the global once per input number.
+        let refused = "g.jl:8:1: error: cannot differentiate `counted`: nested differentiation (`call_pullback` inside differentiated code, as when the inner gradient runs a recursive function) is not supported yet; `hessian` and `hvp` compute second derivatives by forward over reverse; nor can forward mode compute this gradient (one pushforward per input number): `counted` may write to the global `HITS`, and forward mode runs it once per input number";
+        assert_eq!(grad_both(RECURSIVE, "counted(1.0)"), [refused, refused]);
     }
 }

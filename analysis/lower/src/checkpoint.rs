@@ -13,7 +13,7 @@
 //! end                       #ck_j = 0
 //!                           while #ck_j < #ck_n
 //!                               (x, h) = checkpointed(function (x, h, #ck_a, #ck_s, lo, hi)
-//!                                       for k in lo:hi
+//!                                       for k in lo:hi    (a `while` loop: [`iterations`])
 //!                                           local i; i = #ck_a + k * #ck_s; body
 //!                                       end
 //!                                       (x, h)
@@ -192,11 +192,24 @@ impl Source {
     }
 }
 
-/// The plain loop's iterations `lo:hi` (hidden names) of `body` with the loop variable `var`.
+/// The plain loop's iterations `lo:hi` (hidden names) of `body` with the loop variable `var`,
+/// counted by a `while` loop (`k` is `lo - 1`, then each iteration's index), which compiles
+/// to a compare and an add where a range would need its length computed for every chunk:
+///
+/// ```julia
+/// #ck_k = #ck_lo - 1
+/// while #ck_k < #ck_hi
+///     #ck_k = #ck_k + 1
+///     local i; i = element; body
+/// end
+/// ```
+///
+/// The index is advanced first, so `continue` in the body goes on to the next iteration.
 fn iterations(g: &Gen, var: &Expr, body: &[Expr], element: Expr) -> Expr {
     let mut var_names = Vec::new();
     target_names(var, &mut var_names);
     let mut step_body = vec![
+        g.assign("k", g.call("+", vec![g.id("k"), g.int(1)])),
         g.expr(ExprKind::Local(var_names)),
         g.expr(ExprKind::Assign {
             lhs: Box::new(var.clone()),
@@ -204,16 +217,13 @@ fn iterations(g: &Gen, var: &Expr, body: &[Expr], element: Expr) -> Expr {
         }),
     ];
     step_body.extend(body.iter().cloned());
-    g.expr(ExprKind::For {
-        var: Box::new(g.id("k")),
-        iter: Box::new(g.expr(ExprKind::Range {
-            start: Box::new(g.id("lo")),
-            step: None,
-            stop: Box::new(g.id("hi")),
-        })),
-        body: step_body,
-        inner: false,
-    })
+    g.expr(ExprKind::Block(vec![
+        g.assign("k", g.call("-", vec![g.id("lo"), g.int(1)])),
+        g.expr(ExprKind::While {
+            cond: Box::new(g.call("<", vec![g.id("k"), g.id("hi")])),
+            body: step_body,
+        }),
+    ]))
 }
 
 /// The chunked form of the `for` loop `looped` (see the module documentation), without
@@ -307,8 +317,8 @@ const LEAF_BLOCKS: i64 = 4096;
 ///                               #ck_lo + #ck_m, #ck_sn)
 ///         #ck_lo = #ck_lo + #ck_m; #ck_sn = #ck_sn - 1
 ///     end
-///     #ck_hi = #ck_lo
-///     for #ck_k in #ck_lo:#ck_hi  local i; i = #ck_a + #ck_k * #ck_s; body  end
+///     #ck_hi = #ck_lo    (the block's iterations, below)
+///     for #ck_k in #ck_lo:#ck_hi  local i; i = #ck_a + #ck_k * #ck_s; body  end    ([`iterations`])
 ///     (x, h)
 /// end
 /// if #ck_n > 0

@@ -70,6 +70,10 @@ pub struct GradientResult {
     /// gradient is finite).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub nonfinite: Option<String>,
+    /// `"forward"` when forward mode computed the gradient (one pushforward per input
+    /// number) because reverse mode cannot take the function (absent otherwise).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub mode: Option<String>,
 }
 
 /// What `zy.computeDerivative` returns (and what the lens then shows).

@@ -357,6 +357,7 @@ impl Backend {
                         nonfinite: g.nonfinite.as_ref().map(|n| {
                             format!("{}:{}:{}: {}", n.file.display(), n.line, n.col, n.message)
                         }),
+                        mode: g.forward.as_ref().map(|_| "forward".to_string()),
                     };
                     let computed = Computed {
                         full,
@@ -364,7 +365,9 @@ impl Backend {
                         gradient: summary::short_tuple(g.gradient()),
                         trace: Vec::new(),
                     };
-                    let trace = snap.settings.adjoint_hints.then(|| TraceJob {
+                    // The adjoint hints trace the reverse pass, which a forward-mode gradient has not.
+                    let hints = snap.settings.adjoint_hints && g.forward.is_none();
+                    let trace = hints.then(|| TraceJob {
                         analysis: snap.analysis,
                         file: snap.file,
                         call,
@@ -807,8 +810,12 @@ impl LanguageServer for Backend {
                     let show = serde_json::json!({ "uri": uri, "position": position });
                     let title = match snap.gradients.get(&(uri.clone(), f.name.clone())) {
                         Some(c) => {
+                            let mode = match c.full.mode {
+                                Some(_) => "forward mode, ",
+                                None => "",
+                            };
                             let title = format!(
-                                "∇ {} = {} · ∇ = {} ({} µs)",
+                                "∇ {} = {} · ∇ = {} ({mode}{} µs)",
                                 c.full.call, c.value, c.gradient, c.full.micros
                             );
                             summary::truncate(&title, TITLE_CHARS)

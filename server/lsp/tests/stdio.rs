@@ -323,6 +323,41 @@ fn compute_gradient_runs_in_place_and_updates_the_lens() {
     assert_eq!(c.shutdown(), Some(0));
 }
 
+#[test]
+fn a_gradient_computed_by_forward_mode_says_so_in_the_result_and_the_lens() {
+    let mut c = Client::initialized();
+    // The gradient of a recursive function's derivative: reverse mode refuses it.
+    let text = "rpow(x, n) = n == 0 ? 1.0 : x * rpow(x, n - 1)\n# zy: at slope(1.5)\nslope(x) = gradient(w -> rpow(w, 3), x)[1]\n";
+    c.open(&uri(), text);
+    let r = c.request(
+        "workspace/executeCommand",
+        json!({ "command": "zy.computeGradient", "arguments": [{ "uri": uri(), "function": "slope" }] }),
+    );
+    // slope = 3x², its derivative 6x: 6.75 and 9 at 1.5.
+    assert_eq!(r["value"], "6.75");
+    assert_eq!(r["gradient"], "(9.0,)");
+    assert_eq!(r["mode"], "forward");
+    let lenses = c.request(
+        "textDocument/codeLens",
+        json!({ "textDocument": { "uri": uri() } }),
+    );
+    let titles: Vec<&str> = lenses
+        .as_array()
+        .map(|ls| {
+            ls.iter()
+                .filter_map(|l| l["command"]["title"].as_str())
+                .collect()
+        })
+        .unwrap_or_default();
+    assert!(
+        titles
+            .iter()
+            .any(|t| t.starts_with("∇ slope(1.5) = 6.75 · ∇ = (9.0,) (forward mode, ")),
+        "{titles:?}"
+    );
+    assert_eq!(c.shutdown(), Some(0));
+}
+
 /// The inlay hints of the whole document once there are more than `n` of them (waiting up to
 /// 10 s for what the server computes after a reply).
 fn hints_once_more_than(c: &mut Client, n: usize) -> Value {
