@@ -118,7 +118,7 @@ impl<'a> Cx<'a> {
             match &i.konst {
                 // `f(xs...; kw)` splats into lowering's `kwcall`.
                 Some(Const::Func(n)) if !self.is_defined(n) && &**n != "Base.kwcall" => {
-                    return Err(Fail::undefined_name(n));
+                    return Err(Fail::undefined_in(n, self.program));
                 }
                 // Lowering's constant tuples (named-tuple keys, shapes) go to its own helpers.
                 Some(Const::Tuple(_))
@@ -217,7 +217,7 @@ impl<'a> Cx<'a> {
         let builtin = builtin_of(name).unwrap_or(name);
         match self.call_builtin(b, name, builtin, args) {
             Some(r) => r,
-            None => Err(Fail::undefined_name(name)),
+            None => Err(Fail::undefined_in(name, self.program)),
         }
     }
 
@@ -365,7 +365,7 @@ impl<'a> Cx<'a> {
             ));
         }
         let Some(gf) = self.program.functions.get(name) else {
-            return Err(Fail::undefined_name(name));
+            return Err(Fail::undefined_in(name, self.program));
         };
         let user_struct = self
             .program
@@ -530,7 +530,7 @@ impl<'a> Cx<'a> {
             return Ok(Val::lit(Const::Func(name.clone())));
         }
         if !self.program.globals.contains_key(name) {
-            return Err(Fail::undefined_name(name));
+            return Err(Fail::undefined_in(name, self.program));
         }
         let (_, ty) = self.invoke(Instance {
             name: name.clone(),

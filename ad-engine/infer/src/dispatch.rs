@@ -451,7 +451,7 @@ fn check_supertype(def: &StructDef, program: &Program) -> Result<(), Fail> {
                     at.name
                 )))
             }
-            None => return Err(Fail::undefined_name(name)),
+            None => return Err(Fail::undefined_in(name, program)),
         }
     }
     Ok(())

@@ -258,7 +258,7 @@ pub(crate) fn pattern(expr: &TypeExpr, vars: &[Name], program: &Program) -> Resu
             Some(_) => Err(Fail::method(format!(
                 "wrong number of type parameters in `{expr}`"
             ))),
-            None => Err(Fail::undefined_name(name)),
+            None => Err(Fail::undefined_in(name, program)),
         },
     }
 }

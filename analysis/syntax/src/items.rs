@@ -4,7 +4,8 @@
 use crate::annotations;
 use crate::ast::{
     ExportDef, Expr, ExprKind, FieldDef, FunctionDef, FunctionName, GlobalDef, ImportDef,
-    ImportPath, IncludeDef, Item, KeywordParam, ModuleDef, Param, ScriptDef, StructDef, TextRange,
+    ImportPath, IncludeDef, Item, KeywordParam, ModuleDef, Param, RefusedDef, ScriptDef,
+    StructDef, TextRange,
     TypeExpr, EMPTY_TUPLE, EMPTY_UNION, SUBTYPE_PARAM,
 };
 use crate::cx::{error_expr, Cx};
@@ -30,12 +31,53 @@ pub(crate) fn items(cx: &mut Cx, toplevel: &SyntaxNode, out: &mut Vec<Item>) {
 /// One top-level statement, which may define several items (`@kwdef struct` is a struct
 /// and its keyword constructor).
 fn push_item(cx: &mut Cx, node: &SyntaxNode, out: &mut Vec<Item>) {
+    let (errors, items) = (cx.errors.len(), out.len());
     match kwdef_struct(cx, node) {
         Some(def) => out.extend(kwdef::items(cx, def)),
         None => out.extend(item(cx, node)),
     }
+    if out.len() == items {
+        out.extend(refused(cx, node, errors).map(Item::Refused));
+    }
     // A struct's inner constructors follow it.
     out.extend(cx.constructors.drain(..).map(Item::Function));
+}
+
+/// A definition that was refused while converting it (an `unsupported` error reported since
+/// the first `errors`): the name it defines, and the first refusal.
+fn refused(cx: &Cx, node: &SyntaxNode, errors: usize) -> Option<RefusedDef> {
+    let reason = cx.errors.get(errors..)?.iter().find(|e| e.code == "unsupported")?;
+    Some(RefusedDef {
+        name: defined_name(cx, node)?.to_string(),
+        reason: reason.message.clone(),
+        range: node.range,
+    })
+}
+
+/// The plain name a top-level definition defines: a struct's or abstract type's, a function's
+/// (not `Base.f` nor an operator, whose other methods stay), a binding's.
+fn defined_name<'a>(cx: &Cx<'a>, node: &SyntaxNode) -> Option<&'a str> {
+    let name = |n: &SyntaxNode| {
+        let text = cx.text(n);
+        (n.leaf && n.kind == Kind::Identifier && !is_operator_name(text)).then_some(text)
+    };
+    // `Name{T} <: Super`, `f(x)::T where T`: the name inside.
+    fn head(node: &SyntaxNode) -> &SyntaxNode {
+        match (node.leaf, node.kind, node.children.first()) {
+            (false, Kind::Subtype | Kind::Curly | Kind::Where | Kind::Decl | Kind::Call, Some(c)) => {
+                head(c)
+            }
+            _ => node,
+        }
+    }
+    match (node.leaf, node.kind, node.children.as_slice()) {
+        (false, Kind::Doc, [_, documented]) => defined_name(cx, documented),
+        (false, Kind::MacroCall, [.., def]) => defined_name(cx, def),
+        (false, Kind::Struct | Kind::Abstract | Kind::Function, [sig, ..]) => name(head(sig)),
+        (false, Kind::Const, [assignment]) => defined_name(cx, assignment),
+        (false, Kind::Assign, [lhs, _]) => name(head(lhs)),
+        _ => None,
+    }
 }
 
 /// The struct under `@kwdef` or `Base.@kwdef` (documented or not), if `node` is one.
