@@ -443,6 +443,13 @@ fn check_supertype(def: &StructDef, program: &Program) -> Result<(), Fail> {
     while let Some(zy_ir::TypeExpr::Named { name, .. }) = &at.supertype {
         match program.structs.get(name) {
             _ if &**name == "Any" || &**name == "Exception" => break,
+            // Julia's abstract number types (`struct Dual <: Real`).
+            _ if crate::pattern::USER_NUMBER_SUPERTYPES
+                .iter()
+                .any(|(n, _)| *n == &**name) =>
+            {
+                break
+            }
             Some(sup) if sup.is_abstract && seen.insert(name.clone()) => at = sup,
             Some(sup) if sup.is_abstract => return Err(Fail::undefined_name(name)),
             Some(_) => {

@@ -147,9 +147,13 @@ pub(crate) fn pattern(expr: &TypeExpr, vars: &[Name], program: &Program) -> Resu
                 name: "Union".into(),
                 params: vec![TypeExpr::named("Real"), TypeExpr::named(COMPLEX)],
             };
-            pattern(&union, vars, program)
+            Ok(with_user_numbers(pattern(&union, vars, program)?, name, program))
         }
-        "Number" | "Real" => no_params(Pat::Num(NumClass::Real)),
+        "Number" | "Real" => no_params(with_user_numbers(
+            Pat::Num(NumClass::Real),
+            name,
+            program,
+        )),
         // `<:B` as a parameter of a field's type (`x::Vector{<:Real}`): a variable of its own,
         // bound by nothing else.
         "<:" => match params.as_slice() {
@@ -167,7 +171,11 @@ pub(crate) fn pattern(expr: &TypeExpr, vars: &[Name], program: &Program) -> Resu
             };
             pattern(&complex, vars, program)
         }
-        "AbstractFloat" => no_params(Pat::Num(NumClass::AbstractFloat)),
+        "AbstractFloat" => no_params(with_user_numbers(
+            Pat::Num(NumClass::AbstractFloat),
+            name,
+            program,
+        )),
         "Integer" => no_params(Pat::Num(NumClass::Integer)),
         "Signed" => no_params(Pat::Num(NumClass::Signed)),
         "Float64" => no_params(Pat::Leaf(Type::Float64)),
@@ -266,6 +274,39 @@ pub(crate) fn pattern(expr: &TypeExpr, vars: &[Name], program: &Program) -> Resu
 /// Is `e` a vector type (`Vector{T}`, `AbstractVector{T}`), the parent of an `Adjoint`?
 fn is_vector_expr(e: &TypeExpr) -> bool {
     matches!(e, TypeExpr::Named { name, .. } if matches!(&**name, "Vector" | "AbstractVector"))
+}
+
+/// Julia's abstract number types that the program's own types may subtype, each with those
+/// below it.
+pub(crate) const USER_NUMBER_SUPERTYPES: [(&str, &[&str]); 3] = [
+    ("Number", &["Real", "AbstractFloat"]),
+    ("Real", &["AbstractFloat"]),
+    ("AbstractFloat", &[]),
+];
+
+/// `p`, the pattern of Julia's abstract number type `name` over zy's numbers, widened by the
+/// program's own types declared below `name` (`struct Dual <: Real`), if there are any: a
+/// union whose second member also lists Julia's abstract types below `name`, so that `Real`
+/// is more specific than `Number` also for the program's types.
+fn with_user_numbers(p: Pat, name: &Name, program: &Program) -> Pat {
+    let Some((_, inner)) = USER_NUMBER_SUPERTYPES.iter().find(|(n, _)| *n == &**name) else {
+        return p;
+    };
+    let mut below = BTreeSet::new();
+    for n in std::iter::once(&**name).chain(inner.iter().copied()) {
+        below.extend(subtypes_of(&Name::from(n), program));
+    }
+    if below.is_empty() {
+        return p;
+    }
+    below.extend(inner.iter().map(|n| Name::from(*n)));
+    Pat::Union(vec![
+        p,
+        Pat::Abstract {
+            name: name.clone(),
+            below: Arc::new(below),
+        },
+    ])
 }
 
 /// The names of the structs and abstract types declared below the abstract type `name`, at

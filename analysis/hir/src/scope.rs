@@ -590,7 +590,11 @@ fn add_refused(db: &dyn salsa::Database, names: &mut ScopeNames, items: &[(ItemI
         }
         let file = item.file(db);
         let (start, _) = item_range(db, *item, r.range.start, r.range.end).unwrap_or((0, 0));
-        let at = format!("{}:{}", file.path(db).display(), line_col(db, file, start));
+        // The file's name: the line is what finds the definition, and the message stays the
+        // same wherever the files are.
+        let path = file.path(db);
+        let shown = path.file_name().map_or(path.as_os_str(), |n| n);
+        let at = format!("{}:{}", shown.to_string_lossy(), line_col(db, file, start));
         let reason = r.reason.strip_prefix("unsupported: ").unwrap_or(&r.reason);
         let message = format!(
             "`{}` is not available: its definition ({at}) was refused: {reason}",

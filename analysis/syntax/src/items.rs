@@ -1202,10 +1202,20 @@ fn type_head<'n>(cx: &mut Cx, head: &'n SyntaxNode) -> Option<TypeHead<'n>> {
 }
 
 /// The supertype of a struct or abstract type: one of the program's abstract types, `Any`,
-/// or `Exception` (an exception type of the program's own). Julia's own abstract types (`Real`, `AbstractVector`, `Function`) are refused: a
-/// struct subtyping them would have to implement their interfaces (arithmetic, indexing).
+/// `Exception` (an exception type of the program's own), or Julia's `Number`, `Real` or
+/// `AbstractFloat` (a number type of the program's own, `Base.Real` read as `Real`). Julia's
+/// other abstract types (`Integer`, `Function`, `AbstractString`) are refused: a struct
+/// subtyping them would have to implement their interfaces.
 fn supertype(cx: &mut Cx, node: &SyntaxNode) -> Option<TypeExpr> {
-    let ty = type_expr(cx, node)?;
+    let mut ty = type_expr(cx, node)?;
+    if let TypeExpr::Named { name, params, .. } = &mut ty {
+        if let Some(n) = name.strip_prefix("Base.").filter(|n| USER_SUPERTYPES.contains(n)) {
+            *name = n.to_string();
+        }
+        if params.is_empty() && USER_SUPERTYPES.contains(&name.as_str()) {
+            return Some(ty);
+        }
+    }
     match &ty {
         TypeExpr::Named { name, params, .. } if !params.is_empty() => {
             let message = format!("a parametric supertype `{name}{{...}}`");
@@ -1214,7 +1224,7 @@ fn supertype(cx: &mut Cx, node: &SyntaxNode) -> Option<TypeExpr> {
         TypeExpr::Named { name, .. } if BUILTIN_ABSTRACT.contains(&name.as_str()) => {
             let message = format!(
                 "a type subtyping Julia's `{name}` (zy's structs may subtype the program's own \
-                 abstract types)"
+                 abstract types, `Number`, `Real` and `AbstractFloat`)"
             );
             unsupported(cx, node, &message)
         }
@@ -1222,11 +1232,11 @@ fn supertype(cx: &mut Cx, node: &SyntaxNode) -> Option<TypeExpr> {
     }
 }
 
+/// Julia's abstract types that a type of the program may subtype.
+const USER_SUPERTYPES: &[&str] = &["Number", "Real", "AbstractFloat"];
+
 /// Julia's abstract types that zy does not let a user type subtype.
 const BUILTIN_ABSTRACT: &[&str] = &[
-    "Number",
-    "Real",
-    "AbstractFloat",
     "Integer",
     "Signed",
     "Unsigned",
@@ -1242,9 +1252,6 @@ const BUILTIN_ABSTRACT: &[&str] = &[
     "AbstractDict",
     "AbstractSet",
     "IO",
-    "Base.Number",
-    "Base.Real",
-    "Base.AbstractFloat",
     "Base.AbstractArray",
     "Base.Function",
 ];
