@@ -86,13 +86,22 @@ fn select_among(
         let mut b = Bindings::new();
         let matching = |p: &Pat, t: &Type, b: &mut Bindings| match library {
             true => matches(p, t, b),
-            false => matches_as_julia(p, t, b),
+            false => matches_as_julia(p, t, b, program),
         };
         if pats.iter().zip(args).all(|(p, t)| matching(p, t, &mut b)) {
             applicable.push((i, pats));
         }
     }
-    let sub = |a: &[Pat], b: &[Pat]| a.iter().zip(b).all(|(x, y)| subtype(x, y));
+    // An array struct of the program is more specific than an abstract array annotation.
+    let within = |x: &Pat, y: &Pat| {
+        subtype(x, y)
+            || matches!((x, y), (Pat::Struct { name, .. }, Pat::Array { abstract_: true, .. })
+                if program.structs.get(name).is_some_and(|d| {
+                    matches!(&d.supertype, Some(zy_ir::TypeExpr::Named { name, .. })
+                        if crate::pattern::user_array_supertype(name))
+                }))
+    };
+    let sub = |a: &[Pat], b: &[Pat]| a.iter().zip(b).all(|(x, y)| within(x, y));
     // Candidates at least as specific as every other applicable method; among equivalent
     // signatures the later definition replaces the earlier one, as in Julia.
     let best: Vec<usize> = applicable
@@ -167,7 +176,7 @@ pub(crate) fn type_vars(program: &Program, m: &zy_ir::Method, args: &[Type]) -> 
     if let Ok(pats) = patterns(program, m, args.len()) {
         for (p, t) in pats.iter().zip(&args) {
             // As `matches` wherever it matches; a user's `A::Matrix{T}` binds `T` of a reshape.
-            matches_as_julia(p, t, &mut b);
+            matches_as_julia(p, t, &mut b, program);
         }
     }
     // `N` of `Vararg{T, N} where N`: the number of trailing arguments.
@@ -443,10 +452,12 @@ fn check_supertype(def: &StructDef, program: &Program) -> Result<(), Fail> {
     while let Some(zy_ir::TypeExpr::Named { name, .. }) = &at.supertype {
         match program.structs.get(name) {
             _ if &**name == "Any" || &**name == "Exception" => break,
-            // Julia's abstract number types (`struct Dual <: Real`).
+            // Julia's abstract number and array types (`struct Dual <: Real`, `struct V <:
+            // AbstractVector{Float64}`).
             _ if crate::pattern::USER_NUMBER_SUPERTYPES
                 .iter()
-                .any(|(n, _)| *n == &**name) =>
+                .any(|(n, _)| *n == &**name)
+                || crate::pattern::user_array_supertype(name) =>
             {
                 break
             }

@@ -309,6 +309,80 @@ fn with_user_numbers(p: Pat, name: &Name, program: &Program) -> Pat {
     ])
 }
 
+/// Is `name` one of Julia's abstract array types that a struct of the program may subtype
+/// (`struct V <: AbstractVector{Float64}`)?
+pub(crate) fn user_array_supertype(name: &str) -> bool {
+    matches!(name, "AbstractArray" | "AbstractVector" | "AbstractMatrix")
+}
+
+/// The array type that a struct of the program declared below Julia's `AbstractArray` stands
+/// for in an abstract annotation (`Vector{Float64}` of `struct V <: AbstractVector{Float64}`,
+/// `Vector{T}` of a `V{T} <: AbstractVector{T}`), if `t` is one.
+pub(crate) fn user_array(t: &Type, program: &Program) -> Option<Type> {
+    let Type::Struct(s) = t else {
+        return None;
+    };
+    if s.kind != zy_ir::StructKind::User {
+        return None;
+    }
+    let def = program.structs.get(&s.name)?;
+    let Some(TypeExpr::Named { name, params }) = &def.supertype else {
+        return None;
+    };
+    let (elem, ndims) = match (&**name, params.as_slice()) {
+        ("AbstractVector", [e]) => (e, 1),
+        ("AbstractMatrix", [e]) => (e, 2),
+        ("AbstractArray", [e, TypeExpr::Named { name: n, params: p }]) if p.is_empty() => {
+            (e, n.parse::<u8>().ok().filter(|k| (1..=zy_ir::MAX_DIMS).contains(k))?)
+        }
+        _ => return None,
+    };
+    // The struct's parameters bound to its type's, for an element written with them.
+    let bindings: Bindings = def.params.iter().cloned().zip(s.params.iter().cloned()).collect();
+    let elem = concrete(&pattern(elem, &def.params, program).ok()?, &bindings)?;
+    Some(Type::Array(Arc::new(elem), ndims))
+}
+
+/// [`matches`] of a struct of the program that is an array ([`user_array`]) as the array type
+/// `a` it stands for, by an abstract array annotation (or a union of them) only.
+fn matches_user_array(p: &Pat, a: &Type, b: &mut Bindings) -> bool {
+    match p {
+        Pat::Array {
+            abstract_: true, ..
+        } => matches(p, a, b),
+        Pat::Union(ps) => ps.iter().any(|p| {
+            let mut tried = b.clone();
+            let ok = matches_user_array(p, a, &mut tried);
+            if ok {
+                *b = tried;
+            }
+            ok
+        }),
+        _ => false,
+    }
+}
+
+/// Is `t` one of the program's own number types: a struct declared below Julia's `Number`,
+/// `Real` or `AbstractFloat` (directly or through the program's abstract types)?
+pub(crate) fn is_user_number(t: &Type, program: &Program) -> bool {
+    let Type::Struct(s) = t else {
+        return false;
+    };
+    let mut at = &s.name;
+    // A chain of supertypes is at most as long as the program has types.
+    for _ in 0..=program.structs.len() {
+        let Some(TypeExpr::Named { name, .. }) = program.structs.get(at).and_then(|d| d.supertype.as_ref())
+        else {
+            return false;
+        };
+        if USER_NUMBER_SUPERTYPES.iter().any(|(n, _)| *n == &**name) {
+            return true;
+        }
+        at = name;
+    }
+    false
+}
+
 /// The names of the structs and abstract types declared below the abstract type `name`, at
 /// any depth.
 fn subtypes_of(name: &Name, program: &Program) -> BTreeSet<Name> {
@@ -455,13 +529,17 @@ pub(crate) fn matches(p: &Pat, t: &Type, b: &mut Bindings) -> bool {
 
 /// [`matches`] for an argument of a user's method, `isa` and `typeof`: also a shared reshape
 /// (a view marked `Base._Reshaped`, see [`reshaped_array`]) matches an `Array` annotation, as
-/// Julia's `reshape` of an Array is an Array, and a range, a `Diagonal` or `eachcol`'s slices an abstract one. The library's `Array` methods are written for
-/// zy's arrays, so its own dispatch uses [`matches`].
-pub(crate) fn matches_as_julia(p: &Pat, t: &Type, b: &mut Bindings) -> bool {
+/// Julia's `reshape` of an Array is an Array, and a range, a `Diagonal`, `eachcol`'s slices or
+/// an array struct of the program ([`user_array`]) an abstract one. The library's `Array`
+/// methods are written for zy's arrays, so its own dispatch uses [`matches`].
+pub(crate) fn matches_as_julia(p: &Pat, t: &Type, b: &mut Bindings, program: &Program) -> bool {
     let mut tried = b.clone();
     if matches(p, t, &mut tried) {
         *b = tried;
         return true;
+    }
+    if let Some(a) = user_array(t, program) {
+        return matches_user_array(p, &a, b);
     }
     if let Some(a) = reshaped_array(t) {
         return matches(p, &a, b);

@@ -1202,8 +1202,9 @@ fn type_head<'n>(cx: &mut Cx, head: &'n SyntaxNode) -> Option<TypeHead<'n>> {
 }
 
 /// The supertype of a struct or abstract type: one of the program's abstract types, `Any`,
-/// `Exception` (an exception type of the program's own), or Julia's `Number`, `Real` or
-/// `AbstractFloat` (a number type of the program's own, `Base.Real` read as `Real`). Julia's
+/// `Exception` (an exception type of the program's own), Julia's `Number`, `Real` or
+/// `AbstractFloat` (a number type of the program's own, `Base.Real` read as `Real`), or an
+/// abstract array type with its parameters (`AbstractVector{Float64}`). Julia's
 /// other abstract types (`Integer`, `Function`, `AbstractString`) are refused: a struct
 /// subtyping them would have to implement their interfaces.
 fn supertype(cx: &mut Cx, node: &SyntaxNode) -> Option<TypeExpr> {
@@ -1213,6 +1214,19 @@ fn supertype(cx: &mut Cx, node: &SyntaxNode) -> Option<TypeExpr> {
             *name = n.to_string();
         }
         if params.is_empty() && USER_SUPERTYPES.contains(&name.as_str()) {
+            return Some(ty);
+        }
+        if let Some(n) = name.strip_prefix("Base.").filter(|n| USER_ARRAY_SUPERTYPES.contains(n)) {
+            *name = n.to_string();
+        }
+        // `AbstractVector{T}`, `AbstractMatrix{Float64}`, `AbstractArray{T, 3}`: an array type
+        // of the program (its `size` and `getindex` methods make it one).
+        let arity = match name.as_str() {
+            "AbstractArray" => 2,
+            "AbstractVector" | "AbstractMatrix" => 1,
+            _ => 0,
+        };
+        if arity > 0 && params.len() == arity {
             return Some(ty);
         }
     }
@@ -1234,6 +1248,10 @@ fn supertype(cx: &mut Cx, node: &SyntaxNode) -> Option<TypeExpr> {
 
 /// Julia's abstract types that a type of the program may subtype.
 const USER_SUPERTYPES: &[&str] = &["Number", "Real", "AbstractFloat"];
+
+/// Julia's abstract array types that a struct of the program may subtype, with their
+/// parameters written out (`AbstractVector{Float64}`, `AbstractArray{T, 2}`).
+const USER_ARRAY_SUPERTYPES: &[&str] = &["AbstractArray", "AbstractVector", "AbstractMatrix"];
 
 /// Julia's abstract types that zy does not let a user type subtype.
 const BUILTIN_ABSTRACT: &[&str] = &[
@@ -1266,6 +1284,15 @@ fn abstract_definition(cx: &mut Cx, node: &SyntaxNode) -> Option<StructDef> {
             head,
             "a parametric abstract type; declare it without parameters (`abstract type A end`) instead",
         );
+    }
+    if let Some(TypeExpr::Named { name, .. }) = &supertype {
+        if USER_ARRAY_SUPERTYPES.contains(&name.as_str()) {
+            return unsupported(
+                cx,
+                head,
+                &format!("an abstract type below Julia's `{name}`; declare the array struct itself `<: {name}{{...}}` instead"),
+            );
+        }
     }
     Some(StructDef {
         name: cx.text(name_node).to_string(),
