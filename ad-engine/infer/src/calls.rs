@@ -365,7 +365,7 @@ impl<'a> Cx<'a> {
     /// Julia's generic methods for Numbers where the builtin `builtin` has methods for zy's
     /// own numbers only and an argument is one of the program's number types
     /// ([`crate::pattern::is_user_number`]): the prelude's `sum` and `prod` of an array of
-    /// them, `x ^ p`, and `x op y` with another number after Julia's promotion, when the
+    /// them, `zero(x)` and `one(x)`, `x ^ p`, and `x op y` with another number after Julia's promotion, when the
     /// program defines a `promote_rule` for the two types.
     fn number_fallback(
         &mut self,
@@ -381,6 +381,8 @@ impl<'a> Cx<'a> {
             ("sum", [xs]) if matches!(&xs.ty, Type::Array(e, _) if user(e)) => "Base._number_sum",
             ("prod", [xs]) if matches!(&xs.ty, Type::Array(e, _) if user(e)) => "Base._number_prod",
             ("^", [x, p]) if user(&x.ty) && p.ty == Type::Int64 => "Base._number_power",
+            ("zero", [x]) if user(&x.ty) => "Base._number_zero",
+            ("one", [x]) if user(&x.ty) => "Base._number_one",
             ("+" | "-" | "*" | "/" | "==" | "<" | "<=", [x, y])
                 if (user(&x.ty) || user(&y.ty)) && number(&x.ty) && number(&y.ty) =>
             {

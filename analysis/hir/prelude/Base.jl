@@ -5795,12 +5795,15 @@ end
 # Julia's generic methods for Numbers, for the program's own number types (`struct Dual <:
 # Number`): inference calls these where zy's builtin has methods for its own numbers only
 # (zy_infer's `number_fallback`). `sum` and `prod` of an array of them (Julia's `mapreduce`
-# with `+` and `*`, here from the left), `x ^ p` by Julia's `power_by_squaring` (the same
+# with `+` and `*`, here from the left), `zero(x)` and `one(x)` by the program's `convert`
+# from 0 and 1, `x ^ p` by Julia's `power_by_squaring` (the same
 # products in the same order), and arithmetic and comparisons with another number after
 # Julia's promotion: the `promote_rule` the program defines for the two types (in either
 # order) and its `convert` methods.
 _number_sum(xs) = reduce(+, xs)
 _number_prod(xs) = reduce(*, xs)
+_number_zero(x) = convert(typeof(x), 0)
+_number_one(x) = convert(typeof(x), 1)
 function _number_power(x, p::Int)
     p == 1 && return x
     p == 0 && return one(x)

@@ -108,6 +108,8 @@ pub const HOOKS: &[Hooks] = &[
         hooks: &[
             "Base._number_sum",
             "Base._number_prod",
+            "Base._number_zero",
+            "Base._number_one",
             "Base._number_power",
             "Base._number_promote",
             "Base._number_promote_back",
