@@ -195,3 +195,7 @@ struct Digit <: Integer
 end
 # zy: at s1(2)
 s1(n) = Digit(n).v
+# An array struct must give its element type (`AbstractVector{Float64}`, `AbstractVector{T}`).
+struct Row <: AbstractVector
+    xs::Vector{Float64}
+end

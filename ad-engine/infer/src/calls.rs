@@ -393,10 +393,13 @@ impl<'a> Cx<'a> {
                     ) else {
                         return false;
                     };
-                    program.functions.get("Base.promote_rule").is_some_and(|gf| {
-                        let types = [Type::Function(s), Type::Function(t)];
-                        crate::dispatch::select(program, gf, &types).is_ok()
-                    })
+                    program
+                        .functions
+                        .get("Base.promote_rule")
+                        .is_some_and(|gf| {
+                            let types = [Type::Function(s), Type::Function(t)];
+                            crate::dispatch::select(program, gf, &types).is_ok()
+                        })
                 };
                 let promote = if rule(&x.ty, &y.ty) {
                     "Base._number_promote"

@@ -93,13 +93,14 @@ fn select_among(
         }
     }
     // An array struct of the program is more specific than an abstract array annotation.
-    let within = |x: &Pat, y: &Pat| {
-        subtype(x, y)
-            || matches!((x, y), (Pat::Struct { name, .. }, Pat::Array { abstract_: true, .. })
-                if program.structs.get(name).is_some_and(|d| {
-                    matches!(&d.supertype, Some(zy_ir::TypeExpr::Named { name, .. })
-                        if crate::pattern::user_array_supertype(name))
-                }))
+    let within = |x: &Pat, y: &Pat| match (x, y) {
+        (
+            Pat::Struct { name, .. },
+            Pat::Array {
+                abstract_: true, ..
+            },
+        ) => crate::pattern::is_user_array_struct(name, program) || subtype(x, y),
+        _ => subtype(x, y),
     };
     let sub = |a: &[Pat], b: &[Pat]| a.iter().zip(b).all(|(x, y)| within(x, y));
     // Candidates at least as specific as every other applicable method; among equivalent

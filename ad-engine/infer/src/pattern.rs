@@ -147,13 +147,13 @@ pub(crate) fn pattern(expr: &TypeExpr, vars: &[Name], program: &Program) -> Resu
                 name: "Union".into(),
                 params: vec![TypeExpr::named("Real"), TypeExpr::named(COMPLEX)],
             };
-            Ok(with_user_numbers(pattern(&union, vars, program)?, name, program))
+            Ok(with_user_numbers(
+                pattern(&union, vars, program)?,
+                name,
+                program,
+            ))
         }
-        "Number" | "Real" => no_params(with_user_numbers(
-            Pat::Num(NumClass::Real),
-            name,
-            program,
-        )),
+        "Number" | "Real" => no_params(with_user_numbers(Pat::Num(NumClass::Real), name, program)),
         // `<:B` as a parameter of a field's type (`x::Vector{<:Real}`): a variable of its own,
         // bound by nothing else.
         "<:" => match params.as_slice() {
@@ -315,6 +315,13 @@ pub(crate) fn user_array_supertype(name: &str) -> bool {
     matches!(name, "AbstractArray" | "AbstractVector" | "AbstractMatrix")
 }
 
+/// Is `name` a struct of the program declared below Julia's `AbstractArray`?
+pub(crate) fn is_user_array_struct(name: &Name, program: &Program) -> bool {
+    program.structs.get(name).is_some_and(|d| {
+        matches!(&d.supertype, Some(TypeExpr::Named { name, .. }) if user_array_supertype(name))
+    })
+}
+
 /// The array type that a struct of the program declared below Julia's `AbstractArray` stands
 /// for in an abstract annotation (`Vector{Float64}` of `struct V <: AbstractVector{Float64}`,
 /// `Vector{T}` of a `V{T} <: AbstractVector{T}`), if `t` is one.
@@ -332,13 +339,21 @@ pub(crate) fn user_array(t: &Type, program: &Program) -> Option<Type> {
     let (elem, ndims) = match (&**name, params.as_slice()) {
         ("AbstractVector", [e]) => (e, 1),
         ("AbstractMatrix", [e]) => (e, 2),
-        ("AbstractArray", [e, TypeExpr::Named { name: n, params: p }]) if p.is_empty() => {
-            (e, n.parse::<u8>().ok().filter(|k| (1..=zy_ir::MAX_DIMS).contains(k))?)
-        }
+        ("AbstractArray", [e, TypeExpr::Named { name: n, params: p }]) if p.is_empty() => (
+            e,
+            n.parse::<u8>()
+                .ok()
+                .filter(|k| (1..=zy_ir::MAX_DIMS).contains(k))?,
+        ),
         _ => return None,
     };
     // The struct's parameters bound to its type's, for an element written with them.
-    let bindings: Bindings = def.params.iter().cloned().zip(s.params.iter().cloned()).collect();
+    let bindings: Bindings = def
+        .params
+        .iter()
+        .cloned()
+        .zip(s.params.iter().cloned())
+        .collect();
     let elem = concrete(&pattern(elem, &def.params, program).ok()?, &bindings)?;
     Some(Type::Array(Arc::new(elem), ndims))
 }
@@ -371,7 +386,8 @@ pub(crate) fn is_user_number(t: &Type, program: &Program) -> bool {
     let mut at = &s.name;
     // A chain of supertypes is at most as long as the program has types.
     for _ in 0..=program.structs.len() {
-        let Some(TypeExpr::Named { name, .. }) = program.structs.get(at).and_then(|d| d.supertype.as_ref())
+        let Some(TypeExpr::Named { name, .. }) =
+            program.structs.get(at).and_then(|d| d.supertype.as_ref())
         else {
             return false;
         };

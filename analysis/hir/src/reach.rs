@@ -545,7 +545,10 @@ pub fn item_names(item: &LoweredItem, f: &mut impl FnMut(&Name, Mention)) {
             if matches!(&**name, "Number" | "Real" | "AbstractFloat") {
                 f(&NUMBER_TYPE.into(), Mention::Value);
             }
-            if matches!(&**name, "AbstractVector" | "AbstractMatrix" | "AbstractArray") {
+            if matches!(
+                &**name,
+                "AbstractVector" | "AbstractMatrix" | "AbstractArray"
+            ) {
                 f(&ARRAY_TYPE.into(), Mention::Value);
             }
         }

@@ -4,9 +4,8 @@
 use crate::annotations;
 use crate::ast::{
     ExportDef, Expr, ExprKind, FieldDef, FunctionDef, FunctionName, GlobalDef, ImportDef,
-    ImportPath, IncludeDef, Item, KeywordParam, ModuleDef, Param, RefusedDef, ScriptDef,
-    StructDef, TextRange,
-    TypeExpr, EMPTY_TUPLE, EMPTY_UNION, SUBTYPE_PARAM,
+    ImportPath, IncludeDef, Item, KeywordParam, ModuleDef, Param, RefusedDef, ScriptDef, StructDef,
+    TextRange, TypeExpr, EMPTY_TUPLE, EMPTY_UNION, SUBTYPE_PARAM,
 };
 use crate::cx::{error_expr, Cx};
 use crate::expr::{block_of, expr, is_operator_name};
@@ -46,7 +45,11 @@ fn push_item(cx: &mut Cx, node: &SyntaxNode, out: &mut Vec<Item>) {
 /// A definition that was refused while converting it (an `unsupported` error reported since
 /// the first `errors`): the name it defines, and the first refusal.
 fn refused(cx: &Cx, node: &SyntaxNode, errors: usize) -> Option<RefusedDef> {
-    let reason = cx.errors.get(errors..)?.iter().find(|e| e.code == "unsupported")?;
+    let reason = cx
+        .errors
+        .get(errors..)?
+        .iter()
+        .find(|e| e.code == "unsupported")?;
     Some(RefusedDef {
         name: defined_name(cx, node)?.to_string(),
         reason: reason.message.clone(),
@@ -64,9 +67,11 @@ fn defined_name<'a>(cx: &Cx<'a>, node: &SyntaxNode) -> Option<&'a str> {
     // `Name{T} <: Super`, `f(x)::T where T`: the name inside.
     fn head(node: &SyntaxNode) -> &SyntaxNode {
         match (node.leaf, node.kind, node.children.first()) {
-            (false, Kind::Subtype | Kind::Curly | Kind::Where | Kind::Decl | Kind::Call, Some(c)) => {
-                head(c)
-            }
+            (
+                false,
+                Kind::Subtype | Kind::Curly | Kind::Where | Kind::Decl | Kind::Call,
+                Some(c),
+            ) => head(c),
             _ => node,
         }
     }
@@ -1210,14 +1215,12 @@ fn type_head<'n>(cx: &mut Cx, head: &'n SyntaxNode) -> Option<TypeHead<'n>> {
 fn supertype(cx: &mut Cx, node: &SyntaxNode) -> Option<TypeExpr> {
     let mut ty = type_expr(cx, node)?;
     if let TypeExpr::Named { name, params, .. } = &mut ty {
-        if let Some(n) = name.strip_prefix("Base.").filter(|n| USER_SUPERTYPES.contains(n)) {
+        let known = |n: &&str| USER_SUPERTYPES.contains(n) || USER_ARRAY_SUPERTYPES.contains(n);
+        if let Some(n) = name.strip_prefix("Base.").filter(known) {
             *name = n.to_string();
         }
         if params.is_empty() && USER_SUPERTYPES.contains(&name.as_str()) {
             return Some(ty);
-        }
-        if let Some(n) = name.strip_prefix("Base.").filter(|n| USER_ARRAY_SUPERTYPES.contains(n)) {
-            *name = n.to_string();
         }
         // `AbstractVector{T}`, `AbstractMatrix{Float64}`, `AbstractArray{T, 3}`: an array type
         // of the program (its `size` and `getindex` methods make it one).
@@ -1238,7 +1241,8 @@ fn supertype(cx: &mut Cx, node: &SyntaxNode) -> Option<TypeExpr> {
         TypeExpr::Named { name, .. } if BUILTIN_ABSTRACT.contains(&name.as_str()) => {
             let message = format!(
                 "a type subtyping Julia's `{name}` (zy's structs may subtype the program's own \
-                 abstract types, `Number`, `Real` and `AbstractFloat`)"
+                 abstract types, `Number`, `Real`, `AbstractFloat`, and `AbstractVector{{T}}`, \
+                 `AbstractMatrix{{T}}` and `AbstractArray{{T, N}}` with their parameters written)"
             );
             unsupported(cx, node, &message)
         }
