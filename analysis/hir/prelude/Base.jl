@@ -5801,6 +5801,7 @@ end
 # Julia's promotion: the `promote_rule` the program defines for the two types (in either
 # order) and its `convert` methods.
 _number_sum(xs) = reduce(+, xs)
+_number_mapsum(f, xs) = reduce(+, map(f, xs))
 _number_prod(xs) = reduce(*, xs)
 _number_zero(x) = convert(typeof(x), 0)
 _number_one(x) = convert(typeof(x), 1)

@@ -107,6 +107,7 @@ pub const HOOKS: &[Hooks] = &[
         triggers: &[NUMBER_TYPE],
         hooks: &[
             "Base._number_sum",
+            "Base._number_mapsum",
             "Base._number_prod",
             "Base._number_zero",
             "Base._number_one",
