@@ -187,3 +187,15 @@ n3(A) = mapslices(sum, A; dims = 2)
 # Splatting a vector into a tuple: its length is part of the tuple type.
 # zy: at p4([1.0, 2.0])
 p4(xs) = (xs...,)
+
+# A struct under one of Julia's abstract types that zy's structs may not subtype, and a use
+# of it (which names the refused definition, not `UndefVarError`).
+struct Digit <: Integer
+    v::Int
+end
+# zy: at s1(2)
+s1(n) = Digit(n).v
+# An array struct must give its element type (`AbstractVector{Float64}`, `AbstractVector{T}`).
+struct Row <: AbstractVector
+    xs::Vector{Float64}
+end

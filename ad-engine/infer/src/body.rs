@@ -403,7 +403,7 @@ impl<'a> Typer<'a> {
             let span = data.term_span;
             let bad = data.term.operands().into_iter().find_map(|o| match o {
                 Operand::Const(Const::Func(n)) if !cx.is_defined(n) => {
-                    Some(Fail::undefined_name(n))
+                    Some(Fail::undefined_in(n, cx.program))
                 }
                 Operand::Const(c @ Const::Tuple(_)) => Some(Fail::unsupported(format!(
                     "`{c}` as a value; read a field as `s.a`, and choose between cases \

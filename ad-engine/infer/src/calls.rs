@@ -123,7 +123,7 @@ impl<'a> Cx<'a> {
             match &i.konst {
                 // `f(xs...; kw)` splats into lowering's `kwcall`.
                 Some(Const::Func(n)) if !self.is_defined(n) && &**n != "Base.kwcall" => {
-                    return Err(Fail::undefined_name(n));
+                    return Err(Fail::undefined_in(n, self.program));
                 }
                 // Lowering's constant tuples (named-tuple keys, shapes) go to its own helpers.
                 Some(Const::Tuple(_))
@@ -228,7 +228,7 @@ impl<'a> Cx<'a> {
         let builtin = builtin_of(name).unwrap_or(name);
         match self.call_builtin(b, name, builtin, args) {
             Some(r) => r,
-            None => Err(Fail::undefined_name(name)),
+            None => Err(Fail::undefined_in(name, self.program)),
         }
     }
 
@@ -354,13 +354,88 @@ impl<'a> Cx<'a> {
         args: &[Val],
     ) -> Option<Result<Val, Fail>> {
         let r = builtins::call(self, b, builtin, args)?;
-        let views = !builtin.ends_with('!') && args.iter().any(|a| reads_as_copy(&a.ty));
+        let views = !builtin.ends_with('!')
+            && args
+                .iter()
+                .any(|a| reads_as_copy(&a.ty) || self.reads_user_array(builtin, &a.ty));
         Some(match r {
             Err(no_match) if views && no_match.code == "method-error" => {
                 self.call_with_views_copied(b, name, args, no_match)
             }
+            Err(no_match) if no_match.code == "method-error" => self
+                .number_fallback(b, name, builtin, args)
+                .unwrap_or(Err(no_match)),
             r => r,
         })
+    }
+
+    /// Does the library function `name`, with no method for `t`, read a copy of it: an array
+    /// struct of the program ([`crate::pattern::user_array`]), which Julia's generic methods
+    /// for `AbstractArray`s read element by element through its `getindex`? Not the functions
+    /// of the array interface the struct itself defines (`size`, `getindex`, `setindex!`),
+    /// whose copy would read them again.
+    fn reads_user_array(&self, name: &str, t: &Type) -> bool {
+        let bare = name.rsplit('.').next().unwrap_or(name);
+        !matches!(bare, "size" | "getindex" | "setindex!" | "_array_collect")
+            && crate::pattern::user_array(t, self.program).is_some()
+    }
+
+    /// Julia's generic methods for Numbers where the builtin `builtin` has methods for zy's
+    /// own numbers only and an argument is one of the program's number types
+    /// ([`crate::pattern::is_user_number`]): the prelude's `sum` and `prod` of an array of
+    /// them, `zero(x)` and `one(x)`, `x ^ p`, and `x op y` with another number after Julia's promotion, when the
+    /// program defines a `promote_rule` for the two types.
+    fn number_fallback(
+        &mut self,
+        b: &mut PlanBuilder,
+        name: &Name,
+        builtin: &str,
+        args: &[Val],
+    ) -> Option<Result<Val, Fail>> {
+        let program = self.program;
+        let user = |t: &Type| crate::pattern::is_user_number(t, program);
+        let number = |t: &Type| t.is_number() || user(t);
+        let fallback = match (builtin, args) {
+            ("sum", [xs]) if matches!(&xs.ty, Type::Array(e, _) if user(e)) => "Base._number_sum",
+            ("prod", [xs]) if matches!(&xs.ty, Type::Array(e, _) if user(e)) => "Base._number_prod",
+            ("^", [x, p]) if user(&x.ty) && p.ty == Type::Int64 => "Base._number_power",
+            ("zero", [x]) if user(&x.ty) => "Base._number_zero",
+            ("one", [x]) if user(&x.ty) => "Base._number_one",
+            ("+" | "-" | "*" | "/" | "==" | "<" | "<=", [x, y])
+                if (user(&x.ty) || user(&y.ty)) && number(&x.ty) && number(&y.ty) =>
+            {
+                let rule = |s: &Type, t: &Type| -> bool {
+                    let (Ok(s), Ok(t)) = (
+                        crate::type_values::value_name(s),
+                        crate::type_values::value_name(t),
+                    ) else {
+                        return false;
+                    };
+                    program
+                        .functions
+                        .get("Base.promote_rule")
+                        .is_some_and(|gf| {
+                            let types = [Type::Function(s), Type::Function(t)];
+                            crate::dispatch::select(program, gf, &types).is_ok()
+                        })
+                };
+                let promote = if rule(&x.ty, &y.ty) {
+                    "Base._number_promote"
+                } else if rule(&y.ty, &x.ty) {
+                    "Base._number_promote_back"
+                } else {
+                    return None;
+                };
+                let op = Val::lit(Const::Func(name.clone()));
+                let all = [op, x.clone(), y.clone()];
+                return Some(self.call_named(b, &promote.into(), &all));
+            }
+            _ => return None,
+        };
+        program
+            .functions
+            .contains_key(fallback)
+            .then(|| self.call_named(b, &fallback.into(), args))
     }
 
     /// Call a user generic function: dispatch, then invoke the chosen specialisation.
@@ -383,7 +458,7 @@ impl<'a> Cx<'a> {
             ));
         }
         let Some(gf) = self.program.functions.get(name) else {
-            return Err(Fail::undefined_name(name));
+            return Err(Fail::undefined_in(name, self.program));
         };
         let user_struct = self
             .program
@@ -406,7 +481,12 @@ impl<'a> Cx<'a> {
                     None => Err(crate::error::no_method(name, &types)),
                 };
             }
-            Err(no_match) if reads_views(name, &types) => {
+            Err(no_match)
+                if reads_views(name, &types)
+                    || (is_library(name)
+                        && !name.ends_with('!')
+                        && types.iter().any(|t| self.reads_user_array(name, t))) =>
+            {
                 return self.call_with_views_copied(b, name, args, no_match);
             }
             Err(_) if &**name == ITERATED => return self.iterated_by_index(b, args),
@@ -488,6 +568,9 @@ impl<'a> Cx<'a> {
                 t if reads_as_copy(t) => {
                     self.call_named(b, &"Base.collect".into(), std::slice::from_ref(a))?
                 }
+                t if self.reads_user_array(name, t) => {
+                    self.call_named(b, &"Base._array_collect".into(), std::slice::from_ref(a))?
+                }
                 _ => a.clone(),
             });
         }
@@ -548,7 +631,7 @@ impl<'a> Cx<'a> {
             return Ok(Val::lit(Const::Func(name.clone())));
         }
         if !self.program.globals.contains_key(name) {
-            return Err(Fail::undefined_name(name));
+            return Err(Fail::undefined_in(name, self.program));
         }
         let (_, ty) = self.invoke(Instance {
             name: name.clone(),

@@ -86,13 +86,23 @@ fn select_among(
         let mut b = Bindings::new();
         let matching = |p: &Pat, t: &Type, b: &mut Bindings| match library {
             true => matches(p, t, b),
-            false => matches_as_julia(p, t, b),
+            false => matches_as_julia(p, t, b, program),
         };
         if pats.iter().zip(args).all(|(p, t)| matching(p, t, &mut b)) {
             applicable.push((i, pats));
         }
     }
-    let sub = |a: &[Pat], b: &[Pat]| a.iter().zip(b).all(|(x, y)| subtype(x, y));
+    // An array struct of the program is more specific than an abstract array annotation.
+    let within = |x: &Pat, y: &Pat| match (x, y) {
+        (
+            Pat::Struct { name, .. },
+            Pat::Array {
+                abstract_: true, ..
+            },
+        ) => crate::pattern::is_user_array_struct(name, program) || subtype(x, y),
+        _ => subtype(x, y),
+    };
+    let sub = |a: &[Pat], b: &[Pat]| a.iter().zip(b).all(|(x, y)| within(x, y));
     // Candidates at least as specific as every other applicable method; among equivalent
     // signatures the later definition replaces the earlier one, as in Julia.
     let best: Vec<usize> = applicable
@@ -167,7 +177,7 @@ pub(crate) fn type_vars(program: &Program, m: &zy_ir::Method, args: &[Type]) -> 
     if let Ok(pats) = patterns(program, m, args.len()) {
         for (p, t) in pats.iter().zip(&args) {
             // As `matches` wherever it matches; a user's `A::Matrix{T}` binds `T` of a reshape.
-            matches_as_julia(p, t, &mut b);
+            matches_as_julia(p, t, &mut b, program);
         }
     }
     // `N` of `Vararg{T, N} where N`: the number of trailing arguments.
@@ -443,6 +453,15 @@ fn check_supertype(def: &StructDef, program: &Program) -> Result<(), Fail> {
     while let Some(zy_ir::TypeExpr::Named { name, .. }) = &at.supertype {
         match program.structs.get(name) {
             _ if &**name == "Any" || &**name == "Exception" => break,
+            // Julia's abstract number and array types (`struct Dual <: Real`, `struct V <:
+            // AbstractVector{Float64}`).
+            _ if crate::pattern::USER_NUMBER_SUPERTYPES
+                .iter()
+                .any(|(n, _)| *n == &**name)
+                || crate::pattern::user_array_supertype(name) =>
+            {
+                break
+            }
             Some(sup) if sup.is_abstract && seen.insert(name.clone()) => at = sup,
             Some(sup) if sup.is_abstract => return Err(Fail::undefined_name(name)),
             Some(_) => {
@@ -451,7 +470,7 @@ fn check_supertype(def: &StructDef, program: &Program) -> Result<(), Fail> {
                     at.name
                 )))
             }
-            None => return Err(Fail::undefined_name(name)),
+            None => return Err(Fail::undefined_in(name, program)),
         }
     }
     Ok(())

@@ -44,7 +44,7 @@ fn call_global(
     });
     let (_, globals) = solve(program, thunk)?;
     let Some(callee) = globals.globals.get(name).map(|f| f.ret.clone()) else {
-        return Err(vec![Fail::undefined_name(name).at(Span::default())]);
+        return Err(vec![Fail::undefined_in(name, program).at(Span::default())]);
     };
     let (root, mut typed) = match callee {
         Type::Function(_) | Type::Struct(_) => infer_call(program, &callee, args)?,
@@ -89,7 +89,7 @@ fn entry(program: &Program, name: &str, args: &[Type]) -> Result<Arc<Instance>, 
                  (`f(x) = {name}(x)`) and use that instead"
             )));
         }
-        return Err(Fail::undefined_name(name));
+        return Err(Fail::undefined_in(name, program));
     };
     let method = dispatch::select(program, gf, args)?;
     Ok(Arc::new(Instance {

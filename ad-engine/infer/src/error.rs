@@ -36,6 +36,15 @@ impl Fail {
         }
     }
 
+    /// A name nothing in `program` defines: as [`Fail::undefined_name`], unless the program's
+    /// definition of it was refused, which the message then says.
+    pub fn undefined_in(name: &str, program: &zy_ir::Program) -> Fail {
+        match program.refused.get(name) {
+            Some(why) => Fail::unsupported(why.clone()),
+            None => Fail::undefined_name(name),
+        }
+    }
+
     /// A name nothing in scope defines: Julia's `UndefVarError`, or, for a name of Julia's
     /// library that zy's subset leaves out (`Dict`), an `unsupported` naming it, so that the
     /// message does not read as a typo.

@@ -147,9 +147,13 @@ pub(crate) fn pattern(expr: &TypeExpr, vars: &[Name], program: &Program) -> Resu
                 name: "Union".into(),
                 params: vec![TypeExpr::named("Real"), TypeExpr::named(COMPLEX)],
             };
-            pattern(&union, vars, program)
+            Ok(with_user_numbers(
+                pattern(&union, vars, program)?,
+                name,
+                program,
+            ))
         }
-        "Number" | "Real" => no_params(Pat::Num(NumClass::Real)),
+        "Number" | "Real" => no_params(with_user_numbers(Pat::Num(NumClass::Real), name, program)),
         // `<:B` as a parameter of a field's type (`x::Vector{<:Real}`): a variable of its own,
         // bound by nothing else.
         "<:" => match params.as_slice() {
@@ -167,7 +171,11 @@ pub(crate) fn pattern(expr: &TypeExpr, vars: &[Name], program: &Program) -> Resu
             };
             pattern(&complex, vars, program)
         }
-        "AbstractFloat" => no_params(Pat::Num(NumClass::AbstractFloat)),
+        "AbstractFloat" => no_params(with_user_numbers(
+            Pat::Num(NumClass::AbstractFloat),
+            name,
+            program,
+        )),
         "Integer" => no_params(Pat::Num(NumClass::Integer)),
         "Signed" => no_params(Pat::Num(NumClass::Signed)),
         "Float64" => no_params(Pat::Leaf(Type::Float64)),
@@ -263,7 +271,7 @@ pub(crate) fn pattern(expr: &TypeExpr, vars: &[Name], program: &Program) -> Resu
             Some(_) => Err(Fail::method(format!(
                 "wrong number of type parameters in `{expr}`"
             ))),
-            None => Err(Fail::undefined_name(name)),
+            None => Err(Fail::undefined_in(name, program)),
         },
     }
 }
@@ -271,6 +279,129 @@ pub(crate) fn pattern(expr: &TypeExpr, vars: &[Name], program: &Program) -> Resu
 /// Is `e` a vector type (`Vector{T}`, `AbstractVector{T}`), the parent of an `Adjoint`?
 fn is_vector_expr(e: &TypeExpr) -> bool {
     matches!(e, TypeExpr::Named { name, .. } if matches!(&**name, "Vector" | "AbstractVector"))
+}
+
+/// Julia's abstract number types that the program's own types may subtype, each with those
+/// below it.
+pub(crate) const USER_NUMBER_SUPERTYPES: [(&str, &[&str]); 3] = [
+    ("Number", &["Real", "AbstractFloat"]),
+    ("Real", &["AbstractFloat"]),
+    ("AbstractFloat", &[]),
+];
+
+/// `p`, the pattern of Julia's abstract number type `name` over zy's numbers, widened by the
+/// program's own types declared below `name` (`struct Dual <: Real`), if there are any: a
+/// union whose second member also lists Julia's abstract types below `name`, so that `Real`
+/// is more specific than `Number` also for the program's types.
+fn with_user_numbers(p: Pat, name: &Name, program: &Program) -> Pat {
+    let Some((_, inner)) = USER_NUMBER_SUPERTYPES.iter().find(|(n, _)| *n == &**name) else {
+        return p;
+    };
+    let mut below = BTreeSet::new();
+    for n in std::iter::once(&**name).chain(inner.iter().copied()) {
+        below.extend(subtypes_of(&Name::from(n), program));
+    }
+    if below.is_empty() {
+        return p;
+    }
+    below.extend(inner.iter().map(|n| Name::from(*n)));
+    Pat::Union(vec![
+        p,
+        Pat::Abstract {
+            name: name.clone(),
+            below: Arc::new(below),
+        },
+    ])
+}
+
+/// Is `name` one of Julia's abstract array types that a struct of the program may subtype
+/// (`struct V <: AbstractVector{Float64}`)?
+pub(crate) fn user_array_supertype(name: &str) -> bool {
+    matches!(name, "AbstractArray" | "AbstractVector" | "AbstractMatrix")
+}
+
+/// Is `name` a struct of the program declared below Julia's `AbstractArray`?
+pub(crate) fn is_user_array_struct(name: &Name, program: &Program) -> bool {
+    program.structs.get(name).is_some_and(|d| {
+        matches!(&d.supertype, Some(TypeExpr::Named { name, .. }) if user_array_supertype(name))
+    })
+}
+
+/// The array type that a struct of the program declared below Julia's `AbstractArray` stands
+/// for in an abstract annotation (`Vector{Float64}` of `struct V <: AbstractVector{Float64}`,
+/// `Vector{T}` of a `V{T} <: AbstractVector{T}`), if `t` is one.
+pub(crate) fn user_array(t: &Type, program: &Program) -> Option<Type> {
+    let Type::Struct(s) = t else {
+        return None;
+    };
+    if s.kind != zy_ir::StructKind::User {
+        return None;
+    }
+    let def = program.structs.get(&s.name)?;
+    let Some(TypeExpr::Named { name, params }) = &def.supertype else {
+        return None;
+    };
+    let (elem, ndims) = match (&**name, params.as_slice()) {
+        ("AbstractVector", [e]) => (e, 1),
+        ("AbstractMatrix", [e]) => (e, 2),
+        ("AbstractArray", [e, TypeExpr::Named { name: n, params: p }]) if p.is_empty() => (
+            e,
+            n.parse::<u8>()
+                .ok()
+                .filter(|k| (1..=zy_ir::MAX_DIMS).contains(k))?,
+        ),
+        _ => return None,
+    };
+    // The struct's parameters bound to its type's, for an element written with them.
+    let bindings: Bindings = def
+        .params
+        .iter()
+        .cloned()
+        .zip(s.params.iter().cloned())
+        .collect();
+    let elem = concrete(&pattern(elem, &def.params, program).ok()?, &bindings)?;
+    Some(Type::Array(Arc::new(elem), ndims))
+}
+
+/// [`matches`] of a struct of the program that is an array ([`user_array`]) as the array type
+/// `a` it stands for, by an abstract array annotation (or a union of them) only.
+fn matches_user_array(p: &Pat, a: &Type, b: &mut Bindings) -> bool {
+    match p {
+        Pat::Array {
+            abstract_: true, ..
+        } => matches(p, a, b),
+        Pat::Union(ps) => ps.iter().any(|p| {
+            let mut tried = b.clone();
+            let ok = matches_user_array(p, a, &mut tried);
+            if ok {
+                *b = tried;
+            }
+            ok
+        }),
+        _ => false,
+    }
+}
+
+/// Is `t` one of the program's own number types: a struct declared below Julia's `Number`,
+/// `Real` or `AbstractFloat` (directly or through the program's abstract types)?
+pub(crate) fn is_user_number(t: &Type, program: &Program) -> bool {
+    let Type::Struct(s) = t else {
+        return false;
+    };
+    let mut at = &s.name;
+    // A chain of supertypes is at most as long as the program has types.
+    for _ in 0..=program.structs.len() {
+        let Some(TypeExpr::Named { name, .. }) =
+            program.structs.get(at).and_then(|d| d.supertype.as_ref())
+        else {
+            return false;
+        };
+        if USER_NUMBER_SUPERTYPES.iter().any(|(n, _)| *n == &**name) {
+            return true;
+        }
+        at = name;
+    }
+    false
 }
 
 /// The names of the structs and abstract types declared below the abstract type `name`, at
@@ -419,13 +550,17 @@ pub(crate) fn matches(p: &Pat, t: &Type, b: &mut Bindings) -> bool {
 
 /// [`matches`] for an argument of a user's method, `isa` and `typeof`: also a shared reshape
 /// (a view marked `Base._Reshaped`, see [`reshaped_array`]) matches an `Array` annotation, as
-/// Julia's `reshape` of an Array is an Array, and a range, a `Diagonal` or `eachcol`'s slices an abstract one. The library's `Array` methods are written for
-/// zy's arrays, so its own dispatch uses [`matches`].
-pub(crate) fn matches_as_julia(p: &Pat, t: &Type, b: &mut Bindings) -> bool {
+/// Julia's `reshape` of an Array is an Array, and a range, a `Diagonal`, `eachcol`'s slices or
+/// an array struct of the program ([`user_array`]) an abstract one. The library's `Array`
+/// methods are written for zy's arrays, so its own dispatch uses [`matches`].
+pub(crate) fn matches_as_julia(p: &Pat, t: &Type, b: &mut Bindings, program: &Program) -> bool {
     let mut tried = b.clone();
     if matches(p, t, &mut tried) {
         *b = tried;
         return true;
+    }
+    if let Some(a) = user_array(t, program) {
+        return matches_user_array(p, &a, b);
     }
     if let Some(a) = reshaped_array(t) {
         return matches(p, &a, b);

@@ -170,6 +170,9 @@ pub struct Program {
     pub functions: BTreeMap<Name, GenericFunction>,
     pub structs: BTreeMap<Name, StructDef>,
     pub globals: BTreeMap<Name, Global>,
+    /// Names whose only definition the front end refused, with the message a use of one
+    /// gives instead of `UndefVarError`.
+    pub refused: BTreeMap<Name, String>,
 }
 
 /// The generic-function name under which the call methods of struct (or closure) type `name`

@@ -5850,6 +5850,58 @@ function _power_by_squaring(x::Union{Complex, Rational, AbstractMatrix}, p::Int)
     return y
 end
 
+# Julia's generic methods for Numbers, for the program's own number types (`struct Dual <:
+# Number`): inference calls these where zy's builtin has methods for its own numbers only
+# (zy_infer's `number_fallback`). `sum` and `prod` of an array of them (Julia's `mapreduce`
+# with `+` and `*`, here from the left), `zero(x)` and `one(x)` by the program's `convert`
+# from 0 and 1, `x ^ p` by Julia's `power_by_squaring` (the same
+# products in the same order), and arithmetic and comparisons with another number after
+# Julia's promotion: the `promote_rule` the program defines for the two types (in either
+# order) and its `convert` methods.
+_number_sum(xs) = reduce(+, xs)
+_number_mapsum(f, xs) = reduce(+, map(f, xs))
+_number_prod(xs) = reduce(*, xs)
+_number_zero(x) = convert(typeof(x), 0)
+_number_one(x) = convert(typeof(x), 1)
+function _number_power(x, p::Int)
+    p == 1 && return x
+    p == 0 && return one(x)
+    p == 2 && return x * x
+    p < 0 && throw(DomainError(p, "Cannot raise an integer x to a negative power $p."))
+    t = _trailing_zeros(p) + 1
+    p = p >> t
+    for _ in 1:(t - 1)
+        x *= x
+    end
+    y = x
+    while p > 0
+        t = _trailing_zeros(p) + 1
+        p = p >> t
+        for _ in 1:t
+            x *= x
+        end
+        y *= x
+    end
+    return y
+end
+function _number_promote(op, x, y)
+    T = promote_rule(typeof(x), typeof(y))
+    return op(convert(T, x), convert(T, y))
+end
+function _number_promote_back(op, x, y)
+    T = promote_rule(typeof(y), typeof(x))
+    return op(convert(T, x), convert(T, y))
+end
+
+# Julia's `collect` of an array struct of the program (`struct V <: AbstractVector{Float64}`
+# with `Base.size` and `Base.getindex` methods, Julia's AbstractArray interface): its elements
+# read by `getindex`, column by column, into a new array. The library's functions with no
+# method for such a struct read this copy (zy_infer's `reads_user_array`), as Julia's generic
+# `AbstractArray` methods read the elements one by one.
+_array_collect(v) = _array_collect(v, size(v))
+_array_collect(v, dims::Tuple{Int}) = [v[i] for i in 1:dims[1]]
+_array_collect(v, dims::Tuple{Int, Int}) = [v[i, j] for i in 1:dims[1], j in 1:dims[2]]
+
 """
     A ^ p
 

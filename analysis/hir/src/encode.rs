@@ -72,6 +72,7 @@ impl<F: FnMut(&mut TextRange)> Ranges<F> {
             }
             Item::Export(e) => self.range(&mut e.range),
             Item::Script(s) => self.range(&mut s.range),
+            Item::Refused(r) => self.range(&mut r.range),
         }
     }
     fn function(&mut self, f: &mut FunctionDef) {

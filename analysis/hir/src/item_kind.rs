@@ -22,6 +22,8 @@ pub enum ItemKind {
     Export,
     /// A top-level statement zy does not run.
     Script,
+    /// A definition zy refused: named by what it would define.
+    Refused,
 }
 
 /// The kind of `item` and the name under which it is stored.
@@ -38,5 +40,6 @@ pub fn kind_and_name(item: &Item) -> (ItemKind, String) {
         Item::Import(_) => (ItemKind::Import, "import".into()),
         Item::Export(_) => (ItemKind::Export, "export".into()),
         Item::Script(_) => (ItemKind::Script, "script".into()),
+        Item::Refused(r) => (ItemKind::Refused, r.name.clone()),
     }
 }

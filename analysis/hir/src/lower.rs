@@ -56,7 +56,8 @@ pub fn ssa(db: &dyn salsa::Database, item: ItemId) -> Arc<LoweredItem> {
         | Item::Module(_)
         | Item::Import(_)
         | Item::Export(_)
-        | Item::Script(_) => LoweredItem::default(),
+        | Item::Script(_)
+        | Item::Refused(_) => LoweredItem::default(),
     };
     Arc::new(lowered)
 }

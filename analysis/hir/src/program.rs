@@ -642,6 +642,7 @@ fn root_program(db: &dyn salsa::Database, key: ProgramKey) -> Arc<ProgramIndex> 
             part.add_to(&mut index.program, &mut index.errors);
         }
     }
+    index.program.refused = scope_names(db, root).refused().clone();
     index.reached = match reached {
         Some(r) => {
             for name in r.waiting {

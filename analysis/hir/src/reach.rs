@@ -113,6 +113,28 @@ pub const HOOKS: &[Hooks] = &[
         triggers: &["Base.show"],
         hooks: &["Base._show_vector", "Base._show_tuple", "Base._with_repr"],
     },
+    // Julia's generic methods for Numbers, which inference calls for the program's own number
+    // types where a builtin has methods for zy's numbers only (`calls.rs`, `number_fallback`).
+    Hooks {
+        triggers: &[NUMBER_TYPE],
+        hooks: &[
+            "Base._number_sum",
+            "Base._number_mapsum",
+            "Base._number_prod",
+            "Base._number_zero",
+            "Base._number_one",
+            "Base._number_power",
+            "Base._number_promote",
+            "Base._number_promote_back",
+            "Base.promote_rule",
+        ],
+    },
+    // The library reads an array struct of the program (`struct V <: AbstractVector{Float64}`)
+    // as a copy of its elements where it has no method for it (`calls.rs`, `reads_user_array`).
+    Hooks {
+        triggers: &[ARRAY_TYPE],
+        hooks: &["Base._array_collect"],
+    },
     // `Dict()` is refused by inference; the gradient of a `Dict` argument is built as one.
     Hooks {
         triggers: &["Base.Dict"],
@@ -476,6 +498,15 @@ fn const_mentions(c: &Const, is_maker: &impl Fn(&Name) -> Option<usize>) -> bool
     }
 }
 
+/// What a struct or abstract type of the program declared below Julia's `Number`, `Real` or
+/// `AbstractFloat` mentions (a name no code can write): it brings in Julia's generic methods
+/// for Numbers.
+pub const NUMBER_TYPE: &str = "#number type";
+
+/// What a struct of the program declared below Julia's `AbstractArray` mentions (a name no
+/// code can write): it brings in the library's copy of its elements.
+pub const ARRAY_TYPE: &str = "#array type";
+
 /// A group of [`HOOKS`].
 pub struct Hooks {
     /// Names whose reaching brings the hooks in (none: always).
@@ -529,6 +560,17 @@ pub fn item_names(item: &LoweredItem, f: &mut impl FnMut(&Name, Mention)) {
     }
     for s in &item.structs {
         f(&s.name, Mention::Defines);
+        if let Some(TypeExpr::Named { name, .. }) = &s.supertype {
+            if matches!(&**name, "Number" | "Real" | "AbstractFloat") {
+                f(&NUMBER_TYPE.into(), Mention::Value);
+            }
+            if matches!(
+                &**name,
+                "AbstractVector" | "AbstractMatrix" | "AbstractArray"
+            ) {
+                f(&ARRAY_TYPE.into(), Mention::Value);
+            }
+        }
         for t in s.fields.iter().filter_map(|(_, t)| t.as_ref()) {
             type_names(t, f);
         }

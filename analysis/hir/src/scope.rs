@@ -294,6 +294,8 @@ pub struct ScopeNames {
     changed: BTreeMap<Name, String>,
     /// `using`/`import` items that name no module or name, with why.
     errors: Vec<(ItemId, ImportError)>,
+    /// Qualified names whose only definition zy refused, with what a use of one says.
+    refused: BTreeMap<Name, String>,
     /// Modules defined by a package's source that the program loads (`using P` names them).
     packages: BTreeSet<Name>,
 }
@@ -484,6 +486,12 @@ impl ScopeNames {
         self.changed.get(qualified).map(String::as_str)
     }
 
+    /// The qualified names whose only definition zy refused, with what a use of one says
+    /// ("`Dual` is not available: its definition (f.jl:3:1) was refused: ...").
+    pub fn refused(&self) -> &BTreeMap<Name, String> {
+        &self.refused
+    }
+
     /// The imports of `file`'s items that name no module or name, with why.
     pub fn import_errors(
         &self,
@@ -598,6 +606,41 @@ fn module_name(module: &str) -> &str {
     }
 }
 
+/// The refused definitions of `items` whose names nothing else defines.
+fn add_refused(db: &dyn salsa::Database, names: &mut ScopeNames, items: &[(ItemId, Name)]) {
+    for (item, module) in items {
+        if item.kind(db) != ItemKind::Refused {
+            continue;
+        }
+        let Some(Item::Refused(r)) = item_ast(db, *item).as_deref() else {
+            continue;
+        };
+        if names
+            .modules
+            .get(module)
+            .is_some_and(|s| s.defines.contains(r.name.as_str()))
+        {
+            continue;
+        }
+        let file = item.file(db);
+        let (start, _) = item_range(db, *item, r.range.start, r.range.end).unwrap_or((0, 0));
+        // The file's name: the line is what finds the definition, and the message stays the
+        // same wherever the files are.
+        let path = file.path(db);
+        let shown = path.file_name().map_or(path.as_os_str(), |n| n);
+        let at = format!("{}:{}", shown.to_string_lossy(), line_col(db, file, start));
+        let reason = r.reason.strip_prefix("unsupported: ").unwrap_or(&r.reason);
+        let message = format!(
+            "`{}` is not available: its definition ({at}) was refused: {reason}",
+            r.name
+        );
+        names
+            .refused
+            .entry(qualify(module, &r.name))
+            .or_insert(message);
+    }
+}
+
 #[salsa::tracked(returns(ref))]
 fn root_names(db: &dyn salsa::Database, root: SourceFile) -> ScopeNames {
     let mut names = ScopeNames::default();
@@ -698,6 +741,7 @@ fn root_names(db: &dyn salsa::Database, root: SourceFile) -> ScopeNames {
             _ => {}
         }
     }
+    add_refused(db, &mut names, &items);
     for (item, module) in &items {
         if item.kind(db) != ItemKind::Script {
             continue;

@@ -262,10 +262,12 @@ pub fn lower_file(file: u32, src: &SourceFile) -> Lowered {
                 LoweredItem::default()
             }
             // The host loads included files into the program of the including one; imports
-            // and skipped statements lower to nothing.
-            Item::Include(_) | Item::Import(_) | Item::Export(_) | Item::Script(_) => {
-                LoweredItem::default()
-            }
+            // and skipped statements and refused definitions lower to nothing.
+            Item::Include(_)
+            | Item::Import(_)
+            | Item::Export(_)
+            | Item::Script(_)
+            | Item::Refused(_) => LoweredItem::default(),
         };
         part.add_to(&mut lowered.program, &mut lowered.errors);
     }

@@ -69,6 +69,18 @@ pub enum Item {
     Export(ExportDef),
     /// A top-level statement zy does not run (`println(x)`, a loop, `push!(xs, 1.0)`).
     Script(ScriptDef),
+    /// A definition zy refused (the error at it says why): kept by name so that a use of the
+    /// name says so, not that it is undefined.
+    Refused(RefusedDef),
+}
+
+/// A refused definition: the name it would define and the refusal's message.
+#[derive(Clone, PartialEq, Debug)]
+pub struct RefusedDef {
+    pub name: String,
+    /// The refusal, as reported at the definition (`unsupported: ...`).
+    pub reason: String,
+    pub range: TextRange,
 }
 
 /// `module M ... end` (or `baremodule`): definitions in a namespace of their own.

@@ -4,8 +4,8 @@
 use crate::annotations;
 use crate::ast::{
     ExportDef, Expr, ExprKind, FieldDef, FunctionDef, FunctionName, GlobalDef, ImportDef,
-    ImportPath, IncludeDef, Item, KeywordParam, ModuleDef, Param, ScriptCall, ScriptDef, StructDef,
-    TextRange, TypeExpr, EMPTY_TUPLE, EMPTY_UNION, SUBTYPE_PARAM,
+    ImportPath, IncludeDef, Item, KeywordParam, ModuleDef, Param, RefusedDef, ScriptCall,
+    ScriptDef, StructDef, TextRange, TypeExpr, EMPTY_TUPLE, EMPTY_UNION, SUBTYPE_PARAM,
 };
 use crate::cx::{error_expr, Cx};
 use crate::expr::{block_of, expr, is_operator_name};
@@ -30,12 +30,59 @@ pub(crate) fn items(cx: &mut Cx, toplevel: &SyntaxNode, out: &mut Vec<Item>) {
 /// One top-level statement, which may define several items (`@kwdef struct` is a struct
 /// and its keyword constructor).
 fn push_item(cx: &mut Cx, node: &SyntaxNode, out: &mut Vec<Item>) {
+    let (errors, items) = (cx.errors.len(), out.len());
     match kwdef_struct(cx, node) {
         Some(def) => out.extend(kwdef::items(cx, def)),
         None => out.extend(item(cx, node)),
     }
+    if out.len() == items {
+        out.extend(refused(cx, node, errors).map(Item::Refused));
+    }
     // A struct's inner constructors follow it.
     out.extend(cx.constructors.drain(..).map(Item::Function));
+}
+
+/// A definition that was refused while converting it (an `unsupported` error reported since
+/// the first `errors`): the name it defines, and the first refusal.
+fn refused(cx: &Cx, node: &SyntaxNode, errors: usize) -> Option<RefusedDef> {
+    let reason = cx
+        .errors
+        .get(errors..)?
+        .iter()
+        .find(|e| e.code == "unsupported")?;
+    Some(RefusedDef {
+        name: defined_name(cx, node)?.to_string(),
+        reason: reason.message.clone(),
+        range: node.range,
+    })
+}
+
+/// The plain name a top-level definition defines: a struct's or abstract type's, a function's
+/// (not `Base.f` nor an operator, whose other methods stay), a binding's.
+fn defined_name<'a>(cx: &Cx<'a>, node: &SyntaxNode) -> Option<&'a str> {
+    let name = |n: &SyntaxNode| {
+        let text = cx.text(n);
+        (n.leaf && n.kind == Kind::Identifier && !is_operator_name(text)).then_some(text)
+    };
+    // `Name{T} <: Super`, `f(x)::T where T`: the name inside.
+    fn head(node: &SyntaxNode) -> &SyntaxNode {
+        match (node.leaf, node.kind, node.children.first()) {
+            (
+                false,
+                Kind::Subtype | Kind::Curly | Kind::Where | Kind::Decl | Kind::Call,
+                Some(c),
+            ) => head(c),
+            _ => node,
+        }
+    }
+    match (node.leaf, node.kind, node.children.as_slice()) {
+        (false, Kind::Doc, [_, documented]) => defined_name(cx, documented),
+        (false, Kind::MacroCall, [.., def]) => defined_name(cx, def),
+        (false, Kind::Struct | Kind::Abstract | Kind::Function, [sig, ..]) => name(head(sig)),
+        (false, Kind::Const, [assignment]) => defined_name(cx, assignment),
+        (false, Kind::Assign, [lhs, _]) => name(head(lhs)),
+        _ => None,
+    }
 }
 
 /// The struct under `@kwdef` or `Base.@kwdef` (documented or not), if `node` is one.
@@ -1216,10 +1263,32 @@ fn type_head<'n>(cx: &mut Cx, head: &'n SyntaxNode) -> Option<TypeHead<'n>> {
 }
 
 /// The supertype of a struct or abstract type: one of the program's abstract types, `Any`,
-/// or `Exception` (an exception type of the program's own). Julia's own abstract types (`Real`, `AbstractVector`, `Function`) are refused: a
-/// struct subtyping them would have to implement their interfaces (arithmetic, indexing).
+/// `Exception` (an exception type of the program's own), Julia's `Number`, `Real` or
+/// `AbstractFloat` (a number type of the program's own, `Base.Real` read as `Real`), or an
+/// abstract array type with its parameters (`AbstractVector{Float64}`). Julia's
+/// other abstract types (`Integer`, `Function`, `AbstractString`) are refused: a struct
+/// subtyping them would have to implement their interfaces.
 fn supertype(cx: &mut Cx, node: &SyntaxNode) -> Option<TypeExpr> {
-    let ty = type_expr(cx, node)?;
+    let mut ty = type_expr(cx, node)?;
+    if let TypeExpr::Named { name, params, .. } = &mut ty {
+        let known = |n: &&str| USER_SUPERTYPES.contains(n) || USER_ARRAY_SUPERTYPES.contains(n);
+        if let Some(n) = name.strip_prefix("Base.").filter(known) {
+            *name = n.to_string();
+        }
+        if params.is_empty() && USER_SUPERTYPES.contains(&name.as_str()) {
+            return Some(ty);
+        }
+        // `AbstractVector{T}`, `AbstractMatrix{Float64}`, `AbstractArray{T, 3}`: an array type
+        // of the program (its `size` and `getindex` methods make it one).
+        let arity = match name.as_str() {
+            "AbstractArray" => 2,
+            "AbstractVector" | "AbstractMatrix" => 1,
+            _ => 0,
+        };
+        if arity > 0 && params.len() == arity {
+            return Some(ty);
+        }
+    }
     match &ty {
         TypeExpr::Named { name, params, .. } if !params.is_empty() => {
             let message = format!("a parametric supertype `{name}{{...}}`");
@@ -1228,7 +1297,8 @@ fn supertype(cx: &mut Cx, node: &SyntaxNode) -> Option<TypeExpr> {
         TypeExpr::Named { name, .. } if BUILTIN_ABSTRACT.contains(&name.as_str()) => {
             let message = format!(
                 "a type subtyping Julia's `{name}` (zy's structs may subtype the program's own \
-                 abstract types)"
+                 abstract types, `Number`, `Real`, `AbstractFloat`, and `AbstractVector{{T}}`, \
+                 `AbstractMatrix{{T}}` and `AbstractArray{{T, N}}` with their parameters written)"
             );
             unsupported(cx, node, &message)
         }
@@ -1236,11 +1306,15 @@ fn supertype(cx: &mut Cx, node: &SyntaxNode) -> Option<TypeExpr> {
     }
 }
 
+/// Julia's abstract types that a type of the program may subtype.
+const USER_SUPERTYPES: &[&str] = &["Number", "Real", "AbstractFloat"];
+
+/// Julia's abstract array types that a struct of the program may subtype, with their
+/// parameters written out (`AbstractVector{Float64}`, `AbstractArray{T, 2}`).
+const USER_ARRAY_SUPERTYPES: &[&str] = &["AbstractArray", "AbstractVector", "AbstractMatrix"];
+
 /// Julia's abstract types that zy does not let a user type subtype.
 const BUILTIN_ABSTRACT: &[&str] = &[
-    "Number",
-    "Real",
-    "AbstractFloat",
     "Integer",
     "Signed",
     "Unsigned",
@@ -1256,9 +1330,6 @@ const BUILTIN_ABSTRACT: &[&str] = &[
     "AbstractDict",
     "AbstractSet",
     "IO",
-    "Base.Number",
-    "Base.Real",
-    "Base.AbstractFloat",
     "Base.AbstractArray",
     "Base.Function",
 ];
@@ -1273,6 +1344,15 @@ fn abstract_definition(cx: &mut Cx, node: &SyntaxNode) -> Option<StructDef> {
             head,
             "a parametric abstract type; declare it without parameters (`abstract type A end`) instead",
         );
+    }
+    if let Some(TypeExpr::Named { name, .. }) = &supertype {
+        if USER_ARRAY_SUPERTYPES.contains(&name.as_str()) {
+            return unsupported(
+                cx,
+                head,
+                &format!("an abstract type below Julia's `{name}`; declare the array struct itself `<: {name}{{...}}` instead"),
+            );
+        }
     }
     Some(StructDef {
         name: cx.text(name_node).to_string(),

@@ -95,6 +95,7 @@ impl Display for Item {
             }
             Item::Export(e) => write!(f, "(export {})", e.names.join(" ")),
             Item::Script(s) => write!(f, "(script {})", s.what),
+            Item::Refused(r) => write!(f, "(refused {})", r.name),
         }
     }
 }

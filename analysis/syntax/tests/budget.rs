@@ -16,7 +16,9 @@ fn names(items: &[Item]) -> Vec<String> {
             Item::Global(g) => g.name.clone(),
             Item::Include(i) => i.path.clone(),
             Item::Module(m) => m.name.clone(),
-            Item::Import(_) | Item::Export(_) | Item::Script(_) => item.to_string(),
+            Item::Import(_) | Item::Export(_) | Item::Script(_) | Item::Refused(_) => {
+                item.to_string()
+            }
         })
         .collect()
 }

@@ -176,6 +176,10 @@ fn sum(cx: &mut Cx, b: &mut PlanBuilder, f: &Val, xs: &Val, args: &[Val]) -> Res
         // Complex values add as Julia code (the prelude's `+`).
         return cx.call_named(b, &"Base._complex_mapsum".into(), args);
     }
+    if crate::pattern::is_user_number(&r, cx.program) {
+        // The program's own numbers add by its `+` (Julia's `mapreduce(f, +, xs)`).
+        return cx.call_named(b, &"Base._number_mapsum".into(), args);
+    }
     element_result(cx, f, &[(**e).clone()], "sum")?;
     Ok(invoke_synth(cx, b, "sum", args))
 }

@@ -531,7 +531,7 @@ fn isa(cx: &mut Cx, args: &[Val]) -> Result<Val, Fail> {
         ));
     };
     let pat = crate::type_values::pattern_of_name(name, cx.program)?;
-    let holds = crate::pattern::matches_as_julia(&pat, &x.ty, &mut Default::default());
+    let holds = crate::pattern::matches_as_julia(&pat, &x.ty, &mut Default::default(), cx.program);
     Ok(Val::lit(Const::Bool(holds)))
 }
 
