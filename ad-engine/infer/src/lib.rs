@@ -31,6 +31,7 @@ mod driver;
 mod error;
 mod join;
 mod keywords;
+mod known;
 mod pattern;
 mod plan;
 mod renumber;

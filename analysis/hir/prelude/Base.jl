@@ -1528,6 +1528,18 @@ function _count_arg(x, n::Int)
     return min(n, length(x))
 end
 
+# Of a tuple, Julia's generic `first(itr, n) = collect(Iterators.take(itr, n))` (and `last`'s
+# reverse of it): a Vector of at most `n` elements, not a tuple (JuliaLang/julia#55427). A
+# tuple whose elements differ in type is refused by name (indexing it at run time).
+first(t::Tuple, n::Integer) = _tuple_part(t, 1, n)
+last(t::Tuple, n::Integer) = _tuple_part(t, length(t) - min(max(n, 0), length(t)) + 1, n)
+function _tuple_part(t::Tuple, from::Int, n::Integer)
+    if n < 0
+        throw(ArgumentError("Take length must be nonnegative"))
+    end
+    return [t[i] for i in from:(from + min(n, length(t)) - 1)]
+end
+
 """
     accumulate(op, x; init)
 
