@@ -135,6 +135,12 @@ pub const HOOKS: &[Hooks] = &[
         triggers: &["Base.RowSlices", "Base.ColumnSlices", "Base.Slices"],
         hooks: &[],
     },
+    // `t[:]` of a tuple is the tuple itself (inference's `tuple_slice`): only code writing
+    // `:` as an index makes a `Colon`.
+    Hooks {
+        triggers: &["Base.Colon"],
+        hooks: &[],
+    },
     // `Tuple(gen)` of a generator inference cannot unroll is refused by name (its type).
     Hooks {
         triggers: &["Base.Generator"],
