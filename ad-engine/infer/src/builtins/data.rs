@@ -220,10 +220,18 @@ fn tuple_slice(b: &mut PlanBuilder, t: &Val, ts: &[Type], r: &Val) -> Result<Val
     };
     let mut parts = Vec::with_capacity(ks.len());
     for k in ks {
-        let Some(ty) = usize::try_from(k).ok().and_then(|k| ts.get(k.wrapping_sub(1))) else {
+        let Some(ty) = usize::try_from(k)
+            .ok()
+            .and_then(|k| ts.get(k.wrapping_sub(1)))
+        else {
             return Err(bounds(&t.ty, k));
         };
-        parts.push(apply(b, Prim::GetField, &[t, &Val::lit(Const::Int(k))], ty.clone()));
+        parts.push(apply(
+            b,
+            Prim::GetField,
+            &[t, &Val::lit(Const::Int(k))],
+            ty.clone(),
+        ));
     }
     let ty = Type::tuple(parts.iter().map(|p| p.ty.clone()));
     let ops = parts.into_iter().map(|p| p.arg).collect();

@@ -66,7 +66,10 @@ fn tuple_of(b: &mut PlanBuilder, v: &Val) -> Result<Val, Fail> {
             .map(|k| {
                 let idx = Arg::Const(Const::Int(k as i64));
                 let ty = (**e).clone();
-                Val::of(b.prim(Prim::GetIndex, vec![v.arg.clone(), idx], ty.clone()), ty)
+                Val::of(
+                    b.prim(Prim::GetIndex, vec![v.arg.clone(), idx], ty.clone()),
+                    ty,
+                )
             })
             .collect(),
         _ => elems
