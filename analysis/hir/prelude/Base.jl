@@ -4997,6 +4997,11 @@ function _splat_arity(f, x::AbstractVector, n::Int)
     return nothing
 end
 
+# `f(x...; kw...)` of a vector `x`: inference gathers the keywords into a named tuple and
+# splats `x` into this function as into any varargs one, so the call of each length is
+# `f(args...; kw...)`.
+_splat_keywords(kw::NamedTuple, f, args...) = f(args...; kw...)
+
 # ---- Arrays of 3 or more dimensions ----------------------------------------------------------
 # `zeros(2, 3, 4)`, `ones`, `fill` and indexing `A[i, j, k]` are builtins; what Julia writes in
 # Julia over them is here: sizes as tuples, `Array{T}(undef, ...)`, `reshape` into N

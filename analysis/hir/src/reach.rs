@@ -43,6 +43,7 @@ pub const HOOKS: &[Hooks] = &[
             "Base._splat_hcat",
             "Base._splat_arity",
             "Base._splat_string",
+            "Base._splat_keywords",
             "Base.copy",
         ],
     },
