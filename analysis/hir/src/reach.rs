@@ -234,6 +234,7 @@ pub const HOOKS: &[Hooks] = &[
     Hooks {
         triggers: &["Base.Rational"],
         hooks: &[
+            "Base._rational_vect",
             "Base._literal_pow",
             "Base._rational_float",
             "Base._rational_int",

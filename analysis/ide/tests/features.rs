@@ -737,7 +737,7 @@ f(x) = abs$02(x)
 "#,
         expect![[r#"
             <zy>/prelude/Base.jl (prelude) 419..423: abs2
-            <zy>/prelude/Base.jl (prelude) 196890..196894: abs2
+            <zy>/prelude/Base.jl (prelude) 200600..200604: abs2
         "#]],
     );
 }

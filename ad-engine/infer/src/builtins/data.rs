@@ -561,9 +561,11 @@ pub(crate) fn is_element_type(t: &Type) -> bool {
         _ if t.is_number() || *t == Type::Bottom || *t == Type::String => true,
         _ if t.is_any_symbol() => true,
         Type::Array(e, 1 | 2) => is_element_type(e),
-        // Complex numbers are the library's one struct an array holds (`Vector{ComplexF64}`).
+        // Complex and rational numbers are the library's structs an array holds
+        // (`Vector{ComplexF64}`, `Vector{Rational{Int64}}`).
         Type::Struct(s) => {
-            s.kind == StructKind::User && (!is_library(&s.name) || &*s.name == "Base.Complex")
+            s.kind == StructKind::User
+                && (!is_library(&s.name) || matches!(&*s.name, "Base.Complex" | "Base.Rational"))
         }
         Type::Tuple(ts) => !ts.is_empty() && ts.iter().all(is_element_type),
         Type::NamedTuple(fs) => !fs.is_empty() && fs.iter().all(|(_, t)| is_element_type(t)),
