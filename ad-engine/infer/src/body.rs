@@ -12,6 +12,7 @@ use zy_ir::{
 use crate::calls::Cx;
 use crate::error::{Fail, TypeError};
 use crate::join::{conversion, join};
+use crate::known::Known;
 use crate::plan::{emit_plan, Arg};
 use crate::value::Val;
 
@@ -137,6 +138,10 @@ struct Typer<'a> {
     /// branch on one takes only its way, as Julia's inference prunes it, so the other way is
     /// not typed (`w === nothing ? 2x : w * x` with `w = nothing`).
     known: Vec<Option<bool>>,
+    /// Ints and index lists known where the body is compiled ([`crate::known`]).
+    consts: Vec<Option<Known>>,
+    /// How many times each value is read.
+    uses: Vec<usize>,
     order: Vec<Block>,
 }
 
@@ -154,6 +159,8 @@ impl<'a> Typer<'a> {
             reach,
             flows: vec![false; body.blocks.len()],
             known: vec![None; body.values.len()],
+            consts: vec![None; body.values.len()],
+            uses: crate::known::use_counts(body),
             order: body.reverse_postorder(),
         }
     }
@@ -169,15 +176,22 @@ impl<'a> Typer<'a> {
         args.iter()
             .enumerate()
             .map(|(i, a)| match a {
-                Operand::Value(_) => match self.operand_ty(a) {
+                Operand::Value(v) => match self.operand_ty(a) {
                     Type::Any => Err(Blocked::Poisoned),
                     Type::Bottom => Err(Blocked::Undefined(a.clone())),
-                    t => Ok(Val::of(Arg::Input(i), t)),
+                    t => {
+                        let mut val = Val::of(Arg::Input(i), t);
+                        if let Some(Some(k)) = self.consts.get(v.index()) {
+                            k.annotate(&mut val);
+                        }
+                        Ok(val)
+                    }
                 },
                 Operand::Const(c) => Ok(Val {
                     arg: Arg::Input(i),
                     ty: c.ty(),
                     konst: Some(c.clone()),
+                    elems: None,
                 }),
             })
             .collect()
@@ -207,22 +221,28 @@ impl<'a> Typer<'a> {
                 let Some(stmt) = self.body.stmt(v) else {
                     continue;
                 };
-                let (t, known) = match self.inputs(&stmt.args) {
-                    Err(Blocked::Poisoned) => (Type::Any, None),
-                    Err(Blocked::Undefined(_)) => (Type::Bottom, None),
+                let (t, known, konst) = match self.inputs(&stmt.args) {
+                    Err(Blocked::Poisoned) => (Type::Any, None, None),
+                    Err(Blocked::Undefined(_)) => (Type::Bottom, None, None),
                     Ok(ins) => match cx.resolve(&stmt.op, &ins) {
                         Ok(p) => {
                             let known = match (&p.result, p.steps.is_empty()) {
                                 (Arg::Const(Const::Bool(b)), true) => Some(*b),
                                 _ => None,
                             };
-                            (p.ty, known)
+                            let only_use = self.uses[v.index()] == 1;
+                            let konst = crate::known::known(stmt, &ins, &p, only_use);
+                            (p.ty, known, konst)
                         }
-                        Err(_) => (Type::Any, None),
+                        Err(_) => (Type::Any, None, None),
                     },
                 };
                 if self.known[v.index()] != known {
                     self.known[v.index()] = known;
+                    changed = true;
+                }
+                if self.consts[v.index()] != konst {
+                    self.consts[v.index()] = konst;
                     changed = true;
                 }
                 if self.ty[v.index()] != t {

@@ -119,6 +119,13 @@ impl<'a> Cx<'a> {
             Op::Call(n) => builtin_of(n).unwrap_or(n),
             _ => "",
         };
+        let typed;
+        let ins = if ins.iter().any(|i| self.type_var_of(i).is_some()) {
+            typed = self.type_vars_as_values(ins)?;
+            &typed[..]
+        } else {
+            ins
+        };
         for i in ins {
             match &i.konst {
                 // `f(xs...; kw)` splats into lowering's `kwcall`.
@@ -642,6 +649,25 @@ impl<'a> Cx<'a> {
             b.push(Op::Global(name.clone()), vec![], ty.clone()),
             ty,
         ))
+    }
+
+    /// The `where` variable an operand names as a value (`T` in `T.(x)`), with its type.
+    fn type_var_of(&self, v: &Val) -> Option<(Name, Type)> {
+        let Some(Const::Func(n)) = &v.konst else {
+            return None;
+        };
+        Some((n.clone(), self.type_vars.get(n)?.clone()))
+    }
+
+    /// `ins` with each `where` variable passed as a value (`T.(x)`, `map(T, x)`, a keyword
+    /// default `B = T.(x)`) replaced by the type it stands for, as Julia's static parameters are.
+    fn type_vars_as_values(&self, ins: &[Val]) -> Result<Vec<Val>, Fail> {
+        ins.iter()
+            .map(|i| match self.type_var_of(i) {
+                Some((n, t)) => self.type_value(&n, &t),
+                None => Ok(i.clone()),
+            })
+            .collect()
     }
 
     /// The type `t` that the `where` variable `var` stands for, as a value: zy represents a

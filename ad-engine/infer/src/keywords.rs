@@ -341,7 +341,7 @@ impl Cx<'_> {
 
     /// The keywords a call passes, in order, with `kw...` splatted; a later value of the same
     /// name replaces the earlier one (as Julia's `merge`).
-    fn passed_keywords(
+    pub(crate) fn passed_keywords(
         &mut self,
         b: &mut PlanBuilder,
         names: &[Const],

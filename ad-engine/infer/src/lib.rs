@@ -32,6 +32,7 @@ mod error;
 mod iterate;
 mod join;
 mod keywords;
+mod known;
 mod pattern;
 mod plan;
 mod renumber;

@@ -29,6 +29,7 @@ impl Cx<'_> {
         if let [Const::Bool(true)] = flags.as_ref() {
             if let [x @ Val {
                 ty: Type::Array(_, 1),
+                elems: None,
                 ..
             }] = values
             {
@@ -43,22 +44,23 @@ impl Cx<'_> {
                 expanded.push(value.clone());
                 continue;
             }
-            let count = match &value.ty {
-                Type::Tuple(items) => items.len(),
-                Type::NamedTuple(fields) => fields.len(),
-                Type::Array(_, 1) if vector.is_none() && !is_kwcall(callee) => {
+            let count = match (&value.ty, &value.elems) {
+                (Type::Tuple(items), _) => items.len(),
+                (Type::NamedTuple(fields), _) => fields.len(),
+                // A vector literal nothing else reads: its length is known here.
+                (Type::Array(_, 1), Some(elems)) => elems.len(),
+                (Type::Array(_, 1), None) if vector.is_none() => {
                     vector = Some((expanded.len() - 1, value.clone()));
                     continue;
                 }
-                Type::Array(..) => {
+                (Type::Array(..), _) => {
                     return Err(Fail::unsupported(
-                        "splatting an array with `...` into a call with keyword arguments, \
-                         beside another splatted array, or of more than one dimension (its \
-                         length is not known where the call is compiled); splat one vector, \
-                         index it, or pass a tuple",
+                        "splatting an array with `...` beside another splatted array, or of \
+                         more than one dimension (its length is not known where the call is \
+                         compiled); splat one vector, index it, or pass a tuple",
                     ))
                 }
-                t => {
+                (t, _) => {
                     return Err(Fail::method(format!(
                         "MethodError: no method matching iterate(::{t}) (splatting with `...`)"
                     )))
@@ -72,6 +74,9 @@ impl Cx<'_> {
         }
         if let Some((at, x)) = vector {
             let (pre, post) = expanded[1..].split_at(at);
+            if is_kwcall(callee) {
+                return self.splat_keywords(b, pre, &x, post);
+            }
             return self.splat_run(b, callee, pre, &x, post);
         }
         match &callee.konst {
@@ -169,6 +174,50 @@ impl Cx<'_> {
         let (inst, ret) = self.invoke(inst);
         let ops = args.iter().map(|a| a.arg.clone()).collect();
         Ok(Val::of(b.push(Op::Invoke(inst), ops, ret.clone()), ret))
+    }
+}
+
+impl Cx<'_> {
+    /// `f(pre..., x..., post...; kw)` of a vector `x` (lowering's `kwcall(names, values..., f,
+    /// pre..., x, post...)`): the keywords become one named tuple, whose type holds their
+    /// names, and the call splats `x` into the library's `Base._splat_keywords(kw, f, args...)`,
+    /// which calls `f(args...; kw...)`, as [`Cx::splat_run`] splats any vector.
+    fn splat_keywords(
+        &mut self,
+        b: &mut PlanBuilder,
+        pre: &[Val],
+        x: &Val,
+        post: &[Val],
+    ) -> Result<Val, Fail> {
+        let Some((
+            Val {
+                konst: Some(Const::Tuple(names)),
+                ..
+            },
+            rest,
+        )) = pre.split_first()
+        else {
+            return Err(Fail::unsupported("malformed keyword call"));
+        };
+        if rest.len() <= names.len() {
+            return Err(Fail::unsupported(
+                "splatting a vector with `...` among keyword arguments; splat it among the \
+                 positional arguments",
+            ));
+        }
+        let (values, positional) = rest.split_at(names.len());
+        let passed = self.passed_keywords(b, names, values)?;
+        let (keys, vals): (Vec<Const>, Vec<Val>) = passed
+            .into_iter()
+            .map(|(n, v)| (Const::Symbol(n), v))
+            .unzip();
+        let mut parts = vec![Val::lit(Const::Tuple(keys.into()))];
+        parts.extend(vals);
+        let kw = self.call_named(b, &"namedtuple".into(), &parts)?;
+        let mut pre = vec![kw];
+        pre.extend(positional.iter().cloned());
+        let callee = Val::lit(Const::Func(crate::synth::SPLAT_KEYWORDS.into()));
+        self.splat_run(b, &callee, &pre, x, post)
     }
 }
 

@@ -41,6 +41,10 @@ pub(crate) fn synthesise(cx: &mut Cx, inst: &Arc<Instance>) -> Result<Function, 
 /// The synthesised `splat(f, pre, x, post)`: `f(pre..., x..., post...)` of a vector `x`.
 pub(crate) const SPLAT: &str = "splat";
 
+/// The library function a keyword call splatting a vector goes through (`f(x...; k = 1)`):
+/// `_splat_keywords(kw, f, args...) = f(args...; kw...)`.
+pub(crate) const SPLAT_KEYWORDS: &str = "Base._splat_keywords";
+
 /// The longest vector [`SPLAT`] passes element by element; a longer one is an `unsupported`
 /// error when the call runs.
 pub(crate) const SPLAT_MOST: usize = 8;
@@ -50,6 +54,8 @@ struct Synth {
     args: Vec<(Operand, Type)>,
 }
 
+/// Synthesised code's span, pointing at no source: the IDE shows a run-time error raised in it
+/// at the user's call that led there (`zy_ide::locate::runtime_error_at`).
 const SPAN: Span = Span {
     file: 0,
     start: 0,
@@ -68,6 +74,8 @@ pub(crate) fn splat_lengths(
 ) -> Result<(Vec<usize>, Type), Fail> {
     let mut lengths = Vec::new();
     let mut ret: Option<(usize, Type)> = None;
+    // `_splat_keywords(kw, f, args...)` takes any number: the lengths are those `f` takes.
+    let keywords = matches!(&callee.ty, Type::Function(n) if &**n == SPLAT_KEYWORDS);
     for k in 0..=SPLAT_MOST {
         let types: Vec<Type> = pre
             .iter()
@@ -75,6 +83,13 @@ pub(crate) fn splat_lengths(
             .chain(std::iter::repeat_n(elem.clone(), k))
             .chain(post.iter().cloned())
             .collect();
+        if let (true, [_, f, args @ ..]) = (keywords, types.as_slice()) {
+            match cx.callee_result(&Val::of(Arg::Input(0), f.clone()), args) {
+                Err(fail) if fail.code == "method-error" => continue,
+                Err(fail) => return Err(fail),
+                Ok(_) => {}
+            }
+        }
         match cx.callee_result(callee, &types) {
             Ok(t) => {
                 lengths.push(k);
@@ -400,7 +415,12 @@ impl Synth {
             self.f.set_term(then_b, term, SPAN);
             b = else_b;
         }
-        let shown = match &ft {
+        // A keyword call is shown by the function it calls.
+        let called = match (ft, pre_ts.get(1)) {
+            (Type::Function(n), Some(f)) if &**n == SPLAT_KEYWORDS => f,
+            _ => ft,
+        };
+        let shown = match called {
             Type::Function(name) => name.strip_prefix("Base.").unwrap_or(name).to_string(),
             t => t.to_string(),
         };

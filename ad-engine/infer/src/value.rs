@@ -12,8 +12,12 @@ use crate::plan::{Arg, PlanBuilder};
 pub(crate) struct Val {
     pub arg: Arg,
     pub ty: Type,
-    /// The literal, when the operand is one (symbols, tuple indices, function names).
+    /// The literal, when the operand is one (symbols, tuple indices, function names), or an
+    /// Int the body computed from literals and tuple lengths (`length(t) - 1`).
     pub konst: Option<Const>,
+    /// The elements of a range or vector literal known where the call is compiled (`2:end` of
+    /// a tuple, `[1, 3]`): one entry per element, the Int where it is one known there.
+    pub elems: Option<Arc<[Option<i64>]>>,
 }
 
 impl Val {
@@ -23,6 +27,7 @@ impl Val {
             arg,
             ty,
             konst: None,
+            elems: None,
         }
     }
 
@@ -32,6 +37,7 @@ impl Val {
             arg: Arg::Const(c.clone()),
             ty: c.ty(),
             konst: Some(c),
+            elems: None,
         }
     }
 
@@ -41,6 +47,11 @@ impl Val {
             Some(Const::Int(i)) => Some(i),
             _ => None,
         }
+    }
+
+    /// The Ints of a range or vector known where the call is compiled, if each is.
+    pub fn known_ints(&self) -> Option<Vec<i64>> {
+        self.elems.as_ref()?.iter().copied().collect()
     }
 }
 

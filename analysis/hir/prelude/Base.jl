@@ -1528,6 +1528,18 @@ function _count_arg(x, n::Int)
     return min(n, length(x))
 end
 
+# Of a tuple, Julia's generic `first(itr, n) = collect(Iterators.take(itr, n))` (and `last`'s
+# reverse of it): a Vector of at most `n` elements, not a tuple (JuliaLang/julia#55427). A
+# tuple whose elements differ in type is refused by name (indexing it at run time).
+first(t::Tuple, n::Integer) = _tuple_part(t, 1, n)
+last(t::Tuple, n::Integer) = _tuple_part(t, length(t) - min(max(n, 0), length(t)) + 1, n)
+function _tuple_part(t::Tuple, from::Int, n::Integer)
+    if n < 0
+        throw(ArgumentError("Take length must be nonnegative"))
+    end
+    return [t[i] for i in from:(from + min(n, length(t)) - 1)]
+end
+
 """
     accumulate(op, x; init)
 
@@ -2525,6 +2537,50 @@ end
 *(A::AbstractArray{Float64}, x::Rational) = A * _rational_float(x)
 /(A::AbstractArray{Float64}, x::Rational) = A / _rational_float(x)
 
+# `[a, b]` mixing rationals with other numbers, promoted as Julia's `vect` promotes: beside
+# Ints, `Rational{Int64}`s (`[1, 1//2] == [1//1, 1//2]`); beside a Float64, Float64s.
+_rational_vect(xs::Union{Integer, Rational}...) = [map(Rational, xs)...]
+_rational_vect(xs::Union{Real, Rational}...) = [map(float, xs)...]
+
+# `sum` and `prod` of a vector of rationals: exact, folded from the left (Julia's pairwise
+# order gives the same exact value); of none, `0//1` and `1//1`.
+function sum(xs::Vector{<:Rational})
+    s = _unsafe_rational(0, 1)
+    for x in xs
+        s += x
+    end
+    return s
+end
+function prod(xs::Vector{<:Rational})
+    p = _unsafe_rational(1, 1)
+    for x in xs
+        p *= x
+    end
+    return p
+end
+
+# Elementary functions of a rational: of its Float64, as Julia's `f(x::Real) = f(float(x))`
+# (`exp(1//2)`, `sqrt(1//4) == 0.5`).
+exp(x::Rational) = exp(_rational_float(x))
+exp2(x::Rational) = exp2(_rational_float(x))
+exp10(x::Rational) = exp10(_rational_float(x))
+expm1(x::Rational) = expm1(_rational_float(x))
+log(x::Rational) = log(_rational_float(x))
+log2(x::Rational) = log2(_rational_float(x))
+log10(x::Rational) = log10(_rational_float(x))
+log1p(x::Rational) = log1p(_rational_float(x))
+sqrt(x::Rational) = sqrt(_rational_float(x))
+cbrt(x::Rational) = cbrt(_rational_float(x))
+sin(x::Rational) = sin(_rational_float(x))
+cos(x::Rational) = cos(_rational_float(x))
+tan(x::Rational) = tan(_rational_float(x))
+asin(x::Rational) = asin(_rational_float(x))
+acos(x::Rational) = acos(_rational_float(x))
+atan(x::Rational) = atan(_rational_float(x))
+sinh(x::Rational) = sinh(_rational_float(x))
+cosh(x::Rational) = cosh(_rational_float(x))
+tanh(x::Rational) = tanh(_rational_float(x))
+
 """
     x ^ p
 
@@ -2558,6 +2614,51 @@ end
 >=(x::Rational, y::Union{Rational, Integer}) = y <= x
 >(x::Integer, y::Rational) = y < x
 >=(x::Integer, y::Rational) = y <= x
+
+# A Float64 and a rational compared exactly, as Julia compares them (by `decompose` and
+# `widemul`, without rounding `q` to a float); a NaN is unordered.
+<(x::Float64, q::Rational) = !isnan(x) && _float_rational_cmp(x, q) < 0
+<=(x::Float64, q::Rational) = !isnan(x) && _float_rational_cmp(x, q) <= 0
+<(q::Rational, x::Float64) = !isnan(x) && _float_rational_cmp(x, q) > 0
+<=(q::Rational, x::Float64) = !isnan(x) && _float_rational_cmp(x, q) >= 0
+>(x::Float64, q::Rational) = q < x
+>=(x::Float64, q::Rational) = q <= x
+>(q::Rational, x::Float64) = x < q
+>=(q::Rational, x::Float64) = x <= q
+
+# -1, 0 or 1 as the Float64 `x` (not NaN) is below, at or above `q`. With both parts of `q`
+# at most 2⁵³ (exact as floats), the quotient correctly rounded decides unless it equals `x`,
+# and then the sign of `y d - n`, which one `fma` gets exactly; else `x` as an exact fraction
+# `M / 2^k` against `q` by `_rational_less`.
+function _float_rational_cmp(x::Float64, q::Rational)
+    n, d = q.num, q.den
+    if d == 0
+        y = n > 0 ? Inf : -Inf
+        return x < y ? -1 : (x == y ? 0 : 1)
+    end
+    isinf(x) && return x > 0 ? 1 : -1
+    big = 9007199254740992
+    if abs(n) <= big && d <= big
+        y = Float64(n) / Float64(d)
+        x != y && return x < y ? -1 : 1
+        r = fma(y, Float64(d), -Float64(n))
+        return r < 0 ? -1 : (r == 0 ? 0 : 1)
+    end
+    if x == trunc(x)
+        abs(x) >= 9.223372036854775807e18 && return x > 0 ? 1 : -1
+        return _rational_cmp(Int(x), 1, n, d)
+    end
+    m, e = frexp(x)
+    k = 53 - e
+    if k <= 62
+        return _rational_cmp(Int(ldexp(m, 53)), 1 << k, n, d)
+    end
+    # |x| < 2⁻¹⁰ < |q| when |n| > 2⁵³.
+    abs(n) > big && return n > 0 ? -1 : 1
+    throw(ArgumentError("unsupported: comparing $x with a rational whose denominator exceeds 2^53 (zy compares them exactly only up to it)"))
+end
+_rational_cmp(a::Int, b::Int, c::Int, d::Int) =
+    _rational_less(a, b, c, d, false) ? -1 : (_rational_less(a, b, c, d, true) ? 0 : 1)
 
 # `a/b < c/d` (`<=` if `orequal`) for `b, d >= 0`, exactly (Julia multiplies in Int128): the
 # integer parts compared, then the reciprocals of the fractional parts, as a continued fraction.
@@ -5042,6 +5143,11 @@ function _splat_arity(f, x::AbstractVector, n::Int)
     length(x) == n || error("MethodError: no method matching $(f)(::$(eltype(x))...) with $(length(x)) arguments (splatting a vector; its method takes $(n))")
     return nothing
 end
+
+# `f(x...; kw...)` of a vector `x`: inference gathers the keywords into a named tuple and
+# splats `x` into this function as into any varargs one, so the call of each length is
+# `f(args...; kw...)`.
+_splat_keywords(kw::NamedTuple, f, args...) = f(args...; kw...)
 
 # ---- Arrays of 3 or more dimensions ----------------------------------------------------------
 # `zeros(2, 3, 4)`, `ones`, `fill` and indexing `A[i, j, k]` are builtins; what Julia writes in

@@ -43,6 +43,7 @@ pub const HOOKS: &[Hooks] = &[
             "Base._splat_hcat",
             "Base._splat_arity",
             "Base._splat_string",
+            "Base._splat_keywords",
             "Base.copy",
         ],
     },
@@ -175,6 +176,12 @@ pub const HOOKS: &[Hooks] = &[
         triggers: &["Base.RowSlices", "Base.ColumnSlices", "Base.Slices"],
         hooks: &[],
     },
+    // `t[:]` of a tuple is the tuple itself (inference's `tuple_slice`): only code writing
+    // `:` as an index makes a `Colon`.
+    Hooks {
+        triggers: &["Base.Colon"],
+        hooks: &[],
+    },
     // `Tuple(gen)` of a generator inference cannot unroll is refused by name (its type).
     Hooks {
         triggers: &["Base.Generator"],
@@ -267,6 +274,7 @@ pub const HOOKS: &[Hooks] = &[
     Hooks {
         triggers: &["Base.Rational"],
         hooks: &[
+            "Base._rational_vect",
             "Base._literal_pow",
             "Base._rational_float",
             "Base._rational_int",

@@ -15,7 +15,7 @@ use zy_syntax::ast::{Expr, ExprKind};
 
 use crate::arguments::Arguments;
 use crate::eval::{expand, load_error};
-use crate::locate::{error_at, in_library, in_site, runtime_error_at, CallSite};
+use crate::locate::{error_at, in_library, in_site, runtime_error_at, synthesised, CallSite};
 use crate::nonfinite::{is_finite, NonFinite};
 use crate::trace::TraceRow;
 use crate::why::Why;
@@ -674,9 +674,13 @@ impl<'a> Prepared<'a> {
             }
         };
         let out = match out {
-            // Compiled code keeps no stack trace: for an error raised in the library, the
-            // interpreter raises the same one with the user's call that led there.
-            Err(e) if e.trace.is_empty() && in_library(db, e.span, self.site) => {
+            // Compiled code keeps no stack trace: for an error raised in the library or in
+            // synthesised code, the interpreter raises the same one with the user's call that
+            // led there.
+            Err(e)
+                if e.trace.is_empty()
+                    && (synthesised(e.span) || in_library(db, e.span, self.site)) =>
+            {
                 let traced = self.gradient_program(db).and_then(|(driver, program)| {
                     let args = self.arguments(db)?;
                     Ok(zy_interp::run(&program, &driver, args, &self.limits))

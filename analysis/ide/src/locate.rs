@@ -35,17 +35,29 @@ pub fn error_at(db: &RootDatabase, span: Span, site: CallSite<'_>, message: Stri
 
 /// A run-time error where the user looks for it: at the statement that raised it, or, when
 /// that is in Julia's library (the prelude), at the innermost call of the user's code that led
-/// there (its stack trace), the library's location named in the message.
+/// there (its stack trace), the library's location named in the message. Code inference
+/// synthesises (the run-time splat of a vector, `map` over a closure) has no source: its error
+/// is shown at the user's call that led there, its message unchanged.
 pub fn runtime_error_at(
     db: &RootDatabase,
     e: zy_interp::RuntimeError,
     site: CallSite<'_>,
 ) -> UserError {
     let library = |span: Span| in_library(db, span, site);
+    let hidden = |span: Span| synthesised(span) || library(span);
+    if synthesised(e.span) {
+        let at = e
+            .trace
+            .iter()
+            .copied()
+            .find(|&s| !hidden(s))
+            .unwrap_or(e.span);
+        return error_at(db, at, site, e.message);
+    }
     if !library(e.span) {
         return error_at(db, e.span, site, e.message);
     }
-    match e.trace.iter().find(|&&s| !library(s)) {
+    match e.trace.iter().find(|&&s| !hidden(s)) {
         Some(&user) => {
             let message = match zy_hir::item_of_span(db, e.span.file) {
                 Some(item) => format!(
@@ -59,6 +71,12 @@ pub fn runtime_error_at(
         }
         None => error_at(db, e.span, site, e.message),
     }
+}
+
+/// Is `span` the empty span of code inference synthesises (`zy_infer`'s synthesised
+/// functions), which points at no source?
+pub fn synthesised(span: Span) -> bool {
+    span.file == zy_hir::CALL_SPAN_FILE && span.start == 0 && span.end == 0
 }
 
 /// Is `span` in Julia's library (the prelude)?

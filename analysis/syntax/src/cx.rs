@@ -37,6 +37,10 @@ pub(crate) struct Cx<'a> {
     /// Inside a `showerror(io::IO, e)` method: the name of its `io`, whose writes build the
     /// text the method returns (`output::io_write`).
     pub io: Option<String>,
+    /// The last top-level `Random.seed!(k)` (`k`, and whether it was written qualified), and
+    /// the binding defined after it most recently: the top-level bindings after a seed draw
+    /// from it in file order (`items::seeded`).
+    pub seed: Option<(i64, bool, Option<String>)>,
     depth: u32,
     too_deep_reported: bool,
 }
@@ -55,6 +59,7 @@ impl<'a> Cx<'a> {
             new_of: None,
             constructors: Vec::new(),
             io: None,
+            seed: None,
             depth: 0,
             too_deep_reported: false,
         }

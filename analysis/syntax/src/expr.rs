@@ -1059,6 +1059,24 @@ fn compound_assignment(cx: &mut Cx, node: &SyntaxNode, dotted: bool) -> Expr {
         return error_expr(node);
     };
     let op_text = cx.text(op);
+    // `x //= v`, `x ⊻= v` of a variable: Julia's `x = x // v`.
+    if let (false, true, Some(name)) = (
+        dotted,
+        lhs.leaf && lhs.kind == Kind::Identifier,
+        operators::function_op_name(op_text),
+    ) {
+        let target = expr(cx, lhs);
+        let callee = Box::new(Expr::new(ExprKind::Ident(name.to_string()), op.range));
+        let args = vec![target.clone(), expr(cx, rhs)];
+        let value = Expr::new(ExprKind::Call { callee, args }, node.range);
+        return Expr::new(
+            ExprKind::Assign {
+                lhs: Box::new(target),
+                rhs: Box::new(value),
+            },
+            node.range,
+        );
+    }
     let Some(bin) = compound_op(op_text) else {
         let dot = if dotted { "." } else { "" };
         let message = if operators::is_function_operator(op_text) {

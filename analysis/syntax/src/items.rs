@@ -159,6 +159,16 @@ fn item(cx: &mut Cx, node: &SyntaxNode) -> Option<Item> {
         // `public` only documents names: nothing to do.
         Kind::Public => None,
         Kind::Call if is_include(cx, node) => include(cx, node).map(Item::Include),
+        Kind::Call if seed_call(cx, node).is_some() => {
+            cx.seed = seed_call(cx, node);
+            cx.note(
+                node.range,
+                "`Random.seed!` at top level seeds the top-level bindings after it, in file \
+                 order; a function's own draws start from zy's fixed state (as if `seed!(0)`)"
+                    .to_string(),
+            );
+            None
+        }
         _ if node.has_error() => None,
         _ => Some(Item::Script(script(cx, node))),
     }
@@ -457,15 +467,73 @@ fn global(
             "global binding of anything but a name; bind one name per line (`a = 1`) instead",
         );
     }
+    let name = cx.text(lhs).to_string();
     let value = expr(cx, rhs);
+    let value = seeded(cx, &name, value);
     Some(GlobalDef {
-        name: cx.text(lhs).to_string(),
+        name,
         name_range: lhs.range,
         value,
         is_const,
         mentions: identifiers(cx, std::slice::from_ref(rhs)),
         range: whole.range,
     })
+}
+
+/// `Random.seed!(k)` or `seed!(k)` of an Int literal at top level: `(k, qualified)`, with no
+/// binding after it yet.
+fn seed_call(cx: &Cx, node: &SyntaxNode) -> Option<(i64, bool, Option<String>)> {
+    if node.is_infix() || node.is_prefix() {
+        return None;
+    }
+    let [callee, arg] = node.children.as_slice() else {
+        return None;
+    };
+    let qualified = match cx.text(callee) {
+        "Random.seed!" => true,
+        "seed!" => false,
+        _ => return None,
+    };
+    if !(arg.leaf && arg.kind == Kind::Integer) {
+        return None;
+    }
+    let k = cx.text(arg).replace('_', "").parse().ok()?;
+    Some((k, qualified, None))
+}
+
+/// The value of the top-level binding `name` after a `Random.seed!(k)`, as Julia runs the file
+/// in order: the first binding after the seed is `(Random.seed!(k); value)`, each later one
+/// `(previous; value)`, so evaluating a binding first evaluates (once per run) those before it
+/// since the seed, and its draws continue theirs. A function written as a binding is left as
+/// it is.
+fn seeded(cx: &mut Cx, name: &str, value: Expr) -> Expr {
+    let Some((k, qualified, previous)) = cx.seed.clone() else {
+        return value;
+    };
+    if matches!(value.kind, ExprKind::Function(_)) {
+        return value;
+    }
+    let r = value.range;
+    let at = |kind: ExprKind| Expr::new(kind, r);
+    let first = match previous {
+        Some(p) => at(ExprKind::Ident(p)),
+        None => {
+            let callee = if qualified {
+                at(ExprKind::Field {
+                    base: Box::new(at(ExprKind::Ident("Random".to_string()))),
+                    name: "seed!".to_string(),
+                })
+            } else {
+                at(ExprKind::Ident("seed!".to_string()))
+            };
+            at(ExprKind::Call {
+                callee: Box::new(callee),
+                args: vec![at(ExprKind::Int(k))],
+            })
+        }
+    };
+    cx.seed = Some((k, qualified, Some(name.to_string())));
+    at(ExprKind::Block(vec![first, value]))
 }
 
 /// A method's name, parameters and `where` variables.

@@ -232,6 +232,15 @@ fn broadcasts(name: &str) -> bool {
     !matches!(name, "Base.Pair" | "ComposedFunction")
 }
 
+/// The library function that operator `text` calls (`//` calls `//`, `⊻` calls `xor`), for
+/// the operators that are one call of their two operands.
+pub(crate) fn function_op_name(text: &str) -> Option<&'static str> {
+    match function_op(text)? {
+        FunctionOp::Call(name) => Some(name),
+        _ => None,
+    }
+}
+
 /// Is `text` an operator that zy calls as a library function (`&`, `|>`, `⊻`)?
 pub(crate) fn is_function_operator(text: &str) -> bool {
     function_op(text).is_some()

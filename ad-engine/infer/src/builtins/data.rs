@@ -197,6 +197,47 @@ fn check_indices(name: &str, args: &[Val], idx: &[Val]) -> Result<(), Fail> {
     }
 }
 
+/// `t[r]` of a tuple by a range, an index vector or `:` (Julia's `getindex(t::Tuple, r)`): the
+/// tuple of the elements `t[r[1]], t[r[2]], ...`, each of its own type. Its length is part of
+/// its type, so the indices must be known where the call is compiled (`2:end`, `1:2`,
+/// `[1, 3]` written there; [`crate::known`]).
+fn tuple_slice(b: &mut PlanBuilder, t: &Val, ts: &[Type], r: &Val) -> Result<Val, Fail> {
+    if matches!(&r.ty, Type::Struct(s) if &*s.name == "Base.Colon") {
+        return Ok(t.clone());
+    }
+    let indexable = matches!(&r.ty, Type::Array(e, 1) if **e == Type::Int64)
+        || matches!(&r.ty, Type::Struct(s) if matches!(&*s.name, "Base.UnitRange" | "Base.StepRange"));
+    if !indexable {
+        return Err(no_method("getindex", &[t.ty.clone(), r.ty.clone()]));
+    }
+    let Some(ks) = r.known_ints() else {
+        return Err(Fail::unsupported(format!(
+            "indexing a tuple by a {} known only at run time (the result is a tuple, whose \
+             length is part of its type); write the range in the index (`t[2:end]`, \
+             `t[1:2]`, `t[[1, 3]]`), or index a vector (`collect(t)[r]`)",
+            r.ty
+        )));
+    };
+    let mut parts = Vec::with_capacity(ks.len());
+    for k in ks {
+        let Some(ty) = usize::try_from(k)
+            .ok()
+            .and_then(|k| ts.get(k.wrapping_sub(1)))
+        else {
+            return Err(bounds(&t.ty, k));
+        };
+        parts.push(apply(
+            b,
+            Prim::GetField,
+            &[t, &Val::lit(Const::Int(k))],
+            ty.clone(),
+        ));
+    }
+    let ty = Type::tuple(parts.iter().map(|p| p.ty.clone()));
+    let ops = parts.into_iter().map(|p| p.arg).collect();
+    Ok(Val::of(b.prim(Prim::Tuple, ops, ty.clone()), ty))
+}
+
 /// `x[i...]`.
 fn get_index(b: &mut PlanBuilder, args: &[Val]) -> Result<Val, Fail> {
     let Some((x, idx)) = args.split_first() else {
@@ -219,6 +260,7 @@ fn get_index(b: &mut PlanBuilder, args: &[Val]) -> Result<Val, Fail> {
                 ts[k as usize - 1].clone(),
             )),
             Some(k) => Err(bounds(&x.ty, k)),
+            None if i.ty != Type::Int64 => tuple_slice(b, x, ts, i),
             None => {
                 check_indices("getindex", args, idx)?;
                 match ts.first() {
@@ -540,9 +582,11 @@ pub(crate) fn is_element_type(t: &Type) -> bool {
         _ if t.is_number() || *t == Type::Bottom || *t == Type::String => true,
         _ if t.is_any_symbol() => true,
         Type::Array(e, 1 | 2) => is_element_type(e),
-        // Complex numbers are the library's one struct an array holds (`Vector{ComplexF64}`).
+        // Complex and rational numbers are the library's structs an array holds
+        // (`Vector{ComplexF64}`, `Vector{Rational{Int64}}`).
         Type::Struct(s) => {
-            s.kind == StructKind::User && (!is_library(&s.name) || &*s.name == "Base.Complex")
+            s.kind == StructKind::User
+                && (!is_library(&s.name) || matches!(&*s.name, "Base.Complex" | "Base.Rational"))
         }
         Type::Tuple(ts) => !ts.is_empty() && ts.iter().all(is_element_type),
         Type::NamedTuple(fs) => !fs.is_empty() && fs.iter().all(|(_, t)| is_element_type(t)),

@@ -181,6 +181,15 @@ fn mixes_complex(elems: &[Val]) -> bool {
         && elems.iter().any(|e| e.ty != elems[0].ty)
 }
 
+/// Does an array literal mix rationals with other numbers (`[1, 1//2]`, `[1.0, 1//2]`), which
+/// Julia's `vect` promotes?
+fn mixes_rational(elems: &[Val]) -> bool {
+    let rational = |e: &Val| matches!(&e.ty, Type::Struct(s) if &*s.name == "Base.Rational");
+    elems.iter().any(rational)
+        && elems.iter().all(|e| rational(e) || e.ty.is_number())
+        && elems.iter().any(|e| e.ty != elems[0].ty)
+}
+
 /// The prelude's `LinearAlgebra.Diagonal` (`Diagonal(v)`).
 const DIAGONAL: &str = "LinearAlgebra.Diagonal";
 
@@ -297,6 +306,9 @@ pub(crate) fn call(
     }
     if name == "vect" && mixes_complex(args) {
         return Some(cx.call_named(b, &"Base._complex_vect".into(), args));
+    }
+    if name == "vect" && mixes_rational(args) {
+        return Some(cx.call_named(b, &"Base._rational_vect".into(), args));
     }
     if let Some(r) = exceptions::call(cx, b, name, args) {
         return Some(r);

@@ -33,11 +33,54 @@ pub(crate) fn call(b: &mut PlanBuilder, name: &str, args: &[Val]) -> Option<Resu
                  tuple, or build a vector `[f(x) for x in xs]`",
             ))
         }
+        ("Tuple", [v]) if matches!(v.ty, Type::Array(_, 1)) || is_int_range(&v.ty) => {
+            tuple_of(b, v)
+        }
         ("values" | "Tuple" | "merge" | "haskey" | "keys" | "getproperty" | "_rename", _) => Err(
             no_method(name, &args.iter().map(|a| a.ty.clone()).collect::<Vec<_>>()),
         ),
         _ => return None,
     })
+}
+
+/// Is `t` the library's `UnitRange{Int64}` or `StepRange{Int64, Int64}`?
+fn is_int_range(t: &Type) -> bool {
+    matches!(t, Type::Struct(s) if matches!(&*s.name, "Base.UnitRange" | "Base.StepRange"))
+}
+
+/// `Tuple(v)` of a vector or range (Julia's `(v...,)`): the tuple of its elements. A tuple's
+/// length is part of its type, so the length must be known where the call is compiled: a
+/// vector literal that nothing else reads (`Tuple([a, b, c])`, `v = [a, b]; Tuple(v)`) or a
+/// range of literal bounds; a vector's length tested at run time is not enough.
+fn tuple_of(b: &mut PlanBuilder, v: &Val) -> Result<Val, Fail> {
+    let Some(elems) = &v.elems else {
+        return Err(Fail::unsupported(format!(
+            "`Tuple(v)` of a {} whose length is known only at run time (a tuple's length is \
+             part of its type); write the tuple `(v[1], v[2], v[3])`, pass a literal \
+             `Tuple([a, b, c])`, or keep the vector",
+            v.ty
+        )));
+    };
+    let parts: Vec<Val> = match &v.ty {
+        Type::Array(e, _) => (1..=elems.len())
+            .map(|k| {
+                let idx = Arg::Const(Const::Int(k as i64));
+                let ty = (**e).clone();
+                Val::of(
+                    b.prim(Prim::GetIndex, vec![v.arg.clone(), idx], ty.clone()),
+                    ty,
+                )
+            })
+            .collect(),
+        _ => elems
+            .iter()
+            .map(|k| k.map(|k| Val::lit(Const::Int(k))))
+            .collect::<Option<_>>()
+            .ok_or_else(|| Fail::unsupported("`Tuple(r)` of a range known only at run time"))?,
+    };
+    let ty = Type::tuple(parts.iter().map(|p| p.ty.clone()));
+    let ops = parts.into_iter().map(|p| p.arg).collect();
+    Ok(Val::of(b.prim(Prim::Tuple, ops, ty.clone()), ty))
 }
 
 /// The names and types of a named tuple's fields (empty for any other type).

@@ -1,0 +1,107 @@
+//! Ints and index lists a body computes from literals and tuple lengths, known where it is
+//! compiled, as Julia's constant propagation knows them: `length(t)` of a tuple, `end - 1`,
+//! the range `2:end` and the vector literal `[1, 3]` used once. A tuple's length is part of its
+//! type, so `t[2:end]`, `t[[1, 3]]` and `Tuple([a, b, c])` are typed by what is known here.
+
+use std::sync::Arc;
+
+use zy_ir::{Const, Function, Op, Operand, Stmt, Type};
+
+use crate::plan::{Arg, Plan};
+use crate::value::Val;
+
+/// The longest range or vector literal whose elements are tracked (`ntuple`'s limit).
+const MAX_ELEMS: i64 = 64;
+
+/// What is known of one value where the body is compiled.
+#[derive(Clone, PartialEq, Debug)]
+pub(crate) enum Known {
+    Int(i64),
+    /// The elements of a range or of a vector literal no other statement sees.
+    Elems(Arc<[Option<i64>]>),
+}
+
+impl Known {
+    /// `v` with what is known of it.
+    pub fn annotate(&self, v: &mut Val) {
+        match self {
+            Known::Int(k) => v.konst = Some(Const::Int(*k)),
+            Known::Elems(es) => v.elems = Some(es.clone()),
+        }
+    }
+}
+
+/// How many times each value of `body` is read (by statements and terminators).
+pub(crate) fn use_counts(body: &Function) -> Vec<usize> {
+    let mut n = vec![0; body.values.len()];
+    let mut count = |op: &Operand| {
+        if let Operand::Value(v) = op {
+            n[v.index()] += 1;
+        }
+    };
+    for b in body.block_ids() {
+        let data = body.block(b);
+        for &v in &data.stmts {
+            if let Some(stmt) = body.stmt(v) {
+                stmt.args.iter().for_each(&mut count);
+            }
+        }
+        data.term.operands().into_iter().for_each(&mut count);
+    }
+    n
+}
+
+/// What `stmt`, resolved to `plan` on the inputs `ins`, makes known; `only_use`: no other
+/// statement reads its value (so a vector literal cannot be changed before it is read).
+pub(crate) fn known(stmt: &Stmt, ins: &[Val], plan: &Plan, only_use: bool) -> Option<Known> {
+    if let (Arg::Const(Const::Int(k)), true) = (&plan.result, plan.steps.is_empty()) {
+        return Some(Known::Int(*k));
+    }
+    let Op::Call(name) = &stmt.op else {
+        return None;
+    };
+    let ints: Option<Vec<i64>> = ins.iter().map(Val::int).collect();
+    // Lowering calls Base's operators by their qualified names and writes `[a, b]` as `vect`.
+    let name = match &**name {
+        "vect" => "vect",
+        n => n.strip_prefix("Base.")?,
+    };
+    match (name, ints.as_deref()) {
+        ("+", Some(&[a, b])) if plan.ty == Type::Int64 => a.checked_add(b).map(Known::Int),
+        ("-", Some(&[a, b])) if plan.ty == Type::Int64 => a.checked_sub(b).map(Known::Int),
+        ("-", Some(&[a])) if plan.ty == Type::Int64 => a.checked_neg().map(Known::Int),
+        ("*", Some(&[a, b])) if plan.ty == Type::Int64 => a.checked_mul(b).map(Known::Int),
+        (":", Some(&[a, b])) if is_range(&plan.ty) => range(a, 1, b),
+        (":", Some(&[a, s, b])) if is_range(&plan.ty) => range(a, s, b),
+        ("vect", _)
+            if only_use
+                && matches!(plan.ty, Type::Array(_, 1))
+                && ins.len() as i64 <= MAX_ELEMS =>
+        {
+            Some(Known::Elems(ins.iter().map(Val::int).collect()))
+        }
+        _ => None,
+    }
+}
+
+/// Is `t` the library's `UnitRange{Int64}` or `StepRange{Int64, Int64}`?
+fn is_range(t: &Type) -> bool {
+    matches!(t, Type::Struct(s) if matches!(&*s.name, "Base.UnitRange" | "Base.StepRange"))
+}
+
+/// The elements of `a:s:b`, when there are at most [`MAX_ELEMS`].
+fn range(a: i64, s: i64, b: i64) -> Option<Known> {
+    if s == 0 {
+        return None;
+    }
+    let n = if (s > 0 && b < a) || (s < 0 && b > a) {
+        0
+    } else {
+        (i128::from(b) - i128::from(a)) / i128::from(s) + 1
+    };
+    if n > i128::from(MAX_ELEMS) {
+        return None;
+    }
+    let elems = (0..n).map(|i| Some((i128::from(a) + i * i128::from(s)) as i64));
+    Some(Known::Elems(elems.collect()))
+}
