@@ -737,7 +737,7 @@ f(x) = abs$02(x)
 "#,
         expect![[r#"
             <zy>/prelude/Base.jl (prelude) 419..423: abs2
-            <zy>/prelude/Base.jl (prelude) 197723..197727: abs2
+            <zy>/prelude/Base.jl (prelude) 202457..202461: abs2
         "#]],
     );
 }
@@ -880,6 +880,32 @@ last_loss(w) = w * history[end]
         expect![[r#"
             main.jl:11:20: error: ErrorException: `history` is changed by top-level code that zy does not run (main.jl:9:1): its value here is unknown
         "#]],
+    );
+}
+
+#[test]
+fn a_run_time_splat_error_is_located_at_the_users_call() {
+    // The call of each length is synthesised code, with no source: its errors are shown at the
+    // user's splatting call, on both engines.
+    let file = r#"
+three(a, b, c) = a * b + c
+short(a, v) = three(a, v...)
+total(xs...) = sum(xs)
+all_of(v) = total(v...)
+"#;
+    check_grad(
+        file,
+        "short(1.0, [2.0])",
+        expect![[r#"
+        main.jl:3:15: error: ErrorException: MethodError: no method matching three(...) taking the 1 elements of the vector splatted
+    "#]],
+    );
+    check_grad(
+        file,
+        "all_of(ones(9))",
+        expect![[r#"
+        main.jl:5:13: error: ErrorException: unsupported: splatting a vector of 9 elements with `...` into `total` beside other arguments or into varargs (zy passes up to 8 elements); pass a tuple or index it
+    "#]],
     );
 }
 
