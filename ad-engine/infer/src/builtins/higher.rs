@@ -169,7 +169,10 @@ fn map_zipped(
     if xs.iter().any(|x| !matches!(x.ty, Type::Array(..))) {
         return Err(no_method("map", &types(args)));
     }
-    let matrices = xs.len() > 1 && xs.iter().any(|x| matches!(x.ty, Type::Array(_, k) if k > 1));
+    let matrices = xs.len() > 1
+        && xs
+            .iter()
+            .any(|x| matches!(x.ty, Type::Array(_, k) if k > 1));
     // Several arrays of one shape (checked by the synthesised loop: Julia's `zip` does not
     // extend a dimension of length 1 as broadcasting does).
     if let Some(name) = builtin_func(cx, f, xs).filter(|_| !matrices) {
@@ -203,7 +206,11 @@ fn zip_vectors(cx: &mut Cx, b: &mut PlanBuilder, xs: &[Val]) -> Result<Option<Ve
     if xs.len() < 2 || arrays == 0 || arrays + tuples < xs.len() {
         return Ok(None);
     }
-    if tuples == 0 && ranks.iter().all(|k| *k == ranks[0] && k.is_some_and(|k| k > 1)) {
+    if tuples == 0
+        && ranks
+            .iter()
+            .all(|k| *k == ranks[0] && k.is_some_and(|k| k > 1))
+    {
         return Ok(None);
     }
     for x in xs {
