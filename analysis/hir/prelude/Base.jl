@@ -4016,6 +4016,15 @@ function _slice(x::Array, I::Array{Int})
     return y
 end
 
+# `A[:, J]`, `A[i, J]`, `A[I, :]`, `A[I, j]` with an index matrix: Julia's result has the
+# shapes of the indices in order (`A[:, J]` is `size(A, 1) × size(J)...`, an `Int` adds none).
+getindex(A::Matrix, ::Colon, J::Matrix{Int}) =
+    [A[i, J[p, q]] for i in 1:size(A, 1), p in 1:size(J, 1), q in 1:size(J, 2)]
+getindex(A::Matrix, i::Int, J::Matrix{Int}) = [A[i, j] for j in J]
+getindex(A::Matrix, I::Matrix{Int}, ::Colon) =
+    [A[I[p, q], j] for p in 1:size(I, 1), q in 1:size(I, 2), j in 1:size(A, 2)]
+getindex(A::Matrix, I::Matrix{Int}, j::Int) = [A[i, j] for i in I]
+
 # `A[I, J]` for Vectors of row and column indices: a new Matrix.
 function _pick(A::Matrix, I::Vector{Int}, J::Vector{Int})
     B = _matrix(A, length(I), length(J))

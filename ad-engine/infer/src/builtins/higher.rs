@@ -173,9 +173,13 @@ fn map_zipped(
         && xs
             .iter()
             .any(|x| matches!(x.ty, Type::Array(_, k) if k > 1));
+    let numbers = xs
+        .iter()
+        .all(|x| matches!(&x.ty, Type::Array(e, _) if e.is_number()));
     // Several arrays of one shape (checked by the synthesised loop: Julia's `zip` does not
-    // extend a dimension of length 1 as broadcasting does).
-    if let Some(name) = builtin_func(cx, f, xs).filter(|_| !matrices) {
+    // extend a dimension of length 1 as broadcasting does), and arrays of tuples or structs
+    // (`map(first, ts)`: the loop's reads differentiate), map by the synthesised loop.
+    if let Some(name) = builtin_func(cx, f, xs).filter(|_| !matrices && numbers) {
         // As for `broadcast`: a builtin that is not one primitive on the elements (`+` of
         // three, `*` of a Float64 and a Bool) maps as a Julia function.
         if let Some(v) = array::broadcast_prim(cx, b, &name, xs)? {
