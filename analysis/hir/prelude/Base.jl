@@ -1584,6 +1584,8 @@ function _uniform_matrix(J, m::Int, n::Int)
     return A
 end
 
+_uniform_matrix(J, dims::Tuple{Int, Int}) = _uniform_matrix(J, dims[1], dims[2])
+
 # `Vector{T}(x)`, `Matrix{T}(A)`, `Matrix{T}(I, m, n)` (the syntax lowers them to these): a
 # new array of element type `T` (Float64 or Int), each element converted.
 _vector_of(T::Type{Float64}, x) = _typed_cat(T, collect(x))
@@ -1592,6 +1594,7 @@ _matrix_of(T::Type{Float64}, A::AbstractMatrix) = _typed_cat(T, A)
 _matrix_of(T::Type{Int}, A::AbstractMatrix) = _typed_cat(T, A)
 _matrix_of(T::Type{Float64}, J, m::Int, n::Int) = _typed_cat(T, _uniform_matrix(J, m, n))
 _matrix_of(T::Type{Int}, J, m::Int, n::Int) = _typed_cat(T, _uniform_matrix(J, m, n))
+_matrix_of(T, J, dims::Tuple{Int, Int}) = _matrix_of(T, J, dims[1], dims[2])
 
 """
     cumsum(A; dims), cumprod(A; dims)

@@ -337,8 +337,9 @@ pub(crate) fn call(
             triangular(cx, b, name, args)
         }
         ("Matrix", [x]) if is_triangular(x) => triangular(cx, b, name, args),
-        // `Matrix(I, m, n)`: the prelude's `_uniform_matrix` (`J.λ` on the diagonal).
-        ("Matrix", [j, _, _]) if is_uniform(j) => {
+        // `Matrix(I, m, n)`, `Matrix(I, (m, n))`: the prelude's `_uniform_matrix` (`J.λ` on
+        // the diagonal).
+        ("Matrix", [j, _, _] | [j, _]) if is_uniform(j) => {
             cx.call_named(b, &"Base._uniform_matrix".into(), args)
         }
         ("Matrix", [x]) if matches!(&x.ty, Type::Array(_, 2)) => array::call(b, "copy", args),
