@@ -1792,6 +1792,23 @@ _first_n(x::Vector, n::Int) = length(x) == n ? x : x[1:n]
 _first_n(x::Array, n::Int) = x[1:n]
 _first_n(t::Tuple, n::Int) = collect(t)[1:n]
 
+# `f.(xs...)` of several vectors by a Julia function (inference calls this): Julia extends a
+# vector of length 1 to the others' common length (a `DimensionMismatch` where two others
+# differ); here each vector at that length (a length-1 one as `fill` of its element), and the
+# other operands as they are.
+function _broadcast_vectors(xs...)
+    n = 1
+    for x in xs
+        if x isa Vector && length(x) != 1
+            n == 1 || n == length(x) || throw(DimensionMismatch("arrays could not be broadcast to a common size; got a dimension with lengths $n and $(length(x))"))
+            n = length(x)
+        end
+    end
+    return map(x -> _extend_to(x, n), xs)
+end
+_extend_to(x::Vector, n::Int) = length(x) == n ? x : fill(x[1], n)
+_extend_to(x, n::Int) = x
+
 """
     zip(a), zip(a, b), zip(a, b, c)
 

@@ -305,6 +305,29 @@ fn broadcast(
         // `f.(x)` on scalars is the call itself.
         return cx.call_value(b, args);
     }
+    let vectors = xs
+        .iter()
+        .filter(|x| matches!(x.ty, Type::Array(_, 1)))
+        .count();
+    if n == Some(1) && vectors > 1 {
+        // Vectors of which one has length 1 (`[x] .* a`): Julia extends it. The prelude's
+        // `Base._broadcast_vectors(xs...)` gives the vectors of the common length (the others
+        // as they are); the synthesised loop then reads all at one index.
+        let t = cx.call_named(b, &"Base._broadcast_vectors".into(), xs)?;
+        let Type::Tuple(ts) = t.ty.clone() else {
+            return Err(Fail::unsupported("`broadcast` of vectors it cannot extend"));
+        };
+        let mut call = vec![f.clone()];
+        for (i, ty) in ts.iter().enumerate() {
+            let idx = Arg::Const(Const::Int(i as i64 + 1));
+            call.push(Val::of(
+                b.prim(Prim::GetField, vec![t.arg.clone(), idx], ty.clone()),
+                ty.clone(),
+            ));
+        }
+        element_result(cx, f, &elems, "broadcast")?;
+        return Ok(invoke_synth(cx, b, "broadcast", &call));
+    }
     element_result(cx, f, &elems, "broadcast")?;
     Ok(invoke_synth(cx, b, "broadcast", args))
 }
