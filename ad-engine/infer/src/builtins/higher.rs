@@ -207,7 +207,13 @@ fn zip_vectors(cx: &mut Cx, b: &mut PlanBuilder, xs: &[Val]) -> Result<Option<Ve
         .collect();
     let arrays = ranks.iter().flatten().count();
     let tuples = xs.iter().filter(|x| matches!(x.ty, Type::Tuple(_))).count();
-    if xs.len() < 2 || arrays == 0 || arrays + tuples < xs.len() {
+    let helper: Name = "Base._zip_vectors".into();
+    if xs.len() < 2
+        || arrays == 0
+        || arrays + tuples < xs.len()
+        || !cx.program.functions.contains_key(&helper)
+    {
+        // (A program without the prelude maps vectors of one length.)
         return Ok(None);
     }
     if tuples == 0
@@ -229,7 +235,7 @@ fn zip_vectors(cx: &mut Cx, b: &mut PlanBuilder, xs: &[Val]) -> Result<Option<Ve
             }
         }
     }
-    let zipped = cx.call_named(b, &"Base._zip_vectors".into(), xs)?;
+    let zipped = cx.call_named(b, &helper, xs)?;
     let Type::Tuple(ts) = zipped.ty.clone() else {
         return Err(Fail::unsupported("`map` of collections zip cannot pair"));
     };
@@ -309,11 +315,12 @@ fn broadcast(
         .iter()
         .filter(|x| matches!(x.ty, Type::Array(_, 1)))
         .count();
-    if n == Some(1) && vectors > 1 {
+    let helper: Name = "Base._broadcast_vectors".into();
+    if n == Some(1) && vectors > 1 && cx.program.functions.contains_key(&helper) {
         // Vectors of which one has length 1 (`[x] .* a`): Julia extends it. The prelude's
         // `Base._broadcast_vectors(xs...)` gives the vectors of the common length (the others
         // as they are); the synthesised loop then reads all at one index.
-        let t = cx.call_named(b, &"Base._broadcast_vectors".into(), xs)?;
+        let t = cx.call_named(b, &helper, xs)?;
         let Type::Tuple(ts) = t.ty.clone() else {
             return Err(Fail::unsupported("`broadcast` of vectors it cannot extend"));
         };
