@@ -172,7 +172,7 @@ e5(x) = add2.(x, ones(1, 1))
 # zy: at e6([1.0])
 e6(x) = add2.(x', 1.0)
 # zy: at e7([1.0])
-e7(x) = map(+, (1.0, 2.0), x)
+e7(x) = map(+, (1.0, 2), x)
 # zy: at e8(1.0)
 e8(x) = Float32(x) * 2
 # zy: at e9(1.0)

@@ -124,7 +124,7 @@ impl Cx<'_> {
         self.call_generic(b, &keywords.body, &body_args)
     }
 
-    /// `sum(A; dims = d)`, and `prod`, `maximum`, `minimum`, of a vector, a matrix, a row `x'`
+    /// `sum(A; dims = d)`, and `prod`, `maximum`, `minimum`, of an array, a row `x'`, a view
     /// or a wrapper (`transpose(x)`, `Symmetric(A)`): the builtin
     /// reductions take no keywords, so the prelude computes them (`Base._sum_dims(A, d)`,
     /// `Base._reduce_dims(op, A, d)`); `sum(f, A; dims = d)` and the others with a function
@@ -143,8 +143,9 @@ impl Cx<'_> {
         if f.len() > 1 {
             return Ok(None);
         }
-        // `transpose(x)` and `Symmetric(A)`: the prelude's methods, or its reading of a copy.
-        let wrapper = crate::calls::reads_as_copy(&a.ty) && !crate::calls::is_view(&a.ty);
+        // `transpose(x)`, `Symmetric(A)` and views (`view(A, :, 1:2)`, a shared `reshape`): the
+        // prelude's methods, which read them element by element, or its reading of a copy.
+        let wrapper = crate::calls::reads_as_copy(&a.ty);
         let array = wrapper || matches!(&a.ty, Type::Array(e, _) | Type::Adjoint(e) if e.is_number());
         if &**k != "dims" || !array {
             return Ok(None);

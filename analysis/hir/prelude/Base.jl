@@ -1325,6 +1325,10 @@ ones(dims::Tuple{Int}) = ones(dims[1])
 ones(dims::Tuple{Int, Int}) = ones(dims[1], dims[2])
 fill(v, dims::Tuple{Int}) = fill(v, dims[1])
 fill(v, dims::Tuple{Int, Int}) = fill(v, dims[1], dims[2])
+# `fill(v, n)`, `fill(v, m, n)` of a value that is not a number (a tuple, a struct, an array):
+# every element is the one `v`, as Julia's (an array or mutable struct is shared, not copied).
+_fill_any(v, n::Int) = [v for _ in 1:n]
+_fill_any(v, m::Int, n::Int) = [v for _ in 1:m, _ in 1:n]
 # With an element type: `zeros(Float64, (m, n))`, `ones(Int, size(A))`.
 zeros(T, dims::Tuple) = zeros(T, dims...)
 ones(T, dims::Tuple) = ones(T, dims...)
@@ -1353,8 +1357,6 @@ repeat(x::AbstractVector, m::Int, n::Int) = [x[mod1(i, length(x))] for i in 1:le
 repeat(A::AbstractMatrix, m::Int) = repeat(A, m, 1)
 repeat(A::AbstractMatrix, m::Int, n::Int) =
     [A[mod1(i, size(A, 1)), mod1(j, size(A, 2))] for i in 1:size(A, 1) * m, j in 1:size(A, 2) * n]
-repeat(x::AbstractVector; inner::Int = 1, outer::Int = 1) =
-    [x[div(mod1(k, length(x) * inner) - 1, inner) + 1] for k in 1:length(x) * inner * outer]
 
 similar(x::Array, n::Int) = _vector(x, n)
 similar(x::Array, m::Int, n::Int) = _matrix(x, m, n)
@@ -1594,6 +1596,8 @@ function _uniform_matrix(J, m::Int, n::Int)
     return A
 end
 
+_uniform_matrix(J, dims::Tuple{Int, Int}) = _uniform_matrix(J, dims[1], dims[2])
+
 # `Vector{T}(x)`, `Matrix{T}(A)`, `Matrix{T}(I, m, n)` (the syntax lowers them to these): a
 # new array of element type `T` (Float64 or Int), each element converted.
 _vector_of(T::Type{Float64}, x) = _typed_cat(T, collect(x))
@@ -1602,6 +1606,7 @@ _matrix_of(T::Type{Float64}, A::AbstractMatrix) = _typed_cat(T, A)
 _matrix_of(T::Type{Int}, A::AbstractMatrix) = _typed_cat(T, A)
 _matrix_of(T::Type{Float64}, J, m::Int, n::Int) = _typed_cat(T, _uniform_matrix(J, m, n))
 _matrix_of(T::Type{Int}, J, m::Int, n::Int) = _typed_cat(T, _uniform_matrix(J, m, n))
+_matrix_of(T, J, dims::Tuple{Int, Int}) = _matrix_of(T, J, dims[1], dims[2])
 
 """
     cumsum(A; dims), cumprod(A; dims)
@@ -1788,11 +1793,42 @@ struct Zip{T}
     its::T
 end
 
+# `map(f, xs...)` of several collections, an array among them (inference calls this): Julia
+# zips them, so vectors and tuples stop at the shortest and arrays of different numbers of
+# dimensions are read in linear order; here the Vectors of the first `n` elements of each.
+function _zip_vectors(xs...)
+    n = minimum(map(length, xs))
+    return map(x -> _first_n(x, n), xs)
+end
+_first_n(x::Vector, n::Int) = length(x) == n ? x : x[1:n]
+_first_n(x::Array, n::Int) = x[1:n]
+_first_n(t::Tuple, n::Int) = collect(t)[1:n]
+
+# `f.(xs...)` of several vectors by a Julia function (inference calls this): Julia extends a
+# vector of length 1 to the others' common length (a `DimensionMismatch` where two others
+# differ); here each vector at that length (a length-1 one as `fill` of its element), and the
+# other operands as they are.
+function _broadcast_vectors(xs...)
+    n = 1
+    for x in xs
+        if x isa Vector && length(x) != 1
+            n == 1 || n == length(x) || throw(DimensionMismatch("arrays could not be broadcast to a common size; got a dimension with lengths $n and $(length(x))"))
+            n = length(x)
+        end
+    end
+    return map(x -> _extend_to(x, n), xs)
+end
+_extend_to(x::Vector, n::Int) = length(x) == n ? x : fill(x[1], n)
+_extend_to(x, n::Int) = x
+
 """
-    zip(a, b), zip(a, b, c)
+    zip(a), zip(a, b), zip(a, b, c)
 
 Iterate over the tuples `(a[k], b[k], ...)`, stopping at the end of the shortest iterable.
 """
+zip(a) = Zip((a,))
+length(z::Zip{Tuple{A}}) where {A} = length(z.its[1])
+_gen_elem(z::Zip{Tuple{A}}, k::Int) where {A} = (_gen_elem(z.its[1], k),)
 zip(a, b) = Zip((a, b))
 zip(a, b, c) = Zip((a, b, c))
 length(z::Zip{Tuple{A, B}}) where {A, B} = min(length(z.its[1]), length(z.its[2]))
@@ -1836,7 +1872,54 @@ axes(A::AbstractArray, d::Int) = 1:size(A, d)
 
 A vector's elements in the opposite order (a new vector); a range run backwards.
 """
-reverse(x::AbstractVector) = [x[length(x) + 1 - k] for k in 1:length(x)]
+reverse(x::AbstractVector; dims = Colon()) = _reverse_vector(x, dims)
+_reverse_vector(x, ::Colon) = [x[length(x) + 1 - k] for k in 1:length(x)]
+_reverse_vector(x, dims) = _reverse_dims(x, dims)
+
+"""
+    reverse(x, start, stop = lastindex(x))
+
+A copy of the vector `x` with the elements from `start` to `stop` in the opposite order and
+the others in place; an index outside `x` is a `BoundsError`.
+"""
+function reverse(x::AbstractVector, start::Int, stop::Int = length(x))
+    y = copy(x)
+    for k in start:stop
+        y[k] = x[stop + start - k]
+    end
+    return y
+end
+
+"""
+    reverse(A; dims = :)
+
+A copy of `A` in the opposite order along dimension `dims` (an `Int`, a tuple or vector of
+them), or along every dimension (`:`, the elements in reverse linear order).
+"""
+reverse(A::AbstractArray; dims = Colon()) = _reverse_dims(A, dims)
+_reverse_dims(A, ::Colon) = _reverse_dims(A, collect(1:ndims(A)))
+_reverse_dims(A, d::Int) = _reverse_dims(A, [d])
+_reverse_dims(A, dims::Tuple) = _reverse_dims(A, collect(dims))
+function _reverse_dims(A, dims::AbstractVector{Int})
+    flip = fill(false, ndims(A))
+    for d in dims
+        1 <= d <= ndims(A) || throw(ArgumentError("dimension $d is not 1 ≤ $d ≤ $(ndims(A))"))
+        flip[d] = true
+    end
+    sz = _sizes(A)
+    I = zeros(Int, length(sz))
+    B = copy(A)
+    for k in 1:length(A)
+        _cartesian!(I, sz, k)
+        for e in 1:length(sz)
+            if flip[e]
+                I[e] = sz[e] + 1 - I[e]
+            end
+        end
+        B[k] = A[_linear(sz, I)]
+    end
+    return B
+end
 reverse(r::UnitRange) = last(r):-1:first(r)
 reverse(r::StepRange) = last(r):-step(r):first(r)
 
@@ -4045,6 +4128,23 @@ function _slice(x::Array, I::Array{Int, 3})
     end
     return y
 end
+# Of 4 to 6 dimensions (`I` a view's indices: a shared `reshape` into 4 dimensions).
+function _slice(x::Array, I::Array{Int})
+    y = fill(zero(eltype(x)), size(I)...)
+    for k in 1:length(I)
+        y[k] = x[I[k]]
+    end
+    return y
+end
+
+# `A[:, J]`, `A[i, J]`, `A[I, :]`, `A[I, j]` with an index matrix: Julia's result has the
+# shapes of the indices in order (`A[:, J]` is `size(A, 1) × size(J)...`, an `Int` adds none).
+getindex(A::Matrix, ::Colon, J::Matrix{Int}) =
+    [A[i, J[p, q]] for i in 1:size(A, 1), p in 1:size(J, 1), q in 1:size(J, 2)]
+getindex(A::Matrix, i::Int, J::Matrix{Int}) = [A[i, j] for j in J]
+getindex(A::Matrix, I::Matrix{Int}, ::Colon) =
+    [A[I[p, q], j] for p in 1:size(I, 1), q in 1:size(I, 2), j in 1:size(A, 2)]
+getindex(A::Matrix, I::Matrix{Int}, j::Int) = [A[i, j] for i in I]
 
 # `A[I, J]` for Vectors of row and column indices: a new Matrix.
 function _pick(A::Matrix, I::Vector{Int}, J::Vector{Int})
@@ -4840,6 +4940,7 @@ only(x) = Base.only(x)
 
 `Base.zip` and `Base.enumerate`, which Julia defines in `Iterators`.
 """
+zip(a) = Base.zip(a)
 zip(a, b) = Base.zip(a, b)
 zip(a, b, c) = Base.zip(a, b, c)
 enumerate(x) = Base.enumerate(x)
@@ -5272,6 +5373,28 @@ _sum_dims(A::AbstractArray{T, 3}, d::Tuple{Int, Int, Int}) where {T} = _sum_dims
 _reduce_dims(op, A::AbstractArray{T, 3}, d::Tuple{Int}) where {T} = _reduce_dims(op, A, d[1])
 _reduce_dims(op, A::AbstractArray{T, 3}, d::Tuple{Int, Int}) where {T} = _reduce_dims(op, _reduce_dims(op, A, d[1]), d[2])
 
+# `dims` as a vector (`sum(A; dims = [1, 2])`) or as a tuple of any length: one dimension
+# after the other, as Julia's result (the reduction over all of them; a dimension beyond
+# `ndims(A)` or given twice changes nothing). No dimensions at all is a copy.
+function _sum_dims(A::AbstractArray, dims::AbstractVector{Int})
+    S = _sum_dims(A, isempty(dims) ? ndims(A) + 1 : dims[1])
+    for k in 2:length(dims)
+        S = _sum_dims(S, dims[k])
+    end
+    return S
+end
+function _reduce_dims(op, A::AbstractArray, dims::AbstractVector{Int})
+    S = _reduce_dims(op, A, isempty(dims) ? ndims(A) + 1 : dims[1])
+    for k in 2:length(dims)
+        S = _reduce_dims(op, S, dims[k])
+    end
+    return S
+end
+_sum_dims(A::AbstractArray, dims::Tuple) = _sum_dims(A, collect(dims))
+_reduce_dims(op, A::AbstractArray, dims::Tuple) = _reduce_dims(op, A, collect(dims))
+_sum_dims(A::AbstractArray, dims::Tuple{}) = _sum_dims(A, ndims(A) + 1)
+_reduce_dims(op, A::AbstractArray, dims::Tuple{}) = _reduce_dims(op, A, ndims(A) + 1)
+
 function _dims_reduce(op, A, d::Int, from_zero::Bool)
     d < 1 && throw(ArgumentError("dimension must be ≥ 1, got $d"))
     d > ndims(A) && return copy(A)
@@ -5396,9 +5519,8 @@ end
     permutedims(A, perm), dropdims(A; dims)
 
 `permutedims` of a 3-dimensional array by a permutation `perm` of `(1, 2, 3)`: a new array
-with `B[i₁, i₂, i₃] = A[i_perm⁻¹...]` (`size(B, k) == size(A, perm[k])`); `dropdims` of a
-3-dimensional array whose dimension `dims` has length 1: the matrix of the other two (a copy,
-accepted as the 2-dimensional `dropdims` is).
+with `B[i₁, i₂, i₃] = A[i_perm⁻¹...]` (`size(B, k) == size(A, perm[k])`); `dropdims` of an
+array of any number of dimensions is below ("Rearranging arrays of any number of dimensions").
 """
 function permutedims(A::AbstractArray{T, 3}, perm::Tuple{Int, Int, Int}) where {T}
     p1, p2, p3 = perm
@@ -5411,13 +5533,183 @@ function permutedims(A::AbstractArray{T, 3}, perm::Tuple{Int, Int, Int}) where {
     return B
 end
 
-function dropdims(A::AbstractArray{T, 3}; dims) where {T}
-    d = dims isa Tuple ? _one_dim(dims) : dims
-    1 <= d <= 3 || throw(ArgumentError("dropped dims must be in range 1:3"))
-    size(A, d) == 1 || throw(ArgumentError("dropped dims must all be size 1"))
-    m = d == 1 ? size(A, 2) : size(A, 1)
-    n = d == 3 ? size(A, 2) : size(A, 3)
-    return _reshape(copy(A), m, n)
+# ---- Rearranging arrays of any number of dimensions -----------------------------------------
+# `permutedims`, `PermutedDimsArray`, `reverse(A; dims)`, `circshift`, `repeat` and `dropdims`
+# over N dimensions: a loop over the result's linear indices, each turned into its Cartesian
+# index (a Vector{Int}) to find the element it takes, so the gradient goes back element by
+# element as for any loop.
+
+# The sizes of `A`, `[size(A, 1), ..., size(A, ndims(A))]`.
+_sizes(A) = [size(A, e) for e in 1:ndims(A)]
+
+# Into `I`, the Cartesian index of the linear index `k` in an array of sizes `sz`.
+function _cartesian!(I::Vector{Int}, sz::Vector{Int}, k::Int)
+    r = k - 1
+    for e in 1:length(sz)
+        I[e] = r % sz[e] + 1
+        r = r ÷ sz[e]
+    end
+    return I
+end
+
+# The linear index of the Cartesian index `I` in an array of sizes `sz`.
+function _linear(sz::Vector{Int}, I::Vector{Int})
+    k = 0
+    for e in length(sz):-1:1
+        k = k * sz[e] + I[e] - 1
+    end
+    return k + 1
+end
+
+# Zeros of `A`'s element type and `ndims(A)` dimensions of sizes `sz`.
+_array_like(A, sz::Vector{Int}) = fill(zero(eltype(A)), _tuple_of(size(A), sz)...)
+# The first `length(t)` elements of `v` as a tuple.
+_tuple_of(t::Tuple, v::Vector{Int}) = map(e -> v[e], _dim_ids(t))
+# `(1, 2, ..., length(t))`.
+_dim_ids(t::Tuple) = _count_up((), t...)
+_count_up(done::Tuple) = done
+_count_up(done::Tuple, x, rest...) = _count_up((done..., length(done) + 1), rest...)
+# The tuple `t` without its element at position `d` (`d` known at run time; the result's
+# length is one less in any case).
+_drop_at(t::Tuple, d::Int) = _drop_at_from((), d, t...)
+_drop_at_from(done::Tuple, d::Int) = throw(ArgumentError("dropped dims must be in range 1:$(length(done))"))
+_drop_at_from(done::Tuple, d::Int, x, rest...) =
+    length(done) + 1 == d ? (done..., rest...) : _drop_at_from((done..., x), d, rest...)
+# The tuple `t` without the element equal to `v` (the first).
+_drop_value(t::Tuple, v::Int) = _drop_at(t, _position(v, 1, t...))
+_position(v::Int, k::Int) = 0
+_position(v::Int, k::Int, x, rest...) = x == v ? k : _position(v, k + 1, rest...)
+
+# The permutation `perm` of `1:n` checked, as a Vector.
+function _permutation(perm, n::Int)
+    p = collect(perm)
+    seen = fill(false, n)
+    length(p) == n || throw(ArgumentError("no valid permutation of dimensions"))
+    for e in p
+        (1 <= e <= n && !seen[e]) || throw(ArgumentError("no valid permutation of dimensions"))
+        seen[e] = true
+    end
+    return p
+end
+
+"""
+    permutedims(A, perm)
+
+The array whose dimension `e` is `A`'s dimension `perm[e]` (`perm` a tuple or vector, a
+permutation of `1:ndims(A)`), for any number of dimensions: a new array.
+"""
+permutedims(A::AbstractArray, perm::Tuple) = _permutedims(A, _permutation(perm, ndims(A)))
+permutedims(A::AbstractArray, perm::AbstractVector{Int}) = _permutedims(A, _permutation(perm, ndims(A)))
+function _permutedims(A, p::Vector{Int})
+    sz = _sizes(A)
+    B = _array_like(A, [sz[p[e]] for e in 1:length(p)])
+    bsz = _sizes(B)
+    I = zeros(Int, length(p))
+    J = zeros(Int, length(p))
+    for k in 1:length(B)
+        _cartesian!(J, bsz, k)
+        for e in 1:length(p)
+            I[p[e]] = J[e]
+        end
+        B[k] = A[_linear(sz, I)]
+    end
+    return B
+end
+
+"""
+    PermutedDimsArray(A, perm)
+
+`A` with its dimensions permuted by `perm`, as a view: reading it reads `A`, writing it writes
+`A` (Julia's lazy `PermutedDimsArray`). zy's is a view holding `A`'s linear indices in the
+permuted shape, so `typeof` names a `SubArray`.
+"""
+PermutedDimsArray(A::Array, perm) = SubArray(A, permutedims(reshape(collect(1:length(A)), size(A)...), perm))
+PermutedDimsArray(v::SubArray, perm) = SubArray(v.parent, permutedims(collect(v.indices), perm))
+
+"""
+    dropdims(A; dims)
+
+`A` without its dimensions `dims` (an `Int` or a tuple), each of length 1, for any number of
+dimensions: a copy here (of a variable, lowering calls the view `_dropdims_shared`).
+"""
+function dropdims(A::AbstractArray; dims)
+    ds = dims isa Tuple ? collect(dims) : [dims]
+    for d in ds
+        1 <= d <= ndims(A) || throw(ArgumentError("dropped dims must be in range 1:$(ndims(A))"))
+        size(A, d) == 1 || throw(ArgumentError("dropped dims must all be size 1"))
+    end
+    length(unique(ds)) == length(ds) || throw(ArgumentError("dropped dims are not unique"))
+    return _reshape_to(A, _drop_dims(size(A), dims))
+end
+_drop_dims(t::Tuple, d::Int) = _drop_at(t, d)
+_drop_dims(t::Tuple, ds::Tuple{Int}) = _drop_at(t, ds[1])
+_drop_dims(t::Tuple, ds::Tuple) = _drop_dims(_drop_at(t, maximum(ds)), _drop_value(ds, maximum(ds)))
+# The elements of `A` in column-major order as a new array of sizes `sz` (a tuple).
+_reshape_to(A, sz::Tuple) = _reshape_fill!(fill(zero(eltype(A)), sz...), A, sz)
+_reshape_to(A, sz::Tuple{}) = error("unsupported: `dropdims` of every dimension (Julia's 0-dimensional array); zy's arrays have at least one dimension: write `A[1]`")
+
+"""
+    circshift(A, shifts)
+
+`A` shifted circularly by `shifts[d]` places along each dimension `d` (a tuple or vector;
+missing ones do not shift; an `Int` shifts along dimension 1), for any number of dimensions.
+"""
+circshift(A::AbstractArray, shifts::Tuple) = _circshift(A, collect(shifts))
+circshift(A::AbstractArray, shifts::AbstractVector{Int}) = _circshift(A, shifts)
+circshift(A::AbstractArray, k::Int) = _circshift(A, [k])
+function _circshift(A, shifts)
+    sz = _sizes(A)
+    I = zeros(Int, length(sz))
+    B = copy(A)
+    for k in 1:length(A)
+        _cartesian!(I, sz, k)
+        for e in 1:min(length(shifts), length(sz))
+            I[e] = mod1(I[e] - shifts[e], sz[e])
+        end
+        B[k] = A[_linear(sz, I)]
+    end
+    return B
+end
+
+"""
+    repeat(A; inner, outer), repeat(A, counts...)
+
+`A` with each element repeated `inner[d]` times along dimension `d`, the whole then tiled
+`outer[d]` times (`Int`s or tuples; missing dimensions count 1), for any number of
+dimensions; `repeat(A, counts...)` is `outer = counts`. Adding dimensions beyond `ndims(A)`
+is refused by name for arrays of more than 2 dimensions.
+"""
+repeat(A::AbstractArray; inner = 1, outer = 1) = _repeat(A, inner, outer)
+repeat(A::AbstractArray, counts::Int...) = _repeat(A, 1, counts)
+_repeat(x::AbstractVector, inner::Int, outer::Int) =
+    [x[div(mod1(k, length(x) * inner) - 1, inner) + 1] for k in 1:length(x) * inner * outer]
+function _repeat(A, inner, outer)
+    n = ndims(A)
+    inn = _counts(inner, n)
+    out = _counts(outer, n)
+    sz = _sizes(A)
+    B = _array_like(A, [sz[e] * inn[e] * out[e] for e in 1:n])
+    bsz = _sizes(B)
+    I = zeros(Int, n)
+    for k in 1:length(B)
+        _cartesian!(I, bsz, k)
+        for e in 1:n
+            I[e] = div(mod1(I[e], sz[e] * inn[e]) - 1, inn[e]) + 1
+        end
+        B[k] = A[_linear(sz, I)]
+    end
+    return B
+end
+# The counts per dimension of `ndims(A) == n`: 1 where none is given.
+function _counts(c, n::Int)
+    cs = c isa Int ? [c] : collect(c)
+    length(cs) <= n || error("unsupported: `repeat` adding dimensions to an array of $n (Julia's result has $(length(cs))); reshape the array first")
+    v = fill(1, n)
+    for e in 1:length(cs)
+        cs[e] >= 0 || throw(ArgumentError("counts must be non-negative"))
+        v[e] = cs[e]
+    end
+    return v
 end
 
 """
@@ -5661,6 +5953,13 @@ real(z::Complex) = z.re
 imag(z::Complex) = z.im
 real(x::Real) = x
 imag(x::Real) = zero(x)
+# Of an array of real numbers, as Julia's: `real(A)` and `conj(A)` are `A` itself (not a copy),
+# `imag(A)` zeros of its shape; of complex numbers, the parts elementwise.
+real(A::AbstractArray{<:Real}) = A
+conj(A::AbstractArray{<:Real}) = A
+imag(A::AbstractArray{<:Real}) = fill(zero(eltype(A)), size(A))
+real(A::AbstractArray{<:Complex}) = real.(A)
+imag(A::AbstractArray{<:Complex}) = imag.(A)
 reim(z) = (real(z), imag(z))
 
 """

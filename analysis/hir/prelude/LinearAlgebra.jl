@@ -232,6 +232,14 @@ function _diagm_add!(D, kv, rest...)
     return _diagm_add!(D, rest...)
 end
 
+# Of numbers, as Julia's: `dot(x, y)` is `conj(x) * y`, `det(x)` is `x` itself (a 1×1 matrix's),
+# `logdet(x)` is `log(x)` (a `DomainError` below zero), `logabsdet(x)` is
+# `(log(abs(x)), sign(x))`.
+dot(x::Real, y::Real) = x * y
+det(x::Number) = x
+logdet(x::Number) = log(x)
+logabsdet(x::Real) = (log(abs(x)), sign(x))
+
 """
     logabsdet(A)
 
@@ -269,6 +277,9 @@ function kron(a::Vector{Float64}, b::Vector{Float64})
     end
     return K
 end
+
+# Of three or more: from the left, `kron(kron(a, b), c...)`.
+kron(a, b, c, rest...) = kron(kron(a, b), c, rest...)
 
 # A vector is an n×1 matrix and a row `b'` a 1×n one: `kron(a, b')` is the outer product.
 kron(a::AbstractVector, b::Adjoint) = a * b

@@ -7,12 +7,27 @@ export mean, var, std, median, cov, cor, quantile
     mean(x; dims)
 
 The arithmetic mean of the elements of `x`: `sum(x) / length(x)`, with Julia's pairwise sum.
-With `dims = 1` (or `2`) the means of a matrix's columns (rows), as a 1×n (m×1) matrix.
+With `dims` (a dimension, or a vector or tuple of them) the means along those dimensions of an
+array of any number of dimensions, each of length one in the result: `dims = 1` (`2`) of a
+matrix gives its columns' (rows') means as a 1×n (m×1) matrix.
 """
 mean(x::AbstractArray; dims = Colon()) = _mean(x, dims)
 
-_mean(x, ::Colon) = sum(x) / length(x)
-_mean(A::AbstractArray, dims::Int) = _sum_dims(A, dims) ./ size(A, dims)
+_mean(x::AbstractArray, ::Colon) = sum(x) / length(x)
+_mean(A::AbstractArray, dims) = _sum_dims(A, dims) ./ _dims_length(A, dims)
+
+# The number of elements each reduction along `dims` takes: the product of the sizes of the
+# distinct dimensions (`size(A, d)` is 1 beyond `ndims(A)`).
+_dims_length(A, d::Int) = size(A, d)
+function _dims_length(A, dims::AbstractVector{Int})
+    n = 1
+    for d in unique(dims)
+        n *= size(A, d)
+    end
+    return n
+end
+_dims_length(A, dims::Tuple) = _dims_length(A, collect(dims))
+_dims_length(A, dims::Tuple{}) = 1
 
 """
     mean(f, x)
@@ -22,37 +37,40 @@ The mean of `f` applied to each element of `x`.
 mean(f, x::AbstractArray) = sum(f, x) / length(x)
 
 """
-    var(x; corrected = true, dims)
+    var(x; corrected = true, mean = nothing, dims)
 
 The sample variance `sum(abs2, x .- mean(x)) / (n - 1)` (`/ n` with `corrected = false`);
-with `dims`, of each column (`dims = 1`) or row (`dims = 2`) of a matrix.
+with `dims` (a dimension, or a vector or tuple of them), of the elements along those
+dimensions of an array of any number of dimensions, as Julia's `sum(abs2, A .- m; dims)`
+times `1 / (n - 1)`. A given `mean` (a number, or with `dims` an array of the result's shape)
+is used instead of computing it; of another shape it is a `DimensionMismatch`.
 """
-var(x::AbstractArray; corrected::Bool = true, dims = Colon()) = _var(x, corrected, dims)
+var(x::AbstractArray; corrected::Bool = true, mean = nothing, dims = Colon()) = _var(x, corrected, mean, dims)
 
-function _var(x, corrected::Bool, ::Colon)
-    m = mean(x)
-    return sum(xi -> abs2(xi - m), x) / (length(x) - Int(corrected))
+function _var(x::AbstractArray, corrected::Bool, m, ::Colon)
+    μ = _given_mean(x, m, Colon())
+    return sum(xi -> abs2(xi - μ), x) / (length(x) - Int(corrected))
 end
 
-function _var(A::AbstractMatrix, corrected::Bool, dims::Int)
-    M = _mean(A, dims)
-    S = zeros(size(M, 1), size(M, 2))
-    for j in 1:size(A, 2), i in 1:size(A, 1)
-        if dims == 1
-            S[1, j] += abs2(A[i, j] - M[1, j])
-        else
-            S[i, 1] += abs2(A[i, j] - M[i, 1])
-        end
+function _var(A::AbstractArray, corrected::Bool, m, dims)
+    M = _given_mean(A, m, dims)
+    S = _sum_dims(abs2.(A .- M), dims)
+    if size(M) != size(S)
+        throw(DimensionMismatch("dimensions of the given mean $(size(M)) and of the variance $(size(S)) must match"))
     end
-    return S ./ (size(A, dims) - Int(corrected))
+    return S .* (1 / (length(A) ÷ length(S) - Int(corrected)))
 end
 
+# The mean `var` centres on: the one given, or else computed.
+_given_mean(A, ::Nothing, dims) = _mean(A, dims)
+_given_mean(A, m, dims) = m
+
 """
-    std(x; corrected = true, dims)
+    std(x; corrected = true, mean = nothing, dims)
 
 The sample standard deviation, `sqrt(var(x))`, elementwise with `dims`.
 """
-std(x::AbstractArray; corrected::Bool = true, dims = Colon()) = _std(_var(x, corrected, dims))
+std(x::AbstractArray; corrected::Bool = true, mean = nothing, dims = Colon()) = _std(_var(x, corrected, mean, dims))
 
 _std(v::Real) = sqrt(v)
 _std(v::AbstractArray) = sqrt.(v)

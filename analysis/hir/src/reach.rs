@@ -187,6 +187,21 @@ pub const HOOKS: &[Hooks] = &[
         triggers: &["Base.Generator"],
         hooks: &[],
     },
+    // `map(f, xs...)` of several collections (inference's `zip_vectors`).
+    Hooks {
+        triggers: &["map", "Base.map"],
+        hooks: &["Base._zip_vectors"],
+    },
+    // `f.(xs...)` of several vectors by a Julia function (inference's `broadcast`).
+    Hooks {
+        triggers: &["broadcast", "Base.broadcast"],
+        hooks: &["Base._broadcast_vectors"],
+    },
+    // `fill(v, n)` of a value that is not a number (inference's array builtins).
+    Hooks {
+        triggers: &["fill", "Base.fill"],
+        hooks: &["Base._fill_any"],
+    },
     // `sum(x; dims)`, `sum(f, x; init)` and the other reductions with keywords.
     Hooks {
         triggers: &["sum", "Base.sum"],

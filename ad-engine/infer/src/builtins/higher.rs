@@ -123,6 +123,22 @@ fn invoke_synth(cx: &mut Cx, b: &mut PlanBuilder, name: &str, args: &[Val]) -> V
 }
 
 fn map(cx: &mut Cx, b: &mut PlanBuilder, f: &Val, xs: &[Val], args: &[Val]) -> Result<Val, Fail> {
+    if let Some(zipped) = zip_vectors(cx, b, xs)? {
+        let mut call = vec![f.clone()];
+        call.extend(zipped.iter().cloned());
+        return map_zipped(cx, b, f, &zipped, &call);
+    }
+    map_zipped(cx, b, f, xs, args)
+}
+
+/// `map(f, xs...)` of collections [`zip_vectors`] has paired (or left as they are).
+fn map_zipped(
+    cx: &mut Cx,
+    b: &mut PlanBuilder,
+    f: &Val,
+    xs: &[Val],
+    args: &[Val],
+) -> Result<Val, Fail> {
     // `map(f, nt...)` of named tuples with the same names: the named tuple of the results.
     if let Some(Type::NamedTuple(first)) = xs.first().map(|x| &x.ty) {
         let names: Vec<_> = first.iter().map(|(n, _)| n.clone()).collect();
@@ -144,9 +160,7 @@ fn map(cx: &mut Cx, b: &mut PlanBuilder, f: &Val, xs: &[Val], args: &[Val]) -> R
             return broadcast_tuples(cx, b, f, xs);
         }
         return Err(Fail::unsupported(
-            "`map` over tuples of different lengths or over a tuple and an array; map tuples \
-             of one length, or write the tuple as a vector (`[t...]`) to map it with arrays, \
-             instead",
+            "`map` over tuples of different lengths; map tuples of one length instead",
         ));
     }
     if xs.iter().all(|x| matches!(x.ty, Type::Adjoint(_))) {
@@ -155,7 +169,17 @@ fn map(cx: &mut Cx, b: &mut PlanBuilder, f: &Val, xs: &[Val], args: &[Val]) -> R
     if xs.iter().any(|x| !matches!(x.ty, Type::Array(..))) {
         return Err(no_method("map", &types(args)));
     }
-    if let Some(name) = builtin_func(cx, f, xs) {
+    let matrices = xs.len() > 1
+        && xs
+            .iter()
+            .any(|x| matches!(x.ty, Type::Array(_, k) if k > 1));
+    let numbers = xs
+        .iter()
+        .all(|x| matches!(&x.ty, Type::Array(e, _) if e.is_number()));
+    // Several arrays of one shape (checked by the synthesised loop: Julia's `zip` does not
+    // extend a dimension of length 1 as broadcasting does), and arrays of tuples or structs
+    // (`map(first, ts)`: the loop's reads differentiate), map by the synthesised loop.
+    if let Some(name) = builtin_func(cx, f, xs).filter(|_| !matrices && numbers) {
         // As for `broadcast`: a builtin that is not one primitive on the elements (`+` of
         // three, `*` of a Float64 and a Bool) maps as a Julia function.
         if let Some(v) = array::broadcast_prim(cx, b, &name, xs)? {
@@ -165,6 +189,68 @@ fn map(cx: &mut Cx, b: &mut PlanBuilder, f: &Val, xs: &[Val], args: &[Val]) -> R
     let (elems, _) = shape(xs)?;
     element_result(cx, f, &elems, "map")?;
     Ok(invoke_synth(cx, b, "map", args))
+}
+
+/// `map(f, xs...)` of several collections, an array among them, as Julia's (since 1.5) zips
+/// them: vectors and tuples stop at the shortest, and arrays of different numbers of
+/// dimensions are read in linear order into a Vector; only arrays all of one number of
+/// dimensions above 1 keep their shape (which must be one). The prelude's
+/// `Base._zip_vectors(xs...)` gives the Vectors of the first `n` elements of each; `None`
+/// where the arrays keep their shape, or for one collection.
+fn zip_vectors(cx: &mut Cx, b: &mut PlanBuilder, xs: &[Val]) -> Result<Option<Vec<Val>>, Fail> {
+    let ranks: Vec<Option<u8>> = xs
+        .iter()
+        .map(|x| match &x.ty {
+            Type::Array(_, k) => Some(*k),
+            _ => None,
+        })
+        .collect();
+    let arrays = ranks.iter().flatten().count();
+    let tuples = xs.iter().filter(|x| matches!(x.ty, Type::Tuple(_))).count();
+    let helper: Name = "Base._zip_vectors".into();
+    if xs.len() < 2
+        || arrays == 0
+        || arrays + tuples < xs.len()
+        || !cx.program.functions.contains_key(&helper)
+    {
+        // (A program without the prelude maps vectors of one length.)
+        return Ok(None);
+    }
+    if tuples == 0
+        && ranks
+            .iter()
+            .all(|k| *k == ranks[0] && k.is_some_and(|k| k > 1))
+    {
+        return Ok(None);
+    }
+    for x in xs {
+        if let Type::Tuple(ts) = &x.ty {
+            if ts.is_empty() || ts.iter().any(|t| t != &ts[0]) {
+                return Err(Fail::unsupported(format!(
+                    "`map` over a tuple of elements of different types ({}) and an array; \
+                     Julia passes each element as it is, zy would promote them: map a vector \
+                     `[t...]` or a tuple of one element type instead",
+                    x.ty
+                )));
+            }
+        }
+    }
+    let zipped = cx.call_named(b, &helper, xs)?;
+    let Type::Tuple(ts) = zipped.ty.clone() else {
+        return Err(Fail::unsupported("`map` of collections zip cannot pair"));
+    };
+    Ok(Some(
+        ts.iter()
+            .enumerate()
+            .map(|(i, t)| {
+                let idx = Arg::Const(Const::Int(i as i64 + 1));
+                Val::of(
+                    b.prim(Prim::GetField, vec![zipped.arg.clone(), idx], t.clone()),
+                    t.clone(),
+                )
+            })
+            .collect(),
+    ))
 }
 
 fn sum(cx: &mut Cx, b: &mut PlanBuilder, f: &Val, xs: &Val, args: &[Val]) -> Result<Val, Fail> {
@@ -228,6 +314,30 @@ fn broadcast(
     if n.is_none() {
         // `f.(x)` on scalars is the call itself.
         return cx.call_value(b, args);
+    }
+    let vectors = xs
+        .iter()
+        .filter(|x| matches!(x.ty, Type::Array(_, 1)))
+        .count();
+    let helper: Name = "Base._broadcast_vectors".into();
+    if n == Some(1) && vectors > 1 && cx.program.functions.contains_key(&helper) {
+        // Vectors of which one has length 1 (`[x] .* a`): Julia extends it. The prelude's
+        // `Base._broadcast_vectors(xs...)` gives the vectors of the common length (the others
+        // as they are); the synthesised loop then reads all at one index.
+        let t = cx.call_named(b, &helper, xs)?;
+        let Type::Tuple(ts) = t.ty.clone() else {
+            return Err(Fail::unsupported("`broadcast` of vectors it cannot extend"));
+        };
+        let mut call = vec![f.clone()];
+        for (i, ty) in ts.iter().enumerate() {
+            let idx = Arg::Const(Const::Int(i as i64 + 1));
+            call.push(Val::of(
+                b.prim(Prim::GetField, vec![t.arg.clone(), idx], ty.clone()),
+                ty.clone(),
+            ));
+        }
+        element_result(cx, f, &elems, "broadcast")?;
+        return Ok(invoke_synth(cx, b, "broadcast", &call));
     }
     element_result(cx, f, &elems, "broadcast")?;
     Ok(invoke_synth(cx, b, "broadcast", args))

@@ -350,8 +350,9 @@ pub(crate) fn call(
             triangular(cx, b, name, args)
         }
         ("Matrix", [x]) if is_triangular(x) => triangular(cx, b, name, args),
-        // `Matrix(I, m, n)`: the prelude's `_uniform_matrix` (`J.λ` on the diagonal).
-        ("Matrix", [j, _, _]) if is_uniform(j) => {
+        // `Matrix(I, m, n)`, `Matrix(I, (m, n))`: the prelude's `_uniform_matrix` (`J.λ` on
+        // the diagonal).
+        ("Matrix", [j, _, _] | [j, _]) if is_uniform(j) => {
             cx.call_named(b, &"Base._uniform_matrix".into(), args)
         }
         ("Matrix", [x]) if matches!(&x.ty, Type::Array(_, 2)) => array::call(b, "copy", args),
@@ -486,6 +487,19 @@ pub(crate) fn call(
             &args.iter().map(|a| a.ty.clone()).collect::<Vec<_>>(),
         )),
         ("zero" | "one", _) => scalar::zero_one(b, name, args),
+        // `fill(v, n)`, `fill(v, m, n)` of a value that is not a number (a tuple, a struct, an
+        // array): the prelude's `Base._fill_any`, every element the one `v` (Julia's aliasing).
+        ("fill", [v, dims @ ..])
+            if !v.ty.is_number()
+                && (1..=2).contains(&dims.len())
+                && dims.iter().all(|d| d.ty == Type::Int64) =>
+        {
+            cx.call_named(b, &"Base._fill_any".into(), args)
+        }
+        ("fill", [_]) => Err(Fail::unsupported(
+            "`fill(x)` with no sizes (Julia's 0-dimensional array); zy's arrays have at least \
+             one dimension: write `fill(x, 1)` or use `x` itself",
+        )),
         ("zeros" | "ones" | "fill", _) if of_three_dims(name, args) => Err(Fail::unsupported(
             format!("`{name}` of more than {} dimensions", zy_ir::MAX_DIMS),
         )),
