@@ -274,17 +274,7 @@ fn show_array<W: Write + ?Sized>(f: &mut W, a: &Array, typed: bool) -> fmt::Resu
         }
         Shape::Matrix(m, n) => {
             write!(f, "{prefix}[")?;
-            for i in 0..m {
-                if i > 0 {
-                    f.write_str("; ")?;
-                }
-                for j in 0..n {
-                    if j > 0 {
-                        f.write_str(" ")?;
-                    }
-                    element(f, &a.data, j * m + i)?;
-                }
-            }
+            matrix_rows(f, &a.data, m, n, 0)?;
             f.write_str("]")
         }
         Shape::Nd(d) if d.as_slice().contains(&0) => {
@@ -331,21 +321,33 @@ fn show_block<W: Write + ?Sized>(f: &mut W, data: &ArrayData, ds: &[usize]) -> f
             reached_last |= changed + 1 == ds.len();
             write!(f, "{} ", ";".repeat(changed + 1))?;
         }
-        let at = k * m * n;
-        for i in 0..m {
-            if i > 0 {
-                f.write_str("; ")?;
-            }
-            for j in 0..n {
-                if j > 0 {
-                    f.write_str(" ")?;
-                }
-                element(f, data, at + j * m + i)?;
-            }
-        }
+        matrix_rows(f, data, m, n, k * m * n)?;
     }
     if !reached_last {
         f.write_str(&";".repeat(ds.len()))?;
+    }
+    Ok(())
+}
+
+/// The rows of the m×n matrix stored column-major from position `at`, as a literal writes
+/// them: elements apart by spaces, rows by `; `.
+fn matrix_rows<W: Write + ?Sized>(
+    f: &mut W,
+    data: &ArrayData,
+    m: usize,
+    n: usize,
+    at: usize,
+) -> fmt::Result {
+    for i in 0..m {
+        if i > 0 {
+            f.write_str("; ")?;
+        }
+        for j in 0..n {
+            if j > 0 {
+                f.write_str(" ")?;
+            }
+            element(f, data, at + j * m + i)?;
+        }
     }
     Ok(())
 }

@@ -6236,6 +6236,11 @@ copy(z::Complex) = z
 # multiplying in Julia's order so that the bits are Julia's (`A ^ 1` is a copy of `A`).
 function _power_by_squaring(x::Union{Complex, Rational, AbstractMatrix}, p::Int)
     p == 1 && return copy(x)
+    return _squarings(x, p)
+end
+
+# `x ^ p` for `p >= 0` by Julia's squarings, after the caller has handled `p == 1`.
+function _squarings(x, p::Int)
     p == 0 && return one(x)
     p == 2 && return x * x
     t = _trailing_zeros(p) + 1
@@ -6270,24 +6275,8 @@ _number_zero(x) = convert(typeof(x), 0)
 _number_one(x) = convert(typeof(x), 1)
 function _number_power(x, p::Int)
     p == 1 && return x
-    p == 0 && return one(x)
-    p == 2 && return x * x
     p < 0 && throw(DomainError(p, "Cannot raise an integer x to a negative power $p."))
-    t = _trailing_zeros(p) + 1
-    p = p >> t
-    for _ in 1:(t - 1)
-        x *= x
-    end
-    y = x
-    while p > 0
-        t = _trailing_zeros(p) + 1
-        p = p >> t
-        for _ in 1:t
-            x *= x
-        end
-        y *= x
-    end
-    return y
+    return _squarings(x, p)
 end
 function _number_promote(op, x, y)
     T = promote_rule(typeof(x), typeof(y))
