@@ -6765,6 +6765,16 @@ collect(a::TransposeMatrix) = _transpose_copy(a.parent)
 # generic array arithmetic, whose result is a `Matrix` (the library reads the copies).
 -(a::AdjointMatrix) = AdjointMatrix(-a.parent)
 -(a::TransposeMatrix) = TransposeMatrix(-a.parent)
+# A lazy transpose's columns are its parent's rows (views of the parent, so writes through them
+# reach it), and a view of it with one Int index is the parent's view with the indices swapped.
+eachcol(a::AdjointMatrix) = eachrow(a.parent)
+eachcol(a::TransposeMatrix) = eachrow(a.parent)
+eachrow(a::AdjointMatrix) = eachcol(a.parent)
+eachrow(a::TransposeMatrix) = eachcol(a.parent)
+view(a::AdjointMatrix, i::Int, J) = view(a.parent, J, i)
+view(a::TransposeMatrix, i::Int, J) = view(a.parent, J, i)
+view(a::AdjointMatrix, I, j::Int) = view(a.parent, j, I)
+view(a::TransposeMatrix, I, j::Int) = view(a.parent, j, I)
 
 """
     ConjAdjoint(x)
