@@ -99,6 +99,9 @@ impl Translator<'_, '_, '_> {
             }
             ([Type::Int64], _) => self.int_unary(p, xs[0], ty),
             ([Type::Int64, Type::Int64], _) => self.int_binary(p, xs[0], xs[1], ty, slow)?,
+            ([Type::Int64, Type::Int64, Type::Int64], Type::Int64) if p == Prim::RangeLength => {
+                Some(self.range_length(xs[0], xs[1], xs[2], slow)?)
+            }
             ([Type::Bool], _) => self.bool_unary(p, xs[0], ty),
             ([Type::Bool, Type::Bool], Type::Bool) => self.bool_binary(p, xs[0], xs[1]),
             _ => None,
@@ -347,6 +350,45 @@ impl Translator<'_, '_, '_> {
             }
             _ => return Ok(None),
         }))
+    }
+
+    /// `range_length(a, s, b)`, the length of `a:s:b`, inline where it cannot fail: a step other
+    /// than 0 and `typemin(Int)` and ends within ±2^62 (so `b - a` does not overflow); the
+    /// runtime takes the rest and raises its errors (a zero step, a length past `typemax`).
+    /// A loop over `1:n` asks for it each time it is entered.
+    fn range_length(&mut self, a: ClValue, s: ClValue, b: ClValue, slow: &Slow<'_>) -> R<ClValue> {
+        // |x| >= 2^62 exactly when x + 2^62 wraps below zero.
+        let far = |t: &mut Self, x: ClValue| {
+            let shifted = t.b.ins().iadd_imm_s(x, 1 << 62);
+            t.b.ins().icmp_imm_s(IntCC::SignedLessThan, shifted, 0)
+        };
+        let zero = self.b.ins().icmp_imm_s(IntCC::Equal, s, 0);
+        let min = self.b.ins().icmp_imm_s(IntCC::Equal, s, i64::MIN);
+        let (fa, fb) = (far(self, a), far(self, b));
+        let step = self.b.ins().bor(zero, min);
+        let ends = self.b.ins().bor(fa, fb);
+        let bad = self.b.ins().bor(step, ends);
+        Ok(self.guarded(
+            bad,
+            &[types::I64],
+            |t| t.slow_path(slow, types::I64),
+            |t| {
+                // With a negative step, count `a - b` by `-s`: (b - a) / s + 1 either way, and
+                // zero when the range runs the other way.
+                let ins = t.b.ins();
+                let d = ins.isub(b, a);
+                let neg = t.b.ins().icmp_imm_s(IntCC::SignedLessThan, s, 0);
+                let nd = t.b.ins().ineg(d);
+                let ns = t.b.ins().ineg(s);
+                let d = t.b.ins().select(neg, nd, d);
+                let s = t.b.ins().select(neg, ns, s);
+                let q = t.b.ins().sdiv(d, s);
+                let n = t.b.ins().iadd_imm_s(q, 1);
+                let empty = t.b.ins().icmp_imm_s(IntCC::SignedLessThan, d, 0);
+                let none = t.b.ins().iconst(types::I64, 0);
+                Ok(vec![t.b.ins().select(empty, none, n)])
+            },
+        )?[0])
     }
 
     fn bool_unary(&mut self, p: Prim, x: ClValue, ty: &Type) -> Option<ClValue> {
