@@ -453,8 +453,10 @@ impl ScopeNames {
     fn may_change_arguments(&self, module: &str, call: &ScriptCall) -> bool {
         let own_or_mutating =
             |name: &str| name.ends_with('!') || self.program_defines(module, name);
+        let bare = call.callee.rsplit('.').next().unwrap_or_default();
         call.callee.is_empty()
             || own_or_mutating(&call.callee)
+            || RNG_DRAWS.contains(&bare)
             || call
                 .args
                 .iter()
@@ -790,6 +792,20 @@ fn root_names(db: &dyn salsa::Database, root: SourceFile) -> ScopeNames {
     share_changes(db, &mut names, &items);
     names
 }
+
+/// Random's functions that advance a generator passed to them although their names have no
+/// `!` (`rand(rng)`): the exception to Julia's convention.
+const RNG_DRAWS: &[&str] = &[
+    "rand",
+    "randn",
+    "randexp",
+    "randperm",
+    "randcycle",
+    "randsubseq",
+    "shuffle",
+    "bitrand",
+    "randstring",
+];
 
 /// Two bindings may hold one object (`Y = X`, `V = view(X, :, 1)`, `m = Dense(W, b)`): a change
 /// in place to either may be seen through the other. So a mutable binding whose value mentions

@@ -944,6 +944,15 @@ zap(W)
             gradient: ([-28.0, -40.0],)
         "#]],
     );
+    // Random's draws advance the generator passed to them (no `!` in their names).
+    let drawn = "using Random\nrng = Xoshiro(1)\nfirst_draw() = rand(rng)\nprintln(rand(rng))\n";
+    check_grad(
+        drawn,
+        "first_draw()",
+        expect![[r#"
+            main.jl:3:21: error: ErrorException: `rng` is changed by top-level code that zy does not run (main.jl:4:1): its value here is unknown
+        "#]],
+    );
     check_grad(
         &script,
         "wsum()",
