@@ -122,7 +122,9 @@ fn reaches_avoiding(func: &Function, from: Block, to: Block, avoid: Block) -> bo
     let mut seen = vec![false; func.block_ids().count()];
     let mut stack = func.block(from).term.successors();
     while let Some(b) = stack.pop() {
-        let Some(seen) = seen.get_mut(b.index()) else { continue };
+        let Some(seen) = seen.get_mut(b.index()) else {
+            continue;
+        };
         if b == avoid || std::mem::replace(seen, true) {
             continue;
         }
