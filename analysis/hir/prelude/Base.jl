@@ -840,6 +840,12 @@ prod(g::Generator) = _gen_fold(*, identity, g.f, g.iter)
 maximum(g::Generator) = _gen_fold(max, identity, g.f, g.iter)
 minimum(g::Generator) = _gen_fold(min, identity, g.f, g.iter)
 
+# With a function: the reduction of the generator of `f` composed with the generator's own.
+sum(f, g::Generator) = sum(Generator(x -> f(g.f(x)), g.iter))
+prod(f, g::Generator) = prod(Generator(x -> f(g.f(x)), g.iter))
+maximum(f, g::Generator) = maximum(Generator(x -> f(g.f(x)), g.iter))
+minimum(f, g::Generator) = minimum(Generator(x -> f(g.f(x)), g.iter))
+
 """
     any(g::Generator), all(g::Generator)
 
@@ -5108,6 +5114,19 @@ Base.collect(p::Base.ProductIterator) = [(x, y) for x in p.a, y in p.b]
 Base.collect(p::Product3) = error("unsupported: `collect(Iterators.product(a, b, c))`, a 3-dimensional array of tuples; iterate the product itself")
 Base._gen_array(f, it::Product3) = Base._array3(Base._gen_results(f, it), length(it.a), length(it.b), length(it.c))
 Base.collect(p::PartitionIterator) = error("unsupported: `collect(Iterators.partition(x, n))`, a vector of arrays; iterate the partition itself (`for p in Iterators.partition(x, n)`)")
+
+# `sum(f, itr)` and the other reductions with a function of the lazy iterators (`zip`,
+# `enumerate`, `Iterators.product`, `Iterators.filter`, `take`, `drop`, `reverse`): those of the
+# generator `f(x) for x in itr`, one element at a time, as Julia's `mapreduce` reads an iterator.
+Base.sum(f, it::Union{Base.Zip, Base.Enumerate, Base.ProductIterator, Product3, Base.Filter, Take, Drop, Reverse}) = sum(Base.Generator(f, it))
+Base.prod(f, it::Union{Base.Zip, Base.Enumerate, Base.ProductIterator, Product3, Base.Filter, Take, Drop, Reverse}) = prod(Base.Generator(f, it))
+Base.maximum(f, it::Union{Base.Zip, Base.Enumerate, Base.ProductIterator, Product3, Base.Filter, Take, Drop, Reverse}) = maximum(Base.Generator(f, it))
+Base.minimum(f, it::Union{Base.Zip, Base.Enumerate, Base.ProductIterator, Product3, Base.Filter, Take, Drop, Reverse}) = minimum(Base.Generator(f, it))
+Base.any(f, it::Union{Base.Zip, Base.Enumerate, Base.ProductIterator, Product3, Base.Filter, Take, Drop, Reverse}) = any(Base.Generator(f, it))
+Base.all(f, it::Union{Base.Zip, Base.Enumerate, Base.ProductIterator, Product3, Base.Filter, Take, Drop, Reverse}) = all(Base.Generator(f, it))
+Base.count(f, it::Union{Base.Zip, Base.Enumerate, Base.ProductIterator, Product3, Base.Filter, Take, Drop, Reverse, Base.Generator}) = count(identity, collect(Base.Generator(f, it)))
+Base.mapreduce(f, op, it::Union{Base.Zip, Base.Enumerate, Base.ProductIterator, Product3, Base.Filter, Take, Drop, Reverse, Base.Generator}; init = Base._InitialValue()) =
+    mapreduce(identity, op, collect(Base.Generator(f, it)); init = init)
 
 end # module Iterators
 
