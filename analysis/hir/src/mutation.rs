@@ -26,7 +26,7 @@ use zy_syntax::ast::{
     ArgPlace, Expr, ExprKind as E, FunctionDef, FunctionName, GlobalDef, KeywordArg, UnOp,
 };
 
-use crate::scope::{dotted_name, ScopeNames};
+use crate::scope::{dotted_name, immutable_value, ScopeNames};
 
 /// Random's functions that advance a generator passed to them although their names have no
 /// `!` (`rand(rng)`): the exception to Julia's convention.
@@ -70,6 +70,13 @@ const CHANGE_FIRST: &[&str] = &[
     "cumsum!",
     "normalize!",
 ];
+
+/// Library functions whose value is a new object holding its arguments' elements (a shallow
+/// copy: `copy(xs)[1] .= 0` changes `xs[1]`).
+const COPIES: &[&str] = &["copy", "collect", "Array", "Vector", "Matrix"];
+
+/// Library functions whose value shares nothing with their arguments.
+const NEW_VALUES: &[&str] = &["deepcopy", "zeros", "ones", "similar", "length", "size"];
 
 /// What one method may change: which of its parameters (a call method's object first), and
 /// which top-level bindings.
@@ -125,6 +132,12 @@ pub struct Effects {
     callables: Vec<MethodEffect>,
     /// Top-level bindings whose value may hold a function that changes its arguments.
     holding_changers: BTreeSet<Name>,
+    /// Each top-level binding with the others whose objects its value may be or hold
+    /// (`Y = X`, `V = view(X, :, 1)`, `m = Dense(W, b)`; not `Z = copy(X)` of numbers).
+    shares: BTreeMap<Name, BTreeSet<Name>>,
+    /// Top-level bindings that are arrays of numbers (`[1.0, 2.0]`, `zeros(3)`, `randn(3, 2)`):
+    /// their elements are no objects another value could hold.
+    number_arrays: BTreeSet<Name>,
 }
 
 /// How a call reaches what it calls.
@@ -187,6 +200,12 @@ impl Effects {
                 .functions
                 .get(qualified)
                 .is_some_and(|ms| ms.iter().any(MethodEffect::changes_any))
+    }
+
+    /// The top-level bindings whose objects the value of the binding `qualified` may be or
+    /// hold.
+    pub fn shares(&self, qualified: &Name) -> impl Iterator<Item = &Name> {
+        self.shares.get(qualified).into_iter().flatten()
     }
 
     /// May the top-level binding `qualified` hold a function that changes its arguments?
@@ -261,10 +280,19 @@ pub fn effects(names: &ScopeNames, methods: &[Method], bindings: &[Binding]) -> 
             let zy_syntax::ast::Item::Global(GlobalDef { value, .. }) = &*b.def else {
                 continue;
             };
+            if number_array(value) {
+                next.number_arrays.insert(b.qualified.clone());
+            }
             let mut body = Body::new(names, &effects, &b.module);
-            if body.eval(value).changer || round >= MAX_ROUNDS {
+            let v = body.eval(value);
+            if v.changer || round >= MAX_ROUNDS {
                 next.holding_changers.insert(b.qualified.clone());
             }
+            let shared = v.globals.union(&v.held_globals);
+            next.shares.insert(
+                b.qualified.clone(),
+                shared.filter(|g| **g != b.qualified).cloned().collect(),
+            );
         }
         if next == effects || round >= MAX_ROUNDS {
             return next;
@@ -658,6 +686,9 @@ impl<'a> Body<'a> {
                 let mut s = Set::default();
                 if self.names.is_binding_name(&q) {
                     s = Set::root(None, Some(q.clone()));
+                    if self.effects.number_arrays.contains(&q) {
+                        s.held_globals.clear();
+                    }
                     s.changer = self.effects.holds_changer(&q);
                 } else {
                     s.changer = self.effects.is_changer(&q, n) || self.names.is_refused(&q);
@@ -769,8 +800,18 @@ impl<'a> Body<'a> {
             Callee::Value(s) | Callee::Unknown(s) => s.clone(),
             _ => Set::default(),
         };
+        let library = match &target {
+            Callee::Library(name) => name.rsplit('.').next().unwrap_or_default(),
+            _ => "",
+        };
+        if NEW_VALUES.contains(&library) {
+            return Set::default();
+        }
         for (_, s) in &placed {
             out.union(s);
+        }
+        if COPIES.contains(&library) {
+            return out.elements();
         }
         out.whole()
     }
@@ -897,6 +938,28 @@ impl<'a> Body<'a> {
         captured.closure_param = false;
         captured.changer |= changes;
         captured
+    }
+}
+
+/// Library functions whose value is a new array of numbers.
+const NUMBER_ARRAYS: &[&str] = &["zeros", "ones", "rand", "randn", "range", "collect"];
+
+/// Is `value` an array of numbers: a literal of number literals, or made by one of
+/// [`NUMBER_ARRAYS`] from numbers (`collect(1.0:0.5:3.0)`)?
+fn number_array(value: &Expr) -> bool {
+    match &value.kind {
+        E::Vect(parts) => parts.iter().all(immutable_value),
+        E::Matrix(rows) => rows.iter().flatten().all(immutable_value),
+        E::Call { callee, args } | E::KwCall { callee, args, .. } => {
+            matches!(&callee.kind, E::Ident(n) if NUMBER_ARRAYS.contains(&n.as_str()))
+                && args.iter().all(|a| {
+                    immutable_value(a)
+                        || matches!(&a.kind, E::Range { start, step, stop }
+                            if immutable_value(start) && immutable_value(stop)
+                                && step.as_deref().is_none_or(immutable_value))
+                })
+        }
+        _ => false,
     }
 }
 

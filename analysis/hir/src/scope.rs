@@ -297,6 +297,8 @@ pub struct ScopeNames {
     modules: BTreeMap<Name, ModuleScope>,
     /// Qualified bindings changed by top-level code zy does not run, with where that code is.
     changed: BTreeMap<Name, String>,
+    /// The skipped statements that change bindings, each with those it changes itself.
+    statements: Vec<(ItemId, Vec<Name>)>,
     /// `using`/`import` items that name no module or name, with why.
     errors: Vec<(ItemId, ImportError)>,
     /// Qualified names whose only definition zy refused, with what a use of one says.
@@ -568,6 +570,14 @@ impl ScopeNames {
         self.changed.get(qualified).map(String::as_str)
     }
 
+    /// The bindings that the skipped statement `item` may change, as the program names them.
+    pub fn changed_by_statement(&self, item: ItemId) -> &[Name] {
+        self.statements
+            .iter()
+            .find(|(i, _)| *i == item)
+            .map_or(&[], |(_, names)| names.as_slice())
+    }
+
     /// The qualified names whose only definition zy refused, with what a use of one says
     /// ("`Dual` is not available: its definition (f.jl:3:1) was refused: ...").
     pub fn refused(&self) -> &BTreeMap<Name, String> {
@@ -827,7 +837,7 @@ fn root_names(db: &dyn salsa::Database, root: SourceFile) -> ScopeNames {
         }
     }
     add_refused(db, &mut names, &items);
-    let effects = program_effects(db, &names, &items);
+    let (effects, bindings) = program_effects(db, &names, &items);
     for (item, module) in &items {
         if item.kind(db) != ItemKind::Script {
             continue;
@@ -878,11 +888,17 @@ fn root_names(db: &dyn salsa::Database, root: SourceFile) -> ScopeNames {
         let file = item.file(db);
         let (start, _) = item_range(db, *item, s.range.start, s.range.end).unwrap_or((0, 0));
         let at = format!("{}:{}", file.path(db).display(), line_col(db, file, start));
-        for name in changed {
-            names.changed.entry(name).or_insert_with(|| at.clone());
+        for name in &changed {
+            names
+                .changed
+                .entry(name.clone())
+                .or_insert_with(|| at.clone());
         }
+        names
+            .statements
+            .push((*item, changed.into_iter().collect()));
     }
-    share_changes(db, &mut names, &items);
+    share_changes(&mut names, &effects, &bindings);
     names
 }
 
@@ -895,12 +911,13 @@ struct CallChanges {
     globals: BTreeSet<Name>,
 }
 
-/// The effects of the methods of the program's own files (not the prelude's).
+/// The effects of the methods and bindings of the program's own files (not the prelude's),
+/// with those bindings' qualified names.
 fn program_effects(
     db: &dyn salsa::Database,
     names: &ScopeNames,
     items: &[(ItemId, Name)],
-) -> Effects {
+) -> (Effects, Vec<Name>) {
     let mut methods = Vec::new();
     let mut bindings = Vec::new();
     for (item, module) in items {
@@ -931,31 +948,24 @@ fn program_effects(
             _ => {}
         }
     }
-    crate::mutation::effects(names, &methods, &bindings)
+    let effects = crate::mutation::effects(names, &methods, &bindings);
+    (effects, bindings.into_iter().map(|b| b.qualified).collect())
 }
 
 /// Two bindings may hold one object (`Y = X`, `V = view(X, :, 1)`, `m = Dense(W, b)`): a change
-/// in place to either may be seen through the other. So a mutable binding whose value mentions
-/// a changed mutable binding is changed, and so is each mutable binding the value of a changed
-/// one mentions, until nothing more changes (each at the statement that changed the first).
-fn share_changes(db: &dyn salsa::Database, names: &mut ScopeNames, items: &[(ItemId, Name)]) {
+/// in place to either may be seen through the other. So a mutable binding whose value may
+/// share a changed mutable binding's object is changed, and so is each mutable binding the
+/// value of a changed one may share, until nothing more changes (each at the statement that
+/// changed the first).
+fn share_changes(names: &mut ScopeNames, effects: &Effects, bindings: &[Name]) {
     let mut links = Vec::new();
-    for (item, module) in items {
-        if item.kind(db) != ItemKind::Global {
+    for b in bindings {
+        if !names.is_mutable_binding(b) {
             continue;
         }
-        let Some(Item::Global(g)) = item_ast(db, *item).as_deref() else {
-            continue;
-        };
-        let Some(scope) = names.modules.get(module) else {
-            continue;
-        };
-        if !scope.mutable.contains(g.name.as_str()) {
-            continue;
-        }
-        for m in g.mentions.iter().filter(|m| **m != g.name) {
-            if scope.mutable.contains(m.as_str()) {
-                links.push((qualify(module, &g.name), qualify(module, m)));
+        for m in effects.shares(b) {
+            if names.is_mutable_binding(m) {
+                links.push((b.clone(), m.clone()));
             }
         }
     }
@@ -978,7 +988,7 @@ fn share_changes(db: &dyn salsa::Database, names: &mut ScopeNames, items: &[(Ite
 
 /// Is `value` a number, string, `nothing`, or a tuple of them: a value no call can change in
 /// place?
-fn immutable_value(value: &zy_syntax::ast::Expr) -> bool {
+pub(crate) fn immutable_value(value: &zy_syntax::ast::Expr) -> bool {
     use zy_syntax::ast::ExprKind as E;
     match &value.kind {
         E::Float(_) | E::Int(_) | E::Bool(_) | E::Nothing | E::Str(_) => true,

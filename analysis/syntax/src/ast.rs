@@ -317,9 +317,6 @@ pub struct GlobalDef {
     pub name_range: TextRange,
     pub value: Expr,
     pub is_const: bool,
-    /// Every identifier in the value: the bindings whose objects it may share (`Y = X`,
-    /// `V = view(X, :, 1)`, `m = Dense(W, b)`).
-    pub mentions: Vec<String>,
     pub range: TextRange,
 }
 

@@ -531,7 +531,6 @@ fn global(
         name_range: lhs.range,
         value,
         is_const,
-        mentions: identifiers(cx, std::slice::from_ref(rhs)),
         range: whole.range,
     })
 }
