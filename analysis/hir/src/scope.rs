@@ -495,8 +495,16 @@ impl ScopeNames {
                 globals: effects.function_globals(&q),
             };
         }
-        if self.is_binding_name(&q) {
-            if effects.holds_changer(&q) {
+        // A binding called, or a field of one (`m.layer(x)`): a value, through the call
+        // methods of the program's structs.
+        let value = match call.callee.split_once('.') {
+            Some((root, _)) if self.module_path(module, root).is_none() => {
+                self.resolve(module, root)
+            }
+            _ => q.clone(),
+        };
+        if self.is_binding_name(&value) {
+            if effects.holds_changer(&value) {
                 return everything();
             }
             let shifted = |p: &ArgPlace| match p {
@@ -854,12 +862,19 @@ fn root_names(db: &dyn salsa::Database, root: SourceFile) -> ScopeNames {
         // whose call method writes into it); an array only read (`plot(X[:, 1], y)`,
         // `println(loss(W, X))`) stays as defined. A write into, or a change through, a name
         // that is no binding (a loop variable, `a = X; a .= 0`) may reach any of them.
+        let local = |n: &str| s.assigned.iter().any(|a| a == n) && !scope.bindings.contains(n);
         let mut handed = BTreeSet::new();
         let mut globals = BTreeSet::new();
         for c in &s.calls {
             let changes = names.call_changes(module, c, &effects);
+            let callee = c.callee.split('.').next().unwrap_or_default();
             if changes.callee {
-                handed.insert(c.callee.as_str());
+                handed.insert(callee);
+            }
+            if local(callee) {
+                // A value that a name of the statement holds may be any function.
+                handed.insert(callee);
+                handed.extend(c.args.iter().flat_map(|a| &a.names).map(String::as_str));
             }
             for &i in &changes.args {
                 handed.extend(c.args[i].names.iter().map(String::as_str));

@@ -133,7 +133,8 @@ pub struct ScriptDef {
     pub what: String,
     /// Every identifier in the statement.
     pub names: Vec<String>,
-    /// The names it rebinds: assignment targets (`x = ...`, `x += ...`, `(a, b) = ...`).
+    /// The names it rebinds: assignment targets (`x = ...`, `x += ...`, `(a, b) = ...`) and
+    /// loop variables.
     pub assigned: Vec<String>,
     /// The names whose objects it writes into: `x[i] = ...`, `x.a = ...`, `x .= ...`,
     /// `x[i] += ...`. A mutable value it only reads may still be changed by a call it is

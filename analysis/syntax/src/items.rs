@@ -291,6 +291,14 @@ fn script(cx: &Cx, node: &SyntaxNode) -> ScriptDef {
             (false, Kind::Assign | Kind::OpAssign, Some(target)) if rebinds(target) => {
                 target_names(cx, target, &mut assigned)
             }
+            // The variables of a `for` loop, as `for x in xs` binds them.
+            (false, Kind::For, Some(iteration)) => {
+                for spec in &iteration.children {
+                    if let Some(var) = spec.children.first() {
+                        target_names(cx, var, &mut assigned);
+                    }
+                }
+            }
             (
                 false,
                 Kind::Assign | Kind::OpAssign | Kind::DotAssign | Kind::DotOpAssign,
