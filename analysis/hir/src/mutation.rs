@@ -43,7 +43,7 @@ const RNG_DRAWS: &[&str] = &[
 ];
 
 /// Library functions named with `!` that change only their first argument (the others may
-/// change any: `lmul!(A, B)` changes `B`, `rand!(rng, A)` both).
+/// change any: `lmul!(A, B)` changes `B`, `rand!(rng, A)` both, `map!(f, dest, xs)` `dest`).
 const CHANGE_FIRST: &[&str] = &[
     "push!",
     "pushfirst!",
@@ -61,8 +61,6 @@ const CHANGE_FIRST: &[&str] = &[
     "copyto!",
     "copy!",
     "mul!",
-    "map!",
-    "broadcast!",
     "sort!",
     "reverse!",
     "sum!",
