@@ -88,7 +88,8 @@ pub struct MethodEffect {
     keywords: BTreeMap<String, bool>,
     /// `kw...` (the other keywords) may be changed.
     keyword_rest: bool,
-    /// Anything passed may be changed (the body holds something zy cannot see through).
+    /// Anything passed, and any top-level binding, may be changed (the body holds something
+    /// zy cannot see through).
     all: bool,
     /// Top-level bindings (qualified) it may change.
     globals: BTreeSet<Name>,
@@ -115,6 +116,7 @@ impl MethodEffect {
     /// Does it change any argument?
     fn changes_any(&self) -> bool {
         self.all
+            || !self.globals.is_empty()
             || self.keyword_rest
             || self.positional.iter().any(|&c| c)
             || self.keywords.values().any(|&c| c)
@@ -167,6 +169,13 @@ impl Effects {
         self.functions.contains_key(callee)
     }
 
+    /// May a call of the program's `callee` change anything (a method it cannot see through)?
+    pub fn changes_everything(&self, callee: &Name) -> bool {
+        self.functions
+            .get(callee)
+            .is_some_and(|ms| ms.iter().any(|m| m.all))
+    }
+
     /// The top-level bindings a call of the program's `callee` may change.
     pub fn function_globals(&self, callee: &Name) -> BTreeSet<Name> {
         self.functions
@@ -180,6 +189,11 @@ impl Effects {
     /// May calling a struct value change the argument at `place` (the object itself at 0)?
     pub fn callable_changes(&self, place: &ArgPlace) -> bool {
         self.callables.iter().any(|m| m.changes(place))
+    }
+
+    /// May a call of some struct value change anything (a call method zy cannot see through)?
+    pub fn callables_change_everything(&self) -> bool {
+        self.callables.iter().any(|m| m.all)
     }
 
     /// The top-level bindings a call of some struct value may change.
@@ -373,6 +387,9 @@ struct Body<'a> {
     grew: bool,
     /// Whether the closure being walked changes one of its parameters.
     closure_changes: bool,
+    /// Whether the closure being walked changes something of the enclosing method's or a
+    /// top-level binding (calling it does).
+    closure_writes: bool,
     /// What the identifiers read so far refer to (a closure's captures), when collected.
     reads: Option<Set>,
 }
@@ -388,6 +405,7 @@ impl<'a> Body<'a> {
             all: false,
             grew: false,
             closure_changes: false,
+            closure_writes: false,
             reads: None,
         }
     }
@@ -454,6 +472,7 @@ impl<'a> Body<'a> {
 
     /// The object of `value` may be changed.
     fn change(&mut self, value: &Set) {
+        self.closure_writes |= !(value.params.is_empty() && value.globals.is_empty());
         let before = self.changed.clone();
         self.changed.params.extend(value.params.iter().copied());
         self.changed.globals.extend(value.globals.iter().cloned());
@@ -839,8 +858,12 @@ impl<'a> Body<'a> {
             self.change(s);
         }
         let globals = match target {
-            Callee::Program(q, _) => self.effects.function_globals(q),
+            Callee::Program(q, _) => {
+                self.all |= self.effects.changes_everything(q);
+                self.effects.function_globals(q)
+            }
             Callee::Value(s) => {
+                self.all |= self.effects.callables_change_everything();
                 if passes_changer || self.effects.callable_changes(&ArgPlace::Positional(0)) {
                     self.change(&s.whole());
                 }
@@ -881,6 +904,8 @@ impl<'a> Body<'a> {
             return Callee::Program(q, written);
         }
         if self.names.is_refused(&q) {
+            // Its body is not seen: it may change anything.
+            self.all = true;
             return Callee::Unknown(Set::default());
         }
         if self.names.is_binding_name(&q) || (written.contains('.') && q.as_ref() == written) {
@@ -919,6 +944,8 @@ impl<'a> Body<'a> {
             self.bind(n, &param);
         }
         let outer_changes = std::mem::replace(&mut self.closure_changes, false);
+        let outer_writes = std::mem::replace(&mut self.closure_writes, false);
+        let outer_all = std::mem::replace(&mut self.all, false);
         let outer_reads = self.reads.replace(Set::default());
         for p in &def.params {
             if let Some(d) = &p.default {
@@ -926,7 +953,9 @@ impl<'a> Body<'a> {
             }
         }
         self.block(&def.body);
-        let changes = self.closure_changes;
+        let changes = self.closure_changes || self.closure_writes || self.all;
+        self.closure_writes |= outer_writes;
+        self.all |= outer_all;
         let mut captured = self.reads.take().unwrap_or_default();
         self.reads = outer_reads;
         if let Some(reads) = &mut self.reads {
@@ -962,7 +991,7 @@ fn number_array(value: &Expr) -> bool {
 }
 
 /// A place among a struct value's call arguments, the object being argument 0.
-fn shifted(place: &ArgPlace) -> ArgPlace {
+pub(crate) fn shifted(place: &ArgPlace) -> ArgPlace {
     match place {
         ArgPlace::Positional(i) => ArgPlace::Positional(i + 1),
         ArgPlace::From(i) => ArgPlace::From(i + 1),

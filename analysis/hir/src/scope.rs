@@ -17,7 +17,7 @@ use std::path::{Component, Path, PathBuf};
 use zy_ir::Name;
 use zy_syntax::ast::{ArgPlace, FunctionName, ImportPath, Item, ScriptCall};
 
-use crate::mutation::{library_changes, Binding, Effects, Method};
+use crate::mutation::{library_changes, shifted, Binding, Effects, Method};
 
 use crate::input::{Prelude, SourceFile, Workspace};
 use crate::item::{item_ast, item_range, item_tree, ItemId, ItemKind};
@@ -465,7 +465,7 @@ impl ScopeNames {
         let everything = || CallChanges {
             args: (0..call.args.len()).collect(),
             callee: true,
-            globals: BTreeSet::new(),
+            ..CallChanges::default()
         };
         let passes_changer = call.args.iter().flat_map(|a| &a.names).any(|n| {
             let q = self.resolve(module, n);
@@ -476,7 +476,15 @@ impl ScopeNames {
             }
         });
         if call.callee.is_empty() || passes_changer {
-            return everything();
+            // A function passed may be called: what it writes too.
+            let mut out = everything();
+            for n in call.args.iter().flat_map(|a| &a.names) {
+                let q = self.resolve(module, n);
+                out.globals.extend(effects.function_globals(&q));
+                out.any_binding |= effects.changes_everything(&q)
+                    || (self.is_binding_name(&q) && effects.holds_changer(&q));
+            }
+            return out;
         }
         let q = self.resolve(module, &call.callee);
         let pick = |changes: &dyn Fn(&ArgPlace) -> bool| -> Vec<usize> {
@@ -493,6 +501,7 @@ impl ScopeNames {
                 }),
                 callee: false,
                 globals: effects.function_globals(&q),
+                any_binding: effects.changes_everything(&q),
             };
         }
         // A binding called, or a field of one (`m.layer(x)`): a value, through the call
@@ -507,22 +516,21 @@ impl ScopeNames {
             if effects.holds_changer(&value) {
                 return everything();
             }
-            let shifted = |p: &ArgPlace| match p {
-                ArgPlace::Positional(i) => ArgPlace::Positional(i + 1),
-                ArgPlace::From(i) => ArgPlace::From(i + 1),
-                other => other.clone(),
-            };
             return CallChanges {
                 args: pick(&|p| effects.callable_changes(&shifted(p))),
                 callee: effects.callable_changes(&ArgPlace::Positional(0)),
                 globals: effects.callable_globals(),
+                any_binding: effects.callables_change_everything(),
             };
         }
         if self.is_program_struct(&q) {
             return CallChanges::default();
         }
         if self.is_refused(&q) || self.program_defines_qualified(&q) {
-            return everything();
+            return CallChanges {
+                any_binding: true,
+                ..everything()
+            };
         }
         CallChanges {
             args: pick(&|p| library_changes(&call.callee, p)),
@@ -880,6 +888,9 @@ fn root_names(db: &dyn salsa::Database, root: SourceFile) -> ScopeNames {
                 handed.extend(c.args[i].names.iter().map(String::as_str));
             }
             globals.extend(changes.globals);
+            if changes.any_binding {
+                globals.extend(scope.mutable.iter().map(|n| qualify(module, n)));
+            }
         }
         let written = |n: &str| s.written.iter().any(|w| w == n) || handed.contains(n);
         let through_alias = s
@@ -924,6 +935,8 @@ struct CallChanges {
     args: Vec<usize>,
     callee: bool,
     globals: BTreeSet<Name>,
+    /// It may change any top-level binding (a function whose body zy cannot see through).
+    any_binding: bool,
 }
 
 /// The effects of the methods and bindings of the program's own files (not the prelude's),
