@@ -706,10 +706,51 @@ fn a_package_test_file_sees_the_package_it_uses() {
             1,
             "test/runtests.jl:3:1: warning[unknown-package]: package `Other` is not available: zy knows Base, LinearAlgebra, Statistics, Random, Printf and Test, and the modules your files define (`using .Other`); a function that uses a name only `Other` defines is refused\n\
              test/runtests.jl:6:17: error[gradcheck]: gradcheck `u(2.0)` failed: UndefVarError: `Other` not defined\n\
-             test/runtests.jl:8:1: note[skipped-statement]: zy does not run a macro call `@testset` at top level: only definitions are loaded (a function that reads a binding it changes is refused)\n",
+             test/runtests.jl:8:1: note[skipped-statement]: zy does not run a macro call `@testset` at top level: only definitions are loaded (it changes no top-level binding)\n",
             ""
         )
     );
+}
+
+#[test]
+fn tests_and_scripts_keep_the_data_they_only_read() {
+    // A package's tests and a training script as users write them: the data they bind are
+    // read by `@test`, `@show` and `println` of the package's functions, which write into
+    // nothing, so the gradchecks through them run; `fit!` writes into its first argument,
+    // so the weights it trains are refused where read (the gradcheck says where), and the
+    // notes say what each statement may change.
+    let dir = dir_with(&[
+        (
+            "src/Pkg.jl",
+            "module Pkg\nexport predict, loss, fit!\npredict(w, x) = w .* x\nloss(w, x, y) = sum(abs2, predict(w, x) .- y)\nfunction fit!(w, x, y)\n    w .-= 0.1 .* 2 .* (predict(w, x) .- y) .* x\n    return w\nend\nend\n",
+        ),
+        (
+            "test/runtests.jl",
+            "using Pkg\nusing Test\nx = [1.0, 2.0]\ny = [2.0, 4.0]\n@testset \"pkg\" begin\n    @test isapprox(loss([2.0, 2.0], x, y), 0.0; atol = 1e-12)\n    @test_throws MethodError predict(x)\nend\n# zy: gradcheck t([1.0, 1.0])\nt(w) = loss(w, x, y)\n",
+        ),
+        (
+            "examples/train.jl",
+            "using Pkg\nw = [1.0, 1.0]\nx = [1.0, 2.0]\ny = [2.0, 4.0]\nfor _ in 1:10\n    fit!(w, x, y)\nend\n@show loss(w, x, y)\nprintln(predict(w, x))\n# zy: gradcheck fresh([1.0, 1.0])\nfresh(v) = loss(v, x, y)\n# zy: gradcheck trained(1.0)\ntrained(a) = a * loss(w, x, y)\n",
+        ),
+    ]);
+    let (_, out, err) = run(
+        dir.path(),
+        &[
+            "check",
+            "test/runtests.jl",
+            "examples/train.jl",
+            "--format",
+            "short",
+        ],
+    );
+    expect![[r#"
+        examples/train.jl:5:1: note[skipped-statement]: zy does not run a `for` loop at top level: only definitions are loaded (it may change `w`, so a function that reads it is refused)
+        examples/train.jl:8:1: note[skipped-statement]: zy does not run a macro call `@show` at top level: only definitions are loaded (it changes no top-level binding)
+        examples/train.jl:9:1: note[skipped-statement]: zy does not run a call of `println` at top level: only definitions are loaded (it changes no top-level binding)
+        examples/train.jl:12:17: error[gradcheck]: gradcheck `trained(1.0)` failed: ErrorException: `w` is changed by top-level code that zy does not run (examples/train.jl:5:1): its value here is unknown
+        examples/train.jl:13:9: warning[zero-gradient]: no gradient can reach `a`: the result does not depend on it, so its gradient is always `nothing`
+        test/runtests.jl:5:1: note[skipped-statement]: zy does not run a macro call `@testset` at top level: only definitions are loaded (it changes no top-level binding)
+    "#]].assert_eq(&format!("{out}{err}"));
 }
 
 /// `file:line:col code message`, and `  related: file:line:col message` under it, for each

@@ -77,7 +77,6 @@ pub fn type_call_in(
         name_range: expr.range,
         value: expr.clone(),
         is_const: true,
-        mentions: Vec::new(),
         range: expr.range,
     };
     let lowered = zy_lower::lower_global(CALL_SPAN_FILE, &def);

@@ -170,6 +170,7 @@ pub fn skipped_statements(db: &dyn salsa::Database, file: SourceFile) -> Vec<Dia
             message: n.message.clone(),
         })
         .collect();
+    let names = crate::scope::scope_names(db, file);
     for &item in item_tree(db, file) {
         if item.kind(db) != ItemKind::Script {
             continue;
@@ -178,12 +179,24 @@ pub fn skipped_statements(db: &dyn salsa::Database, file: SourceFile) -> Vec<Dia
             continue;
         };
         let (start, end) = item_range(db, item, s.range.start, s.range.end).unwrap_or((0, 0));
+        let changed = names.changed_by_statement(item);
+        let effect = match changed {
+            [] => "it changes no top-level binding".to_string(),
+            _ => {
+                let list: Vec<String> = changed.iter().map(|n| format!("`{n}`")).collect();
+                format!(
+                    "it may change {}, so a function that reads {} is refused",
+                    list.join(", "),
+                    if list.len() == 1 { "it" } else { "them" }
+                )
+            }
+        };
         out.push(Diag {
             start,
             end,
             code: SKIPPED.to_string(),
             message: format!(
-                "zy does not run {} at top level: only definitions are loaded (a function that reads a binding it changes is refused)",
+                "zy does not run {} at top level: only definitions are loaded ({effect})",
                 s.what
             ),
         });

@@ -45,6 +45,7 @@ pub mod item;
 mod item_kind;
 pub mod jit;
 pub mod lower;
+mod mutation;
 pub mod prelude;
 pub mod program;
 mod reach;

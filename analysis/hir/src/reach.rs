@@ -149,7 +149,14 @@ pub const HOOKS: &[Hooks] = &[
     },
     // A range concatenated (`[1:3; 5]`) is collected first (inference's `concat::call`).
     Hooks {
-        triggers: &["vcat", "Base.vcat", "hcat", "Base.hcat", "hvcat", "Base.hvcat"],
+        triggers: &[
+            "vcat",
+            "Base.vcat",
+            "hcat",
+            "Base.hcat",
+            "hvcat",
+            "Base.hvcat",
+        ],
         hooks: &["Base.collect"],
     },
     // A range is an AbstractVector for a user's annotation (inference's `abstract_array`):

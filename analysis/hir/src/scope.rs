@@ -15,7 +15,9 @@ use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::path::{Component, Path, PathBuf};
 
 use zy_ir::Name;
-use zy_syntax::ast::{ImportPath, Item, ScriptCall};
+use zy_syntax::ast::{ArgPlace, FunctionName, ImportPath, Item, ScriptCall};
+
+use crate::mutation::{library_changes, shifted, Binding, Effects, Method};
 
 use crate::input::{Prelude, SourceFile, Workspace};
 use crate::item::{item_ast, item_range, item_tree, ItemId, ItemKind};
@@ -268,6 +270,9 @@ pub struct ModuleScope {
     defines: BTreeSet<Name>,
     /// Its top-level bindings (those a skipped statement may change).
     bindings: BTreeSet<Name>,
+    /// Its structs (a call of one with no methods of its own builds a value, changing
+    /// nothing).
+    structs: BTreeSet<Name>,
     /// The bindings with a definition whose value a call can change in place (anything but a
     /// number, string, `nothing` or a tuple of them): a skipped statement that passes one to
     /// a call may change it without assigning it.
@@ -292,6 +297,8 @@ pub struct ScopeNames {
     modules: BTreeMap<Name, ModuleScope>,
     /// Qualified bindings changed by top-level code zy does not run, with where that code is.
     changed: BTreeMap<Name, String>,
+    /// The skipped statements that change bindings, each with those it changes itself.
+    statements: Vec<(ItemId, Vec<Name>)>,
     /// `using`/`import` items that name no module or name, with why.
     errors: Vec<(ItemId, ImportError)>,
     /// Qualified names whose only definition zy refused, with what a use of one says.
@@ -447,45 +454,144 @@ impl ScopeNames {
         })
     }
 
-    /// May `call`, in a skipped statement of `module`, change its arguments in place? Its
-    /// callee is not a name, is named with `!`, or is the program's own (a function, or a
-    /// binding called as a callable), or an argument is such a function (`map(update!, xs)`).
-    fn may_change_arguments(&self, module: &str, call: &ScriptCall) -> bool {
-        let own_or_mutating =
-            |name: &str| name.ends_with('!') || self.program_defines(module, name);
-        let bare = call.callee.rsplit('.').next().unwrap_or_default();
-        call.callee.is_empty()
-            || own_or_mutating(&call.callee)
-            || RNG_DRAWS.contains(&bare)
-            || call
-                .args
-                .iter()
-                .any(|a| own_or_mutating(a) && !self.is_binding(module, a))
-    }
-
-    /// Is `name`, written in code of `module`, something the program's files define (not the
-    /// library, not a package zy does not know)?
-    fn program_defines(&self, module: &str, name: &str) -> bool {
-        let resolved = self.resolve(module, name);
-        match resolved.rsplit_once('.') {
-            Some((owner, _)) => !is_prelude_module(owner) && self.modules.contains_key(owner),
-            None => self
-                .modules
-                .get(MAIN)
-                .is_some_and(|s| s.defines.contains(name)),
+    /// Which arguments of `call`, in a skipped statement of `module`, may it change in place
+    /// (indices into `call.args`), whether it may change its callee (a value called), and the
+    /// top-level bindings it may change through the program's functions. A callee that is no
+    /// name, a refused definition, or a call passed a function that may change its arguments
+    /// (`map(update!, xs)`) may change them all; the program's functions change what the
+    /// analysis of their bodies says ([`crate::mutation`]); the library's follow Julia's
+    /// convention.
+    fn call_changes(&self, module: &str, call: &ScriptCall, effects: &Effects) -> CallChanges {
+        let everything = || CallChanges {
+            args: (0..call.args.len()).collect(),
+            callee: true,
+            ..CallChanges::default()
+        };
+        let passes_changer = call.args.iter().flat_map(|a| &a.names).any(|n| {
+            let q = self.resolve(module, n);
+            if self.is_binding_name(&q) {
+                effects.holds_changer(&q)
+            } else {
+                effects.is_changer(&q, n) || self.is_refused(&q)
+            }
+        });
+        if call.callee.is_empty() || passes_changer {
+            // A function passed may be called: what it writes too.
+            let mut out = everything();
+            for n in call.args.iter().flat_map(|a| &a.names) {
+                let q = self.resolve(module, n);
+                out.globals.extend(effects.function_globals(&q));
+                out.any_binding |= effects.changes_everything(&q)
+                    || (self.is_binding_name(&q) && effects.holds_changer(&q));
+            }
+            return out;
+        }
+        let q = self.resolve(module, &call.callee);
+        let pick = |changes: &dyn Fn(&ArgPlace) -> bool| -> Vec<usize> {
+            (0..call.args.len())
+                .filter(|&i| changes(&call.args[i].place))
+                .collect()
+        };
+        if effects.is_function(&q) {
+            let library = self.is_library(&q);
+            return CallChanges {
+                args: pick(&|p| {
+                    effects.function_changes(&q, p) == Some(true)
+                        || (library && library_changes(&call.callee, p))
+                }),
+                callee: false,
+                globals: effects.function_globals(&q),
+                any_binding: effects.changes_everything(&q),
+            };
+        }
+        // A binding called, or a field of one (`m.layer(x)`): a value, through the call
+        // methods of the program's structs.
+        let value = match call.callee.split_once('.') {
+            Some((root, _)) if self.module_path(module, root).is_none() => {
+                self.resolve(module, root)
+            }
+            _ => q.clone(),
+        };
+        if self.is_binding_name(&value) {
+            if effects.holds_changer(&value) {
+                return everything();
+            }
+            return CallChanges {
+                args: pick(&|p| effects.callable_changes(&shifted(p))),
+                callee: effects.callable_changes(&ArgPlace::Positional(0)),
+                globals: effects.callable_globals(),
+                any_binding: effects.callables_change_everything(),
+            };
+        }
+        if self.is_program_struct(&q) {
+            return CallChanges::default();
+        }
+        if self.is_refused(&q) || self.program_defines_qualified(&q) {
+            return CallChanges {
+                any_binding: true,
+                ..everything()
+            };
+        }
+        CallChanges {
+            args: pick(&|p| library_changes(&call.callee, p)),
+            ..CallChanges::default()
         }
     }
 
-    /// Is `name` a global binding (not a function) of `module`?
-    fn is_binding(&self, module: &str, name: &str) -> bool {
-        self.modules
-            .get(module)
-            .is_some_and(|s| s.bindings.contains(name))
+    /// The module (if the program has it) and the bare name of the qualified `q`.
+    fn split<'q>(&self, q: &'q str) -> (&'q str, &'q str) {
+        match q.rsplit_once('.') {
+            Some((m, n)) if !m.is_empty() && self.modules.contains_key(m) => (m, n),
+            _ => (MAIN, q),
+        }
+    }
+
+    /// Is the qualified `q` a top-level binding (not a function)?
+    pub(crate) fn is_binding_name(&self, q: &str) -> bool {
+        let (m, n) = self.split(q);
+        self.modules.get(m).is_some_and(|s| s.bindings.contains(n))
+    }
+
+    /// Is the qualified `q` one of the program's structs?
+    pub(crate) fn is_program_struct(&self, q: &str) -> bool {
+        let (m, n) = self.split(q);
+        !is_prelude_module(m) && self.modules.get(m).is_some_and(|s| s.structs.contains(n))
+    }
+
+    /// Do the program's files (not the library) define the qualified `q`?
+    pub(crate) fn program_defines_qualified(&self, q: &str) -> bool {
+        let (m, n) = self.split(q);
+        !is_prelude_module(m) && self.modules.get(m).is_some_and(|s| s.defines.contains(n))
+    }
+
+    /// Is the qualified `q` a name of the library (a prelude module's)?
+    pub(crate) fn is_library(&self, q: &str) -> bool {
+        let (m, _) = self.split(q);
+        m != MAIN && is_prelude_module(m)
+    }
+
+    /// Is the qualified `q` a binding whose value a call can change in place?
+    fn is_mutable_binding(&self, q: &str) -> bool {
+        let (m, n) = self.split(q);
+        self.modules.get(m).is_some_and(|s| s.mutable.contains(n))
+    }
+
+    /// Is the qualified `q` a definition zy refused?
+    pub(crate) fn is_refused(&self, q: &str) -> bool {
+        self.refused.contains_key(q)
     }
 
     /// Where top-level code that zy does not run changes the binding `qualified`, if it does.
     pub fn changed_by_skipped_code(&self, qualified: &str) -> Option<&str> {
         self.changed.get(qualified).map(String::as_str)
+    }
+
+    /// The bindings that the skipped statement `item` may change, as the program names them.
+    pub fn changed_by_statement(&self, item: ItemId) -> &[Name] {
+        self.statements
+            .iter()
+            .find(|(i, _)| *i == item)
+            .map_or(&[], |(_, names)| names.as_slice())
     }
 
     /// The qualified names whose only definition zy refused, with what a use of one says
@@ -590,7 +696,7 @@ fn add_module_aliases(db: &dyn salsa::Database, names: &mut ScopeNames, items: &
 }
 
 /// `A.B.C` (names and fields) as that dotted text.
-fn dotted_name(e: &zy_syntax::ast::Expr) -> Option<String> {
+pub(crate) fn dotted_name(e: &zy_syntax::ast::Expr) -> Option<String> {
     use zy_syntax::ast::ExprKind as E;
     match &e.kind {
         E::Ident(n) => Some(n.clone()),
@@ -721,6 +827,9 @@ fn root_names(db: &dyn salsa::Database, root: SourceFile) -> ScopeNames {
                 };
                 let scope = names.modules.entry(target).or_default();
                 scope.defines.insert(bare.clone());
+                if item.kind(db) == ItemKind::Struct {
+                    scope.structs.insert(bare.clone());
+                }
                 if item.kind(db) == ItemKind::Global {
                     let settled = matches!(
                         item_ast(db, *item).as_deref(),
@@ -744,6 +853,7 @@ fn root_names(db: &dyn salsa::Database, root: SourceFile) -> ScopeNames {
         }
     }
     add_refused(db, &mut names, &items);
+    let (effects, bindings) = program_effects(db, &names, &items);
     for (item, module) in &items {
         if item.kind(db) != ItemKind::Script {
             continue;
@@ -754,81 +864,136 @@ fn root_names(db: &dyn salsa::Database, root: SourceFile) -> ScopeNames {
         let Some(scope) = names.modules.get(module) else {
             continue;
         };
-        // A statement changes what it assigns, and may change in place a mutable value it
-        // hands to a call that may change its arguments (`update(xs)`, `push!(xs, 1)`, `m(x)`
-        // of a callable); a number it only reads (`η * g`) stays as defined, and so does an
-        // array only the library reads (`plot(X[:, 1], y)`, `println(X)`). A write into a name
+        // A statement changes what it assigns, what it writes into, and what it hands to a
+        // call that may change that argument (`train!(W, X)` changes `W` but not `X` if
+        // `train!` writes only into its first parameter; `push!(xs, 1)`, `m(x)` of a callable
+        // whose call method writes into it); an array only read (`plot(X[:, 1], y)`,
+        // `println(loss(W, X))`) stays as defined. A write into, or a change through, a name
         // that is no binding (a loop variable, `a = X; a .= 0`) may reach any of them.
+        let local = |n: &str| s.assigned.iter().any(|a| a == n) && !scope.bindings.contains(n);
+        let mut handed = BTreeSet::new();
+        let mut globals = BTreeSet::new();
+        for c in &s.calls {
+            let changes = names.call_changes(module, c, &effects);
+            let callee = c.callee.split('.').next().unwrap_or_default();
+            if changes.callee {
+                handed.insert(callee);
+            }
+            if local(callee) {
+                // A value that a name of the statement holds may be any function.
+                handed.insert(callee);
+                handed.extend(c.args.iter().flat_map(|a| &a.names).map(String::as_str));
+            }
+            for &i in &changes.args {
+                handed.extend(c.args[i].names.iter().map(String::as_str));
+            }
+            globals.extend(changes.globals);
+            if changes.any_binding {
+                globals.extend(scope.mutable.iter().map(|n| qualify(module, n)));
+            }
+        }
+        let written = |n: &str| s.written.iter().any(|w| w == n) || handed.contains(n);
         let through_alias = s
-            .assigned
+            .names
             .iter()
-            .any(|n| !scope.bindings.contains(n.as_str()));
-        let handed = |n: &str| {
-            s.calls.iter().any(|c| {
-                (c.callee == n || c.args.iter().any(|a| a == n))
-                    && names.may_change_arguments(module, c)
-            })
-        };
-        let changed: Vec<Name> = s
+            .any(|n| !scope.bindings.contains(n.as_str()) && written(n));
+        let mut changed: BTreeSet<Name> = s
             .names
             .iter()
             .filter(|n| {
                 scope.bindings.contains(n.as_str())
                     && (s.assigned.contains(n)
-                        || (scope.mutable.contains(n.as_str()) && (through_alias || handed(n))))
+                        || (scope.mutable.contains(n.as_str()) && (through_alias || written(n))))
             })
             .map(|n| qualify(module, n))
             .collect();
+        changed.extend(globals.into_iter().filter(|g| names.is_mutable_binding(g)));
         if changed.is_empty() {
             continue;
         }
         let file = item.file(db);
         let (start, _) = item_range(db, *item, s.range.start, s.range.end).unwrap_or((0, 0));
         let at = format!("{}:{}", file.path(db).display(), line_col(db, file, start));
-        for name in changed {
-            names.changed.entry(name).or_insert_with(|| at.clone());
+        for name in &changed {
+            names
+                .changed
+                .entry(name.clone())
+                .or_insert_with(|| at.clone());
         }
+        names
+            .statements
+            .push((*item, changed.into_iter().collect()));
     }
-    share_changes(db, &mut names, &items);
+    share_changes(&mut names, &effects, &bindings);
     names
 }
 
-/// Random's functions that advance a generator passed to them although their names have no
-/// `!` (`rand(rng)`): the exception to Julia's convention.
-const RNG_DRAWS: &[&str] = &[
-    "rand",
-    "randn",
-    "randexp",
-    "randperm",
-    "randcycle",
-    "randsubseq",
-    "shuffle",
-    "bitrand",
-    "randstring",
-];
+/// What a skipped statement's call may change: its arguments (indices), its callee (a value
+/// called), and top-level bindings.
+#[derive(Default)]
+struct CallChanges {
+    args: Vec<usize>,
+    callee: bool,
+    globals: BTreeSet<Name>,
+    /// It may change any top-level binding (a function whose body zy cannot see through).
+    any_binding: bool,
+}
+
+/// The effects of the methods and bindings of the program's own files (not the prelude's),
+/// with those bindings' qualified names.
+fn program_effects(
+    db: &dyn salsa::Database,
+    names: &ScopeNames,
+    items: &[(ItemId, Name)],
+) -> (Effects, Vec<Name>) {
+    let mut methods = Vec::new();
+    let mut bindings = Vec::new();
+    for (item, module) in items {
+        if is_prelude(db, item.file(db)) {
+            continue;
+        }
+        let Some(def) = item_ast(db, *item).clone() else {
+            continue;
+        };
+        match (item.kind(db), &*def) {
+            (ItemKind::Function, Item::Function(f)) => {
+                let generic = match &f.name {
+                    FunctionName::Named(_) => Some(names.definition(module, item.name(db))),
+                    FunctionName::Callable { .. } => None,
+                    FunctionName::Anonymous => continue,
+                };
+                methods.push(Method {
+                    module: module.clone(),
+                    generic,
+                    def,
+                });
+            }
+            (ItemKind::Global, Item::Global(g)) => bindings.push(Binding {
+                module: module.clone(),
+                qualified: qualify(module, &g.name),
+                def,
+            }),
+            _ => {}
+        }
+    }
+    let effects = crate::mutation::effects(names, &methods, &bindings);
+    (effects, bindings.into_iter().map(|b| b.qualified).collect())
+}
 
 /// Two bindings may hold one object (`Y = X`, `V = view(X, :, 1)`, `m = Dense(W, b)`): a change
-/// in place to either may be seen through the other. So a mutable binding whose value mentions
-/// a changed mutable binding is changed, and so is each mutable binding the value of a changed
-/// one mentions, until nothing more changes (each at the statement that changed the first).
-fn share_changes(db: &dyn salsa::Database, names: &mut ScopeNames, items: &[(ItemId, Name)]) {
+/// in place to either may be seen through the other. So a mutable binding whose value may
+/// share a changed mutable binding's object is changed, and so is each mutable binding the
+/// value of a changed one may share, until nothing more changes (each at the statement that
+/// changed the first).
+fn share_changes(names: &mut ScopeNames, effects: &Effects, bindings: &[Name]) {
     let mut links = Vec::new();
-    for (item, module) in items {
-        if item.kind(db) != ItemKind::Global {
+    for b in bindings {
+        if !names.is_mutable_binding(b) {
             continue;
         }
-        let Some(Item::Global(g)) = item_ast(db, *item).as_deref() else {
-            continue;
-        };
-        let Some(scope) = names.modules.get(module) else {
-            continue;
-        };
-        if !scope.mutable.contains(g.name.as_str()) {
-            continue;
-        }
-        for m in g.mentions.iter().filter(|m| **m != g.name) {
-            if scope.mutable.contains(m.as_str()) {
-                links.push((qualify(module, &g.name), qualify(module, m)));
+        for m in effects.shares(b) {
+            if names.is_mutable_binding(m) {
+                links.push((b.clone(), m.clone()));
             }
         }
     }
@@ -851,7 +1016,7 @@ fn share_changes(db: &dyn salsa::Database, names: &mut ScopeNames, items: &[(Ite
 
 /// Is `value` a number, string, `nothing`, or a tuple of them: a value no call can change in
 /// place?
-fn immutable_value(value: &zy_syntax::ast::Expr) -> bool {
+pub(crate) fn immutable_value(value: &zy_syntax::ast::Expr) -> bool {
     use zy_syntax::ast::ExprKind as E;
     match &value.kind {
         E::Float(_) | E::Int(_) | E::Bool(_) | E::Nothing | E::Str(_) => true,

@@ -829,7 +829,7 @@ h(x) = g(x) + sum(x0)
     check_diagnostics(
         script,
         expect![[r#"
-        3:1 note [skipped-statement]: zy does not run a call of `println` at top level: only definitions are loaded (a function that reads a binding it changes is refused)
+        3:1 note [skipped-statement]: zy does not run a call of `println` at top level: only definitions are loaded (it changes no top-level binding)
     "#]],
     );
     check_grad(
@@ -905,6 +905,46 @@ all_of(v) = total(v...)
         "all_of(ones(9))",
         expect![[r#"
         main.jl:5:13: error: ErrorException: unsupported: splatting a vector of 9 elements with `...` into `total` beside other arguments or into varargs (zy passes up to 8 elements); pass a tuple or index it
+    "#]],
+    );
+}
+
+#[test]
+fn a_skipped_call_of_the_programs_function_changes_only_what_its_body_writes_into() {
+    // `train!` writes into its first parameter only (the analysis of its body): the call
+    // changes `W`, not `X`, and `@show loss(W, X)` changes nothing. The notes say so.
+    let script = r#"
+W = [1.0, 2.0]
+X = [1.0 0.0; 0.0 2.0]
+function train!(W, X)
+    W .-= 0.1 .* (X * W)
+    return W
+end
+loss(W, X) = sum(abs2, X * W)
+train!(W, X)
+@show loss(W, X)
+fit(v) = loss(v, X)
+"#;
+    check_diagnostics(
+        script,
+        expect![[r#"
+        9:1 note [skipped-statement]: zy does not run a call of `train!` at top level: only definitions are loaded (it may change `W`, so a function that reads it is refused)
+        10:1 note [skipped-statement]: zy does not run a macro call `@show` at top level: only definitions are loaded (it changes no top-level binding)
+    "#]],
+    );
+    check_grad(
+        script,
+        "fit([1.0, 1.0])",
+        expect![[r#"
+        value: 5.0
+        gradient: ([2.0, 8.0],)
+    "#]],
+    );
+    check_grad(
+        script,
+        "loss(W, X)",
+        expect![[r#"
+        <call>:1:6: error: ErrorException: `W` is changed by top-level code that zy does not run (main.jl:9:1): its value here is unknown
     "#]],
     );
 }

@@ -133,14 +133,14 @@ pub struct ScriptDef {
     pub what: String,
     /// Every identifier in the statement.
     pub names: Vec<String>,
-    /// The names it rebinds or writes into: assignment targets (`x = ...`, `x += ...`,
-    /// `x[i] = ...`, `x.a = ...`, `x .= ...`, `(a, b) = ...`) and the identifier arguments of
-    /// calls of mutating functions (`push!(xs, 1.0)`). A name it only reads is not here, but a
-    /// mutable value it reads may still be changed by a call it is passed to.
+    /// The names it rebinds: assignment targets (`x = ...`, `x += ...`, `(a, b) = ...`) and
+    /// loop variables.
     pub assigned: Vec<String>,
-    /// The calls it makes, each with the identifiers of its arguments: a call may change those
-    /// in place if its callee is the program's own function or is named with `!` (Julia's
-    /// convention: the library's other functions leave their arguments alone).
+    /// The names whose objects it writes into: `x[i] = ...`, `x.a = ...`, `x .= ...`,
+    /// `x[i] += ...`. A mutable value it only reads may still be changed by a call it is
+    /// passed to (its [`ScriptCall`]s say which).
+    pub written: Vec<String>,
+    /// The calls it makes, each with the identifiers of its arguments by place.
     pub calls: Vec<ScriptCall>,
     pub range: TextRange,
 }
@@ -150,8 +150,28 @@ pub struct ScriptDef {
 pub struct ScriptCall {
     /// The callee's name as written (`plot`, `M.f`), or empty when it is no name.
     pub callee: String,
-    /// Every identifier in its arguments (keywords and `do` blocks included).
-    pub args: Vec<String>,
+    /// Its arguments (a `do` block's function first, as Julia passes it), keywords included.
+    pub args: Vec<ScriptArg>,
+}
+
+/// An argument of a [`ScriptCall`]: where it is passed and every identifier in it.
+#[derive(Clone, PartialEq, Debug)]
+pub struct ScriptArg {
+    pub place: ArgPlace,
+    pub names: Vec<String>,
+}
+
+/// Where a call passes an argument, as a method's parameters receive it.
+#[derive(Clone, PartialEq, Eq, Debug)]
+pub enum ArgPlace {
+    /// The positional argument with this index (from 0).
+    Positional(usize),
+    /// Any positional argument from this index on (`xs...`, or an argument after one).
+    From(usize),
+    /// The keyword argument of this name.
+    Keyword(String),
+    /// Any keyword argument (`kw...`).
+    AnyKeyword,
 }
 
 /// `include("other.jl")`: the other file's definitions are loaded here, as in Julia. The path
@@ -298,9 +318,6 @@ pub struct GlobalDef {
     pub name_range: TextRange,
     pub value: Expr,
     pub is_const: bool,
-    /// Every identifier in the value: the bindings whose objects it may share (`Y = X`,
-    /// `V = view(X, :, 1)`, `m = Dense(W, b)`).
-    pub mentions: Vec<String>,
     pub range: TextRange,
 }
 

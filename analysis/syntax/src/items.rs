@@ -3,9 +3,9 @@
 
 use crate::annotations;
 use crate::ast::{
-    ExportDef, Expr, ExprKind, FieldDef, FunctionDef, FunctionName, GlobalDef, ImportDef,
-    ImportPath, IncludeDef, Item, KeywordParam, ModuleDef, Param, RefusedDef, ScriptCall,
-    ScriptDef, StructDef, TextRange, TypeExpr, EMPTY_TUPLE, EMPTY_UNION, SUBTYPE_PARAM,
+    ArgPlace, ExportDef, Expr, ExprKind, FieldDef, FunctionDef, FunctionName, GlobalDef, ImportDef,
+    ImportPath, IncludeDef, Item, KeywordParam, ModuleDef, Param, RefusedDef, ScriptArg,
+    ScriptCall, ScriptDef, StructDef, TextRange, TypeExpr, EMPTY_TUPLE, EMPTY_UNION, SUBTYPE_PARAM,
 };
 use crate::cx::{error_expr, Cx};
 use crate::expr::{block_of, expr, is_operator_name};
@@ -277,6 +277,7 @@ fn script(cx: &Cx, node: &SyntaxNode) -> ScriptDef {
     };
     let mut names = Vec::new();
     let mut assigned = Vec::new();
+    let mut written = Vec::new();
     let mut calls = Vec::new();
     let mut stack = vec![node];
     while let Some(n) = stack.pop() {
@@ -286,19 +287,24 @@ fn script(cx: &Cx, node: &SyntaxNode) -> ScriptDef {
         if let Some(call) = script_call(cx, n) {
             calls.push(call);
         }
-        let written: &[SyntaxNode] = match n.kind {
-            _ if n.leaf => &[],
-            Kind::Assign | Kind::OpAssign | Kind::DotAssign | Kind::DotOpAssign => {
-                n.children.get(..1).unwrap_or_default()
+        match (n.leaf, n.kind, n.children.first()) {
+            (false, Kind::Assign | Kind::OpAssign, Some(target)) if rebinds(target) => {
+                target_names(cx, target, &mut assigned)
             }
-            Kind::Call if !n.is_infix() && !n.is_prefix() => match n.children.split_first() {
-                Some((callee, args)) if cx.text(callee).ends_with('!') => args,
-                _ => &[],
-            },
-            _ => &[],
-        };
-        for target in written {
-            target_names(cx, target, &mut assigned);
+            // The variables of a `for` loop, as `for x in xs` binds them.
+            (false, Kind::For, Some(iteration)) => {
+                for spec in &iteration.children {
+                    if let Some(var) = spec.children.first() {
+                        target_names(cx, var, &mut assigned);
+                    }
+                }
+            }
+            (
+                false,
+                Kind::Assign | Kind::OpAssign | Kind::DotAssign | Kind::DotOpAssign,
+                Some(target),
+            ) => target_names(cx, target, &mut written),
+            _ => {}
         }
         if matches!(n.kind, Kind::Call | Kind::DotCall | Kind::Parameters) && !n.leaf {
             // A keyword argument (`plot(x, label = "a")`) names a parameter: only its value
@@ -317,13 +323,24 @@ fn script(cx: &Cx, node: &SyntaxNode) -> ScriptDef {
         what,
         names,
         assigned,
+        written,
         calls,
         range: node.range,
     }
 }
 
+/// Does assigning to `target` rebind names (`x`, `(a, b)`) rather than write into an object
+/// (`x[i]`, `x.a`)?
+fn rebinds(target: &SyntaxNode) -> bool {
+    match target.kind {
+        _ if target.leaf => true,
+        Kind::Tuple | Kind::Parens => target.children.iter().all(rebinds),
+        _ => false,
+    }
+}
+
 /// `f(args...)` or `f.(args...)` written with call syntax: the callee's name (empty when it is
-/// not a plain or dotted name) and the identifiers in the arguments.
+/// not a plain or dotted name) and its arguments.
 fn script_call(cx: &Cx, n: &SyntaxNode) -> Option<ScriptCall> {
     if n.leaf || !matches!(n.kind, Kind::Call | Kind::DotCall) {
         return None;
@@ -344,8 +361,55 @@ fn script_call(cx: &Cx, n: &SyntaxNode) -> Option<ScriptCall> {
         } else {
             String::new()
         },
-        args: identifiers(cx, args),
+        args: script_args(cx, args),
     })
+}
+
+/// The arguments of a call, each with its place: a `do` block first, the positional ones
+/// counted until a splat (after which each may be any), the keywords by name.
+fn script_args(cx: &Cx, list: &[SyntaxNode]) -> Vec<ScriptArg> {
+    let arg = |place, nodes: &[SyntaxNode]| ScriptArg {
+        place,
+        names: identifiers(cx, nodes),
+    };
+    let (do_block, list) = match list.split_last() {
+        Some((last, list)) if last.kind == Kind::Do => (Some(last), list),
+        _ => (None, list),
+    };
+    let mut out: Vec<ScriptArg> = do_block
+        .map(|d| arg(ArgPlace::Positional(0), std::slice::from_ref(d)))
+        .into_iter()
+        .collect();
+    let mut position = out.len();
+    let mut splatted = false;
+    let keyword = |k: &SyntaxNode| match (k.leaf, k.kind, k.children.as_slice()) {
+        (false, Kind::Assign, [name, value]) if name.leaf && name.kind == Kind::Identifier => arg(
+            ArgPlace::Keyword(cx.text(name).to_string()),
+            std::slice::from_ref(value),
+        ),
+        (true, Kind::Identifier, _) => arg(
+            ArgPlace::Keyword(cx.text(k).to_string()),
+            std::slice::from_ref(k),
+        ),
+        _ => arg(ArgPlace::AnyKeyword, std::slice::from_ref(k)),
+    };
+    for child in list {
+        match child.kind {
+            Kind::Parameters if !child.leaf => out.extend(child.children.iter().map(keyword)),
+            Kind::Assign if !child.leaf => out.push(keyword(child)),
+            _ => {
+                splatted |= child.kind == Kind::Splat && !child.leaf;
+                let place = if splatted {
+                    ArgPlace::From(position)
+                } else {
+                    ArgPlace::Positional(position)
+                };
+                out.push(arg(place, std::slice::from_ref(child)));
+                position += 1;
+            }
+        }
+    }
+    out
 }
 
 /// Every identifier in the trees `nodes`, once each.
@@ -475,7 +539,6 @@ fn global(
         name_range: lhs.range,
         value,
         is_const,
-        mentions: identifiers(cx, std::slice::from_ref(rhs)),
         range: whole.range,
     })
 }
