@@ -4,9 +4,11 @@
 //! run in the runtime, which raises the interpreter's errors too.
 //!
 //! One loop may also compute a chain of broadcasts (each stage reading the elements of the
-//! stages before it, see `fuse::Chain`) and add its result into an array.
+//! stages before it, see `fuse::Chain`) and add its result into an array, or sum it.
 
-use cranelift_codegen::ir::{condcodes::IntCC, types, BlockArg, InstBuilder};
+use cranelift_codegen::ir::{
+    condcodes::IntCC, types, BlockArg, InstBuilder, StackSlotData, StackSlotKind,
+};
 use zy_ir::{Const, Operand, Prim, Span, Type};
 
 use super::scalar::Slow;
@@ -36,6 +38,23 @@ pub(super) struct Into {
     /// `dst[base + i step] += 0.0 + y`.
     pub view: Option<(ClValue, ClValue, ClValue)>,
 }
+
+/// What a loop does with its last stage's elements.
+#[derive(Clone, Copy)]
+pub(super) enum Out {
+    /// Stores them into a new array, its result.
+    New,
+    /// Adds them into an array.
+    Into(Into),
+    /// Sums them (a Float64 result), in `sum`'s order: block by block (at most
+    /// [`SUM_BLOCK`] elements, see `zy_interp::sum_block_len`), each block's elements written
+    /// into a buffer on the stack and summed by the interpreter's kernel, the blocks' sums
+    /// combined by the interpreter's pairwise split, so the bits are `sum` of the made array.
+    Sum,
+}
+
+/// The most elements of one sequential block of `sum` (Julia's pairwise block size).
+const SUM_BLOCK: i64 = 1024;
 
 /// Where a stage's operand comes from, element by element.
 #[derive(Clone, Copy)]
@@ -72,7 +91,6 @@ struct LoopEnv<'a> {
     /// element's row, not its linear index.
     columns: &'a [bool],
     rows: ClValue,
-    len: ClValue,
     /// The statement the runtime evaluates when an element operation's inline check fails.
     slow: &'a Slow<'a>,
 }
@@ -92,20 +110,20 @@ impl Translator<'_, '_, '_> {
             ty: ty.clone(),
             span,
         };
-        self.broadcast_loop(&[stage], None, |t| {
+        self.broadcast_loop(&[stage], Out::New, |t| {
             t.fallback(Prim::Broadcast, args, ty, span)
         })
     }
 
     /// The loop of `stages` (the others are not made): the last one's elements in a new array
-    /// (its result), or with `into` added into the Float64 array `into.dst` of their
-    /// shape (`dst[i] += y`, or `dst[i] = 0.0 + y` when `dst` is fresh: see `fuse::fresh`).
-    /// `slow` runs when the shapes differ (it must raise the interpreter's error or compute the
+    /// (its result), or added into the Float64 array `dst` of [`Out::Into`] of their
+    /// shape (`dst[i] += y`, or `dst[i] = 0.0 + y` when `dst` is fresh: see `fuse::fresh`), or
+    /// summed (the sum its result). `slow` runs when the shapes differ (it must raise the interpreter's error or compute the
     /// unfused results). `None` when the operand types have no loop form (nothing was emitted).
     pub(super) fn broadcast_loop(
         &mut self,
         stages: &[Stage],
-        into: Option<Into>,
+        out: Out,
         slow: impl FnOnce(&mut Self) -> R<Vec<ClValue>>,
     ) -> R<Option<Vec<ClValue>>> {
         let Some(root) = stages.last() else {
@@ -179,7 +197,7 @@ impl Translator<'_, '_, '_> {
             });
         }
         let elem = plans[plans.len() - 1].elem.clone();
-        if arrays.is_empty() || (into.is_some() && elem != Type::Float64) {
+        if arrays.is_empty() || (!matches!(out, Out::New) && elem != Type::Float64) {
             return Ok(None);
         }
         let out_slot = elem_slot(&elem)?;
@@ -218,8 +236,8 @@ impl Translator<'_, '_, '_> {
             shapes.push(self.shape(o)?);
         }
         let mut outside = None;
-        match into {
-            Some(Into {
+        match out {
+            Out::Into(Into {
                 dst,
                 view: Some((base, step, n)),
                 ..
@@ -231,7 +249,7 @@ impl Translator<'_, '_, '_> {
                 outside = Some(self.b.ins().bnot(ok));
                 shapes.push((n, self.b.ins().iconst(types::I64, 1)));
             }
-            Some(Into { dst, .. }) => shapes.push((
+            Out::Into(Into { dst, .. }) => shapes.push((
                 self.b
                     .ins()
                     .load(types::I64, mem(), dst, array_offset::ROWS),
@@ -239,7 +257,7 @@ impl Translator<'_, '_, '_> {
                     .ins()
                     .load(types::I64, mem(), dst, array_offset::COLS),
             )),
-            None => {}
+            Out::New | Out::Sum => {}
         }
         let (rows, cols) = shapes[first];
         let len = self.b.ins().imul(rows, cols);
@@ -264,7 +282,11 @@ impl Translator<'_, '_, '_> {
             let o = self.b.ins().band_imm_u(o, 1);
             bad = self.b.ins().bor(bad, o);
         }
-        let out_tys: &[types::Type] = if into.is_none() { &[types::I64] } else { &[] };
+        let out_tys: &[types::Type] = match out {
+            Out::New => &[types::I64],
+            Out::Into(_) => &[],
+            Out::Sum => &[types::F64],
+        };
         let elem_tys: Vec<Type> = arrays
             .iter()
             .map(|(_, t)| match t {
@@ -284,18 +306,6 @@ impl Translator<'_, '_, '_> {
                 .iter()
                 .map(|a| t.b.ins().load(types::I64, mem(), *a, array_offset::DATA))
                 .collect();
-            let made = if into.is_none() {
-                // Every element is written below before anything reads the array.
-                let rt = t.env.rt.array_new_uninit;
-                let ctx = t.ctx();
-                let size = t.b.ins().iconst(types::I64, i64::from(out_slot.size()));
-                Some(
-                    t.call_rt(rt, &[ctx, rows, cols, size])
-                        .ok_or_else(|| JitError::invalid("array_new"))?,
-                )
-            } else {
-                None
-            };
             let env = LoopEnv {
                 plans: &plans,
                 datas: &datas,
@@ -304,26 +314,105 @@ impl Translator<'_, '_, '_> {
                 elem_tys: &elem_tys,
                 columns: &columns,
                 rows,
-                len,
                 slow: &slow_stmt,
             };
-            t.elementwise_loop(&env, made, into)?;
-            Ok(made.into_iter().collect())
+            let zero = t.b.ins().iconst(types::I64, 0);
+            match out {
+                Out::New => {
+                    // Every element is written below before anything reads the array.
+                    let rt = t.env.rt.array_new_uninit;
+                    let ctx = t.ctx();
+                    let size = t.b.ins().iconst(types::I64, i64::from(out_slot.size()));
+                    let made = t
+                        .call_rt(rt, &[ctx, rows, cols, size])
+                        .ok_or_else(|| JitError::invalid("array_new"))?;
+                    let data = t.b.ins().load(types::I64, mem(), made, array_offset::DATA);
+                    t.elementwise_loop(&env, [zero, len, zero], Some(data), None)?;
+                    Ok(vec![made])
+                }
+                Out::Into(into) => {
+                    t.elementwise_loop(&env, [zero, len, zero], None, Some(into))?;
+                    Ok(Vec::new())
+                }
+                Out::Sum => Ok(vec![t.summed_loop(&env, len)?]),
+            }
         })?;
         Ok(Some(res))
     }
 
-    /// Emit the loop over `env.len` elements: each stage's element in turn, the last one
-    /// stored into `made` or added into `into`.
+    /// The sum of the loop's elements, block by block (see [`Out::Sum`]).
+    fn summed_loop(&mut self, env: &LoopEnv<'_>, len: ClValue) -> R<ClValue> {
+        let rt = self.env.rt;
+        let slot = self.b.create_sized_stack_slot(StackSlotData::new(
+            StackSlotKind::ExplicitSlot,
+            (SUM_BLOCK * 8) as u32,
+            3,
+        ));
+        let buf = self.b.ins().stack_addr(types::I64, slot, 0);
+        // The blocks' sums, in the arena: every block but the last has over 512 elements.
+        let blocks = self.b.ins().ushr_imm_u(len, 9);
+        let blocks = self.b.ins().iadd_imm_s(blocks, 1);
+        let one = self.b.ins().iconst(types::I64, 1);
+        let size = self.b.ins().iconst(types::I64, 8);
+        let ctx = self.ctx();
+        let sums = self
+            .call_rt(rt.array_new_uninit, &[ctx, blocks, one, size])
+            .ok_or_else(|| JitError::invalid("array_new"))?;
+        let sums = self.b.ins().load(types::I64, mem(), sums, array_offset::DATA);
+        let head = self.b.create_block();
+        let body = self.b.create_block();
+        let exit = self.b.create_block();
+        let start = self.b.append_block_param(head, types::I64);
+        let k = self.b.append_block_param(head, types::I64);
+        let zero = self.b.ins().iconst(types::I64, 0);
+        self.b
+            .ins()
+            .jump(head, &[BlockArg::Value(zero), BlockArg::Value(zero)]);
+        self.b.switch_to_block(head);
+        let more = self.b.ins().icmp(IntCC::SignedLessThan, start, len);
+        self.b.ins().brif(more, body, &[], exit, &[]);
+        self.b.switch_to_block(body);
+        let m = self
+            .call_rt(rt.sum_block_len, &[len, start])
+            .ok_or_else(|| JitError::invalid("sum_block_len"))?;
+        let end = self.b.ins().iadd(start, m);
+        // Element `i` goes to `buf[i - start]`.
+        let skipped = self.b.ins().ishl_imm_u(start, 3);
+        let base = self.b.ins().isub(buf, skipped);
+        // A block is not empty, so the rows are not zero.
+        let row = if env.columns.contains(&true) {
+            self.b.ins().urem(start, env.rows)
+        } else {
+            zero
+        };
+        self.elementwise_loop(env, [start, end, row], Some(base), None)?;
+        let s = self
+            .call_rt(rt.sum_block, &[buf, m])
+            .ok_or_else(|| JitError::invalid("sum_block"))?;
+        let at = self.b.ins().ishl_imm_u(k, 3);
+        let at = self.b.ins().iadd(sums, at);
+        self.b.ins().store(mem(), s, at, 0);
+        let next = self.b.ins().iadd_imm_s(k, 1);
+        self.b
+            .ins()
+            .jump(head, &[BlockArg::Value(end), BlockArg::Value(next)]);
+        self.b.switch_to_block(exit);
+        self.call_rt(rt.sum_blocks, &[len, sums, k])
+            .ok_or_else(|| JitError::invalid("sum_blocks"))
+    }
+
+    /// Emit the loop over the elements `start <= i < end` (`row0` the row of `start`): each
+    /// stage's element in turn, the last one stored at `store[i]` (a data pointer) or added
+    /// into `into`.
     fn elementwise_loop(
         &mut self,
         env: &LoopEnv<'_>,
-        made: Option<ClValue>,
+        [start, end, row0]: [ClValue; 3],
+        store: Option<ClValue>,
         into: Option<Into>,
     ) -> R<()> {
-        let out_data = made
-            .or(into.map(|d| d.dst))
-            .map(|a| self.b.ins().load(types::I64, mem(), a, array_offset::DATA));
+        let out_data = store.or(into
+            .map(|d| self.b.ins().load(types::I64, mem(), d.dst, array_offset::DATA)));
         let head = self.b.create_block();
         let body = self.b.create_block();
         let exit = self.b.create_block();
@@ -333,9 +422,9 @@ impl Translator<'_, '_, '_> {
         let zero = self.b.ins().iconst(types::I64, 0);
         self.b
             .ins()
-            .jump(head, &[BlockArg::Value(zero), BlockArg::Value(zero)]);
+            .jump(head, &[BlockArg::Value(start), BlockArg::Value(row0)]);
         self.b.switch_to_block(head);
-        let more = self.b.ins().icmp(IntCC::SignedLessThan, i, env.len);
+        let more = self.b.ins().icmp(IntCC::SignedLessThan, i, end);
         self.b.ins().brif(more, body, &[], exit, &[]);
         self.b.switch_to_block(body);
         let mut loaded: Vec<Option<ClValue>> = vec![None; env.datas.len()];
@@ -389,7 +478,7 @@ impl Translator<'_, '_, '_> {
             }
             let off = self.b.ins().imul_imm_s(k, i64::from(out_slot.size()));
             let at = self.b.ins().iadd(data, off);
-            if made.is_some() {
+            if store.is_some() {
                 self.b.ins().store(mem(), v, at, 0);
             }
             if let Some(d) = into {

@@ -9,7 +9,7 @@
 //! - `o = u * v'; accum!(D, o)` becomes `D += u v'` in place.
 //! - A chain of elementwise broadcasts, each read only by the next ones (`exp.(x .- m)`, a
 //!   pullback's `ȳ .* (2.0 .* x)`), is one loop that makes only the last array, or adds it into
-//!   the array a following `accum!` writes (see [`Chain`]).
+//!   the array a following `accum!` writes, or sums it for a following `sum` (see [`Chain`]).
 //! - `sin(x)` and `cos(x)` of one operand (the forward pass and the pullback of `sin` meet in a
 //!   gradient driver) are one `sincos(x)`, at the first of the two.
 //!
@@ -24,7 +24,7 @@ use cranelift_codegen::ir::{
 };
 use zy_ir::{Domain, Function, Op, Operand, Prim, Span, Throws, Type, Value};
 
-use super::broadcast::{Into, Stage};
+use super::broadcast::{Into, Out, Stage};
 
 use super::{mem, ClValue, Translator, R};
 use crate::error::JitError;
@@ -426,11 +426,6 @@ pub(crate) struct Chain {
 }
 
 /// What a chain's loop does with its root's elements, and at which statement it runs.
-///
-/// A reduction is not fused: a sum in the loop keeps its accumulator on the loop's critical
-/// path, and in a gradient driver Cranelift's register allocator spills it to the stack
-/// (logsumexp's gradient took 1.7 µs more per fused sum of 1,000 elements than the array and
-/// the runtime's sum).
 #[derive(Clone, PartialEq, Debug)]
 pub(crate) enum ChainOut {
     /// At the root: its array is made.
@@ -447,6 +442,11 @@ pub(crate) enum ChainOut {
         shadow: Value,
         slice: Value,
     },
+    /// At `sum(root)` of a Float64 array: summed in `sum`'s order (block by block, each block
+    /// written into a buffer on the stack and summed by the interpreter's kernel: a running
+    /// sum in the loop would keep its accumulator on the loop's critical path, and a gradient
+    /// driver's register allocation spills it); the root is not made.
+    Sum,
 }
 
 /// Is `v` a broadcast of an elementwise primitive over numbers and arrays of numbers, giving
@@ -609,11 +609,21 @@ fn chains(func: &Function, out: &mut HashMap<Value, Fused>) {
                     (r, ChainOut::Into { dst })
                 })
             });
-            let (at_stmt, chain_out) = match into {
-                Some(x) => x,
+            let sum = reader.and_then(|(r, st)| {
+                (st.op == Op::Prim(Prim::Sum)
+                    && st.args == [Operand::Value(root)]
+                    && f64_array(func.ty(root))
+                    && *func.ty(r) == Type::Float64)
+                    .then_some((r, ChainOut::Sum))
+            });
+            let runs = match into.or(sum) {
+                Some(x) => Some(x),
+                // Read only for its shape (the gradient's forward pass of a `sum` whose value
+                // is not used): never made, its zeros take the shape of what it reads.
+                None if other.is_empty() && !zeros.is_empty() => None,
                 // Made where written.
                 None if stages.is_empty() => continue,
-                None => (root, ChainOut::New),
+                None => Some((root, ChainOut::New)),
             };
             for &st in &stages {
                 out.insert(st, Fused::Absorbed);
@@ -622,21 +632,23 @@ fn chains(func: &Function, out: &mut HashMap<Value, Fused>) {
                     out.insert(stmts[z], Fused::ZeroLike { stages: sub });
                 }
             }
-            if at_stmt != root {
+            if runs.as_ref().map(|r| r.0) != Some(root) {
                 out.insert(root, Fused::Absorbed);
                 for &z in &zeros {
                     let sub = subtree(func, root, &members);
                     out.insert(stmts[z], Fused::ZeroLike { stages: sub });
                 }
             }
-            out.insert(
-                at_stmt,
-                Fused::Chain(Chain {
-                    stages,
-                    root,
-                    out: chain_out,
-                }),
-            );
+            if let Some((at_stmt, chain_out)) = runs {
+                out.insert(
+                    at_stmt,
+                    Fused::Chain(Chain {
+                        stages,
+                        root,
+                        out: chain_out,
+                    }),
+                );
+            }
         }
     }
 }
@@ -728,6 +740,7 @@ pub(crate) fn notes(func: &Function) -> Vec<String> {
                 ChainOut::IntoSlice { dst, .. } => {
                     format!("added into a slice of {dst} at {at}")
                 }
+                ChainOut::Sum => format!("summed at {at}"),
             };
             format!("; fused: {} -> {out}", stages.join(", "))
         })
@@ -1062,6 +1075,7 @@ impl Translator<'_, '_, '_> {
         self.set_slots(chain.root, made.clone());
         match &chain.out {
             ChainOut::New => Ok(made),
+            ChainOut::Sum => self.prim(Prim::Sum, args, ty, span),
             ChainOut::Into { .. } => self
                 .prim(Prim::AccumInto, args, ty, span)
                 .map(|_| Vec::new()),
@@ -1125,11 +1139,12 @@ impl Translator<'_, '_, '_> {
     fn chain(&mut self, chain: &Chain, args: &[Operand], ty: &Type, span: Span) -> R<Vec<ClValue>> {
         let mut stages: Vec<Stage> = chain.stages.iter().map(|&x| self.stage(x)).collect();
         stages.push(self.stage(chain.root));
-        let into = match &chain.out {
-            ChainOut::New => None,
+        let out = match &chain.out {
+            ChainOut::New => Out::New,
+            ChainOut::Sum => Out::Sum,
             ChainOut::Into { dst } => {
                 let fresh = self.current.is_some_and(|v| self.fresh.accums.contains(&v));
-                Some(Into {
+                Out::Into(Into {
                     dst: self.pointer(dst)?,
                     fresh,
                     view: None,
@@ -1145,7 +1160,7 @@ impl Translator<'_, '_, '_> {
                 let (n, _) = self.shape(&Operand::Value(*slice))?;
                 let a = self.operand(first)?[0];
                 let base = self.b.ins().iadd_imm_s(a, -1);
-                Some(Into {
+                Out::Into(Into {
                     dst: self.pointer(dst)?,
                     fresh: false,
                     view: Some((base, self.operand(step)?[0], n)),
@@ -1158,13 +1173,13 @@ impl Translator<'_, '_, '_> {
             }
             _ => t.unfused_chain(chain, args, ty, span),
         };
-        let done = self.broadcast_loop(&stages, into, unfused)?;
+        let done = self.broadcast_loop(&stages, out, unfused)?;
         let res = match done {
             Some(res) => res,
             None => unfused(self)?,
         };
         match &chain.out {
-            ChainOut::New => Ok(res),
+            ChainOut::New | ChainOut::Sum => Ok(res),
             ChainOut::Into { .. } | ChainOut::IntoSlice { .. } => self.zeros(ty),
         }
     }

@@ -53,6 +53,43 @@ pub fn sum_f64(xs: &[f64]) -> f64 {
     reduce_f64(xs, |a, b| a + b)
 }
 
+/// The length of the sequential block of [`sum_f64`]'s order over `n` elements that starts at
+/// index `start` (the start of a block): the blocks are the leaves of the pairwise split, so
+/// that a caller computing the elements block by block can sum each with [`sum_block`] and
+/// combine the results with [`sum_blocks`], the bits of [`sum_f64`] of the whole array.
+pub fn sum_block_len(n: usize, start: usize) -> usize {
+    let (mut lo, mut len) = (0, n);
+    while len > PAIRWISE_BLOCK {
+        let mid = (len - 1) / 2 + 1;
+        if start < lo + mid {
+            len = mid;
+        } else {
+            lo += mid;
+            len -= mid;
+        }
+    }
+    len
+}
+
+/// `sum` of one sequential block (see [`sum_block_len`]).
+pub fn sum_block(xs: &[f64]) -> f64 {
+    block(xs, |a, b| a + b)
+}
+
+/// The sum of `n` elements from the sums of their sequential blocks, in order (see
+/// [`sum_block_len`]), combined as the pairwise split combines them.
+pub fn sum_blocks(n: usize, sums: &[f64]) -> f64 {
+    fn combine(len: usize, sums: &mut std::slice::Iter<'_, f64>) -> f64 {
+        if len <= PAIRWISE_BLOCK {
+            return sums.next().copied().unwrap_or(0.0);
+        }
+        let mid = (len - 1) / 2 + 1;
+        let left = combine(mid, sums);
+        left + combine(len - mid, sums)
+    }
+    combine(n, &mut sums.iter())
+}
+
 /// `Base.mapreduce_impl` on a non-empty slice.
 fn pairwise(xs: &[f64], op: impl Fn(f64, f64) -> f64 + Copy) -> f64 {
     match xs {
@@ -202,6 +239,32 @@ pub fn extremum_index(xs: &[f64], is_max: bool) -> Option<usize> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn block_by_block_sums_are_the_whole_arrays_bits() {
+        for n in (0..40).chain([1023, 1024, 1025, 2047, 2049, 3000, 10_000, 100_001]) {
+            let xs: Vec<f64> = (0..n)
+                .map(|i| ((i * 7919) % 1013) as f64 * 0.37 - 100.3)
+                .collect();
+            let mut sums = Vec::new();
+            let mut start = 0;
+            while start < n {
+                let m = sum_block_len(n, start);
+                sums.push(sum_block(&xs[start..start + m]));
+                start += m;
+            }
+            assert!(
+                sums.len() <= n / 512 + 1,
+                "{n} elements: {} blocks",
+                sums.len()
+            );
+            assert_eq!(
+                sum_blocks(n, &sums).to_bits(),
+                sum_f64(&xs).to_bits(),
+                "{n}"
+            );
+        }
+    }
 
     #[test]
     fn pairwise_splits_like_julia() {
