@@ -64,6 +64,8 @@ pub(crate) struct BundledItem {
     pub kind: ItemKind,
     /// As [`ItemId::name`].
     pub name: &'static str,
+    /// As [`ItemId::nth`]: how many items of its module, kind and name precede it in the file.
+    pub same: u32,
     /// The byte range of its text in the file.
     pub start: u32,
     pub end: u32,
@@ -175,23 +177,28 @@ fn flatten(items: &[Item], module: &str, out: &mut Vec<(Name, Item)>) {
 /// definition, so queries over names are reused after a body edit.
 #[salsa::tracked(returns(ref))]
 pub fn item_tree(db: &dyn salsa::Database, file: SourceFile) -> Vec<ItemId> {
-    let mut seen: HashMap<(Name, ItemKind, Name), u32> = HashMap::new();
-    let items: Vec<(Name, ItemKind, Name)> = match bundled(db, file) {
-        Some(bundled) => bundled
+    if let Some(bundled) = bundled(db, file) {
+        // Counted at build time: a fresh database lists the library's ~3,000 items without
+        // parsing or hashing their names.
+        return bundled
             .iter()
-            .map(|b| (b.module.into(), b.kind, b.name.into()))
-            .collect(),
-        None => flat_items(db, file)
-            .iter()
-            .map(|(module, item)| {
-                let (kind, name) = item_name(item);
-                (module.clone(), kind, name)
+            .map(|b| {
+                ItemId::new(
+                    db,
+                    file,
+                    Name::from(b.module),
+                    b.kind,
+                    Name::from(b.name),
+                    b.same,
+                )
             })
-            .collect(),
-    };
-    items
-        .into_iter()
-        .map(|(module, kind, name)| {
+            .collect();
+    }
+    let mut seen: HashMap<(Name, ItemKind, Name), u32> = HashMap::new();
+    flat_items(db, file)
+        .iter()
+        .map(|(module, item)| {
+            let (kind, name) = item_name(item);
             let count = seen
                 .entry((module.clone(), kind, name.clone()))
                 .or_insert(0);
@@ -320,14 +327,19 @@ mod tests {
             flatten(&whole.items, "", &mut flat);
             let ids = item_tree(&db, file);
             assert_eq!(ids.len(), flat.len(), "{path}: items");
+            let mut seen: HashMap<(Name, ItemKind, Name), u32> = HashMap::new();
             for (&id, (module, item)) in ids.iter().zip(&flat) {
                 let (kind, name) = item_name(item);
                 let at = format!("{path}: {module} {name}");
+                let nth = seen
+                    .entry((module.clone(), kind, name.clone()))
+                    .or_insert(0);
                 assert_eq!(
-                    (id.module(&db), id.kind(&db), id.name(&db)),
-                    (module, kind, &name),
+                    (id.module(&db), id.kind(&db), id.name(&db), id.nth(&db)),
+                    (module, kind, &name, *nth),
                     "{at}"
                 );
+                *nth += 1;
                 let (alone, _, nth) = parse_bundled(&db, id).expect("parsed");
                 assert_eq!(alone.errors, Vec::new(), "{at}");
                 // A struct's text holds its inner constructors too.

@@ -171,6 +171,16 @@ fn join(outer: &str, inner: &str) -> Name {
     }
 }
 
+/// [`join`], sharing `outer` when `inner` is empty (most items: this runs for each of the
+/// library's items in a fresh database).
+fn within(outer: &Name, inner: &str) -> Name {
+    if inner.is_empty() {
+        outer.clone()
+    } else {
+        join(outer, inner)
+    }
+}
+
 /// The module that contains `module` (`A` for `A.B`; Main for a top-level module and Main).
 fn parent(module: &str) -> &str {
     module.rfind('.').map_or(MAIN, |i| &module[..i])
@@ -254,11 +264,10 @@ pub fn scope_root(db: &dyn salsa::Database, file: SourceFile) -> SourceFile {
 /// loaded into, then the `module` blocks around it in the file.
 pub fn item_module(db: &dyn salsa::Database, root: SourceFile, item: ItemId) -> Name {
     let file = item.file(db);
-    let base = root_files(db, root)
-        .iter()
-        .find(|l| l.file == file)
-        .map_or(MAIN.into(), |l| l.module.clone());
-    join(&base, item.module(db))
+    match root_files(db, root).iter().find(|l| l.file == file) {
+        Some(l) => within(&l.module, item.module(db)),
+        None => join(MAIN, item.module(db)),
+    }
 }
 
 /// What one module of a program defines and sees.
@@ -650,7 +659,7 @@ fn root_names(db: &dyn salsa::Database, root: SourceFile) -> ScopeNames {
     let items: Vec<(ItemId, Name)> = files
         .iter()
         .flat_map(|l| item_tree(db, l.file).iter().map(move |&i| (i, l)))
-        .map(|(item, l)| (item, join(&l.module, item.module(db))))
+        .map(|(item, l)| (item, within(&l.module, item.module(db))))
         .collect();
     // Every module first, then what each imports (which names modules), then what each defines
     // (which depends on what it imports).
