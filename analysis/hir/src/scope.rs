@@ -270,6 +270,23 @@ pub fn item_module(db: &dyn salsa::Database, root: SourceFile, item: ItemId) -> 
     }
 }
 
+/// The items of the files of `root`'s program that `keep` keeps, in load order, each with the
+/// module whose definitions it makes ([`item_module`], the file's module looked up once).
+pub(crate) fn loaded_items<'db>(
+    db: &'db dyn salsa::Database,
+    root: SourceFile,
+    keep: impl Fn(SourceFile) -> bool + 'db,
+) -> impl Iterator<Item = (ItemId, Name)> + 'db {
+    root_files(db, root)
+        .iter()
+        .filter(move |l| keep(l.file))
+        .flat_map(move |l| {
+            item_tree(db, l.file)
+                .iter()
+                .map(move |&item| (item, within(&l.module, item.module(db))))
+        })
+}
+
 /// What one module of a program defines and sees.
 #[derive(Clone, PartialEq, Eq, Debug, Default)]
 pub struct ModuleScope {
@@ -656,11 +673,7 @@ fn add_refused(db: &dyn salsa::Database, names: &mut ScopeNames, items: &[(ItemI
 fn root_names(db: &dyn salsa::Database, root: SourceFile) -> ScopeNames {
     let mut names = ScopeNames::default();
     let files = root_files(db, root);
-    let items: Vec<(ItemId, Name)> = files
-        .iter()
-        .flat_map(|l| item_tree(db, l.file).iter().map(move |&i| (i, l)))
-        .map(|(item, l)| (item, within(&l.module, item.module(db))))
-        .collect();
+    let items: Vec<(ItemId, Name)> = loaded_items(db, root, |_| true).collect();
     // Every module first, then what each imports (which names modules), then what each defines
     // (which depends on what it imports).
     for l in files {
