@@ -41,8 +41,18 @@ pub fn qualify(module: &str, name: &str) -> Name {
     if module == MAIN {
         name.into()
     } else {
-        format!("{module}.{name}").into()
+        dot_join(module, name)
     }
+}
+
+/// `outer.inner`, without `format!`'s machinery (a fresh database qualifies each of the
+/// library's ~3,000 items' names, and `format!` was 6 % of a first gradient's instructions).
+fn dot_join(outer: &str, inner: &str) -> Name {
+    let mut s = String::with_capacity(outer.len() + 1 + inner.len());
+    s.push_str(outer);
+    s.push('.');
+    s.push_str(inner);
+    s.into()
 }
 
 /// The module a prelude file defines, if `file` is one; [`MAIN`] for any other file.
@@ -167,7 +177,7 @@ fn join(outer: &str, inner: &str) -> Name {
     match (outer, inner) {
         (o, "") => o.into(),
         ("", i) => i.into(),
-        (o, i) => format!("{o}.{i}").into(),
+        (o, i) => dot_join(o, i),
     }
 }
 
