@@ -59,9 +59,10 @@ fn main() {
                 _ => Default::default(),
             };
             let sig = signature::signature(&lowered);
+            let bare = matches!(item, Item::Module(m) if m.bare);
             let _ = writeln!(
                 out,
-                "        BundledItem {{ module: {module:?}, kind: ItemKind::{kind:?}, name: {name:?}, same: {same}, start: {start}, end: {end}, nth: {nth}, sig: Signature {{ guards: Cow::Borrowed(&{:?}), type_values: Cow::Borrowed(&{:?}), types: Cow::Borrowed(&{:?}), high_rank: {}, concrete: {}, subject: {:?} }}, method: {} }},",
+                "        BundledItem {{ module: {module:?}, kind: ItemKind::{kind:?}, name: {name:?}, same: {same}, bare: {bare}, start: {start}, end: {end}, nth: {nth}, sig: Signature {{ guards: Cow::Borrowed(&{:?}), type_values: Cow::Borrowed(&{:?}), types: Cow::Borrowed(&{:?}), high_rank: {}, concrete: {}, subject: {:?} }}, method: {} }},",
                 sig.guards, sig.type_values, sig.types, sig.high_rank, sig.concrete, sig.subject,
                 bundled_method(item),
             );

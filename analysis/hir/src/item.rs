@@ -66,6 +66,9 @@ pub(crate) struct BundledItem {
     pub name: &'static str,
     /// As [`ItemId::nth`]: how many items of its module, kind and name precede it in the file.
     pub same: u32,
+    /// Whether it is a `baremodule` (the one fact of a module item that scopes read: its
+    /// text is the whole module's, which is not parsed for it).
+    pub bare: bool,
     /// The byte range of its text in the file.
     pub start: u32,
     pub end: u32,
@@ -118,6 +121,19 @@ pub(crate) fn item_signature(db: &dyn salsa::Database, id: ItemId) -> Signature<
         };
     }
     signature(crate::lower::ssa(db, id))
+}
+
+/// Whether module item `id` is a `baremodule` (which does not see Base): for a bundled prelude
+/// item from the build-time index, else from its parse.
+pub(crate) fn is_bare_module(db: &dyn salsa::Database, id: ItemId) -> bool {
+    let file = id.file(db);
+    if let Some(b) = bundled(db, file)
+        .zip(item_positions(db, file).get(&id))
+        .and_then(|(items, &i)| items.get(i))
+    {
+        return b.bare;
+    }
+    matches!(item_ast(db, id).as_deref(), Some(Item::Module(m)) if m.bare)
 }
 
 /// The build script's lowering of bundled item `id` if it is one plain method (see
@@ -340,6 +356,9 @@ mod tests {
                     "{at}"
                 );
                 *nth += 1;
+                if let Item::Module(m) = item {
+                    assert_eq!(is_bare_module(&db, id), m.bare, "{at}: bare");
+                }
                 let (alone, _, nth) = parse_bundled(&db, id).expect("parsed");
                 assert_eq!(alone.errors, Vec::new(), "{at}");
                 // A struct's text holds its inner constructors too.

@@ -18,7 +18,7 @@ use zy_ir::Name;
 use zy_syntax::ast::{ImportPath, Item, ScriptCall};
 
 use crate::input::{Prelude, SourceFile, Workspace};
-use crate::item::{item_ast, item_range, item_tree, ItemId, ItemKind};
+use crate::item::{is_bare_module, item_ast, item_range, item_tree, ItemId, ItemKind};
 use crate::prelude::{is_prelude_module, PRELUDE};
 use crate::span::line_col;
 
@@ -714,12 +714,10 @@ fn root_names(db: &dyn salsa::Database, root: SourceFile) -> ScopeNames {
     for (item, module) in &items {
         match item.kind(db) {
             ItemKind::Module => {
-                if let Some(Item::Module(m)) = item_ast(db, *item).as_deref() {
-                    if m.bare {
-                        let inner = join(module, &m.name);
-                        if let Some(scope) = names.modules.get_mut(&inner) {
-                            scope.usings.retain(|u| u.as_ref() != BASE);
-                        }
+                if is_bare_module(db, *item) {
+                    let inner = join(module, item.name(db));
+                    if let Some(scope) = names.modules.get_mut(&inner) {
+                        scope.usings.retain(|u| u.as_ref() != BASE);
                     }
                 }
             }
