@@ -44,17 +44,25 @@ fn main() {
         let mut cursor = 0;
         walk(&parsed.items, "", &mut cursor, &mut items);
         out.push_str("    &[\n");
+        // How many items of the same module, kind and name come before each (`ItemId::nth`).
+        let mut seen = std::collections::HashMap::new();
         for (module, item, start, end, nth) in items {
             let (kind, name) = item_kind::kind_and_name(item);
+            let rank = seen
+                .entry((module.clone(), kind, name.clone()))
+                .or_insert(0u32);
+            let same = *rank;
+            *rank += 1;
             let lowered = match item {
                 Item::Function(def) => zy_lower::lower_method(0, def, 0),
                 Item::Struct(def) => zy_lower::lower_struct(0, def),
                 _ => Default::default(),
             };
             let sig = signature::signature(&lowered);
+            let bare = matches!(item, Item::Module(m) if m.bare);
             let _ = writeln!(
                 out,
-                "        BundledItem {{ module: {module:?}, kind: ItemKind::{kind:?}, name: {name:?}, start: {start}, end: {end}, nth: {nth}, sig: Signature {{ guards: Cow::Borrowed(&{:?}), type_values: Cow::Borrowed(&{:?}), types: Cow::Borrowed(&{:?}), high_rank: {}, concrete: {}, subject: {:?} }}, method: {} }},",
+                "        BundledItem {{ module: {module:?}, kind: ItemKind::{kind:?}, name: {name:?}, same: {same}, bare: {bare}, start: {start}, end: {end}, nth: {nth}, sig: Signature {{ guards: Cow::Borrowed(&{:?}), type_values: Cow::Borrowed(&{:?}), types: Cow::Borrowed(&{:?}), high_rank: {}, concrete: {}, subject: {:?} }}, method: {} }},",
                 sig.guards, sig.type_values, sig.types, sig.high_rank, sig.concrete, sig.subject,
                 bundled_method(item),
             );

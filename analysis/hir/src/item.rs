@@ -64,6 +64,11 @@ pub(crate) struct BundledItem {
     pub kind: ItemKind,
     /// As [`ItemId::name`].
     pub name: &'static str,
+    /// As [`ItemId::nth`]: how many items of its module, kind and name precede it in the file.
+    pub same: u32,
+    /// Whether it is a `baremodule` (the one fact of a module item that scopes read: its
+    /// text is the whole module's, which is not parsed for it).
+    pub bare: bool,
     /// The byte range of its text in the file.
     pub start: u32,
     pub end: u32,
@@ -116,6 +121,19 @@ pub(crate) fn item_signature(db: &dyn salsa::Database, id: ItemId) -> Signature<
         };
     }
     signature(crate::lower::ssa(db, id))
+}
+
+/// Whether module item `id` is a `baremodule` (which does not see Base): for a bundled prelude
+/// item from the build-time index, else from its parse.
+pub(crate) fn is_bare_module(db: &dyn salsa::Database, id: ItemId) -> bool {
+    let file = id.file(db);
+    if let Some(b) = bundled(db, file)
+        .zip(item_positions(db, file).get(&id))
+        .and_then(|(items, &i)| items.get(i))
+    {
+        return b.bare;
+    }
+    matches!(item_ast(db, id).as_deref(), Some(Item::Module(m)) if m.bare)
 }
 
 /// The build script's lowering of bundled item `id` if it is one plain method (see
@@ -175,23 +193,28 @@ fn flatten(items: &[Item], module: &str, out: &mut Vec<(Name, Item)>) {
 /// definition, so queries over names are reused after a body edit.
 #[salsa::tracked(returns(ref))]
 pub fn item_tree(db: &dyn salsa::Database, file: SourceFile) -> Vec<ItemId> {
-    let mut seen: HashMap<(Name, ItemKind, Name), u32> = HashMap::new();
-    let items: Vec<(Name, ItemKind, Name)> = match bundled(db, file) {
-        Some(bundled) => bundled
+    if let Some(bundled) = bundled(db, file) {
+        // Counted at build time: a fresh database lists the library's ~3,000 items without
+        // parsing or hashing their names.
+        return bundled
             .iter()
-            .map(|b| (b.module.into(), b.kind, b.name.into()))
-            .collect(),
-        None => flat_items(db, file)
-            .iter()
-            .map(|(module, item)| {
-                let (kind, name) = item_name(item);
-                (module.clone(), kind, name)
+            .map(|b| {
+                ItemId::new(
+                    db,
+                    file,
+                    Name::from(b.module),
+                    b.kind,
+                    Name::from(b.name),
+                    b.same,
+                )
             })
-            .collect(),
-    };
-    items
-        .into_iter()
-        .map(|(module, kind, name)| {
+            .collect();
+    }
+    let mut seen: HashMap<(Name, ItemKind, Name), u32> = HashMap::new();
+    flat_items(db, file)
+        .iter()
+        .map(|(module, item)| {
+            let (kind, name) = item_name(item);
             let count = seen
                 .entry((module.clone(), kind, name.clone()))
                 .or_insert(0);
@@ -320,14 +343,22 @@ mod tests {
             flatten(&whole.items, "", &mut flat);
             let ids = item_tree(&db, file);
             assert_eq!(ids.len(), flat.len(), "{path}: items");
+            let mut seen: HashMap<(Name, ItemKind, Name), u32> = HashMap::new();
             for (&id, (module, item)) in ids.iter().zip(&flat) {
                 let (kind, name) = item_name(item);
                 let at = format!("{path}: {module} {name}");
+                let nth = seen
+                    .entry((module.clone(), kind, name.clone()))
+                    .or_insert(0);
                 assert_eq!(
-                    (id.module(&db), id.kind(&db), id.name(&db)),
-                    (module, kind, &name),
+                    (id.module(&db), id.kind(&db), id.name(&db), id.nth(&db)),
+                    (module, kind, &name, *nth),
                     "{at}"
                 );
+                *nth += 1;
+                if let Item::Module(m) = item {
+                    assert_eq!(is_bare_module(&db, id), m.bare, "{at}: bare");
+                }
                 let (alone, _, nth) = parse_bundled(&db, id).expect("parsed");
                 assert_eq!(alone.errors, Vec::new(), "{at}");
                 // A struct's text holds its inner constructors too.

@@ -28,7 +28,9 @@ use crate::reach::{
     hooks_of, item_names, makes_matrix, Mention, MATRIX, MATRIX_MAKERS, MATRIX_TYPES,
 };
 use crate::resolve::resolve_item;
-use crate::scope::{is_prelude, item_module, scope_files, scope_names, scope_root, ScopeNames};
+use crate::scope::{
+    is_prelude, item_module, loaded_items, scope_files, scope_names, scope_root, ScopeNames,
+};
 use crate::signature::Signature;
 use crate::stub::is_stub;
 
@@ -268,24 +270,18 @@ pub fn needed_names(
 fn prelude_items(db: &dyn salsa::Database, root: SourceFile) -> HashMap<Name, Vec<ItemId>> {
     let names = scope_names(db, root);
     let mut out: HashMap<Name, Vec<ItemId>> = HashMap::new();
-    for file in scope_files(db, root)
-        .into_iter()
-        .filter(|&f| is_prelude(db, f))
-    {
-        for &item in item_tree(db, file) {
-            if matches!(
-                item.kind(db),
-                ItemKind::Function | ItemKind::Struct | ItemKind::Global
-            ) {
-                let module = item_module(db, root, item);
-                let mut key = names.definition(&module, item.name(db));
-                if RULES.contains(&&*key) {
-                    if let Some(f) = item_signature(db, item).subject {
-                        key = names.resolve(&module, f);
-                    }
+    for (item, module) in loaded_items(db, root, |f| is_prelude(db, f)) {
+        if matches!(
+            item.kind(db),
+            ItemKind::Function | ItemKind::Struct | ItemKind::Global
+        ) {
+            let mut key = names.definition(&module, item.name(db));
+            if RULES.contains(&&*key) {
+                if let Some(f) = item_signature(db, item).subject {
+                    key = names.resolve(&module, f);
                 }
-                out.entry(key).or_default().push(item);
             }
+            out.entry(key).or_default().push(item);
         }
     }
     out
