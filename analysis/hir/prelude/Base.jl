@@ -6657,13 +6657,19 @@ collect(t::Transpose) = reshape(collect(t.parent), 1, length(t.parent))
 
 *(t::Transpose, y::AbstractVector) = _transpose_dot(t.parent, y)
 *(t::Transpose, A::AbstractMatrix) = Transpose(transpose(A) * t.parent)
-*(x::AbstractVector, t::Transpose) = x .* collect(t)
+*(x::AbstractVector, t::Transpose) = _outer_product(x, t.parent)
 *(a::Number, t::Transpose) = Transpose(a * t.parent)
 *(t::Transpose, a::Number) = Transpose(t.parent * a)
 /(t::Transpose, a::Number) = Transpose(t.parent / a)
 +(t::Transpose, u::Transpose) = Transpose(t.parent + u.parent)
 -(t::Transpose, u::Transpose) = Transpose(t.parent - u.parent)
 -(t::Transpose) = Transpose(-t.parent)
+
+# `x * transpose(y)`: of Float64 vectors the product primitive with the row `y'`, one kernel
+# with its own rule (the `_cholesky_solve` pullback takes two such outer products; the
+# broadcast over a 1×n matrix is much slower), else the products broadcast over that matrix.
+_outer_product(x::Vector{Float64}, y::Vector{Float64}) = x * y'
+_outer_product(x, y) = x .* collect(Transpose(y))
 
 # `transpose(x) * y`: `dot` of real vectors (no conjugate to take), else the sum of the
 # products in order.
