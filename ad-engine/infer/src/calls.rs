@@ -165,12 +165,14 @@ impl<'a> Cx<'a> {
         Ok(b.finish(v.arg, v.ty))
     }
 
-    /// Does `name` denote something callable: a user function, struct, global or builtin?
+    /// Does `name` denote something callable: a user function, struct, global or builtin
+    /// (by its qualified name `Base.vcat` too, as lowering passes `[xs...;]`'s)?
     pub fn is_defined(&self, name: &str) -> bool {
         self.program.functions.contains_key(name)
             || self.program.structs.contains_key(name)
             || self.program.globals.contains_key(name)
             || crate::is_builtin(name)
+            || builtin_of(name).is_some()
     }
 
     /// `name(args...)`: a user function, a struct constructor, a global holding a callable, or

@@ -300,9 +300,10 @@ impl Cx<'_> {
         self.call_named(b, &helper.into(), &args).map(Some)
     }
 
-    /// `round(x; digits)`, `round(x; digits, base)` of a Float64: the builtin `round` takes no
-    /// keywords, so the prelude rounds (`Base._round_digits(x, digits, base)`, Julia's
-    /// definition). `None` for any other call.
+    /// `round(x; digits)`, `round(x; sigdigits)`, with `base`, and `trunc`, `floor`, `ceil` so,
+    /// of a Float64: the builtins take no keywords, so the prelude rounds
+    /// (`Base._round_digits(f, x, digits, base)`, `Base._round_sigdigits(f, x, sigdigits,
+    /// base)`, Julia's definitions, `f` the rounding function). `None` for any other call.
     fn round_digits(
         &mut self,
         b: &mut PlanBuilder,
@@ -313,7 +314,8 @@ impl Cx<'_> {
         let [x] = positional else {
             return Ok(None);
         };
-        if name.strip_prefix("Base.").unwrap_or(name) != "round" || x.ty != Type::Float64 {
+        let bare = name.strip_prefix("Base.").unwrap_or(name);
+        if !matches!(bare, "round" | "trunc" | "floor" | "ceil") || x.ty != Type::Float64 {
             return Ok(None);
         }
         let find = |k: &str| {
@@ -322,21 +324,29 @@ impl Cx<'_> {
                 .find(|(n, _)| &**n == k)
                 .map(|(_, v)| v.clone())
         };
-        let Some(digits) = find("digits") else {
-            return Ok(None);
+        let (helper, digits) = match (find("digits"), find("sigdigits")) {
+            (Some(d), None) => ("Base._round_digits", d),
+            (None, Some(d)) => ("Base._round_sigdigits", d),
+            (Some(_), Some(_)) => {
+                return Err(Fail::method(format!(
+                    "ArgumentError: `{bare}` cannot use both `digits` and `sigdigits` arguments."
+                )))
+            }
+            (None, None) => return Ok(None),
         };
         if passed
             .iter()
-            .any(|(n, _)| !matches!(&**n, "digits" | "base"))
+            .any(|(n, _)| !matches!(&**n, "digits" | "sigdigits" | "base"))
         {
             return Ok(None);
         }
         let base = find("base").unwrap_or_else(|| Val::lit(Const::Int(10)));
-        let helper: Name = "Base._round_digits".into();
+        let helper: Name = helper.into();
         if !self.program.functions.contains_key(&helper) {
             return Ok(None);
         }
-        self.call_named(b, &helper, &[x.clone(), digits, base])
+        let f = Val::lit(Const::Func(format!("Base.{bare}").into()));
+        self.call_named(b, &helper, &[f, x.clone(), digits, base])
             .map(Some)
     }
 

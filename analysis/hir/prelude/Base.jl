@@ -2890,6 +2890,73 @@ end
 cospi(x::Real) = cospi(float(x))
 
 """
+    sincospi(x)
+
+`(sinpi(x), cospi(x))`.
+"""
+sincospi(x::Real) = (sinpi(x), cospi(x))
+
+"""
+    sind(x), cosd(x), tand(x), sincosd(x)
+
+The sine, cosine and tangent of `x` in degrees, Julia's: the argument reduced to within 45°
+of a multiple of 90° first, so exact at multiples of 90° (`sind(180.0) == 0.0`); a
+DomainError at ±Inf. The reduced angle goes to radians in extended precision, as Julia's; its
+own kernels may differ in the last bit.
+"""
+function sind(x::Real)
+    isinf(x) && throw(DomainError(x, "sind(x) is only defined for finite `x`."))
+    isnan(x) && return float(x)
+    rx = copysign(float(rem(x, 360)), x)
+    arx = abs(rx)
+    if rx == 0.0
+        return rx
+    elseif arx < 45.0
+        return _sind_kernel(rx)
+    elseif arx <= 135.0
+        return copysign(_cosd_kernel(90.0 - arx), rx)
+    elseif arx == 180.0
+        return copysign(0.0, rx)
+    elseif arx < 225.0
+        return _sind_kernel((180.0 - arx) * sign(rx))
+    elseif arx <= 315.0
+        return -copysign(_cosd_kernel(270.0 - arx), rx)
+    end
+    return _sind_kernel(rx - copysign(360.0, rx))
+end
+function cosd(x::Real)
+    isinf(x) && throw(DomainError(x, "cosd(x) is only defined for finite `x`."))
+    isnan(x) && return float(x)
+    rx = abs(float(rem(x, 360)))
+    if rx <= 45.0
+        return _cosd_kernel(rx)
+    elseif rx < 135.0
+        return _sind_kernel(90.0 - rx)
+    elseif rx <= 225.0
+        return -_cosd_kernel(180.0 - rx)
+    elseif rx < 315.0
+        return _sind_kernel(rx - 270.0)
+    end
+    return _cosd_kernel(360.0 - rx)
+end
+tand(x::Real) = sind(x) / cosd(x)
+sincosd(x::Real) = (sind(x), cosd(x))
+# The sine and cosine of `d` degrees (|d| <= 45), taken to radians as `hi + lo` with π/180 in
+# two parts, as Julia's `deg2rad_ext` (so `sind(30.0) == 0.5`).
+function _sind_kernel(d::Float64)
+    hi, lo = _deg2rad_ext(d)
+    return sin(hi) + lo * cos(hi)
+end
+function _cosd_kernel(d::Float64)
+    hi, lo = _deg2rad_ext(d)
+    return cos(hi) - lo * sin(hi)
+end
+function _deg2rad_ext(d::Float64)
+    hi = d * 0.017453292519943295
+    return hi, fma(d, 0.017453292519943295, -hi) + d * 2.9486522708701687e-19
+end
+
+"""
     inv(x)
 
 `1 / x` of a number, a Float64 (the matrix inverse is a primitive).
@@ -3057,6 +3124,31 @@ round(x::Real, ::_RoundUp) = ceil(x)
 round(x::Real, ::_RoundDown) = floor(x)
 round(T::Type{Int64}, x::Real, r) = T(round(x, r))
 round(T::Type{Int}, x::Real, r) = T(round(x, r))
+
+"""
+    rem2pi(x, mode), mod2pi(x)
+
+`x` less the multiple of 2π chosen by the mode: in [-π, π] for `RoundNearest`, [0, 2π] for
+`RoundDown` (`mod2pi`), [-2π, 0] for `RoundUp`, of the sign of `x` for `RoundToZero`; NaN
+when `x` is not finite. 2π is taken in two parts, more precise than one Float64 (Julia
+reduces exactly: far from zero the last bits may differ).
+"""
+rem2pi(x::Real, r) = _rem2pi(float(x), r)
+mod2pi(x::Real) = rem2pi(x, RoundDown)
+function _rem2pi(x::Float64, ::_RoundNearest)
+    isfinite(x) || return NaN
+    return _minus_2pi(x, round(x / 6.283185307179586))
+end
+function _rem2pi(x::Float64, ::_RoundDown)
+    isfinite(x) || return NaN
+    n = floor(x / 6.283185307179586)
+    y = _minus_2pi(x, n)
+    return y < 0.0 ? _minus_2pi(x, n - 1.0) : y
+end
+_rem2pi(x::Float64, ::_RoundUp) = -_rem2pi(-x, RoundDown)
+_rem2pi(x::Float64, ::_RoundToZero) = signbit(x) ? _rem2pi(x, RoundUp) : _rem2pi(x, RoundDown)
+# `x - 2π n`, 2π as the sum of its nearest Float64 and the remainder.
+_minus_2pi(x::Float64, n::Float64) = (x - n * 6.283185307179586) - n * 2.4492935982947064e-16
 
 """
     div(x, y, mode)
@@ -3456,7 +3548,7 @@ end
 """
     deepcopy(x)
 
-A copy sharing nothing with `x` (numbers, arrays of numbers, tuples of these).
+A copy sharing nothing with `x` (numbers, strings, arrays, tuples and `Dict`s of these).
 """
 deepcopy(x::Real) = x
 function deepcopy(x::Array)
@@ -3467,6 +3559,8 @@ function deepcopy(x::Array)
     return map(deepcopy, x)
 end
 deepcopy(t::Tuple) = map(deepcopy, t)
+deepcopy(s::String) = s
+deepcopy(d::Dict) = Dict(deepcopy(d.keys), deepcopy(d.vals), copy(d.slots), d.gaps)
 
 # Reductions over integer and Float64 ranges: over their elements.
 prod(r::UnitRange{Int}) = prod(collect(r))
@@ -3714,19 +3808,37 @@ function evalpoly(x, p::AbstractVector)
     return ex
 end
 
-# `round(x; digits, base)` (inference hands the keyword call here): `x` rounded to a multiple
-# of `base^-digits`, ties to even, as Julia's `_round_digits` computes it for `digits >= 0`
-# (`x` itself where the scaled value overflows).
-function _round_digits(fx::Float64, digits::Integer, base::Integer)
-    if digits < 0
-        error("unsupported: `round(x; digits)` with negative `digits`")
+# `round(x; digits, base)`, and `trunc`, `floor`, `ceil` so (inference hands the keyword call
+# here with the function `f`): `x` rounded by `f` to a multiple of `base^-digits`, as Julia's
+# `_round_digits` computes it (`x` itself where the scaled value overflows).
+function _round_digits(f, fx::Float64, digits::Integer, base::Integer)
+    if digits >= 0
+        invstep = float(base)^digits
+        isfinite(invstep) || return fx
+        y = f(fx * invstep) / invstep
+    else
+        step = float(base)^(-digits)
+        isfinite(step) || error("unsupported: `round(x; digits)` with `base^-digits` beyond Float64")
+        y = f(fx / step) * step
     end
-    invstep = float(base)^digits
-    if !isfinite(invstep)
-        error("unsupported: `round(x; digits)` with `base^digits` beyond Float64")
-    end
-    y = round(fx * invstep) / invstep
     return isfinite(y) ? y : fx
+end
+
+# `round(x; sigdigits, base)` (and `trunc`, `floor`, `ceil`): rounded to `digits` after the
+# point where `x`'s leading digit is the `sigdigits`-th, as Julia's `_round_sigdigits`.
+function _round_sigdigits(f, fx::Float64, sigdigits::Integer, base::Integer)
+    sigdigits >= 1 || throw(DomainError(sigdigits, "`sigdigits` cannot be less than 1."))
+    isfinite(fx) || return fx
+    return _round_digits(f, fx, sigdigits - _hidigit(fx, base), base)
+end
+
+# The position of the leading digit of `x` in `base` (1 for `1 <= |x| < base`), Julia's
+# `hidigit`.
+function _hidigit(x::Float64, base::Integer)
+    x == 0.0 && return 0
+    base == 10 && return 1 + floor(Int, log10(abs(x)))
+    base == 2 && return 1 + exponent(x)
+    return 1 + floor(Int, log(base, abs(x)))
 end
 
 # Vectors that grow and shrink. Julia's `push!`, `append!`, `pop!` and `resize!` change a

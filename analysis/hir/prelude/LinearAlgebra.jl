@@ -288,6 +288,19 @@ kron(A::AbstractMatrix, b::AbstractVector) = kron(A, hcat(b))
 kron(a::AbstractVector, B::AbstractMatrix) = kron(hcat(a), B)
 
 """
+    kron!(C, A, B)
+
+`kron(A, B)` written into `C`, which must have its size (a `DimensionMismatch` otherwise);
+returns `C`.
+"""
+function kron!(C::AbstractVecOrMat, A::AbstractVecOrMat, B::AbstractVecOrMat)
+    K = kron(A, B)
+    size(C) == size(K) || throw(DimensionMismatch("kron!"))
+    return copyto!(C, K)
+end
+export kron!
+
+"""
     Cholesky{TL, TU}
 
 The Cholesky factorization `A = L * U` of a symmetric positive definite matrix, with
@@ -1513,3 +1526,13 @@ _triangular_times(T::Union{UpperTriangular, LowerTriangular}, a::Real) = _tri_li
 _triangular_times(T, S) = _tri_dense(T) * _tri_dense(S)
 _tri_dense(T::Union{UpperTriangular, LowerTriangular, UnitUpperTriangular, UnitLowerTriangular}) = _triangular_matrix(T)
 _tri_dense(x) = x
+
+"""
+    ldiv!(F, B), ldiv!(Y, F, B)
+
+`F \\ B` of a factorization (`lu`, `qr`, `cholesky`), a triangular or a diagonal matrix,
+written into `B` (or `Y`), which it returns.
+"""
+ldiv!(F::Union{LU, QR, Cholesky, Diagonal, UpperTriangular, LowerTriangular, UnitUpperTriangular, UnitLowerTriangular}, B::AbstractVecOrMat) = copyto!(B, F \ B)
+ldiv!(Y::AbstractVecOrMat, F::Union{LU, QR, Cholesky, Diagonal, UpperTriangular, LowerTriangular, UnitUpperTriangular, UnitLowerTriangular}, B::AbstractVecOrMat) = copyto!(Y, F \ B)
+export ldiv!

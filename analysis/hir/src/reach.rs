@@ -225,10 +225,19 @@ pub const HOOKS: &[Hooks] = &[
         ],
         hooks: &["Base._reduce_dims", "Base._mapfoldl", "Base.identity"],
     },
-    // `round(x; digits)`.
+    // `round(x; digits)`, `trunc(x; sigdigits)`, ...
     Hooks {
-        triggers: &["round", "Base.round"],
-        hooks: &["Base._round_digits"],
+        triggers: &[
+            "round",
+            "Base.round",
+            "trunc",
+            "Base.trunc",
+            "floor",
+            "Base.floor",
+            "ceil",
+            "Base.ceil",
+        ],
+        hooks: &["Base._round_digits", "Base._round_sigdigits"],
     },
     // `==` and `!=` of two arrays.
     Hooks {

@@ -2,7 +2,7 @@
 //! whitespace-sensitively: `[1.0 -0.3]` is a row of two elements (`hcat`), `[1.0 - 0.3]` one
 //! element (`vect`), `[a b; c d]` rows (`vcat`).
 
-use crate::ast::{BinOp, Expr, ExprKind, TextRange, UnOp};
+use crate::ast::{BinOp, Expr, ExprKind, KeywordArg, TextRange, UnOp};
 use crate::cx::{error_expr, Cx};
 use crate::expr::expr;
 use crate::kind::Kind;
@@ -53,6 +53,46 @@ fn vcat_of(cx: &mut Cx, children: &[SyntaxNode], range: TextRange) -> Expr {
         return Expr::new(kind, range);
     }
     Expr::new(ExprKind::Matrix(rows), range)
+}
+
+/// `[a;; b]`, `[a;;; b]`, `[1;2;;3;4]`, `[1 2;;; 3 4]` (Julia's `hvncat`): each part
+/// concatenated along the dimension of the separators around it, innermost first, `;`
+/// (dimension 1) as `vcat`, `;;` as `hcat` and `;;;`... as `cat(...; dims = d)`.
+pub(crate) fn ncat(cx: &mut Cx, node: &SyntaxNode) -> Expr {
+    if node.children.is_empty() {
+        return cx.unsupported(node, "an empty `[;;]` (its element type would be Any)");
+    }
+    cat_along(cx, node.dim(), &node.children, node.range)
+}
+
+/// The parts of an `ncat` literal concatenated along dimension `d`.
+fn cat_along(cx: &mut Cx, d: usize, parts: &[SyntaxNode], range: TextRange) -> Expr {
+    if d <= 1 {
+        return vcat_of(cx, parts, range);
+    }
+    let parts: Vec<Expr> = parts
+        .iter()
+        .map(|p| match (p.leaf, p.kind) {
+            (false, Kind::Row) => hcat_of(cx, &p.children, p.range),
+            (false, Kind::Nrow) => cat_along(cx, p.dim(), &p.children, p.range),
+            _ => element(cx, p),
+        })
+        .collect();
+    if d == 2 {
+        return Expr::new(ExprKind::Matrix(vec![parts]), range);
+    }
+    let callee = Box::new(Expr::new(ExprKind::Ident("Base.cat".into()), range));
+    let dims = KeywordArg::Named {
+        name: "dims".into(),
+        value: Expr::new(ExprKind::Int(d as i64), range),
+        range,
+    };
+    let kind = ExprKind::KwCall {
+        callee,
+        args: parts,
+        keywords: vec![dims],
+    };
+    Expr::new(kind, range)
 }
 
 /// `Float64[1 2; 3 4]`, `Int[x y]`, `Float64[x; y]` (Julia's `typed_hvcat`, `typed_hcat`,

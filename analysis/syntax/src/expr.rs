@@ -85,6 +85,7 @@ fn convert(cx: &mut Cx, node: &SyntaxNode) -> Expr {
         Kind::TypedComprehension => generators::typed_comprehension,
         Kind::Hcat => arrays::hcat,
         Kind::Vcat => arrays::vcat,
+        Kind::Ncat => arrays::ncat,
         Kind::Ref => arrays::index,
         Kind::StringLit => literals::string,
         Kind::Call if node.is_infix() => |cx, n| operators::infix(cx, n, false),
@@ -148,7 +149,7 @@ fn outside_subset(kind: Kind) -> Option<&'static str> {
         Kind::Import => "import inside a function or block; write it at the top level instead",
         Kind::Using => "using inside a function or block; write it at the top level instead",
         Kind::Export | Kind::Public => "export inside a function or block; write it at the top level instead",
-        Kind::Ncat | Kind::TypedNcat => "`;;` concatenation; write `[a b; c d]`, `hcat` or `vcat` instead",
+        Kind::TypedNcat => "typed `;;` concatenation (`T[a;; b]`); write `[a;; b]` and convert the elements instead",
         Kind::TypedHcat => "concatenation in indexing brackets (write `i - 1` for a subtraction)",
         Kind::TypedVcat => "concatenation inside indexing brackets",
         Kind::Var => "`var\"...\"` name; write a plain name instead",
@@ -273,6 +274,7 @@ fn macro_call(cx: &mut Cx, node: &SyntaxNode) -> Expr {
                     assertion(cx, node, cond, message)
                 }
                 ("@sprintf" | "Printf.@sprintf", args) => crate::sprintf::sprintf(cx, node, args),
+                ("@evalpoly", [x, c, cs @ ..]) => evalpoly(cx, node, x, c, cs),
                 (name, args) => match crate::output::macro_call(cx, node, name, args) {
                     Some(e) => e,
                     None => match crate::dotmacros::expand(cx, node, &text) {
@@ -284,6 +286,21 @@ fn macro_call(cx: &mut Cx, node: &SyntaxNode) -> Expr {
         }
         None => error_expr(node),
     }
+}
+
+/// `@evalpoly(x, c...)`: Julia's `evalpoly(x, (c...,))`, the same Horner's rule.
+fn evalpoly(
+    cx: &mut Cx,
+    node: &SyntaxNode,
+    x: &SyntaxNode,
+    c: &SyntaxNode,
+    cs: &[SyntaxNode],
+) -> Expr {
+    let r = node.range;
+    let coefficients = std::iter::once(c).chain(cs).map(|c| expr(cx, c)).collect();
+    let callee = Box::new(Expr::new(ExprKind::Ident("Base.evalpoly".into()), r));
+    let args = vec![expr(cx, x), Expr::new(ExprKind::Tuple(coefficients), r)];
+    Expr::new(ExprKind::Call { callee, args }, r)
 }
 
 /// The refusal of the macro call `@name` (one zy does not know).

@@ -287,12 +287,11 @@ fn matrix_literals_are_whitespace_sensitive() {
         (matrix (row (' x) (' y)))
     "#]],
     );
-    // `;;` concatenates along the second dimension: outside the subset, never read as `;`.
+    // `;;` concatenates along the second dimension (columns `[1; 2]` and `[3; 4]`), never read as `;`.
     check(
         "[1; 2;; 3; 4]",
         expect![[r#"
-            (error)
-            error: unsupported: `;;` concatenation; write `[a b; c d]`, `hcat` or `vcat` instead
+            (matrix (row (vect 1 2) (vect 3 4)))
         "#]],
     );
     // Julia rejects spaces and `;;` mixed in one literal.

@@ -280,6 +280,9 @@ fn broadcast(
     let arrays = xs
         .iter()
         .any(|x| matches!(x.ty, Type::Array(..) | Type::Adjoint(_)));
+    if let Some(xs) = tuples_as_vectors(b, xs).filter(|_| arrays) {
+        return broadcast(cx, b, f, &xs, args);
+    }
     if xs
         .iter()
         .any(|x| matches!(x.ty, Type::Tuple(_)) && boxed_scalar(x, arrays).is_none())
@@ -352,6 +355,39 @@ fn boxed_scalar(x: &Val, arrays: bool) -> Option<&Type> {
         Type::Tuple(ts) if arrays && ts.len() == 1 => Some(&ts[0]),
         _ => None,
     }
+}
+
+/// The operands of a broadcast beside arrays with each tuple of two or more numbers of one
+/// type replaced by the vector of its elements: Julia broadcasts a tuple as a 1-d collection
+/// (`x .^ (1, 2)`). `None` when there is no such tuple, or another tuple stays.
+fn tuples_as_vectors(b: &mut PlanBuilder, xs: &[Val]) -> Option<Vec<Val>> {
+    let homogeneous = |x: &Val| match &x.ty {
+        Type::Tuple(ts) if ts.len() > 1 => {
+            (ts[0].is_number() && ts.iter().all(|t| *t == ts[0])).then(|| ts.clone())
+        }
+        _ => None,
+    };
+    let tuple = |x: &Val| matches!(&x.ty, Type::Tuple(ts) if ts.len() > 1);
+    if !xs.iter().any(tuple) || xs.iter().any(|x| tuple(x) && homogeneous(x).is_none()) {
+        return None;
+    }
+    Some(
+        xs.iter()
+            .map(|x| {
+                let Some(ts) = homogeneous(x) else {
+                    return x.clone();
+                };
+                let elems = (0..ts.len())
+                    .map(|k| {
+                        let idx = Arg::Const(Const::Int(k as i64 + 1));
+                        b.prim(Prim::GetField, vec![x.arg.clone(), idx], ts[k].clone())
+                    })
+                    .collect();
+                let ty = Type::Array(std::sync::Arc::new(ts[0].clone()), 1);
+                Val::of(b.prim(Prim::Vect, elems, ty.clone()), ty)
+            })
+            .collect(),
+    )
 }
 
 /// The operands of a broadcast with each boxed scalar (see [`boxed_scalar`]) replaced by its
