@@ -103,10 +103,20 @@ pub const HOOKS: &[Hooks] = &[
         hooks: &["Base._gen_elem", "Base.getindex", "Base.iterate"],
     },
     // A program defining `Base.iterate` methods for its structs: inference hands `collect`,
-    // `first`, generators and reductions over one to these.
+    // `first`, generators, reductions, `Iterators.take` and destructuring over one to these.
     Hooks {
         triggers: &["Base.iterate"],
-        hooks: &["Base._collect_iterated", "Base._first_iterated"],
+        hooks: &[
+            "Base._collect_iterated",
+            "Base._first_iterated",
+            "Base._items_upto",
+            "Base._takewhile_iterated",
+            "Base._any_iterated",
+            "Base._all_iterated",
+            "Base._in_iterated",
+            "Base._nth_iterated",
+            "Base._too_few",
+        ],
     },
     // A program's `Base.show(io::IO, x::T)` methods (user items), which inference calls where
     // `string`, `repr` or an interpolation shows a `T`, and through these in containers.
@@ -182,10 +192,11 @@ pub const HOOKS: &[Hooks] = &[
         triggers: &["Base.Colon"],
         hooks: &[],
     },
-    // `Tuple(gen)` of a generator inference cannot unroll is refused by name (its type).
+    // `Tuple(gen)` of a generator inference cannot unroll is refused by name (its type);
+    // destructuring one, `a, b = (f(x) for x in xs)`, takes its items in turn.
     Hooks {
         triggers: &["Base.Generator"],
-        hooks: &[],
+        hooks: &["Base._nth_iterated", "Base._too_few"],
     },
     // `map(f, xs...)` of several collections (inference's `zip_vectors`).
     Hooks {
