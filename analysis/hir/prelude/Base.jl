@@ -4798,8 +4798,9 @@ function _show_vector(prefix, v)
     end
     return string(s, "]")
 end
-# A value with its text, for the display of a call's result.
-_with_repr(x) = (x, repr(x))
+# A value with its text, for the display of a call's result (Julia's REPL shows it as
+# `text/plain`, by `show(io, x)` unless a method for that MIME type is defined).
+_with_repr(x) = (x, repr("text/plain", x))
 function _show_tuple(t)
     s = "("
     k = 0
