@@ -22,6 +22,7 @@ pub const HOOKS: &[Hooks] = &[
             "rrule",
             "frule",
             "Base.kwcall",
+            "Base._destructure",
             "Base._declared_convert",
             "Base.range_length",
             "Base.Pair",
@@ -116,13 +117,19 @@ pub const HOOKS: &[Hooks] = &[
             "Base._in_iterated",
             "Base._nth_iterated",
             "Base._too_few",
+            "Base.min",
         ],
     },
     // A program's `Base.show(io::IO, x::T)` methods (user items), which inference calls where
     // `string`, `repr` or an interpolation shows a `T`, and through these in containers.
     Hooks {
         triggers: &["Base.show"],
-        hooks: &["Base._show_vector", "Base._show_tuple", "Base._with_repr"],
+        hooks: &[
+            "Base._show_vector",
+            "Base._show_tuple",
+            "Base._with_repr",
+            "Base._show_text_plain",
+        ],
     },
     // Julia's generic methods for Numbers, which inference calls for the program's own number
     // types where a builtin has methods for zy's numbers only (`calls.rs`, `number_fallback`).
