@@ -451,8 +451,6 @@ const TAKES_ITERABLE: &[&str] = &[
     "maximum",
     "minimum",
     "extrema",
-    "any",
-    "all",
     "count",
     "map",
     "foreach",
@@ -462,23 +460,33 @@ const TAKES_ITERABLE: &[&str] = &[
     "mapreduce",
     "enumerate",
     "zip",
-    "in",
     "unique",
     "sort",
     "Set",
+    "Iterators.drop",
+    "Iterators.cycle",
 ];
+
+/// Lowering's helper for destructuring, `a, b = x` reading item `i` of `x` (Julia's
+/// `indexed_iterate`).
+const DESTRUCTURE: &str = "Base._destructure";
 
 impl crate::calls::Cx<'_> {
     /// `name(args...)` where an argument is a struct of the program with `iterate` methods and
-    /// no method of `name` of the program's takes it: `collect(c)` and `first(c)` by its
-    /// `iterate` methods, the generators and reductions of [`TAKES_ITERABLE`] over its items
-    /// collected. `None` for any other call.
+    /// no method of `name` of the program's takes it: `collect(c)`, `first(c)`, `first(c, n)`,
+    /// `Iterators.take`, `Iterators.takewhile`, `any`, `all` and `in` by its `iterate` methods
+    /// (asking for no item after the one that decides, as Julia's: `c` may be endless), `zip`
+    /// with finite collections over as many items as they have, the generators and reductions
+    /// of [`TAKES_ITERABLE`] over its items collected. `None` for any other call.
     pub(crate) fn by_iteration(
         &mut self,
         b: &mut crate::plan::PlanBuilder,
         name: &zy_ir::Name,
         args: &[crate::value::Val],
     ) -> Option<Result<crate::value::Val, Fail>> {
+        if &**name == DESTRUCTURE {
+            return Some(self.destructure(b, args));
+        }
         let at = args
             .iter()
             .position(|a| iterated_struct(&a.ty, self.program).is_some())?;
@@ -490,24 +498,106 @@ impl crate::calls::Cx<'_> {
                 matches!(m.sig.get(at), Some(Some(TypeExpr::Named { name: n, .. })) if *n == s.name)
             })
         });
-        let base = name.strip_prefix("Base.").unwrap_or(name);
         if own {
             return None;
         }
-        match (base, args.len()) {
-            ("collect", 1) => Some(self.call_named(b, &"Base._collect_iterated".into(), args)),
-            ("first", 1) => Some(self.call_named(b, &"Base._first_iterated".into(), args)),
+        let base = name.strip_prefix("Base.").unwrap_or(name);
+        let helper = match (base, at, args.len()) {
+            ("collect", 0, 1) => "Base._collect_iterated",
+            ("first", 0, 1) => "Base._first_iterated",
+            // Julia's `first(c, n) = collect(Iterators.take(c, n))`.
+            ("first", 0, 2) => "Base._items_upto",
+            ("any", 0, 1) | ("any", 1, 2) => "Base._any_iterated",
+            ("all", 0, 1) | ("all", 1, 2) => "Base._all_iterated",
+            ("in", 1, 2) => "Base._in_iterated",
+            ("Iterators.take", 0, 2) => {
+                let items = "Base._items_upto";
+                return Some(self.over_items(b, name, items, args, at));
+            }
+            ("Iterators.takewhile", 1, 2) => {
+                let items = "Base._takewhile_iterated";
+                return Some(self.over_items(b, name, items, args, at));
+            }
+            ("zip", ..) if args.len() > 1 => return Some(self.zip_iterated(b, name, args, at)),
             _ if TAKES_ITERABLE.contains(&base) => {
-                let items = &"Base._collect_iterated".into();
-                let collected = match self.call_named(b, items, &args[at..=at]) {
+                let items = "Base._collect_iterated";
+                let mut args = args.to_vec();
+                args[at] = match self.call_named(b, &items.into(), &args[at..=at]) {
                     Ok(v) => v,
                     Err(e) => return Some(Err(e)),
                 };
-                let mut args = args.to_vec();
-                args[at] = collected;
-                Some(self.call_named(b, name, &args))
+                return Some(self.call_named(b, name, &args));
             }
-            _ => None,
+            _ => return None,
+        };
+        Some(self.call_named(b, &helper.into(), args))
+    }
+
+    /// `name(args...)` with the struct at `at` replaced by the Vector of its items `items`
+    /// gives for the same arguments (`take(c, n)` over `_items_upto(c, n)`: the same lazy
+    /// iterator, over no more items than it yields).
+    fn over_items(
+        &mut self,
+        b: &mut crate::plan::PlanBuilder,
+        name: &zy_ir::Name,
+        items: &str,
+        args: &[crate::value::Val],
+        at: usize,
+    ) -> Result<crate::value::Val, Fail> {
+        let mut args = args.to_vec();
+        args[at] = self.call_named(b, &items.into(), &args)?;
+        self.call_named(b, name, &args)
+    }
+
+    /// `zip(args...)` with the struct at `at` among collections that are not such structs:
+    /// over its first items, as many as the shortest of those has (Julia's `zip` stops there,
+    /// so an endless struct zips with a vector). Beside other such structs only, over all its
+    /// items.
+    fn zip_iterated(
+        &mut self,
+        b: &mut crate::plan::PlanBuilder,
+        name: &zy_ir::Name,
+        args: &[crate::value::Val],
+        at: usize,
+    ) -> Result<crate::value::Val, Fail> {
+        let mut bound: Option<crate::value::Val> = None;
+        for a in args {
+            if iterated_struct(&a.ty, self.program).is_some() {
+                continue;
+            }
+            let n = self.call_named(b, &"Base.length".into(), std::slice::from_ref(a))?;
+            bound = Some(match bound {
+                Some(m) => self.call_named(b, &"Base.min".into(), &[m, n])?,
+                None => n,
+            });
         }
+        let mut args = args.to_vec();
+        args[at] = match bound {
+            Some(n) => self.call_named(b, &"Base._items_upto".into(), &[args[at].clone(), n])?,
+            None => self.call_named(b, &"Base._collect_iterated".into(), &args[at..=at])?,
+        };
+        self.call_named(b, name, &args)
+    }
+
+    /// Item `i` of `x` for destructuring `a, b = x` (lowering's [`DESTRUCTURE`]): Julia's
+    /// `indexed_iterate`, `x[i]` of a tuple or an array, and by `iterate` for a struct with
+    /// `iterate` methods or a generator (a `BoundsError` when it ends before item `i`).
+    fn destructure(
+        &mut self,
+        b: &mut crate::plan::PlanBuilder,
+        args: &[crate::value::Val],
+    ) -> Result<crate::value::Val, Fail> {
+        let iterated = args.first().filter(|x| {
+            iterated_struct(&x.ty, self.program).is_some()
+                || matches!(&x.ty, Type::Struct(s) if &*s.name == "Base.Generator")
+        });
+        let Some(x) = iterated else {
+            return self.call_named(b, &"getindex".into(), args);
+        };
+        // The type as Julia's `BoundsError` shows it (a generator's type is no value in zy).
+        let shown = crate::value::Val::lit(Const::Str(x.ty.to_string().into()));
+        let mut all = args.to_vec();
+        all.push(shown);
+        self.call_named(b, &"Base._nth_iterated".into(), &all)
     }
 }

@@ -56,7 +56,7 @@ pub fn is_builtin(name: &str) -> bool {
     BUILTINS.contains(&name) || builtins::strings::NAMES.contains(&name) || builtins::is_math(name)
 }
 pub use error::TypeError;
-pub use show::shows;
+pub use show::{displays, shows};
 
 /// `Instance::method` of the synthesised bodies of `map`, `sum` and `broadcast` over a user
 /// function (their `Instance::name` is the builtin's name).

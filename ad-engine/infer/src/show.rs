@@ -1,7 +1,9 @@
 //! `Base.show(io::IO, x::T)` methods of the program's structs. The syntax keeps such a
 //! method with `io` the text written so far (a `String`) and returns the text, as it keeps
 //! `showerror` methods (`zy_syntax`'s `output.rs`); inference calls it on `""` where
-//! `string`, `repr` or an interpolation shows a value of type `T`.
+//! `string`, `repr` or an interpolation shows a value of type `T`. A `show(io::IO,
+//! ::MIME"text/plain", x::T)` method (renamed by the syntax, without its MIME argument) is
+//! called by `repr("text/plain", x)` and the result display, as Julia's REPL calls it.
 
 use zy_ir::{Const, Type, TypeExpr};
 
@@ -20,13 +22,27 @@ impl crate::calls::Cx<'_> {
         args: &[Val],
     ) -> Option<Result<Val, Fail>> {
         let base = name.strip_prefix("Base.").unwrap_or(name);
+        // `repr("text/plain", x)`: the program's `show(io, ::MIME"text/plain", x)` method,
+        // else (as Julia falls back) `repr(x)`.
+        if let ("repr", [mime, x]) = (base, args) {
+            if !matches!(&mime.konst, Some(Const::Str(m)) if &**m == "text/plain") {
+                return None;
+            }
+            if shown_by(self.program, &x.ty, SHOW_TEXT_PLAIN) {
+                let all = [Val::lit(Const::Str("".into())), x.clone()];
+                return Some(self.call_named(b, &SHOW_TEXT_PLAIN.into(), &all));
+            }
+            return self.by_show(b, name, std::slice::from_ref(x));
+        }
         if !matches!(base, "string" | "repr") || !args.iter().any(|a| shows(self.program, &a.ty)) {
             return None;
         }
         let mut texts = Vec::with_capacity(args.len());
         for a in args {
             let (f, mut all) = match &a.ty {
-                t if shown(self.program, t) => (SHOW, vec![Val::lit(Const::Str("".into()))]),
+                t if shown_by(self.program, t, SHOW) => {
+                    (SHOW, vec![Val::lit(Const::Str("".into()))])
+                }
                 Type::Array(elem, 1) if shows(self.program, elem) => {
                     let prefix = Val::lit(Const::Str(elem.to_string().into()));
                     ("Base._show_vector", vec![prefix])
@@ -56,15 +72,22 @@ pub fn shows(program: &zy_ir::Program, t: &Type) -> bool {
     match t {
         Type::Array(elem, 1) => shows(program, elem),
         Type::Tuple(ts) => ts.iter().any(|t| shows(program, t)),
-        t => shown(program, t),
+        t => shown_by(program, t, SHOW),
     }
 }
 
-/// Does `program` have a `Base.show(io::IO, x::T)` method (its `io` a `String` after the
-/// syntax's rewrite) for the struct type `t`?
-fn shown(program: &zy_ir::Program, t: &Type) -> bool {
+/// Does Julia's display of a value of type `t` (`repr("text/plain", x)`) call a method of
+/// `program`: a `show` method as for [`shows`], or `show(io::IO, ::MIME"text/plain", x::T)`
+/// for the struct type `t`?
+pub fn displays(program: &zy_ir::Program, t: &Type) -> bool {
+    shows(program, t) || shown_by(program, t, SHOW_TEXT_PLAIN)
+}
+
+/// Does `program` have a method of `f` (`show`, or the `text/plain` one without its MIME
+/// argument) taking `io` (a `String` after the syntax's rewrite) and the struct type `t`?
+fn shown_by(program: &zy_ir::Program, t: &Type, f: &str) -> bool {
     let Type::Struct(s) = t else { return false };
-    program.functions.get(SHOW).is_some_and(|gf| {
+    program.functions.get(f).is_some_and(|gf| {
         gf.methods.iter().any(|m| match m.sig.as_slice() {
             [Some(TypeExpr::Named { name: io, .. }), Some(TypeExpr::Named { name: x, .. })] => {
                 &**io == "String" && *x == s.name
@@ -76,3 +99,6 @@ fn shown(program: &zy_ir::Program, t: &Type) -> bool {
 
 /// Julia's `show`, as resolution names a program's `Base.show(io::IO, x::T)` methods.
 const SHOW: &str = "Base.show";
+/// A program's `Base.show(io::IO, ::MIME"text/plain", x::T)` methods, as the syntax renames
+/// them (without the MIME argument).
+const SHOW_TEXT_PLAIN: &str = "Base._show_text_plain";

@@ -4822,6 +4822,90 @@ function _first_iterated(c)
     throw(ArgumentError("collection must be non-empty"))
 end
 
+# Julia's consumers that stop early, over such a struct: no item is asked for after the one
+# that decides (the struct may be endless).
+
+"""
+    _items_upto(c, n)
+
+The first `n` items `c`'s `iterate` methods yield (fewer when it ends first), in a Vector:
+Julia's `collect(Iterators.take(c, n))`, which asks for no item after the `n`th.
+"""
+function _items_upto(c, n::Int)
+    n < 0 && throw(ArgumentError("Take length must be nonnegative"))
+    v = map(k -> _first_iterated(c), fill(0, 0))
+    n == 0 && return v
+    for x in c
+        push!(v, x)
+        length(v) == n && break
+    end
+    return v
+end
+
+"""
+    _takewhile_iterated(pred, c)
+
+The items of `c` before the first for which `pred` is false, in a Vector (Julia's
+`collect(Iterators.takewhile(pred, c))`).
+"""
+function _takewhile_iterated(pred, c)
+    v = map(k -> _first_iterated(c), fill(0, 0))
+    for x in c
+        pred(x) || break
+        push!(v, x)
+    end
+    return v
+end
+
+"""
+    _any_iterated(pred, c), _all_iterated(pred, c)
+
+Julia's `any` and `all` over the items of `c`, stopping at the first that decides.
+"""
+function _any_iterated(pred, c)
+    for x in c
+        pred(x) && return true
+    end
+    return false
+end
+_any_iterated(c) = _any_iterated(identity, c)
+function _all_iterated(pred, c)
+    for x in c
+        pred(x) || return false
+    end
+    return true
+end
+_all_iterated(c) = _all_iterated(identity, c)
+
+"""
+    _in_iterated(x, c)
+
+Julia's `x in c`: whether an item of `c` is `== x`, stopping at the first.
+"""
+_in_iterated(x, c) = _any_iterated(y -> y == x, c)
+
+"""
+    _nth_iterated(c, i, shown)
+
+The `i`th item of `c`, as destructuring `a, b = c` takes it (Julia's `indexed_iterate`
+falling back to `iterate`): a `BoundsError` when `c` ends before it (`shown`: `c`'s type).
+"""
+function _nth_iterated(c, i::Int, shown::String)
+    k = 0
+    for x in c
+        k += 1
+        k == i && return x
+    end
+    _too_few(shown, i)
+end
+# A generator's items in zy are its collected ones (the same values as Julia's iteration).
+function _nth_iterated(g::Generator, i::Int, shown::String)
+    items = collect(g)
+    i <= length(items) || _too_few(shown, i)
+    return items[i]
+end
+_too_few(shown, i) = error("BoundsError: attempt to access $shown at index [$i]")
+
 # `string(v)` and `repr(v)` of a Vector or tuple holding structs with `Base.show` methods of
 # the program: Julia's `show` of the container (`T[a, b]`, `(a, b)`, `(a,)`), each element as
 # `repr` writes it (inference calls the program's method there).
@@ -4832,8 +4916,9 @@ function _show_vector(prefix, v)
     end
     return string(s, "]")
 end
-# A value with its text, for the display of a call's result.
-_with_repr(x) = (x, repr(x))
+# A value with its text, for the display of a call's result (Julia's REPL shows it as
+# `text/plain`, by `show(io, x)` unless a method for that MIME type is defined).
+_with_repr(x) = (x, repr("text/plain", x))
 function _show_tuple(t)
     s = "("
     k = 0
@@ -4869,7 +4954,7 @@ The lazy iterator over at most the first `n` elements of `xs`; `n < 0` is an `Ar
 """
 function take(xs, n::Int)
     if n < 0
-        throw(ArgumentError("Take length must be non-negative"))
+        throw(ArgumentError("Take length must be nonnegative"))
     end
     return Take(xs, n)
 end
@@ -4892,7 +4977,7 @@ The lazy iterator over the elements of `xs` after its first `n`; `n < 0` is an
 """
 function drop(xs, n::Int)
     if n < 0
-        throw(ArgumentError("Drop length must be non-negative"))
+        throw(ArgumentError("Drop length must be nonnegative"))
     end
     return Drop(xs, n)
 end

@@ -22,6 +22,7 @@ pub const HOOKS: &[Hooks] = &[
             "rrule",
             "frule",
             "Base.kwcall",
+            "Base._destructure",
             "Base._declared_convert",
             "Base.range_length",
             "Base.Pair",
@@ -103,16 +104,32 @@ pub const HOOKS: &[Hooks] = &[
         hooks: &["Base._gen_elem", "Base.getindex", "Base.iterate"],
     },
     // A program defining `Base.iterate` methods for its structs: inference hands `collect`,
-    // `first`, generators and reductions over one to these.
+    // `first`, generators, reductions, `Iterators.take` and destructuring over one to these.
     Hooks {
         triggers: &["Base.iterate"],
-        hooks: &["Base._collect_iterated", "Base._first_iterated"],
+        hooks: &[
+            "Base._collect_iterated",
+            "Base._first_iterated",
+            "Base._items_upto",
+            "Base._takewhile_iterated",
+            "Base._any_iterated",
+            "Base._all_iterated",
+            "Base._in_iterated",
+            "Base._nth_iterated",
+            "Base._too_few",
+            "Base.min",
+        ],
     },
     // A program's `Base.show(io::IO, x::T)` methods (user items), which inference calls where
     // `string`, `repr` or an interpolation shows a `T`, and through these in containers.
     Hooks {
         triggers: &["Base.show"],
-        hooks: &["Base._show_vector", "Base._show_tuple", "Base._with_repr"],
+        hooks: &[
+            "Base._show_vector",
+            "Base._show_tuple",
+            "Base._with_repr",
+            "Base._show_text_plain",
+        ],
     },
     // Julia's generic methods for Numbers, which inference calls for the program's own number
     // types where a builtin has methods for zy's numbers only (`calls.rs`, `number_fallback`).
@@ -189,10 +206,11 @@ pub const HOOKS: &[Hooks] = &[
         triggers: &["Base.Colon"],
         hooks: &[],
     },
-    // `Tuple(gen)` of a generator inference cannot unroll is refused by name (its type).
+    // `Tuple(gen)` of a generator inference cannot unroll is refused by name (its type);
+    // destructuring one, `a, b = (f(x) for x in xs)`, takes its items in turn.
     Hooks {
         triggers: &["Base.Generator"],
-        hooks: &[],
+        hooks: &["Base._nth_iterated", "Base._too_few"],
     },
     // `map(f, xs...)` of several collections (inference's `zip_vectors`).
     Hooks {

@@ -117,7 +117,7 @@ pub(crate) fn eval(
     // Julia's display of a value whose type has a `show` method of the program calls it: the
     // call runs once, giving the value and its text (`repr`); piped, the call keeps its
     // place in the text, where its errors are located.
-    let shown = zy_infer::shows(&typed.key.index(db).program, &typed.body.ret);
+    let shown = zy_infer::displays(&typed.key.index(db).program, &typed.body.ret);
     let typed = match shown {
         true => {
             let text = format!("{call} |> Base._with_repr");

@@ -6,6 +6,11 @@ use zy_syntax::ast::{BinOp, Expr, ExprKind, TextRange};
 
 use crate::body::BodyLowerer;
 
+/// The helper reading item `i` of a destructured value, by its qualified name so that no user
+/// function captures it: inference reads a tuple's or an array's `x[i]`, and the items of a
+/// struct with `iterate` methods or of a generator by iterating (Julia's `indexed_iterate`).
+const DESTRUCTURE: &str = "Base._destructure";
+
 impl BodyLowerer<'_, '_> {
     /// `lhs = rhs`; the value is `rhs`.
     pub(crate) fn assign(&mut self, lhs: &Expr, rhs: &Expr, r: TextRange) -> Operand {
@@ -42,7 +47,7 @@ impl BodyLowerer<'_, '_> {
     }
 
     /// Bind an identifier, or destructure into a tuple of targets: `a, b = t` is
-    /// `a = t[1]; b = t[2]`; a target may be an element or a field (`v[i], v[j] = v[j], v[i]`),
+    /// `a = t[1]; b = t[2]` (by [`DESTRUCTURE`]); a target may be an element or a field (`v[i], v[j] = v[j], v[i]`),
     /// its array and indices evaluated when it is assigned, after the right-hand side, as Julia.
     pub(crate) fn bind(&mut self, target: &Expr, value: Operand) {
         match &target.kind {
@@ -78,7 +83,7 @@ impl BodyLowerer<'_, '_> {
                         continue;
                     }
                     let x = self.call(
-                        "getindex",
+                        DESTRUCTURE,
                         vec![value.clone(), Const::Int(i as i64 + 1).into()],
                         item.range,
                     );

@@ -326,14 +326,14 @@ fn destructuring_and_tuples() {
     expect![[r#"
         f(%1)   # t
         #1:
-          %2 = getindex(%1, 1)                  # a
-          %3 = getindex(%1, 2)                  # b
+          %2 = Base._destructure(%1, 1)         # a
+          %3 = Base._destructure(%1, 2)         # b
           %4 = tuple(%2, 1)
           %5 = tuple(%3, %4)
-          %6 = getindex(%5, 1)                  # c
-          %7 = getindex(%5, 2)
-          %8 = getindex(%7, 1)                  # d
-          %9 = getindex(%7, 2)                  # e
+          %6 = Base._destructure(%5, 1)         # c
+          %7 = Base._destructure(%5, 2)
+          %8 = Base._destructure(%7, 1)         # d
+          %9 = Base._destructure(%7, 2)         # e
           %10 = namedtuple((:p, :q), %2, %8)    # x
           %11 = vect(%2, %3)
           %12 = getindex(%11, 1)
@@ -980,8 +980,8 @@ fn for_loop_destructures_its_elements_and_closures_capture_each_iteration() {
           br %5 ? #3 : #4
         #3:
           %6 = Base._gen_elem(%1, %4)
-          %7 = getindex(%6, 1)                  # a
-          %8 = getindex(%6, 2)                  # b
+          %7 = Base._destructure(%6, 1)         # a
+          %8 = Base._destructure(%6, 2)         # b
           %9 = closure var"#f#1"(%7, %8)
           %10 = push!(%2, %9)
           %11 = %4 + 1

@@ -644,6 +644,7 @@ pub(crate) fn function_definition(cx: &mut Cx, node: &SyntaxNode) -> Option<Func
         },
         _ => signature(cx, sig_node)?,
     };
+    crate::output::text_plain_show(&mut sig.name, &mut sig.params.positional);
     let io = crate::output::showerror_io(&sig.name, &mut sig.params.positional);
     let outer = std::mem::replace(&mut cx.io, io.clone());
     let mut body = if short {
@@ -1231,6 +1232,12 @@ fn type_expr_inner(cx: &mut Cx, node: &SyntaxNode) -> Option<TypeExpr> {
             range: node.range,
         }),
         (true, Kind::Float | Kind::Bool, _) => unsupported(cx, node, "value as a type parameter"),
+        // `::MIME"text/plain"` of a `show` method (`output::text_plain_show` removes it).
+        _ if cx.text(node) == crate::output::TEXT_PLAIN => Some(TypeExpr::Named {
+            name: crate::output::TEXT_PLAIN.to_string(),
+            params: Vec::new(),
+            range: node.range,
+        }),
         _ => {
             let text = cx.text(node).to_string();
             unsupported(cx, node, &format!("type expression `{text}`"))

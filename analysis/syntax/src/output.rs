@@ -103,14 +103,34 @@ fn evaluated_parts(e: Expr, out: &mut Vec<Expr>) {
     }
 }
 
+/// The type of `show`'s MIME argument for Julia's REPL display, `MIME"text/plain"`, as
+/// `type_expr` names it.
+pub(crate) const TEXT_PLAIN: &str = "MIME\"text/plain\"";
+
+/// The function a method `show(io::IO, ::MIME"text/plain", x)` becomes, without its MIME
+/// argument: inference calls it where Julia's display and `repr("text/plain", x)` would.
+pub(crate) const SHOW_TEXT_PLAIN: &str = "Base._show_text_plain";
+
+/// Of a method `show(io::IO, ::MIME"text/plain", x)` (or `Base.show`): the same method of
+/// [`SHOW_TEXT_PLAIN`] without the MIME argument (zy has no MIME values to dispatch on).
+pub(crate) fn text_plain_show(name: &mut FunctionName, params: &mut Vec<Param>) {
+    let FunctionName::Named(f) = name else { return };
+    let mime = |p: &Param| matches!(&p.ty, Some(TypeExpr::Named { name, .. }) if name == TEXT_PLAIN);
+    if (f == "show" || f == "Base.show") && params.len() == 3 && mime(&params[1]) {
+        params.remove(1);
+        *f = SHOW_TEXT_PLAIN.to_string();
+    }
+}
+
 /// Of a method `showerror(io::IO, e)` or `show(io::IO, x)` (or `Base.showerror`,
-/// `Base.show`): the name of `io`, whose type becomes `String` (the text written so far).
+/// `Base.show`, [`SHOW_TEXT_PLAIN`]): the name of `io`, whose type becomes `String` (the text
+/// written so far).
 pub(crate) fn showerror_io(name: &FunctionName, params: &mut [Param]) -> Option<String> {
     let FunctionName::Named(f) = name else {
         return None;
     };
     // `show` only with `io::IO` written: an unannotated first argument is not Julia's stream.
-    let shows = f == "show" || f == "Base.show";
+    let shows = f == "show" || f == "Base.show" || f == SHOW_TEXT_PLAIN;
     if f != "showerror" && f != "Base.showerror" && !shows {
         return None;
     }
