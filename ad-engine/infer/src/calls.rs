@@ -387,11 +387,40 @@ impl<'a> Cx<'a> {
             && crate::pattern::user_array(t, self.program).is_some()
     }
 
+    /// The library functions whose result's type Julia takes from the element type of an
+    /// array struct of the program declared bare `<: AbstractVector` (`AbstractVector{T}
+    /// where T`, whose `eltype` is `Any`): `eltype` itself, and a refusal for those that would
+    /// make a `Vector{Any}` (`collect`, `copy`, `similar`), an array zy does not have.
+    fn untyped_user_array(&self, name: &str, args: &[Val]) -> Option<Result<Val, Fail>> {
+        let [x] = args else {
+            return None;
+        };
+        let untyped = matches!(
+            crate::pattern::user_array(&x.ty, self.program),
+            Some(Type::Array(e, _)) if *e == Type::Any
+        );
+        match name.rsplit('.').next().unwrap_or(name) {
+            _ if !untyped => None,
+            "eltype" => Some(Ok(Val::lit(Const::Func("Any".into())))),
+            f @ ("collect" | "copy" | "similar" | "Vector" | "Array" | "vec") => {
+                Some(Err(Fail::unsupported(format!(
+                    "`{f}` of a {}, declared `<: AbstractVector` without an element type: Julia's \
+                     result is an array of `Any`; declare the element type \
+                     (`<: AbstractVector{{Float64}}`) instead",
+                    x.ty
+                ))))
+            }
+            _ => None,
+        }
+    }
+
     /// Julia's generic methods for Numbers where the builtin `builtin` has methods for zy's
     /// own numbers only and an argument is one of the program's number types
     /// ([`crate::pattern::is_user_number`]): the prelude's `sum` and `prod` of an array of
-    /// them, `zero(x)` and `one(x)`, `x ^ p`, and `x op y` with another number after Julia's promotion, when the
-    /// program defines a `promote_rule` for the two types.
+    /// them, `zero(x)` and `one(x)`, `x ^ p`, and `x op y` with another number after Julia's
+    /// promotion, when the program defines a `promote_rule` for the two types; without one,
+    /// Julia's errors (`promotion of types D and Float64 failed to change any arguments`, and
+    /// `+ not defined for D` where the program's type has no `+` of its own).
     fn number_fallback(
         &mut self,
         b: &mut PlanBuilder,
@@ -426,10 +455,18 @@ impl<'a> Cx<'a> {
                             crate::dispatch::select(program, gf, &types).is_ok()
                         })
                 };
+                let real = |t: &Type| t.is_number() || crate::pattern::is_user_real(t, program);
                 let promote = if rule(&x.ty, &y.ty) {
                     "Base._number_promote"
                 } else if rule(&y.ty, &x.ty) {
                     "Base._number_promote_back"
+                } else if matches!(builtin, "<" | "<=") && !(real(&x.ty) && real(&y.ty)) {
+                    // Julia compares only `Real`s by promotion.
+                    return None;
+                } else if x.ty != y.ty {
+                    "Base._number_promotion_failed"
+                } else if builtin != "==" && builtin != "<=" {
+                    "Base._number_no_op"
                 } else {
                     return None;
                 };
@@ -494,6 +531,9 @@ impl<'a> Cx<'a> {
                         && !name.ends_with('!')
                         && types.iter().any(|t| self.reads_user_array(name, t))) =>
             {
+                if let Some(r) = self.untyped_user_array(name, args) {
+                    return r;
+                }
                 return self.call_with_views_copied(b, name, args, no_match);
             }
             Err(_) if &**name == ITERATED => return self.iterated_by_index(b, args),

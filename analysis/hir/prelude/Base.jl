@@ -6286,6 +6286,10 @@ function _number_promote_back(op, x, y)
     T = promote_rule(typeof(y), typeof(x))
     return op(convert(T, x), convert(T, y))
 end
+# Julia's errors where promotion cannot help: no `promote_rule` for the two types (Base's
+# `sametype_error`), or one type of the program's own without a method for `op` (`no_op_err`).
+_number_promotion_failed(op, x, y) = error("promotion of types $(typeof(x)) and $(typeof(y)) failed to change any arguments")
+_number_no_op(op, x, y) = error("$op not defined for $(typeof(x))")
 
 # Julia's `collect` of an array struct of the program (`struct V <: AbstractVector{Float64}`
 # with `Base.size` and `Base.getindex` methods, Julia's AbstractArray interface): its elements

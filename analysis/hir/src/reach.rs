@@ -127,6 +127,8 @@ pub const HOOKS: &[Hooks] = &[
             "Base._number_power",
             "Base._number_promote",
             "Base._number_promote_back",
+            "Base._number_promotion_failed",
+            "Base._number_no_op",
             "Base.promote_rule",
         ],
     },
@@ -521,8 +523,8 @@ fn const_mentions(c: &Const, is_maker: &impl Fn(&Name) -> Option<usize>) -> bool
     }
 }
 
-/// What a struct or abstract type of the program declared below Julia's `Number`, `Real` or
-/// `AbstractFloat` mentions (a name no code can write): it brings in Julia's generic methods
+/// What a struct or abstract type of the program declared below Julia's abstract number types
+/// (`Number`, `Real`, `AbstractFloat`, `Integer`, `Signed`) mentions (a name no code can write): it brings in Julia's generic methods
 /// for Numbers.
 pub const NUMBER_TYPE: &str = "#number type";
 
@@ -584,7 +586,10 @@ pub fn item_names(item: &LoweredItem, f: &mut impl FnMut(&Name, Mention)) {
     for s in &item.structs {
         f(&s.name, Mention::Defines);
         if let Some(TypeExpr::Named { name, .. }) = &s.supertype {
-            if matches!(&**name, "Number" | "Real" | "AbstractFloat") {
+            if matches!(
+                &**name,
+                "Number" | "Real" | "AbstractFloat" | "Integer" | "Signed"
+            ) {
                 f(&NUMBER_TYPE.into(), Mention::Value);
             }
             if matches!(
