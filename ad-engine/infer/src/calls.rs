@@ -387,22 +387,32 @@ impl<'a> Cx<'a> {
             && crate::pattern::user_array(t, self.program).is_some()
     }
 
-    /// The library functions whose result's type Julia takes from the element type of an
-    /// array struct of the program declared bare `<: AbstractVector` (`AbstractVector{T}
-    /// where T`, whose `eltype` is `Any`): `eltype` itself, and a refusal for those that would
-    /// make a `Vector{Any}` (`collect`, `copy`, `similar`), an array zy does not have.
-    fn untyped_user_array(&self, name: &str, args: &[Val]) -> Option<Result<Val, Fail>> {
-        let [x] = args else {
+    /// The library functions of Julia's AbstractArray interface that an array struct of the
+    /// program ([`crate::pattern::user_array`]) answers without a copy of its elements:
+    /// `eltype` is its declared element type (`Any` of a bare `<: AbstractVector`, Julia's
+    /// `AbstractVector{T} where T`), `size(v, d)` reads the user's `size(v)`; and a refusal
+    /// for the functions that would make a `Vector{Any}` of a bare one (`collect`, `copy`,
+    /// `similar`), an array zy does not have.
+    fn user_array_interface(
+        &mut self,
+        b: &mut PlanBuilder,
+        name: &str,
+        args: &[Val],
+    ) -> Option<Result<Val, Fail>> {
+        let Some(Type::Array(elem, _)) = args
+            .first()
+            .and_then(|x| crate::pattern::user_array(&x.ty, self.program))
+        else {
             return None;
         };
-        let untyped = matches!(
-            crate::pattern::user_array(&x.ty, self.program),
-            Some(Type::Array(e, _)) if *e == Type::Any
-        );
-        match name.rsplit('.').next().unwrap_or(name) {
-            _ if !untyped => None,
-            "eltype" => Some(Ok(Val::lit(Const::Func("Any".into())))),
-            f @ ("collect" | "copy" | "similar" | "Vector" | "Array" | "vec") => {
+        let untyped = *elem == Type::Any;
+        match (name.rsplit('.').next().unwrap_or(name), args) {
+            ("eltype", [_]) if untyped => Some(Ok(Val::lit(Const::Func("Any".into())))),
+            ("eltype", [_]) => Some(
+                crate::type_values::value_name(&elem).map(|n| Val::lit(Const::Func(n))),
+            ),
+            ("size", [_, _]) => Some(self.call_named(b, &"Base._array_size".into(), args)),
+            (f @ ("collect" | "copy" | "similar" | "Vector" | "Array" | "vec"), [x]) if untyped => {
                 Some(Err(Fail::unsupported(format!(
                     "`{f}` of a {}, declared `<: AbstractVector` without an element type: Julia's \
                      result is an array of `Any`; declare the element type \
@@ -431,12 +441,19 @@ impl<'a> Cx<'a> {
         let program = self.program;
         let user = |t: &Type| crate::pattern::is_user_number(t, program);
         let number = |t: &Type| t.is_number() || user(t);
+        // A type value naming one of them (`zero(Dual)`).
+        let names_user = |t: &Type| match t {
+            Type::Function(n) => crate::pattern::names_user_number(n, program),
+            _ => false,
+        };
         let fallback = match (builtin, args) {
             ("sum", [xs]) if matches!(&xs.ty, Type::Array(e, _) if user(e)) => "Base._number_sum",
             ("prod", [xs]) if matches!(&xs.ty, Type::Array(e, _) if user(e)) => "Base._number_prod",
             ("^", [x, p]) if user(&x.ty) && p.ty == Type::Int64 => "Base._number_power",
             ("zero", [x]) if user(&x.ty) => "Base._number_zero",
             ("one", [x]) if user(&x.ty) => "Base._number_one",
+            ("zero", [t]) if names_user(&t.ty) => "Base._number_zero_of",
+            ("one", [t]) if names_user(&t.ty) => "Base._number_one_of",
             ("+" | "-" | "*" | "/" | "==" | "<" | "<=", [x, y])
                 if (user(&x.ty) || user(&y.ty)) && number(&x.ty) && number(&y.ty) =>
             {
@@ -517,6 +534,11 @@ impl<'a> Cx<'a> {
             Some(def) => dispatch::select_constructor(self.program, gf, def, &types),
             None => dispatch::select(self.program, gf, &types).map(dispatch::Choice::Method),
         };
+        if selected.is_err() && is_library(name) {
+            if let Some(r) = self.user_array_interface(b, name, args) {
+                return r;
+            }
+        }
         let method = match selected {
             Ok(dispatch::Choice::Method(method)) => method,
             Ok(dispatch::Choice::Default) => {
@@ -531,9 +553,6 @@ impl<'a> Cx<'a> {
                         && !name.ends_with('!')
                         && types.iter().any(|t| self.reads_user_array(name, t))) =>
             {
-                if let Some(r) = self.untyped_user_array(name, args) {
-                    return r;
-                }
                 return self.call_with_views_copied(b, name, args, no_match);
             }
             Err(_) if &**name == ITERATED => return self.iterated_by_index(b, args),

@@ -425,12 +425,22 @@ pub(crate) fn is_user_real(t: &Type, program: &Program) -> bool {
     user_number_supertype(t, program).is_some_and(|n| n != "Number")
 }
 
+/// Does `name` name one of the program's own number types ([`is_user_number`])?
+pub(crate) fn names_user_number(name: &str, program: &Program) -> bool {
+    nearest_number_supertype(name, program).is_some()
+}
+
 /// The nearest of Julia's abstract number types above `t`, a struct of the program.
 fn user_number_supertype<'p>(t: &Type, program: &'p Program) -> Option<&'p str> {
-    let Type::Struct(s) = t else {
-        return None;
-    };
-    let mut at = &s.name;
+    match t {
+        Type::Struct(s) => nearest_number_supertype(&s.name, program),
+        _ => None,
+    }
+}
+
+/// The nearest of Julia's abstract number types above the struct `name` of the program.
+fn nearest_number_supertype<'p>(name: &str, program: &'p Program) -> Option<&'p str> {
+    let mut at = name;
     // A chain of supertypes is at most as long as the program has types.
     for _ in 0..=program.structs.len() {
         let Some(TypeExpr::Named { name, .. }) =
@@ -441,7 +451,7 @@ fn user_number_supertype<'p>(t: &Type, program: &'p Program) -> Option<&'p str> 
         if USER_NUMBER_SUPERTYPES.iter().any(|(n, _)| *n == &**name) {
             return Some(name);
         }
-        at = name;
+        at = &**name;
     }
     None
 }

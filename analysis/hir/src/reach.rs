@@ -124,6 +124,8 @@ pub const HOOKS: &[Hooks] = &[
             "Base._number_prod",
             "Base._number_zero",
             "Base._number_one",
+            "Base._number_zero_of",
+            "Base._number_one_of",
             "Base._number_power",
             "Base._number_promote",
             "Base._number_promote_back",
@@ -136,7 +138,7 @@ pub const HOOKS: &[Hooks] = &[
     // as a copy of its elements where it has no method for it (`calls.rs`, `reads_user_array`).
     Hooks {
         triggers: &[ARRAY_TYPE],
-        hooks: &["Base._array_collect"],
+        hooks: &["Base._array_collect", "Base._array_size"],
     },
     // `Dict()` is refused by inference; the gradient of a `Dict` argument is built as one.
     Hooks {
