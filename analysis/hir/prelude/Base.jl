@@ -6323,8 +6323,6 @@ _array_collect(v, dims::Tuple{Int}) = [v[i] for i in 1:dims[1]]
 _array_collect(v, dims::Tuple{Int, Int}) = [v[i, j] for i in 1:dims[1], j in 1:dims[2]]
 _array_collect(v, dims::Tuple{Int, Int, Int}) =
     [v[i, j, k] for i in 1:dims[1], j in 1:dims[2], k in 1:dims[3]]
-_array_collect(v, dims::Tuple{Int, Int, Int, Int}) =
-    [v[i, j, k, l] for i in 1:dims[1], j in 1:dims[2], k in 1:dims[3], l in 1:dims[4]]
 
 """
     A ^ p
