@@ -737,7 +737,7 @@ f(x) = abs$02(x)
 "#,
         expect![[r#"
             <zy>/prelude/Base.jl (prelude) 419..423: abs2
-            <zy>/prelude/Base.jl (prelude) 214754..214758: abs2
+            <zy>/prelude/Base.jl (prelude) 215383..215387: abs2
         "#]],
     );
 }
