@@ -190,12 +190,12 @@ p4(xs) = (xs...,)
 
 # A struct under one of Julia's abstract types that zy's structs may not subtype, and a use
 # of it (which names the refused definition, not `UndefVarError`).
-struct Digit <: Integer
+struct Digit <: Unsigned
     v::Int
 end
 # zy: at s1(2)
 s1(n) = Digit(n).v
-# An array struct must give its element type (`AbstractVector{Float64}`, `AbstractVector{T}`).
-struct Row <: AbstractVector
+# An array struct must give its number of dimensions (`AbstractArray{T, 2}`, `AbstractVector`).
+struct Row <: AbstractArray
     xs::Vector{Float64}
 end

@@ -389,11 +389,50 @@ impl<'a> Cx<'a> {
             && crate::pattern::user_array(t, self.program).is_some()
     }
 
+    /// The library functions of Julia's AbstractArray interface that an array struct of the
+    /// program ([`crate::pattern::user_array`]) answers without a copy of its elements:
+    /// `eltype` is its declared element type (`Any` of a bare `<: AbstractVector`, Julia's
+    /// `AbstractVector{T} where T`), `size(v, d)` reads the user's `size(v)`; and a refusal
+    /// for the functions that would make a `Vector{Any}` of a bare one (`collect`, `copy`,
+    /// `similar`), an array zy does not have.
+    fn user_array_interface(
+        &mut self,
+        b: &mut PlanBuilder,
+        name: &str,
+        args: &[Val],
+    ) -> Option<Result<Val, Fail>> {
+        let Some(Type::Array(elem, _)) = args
+            .first()
+            .and_then(|x| crate::pattern::user_array(&x.ty, self.program))
+        else {
+            return None;
+        };
+        let untyped = *elem == Type::Any;
+        match (name.rsplit('.').next().unwrap_or(name), args) {
+            ("eltype", [_]) if untyped => Some(Ok(Val::lit(Const::Func("Any".into())))),
+            ("eltype", [_]) => Some(
+                crate::type_values::value_name(&elem).map(|n| Val::lit(Const::Func(n))),
+            ),
+            ("size", [_, _]) => Some(self.call_named(b, &"Base._array_size".into(), args)),
+            (f @ ("collect" | "copy" | "similar" | "Vector" | "Array" | "vec"), [x]) if untyped => {
+                Some(Err(Fail::unsupported(format!(
+                    "`{f}` of a {}, declared `<: AbstractVector` without an element type: Julia's \
+                     result is an array of `Any`; declare the element type \
+                     (`<: AbstractVector{{Float64}}`) instead",
+                    x.ty
+                ))))
+            }
+            _ => None,
+        }
+    }
+
     /// Julia's generic methods for Numbers where the builtin `builtin` has methods for zy's
     /// own numbers only and an argument is one of the program's number types
     /// ([`crate::pattern::is_user_number`]): the prelude's `sum` and `prod` of an array of
-    /// them, `zero(x)` and `one(x)`, `x ^ p`, and `x op y` with another number after Julia's promotion, when the
-    /// program defines a `promote_rule` for the two types.
+    /// them, `zero(x)` and `one(x)`, `x ^ p`, and `x op y` with another number after Julia's
+    /// promotion, when the program defines a `promote_rule` for the two types; without one,
+    /// Julia's errors (`promotion of types D and Float64 failed to change any arguments`, and
+    /// `+ not defined for D` where the program's type has no `+` of its own).
     fn number_fallback(
         &mut self,
         b: &mut PlanBuilder,
@@ -404,12 +443,19 @@ impl<'a> Cx<'a> {
         let program = self.program;
         let user = |t: &Type| crate::pattern::is_user_number(t, program);
         let number = |t: &Type| t.is_number() || user(t);
+        // A type value naming one of them (`zero(Dual)`).
+        let names_user = |t: &Type| match t {
+            Type::Function(n) => crate::pattern::names_user_number(n, program),
+            _ => false,
+        };
         let fallback = match (builtin, args) {
             ("sum", [xs]) if matches!(&xs.ty, Type::Array(e, _) if user(e)) => "Base._number_sum",
             ("prod", [xs]) if matches!(&xs.ty, Type::Array(e, _) if user(e)) => "Base._number_prod",
             ("^", [x, p]) if user(&x.ty) && p.ty == Type::Int64 => "Base._number_power",
             ("zero", [x]) if user(&x.ty) => "Base._number_zero",
             ("one", [x]) if user(&x.ty) => "Base._number_one",
+            ("zero", [t]) if names_user(&t.ty) => "Base._number_zero_of",
+            ("one", [t]) if names_user(&t.ty) => "Base._number_one_of",
             ("+" | "-" | "*" | "/" | "==" | "<" | "<=", [x, y])
                 if (user(&x.ty) || user(&y.ty)) && number(&x.ty) && number(&y.ty) =>
             {
@@ -428,10 +474,18 @@ impl<'a> Cx<'a> {
                             crate::dispatch::select(program, gf, &types).is_ok()
                         })
                 };
+                let real = |t: &Type| t.is_number() || crate::pattern::is_user_real(t, program);
                 let promote = if rule(&x.ty, &y.ty) {
                     "Base._number_promote"
                 } else if rule(&y.ty, &x.ty) {
                     "Base._number_promote_back"
+                } else if matches!(builtin, "<" | "<=") && !(real(&x.ty) && real(&y.ty)) {
+                    // Julia compares only `Real`s by promotion.
+                    return None;
+                } else if x.ty != y.ty {
+                    "Base._number_promotion_failed"
+                } else if builtin != "==" && builtin != "<=" {
+                    "Base._number_no_op"
                 } else {
                     return None;
                 };
@@ -482,6 +536,11 @@ impl<'a> Cx<'a> {
             Some(def) => dispatch::select_constructor(self.program, gf, def, &types),
             None => dispatch::select(self.program, gf, &types).map(dispatch::Choice::Method),
         };
+        if selected.is_err() && is_library(name) {
+            if let Some(r) = self.user_array_interface(b, name, args) {
+                return r;
+            }
+        }
         let method = match selected {
             Ok(dispatch::Choice::Method(method)) => method,
             Ok(dispatch::Choice::Default) => {

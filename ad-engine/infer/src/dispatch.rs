@@ -452,7 +452,7 @@ fn check_supertype(def: &StructDef, program: &Program) -> Result<(), Fail> {
     let mut at = def;
     while let Some(zy_ir::TypeExpr::Named { name, .. }) = &at.supertype {
         match program.structs.get(name) {
-            _ if &**name == "Any" || &**name == "Exception" => break,
+            _ if matches!(&**name, "Any" | "Exception" | "Function") => break,
             // Julia's abstract number and array types (`struct Dual <: Real`, `struct V <:
             // AbstractVector{Float64}`).
             _ if crate::pattern::USER_NUMBER_SUPERTYPES

@@ -176,14 +176,22 @@ pub(crate) fn pattern(expr: &TypeExpr, vars: &[Name], program: &Program) -> Resu
             name,
             program,
         )),
-        "Integer" => no_params(Pat::Num(NumClass::Integer)),
-        "Signed" => no_params(Pat::Num(NumClass::Signed)),
+        "Integer" => no_params(with_user_numbers(
+            Pat::Num(NumClass::Integer),
+            name,
+            program,
+        )),
+        "Signed" => no_params(with_user_numbers(
+            Pat::Num(NumClass::Signed),
+            name,
+            program,
+        )),
         "Float64" => no_params(Pat::Leaf(Type::Float64)),
         "Int" | "Int64" => no_params(Pat::Leaf(Type::Int64)),
         "Bool" => no_params(Pat::Leaf(Type::Bool)),
         "Nothing" => no_params(Pat::Leaf(Type::Nothing)),
         "String" | "AbstractString" => no_params(Pat::Leaf(Type::String)),
-        "Function" => no_params(Pat::Function),
+        "Function" => no_params(with_user_functions(program)),
         "NamedTuple" => no_params(Pat::NamedTuple),
         "Symbol" => no_params(Pat::Symbol),
         "Vector" => array(false, Some(1), 1),
@@ -283,10 +291,12 @@ fn is_vector_expr(e: &TypeExpr) -> bool {
 
 /// Julia's abstract number types that the program's own types may subtype, each with those
 /// below it.
-pub(crate) const USER_NUMBER_SUPERTYPES: [(&str, &[&str]); 3] = [
-    ("Number", &["Real", "AbstractFloat"]),
-    ("Real", &["AbstractFloat"]),
+pub(crate) const USER_NUMBER_SUPERTYPES: [(&str, &[&str]); 5] = [
+    ("Number", &["Real", "AbstractFloat", "Integer", "Signed"]),
+    ("Real", &["AbstractFloat", "Integer", "Signed"]),
     ("AbstractFloat", &[]),
+    ("Integer", &["Signed"]),
+    ("Signed", &[]),
 ];
 
 /// `p`, the pattern of Julia's abstract number type `name` over zy's numbers, widened by the
@@ -314,6 +324,23 @@ fn with_user_numbers(p: Pat, name: &Name, program: &Program) -> Pat {
     ])
 }
 
+/// `Function`, widened by the program's structs declared below it (`struct Sq <: Function`
+/// with a method `(f::Sq)(x)`), if there are any.
+fn with_user_functions(program: &Program) -> Pat {
+    let name = Name::from("Function");
+    let below = subtypes_of(&name, program);
+    if below.is_empty() {
+        return Pat::Function;
+    }
+    Pat::Union(vec![
+        Pat::Function,
+        Pat::Abstract {
+            name,
+            below: Arc::new(below),
+        },
+    ])
+}
+
 /// Is `name` one of Julia's abstract array types that a struct of the program may subtype
 /// (`struct V <: AbstractVector{Float64}`)?
 pub(crate) fn user_array_supertype(name: &str) -> bool {
@@ -329,7 +356,8 @@ pub(crate) fn is_user_array_struct(name: &Name, program: &Program) -> bool {
 
 /// The array type that a struct of the program declared below Julia's `AbstractArray` stands
 /// for in an abstract annotation (`Vector{Float64}` of `struct V <: AbstractVector{Float64}`,
-/// `Vector{T}` of a `V{T} <: AbstractVector{T}`), if `t` is one.
+/// `Vector{T}` of a `V{T} <: AbstractVector{T}`, `Vector{Any}` of a bare `V <:
+/// AbstractVector`), if `t` is one.
 pub(crate) fn user_array(t: &Type, program: &Program) -> Option<Type> {
     let Type::Struct(s) = t else {
         return None;
@@ -342,6 +370,9 @@ pub(crate) fn user_array(t: &Type, program: &Program) -> Option<Type> {
         return None;
     };
     let (elem, ndims) = match (&**name, params.as_slice()) {
+        // Julia's `AbstractVector{T} where T`: no element type of its own.
+        ("AbstractVector", []) => return Some(Type::Array(Arc::new(Type::Any), 1)),
+        ("AbstractMatrix", []) => return Some(Type::Array(Arc::new(Type::Any), 2)),
         ("AbstractVector", [e]) => (e, 1),
         ("AbstractMatrix", [e]) => (e, 2),
         ("AbstractArray", [e, TypeExpr::Named { name: n, params: p }]) if p.is_empty() => (
@@ -383,25 +414,46 @@ fn matches_user_array(p: &Pat, a: &Type, b: &mut Bindings) -> bool {
 }
 
 /// Is `t` one of the program's own number types: a struct declared below Julia's `Number`,
-/// `Real` or `AbstractFloat` (directly or through the program's abstract types)?
+/// `Real`, `AbstractFloat`, `Integer` or `Signed` (directly or through the program's abstract
+/// types)?
 pub(crate) fn is_user_number(t: &Type, program: &Program) -> bool {
-    let Type::Struct(s) = t else {
-        return false;
-    };
-    let mut at = &s.name;
+    user_number_supertype(t, program).is_some()
+}
+
+/// Is `t` one of the program's own number types declared below Julia's `Real`?
+pub(crate) fn is_user_real(t: &Type, program: &Program) -> bool {
+    user_number_supertype(t, program).is_some_and(|n| n != "Number")
+}
+
+/// Does `name` name one of the program's own number types ([`is_user_number`])?
+pub(crate) fn names_user_number(name: &str, program: &Program) -> bool {
+    nearest_number_supertype(name, program).is_some()
+}
+
+/// The nearest of Julia's abstract number types above `t`, a struct of the program.
+fn user_number_supertype<'p>(t: &Type, program: &'p Program) -> Option<&'p str> {
+    match t {
+        Type::Struct(s) => nearest_number_supertype(&s.name, program),
+        _ => None,
+    }
+}
+
+/// The nearest of Julia's abstract number types above the struct `name` of the program.
+fn nearest_number_supertype<'p>(name: &str, program: &'p Program) -> Option<&'p str> {
+    let mut at = name;
     // A chain of supertypes is at most as long as the program has types.
     for _ in 0..=program.structs.len() {
         let Some(TypeExpr::Named { name, .. }) =
             program.structs.get(at).and_then(|d| d.supertype.as_ref())
         else {
-            return false;
+            return None;
         };
         if USER_NUMBER_SUPERTYPES.iter().any(|(n, _)| *n == &**name) {
-            return true;
+            return Some(name);
         }
-        at = name;
+        at = &**name;
     }
-    false
+    None
 }
 
 /// The names of the structs and abstract types declared below the abstract type `name`, at

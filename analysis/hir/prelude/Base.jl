@@ -136,6 +136,18 @@ promote_type(S, T) = typeof(zero(S) + zero(T))
 promote_type(S, T, U, rest...) = promote_type(promote_type(S, T), U, rest...)
 
 """
+    promote(x, y)
+
+`x` and `y` converted to their promoted type (`promote(1, 2.5) == (1.0, 2.5)`; of the
+program's number types by its `promote_rule` and `convert` methods, whose absence is Julia's
+`promotion of types D and Float64 failed to change any arguments`).
+"""
+function promote(x, y)
+    T = promote_type(typeof(x), typeof(y))
+    return (convert(T, x), convert(T, y))
+end
+
+"""
     floatmax(Float64), floatmin(Float64)
 
 The largest finite and the smallest normal positive Float64.
@@ -2141,8 +2153,12 @@ convert(T::Type{Float64}, x::Real) = T(x)
 convert(T::Type{Int64}, x::Real) = T(x)
 convert(T::Type{Int}, x::Real) = T(x)
 convert(T::Type{Bool}, x::Real) = T(x)
-# Julia's `convert(::Type{T}, x::T) = x`, and its MethodError for any other pair.
-convert(T, x) = x isa T ? x : error("MethodError: Cannot `convert` an object of type $(typeof(x)) to an object of type $(T)")
+# Julia's `convert(::Type{T}, x::T) = x`, its `convert(::Type{T}, x::Number) where
+# {T<:Number} = T(x)` (the program's number types converted by their constructors), and its
+# MethodError for any other pair.
+convert(T, x) = x isa T ? x : _no_convert(T, x)
+convert(T, x::Number) = x isa T ? x : T <: Number ? T(x) : _no_convert(T, x)
+_no_convert(T, x) = error("MethodError: Cannot `convert` an object of type $(typeof(x)) to an object of type $(T)")
 
 # A value assigned to a local declared `x::T` (lowering calls this): `v` where it is a `T`,
 # else `convert(T, v)`, as Julia's typed locals.
@@ -6479,7 +6495,8 @@ end
 # Julia's generic methods for Numbers, for the program's own number types (`struct Dual <:
 # Number`): inference calls these where zy's builtin has methods for its own numbers only
 # (zy_infer's `number_fallback`). `sum` and `prod` of an array of them (Julia's `mapreduce`
-# with `+` and `*`, here from the left), `zero(x)` and `one(x)` by the program's `convert`
+# with `+` and `*`, here from the left), `zero(x)` and `one(x)` (and of the type, `zero(D)`)
+# by the program's `convert`
 # from 0 and 1, `x ^ p` by Julia's `power_by_squaring` (the same
 # products in the same order), and arithmetic and comparisons with another number after
 # Julia's promotion: the `promote_rule` the program defines for the two types (in either
@@ -6489,6 +6506,9 @@ _number_mapsum(f, xs) = reduce(+, map(f, xs))
 _number_prod(xs) = reduce(*, xs)
 _number_zero(x) = convert(typeof(x), 0)
 _number_one(x) = convert(typeof(x), 1)
+# `zero(T)` and `one(T)` of the type itself.
+_number_zero_of(T) = convert(T, 0)
+_number_one_of(T) = convert(T, 1)
 function _number_power(x, p::Int)
     p == 1 && return x
     p < 0 && throw(DomainError(p, "Cannot raise an integer x to a negative power $p."))
@@ -6502,6 +6522,10 @@ function _number_promote_back(op, x, y)
     T = promote_rule(typeof(y), typeof(x))
     return op(convert(T, x), convert(T, y))
 end
+# Julia's errors where promotion cannot help: no `promote_rule` for the two types (Base's
+# `sametype_error`), or one type of the program's own without a method for `op` (`no_op_err`).
+_number_promotion_failed(op, x, y) = error("promotion of types $(typeof(x)) and $(typeof(y)) failed to change any arguments")
+_number_no_op(op, x, y) = error("$op not defined for $(typeof(x))")
 
 # Julia's `collect` of an array struct of the program (`struct V <: AbstractVector{Float64}`
 # with `Base.size` and `Base.getindex` methods, Julia's AbstractArray interface): its elements
@@ -6509,8 +6533,12 @@ end
 # method for such a struct read this copy (zy_infer's `reads_user_array`), as Julia's generic
 # `AbstractArray` methods read the elements one by one.
 _array_collect(v) = _array_collect(v, size(v))
+# Julia's `size(A, d)` of an `AbstractArray`, from the program's `size(A)`.
+_array_size(v, d::Int) = d <= length(size(v)) ? size(v)[d] : 1
 _array_collect(v, dims::Tuple{Int}) = [v[i] for i in 1:dims[1]]
 _array_collect(v, dims::Tuple{Int, Int}) = [v[i, j] for i in 1:dims[1], j in 1:dims[2]]
+_array_collect(v, dims::Tuple{Int, Int, Int}) =
+    [v[i, j, k] for i in 1:dims[1], j in 1:dims[2], k in 1:dims[3]]
 
 """
     A ^ p

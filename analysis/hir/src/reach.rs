@@ -141,9 +141,13 @@ pub const HOOKS: &[Hooks] = &[
             "Base._number_prod",
             "Base._number_zero",
             "Base._number_one",
+            "Base._number_zero_of",
+            "Base._number_one_of",
             "Base._number_power",
             "Base._number_promote",
             "Base._number_promote_back",
+            "Base._number_promotion_failed",
+            "Base._number_no_op",
             "Base.promote_rule",
         ],
     },
@@ -151,7 +155,7 @@ pub const HOOKS: &[Hooks] = &[
     // as a copy of its elements where it has no method for it (`calls.rs`, `reads_user_array`).
     Hooks {
         triggers: &[ARRAY_TYPE],
-        hooks: &["Base._array_collect"],
+        hooks: &["Base._array_collect", "Base._array_size"],
     },
     // `Dict()` is refused by inference; the gradient of a `Dict` argument is built as one.
     Hooks {
@@ -555,8 +559,8 @@ fn const_mentions(c: &Const, is_maker: &impl Fn(&Name) -> Option<usize>) -> bool
     }
 }
 
-/// What a struct or abstract type of the program declared below Julia's `Number`, `Real` or
-/// `AbstractFloat` mentions (a name no code can write): it brings in Julia's generic methods
+/// What a struct or abstract type of the program declared below Julia's abstract number types
+/// (`Number`, `Real`, `AbstractFloat`, `Integer`, `Signed`) mentions (a name no code can write): it brings in Julia's generic methods
 /// for Numbers.
 pub const NUMBER_TYPE: &str = "#number type";
 
@@ -618,7 +622,10 @@ pub fn item_names(item: &LoweredItem, f: &mut impl FnMut(&Name, Mention)) {
     for s in &item.structs {
         f(&s.name, Mention::Defines);
         if let Some(TypeExpr::Named { name, .. }) = &s.supertype {
-            if matches!(&**name, "Number" | "Real" | "AbstractFloat") {
+            if matches!(
+                &**name,
+                "Number" | "Real" | "AbstractFloat" | "Integer" | "Signed"
+            ) {
                 f(&NUMBER_TYPE.into(), Mention::Value);
             }
             if matches!(

@@ -1402,10 +1402,10 @@ fn type_head<'n>(cx: &mut Cx, head: &'n SyntaxNode) -> Option<TypeHead<'n>> {
 
 /// The supertype of a struct or abstract type: one of the program's abstract types, `Any`,
 /// `Exception` (an exception type of the program's own), Julia's `Number`, `Real` or
-/// `AbstractFloat` (a number type of the program's own, `Base.Real` read as `Real`), or an
-/// abstract array type with its parameters (`AbstractVector{Float64}`). Julia's
-/// other abstract types (`Integer`, `Function`, `AbstractString`) are refused: a struct
-/// subtyping them would have to implement their interfaces.
+/// `AbstractFloat`, `Integer` or `Signed` (a number type of the program's own, `Base.Real`
+/// read as `Real`), `Function` (a callable struct), or an abstract array type with its
+/// parameters (`AbstractVector{Float64}`). Julia's other abstract types (`Unsigned`,
+/// `AbstractString`) are refused: a struct subtyping them would have to implement their interfaces.
 fn supertype(cx: &mut Cx, node: &SyntaxNode) -> Option<TypeExpr> {
     let mut ty = type_expr(cx, node)?;
     if let TypeExpr::Named { name, params, .. } = &mut ty {
@@ -1423,11 +1423,19 @@ fn supertype(cx: &mut Cx, node: &SyntaxNode) -> Option<TypeExpr> {
             "AbstractVector" | "AbstractMatrix" => 1,
             _ => 0,
         };
-        if arity > 0 && params.len() == arity {
+        // A bare `AbstractVector` or `AbstractMatrix` is Julia's `AbstractVector{T} where T`:
+        // elements of any type (its `eltype` is `Any`).
+        if arity > 0 && (params.len() == arity || (arity == 1 && params.is_empty())) {
             return Some(ty);
         }
     }
     match &ty {
+        TypeExpr::Named { name, params, .. } if name == "AbstractArray" && params.is_empty() => unsupported(
+            cx,
+            node,
+            "a type subtyping Julia's `AbstractArray` without parameters; write \
+             `AbstractArray{T, N}` with its number of dimensions instead",
+        ),
         TypeExpr::Named { name, params, .. } if !params.is_empty() => {
             let message = format!("a parametric supertype `{name}{{...}}`");
             unsupported(cx, node, &message)
@@ -1435,8 +1443,8 @@ fn supertype(cx: &mut Cx, node: &SyntaxNode) -> Option<TypeExpr> {
         TypeExpr::Named { name, .. } if BUILTIN_ABSTRACT.contains(&name.as_str()) => {
             let message = format!(
                 "a type subtyping Julia's `{name}` (zy's structs may subtype the program's own \
-                 abstract types, `Number`, `Real`, `AbstractFloat`, and `AbstractVector{{T}}`, \
-                 `AbstractMatrix{{T}}` and `AbstractArray{{T, N}}` with their parameters written)"
+                 abstract types, `Number`, `Real`, `AbstractFloat`, `Integer`, `Signed`, `Function`, \
+                 `AbstractVector{{T}}`, `AbstractMatrix{{T}}` and `AbstractArray{{T, N}}`)"
             );
             unsupported(cx, node, &message)
         }
@@ -1445,7 +1453,14 @@ fn supertype(cx: &mut Cx, node: &SyntaxNode) -> Option<TypeExpr> {
 }
 
 /// Julia's abstract types that a type of the program may subtype.
-const USER_SUPERTYPES: &[&str] = &["Number", "Real", "AbstractFloat"];
+const USER_SUPERTYPES: &[&str] = &[
+    "Number",
+    "Real",
+    "AbstractFloat",
+    "Integer",
+    "Signed",
+    "Function",
+];
 
 /// Julia's abstract array types that a struct of the program may subtype, with their
 /// parameters written out (`AbstractVector{Float64}`, `AbstractArray{T, 2}`).
@@ -1453,8 +1468,6 @@ const USER_ARRAY_SUPERTYPES: &[&str] = &["AbstractArray", "AbstractVector", "Abs
 
 /// Julia's abstract types that zy does not let a user type subtype.
 const BUILTIN_ABSTRACT: &[&str] = &[
-    "Integer",
-    "Signed",
     "Unsigned",
     "AbstractIrrational",
     "AbstractArray",
@@ -1462,14 +1475,12 @@ const BUILTIN_ABSTRACT: &[&str] = &[
     "AbstractMatrix",
     "DenseArray",
     "AbstractRange",
-    "Function",
     "AbstractString",
     "AbstractChar",
     "AbstractDict",
     "AbstractSet",
     "IO",
     "Base.AbstractArray",
-    "Base.Function",
 ];
 
 /// `abstract type Name end` or `abstract type Name <: Super end`: a type for dispatch only.
