@@ -173,6 +173,38 @@ fn is_rational(v: &Val) -> bool {
     matches!(&v.ty, Type::Struct(s) if &*s.name == "Base.Rational")
 }
 
+/// `x[i] = v` of a number into an array of rationals, or of a rational into a Float64 array:
+/// `v` converted first, as Julia's `convert` does, by the prelude (`Rational(v)`, exact for a
+/// Float64; `Float64(v)`).
+fn rational_store(
+    cx: &mut Cx,
+    b: &mut PlanBuilder,
+    name: &str,
+    args: &[Val],
+) -> Option<Result<Val, Fail>> {
+    let ("setindex!", [x, v, idx @ ..]) = (name, args) else {
+        return None;
+    };
+    let Type::Array(e, _) = &x.ty else {
+        return None;
+    };
+    let into_rational = matches!(&**e, Type::Struct(s) if &*s.name == "Base.Rational");
+    let convert = if into_rational && v.ty.is_number() {
+        "Base.Rational"
+    } else if **e == Type::Float64 && is_rational(v) {
+        "Base._rational_float"
+    } else {
+        return None;
+    };
+    let converted = match cx.call_named(b, &convert.into(), std::slice::from_ref(v)) {
+        Ok(c) => c,
+        Err(e) => return Some(Err(e)),
+    };
+    let mut args = vec![x.clone(), converted];
+    args.extend(idx.iter().cloned());
+    data::call(b, name, &args)
+}
+
 /// Does an array literal's `elems` mix complex numbers with real ones or with complex numbers
 /// of other part types (`[1.0, 2im]`), which Julia promotes to one complex type?
 fn mixes_complex(elems: &[Val]) -> bool {
@@ -309,6 +341,9 @@ pub(crate) fn call(
     }
     if name == "vect" && mixes_rational(args) {
         return Some(cx.call_named(b, &"Base._rational_vect".into(), args));
+    }
+    if let Some(r) = rational_store(cx, b, name, args) {
+        return Some(r);
     }
     if let Some(r) = exceptions::call(cx, b, name, args) {
         return Some(r);
