@@ -58,8 +58,9 @@ fn vcat_of(cx: &mut Cx, children: &[SyntaxNode], range: TextRange) -> Expr {
 /// `Float64[1 2; 3 4]`, `Int[x y]`, `Float64[x; y]`, `Rational{Int}[0.5 2]` (Julia's
 /// `typed_hvcat`, `typed_hcat`, `typed_vcat`): the concatenation without the type, its
 /// elements then converted, as the prelude's `_typed_cat(T, A)`. A row needs a number type in
-/// front (`x[i -1]`, a typo for `x[i - 1]`, stays refused); a column takes any name, as
-/// Julia's `typed_vcat` (a type variable `T[a; b]` of a method `where {T}`).
+/// front, or a `where` variable of an enclosing method (`T[1 -2]`; `x[i -1]`, a typo for
+/// `x[i - 1]`, stays refused); a column takes any name, as Julia's `typed_vcat` (a type
+/// variable `T[a; b]` of a method `where {T}`).
 pub(crate) fn typed_cat(cx: &mut Cx, node: &SyntaxNode) -> Option<Expr> {
     let untyped = match node.kind {
         Kind::TypedHcat => Kind::Hcat,
@@ -71,7 +72,9 @@ pub(crate) fn typed_cat(cx: &mut Cx, node: &SyntaxNode) -> Option<Expr> {
     let is_type = is_rational
         || ty.leaf
             && ty.kind == Kind::Identifier
-            && (untyped == Kind::Vcat || matches!(cx.text(ty), "Float64" | "Int" | "Int64"));
+            && (untyped == Kind::Vcat
+                || matches!(cx.text(ty), "Float64" | "Int" | "Int64")
+                || cx.type_vars.iter().any(|v| v == cx.text(ty)));
     if !is_type {
         return None;
     }
