@@ -32,8 +32,8 @@ o5(x) = x .=> x
 # (o7: `Float64 <: Real` is accepted now: type values, decided at compilation)
 o8(x) = (.+)(x, x)
 o9(x) = (:)(1, 3)
-o10(x) = (x[1] //= 2; x)
-o11(x) = (x[1] &= true; x)
+o10(x) = (x[length(x)] //= 2; x)
+o11(x) = (x[length(x)] &= true; x)
 o12(x) = ¬x
 Base.:+(a::Int, b::Float64) = a
 # (`a ⊕ b = a` is accepted now: a method of an operator for the program's types)

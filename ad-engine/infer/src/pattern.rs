@@ -246,16 +246,25 @@ pub(crate) fn pattern(expr: &TypeExpr, vars: &[Name], program: &Program) -> Resu
         }),
         // `::Type{Float64}`: the type `Float64` as a value, which zy represents as the
         // constructor function `Float64`.
-        "Type" => match params.as_slice() {
-            [TypeExpr::Named { name: t, params: p }] if p.is_empty() && vars.contains(t) => {
-                Ok(Pat::TypeValue(Box::new(Pat::Var(t.clone()))))
+        "Type" => {
+            let refused = || {
+                Fail::unsupported(format!(
+                    "`{expr}`; write `Type{{T}}` of a type without parameters (`::Type{{Float64}}`), \
+                     or leave the argument untyped, instead"
+                ))
+            };
+            match params.as_slice() {
+                [TypeExpr::Named { name: t, params: p }] if p.is_empty() && vars.contains(t) => {
+                    Ok(Pat::TypeValue(Box::new(Pat::Var(t.clone()))))
+                }
+                [TypeExpr::Named { name: t, params: p }] if p.is_empty() => {
+                    Ok(Pat::Typeof(t.clone()))
+                }
+                // `::Type{Rational{Int}}`: one concrete struct type, as its value is named.
+                [inner] => concrete_name(inner, vars, program).map(Pat::Typeof).ok_or_else(refused),
+                _ => Err(refused()),
             }
-            [TypeExpr::Named { name: t, params: p }] if p.is_empty() => Ok(Pat::Typeof(t.clone())),
-            _ => Err(Fail::unsupported(format!(
-                "`{expr}`; write `Type{{T}}` of a type without parameters (`::Type{{Float64}}`), \
-                 or leave the argument untyped, instead"
-            ))),
-        },
+        }
         _ => match program.structs.get(name) {
             Some(def) if def.is_abstract => no_params(Pat::Abstract {
                 name: name.clone(),
@@ -282,6 +291,11 @@ pub(crate) fn pattern(expr: &TypeExpr, vars: &[Name], program: &Program) -> Resu
             None => Err(Fail::undefined_in(name, program)),
         },
     }
+}
+
+/// The name of the concrete struct type `e` (`Rational{Int}`) as a value, if it is one.
+fn concrete_name(e: &TypeExpr, vars: &[Name], program: &Program) -> Option<Name> {
+    crate::type_values::struct_value_name(&pattern(e, vars, program).ok()?)
 }
 
 /// Is `e` a vector type (`Vector{T}`, `AbstractVector{T}`), the parent of an `Adjoint`?

@@ -89,8 +89,28 @@ pub(crate) fn canonical(name: &Name, program: &Program) -> Result<Name, Fail> {
     let p = pattern_of(name, program)?;
     Ok(match pattern::concrete(&p, &Default::default()) {
         Some(t) => value_name(&t)?,
-        None => name.clone(),
+        None => struct_value_name(&p).unwrap_or_else(|| name.clone()),
     })
+}
+
+/// The name of a struct type whose parameters are all concrete (`Base.Rational{Int64}`, however
+/// written), which the pattern of `::Type{Rational{Int}}` also gives.
+pub(crate) fn struct_value_name(p: &Pat) -> Option<Name> {
+    let Pat::Struct {
+        name,
+        params: Some(ps),
+    } = p
+    else {
+        return None;
+    };
+    if ps.is_empty() {
+        return None;
+    }
+    let params = ps
+        .iter()
+        .map(|p| value_name(&pattern::concrete(p, &Default::default())?).ok())
+        .collect::<Option<Vec<_>>>()?;
+    Some(format!("{name}{{{}}}", params.join(", ")).into())
 }
 
 /// The name of the type `t` as a value (`typeof(x)`, `eltype(x)`): its printed form, for the

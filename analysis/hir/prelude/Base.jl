@@ -2469,12 +2469,13 @@ lcm(a::Int, b::Int) = a == 0 ? a : _checked_abs(_checked_mul(a, b ÷ gcd(b, a)))
 _checked_abs(a::Int) = a == typemin(Int) ? throw(OverflowError("checked arithmetic: cannot compute |x| for x = $a::Int64")) : abs(a)
 
 function _checked_mul(a::Int, b::Int)
-    y = a * b
-    if (a != 0 && (y ÷ a != b || (a == -1 && b == typemin(Int))))
-        throw(OverflowError("$a * $b overflowed for type Int64"))
-    end
-    return y
+    _mul_overflows(a, b) && throw(OverflowError("$a * $b overflowed for type Int64"))
+    return a * b
 end
+
+# Would `a * b` and `a + b` wrap around in Int64?
+_mul_overflows(a::Int, b::Int) = a != 0 && ((a == -1 && b == typemin(Int)) || (a * b) ÷ a != b)
+_add_overflows(a::Int, b::Int) = (a >= 0) == (b >= 0) && (a + b >= 0) != (a >= 0)
 
 # Rational numbers, as Julia's base/rational.jl defines them for Int64 parts: `n // d` in lowest
 # terms with a non-negative denominator (`1//0` is infinity), Int arithmetic checked for
@@ -2511,9 +2512,8 @@ end
 _checked_neg(a::Int) = a == typemin(Int) ? throw(OverflowError("checked arithmetic: cannot compute -x for x = $a::Int64")) : -a
 
 function _checked_add(a::Int, b::Int)
-    y = a + b
-    (a >= 0) == (b >= 0) && (y >= 0) != (a >= 0) && throw(OverflowError("$a + $b overflowed for type Int64"))
-    return y
+    _add_overflows(a, b) && throw(OverflowError("$a + $b overflowed for type Int64"))
+    return a + b
 end
 
 function _checked_sub(a::Int, b::Int)
@@ -2536,6 +2536,44 @@ end
 Rational(num::Integer, den::Integer) = Rational(Int(num), Int(den))
 Rational(n::Integer) = _unsafe_rational(Int(n), 1)
 Rational(x::Rational) = x
+
+"""
+    Rational(x::Float64)
+
+The float as a fraction, Julia's `Rational{Int64}(x)` (`rationalize(Int, x, tol = 0)`): the
+convergents of its continued fraction (exact: a float's `%` and `÷` are) up to `x` itself;
+where the next would overflow Int64, the last one, an `InexactError` unless it converts back
+to `x` (`Rational(0.1) == 3602879701896397//36028797018963968`; `Rational(1e30)` fails).
+"""
+function Rational(x::Float64)
+    isnan(x) && throw(InexactError(:Int64, Int64, x))
+    isinf(x) && return _unsafe_rational(x < 0 ? -1 : 1, 0)
+    r = _convergent(abs(x), x < 0 ? -1 : 1)
+    x == _rational_float(r) || throw(InexactError(:Rational, Rational{Int64}, x))
+    return r
+end
+
+# The last convergent of the continued fraction of `y >= 0` that fits in Int64, the numerator's
+# sign `s`: `p // q` from `p = a p' + p''`, `q = a q' + q''` for each partial quotient `a`.
+function _convergent(y::Float64, s::Int)
+    p, pp, q, qq = s, 0, 0, 1
+    num, den = y, 1.0
+    a = trunc(num)
+    rest = num - a
+    while true
+        a >= 2.0^63 && return p // q
+        ia = Int(a)
+        _mul_overflows(ia, p) && return p // q
+        _mul_overflows(ia, q) && return p // q
+        _add_overflows(ia * p, pp) && return p // q
+        _add_overflows(ia * q, qq) && return p // q
+        p, pp, q, qq = ia * p + pp, p, ia * q + qq, q
+        rest == 0.0 && return p // q
+        num, den = den, rest
+        a = num ÷ den
+        rest = num % den
+    end
+end
 
 """
     n // d
@@ -2646,6 +2684,20 @@ end
 # Ints, `Rational{Int64}`s (`[1, 1//2] == [1//1, 1//2]`); beside a Float64, Float64s.
 _rational_vect(xs::Union{Integer, Rational}...) = [map(Rational, xs)...]
 _rational_vect(xs::Union{Real, Rational}...) = [map(float, xs)...]
+
+# `Rational{Int}[a, b]`, `Rational{Int}[a b; c d]`, `Array{Rational{Int}}(undef, dims...)`:
+# arrays of rationals, each element converted as Julia's `convert(Rational{Int64}, x)` does (an
+# Int as `x//1`, a Float64 exactly: `Rational(x)`); an unset element is `0//1` (Julia's are
+# whatever the memory held). A rational stored into a Float64 array is its Float64.
+getindex(::Type{Rational{Int}}, xs...) = _typed_vect!(fill(_unsafe_rational(0, 1), length(xs)), 1, xs...)
+_typed_cat(::Type{Rational{Int}}, A::Array) = _gen_convert(Rational, _unsafe_rational(0, 1), A)
+_undef_vector(::Type{Rational{Int}}, n::Int) = fill(_unsafe_rational(0, 1), n)
+_undef_matrix(::Type{Rational{Int}}, m::Int, n::Int) = fill(_unsafe_rational(0, 1), m, n)
+_elem_of(v::Array{<:Rational}, x::Real) = Rational(x)
+_elem_of(v::Array{Float64}, x::Rational) = _rational_float(x)
+convert(::Type{Rational{Int}}, x::Real) = Rational(x)
+convert(::Type{Float64}, x::Rational) = _rational_float(x)
+convert(::Type{Int}, x::Rational) = _rational_int(x)
 
 # `sum` and `prod` of a vector of rationals: exact, folded from the left (Julia's pairwise
 # order gives the same exact value); of none, `0//1` and `1//1`.

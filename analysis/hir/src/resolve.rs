@@ -66,9 +66,16 @@ fn resolve_type(t: &mut TypeExpr, bound: &[&str], name: &impl Fn(&str) -> Name) 
 
 fn resolve_body(f: &Function, module: &str, names: &ScopeNames, type_vars: &[&str]) -> Function {
     let mut f = f.clone();
+    let resolve = |n: &str| -> Name {
+        if n.contains('{') {
+            resolve_type_text(n, type_vars, &|t| names.resolve(module, t))
+        } else {
+            names.resolve(module, n)
+        }
+    };
     let operand = |a: &mut Operand| {
         if let Operand::Const(Const::Func(n)) = a {
-            *n = names.resolve(module, n);
+            *n = resolve(n);
         }
     };
     // `M.f`: a field of a module's binding is that module's definition (and `A.B.f`: a field
@@ -111,7 +118,7 @@ fn resolve_body(f: &Function, module: &str, names: &ScopeNames, type_vars: &[&st
             Op::Call(n) => *n = names.resolve(module, n),
             Op::Global(n) if type_vars.contains(&&**n) => {}
             Op::Global(n) => {
-                *n = names.resolve(module, n);
+                *n = resolve(n);
                 if let Some(at) = names.changed_by_skipped_code(n) {
                     let message = format!(
                         "`{n}` is changed by top-level code that zy does not run ({at}): its value here is unknown"
@@ -134,6 +141,32 @@ fn resolve_body(f: &Function, module: &str, names: &ScopeNames, type_vars: &[&st
         b.term.operands_mut().into_iter().for_each(operand);
     }
     f
+}
+
+/// A type written as a value (`Rational{Int64}`, `Vector{Complex{Float64}}`: the syntax's text
+/// of it) with each name in it resolved, except the type variables `bound`.
+fn resolve_type_text(text: &str, bound: &[&str], name: &impl Fn(&str) -> Name) -> Name {
+    let mut out = String::with_capacity(text.len());
+    let mut word = String::new();
+    let flush = |word: &mut String, out: &mut String| {
+        let is_name = word.starts_with(|c: char| c.is_alphabetic() || c == '_');
+        if is_name && !bound.contains(&word.as_str()) {
+            out.push_str(&name(word));
+        } else {
+            out.push_str(word);
+        }
+        word.clear();
+    };
+    for c in text.chars() {
+        if matches!(c, '{' | '}' | ',' | ' ' | '<' | ':' | '(' | ')') {
+            flush(&mut word, &mut out);
+            out.push(c);
+        } else {
+            word.push(c);
+        }
+    }
+    flush(&mut word, &mut out);
+    out.into()
 }
 
 /// The values some statement or terminator reads.

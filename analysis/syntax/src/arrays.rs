@@ -95,9 +95,10 @@ fn cat_along(cx: &mut Cx, d: usize, parts: &[SyntaxNode], range: TextRange) -> E
     Expr::new(kind, range)
 }
 
-/// `Float64[1 2; 3 4]`, `Int[x y]`, `Float64[x; y]` (Julia's `typed_hvcat`, `typed_hcat`,
-/// `typed_vcat`): the concatenation without the type, its elements then converted, as the
-/// prelude's `_typed_cat(T, A)`. A row needs a number type in front (`x[i -1]`, a typo for
+/// `Float64[1 2; 3 4]`, `Int[x y]`, `Float64[x; y]`, `Rational{Int}[0.5 2]` (Julia's
+/// `typed_hvcat`, `typed_hcat`, `typed_vcat`): the concatenation without the type, its
+/// elements then converted, as the prelude's `_typed_cat(T, A)`. A row needs a number type in
+/// front, or a `where` variable of an enclosing method (`T[1 -2]`; `x[i -1]`, a typo for
 /// `x[i - 1]`, stays refused); a column takes any name, as Julia's `typed_vcat` (a type
 /// variable `T[a; b]` of a method `where {T}`).
 pub(crate) fn typed_cat(cx: &mut Cx, node: &SyntaxNode) -> Option<Expr> {
@@ -107,9 +108,13 @@ pub(crate) fn typed_cat(cx: &mut Cx, node: &SyntaxNode) -> Option<Expr> {
         _ => return None,
     };
     let (ty, parts) = node.children.split_first()?;
-    let is_type = ty.leaf
-        && ty.kind == Kind::Identifier
-        && (untyped == Kind::Vcat || matches!(cx.text(ty), "Float64" | "Int" | "Int64"));
+    let is_rational = !ty.leaf && ty.kind == Kind::Curly && crate::expr::is_int_rational(cx, ty);
+    let is_type = is_rational
+        || ty.leaf
+            && ty.kind == Kind::Identifier
+            && (untyped == Kind::Vcat
+                || matches!(cx.text(ty), "Float64" | "Int" | "Int64")
+                || cx.type_vars.iter().any(|v| v == cx.text(ty)));
     if !is_type {
         return None;
     }

@@ -41,6 +41,9 @@ pub(crate) struct Cx<'a> {
     /// the binding defined after it most recently: the top-level bindings after a seed draw
     /// from it in file order (`items::seeded`).
     pub seed: Option<(i64, bool, Option<String>)>,
+    /// The `where` variables of the methods enclosing the expression being converted (`T` in
+    /// `T[a b]` names a type there).
+    pub type_vars: Vec<String>,
     depth: u32,
     too_deep_reported: bool,
 }
@@ -60,6 +63,7 @@ impl<'a> Cx<'a> {
             constructors: Vec::new(),
             io: None,
             seed: None,
+            type_vars: Vec::new(),
             depth: 0,
             too_deep_reported: false,
         }

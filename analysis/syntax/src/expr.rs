@@ -566,6 +566,19 @@ fn dict_types(cx: &mut Cx, curly: &SyntaxNode) -> Option<Expr> {
     }
 }
 
+/// Is `curly` `Rational{Int}` or `Rational{Int64}`?
+pub(crate) fn is_int_rational(cx: &Cx, curly: &SyntaxNode) -> bool {
+    match curly.children.as_slice() {
+        [base, t] => {
+            base.leaf
+                && cx.text(base) == "Rational"
+                && t.leaf
+                && matches!(cx.text(t), "Int" | "Int64")
+        }
+        _ => false,
+    }
+}
+
 /// The element type of `Set{T}` (a callee).
 fn set_type(cx: &mut Cx, curly: &SyntaxNode) -> Option<Expr> {
     match curly.children.as_slice() {
@@ -627,6 +640,11 @@ fn rewritten_callee(
                 Err(e) => return Some(Err(e)),
             }
         }
+        // `Rational{Int}(x)`: zy's rationals are `Rational{Int64}`, which `Rational(x)` makes.
+        (false, Kind::Curly) if is_int_rational(cx, bare) => (
+            Expr::new(ExprKind::Ident("Rational".into()), callee.range),
+            Vec::new(),
+        ),
         (false, Kind::Curly) => match named_tuple_names(cx, bare) {
             // `NamedTuple{names}(t)`: the prelude's `_named_tuple_of(names, t)`.
             Some(n) => (
@@ -1076,10 +1094,12 @@ fn compound_assignment(cx: &mut Cx, node: &SyntaxNode, dotted: bool) -> Expr {
         return error_expr(node);
     };
     let op_text = cx.text(op);
-    // `x //= v`, `x ⊻= v` of a variable: Julia's `x = x // v`.
+    // `x //= v`, `x ⊻= v` of a variable, of an element `x[i, 2]` or a field `s.f` whose parts
+    // are names and literals (evaluating them twice is evaluating them once): Julia's
+    // `x = x // v`.
     if let (false, true, Some(name)) = (
         dotted,
-        lhs.leaf && lhs.kind == Kind::Identifier,
+        is_plain_place(lhs),
         operators::function_op_name(op_text),
     ) {
         let target = expr(cx, lhs);
@@ -1114,6 +1134,22 @@ fn compound_assignment(cx: &mut Cx, node: &SyntaxNode, dotted: bool) -> Expr {
         },
         node.range,
     )
+}
+
+/// A name, or an element or field of one whose indices are names and literals: a place that
+/// reading twice reads once.
+fn is_plain_place(node: &SyntaxNode) -> bool {
+    let atom = |n: &SyntaxNode| n.leaf && matches!(n.kind, Kind::Identifier | Kind::Integer);
+    match (node.leaf, node.kind, node.children.as_slice()) {
+        (true, Kind::Identifier, _) => true,
+        (false, Kind::Ref, [base, indices @ ..]) => {
+            base.leaf && base.kind == Kind::Identifier && indices.iter().all(atom)
+        }
+        (false, Kind::Dot, [base, field]) => {
+            base.leaf && base.kind == Kind::Identifier && field.leaf && field.kind == Kind::Identifier
+        }
+        _ => false,
+    }
 }
 
 /// `if c ... elseif c ... else ... end`: the tree nests each `elseif` in the branch before it,

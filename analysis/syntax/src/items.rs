@@ -647,11 +647,15 @@ pub(crate) fn function_definition(cx: &mut Cx, node: &SyntaxNode) -> Option<Func
     crate::output::text_plain_show(&mut sig.name, &mut sig.params.positional);
     let io = crate::output::showerror_io(&sig.name, &mut sig.params.positional);
     let outer = std::mem::replace(&mut cx.io, io.clone());
+    let enclosing = cx.type_vars.len();
+    cx.type_vars
+        .extend(sig.where_params.iter().map(|(v, _)| v.clone()));
     let mut body = if short {
         vec![expr(cx, body_node)]
     } else {
         block_of(cx, body_node)
     };
+    cx.type_vars.truncate(enclosing);
     cx.io = outer;
     if let Some(io) = io {
         // The text written is the method's value.

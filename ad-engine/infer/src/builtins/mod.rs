@@ -11,7 +11,7 @@ mod named;
 mod scalar;
 pub(crate) mod strings;
 
-use zy_ir::{Const, Prim, Type};
+use zy_ir::{Const, Name, Prim, Type};
 
 use crate::calls::Cx;
 use crate::error::{no_method, Fail};
@@ -173,6 +173,71 @@ fn is_rational(v: &Val) -> bool {
     matches!(&v.ty, Type::Struct(s) if &*s.name == "Base.Rational")
 }
 
+/// `[1//3 1; -1//3 1]`, `[1//2 3]`: a matrix literal of numbers mixing rationals with other
+/// numbers, its elements promoted first as Julia's `hvcat` promotes them (beside a Float64 to
+/// Float64s, else to rationals).
+fn rational_literal(
+    cx: &mut Cx,
+    b: &mut PlanBuilder,
+    name: &str,
+    args: &[Val],
+) -> Option<Result<Val, Fail>> {
+    let shape = match name {
+        "hvcat" => 2,
+        "hcat" => 0,
+        _ => return None,
+    };
+    let elems = args.get(shape..)?;
+    if !mixes_rational(elems) {
+        return None;
+    }
+    let to: Name = if elems.iter().any(|e| e.ty == Type::Float64) {
+        "Base.float".into()
+    } else {
+        "Base.Rational".into()
+    };
+    let mut promoted = args[..shape].to_vec();
+    for e in elems {
+        match cx.call_named(b, &to, std::slice::from_ref(e)) {
+            Ok(v) => promoted.push(v),
+            Err(e) => return Some(Err(e)),
+        }
+    }
+    call(cx, b, name, &promoted)
+}
+
+/// `x[i] = v` of a number into an array of rationals, or of a rational into a Float64 array:
+/// `v` converted first, as Julia's `convert` does, by the prelude (`Rational(v)`, exact for a
+/// Float64; `Float64(v)`).
+fn rational_store(
+    cx: &mut Cx,
+    b: &mut PlanBuilder,
+    name: &str,
+    args: &[Val],
+) -> Option<Result<Val, Fail>> {
+    let ("setindex!", [x, v, idx @ ..]) = (name, args) else {
+        return None;
+    };
+    let Type::Array(e, _) = &x.ty else {
+        return None;
+    };
+    let into_rational = matches!(&**e, Type::Struct(s) if &*s.name == "Base.Rational");
+    let convert = if into_rational && v.ty.is_number() {
+        "Base.Rational"
+    } else if **e == Type::Float64 && is_rational(v) {
+        "Base._rational_float"
+    } else {
+        return None;
+    };
+    let converted = match cx.call_named(b, &convert.into(), std::slice::from_ref(v)) {
+        Ok(c) => c,
+        Err(e) => return Some(Err(e)),
+    };
+    let mut args = vec![x.clone(), converted];
+    args.extend(idx.iter().cloned());
+    data::call(b, name, &args)
+}
+
 /// Does an array literal's `elems` mix complex numbers with real ones or with complex numbers
 /// of other part types (`[1.0, 2im]`), which Julia promotes to one complex type?
 fn mixes_complex(elems: &[Val]) -> bool {
@@ -289,6 +354,9 @@ pub(crate) fn call(
     name: &str,
     args: &[Val],
 ) -> Option<Result<Val, Fail>> {
+    if let Some(r) = rational_literal(cx, b, name, args) {
+        return Some(r);
+    }
     if let Some(r) = concat::call(cx, b, name, args) {
         return Some(r);
     }
@@ -309,6 +377,9 @@ pub(crate) fn call(
     }
     if name == "vect" && mixes_rational(args) {
         return Some(cx.call_named(b, &"Base._rational_vect".into(), args));
+    }
+    if let Some(r) = rational_store(cx, b, name, args) {
+        return Some(r);
     }
     if let Some(r) = exceptions::call(cx, b, name, args) {
         return Some(r);

@@ -160,6 +160,8 @@ fn printable(t: &Type) -> bool {
         Type::Symbol(_) | Type::Exception => true,
         Type::Tuple(ts) => ts.iter().all(printable),
         Type::Array(e, 1) => e.is_number(),
+        // A rational prints as Julia shows it, `1//2`.
+        Type::Struct(s) => &*s.name == "Base.Rational",
         _ => false,
     }
 }

@@ -84,6 +84,14 @@ pub fn hvcat(args: &[Value], ret: &Type) -> Result<Value, String> {
             elems.len()
         ));
     }
+    if let Some(elem) = ret.elem().filter(|e| !e.is_number() && **e != Type::Any) {
+        // `[a b; c d]` of rationals, structs or tuples: references to them, column by column.
+        let columns: Vec<Value> = (0..elems.len())
+            .map(|k| elems[(k % m) * n + k / m].clone())
+            .collect();
+        let data = ArrayData::of_type(elem, &columns)?;
+        return alloc(Shape::Matrix(m, n), |_| data);
+    }
     let e = result_elem(ret, elems)?;
     let mut data = ArrayData::zeros(e, elems.len());
     for i in 0..m {
