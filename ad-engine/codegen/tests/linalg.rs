@@ -384,7 +384,7 @@ fn chains_of_broadcasts_run_as_one_loop_with_the_same_bits() {
     let prog = program(vec![fb]);
     let clif = zy_codegen::clif_text(&prog, &inst).unwrap();
     assert!(
-        clif.contains("; fused: %3 = broadcast(-, %1, %2), %4 = broadcast(exp, %3) -> made\n"),
+        clif.contains("; fused: %3 = broadcast(-, %1, %2), %4 = broadcast(exp, %3) -> summed at %5\n"),
         "{clif}"
     );
     for n in [1, 2, 15, 16, 17, 1000, 1024, 1025, 3000] {
@@ -403,9 +403,9 @@ fn chains_of_broadcasts_run_as_one_loop_with_the_same_bits() {
         assert!(out.starts_with('('), "{n}: {out}");
     }
 
-    // ch(x, y) = (sum(2.0 .* (x .* y) .+ x .^ 2), zero_tangent(x .* y)): one loop, zeros of
-    // x's shape; stretched shapes and shapes that do not broadcast go the unfused way, with
-    // its results and errors.
+    // ch(x, y) = (sum(2.0 .* (x .* y) .+ x .^ 2), zero_tangent(x .* y)): one loop summing in
+    // place, zeros of x's shape; stretched shapes and shapes that do not broadcast go the
+    // unfused way, with its results and errors.
     let mut fb = Fb::new("ch", &[vecf(), vecf()], Type::tuple([fl.clone(), vecf()]));
     let (x, y) = (fb.args[0], fb.args[1]);
     let p = fb.prim(e, Prim::Broadcast, vec![func("*"), v(x), v(y)], vecf(), 20);
@@ -429,7 +429,7 @@ fn chains_of_broadcasts_run_as_one_loop_with_the_same_bits() {
     assert!(
         clif.contains(
             "; fused: %3 = broadcast(*, %1, %2), %5 = broadcast(*, 2.0, %3), \
-             %6 = broadcast(^, %1, 2), %7 = broadcast(+, %5, %6) -> made\n"
+             %6 = broadcast(^, %1, 2), %7 = broadcast(+, %5, %6) -> summed at %8\n"
         ),
         "{clif}"
     );

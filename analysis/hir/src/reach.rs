@@ -323,7 +323,7 @@ pub const HOOKS: &[Hooks] = &[
         ],
     },
     // Rational numbers: `(1//2)^2` (lowering's `literal_pow`), `Float64(x)`, `Int(x)` of one
-    // (inference's builtin conversions call the prelude).
+    // (inference's builtin conversions call the prelude), `[1//2 0.5]`.
     Hooks {
         triggers: &["Base.Rational"],
         hooks: &[
@@ -331,6 +331,8 @@ pub const HOOKS: &[Hooks] = &[
             "Base._literal_pow",
             "Base._rational_float",
             "Base._rational_int",
+            // A matrix literal mixing rationals and Float64s (inference's `hvcat` promotion).
+            "Base.float",
         ],
     },
     // `A^-1` of a matrix (lowering's `literal_pow` of a negative literal): the call `A ^ -1`.
