@@ -358,7 +358,11 @@ fn the_fixtures_of_vectors_of_objects_run_on_the_jit() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../fixtures");
     let mut checked = 0;
     let mut fell_back = Vec::new();
-    for name in ["vectors_of_arrays.jl", "vectors_of_structs.jl", "complex.jl"] {
+    for name in [
+        "vectors_of_arrays.jl",
+        "vectors_of_structs.jl",
+        "complex.jl",
+    ] {
         let path = root.join(name);
         let text = std::fs::read_to_string(&path).expect("fixture");
         let mut host = AnalysisHost::new();

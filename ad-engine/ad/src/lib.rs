@@ -58,8 +58,8 @@ use zy_ir::{Instance, Program, Span, TypedProgram};
 
 pub use activity::{analyse, analyse_in, Activity, ArgGradient, UseSite, ValueActivity};
 pub use driver::may_mutate;
-pub use forward_driver::forward_gradient_program;
 pub use expand::{expand, expand_with_rrules};
+pub use forward_driver::forward_gradient_program;
 pub use globals::GlobalShadows;
 pub use inline::inline_slices;
 pub use tangent::{fdata_type, has_fdata, rdata_type};

@@ -384,7 +384,9 @@ fn chains_of_broadcasts_run_as_one_loop_with_the_same_bits() {
     let prog = program(vec![fb]);
     let clif = zy_codegen::clif_text(&prog, &inst).unwrap();
     assert!(
-        clif.contains("; fused: %3 = broadcast(-, %1, %2), %4 = broadcast(exp, %3) -> summed at %5\n"),
+        clif.contains(
+            "; fused: %3 = broadcast(-, %1, %2), %4 = broadcast(exp, %3) -> summed at %5\n"
+        ),
         "{clif}"
     );
     for n in [1, 2, 15, 16, 17, 1000, 1024, 1025, 3000] {

@@ -410,9 +410,9 @@ impl<'a> Cx<'a> {
         let untyped = *elem == Type::Any;
         match (name.rsplit('.').next().unwrap_or(name), args) {
             ("eltype", [_]) if untyped => Some(Ok(Val::lit(Const::Func("Any".into())))),
-            ("eltype", [_]) => Some(
-                crate::type_values::value_name(&elem).map(|n| Val::lit(Const::Func(n))),
-            ),
+            ("eltype", [_]) => {
+                Some(crate::type_values::value_name(&elem).map(|n| Val::lit(Const::Func(n))))
+            }
             ("size", [_, _]) => Some(self.call_named(b, &"Base._array_size".into(), args)),
             (f @ ("collect" | "copy" | "similar" | "Vector" | "Array" | "vec"), [x]) if untyped => {
                 Some(Err(Fail::unsupported(format!(

@@ -146,7 +146,8 @@ impl Cx<'_> {
         // `transpose(x)`, `Symmetric(A)` and views (`view(A, :, 1:2)`, a shared `reshape`): the
         // prelude's methods, which read them element by element, or its reading of a copy.
         let wrapper = crate::calls::reads_as_copy(&a.ty);
-        let array = wrapper || matches!(&a.ty, Type::Array(e, _) | Type::Adjoint(e) if e.is_number());
+        let array =
+            wrapper || matches!(&a.ty, Type::Array(e, _) | Type::Adjoint(e) if e.is_number());
         if &**k != "dims" || !array {
             return Ok(None);
         }

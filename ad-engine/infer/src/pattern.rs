@@ -181,11 +181,7 @@ pub(crate) fn pattern(expr: &TypeExpr, vars: &[Name], program: &Program) -> Resu
             name,
             program,
         )),
-        "Signed" => no_params(with_user_numbers(
-            Pat::Num(NumClass::Signed),
-            name,
-            program,
-        )),
+        "Signed" => no_params(with_user_numbers(Pat::Num(NumClass::Signed), name, program)),
         "Float64" => no_params(Pat::Leaf(Type::Float64)),
         "Int" | "Int64" => no_params(Pat::Leaf(Type::Int64)),
         "Bool" => no_params(Pat::Leaf(Type::Bool)),
@@ -261,7 +257,9 @@ pub(crate) fn pattern(expr: &TypeExpr, vars: &[Name], program: &Program) -> Resu
                     Ok(Pat::Typeof(t.clone()))
                 }
                 // `::Type{Rational{Int}}`: one concrete struct type, as its value is named.
-                [inner] => concrete_name(inner, vars, program).map(Pat::Typeof).ok_or_else(refused),
+                [inner] => concrete_name(inner, vars, program)
+                    .map(Pat::Typeof)
+                    .ok_or_else(refused),
                 _ => Err(refused()),
             }
         }

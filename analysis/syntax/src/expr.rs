@@ -1146,7 +1146,10 @@ fn is_plain_place(node: &SyntaxNode) -> bool {
             base.leaf && base.kind == Kind::Identifier && indices.iter().all(atom)
         }
         (false, Kind::Dot, [base, field]) => {
-            base.leaf && base.kind == Kind::Identifier && field.leaf && field.kind == Kind::Identifier
+            base.leaf
+                && base.kind == Kind::Identifier
+                && field.leaf
+                && field.kind == Kind::Identifier
         }
         _ => false,
     }

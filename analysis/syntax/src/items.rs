@@ -1434,12 +1434,14 @@ fn supertype(cx: &mut Cx, node: &SyntaxNode) -> Option<TypeExpr> {
         }
     }
     match &ty {
-        TypeExpr::Named { name, params, .. } if name == "AbstractArray" && params.is_empty() => unsupported(
-            cx,
-            node,
-            "a type subtyping Julia's `AbstractArray` without parameters; write \
+        TypeExpr::Named { name, params, .. } if name == "AbstractArray" && params.is_empty() => {
+            unsupported(
+                cx,
+                node,
+                "a type subtyping Julia's `AbstractArray` without parameters; write \
              `AbstractArray{T, N}` with its number of dimensions instead",
-        ),
+            )
+        }
         TypeExpr::Named { name, params, .. } if !params.is_empty() => {
             let message = format!("a parametric supertype `{name}{{...}}`");
             unsupported(cx, node, &message)

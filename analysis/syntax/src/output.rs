@@ -115,7 +115,8 @@ pub(crate) const SHOW_TEXT_PLAIN: &str = "Base._show_text_plain";
 /// [`SHOW_TEXT_PLAIN`] without the MIME argument (zy has no MIME values to dispatch on).
 pub(crate) fn text_plain_show(name: &mut FunctionName, params: &mut Vec<Param>) {
     let FunctionName::Named(f) = name else { return };
-    let mime = |p: &Param| matches!(&p.ty, Some(TypeExpr::Named { name, .. }) if name == TEXT_PLAIN);
+    let mime =
+        |p: &Param| matches!(&p.ty, Some(TypeExpr::Named { name, .. }) if name == TEXT_PLAIN);
     if (f == "show" || f == "Base.show") && params.len() == 3 && mime(&params[1]) {
         params.remove(1);
         *f = SHOW_TEXT_PLAIN.to_string();

@@ -358,7 +358,10 @@ impl Translator<'_, '_, '_> {
         let sums = self
             .call_rt(rt.array_new_uninit, &[ctx, blocks, one, size])
             .ok_or_else(|| JitError::invalid("array_new"))?;
-        let sums = self.b.ins().load(types::I64, mem(), sums, array_offset::DATA);
+        let sums = self
+            .b
+            .ins()
+            .load(types::I64, mem(), sums, array_offset::DATA);
         let head = self.b.create_block();
         let body = self.b.create_block();
         let exit = self.b.create_block();
@@ -411,8 +414,11 @@ impl Translator<'_, '_, '_> {
         store: Option<ClValue>,
         into: Option<Into>,
     ) -> R<()> {
-        let out_data = store.or(into
-            .map(|d| self.b.ins().load(types::I64, mem(), d.dst, array_offset::DATA)));
+        let out_data = store.or(into.map(|d| {
+            self.b
+                .ins()
+                .load(types::I64, mem(), d.dst, array_offset::DATA)
+        }));
         let head = self.b.create_block();
         let body = self.b.create_block();
         let exit = self.b.create_block();

@@ -406,17 +406,24 @@ fn unbox_scalars(b: &mut PlanBuilder, xs: &[Val], everything: bool) -> Option<Ve
     if !xs.iter().any(|x| unboxed(x).is_some()) {
         return None;
     }
-    Some(xs.iter().map(|x| match unboxed(x) {
-        Some(ty) => unbox(b, x, ty),
-        None => x.clone(),
-    }).collect())
+    Some(
+        xs.iter()
+            .map(|x| match unboxed(x) {
+                Some(ty) => unbox(b, x, ty),
+                None => x.clone(),
+            })
+            .collect(),
+    )
 }
 
 /// The element `ty` of the boxed scalar `x`: `x[]` of a `Ref`, `x[1]` of a 1-tuple.
 fn unbox(b: &mut PlanBuilder, x: &Val, ty: Type) -> Val {
     let (p, ops) = match x.ty {
         Type::Ref(_) => (Prim::RefGet, vec![x.arg.clone()]),
-        _ => (Prim::GetField, vec![x.arg.clone(), Arg::Const(Const::Int(1))]),
+        _ => (
+            Prim::GetField,
+            vec![x.arg.clone(), Arg::Const(Const::Int(1))],
+        ),
     };
     Val::of(b.prim(p, ops, ty.clone()), ty)
 }
