@@ -278,11 +278,11 @@ impl Cx<'_> {
             return Ok(None);
         }
         let pair = matches!(&d.ty, Type::Tuple(ts) if ts.len() == 2 && ts.iter().all(|t| *t == Type::Int64));
-        let helper = match (&a.ty, d.int()) {
-            (Type::Array(_, 2), Some(1)) => "Base._mapslices_columns",
-            (Type::Array(_, 2), Some(2)) => "Base._mapslices_rows",
-            (Type::Array(_, 3), Some(3)) => "Base._mapslices_fibers",
-            (Type::Array(_, 3), None) if pair => "Base._mapslices_matrices",
+        let helper = match (crate::pattern::slice_parent_dims(&a.ty), d.int()) {
+            (Some(2), Some(1)) => "Base._mapslices_columns",
+            (Some(2), Some(2)) => "Base._mapslices_rows",
+            (Some(3), Some(3)) => "Base._mapslices_fibers",
+            (Some(3), None) if pair => "Base._mapslices_matrices",
             _ => {
                 return Err(Fail::unsupported(format!(
                     "`mapslices` of {} with `dims {}`; zy maps the columns or rows of a matrix \

@@ -739,8 +739,8 @@ fn step_range() -> Type {
     }))
 }
 
-/// The number of dimensions of an array or view that `eachslice` slices.
-fn slice_parent_dims(parent: &Type) -> Option<u8> {
+/// The number of dimensions of an array or view that `eachslice` and `mapslices` slice.
+pub(crate) fn slice_parent_dims(parent: &Type) -> Option<u8> {
     match parent {
         Type::Array(_, n) => Some(*n),
         Type::Struct(s) => view_array(s).map(|(_, n)| n),

@@ -97,9 +97,11 @@ end
 """
     dot(x, A, y)
 
-The generalised dot product `x' * A * y`, without forming `A * y`'s transpose.
+The generalised dot product `x' * A * y`, without forming `A * y`'s transpose; Julia's
+generic method, so `A` may be any matrix or wrapper with a product (`Diagonal`, `Symmetric`,
+a triangular matrix) or a number.
 """
-dot(x::AbstractVector, A::AbstractMatrix, y::AbstractVector) = dot(x, A * y)
+dot(x, A, y) = dot(x, A * y)
 
 export mul!, lmul!, rmul!
 
