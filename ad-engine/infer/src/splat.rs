@@ -26,6 +26,15 @@ impl Cx<'_> {
         let Some((callee, values)) = rest.split_first() else {
             return Err(Fail::unsupported("malformed splatting call"));
         };
+        let values = flags
+            .iter()
+            .zip(values)
+            .map(|(flag, v)| match (flag, &v.ty) {
+                (Const::Bool(true), Type::Struct(_)) => self.collect_splatted(b, v),
+                _ => Ok(v.clone()),
+            })
+            .collect::<Result<Vec<_>, _>>()?;
+        let values = values.as_slice();
         if let [Const::Bool(true)] = flags.as_ref() {
             if let [x @ Val {
                 ty: Type::Array(_, 1),
@@ -82,6 +91,19 @@ impl Cx<'_> {
         match &callee.konst {
             Some(Const::Func(name)) => self.call_named(b, name, &expanded[1..]),
             _ => self.call_value(b, &expanded),
+        }
+    }
+
+    /// A range, a generator or another iterable struct splatted (`vcat(1:3...)`, `[r...]`):
+    /// Julia iterates it, so its items are collected into a vector, splatted as vectors are.
+    /// A struct that cannot be iterated is Julia's `MethodError` for `iterate`.
+    fn collect_splatted(&mut self, b: &mut PlanBuilder, v: &Val) -> Result<Val, Fail> {
+        match self.call_named(b, &"Base.collect".into(), std::slice::from_ref(v)) {
+            Ok(c) if matches!(c.ty, Type::Array(_, 1)) => Ok(c),
+            _ => Err(Fail::method(format!(
+                "MethodError: no method matching iterate(::{}) (splatting with `...`)",
+                v.ty
+            ))),
         }
     }
 

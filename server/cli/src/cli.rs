@@ -19,7 +19,8 @@ pub enum Command {
     /// Evaluate a call in FILE's definitions and print its value.
     Eval {
         file: PathBuf,
-        /// A Julia call expression, for example 'pow(2.0, 3)'.
+        /// A Julia call expression, for example 'pow(2.0, 3)' (it may start with `-`: '-f(x)').
+        #[arg(allow_hyphen_values = true)]
         call: String,
         #[arg(long, value_enum, default_value_t = Format::Text)]
         format: Format,
@@ -28,6 +29,7 @@ pub enum Command {
     Grad {
         file: PathBuf,
         /// A Julia call `f(args...)`, for example 'pow(2.0, 3)'.
+        #[arg(allow_hyphen_values = true)]
         call: String,
         #[arg(long, value_enum, default_value_t = Format::Text)]
         format: Format,
