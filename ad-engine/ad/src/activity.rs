@@ -106,7 +106,7 @@ pub fn analyse_in(func: &Function, reads_globals: &dyn Fn(&Instance) -> bool) ->
         }
     }
     let varied = varied_from(func, func.args(), &incoming, reads_globals);
-    let useful = useful_values(func, &incoming);
+    let useful = useful_values(func, &incoming, reads_globals);
     for (i, a) in values.iter_mut().enumerate() {
         a.varied = varied[i];
         a.useful = useful[i];
@@ -196,8 +196,16 @@ fn varied_from(
     }
 }
 
-/// Values whose gradient is wanted (backward fixpoint from the return and from mutations).
-fn useful_values(func: &Function, incoming: &[Vec<Operand>]) -> Vec<bool> {
+/// Values whose gradient is wanted (backward fixpoint from the return and from mutations). A
+/// call whose result is not wanted still wants its arguments when it may write: when one of
+/// them reaches an object (`fill!(A, x)` stores `x` into `A`) or the callee reaches a global
+/// object; `isnan(y)` of a number wants nothing (its `Bool` would otherwise pull a zero
+/// through `y`'s operations, and `0 * Inf` is a `NaN`).
+fn useful_values(
+    func: &Function,
+    incoming: &[Vec<Operand>],
+    reaches_globals: &dyn Fn(&Instance) -> bool,
+) -> Vec<bool> {
     let n = func.values.len();
     let mut useful = vec![false; n];
     let mark = |useful: &mut Vec<bool>, op: &Operand| -> bool {
@@ -231,8 +239,17 @@ fn useful_values(func: &Function, incoming: &[Vec<Operand>]) -> Vec<bool> {
                     }
                 }
                 ValueKind::Stmt(s) => {
-                    let effect = matches!(s.op, Op::Prim(p) if p.has_effect())
-                        || matches!(s.op, Op::Invoke(_));
+                    let effect = match &s.op {
+                        Op::Prim(p) => p.has_effect(),
+                        Op::Invoke(c) => {
+                            reaches_globals(c)
+                                || s.args.iter().any(|a| match a.as_value() {
+                                    Some(v) => func.ty(v).reaches_mutable(),
+                                    None => false,
+                                })
+                        }
+                        _ => false,
+                    };
                     if (useful[i] || effect) && passes_gradient(&s.op) {
                         for a in &s.args {
                             changed |= mark(&mut useful, a);

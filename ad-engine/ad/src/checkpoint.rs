@@ -718,19 +718,11 @@ fn pullback(
     Ok(g.sb.finish())
 }
 
-/// Does a value of type `ty` reach an object that a call could overwrite?
-fn reaches_mutable(ty: &Type) -> bool {
-    ty.is_mutable()
-        || ty
-            .field_types()
-            .is_some_and(|fs| fs.iter().any(reaches_mutable))
-}
-
 /// A snapshot of the contents of the objects `x :: ty` reaches, and its type (`None` if it
 /// reaches none): an array's copy; for a `Ref` or mutable struct, its contents and their
 /// snapshots; for a tuple or immutable struct, its fields' snapshots.
 fn snapshot(e: &mut Emit, x: Operand, ty: &Type) -> Option<(Operand, Type)> {
-    if !reaches_mutable(ty) {
+    if !ty.reaches_mutable() {
         return None;
     }
     match ty {
@@ -827,7 +819,7 @@ impl Gen {
                     return self.restore_contents(parts, &s, sty);
                 }
                 for (i, ft) in fields.iter().enumerate() {
-                    if reaches_mutable(ft) {
+                    if ft.reaches_mutable() {
                         let f = self.field(&x, i, ty);
                         let fs = self.field(&s, i, sty);
                         let fsty = sty.field_types().and_then(|t| t.get(i).cloned());
@@ -848,7 +840,7 @@ impl Gen {
     ) -> Result<(), AdError> {
         let n = parts.len();
         for (i, (p, t)) in parts.into_iter().enumerate() {
-            if reaches_mutable(&t) {
+            if t.reaches_mutable() {
                 let ps = self.field(s, n + i, sty);
                 let psty = sty.field_types().and_then(|ts| ts.get(n + i).cloned());
                 self.restore(p, ps, &t, &psty.unwrap_or(Type::Nothing))?;

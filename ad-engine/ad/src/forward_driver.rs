@@ -196,7 +196,7 @@ fn driver(
         .args
         .iter()
         .zip(&args)
-        .map(|(t, x)| (copying && reaches_mutable(t)).then(|| b.fresh(x, t)))
+        .map(|(t, x)| (copying && t.reaches_mutable()).then(|| b.fresh(x, t)))
         .collect();
     let y = b.stmt(Op::Invoke(inst.clone()), args.clone(), Type::Float64);
     let zeros: Vec<Option<Seed>> = args
@@ -286,7 +286,7 @@ impl Build {
     /// A copy of `x :: ty` whose arrays are fresh (see [`copyable`]).
     fn fresh(&mut self, x: &Operand, ty: &Type) -> Operand {
         match ty {
-            _ if !reaches_mutable(ty) => x.clone(),
+            _ if !ty.reaches_mutable() => x.clone(),
             Type::Array(..) => self.prim(Prim::Copy, vec![x.clone()], ty.clone()),
             _ => {
                 let fts = ty.field_types().unwrap_or_default();
@@ -478,23 +478,16 @@ impl Build {
     }
 }
 
-/// Does a value of type `t` reach an object a call could write?
-fn reaches_mutable(t: &Type) -> bool {
-    t.is_mutable()
-        || t.field_types()
-            .is_some_and(|fs| fs.iter().any(reaches_mutable))
-}
-
 /// Can [`Build::fresh`] copy a value of type `t`: its objects are arrays of immutable values,
 /// in tuples, named tuples and immutable structs?
 fn copyable(t: &Type) -> bool {
     match t {
-        Type::Array(e, _) => !reaches_mutable(e),
+        Type::Array(e, _) => !e.reaches_mutable(),
         Type::Struct(s) if s.mutable => false,
         Type::Tuple(_) | Type::NamedTuple(_) | Type::Struct(_) => {
             t.field_types().unwrap_or_default().iter().all(copyable)
         }
-        _ => !reaches_mutable(t),
+        _ => !t.reaches_mutable(),
     }
 }
 

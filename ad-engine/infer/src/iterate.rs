@@ -471,6 +471,13 @@ const TAKES_ITERABLE: &[&str] = &[
 /// `indexed_iterate`).
 const DESTRUCTURE: &str = "Base._destructure";
 
+/// Lowering's helper for a slurping target, `a, b... = x` reading the items of `x` from `i`
+/// on but the last `k` (Julia's `Base.rest`, `Base.split_rest`).
+const DESTRUCTURE_REST: &str = "Base._destructure_rest";
+
+/// Lowering's helper for a target after a slurping one: the item `j` places before the end.
+const DESTRUCTURE_END: &str = "Base._destructure_end";
+
 impl crate::calls::Cx<'_> {
     /// `name(args...)` where an argument is a struct of the program with `iterate` methods and
     /// no method of `name` of the program's takes it: `collect(c)`, `first(c)`, `first(c, n)`,
@@ -486,6 +493,9 @@ impl crate::calls::Cx<'_> {
     ) -> Option<Result<crate::value::Val, Fail>> {
         if &**name == DESTRUCTURE {
             return Some(self.destructure(b, args));
+        }
+        if &**name == DESTRUCTURE_REST || &**name == DESTRUCTURE_END {
+            return Some(self.destructure_rest(b, name, args));
         }
         let at = args
             .iter()
@@ -599,5 +609,45 @@ impl crate::calls::Cx<'_> {
         let mut all = args.to_vec();
         all.push(shown);
         self.call_named(b, &"Base._nth_iterated".into(), &all)
+    }
+
+    /// The items of `x` from `i` on but the last `k` for a slurping target `a, b... = x` or
+    /// `a, b..., c = x` (lowering's [`DESTRUCTURE_REST`]), as Julia's `Base.rest` and
+    /// `Base.split_rest`: of a tuple the tuple of them (empty when none is left), of an array a
+    /// new Vector (`Base._rest_array`); and the item `j` places before the end for a target
+    /// after it ([`DESTRUCTURE_END`]). Julia's rest of another iterator is a lazy
+    /// `Iterators.Rest`, which zy does not have: refused by name.
+    fn destructure_rest(
+        &mut self,
+        b: &mut crate::plan::PlanBuilder,
+        name: &zy_ir::Name,
+        args: &[crate::value::Val],
+    ) -> Result<crate::value::Val, Fail> {
+        let ints: Vec<i64> = args.iter().skip(1).filter_map(|a| a.int()).collect();
+        let Some(x) = args.first().filter(|_| ints.len() + 1 == args.len()) else {
+            return Err(Fail::unsupported("malformed slurping destructuring"));
+        };
+        let index = |j: i64| crate::value::Val::lit(Const::Int(j));
+        match (&x.ty, &**name, ints.as_slice()) {
+            (Type::Tuple(items), DESTRUCTURE_REST, &[from, left]) => {
+                let mut rest = Vec::new();
+                for j in from..=items.len() as i64 - left {
+                    rest.push(self.call_named(b, &"getindex".into(), &[x.clone(), index(j)])?);
+                }
+                self.call_named(b, &"tuple".into(), &rest)
+            }
+            (Type::Tuple(items), _, &[back]) => {
+                let j = items.len() as i64 - back;
+                self.call_named(b, &"getindex".into(), &[x.clone(), index(j)])
+            }
+            (Type::Array(..), DESTRUCTURE_REST, _) => {
+                self.call_named(b, &"Base._rest_array".into(), args)
+            }
+            (Type::Array(..), _, _) => self.call_named(b, &"Base._end_item".into(), args),
+            (t, ..) => Err(Fail::unsupported(format!(
+                "slurping `b...` from a {t} in destructuring (Julia's is a lazy \
+                 `Iterators.Rest`); zy slurps tuples and arrays: `collect` it first"
+            ))),
+        }
     }
 }

@@ -120,6 +120,15 @@ impl Type {
         }
     }
 
+    /// Does a value of this type reach an object a call could write: is it mutable, or a
+    /// tuple, named tuple or struct holding one?
+    pub fn reaches_mutable(&self) -> bool {
+        self.is_mutable()
+            || self
+                .field_types()
+                .is_some_and(|fs| fs.iter().any(Type::reaches_mutable))
+    }
+
     /// Can a gradient be attached to a value of this type (its tangent is not `Nothing`)?
     pub fn is_differentiable(&self) -> bool {
         tangent_type(self) != Type::Nothing

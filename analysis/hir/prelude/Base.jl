@@ -5529,6 +5529,12 @@ function _splat_arity(f, x::AbstractVector, n::Int)
     return nothing
 end
 
+# `a, b... = x` of an array: `b` is Julia's `Base.rest(x, i)`, the elements from `i` on as a new
+# Vector (`x[i:end]`, linear indices of a matrix too); in `a, b..., c = x` all but the last `k`
+# (`Base.split_rest`), and `c` is `x[end]` (`_end_item(x, 0)`).
+_rest_array(x::AbstractArray, i::Int, k::Int) = x[i:end-k]
+_end_item(x::AbstractArray, j::Int) = x[end-j]
+
 # `f(x...; kw...)` of a vector `x`: inference gathers the keywords into a named tuple and
 # splats `x` into this function as into any varargs one, so the call of each length is
 # `f(args...; kw...)`.

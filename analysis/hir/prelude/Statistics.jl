@@ -116,6 +116,19 @@ end
 cov(x::AbstractVector; corrected::Bool = true) = var(x; corrected = corrected)
 
 """
+    cov(X; dims = 1, corrected = true)
+
+The covariance matrix of a matrix's columns (`dims = 2`: of its rows), each a variable observed
+`size(X, dims)` times: `Xc' * Xc / (n - 1)` with `Xc` the centred `X` (`/ n` with
+`corrected = false`), as Julia's `covzm`.
+"""
+function cov(X::AbstractMatrix; dims::Int = 1, corrected::Bool = true)
+    Xc = X .- mean(X; dims = dims)
+    scale = size(X, dims) - Int(corrected)
+    return dims == 1 ? (Xc' * Xc) ./ scale : (Xc * Xc') ./ scale
+end
+
+"""
     cor(x, y), cor(x)
 
 Pearson's correlation of two vectors, the covariance over the product of the standard
@@ -129,6 +142,24 @@ function cor(x::AbstractVector, y::AbstractVector)
 end
 
 cor(x::AbstractVector) = 1.0
+
+"""
+    cor(X; dims = 1)
+
+The correlation matrix of a matrix's columns (`dims = 2`: rows): the covariance over the
+product of standard deviations, its diagonal exactly `1.0` and the rest clamped to `[-1, 1]`
+(Julia's `cov2cor!`).
+"""
+function cor(X::AbstractMatrix; dims::Int = 1)
+    C = cov(X; dims = dims)
+    m = size(C, 1)
+    s = [sqrt(C[i, i]) for i in 1:m]
+    R = similar(C)
+    for j in 1:m, i in 1:m
+        R[i, j] = i == j ? 1.0 : clamp(C[i, j] / (s[i] * s[j]), -1.0, 1.0)
+    end
+    return R
+end
 
 function _same_length(x, y)
     if length(x) != length(y)

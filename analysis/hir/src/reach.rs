@@ -210,6 +210,12 @@ pub const HOOKS: &[Hooks] = &[
         triggers: &["Base.Colon"],
         hooks: &[],
     },
+    // A slurping target `a, b..., c = x` of an array takes its elements from `i` on, and the
+    // targets after it count from the end.
+    Hooks {
+        triggers: &["Base._destructure_rest"],
+        hooks: &["Base._rest_array", "Base._end_item"],
+    },
     // `Tuple(gen)` of a generator inference cannot unroll is refused by name (its type);
     // destructuring one, `a, b = (f(x) for x in xs)`, takes its items in turn.
     Hooks {

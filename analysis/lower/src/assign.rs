@@ -11,6 +11,15 @@ use crate::body::BodyLowerer;
 /// struct with `iterate` methods or of a generator by iterating (Julia's `indexed_iterate`).
 const DESTRUCTURE: &str = "Base._destructure";
 
+/// The helper reading the items of a destructured value from `i` on, all but the last `k`, for
+/// a slurping target `a, b... = x` or `a, b..., c = x` (Julia's `Base.rest`,
+/// `Base.split_rest`): a tuple of them, or a new vector of an array's.
+const DESTRUCTURE_REST: &str = "Base._destructure_rest";
+
+/// The helper reading the item `j` places before the end of a destructured value, for a target
+/// after a slurping one (`c` in `a, b..., c = x` is `x[end]`).
+const DESTRUCTURE_END: &str = "Base._destructure_end";
+
 impl BodyLowerer<'_, '_> {
     /// `lhs = rhs`; the value is `rhs`.
     pub(crate) fn assign(&mut self, lhs: &Expr, rhs: &Expr, r: TextRange) -> Operand {
@@ -75,11 +84,40 @@ impl BodyLowerer<'_, '_> {
                 }
             },
             ExprKind::Tuple(items) => {
+                let slurp = items
+                    .iter()
+                    .position(|item| matches!(item.kind, ExprKind::Splat(_)));
                 for (i, item) in items.iter().enumerate() {
-                    if matches!(item.kind, ExprKind::Splat(_)) {
-                        let message = "unsupported: slurping `b...` in destructuring (Julia \
-                                       1.9's `a, b... = x`); write `a = x[1]` and `b = x[2:end]`";
-                        self.fail(item.range, "unsupported", message.to_string());
+                    // Items after a slurp count from the end: `c` in `a, b..., c = x` is
+                    // `x[end]` (Julia's `Base.split_rest`).
+                    let after = slurp.filter(|&s| i > s).map(|_| items.len() - 1 - i);
+                    if let ExprKind::Splat(inner) = &item.kind {
+                        if slurp != Some(i) {
+                            let message = "syntax: multiple `...` in destructuring assignment \
+                                           are ambiguous";
+                            self.fail(item.range, "syntax-error", message.to_string());
+                            continue;
+                        }
+                        let left = (items.len() - 1 - i) as i64;
+                        let rest = self.call(
+                            DESTRUCTURE_REST,
+                            vec![
+                                value.clone(),
+                                Const::Int(i as i64 + 1).into(),
+                                Const::Int(left).into(),
+                            ],
+                            item.range,
+                        );
+                        self.bind(inner, rest);
+                        continue;
+                    }
+                    if let Some(from_end) = after {
+                        let x = self.call(
+                            DESTRUCTURE_END,
+                            vec![value.clone(), Const::Int(from_end as i64).into()],
+                            item.range,
+                        );
+                        self.bind(item, x);
                         continue;
                     }
                     let x = self.call(

@@ -32,7 +32,7 @@
 
 use zy_syntax::ast::{Expr, ExprKind, FunctionDef, FunctionName, Param, TextRange};
 
-use crate::scope::{Resolution, ScopeError};
+use crate::scope::{target_names, Resolution, ScopeError};
 
 /// `def` with every annotated loop rewritten (`None` if it has none), and the annotated loops
 /// refused, which are lowered as plain loops.
@@ -660,15 +660,6 @@ fn state_names<'e>(
         walk(e, res, before, &mut names);
     }
     names
-}
-
-/// The identifiers an assignment target binds.
-fn target_names(e: &Expr, out: &mut Vec<String>) {
-    match &e.kind {
-        ExprKind::Ident(n) => out.push(n.clone()),
-        ExprKind::Tuple(items) => items.iter().for_each(|i| target_names(i, out)),
-        _ => {}
-    }
 }
 
 /// Builds the generated expressions, all at the loop's range; hidden names are

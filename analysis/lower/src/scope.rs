@@ -461,6 +461,8 @@ impl Walker {
             }
             ExprKind::Tuple(items) => items.iter().for_each(|i| self.target(i)),
             ExprKind::NamedTuple(fields) => fields.iter().for_each(|(_, v)| self.target(v)),
+            // `b...` slurping the rest in `a, b... = x`.
+            ExprKind::Splat(inner) => self.target(inner),
             ExprKind::Index { base, indices } => {
                 self.expr(base);
                 self.exprs(indices);
@@ -677,11 +679,11 @@ fn collect_names(e: &Expr, locals: &mut Vec<String>, assigned: &mut Vec<String>)
 }
 
 /// The identifiers an assignment target binds (`a` in `a = ...`, `a, b` in `(a, b) = ...`,
-/// `a` in `a::T = ...`).
-fn target_names(e: &Expr, out: &mut Vec<String>) {
+/// `a` in `a::T = ...`, `b` in `a, b... = ...`).
+pub(crate) fn target_names(e: &Expr, out: &mut Vec<String>) {
     match &e.kind {
         ExprKind::Ident(n) => out.push(n.clone()),
-        ExprKind::Declared { var, .. } => target_names(var, out),
+        ExprKind::Declared { var, .. } | ExprKind::Splat(var) => target_names(var, out),
         ExprKind::Tuple(items) => items.iter().for_each(|i| target_names(i, out)),
         ExprKind::NamedTuple(fields) => fields.iter().for_each(|(_, v)| target_names(v, out)),
         _ => {}
