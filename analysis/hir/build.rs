@@ -39,7 +39,10 @@ fn main() {
     }
     let mut out = String::from("&[\n");
     for file in prelude::PRELUDE {
-        let parsed = zy_syntax::parse_file(file.text);
+        // No time budget: a build under load (an unoptimised build script on a busy machine)
+        // ran out of the default one and indexed no items of the later files.
+        let unbounded = zy_syntax::ParseBudget::fixed(std::time::Duration::from_secs(86_400));
+        let parsed = zy_syntax::parse_file_with_budget(file.text, unbounded);
         let mut items = Vec::new();
         let mut cursor = 0;
         walk(&parsed.items, "", &mut cursor, &mut items);

@@ -50,18 +50,13 @@ pub unsafe extern "C" fn zy_rt_sum_blocks(n: i64, sums: *const f64, blocks: i64)
     zy_interp::sum_blocks(n, sums)
 }
 
-/// `maximum(a)` (`is_max` nonzero) or `minimum(a)` of a non-empty Float64 array.
+/// `maximum(a)` (`is_max` nonzero) or `minimum(a)` of a non-empty Float64 array (the
+/// interpreter's own reduction).
 ///
 /// # Safety
 /// `a` must be a live, non-empty Float64 array.
 pub unsafe extern "C" fn zy_rt_extremum(a: *const ArrayObj, is_max: i8) -> f64 {
-    let xs = unsafe { elems(a) };
-    let pick = if is_max != 0 { julia_max } else { julia_min };
-    match extremum_without_nan(xs, is_max != 0) {
-        Some(x) => x,
-        // A NaN wins, the first one as the left fold finds it.
-        None => xs.iter().copied().reduce(pick).unwrap_or(f64::NAN),
-    }
+    zy_interp::extremum_f64(unsafe { elems(a) }, is_max != 0).unwrap_or(f64::NAN)
 }
 
 /// The 1-based index of `findmax(a)` (`is_max` nonzero) or `findmin(a)` of a non-empty
@@ -72,77 +67,6 @@ pub unsafe extern "C" fn zy_rt_extremum(a: *const ArrayObj, is_max: i8) -> f64 {
 pub unsafe extern "C" fn zy_rt_find_extremum(a: *const ArrayObj, is_max: i8) -> i64 {
     let xs = unsafe { elems(a) };
     zy_interp::extremum_index(xs, is_max != 0).map_or(0, |i| i as i64 + 1)
-}
-
-/// Julia's `max` (or `min`) of non-NaN numbers orders them as IEEE's total order does (`-0.0 <
-/// 0.0`), so the extremum of the numbers' total-order keys is the fold's result whatever the
-/// order of comparisons: eight independent lanes the compiler can vectorise. `None` when a
-/// NaN is among them (or there are none).
-fn extremum_without_nan(xs: &[f64], is_max: bool) -> Option<f64> {
-    // Negative numbers' bits (but the sign) flipped: keys compare as the numbers do.
-    let key = |x: f64| {
-        let b = x.to_bits() as i64;
-        b ^ (((b >> 63) as u64) >> 1) as i64
-    };
-    let first = key(*xs.first()?);
-    let mut best = [first; 8];
-    let mut nan = false;
-    let mut chunks = xs.chunks_exact(8);
-    for c in chunks.by_ref() {
-        for (l, &x) in best.iter_mut().zip(c) {
-            nan |= x.is_nan();
-            let k = key(x);
-            *l = if is_max { (*l).max(k) } else { (*l).min(k) };
-        }
-    }
-    for &x in chunks.remainder() {
-        nan |= x.is_nan();
-        let k = key(x);
-        best[0] = if is_max {
-            best[0].max(k)
-        } else {
-            best[0].min(k)
-        };
-    }
-    if nan {
-        return None;
-    }
-    let k = if is_max {
-        best.iter().copied().max()
-    } else {
-        best.iter().copied().min()
-    }?;
-    Some(f64::from_bits(
-        (k ^ (((k >> 63) as u64) >> 1) as i64) as u64,
-    ))
-}
-
-fn julia_max(x: f64, y: f64) -> f64 {
-    if y > x || (!y.is_sign_negative() && x.is_sign_negative()) {
-        if x.is_nan() {
-            x
-        } else {
-            y
-        }
-    } else if y.is_nan() {
-        y
-    } else {
-        x
-    }
-}
-
-fn julia_min(x: f64, y: f64) -> f64 {
-    if y < x || (y.is_sign_negative() && !x.is_sign_negative()) {
-        if x.is_nan() {
-            x
-        } else {
-            y
-        }
-    } else if y.is_nan() {
-        y
-    } else {
-        x
-    }
 }
 
 /// `dot(a, b)` of two Float64 arrays of one length.
@@ -587,52 +511,5 @@ mod tests {
                 }
             }
         }
-    }
-
-    #[test]
-    fn the_vectorised_extremum_is_the_left_fold() {
-        let mut xs = vec![
-            -0.0,
-            0.0,
-            -1.5,
-            3.0,
-            f64::INFINITY,
-            f64::NEG_INFINITY,
-            1e-310,
-            -1e-310,
-        ];
-        let mut state = 0x2545_f491_4f6c_dd1d_u64;
-        for _ in 0..997 {
-            state ^= state << 13;
-            state ^= state >> 7;
-            state ^= state << 17;
-            let x = f64::from_bits(state);
-            xs.push(if x.is_nan() { 0.5 } else { x });
-        }
-        for n in [1, 2, 7, 8, 9, 17, xs.len()] {
-            for is_max in [true, false] {
-                let pick = if is_max { julia_max } else { julia_min };
-                let fold = xs[..n].iter().copied().reduce(pick);
-                let fast = extremum_without_nan(&xs[..n], is_max);
-                assert_eq!(
-                    fast.map(f64::to_bits),
-                    fold.map(f64::to_bits),
-                    "{n} {is_max}"
-                );
-            }
-        }
-        // Signed zeros: max is 0.0, min is -0.0, in either order.
-        for zs in [[0.0, -0.0], [-0.0, 0.0]] {
-            assert_eq!(
-                extremum_without_nan(&zs, true).map(f64::to_bits),
-                Some(0f64.to_bits())
-            );
-            assert_eq!(
-                extremum_without_nan(&zs, false).map(f64::to_bits),
-                Some((-0f64).to_bits())
-            );
-        }
-        assert_eq!(extremum_without_nan(&[1.0, f64::NAN], true), None);
-        assert_eq!(extremum_without_nan(&[], true), None);
     }
 }

@@ -7,6 +7,9 @@ use zy_ir::{Const, Operand, Prim, Span, StructRef, Type};
 use super::{mem, ClValue, Translator, R};
 use crate::error::JitError;
 
+/// The most words of a box that [`Translator::alloc_words`] zeroes with stores of its own.
+const INLINE_ZEROED_WORDS: usize = 16;
+
 impl Translator<'_, '_, '_> {
     /// Translations of the data-structure primitives.
     pub(super) fn data(
@@ -216,13 +219,27 @@ impl Translator<'_, '_, '_> {
         }
     }
 
-    /// A fresh zeroed box of `n` words.
+    /// A fresh zeroed box of `n` words (at least one). A small one (a pullback's record, a
+    /// `Ref`) is zeroed here by stores, not by the runtime's call of `memset`.
     pub(super) fn alloc_words(&mut self, n: usize) -> R<ClValue> {
+        let small = n <= INLINE_ZEROED_WORDS;
         let words = self.b.ins().iconst(types::I64, n as i64);
-        let rt = self.env.rt.alloc;
+        let rt = if small {
+            self.env.rt.alloc_uninit
+        } else {
+            self.env.rt.alloc
+        };
         let ctx = self.ctx();
-        self.call_rt(rt, &[ctx, words])
-            .ok_or_else(|| JitError::invalid("alloc returned nothing"))
+        let ptr = self
+            .call_rt(rt, &[ctx, words])
+            .ok_or_else(|| JitError::invalid("alloc returned nothing"))?;
+        if small {
+            let zero = self.b.ins().iconst(types::I64, 0);
+            for k in 0..n.max(1) {
+                self.b.ins().store(mem(), zero, ptr, (k * 8) as i32);
+            }
+        }
+        Ok(ptr)
     }
 
     /// Load the slots of a `ty` stored at words `start..` of the box at `ptr`.

@@ -57,6 +57,7 @@ pub(crate) struct RtFuncs {
     pub stack_overflow: FuncId,
     pub fail: FuncId,
     pub alloc: FuncId,
+    pub alloc_uninit: FuncId,
     pub stack_new: FuncId,
     pub stack_new_at: FuncId,
     pub stack_mark: FuncId,
@@ -139,6 +140,7 @@ impl RtFuncs {
             stack_overflow: decl("zy_rt_stack_overflow", &[p, p], None)?,
             fail: decl("zy_rt_fail", &[p, p], None)?,
             alloc: decl("zy_rt_alloc", &[p, p], Some(p))?,
+            alloc_uninit: decl("zy_rt_alloc_uninit", &[p, p], Some(p))?,
             stack_new: decl("zy_rt_stack_new", &[p], Some(p))?,
             stack_new_at: decl("zy_rt_stack_new_at", &[p, p], None)?,
             stack_mark: decl("zy_rt_stack_mark", &[p], Some(p))?,
@@ -699,6 +701,7 @@ impl<'e, 'a, 'b> Translator<'e, 'a, 'b> {
         let rt = &self.env.rt;
         let allocating = [
             rt.alloc,
+            rt.alloc_uninit,
             rt.array_new,
             rt.array_new_uninit,
             rt.stack_grow,

@@ -163,17 +163,8 @@ fn reduce_array(p: Prim, data: &ArrayData) -> Result<Value, String> {
         }
         (Prim::Prod, ArrayData::Bool(xs)) => Ok(Value::Bool(xs.iter().all(|&b| b))),
         (Prim::Maximum | Prim::Minimum, _) if data.is_empty() => Err(empty_error()),
-        (Prim::Maximum, ArrayData::F64(xs)) => Ok(Value::F64(
-            xs.iter()
-                .copied()
-                .reduce(scalar::julia_max)
-                .unwrap_or(f64::NAN),
-        )),
-        (Prim::Minimum, ArrayData::F64(xs)) => Ok(Value::F64(
-            xs.iter()
-                .copied()
-                .reduce(scalar::julia_min)
-                .unwrap_or(f64::NAN),
+        (Prim::Maximum | Prim::Minimum, ArrayData::F64(xs)) => Ok(Value::F64(
+            extremum_f64(xs, p == Prim::Maximum).unwrap_or(f64::NAN),
         )),
         _ => {
             let vals = data.values();
@@ -187,6 +178,52 @@ fn reduce_array(p: Prim, data: &ArrayData) -> Result<Value, String> {
             Ok(acc)
         }
     }
+}
+
+/// `maximum(xs)` (`is_max`) or `minimum(xs)` of Float64s, Julia's `max` (or `min`) folded from
+/// the left; `None` if empty. The JIT's kernel calls this too.
+pub fn extremum_f64(xs: &[f64], is_max: bool) -> Option<f64> {
+    let pick = if is_max {
+        scalar::julia_max
+    } else {
+        scalar::julia_min
+    };
+    extremum_without_nan(xs, is_max).or_else(|| xs.iter().copied().reduce(pick))
+}
+
+/// The extremum of numbers without a NaN (`None` when a NaN is among them, or there are
+/// none). Julia's `max` of such numbers is the larger, `0.0` over `-0.0` (and `min` the
+/// smaller, `-0.0` under `0.0`), so the fold's result does not depend on the order of the
+/// comparisons: [`LANES`] independent lanes of them the compiler vectorises, and the sign of
+/// a zero extremum settled after.
+fn extremum_without_nan(xs: &[f64], is_max: bool) -> Option<f64> {
+    let beats = |x: f64, best: f64| if is_max { x > best } else { x < best };
+    let pick = |best: f64, x: f64| if beats(x, best) { x } else { best };
+    let first = *xs.first()?;
+    let mut best = [first; LANES];
+    let mut nan = [false; LANES];
+    let mut groups = xs.chunks_exact(LANES);
+    for group in groups.by_ref() {
+        for ((b, n), &x) in best.iter_mut().zip(&mut nan).zip(group) {
+            *n |= x.is_nan();
+            *b = pick(*b, x);
+        }
+    }
+    for &x in groups.remainder() {
+        nan[0] |= x.is_nan();
+        best[0] = pick(best[0], x);
+    }
+    if nan.contains(&true) {
+        return None;
+    }
+    let m = best.into_iter().reduce(pick)?;
+    if m != 0.0 {
+        return Some(m);
+    }
+    // Zeros compare equal: the maximum is 0.0 if there is one, the minimum -0.0.
+    let signed: f64 = if is_max { 0.0 } else { -0.0 };
+    let has = xs.iter().any(|x| x.to_bits() == signed.to_bits());
+    Some(if has { signed } else { -signed })
 }
 
 /// `findmax(x)` / `findmin(x)` of a Float64 array: the extremum and its first index.
@@ -206,6 +243,19 @@ pub fn find_extremum(p: Prim, a: &Value) -> Result<Value, String> {
 /// order, as `findmax`/`findmin` pick it (a NaN wins either way); `None` if empty. The JIT
 /// calls this too.
 pub fn extremum_index(xs: &[f64], is_max: bool) -> Option<usize> {
+    if let Some(m) = extremum_without_nan(xs, is_max) {
+        // Without a NaN, `isless` orders the numbers as their bits do but for the sign of
+        // zero: the first element of the extremum's bits is the first extremum.
+        let bits = m.to_bits();
+        let is_it = |x: &f64| x.to_bits() == bits;
+        let mut at = 0;
+        for group in xs.chunks(LANES) {
+            if group.iter().fold(false, |seen, x| seen | is_it(x)) {
+                return group.iter().position(is_it).map(|i| at + i);
+            }
+            at += group.len();
+        }
+    }
     // Julia's `isless` on floats: -0.0 before 0.0, every NaN after everything else.
     let isless = |a: f64, b: f64| {
         if a.is_nan() {
@@ -305,12 +355,77 @@ mod tests {
     }
 
     #[test]
+    fn the_vectorised_extremum_is_the_left_fold() {
+        let mut xs = vec![
+            -0.0,
+            0.0,
+            -1.5,
+            3.0,
+            f64::INFINITY,
+            f64::NEG_INFINITY,
+            1e-310,
+            -1e-310,
+        ];
+        let mut state = 0x2545_f491_4f6c_dd1d_u64;
+        for _ in 0..997 {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            let x = f64::from_bits(state);
+            xs.push(if x.is_nan() { 0.5 } else { x });
+        }
+        for n in [1, 2, 7, 8, 9, 17, xs.len()] {
+            for is_max in [true, false] {
+                let pick = if is_max {
+                    scalar::julia_max
+                } else {
+                    scalar::julia_min
+                };
+                let fold = xs[..n].iter().copied().reduce(pick);
+                let fast = extremum_without_nan(&xs[..n], is_max);
+                assert_eq!(
+                    fast.map(f64::to_bits),
+                    fold.map(f64::to_bits),
+                    "{n} {is_max}"
+                );
+                // `findmax`/`findmin`: the first element the left fold keeps.
+                let mut first = 0;
+                for (i, &x) in xs[..n].iter().enumerate() {
+                    if pick(xs[first], x).to_bits() != xs[first].to_bits() {
+                        first = i;
+                    }
+                }
+                assert_eq!(
+                    extremum_index(&xs[..n], is_max),
+                    Some(first),
+                    "{n} {is_max}"
+                );
+            }
+        }
+        // Signed zeros: max is 0.0, min is -0.0, in either order.
+        for zs in [[0.0, -0.0], [-0.0, 0.0]] {
+            assert_eq!(
+                extremum_without_nan(&zs, true).map(f64::to_bits),
+                Some(0f64.to_bits())
+            );
+            assert_eq!(
+                extremum_without_nan(&zs, false).map(f64::to_bits),
+                Some((-0f64).to_bits())
+            );
+        }
+        assert_eq!(extremum_without_nan(&[1.0, f64::NAN], true), None);
+        assert_eq!(extremum_without_nan(&[], true), None);
+    }
+
+    #[test]
     fn findmax_and_findmin_pick_the_first_extremum_in_isless_order() {
         let nan = f64::NAN;
-        let cases: [(&[f64], usize, usize); 6] = [
+        let cases: [(&[f64], usize, usize); 8] = [
             (&[1.0, 3.0, 3.0, -2.0, -2.0], 1, 3),
             (&[-0.0, 0.0], 1, 0),
             (&[0.0, -0.0], 0, 1),
+            (&[-0.0, -0.0, 0.0, 0.0], 2, 0),
+            (&[0.0, 0.0, -0.0, -0.0], 0, 2),
             (&[1.0, nan, 3.0, nan], 1, 1),
             (&[nan, 1.0], 0, 0),
             (&[2.0], 0, 0),
