@@ -319,7 +319,9 @@ fn with_user_numbers(p: Pat, name: &Name, program: &Program) -> Pat {
     let Some((_, inner)) = USER_NUMBER_SUPERTYPES.iter().find(|(n, _)| *n == &**name) else {
         return p;
     };
-    let roots: Vec<&str> = std::iter::once(&**name).chain(inner.iter().copied()).collect();
+    let roots: Vec<&str> = std::iter::once(&**name)
+        .chain(inner.iter().copied())
+        .collect();
     let mut below = subtypes_of(&roots, program);
     if below.is_empty() {
         return p;
