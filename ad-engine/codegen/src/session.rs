@@ -244,9 +244,13 @@ impl JitSession {
             done?;
             bodies.insert(id.as_u32(), body);
         }
-        for (i, func) in &reach {
-            let id = ids[i];
-            let Some(body) = bodies.get(&id.as_u32()) else {
+        // Inline into every body first, then compile only the functions that compiled code
+        // still calls or takes the address of: a small function inlined at every call site
+        // needs no code of its own (Cranelift's time grows with the code it is given).
+        let mut inlined: HashMap<u32, cranelift_codegen::ir::Function> = HashMap::new();
+        for (i, _) in &reach {
+            let id = ids[i].as_u32();
+            let Some(body) = bodies.get(&id) else {
                 continue;
             };
             self.ctx.func = body.clone();
@@ -261,6 +265,26 @@ impl JitSession {
                         .map_err(|e| JitError::backend(format!("{e:?}")))?;
                 }
                 crate::peephole::run(&mut self.ctx);
+                Ok(())
+            })();
+            let func =
+                std::mem::replace(&mut self.ctx.func, cranelift_codegen::ir::Function::new());
+            module.clear_context(&mut self.ctx);
+            done?;
+            inlined.insert(id, func);
+        }
+        let roots = std::iter::once(ids[&reach[0].0]).chain(adapters.keys().map(|p| ids[p]));
+        let live = called(roots.map(|id| id.as_u32()), &inlined);
+        for (i, func) in &reach {
+            let id = ids[i];
+            if !live.contains(&id.as_u32()) {
+                continue;
+            }
+            let Some(body) = inlined.remove(&id.as_u32()) else {
+                continue;
+            };
+            self.ctx.func = body;
+            let done = (|| {
                 if let Some(out) = clif.as_deref_mut() {
                     self.ctx
                         .optimize(module.isa(), &mut ControlPlane::default())
@@ -344,6 +368,38 @@ impl JitSession {
         self.cache.insert(key, compiled.clone());
         Ok(compiled)
     }
+}
+
+/// The functions of `bodies` that code reached from `roots` calls or takes the address of.
+fn called(
+    roots: impl Iterator<Item = u32>,
+    bodies: &HashMap<u32, cranelift_codegen::ir::Function>,
+) -> HashSet<u32> {
+    use cranelift_codegen::ir::InstructionData as I;
+    let mut live = HashSet::new();
+    let mut work: Vec<u32> = roots.collect();
+    while let Some(id) = work.pop() {
+        if !live.insert(id) {
+            continue;
+        }
+        let Some(f) = bodies.get(&id) else {
+            continue;
+        };
+        for block in f.layout.blocks() {
+            for inst in f.layout.block_insts(block) {
+                let (I::Call { func_ref, .. }
+                | I::TryCall { func_ref, .. }
+                | I::FuncAddr { func_ref, .. }) = f.dfg.insts[inst]
+                else {
+                    continue;
+                };
+                if let ExternalName::User(r) = &f.dfg.ext_funcs[func_ref].name {
+                    work.push(f.params.user_named_funcs()[*r].index);
+                }
+            }
+        }
+    }
+    live
 }
 
 /// Instructions a callee may have to be inlined.

@@ -266,7 +266,7 @@ pub(crate) fn pattern(expr: &TypeExpr, vars: &[Name], program: &Program) -> Resu
         _ => match program.structs.get(name) {
             Some(def) if def.is_abstract => no_params(Pat::Abstract {
                 name: name.clone(),
-                below: Arc::new(subtypes_of(name, program)),
+                below: Arc::new(subtypes_of(&[&**name], program)),
             }),
             // A struct without parameters is one type (`Vector{Layer}` is exact); a parametric
             // one named bare stands for all its instances.
@@ -319,10 +319,10 @@ fn with_user_numbers(p: Pat, name: &Name, program: &Program) -> Pat {
     let Some((_, inner)) = USER_NUMBER_SUPERTYPES.iter().find(|(n, _)| *n == &**name) else {
         return p;
     };
-    let mut below = BTreeSet::new();
-    for n in std::iter::once(&**name).chain(inner.iter().copied()) {
-        below.extend(subtypes_of(&Name::from(n), program));
-    }
+    let roots: Vec<&str> = std::iter::once(&**name)
+        .chain(inner.iter().copied())
+        .collect();
+    let mut below = subtypes_of(&roots, program);
     if below.is_empty() {
         return p;
     }
@@ -340,7 +340,7 @@ fn with_user_numbers(p: Pat, name: &Name, program: &Program) -> Pat {
 /// with a method `(f::Sq)(x)`), if there are any.
 fn with_user_functions(program: &Program) -> Pat {
     let name = Name::from("Function");
-    let below = subtypes_of(&name, program);
+    let below = subtypes_of(&["Function"], program);
     if below.is_empty() {
         return Pat::Function;
     }
@@ -468,9 +468,9 @@ fn nearest_number_supertype<'p>(name: &str, program: &'p Program) -> Option<&'p 
     None
 }
 
-/// The names of the structs and abstract types declared below the abstract type `name`, at
-/// any depth.
-fn subtypes_of(name: &Name, program: &Program) -> BTreeSet<Name> {
+/// The names of the structs and abstract types declared below any of the abstract types
+/// `roots`, at any depth (one pass over the program's types per level of depth).
+fn subtypes_of(roots: &[&str], program: &Program) -> BTreeSet<Name> {
     let mut below = BTreeSet::new();
     let mut grew = true;
     while grew {
@@ -480,7 +480,9 @@ fn subtypes_of(name: &Name, program: &Program) -> BTreeSet<Name> {
                 Some(TypeExpr::Named { name: p, .. }) => p,
                 _ => continue,
             };
-            if (parent == name || below.contains(parent)) && below.insert(def.name.clone()) {
+            if (roots.contains(&&**parent) || below.contains(parent))
+                && below.insert(def.name.clone())
+            {
                 grew = true;
             }
         }

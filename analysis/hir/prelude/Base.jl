@@ -6949,8 +6949,8 @@ collect(t::Transpose) = reshape(collect(t.parent), 1, length(t.parent))
 -(t::Transpose) = Transpose(-t.parent)
 
 # `x * transpose(y)`: of Float64 vectors the product primitive with the row `y'`, one kernel
-# with its own rule (the `_cholesky_solve` pullback takes two such outer products; the
-# broadcast over a 1×n matrix is much slower), else the products broadcast over that matrix.
+# with its own rule (the broadcast over a 1×n matrix is much slower), else the products
+# broadcast over that matrix.
 _outer_product(x::Vector{Float64}, y::Vector{Float64}) = x * y'
 _outer_product(x, y) = x .* collect(Transpose(y))
 

@@ -330,25 +330,13 @@ end
 _cholesky_ldiv(C, L::Matrix{Float64}, b::Union{Vector{Float64}, Matrix{Float64}}) = _cholesky_solve(L, b)
 _cholesky_ldiv(C, L, b) = C.U \ (C.L \ b)
 
-# `K \ b` for `K = T Tᵀ`, `T` the lower triangle of `L`: forward then back substitution.
+# `K \ b` for `K = T Tᵀ`, `T` the lower triangle of `L`: forward then back substitution (the
+# square solve substitutes for a triangular matrix). Its gradient is the solve's, transpose's
+# and triangle's rules: an in-source rrule here was as fast to run but made the first gradient
+# infer its pullback over the library (most of gp_cholesky's first gradient).
 function _cholesky_solve(L, b)
     T = tril(L)
-    return _transpose_copy(T) \ (T \ b)
-end
-
-# The gradient of `x = K \ b` through the factor, in one piece instead of through each solve,
-# transpose and triangle: `b̄ = K \ x̄` (K is symmetric), `K̄ = -b̄ xᵀ`, and with `K = T Tᵀ`,
-# `T̄ = (K̄ + K̄ᵀ) T = -(b̄ (Tᵀ x)ᵀ + x (Tᵀ b̄)ᵀ)`, of which `L` gets the lower triangle.
-function rrule(::typeof(_cholesky_solve), L::Matrix{Float64}, b::Union{Vector{Float64}, Matrix{Float64}})
-    T = tril(L)
-    Tt = _transpose_copy(T)
-    x = Tt \ (T \ b)
-    function _cholesky_solve_pullback(x̄)
-        b̄ = Tt \ (T \ x̄)
-        L̄ = tril((-b̄) * transpose(Tt * x) - x * transpose(Tt * b̄))
-        return (NoTangent(), L̄, b̄)
-    end
-    return x, _cholesky_solve_pullback
+    return _solve_square(_transpose_copy(T), _solve_square(T, b))
 end
 
 det(C::Cholesky) = prod(diag(C.L))^2
