@@ -6959,8 +6959,8 @@ end
 """
     AdjointMatrix(A), TransposeMatrix(A)
 
-`A'` and `transpose(A)` of a real matrix: Julia's lazy `Adjoint{T, Matrix{T}}` and
-`Transpose{T, Matrix{T}}` (`typeof` prints those names; `isa Adjoint` or `isa Transpose` and
+`A'` and `transpose(A)` of a real matrix, and `v'` of a view (of a matrix or a vector, whose
+adjoint is the 1×n row): Julia's lazy `Adjoint{T, Matrix{T}}` and `Transpose{T, Matrix{T}}` (`typeof` prints those names; `isa Adjoint` or `isa Transpose` and
 `isa AbstractMatrix` hold, `isa Matrix` does not, so a method for `Matrix` does not take them).
 Each reads `A` with the indices swapped: a later write to `A` is seen through it, and
 `At[i, j] = v` writes `A[j, i]`; `(A')'` is `A` itself. Products with a matrix or a vector
@@ -6977,6 +6977,12 @@ struct TransposeMatrix{M}
 end
 adjoint(A::Matrix{<:Real}) = AdjointMatrix(A)
 transpose(A::Matrix{<:Real}) = TransposeMatrix(A)
+# Of a view (or a shared reshape) the same wrapper over the view, reading and writing through
+# it; `transpose` of a vector view is the row `Transpose` above.
+adjoint(v::SubArray{<:Array{<:Real}, I, R}) where {I, R} = AdjointMatrix(v)
+transpose(v::SubArray{<:Array{<:Real}, I, R}) where {I, R} = _transpose_view(v, size(v))
+_transpose_view(v, n::Tuple{Int}) = Transpose(v)
+_transpose_view(v, mn::Tuple{Int, Int}) = TransposeMatrix(v)
 # Each method names one of the two structs (not their `Union`), so that a program holds them
 # only once it makes the wrapper.
 adjoint(a::AdjointMatrix) = a.parent
@@ -6997,18 +7003,19 @@ ndims(a::AdjointMatrix) = 2
 ndims(a::TransposeMatrix) = 2
 _lazy_size(A) = (size(A, 2), size(A, 1))
 _lazy_size(A, d::Int) = d == 1 ? size(A, 2) : d == 2 ? size(A, 1) : 1
+# Of a vector view, the 1×n row.
+_lazy_size(v::AbstractVector) = (1, length(v))
+_lazy_size(v::AbstractVector, d::Int) = d == 2 ? length(v) : 1
 # Julia's `adjoint(::Matrix{Float64})` (or `transpose`) in a bounds error's text.
 _lazy_word(a::AdjointMatrix) = "adjoint"
 _lazy_word(a::TransposeMatrix) = "transpose"
 function _lazy_check(a, i::Int, j::Int)
-    m = size(a.parent, 2)
-    n = size(a.parent, 1)
+    m, n = _lazy_size(a.parent)
     (1 <= i <= m && 1 <= j <= n) || error("BoundsError: attempt to access $(m)×$(n) $(_lazy_word(a))(::Matrix{$(eltype(a.parent))}) with eltype $(eltype(a.parent)) at index [$i, $j]")
     return nothing
 end
 function _lazy_check(a, k::Int)
-    m = size(a.parent, 2)
-    n = size(a.parent, 1)
+    m, n = _lazy_size(a.parent)
     1 <= k <= m * n || error("BoundsError: attempt to access $(m)×$(n) $(_lazy_word(a))(::Matrix{$(eltype(a.parent))}) with eltype $(eltype(a.parent)) at index [$k]")
     return nothing
 end
@@ -7022,47 +7029,61 @@ setindex!(a::AdjointMatrix, v, k::Int) = _lazy_set!(a, v, k)
 setindex!(a::TransposeMatrix, v, k::Int) = _lazy_set!(a, v, k)
 function _lazy_get(a, i::Int, j::Int)
     _lazy_check(a, i, j)
-    return a.parent[j, i]
+    return _swapped_get(a.parent, i, j)
 end
 # Linear index `k` in the wrapper's own column-major order.
 function _lazy_get(a, k::Int)
     _lazy_check(a, k)
-    m = size(a.parent, 2)
-    return a.parent[div(k - 1, m) + 1, mod1(k, m)]
+    m = _lazy_size(a.parent, 1)
+    return _swapped_get(a.parent, mod1(k, m), div(k - 1, m) + 1)
 end
 function _lazy_set!(a, v, i::Int, j::Int)
     _lazy_check(a, i, j)
-    a.parent[j, i] = v
+    _swapped_set!(a.parent, v, i, j)
     return a
 end
 function _lazy_set!(a, v, k::Int)
     _lazy_check(a, k)
-    m = size(a.parent, 2)
-    a.parent[div(k - 1, m) + 1, mod1(k, m)] = v
+    m = _lazy_size(a.parent, 1)
+    _swapped_set!(a.parent, v, mod1(k, m), div(k - 1, m) + 1)
     return a
 end
-copy(a::AdjointMatrix) = _transpose_copy(a.parent)
-copy(a::TransposeMatrix) = _transpose_copy(a.parent)
-collect(a::AdjointMatrix) = _transpose_copy(a.parent)
-collect(a::TransposeMatrix) = _transpose_copy(a.parent)
+# The parent's element `[j, i]`; of a vector view (whose wrapper is a row, `i == 1`) `[j]`.
+_swapped_get(P, i::Int, j::Int) = P[j, i]
+_swapped_get(P::AbstractVector, i::Int, j::Int) = P[j]
+_swapped_set!(P, v, i::Int, j::Int) = (P[j, i] = v)
+_swapped_set!(P::AbstractVector, v, i::Int, j::Int) = (P[j] = v)
+# The matrix a lazy transpose of `P` stands for, as a new `Matrix`.
+_transposed(P::Matrix) = _transpose_copy(P)
+_transposed(P::AbstractMatrix) = _transpose_copy(collect(P))
+_transposed(P::AbstractVector) = reshape(collect(P), 1, length(P))
+copy(a::AdjointMatrix) = _transposed(a.parent)
+copy(a::TransposeMatrix) = _transposed(a.parent)
+collect(a::AdjointMatrix) = _transposed(a.parent)
+collect(a::TransposeMatrix) = _transposed(a.parent)
 # Products: the transposed matrix product (`A' * B` is `Aᵀ B`, `A' * B'` is `(B A)ᵀ`, a row
 # times `A'` is the row of `A x`).
-*(a::AdjointMatrix, B::Matrix{<:Real}) = _transpose_copy(a.parent) * B
-*(a::TransposeMatrix, B::Matrix{<:Real}) = _transpose_copy(a.parent) * B
-*(A::Matrix{<:Real}, b::AdjointMatrix) = A * _transpose_copy(b.parent)
-*(A::Matrix{<:Real}, b::TransposeMatrix) = A * _transpose_copy(b.parent)
-*(a::AdjointMatrix, b::AdjointMatrix) = _transpose_copy(b.parent * a.parent)
-*(a::TransposeMatrix, b::TransposeMatrix) = _transpose_copy(b.parent * a.parent)
-*(a::AdjointMatrix, b::TransposeMatrix) = _transpose_copy(b.parent * a.parent)
-*(a::TransposeMatrix, b::AdjointMatrix) = _transpose_copy(b.parent * a.parent)
-*(a::AdjointMatrix, x::Vector{<:Real}) = _transpose_copy(a.parent) * x
-*(a::TransposeMatrix, x::Vector{<:Real}) = _transpose_copy(a.parent) * x
+*(a::AdjointMatrix, B::Matrix{<:Real}) = _transposed_times(a.parent, B)
+*(a::TransposeMatrix, B::Matrix{<:Real}) = _transposed_times(a.parent, B)
+*(A::Matrix{<:Real}, b::AdjointMatrix) = A * _transposed(b.parent)
+*(A::Matrix{<:Real}, b::TransposeMatrix) = A * _transposed(b.parent)
+*(a::AdjointMatrix, b::AdjointMatrix) = _transposed(b.parent * a.parent)
+*(a::TransposeMatrix, b::TransposeMatrix) = _transposed(b.parent * a.parent)
+*(a::AdjointMatrix, b::TransposeMatrix) = _transposed(b.parent * a.parent)
+*(a::TransposeMatrix, b::AdjointMatrix) = _transposed(b.parent * a.parent)
+*(a::AdjointMatrix, x::Vector{<:Real}) = _transposed_times(a.parent, x)
+*(a::TransposeMatrix, x::Vector{<:Real}) = _transposed_times(a.parent, x)
 *(r::Adjoint, a::AdjointMatrix) = (a.parent * r')'
 *(r::Adjoint, a::TransposeMatrix) = (a.parent * r')'
-*(c::Real, a::AdjointMatrix) = c * _transpose_copy(a.parent)
-*(c::Real, a::TransposeMatrix) = c * _transpose_copy(a.parent)
-*(a::AdjointMatrix, c::Real) = _transpose_copy(a.parent) * c
-*(a::TransposeMatrix, c::Real) = _transpose_copy(a.parent) * c
+*(c::Real, a::AdjointMatrix) = c * _transposed(a.parent)
+*(c::Real, a::TransposeMatrix) = c * _transposed(a.parent)
+*(a::AdjointMatrix, c::Real) = _transposed(a.parent) * c
+*(a::TransposeMatrix, c::Real) = _transposed(a.parent) * c
+# `Pᵀ X`: the matrix product with the transposed matrix; of a vector view's row (`v' * y`)
+# the inner product, and a row times a matrix the row of `Bᵀ v`.
+_transposed_times(P, X) = _transposed(P) * X
+_transposed_times(v::AbstractVector, y::AbstractVector) = dot(v, y)
+_transposed_times(v::AbstractVector, B::AbstractMatrix) = (transpose(B) * v)'
 # Negation keeps the wrapper, as LinearAlgebra's; `A' + B'`, `2A'` and broadcasts are Julia's
 # generic array arithmetic, whose result is a `Matrix` (the library reads the copies).
 -(a::AdjointMatrix) = AdjointMatrix(-a.parent)
