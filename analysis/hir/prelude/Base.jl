@@ -523,10 +523,10 @@ _reduce_dims(op, r::Adjoint, d::Int) = _reduce_dims(op, permutedims(r'), d)
 _outer_broadcast(f, x, y) = [f(x[i], y[j]) for i in 1:length(x), j in 1:length(y)]
 _outer_broadcast_flipped(f, x, y) = [f(y[j], x[i]) for i in 1:length(x), j in 1:length(y)]
 
-# `vec(E')` (lowering): of a row, its vector; of a matrix refused, since Julia's result
-# shares `A`'s memory and zy's `A'` is a copy.
+# `vec(E')` (lowering): of a row, its vector; of a matrix refused, since Julia's result is a
+# reshape sharing `A`'s memory, which zy does not make of the lazy `A'`.
 _vec_adjoint(r::Adjoint) = r'
-_vec_adjoint(A::AbstractMatrix) = error("unsupported: `vec(A')` of a matrix `A`: Julia's result shares `A`'s memory, zy's `A'` is a copy; write `vec(permutedims(A))` if neither is written afterwards")
+_vec_adjoint(A::AbstractMatrix) = error("unsupported: `vec(A')` of a matrix `A`: Julia's result is a reshape sharing `A`'s memory, which zy does not make of a lazy `A'`; write `vec(permutedims(A))` if neither is written afterwards")
 
 length(v::SubArray) = length(v.indices)
 size(v::SubArray) = size(v.indices)
@@ -4225,14 +4225,21 @@ immutable, so their reshape is a copy.
 """
 _reshape_shared(A::Array, dims...) = SubArray(A, reshape(collect(1:length(A)), dims...), _Reshaped())
 _reshape_shared(v::SubArray, dims...) = SubArray(v.parent, reshape(collect(v.indices), dims...), v.reshaped)
-_reshape_shared(x, dims...) = reshape(x, dims...)
+_reshape_shared(r::Union{UnitRange{Int}, StepRange{Int, Int}, StepRangeLen}, dims...) = reshape(collect(r), dims...)
+_reshape_shared(x, dims...) = _reshape_refused("reshape")
 _vec_shared(x::Vector) = x
 _vec_shared(A::Array) = _reshape_shared(A, length(A))
 _vec_shared(v::SubArray) = _reshape_shared(v, length(v))
-_vec_shared(x) = vec(x)
+_vec_shared(r::Union{UnitRange{Int}, StepRange{Int, Int}, StepRangeLen}) = collect(r)
+_vec_shared(r::Adjoint) = r'
+_vec_shared(t::Transpose) = t.parent
+_vec_shared(x) = _reshape_refused("vec")
 _dropdims_shared(A::Array; dims) = SubArray(A, dropdims(reshape(collect(1:length(A)), size(A)); dims = dims), _Reshaped())
 _dropdims_shared(v::SubArray; dims) = SubArray(v.parent, dropdims(collect(v.indices); dims = dims), v.reshaped)
-_dropdims_shared(x; dims) = dropdims(x; dims = dims)
+_dropdims_shared(x; dims) = _reshape_refused("dropdims")
+# Of a lazy wrapper (`A'`, `Symmetric(A)`, ...) Julia's result is a `ReshapedArray` reading
+# the wrapped array, which zy does not make (a copy would not see later writes).
+_reshape_refused(f) = error("unsupported: `$f` of a lazy wrapper (`A'`, `transpose(A)`, `Symmetric(A)`, ...): Julia's result shares the wrapped array's memory; `$f` a `collect`ed copy if neither is written afterwards")
 
 # A copy of `A` shaped m×n (`n` long).
 _reshape(A::Array, m::Int, n::Int) = _reshape_fill!(_matrix(A, m, n), A, (m, n))
