@@ -266,6 +266,16 @@ function getindex(r::StepRange{Int, Int}, i::Int)
     return r.start + (i - 1) * r.step
 end
 
+# `r[s]` of a StepRange by a range (a view of a vector's view): Julia's range of the
+# selected elements.
+function getindex(r::StepRange{Int, Int}, s::Union{UnitRange{Int}, StepRange{Int, Int}})
+    if !isempty(s) && !(1 <= first(s) <= length(r) && 1 <= last(s) <= length(r))
+        error("BoundsError: attempt to access $(length(r))-element StepRange{Int64, Int64} at index [$s]")
+    end
+    return StepRange(r.start + (first(s) - 1) * r.step, r.step * step(s), r.start + (last(s) - 1) * r.step)
+end
+getindex(r::StepRange{Int, Int}, ::Colon) = r
+
 function getindex(r::LinRange, i::Int)
     if !(1 <= i <= r.len)
         error("BoundsError: attempt to access a LinRange{Float64} at an index outside it")
