@@ -226,10 +226,9 @@ pub(crate) fn write_library<W: Write + ?Sized>(
             show(f, &a.into_value())?;
         }
         Form::Diagonal => {
-            let Some(Value::Array(d)) = field("diag") else {
+            let Some(d) = field("diag").and_then(dense) else {
                 return Ok(false);
             };
-            let d = d.borrow();
             let n = d.data.len();
             let mut data = ArrayData::zeros(d.data.elem(), n * n);
             for i in 0..n {
@@ -238,10 +237,9 @@ pub(crate) fn write_library<W: Write + ?Sized>(
             show(f, &Array::new(Shape::Matrix(n, n), data).into_value())?;
         }
         Form::Triangular(upper, unit) => {
-            let Some(Value::Array(a)) = field("data") else {
+            let Some(a) = field("data").and_then(dense) else {
                 return Ok(false);
             };
-            let a = a.borrow();
             let Shape::Matrix(n, m) = a.shape else {
                 return Ok(false);
             };
@@ -512,10 +510,7 @@ pub(crate) fn set_elements(items: &Value) -> Option<Vec<Value>> {
 /// The dense matrix `Symmetric(a, uplo)` stands for: the kept triangle (`upper`) mirrored, if
 /// `a` is a square matrix.
 pub(crate) fn symmetric_elements(a: &Value, upper: bool) -> Option<Array> {
-    let Value::Array(a) = a else {
-        return None;
-    };
-    let a = a.borrow();
+    let a = dense(a)?;
     let Shape::Matrix(n, m) = a.shape else {
         return None;
     };
