@@ -6976,9 +6976,10 @@ end
 """
     AdjointMatrix(A), TransposeMatrix(A)
 
-`A'` and `transpose(A)` of a real matrix, and `v'` of a view (of a matrix or a vector, whose
-adjoint is the 1×n row): Julia's lazy `Adjoint{T, Matrix{T}}` and `Transpose{T, Matrix{T}}` (`typeof` prints those names; `isa Adjoint` or `isa Transpose` and
-`isa AbstractMatrix` hold, `isa Matrix` does not, so a method for `Matrix` does not take them).
+`A'` and `transpose(A)` of a real matrix, and of a view (of a matrix, or `v'` of a vector
+view, the 1×n row): Julia's lazy `Adjoint{T, Matrix{T}}` and `Transpose{T, Matrix{T}}`
+(`typeof` prints those names; `isa Adjoint` or `isa Transpose` and `isa AbstractMatrix`
+hold, `isa Matrix` does not, so a method for `Matrix` does not take them).
 Each reads `A` with the indices swapped: a later write to `A` is seen through it, and
 `At[i, j] = v` writes `A[j, i]`; `(A')'` is `A` itself. Products with a matrix or a vector
 multiply by the transposed matrix (compiled code calls the matrix product with its transpose
