@@ -63,7 +63,8 @@ pub(crate) fn is_library(name: &str) -> bool {
 }
 
 /// Does the library function `name` give views of its argument (which a copy of the argument
-/// would silently cut from it, losing the writes through them)?
+/// would silently cut from it, losing the writes through them)? `reshape` and `vec` are
+/// Julia's `ReshapedArray` sharing the parent's memory.
 fn makes_views(name: &str) -> bool {
     let bare = name.rsplit('.').next().unwrap_or(name);
     matches!(
@@ -77,7 +78,21 @@ fn makes_views(name: &str) -> bool {
             | "selectdim"
             | "partition"
             | "parent"
+            | "reshape"
+            | "vec"
     )
+}
+
+/// The refusal of a library function that gives a view (`makes_views`) of a lazy wrapper it
+/// has no method for: Julia's result shares the wrapper's parent, which a copy would not.
+fn wrapper_view_refused(name: &str, args: &[Type]) -> Option<Fail> {
+    let wrapper = args.iter().find(|t| reads_as_copy(t))?;
+    let bare = name.rsplit('.').next().unwrap_or(name);
+    (is_library(name) && makes_views(name)).then(|| {
+        Fail::unsupported(format!(
+            "`{bare}` of a lazy wrapper ({wrapper}): Julia's result shares the wrapped array's memory, which zy would copy; `{bare}` a `collect`ed copy if neither is written afterwards"
+        ))
+    })
 }
 
 /// The resolution context of one instance: the program, the oracle for callees' return types,
@@ -560,21 +575,26 @@ impl<'a> Cx<'a> {
             Err(_) if &**name == ITERATED => return self.iterated_by_index(b, args),
             // A library function defined in Julia (`Base.sum`) also has the builtin's methods,
             // which are less specific than any written one.
-            Err(no_match) => match builtin_of(name) {
-                Some(builtin) => {
-                    return self
-                        .call_builtin(b, name, builtin, args)
-                        .unwrap_or(Err(no_match));
+            Err(no_match) => {
+                if let Some(refused) = wrapper_view_refused(name, &types) {
+                    return Err(refused);
                 }
-                // Outer constructors (`LinRange(a, b, n)`) keep the default one beside them.
-                None => match self.program.structs.get(name) {
-                    Some(def) if def.kind == StructKind::User && !def.inner_constructors => {
-                        return dispatch::construct(self.program, def, b, args)
-                            .map_err(|_| no_match);
+                match builtin_of(name) {
+                    Some(builtin) => {
+                        return self
+                            .call_builtin(b, name, builtin, args)
+                            .unwrap_or(Err(no_match));
                     }
-                    _ => return Err(self.shadowing_hint(name, no_match)),
-                },
-            },
+                    // Outer constructors (`LinRange(a, b, n)`) keep the default one beside them.
+                    None => match self.program.structs.get(name) {
+                        Some(def) if def.kind == StructKind::User && !def.inner_constructors => {
+                            return dispatch::construct(self.program, def, b, args)
+                                .map_err(|_| no_match);
+                        }
+                        _ => return Err(self.shadowing_hint(name, no_match)),
+                    },
+                }
+            }
         };
         let args = match gf.methods.get(method as usize) {
             Some(m) => dispatch::pack_varargs(self, b, m, args)?,

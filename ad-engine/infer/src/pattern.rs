@@ -653,12 +653,15 @@ fn lazy_transpose_matches(p: &Pat, t: &Type, b: &mut Bindings) -> bool {
     let Type::Struct(s) = t else {
         return false;
     };
-    let [parent @ Type::Array(e, 2)] = s.params.as_slice() else {
+    let [parent] = s.params.as_slice() else {
+        return false;
+    };
+    let Some(e) = transposed_elem(parent) else {
         return false;
     };
     match (p, &*s.name) {
         (Pat::Adjoint(elem), "Base.AdjointMatrix") => {
-            elem.as_ref().is_none_or(|p| matches_exact(p, e, b))
+            elem.as_ref().is_none_or(|p| matches_exact(p, &e, b))
         }
         (Pat::Struct { name, params }, "Base.TransposeMatrix") if &**name == "Base.Transpose" => {
             params.as_ref().is_none_or(|ps| match ps.as_slice() {
@@ -686,7 +689,7 @@ fn abstract_array(t: &Type) -> Option<Type> {
             ((**e).clone(), 2)
         }
         ("Base.Transpose", [Type::Array(e, 1)]) => ((**e).clone(), 2),
-        ("Base.AdjointMatrix" | "Base.TransposeMatrix", [Type::Array(e, 2)]) => ((**e).clone(), 2),
+        ("Base.AdjointMatrix" | "Base.TransposeMatrix", [p]) => (transposed_elem(p)?, 2),
         // `eachrow`/`eachcol` of a matrix (or of a matrix view): views of one dimension.
         ("Base.RowSlices" | "Base.ColumnSlices", [m]) => (slice_view(m, 1)?, 1),
         // `eachslice` of an array of `d` dimensions: views of `d - 1`.
@@ -694,6 +697,16 @@ fn abstract_array(t: &Type) -> Option<Type> {
         _ => return None,
     };
     Some(Type::Array(Arc::new(elem), n))
+}
+
+/// The element type of the parent of a lazy transpose (`AdjointMatrix`, `TransposeMatrix`): a
+/// matrix, or a view of a matrix or a vector.
+fn transposed_elem(parent: &Type) -> Option<Type> {
+    match parent {
+        Type::Array(e, 2) => Some((**e).clone()),
+        Type::Struct(s) => view_array(s).filter(|&(_, n)| n <= 2).map(|(e, _)| e),
+        _ => None,
+    }
 }
 
 /// The type of a slice of `parent` with `n` dimensions, as the prelude's `view` gives it: a

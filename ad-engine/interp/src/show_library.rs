@@ -226,10 +226,9 @@ pub(crate) fn write_library<W: Write + ?Sized>(
             show(f, &a.into_value())?;
         }
         Form::Diagonal => {
-            let Some(Value::Array(d)) = field("diag") else {
+            let Some(d) = field("diag").and_then(dense) else {
                 return Ok(false);
             };
-            let d = d.borrow();
             let n = d.data.len();
             let mut data = ArrayData::zeros(d.data.elem(), n * n);
             for i in 0..n {
@@ -238,10 +237,9 @@ pub(crate) fn write_library<W: Write + ?Sized>(
             show(f, &Array::new(Shape::Matrix(n, n), data).into_value())?;
         }
         Form::Triangular(upper, unit) => {
-            let Some(Value::Array(a)) = field("data") else {
+            let Some(a) = field("data").and_then(dense) else {
                 return Ok(false);
             };
-            let a = a.borrow();
             let Shape::Matrix(n, m) = a.shape else {
                 return Ok(false);
             };
@@ -512,10 +510,7 @@ pub(crate) fn set_elements(items: &Value) -> Option<Vec<Value>> {
 /// The dense matrix `Symmetric(a, uplo)` stands for: the kept triangle (`upper`) mirrored, if
 /// `a` is a square matrix.
 pub(crate) fn symmetric_elements(a: &Value, upper: bool) -> Option<Array> {
-    let Value::Array(a) = a else {
-        return None;
-    };
-    let a = a.borrow();
+    let a = dense(a)?;
     let Shape::Matrix(n, m) = a.shape else {
         return None;
     };
@@ -535,24 +530,21 @@ pub(crate) fn symmetric_elements(a: &Value, upper: bool) -> Option<Array> {
 
 /// The 1×n matrix `transpose(x)` stands for, if `x` is a vector.
 pub(crate) fn row_elements(x: &Value) -> Option<Array> {
-    let Value::Array(x) = x else {
-        return None;
-    };
-    let x = x.borrow();
+    let x = dense(x)?;
     let Shape::Vector(n) = x.shape else {
         return None;
     };
-    Some(Array::new(Shape::Matrix(1, n), x.data.clone()))
+    Some(Array::new(Shape::Matrix(1, n), x.data))
 }
 
-/// The matrix `A'` (or `transpose(A)`) of a real matrix `a` stands for: `a` transposed.
+/// The matrix `A'` (or `transpose(A)`) of a real matrix or view `a` stands for: `a`
+/// transposed (of a vector view, the 1×n row).
 pub(crate) fn transposed_elements(a: &Value) -> Option<Array> {
-    let Value::Array(a) = a else {
-        return None;
-    };
-    let a = a.borrow();
-    let Shape::Matrix(m, n) = a.shape else {
-        return None;
+    let a = dense(a)?;
+    let (m, n) = match a.shape {
+        Shape::Matrix(m, n) => (m, n),
+        Shape::Vector(n) => (n, 1),
+        _ => return None,
     };
     let mut data = ArrayData::zeros(a.data.elem(), m * n);
     for j in 0..m {
@@ -561,4 +553,16 @@ pub(crate) fn transposed_elements(a: &Value) -> Option<Array> {
         }
     }
     Some(Array::new(Shape::Matrix(n, m), data))
+}
+
+/// The elements of an array, or of a view (the prelude's `SubArray`) as a new array.
+fn dense(a: &Value) -> Option<Array> {
+    match a {
+        Value::Array(a) => Some(a.borrow().clone()),
+        Value::Struct(t, fs) if &*t.name == "Base.SubArray" => match &fs[..] {
+            [parent, indices, ..] => view_elements(parent, indices),
+            _ => None,
+        },
+        _ => None,
+    }
 }

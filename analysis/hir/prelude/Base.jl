@@ -266,6 +266,16 @@ function getindex(r::StepRange{Int, Int}, i::Int)
     return r.start + (i - 1) * r.step
 end
 
+# `r[s]` of a StepRange by a range (a view of a vector's view): Julia's range of the
+# selected elements.
+function getindex(r::StepRange{Int, Int}, s::Union{UnitRange{Int}, StepRange{Int, Int}})
+    if !isempty(s) && !(1 <= first(s) <= length(r) && 1 <= last(s) <= length(r))
+        error("BoundsError: attempt to access $(length(r))-element StepRange{Int64, Int64} at index [$s]")
+    end
+    return StepRange(r.start + (first(s) - 1) * r.step, r.step * step(s), r.start + (last(s) - 1) * r.step)
+end
+getindex(r::StepRange{Int, Int}, ::Colon) = r
+
 function getindex(r::LinRange, i::Int)
     if !(1 <= i <= r.len)
         error("BoundsError: attempt to access a LinRange{Float64} at an index outside it")
@@ -523,10 +533,10 @@ _reduce_dims(op, r::Adjoint, d::Int) = _reduce_dims(op, permutedims(r'), d)
 _outer_broadcast(f, x, y) = [f(x[i], y[j]) for i in 1:length(x), j in 1:length(y)]
 _outer_broadcast_flipped(f, x, y) = [f(y[j], x[i]) for i in 1:length(x), j in 1:length(y)]
 
-# `vec(E')` (lowering): of a row, its vector; of a matrix refused, since Julia's result
-# shares `A`'s memory and zy's `A'` is a copy.
+# `vec(E')` (lowering): of a row, its vector; of a matrix refused, since Julia's result is a
+# reshape sharing `A`'s memory, which zy does not make of the lazy `A'`.
 _vec_adjoint(r::Adjoint) = r'
-_vec_adjoint(A::AbstractMatrix) = error("unsupported: `vec(A')` of a matrix `A`: Julia's result shares `A`'s memory, zy's `A'` is a copy; write `vec(permutedims(A))` if neither is written afterwards")
+_vec_adjoint(A::AbstractMatrix) = error("unsupported: `vec(A')` of a matrix `A`: Julia's result is a reshape sharing `A`'s memory, which zy does not make of a lazy `A'`; write `vec(permutedims(A))` if neither is written afterwards")
 
 length(v::SubArray) = length(v.indices)
 size(v::SubArray) = size(v.indices)
@@ -4225,14 +4235,21 @@ immutable, so their reshape is a copy.
 """
 _reshape_shared(A::Array, dims...) = SubArray(A, reshape(collect(1:length(A)), dims...), _Reshaped())
 _reshape_shared(v::SubArray, dims...) = SubArray(v.parent, reshape(collect(v.indices), dims...), v.reshaped)
-_reshape_shared(x, dims...) = reshape(x, dims...)
+_reshape_shared(r::Union{UnitRange{Int}, StepRange{Int, Int}, StepRangeLen}, dims...) = reshape(collect(r), dims...)
+_reshape_shared(x, dims...) = _reshape_refused("reshape")
 _vec_shared(x::Vector) = x
 _vec_shared(A::Array) = _reshape_shared(A, length(A))
 _vec_shared(v::SubArray) = _reshape_shared(v, length(v))
-_vec_shared(x) = vec(x)
+_vec_shared(r::Union{UnitRange{Int}, StepRange{Int, Int}, StepRangeLen}) = collect(r)
+_vec_shared(r::Adjoint) = r'
+_vec_shared(t::Transpose) = t.parent
+_vec_shared(x) = _reshape_refused("vec")
 _dropdims_shared(A::Array; dims) = SubArray(A, dropdims(reshape(collect(1:length(A)), size(A)); dims = dims), _Reshaped())
 _dropdims_shared(v::SubArray; dims) = SubArray(v.parent, dropdims(collect(v.indices); dims = dims), v.reshaped)
-_dropdims_shared(x; dims) = dropdims(x; dims = dims)
+_dropdims_shared(x; dims) = _reshape_refused("dropdims")
+# Of a lazy wrapper (`A'`, `Symmetric(A)`, ...) Julia's result is a `ReshapedArray` reading
+# the wrapped array, which zy does not make (a copy would not see later writes).
+_reshape_refused(f) = error("unsupported: `$f` of a lazy wrapper (`A'`, `transpose(A)`, `Symmetric(A)`, ...): Julia's result shares the wrapped array's memory; `$f` a `collect`ed copy if neither is written afterwards")
 
 # A copy of `A` shaped m×n (`n` long).
 _reshape(A::Array, m::Int, n::Int) = _reshape_fill!(_matrix(A, m, n), A, (m, n))
@@ -6965,9 +6982,10 @@ end
 """
     AdjointMatrix(A), TransposeMatrix(A)
 
-`A'` and `transpose(A)` of a real matrix: Julia's lazy `Adjoint{T, Matrix{T}}` and
-`Transpose{T, Matrix{T}}` (`typeof` prints those names; `isa Adjoint` or `isa Transpose` and
-`isa AbstractMatrix` hold, `isa Matrix` does not, so a method for `Matrix` does not take them).
+`A'` and `transpose(A)` of a real matrix, and of a view (of a matrix, or `v'` of a vector
+view, the 1×n row): Julia's lazy `Adjoint{T, Matrix{T}}` and `Transpose{T, Matrix{T}}`
+(`typeof` prints those names; `isa Adjoint` or `isa Transpose` and `isa AbstractMatrix`
+hold, `isa Matrix` does not, so a method for `Matrix` does not take them).
 Each reads `A` with the indices swapped: a later write to `A` is seen through it, and
 `At[i, j] = v` writes `A[j, i]`; `(A')'` is `A` itself. Products with a matrix or a vector
 multiply by the transposed matrix (compiled code calls the matrix product with its transpose
@@ -6983,6 +7001,12 @@ struct TransposeMatrix{M}
 end
 adjoint(A::Matrix{<:Real}) = AdjointMatrix(A)
 transpose(A::Matrix{<:Real}) = TransposeMatrix(A)
+# Of a view (or a shared reshape) the same wrapper over the view, reading and writing through
+# it; `transpose` of a vector view is the row `Transpose` above.
+adjoint(v::SubArray{<:Array{<:Real}, I, R}) where {I, R} = AdjointMatrix(v)
+transpose(v::SubArray{<:Array{<:Real}, I, R}) where {I, R} = _transpose_view(v, size(v))
+_transpose_view(v, n::Tuple{Int}) = Transpose(v)
+_transpose_view(v, mn::Tuple{Int, Int}) = TransposeMatrix(v)
 # Each method names one of the two structs (not their `Union`), so that a program holds them
 # only once it makes the wrapper.
 adjoint(a::AdjointMatrix) = a.parent
@@ -7003,18 +7027,19 @@ ndims(a::AdjointMatrix) = 2
 ndims(a::TransposeMatrix) = 2
 _lazy_size(A) = (size(A, 2), size(A, 1))
 _lazy_size(A, d::Int) = d == 1 ? size(A, 2) : d == 2 ? size(A, 1) : 1
+# Of a vector view, the 1×n row.
+_lazy_size(v::AbstractVector) = (1, length(v))
+_lazy_size(v::AbstractVector, d::Int) = d == 2 ? length(v) : 1
 # Julia's `adjoint(::Matrix{Float64})` (or `transpose`) in a bounds error's text.
 _lazy_word(a::AdjointMatrix) = "adjoint"
 _lazy_word(a::TransposeMatrix) = "transpose"
 function _lazy_check(a, i::Int, j::Int)
-    m = size(a.parent, 2)
-    n = size(a.parent, 1)
+    m, n = _lazy_size(a.parent)
     (1 <= i <= m && 1 <= j <= n) || error("BoundsError: attempt to access $(m)×$(n) $(_lazy_word(a))(::Matrix{$(eltype(a.parent))}) with eltype $(eltype(a.parent)) at index [$i, $j]")
     return nothing
 end
 function _lazy_check(a, k::Int)
-    m = size(a.parent, 2)
-    n = size(a.parent, 1)
+    m, n = _lazy_size(a.parent)
     1 <= k <= m * n || error("BoundsError: attempt to access $(m)×$(n) $(_lazy_word(a))(::Matrix{$(eltype(a.parent))}) with eltype $(eltype(a.parent)) at index [$k]")
     return nothing
 end
@@ -7028,47 +7053,61 @@ setindex!(a::AdjointMatrix, v, k::Int) = _lazy_set!(a, v, k)
 setindex!(a::TransposeMatrix, v, k::Int) = _lazy_set!(a, v, k)
 function _lazy_get(a, i::Int, j::Int)
     _lazy_check(a, i, j)
-    return a.parent[j, i]
+    return _swapped_get(a.parent, i, j)
 end
 # Linear index `k` in the wrapper's own column-major order.
 function _lazy_get(a, k::Int)
     _lazy_check(a, k)
-    m = size(a.parent, 2)
-    return a.parent[div(k - 1, m) + 1, mod1(k, m)]
+    m = _lazy_size(a.parent, 1)
+    return _swapped_get(a.parent, mod1(k, m), div(k - 1, m) + 1)
 end
 function _lazy_set!(a, v, i::Int, j::Int)
     _lazy_check(a, i, j)
-    a.parent[j, i] = v
+    _swapped_set!(a.parent, v, i, j)
     return a
 end
 function _lazy_set!(a, v, k::Int)
     _lazy_check(a, k)
-    m = size(a.parent, 2)
-    a.parent[div(k - 1, m) + 1, mod1(k, m)] = v
+    m = _lazy_size(a.parent, 1)
+    _swapped_set!(a.parent, v, mod1(k, m), div(k - 1, m) + 1)
     return a
 end
-copy(a::AdjointMatrix) = _transpose_copy(a.parent)
-copy(a::TransposeMatrix) = _transpose_copy(a.parent)
-collect(a::AdjointMatrix) = _transpose_copy(a.parent)
-collect(a::TransposeMatrix) = _transpose_copy(a.parent)
+# The parent's element `[j, i]`; of a vector view (whose wrapper is a row, `i == 1`) `[j]`.
+_swapped_get(P, i::Int, j::Int) = P[j, i]
+_swapped_get(P::AbstractVector, i::Int, j::Int) = P[j]
+_swapped_set!(P, v, i::Int, j::Int) = (P[j, i] = v)
+_swapped_set!(P::AbstractVector, v, i::Int, j::Int) = (P[j] = v)
+# The matrix a lazy transpose of `P` stands for, as a new `Matrix`.
+_transposed(P::Matrix) = _transpose_copy(P)
+_transposed(P::AbstractMatrix) = _transpose_copy(collect(P))
+_transposed(P::AbstractVector) = reshape(collect(P), 1, length(P))
+copy(a::AdjointMatrix) = _transposed(a.parent)
+copy(a::TransposeMatrix) = _transposed(a.parent)
+collect(a::AdjointMatrix) = _transposed(a.parent)
+collect(a::TransposeMatrix) = _transposed(a.parent)
 # Products: the transposed matrix product (`A' * B` is `Aᵀ B`, `A' * B'` is `(B A)ᵀ`, a row
 # times `A'` is the row of `A x`).
-*(a::AdjointMatrix, B::Matrix{<:Real}) = _transpose_copy(a.parent) * B
-*(a::TransposeMatrix, B::Matrix{<:Real}) = _transpose_copy(a.parent) * B
-*(A::Matrix{<:Real}, b::AdjointMatrix) = A * _transpose_copy(b.parent)
-*(A::Matrix{<:Real}, b::TransposeMatrix) = A * _transpose_copy(b.parent)
-*(a::AdjointMatrix, b::AdjointMatrix) = _transpose_copy(b.parent * a.parent)
-*(a::TransposeMatrix, b::TransposeMatrix) = _transpose_copy(b.parent * a.parent)
-*(a::AdjointMatrix, b::TransposeMatrix) = _transpose_copy(b.parent * a.parent)
-*(a::TransposeMatrix, b::AdjointMatrix) = _transpose_copy(b.parent * a.parent)
-*(a::AdjointMatrix, x::Vector{<:Real}) = _transpose_copy(a.parent) * x
-*(a::TransposeMatrix, x::Vector{<:Real}) = _transpose_copy(a.parent) * x
+*(a::AdjointMatrix, B::Matrix{<:Real}) = _transposed_times(a.parent, B)
+*(a::TransposeMatrix, B::Matrix{<:Real}) = _transposed_times(a.parent, B)
+*(A::Matrix{<:Real}, b::AdjointMatrix) = A * _transposed(b.parent)
+*(A::Matrix{<:Real}, b::TransposeMatrix) = A * _transposed(b.parent)
+*(a::AdjointMatrix, b::AdjointMatrix) = _transposed(b.parent * a.parent)
+*(a::TransposeMatrix, b::TransposeMatrix) = _transposed(b.parent * a.parent)
+*(a::AdjointMatrix, b::TransposeMatrix) = _transposed(b.parent * a.parent)
+*(a::TransposeMatrix, b::AdjointMatrix) = _transposed(b.parent * a.parent)
+*(a::AdjointMatrix, x::Vector{<:Real}) = _transposed_times(a.parent, x)
+*(a::TransposeMatrix, x::Vector{<:Real}) = _transposed_times(a.parent, x)
 *(r::Adjoint, a::AdjointMatrix) = (a.parent * r')'
 *(r::Adjoint, a::TransposeMatrix) = (a.parent * r')'
-*(c::Real, a::AdjointMatrix) = c * _transpose_copy(a.parent)
-*(c::Real, a::TransposeMatrix) = c * _transpose_copy(a.parent)
-*(a::AdjointMatrix, c::Real) = _transpose_copy(a.parent) * c
-*(a::TransposeMatrix, c::Real) = _transpose_copy(a.parent) * c
+*(c::Real, a::AdjointMatrix) = c * _transposed(a.parent)
+*(c::Real, a::TransposeMatrix) = c * _transposed(a.parent)
+*(a::AdjointMatrix, c::Real) = _transposed(a.parent) * c
+*(a::TransposeMatrix, c::Real) = _transposed(a.parent) * c
+# `Pᵀ X`: the matrix product with the transposed matrix; of a vector view's row (`v' * y`)
+# the inner product, and a row times a matrix the row of `Bᵀ v`.
+_transposed_times(P, X) = _transposed(P) * X
+_transposed_times(v::AbstractVector, y::AbstractVector) = dot(v, y)
+_transposed_times(v::AbstractVector, B::AbstractMatrix) = (transpose(B) * v)'
 # Negation keeps the wrapper, as LinearAlgebra's; `A' + B'`, `2A'` and broadcasts are Julia's
 # generic array arithmetic, whose result is a `Matrix` (the library reads the copies).
 -(a::AdjointMatrix) = AdjointMatrix(-a.parent)

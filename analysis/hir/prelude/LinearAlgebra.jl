@@ -1431,7 +1431,7 @@ parent(T::Union{UpperTriangular, LowerTriangular, UnitUpperTriangular, UnitLower
 
 function getindex(T::Union{UpperTriangular, LowerTriangular, UnitUpperTriangular, UnitLowerTriangular}, i::Int, j::Int)
     n = _tri_size(T)
-    (1 <= i <= n && 1 <= j <= n) || error("BoundsError: attempt to access $n×$n $(typeof(T)) at index [$i, $j]")
+    (1 <= i <= n && 1 <= j <= n) || error("BoundsError: attempt to access $n×$n $(_tri_text(T, T.data)) at index [$i, $j]")
     if i == j && _tri_unit(T)
         return one(eltype(T.data))
     end
@@ -1439,6 +1439,14 @@ function getindex(T::Union{UpperTriangular, LowerTriangular, UnitUpperTriangular
     return inside ? T.data[i, j] : zero(eltype(T.data))
 end
 
+# The wrapper's type in an error's text: of a matrix its `typeof`, of a view or another wrapper
+# (whose type as a value zy refuses) the parent's type elided.
+_tri_text(T, A::Matrix) = typeof(T)
+_tri_text(T, A) = "$(_tri_word(T)){…}"
+_tri_word(T::UpperTriangular) = "UpperTriangular"
+_tri_word(T::LowerTriangular) = "LowerTriangular"
+_tri_word(T::UnitUpperTriangular) = "UnitUpperTriangular"
+_tri_word(T::UnitLowerTriangular) = "UnitLowerTriangular"
 
 # `Matrix(T)` (inference hands it here): the dense matrix.
 function _triangular_matrix(T)
@@ -1466,12 +1474,12 @@ det(T::Union{UnitUpperTriangular, UnitLowerTriangular}) = (_tri_size(T); one(elt
 logdet(T::Union{UpperTriangular, LowerTriangular}) = sum(log, diag(T))
 logdet(T::Union{UnitUpperTriangular, UnitLowerTriangular}) = (_tri_size(T); log(one(eltype(T.data))))
 
-# The transpose of a triangle is the other triangle (zy's of a copy of `T.data` transposed;
-# Julia's of a lazy transpose of it).
-transpose(T::UpperTriangular) = LowerTriangular(_transpose_copy(T.data))
-transpose(T::LowerTriangular) = UpperTriangular(_transpose_copy(T.data))
-transpose(T::UnitUpperTriangular) = UnitLowerTriangular(_transpose_copy(T.data))
-transpose(T::UnitLowerTriangular) = UnitUpperTriangular(_transpose_copy(T.data))
+# The transpose of a triangle is the other triangle of the lazy transpose of `T.data` (as
+# Julia's: a later write to the parent is seen through it).
+transpose(T::UpperTriangular) = LowerTriangular(transpose(T.data))
+transpose(T::LowerTriangular) = UpperTriangular(transpose(T.data))
+transpose(T::UnitUpperTriangular) = UnitLowerTriangular(transpose(T.data))
+transpose(T::UnitLowerTriangular) = UnitUpperTriangular(transpose(T.data))
 adjoint(T::Union{UpperTriangular, LowerTriangular, UnitUpperTriangular, UnitLowerTriangular}) = transpose(T)
 
 # A zero on the diagonal: Julia's SingularException(k) (the first such `k`).

@@ -517,14 +517,13 @@ pub(crate) fn call(
             }],
         ) => crate::type_values::is_subtype(a, b, cx.program).map(|s| Val::lit(Const::Bool(s))),
         // Julia's `SubArray{T, N, P, I, L}` names index types zy's view does not keep.
-        ("typeof", [x]) if crate::calls::is_view(&x.ty) && crate::pattern::reshaped_array(&x.ty).is_none() => {
+        ("typeof", [x]) if holds_view(&x.ty) => {
             Err(Fail::unsupported(
-                "the type of a view (Julia's `SubArray{T, N, P, I, L}`) as a value; test `x isa SubArray` or `x isa AbstractVector` instead",
+                "the type of a view (Julia's `SubArray{T, N, P, I, L}`) or of a wrapper of one as a value; test `x isa SubArray` or `x isa AbstractVector` instead",
             ))
         }
-        ("typeof", [x]) => crate::type_values::value_name(
-            &crate::pattern::reshaped_array(&x.ty).unwrap_or_else(|| x.ty.clone()),
-        ).map(|n| Val::lit(Const::Func(n))),
+        ("typeof", [x]) => crate::type_values::value_name(&julia_array_type(&x.ty))
+            .map(|n| Val::lit(Const::Func(n))),
         ("eltype", [t]) => type_eltype(cx, t),
         ("typeof" | "eltype" | "<:", _) => Err(no_method(
             name,
@@ -730,6 +729,32 @@ pub(crate) const ABSTRACT_TYPES: &[&str] = &[
     // `Adjoint`: a row `x'` (a type of zy's own) or the prelude's `AdjointMatrix`.
     "Adjoint",
 ];
+
+/// Is `t` a view (not a shared reshape, which Julia types as an Array) or a struct holding one
+/// in its parameters (`A'` of a view)?
+fn holds_view(t: &Type) -> bool {
+    match t {
+        Type::Struct(_) if crate::calls::is_view(t) => crate::pattern::reshaped_array(t).is_none(),
+        Type::Struct(s) => s.params.iter().any(holds_view),
+        _ => false,
+    }
+}
+
+/// `t` with each shared reshape, itself or a parameter of a wrapper, as the Array Julia types
+/// it (`reshape(x, 2, 2)'` is an `Adjoint{Float64, Matrix{Float64}}`).
+fn julia_array_type(t: &Type) -> Type {
+    if let Some(a) = crate::pattern::reshaped_array(t) {
+        return a;
+    }
+    match t {
+        Type::Struct(s) if !s.params.is_empty() => {
+            let mut s = (**s).clone();
+            s.params = s.params.iter().map(julia_array_type).collect();
+            Type::Struct(std::sync::Arc::new(s))
+        }
+        _ => t.clone(),
+    }
+}
 
 fn is_tuple(v: &Val) -> bool {
     matches!(v.ty, Type::Tuple(_))

@@ -13,6 +13,9 @@ use crate::Diagnostic;
 
 pub(super) fn check(cx: &Cx<'_>, out: &mut Vec<Diagnostic>) {
     let func = &cx.spec.func;
+    if !returns(func) {
+        return; // it always throws (the runtime-error lint says why): no gradient to speak of
+    }
     for (i, (&arg, why)) in func.args().iter().zip(&cx.activity.args).enumerate() {
         if func.arg_names.get(i).is_some_and(|n| n.starts_with('#')) {
             continue; // the hidden callee of a closure or callable struct
@@ -63,6 +66,14 @@ pub(super) fn check(cx: &Cx<'_>, out: &mut Vec<Diagnostic>) {
             ArgGradient::NotDifferentiable => {}
         }
     }
+}
+
+/// Does some path of `func` return? One that always throws (reading a binding that top-level
+/// code zy does not run changes, an `error` on every path) has no gradient, zero or not.
+fn returns(func: &Function) -> bool {
+    func.reverse_postorder()
+        .into_iter()
+        .any(|b| matches!(func.block(b).term, zy_ir::Terminator::Return(_)))
 }
 
 /// Is `p` piecewise constant (a zero gradient that the activity analysis lets through)?

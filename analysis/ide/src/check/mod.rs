@@ -391,6 +391,22 @@ mod tests {
     }
 
     #[test]
+    fn no_zero_gradient_for_a_function_zy_refuses_to_run() {
+        // `w` is changed by a top-level loop zy does not run: `f` throws where it reads it, so
+        // nothing is said of its arguments' gradients; `g`, which returns, is still linted.
+        diagnostics(
+            "w = 2.0\nfor i in 1:3\n    global w += 1.0\nend\n\n\
+             # zy: at f(1.0, 2.0)\nf(x, y) = x * w + y\n\n\
+             # zy: at g(1.0, 2.0)\ng(x, y) = 2.0 * x\n",
+            expect![[r#"
+                2:1 note[skipped-statement] zy does not run a `for` loop at top level: only definitions are loaded (it may change `w`, so a function that reads it is refused)
+                7:15 error[runtime-error] `f(1.0, 2.0)` throws: ErrorException: `w` is changed by top-level code that zy does not run (t.jl:2:1): its value here is unknown
+                10:6 warning[zero-gradient] no gradient can reach `y`: the result does not depend on it, so its gradient is always `nothing`
+            "#]],
+        );
+    }
+
+    #[test]
     fn broadcasts_and_callable_structs() {
         // Arrays are objects with identity: a write through an alias could carry a gradient,
         // so `v` is not flagged. A scalar broadcast is a scalar call. The callable struct's
