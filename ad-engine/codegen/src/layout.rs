@@ -180,6 +180,14 @@ impl Layout {
                 out.push(Slot::Ptr)
             }
             Type::Any => return Err(JitError::unsupported("a value of type Any (untyped IR)")),
+            // A value whose concrete type is known only at run time (an element of a
+            // `Vector{Shape}`): the interpreter runs the program.
+            Type::Union(u) => {
+                return Err(JitError::interpreted(format!(
+                    "values of the abstract type {} (elements of a Vector{{{}}})",
+                    u.name, u.name
+                )))
+            }
             // A string or a caught exception: the address of a value the runtime holds
             // (`Arena::hold`), which only the interpreter's primitives look into.
             Type::String | Type::Exception => out.push(Slot::Ptr),

@@ -317,6 +317,55 @@ pub(crate) fn construct_given(
     Ok(Val::of(b.push(Op::New(st), values, ty.clone()), ty))
 }
 
+/// The program's abstract type `name` as the union of the concrete structs below it (closed
+/// world: a `Vector{Shape}` holds the `Shape`s the program defines); `None` when one of them
+/// is parametric or has a field of no concrete declared type, or there is none.
+pub(crate) fn abstract_union(program: &Program, name: &Name, depth: u8) -> Option<Type> {
+    let members = program
+        .structs
+        .values()
+        .filter(|d| d.kind == StructKind::User && !d.is_abstract && is_below(program, d, name))
+        .map(|d| {
+            let p = Pat::Struct {
+                name: d.name.clone(),
+                params: None,
+            };
+            concrete_within(program, &p, depth + 1)
+        })
+        .collect::<Option<Vec<_>>>()?;
+    match members.len() {
+        0 => None,
+        _ => Some(Type::Union(Arc::new(zy_ir::UnionType {
+            name: name.clone(),
+            members: sorted(members),
+        }))),
+    }
+}
+
+fn sorted(mut ts: Vec<Type>) -> Vec<Type> {
+    ts.sort();
+    ts
+}
+
+/// Is the struct `def` declared below the abstract type `name` (through its supertypes)?
+pub(crate) fn is_below(program: &Program, def: &StructDef, name: &str) -> bool {
+    let mut at = def;
+    // A chain of supertypes is at most as long as the program has types.
+    for _ in 0..=program.structs.len() {
+        let Some(zy_ir::TypeExpr::Named { name: up, .. }) = &at.supertype else {
+            return false;
+        };
+        if **up == *name {
+            return true;
+        }
+        match program.structs.get(up) {
+            Some(d) => at = d,
+            None => return false,
+        }
+    }
+    false
+}
+
 /// The concrete type that an annotation without type variables stands for, the program's
 /// structs without parameters included (`Vector{Layer}`, `Layer` when its fields are
 /// annotated with concrete types); `None` where it stands for several types.
@@ -330,6 +379,7 @@ fn concrete_within(program: &Program, p: &Pat, depth: u8) -> Option<Type> {
         return None;
     }
     match p {
+        Pat::Abstract { name, .. } => abstract_union(program, name, depth),
         Pat::Struct { name, params } if params.as_ref().is_none_or(|ps| ps.is_empty()) => {
             let def = program.structs.get(name)?;
             if def.kind != StructKind::User || def.is_abstract || !def.params.is_empty() {

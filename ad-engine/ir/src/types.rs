@@ -54,6 +54,19 @@ pub enum Type {
     Pullback(Arc<[Type]>),
     /// An AD tape stack of values of this type (forward/pullback IR only).
     Stack(Arc<Type>),
+    /// A value of one of the program's abstract types (`Shape`), the element type of an array
+    /// of structs of different types (`Vector{Shape}`): one of its concrete subtypes, known
+    /// only at run time. Calls on it are split over its members (closed world).
+    Union(Arc<UnionType>),
+}
+
+/// An abstract type as the union of the concrete types the program defines under it.
+#[derive(Clone, PartialEq, Eq, Hash, PartialOrd, Ord, Debug)]
+pub struct UnionType {
+    /// The abstract type's name (`Shape`), what Julia shows; a tangent's is `Tangent{Shape}`.
+    pub name: Name,
+    /// The concrete member types, sorted and distinct.
+    pub members: Vec<Type>,
 }
 
 /// The definition of a concrete struct type: `Bar{Float64}` with its fields resolved.
@@ -116,7 +129,19 @@ impl Type {
         match self {
             Type::Struct(s) => s.mutable,
             Type::Ref(_) | Type::Array(..) | Type::Stack(_) => true,
+            Type::Union(u) => u.members.iter().any(Type::is_mutable),
             _ => false,
+        }
+    }
+
+    /// The union of an abstract type `name` over `members` (sorted, repeats dropped); a union
+    /// of one member is that member.
+    pub fn union(name: Name, mut members: Vec<Type>) -> Type {
+        members.sort();
+        members.dedup();
+        match members.as_slice() {
+            [one] => one.clone(),
+            _ => Type::Union(Arc::new(UnionType { name, members })),
         }
     }
 
@@ -204,6 +229,15 @@ pub fn tangent_type(t: &Type) -> Type {
             Type::Nothing => Type::Nothing,
             te => Type::Stack(Arc::new(te)),
         },
+        // One of the members' tangents, whichever the value is.
+        Type::Union(u) => {
+            let tans: Vec<Type> = u.members.iter().map(tangent_type).collect();
+            if tans.iter().all(|t| *t == Type::Nothing) {
+                Type::Nothing
+            } else {
+                Type::union(format!("Tangent{{{}}}", u.name).as_str().into(), tans)
+            }
+        }
     }
 }
 
@@ -226,7 +260,8 @@ pub fn packed_size(t: &Type) -> u64 {
         | Type::String
         | Type::Exception
         | Type::Pullback(_)
-        | Type::Stack(_) => 8,
+        | Type::Stack(_)
+        | Type::Union(_) => 8,
     }
 }
 
@@ -289,6 +324,7 @@ impl fmt::Display for Type {
                 write!(f, "}}")
             }
             Type::Stack(t) => wrapped(f, "Stack{", t, "}"),
+            Type::Union(u) => write!(f, "{}", u.name),
         }
     }
 }

@@ -588,6 +588,7 @@ pub(crate) fn is_element_type(t: &Type) -> bool {
             s.kind == StructKind::User
                 && (!is_library(&s.name) || matches!(&*s.name, "Base.Complex" | "Base.Rational"))
         }
+        Type::Union(_) => true,
         Type::Tuple(ts) => !ts.is_empty() && ts.iter().all(is_element_type),
         Type::NamedTuple(fs) => !fs.is_empty() && fs.iter().all(|(_, t)| is_element_type(t)),
         _ => false,
@@ -673,6 +674,70 @@ pub(crate) fn undef_objects(
         &refs,
         array(elem, dims.len() as u8),
     )))
+}
+
+/// `[a, b]` of the program's structs of different types (or values of its abstract types):
+/// Julia's `Vector` of their nearest common abstract type (`promote_typejoin`), each element
+/// held with its own concrete type. `None` for another call.
+pub(crate) fn abstract_vect(cx: &Cx, b: &mut PlanBuilder, name: &str, args: &[Val]) -> Option<Result<Val, Fail>> {
+    if name != "vect" || args.len() < 2 {
+        return None;
+    }
+    let names = args
+        .iter()
+        .map(|a| match &a.ty {
+            Type::Struct(s) if s.kind == StructKind::User && !is_library(&s.name) => Some(s.name.clone()),
+            Type::Union(u) => Some(u.name.clone()),
+            _ => None,
+        })
+        .collect::<Option<Vec<_>>>()?;
+    if args.iter().all(|a| a.ty == args[0].ty) {
+        return None;
+    }
+    let program = cx.program;
+    let below = |n: &Name, up: &str| {
+        **n == *up
+            || program
+                .structs
+                .get(n)
+                .is_some_and(|d| crate::dispatch::is_below(program, d, up))
+    };
+    let join = ancestors(cx, &names[0]).find(|up| names.iter().all(|n| below(n, up)));
+    let Some(up) = join else {
+        return Some(Err(Fail::unsupported(format!(
+            "an array of structs of different types with no common abstract type of the \
+             program (`[a, b]` of {} and {} values, Julia's Vector{{Any}}); declare them \
+             `struct A <: S` under one `abstract type S end`",
+            args[0].ty,
+            args.iter().map(|a| &a.ty).find(|t| **t != args[0].ty).unwrap_or(&args[0].ty)
+        ))));
+    };
+    Some((|| {
+        let elem = crate::dispatch::abstract_union(program, &up, 0).ok_or_else(|| {
+            Fail::unsupported(format!(
+                "an array of the abstract type {up} whose concrete subtypes are not all \
+                 concrete structs with declared field types (zy splits calls on an element \
+                 over the program's subtypes of {up}); annotate every field of them"
+            ))
+        })?;
+        let vals = args
+            .iter()
+            .map(|a| convert(b, a.clone(), &elem))
+            .collect::<Result<Vec<_>, _>>()?;
+        let refs: Vec<&Val> = vals.iter().collect();
+        Ok(apply(b, Prim::Vect, &refs, array(elem, 1)))
+    })())
+}
+
+/// The struct or abstract type `name` and its declared supertypes, nearest first.
+fn ancestors<'p>(cx: &Cx<'p>, name: &Name) -> impl Iterator<Item = Name> + 'p {
+    let program = cx.program;
+    let first = Some(name.clone());
+    std::iter::successors(first, move |n| match program.structs.get(n)?.supertype.as_ref()? {
+        zy_ir::TypeExpr::Named { name, .. } => Some(name.clone()),
+        _ => None,
+    })
+    .take(program.structs.len() + 1)
 }
 
 /// The refusal of an array of the struct type `name`, with what to write instead.
