@@ -30,6 +30,7 @@ pub fn fdata_type(t: &Type) -> Type {
             Type::Nothing => Type::Nothing,
             contents => Type::Ref(Arc::new(contents)),
         },
+        Type::Union(u) => u.map(fdata_type),
         _ => composite(t, fdata_type),
     }
 }
@@ -75,6 +76,7 @@ pub fn stack_entry_type(elem: &Type) -> Type {
 pub fn rdata_type(t: &Type) -> Type {
     match t {
         Type::Float64 => Type::Float64,
+        Type::Union(u) => u.map(rdata_type),
         _ if t.is_mutable() => Type::Nothing,
         Type::Adjoint(_) => Type::Nothing,
         _ => composite(t, rdata_type),

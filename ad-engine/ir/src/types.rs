@@ -69,6 +69,19 @@ pub struct UnionType {
     pub members: Vec<Type>,
 }
 
+impl UnionType {
+    /// The union of `part` of every member (their tangents, or a part of them), `Nothing` when
+    /// every member's is.
+    pub fn map(&self, part: impl Fn(&Type) -> Type) -> Type {
+        let parts: Vec<Type> = self.members.iter().map(part).collect();
+        if parts.iter().all(|t| *t == Type::Nothing) {
+            Type::Nothing
+        } else {
+            Type::union(format!("Tangent{{{}}}", self.name).as_str().into(), parts)
+        }
+    }
+}
+
 /// The definition of a concrete struct type: `Bar{Float64}` with its fields resolved.
 #[derive(Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct StructType {
@@ -230,14 +243,7 @@ pub fn tangent_type(t: &Type) -> Type {
             te => Type::Stack(Arc::new(te)),
         },
         // One of the members' tangents, whichever the value is.
-        Type::Union(u) => {
-            let tans: Vec<Type> = u.members.iter().map(tangent_type).collect();
-            if tans.iter().all(|t| *t == Type::Nothing) {
-                Type::Nothing
-            } else {
-                Type::union(format!("Tangent{{{}}}", u.name).as_str().into(), tans)
-            }
-        }
+        Type::Union(u) => u.map(tangent_type),
     }
 }
 

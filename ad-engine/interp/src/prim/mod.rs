@@ -222,6 +222,8 @@ pub fn eval_prim(p: Prim, args: &[Value], ret: &Type) -> Result<Value, String> {
             [v] if matches!(ret, Type::Union(_) | Type::Any) || v.julia_type() == *ret => {
                 Ok(v.clone())
             }
+            // A union's gradient that nothing reached: the member's zero.
+            [Value::Nothing] => tangent::zero_tangent(&[], ret),
             [v] => Err(format!(
                 "TypeError: in typeassert, expected {ret}, got a value of type {}",
                 v.julia_type()

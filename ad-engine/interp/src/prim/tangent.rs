@@ -156,6 +156,15 @@ fn zero_of(t: &Type, like: Option<&Value>) -> Result<Value, String> {
         }
         Type::Function(name) => Value::Func(name.clone()),
         Type::Stack(_) => stack_new(),
+        // The zero of the member the value at hand has (a primal or a tangent of it);
+        // `nothing`, the tangents' zero, without one.
+        Type::Union(_) => match like {
+            Some(v @ (Value::Struct(..) | Value::Mutable(..))) => {
+                zero_of(&tangent_type(&v.julia_type()), Some(v))?
+            }
+            Some(v @ Value::NamedTuple(..)) => zero_of(&v.julia_type(), Some(v))?,
+            _ => Value::Nothing,
+        },
         _ => return Err(format!("internal error: no zero value of type {t}")),
     })
 }
