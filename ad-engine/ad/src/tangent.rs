@@ -126,7 +126,11 @@ pub fn shadowed_elements(elem: &Type) -> bool {
 /// shadow then differs from its gradient (`Vector{@NamedTuple{...}}`), which the driver reads
 /// out of the boxes.
 pub fn boxed_elements(elem: &Type) -> bool {
-    matches!(elem, Type::Struct(s) if s.mutable) && tangent_type(elem) != Type::Nothing
+    match elem {
+        // Values of an abstract type whose members are all such structs (`Vector{Shape}`).
+        Type::Union(u) => u.members.iter().all(boxed_elements),
+        _ => matches!(elem, Type::Struct(s) if s.mutable) && tangent_type(elem) != Type::Nothing,
+    }
 }
 
 /// Are elements of type `elem` (not numbers) all returned gradient (rdata: tuples and
