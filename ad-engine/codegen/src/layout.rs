@@ -237,9 +237,9 @@ pub fn elem_slot(elem: &Type) -> Result<Slot, JitError> {
 }
 
 /// Array elements the interpreter runs by design: strings, symbols known only at run time,
-/// caught exceptions.
+/// caught exceptions, values of an abstract type (a `Vector{Shape}`'s).
 fn interpreted(t: &Type) -> bool {
-    matches!(t, Type::String | Type::Exception) || t.is_any_symbol()
+    matches!(t, Type::String | Type::Exception | Type::Union(_)) || t.is_any_symbol()
 }
 
 /// The storage of one array element. Numbers are stored packed (`Float64`, `Int64` in 8 bytes,

@@ -537,11 +537,7 @@ pub(crate) fn typed_literal(cx: &Cx, name: &str, args: &[Val]) -> Option<Fail> {
     }
     let what = match cx.program.structs.get(t) {
         _ if &**t == "Any" => "an array of element type Any".to_string(),
-        Some(def) if def.is_abstract => format!(
-            "an array of the abstract type {t}, which Julia dispatches per element at run \
-             time; write a tuple `(a, b)` of the structs: `map(f, t)` and `sum(f, t)` call \
-             each element's own method"
-        ),
+        Some(def) if def.is_abstract => abstract_elements(t),
         Some(def) if def.kind == StructKind::User => struct_elements(t),
         _ => return None,
     };
@@ -658,11 +654,14 @@ pub(crate) fn undef_objects(
         } else {
             format!("Vector{{{t}}}(undef, n)")
         };
-        return Some(Err(Fail::unsupported(format!(
-            "`{form}`: zy's arrays hold numbers, arrays, the program's concrete structs and \
-             tuples of them, not values of an abstract type, which Julia dispatches per element \
-             at run time; keep those in a tuple `(a, b)`"
-        ))));
+        let why = match cx.program.structs.get(t) {
+            Some(def) if def.is_abstract => abstract_elements(t),
+            _ => "zy's arrays hold numbers, arrays, the program's structs and tuples of them, \
+                  and values of its abstract types, not of Julia's (Julia dispatches per \
+                  element at run time); keep those in a tuple `(a, b)`"
+                .to_string(),
+        };
+        return Some(Err(Fail::unsupported(format!("`{form}`: {why}"))));
     };
     if dims.is_empty() || dims.len() > 2 || dims.iter().any(|d| d.ty != Type::Int64) {
         return Some(Err(no_method(name, &types(args))));
@@ -691,7 +690,8 @@ pub(crate) fn abstract_vect(cx: &Cx, b: &mut PlanBuilder, name: &str, args: &[Va
             _ => None,
         })
         .collect::<Option<Vec<_>>>()?;
-    if args.iter().all(|a| a.ty == args[0].ty) {
+    // One struct of different field types (`literal_elem` says why), or one type.
+    if names.iter().all(|n| *n == names[0]) {
         return None;
     }
     let program = cx.program;
@@ -713,13 +713,8 @@ pub(crate) fn abstract_vect(cx: &Cx, b: &mut PlanBuilder, name: &str, args: &[Va
         ))));
     };
     Some((|| {
-        let elem = crate::dispatch::abstract_union(program, &up, 0).ok_or_else(|| {
-            Fail::unsupported(format!(
-                "an array of the abstract type {up} whose concrete subtypes are not all \
-                 concrete structs with declared field types (zy splits calls on an element \
-                 over the program's subtypes of {up}); annotate every field of them"
-            ))
-        })?;
+        let elem = crate::dispatch::abstract_union(program, &up, 0)
+            .ok_or_else(|| Fail::unsupported(abstract_elements(&up)))?;
         let vals = args
             .iter()
             .map(|a| convert(b, a.clone(), &elem))
@@ -727,6 +722,17 @@ pub(crate) fn abstract_vect(cx: &Cx, b: &mut PlanBuilder, name: &str, args: &[Va
         let refs: Vec<&Val> = vals.iter().collect();
         Ok(apply(b, Prim::Vect, &refs, array(elem, 1)))
     })())
+}
+
+/// Why an array of the abstract type `name` is refused: zy lists the concrete types it may
+/// hold (the program's structs below it), which it cannot for every abstract type.
+fn abstract_elements(name: &str) -> String {
+    format!(
+        "an array of the abstract type {name} (Julia's, dispatched per element at run time) \
+         holds the program's structs below {name}, which must be structs without type \
+         parameters whose fields are all declared with concrete types; annotate their fields, \
+         or keep the values in a tuple `(a, b)`"
+    )
 }
 
 /// The struct or abstract type `name` and its declared supertypes, nearest first.
