@@ -248,10 +248,17 @@ impl<'a> Cx<'a> {
     /// the synthesised [`crate::synth::UNION_SPLIT`], which calls the method of the argument's
     /// concrete type at run time. `None` for other calls, and for those that store such a
     /// value as it is (into an array, a tuple) rather than dispatch on it.
-    fn union_split(&mut self, b: &mut PlanBuilder, name: &Name, args: &[Val]) -> Option<Result<Val, Fail>> {
+    fn union_split(
+        &mut self,
+        b: &mut PlanBuilder,
+        name: &Name,
+        args: &[Val],
+    ) -> Option<Result<Val, Fail>> {
         if let ("Base._elem_of", [v, x]) = (&**name, args) {
             // `push!` of a struct into a `Vector{Shape}`: the struct seen as a `Shape`.
-            let Type::Array(e, _) = &v.ty else { return None };
+            let Type::Array(e, _) = &v.ty else {
+                return None;
+            };
             return matches!(**e, Type::Union(_)).then(|| crate::value::convert(b, x.clone(), e));
         }
         let stores = matches!(

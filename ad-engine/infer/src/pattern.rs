@@ -606,7 +606,9 @@ pub(crate) fn matches(p: &Pat, t: &Type, b: &mut Bindings) -> bool {
                 })
         }
         (Pat::Abstract { below, .. }, Type::Struct(s)) => below.contains(&s.name),
-        (Pat::Abstract { name, below }, Type::Union(u)) => *name == u.name || below.contains(&u.name),
+        (Pat::Abstract { name, below }, Type::Union(u)) => {
+            *name == u.name || below.contains(&u.name)
+        }
         (Pat::Ref(p), Type::Ref(t)) => p.as_ref().is_none_or(|p| matches_exact(p, t, b)),
         (Pat::Adjoint(p), Type::Adjoint(t)) => p.as_ref().is_none_or(|p| matches_exact(p, t, b)),
         _ => false,

@@ -407,12 +407,22 @@ impl Synth {
                 b
             } else {
                 let name = Operand::Const(Const::Symbol(member.to_string().as_str().into()));
-                let c = self.prim(b, Prim::UnionIsa, vec![args[at].0.clone(), name], Type::Bool);
+                let c = self.prim(
+                    b,
+                    Prim::UnionIsa,
+                    vec![args[at].0.clone(), name],
+                    Type::Bool,
+                );
                 let (then_b, else_b) = self.branch(b, c);
                 b = else_b;
                 then_b
             };
-            let v = self.prim(here, Prim::UnionConvert, vec![args[at].0.clone()], member.clone());
+            let v = self.prim(
+                here,
+                Prim::UnionConvert,
+                vec![args[at].0.clone()],
+                member.clone(),
+            );
             let mut call_args = args.clone();
             call_args[at] = (v, member.clone());
             match self.call(cx, here, None, &call_args) {
@@ -433,7 +443,9 @@ impl Synth {
         for (_, _, t) in &results {
             ret = crate::join::join(&ret, t).ok_or_else(|| {
                 let callee = args[0].1.to_string();
-                let callee = callee.strip_prefix("typeof(").and_then(|c| c.strip_suffix(')'));
+                let callee = callee
+                    .strip_prefix("typeof(")
+                    .and_then(|c| c.strip_suffix(')'));
                 Fail::unsupported(format!(
                     "a call of `{}` on a {} whose result is a {ret} for one of its types and a \
                      {t} for another (Julia's result of a union type); make the methods return \
@@ -456,7 +468,8 @@ impl Synth {
             };
             self.jump(from, join_b, vec![v]);
         }
-        self.f.set_term(join_b, Terminator::Return(Operand::Value(y)), SPAN);
+        self.f
+            .set_term(join_b, Terminator::Return(Operand::Value(y)), SPAN);
         Ok(())
     }
 

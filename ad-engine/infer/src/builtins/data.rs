@@ -678,14 +678,21 @@ pub(crate) fn undef_objects(
 /// `[a, b]` of the program's structs of different types (or values of its abstract types):
 /// Julia's `Vector` of their nearest common abstract type (`promote_typejoin`), each element
 /// held with its own concrete type. `None` for another call.
-pub(crate) fn abstract_vect(cx: &Cx, b: &mut PlanBuilder, name: &str, args: &[Val]) -> Option<Result<Val, Fail>> {
+pub(crate) fn abstract_vect(
+    cx: &Cx,
+    b: &mut PlanBuilder,
+    name: &str,
+    args: &[Val],
+) -> Option<Result<Val, Fail>> {
     if name != "vect" || args.len() < 2 {
         return None;
     }
     let names = args
         .iter()
         .map(|a| match &a.ty {
-            Type::Struct(s) if s.kind == StructKind::User && !is_library(&s.name) => Some(s.name.clone()),
+            Type::Struct(s) if s.kind == StructKind::User && !is_library(&s.name) => {
+                Some(s.name.clone())
+            }
             Type::Union(u) => Some(u.name.clone()),
             _ => None,
         })
@@ -709,7 +716,10 @@ pub(crate) fn abstract_vect(cx: &Cx, b: &mut PlanBuilder, name: &str, args: &[Va
              program (`[a, b]` of {} and {} values, Julia's Vector{{Any}}); declare them \
              `struct A <: S` under one `abstract type S end`",
             args[0].ty,
-            args.iter().map(|a| &a.ty).find(|t| **t != args[0].ty).unwrap_or(&args[0].ty)
+            args.iter()
+                .map(|a| &a.ty)
+                .find(|t| **t != args[0].ty)
+                .unwrap_or(&args[0].ty)
         ))));
     };
     Some((|| {
@@ -739,9 +749,11 @@ fn abstract_elements(name: &str) -> String {
 fn ancestors<'p>(cx: &Cx<'p>, name: &Name) -> impl Iterator<Item = Name> + 'p {
     let program = cx.program;
     let first = Some(name.clone());
-    std::iter::successors(first, move |n| match program.structs.get(n)?.supertype.as_ref()? {
-        zy_ir::TypeExpr::Named { name, .. } => Some(name.clone()),
-        _ => None,
+    std::iter::successors(first, move |n| {
+        match program.structs.get(n)?.supertype.as_ref()? {
+            zy_ir::TypeExpr::Named { name, .. } => Some(name.clone()),
+            _ => None,
+        }
     })
     .take(program.structs.len() + 1)
 }
