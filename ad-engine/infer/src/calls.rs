@@ -274,6 +274,12 @@ impl<'a> Cx<'a> {
         }
         let mut all = vec![Val::lit(Const::Func(name.clone()))];
         all.extend_from_slice(args);
+        // Refused here, at the call, rather than in the synthesised body.
+        let types: Vec<Type> = args.iter().map(|a| a.ty.clone()).collect();
+        let at = types.iter().position(|t| matches!(t, Type::Union(_)))?;
+        if let Err(fail) = crate::synth::split_result(self, &all[0], &types, at) {
+            return Some(Err(fail));
+        }
         let inst = Instance {
             name: crate::synth::UNION_SPLIT.into(),
             method: crate::SYNTH_METHOD,

@@ -347,6 +347,44 @@ fn sorted(mut ts: Vec<Type>) -> Vec<Type> {
     ts
 }
 
+/// Julia's `promote_typejoin` of values of the program's structs (or of its abstract types) of
+/// different types: `Some(Some(S))` for their nearest common abstract type `S`, `Some(None)`
+/// when they have none (Julia's `Any`); `None` when they are not all such values or are of one
+/// struct type.
+pub(crate) fn typejoin(program: &Program, types: &[Type]) -> Option<Option<Name>> {
+    let names = types
+        .iter()
+        .map(|t| match t {
+            Type::Struct(s) if s.kind == StructKind::User && !crate::calls::is_library(&s.name) => {
+                Some(s.name.clone())
+            }
+            Type::Union(u) => Some(u.name.clone()),
+            _ => None,
+        })
+        .collect::<Option<Vec<_>>>()?;
+    // One struct of different field types, or one type.
+    if names.iter().all(|n| *n == names[0]) {
+        return None;
+    }
+    let below = |n: &Name, up: &str| {
+        **n == *up
+            || program
+                .structs
+                .get(n)
+                .is_some_and(|d| is_below(program, d, up))
+    };
+    let ancestors = std::iter::successors(Some(names[0].clone()), |n| {
+        match program.structs.get(n)?.supertype.as_ref()? {
+            zy_ir::TypeExpr::Named { name, .. } => Some(name.clone()),
+            _ => None,
+        }
+    });
+    let found = ancestors
+        .take(program.structs.len() + 1)
+        .find(|up| names.iter().all(|n| below(n, up)));
+    Some(found)
+}
+
 /// Is the struct `def` declared below the abstract type `name` (through its supertypes)?
 pub(crate) fn is_below(program: &Program, def: &StructDef, name: &str) -> bool {
     let mut at = def;

@@ -49,6 +49,68 @@ pub(crate) const SPLAT: &str = "splat";
 /// argument of an abstract type.
 pub(crate) const UNION_SPLIT: &str = "union_split";
 
+/// What a call of `callee` on `types` returns when it is split over the union `types[at]`: the
+/// join of what the members' methods return (see [`split_join`]). A member with no method
+/// throws when it is met; the call fails here when no member has one.
+pub(crate) fn split_result(
+    cx: &mut Cx,
+    callee: &Val,
+    types: &[Type],
+    at: usize,
+) -> Result<Type, Fail> {
+    let Some(Type::Union(u)) = types.get(at) else {
+        return Err(Fail::unsupported("malformed union split"));
+    };
+    let mut results = Vec::new();
+    let mut failed = None;
+    for m in &u.members {
+        let mut ts = types.to_vec();
+        ts[at] = m.clone();
+        match cx.callee_result(callee, &ts) {
+            Ok(t) => results.push(t),
+            Err(fail) if fail.code == "unsupported" => return Err(fail),
+            Err(fail) => {
+                failed.get_or_insert(fail);
+            }
+        }
+    }
+    match (results.is_empty(), failed) {
+        (true, Some(fail)) => Err(fail),
+        _ => split_join(cx, &callee.ty, u, &results),
+    }
+}
+
+/// The join of the results of a call of `callee` split over the union `u`: one type, or
+/// structs of different types joined as Julia's `promote_typejoin` joins them (their abstract
+/// type, `scale(s, 2.0)` of a `Shape` is a `Shape`); other mixtures are refused.
+fn split_join(
+    cx: &Cx,
+    callee: &Type,
+    u: &zy_ir::UnionType,
+    results: &[Type],
+) -> Result<Type, Fail> {
+    let mut ret = Type::Bottom;
+    for t in results {
+        let joined = crate::join::join(&ret, t).or_else(|| {
+            let up = crate::dispatch::typejoin(cx.program, &[ret.clone(), t.clone()])??;
+            crate::dispatch::abstract_union(cx.program, &up, 0)
+        });
+        ret = joined.ok_or_else(|| {
+            let shown = callee.to_string();
+            let name = shown
+                .strip_prefix("typeof(")
+                .and_then(|c| c.strip_suffix(')'));
+            Fail::unsupported(format!(
+                "a call of `{}` on a {} whose result is a {ret} for one of its types and a {t} \
+                 for another (Julia's result of a union type); make the methods return one type",
+                name.unwrap_or("a function"),
+                u.name
+            ))
+        })?;
+    }
+    Ok(ret)
+}
+
 /// The library function a keyword call splatting a vector goes through (`f(x...; k = 1)`):
 /// `_splat_keywords(kw, f, args...) = f(args...; kw...)`.
 pub(crate) const SPLAT_KEYWORDS: &str = "Base._splat_keywords";
@@ -439,22 +501,8 @@ impl Synth {
         if let (true, Some(fail)) = (results.is_empty(), failed) {
             return Err(fail);
         }
-        let mut ret = Type::Bottom;
-        for (_, _, t) in &results {
-            ret = crate::join::join(&ret, t).ok_or_else(|| {
-                let callee = args[0].1.to_string();
-                let callee = callee
-                    .strip_prefix("typeof(")
-                    .and_then(|c| c.strip_suffix(')'));
-                Fail::unsupported(format!(
-                    "a call of `{}` on a {} whose result is a {ret} for one of its types and a \
-                     {t} for another (Julia's result of a union type); make the methods return \
-                     one type",
-                    callee.unwrap_or("a function"),
-                    u.name
-                ))
-            })?;
-        }
+        let types: Vec<Type> = results.iter().map(|(_, _, t)| t.clone()).collect();
+        let ret = split_join(cx, &args[0].1, &u, &types)?;
         self.f.ret = ret.clone();
         if ret == Type::Bottom {
             return Ok(());
@@ -475,15 +523,17 @@ impl Synth {
 
     /// End `b` raising the error `message` (`MethodError: ...` as that exception).
     fn throw_error(&mut self, b: Block, message: &str) {
-        let parts = match message.split_once(": ") {
-            Some((e, rest)) if e.ends_with("Error") && !e.contains(' ') => vec![
-                Operand::Const(Const::Symbol(e.into())),
-                Operand::Const(Const::Str(rest.into())),
-            ],
-            _ => vec![Operand::Const(Const::Str(message.into()))],
-        };
-        self.prim(b, Prim::Error, parts, Type::Bottom);
-        self.f.set_term(b, Terminator::Unreachable, SPAN);
+        match message.split_once(": ") {
+            Some((e, rest)) if e.ends_with("Error") && !e.contains(' ') => {
+                let parts = vec![
+                    Operand::Const(Const::Symbol(e.into())),
+                    Operand::Const(Const::Str(rest.into())),
+                ];
+                self.prim(b, Prim::Error, parts, Type::Bottom);
+                self.f.set_term(b, Terminator::Unreachable, SPAN);
+            }
+            _ => self.throw(b, message),
+        }
     }
 
     fn splat(&mut self, cx: &mut Cx) -> Result<(), Fail> {

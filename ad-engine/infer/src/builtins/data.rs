@@ -687,39 +687,15 @@ pub(crate) fn abstract_vect(
     if name != "vect" || args.len() < 2 {
         return None;
     }
-    let names = args
-        .iter()
-        .map(|a| match &a.ty {
-            Type::Struct(s) if s.kind == StructKind::User && !is_library(&s.name) => {
-                Some(s.name.clone())
-            }
-            Type::Union(u) => Some(u.name.clone()),
-            _ => None,
-        })
-        .collect::<Option<Vec<_>>>()?;
-    // One struct of different field types (`literal_elem` says why), or one type.
-    if names.iter().all(|n| *n == names[0]) {
-        return None;
-    }
+    let types: Vec<Type> = args.iter().map(|a| a.ty.clone()).collect();
     let program = cx.program;
-    let below = |n: &Name, up: &str| {
-        **n == *up
-            || program
-                .structs
-                .get(n)
-                .is_some_and(|d| crate::dispatch::is_below(program, d, up))
-    };
-    let join = ancestors(cx, &names[0]).find(|up| names.iter().all(|n| below(n, up)));
-    let Some(up) = join else {
+    let Some(up) = crate::dispatch::typejoin(program, &types)? else {
         return Some(Err(Fail::unsupported(format!(
             "an array of structs of different types with no common abstract type of the \
              program (`[a, b]` of {} and {} values, Julia's Vector{{Any}}); declare them \
              `struct A <: S` under one `abstract type S end`",
-            args[0].ty,
-            args.iter()
-                .map(|a| &a.ty)
-                .find(|t| **t != args[0].ty)
-                .unwrap_or(&args[0].ty)
+            types[0],
+            types.iter().find(|t| **t != types[0]).unwrap_or(&types[0])
         ))));
     };
     Some((|| {
@@ -743,19 +719,6 @@ fn abstract_elements(name: &str) -> String {
          parameters whose fields are all declared with concrete types; annotate their fields, \
          or keep the values in a tuple `(a, b)`"
     )
-}
-
-/// The struct or abstract type `name` and its declared supertypes, nearest first.
-fn ancestors<'p>(cx: &Cx<'p>, name: &Name) -> impl Iterator<Item = Name> + 'p {
-    let program = cx.program;
-    let first = Some(name.clone());
-    std::iter::successors(first, move |n| {
-        match program.structs.get(n)?.supertype.as_ref()? {
-            zy_ir::TypeExpr::Named { name, .. } => Some(name.clone()),
-            _ => None,
-        }
-    })
-    .take(program.structs.len() + 1)
 }
 
 /// The refusal of an array of the struct type `name`, with what to write instead.
