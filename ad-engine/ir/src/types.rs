@@ -330,6 +330,12 @@ impl fmt::Display for Type {
                 write!(f, "}}")
             }
             Type::Stack(t) => wrapped(f, "Stack{", t, "}"),
+            // The IR text names the members too, so that it reads back.
+            Type::Union(u) if f.alternate() => {
+                write!(f, "Union{{var{:?}, ", &*u.name)?;
+                comma_list(f, u.members.iter())?;
+                write!(f, "}}")
+            }
             Type::Union(u) => write!(f, "{}", u.name),
         }
     }
