@@ -254,22 +254,20 @@ impl<'a> Cx<'a> {
         name: &Name,
         args: &[Val],
     ) -> Option<Result<Val, Fail>> {
-        if let ("Base._elem_of", [v, x]) = (&**name, args) {
+        let bare = name.strip_prefix("Base.").unwrap_or(name);
+        if let ("_elem_of", [v, x]) = (bare, args) {
             // `push!` of a struct into a `Vector{Shape}`: the struct seen as a `Shape`.
             let Type::Array(e, _) = &v.ty else {
                 return None;
             };
             return matches!(**e, Type::Union(_)).then(|| crate::value::convert(b, x.clone(), e));
         }
-        let stores = matches!(
-            &**name,
-            "setindex!" | "Base.setindex!" | "push!" | "Base.push!" | "getindex" | "Base.getindex"
-        );
+        let stores = matches!(bare, "setindex!" | "push!" | "getindex");
         let split = args
             .iter()
             .enumerate()
             .any(|(i, a)| matches!(a.ty, Type::Union(_)) && (i == 0 || !stores));
-        if !split || matches!(&**name, "tuple" | "vect" | "Base.vect") {
+        if !split || matches!(bare, "tuple" | "vect") {
             return None;
         }
         let mut all = vec![Val::lit(Const::Func(name.clone()))];
