@@ -597,6 +597,8 @@ fn combine(e: &mut Emit, s: Option<Operand>, r: Operand, ty: &Type) -> Operand {
     match ty {
         Type::Array(el, _) if crate::tangent::boxed_elements(el) => unbox_elements(e, s, ty),
         Type::Array(..) | Type::Adjoint(_) => s,
+        // A value of an abstract type whose members are mutable structs: what its box holds.
+        Type::Union(_) => e.prim(Prim::RefGet, vec![s], tty),
         Type::Ref(inner) => {
             let x = e.prim(Prim::RefGet, vec![s], slot_type(inner));
             let x = unbox_slot(e, x, inner);

@@ -30,6 +30,7 @@ pub fn fdata_type(t: &Type) -> Type {
             Type::Nothing => Type::Nothing,
             contents => Type::Ref(Arc::new(contents)),
         },
+        Type::Union(u) => u.map(fdata_type),
         _ => composite(t, fdata_type),
     }
 }
@@ -75,6 +76,7 @@ pub fn stack_entry_type(elem: &Type) -> Type {
 pub fn rdata_type(t: &Type) -> Type {
     match t {
         Type::Float64 => Type::Float64,
+        Type::Union(u) => u.map(rdata_type),
         _ if t.is_mutable() => Type::Nothing,
         Type::Adjoint(_) => Type::Nothing,
         _ => composite(t, rdata_type),
@@ -124,7 +126,11 @@ pub fn shadowed_elements(elem: &Type) -> bool {
 /// shadow then differs from its gradient (`Vector{@NamedTuple{...}}`), which the driver reads
 /// out of the boxes.
 pub fn boxed_elements(elem: &Type) -> bool {
-    matches!(elem, Type::Struct(s) if s.mutable) && tangent_type(elem) != Type::Nothing
+    match elem {
+        // Values of an abstract type whose members are all such structs (`Vector{Shape}`).
+        Type::Union(u) => u.members.iter().all(boxed_elements),
+        _ => matches!(elem, Type::Struct(s) if s.mutable) && tangent_type(elem) != Type::Nothing,
+    }
 }
 
 /// Are elements of type `elem` (not numbers) all returned gradient (rdata: tuples and

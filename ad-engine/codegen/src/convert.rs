@@ -409,6 +409,7 @@ impl FromNative {
             Type::Int64 => Value::Int(next()? as i64),
             Type::Bool => Value::Bool(next()? as u8 != 0),
             Type::Nothing | Type::Bottom => Value::Nothing,
+            Type::Union(_) => return Err(format!("internal error: compiled code holding a {ty}")),
             Type::Function(n) => Value::Func(n.clone()),
             Type::Symbol(n) => Value::Symbol(n.clone()),
             Type::Tuple(ts) => {

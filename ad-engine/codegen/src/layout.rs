@@ -180,6 +180,14 @@ impl Layout {
                 out.push(Slot::Ptr)
             }
             Type::Any => return Err(JitError::unsupported("a value of type Any (untyped IR)")),
+            // A value whose concrete type is known only at run time (an element of a
+            // `Vector{Shape}`): the interpreter runs the program.
+            Type::Union(u) => {
+                return Err(JitError::interpreted(format!(
+                    "values of the abstract type {} (elements of a Vector{{{}}})",
+                    u.name, u.name
+                )))
+            }
             // A string or a caught exception: the address of a value the runtime holds
             // (`Arena::hold`), which only the interpreter's primitives look into.
             Type::String | Type::Exception => out.push(Slot::Ptr),
@@ -229,9 +237,9 @@ pub fn elem_slot(elem: &Type) -> Result<Slot, JitError> {
 }
 
 /// Array elements the interpreter runs by design: strings, symbols known only at run time,
-/// caught exceptions.
+/// caught exceptions, values of an abstract type (a `Vector{Shape}`'s).
 fn interpreted(t: &Type) -> bool {
-    matches!(t, Type::String | Type::Exception) || t.is_any_symbol()
+    matches!(t, Type::String | Type::Exception | Type::Union(_)) || t.is_any_symbol()
 }
 
 /// The storage of one array element. Numbers are stored packed (`Float64`, `Int64` in 8 bytes,

@@ -198,6 +198,9 @@ impl<'a> Cx<'a> {
         name: &Name,
         args: &[Val],
     ) -> Result<Val, Fail> {
+        if let Some(split) = self.union_split(b, name, args) {
+            return split;
+        }
         if let Some(refusal) = self.length_of_iterated(name, args) {
             return Err(refusal);
         }
@@ -254,6 +257,50 @@ impl<'a> Cx<'a> {
             Some(r) => r,
             None => Err(Fail::undefined_in(name, self.program)),
         }
+    }
+
+    /// `name(args...)` with an argument of an abstract type (an element of a `Vector{Shape}`):
+    /// the synthesised [`crate::synth::UNION_SPLIT`], which calls the method of the argument's
+    /// concrete type at run time. `None` for other calls, and for those that store such a
+    /// value as it is (into an array, a tuple) rather than dispatch on it.
+    fn union_split(
+        &mut self,
+        b: &mut PlanBuilder,
+        name: &Name,
+        args: &[Val],
+    ) -> Option<Result<Val, Fail>> {
+        let bare = name.strip_prefix("Base.").unwrap_or(name);
+        if let ("_elem_of", [v, x]) = (bare, args) {
+            // `push!` of a struct into a `Vector{Shape}`: the struct seen as a `Shape`.
+            let Type::Array(e, _) = &v.ty else {
+                return None;
+            };
+            return matches!(**e, Type::Union(_)).then(|| crate::value::convert(b, x.clone(), e));
+        }
+        let stores = matches!(bare, "setindex!" | "push!" | "getindex");
+        let split = args
+            .iter()
+            .enumerate()
+            .any(|(i, a)| matches!(a.ty, Type::Union(_)) && (i == 0 || !stores));
+        if !split || matches!(bare, "tuple" | "vect") {
+            return None;
+        }
+        let mut all = vec![Val::lit(Const::Func(name.clone()))];
+        all.extend_from_slice(args);
+        // Refused here, at the call, rather than in the synthesised body.
+        let types: Vec<Type> = args.iter().map(|a| a.ty.clone()).collect();
+        let at = types.iter().position(|t| matches!(t, Type::Union(_)))?;
+        if let Err(fail) = crate::synth::split_result(self, &all[0], &types, at) {
+            return Some(Err(fail));
+        }
+        let inst = Instance {
+            name: crate::synth::UNION_SPLIT.into(),
+            method: crate::SYNTH_METHOD,
+            args: all.iter().map(|a| a.ty.clone()).collect(),
+        };
+        let (inst, ret) = self.invoke(inst);
+        let ops = all.iter().map(|a| a.arg.clone()).collect();
+        Some(Ok(Val::of(b.push(Op::Invoke(inst), ops, ret.clone()), ret)))
     }
 
     /// Element `k` of a collection a `for` loop iterates (no [`ITERATED`] method for it):

@@ -317,6 +317,93 @@ pub(crate) fn construct_given(
     Ok(Val::of(b.push(Op::New(st), values, ty.clone()), ty))
 }
 
+/// The program's abstract type `name` as the union of the concrete structs below it (closed
+/// world: a `Vector{Shape}` holds the `Shape`s the program defines); `None` when one of them
+/// is parametric or has a field of no concrete declared type, or there is none.
+pub(crate) fn abstract_union(program: &Program, name: &Name, depth: u8) -> Option<Type> {
+    let members = program
+        .structs
+        .values()
+        .filter(|d| d.kind == StructKind::User && !d.is_abstract && is_below(program, d, name))
+        .map(|d| {
+            let p = Pat::Struct {
+                name: d.name.clone(),
+                params: None,
+            };
+            concrete_within(program, &p, depth + 1)
+        })
+        .collect::<Option<Vec<_>>>()?;
+    match members.len() {
+        0 => None,
+        _ => Some(Type::Union(Arc::new(zy_ir::UnionType {
+            name: name.clone(),
+            members: sorted(members),
+        }))),
+    }
+}
+
+fn sorted(mut ts: Vec<Type>) -> Vec<Type> {
+    ts.sort();
+    ts
+}
+
+/// Julia's `promote_typejoin` of values of the program's structs (or of its abstract types) of
+/// different types: `Some(Some(S))` for their nearest common abstract type `S`, `Some(None)`
+/// when they have none (Julia's `Any`); `None` when they are not all such values or are of one
+/// struct type.
+pub(crate) fn typejoin(program: &Program, types: &[Type]) -> Option<Option<Name>> {
+    let names = types
+        .iter()
+        .map(|t| match t {
+            Type::Struct(s) if s.kind == StructKind::User && !crate::calls::is_library(&s.name) => {
+                Some(s.name.clone())
+            }
+            Type::Union(u) => Some(u.name.clone()),
+            _ => None,
+        })
+        .collect::<Option<Vec<_>>>()?;
+    // One struct of different field types, or one type.
+    if names.iter().all(|n| *n == names[0]) {
+        return None;
+    }
+    let below = |n: &Name, up: &str| {
+        **n == *up
+            || program
+                .structs
+                .get(n)
+                .is_some_and(|d| is_below(program, d, up))
+    };
+    let ancestors = std::iter::successors(Some(names[0].clone()), |n| {
+        match program.structs.get(n)?.supertype.as_ref()? {
+            zy_ir::TypeExpr::Named { name, .. } => Some(name.clone()),
+            _ => None,
+        }
+    });
+    let found = ancestors
+        .take(program.structs.len() + 1)
+        .find(|up| names.iter().all(|n| below(n, up)));
+    Some(found)
+}
+
+/// Is the struct `def` declared below the abstract type `name` (through its supertypes)?
+pub(crate) fn is_below(program: &Program, def: &StructDef, name: &str) -> bool {
+    let mut at = def;
+    // A chain of supertypes is at most as long as the program has types.
+    for _ in 0..=program.structs.len() {
+        let Some(zy_ir::TypeExpr::Named { name: up, .. }) = &at.supertype else {
+            return false;
+        };
+        if **up == *name {
+            return true;
+        }
+        match program.structs.get(up) {
+            Some(d) => at = d,
+            None => return false,
+        }
+    }
+    false
+}
+
 /// The concrete type that an annotation without type variables stands for, the program's
 /// structs without parameters included (`Vector{Layer}`, `Layer` when its fields are
 /// annotated with concrete types); `None` where it stands for several types.
@@ -330,6 +417,7 @@ fn concrete_within(program: &Program, p: &Pat, depth: u8) -> Option<Type> {
         return None;
     }
     match p {
+        Pat::Abstract { name, .. } => abstract_union(program, name, depth),
         Pat::Struct { name, params } if params.as_ref().is_none_or(|ps| ps.is_empty()) => {
             let def = program.structs.get(name)?;
             if def.kind != StructKind::User || def.is_abstract || !def.params.is_empty() {

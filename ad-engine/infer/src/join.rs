@@ -20,6 +20,7 @@ pub(crate) fn conversion(from: &Type, to: &Type) -> Option<zy_ir::Prim> {
     match (from, to) {
         (Type::Int64 | Type::Bool, Type::Float64) => Some(zy_ir::Prim::Float),
         (Type::Bool, Type::Int64) => Some(zy_ir::Prim::ToInt),
+        (t, Type::Union(u)) if u.members.contains(t) => Some(zy_ir::Prim::UnionConvert),
         _ => None,
     }
 }

@@ -608,6 +608,9 @@ pub(crate) fn matches(p: &Pat, t: &Type, b: &mut Bindings) -> bool {
                 })
         }
         (Pat::Abstract { below, .. }, Type::Struct(s)) => below.contains(&s.name),
+        (Pat::Abstract { name, below }, Type::Union(u)) => {
+            *name == u.name || below.contains(&u.name)
+        }
         (Pat::Ref(p), Type::Ref(t)) => p.as_ref().is_none_or(|p| matches_exact(p, t, b)),
         (Pat::Adjoint(p), Type::Adjoint(t)) => p.as_ref().is_none_or(|p| matches_exact(p, t, b)),
         _ => false,
@@ -795,6 +798,8 @@ fn matches_exact(p: &Pat, t: &Type, b: &mut Bindings) -> bool {
     match p {
         Pat::Var(v) => bind(v, t, b),
         Pat::Bounded(v, bound) => bind(v, t, b) && matches(bound, t, b),
+        // `Vector{Shape}` holds exactly the values of the abstract type `Shape`.
+        Pat::Abstract { name, .. } => matches!(t, Type::Union(u) if u.name == *name),
         _ => is_exact(p) && matches(p, t, b),
     }
 }

@@ -3,6 +3,9 @@
 //! the elements, so the AD and the JIT treat them like user code. `checkpointed(f, args...)`
 //! is the call `f(args...)` alone, an instance of its own that the AD recomputes. `splat(f,
 //! pre, x, post)` is `f(pre..., x..., post...)` of a vector `x`, a branch on its length.
+//! `union_split(f, args...)` is a call `f(args...)` whose first argument of an abstract type
+//! (`s::Shape`, an element of a `Vector{Shape}`) is split over the concrete types it may have: a
+//! run-time test per member and a branch calling that member's method.
 
 use std::sync::Arc;
 
@@ -33,6 +36,7 @@ pub(crate) fn synthesise(cx: &mut Cx, inst: &Arc<Instance>) -> Result<Function, 
         "sum" => s.sum(cx)?,
         "checkpointed" => s.checkpointed(cx)?,
         SPLAT => s.splat(cx)?,
+        UNION_SPLIT => s.union_split(cx)?,
         n => return Err(Fail::undefined(format!("no synthesised function `{n}`"))),
     }
     Ok(s.f)
@@ -40,6 +44,72 @@ pub(crate) fn synthesise(cx: &mut Cx, inst: &Arc<Instance>) -> Result<Function, 
 
 /// The synthesised `splat(f, pre, x, post)`: `f(pre..., x..., post...)` of a vector `x`.
 pub(crate) const SPLAT: &str = "splat";
+
+/// The synthesised `union_split(f, args...)`: `f(args...)` split over the members of its first
+/// argument of an abstract type.
+pub(crate) const UNION_SPLIT: &str = "union_split";
+
+/// What a call of `callee` on `types` returns when it is split over the union `types[at]`: the
+/// join of what the members' methods return (see [`split_join`]). A member with no method
+/// throws when it is met; the call fails here when no member has one.
+pub(crate) fn split_result(
+    cx: &mut Cx,
+    callee: &Val,
+    types: &[Type],
+    at: usize,
+) -> Result<Type, Fail> {
+    let Some(Type::Union(u)) = types.get(at) else {
+        return Err(Fail::unsupported("malformed union split"));
+    };
+    let mut results = Vec::new();
+    let mut failed = None;
+    for m in &u.members {
+        let mut ts = types.to_vec();
+        ts[at] = m.clone();
+        match cx.callee_result(callee, &ts) {
+            Ok(t) => results.push(t),
+            Err(fail) if fail.code == "unsupported" => return Err(fail),
+            Err(fail) => {
+                failed.get_or_insert(fail);
+            }
+        }
+    }
+    match (results.is_empty(), failed) {
+        (true, Some(fail)) => Err(fail),
+        _ => split_join(cx, &callee.ty, u, &results),
+    }
+}
+
+/// The join of the results of a call of `callee` split over the union `u`: one type, or
+/// structs of different types joined as Julia's `promote_typejoin` joins them (their abstract
+/// type, `scale(s, 2.0)` of a `Shape` is a `Shape`); other mixtures are refused.
+fn split_join(
+    cx: &Cx,
+    callee: &Type,
+    u: &zy_ir::UnionType,
+    results: &[Type],
+) -> Result<Type, Fail> {
+    let mut ret = Type::Bottom;
+    for t in results {
+        let joined = crate::join::join(&ret, t).or_else(|| {
+            let up = crate::dispatch::typejoin(cx.program, &[ret.clone(), t.clone()])??;
+            crate::dispatch::abstract_union(cx.program, &up, 0)
+        });
+        ret = joined.ok_or_else(|| {
+            let shown = callee.to_string();
+            let name = shown
+                .strip_prefix("typeof(")
+                .and_then(|c| c.strip_suffix(')'));
+            Fail::unsupported(format!(
+                "a call of `{}` on a {} whose result is a {ret} for one of its types and a {t} \
+                 for another (Julia's result of a union type); make the methods return one type",
+                name.unwrap_or("a function"),
+                u.name
+            ))
+        })?;
+    }
+    Ok(ret)
+}
 
 /// The library function a keyword call splatting a vector goes through (`f(x...; k = 1)`):
 /// `_splat_keywords(kw, f, args...) = f(args...; kw...)`.
@@ -378,6 +448,94 @@ impl Synth {
     /// post...)` for each `k` up to [`SPLAT_MOST`] that some method of `f` takes; another length
     /// is an error naming the length. Every call must return one type (Julia's would be
     /// a union: refused, naming the types).
+    /// `union_split(f, args...)`: a test of the first union argument's concrete type per
+    /// member, each branch calling `f` with it seen as that member; the results join to one
+    /// type. A member for which no method applies throws Julia's error when it is met, as
+    /// Julia's dispatch at run time does; the call is refused when no member has one.
+    fn union_split(&mut self, cx: &mut Cx) -> Result<(), Fail> {
+        let args = self.args.clone();
+        let Some((at, Type::Union(u))) = args[1..]
+            .iter()
+            .enumerate()
+            .find_map(|(i, (_, t))| matches!(t, Type::Union(_)).then(|| (i + 1, t.clone())))
+        else {
+            return Err(Fail::unsupported("malformed union split"));
+        };
+        let mut b = Block::ENTRY;
+        let mut results: Vec<(Block, Operand, Type)> = Vec::new();
+        let mut failed: Option<Fail> = None;
+        for (k, member) in u.members.iter().enumerate() {
+            let here = if k + 1 == u.members.len() {
+                b
+            } else {
+                let name = Operand::Const(Const::Symbol(member.to_string().as_str().into()));
+                let c = self.prim(
+                    b,
+                    Prim::UnionIsa,
+                    vec![args[at].0.clone(), name],
+                    Type::Bool,
+                );
+                let (then_b, else_b) = self.branch(b, c);
+                b = else_b;
+                then_b
+            };
+            let v = self.prim(
+                here,
+                Prim::UnionConvert,
+                vec![args[at].0.clone()],
+                member.clone(),
+            );
+            let mut call_args = args.clone();
+            call_args[at] = (v, member.clone());
+            match self.call(cx, here, None, &call_args) {
+                Ok((_, Type::Bottom)) => self.f.set_term(here, Terminator::Unreachable, SPAN),
+                Ok((y, t)) => results.push((here, y, t)),
+                Err(fail) if fail.code == "unsupported" => return Err(fail),
+                Err(fail) => {
+                    let msg = fail.message.clone();
+                    failed.get_or_insert(fail);
+                    self.throw_error(here, &msg);
+                }
+            }
+        }
+        if let (true, Some(fail)) = (results.is_empty(), failed) {
+            return Err(fail);
+        }
+        let types: Vec<Type> = results.iter().map(|(_, _, t)| t.clone()).collect();
+        let ret = split_join(cx, &args[0].1, &u, &types)?;
+        self.f.ret = ret.clone();
+        if ret == Type::Bottom {
+            return Ok(());
+        }
+        let join_b = self.f.add_block();
+        let y = self.f.add_param(join_b, ret.clone(), SPAN, None);
+        for (from, v, t) in results {
+            let v = match crate::join::conversion(&t, &ret) {
+                Some(p) => self.prim(from, p, vec![v], ret.clone()),
+                None => v,
+            };
+            self.jump(from, join_b, vec![v]);
+        }
+        self.f
+            .set_term(join_b, Terminator::Return(Operand::Value(y)), SPAN);
+        Ok(())
+    }
+
+    /// End `b` raising the error `message` (`MethodError: ...` as that exception).
+    fn throw_error(&mut self, b: Block, message: &str) {
+        match message.split_once(": ") {
+            Some((e, rest)) if e.ends_with("Error") && !e.contains(' ') => {
+                let parts = vec![
+                    Operand::Const(Const::Symbol(e.into())),
+                    Operand::Const(Const::Str(rest.into())),
+                ];
+                self.prim(b, Prim::Error, parts, Type::Bottom);
+                self.f.set_term(b, Terminator::Unreachable, SPAN);
+            }
+            _ => self.throw(b, message),
+        }
+    }
+
     fn splat(&mut self, cx: &mut Cx) -> Result<(), Fail> {
         let args = self.args.clone();
         let [(f, ft), (pre, Type::Tuple(pre_ts)), (x, Type::Array(e, 1)), (post, Type::Tuple(post_ts))] =

@@ -80,6 +80,8 @@ pub(crate) fn convert(b: &mut PlanBuilder, v: Val, to: &Type) -> Result<Val, Fai
     }
     let prim = match (&v.ty, to) {
         (Type::Int64 | Type::Bool, Type::Float64) => Prim::Float,
+        // A struct stored where its abstract type is declared (`Vector{Shape}`, a field).
+        (t, Type::Union(u)) if u.members.contains(t) => Prim::UnionConvert,
         (Type::Bool | Type::Float64, Type::Int64) => Prim::ToInt,
         (Type::Array(e, n), Type::Array(f, m))
             if n == m && **f == Type::Float64 && e.is_number() =>

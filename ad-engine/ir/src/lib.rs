@@ -41,5 +41,7 @@ pub use program::{
     callable_name, GenericFunction, Global, Keywords, Method, Program, StructDef, TypeExpr,
     TypedProgram, NEW, VARARG,
 };
-pub use types::{packed_size, tangent_type, Name, StructKind, StructType, Type, MAX_DIMS};
+pub use types::{
+    packed_size, tangent_type, Name, StructKind, StructType, Type, UnionType, MAX_DIMS,
+};
 pub use verify::{debug_verify, verify, violations, Location, Violation};

@@ -841,6 +841,13 @@ impl<'a> Cursor<'a> {
             "Vector" => Type::Array(one(self, "Vector")?.into(), 1),
             "Matrix" => Type::Array(one(self, "Matrix")?.into(), 2),
             "Stack" => Type::Stack(one(self, "Stack")?.into()),
+            // `Union{var"Shape", Circle, Square}`: the abstract type `Shape` and its members.
+            "Union" if self.rest().starts_with("var\"") => {
+                let name = self.var_name()?;
+                self.expect(",")?;
+                let members = self.types_until('}', p)?;
+                Type::Union(std::sync::Arc::new(crate::UnionType { name, members }))
+            }
             // `Symbol{:a}`: the type of the symbol `:a`.
             "Symbol" => {
                 self.expect(":")?;

@@ -731,6 +731,18 @@ prims! {
     ExceptionIsa => "exception_isa" {
         arity: Exactly(2), diff: Diff::No, jit: Jit::Interpreted,
     }
+    /// `union_isa(x, T)`: is the value `x` of an abstract type's union of the concrete type
+    /// `T` (a type value naming one member)? Decided at run time, where a call on `x` is split.
+    UnionIsa => "union_isa" {
+        arity: Exactly(2), diff: Diff::No, jit: Jit::Interpreted,
+    }
+    /// `union_convert(x)`: `x` itself, seen as the statement's type: a member of an abstract
+    /// type's union as the union (stored into a `Vector{Shape}`), or the union as the member
+    /// a `union_isa` test found (a split call's branch); the tangent passes unchanged.
+    UnionConvert => "union_convert" {
+        arity: Exactly(1), jit: Jit::Interpreted,
+        effects: Effects { throws: Throws::When("the value is not of the statement's type"), ..Effects::PURE },
+    }
     /// `exception_field(e, :f)`: field `f` of the caught exception `e` (`msg`, a `String`, of the
     /// exceptions that have one; `val`, a `Float64`, of a `DomainError` of a number); an
     /// exception without it is Julia's `FieldError`-style message.

@@ -298,6 +298,7 @@ fn collect_structs(t: &Type, out: &mut Vec<Arc<StructType>>) {
             out.push(st.clone());
         }
         Type::Tuple(ts) | Type::Pullback(ts) => ts.iter().for_each(|t| collect_structs(t, out)),
+        Type::Union(u) => u.members.iter().for_each(|t| collect_structs(t, out)),
         Type::NamedTuple(fs) => fs.iter().for_each(|(_, t)| collect_structs(t, out)),
         Type::Ref(t) | Type::Array(t, _) | Type::Adjoint(t) | Type::Stack(t) => {
             collect_structs(t, out)

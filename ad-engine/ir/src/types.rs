@@ -54,6 +54,32 @@ pub enum Type {
     Pullback(Arc<[Type]>),
     /// An AD tape stack of values of this type (forward/pullback IR only).
     Stack(Arc<Type>),
+    /// A value of one of the program's abstract types (`Shape`), the element type of an array
+    /// of structs of different types (`Vector{Shape}`): one of its concrete subtypes, known
+    /// only at run time. Calls on it are split over its members (closed world).
+    Union(Arc<UnionType>),
+}
+
+/// An abstract type as the union of the concrete types the program defines under it.
+#[derive(Clone, PartialEq, Eq, Hash, PartialOrd, Ord, Debug)]
+pub struct UnionType {
+    /// The abstract type's name (`Shape`), what Julia shows; a tangent's is `Tangent{Shape}`.
+    pub name: Name,
+    /// The concrete member types, sorted and distinct.
+    pub members: Vec<Type>,
+}
+
+impl UnionType {
+    /// The union of `part` of every member (their tangents, or a part of them), `Nothing` when
+    /// every member's is.
+    pub fn map(&self, part: impl Fn(&Type) -> Type) -> Type {
+        let parts: Vec<Type> = self.members.iter().map(part).collect();
+        if parts.iter().all(|t| *t == Type::Nothing) {
+            Type::Nothing
+        } else {
+            Type::union(format!("Tangent{{{}}}", self.name).as_str().into(), parts)
+        }
+    }
 }
 
 /// The definition of a concrete struct type: `Bar{Float64}` with its fields resolved.
@@ -116,17 +142,34 @@ impl Type {
         match self {
             Type::Struct(s) => s.mutable,
             Type::Ref(_) | Type::Array(..) | Type::Stack(_) => true,
+            Type::Union(u) => u.members.iter().any(Type::is_mutable),
             _ => false,
         }
     }
 
     /// Does a value of this type reach an object a call could write: is it mutable, or a
-    /// tuple, named tuple or struct holding one?
+    /// tuple, named tuple, struct or union member holding one?
     pub fn reaches_mutable(&self) -> bool {
-        self.is_mutable()
-            || self
-                .field_types()
-                .is_some_and(|fs| fs.iter().any(Type::reaches_mutable))
+        match self {
+            Type::Union(u) => u.members.iter().any(Type::reaches_mutable),
+            _ => {
+                self.is_mutable()
+                    || self
+                        .field_types()
+                        .is_some_and(|fs| fs.iter().any(Type::reaches_mutable))
+            }
+        }
+    }
+
+    /// The union of an abstract type `name` over `members` (sorted, repeats dropped); a union
+    /// of one member is that member.
+    pub fn union(name: Name, mut members: Vec<Type>) -> Type {
+        members.sort();
+        members.dedup();
+        match members.as_slice() {
+            [one] => one.clone(),
+            _ => Type::Union(Arc::new(UnionType { name, members })),
+        }
     }
 
     /// Can a gradient be attached to a value of this type (its tangent is not `Nothing`)?
@@ -213,6 +256,8 @@ pub fn tangent_type(t: &Type) -> Type {
             Type::Nothing => Type::Nothing,
             te => Type::Stack(Arc::new(te)),
         },
+        // One of the members' tangents, whichever the value is.
+        Type::Union(u) => u.map(tangent_type),
     }
 }
 
@@ -235,7 +280,8 @@ pub fn packed_size(t: &Type) -> u64 {
         | Type::String
         | Type::Exception
         | Type::Pullback(_)
-        | Type::Stack(_) => 8,
+        | Type::Stack(_)
+        | Type::Union(_) => 8,
     }
 }
 
@@ -298,6 +344,13 @@ impl fmt::Display for Type {
                 write!(f, "}}")
             }
             Type::Stack(t) => wrapped(f, "Stack{", t, "}"),
+            // The IR text names the members too, so that it reads back.
+            Type::Union(u) if f.alternate() => {
+                write!(f, "Union{{var{:?}, ", &*u.name)?;
+                comma_list(f, u.members.iter())?;
+                write!(f, "}}")
+            }
+            Type::Union(u) => write!(f, "{}", u.name),
         }
     }
 }

@@ -531,6 +531,10 @@ fn prim_types(
         )),
         (Prim::RefNew, [t]) => result(Type::Ref(t.clone().into())),
         (Prim::RefGet, [Type::Ref(t)]) => result((**t).clone()),
+        // The shadow box of a value of an abstract type, one of its members' boxes.
+        (Prim::RefGet, [Type::Union(u)]) if u.members.iter().all(|m| matches!(m, Type::Ref(_))) => {
+            Ok(())
+        }
         (Prim::RefSet, [Type::Ref(t), v]) => {
             if !converts(v, t) {
                 return Err(format!("ref_set! stores a {v} in a Ref{{{t}}}"));

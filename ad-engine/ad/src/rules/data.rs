@@ -81,6 +81,46 @@ pub const RULES: &[Rule] = &[
         }],
     },
     Rule {
+        prim: UnionConvert,
+        // The value itself seen as the statement's type (a member as its abstract type, or
+        // back), and so its shadow and its gradient.
+        keep: Forward(|e, s| {
+            let value = e.prim(UnionConvert, s.args.clone(), s.ty.clone());
+            let fty = fdata_type(&s.ty);
+            let shadow = match (s.shadows.first().cloned().flatten(), fty != Type::Nothing) {
+                (Some(x), true) => Some(e.prim(UnionConvert, vec![x], fty)),
+                _ => None,
+            };
+            Ok(FwdOut {
+                value,
+                shadow,
+                residuals: vec![],
+            })
+        }),
+        reverse: |e, s| {
+            let mut out = s.none();
+            let rty = rdata_type(&s.arg_tys[0]);
+            if let (Some(dy), false) = (&s.dy, rty == Type::Nothing) {
+                out[0] = Some(e.prim(UnionConvert, vec![dy.clone()], rty));
+            }
+            out
+        },
+        pushforward: |e, s, _| {
+            let dty = dual_type(&s.ty);
+            if dty == Type::Nothing {
+                return None;
+            }
+            s.tangent(0).map(|t| e.prim(UnionConvert, vec![t], dty))
+        },
+        cases: &[Program {
+            src: "abstract type S end\nstruct A <: S\n    a::Float64\nend\n\
+                  struct B <: S\n    b::Float64\nend\ng(a::A) = a.a^2\ng(b::B) = 3.0 * b.b\n\
+                  f(x) = sum(g, [A(x), B(2.0 * x)])",
+            name: "f",
+            args: &[0.7],
+        }],
+    },
+    Rule {
         prim: TupleIndex,
         // The run-time index.
         keep: Forward(|e, s| Ok(part_forward(e, s, TupleIndex, vec![s.args[1].clone()]))),

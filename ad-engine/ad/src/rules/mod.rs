@@ -153,7 +153,10 @@ impl Emit<'_> {
         let fty = fdata_type(ty);
         match (&fty, ty) {
             (Type::Nothing, _) => None,
-            (_, Type::Array(..)) => Some(self.prim(Prim::ZeroTangent, vec![x], fty)),
+            // Of an array, or of a value of an abstract type (the box its member has).
+            (_, Type::Array(..) | Type::Union(_)) => {
+                Some(self.prim(Prim::ZeroTangent, vec![x], fty))
+            }
             (Type::Adjoint(el), Type::Adjoint(_)) => {
                 // A row: zeros of its vector's shape, seen as a row.
                 let v = Type::Array(el.clone(), 1);

@@ -237,9 +237,14 @@ fn jit_agrees(prog: &TypedProgram, inst: &Instance, inputs: &[Value]) {
     let limits = zy_interp::Limits::default();
     let by_interp =
         zy_interp::run(&prog, &driver, copies(inputs), &limits).map(|v| zy_interp::show(&v));
-    let compiled = zy_codegen::JitSession::new()
-        .and_then(|mut jit| jit.compile(&prog, &driver))
-        .unwrap_or_else(|e| panic!("{inst}: the JIT declined: {e}"));
+    let compiled =
+        match zy_codegen::JitSession::new().and_then(|mut jit| jit.compile(&prog, &driver)) {
+            Ok(compiled) => compiled,
+            // Values of an abstract type (a `Vector{Shape}`'s elements) the JIT leaves to the
+            // interpreter by design.
+            Err(zy_codegen::JitError::Interpreted(_)) if holds_union(&prog) => return,
+            Err(e) => panic!("{inst}: the JIT declined: {e}"),
+        };
     let by_jit = compiled
         .call(&copies(inputs), &limits)
         .map(|v| zy_interp::show(&v));
@@ -247,6 +252,16 @@ fn jit_agrees(prog: &TypedProgram, inst: &Instance, inputs: &[Value]) {
         by_jit, by_interp,
         "{inst}: the JIT and the interpreter differ"
     );
+}
+
+/// Does a function of `prog` hold a value of one of the program's abstract types?
+fn holds_union(prog: &TypedProgram) -> bool {
+    prog.functions.values().any(|f| {
+        f.values.iter().any(|v| {
+            matches!(v.ty, Type::Union(_))
+                || v.ty.elem().is_some_and(|e| matches!(e, Type::Union(_)))
+        })
+    })
 }
 
 /// Weight arrays are extra arguments (`W`), appended to the inputs as they are needed.

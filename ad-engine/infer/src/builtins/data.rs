@@ -537,11 +537,7 @@ pub(crate) fn typed_literal(cx: &Cx, name: &str, args: &[Val]) -> Option<Fail> {
     }
     let what = match cx.program.structs.get(t) {
         _ if &**t == "Any" => "an array of element type Any".to_string(),
-        Some(def) if def.is_abstract => format!(
-            "an array of the abstract type {t}, which Julia dispatches per element at run \
-             time; write a tuple `(a, b)` of the structs: `map(f, t)` and `sum(f, t)` call \
-             each element's own method"
-        ),
+        Some(def) if def.is_abstract => abstract_elements(t),
         Some(def) if def.kind == StructKind::User => struct_elements(t),
         _ => return None,
     };
@@ -588,6 +584,7 @@ pub(crate) fn is_element_type(t: &Type) -> bool {
             s.kind == StructKind::User
                 && (!is_library(&s.name) || matches!(&*s.name, "Base.Complex" | "Base.Rational"))
         }
+        Type::Union(_) => true,
         Type::Tuple(ts) => !ts.is_empty() && ts.iter().all(is_element_type),
         Type::NamedTuple(fs) => !fs.is_empty() && fs.iter().all(|(_, t)| is_element_type(t)),
         _ => false,
@@ -657,11 +654,14 @@ pub(crate) fn undef_objects(
         } else {
             format!("Vector{{{t}}}(undef, n)")
         };
-        return Some(Err(Fail::unsupported(format!(
-            "`{form}`: zy's arrays hold numbers, arrays, the program's concrete structs and \
-             tuples of them, not values of an abstract type, which Julia dispatches per element \
-             at run time; keep those in a tuple `(a, b)`"
-        ))));
+        let why = match cx.program.structs.get(t) {
+            Some(def) if def.is_abstract => abstract_elements(t),
+            _ => "zy's arrays hold numbers, arrays, the program's structs and tuples of them, \
+                  and values of its abstract types, not of Julia's (Julia dispatches per \
+                  element at run time); keep those in a tuple `(a, b)`"
+                .to_string(),
+        };
+        return Some(Err(Fail::unsupported(format!("`{form}`: {why}"))));
     };
     if dims.is_empty() || dims.len() > 2 || dims.iter().any(|d| d.ty != Type::Int64) {
         return Some(Err(no_method(name, &types(args))));
@@ -673,6 +673,52 @@ pub(crate) fn undef_objects(
         &refs,
         array(elem, dims.len() as u8),
     )))
+}
+
+/// `[a, b]` of the program's structs of different types (or values of its abstract types):
+/// Julia's `Vector` of their nearest common abstract type (`promote_typejoin`), each element
+/// held with its own concrete type. `None` for another call.
+pub(crate) fn abstract_vect(
+    cx: &Cx,
+    b: &mut PlanBuilder,
+    name: &str,
+    args: &[Val],
+) -> Option<Result<Val, Fail>> {
+    if name != "vect" || args.len() < 2 {
+        return None;
+    }
+    let types: Vec<Type> = args.iter().map(|a| a.ty.clone()).collect();
+    let program = cx.program;
+    let Some(up) = crate::dispatch::typejoin(program, &types)? else {
+        return Some(Err(Fail::unsupported(format!(
+            "an array of structs of different types with no common abstract type of the \
+             program (`[a, b]` of {} and {} values, Julia's Vector{{Any}}); declare them \
+             `struct A <: S` under one `abstract type S end`",
+            types[0],
+            types.iter().find(|t| **t != types[0]).unwrap_or(&types[0])
+        ))));
+    };
+    Some((|| {
+        let elem = crate::dispatch::abstract_union(program, &up, 0)
+            .ok_or_else(|| Fail::unsupported(abstract_elements(&up)))?;
+        let vals = args
+            .iter()
+            .map(|a| convert(b, a.clone(), &elem))
+            .collect::<Result<Vec<_>, _>>()?;
+        let refs: Vec<&Val> = vals.iter().collect();
+        Ok(apply(b, Prim::Vect, &refs, array(elem, 1)))
+    })())
+}
+
+/// Why an array of the abstract type `name` is refused: zy lists the concrete types it may
+/// hold (the program's structs below it), which it cannot for every abstract type.
+fn abstract_elements(name: &str) -> String {
+    format!(
+        "an array of the abstract type {name} (Julia's, dispatched per element at run time) \
+         holds the program's structs below {name}, which must be structs without type \
+         parameters whose fields are all declared with concrete types; annotate their fields, \
+         or keep the values in a tuple `(a, b)`"
+    )
 }
 
 /// The refusal of an array of the struct type `name`, with what to write instead.

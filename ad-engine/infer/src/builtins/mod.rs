@@ -366,6 +366,9 @@ pub(crate) fn call(
     if let Some(r) = data::typed_vect(cx, b, name, args) {
         return Some(r);
     }
+    if let Some(r) = data::abstract_vect(cx, b, name, args) {
+        return Some(r);
+    }
     if let Some(r) = data::undef_objects(cx, b, name, args) {
         return Some(r);
     }

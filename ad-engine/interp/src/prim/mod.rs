@@ -214,6 +214,22 @@ pub fn eval_prim(p: Prim, args: &[Value], ret: &Type) -> Result<Value, String> {
             }
             _ => Err(internal(p, "expects an exception and type names")),
         },
+        UnionIsa => match args {
+            [v, Value::Symbol(t)] => Ok(Value::Bool(v.julia_type().to_string() == **t)),
+            _ => Err(internal(p, "expects a value and a type name")),
+        },
+        UnionConvert => match args {
+            [v] if matches!(ret, Type::Union(_) | Type::Any) || v.julia_type() == *ret => {
+                Ok(v.clone())
+            }
+            // A union's gradient that nothing reached: the member's zero.
+            [Value::Nothing] => tangent::zero_tangent(&[], ret),
+            [v] => Err(format!(
+                "TypeError: in typeassert, expected {ret}, got a value of type {}",
+                v.julia_type()
+            )),
+            _ => Err(internal(p, "expects one value")),
+        },
         ExceptionNew => match args {
             [Value::Symbol(exception), parts @ ..] => {
                 let text = exception_message(exception, parts);

@@ -5,7 +5,7 @@ use std::cell::RefCell;
 use std::rc::Rc;
 use std::sync::Arc;
 
-use zy_ir::{tangent_type, Instance, Prim, Type};
+use zy_ir::{tangent_type, Instance, Name, Prim, Type};
 
 use super::{eval_prim, method_error};
 use crate::value::{Array, ArrayData, ElemType, Pullback, Shape, Value};
@@ -156,8 +156,34 @@ fn zero_of(t: &Type, like: Option<&Value>) -> Result<Value, String> {
         }
         Type::Function(name) => Value::Func(name.clone()),
         Type::Stack(_) => stack_new(),
+        // The zero of the member for the value at hand (a primal or a gradient of one of the
+        // union's members); `nothing`, the gradients' zero, without one.
+        Type::Union(u) => match u.members.iter().find(|m| like.is_some_and(|v| fits(m, v))) {
+            Some(m) => zero_of(m, like)?,
+            None => Value::Nothing,
+        },
         _ => return Err(format!("internal error: no zero value of type {t}")),
     })
+}
+
+/// Is the gradient type `t` (a named tuple, or a box of one) that of the value `v` (a primal
+/// struct, or a gradient or shadow of one): do their field names agree?
+fn fits(t: &Type, v: &Value) -> bool {
+    let names = |t: &Type| -> Option<Vec<Name>> {
+        match t {
+            Type::NamedTuple(fs) => Some(fs.iter().map(|(n, _)| n.clone()).collect()),
+            Type::Struct(s) => Some(s.fields.iter().map(|(n, _)| n.clone()).collect()),
+            Type::Ref(inner) => match &**inner {
+                Type::NamedTuple(fs) => Some(fs.iter().map(|(n, _)| n.clone()).collect()),
+                _ => None,
+            },
+            _ => None,
+        }
+    };
+    let boxed = |t: &Type| matches!(t, Type::Ref(_));
+    let vt = v.julia_type();
+    let primal_box = matches!(v, Value::Mutable(..));
+    names(t).is_some() && names(t) == names(&vt) && (boxed(t) == (boxed(&vt) || primal_box))
 }
 
 /// `accum(a, b)`: tangent addition. `nothing` is the identity; numbers add; tuples and named
