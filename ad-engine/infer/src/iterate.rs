@@ -175,6 +175,16 @@ fn candidate(body: &Function, ty: &[Type], program: &Program) -> Option<Candidat
     None
 }
 
+/// The block at the top of the rewritten loop, where the iteration's state arrives: the
+/// header's own parameters (`passed` on by an edge that skips an item), the lazy iterators'
+/// states, and the iterators themselves read there (outermost first, then the struct).
+struct Top {
+    block: Block,
+    passed: Vec<Operand>,
+    states: Vec<Operand>,
+    objects: Vec<Operand>,
+}
+
 /// Where the inlined bodies go: out of the loop (`done`) or into the body with `(item,
 /// state)` (`item`, a block taking the tuple).
 struct Targets {
@@ -270,40 +280,13 @@ impl<'a> Rewrite<'a> {
         let item = self.f.add_block();
         let t = self.f.add_param(item, Type::Any, span, None);
         let state = self.call(item, "Base.getindex", vec![t.into(), Const::Int(2).into()]);
-        let mut elem = (Operand::from(t), 1);
-        let mut new_states = states.clone();
-        let mut at = item;
-        for j in (0..layers).rev() {
-            let y = self.call(at, "Base.getindex", vec![elem.0, Const::Int(elem.1).into()]);
-            let step = vec![objects[j].clone(), states[j].clone(), y.into()];
-            let r = self.call(at, "Base._lazy_step", step);
-            let [keep, st, stop] = [1, 3, 4]
-                .map(|k| self.call(at, "Base.getindex", vec![r.into(), Const::Int(k).into()]));
-            new_states[j] = st.into();
-            elem = (r.into(), 2);
-            let kept = self.f.add_block();
-            let go_on = self.f.add_block();
-            let mut skip_args = passed.clone();
-            skip_args.extend([Const::Bool(false).into(), state.into()]);
-            skip_args.extend(new_states.iter().cloned());
-            let skip = BlockCall {
-                block: top,
-                args: skip_args,
-            };
-            let to_stop = Terminator::Branch {
-                cond: stop.into(),
-                then_to: else_to.clone(),
-                else_to: BlockCall::new(kept),
-            };
-            self.f.set_term(at, to_stop, span);
-            let to_keep = Terminator::Branch {
-                cond: keep.into(),
-                then_to: BlockCall::new(go_on),
-                else_to: skip,
-            };
-            self.f.set_term(kept, to_keep, span);
-            at = go_on;
-        }
+        let top = Top {
+            block: top,
+            passed,
+            states,
+            objects,
+        };
+        let (elem, new_states, at) = self.steps(&top, item, t, state, &else_to);
         self.f.set_term(at, Terminator::Jump(then_to), span);
         let targets = Targets {
             done: else_to.clone(),
@@ -324,22 +307,7 @@ impl<'a> Rewrite<'a> {
             }
             _ => Terminator::Jump(BlockCall::new(on_entry)),
         };
-        let mut at = top;
-        for j in 0..layers {
-            let more = self.call(
-                top,
-                "Base._lazy_more",
-                vec![objects[j].clone(), states[j].clone()],
-            );
-            let asks = self.f.add_block();
-            let term = Terminator::Branch {
-                cond: more.into(),
-                then_to: BlockCall::new(asks),
-                else_to: else_to.clone(),
-            };
-            self.f.set_term(at, term, span);
-            at = asks;
-        }
+        let at = self.asks(&top, &else_to);
         self.f.set_term(at, ask, span);
         self.f.block_mut(header).stmts.retain(|&v| v != cond);
         if let Some(n) = n.filter(|&n| uses(body, n) == 1) {
@@ -347,13 +315,13 @@ impl<'a> Rewrite<'a> {
                 self.f.blocks[b].stmts.retain(|&v| v != n);
             }
         }
-        if top != header {
+        if top.block != header {
             let mut entry = vec![Const::Bool(true).into(), self.undefined(header).into()];
             entry.extend(self.starts(header));
             self.f.set_term(
                 header,
                 Terminator::Jump(BlockCall {
-                    block: top,
+                    block: top.block,
                     args: entry,
                 }),
                 span,
@@ -390,6 +358,72 @@ impl<'a> Rewrite<'a> {
             self.f.block_mut(b).term = term;
         }
         Some(self.f)
+    }
+
+    /// The item `t` of the struct (`(item, state)`, in `item`) through the lazy iterators
+    /// around it, innermost first: each one's `Base._lazy_step` ends the loop (`done`), skips
+    /// the item (back to `top` with the new states) or makes its own item of it. The tuple and
+    /// index of the outermost item, the iterators' new states, and the block that reaches it.
+    fn steps(
+        &mut self,
+        top: &Top,
+        item: Block,
+        t: Value,
+        state: Value,
+        done: &BlockCall,
+    ) -> ((Operand, i64), Vec<Operand>, Block) {
+        let span = self.span;
+        let mut elem = (Operand::from(t), 1);
+        let mut new_states = top.states.clone();
+        let mut at = item;
+        for j in (0..top.states.len()).rev() {
+            let y = self.call(at, "Base.getindex", vec![elem.0, Const::Int(elem.1).into()]);
+            let step = vec![top.objects[j].clone(), top.states[j].clone(), y.into()];
+            let r = self.call(at, "Base._lazy_step", step);
+            let [keep, st, stop] = [1, 3, 4]
+                .map(|k| self.call(at, "Base.getindex", vec![r.into(), Const::Int(k).into()]));
+            new_states[j] = st.into();
+            elem = (r.into(), 2);
+            let (kept, go_on) = (self.f.add_block(), self.f.add_block());
+            let mut skip = top.passed.clone();
+            skip.extend([Const::Bool(false).into(), state.into()]);
+            skip.extend(new_states.iter().cloned());
+            let to_stop = Terminator::Branch {
+                cond: stop.into(),
+                then_to: done.clone(),
+                else_to: BlockCall::new(kept),
+            };
+            self.f.set_term(at, to_stop, span);
+            let to_keep = Terminator::Branch {
+                cond: keep.into(),
+                then_to: BlockCall::new(go_on),
+                else_to: BlockCall {
+                    block: top.block,
+                    args: skip,
+                },
+            };
+            self.f.set_term(kept, to_keep, span);
+            at = go_on;
+        }
+        (elem, new_states, at)
+    }
+
+    /// At `top`, each lazy iterator's `Base._lazy_more` (a `take` that has its `n` items ends
+    /// the loop, `done`): the block reached when all may ask the struct for another item.
+    fn asks(&mut self, top: &Top, done: &BlockCall) -> Block {
+        let mut at = top.block;
+        for (o, st) in top.objects.iter().zip(&top.states) {
+            let more = self.call(top.block, "Base._lazy_more", vec![o.clone(), st.clone()]);
+            let asks = self.f.add_block();
+            let term = Terminator::Branch {
+                cond: more.into(),
+                then_to: BlockCall::new(asks),
+                else_to: done.clone(),
+            };
+            self.f.set_term(at, term, self.span);
+            at = asks;
+        }
+        at
     }
 
     /// The state carried around the loop before the first `iterate(c)`, read nowhere.
