@@ -661,6 +661,7 @@ const TAKES_ITERABLE: &[&str] = &[
     "sort",
     "Set",
     "Iterators.cycle",
+    "Iterators.partition",
 ];
 
 /// Lowering's helper for destructuring, `a, b = x` reading item `i` of `x` (Julia's
@@ -728,10 +729,10 @@ impl crate::calls::Cx<'_> {
         Some(self.call_named(b, &helper.into(), args))
     }
 
-    /// `zip(args...)` with the struct at `at` among collections that are not such structs:
-    /// over its first items, as many as the shortest of those has (Julia's `zip` stops there,
-    /// so an endless struct zips with a vector). Beside other such structs only, over all its
-    /// items.
+    /// `zip(args...)` with the struct (or lazy iterator around one) at `at` among collections
+    /// that are not such: over its first items, as many as the shortest of those has (Julia's
+    /// `zip` stops there, so an endless struct zips with a vector). Beside another such struct,
+    /// refused: a loop runs one struct's `iterate` methods.
     fn zip_iterated(
         &mut self,
         b: &mut crate::plan::PlanBuilder,
@@ -739,6 +740,17 @@ impl crate::calls::Cx<'_> {
         args: &[crate::value::Val],
         at: usize,
     ) -> Result<crate::value::Val, Fail> {
+        let iterated: Vec<String> = args
+            .iter()
+            .filter_map(|a| iterated_chain(&a.ty, self.program).map(|(_, n)| n.to_string()))
+            .collect();
+        if let [one, other, ..] = iterated.as_slice() {
+            return Err(Fail::unsupported(format!(
+                "`zip` of two iterators by `Base.iterate` methods (a `{one}` and a `{other}`): zy \
+                 runs one struct's `iterate` methods in a loop; zip one with a collection \
+                 (`zip(c, v)`), or `collect` the finite one first"
+            )));
+        }
         let mut bound: Option<crate::value::Val> = None;
         for a in args {
             if iterated_chain(&a.ty, self.program).is_some() {
