@@ -702,15 +702,13 @@ impl crate::calls::Cx<'_> {
         }
         let base = name.strip_prefix("Base.").unwrap_or(name);
         let helper = match (base, at, args.len()) {
-            ("collect", 0, 1) => {
-                let shown = args[0].ty.to_string();
-                let shown = crate::value::Val::lit(Const::Str(shown.into()));
-                let args = [args[0].clone(), shown];
-                return Some(self.call_named(b, &"Base._collect_sized".into(), &args));
-            }
+            ("collect", 0, 1) => return Some(self.collect_sized(b, args[0].clone())),
             ("first", 0, 1) => "Base._first_iterated",
             // Julia's `first(c, n) = collect(Iterators.take(c, n))`.
-            ("first", 0, 2) => "Base._items_upto",
+            ("first", 0, 2) => {
+                let take = self.call_named(b, &"Base.Iterators.take".into(), args);
+                return Some(take.and_then(|t| self.collect_sized(b, t)));
+            }
             ("any", 0, 1) | ("any", 1, 2) => "Base._any_iterated",
             ("all", 0, 1) | ("all", 1, 2) => "Base._all_iterated",
             ("in", 1, 2) => "Base._in_iterated",
@@ -727,6 +725,17 @@ impl crate::calls::Cx<'_> {
             _ => return None,
         };
         Some(self.call_named(b, &helper.into(), args))
+    }
+
+    /// Julia's `collect(c)` of a struct with `iterate` methods or a lazy iterator around one,
+    /// by its `Base.IteratorSize` (`Base._collect_sized`, told `c`'s type for its errors).
+    fn collect_sized(
+        &mut self,
+        b: &mut crate::plan::PlanBuilder,
+        c: crate::value::Val,
+    ) -> Result<crate::value::Val, Fail> {
+        let shown = crate::value::Val::lit(Const::Str(c.ty.to_string().into()));
+        self.call_named(b, &"Base._collect_sized".into(), &[c, shown])
     }
 
     /// `zip(args...)` with the struct (or lazy iterator around one) at `at` among collections

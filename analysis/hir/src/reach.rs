@@ -117,6 +117,7 @@ pub const HOOKS: &[Hooks] = &[
             "Base._lazy_more",
             "Base._lazy_step",
             "Base.getproperty",
+            "Base.Iterators.take",
             "Base._any_iterated",
             "Base._all_iterated",
             "Base._in_iterated",
