@@ -326,10 +326,10 @@ impl<'a> Cx<'a> {
         }
         crate::iterate::iterated_struct(&xs.ty, self.program)?;
         Some(Fail::method(format!(
-            "MethodError: no method matching length(::{0}) (a `{0}` has `Base.iterate` methods, which `for` \
-             loops, generators, `collect`, `first` and the reductions follow; the library's \
-             other iterators over it, such as `Iterators.take` or `enumerate`, need \
-             `Base.length(::{0})` and `Base.getindex(::{0}, i::Int)`)",
+            "MethodError: no method matching length(::{0}) (a `{0}` has `Base.iterate` methods, \
+             which `for` loops, generators, the lazy iterators and the reductions follow; \
+             `collect` asks for its length unless a `Base.IteratorSize(::Type{{{0}}})` method \
+             says `Base.SizeUnknown()` or `Base.IsInfinite()`)",
             s.name
         )))
     }

@@ -33,9 +33,11 @@ struct Candidate {
     header: Block,
     /// The statement reading the element, `Base._gen_elem(c, k)`.
     elem: Value,
-    /// The collection `c` and its struct's name.
+    /// The collection `c` and the name of the struct with `iterate` methods it is or wraps.
     xs: Operand,
     name: zy_ir::Name,
+    /// The fields leading from `c` through the library's lazy iterators to that struct.
+    fields: Vec<zy_ir::Name>,
 }
 
 /// `body` with its first loop over a struct of the program that defines `Base.iterate`
@@ -72,6 +74,42 @@ pub(crate) fn iterated_struct<'t>(t: &'t Type, program: &Program) -> Option<&'t 
         .iter()
         .any(|m| annotated(m, &s.name))
         .then_some(&s.name)
+}
+
+/// The library's lazy iterators that a loop iterates around the `iterate` methods of the
+/// struct they wrap (their names after `Base.`, and the field holding what they wrap): each has
+/// a state (`Base._lazy_start`), may end before asking for another item (`Base._lazy_more`),
+/// and makes its item of its source's, skips it or ends (`Base._lazy_step`, in the prelude).
+const LAZY: &[(&str, &str)] = &[
+    ("Enumerate", "itr"),
+    ("Generator", "iter"),
+    ("Filter", "iter"),
+    ("Iterators.Take", "xs"),
+    ("Iterators.Drop", "xs"),
+    ("Iterators.TakeWhile", "xs"),
+    ("Iterators.DropWhile", "xs"),
+    ("Iterators.Accumulate", "itr"),
+];
+
+/// A struct of the program with `iterate` methods, or the library's lazy iterators around
+/// one (`enumerate(Iterators.filter(p, c))`): the fields leading to the struct (outermost
+/// first) and its name.
+pub(crate) fn iterated_chain<'t>(
+    mut t: &'t Type,
+    program: &Program,
+) -> Option<(Vec<zy_ir::Name>, &'t zy_ir::Name)> {
+    let mut fields = Vec::new();
+    loop {
+        if let Some(name) = iterated_struct(t, program) {
+            return Some((fields, name));
+        }
+        let Type::Struct(s) = t else { return None };
+        let base = s.name.strip_prefix("Base.").unwrap_or(&s.name);
+        let (_, field) = LAZY.iter().find(|(n, _)| *n == base)?;
+        let (f, inner) = s.fields.iter().find(|(f, _)| &**f == *field)?;
+        fields.push(f.clone());
+        t = inner;
+    }
 }
 
 fn annotated(m: &Method, name: &str) -> bool {
@@ -115,7 +153,7 @@ fn candidate(body: &Function, ty: &[Type], program: &Program) -> Option<Candidat
             if &**n != "Base._gen_elem" {
                 continue;
             }
-            let Some(name) = iterated_struct(&ty[x.index()], program) else {
+            let Some((fields, name)) = iterated_chain(&ty[x.index()], program) else {
                 continue;
             };
             // The header enters the body (the element's block) when `k <= n`; the counter `k`
@@ -130,10 +168,21 @@ fn candidate(body: &Function, ty: &[Type], program: &Program) -> Option<Candidat
                 elem: v,
                 xs: xs.clone(),
                 name: name.clone(),
+                fields,
             });
         }
     }
     None
+}
+
+/// The block at the top of the rewritten loop, where the iteration's state arrives: the
+/// header's own parameters (`passed` on by an edge that skips an item), the lazy iterators'
+/// states, and the iterators themselves read there (outermost first, then the struct).
+struct Top {
+    block: Block,
+    passed: Vec<Operand>,
+    states: Vec<Operand>,
+    objects: Vec<Operand>,
 }
 
 /// Where the inlined bodies go: out of the loop (`done`) or into the body with `(item,
@@ -191,61 +240,114 @@ impl<'a> Rewrite<'a> {
             return None;
         }
         let span = body.block(header).term_span;
-        // The tuple's block: the item goes to the body, the state around the loop.
-        let item = self.f.add_block();
-        let t = self.f.add_param(item, Type::Any, span, None);
-        let state = self.call(item, "Base.getindex", vec![t.into(), Const::Int(2).into()]);
-        self.f.set_term(item, Terminator::Jump(then_to), span);
-        let targets = Targets {
-            done: else_to,
-            item,
-        };
         let doms = Dominators::new(body);
         let back = |b: Block| {
             body.block(b).term.successors().contains(&header) && doms.dominates(header, b)
         };
         let loops = body.block_ids().any(back);
-        // The header: `iterate(c)` on entry, `iterate(c, state)` after an iteration (only the
-        // first when the body never loops back: the header may then be the entry block).
-        let on_entry = self.inline(first, vec![c.xs.clone()], &targets, 0)?;
-        let term = if loops {
-            let is_first = self.f.add_param(header, Type::Any, span, None);
-            let carried = self.f.add_param(header, Type::Any, span, None);
-            let after = self.inline(next, vec![c.xs.clone(), carried.into()], &targets, 0)?;
-            Terminator::Branch {
-                cond: is_first.into(),
-                then_to: BlockCall::new(on_entry),
-                else_to: BlockCall::new(after),
-            }
+        let layers = c.fields.len();
+        // Where the iteration's state lives: the header of a loop; when the body never loops
+        // back but a lazy iterator may skip an item, a block of its own the header enters.
+        let iterates = loops || layers > 0;
+        let top = if loops || !iterates {
+            header
         } else {
-            Terminator::Jump(BlockCall::new(on_entry))
+            self.f.add_block()
         };
+        let passed: Vec<Operand> = if top == header {
+            body.block(header)
+                .params
+                .iter()
+                .map(|&p| p.into())
+                .collect()
+        } else {
+            Vec::new()
+        };
+        let (is_first, carried, states) = if iterates {
+            let is_first = self.f.add_param(top, Type::Any, span, None);
+            let carried = self.f.add_param(top, Type::Any, span, None);
+            let states: Vec<Operand> = (0..layers)
+                .map(|_| self.f.add_param(top, Type::Any, span, None).into())
+                .collect();
+            (Some(is_first), Some(carried), states)
+        } else {
+            (None, None, Vec::new())
+        };
+        let objects = self.objects(top);
+        let source = objects[layers].clone();
+        // The tuple's block: the item goes through the lazy iterators (innermost first) to
+        // the body, the state around the loop.
+        let item = self.f.add_block();
+        let t = self.f.add_param(item, Type::Any, span, None);
+        let state = self.call(item, "Base.getindex", vec![t.into(), Const::Int(2).into()]);
+        let top = Top {
+            block: top,
+            passed,
+            states,
+            objects,
+        };
+        let (elem, new_states, at) = self.steps(&top, item, t, state, &else_to);
+        self.f.set_term(at, Terminator::Jump(then_to), span);
+        let targets = Targets {
+            done: else_to.clone(),
+            item,
+        };
+        // The header: `iterate(c)` on entry, `iterate(c, state)` after an iteration (only the
+        // first when nothing loops back: the header may then be the entry block), once every
+        // lazy iterator around `c` may ask for another item.
+        let on_entry = self.inline(first, vec![source.clone()], &targets, 0)?;
+        let ask = match (is_first, carried) {
+            (Some(is_first), Some(carried)) => {
+                let after = self.inline(next, vec![source, carried.into()], &targets, 0)?;
+                Terminator::Branch {
+                    cond: is_first.into(),
+                    then_to: BlockCall::new(on_entry),
+                    else_to: BlockCall::new(after),
+                }
+            }
+            _ => Terminator::Jump(BlockCall::new(on_entry)),
+        };
+        let at = self.asks(&top, &else_to);
+        self.f.set_term(at, ask, span);
         self.f.block_mut(header).stmts.retain(|&v| v != cond);
         if let Some(n) = n.filter(|&n| uses(body, n) == 1) {
             for b in 0..self.f.blocks.len() {
                 self.f.blocks[b].stmts.retain(|&v| v != n);
             }
         }
-        self.f.set_term(header, term, span);
-        // The element: the tuple's first entry.
+        if top.block != header {
+            let mut entry = vec![Const::Bool(true).into(), self.undefined(header).into()];
+            entry.extend(self.starts(header));
+            self.f.set_term(
+                header,
+                Terminator::Jump(BlockCall {
+                    block: top.block,
+                    args: entry,
+                }),
+                span,
+            );
+        }
+        // The element: the item of the outermost iterator.
         if let ValueKind::Stmt(s) = &mut self.f.values[c.elem.index()].kind {
             *s = Stmt {
                 op: Op::Call("Base.getindex".into()),
-                args: vec![t.into(), Const::Int(1).into()],
+                args: vec![elem.0, Const::Int(elem.1).into()],
             };
         }
-        // Edges into the header: from outside the loop `(true, undefined)`, back edges
-        // `(false, state)`.
+        // Edges into the header: from outside the loop `(true, undefined, start states)`, back
+        // edges `(false, state, states)`.
         for b in body.block_ids() {
             if !loops || !body.block(b).term.successors().contains(&header) {
                 continue;
             }
             let extra: Vec<Operand> = if back(b) {
-                vec![Const::Bool(false).into(), state.into()]
+                let mut extra = vec![Const::Bool(false).into(), state.into()];
+                extra.extend(new_states.iter().cloned());
+                extra
             } else {
-                let sym = Const::Symbol("#iteration_state".into()).into();
-                let undef = self.call(b, "undef", vec![sym]);
-                vec![Const::Bool(true).into(), undef.into()]
+                let mut extra = vec![Const::Bool(true).into(), self.undefined(b).into()];
+                extra.extend(self.starts(b));
+                extra
             };
             let mut term = self.f.block(b).term.clone();
             for call in term.calls_mut() {
@@ -256,6 +358,104 @@ impl<'a> Rewrite<'a> {
             self.f.block_mut(b).term = term;
         }
         Some(self.f)
+    }
+
+    /// The item `t` of the struct (`(item, state)`, in `item`) through the lazy iterators
+    /// around it, innermost first: each one's `Base._lazy_step` ends the loop (`done`), skips
+    /// the item (back to `top` with the new states) or makes its own item of it. The tuple and
+    /// index of the outermost item, the iterators' new states, and the block that reaches it.
+    fn steps(
+        &mut self,
+        top: &Top,
+        item: Block,
+        t: Value,
+        state: Value,
+        done: &BlockCall,
+    ) -> ((Operand, i64), Vec<Operand>, Block) {
+        let span = self.span;
+        let mut elem = (Operand::from(t), 1);
+        let mut new_states = top.states.clone();
+        let mut at = item;
+        for j in (0..top.states.len()).rev() {
+            let y = self.call(at, "Base.getindex", vec![elem.0, Const::Int(elem.1).into()]);
+            let step = vec![top.objects[j].clone(), top.states[j].clone(), y.into()];
+            let r = self.call(at, "Base._lazy_step", step);
+            let [keep, st, stop] = [1, 3, 4]
+                .map(|k| self.call(at, "Base.getindex", vec![r.into(), Const::Int(k).into()]));
+            new_states[j] = st.into();
+            elem = (r.into(), 2);
+            let (kept, go_on) = (self.f.add_block(), self.f.add_block());
+            let mut skip = top.passed.clone();
+            skip.extend([Const::Bool(false).into(), state.into()]);
+            skip.extend(new_states.iter().cloned());
+            let to_stop = Terminator::Branch {
+                cond: stop.into(),
+                then_to: done.clone(),
+                else_to: BlockCall::new(kept),
+            };
+            self.f.set_term(at, to_stop, span);
+            let to_keep = Terminator::Branch {
+                cond: keep.into(),
+                then_to: BlockCall::new(go_on),
+                else_to: BlockCall {
+                    block: top.block,
+                    args: skip,
+                },
+            };
+            self.f.set_term(kept, to_keep, span);
+            at = go_on;
+        }
+        (elem, new_states, at)
+    }
+
+    /// At `top`, each lazy iterator's `Base._lazy_more` (a `take` that has its `n` items ends
+    /// the loop, `done`): the block reached when all may ask the struct for another item.
+    fn asks(&mut self, top: &Top, done: &BlockCall) -> Block {
+        let mut at = top.block;
+        for (o, st) in top.objects.iter().zip(&top.states) {
+            let more = self.call(top.block, "Base._lazy_more", vec![o.clone(), st.clone()]);
+            let asks = self.f.add_block();
+            let term = Terminator::Branch {
+                cond: more.into(),
+                then_to: BlockCall::new(asks),
+                else_to: done.clone(),
+            };
+            self.f.set_term(at, term, self.span);
+            at = asks;
+        }
+        at
+    }
+
+    /// The state carried around the loop before the first `iterate(c)`, read nowhere.
+    fn undefined(&mut self, block: Block) -> Value {
+        let sym = Const::Symbol("#iteration_state".into()).into();
+        self.call(block, "undef", vec![sym])
+    }
+
+    /// `c` and the iterators it wraps, read in `block`: the lazy iterators outermost first,
+    /// then the struct with `iterate` methods.
+    fn objects(&mut self, block: Block) -> Vec<Operand> {
+        let mut objects = vec![self.c.xs.clone()];
+        for field in &self.c.fields {
+            let outer = objects[objects.len() - 1].clone();
+            let sym = Const::Symbol(field.clone()).into();
+            objects.push(
+                self.call(block, "Base.getproperty", vec![outer, sym])
+                    .into(),
+            );
+        }
+        objects
+    }
+
+    /// The lazy iterators' states before the first item, made in `block`.
+    fn starts(&mut self, block: Block) -> Vec<Operand> {
+        let objects = self.objects(block);
+        (0..self.c.fields.len())
+            .map(|j| {
+                self.call(block, "Base._lazy_start", vec![objects[j].clone()])
+                    .into()
+            })
+            .collect()
     }
 
     /// A copy of `m`'s body called with `args`, its returns going to `targets`: its entry.
@@ -444,8 +644,6 @@ fn uses(f: &Function, v: Value) -> usize {
 /// collection of its items (Julia iterates it; zy collects the items first, in order), by
 /// their names in `Base`.
 const TAKES_ITERABLE: &[&str] = &[
-    "Generator",
-    "Filter",
     "sum",
     "prod",
     "maximum",
@@ -458,13 +656,12 @@ const TAKES_ITERABLE: &[&str] = &[
     "foldl",
     "foldr",
     "mapreduce",
-    "enumerate",
     "zip",
     "unique",
     "sort",
     "Set",
-    "Iterators.drop",
     "Iterators.cycle",
+    "Iterators.partition",
 ];
 
 /// Lowering's helper for destructuring, `a, b = x` reading item `i` of `x` (Julia's
@@ -499,35 +696,32 @@ impl crate::calls::Cx<'_> {
         }
         let at = args
             .iter()
-            .position(|a| iterated_struct(&a.ty, self.program).is_some())?;
+            .position(|a| iterated_chain(&a.ty, self.program).is_some())?;
         let Type::Struct(s) = &args[at].ty else {
             return None;
         };
-        let own = self.program.functions.get(name).is_some_and(|gf| {
-            gf.methods.iter().any(|m| {
+        let plain = iterated_struct(&args[at].ty, self.program).is_some();
+        let own = plain
+            && self.program.functions.get(name).is_some_and(|gf| {
+                gf.methods.iter().any(|m| {
                 matches!(m.sig.get(at), Some(Some(TypeExpr::Named { name: n, .. })) if *n == s.name)
             })
-        });
+            });
         if own {
             return None;
         }
         let base = name.strip_prefix("Base.").unwrap_or(name);
         let helper = match (base, at, args.len()) {
-            ("collect", 0, 1) => "Base._collect_iterated",
+            ("collect", 0, 1) => return Some(self.collect_sized(b, args[0].clone())),
             ("first", 0, 1) => "Base._first_iterated",
             // Julia's `first(c, n) = collect(Iterators.take(c, n))`.
-            ("first", 0, 2) => "Base._items_upto",
+            ("first", 0, 2) => {
+                let take = self.call_named(b, &"Base.Iterators.take".into(), args);
+                return Some(take.and_then(|t| self.collect_sized(b, t)));
+            }
             ("any", 0, 1) | ("any", 1, 2) => "Base._any_iterated",
             ("all", 0, 1) | ("all", 1, 2) => "Base._all_iterated",
             ("in", 1, 2) => "Base._in_iterated",
-            ("Iterators.take", 0, 2) => {
-                let items = "Base._items_upto";
-                return Some(self.over_items(b, name, items, args, at));
-            }
-            ("Iterators.takewhile", 1, 2) => {
-                let items = "Base._takewhile_iterated";
-                return Some(self.over_items(b, name, items, args, at));
-            }
             ("zip", ..) if args.len() > 1 => return Some(self.zip_iterated(b, name, args, at)),
             _ if TAKES_ITERABLE.contains(&base) => {
                 let items = "Base._collect_iterated";
@@ -543,26 +737,21 @@ impl crate::calls::Cx<'_> {
         Some(self.call_named(b, &helper.into(), args))
     }
 
-    /// `name(args...)` with the struct at `at` replaced by the Vector of its items `items`
-    /// gives for the same arguments (`take(c, n)` over `_items_upto(c, n)`: the same lazy
-    /// iterator, over no more items than it yields).
-    fn over_items(
+    /// Julia's `collect(c)` of a struct with `iterate` methods or a lazy iterator around one,
+    /// by its `Base.IteratorSize` (`Base._collect_sized`, told `c`'s type for its errors).
+    fn collect_sized(
         &mut self,
         b: &mut crate::plan::PlanBuilder,
-        name: &zy_ir::Name,
-        items: &str,
-        args: &[crate::value::Val],
-        at: usize,
+        c: crate::value::Val,
     ) -> Result<crate::value::Val, Fail> {
-        let mut args = args.to_vec();
-        args[at] = self.call_named(b, &items.into(), &args)?;
-        self.call_named(b, name, &args)
+        let shown = crate::value::Val::lit(Const::Str(c.ty.to_string().into()));
+        self.call_named(b, &"Base._collect_sized".into(), &[c, shown])
     }
 
-    /// `zip(args...)` with the struct at `at` among collections that are not such structs:
-    /// over its first items, as many as the shortest of those has (Julia's `zip` stops there,
-    /// so an endless struct zips with a vector). Beside other such structs only, over all its
-    /// items.
+    /// `zip(args...)` with the struct (or lazy iterator around one) at `at` among collections
+    /// that are not such: over its first items, as many as the shortest of those has (Julia's
+    /// `zip` stops there, so an endless struct zips with a vector). Beside another such struct,
+    /// refused: a loop runs one struct's `iterate` methods.
     fn zip_iterated(
         &mut self,
         b: &mut crate::plan::PlanBuilder,
@@ -570,9 +759,20 @@ impl crate::calls::Cx<'_> {
         args: &[crate::value::Val],
         at: usize,
     ) -> Result<crate::value::Val, Fail> {
+        let iterated: Vec<String> = args
+            .iter()
+            .filter_map(|a| iterated_chain(&a.ty, self.program).map(|(_, n)| n.to_string()))
+            .collect();
+        if let [one, other, ..] = iterated.as_slice() {
+            return Err(Fail::unsupported(format!(
+                "`zip` of two iterators by `Base.iterate` methods (a `{one}` and a `{other}`): zy \
+                 runs one struct's `iterate` methods in a loop; zip one with a collection \
+                 (`zip(c, v)`), or `collect` the finite one first"
+            )));
+        }
         let mut bound: Option<crate::value::Val> = None;
         for a in args {
-            if iterated_struct(&a.ty, self.program).is_some() {
+            if iterated_chain(&a.ty, self.program).is_some() {
                 continue;
             }
             let n = self.call_named(b, &"Base.length".into(), std::slice::from_ref(a))?;
@@ -598,7 +798,7 @@ impl crate::calls::Cx<'_> {
         args: &[crate::value::Val],
     ) -> Result<crate::value::Val, Fail> {
         let iterated = args.first().filter(|x| {
-            iterated_struct(&x.ty, self.program).is_some()
+            iterated_chain(&x.ty, self.program).is_some()
                 || matches!(&x.ty, Type::Struct(s) if &*s.name == "Base.Generator")
         });
         let Some(x) = iterated else {

@@ -4896,6 +4896,52 @@ function _collect_iterated(c)
 end
 
 """
+    SizeUnknown(), HasLength(), IsInfinite()
+
+Julia's `IteratorSize` traits, what an iterator knows of its number of items: a struct's
+`Base.IteratorSize(::Type{C})` method says which (`HasLength()` by default), and `collect`
+consults it as Julia's does.
+"""
+struct SizeUnknown end
+struct HasLength end
+struct IsInfinite end
+
+IteratorSize(T) = HasLength()
+
+# The trait of an iterator: its type's for a struct of the program, through the library's lazy
+# iterators as Julia's `IteratorSize` of theirs.
+_iterator_size(c) = IteratorSize(typeof(c))
+_iterator_size(e::Enumerate) = _iterator_size(e.itr)
+_iterator_size(g::Generator) = _iterator_size(g.iter)
+_iterator_size(f::Filter) = SizeUnknown()
+
+"""
+    _collect_sized(c, shown)
+
+Julia's `collect(c)` of a struct with `iterate` methods or a lazy iterator around one, by its
+`IteratorSize` (`shown`: `c`'s type, for the error): the items pushed one by one when its
+size is unknown; `length(c)` first when it has one (Julia's `MethodError` without a
+`Base.length` method; an item beyond `length(c)` is Julia's `ArgumentError`, and fewer items,
+whose missing places Julia leaves undefined, are refused); an endless one is Julia's
+`MethodError`.
+"""
+_collect_sized(c, shown::String) = _collect_sized(c, _iterator_size(c), shown)
+_collect_sized(c, ::SizeUnknown, shown::String) = _collect_iterated(c)
+_collect_sized(c, ::IsInfinite, shown::String) = _infinite(c, shown)
+function _collect_sized(c, ::HasLength, shown::String)
+    n = length(c)
+    v = map(k -> _first_iterated(c), fill(0, 0))
+    for x in c
+        length(v) == n && throw(ArgumentError("destination has fewer elements than required"))
+        push!(v, x)
+    end
+    length(v) == n || error("unsupported: `collect` of a $shown that yields $(length(v)) items where its `length` is $n (Julia leaves the other places of its array undefined)")
+    return v
+end
+_infinite(c, shown) = error("MethodError: no method matching _collect(::UnitRange{Int64}, ::$shown, ::Base.HasEltype, ::Base.IsInfinite)")
+_infinite(g::Generator, shown) = error("MethodError: no method matching _similar_shape(::$shown, ::Base.IsInfinite)")
+
+"""
     _first_iterated(c)
 
 The first item `c`'s `iterate` methods yield (`iterate(c)` only: `c` may be endless).
@@ -4927,20 +4973,20 @@ function _items_upto(c, n::Int)
     return v
 end
 
-"""
-    _takewhile_iterated(pred, c)
-
-The items of `c` before the first for which `pred` is false, in a Vector (Julia's
-`collect(Iterators.takewhile(pred, c))`).
-"""
-function _takewhile_iterated(pred, c)
-    v = map(k -> _first_iterated(c), fill(0, 0))
-    for x in c
-        pred(x) || break
-        push!(v, x)
-    end
-    return v
-end
+# The library's lazy iterators around such a struct (`enumerate`, generators, `Iterators.filter`,
+# `Iterators.take`, ... nested): inference lowers a loop over one around the struct's inlined
+# `iterate` methods, each iterator keeping a state from `_lazy_start(it)`, asked by
+# `_lazy_more(it, state)` whether it may ask its source for another item (Julia's `Take` asks
+# for none after its `n`th), and making its item of its source's by
+# `_lazy_step(it, state, y) = (keep, item, state, stop)`: the item, or `keep = false` to skip
+# it (a filter), or `stop` to end the loop (`takewhile`). Each is called as Julia's `iterate`
+# of the iterator would call its functions: once per item, in order, never after the end.
+_lazy_start(it) = 0
+_lazy_more(it, state) = true
+_lazy_start(e::Enumerate) = 1
+_lazy_step(e::Enumerate, i, y) = (true, (i, y), i + 1, false)
+_lazy_step(g::Generator, state, y) = (true, g.f(y), state, false)
+_lazy_step(f::Filter, state, y) = (f.flt(y), y, state, false)
 
 """
     _any_iterated(pred, c), _all_iterated(pred, c)
@@ -5266,7 +5312,66 @@ end
 repeated(x) = Repeated(x)
 repeated(x, n::Int) = take(Repeated(x), n)
 
-Base.length(t::Take) = min(t.n, length(t.xs))
+"""
+    Accumulate(f, itr, init)
+
+The running `f(...f(f(init, x1), x2)..., xk)` over `itr` (`Iterators.accumulate`).
+"""
+struct Accumulate{F, I, T}
+    f::F
+    itr::I
+    init::T
+end
+
+"""
+    accumulate(f, itr; init)
+
+The lazy running fold of `itr` by `f` from `init`: `f(init, x1)`, then `f` of that and `x2`, ...
+(without `init`, refused by name: its first item is `x1` itself).
+"""
+accumulate(f, itr; init = Base._InitialValue()) = _lazy_accumulate(f, itr, init)
+_lazy_accumulate(f, itr, init) = Accumulate(f, itr, init)
+# Over an array: its items (`Base.accumulate`), the values a loop over the lazy one sees.
+_lazy_accumulate(f, itr::AbstractArray, init) = Base.accumulate(f, itr; init = init)
+_lazy_accumulate(f, itr::AbstractArray, ::Base._InitialValue) = Base.accumulate(f, itr)
+_lazy_accumulate(f, itr, ::Base._InitialValue) = error("unsupported: `Iterators.accumulate(f, itr)` without `init` (its first item is the first of `itr`, the others `f`'s); write `Iterators.accumulate(f, itr; init = x0)`")
+
+"""
+    peel(itr)
+
+The first element of `itr` and the lazy iterator over the rest, `(first(itr), drop(itr, 1))`
+(an empty `itr`, where Julia's `peel` returns `nothing`, is refused by name).
+"""
+function peel(itr)
+    for x in itr
+        return (x, drop(itr, 1))
+    end
+    error("unsupported: `Iterators.peel` of an empty iterator (Julia's is `nothing`, which zy does not hold beside a tuple)")
+end
+
+Base._lazy_more(t::Take, n) = n < t.n
+Base._lazy_step(t::Take, n, y) = (true, y, n + 1, false)
+Base._lazy_step(d::Drop, n, y) = n < d.n ? (false, y, n + 1, false) : (true, y, n, false)
+Base._lazy_step(t::TakeWhile, state, y) = (true, y, state, !t.pred(y))
+Base._lazy_start(d::DropWhile) = true
+Base._lazy_step(d::DropWhile, dropping, y) = dropping && d.pred(y) ? (false, y, true, false) : (true, y, false, false)
+Base._lazy_start(a::Accumulate) = a.init
+function Base._lazy_step(a::Accumulate, acc, y)
+    acc2 = a.f(acc, y)
+    return (true, acc2, acc2, false)
+end
+
+Base.length(t::Take) = _take_length(t, Base._iterator_size(t.xs))
+_take_length(t, size) = min(t.n, length(t.xs))
+_take_length(t, ::Base.IsInfinite) = t.n
+Base.length(a::Accumulate) = length(a.itr)
+Base._iterator_size(t::Take) = _take_size(Base._iterator_size(t.xs))
+_take_size(size) = Base.HasLength()
+_take_size(size::Base.SizeUnknown) = size
+Base._iterator_size(d::Drop) = Base._iterator_size(d.xs)
+Base._iterator_size(t::TakeWhile) = Base.SizeUnknown()
+Base._iterator_size(d::DropWhile) = Base.SizeUnknown()
+Base._iterator_size(a::Accumulate) = Base._iterator_size(a.itr)
 Base.length(t::Take{Count{T, S}}) where {T, S} = t.n
 Base.length(t::Take{Cycle{I}}) where {I} = isempty(t.xs.xs) ? 0 : t.n
 Base.length(t::Take{Repeated{T}}) where {T} = t.n

@@ -104,14 +104,20 @@ pub const HOOKS: &[Hooks] = &[
         hooks: &["Base._gen_elem", "Base.getindex", "Base.iterate"],
     },
     // A program defining `Base.iterate` methods for its structs: inference hands `collect`,
-    // `first`, generators, reductions, `Iterators.take` and destructuring over one to these.
+    // `first`, generators, reductions and destructuring over one to these, and lowers a loop
+    // over the library's lazy iterators around one by the `_lazy_` functions.
     Hooks {
         triggers: &["Base.iterate"],
         hooks: &[
             "Base._collect_iterated",
+            "Base._collect_sized",
             "Base._first_iterated",
             "Base._items_upto",
-            "Base._takewhile_iterated",
+            "Base._lazy_start",
+            "Base._lazy_more",
+            "Base._lazy_step",
+            "Base.getproperty",
+            "Base.Iterators.take",
             "Base._any_iterated",
             "Base._all_iterated",
             "Base._in_iterated",
