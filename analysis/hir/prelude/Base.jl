@@ -3728,6 +3728,64 @@ _gen_elem(p::Pairs{<:NamedTuple}, k::Int) = Pair(keys(p.data)[k], p.data[k])
 first(p::Pairs{<:NamedTuple}) = Pair(first(keys(p.data)), first(p.data))
 last(p::Pairs{<:NamedTuple}) = Pair(last(keys(p.data)), last(p.data))
 
+# ---- Strings (Julia's strings/io.jl, strings/util.jl, parse.jl) -----------------------------
+
+"""
+    join(xs, delim = "", last = delim)
+
+The elements of `xs` as `print` writes them, `delim` between two of them and `last` between
+the last two: `join([1, 2, 3], ", ", " and ") == "1, 2 and 3"`.
+"""
+function join(xs, delim = "")
+    s = ""
+    started = false
+    for x in xs
+        s = started ? string(s, delim, x) : string(x)
+        started = true
+    end
+    return s
+end
+function join(xs, delim, last)
+    s = ""
+    k = 0
+    n = length(xs)
+    for x in xs
+        k += 1
+        s = k == 1 ? string(x) : k == n ? string(s, last, x) : string(s, delim, x)
+    end
+    return s
+end
+
+"""
+    replace(s, pat => rep, ...)
+
+`s` with every occurrence of each pattern replaced by its replacement (as `print` writes it),
+from left to right, the earliest match first.
+"""
+replace(s::String, p::Pair) = _replace(s, p.first, string(p.second))
+replace(s::String, p::Pair, q::Pair) =
+    _replace(s, p.first, string(p.second), q.first, string(q.second))
+replace(s::String, p::Pair, q::Pair, r::Pair) =
+    _replace(s, p.first, string(p.second), q.first, string(q.second), r.first, string(r.second))
+
+"""
+    parse(Int, s), parse(Float64, s), tryparse(Int, s)
+
+The number written in `s` (whitespace around it allowed; an Int may have a sign and a `0x`,
+`0o` or `0b` prefix), else Julia's `ArgumentError` (`OverflowError` for an Int out of range);
+`tryparse` gives `nothing` instead.
+"""
+parse(::Type{Int64}, s::String) = _parse_int(s)
+parse(::Type{Int}, s::String) = _parse_int(s)
+parse(::Type{Float64}, s::String) = _parse_float(s)
+function tryparse(::Type{Int64}, s::String)
+    ok, n = _tryparse_int(s)
+    return NothingOrInt(ok, n)
+end
+tryparse(::Type{Int}, s::String) = tryparse(Int64, s)
+tryparse(::Type{Float64}, s::String) =
+    error("unsupported: `tryparse(Float64, s)` (a `Union{Nothing, Float64}`); use `parse` inside `try`")
+
 # ---- Ranges of Float64s ----------------------------------------------------------------------
 
 """
