@@ -1227,6 +1227,9 @@ or of the first `NaN`, as `findmax` (`findmin`) finds it.
 """
 argmax(x::AbstractArray) = _argextremum(x, true)
 argmin(x::AbstractArray) = _argextremum(x, false)
+# Of a tuple: its elements promoted to one type (the order is theirs).
+argmax(t::Tuple) = _argextremum(collect(t), true)
+argmin(t::Tuple) = _argextremum(collect(t), false)
 
 function _argextremum(x, largest::Bool)
     _nonempty(x)
@@ -1531,6 +1534,13 @@ function filter(f, x::AbstractVector)
     end
     return y
 end
+# Of a range: a `Vector` (Julia's `r[map(f, r)]`).
+filter(f, r::UnitRange) = filter(f, collect(r))
+filter(f, r::StepRange) = filter(f, collect(r))
+filter(f, r::LinRange) = filter(f, collect(r))
+filter(f, r::StepRangeLen) = filter(f, collect(r))
+# Julia's of a tuple is a tuple whose length (part of its type) depends on the run.
+filter(f, t::Tuple) = error("unsupported: `filter` of a tuple (its result's length, part of its type, is known only at run time); filter a vector: `filter(f, collect(t))`")
 
 
 """
@@ -2965,6 +2975,29 @@ cospi(x::Real) = cospi(float(x))
 sincospi(x::Real) = (sinpi(x), cospi(x))
 
 """
+    tanpi(x)
+
+`tan(π * x)`: `±0.0` at integers and `±Inf` at half-integers with Julia's signs (`tanpi(1.0)
+== -0.0`, `tanpi(0.5) == Inf`), elsewhere `tan` of the reduced argument in two parts, which
+may differ from Julia's kernel in the last bit.
+"""
+function tanpi(x::Float64)
+    ax = abs(x)
+    isinf(ax) && throw(DomainError(ax, "`tanpi(x)` is only defined for finite `x`."))
+    isnan(x) && return x
+    n, d = _reduce_pi(ax)
+    # π d = hi + lo; tan(hi + lo) ≈ tan(hi) + lo (1 + tan(hi)²).
+    hi = 3.141592653589793 * d
+    lo = fma(3.141592653589793, d, -hi) + d * 1.2246467991473532e-16
+    t = tan(hi)
+    t = t + lo * (1.0 + t * t)
+    # Julia's quadrants: (sin, cos) turned by n quarter turns, then divided.
+    r = n == 1 ? 1.0 / (0.0 - t) : (n == 2 ? (0.0 - t) / -1.0 : (n == 3 ? -1.0 / t : t))
+    return signbit(x) ? -r : r
+end
+tanpi(x::Real) = tanpi(float(x))
+
+"""
     sind(x), cosd(x), tand(x), sincosd(x)
 
 The sine, cosine and tangent of `x` in degrees, Julia's: the argument reduced to within 45°
@@ -3060,6 +3093,12 @@ end
 function rrule(::typeof(cospi), x::Float64)
     cospi_pullback(ȳ) = (NoTangent(), ȳ * (-π * sinpi(x)))
     return cospi(x), cospi_pullback
+end
+
+function rrule(::typeof(tanpi), x::Float64)
+    y = tanpi(x)
+    tanpi_pullback(ȳ) = (NoTangent(), ȳ * (π * (1 + y^2)))
+    return y, tanpi_pullback
 end
 
 """
