@@ -5609,6 +5609,17 @@ _splat_vcat(xs::AbstractVector{<:Number}) = collect(xs)
 _splat_vcat(xs::AbstractVector) = reduce(vcat, xs)
 _splat_hcat(xs::AbstractVector{<:Number}) = permutedims(collect(xs))
 _splat_hcat(xs::AbstractVector) = reduce(hcat, xs)
+# `hvcat(rows, xs...)` of numbers (splatted or gathered in `xs`): `length(rows)` rows of
+# `rows[1]` elements each, as Julia's `hvcat(rows::Tuple{Vararg{Int}}, xs::Number...)`.
+function _hvcat_rows(rows::Tuple, xs::AbstractVector)
+    nr = length(rows)
+    nc = rows[1]
+    nr * nc == length(xs) || throw(ArgumentError("argument count does not match specified shape (expected $(nr * nc), got $(length(xs)))"))
+    for i in 1:nr
+        rows[i] == nc || throw(ArgumentError("row $(i) has mismatched number of columns (expected $(nc), got $(rows[i]))"))
+    end
+    return [xs[(i - 1) * nc + j] for i in 1:nr, j in 1:nc]
+end
 
 # `string(x...)`: the elements' strings one after the other (`""` for none).
 function _splat_string(x::AbstractVector)
@@ -6098,7 +6109,7 @@ end
 
 Concatenation along dimension `dims`: `dims = 1` is `vcat`, `dims = 2` `hcat`, `dims = 3`
 stacks the parts (numbers, vectors, matrices, 3-dimensional arrays) along a third dimension,
-and `dims = (1, 2)` puts them on the diagonal of a block matrix, zeros elsewhere. `dims` must
+`dims = 4` (parts of up to 4 dimensions) along a fourth, and `dims = (1, 2)` puts them on the diagonal of a block matrix, zeros elsewhere. `dims` must
 be written as a number or a tuple (inference chooses the result's type by it).
 """
 cat(xs...; dims) = error("unsupported: `cat` with `dims` that are not a constant")
@@ -6138,6 +6149,27 @@ _cat3_get(x::Real, i::Int, j::Int, k::Int) = x
 _cat3_get(x::AbstractVector, i::Int, j::Int, k::Int) = x[i]
 _cat3_get(x::AbstractMatrix, i::Int, j::Int, k::Int) = x[i, j]
 _cat3_get(x::AbstractArray{T, 3}, i::Int, j::Int, k::Int) where {T} = x[i, j, k]
+
+# `cat(xs...; dims = 4)`: the parts (numbers, arrays of up to 4 dimensions) one after another
+# along a fourth dimension; the first three must agree.
+function _cat_along4(xs...)
+    m, n, p = _cat3_size(xs[1], 1), _cat3_size(xs[1], 2), _cat3_size(xs[1], 3)
+    return _cat4!(fill(_cat_zero_of(xs...), m, n, p, _cat4_total(xs...)), 0, xs...)
+end
+_cat4!(y, at::Int) = y
+function _cat4!(y, at::Int, x, rest...)
+    for e in 1:3
+        _cat3_size(x, e) == size(y, e) || throw(DimensionMismatch("mismatch in dimension $e (expected $(size(y, e)) got $(_cat3_size(x, e)))"))
+    end
+    for l in 1:_cat3_size(x, 4), k in 1:size(y, 3), j in 1:size(y, 2), i in 1:size(y, 1)
+        y[i, j, k, at + l] = _cat4_get(x, i, j, k, l)
+    end
+    return _cat4!(y, at + _cat3_size(x, 4), rest...)
+end
+_cat4_total() = 0
+_cat4_total(x, rest...) = _cat3_size(x, 4) + _cat4_total(rest...)
+_cat4_get(x, i::Int, j::Int, k::Int, l::Int) = _cat3_get(x, i, j, k)
+_cat4_get(x::AbstractArray{T, 4}, i::Int, j::Int, k::Int, l::Int) where {T} = x[i, j, k, l]
 
 # `cat(xs...; dims = (1, 2))`: the parts (numbers, vectors as columns, matrices) as the
 # diagonal blocks of a matrix, zeros elsewhere.

@@ -42,6 +42,7 @@ pub const HOOKS: &[Hooks] = &[
             "Base._splat_fold",
             "Base._splat_vcat",
             "Base._splat_hcat",
+            "Base._hvcat_rows",
             "Base._splat_arity",
             "Base._splat_string",
             "Base._splat_keywords",
@@ -276,7 +277,12 @@ pub const HOOKS: &[Hooks] = &[
             "Base.hcat",
             "Base.hvcat",
         ],
-        hooks: &["Base._vcat_matrix", "Base._vcat_vector", "Base._hcat"],
+        hooks: &[
+            "Base._vcat_matrix",
+            "Base._vcat_vector",
+            "Base._hcat",
+            "Base._hvcat_rows",
+        ],
     },
     // `cat(xs...; dims)`, and `vcat`/`hcat` of 3-dimensional arrays.
     Hooks {
@@ -290,7 +296,7 @@ pub const HOOKS: &[Hooks] = &[
             "Base.hcat",
             "Base.hvcat",
         ],
-        hooks: &["Base._cat_along", "Base._cat_diag"],
+        hooks: &["Base._cat_along", "Base._cat_along4", "Base._cat_diag"],
     },
     // `mapslices(f, A; dims)`.
     Hooks {

@@ -1,7 +1,7 @@
 //! Builtin functions of the subset, resolved by name and operand types into primitives.
 
 pub(crate) mod array;
-mod concat;
+pub(crate) mod concat;
 mod data;
 pub(crate) use data::nested_elements;
 pub(crate) mod diff;
