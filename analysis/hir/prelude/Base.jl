@@ -3655,9 +3655,14 @@ end
 """
     deepcopy(x)
 
-A copy sharing nothing with `x` (numbers, strings, arrays, tuples and `Dict`s of these).
+A copy sharing nothing with `x` (numbers, strings, symbols, arrays, tuples, `Dict`s and the
+program's structs, mutable or not, of these). Of a struct: a new one of its type, no
+constructor called, each field copied deeply.
 """
+deepcopy(x) = _deepcopy_fields(x)
 deepcopy(x::Real) = x
+deepcopy(x::Symbol) = x
+deepcopy(::Nothing) = nothing
 function deepcopy(x::Array)
     if eltype(x) <: Real
         return copy(x)
