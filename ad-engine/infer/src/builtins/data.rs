@@ -208,10 +208,20 @@ fn tuple_window(b: &mut PlanBuilder, t: &Val, ts: &[Type], r: &Val) -> Option<Va
     if &*s.name != "Base.UnitRange" || ts.iter().any(|t| t != t0) {
         return None;
     }
-    let start = apply(b, Prim::GetField, &[r, &Val::lit(Const::Int(1))], Type::Int64);
+    let start = apply(
+        b,
+        Prim::GetField,
+        &[r, &Val::lit(Const::Int(1))],
+        Type::Int64,
+    );
     let mut parts = Vec::with_capacity(es.len());
     for j in 0..es.len() {
-        let i = apply(b, Prim::Add, &[&start, &Val::lit(Const::Int(j as i64))], Type::Int64);
+        let i = apply(
+            b,
+            Prim::Add,
+            &[&start, &Val::lit(Const::Int(j as i64))],
+            Type::Int64,
+        );
         parts.push(apply(b, Prim::TupleIndex, &[t, &i], t0.clone()).arg);
     }
     let ty = Type::tuple(vec![t0.clone(); parts.len()]);
