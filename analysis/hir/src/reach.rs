@@ -35,6 +35,11 @@ pub const HOOKS: &[Hooks] = &[
             "+",
         ],
     },
+    // `deepcopy` of a struct copies each field by `Base.deepcopy` (inference's `copies`).
+    Hooks {
+        triggers: &["_deepcopy_fields"],
+        hooks: &["Base.deepcopy"],
+    },
     // Splatting a vector `f(x...)` (inference's `splat_vector`).
     Hooks {
         triggers: &["Base.splatcall"],
