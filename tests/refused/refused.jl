@@ -180,7 +180,7 @@ e9(x) = ComplexF32(x, 0.0)
 # zy: at n1([1.0], 1)
 n1(x, d) = cat(x, x; dims = d)
 # zy: at n2([1.0])
-n2(x) = cat(x, x; dims = 4)
+n2(x) = cat(x, x; dims = 5)
 # zy: at n3(zeros(2, 2, 2))
 n3(A) = mapslices(sum, A; dims = 2)
 

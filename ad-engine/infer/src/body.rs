@@ -231,7 +231,7 @@ impl<'a> Typer<'a> {
                                 _ => None,
                             };
                             let only_use = self.uses[v.index()] == 1;
-                            let konst = crate::known::known(stmt, &ins, &p, only_use);
+                            let konst = crate::known::known(stmt, &ins, &p, only_use, &self.consts);
                             (p.ty, known, konst)
                         }
                         Err(_) => (Type::Any, None, None),

@@ -212,7 +212,7 @@ impl Cx<'_> {
 
     /// `cat(xs...; dims)`: the result's number of dimensions depends on `dims`, so it must be
     /// known here: `dims = 1` is `vcat`, `dims = 2` `hcat`, `dims = 3` the prelude's
-    /// `Base._cat_along(3, xs...)`, a tuple `dims = (1, 2)` the block diagonal
+    /// `Base._cat_along(3, xs...)`, `dims = 4` `Base._cat_along4(xs...)`, a tuple `dims = (1, 2)` the block diagonal
     /// (`Base._cat_diag(dims, xs...)`, which checks the tuple). `None` for any other call.
     fn cat_dims(
         &mut self,
@@ -236,6 +236,7 @@ impl Cx<'_> {
             (_, Some(1)) => ("vcat", None),
             (_, Some(2)) => ("hcat", None),
             (_, Some(3)) => ("Base._cat_along", Some(d.clone())),
+            (_, Some(4)) => ("Base._cat_along4", None),
             (Type::Tuple(ts), _) if ts.len() == 2 && ts.iter().all(|t| *t == Type::Int64) => {
                 ("Base._cat_diag", Some(d.clone()))
             }
@@ -247,8 +248,9 @@ impl Cx<'_> {
             }
             _ => {
                 return Err(Fail::unsupported(format!(
-                    "`cat` with `dims = {}`; zy concatenates along dimensions 1, 2 and 3 \
-                     (`vcat`, `hcat`, `dims = 3`) and block-diagonally (`dims = (1, 2)`)",
+                    "`cat` with `dims = {}`; zy concatenates along dimensions 1 to 4 \
+                     (`vcat`, `hcat`, `dims = 3`, `dims = 4`) and block-diagonally \
+                     (`dims = (1, 2)`)",
                     d.int()
                         .map_or_else(|| format!("::{}", d.ty), |k| k.to_string())
                 )))

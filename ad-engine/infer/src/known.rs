@@ -2,10 +2,12 @@
 //! compiled, as Julia's constant propagation knows them: `length(t)` of a tuple, `end - 1`,
 //! the range `2:end` and the vector literal `[1, 3]` used once. A tuple's length is part of its
 //! type, so `t[2:end]`, `t[[1, 3]]` and `Tuple([a, b, c])` are typed by what is known here.
+//! Of an Int known only at run time, `i + 1` is known to be `i` plus one, so the range
+//! `i:i+1` has a known length (its elements unknown) and `t[i:i+1]` is a 2-tuple.
 
 use std::sync::Arc;
 
-use zy_ir::{Const, Function, Op, Operand, Stmt, Type};
+use zy_ir::{Const, Function, Op, Operand, Stmt, Type, Value};
 
 use crate::plan::{Arg, Plan};
 use crate::value::Val;
@@ -19,6 +21,8 @@ pub(crate) enum Known {
     Int(i64),
     /// The elements of a range or of a vector literal no other statement sees.
     Elems(Arc<[Option<i64>]>),
+    /// An Int known only at run time: the value plus this offset.
+    Offset(Value, i64),
 }
 
 impl Known {
@@ -27,6 +31,7 @@ impl Known {
         match self {
             Known::Int(k) => v.konst = Some(Const::Int(*k)),
             Known::Elems(es) => v.elems = Some(es.clone()),
+            Known::Offset(..) => {}
         }
     }
 }
@@ -52,8 +57,15 @@ pub(crate) fn use_counts(body: &Function) -> Vec<usize> {
 }
 
 /// What `stmt`, resolved to `plan` on the inputs `ins`, makes known; `only_use`: no other
-/// statement reads its value (so a vector literal cannot be changed before it is read).
-pub(crate) fn known(stmt: &Stmt, ins: &[Val], plan: &Plan, only_use: bool) -> Option<Known> {
+/// statement reads its value (so a vector literal cannot be changed before it is read);
+/// `consts`: what is known of each value of the body.
+pub(crate) fn known(
+    stmt: &Stmt,
+    ins: &[Val],
+    plan: &Plan,
+    only_use: bool,
+    consts: &[Option<Known>],
+) -> Option<Known> {
     if let (Arg::Const(Const::Int(k)), true) = (&plan.result, plan.steps.is_empty()) {
         return Some(Known::Int(*k));
     }
@@ -73,6 +85,24 @@ pub(crate) fn known(stmt: &Stmt, ins: &[Val], plan: &Plan, only_use: bool) -> Op
         ("*", Some(&[a, b])) if plan.ty == Type::Int64 => a.checked_mul(b).map(Known::Int),
         (":", Some(&[a, b])) if is_range(&plan.ty) => range(a, 1, b),
         (":", Some(&[a, s, b])) if is_range(&plan.ty) => range(a, s, b),
+        // `i + k`, `k + i`, `i - k` of an Int `i` known only at run time.
+        ("+" | "-", None) if plan.ty == Type::Int64 => {
+            let (x, k) = match (&stmt.args[..], &ins[..]) {
+                ([x, _], [_, k]) if k.int().is_some() => (x, k.int()?),
+                ([_, x], [k, _]) if name == "+" => (x, k.int()?),
+                _ => return None,
+            };
+            let (base, k0) = offset(x, consts)?;
+            let k = if name == "+" { k } else { k.checked_neg()? };
+            Some(Known::Offset(base, k0.checked_add(k)?))
+        }
+        // `i:i+k`: `k + 1` elements (none if `k < 0`) known only at run time.
+        (":", None) if is_range(&plan.ty) && stmt.args.len() == 2 => {
+            let (a, ka) = offset(&stmt.args[0], consts)?;
+            let (b, kb) = offset(&stmt.args[1], consts)?;
+            let n = kb.checked_sub(ka)?.checked_add(1)?.max(0);
+            (a == b && n <= MAX_ELEMS).then(|| Known::Elems(vec![None; n as usize].into()))
+        }
         ("vect", _)
             if only_use
                 && matches!(plan.ty, Type::Array(_, 1))
@@ -81,6 +111,18 @@ pub(crate) fn known(stmt: &Stmt, ins: &[Val], plan: &Plan, only_use: bool) -> Op
             Some(Known::Elems(ins.iter().map(Val::int).collect()))
         }
         _ => None,
+    }
+}
+
+/// An Int value as a value known only at run time plus a known offset.
+fn offset(x: &Operand, consts: &[Option<Known>]) -> Option<(Value, i64)> {
+    let Operand::Value(v) = x else {
+        return None;
+    };
+    match consts.get(v.index()) {
+        Some(Some(Known::Offset(base, k))) => Some((*base, *k)),
+        Some(Some(_)) => None,
+        _ => Some((*v, 0)),
     }
 }
 

@@ -179,6 +179,12 @@ impl Cx<'_> {
                 x.ty
             )));
         }
+        if let (Some(Const::Func(n)), [rows], []) = (&callee.konst, pre, post) {
+            if n.strip_prefix("Base.").unwrap_or(n) == "hvcat" && matches!(rows.ty, Type::Tuple(_))
+            {
+                return crate::builtins::concat::hvcat_rows(self, b, rows, x);
+            }
+        }
         let Type::Array(elem, 1) = &x.ty else {
             return Err(Fail::unsupported("malformed splatting call"));
         };

@@ -695,7 +695,8 @@ prims! {
         jit: Jit::Interpreted,
     }
     /// `string_fn(:f, s, args...)`: Base's string function `f` (`length`, `uppercase`,
-    /// `lowercase`, `startswith`, `endswith`, `occursin`, `isempty`, `==`, `<`) of strings;
+    /// `lowercase`, `startswith`, `endswith`, `occursin`, `isempty`, `==`, `<`, `strip`,
+    /// `ncodeunits`, `lpad`, `replace`, `parse_int`, `parse_float`, ...) of strings;
     /// `Symbol` of a string or symbol and `==` of two symbols, for symbols known only at run
     /// time; `sprintf` of a conversion spec and a number (one conversion of `@sprintf`).
     StringFn => "string_fn" {

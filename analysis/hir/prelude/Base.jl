@@ -1237,6 +1237,9 @@ or of the first `NaN`, as `findmax` (`findmin`) finds it.
 """
 argmax(x::AbstractArray) = _argextremum(x, true)
 argmin(x::AbstractArray) = _argextremum(x, false)
+# Of a tuple: its elements promoted to one type (the order is theirs).
+argmax(t::Tuple) = _argextremum(collect(t), true)
+argmin(t::Tuple) = _argextremum(collect(t), false)
 
 function _argextremum(x, largest::Bool)
     _nonempty(x)
@@ -1541,6 +1544,13 @@ function filter(f, x::AbstractVector)
     end
     return y
 end
+# Of a range: a `Vector` (Julia's `r[map(f, r)]`).
+filter(f, r::UnitRange) = filter(f, collect(r))
+filter(f, r::StepRange) = filter(f, collect(r))
+filter(f, r::LinRange) = filter(f, collect(r))
+filter(f, r::StepRangeLen) = filter(f, collect(r))
+# Julia's of a tuple is a tuple whose length (part of its type) depends on the run.
+filter(f, t::Tuple) = error("unsupported: `filter` of a tuple (its result's length, part of its type, is known only at run time); filter a vector: `filter(f, collect(t))`")
 
 
 """
@@ -2975,6 +2985,29 @@ cospi(x::Real) = cospi(float(x))
 sincospi(x::Real) = (sinpi(x), cospi(x))
 
 """
+    tanpi(x)
+
+`tan(π * x)`: `±0.0` at integers and `±Inf` at half-integers with Julia's signs (`tanpi(1.0)
+== -0.0`, `tanpi(0.5) == Inf`), elsewhere `tan` of the reduced argument in two parts, which
+may differ from Julia's kernel in the last bit.
+"""
+function tanpi(x::Float64)
+    ax = abs(x)
+    isinf(ax) && throw(DomainError(ax, "`tanpi(x)` is only defined for finite `x`."))
+    isnan(x) && return x
+    n, d = _reduce_pi(ax)
+    # π d = hi + lo; tan(hi + lo) ≈ tan(hi) + lo (1 + tan(hi)²).
+    hi = 3.141592653589793 * d
+    lo = fma(3.141592653589793, d, -hi) + d * 1.2246467991473532e-16
+    t = tan(hi)
+    t = t + lo * (1.0 + t * t)
+    # Julia's quadrants: (sin, cos) turned by n quarter turns, then divided.
+    r = n == 1 ? 1.0 / (0.0 - t) : (n == 2 ? (0.0 - t) / -1.0 : (n == 3 ? -1.0 / t : t))
+    return signbit(x) ? -r : r
+end
+tanpi(x::Real) = tanpi(float(x))
+
+"""
     sind(x), cosd(x), tand(x), sincosd(x)
 
 The sine, cosine and tangent of `x` in degrees, Julia's: the argument reduced to within 45°
@@ -3070,6 +3103,12 @@ end
 function rrule(::typeof(cospi), x::Float64)
     cospi_pullback(ȳ) = (NoTangent(), ȳ * (-π * sinpi(x)))
     return cospi(x), cospi_pullback
+end
+
+function rrule(::typeof(tanpi), x::Float64)
+    y = tanpi(x)
+    tanpi_pullback(ȳ) = (NoTangent(), ȳ * (π * (1 + y^2)))
+    return y, tanpi_pullback
 end
 
 """
@@ -3626,9 +3665,14 @@ end
 """
     deepcopy(x)
 
-A copy sharing nothing with `x` (numbers, strings, arrays, tuples and `Dict`s of these).
+A copy sharing nothing with `x` (numbers, strings, symbols, arrays, tuples, `Dict`s and the
+program's structs, mutable or not, of these). Of a struct: a new one of its type, no
+constructor called, each field copied deeply.
 """
+deepcopy(x) = _deepcopy_fields(x)
 deepcopy(x::Real) = x
+deepcopy(x::Symbol) = x
+deepcopy(::Nothing) = nothing
 function deepcopy(x::Array)
     if eltype(x) <: Real
         return copy(x)
@@ -3737,6 +3781,64 @@ getindex(p::Pairs{<:NamedTuple}, k::Symbol) = p.data[k]
 _gen_elem(p::Pairs{<:NamedTuple}, k::Int) = Pair(keys(p.data)[k], p.data[k])
 first(p::Pairs{<:NamedTuple}) = Pair(first(keys(p.data)), first(p.data))
 last(p::Pairs{<:NamedTuple}) = Pair(last(keys(p.data)), last(p.data))
+
+# ---- Strings (Julia's strings/io.jl, strings/util.jl, parse.jl) -----------------------------
+
+"""
+    join(xs, delim = "", last = delim)
+
+The elements of `xs` as `print` writes them, `delim` between two of them and `last` between
+the last two: `join([1, 2, 3], ", ", " and ") == "1, 2 and 3"`.
+"""
+function join(xs, delim = "")
+    s = ""
+    started = false
+    for x in xs
+        s = started ? string(s, delim, x) : string(x)
+        started = true
+    end
+    return s
+end
+function join(xs, delim, last)
+    s = ""
+    k = 0
+    n = length(xs)
+    for x in xs
+        k += 1
+        s = k == 1 ? string(x) : k == n ? string(s, last, x) : string(s, delim, x)
+    end
+    return s
+end
+
+"""
+    replace(s, pat => rep, ...)
+
+`s` with every occurrence of each pattern replaced by its replacement (as `print` writes it),
+from left to right, the earliest match first.
+"""
+replace(s::String, p::Pair) = _replace(s, p.first, string(p.second))
+replace(s::String, p::Pair, q::Pair) =
+    _replace(s, p.first, string(p.second), q.first, string(q.second))
+replace(s::String, p::Pair, q::Pair, r::Pair) =
+    _replace(s, p.first, string(p.second), q.first, string(q.second), r.first, string(r.second))
+
+"""
+    parse(Int, s), parse(Float64, s), tryparse(Int, s)
+
+The number written in `s` (whitespace around it allowed; an Int may have a sign and a `0x`,
+`0o` or `0b` prefix), else Julia's `ArgumentError` (`OverflowError` for an Int out of range);
+`tryparse` gives `nothing` instead.
+"""
+parse(::Type{Int64}, s::String) = _parse_int(s)
+parse(::Type{Int}, s::String) = _parse_int(s)
+parse(::Type{Float64}, s::String) = _parse_float(s)
+function tryparse(::Type{Int64}, s::String)
+    ok, n = _tryparse_int(s)
+    return NothingOrInt(ok, n)
+end
+tryparse(::Type{Int}, s::String) = tryparse(Int64, s)
+tryparse(::Type{Float64}, s::String) =
+    error("unsupported: `tryparse(Float64, s)` (a `Union{Nothing, Float64}`); use `parse` inside `try`")
 
 # ---- Ranges of Float64s ----------------------------------------------------------------------
 
@@ -5634,6 +5736,17 @@ _splat_vcat(xs::AbstractVector{<:Number}) = collect(xs)
 _splat_vcat(xs::AbstractVector) = reduce(vcat, xs)
 _splat_hcat(xs::AbstractVector{<:Number}) = permutedims(collect(xs))
 _splat_hcat(xs::AbstractVector) = reduce(hcat, xs)
+# `hvcat(rows, xs...)` of numbers (splatted or gathered in `xs`): `length(rows)` rows of
+# `rows[1]` elements each, as Julia's `hvcat(rows::Tuple{Vararg{Int}}, xs::Number...)`.
+function _hvcat_rows(rows::Tuple, xs::AbstractVector)
+    nr = length(rows)
+    nc = rows[1]
+    nr * nc == length(xs) || throw(ArgumentError("argument count does not match specified shape (expected $(nr * nc), got $(length(xs)))"))
+    for i in 1:nr
+        rows[i] == nc || throw(ArgumentError("row $(i) has mismatched number of columns (expected $(nc), got $(rows[i]))"))
+    end
+    return [xs[(i - 1) * nc + j] for i in 1:nr, j in 1:nc]
+end
 
 # `string(x...)`: the elements' strings one after the other (`""` for none).
 function _splat_string(x::AbstractVector)
@@ -6129,7 +6242,7 @@ end
 
 Concatenation along dimension `dims`: `dims = 1` is `vcat`, `dims = 2` `hcat`, `dims = 3`
 stacks the parts (numbers, vectors, matrices, 3-dimensional arrays) along a third dimension,
-and `dims = (1, 2)` puts them on the diagonal of a block matrix, zeros elsewhere. `dims` must
+`dims = 4` (parts of up to 4 dimensions) along a fourth, and `dims = (1, 2)` puts them on the diagonal of a block matrix, zeros elsewhere. `dims` must
 be written as a number or a tuple (inference chooses the result's type by it).
 """
 cat(xs...; dims) = error("unsupported: `cat` with `dims` that are not a constant")
@@ -6169,6 +6282,27 @@ _cat3_get(x::Real, i::Int, j::Int, k::Int) = x
 _cat3_get(x::AbstractVector, i::Int, j::Int, k::Int) = x[i]
 _cat3_get(x::AbstractMatrix, i::Int, j::Int, k::Int) = x[i, j]
 _cat3_get(x::AbstractArray{T, 3}, i::Int, j::Int, k::Int) where {T} = x[i, j, k]
+
+# `cat(xs...; dims = 4)`: the parts (numbers, arrays of up to 4 dimensions) one after another
+# along a fourth dimension; the first three must agree.
+function _cat_along4(xs...)
+    m, n, p = _cat3_size(xs[1], 1), _cat3_size(xs[1], 2), _cat3_size(xs[1], 3)
+    return _cat4!(fill(_cat_zero_of(xs...), m, n, p, _cat4_total(xs...)), 0, xs...)
+end
+_cat4!(y, at::Int) = y
+function _cat4!(y, at::Int, x, rest...)
+    for e in 1:3
+        _cat3_size(x, e) == size(y, e) || throw(DimensionMismatch("mismatch in dimension $e (expected $(size(y, e)) got $(_cat3_size(x, e)))"))
+    end
+    for l in 1:_cat3_size(x, 4), k in 1:size(y, 3), j in 1:size(y, 2), i in 1:size(y, 1)
+        y[i, j, k, at + l] = _cat4_get(x, i, j, k, l)
+    end
+    return _cat4!(y, at + _cat3_size(x, 4), rest...)
+end
+_cat4_total() = 0
+_cat4_total(x, rest...) = _cat3_size(x, 4) + _cat4_total(rest...)
+_cat4_get(x, i::Int, j::Int, k::Int, l::Int) = _cat3_get(x, i, j, k)
+_cat4_get(x::AbstractArray{T, 4}, i::Int, j::Int, k::Int, l::Int) where {T} = x[i, j, k, l]
 
 # `cat(xs...; dims = (1, 2))`: the parts (numbers, vectors as columns, matrices) as the
 # diagonal blocks of a matrix, zeros elsewhere.

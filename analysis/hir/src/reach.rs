@@ -35,6 +35,11 @@ pub const HOOKS: &[Hooks] = &[
             "+",
         ],
     },
+    // `deepcopy` of a struct copies each field by `Base.deepcopy` (inference's `copies`).
+    Hooks {
+        triggers: &["_deepcopy_fields"],
+        hooks: &["Base.deepcopy"],
+    },
     // Splatting a vector `f(x...)` (inference's `splat_vector`).
     Hooks {
         triggers: &["Base.splatcall"],
@@ -42,6 +47,7 @@ pub const HOOKS: &[Hooks] = &[
             "Base._splat_fold",
             "Base._splat_vcat",
             "Base._splat_hcat",
+            "Base._hvcat_rows",
             "Base._splat_arity",
             "Base._splat_string",
             "Base._splat_keywords",
@@ -288,7 +294,12 @@ pub const HOOKS: &[Hooks] = &[
             "Base.hcat",
             "Base.hvcat",
         ],
-        hooks: &["Base._vcat_matrix", "Base._vcat_vector", "Base._hcat"],
+        hooks: &[
+            "Base._vcat_matrix",
+            "Base._vcat_vector",
+            "Base._hcat",
+            "Base._hvcat_rows",
+        ],
     },
     // `cat(xs...; dims)`, and `vcat`/`hcat` of 3-dimensional arrays.
     Hooks {
@@ -302,7 +313,7 @@ pub const HOOKS: &[Hooks] = &[
             "Base.hcat",
             "Base.hvcat",
         ],
-        hooks: &["Base._cat_along", "Base._cat_diag"],
+        hooks: &["Base._cat_along", "Base._cat_along4", "Base._cat_diag"],
     },
     // `mapslices(f, A; dims)`.
     Hooks {

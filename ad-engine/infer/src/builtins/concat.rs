@@ -41,9 +41,40 @@ pub(crate) fn call(
         ("vcat", xs) if !xs.iter().any(is_array) => cx.call_named(b, &"vect".into(), xs),
         ("vcat", xs) => vcat(cx, b, xs),
         ("hcat", xs) => hcat(cx, b, xs),
+        // Julia's `hvcat(rows::Tuple, xs...)` called by name.
+        ("hvcat", [rows, xs @ ..]) if matches!(rows.ty, Type::Tuple(_)) => {
+            match xs.iter().any(is_array) {
+                true => Err(Fail::unsupported(
+                    "`hvcat(rows, blocks...)` of arrays called by name; write the block \
+                     literal `[A B; C D]`",
+                )),
+                false => cx
+                    .call_named(b, &"vect".into(), xs)
+                    .and_then(|v| hvcat_rows(cx, b, rows, &v)),
+            }
+        }
         ("hvcat", [rows, cols, xs @ ..]) if xs.iter().any(is_array) => hvcat(cx, b, rows, cols, xs),
         _ => return None,
     })
+}
+
+/// `hvcat(rows, xs...)` of the numbers in the vector `xs` (splatted, or the arguments
+/// gathered): the matrix of `length(rows)` rows of `rows[1]` elements each, row by row
+/// (`Base._hvcat_rows`, with Julia's errors on a mismatched shape).
+pub(crate) fn hvcat_rows(
+    cx: &mut Cx,
+    b: &mut PlanBuilder,
+    rows: &Val,
+    xs: &Val,
+) -> Result<Val, Fail> {
+    match &xs.ty {
+        Type::Array(e, 1) if e.is_number() => {
+            cx.call_named(b, &"Base._hvcat_rows".into(), &[rows.clone(), xs.clone()])
+        }
+        t => Err(Fail::unsupported(format!(
+            "`hvcat(rows, xs...)` of a {t}; splat a vector of numbers"
+        ))),
+    }
 }
 
 /// Whether `v` is one of the prelude's ranges (`a:b`, `a:s:b`, `range(...)`, `LinRange`).

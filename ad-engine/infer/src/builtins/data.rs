@@ -197,6 +197,37 @@ fn check_indices(name: &str, args: &[Val], idx: &[Val]) -> Result<(), Fail> {
     }
 }
 
+/// `t[i:i+k]` of a tuple whose elements have one type: the range's length is known here, its
+/// start only at run time (`crate::known`), so the tuple of its `k + 1` elements, each read
+/// at its run-time index (a `BoundsError` outside `t`). `None` for any other range.
+fn tuple_window(b: &mut PlanBuilder, t: &Val, ts: &[Type], r: &Val) -> Option<Val> {
+    let (Some(es), Type::Struct(s)) = (&r.elems, &r.ty) else {
+        return None;
+    };
+    let t0 = ts.first()?;
+    if &*s.name != "Base.UnitRange" || ts.iter().any(|t| t != t0) {
+        return None;
+    }
+    let start = apply(
+        b,
+        Prim::GetField,
+        &[r, &Val::lit(Const::Int(1))],
+        Type::Int64,
+    );
+    let mut parts = Vec::with_capacity(es.len());
+    for j in 0..es.len() {
+        let i = apply(
+            b,
+            Prim::Add,
+            &[&start, &Val::lit(Const::Int(j as i64))],
+            Type::Int64,
+        );
+        parts.push(apply(b, Prim::TupleIndex, &[t, &i], t0.clone()).arg);
+    }
+    let ty = Type::tuple(vec![t0.clone(); parts.len()]);
+    Some(Val::of(b.prim(Prim::Tuple, parts, ty.clone()), ty))
+}
+
 /// `t[r]` of a tuple by a range, an index vector or `:` (Julia's `getindex(t::Tuple, r)`): the
 /// tuple of the elements `t[r[1]], t[r[2]], ...`, each of its own type. Its length is part of
 /// its type, so the indices must be known where the call is compiled (`2:end`, `1:2`,
@@ -211,6 +242,9 @@ fn tuple_slice(b: &mut PlanBuilder, t: &Val, ts: &[Type], r: &Val) -> Result<Val
         return Err(no_method("getindex", &[t.ty.clone(), r.ty.clone()]));
     }
     let Some(ks) = r.known_ints() else {
+        if let Some(v) = tuple_window(b, t, ts, r) {
+            return Ok(v);
+        }
         return Err(Fail::unsupported(format!(
             "indexing a tuple by a {} known only at run time (the result is a tuple, whose \
              length is part of its type); write the range in the index (`t[2:end]`, \

@@ -1,7 +1,8 @@
 //! Builtin functions of the subset, resolved by name and operand types into primitives.
 
 pub(crate) mod array;
-mod concat;
+pub(crate) mod concat;
+mod copies;
 mod data;
 pub(crate) use data::nested_elements;
 pub(crate) mod diff;
@@ -115,6 +116,7 @@ pub const BUILTINS: &[&str] = &[
     "Ref",
     "vect",
     "hvcat",
+    "_deepcopy_fields",
     "vcat",
     "hcat",
     "error",
@@ -358,6 +360,9 @@ pub(crate) fn call(
         return Some(r);
     }
     if let Some(r) = concat::call(cx, b, name, args) {
+        return Some(r);
+    }
+    if let Some(r) = copies::call(cx, b, name, args) {
         return Some(r);
     }
     if let Some(r) = counted_loop(cx, b, name, args) {

@@ -26,6 +26,16 @@ pub(crate) const NAMES: &[&str] = &[
     "_string_hash",
     "_sprintf",
     "split",
+    "ncodeunits",
+    "strip",
+    "lstrip",
+    "rstrip",
+    "lpad",
+    "rpad",
+    "_replace",
+    "_parse_int",
+    "_parse_float",
+    "_tryparse_int",
 ];
 
 /// `string_fn(:f, args...)` with result type `ty`.
@@ -138,7 +148,30 @@ pub(crate) fn call(b: &mut PlanBuilder, name: &str, args: &[Val]) -> Option<Resu
             let ty = Type::Array(std::sync::Arc::new(Type::String), 1);
             string_fn(b, "split", args, ty)
         }
-        ("uppercase" | "lowercase", [_]) if all_str => string_fn(b, name, args, Type::String),
+        ("uppercase" | "lowercase" | "strip" | "lstrip" | "rstrip", [_]) if all_str => {
+            string_fn(b, name, args, Type::String)
+        }
+        ("ncodeunits", [_]) if all_str => string_fn(b, name, args, Type::Int64),
+        // `lpad(x, n, p = " ")`: `x` and `p` as `string` prints them.
+        ("lpad" | "rpad", [x, n, p @ ..])
+            if n.ty == Type::Int64 && p.len() <= 1 && args.iter().all(|a| printable(&a.ty)) =>
+        {
+            let space = Val::lit(Const::Str(" ".into()));
+            let p = p.first().unwrap_or(&space);
+            let (x, p) = (as_string(b, x), as_string(b, p));
+            string_fn(b, name, &[x, n.clone(), p], Type::String)
+        }
+        // The prelude's `replace(s, pat => rep, ...)`: `_replace(s, pat, rep, ...)`.
+        ("_replace", [_, _, _, ..]) if all_str && args.len() % 2 == 1 => {
+            string_fn(b, "replace", args, Type::String)
+        }
+        ("_parse_int", [_]) if all_str => string_fn(b, "parse_int", args, Type::Int64),
+        ("_parse_float", [_]) if all_str => string_fn(b, "parse_float", args, Type::Float64),
+        // `(parsed, value)`.
+        ("_tryparse_int", [_]) if all_str => {
+            let ty = Type::tuple([Type::Bool, Type::Int64]);
+            string_fn(b, "tryparse_int", args, ty)
+        }
         ("startswith" | "endswith" | "occursin", [_, _]) if all_str => {
             string_fn(b, name, args, Type::Bool)
         }
@@ -150,6 +183,17 @@ pub(crate) fn call(b: &mut PlanBuilder, name: &str, args: &[Val]) -> Option<Resu
         }
         _ => return None,
     }))
+}
+
+/// `x` as a `String`: itself, or `string(x)`.
+fn as_string(b: &mut PlanBuilder, x: &Val) -> Val {
+    if is_str(x) {
+        return x.clone();
+    }
+    Val::of(
+        b.prim(Prim::StringOf, vec![x.arg.clone()], Type::String),
+        Type::String,
+    )
 }
 
 /// Can `string` print a value of type `t` as Julia does? Numbers, strings, symbols, `nothing`,

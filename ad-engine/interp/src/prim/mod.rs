@@ -5,6 +5,7 @@ mod array;
 mod data;
 pub mod factor;
 mod linalg;
+mod parse;
 mod printf;
 mod reduce;
 mod scalar;

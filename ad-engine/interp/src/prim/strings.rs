@@ -5,6 +5,7 @@ use crate::show::show;
 use crate::value::{Array, ArrayData, Objects, Shape, Value};
 
 use super::method_error;
+use super::parse::{is_space, parse_float, parse_int};
 use super::printf::{sprintf, Num};
 
 /// `x` as Julia's `print` writes it: a string as its text, a symbol as its name, anything else
@@ -40,6 +41,10 @@ pub fn string_fn(args: &[Value]) -> Result<Value, String> {
                 Err(_) => Err(format!("ArgumentError: can't repeat a string {n} times")),
             };
         }
+        // `lpad(s, n, p)`, `rpad(s, n, p)` of strings `s` and `p`.
+        (pad @ ("lpad" | "rpad"), [Value::Str(s), Value::Int(n), Value::Str(p)]) => {
+            return pad_string(s, *n, p, pad == "lpad").map(|s| Value::Str(s.into()));
+        }
         // One conversion of `@sprintf`.
         ("sprintf", [Value::Str(spec), x]) => {
             let x = match x {
@@ -65,6 +70,18 @@ pub fn string_fn(args: &[Value]) -> Result<Value, String> {
         ("split", [s, d]) if d.is_empty() => strings(s.split_terminator("").skip(1)),
         ("split", [s, d]) => strings(s.split(&**d)),
         ("length", [s]) => Value::Int(s.chars().count() as i64),
+        ("ncodeunits", [s]) => Value::Int(s.len() as i64),
+        ("strip", [s]) => Value::Str(s.trim_matches(is_space).into()),
+        ("lstrip", [s]) => Value::Str(s.trim_start_matches(is_space).into()),
+        ("rstrip", [s]) => Value::Str(s.trim_end_matches(is_space).into()),
+        ("replace", [s, pairs @ ..]) => Value::Str(replace(s, pairs).into()),
+        ("parse_int", [s]) => Value::Int(parse_int(s)?),
+        ("parse_float", [s]) => Value::F64(parse_float(s)?),
+        // `tryparse(Int, s)` as `(parsed, value)`.
+        ("tryparse_int", [s]) => {
+            let n = parse_int(s).ok();
+            Value::Tuple(vec![Value::Bool(n.is_some()), Value::Int(n.unwrap_or(0))].into())
+        }
         ("isempty", [s]) => Value::Bool(s.is_empty()),
         ("uppercase", [s]) => Value::Str(s.to_uppercase().into()),
         ("lowercase", [s]) => Value::Str(s.to_lowercase().into()),
@@ -77,6 +94,63 @@ pub fn string_fn(args: &[Value]) -> Result<Value, String> {
         ("<", [a, b]) => Value::Bool(a.as_bytes() < b.as_bytes()),
         _ => return Err(method_error(f, operands)),
     })
+}
+
+/// Julia's `lpad(s, n, p)` (`left`) or `rpad`: `s` padded with copies of `p` (the last one cut
+/// short) to `n` characters. Julia counts `textwidth`, zy characters: the same but for wide
+/// East Asian characters and combining marks.
+fn pad_string(s: &str, n: i64, p: &str, left: bool) -> Result<String, String> {
+    let missing = n - s.chars().count() as i64;
+    if missing <= 0 {
+        return Ok(s.to_string());
+    }
+    let width = p.chars().count() as i64;
+    if width == 0 {
+        return Err(format!(
+            "ArgumentError: {} has zero textwidth",
+            crate::show::show(&Value::Str(p.into()))
+        ));
+    }
+    let (q, r) = (missing / width, missing % width);
+    let fill: String = p.repeat(q as usize) + &p.chars().take(r as usize).collect::<String>();
+    Ok(if left {
+        fill + s
+    } else {
+        s.to_string() + &fill
+    })
+}
+
+/// `replace(s, pat₁ => rep₁, ...)` of the texts `[pat₁, rep₁, ...]`: from left to right, the
+/// earliest match of any pattern (the first pattern of those that match there) is replaced
+/// and the search goes on after it; an empty pattern matches before every character and at
+/// the end.
+fn replace(s: &str, pairs: &[std::sync::Arc<str>]) -> String {
+    let mut out = String::new();
+    let mut at = 0;
+    while at <= s.len() {
+        let found = pairs
+            .chunks(2)
+            .filter_map(|pr| s[at..].find(&*pr[0]).map(|k| (at + k, pr)))
+            .min_by_key(|&(k, _)| k);
+        let Some((k, [pat, rep])) = found else { break };
+        out.push_str(&s[at..k]);
+        out.push_str(rep);
+        at = k + pat.len();
+        if pat.is_empty() {
+            // Step over one character (copied) so the search moves on.
+            match s[at..].chars().next() {
+                Some(c) => {
+                    out.push(c);
+                    at += c.len_utf8();
+                }
+                None => return out,
+            }
+        }
+    }
+    if at <= s.len() {
+        out.push_str(&s[at..]);
+    }
+    out
 }
 
 /// A `Vector{String}` of `parts`.
