@@ -737,7 +737,7 @@ f(x) = abs$02(x)
 "#,
         expect![[r#"
             <zy>/prelude/Base.jl (prelude) 419..423: abs2
-            <zy>/prelude/Base.jl (prelude) 226488..226492: abs2
+            <zy>/prelude/Base.jl (prelude) 228058..228062: abs2
         "#]],
     );
 }
