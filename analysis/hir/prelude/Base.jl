@@ -588,7 +588,7 @@ identity(x) = x
 is an array or a view, and returns `dest`. `v` has `dest`'s shape; a Vector into a Matrix
 (broadcast along the rows) is outside zy's `.=`.
 """
-function broadcast!(f, dest, v::Real)
+function broadcast!(f, dest, v::Union{Real, Rational})
     for k in 1:length(dest)
         dest[k] = f(v)
     end
@@ -2700,6 +2700,28 @@ end
 *(A::AbstractArray{Float64}, x::Rational) = A * _rational_float(x)
 /(A::AbstractArray{Float64}, x::Rational) = A / _rational_float(x)
 
+# An array of rationals beside Float64s in arithmetic: its elements as Float64s first, as Julia
+# promotes them (`Rational{Int}[1 2; 3 4] * [0.5, 1.0]`, `x' * A`, `0.5 * A`, `A + x`).
+_rational_floats(A::Array{<:Rational}) = _gen_convert(Float64, 0.0, A)
+*(A::Array{<:Rational}, B::AbstractArray{Float64}) = _rational_floats(A) * B
+*(B::AbstractArray{Float64}, A::Array{<:Rational}) = B * _rational_floats(A)
+*(a::Float64, A::Array{<:Rational}) = a * _rational_floats(A)
+*(A::Array{<:Rational}, a::Float64) = _rational_floats(A) * a
++(A::Array{<:Rational}, B::Array{Float64}) = _rational_floats(A) + B
++(B::Array{Float64}, A::Array{<:Rational}) = B + _rational_floats(A)
+-(A::Array{<:Rational}, B::Array{Float64}) = _rational_floats(A) - B
+-(B::Array{Float64}, A::Array{<:Rational}) = B - _rational_floats(A)
+
+# A rational is a collection of one element, as every Julia `Number` is (`length(1//2) == 1`).
+length(x::Rational) = 1
+
+# `vcat(1//2, x)`, `[A; 1//3]`: a rational as a part of a concatenation (promoted with the
+# others' elements by `_cat_zero_of`: beside Float64s to Float64, beside Ints a rational).
+_cat_size(x::Rational, d::Int) = 1
+_cat_get(x::Rational, i::Int, j::Int) = x
+_cat_zero(x::Rational) = zero(x)
+_cat_zero(x::Array{<:Rational}) = _unsafe_rational(0, 1)
+
 # `[a, b]` mixing rationals with other numbers, promoted as Julia's `vect` promotes: beside
 # Ints, `Rational{Int64}`s (`[1, 1//2] == [1//1, 1//2]`); beside a Float64, Float64s.
 _rational_vect(xs::Union{Integer, Rational}...) = [map(Rational, xs)...]
@@ -3882,6 +3904,11 @@ end
 (:)(start::Real, step::Real, stop::Real) = float(start):float(step):float(stop)
 (:)(start::Float64, stop::Float64) = _float_range(1, start, 1.0, stop)
 (:)(start::Real, stop::Real) = float(start):float(stop)
+
+# `float(r)` of an Int range: the Float64 range of its elements (`float(1:3) == 1.0:1.0:3.0`).
+float(r::UnitRange{Int}) = float(r.start):float(last(r))
+float(r::StepRange{Int, Int}) = float(r.start):float(r.step):float(last(r))
+float(r::Union{StepRangeLen, LinRange}) = r
 
 # A Float64 range written in a `for` header (`for t in 0.0:0.1:1.0`): inference builds it once
 # before the loop and the loop counts through its elements (the Int case counts `a + k * s`).

@@ -32,6 +32,10 @@ pub const PRELUDE: &[PreludeFile] = &[
         text: include_str!("../prelude/Random.jl"),
     },
     PreludeFile {
+        module: "SparseArrays",
+        text: include_str!("../prelude/SparseArrays.jl"),
+    },
+    PreludeFile {
         module: "Printf",
         text: include_str!("../prelude/Printf.jl"),
     },

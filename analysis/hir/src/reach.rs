@@ -691,13 +691,33 @@ fn body_names(body: &Function, f: &mut dyn FnMut(&Name)) {
             continue;
         };
         match &s.op {
-            Op::Call(n) | Op::Closure(n) | Op::Global(n) => f(n),
+            Op::Global(n) => applied_type_names(n, f),
+            Op::Call(n) | Op::Closure(n) => f(n),
             _ => {}
         }
         s.args.iter().for_each(|a| operand(a, f));
     }
     for b in &body.blocks {
         b.term.operands().into_iter().for_each(|a| operand(a, f));
+    }
+}
+
+/// A global `n`, and for a type applied to parameters (`Base.Rational{Int}` of
+/// `Rational{Int}[0.1, 3]`, `Base.Array{Rational{Int}}`) the types it names, in `n`'s module.
+fn applied_type_names(n: &Name, f: &mut dyn FnMut(&Name)) {
+    f(n);
+    let Some((head, _)) = n.split_once('{') else {
+        return;
+    };
+    let module = head.rsplit_once('.').map_or("", |(m, _)| m);
+    for part in n.split(|c: char| matches!(c, '{' | '}' | ',' | ' ')) {
+        if part.is_empty() || part.starts_with(|c: char| c.is_ascii_digit()) {
+            continue;
+        }
+        match (part.contains('.'), module) {
+            (true, _) | (false, "") => f(&part.into()),
+            (false, m) => f(&format!("{m}.{part}").as_str().into()),
+        }
     }
 }
 

@@ -139,8 +139,13 @@ impl BodyLowerer<'_, '_> {
                     r,
                 );
             }
-            let message = "unsupported: optional arguments of an inner function; define the function at the top level instead".to_string();
-            return self.fail(r, "unsupported", message);
+            if !def.keywords.is_empty()
+                || def.keyword_rest.is_some()
+                || def.params.iter().any(|p| p.varargs)
+            {
+                let message = "unsupported: optional arguments of an inner function that also takes keywords or varargs; define the function at the top level instead".to_string();
+                return self.fail(r, "unsupported", message);
+            }
         }
         let Some(info) = self.cx.res.closures.get(&(def as *const FunctionDef)) else {
             return self.fail(
@@ -184,7 +189,7 @@ impl BodyLowerer<'_, '_> {
                 self.cx,
                 def,
                 name.as_str().into(),
-                &Callee::Closure(captures),
+                &Callee::Closure(captures.clone()),
             );
             let mut sig = vec![Some(zy_ir::TypeExpr::named(&name))];
             sig.extend(signature(def));
@@ -193,6 +198,9 @@ impl BodyLowerer<'_, '_> {
             crate::kwclosure::lower(self.cx, def, &name, &captures)
         };
         self.cx.out.methods.push((callable_name(&name), method));
+        for method in crate::kwclosure::optional_methods(self.cx, def, &name, &captures) {
+            self.cx.out.methods.push((callable_name(&name), method));
+        }
         if let Some(&v) = self.cx.res.fn_vars.get(&(def as *const FunctionDef)) {
             self.assign_local(v, value.clone(), def.name_range);
         }

@@ -3,11 +3,14 @@
 //! function taking the keywords positionally and the closure (`#f#1#kw(k, #self#, y)`) and a
 //! default function per keyword (`#f#1#kw#k(#self#, y, earlier...)`), each reading the
 //! captures from the closure it is passed. The call method binds every default and calls the
-//! body; its [`Keywords`] record serves keyword calls as for a top-level method.
+//! body; its [`Keywords`] record serves keyword calls as for a top-level method. An inner
+//! function with optional positional parameters (`g(y, a = d)`) gets, as Julia lowers it, a
+//! shorter call method per optional parameter left out, which computes the defaults (seeing
+//! the parameters before them and the captures) and calls the closure with all of them.
 
 use std::sync::Arc;
 
-use zy_ir::{Block, Const, Function, Keywords, Method, Name, Operand, TypeExpr, Value};
+use zy_ir::{Block, Const, Function, Keywords, Method, Name, Op, Operand, TypeExpr, Value};
 use zy_syntax::ast::{FunctionDef, TextRange};
 
 use crate::body::{BodyLowerer, ItemCx};
@@ -152,6 +155,53 @@ pub(crate) fn lower(
         rest: def.keyword_rest.is_some(),
     }));
     call
+}
+
+/// The shorter call methods of closure `def` (named `name`, capturing `captures`) with
+/// optional positional parameters: `(#self#)(y) = #self#(y, d)` for `g(y, a = d)`; none if it
+/// has no optional parameter.
+pub(crate) fn optional_methods(
+    cx: &mut ItemCx<'_>,
+    def: &FunctionDef,
+    name: &str,
+    captures: &[VarId],
+) -> Vec<Method> {
+    let vars = cx
+        .res
+        .params
+        .get(&(def as *const FunctionDef))
+        .cloned()
+        .unwrap_or_default();
+    let sig = signature(def);
+    let required = def.params.iter().take_while(|p| p.default.is_none()).count();
+    let mut parts = Parts { cx, def, name };
+    let mut methods = Vec::new();
+    for k in required..def.params.len() {
+        let mut slots = vec![Slot::Env];
+        for (i, (p, ty)) in def.params[..k].iter().zip(&sig).enumerate() {
+            slots.push(Slot::Local {
+                name: p.name.clone().unwrap_or_else(|| format!("#arg{}", i + 1)).into(),
+                var: vars.get(i).copied().flatten(),
+                ty: ty.clone(),
+                range: p.range,
+            });
+        }
+        let method = parts.part(name, captures, slots, def.range, |lw, _, args| {
+            // The closure (argument 0) called with the arguments given and the defaults.
+            let mut call: Vec<Operand> = args.iter().map(|&a| Operand::from(a)).collect();
+            for (i, p) in def.params.iter().enumerate().skip(k) {
+                let Some(d) = &p.default else { continue };
+                let value = lw.expr(d);
+                if let Some(v) = vars.get(i).copied().flatten() {
+                    lw.assign_local(v, value.clone(), p.range);
+                }
+                call.push(value);
+            }
+            lw.emit(Op::CallValue, call, def.range).into()
+        });
+        methods.push(method);
+    }
+    methods
 }
 
 /// The functions generated for one keyword closure.

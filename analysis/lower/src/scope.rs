@@ -272,6 +272,11 @@ impl Walker {
         }
         let mut params = Vec::new();
         for p in &def.params {
+            // An optional parameter's default sees the parameters before it (an inner
+            // function's; a top-level method's are rewritten before they are resolved).
+            if let Some(d) = &p.default {
+                self.expr(d);
+            }
             let v = p.name.as_deref().map(|n| {
                 let v = self.declare(n);
                 self.site(v, p.range);

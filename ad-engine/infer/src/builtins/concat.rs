@@ -89,12 +89,12 @@ fn is_range(v: &Val) -> bool {
     )
 }
 
-/// The parts must be numbers, Vectors or Matrices of numbers.
+/// The parts must be numbers (rationals too), Vectors or Matrices of numbers.
 fn check_parts(xs: &[Val]) -> Result<(), Fail> {
     for x in xs {
         match &x.ty {
-            t if t.is_number() => {}
-            Type::Array(e, _) if e.is_number() => {}
+            t if t.is_number() || super::is_rational(x) => {}
+            Type::Array(e, _) if e.is_number() || super::is_rational_type(e) => {}
             Type::Adjoint(_) => {
                 return Err(Fail::unsupported(
                     "concatenating an adjoint `x'` (a row vector); concatenate the vectors and \

@@ -171,8 +171,13 @@ fn is_complex(v: &Val) -> bool {
 }
 
 /// Is `v` one of the prelude's rational numbers?
-fn is_rational(v: &Val) -> bool {
-    matches!(&v.ty, Type::Struct(s) if &*s.name == "Base.Rational")
+pub(super) fn is_rational(v: &Val) -> bool {
+    is_rational_type(&v.ty)
+}
+
+/// Whether `t` is the prelude's `Base.Rational`.
+pub(super) fn is_rational_type(t: &Type) -> bool {
+    matches!(t, Type::Struct(s) if &*s.name == "Base.Rational")
 }
 
 /// `[1//3 1; -1//3 1]`, `[1//2 3]`: a matrix literal of numbers mixing rationals with other
@@ -223,7 +228,7 @@ fn rational_store(
     let Type::Array(e, _) = &x.ty else {
         return None;
     };
-    let into_rational = matches!(&**e, Type::Struct(s) if &*s.name == "Base.Rational");
+    let into_rational = is_rational_type(e);
     let convert = if into_rational && v.ty.is_number() {
         "Base.Rational"
     } else if **e == Type::Float64 && is_rational(v) {
@@ -251,9 +256,8 @@ fn mixes_complex(elems: &[Val]) -> bool {
 /// Does an array literal mix rationals with other numbers (`[1, 1//2]`, `[1.0, 1//2]`), which
 /// Julia's `vect` promotes?
 fn mixes_rational(elems: &[Val]) -> bool {
-    let rational = |e: &Val| matches!(&e.ty, Type::Struct(s) if &*s.name == "Base.Rational");
-    elems.iter().any(rational)
-        && elems.iter().all(|e| rational(e) || e.ty.is_number())
+    elems.iter().any(is_rational)
+        && elems.iter().all(|e| is_rational(e) || e.ty.is_number())
         && elems.iter().any(|e| e.ty != elems[0].ty)
 }
 
