@@ -9,6 +9,9 @@
 //! from the first structs the input defines: each tuple is written in Julia, as a function of
 //! no arguments added to the input's items, so that its values and types come from the
 //! pipeline itself.
+//!
+//! The stages above run without the bundled prelude, so then the same calls run through
+//! `zy_ide` (the CLI's `eval` and `grad`, both engines) with it: see [`host`].
 #![no_main]
 
 use std::sync::Arc;
@@ -18,6 +21,8 @@ use libfuzzer_sys::fuzz_target;
 use zy_interp::fd::{Fd, Verdict};
 use zy_interp::{Limits, Value};
 use zy_ir::{Instance, Program, Type, TypedProgram};
+
+mod host;
 
 /// The most arguments a function may take for the target to try calling it.
 const MAX_ARITY: usize = 3;
@@ -32,26 +37,34 @@ const INPUT_TIME: Duration = Duration::from_millis(400);
 /// The deepest call stack of a run.
 const MAX_DEPTH: usize = 200;
 
-/// The argument tuples tried for functions of `n` arguments, as Julia expressions, given the
-/// argument values of each kind (scalars, arrays, tuples, then struct values).
-fn tuples(n: usize, kinds: &[String]) -> Vec<String> {
-    let tuple = |parts: &[&str]| match parts {
-        [single] => format!("({single},)"),
-        _ => format!("({})", parts.join(", ")),
-    };
+/// The argument tuples tried for functions of `n` arguments, each argument a Julia expression,
+/// given the argument values of each kind (scalars, arrays, tuples, then struct values).
+fn tuples(n: usize, kinds: &[String]) -> Vec<Vec<String>> {
     if n == 0 {
-        return vec!["()".to_string()];
+        return vec![Vec::new()];
     }
-    let mut out: Vec<String> = kinds.iter().map(|k| tuple(&vec![k.as_str(); n])).collect();
+    let mut out: Vec<Vec<String>> = kinds.iter().map(|k| vec![k.clone(); n]).collect();
     if n >= 2 {
         let mixed: [&[&str]; 3] = [
             &["[0.5, -1.5]", "1.5", "-0.25"],
             &["[1.0 2.0; -0.5 3.0]", "[0.5, -1.5]", "2.0"],
             &["1.5", "3", "0.5"],
         ];
-        out.extend(mixed.iter().map(|parts| tuple(&parts[..n])));
+        out.extend(
+            mixed
+                .iter()
+                .map(|parts| parts[..n].iter().map(|p| p.to_string()).collect()),
+        );
     }
     out
+}
+
+/// An argument tuple as a Julia tuple expression.
+fn tuple_text(parts: &[String]) -> String {
+    match parts {
+        [single] => format!("({single},)"),
+        _ => format!("({})", parts.join(", ")),
+    }
 }
 
 /// The values of each kind: plain ones, then two of each struct (`Float64` and
@@ -117,7 +130,7 @@ fn check(stage: &str, message: &str) {
 
 /// Types the builder of each argument tuple; those that fail (a struct whose fields reject the
 /// values given) are left out.
-fn arg_tuples(program: &Program, by_arity: &[Vec<String>]) -> Vec<ArgTuple> {
+fn arg_tuples(program: &Program, by_arity: &[Vec<Vec<String>>]) -> Vec<ArgTuple> {
     let mut out = Vec::new();
     let mut index = 0;
     for (arity, tuples) in by_arity.iter().enumerate() {
@@ -436,12 +449,12 @@ fuzz_target!(|data: &[u8]| {
     let text = String::from_utf8_lossy(data);
     let mut file = zy_syntax::parse_file(&text);
     let kinds = kinds(&file);
-    let by_arity: Vec<Vec<String>> = (0..=MAX_ARITY).map(|n| tuples(n, &kinds)).collect();
+    let by_arity: Vec<Vec<Vec<String>>> = (0..=MAX_ARITY).map(|n| tuples(n, &kinds)).collect();
     let mut builders: String = by_arity
         .iter()
         .flatten()
         .enumerate()
-        .map(|(i, tuple)| format!("{ADDED}args_{i}() = {tuple}\n"))
+        .map(|(i, tuple)| format!("{ADDED}args_{i}() = {}\n", tuple_text(tuple)))
         .collect();
     let bindings: Vec<(String, String)> = file
         .items
@@ -460,17 +473,31 @@ fuzz_target!(|data: &[u8]| {
     assert_eq!(extra.errors, vec![], "{builders}");
     file.items.extend(extra.items);
     let program = zy_lower::lower_file(0, &file).program;
+    let callables = callables(&program, &bindings);
     let deadline = Instant::now() + INPUT_TIME;
     let tuples = arg_tuples(&program, &by_arity);
-    for callable in callables(&program, &bindings) {
+    'engines: for callable in &callables {
         for tuple in tuples
             .iter()
             .filter(|t| callable.arities.contains(&t.arity))
         {
             if Instant::now() >= deadline {
-                return;
+                break 'engines;
             }
-            call(&program, &callable, tuple, deadline);
+            call(&program, callable, tuple, deadline);
+        }
+    }
+    // The same calls through the whole pipeline, prelude included.
+    let host = host::Host::new(&text);
+    let deadline = Instant::now() + INPUT_TIME;
+    for callable in &callables {
+        for &arity in &callable.arities {
+            for args in &by_arity[arity] {
+                if Instant::now() >= deadline {
+                    return;
+                }
+                host.call(&callable.name, args, deadline);
+            }
         }
     }
 });
