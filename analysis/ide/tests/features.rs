@@ -737,7 +737,7 @@ f(x) = abs$02(x)
 "#,
         expect![[r#"
             <zy>/prelude/Base.jl (prelude) 419..423: abs2
-            <zy>/prelude/Base.jl (prelude) 227791..227795: abs2
+            <zy>/prelude/Base.jl (prelude) 240600..240604: abs2
         "#]],
     );
 }
@@ -788,8 +788,8 @@ import ForwardDiff: derivative
 f(x) = x^2
 "#,
         expect![[r#"
-            2:1 warning [unknown-package]: package `Plots` is not available: zy knows Base, LinearAlgebra, Statistics, Random, Printf and Test, and the modules your files define (`using .Plots`); a function that uses a name only `Plots` defines is refused
-            3:1 warning [unknown-package]: package `ForwardDiff` is not available: zy knows Base, LinearAlgebra, Statistics, Random, Printf and Test, and the modules your files define (`using .ForwardDiff`); a function that uses a name only `ForwardDiff` defines is refused
+            2:1 warning [unknown-package]: package `Plots` is not available: zy knows Base, LinearAlgebra, Statistics, Random, SparseArrays, Printf and Test, and the modules your files define (`using .Plots`); a function that uses a name only `Plots` defines is refused
+            3:1 warning [unknown-package]: package `ForwardDiff` is not available: zy knows Base, LinearAlgebra, Statistics, Random, SparseArrays, Printf and Test, and the modules your files define (`using .ForwardDiff`); a function that uses a name only `ForwardDiff` defines is refused
         "#]],
     );
 }
