@@ -124,7 +124,11 @@ impl Case {
     /// The call of `name` on the case's arguments.
     fn call(&self, name: &str) -> String {
         match self.source {
-            Source::Zip => format!("{name}({}, {})", julia_vector(&self.x), julia_vector(&self.y)),
+            Source::Zip => format!(
+                "{name}({}, {})",
+                julia_vector(&self.x),
+                julia_vector(&self.y)
+            ),
             _ => format!("{name}({})", julia_vector(&self.x)),
         }
     }
@@ -133,7 +137,12 @@ impl Case {
     /// for the first argument.
     fn selected(&self) -> Vec<(usize, f64)> {
         match &self.source {
-            Source::Range { .. } => self.source.indices().into_iter().map(|i| (i - 1, 1.0)).collect(),
+            Source::Range { .. } => self
+                .source
+                .indices()
+                .into_iter()
+                .map(|i| (i - 1, 1.0))
+                .collect(),
             Source::Enumerate => (0..self.x.len()).map(|k| (k, (k + 1) as f64)).collect(),
             Source::Zip => (0..self.x.len()).map(|k| (k, self.y[k])).collect(),
         }
@@ -201,7 +210,9 @@ fn source(n: usize) -> impl Strategy<Value = Source> {
                 filter,
             }
         })
-        .prop_filter("a range that selects something", |s| !s.indices().is_empty());
+        .prop_filter("a range that selects something", |s| {
+            !s.indices().is_empty()
+        });
     prop_oneof![
         3 => range,
         1 => Just(Source::Enumerate),
@@ -245,7 +256,6 @@ fn case() -> impl Strategy<Value = Case> {
 }
 
 #[test]
-#[ignore = "open bug: `f(x) = sum(0.5 * x[i] for i in 1:6)` is `UndefVarError: `:` not defined` (`sum(x[i] for i in 1:3)` is not)"]
 fn reductions_of_generators_and_comprehensions_differentiate_as_in_julia() {
     let mut runner = TestRunner::new(Config {
         cases: 10,

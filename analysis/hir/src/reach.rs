@@ -226,7 +226,11 @@ pub const HOOKS: &[Hooks] = &[
     // targets after it count from the end.
     Hooks {
         triggers: &["Base._destructure_rest"],
-        hooks: &["Base._rest_array", "Base._end_item"],
+        hooks: &[
+            "Base._destructure_end",
+            "Base._rest_array",
+            "Base._end_item",
+        ],
     },
     // `Tuple(gen)` of a generator inference cannot unroll is refused by name (its type);
     // destructuring one, `a, b = (f(x) for x in xs)`, takes its items in turn.

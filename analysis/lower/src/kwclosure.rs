@@ -173,14 +173,22 @@ pub(crate) fn optional_methods(
         .cloned()
         .unwrap_or_default();
     let sig = signature(def);
-    let required = def.params.iter().take_while(|p| p.default.is_none()).count();
+    let required = def
+        .params
+        .iter()
+        .take_while(|p| p.default.is_none())
+        .count();
     let mut parts = Parts { cx, def, name };
     let mut methods = Vec::new();
     for k in required..def.params.len() {
         let mut slots = vec![Slot::Env];
         for (i, (p, ty)) in def.params[..k].iter().zip(&sig).enumerate() {
             slots.push(Slot::Local {
-                name: p.name.clone().unwrap_or_else(|| format!("#arg{}", i + 1)).into(),
+                name: p
+                    .name
+                    .clone()
+                    .unwrap_or_else(|| format!("#arg{}", i + 1))
+                    .into(),
                 var: vars.get(i).copied().flatten(),
                 ty: ty.clone(),
                 range: p.range,
