@@ -287,12 +287,16 @@ impl<'a> Cx<'a> {
         }
         let mut all = vec![Val::lit(Const::Func(name.clone()))];
         all.extend_from_slice(args);
+        let at = all.iter().position(|a| matches!(a.ty, Type::Union(_)))?;
+        Some(self.split_call(b, &all, at))
+    }
+
+    /// The call `all[0](all[1..]...)` split over the members of the union `all[at]` (the callee
+    /// itself when `at` is 0: an element of a `Vector{Layer}` of callable structs), by the
+    /// synthesised [`crate::synth::UNION_SPLIT`].
+    fn split_call(&mut self, b: &mut PlanBuilder, all: &[Val], at: usize) -> Result<Val, Fail> {
         // Refused here, at the call, rather than in the synthesised body.
-        let types: Vec<Type> = args.iter().map(|a| a.ty.clone()).collect();
-        let at = types.iter().position(|t| matches!(t, Type::Union(_)))?;
-        if let Err(fail) = crate::synth::split_result(self, &all[0], &types, at) {
-            return Some(Err(fail));
-        }
+        crate::synth::split_result(self, all, at)?;
         let inst = Instance {
             name: crate::synth::UNION_SPLIT.into(),
             method: crate::SYNTH_METHOD,
@@ -300,7 +304,7 @@ impl<'a> Cx<'a> {
         };
         let (inst, ret) = self.invoke(inst);
         let ops = all.iter().map(|a| a.arg.clone()).collect();
-        Some(Ok(Val::of(b.push(Op::Invoke(inst), ops, ret.clone()), ret)))
+        Ok(Val::of(b.push(Op::Invoke(inst), ops, ret.clone()), ret))
     }
 
     /// Element `k` of a collection a `for` loop iterates (no [`ITERATED`] method for it):
@@ -731,6 +735,7 @@ impl<'a> Cx<'a> {
                 }
             }
             Type::Pullback(_) => builtins::diff::call_pullback(b, callee, rest),
+            Type::Union(_) => self.split_call(b, args, 0),
             t => Err(Fail::method(format!(
                 "objects of type {t} are not callable"
             ))),

@@ -46,27 +46,27 @@ pub(crate) fn synthesise(cx: &mut Cx, inst: &Arc<Instance>) -> Result<Function, 
 pub(crate) const SPLAT: &str = "splat";
 
 /// The synthesised `union_split(f, args...)`: `f(args...)` split over the members of its first
-/// argument of an abstract type.
+/// argument of an abstract type (`f` itself, when it is one: a callable struct of a union).
 pub(crate) const UNION_SPLIT: &str = "union_split";
 
-/// What a call of `callee` on `types` returns when it is split over the union `types[at]`: the
-/// join of what the members' methods return (see [`split_join`]). A member with no method
+/// What the call `all[0](all[1..]...)` returns when it is split over the union `all[at]` (the
+/// callee itself when `at` is 0): the join of what the members' methods return (see
+/// [`split_join`]). A member with no method
 /// throws when it is met; the call fails here when no member has one.
-pub(crate) fn split_result(
-    cx: &mut Cx,
-    callee: &Val,
-    types: &[Type],
-    at: usize,
-) -> Result<Type, Fail> {
-    let Some(Type::Union(u)) = types.get(at) else {
+pub(crate) fn split_result(cx: &mut Cx, all: &[Val], at: usize) -> Result<Type, Fail> {
+    let Some(Type::Union(u)) = all.get(at).map(|a| &a.ty) else {
         return Err(Fail::unsupported("malformed union split"));
     };
     let mut results = Vec::new();
     let mut failed = None;
     for m in &u.members {
-        let mut ts = types.to_vec();
-        ts[at] = m.clone();
-        match cx.callee_result(callee, &ts) {
+        let mut callee = all[0].clone();
+        let mut ts: Vec<Type> = all[1..].iter().map(|a| a.ty.clone()).collect();
+        match at {
+            0 => callee = Val::of(Arg::Input(0), m.clone()),
+            _ => ts[at - 1] = m.clone(),
+        }
+        match cx.callee_result(&callee, &ts) {
             Ok(t) => results.push(t),
             Err(fail) if fail.code == "unsupported" => return Err(fail),
             Err(fail) => {
@@ -76,7 +76,7 @@ pub(crate) fn split_result(
     }
     match (results.is_empty(), failed) {
         (true, Some(fail)) => Err(fail),
-        _ => split_join(cx, &callee.ty, u, &results),
+        _ => split_join(cx, &all[0].ty, u, &results),
     }
 }
 
@@ -454,10 +454,10 @@ impl Synth {
     /// Julia's dispatch at run time does; the call is refused when no member has one.
     fn union_split(&mut self, cx: &mut Cx) -> Result<(), Fail> {
         let args = self.args.clone();
-        let Some((at, Type::Union(u))) = args[1..]
+        let Some((at, Type::Union(u))) = args
             .iter()
             .enumerate()
-            .find_map(|(i, (_, t))| matches!(t, Type::Union(_)).then(|| (i + 1, t.clone())))
+            .find_map(|(i, (_, t))| matches!(t, Type::Union(_)).then(|| (i, t.clone())))
         else {
             return Err(Fail::unsupported("malformed union split"));
         };

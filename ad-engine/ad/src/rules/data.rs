@@ -110,7 +110,17 @@ pub const RULES: &[Rule] = &[
             if dty == Type::Nothing {
                 return None;
             }
-            s.tangent(0).map(|t| e.prim(UnionConvert, vec![t], dty))
+            // A member seen as the union: its zero tangent (`nothing` for a member without
+            // one, `Tanh()`) is converted too, as no zero of the union's tangent says which
+            // member it is. Back to a member, a structural zero stays one.
+            let t = match s.tangent(0) {
+                Some(t) => t,
+                None if matches!(s.arg_tys[0], Type::Union(_)) => return None,
+                None => s
+                    .tangent_or_zero(e, 0)
+                    .unwrap_or(Operand::Const(Const::Nothing)),
+            };
+            Some(e.prim(UnionConvert, vec![t], dty))
         },
         cases: &[Program {
             src: "abstract type S end\nstruct A <: S\n    a::Float64\nend\n\
