@@ -142,6 +142,30 @@ function rmul!(A::AbstractArray, b::Number)
     return A
 end
 
+export axpy!, axpby!, normalize!
+
+"""
+    axpy!(α, x, y), axpby!(α, x, β, y)
+
+`y` overwritten by `x * α + y` (by `x * α + y * β`) and returned; arrays of different lengths
+are Julia's `DimensionMismatch`.
+"""
+function axpy!(α::Number, x::AbstractArray, y::AbstractArray)
+    if length(x) != length(y)
+        throw(DimensionMismatch("x has length $(length(x)), but y has length $(length(y))"))
+    end
+    y .= x .* α .+ y
+    return y
+end
+
+function axpby!(α::Number, x::AbstractArray, β::Number, y::AbstractArray)
+    if length(x) != length(y)
+        throw(DimensionMismatch("x has length $(length(x)), but y has length $(length(y))"))
+    end
+    y .= x .* α .+ y .* β
+    return y
+end
+
 # The order of a square matrix; a DimensionMismatch for any other.
 function _checksquare(A)
     m = size(A, 1)
@@ -498,6 +522,14 @@ every norm above about `5.6e-309`).
 """
 normalize(x::AbstractVector) = x .* inv(norm(x))
 normalize(x::AbstractVector, p::Real) = x .* inv(norm(x, p))
+
+"""
+    normalize!(x, p = 2)
+
+`x` scaled in place by the inverse of its `p`-norm, and returned (`normalize`'s numbers).
+"""
+normalize!(x::AbstractVector) = rmul!(x, inv(norm(x)))
+normalize!(x::AbstractVector, p::Real) = rmul!(x, inv(norm(x, p)))
 
 # ---- Index helpers, symmetric matrices, operator norms -----------------------------------------
 
@@ -987,7 +1019,23 @@ function cond(A::AbstractMatrix)
     return s[1] / s[end]
 end
 
-export cond
+export cond, rank
+
+"""
+    rank(A; atol = 0.0, rtol = min(size(A)...) * eps() * iszero(atol)), rank(x)
+
+The number of singular values of `A` above `max(atol, rtol * σ₁)` (0 for an empty matrix); of
+a vector or a number, 0 when it is zero and 1 otherwise.
+"""
+function rank(A::AbstractMatrix; atol::Real = 0.0, rtol::Real = (min(size(A)...) * eps(1.0)) * iszero(atol))
+    if isempty(A)
+        return 0
+    end
+    s = svdvals(A)
+    tol = max(atol, rtol * s[1])
+    return count(>(tol), s)
+end
+rank(x::Union{Number, AbstractVector}) = iszero(x) ? 0 : 1
 
 """
     pinv(A; atol = 0.0, rtol = eps() * min(size(A)...) * iszero(atol))
