@@ -321,6 +321,10 @@ broadcast(f, x, r::LinRange) = broadcast(f, x, collect(r))
 map(f, r::UnitRange{Int}) = map(f, collect(r))
 map(f, r::StepRange{Int, Int}) = map(f, collect(r))
 map(f, r::LinRange) = map(f, collect(r))
+# A range's adjoint and transpose are the 1×n row of its elements (Julia keeps the range
+# inside the wrapper; its elements cannot change, so the collected row reads the same).
+adjoint(r::Union{UnitRange{Int}, StepRange{Int, Int}, LinRange, StepRangeLen}) = adjoint(collect(r))
+transpose(r::Union{UnitRange{Int}, StepRange{Int, Int}, LinRange, StepRangeLen}) = transpose(collect(r))
 
 # Indexing arrays by ranges and `:`. Julia's `x[I]` copies: every method below reduces the
 # index to a StepRange of linear indices (`_slice`) or to one per dimension (a matrix block).
