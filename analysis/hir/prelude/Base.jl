@@ -2238,6 +2238,15 @@ end
 sort(x::AbstractVector; rev::Bool = false, by = identity) = [x[k] for k in sortperm(x; rev = rev, by = by)]
 
 """
+    sort!(x; rev = false, by = identity), reverse!(x)
+
+`x` sorted (reversed) in place, and returned: `sort(x)` (`reverse(x)`) copied into `x`, the same
+elements Julia's in-place algorithms leave.
+"""
+sort!(x::AbstractVector; rev::Bool = false, by = identity) = copyto!(x, sort(x; rev = rev, by = by))
+reverse!(x::AbstractVector) = copyto!(x, reverse(x))
+
+"""
     partialsort(x, k; rev = false, by = identity), partialsortperm(x, k; ...)
 
 The `k`-th element of `x` in sorted order (the elements at the positions of a range `k`), and
