@@ -185,8 +185,9 @@ pub(crate) fn broadcast_prim(
             {
                 return cx.call_named(b, &f.into(), args).map(Some);
             }
-            // A boxed scalar (`Ref(v)`, `(v,)`) of an array: the synthesised broadcast.
-            Type::Ref(_) | Type::Tuple(_) => return Ok(None),
+            // A boxed scalar (`Ref(v)`, `(v,)`), or a symbol or string (scalars to Julia's
+            // `broadcastable`: `getfield.(v, :a)`) with an array: the synthesised broadcast.
+            Type::Ref(_) | Type::Tuple(_) | Type::Symbol(_) | Type::String => return Ok(None),
             t => return Err(Fail::unsupported(format!("broadcasting over {t}"))),
         }
     }
@@ -208,6 +209,11 @@ pub(crate) fn broadcast_prim(
     let Op::Prim(p) = last.op else {
         return Ok(None);
     };
+    // A primitive the broadcast kernel cannot apply per element (`length` of a string) is
+    // broadcast as a Julia function.
+    if Prim::elementwise(p.julia_name(), elems.len()) != Some(p) {
+        return Ok(None);
+    }
     if plan.result != Arg::Step(plan.steps.len() - 1) || !last.ty.is_number() {
         return Ok(None);
     }
