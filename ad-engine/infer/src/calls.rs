@@ -215,6 +215,7 @@ impl<'a> Cx<'a> {
             "Base.kwcall" => return self.keyword_call(b, args),
             "Base.splatcall" => return self.splat_call(b, args),
             zy_ir::NEW => return self.new_value(b, args),
+            zy_ir::TYPED => return self.typed_value(b, args),
             _ => {}
         }
         if let Some(t) = self.type_vars.get(name) {
@@ -416,6 +417,70 @@ impl<'a> Cx<'a> {
         }
         let given = (!def.params.is_empty()).then_some(params);
         dispatch::construct_given(self.program, def, b, fields, given)
+    }
+
+    /// `S{P...}(args...)` (lowered `#typed(S, (P...,), args...)`): the default constructor of
+    /// the struct `S` with its parameters given, each argument converted to its field's type
+    /// with them, as Julia's.
+    fn typed_value(&mut self, b: &mut PlanBuilder, args: &[Val]) -> Result<Val, Fail> {
+        let [s, params, fields @ ..] = args else {
+            return Err(Fail::unsupported(
+                "a type with parameters called without arguments",
+            ));
+        };
+        let (Type::Function(name), Type::Tuple(given)) = (&s.ty, &params.ty) else {
+            return Err(Fail::unsupported(format!(
+                "calling {} with type parameters",
+                s.ty
+            )));
+        };
+        let def = self
+            .program
+            .structs
+            .get(name)
+            .filter(|d| d.kind == StructKind::User);
+        let Some(def) = def else {
+            return Err(Fail::unsupported(format!(
+                "calling the type `{name}{{...}}` with its parameters given; call `{name}(...)` \
+                 instead"
+            )));
+        };
+        if given.len() > def.params.len() {
+            return Err(Fail::method(format!(
+                "ErrorException: too many parameters for type {}",
+                def.name
+            )));
+        }
+        if given.len() < def.params.len() {
+            return Err(Fail::unsupported(format!(
+                "`{0}{{...}}(...)` with {1} of the {2} type parameters of `{0}`; give all {2}, or \
+                 call `{0}(...)`, instead",
+                def.name,
+                given.len(),
+                def.params.len()
+            )));
+        }
+        if def.inner_constructors {
+            return Err(Fail::unsupported(format!(
+                "`{0}{{...}}(...)` of a struct with inner constructors; call `{0}(...)` instead",
+                def.name
+            )));
+        }
+        let mut bind = crate::pattern::Bindings::new();
+        for (p, t) in def.params.iter().zip(given.iter()) {
+            let ty = match t {
+                Type::Function(n) => crate::type_values::concrete_of(n, self.program),
+                _ => None,
+            };
+            let Some(ty) = ty else {
+                return Err(Fail::unsupported(format!(
+                    "`{}{{...}}` with the parameter `{p}` not a concrete type",
+                    def.name
+                )));
+            };
+            bind.insert(p.clone(), ty);
+        }
+        dispatch::construct_given(self.program, def, b, fields, Some(bind))
     }
 
     /// A call of the builtin `builtin` (named `name` by the caller); a builtin that does not

@@ -250,6 +250,13 @@ pub(crate) fn pattern(expr: &TypeExpr, vars: &[Name], program: &Program) -> Resu
                 ))
             };
             match params.as_slice() {
+                // `T::Type`: any type as a value, the builtin ones zy binds (`Float64`, `Int`,
+                // `Bool`, `Nothing`) or one of the program's structs.
+                [] => {
+                    let mut any = vec![Pat::TypeValue(Box::new(Pat::Var(SUBTYPE_VAR.into())))];
+                    any.extend(program.structs.keys().map(|s| Pat::Typeof(s.clone())));
+                    Ok(Pat::Union(any))
+                }
                 [TypeExpr::Named { name: t, params: p }] if p.is_empty() && vars.contains(t) => {
                     Ok(Pat::TypeValue(Box::new(Pat::Var(t.clone()))))
                 }

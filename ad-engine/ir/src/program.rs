@@ -154,6 +154,10 @@ pub struct StructDef {
 /// (the syntax's `ast::NEW`): the value of `S` from its fields.
 pub const NEW: &str = "#new";
 
+/// A call of a struct type with its parameters given, `S{P}(args...)`, as
+/// `#typed(S, (P,), args...)` (the syntax's `ast::TYPED`).
+pub const TYPED: &str = "#typed";
+
 /// A top-level binding (`const N = 3`, `sq = x -> x^2`): a zero-argument body computing it.
 #[derive(Clone, PartialEq, Eq, Hash, Debug)]
 pub struct Global {

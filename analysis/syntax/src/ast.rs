@@ -371,6 +371,10 @@ pub const SUBTYPE_PARAM: &str = "<:";
 /// the value of `S` built from its fields, without any constructor.
 pub const NEW: &str = "#new";
 
+/// The callee that a call of a struct type with its parameters given, `S{P, Q}(args...)`,
+/// becomes, as `#typed(S, (P, Q), args...)`: the struct's constructor with those parameters.
+pub const TYPED: &str = "#typed";
+
 /// The callee of an interpolated string literal, `"bad $x"`: Julia's `string("bad ", x)`,
 /// which zy takes only as an exception's message.
 pub const INTERPOLATION: &str = "#string";

@@ -3,7 +3,7 @@
 
 use crate::annotations;
 use crate::arrays;
-use crate::ast::{Expr, ExprKind, KeywordArg, TextRange, UnOp, NEW};
+use crate::ast::{Expr, ExprKind, KeywordArg, TextRange, UnOp, NEW, TYPED};
 use crate::broadcast_keywords;
 use crate::cx::{error_expr, Cx};
 use crate::generators;
@@ -566,6 +566,25 @@ fn dict_types(cx: &mut Cx, curly: &SyntaxNode) -> Option<Expr> {
     }
 }
 
+/// The type and the tuple of its parameters of `S{P, Q}` (a callee naming a type, possibly
+/// qualified: `M.S{P}`), which [`TYPED`] takes first.
+fn typed_callee(cx: &mut Cx, curly: &SyntaxNode) -> Option<Vec<Expr>> {
+    let (base, params) = curly.children.split_first()?;
+    let named = match base.kind {
+        Kind::Identifier => base.leaf,
+        Kind::Dot => !base.leaf,
+        _ => false,
+    };
+    if !named || params.is_empty() {
+        return None;
+    }
+    let params = params.iter().map(|p| expr(cx, p)).collect();
+    Some(vec![
+        expr(cx, base),
+        Expr::new(ExprKind::Tuple(params), curly.range),
+    ])
+}
+
 /// Is `curly` `Rational{Int}` or `Rational{Int64}`?
 pub(crate) fn is_int_rational(cx: &Cx, curly: &SyntaxNode) -> bool {
     match curly.children.as_slice() {
@@ -663,11 +682,16 @@ fn rewritten_callee(
                         Expr::new(ExprKind::Ident("Base._typed_set".into()), callee.range),
                         vec![t],
                     ),
-                    None => {
-                        return Some(Err(
-                            cx.unsupported(callee, "type parameters in an expression")
-                        ))
-                    }
+                    None => match typed_callee(cx, bare) {
+                        Some(lead) => {
+                            (Expr::new(ExprKind::Ident(TYPED.into()), callee.range), lead)
+                        }
+                        None => {
+                            return Some(Err(
+                                cx.unsupported(callee, "type parameters in an expression")
+                            ))
+                        }
+                    },
                 },
             },
         },
