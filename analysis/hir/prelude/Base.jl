@@ -3489,6 +3489,37 @@ end
 (g::Fix2)(y) = g.f(y, g.x)
 
 """
+    Returns(value)
+
+The function that returns `value` whatever it is called with (`Returns(0.0)(x, y) == 0.0`).
+"""
+struct Returns{V}
+    value::V
+end
+(r::Returns)(args...; kwargs...) = r.value
+
+"""
+    splat(f)
+
+The function of one collection that calls `f` with its elements: `splat(+)((1, 2)) == 3`, for
+`map(splat(f), zip(xs, ys))`.
+"""
+struct Splat{F}
+    f::F
+end
+splat(f) = Splat(f)
+(s::Splat)(args) = s.f(args...)
+
+"""
+    trues(dims...), falses(dims...)
+
+An array of `true` (`false`) of the given dimensions. (Julia's is a packed `BitArray`; zy's
+holds `Bool`s, with the same elements and operations.)
+"""
+trues(dims::Int...) = fill(true, dims...)
+falses(dims::Int...) = fill(false, dims...)
+
+"""
     searchsortedfirst(v, x), searchsortedlast(v, x)
 
 In a vector `v` sorted ascending (by `isless`), the index of the first element not less than
