@@ -321,6 +321,9 @@ broadcast(f, x, r::LinRange) = broadcast(f, x, collect(r))
 map(f, r::UnitRange{Int}) = map(f, collect(r))
 map(f, r::StepRange{Int, Int}) = map(f, collect(r))
 map(f, r::LinRange) = map(f, collect(r))
+# A row `x'` collected: the 1×n Matrix of its elements (a copy).
+collect(r::Adjoint) = reshape(copy(r'), 1, length(r))
+
 # A range's adjoint and transpose are the 1×n row of its elements (Julia keeps the range
 # inside the wrapper; its elements cannot change, so the collected row reads the same).
 adjoint(r::Union{UnitRange{Int}, StepRange{Int, Int}, LinRange, StepRangeLen}) = adjoint(collect(r))

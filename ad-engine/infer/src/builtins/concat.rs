@@ -18,12 +18,13 @@ pub(crate) fn call(
     name: &str,
     args: &[Val],
 ) -> Option<Result<Val, Fail>> {
-    if matches!(name, "vcat" | "hcat" | "hvcat") && args.iter().any(is_range) {
-        // A range is a vector whose elements are computed: concatenated, its elements
-        // (`[1:3; 5]`, `vcat(0, 1:n)`, `hcat(1:3, 4:6)`).
+    if matches!(name, "vcat" | "hcat" | "hvcat") && args.iter().any(is_collected) {
+        // A range is a vector whose elements are computed, a row `x'` or a transpose a lazy
+        // matrix reading its parent: concatenated, their elements (`[1:3; 5]`, `vcat(0, 1:n)`,
+        // `[x'; y']`, `[A' B]`), as Julia copies them.
         let mut parts = Vec::with_capacity(args.len());
         for a in args {
-            parts.push(match is_range(a) {
+            parts.push(match is_collected(a) {
                 true => match cx.call_named(b, &"Base.collect".into(), std::slice::from_ref(a)) {
                     Ok(v) => v,
                     Err(e) => return Some(Err(e)),
@@ -77,15 +78,26 @@ pub(crate) fn hvcat_rows(
     }
 }
 
-/// Whether `v` is one of the prelude's ranges (`a:b`, `a:s:b`, `range(...)`, `LinRange`).
-fn is_range(v: &Val) -> bool {
+/// Whether `v` is one of the prelude's ranges (`a:b`, `a:s:b`, `range(...)`, `LinRange`) or a
+/// lazy row or transpose (`x'`, `transpose(x)`, `A'`), which concatenation collects first.
+fn is_collected(v: &Val) -> bool {
     // Matched by name only: a value of one has its type already (nothing to reach).
-    let Type::Struct(s) = &v.ty else {
-        return false;
+    let s = match &v.ty {
+        Type::Adjoint(_) => return true,
+        Type::Struct(s) => s,
+        _ => return false,
     };
     matches!(
         s.name.strip_prefix("Base."),
-        Some("UnitRange" | "StepRange" | "LinRange" | "StepRangeLen")
+        Some(
+            "UnitRange"
+                | "StepRange"
+                | "LinRange"
+                | "StepRangeLen"
+                | "Transpose"
+                | "AdjointMatrix"
+                | "TransposeMatrix"
+        )
     )
 }
 
@@ -95,12 +107,6 @@ fn check_parts(xs: &[Val]) -> Result<(), Fail> {
         match &x.ty {
             t if t.is_number() || super::is_rational(x) => {}
             Type::Array(e, _) if e.is_number() || super::is_rational_type(e) => {}
-            Type::Adjoint(_) => {
-                return Err(Fail::unsupported(
-                    "concatenating an adjoint `x'` (a row vector); concatenate the vectors and \
-                     transpose, `permutedims(hcat(x, y))` for `[x'; y']`, instead",
-                ))
-            }
             t => {
                 return Err(Fail::unsupported(format!(
                     "concatenating a {t}; concatenate numbers, vectors and matrices, and keep \
