@@ -66,6 +66,7 @@ using LinearAlgebra
 ranges() = (1:3 .+ 1, 1:2:5, 5:-1:2, 1:0, 0.0:0.1:1.0, range(0, 1, length = 5), LinRange(0.0, 1.0, 5))
 views(A, x) = (view(A, :, 1), view(A, 2, :), view(x, [true, false, true]), view(x, 2:3))
 wrappers() = (Diagonal([1.0, 2.0]), I, 2.0 * I, 1 => 2.0, 1 => 2 => 3, sin ∘ cos, RoundDown)
+banded() = (Tridiagonal([1.0, 2.0], [3.0, 4.0, 5.0], [6.0, 7.0]), SymTridiagonal([1, 2], [3]), Bidiagonal([1.0, 2.0], [3.0], :L))
 iterators(x) = (enumerate(x), zip(x, 1:2))
 ";
     let (host, file) = host(src);
@@ -89,6 +90,10 @@ iterators(x) = (enumerate(x), zip(x, 1:2))
         show("wrappers()"),
         "([1.0 0.0; 0.0 2.0], UniformScaling{Bool}(true), UniformScaling{Float64}(2.0), \
          1 => 2.0, 1 => (2 => 3), sin ∘ cos, RoundingMode{:Down}())"
+    );
+    assert_eq!(
+        show("banded()"),
+        "([3.0 6.0 0.0; 1.0 4.0 7.0; 0.0 2.0 5.0], [1 3; 3 2], [1.0 0.0; 3.0 2.0])"
     );
     assert_eq!(
         show("iterators([1.0, 2.0])"),

@@ -19,6 +19,8 @@ enum Form {
     LinRange,
     SubArray,
     Diagonal,
+    /// `Tridiagonal`, `SymTridiagonal` and `Bidiagonal`: the dense matrix of their bands.
+    Banded,
     /// `UpperTriangular` and friends: which triangle (`true`: the upper), unit diagonal.
     Triangular(bool, bool),
     /// `Symmetric` and `Hermitian` (of real numbers): the dense symmetric matrix.
@@ -51,6 +53,9 @@ fn form(t: &StructType) -> Option<Form> {
         "Base.Pair" => Form::Pair,
         "Base.ComposedFunction" => Form::Composed,
         "LinearAlgebra.Diagonal" => Form::Diagonal,
+        "LinearAlgebra.Tridiagonal"
+        | "LinearAlgebra.SymTridiagonal"
+        | "LinearAlgebra.Bidiagonal" => Form::Banded,
         "LinearAlgebra.UpperTriangular" => Form::Triangular(true, false),
         "LinearAlgebra.LowerTriangular" => Form::Triangular(false, false),
         "LinearAlgebra.UnitUpperTriangular" => Form::Triangular(true, true),
@@ -233,6 +238,41 @@ pub(crate) fn write_library<W: Write + ?Sized>(
             let mut data = ArrayData::zeros(d.data.elem(), n * n);
             for i in 0..n {
                 set(&mut data, i * n + i, &d.data, i);
+            }
+            show(f, &Array::new(Shape::Matrix(n, n), data).into_value())?;
+        }
+        Form::Banded => {
+            // The diagonal and the bands below and above it, by the struct's field names.
+            let (d, below, above) = match (field("d"), field("dv"), field("ev")) {
+                (Some(d), _, _) => (d, field("dl"), field("du")),
+                (None, Some(dv), Some(ev)) => match field("upper") {
+                    Some(Value::Bool(true)) => (dv, None, Some(ev)),
+                    Some(_) => (dv, Some(ev), None),
+                    None => (dv, Some(ev), Some(ev)),
+                },
+                _ => return Ok(false),
+            };
+            let Some(d) = dense(d) else {
+                return Ok(false);
+            };
+            let n = d.data.len();
+            let mut data = ArrayData::zeros(d.data.elem(), n * n);
+            for i in 0..n {
+                set(&mut data, i * n + i, &d.data, i);
+            }
+            for (band, below) in [(below, true), (above, false)] {
+                let Some(band) = band.and_then(dense) else {
+                    continue;
+                };
+                for i in 0..n.saturating_sub(1).min(band.data.len()) {
+                    // Column-major: (i + 1, i) below the diagonal, (i, i + 1) above it.
+                    let k = if below {
+                        i * n + i + 1
+                    } else {
+                        (i + 1) * n + i
+                    };
+                    set(&mut data, k, &band.data, i);
+                }
             }
             show(f, &Array::new(Shape::Matrix(n, n), data).into_value())?;
         }

@@ -7,7 +7,7 @@ export norm, tr, diag, diagm, kron, cholesky, Cholesky, I, UniformScaling, Diago
 
 # Methods added to functions every file sees (the primitives `det`, `logdet` and `dot` keep
 # their own methods for arrays; `\` of a matrix is written below on the primitive square solve).
-import Base: \, det, logdet, dot, inv, size, length, getindex, adjoint, transpose, +, -, *, /
+import Base: \, det, logdet, dot, inv, size, length, getindex, setindex!, adjoint, transpose, +, -, *, /
 
 """
     norm(x)
@@ -664,6 +664,117 @@ function opnorm(A::AbstractMatrix, p::Real)
     end
     throw(ArgumentError("invalid p-norm p=$p. Valid: 1, 2, Inf"))
 end
+
+# ---- Banded matrices --------------------------------------------------------------------------
+
+export Tridiagonal, SymTridiagonal, Bidiagonal
+
+"""
+    Tridiagonal(dl, d, du), SymTridiagonal(dv, ev), Bidiagonal(dv, ev, uplo)
+
+The n×n matrices of the vectors of their diagonals, as Julia's (`Tridiagonal{Float64,
+Vector{Float64}}`): `d` the diagonal, `dl` the one below it and `du` the one above (each of
+length n - 1); `SymTridiagonal`'s `ev` both off-diagonals; `Bidiagonal`'s `ev` the one above
+(`uplo = :U`) or below (`:L`). They are `AbstractMatrix`es reading their vectors (a later write
+to `d` is seen, and `T[i, j] = v` writes it on the band), so products, solves, `det`, `sum`,
+`Matrix(T)` and broadcasting are Julia's generic methods over the elements, and the gradient
+reaches the vectors. `Tridiagonal(A)` and `SymTridiagonal(A)` copy the band of a matrix.
+"""
+struct Tridiagonal{T, V <: AbstractVector{T}} <: AbstractMatrix{T}
+    dl::V
+    d::V
+    du::V
+    function Tridiagonal(dl::V, d::V, du::V) where {T, V <: AbstractVector{T}}
+        n = length(d)
+        if (length(dl) != n - 1 || length(du) != n - 1) && !(n == 0 && length(dl) == 0 && length(du) == 0)
+            throw(ArgumentError("cannot construct Tridiagonal from incompatible lengths of subdiagonal, diagonal and superdiagonal: ($(length(dl)), $(length(d)), $(length(du)))"))
+        end
+        return new{T, V}(dl, d, du)
+    end
+end
+
+struct SymTridiagonal{T, V <: AbstractVector{T}} <: AbstractMatrix{T}
+    dv::V
+    ev::V
+    function SymTridiagonal(dv::V, ev::V) where {T, V <: AbstractVector{T}}
+        if !(length(dv) - 1 <= length(ev) <= length(dv))
+            throw(DimensionMismatch("subdiagonal has wrong length. Has length $(length(ev)), but should be either $(length(dv) - 1) or $(length(dv))."))
+        end
+        return new{T, V}(dv, ev)
+    end
+end
+
+# (Julia keeps `uplo` as the Char 'U' or 'L'; zy whether it is the upper one.)
+struct Bidiagonal{T, V <: AbstractVector{T}} <: AbstractMatrix{T}
+    dv::V
+    ev::V
+    upper::Bool
+    function Bidiagonal(dv::V, ev::V, uplo::Symbol) where {T, V <: AbstractVector{T}}
+        if length(ev) != max(length(dv) - 1, 0)
+            throw(DimensionMismatch("length of diagonal vector is $(length(dv)), length of off-diagonal vector is $(length(ev))"))
+        end
+        return new{T, V}(dv, ev, _sym_upper(uplo))
+    end
+end
+
+Tridiagonal(A::AbstractMatrix) = Tridiagonal([A[i + 1, i] for i in 1:(size(A, 1) - 1)], [A[i, i] for i in 1:size(A, 1)], [A[i, i + 1] for i in 1:(size(A, 1) - 1)])
+SymTridiagonal(A::AbstractMatrix) = SymTridiagonal([A[i, i] for i in 1:size(A, 1)], [A[i, i + 1] for i in 1:(size(A, 1) - 1)])
+
+size(A::Tridiagonal) = (length(A.d), length(A.d))
+size(A::Union{SymTridiagonal, Bidiagonal}) = (length(A.dv), length(A.dv))
+
+function getindex(A::Tridiagonal, i::Int, j::Int)
+    _band_checkbounds(A, i, j)
+    i == j && return A.d[i]
+    i == j + 1 && return A.dl[j]
+    i + 1 == j && return A.du[i]
+    return zero(eltype(A.d))
+end
+
+function getindex(A::SymTridiagonal, i::Int, j::Int)
+    _band_checkbounds(A, i, j)
+    i == j && return A.dv[i]
+    i == j + 1 && return A.ev[j]
+    i + 1 == j && return A.ev[i]
+    return zero(eltype(A.dv))
+end
+
+function getindex(A::Bidiagonal, i::Int, j::Int)
+    _band_checkbounds(A, i, j)
+    i == j && return A.dv[i]
+    A.upper && i + 1 == j && return A.ev[i]
+    !A.upper && i == j + 1 && return A.ev[j]
+    return zero(eltype(A.dv))
+end
+
+function _band_checkbounds(A, i::Int, j::Int)
+    n = size(A, 1)
+    if !(1 <= i <= n && 1 <= j <= n)
+        error("BoundsError: attempt to access $n×$n $(_band_name(A)) at index [$i, $j]")
+    end
+    return nothing
+end
+_band_name(A::Tridiagonal) = "Tridiagonal"
+_band_name(A::SymTridiagonal) = "SymTridiagonal"
+_band_name(A::Bidiagonal) = "Bidiagonal"
+
+# Writes on the band reach the vectors; a nonzero off it is Julia's ArgumentError.
+function setindex!(A::Tridiagonal, x, i::Int, j::Int)
+    _band_checkbounds(A, i, j)
+    if i == j
+        A.d[i] = x
+    elseif i == j + 1
+        A.dl[j] = x
+    elseif i + 1 == j
+        A.du[i] = x
+    elseif !iszero(x)
+        throw(ArgumentError("cannot set entry ($i, $j) off the tridiagonal band to a nonzero value ($x)"))
+    end
+    return A
+end
+
+diag(A::Tridiagonal) = copy(A.d)
+diag(A::Union{SymTridiagonal, Bidiagonal}) = copy(A.dv)
 
 # ---- Matrix functions ----------------------------------------------------------------------
 

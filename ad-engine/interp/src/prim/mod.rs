@@ -313,8 +313,9 @@ fn exception_message(exception: &str, parts: &[Value]) -> String {
     let text = |parts: &[Value]| -> String {
         parts
             .iter()
+            // As `string` prints each part: a symbol without its colon.
             .map(|p| match p {
-                Value::Str(s) => s.to_string(),
+                Value::Str(s) | Value::Symbol(s) => s.to_string(),
                 v => show(v),
             })
             .collect()
