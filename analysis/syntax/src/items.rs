@@ -145,7 +145,25 @@ fn item(cx: &mut Cx, node: &SyntaxNode) -> Option<Item> {
         }
         Kind::Assign if assigns_a_name(node) => global(cx, node, node, false).map(Item::Global),
         Kind::MacroCall if is_definition_macro(cx, node) => {
-            node.children.last().and_then(|def| item(cx, def))
+            let def = node.children.last().and_then(|def| item(cx, def));
+            let views = node
+                .children
+                .first()
+                .is_some_and(|m| cx.text(m) == "@views");
+            match def {
+                // `@views function f(x) ... end`: every slice its body reads is a view.
+                Some(Item::Function(mut f)) if views => {
+                    f.body = std::mem::take(&mut f.body)
+                        .into_iter()
+                        .map(|e| {
+                            let range = e.range;
+                            Expr::new(ExprKind::Views(Box::new(e)), range)
+                        })
+                        .collect();
+                    Some(Item::Function(f))
+                }
+                def => def,
+            }
         }
         Kind::Module => module_def(cx, node).map(Item::Module),
         Kind::Abstract => abstract_definition(cx, node).map(Item::Struct),
@@ -496,14 +514,26 @@ fn assigns_a_name(node: &SyntaxNode) -> bool {
 }
 
 /// `@inline function ... end` and the like: a macro that leaves the definition's meaning as it
-/// is.
+/// is (compiler hints, `@doc "text" f(x) = ...`), or `@views`, which makes the slices its body
+/// reads views.
 fn is_definition_macro(cx: &Cx, node: &SyntaxNode) -> bool {
     let name = node.children.first().map(|n| cx.text(n));
-    matches!(name, Some("@inline" | "@noinline"))
-        && node
-            .children
-            .last()
-            .is_some_and(|def| matches!(def.kind, Kind::Function | Kind::Assign))
+    matches!(
+        name,
+        Some(
+            "@inline"
+                | "@noinline"
+                | "@fastmath"
+                | "@inbounds"
+                | "@propagate_inbounds"
+                | "Base.@propagate_inbounds"
+                | "@doc"
+                | "@views"
+        )
+    ) && node
+        .children
+        .last()
+        .is_some_and(|def| matches!(def.kind, Kind::Function | Kind::Assign))
 }
 
 fn unsupported<T>(cx: &mut Cx, node: &SyntaxNode, what: &str) -> Option<T> {
