@@ -2262,7 +2262,9 @@ partialsortperm(x::AbstractVector, k; rev::Bool = false, by = identity) = sortpe
 # `a` strictly before `b` in the order `sort` uses: Julia's `isless` (NaN after every number),
 # reversed with `rev`.
 _sort_before(a, b, rev::Bool) = rev ? _sort_isless(b, a) : _sort_isless(a, b)
-_sort_isless(a, b) = isnan(a) ? false : (isnan(b) ? true : _isless(a, b))
+_sort_isless(a::Real, b::Real) = isnan(a) ? false : (isnan(b) ? true : _isless(a, b))
+# Other values in Julia's `isless` order (the program's own `Base.isless` methods, tuples).
+_sort_isless(a, b) = isless(a, b)
 
 # ---- Division, remainders, signs and integer functions (Base's int.jl, intfuncs.jl, div.jl,
 # float.jl, math.jl), written as Julia writes them ---------------------------------------------
@@ -3398,6 +3400,12 @@ Julia's total order of numbers: `-0.0` before `0.0`, NaN after everything.
 isless(x::Float64, y::Float64) = isnan(x) ? false : (isnan(y) ? true : _isless(x, y))
 isless(x::Real, y::Real) = isless(float(x), float(y))
 isless(x::Int, y::Int) = x < y
+# Strings by their characters; tuples lexicographically, a prefix before what extends it.
+isless(a::String, b::String) = a < b
+isless(::Tuple{}, ::Tuple{}) = false
+isless(::Tuple{}, ::Tuple) = true
+isless(::Tuple, ::Tuple{}) = false
+isless(a::Tuple, b::Tuple) = isless(a[1], b[1]) || (isequal(a[1], b[1]) && isless(tail(a), tail(b)))
 
 """
     minmax(x, y)
@@ -3665,6 +3673,13 @@ Equality where NaNs are equal and `-0.0` differs from `0.0`; `isequal(x)` is the
 """
 isequal(a::Real, b::Real) = _isequal(float(a), float(b))
 isequal(x) = Fix2(isequal, x)
+# Tuples and arrays element by element; any other value by `==` (Julia's fallback).
+isequal(::Tuple{}, ::Tuple{}) = true
+isequal(::Tuple{}, ::Tuple) = false
+isequal(::Tuple, ::Tuple{}) = false
+isequal(a::Tuple, b::Tuple) = isequal(a[1], b[1]) && isequal(tail(a), tail(b))
+isequal(a::AbstractArray, b::AbstractArray) = size(a) == size(b) && all(isequal.(a, b))
+isequal(a, b) = a == b
 
 """
     permutedims(A)

@@ -395,6 +395,12 @@ pub const HOOKS: &[Hooks] = &[
         triggers: &["Base.NothingOrInt"],
         hooks: &["Base._union_equal", "Base.isnothing"],
     },
+    // `==`, `!=` and `===` of two structs: Julia's fallback compares the fields with `===`
+    // (inference's `struct_egal`), and `!=` is `!(a == b)` with the program's `==`.
+    Hooks {
+        triggers: &["==", "!=", "==="],
+        hooks: &["Base.===", "Base.=="],
+    },
     // A comparison called with one argument through a value (`op = >; op(0)`): inference
     // makes `Base.Fix2` (the syntax rewrites `>(0)` itself, which names it).
     Hooks {

@@ -878,7 +878,7 @@ fn method_name(cx: &mut Cx, callee: &SyntaxNode) -> Option<FunctionName> {
 }
 
 /// A name, or a qualified one written with dots (`Base.sum`, `LinearAlgebra.norm`, `M.T`,
-/// `Base.:+`), as one string.
+/// `Base.:+`, `Base.:(==)`), as one string.
 pub(crate) fn dotted_name(cx: &Cx, node: &SyntaxNode) -> Option<String> {
     match (node.leaf, node.kind, node.children.as_slice()) {
         (true, Kind::Identifier, _) => Some(cx.text(node).to_string()),
@@ -887,6 +887,13 @@ pub(crate) fn dotted_name(cx: &Cx, node: &SyntaxNode) -> Option<String> {
             let name = match (name.leaf, name.kind, name.children.as_slice()) {
                 (true, Kind::Identifier, _) => cx.text(name).to_string(),
                 (false, Kind::Quote, [op]) if op.leaf => cx.text(op).to_string(),
+                // `Base.:(==)`: the operator in parentheses.
+                (false, Kind::Quote, [parens]) if parens.kind == Kind::Parens => {
+                    match parens.children.as_slice() {
+                        [op] if op.leaf => cx.text(op).to_string(),
+                        _ => return None,
+                    }
+                }
                 _ => return None,
             };
             Some(format!("{module}.{name}"))

@@ -488,6 +488,12 @@ pub(crate) fn call(
                 ..
             }],
         ) if is_union_text(f) || is_union_text(g) => union_equality(cx, name, f, g),
+        // `a != b` of a struct is `!(a == b)`, with the program's `==` where it has one.
+        ("!=", [x, y]) if is_struct(x) || is_struct(y) => cx
+            .call_named(b, &"Base.==".into(), args)
+            .and_then(|eq| negated(b, eq)),
+        // Julia's fallback `a == b` is `a === b`: of two immutable structs, every field egal.
+        ("==", [x, y]) if is_immutable_struct(x) && x.ty == y.ty => struct_egal(cx, b, x, y),
         ("==" | "!=", [x, y]) if !(x.ty.is_number() && y.ty.is_number()) => {
             scalar::equality(name, x, y)
         }
@@ -546,6 +552,7 @@ pub(crate) fn call(
         ("and_int" | "or_int" | "xor_int" | "shl_int" | "ashr_int" | "lshr_int", _) => {
             scalar::int_bits(b, name, args)
         }
+        ("===", [x, y]) if is_immutable_struct(x) && x.ty == y.ty => struct_egal(cx, b, x, y),
         ("===", [x, y]) => scalar::egal(x, y),
         ("isnothing", [x]) => Ok(Val::lit(zy_ir::Const::Bool(x.ty == Type::Nothing))),
         ("===" | "isnothing", _) => Err(no_method(
@@ -775,6 +782,60 @@ fn is_tuple(v: &Val) -> bool {
 /// `a == b` of tuples: as Julia's, true when they have one length and their elements are `==`
 /// position by position (`(1, 2) == (1.0, 2.0)`); each comparison is the `==` of its elements'
 /// types, and the results are joined with `ifelse`.
+/// Is `v` a struct value (of the program or the library)?
+fn is_struct(v: &Val) -> bool {
+    matches!(v.ty, Type::Struct(_))
+}
+
+/// Is `v` a value of an immutable struct (whose `===` compares its fields)?
+fn is_immutable_struct(v: &Val) -> bool {
+    matches!(&v.ty, Type::Struct(s) if !s.mutable)
+}
+
+/// `!eq` of a Bool.
+fn negated(b: &mut PlanBuilder, eq: Val) -> Result<Val, Fail> {
+    if eq.ty != Type::Bool {
+        return Err(Fail::unsupported(format!(
+            "`!=` where `==` gives a {}",
+            eq.ty
+        )));
+    }
+    Ok(Val::of(
+        b.prim(Prim::Not, vec![eq.arg], Type::Bool),
+        Type::Bool,
+    ))
+}
+
+/// `x === y` of two values of one immutable struct type: Julia's egal, every field `===`
+/// (floats bit for bit, so `NaN === NaN` and `0.0 !== -0.0`), which is also `==` when the
+/// program defines no `==` for the type. A mutable field compares its identity, which is
+/// refused by name.
+fn struct_egal(cx: &mut Cx, b: &mut PlanBuilder, x: &Val, y: &Val) -> Result<Val, Fail> {
+    let Type::Struct(s) = &x.ty else {
+        return scalar::egal(x, y);
+    };
+    let mut all = Val::lit(Const::Bool(true));
+    for (field, _) in &s.fields {
+        let name = Val::lit(Const::Symbol(field.clone()));
+        let xf = cx.call_named(b, &"getfield".into(), &[x.clone(), name.clone()])?;
+        let yf = cx.call_named(b, &"getfield".into(), &[y.clone(), name])?;
+        let eq = cx.call_named(b, &"Base.===".into(), &[xf, yf])?;
+        if eq.ty != Type::Bool {
+            return Err(Fail::unsupported(format!(
+                "`===` of {} whose fields compare to {}",
+                x.ty, eq.ty
+            )));
+        }
+        let joined = b.prim(
+            Prim::IfElse,
+            vec![all.arg, eq.arg, Arg::Const(Const::Bool(false))],
+            Type::Bool,
+        );
+        all = Val::of(joined, Type::Bool);
+    }
+    Ok(all)
+}
+
 fn tuple_equality(
     cx: &mut Cx,
     b: &mut PlanBuilder,
