@@ -20,6 +20,7 @@ pub(crate) mod pullbacks;
 mod ranges;
 mod scalar;
 mod tape;
+mod unions;
 
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -898,6 +899,9 @@ impl<'e, 'a, 'b> Translator<'e, 'a, 'b> {
             return Ok(out);
         }
         if let Some(out) = self.pullbacks(p, args, &tys, ty, span)? {
+            return Ok(out);
+        }
+        if let Some(out) = self.unions(p, args, &tys, ty, span)? {
             return Ok(out);
         }
         match p {
