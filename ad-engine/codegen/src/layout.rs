@@ -251,9 +251,11 @@ pub fn elem_slot(elem: &Type) -> Result<Slot, JitError> {
 }
 
 /// Array elements the interpreter runs by design: strings, symbols known only at run time,
-/// caught exceptions.
+/// caught exceptions, values of an abstract type one of whose structs is not storable.
 fn interpreted(t: &Type) -> bool {
-    matches!(t, Type::String | Type::Exception) || t.is_any_symbol()
+    matches!(t, Type::String | Type::Exception)
+        || t.is_any_symbol()
+        || matches!(t, Type::Union(_)) && !stored_by_reference(t)
 }
 
 /// The storage of one array element. Numbers are stored packed (`Float64`, `Int64` in 8 bytes,
