@@ -356,6 +356,34 @@ mod tests {
     }
 
     #[test]
+    fn a_union_is_a_tag_and_every_members_slots() {
+        let member = |name: &str, field: Type, mutable: bool| {
+            Type::Struct(Arc::new(StructType {
+                name: name.into(),
+                params: vec![],
+                fields: vec![("x".into(), field)],
+                mutable,
+                kind: StructKind::User,
+            }))
+        };
+        let circle = member("Circle", Type::Float64, false);
+        let disk = member("Disk", Type::Float64, true);
+        let Type::Union(u) = Type::union("Shape".into(), vec![circle, disk]) else {
+            panic!("two members make a union");
+        };
+        let layout = Layout::default();
+        let t = Type::Union(u.clone());
+        assert_eq!(
+            layout.slots(&t).unwrap(),
+            vec![Slot::I64, Slot::F64, Slot::Ptr]
+        );
+        assert_eq!(layout.member(&u, 0).unwrap(), 1..2);
+        assert_eq!(layout.member(&u, 1).unwrap(), 2..3);
+        let el = layout.elem(&t).unwrap();
+        assert_eq!((el.size, el.unset_marker()), (24, Some(0)));
+    }
+
+    #[test]
     fn static_pullbacks_are_their_tape_unless_recursive() {
         let sig: Arc<[Type]> = Arc::from([Type::Function("f".into()), Type::Float64]);
         let rec: Arc<[Type]> = Arc::from([Type::Function("g".into()), Type::Int64]);
