@@ -391,3 +391,30 @@ fn odd_call_strings_give_values_or_one_line_errors() {
         }
     }
 }
+
+/// Values of an abstract type (a `Vector{Shape}`'s elements, calls on them split over its
+/// members) compile: every gradient `fixtures/abstract_arrays.jl` expects runs in the JIT (its
+/// values are the fixture test's).
+#[test]
+fn the_jit_compiles_arrays_of_an_abstract_type() {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../fixtures/abstract_arrays.jl");
+    let text = std::fs::read_to_string(&path).unwrap();
+    let mut host = AnalysisHost::new();
+    let file = host.set_file_text(&path, text.clone());
+    let analysis = host.analysis();
+    let calls: Vec<&str> = text
+        .lines()
+        .filter_map(|l| Some(l.strip_prefix("# expect grad: ")?.rsplit_once(" => ")?.0))
+        .collect();
+    assert!(calls.len() > 10, "only {} gradients", calls.len());
+    for call in calls {
+        let g = analysis
+            .grad(file, call, EvalLimits::default(), Engine::Jit)
+            .unwrap()
+            .unwrap();
+        assert_eq!(
+            g.jit_fallback, None,
+            "the JIT compiles the gradient of {call}"
+        );
+    }
+}

@@ -576,3 +576,55 @@ zycall__() = derivative(sq, 3.0)
         err.message
     );
 }
+
+const SHAPES: &str = "
+abstract type Shape end
+struct Circle <: Shape
+    r::Float64
+end
+struct Square <: Shape
+    s::Float64
+end
+area(c::Circle) = 3.0 * c.r^2
+area(s::Square) = s.s^2
+pick(k) = Shape[Circle(1.0), Square(2.0)][k]
+function last_area(k, a)
+    v = Shape[Circle(a), Square(a)]
+    s = pick(k)
+    i = 1
+    while i <= 2
+        if a > 2.0 * i
+            s = v[i]
+        end
+        i += 1
+    end
+    return area(s) * a
+end
+";
+
+/// A value of an abstract type that no differentiated argument reaches (`pick(k)`, a call of
+/// integers only) meeting one that varies (`v[i]`) gets the zero tangent of the member it holds,
+/// on both engines: with `s = pick(k)` kept, f = area(s) a, f' = 4 (Square(2)) or 3 (Circle(1));
+/// with `s = Square(a)`, f = a³, f' = 3a² = 75 at 5.
+#[test]
+fn a_value_of_an_abstract_type_gets_its_members_zero_tangent() {
+    for (k, a, want) in [(2, 1.0, 4.0), (1, 1.0, 3.0), (2, 5.0, 75.0)] {
+        let call = format!("derivative(x -> last_area({k}, x), {a:?})");
+        assert_close(&floats(&eval(SHAPES, &call)), &[want]);
+    }
+    let src = format!("{SHAPES}\nzycall__() = derivative(x -> last_area(2, x), 1.0)\n");
+    let program = common::run::program(&src);
+    let (_, prog) =
+        zy_infer::infer_entry(&program, "zycall__", &[]).unwrap_or_else(|e| panic!("{e:?}"));
+    let prog = zy_ad::expand(&prog).unwrap_or_else(|e| panic!("{}", e.message));
+    let (_, f) = prog
+        .functions
+        .iter()
+        .find(|(i, _)| i.name.starts_with("∂→last_area"))
+        .unwrap_or_else(|| panic!("no pushforward of last_area"));
+    let text = zy_ir::print_function(f);
+    assert!(
+        text.contains(r#"= zero_tangent(%19) :: Union{var"Tangent{Shape}""#),
+        "{text}"
+    );
+}

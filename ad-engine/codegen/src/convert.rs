@@ -20,6 +20,7 @@ use crate::runtime::arena::HEADER_WORDS;
 use crate::runtime::{Arena, ArrayObj, StackObj};
 
 mod objects;
+mod unions;
 
 /// A mutable argument object and its representation in the arena.
 enum Shared {
@@ -218,6 +219,7 @@ impl ToNative {
                 write_words(p, &words);
                 out.push(p as u64);
             }
+            (v, Type::Union(u)) => self.union(arena, v, u, out)?,
             (Value::Undef(name), _) => return Err(format!("UndefVarError: {name} not defined")),
             (v, t) => {
                 return Err(format!(
@@ -409,7 +411,7 @@ impl FromNative {
             Type::Int64 => Value::Int(next()? as i64),
             Type::Bool => Value::Bool(next()? as u8 != 0),
             Type::Nothing | Type::Bottom => Value::Nothing,
-            Type::Union(_) => return Err(format!("internal error: compiled code holding a {ty}")),
+            Type::Union(u) => return self.union(words, at, u),
             Type::Function(n) => Value::Func(n.clone()),
             Type::Symbol(n) => Value::Symbol(n.clone()),
             Type::Tuple(ts) => {

@@ -8,7 +8,7 @@ use std::collections::HashMap;
 use std::sync::Arc;
 
 use cranelift_codegen::ir::types as cl;
-use zy_ir::{Instance, Type};
+use zy_ir::{Instance, Type, UnionType};
 
 use crate::error::JitError;
 
@@ -114,6 +114,18 @@ impl Layout {
         Ok(start..start + self.slot_count(&fields[index])?)
     }
 
+    /// Where member `k` (0-based, in [`UnionType::members`] order) of a union keeps its slots
+    /// in the union's: a union is a tag (`0` for no member: an unset element, or a gradient
+    /// that nothing reached; `k + 1` for member `k`) followed by every member's slots, those of
+    /// the members not held being zeros.
+    pub fn member(&self, u: &UnionType, k: usize) -> Result<std::ops::Range<usize>, JitError> {
+        let mut start = 1;
+        for m in &u.members[..k] {
+            start += self.slot_count(m)?;
+        }
+        Ok(start..start + self.slot_count(&u.members[k])?)
+    }
+
     /// How one element of an array of `elem` is stored (see [`Elem`]).
     pub fn elem(&self, elem: &Type) -> Result<Elem, JitError> {
         if let Ok(slot) = elem_slot(elem) {
@@ -121,6 +133,7 @@ impl Layout {
                 slots: vec![slot],
                 size: slot.size(),
                 number: true,
+                tagged: false,
             });
         }
         if interpreted(elem) {
@@ -139,6 +152,7 @@ impl Layout {
             slots,
             size,
             number: false,
+            tagged: matches!(elem, Type::Union(_)),
         })
     }
 
@@ -181,12 +195,12 @@ impl Layout {
             }
             Type::Any => return Err(JitError::unsupported("a value of type Any (untyped IR)")),
             // A value whose concrete type is known only at run time (an element of a
-            // `Vector{Shape}`): the interpreter runs the program.
+            // `Vector{Shape}`): its tag, then every member's slots (see [`Layout::member`]).
             Type::Union(u) => {
-                return Err(JitError::interpreted(format!(
-                    "values of the abstract type {} (elements of a Vector{{{}}})",
-                    u.name, u.name
-                )))
+                out.push(Slot::I64);
+                for m in &u.members {
+                    self.push_slots(m, out)?;
+                }
             }
             // A string or a caught exception: the address of a value the runtime holds
             // (`Arena::hold`), which only the interpreter's primitives look into.
@@ -237,9 +251,11 @@ pub fn elem_slot(elem: &Type) -> Result<Slot, JitError> {
 }
 
 /// Array elements the interpreter runs by design: strings, symbols known only at run time,
-/// caught exceptions, values of an abstract type (a `Vector{Shape}`'s).
+/// caught exceptions, values of an abstract type one of whose structs is not storable.
 fn interpreted(t: &Type) -> bool {
-    matches!(t, Type::String | Type::Exception | Type::Union(_)) || t.is_any_symbol()
+    matches!(t, Type::String | Type::Exception)
+        || t.is_any_symbol()
+        || matches!(t, Type::Union(_)) && !stored_by_reference(t)
 }
 
 /// The storage of one array element. Numbers are stored packed (`Float64`, `Int64` in 8 bytes,
@@ -247,7 +263,8 @@ fn interpreted(t: &Type) -> bool {
 /// mutable struct or a `Ref` is one pointer to the object itself (so `xs[1] .= 0` writes into
 /// the object every alias sees; the arena keeps every object alive until the call returns),
 /// and a tuple or immutable struct is its fields' slots in line (a value: reading copies them
-/// out, `xs[i] = v` overwrites them). A null first pointer is an unset (`#undef`) slot.
+/// out, `xs[i] = v` overwrites them), and so is a value of an abstract type (its tag and its
+/// members' slots). A null first pointer, or a union's tag 0, is an unset (`#undef`) slot.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Elem {
     /// The element's slots, in order.
@@ -256,6 +273,8 @@ pub struct Elem {
     pub size: u32,
     /// A number stored packed (the only elements of arrays that kernels and broadcasts take).
     pub number: bool,
+    /// A value of an abstract type: its first slot is the member's tag.
+    pub tagged: bool,
 }
 
 impl Elem {
@@ -269,14 +288,18 @@ impl Elem {
     }
 
     /// The index of the slot whose null value marks an unset element, if the element holds a
-    /// pointer (an element of numbers only is never unset in compiled code).
+    /// pointer or a union's tag (an element of numbers only is never unset in compiled code).
     pub fn unset_marker(&self) -> Option<usize> {
+        if self.tagged {
+            return Some(0);
+        }
         self.slots.iter().position(|s| *s == Slot::Ptr)
     }
 }
 
 /// Can a vector hold elements of `elem` in compiled code, other than numbers: arrays, mutable
-/// structs, `Ref`s, and tuples, named tuples and immutable structs made of numbers and those.
+/// structs, `Ref`s, tuples, named tuples and immutable structs made of numbers and those, and
+/// values of an abstract type whose members are such.
 fn stored_by_reference(elem: &Type) -> bool {
     match elem {
         Type::Float64 | Type::Int64 | Type::Bool | Type::Nothing => true,
@@ -285,6 +308,7 @@ fn stored_by_reference(elem: &Type) -> bool {
         Type::Struct(s) => s.fields.iter().all(|(_, t)| stored_by_reference(t)),
         Type::Tuple(ts) => ts.iter().all(stored_by_reference),
         Type::NamedTuple(fs) => fs.iter().all(|(_, t)| stored_by_reference(t)),
+        Type::Union(u) => u.members.iter().all(stored_by_reference),
         _ => false,
     }
 }
@@ -329,6 +353,34 @@ mod tests {
         let (offs, size) = packed_offsets(&layout.slots(&t).unwrap());
         assert_eq!((offs, size), (vec![0, 8, 16, 24], 25));
         assert!(layout.slots(&Type::Any).is_err());
+    }
+
+    #[test]
+    fn a_union_is_a_tag_and_every_members_slots() {
+        let member = |name: &str, field: Type, mutable: bool| {
+            Type::Struct(Arc::new(StructType {
+                name: name.into(),
+                params: vec![],
+                fields: vec![("x".into(), field)],
+                mutable,
+                kind: StructKind::User,
+            }))
+        };
+        let circle = member("Circle", Type::Float64, false);
+        let disk = member("Disk", Type::Float64, true);
+        let Type::Union(u) = Type::union("Shape".into(), vec![circle, disk]) else {
+            panic!("two members make a union");
+        };
+        let layout = Layout::default();
+        let t = Type::Union(u.clone());
+        assert_eq!(
+            layout.slots(&t).unwrap(),
+            vec![Slot::I64, Slot::F64, Slot::Ptr]
+        );
+        assert_eq!(layout.member(&u, 0).unwrap(), 1..2);
+        assert_eq!(layout.member(&u, 1).unwrap(), 2..3);
+        let el = layout.elem(&t).unwrap();
+        assert_eq!((el.size, el.unset_marker()), (24, Some(0)));
     }
 
     #[test]

@@ -59,6 +59,8 @@ pub fn dual_type(t: &Type) -> Type {
             d => Type::Array(Arc::new(d), *n),
         },
         Type::Pullback(sig) => backs::dual_pullback(sig),
+        // The tangent of the member held (a mutable member's is a box).
+        Type::Union(u) => u.map(dual_type),
         _ => tangent_type(t),
     }
 }
@@ -101,7 +103,9 @@ pub fn zero_tangent(e: &mut Emit, x: &Operand, ty: &Type) -> Option<Operand> {
     match (ty, &dty) {
         (_, Type::Nothing) => None,
         (Type::Float64, _) => Some(Const::f64(0.0).into()),
-        (Type::Array(..) | Type::Adjoint(_), _) => {
+        // Of an array, shaped like it; of a value of an abstract type, the zero of the member
+        // it holds.
+        (Type::Array(..) | Type::Adjoint(_) | Type::Union(_), _) => {
             Some(e.prim(Prim::ZeroTangent, vec![x.clone()], dty))
         }
         (Type::Stack(_), _) => Some(e.prim(Prim::StackNew, vec![], dty)),

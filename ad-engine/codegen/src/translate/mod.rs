@@ -20,6 +20,7 @@ pub(crate) mod pullbacks;
 mod ranges;
 mod scalar;
 mod tape;
+mod unions;
 
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -900,6 +901,9 @@ impl<'e, 'a, 'b> Translator<'e, 'a, 'b> {
         if let Some(out) = self.pullbacks(p, args, &tys, ty, span)? {
             return Ok(out);
         }
+        if let Some(out) = self.unions(p, args, &tys, ty, span)? {
+            return Ok(out);
+        }
         match p {
             Prim::TheException => self.the_exception(),
             Prim::Gradient
@@ -930,8 +934,9 @@ fn interpreted_by_design(p: Prim) -> bool {
     info.jit == zy_ir::Jit::Interpreted || info.interpreted_for.is_some()
 }
 
-/// Does a primitive only move its operands' slots (build or take apart tuples, structs and
-/// `Ref`s), so that a string among them may pass through as its address?
+/// Does a primitive only move its operands' slots (build or take apart tuples, structs, `Ref`s
+/// and values of an abstract type, or read such a value's tag), so that a string among them may
+/// pass through as its address?
 fn moves_slots(p: Prim) -> bool {
     matches!(
         p,
@@ -943,6 +948,8 @@ fn moves_slots(p: Prim) -> bool {
             | Prim::RefNew
             | Prim::RefGet
             | Prim::RefSet
+            | Prim::UnionConvert
+            | Prim::UnionIsa
     )
 }
 
@@ -953,6 +960,7 @@ fn holds_string(t: &Type) -> bool {
         Type::Tuple(ts) => ts.iter().any(holds_string),
         Type::NamedTuple(fs) => fs.iter().any(|(_, t)| holds_string(t)),
         Type::Struct(s) => s.fields.iter().any(|(_, t)| holds_string(t)),
+        Type::Union(u) => u.members.iter().any(holds_string),
         Type::Array(e, _) | Type::Ref(e) | Type::Stack(e) => holds_string(e),
         _ => false,
     }

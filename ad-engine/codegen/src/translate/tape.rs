@@ -150,7 +150,12 @@ impl Translator<'_, '_, '_> {
                 let v = self.pop(&elem, args, span)?;
                 self.coerce(v, &elem, ty)?
             }
-            (Prim::ZeroTangent, _) if self.all_scalar(ty)? => self.zeros(ty)?,
+            // (A union's zero like a value is the held member's: the interpreter's.)
+            (Prim::ZeroTangent, _)
+                if self.all_scalar(ty)? && (args.is_empty() || !matches!(ty, Type::Union(_))) =>
+            {
+                self.zeros(ty)?
+            }
             // Zeros of the shape of the operand.
             (Prim::ZeroTangent, [Type::Array(e, d)])
                 if *ty == Type::Array(e.clone(), *d) && **e == Type::Float64 && *d <= 2 =>
