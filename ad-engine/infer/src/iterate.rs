@@ -89,6 +89,7 @@ const LAZY: &[(&str, &str)] = &[
     ("Iterators.TakeWhile", "xs"),
     ("Iterators.DropWhile", "xs"),
     ("Iterators.Accumulate", "itr"),
+    ("Iterators.Cycle", "xs"),
 ];
 
 /// A struct of the program with `iterate` methods, or the library's lazy iterators around
@@ -656,12 +657,14 @@ const TAKES_ITERABLE: &[&str] = &[
     "foldl",
     "foldr",
     "mapreduce",
-    "zip",
     "unique",
     "sort",
     "Set",
     "Iterators.cycle",
     "Iterators.partition",
+    "Iterators.product",
+    "product",
+    "_iterated_items",
 ];
 
 /// Lowering's helper for destructuring, `a, b = x` reading item `i` of `x` (Julia's
@@ -680,8 +683,9 @@ impl crate::calls::Cx<'_> {
     /// no method of `name` of the program's takes it: `collect(c)`, `first(c)`, `first(c, n)`,
     /// `Iterators.take`, `Iterators.takewhile`, `any`, `all` and `in` by its `iterate` methods
     /// (asking for no item after the one that decides, as Julia's: `c` may be endless), `zip`
-    /// with finite collections over as many items as they have, the generators and reductions
-    /// of [`TAKES_ITERABLE`] over its items collected. `None` for any other call.
+    /// over as many items as the shortest finite collection has, the generators and
+    /// reductions of [`TAKES_ITERABLE`] over its items collected (`Iterators.cycle` of an
+    /// endless one lazily). `None` for any other call.
     pub(crate) fn by_iteration(
         &mut self,
         b: &mut crate::plan::PlanBuilder,
@@ -722,8 +726,23 @@ impl crate::calls::Cx<'_> {
             ("any", 0, 1) | ("any", 1, 2) => "Base._any_iterated",
             ("all", 0, 1) | ("all", 1, 2) => "Base._all_iterated",
             ("in", 1, 2) => "Base._in_iterated",
-            ("zip", ..) if args.len() > 1 => return Some(self.zip_iterated(b, name, args, at)),
+            ("zip", ..) => return Some(self.zip_iterated(b, name, args)),
             _ if TAKES_ITERABLE.contains(&base) => {
+                // An endless one has no end to collect: its `cycle` is lazy (`Iterators.Cycle`
+                // is one of the [`LAZY`] iterators), the others never return in Julia.
+                match self.endless(b, &args[at]) {
+                    Ok(true) if base == "Iterators.cycle" => return None,
+                    Ok(true) => {
+                        return Some(Err(Fail::unsupported(format!(
+                            "`{base}` of an endless iterator (a `{}`, whose `Base.IteratorSize` \
+                             is `IsInfinite`): zy reads the items of one first; take a finite \
+                             part with `Iterators.take(c, n)`",
+                            args[at].ty
+                        ))))
+                    }
+                    Ok(false) => {}
+                    Err(e) => return Some(Err(e)),
+                }
                 let items = "Base._collect_iterated";
                 let mut args = args.to_vec();
                 args[at] = match self.call_named(b, &items.into(), &args[at..=at]) {
@@ -748,31 +767,27 @@ impl crate::calls::Cx<'_> {
         self.call_named(b, &"Base._collect_sized".into(), &[c, shown])
     }
 
-    /// `zip(args...)` with the struct (or lazy iterator around one) at `at` among collections
-    /// that are not such: over its first items, as many as the shortest of those has (Julia's
-    /// `zip` stops there, so an endless struct zips with a vector). Beside another such struct,
-    /// refused: a loop runs one struct's `iterate` methods.
+    /// `zip(args...)` with structs with `iterate` methods (or lazy iterators around them)
+    /// among the collections: each over as many of its first items as the shortest finite
+    /// collection has (Julia's `zip` stops there and asks an endless one for no more). When
+    /// every collection is such a struct or endless, the first struct whose
+    /// `Base.IteratorSize` is not `IsInfinite` is collected first and bounds the others: the
+    /// same items as Julia's lockstep iteration of pure `iterate` methods. Only endless ones
+    /// are refused by name (a loop runs its structs' items from vectors).
     fn zip_iterated(
         &mut self,
         b: &mut crate::plan::PlanBuilder,
         name: &zy_ir::Name,
         args: &[crate::value::Val],
-        at: usize,
     ) -> Result<crate::value::Val, Fail> {
-        let iterated: Vec<String> = args
+        let mut args = args.to_vec();
+        let mut iterated: Vec<bool> = args
             .iter()
-            .filter_map(|a| iterated_chain(&a.ty, self.program).map(|(_, n)| n.to_string()))
+            .map(|a| iterated_chain(&a.ty, self.program).is_some())
             .collect();
-        if let [one, other, ..] = iterated.as_slice() {
-            return Err(Fail::unsupported(format!(
-                "`zip` of two iterators by `Base.iterate` methods (a `{one}` and a `{other}`): zy \
-                 runs one struct's `iterate` methods in a loop; zip one with a collection \
-                 (`zip(c, v)`), or `collect` the finite one first"
-            )));
-        }
         let mut bound: Option<crate::value::Val> = None;
-        for a in args {
-            if iterated_chain(&a.ty, self.program).is_some() {
+        for (a, &it) in args.iter().zip(&iterated) {
+            if it || self.endless(b, a)? {
                 continue;
             }
             let n = self.call_named(b, &"Base.length".into(), std::slice::from_ref(a))?;
@@ -781,12 +796,49 @@ impl crate::calls::Cx<'_> {
                 None => n,
             });
         }
-        let mut args = args.to_vec();
-        args[at] = match bound {
-            Some(n) => self.call_named(b, &"Base._items_upto".into(), &[args[at].clone(), n])?,
-            None => self.call_named(b, &"Base._collect_iterated".into(), &args[at..=at])?,
+        let bound = match bound {
+            Some(n) => n,
+            None => {
+                let mut finite = None;
+                for (i, a) in args.iter().enumerate() {
+                    if iterated[i] && !self.endless(b, a)? {
+                        finite = Some(i);
+                        break;
+                    }
+                }
+                let Some(i) = finite else {
+                    let shown: Vec<String> = args.iter().map(|a| a.ty.to_string()).collect();
+                    return Err(Fail::unsupported(format!(
+                        "`zip` of endless iterators only ({}): zy runs a loop over a `zip` for \
+                         as many items as its shortest finite collection has; zip one with a \
+                         finite collection (`zip(c, 1:n)`) or `Iterators.take` of it",
+                        shown.join(", ")
+                    )));
+                };
+                let items = "Base._collect_iterated".into();
+                args[i] = self.call_named(b, &items, &args[i..=i])?;
+                iterated[i] = false;
+                self.call_named(b, &"Base.length".into(), &args[i..=i])?
+            }
         };
+        for (a, &it) in args.iter_mut().zip(&iterated) {
+            if it {
+                let upto = [a.clone(), bound.clone()];
+                *a = self.call_named(b, &"Base._items_upto".into(), &upto)?;
+            }
+        }
         self.call_named(b, name, &args)
+    }
+
+    /// Whether `x`'s `Base.IteratorSize` is `IsInfinite` (the prelude's `_iterator_size`,
+    /// decided by inference from `x`'s type).
+    fn endless(
+        &mut self,
+        b: &mut crate::plan::PlanBuilder,
+        x: &crate::value::Val,
+    ) -> Result<bool, Fail> {
+        let size = self.call_named(b, &"Base._iterator_size".into(), std::slice::from_ref(x))?;
+        Ok(matches!(&size.ty, Type::Struct(s) if &*s.name == "Base.IsInfinite"))
     }
 
     /// Item `i` of `x` for destructuring `a, b = x` (lowering's [`DESTRUCTURE`]): Julia's

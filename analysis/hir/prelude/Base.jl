@@ -1869,9 +1869,17 @@ length(z::Zip{Tuple{A}}) where {A} = length(z.its[1])
 _gen_elem(z::Zip{Tuple{A}}, k::Int) where {A} = (_gen_elem(z.its[1], k),)
 zip(a, b) = Zip((a, b))
 zip(a, b, c) = Zip((a, b, c))
-length(z::Zip{Tuple{A, B}}) where {A, B} = min(length(z.its[1]), length(z.its[2]))
+length(z::Zip{Tuple{A, B}}) where {A, B} = _zip_length(_zip_min(_zip_bound(z.its[1]), _zip_bound(z.its[2])))
 length(z::Zip{Tuple{A, B, C}}) where {A, B, C} =
-    min(length(z.its[1]), length(z.its[2]), length(z.its[3]))
+    _zip_length(_zip_min(_zip_bound(z.its[1]), _zip_min(_zip_bound(z.its[2]), _zip_bound(z.its[3]))))
+# The length of the shortest finite iterable (`-1` for an endless one, which bounds nothing:
+# Julia's `zip` of `countfrom()` and a vector has the vector's length); endless ones only are
+# Julia's `ArgumentError` of `length`, which a loop over them asks for here.
+_zip_bound(x) = _zip_bound(x, _iterator_size(x))
+_zip_bound(x, size) = length(x)
+_zip_bound(x, ::IsInfinite) = -1
+_zip_min(m::Int, n::Int) = m < 0 ? n : n < 0 ? m : min(m, n)
+_zip_length(m::Int) = m < 0 ? throw(ArgumentError("iterator is of undefined length")) : m
 _gen_elem(z::Zip{Tuple{A, B}}, k::Int) where {A, B} =
     (_gen_elem(z.its[1], k), _gen_elem(z.its[2], k))
 _gen_elem(z::Zip{Tuple{A, B, C}}, k::Int) where {A, B, C} =
@@ -5070,6 +5078,10 @@ end
 _infinite(c, shown) = error("MethodError: no method matching _collect(::UnitRange{Int64}, ::$shown, ::Base.HasEltype, ::Base.IsInfinite)")
 _infinite(g::Generator, shown) = error("MethodError: no method matching _similar_shape(::$shown, ::Base.IsInfinite)")
 
+# An iterable as `Iterators.flatten` reads it: a struct with `iterate` methods by its items
+# collected (inference), any other as it is.
+_iterated_items(x) = x
+
 """
     _first_iterated(c)
 
@@ -5337,7 +5349,9 @@ product(a, b, c) = Product3(a, b, c)
 
 The elements of each iterable of the tuple `t`, one iterable after the other.
 """
-flatten(t::Tuple) = Base.Flatten(t)
+flatten(t::Tuple) = Base.Flatten(_items_of_each(t...))
+_items_of_each(x) = (Base._iterated_items(x),)
+_items_of_each(x, rest...) = (Base._iterated_items(x), _items_of_each(rest...)...)
 
 """
     filter(flt, itr)
@@ -5501,8 +5515,19 @@ Base._iterator_size(d::Drop) = Base._iterator_size(d.xs)
 Base._iterator_size(t::TakeWhile) = Base.SizeUnknown()
 Base._iterator_size(d::DropWhile) = Base.SizeUnknown()
 Base._iterator_size(a::Accumulate) = Base._iterator_size(a.itr)
+Base._iterator_size(c::Count) = Base.IsInfinite()
+Base._iterator_size(c::Cycle) = Base.IsInfinite()
+Base._iterator_size(r::Repeated) = Base.IsInfinite()
+# `cycle` of an endless struct with `iterate` methods is lazy (its items are the struct's, which
+# never end); a finite one's are collected first (inference), so a loop never cycles a struct.
+Base._lazy_start(c::Cycle) = _cycles(Base._iterator_size(c.xs))
+Base._lazy_step(c::Cycle, state, y) = (true, y, state, false)
+_cycles(::Base.IsInfinite) = 0
+_cycles(size) = error("unsupported: a loop over an `Iterators.Cycle` of a finite iterator made by its constructor; write `Iterators.cycle(c)`")
 Base.length(t::Take{Count{T, S}}) where {T, S} = t.n
-Base.length(t::Take{Cycle{I}}) where {I} = isempty(t.xs.xs) ? 0 : t.n
+Base.length(t::Take{Cycle{I}}) where {I} = _no_items(t.xs.xs, Base._iterator_size(t.xs.xs)) ? 0 : t.n
+_no_items(xs, size) = isempty(xs)
+_no_items(xs, ::Base.IsInfinite) = false
 Base.length(t::Take{Repeated{T}}) where {T} = t.n
 Base.length(d::Drop) = max(0, length(d.xs) - d.n)
 Base.length(r::Reverse) = length(r.itr)
