@@ -38,6 +38,9 @@ struct Candidate {
     name: zy_ir::Name,
     /// The fields leading from `c` through the library's lazy iterators to that struct.
     fields: Vec<zy_ir::Name>,
+    /// Whether the iterator around the struct is an `Iterators.Rest`: the struct's items from
+    /// the `Rest`'s state on, `iterate(c, st)` on entry.
+    resumes: bool,
 }
 
 /// `body` with its first loop over a struct of the program that defines `Base.iterate`
@@ -90,26 +93,67 @@ const LAZY: &[(&str, &str)] = &[
     ("Iterators.DropWhile", "xs"),
     ("Iterators.Accumulate", "itr"),
     ("Iterators.Cycle", "xs"),
+    ("Iterators.Rest", "itr"),
 ];
 
 /// A struct of the program with `iterate` methods, or the library's lazy iterators around
 /// one (`enumerate(Iterators.filter(p, c))`): the fields leading to the struct (outermost
-/// first) and its name.
+/// first), its name, and whether the iterator around it is an `Iterators.Rest` (whose state
+/// is the struct's: only there).
 pub(crate) fn iterated_chain<'t>(
     mut t: &'t Type,
     program: &Program,
-) -> Option<(Vec<zy_ir::Name>, &'t zy_ir::Name)> {
+) -> Option<(Vec<zy_ir::Name>, &'t zy_ir::Name, bool)> {
     let mut fields = Vec::new();
+    let mut rest = false;
     loop {
         if let Some(name) = iterated_struct(t, program) {
-            return Some((fields, name));
+            return Some((fields, name, rest));
+        }
+        if rest {
+            return None;
         }
         let Type::Struct(s) = t else { return None };
         let base = s.name.strip_prefix("Base.").unwrap_or(&s.name);
         let (_, field) = LAZY.iter().find(|(n, _)| *n == base)?;
         let (f, inner) = s.fields.iter().find(|(f, _)| &**f == *field)?;
         fields.push(f.clone());
+        rest = base == "Iterators.Rest";
         t = inner;
+    }
+}
+
+/// The lazy iterators whose element type is their source's (Julia's `eltype(::Type{Take{I}}) =
+/// eltype(I)`, ...), by their names after `Base.`.
+const SAME_ELTYPE: &[&str] = &[
+    "Filter",
+    "Iterators.Take",
+    "Iterators.Drop",
+    "Iterators.TakeWhile",
+    "Iterators.DropWhile",
+    "Iterators.Cycle",
+];
+
+/// The struct with `iterate` methods that `t` is, or that lazy iterators keeping its element
+/// type wrap, when the program declares its element type (a `Base.eltype(::Type{S})` method).
+fn eltype_declared<'t>(mut t: &'t Type, program: &Program) -> Option<&'t zy_ir::Name> {
+    loop {
+        if let Some(name) = iterated_struct(t, program) {
+            let gf = program.functions.get("Base.eltype")?;
+            let of_type = |m: &Method| match m.sig.first() {
+                Some(Some(TypeExpr::Named { name: ty, params })) => {
+                    ty.strip_prefix("Base.").unwrap_or(ty) == "Type"
+                        && matches!(params.as_slice(), [TypeExpr::Named { name: n, .. }] if n == name)
+                }
+                _ => false,
+            };
+            return gf.methods.iter().any(of_type).then_some(name);
+        }
+        let Type::Struct(s) = t else { return None };
+        let base = s.name.strip_prefix("Base.").unwrap_or(&s.name);
+        SAME_ELTYPE.contains(&base).then_some(())?;
+        let (_, field) = LAZY.iter().find(|(n, _)| *n == base)?;
+        t = &s.fields.iter().find(|(f, _)| &**f == *field)?.1;
     }
 }
 
@@ -154,7 +198,7 @@ fn candidate(body: &Function, ty: &[Type], program: &Program) -> Option<Candidat
             if &**n != "Base._gen_elem" {
                 continue;
             }
-            let Some((fields, name)) = iterated_chain(&ty[x.index()], program) else {
+            let Some((fields, name, resumes)) = iterated_chain(&ty[x.index()], program) else {
                 continue;
             };
             // The header enters the body (the element's block) when `k <= n`; the counter `k`
@@ -170,6 +214,7 @@ fn candidate(body: &Function, ty: &[Type], program: &Program) -> Option<Candidat
                 xs: xs.clone(),
                 name: name.clone(),
                 fields,
+                resumes,
             });
         }
     }
@@ -276,6 +321,11 @@ impl<'a> Rewrite<'a> {
         };
         let objects = self.objects(top);
         let source = objects[layers].clone();
+        // An `Iterators.Rest` around the struct enters at its state, `iterate(c, rest.st)`.
+        let resumed = c.resumes.then(|| {
+            let st = vec![objects[layers - 1].clone(), Const::Symbol("st".into()).into()];
+            Operand::from(self.call(top, "Base.getproperty", st))
+        });
         // The tuple's block: the item goes through the lazy iterators (innermost first) to
         // the body, the state around the loop.
         let item = self.f.add_block();
@@ -296,7 +346,10 @@ impl<'a> Rewrite<'a> {
         // The header: `iterate(c)` on entry, `iterate(c, state)` after an iteration (only the
         // first when nothing loops back: the header may then be the entry block), once every
         // lazy iterator around `c` may ask for another item.
-        let on_entry = self.inline(first, vec![source.clone()], &targets, 0)?;
+        let on_entry = match resumed {
+            Some(st) => self.inline(next, vec![source.clone(), st], &targets, 0)?,
+            None => self.inline(first, vec![source.clone()], &targets, 0)?,
+        };
         let ask = match (is_first, carried) {
             (Some(is_first), Some(carried)) => {
                 let after = self.inline(next, vec![source, carried.into()], &targets, 0)?;
@@ -758,13 +811,20 @@ impl crate::calls::Cx<'_> {
 
     /// Julia's `collect(c)` of a struct with `iterate` methods or a lazy iterator around one,
     /// by its `Base.IteratorSize` (`Base._collect_sized`, told `c`'s type for its errors).
+    /// When the struct declares its element type (`Base.eltype(::Type{S})`) and every lazy
+    /// iterator around it keeps it (Julia's `eltype` of theirs is their source's), the struct's
+    /// type is passed too: Julia's result is a Vector of that type.
     fn collect_sized(
         &mut self,
         b: &mut crate::plan::PlanBuilder,
         c: crate::value::Val,
     ) -> Result<crate::value::Val, Fail> {
         let shown = crate::value::Val::lit(Const::Str(c.ty.to_string().into()));
-        self.call_named(b, &"Base._collect_sized".into(), &[c, shown])
+        let mut args = vec![c.clone(), shown];
+        if let Some(s) = eltype_declared(&c.ty, self.program) {
+            args.push(crate::value::Val::lit(Const::Func(s.clone())));
+        }
+        self.call_named(b, &"Base._collect_sized".into(), &args)
     }
 
     /// `zip(args...)` with structs with `iterate` methods (or lazy iterators around them)

@@ -5083,6 +5083,28 @@ _infinite(g::Generator, shown) = error("MethodError: no method matching _similar
 _iterated_items(x) = x
 
 """
+    HasEltype(), EltypeUnknown()
+
+Julia's `IteratorEltype` traits: whether an iterator's `eltype` is its items' type. A struct
+that declares `Base.eltype(::Type{C})` (`HasEltype()` by default) is collected into a Vector of
+that type, its items converted, as Julia's `collect` does.
+"""
+struct HasEltype end
+struct EltypeUnknown end
+
+IteratorEltype(T) = HasEltype()
+
+# `collect(c)` of a struct `S` with `iterate` methods and a `Base.eltype(::Type{S})` method
+# (inference passes `S` when `c` is one, or a lazy iterator keeping its element type around
+# one): Julia's Vector of `eltype(S)` unless `S` says `EltypeUnknown()`.
+_collect_sized(c, shown::String, S) = _with_eltype(_collect_sized(c, shown), IteratorEltype(S), S)
+_with_eltype(v, ::HasEltype, S) = _items_as(eltype(S), v)
+_with_eltype(v, ::EltypeUnknown, S) = v
+_items_as(T::Type{Float64}, v) = _vector_of(T, v)
+_items_as(T::Type{Int}, v) = _vector_of(T, v)
+_items_as(T, v) = T == eltype(v) ? v : error("unsupported: `collect` of an iterator whose `Base.eltype` is $T and whose items are $(eltype(v)) (Julia's is a `Vector{$T}`)")
+
+"""
     _first_iterated(c)
 
 The first item `c`'s `iterate` methods yield (`iterate(c)` only: `c` may be endless).
@@ -5480,6 +5502,30 @@ _lazy_accumulate(f, itr::AbstractArray, ::Base._InitialValue) = Base.accumulate(
 _lazy_accumulate(f, itr, ::Base._InitialValue) = error("unsupported: `Iterators.accumulate(f, itr)` without `init` (its first item is the first of `itr`, the others `f`'s); write `Iterators.accumulate(f, itr; init = x0)`")
 
 """
+    Rest(itr, st)
+
+The items of `itr` from the iteration state `st` on (`Iterators.rest`).
+"""
+struct Rest{I, S}
+    itr::I
+    st::S
+end
+
+"""
+    rest(itr, st), rest(itr)
+
+The lazy iterator over the items `itr` yields from its iteration state `st` on, as
+`iterate(itr, st)` continues (`itr` itself without a state). Of an array or a tuple, whose
+state is the next index, the items from index `st`; of a struct with `iterate` methods, a loop
+over it enters with `iterate(itr, st)`.
+"""
+rest(itr, st) = Rest(itr, st)
+rest(itr::Rest, st) = Rest(itr.itr, st)
+rest(itr) = itr
+rest(a::AbstractArray, st::Int) = Drop(a, st - 1)
+rest(t::Tuple, st::Int) = Drop(t, st - 1)
+
+"""
     peel(itr)
 
 The first element of `itr` and the lazy iterator over the rest, `(first(itr), drop(itr, 1))`
@@ -5516,6 +5562,10 @@ Base._iterator_size(t::TakeWhile) = Base.SizeUnknown()
 Base._iterator_size(d::DropWhile) = Base.SizeUnknown()
 Base._iterator_size(a::Accumulate) = Base._iterator_size(a.itr)
 Base._iterator_size(c::Count) = Base.IsInfinite()
+Base._iterator_size(r::Rest) = _rest_size(Base._iterator_size(r.itr))
+_rest_size(size) = Base.SizeUnknown()
+_rest_size(size::Base.IsInfinite) = size
+Base._lazy_step(r::Rest, state, y) = (true, y, state, false)
 Base._iterator_size(c::Cycle) = Base.IsInfinite()
 Base._iterator_size(r::Repeated) = Base.IsInfinite()
 # `cycle` of an endless struct with `iterate` methods is lazy (its items are the struct's, which
