@@ -96,6 +96,16 @@ const LAZY: &[(&str, &str)] = &[
     ("Iterators.Rest", "itr"),
 ];
 
+/// One of the library's lazy iterators ([`LAZY`]): its name after `Base.`, the field holding
+/// what it wraps, and that field's type.
+fn lazy_layer(t: &Type) -> Option<(&str, &zy_ir::Name, &Type)> {
+    let Type::Struct(s) = t else { return None };
+    let base = s.name.strip_prefix("Base.").unwrap_or(&s.name);
+    let (_, field) = LAZY.iter().find(|(n, _)| *n == base)?;
+    let (f, inner) = s.fields.iter().find(|(f, _)| &**f == *field)?;
+    Some((base, f, inner))
+}
+
 /// A struct of the program with `iterate` methods, or the library's lazy iterators around
 /// one (`enumerate(Iterators.filter(p, c))`): the fields leading to the struct (outermost
 /// first), its name, and whether the iterator around it is an `Iterators.Rest` (whose state
@@ -113,11 +123,8 @@ pub(crate) fn iterated_chain<'t>(
         if rest {
             return None;
         }
-        let Type::Struct(s) = t else { return None };
-        let base = s.name.strip_prefix("Base.").unwrap_or(&s.name);
-        let (_, field) = LAZY.iter().find(|(n, _)| *n == base)?;
-        let (f, inner) = s.fields.iter().find(|(f, _)| &**f == *field)?;
-        fields.push(f.clone());
+        let (base, field, inner) = lazy_layer(t)?;
+        fields.push(field.clone());
         rest = base == "Iterators.Rest";
         t = inner;
     }
@@ -137,24 +144,21 @@ const SAME_ELTYPE: &[&str] = &[
 /// The struct with `iterate` methods that `t` is, or that lazy iterators keeping its element
 /// type wrap, when the program declares its element type (a `Base.eltype(::Type{S})` method).
 fn eltype_declared<'t>(mut t: &'t Type, program: &Program) -> Option<&'t zy_ir::Name> {
-    loop {
-        if let Some(name) = iterated_struct(t, program) {
-            let gf = program.functions.get("Base.eltype")?;
-            let of_type = |m: &Method| match m.sig.first() {
-                Some(Some(TypeExpr::Named { name: ty, params })) => {
-                    ty.strip_prefix("Base.").unwrap_or(ty) == "Type"
-                        && matches!(params.as_slice(), [TypeExpr::Named { name: n, .. }] if n == name)
-                }
-                _ => false,
-            };
-            return gf.methods.iter().any(of_type).then_some(name);
-        }
-        let Type::Struct(s) = t else { return None };
-        let base = s.name.strip_prefix("Base.").unwrap_or(&s.name);
+    while iterated_struct(t, program).is_none() {
+        let (base, _, inner) = lazy_layer(t)?;
         SAME_ELTYPE.contains(&base).then_some(())?;
-        let (_, field) = LAZY.iter().find(|(n, _)| *n == base)?;
-        t = &s.fields.iter().find(|(f, _)| &**f == *field)?.1;
+        t = inner;
     }
+    let name = iterated_struct(t, program)?;
+    let of_type = |m: &Method| match m.sig.first() {
+        Some(Some(TypeExpr::Named { name: ty, params })) => {
+            ty.strip_prefix("Base.").unwrap_or(ty) == "Type"
+                && matches!(params.as_slice(), [TypeExpr::Named { name: n, .. }] if n == name)
+        }
+        _ => false,
+    };
+    let gf = program.functions.get("Base.eltype")?;
+    gf.methods.iter().any(of_type).then_some(name)
 }
 
 fn annotated(m: &Method, name: &str) -> bool {

@@ -5048,6 +5048,8 @@ IteratorSize(T) = HasLength()
 # The trait of an iterator: its type's for a struct of the program, through the library's lazy
 # iterators as Julia's `IteratorSize` of theirs.
 _iterator_size(c) = IteratorSize(typeof(c))
+_iterator_size(a::AbstractArray) = HasLength()
+_iterator_size(t::Tuple) = HasLength()
 _iterator_size(e::Enumerate) = _iterator_size(e.itr)
 _iterator_size(g::Generator) = _iterator_size(g.iter)
 _iterator_size(f::Filter) = SizeUnknown()
