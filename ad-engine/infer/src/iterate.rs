@@ -327,7 +327,10 @@ impl<'a> Rewrite<'a> {
         let source = objects[layers].clone();
         // An `Iterators.Rest` around the struct enters at its state, `iterate(c, rest.st)`.
         let resumed = c.resumes.then(|| {
-            let st = vec![objects[layers - 1].clone(), Const::Symbol("st".into()).into()];
+            let st = vec![
+                objects[layers - 1].clone(),
+                Const::Symbol("st".into()).into(),
+            ];
             Operand::from(self.call(top, "Base.getproperty", st))
         });
         // The tuple's block: the item goes through the lazy iterators (innermost first) to
