@@ -38,6 +38,9 @@ struct Candidate {
     name: zy_ir::Name,
     /// The fields leading from `c` through the library's lazy iterators to that struct.
     fields: Vec<zy_ir::Name>,
+    /// Whether the iterator around the struct is an `Iterators.Rest`: the struct's items from
+    /// the `Rest`'s state on, `iterate(c, st)` on entry.
+    resumes: bool,
 }
 
 /// `body` with its first loop over a struct of the program that defines `Base.iterate`
@@ -89,27 +92,73 @@ const LAZY: &[(&str, &str)] = &[
     ("Iterators.TakeWhile", "xs"),
     ("Iterators.DropWhile", "xs"),
     ("Iterators.Accumulate", "itr"),
+    ("Iterators.Cycle", "xs"),
+    ("Iterators.Rest", "itr"),
 ];
+
+/// One of the library's lazy iterators ([`LAZY`]): its name after `Base.`, the field holding
+/// what it wraps, and that field's type.
+fn lazy_layer(t: &Type) -> Option<(&str, &zy_ir::Name, &Type)> {
+    let Type::Struct(s) = t else { return None };
+    let base = s.name.strip_prefix("Base.").unwrap_or(&s.name);
+    let (_, field) = LAZY.iter().find(|(n, _)| *n == base)?;
+    let (f, inner) = s.fields.iter().find(|(f, _)| &**f == *field)?;
+    Some((base, f, inner))
+}
 
 /// A struct of the program with `iterate` methods, or the library's lazy iterators around
 /// one (`enumerate(Iterators.filter(p, c))`): the fields leading to the struct (outermost
-/// first) and its name.
+/// first), its name, and whether the iterator around it is an `Iterators.Rest` (whose state
+/// is the struct's: only there).
 pub(crate) fn iterated_chain<'t>(
     mut t: &'t Type,
     program: &Program,
-) -> Option<(Vec<zy_ir::Name>, &'t zy_ir::Name)> {
+) -> Option<(Vec<zy_ir::Name>, &'t zy_ir::Name, bool)> {
     let mut fields = Vec::new();
+    let mut rest = false;
     loop {
         if let Some(name) = iterated_struct(t, program) {
-            return Some((fields, name));
+            return Some((fields, name, rest));
         }
-        let Type::Struct(s) = t else { return None };
-        let base = s.name.strip_prefix("Base.").unwrap_or(&s.name);
-        let (_, field) = LAZY.iter().find(|(n, _)| *n == base)?;
-        let (f, inner) = s.fields.iter().find(|(f, _)| &**f == *field)?;
-        fields.push(f.clone());
+        if rest {
+            return None;
+        }
+        let (base, field, inner) = lazy_layer(t)?;
+        fields.push(field.clone());
+        rest = base == "Iterators.Rest";
         t = inner;
     }
+}
+
+/// The lazy iterators whose element type is their source's (Julia's `eltype(::Type{Take{I}}) =
+/// eltype(I)`, ...), by their names after `Base.`.
+const SAME_ELTYPE: &[&str] = &[
+    "Filter",
+    "Iterators.Take",
+    "Iterators.Drop",
+    "Iterators.TakeWhile",
+    "Iterators.DropWhile",
+    "Iterators.Cycle",
+];
+
+/// The struct with `iterate` methods that `t` is, or that lazy iterators keeping its element
+/// type wrap, when the program declares its element type (a `Base.eltype(::Type{S})` method).
+fn eltype_declared<'t>(mut t: &'t Type, program: &Program) -> Option<&'t zy_ir::Name> {
+    while iterated_struct(t, program).is_none() {
+        let (base, _, inner) = lazy_layer(t)?;
+        SAME_ELTYPE.contains(&base).then_some(())?;
+        t = inner;
+    }
+    let name = iterated_struct(t, program)?;
+    let of_type = |m: &Method| match m.sig.first() {
+        Some(Some(TypeExpr::Named { name: ty, params })) => {
+            ty.strip_prefix("Base.").unwrap_or(ty) == "Type"
+                && matches!(params.as_slice(), [TypeExpr::Named { name: n, .. }] if n == name)
+        }
+        _ => false,
+    };
+    let gf = program.functions.get("Base.eltype")?;
+    gf.methods.iter().any(of_type).then_some(name)
 }
 
 fn annotated(m: &Method, name: &str) -> bool {
@@ -153,7 +202,7 @@ fn candidate(body: &Function, ty: &[Type], program: &Program) -> Option<Candidat
             if &**n != "Base._gen_elem" {
                 continue;
             }
-            let Some((fields, name)) = iterated_chain(&ty[x.index()], program) else {
+            let Some((fields, name, resumes)) = iterated_chain(&ty[x.index()], program) else {
                 continue;
             };
             // The header enters the body (the element's block) when `k <= n`; the counter `k`
@@ -169,6 +218,7 @@ fn candidate(body: &Function, ty: &[Type], program: &Program) -> Option<Candidat
                 xs: xs.clone(),
                 name: name.clone(),
                 fields,
+                resumes,
             });
         }
     }
@@ -275,6 +325,14 @@ impl<'a> Rewrite<'a> {
         };
         let objects = self.objects(top);
         let source = objects[layers].clone();
+        // An `Iterators.Rest` around the struct enters at its state, `iterate(c, rest.st)`.
+        let resumed = c.resumes.then(|| {
+            let st = vec![
+                objects[layers - 1].clone(),
+                Const::Symbol("st".into()).into(),
+            ];
+            Operand::from(self.call(top, "Base.getproperty", st))
+        });
         // The tuple's block: the item goes through the lazy iterators (innermost first) to
         // the body, the state around the loop.
         let item = self.f.add_block();
@@ -295,7 +353,10 @@ impl<'a> Rewrite<'a> {
         // The header: `iterate(c)` on entry, `iterate(c, state)` after an iteration (only the
         // first when nothing loops back: the header may then be the entry block), once every
         // lazy iterator around `c` may ask for another item.
-        let on_entry = self.inline(first, vec![source.clone()], &targets, 0)?;
+        let on_entry = match resumed {
+            Some(st) => self.inline(next, vec![source.clone(), st], &targets, 0)?,
+            None => self.inline(first, vec![source.clone()], &targets, 0)?,
+        };
         let ask = match (is_first, carried) {
             (Some(is_first), Some(carried)) => {
                 let after = self.inline(next, vec![source, carried.into()], &targets, 0)?;
@@ -656,12 +717,14 @@ const TAKES_ITERABLE: &[&str] = &[
     "foldl",
     "foldr",
     "mapreduce",
-    "zip",
     "unique",
     "sort",
     "Set",
     "Iterators.cycle",
     "Iterators.partition",
+    "Iterators.product",
+    "product",
+    "_iterated_items",
 ];
 
 /// Lowering's helper for destructuring, `a, b = x` reading item `i` of `x` (Julia's
@@ -680,8 +743,9 @@ impl crate::calls::Cx<'_> {
     /// no method of `name` of the program's takes it: `collect(c)`, `first(c)`, `first(c, n)`,
     /// `Iterators.take`, `Iterators.takewhile`, `any`, `all` and `in` by its `iterate` methods
     /// (asking for no item after the one that decides, as Julia's: `c` may be endless), `zip`
-    /// with finite collections over as many items as they have, the generators and reductions
-    /// of [`TAKES_ITERABLE`] over its items collected. `None` for any other call.
+    /// over as many items as the shortest finite collection has, the generators and
+    /// reductions of [`TAKES_ITERABLE`] over its items collected (`Iterators.cycle` of an
+    /// endless one lazily). `None` for any other call.
     pub(crate) fn by_iteration(
         &mut self,
         b: &mut crate::plan::PlanBuilder,
@@ -722,8 +786,23 @@ impl crate::calls::Cx<'_> {
             ("any", 0, 1) | ("any", 1, 2) => "Base._any_iterated",
             ("all", 0, 1) | ("all", 1, 2) => "Base._all_iterated",
             ("in", 1, 2) => "Base._in_iterated",
-            ("zip", ..) if args.len() > 1 => return Some(self.zip_iterated(b, name, args, at)),
+            ("zip", ..) => return Some(self.zip_iterated(b, name, args)),
             _ if TAKES_ITERABLE.contains(&base) => {
+                // An endless one has no end to collect: its `cycle` is lazy (`Iterators.Cycle`
+                // is one of the [`LAZY`] iterators), the others never return in Julia.
+                match self.endless(b, &args[at]) {
+                    Ok(true) if base == "Iterators.cycle" => return None,
+                    Ok(true) => {
+                        return Some(Err(Fail::unsupported(format!(
+                            "`{base}` of an endless iterator (a `{}`, whose `Base.IteratorSize` \
+                             is `IsInfinite`): zy reads the items of one first; take a finite \
+                             part with `Iterators.take(c, n)`",
+                            args[at].ty
+                        ))))
+                    }
+                    Ok(false) => {}
+                    Err(e) => return Some(Err(e)),
+                }
                 let items = "Base._collect_iterated";
                 let mut args = args.to_vec();
                 args[at] = match self.call_named(b, &items.into(), &args[at..=at]) {
@@ -739,40 +818,43 @@ impl crate::calls::Cx<'_> {
 
     /// Julia's `collect(c)` of a struct with `iterate` methods or a lazy iterator around one,
     /// by its `Base.IteratorSize` (`Base._collect_sized`, told `c`'s type for its errors).
+    /// When the struct declares its element type (`Base.eltype(::Type{S})`) and every lazy
+    /// iterator around it keeps it (Julia's `eltype` of theirs is their source's), the struct's
+    /// type is passed too: Julia's result is a Vector of that type.
     fn collect_sized(
         &mut self,
         b: &mut crate::plan::PlanBuilder,
         c: crate::value::Val,
     ) -> Result<crate::value::Val, Fail> {
         let shown = crate::value::Val::lit(Const::Str(c.ty.to_string().into()));
-        self.call_named(b, &"Base._collect_sized".into(), &[c, shown])
+        let mut args = vec![c.clone(), shown];
+        if let Some(s) = eltype_declared(&c.ty, self.program) {
+            args.push(crate::value::Val::lit(Const::Func(s.clone())));
+        }
+        self.call_named(b, &"Base._collect_sized".into(), &args)
     }
 
-    /// `zip(args...)` with the struct (or lazy iterator around one) at `at` among collections
-    /// that are not such: over its first items, as many as the shortest of those has (Julia's
-    /// `zip` stops there, so an endless struct zips with a vector). Beside another such struct,
-    /// refused: a loop runs one struct's `iterate` methods.
+    /// `zip(args...)` with structs with `iterate` methods (or lazy iterators around them)
+    /// among the collections: each over as many of its first items as the shortest finite
+    /// collection has (Julia's `zip` stops there and asks an endless one for no more). When
+    /// every collection is such a struct or endless, the first struct whose
+    /// `Base.IteratorSize` is not `IsInfinite` is collected first and bounds the others: the
+    /// same items as Julia's lockstep iteration of pure `iterate` methods. Only endless ones
+    /// are refused by name (a loop runs its structs' items from vectors).
     fn zip_iterated(
         &mut self,
         b: &mut crate::plan::PlanBuilder,
         name: &zy_ir::Name,
         args: &[crate::value::Val],
-        at: usize,
     ) -> Result<crate::value::Val, Fail> {
-        let iterated: Vec<String> = args
+        let mut args = args.to_vec();
+        let mut iterated: Vec<bool> = args
             .iter()
-            .filter_map(|a| iterated_chain(&a.ty, self.program).map(|(_, n)| n.to_string()))
+            .map(|a| iterated_chain(&a.ty, self.program).is_some())
             .collect();
-        if let [one, other, ..] = iterated.as_slice() {
-            return Err(Fail::unsupported(format!(
-                "`zip` of two iterators by `Base.iterate` methods (a `{one}` and a `{other}`): zy \
-                 runs one struct's `iterate` methods in a loop; zip one with a collection \
-                 (`zip(c, v)`), or `collect` the finite one first"
-            )));
-        }
         let mut bound: Option<crate::value::Val> = None;
-        for a in args {
-            if iterated_chain(&a.ty, self.program).is_some() {
+        for (a, &it) in args.iter().zip(&iterated) {
+            if it || self.endless(b, a)? {
                 continue;
             }
             let n = self.call_named(b, &"Base.length".into(), std::slice::from_ref(a))?;
@@ -781,12 +863,49 @@ impl crate::calls::Cx<'_> {
                 None => n,
             });
         }
-        let mut args = args.to_vec();
-        args[at] = match bound {
-            Some(n) => self.call_named(b, &"Base._items_upto".into(), &[args[at].clone(), n])?,
-            None => self.call_named(b, &"Base._collect_iterated".into(), &args[at..=at])?,
+        let bound = match bound {
+            Some(n) => n,
+            None => {
+                let mut finite = None;
+                for (i, a) in args.iter().enumerate() {
+                    if iterated[i] && !self.endless(b, a)? {
+                        finite = Some(i);
+                        break;
+                    }
+                }
+                let Some(i) = finite else {
+                    let shown: Vec<String> = args.iter().map(|a| a.ty.to_string()).collect();
+                    return Err(Fail::unsupported(format!(
+                        "`zip` of endless iterators only ({}): zy runs a loop over a `zip` for \
+                         as many items as its shortest finite collection has; zip one with a \
+                         finite collection (`zip(c, 1:n)`) or `Iterators.take` of it",
+                        shown.join(", ")
+                    )));
+                };
+                let items = "Base._collect_iterated".into();
+                args[i] = self.call_named(b, &items, &args[i..=i])?;
+                iterated[i] = false;
+                self.call_named(b, &"Base.length".into(), &args[i..=i])?
+            }
         };
+        for (a, &it) in args.iter_mut().zip(&iterated) {
+            if it {
+                let upto = [a.clone(), bound.clone()];
+                *a = self.call_named(b, &"Base._items_upto".into(), &upto)?;
+            }
+        }
         self.call_named(b, name, &args)
+    }
+
+    /// Whether `x`'s `Base.IteratorSize` is `IsInfinite` (the prelude's `_iterator_size`,
+    /// decided by inference from `x`'s type).
+    fn endless(
+        &mut self,
+        b: &mut crate::plan::PlanBuilder,
+        x: &crate::value::Val,
+    ) -> Result<bool, Fail> {
+        let size = self.call_named(b, &"Base._iterator_size".into(), std::slice::from_ref(x))?;
+        Ok(matches!(&size.ty, Type::Struct(s) if &*s.name == "Base.IsInfinite"))
     }
 
     /// Item `i` of `x` for destructuring `a, b = x` (lowering's [`DESTRUCTURE`]): Julia's

@@ -1876,9 +1876,17 @@ length(z::Zip{Tuple{A}}) where {A} = length(z.its[1])
 _gen_elem(z::Zip{Tuple{A}}, k::Int) where {A} = (_gen_elem(z.its[1], k),)
 zip(a, b) = Zip((a, b))
 zip(a, b, c) = Zip((a, b, c))
-length(z::Zip{Tuple{A, B}}) where {A, B} = min(length(z.its[1]), length(z.its[2]))
+length(z::Zip{Tuple{A, B}}) where {A, B} = _zip_length(_zip_min(_zip_bound(z.its[1]), _zip_bound(z.its[2])))
 length(z::Zip{Tuple{A, B, C}}) where {A, B, C} =
-    min(length(z.its[1]), length(z.its[2]), length(z.its[3]))
+    _zip_length(_zip_min(_zip_bound(z.its[1]), _zip_min(_zip_bound(z.its[2]), _zip_bound(z.its[3]))))
+# The length of the shortest finite iterable (`-1` for an endless one, which bounds nothing:
+# Julia's `zip` of `countfrom()` and a vector has the vector's length); endless ones only are
+# Julia's `ArgumentError` of `length`, which a loop over them asks for here.
+_zip_bound(x) = _zip_bound(x, _iterator_size(x))
+_zip_bound(x, size) = length(x)
+_zip_bound(x, ::IsInfinite) = -1
+_zip_min(m::Int, n::Int) = m < 0 ? n : n < 0 ? m : min(m, n)
+_zip_length(m::Int) = m < 0 ? throw(ArgumentError("iterator is of undefined length")) : m
 _gen_elem(z::Zip{Tuple{A, B}}, k::Int) where {A, B} =
     (_gen_elem(z.its[1], k), _gen_elem(z.its[2], k))
 _gen_elem(z::Zip{Tuple{A, B, C}}, k::Int) where {A, B, C} =
@@ -5102,6 +5110,8 @@ IteratorSize(T) = HasLength()
 # The trait of an iterator: its type's for a struct of the program, through the library's lazy
 # iterators as Julia's `IteratorSize` of theirs.
 _iterator_size(c) = IteratorSize(typeof(c))
+_iterator_size(a::AbstractArray) = HasLength()
+_iterator_size(t::Tuple) = HasLength()
 _iterator_size(e::Enumerate) = _iterator_size(e.itr)
 _iterator_size(g::Generator) = _iterator_size(g.iter)
 _iterator_size(f::Filter) = SizeUnknown()
@@ -5131,6 +5141,32 @@ function _collect_sized(c, ::HasLength, shown::String)
 end
 _infinite(c, shown) = error("MethodError: no method matching _collect(::UnitRange{Int64}, ::$shown, ::Base.HasEltype, ::Base.IsInfinite)")
 _infinite(g::Generator, shown) = error("MethodError: no method matching _similar_shape(::$shown, ::Base.IsInfinite)")
+
+# An iterable as `Iterators.flatten` reads it: a struct with `iterate` methods by its items
+# collected (inference), any other as it is.
+_iterated_items(x) = x
+
+"""
+    HasEltype(), EltypeUnknown()
+
+Julia's `IteratorEltype` traits: whether an iterator's `eltype` is its items' type. A struct
+that declares `Base.eltype(::Type{C})` (`HasEltype()` by default) is collected into a Vector of
+that type, its items converted, as Julia's `collect` does.
+"""
+struct HasEltype end
+struct EltypeUnknown end
+
+IteratorEltype(T) = HasEltype()
+
+# `collect(c)` of a struct `S` with `iterate` methods and a `Base.eltype(::Type{S})` method
+# (inference passes `S` when `c` is one, or a lazy iterator keeping its element type around
+# one): Julia's Vector of `eltype(S)` unless `S` says `EltypeUnknown()`.
+_collect_sized(c, shown::String, S) = _with_eltype(_collect_sized(c, shown), IteratorEltype(S), S)
+_with_eltype(v, ::HasEltype, S) = _items_as(eltype(S), v)
+_with_eltype(v, ::EltypeUnknown, S) = v
+_items_as(T::Type{Float64}, v) = _vector_of(T, v)
+_items_as(T::Type{Int}, v) = _vector_of(T, v)
+_items_as(T, v) = T == eltype(v) ? v : error("unsupported: `collect` of an iterator whose `Base.eltype` is $T and whose items are $(eltype(v)) (Julia's is a `Vector{$T}`)")
 
 """
     _first_iterated(c)
@@ -5399,7 +5435,9 @@ product(a, b, c) = Product3(a, b, c)
 
 The elements of each iterable of the tuple `t`, one iterable after the other.
 """
-flatten(t::Tuple) = Base.Flatten(t)
+flatten(t::Tuple) = Base.Flatten(_items_of_each(t...))
+_items_of_each(x) = (Base._iterated_items(x),)
+_items_of_each(x, rest...) = (Base._iterated_items(x), _items_of_each(rest...)...)
 
 """
     filter(flt, itr)
@@ -5528,6 +5566,30 @@ _lazy_accumulate(f, itr::AbstractArray, ::Base._InitialValue) = Base.accumulate(
 _lazy_accumulate(f, itr, ::Base._InitialValue) = error("unsupported: `Iterators.accumulate(f, itr)` without `init` (its first item is the first of `itr`, the others `f`'s); write `Iterators.accumulate(f, itr; init = x0)`")
 
 """
+    Rest(itr, st)
+
+The items of `itr` from the iteration state `st` on (`Iterators.rest`).
+"""
+struct Rest{I, S}
+    itr::I
+    st::S
+end
+
+"""
+    rest(itr, st), rest(itr)
+
+The lazy iterator over the items `itr` yields from its iteration state `st` on, as
+`iterate(itr, st)` continues (`itr` itself without a state). Of an array or a tuple, whose
+state is the next index, the items from index `st`; of a struct with `iterate` methods, a loop
+over it enters with `iterate(itr, st)`.
+"""
+rest(itr, st) = Rest(itr, st)
+rest(itr::Rest, st) = Rest(itr.itr, st)
+rest(itr) = itr
+rest(a::AbstractArray, st::Int) = Drop(a, st - 1)
+rest(t::Tuple, st::Int) = Drop(t, st - 1)
+
+"""
     peel(itr)
 
 The first element of `itr` and the lazy iterator over the rest, `(first(itr), drop(itr, 1))`
@@ -5563,8 +5625,23 @@ Base._iterator_size(d::Drop) = Base._iterator_size(d.xs)
 Base._iterator_size(t::TakeWhile) = Base.SizeUnknown()
 Base._iterator_size(d::DropWhile) = Base.SizeUnknown()
 Base._iterator_size(a::Accumulate) = Base._iterator_size(a.itr)
+Base._iterator_size(c::Count) = Base.IsInfinite()
+Base._iterator_size(r::Rest) = _rest_size(Base._iterator_size(r.itr))
+_rest_size(size) = Base.SizeUnknown()
+_rest_size(size::Base.IsInfinite) = size
+Base._lazy_step(r::Rest, state, y) = (true, y, state, false)
+Base._iterator_size(c::Cycle) = Base.IsInfinite()
+Base._iterator_size(r::Repeated) = Base.IsInfinite()
+# `cycle` of an endless struct with `iterate` methods is lazy (its items are the struct's, which
+# never end); a finite one's are collected first (inference), so a loop never cycles a struct.
+Base._lazy_start(c::Cycle) = _cycles(Base._iterator_size(c.xs))
+Base._lazy_step(c::Cycle, state, y) = (true, y, state, false)
+_cycles(::Base.IsInfinite) = 0
+_cycles(size) = error("unsupported: a loop over an `Iterators.Cycle` of a finite iterator made by its constructor; write `Iterators.cycle(c)`")
 Base.length(t::Take{Count{T, S}}) where {T, S} = t.n
-Base.length(t::Take{Cycle{I}}) where {I} = isempty(t.xs.xs) ? 0 : t.n
+Base.length(t::Take{Cycle{I}}) where {I} = _no_items(t.xs.xs, Base._iterator_size(t.xs.xs)) ? 0 : t.n
+_no_items(xs, size) = isempty(xs)
+_no_items(xs, ::Base.IsInfinite) = false
 Base.length(t::Take{Repeated{T}}) where {T} = t.n
 Base.length(d::Drop) = max(0, length(d.xs) - d.n)
 Base.length(r::Reverse) = length(r.itr)

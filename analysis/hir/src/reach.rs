@@ -110,8 +110,9 @@ pub const HOOKS: &[Hooks] = &[
         hooks: &["Base._gen_elem", "Base.getindex", "Base.iterate"],
     },
     // A program defining `Base.iterate` methods for its structs: inference hands `collect`,
-    // `first`, generators, reductions and destructuring over one to these, and lowers a loop
-    // over the library's lazy iterators around one by the `_lazy_` functions.
+    // `first`, `zip`, generators, reductions and destructuring over one to these (asking
+    // `_iterator_size` whether one is endless, `eltype` for its declared element type), and
+    // lowers a loop over the library's lazy iterators around one by the `_lazy_` functions.
     Hooks {
         triggers: &["Base.iterate"],
         hooks: &[
@@ -130,6 +131,9 @@ pub const HOOKS: &[Hooks] = &[
             "Base._nth_iterated",
             "Base._too_few",
             "Base.min",
+            "Base._iterator_size",
+            "Base.IsInfinite",
+            "Base.eltype",
         ],
     },
     // A program's `Base.show(io::IO, x::T)` methods (user items), which inference calls where
