@@ -389,7 +389,7 @@ fn chains_of_broadcasts_run_as_one_loop_with_the_same_bits() {
         ),
         "{clif}"
     );
-    for n in [1, 2, 15, 16, 17, 1000, 1024, 1025, 3000] {
+    for n in [1, 2, 7, 8, 15, 16, 17, 23, 24, 31, 1000, 1023, 1024, 1025, 2049, 3000] {
         let out = check(&prog, &inst, vec![Value::vector_f64(data(n, 0.37))]);
         assert!(out.parse::<f64>().is_ok(), "{n}: {out}");
     }
@@ -436,7 +436,7 @@ fn chains_of_broadcasts_run_as_one_loop_with_the_same_bits() {
         "{clif}"
     );
     let two = |a: Vec<f64>, b: Vec<f64>| vec![Value::vector_f64(a), Value::vector_f64(b)];
-    for n in [1, 4, 1500] {
+    for n in [1, 4, 16, 19, 1500] {
         let out = check(&prog, &inst, two(data(n, 0.3), data(n, 0.9)));
         assert!(out.starts_with('('), "{n}: {out}");
     }

@@ -24,22 +24,8 @@ pub unsafe extern "C" fn zy_rt_sum(a: *const ArrayObj) -> f64 {
     zy_interp::sum_f64(unsafe { elems(a) })
 }
 
-/// The length of `sum`'s sequential block over `n` elements starting at `start` (a fused
-/// `sum` of a chain computes its elements block by block: see `fuse::ChainOut::Sum`).
-pub extern "C" fn zy_rt_sum_block_len(n: i64, start: i64) -> i64 {
-    zy_interp::sum_block_len(n.max(0) as usize, start.max(0) as usize) as i64
-}
-
-/// `sum` of the sequential block of `m` Float64 elements at `xs`.
-///
-/// # Safety
-/// `xs` must point to `m` Float64 elements.
-pub unsafe extern "C" fn zy_rt_sum_block(xs: *const f64, m: i64) -> f64 {
-    // SAFETY: the caller's buffer holds `m` elements.
-    zy_interp::sum_block(unsafe { std::slice::from_raw_parts(xs, m.max(0) as usize) })
-}
-
-/// The sum of `n` elements from the sums of their blocks at `sums`, in order.
+/// The sum of `n` elements from the sums of their blocks at `sums`, in order (a fused `sum`
+/// of a chain computes its elements block by block: see `fuse::ChainOut::Sum`).
 ///
 /// # Safety
 /// `sums` must point to one Float64 per block of `n` elements.
@@ -473,8 +459,6 @@ pub unsafe extern "C" fn zy_rt_setlength(
 pub fn symbols() -> Vec<(&'static str, *const u8)> {
     vec![
         ("zy_rt_sum", zy_rt_sum as *const u8),
-        ("zy_rt_sum_block_len", zy_rt_sum_block_len as *const u8),
-        ("zy_rt_sum_block", zy_rt_sum_block as *const u8),
         ("zy_rt_sum_blocks", zy_rt_sum_blocks as *const u8),
         ("zy_rt_extremum", zy_rt_extremum as *const u8),
         ("zy_rt_find_extremum", zy_rt_find_extremum as *const u8),

@@ -6,9 +6,8 @@
 //! One loop may also compute a chain of broadcasts (each stage reading the elements of the
 //! stages before it, see `fuse::Chain`) and add its result into an array, or sum it.
 
-use cranelift_codegen::ir::{
-    condcodes::IntCC, types, BlockArg, InstBuilder, StackSlotData, StackSlotKind,
-};
+use cranelift_codegen::ir::{condcodes::IntCC, types, BlockArg, InstBuilder};
+use zy_interp::LANES;
 use zy_ir::{Const, Operand, Prim, Span, Type};
 
 use super::scalar::Slow;
@@ -47,9 +46,9 @@ pub(super) enum Out {
     /// Adds them into an array.
     Into(Into),
     /// Sums them (a Float64 result), in `sum`'s order: block by block (at most
-    /// [`SUM_BLOCK`] elements, see `zy_interp::sum_block_len`), each block's elements written
-    /// into a buffer on the stack and summed by the interpreter's kernel, the blocks' sums
-    /// combined by the interpreter's pairwise split, so the bits are `sum` of the made array.
+    /// [`SUM_BLOCK`] elements, see `zy_interp::sum_block_len`), each block in the
+    /// interpreter's interleaved lanes (see `summed_block`), the blocks' sums combined by the
+    /// interpreter's pairwise split, so the bits are `sum` of the made array.
     Sum,
 }
 
@@ -342,13 +341,6 @@ impl Translator<'_, '_, '_> {
 
     /// The sum of the loop's elements, block by block (see [`Out::Sum`]).
     fn summed_loop(&mut self, env: &LoopEnv<'_>, len: ClValue) -> R<ClValue> {
-        let rt = self.env.rt;
-        let slot = self.b.create_sized_stack_slot(StackSlotData::new(
-            StackSlotKind::ExplicitSlot,
-            (SUM_BLOCK * 8) as u32,
-            3,
-        ));
-        let buf = self.b.ins().stack_addr(types::I64, slot, 0);
         // The blocks' sums, in the arena: every block but the last has over 512 elements.
         let blocks = self.b.ins().ushr_imm_u(len, 9);
         let blocks = self.b.ins().iadd_imm_s(blocks, 1);
@@ -356,7 +348,7 @@ impl Translator<'_, '_, '_> {
         let size = self.b.ins().iconst(types::I64, 8);
         let ctx = self.ctx();
         let sums = self
-            .call_rt(rt.array_new_uninit, &[ctx, blocks, one, size])
+            .call_rt(self.env.rt.array_new_uninit, &[ctx, blocks, one, size])
             .ok_or_else(|| JitError::invalid("array_new"))?;
         let sums = self
             .b
@@ -375,33 +367,158 @@ impl Translator<'_, '_, '_> {
         let more = self.b.ins().icmp(IntCC::SignedLessThan, start, len);
         self.b.ins().brif(more, body, &[], exit, &[]);
         self.b.switch_to_block(body);
-        let m = self
-            .call_rt(rt.sum_block_len, &[len, start])
-            .ok_or_else(|| JitError::invalid("sum_block_len"))?;
-        let end = self.b.ins().iadd(start, m);
-        // Element `i` goes to `buf[i - start]`.
-        let skipped = self.b.ins().ishl_imm_u(start, 3);
-        let base = self.b.ins().isub(buf, skipped);
+        let m = self.sum_block_len(len, start);
         // A block is not empty, so the rows are not zero.
         let row = if env.columns.contains(&true) {
             self.b.ins().urem(start, env.rows)
         } else {
             zero
         };
-        self.elementwise_loop(env, [start, end, row], Some(base), None)?;
-        let s = self
-            .call_rt(rt.sum_block, &[buf, m])
-            .ok_or_else(|| JitError::invalid("sum_block"))?;
+        let s = self.summed_block(env, start, m, row)?;
         let at = self.b.ins().ishl_imm_u(k, 3);
         let at = self.b.ins().iadd(sums, at);
         self.b.ins().store(mem(), s, at, 0);
+        let end = self.b.ins().iadd(start, m);
         let next = self.b.ins().iadd_imm_s(k, 1);
         self.b
             .ins()
             .jump(head, &[BlockArg::Value(end), BlockArg::Value(next)]);
         self.b.switch_to_block(exit);
-        self.call_rt(rt.sum_blocks, &[len, sums, k])
+        self.call_rt(self.env.rt.sum_blocks, &[len, sums, k])
             .ok_or_else(|| JitError::invalid("sum_blocks"))
+    }
+
+    /// The length of the sequential block of `sum`'s order over `len` elements that starts at
+    /// `start` (`zy_interp::sum_block_len`): the leaf of the pairwise split that holds it.
+    fn sum_block_len(&mut self, len: ClValue, start: ClValue) -> ClValue {
+        let head = self.b.create_block();
+        let split = self.b.create_block();
+        let exit = self.b.create_block();
+        let lo = self.b.append_block_param(head, types::I64);
+        let n = self.b.append_block_param(head, types::I64);
+        let m = self.b.append_block_param(exit, types::I64);
+        let zero = self.b.ins().iconst(types::I64, 0);
+        self.b
+            .ins()
+            .jump(head, &[BlockArg::Value(zero), BlockArg::Value(len)]);
+        self.b.switch_to_block(head);
+        let big = self
+            .b
+            .ins()
+            .icmp_imm_s(IntCC::SignedGreaterThan, n, SUM_BLOCK);
+        self.b
+            .ins()
+            .brif(big, split, &[], exit, &[BlockArg::Value(n)]);
+        self.b.switch_to_block(split);
+        // mid = (n - 1) / 2 + 1: the left half, then the right one.
+        let mid = self.b.ins().iadd_imm_s(n, -1);
+        let mid = self.b.ins().ushr_imm_u(mid, 1);
+        let mid = self.b.ins().iadd_imm_s(mid, 1);
+        let lo_mid = self.b.ins().iadd(lo, mid);
+        let left = self.b.ins().icmp(IntCC::SignedLessThan, start, lo_mid);
+        let rest = self.b.ins().isub(n, mid);
+        let lo = self.b.ins().select(left, lo, lo_mid);
+        let n = self.b.ins().select(left, mid, rest);
+        self.b
+            .ins()
+            .jump(head, &[BlockArg::Value(lo), BlockArg::Value(n)]);
+        self.b.switch_to_block(exit);
+        m
+    }
+
+    /// The sum of the `m > 0` elements from `start` (`row` the row of `start`), one sequential
+    /// block, as `zy_interp::sum_block` sums it: from [`LANES`] elements on, lane `j` adds the
+    /// elements at `j`, `j + LANES`, ... of the whole groups (the lanes are the loop's block
+    /// parameters, in registers), the lanes combine as a balanced tree and the rest adds in
+    /// left to right; a block shorter than two groups is a left fold. The lanes start at
+    /// `-0.0`, which adding leaves every element as it is.
+    fn summed_block(
+        &mut self,
+        env: &LoopEnv<'_>,
+        start: ClValue,
+        m: ClValue,
+        row: ClValue,
+    ) -> R<ClValue> {
+        let lanes = LANES as i64;
+        let groups = self.b.create_block();
+        let head = self.b.create_block();
+        let body = self.b.create_block();
+        let tree = self.b.create_block();
+        let rest = self.b.create_block();
+        let acc = self.b.append_block_param(rest, types::F64);
+        let at = self.b.append_block_param(rest, types::I64);
+        let at_row = self.b.append_block_param(rest, types::I64);
+        let neg_zero = self.b.ins().f64const(-0.0);
+        let grouped = self
+            .b
+            .ins()
+            .icmp_imm_s(IntCC::SignedGreaterThanOrEqual, m, 2 * lanes);
+        let to_rest = [neg_zero, start, row].map(BlockArg::Value);
+        self.b.ins().brif(grouped, groups, &[], rest, &to_rest);
+        self.b.switch_to_block(groups);
+        let whole = self.b.ins().band_imm_s(m, -lanes);
+        let groups_end = self.b.ins().iadd(start, whole);
+        let i = self.b.append_block_param(head, types::I64);
+        let head_row = self.b.append_block_param(head, types::I64);
+        let sums: Vec<ClValue> = (0..LANES)
+            .map(|_| self.b.append_block_param(head, types::F64))
+            .collect();
+        let mut args = vec![BlockArg::Value(start), BlockArg::Value(row)];
+        args.extend([BlockArg::Value(neg_zero); LANES]);
+        self.b.ins().jump(head, &args);
+        self.b.switch_to_block(head);
+        let more = self.b.ins().icmp(IntCC::SignedLessThan, i, groups_end);
+        self.b.ins().brif(more, body, &[], tree, &[]);
+        self.b.switch_to_block(body);
+        let (mut at_i, mut r) = (i, head_row);
+        let mut next = Vec::with_capacity(LANES);
+        for &lane in &sums {
+            let x = self.element(env, at_i, r)?;
+            next.push(self.b.ins().fadd(lane, x));
+            at_i = self.b.ins().iadd_imm_s(at_i, 1);
+            r = self.next_row(env, r);
+        }
+        let mut args = vec![BlockArg::Value(at_i), BlockArg::Value(r)];
+        args.extend(next.into_iter().map(BlockArg::Value));
+        self.b.ins().jump(head, &args);
+        self.b.switch_to_block(tree);
+        let mut level = sums;
+        while level.len() > 1 {
+            level = level
+                .chunks_exact(2)
+                .map(|pair| self.b.ins().fadd(pair[0], pair[1]))
+                .collect();
+        }
+        let to_rest = [level[0], groups_end, head_row].map(BlockArg::Value);
+        self.b.ins().jump(rest, &to_rest);
+        self.b.switch_to_block(rest);
+        // The elements past the whole groups (or the whole short block), left to right.
+        let end = self.b.ins().iadd(start, m);
+        let fold_head = self.b.create_block();
+        let fold_body = self.b.create_block();
+        let done = self.b.create_block();
+        let f_acc = self.b.append_block_param(fold_head, types::F64);
+        let f_i = self.b.append_block_param(fold_head, types::I64);
+        let f_row = self.b.append_block_param(fold_head, types::I64);
+        let sum = self.b.append_block_param(done, types::F64);
+        self.b
+            .ins()
+            .jump(fold_head, &[acc, at, at_row].map(BlockArg::Value));
+        self.b.switch_to_block(fold_head);
+        let more = self.b.ins().icmp(IntCC::SignedLessThan, f_i, end);
+        self.b
+            .ins()
+            .brif(more, fold_body, &[], done, &[BlockArg::Value(f_acc)]);
+        self.b.switch_to_block(fold_body);
+        let x = self.element(env, f_i, f_row)?;
+        let acc = self.b.ins().fadd(f_acc, x);
+        let next = self.b.ins().iadd_imm_s(f_i, 1);
+        let next_row = self.next_row(env, f_row);
+        self.b
+            .ins()
+            .jump(fold_head, &[acc, next, next_row].map(BlockArg::Value));
+        self.b.switch_to_block(done);
+        Ok(sum)
     }
 
     /// Emit the loop over the elements `start <= i < end` (`row0` the row of `start`): each
@@ -425,7 +542,6 @@ impl Translator<'_, '_, '_> {
         let i = self.b.append_block_param(head, types::I64);
         // The row of element `i` (for column operands).
         let row = self.b.append_block_param(head, types::I64);
-        let zero = self.b.ins().iconst(types::I64, 0);
         self.b
             .ins()
             .jump(head, &[BlockArg::Value(start), BlockArg::Value(row0)]);
@@ -433,6 +549,48 @@ impl Translator<'_, '_, '_> {
         let more = self.b.ins().icmp(IntCC::SignedLessThan, i, end);
         self.b.ins().brif(more, body, &[], exit, &[]);
         self.b.switch_to_block(body);
+        let v = self.element(env, i, row)?;
+        let root_elem = &env.plans[env.plans.len() - 1].elem;
+        let out_slot = elem_slot(root_elem)?;
+        if let Some(data) = out_data {
+            let mut k = i;
+            if let Some((base, step, _)) = into.and_then(|d| d.view) {
+                let d = self.b.ins().imul(i, step);
+                k = self.b.ins().iadd(base, d);
+            }
+            let off = self.b.ins().imul_imm_s(k, i64::from(out_slot.size()));
+            let at = self.b.ins().iadd(data, off);
+            if store.is_some() {
+                self.b.ins().store(mem(), v, at, 0);
+            }
+            if let Some(d) = into {
+                // What accum! of the materialised result would have stored (into the zeros
+                // of a slice's gradient, then added into its parent's by accum_slice!).
+                let (old, v) = if d.view.is_some() {
+                    let zero = self.b.ins().f64const(0.0);
+                    let y = self.b.ins().fadd(zero, v);
+                    (self.b.ins().load(types::F64, mem(), at, 0), y)
+                } else if d.fresh {
+                    (self.b.ins().f64const(0.0), v)
+                } else {
+                    (self.b.ins().load(types::F64, mem(), at, 0), v)
+                };
+                let nv = self.b.ins().fadd(old, v);
+                self.b.ins().store(mem(), nv, at, 0);
+            }
+        }
+        let next = self.b.ins().iadd_imm_s(i, 1);
+        let next_row = self.next_row(env, row);
+        self.b
+            .ins()
+            .jump(head, &[BlockArg::Value(next), BlockArg::Value(next_row)]);
+        self.b.switch_to_block(exit);
+        Ok(())
+    }
+
+    /// The last stage's value at element `i` (at row `row`, for column operands): each
+    /// stage's element in turn.
+    fn element(&mut self, env: &LoopEnv<'_>, i: ClValue, row: ClValue) -> R<ClValue> {
         let mut loaded: Vec<Option<ClValue>> = vec![None; env.datas.len()];
         let mut elems: Vec<ClValue> = Vec::new();
         for plan in env.plans {
@@ -471,47 +629,22 @@ impl Translator<'_, '_, '_> {
                 .ok_or_else(|| JitError::invalid("broadcast element operation"))?;
             elems.push(v);
         }
-        let v = *elems
+        elems
             .last()
-            .ok_or_else(|| JitError::invalid("a broadcast loop without stages"))?;
-        let root_elem = &env.plans[env.plans.len() - 1].elem;
-        let out_slot = elem_slot(root_elem)?;
-        if let Some(data) = out_data {
-            let mut k = i;
-            if let Some((base, step, _)) = into.and_then(|d| d.view) {
-                let d = self.b.ins().imul(i, step);
-                k = self.b.ins().iadd(base, d);
-            }
-            let off = self.b.ins().imul_imm_s(k, i64::from(out_slot.size()));
-            let at = self.b.ins().iadd(data, off);
-            if store.is_some() {
-                self.b.ins().store(mem(), v, at, 0);
-            }
-            if let Some(d) = into {
-                // What accum! of the materialised result would have stored (into the zeros
-                // of a slice's gradient, then added into its parent's by accum_slice!).
-                let (old, v) = if d.view.is_some() {
-                    let zero = self.b.ins().f64const(0.0);
-                    let y = self.b.ins().fadd(zero, v);
-                    (self.b.ins().load(types::F64, mem(), at, 0), y)
-                } else if d.fresh {
-                    (self.b.ins().f64const(0.0), v)
-                } else {
-                    (self.b.ins().load(types::F64, mem(), at, 0), v)
-                };
-                let nv = self.b.ins().fadd(old, v);
-                self.b.ins().store(mem(), nv, at, 0);
-            }
+            .copied()
+            .ok_or_else(|| JitError::invalid("a broadcast loop without stages"))
+    }
+
+    /// The row of the element after one at `row` (the same value when no operand is read as a
+    /// column).
+    fn next_row(&mut self, env: &LoopEnv<'_>, row: ClValue) -> ClValue {
+        if !env.columns.contains(&true) {
+            return row;
         }
-        let next = self.b.ins().iadd_imm_s(i, 1);
-        let next_row = self.b.ins().iadd_imm_s(row, 1);
-        let wrap = self.b.ins().icmp(IntCC::Equal, next_row, env.rows);
-        let next_row = self.b.ins().select(wrap, zero, next_row);
-        self.b
-            .ins()
-            .jump(head, &[BlockArg::Value(next), BlockArg::Value(next_row)]);
-        self.b.switch_to_block(exit);
-        Ok(())
+        let next = self.b.ins().iadd_imm_s(row, 1);
+        let wrap = self.b.ins().icmp(IntCC::Equal, next, env.rows);
+        let zero = self.b.ins().iconst(types::I64, 0);
+        self.b.ins().select(wrap, zero, next)
     }
 
     /// Does `p` on scalars of `tys` giving `ty` have an inline translation?

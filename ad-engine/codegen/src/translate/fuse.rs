@@ -443,9 +443,8 @@ pub(crate) enum ChainOut {
         slice: Value,
     },
     /// At `sum(root)` of a Float64 array: summed in `sum`'s order (block by block, each block
-    /// written into a buffer on the stack and summed by the interpreter's kernel: a running
-    /// sum in the loop would keep its accumulator on the loop's critical path, and a gradient
-    /// driver's register allocation spills it); the root is not made.
+    /// in eight interleaved partial sums held in registers, as the interpreter's kernel sums
+    /// it: a single running sum would be on the loop's critical path); the root is not made.
     Sum,
 }
 

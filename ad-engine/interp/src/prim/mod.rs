@@ -20,7 +20,9 @@ use crate::value::Value;
 
 pub use data::new_struct;
 pub use linalg::{gemm_f64, gemm_f64_op, is_blocked};
-pub use reduce::{extremum_f64, extremum_index, sum_block, sum_block_len, sum_blocks, sum_f64};
+pub use reduce::{
+    extremum_f64, extremum_index, sum_block, sum_block_len, sum_blocks, sum_f64, LANES,
+};
 
 /// Apply primitive `p` to `args`. `ret` is the statement's inferred type: it fixes the result
 /// type where the operands alone do not (empty arrays, `zero_tangent`, AD stacks); `Type::Any`
