@@ -95,13 +95,14 @@ fn composite(t: &Type) -> Type {
 }
 
 /// The zero tangent of `x :: ty`: a literal for a number, fresh objects for arrays and
-/// mutable values (`None` when `ty` has no tangent).
+/// mutable values, made from the value for a union (`None` when `ty` has no tangent).
 pub fn zero_tangent(e: &mut Emit, x: &Operand, ty: &Type) -> Option<Operand> {
     let dty = dual_type(ty);
     match (ty, &dty) {
         (_, Type::Nothing) => None,
         (Type::Float64, _) => Some(Const::f64(0.0).into()),
-        (Type::Array(..) | Type::Adjoint(_), _) => {
+        // A union's zero is its member's, which only the value knows.
+        (Type::Array(..) | Type::Adjoint(_) | Type::Union(_), _) => {
             Some(e.prim(Prim::ZeroTangent, vec![x.clone()], dty))
         }
         (Type::Stack(_), _) => Some(e.prim(Prim::StackNew, vec![], dty)),
