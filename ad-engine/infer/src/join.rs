@@ -3,16 +3,27 @@
 use zy_ir::Type;
 
 /// The join of two types: equal types join to themselves, `Bottom` is the identity, `Int64`
-/// (or `Bool`) with `Float64` gives `Float64`, `Bool` with `Int64` gives `Int64`. `None` is a
-/// conflict.
+/// (or `Bool`) with `Float64` gives `Float64`, `Bool` with `Int64` gives `Int64`, `Nothing`
+/// with a number `T` gives Julia's `Union{Nothing, T}` (a function returning `nothing` on one
+/// path), which joins with either member to itself. `None` is a conflict.
 pub(crate) fn join(a: &Type, b: &Type) -> Option<Type> {
     match (a, b) {
         _ if a == b => Some(a.clone()),
         (Type::Bottom, t) | (t, Type::Bottom) => Some(t.clone()),
         (Type::Float64, t) | (t, Type::Float64) if t.is_number() => Some(Type::Float64),
         (Type::Int64, Type::Bool) | (Type::Bool, Type::Int64) => Some(Type::Int64),
+        (Type::Nothing, t) | (t, Type::Nothing) if t.is_number() => Some(nothing_or(t)),
+        (Type::Union(u), t) | (t, Type::Union(u)) if u.members.contains(t) => Some(Type::Union(u.clone())),
         _ => None,
     }
+}
+
+/// Julia's `Union{Nothing, T}`.
+pub(crate) fn nothing_or(t: &Type) -> Type {
+    Type::union(
+        format!("Union{{Nothing, {t}}}").as_str().into(),
+        vec![Type::Nothing, t.clone()],
+    )
 }
 
 /// The primitive that converts a value of type `from` into `to` after a join, if one is needed.

@@ -1460,6 +1460,7 @@ struct NothingOrInt
 end
 
 _notnothing(x) = x
+_notnothing(::Nothing) = error("unreachable: `nothing` where a branch tested that it is not")
 function _notnothing(i::NothingOrInt)
     i.found || error("unreachable: `nothing` where a branch tested that it is not")
     return i.index
@@ -3929,8 +3930,10 @@ function tryparse(::Type{Int64}, s::String)
     return NothingOrInt(ok, n)
 end
 tryparse(::Type{Int}, s::String) = tryparse(Int64, s)
-tryparse(::Type{Float64}, s::String) =
-    error("unsupported: `tryparse(Float64, s)` (a `Union{Nothing, Float64}`); use `parse` inside `try`")
+function tryparse(::Type{Float64}, s::String)
+    ok, x = _tryparse_float(s)
+    return ok ? x : nothing
+end
 
 # ---- Ranges of Float64s ----------------------------------------------------------------------
 

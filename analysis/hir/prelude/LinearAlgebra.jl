@@ -423,6 +423,15 @@ size(D::Diagonal) = (length(D.diag), length(D.diag))
 size(D::Diagonal, d::Int) = d <= 2 ? length(D.diag) : 1
 length(D::Diagonal) = length(D.diag) * length(D.diag)
 getindex(D::Diagonal, i::Int, j::Int) = i == j ? D.diag[i] : zero(D.diag[i])
+# Julia's: the diagonal is written into `v`; a nonzero value off it is an `ArgumentError`.
+function Base.setindex!(D::Diagonal, x, i::Int, j::Int)
+    if i == j
+        D.diag[i] = x
+    elseif !iszero(x)
+        throw(ArgumentError("cannot set off-diagonal entry ($i, $j) to a nonzero value ($x)"))
+    end
+    return x
+end
 diag(D::Diagonal) = copy(D.diag)
 tr(D::Diagonal) = sum(D.diag)
 det(D::Diagonal) = prod(D.diag)
@@ -464,6 +473,13 @@ end
 
 # `Matrix(D)`: the dense matrix (inference hands `Matrix(D)` here).
 _diagonal_matrix(D::Diagonal) = diagm(D.diag)
+# `collect(D)`: the dense matrix, which the reductions read, as Julia's generic methods read
+# every element (the zeros too).
+Base.collect(D::Diagonal) = _diagonal_matrix(D)
+sum(D::Diagonal) = sum(collect(D))
+Base.prod(D::Diagonal) = prod(collect(D))
+Base.maximum(D::Diagonal) = maximum(collect(D))
+Base.minimum(D::Diagonal) = minimum(collect(D))
 
 # The arithmetic the inference hands `+`, `-`, `*` with a Diagonal operand to (operators
 # cannot be given methods in zy's Julia yet).
@@ -600,11 +616,16 @@ function getindex(S::Union{Symmetric, Hermitian}, i::Int, j::Int)
 end
 getindex(S::Union{Symmetric, Hermitian}, k::Int) = S[mod1(k, size(S, 1)), div(k - 1, size(S, 1)) + 1]
 
-# Julia's: only the diagonal may be written (into `A`).
-function Base.setindex!(S::Union{Symmetric, Hermitian}, v, i::Int, j::Int)
+# Julia's: only the diagonal may be written (into `A`); the result is `A`.
+function Base.setindex!(S::Symmetric, v, i::Int, j::Int)
     i == j || throw(ArgumentError("Cannot set a non-diagonal index in a symmetric matrix"))
     S.data[i, j] = v
-    return S
+    return S.data
+end
+function Base.setindex!(S::Hermitian, v::Real, i::Int, j::Int)
+    i == j || throw(ArgumentError("Cannot set a non-diagonal index in a Hermitian matrix"))
+    S.data[i, j] = v
+    return S.data
 end
 
 # The dense matrix (what the library's functions without a method read, and `Matrix(S)`).
@@ -1598,6 +1619,20 @@ function getindex(T::Union{UpperTriangular, LowerTriangular, UnitUpperTriangular
     return inside ? T.data[i, j] : zero(eltype(T.data))
 end
 
+# Julia's: a write into the kept triangle writes the parent; a nonzero value outside it, or
+# a value other than one on a unit diagonal, is an `ArgumentError`.
+function Base.setindex!(T::Union{UpperTriangular, LowerTriangular, UnitUpperTriangular, UnitLowerTriangular}, x, i::Int, j::Int)
+    if _tri_upper(T) ? i > j : i < j
+        part = _tri_upper(T) ? "lower" : "upper"
+        iszero(x) || throw(ArgumentError("cannot set index in the $part triangular part ($i, $j) of a $(_tri_word(T)) matrix to a nonzero value ($x)"))
+    elseif i == j && _tri_unit(T)
+        x == one(x) || throw(ArgumentError("cannot set index on the diagonal ($i, $j) of a $(_tri_word(T)) matrix to a non-unit value ($x)"))
+    else
+        T.data[i, j] = x
+    end
+    return T
+end
+
 # The wrapper's type in an error's text: of a matrix its `typeof`, of a view or another wrapper
 # (whose type as a value zy refuses) the parent's type elided.
 _tri_text(T, A::Matrix) = typeof(T)
@@ -1619,6 +1654,13 @@ function _triangular_matrix(T)
     end
     return M
 end
+
+# `collect(T)`: the dense matrix, which the reductions read, as Julia's generic methods read
+# every element (the zeros too).
+Base.collect(T::Union{UpperTriangular, LowerTriangular, UnitUpperTriangular, UnitLowerTriangular}) = _triangular_matrix(T)
+Base.prod(T::Union{UpperTriangular, LowerTriangular, UnitUpperTriangular, UnitLowerTriangular}) = prod(_triangular_matrix(T))
+Base.maximum(T::Union{UpperTriangular, LowerTriangular, UnitUpperTriangular, UnitLowerTriangular}) = maximum(_triangular_matrix(T))
+Base.minimum(T::Union{UpperTriangular, LowerTriangular, UnitUpperTriangular, UnitLowerTriangular}) = minimum(_triangular_matrix(T))
 
 function diag(T::Union{UpperTriangular, LowerTriangular})
     _tri_size(T)

@@ -97,7 +97,7 @@ fn composite(t: &Type) -> Type {
 }
 
 /// The zero tangent of `x :: ty`: a literal for a number, fresh objects for arrays and
-/// mutable values (`None` when `ty` has no tangent).
+/// mutable values, made from the value for a union (`None` when `ty` has no tangent).
 pub fn zero_tangent(e: &mut Emit, x: &Operand, ty: &Type) -> Option<Operand> {
     let dty = dual_type(ty);
     match (ty, &dty) {

@@ -36,6 +36,7 @@ pub(crate) const NAMES: &[&str] = &[
     "_parse_int",
     "_parse_float",
     "_tryparse_int",
+    "_tryparse_float",
 ];
 
 /// `string_fn(:f, args...)` with result type `ty`.
@@ -171,6 +172,10 @@ pub(crate) fn call(b: &mut PlanBuilder, name: &str, args: &[Val]) -> Option<Resu
         ("_tryparse_int", [_]) if all_str => {
             let ty = Type::tuple([Type::Bool, Type::Int64]);
             string_fn(b, "tryparse_int", args, ty)
+        }
+        ("_tryparse_float", [_]) if all_str => {
+            let ty = Type::tuple([Type::Bool, Type::Float64]);
+            string_fn(b, "tryparse_float", args, ty)
         }
         ("startswith" | "endswith" | "occursin", [_, _]) if all_str => {
             string_fn(b, name, args, Type::Bool)

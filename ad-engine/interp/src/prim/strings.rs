@@ -82,6 +82,14 @@ pub fn string_fn(args: &[Value]) -> Result<Value, String> {
             let n = parse_int(s).ok();
             Value::Tuple(vec![Value::Bool(n.is_some()), Value::Int(n.unwrap_or(0))].into())
         }
+        // `tryparse(Float64, s)` likewise; a text `parse` refuses stays refused.
+        ("tryparse_float", [s]) => {
+            let x = match parse_float(s) {
+                Err(e) if e.starts_with("unsupported") => return Err(e),
+                parsed => parsed.ok(),
+            };
+            Value::Tuple(vec![Value::Bool(x.is_some()), Value::F64(x.unwrap_or(0.0))].into())
+        }
         ("isempty", [s]) => Value::Bool(s.is_empty()),
         ("uppercase", [s]) => Value::Str(s.to_uppercase().into()),
         ("lowercase", [s]) => Value::Str(s.to_lowercase().into()),

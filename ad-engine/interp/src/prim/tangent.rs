@@ -167,8 +167,12 @@ fn zero_of(t: &Type, like: Option<&Value>) -> Result<Value, String> {
 }
 
 /// Is the gradient type `t` (a named tuple, or a box of one) that of the value `v` (a primal
-/// struct, or a gradient or shadow of one): do their field names agree?
+/// struct, or a gradient or shadow of one): do their field names agree? A number's is its own
+/// type (`Union{Nothing, Float64}`'s member).
 fn fits(t: &Type, v: &Value) -> bool {
+    if t.is_number() {
+        return v.julia_type() == *t;
+    }
     let names = |t: &Type| -> Option<Vec<Name>> {
         match t {
             Type::NamedTuple(fs) => Some(fs.iter().map(|(n, _)| n.clone()).collect()),
