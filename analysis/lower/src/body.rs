@@ -473,6 +473,7 @@ impl<'c, 'a> BodyLowerer<'c, 'a> {
                 iter,
                 body,
                 inner,
+                ..
             } => self.for_loop(e, var, iter, body, *inner),
             ExprKind::Break => self.break_continue(true, r),
             ExprKind::Continue => self.break_continue(false, r),

@@ -31,10 +31,21 @@ pub(crate) struct ClosureInfo {
     pub captures: Vec<VarId>,
 }
 
-/// An error found while resolving names (reported with code `unsupported`).
+/// An error found while resolving names.
 pub(crate) struct ScopeError {
     pub range: TextRange,
     pub message: String,
+}
+
+impl ScopeError {
+    /// Its code: `syntax-error` for what Julia rejects too, else `unsupported`.
+    pub fn code(&self) -> &'static str {
+        if self.message.starts_with("syntax:") {
+            "syntax-error"
+        } else {
+            "unsupported"
+        }
+    }
 }
 
 /// Name resolution of one item.
@@ -336,6 +347,26 @@ impl Walker {
         self.loops -= step;
     }
 
+    /// `for outer var`: `var` must be a local of an enclosing scope, which the loop assigns;
+    /// whether it is.
+    fn outer_var(&mut self, var: &Expr) -> bool {
+        let ExprKind::Ident(name) = &var.kind else {
+            return false;
+        };
+        if self.lookup(name).is_none() {
+            self.res.errors.push(ScopeError {
+                range: var.range,
+                message: "syntax: no outer local variable declaration exists for \"for outer\""
+                    .to_string(),
+            });
+            return false;
+        }
+        self.loops += 1;
+        self.target(var);
+        self.loops -= 1;
+        true
+    }
+
     fn closure(&mut self, def: &FunctionDef) {
         let index = self.next_closure;
         self.next_closure += 1;
@@ -561,10 +592,16 @@ impl Walker {
                 self.scope(e, None, body, true);
             }
             ExprKind::For {
-                var, iter, body, ..
+                var,
+                iter,
+                body,
+                outer,
+                ..
             } => {
                 self.expr(iter);
-                self.scope(e, Some(var), body, true);
+                // An `outer` variable without an enclosing local is reported, then bound afresh.
+                let reused = *outer && self.outer_var(var);
+                self.scope(e, Some(&**var).filter(|_| !reused), body, true);
             }
             ExprKind::Let { var, value, body } => {
                 if let Some(value) = value {
