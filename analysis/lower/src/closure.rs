@@ -7,7 +7,7 @@ use zy_ir::{
 };
 use zy_syntax::ast::{FunctionDef, FunctionName, TextRange, TypeExpr};
 
-use crate::body::{BodyLowerer, ItemCx};
+use crate::body::{BodyLowerer, ItemCx, EMPTY_BOX};
 use crate::item::{plain_method, signature};
 use crate::scope::VarId;
 
@@ -106,6 +106,18 @@ pub(crate) fn return_conversion(def: &FunctionDef) -> Option<ReturnConversion> {
 }
 
 impl BodyLowerer<'_, '_> {
+    /// Make the empty box of `v`, which a closure captures before it is assigned.
+    fn empty_box(&mut self, v: VarId, r: TextRange) {
+        let name = self.cx.res.var(v).name.clone();
+        let symbol = Const::Symbol(name.as_str().into()).into();
+        let b = self.call(EMPTY_BOX, vec![symbol], r);
+        self.name(&b, &name);
+        let var = self.var(v);
+        self.b.def_var(self.cur, var, b);
+        self.boxes.made.insert(v);
+        self.boxes.unset.insert(v);
+    }
+
     /// In a function of closure `s`: read each capture from its field (a boxed one stays a
     /// box, shared with the closure's creator).
     pub(crate) fn bind_captures(&mut self, s: zy_ir::Value, captures: &[VarId], r: TextRange) {
@@ -159,6 +171,9 @@ impl BodyLowerer<'_, '_> {
         let mut args = Vec::new();
         for &c in &captures {
             if self.cx.res.var(c).boxed {
+                if !self.boxes.readable(c) {
+                    self.empty_box(c, def.name_range);
+                }
                 // The box itself, so the closure shares the variable.
                 let var = self.var(c);
                 args.push(self.b.use_var(self.cur, var));

@@ -126,6 +126,8 @@ struct VarState {
     captured: bool,
     assigned_by_closure: bool,
     assigned_in_nested_loop: bool,
+    /// A closure captures it before it is assigned: its box is made empty there.
+    early: bool,
 }
 
 #[derive(Default)]
@@ -197,6 +199,7 @@ impl Walker {
             captured: false,
             assigned_by_closure: false,
             assigned_in_nested_loop: false,
+            early: false,
         });
         if let Some(scope) = self.scopes.last_mut() {
             scope.names.insert(name.to_string(), v);
@@ -387,18 +390,25 @@ impl Walker {
         let captures = self.frames.pop().map(|f| f.captures).unwrap_or_default();
         let owner = self.func();
         for &v in &captures {
-            let s = &self.state[v.0 as usize];
+            let s = &mut self.state[v.0 as usize];
             let assigned_before = s.first_site.is_some_and(|(clock, _)| clock < created);
             if s.func != owner || assigned_before {
                 continue;
             }
             let name = &self.res.vars[v.0 as usize].name;
+            // Julia's box, made empty where the closure is: its value is the one assigned
+            // by the time the closure reads it (not when the closure is made in a loop the
+            // variable is declared outside of, which would make a box per iteration).
+            if Some(name.as_str()) != own_name && self.loops == s.decl_loops {
+                s.early = true;
+                continue;
+            }
             let message = if Some(name.as_str()) == own_name {
                 format!("unsupported: recursive inner function `{name}` (define it at top level)")
             } else {
                 format!(
-                    "unsupported: closure captures `{name}` before it is assigned; assign \
-                     `{name}` before the function is defined instead"
+                    "unsupported: closure made in a loop captures `{name}` before it is \
+                     assigned; assign `{name}` before the loop instead"
                 )
             };
             self.res.errors.push(ScopeError {
@@ -475,6 +485,7 @@ impl Walker {
             captured: false,
             assigned_by_closure: false,
             assigned_in_nested_loop: false,
+            early: false,
         });
         self.scopes.first_mut()?.names.insert(name.to_string(), v);
         self.res.where_locals.push(v);
@@ -653,8 +664,8 @@ impl Walker {
             }
         }
         for (i, s) in self.state.iter().enumerate() {
-            let boxed =
-                s.captured && (s.sites > 1 || s.assigned_by_closure || s.assigned_in_nested_loop);
+            let boxed = s.captured
+                && (s.sites > 1 || s.assigned_by_closure || s.assigned_in_nested_loop || s.early);
             if !boxed {
                 continue;
             }
