@@ -329,6 +329,9 @@ impl<'c, 'a> BodyLowerer<'c, 'a> {
             ExprKind::Str(s) => Const::Str(s.as_str().into()).into(),
             ExprKind::Symbol(s) => Const::Symbol(s.as_str().into()).into(),
             ExprKind::Ident(name) => match (self.cx.res.local(e), self.self_value) {
+                _ if self.cx.res.sibling_refs.contains_key(&(e as *const Expr)) => {
+                    self.sibling(e, r)
+                }
                 (Some(v), _) => self.read_local(v, r),
                 (None, Some(me)) if self.cx.res.self_refs.contains(&(e as *const Expr)) => {
                     me.into()

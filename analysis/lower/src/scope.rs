@@ -64,6 +64,10 @@ pub(crate) struct Resolution {
     pub fn_vars: HashMap<*const FunctionDef, VarId>,
     /// Reads of `g` inside inner function `g`'s own body: its `#self#` argument.
     pub self_refs: HashSet<*const Expr>,
+    /// Reads of inner functions that need no environment from inside each other (`od` in
+    /// `ev(k) = k == 0 ? true : od(k - 1)`, defined below it and calling `ev`): a fresh
+    /// closure value of the definition, as the function captures nothing.
+    pub sibling_refs: HashMap<*const Expr, *const FunctionDef>,
     pub closures: HashMap<*const FunctionDef, ClosureInfo>,
     /// The locals declared by each loop's body scope, fresh in every iteration.
     pub loop_locals: HashMap<*const Expr, Vec<VarId>>,
@@ -156,6 +160,10 @@ struct Walker {
     next_closure: u32,
     /// Inner functions that call themselves (their local must then be assigned only once).
     self_called: Vec<VarId>,
+    /// Reads of a local from a function other than its owner, with the reading function.
+    foreign_reads: Vec<(*const Expr, VarId, u32)>,
+    /// Each closure's definition, by its function number.
+    func_defs: HashMap<u32, *const FunctionDef>,
     /// The `where` variables of the method resolved.
     where_vars: Vec<String>,
 }
@@ -176,6 +184,8 @@ impl Walker {
             next_func: 1,
             next_closure: 1,
             self_called: Vec::new(),
+            foreign_reads: Vec::new(),
+            func_defs: HashMap::new(),
             where_vars: Vec::new(),
         }
     }
@@ -376,6 +386,7 @@ impl Walker {
         let created = self.tick();
         let func = self.next_func;
         self.next_func += 1;
+        self.func_defs.insert(func, def as *const FunctionDef);
         let own_name = match &def.name {
             FunctionName::Named(n) => Some(n.as_str()),
             _ => None,
@@ -494,6 +505,9 @@ impl Walker {
 
     fn bind_ident(&mut self, e: &Expr, v: VarId) {
         self.res.idents.insert(e as *const Expr, v);
+        if self.state[v.0 as usize].func != self.func() {
+            self.foreign_reads.push((e as *const Expr, v, self.func()));
+        }
         self.touch(v);
     }
 
@@ -663,6 +677,7 @@ impl Walker {
                 });
             }
         }
+        self.sibling_functions();
         for (i, s) in self.state.iter().enumerate() {
             let boxed = s.captured
                 && (s.sites > 1 || s.assigned_by_closure || s.assigned_in_nested_loop || s.early);
@@ -685,6 +700,96 @@ impl Walker {
             }
         }
         self.res
+    }
+}
+
+impl Walker {
+    /// Inner functions that call each other, one defined below another that calls it
+    /// (`ev(k) = ... od(k - 1)`, `od(k) = ... ev(k - 1)`): each would hold the other in its
+    /// environment, a type that never ends. Where they are assigned only by their definitions
+    /// and read only inside each other, none holds another: each captures what any of them
+    /// captures besides each other, and a read of one is a fresh closure value made from
+    /// those ([`Resolution::sibling_refs`]). Otherwise they are refused by name.
+    fn sibling_functions(&mut self) {
+        let defs: HashMap<VarId, *const FunctionDef> =
+            self.res.fn_vars.iter().map(|(&d, &v)| (v, d)).collect();
+        let captures = |res: &Resolution, v: VarId| -> Vec<VarId> {
+            defs.get(&v)
+                .and_then(|d| res.closures.get(d))
+                .map(|c| c.captures.clone())
+                .unwrap_or_default()
+        };
+        let group: HashSet<VarId> = defs
+            .keys()
+            .copied()
+            .filter(|v| {
+                let s = &self.state[v.0 as usize];
+                s.sites == 1 && !s.assigned_by_closure
+            })
+            .collect();
+        // The ones a function captures before their definition, and those they capture.
+        let mut todo: Vec<VarId> = group
+            .iter()
+            .copied()
+            .filter(|v| self.state[v.0 as usize].early)
+            .collect();
+        let mut siblings = HashSet::new();
+        while let Some(v) = todo.pop() {
+            if siblings.insert(v) {
+                todo.extend(captures(&self.res, v).into_iter().filter(|c| group.contains(c)));
+            }
+        }
+        let cyclic = siblings
+            .iter()
+            .any(|&v| captures(&self.res, v).iter().any(|c| siblings.contains(c)));
+        if !cyclic {
+            return;
+        }
+        let inside = |f: u32| {
+            self.func_defs
+                .get(&f)
+                .is_some_and(|d| siblings.iter().any(|v| defs.get(v) == Some(d)))
+        };
+        let outside = self
+            .foreign_reads
+            .iter()
+            .find(|(_, v, f)| siblings.contains(v) && !inside(*f));
+        if let Some(&(_, v, _)) = outside {
+            let s = &self.state[v.0 as usize];
+            let range = s.first_site.map_or_else(TextRange::default, |(_, r)| r);
+            let name = &self.res.vars[v.0 as usize].name;
+            self.res.errors.push(ScopeError {
+                range,
+                message: format!(
+                    "unsupported: inner functions calling each other (`{name}`), one read by \
+                     another closure; define them at top level instead"
+                ),
+            });
+            return;
+        }
+        for &(e, v, _) in &self.foreign_reads {
+            if let (true, Some(&d)) = (siblings.contains(&v), defs.get(&v)) {
+                self.res.sibling_refs.insert(e, d);
+            }
+        }
+        let mut members: Vec<VarId> = siblings.iter().copied().collect();
+        members.sort();
+        let mut shared = Vec::new();
+        for &v in &members {
+            for c in captures(&self.res, v) {
+                if !siblings.contains(&c) && !shared.contains(&c) {
+                    shared.push(c);
+                }
+            }
+        }
+        for &v in &siblings {
+            if let Some(c) = defs.get(&v).and_then(|d| self.res.closures.get_mut(d)) {
+                c.captures = shared.clone();
+            }
+            let s = &mut self.state[v.0 as usize];
+            s.captured = false;
+            s.early = false;
+        }
     }
 }
 
