@@ -64,9 +64,9 @@ pub(crate) struct Resolution {
     pub fn_vars: HashMap<*const FunctionDef, VarId>,
     /// Reads of `g` inside inner function `g`'s own body: its `#self#` argument.
     pub self_refs: HashSet<*const Expr>,
-    /// Reads of inner functions that need no environment from inside each other (`od` in
+    /// Reads of inner functions calling each other from inside each other (`od` in
     /// `ev(k) = k == 0 ? true : od(k - 1)`, defined below it and calling `ev`): a fresh
-    /// closure value of the definition, as the function captures nothing.
+    /// closure value of the definition, made from the captures they share.
     pub sibling_refs: HashMap<*const Expr, *const FunctionDef>,
     pub closures: HashMap<*const FunctionDef, ClosureInfo>,
     /// The locals declared by each loop's body scope, fresh in every iteration.
@@ -160,7 +160,7 @@ struct Walker {
     next_closure: u32,
     /// Inner functions that call themselves (their local must then be assigned only once).
     self_called: Vec<VarId>,
-    /// Reads of a local from a function other than its owner, with the reading function.
+    /// Uses of a local from a function other than its owner, with the using function.
     foreign_reads: Vec<(*const Expr, VarId, u32)>,
     /// Each closure's definition, by its function number.
     func_defs: HashMap<u32, *const FunctionDef>,
