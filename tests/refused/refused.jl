@@ -76,9 +76,9 @@ include(joinpath("a", "b.jl"))
 
 # Scopes and definitions.
 function d1(x)
-    g() = y
+    for i in 1:2; g() = y; end
     y = x
-    g()
+    x
 end
 function d2(x)
     s = 0.0

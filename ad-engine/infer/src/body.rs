@@ -6,15 +6,20 @@ use std::sync::Arc;
 
 use zy_ir::{
     Block, BlockCall, Const, Function, Instance, Name, Op, Operand, Prim, Span, Stmt, Terminator,
-    Type,
+    Type, Value,
 };
 
 use crate::calls::Cx;
 use crate::error::{Fail, TypeError};
 use crate::join::{conversion, join};
 use crate::known::Known;
-use crate::plan::{emit_plan, Arg};
+use crate::plan::{emit_plan, Arg, Plan};
 use crate::value::Val;
+
+/// Lowering's empty box of a variable a closure captures before it is assigned, and the first
+/// assignment that fills it.
+const EMPTY_BOX: &str = "Base._box";
+const BOX_INIT: &str = "Base._box_init!";
 
 /// Passes over the CFG before giving up (joins only climb a short lattice; types nest at most
 /// [`crate::MAX_TYPE_DEPTH`] deep).
@@ -197,6 +202,82 @@ impl<'a> Typer<'a> {
             .collect()
     }
 
+    /// The typed replacement of statement `v`: an empty box (`Base._box(:x)`) holds what the
+    /// function stores into it.
+    fn resolve(&self, cx: &mut Cx, v: Value, stmt: &Stmt, ins: &[Val]) -> Result<Plan, Fail> {
+        match (&stmt.op, ins) {
+            (Op::Call(n), [name]) if &**n == EMPTY_BOX => {
+                Ok(crate::builtins::empty_box(name, self.box_content(v)?))
+            }
+            _ => cx.resolve(&stmt.op, ins),
+        }
+    }
+
+    /// The join of the types of the values stored into the box `b` (through the φs that
+    /// only pass it on): `Union{}` while none is typed.
+    fn box_content(&self, b: Value) -> Result<Type, Fail> {
+        let mut boxes = vec![b];
+        loop {
+            let mut grew = false;
+            for blk in self.body.block_ids() {
+                for call in self.body.block(blk).term.calls() {
+                    let params = &self.body.block(call.block).params;
+                    for (a, &p) in call.args.iter().zip(params) {
+                        let passes = a.as_value().is_some_and(|a| boxes.contains(&a));
+                        if passes && !boxes.contains(&p) && self.only_boxes(call.block, p, &boxes) {
+                            boxes.push(p);
+                            grew = true;
+                        }
+                    }
+                }
+            }
+            if !grew {
+                break;
+            }
+        }
+        let mut content = Type::Bottom;
+        for i in 0..self.body.values.len() {
+            let Some(stmt) = self.body.stmt(Value(i as u32)) else {
+                continue;
+            };
+            let stores = matches!(&stmt.op, Op::Call(n) if &**n == "setindex!" || &**n == BOX_INIT);
+            let [Operand::Value(target), x] = stmt.args.as_slice() else {
+                continue;
+            };
+            if !stores || !boxes.contains(target) {
+                continue;
+            }
+            let t = self.operand_ty(x);
+            content = match join(&content, &t) {
+                Some(j) if t != Type::Any => j,
+                _ => {
+                    let name = self.body.value(b).name.clone().unwrap_or_default();
+                    return Err(Fail::unsupported(format!(
+                        "a variable a closure captures before it is assigned (`{name}`) \
+                         assigned values of types {content} and {t}"
+                    )));
+                }
+            };
+        }
+        Ok(content)
+    }
+
+    /// Does every jump into `blk` pass one of `boxes` as its parameter `p`?
+    fn only_boxes(&self, blk: Block, p: Value, boxes: &[Value]) -> bool {
+        let Some(i) = self.body.block(blk).params.iter().position(|&q| q == p) else {
+            return false;
+        };
+        self.body.block_ids().all(|b| {
+            self.body.block(b).term.calls().iter().all(|c| {
+                c.block != blk
+                    || c.args
+                        .get(i)
+                        .and_then(|a| a.as_value())
+                        .is_some_and(|a| boxes.contains(&a) || a == p)
+            })
+        })
+    }
+
     /// Iterate to a fixpoint; `false` if it does not converge.
     fn fixpoint(&mut self, cx: &mut Cx) -> bool {
         for _ in 0..MAX_PASSES {
@@ -224,7 +305,7 @@ impl<'a> Typer<'a> {
                 let (t, known, konst) = match self.inputs(&stmt.args) {
                     Err(Blocked::Poisoned) => (Type::Any, None, None),
                     Err(Blocked::Undefined(_)) => (Type::Bottom, None, None),
-                    Ok(ins) => match cx.resolve(&stmt.op, &ins) {
+                    Ok(ins) => match self.resolve(cx, v, stmt, &ins) {
                         Ok(p) => {
                             let known = match (&p.result, p.steps.is_empty()) {
                                 (Arg::Const(Const::Bool(b)), true) => Some(*b),
@@ -385,7 +466,7 @@ impl<'a> Typer<'a> {
                 let plan = match self.inputs(&stmt.args) {
                     Err(Blocked::Poisoned) => Err(None),
                     Err(Blocked::Undefined(a)) => Err(Some(self.undefined(&a))),
-                    Ok(ins) => cx.resolve(&stmt.op, &ins).map_err(|f| {
+                    Ok(ins) => self.resolve(cx, v, stmt, &ins).map_err(|f| {
                         errors.push(f.clone().at(d.span));
                         Some(f.message)
                     }),

@@ -451,6 +451,13 @@ prims! {
     RefGet => "ref_get" {}
     /// `r[] = v`. Returns `v`.
     RefSet => "ref_set!" { arity: Exactly(2), effects: Effects::mutates(0, "") }
+    /// An empty `Ref`: the box of a local that a closure captures before it is assigned
+    /// (Julia's `Core.Box`); `args[0]` is the local's name, `r[]` before [`Prim::RefInit`]
+    /// an `UndefVarError`.
+    RefUndef => "ref_undef" { arity: Exactly(1), effects: Effects::allocates("") }
+    /// The first `r[] = v` of a `ref_undef` box, where there is no content to restore.
+    /// Returns `v`.
+    RefInit => "ref_init!" { arity: Exactly(2), effects: Effects::mutates(0, "") }
     // Arrays.
     /// `[a, b, c]`: a Vector from its elements.
     Vect => "vect" { arity: AtLeast(0), effects: Effects::allocates(""), interpreted_for: REST }

@@ -535,13 +535,18 @@ fn prim_types(
         (Prim::RefGet, [Type::Union(u)]) if u.members.iter().all(|m| matches!(m, Type::Ref(_))) => {
             Ok(())
         }
-        (Prim::RefSet, [Type::Ref(t), v]) => {
+        (Prim::RefUndef, [_]) if !matches!(ty, Type::Ref(_)) => {
+            Err(format!("ref_undef of type {ty}, not a Ref"))
+        }
+        (Prim::RefSet | Prim::RefInit, [Type::Ref(t), v]) => {
             if !converts(v, t) {
-                return Err(format!("ref_set! stores a {v} in a Ref{{{t}}}"));
+                return Err(format!("{p} stores a {v} in a Ref{{{t}}}"));
             }
             result(v.clone())
         }
-        (Prim::RefGet | Prim::RefSet, [t, ..]) => Err(format!("{p} of a {t}, not a Ref")),
+        (Prim::RefGet | Prim::RefSet | Prim::RefInit, [t, ..]) => {
+            Err(format!("{p} of a {t}, not a Ref"))
+        }
         (Prim::StackNew, []) if !matches!(ty, Type::Stack(_)) => {
             Err(format!("a stack of type {ty}"))
         }

@@ -21,6 +21,10 @@ pub(crate) const KWCALL: &str = "Base.kwcall";
 pub(crate) const SPLATCALL: &str = "Base.splatcall";
 /// `Base._declared_convert(T, v)`: a value assigned to a local declared `x::T`.
 const DECLARED_CONVERT: &str = "Base._declared_convert";
+/// The empty box of a local a closure captures before it is assigned (`boxes`).
+pub(crate) const EMPTY_BOX: &str = "Base._box";
+/// The first assignment into such a box.
+const BOX_INIT: &str = "Base._box_init!";
 /// Converts a value returned under a return annotation `f(x)::T`.
 const RETURN_CONVERT: &str = "Base._return_convert";
 
@@ -253,12 +257,15 @@ impl<'c, 'a> BodyLowerer<'c, 'a> {
             self.name(&value, &name);
             self.b.def_var(self.cur, var, value);
             self.refresh_handlers(range);
-        } else if self.boxes.maybe.contains(&v) {
+        } else if self.boxes.maybe.contains(&v) || self.boxes.maybe_unset.contains(&v) {
             let message = format!(
                 "unsupported: captured variable `{name}` is reassigned here but assigned on only \
                  some paths before (assign it before the branch)"
             );
             self.fail(range, "unsupported", message);
+        } else if self.boxes.unset.remove(&v) {
+            let r = self.b.use_var(self.cur, var);
+            self.call(BOX_INIT, vec![r, value], range);
         } else if self.boxes.made.insert(v) {
             let r = self.call("Ref", vec![value], range);
             self.name(&r, &name);
@@ -322,6 +329,9 @@ impl<'c, 'a> BodyLowerer<'c, 'a> {
             ExprKind::Str(s) => Const::Str(s.as_str().into()).into(),
             ExprKind::Symbol(s) => Const::Symbol(s.as_str().into()).into(),
             ExprKind::Ident(name) => match (self.cx.res.local(e), self.self_value) {
+                _ if self.cx.res.sibling_refs.contains_key(&(e as *const Expr)) => {
+                    self.sibling(e, r)
+                }
                 (Some(v), _) => self.read_local(v, r),
                 (None, Some(me)) if self.cx.res.self_refs.contains(&(e as *const Expr)) => {
                     me.into()
@@ -473,6 +483,7 @@ impl<'c, 'a> BodyLowerer<'c, 'a> {
                 iter,
                 body,
                 inner,
+                ..
             } => self.for_loop(e, var, iter, body, *inner),
             ExprKind::Break => self.break_continue(true, r),
             ExprKind::Continue => self.break_continue(false, r),

@@ -3,7 +3,10 @@
 //! assignment, which needs the value's type. Where the first assignments are in the arms of a
 //! conditional, each arm makes its own `Ref` and the join merges them; a variable whose `Ref`
 //! exists on some paths into a join only may still be read (an `UndefVarError` on the other
-//! paths, as in Julia) but not assigned again.
+//! paths, as in Julia) but not assigned again. A closure that captures a variable before it
+//! is assigned makes the box empty there (`Core.Box`, typed by inference from the values
+//! assigned); the first assignment on each path fills it (`Core._box_init!`: nothing to
+//! restore when differentiating).
 
 use std::collections::HashSet;
 
@@ -19,6 +22,10 @@ pub(crate) struct Boxes {
     pub made: HashSet<VarId>,
     /// Made on some of those paths only.
     pub maybe: HashSet<VarId>,
+    /// Made empty, and not assigned since, on every path that reaches here.
+    pub unset: HashSet<VarId>,
+    /// Made empty, and not assigned since, on some of those paths only.
+    pub maybe_unset: HashSet<VarId>,
 }
 
 impl Boxes {
@@ -44,7 +51,24 @@ impl Boxes {
             .copied()
             .filter(|v| !made.contains(v))
             .collect();
-        Boxes { made, maybe }
+        let unset: HashSet<VarId> = first
+            .unset
+            .iter()
+            .copied()
+            .filter(|v| rest.iter().all(|a| a.unset.contains(v)))
+            .collect();
+        let maybe_unset = arms
+            .iter()
+            .flat_map(|a| a.unset.iter().chain(&a.maybe_unset))
+            .copied()
+            .filter(|v| !unset.contains(v))
+            .collect();
+        Boxes {
+            made,
+            maybe,
+            unset,
+            maybe_unset,
+        }
     }
 }
 

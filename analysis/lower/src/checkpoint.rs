@@ -92,6 +92,10 @@ fn replace(e: &mut Expr, res: &Resolution, count: usize, errors: &mut Vec<ScopeE
         return;
     };
     let refusal = match &looped.kind {
+        ExprKind::For { outer: true, .. } => Some((
+            looped.range,
+            "unsupported: `for outer` loop under `# zy: checkpoint`".to_string(),
+        )),
         ExprKind::For { body, .. } => leaves_chunk(body),
         ExprKind::While { body, .. } => leaves_chunk(body),
         _ => None,

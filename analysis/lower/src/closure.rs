@@ -7,7 +7,7 @@ use zy_ir::{
 };
 use zy_syntax::ast::{FunctionDef, FunctionName, TextRange, TypeExpr};
 
-use crate::body::{BodyLowerer, ItemCx};
+use crate::body::{BodyLowerer, ItemCx, EMPTY_BOX};
 use crate::item::{plain_method, signature};
 use crate::scope::VarId;
 
@@ -106,6 +106,54 @@ pub(crate) fn return_conversion(def: &FunctionDef) -> Option<ReturnConversion> {
 }
 
 impl BodyLowerer<'_, '_> {
+    /// Make the empty box of `v`, which a closure captures before it is assigned.
+    fn empty_box(&mut self, v: VarId, r: TextRange) {
+        let name = self.cx.res.var(v).name.clone();
+        let symbol = Const::Symbol(name.as_str().into()).into();
+        let b = self.call(EMPTY_BOX, vec![symbol], r);
+        self.name(&b, &name);
+        let var = self.var(v);
+        self.b.def_var(self.cur, var, b);
+        self.boxes.made.insert(v);
+        self.boxes.unset.insert(v);
+    }
+
+    /// A read of inner function `e` from inside another that it calls back
+    /// ([`crate::scope::Resolution::sibling_refs`]): its closure, which holds nothing.
+    pub(crate) fn sibling(&mut self, e: &zy_syntax::ast::Expr, r: TextRange) -> Operand {
+        let info = self
+            .cx
+            .res
+            .sibling_refs
+            .get(&(e as *const zy_syntax::ast::Expr))
+            .and_then(|d| self.cx.res.closures.get(d))
+            .map(|c| (c.index, c.captures.clone()));
+        let Some((index, captures)) = info else {
+            return self.fail(r, "unsupported", "unsupported: function reference here".into());
+        };
+        let name = format!("{}#{}", self.cx.closure_prefix, index);
+        let args = self.capture_args(&captures, r);
+        self.emit(Op::Closure(name.as_str().into()), args, r).into()
+    }
+
+    /// The values a closure holding `captures` is made of: a boxed one's box itself (made
+    /// empty here if nothing assigned it yet), so that the closure shares the variable.
+    fn capture_args(&mut self, captures: &[VarId], r: TextRange) -> Vec<Operand> {
+        let mut args = Vec::new();
+        for &c in captures {
+            if self.cx.res.var(c).boxed {
+                if !self.boxes.readable(c) {
+                    self.empty_box(c, r);
+                }
+                let var = self.var(c);
+                args.push(self.b.use_var(self.cur, var));
+            } else {
+                args.push(self.read_local(c, r));
+            }
+        }
+        args
+    }
+
     /// In a function of closure `s`: read each capture from its field (a boxed one stays a
     /// box, shared with the closure's creator).
     pub(crate) fn bind_captures(&mut self, s: zy_ir::Value, captures: &[VarId], r: TextRange) {
@@ -156,16 +204,7 @@ impl BodyLowerer<'_, '_> {
         };
         let name = format!("{}#{}", self.cx.closure_prefix, info.index);
         let captures = info.captures.clone();
-        let mut args = Vec::new();
-        for &c in &captures {
-            if self.cx.res.var(c).boxed {
-                // The box itself, so the closure shares the variable.
-                let var = self.var(c);
-                args.push(self.b.use_var(self.cur, var));
-            } else {
-                args.push(self.read_local(c, r));
-            }
-        }
+        let args = self.capture_args(&captures, def.name_range);
         let value: Operand = self.emit(Op::Closure(name.as_str().into()), args, r).into();
         let span = self.span(def.range);
         let fields = captures

@@ -150,7 +150,7 @@ pub(crate) fn lower_named_method(
         out: LoweredItem::default(),
     };
     for e in refused.iter().chain(&res.errors) {
-        cx.error(e.range, "unsupported", e.message.clone());
+        cx.error(e.range, e.code(), e.message.clone());
     }
     let (callee, mut sig) = match &def.name {
         FunctionName::Callable { self_name, ty } => {
@@ -222,7 +222,7 @@ pub fn lower_global(file: u32, def: &GlobalDef) -> LoweredItem {
         out: LoweredItem::default(),
     };
     for e in &res.errors {
-        cx.error(e.range, "unsupported", e.message.clone());
+        cx.error(e.range, e.code(), e.message.clone());
     }
     let span = cx.span(def.range);
     let mut lw = BodyLowerer::new(&mut cx, Function::new(def.name.as_str(), span), true);

@@ -31,10 +31,21 @@ pub(crate) struct ClosureInfo {
     pub captures: Vec<VarId>,
 }
 
-/// An error found while resolving names (reported with code `unsupported`).
+/// An error found while resolving names.
 pub(crate) struct ScopeError {
     pub range: TextRange,
     pub message: String,
+}
+
+impl ScopeError {
+    /// Its code: `syntax-error` for what Julia rejects too, else `unsupported`.
+    pub fn code(&self) -> &'static str {
+        if self.message.starts_with("syntax:") {
+            "syntax-error"
+        } else {
+            "unsupported"
+        }
+    }
 }
 
 /// Name resolution of one item.
@@ -53,6 +64,10 @@ pub(crate) struct Resolution {
     pub fn_vars: HashMap<*const FunctionDef, VarId>,
     /// Reads of `g` inside inner function `g`'s own body: its `#self#` argument.
     pub self_refs: HashSet<*const Expr>,
+    /// Reads of inner functions calling each other from inside each other (`od` in
+    /// `ev(k) = k == 0 ? true : od(k - 1)`, defined below it and calling `ev`): a fresh
+    /// closure value of the definition, made from the captures they share.
+    pub sibling_refs: HashMap<*const Expr, *const FunctionDef>,
     pub closures: HashMap<*const FunctionDef, ClosureInfo>,
     /// The locals declared by each loop's body scope, fresh in every iteration.
     pub loop_locals: HashMap<*const Expr, Vec<VarId>>,
@@ -115,6 +130,8 @@ struct VarState {
     captured: bool,
     assigned_by_closure: bool,
     assigned_in_nested_loop: bool,
+    /// A closure captures it before it is assigned: its box is made empty there.
+    early: bool,
 }
 
 #[derive(Default)]
@@ -143,6 +160,10 @@ struct Walker {
     next_closure: u32,
     /// Inner functions that call themselves (their local must then be assigned only once).
     self_called: Vec<VarId>,
+    /// Uses of a local from a function other than its owner, with the using function.
+    foreign_reads: Vec<(*const Expr, VarId, u32)>,
+    /// Each closure's definition, by its function number.
+    func_defs: HashMap<u32, *const FunctionDef>,
     /// The `where` variables of the method resolved.
     where_vars: Vec<String>,
 }
@@ -163,6 +184,8 @@ impl Walker {
             next_func: 1,
             next_closure: 1,
             self_called: Vec::new(),
+            foreign_reads: Vec::new(),
+            func_defs: HashMap::new(),
             where_vars: Vec::new(),
         }
     }
@@ -186,6 +209,7 @@ impl Walker {
             captured: false,
             assigned_by_closure: false,
             assigned_in_nested_loop: false,
+            early: false,
         });
         if let Some(scope) = self.scopes.last_mut() {
             scope.names.insert(name.to_string(), v);
@@ -336,12 +360,33 @@ impl Walker {
         self.loops -= step;
     }
 
+    /// `for outer var`: `var` must be a local of an enclosing scope, which the loop assigns;
+    /// whether it is.
+    fn outer_var(&mut self, var: &Expr) -> bool {
+        let ExprKind::Ident(name) = &var.kind else {
+            return false;
+        };
+        if self.lookup(name).is_none() {
+            self.res.errors.push(ScopeError {
+                range: var.range,
+                message: "syntax: no outer local variable declaration exists for \"for outer\""
+                    .to_string(),
+            });
+            return false;
+        }
+        self.loops += 1;
+        self.target(var);
+        self.loops -= 1;
+        true
+    }
+
     fn closure(&mut self, def: &FunctionDef) {
         let index = self.next_closure;
         self.next_closure += 1;
         let created = self.tick();
         let func = self.next_func;
         self.next_func += 1;
+        self.func_defs.insert(func, def as *const FunctionDef);
         let own_name = match &def.name {
             FunctionName::Named(n) => Some(n.as_str()),
             _ => None,
@@ -356,18 +401,25 @@ impl Walker {
         let captures = self.frames.pop().map(|f| f.captures).unwrap_or_default();
         let owner = self.func();
         for &v in &captures {
-            let s = &self.state[v.0 as usize];
+            let s = &mut self.state[v.0 as usize];
             let assigned_before = s.first_site.is_some_and(|(clock, _)| clock < created);
             if s.func != owner || assigned_before {
                 continue;
             }
             let name = &self.res.vars[v.0 as usize].name;
+            // Julia's box, made empty where the closure is: its value is the one assigned
+            // by the time the closure reads it (not when the closure is made in a loop the
+            // variable is declared outside of, which would make a box per iteration).
+            if Some(name.as_str()) != own_name && self.loops == s.decl_loops {
+                s.early = true;
+                continue;
+            }
             let message = if Some(name.as_str()) == own_name {
                 format!("unsupported: recursive inner function `{name}` (define it at top level)")
             } else {
                 format!(
-                    "unsupported: closure captures `{name}` before it is assigned; assign \
-                     `{name}` before the function is defined instead"
+                    "unsupported: closure made in a loop captures `{name}` before it is \
+                     assigned; assign `{name}` before the loop instead"
                 )
             };
             self.res.errors.push(ScopeError {
@@ -444,6 +496,7 @@ impl Walker {
             captured: false,
             assigned_by_closure: false,
             assigned_in_nested_loop: false,
+            early: false,
         });
         self.scopes.first_mut()?.names.insert(name.to_string(), v);
         self.res.where_locals.push(v);
@@ -452,6 +505,9 @@ impl Walker {
 
     fn bind_ident(&mut self, e: &Expr, v: VarId) {
         self.res.idents.insert(e as *const Expr, v);
+        if self.state[v.0 as usize].func != self.func() {
+            self.foreign_reads.push((e as *const Expr, v, self.func()));
+        }
         self.touch(v);
     }
 
@@ -561,10 +617,16 @@ impl Walker {
                 self.scope(e, None, body, true);
             }
             ExprKind::For {
-                var, iter, body, ..
+                var,
+                iter,
+                body,
+                outer,
+                ..
             } => {
                 self.expr(iter);
-                self.scope(e, Some(var), body, true);
+                // An `outer` variable without an enclosing local is reported, then bound afresh.
+                let reused = *outer && self.outer_var(var);
+                self.scope(e, Some(&**var).filter(|_| !reused), body, true);
             }
             ExprKind::Let { var, value, body } => {
                 if let Some(value) = value {
@@ -615,9 +677,10 @@ impl Walker {
                 });
             }
         }
+        self.sibling_functions();
         for (i, s) in self.state.iter().enumerate() {
-            let boxed =
-                s.captured && (s.sites > 1 || s.assigned_by_closure || s.assigned_in_nested_loop);
+            let boxed = s.captured
+                && (s.sites > 1 || s.assigned_by_closure || s.assigned_in_nested_loop || s.early);
             if !boxed {
                 continue;
             }
@@ -637,6 +700,96 @@ impl Walker {
             }
         }
         self.res
+    }
+}
+
+impl Walker {
+    /// Inner functions that call each other, one defined below another that calls it
+    /// (`ev(k) = ... od(k - 1)`, `od(k) = ... ev(k - 1)`): each would hold the other in its
+    /// environment, a type that never ends. Where they are assigned only by their definitions
+    /// and read only inside each other, none holds another: each captures what any of them
+    /// captures besides each other, and a read of one is a fresh closure value made from
+    /// those ([`Resolution::sibling_refs`]). Otherwise they are refused by name.
+    fn sibling_functions(&mut self) {
+        let defs: HashMap<VarId, *const FunctionDef> =
+            self.res.fn_vars.iter().map(|(&d, &v)| (v, d)).collect();
+        let captures = |res: &Resolution, v: VarId| -> Vec<VarId> {
+            defs.get(&v)
+                .and_then(|d| res.closures.get(d))
+                .map(|c| c.captures.clone())
+                .unwrap_or_default()
+        };
+        let group: HashSet<VarId> = defs
+            .keys()
+            .copied()
+            .filter(|v| {
+                let s = &self.state[v.0 as usize];
+                s.sites == 1 && !s.assigned_by_closure
+            })
+            .collect();
+        // The ones a function captures before their definition, and those they capture.
+        let mut todo: Vec<VarId> = group
+            .iter()
+            .copied()
+            .filter(|v| self.state[v.0 as usize].early)
+            .collect();
+        let mut siblings = HashSet::new();
+        while let Some(v) = todo.pop() {
+            if siblings.insert(v) {
+                todo.extend(captures(&self.res, v).into_iter().filter(|c| group.contains(c)));
+            }
+        }
+        let cyclic = siblings
+            .iter()
+            .any(|&v| captures(&self.res, v).iter().any(|c| siblings.contains(c)));
+        if !cyclic {
+            return;
+        }
+        let inside = |f: u32| {
+            self.func_defs
+                .get(&f)
+                .is_some_and(|d| siblings.iter().any(|v| defs.get(v) == Some(d)))
+        };
+        let outside = self
+            .foreign_reads
+            .iter()
+            .find(|(_, v, f)| siblings.contains(v) && !inside(*f));
+        if let Some(&(_, v, _)) = outside {
+            let s = &self.state[v.0 as usize];
+            let range = s.first_site.map_or_else(TextRange::default, |(_, r)| r);
+            let name = &self.res.vars[v.0 as usize].name;
+            self.res.errors.push(ScopeError {
+                range,
+                message: format!(
+                    "unsupported: inner functions calling each other (`{name}`), one read by \
+                     another closure; define them at top level instead"
+                ),
+            });
+            return;
+        }
+        for &(e, v, _) in &self.foreign_reads {
+            if let (true, Some(&d)) = (siblings.contains(&v), defs.get(&v)) {
+                self.res.sibling_refs.insert(e, d);
+            }
+        }
+        let mut members: Vec<VarId> = siblings.iter().copied().collect();
+        members.sort();
+        let mut shared = Vec::new();
+        for &v in &members {
+            for c in captures(&self.res, v) {
+                if !siblings.contains(&c) && !shared.contains(&c) {
+                    shared.push(c);
+                }
+            }
+        }
+        for &v in &siblings {
+            if let Some(c) = defs.get(&v).and_then(|d| self.res.closures.get_mut(d)) {
+                c.captures = shared.clone();
+            }
+            let s = &mut self.state[v.0 as usize];
+            s.captured = false;
+            s.early = false;
+        }
     }
 }
 

@@ -81,9 +81,10 @@ fn destructuring_into_non_identifiers() {
 #[test]
 fn captured_before_assignment() {
     let src = "function f(x)
-        g = () -> y
+        for i in 1:2
+            g = () -> y
+        end
         y = x
-        g()
     end
     function fact(n)
         h(k) = k <= 1 ? 1 : k * map(j -> h(j), k - 1)
@@ -94,9 +95,9 @@ fn captured_before_assignment() {
         h = 2
     end";
     expect![[r#"
-        unsupported 26..28: unsupported: closure captures `y` before it is assigned; assign `y` before the function is defined instead
-        unsupported 97..98: unsupported: recursive inner function `h` (define it at top level)
-        unsupported 190..191: unsupported: recursive inner function `h` assigned more than once; define it at top level instead
+        unsupported 51..53: unsupported: closure made in a loop captures `y` before it is assigned; assign `y` before the loop instead
+        unsupported 122..123: unsupported: recursive inner function `h` (define it at top level)
+        unsupported 215..216: unsupported: recursive inner function `h` assigned more than once; define it at top level instead
     "#]]
     .assert_eq(&lowering_errors(src));
 }

@@ -586,12 +586,14 @@ pub enum ExprKind {
     },
     /// `for var in iter ... end`; `var` is an identifier or a tuple of identifiers.
     /// `for i in a, j in b ... end` is an outer loop over `i` whose body is an `inner` loop
-    /// over `j`: a `break` there leaves both, as in Julia.
+    /// over `j`: a `break` there leaves both, as in Julia. `for outer i in ...` (`outer`)
+    /// assigns the enclosing scope's local `i` instead of a fresh one.
     For {
         var: Box<Expr>,
         iter: Box<Expr>,
         body: Vec<Expr>,
         inner: bool,
+        outer: bool,
     },
     /// `let var = value; body end` with one binding (several nest): `value` is evaluated
     /// outside, `var` and the names assigned in `body` are new locals. `let x` declares `x`

@@ -112,11 +112,13 @@ fn dotted(e: Expr) -> Expr {
             iter,
             body,
             inner,
+            outer,
         } => ExprKind::For {
             var,
             iter,
             body: all(body),
             inner,
+            outer,
         },
         ExprKind::Let { var, value, body } => ExprKind::Let {
             var,

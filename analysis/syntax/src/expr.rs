@@ -1238,24 +1238,27 @@ fn for_statement(cx: &mut Cx, node: &SyntaxNode) -> Expr {
         let [var, iter] = spec.children.as_slice() else {
             return error_expr(node);
         };
-        let var = match (var.leaf, var.kind) {
-            (true, Kind::Identifier) | (false, Kind::Tuple) => expr(cx, var),
-            (false, Kind::Outer) => return cx.unsupported(
-                    spec,
-                    "`outer` loop variable; copy the loop variable to a variable assigned before the loop instead",
-                ),
+        let (var, outer) = match (var.leaf, var.kind, var.children.as_slice()) {
+            (true, Kind::Identifier, _) | (false, Kind::Tuple, _) => (expr(cx, var), false),
+            (false, Kind::Outer, [name]) if name.leaf && name.kind == Kind::Identifier => {
+                (expr(cx, name), true)
+            }
+            (false, Kind::Outer, _) => {
+                return cx.unsupported(spec, "`outer` loop variable that is not a name")
+            }
             _ => return cx.unsupported(var, "loop variable"),
         };
-        specs.push((var, expr(cx, iter), spec.range));
+        specs.push((var, outer, expr(cx, iter), spec.range));
     }
     let mut body = block_of(cx, body);
     let count = specs.len();
-    for (i, (var, iter, range)) in specs.into_iter().enumerate().rev() {
+    for (i, (var, outer, iter, range)) in specs.into_iter().enumerate().rev() {
         let kind = ExprKind::For {
             var: Box::new(var),
             iter: Box::new(iter),
             body,
             inner: i > 0,
+            outer,
         };
         // The outermost loop spans the statement; each inner one from its variable on.
         let range = if i == 0 {

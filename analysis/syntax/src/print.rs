@@ -387,8 +387,10 @@ impl Display for Expr {
                 iter,
                 body,
                 inner,
+                outer,
             } => {
                 let head = if *inner { "for-inner" } else { "for" };
+                let var = if *outer { format!("(outer {var})") } else { var.to_string() };
                 list(f, &format!("{head} {var} {iter}"), body)
             }
             ExprKind::Let { var, value, body } => {

@@ -250,6 +250,51 @@ pub const RULES: &[Rule] = &[
         },
         cases: &[Apply(&[R(-0.5), F(0.0)]), Apply(&[R(1.5), F(4.0)])],
     },
+    // The box of a variable a closure captures before it is assigned: made empty, then filled.
+    Rule {
+        prim: RefUndef,
+        keep: Forward(refundef_forward),
+        reverse: |_, s| s.none(),
+        pushforward: |e, s, _| {
+            let dty = dual_type(&s.ty);
+            (dty != Type::Nothing).then(|| e.prim(RefUndef, s.args.clone(), dty))
+        },
+        cases: &[Program {
+            src: LATER_CAPTURE,
+            name: "f",
+            args: &[0.7],
+        }],
+    },
+    Rule {
+        prim: RefInit,
+        keep: Forward(|e, s| Ok(refinit_forward(e, s))),
+        reverse: |e, s| {
+            // The content's gradient gathered in the shadow goes to the value stored.
+            let mut out = s.none();
+            let vr = arg_rdata(s, 1);
+            if let (Some(shadow), true) = (s.residuals.first(), vr != Type::Nothing) {
+                let g = e.prim(RefGet, vec![shadow.clone()], vr.clone());
+                let z = e.zero_rdata(&vr);
+                e.prim(RefSet, vec![shadow.clone(), z], vr.clone());
+                out[1] = Some(match &s.dy {
+                    Some(dy) => e.accum(&vr, g, dy.clone()),
+                    None => g,
+                });
+            }
+            out
+        },
+        pushforward: |e, s, _| {
+            if let (Some(tr), Some(tv)) = (s.tangent(0), s.tangent_or_zero(e, 1)) {
+                e.prim(RefInit, vec![tr, tv.clone()], dual_type(&s.ty));
+            }
+            s.tangent(1)
+        },
+        cases: &[Program {
+            src: LATER_CAPTURE,
+            name: "f",
+            args: &[0.7],
+        }],
+    },
     // AD stacks (differentiating generated code: nested AD). A stack's shadow holds one
     // gradient per entry: `push!` also pushes a zero there and `pop!` drops it; in reverse,
     // undoing a `pop!` pushes the value back with its gradient, and undoing a `push!` pops both
@@ -560,6 +605,53 @@ fn refuse_mixed_box(e: &Emit, content: &Type) -> Result<(), crate::AdError> {
         return Err(super::unsupported(e.span, &what));
     }
     Ok(())
+}
+
+/// A closure reading `c`, assigned after the closure is made (Julia's `Core.Box`).
+const LATER_CAPTURE: &str = "function f(x)\n    g(t) = t * c\n    c = x * x\n    g(3.0) + c\nend";
+
+/// The shadow of an empty box: empty too where the content is an array (its shadow is the
+/// array's own, stored with it), else a box of a zero gradient.
+fn refundef_forward(e: &mut Emit, s: &FwdStmt) -> Result<FwdOut, crate::AdError> {
+    let elem = s.ty.elem().cloned().unwrap_or(Type::Bottom);
+    refuse_mixed_box(e, &elem)?;
+    let value = e.prim(RefUndef, s.args.clone(), s.ty.clone());
+    let fty = fdata_type(&s.ty);
+    let shadow = match &fty {
+        _ if elem == Type::Bottom => None,
+        Type::Nothing => None,
+        _ if shares_shadow(&elem) => Some(e.prim(RefUndef, s.args.clone(), fty.clone())),
+        Type::Ref(inner) => {
+            let z = e.zero_rdata(inner);
+            Some(e.prim(RefNew, vec![z], fty.clone()))
+        }
+        _ => None,
+    };
+    Ok(FwdOut {
+        value,
+        shadow,
+        residuals: Vec::new(),
+    })
+}
+
+/// The first `r[] = v` of an empty box: an array's shadow goes into the box's shadow; the
+/// shadow is kept, where the content's gradient gathers.
+fn refinit_forward(e: &mut Emit, s: &FwdStmt) -> FwdOut {
+    let elem = s.arg_tys[0].elem().cloned().unwrap_or(Type::Nothing);
+    let value = e.prim(RefInit, s.args.clone(), s.ty.clone());
+    let sr = s.shadows.first().cloned().flatten();
+    if let (true, Some(sr), Some(new)) = (
+        shares_shadow(&elem),
+        sr.clone(),
+        s.shadows.get(1).cloned().flatten(),
+    ) {
+        e.prim(RefInit, vec![sr, new], fdata_type(&elem));
+    }
+    FwdOut {
+        value,
+        shadow: s.shadows.get(1).cloned().flatten(),
+        residuals: sr.into_iter().collect(),
+    }
 }
 
 /// `r[] = v`: restore the old content, hand the content gradient to `v`, zero it (or, for an

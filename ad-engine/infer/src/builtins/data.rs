@@ -1,5 +1,5 @@
 //! Data builtins: tuples, named tuples, struct fields, `Ref`s, indexing, array literals, and the
-//! lowering helpers `error`, `undef`, `range_length`.
+//! lowering helpers `error`, `undef`, `range_length`, `Base._box_init!`.
 
 use zy_ir::{Const, Name, Prim, StructKind, Type};
 
@@ -59,6 +59,14 @@ pub(crate) fn call(b: &mut PlanBuilder, name: &str, args: &[Val]) -> Option<Resu
                 Ok(apply(b, Prim::RefNew, &[x], Type::Ref(x.ty.clone().into())))
             }
             _ => Err(no_method("Ref", &types(args))),
+        },
+        // The first assignment of a variable a closure captured before it was assigned.
+        "_box_init!" => match args {
+            [x @ Val {
+                ty: Type::Ref(t), ..
+            }, v] => convert(b, v.clone(), t)
+                .map(|v| apply(b, Prim::RefInit, &[x, &v], (**t).clone())),
+            _ => Err(no_method("setindex!", &types(args))),
         },
         "vect" => vect(b, args),
         // ChainRules' "no gradient" marker, returned by pullbacks of `rrule`s: `nothing` here.
@@ -798,4 +806,13 @@ fn hvcat(b: &mut PlanBuilder, args: &[Val]) -> Result<Val, Fail> {
     let mut refs: Vec<&Val> = vec![rows, cols];
     refs.extend(vals.iter());
     Ok(apply(b, Prim::Hvcat, &refs, array(t, 2)))
+}
+
+/// `Base._box(:x)`: the empty box of the local `x`, holding values of type `elem` (what the
+/// function assigns to it), as a plan of its one primitive.
+pub(crate) fn empty_box(name: &Val, elem: Type) -> crate::plan::Plan {
+    let mut b = PlanBuilder::default();
+    let ty = Type::Ref(elem.into());
+    let v = apply(&mut b, Prim::RefUndef, &[name], ty.clone());
+    b.finish(v.arg, ty)
 }

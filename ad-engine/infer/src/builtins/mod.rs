@@ -4,6 +4,7 @@ pub(crate) mod array;
 pub(crate) mod concat;
 mod copies;
 mod data;
+pub(crate) use data::empty_box;
 pub(crate) use data::nested_elements;
 pub(crate) mod diff;
 mod exceptions;
@@ -114,6 +115,8 @@ pub const BUILTINS: &[&str] = &[
     "getfield",
     "setfield!",
     "Ref",
+    "_box",
+    "_box_init!",
     "vect",
     "hvcat",
     "_deepcopy_fields",

@@ -111,8 +111,12 @@ pub fn eval_prim(p: Prim, args: &[Value], ret: &Type) -> Result<Value, String> {
             };
             Ok(Value::new_ref(a))
         }
+        RefUndef => match args {
+            [Value::Symbol(name)] => Ok(Value::new_ref(Value::Undef(name.clone()))),
+            _ => Err(method_error("ref_undef", args)),
+        },
         RefGet => data::ref_get(args),
-        RefSet => data::ref_set(args),
+        RefSet | RefInit => data::ref_set(args),
         Vect => array::vect(args, ret),
         Hvcat => array::hvcat(args, ret),
         Zeros | Ones => array::zeros_ones(p, args, ret),
