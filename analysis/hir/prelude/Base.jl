@@ -989,16 +989,17 @@ minimum(fl::Flatten) = _gen_fold(min, identity, identity, collect(fl))
 # Matrix part makes `vcat` a Matrix). A number is a 1×1 part, a Vector of n elements an n×1
 # one. The element type is the parts' promoted one.
 
-_cat_size(x::Real, d::Int) = 1
+_cat_size(x::Number, d::Int) = 1
 _cat_size(x::Vector, d::Int) = d == 1 ? length(x) : 1
 _cat_size(x::Matrix, d::Int) = size(x, d)
 
-_cat_get(x::Real, i::Int, j::Int) = x
+_cat_get(x::Number, i::Int, j::Int) = x
 _cat_get(x::Vector, i::Int, j::Int) = x[i]
 _cat_get(x::Matrix, i::Int, j::Int) = x[i, j]
 
-_cat_zero(x::Real) = zero(x)
+_cat_zero(x::Number) = zero(x)
 _cat_zero(x::Array{Float64}) = 0.0
+_cat_zero(x::Array{Complex{T}}) where {T} = Complex(zero(T), zero(T))
 _cat_zero(x::Array{Int}) = 0
 _cat_zero(x::Array{Bool}) = false
 
@@ -7152,13 +7153,16 @@ end
 getindex(::Type{ComplexF64}, xs::Number...) = [map(ComplexF64, xs)...]
 getindex(::Type{ComplexF64}) = zeros(ComplexF64, 0)
 
-# `[a, b]` mixing complex and real numbers (or complex numbers of different part types):
-# each converted to the promoted complex type, as Julia's `vect` promotes.
-_complex_vect(xs::Number...) = (p = _complex_proto(xs...); [map(x -> _complex_convert(p, x), xs)...])
+# `[a, b]`, `[a b; c d]` mixing complex and real numbers (or complex numbers of different
+# part types): inference converts each element to the promoted complex type, as Julia's `vect`
+# and `hvcat` promote, the type of `_complex_proto` of the elements (a zero).
 _complex_proto(x::Number) = zero(x)
 _complex_proto(x::Number, rest::Number...) = zero(x) + _complex_proto(rest...)
 _complex_convert(p::Complex{T}, x::Real) where {T} = Complex(T(x), zero(T))
 _complex_convert(p::Complex{T}, z::Complex) where {T} = Complex(T(z.re), T(z.im))
+# `A[i] = x` of a number of another type into an array of complex numbers: `x` converted to
+# the element type, as Julia's `setindex!` converts.
+_complex_elem(A::AbstractArray{Complex{T}}, x::Number) where {T} = _complex_convert(Complex(zero(T), zero(T)), x)
 
 # `sum(f, x)` of an `f` giving complex numbers: Julia's `mapreduce(f, +, x)`, which adds the
 # values as `sum` adds an array of them.

@@ -339,13 +339,16 @@ pub const HOOKS: &[Hooks] = &[
             "Base._uniform_matrix",
         ],
     },
-    // Complex numbers: `z^-2` (lowering's `literal_pow` of a negative literal), `[1.0, 2im]`,
+    // Complex numbers: `z^-2` (lowering's `literal_pow` of a negative literal), `[1.0, 2im]`
+    // and `[1.0+2im 3.0]` (inference's promotion), `A[i] = 1` of a complex `A`,
     // `sum(f, x)` of an `f` giving complex numbers.
     Hooks {
         triggers: &["Base.Complex"],
         hooks: &[
             "Base._literal_pow",
-            "Base._complex_vect",
+            "Base._complex_proto",
+            "Base._complex_convert",
+            "Base._complex_elem",
             "Base._complex_mapsum",
         ],
     },

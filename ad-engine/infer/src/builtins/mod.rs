@@ -167,7 +167,12 @@ fn uniform_scaling(
 
 /// Is `v` one of the prelude's complex numbers (`Base.Complex{T}`)?
 fn is_complex(v: &Val) -> bool {
-    matches!(&v.ty, Type::Struct(s) if &*s.name == "Base.Complex")
+    is_complex_type(&v.ty)
+}
+
+/// Whether `t` is the prelude's `Base.Complex`.
+pub(super) fn is_complex_type(t: &Type) -> bool {
+    matches!(t, Type::Struct(s) if &*s.name == "Base.Complex")
 }
 
 /// Is `v` one of the prelude's rational numbers?
@@ -213,10 +218,46 @@ fn rational_literal(
     call(cx, b, name, &promoted)
 }
 
-/// `x[i] = v` of a number into an array of rationals, or of a rational into a Float64 array:
-/// `v` converted first, as Julia's `convert` does, by the prelude (`Rational(v)`, exact for a
-/// Float64; `Float64(v)`).
-fn rational_store(
+/// `[1.0+2im 3.0; 0 4]`, `[1 2im]`, `[1.0, 2im]`: an array literal of numbers mixing complex
+/// numbers with real ones (or with complex numbers of other part types), its elements
+/// converted first to the type Julia's `vect`/`hvcat` promote them to (the prelude's
+/// `Base._complex_proto` of the elements, a zero of that type, and `Base._complex_convert`).
+fn complex_literal(
+    cx: &mut Cx,
+    b: &mut PlanBuilder,
+    name: &str,
+    args: &[Val],
+) -> Option<Result<Val, Fail>> {
+    let shape = match name {
+        "hvcat" => 2,
+        "hcat" | "vect" => 0,
+        _ => return None,
+    };
+    let elems = args.get(shape..)?;
+    if !mixes_complex(elems) {
+        return None;
+    }
+    let converted = cx
+        .call_named(b, &"Base._complex_proto".into(), elems)
+        .and_then(|proto| {
+            let mut promoted = args[..shape].to_vec();
+            for e in elems {
+                let pair = [proto.clone(), e.clone()];
+                promoted.push(cx.call_named(b, &"Base._complex_convert".into(), &pair)?);
+            }
+            Ok(promoted)
+        });
+    match converted {
+        Ok(promoted) => call(cx, b, name, &promoted),
+        Err(e) => Some(Err(e)),
+    }
+}
+
+/// `x[i] = v` of a number into an array of rationals, of a rational into a Float64 array, or
+/// of a number into an array of complex numbers of another type: `v` converted first, as
+/// Julia's `convert` does, by the prelude (`Rational(v)`, exact for a Float64; `Float64(v)`;
+/// `Base._complex_elem(x, v)`).
+fn converting_store(
     cx: &mut Cx,
     b: &mut PlanBuilder,
     name: &str,
@@ -229,14 +270,16 @@ fn rational_store(
         return None;
     };
     let into_rational = is_rational_type(e);
-    let convert = if into_rational && v.ty.is_number() {
-        "Base.Rational"
+    let converted = if into_rational && v.ty.is_number() {
+        cx.call_named(b, &"Base.Rational".into(), std::slice::from_ref(v))
     } else if **e == Type::Float64 && is_rational(v) {
-        "Base._rational_float"
+        cx.call_named(b, &"Base._rational_float".into(), std::slice::from_ref(v))
+    } else if is_complex_type(e) && v.ty != **e && (is_complex(v) || v.ty.is_number()) {
+        cx.call_named(b, &"Base._complex_elem".into(), &[x.clone(), v.clone()])
     } else {
         return None;
     };
-    let converted = match cx.call_named(b, &convert.into(), std::slice::from_ref(v)) {
+    let converted = match converted {
         Ok(c) => c,
         Err(e) => return Some(Err(e)),
     };
@@ -363,6 +406,9 @@ pub(crate) fn call(
     if let Some(r) = rational_literal(cx, b, name, args) {
         return Some(r);
     }
+    if let Some(r) = complex_literal(cx, b, name, args) {
+        return Some(r);
+    }
     if let Some(r) = concat::call(cx, b, name, args) {
         return Some(r);
     }
@@ -384,13 +430,10 @@ pub(crate) fn call(
     if let Some(refusal) = data::typed_literal(cx, name, args) {
         return Some(Err(refusal));
     }
-    if name == "vect" && mixes_complex(args) {
-        return Some(cx.call_named(b, &"Base._complex_vect".into(), args));
-    }
     if name == "vect" && mixes_rational(args) {
         return Some(cx.call_named(b, &"Base._rational_vect".into(), args));
     }
-    if let Some(r) = rational_store(cx, b, name, args) {
+    if let Some(r) = converting_store(cx, b, name, args) {
         return Some(r);
     }
     if let Some(r) = exceptions::call(cx, b, name, args) {
