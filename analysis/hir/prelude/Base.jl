@@ -5773,8 +5773,11 @@ function _hvcat_rows(rows::Tuple, xs::AbstractVector)
     for i in 1:nr
         rows[i] == nc || throw(ArgumentError("row $(i) has mismatched number of columns (expected $(nc), got $(rows[i]))"))
     end
-    return [xs[(i - 1) * nc + j] for i in 1:nr, j in 1:nc]
+    return _hvcat_matrix(nr, nc, xs)
 end
+# The matrix of `nr` rows of `nc` elements of `xs`, row by row (also `[a b; c d]` of complex
+# numbers, which inference builds from the vector of the elements).
+_hvcat_matrix(nr::Int, nc::Int, xs::AbstractVector) = [xs[(i - 1) * nc + j] for i in 1:nr, j in 1:nc]
 
 # `string(x...)`: the elements' strings one after the other (`""` for none).
 function _splat_string(x::AbstractVector)
@@ -7160,9 +7163,18 @@ _complex_proto(x::Number) = zero(x)
 _complex_proto(x::Number, rest::Number...) = zero(x) + _complex_proto(rest...)
 _complex_convert(p::Complex{T}, x::Real) where {T} = Complex(T(x), zero(T))
 _complex_convert(p::Complex{T}, z::Complex) where {T} = Complex(T(z.re), T(z.im))
-# `A[i] = x` of a number of another type into an array of complex numbers: `x` converted to
-# the element type, as Julia's `setindex!` converts.
-_complex_elem(A::AbstractArray{Complex{T}}, x::Number) where {T} = _complex_convert(Complex(zero(T), zero(T)), x)
+# `A[k] = x`, `A[i, j] = x` into an array of complex numbers (inference calls it for an `x` of
+# another type or two indices): `x` converted to the element type, as Julia's `setindex!`
+# converts, and a matrix written by its linear index (the AD follows writes into arrays of
+# structs by linear index); out of bounds, the read's BoundsError.
+_complex_setindex!(A::Array{Complex{T}}, x::Number, k::Int) where {T} = (A[k] = _complex_convert(Complex(zero(T), zero(T)), x))
+function _complex_setindex!(A::Matrix{Complex{T}}, x::Number, i::Int, j::Int) where {T}
+    m, n = size(A)
+    if i < 1 || i > m || j < 1 || j > n
+        A[i, j]
+    end
+    return (A[(j - 1) * m + i] = _complex_convert(Complex(zero(T), zero(T)), x))
+end
 
 # `sum(f, x)` of an `f` giving complex numbers: Julia's `mapreduce(f, +, x)`, which adds the
 # values as `sum` adds an array of them.
@@ -7183,9 +7195,10 @@ struct Transpose{V}
 end
 transpose(x::AbstractVector) = Transpose(x)
 transpose(t::Transpose) = t.parent
-adjoint(t::Transpose) = _conj_vector(t.parent)
-_conj_vector(x::AbstractVector{<:Real}) = x
-_conj_vector(x::AbstractVector) = conj.(x)
+adjoint(t::Transpose) = _conj_elems(t.parent)
+# The array of the elements' adjoints: the array itself for real numbers, else the conjugates.
+_conj_elems(x::AbstractArray{<:Real}) = x
+_conj_elems(x::AbstractArray) = conj.(x)
 parent(t::Transpose) = t.parent
 vec(t::Transpose) = t.parent
 size(t::Transpose) = (1, length(t.parent))
@@ -7252,16 +7265,19 @@ end
 """
     AdjointMatrix(A), TransposeMatrix(A)
 
-`A'` and `transpose(A)` of a real matrix, and of a view (of a matrix, or `v'` of a vector
-view, the 1×n row): Julia's lazy `Adjoint{T, Matrix{T}}` and `Transpose{T, Matrix{T}}`
+`A'` and `transpose(A)` of a matrix of real or complex numbers, and of a real view (of a
+matrix, or `v'` of a vector view, the 1×n row): Julia's lazy `Adjoint{T, Matrix{T}}` and
+`Transpose{T, Matrix{T}}`
 (`typeof` prints those names; `isa Adjoint` or `isa Transpose` and `isa AbstractMatrix`
 hold, `isa Matrix` does not, so a method for `Matrix` does not take them).
 Each reads `A` with the indices swapped: a later write to `A` is seen through it, and
-`At[i, j] = v` writes `A[j, i]`; `(A')'` is `A` itself. Products with a matrix or a vector
-multiply by the transposed matrix (compiled code calls the matrix product with its transpose
-flag and copies nothing); `copy`, `collect` and `Matrix` give the transposed `Matrix`, which is
-also what the library's functions without a method for them read (`\`, `norm`,
-broadcasting, `sum`, `==`, ...). For real numbers the two read the same elements.
+`At[i, j] = v` writes `A[j, i]`; `(A')'` is `A` itself. The adjoint reads and writes the
+complex elements conjugated (`A'[i, j] == conj(A[j, i])`), as Julia's applies `adjoint` to
+each. Products with a matrix or a vector multiply by the transposed matrix (compiled code
+calls the matrix product with its transpose flag and copies nothing); `copy`, `collect` and
+`Matrix` give the transposed `Matrix`, which is also what the library's functions without a
+method for them read (`\`, `norm`, broadcasting, `sum`, `==`, ...). For real numbers the two
+read the same elements.
 """
 struct AdjointMatrix{M}
     parent::M
@@ -7269,8 +7285,8 @@ end
 struct TransposeMatrix{M}
     parent::M
 end
-adjoint(A::Matrix{<:Real}) = AdjointMatrix(A)
-transpose(A::Matrix{<:Real}) = TransposeMatrix(A)
+adjoint(A::Matrix{<:Number}) = AdjointMatrix(A)
+transpose(A::Matrix{<:Number}) = TransposeMatrix(A)
 # Of a view (or a shared reshape) the same wrapper over the view, reading and writing through
 # it; `transpose` of a vector view is the row `Transpose` above.
 adjoint(v::SubArray{<:Array{<:Real}, I, R}) where {I, R} = AdjointMatrix(v)
@@ -7323,55 +7339,62 @@ setindex!(a::AdjointMatrix, v, k::Int) = _lazy_set!(a, v, k)
 setindex!(a::TransposeMatrix, v, k::Int) = _lazy_set!(a, v, k)
 function _lazy_get(a, i::Int, j::Int)
     _lazy_check(a, i, j)
-    return _swapped_get(a.parent, i, j)
+    return _lazy_elem(a, _swapped_get(a.parent, i, j))
 end
 # Linear index `k` in the wrapper's own column-major order.
 function _lazy_get(a, k::Int)
     _lazy_check(a, k)
     m = _lazy_size(a.parent, 1)
-    return _swapped_get(a.parent, mod1(k, m), div(k - 1, m) + 1)
+    return _lazy_elem(a, _swapped_get(a.parent, mod1(k, m), div(k - 1, m) + 1))
 end
 function _lazy_set!(a, v, i::Int, j::Int)
     _lazy_check(a, i, j)
-    _swapped_set!(a.parent, v, i, j)
+    _swapped_set!(a.parent, _lazy_elem(a, v), i, j)
     return a
 end
 function _lazy_set!(a, v, k::Int)
     _lazy_check(a, k)
     m = _lazy_size(a.parent, 1)
-    _swapped_set!(a.parent, v, mod1(k, m), div(k - 1, m) + 1)
+    _swapped_set!(a.parent, _lazy_elem(a, v), mod1(k, m), div(k - 1, m) + 1)
     return a
 end
+# An element read or written through the wrapper: an adjoint's complex number conjugated.
+_lazy_elem(a::AdjointMatrix, z::Complex) = conj(z)
+_lazy_elem(a, x) = x
 # The parent's element `[j, i]`; of a vector view (whose wrapper is a row, `i == 1`) `[j]`.
 _swapped_get(P, i::Int, j::Int) = P[j, i]
 _swapped_get(P::AbstractVector, i::Int, j::Int) = P[j]
 _swapped_set!(P, v, i::Int, j::Int) = (P[j, i] = v)
 _swapped_set!(P::AbstractVector, v, i::Int, j::Int) = (P[j] = v)
 # The matrix a lazy transpose of `P` stands for, as a new `Matrix`.
+_transposed(P::Matrix{<:Complex}) = permutedims(P)
 _transposed(P::Matrix) = _transpose_copy(P)
 _transposed(P::AbstractMatrix) = _transpose_copy(collect(P))
 _transposed(P::AbstractVector) = reshape(collect(P), 1, length(P))
-copy(a::AdjointMatrix) = _transposed(a.parent)
+# The matrix an adjoint of `P` stands for: transposed, complex numbers conjugated.
+_adjointed(P) = _conj_elems(_transposed(P))
+copy(a::AdjointMatrix) = _adjointed(a.parent)
 copy(a::TransposeMatrix) = _transposed(a.parent)
-collect(a::AdjointMatrix) = _transposed(a.parent)
+collect(a::AdjointMatrix) = _adjointed(a.parent)
 collect(a::TransposeMatrix) = _transposed(a.parent)
 # Products: the transposed matrix product (`A' * B` is `Aᵀ B`, `A' * B'` is `(B A)ᵀ`, a row
-# times `A'` is the row of `A x`).
-*(a::AdjointMatrix, B::Matrix{<:Real}) = _transposed_times(a.parent, B)
+# times `A'` is the row of `A x`), an adjoint's complex parent conjugated (`A' * B` is
+# `conj(A)ᵀ B`).
+*(a::AdjointMatrix, B::Matrix{<:Real}) = _transposed_times(_conj_elems(a.parent), B)
 *(a::TransposeMatrix, B::Matrix{<:Real}) = _transposed_times(a.parent, B)
-*(A::Matrix{<:Real}, b::AdjointMatrix) = A * _transposed(b.parent)
+*(A::Matrix{<:Real}, b::AdjointMatrix) = A * _adjointed(b.parent)
 *(A::Matrix{<:Real}, b::TransposeMatrix) = A * _transposed(b.parent)
-*(a::AdjointMatrix, b::AdjointMatrix) = _transposed(b.parent * a.parent)
+*(a::AdjointMatrix, b::AdjointMatrix) = _adjointed(b.parent * a.parent)
 *(a::TransposeMatrix, b::TransposeMatrix) = _transposed(b.parent * a.parent)
-*(a::AdjointMatrix, b::TransposeMatrix) = _transposed(b.parent * a.parent)
-*(a::TransposeMatrix, b::AdjointMatrix) = _transposed(b.parent * a.parent)
-*(a::AdjointMatrix, x::Vector{<:Real}) = _transposed_times(a.parent, x)
+*(a::AdjointMatrix, b::TransposeMatrix) = _transposed(b.parent * _conj_elems(a.parent))
+*(a::TransposeMatrix, b::AdjointMatrix) = _transposed(_conj_elems(b.parent) * a.parent)
+*(a::AdjointMatrix, x::Vector{<:Real}) = _transposed_times(_conj_elems(a.parent), x)
 *(a::TransposeMatrix, x::Vector{<:Real}) = _transposed_times(a.parent, x)
 *(r::Adjoint, a::AdjointMatrix) = (a.parent * r')'
 *(r::Adjoint, a::TransposeMatrix) = (a.parent * r')'
-*(c::Real, a::AdjointMatrix) = c * _transposed(a.parent)
+*(c::Real, a::AdjointMatrix) = c * _adjointed(a.parent)
 *(c::Real, a::TransposeMatrix) = c * _transposed(a.parent)
-*(a::AdjointMatrix, c::Real) = _transposed(a.parent) * c
+*(a::AdjointMatrix, c::Real) = _adjointed(a.parent) * c
 *(a::TransposeMatrix, c::Real) = _transposed(a.parent) * c
 # `Pᵀ X`: the matrix product with the transposed matrix; of a vector view's row (`v' * y`)
 # the inner product, and a row times a matrix the row of `Bᵀ v`.
@@ -7383,15 +7406,18 @@ _transposed_times(v::AbstractVector, B::AbstractMatrix) = (transpose(B) * v)'
 -(a::AdjointMatrix) = AdjointMatrix(-a.parent)
 -(a::TransposeMatrix) = TransposeMatrix(-a.parent)
 # A lazy transpose's columns are its parent's rows (views of the parent, so writes through them
-# reach it), and a view of it with one Int index is the parent's view with the indices swapped.
-eachcol(a::AdjointMatrix) = eachrow(a.parent)
+# reach it), and a view of it with one Int index is the parent's view with the indices swapped
+# (of an adjoint, whose views would conjugate, a real parent's only).
+eachcol(a::AdjointMatrix) = eachrow(_unconjugated(a.parent))
 eachcol(a::TransposeMatrix) = eachrow(a.parent)
-eachrow(a::AdjointMatrix) = eachcol(a.parent)
+eachrow(a::AdjointMatrix) = eachcol(_unconjugated(a.parent))
 eachrow(a::TransposeMatrix) = eachcol(a.parent)
-view(a::AdjointMatrix, i::Int, J) = view(a.parent, J, i)
+view(a::AdjointMatrix, i::Int, J) = view(_unconjugated(a.parent), J, i)
 view(a::TransposeMatrix, i::Int, J) = view(a.parent, J, i)
-view(a::AdjointMatrix, I, j::Int) = view(a.parent, j, I)
+view(a::AdjointMatrix, I, j::Int) = view(_unconjugated(a.parent), j, I)
 view(a::TransposeMatrix, I, j::Int) = view(a.parent, j, I)
+_unconjugated(P::AbstractArray{<:Real}) = P
+_unconjugated(P) = error("unsupported: a view, `eachrow` or `eachcol` of `A'` of a complex matrix (Julia's conjugate the elements they read and write); write `transpose(A)` and `conj`, or `copy(A')`, instead")
 
 """
     ConjAdjoint(x)
@@ -7416,22 +7442,35 @@ function getindex(r::ConjAdjoint, j::Int)
     1 <= j <= n || error("BoundsError: attempt to access 1×$n adjoint(::Vector{ComplexF64}) with eltype ComplexF64 at index [$j]")
     return conj(r.parent[j])
 end
-# `x' * y`, the inner product.
+# `x' * y`, the inner product; `x' * A`, the row `(A' x)'`.
 *(r::ConjAdjoint, y::AbstractVector) = dot(r.parent, y)
+*(r::ConjAdjoint, A::AbstractMatrix) = (A' * r.parent)'
 
-# `A * x` with complex numbers on either side: each entry the sum, in order, of the row's
-# products (Julia calls BLAS, equal up to rounding).
+# `A * x` and `A * B` with complex numbers on either side: each entry the sum, in order, of
+# the products of a row of `A` and a column (Julia calls BLAS, equal up to rounding).
 *(A::AbstractMatrix{<:Complex}, x::AbstractVector) = _complex_matvec(A, x)
 *(A::AbstractMatrix{<:Real}, x::AbstractVector{<:Complex}) = _complex_matvec(A, x)
+*(A::Matrix{<:Complex}, B::Matrix) = _complex_matmul(A, B)
+*(A::Matrix{<:Real}, B::Matrix{<:Complex}) = _complex_matmul(A, B)
 function _complex_matvec(A, x)
     size(A, 2) == length(x) || throw(DimensionMismatch("matrix A has dimensions ($(size(A, 1)),$(size(A, 2))), vector B has length $(length(x))"))
-    length(x) > 0 || error("unsupported: `A * x` of complex numbers with no columns")
-    return [_complex_rowdot(A, x, i) for i in 1:size(A, 1)]
+    _complex_inner_check(length(x))
+    return [_complex_entry(A, x, i, 1) for i in 1:size(A, 1)]
 end
-function _complex_rowdot(A, x, i::Int)
-    s = A[i, 1] * x[1]
-    for j in 2:length(x)
-        s += A[i, j] * x[j]
+function _complex_matmul(A, B)
+    size(A, 2) == size(B, 1) || throw(DimensionMismatch("matrix A has dimensions ($(size(A, 1)),$(size(A, 2))), matrix B has dimensions ($(size(B, 1)),$(size(B, 2)))"))
+    _complex_inner_check(size(B, 1))
+    return [_complex_entry(A, B, i, j) for i in 1:size(A, 1), j in 1:size(B, 2)]
+end
+function _complex_inner_check(n::Int)
+    n > 0 || error("unsupported: a product of complex arrays with no columns in the first")
+    return nothing
+end
+# Entry `[i, j]` of `A B` (of a vector `B`, `j == 1`).
+function _complex_entry(A, B, i::Int, j::Int)
+    s = A[i, 1] * B[1, j]
+    for k in 2:size(A, 2)
+        s += A[i, k] * B[k, j]
     end
     return s
 end

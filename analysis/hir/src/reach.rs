@@ -340,15 +340,16 @@ pub const HOOKS: &[Hooks] = &[
         ],
     },
     // Complex numbers: `z^-2` (lowering's `literal_pow` of a negative literal), `[1.0, 2im]`
-    // and `[1.0+2im 3.0]` (inference's promotion), `A[i] = 1` of a complex `A`,
-    // `sum(f, x)` of an `f` giving complex numbers.
+    // and `[1.0+2im 3.0; 0 x]` (inference's promotion and `_hvcat_matrix`), `A[i, j] = 1` of a
+    // complex `A`, `sum(f, x)` of an `f` giving complex numbers.
     Hooks {
         triggers: &["Base.Complex"],
         hooks: &[
             "Base._literal_pow",
             "Base._complex_proto",
             "Base._complex_convert",
-            "Base._complex_elem",
+            "Base._complex_setindex!",
+            "Base._hvcat_matrix",
             "Base._complex_mapsum",
         ],
     },

@@ -92,7 +92,8 @@ fn is_range(v: &Val) -> bool {
 /// The parts must be numbers (rationals and complex numbers too), Vectors or Matrices of
 /// numbers.
 fn check_parts(xs: &[Val]) -> Result<(), Fail> {
-    let number = |t: &Type| t.is_number() || super::is_rational_type(t) || super::is_complex_type(t);
+    let number =
+        |t: &Type| t.is_number() || super::is_rational_type(t) || super::is_complex_type(t);
     for x in xs {
         match &x.ty {
             t if number(t) => {}

@@ -235,7 +235,7 @@ fn complex_literal(
     };
     let elems = args.get(shape..)?;
     if !mixes_complex(elems) {
-        return None;
+        return complex_matrix(cx, b, name, args);
     }
     let converted = cx
         .call_named(b, &"Base._complex_proto".into(), elems)
@@ -253,10 +253,36 @@ fn complex_literal(
     }
 }
 
-/// `x[i] = v` of a number into an array of rationals, of a rational into a Float64 array, or
-/// of a number into an array of complex numbers of another type: `v` converted first, as
-/// Julia's `convert` does, by the prelude (`Rational(v)`, exact for a Float64; `Float64(v)`;
-/// `Base._complex_elem(x, v)`).
+/// `[a b; c d]` of complex numbers of one type: the prelude's `Base._hvcat_matrix(rows, cols,
+/// [a, b, c, d])`, a comprehension over the vector of the elements, which the AD
+/// differentiates (the `hvcat` primitive has no rule for elements that are structs).
+fn complex_matrix(
+    cx: &mut Cx,
+    b: &mut PlanBuilder,
+    name: &str,
+    args: &[Val],
+) -> Option<Result<Val, Fail>> {
+    let ("hvcat", [rows, cols, elems @ ..]) = (name, args) else {
+        return None;
+    };
+    let cells = rows.int()?.checked_mul(cols.int()?)?;
+    if !elems.iter().all(is_complex) || usize::try_from(cells).ok()? != elems.len() {
+        return None;
+    }
+    Some(cx.call_named(b, &"vect".into(), elems).and_then(|xs| {
+        cx.call_named(
+            b,
+            &"Base._hvcat_matrix".into(),
+            &[rows.clone(), cols.clone(), xs],
+        )
+    }))
+}
+
+/// `x[i] = v` of a number into an array of rationals, or of a rational into a Float64 array:
+/// `v` converted first, as Julia's `convert` does, by the prelude (`Rational(v)`, exact for a
+/// Float64; `Float64(v)`). Into an array of complex numbers, `v` of another type or a matrix
+/// written at `[i, j]`: the prelude's `Base._complex_setindex!`, which converts `v` and writes
+/// by linear index (the AD's writes into arrays of structs are linear).
 fn converting_store(
     cx: &mut Cx,
     b: &mut PlanBuilder,
@@ -270,16 +296,19 @@ fn converting_store(
         return None;
     };
     let into_rational = is_rational_type(e);
-    let converted = if into_rational && v.ty.is_number() {
-        cx.call_named(b, &"Base.Rational".into(), std::slice::from_ref(v))
+    let convert = if into_rational && v.ty.is_number() {
+        "Base.Rational"
     } else if **e == Type::Float64 && is_rational(v) {
-        cx.call_named(b, &"Base._rational_float".into(), std::slice::from_ref(v))
-    } else if is_complex_type(e) && v.ty != **e && (is_complex(v) || v.ty.is_number()) {
-        cx.call_named(b, &"Base._complex_elem".into(), &[x.clone(), v.clone()])
+        "Base._rational_float"
+    } else if is_complex_type(e)
+        && (is_complex(v) || v.ty.is_number())
+        && (v.ty != **e || idx.len() == 2)
+    {
+        return Some(cx.call_named(b, &"Base._complex_setindex!".into(), args));
     } else {
         return None;
     };
-    let converted = match converted {
+    let converted = match cx.call_named(b, &convert.into(), std::slice::from_ref(v)) {
         Ok(c) => c,
         Err(e) => return Some(Err(e)),
     };
