@@ -999,7 +999,7 @@ _cat_get(x::Matrix, i::Int, j::Int) = x[i, j]
 
 _cat_zero(x::Number) = zero(x)
 _cat_zero(x::Array{Float64}) = 0.0
-_cat_zero(x::Array{Complex{T}}) where {T} = Complex(zero(T), zero(T))
+_cat_zero(x::Array{Complex{T}}) where {T} = Complex(T(0), T(0))
 _cat_zero(x::Array{Int}) = 0
 _cat_zero(x::Array{Bool}) = false
 
@@ -7160,20 +7160,22 @@ getindex(::Type{ComplexF64}) = zeros(ComplexF64, 0)
 # part types): inference converts each element to the promoted complex type, as Julia's `vect`
 # and `hvcat` promote, the type of `_complex_proto` of the elements (a zero).
 _complex_proto(x::Number) = zero(x)
-_complex_proto(x::Number, rest::Number...) = zero(x) + _complex_proto(rest...)
-_complex_convert(p::Complex{T}, x::Real) where {T} = Complex(T(x), zero(T))
+_complex_proto(x::Number, rest::Number...) = _complex_join(zero(x), _complex_proto(rest...))
+# The complex zero of the promoted part type (`Bool` and `Complex{Bool}` stay `Bool` parts).
+_complex_join(a, b) = (r = _cat_promote(real(a), real(b)); Complex(r, r))
+_complex_convert(p::Complex{T}, x::Real) where {T} = Complex(T(x), T(0))
 _complex_convert(p::Complex{T}, z::Complex) where {T} = Complex(T(z.re), T(z.im))
 # `A[k] = x`, `A[i, j] = x` into an array of complex numbers (inference calls it for an `x` of
 # another type or two indices): `x` converted to the element type, as Julia's `setindex!`
 # converts, and a matrix written by its linear index (the AD follows writes into arrays of
 # structs by linear index); out of bounds, the read's BoundsError.
-_complex_setindex!(A::Array{Complex{T}}, x::Number, k::Int) where {T} = (A[k] = _complex_convert(Complex(zero(T), zero(T)), x))
+_complex_setindex!(A::Array{Complex{T}}, x::Number, k::Int) where {T} = (A[k] = _complex_convert(Complex(T(0), T(0)), x))
 function _complex_setindex!(A::Matrix{Complex{T}}, x::Number, i::Int, j::Int) where {T}
     m, n = size(A)
     if i < 1 || i > m || j < 1 || j > n
         A[i, j]
     end
-    return (A[(j - 1) * m + i] = _complex_convert(Complex(zero(T), zero(T)), x))
+    return (A[(j - 1) * m + i] = _complex_convert(Complex(T(0), T(0)), x))
 end
 
 # `sum(f, x)` of an `f` giving complex numbers: Julia's `mapreduce(f, +, x)`, which adds the
@@ -7430,6 +7432,10 @@ struct ConjAdjoint{V}
 end
 adjoint(x::AbstractVector{<:Complex}) = ConjAdjoint(x)
 adjoint(r::ConjAdjoint) = r.parent
+copy(r::ConjAdjoint) = ConjAdjoint(copy(r.parent))
+# The 1×n matrix of the conjugates, which the library's functions without a method for the
+# row read (`sum`, broadcasting, `==`, ...).
+collect(r::ConjAdjoint) = [conj(r.parent[j]) for _ in 1:1, j in 1:length(r.parent)]
 size(r::ConjAdjoint) = (1, length(r.parent))
 length(r::ConjAdjoint) = length(r.parent)
 function getindex(r::ConjAdjoint, i::Int, j::Int)
