@@ -7419,7 +7419,7 @@ view(a::TransposeMatrix, i::Int, J) = view(a.parent, J, i)
 view(a::AdjointMatrix, I, j::Int) = view(_unconjugated(a.parent), j, I)
 view(a::TransposeMatrix, I, j::Int) = view(a.parent, j, I)
 _unconjugated(P::AbstractArray{<:Real}) = P
-_unconjugated(P) = error("unsupported: a view, `eachrow` or `eachcol` of `A'` of a complex matrix (Julia's conjugate the elements they read and write); write `transpose(A)` and `conj`, or `copy(A')`, instead")
+_unconjugated(P) = error("unsupported: a view, `eachrow` or `eachcol` of `A'` of a complex matrix (Julia's views conjugate the elements they read and write); write `transpose(A)` and `conj`, or `copy(A')`, instead")
 
 """
     ConjAdjoint(x)
