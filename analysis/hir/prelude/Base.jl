@@ -7079,6 +7079,115 @@ log10(z::Complex) = log(z) / 2.302585092994046
 log2(z::Complex) = log(z) / 0.6931471805599453
 
 """
+    expm1(z), log1p(z)
+
+`exp(z) - 1` and `log(1 + z)` of a complex number, accurate near 0, as Julia's
+`base/complex.jl` computes them (`expm1` through `expm1` of the real part and `sin(zi/2)²`,
+`log1p` by Kahan's `log(u) z / (u - 1)` with `u = 1 + z`).
+"""
+function expm1(z::Complex)
+    zr, zi = reim(float(z))
+    if isnan(zr)
+        return Complex(zr, zi == 0 ? zi : zr)
+    elseif !isfinite(zi)
+        zr == Inf && return Complex(-zr, NaN)
+        zr == -Inf && return Complex(-1.0, copysign(0.0, zi))
+        return Complex(NaN, NaN)
+    end
+    em = expm1(zr)
+    zi == 0 && return Complex(em, zi)
+    e = em + 1.0
+    isfinite(e) || return Complex(e * cos(zi), e * sin(zi))
+    h = sin(0.5 * zi)
+    return Complex(em - 2.0 * e * h * h, e * sin(zi))
+end
+function log1p(z::Complex)
+    zr, zi = reim(float(z))
+    if isfinite(zr)
+        isinf(zi) && return log(Complex(zr, zi))
+        u = 1.0 + Complex(zr, zi)
+        u == 1 && return Complex(zr, zi)
+        real(u) <= 0 && return log(u)
+        return log(u) * Complex(zr, zi) / (u - 1.0)
+    elseif isnan(zr)
+        return Complex(zr, zr)
+    elseif isfinite(zi)
+        return Complex(Inf, copysign(zr > 0 ? 0.0 : 3.141592653589793, zi))
+    end
+    return Complex(Inf, NaN)
+end
+
+"""
+    asin(z), acos(z), atan(z), asinh(z), atanh(z)
+
+The inverse functions of a complex number on Julia's principal branches, by Julia's
+`base/complex.jl` algorithms (Kahan's, from the square roots of `1 - z` and `1 + z`; `atanh`
+scaled against overflow; `atan` and `asinh` by the rotations `atan(z) = -i atanh(iz)`,
+`asinh(z) = -i asin(iz)`).
+"""
+function asin(z::Complex)
+    zr, zi = reim(float(z))
+    isinf(zr) && isinf(zi) && return Complex(copysign(0.7853981633974483, zr), zi)
+    isnan(zi) && isinf(zr) && return Complex(zi, Inf)
+    w = Complex(zr, zi)
+    a = sqrt(1.0 - w)
+    b = sqrt(1.0 + w)
+    ξ = zr == 0 ? zr : !isfinite(zr) ? 1.5707963267948966 * sign(zr) : atan(zr, real(a * b))
+    return Complex(ξ, asinh(copysign(imag(conj(a) * b), zi)))
+end
+function acos(z::Complex)
+    zr, zi = reim(float(z))
+    if isnan(zr)
+        return isinf(zi) ? Complex(zr, -zi) : Complex(zr, zr)
+    elseif isnan(zi)
+        isinf(zr) && return Complex(zi, abs(zr))
+        zr == 0 && return Complex(1.5707963267948966, zi)
+        return Complex(zi, zi)
+    elseif zr == 0 && zi == 0
+        return Complex(1.5707963267948966, -zi)
+    elseif zr == Inf && zi == 0 && !signbit(zi)
+        return Complex(zi, -zr)
+    elseif zr == -Inf && zi == 0 && signbit(zi)
+        return Complex(3.141592653589793, -zr)
+    end
+    w = Complex(zr, zi)
+    a = sqrt(1.0 - w)
+    b = sqrt(1.0 + w)
+    ξ = 2.0 * atan(real(a), real(b))
+    η = asinh(imag(conj(b) * a))
+    isinf(zr) && isinf(zi) && return Complex(ξ - 0.7853981633974483 * sign(zr), η)
+    return Complex(ξ, η)
+end
+function atanh(z::Complex)
+    # θ = sqrt(floatmax(Float64)) / 4: beyond it `1/z` is the real part.
+    θ = 3.3519519824856493e153
+    ρ = 1.0 / θ
+    x, y = reim(float(z))
+    ax, ay = abs(x), abs(y)
+    if ax > θ || ay > θ
+        if isnan(y)
+            isinf(x) && return Complex(copysign(0.0, x), y)
+            return Complex(real(1.0 / Complex(x, y)), y)
+        end
+        isinf(y) && return Complex(copysign(0.0, x), copysign(1.5707963267948966, y))
+        return Complex(real(1.0 / Complex(x, y)), copysign(1.5707963267948966, y))
+    end
+    β = copysign(1.0, x)
+    x, y = β * x, β * y
+    if x == 1
+        y == 0 && return β * Complex(Inf, y)
+        ym = ay + ρ
+        ξ = log(sqrt(sqrt(4.0 + y * y)) / sqrt(ym))
+        return β * Complex(ξ, copysign(1.5707963267948966 + atan(ym / 2.0), y) / 2.0)
+    end
+    ysq = (ay + ρ)^2
+    ξ = x == 0 ? x : log1p(4.0 * x / ((1.0 - x)^2 + ysq)) / 4.0
+    return β * Complex(ξ, angle(Complex((1.0 - x) * (1.0 + x) - ysq, 2.0 * y)) / 2.0)
+end
+atan(z::Complex) = (w = atanh(Complex(-imag(z), real(z))); Complex(imag(w), -real(w)))
+asinh(z::Complex) = (w = asin(Complex(-imag(z), real(z))); Complex(imag(w), -real(w)))
+
+"""
     adjoint(z), transpose(z)
 
 `z'` of a complex number is its conjugate; its transpose is itself.
