@@ -25,8 +25,8 @@ enum Form {
     Symmetric,
     /// `transpose(x)` of a vector: the 1×n row.
     Transpose,
-    /// `A'` and `transpose(A)` of a matrix: the transposed matrix.
-    /// `A'` (conjugating complex elements) or `transpose(A)` of a matrix.
+    /// `A'` and `transpose(A)` of a matrix: the transposed matrix (of `A'`, complex elements
+    /// conjugated).
     TransposedMatrix {
         adjoint: bool,
     },
