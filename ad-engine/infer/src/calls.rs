@@ -31,8 +31,8 @@ pub(crate) fn is_view(t: &Type) -> bool {
 
 /// Is `t` a lazy wrapper that the library reads as a copy where it has no method for it: a
 /// view, `Symmetric(A)`/`Hermitian(A)` (whose copy is the dense symmetric matrix),
-/// `transpose(x)` of a vector (the 1×n matrix) or `A'`/`transpose(A)` of a matrix (the
-/// transposed matrix)?
+/// `transpose(x)` of a vector (the 1×n matrix), `x'` of a complex vector (the 1×n matrix of
+/// conjugates) or `A'`/`transpose(A)` of a matrix (the transposed matrix)?
 pub(crate) fn reads_as_copy(t: &Type) -> bool {
     is_view(t)
         || matches!(t, Type::Struct(s) if matches!(
@@ -40,6 +40,7 @@ pub(crate) fn reads_as_copy(t: &Type) -> bool {
             "LinearAlgebra.Symmetric"
                 | "LinearAlgebra.Hermitian"
                 | "Base.Transpose"
+                | "Base.ConjAdjoint"
                 | "Base.AdjointMatrix"
                 | "Base.TransposeMatrix"
         ))

@@ -59,13 +59,15 @@ pub fn to_json(v: &Value) -> Json {
                 None => object(t.fields.iter().map(|(n, _)| &**n).zip(vs.iter())),
             }
         }
-        // `A'` and `transpose(A)` of a matrix: the transposed matrix.
+        // `A'` and `transpose(A)` of a matrix: the transposed matrix (an adjoint's complex
+        // elements conjugated).
         Value::Struct(t, vs)
             if matches!(&*t.name, "Base.AdjointMatrix" | "Base.TransposeMatrix") =>
         {
+            let adjoint = &*t.name == "Base.AdjointMatrix";
             match vs
                 .first()
-                .and_then(crate::show_library::transposed_elements)
+                .and_then(|p| crate::show_library::transposed_elements(p, adjoint))
             {
                 Some(a) => to_json(&a.into_value()),
                 None => object(t.fields.iter().map(|(n, _)| &**n).zip(vs.iter())),

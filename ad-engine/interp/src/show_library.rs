@@ -27,8 +27,11 @@ enum Form {
     Symmetric,
     /// `transpose(x)` of a vector: the 1×n row.
     Transpose,
-    /// `A'` and `transpose(A)` of a matrix: the transposed matrix.
-    TransposedMatrix,
+    /// `A'` and `transpose(A)` of a matrix: the transposed matrix (of `A'`, complex elements
+    /// conjugated).
+    TransposedMatrix {
+        adjoint: bool,
+    },
     Pair,
     Composed,
     Uniform,
@@ -62,7 +65,8 @@ fn form(t: &StructType) -> Option<Form> {
         "LinearAlgebra.UnitLowerTriangular" => Form::Triangular(false, true),
         "LinearAlgebra.Symmetric" | "LinearAlgebra.Hermitian" => Form::Symmetric,
         "Base.Transpose" => Form::Transpose,
-        "Base.AdjointMatrix" | "Base.TransposeMatrix" => Form::TransposedMatrix,
+        "Base.AdjointMatrix" => Form::TransposedMatrix { adjoint: true },
+        "Base.TransposeMatrix" => Form::TransposedMatrix { adjoint: false },
         "LinearAlgebra.UniformScaling" => Form::Uniform,
         "Base.Enumerate" => Form::Enumerate,
         "Base.Zip" => Form::Zip,
@@ -304,10 +308,12 @@ pub(crate) fn write_library<W: Write + ?Sized>(
             Some(a) => show(f, &a.into_value())?,
             None => return Ok(false),
         },
-        Form::TransposedMatrix => match field("parent").and_then(transposed_elements) {
-            Some(a) => show(f, &a.into_value())?,
-            None => return Ok(false),
-        },
+        Form::TransposedMatrix { adjoint } => {
+            match field("parent").and_then(|p| transposed_elements(p, adjoint)) {
+                Some(a) => show(f, &a.into_value())?,
+                None => return Ok(false),
+            }
+        }
         Form::Symmetric => match (field("data"), field("upper")) {
             (Some(a), Some(Value::Bool(upper))) => match symmetric_elements(a, *upper) {
                 Some(a) => show(f, &a.into_value())?,
@@ -577,21 +583,39 @@ pub(crate) fn row_elements(x: &Value) -> Option<Array> {
     Some(Array::new(Shape::Matrix(1, n), x.data))
 }
 
-/// The matrix `A'` (or `transpose(A)`) of a real matrix or view `a` stands for: `a`
-/// transposed (of a vector view, the 1×n row).
-pub(crate) fn transposed_elements(a: &Value) -> Option<Array> {
+/// The matrix `A'` (`adjoint`) or `transpose(A)` of a matrix or view `a` stands for: `a`
+/// transposed (of a vector view, the 1×n row), an adjoint's complex elements conjugated.
+pub(crate) fn transposed_elements(a: &Value, adjoint: bool) -> Option<Array> {
     let a = dense(a)?;
     let (m, n) = match a.shape {
         Shape::Matrix(m, n) => (m, n),
         Shape::Vector(n) => (n, 1),
         _ => return None,
     };
-    let mut data = ArrayData::zeros(a.data.elem(), m * n);
-    for j in 0..m {
-        for i in 0..n {
-            set(&mut data, j * n + i, &a.data, i * m + j);
+    let data = match &a.data {
+        ArrayData::Obj(o) => {
+            let mut items = Vec::with_capacity(m * n);
+            for j in 0..m {
+                for i in 0..n {
+                    let z = o.items.get(i * m + j)?;
+                    items.push(if adjoint { conjugate(z)? } else { z.clone() });
+                }
+            }
+            ArrayData::Obj(crate::value::Objects {
+                elem: o.elem.clone(),
+                items,
+            })
         }
-    }
+        numbers => {
+            let mut data = ArrayData::zeros(numbers.elem(), m * n);
+            for j in 0..m {
+                for i in 0..n {
+                    set(&mut data, j * n + i, numbers, i * m + j);
+                }
+            }
+            data
+        }
+    };
     Some(Array::new(Shape::Matrix(n, m), data))
 }
 

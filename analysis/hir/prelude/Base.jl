@@ -996,16 +996,17 @@ minimum(fl::Flatten) = _gen_fold(min, identity, identity, collect(fl))
 # Matrix part makes `vcat` a Matrix). A number is a 1×1 part, a Vector of n elements an n×1
 # one. The element type is the parts' promoted one.
 
-_cat_size(x::Real, d::Int) = 1
+_cat_size(x::Number, d::Int) = 1
 _cat_size(x::Vector, d::Int) = d == 1 ? length(x) : 1
 _cat_size(x::Matrix, d::Int) = size(x, d)
 
-_cat_get(x::Real, i::Int, j::Int) = x
+_cat_get(x::Number, i::Int, j::Int) = x
 _cat_get(x::Vector, i::Int, j::Int) = x[i]
 _cat_get(x::Matrix, i::Int, j::Int) = x[i, j]
 
-_cat_zero(x::Real) = zero(x)
+_cat_zero(x::Number) = zero(x)
 _cat_zero(x::Array{Float64}) = 0.0
+_cat_zero(x::Array{Complex{T}}) where {T} = Complex(T(0), T(0))
 _cat_zero(x::Array{Int}) = 0
 _cat_zero(x::Array{Bool}) = false
 
@@ -5914,8 +5915,11 @@ function _hvcat_rows(rows::Tuple, xs::AbstractVector)
     for i in 1:nr
         rows[i] == nc || throw(ArgumentError("row $(i) has mismatched number of columns (expected $(nc), got $(rows[i]))"))
     end
-    return [xs[(i - 1) * nc + j] for i in 1:nr, j in 1:nc]
+    return _hvcat_matrix(nr, nc, xs)
 end
+# The matrix of `nr` rows of `nc` elements of `xs`, row by row (also `[a b; c d]` of complex
+# numbers, which inference builds from the vector of the elements).
+_hvcat_matrix(nr::Int, nc::Int, xs::AbstractVector) = [xs[(i - 1) * nc + j] for i in 1:nr, j in 1:nc]
 
 # `string(x...)`: the elements' strings one after the other (`""` for none).
 function _splat_string(x::AbstractVector)
@@ -7217,6 +7221,115 @@ log10(z::Complex) = log(z) / 2.302585092994046
 log2(z::Complex) = log(z) / 0.6931471805599453
 
 """
+    expm1(z), log1p(z)
+
+`exp(z) - 1` and `log(1 + z)` of a complex number, accurate near 0, as Julia's
+`base/complex.jl` computes them (`expm1` through `expm1` of the real part and `sin(zi/2)²`,
+`log1p` by Kahan's `log(u) z / (u - 1)` with `u = 1 + z`).
+"""
+function expm1(z::Complex)
+    zr, zi = reim(float(z))
+    if isnan(zr)
+        return Complex(zr, zi == 0 ? zi : zr)
+    elseif !isfinite(zi)
+        zr == Inf && return Complex(-zr, NaN)
+        zr == -Inf && return Complex(-1.0, copysign(0.0, zi))
+        return Complex(NaN, NaN)
+    end
+    em = expm1(zr)
+    zi == 0 && return Complex(em, zi)
+    e = em + 1.0
+    isfinite(e) || return Complex(e * cos(zi), e * sin(zi))
+    h = sin(0.5 * zi)
+    return Complex(em - 2.0 * e * h * h, e * sin(zi))
+end
+function log1p(z::Complex)
+    zr, zi = reim(float(z))
+    if isfinite(zr)
+        isinf(zi) && return log(Complex(zr, zi))
+        u = 1.0 + Complex(zr, zi)
+        u == 1 && return Complex(zr, zi)
+        real(u) <= 0 && return log(u)
+        return log(u) * Complex(zr, zi) / (u - 1.0)
+    elseif isnan(zr)
+        return Complex(zr, zr)
+    elseif isfinite(zi)
+        return Complex(Inf, copysign(zr > 0 ? 0.0 : 3.141592653589793, zi))
+    end
+    return Complex(Inf, NaN)
+end
+
+"""
+    asin(z), acos(z), atan(z), asinh(z), atanh(z)
+
+The inverse functions of a complex number on Julia's principal branches, by Julia's
+`base/complex.jl` algorithms (Kahan's, from the square roots of `1 - z` and `1 + z`; `atanh`
+scaled against overflow; `atan` and `asinh` by the rotations `atan(z) = -i atanh(iz)`,
+`asinh(z) = -i asin(iz)`).
+"""
+function asin(z::Complex)
+    zr, zi = reim(float(z))
+    isinf(zr) && isinf(zi) && return Complex(copysign(0.7853981633974483, zr), zi)
+    isnan(zi) && isinf(zr) && return Complex(zi, Inf)
+    w = Complex(zr, zi)
+    a = sqrt(1.0 - w)
+    b = sqrt(1.0 + w)
+    ξ = zr == 0 ? zr : !isfinite(zr) ? 1.5707963267948966 * sign(zr) : atan(zr, real(a * b))
+    return Complex(ξ, asinh(copysign(imag(conj(a) * b), zi)))
+end
+function acos(z::Complex)
+    zr, zi = reim(float(z))
+    if isnan(zr)
+        return isinf(zi) ? Complex(zr, -zi) : Complex(zr, zr)
+    elseif isnan(zi)
+        isinf(zr) && return Complex(zi, abs(zr))
+        zr == 0 && return Complex(1.5707963267948966, zi)
+        return Complex(zi, zi)
+    elseif zr == 0 && zi == 0
+        return Complex(1.5707963267948966, -zi)
+    elseif zr == Inf && zi == 0 && !signbit(zi)
+        return Complex(zi, -zr)
+    elseif zr == -Inf && zi == 0 && signbit(zi)
+        return Complex(3.141592653589793, -zr)
+    end
+    w = Complex(zr, zi)
+    a = sqrt(1.0 - w)
+    b = sqrt(1.0 + w)
+    ξ = 2.0 * atan(real(a), real(b))
+    η = asinh(imag(conj(b) * a))
+    isinf(zr) && isinf(zi) && return Complex(ξ - 0.7853981633974483 * sign(zr), η)
+    return Complex(ξ, η)
+end
+function atanh(z::Complex)
+    # θ = sqrt(floatmax(Float64)) / 4: beyond it `1/z` is the real part.
+    θ = 3.3519519824856493e153
+    ρ = 1.0 / θ
+    x, y = reim(float(z))
+    ax, ay = abs(x), abs(y)
+    if ax > θ || ay > θ
+        if isnan(y)
+            isinf(x) && return Complex(copysign(0.0, x), y)
+            return Complex(real(1.0 / Complex(x, y)), y)
+        end
+        isinf(y) && return Complex(copysign(0.0, x), copysign(1.5707963267948966, y))
+        return Complex(real(1.0 / Complex(x, y)), copysign(1.5707963267948966, y))
+    end
+    β = copysign(1.0, x)
+    x, y = β * x, β * y
+    if x == 1
+        y == 0 && return β * Complex(Inf, y)
+        ym = ay + ρ
+        ξ = log(sqrt(sqrt(4.0 + y * y)) / sqrt(ym))
+        return β * Complex(ξ, copysign(1.5707963267948966 + atan(ym / 2.0), y) / 2.0)
+    end
+    ysq = (ay + ρ)^2
+    ξ = x == 0 ? x : log1p(4.0 * x / ((1.0 - x)^2 + ysq)) / 4.0
+    return β * Complex(ξ, angle(Complex((1.0 - x) * (1.0 + x) - ysq, 2.0 * y)) / 2.0)
+end
+atan(z::Complex) = (w = atanh(Complex(-imag(z), real(z))); Complex(imag(w), -real(w)))
+asinh(z::Complex) = (w = asin(Complex(-imag(z), real(z))); Complex(imag(w), -real(w)))
+
+"""
     adjoint(z), transpose(z)
 
 `z'` of a complex number is its conjugate; its transpose is itself.
@@ -7294,13 +7407,27 @@ end
 getindex(::Type{ComplexF64}, xs::Number...) = [map(ComplexF64, xs)...]
 getindex(::Type{ComplexF64}) = zeros(ComplexF64, 0)
 
-# `[a, b]` mixing complex and real numbers (or complex numbers of different part types):
-# each converted to the promoted complex type, as Julia's `vect` promotes.
-_complex_vect(xs::Number...) = (p = _complex_proto(xs...); [map(x -> _complex_convert(p, x), xs)...])
+# `[a, b]`, `[a b; c d]` mixing complex and real numbers (or complex numbers of different
+# part types): inference converts each element to the promoted complex type, as Julia's `vect`
+# and `hvcat` promote, the type of `_complex_proto` of the elements (a zero).
 _complex_proto(x::Number) = zero(x)
-_complex_proto(x::Number, rest::Number...) = zero(x) + _complex_proto(rest...)
-_complex_convert(p::Complex{T}, x::Real) where {T} = Complex(T(x), zero(T))
+_complex_proto(x::Number, rest::Number...) = _complex_join(zero(x), _complex_proto(rest...))
+# The complex zero of the promoted part type (`Bool` and `Complex{Bool}` stay `Bool` parts).
+_complex_join(a, b) = (r = _cat_promote(real(a), real(b)); Complex(r, r))
+_complex_convert(p::Complex{T}, x::Real) where {T} = Complex(T(x), T(0))
 _complex_convert(p::Complex{T}, z::Complex) where {T} = Complex(T(z.re), T(z.im))
+# `A[k] = x`, `A[i, j] = x` into an array of complex numbers (inference calls it for an `x` of
+# another type or two indices): `x` converted to the element type, as Julia's `setindex!`
+# converts, and a matrix written by its linear index (the AD follows writes into arrays of
+# structs by linear index); out of bounds, the read's BoundsError.
+_complex_setindex!(A::Array{Complex{T}}, x::Number, k::Int) where {T} = (A[k] = _complex_convert(Complex(T(0), T(0)), x))
+function _complex_setindex!(A::Matrix{Complex{T}}, x::Number, i::Int, j::Int) where {T}
+    m, n = size(A)
+    if i < 1 || i > m || j < 1 || j > n
+        A[i, j]
+    end
+    return (A[(j - 1) * m + i] = _complex_convert(Complex(T(0), T(0)), x))
+end
 
 # `sum(f, x)` of an `f` giving complex numbers: Julia's `mapreduce(f, +, x)`, which adds the
 # values as `sum` adds an array of them.
@@ -7321,9 +7448,10 @@ struct Transpose{V}
 end
 transpose(x::AbstractVector) = Transpose(x)
 transpose(t::Transpose) = t.parent
-adjoint(t::Transpose) = _conj_vector(t.parent)
-_conj_vector(x::AbstractVector{<:Real}) = x
-_conj_vector(x::AbstractVector) = conj.(x)
+adjoint(t::Transpose) = _conj_elems(t.parent)
+# The array of the elements' adjoints: the array itself for real numbers, else the conjugates.
+_conj_elems(x::AbstractArray{<:Real}) = x
+_conj_elems(x::AbstractArray) = conj.(x)
 parent(t::Transpose) = t.parent
 vec(t::Transpose) = t.parent
 size(t::Transpose) = (1, length(t.parent))
@@ -7390,16 +7518,19 @@ end
 """
     AdjointMatrix(A), TransposeMatrix(A)
 
-`A'` and `transpose(A)` of a real matrix, and of a view (of a matrix, or `v'` of a vector
-view, the 1×n row): Julia's lazy `Adjoint{T, Matrix{T}}` and `Transpose{T, Matrix{T}}`
+`A'` and `transpose(A)` of a matrix of real or complex numbers, and of a real view (of a
+matrix, or `v'` of a vector view, the 1×n row): Julia's lazy `Adjoint{T, Matrix{T}}` and
+`Transpose{T, Matrix{T}}`
 (`typeof` prints those names; `isa Adjoint` or `isa Transpose` and `isa AbstractMatrix`
 hold, `isa Matrix` does not, so a method for `Matrix` does not take them).
 Each reads `A` with the indices swapped: a later write to `A` is seen through it, and
-`At[i, j] = v` writes `A[j, i]`; `(A')'` is `A` itself. Products with a matrix or a vector
-multiply by the transposed matrix (compiled code calls the matrix product with its transpose
-flag and copies nothing); `copy`, `collect` and `Matrix` give the transposed `Matrix`, which is
-also what the library's functions without a method for them read (`\`, `norm`,
-broadcasting, `sum`, `==`, ...). For real numbers the two read the same elements.
+`At[i, j] = v` writes `A[j, i]`; `(A')'` is `A` itself. The adjoint reads and writes the
+complex elements conjugated (`A'[i, j] == conj(A[j, i])`), as Julia's applies `adjoint` to
+each. Products with a matrix or a vector multiply by the transposed matrix (compiled code
+calls the matrix product with its transpose flag and copies nothing); `copy`, `collect` and
+`Matrix` give the transposed `Matrix`, which is also what the library's functions without a
+method for them read (`\`, `norm`, broadcasting, `sum`, `==`, ...). For real numbers the two
+read the same elements.
 """
 struct AdjointMatrix{M}
     parent::M
@@ -7407,8 +7538,8 @@ end
 struct TransposeMatrix{M}
     parent::M
 end
-adjoint(A::Matrix{<:Real}) = AdjointMatrix(A)
-transpose(A::Matrix{<:Real}) = TransposeMatrix(A)
+adjoint(A::Matrix{<:Number}) = AdjointMatrix(A)
+transpose(A::Matrix{<:Number}) = TransposeMatrix(A)
 # Of a view (or a shared reshape) the same wrapper over the view, reading and writing through
 # it; `transpose` of a vector view is the row `Transpose` above.
 adjoint(v::SubArray{<:Array{<:Real}, I, R}) where {I, R} = AdjointMatrix(v)
@@ -7461,55 +7592,62 @@ setindex!(a::AdjointMatrix, v, k::Int) = _lazy_set!(a, v, k)
 setindex!(a::TransposeMatrix, v, k::Int) = _lazy_set!(a, v, k)
 function _lazy_get(a, i::Int, j::Int)
     _lazy_check(a, i, j)
-    return _swapped_get(a.parent, i, j)
+    return _lazy_elem(a, _swapped_get(a.parent, i, j))
 end
 # Linear index `k` in the wrapper's own column-major order.
 function _lazy_get(a, k::Int)
     _lazy_check(a, k)
     m = _lazy_size(a.parent, 1)
-    return _swapped_get(a.parent, mod1(k, m), div(k - 1, m) + 1)
+    return _lazy_elem(a, _swapped_get(a.parent, mod1(k, m), div(k - 1, m) + 1))
 end
 function _lazy_set!(a, v, i::Int, j::Int)
     _lazy_check(a, i, j)
-    _swapped_set!(a.parent, v, i, j)
+    _swapped_set!(a.parent, _lazy_elem(a, v), i, j)
     return a
 end
 function _lazy_set!(a, v, k::Int)
     _lazy_check(a, k)
     m = _lazy_size(a.parent, 1)
-    _swapped_set!(a.parent, v, mod1(k, m), div(k - 1, m) + 1)
+    _swapped_set!(a.parent, _lazy_elem(a, v), mod1(k, m), div(k - 1, m) + 1)
     return a
 end
+# An element read or written through the wrapper: an adjoint's complex number conjugated.
+_lazy_elem(a::AdjointMatrix, z::Complex) = conj(z)
+_lazy_elem(a, x) = x
 # The parent's element `[j, i]`; of a vector view (whose wrapper is a row, `i == 1`) `[j]`.
 _swapped_get(P, i::Int, j::Int) = P[j, i]
 _swapped_get(P::AbstractVector, i::Int, j::Int) = P[j]
 _swapped_set!(P, v, i::Int, j::Int) = (P[j, i] = v)
 _swapped_set!(P::AbstractVector, v, i::Int, j::Int) = (P[j] = v)
 # The matrix a lazy transpose of `P` stands for, as a new `Matrix`.
+_transposed(P::Matrix{<:Complex}) = permutedims(P)
 _transposed(P::Matrix) = _transpose_copy(P)
 _transposed(P::AbstractMatrix) = _transpose_copy(collect(P))
 _transposed(P::AbstractVector) = reshape(collect(P), 1, length(P))
-copy(a::AdjointMatrix) = _transposed(a.parent)
+# The matrix an adjoint of `P` stands for: transposed, complex numbers conjugated.
+_adjointed(P) = _conj_elems(_transposed(P))
+copy(a::AdjointMatrix) = _adjointed(a.parent)
 copy(a::TransposeMatrix) = _transposed(a.parent)
-collect(a::AdjointMatrix) = _transposed(a.parent)
+collect(a::AdjointMatrix) = _adjointed(a.parent)
 collect(a::TransposeMatrix) = _transposed(a.parent)
 # Products: the transposed matrix product (`A' * B` is `Aᵀ B`, `A' * B'` is `(B A)ᵀ`, a row
-# times `A'` is the row of `A x`).
-*(a::AdjointMatrix, B::Matrix{<:Real}) = _transposed_times(a.parent, B)
+# times `A'` is the row of `A x`), an adjoint's complex parent conjugated (`A' * B` is
+# `conj(A)ᵀ B`).
+*(a::AdjointMatrix, B::Matrix{<:Real}) = _transposed_times(_conj_elems(a.parent), B)
 *(a::TransposeMatrix, B::Matrix{<:Real}) = _transposed_times(a.parent, B)
-*(A::Matrix{<:Real}, b::AdjointMatrix) = A * _transposed(b.parent)
+*(A::Matrix{<:Real}, b::AdjointMatrix) = A * _adjointed(b.parent)
 *(A::Matrix{<:Real}, b::TransposeMatrix) = A * _transposed(b.parent)
-*(a::AdjointMatrix, b::AdjointMatrix) = _transposed(b.parent * a.parent)
+*(a::AdjointMatrix, b::AdjointMatrix) = _adjointed(b.parent * a.parent)
 *(a::TransposeMatrix, b::TransposeMatrix) = _transposed(b.parent * a.parent)
-*(a::AdjointMatrix, b::TransposeMatrix) = _transposed(b.parent * a.parent)
-*(a::TransposeMatrix, b::AdjointMatrix) = _transposed(b.parent * a.parent)
-*(a::AdjointMatrix, x::Vector{<:Real}) = _transposed_times(a.parent, x)
+*(a::AdjointMatrix, b::TransposeMatrix) = _transposed(b.parent * _conj_elems(a.parent))
+*(a::TransposeMatrix, b::AdjointMatrix) = _transposed(_conj_elems(b.parent) * a.parent)
+*(a::AdjointMatrix, x::Vector{<:Real}) = _transposed_times(_conj_elems(a.parent), x)
 *(a::TransposeMatrix, x::Vector{<:Real}) = _transposed_times(a.parent, x)
 *(r::Adjoint, a::AdjointMatrix) = (a.parent * r')'
 *(r::Adjoint, a::TransposeMatrix) = (a.parent * r')'
-*(c::Real, a::AdjointMatrix) = c * _transposed(a.parent)
+*(c::Real, a::AdjointMatrix) = c * _adjointed(a.parent)
 *(c::Real, a::TransposeMatrix) = c * _transposed(a.parent)
-*(a::AdjointMatrix, c::Real) = _transposed(a.parent) * c
+*(a::AdjointMatrix, c::Real) = _adjointed(a.parent) * c
 *(a::TransposeMatrix, c::Real) = _transposed(a.parent) * c
 # `Pᵀ X`: the matrix product with the transposed matrix; of a vector view's row (`v' * y`)
 # the inner product, and a row times a matrix the row of `Bᵀ v`.
@@ -7521,15 +7659,18 @@ _transposed_times(v::AbstractVector, B::AbstractMatrix) = (transpose(B) * v)'
 -(a::AdjointMatrix) = AdjointMatrix(-a.parent)
 -(a::TransposeMatrix) = TransposeMatrix(-a.parent)
 # A lazy transpose's columns are its parent's rows (views of the parent, so writes through them
-# reach it), and a view of it with one Int index is the parent's view with the indices swapped.
-eachcol(a::AdjointMatrix) = eachrow(a.parent)
+# reach it), and a view of it with one Int index is the parent's view with the indices swapped
+# (of an adjoint, whose views would conjugate, a real parent's only).
+eachcol(a::AdjointMatrix) = eachrow(_unconjugated(a.parent))
 eachcol(a::TransposeMatrix) = eachrow(a.parent)
-eachrow(a::AdjointMatrix) = eachcol(a.parent)
+eachrow(a::AdjointMatrix) = eachcol(_unconjugated(a.parent))
 eachrow(a::TransposeMatrix) = eachcol(a.parent)
-view(a::AdjointMatrix, i::Int, J) = view(a.parent, J, i)
+view(a::AdjointMatrix, i::Int, J) = view(_unconjugated(a.parent), J, i)
 view(a::TransposeMatrix, i::Int, J) = view(a.parent, J, i)
-view(a::AdjointMatrix, I, j::Int) = view(a.parent, j, I)
+view(a::AdjointMatrix, I, j::Int) = view(_unconjugated(a.parent), j, I)
 view(a::TransposeMatrix, I, j::Int) = view(a.parent, j, I)
+_unconjugated(P::AbstractArray{<:Real}) = P
+_unconjugated(P) = error("unsupported: a view, `eachrow` or `eachcol` of `A'` of a complex matrix (Julia's views conjugate the elements they read and write); write `transpose(A)` and `conj`, or `copy(A')`, instead")
 
 """
     ConjAdjoint(x)
@@ -7542,6 +7683,10 @@ struct ConjAdjoint{V}
 end
 adjoint(x::AbstractVector{<:Complex}) = ConjAdjoint(x)
 adjoint(r::ConjAdjoint) = r.parent
+copy(r::ConjAdjoint) = ConjAdjoint(copy(r.parent))
+# The 1×n matrix of the conjugates, which the library's functions without a method for the
+# row read (`sum`, broadcasting, `==`, ...).
+collect(r::ConjAdjoint) = [conj(r.parent[j]) for _ in 1:1, j in 1:length(r.parent)]
 size(r::ConjAdjoint) = (1, length(r.parent))
 length(r::ConjAdjoint) = length(r.parent)
 function getindex(r::ConjAdjoint, i::Int, j::Int)
@@ -7554,22 +7699,35 @@ function getindex(r::ConjAdjoint, j::Int)
     1 <= j <= n || error("BoundsError: attempt to access 1×$n adjoint(::Vector{ComplexF64}) with eltype ComplexF64 at index [$j]")
     return conj(r.parent[j])
 end
-# `x' * y`, the inner product.
+# `x' * y`, the inner product; `x' * A`, the row `(A' x)'`.
 *(r::ConjAdjoint, y::AbstractVector) = dot(r.parent, y)
+*(r::ConjAdjoint, A::AbstractMatrix) = (A' * r.parent)'
 
-# `A * x` with complex numbers on either side: each entry the sum, in order, of the row's
-# products (Julia calls BLAS, equal up to rounding).
+# `A * x` and `A * B` with complex numbers on either side: each entry the sum, in order, of
+# the products of a row of `A` and a column (Julia calls BLAS, equal up to rounding).
 *(A::AbstractMatrix{<:Complex}, x::AbstractVector) = _complex_matvec(A, x)
 *(A::AbstractMatrix{<:Real}, x::AbstractVector{<:Complex}) = _complex_matvec(A, x)
+*(A::Matrix{<:Complex}, B::Matrix) = _complex_matmul(A, B)
+*(A::Matrix{<:Real}, B::Matrix{<:Complex}) = _complex_matmul(A, B)
 function _complex_matvec(A, x)
     size(A, 2) == length(x) || throw(DimensionMismatch("matrix A has dimensions ($(size(A, 1)),$(size(A, 2))), vector B has length $(length(x))"))
-    length(x) > 0 || error("unsupported: `A * x` of complex numbers with no columns")
-    return [_complex_rowdot(A, x, i) for i in 1:size(A, 1)]
+    _complex_inner_check(length(x))
+    return [_complex_entry(A, x, i, 1) for i in 1:size(A, 1)]
 end
-function _complex_rowdot(A, x, i::Int)
-    s = A[i, 1] * x[1]
-    for j in 2:length(x)
-        s += A[i, j] * x[j]
+function _complex_matmul(A, B)
+    size(A, 2) == size(B, 1) || throw(DimensionMismatch("matrix A has dimensions ($(size(A, 1)),$(size(A, 2))), matrix B has dimensions ($(size(B, 1)),$(size(B, 2)))"))
+    _complex_inner_check(size(B, 1))
+    return [_complex_entry(A, B, i, j) for i in 1:size(A, 1), j in 1:size(B, 2)]
+end
+function _complex_inner_check(n::Int)
+    n > 0 || error("unsupported: a product of complex arrays with no columns in the first")
+    return nothing
+end
+# Entry `[i, j]` of `A B` (of a vector `B`, `j == 1`).
+function _complex_entry(A, B, i::Int, j::Int)
+    s = A[i, 1] * B[1, j]
+    for k in 2:size(A, 2)
+        s += A[i, k] * B[k, j]
     end
     return s
 end

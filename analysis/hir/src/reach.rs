@@ -202,13 +202,15 @@ pub const HOOKS: &[Hooks] = &[
         triggers: &["Base.UnitRange", "Base.StepRange", "Base.LinRange"],
         hooks: &[],
     },
-    // `Symmetric(A)`, `Hermitian(A)` and `transpose(x)` are read as their dense matrix where
-    // the library has no method for them (inference's `call_with_views_copied`).
+    // `Symmetric(A)`, `Hermitian(A)`, `transpose(x)` and `x'` of a complex vector are read as
+    // their dense matrix where the library has no method for them (inference's
+    // `call_with_views_copied`).
     Hooks {
         triggers: &[
             "LinearAlgebra.Symmetric",
             "LinearAlgebra.Hermitian",
             "Base.Transpose",
+            "Base.ConjAdjoint",
             "Base.AdjointMatrix",
             "Base.TransposeMatrix",
         ],
@@ -343,13 +345,17 @@ pub const HOOKS: &[Hooks] = &[
             "Base._uniform_matrix",
         ],
     },
-    // Complex numbers: `z^-2` (lowering's `literal_pow` of a negative literal), `[1.0, 2im]`,
-    // `sum(f, x)` of an `f` giving complex numbers.
+    // Complex numbers: `z^-2` (lowering's `literal_pow` of a negative literal), `[1.0, 2im]`
+    // and `[1.0+2im 3.0; 0 x]` (inference's promotion and `_hvcat_matrix`), `A[i, j] = 1` of a
+    // complex `A`, `sum(f, x)` of an `f` giving complex numbers.
     Hooks {
         triggers: &["Base.Complex"],
         hooks: &[
             "Base._literal_pow",
-            "Base._complex_vect",
+            "Base._complex_proto",
+            "Base._complex_convert",
+            "Base._complex_setindex!",
+            "Base._hvcat_matrix",
             "Base._complex_mapsum",
         ],
     },

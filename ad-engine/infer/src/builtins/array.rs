@@ -66,9 +66,10 @@ pub(crate) fn arith(
     }
 }
 
-/// `a * B`, `B * a`, `B / a` and `A ± B` of arrays whose elements are arrays (or structs):
-/// Julia's definitions, `broadcast(op, x, y)` (after an axes check for `±`), which call `op`
-/// on each element (`x[1] * [[x[2], x[3]]]`); `None` for arrays of numbers.
+/// `a * B`, `B * a`, `B / a` and `A ± B` of arrays whose elements are arrays or structs
+/// (complex numbers), or of a complex `a` and an array of numbers: Julia's definitions,
+/// `broadcast(op, x, y)` (after an axes check for `±`), which call `op` on each element
+/// (`x[1] * [[x[2], x[3]]]`, `2.0 * z`); `None` for arrays of numbers and a real `a`.
 fn arith_nested(
     cx: &mut Cx,
     b: &mut PlanBuilder,
@@ -77,12 +78,16 @@ fn arith_nested(
     y: &Val,
 ) -> Option<Result<Val, Fail>> {
     let nested = |t: &Type| matches!(t, Type::Array(e, _) if !e.is_number());
+    let scalar = |t: &Type| t.is_number() || super::is_complex_type(t);
+    let scaled = |a: &Type, s: &Type| {
+        scalar(s) && (nested(a) || matches!(a, Type::Array(..)) && !s.is_number())
+    };
     let ok = match (op, &x.ty, &y.ty) {
         ("+" | "-", Type::Array(_, n), Type::Array(_, m)) => {
             n == m && (nested(&x.ty) || nested(&y.ty))
         }
-        ("*", a, s) | ("*", s, a) if s.is_number() => nested(a),
-        ("/", a, s) if s.is_number() => nested(a),
+        ("*", a, s) | ("*", s, a) if scaled(a, s) => true,
+        ("/", a, s) => scaled(a, s),
         _ => false,
     };
     if !ok {
@@ -95,8 +100,14 @@ fn arith_nested(
             Type::Nothing,
         );
     }
-    let f = Val::of(func(op), Type::Function(op.into()));
-    Some(cx.call_named(b, &"broadcast".into(), &[f, x.clone(), y.clone()]))
+    Some(cx.call_named(b, &"broadcast".into(), &[generic(op), x.clone(), y.clone()]))
+}
+
+/// The library's function `op` (`Base.*`) as a value: its methods for the prelude's structs
+/// (complex numbers) and the builtin.
+fn generic(op: &str) -> Val {
+    let name = format!("Base.{op}");
+    Val::of(func(&name), Type::Function(name.as_str().into()))
 }
 
 /// `A * B` for arrays and row vectors, `None` if Julia has no such method.
@@ -282,6 +293,10 @@ fn list(args: &[Val]) -> String {
 /// Unary `-A` and `+A` on arrays, and `-x'` of a row (a row).
 pub(crate) fn unary(cx: &mut Cx, b: &mut PlanBuilder, op: &str, x: &Val) -> Result<Val, Fail> {
     match (op, &x.ty) {
+        // Of structs (complex numbers), each element's own method.
+        ("-", Type::Array(e, _)) if !e.is_number() => {
+            cx.call_named(b, &"broadcast".into(), &[generic("-"), x.clone()])
+        }
         ("-", Type::Array(..) | Type::Adjoint(_)) => broadcast(cx, b, "-", std::slice::from_ref(x)),
         ("+", Type::Array(..)) => Ok(apply(b, Prim::Copy, &[x], x.ty.clone())),
         _ => Err(no_method(op, std::slice::from_ref(&x.ty))),

@@ -101,12 +101,15 @@ fn is_collected(v: &Val) -> bool {
     )
 }
 
-/// The parts must be numbers (rationals too), Vectors or Matrices of numbers.
+/// The parts must be numbers (rationals and complex numbers too), Vectors or Matrices of
+/// numbers.
 fn check_parts(xs: &[Val]) -> Result<(), Fail> {
+    let number =
+        |t: &Type| t.is_number() || super::is_rational_type(t) || super::is_complex_type(t);
     for x in xs {
         match &x.ty {
-            t if t.is_number() || super::is_rational(x) => {}
-            Type::Array(e, _) if e.is_number() || super::is_rational_type(e) => {}
+            t if number(t) => {}
+            Type::Array(e, _) if number(e) => {}
             t => {
                 return Err(Fail::unsupported(format!(
                     "concatenating a {t}; concatenate numbers, vectors and matrices, and keep \

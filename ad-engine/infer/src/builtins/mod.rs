@@ -170,7 +170,12 @@ fn uniform_scaling(
 
 /// Is `v` one of the prelude's complex numbers (`Base.Complex{T}`)?
 fn is_complex(v: &Val) -> bool {
-    matches!(&v.ty, Type::Struct(s) if &*s.name == "Base.Complex")
+    is_complex_type(&v.ty)
+}
+
+/// Whether `t` is the prelude's `Base.Complex`.
+pub(super) fn is_complex_type(t: &Type) -> bool {
+    matches!(t, Type::Struct(s) if &*s.name == "Base.Complex")
 }
 
 /// Is `v` one of the prelude's rational numbers?
@@ -216,10 +221,72 @@ fn rational_literal(
     call(cx, b, name, &promoted)
 }
 
+/// `[1.0+2im 3.0; 0 4]`, `[1 2im]`, `[1.0, 2im]`: an array literal of numbers mixing complex
+/// numbers with real ones (or with complex numbers of other part types), its elements
+/// converted first to the type Julia's `vect`/`hvcat` promote them to (the prelude's
+/// `Base._complex_proto` of the elements, a zero of that type, and `Base._complex_convert`).
+fn complex_literal(
+    cx: &mut Cx,
+    b: &mut PlanBuilder,
+    name: &str,
+    args: &[Val],
+) -> Option<Result<Val, Fail>> {
+    let shape = match name {
+        "hvcat" => 2,
+        "hcat" | "vect" => 0,
+        _ => return None,
+    };
+    let elems = args.get(shape..)?;
+    if !mixes_complex(elems) {
+        return complex_matrix(cx, b, name, args);
+    }
+    let converted = cx
+        .call_named(b, &"Base._complex_proto".into(), elems)
+        .and_then(|proto| {
+            let mut promoted = args[..shape].to_vec();
+            for e in elems {
+                let pair = [proto.clone(), e.clone()];
+                promoted.push(cx.call_named(b, &"Base._complex_convert".into(), &pair)?);
+            }
+            Ok(promoted)
+        });
+    match converted {
+        Ok(promoted) => call(cx, b, name, &promoted),
+        Err(e) => Some(Err(e)),
+    }
+}
+
+/// `[a b; c d]` of complex numbers of one type: the prelude's `Base._hvcat_matrix(rows, cols,
+/// [a, b, c, d])`, a comprehension over the vector of the elements, which the AD
+/// differentiates (the `hvcat` primitive has no rule for elements that are structs).
+fn complex_matrix(
+    cx: &mut Cx,
+    b: &mut PlanBuilder,
+    name: &str,
+    args: &[Val],
+) -> Option<Result<Val, Fail>> {
+    let ("hvcat", [rows, cols, elems @ ..]) = (name, args) else {
+        return None;
+    };
+    let cells = rows.int()?.checked_mul(cols.int()?)?;
+    if !elems.iter().all(is_complex) || usize::try_from(cells).ok()? != elems.len() {
+        return None;
+    }
+    Some(cx.call_named(b, &"vect".into(), elems).and_then(|xs| {
+        cx.call_named(
+            b,
+            &"Base._hvcat_matrix".into(),
+            &[rows.clone(), cols.clone(), xs],
+        )
+    }))
+}
+
 /// `x[i] = v` of a number into an array of rationals, or of a rational into a Float64 array:
 /// `v` converted first, as Julia's `convert` does, by the prelude (`Rational(v)`, exact for a
-/// Float64; `Float64(v)`).
-fn rational_store(
+/// Float64; `Float64(v)`). Into an array of complex numbers, `v` of another type or a matrix
+/// written at `[i, j]`: the prelude's `Base._complex_setindex!`, which converts `v` and writes
+/// by linear index (the AD's writes into arrays of structs are linear).
+fn converting_store(
     cx: &mut Cx,
     b: &mut PlanBuilder,
     name: &str,
@@ -236,6 +303,11 @@ fn rational_store(
         "Base.Rational"
     } else if **e == Type::Float64 && is_rational(v) {
         "Base._rational_float"
+    } else if is_complex_type(e)
+        && (is_complex(v) || v.ty.is_number())
+        && (v.ty != **e || idx.len() == 2)
+    {
+        return Some(cx.call_named(b, &"Base._complex_setindex!".into(), args));
     } else {
         return None;
     };
@@ -366,6 +438,9 @@ pub(crate) fn call(
     if let Some(r) = rational_literal(cx, b, name, args) {
         return Some(r);
     }
+    if let Some(r) = complex_literal(cx, b, name, args) {
+        return Some(r);
+    }
     if let Some(r) = concat::call(cx, b, name, args) {
         return Some(r);
     }
@@ -387,13 +462,10 @@ pub(crate) fn call(
     if let Some(refusal) = data::typed_literal(cx, name, args) {
         return Some(Err(refusal));
     }
-    if name == "vect" && mixes_complex(args) {
-        return Some(cx.call_named(b, &"Base._complex_vect".into(), args));
-    }
     if name == "vect" && mixes_rational(args) {
         return Some(cx.call_named(b, &"Base._rational_vect".into(), args));
     }
-    if let Some(r) = rational_store(cx, b, name, args) {
+    if let Some(r) = converting_store(cx, b, name, args) {
         return Some(r);
     }
     if let Some(r) = exceptions::call(cx, b, name, args) {
