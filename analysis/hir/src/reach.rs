@@ -222,6 +222,12 @@ pub const HOOKS: &[Hooks] = &[
         triggers: &["Base.RowSlices", "Base.ColumnSlices", "Base.Slices"],
         hooks: &[],
     },
+    // A closure's box of a local assigned after it (lowering's `Base._box`, filled by
+    // `Base._box_init!`): builtins of inference, with no definition to bring.
+    Hooks {
+        triggers: &["Base._box", "Base._box_init!"],
+        hooks: &[],
+    },
     // `t[:]` of a tuple is the tuple itself (inference's `tuple_slice`): only code writing
     // `:` as an index makes a `Colon`.
     Hooks {
