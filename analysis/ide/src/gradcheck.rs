@@ -105,20 +105,23 @@ fn checks(
             Vec::new(),
         )]
     };
-    let prepared = match Prepared::new(db, file, call, site, limits) {
+    let mut prepared = match Prepared::new(db, file, call, site, limits) {
         Ok(p) => p,
         Err(e) => return failed(e),
     };
+    // The gradient, the finite differences and forward mode each have the time limit.
     let gradient = match prepared.gradient(db, Engine::Jit) {
         Ok((_, g)) => g,
         Err(e) => return failed(e),
     };
+    prepared.restart_clock();
     let mut out = match check(db, &prepared, call, &gradient, rtol) {
         Ok(None) => Vec::new(),
         Ok(Some((message, related))) => vec![(GRADCHECK, message, related)],
         Err(e) => failed(e),
     };
     let reverse_ok = out.is_empty();
+    prepared.restart_clock();
     match crate::forward_check::check(db, &prepared, call, &gradient, reverse_ok, rtol) {
         Ok(None) => {}
         Ok(Some(message)) => out.push((FORWARD_MISMATCH, message, Vec::new())),
