@@ -129,12 +129,17 @@ impl Realias {
     fn inside(&mut self, copy: &Value, like: &Value) -> Value {
         let mut walked = |cs: &[Value]| -> Option<Vec<Value>> {
             let ls = parts(like)?;
-            (ls.len() == cs.len()).then(|| cs.iter().zip(&ls).map(|(c, l)| self.walk(c, l)).collect())
+            (ls.len() == cs.len())
+                .then(|| cs.iter().zip(&ls).map(|(c, l)| self.walk(c, l)).collect())
         };
         match copy {
-            Value::Tuple(cs) => walked(cs).map_or_else(|| copy.clone(), |vs| Value::Tuple(vs.into())),
-            Value::NamedTuple(ns, cs) => walked(cs)
-                .map_or_else(|| copy.clone(), |vs| Value::NamedTuple(ns.clone(), vs.into())),
+            Value::Tuple(cs) => {
+                walked(cs).map_or_else(|| copy.clone(), |vs| Value::Tuple(vs.into()))
+            }
+            Value::NamedTuple(ns, cs) => walked(cs).map_or_else(
+                || copy.clone(),
+                |vs| Value::NamedTuple(ns.clone(), vs.into()),
+            ),
             Value::Struct(t, cs) => {
                 walked(cs).map_or_else(|| copy.clone(), |vs| Value::Struct(t.clone(), vs.into()))
             }

@@ -21,7 +21,11 @@ pub(crate) fn call(
     if name == "_realias" {
         return Some(match args {
             [copy, x] if copy.ty == x.ty => Ok(Val::of(
-                b.prim(Prim::Realias, vec![copy.arg.clone(), x.arg.clone()], x.ty.clone()),
+                b.prim(
+                    Prim::Realias,
+                    vec![copy.arg.clone(), x.arg.clone()],
+                    x.ty.clone(),
+                ),
                 x.ty.clone(),
             )),
             _ => Err(no_method(
