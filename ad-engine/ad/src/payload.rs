@@ -16,7 +16,7 @@ use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
 
 use zy_ir::{
-    Block, BlockCall, Const, Function, Instance, Op, Operand, Prim, Span, Stmt, Terminator,
+    Block, BlockCall, Const, Function, Instance, Op, Operand, Prim, Span, Stmt, Terminator, Throws,
     Type, TypedProgram, Value,
 };
 
@@ -25,7 +25,10 @@ use crate::AdError;
 /// Where an exception with a given field may come from, in the code one handler edge guards.
 enum Source {
     /// Thrown here: the field's value is this operand, or this struct field of it.
-    Local { value: Operand, field: Option<usize> },
+    Local {
+        value: Operand,
+        field: Option<usize>,
+    },
     /// Thrown where the transform cannot follow: by this call, or rethrown.
     Opaque(String),
 }
@@ -37,7 +40,10 @@ pub(crate) fn route(prog: &TypedProgram, func: &mut Function) -> Result<(), AdEr
         let Some(&e) = func.block(h).stmts.first() else {
             continue;
         };
-        if !matches!(func.stmt(e).map(|s| &s.op), Some(Op::Prim(Prim::TheException))) {
+        if !matches!(
+            func.stmt(e).map(|s| &s.op),
+            Some(Op::Prim(Prim::TheException))
+        ) {
             continue;
         }
         for (name, ty, reads) in field_reads(func, e) {
@@ -57,7 +63,10 @@ pub(crate) fn thrown_values(func: &Function) -> Vec<(Value, Operand)> {
         let Some(&e) = func.block(h).stmts.first() else {
             continue;
         };
-        if !matches!(func.stmt(e).map(|s| &s.op), Some(Op::Prim(Prim::TheException))) {
+        if !matches!(
+            func.stmt(e).map(|s| &s.op),
+            Some(Op::Prim(Prim::TheException))
+        ) {
             continue;
         }
         for (name, ty, reads) in field_reads(func, e) {
@@ -65,7 +74,13 @@ pub(crate) fn thrown_values(func: &Function) -> Vec<(Value, Operand)> {
                 for &v in &func.block(b).stmts {
                     let from = match (thrown(func, v, &name, &ty), func.stmt(v)) {
                         (Some(Source::Local { value, .. }), _) => vec![value],
-                        (_, Some(Stmt { op: Op::Invoke(_), args })) => args.clone(),
+                        (
+                            _,
+                            Some(Stmt {
+                                op: Op::Invoke(_),
+                                args,
+                            }),
+                        ) => args.clone(),
                         _ => continue,
                     };
                     for r in &reads {
@@ -133,9 +148,7 @@ fn route_field(
         .block_ids()
         .filter_map(|p| match &func.block(p).term {
             Terminator::Handle {
-                catch: Some(c),
-                to,
-                ..
+                catch: Some(c), to, ..
             } if c.block == h => Some((p, to.block)),
             _ => None,
         })
@@ -157,7 +170,10 @@ fn route_field(
         match sources.as_slice() {
             [] => found.push(None),
             [Source::Local { value, field }] => {
-                if value.as_value().is_some_and(|v| defined_in(func, v, &region)) {
+                if value
+                    .as_value()
+                    .is_some_and(|v| defined_in(func, v, &region))
+                {
                     return Err(refuse("a value the throwing statement computes".into()));
                 }
                 found.push(Some((value.clone(), *field)));
@@ -178,7 +194,14 @@ fn route_field(
         let args = match thrown {
             Some((value, None)) => [value, Const::Bool(true).into()],
             Some((value, Some(k))) => {
-                let got = push(func, pred, Op::Prim(Prim::GetField), vec![value, Const::Int(k as i64 + 1).into()], ty, span);
+                let got = push(
+                    func,
+                    pred,
+                    Op::Prim(Prim::GetField),
+                    vec![value, Const::Int(k as i64 + 1).into()],
+                    ty,
+                    span,
+                );
                 [got, Const::Bool(true).into()]
             }
             None => match zero_in(func, pred, ty, span) {
@@ -223,10 +246,17 @@ fn defined_in(func: &Function, v: Value, blocks: &[Block]) -> bool {
 /// What statement `v` throws that has a field `name` of type `ty`, if anything.
 fn source(prog: &TypedProgram, func: &Function, v: Value, name: &str, ty: &Type) -> Option<Source> {
     match func.stmt(v).map(|s| &s.op) {
-        Some(Op::Invoke(callee)) => may_throw_values(prog, callee, name, ty).then(|| {
-            Source::Opaque(format!("an exception `{}` may throw", callee.name))
+        Some(Op::Invoke(callee)) => may_throw_values(prog, callee, name, ty)
+            .then(|| Source::Opaque(format!("an exception `{}` may throw", callee.name))),
+        // Any other failing operation might be a `DomainError` of a value zy does not know
+        // (`x ^ 0.5` of a negative `x`).
+        Some(Op::Prim(p)) => thrown(func, v, name, ty).or_else(|| {
+            let thrower = matches!(p, Prim::Error | Prim::ThrowValue | Prim::Rethrow);
+            let failing = !thrower && p.info().effects.throws != Throws::Never;
+            (name == "val" && failing)
+                .then(|| Source::Opaque(format!("an exception `{}` may throw", p.julia_name())))
         }),
-        _ => thrown(func, v, name, ty),
+        _ => None,
     }
 }
 
@@ -252,7 +282,11 @@ fn thrown(func: &Function, v: Value, name: &str, ty: &Type) -> Option<Source> {
         },
         Op::Prim(Prim::Error) if is_domain_error(&s.args) => domain_value(s.args.get(1)?),
         Op::Prim(Prim::Rethrow) => {
-            let built = s.args.first().and_then(Operand::as_value).and_then(|x| func.stmt(x));
+            let built = s
+                .args
+                .first()
+                .and_then(Operand::as_value)
+                .and_then(|x| func.stmt(x));
             match built {
                 Some(b) if b.op == Op::Prim(Prim::ExceptionNew) && is_domain_error(&b.args) => {
                     domain_value(b.args.get(1)?)
@@ -273,7 +307,8 @@ fn is_domain_error(args: &[Operand]) -> bool {
 
 /// Whether the elementary function `p` throws a `DomainError` outside its domain.
 fn throws_domain_error(p: Prim) -> bool {
-    p.math().is_some_and(|m| !matches!(m.domain, zy_ir::Domain::All))
+    p.math()
+        .is_some_and(|m| !matches!(m.domain, zy_ir::Domain::All))
 }
 
 /// Whether `inst`, or anything it calls, may throw a value with a field `name` of type `ty`.
@@ -301,8 +336,16 @@ fn may_throw_values(prog: &TypedProgram, inst: &Arc<Instance>, name: &str, ty: &
 }
 
 /// The statement `op(args...) :: ty` appended to `block`.
-fn push(func: &mut Function, block: Block, op: Op, args: Vec<Operand>, ty: &Type, span: Span) -> Operand {
-    func.push_stmt(block, Stmt { op, args }, ty.clone(), span).into()
+fn push(
+    func: &mut Function,
+    block: Block,
+    op: Op,
+    args: Vec<Operand>,
+    ty: &Type,
+    span: Span,
+) -> Operand {
+    func.push_stmt(block, Stmt { op, args }, ty.clone(), span)
+        .into()
 }
 
 /// A zero of type `ty` made at the end of `block`, passed where nothing is thrown; `None` for
@@ -332,14 +375,16 @@ fn zero_in(func: &mut Function, block: Block, ty: &Type, span: Span) -> Option<O
 /// Split the block of the read `r` after it: where `flag` is set, the value thrown `p`
 /// continues in its place.
 fn join_read(func: &mut Function, r: Value, p: Value, flag: Value) {
-    let Some(b) = func
-        .block_ids()
-        .find(|&b| func.block(b).stmts.contains(&r))
-    else {
+    let Some(b) = func.block_ids().find(|&b| func.block(b).stmts.contains(&r)) else {
         return;
     };
     let span = func.value(r).span;
-    let at = func.block(b).stmts.iter().position(|&v| v == r).map_or(0, |i| i + 1);
+    let at = func
+        .block(b)
+        .stmts
+        .iter()
+        .position(|&v| v == r)
+        .map_or(0, |i| i + 1);
     let rest = func.block_mut(b).stmts.split_off(at);
     let taken = func.add_block();
     let join = func.add_block();
