@@ -127,9 +127,13 @@ pub fn analyse_in(func: &Function, reads_globals: &dyn Fn(&Instance) -> bool) ->
     Activity { values, args }
 }
 
-/// For each block parameter, the operands passed to it by every jump.
+/// For each block parameter, the operands passed to it by every jump; for each field read of
+/// a caught exception, the values thrown it may read (the transform joins them as a φ).
 fn incoming_args(func: &Function) -> Vec<Vec<Operand>> {
     let mut inc = vec![Vec::new(); func.values.len()];
+    for (read, thrown) in crate::payload::thrown_values(func) {
+        inc[read.index()].push(thrown);
+    }
     for b in func.block_ids() {
         for call in func.block(b).term.calls() {
             let params = &func.block(call.block).params;
@@ -183,6 +187,7 @@ fn varied_from(
                     d.ty.is_mutable()
                         || matches!(&s.op, Op::Invoke(c) if reads_globals(c))
                         || (passes_gradient(&s.op) && s.args.iter().any(|a| is_varied(&varied, a)))
+                        || incoming[i].iter().any(|a| is_varied(&varied, a))
                 }
             };
             if now {
@@ -252,6 +257,11 @@ fn useful_values(
                     };
                     if (useful[i] || effect) && passes_gradient(&s.op) {
                         for a in &s.args {
+                            changed |= mark(&mut useful, a);
+                        }
+                    }
+                    if useful[i] {
+                        for a in &incoming[i] {
                             changed |= mark(&mut useful, a);
                         }
                     }

@@ -42,6 +42,7 @@ pub mod globals;
 mod inline;
 mod mutates;
 pub mod names;
+mod payload;
 mod remat;
 pub mod revolve;
 pub mod rrule;
@@ -271,6 +272,7 @@ fn instance_adjoint_in(
     }
     checkpoint::check_calls(prog, globals, &body)?;
     trybody::check_calls(prog, &body)?;
+    payload::route(prog, &mut body)?;
     let adj = transform::adjoint_with(inst, &body, globals, trace)?;
     Ok(InstanceAdjoint {
         forward: Arc::new(adj.forward),

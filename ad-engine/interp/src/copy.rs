@@ -1,5 +1,6 @@
-//! Julia's `deepcopy` (aliasing inside the value preserved), and the Float64 leaves of a value
-//! as finite differences see them: read them in order, or copy the value with new ones.
+//! Julia's `deepcopy` (aliasing inside the value preserved), the prelude's `deepcopy` made to
+//! keep it too ([`Value::realias`]), and the Float64 leaves of a value as finite differences
+//! see them: read them in order, or copy the value with new ones.
 
 use std::cell::RefCell;
 use std::collections::HashMap;
@@ -82,7 +83,114 @@ impl Copier<'_> {
     }
 }
 
+/// The address of an object with identity (what `===` compares), `None` for a value.
+fn identity(v: &Value) -> Option<usize> {
+    match v {
+        Value::Mutable(_, c) => Some(Rc::as_ptr(c) as *const u8 as usize),
+        Value::Ref(c) => Some(Rc::as_ptr(c) as *const u8 as usize),
+        Value::Array(c) | Value::Adjoint(c) => Some(Rc::as_ptr(c) as *const u8 as usize),
+        _ => None,
+    }
+}
+
+/// The parts of a value in field (or element) order: what [`Realias`] pairs up.
+fn parts(v: &Value) -> Option<Vec<Value>> {
+    match v {
+        Value::Tuple(vs) | Value::NamedTuple(_, vs) | Value::Struct(_, vs) => Some(vs.to_vec()),
+        Value::Mutable(_, c) => Some(c.borrow().clone()),
+        Value::Array(a) => match &a.borrow().data {
+            ArrayData::Obj(o) => Some(o.items.clone()),
+            _ => None,
+        },
+        _ => None,
+    }
+}
+
+/// Walks a tree copy beside its original: the first copy of each object of the original is
+/// remembered (by the original's address), and every later reference to that object is made a
+/// reference to it.
+struct Realias {
+    first: HashMap<usize, Value>,
+}
+
+impl Realias {
+    fn walk(&mut self, copy: &Value, like: &Value) -> Value {
+        if let Some(k) = identity(like) {
+            if let Some(first) = self.first.get(&k) {
+                return first.clone();
+            }
+            self.first.insert(k, copy.clone());
+        }
+        self.inside(copy, like)
+    }
+
+    /// `copy` with its parts walked beside `like`'s: values rebuilt, objects fixed in place
+    /// (they are the copy's own, fresh).
+    fn inside(&mut self, copy: &Value, like: &Value) -> Value {
+        let mut walked = |cs: &[Value]| -> Option<Vec<Value>> {
+            let ls = parts(like)?;
+            (ls.len() == cs.len())
+                .then(|| cs.iter().zip(&ls).map(|(c, l)| self.walk(c, l)).collect())
+        };
+        match copy {
+            Value::Tuple(cs) => {
+                walked(cs).map_or_else(|| copy.clone(), |vs| Value::Tuple(vs.into()))
+            }
+            Value::NamedTuple(ns, cs) => walked(cs).map_or_else(
+                || copy.clone(),
+                |vs| Value::NamedTuple(ns.clone(), vs.into()),
+            ),
+            Value::Struct(t, cs) => {
+                walked(cs).map_or_else(|| copy.clone(), |vs| Value::Struct(t.clone(), vs.into()))
+            }
+            Value::Mutable(_, c) => {
+                let cs = c.borrow().clone();
+                if let Some(vs) = walked(&cs) {
+                    *c.borrow_mut() = vs;
+                }
+                copy.clone()
+            }
+            // A `Ref`'s contents beside the original's; a shadow box (a mutable struct's
+            // gradient: a `Ref` of its fields' named tuple) beside the struct's fields.
+            Value::Ref(c) => {
+                let inner = c.borrow().clone();
+                let fixed = match like {
+                    Value::Ref(l) => self.walk(&inner, &l.borrow()),
+                    _ => self.inside(&inner, like),
+                };
+                *c.borrow_mut() = fixed;
+                copy.clone()
+            }
+            Value::Array(a) => {
+                let cs = match &a.borrow().data {
+                    ArrayData::Obj(o) => o.items.clone(),
+                    _ => return copy.clone(),
+                };
+                if let Some(vs) = walked(&cs) {
+                    if let ArrayData::Obj(o) = &mut a.borrow_mut().data {
+                        o.items = vs;
+                    }
+                }
+                copy.clone()
+            }
+            _ => copy.clone(),
+        }
+    }
+}
+
 impl Value {
+    /// `self`, a tree copy of `like` (each object copied wherever `like` reaches it, as the
+    /// prelude's `deepcopy` makes it), with the sharing of `like` restored as Julia's
+    /// `deepcopy` keeps it: an object `like` reaches again is the copy of its first reference.
+    /// `self`'s objects are fixed in place; a shadow or tangent of the copy, walked beside
+    /// `like` the same way, stays the copy's.
+    pub fn realias(&self, like: &Value) -> Value {
+        Realias {
+            first: HashMap::new(),
+        }
+        .walk(self, like)
+    }
+
     /// Julia's `deepcopy`: new mutable objects throughout, with the aliasing between them
     /// preserved (an array held twice is copied once and held twice).
     pub fn deep_copy(&self) -> Value {

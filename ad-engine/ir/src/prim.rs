@@ -777,6 +777,13 @@ prims! {
         arity: Exactly(1), diff: Diff::No, effects: Effects::allocates(""),
         jit: Jit::Interpreted,
     }
+    /// `realias(copy, x)`: `deepcopy`'s last step: `copy`, a tree copy of `x` (each object
+    /// copied wherever `x` reaches it), with the sharing inside `x` restored (an object `x`
+    /// reaches again is the copy of its first reference), `copy`'s objects fixed in place. Of
+    /// the copy's shadow or tangent beside `x`, the same for it.
+    Realias => "realias" {
+        arity: Exactly(2), effects: Effects::allocates(""), jit: Jit::Interpreted,
+    }
     /// `check_distinct(msg, a, b)`: throws `msg` (a constant string) if the objects `a` and `b`
     /// are one object (Julia's `===`). Returns nothing. (Drivers: arguments that alias.)
     CheckDistinct => "check_distinct" {

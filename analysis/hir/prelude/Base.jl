@@ -3761,22 +3761,31 @@ end
 
 A copy sharing nothing with `x` (numbers, strings, symbols, arrays, tuples, `Dict`s and the
 program's structs, mutable or not, of these). Of a struct: a new one of its type, no
-constructor called, each field copied deeply.
+constructor called, each field copied deeply. An object `x` reaches twice is copied once and
+reached twice in the copy, as Julia's `deepcopy` keeps it: the tree copy `_deepcopy(x)` has its
+sharing restored by `_realias`.
 """
-deepcopy(x) = _deepcopy_fields(x)
+deepcopy(x) = _realias(_deepcopy(x), x)
 deepcopy(x::Real) = x
 deepcopy(x::Symbol) = x
 deepcopy(::Nothing) = nothing
-function deepcopy(x::Array)
+deepcopy(s::String) = s
+
+# Every object copied wherever `x` reaches it.
+_deepcopy(x) = _deepcopy_fields(x)
+_deepcopy(x::Real) = x
+_deepcopy(x::Symbol) = x
+_deepcopy(::Nothing) = nothing
+function _deepcopy(x::Array)
     if eltype(x) <: Real
         return copy(x)
     end
     # A vector of arrays (or tuples): each element copied deeply.
-    return map(deepcopy, x)
+    return map(_deepcopy, x)
 end
-deepcopy(t::Tuple) = map(deepcopy, t)
-deepcopy(s::String) = s
-deepcopy(d::Dict) = Dict(deepcopy(d.keys), deepcopy(d.vals), copy(d.slots), d.gaps)
+_deepcopy(t::Tuple) = map(_deepcopy, t)
+_deepcopy(s::String) = s
+_deepcopy(d::Dict) = Dict(_deepcopy(d.keys), _deepcopy(d.vals), copy(d.slots), d.gaps)
 
 # Reductions over integer and Float64 ranges: over their elements.
 prod(r::UnitRange{Int}) = prod(collect(r))

@@ -35,10 +35,10 @@ pub const HOOKS: &[Hooks] = &[
             "+",
         ],
     },
-    // `deepcopy` of a struct copies each field by `Base.deepcopy` (inference's `copies`).
+    // `deepcopy` of a struct copies each field by `Base._deepcopy` (inference's `copies`).
     Hooks {
         triggers: &["_deepcopy_fields"],
-        hooks: &["Base.deepcopy"],
+        hooks: &["Base._deepcopy"],
     },
     // Splatting a vector `f(x...)` (inference's `splat_vector`).
     Hooks {

@@ -251,14 +251,17 @@ fn grad(
     if let Some(e) = load_error(db, file) {
         return Err(e);
     }
-    let prepared = Prepared::new(db, file, call, CallSite::Text(call), limits)?;
+    let mut prepared = Prepared::new(db, file, call, CallSite::Text(call), limits)?;
     let computed = prepared.gradient_noting_fallback(db, engine);
     // A rule's wrong tangent can make the gradient itself fail: debug mode names the rule.
     if options.debug {
+        prepared.restart_clock();
         prepared.debug(db)?;
     }
     let (y, gradient, jit_fallback) = computed?;
+    prepared.restart_clock();
     let forward = prepared.forward_mode(db);
+    prepared.restart_clock();
     let nonfinite = if gradient.iter().all(is_finite) {
         None
     } else {
@@ -296,6 +299,9 @@ pub(crate) struct Prepared<'a> {
     layout: ArgLayout,
     /// The tuple of `f`'s arguments, as the call passes them.
     args: Arguments,
+    /// The limits each run starts from ([`Prepared::restart_clock`]).
+    budget: EvalLimits,
+    /// The limits of the current run: its deadline counts from the last restart.
     limits: zy_interp::Limits,
 }
 
@@ -368,7 +374,6 @@ impl<'a> Prepared<'a> {
                 .map_or(callee.range.start, |a| a.range.start);
             return Err(in_site(db, site, at, message));
         }
-        let limits = limits.start();
         Ok(Prepared {
             site,
             program,
@@ -376,8 +381,16 @@ impl<'a> Prepared<'a> {
             id,
             layout,
             args: Arguments::new(key, args_program, args_body),
-            limits,
+            limits: limits.start(),
+            budget: limits.clone(),
         })
+    }
+
+    /// Give the next run (the gradient, a batch of finite differences, forward mode) a time
+    /// limit of its own: slow but finite runs are not failed for the time the others took,
+    /// and an endless one is still stopped by its own.
+    pub(crate) fn restart_clock(&mut self) {
+        self.limits = self.budget.start();
     }
 
     fn runtime_error(&self, db: &RootDatabase, e: zy_interp::RuntimeError) -> UserError {

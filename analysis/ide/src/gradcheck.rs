@@ -105,20 +105,23 @@ fn checks(
             Vec::new(),
         )]
     };
-    let prepared = match Prepared::new(db, file, call, site, limits) {
+    let mut prepared = match Prepared::new(db, file, call, site, limits) {
         Ok(p) => p,
         Err(e) => return failed(e),
     };
+    // The gradient, the finite differences and forward mode each have the time limit.
     let gradient = match prepared.gradient(db, Engine::Jit) {
         Ok((_, g)) => g,
         Err(e) => return failed(e),
     };
+    prepared.restart_clock();
     let mut out = match check(db, &prepared, call, &gradient, rtol) {
         Ok(None) => Vec::new(),
         Ok(Some((message, related))) => vec![(GRADCHECK, message, related)],
         Err(e) => failed(e),
     };
     let reverse_ok = out.is_empty();
+    prepared.restart_clock();
     match crate::forward_check::check(db, &prepared, call, &gradient, reverse_ok, rtol) {
         Ok(None) => {}
         Ok(Some(message)) => out.push((FORWARD_MISMATCH, message, Vec::new())),
@@ -336,5 +339,39 @@ pub(crate) fn perturb(v: &Value, k: &mut Option<usize>, h: f64) -> Value {
             v.clone()
         }
         _ => v.clone(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::time::{Duration, Instant};
+
+    use crate::EvalLimits;
+
+    #[test]
+    fn an_endless_gradcheck_is_stopped_by_its_time_limit() {
+        // The gradient, the finite differences and forward mode each get the time limit: the
+        // gradient runs first and is stopped in its loop, and nothing after it runs.
+        let text = "# zy: gradcheck spin(1.0)\nfunction spin(x)\n    while x > 0.0\n        x = x + 1.0\n    end\n    return x\nend\n";
+        let mut host = crate::AnalysisHost::new();
+        let file = host.set_file_text(std::path::Path::new("s.jl"), text.to_string());
+        let limits = EvalLimits {
+            timeout: Some(Duration::from_millis(300)),
+            ..EvalLimits::default()
+        };
+        let start = Instant::now();
+        let found = host.analysis().gradchecks(file, limits).unwrap_or_default();
+        let messages: Vec<&str> = found.iter().map(|d| d.message.as_str()).collect();
+        assert_eq!(messages.len(), 1, "{messages:?}");
+        assert!(
+            messages[0].starts_with("gradcheck `spin(1.0)` failed: ")
+                && messages[0].ends_with("InterruptException: time limit exceeded"),
+            "{messages:?}"
+        );
+        assert!(
+            start.elapsed() < Duration::from_secs(5),
+            "{:?}",
+            start.elapsed()
+        );
     }
 }

@@ -788,6 +788,7 @@ pub fn add_pushforwards(
             crate::simplify::prune(&mut body);
             drop_dead_powers(&mut body);
         }
+        crate::payload::route(prog, &mut body)?;
         let mut mutates = |c: &Arc<Instance>| {
             *writes
                 .entry(c.clone())

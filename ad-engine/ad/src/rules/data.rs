@@ -131,6 +131,36 @@ pub const RULES: &[Rule] = &[
         }],
     },
     Rule {
+        prim: Realias,
+        // The copy with the original's sharing restored, and its shadow alike: the copy's
+        // own objects, so what reaches them reaches the copy's gradient.
+        keep: Forward(|e, s| {
+            let value = e.prim(Realias, s.args.clone(), s.ty.clone());
+            let fty = fdata_type(&s.ty);
+            let shadow = match (s.shadows.first().cloned().flatten(), fty != Type::Nothing) {
+                (Some(x), true) => Some(e.prim(Realias, vec![x, s.args[1].clone()], fty)),
+                _ => None,
+            };
+            Ok(FwdOut {
+                value,
+                shadow,
+                residuals: vec![],
+            })
+        }),
+        // The original's gradient comes through the copy, not through its sharing.
+        reverse: |_, s| {
+            let mut out = s.none();
+            out[0] = s.dy.clone();
+            out
+        },
+        pushforward: |e, s, _| {
+            let dty = dual_type(&s.ty);
+            let t = s.tangent(0)?;
+            (dty != Type::Nothing).then(|| e.prim(Realias, vec![t, s.args[1].clone()], dty))
+        },
+        cases: &[Apply(&[T3, T3])],
+    },
+    Rule {
         prim: TupleIndex,
         // The run-time index.
         keep: Forward(|e, s| Ok(part_forward(e, s, TupleIndex, vec![s.args[1].clone()]))),

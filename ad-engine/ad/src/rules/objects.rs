@@ -32,6 +32,7 @@ const HANDLED: &[Prim] = &[
     Prim::SetLength,
     Prim::Vect,
     Prim::Copy,
+    Prim::Realias,
     Prim::Similar,
     Prim::Zeros,
     Prim::Length,
@@ -70,9 +71,9 @@ pub(super) fn refuse_unsupported(
                 }
                 // A copy or an appended tail would need each element's returned part apart
                 // from the shadow parts it shares.
-                Op::Prim(Prim::Copy) if is_mixed(&a) => {
-                    let why = "`copy` of it has no rule yet";
-                    return Err(AdError::new(span, object_array_refusal(&a, why)));
+                Op::Prim(p @ (Prim::Copy | Prim::Realias)) if is_mixed(&a) => {
+                    let why = format!("`{}` of it has no rule yet", p.julia_name());
+                    return Err(AdError::new(span, object_array_refusal(&a, &why)));
                 }
                 Op::Prim(Prim::SetLength) if is_mixed(&a) && args.len() == 3 => {
                     let why = "`append!` to it has no rule yet (`push!` has)";

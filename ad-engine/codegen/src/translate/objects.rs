@@ -163,6 +163,15 @@ impl Translator<'_, '_, '_> {
     /// Refuse to run `prim` in the interpreter when it mutates an operand holding objects of
     /// compiled code: the interpreter works on converted copies, and its writes would be lost.
     pub(super) fn refuse_mutating_fallback(&self, prim: Prim, args: &[Operand]) -> R<()> {
+        // `deepcopy`'s `realias` fixes the copy's objects in place where one holds another.
+        if let (Prim::Realias, Some(a)) = (prim, args.first()) {
+            let ty = self.func.operand_ty(a);
+            if holds_objects_in_object(&ty) {
+                return Err(JitError::interpreted(format!(
+                    "`deepcopy` of a {ty}, whose objects hold objects"
+                )));
+            }
+        }
         let Some(k) = prim.info().effects.mutates else {
             return Ok(());
         };
@@ -175,5 +184,17 @@ impl Translator<'_, '_, '_> {
             ),
             _ => Ok(()),
         }
+    }
+}
+
+/// Does a value of type `t` reach an object (a mutable struct, an array, a `Ref`) holding
+/// another object?
+fn holds_objects_in_object(t: &Type) -> bool {
+    let parts = t.field_types().unwrap_or_default();
+    match t {
+        Type::Array(elem, _) | Type::Ref(elem) => elem.reaches_mutable(),
+        Type::Struct(s) if s.mutable => parts.iter().any(Type::reaches_mutable),
+        Type::Union(u) => u.members.iter().any(holds_objects_in_object),
+        _ => parts.iter().any(holds_objects_in_object),
     }
 }

@@ -1,7 +1,8 @@
 //! `deepcopy` of the program's structs: the prelude's fallback method calls
 //! `Base._deepcopy_fields(x)`, a new struct of the same type (no constructor runs, as Julia's
-//! `deepcopy` calls none) whose fields are `deepcopy` of `x`'s, so a mutable struct and every
-//! array, `Dict` or struct inside it are fresh.
+//! `deepcopy` calls none) whose fields are `_deepcopy` of `x`'s, so a mutable struct and every
+//! array, `Dict` or struct inside it are fresh; `Base._realias(copy, x)` (the primitive
+//! `realias`) then restores the sharing inside `x`.
 
 use zy_ir::{Const, Op, Prim, StructKind, Type};
 
@@ -17,6 +18,22 @@ pub(crate) fn call(
     name: &str,
     args: &[Val],
 ) -> Option<Result<Val, Fail>> {
+    if name == "_realias" {
+        return Some(match args {
+            [copy, x] if copy.ty == x.ty => Ok(Val::of(
+                b.prim(
+                    Prim::Realias,
+                    vec![copy.arg.clone(), x.arg.clone()],
+                    x.ty.clone(),
+                ),
+                x.ty.clone(),
+            )),
+            _ => Err(no_method(
+                "_realias",
+                &args.iter().map(|a| a.ty.clone()).collect::<Vec<_>>(),
+            )),
+        });
+    }
     if name != "_deepcopy_fields" {
         return None;
     }
@@ -32,7 +49,7 @@ pub(crate) fn call(
                     b.prim(Prim::GetField, vec![x.arg.clone(), field], ty.clone()),
                     ty.clone(),
                 );
-                match cx.call_named(b, &"Base.deepcopy".into(), &[value]) {
+                match cx.call_named(b, &"Base._deepcopy".into(), &[value]) {
                     Ok(copy) if copy.ty == *ty => fields.push(copy.arg),
                     Ok(copy) => {
                         return Some(Err(Fail::unsupported(format!(

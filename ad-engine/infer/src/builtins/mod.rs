@@ -120,6 +120,7 @@ pub const BUILTINS: &[&str] = &[
     "vect",
     "hvcat",
     "_deepcopy_fields",
+    "_realias",
     "vcat",
     "hcat",
     "error",

@@ -263,6 +263,10 @@ pub fn eval_prim(p: Prim, args: &[Value], ret: &Type) -> Result<Value, String> {
             _ => Err(internal(p, "expects the exception to throw")),
         },
         TheException => Err(internal(p, "runs only in a catch block")),
+        Realias => match args {
+            [copy, like] => Ok(copy.realias(like)),
+            _ => Err(internal(p, "expects a copy and its original")),
+        },
         CheckDistinct => match args {
             [Value::Str(msg), a, b] if a.egal(b) => Err(msg.to_string()),
             [Value::Str(_), _, _] => Ok(Value::Nothing),
