@@ -1079,6 +1079,12 @@ pub(crate) fn param(cx: &mut Cx, node: &SyntaxNode) -> Option<Param> {
         }
         // `f((x))` is `f(x)`: the parentheses only group.
         (false, Kind::Parens, [inner]) => param(cx, inner),
+        // `@nospecialize(x)`, `@specialize(x)`: hints to the compiler, the parameter as it is.
+        (false, Kind::MacroCall, [name, inner])
+            if matches!(cx.text(name), "@nospecialize" | "@specialize") =>
+        {
+            param(cx, inner)
+        }
         _ => {
             cx.syntax(node, "syntax error: invalid parameter");
             None
