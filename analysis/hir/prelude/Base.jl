@@ -1363,6 +1363,9 @@ _fill_any(v, m::Int, n::Int) = [v for _ in 1:m, _ in 1:n]
 # With an element type: `zeros(Float64, (m, n))`, `ones(Int, size(A))`.
 zeros(T, dims::Tuple) = zeros(T, dims...)
 ones(T, dims::Tuple) = ones(T, dims...)
+# `trues(m, n)`, `falses(n)`: Julia's `BitArray`s, here arrays of `Bool` (as `x .> 0` is).
+trues(dims...) = fill(true, dims...)
+falses(dims...) = fill(false, dims...)
 """
     circshift(x, k), circshift(A, (k1, k2))
 
