@@ -2003,10 +2003,13 @@ isfinite(x::Integer) = true
 """
     isodd(n), iseven(n)
 
-Whether the integer `n` is odd (even).
+Whether the integer `n` is odd (even); a float must be a whole number (Julia's
+`Integer(n)`: `iseven(4.0)`, an `InexactError` for `2.5`).
 """
 isodd(n::Integer) = n % 2 != 0
 iseven(n::Integer) = n % 2 == 0
+isodd(n::Float64) = isodd(Int(n))
+iseven(n::Float64) = iseven(Int(n))
 
 """
     isapprox(x, y; atol = 0, rtol = √eps unless atol > 0), x ≈ y
