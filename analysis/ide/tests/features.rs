@@ -737,7 +737,7 @@ f(x) = abs$02(x)
 "#,
         expect![[r#"
             <zy>/prelude/Base.jl (prelude) 419..423: abs2
-            <zy>/prelude/Base.jl (prelude) 240600..240604: abs2
+            <zy>/prelude/Base.jl (prelude) 240936..240940: abs2
         "#]],
     );
 }
