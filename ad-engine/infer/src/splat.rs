@@ -62,6 +62,11 @@ impl Cx<'_> {
                     vector = Some((expanded.len() - 1, value.clone()));
                     continue;
                 }
+                // A number iterates once, as itself: `f(x...)` of a Float64 is `f(x)`.
+                (t, _) if t.is_number() => {
+                    expanded.push(value.clone());
+                    continue;
+                }
                 (Type::Array(..), _) => {
                     return Err(Fail::unsupported(
                         "splatting an array with `...` beside another splatted array, or of \

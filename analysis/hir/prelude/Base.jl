@@ -1371,6 +1371,9 @@ _fill_any(v, m::Int, n::Int) = [v for _ in 1:m, _ in 1:n]
 # With an element type: `zeros(Float64, (m, n))`, `ones(Int, size(A))`.
 zeros(T, dims::Tuple) = zeros(T, dims...)
 ones(T, dims::Tuple) = ones(T, dims...)
+# `trues(m, n)`, `falses(n)`: Julia's `BitArray`s, here arrays of `Bool` (as `x .> 0` is).
+trues(dims...) = fill(true, dims...)
+falses(dims...) = fill(false, dims...)
 """
     circshift(x, k), circshift(A, (k1, k2))
 
@@ -2017,10 +2020,13 @@ isfinite(x::Integer) = true
 """
     isodd(n), iseven(n)
 
-Whether the integer `n` is odd (even).
+Whether the integer `n` is odd (even); a float must be a whole number (Julia's
+`Integer(n)`: `iseven(4.0)`, an `InexactError` for `2.5`).
 """
 isodd(n::Integer) = n % 2 != 0
 iseven(n::Integer) = n % 2 == 0
+isodd(n::Float64) = isodd(Int(n))
+iseven(n::Float64) = iseven(Int(n))
 
 """
     isapprox(x, y; atol = 0, rtol = √eps unless atol > 0), x ≈ y
@@ -3530,15 +3536,6 @@ struct Splat{F}
 end
 splat(f) = Splat(f)
 (s::Splat)(args) = s.f(args...)
-
-"""
-    trues(dims...), falses(dims...)
-
-An array of `true` (`false`) of the given dimensions. (Julia's is a packed `BitArray`; zy's
-holds `Bool`s, with the same elements and operations.)
-"""
-trues(dims::Int...) = fill(true, dims...)
-falses(dims::Int...) = fill(false, dims...)
 
 """
     searchsortedfirst(v, x), searchsortedlast(v, x)

@@ -1,7 +1,7 @@
 # zy's prelude: the part of Julia's Statistics that zy defines in Julia. Seen after
 # `using Statistics` (its exports) or as `Statistics.name`.
 
-export mean, var, std, median, cov, cor, quantile
+export mean, var, std, median, cov, cor, quantile, varm, stdm, middle
 
 """
     mean(x; dims)
@@ -74,6 +74,27 @@ std(x::AbstractArray; corrected::Bool = true, mean = nothing, dims = Colon()) = 
 
 _std(v::Real) = sqrt(v)
 _std(v::AbstractArray) = sqrt.(v)
+
+"""
+    varm(x, m; corrected = true), stdm(x, m; corrected = true)
+
+`var` and `std` about the given mean `m`.
+"""
+varm(x::AbstractArray, m; corrected::Bool = true) = var(x; corrected = corrected, mean = m)
+stdm(x::AbstractArray, m; corrected::Bool = true) = std(x; corrected = corrected, mean = m)
+
+"""
+    middle(x), middle(x, y), middle(a::AbstractArray)
+
+The point halfway between: `x / 2 + y / 2` (Julia's order, which does not overflow), of the
+least and greatest elements of an array, a number's own float.
+"""
+middle(x::Real) = (x + zero(x)) / 1
+middle(x::Real, y::Real) = x / 2 + y / 2
+function middle(a::AbstractArray)
+    lo, hi = extrema(a)
+    return middle(lo, hi)
+end
 
 """
     median(x)

@@ -506,11 +506,22 @@ fn include(cx: &mut Cx, node: &SyntaxNode) -> Option<IncludeDef> {
     }
 }
 
-/// `x = ...` (a binding) rather than `x[1] = ...` or `s.f = ...` (a mutation).
+/// `x = ...` or `x::T = ...` (a binding) rather than `x[1] = ...` or `s.f = ...` (a mutation).
 fn assigns_a_name(node: &SyntaxNode) -> bool {
     node.children
         .first()
-        .is_some_and(|lhs| lhs.leaf && lhs.kind == Kind::Identifier)
+        .is_some_and(|lhs| typed_name(lhs).is_some())
+}
+
+/// The name and the declared type of a binding's left side: `x` or `x::T`.
+fn typed_name(lhs: &SyntaxNode) -> Option<(&SyntaxNode, Option<&SyntaxNode>)> {
+    match (lhs.leaf, lhs.kind, lhs.children.as_slice()) {
+        (true, Kind::Identifier, _) => Some((lhs, None)),
+        (false, Kind::Decl, [name, ty]) if name.leaf && name.kind == Kind::Identifier => {
+            Some((name, Some(ty)))
+        }
+        _ => None,
+    }
 }
 
 /// `@inline function ... end` and the like: a macro that leaves the definition's meaning as it
@@ -541,7 +552,8 @@ fn unsupported<T>(cx: &mut Cx, node: &SyntaxNode, what: &str) -> Option<T> {
     None
 }
 
-/// `const N = 3` or `sq = x -> x^2` at top level.
+/// `const N = 3`, `sq = x -> x^2` or `w::Float64 = 2` at top level (a typed global holds
+/// Julia's `convert(T, v)`).
 fn global(
     cx: &mut Cx,
     whole: &SyntaxNode,
@@ -551,7 +563,7 @@ fn global(
     let [lhs, rhs] = assignment.children.as_slice() else {
         return None;
     };
-    if !(lhs.leaf && lhs.kind == Kind::Identifier) {
+    let Some((lhs, ty)) = typed_name(lhs) else {
         if assignment.has_error() {
             return None;
         }
@@ -560,9 +572,20 @@ fn global(
             lhs,
             "global binding of anything but a name; bind one name per line (`a = 1`) instead",
         );
-    }
+    };
     let name = cx.text(lhs).to_string();
-    let value = expr(cx, rhs);
+    let mut value = expr(cx, rhs);
+    if let Some(ty) = ty {
+        let r = assignment.range;
+        let callee = Box::new(Expr::new(ExprKind::Ident("Base.convert".into()), r));
+        value = Expr::new(
+            ExprKind::Call {
+                callee,
+                args: vec![expr(cx, ty), value],
+            },
+            r,
+        );
+    }
     let value = seeded(cx, &name, value);
     Some(GlobalDef {
         name,
@@ -1116,6 +1139,12 @@ pub(crate) fn param(cx: &mut Cx, node: &SyntaxNode) -> Option<Param> {
         }
         // `f((x))` is `f(x)`: the parentheses only group.
         (false, Kind::Parens, [inner]) => param(cx, inner),
+        // `@nospecialize(x)`, `@specialize(x)`: hints to the compiler, the parameter as it is.
+        (false, Kind::MacroCall, [name, inner])
+            if matches!(cx.text(name), "@nospecialize" | "@specialize") =>
+        {
+            param(cx, inner)
+        }
         _ => {
             cx.syntax(node, "syntax error: invalid parameter");
             None
