@@ -144,7 +144,7 @@ v5(x) = [x, nothing]
 # zy: at v6(1.0)
 v6(x) = vcat()
 # zy: at v7([1.0])
-v7(x) = [x'; x']
+v7(x) = [x'; (x, x)]
 # zy: at v8(1.0)
 v8(x) = vcat((x, x), [x])
 # zy: at v9(1.0)
@@ -157,7 +157,7 @@ v11(x) = identity(:a)
 v12(x) = (T = Vector{Float64}; T(x))
 
 # Comparisons and broadcasting.
-struct V
+mutable struct V
     x::Float64
 end
 add2(a, b) = a + b
