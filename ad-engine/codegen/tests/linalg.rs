@@ -389,7 +389,9 @@ fn chains_of_broadcasts_run_as_one_loop_with_the_same_bits() {
         ),
         "{clif}"
     );
-    for n in [1, 2, 7, 8, 15, 16, 17, 23, 24, 31, 1000, 1023, 1024, 1025, 2049, 3000] {
+    for n in [
+        1, 2, 7, 8, 15, 16, 17, 23, 24, 31, 1000, 1023, 1024, 1025, 2049, 3000,
+    ] {
         let out = check(&prog, &inst, vec![Value::vector_f64(data(n, 0.37))]);
         assert!(out.parse::<f64>().is_ok(), "{n}: {out}");
     }

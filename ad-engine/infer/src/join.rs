@@ -13,7 +13,9 @@ pub(crate) fn join(a: &Type, b: &Type) -> Option<Type> {
         (Type::Float64, t) | (t, Type::Float64) if t.is_number() => Some(Type::Float64),
         (Type::Int64, Type::Bool) | (Type::Bool, Type::Int64) => Some(Type::Int64),
         (Type::Nothing, t) | (t, Type::Nothing) if t.is_number() => Some(nothing_or(t)),
-        (Type::Union(u), t) | (t, Type::Union(u)) if u.members.contains(t) => Some(Type::Union(u.clone())),
+        (Type::Union(u), t) | (t, Type::Union(u)) if u.members.contains(t) => {
+            Some(Type::Union(u.clone()))
+        }
         _ => None,
     }
 }

@@ -129,7 +129,11 @@ impl BodyLowerer<'_, '_> {
             .and_then(|d| self.cx.res.closures.get(d))
             .map(|c| (c.index, c.captures.clone()));
         let Some((index, captures)) = info else {
-            return self.fail(r, "unsupported", "unsupported: function reference here".into());
+            return self.fail(
+                r,
+                "unsupported",
+                "unsupported: function reference here".into(),
+            );
         };
         let name = format!("{}#{}", self.cx.closure_prefix, index);
         let args = self.capture_args(&captures, r);

@@ -736,7 +736,11 @@ impl Walker {
         let mut siblings = HashSet::new();
         while let Some(v) = todo.pop() {
             if siblings.insert(v) {
-                todo.extend(captures(&self.res, v).into_iter().filter(|c| group.contains(c)));
+                todo.extend(
+                    captures(&self.res, v)
+                        .into_iter()
+                        .filter(|c| group.contains(c)),
+                );
             }
         }
         let cyclic = siblings

@@ -390,7 +390,11 @@ impl Display for Expr {
                 outer,
             } => {
                 let head = if *inner { "for-inner" } else { "for" };
-                let var = if *outer { format!("(outer {var})") } else { var.to_string() };
+                let var = if *outer {
+                    format!("(outer {var})")
+                } else {
+                    var.to_string()
+                };
                 list(f, &format!("{head} {var} {iter}"), body)
             }
             ExprKind::Let { var, value, body } => {

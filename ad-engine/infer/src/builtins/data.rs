@@ -64,8 +64,9 @@ pub(crate) fn call(b: &mut PlanBuilder, name: &str, args: &[Val]) -> Option<Resu
         "_box_init!" => match args {
             [x @ Val {
                 ty: Type::Ref(t), ..
-            }, v] => convert(b, v.clone(), t)
-                .map(|v| apply(b, Prim::RefInit, &[x, &v], (**t).clone())),
+            }, v] => {
+                convert(b, v.clone(), t).map(|v| apply(b, Prim::RefInit, &[x, &v], (**t).clone()))
+            }
             _ => Err(no_method("setindex!", &types(args))),
         },
         "vect" => vect(b, args),
