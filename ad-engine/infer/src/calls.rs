@@ -388,20 +388,8 @@ impl<'a> Cx<'a> {
                 "`new` without the struct's type parameters",
             ));
         };
-        let mut params = crate::pattern::Bindings::new();
-        for (p, t) in def.params.iter().zip(given) {
-            let ty = match &t.ty {
-                Type::Function(n) => crate::type_values::concrete_of(n, self.program),
-                _ => None,
-            };
-            let Some(ty) = ty else {
-                return Err(Fail::unsupported(format!(
-                    "`new{{...}}` with the parameter `{p}` of `{}` not a concrete type",
-                    def.name
-                )));
-            };
-            params.insert(p.clone(), ty);
-        }
+        let given: Vec<Type> = given.iter().map(|t| t.ty.clone()).collect();
+        let params = self.given_params(def, &given, "new")?;
         if fields.len() < def.fields.len() {
             return Err(Fail::unsupported(format!(
                 "`new` with {} of the {} fields of `{}` (a partly initialized struct); pass every field",
@@ -467,21 +455,33 @@ impl<'a> Cx<'a> {
                 def.name
             )));
         }
+        let bind = self.given_params(def, given, &def.name)?;
+        dispatch::construct_given(self.program, def, b, fields, Some(bind))
+    }
+
+    /// The struct's type parameters bound to the types given as values (`new{T}`, `S{T}(...)`,
+    /// the callee named `callee` in the refusal of a parameter that is not a concrete type).
+    fn given_params(
+        &self,
+        def: &zy_ir::StructDef,
+        given: &[Type],
+        callee: &str,
+    ) -> Result<crate::pattern::Bindings, Fail> {
         let mut bind = crate::pattern::Bindings::new();
-        for (p, t) in def.params.iter().zip(given.iter()) {
+        for (p, t) in def.params.iter().zip(given) {
             let ty = match t {
                 Type::Function(n) => crate::type_values::concrete_of(n, self.program),
                 _ => None,
             };
             let Some(ty) = ty else {
                 return Err(Fail::unsupported(format!(
-                    "`{}{{...}}` with the parameter `{p}` not a concrete type",
+                    "`{callee}{{...}}` with the parameter `{p}` of `{}` not a concrete type",
                     def.name
                 )));
             };
             bind.insert(p.clone(), ty);
         }
-        dispatch::construct_given(self.program, def, b, fields, Some(bind))
+        Ok(bind)
     }
 
     /// A call of the builtin `builtin` (named `name` by the caller); a builtin that does not
