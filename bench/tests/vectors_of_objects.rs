@@ -1,6 +1,8 @@
 //! Every primal that the fixtures of vectors of arrays, structs and tuples evaluate runs as
 //! machine code from the `compiled` query (the JIT compiles the program holding the vector;
-//! before session 10 it declined it) and gives the interpreter's value, or its error.
+//! before session 10 it declined it) and gives the interpreter's value, or its error. The one
+//! decline by design: a `deepcopy` of objects holding objects, whose sharing only the
+//! interpreter restores (session 17).
 
 use std::path::Path;
 
@@ -36,10 +38,11 @@ fn the_primals_of_the_vector_fixtures_are_compiled_and_agree() {
                 continue;
             };
             let Some(compiled) = primal.compiled() else {
-                problems.push(format!(
-                    "{name}: {call}: not compiled: {}",
-                    primal.fallback_reason().unwrap_or("?")
-                ));
+                let reason = primal.fallback_reason().unwrap_or("?");
+                if reason.contains("`deepcopy` of") {
+                    continue;
+                }
+                problems.push(format!("{name}: {call}: not compiled: {reason}"));
                 continue;
             };
             checked += 1;
