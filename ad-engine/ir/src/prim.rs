@@ -966,6 +966,7 @@ mod tests {
             [
                 "setfield!",
                 "ref_set!",
+                "ref_init!",
                 "check_axes",
                 "setindex!",
                 "setlength!",

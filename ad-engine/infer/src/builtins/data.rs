@@ -60,6 +60,9 @@ pub(crate) fn call(b: &mut PlanBuilder, name: &str, args: &[Val]) -> Option<Resu
             }
             _ => Err(no_method("Ref", &types(args))),
         },
+        // The empty box itself is typed where it is made (the body's `box_content`, from every
+        // store into it); called any other way it has no method.
+        "_box" => Err(no_method("_box", &types(args))),
         // The first assignment of a variable a closure captured before it was assigned.
         "_box_init!" => match args {
             [x @ Val {
