@@ -486,6 +486,8 @@ fn concrete_within(program: &Program, p: &Pat, depth: u8) -> Option<Type> {
                 .map(|p| concrete_within(program, p, depth + 1))
                 .collect::<Option<_>>()?,
         )),
+        // A `Symbol` held in a value's type (`Pair{Symbol, Float64}`) is one known at run time.
+        Pat::Symbol => Some(Type::any_symbol()),
         _ => concrete(p, &Bindings::new()),
     }
 }

@@ -232,6 +232,7 @@ fn implicit(t: &Type) -> bool {
         Type::Array(e, _) => implicit(e),
         Type::Tuple(ts) => ts.iter().all(implicit),
         Type::NamedTuple(fs) => fs.iter().all(|(_, t)| implicit(t)),
+        Type::Struct(s) if &*s.name == "Base.Pair" => s.params.iter().all(implicit),
         _ => false,
     }
 }
@@ -383,6 +384,10 @@ pub fn type_string(t: &Type) -> String {
         },
         Type::Struct(s) if &*s.name == "Base.Rational" => match s.params.as_slice() {
             [p] => format!("Rational{{{}}}", type_string(p)),
+            _ => t.to_string(),
+        },
+        Type::Struct(s) if &*s.name == "Base.Pair" => match s.params.as_slice() {
+            [a, b] => format!("Pair{{{}, {}}}", type_string(a), type_string(b)),
             _ => t.to_string(),
         },
         Type::Adjoint(e) => format!("LinearAlgebra.Adjoint{{{e}, Vector{{{e}}}}}"),

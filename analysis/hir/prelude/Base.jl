@@ -3847,6 +3847,7 @@ first(p::Pair) = p.first
 last(p::Pair) = p.second
 length(p::Pair) = 2
 reverse(p::Pair) = Pair(p.second, p.first)
+isless(p::Pair, q::Pair) = isequal(p.first, q.first) ? isless(p.second, q.second) : isless(p.first, q.first)
 
 """
     Pairs(data)
@@ -7975,6 +7976,13 @@ views of them; zy gives a copy, a `Vector`, and iterates `pairs(d)` as `d` itsel
 keys(d::Dict) = copy(_dict_dense(d).keys)
 values(d::Dict) = copy(_dict_dense(d).vals)
 pairs(d::Dict) = d
+
+"""
+    collect(d::Dict)
+
+The pairs `k => v` of a dictionary as a `Vector{Pair{K, V}}`, in its order.
+"""
+collect(d::Dict) = [p for p in d]
 
 """
     merge(d1::Dict, d2::Dict)

@@ -3,7 +3,7 @@
 
 use zy_ir::{Const, Name, Prim, StructKind, Type};
 
-use crate::calls::Cx;
+use crate::calls::{is_library, Cx};
 use crate::error::{no_method, Fail};
 use crate::plan::PlanBuilder;
 use crate::value::{array, convert, promote, Val};
@@ -624,24 +624,18 @@ pub(crate) fn is_element_type(t: &Type) -> bool {
         _ if t.is_number() || *t == Type::Bottom || *t == Type::String => true,
         _ if t.is_any_symbol() => true,
         Type::Array(e, 1 | 2) => is_element_type(e),
-        // Complex and rational numbers are the library's structs an array holds
-        // (`Vector{ComplexF64}`, `Vector{Rational{Int64}}`).
+        // Complex and rational numbers and pairs are the library's structs an array holds
+        // (`Vector{ComplexF64}`, `Vector{Rational{Int64}}`, `collect(d)` of a `Dict`).
         Type::Struct(s) => {
             s.kind == StructKind::User
-                && (!is_library(&s.name) || matches!(&*s.name, "Base.Complex" | "Base.Rational"))
+                && (!is_library(&s.name)
+                    || matches!(&*s.name, "Base.Complex" | "Base.Rational" | "Base.Pair"))
         }
         Type::Union(_) => true,
         Type::Tuple(ts) => !ts.is_empty() && ts.iter().all(is_element_type),
         Type::NamedTuple(fs) => !fs.is_empty() && fs.iter().all(|(_, t)| is_element_type(t)),
         _ => false,
     }
-}
-
-/// Is the struct `name` one of the library's (a range, a view, an iterator), not the program's?
-fn is_library(name: &str) -> bool {
-    ["Base.", "LinearAlgebra.", "Statistics.", "Random."]
-        .iter()
-        .any(|m| name.starts_with(m))
 }
 
 /// The element type of a typed literal `T[...]` whose `T` (a type value's name) is an array,
