@@ -198,11 +198,7 @@ fn rational_literal(
     name: &str,
     args: &[Val],
 ) -> Option<Result<Val, Fail>> {
-    let shape = match name {
-        "hvcat" => 2,
-        "hcat" => 0,
-        _ => return None,
-    };
+    let shape = literal_shape(name, false)?;
     let elems = args.get(shape..)?;
     if !mixes_rational(elems) {
         return None;
@@ -212,9 +208,36 @@ fn rational_literal(
     } else {
         "Base.Rational".into()
     };
+    recall_converted(cx, b, name, args, shape, |cx, b, e| {
+        cx.call_named(b, &to, std::slice::from_ref(e))
+    })
+}
+
+/// How many arguments of the array literal's call `name` give its shape (`hvcat`'s row
+/// lengths: 2), before its elements; `None` for a call that is no literal (`vect` only where
+/// `vect` counts).
+fn literal_shape(name: &str, vect: bool) -> Option<usize> {
+    match name {
+        "hvcat" => Some(2),
+        "hcat" => Some(0),
+        "vect" if vect => Some(0),
+        _ => None,
+    }
+}
+
+/// The array literal `name(args...)` called again with its elements (after `shape` leading
+/// arguments) each converted by `convert`, as Julia promotes them before building the array.
+fn recall_converted(
+    cx: &mut Cx,
+    b: &mut PlanBuilder,
+    name: &str,
+    args: &[Val],
+    shape: usize,
+    mut convert: impl FnMut(&mut Cx, &mut PlanBuilder, &Val) -> Result<Val, Fail>,
+) -> Option<Result<Val, Fail>> {
     let mut promoted = args[..shape].to_vec();
-    for e in elems {
-        match cx.call_named(b, &to, std::slice::from_ref(e)) {
+    for e in &args[shape..] {
+        match convert(cx, b, e) {
             Ok(v) => promoted.push(v),
             Err(e) => return Some(Err(e)),
         }
@@ -232,29 +255,19 @@ fn complex_literal(
     name: &str,
     args: &[Val],
 ) -> Option<Result<Val, Fail>> {
-    let shape = match name {
-        "hvcat" => 2,
-        "hcat" | "vect" => 0,
-        _ => return None,
-    };
+    let shape = literal_shape(name, true)?;
     let elems = args.get(shape..)?;
     if !mixes_complex(elems) {
         return complex_matrix(cx, b, name, args);
     }
-    let converted = cx
-        .call_named(b, &"Base._complex_proto".into(), elems)
-        .and_then(|proto| {
-            let mut promoted = args[..shape].to_vec();
-            for e in elems {
-                let pair = [proto.clone(), e.clone()];
-                promoted.push(cx.call_named(b, &"Base._complex_convert".into(), &pair)?);
-            }
-            Ok(promoted)
-        });
-    match converted {
-        Ok(promoted) => call(cx, b, name, &promoted),
-        Err(e) => Some(Err(e)),
-    }
+    let proto = match cx.call_named(b, &"Base._complex_proto".into(), elems) {
+        Ok(proto) => proto,
+        Err(e) => return Some(Err(e)),
+    };
+    recall_converted(cx, b, name, args, shape, |cx, b, e| {
+        let pair = [proto.clone(), e.clone()];
+        cx.call_named(b, &"Base._complex_convert".into(), &pair)
+    })
 }
 
 /// `[a b; c d]` of complex numbers of one type: the prelude's `Base._hvcat_matrix(rows, cols,
