@@ -117,7 +117,7 @@ pub fn analyse_in(func: &Function, reads_globals: &dyn Fn(&Instance) -> bool) ->
         .map(|&a| {
             if !func.ty(a).is_differentiable() {
                 ArgGradient::NotDifferentiable
-            } else if varied[a.index()] && useful[a.index()] {
+            } else if varied[a.index()] && useful[a.index()] && !inert(func, &values[a.index()], &useful) {
                 ArgGradient::Reaches
             } else {
                 first_cut(func, a, &incoming).unwrap_or(ArgGradient::NoPath)
@@ -125,6 +125,22 @@ pub fn analyse_in(func: &Function, reads_globals: &dyn Fn(&Instance) -> bool) ->
         })
         .collect();
     Activity { values, args }
+}
+
+/// Is an object argument useful only as every object is (a write through an alias could make
+/// it so), while what uses it are effect-free primitives passing it no gradient (`length(x)`,
+/// `size(x)`, `x[1]` feeding only a `round`), or nothing at all? Then no gradient reaches it:
+/// `nothing`, as Zygote gives.
+fn inert(func: &Function, arg: &ValueActivity, useful: &[bool]) -> bool {
+    arg.uses.iter().all(|(site, _)| match site {
+        UseSite::Stmt(v) => match func.stmt(*v).map(|s| &s.op) {
+            Some(op @ Op::Prim(p)) => {
+                !p.has_effect() && (!useful[v.index()] || !passes_gradient(op))
+            }
+            _ => false,
+        },
+        UseSite::Term(_) => false,
+    })
 }
 
 /// For each block parameter, the operands passed to it by every jump; for each field read of

@@ -51,6 +51,23 @@ fn unused_argument_has_no_path() {
 }
 
 #[test]
+fn an_array_read_for_its_length_only_gets_no_gradient() {
+    use zy_interp::Value;
+    let v = Value::vector_f64(vec![1.0, 2.0]);
+    // Never read, or read by `length` and by an element feeding only `round`: though every
+    // array counts as useful (a write through an alias could make it so), nothing reaches it.
+    let (a, _) = analysed("k(x, y) = 10.0 * y", "k", &[v.clone(), Value::F64(2.0)]);
+    assert_eq!(a.args, vec![ArgGradient::NoPath, ArgGradient::Reaches]);
+    let (a, _) = analysed("k(x) = 1.0 * length(x)", "k", &[v.clone()]);
+    assert!(matches!(a.args[0], ArgGradient::Cut { .. }), "{:?}", a.args[0]);
+    // An element that reaches the result, or a write into the array, keeps the gradient.
+    let (a, _) = analysed("k(x) = 2.0 * x[1]", "k", &[v.clone()]);
+    assert_eq!(a.args, vec![ArgGradient::Reaches]);
+    let (a, _) = analysed("k(x, y) = (x[1] = y; 0.0)", "k", &[v, Value::F64(2.0)]);
+    assert_eq!(a.args[1], ArgGradient::Reaches);
+}
+
+#[test]
 fn uses_are_listed_with_their_statements() {
     let (inst, prog) = common::paper_ratio();
     let f = &prog.functions[&inst];

@@ -10,7 +10,7 @@ use std::path::PathBuf;
 use zy_ad::activity::{analyse, ArgGradient};
 use zy_hir::{RootDatabase, SourceFile};
 use zy_interp::{Step, Value, Watch};
-use zy_ir::{Block, Function, Op, Operand, Span, Terminator, TypedProgram};
+use zy_ir::{Block, Function, Op, Operand, Span, Terminator, Type, TypedProgram};
 
 /// Why one argument's gradient is `nothing` or zero.
 #[derive(Clone, PartialEq, Eq, Debug)]
@@ -137,6 +137,10 @@ pub(crate) fn explain(db: &RootDatabase, s: &Subject<'_>, gradient: &[Value]) ->
                     "`{name}` reaches the result only through `{}`, which has no derivative: its gradient is `nothing`",
                     op.julia_name()
                 ),
+            ),
+            ArgGradient::Reaches if matches!(func.ret, Type::Int64 | Type::Bool) => (
+                param,
+                format!("the result is of type {}, which has no gradient: `{name}`'s gradient is `nothing`", zy_interp::type_string(&func.ret)),
             ),
             ArgGradient::Reaches => {
                 if let Some(v) = crate::check::zero_cut(func, arg) {
