@@ -5764,6 +5764,11 @@ Base.sum(it::TakeWhile) = sum(collect(it))
 Base.sum(it::DropWhile) = sum(collect(it))
 Base.prod(it::TakeWhile) = prod(collect(it))
 Base.prod(it::DropWhile) = prod(collect(it))
+Base.sum(f, it::Union{TakeWhile, DropWhile}) = sum(f, collect(it))
+Base.prod(f, it::Union{TakeWhile, DropWhile}) = prod(f, collect(it))
+Base.maximum(f, it::Union{TakeWhile, DropWhile}) = maximum(f, collect(it))
+Base.minimum(f, it::Union{TakeWhile, DropWhile}) = minimum(f, collect(it))
+Base.first(it::Union{TakeWhile, DropWhile}) = _first(collect(it))
 Base.length(it::TakeWhile) = error("unsupported: a `for` loop over an `Iterators.takewhile` held in a variable (zy's loops ask for its length, known only by calling the predicate); write `Iterators.takewhile(p, x)` in the loop header, or loop over `collect(...)` of it")
 Base.length(it::DropWhile) = error("unsupported: a `for` loop over an `Iterators.dropwhile` held in a variable (zy's loops ask for its length, known only by calling the predicate); write `Iterators.dropwhile(p, x)` in the loop header, or loop over `collect(...)` of it")
 
@@ -5775,6 +5780,9 @@ Base.broadcast(f, z::Base.Zip) = [f(t) for t in z]
 Base.broadcast(f, e::Base.Enumerate) = [f(t) for t in e]
 Base.map(f, z::Base.Zip) = [f(t) for t in z]
 Base.map(f, e::Base.Enumerate) = [f(t) for t in e]
+# Broadcasting over another lazy iterator broadcasts over its elements collected, as Julia's
+# `broadcastable` collects an iterator that is no array.
+Base.broadcast(f, it::Union{Take, Drop, Reverse, Base.Filter, TakeWhile, DropWhile}, ys...) = broadcast(f, collect(it), ys...)
 Base.collect(p::Base.ProductIterator) = [(x, y) for x in p.a, y in p.b]
 # Refused by name: a 3-dimensional array, and views as elements.
 Base.collect(p::Product3) = error("unsupported: `collect(Iterators.product(a, b, c))`, a 3-dimensional array of tuples; iterate the product itself")
@@ -5782,16 +5790,16 @@ Base._gen_array(f, it::Product3) = Base._array3(Base._gen_results(f, it), length
 Base.collect(p::PartitionIterator) = error("unsupported: `collect(Iterators.partition(x, n))`, a vector of arrays; iterate the partition itself (`for p in Iterators.partition(x, n)`)")
 
 # `sum(f, itr)` and the other reductions with a function of the lazy iterators (`zip`,
-# `enumerate`, `Iterators.product`, `Iterators.filter`, `take`, `drop`, `reverse`): those of the
+# `enumerate`, `Iterators.product`, `Iterators.filter`, `take`, `drop`, `reverse`, `partition`): those of the
 # generator `f(x) for x in itr`, one element at a time, as Julia's `mapreduce` reads an iterator.
-Base.sum(f, it::Union{Base.Zip, Base.Enumerate, Base.ProductIterator, Product3, Base.Filter, Take, Drop, Reverse}) = sum(Base.Generator(f, it))
-Base.prod(f, it::Union{Base.Zip, Base.Enumerate, Base.ProductIterator, Product3, Base.Filter, Take, Drop, Reverse}) = prod(Base.Generator(f, it))
-Base.maximum(f, it::Union{Base.Zip, Base.Enumerate, Base.ProductIterator, Product3, Base.Filter, Take, Drop, Reverse}) = maximum(Base.Generator(f, it))
-Base.minimum(f, it::Union{Base.Zip, Base.Enumerate, Base.ProductIterator, Product3, Base.Filter, Take, Drop, Reverse}) = minimum(Base.Generator(f, it))
-Base.any(f, it::Union{Base.Zip, Base.Enumerate, Base.ProductIterator, Product3, Base.Filter, Take, Drop, Reverse}) = any(Base.Generator(f, it))
-Base.all(f, it::Union{Base.Zip, Base.Enumerate, Base.ProductIterator, Product3, Base.Filter, Take, Drop, Reverse}) = all(Base.Generator(f, it))
-Base.count(f, it::Union{Base.Zip, Base.Enumerate, Base.ProductIterator, Product3, Base.Filter, Take, Drop, Reverse, Base.Generator}) = count(identity, collect(Base.Generator(f, it)))
-Base.mapreduce(f, op, it::Union{Base.Zip, Base.Enumerate, Base.ProductIterator, Product3, Base.Filter, Take, Drop, Reverse, Base.Generator}; init = Base._InitialValue()) =
+Base.sum(f, it::Union{Base.Zip, Base.Enumerate, Base.ProductIterator, Product3, Base.Filter, Take, Drop, Reverse, PartitionIterator}) = sum(Base.Generator(f, it))
+Base.prod(f, it::Union{Base.Zip, Base.Enumerate, Base.ProductIterator, Product3, Base.Filter, Take, Drop, Reverse, PartitionIterator}) = prod(Base.Generator(f, it))
+Base.maximum(f, it::Union{Base.Zip, Base.Enumerate, Base.ProductIterator, Product3, Base.Filter, Take, Drop, Reverse, PartitionIterator}) = maximum(Base.Generator(f, it))
+Base.minimum(f, it::Union{Base.Zip, Base.Enumerate, Base.ProductIterator, Product3, Base.Filter, Take, Drop, Reverse, PartitionIterator}) = minimum(Base.Generator(f, it))
+Base.any(f, it::Union{Base.Zip, Base.Enumerate, Base.ProductIterator, Product3, Base.Filter, Take, Drop, Reverse, PartitionIterator}) = any(Base.Generator(f, it))
+Base.all(f, it::Union{Base.Zip, Base.Enumerate, Base.ProductIterator, Product3, Base.Filter, Take, Drop, Reverse, PartitionIterator}) = all(Base.Generator(f, it))
+Base.count(f, it::Union{Base.Zip, Base.Enumerate, Base.ProductIterator, Product3, Base.Filter, Take, Drop, Reverse, PartitionIterator, Base.Generator}) = count(identity, collect(Base.Generator(f, it)))
+Base.mapreduce(f, op, it::Union{Base.Zip, Base.Enumerate, Base.ProductIterator, Product3, Base.Filter, Take, Drop, Reverse, PartitionIterator, Base.Generator}; init = Base._InitialValue()) =
     mapreduce(identity, op, collect(Base.Generator(f, it)); init = init)
 
 end # module Iterators
