@@ -4873,6 +4873,14 @@ function _selectdim_view(v, L, d::Int, i)
     return view(v, i)
 end
 
+# The differentiation builtins under names that the prelude's `ForwardDiff` and `Zygote`
+# modules call (inside them, `gradient` names their own function).
+_ad_gradient(f, args...) = gradient(f, args...)
+_ad_pullback(f, args...) = pullback(f, args...)
+_ad_derivative(f, x) = derivative(f, x)
+_ad_hessian(f, x) = hessian(f, x)
+_ad_jacobian(f, args...) = jacobian(f, args...)
+
 """
     jacobian(f, args...)
 

@@ -43,6 +43,14 @@ pub const PRELUDE: &[PreludeFile] = &[
         module: "Test",
         text: include_str!("../prelude/Test.jl"),
     },
+    PreludeFile {
+        module: "ForwardDiff",
+        text: include_str!("../prelude/ForwardDiff.jl"),
+    },
+    PreludeFile {
+        module: "Zygote",
+        text: include_str!("../prelude/Zygote.jl"),
+    },
 ];
 
 /// The path under which `file` appears.

@@ -737,7 +737,7 @@ f(x) = abs$02(x)
 "#,
         expect![[r#"
             <zy>/prelude/Base.jl (prelude) 419..423: abs2
-            <zy>/prelude/Base.jl (prelude) 247653..247657: abs2
+            <zy>/prelude/Base.jl (prelude) 248822..248826: abs2
         "#]],
     );
 }
@@ -784,12 +784,12 @@ fn an_unknown_package_is_a_located_diagnostic_naming_it() {
     check_diagnostics(
         r#"
 using Plots
-import ForwardDiff: derivative
+import Optim: optimize
 f(x) = x^2
 "#,
         expect![[r#"
-            2:1 warning [unknown-package]: package `Plots` is not available: zy knows Base, LinearAlgebra, Statistics, Random, SparseArrays, Printf and Test, and the modules your files define (`using .Plots`); a function that uses a name only `Plots` defines is refused
-            3:1 warning [unknown-package]: package `ForwardDiff` is not available: zy knows Base, LinearAlgebra, Statistics, Random, SparseArrays, Printf and Test, and the modules your files define (`using .ForwardDiff`); a function that uses a name only `ForwardDiff` defines is refused
+            2:1 warning [unknown-package]: package `Plots` is not available: zy knows Base, LinearAlgebra, Statistics, Random, SparseArrays, Printf, Test, ForwardDiff and Zygote (their APIs answered by zy's own differentiation), and the modules your files define (`using .Plots`); a function that uses a name only `Plots` defines is refused
+            3:1 warning [unknown-package]: package `Optim` is not available: zy knows Base, LinearAlgebra, Statistics, Random, SparseArrays, Printf, Test, ForwardDiff and Zygote (their APIs answered by zy's own differentiation), and the modules your files define (`using .Optim`); a function that uses a name only `Optim` defines is refused
         "#]],
     );
 }

@@ -1,0 +1,36 @@
+# zy's prelude: ForwardDiff's API, answered by zy's own differentiation. ForwardDiff's users write
+# `ForwardDiff.derivative(f, x)`, `ForwardDiff.gradient(f, x)`, `ForwardDiff.jacobian(f, x)` and
+# `ForwardDiff.hessian(f, x)` (the package exports nothing); each gives ForwardDiff's value
+# (derivatives are exact in both, so the numbers agree to rounding) and is itself
+# differentiable, as zy's `derivative`, `gradient`, `jacobian` and `hessian` are.
+
+"""
+    ForwardDiff.derivative(f, x::Float64)
+
+The derivative of `f` at the number `x`: a number for a scalar `f`, an array of the
+derivatives of the entries for an array-valued one (zy's `derivative`, forward mode).
+"""
+derivative(f, x::Float64) = Base._ad_derivative(f, x)
+
+"""
+    ForwardDiff.gradient(f, x::AbstractArray)
+
+The gradient of the real-valued `f` at the array `x`, an array of `x`'s shape (zy's
+`gradient(f, x)[1]`, reverse mode).
+"""
+gradient(f, x::AbstractArray) = Base._ad_gradient(f, x)[1]
+
+"""
+    ForwardDiff.jacobian(f, x::AbstractArray)
+
+The Jacobian of the array-valued `f` at the vector `x`: `J[k, i] = ∂f(x)[k]/∂x[i]` (zy's
+`jacobian(f, x)[1]`).
+"""
+jacobian(f, x::AbstractArray) = Base._ad_jacobian(f, x)[1]
+
+"""
+    ForwardDiff.hessian(f, x::AbstractArray)
+
+The Hessian of the real-valued `f` at the vector `x` (zy's `hessian`, forward over reverse).
+"""
+hessian(f, x::AbstractArray) = Base._ad_hessian(f, x)
