@@ -464,7 +464,12 @@ impl<'a> Cx<'a> {
 
     /// `Ref{T}(x)`: a `Ref` holding `convert(T, x)` (`Ref{Float64}(1)` holds `1.0`), of a
     /// concrete `T`.
-    fn typed_ref(&mut self, b: &mut PlanBuilder, given: &[Type], args: &[Val]) -> Result<Val, Fail> {
+    fn typed_ref(
+        &mut self,
+        b: &mut PlanBuilder,
+        given: &[Type],
+        args: &[Val],
+    ) -> Result<Val, Fail> {
         let elem = match given {
             [Type::Function(t)] => crate::type_values::concrete_of(t, self.program),
             _ => None,
@@ -667,8 +672,12 @@ impl<'a> Cx<'a> {
     ) -> Option<Result<Val, Fail>> {
         let ordered = |t: &Type| matches!(t, Type::Struct(_) | Type::Tuple(_));
         let (fallback, args) = match (builtin, args) {
-            ("max", [x, y]) if ordered(&x.ty) && ordered(&y.ty) => ("Base._isless_max", args.to_vec()),
-            ("min", [x, y]) if ordered(&x.ty) && ordered(&y.ty) => ("Base._isless_min", args.to_vec()),
+            ("max", [x, y]) if ordered(&x.ty) && ordered(&y.ty) => {
+                ("Base._isless_max", args.to_vec())
+            }
+            ("min", [x, y]) if ordered(&x.ty) && ordered(&y.ty) => {
+                ("Base._isless_min", args.to_vec())
+            }
             ("maximum" | "minimum", [xs]) if matches!(&xs.ty, Type::Array(e, _) if ordered(e)) => {
                 let largest = Val::lit(Const::Bool(builtin == "maximum"));
                 ("Base._isless_extremum", vec![xs.clone(), largest])
