@@ -423,7 +423,7 @@ impl<'a> Cx<'a> {
                 s.ty
             )));
         };
-        if matches!(&**name, "Ref" | "Base.Ref") {
+        if &**name == "Ref" {
             return self.typed_ref(b, given, fields);
         }
         let def = self
