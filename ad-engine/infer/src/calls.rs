@@ -4,7 +4,7 @@
 use std::collections::BTreeSet;
 use std::sync::Arc;
 
-use zy_ir::{callable_name, Const, Instance, Name, Op, Program, StructKind, Type};
+use zy_ir::{callable_name, Const, Instance, Name, Op, Prim, Program, StructKind, Type};
 
 use crate::builtins;
 use crate::dispatch;
@@ -423,6 +423,9 @@ impl<'a> Cx<'a> {
                 s.ty
             )));
         };
+        if &**name == "Ref" {
+            return self.typed_ref(b, given, fields);
+        }
         let def = self
             .program
             .structs
@@ -457,6 +460,30 @@ impl<'a> Cx<'a> {
         }
         let bind = self.given_params(def, given, &def.name)?;
         dispatch::construct_given(self.program, def, b, fields, Some(bind))
+    }
+
+    /// `Ref{T}(x)`: a `Ref` holding `convert(T, x)` (`Ref{Float64}(1)` holds `1.0`), of a
+    /// concrete `T`.
+    fn typed_ref(
+        &mut self,
+        b: &mut PlanBuilder,
+        given: &[Type],
+        args: &[Val],
+    ) -> Result<Val, Fail> {
+        let elem = match given {
+            [Type::Function(t)] => crate::type_values::concrete_of(t, self.program),
+            _ => None,
+        };
+        let (Some(elem), [x]) = (elem, args) else {
+            return Err(Fail::unsupported(format!(
+                "`Ref{{...}}` with the parameters {} (only `Ref{{T}}(x)` of one concrete type `T`, \
+                 whose content keeps that type)",
+                Type::tuple(given.to_vec())
+            )));
+        };
+        let x = crate::value::convert(b, x.clone(), &elem)?;
+        let r = b.prim(Prim::RefNew, vec![x.arg], Type::Ref(elem.clone().into()));
+        Ok(Val::of(r, Type::Ref(elem.into())))
     }
 
     /// The struct's type parameters bound to the types given as values (`new{T}`, `S{T}(...)`,
@@ -505,6 +532,7 @@ impl<'a> Cx<'a> {
             }
             Err(no_match) if no_match.code == "method-error" => self
                 .number_fallback(b, name, builtin, args)
+                .or_else(|| self.isless_fallback(b, builtin, args))
                 .unwrap_or(Err(no_match)),
             r => r,
         })
@@ -631,6 +659,35 @@ impl<'a> Cx<'a> {
             .functions
             .contains_key(fallback)
             .then(|| self.call_named(b, &fallback.into(), args))
+    }
+
+    /// Julia's generic methods by `isless` where the builtin `builtin` has methods for numbers
+    /// only: `max(x, y)`, `min(x, y)` of two structs or tuples (the program's `Base.isless`
+    /// orders its structs), and `maximum`, `minimum` of an array of them.
+    fn isless_fallback(
+        &mut self,
+        b: &mut PlanBuilder,
+        builtin: &str,
+        args: &[Val],
+    ) -> Option<Result<Val, Fail>> {
+        let ordered = |t: &Type| matches!(t, Type::Struct(_) | Type::Tuple(_));
+        let (fallback, args) = match (builtin, args) {
+            ("max", [x, y]) if ordered(&x.ty) && ordered(&y.ty) => {
+                ("Base._isless_max", args.to_vec())
+            }
+            ("min", [x, y]) if ordered(&x.ty) && ordered(&y.ty) => {
+                ("Base._isless_min", args.to_vec())
+            }
+            ("maximum" | "minimum", [xs]) if matches!(&xs.ty, Type::Array(e, _) if ordered(e)) => {
+                let largest = Val::lit(Const::Bool(builtin == "maximum"));
+                ("Base._isless_extremum", vec![xs.clone(), largest])
+            }
+            _ => return None,
+        };
+        self.program
+            .functions
+            .contains_key(fallback)
+            .then(|| self.call_named(b, &fallback.into(), &args))
     }
 
     /// Call a user generic function: dispatch, then invoke the chosen specialisation.

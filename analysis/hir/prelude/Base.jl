@@ -1694,8 +1694,10 @@ function _cartesian_check(C::CartesianIndices, k::Int)
     return k
 end
 
-# Julia's `isless` on numbers that are not NaN: `<`, with `-0.0` below `0.0`.
-_isless(a, b) = a < b || (a == b && 1 / a < 0 && 1 / b > 0)
+# Julia's `isless` on numbers that are not NaN: `<`, with `-0.0` below `0.0`; on other
+# values (the program's structs), their `isless` methods.
+_isless(a::Real, b::Real) = a < b || (a == b && 1 / a < 0 && 1 / b > 0)
+_isless(a, b) = isless(a, b)
 
 """
     cumsum(x; dims = 1), cumprod(x; dims = 1)
@@ -2146,6 +2148,22 @@ The largest (smallest) of several numbers, left to right.
 """
 max(a::Real, b::Real, c::Real, xs::Real...) = max(max(a, b), c, xs...)
 min(a::Real, b::Real, c::Real, xs::Real...) = min(min(a, b), c, xs...)
+
+# Julia's generic `max(x, y)` and `min(x, y)` of values ordered by `isless` (the program's
+# structs with a `Base.isless` method): of two equal ones, `max` gives `y` and `min` gives `x`.
+_isless_max(x, y) = isless(y, x) ? x : y
+_isless_min(x, y) = isless(y, x) ? y : x
+
+# `maximum(x)` (`minimum(x)`) of an array of such values: Julia's `mapreduce(identity, max, x)`
+# (`min`), folded left to right.
+function _isless_extremum(x, largest::Bool)
+    _nonempty(x)
+    m = x[1]
+    for i in 2:length(x)
+        m = largest ? _isless_max(m, x[i]) : _isless_min(m, x[i])
+    end
+    return m
+end
 
 """
     ComposedFunction(outer, inner), f ∘ g
@@ -3650,14 +3668,14 @@ end
     unique(x)
 
 The distinct elements of a vector in order of first appearance (`isequal`: NaNs are one value,
-`-0.0` differs from `0.0`).
+`-0.0` differs from `0.0`, two mutable structs are one value only if they are one object).
 """
 function unique(x::AbstractVector)
     y = _vector(x, 0)
     for i in 1:length(x)
         seen = false
         for j in 1:length(y)
-            if _isequal(y[j], x[i])
+            if isequal(y[j], x[i])
                 seen = true
             end
         end

@@ -167,6 +167,17 @@ pub const HOOKS: &[Hooks] = &[
             "Base.promote_rule",
         ],
     },
+    // Julia's generic `max`, `min`, `maximum`, `minimum` by `isless`, which inference calls
+    // for structs and tuples, where the builtins have methods for numbers only (`calls.rs`,
+    // `isless_fallback`).
+    Hooks {
+        triggers: &["Base.max", "Base.min", "Base.maximum", "Base.minimum"],
+        hooks: &[
+            "Base._isless_max",
+            "Base._isless_min",
+            "Base._isless_extremum",
+        ],
+    },
     // The library reads an array struct of the program (`struct V <: AbstractVector{Float64}`)
     // as a copy of its elements where it has no method for it (`calls.rs`, `reads_user_array`).
     Hooks {

@@ -459,6 +459,13 @@ fn get_field(b: &mut PlanBuilder, args: &[Val]) -> Result<Val, Fail> {
     if let Some(t) = ref_field(x, f)? {
         return Ok(apply(b, Prim::RefGet, &[x], t));
     }
+    // A run-time index of a tuple or a named tuple: Julia's `getindex(t, i)` is `getfield`.
+    if f.konst.is_none()
+        && f.ty == Type::Int64
+        && matches!(x.ty, Type::Tuple(_) | Type::NamedTuple(_))
+    {
+        return get_index(b, args);
+    }
     let (k, ty) = field(x, f)?;
     Ok(apply(b, Prim::GetField, &[x, &Val::lit(Const::Int(k))], ty))
 }

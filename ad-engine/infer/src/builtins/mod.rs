@@ -577,12 +577,15 @@ pub(crate) fn call(
                 ..
             }],
         ) if is_union_text(f) || is_union_text(g) => union_equality(cx, name, f, g),
-        // `a != b` of a struct is `!(a == b)`, with the program's `==` where it has one.
-        ("!=", [x, y]) if is_struct(x) || is_struct(y) => cx
+        // `a != b` of a struct (or a `Ref`) is `!(a == b)`, with the program's `==` where it
+        // has one.
+        ("!=", [x, y]) if is_struct(x) || is_struct(y) || has_identity(x) => cx
             .call_named(b, &"Base.==".into(), args)
             .and_then(|eq| negated(b, eq)),
         // Julia's fallback `a == b` is `a === b`: of two immutable structs, every field egal.
         ("==", [x, y]) if is_immutable_struct(x) && x.ty == y.ty => struct_egal(cx, b, x, y),
+        // Of two mutable structs (or `Ref`s), `===` is their identity.
+        ("==", [x, y]) if has_identity(x) && x.ty == y.ty => Ok(identical(b, x, y)),
         ("==" | "!=", [x, y]) if !(x.ty.is_number() && y.ty.is_number()) => {
             scalar::equality(name, x, y)
         }
@@ -642,6 +645,7 @@ pub(crate) fn call(
             scalar::int_bits(b, name, args)
         }
         ("===", [x, y]) if is_immutable_struct(x) && x.ty == y.ty => struct_egal(cx, b, x, y),
+        ("===", [x, y]) if has_identity(x) && x.ty == y.ty => Ok(identical(b, x, y)),
         ("===", [x, y]) => scalar::egal(x, y),
         ("isnothing", [x]) => Ok(Val::lit(zy_ir::Const::Bool(x.ty == Type::Nothing))),
         ("===" | "isnothing", _) => Err(no_method(
@@ -879,6 +883,20 @@ fn is_struct(v: &Val) -> bool {
 /// Is `v` a value of an immutable struct (whose `===` compares its fields)?
 fn is_immutable_struct(v: &Val) -> bool {
     matches!(&v.ty, Type::Struct(s) if !s.mutable)
+}
+
+/// Is `v` a mutable struct or a `Ref`, an object whose `===` is its identity?
+fn has_identity(v: &Val) -> bool {
+    matches!(&v.ty, Type::Struct(s) if s.mutable) || matches!(v.ty, Type::Ref(_))
+}
+
+/// `x === y` of two objects with identity: are they the same object (the interpreter's and
+/// the JIT's `==` of such operands)?
+fn identical(b: &mut PlanBuilder, x: &Val, y: &Val) -> Val {
+    Val::of(
+        b.prim(Prim::Eq, vec![x.arg.clone(), y.arg.clone()], Type::Bool),
+        Type::Bool,
+    )
 }
 
 /// `!eq` of a Bool.
