@@ -130,8 +130,9 @@ impl Translator<'_, '_, '_> {
     /// The loop of `stages` (the others are not made): the last one's elements in a new array
     /// (its result), or added into the Float64 array `dst` of [`Out::Into`] of their
     /// shape (`dst[i] += y`, or `dst[i] = 0.0 + y` when `dst` is fresh: see `fuse::fresh`), or
-    /// summed (the sum its result). `slow` runs when the shapes differ (it must raise the interpreter's error or compute the
-    /// unfused results). `None` when the operand types have no loop form (nothing was emitted).
+    /// summed (the sum its result), or stored either way and the stored elements summed
+    /// ([`Out::NewSum`], [`Out::IntoSum`]). `slow` runs when the shapes differ (it must raise
+    /// the interpreter's error or compute the unfused results, in the order of `out`'s). `None` when the operand types have no loop form (nothing was emitted).
     pub(super) fn broadcast_loop(
         &mut self,
         stages: &[Stage],
