@@ -395,13 +395,24 @@ fn chains_of_broadcasts_run_as_one_loop_with_the_same_bits() {
         let out = check(&prog, &inst, vec![Value::vector_f64(data(n, 0.37))]);
         assert!(out.parse::<f64>().is_ok(), "{n}: {out}");
     }
-    // Its gradient: the forward's chain, whose first stage's zero tangent takes the shape of x.
+    // Its gradient: the forward's chain, whose first stage's zero tangent takes the shape of x,
+    // makes exp.(x .- m) (for the pullback) and sums it.
     let (grad, gprog) = zy_ad::gradient_program(&prog, &inst).expect("differentiable");
     let clif = zy_codegen::clif_text(&gprog, &grad).unwrap();
     assert!(
-        clif.contains("; fused: %4 = broadcast(-, %1, %3), %6 = broadcast(exp, %4) -> made\n"),
+        clif.contains(
+            "; fused: %4 = broadcast(-, %1, %3), %6 = broadcast(exp, %4) -> made, summed for %8\n"
+        ),
         "{clif}"
     );
+    // The pullback: the shadow of exp.(...) is the number ȳ / s (never made); the loop
+    // adding its product into the shadow of x .- m sums it for the gradient of m.
+    for note in [
+        "; fused: %13 = broadcast(*, %7, %6) -> added into %5 at %14, summed for %16\n",
+        "; not made: %7 = zero_tangent(...) filled with %11\n",
+    ] {
+        assert!(clif.contains(note), "{clif}");
+    }
     for n in [1, 3, 16, 1000, 1025, 2100] {
         let out = check(&gprog, &grad, vec![Value::vector_f64(data(n, 0.61))]);
         assert!(out.starts_with('('), "{n}: {out}");
@@ -509,4 +520,76 @@ fn chains_of_broadcasts_run_as_one_loop_with_the_same_bits() {
         ),
         "([6.0, 0.0], [5.5])"
     );
+}
+
+#[test]
+fn a_uniform_shadow_is_a_number_and_a_sum_is_taken_as_its_array_is_stored() {
+    // un(x, y, s) = (z = zero_tangent(x); accum!(z, s); w = zero_tangent(y);
+    // accum!(w, z .* y); (w, sum(w))): z is never made (its loop reads 0.0 + s), and the
+    // loop adding into w sums what it stores.
+    let fl = Type::Float64;
+    let ret = Type::tuple([vecf(), fl.clone()]);
+    let mut fb = Fb::new("un", &[vecf(), vecf(), fl.clone()], ret.clone());
+    let (x, y, s) = (fb.args[0], fb.args[1], fb.args[2]);
+    let e = Block::ENTRY;
+    let z = fb.prim(e, Prim::ZeroTangent, vec![v(x)], vecf(), 10);
+    fb.prim(e, Prim::AccumInto, vec![v(z), v(s)], Type::Nothing, 11);
+    let w = fb.prim(e, Prim::ZeroTangent, vec![v(y)], vecf(), 12);
+    let p = fb.prim(e, Prim::Broadcast, vec![func("*"), v(z), v(y)], vecf(), 13);
+    fb.prim(e, Prim::AccumInto, vec![v(w), v(p)], Type::Nothing, 14);
+    let t = fb.prim(e, Prim::Sum, vec![v(w)], fl.clone(), 15);
+    let r = fb.prim(e, Prim::Tuple, vec![v(w), v(t)], ret, 16);
+    fb.ret(e, v(r));
+    let inst = fb.inst();
+    let prog = program(vec![fb]);
+    let clif = zy_codegen::clif_text(&prog, &inst).unwrap();
+    for note in [
+        "; fused: %7 = broadcast(*, %4, %2) -> added into %6 at %8, summed for %9\n",
+        "; not made: %4 = zero_tangent(...) filled with %3\n",
+    ] {
+        assert!(clif.contains(note), "{clif}");
+    }
+    let args = |a: Vec<f64>, b: Vec<f64>, c: f64| {
+        vec![Value::vector_f64(a), Value::vector_f64(b), Value::F64(c)]
+    };
+    // 2 (2, -1, 0.5) = (4, -2, 1), summed 3.
+    assert_eq!(
+        check(&prog, &inst, args(vec![1.0, 2.0, 3.0], vec![2.0, -1.0, 0.5], 2.0)),
+        "([4.0, -2.0, 1.0], 3.0)"
+    );
+    // z = 0.0 + -0.0 = 0.0, so 0.0 * -1.0 = -0.0, stored as 0.0 + -0.0 = 0.0.
+    assert_eq!(
+        check(&prog, &inst, args(vec![1.0, 2.0], vec![2.0, -1.0], -0.0)),
+        "([0.0, 0.0], 0.0)"
+    );
+    for n in [1, 8, 17, 1000, 1025, 3000] {
+        let out = check(&prog, &inst, args(data(n, 0.2), data(n, 0.8), 0.3));
+        assert!(out.starts_with('('), "{n}: {out}");
+    }
+    // x and y of different lengths: the broadcast's DimensionMismatch, made unfused (with z).
+    let out = check(&prog, &inst, args(vec![1.0, 2.0], vec![2.0, -1.0, 0.5], 2.0));
+    assert!(out.contains("DimensionMismatch"), "{out}");
+
+    // ms(x) = (e = exp.(x); (e, sum(e))): one loop makes e and sums it.
+    let mut fb = Fb::new("ms", &[vecf()], Type::tuple([vecf(), fl.clone()]));
+    let x = fb.args[0];
+    let ex = fb.prim(e, Prim::Broadcast, vec![func("exp"), v(x)], vecf(), 20);
+    let t = fb.prim(e, Prim::Sum, vec![v(ex)], fl.clone(), 21);
+    let r = fb.prim(e, Prim::Tuple, vec![v(ex), v(t)], Type::tuple([vecf(), fl.clone()]), 22);
+    fb.ret(e, v(r));
+    let inst = fb.inst();
+    let prog = program(vec![fb]);
+    let clif = zy_codegen::clif_text(&prog, &inst).unwrap();
+    assert!(
+        clif.contains("; fused: %2 = broadcast(exp, %1) -> made, summed for %3\n"),
+        "{clif}"
+    );
+    assert_eq!(
+        check(&prog, &inst, vec![Value::vector_f64(vec![0.0, 0.0])]),
+        "([1.0, 1.0], 2.0)"
+    );
+    for n in [0, 1, 15, 16, 1024, 1025, 2049] {
+        let out = check(&prog, &inst, vec![Value::vector_f64(data(n, 0.45))]);
+        assert!(out.starts_with('('), "{n}: {out}");
+    }
 }

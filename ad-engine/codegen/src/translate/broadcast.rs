@@ -50,6 +50,19 @@ pub(super) enum Out {
     /// interpreter's interleaved lanes (see `summed_block`), the blocks' sums combined by the
     /// interpreter's pairwise split, so the bits are `sum` of the made array.
     Sum,
+    /// Stores them as `New` does and sums them as `Sum` does: the new array and the sum.
+    NewSum,
+    /// Adds them as `Into` does and sums the elements stored (the sum of the array after):
+    /// the sum.
+    IntoSum(Into),
+}
+
+/// Where a loop puts each element: into a new array's `data`, or added into `into`'s array
+/// (whose data `data` is).
+#[derive(Clone, Copy)]
+struct Put {
+    data: ClValue,
+    into: Option<Into>,
 }
 
 /// The most elements of one sequential block of `sum` (Julia's pairwise block size).
@@ -117,8 +130,9 @@ impl Translator<'_, '_, '_> {
     /// The loop of `stages` (the others are not made): the last one's elements in a new array
     /// (its result), or added into the Float64 array `dst` of [`Out::Into`] of their
     /// shape (`dst[i] += y`, or `dst[i] = 0.0 + y` when `dst` is fresh: see `fuse::fresh`), or
-    /// summed (the sum its result). `slow` runs when the shapes differ (it must raise the interpreter's error or compute the
-    /// unfused results). `None` when the operand types have no loop form (nothing was emitted).
+    /// summed (the sum its result), or stored either way and the stored elements summed
+    /// ([`Out::NewSum`], [`Out::IntoSum`]). `slow` runs when the shapes differ (it must raise
+    /// the interpreter's error or compute the unfused results, in the order of `out`'s). `None` when the operand types have no loop form (nothing was emitted).
     pub(super) fn broadcast_loop(
         &mut self,
         stages: &[Stage],
@@ -143,6 +157,9 @@ impl Translator<'_, '_, '_> {
         // Resolve every stage's function and operands before emitting anything.
         let mut arrays: Vec<(Operand, Type)> = Vec::new();
         let mut scalar_ops: Vec<Operand> = Vec::new();
+        // The arrays uniform shadows take their shapes from, each with whether the shadow is
+        // read as a column.
+        let mut uniforms: Vec<(Operand, bool)> = Vec::new();
         let mut plans: Vec<Plan> = Vec::new();
         for (k, st) in stages.iter().enumerate() {
             let (Some(Operand::Const(Const::Func(name))), Type::Array(elem, _)) =
@@ -162,6 +179,19 @@ impl Translator<'_, '_, '_> {
                 if let Some(j) = earlier {
                     srcs.push(Src::Stage(j));
                     elem_tys.push(plans[j].elem.clone());
+                    continue;
+                }
+                if let Some((like, _)) = self.uniform(o) {
+                    let Type::Array(_, d) = self.func.operand_ty(o) else {
+                        return Ok(None);
+                    };
+                    if d > dims {
+                        return Ok(None);
+                    }
+                    srcs.push(Src::Scalar(scalar_ops.len()));
+                    scalar_ops.push(o.clone());
+                    elem_tys.push(Type::Float64);
+                    uniforms.push((like, d < dims));
                     continue;
                 }
                 match self.func.operand_ty(o) {
@@ -202,6 +232,10 @@ impl Translator<'_, '_, '_> {
         let out_slot = elem_slot(&elem)?;
         let mut scalars = Vec::new();
         for o in &scalar_ops {
+            if let Some((_, value)) = self.uniform(o) {
+                scalars.push(self.uniform_element(&value)?);
+                continue;
+            }
             let vs = self.operand(o)?;
             scalars.push(
                 *vs.first()
@@ -234,6 +268,9 @@ impl Translator<'_, '_, '_> {
         for (o, _) in &arrays {
             shapes.push(self.shape(o)?);
         }
+        // Whether each shape is a column's (`columns`, then the destination's and the uniform
+        // shadows').
+        let mut as_column = columns.clone();
         let mut outside = None;
         match out {
             Out::Into(Into {
@@ -248,7 +285,7 @@ impl Translator<'_, '_, '_> {
                 outside = Some(self.b.ins().bnot(ok));
                 shapes.push((n, self.b.ins().iconst(types::I64, 1)));
             }
-            Out::Into(Into { dst, .. }) => shapes.push((
+            Out::Into(Into { dst, .. }) | Out::IntoSum(Into { dst, .. }) => shapes.push((
                 self.b
                     .ins()
                     .load(types::I64, mem(), dst, array_offset::ROWS),
@@ -256,14 +293,19 @@ impl Translator<'_, '_, '_> {
                     .ins()
                     .load(types::I64, mem(), dst, array_offset::COLS),
             )),
-            Out::New | Out::Sum => {}
+            Out::New | Out::Sum | Out::NewSum => {}
+        }
+        as_column.resize(shapes.len(), false);
+        for (like, column) in &uniforms {
+            shapes.push(self.shape(like)?);
+            as_column.push(*column);
         }
         let (rows, cols) = shapes[first];
         let len = self.b.ins().imul(rows, cols);
         let mut bad = self.b.ins().iconst(types::I8, 0);
         let others = shapes
             .iter()
-            .zip(columns.iter().chain([&false]))
+            .zip(&as_column)
             .enumerate()
             .filter(|&(k, _)| k != first)
             .map(|(_, (s, c))| (*s, *c));
@@ -284,7 +326,8 @@ impl Translator<'_, '_, '_> {
         let out_tys: &[types::Type] = match out {
             Out::New => &[types::I64],
             Out::Into(_) => &[],
-            Out::Sum => &[types::F64],
+            Out::Sum | Out::IntoSum(_) => &[types::F64],
+            Out::NewSum => &[types::I64, types::F64],
         };
         let elem_tys: Vec<Type> = arrays
             .iter()
@@ -316,8 +359,9 @@ impl Translator<'_, '_, '_> {
                 slow: &slow_stmt,
             };
             let zero = t.b.ins().iconst(types::I64, 0);
+            let range = [zero, len, zero];
             match out {
-                Out::New => {
+                Out::New | Out::NewSum => {
                     // Every element is written below before anything reads the array.
                     let rt = t.env.rt.array_new_uninit;
                     let ctx = t.ctx();
@@ -326,21 +370,34 @@ impl Translator<'_, '_, '_> {
                         .call_rt(rt, &[ctx, rows, cols, size])
                         .ok_or_else(|| JitError::invalid("array_new"))?;
                     let data = t.b.ins().load(types::I64, mem(), made, array_offset::DATA);
-                    t.elementwise_loop(&env, [zero, len, zero], Some(data), None)?;
+                    let put = Some(Put { data, into: None });
+                    if matches!(out, Out::NewSum) {
+                        return Ok(vec![made, t.summed_loop(&env, len, put)?]);
+                    }
+                    t.elementwise_loop(&env, range, put)?;
                     Ok(vec![made])
                 }
-                Out::Into(into) => {
-                    t.elementwise_loop(&env, [zero, len, zero], None, Some(into))?;
+                Out::Into(into) | Out::IntoSum(into) => {
+                    let data = t.b.ins().load(types::I64, mem(), into.dst, array_offset::DATA);
+                    let put = Some(Put {
+                        data,
+                        into: Some(into),
+                    });
+                    if matches!(out, Out::IntoSum(_)) {
+                        return Ok(vec![t.summed_loop(&env, len, put)?]);
+                    }
+                    t.elementwise_loop(&env, range, put)?;
                     Ok(Vec::new())
                 }
-                Out::Sum => Ok(vec![t.summed_loop(&env, len)?]),
+                Out::Sum => Ok(vec![t.summed_loop(&env, len, None)?]),
             }
         })?;
         Ok(Some(res))
     }
 
-    /// The sum of the loop's elements, block by block (see [`Out::Sum`]).
-    fn summed_loop(&mut self, env: &LoopEnv<'_>, len: ClValue) -> R<ClValue> {
+    /// The sum of the loop's elements, block by block (see [`Out::Sum`]); with `put`, the sum
+    /// of the elements it stores.
+    fn summed_loop(&mut self, env: &LoopEnv<'_>, len: ClValue, put: Option<Put>) -> R<ClValue> {
         // The blocks' sums, in the arena: every block but the last has over 512 elements.
         let blocks = self.b.ins().ushr_imm_u(len, 9);
         let blocks = self.b.ins().iadd_imm_s(blocks, 1);
@@ -374,7 +431,7 @@ impl Translator<'_, '_, '_> {
         } else {
             zero
         };
-        let s = self.summed_block(env, start, m, row)?;
+        let s = self.summed_block(env, [start, m, row], put)?;
         let at = self.b.ins().ishl_imm_u(k, 3);
         let at = self.b.ins().iadd(sums, at);
         self.b.ins().store(mem(), s, at, 0);
@@ -435,9 +492,8 @@ impl Translator<'_, '_, '_> {
     fn summed_block(
         &mut self,
         env: &LoopEnv<'_>,
-        start: ClValue,
-        m: ClValue,
-        row: ClValue,
+        [start, m, row]: [ClValue; 3],
+        put: Option<Put>,
     ) -> R<ClValue> {
         let lanes = LANES as i64;
         let groups = self.b.create_block();
@@ -474,6 +530,7 @@ impl Translator<'_, '_, '_> {
         let mut next = Vec::with_capacity(LANES);
         for &lane in &sums {
             let x = self.element(env, at_i, r)?;
+            let x = self.put_element(env, put, at_i, x)?;
             next.push(self.b.ins().fadd(lane, x));
             at_i = self.b.ins().iadd_imm_s(at_i, 1);
             r = self.next_row(env, r);
@@ -511,6 +568,7 @@ impl Translator<'_, '_, '_> {
             .brif(more, fold_body, &[], done, &[BlockArg::Value(f_acc)]);
         self.b.switch_to_block(fold_body);
         let x = self.element(env, f_i, f_row)?;
+        let x = self.put_element(env, put, f_i, x)?;
         let acc = self.b.ins().fadd(f_acc, x);
         let next = self.b.ins().iadd_imm_s(f_i, 1);
         let next_row = self.next_row(env, f_row);
@@ -522,20 +580,13 @@ impl Translator<'_, '_, '_> {
     }
 
     /// Emit the loop over the elements `start <= i < end` (`row0` the row of `start`): each
-    /// stage's element in turn, the last one stored at `store[i]` (a data pointer) or added
-    /// into `into`.
+    /// stage's element in turn, the last one put where `put` says.
     fn elementwise_loop(
         &mut self,
         env: &LoopEnv<'_>,
         [start, end, row0]: [ClValue; 3],
-        store: Option<ClValue>,
-        into: Option<Into>,
+        put: Option<Put>,
     ) -> R<()> {
-        let out_data = store.or(into.map(|d| {
-            self.b
-                .ins()
-                .load(types::I64, mem(), d.dst, array_offset::DATA)
-        }));
         let head = self.b.create_block();
         let body = self.b.create_block();
         let exit = self.b.create_block();
@@ -550,35 +601,7 @@ impl Translator<'_, '_, '_> {
         self.b.ins().brif(more, body, &[], exit, &[]);
         self.b.switch_to_block(body);
         let v = self.element(env, i, row)?;
-        let root_elem = &env.plans[env.plans.len() - 1].elem;
-        let out_slot = elem_slot(root_elem)?;
-        if let Some(data) = out_data {
-            let mut k = i;
-            if let Some((base, step, _)) = into.and_then(|d| d.view) {
-                let d = self.b.ins().imul(i, step);
-                k = self.b.ins().iadd(base, d);
-            }
-            let off = self.b.ins().imul_imm_s(k, i64::from(out_slot.size()));
-            let at = self.b.ins().iadd(data, off);
-            if store.is_some() {
-                self.b.ins().store(mem(), v, at, 0);
-            }
-            if let Some(d) = into {
-                // What accum! of the materialised result would have stored (into the zeros
-                // of a slice's gradient, then added into its parent's by accum_slice!).
-                let (old, v) = if d.view.is_some() {
-                    let zero = self.b.ins().f64const(0.0);
-                    let y = self.b.ins().fadd(zero, v);
-                    (self.b.ins().load(types::F64, mem(), at, 0), y)
-                } else if d.fresh {
-                    (self.b.ins().f64const(0.0), v)
-                } else {
-                    (self.b.ins().load(types::F64, mem(), at, 0), v)
-                };
-                let nv = self.b.ins().fadd(old, v);
-                self.b.ins().store(mem(), nv, at, 0);
-            }
-        }
+        self.put_element(env, put, i, v)?;
         let next = self.b.ins().iadd_imm_s(i, 1);
         let next_row = self.next_row(env, row);
         self.b
@@ -586,6 +609,47 @@ impl Translator<'_, '_, '_> {
             .jump(head, &[BlockArg::Value(next), BlockArg::Value(next_row)]);
         self.b.switch_to_block(exit);
         Ok(())
+    }
+
+    /// Put the last stage's value `v` at element `i` where `put` says (nowhere without it), and
+    /// return the value stored.
+    fn put_element(
+        &mut self,
+        env: &LoopEnv<'_>,
+        put: Option<Put>,
+        i: ClValue,
+        v: ClValue,
+    ) -> R<ClValue> {
+        let Some(Put { data, into }) = put else {
+            return Ok(v);
+        };
+        let root_elem = &env.plans[env.plans.len() - 1].elem;
+        let out_slot = elem_slot(root_elem)?;
+        let mut k = i;
+        if let Some((base, step, _)) = into.and_then(|d| d.view) {
+            let d = self.b.ins().imul(i, step);
+            k = self.b.ins().iadd(base, d);
+        }
+        let off = self.b.ins().imul_imm_s(k, i64::from(out_slot.size()));
+        let at = self.b.ins().iadd(data, off);
+        let Some(d) = into else {
+            self.b.ins().store(mem(), v, at, 0);
+            return Ok(v);
+        };
+        // What accum! of the materialised result would have stored (into the zeros of a
+        // slice's gradient, then added into its parent's by accum_slice!).
+        let (old, v) = if d.view.is_some() {
+            let zero = self.b.ins().f64const(0.0);
+            let y = self.b.ins().fadd(zero, v);
+            (self.b.ins().load(types::F64, mem(), at, 0), y)
+        } else if d.fresh {
+            (self.b.ins().f64const(0.0), v)
+        } else {
+            (self.b.ins().load(types::F64, mem(), at, 0), v)
+        };
+        let nv = self.b.ins().fadd(old, v);
+        self.b.ins().store(mem(), nv, at, 0);
+        Ok(nv)
     }
 
     /// The last stage's value at element `i` (at row `row`, for column operands): each

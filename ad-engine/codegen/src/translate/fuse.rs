@@ -77,6 +77,10 @@ pub(crate) enum Fused {
         shadow: Value,
         slice: Value,
     },
+    /// `z = zero_tangent(like)` of a Float64 array that its one `accum!(z, value)` of a number
+    /// fills and only elementwise broadcasts read (see [`uniform_shadows`]): never made; their
+    /// loops read the number `0.0 + value`, and a reader that needs the array makes it.
+    Uniform { like: Operand, value: Operand },
 }
 
 /// The fusions of `func`, by statement.
@@ -187,7 +191,124 @@ pub(crate) fn plan(func: &Function) -> HashMap<Value, Fused> {
     sin_cos_pairs(func, &mut out);
     virtual_slices(func, &mut out);
     slice_accums(func, &mut out);
+    uniform_shadows(func, &mut out);
+    summed_chains(func, &mut out);
     out
+}
+
+/// `s = sum(a)` of the Float64 array a chain's loop makes or adds into (or that one
+/// elementwise broadcast makes), later in its block with only statements between that leave
+/// `a` as it is: the loop sums the elements as it stores them (in `sum`'s order, the same
+/// bits), and `s` takes that sum (as [`Fused::Ahead`]): one pass over `a` fewer
+/// (`sum(exp.(x .- m))` in a gradient's forward pass, which keeps `exp.(x .- m)`).
+fn summed_chains(func: &Function, out: &mut HashMap<Value, Fused>) {
+    for block in &func.blocks {
+        let stmts = &block.stmts;
+        for (i, &v) in stmts.iter().enumerate() {
+            let (array, chain) = match out.get(&v) {
+                Some(Fused::Chain(c)) if c.summed.is_none() => match &c.out {
+                    ChainOut::New => (c.root, c.clone()),
+                    ChainOut::Into {
+                        dst: Operand::Value(d),
+                    } => (*d, c.clone()),
+                    _ => continue,
+                },
+                None if elementwise_broadcast(func, v) => (
+                    v,
+                    Chain {
+                        stages: Vec::new(),
+                        root: v,
+                        out: ChainOut::New,
+                        summed: None,
+                    },
+                ),
+                _ => continue,
+            };
+            let f64_array = |t: &Type| *t == Type::vector_f64() || *t == Type::matrix_f64();
+            if !f64_array(func.ty(array)) {
+                continue;
+            }
+            let a = Operand::Value(array);
+            let kept = HashSet::from([a.clone()]);
+            let sum = stmts[i + 1..]
+                .iter()
+                .take_while(|&&t| {
+                    let is_sum = func
+                        .stmt(t)
+                        .is_some_and(|st| st.op == Op::Prim(Prim::Sum) && st.args == [a.clone()]);
+                    is_sum || transparent(func, t, &kept)
+                })
+                .copied()
+                .find(|&t| {
+                    func.stmt(t)
+                        .is_some_and(|st| st.op == Op::Prim(Prim::Sum) && st.args == [a.clone()])
+                        && *func.ty(t) == Type::Float64
+                        && !out.contains_key(&t)
+                });
+            if let Some(s) = sum {
+                out.insert(s, Fused::Ahead);
+                out.insert(
+                    v,
+                    Fused::Chain(Chain {
+                        summed: Some(s),
+                        ..chain
+                    }),
+                );
+            }
+        }
+    }
+}
+
+/// Gradients that hold one number in every element: `z = zero_tangent(like)` of a Float64
+/// array, fresh (see [`fresh`]), filled by its `accum!(z, value)` of a number (the shadow of
+/// a `sum`'s argument: `ȳ / s` in logsumexp's pullback) and read after it only by elementwise
+/// broadcasts. Making and filling the array would be a pass over memory for a number that
+/// the broadcasts' loops can read instead (`0.0 + value`, the bits of each filled element);
+/// the `accum!` is absorbed.
+fn uniform_shadows(func: &Function, out: &mut HashMap<Value, Fused>) {
+    let fresh = fresh(func);
+    let mut accums: Vec<Value> = fresh.accums.iter().copied().collect();
+    accums.sort_by_key(|a| a.index());
+    for a in accums {
+        let Some(st) = func.stmt(a) else { continue };
+        let [Operand::Value(z), value] = st.args.as_slice() else {
+            continue;
+        };
+        let Some([like]) = func.stmt(*z).map(|zs| zs.args.as_slice()) else {
+            continue;
+        };
+        let absorbed = |v: &Value| out.get(v) == Some(&Fused::Absorbed);
+        if func.operand_ty(value) != Type::Float64
+            || !fresh.zeros.contains(z)
+            || out.contains_key(z)
+            || out.contains_key(&a)
+            || func.operand_ty(like) != *func.ty(*z)
+            || like.as_value().is_some_and(|l| absorbed(&l))
+        {
+            continue;
+        }
+        let zv = Operand::Value(*z);
+        let broadcasts_only = func.blocks.iter().all(|b| {
+            !b.term.operands().contains(&&zv)
+                && b.stmts.iter().all(|&r| {
+                    let reads = func.stmt(r).is_some_and(|rs| rs.args.contains(&zv));
+                    !reads
+                        || r == a
+                        || (elementwise_broadcast(func, r)
+                            && func.stmt(r).is_some_and(|rs| rs.args.first() != Some(&zv)))
+                })
+        });
+        if broadcasts_only {
+            out.insert(a, Fused::Absorbed);
+            out.insert(
+                *z,
+                Fused::Uniform {
+                    like: like.clone(),
+                    value: value.clone(),
+                },
+            );
+        }
+    }
 }
 
 /// A slice's gradient made only to be added into its parent's: `shadow = zero_tangent(v)` of
@@ -423,6 +544,9 @@ pub(crate) struct Chain {
     pub root: Value,
     /// Where its elements go.
     pub out: ChainOut,
+    /// A later `sum` of the array the loop makes ([`ChainOut::New`]) or adds into
+    /// ([`ChainOut::Into`]), which the loop computes as it stores (see [`summed_chains`]).
+    pub summed: Option<Value>,
 }
 
 /// What a chain's loop does with its root's elements, and at which statement it runs.
@@ -645,6 +769,7 @@ fn chains(func: &Function, out: &mut HashMap<Value, Fused>) {
                         stages,
                         root,
                         out: chain_out,
+                        summed: None,
                     }),
                 );
             }
@@ -700,6 +825,14 @@ pub(crate) fn notes(func: &Function) -> Vec<String> {
         })
         .collect();
     accums.sort_by_key(|(v, _)| v.index());
+    let mut uniforms: Vec<(Value, Operand)> = planned
+        .iter()
+        .filter_map(|(v, f)| match f {
+            Fused::Uniform { value, .. } => Some((*v, value.clone())),
+            _ => None,
+        })
+        .collect();
+    uniforms.sort_by_key(|(v, _)| v.index());
     let slice_notes = slices
         .into_iter()
         .map(|v| {
@@ -713,6 +846,11 @@ pub(crate) fn notes(func: &Function) -> Vec<String> {
             accums
                 .into_iter()
                 .map(|(v, src)| format!("; slice gradient {src} added into its parent's at {v}")),
+        )
+        .chain(
+            uniforms
+                .into_iter()
+                .map(|(z, x)| format!("; not made: {z} = zero_tangent(...) filled with {x}")),
         );
     let mut chains: Vec<(Value, Chain)> = planned
         .into_iter()
@@ -741,7 +879,8 @@ pub(crate) fn notes(func: &Function) -> Vec<String> {
                 }
                 ChainOut::Sum => format!("summed at {at}"),
             };
-            format!("; fused: {} -> {out}", stages.join(", "))
+            let summed = c.summed.map(|s| format!(", summed for {s}")).unwrap_or_default();
+            format!("; fused: {} -> {out}{summed}", stages.join(", "))
         })
         .chain(slice_notes)
         .collect()
@@ -962,8 +1101,44 @@ impl Translator<'_, '_, '_> {
         ))
     }
 
+    /// The array a uniform shadow `op` (see [`uniform_shadows`]) takes its shape from, and
+    /// the number filling it.
+    pub(crate) fn uniform(&self, op: &Operand) -> Option<(Operand, Operand)> {
+        match self.fused.get(&op.as_value()?) {
+            Some(Fused::Uniform { like, value }) => Some((like.clone(), value.clone())),
+            _ => None,
+        }
+    }
+
+    /// The element of a uniform shadow filled with `value`: `0.0 + value`, what `accum!` into
+    /// its zeros stores.
+    pub(crate) fn uniform_element(&mut self, value: &Operand) -> R<ClValue> {
+        let x = self.operand(value)?[0];
+        let zero = self.b.ins().f64const(0.0);
+        Ok(self.b.ins().fadd(zero, x))
+    }
+
+    /// The uniform shadow of the shape of `like` filled with `value`, made (for a reader that
+    /// reads it whole).
+    pub(crate) fn make_uniform(&mut self, like: &Operand, value: &Operand) -> R<Vec<ClValue>> {
+        let (rows, cols) = self.shape(like)?;
+        let x = self.operand(value)?[0];
+        let ctx = self.ctx();
+        let size = self.b.ins().iconst(types::I64, 8);
+        let made = self
+            .call_rt(self.env.rt.array_new_uninit, &[ctx, rows, cols, size])
+            .ok_or_else(|| JitError::invalid("array_new"))?;
+        // Filled as `accum!` fills a fresh array: `0.0 + x`.
+        let fresh = self.b.ins().iconst(types::I8, 1);
+        self.call_rt(self.env.rt.accum_into_scalar, &[made, x, fresh]);
+        Ok(vec![made])
+    }
+
     /// The rows and columns of the array `op` (a slice read in place: its length and 1).
     pub(crate) fn shape(&mut self, op: &Operand) -> R<(ClValue, ClValue)> {
+        if let Some((like, _)) = self.uniform(op) {
+            return self.shape(&like);
+        }
         if self.is_virtual_slice(op) {
             let (_, _, _, n) = self.slice_view(op)?;
             return Ok((n, self.b.ins().iconst(types::I64, 1)));
@@ -1072,13 +1247,25 @@ impl Translator<'_, '_, '_> {
         let root = self.stage(chain.root);
         let made = self.prim(Prim::Broadcast, &root.args, &root.ty, root.span)?;
         self.set_slots(chain.root, made.clone());
-        match &chain.out {
-            ChainOut::New => Ok(made),
-            ChainOut::Sum => self.prim(Prim::Sum, args, ty, span),
-            ChainOut::Into { .. } => self
-                .prim(Prim::AccumInto, args, ty, span)
-                .map(|_| Vec::new()),
-            ChainOut::IntoSlice { .. } => Err(JitError::invalid("a slice's chain made unfused")),
+        let (res, array) = match &chain.out {
+            ChainOut::New => (made, Operand::Value(chain.root)),
+            ChainOut::Sum => return self.prim(Prim::Sum, args, ty, span),
+            ChainOut::Into { dst } => {
+                self.prim(Prim::AccumInto, args, ty, span)?;
+                (Vec::new(), dst.clone())
+            }
+            ChainOut::IntoSlice { .. } => {
+                return Err(JitError::invalid("a slice's chain made unfused"))
+            }
+        };
+        // The later `sum` of the array, here as the loop computes it.
+        match chain.summed {
+            Some(s) => {
+                let sum_span = self.func.value(s).span;
+                let total = self.prim(Prim::Sum, &[array], &Type::Float64, sum_span)?;
+                Ok([res, total].concat())
+            }
+            None => Ok(res),
         }
     }
 
@@ -1138,24 +1325,32 @@ impl Translator<'_, '_, '_> {
     fn chain(&mut self, chain: &Chain, args: &[Operand], ty: &Type, span: Span) -> R<Vec<ClValue>> {
         let mut stages: Vec<Stage> = chain.stages.iter().map(|&x| self.stage(x)).collect();
         stages.push(self.stage(chain.root));
-        let out = match &chain.out {
-            ChainOut::New => Out::New,
-            ChainOut::Sum => Out::Sum,
-            ChainOut::Into { dst } => {
+        let out = match (&chain.out, chain.summed) {
+            (ChainOut::New, None) => Out::New,
+            (ChainOut::New, Some(_)) => Out::NewSum,
+            (ChainOut::Sum, _) => Out::Sum,
+            (ChainOut::Into { dst }, summed) => {
                 let fresh = self.current.is_some_and(|v| self.fresh.accums.contains(&v));
-                Out::Into(Into {
+                let into = Into {
                     dst: self.pointer(dst)?,
                     fresh,
                     view: None,
-                })
+                };
+                match summed {
+                    None => Out::Into(into),
+                    Some(_) => Out::IntoSum(into),
+                }
             }
-            ChainOut::IntoSlice {
-                dst,
-                first,
-                step,
-                slice,
-                ..
-            } => {
+            (
+                ChainOut::IntoSlice {
+                    dst,
+                    first,
+                    step,
+                    slice,
+                    ..
+                },
+                _,
+            ) => {
                 let (n, _) = self.shape(&Operand::Value(*slice))?;
                 let a = self.operand(first)?[0];
                 let base = self.b.ins().iadd_imm_s(a, -1);
@@ -1173,10 +1368,16 @@ impl Translator<'_, '_, '_> {
             _ => t.unfused_chain(chain, args, ty, span),
         };
         let done = self.broadcast_loop(&stages, out, unfused)?;
-        let res = match done {
+        let mut res = match done {
             Some(res) => res,
             None => unfused(self)?,
         };
+        if let Some(s) = chain.summed {
+            let total = res
+                .pop()
+                .ok_or_else(|| JitError::invalid("a summed chain without its sum"))?;
+            self.ahead.insert(s, total);
+        }
         match &chain.out {
             ChainOut::New | ChainOut::Sum => Ok(res),
             ChainOut::Into { .. } | ChainOut::IntoSlice { .. } => self.zeros(ty),
@@ -1205,6 +1406,8 @@ impl Translator<'_, '_, '_> {
                 .map(|&x| vec![x])
                 .ok_or_else(|| JitError::invalid("a sin/cos pair out of order")),
             Fused::Chain(chain) => self.chain(&chain, args, ty, span),
+            // Never read: `Translator::operand` makes the array for a reader that needs it.
+            Fused::Uniform { .. } => Ok(vec![self.b.ins().iconst(types::I64, 0)]),
             Fused::Slice => {
                 self.check_slice(args, ty, span)?;
                 // Never read: `Translator::operand` makes the slice for a reader that needs it.

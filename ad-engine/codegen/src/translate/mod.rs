@@ -561,6 +561,9 @@ impl<'e, 'a, 'b> Translator<'e, 'a, 'b> {
         match op {
             Operand::Value(v) if self.is_virtual_slice(op) => self.make_slice(*v),
             Operand::Value(v) => {
+                if let Some((like, value)) = self.uniform(op) {
+                    return self.make_uniform(&like, &value);
+                }
                 self.vals.get(v.index()).cloned().ok_or_else(|| {
                     JitError::invalid(format!("{v} is not a value of this function"))
                 })
