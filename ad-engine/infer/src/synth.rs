@@ -89,6 +89,9 @@ fn split_join(
     u: &zy_ir::UnionType,
     results: &[Type],
 ) -> Result<Type, Fail> {
+    if let Some(types) = types_of(callee, results) {
+        return Ok(types);
+    }
     let mut ret = Type::Bottom;
     for t in results {
         let joined = crate::join::join(&ret, t).or_else(|| {
@@ -109,6 +112,19 @@ fn split_join(
         })?;
     }
     Ok(ret)
+}
+
+/// `typeof` of a union of numbers (`typeof(c > 0 ? 5.0 : 5)`): Julia's `DataType`, here the
+/// union of the members' types as values, the one the value holds known at run time.
+fn types_of(callee: &Type, results: &[Type]) -> Option<Type> {
+    let Type::Function(f) = callee else {
+        return None;
+    };
+    let numbers = results
+        .iter()
+        .all(|t| matches!(t, Type::Function(n) if matches!(&**n, "Float64" | "Int64" | "Bool")));
+    (matches!(&**f, "typeof" | "Base.typeof") && numbers)
+        .then(|| Type::union("DataType".into(), results.to_vec()))
 }
 
 /// The library function a keyword call splatting a vector goes through (`f(x...; k = 1)`):
