@@ -2,16 +2,18 @@
 
 use zy_ir::Type;
 
-/// The join of two types: equal types join to themselves, `Bottom` is the identity, two
-/// different numbers (`Int64` with `Float64`: `c > 0 ? 5.0 : 5`, `s = 0` before `s += x[i]`)
-/// give Julia's `Union{Float64, Int64}`, and `Nothing` with a number `T` Julia's
+/// The join of two types: equal types join to themselves, `Bottom` is the identity, `Int64`
+/// with `Float64` (`c > 0 ? 5.0 : 5`, `s = 0` before `s += x[i]`) gives Julia's
+/// `Union{Float64, Int64}`, `Bool` with another number that number (where Julia keeps
+/// `Union{Bool, T}`: a known difference), and `Nothing` with a number `T` Julia's
 /// `Union{Nothing, T}` (a function returning `nothing` on one path); a union joins with any of
 /// its members to itself. `None` is a conflict.
 pub(crate) fn join(a: &Type, b: &Type) -> Option<Type> {
     match (a, b) {
         _ if a == b => Some(a.clone()),
         (Type::Bottom, t) | (t, Type::Bottom) => Some(t.clone()),
-        (x, y) if x.is_number() && y.is_number() => Some(numbers(x, y)),
+        (Type::Int64, Type::Float64) | (Type::Float64, Type::Int64) => Some(numbers(a, b)),
+        (Type::Bool, t) | (t, Type::Bool) if t.is_number() => Some(t.clone()),
         (Type::Nothing, t) | (t, Type::Nothing) if t.is_number() => Some(nothing_or(t)),
         (Type::Union(u), t) | (t, Type::Union(u)) if u.members.contains(t) => {
             Some(Type::Union(u.clone()))
@@ -29,7 +31,7 @@ pub(crate) fn nothing_or(t: &Type) -> Type {
 }
 
 /// Julia's union of two different number types, shown with its members in Julia's order
-/// (`Union{Bool, Int64}`, `Union{Float64, Int64}`).
+/// (`Union{Float64, Int64}`).
 fn numbers(a: &Type, b: &Type) -> Type {
     let mut names = [a.to_string(), b.to_string()];
     names.sort();
@@ -40,6 +42,8 @@ fn numbers(a: &Type, b: &Type) -> Type {
 /// The primitive that converts a value of type `from` into `to` after a join, if one is needed.
 pub(crate) fn conversion(from: &Type, to: &Type) -> Option<zy_ir::Prim> {
     match (from, to) {
+        (Type::Int64 | Type::Bool, Type::Float64) => Some(zy_ir::Prim::Float),
+        (Type::Bool, Type::Int64) => Some(zy_ir::Prim::ToInt),
         (t, Type::Union(u)) if u.members.contains(t) => Some(zy_ir::Prim::UnionConvert),
         _ => None,
     }
@@ -69,8 +73,7 @@ mod tests {
         let u = join(&Type::Int64, &Type::Float64);
         assert_eq!(u.map(|t| t.to_string()).as_deref(), Some("Union{Float64, Int64}"));
         assert_eq!(u, join(&Type::Float64, &Type::Int64));
-        let b = join(&Type::Bool, &Type::Int64).map(|t| t.to_string());
-        assert_eq!(b.as_deref(), Some("Union{Bool, Int64}"));
+        assert_eq!(join(&Type::Bool, &Type::Int64), Some(Type::Int64));
         assert_eq!(join(&u.unwrap(), &Type::Int64), join(&Type::Int64, &Type::Float64));
         assert_eq!(
             join(&Type::Bottom, &Type::vector_f64()),
