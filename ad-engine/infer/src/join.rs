@@ -71,10 +71,16 @@ mod tests {
     #[test]
     fn different_numbers_join_to_julias_union() {
         let u = join(&Type::Int64, &Type::Float64);
-        assert_eq!(u.map(|t| t.to_string()).as_deref(), Some("Union{Float64, Int64}"));
+        assert_eq!(
+            u.as_ref().map(|t| t.to_string()).as_deref(),
+            Some("Union{Float64, Int64}")
+        );
         assert_eq!(u, join(&Type::Float64, &Type::Int64));
         assert_eq!(join(&Type::Bool, &Type::Int64), Some(Type::Int64));
-        assert_eq!(join(&u.unwrap(), &Type::Int64), join(&Type::Int64, &Type::Float64));
+        assert_eq!(
+            join(&u.unwrap(), &Type::Int64),
+            join(&Type::Int64, &Type::Float64)
+        );
         assert_eq!(
             join(&Type::Bottom, &Type::vector_f64()),
             Some(Type::vector_f64())
