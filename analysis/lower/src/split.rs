@@ -6,9 +6,10 @@
 //! is called, no value stored by one is ever read by the other: each keeps a local of its own,
 //! typed apart, and the box is not needed.
 
+use std::cmp::Ordering;
 use std::collections::HashMap;
 
-use zy_syntax::ast::{Expr, ExprKind, FunctionDef, KeywordArg};
+use zy_syntax::ast::{Expr, ExprKind, FunctionDef, FunctionName, KeywordArg};
 
 /// For each closure a statement of `body` (a function's body) defines, the names among
 /// `locals` (the function's own locals) that the closure keeps as locals of its own.
@@ -18,9 +19,13 @@ pub(crate) fn split_names(body: &[Expr], locals: &[String]) -> HashMap<*const Fu
         let ExprKind::Function(def) = &stmt.kind else {
             continue;
         };
+        let callee = match &def.name {
+            FunctionName::Named(f) => Some(f.as_str()),
+            _ => None,
+        };
         let names: Vec<String> = locals
             .iter()
-            .filter(|n| assigns_first(def, n) && separate(body, i, n))
+            .filter(|n| assigns_first(def, n, callee) && separate(body, i, n, callee))
             .cloned()
             .collect();
         if !names.is_empty() {
@@ -30,9 +35,10 @@ pub(crate) fn split_names(body: &[Expr], locals: &[String]) -> HashMap<*const Fu
     splits
 }
 
-/// Does closure `def` assign `name` in a statement of its body before any other use of it
-/// (parameter defaults included), and not name it as a parameter?
-fn assigns_first(def: &FunctionDef, name: &str) -> bool {
+/// Does closure `def` (named `callee`) assign `name` in a statement of its body before any
+/// other use of it (parameter defaults included), not name it as a parameter, and not call
+/// itself (a call inside would store into the box the caller reads)?
+fn assigns_first(def: &FunctionDef, name: &str, callee: Option<&str>) -> bool {
     let param = def.params.iter().any(|p| p.name.as_deref() == Some(name))
         || def.keywords.iter().any(|k| k.name == name)
         || def.keyword_rest.as_deref() == Some(name);
@@ -44,23 +50,31 @@ fn assigns_first(def: &FunctionDef, name: &str) -> bool {
     if param || defaults.into_iter().any(|d| mentions(d, name)) {
         return false;
     }
+    // Assigning its own name, the closure cannot name itself after (hs101's `f = ...`).
+    let recursive = callee.is_some_and(|f| f != name && def.body.iter().any(|s| mentions(s, f)));
+    if recursive {
+        return false;
+    }
     def.body
         .iter()
         .find(|s| mentions(s, name))
         .is_some_and(|s| plain_assign(s, name))
 }
 
-/// Are the function's uses of `name` apart from those of the closure its statement `at`
-/// defines: no closure made before reads it, and after it the function assigns it only by
-/// plain assignments, reading it only as a direct argument of its last statement?
-fn separate(body: &[Expr], at: usize, name: &str) -> bool {
+/// Are the function's uses of `name` apart from those of the closure (named `callee`) its
+/// statement `at` defines: no closure made before reads the name or calls the closure, and
+/// after it the function assigns the name only by plain assignments and never names the
+/// closure (so cannot have run it) before its last statement, where it reads the name only
+/// as a direct argument, before anything there is called?
+fn separate(body: &[Expr], at: usize, name: &str, callee: Option<&str>) -> bool {
     let last = body.len() - 1;
+    let names_callee = |s: &Expr| callee.is_some_and(|f| mentions(s, f));
+    let assigns_only = |s: &Expr| !mentions(s, name) || plain_assign(s, name);
     body.iter().enumerate().all(|(j, s)| match j.cmp(&at) {
-        std::cmp::Ordering::Less => !in_closure(s, name),
-        std::cmp::Ordering::Equal => true,
-        std::cmp::Ordering::Greater => {
-            !mentions(s, name) || plain_assign(s, name) || (j == last && direct_arguments(s))
-        }
+        Ordering::Less => !in_closure(s, name) && !callee.is_some_and(|f| in_closure(s, f)),
+        Ordering::Equal => true,
+        Ordering::Greater if j == last => assigns_only(s) || direct_arguments(s),
+        Ordering::Greater => assigns_only(s) && (callee == Some(name) || !names_callee(s)),
     })
 }
 
@@ -134,7 +148,7 @@ fn mentions(e: &Expr, name: &str) -> bool {
         ExprKind::Ident(n) => n == name,
         ExprKind::Local(names) => names.iter().any(|n| n == name),
         ExprKind::Function(def) => {
-            matches!(&def.name, zy_syntax::ast::FunctionName::Named(n) if n == name)
+            matches!(&def.name, FunctionName::Named(n) if n == name)
                 || def.params.iter().any(|p| {
                     p.name.as_deref() == Some(name) || p.default.as_ref().is_some_and(|d| mentions(d, name))
                 })
