@@ -333,7 +333,11 @@ impl Walker {
                 .insert(def as *const FunctionDef, keywords);
         }
         self.declare_scope_names(&def.body);
-        for n in self.splits.remove(&(def as *const FunctionDef)).unwrap_or_default() {
+        for n in self
+            .splits
+            .remove(&(def as *const FunctionDef))
+            .unwrap_or_default()
+        {
             self.declare(&n);
         }
         let mut locals: Vec<String> = self

@@ -1,10 +1,11 @@
-//! Locals that a closure shares with the function making it in name only. Julia keeps a local
-//! that a closure assigns in a `Core.Box`, which holds a value of any type: OptimizationProblems.jl's
-//! broyden7d makes `f(x)` assigning `x0 = zero(T)`, a `Float64`, in the method whose `x0` is the
-//! starting `Vector`. Where the closure assigns the name before every other use of it, and the
-//! function reads it after making the closure only in its last statement, before anything there
-//! is called, no value stored by one is ever read by the other: each keeps a local of its own,
-//! typed apart, and the box is not needed.
+//! Locals that a closure shares with the function making it in name only. Julia keeps a
+//! local that a closure assigns in a `Core.Box`, which holds a value of any type:
+//! OptimizationProblems.jl's broyden7d makes `f(x)` assigning `x0 = zero(T)`, a `Float64`, in
+//! the method whose `x0` is the starting `Vector`. Where the closure assigns the name before
+//! every other use of it, and the function cannot have run the closure before it reads the
+//! name (it names neither until its last statement, which reads the name before calling
+//! anything), no value stored by one is ever read by the other: each keeps a local of its
+//! own, typed apart, and the box is not needed.
 
 use std::cmp::Ordering;
 use std::collections::HashMap;
@@ -13,7 +14,10 @@ use zy_syntax::ast::{Expr, ExprKind, FunctionDef, FunctionName, KeywordArg};
 
 /// For each closure a statement of `body` (a function's body) defines, the names among
 /// `locals` (the function's own locals) that the closure keeps as locals of its own.
-pub(crate) fn split_names(body: &[Expr], locals: &[String]) -> HashMap<*const FunctionDef, Vec<String>> {
+pub(crate) fn split_names(
+    body: &[Expr],
+    locals: &[String],
+) -> HashMap<*const FunctionDef, Vec<String>> {
     let mut splits = HashMap::new();
     for (i, stmt) in body.iter().enumerate() {
         let ExprKind::Function(def) = &stmt.kind else {
@@ -150,7 +154,8 @@ fn mentions(e: &Expr, name: &str) -> bool {
         ExprKind::Function(def) => {
             matches!(&def.name, FunctionName::Named(n) if n == name)
                 || def.params.iter().any(|p| {
-                    p.name.as_deref() == Some(name) || p.default.as_ref().is_some_and(|d| mentions(d, name))
+                    p.name.as_deref() == Some(name)
+                        || p.default.as_ref().is_some_and(|d| mentions(d, name))
                 })
                 || def.keywords.iter().any(|k| {
                     k.name == name || k.default.as_ref().is_some_and(|d| mentions(d, name))
