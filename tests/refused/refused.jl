@@ -199,3 +199,14 @@ s1(n) = Digit(n).v
 struct Row <: AbstractArray
     xs::Vector{Float64}
 end
+# A closure assigning a local of another type that its maker reads after calling it (Julia:
+# `(36.0, 6.0)` at 3, the box holding the closure's Float64 by then).
+# zy: at d7(3.0)
+function d7(x)
+    function g(t)
+        c = 2.0 * t
+        return c * c
+    end
+    c = [x, x]
+    return (g(x), c)
+end

@@ -20,6 +20,7 @@ use crate::value::Val;
 /// assignment that fills it.
 const EMPTY_BOX: &str = "Base._box";
 const BOX_INIT: &str = "Base._box_init!";
+const BOX_SET: &str = "Base._box_set!";
 
 /// Passes over the CFG before giving up (joins only climb a short lattice; types nest at most
 /// [`crate::MAX_TYPE_DEPTH`] deep).
@@ -240,7 +241,7 @@ impl<'a> Typer<'a> {
             let Some(stmt) = self.body.stmt(Value(i as u32)) else {
                 continue;
             };
-            let stores = matches!(&stmt.op, Op::Call(n) if &**n == "setindex!" || &**n == BOX_INIT);
+            let stores = matches!(&stmt.op, Op::Call(n) if [BOX_SET, BOX_INIT].contains(&&**n));
             let [Operand::Value(target), x] = stmt.args.as_slice() else {
                 continue;
             };

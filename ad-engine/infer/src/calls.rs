@@ -280,7 +280,10 @@ impl<'a> Cx<'a> {
             };
             return matches!(**e, Type::Union(_)).then(|| crate::value::convert(b, x.clone(), e));
         }
-        let stores = matches!(bare, "setindex!" | "push!" | "getindex");
+        let stores = matches!(
+            bare,
+            "setindex!" | "push!" | "getindex" | "_box_set!" | "_box_init!"
+        );
         let split = args
             .iter()
             .enumerate()

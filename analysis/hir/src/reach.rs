@@ -233,10 +233,11 @@ pub const HOOKS: &[Hooks] = &[
         triggers: &["Base.RowSlices", "Base.ColumnSlices", "Base.Slices"],
         hooks: &[],
     },
-    // A closure's box of a local assigned after it (lowering's `Base._box`, filled by
-    // `Base._box_init!`): builtins of inference, with no definition to bring.
+    // A closure's box of a local (lowering's `Base._box` made empty, filled by
+    // `Base._box_init!`, assigned by `Base._box_set!`): builtins of inference, with no
+    // definition to bring.
     Hooks {
-        triggers: &["Base._box", "Base._box_init!"],
+        triggers: &["Base._box", "Base._box_init!", "Base._box_set!"],
         hooks: &[],
     },
     // `t[:]` of a tuple is the tuple itself (inference's `tuple_slice`): only code writing

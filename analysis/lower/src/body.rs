@@ -25,6 +25,8 @@ const DECLARED_CONVERT: &str = "Base._declared_convert";
 pub(crate) const EMPTY_BOX: &str = "Base._box";
 /// The first assignment into such a box.
 const BOX_INIT: &str = "Base._box_init!";
+/// Any later assignment of a boxed local.
+const BOX_SET: &str = "Base._box_set!";
 /// Converts a value returned under a return annotation `f(x)::T`.
 const RETURN_CONVERT: &str = "Base._return_convert";
 
@@ -273,7 +275,7 @@ impl<'c, 'a> BodyLowerer<'c, 'a> {
             self.refresh_handlers(range);
         } else {
             let r = self.b.use_var(self.cur, var);
-            self.call("setindex!", vec![r, value], range);
+            self.call(BOX_SET, vec![r, value], range);
         }
     }
 

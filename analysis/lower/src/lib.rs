@@ -12,8 +12,9 @@
 //!
 //! Module map: `checkpoint` rewrites loops under `# zy: checkpoint` into checkpointed chunks;
 //! `scope` resolves names (Julia's scoping rules, captures, boxes) before anything
-//! is emitted; `body` holds the per-body state and plain expressions; `boxes` follows which
-//! captured variables' boxes exist on each path; `control`, `assign` and
+//! is emitted; `body` holds the per-body state and plain expressions; `split` finds the locals a
+//! closure shares with its maker in name only; `boxes` follows which captured variables' boxes
+//! exist on each path; `control`, `assign` and
 //! `closure` lower control flow, assignments and function definitions (`keywords` and
 //! `kwclosure` those with keyword or optional parameters); `index` gives `end`,
 //! `begin` and `:` their meaning inside brackets and lowers ranges as values; `dotassign`
@@ -33,6 +34,7 @@ mod item;
 mod keywords;
 mod kwclosure;
 mod scope;
+mod split;
 mod tidy;
 mod trycatch;
 

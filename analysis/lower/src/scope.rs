@@ -166,6 +166,8 @@ struct Walker {
     func_defs: HashMap<u32, *const FunctionDef>,
     /// The `where` variables of the method resolved.
     where_vars: Vec<String>,
+    /// The names each closure keeps as locals of its own ([`crate::split`]).
+    splits: HashMap<*const FunctionDef, Vec<String>>,
 }
 
 impl Walker {
@@ -187,6 +189,7 @@ impl Walker {
             foreign_reads: Vec::new(),
             func_defs: HashMap::new(),
             where_vars: Vec::new(),
+            splits: HashMap::new(),
         }
     }
 
@@ -330,6 +333,21 @@ impl Walker {
                 .insert(def as *const FunctionDef, keywords);
         }
         self.declare_scope_names(&def.body);
+        for n in self
+            .splits
+            .remove(&(def as *const FunctionDef))
+            .unwrap_or_default()
+        {
+            self.declare(&n);
+        }
+        let mut locals: Vec<String> = self
+            .scopes
+            .last()
+            .map(|s| s.names.keys().cloned().collect())
+            .unwrap_or_default();
+        locals.sort();
+        self.splits
+            .extend(crate::split::split_names(&def.body, &locals));
         self.exprs(&def.body);
         self.scopes.pop();
     }

@@ -390,7 +390,7 @@ fn closure_reassigning_a_capture_uses_a_box() {
           %3 = getfield(%1, :s)                 # s
           %4 = getindex(%3)                     # s
           %5 = %4 + %2
-          %6 = setindex!(%3, %5)
+          %6 = Base._box_set!(%3, %5)
           return %5
         method shared(_)
         shared(%1)   # x
@@ -400,7 +400,7 @@ fn closure_reassigning_a_capture_uses_a_box() {
           %4 = %3(%1)
           %5 = getindex(%2)                     # s
           %6 = %5 * %1
-          %7 = setindex!(%2, %6)
+          %7 = Base._box_set!(%2, %6)
           %8 = getindex(%2)                     # s
           return %8
     "##]]
@@ -820,7 +820,7 @@ fn reassigned_argument_captured_is_boxed_at_entry() {
           %3 = closure var"#f#1"(%2)            # g
           %4 = getindex(%2)                     # x
           %5 = 2 * %4
-          %6 = setindex!(%2, %5)
+          %6 = Base._box_set!(%2, %5)
           %7 = %3()
           return %7
     "##]]

@@ -64,14 +64,9 @@ pub(crate) fn call(b: &mut PlanBuilder, name: &str, args: &[Val]) -> Option<Resu
         // store into it); called any other way it has no method.
         "_box" => Err(no_method("_box", &types(args))),
         // The first assignment of a variable a closure captured before it was assigned.
-        "_box_init!" => match args {
-            [x @ Val {
-                ty: Type::Ref(t), ..
-            }, v] => {
-                convert(b, v.clone(), t).map(|v| apply(b, Prim::RefInit, &[x, &v], (**t).clone()))
-            }
-            _ => Err(no_method("setindex!", &types(args))),
-        },
+        "_box_init!" => box_store(b, Prim::RefInit, args),
+        // Any later assignment of a variable a closure shares.
+        "_box_set!" => box_store(b, Prim::RefSet, args),
         "vect" => vect(b, args),
         // ChainRules' "no gradient" marker, returned by pullbacks of `rrule`s: `nothing` here.
         "NoTangent" if args.is_empty() => Ok(Val::lit(Const::Nothing)),
@@ -811,6 +806,27 @@ fn hvcat(b: &mut PlanBuilder, args: &[Val]) -> Result<Val, Fail> {
     let mut refs: Vec<&Val> = vec![rows, cols];
     refs.extend(vals.iter());
     Ok(apply(b, Prim::Hvcat, &refs, array(t, 2)))
+}
+
+/// `Base._box_init!(r, v)`, `Base._box_set!(r, v)`: an assignment of a local that a closure
+/// shares, `v` converted to what the box holds. Julia's `Core.Box` holds a value of any type;
+/// zy's one type, so a value that does not convert to it is refused (where Julia would go on).
+fn box_store(b: &mut PlanBuilder, p: Prim, args: &[Val]) -> Result<Val, Fail> {
+    let [x @ Val {
+        ty: Type::Ref(t), ..
+    }, v] = args
+    else {
+        return Err(no_method("setindex!", &types(args)));
+    };
+    match convert(b, v.clone(), t) {
+        Ok(v) => Ok(apply(b, p, &[x, &v], (**t).clone())),
+        Err(f) if f.code == "method-error" => Err(Fail::unsupported(format!(
+            "a local shared with a closure, holding a {t}, assigned a {} (Julia's box holds \
+             either, zy's one type); give the two values names of their own instead",
+            v.ty
+        ))),
+        Err(f) => Err(f),
+    }
 }
 
 /// `Base._box(:x)`: the empty box of the local `x`, holding values of type `elem` (what the

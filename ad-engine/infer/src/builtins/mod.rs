@@ -117,6 +117,7 @@ pub const BUILTINS: &[&str] = &[
     "Ref",
     "_box",
     "_box_init!",
+    "_box_set!",
     "vect",
     "hvcat",
     "_deepcopy_fields",
