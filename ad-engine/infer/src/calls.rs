@@ -30,15 +30,22 @@ pub(crate) fn is_view(t: &Type) -> bool {
 }
 
 /// Is `t` a lazy wrapper that the library reads as a copy where it has no method for it: a
-/// view, `Symmetric(A)`/`Hermitian(A)` (whose copy is the dense symmetric matrix),
-/// `transpose(x)` of a vector (the 1×n matrix), `x'` of a complex vector (the 1×n matrix of
-/// conjugates) or `A'`/`transpose(A)` of a matrix (the transposed matrix)?
+/// view, `Symmetric(A)`/`Hermitian(A)` (whose copy is the dense symmetric matrix), a
+/// `Diagonal` or a triangular wrapper (the dense matrix with its zeros), `transpose(x)` of a
+/// vector (the 1×n matrix), `x'` of a complex vector (the 1×n matrix of conjugates) or
+/// `A'`/`transpose(A)` of a matrix (the transposed matrix)? So `broadcast(f, U)` maps `f`
+/// over the elements, as Julia's does, rather than calling `f(U)`.
 pub(crate) fn reads_as_copy(t: &Type) -> bool {
     is_view(t)
         || matches!(t, Type::Struct(s) if matches!(
             &*s.name,
             "LinearAlgebra.Symmetric"
                 | "LinearAlgebra.Hermitian"
+                | "LinearAlgebra.Diagonal"
+                | "LinearAlgebra.UpperTriangular"
+                | "LinearAlgebra.LowerTriangular"
+                | "LinearAlgebra.UnitUpperTriangular"
+                | "LinearAlgebra.UnitLowerTriangular"
                 | "Base.Transpose"
                 | "Base.ConjAdjoint"
                 | "Base.AdjointMatrix"
