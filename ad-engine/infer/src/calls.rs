@@ -60,7 +60,23 @@ pub(crate) fn reads_as_copy(t: &Type) -> bool {
 /// library marks every function that writes with `!`, as Julia's does; a user's function may
 /// not, so it never reads a copy.
 fn reads_views(name: &str, args: &[Type]) -> bool {
-    is_library(name) && !name.ends_with('!') && !makes_views(name) && args.iter().any(reads_as_copy)
+    is_library(name)
+        && !name.ends_with('!')
+        && !makes_views(name)
+        && !structured_arithmetic(name, args)
+        && args.iter().any(reads_as_copy)
+}
+
+/// Is this `+`, `-`, `*` or `Matrix` with a `Diagonal` or triangular operand? The builtins hand
+/// those to the prelude's arithmetic for the wrapper (`D + D` and `2.0 * D` stay a
+/// `Diagonal`), not to a copy.
+fn structured_arithmetic(name: &str, args: &[Type]) -> bool {
+    let bare = name.rsplit('.').next().unwrap_or(name);
+    matches!(bare, "+" | "-" | "*" | "Matrix")
+        && args.iter().any(|t| {
+            matches!(t, Type::Struct(s) if s.name.starts_with("LinearAlgebra.")
+                && (s.name.ends_with("Triangular") || &*s.name == "LinearAlgebra.Diagonal"))
+        })
 }
 
 /// Is `name` a function of the library (the prelude's modules)?
