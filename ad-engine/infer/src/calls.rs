@@ -30,15 +30,22 @@ pub(crate) fn is_view(t: &Type) -> bool {
 }
 
 /// Is `t` a lazy wrapper that the library reads as a copy where it has no method for it: a
-/// view, `Symmetric(A)`/`Hermitian(A)` (whose copy is the dense symmetric matrix),
-/// `transpose(x)` of a vector (the 1×n matrix), `x'` of a complex vector (the 1×n matrix of
-/// conjugates) or `A'`/`transpose(A)` of a matrix (the transposed matrix)?
+/// view, `Symmetric(A)`/`Hermitian(A)` (whose copy is the dense symmetric matrix), a
+/// `Diagonal` or a triangular wrapper (the dense matrix with its zeros), `transpose(x)` of a
+/// vector (the 1×n matrix), `x'` of a complex vector (the 1×n matrix of conjugates) or
+/// `A'`/`transpose(A)` of a matrix (the transposed matrix)? So `broadcast(f, U)` maps `f`
+/// over the elements, as Julia's does, rather than calling `f(U)`.
 pub(crate) fn reads_as_copy(t: &Type) -> bool {
     is_view(t)
         || matches!(t, Type::Struct(s) if matches!(
             &*s.name,
             "LinearAlgebra.Symmetric"
                 | "LinearAlgebra.Hermitian"
+                | "LinearAlgebra.Diagonal"
+                | "LinearAlgebra.UpperTriangular"
+                | "LinearAlgebra.LowerTriangular"
+                | "LinearAlgebra.UnitUpperTriangular"
+                | "LinearAlgebra.UnitLowerTriangular"
                 | "Base.Transpose"
                 | "Base.ConjAdjoint"
                 | "Base.AdjointMatrix"
@@ -53,7 +60,23 @@ pub(crate) fn reads_as_copy(t: &Type) -> bool {
 /// library marks every function that writes with `!`, as Julia's does; a user's function may
 /// not, so it never reads a copy.
 fn reads_views(name: &str, args: &[Type]) -> bool {
-    is_library(name) && !name.ends_with('!') && !makes_views(name) && args.iter().any(reads_as_copy)
+    is_library(name)
+        && !name.ends_with('!')
+        && !makes_views(name)
+        && !structured_arithmetic(name, args)
+        && args.iter().any(reads_as_copy)
+}
+
+/// Is this `+`, `-`, `*` or `Matrix` with a `Diagonal` or triangular operand? The builtins hand
+/// those to the prelude's arithmetic for the wrapper (`D + D` and `2.0 * D` stay a
+/// `Diagonal`), not to a copy.
+fn structured_arithmetic(name: &str, args: &[Type]) -> bool {
+    let bare = name.rsplit('.').next().unwrap_or(name);
+    matches!(bare, "+" | "-" | "*" | "Matrix")
+        && args.iter().any(|t| {
+            matches!(t, Type::Struct(s) if s.name.starts_with("LinearAlgebra.")
+                && (s.name.ends_with("Triangular") || &*s.name == "LinearAlgebra.Diagonal"))
+        })
 }
 
 /// Is `name` a function of the library (the prelude's modules)?

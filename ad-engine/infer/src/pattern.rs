@@ -695,9 +695,15 @@ fn abstract_array(t: &Type) -> Option<Type> {
             (e.clone(), 1)
         }
         ("LinearAlgebra.Diagonal", [Type::Array(e, 1)]) => ((**e).clone(), 2),
-        ("LinearAlgebra.Symmetric" | "LinearAlgebra.Hermitian", [Type::Array(e, 2)]) => {
-            ((**e).clone(), 2)
-        }
+        (
+            "LinearAlgebra.Symmetric"
+            | "LinearAlgebra.Hermitian"
+            | "LinearAlgebra.UpperTriangular"
+            | "LinearAlgebra.LowerTriangular"
+            | "LinearAlgebra.UnitUpperTriangular"
+            | "LinearAlgebra.UnitLowerTriangular",
+            [Type::Array(e, 2)],
+        ) => ((**e).clone(), 2),
         ("Base.Transpose", [Type::Array(e, 1)]) => ((**e).clone(), 2),
         ("Base.AdjointMatrix" | "Base.TransposeMatrix", [p]) => (transposed_elem(p)?, 2),
         // `eachrow`/`eachcol` of a matrix (or of a matrix view): views of one dimension.

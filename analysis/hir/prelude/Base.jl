@@ -674,6 +674,7 @@ _reverse_tuple(done::Tuple, x, rest...) = _reverse_tuple((x, done...), rest...)
 # Named tuples as collections of their values (Julia's `NamedTuple` iterates, reduces and
 # converts through `values(nt)`, the tuple of its values; `values`, `Tuple`, `merge`,
 # `haskey`, `getproperty` and `map` of named tuples are builtins, decided by the names in the type).
+collect(nt::NamedTuple) = collect(values(nt))
 sum(nt::NamedTuple) = sum(values(nt))
 prod(nt::NamedTuple) = prod(values(nt))
 maximum(nt::NamedTuple) = maximum(values(nt))
@@ -1406,6 +1407,9 @@ similar(x::Array, dims::Tuple{Int}) = _vector(x, dims[1])
 similar(x::Array, dims::Tuple{Int, Int}) = _matrix(x, dims[1], dims[2])
 # `similar(x, T)`: of `x`'s shape with elements of type `T` (zeros; Julia leaves them unset).
 similar(x::Array, T) = _similar_of(T, x)
+# `similar(x, T, dims...)`: of the shape given with elements of type `T` (zeros).
+similar(x::Array, T, n::Int) = _undef_vector(T, n)
+similar(x::Array, T, m::Int, n::Int) = _undef_matrix(T, m, n)
 _similar_of(T, x::Vector) = _undef_vector(T, length(x))
 _similar_of(T, x::Matrix) = _undef_matrix(T, size(x, 1), size(x, 2))
 
@@ -3575,6 +3579,14 @@ function searchsortedfirst(v::AbstractVector, x)
     end
     return hi
 end
+"""
+    searchsorted(v, x)
+
+The range of indices of the elements of the sorted `v` equal to `x` (empty, placed where `x`
+would go, if there are none): `searchsortedfirst(v, x):searchsortedlast(v, x)` as Julia's.
+"""
+searchsorted(v::AbstractVector, x) = searchsortedfirst(v, x):searchsortedlast(v, x)
+
 function searchsortedlast(v::AbstractVector, x)
     lo = 0
     hi = length(v) + 1
@@ -3644,9 +3656,11 @@ known where the call is compiled, so a branch on it that cannot run is not typed
 (===)(x::Float64, y::Float64) = x == y ? signbit(x) == signbit(y) : (isnan(x) && isnan(y) && signbit(x) == signbit(y))
 (===)(x::Int, y::Int) = x == y
 (===)(x::Bool, y::Bool) = x == y
-(===)(x::Tuple, y::Tuple) = length(x) == length(y) && _all_true(map((a, b) -> a === b, x, y)...)
-_all_true() = true
-_all_true(b::Bool, rest...) = b && _all_true(rest...)
+# Element by element, as `isequal`: tuples of different lengths are never egal (`(2,) === ()`).
+(===)(::Tuple{}, ::Tuple{}) = true
+(===)(::Tuple{}, ::Tuple) = false
+(===)(::Tuple, ::Tuple{}) = false
+(===)(x::Tuple, y::Tuple) = x[1] === y[1] && tail(x) === tail(y)
 
 """
     findall(x)
@@ -7684,6 +7698,10 @@ collect(a::TransposeMatrix) = _transposed(a.parent)
 *(a::TransposeMatrix, b::AdjointMatrix) = _transposed(_conj_elems(b.parent) * a.parent)
 *(a::AdjointMatrix, x::Vector{<:Real}) = _transposed_times(_conj_elems(a.parent), x)
 *(a::TransposeMatrix, x::Vector{<:Real}) = _transposed_times(a.parent, x)
+# Times a view: the product with its copy (of a vector view's row and a vector view, `v' * w`,
+# the inner product, a number as Julia's, not the 1×n matrix's 1-vector).
+*(a::AdjointMatrix, x::SubArray) = a * collect(x)
+*(a::TransposeMatrix, x::SubArray) = a * collect(x)
 *(r::Adjoint, a::AdjointMatrix) = (a.parent * r')'
 *(r::Adjoint, a::TransposeMatrix) = (a.parent * r')'
 *(c::Real, a::AdjointMatrix) = c * _adjointed(a.parent)
@@ -7959,6 +7977,12 @@ haskey(d::Dict, k) = _dict_index(d, k) != 0
 function get(d::Dict, k, default)
     i = _dict_index(d, k)
     return i == 0 ? default : d.vals[i]
+end
+
+# `get(f, d, k)` (the `do` form): `f()` runs only when `k` is missing.
+function get(f, d::Dict, k)
+    i = _dict_index(d, k)
+    return i == 0 ? f() : d.vals[i]
 end
 
 function get!(d::Dict, k, default)

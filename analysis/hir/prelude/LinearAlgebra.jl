@@ -549,7 +549,7 @@ normalize!(x::AbstractVector, p::Real) = rmul!(x, inv(norm(x, p)))
 
 # ---- Index helpers, symmetric matrices, operator norms -----------------------------------------
 
-export diagind, Symmetric, Hermitian, issymmetric, ishermitian, opnorm
+export diagind, Symmetric, Hermitian, issymmetric, ishermitian, istriu, istril, opnorm
 
 """
     diagind(A), diagind(m, n)
@@ -667,6 +667,26 @@ function issymmetric(A::AbstractMatrix)
     return same
 end
 ishermitian(A::AbstractMatrix) = issymmetric(A)
+
+"""
+    istriu(A), istril(A)
+
+Whether every element of `A` below (above) the diagonal is zero.
+"""
+function istriu(A::AbstractMatrix)
+    zeros_below = true
+    for j in 1:size(A, 2), i in (j + 1):size(A, 1)
+        zeros_below = zeros_below && iszero(A[i, j])
+    end
+    return zeros_below
+end
+function istril(A::AbstractMatrix)
+    zeros_above = true
+    for j in 2:size(A, 2), i in 1:min(j - 1, size(A, 1))
+        zeros_above = zeros_above && iszero(A[i, j])
+    end
+    return zeros_above
+end
 
 """
     opnorm(A, p)

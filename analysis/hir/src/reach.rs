@@ -213,13 +213,18 @@ pub const HOOKS: &[Hooks] = &[
         triggers: &["Base.UnitRange", "Base.StepRange", "Base.LinRange"],
         hooks: &[],
     },
-    // `Symmetric(A)`, `Hermitian(A)`, `transpose(x)` and `x'` of a complex vector are read as
-    // their dense matrix where the library has no method for them (inference's
-    // `call_with_views_copied`).
+    // `Symmetric(A)`, `Hermitian(A)`, `Diagonal(v)`, the triangular wrappers, `transpose(x)`
+    // and `x'` of a complex vector are read as their dense matrix where the library has no
+    // method for them (inference's `call_with_views_copied`).
     Hooks {
         triggers: &[
             "LinearAlgebra.Symmetric",
             "LinearAlgebra.Hermitian",
+            "LinearAlgebra.Diagonal",
+            "LinearAlgebra.UpperTriangular",
+            "LinearAlgebra.LowerTriangular",
+            "LinearAlgebra.UnitUpperTriangular",
+            "LinearAlgebra.UnitLowerTriangular",
             "Base.Transpose",
             "Base.ConjAdjoint",
             "Base.AdjointMatrix",
