@@ -1,8 +1,7 @@
 //! Control-flow facts the transform needs: a single exit block, which blocks sit in loops, which
 //! blocks can reach the exit.
 
-use std::collections::HashMap;
-
+use rustc_hash::FxHashMap;
 use zy_ir::{Block, BlockCall, Function, Operand, Span, Terminator, Type, Value};
 
 use crate::AdError;
@@ -130,7 +129,7 @@ pub fn loop_span(func: &Function, b: Block) -> Span {
 /// definition to the exit (by a statement, the block's condition or return, or a jump on the
 /// edge taken)? A backward must-analysis, as of anticipated uses.
 pub fn used_on_every_path(func: &Function, values: &[Value]) -> Vec<bool> {
-    let index: HashMap<Value, usize> = values.iter().enumerate().map(|(i, v)| (*v, i)).collect();
+    let index: FxHashMap<Value, usize> = values.iter().enumerate().map(|(i, v)| (*v, i)).collect();
     let n = values.len();
     let nb = func.blocks.len();
     let ids = |ops: &mut dyn Iterator<Item = &Operand>| -> Vec<usize> {

@@ -12,9 +12,9 @@
 //! round turns into tapes in the same way). A recursive `g` has a tape holding its own closures
 //! (an infinite type): a function with one is left alone, and the transform refuses it by name.
 
-use std::collections::HashMap;
 use std::sync::Arc;
 
+use rustc_hash::FxHashMap;
 use zy_ir::{
     Const, Function, Instance, Op, Operand, Prim, Stmt, Type, TypedProgram, Value, ValueKind,
 };
@@ -26,7 +26,7 @@ use zy_ir::{
 pub fn defunctionalize(f: &mut Function, prog: &TypedProgram, budget: usize) -> bool {
     let mut tapes = Tapes {
         prog,
-        memo: HashMap::new(),
+        memo: FxHashMap::default(),
         busy: Vec::new(),
     };
     let mut any = false;
@@ -62,7 +62,7 @@ pub fn defunctionalize(f: &mut Function, prog: &TypedProgram, budget: usize) -> 
         return false;
     }
     // Rewrite the statements that make and call closures, on the types they had.
-    let mut subst: HashMap<Value, Operand> = HashMap::new();
+    let mut subst: FxHashMap<Value, Operand> = FxHashMap::default();
     let mut calls: Vec<(Value, Arc<Instance>)> = Vec::new();
     for b in f.block_ids().collect::<Vec<_>>() {
         let mut pos = 0;
@@ -167,7 +167,7 @@ struct Tapes<'p> {
     prog: &'p TypedProgram,
     /// Closure type contents → its tape's type (closures inside replaced too), or `None` for
     /// a recursive pullback's (or one the program lacks).
-    memo: HashMap<Arc<[Type]>, Option<Type>>,
+    memo: FxHashMap<Arc<[Type]>, Option<Type>>,
     /// The closure types being replaced (a repeat is recursion).
     busy: Vec<Arc<[Type]>>,
 }

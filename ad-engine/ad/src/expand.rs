@@ -7,9 +7,9 @@
 //! derivatives); `hvp` is the pushforward of the gradient's driver (forward over reverse) and
 //! `hessian` its Hessian-vector products with the unit vectors, column by column.
 
-use std::collections::HashSet;
 use std::sync::Arc;
 
+use rustc_hash::FxHashSet;
 use zy_ir::{
     callable_name, Block, BlockCall, Const, Function, Instance, Op, Operand, Prim, Program, Span,
     Stmt, Terminator, Type, TypedProgram, Value, ValueKind,
@@ -55,7 +55,7 @@ fn expand_in(source: Option<&Program>, prog: &TypedProgram) -> Result<TypedProgr
     }
     // Each generated function is built after the generated functions it reaches (a
     // pushforward of a driver, a driver of a function calling a pushforward).
-    let mut done = HashSet::new();
+    let mut done = FxHashSet::default();
     for item in pending.clone() {
         build(source, &mut out, &pending, &mut done, item)?;
     }
@@ -68,7 +68,7 @@ fn build(
     source: Option<&Program>,
     out: &mut TypedProgram,
     pending: &[(Arc<Instance>, Pending)],
-    done: &mut HashSet<(Arc<Instance>, Pending)>,
+    done: &mut FxHashSet<(Arc<Instance>, Pending)>,
     item: (Arc<Instance>, Pending),
 ) -> Result<(), AdError> {
     if !done.insert(item.clone()) {
@@ -135,7 +135,7 @@ fn reached_pending(
         Pending::Pullback => names::pullback_driver_instance(i),
         Pending::Pushforward { only_last } => pushforward_key(i, &directional_mask(i, only_last)),
     };
-    let mut seen: HashSet<Arc<Instance>> = HashSet::new();
+    let mut seen: FxHashSet<Arc<Instance>> = FxHashSet::default();
     let mut todo = vec![inst.clone()];
     let mut out = Vec::new();
     while let Some(i) = todo.pop() {

@@ -8,9 +8,10 @@
 //! evaluation therefore sees one shadow, and a write through it is differentiated like a write
 //! to an argument.
 
-use std::collections::{BTreeMap, HashMap, HashSet};
+use std::collections::BTreeMap;
 use std::sync::Arc;
 
+use rustc_hash::{FxHashMap, FxHashSet};
 use zy_ir::{
     Function, Instance, Name, Op, Operand, Prim, Terminator, Type, TypedProgram, ValueKind,
 };
@@ -23,18 +24,18 @@ use crate::AdError;
 /// values share mutable parts with another global's.
 #[derive(Clone, Debug, Default)]
 pub struct GlobalShadows {
-    reach: HashMap<Arc<Instance>, Arc<[(Name, Type)]>>,
+    reach: FxHashMap<Arc<Instance>, Arc<[(Name, Type)]>>,
     /// Globals whose value is computed from another global with mutable parts (`const B = A`):
     /// two names for one object, which one shadow per name would miss.
-    shared: HashMap<Name, Name>,
+    shared: FxHashMap<Name, Name>,
 }
 
 impl GlobalShadows {
     /// The reach of every function of `prog`: the globals with a shadow that it loads, or that
     /// a function it calls (or differentiates) loads, in name order.
     pub fn of(prog: &TypedProgram) -> GlobalShadows {
-        let mut own: HashMap<Arc<Instance>, BTreeMap<Name, Type>> = HashMap::new();
-        let mut calls: HashMap<Arc<Instance>, Vec<Arc<Instance>>> = HashMap::new();
+        let mut own: FxHashMap<Arc<Instance>, BTreeMap<Name, Type>> = FxHashMap::default();
+        let mut calls: FxHashMap<Arc<Instance>, Vec<Arc<Instance>>> = FxHashMap::default();
         for (inst, f) in &prog.functions {
             let (loads, callees) = direct(prog, f);
             own.insert(inst.clone(), loads);
@@ -66,8 +67,8 @@ impl GlobalShadows {
             }
         }
         let mut shadows = GlobalShadows {
-            reach: HashMap::new(),
-            shared: HashMap::new(),
+            reach: FxHashMap::default(),
+            shared: FxHashMap::default(),
         };
         shadows.reach = reach
             .into_iter()
@@ -98,7 +99,7 @@ impl GlobalShadows {
                 _ => None,
             })
             .collect();
-        let mut seen = HashSet::new();
+        let mut seen = FxHashSet::default();
         while let Some(op) = todo.pop() {
             let Some(v) = op.as_value().filter(|v| seen.insert(*v)) else {
                 continue;
@@ -183,7 +184,7 @@ impl GlobalShadows {
 fn direct(prog: &TypedProgram, f: &Function) -> (BTreeMap<Name, Type>, Vec<Arc<Instance>>) {
     let mut loads = BTreeMap::new();
     let mut callees = Vec::new();
-    let mut seen = HashSet::new();
+    let mut seen = FxHashSet::default();
     for d in &f.values {
         let ValueKind::Stmt(s) = &d.kind else {
             continue;

@@ -2,8 +2,7 @@
 //! drivers and forward/pullback functions, and calls of a `back` closure made in the same
 //! function, are replaced by the callee's body, so the transform sees plain operations.
 
-use std::collections::HashMap;
-
+use rustc_hash::FxHashMap;
 use zy_ir::{
     Block, BlockCall, Const, Function, Instance, Op, Operand, Prim, Stmt, Terminator, Type,
     TypedProgram, Value, ValueKind,
@@ -123,7 +122,7 @@ fn reaches_slice(
 /// Does control never come back to a block of `f` (no loops)?
 fn straight(f: &Function) -> bool {
     let order = f.reverse_postorder();
-    let pos: HashMap<Block, usize> = order.iter().enumerate().map(|(i, b)| (*b, i)).collect();
+    let pos: FxHashMap<Block, usize> = order.iter().enumerate().map(|(i, b)| (*b, i)).collect();
     order.iter().all(|b| {
         f.block(*b)
             .term
@@ -156,7 +155,7 @@ fn merge_straight_blocks(f: &mut Function) {
             });
         let Some((b, call)) = found else { return };
         let c = call.block;
-        let subst: HashMap<Value, Operand> = f
+        let subst: FxHashMap<Value, Operand> = f
             .block(c)
             .params
             .iter()
@@ -312,7 +311,7 @@ fn inline_at(f: &mut Function, block: Block, at: Value, callee: &Function, args:
         } else {
             // One return: its operand (defined on the way to the continuation) replaces the
             // call's value.
-            let mut subst = HashMap::new();
+            let mut subst = FxHashMap::default();
             subst.insert(at, x);
             replaced = Some(subst);
             f.set_term(b, Terminator::Jump(BlockCall::new(cont)), span);
@@ -337,11 +336,11 @@ pub(crate) fn copy_body(
     callee: &Function,
     args: Vec<Operand>,
 ) -> (Block, Vec<(Block, Operand)>) {
-    let mut bmap: HashMap<Block, Block> = HashMap::new();
+    let mut bmap: FxHashMap<Block, Block> = FxHashMap::default();
     for b in callee.block_ids() {
         bmap.insert(b, f.add_block());
     }
-    let mut vmap: HashMap<Value, Operand> = HashMap::new();
+    let mut vmap: FxHashMap<Value, Operand> = FxHashMap::default();
     for (p, a) in callee.args().iter().zip(args) {
         vmap.insert(*p, a);
     }
@@ -355,7 +354,7 @@ pub(crate) fn copy_body(
             );
         }
     }
-    let map = |vmap: &HashMap<Value, Operand>, op: &Operand| match op {
+    let map = |vmap: &FxHashMap<Value, Operand>, op: &Operand| match op {
         Operand::Value(v) => vmap.get(v).cloned().unwrap_or(op.clone()),
         c => c.clone(),
     };

@@ -9,9 +9,10 @@
 //! `_collect(fill(0, n), r)` does). Summaries are a fixpoint over the call graph (recursion
 //! included): writes grow from none, freshness shrinks from all.
 
-use std::collections::{BTreeSet, HashMap};
+use std::collections::BTreeSet;
 use std::sync::Arc;
 
+use rustc_hash::FxHashMap;
 use zy_ir::{Function, Instance, Op, Operand, Prim, Terminator, TypedProgram, ValueKind};
 
 /// Whether running `inst` may mutate an object it did not make: a mutating primitive in its
@@ -20,7 +21,7 @@ use zy_ir::{Function, Instance, Op, Operand, Prim, Terminator, TypedProgram, Val
 pub fn may_mutate(prog: &TypedProgram, inst: &Arc<Instance>) -> bool {
     let mut a = Analysis {
         prog,
-        index: HashMap::new(),
+        index: FxHashMap::default(),
         nodes: Vec::new(),
     };
     let Some(root) = a.node_of_instance(inst) else {
@@ -60,7 +61,7 @@ struct Node {
 
 struct Analysis<'p> {
     prog: &'p TypedProgram,
-    index: HashMap<Arc<Instance>, usize>,
+    index: FxHashMap<Arc<Instance>, usize>,
     nodes: Vec<Node>,
 }
 

@@ -12,9 +12,9 @@
 //! thrown. A value thrown where the transform cannot follow it (inside a called function, or
 //! rethrown) is refused by name when the catch block reads a differentiable field.
 
-use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
 
+use rustc_hash::{FxHashMap, FxHashSet};
 use zy_ir::{
     Block, BlockCall, Const, Function, Instance, Op, Operand, Prim, Span, Stmt, Terminator, Throws,
     Type, TypedProgram, Value,
@@ -222,7 +222,7 @@ fn route_field(
 /// The blocks the handler edge into `to` guards: `to` and what it reaches before the next
 /// `try` terminator, not the handler `h` itself.
 fn guarded(func: &Function, to: Block, h: Block) -> Vec<Block> {
-    let mut seen = HashSet::new();
+    let mut seen = FxHashSet::default();
     let mut work = vec![to];
     let mut out = Vec::new();
     while let Some(b) = work.pop() {
@@ -313,7 +313,7 @@ fn throws_domain_error(p: Prim) -> bool {
 
 /// Whether `inst`, or anything it calls, may throw a value with a field `name` of type `ty`.
 fn may_throw_values(prog: &TypedProgram, inst: &Arc<Instance>, name: &str, ty: &Type) -> bool {
-    let mut seen = HashSet::new();
+    let mut seen = FxHashSet::default();
     let mut work = vec![inst.clone()];
     while let Some(i) = work.pop() {
         if !seen.insert(i.clone()) {
@@ -393,7 +393,7 @@ fn join_read(func: &mut Function, r: Value, p: Value, flag: Value) {
     let (term, term_span) = (data.term.clone(), data.term_span);
     func.block_mut(join).stmts = rest;
     func.set_term(join, term, term_span);
-    crate::simplify::substitute(func, &HashMap::from([(r, Operand::Value(joined))]));
+    crate::simplify::substitute(func, &FxHashMap::from_iter([(r, Operand::Value(joined))]));
     let to_join = |v: Value| BlockCall {
         block: join,
         args: vec![v.into()],

@@ -8,8 +8,7 @@
 //! read sees the same contents, since the function writes no memory and a pullback runs after
 //! every later write was undone (a derived pullback restores what its forward overwrote).
 
-use std::collections::{HashMap, HashSet};
-
+use rustc_hash::{FxHashMap, FxHashSet};
 use zy_ir::{Block, Const, Function, Op, Operand, Prim, Type, Value};
 
 /// Does the primal `f` write no memory (no mutating primitive, no call that could)? Then the
@@ -70,7 +69,7 @@ pub(crate) fn split(
     looped: &dyn Fn(Value) -> bool,
     reads_ok: bool,
 ) -> (Vec<Value>, Vec<Value>) {
-    let order: HashMap<Value, usize> = func
+    let order: FxHashMap<Value, usize> = func
         .block(b)
         .stmts
         .iter()
@@ -82,7 +81,7 @@ pub(crate) fn split(
     let closure = |roots: &[Value]| {
         let (mut chain, mut leaves) = (Vec::new(), Vec::new());
         let mut todo = roots.to_vec();
-        let mut seen = HashSet::new();
+        let mut seen = FxHashSet::default();
         while let Some(v) = todo.pop() {
             if !seen.insert(v) {
                 continue;
@@ -107,7 +106,7 @@ pub(crate) fn split(
         .filter(|&r| recomputable(r))
         .collect();
     let mut kept: Vec<Value> = residuals.to_vec();
-    let mut remat: HashSet<Value> = HashSet::new();
+    let mut remat: FxHashSet<Value> = FxHashSet::default();
     let (chain, leaves) = closure(&roots);
     let mut all = residuals.to_vec();
     all.retain(|k| !chain.contains(k));

@@ -144,7 +144,7 @@ fn reverse_range(out: &mut Vec<Action>, start: usize, end: usize, s: usize) {
 
 #[cfg(test)]
 mod tests {
-    use std::collections::HashSet;
+    use rustc_hash::FxHashSet;
 
     use super::*;
 
@@ -160,7 +160,7 @@ mod tests {
     /// may be left stored.
     fn simulate(n: usize, actions: &[Action]) -> Cost {
         let mut hand = Some(0);
-        let mut kept: HashSet<usize> = HashSet::new();
+        let mut kept: FxHashSet<usize> = FxHashSet::default();
         let mut next = n;
         let mut cost = Cost {
             advances: 0,

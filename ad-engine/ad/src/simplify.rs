@@ -2,8 +2,7 @@
 //! pure statements whose results are unused are dropped, empty blocks that only jump on are
 //! bypassed, and blocks and values are renumbered in reverse post-order.
 
-use std::collections::HashMap;
-
+use rustc_hash::FxHashMap;
 use zy_ir::{
     Block, BlockCall, Const, Function, Op, Operand, Prim, Stmt, Terminator, Type, Value, ValueKind,
 };
@@ -146,7 +145,7 @@ fn compact(func: &Function) -> Function {
     out.instance = func.instance.clone();
     out.ret = func.ret.clone();
     let order = source_order(func);
-    let mut bmap: HashMap<Block, Block> = HashMap::new();
+    let mut bmap: FxHashMap<Block, Block> = FxHashMap::default();
     for (i, &b) in order.iter().enumerate() {
         bmap.insert(
             b,
@@ -157,8 +156,8 @@ fn compact(func: &Function) -> Function {
             },
         );
     }
-    let mut vmap: HashMap<Value, Value> = HashMap::new();
-    let map_op = |vmap: &HashMap<Value, Value>, op: &Operand| match op {
+    let mut vmap: FxHashMap<Value, Value> = FxHashMap::default();
+    let map_op = |vmap: &FxHashMap<Value, Value>, op: &Operand| match op {
         Operand::Value(v) => vmap.get(v).map_or(op.clone(), |n| Operand::Value(*n)),
         c => c.clone(),
     };
@@ -198,7 +197,7 @@ fn compact(func: &Function) -> Function {
 
 /// `getfield(tuple(a, b, ...), k)` is the `k`-th operand.
 fn fold_tuple_fields(func: &mut Function) {
-    let mut subst: HashMap<Value, Operand> = HashMap::new();
+    let mut subst: FxHashMap<Value, Operand> = FxHashMap::default();
     for b in func.block_ids() {
         for &v in &func.block(b).stmts {
             let Some(s) = func.stmt(v) else { continue };
@@ -232,7 +231,7 @@ fn fold_tuple_fields(func: &mut Function) {
 /// same operands and no possible write in between is the earlier one's value: it cannot throw
 /// where the first did not, and the array holds the same contents.
 fn merge_reads(func: &mut Function) {
-    let mut subst: HashMap<Value, Operand> = HashMap::new();
+    let mut subst: FxHashMap<Value, Operand> = FxHashMap::default();
     for b in func.block_ids().collect::<Vec<_>>() {
         let mut seen: Vec<Value> = Vec::new();
         let mut keep = Vec::new();
@@ -270,7 +269,7 @@ fn merge_reads(func: &mut Function) {
 }
 
 /// Replace uses of the values in `subst` (following chains) everywhere.
-pub(crate) fn substitute(func: &mut Function, subst: &HashMap<Value, Operand>) {
+pub(crate) fn substitute(func: &mut Function, subst: &FxHashMap<Value, Operand>) {
     if subst.is_empty() {
         return;
     }
@@ -297,8 +296,8 @@ pub(crate) fn substitute(func: &mut Function, subst: &HashMap<Value, Operand>) {
 
 fn fold_zero_adds(func: &mut Function) {
     let zero = Operand::Const(Const::f64(0.0));
-    let mut subst: HashMap<Value, Operand> = HashMap::new();
-    let resolve = |subst: &HashMap<Value, Operand>, op: &Operand| -> Operand {
+    let mut subst: FxHashMap<Value, Operand> = FxHashMap::default();
+    let resolve = |subst: &FxHashMap<Value, Operand>, op: &Operand| -> Operand {
         let mut op = op.clone();
         while let Some(next) = op.as_value().and_then(|v| subst.get(&v)) {
             op = next.clone();
@@ -478,7 +477,7 @@ pub(crate) fn forward_stores(func: &mut Function) {
                 .and_then(|v| func.stmt(v))
                 .is_some_and(|s| s.op == Op::Prim(Prim::ZeroTangent))
     };
-    let mut subst: HashMap<Value, Operand> = HashMap::new();
+    let mut subst: FxHashMap<Value, Operand> = FxHashMap::default();
     for b in func.block_ids().collect::<Vec<_>>() {
         // The writes known: (array and indices, value written).
         let mut known: Vec<(Vec<Operand>, Operand)> = Vec::new();

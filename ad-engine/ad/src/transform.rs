@@ -13,9 +13,9 @@
 //! the predecessor taken, and branches to that predecessor's reverse block. Gradients are
 //! builder variables, accumulated with `+`/`accum` and reset after a definition in a loop.
 
-use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
 
+use rustc_hash::{FxHashMap, FxHashSet};
 use zy_ir::{
     Block, BlockCall, Const, Function, Instance, Op, Operand, Prim, Span, SsaBuilder, Stmt,
     Terminator, Type, Value, ValueKind, Var, VarInit,
@@ -88,7 +88,7 @@ pub fn adjoint_with(
     let mut callees = Callees {
         wanted: Vec::new(),
         globals,
-        global_shadows: HashMap::new(),
+        global_shadows: FxHashMap::default(),
     };
     let fw = forward_pass(&cx, inst, &mut callees)?;
     let pullback = pullback_pass(&cx, inst, &fw)?;
@@ -246,21 +246,21 @@ struct Forward {
     func: Function,
     tapes: Vec<BlockTape>,
     /// Residuals kept in slots, by their position in the tape tuple.
-    slots: HashMap<Value, usize>,
+    slots: FxHashMap<Value, usize>,
     /// Primal statement -> its rule's residuals (forward side).
-    residual_of: HashMap<Value, Vec<Operand>>,
+    residual_of: FxHashMap<Value, Vec<Operand>>,
     tape_ty: Type,
     /// Tapped primal values with a shadow -> the shadow, a residual of their block.
-    tapped_shadows: HashMap<Value, Value>,
+    tapped_shadows: FxHashMap<Value, Value>,
     /// Integer parameters of counted loop headers that start at a constant and grow by one per
     /// iteration: forward parameter -> (header, start, step). In iteration `k` (from 0) the
     /// parameter is `start + step * k`.
-    induction: HashMap<Value, (Block, i64, i64)>,
+    induction: FxHashMap<Value, (Block, i64, i64)>,
 }
 
 impl Forward {
     /// The shadow of the tapped primal value `v` in a reverse block whose residuals are `res`.
-    fn tapped_shadow(&self, res: &HashMap<Value, Operand>, v: Value) -> Option<Operand> {
+    fn tapped_shadow(&self, res: &FxHashMap<Value, Operand>, v: Value) -> Option<Operand> {
         res.get(self.tapped_shadows.get(&v)?).cloned()
     }
 }
@@ -275,8 +275,8 @@ fn forward_pass(
     let mut out = Function::new(fwd_inst.name.clone(), f.span);
     out.instance = Some(fwd_inst);
     out.arg_names = f.arg_names.clone();
-    let mut map: HashMap<Value, Operand> = HashMap::new();
-    let mut shadow: HashMap<Value, Operand> = HashMap::new();
+    let mut map: FxHashMap<Value, Operand> = FxHashMap::default();
+    let mut shadow: FxHashMap<Value, Operand> = FxHashMap::default();
     for &a in f.args() {
         let d = f.value(a);
         let fa = out.add_param(Block::ENTRY, d.ty.clone(), d.span, d.name.clone());
@@ -322,11 +322,11 @@ fn forward_pass(
     }
     let induction = induction_vars(cx, &map);
     let mut sb = SsaBuilder::new(out);
-    let mut residual_of: HashMap<Value, Vec<Operand>> = HashMap::new();
-    let mut slot_vars: HashMap<Value, Var> = HashMap::new();
-    let mut slots: HashMap<Value, usize> = HashMap::new();
+    let mut residual_of: FxHashMap<Value, Vec<Operand>> = FxHashMap::default();
+    let mut slot_vars: FxHashMap<Value, Var> = FxHashMap::default();
+    let mut slots: FxHashMap<Value, usize> = FxHashMap::default();
     let mut slot_order: Vec<Value> = Vec::new();
-    let mut tapped_shadows: HashMap<Value, Value> = HashMap::new();
+    let mut tapped_shadows: FxHashMap<Value, Value> = FxHashMap::default();
     let reads_ok = crate::remat::writes_nothing(f);
     for b in f.reverse_postorder() {
         let data = f.block(b);
@@ -433,7 +433,7 @@ fn forward_pass(
             slot_order.push(cnt);
         }
         // Terminator; a latch counts the iteration it ends.
-        let mut incs: HashMap<Block, Operand> = HashMap::new();
+        let mut incs: FxHashMap<Block, Operand> = FxHashMap::default();
         for t in data.term.successors() {
             if let (Some((_, latch)), Some(cnt)) = (cx.counted[t.index()], tapes[t.index()].counter)
             {
@@ -606,7 +606,7 @@ fn is_undef(f: &Function, op: &Operand) -> bool {
         .is_some_and(|s| s.op == Op::Prim(Prim::Undef))
 }
 
-fn mapped(map: &HashMap<Value, Operand>, op: &Operand) -> Operand {
+fn mapped(map: &FxHashMap<Value, Operand>, op: &Operand) -> Operand {
     match op {
         Operand::Value(v) => map.get(v).cloned().unwrap_or(op.clone()),
         c => c.clone(),
@@ -621,9 +621,9 @@ fn fwd_call(
     f: &Function,
     from: Block,
     c: &BlockCall,
-    map: &HashMap<Value, Operand>,
-    shadow: &HashMap<Value, Operand>,
-    incs: &HashMap<Block, Operand>,
+    map: &FxHashMap<Value, Operand>,
+    shadow: &FxHashMap<Value, Operand>,
+    incs: &FxHashMap<Block, Operand>,
 ) -> BlockCall {
     let mut args = Vec::new();
     for (p, a) in f.block(c.block).params.iter().zip(&c.args) {
@@ -653,7 +653,7 @@ fn fwd_call(
 
 /// [`Forward::induction`], found in the primal: a parameter of a counted header whose argument
 /// from outside the loop is a constant and from the latch the parameter plus a constant.
-fn induction_vars(cx: &Cx, map: &HashMap<Value, Operand>) -> HashMap<Value, (Block, i64, i64)> {
+fn induction_vars(cx: &Cx, map: &FxHashMap<Value, Operand>) -> FxHashMap<Value, (Block, i64, i64)> {
     let f = cx.f;
     let arg = |from: Block, to: Block, j: usize| -> Option<&Operand> {
         let calls: Vec<&BlockCall> = f.block(from).term.calls();
@@ -662,7 +662,7 @@ fn induction_vars(cx: &Cx, map: &HashMap<Value, Operand>) -> HashMap<Value, (Blo
             _ => None,
         }
     };
-    let mut out = HashMap::new();
+    let mut out = FxHashMap::default();
     for h in f.block_ids() {
         let Some((outside, latch)) = cx.counted[h.index()] else {
             continue;
@@ -723,7 +723,7 @@ fn pullback_pass(cx: &Cx, inst: &Arc<Instance>, fw: &Forward) -> Result<Function
         Span::default(),
         Some("ȳ".into()),
     );
-    let mut rev: HashMap<Block, Block> = HashMap::new();
+    let mut rev: FxHashMap<Block, Block> = FxHashMap::default();
     for &b in cx.order.iter().rev() {
         rev.insert(b, out.add_block());
     }
@@ -751,15 +751,15 @@ fn pullback_pass(cx: &Cx, inst: &Arc<Instance>, fw: &Forward) -> Result<Function
         .collect();
     let mut g = Grads {
         sb: SsaBuilder::new(out),
-        vars: HashMap::new(),
+        vars: FxHashMap::default(),
         unsure,
-        reached: HashMap::new(),
+        reached: FxHashMap::default(),
         act: &cx.act,
         f,
     };
-    let mut recomputed: HashSet<Value> = HashSet::new();
+    let mut recomputed: FxHashSet<Value> = FxHashSet::default();
     // Iteration counters of counted loop headers, loaded once from the tape.
-    let mut counters: HashMap<Block, Var> = HashMap::new();
+    let mut counters: FxHashMap<Block, Var> = FxHashMap::default();
     for &b in &cx.order {
         if let Some(pos) = fw.tapes[b.index()].counter.and_then(|c| fw.slots.get(&c)) {
             let var = g.sb.declare_var_with_init(
@@ -793,12 +793,12 @@ fn pullback_pass(cx: &Cx, inst: &Arc<Instance>, fw: &Forward) -> Result<Function
             block: rb,
             span: Span::default(),
         };
-        let from_fwd = |res: &HashMap<Value, Operand>, op: &Operand| match op {
+        let from_fwd = |res: &FxHashMap<Value, Operand>, op: &Operand| match op {
             Operand::Value(v) => res.get(v).cloned().unwrap_or(Const::Nothing.into()),
             c => c.clone(),
         };
         // Residuals: popped from the block's stack, or loaded from the tape's slots.
-        let mut res: HashMap<Value, Operand> = HashMap::new();
+        let mut res: FxHashMap<Value, Operand> = FxHashMap::default();
         if let Some((stk, pos)) = tb.stack {
             let s = e.field(tape.into(), pos, &fw.tape_ty);
             let ety = fw.func.ty(stk).elem().cloned().unwrap_or(Type::Nothing);
@@ -1169,11 +1169,11 @@ fn name(e: &mut Emit, op: &Operand, n: String) {
 /// Gradient variables of the pullback, one per active primal value with rdata.
 struct Grads<'a> {
     sb: SsaBuilder,
-    vars: HashMap<Value, Var>,
+    vars: FxHashMap<Value, Var>,
     /// Values whose gradient may not arrive (see [`crate::cfg::used_on_every_path`]) ...
-    unsure: HashSet<Value>,
+    unsure: FxHashSet<Value>,
     /// ... and the variable saying whether it did on this path.
-    reached: HashMap<Value, Var>,
+    reached: FxHashMap<Value, Var>,
     act: &'a Activity,
     f: &'a Function,
 }

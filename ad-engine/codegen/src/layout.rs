@@ -4,10 +4,10 @@
 //! closure whose type only one pullback can have is scalar-replaced too (it is its tape); other
 //! pullback closures are a pointer to a box holding the pullback's address and its tape.
 
-use std::collections::HashMap;
 use std::sync::Arc;
 
 use cranelift_codegen::ir::types as cl;
+use rustc_hash::FxHashMap;
 use zy_ir::{Instance, Type, UnionType};
 
 use crate::error::JitError;
@@ -56,13 +56,13 @@ pub struct StaticPullback {
 /// The layout rules of one compilation: which pullback closure types are scalar-replaced.
 #[derive(Clone, Debug, Default)]
 pub struct Layout {
-    statics: HashMap<Arc<[Type]>, StaticPullback>,
+    statics: FxHashMap<Arc<[Type]>, StaticPullback>,
 }
 
 impl Layout {
     /// A layout scalar-replacing the closures of the given types. Candidates whose tape holds a
     /// closure of their own type (recursion) stay boxed.
-    pub fn new(candidates: HashMap<Arc<[Type]>, StaticPullback>) -> Layout {
+    pub fn new(candidates: FxHashMap<Arc<[Type]>, StaticPullback>) -> Layout {
         let mut statics = candidates;
         loop {
             let cyclic: Vec<Arc<[Type]>> = statics
@@ -212,7 +212,7 @@ impl Layout {
 
 /// Does a value of type `t` hold (through scalar-replaced parts) a closure of type `sig`?
 fn reaches(
-    statics: &HashMap<Arc<[Type]>, StaticPullback>,
+    statics: &FxHashMap<Arc<[Type]>, StaticPullback>,
     t: &Type,
     sig: &Arc<[Type]>,
     seen: &mut Vec<Arc<[Type]>>,
@@ -394,7 +394,7 @@ mod tests {
                 args: args.clone(),
             })
         };
-        let mut cands = HashMap::new();
+        let mut cands = FxHashMap::default();
         cands.insert(
             sig.clone(),
             StaticPullback {

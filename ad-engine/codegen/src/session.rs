@@ -1,7 +1,7 @@
 //! The JIT session: one long-lived Cranelift module into which instances are compiled, and the
 //! compiled functions it hands out.
 
-use std::collections::{HashMap, HashSet};
+use std::collections::HashMap;
 use std::fmt::Write as _;
 use std::sync::{Arc, Mutex};
 
@@ -13,6 +13,7 @@ use cranelift_codegen::Context;
 use cranelift_frontend::{FunctionBuilder, FunctionBuilderContext};
 use cranelift_jit::{ArenaMemoryProvider, JITBuilder, JITModule};
 use cranelift_module::{FuncId, Module};
+use rustc_hash::{FxHashMap, FxHashSet};
 use zy_interp::{Limits, RuntimeError, Value};
 use zy_ir::{Function, Instance, Op, Type, TypedProgram};
 
@@ -65,7 +66,7 @@ pub struct JitSession {
     owner: Arc<ModuleOwner>,
     ctx: Context,
     fctx: FunctionBuilderContext,
-    cache: HashMap<Vec<Arc<Function>>, CompiledFn>,
+    cache: FxHashMap<Vec<Arc<Function>>, CompiledFn>,
 }
 
 /// Decide, once per process, whether compiled functions are listed in `/tmp/perf-<pid>.map`
@@ -133,7 +134,7 @@ impl JitSession {
             }),
             ctx,
             fctx: FunctionBuilderContext::new(),
-            cache: HashMap::new(),
+            cache: FxHashMap::default(),
         })
     }
 
@@ -200,6 +201,7 @@ impl JitSession {
             .module
             .as_mut()
             .ok_or_else(|| JitError::backend("JIT module freed"))?;
+        // std maps: the translator's `Env` takes them.
         let mut ids = HashMap::new();
         for (i, f) in &reach {
             let sig = signature(module, &layout, &arg_types(f), &f.ret)?;
@@ -220,7 +222,7 @@ impl JitSession {
             adapters.insert(p.clone(), id);
         }
         // Translate every function first, so small callees can be inlined into their callers.
-        let mut bodies: HashMap<u32, cranelift_codegen::ir::Function> = HashMap::new();
+        let mut bodies: FxHashMap<u32, cranelift_codegen::ir::Function> = FxHashMap::default();
         for (i, f) in &reach {
             let id = ids[i];
             self.ctx.func.signature = signature(module, &layout, &arg_types(f), &f.ret)?;
@@ -247,7 +249,7 @@ impl JitSession {
         // Inline into every body first, then compile only the functions that compiled code
         // still calls or takes the address of: a small function inlined at every call site
         // needs no code of its own (Cranelift's time grows with the code it is given).
-        let mut inlined: HashMap<u32, cranelift_codegen::ir::Function> = HashMap::new();
+        let mut inlined: FxHashMap<u32, cranelift_codegen::ir::Function> = FxHashMap::default();
         for (i, _) in &reach {
             let id = ids[i].as_u32();
             let Some(body) = bodies.get(&id) else {
@@ -373,10 +375,10 @@ impl JitSession {
 /// The functions of `bodies` that code reached from `roots` calls or takes the address of.
 fn called(
     roots: impl Iterator<Item = u32>,
-    bodies: &HashMap<u32, cranelift_codegen::ir::Function>,
-) -> HashSet<u32> {
+    bodies: &FxHashMap<u32, cranelift_codegen::ir::Function>,
+) -> FxHashSet<u32> {
     use cranelift_codegen::ir::InstructionData as I;
-    let mut live = HashSet::new();
+    let mut live = FxHashSet::default();
     let mut work: Vec<u32> = roots.collect();
     while let Some(id) = work.pop() {
         if !live.insert(id) {
@@ -409,7 +411,7 @@ const INLINE_BUDGET: usize = 64;
 
 /// Inlines direct calls of small compiled functions (only in programs without recursion).
 struct Inliner<'a> {
-    bodies: &'a HashMap<u32, cranelift_codegen::ir::Function>,
+    bodies: &'a FxHashMap<u32, cranelift_codegen::ir::Function>,
     budget: usize,
 }
 
@@ -572,8 +574,8 @@ fn reachable(prog: &TypedProgram, inst: &Instance) -> Result<Reach, JitError> {
     let prepare =
         |f: &Arc<Function>| zy_ad::inline_slices(f, prog).map_or_else(|| f.clone(), Arc::new);
     let mut funcs = vec![(top.clone(), prepare(f))];
-    let mut seen: HashSet<Arc<Instance>> = HashSet::from([top.clone()]);
-    let mut sigs: HashSet<Arc<[Type]>> = HashSet::new();
+    let mut seen: FxHashSet<Arc<Instance>> = FxHashSet::from_iter([top.clone()]);
+    let mut sigs: FxHashSet<Arc<[Type]>> = FxHashSet::default();
     let mut pullbacks = Vec::new();
     let mut globals = Vec::new();
     let made = recorded_pullbacks(prog);
@@ -581,6 +583,7 @@ fn reachable(prog: &TypedProgram, inst: &Instance) -> Result<Reach, JitError> {
     while i < funcs.len() {
         let f = funcs[i].1.clone();
         let mut next = Vec::new();
+        let known = sigs.len();
         for v in &f.values {
             pullback_sigs(&v.ty, &mut sigs);
             if let zy_ir::ValueKind::Stmt(s) = &v.kind {
@@ -601,9 +604,11 @@ fn reachable(prog: &TypedProgram, inst: &Instance) -> Result<Reach, JitError> {
             }
         }
         pullback_sigs(&f.ret, &mut sigs);
+        // The recorded pullbacks of these signatures were taken when they were first seen.
+        let grew = sigs.len() > known;
         for k in made
             .iter()
-            .filter(|k| sigs.contains(&k.args) && prog.functions.contains_key(*k))
+            .filter(|k| grew && sigs.contains(&k.args) && prog.functions.contains_key(*k))
         {
             if !pullbacks.contains(k) {
                 pullbacks.push(k.clone());
@@ -651,11 +656,11 @@ fn recorded_pullbacks(prog: &TypedProgram) -> Vec<Arc<Instance>> {
 /// The layout of a compilation: closures of a type that only one recorded pullback has are
 /// scalar-replaced.
 fn layout_for(prog: &TypedProgram, pullbacks: &[Arc<Instance>]) -> Layout {
-    let mut by_sig: HashMap<Arc<[Type]>, Vec<&Arc<Instance>>> = HashMap::new();
+    let mut by_sig: FxHashMap<Arc<[Type]>, Vec<&Arc<Instance>>> = FxHashMap::default();
     for p in pullbacks {
         by_sig.entry(p.args.clone()).or_default().push(p);
     }
-    let mut candidates = HashMap::new();
+    let mut candidates = FxHashMap::default();
     for (sig, insts) in by_sig {
         if let [only] = insts.as_slice() {
             if let Some(f) = prog.functions.get(*only) {
@@ -712,7 +717,7 @@ struct Reach {
 }
 
 /// The signatures of the pullback closures inside a value of type `t`.
-fn pullback_sigs(t: &Type, out: &mut HashSet<Arc<[Type]>>) {
+fn pullback_sigs(t: &Type, out: &mut FxHashSet<Arc<[Type]>>) {
     match t {
         Type::Pullback(sig) if out.insert(sig.clone()) => {
             for t in sig.iter() {
@@ -734,7 +739,7 @@ const DEEP_CHAIN: usize = 256;
 /// a cycle of calls (a `call_pullback` may call any pullback of its type), or is the longest
 /// chain of calls deeper than [`DEEP_CHAIN`]?
 fn needs_deep_stack(reach: &[(Arc<Instance>, Arc<Function>)], pullbacks: &[Arc<Instance>]) -> bool {
-    let index: HashMap<&Instance, usize> = reach
+    let index: FxHashMap<&Instance, usize> = reach
         .iter()
         .enumerate()
         .map(|(i, (k, _))| (&**k, i))

@@ -12,8 +12,7 @@
 //! (with `n = length(c)`) enters the body or leaves to the exit, the element read by
 //! `Base._gen_elem(c, k)` in the body.
 
-use std::collections::HashMap;
-
+use rustc_hash::FxHashMap;
 use zy_ir::cfg::Dominators;
 
 use crate::error::Fail;
@@ -534,8 +533,8 @@ impl<'a> Rewrite<'a> {
         if callee.args().len() != args.len() {
             return None;
         }
-        let mut blocks: HashMap<Block, Block> = HashMap::new();
-        let mut values: HashMap<Value, Operand> = HashMap::new();
+        let mut blocks: FxHashMap<Block, Block> = FxHashMap::default();
+        let mut values: FxHashMap<Value, Operand> = FxHashMap::default();
         for (&p, a) in callee.args().iter().zip(&args) {
             values.insert(p, a.clone());
         }
@@ -620,7 +619,7 @@ impl<'a> Rewrite<'a> {
 }
 
 /// `op` in the copy: a callee value by what it became, a constant as it is.
-fn map(values: &HashMap<Value, Operand>, op: &Operand) -> Operand {
+fn map(values: &FxHashMap<Value, Operand>, op: &Operand) -> Operand {
     match op.as_value().and_then(|v| values.get(&v)) {
         Some(new) => new.clone(),
         None => op.clone(),

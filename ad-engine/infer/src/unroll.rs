@@ -6,8 +6,7 @@
 //! type. Lowering's loop shape is relied on: a header block whose first parameter-reading
 //! branch `k <= n` enters the body or leaves to the exit, back edges to the header.
 
-use std::collections::{HashMap, HashSet};
-
+use rustc_hash::{FxHashMap, FxHashSet};
 use zy_ir::cfg::Dominators;
 use zy_ir::{
     Block, BlockCall, Const, Function, Name, Op, Operand, Span, Stmt, Terminator, Type, Value,
@@ -250,7 +249,7 @@ pub(crate) fn unroll(body: &Function, ty: &[Type], reach: &[bool]) -> Option<Fun
         .block_ids()
         .filter(|&b| doms.dominates(c.header, b) && !doms.dominates(c.exit, b))
         .collect();
-    let inside: HashSet<Block> = region.iter().copied().collect();
+    let inside: FxHashSet<Block> = region.iter().copied().collect();
     let defined_inside = |v: Value| match &body.value(v).kind {
         ValueKind::Param { block, .. } => inside.contains(block),
         ValueKind::Stmt(_) => region.iter().any(|&b| body.block(b).stmts.contains(&v)),
@@ -270,8 +269,8 @@ struct Unroller<'a> {
     region: &'a [Block],
     f: Function,
     /// `blocks[j]`: copy `j`'s block for each region block (copy `len` holds the header only).
-    blocks: Vec<HashMap<Block, Block>>,
-    values: Vec<HashMap<Value, Operand>>,
+    blocks: Vec<FxHashMap<Block, Block>>,
+    values: Vec<FxHashMap<Value, Operand>>,
 }
 
 impl<'a> Unroller<'a> {
@@ -291,8 +290,8 @@ impl<'a> Unroller<'a> {
         // Copies 0..len of the loop, then the header once more, which leaves it.
         let mut cloned = Vec::new();
         for j in 0..=c.len {
-            let mut bmap = HashMap::new();
-            let mut vmap = HashMap::new();
+            let mut bmap = FxHashMap::default();
+            let mut vmap = FxHashMap::default();
             let copied: Vec<Block> = if j < c.len {
                 self.region.to_vec()
             } else {
@@ -454,7 +453,7 @@ impl<'a> Unroller<'a> {
     /// parameter of the exit, passed by each copy that leaves to it.
     fn outside(&mut self) {
         let (c, body) = (self.c, self.body);
-        let inside: HashSet<Block> = self.region.iter().copied().collect();
+        let inside: FxHashSet<Block> = self.region.iter().copied().collect();
         let first = self.blocks[0][&c.header];
         let header_values: Vec<Value> = {
             let h = body.block(c.header);
@@ -478,7 +477,7 @@ impl<'a> Unroller<'a> {
                 }
             }
         }
-        let mut after: HashMap<Value, Operand> = HashMap::new();
+        let mut after: FxHashMap<Value, Operand> = FxHashMap::default();
         for &w in &read {
             let d = body.value(w);
             let np = self.f.add_param(c.exit, Type::Any, d.span, d.name.clone());

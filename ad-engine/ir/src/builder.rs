@@ -10,7 +10,7 @@
 //! reaches on some path gets the variable's *initialiser* (by default `undef(:name)`), computed
 //! once at the top of the entry block.
 
-use std::collections::HashMap;
+use rustc_hash::FxHashMap;
 
 use crate::func::{Block, Const, Function, Operand, Span, Stmt, Terminator, Value, ValueKind};
 use crate::ops::{Op, Prim};
@@ -42,47 +42,47 @@ pub struct SsaBuilder {
     /// The function under construction.
     pub func: Function,
     vars: Vec<VarData>,
-    defs: HashMap<(Var, Block), Operand>,
+    defs: FxHashMap<(Var, Block), Operand>,
     /// Sealed blocks with their predecessors, which cannot change once sealed (computing them
     /// on every read made construction quadratic in the number of blocks).
-    sealed: HashMap<Block, Vec<Block>>,
-    incomplete: HashMap<Block, Vec<(Var, Value)>>,
+    sealed: FxHashMap<Block, Vec<Block>>,
+    incomplete: FxHashMap<Block, Vec<(Var, Value)>>,
     /// Live φs created by the builder: the variable they stand for and their operand per
     /// predecessor (turned into jump arguments by [`finish`](SsaBuilder::finish)).
-    phis: HashMap<Value, (Var, Vec<(Block, Operand)>)>,
+    phis: FxHashMap<Value, (Var, Vec<(Block, Operand)>)>,
     /// Removed φs and what replaced them.
-    replaced: HashMap<Value, Operand>,
+    replaced: FxHashMap<Value, Operand>,
     /// For a value, the builder φs that may have it as an operand (so that removing a trivial φ
     /// visits its users only, not every φ).
-    phi_users: HashMap<Value, Vec<Value>>,
+    phi_users: FxHashMap<Value, Vec<Value>>,
     /// While [`seal_all_blocks`](SsaBuilder::seal_all_blocks) runs: uses of removed φs in
     /// statements and terminators are rewritten in one pass at its end rather than one pass
     /// over the function per removed φ (quadratic in a function of thousands of statements).
     deferred: bool,
     /// Removed φs still among their blocks' parameters while deferred.
-    removed_params: std::collections::HashSet<Value>,
+    removed_params: rustc_hash::FxHashSet<Value>,
     /// Initialiser statements already placed in the entry block, by variable.
-    inits: HashMap<Var, Value>,
+    inits: FxHashMap<Var, Value>,
 }
 
 impl SsaBuilder {
     /// Start building on `func` (typically fresh from [`Function::new`]). The entry block is
     /// sealed: it has no predecessors.
     pub fn new(func: Function) -> SsaBuilder {
-        let mut sealed = HashMap::new();
+        let mut sealed = FxHashMap::default();
         sealed.insert(Block::ENTRY, Vec::new());
         SsaBuilder {
             func,
             vars: Vec::new(),
-            defs: HashMap::new(),
+            defs: FxHashMap::default(),
             sealed,
-            incomplete: HashMap::new(),
-            phis: HashMap::new(),
-            replaced: HashMap::new(),
-            phi_users: HashMap::new(),
+            incomplete: FxHashMap::default(),
+            phis: FxHashMap::default(),
+            replaced: FxHashMap::default(),
+            phi_users: FxHashMap::default(),
             deferred: false,
             removed_params: Default::default(),
-            inits: HashMap::new(),
+            inits: FxHashMap::default(),
         }
     }
 

@@ -32,9 +32,10 @@
 //! Errors are located (`line:col: expected ...`, columns counted in characters) and never a
 //! panic, whatever the input.
 
-use std::collections::HashMap;
 use std::fmt;
 use std::sync::Arc;
+
+use rustc_hash::FxHashMap;
 
 use crate::func::{
     Block, BlockCall, BlockData, Const, Function, Operand, Span, Stmt, Terminator, Value,
@@ -77,7 +78,7 @@ impl Module {
     /// pullbacks of one name (those of several `checkpointed` calls) are told apart by the type
     /// of their tape, their first parameter.
     pub fn program(&self) -> TypedProgram {
-        let mut pullbacks: HashMap<(&str, Type), Arc<Instance>> = HashMap::new();
+        let mut pullbacks: FxHashMap<(&str, Type), Arc<Instance>> = FxHashMap::default();
         for f in &self.functions {
             for d in &f.values {
                 let ValueKind::Stmt(s) = &d.kind else {
@@ -1205,10 +1206,10 @@ struct FunctionHead {
 /// A function's values as read, by number.
 #[derive(Default)]
 struct FunctionText {
-    values: HashMap<Value, ValueData>,
+    values: FxHashMap<Value, ValueData>,
     invokes: Vec<(Value, Name)>,
     /// The first use of each value, for the error when it is never defined.
-    uses: HashMap<Value, (u32, u32)>,
+    uses: FxHashMap<Value, (u32, u32)>,
 }
 
 impl FunctionText {
@@ -1378,11 +1379,11 @@ impl FunctionText {
             term_lines.push(*line);
             terms.push((Block(clamp(i)), t));
         }
-        let mut args: HashMap<(Block, usize), Vec<Option<Operand>>> = HashMap::new();
+        let mut args: FxHashMap<(Block, usize), Vec<Option<Operand>>> = FxHashMap::default();
         for (bi, bt) in blocks.iter().enumerate() {
             let b = Block(clamp(bi));
             for (pi, (phi, edges, line)) in bt.phis.iter().enumerate() {
-                let mut seen: HashMap<Block, usize> = HashMap::new();
+                let mut seen: FxHashMap<Block, usize> = FxHashMap::default();
                 for (pred, op) in edges {
                     let k = seen.entry(*pred).or_default();
                     let jumps = terms

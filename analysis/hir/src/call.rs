@@ -2,9 +2,10 @@
 //! the body of a synthetic zero-argument binding, typed against the program of the file it is
 //! made in, with every specialisation it reaches taken from the memoised `typed` queries.
 
-use std::collections::{BTreeSet, HashMap, VecDeque};
+use std::collections::{BTreeSet, VecDeque};
 use std::sync::Arc;
 
+use rustc_hash::FxHashMap;
 use zy_infer::{TypeError, GLOBAL_METHOD};
 use zy_ir::{Function, Global, Instance, Name, Op, Span, TypedProgram, ValueKind};
 use zy_syntax::ast::{Expr, ExprKind, GlobalDef};
@@ -173,7 +174,7 @@ pub fn typed_program(
     let mut seen: BTreeSet<Arc<Instance>> = roots.iter().cloned().collect();
     let mut queue: VecDeque<Arc<Instance>> = roots.iter().cloned().collect();
     // The program's call through which each library instance was first reached.
-    let mut entered_at: HashMap<Arc<Instance>, Span> = HashMap::new();
+    let mut entered_at: FxHashMap<Arc<Instance>, Span> = FxHashMap::default();
     while let Some(inst) = queue.pop_front() {
         let id = InstanceId::new(db, key, inst.clone());
         let r = typed(db, id);

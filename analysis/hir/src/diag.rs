@@ -1,8 +1,7 @@
 //! Diagnostics of a file: syntax errors and unsupported constructs, lowering errors, and the
 //! type errors of every `# zy: at` specialisation, each with a stable code.
 
-use std::collections::HashMap;
-
+use rustc_hash::FxHashMap;
 use zy_infer::TypeError;
 use zy_ir::Span;
 use zy_syntax::ast::{AnnotationKind, Item};
@@ -286,7 +285,7 @@ pub fn item_of_span(db: &dyn salsa::Database, span_file: u32) -> Option<ItemId> 
 /// Every item of the prelude and the workspace by the number its spans carry. Equal across
 /// body edits.
 #[salsa::tracked(returns(ref))]
-fn items_by_span_file(db: &dyn salsa::Database, ws: Workspace) -> HashMap<u32, ItemId> {
+fn items_by_span_file(db: &dyn salsa::Database, ws: Workspace) -> FxHashMap<u32, ItemId> {
     Prelude::get(db)
         .files(db)
         .iter()

@@ -2,9 +2,9 @@
 //! AST made relative to its own start.
 
 use std::borrow::Cow;
-use std::collections::HashMap;
 use std::sync::Arc;
 
+use rustc_hash::FxHashMap;
 use salsa::plumbing::AsId;
 use zy_ir::Name;
 use zy_syntax::ast::{self, Item};
@@ -210,7 +210,7 @@ pub fn item_tree(db: &dyn salsa::Database, file: SourceFile) -> Vec<ItemId> {
             })
             .collect();
     }
-    let mut seen: HashMap<(Name, ItemKind, Name), u32> = HashMap::new();
+    let mut seen: FxHashMap<(Name, ItemKind, Name), u32> = FxHashMap::default();
     flat_items(db, file)
         .iter()
         .map(|(module, item)| {
@@ -227,7 +227,7 @@ pub fn item_tree(db: &dyn salsa::Database, file: SourceFile) -> Vec<ItemId> {
 
 /// The position of each item of a file in its parse.
 #[salsa::tracked(returns(ref))]
-fn item_positions(db: &dyn salsa::Database, file: SourceFile) -> HashMap<ItemId, usize> {
+fn item_positions(db: &dyn salsa::Database, file: SourceFile) -> FxHashMap<ItemId, usize> {
     item_tree(db, file)
         .iter()
         .enumerate()
@@ -343,7 +343,7 @@ mod tests {
             flatten(&whole.items, "", &mut flat);
             let ids = item_tree(&db, file);
             assert_eq!(ids.len(), flat.len(), "{path}: items");
-            let mut seen: HashMap<(Name, ItemKind, Name), u32> = HashMap::new();
+            let mut seen: FxHashMap<(Name, ItemKind, Name), u32> = FxHashMap::default();
             for (&id, (module, item)) in ids.iter().zip(&flat) {
                 let (kind, name) = item_name(item);
                 let at = format!("{path}: {module} {name}");

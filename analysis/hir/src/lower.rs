@@ -3,9 +3,9 @@
 //! written: which module a definition belongs to and what the names it uses mean depend on the
 //! program the item is part of, and are settled per scope ([`crate::resolve`]).
 
-use std::collections::HashMap;
 use std::sync::Arc;
 
+use rustc_hash::FxHashMap;
 use zy_ir::Name;
 use zy_lower::LoweredItem;
 use zy_syntax::ast::Item;
@@ -17,9 +17,9 @@ use crate::item::{item_ast, item_tree, ItemId, ItemKind};
 /// the prelude and the workspace (in file order). It keeps the closure names of different
 /// methods apart, in every module. Equal across body edits.
 #[salsa::tracked(returns(ref))]
-pub fn method_ordinals(db: &dyn salsa::Database, ws: Workspace) -> HashMap<ItemId, u32> {
-    let mut counts: HashMap<&Name, u32> = HashMap::new();
-    let mut out = HashMap::new();
+pub fn method_ordinals(db: &dyn salsa::Database, ws: Workspace) -> FxHashMap<ItemId, u32> {
+    let mut counts: FxHashMap<&Name, u32> = FxHashMap::default();
+    let mut out = FxHashMap::default();
     let files = Prelude::get(db).files(db).iter().chain(ws.files(db));
     for &file in files {
         for &item in item_tree(db, file) {

@@ -18,9 +18,10 @@
 //! (with the statement's location), while one wrongly taken as unchanged would be a silently
 //! different value.
 
-use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::collections::{BTreeMap, BTreeSet};
 use std::sync::Arc;
 
+use rustc_hash::FxHashMap;
 use zy_ir::Name;
 use zy_syntax::ast::{
     ArgPlace, Expr, ExprKind as E, FunctionDef, FunctionName, GlobalDef, KeywordArg, UnOp,
@@ -381,7 +382,7 @@ struct Body<'a> {
     names: &'a ScopeNames,
     effects: &'a Effects,
     module: &'a str,
-    vars: HashMap<String, Set>,
+    vars: FxHashMap<String, Set>,
     changed: Set,
     all: bool,
     grew: bool,
@@ -400,7 +401,7 @@ impl<'a> Body<'a> {
             names,
             effects,
             module,
-            vars: HashMap::new(),
+            vars: FxHashMap::default(),
             changed: Set::default(),
             all: false,
             grew: false,

@@ -12,9 +12,10 @@
 //! [`resolved_ssa`] ([`ProgramIndex::method_body`]), and the AD's in-source rules, which infer
 //! a whole program of their own, read [`ProgramKey::rule_source`].
 
-use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
+use std::collections::{BTreeMap, BTreeSet};
 use std::sync::Arc;
 
+use rustc_hash::{FxHashMap, FxHashSet};
 use zy_ir::{
     Function, GenericFunction, Global, Instance, Method, Name, Program, Type, TypeExpr,
     TypedProgram,
@@ -267,9 +268,9 @@ pub fn needed_names(
 /// callable struct's call methods by `(::T)`, an `rrule` for `f` by `f`: a rule is needed only
 /// where its function is called).
 #[salsa::tracked(returns(ref))]
-fn prelude_items(db: &dyn salsa::Database, root: SourceFile) -> HashMap<Name, Vec<ItemId>> {
+fn prelude_items(db: &dyn salsa::Database, root: SourceFile) -> FxHashMap<Name, Vec<ItemId>> {
     let names = scope_names(db, root);
-    let mut out: HashMap<Name, Vec<ItemId>> = HashMap::new();
+    let mut out: FxHashMap<Name, Vec<ItemId>> = FxHashMap::default();
     for (item, module) in loaded_items(db, root, |f| is_prelude(db, f)) {
         if matches!(
             item.kind(db),
@@ -326,7 +327,7 @@ fn rule_program(db: &dyn salsa::Database, key: RuleKey) -> RuleProgram {
     let root = key.program(db).root(db);
     let mut program = index.program.clone();
     let subjects = key.subjects(db);
-    let mut items = HashSet::new();
+    let mut items = FxHashSet::default();
     let mut queue: Vec<Name> = hooks_of("").map(Name::from).collect();
     for rule in RULES.map(Name::from) {
         let methods = index.program.functions.get(&rule).map(|g| &g.methods);
@@ -339,7 +340,7 @@ fn rule_program(db: &dyn salsa::Database, key: RuleKey) -> RuleProgram {
             }
         }
     }
-    let mut seen = HashSet::new();
+    let mut seen = FxHashSet::default();
     while let Some(name) = queue.pop() {
         if !seen.insert(name.clone()) {
             continue;
@@ -388,9 +389,9 @@ fn reached_items(db: &dyn salsa::Database, key: ProgramKey) -> Reached {
     let mut reach = Reach {
         keyed: prelude_items(db, root),
         names: scope_names(db, root),
-        items: HashSet::new(),
-        followed: HashSet::new(),
-        waiting: HashMap::new(),
+        items: FxHashSet::default(),
+        followed: FxHashSet::default(),
+        waiting: FxHashMap::default(),
         values: BTreeSet::new(),
         types: BTreeSet::new(),
         queue: Vec::new(),
@@ -452,7 +453,7 @@ fn reached_items(db: &dyn salsa::Database, key: ProgramKey) -> Reached {
 /// What [`reached_items`] finds.
 struct Reached {
     /// The items in the program.
-    items: HashSet<ItemId>,
+    items: FxHashSet<ItemId>,
     /// The names reached as values.
     values: BTreeSet<Name>,
     /// The functions with a method left out of the program.
@@ -461,14 +462,14 @@ struct Reached {
 
 /// The state of [`reached_items`].
 struct Reach<'db> {
-    keyed: &'db HashMap<Name, Vec<ItemId>>,
+    keyed: &'db FxHashMap<Name, Vec<ItemId>>,
     names: &'db ScopeNames,
     /// The prelude items in the program, and those whose names are followed.
-    items: HashSet<ItemId>,
-    followed: HashSet<ItemId>,
+    items: FxHashSet<ItemId>,
+    followed: FxHashSet<ItemId>,
     /// Items waiting for a struct to be reached as a value: a struct in the program, a method
     /// not yet.
-    waiting: HashMap<Name, Vec<ItemId>>,
+    waiting: FxHashMap<Name, Vec<ItemId>>,
     /// Names reached as values, and those reached only as types.
     values: BTreeSet<Name>,
     types: BTreeSet<Name>,

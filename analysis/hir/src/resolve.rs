@@ -170,7 +170,7 @@ fn resolve_type_text(text: &str, bound: &[&str], name: &impl Fn(&str) -> Name) -
 }
 
 /// The values some statement or terminator reads.
-fn used_values(f: &Function) -> std::collections::HashSet<zy_ir::Value> {
+fn used_values(f: &Function) -> rustc_hash::FxHashSet<zy_ir::Value> {
     let stmts = f
         .blocks
         .iter()

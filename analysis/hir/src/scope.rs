@@ -11,9 +11,10 @@
 //! imports by name (`using A: f`, `import A.f`), then the exports of the modules it uses
 //! (`using A`, and implicitly Base), then a builtin of that name.
 
-use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Component, Path, PathBuf};
 
+use rustc_hash::FxHashMap;
 use zy_ir::Name;
 use zy_syntax::ast::{ArgPlace, FunctionName, ImportPath, Item, ScriptCall};
 
@@ -241,9 +242,9 @@ pub fn files_by_path(db: &dyn salsa::Database, ws: Workspace) -> BTreeMap<PathBu
 
 /// For every included workspace file, the first file (in workspace order) that includes it.
 #[salsa::tracked(returns(ref))]
-fn includers(db: &dyn salsa::Database, ws: Workspace) -> HashMap<SourceFile, SourceFile> {
+fn includers(db: &dyn salsa::Database, ws: Workspace) -> FxHashMap<SourceFile, SourceFile> {
     let by_path = files_by_path(db, ws);
-    let mut out = HashMap::new();
+    let mut out = FxHashMap::default();
     for &file in ws.files(db) {
         for (_, path) in includes(db, file) {
             if let Some(&included) = by_path.get(path) {

@@ -2,8 +2,7 @@
 //! the builder state, locals, and the expressions without control flow. Control flow lives in
 //! `control`, assignments in `assign`, function definitions in `closure`.
 
-use std::collections::{HashMap, HashSet};
-
+use rustc_hash::{FxHashMap, FxHashSet};
 use zy_ir::{
     Block, BlockCall, Const, Function, Name, Op, Operand, Span, SsaBuilder, Stmt, Terminator, Type,
     Value, Var, VarInit,
@@ -67,12 +66,12 @@ pub(crate) struct BodyLowerer<'c, 'a> {
     pub b: SsaBuilder,
     /// The block being filled.
     pub cur: Block,
-    vars: HashMap<VarId, Var>,
+    vars: FxHashMap<VarId, Var>,
     /// Boxed locals whose `Ref` exists on the current path (from their first assignment, or
     /// captured).
     pub boxes: crate::boxes::Boxes,
     /// Blocks that only code after `return`, `break` or `continue` continues in.
-    pub(crate) dead_blocks: HashSet<Block>,
+    pub(crate) dead_blocks: FxHashSet<Block>,
     pub loops: Vec<LoopTargets>,
     /// A global's thunk: `return` is not allowed.
     pub toplevel: bool,
@@ -81,7 +80,7 @@ pub(crate) struct BodyLowerer<'c, 'a> {
     /// `f(x)::T`: how each returned value is converted to `T`.
     pub convert_return: Option<ReturnConversion>,
     /// The construct each block was made for.
-    block_spans: HashMap<Block, Span>,
+    block_spans: FxHashMap<Block, Span>,
     /// The indexings whose brackets are being lowered, innermost last (for `end`).
     pub(crate) index_cx: Vec<crate::index::IndexCx>,
     /// Inside `@views`: a slice that is read is a view (`maybeview`).
@@ -98,14 +97,14 @@ impl<'c, 'a> BodyLowerer<'c, 'a> {
             cx,
             b: SsaBuilder::new(func),
             cur: Block::ENTRY,
-            vars: HashMap::new(),
+            vars: FxHashMap::default(),
             boxes: Default::default(),
-            dead_blocks: HashSet::new(),
+            dead_blocks: FxHashSet::default(),
             loops: Vec::new(),
             convert_return: None,
             toplevel,
             self_value: None,
-            block_spans: HashMap::new(),
+            block_spans: FxHashMap::default(),
             index_cx: Vec::new(),
             views: false,
             regions: Vec::new(),

@@ -8,8 +8,7 @@
 //! assigned); the first assignment on each path fills it (`Core._box_init!`: nothing to
 //! restore when differentiating).
 
-use std::collections::HashSet;
-
+use rustc_hash::FxHashSet;
 use zy_ir::Block;
 
 use crate::body::BodyLowerer;
@@ -19,13 +18,13 @@ use crate::scope::VarId;
 #[derive(Clone, Default)]
 pub(crate) struct Boxes {
     /// Made on every path that reaches here.
-    pub made: HashSet<VarId>,
+    pub made: FxHashSet<VarId>,
     /// Made on some of those paths only.
-    pub maybe: HashSet<VarId>,
+    pub maybe: FxHashSet<VarId>,
     /// Made empty, and not assigned since, on every path that reaches here.
-    pub unset: HashSet<VarId>,
+    pub unset: FxHashSet<VarId>,
     /// Made empty, and not assigned since, on some of those paths only.
-    pub maybe_unset: HashSet<VarId>,
+    pub maybe_unset: FxHashSet<VarId>,
 }
 
 impl Boxes {
@@ -39,7 +38,7 @@ impl Boxes {
         let Some((first, rest)) = arms.split_first() else {
             return Boxes::default();
         };
-        let made: HashSet<VarId> = first
+        let made: FxHashSet<VarId> = first
             .made
             .iter()
             .copied()
@@ -51,7 +50,7 @@ impl Boxes {
             .copied()
             .filter(|v| !made.contains(v))
             .collect();
-        let unset: HashSet<VarId> = first
+        let unset: FxHashSet<VarId> = first
             .unset
             .iter()
             .copied()

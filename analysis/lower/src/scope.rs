@@ -8,8 +8,7 @@
 //! makes it a capture); `local x` and `for` variables always declare fresh locals. Results are
 //! keyed by the address of the AST node: the tree is borrowed, unchanged, for the whole lowering.
 
-use std::collections::{HashMap, HashSet};
-
+use rustc_hash::{FxHashMap, FxHashSet};
 use zy_syntax::ast::{Expr, ExprKind, FunctionDef, FunctionName, TextRange};
 
 /// A local variable of the item being lowered (of the method or of one of its closures).
@@ -53,31 +52,31 @@ impl ScopeError {
 pub(crate) struct Resolution {
     pub vars: Vec<VarInfo>,
     /// Identifiers (read or assigned) that denote locals.
-    pub idents: HashMap<*const Expr, VarId>,
+    pub idents: FxHashMap<*const Expr, VarId>,
     /// The locals bound to each function's parameters (`None` for `::T` without a name).
-    pub params: HashMap<*const FunctionDef, Vec<Option<VarId>>>,
+    pub params: FxHashMap<*const FunctionDef, Vec<Option<VarId>>>,
     /// The locals bound to a closure's keyword parameters, then to its `kw...`.
-    pub keyword_params: HashMap<*const FunctionDef, Vec<VarId>>,
+    pub keyword_params: FxHashMap<*const FunctionDef, Vec<VarId>>,
     /// The local bound to a callable struct's `self` (`d` in `(d::Dense)(x)`).
     pub self_var: Option<VarId>,
     /// The local that an inner named function `function g(x) ... end` assigns.
-    pub fn_vars: HashMap<*const FunctionDef, VarId>,
+    pub fn_vars: FxHashMap<*const FunctionDef, VarId>,
     /// Reads of `g` inside inner function `g`'s own body: its `#self#` argument.
-    pub self_refs: HashSet<*const Expr>,
+    pub self_refs: FxHashSet<*const Expr>,
     /// Reads of inner functions calling each other from inside each other (`od` in
     /// `ev(k) = k == 0 ? true : od(k - 1)`, defined below it and calling `ev`): a fresh
     /// closure value of the definition, made from the captures they share.
-    pub sibling_refs: HashMap<*const Expr, *const FunctionDef>,
-    pub closures: HashMap<*const FunctionDef, ClosureInfo>,
+    pub sibling_refs: FxHashMap<*const Expr, *const FunctionDef>,
+    pub closures: FxHashMap<*const FunctionDef, ClosureInfo>,
     /// The locals declared by each loop's body scope, fresh in every iteration.
-    pub loop_locals: HashMap<*const Expr, Vec<VarId>>,
+    pub loop_locals: FxHashMap<*const Expr, Vec<VarId>>,
     /// For each loop or `let`: how many locals were declared before its scope, so a local
     /// with a smaller id that its body names is one of an enclosing scope.
-    pub declared_before: HashMap<*const Expr, u32>,
+    pub declared_before: FxHashMap<*const Expr, u32>,
     pub errors: Vec<ScopeError>,
     /// The type each typed local is declared with (`s::Float64 = 0`, `local x::T`), as the
     /// expression written: every assignment to it converts the value.
-    pub declared: HashMap<VarId, Expr>,
+    pub declared: FxHashMap<VarId, Expr>,
     /// The method's `where` variables that its closures read (`T` in
     /// `[zero(T) for i in 1:n]`): locals the method assigns on entry, which closures capture.
     pub where_locals: Vec<VarId>,
@@ -136,7 +135,7 @@ struct VarState {
 
 #[derive(Default)]
 struct Scope {
-    names: HashMap<String, VarId>,
+    names: FxHashMap<String, VarId>,
 }
 
 struct Frame {
@@ -163,7 +162,7 @@ struct Walker {
     /// Uses of a local from a function other than its owner, with the using function.
     foreign_reads: Vec<(*const Expr, VarId, u32)>,
     /// Each closure's definition, by its function number.
-    func_defs: HashMap<u32, *const FunctionDef>,
+    func_defs: FxHashMap<u32, *const FunctionDef>,
     /// The `where` variables of the method resolved.
     where_vars: Vec<String>,
     /// The names each closure keeps as locals of its own ([`crate::split`]).
@@ -187,7 +186,7 @@ impl Walker {
             next_closure: 1,
             self_called: Vec::new(),
             foreign_reads: Vec::new(),
-            func_defs: HashMap::new(),
+            func_defs: FxHashMap::default(),
             where_vars: Vec::new(),
             splits: HashMap::new(),
         }
@@ -729,7 +728,7 @@ impl Walker {
     /// captures besides each other, and a read of one is a fresh closure value made from
     /// those ([`Resolution::sibling_refs`]). Otherwise they are refused by name.
     fn sibling_functions(&mut self) {
-        let defs: HashMap<VarId, *const FunctionDef> =
+        let defs: FxHashMap<VarId, *const FunctionDef> =
             self.res.fn_vars.iter().map(|(&d, &v)| (v, d)).collect();
         let captures = |res: &Resolution, v: VarId| -> Vec<VarId> {
             defs.get(&v)
@@ -737,7 +736,7 @@ impl Walker {
                 .map(|c| c.captures.clone())
                 .unwrap_or_default()
         };
-        let group: HashSet<VarId> = defs
+        let group: FxHashSet<VarId> = defs
             .keys()
             .copied()
             .filter(|v| {
@@ -751,7 +750,7 @@ impl Walker {
             .copied()
             .filter(|v| self.state[v.0 as usize].early)
             .collect();
-        let mut siblings = HashSet::new();
+        let mut siblings = FxHashSet::default();
         while let Some(v) = todo.pop() {
             if siblings.insert(v) {
                 todo.extend(

@@ -4,8 +4,7 @@
 //! of their only predecessor; then renumber blocks and values densely in block order. Each pass
 //! is linear in the size of the function (plus its φ edges).
 
-use std::collections::{HashMap, HashSet};
-
+use rustc_hash::{FxHashMap, FxHashSet};
 use zy_ir::{
     cfg, Block, BlockCall, BlockData, Const, Function, Op, Operand, Span, Terminator, Value,
     ValueData, ValueKind,
@@ -62,7 +61,7 @@ fn call_mut(f: &mut Function, (p, i): Edge) -> Option<&mut BlockCall> {
 
 /// Values replaced by operands, applied to the whole function in one sweep.
 #[derive(Default)]
-struct Subst(HashMap<Value, Operand>);
+struct Subst(FxHashMap<Value, Operand>);
 
 impl Subst {
     fn resolve(&self, op: &Operand) -> Operand {
@@ -210,9 +209,9 @@ fn is_undef(f: &Function, v: Value) -> bool {
 /// Remove φs and `undef` reads that nothing uses (through any chain of φs).
 fn remove_dead(f: &mut Function) -> bool {
     let inc = incoming(f);
-    let mut live: HashSet<Value> = HashSet::new();
+    let mut live: FxHashSet<Value> = FxHashSet::default();
     let mut work: Vec<Value> = Vec::new();
-    let mark = |op: &Operand, live: &mut HashSet<Value>, work: &mut Vec<Value>| {
+    let mark = |op: &Operand, live: &mut FxHashSet<Value>, work: &mut Vec<Value>| {
         if let Operand::Value(v) = op {
             if live.insert(*v) {
                 work.push(*v);
@@ -352,12 +351,12 @@ fn thread_empty_blocks(f: &mut Function) -> bool {
 /// Renumber the reachable blocks (in source order) and their values (in block order).
 fn compact(f: &Function) -> Function {
     let kept = cfg::source_order(f);
-    let block_map: HashMap<Block, Block> = kept
+    let block_map: FxHashMap<Block, Block> = kept
         .iter()
         .enumerate()
         .map(|(i, &b)| (b, Block(i as u32)))
         .collect();
-    let mut value_map: HashMap<Value, Value> = HashMap::new();
+    let mut value_map: FxHashMap<Value, Value> = FxHashMap::default();
     for &b in &kept {
         let data = f.block(b);
         for &v in data.params.iter().chain(&data.stmts) {

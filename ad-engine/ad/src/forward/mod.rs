@@ -759,7 +759,7 @@ pub fn add_pushforwards(
     active: &[bool],
 ) -> Result<(), AdError> {
     let globals = GlobalShadows::of(prog);
-    let mut writes: std::collections::HashMap<Arc<Instance>, bool> = Default::default();
+    let mut writes: rustc_hash::FxHashMap<Arc<Instance>, bool> = Default::default();
     // Each function to push forward, its arguments with tangents, and its pushforward's key.
     let mut work = vec![(inst.clone(), active.to_vec(), pushforward_key(inst, active))];
     while let Some((i, active, pinst)) = work.pop() {
@@ -821,7 +821,7 @@ pub fn add_pushforwards(
 /// dropped value of a gradient's function (`(x[i+1] - x[i]^2)^2` in Rosenbrock's) then reads
 /// `x[i]` only for its bounds check, and its tangent is not read at all.
 fn drop_dead_powers(body: &mut Function) {
-    let powers: std::collections::HashSet<Value> = body
+    let powers: rustc_hash::FxHashSet<Value> = body
         .block_ids()
         .flat_map(|b| body.block(b).stmts.clone())
         .filter(|&v| {

@@ -24,9 +24,9 @@ mod objects;
 mod scalar;
 pub(crate) mod split;
 
-use std::collections::HashMap;
 use std::sync::Arc;
 
+use rustc_hash::FxHashMap;
 use zy_ir::{Block, Const, Diff, Instance, Name, Op, Operand, Prim, Span, SsaBuilder, Stmt, Type};
 
 use crate::globals::GlobalShadows;
@@ -341,7 +341,7 @@ pub struct Callees<'g> {
     /// The globals each function reaches.
     pub globals: &'g GlobalShadows,
     /// The shadow of each global this function reaches: a parameter of its forward function.
-    pub global_shadows: HashMap<Name, Operand>,
+    pub global_shadows: FxHashMap<Name, Operand>,
 }
 
 /// The forward fragment of a statement.
