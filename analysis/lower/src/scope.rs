@@ -166,7 +166,7 @@ struct Walker {
     /// The `where` variables of the method resolved.
     where_vars: Vec<String>,
     /// The names each closure keeps as locals of its own ([`crate::split`]).
-    splits: HashMap<*const FunctionDef, Vec<String>>,
+    splits: FxHashMap<*const FunctionDef, Vec<String>>,
 }
 
 impl Walker {
@@ -188,7 +188,7 @@ impl Walker {
             foreign_reads: Vec::new(),
             func_defs: FxHashMap::default(),
             where_vars: Vec::new(),
-            splits: HashMap::new(),
+            splits: FxHashMap::default(),
         }
     }
 

@@ -8,7 +8,7 @@
 //! own, typed apart, and the box is not needed.
 
 use std::cmp::Ordering;
-use std::collections::HashMap;
+use rustc_hash::FxHashMap;
 
 use zy_syntax::ast::{Expr, ExprKind, FunctionDef, FunctionName, KeywordArg};
 
@@ -17,8 +17,8 @@ use zy_syntax::ast::{Expr, ExprKind, FunctionDef, FunctionName, KeywordArg};
 pub(crate) fn split_names(
     body: &[Expr],
     locals: &[String],
-) -> HashMap<*const FunctionDef, Vec<String>> {
-    let mut splits = HashMap::new();
+) -> FxHashMap<*const FunctionDef, Vec<String>> {
+    let mut splits = FxHashMap::default();
     for (i, stmt) in body.iter().enumerate() {
         let ExprKind::Function(def) = &stmt.kind else {
             continue;
