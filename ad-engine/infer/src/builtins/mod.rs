@@ -126,6 +126,7 @@ pub const BUILTINS: &[&str] = &[
     "hcat",
     "error",
     "undef",
+    "isdefined_local",
     "undef_objects",
     "range_length",
     "loop_range",
