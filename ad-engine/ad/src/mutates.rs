@@ -190,14 +190,16 @@ impl Analysis<'_> {
                     | Prim::AccumSlice,
                 ) => stmt.args.first().is_some_and(|t| target(t, &mut out)),
                 // Differentiating a function runs it (the driver leaves what the call leaves).
-                Op::Prim(p) if differentiates(*p) => match crate::driver::differentiated(self.prog, f, &stmt.args) {
-                    Some(Some(c)) => self
-                        .index
-                        .get(&c)
-                        .is_some_and(|&n| writes[n] == Some(BTreeSet::new())),
-                    Some(None) => true,
-                    None => false,
-                },
+                Op::Prim(p) if differentiates(*p) => {
+                    match crate::driver::differentiated(self.prog, f, &stmt.args) {
+                        Some(Some(c)) => self
+                            .index
+                            .get(&c)
+                            .is_some_and(|&n| writes[n] == Some(BTreeSet::new())),
+                        Some(None) => true,
+                        None => false,
+                    }
+                }
                 // A `back` never writes: `pullback` of a function that may is refused.
                 Op::Prim(Prim::CallPullback) => true,
                 Op::Invoke(c) => match self.index.get(c) {

@@ -473,8 +473,10 @@ impl<'a> Typer<'a> {
                 };
                 let plan = match self.inputs(&stmt.args) {
                     Err(Blocked::Poisoned) => Err(None),
-                    Err(Blocked::Undefined(_)) if is_isdefined(stmt) => Ok(PlanBuilder::default()
-                        .finish(Arg::Const(Const::Bool(false)), Type::Bool)),
+                    Err(Blocked::Undefined(_)) if is_isdefined(stmt) => {
+                        Ok(PlanBuilder::default()
+                            .finish(Arg::Const(Const::Bool(false)), Type::Bool))
+                    }
                     Err(Blocked::Undefined(a)) => Err(Some(self.undefined(&a))),
                     Ok(ins) => self.resolve(cx, v, stmt, &ins).map_err(|f| {
                         errors.push(f.clone().at(d.span));

@@ -182,7 +182,11 @@ impl<'c, 'a> BodyLowerer<'c, 'a> {
                 );
                 self.fail(r, "unsupported", message)
             }
-            _ => self.fail(r, "unsupported", "unsupported: `@isdefined` of an expression".into()),
+            _ => self.fail(
+                r,
+                "unsupported",
+                "unsupported: `@isdefined` of an expression".into(),
+            ),
         }
     }
 

@@ -205,7 +205,10 @@ fn methods_at_the_same_types_read_back_apart() {
         .collect();
     assert_eq!(
         keys,
-        [("h(::Float64)".to_string(), 1), ("h(::Float64)".to_string(), 2)]
+        [
+            ("h(::Float64)".to_string(), 1),
+            ("h(::Float64)".to_string(), 2)
+        ]
     );
     let methods: Vec<(String, u32)> = [Value(1), Value(2)]
         .iter()
