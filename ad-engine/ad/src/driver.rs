@@ -460,11 +460,17 @@ pub(crate) fn differentiated(
         .find(|i| i.name == name && *i.args == *tys)
     {
         Some(i) => Some(Some(i.clone())),
-        None if Prim::from_julia_name(&name).is_some_and(crate::rules::is_scalar_rule) => {
-            Some(None)
-        }
+        None if scalar_builtin(&name).is_some() => Some(None),
         None => None,
     }
+}
+
+/// The scalar builtin with a rule that the function value `name` differentiates as. A library
+/// function written in Julia with the builtin's methods too (`Base.sin`, which has a method for
+/// complex numbers) is the builtin on Float64s.
+pub(crate) fn scalar_builtin(name: &str) -> Option<Prim> {
+    Prim::from_julia_name(name.strip_prefix("Base.").unwrap_or(name))
+        .filter(|p| crate::rules::is_scalar_rule(*p))
 }
 
 /// Is `op` an object that `f` itself allocates (so mutating it changes nothing the caller

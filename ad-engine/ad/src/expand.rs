@@ -371,10 +371,8 @@ fn builtin_wrapper(
     xtys: &[Type],
     span: Span,
 ) -> Result<Arc<Instance>, AdError> {
-    // A library function written in Julia with the builtin's methods too (`Base.sin`, which
-    // has a method for complex numbers) is the builtin on Float64s.
-    let prim = Prim::from_julia_name(name.strip_prefix("Base.").unwrap_or(name))
-        .filter(|p| crate::rules::is_scalar_rule(*p) && xtys.iter().all(|t| *t == Type::Float64))
+    let prim = driver::scalar_builtin(name)
+        .filter(|_| xtys.iter().all(|t| *t == Type::Float64))
         .ok_or_else(|| {
             AdError::new(
                 span,

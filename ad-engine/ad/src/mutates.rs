@@ -119,6 +119,13 @@ impl Analysis<'_> {
                             self.node_of_instance(c);
                         }
                         Op::Global(name) => self.node_of_global(name),
+                        Op::Prim(p) if differentiates(*p) => {
+                            if let Some(Some(c)) =
+                                crate::driver::differentiated(self.prog, &f, &s.args)
+                            {
+                                self.node_of_instance(&c);
+                            }
+                        }
                         _ => {}
                     }
                 }
@@ -184,23 +191,16 @@ impl Analysis<'_> {
                     | Prim::AccumSlice,
                 ) => stmt.args.first().is_some_and(|t| target(t, &mut out)),
                 // Differentiating a function runs it (the driver leaves what the call leaves).
-                Op::Prim(
-                    Prim::Gradient
-                    | Prim::Derivative
-                    | Prim::Hessian
-                    | Prim::PullbackOf
-                    | Prim::Pushforward
-                    | Prim::Jvp
-                    | Prim::Hvp
-                    | Prim::PushforwardChunk,
-                ) => match crate::driver::differentiated(self.prog, f, &stmt.args) {
-                    Some(Some(c)) => self
-                        .index
-                        .get(&c)
-                        .is_some_and(|&n| writes[n] == Some(BTreeSet::new())),
-                    Some(None) => true,
-                    None => false,
-                },
+                Op::Prim(p) if differentiates(*p) => {
+                    match crate::driver::differentiated(self.prog, f, &stmt.args) {
+                        Some(Some(c)) => self
+                            .index
+                            .get(&c)
+                            .is_some_and(|&n| writes[n] == Some(BTreeSet::new())),
+                        Some(None) => true,
+                        None => false,
+                    }
+                }
                 // A `back` never writes: `pullback` of a function that may is refused.
                 Op::Prim(Prim::CallPullback) => true,
                 Op::Invoke(c) => match self.index.get(c) {
@@ -237,6 +237,21 @@ impl Analysis<'_> {
         });
         (Some(out), fresh && !node.opaque)
     }
+}
+
+/// Does `p` differentiate (and so run) the function value that is its first operand?
+fn differentiates(p: Prim) -> bool {
+    matches!(
+        p,
+        Prim::Gradient
+            | Prim::Derivative
+            | Prim::Hessian
+            | Prim::PullbackOf
+            | Prim::Pushforward
+            | Prim::Jvp
+            | Prim::Hvp
+            | Prim::PushforwardChunk
+    )
 }
 
 /// The key of a global's thunk among the nodes.

@@ -13,7 +13,7 @@ use crate::calls::Cx;
 use crate::error::{Fail, TypeError};
 use crate::join::{conversion, join};
 use crate::known::Known;
-use crate::plan::{emit_plan, Arg, Plan};
+use crate::plan::{emit_plan, Arg, Plan, PlanBuilder};
 use crate::value::Val;
 
 /// Lowering's empty box of a variable a closure captures before it is assigned, and the first
@@ -115,6 +115,11 @@ pub(crate) fn throw(out: &mut Function, block: Block, msg: &str, span: Span) {
 
 fn is_undef(stmt: &Stmt) -> bool {
     matches!(&stmt.op, Op::Call(n) if &**n == "undef")
+}
+
+/// `isdefined_local(x)` (`@isdefined(x)`): false, not an error, of a local never assigned here.
+fn is_isdefined(stmt: &Stmt) -> bool {
+    matches!(&stmt.op, Op::Call(n) if &**n == "isdefined_local")
 }
 
 /// The accumulated join at a φ: `Any` marks a conflict (reported once, at emission).
@@ -305,6 +310,9 @@ impl<'a> Typer<'a> {
                 };
                 let (t, known, konst) = match self.inputs(&stmt.args) {
                     Err(Blocked::Poisoned) => (Type::Any, None, None),
+                    Err(Blocked::Undefined(_)) if is_isdefined(stmt) => {
+                        (Type::Bool, Some(false), None)
+                    }
                     Err(Blocked::Undefined(_)) => (Type::Bottom, None, None),
                     Ok(ins) => match self.resolve(cx, v, stmt, &ins) {
                         Ok(p) => {
@@ -466,6 +474,10 @@ impl<'a> Typer<'a> {
                 };
                 let plan = match self.inputs(&stmt.args) {
                     Err(Blocked::Poisoned) => Err(None),
+                    Err(Blocked::Undefined(_)) if is_isdefined(stmt) => {
+                        Ok(PlanBuilder::default()
+                            .finish(Arg::Const(Const::Bool(false)), Type::Bool))
+                    }
                     Err(Blocked::Undefined(a)) => Err(Some(self.undefined(&a))),
                     Ok(ins) => self.resolve(cx, v, stmt, &ins).map_err(|f| {
                         errors.push(f.clone().at(d.span));

@@ -10,6 +10,7 @@ use crate::builtins;
 use crate::dispatch;
 use crate::error::Fail;
 use crate::join::depth;
+use crate::pattern::Pat;
 use crate::plan::{Arg, Plan, PlanBuilder};
 use crate::value::Val;
 use crate::{GLOBAL_METHOD, MAX_TYPE_DEPTH};
@@ -797,7 +798,61 @@ impl<'a> Cx<'a> {
                 }
             }
         };
-        let args = match gf.methods.get(method as usize) {
+        self.call_method(b, name, method, args)
+    }
+
+    /// `invoke(f, Tuple{T...}, args...)`: Julia's call of the method of `f` that dispatch
+    /// chooses for the types `T...` (abstract ones too), specialised on the arguments' types.
+    pub(crate) fn call_invoked(
+        &mut self,
+        b: &mut PlanBuilder,
+        f: &Val,
+        sig: &Val,
+        args: &[Val],
+    ) -> Result<Val, Fail> {
+        let (Type::Function(name), Type::Function(sig)) = (&f.ty, &sig.ty) else {
+            return Err(Fail::unsupported(format!(
+                "`invoke` of a {} with a {}: give a named function and a written `Tuple{{...}}` type",
+                f.ty, sig.ty
+            )));
+        };
+        let Some(gf) = self.program.functions.get(name) else {
+            return Err(Fail::unsupported(format!(
+                "`invoke` of `{name}`, which has no methods written in Julia"
+            )));
+        };
+        let pats = match crate::type_values::pattern_of_name(sig, self.program)? {
+            Pat::Tuple(Some(pats)) if pats.len() == args.len() => pats,
+            _ => {
+                return Err(Fail::unsupported(format!(
+                    "`invoke` with the signature `{sig}`: give a `Tuple{{...}}` of one type per argument"
+                )))
+            }
+        };
+        let mut bind = crate::pattern::Bindings::new();
+        if !pats
+            .iter()
+            .zip(args)
+            .all(|(p, a)| crate::pattern::matches(p, &a.ty, &mut bind))
+        {
+            return Err(Fail::method(format!(
+                "TypeError: in invoke, argument type error: the arguments are not of the types `{sig}`"
+            )));
+        }
+        let method = dispatch::select_invoked(self.program, gf, &pats, sig)?;
+        self.call_method(b, name, method, args)
+    }
+
+    /// The call of method `method` of the generic function `name`, specialised on `args`.
+    fn call_method(
+        &mut self,
+        b: &mut PlanBuilder,
+        name: &Name,
+        method: u32,
+        args: &[Val],
+    ) -> Result<Val, Fail> {
+        let gf = self.program.functions.get(name);
+        let args = match gf.and_then(|gf| gf.methods.get(method as usize)) {
             Some(m) => dispatch::pack_varargs(self, b, m, args)?,
             None => args.to_vec(),
         };

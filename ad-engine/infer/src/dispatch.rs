@@ -20,6 +20,39 @@ pub(crate) fn select(program: &Program, gf: &GenericFunction, args: &[Type]) -> 
     }
 }
 
+/// The index of the most specific method of `gf` applicable to arguments of the types `sig`
+/// (patterns, abstract ones too): what Julia's `invoke(f, Tuple{sig...}, args...)` runs.
+/// `shown` is the signature as written, for the error when none applies.
+pub(crate) fn select_invoked(
+    program: &Program,
+    gf: &GenericFunction,
+    sig: &[Pat],
+    shown: &str,
+) -> Result<u32, Fail> {
+    let mut applicable: Vec<(u32, Vec<Pat>)> = Vec::new();
+    for (i, m) in gf.methods.iter().enumerate() {
+        if m.vararg().is_some() || m.sig.len() != sig.len() {
+            continue;
+        }
+        let pats = patterns(program, m, sig.len())?;
+        if sig.iter().zip(&pats).all(|(s, p)| subtype(s, p)) {
+            applicable.push((i as u32, pats));
+        }
+    }
+    let sub = |a: &[Pat], b: &[Pat]| a.iter().zip(b).all(|(x, y)| subtype(x, y));
+    applicable
+        .iter()
+        .filter(|(_, p)| applicable.iter().all(|(_, q)| sub(p, q)))
+        .map(|(i, _)| *i)
+        .next_back()
+        .ok_or_else(|| {
+            Fail::method(format!(
+                "MethodError: no method of `{}` applicable to the types `{shown}` (Julia's `invoke`)",
+                gf.name
+            ))
+        })
+}
+
 /// What a call of a struct's name with outer constructors runs.
 pub(crate) enum Choice {
     /// This method of the generic function.

@@ -23,8 +23,9 @@
 //!
 //! What the text does not carry is made up: spans are the byte ranges of the lines (a value's
 //! is its defining line, a terminator's its line, the function's its whole text), and an
-//! `invoke`d or typed function's [`Instance`] has method 0 and its operands' (arguments') types
-//! (and a closure's body, named after its type `#f#1`, is the method `(::#f#1)`).
+//! `invoke`d or typed function's [`Instance`] has the method its name gives after `@` (else 0)
+//! and its operands' (arguments') types (and a closure's body, named after its type `#f#1`, is
+//! the method `(::#f#1)`).
 //! Jump arguments are read from the target's φ nodes; the header's `# x, n` names the
 //! arguments' values too when it names each argument. In typed text a call of a primitive's
 //! name is that [`Prim`]; in untyped text every call is by name ([`Op::Call`]).
@@ -327,7 +328,7 @@ impl<'a> Parser<'a> {
         self.next += 1;
         let mut fb = FunctionText::default();
         let mut cur = Cursor::new(header);
-        let name = cur.function_name()?;
+        let (name, method) = cur.function_name()?;
         cur.expect("(")?;
         let mut args = Vec::new();
         cur.skip_ws();
@@ -471,6 +472,7 @@ impl<'a> Parser<'a> {
             FunctionHead {
                 line: header.number,
                 name,
+                method,
                 arg_names,
                 ret: ret.unwrap_or(Type::Any),
                 span,
@@ -699,9 +701,18 @@ impl<'a> Cursor<'a> {
         self.string()
     }
 
-    /// A function name in a header or after `invoke`.
-    fn function_name(&mut self) -> Result<Name, ParseError> {
-        self.name()
+    /// A function name in a header or after `invoke`, and the method `@m` after it names (0 if
+    /// none).
+    fn function_name(&mut self) -> Result<(Name, u32), ParseError> {
+        let name = self.name()?;
+        let method = name
+            .rsplit_once('@')
+            .filter(|(_, m)| m.bytes().all(|b| b.is_ascii_digit()))
+            .and_then(|(f, m)| Some((f, m.parse::<u32>().ok().filter(|&m| m > 0)?)));
+        Ok(match method {
+            Some((f, m)) => (f.into(), m),
+            None => (name, 0),
+        })
     }
 
     /// A string literal as Rust's `{:?}` writes it.
@@ -1189,14 +1200,15 @@ struct BlockText<'a> {
 /// How the right-hand side of a statement names its operation, before operand types are known.
 enum OpText {
     Op(Op),
-    /// `invoke f(...)`: the instance takes the operands' types.
-    Invoke(Name),
+    /// `invoke f@m(...)`: the instance of method `m` takes the operands' types.
+    Invoke(Name, u32),
 }
 
 struct FunctionHead {
     /// The header's line number.
     line: u32,
     name: Name,
+    method: u32,
     arg_names: Vec<Name>,
     ret: Type,
     span: Span,
@@ -1207,7 +1219,7 @@ struct FunctionHead {
 #[derive(Default)]
 struct FunctionText {
     values: FxHashMap<Value, ValueData>,
-    invokes: Vec<(Value, Name)>,
+    invokes: Vec<(Value, Name, u32)>,
     /// The first use of each value, for the error when it is never defined.
     uses: FxHashMap<Value, (u32, u32)>,
 }
@@ -1321,8 +1333,8 @@ impl FunctionText {
                 self.used(cur.line, &args);
                 let op = match op {
                     OpText::Op(op) => op,
-                    OpText::Invoke(callee) => {
-                        self.invokes.push((v, callee));
+                    OpText::Invoke(callee, method) => {
+                        self.invokes.push((v, callee, method));
                         Op::Call(Name::from(""))
                     }
                 };
@@ -1464,14 +1476,14 @@ impl FunctionText {
             Operand::Value(v) => values.get(v.index()).map_or(Type::Any, |d| d.ty.clone()),
             Operand::Const(c) => c.ty(),
         };
-        for (v, callee) in std::mem::take(&mut self.invokes) {
+        for (v, callee, method) in std::mem::take(&mut self.invokes) {
             let ValueKind::Stmt(s) = &values[v.index()].kind else {
                 continue;
             };
             let tys: Vec<Type> = s.args.iter().map(|a| operand_ty(&values, a)).collect();
             let inst = Instance {
                 name: callee,
-                method: 0,
+                method,
                 args: tys.into(),
             };
             if let ValueKind::Stmt(s) = &mut values[v.index()].kind {
@@ -1545,7 +1557,7 @@ impl FunctionText {
             };
             Arc::new(Instance {
                 name,
-                method: 0,
+                method: head.method,
                 args: args.into(),
             })
         });
@@ -1615,9 +1627,9 @@ fn rhs(
         }
     };
     if cur.eat_word("invoke") {
-        let name = cur.function_name()?;
+        let (name, method) = cur.function_name()?;
         cur.expect("(")?;
-        return Ok((OpText::Invoke(name), cur.operands()?));
+        return Ok((OpText::Invoke(name, method), cur.operands()?));
     }
     if cur.eat_word("new") {
         let at = cur.pos;

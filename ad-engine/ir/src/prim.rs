@@ -713,6 +713,9 @@ prims! {
     /// `undef(:x)`: the value of local `x` on a path where it is not assigned. Its type is
     /// `Union{}` so it vanishes in joins; using it is an `UndefVarError`.
     Undef => "undef" { diff: Constant }
+    /// `isdefined_local(x)`: Julia's `@isdefined(x)` of a local, whether `x` holds a value here
+    /// (is not [`Prim::Undef`] on the path taken), a Bool.
+    IsDefinedLocal => "isdefined_local" { diff: Diff::No }
     // Errors.
     /// `error("msg")`: throws; `args[0]` is a constant string, or `error(:Exception, parts...)`
     /// with the exception's name and the parts of its message (interpolated values).

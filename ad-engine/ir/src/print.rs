@@ -9,6 +9,10 @@
 //!   %3 = φ(#1 → 1.0, #3 → %5) :: Float64   # r
 //!   ...
 //! ```
+//!
+//! A typed function or `invoke` of a method other than its generic function's first names the
+//! method after `@` (`area@1(%1::Float64)`, `invoke area@1(%1)`), so that two methods of one
+//! function specialised at the same types (`invoke` of the general one) read back apart.
 
 use std::fmt::{self, Write};
 
@@ -191,7 +195,11 @@ pub fn print_function(func: &Function) -> String {
     let mut out = String::new();
     let typed = func.ret != Type::Any;
     // Header.
-    let _ = write!(out, "{}(", func.name);
+    let _ = write!(out, "{}", func.name);
+    if let Some(inst) = &func.instance {
+        out.push_str(&method_suffix(inst.method));
+    }
+    out.push('(');
     for (i, &a) in func.args().iter().enumerate() {
         if i > 0 {
             out.push_str(", ");
@@ -376,7 +384,20 @@ pub fn stmt_rhs(op: &Op, args: &[Operand]) -> String {
         Op::Closure(n) => format!("closure var\"{n}\"({})", args_text(args)),
         Op::Global(n) => format!("global {n}"),
         Op::New(st) => format!("new {st:#}({})", args_text(args)),
-        Op::Invoke(inst) => format!("invoke {}({})", inst.name, args_text(args)),
+        Op::Invoke(inst) => format!(
+            "invoke {}{}({})",
+            inst.name,
+            method_suffix(inst.method),
+            args_text(args)
+        ),
+    }
+}
+
+/// `@m` after the name of an instance of method `m`; nothing for the first method.
+fn method_suffix(method: u32) -> String {
+    match method {
+        0 => String::new(),
+        m => format!("@{m}"),
     }
 }
 

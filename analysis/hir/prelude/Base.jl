@@ -759,7 +759,7 @@ size(p::ProductIterator) = (length(p.a), length(p.b))
 
 function _gen_elem(p::ProductIterator, k::Int)
     m = length(p.a)
-    return (p.a[(k - 1) % m + 1], p.b[(k - 1) ÷ m + 1])
+    return (_gen_elem(p.a, (k - 1) % m + 1), _gen_elem(p.b, (k - 1) ÷ m + 1))
 end
 
 # The values of `f` on no elements of `it`: an empty Vector of `f`'s result type, which `map`
@@ -5715,7 +5715,8 @@ Base._gen_elem(fl::Base.Flatten{T}, k::Int) where {T <: Tuple} = _flat_index(_ch
 function Base._gen_elem(p::Product3, k::Int)
     q = _checked(p, k) - 1
     m, n = length(p.a), length(p.b)
-    return (p.a[q % m + 1], p.b[(q ÷ m) % n + 1], p.c[q ÷ (m * n) + 1])
+    return (Base._gen_elem(p.a, q % m + 1), Base._gen_elem(p.b, (q ÷ m) % n + 1),
+            Base._gen_elem(p.c, q ÷ (m * n) + 1))
 end
 
 """

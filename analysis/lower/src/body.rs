@@ -167,6 +167,30 @@ impl<'c, 'a> BodyLowerer<'c, 'a> {
         v
     }
 
+    /// `@isdefined(x)` (the syntax's `isdefined_local(x)`) of a local that is not captured and
+    /// reassigned; of another name, refused (Julia answers whether a global is defined).
+    fn is_defined(&mut self, x: &Expr, r: TextRange) -> Operand {
+        let local = self.cx.res.local(x).filter(|&v| !self.cx.res.var(v).boxed);
+        match (local, &x.kind) {
+            (Some(v), _) => {
+                let value = self.read_local(v, r);
+                self.call("isdefined_local", vec![value], r)
+            }
+            (None, ExprKind::Ident(name)) => {
+                let message = format!(
+                    "unsupported: `@isdefined({name})` of a name that is not a local variable here \
+                     (or one a closure captures and reassigns)"
+                );
+                self.fail(r, "unsupported", message)
+            }
+            _ => self.fail(
+                r,
+                "unsupported",
+                "unsupported: `@isdefined` of an expression".into(),
+            ),
+        }
+    }
+
     /// A new block for the construct at `range` (the span of φs that join in it).
     pub fn new_block(&mut self, range: TextRange) -> Block {
         let b = self.b.func.add_block();
@@ -538,6 +562,11 @@ impl<'c, 'a> BodyLowerer<'c, 'a> {
         }
         if let Some(thrown) = self.thrown_exception(callee, args) {
             return thrown;
+        }
+        if let (ExprKind::Ident(name), [x]) = (&callee.kind, args) {
+            if name == "isdefined_local" {
+                return self.is_defined(x, r);
+            }
         }
         if let Some(made) = self.exception_value(callee, args, r) {
             return made;

@@ -273,6 +273,15 @@ fn macro_call(cx: &mut Cx, node: &SyntaxNode) -> Expr {
                     let message = expr(cx, message);
                     assertion(cx, node, cond, message)
                 }
+                // Whether a local holds a value here: lowering's `isdefined_local(x)`.
+                ("@isdefined", [x]) if x.leaf && x.kind == Kind::Identifier => {
+                    let callee = Box::new(Expr::new(
+                        ExprKind::Ident("isdefined_local".into()),
+                        node.range,
+                    ));
+                    let args = vec![expr(cx, x)];
+                    Expr::new(ExprKind::Call { callee, args }, node.range)
+                }
                 ("@sprintf" | "Printf.@sprintf", args) => crate::sprintf::sprintf(cx, node, args),
                 ("@evalpoly", [x, c, cs @ ..]) => evalpoly(cx, node, x, c, cs),
                 (name, args) => match crate::output::macro_call(cx, node, name, args) {

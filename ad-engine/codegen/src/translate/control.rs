@@ -217,6 +217,17 @@ impl Translator<'_, '_, '_> {
         Ok((target, args))
     }
 
+    /// Whether the local `op` holds a value (`@isdefined`): its flag where it may be undefined,
+    /// false for the `undef` statement itself, true otherwise.
+    pub(super) fn is_defined(&mut self, op: &Operand) -> super::ClValue {
+        let known = match op.as_value() {
+            Some(v) if self.defined.contains_key(&v) => return self.defined[&v],
+            Some(v) => self.maybe_undef[v.index()].is_none(),
+            None => true,
+        };
+        self.b.ins().iconst(types::I8, i64::from(known))
+    }
+
     /// Using an undefined local is an `UndefVarError` (as in the interpreter).
     pub(super) fn check_defined(&mut self, op: &Operand, span: Span) -> R<()> {
         let Some(v) = op.as_value() else {

@@ -458,7 +458,7 @@ impl<'e, 'a, 'b> Translator<'e, 'a, 'b> {
                 continue;
             }
             if let Some(stmt) = self.func.stmt(v) {
-                if stmt.op != Op::Prim(Prim::Push) {
+                if !matches!(stmt.op, Op::Prim(Prim::Push | Prim::IsDefinedLocal)) {
                     for a in &stmt.args {
                         self.check_defined(a, self.func.value(v).span)?;
                     }

@@ -23,6 +23,9 @@ impl Translator<'_, '_, '_> {
         if p == Prim::Undef {
             return Ok(Some(Vec::new()));
         }
+        if let (Prim::IsDefinedLocal, [x]) = (p, args) {
+            return Ok(Some(vec![self.is_defined(x)]));
+        }
         if let (Prim::IfElse, [Type::Bool, a, b]) = (p, tys) {
             if a != ty || b != ty {
                 return Ok(None);

@@ -90,6 +90,10 @@ pub(crate) fn call(b: &mut PlanBuilder, name: &str, args: &[Val]) -> Option<Resu
                  literal, interpolating the values (`error(\"x = $x\")`), instead",
             )),
         },
+        "isdefined_local" => match args {
+            [x] => Ok(apply(b, Prim::IsDefinedLocal, &[x], Type::Bool)),
+            _ => Err(no_method("isdefined_local", &types(args))),
+        },
         "undef" => match args {
             [s @ Val {
                 konst: Some(Const::Symbol(_)),

@@ -24,6 +24,7 @@ use crate::value::Val;
 /// table ([`is_math`]), including the names lowering uses for syntax (`getindex`, `vect`,
 /// `range_length`, ...).
 pub const BUILTINS: &[&str] = &[
+    "invoke",
     "+",
     "-",
     "*",
@@ -126,6 +127,7 @@ pub const BUILTINS: &[&str] = &[
     "hcat",
     "error",
     "undef",
+    "isdefined_local",
     "undef_objects",
     "range_length",
     "loop_range",
@@ -450,6 +452,9 @@ pub(crate) fn call(
     name: &str,
     args: &[Val],
 ) -> Option<Result<Val, Fail>> {
+    if let ("invoke", [f, sig, rest @ ..]) = (name, args) {
+        return Some(cx.call_invoked(b, f, sig, rest));
+    }
     if let Some(r) = rational_literal(cx, b, name, args) {
         return Some(r);
     }

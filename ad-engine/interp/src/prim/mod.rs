@@ -32,7 +32,12 @@ pub use reduce::{
 pub fn eval_prim(p: Prim, args: &[Value], ret: &Type) -> Result<Value, String> {
     if !matches!(
         p,
-        Prim::Push | Prim::Tuple | Prim::NamedTuple | Prim::GetField | Prim::SlotSet
+        Prim::Push
+            | Prim::Tuple
+            | Prim::NamedTuple
+            | Prim::GetField
+            | Prim::SlotSet
+            | Prim::IsDefinedLocal
     ) {
         if let Some(Value::Undef(name)) = args.iter().find(|a| matches!(a, Value::Undef(_))) {
             return Err(undef_error(name));
@@ -198,6 +203,10 @@ pub fn eval_prim(p: Prim, args: &[Value], ret: &Type) -> Result<Value, String> {
             [Value::Symbol(name)] => Ok(Value::Undef(name.clone())),
             _ => Err(internal(p, "expects one symbol operand")),
         },
+        IsDefinedLocal => {
+            let [x] = operands(p, args)?;
+            Ok(Value::Bool(!matches!(x, Value::Undef(_))))
+        }
         Error => match args {
             [Value::Str(msg)] => Err(format!("ErrorException: {msg}")),
             [other] => Err(format!("ErrorException: {}", show(other))),

@@ -180,6 +180,46 @@ fn typed_ir_reads_back_to_its_text() {
     );
 }
 
+/// Two methods of `h` specialised at `Float64` (the general one reached by `invoke`): the
+/// method after `@` keeps them apart, and the first method's text has none.
+const TWO_METHODS: &str = r##"h@1(%1::Float64) :: Float64
+#1:
+  return 1.0
+
+h@2(%1::Float64) :: Float64
+#1:
+  %2 = invoke h@1(%1) :: Float64
+  %3 = invoke k(%1) :: Float64
+  %4 = %2 + %3 :: Float64
+  return %4
+"##;
+
+#[test]
+fn methods_at_the_same_types_read_back_apart() {
+    let m = round_trip(TWO_METHODS);
+    let keys: Vec<(String, u32)> = m
+        .program()
+        .functions
+        .keys()
+        .map(|k| (k.to_string(), k.method))
+        .collect();
+    assert_eq!(
+        keys,
+        [
+            ("h(::Float64)".to_string(), 1),
+            ("h(::Float64)".to_string(), 2)
+        ]
+    );
+    let methods: Vec<(String, u32)> = [Value(1), Value(2)]
+        .iter()
+        .filter_map(|&v| match m.functions[1].stmt(v).map(|s| &s.op) {
+            Some(Op::Invoke(i)) => Some((i.name.to_string(), i.method)),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(methods, [("h".to_string(), 1), ("k".to_string(), 0)]);
+}
+
 #[test]
 fn a_block_with_several_edges_from_one_predecessor_and_missing_arguments() {
     // Malformed but printable: both targets of #1 are #2, and #3 passes nothing to %3.
@@ -505,7 +545,7 @@ fn build(r: &Recipe) -> Function {
                 0 if r.typed => Op::New(point.clone()),
                 1 if r.typed => Op::Invoke(Arc::new(Instance {
                     name: name(*t),
-                    method: 0,
+                    method: (*t % 3) as u32,
                     args: Vec::new().into(),
                 })),
                 2 => Op::Closure(closure.name.clone()),
@@ -544,7 +584,7 @@ fn build(r: &Recipe) -> Function {
             let args: Vec<Type> = s.args.iter().map(|a| f.operand_ty(a)).collect();
             let inst = Arc::new(Instance {
                 name: inst.name.clone(),
-                method: 0,
+                method: inst.method,
                 args: args.into(),
             });
             if let ValueKind::Stmt(s) = &mut f.values[d].kind {
