@@ -768,16 +768,13 @@ function getindex(A::Bidiagonal, i::Int, j::Int)
     return zero(eltype(A.dv))
 end
 
+Base.summary(A::Union{Tridiagonal, SymTridiagonal, Bidiagonal}) = Base._array_summary(A)
+
 function _band_checkbounds(A, i::Int, j::Int)
     n = size(A, 1)
-    if !(1 <= i <= n && 1 <= j <= n)
-        error("BoundsError: attempt to access $n×$n $(_band_name(A)) at index [$i, $j]")
-    end
+    (1 <= i <= n && 1 <= j <= n) || throw(BoundsError(A, (i, j)))
     return nothing
 end
-_band_name(A::Tridiagonal) = "Tridiagonal"
-_band_name(A::SymTridiagonal) = "SymTridiagonal"
-_band_name(A::Bidiagonal) = "Bidiagonal"
 
 # Writes on the band reach the vectors; a nonzero off it is Julia's ArgumentError.
 function setindex!(A::Tridiagonal, x, i::Int, j::Int)
@@ -1611,7 +1608,7 @@ parent(T::Union{UpperTriangular, LowerTriangular, UnitUpperTriangular, UnitLower
 
 function getindex(T::Union{UpperTriangular, LowerTriangular, UnitUpperTriangular, UnitLowerTriangular}, i::Int, j::Int)
     n = _tri_size(T)
-    (1 <= i <= n && 1 <= j <= n) || error("BoundsError: attempt to access $n×$n $(_tri_text(T, T.data)) at index [$i, $j]")
+    (1 <= i <= n && 1 <= j <= n) || throw(BoundsError(T, (i, j)))
     if i == j && _tri_unit(T)
         return one(eltype(T.data))
     end
@@ -1633,9 +1630,11 @@ function Base.setindex!(T::Union{UpperTriangular, LowerTriangular, UnitUpperTria
     return T
 end
 
-# The wrapper's type in an error's text: of a matrix its `typeof`, of a view or another wrapper
-# (whose type as a value zy refuses) the parent's type elided.
-_tri_text(T, A::Matrix) = typeof(T)
+# The wrapper's size and type in an error's text: of a matrix its `typeof`, of a view or
+# another wrapper (whose type as a value zy refuses) the parent's type elided.
+Base.summary(T::Union{UpperTriangular, LowerTriangular, UnitUpperTriangular, UnitLowerTriangular}) =
+    "$(_tri_size(T))×$(_tri_size(T)) $(_tri_text(T, T.data))"
+_tri_text(T, A::Matrix) = "$(_tri_word(T)){$(eltype(A)), $(typeof(A))}"
 _tri_text(T, A) = "$(_tri_word(T)){…}"
 _tri_word(T::UpperTriangular) = "UpperTriangular"
 _tri_word(T::LowerTriangular) = "LowerTriangular"
