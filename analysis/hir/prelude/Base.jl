@@ -6726,6 +6726,16 @@ isnan(z::Complex) = isnan(z.re) | isnan(z.im)
 isinf(z::Complex) = isinf(z.re) | isinf(z.im)
 zero(z::Complex) = Complex(zero(z.re), zero(z.im))
 one(z::Complex) = Complex(one(z.re), zero(z.im))
+zero(::Type{ComplexF64}) = Complex(0.0, 0.0)
+one(::Type{ComplexF64}) = Complex(1.0, 0.0)
+# The product of complex numbers, from the left (`one` of an empty array).
+function prod(x::Array{ComplexF64})
+    p = one(ComplexF64)
+    for k in 1:length(x)
+        p *= x[k]
+    end
+    return p
+end
 float(z::Complex) = Complex(float(z.re), float(z.im))
 
 abs(z::Complex) = hypot(z.re, z.im)
