@@ -6976,6 +6976,22 @@ function sqrt(z::Complex)
     return Complex(ξ, η)
 end
 
+# The holomorphic derivative `1 / 2√z` (ChainRules' rule): differentiating the algorithm would
+# lose it where `abs(x)` is taken at a zero real part (`sqrt(2.0im)`).
+function rrule(::typeof(sqrt), z::Complex{Float64})
+    w = sqrt(z)
+    function _csqrt_pullback(ȳ)
+        dz = conj(inv(2.0 * w)) * Complex(ȳ.re, ȳ.im)
+        return (NoTangent(), (re = real(dz), im = imag(dz)))
+    end
+    return w, _csqrt_pullback
+end
+function frule(Δ, ::typeof(sqrt), z::Complex{Float64})
+    w = sqrt(z)
+    dw = Complex(Δ[2].re, Δ[2].im) / (2.0 * w)
+    return w, (re = real(dw), im = imag(dw))
+end
+
 # The number of trailing zero bits of a positive `p`.
 function _trailing_zeros(p::Int)
     k = 0
@@ -7366,6 +7382,29 @@ function atanh(z::Complex)
 end
 atan(z::Complex) = (w = atanh(Complex(-imag(z), real(z))); Complex(imag(w), -real(w)))
 asinh(z::Complex) = (w = asin(Complex(-imag(z), real(z))); Complex(imag(w), -real(w)))
+# Julia's: the real part from the product of the square roots beside 1 (accurate near it), the
+# imaginary part twice an angle, so the cut below 1 keeps the sign of a zero imaginary part
+# (`acosh(-2.0 - 0.0im)` has imaginary part -π); NaNs and the corner (-Inf, -0.0) as Julia's.
+function acosh(z::Complex)
+    w = float(z)
+    zr, zi = reim(w)
+    if isnan(zr) || isnan(zi)
+        return Complex(isinf(zr) || isinf(zi) ? Inf : NaN, NaN)
+    elseif zr == -Inf && iszero(zi) && signbit(zi)
+        return Complex(Inf, -pi)
+    end
+    ξ = asinh(real(sqrt(conj(w - 1)) * sqrt(w + 1)))
+    η = 2.0 * atan(imag(sqrt(w - 1)), real(sqrt(w + 1)))
+    if isinf(zr) && isinf(zi)
+        η -= pi / 4 * sign(zi) * sign(zr)
+    end
+    return Complex(ξ, η)
+end
+# `2^z` and `10^z` as Julia computes them: the real part's power, turned by the imaginary part
+# times the base's logarithm.
+exp2(z::Complex) = _exp_turned(exp2(real(float(z))), imag(float(z)) * log(2.0))
+exp10(z::Complex) = _exp_turned(exp10(real(float(z))), imag(float(z)) * log(10.0))
+_exp_turned(r, θ) = Complex(r * cos(θ), r * sin(θ))
 
 """
     adjoint(z), transpose(z)
