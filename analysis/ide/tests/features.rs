@@ -737,7 +737,7 @@ f(x) = abs$02(x)
 "#,
         expect![[r#"
             <zy>/prelude/Base.jl (prelude) 419..423: abs2
-            <zy>/prelude/Base.jl (prelude) 247544..247548: abs2
+            <zy>/prelude/Base.jl (prelude) 248212..248216: abs2
         "#]],
     );
 }
