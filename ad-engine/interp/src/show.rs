@@ -148,23 +148,7 @@ fn write_value<W: Write + ?Sized>(f: &mut W, v: &Value) -> fmt::Result {
                 show_array(f, &row, true)
             }
         }
-        // A type value names complex and rational numbers as Julia prints them (`ComplexF64`,
-        // `Vector{Complex{Int64}}`, `Rational{Int64}`).
-        Value::Func(n) if n.contains("Base.Complex{") || n.contains("Base.Rational{") => f
-            .write_str(
-                &n.replace("Base.Complex{Float64}", "ComplexF64")
-                    .replace("Base.Complex{", "Complex{")
-                    .replace("Base.Rational{", "Rational{"),
-            ),
-        // A primitive that the library also gives Julia methods (`Base.sin`, for complex
-        // numbers) by its name, as Julia shows Base's functions.
-        Value::Func(n)
-            if n.strip_prefix("Base.")
-                .is_some_and(|b| zy_ir::Prim::from_julia_name(b).is_some()) =>
-        {
-            f.write_str(n.strip_prefix("Base.").unwrap_or(n))
-        }
-        Value::Func(n) => f.write_str(n),
+        Value::Func(n) => f.write_str(&visible_name(n)),
         Value::Symbol(s) => write!(f, ":{s}"),
         // Julia's `show` escapes `$` too, so that the text reads back as the same string.
         Value::Str(s) => write!(f, "{}", format!("{s:?}").replace('$', "\\$")),
@@ -395,6 +379,30 @@ pub fn type_string(t: &Type) -> String {
     }
 }
 
+/// A type or function value's name as Julia shows it in `Main` (with `using LinearAlgebra`):
+/// the library's names unqualified (`UnitRange{Int64}`, `Tridiagonal{Float64, Vector{Float64}}`,
+/// `sin`), complex numbers as `ComplexF64` and `Complex{Int64}`.
+fn visible_name(n: &str) -> String {
+    let n = n.replace("Base.Complex{Float64}", "ComplexF64");
+    let mut out = String::with_capacity(n.len());
+    let mut rest = n.as_str();
+    while !rest.is_empty() {
+        let at_word = !out.ends_with(|c: char| c.is_alphanumeric() || c == '_' || c == '.');
+        let module = ["Base.", "LinearAlgebra."]
+            .into_iter()
+            .find(|m| at_word && rest.starts_with(m));
+        match module {
+            Some(m) => rest = &rest[m.len()..],
+            None => {
+                let c = rest.chars().next().unwrap_or_default();
+                out.push(c);
+                rest = &rest[c.len_utf8()..];
+            }
+        }
+    }
+    out
+}
+
 /// Julia's `summary(v)`, as used in `BoundsError` messages.
 pub fn summary(v: &Value) -> String {
     match v {
@@ -607,6 +615,12 @@ mod tests {
             "Bar{Float64}(1.5)"
         );
         assert_eq!(show(&Value::Func("sin".into())), "sin");
+        assert_eq!(
+            show(&Value::Func("LinearAlgebra.Tridiagonal{Float64, Vector{Float64}}".into())),
+            "Tridiagonal{Float64, Vector{Float64}}"
+        );
+        assert_eq!(show(&Value::Func("Base.UnitRange{Int64}".into())), "UnitRange{Int64}");
+        assert_eq!(show(&Value::Func("M.Base.f".into())), "M.Base.f");
     }
 
     #[test]

@@ -254,14 +254,14 @@ size(r::LinRange) = (length(r),)
 
 function getindex(r::UnitRange{Int}, i::Int)
     if !(1 <= i <= length(r))
-        error("BoundsError: attempt to access a UnitRange{Int64} at an index outside it")
+        throw(BoundsError(r, i))
     end
     return r.start + (i - 1)
 end
 
 function getindex(r::StepRange{Int, Int}, i::Int)
     if !(1 <= i <= length(r))
-        error("BoundsError: attempt to access a StepRange{Int64, Int64} at an index outside it")
+        throw(BoundsError(r, i))
     end
     return r.start + (i - 1) * r.step
 end
@@ -270,7 +270,7 @@ end
 # selected elements.
 function getindex(r::StepRange{Int, Int}, s::Union{UnitRange{Int}, StepRange{Int, Int}})
     if !isempty(s) && !(1 <= first(s) <= length(r) && 1 <= last(s) <= length(r))
-        error("BoundsError: attempt to access $(length(r))-element StepRange{Int64, Int64} at index [$s]")
+        throw(BoundsError(r, s))
     end
     return StepRange(r.start + (first(s) - 1) * r.step, r.step * step(s), r.start + (last(s) - 1) * r.step)
 end
@@ -278,7 +278,7 @@ getindex(r::StepRange{Int, Int}, ::Colon) = r
 
 function getindex(r::LinRange, i::Int)
     if !(1 <= i <= r.len)
-        error("BoundsError: attempt to access a LinRange{Float64} at an index outside it")
+        throw(BoundsError(r, i))
     end
     t = (i - 1) / r.lendiv
     return (1 - t) * r.start + t * r.stop
@@ -1528,7 +1528,7 @@ findlast(m::AbstractVector{Bool}) = findprev(identity, m, length(m))
 findnext(m::AbstractVector{Bool}, k::Int) = findnext(identity, m, k)
 findprev(m::AbstractVector{Bool}, k::Int) = findprev(identity, m, k)
 function findnext(f, x::AbstractVector, k::Int)
-    k < 1 && error("BoundsError: attempt to access $(length(x))-element $(typeof(x)) at index [$k]")
+    k < 1 && throw(BoundsError(x, k))
     for j in k:length(x)
         if f(x[j])
             return NothingOrInt(true, j)
@@ -1537,7 +1537,7 @@ function findnext(f, x::AbstractVector, k::Int)
     return NothingOrInt(false, 0)
 end
 function findprev(f, x::AbstractVector, k::Int)
-    k > length(x) && error("BoundsError: attempt to access $(length(x))-element $(typeof(x)) at index [$k]")
+    k > length(x) && throw(BoundsError(x, k))
     for j in k:-1:1
         if f(x[j])
             return NothingOrInt(true, j)
@@ -3858,7 +3858,7 @@ _bool(x::Real) = x == 0 ? false : x == 1 ? true : throw(InexactError(:Bool, Bool
 getindex(x::Vector, ::Colon, ::Colon) = reshape(copy(x), length(x), 1)
 # `x[i, 1]`: `x[i]` (a copy for a slice); a second index other than 1 is out of bounds.
 function getindex(x::Vector, i, j::Int)
-    j == 1 || error("BoundsError: attempt to access a Vector at a second index other than 1")
+    j == 1 || throw(BoundsError(x, (i, j)))
     return x[i]
 end
 
@@ -3942,6 +3942,28 @@ function join(xs, delim, last)
     end
     return s
 end
+
+"""
+    summary(x)
+
+Julia's one-line description of `x`: an array's size and type (`3-element Vector{Float64}`,
+`2×3 Matrix{Float64}`), any other value's type.
+"""
+summary(x) = "$(typeof(x))"
+summary(x::AbstractArray) = _array_summary(x)
+summary(r::Union{UnitRange{Int}, StepRange{Int, Int}, LinRange}) = _array_summary(r)
+summary(r::StepRangeLen{T}) where {T} =
+    "$(length(r))-element StepRangeLen{$T, Base.TwicePrecision{$T}, Base.TwicePrecision{$T}, Int64}"
+_array_summary(x) = "$(_size_text(size(x))) $(typeof(x))"
+_size_text(d::Tuple{Int}) = string(d[1], "-element")
+_size_text(d::Tuple) = join(d, "×")
+
+# What `throw(BoundsError(a, i))` raises after `BoundsError: ` (lowering calls it), as Julia's
+# `showerror` writes it: `attempt to access 3×3 Matrix{Float64} at index [4, 1]`.
+_bounds_message(a) = string("attempt to access ", summary(a))
+_bounds_message(a, i) = string(_bounds_message(a), " at index [", _index_text(i), "]")
+_index_text(i::Tuple) = join(map(repr, i), ", ")
+_index_text(i) = repr(i)
 
 """
     replace(s, pat => rep, ...)
@@ -4060,7 +4082,7 @@ step(r::StepRangeLen) = _with_gradient(r.step_hi + r.step_lo, r.step0, r.step)
 
 function getindex(r::StepRangeLen, i::Int)
     if !(1 <= i <= r.len)
-        error("BoundsError: attempt to access $(r.len)-element StepRangeLen{Float64} at index [$i]")
+        throw(BoundsError(r, i))
     end
     return _srl_at(r, i)
 end
@@ -4376,12 +4398,12 @@ longer than `dest` is a `BoundsError`.
 """
 function copyto!(dest::Vector, src::AbstractArray)
     n = length(src)
-    n > length(dest) && error("BoundsError: attempt to access $(length(dest))-element $(typeof(dest)) at index [1:$n]")
+    n > length(dest) && throw(BoundsError(dest, 1:n))
     return _copyto_elements!(dest, src)
 end
 function copyto!(dest::Matrix, src::AbstractArray)
     n = length(src)
-    n > length(dest) && error("BoundsError: attempt to access $(size(dest, 1))×$(size(dest, 2)) $(typeof(dest)) at index [1:$n]")
+    n > length(dest) && throw(BoundsError(dest, 1:n))
     return _copyto_elements!(dest, src)
 end
 function _copyto_elements!(dest::Array, src::AbstractArray)
@@ -6754,6 +6776,16 @@ isnan(z::Complex) = isnan(z.re) | isnan(z.im)
 isinf(z::Complex) = isinf(z.re) | isinf(z.im)
 zero(z::Complex) = Complex(zero(z.re), zero(z.im))
 one(z::Complex) = Complex(one(z.re), zero(z.im))
+zero(::Type{ComplexF64}) = Complex(0.0, 0.0)
+one(::Type{ComplexF64}) = Complex(1.0, 0.0)
+# The product of complex numbers, from the left (`one` of an empty array).
+function prod(x::Array{ComplexF64})
+    p = one(ComplexF64)
+    for k in 1:length(x)
+        p *= x[k]
+    end
+    return p
+end
 float(z::Complex) = Complex(float(z.re), float(z.im))
 
 abs(z::Complex) = hypot(z.re, z.im)
@@ -6992,6 +7024,22 @@ function sqrt(z::Complex)
         end
     end
     return Complex(ξ, η)
+end
+
+# The holomorphic derivative `1 / 2√z` (ChainRules' rule): differentiating the algorithm would
+# lose it where `abs(x)` is taken at a zero real part (`sqrt(2.0im)`).
+function rrule(::typeof(sqrt), z::Complex{Float64})
+    w = sqrt(z)
+    function _csqrt_pullback(ȳ)
+        dz = conj(inv(2.0 * w)) * Complex(ȳ.re, ȳ.im)
+        return (NoTangent(), (re = real(dz), im = imag(dz)))
+    end
+    return w, _csqrt_pullback
+end
+function frule(Δ, ::typeof(sqrt), z::Complex{Float64})
+    w = sqrt(z)
+    dw = Complex(Δ[2].re, Δ[2].im) / (2.0 * w)
+    return w, (re = real(dw), im = imag(dw))
 end
 
 # The number of trailing zero bits of a positive `p`.
@@ -7384,6 +7432,29 @@ function atanh(z::Complex)
 end
 atan(z::Complex) = (w = atanh(Complex(-imag(z), real(z))); Complex(imag(w), -real(w)))
 asinh(z::Complex) = (w = asin(Complex(-imag(z), real(z))); Complex(imag(w), -real(w)))
+# Julia's: the real part from the product of the square roots beside 1 (accurate near it), the
+# imaginary part twice an angle, so the cut below 1 keeps the sign of a zero imaginary part
+# (`acosh(-2.0 - 0.0im)` has imaginary part -π); NaNs and the corner (-Inf, -0.0) as Julia's.
+function acosh(z::Complex)
+    w = float(z)
+    zr, zi = reim(w)
+    if isnan(zr) || isnan(zi)
+        return Complex(isinf(zr) || isinf(zi) ? Inf : NaN, NaN)
+    elseif zr == -Inf && iszero(zi) && signbit(zi)
+        return Complex(Inf, -pi)
+    end
+    ξ = asinh(real(sqrt(conj(w - 1)) * sqrt(w + 1)))
+    η = 2.0 * atan(imag(sqrt(w - 1)), real(sqrt(w + 1)))
+    if isinf(zr) && isinf(zi)
+        η -= pi / 4 * sign(zi) * sign(zr)
+    end
+    return Complex(ξ, η)
+end
+# `2^z` and `10^z` as Julia computes them: the real part's power, turned by the imaginary part
+# times the base's logarithm.
+exp2(z::Complex) = _exp_turned(exp2(real(float(z))), imag(float(z)) * log(2.0))
+exp10(z::Complex) = _exp_turned(exp10(real(float(z))), imag(float(z)) * log(10.0))
+_exp_turned(r, θ) = Complex(r * cos(θ), r * sin(θ))
 
 """
     adjoint(z), transpose(z)
@@ -7513,15 +7584,16 @@ vec(t::Transpose) = t.parent
 size(t::Transpose) = (1, length(t.parent))
 size(t::Transpose, d::Int) = d == 2 ? length(t.parent) : 1
 length(t::Transpose) = length(t.parent)
+summary(t::Transpose) = "1×$(length(t.parent)) transpose(::Vector{$(eltype(t.parent))}) with eltype $(eltype(t.parent))"
 function getindex(t::Transpose, i::Int, j::Int)
     n = length(t.parent)
-    (i == 1 && 1 <= j <= n) || error("BoundsError: attempt to access 1×$n transpose(::Vector{$(eltype(t.parent))}) with eltype $(eltype(t.parent)) at index [$i, $j]")
+    (i == 1 && 1 <= j <= n) || throw(BoundsError(t, (i, j)))
     return t.parent[j]
 end
 getindex(t::Transpose, j::Int) = t.parent[j]
 function setindex!(t::Transpose, v, i::Int, j::Int)
     n = length(t.parent)
-    (i == 1 && 1 <= j <= n) || error("BoundsError: attempt to access 1×$n transpose(::Vector{$(eltype(t.parent))}) with eltype $(eltype(t.parent)) at index [$i, $j]")
+    (i == 1 && 1 <= j <= n) || throw(BoundsError(t, (i, j)))
     t.parent[j] = v
     return t
 end
@@ -7625,17 +7697,22 @@ _lazy_size(A, d::Int) = d == 1 ? size(A, 2) : d == 2 ? size(A, 1) : 1
 # Of a vector view, the 1×n row.
 _lazy_size(v::AbstractVector) = (1, length(v))
 _lazy_size(v::AbstractVector, d::Int) = d == 2 ? length(v) : 1
-# Julia's `adjoint(::Matrix{Float64})` (or `transpose`) in a bounds error's text.
+# Julia's `2×3 adjoint(::Matrix{Float64}) with eltype Float64` (or `transpose`).
+function summary(a::Union{AdjointMatrix, TransposeMatrix})
+    m, n = _lazy_size(a.parent)
+    T = eltype(a.parent)
+    return "$(m)×$(n) $(_lazy_word(a))(::Matrix{$T}) with eltype $T"
+end
 _lazy_word(a::AdjointMatrix) = "adjoint"
 _lazy_word(a::TransposeMatrix) = "transpose"
 function _lazy_check(a, i::Int, j::Int)
     m, n = _lazy_size(a.parent)
-    (1 <= i <= m && 1 <= j <= n) || error("BoundsError: attempt to access $(m)×$(n) $(_lazy_word(a))(::Matrix{$(eltype(a.parent))}) with eltype $(eltype(a.parent)) at index [$i, $j]")
+    (1 <= i <= m && 1 <= j <= n) || throw(BoundsError(a, (i, j)))
     return nothing
 end
 function _lazy_check(a, k::Int)
     m, n = _lazy_size(a.parent)
-    1 <= k <= m * n || error("BoundsError: attempt to access $(m)×$(n) $(_lazy_word(a))(::Matrix{$(eltype(a.parent))}) with eltype $(eltype(a.parent)) at index [$k]")
+    1 <= k <= m * n || throw(BoundsError(a, k))
     return nothing
 end
 getindex(a::AdjointMatrix, i::Int, j::Int) = _lazy_get(a, i, j)
@@ -7749,14 +7826,15 @@ copy(r::ConjAdjoint) = ConjAdjoint(copy(r.parent))
 collect(r::ConjAdjoint) = [conj(r.parent[j]) for _ in 1:1, j in 1:length(r.parent)]
 size(r::ConjAdjoint) = (1, length(r.parent))
 length(r::ConjAdjoint) = length(r.parent)
+summary(r::ConjAdjoint) = "1×$(length(r.parent)) adjoint(::Vector{ComplexF64}) with eltype ComplexF64"
 function getindex(r::ConjAdjoint, i::Int, j::Int)
     n = length(r.parent)
-    (i == 1 && 1 <= j <= n) || error("BoundsError: attempt to access 1×$n adjoint(::Vector{ComplexF64}) with eltype ComplexF64 at index [$i, $j]")
+    (i == 1 && 1 <= j <= n) || throw(BoundsError(r, (i, j)))
     return conj(r.parent[j])
 end
 function getindex(r::ConjAdjoint, j::Int)
     n = length(r.parent)
-    1 <= j <= n || error("BoundsError: attempt to access 1×$n adjoint(::Vector{ComplexF64}) with eltype ComplexF64 at index [$j]")
+    1 <= j <= n || throw(BoundsError(r, j))
     return conj(r.parent[j])
 end
 # `x' * y`, the inner product; `x' * A`, the row `(A' x)'`.
@@ -8151,7 +8229,7 @@ issubset(a::Set, b::Set) = all(x -> x in b, collect(a))
 A number is a collection of one element, itself (Julia's `getindex(x::Number, i)`): `x[1]`
 and `x[]` are `x`, another index a `BoundsError`.
 """
-getindex(x::Real, i::Int) = i == 1 ? x : error("BoundsError: attempt to access $(typeof(x)) at index [$i]")
+getindex(x::Real, i::Int) = i == 1 ? x : throw(BoundsError(x, i))
 getindex(x::Real) = x
 
 # `showerror(io, e)`: zy's `io` is the text written so far (a `String`); a method returns it

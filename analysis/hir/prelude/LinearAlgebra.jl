@@ -788,16 +788,13 @@ function getindex(A::Bidiagonal, i::Int, j::Int)
     return zero(eltype(A.dv))
 end
 
+Base.summary(A::Union{Tridiagonal, SymTridiagonal, Bidiagonal}) = Base._array_summary(A)
+
 function _band_checkbounds(A, i::Int, j::Int)
     n = size(A, 1)
-    if !(1 <= i <= n && 1 <= j <= n)
-        error("BoundsError: attempt to access $n×$n $(_band_name(A)) at index [$i, $j]")
-    end
+    (1 <= i <= n && 1 <= j <= n) || throw(BoundsError(A, (i, j)))
     return nothing
 end
-_band_name(A::Tridiagonal) = "Tridiagonal"
-_band_name(A::SymTridiagonal) = "SymTridiagonal"
-_band_name(A::Bidiagonal) = "Bidiagonal"
 
 # Writes on the band reach the vectors; a nonzero off it is Julia's ArgumentError.
 function setindex!(A::Tridiagonal, x, i::Int, j::Int)
@@ -1515,22 +1512,29 @@ end
 """
     lu(A)
 
-The LU factorization of a square real matrix with partial pivoting (Julia's: at each step the
-row of largest magnitude in the column, the first of equal ones, becomes the pivot), a
-`SingularException` at an exactly zero pivot as Julia's `lu` (check = true). Its gradient is
-that of the computation.
+The LU factorization of a square real or complex matrix with partial pivoting (Julia's: at
+each step the row of largest magnitude in the column, the first of equal ones, becomes the
+pivot; of complex numbers LAPACK's magnitude `|re| + |im|`), a `SingularException` at an
+exactly zero pivot as Julia's `lu` (check = true). Its gradient is that of the computation.
 """
-function lu(A::AbstractMatrix)
+lu(A::AbstractMatrix) = _lu(A, true)
+
+# The factorization; without `check`, a zero pivot leaves its column as it is (LAPACK's
+# `getrf`, as Julia's `lu(A; check = false)`), so `det` is zero.
+function _lu(A::AbstractMatrix, check::Bool)
     n = size(A, 1)
     size(A, 2) == n || throw(DimensionMismatch("matrix is not square: dimensions are $(size(A))"))
-    W = float(copy(A))
+    W = _lu_copy(A)
     p = collect(1:n)
     for k in 1:n
         r = k
         for i in (k + 1):n
-            abs(W[i, k]) > abs(W[r, k]) && (r = i)
+            _pivot_abs(W[i, k]) > _pivot_abs(W[r, k]) && (r = i)
         end
-        W[r, k] == 0.0 && throw(SingularException(k))
+        if W[r, k] == 0.0
+            check && throw(SingularException(k))
+            continue
+        end
         if r != k
             p[k], p[r] = p[r], p[k]
             for c in 1:n
@@ -1544,19 +1548,53 @@ function lu(A::AbstractMatrix)
             end
         end
     end
-    L = [i == j ? 1.0 : (i > j ? W[i, j] : 0.0) for i in 1:n, j in 1:n]
-    U = [i <= j ? W[i, j] : 0.0 for i in 1:n, j in 1:n]
+    L = [i == j ? one(W[i, j]) : (i > j ? W[i, j] : zero(W[i, j])) for i in 1:n, j in 1:n]
+    U = [i <= j ? W[i, j] : zero(W[i, j]) for i in 1:n, j in 1:n]
     return LU(L, U, p)
 end
+_lu_copy(A::AbstractMatrix) = float(copy(A))
+_lu_copy(A::AbstractMatrix{<:Complex}) = [complex(float(real(z)), float(imag(z))) for z in A]
+_pivot_abs(x::Real) = abs(x)
+_pivot_abs(z::Complex) = abs(real(z)) + abs(imag(z))
 
 # `F \ b`: forward then back substitution on the permuted right-hand side.
-(\)(F::LU, b::AbstractVector) = F.U \ (F.L \ b[F.p])
-(\)(F::LU, B::AbstractMatrix) = F.U \ (F.L \ B[F.p, :])
+(\)(F::LU, b::AbstractVector) = _lu_ldiv(F.U, F, _lu_rows(F, b)[F.p])
+(\)(F::LU, B::AbstractMatrix) = _lu_ldiv(F.U, F, _lu_rows(F, B)[F.p, :])
+function _lu_rows(F::LU, B)
+    n = length(F.p)
+    size(B, 1) == n || throw(DimensionMismatch("matrix A has dimensions ($n,$n), the right-hand side has $(size(B, 1)) rows"))
+    return B
+end
+# The permuted right-hand side `c` solved by the builtin triangular solves of real matrices; of
+# complex numbers the substitutions written out.
+_lu_ldiv(U::Matrix{Float64}, F::LU, c::AbstractVector{<:Real}) = U \ (F.L \ c)
+_lu_ldiv(U::Matrix{Float64}, F::LU, C::AbstractMatrix{<:Real}) = U \ (F.L \ C)
+_lu_ldiv(U, F::LU, c::AbstractVector) = _substitute(F, hcat(c))[:, 1]
+_lu_ldiv(U, F::LU, C::AbstractMatrix) = _substitute(F, C)
+function _substitute(F::LU, C::AbstractMatrix)
+    n, m = size(C)
+    Y = [C[i, j] + zero(F.U[i, i]) for i in 1:n, j in 1:m]
+    for j in 1:m
+        for i in 2:n, k in 1:(i - 1)
+            Y[i, j] -= F.L[i, k] * Y[k, j]
+        end
+        for i in n:-1:1
+            for k in (i + 1):n
+                Y[i, j] -= F.U[i, k] * Y[k, j]
+            end
+            Y[i, j] /= F.U[i, i]
+        end
+    end
+    return Y
+end
 
 # The determinant: the pivots' product, negated for an odd permutation.
-function det(F::LU)
-    d = prod(diag(F.U))
-    n = length(F.p)
+det(F::LU) = _perm_sign(F.p) * prod(diag(F.U))
+
+# The sign of a permutation: -1 for each cycle of even length.
+function _perm_sign(p::Vector{Int})
+    n = length(p)
+    sgn = 1.0
     seen = fill(false, n)
     for s in 1:n
         seen[s] && continue
@@ -1564,13 +1602,44 @@ function det(F::LU)
         k = s
         while !seen[k]
             seen[k] = true
-            k = F.p[k]
+            k = p[k]
             len += 1
         end
-        iseven(len) && (d = -d)
+        iseven(len) && (sgn = -sgn)
     end
-    return d
+    return sgn
 end
+
+# Complex matrices, as Julia's generic methods: through the LU factors above (the builtins
+# factor real matrices); `det`, `logdet` and `logabsdet` of a singular one without throwing.
+det(A::Matrix{<:Complex}) = det(_lu(A, false))
+function logabsdet(A::Matrix{<:Complex})
+    F = _lu(A, false)
+    s = complex(_perm_sign(F.p), 0.0)
+    d = 0.0
+    for i in 1:length(F.p)
+        u = F.U[i, i]
+        s *= iszero(u) ? zero(u) : u / abs(u)
+        d += log(abs(u))
+    end
+    return (d, s)
+end
+function logdet(A::Matrix{<:Complex})
+    d, s = logabsdet(A)
+    return d + log(s)
+end
+inv(A::Matrix{<:Complex}) = (n = _checksquare(A); lu(A) \ [complex(float(i == j), 0.0) for i in 1:n, j in 1:n])
+(\)(A::Matrix{<:Complex}, b::AbstractVector) = _square_lu(A) \ b
+(\)(A::Matrix{<:Complex}, B::AbstractMatrix) = _square_lu(A) \ B
+(\)(A::Matrix{<:Real}, b::AbstractVector{<:Complex}) = _square_lu(A) \ b
+(\)(A::Matrix{<:Real}, B::AbstractMatrix{<:Complex}) = _square_lu(A) \ B
+function _square_lu(A)
+    size(A, 1) == size(A, 2) || error("unsupported: `A \\ b` of a non-square matrix and complex numbers (Julia's least squares by QR)")
+    return lu(A)
+end
+# The 2-norm of a complex matrix: that of its real form [re -im; im re], whose singular
+# values are the matrix's, each twice.
+opnorm(A::Matrix{<:Complex}) = opnorm([real(A) -imag(A); imag(A) real(A)])
 
 export UpperTriangular, LowerTriangular, UnitUpperTriangular, UnitLowerTriangular
 
@@ -1631,7 +1700,7 @@ parent(T::Union{UpperTriangular, LowerTriangular, UnitUpperTriangular, UnitLower
 
 function getindex(T::Union{UpperTriangular, LowerTriangular, UnitUpperTriangular, UnitLowerTriangular}, i::Int, j::Int)
     n = _tri_size(T)
-    (1 <= i <= n && 1 <= j <= n) || error("BoundsError: attempt to access $n×$n $(_tri_text(T, T.data)) at index [$i, $j]")
+    (1 <= i <= n && 1 <= j <= n) || throw(BoundsError(T, (i, j)))
     if i == j && _tri_unit(T)
         return one(eltype(T.data))
     end
@@ -1653,9 +1722,11 @@ function Base.setindex!(T::Union{UpperTriangular, LowerTriangular, UnitUpperTria
     return T
 end
 
-# The wrapper's type in an error's text: of a matrix its `typeof`, of a view or another wrapper
-# (whose type as a value zy refuses) the parent's type elided.
-_tri_text(T, A::Matrix) = typeof(T)
+# The wrapper's size and type in an error's text: of a matrix its `typeof`, of a view or
+# another wrapper (whose type as a value zy refuses) the parent's type elided.
+Base.summary(T::Union{UpperTriangular, LowerTriangular, UnitUpperTriangular, UnitLowerTriangular}) =
+    "$(_tri_size(T))×$(_tri_size(T)) $(_tri_text(T, T.data))"
+_tri_text(T, A::Matrix) = "$(_tri_word(T)){$(eltype(A)), $(typeof(A))}"
 _tri_text(T, A) = "$(_tri_word(T)){…}"
 _tri_word(T::UpperTriangular) = "UpperTriangular"
 _tri_word(T::LowerTriangular) = "LowerTriangular"

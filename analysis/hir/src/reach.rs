@@ -80,6 +80,11 @@ pub const HOOKS: &[Hooks] = &[
         triggers: &["throw", "Base.throw"],
         hooks: &["Base.showerror"],
     },
+    // `throw(BoundsError(a, i))` (lowering's call for its message, in the item that throws).
+    Hooks {
+        triggers: &["Base._bounds_message"],
+        hooks: &["Base._bounds_message"],
+    },
     // A return annotation `f(x)::T` (lowering's call, in the user's item).
     Hooks {
         triggers: &["Base._return_convert"],

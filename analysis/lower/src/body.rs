@@ -28,6 +28,8 @@ const BOX_INIT: &str = "Base._box_init!";
 const BOX_SET: &str = "Base._box_set!";
 /// Converts a value returned under a return annotation `f(x)::T`.
 const RETURN_CONVERT: &str = "Base._return_convert";
+/// `throw(BoundsError(a, i))`'s message after `BoundsError: `, as Julia's `showerror` writes it.
+const BOUNDS_MESSAGE: &str = "Base._bounds_message";
 
 /// What the bodies of one item share: where they are, name resolution, and the output.
 pub(crate) struct ItemCx<'a> {
@@ -712,6 +714,13 @@ impl<'c, 'a> BodyLowerer<'c, 'a> {
             }
             ("SingularException" | "KeyError", [index]) => {
                 Some(self.exception(ty, std::slice::from_ref(index), &[], arg.range))
+            }
+            // Julia's text names the array's summary and the index: the prelude writes it.
+            ("BoundsError", [_] | [_, _]) => {
+                let operands = args.iter().map(|e| self.expr(e)).collect();
+                let text = self.call(BOUNDS_MESSAGE, operands, arg.range);
+                let args = vec![Const::Symbol(ty.as_str().into()).into(), text];
+                Some(self.call("error", args, arg.range))
             }
             ("DomainError", [value, message]) => {
                 let parts = message_parts(message)?;

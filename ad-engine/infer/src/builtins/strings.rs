@@ -207,6 +207,8 @@ fn printable(t: &Type) -> bool {
     match t {
         Type::Float64 | Type::Int64 | Type::Bool | Type::Nothing | Type::String => true,
         Type::Symbol(_) | Type::Exception => true,
+        // A type or function value: its name.
+        Type::Function(_) => true,
         Type::Tuple(ts) => ts.iter().all(printable),
         Type::Array(e, 1) => e.is_number(),
         // A rational prints as Julia shows it, `1//2`.
