@@ -165,7 +165,7 @@ fn typed_ir_of_pow_at_the_annotation_and_at_a_call() {
               %6 = %4 > 0 :: Bool
               br %6 ? #3 : #4
             #3:
-              %7 = invoke union_split(Base.*, %5, %1) :: Float64 # r
+              %7 = invoke union_split@synth(Base.*, %5, %1) :: Float64 # r
               %8 = %4 - 1 :: Int64                  # n
               %9 = union_convert(%7) :: Union{var"Union{Float64, Int64}", Float64, Int64}
               br #2

@@ -58,13 +58,7 @@ pub fn is_builtin(name: &str) -> bool {
 pub use error::TypeError;
 pub use show::{displays, shows};
 
-/// `Instance::method` of the synthesised bodies of `map`, `sum` and `broadcast` over a user
-/// function (their `Instance::name` is the builtin's name).
-pub const SYNTH_METHOD: u32 = u32::MAX;
-
-/// `Instance::method` of a top-level binding's thunk (`Instance::name` is the binding's name,
-/// with no arguments).
-pub const GLOBAL_METHOD: u32 = u32::MAX - 1;
+pub use zy_ir::{GLOBAL_METHOD, SYNTH_METHOD};
 
 /// The most specialisations one entry may reach before inference gives up.
 pub const MAX_INSTANCES: usize = 10_000;

@@ -33,7 +33,7 @@ pub use func::{
     Block, BlockCall, BlockData, Const, Function, Operand, Span, Stmt, Terminator, Value,
     ValueData, ValueKind,
 };
-pub use ops::{Instance, Op, Prim, StructRef};
+pub use ops::{Instance, Op, Prim, StructRef, GLOBAL_METHOD, SYNTH_METHOD};
 pub use parse::{parse_function, parse_module, Module, ParseError};
 pub use prim::{Arity, Diff, Domain, Effects, Jit, Kind, Math, PrimInfo, Throws};
 pub use print::{julia_float, print_function, print_struct, print_structs, write_julia_float};

@@ -28,6 +28,14 @@ pub enum Op {
     Invoke(Arc<Instance>),
 }
 
+/// `Instance::method` of the synthesised bodies of `map`, `sum` and `broadcast` over a user
+/// function (their `Instance::name` is the builtin's name).
+pub const SYNTH_METHOD: u32 = u32::MAX;
+
+/// `Instance::method` of a top-level binding's thunk (`Instance::name` is the binding's name,
+/// with no arguments).
+pub const GLOBAL_METHOD: u32 = u32::MAX - 1;
+
 /// One specialisation of a user method on concrete argument types: the unit of inference,
 /// differentiation and compilation.
 #[derive(Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]

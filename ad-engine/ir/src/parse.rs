@@ -705,10 +705,14 @@ impl<'a> Cursor<'a> {
     /// none).
     fn function_name(&mut self) -> Result<(Name, u32), ParseError> {
         let name = self.name()?;
-        let method = name
-            .rsplit_once('@')
-            .filter(|(_, m)| m.bytes().all(|b| b.is_ascii_digit()))
-            .and_then(|(f, m)| Some((f, m.parse::<u32>().ok().filter(|&m| m > 0)?)));
+        let method = name.rsplit_once('@').and_then(|(f, m)| match m {
+            "synth" => Some((f, crate::SYNTH_METHOD)),
+            "global" => Some((f, crate::GLOBAL_METHOD)),
+            _ if m.bytes().all(|b| b.is_ascii_digit()) => {
+                Some((f, m.parse::<u32>().ok().filter(|&m| m > 0)?))
+            }
+            _ => None,
+        });
         Ok(match method {
             Some((f, m)) => (f.into(), m),
             None => (name, 0),

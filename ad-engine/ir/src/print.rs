@@ -393,10 +393,14 @@ pub fn stmt_rhs(op: &Op, args: &[Operand]) -> String {
     }
 }
 
-/// `@m` after the name of an instance of method `m`; nothing for the first method.
+/// `@m` after the name of an instance of method `m`; nothing for the first method, `@synth`
+/// and `@global` for the instances inference makes itself (a library function's body written
+/// for its arguments, a top-level binding's thunk).
 fn method_suffix(method: u32) -> String {
     match method {
         0 => String::new(),
+        crate::SYNTH_METHOD => "@synth".to_string(),
+        crate::GLOBAL_METHOD => "@global".to_string(),
         m => format!("@{m}"),
     }
 }
