@@ -128,10 +128,10 @@ fn broadcast_and_sum_of_a_user_function_are_synthesised() {
     expect![[r#"
         f(%1::Vector{Float64}, %2::Int64) :: Float64   # v, s
         #1:
-          %3 = invoke broadcast(sq, %1) :: Vector{Float64}
-          %4 = invoke sum(sq, %3) :: Float64
+          %3 = invoke broadcast@synth(sq, %1) :: Vector{Float64}
+          %4 = invoke sum@synth(sq, %3) :: Float64
           return %4
-        broadcast(%1::typeof(sq), %2::Vector{Float64}) :: Vector{Float64}   # f, xs
+        broadcast@synth(%1::typeof(sq), %2::Vector{Float64}) :: Vector{Float64}   # f, xs
         #1:
           %3 = length(%2) :: Int64
           %4 = zeros(%3) :: Vector{Float64}
@@ -152,7 +152,7 @@ fn broadcast_and_sum_of_a_user_function_are_synthesised() {
         #1:
           %2 = %1 * %1 :: Float64
           return %2
-        sum(%1::typeof(sq), %2::Vector{Float64}) :: Float64   # f, xs
+        sum@synth(%1::typeof(sq), %2::Vector{Float64}) :: Float64   # f, xs
         #1:
           %3 = length(%2) :: Int64
           %4 = %3 < 1 :: Bool
@@ -196,14 +196,14 @@ fn map_over_two_arrays_checks_their_shapes() {
     expect![[r#"
         f(%1::Vector{Float64}, %2::Vector{Int64}) :: Vector{Float64}   # u, v
         #1:
-          %3 = invoke map(add, %1, %2) :: Vector{Float64}
+          %3 = invoke map@synth(add, %1, %2) :: Vector{Float64}
           return %3
         add(%1::Float64, %2::Int64) :: Float64   # x, y
         #1:
           %3 = float(%2) :: Float64
           %4 = %1 + %3 :: Float64
           return %4
-        map(%1::typeof(add), %2::Vector{Float64}, %3::Vector{Int64}) :: Vector{Float64}   # f, x1, x2
+        map@synth(%1::typeof(add), %2::Vector{Float64}, %3::Vector{Int64}) :: Vector{Float64}   # f, x1, x2
         #1:
           %4 = length(%2) :: Int64
           %5 = length(%3) :: Int64
@@ -427,10 +427,10 @@ fn globals_are_inferred_once_and_callable() {
         #1:
           %3 = %2 ^ 2 :: Float64
           return %3
-        global N = N() :: Int64
+        global N = N@global() :: Int64
         #1:
           return 3
-        global sq = sq() :: var"#sq#1"
+        global sq = sq@global() :: var"#sq#1"
         #1:
           %1 = new var"#sq#1"() :: var"#sq#1"
           return %1
@@ -666,7 +666,7 @@ fn sum_of_a_predicate_counts_in_int() {
     };
     assert_eq!(ret, Type::Int64);
     expect![[r#"
-        sum(%1::typeof(pos), %2::Vector{Float64}) :: Int64   # f, xs
+        sum@synth(%1::typeof(pos), %2::Vector{Float64}) :: Int64   # f, xs
         #1:
           %3 = length(%2) :: Int64
           %4 = %3 < 1 :: Bool

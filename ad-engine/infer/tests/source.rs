@@ -265,13 +265,13 @@ fn pow_from_source() {
           %6 = %4 > 0 :: Bool
           br %6 ? #3 : #4
         #3:
-          %7 = invoke union_split(*, %5, %1) :: Float64 # r
+          %7 = invoke union_split@synth(*, %5, %1) :: Float64 # r
           %8 = %4 - 1 :: Int64                  # n
           %9 = union_convert(%7) :: Union{var"Union{Float64, Int64}", Float64, Int64}
           br #2
         #4:
           return %5
-        union_split(%1::typeof(*), %2::Union{var"Union{Float64, Int64}", Float64, Int64}, %3::Float64) :: Float64   # f, x1, x2
+        union_split@synth(%1::typeof(*), %2::Union{var"Union{Float64, Int64}", Float64, Int64}, %3::Float64) :: Float64   # f, x1, x2
         #1:
           %4 = union_isa(%2, :Float64) :: Bool
           br %4 ? #2 : #3

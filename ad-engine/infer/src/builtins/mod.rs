@@ -452,8 +452,11 @@ pub(crate) fn call(
     name: &str,
     args: &[Val],
 ) -> Option<Result<Val, Fail>> {
-    if let ("invoke", [f, sig, rest @ ..]) = (name, args) {
-        return Some(cx.call_invoked(b, f, sig, rest));
+    if name == "invoke" {
+        return Some(match args {
+            [f, sig, rest @ ..] => cx.call_invoked(b, f, sig, rest),
+            _ => Err(no_method(name, &args.iter().map(|a| a.ty.clone()).collect::<Vec<_>>())),
+        });
     }
     if let Some(r) = rational_literal(cx, b, name, args) {
         return Some(r);
