@@ -255,38 +255,21 @@ fn pow_from_source() {
         panic!("{out:?}")
     };
     expect_test::expect![[r#"
-        pow(%1::Float64, %2::Int64) :: Union{var"Union{Float64, Int64}", Float64, Int64}   # x, n
+        pow(%1::Float64, %2::Int64) :: Float64   # x, n
         #1:
-          %3 = union_convert(1) :: Union{var"Union{Float64, Int64}", Float64, Int64}
+          %3 = float(1) :: Float64
           br #2
         #2:
           %4 = φ(#1 → %2, #3 → %8) :: Int64     # n
-          %5 = φ(#1 → %3, #3 → %9) :: Union{var"Union{Float64, Int64}", Float64, Int64} # r
+          %5 = φ(#1 → %3, #3 → %7) :: Float64   # r
           %6 = %4 > 0 :: Bool
           br %6 ? #3 : #4
         #3:
-          %7 = invoke union_split@synth(*, %5, %1) :: Float64 # r
+          %7 = %5 * %1 :: Float64               # r
           %8 = %4 - 1 :: Int64                  # n
-          %9 = union_convert(%7) :: Union{var"Union{Float64, Int64}", Float64, Int64}
           br #2
         #4:
           return %5
-        union_split@synth(%1::typeof(*), %2::Union{var"Union{Float64, Int64}", Float64, Int64}, %3::Float64) :: Float64   # f, x1, x2
-        #1:
-          %4 = union_isa(%2, :Float64) :: Bool
-          br %4 ? #2 : #3
-        #2:
-          %5 = union_convert(%2) :: Float64
-          %6 = %5 * %3 :: Float64
-          br #4
-        #3:
-          %7 = union_convert(%2) :: Int64
-          %8 = float(%7) :: Float64
-          %9 = %8 * %3 :: Float64
-          br #4
-        #4:
-          %10 = φ(#2 → %6, #3 → %9) :: Float64
-          return %10
     "#]]
     .assert_eq(&common::print_program(&root, &prog));
 }
