@@ -7977,6 +7977,17 @@ function _typed_dict(kv::Tuple, ps...)
     return d
 end
 
+# `Dict{K, V}(k => v for x in xs)`: the generator's pairs in order, converted to `K` and `V`.
+function _typed_dict(kv::Tuple, g::Generator)
+    K, V = kv
+    d = Dict(K[], V[])
+    for k in 1:length(g.iter)
+        p = g.f(_gen_elem(g.iter, k))
+        d[p.first] = p.second
+    end
+    return d
+end
+
 _dict_isequal(a, b) = a == b
 _dict_isequal(a::Float64, b::Float64) = isequal(a, b)
 
