@@ -64,6 +64,27 @@ impl Activity {
     pub fn is_active_operand(&self, op: &Operand) -> bool {
         op.as_value().is_some_and(|v| self.is_active(v))
     }
+
+    /// Is the object argument `arg` (which gets a gradient, as every object does: a write
+    /// through an alias could make it useful) used by nothing but effect-free primitives that
+    /// pass it no gradient (`length(x)`, `size(x)`, an element read but not used), or by
+    /// nothing at all? Then its gradient is zero for a reason the explanation can name.
+    pub fn inert(&self, func: &Function, arg: Value) -> bool {
+        let Some(a) = self.values.get(arg.index()) else {
+            return false;
+        };
+        a.uses.iter().all(|(site, _)| match site {
+            UseSite::Stmt(v) => match func.stmt(*v).map(|s| &s.op) {
+                Some(op @ Op::Prim(p)) => {
+                    !p.has_effect()
+                        && !(self.values.get(v.index()).is_some_and(|u| u.useful)
+                            && passes_gradient(op))
+                }
+                _ => false,
+            },
+            UseSite::Term(_) => false,
+        })
+    }
 }
 
 /// Analyse `func` (typed IR), taking calls as reading no global object.
@@ -117,7 +138,7 @@ pub fn analyse_in(func: &Function, reads_globals: &dyn Fn(&Instance) -> bool) ->
         .map(|&a| {
             if !func.ty(a).is_differentiable() {
                 ArgGradient::NotDifferentiable
-            } else if varied[a.index()] && useful[a.index()] && !inert(func, &values[a.index()], &useful) {
+            } else if varied[a.index()] && useful[a.index()] {
                 ArgGradient::Reaches
             } else {
                 first_cut(func, a, &incoming).unwrap_or(ArgGradient::NoPath)
@@ -125,22 +146,6 @@ pub fn analyse_in(func: &Function, reads_globals: &dyn Fn(&Instance) -> bool) ->
         })
         .collect();
     Activity { values, args }
-}
-
-/// Is an object argument useful only as every object is (a write through an alias could make
-/// it so), while what uses it are effect-free primitives passing it no gradient (`length(x)`,
-/// `size(x)`, `x[1]` feeding only a `round`), or nothing at all? Then no gradient reaches it:
-/// `nothing`, as Zygote gives.
-fn inert(func: &Function, arg: &ValueActivity, useful: &[bool]) -> bool {
-    arg.uses.iter().all(|(site, _)| match site {
-        UseSite::Stmt(v) => match func.stmt(*v).map(|s| &s.op) {
-            Some(op @ Op::Prim(p)) => {
-                !p.has_effect() && (!useful[v.index()] || !passes_gradient(op))
-            }
-            _ => false,
-        },
-        UseSite::Term(_) => false,
-    })
 }
 
 /// For each block parameter, the operands passed to it by every jump; for each field read of

@@ -119,7 +119,7 @@ impl Analysis<'_> {
                             self.node_of_instance(c);
                         }
                         Op::Global(name) => self.node_of_global(name),
-                        Op::Prim(p) if differentiates(*p) => {
+                        Op::Prim(p) if p.differentiates() => {
                             if let Some(Some(c)) =
                                 crate::driver::differentiated(self.prog, &f, &s.args)
                             {
@@ -191,7 +191,7 @@ impl Analysis<'_> {
                     | Prim::AccumSlice,
                 ) => stmt.args.first().is_some_and(|t| target(t, &mut out)),
                 // Differentiating a function runs it (the driver leaves what the call leaves).
-                Op::Prim(p) if differentiates(*p) => {
+                Op::Prim(p) if p.differentiates() => {
                     match crate::driver::differentiated(self.prog, f, &stmt.args) {
                         Some(Some(c)) => self
                             .index
@@ -237,21 +237,6 @@ impl Analysis<'_> {
         });
         (Some(out), fresh && !node.opaque)
     }
-}
-
-/// Does `p` differentiate (and so run) the function value that is its first operand?
-fn differentiates(p: Prim) -> bool {
-    matches!(
-        p,
-        Prim::Gradient
-            | Prim::Derivative
-            | Prim::Hessian
-            | Prim::PullbackOf
-            | Prim::Pushforward
-            | Prim::Jvp
-            | Prim::Hvp
-            | Prim::PushforwardChunk
-    )
 }
 
 /// The key of a global's thunk among the nodes.

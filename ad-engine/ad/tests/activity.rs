@@ -51,20 +51,23 @@ fn unused_argument_has_no_path() {
 }
 
 #[test]
-fn an_array_read_for_its_length_only_gets_no_gradient() {
+fn an_array_read_for_its_length_only_is_inert() {
     use zy_interp::Value;
     let v = Value::vector_f64(vec![1.0, 2.0]);
-    // Never read, or read by `length` and by an element feeding only `round`: though every
-    // array counts as useful (a write through an alias could make it so), nothing reaches it.
-    let (a, _) = analysed("k(x, y) = 10.0 * y", "k", &[v.clone(), Value::F64(2.0)]);
-    assert_eq!(a.args, vec![ArgGradient::NoPath, ArgGradient::Reaches]);
-    let (a, _) = analysed("k(x) = 1.0 * length(x)", "k", &[v.clone()]);
-    assert!(matches!(a.args[0], ArgGradient::Cut { .. }), "{:?}", a.args[0]);
-    // An element that reaches the result, or a write into the array, keeps the gradient.
-    let (a, _) = analysed("k(x) = 2.0 * x[1]", "k", &[v.clone()]);
-    assert_eq!(a.args, vec![ArgGradient::Reaches]);
-    let (a, _) = analysed("k(x, y) = (x[1] = y; 0.0)", "k", &[v, Value::F64(2.0)]);
-    assert_eq!(a.args[1], ArgGradient::Reaches);
+    let arg0 = |f: &zy_ir::Function| f.args()[0];
+    // Never read, or read by `length` and `size` only: every array
+    // gets a gradient (a write through an alias could make it useful), a zero the
+    // explanation names.
+    let (a, f) = analysed("k(x, y) = 10.0 * y", "k", &[v.clone(), Value::F64(2.0)]);
+    assert_eq!(a.args, vec![ArgGradient::Reaches, ArgGradient::Reaches]);
+    assert!(a.inert(&f, arg0(&f)));
+    let (a, f) = analysed("k(x) = 1.0 * length(x) + size(x, 1)", "k", &[v.clone()]);
+    assert!(a.inert(&f, arg0(&f)));
+    // An element that reaches the result, or a write into the array, is no such use.
+    let (a, f) = analysed("k(x) = 2.0 * x[1]", "k", &[v.clone()]);
+    assert!(!a.inert(&f, arg0(&f)));
+    let (a, f) = analysed("k(x, y) = (x[1] = y; 0.0)", "k", &[v, Value::F64(2.0)]);
+    assert!(!a.inert(&f, arg0(&f)));
 }
 
 #[test]

@@ -34,38 +34,21 @@ fn pow_program() -> Program {
 fn pow_joins_int_and_float_with_a_conversion() {
     let p = pow_program();
     expect![[r#"
-        pow(%1::Float64, %2::Int64) :: Union{var"Union{Float64, Int64}", Float64, Int64}   # x, n
+        pow(%1::Float64, %2::Int64) :: Float64   # x, n
         #1:
-          %3 = union_convert(1) :: Union{var"Union{Float64, Int64}", Float64, Int64}
+          %3 = float(1) :: Float64
           br #2
         #2:
           %4 = φ(#1 → %2, #3 → %7) :: Int64     # n
-          %5 = φ(#1 → %3, #3 → %9) :: Union{var"Union{Float64, Int64}", Float64, Int64} # r
+          %5 = φ(#1 → %3, #3 → %8) :: Float64   # r
           %6 = %4 > 0 :: Bool
           br %6 ? #3 : #4
         #3:
           %7 = %4 - 1 :: Int64                  # n
-          %8 = invoke union_split@synth(*, %5, %1) :: Float64 # r
-          %9 = union_convert(%8) :: Union{var"Union{Float64, Int64}", Float64, Int64}
+          %8 = %5 * %1 :: Float64               # r
           br #2
         #4:
           return %5
-        union_split@synth(%1::typeof(*), %2::Union{var"Union{Float64, Int64}", Float64, Int64}, %3::Float64) :: Float64   # f, x1, x2
-        #1:
-          %4 = union_isa(%2, :Float64) :: Bool
-          br %4 ? #2 : #3
-        #2:
-          %5 = union_convert(%2) :: Float64
-          %6 = %5 * %3 :: Float64
-          br #4
-        #3:
-          %7 = union_convert(%2) :: Int64
-          %8 = float(%7) :: Float64
-          %9 = %8 * %3 :: Float64
-          br #4
-        #4:
-          %10 = φ(#2 → %6, #3 → %9) :: Float64
-          return %10
     "#]]
     .assert_eq(&typed(&p, "pow", &[Type::Float64, Type::Int64]));
 }
@@ -134,21 +117,20 @@ fn leaky_relu_on_float() {
 #[test]
 fn leaky_relu_on_int_converts_in_the_predecessor() {
     expect![[r#"
-        leaky(%1::Int64) :: Union{var"Union{Float64, Int64}", Float64, Int64}   # x
+        leaky(%1::Int64) :: Float64   # x
         #1:
           %2 = %1 > 0 :: Bool
           br %2 ? #2 : #3
         #2:
-          %3 = union_convert(%1) :: Union{var"Union{Float64, Int64}", Float64, Int64}
+          %3 = float(%1) :: Float64
           br #4
         #3:
           %4 = float(%1) :: Float64
           %5 = 0.01 * %4 :: Float64
-          %6 = union_convert(%5) :: Union{var"Union{Float64, Int64}", Float64, Int64}
           br #4
         #4:
-          %7 = φ(#2 → %3, #3 → %6) :: Union{var"Union{Float64, Int64}", Float64, Int64} # r
-          return %7
+          %6 = φ(#2 → %3, #3 → %5) :: Float64   # r
+          return %6
     "#]]
     .assert_eq(&typed(&leaky_program(), "leaky", &[Type::Int64]));
 }
@@ -336,35 +318,18 @@ fn recursion_converges_from_bottom() {
     .assert_eq(&typed(&p, "fact", &[Type::Int64]));
     // On a Float64 the two returns join to Float64.
     expect![[r#"
-        fact(%1::Float64) :: Union{var"Union{Float64, Int64}", Float64, Int64}   # n
+        fact(%1::Float64) :: Float64   # n
         #1:
           %2 = %1 <= 1.0 :: Bool
           br %2 ? #2 : #3
         #2:
-          %3 = union_convert(1) :: Union{var"Union{Float64, Int64}", Float64, Int64}
+          %3 = float(1) :: Float64
           return %3
         #3:
           %4 = %1 - 1.0 :: Float64
-          %5 = invoke fact(%4) :: Union{var"Union{Float64, Int64}", Float64, Int64}
-          %6 = invoke union_split@synth(*, %1, %5) :: Float64
-          %7 = union_convert(%6) :: Union{var"Union{Float64, Int64}", Float64, Int64}
-          return %7
-        union_split@synth(%1::typeof(*), %2::Float64, %3::Union{var"Union{Float64, Int64}", Float64, Int64}) :: Float64   # f, x1, x2
-        #1:
-          %4 = union_isa(%3, :Float64) :: Bool
-          br %4 ? #2 : #3
-        #2:
-          %5 = union_convert(%3) :: Float64
-          %6 = %2 * %5 :: Float64
-          br #4
-        #3:
-          %7 = union_convert(%3) :: Int64
-          %8 = float(%7) :: Float64
-          %9 = %2 * %8 :: Float64
-          br #4
-        #4:
-          %10 = φ(#2 → %6, #3 → %9) :: Float64
-          return %10
+          %5 = invoke fact(%4) :: Float64
+          %6 = %1 * %5 :: Float64
+          return %6
     "#]]
     .assert_eq(&typed(&p, "fact", &[Type::Float64]));
 }

@@ -896,6 +896,23 @@ impl Prim {
             && !name.starts_with(|c: char| c.is_alphabetic())
     }
 
+    /// The differentiation primitives (`gradient`, `pullback`, `pushforward`, ...): they
+    /// differentiate, and so run, the function value that is their first operand; the AD
+    /// transform rewrites each before the JIT sees it.
+    pub fn differentiates(self) -> bool {
+        matches!(
+            self,
+            Prim::Gradient
+                | Prim::Derivative
+                | Prim::Hessian
+                | Prim::PullbackOf
+                | Prim::Pushforward
+                | Prim::Jvp
+                | Prim::Hvp
+                | Prim::PushforwardChunk
+        )
+    }
+
     /// Operations whose result does not depend on the inputs differentiably: their gradient is
     /// cut (comparisons, rounding, conversions to Int, shapes and lengths).
     pub fn is_nondifferentiable(self) -> bool {

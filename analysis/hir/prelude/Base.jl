@@ -7961,7 +7961,11 @@ end
 function Dict(g::Generator)
     ks = map(k -> g.f(_gen_elem(g.iter, k)).first, fill(0, 0))
     vs = map(k -> g.f(_gen_elem(g.iter, k)).second, fill(0, 0))
-    d = Dict(ks, vs)
+    return _dict_fill!(Dict(ks, vs), g)
+end
+
+# `d` with the pairs of the generator `g` written into it in order.
+function _dict_fill!(d::Dict, g::Generator)
     for k in 1:length(g.iter)
         p = g.f(_gen_elem(g.iter, k))
         d[p.first] = p.second
@@ -7980,12 +7984,7 @@ end
 # `Dict{K, V}(k => v for x in xs)`: the generator's pairs in order, converted to `K` and `V`.
 function _typed_dict(kv::Tuple, g::Generator)
     K, V = kv
-    d = Dict(K[], V[])
-    for k in 1:length(g.iter)
-        p = g.f(_gen_elem(g.iter, k))
-        d[p.first] = p.second
-    end
-    return d
+    return _dict_fill!(Dict(K[], V[]), g)
 end
 
 _dict_isequal(a, b) = a == b

@@ -1637,9 +1637,10 @@ function _square_lu(A)
     size(A, 1) == size(A, 2) || error("unsupported: `A \\ b` of a non-square matrix and complex numbers (Julia's least squares by QR)")
     return lu(A)
 end
-# The 2-norm of a complex matrix: that of its real form [re -im; im re], whose singular
-# values are the matrix's, each twice.
-opnorm(A::Matrix{<:Complex}) = opnorm([real(A) -imag(A); imag(A) real(A)])
+# The 2-norm of a complex matrix is refused: through the real form [re -im; im re] (whose
+# singular values are the matrix's, each twice) the SVD's gradient divides by the zero gap
+# between the two copies (NaN).
+opnorm(A::Matrix{<:Complex}) = error("unsupported: `opnorm` of a complex matrix (its gradient through the real form's repeated singular values is not finite); `norm(A)` (Frobenius) is supported")
 
 export UpperTriangular, LowerTriangular, UnitUpperTriangular, UnitLowerTriangular
 

@@ -142,6 +142,14 @@ pub(crate) fn explain(db: &RootDatabase, s: &Subject<'_>, gradient: &[Value]) ->
                 param,
                 format!("the result is of type {}, which has no gradient: `{name}`'s gradient is `nothing`", zy_interp::type_string(&func.ret)),
             ),
+            ArgGradient::Reaches if activity.inert(func, arg) => (
+                param,
+                if activity.values.get(arg.index()).is_none_or(|a| a.uses.is_empty()) {
+                    format!("`{name}` is never read: the result cannot depend on it, so its gradient is zero")
+                } else {
+                    format!("`{name}` is read only for what has no derivative (its length or size, or values that do not reach the result): its gradient is zero")
+                },
+            ),
             ArgGradient::Reaches => {
                 if let Some(v) = crate::check::zero_cut(func, arg) {
                     let op = match func.stmt(v).map(|st| &st.op) {

@@ -155,7 +155,7 @@ end
         expect![[r#"
             [pow]
             ```julia
-            pow(x::Float64, n::Int64) -> Union{Float64, Int64}
+            pow(x::Float64, n::Int64) -> Float64
             ```
             specialised at `pow(2.0, 3)`
 
@@ -291,9 +291,9 @@ end
         expect![[r#"
             [r]
             ```julia
-            r::Float64 | Union{Float64, Int64}
+            r::Float64
             ```
-            gradient type: `Tangent{Union{Float64, Int64}}`
+            gradient type: `Float64`
 
             a gradient reaches `r` from 3 uses; loop-carried
         "#]],
@@ -337,7 +337,7 @@ end
 "#,
         expect![[r#"
             [while]
-            `while` loop: per iteration of its loops, the forward pass keeps 8 bytes for the pullback (1 push: Tuple{Pullback{typeof(union_split⁻), typeof(Base.*), Union{Float64, Int64}, Float64}})
+            `while` loop: per iteration of its loops, the forward pass keeps 8 bytes for the pullback (1 push: Tuple{Float64})
         "#]],
     );
 }

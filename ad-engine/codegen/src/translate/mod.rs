@@ -911,14 +911,7 @@ impl<'e, 'a, 'b> Translator<'e, 'a, 'b> {
         }
         match p {
             Prim::TheException => self.the_exception(),
-            Prim::Gradient
-            | Prim::Derivative
-            | Prim::Hessian
-            | Prim::PullbackOf
-            | Prim::Pushforward
-            | Prim::Jvp
-            | Prim::Hvp
-            | Prim::PushforwardChunk => Err(JitError::unsupported(format!(
+            p if p.differentiates() => Err(JitError::unsupported(format!(
                 "`{p}` before the AD transform rewrote it"
             ))),
             // The runtime works on copies of the operands: the table declares which primitives
