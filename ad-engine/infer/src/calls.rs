@@ -329,7 +329,7 @@ impl<'a> Cx<'a> {
         let inst = Instance {
             name: crate::synth::UNION_SPLIT.into(),
             method: crate::SYNTH_METHOD,
-            args: all.iter().map(|a| a.ty.clone()).collect(),
+            args: crate::value::types(&all).into(),
         };
         let (inst, ret) = self.invoke(inst);
         let ops = all.iter().map(|a| a.arg.clone()).collect();
@@ -724,7 +724,7 @@ impl<'a> Cx<'a> {
         name: &Name,
         args: &[Val],
     ) -> Result<Val, Fail> {
-        let types: Vec<Type> = args.iter().map(|a| a.ty.clone()).collect();
+        let types = crate::value::types(&args);
         if types.contains(&Type::Any) {
             // A symbol where the library's builtin takes one (`nt[:a]`: `Base.getindex` has
             // Julia methods too, none of which takes a symbol).
@@ -855,7 +855,7 @@ impl<'a> Cx<'a> {
             Some(m) => dispatch::pack_varargs(self, b, m, args)?,
             None => args.to_vec(),
         };
-        let types: Vec<Type> = args.iter().map(|a| a.ty.clone()).collect();
+        let types = crate::value::types(&args);
         if types.iter().any(|t| depth(t) > MAX_TYPE_DEPTH) {
             return Err(Fail::unsupported(format!(
                 "`{name}` called with an argument type nested more than {MAX_TYPE_DEPTH} levels deep: a method that calls itself with an ever-deeper argument (a varargs method passing its tuple on) specialises without end; Julia would recurse until StackOverflowError"

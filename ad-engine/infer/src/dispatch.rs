@@ -278,7 +278,7 @@ pub(crate) fn construct_given(
     args: &[Val],
     given: Option<Bindings>,
 ) -> Result<Val, Fail> {
-    let types: Vec<Type> = args.iter().map(|a| a.ty.clone()).collect();
+    let types = crate::value::types(&args);
     if def.is_abstract {
         return Err(Fail::method(format!(
             "MethodError: no constructors have been defined for {}",

@@ -45,7 +45,7 @@ impl Cx<'_> {
                 )))
             }
         };
-        let types: Vec<Type> = full.iter().map(|a| a.ty.clone()).collect();
+        let types = crate::value::types(&full);
         // A callable object's own type is in the name it is shown by: `(::Gain)(::Float64)`.
         let shown = &types[full.len() - positional.len()..];
         let no_method = |note: &str| {

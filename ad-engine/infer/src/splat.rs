@@ -193,16 +193,21 @@ impl Cx<'_> {
         let Type::Array(elem, 1) = &x.ty else {
             return Err(Fail::unsupported("malformed splatting call"));
         };
-        let types = |vs: &[Val]| vs.iter().map(|v| v.ty.clone()).collect::<Vec<_>>();
         // Refused here, at the call, rather than in the synthesised body.
-        crate::synth::splat_lengths(self, callee, &types(pre), elem, &types(post))?;
+        crate::synth::splat_lengths(
+            self,
+            callee,
+            &crate::value::types(pre),
+            elem,
+            &crate::value::types(post),
+        )?;
         let pre = self.call_named(b, &"tuple".into(), pre)?;
         let post = self.call_named(b, &"tuple".into(), post)?;
         let args = [callee.clone(), pre, x.clone(), post];
         let inst = Instance {
             name: crate::synth::SPLAT.into(),
             method: crate::SYNTH_METHOD,
-            args: args.iter().map(|a| a.ty.clone()).collect(),
+            args: crate::value::types(&args).into(),
         };
         let (inst, ret) = self.invoke(inst);
         let ops = args.iter().map(|a| a.arg.clone()).collect();

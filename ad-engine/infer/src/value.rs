@@ -55,6 +55,23 @@ impl Val {
     }
 }
 
+impl AsRef<Val> for Val {
+    fn as_ref(&self) -> &Val {
+        self
+    }
+}
+
+/// The types of a call's arguments.
+pub(crate) fn types(args: &[Val]) -> Vec<Type> {
+    args.iter().map(|a| a.ty.clone()).collect()
+}
+
+/// Primitive `p` applied to `args` (values or references to them), typed `ty`.
+pub(crate) fn apply(b: &mut PlanBuilder, p: Prim, args: &[impl AsRef<Val>], ty: Type) -> Val {
+    let args = args.iter().map(|a| a.as_ref().arg.clone()).collect();
+    Val::of(b.prim(p, args, ty.clone()), ty)
+}
+
 /// Convert `v` to type `to` as Julia's `convert` would for the subset: numbers between each
 /// other (Float64 -> Int64 is exact or throws `InexactError` at run time), Int arrays to Float64.
 pub(crate) fn convert(b: &mut PlanBuilder, v: Val, to: &Type) -> Result<Val, Fail> {

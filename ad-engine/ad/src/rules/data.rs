@@ -84,19 +84,7 @@ pub const RULES: &[Rule] = &[
         prim: UnionConvert,
         // The value itself seen as the statement's type (a member as its abstract type, or
         // back), and so its shadow and its gradient.
-        keep: Forward(|e, s| {
-            let value = e.prim(UnionConvert, s.args.clone(), s.ty.clone());
-            let fty = fdata_type(&s.ty);
-            let shadow = match (s.shadows.first().cloned().flatten(), fty != Type::Nothing) {
-                (Some(x), true) => Some(e.prim(UnionConvert, vec![x], fty)),
-                _ => None,
-            };
-            Ok(FwdOut {
-                value,
-                shadow,
-                residuals: vec![],
-            })
-        }),
+        keep: Forward(|e, s| Ok(same_on_shadow(e, s, UnionConvert))),
         reverse: |e, s| {
             let mut out = s.none();
             let rty = rdata_type(&s.arg_tys[0]);
@@ -134,19 +122,7 @@ pub const RULES: &[Rule] = &[
         prim: Realias,
         // The copy with the original's sharing restored, and its shadow alike: the copy's
         // own objects, so what reaches them reaches the copy's gradient.
-        keep: Forward(|e, s| {
-            let value = e.prim(Realias, s.args.clone(), s.ty.clone());
-            let fty = fdata_type(&s.ty);
-            let shadow = match (s.shadows.first().cloned().flatten(), fty != Type::Nothing) {
-                (Some(x), true) => Some(e.prim(Realias, vec![x, s.args[1].clone()], fty)),
-                _ => None,
-            };
-            Ok(FwdOut {
-                value,
-                shadow,
-                residuals: vec![],
-            })
-        }),
+        keep: Forward(|e, s| Ok(same_on_shadow(e, s, Realias))),
         // The original's gradient comes through the copy, not through its sharing.
         reverse: |_, s| {
             let mut out = s.none();
@@ -487,6 +463,27 @@ fn alone_after(value: Operand) -> FwdOut {
     FwdOut {
         value,
         shadow: None,
+        residuals: vec![],
+    }
+}
+
+/// The forward of a primitive that applies to its first operand's shadow as to the operand,
+/// the other operands unchanged: `p(x, rest...)`, and `p(dx, rest...)` where `x` has a shadow
+/// and the result's type has fdata.
+fn same_on_shadow(e: &mut Emit, s: &FwdStmt, p: Prim) -> FwdOut {
+    let value = e.prim(p, s.args.clone(), s.ty.clone());
+    let fty = fdata_type(&s.ty);
+    let shadow = match (s.shadows.first().cloned().flatten(), fty != Type::Nothing) {
+        (Some(x), true) => {
+            let mut args = s.args.clone();
+            args[0] = x;
+            Some(e.prim(p, args, fty))
+        }
+        _ => None,
+    };
+    FwdOut {
+        value,
+        shadow,
         residuals: vec![],
     }
 }

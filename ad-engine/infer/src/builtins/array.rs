@@ -8,16 +8,7 @@ use zy_ir::{Const, Op, Prim, Type};
 use crate::calls::Cx;
 use crate::error::{no_method, Fail};
 use crate::plan::{Arg, PlanBuilder};
-use crate::value::{array, convert, func, promote, Val};
-
-fn types(args: &[Val]) -> Vec<Type> {
-    args.iter().map(|a| a.ty.clone()).collect()
-}
-
-fn apply(b: &mut PlanBuilder, p: Prim, args: &[&Val], ty: Type) -> Val {
-    let args = args.iter().map(|a| a.arg.clone()).collect();
-    Val::of(b.prim(p, args, ty.clone()), ty)
-}
+use crate::value::{apply, array, convert, func, promote, types, Val};
 
 /// `x op y` where at least one side is an array.
 pub(crate) fn arith(

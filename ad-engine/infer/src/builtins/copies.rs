@@ -28,10 +28,7 @@ pub(crate) fn call(
                 ),
                 x.ty.clone(),
             )),
-            _ => Err(no_method(
-                "_realias",
-                &args.iter().map(|a| a.ty.clone()).collect::<Vec<_>>(),
-            )),
+            _ => Err(no_method("_realias", &crate::value::types(&args))),
         });
     }
     if name != "_deepcopy_fields" {
@@ -65,9 +62,6 @@ pub(crate) fn call(
                 x.ty.clone(),
             ))
         }
-        _ => Err(no_method(
-            "deepcopy",
-            &args.iter().map(|a| a.ty.clone()).collect::<Vec<_>>(),
-        )),
+        _ => Err(no_method("deepcopy", &crate::value::types(&args))),
     })
 }

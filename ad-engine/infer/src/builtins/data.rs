@@ -6,7 +6,7 @@ use zy_ir::{Const, Name, Prim, StructKind, Type};
 use crate::calls::{is_library, Cx};
 use crate::error::{no_method, Fail};
 use crate::plan::PlanBuilder;
-use crate::value::{array, convert, promote, Val};
+use crate::value::{apply, array, convert, promote, types, Val};
 
 /// The prelude's pair type, `a => b`.
 const PAIR: &str = "Base.Pair";
@@ -22,15 +22,6 @@ const BY_FIELDS: &[(&str, i64)] = &[
     ("LinearAlgebra.QR", 2),
     ("LinearAlgebra.LU", 3),
 ];
-
-fn types(args: &[Val]) -> Vec<Type> {
-    args.iter().map(|a| a.ty.clone()).collect()
-}
-
-fn apply(b: &mut PlanBuilder, p: Prim, args: &[&Val], ty: Type) -> Val {
-    let args = args.iter().map(|a| a.arg.clone()).collect();
-    Val::of(b.prim(p, args, ty.clone()), ty)
-}
 
 fn plain_values(args: &[Val]) -> Result<(), Fail> {
     if args.iter().any(|a| a.ty == Type::Any) {
@@ -733,7 +724,7 @@ pub(crate) fn abstract_vect(
     if name != "vect" || args.len() < 2 {
         return None;
     }
-    let types: Vec<Type> = args.iter().map(|a| a.ty.clone()).collect();
+    let types = crate::value::types(&args);
     let program = cx.program;
     let Some(up) = crate::dispatch::typejoin(program, &types)? else {
         return Some(Err(Fail::unsupported(format!(

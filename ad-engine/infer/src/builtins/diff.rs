@@ -9,16 +9,7 @@ use zy_ir::{tangent_type, Prim, Type};
 use crate::calls::Cx;
 use crate::error::{no_method, Fail};
 use crate::plan::PlanBuilder;
-use crate::value::Val;
-
-fn types(args: &[Val]) -> Vec<Type> {
-    args.iter().map(|a| a.ty.clone()).collect()
-}
-
-fn apply(b: &mut PlanBuilder, p: Prim, args: &[Val], ty: Type) -> Val {
-    let args = args.iter().map(|a| a.arg.clone()).collect();
-    Val::of(b.prim(p, args, ty.clone()), ty)
-}
+use crate::value::{apply, types, Val};
 
 /// Dispatch the differentiation builtins; `None` if `name` is not one.
 pub(crate) fn call(

@@ -209,10 +209,9 @@ pub(crate) fn call(
         ("repr", [x]) if is_exception(x) => Ok(apply(b, Prim::StringOf, &[x], Type::String)),
         ("repr", [x]) => Ok(apply(b, Prim::ExceptionText, &[x], Type::String)),
         ("exception_text", [x]) => Ok(apply(b, Prim::ExceptionText, &[x], Type::String)),
-        ("throw" | "exception_text" | "exception_new" | "repr", _) => Err(no_method(
-            name,
-            &args.iter().map(|a| a.ty.clone()).collect::<Vec<_>>(),
-        )),
+        ("throw" | "exception_text" | "exception_new" | "repr", _) => {
+            Err(no_method(name, &crate::value::types(&args)))
+        }
         ("rethrow", _) => Err(Fail::unsupported(
             "`rethrow` outside a catch block, or of a value that is not a caught exception",
         )),

@@ -13,12 +13,8 @@ use crate::calls::{builtin_of, Cx};
 use crate::dispatch;
 use crate::error::{no_method, Fail};
 use crate::plan::{Arg, PlanBuilder};
-use crate::value::Val;
+use crate::value::{types, Val};
 use crate::SYNTH_METHOD;
-
-fn types(args: &[Val]) -> Vec<Type> {
-    args.iter().map(|a| a.ty.clone()).collect()
-}
 
 /// Dispatch the higher-order builtins; `None` if `name` is not one.
 pub(crate) fn call(

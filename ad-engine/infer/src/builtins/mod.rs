@@ -437,10 +437,7 @@ fn counted_loop(
         ("loop_elem", [a, k]) => helper(cx, b, "+", &[a.clone(), k.clone()]),
         ("loop_elem", [a, k, s]) => helper(cx, b, "*", &[k.clone(), s.clone()])
             .and_then(|offset| helper(cx, b, "+", &[a.clone(), offset])),
-        ("loop_range" | "loop_elem", _) => Err(no_method(
-            name,
-            &args.iter().map(|a| a.ty.clone()).collect::<Vec<_>>(),
-        )),
+        ("loop_range" | "loop_elem", _) => Err(no_method(name, &crate::value::types(&args))),
         _ => return None,
     })
 }
@@ -455,7 +452,7 @@ pub(crate) fn call(
     if name == "invoke" {
         return Some(match args {
             [f, sig, rest @ ..] => cx.call_invoked(b, f, sig, rest),
-            _ => Err(no_method(name, &args.iter().map(|a| a.ty.clone()).collect::<Vec<_>>())),
+            _ => Err(no_method(name, &crate::value::types(args))),
         });
     }
     if let Some(r) = rational_literal(cx, b, name, args) {
@@ -539,7 +536,7 @@ pub(crate) fn call(
         ("Matrix", [x]) if matches!(&x.ty, Type::Array(_, 2)) => array::call(b, "copy", args),
         ("Matrix", _) => Err(no_method(
             name,
-            &args.iter().map(|a| a.ty.clone()).collect::<Vec<_>>(),
+            &crate::value::types(&args),
         )),
         // `A / B` of matrices, `x' / B` of a row: Julia's right division (the `X` with
         // `X * B == A`), Julia code in the prelude (`LinearAlgebra._rdiv`).
@@ -611,7 +608,7 @@ pub(crate) fn call(
         ("literal_pow", [x, p]) => cx.call_named(b, &"Base.^".into(), &[x.clone(), p.clone()]),
         ("literal_pow", _) => Err(no_method(
             name,
-            &args.iter().map(|a| a.ty.clone()).collect::<Vec<_>>(),
+            &crate::value::types(&args),
         )),
         ("-" | "+", [x]) if is_array(x) => array::unary(cx, b, name, x),
         ("-" | "+" | "!", [x]) => scalar::unary(b, name, x),
@@ -646,7 +643,7 @@ pub(crate) fn call(
         ("eltype", [t]) => type_eltype(cx, t),
         ("typeof" | "eltype" | "<:", _) => Err(no_method(
             name,
-            &args.iter().map(|a| a.ty.clone()).collect::<Vec<_>>(),
+            &crate::value::types(&args),
         )),
         ("copysign", _) => scalar::copysign(b, args),
         ("fma", _) => scalar::fma(b, args),
@@ -659,7 +656,7 @@ pub(crate) fn call(
         ("isnothing", [x]) => Ok(Val::lit(zy_ir::Const::Bool(x.ty == Type::Nothing))),
         ("===" | "isnothing", _) => Err(no_method(
             name,
-            &args.iter().map(|a| a.ty.clone()).collect::<Vec<_>>(),
+            &crate::value::types(&args),
         )),
         // Of a rational, the prelude's conversions (Julia's `Float64(x::Rational)`, `Int(x)`).
         ("float" | "Float64", [x]) if is_rational(x) => {
@@ -675,7 +672,7 @@ pub(crate) fn call(
         ("Bool", [x]) if x.ty.is_number() => cx.call_named(b, &"Base._bool".into(), args),
         ("Bool", _) => Err(no_method(
             name,
-            &args.iter().map(|a| a.ty.clone()).collect::<Vec<_>>(),
+            &crate::value::types(&args),
         )),
         ("zero" | "one", _) => scalar::zero_one(b, name, args),
         // `fill(v, n)`, `fill(v, m, n)` of a value that is not a number (a tuple, a struct, an
@@ -709,7 +706,7 @@ pub(crate) fn call(
             _,
         ) => Err(no_method(
             name,
-            &args.iter().map(|a| a.ty.clone()).collect::<Vec<_>>(),
+            &crate::value::types(&args),
         )),
         _ => return None,
     })
@@ -742,10 +739,7 @@ mod tests {
 /// concrete type, a struct, or an abstract type such as `Real` or one of the program's own).
 fn isa(cx: &mut Cx, args: &[Val]) -> Result<Val, Fail> {
     let ([x, _], Some(Type::Function(name))) = (args, args.get(1).map(|t| &t.ty)) else {
-        return Err(no_method(
-            "isa",
-            &args.iter().map(|a| a.ty.clone()).collect::<Vec<_>>(),
-        ));
+        return Err(no_method("isa", &crate::value::types(&args)));
     };
     let pat = crate::type_values::pattern_of_name(name, cx.program)?;
     let holds = crate::pattern::matches_as_julia(&pat, &x.ty, &mut Default::default(), cx.program);

@@ -36,9 +36,9 @@ pub(crate) fn call(b: &mut PlanBuilder, name: &str, args: &[Val]) -> Option<Resu
         ("Tuple", [v]) if matches!(v.ty, Type::Array(_, 1)) || is_int_range(&v.ty) => {
             tuple_of(b, v)
         }
-        ("values" | "Tuple" | "merge" | "haskey" | "keys" | "getproperty" | "_rename", _) => Err(
-            no_method(name, &args.iter().map(|a| a.ty.clone()).collect::<Vec<_>>()),
-        ),
+        ("values" | "Tuple" | "merge" | "haskey" | "keys" | "getproperty" | "_rename", _) => {
+            Err(no_method(name, &crate::value::types(&args)))
+        }
         _ => return None,
     })
 }

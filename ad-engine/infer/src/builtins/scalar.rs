@@ -6,11 +6,7 @@ use zy_ir::{Const, Prim, Type};
 
 use crate::error::{no_method, Fail};
 use crate::plan::PlanBuilder;
-use crate::value::{convert, promote, Val};
-
-fn types(args: &[Val]) -> Vec<Type> {
-    args.iter().map(|a| a.ty.clone()).collect()
-}
+use crate::value::{convert, promote, types, Val};
 
 fn prim_of(op: &str) -> Option<Prim> {
     Some(match op {

@@ -181,10 +181,7 @@ pub(crate) fn call(b: &mut PlanBuilder, name: &str, args: &[Val]) -> Option<Resu
             string_fn(b, name, args, Type::Bool)
         }
         (n, _) if NAMES.contains(&n) => {
-            return Some(Err(no_method(
-                name,
-                &args.iter().map(|a| a.ty.clone()).collect::<Vec<_>>(),
-            )))
+            return Some(Err(no_method(name, &crate::value::types(&args))))
         }
         _ => return None,
     }))
