@@ -3491,6 +3491,26 @@ ispow2(n::Int) = n > 0 && n & (n - 1) == 0
 ispow2(x::Float64) = x > 0.0 && isfinite(x) && significand(x) == 1.0
 
 """
+    string(n::Int; base::Int = 10, pad::Int = 1)
+
+The digits of `n` in `base` (2 to 36, lower-case letters past 9), with a leading `-` if `n`
+is negative and zeros in front up to `pad` digits.
+"""
+function string(n::Int; base::Int = 10, pad::Int = 1)
+    (base < 2 || base > 36) && throw(ArgumentError("base must satisfy 2 ≤ abs(base) ≤ 62, got $base"))
+    d = digits(abs(n); base = base)
+    s = ""
+    for k in (length(d) + 1):pad
+        s = s * "0"
+    end
+    for k in length(d):-1:1
+        s = s * _DIGIT_CHARS[d[k] + 1]
+    end
+    return n < 0 ? "-" * s : s
+end
+const _DIGIT_CHARS = ("0", "1", "2", "3", "4", "5", "6", "7", "8", "9", "a", "b", "c", "d", "e", "f", "g", "h", "i", "j", "k", "l", "m", "n", "o", "p", "q", "r", "s", "t", "u", "v", "w", "x", "y", "z")
+
+"""
     digits(n; base = 10)
 
 The digits of `n` from the least significant, negative for a negative `n`; `[0]` for `0`.
@@ -4360,6 +4380,41 @@ function deleteat!(v::Vector, inds)
     end
     setlength!(v, n - d)
     return v
+end
+
+"""
+    filter!(f, v::Vector)
+
+Keep the elements of `v` for which `f` holds, in order, dropping the others; returns `v`.
+"""
+function filter!(f, v::Vector)
+    j = 0
+    for k in 1:length(v)
+        x = v[k]
+        if f(x)
+            j += 1
+            v[j] = x
+        end
+    end
+    setlength!(v, j)
+    return v
+end
+
+"""
+    splice!(v::Vector, i::Int)
+    splice!(v::Vector, r::UnitRange)
+
+Remove the element at position `i` and return it, or those in `r` and return them as a vector.
+"""
+function splice!(v::Vector, i::Int)
+    x = v[i]
+    deleteat!(v, i)
+    return x
+end
+function splice!(v::Vector, r::UnitRange)
+    x = v[r]
+    deleteat!(v, r)
+    return x
 end
 
 """
