@@ -1932,6 +1932,17 @@ axes(A::AbstractMatrix) = (1:size(A, 1), 1:size(A, 2))
 axes(A::AbstractArray, d::Int) = 1:size(A, d)
 
 """
+    firstindex(x), lastindex(x), firstindex(A, d), lastindex(A, d)
+
+The first and last linear index of an array, range or tuple (`1` and `length(x)`), or of dimension
+`d` of an array (`1` and `size(A, d)`): what `begin` and `end` mean inside `x[...]`.
+"""
+firstindex(x::Union{AbstractArray, Tuple, UnitRange, StepRange, LinRange, StepRangeLen}) = 1
+lastindex(x::Union{AbstractArray, Tuple, UnitRange, StepRange, LinRange, StepRangeLen}) = length(x)
+firstindex(A::AbstractArray, d::Int) = 1
+lastindex(A::AbstractArray, d::Int) = size(A, d)
+
+"""
     reverse(x)
 
 A vector's elements in the opposite order (a new vector); a range run backwards.
@@ -3721,6 +3732,14 @@ function unique(x::AbstractVector)
 end
 unique(r::UnitRange{Int}) = collect(r)
 unique(r::StepRange{Int, Int}) = collect(r)
+
+"""
+    allunique(x)
+
+Whether no two elements of `x` are `isequal`.
+"""
+allunique(x::AbstractVector) = length(unique(x)) == length(x)
+allunique(t::Union{Tuple, UnitRange, StepRange, LinRange, StepRangeLen}) = allunique(collect(t))
 
 _isequal(a, b) = a === b || (a == b && signbit(a) == signbit(b)) || (isnan(a) && isnan(b))
 

@@ -549,7 +549,7 @@ normalize!(x::AbstractVector, p::Real) = rmul!(x, inv(norm(x, p)))
 
 # ---- Index helpers, symmetric matrices, operator norms -----------------------------------------
 
-export diagind, Symmetric, Hermitian, issymmetric, ishermitian, istriu, istril, opnorm
+export diagind, Symmetric, Hermitian, issymmetric, ishermitian, isposdef, istriu, istril, opnorm
 
 """
     diagind(A), diagind(m, n)
@@ -667,6 +667,35 @@ function issymmetric(A::AbstractMatrix)
     return same
 end
 ishermitian(A::AbstractMatrix) = issymmetric(A)
+
+"""
+    isposdef(A)
+
+Whether the real matrix `A` is symmetric and positive definite: whether its Cholesky
+factorization succeeds, every pivot positive (a `false`, never a `PosDefException`).
+"""
+function isposdef(A::AbstractMatrix{<:Real})
+    issymmetric(A) || return false
+    n = size(A, 1)
+    L = zeros(n, n)
+    ok = true
+    for j in 1:n
+        d = Float64(A[j, j])
+        for k in 1:(j - 1)
+            d -= L[j, k]^2
+        end
+        ok = ok && d > 0
+        L[j, j] = sqrt(max(d, 0.0))
+        for i in (j + 1):n
+            s = Float64(A[i, j])
+            for k in 1:(j - 1)
+                s -= L[i, k] * L[j, k]
+            end
+            L[i, j] = ok ? s / L[j, j] : 0.0
+        end
+    end
+    return ok
+end
 
 """
     istriu(A), istril(A)
