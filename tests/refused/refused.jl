@@ -210,3 +210,13 @@ function d7(x)
     c = [x, x]
     return (g(x), c)
 end
+
+# A macro on a method may rewrite it: the method is refused (a compiler hint such as
+# `@inline` or `Base.@constprop :aggressive` keeps its meaning and is accepted).
+@memoize function m3(x)
+    x + 1
+end
+m4(x) = m3(x) * 2
+# `@enum`: its type and values are refused by name where they are used.
+@enum Color red green blue
+m5(x) = x * Int(green)

@@ -31,6 +31,19 @@ pub(crate) fn items(cx: &mut Cx, toplevel: &SyntaxNode, out: &mut Vec<Item>) {
 /// and its keyword constructor).
 fn push_item(cx: &mut Cx, node: &SyntaxNode, out: &mut Vec<Item>) {
     let (errors, items) = (cx.errors.len(), out.len());
+    if let Some(names) = enum_names(cx, node) {
+        // Every name the enum defines is refused, so that a use says why.
+        let what = "`@enum`; define its values as constants (`const red = 1`) instead";
+        cx.unsupported(node, what);
+        out.extend(names.into_iter().map(|name| {
+            Item::Refused(RefusedDef {
+                name,
+                reason: format!("unsupported: {what}"),
+                range: node.range,
+            })
+        }));
+        return;
+    }
     match kwdef_struct(cx, node) {
         Some(def) => out.extend(kwdef::items(cx, def)),
         None => out.extend(item(cx, node)),
@@ -83,6 +96,31 @@ fn defined_name<'a>(cx: &Cx<'a>, node: &SyntaxNode) -> Option<&'a str> {
         (false, Kind::Assign, [lhs, _]) => name(head(lhs)),
         _ => None,
     }
+}
+
+/// The names `@enum T a b c` (or `@enum T::Int8 begin a; b = 2 end`) defines, if `node` is one:
+/// the type's and its values'.
+fn enum_names(cx: &Cx, node: &SyntaxNode) -> Option<Vec<String>> {
+    let [macro_name, args @ ..] = node.children.as_slice() else {
+        return None;
+    };
+    if node.leaf
+        || node.kind != Kind::MacroCall
+        || !matches!(cx.text(macro_name), "@enum" | "Base.@enum")
+    {
+        return None;
+    }
+    fn name<'a>(cx: &Cx<'a>, n: &SyntaxNode, out: &mut Vec<String>) {
+        match (n.leaf, n.kind, n.children.as_slice()) {
+            (true, Kind::Identifier, _) => out.push(cx.text(n).to_string()),
+            (false, Kind::Decl | Kind::Assign, [first, ..]) => name(cx, first, out),
+            (false, Kind::Block, values) => values.iter().for_each(|v| name(cx, v, out)),
+            _ => {}
+        }
+    }
+    let mut names = Vec::new();
+    args.iter().for_each(|a| name(cx, a, &mut names));
+    Some(names)
 }
 
 /// The struct under `@kwdef` or `Base.@kwdef` (documented or not), if `node` is one.
@@ -164,6 +202,10 @@ fn item(cx: &mut Cx, node: &SyntaxNode) -> Option<Item> {
                 }
                 def => def,
             }
+        }
+        Kind::MacroCall if wraps_method(node) => {
+            let name = node.children.first().map_or("", |n| cx.text(n));
+            unsupported(cx, node, &format!("macro `{name}` on a method definition"))
         }
         Kind::Module => module_def(cx, node).map(Item::Module),
         Kind::Abstract => abstract_definition(cx, node).map(Item::Struct),
@@ -533,7 +575,15 @@ fn is_definition_macro(cx: &Cx, node: &SyntaxNode) -> bool {
         name,
         Some(
             "@inline"
+                | "Base.@inline"
                 | "@noinline"
+                | "Base.@noinline"
+                | "@pure"
+                | "Base.@pure"
+                | "@assume_effects"
+                | "Base.@assume_effects"
+                | "@constprop"
+                | "Base.@constprop"
                 | "@fastmath"
                 | "@inbounds"
                 | "@propagate_inbounds"
@@ -545,6 +595,20 @@ fn is_definition_macro(cx: &Cx, node: &SyntaxNode) -> bool {
         .children
         .last()
         .is_some_and(|def| matches!(def.kind, Kind::Function | Kind::Assign))
+}
+
+/// Whether the macro call's last argument defines a method (`function ... end`, `f(x) = ...`):
+/// what any macro that is not a compiler hint may rewrite, so zy refuses the method.
+fn wraps_method(node: &SyntaxNode) -> bool {
+    node.children.last().is_some_and(|def| {
+        !def.leaf
+            && (def.kind == Kind::Function
+                || def.kind == Kind::Assign
+                    && def.children.first().is_some_and(|lhs| {
+                        !lhs.leaf && matches!(lhs.kind, Kind::Call | Kind::Where | Kind::Decl)
+                            && typed_name(lhs).is_none()
+                    }))
+    })
 }
 
 fn unsupported<T>(cx: &mut Cx, node: &SyntaxNode, what: &str) -> Option<T> {
