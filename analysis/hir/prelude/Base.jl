@@ -3130,6 +3130,48 @@ function cosd(x::Real)
 end
 tand(x::Real) = sind(x) / cosd(x)
 sincosd(x::Real) = (sind(x), cosd(x))
+
+# ChainRules' rules, d/dx sind(x) = π/180 cosd(x), d/dx cosd(x) = -π/180 sind(x) and
+# d/dx tand(x) = π/180 (1 + tand(x)²): the reduction's exact branches (`sind(0.0)` returns the
+# reduced angle itself, `sind(180.0)` a constant zero) have the wrong slope.
+function rrule(::typeof(sind), x::Float64)
+    sind_pullback(ȳ) = (NoTangent(), ȳ * (0.017453292519943295 * cosd(x)))
+    return sind(x), sind_pullback
+end
+frule(Δ, ::typeof(sind), x::Float64) = (sind(x), Δ[2] * (0.017453292519943295 * cosd(x)))
+function rrule(::typeof(cosd), x::Float64)
+    cosd_pullback(ȳ) = (NoTangent(), ȳ * (-0.017453292519943295 * sind(x)))
+    return cosd(x), cosd_pullback
+end
+frule(Δ, ::typeof(cosd), x::Float64) = (cosd(x), Δ[2] * (-0.017453292519943295 * sind(x)))
+function rrule(::typeof(tand), x::Float64)
+    y = tand(x)
+    tand_pullback(ȳ) = (NoTangent(), ȳ * (0.017453292519943295 * (1 + y^2)))
+    return y, tand_pullback
+end
+function frule(Δ, ::typeof(tand), x::Float64)
+    y = tand(x)
+    return y, Δ[2] * (0.017453292519943295 * (1 + y^2))
+end
+
+"""
+    secd(x), cscd(x), cotd(x), asind(y), acosd(y), atand(y), atand(y, x), asecd(y), acscd(y), acotd(y)
+
+The reciprocal functions of an angle in degrees (`secd(x) = inv(cosd(x))`, ...) and the
+inverse functions with the angle in degrees (`asind(y) = rad2deg(asin(y))`, ...), as Julia
+defines them; their derivatives are those of the definitions (DiffRules' `π/180 secd(x) tand(x)`,
+`180/π / √(1 - y²)`, ...).
+"""
+secd(x::Real) = inv(cosd(x))
+cscd(x::Real) = inv(sind(x))
+cotd(x::Real) = inv(tand(x))
+asind(y::Real) = rad2deg(asin(y))
+acosd(y::Real) = rad2deg(acos(y))
+atand(y::Real) = rad2deg(atan(y))
+atand(y::Real, x::Real) = rad2deg(atan(y, x))
+asecd(y::Real) = rad2deg(asec(y))
+acscd(y::Real) = rad2deg(acsc(y))
+acotd(y::Real) = rad2deg(acot(y))
 # The sine and cosine of `d` degrees (|d| <= 45), taken to radians as `hi + lo` with π/180 in
 # two parts, as Julia's `deg2rad_ext` (so `sind(30.0) == 0.5`).
 function _sind_kernel(d::Float64)
