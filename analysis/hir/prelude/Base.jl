@@ -4977,6 +4977,13 @@ _ad_derivative(f, x) = derivative(f, x)
 _ad_hessian(f, x) = hessian(f, x)
 _ad_jacobian(f, args...) = jacobian(f, args...)
 
+# `derivative(f, x)` of an `f` returning a view or a shared reshape (inference calls this): the
+# plain array of the entries' derivatives, as ForwardDiff's, not the view's structural tangent.
+function _view_derivative(f, x)
+    y, ẏ = jvp(f, x, 1.0)
+    return collect(SubArray(ẏ.parent, y.indices, y.reshaped))
+end
+
 """
     jacobian(f, args...)
 
@@ -4988,12 +4995,19 @@ a matrix with `J[k, i] = ∂y[k]/∂a[i]` (one row for a number result); for any
 at most as many entries as `y`, else by reverse mode, one gradient per entry of `y`.
 """
 function jacobian(f, args...)
-    m = _jac_length(f(args...))
+    y = f(args...)
+    g = _jac_plain(f, y)
+    m = _jac_length(y)
     if _jac_inputs(args...) <= m
-        return _jac_forward(f, m, (), (), args...)
+        return _jac_forward(g, m, (), (), args...)
     end
-    return _jac_reverse(f, m, args)
+    return _jac_reverse(g, m, args)
 end
+
+# `f`, or of an `f` returning a view (or a shared reshape) one returning the plain array of its
+# elements, whose tangent is an array (the view's is `(parent = ...)`).
+_jac_plain(f, y) = f
+_jac_plain(f, y::SubArray) = (a...) -> collect(f(a...))
 
 _jac_length(y::Real) = 1
 _jac_length(y::AbstractArray) = length(y)
@@ -7937,6 +7951,16 @@ end
 
 # A Dict of the entries `ks[i] => vs[i]` (distinct keys), with their table.
 Dict(ks::Vector, vs::Vector) = Dict(ks, vs, _dict_slots(ks, _dict_size(length(ks))), 0)
+
+# `gradient(f, args...)` with a `Dict` argument (inference calls this on the AD's gradients
+# `g`): Zygote's gradient of a Dict, a Dict of its keys holding the values' gradients, in place
+# of the structural `(keys = nothing, vals = ...)`.
+_dict_gradients(g, x) = (_dict_gradient(x, g[1]),)
+_dict_gradients(g, x, y) = (_dict_gradient(x, g[1]), _dict_gradient(y, g[2]))
+_dict_gradients(g, x, y, z) = (_dict_gradient(x, g[1]), _dict_gradient(y, g[2]), _dict_gradient(z, g[3]))
+_dict_gradient(x, dx) = dx
+_dict_gradient(x::Dict, dx::Nothing) = nothing
+_dict_gradient(x::Dict, dx) = Dict(copy(x.keys), dx.vals, copy(x.slots), x.gaps)
 
 # The table's size for `n` entries: a power of two at least twice `n` (at least 8).
 function _dict_size(n::Int)
