@@ -3141,6 +3141,48 @@ function cosd(x::Real)
 end
 tand(x::Real) = sind(x) / cosd(x)
 sincosd(x::Real) = (sind(x), cosd(x))
+
+# ChainRules' rules, d/dx sind(x) = π/180 cosd(x), d/dx cosd(x) = -π/180 sind(x) and
+# d/dx tand(x) = π/180 (1 + tand(x)²): the reduction's exact branches (`sind(0.0)` returns the
+# reduced angle itself, `sind(180.0)` a constant zero) have the wrong slope.
+function rrule(::typeof(sind), x::Float64)
+    sind_pullback(ȳ) = (NoTangent(), ȳ * (0.017453292519943295 * cosd(x)))
+    return sind(x), sind_pullback
+end
+frule(Δ, ::typeof(sind), x::Float64) = (sind(x), Δ[2] * (0.017453292519943295 * cosd(x)))
+function rrule(::typeof(cosd), x::Float64)
+    cosd_pullback(ȳ) = (NoTangent(), ȳ * (-0.017453292519943295 * sind(x)))
+    return cosd(x), cosd_pullback
+end
+frule(Δ, ::typeof(cosd), x::Float64) = (cosd(x), Δ[2] * (-0.017453292519943295 * sind(x)))
+function rrule(::typeof(tand), x::Float64)
+    y = tand(x)
+    tand_pullback(ȳ) = (NoTangent(), ȳ * (0.017453292519943295 * (1 + y^2)))
+    return y, tand_pullback
+end
+function frule(Δ, ::typeof(tand), x::Float64)
+    y = tand(x)
+    return y, Δ[2] * (0.017453292519943295 * (1 + y^2))
+end
+
+"""
+    secd(x), cscd(x), cotd(x), asind(y), acosd(y), atand(y), atand(y, x), asecd(y), acscd(y), acotd(y)
+
+The reciprocal functions of an angle in degrees (`secd(x) = inv(cosd(x))`, ...) and the
+inverse functions with the angle in degrees (`asind(y) = rad2deg(asin(y))`, ...), as Julia
+defines them; their derivatives are those of the definitions (DiffRules' `π/180 secd(x) tand(x)`,
+`180/π / √(1 - y²)`, ...).
+"""
+secd(x::Real) = inv(cosd(x))
+cscd(x::Real) = inv(sind(x))
+cotd(x::Real) = inv(tand(x))
+asind(y::Real) = rad2deg(asin(y))
+acosd(y::Real) = rad2deg(acos(y))
+atand(y::Real) = rad2deg(atan(y))
+atand(y::Real, x::Real) = rad2deg(atan(y, x))
+asecd(y::Real) = rad2deg(asec(y))
+acscd(y::Real) = rad2deg(acsc(y))
+acotd(y::Real) = rad2deg(acot(y))
 # The sine and cosine of `d` degrees (|d| <= 45), taken to radians as `hi + lo` with π/180 in
 # two parts, as Julia's `deg2rad_ext` (so `sind(30.0) == 0.5`).
 function _sind_kernel(d::Float64)
@@ -5009,6 +5051,13 @@ _ad_derivative(f, x) = derivative(f, x)
 _ad_hessian(f, x) = hessian(f, x)
 _ad_jacobian(f, args...) = jacobian(f, args...)
 
+# `derivative(f, x)` of an `f` returning a view or a shared reshape (inference calls this): the
+# plain array of the entries' derivatives, as ForwardDiff's, not the view's structural tangent.
+function _view_derivative(f, x)
+    y, ẏ = jvp(f, x, 1.0)
+    return collect(SubArray(ẏ.parent, y.indices, y.reshaped))
+end
+
 """
     jacobian(f, args...)
 
@@ -5020,12 +5069,19 @@ a matrix with `J[k, i] = ∂y[k]/∂a[i]` (one row for a number result); for any
 at most as many entries as `y`, else by reverse mode, one gradient per entry of `y`.
 """
 function jacobian(f, args...)
-    m = _jac_length(f(args...))
+    y = f(args...)
+    g = _jac_plain(f, y)
+    m = _jac_length(y)
     if _jac_inputs(args...) <= m
-        return _jac_forward(f, m, (), (), args...)
+        return _jac_forward(g, m, (), (), args...)
     end
-    return _jac_reverse(f, m, args)
+    return _jac_reverse(g, m, args)
 end
+
+# `f`, or of an `f` returning a view (or a shared reshape) one returning the plain array of its
+# elements, whose tangent is an array (the view's is `(parent = ...)`).
+_jac_plain(f, y) = f
+_jac_plain(f, y::SubArray) = (a...) -> collect(f(a...))
 
 _jac_length(y::Real) = 1
 _jac_length(y::AbstractArray) = length(y)
@@ -7969,6 +8025,16 @@ end
 
 # A Dict of the entries `ks[i] => vs[i]` (distinct keys), with their table.
 Dict(ks::Vector, vs::Vector) = Dict(ks, vs, _dict_slots(ks, _dict_size(length(ks))), 0)
+
+# `gradient(f, args...)` with a `Dict` argument (inference calls this on the AD's gradients
+# `g`): Zygote's gradient of a Dict, a Dict of its keys holding the values' gradients, in place
+# of the structural `(keys = nothing, vals = ...)`.
+_dict_gradients(g, x) = (_dict_gradient(x, g[1]),)
+_dict_gradients(g, x, y) = (_dict_gradient(x, g[1]), _dict_gradient(y, g[2]))
+_dict_gradients(g, x, y, z) = (_dict_gradient(x, g[1]), _dict_gradient(y, g[2]), _dict_gradient(z, g[3]))
+_dict_gradient(x, dx) = dx
+_dict_gradient(x::Dict, dx::Nothing) = nothing
+_dict_gradient(x::Dict, dx) = Dict(copy(x.keys), dx.vals, copy(x.slots), x.gaps)
 
 # The table's size for `n` entries: a power of two at least twice `n` (at least 8).
 function _dict_size(n::Int)

@@ -1666,10 +1666,43 @@ function _square_lu(A)
     size(A, 1) == size(A, 2) || error("unsupported: `A \\ b` of a non-square matrix and complex numbers (Julia's least squares by QR)")
     return lu(A)
 end
-# The 2-norm of a complex matrix is refused: through the real form [re -im; im re] (whose
-# singular values are the matrix's, each twice) the SVD's gradient divides by the zero gap
-# between the two copies (NaN).
-opnorm(A::Matrix{<:Complex}) = error("unsupported: `opnorm` of a complex matrix (its gradient through the real form's repeated singular values is not finite); `norm(A)` (Frobenius) is supported")
+# The 2-norm of a complex matrix: the largest singular value of its real form
+# [re -im; im re], whose singular values are the matrix's, each twice. Its gradient is the
+# rule below: the real form's SVD rule would divide by the zero gap between the two copies.
+opnorm(A::Matrix{<:Complex}) = _copnorm(_lu_copy(A))
+
+# (σ₁, u₁, v₁): the largest singular value of a complex matrix and unit singular vectors for
+# it, A v₁ = σ₁ u₁. Any vector [a; b] of the real form's top right singular space gives
+# v₁ = a + ib, and its left one [c; d] (= R [a; b] / σ₁) u₁ = c + id.
+function _ctop_singular(A::Matrix{Complex{Float64}})
+    m, n = size(A)
+    X = real.(A)
+    Y = imag.(A)
+    U, s, V = _svd([X -Y; Y X])
+    u = [complex(U[i, 1], U[m + i, 1]) for i in 1:m]
+    v = [complex(V[j, 1], V[n + j, 1]) for j in 1:n]
+    return s[1], u, v
+end
+_copnorm(A::Matrix{Complex{Float64}}) = _ctop_singular(A)[1]
+
+# dσ₁ = Re(u₁ᴴ dA v₁): the gradient (∂σ₁/∂re + ∂σ₁/∂im i, per entry) is u₁ v₁ᴴ.
+function rrule(::typeof(_copnorm), A::Matrix{Complex{Float64}})
+    σ, u, v = _ctop_singular(A)
+    function copnorm_pullback(ȳ)
+        Ā = [ȳ * (ui * conj(vj)) for ui in u, vj in v]
+        return (NoTangent(), map(w -> (re = real(w), im = imag(w)), Ā))
+    end
+    return σ, copnorm_pullback
+end
+function frule(Δ, ::typeof(_copnorm), A::Matrix{Complex{Float64}})
+    σ, u, v = _ctop_singular(A)
+    Ȧ = Δ[2]
+    σ̇ = 0.0
+    for j in 1:length(v), i in 1:length(u)
+        σ̇ += real(conj(u[i]) * complex(Ȧ[i, j].re, Ȧ[i, j].im) * v[j])
+    end
+    return σ, σ̇
+end
 
 export UpperTriangular, LowerTriangular, UnitUpperTriangular, UnitLowerTriangular
 

@@ -189,16 +189,18 @@ pub const HOOKS: &[Hooks] = &[
         triggers: &[ARRAY_TYPE],
         hooks: &["Base._array_collect", "Base._array_size"],
     },
-    // `Dict()` is refused by inference; the gradient of a `Dict` argument is built as one.
+    // `Dict()` is refused by inference; the gradient of a `Dict` argument is built as one (in
+    // the program by `_dict_gradients`, inference's `diff::differentiate`).
     Hooks {
         triggers: &["Base.Dict"],
-        hooks: &["Base.Dict"],
+        hooks: &["Base.Dict", "Base._dict_gradients"],
     },
     // A library function with no method for a view reads a copy of it (inference's
-    // `call_with_views_copied`); a shared reshape is a view marked `_Reshaped`.
+    // `call_with_views_copied`); a shared reshape is a view marked `_Reshaped`. `derivative` of
+    // a function returning one is `_view_derivative` (inference's `diff::differentiate`).
     Hooks {
         triggers: &["Base.SubArray", "Base._Reshaped"],
-        hooks: &["Base.SubArray", "Base.collect"],
+        hooks: &["Base.SubArray", "Base.collect", "Base._view_derivative"],
     },
     // A range concatenated (`[1:3; 5]`) is collected first (inference's `concat::call`).
     Hooks {

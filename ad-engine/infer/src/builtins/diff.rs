@@ -11,6 +11,11 @@ use crate::error::{no_method, Fail};
 use crate::plan::PlanBuilder;
 use crate::value::{apply, types, Val};
 
+/// Is `t` the prelude's `Dict`?
+fn is_dict(t: &Type) -> bool {
+    matches!(t, Type::Struct(s) if &*s.name == "Base.Dict")
+}
+
 /// Dispatch the differentiation builtins; `None` if `name` is not one.
 pub(crate) fn call(
     cx: &mut Cx,
@@ -166,11 +171,24 @@ fn differentiate(
         // The callee never returns, so neither does its derivative.
         return Ok(apply(b, p, args, Type::Bottom));
     }
+    if p == Prim::Derivative && crate::calls::is_view(&r) && tangent_type(&r) != Type::Nothing {
+        // The array of the entries' derivatives (ForwardDiff's), not the view's structural
+        // tangent `(parent = ...)`.
+        return cx.call_named(b, &"Base._view_derivative".into(), args);
+    }
     let scalar_out = matches!(p, Prim::Gradient | Prim::Hessian);
     if scalar_out && !r.is_number() {
         return Err(Fail::not_differentiable(format!(
             "`{name}` needs a function returning a real number; this call returns {r}"
         )));
+    }
+    if p == Prim::Gradient && xtys.iter().any(is_dict) {
+        // Zygote's gradient of a `Dict`, a `Dict` (the top-level gradient's too: `zy-ide`'s
+        // `dict_gradients`), from the structural one.
+        let g = apply(b, p, args, Type::tuple(xtys.iter().map(tangent_type)));
+        let mut parts = vec![g];
+        parts.extend(xs.iter().cloned());
+        return cx.call_named(b, &"Base._dict_gradients".into(), &parts);
     }
     let ty = match p {
         Prim::Gradient => Type::tuple(xtys.iter().map(tangent_type)),
