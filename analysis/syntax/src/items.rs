@@ -1548,7 +1548,6 @@ const BUILTIN_ABSTRACT: &[&str] = &[
     "DenseArray",
     "AbstractRange",
     "AbstractString",
-    "AbstractChar",
     "AbstractDict",
     "AbstractSet",
     "IO",

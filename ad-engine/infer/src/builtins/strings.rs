@@ -37,6 +37,13 @@ pub(crate) const NAMES: &[&str] = &[
     "_parse_float",
     "_tryparse_int",
     "_tryparse_float",
+    "_char_at",
+    "_char_nth",
+    "_char_find",
+    "_char_fn",
+    "_str_ind",
+    "_str_codes",
+    "_str_indices",
 ];
 
 /// `string_fn(:f, args...)` with result type `ty`.
@@ -177,6 +184,42 @@ pub(crate) fn call(b: &mut PlanBuilder, name: &str, args: &[Val]) -> Option<Resu
             let ty = Type::tuple([Type::Bool, Type::Float64]);
             string_fn(b, "tryparse_float", args, ty)
         }
+        // The prelude's characters: code points of a string's characters, by byte index
+        // (`_char_at`), by order (`_char_nth`), all of them (`_str_codes`); the byte index of
+        // the first or last of a code point (`_char_find`, 0 if none).
+        ("_char_at" | "_char_nth", [s, i]) if is_str(s) && i.ty == Type::Int64 => {
+            string_fn(b, name, args, Type::Int64)
+        }
+        ("_char_find", [s, c, first]) if is_str(s) && c.ty == Type::Int64 && first.ty == Type::Bool => {
+            string_fn(b, name, args, Type::Int64)
+        }
+        ("_str_codes" | "_str_indices", [_]) if all_str => {
+            let ty = Type::Array(std::sync::Arc::new(Type::Int64), 1);
+            string_fn(b, name, args, ty)
+        }
+        // `nextind`, `prevind`, `thisind` of a byte index.
+        (
+            "_str_ind",
+            [Val {
+                konst: Some(Const::Symbol(f)),
+                ..
+            }, s, i],
+        ) if is_str(s) && i.ty == Type::Int64 => string_fn(b, f, &args[1..], Type::Int64),
+        // `isletter`, `uppercase`, ... of a code point: a Bool, or the code point of the
+        // case mapping.
+        (
+            "_char_fn",
+            [Val {
+                konst: Some(Const::Symbol(f)),
+                ..
+            }, c],
+        ) if c.ty == Type::Int64 => {
+            let ty = match &**f {
+                "uppercase" | "lowercase" => Type::Int64,
+                _ => Type::Bool,
+            };
+            string_fn(b, &format!("char_{f}"), &args[1..], ty)
+        }
         ("startswith" | "endswith" | "occursin", [_, _]) if all_str => {
             string_fn(b, name, args, Type::Bool)
         }
@@ -210,9 +253,9 @@ fn printable(t: &Type) -> bool {
         // A type or function value: its name.
         Type::Function(_) => true,
         Type::Tuple(ts) => ts.iter().all(printable),
-        Type::Array(e, 1) => e.is_number(),
-        // A rational prints as Julia shows it, `1//2`.
-        Type::Struct(s) => &*s.name == "Base.Rational",
+        Type::Array(e, 1) => e.is_number() || super::is_char_type(e),
+        // A rational prints as Julia shows it, `1//2`; a character as itself.
+        Type::Struct(s) => matches!(&*s.name, "Base.Rational" | "Base.Char"),
         _ => false,
     }
 }

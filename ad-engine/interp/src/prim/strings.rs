@@ -13,7 +13,10 @@ use super::printf::{sprintf, Num};
 pub fn print_string(x: &Value) -> String {
     match x {
         Value::Str(s) | Value::Symbol(s) => s.to_string(),
-        v => show(v),
+        v => match crate::show::char_of(v) {
+            Some(c) => c.to_string(),
+            None => show(v),
+        },
     }
 }
 
@@ -27,6 +30,9 @@ pub fn string_fn(args: &[Value]) -> Result<Value, String> {
     let Some((Value::Symbol(f), operands)) = args.split_first() else {
         return Err("internal error: `string_fn` expects a function name".into());
     };
+    if let Some(r) = super::chars::char_fn(f, operands) {
+        return r;
+    }
     // Symbols: `Symbol(s)` of a string or a symbol, `==` of two symbols.
     match (&**f, operands) {
         ("Symbol", [Value::Str(s) | Value::Symbol(s)]) => return Ok(Value::Symbol(s.clone())),
