@@ -3997,6 +3997,41 @@ function tryparse(::Type{Float64}, s::String)
     return ok ? x : nothing
 end
 
+# ---- Bits of an Int (Julia's int.jl) ---------------------------------------------------------
+
+"""
+    count_ones(x::Int), count_zeros(x), leading_zeros(x), trailing_zeros(x)
+
+The number of one (zero) bits of `x`'s 64, and of zero bits before its highest one bit or
+after its lowest (`leading_zeros(0) == trailing_zeros(0) == 64`).
+"""
+function count_ones(x::Int)
+    n = 0
+    while x != 0
+        n += x & 1
+        x = x >>> 1
+    end
+    return n
+end
+count_zeros(x::Int) = 64 - count_ones(x)
+function leading_zeros(x::Int)
+    n = 64
+    while x != 0
+        n -= 1
+        x = x >>> 1
+    end
+    return n
+end
+function trailing_zeros(x::Int)
+    x == 0 && return 64
+    n = 0
+    while x & 1 == 0
+        n += 1
+        x = x >>> 1
+    end
+    return n
+end
+
 # ---- Characters (Julia's char.jl, strings/unicode.jl, strings/string.jl) --------------------
 # A `Char` holds its code point; the string primitives (`_char_at`, `_char_nth`, `_str_ind`,
 # `_char_fn`) read a string's UTF-8 by byte index as Julia's do. A character carries no

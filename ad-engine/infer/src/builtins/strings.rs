@@ -74,6 +74,21 @@ pub(crate) fn call(b: &mut PlanBuilder, name: &str, args: &[Val]) -> Option<Resu
     Some(Ok(match (name, args) {
         // One conversion of `@sprintf(fmt, xs...)` (lowering's): `spec` a literal such as
         // `"%.3f"`, `x` a number.
+        // `%s` with a width or precision, `%c`: the value as `print` writes it (a code point
+        // for `%c` as it is).
+        (
+            "_sprintf",
+            [spec @ Val {
+                konst: Some(Const::Str(text)),
+                ..
+            }, x],
+        ) if text.ends_with(['s', 'S', 'c', 'C']) && printable(&x.ty) => {
+            let x = match x.ty {
+                Type::Int64 if text.ends_with(['c', 'C']) => x.clone(),
+                _ => as_string(b, x),
+            };
+            string_fn(b, "sprintf", &[spec.clone(), x], Type::String)
+        }
         ("_sprintf", [spec, x]) if is_str(spec) => {
             if !matches!(x.ty, Type::Float64 | Type::Int64 | Type::Bool) {
                 return Some(Err(Fail::unsupported(format!(

@@ -6,7 +6,7 @@ use crate::value::{Array, ArrayData, Objects, Shape, Value};
 
 use super::method_error;
 use super::parse::{is_space, parse_float, parse_int};
-use super::printf::{sprintf, Num};
+use super::printf::{sprintf, sprintf_text, Num};
 
 /// `x` as Julia's `print` writes it: a string as its text, a symbol as its name, anything else
 /// as `show` writes it.
@@ -51,7 +51,16 @@ pub fn string_fn(args: &[Value]) -> Result<Value, String> {
         (pad @ ("lpad" | "rpad"), [Value::Str(s), Value::Int(n), Value::Str(p)]) => {
             return pad_string(s, *n, p, pad == "lpad").map(|s| Value::Str(s.into()));
         }
-        // One conversion of `@sprintf`.
+        // One conversion of `@sprintf`: `%s` or `%c` of a text, `%c` of a code point, a
+        // numeric conversion of a number.
+        ("sprintf", [Value::Str(spec), Value::Str(text)]) => {
+            return sprintf_text(spec, text).map(|s| Value::Str(s.into()));
+        }
+        ("sprintf", [Value::Str(spec), Value::Int(c)]) if spec.ends_with(['c', 'C']) => {
+            let c = u32::try_from(*c).ok().and_then(char::from_u32);
+            let c = c.ok_or_else(|| method_error(f, operands))?;
+            return sprintf_text(spec, &c.to_string()).map(|s| Value::Str(s.into()));
+        }
         ("sprintf", [Value::Str(spec), x]) => {
             let x = match x {
                 Value::F64(v) => Num::Float(*v),
