@@ -123,19 +123,21 @@ pub(crate) fn char(cx: &mut Cx, node: &SyntaxNode) -> Expr {
         return crate::cx::error_expr(node);
     };
     let mut value = String::new();
-    let ok = unescape_into(cx.text(token), &mut value).is_ok();
-    let mut chars = value.chars();
-    let code = match (ok, chars.next(), chars.next()) {
-        (true, Some(c), None) => c,
-        (true, Some(_), Some(_)) => {
-            return cx.syntax(node, "syntax error: character literal contains multiple characters")
+    match unescape_into(cx.text(token), &mut value) {
+        Err(bad) if bad.problem == Problem::Escape => {
+            return cx.syntax(node, "syntax error: invalid escape sequence in a character literal")
         }
-        _ => {
+        Err(_) => {
             return cx.unsupported(
                 node,
-                "character literal that is not one UTF-8 character (an invalid escape, or bytes `\\xHH` that are not UTF-8)",
+                "character literal of bytes that are not UTF-8 (`'\\xff'`, an invalid `Char` in Julia); write the character itself or its `'\\u...'` escape instead",
             )
         }
+        Ok(()) => {}
+    }
+    let mut chars = value.chars();
+    let (Some(code), None) = (chars.next(), chars.next()) else {
+        return cx.syntax(node, "syntax error: character literal contains multiple characters");
     };
     let callee = Expr::new(ExprKind::Ident("Char".into()), node.range);
     let kind = ExprKind::Call {
