@@ -13,7 +13,7 @@ m2(x) = @test x > 0
 s1(x) = x > 0 ? "positive" : "negative"
 s2(x) = "x = $x"
 s3(x) = :a
-s4(x) = 'c'
+s4(x) = '\xff'
 s5(x) = r"a+"
 s6(x) = `ls`
 

@@ -62,9 +62,6 @@ impl Fail {
             "ComplexF32" | "ComplexF16" => Fail::unsupported(format!(
                 "{name}: zy's complex numbers have Float64, Int64 or Bool parts; write `ComplexF64` instead"
             )),
-            "Char" => Fail::unsupported(format!(
-                "{name}: characters are values zy does not compute with; work with strings (`\"a\"`, `string(x)`, `startswith`) instead"
-            )),
             _ => Fail::undefined(format!("UndefVarError: `{name}` not defined")),
         }
     }

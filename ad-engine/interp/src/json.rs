@@ -1,7 +1,7 @@
 //! The JSON encoding of values fixed by SPEC: numbers as numbers (non-finite floats as the
 //! strings `"NaN"`, `"Inf"`, `"-Inf"`), `nothing` as `null`, tuples and vectors as arrays, a
 //! matrix as an array of rows, a view as the array it stands for, structs, named tuples and closures as objects keyed by field, a
-//! `Ref` as `{"x": ...}`.
+//! `Ref` as `{"x": ...}`, a character as its string.
 
 use serde_json::{Map, Value as Json};
 
@@ -20,6 +20,11 @@ pub fn to_json(v: &Value) -> Json {
         Value::Struct(t, vs) if &*t.name == "Base.NothingOrInt" => match &vs[..] {
             [Value::Bool(true), i] => to_json(i),
             _ => Json::Null,
+        },
+        // A character: the string of it.
+        Value::Struct(t, _) if &*t.name == "Base.Char" => match crate::show::char_of(v) {
+            Some(c) => Json::String(c.to_string()),
+            None => Json::Null,
         },
         // A view (`view`, `reshape` of a variable): the array it stands for.
         Value::Struct(t, vs) if &*t.name == "Base.SubArray" => {

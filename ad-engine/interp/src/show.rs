@@ -178,6 +178,39 @@ fn write_value<W: Write + ?Sized>(f: &mut W, v: &Value) -> fmt::Result {
     }
 }
 
+/// The character a value of the prelude's `Char` holds.
+pub(crate) fn char_of(v: &Value) -> Option<char> {
+    match v {
+        Value::Struct(t, fields) if &*t.name == "Base.Char" => match fields.first() {
+            Some(Value::Int(c)) => char::from_u32(u32::try_from(*c).ok()?),
+            _ => None,
+        },
+        _ => None,
+    }
+}
+
+/// `c` as Julia escapes it inside quotes `quote` (`show` of a character, `escape_string`):
+/// the usual backslash escapes, `\xHH` for other ASCII controls, `\u` for other unprintable
+/// characters.
+pub(crate) fn escape_char(c: char, quote: char) -> String {
+    match c {
+        '\\' => "\\\\".into(),
+        '\n' => "\\n".into(),
+        '\t' => "\\t".into(),
+        '\r' => "\\r".into(),
+        '\0' => "\\0".into(),
+        '\u{7}' => "\\a".into(),
+        '\u{8}' => "\\b".into(),
+        '\u{b}' => "\\v".into(),
+        '\u{c}' => "\\f".into(),
+        '\u{1b}' => "\\e".into(),
+        c if c == quote => format!("\\{c}"),
+        c if (c as u32) < 0x20 || c == '\u{7f}' => format!("\\x{:02x}", c as u32),
+        c if c.is_control() || c.is_whitespace() && c != ' ' => format!("\\u{:x}", c as u32),
+        c => c.to_string(),
+    }
+}
+
 fn comma_values<W: Write + ?Sized>(f: &mut W, vs: &[Value]) -> fmt::Result {
     for (i, v) in vs.iter().enumerate() {
         if i > 0 {
@@ -217,6 +250,7 @@ fn implicit(t: &Type) -> bool {
         Type::Tuple(ts) => ts.iter().all(implicit),
         Type::NamedTuple(fs) => fs.iter().all(|(_, t)| implicit(t)),
         Type::Struct(s) if &*s.name == "Base.Pair" => s.params.iter().all(implicit),
+        Type::Struct(s) => &*s.name == "Base.Char",
         _ => false,
     }
 }
@@ -370,6 +404,7 @@ pub fn type_string(t: &Type) -> String {
             [p] => format!("Rational{{{}}}", type_string(p)),
             _ => t.to_string(),
         },
+        Type::Struct(s) if &*s.name == "Base.Char" => "Char".to_string(),
         Type::Struct(s) if &*s.name == "Base.Pair" => match s.params.as_slice() {
             [a, b] => format!("Pair{{{}, {}}}", type_string(a), type_string(b)),
             _ => t.to_string(),

@@ -2,7 +2,7 @@
 //! fields: ranges (`1:4`, `1:2:5`, `0.0:0.1:1.0`, `LinRange{Float64}(0.0, 1.0, 5)`), views and
 //! `Diagonal`, the triangular wrappers, `Symmetric` and `transpose(x)` as the arrays they stand
 //! for, `1 => 2.0`, `sin ∘ cos`, `UniformScaling{Bool}(true)`, `RoundingMode{:Down}()`,
-//! `enumerate(x)`, `zip(a, b)`, `CartesianIndex(1, 2)`, `1//2`, `findfirst`'s
+//! `enumerate(x)`, `zip(a, b)`, `CartesianIndex(1, 2)`, `1//2`, `'a'`, `findfirst`'s
 //! `Union{Nothing, Int64}` as `nothing` or the index.
 
 use std::fmt::{self, Write};
@@ -42,6 +42,7 @@ enum Form {
     CartesianIndex,
     Complex,
     Rational,
+    Char,
     ConjAdjoint,
     Set,
 }
@@ -74,6 +75,7 @@ fn form(t: &StructType) -> Option<Form> {
         "Base.CartesianIndex" => Form::CartesianIndex,
         "Base.Complex" => Form::Complex,
         "Base.Rational" => Form::Rational,
+        "Base.Char" => Form::Char,
         "Base.ConjAdjoint" => Form::ConjAdjoint,
         "Base.Set" => Form::Set,
         "Base._RoundNearest" => Form::Rounding("Nearest"),
@@ -112,6 +114,14 @@ pub(crate) fn write_library<W: Write + ?Sized>(
                 show(f, num)?;
                 f.write_str("//")?;
                 show(f, den)?;
+            }
+            _ => return Ok(false),
+        },
+        // `'a'`, escaped as Julia's `show` escapes a character.
+        Form::Char => match field("_code") {
+            Some(Value::Int(c)) => {
+                let c = char::from_u32(*c as u32).ok_or(fmt::Error)?;
+                write!(f, "'{}'", crate::show::escape_char(c, '\''))?;
             }
             _ => return Ok(false),
         },

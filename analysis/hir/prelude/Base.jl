@@ -4078,6 +4078,120 @@ function tryparse(::Type{Float64}, s::String)
     return ok ? x : nothing
 end
 
+# ---- Bits of an Int (Julia's int.jl) ---------------------------------------------------------
+
+"""
+    count_ones(x::Int), count_zeros(x), leading_zeros(x), trailing_zeros(x)
+
+The number of one (zero) bits of `x`'s 64, and of zero bits before its highest one bit or
+after its lowest (`leading_zeros(0) == trailing_zeros(0) == 64`).
+"""
+function count_ones(x::Int)
+    n = 0
+    while x != 0
+        n += x & 1
+        x = x >>> 1
+    end
+    return n
+end
+count_zeros(x::Int) = 64 - count_ones(x)
+function leading_zeros(x::Int)
+    n = 64
+    while x != 0
+        n -= 1
+        x = x >>> 1
+    end
+    return n
+end
+function trailing_zeros(x::Int)
+    x == 0 && return 64
+    n = 0
+    while x & 1 == 0
+        n += 1
+        x = x >>> 1
+    end
+    return n
+end
+
+# ---- Characters (Julia's char.jl, strings/unicode.jl, strings/string.jl) --------------------
+# A `Char` holds its code point; the string primitives (`_char_at`, `_char_nth`, `_str_ind`,
+# `_char_fn`) read a string's UTF-8 by byte index as Julia's do. A character carries no
+# gradient.
+
+"""
+    AbstractChar
+
+The supertype of characters; zy's only one is `Char`.
+"""
+abstract type AbstractChar end
+
+"""
+    Char(code::Int)
+
+The Unicode character of code point `code` (`'a' == Char(97)`); `'a'` is its literal.
+"""
+struct Char <: AbstractChar
+    _code::Int
+end
+codepoint(c::Char) = c._code
+_char_int(c::Char) = c._code
+isless(a::Char, b::Char) = a._code < b._code
+<(a::Char, b::Char) = a._code < b._code
+<=(a::Char, b::Char) = a._code <= b._code
+>(a::Char, b::Char) = a._code > b._code
+>=(a::Char, b::Char) = a._code >= b._code
++(c::Char, n::Integer) = Char(c._code + Int(n))
++(n::Integer, c::Char) = Char(c._code + Int(n))
+-(c::Char, n::Integer) = Char(c._code - Int(n))
+-(a::Char, b::Char) = a._code - b._code
+*(a::Char, b::Char) = string(a, b)
+*(a::Char, b::String) = string(a, b)
+*(a::String, b::Char) = string(a, b)
+^(c::Char, n::Int) = repeat(string(c), n)
+repeat(c::Char, n::Int) = repeat(string(c), n)
+_dict_hash(c::Char) = _hash_mix(c._code)
+isascii(c::Char) = c._code < 128
+isdigit(c::Char) = 48 <= c._code <= 57
+isletter(c::Char) = _char_fn(:isletter, c._code)
+isspace(c::Char) = _char_fn(:isspace, c._code)
+isuppercase(c::Char) = _char_fn(:isuppercase, c._code)
+islowercase(c::Char) = _char_fn(:islowercase, c._code)
+isnumeric(c::Char) = _char_fn(:isnumeric, c._code)
+uppercase(c::Char) = Char(_char_fn(:uppercase, c._code))
+lowercase(c::Char) = Char(_char_fn(:lowercase, c._code))
+deepcopy(c::Char) = c
+
+# Strings as sequences of characters: byte indices, as Julia's `String`.
+getindex(s::String, i::Int) = Char(_char_at(s, i))
+_gen_elem(s::String, k::Int) = Char(_char_nth(s, k))
+first(s::String) = s[1]
+last(s::String) = s[thisind(s, ncodeunits(s))]
+firstindex(s::String) = 1
+lastindex(s::String) = thisind(s, ncodeunits(s))
+sizeof(s::String) = ncodeunits(s)
+nextind(s::String, i::Int) = _str_ind(:nextind, s, i)
+prevind(s::String, i::Int) = _str_ind(:prevind, s, i)
+thisind(s::String, i::Int) = _str_ind(:thisind, s, i)
+eachindex(s::String) = _str_indices(s)
+collect(s::String) = [Char(c) for c in _str_codes(s)]
+_string_chars(v::Vector{Char}) = join(v)
+reverse(s::String) = join(reverse(collect(s)))
+occursin(c::Char, s::String) = occursin(string(c), s)
+startswith(s::String, c::Char) = startswith(s, string(c))
+endswith(s::String, c::Char) = endswith(s, string(c))
+split(s::String, c::Char) = split(s, string(c))
+function findfirst(c::Char, s::String)
+    i = _char_find(s, c._code, true)
+    return NothingOrInt(i > 0, i)
+end
+function findlast(c::Char, s::String)
+    i = _char_find(s, c._code, false)
+    return NothingOrInt(i > 0, i)
+end
+lpad(x, n::Int, c::Char) = lpad(x, n, string(c))
+rpad(x, n::Int, c::Char) = rpad(x, n, string(c))
+count(f, s::String) = count(f, collect(s))
+
 # ---- Ranges of Float64s ----------------------------------------------------------------------
 
 """

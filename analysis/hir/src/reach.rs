@@ -402,6 +402,17 @@ pub const HOOKS: &[Hooks] = &[
             "Base.float",
         ],
     },
+    // `s[end]` of a string (inference's `_end_index`, lowering's `end`).
+    Hooks {
+        triggers: &["Base._end_index"],
+        hooks: &["Base.lastindex"],
+    },
+    // Characters: their supertype (which a struct's definition does not reach); `Int(c)` and
+    // `String(v)` of a `Vector{Char}` (inference's builtins call the prelude).
+    Hooks {
+        triggers: &["Base.Char"],
+        hooks: &["Base.AbstractChar", "Base._char_int", "Base._string_chars"],
+    },
     // `A^-1` of a matrix (lowering's `literal_pow` of a negative literal): the call `A ^ -1`.
     Hooks {
         triggers: &["literal_pow", "Base.literal_pow"],

@@ -2,9 +2,10 @@
 //! meaning for the indexed value, and ranges as values (`a:b`, `a:s:b`).
 //!
 //! Julia lowers `end` in `x[..., end, ...]` to `lastindex(x)` with one index and to
-//! `lastindex(x, d)` in position `d` of several; zy calls `length(x)` and `size(x, d)`, which
-//! are those for every indexable value of the subset (arrays, tuples, ranges), so that a
-//! tuple's `t[end]` stays a constant index. `begin` is `firstindex`, 1 for all of them. `:` as
+//! `lastindex(x, d)` in position `d` of several; zy calls `_end_index(x)` (inference's
+//! `length(x)`, but for a string's `lastindex`) and `size(x, d)`, which are those for every
+//! indexable value of the subset (arrays, tuples, ranges, strings), so that a tuple's `t[end]`
+//! stays a constant index. `begin` is `firstindex`, 1 for all of them. `:` as
 //! a value is `Colon()`. The indexed value is evaluated once, before its indices.
 
 use zy_ir::{Const, Operand};
@@ -41,14 +42,14 @@ impl BodyLowerer<'_, '_> {
         out
     }
 
-    /// `end` inside brackets: `length(x)` for one index, `size(x, d)` for several.
+    /// `end` inside brackets: `_end_index(x)` for one index, `size(x, d)` for several.
     pub(crate) fn index_end(&mut self, r: TextRange) -> Operand {
         let Some(cx) = self.index_cx.last() else {
             return self.fail(r, "syntax-error", "syntax error: unexpected `end`".into());
         };
         let (base, count, dim) = (cx.base.clone(), cx.count, cx.dim);
         if count == 1 {
-            self.call("length", vec![base], r)
+            self.call("Base._end_index", vec![base], r)
         } else {
             let d = Const::Int(dim as i64 + 1).into();
             self.call("size", vec![base, d], r)

@@ -88,6 +88,7 @@ fn convert(cx: &mut Cx, node: &SyntaxNode) -> Expr {
         Kind::Ncat => arrays::ncat,
         Kind::Ref => arrays::index,
         Kind::StringLit => literals::string,
+        Kind::CharLit => literals::char,
         Kind::Call if node.is_infix() => |cx, n| operators::infix(cx, n, false),
         Kind::DotCall if node.is_infix() => |cx, n| operators::infix(cx, n, true),
         Kind::Call if node.is_prefix() => |cx, n| operators::prefix(cx, n, false),
@@ -132,7 +133,6 @@ fn convert(cx: &mut Cx, node: &SyntaxNode) -> Expr {
 /// The name of a construct that is outside the subset whatever its contents.
 fn outside_subset(kind: Kind) -> Option<&'static str> {
     Some(match kind {
-        Kind::CharLit => "character literal; zy has no `Char`: write a string in an error message, or compare integer codes instead",
         Kind::CmdStringLit => "command literal",
         Kind::Braces | Kind::BracesCat => "curly braces `{...}`; write a tuple `(a, b)` or a vector `[a, b]` instead",
         Kind::Interpolate => "interpolation `$`",

@@ -1612,7 +1612,6 @@ const BUILTIN_ABSTRACT: &[&str] = &[
     "DenseArray",
     "AbstractRange",
     "AbstractString",
-    "AbstractChar",
     "AbstractDict",
     "AbstractSet",
     "IO",

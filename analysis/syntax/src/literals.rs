@@ -1,9 +1,10 @@
 //! Numeric and string literals, with Julia's rules: `1_000` is an `Int64`, `-2` a signed
 //! literal, a decimal integer that does not fit is an error, `1f0` is a `Float32` (outside
-//! the subset), `0x10` an unsigned integer (outside the subset).
+//! the subset), `0x10` an unsigned integer (outside the subset); `'a'` a character.
 
 use crate::ast::{Expr, ExprKind};
 use crate::cx::Cx;
+use crate::kind::Kind;
 use crate::tree::SyntaxNode;
 
 /// An `Integer` token (possibly signed: `-2` is one literal).
@@ -67,7 +68,7 @@ pub(crate) fn string(cx: &mut Cx, node: &SyntaxNode) -> Expr {
     let mut value = String::new();
     let mut parts = Vec::new();
     for part in &node.children {
-        if part.kind != crate::kind::Kind::String {
+        if part.kind != Kind::String {
             if !value.is_empty() {
                 let text = std::mem::take(&mut value);
                 parts.push(Expr::new(ExprKind::Str(text), part.range));
@@ -111,6 +112,37 @@ pub(crate) fn string(cx: &mut Cx, node: &SyntaxNode) -> Expr {
     let kind = ExprKind::Call {
         callee: Box::new(callee),
         args: parts,
+    };
+    Expr::new(kind, node.range)
+}
+
+/// A character literal `'a'`: the call `Char(code)` of the prelude's `Char`, its one
+/// character's escapes resolved as a string's.
+pub(crate) fn char(cx: &mut Cx, node: &SyntaxNode) -> Expr {
+    let Some(token) = node.children.iter().find(|c| c.kind == Kind::Char) else {
+        return crate::cx::error_expr(node);
+    };
+    let mut value = String::new();
+    match unescape_into(cx.text(token), &mut value) {
+        Err(bad) if bad.problem == Problem::Escape => {
+            return cx.syntax(node, "syntax error: invalid escape sequence in a character literal")
+        }
+        Err(_) => {
+            return cx.unsupported(
+                node,
+                "character literal of bytes that are not UTF-8 (`'\\xff'`, an invalid `Char` in Julia); write the character itself or its `'\\u...'` escape instead",
+            )
+        }
+        Ok(()) => {}
+    }
+    let mut chars = value.chars();
+    let (Some(code), None) = (chars.next(), chars.next()) else {
+        return cx.syntax(node, "syntax error: character literal contains multiple characters");
+    };
+    let callee = Expr::new(ExprKind::Ident("Char".into()), node.range);
+    let kind = ExprKind::Call {
+        callee: Box::new(callee),
+        args: vec![Expr::new(ExprKind::Int(code as i64), node.range)],
     };
     Expr::new(kind, node.range)
 }

@@ -188,7 +188,7 @@ function f(x, xs)
     ys = [2v for v in xs]
     t = sum(v for v in xs)
     z = x[end]
-    c = 'c'
+    c = '\xff'
     let y = 1
         y
     end
@@ -218,11 +218,11 @@ end
               (call Base.vcat x xs)
               (return (call (-> (x) x) 1)))
             error 71..78: unsupported: macro @test; write `@assert cond` instead [unsupported]
-            error 184..187: unsupported: character literal; zy has no `Char`: write a string in an error message, or compare integer codes instead [unsupported]
-            error 230..233: unsupported: operator `⊗`; write a function with a name and call it instead [unsupported]
-            error 244..247: unsupported: Float32 literal `1f0`; write a Float64 literal instead [unsupported]
-            error 250..254: unsupported: unsigned integer literal `0x10`; write the `Int` `16` instead [unsupported]
-            error 280..292: unsupported: global declaration; pass the value as an argument (a `Ref` to write to it) instead [unsupported]
+            error 184..190: unsupported: character literal of bytes that are not UTF-8 (`'\xff'`, an invalid `Char` in Julia); write the character itself or its `'\u...'` escape instead [unsupported]
+            error 233..236: unsupported: operator `⊗`; write a function with a name and call it instead [unsupported]
+            error 247..250: unsupported: Float32 literal `1f0`; write a Float64 literal instead [unsupported]
+            error 253..257: unsupported: unsigned integer literal `0x10`; write the `Int` `16` instead [unsupported]
+            error 283..295: unsupported: global declaration; pass the value as an argument (a `Ref` to write to it) instead [unsupported]
         "#]],
     );
 }

@@ -621,12 +621,13 @@ pub(crate) fn is_element_type(t: &Type) -> bool {
         _ if t.is_number() || *t == Type::Bottom || *t == Type::String => true,
         _ if t.is_any_symbol() => true,
         Type::Array(e, 1 | 2) => is_element_type(e),
-        // Complex and rational numbers and pairs are the library's structs an array holds
-        // (`Vector{ComplexF64}`, `Vector{Rational{Int64}}`, `collect(d)` of a `Dict`).
+        // Complex and rational numbers, characters and pairs are the library's structs an
+        // array holds (`Vector{ComplexF64}`, `Vector{Rational{Int64}}`, `collect(s)` of a
+        // string, `collect(d)` of a `Dict`).
         Type::Struct(s) => {
             s.kind == StructKind::User
                 && (!is_library(&s.name)
-                    || matches!(&*s.name, "Base.Complex" | "Base.Rational" | "Base.Pair"))
+                    || matches!(&*s.name, "Base.Complex" | "Base.Rational" | "Base.Char" | "Base.Pair"))
         }
         Type::Union(_) => true,
         Type::Tuple(ts) => !ts.is_empty() && ts.iter().all(is_element_type),

@@ -130,6 +130,7 @@ pub const BUILTINS: &[&str] = &[
     "isdefined_local",
     "undef_objects",
     "range_length",
+    "_end_index",
     "loop_range",
     "loop_elem",
     "float_range",
@@ -190,6 +191,11 @@ pub(super) fn is_rational(v: &Val) -> bool {
 /// Whether `t` is the prelude's `Base.Rational`.
 pub(super) fn is_rational_type(t: &Type) -> bool {
     matches!(t, Type::Struct(s) if &*s.name == "Base.Rational")
+}
+
+/// Whether `t` is the prelude's `Base.Char`.
+pub(super) fn is_char_type(t: &Type) -> bool {
+    matches!(t, Type::Struct(s) if &*s.name == "Base.Char")
 }
 
 /// `[1//3 1; -1//3 1]`, `[1//2 3]`: a matrix literal of numbers mixing rationals with other
@@ -491,6 +497,18 @@ pub(crate) fn call(
     if let Some(r) = exceptions::call(cx, b, name, args) {
         return Some(r);
     }
+    // `end` in `x[end]` (lowering's): `lastindex(s)` of a string (its last character's byte
+    // index), `length(x)` of anything else (a tuple's a constant).
+    if let ("_end_index", [x]) = (name, args) {
+        let last = if x.ty == Type::String { "Base.lastindex" } else { "length" };
+        return Some(cx.call_named(b, &last.into(), args));
+    }
+    // `String(v)` of a `Vector{Char}`: the prelude's.
+    if let ("String", [v]) = (name, args) {
+        if matches!(&v.ty, Type::Array(e, 1) if is_char_type(e)) {
+            return Some(cx.call_named(b, &"Base._string_chars".into(), args));
+        }
+    }
     if let Some(r) = strings::call(b, name, args) {
         return Some(r);
     }
@@ -664,6 +682,10 @@ pub(crate) fn call(
         }
         ("Int" | "Int64", [x]) if is_rational(x) => {
             cx.call_named(b, &"Base._rational_int".into(), args)
+        }
+        // Of a character, its code point (Julia's `Int(c::Char)`).
+        ("Int" | "Int64", [x]) if is_char_type(&x.ty) => {
+            cx.call_named(b, &"Base._char_int".into(), args)
         }
         ("float" | "Float64" | "Int" | "Int64", _) => scalar::conversion(b, name, args),
         // `Bool(x)`: `x` itself for a Bool; of another number, the prelude's `Base._bool`

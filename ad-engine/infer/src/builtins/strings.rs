@@ -37,6 +37,13 @@ pub(crate) const NAMES: &[&str] = &[
     "_parse_float",
     "_tryparse_int",
     "_tryparse_float",
+    "_char_at",
+    "_char_nth",
+    "_char_find",
+    "_char_fn",
+    "_str_ind",
+    "_str_codes",
+    "_str_indices",
 ];
 
 /// `string_fn(:f, args...)` with result type `ty`.
@@ -67,6 +74,21 @@ pub(crate) fn call(b: &mut PlanBuilder, name: &str, args: &[Val]) -> Option<Resu
     Some(Ok(match (name, args) {
         // One conversion of `@sprintf(fmt, xs...)` (lowering's): `spec` a literal such as
         // `"%.3f"`, `x` a number.
+        // `%s` with a width or precision, `%c`: the value as `print` writes it (a code point
+        // for `%c` as it is).
+        (
+            "_sprintf",
+            [spec @ Val {
+                konst: Some(Const::Str(text)),
+                ..
+            }, x],
+        ) if text.ends_with(['s', 'S', 'c', 'C']) && printable(&x.ty) => {
+            let x = match x.ty {
+                Type::Int64 if text.ends_with(['c', 'C']) => x.clone(),
+                _ => as_string(b, x),
+            };
+            string_fn(b, "sprintf", &[spec.clone(), x], Type::String)
+        }
         ("_sprintf", [spec, x]) if is_str(spec) => {
             if !matches!(x.ty, Type::Float64 | Type::Int64 | Type::Bool) {
                 return Some(Err(Fail::unsupported(format!(
@@ -177,6 +199,42 @@ pub(crate) fn call(b: &mut PlanBuilder, name: &str, args: &[Val]) -> Option<Resu
             let ty = Type::tuple([Type::Bool, Type::Float64]);
             string_fn(b, "tryparse_float", args, ty)
         }
+        // The prelude's characters: code points of a string's characters, by byte index
+        // (`_char_at`), by order (`_char_nth`), all of them (`_str_codes`); the byte index of
+        // the first or last of a code point (`_char_find`, 0 if none).
+        ("_char_at" | "_char_nth", [s, i]) if is_str(s) && i.ty == Type::Int64 => {
+            string_fn(b, name, args, Type::Int64)
+        }
+        ("_char_find", [s, c, first]) if is_str(s) && c.ty == Type::Int64 && first.ty == Type::Bool => {
+            string_fn(b, name, args, Type::Int64)
+        }
+        ("_str_codes" | "_str_indices", [_]) if all_str => {
+            let ty = Type::Array(std::sync::Arc::new(Type::Int64), 1);
+            string_fn(b, name, args, ty)
+        }
+        // `nextind`, `prevind`, `thisind` of a byte index.
+        (
+            "_str_ind",
+            [Val {
+                konst: Some(Const::Symbol(f)),
+                ..
+            }, s, i],
+        ) if is_str(s) && i.ty == Type::Int64 => string_fn(b, f, &args[1..], Type::Int64),
+        // `isletter`, `uppercase`, ... of a code point: a Bool, or the code point of the
+        // case mapping.
+        (
+            "_char_fn",
+            [Val {
+                konst: Some(Const::Symbol(f)),
+                ..
+            }, c],
+        ) if c.ty == Type::Int64 => {
+            let ty = match &**f {
+                "uppercase" | "lowercase" => Type::Int64,
+                _ => Type::Bool,
+            };
+            string_fn(b, &format!("char_{f}"), &args[1..], ty)
+        }
         ("startswith" | "endswith" | "occursin", [_, _]) if all_str => {
             string_fn(b, name, args, Type::Bool)
         }
@@ -207,9 +265,9 @@ fn printable(t: &Type) -> bool {
         // A type or function value: its name.
         Type::Function(_) => true,
         Type::Tuple(ts) => ts.iter().all(printable),
-        Type::Array(e, 1) => e.is_number(),
-        // A rational prints as Julia shows it, `1//2`.
-        Type::Struct(s) => &*s.name == "Base.Rational",
+        Type::Array(e, 1) => e.is_number() || super::is_char_type(e),
+        // A rational prints as Julia shows it, `1//2`; a character as itself.
+        Type::Struct(s) => matches!(&*s.name, "Base.Rational" | "Base.Char"),
         _ => false,
     }
 }

@@ -2,6 +2,7 @@
 //! value or Julia's error message.
 
 mod array;
+mod chars;
 mod data;
 pub mod factor;
 mod linalg;

@@ -3,7 +3,9 @@
 //! splits the format (a literal) into its text and one `string_fn(:sprintf, spec, x)` per
 //! conversion; this writes what Julia's `Printf.fmt` writes for that spec: decimal digits
 //! correctly rounded (ties to even, as Ryu's), `Inf`/`NaN` as Julia spells them, exponents of
-//! at least two digits, and `%d` of a float as `%.0f` (Printf's `floatfmt`).
+//! at least two digits, and `%d` of a float as `%.0f` (Printf's `floatfmt`); `%s` of a text
+//! and `%c` of a character, padded to the width (left-justified with `-`), `%s` cut to the
+//! precision.
 
 /// A parsed conversion `%[flags][width][.precision]conv`.
 struct Spec {
@@ -59,6 +61,25 @@ fn parse(spec: &str) -> Option<Spec> {
     }
     s.zero &= !s.left;
     Some(s)
+}
+
+/// `text` (`%s`, a value as `print` writes it; `%c`, a character) formatted by `spec`:
+/// at most `precision` characters of it (`%s`), padded with spaces to `width` characters, on
+/// the right with the `-` flag.
+pub fn sprintf_text(spec: &str, text: &str) -> Result<String, String> {
+    let s = parse(spec).ok_or_else(|| format!("ArgumentError: invalid format string: '{spec}'"))?;
+    if !matches!(s.conv, 's' | 'S' | 'c' | 'C') {
+        return Err(format!(
+            "ArgumentError: invalid argument for format %{}: a string",
+            s.conv
+        ));
+    }
+    let body: String = match s.precision {
+        Some(p) if matches!(s.conv, 's' | 'S') => text.chars().take(p).collect(),
+        _ => text.to_string(),
+    };
+    let fill = " ".repeat(s.width.saturating_sub(body.chars().count()));
+    Ok(if s.left { body + &fill } else { fill + &body })
 }
 
 /// A number to format.

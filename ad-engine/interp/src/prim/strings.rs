@@ -6,14 +6,17 @@ use crate::value::{Array, ArrayData, Objects, Shape, Value};
 
 use super::method_error;
 use super::parse::{is_space, parse_float, parse_int};
-use super::printf::{sprintf, Num};
+use super::printf::{sprintf, sprintf_text, Num};
 
 /// `x` as Julia's `print` writes it: a string as its text, a symbol as its name, anything else
 /// as `show` writes it.
 pub fn print_string(x: &Value) -> String {
     match x {
         Value::Str(s) | Value::Symbol(s) => s.to_string(),
-        v => show(v),
+        v => match crate::show::char_of(v) {
+            Some(c) => c.to_string(),
+            None => show(v),
+        },
     }
 }
 
@@ -27,6 +30,9 @@ pub fn string_fn(args: &[Value]) -> Result<Value, String> {
     let Some((Value::Symbol(f), operands)) = args.split_first() else {
         return Err("internal error: `string_fn` expects a function name".into());
     };
+    if let Some(r) = super::chars::char_fn(f, operands) {
+        return r;
+    }
     // Symbols: `Symbol(s)` of a string or a symbol, `==` of two symbols.
     match (&**f, operands) {
         ("Symbol", [Value::Str(s) | Value::Symbol(s)]) => return Ok(Value::Symbol(s.clone())),
@@ -45,7 +51,16 @@ pub fn string_fn(args: &[Value]) -> Result<Value, String> {
         (pad @ ("lpad" | "rpad"), [Value::Str(s), Value::Int(n), Value::Str(p)]) => {
             return pad_string(s, *n, p, pad == "lpad").map(|s| Value::Str(s.into()));
         }
-        // One conversion of `@sprintf`.
+        // One conversion of `@sprintf`: `%s` or `%c` of a text, `%c` of a code point, a
+        // numeric conversion of a number.
+        ("sprintf", [Value::Str(spec), Value::Str(text)]) => {
+            return sprintf_text(spec, text).map(|s| Value::Str(s.into()));
+        }
+        ("sprintf", [Value::Str(spec), Value::Int(c)]) if spec.ends_with(['c', 'C']) => {
+            let c = u32::try_from(*c).ok().and_then(char::from_u32);
+            let c = c.ok_or_else(|| method_error(f, operands))?;
+            return sprintf_text(spec, &c.to_string()).map(|s| Value::Str(s.into()));
+        }
         ("sprintf", [Value::Str(spec), x]) => {
             let x = match x {
                 Value::F64(v) => Num::Float(*v),
