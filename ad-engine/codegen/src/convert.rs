@@ -307,7 +307,17 @@ impl ToNative {
     }
 
     /// Copy the contents of every argument object back into its value.
+    #[inline]
     pub fn write_back(&self) -> Result<(), String> {
+        // Numbers only: no call (a repeated call of a scalar function pays for this check alone).
+        if self.shared.is_empty() {
+            return Ok(());
+        }
+        self.copy_back()
+    }
+
+    /// [`ToNative::write_back`] of a call that shares objects with its caller.
+    fn copy_back(&self) -> Result<(), String> {
         if self
             .shared
             .iter()

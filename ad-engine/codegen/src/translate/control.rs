@@ -3,6 +3,7 @@
 
 use std::collections::HashSet;
 
+use cranelift_codegen::flowgraph::ControlFlowGraph;
 use cranelift_codegen::ir::{self, condcodes::IntCC, types, BlockArg, InstBuilder};
 use zy_ir::{Block, Const, Function, Op, Operand, Prim, Span, Terminator, Type};
 
@@ -291,6 +292,32 @@ pub(super) fn maybe_undef(func: &Function) -> Vec<Option<zy_ir::Name>> {
         }
         if !changed {
             return out;
+        }
+    }
+}
+
+/// Mark cold every block that only cold blocks reach: the code after a cold path's error
+/// check, or the block moving a slow path's results into their registers. Cranelift lays cold
+/// blocks out after the hot code; left hot, such a block would sit inside a loop's code, which
+/// would then jump over it on every iteration.
+pub(super) fn spread_cold(func: &mut ir::Function) {
+    let cfg = ControlFlowGraph::with_function(func);
+    let entry = func.layout.entry_block();
+    let blocks: Vec<ir::Block> = func.layout.blocks().collect();
+    loop {
+        let mut changed = false;
+        for &b in &blocks {
+            if Some(b) == entry || func.layout.is_cold(b) {
+                continue;
+            }
+            let mut preds = cfg.pred_iter(b).peekable();
+            if preds.peek().is_some() && preds.all(|p| func.layout.is_cold(p.block)) {
+                func.layout.set_cold(b);
+                changed = true;
+            }
+        }
+        if !changed {
+            return;
         }
     }
 }

@@ -255,6 +255,7 @@ pub(crate) fn translate(env: &mut Env<'_>, func: &Function, b: FunctionBuilder<'
     let mut t = Translator::new(env, func, b)?;
     t.body()?;
     t.b.seal_all_blocks();
+    control::spread_cold(t.b.func);
     t.b.finalize(t.env.module.target_config());
     Ok(())
 }
