@@ -499,13 +499,13 @@ impl<'a> Cx<'a> {
         args: &[Val],
     ) -> Result<Val, Fail> {
         let elem = match given {
-            [Type::Function(t)] => crate::type_values::concrete_of(t, self.program),
+            [Type::Function(t)] => crate::type_values::ref_content_of(t, self.program),
             _ => None,
         };
         let (Some(elem), [x]) = (elem, args) else {
             return Err(Fail::unsupported(format!(
                 "`Ref{{...}}` with the parameters {} (only `Ref{{T}}(x)` of one concrete type `T`, \
-                 whose content keeps that type)",
+                 or of `Union{{Nothing, T}}` of a number type, whose content keeps that type)",
                 Type::tuple(given.to_vec())
             )));
         };
