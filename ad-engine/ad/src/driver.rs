@@ -14,7 +14,7 @@ use zy_ir::{
     SsaBuilder, Terminator, Type, TypedProgram, Value,
 };
 
-use crate::activity::{analyse_in, Activity, ArgGradient};
+use crate::activity::ArgGradient;
 use crate::globals::GlobalShadows;
 use crate::names;
 use crate::rules::Emit;
@@ -49,7 +49,7 @@ pub fn driver(
             format!("gradient of a non-scalar result ({})", func.ret),
         ));
     }
-    let act = arg_activity(func, shadows);
+    let act = shadows.activity(func);
     let dinst = names::driver_instance(inst);
     let mut out = Function::new(dinst.name.clone(), func.span);
     out.instance = Some(dinst.clone());
@@ -487,15 +487,9 @@ pub(crate) fn fresh(f: &Function, op: &Operand) -> bool {
     }
 }
 
-/// Which of `func`'s arguments a gradient reaches: a call reaching a global with a shadow
-/// counts as writing it (`store!(x)` then `G[]` returned reaches `x`).
-fn arg_activity(func: &Function, shadows: &GlobalShadows) -> Activity {
-    analyse_in(func, &|c| !shadows.reached(c).is_empty())
-}
-
 /// The return type of the driver of `func`: `(y, (g1, g2, ...))`.
 pub fn driver_ret(func: &Function, shadows: &GlobalShadows) -> Type {
-    let act = arg_activity(func, shadows);
+    let act = shadows.activity(func);
     let constant = matches!(func.ret, Type::Int64 | Type::Bool);
     let grads = func.args().iter().enumerate().map(|(i, a)| {
         if constant || act.args.get(i) != Some(&ArgGradient::Reaches) {

@@ -6,7 +6,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::sync::Arc;
 
 use zy_hir::{ItemId, ItemKind, RootDatabase, SourceFile};
-use zy_ad::{analyse_in, Activity, GlobalShadows};
+use zy_ad::{Activity, GlobalShadows};
 use zy_ir::{Function, Instance};
 use zy_syntax::ast::{AnnotationKind, FunctionName, Item};
 
@@ -110,7 +110,7 @@ pub(crate) fn typed_functions(
                         item,
                         inst: inst.clone(),
                         func: func.clone(),
-                        activity: analyse_in(func, &|c| !shadows.reached(c).is_empty()),
+                        activity: shadows.activity(func),
                     });
                 }
             }
