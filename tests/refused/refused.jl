@@ -48,7 +48,7 @@ l4(x) = {x}
 
 # Statements and definitions.
 # (t1: `try`/`catch` is accepted now)
-t2(x) = (global g = x; x)
+# (t2: `global` in a function is accepted now: globals_in_functions.jl)
 # (t3: `local y::Float64 = x` is accepted now: a typed local)
 const c1 = 1
 primitive type P8 8 end

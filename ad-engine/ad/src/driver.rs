@@ -14,7 +14,8 @@ use zy_ir::{
     SsaBuilder, Terminator, Type, TypedProgram, Value,
 };
 
-use crate::activity::{analyse, ArgGradient};
+use crate::activity::ArgGradient;
+use crate::globals::GlobalShadows;
 use crate::names;
 use crate::rules::Emit;
 use crate::tangent::{box_type, has_fdata, is_box, rdata_type, slot_type};
@@ -22,15 +23,16 @@ use crate::AdError;
 
 /// Build the driver of `inst` (whose typed body is `func`), inlining its forward and pullback
 /// functions `adj` (needed unless the result is an Int or Bool). `mutates`: whether the call
-/// may change an object its arguments or a global reach (see [`may_mutate`]); `globals`: the
-/// globals with shadows it reaches (see [`crate::globals`]).
+/// may change an object its arguments or a global reach (see [`may_mutate`]); `shadows`: the
+/// globals with shadows each function reaches (see [`crate::globals`]).
 pub fn driver(
     inst: &Arc<Instance>,
     func: &Function,
     adj: Option<(&Function, &Function)>,
     mutates: bool,
-    globals: &[(Name, Type)],
+    shadows: &GlobalShadows,
 ) -> Result<(Arc<Instance>, Function), AdError> {
+    let globals = shadows.reached(inst);
     let constant = matches!(func.ret, Type::Int64 | Type::Bool);
     if func.ret == Type::Bottom {
         return Err(AdError::new(
@@ -47,7 +49,7 @@ pub fn driver(
             format!("gradient of a non-scalar result ({})", func.ret),
         ));
     }
-    let act = analyse(func);
+    let act = shadows.activity(func);
     let dinst = names::driver_instance(inst);
     let mut out = Function::new(dinst.name.clone(), func.span);
     out.instance = Some(dinst.clone());
@@ -486,8 +488,8 @@ pub(crate) fn fresh(f: &Function, op: &Operand) -> bool {
 }
 
 /// The return type of the driver of `func`: `(y, (g1, g2, ...))`.
-pub fn driver_ret(func: &Function) -> Type {
-    let act = analyse(func);
+pub fn driver_ret(func: &Function, shadows: &GlobalShadows) -> Type {
+    let act = shadows.activity(func);
     let constant = matches!(func.ret, Type::Int64 | Type::Bool);
     let grads = func.args().iter().enumerate().map(|(i, a)| {
         if constant || act.args.get(i) != Some(&ArgGradient::Reaches) {

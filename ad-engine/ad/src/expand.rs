@@ -95,13 +95,12 @@ fn build(
             if !out.functions.contains_key(&dinst) {
                 let mutates = driver::may_mutate(out, &inst);
                 let globals = GlobalShadows::of(out);
-                let reached = globals.reached(&inst);
                 let (d, body) = driver::driver(
                     &inst,
                     &func,
                     crate::adjoint_of(out, &inst),
                     mutates,
-                    reached,
+                    &globals,
                 )?;
                 out.functions.insert(d, Arc::new(body));
             }
@@ -460,7 +459,7 @@ fn differentiate(
         ));
     }
     pending.push((inst.clone(), Pending::Driver));
-    let dret = driver::driver_ret(&func);
+    let dret = driver::driver_ret(&func, &GlobalShadows::of(prog));
     let r = ins.emit(Op::Invoke(dinst), call, dret.clone());
     let gty = dret
         .field_types()
@@ -904,7 +903,8 @@ fn gradient_driver(
         ));
     }
     pending.push((inst.clone(), Pending::Driver));
-    Ok((names::driver_instance(inst), driver::driver_ret(&func)))
+    let dret = driver::driver_ret(&func, &GlobalShadows::of(prog));
+    Ok((names::driver_instance(inst), dret))
 }
 
 /// `∂ᵥf(lead..., x, dx) = ∂→f(lead..., 0, x, dx)`: the pushforward of `target` (whose last

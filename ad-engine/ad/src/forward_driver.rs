@@ -48,7 +48,8 @@ pub(crate) fn add_forward_driver(
     let Some(func) = prog.functions.get(inst).cloned() else {
         return Err(refusal);
     };
-    let dret = crate::driver::driver_ret(&func);
+    let globals = GlobalShadows::of(prog);
+    let dret = crate::driver::driver_ret(&func, &globals);
     let refuse = |why: String| -> AdError {
         let mut e = refusal.clone();
         e.message = format!(
@@ -69,7 +70,6 @@ pub(crate) fn add_forward_driver(
     let shapes = plan(inst, &dret).map_err(&refuse)?;
     // Forward mode runs `f` once per input number: where it may write to its arguments, each
     // run gets fresh copies of them as they were on entry; a global it may write, it cannot.
-    let globals = GlobalShadows::of(prog);
     let copying = crate::mutates::may_mutate(prog, inst);
     if copying {
         let writes = |what: String| {

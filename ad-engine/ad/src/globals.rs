@@ -16,6 +16,7 @@ use zy_ir::{
     Function, Instance, Name, Op, Operand, Prim, Terminator, Type, TypedProgram, ValueKind,
 };
 
+use crate::activity::{analyse_in, Activity};
 use crate::names;
 use crate::tangent::has_fdata;
 use crate::AdError;
@@ -139,6 +140,12 @@ impl GlobalShadows {
         out.sort();
         out.dedup();
         out
+    }
+
+    /// What a gradient reaches in `func`, a call that reaches a global with a shadow counting
+    /// as reading and writing it (`store!(x)` then `G[]` returned reaches `x`).
+    pub fn activity(&self, func: &Function) -> Activity {
+        analyse_in(func, &|c| !self.reached(c).is_empty())
     }
 
     /// The globals with shadows that `inst` reaches, in the order its forward function takes

@@ -150,7 +150,7 @@ pub fn gradient_program_with(
         func,
         adjoint_of(&out, inst),
         mutates,
-        globals.reached(inst),
+        &globals,
     )?;
     out.functions.insert(dinst.clone(), Arc::new(driver));
     Ok((dinst, out))

@@ -21,7 +21,7 @@ use zy_ir::{
     Terminator, Type, Value, ValueKind, Var, VarInit,
 };
 
-use crate::activity::{analyse_in, Activity};
+use crate::activity::Activity;
 use crate::cfg::{in_loop, loop_span, reaches, reaches_from, single_exit};
 use crate::globals::GlobalShadows;
 use crate::names;
@@ -82,7 +82,7 @@ pub fn adjoint_with(
     let mut primal = func.clone();
     crate::simplify::renumber(&mut primal);
     let (f, exit) = single_exit(&primal)?;
-    let act = analyse_in(&f, &|c| !globals.reached(c).is_empty());
+    let act = globals.activity(&f);
     let mut cx = Cx::new(&f, exit, act, globals);
     cx.trace = trace;
     let mut callees = Callees {

@@ -241,6 +241,7 @@ impl<'a> Cx<'a> {
             "Base.splatcall" => return self.splat_call(b, args),
             zy_ir::NEW => return self.new_value(b, args),
             zy_ir::TYPED => return self.typed_value(b, args),
+            zy_ir::SET_GLOBAL => return self.set_global(b, args),
             _ => {}
         }
         if let Some(t) = self.type_vars.get(name) {
@@ -498,13 +499,13 @@ impl<'a> Cx<'a> {
         args: &[Val],
     ) -> Result<Val, Fail> {
         let elem = match given {
-            [Type::Function(t)] => crate::type_values::concrete_of(t, self.program),
+            [Type::Function(t)] => crate::type_values::ref_content_of(t, self.program),
             _ => None,
         };
         let (Some(elem), [x]) = (elem, args) else {
             return Err(Fail::unsupported(format!(
                 "`Ref{{...}}` with the parameters {} (only `Ref{{T}}(x)` of one concrete type `T`, \
-                 whose content keeps that type)",
+                 or of `Union{{Nothing, T}}` of a number type, whose content keeps that type)",
                 Type::tuple(given.to_vec())
             )));
         };
@@ -977,15 +978,57 @@ impl<'a> Cx<'a> {
         if !self.program.globals.contains_key(name) {
             return Err(Fail::undefined_in(name, self.program));
         }
+        let binding = self.binding(b, name);
+        match &binding.ty {
+            // A binding some function rebinds is read from its cell.
+            Type::Ref(_) if self.program.rebound.contains(name) => {
+                self.call_named(b, &"getindex".into(), &[binding])
+            }
+            _ => Ok(binding),
+        }
+    }
+
+    /// The value of the top-level binding `name` (its cell, for one some function rebinds).
+    fn binding(&mut self, b: &mut PlanBuilder, name: &Name) -> Val {
         let (_, ty) = self.invoke(Instance {
             name: name.clone(),
             method: GLOBAL_METHOD,
             args: Arc::from([]),
         });
-        Ok(Val::of(
-            b.push(Op::Global(name.clone()), vec![], ty.clone()),
-            ty,
-        ))
+        Val::of(b.push(Op::Global(name.clone()), vec![], ty.clone()), ty)
+    }
+
+    /// `x = v` in a function declaring `global x` (lowered `Base._setglobal!(x, v)`): `v`
+    /// stored in `x`'s cell. zy keeps a binding's type: a value of another type is refused.
+    fn set_global(&mut self, b: &mut PlanBuilder, args: &[Val]) -> Result<Val, Fail> {
+        let name = match args {
+            [Val {
+                konst: Some(Const::Func(n)),
+                ..
+            }, _] => n.clone(),
+            _ => return Err(Fail::unsupported("assigning a global that is not a name")),
+        };
+        if !self.program.globals.contains_key(&name) {
+            return Err(Fail::unsupported(format!(
+                "`global {name}` assigned in a function without a top-level `{name} = ...`; \
+                 bind it at the top level first"
+            )));
+        }
+        let cell = self.binding(b, &name);
+        let value = &args[1];
+        match &cell.ty {
+            Type::Ref(t) if **t == value.ty => {
+                self.call_named(b, &"setindex!".into(), &[cell, value.clone()])
+            }
+            Type::Ref(t) => Err(Fail::unsupported(format!(
+                "assigning a {} to the global `{name}`, which holds a {t} (zy keeps a global's \
+                 type; convert the value, or keep it in a `Ref{{Any}}`)",
+                value.ty
+            ))),
+            t => Err(Fail::unsupported(format!(
+                "assigning the global `{name}`, which holds a {t}"
+            ))),
+        }
     }
 
     /// The `where` variable an operand names as a value (`T` in `T.(x)`), with its type.

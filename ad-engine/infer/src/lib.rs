@@ -45,7 +45,7 @@ mod value;
 
 use std::sync::Arc;
 
-use zy_ir::{Function, Instance, Name, Program, Span, Type};
+use zy_ir::{Block, Function, Instance, Name, Op, Program, Span, Stmt, Terminator, Type};
 
 pub use builtins::BUILTINS;
 pub use driver::{infer_call, infer_entry};
@@ -108,6 +108,9 @@ pub fn infer_instance_with_body(
             Err(fail) => body::failed(&inst, &inst.name, Span::default(), fail),
         },
         GLOBAL_METHOD => match program.globals.get(&inst.name) {
+            Some(g) if program.rebound.contains(&inst.name) => {
+                body::infer_body(&mut cx, &inst, &cell_thunk(&g.body))
+            }
             Some(g) => body::infer_body(&mut cx, &inst, &g.body),
             None => missing("global"),
         },
@@ -133,6 +136,26 @@ pub fn infer_instance_with_body(
         callees: cx.callees.into_iter().collect(),
         errors,
     }
+}
+
+/// The thunk of a binding some function rebinds: its value in a `Ref`, the cell that readers
+/// load and writers store into.
+fn cell_thunk(body: &Function) -> Function {
+    let mut f = body.clone();
+    let blocks: Vec<Block> = f.block_ids().collect();
+    for block in blocks {
+        let data = &f.blocks[block.index()];
+        if let Terminator::Return(v) = &data.term {
+            let stmt = Stmt {
+                op: Op::Call("Ref".into()),
+                args: vec![v.clone()],
+            };
+            let span = data.term_span;
+            let cell = f.push_stmt(block, stmt, Type::Any, span);
+            f.blocks[block.index()].term = Terminator::Return(cell.into());
+        }
+    }
+    f
 }
 
 /// Type the thunk of a binding `name` whose untyped `body` is not part of `program` (a call

@@ -83,6 +83,25 @@ pub(crate) fn concrete_of(name: &str, program: &Program) -> Option<Type> {
     pattern::concrete(&p, &Default::default())
 }
 
+/// The type of the values a `Ref{name}` holds: a concrete type, or Julia's
+/// `Union{Nothing, T}` of a concrete number type `T` (a value zy keeps tagged).
+pub(crate) fn ref_content_of(name: &str, program: &Program) -> Option<Type> {
+    if let Some(t) = concrete_of(name, program) {
+        return Some(t);
+    }
+    let Ok(Pat::Union(members)) = pattern_of_name(name, program) else {
+        return None;
+    };
+    let members: Vec<Type> = members
+        .iter()
+        .map(|p| pattern::concrete(p, &Default::default()))
+        .collect::<Option<_>>()?;
+    match members.as_slice() {
+        [Type::Nothing, t] | [t, Type::Nothing] if t.is_number() => Some(crate::join::nothing_or(t)),
+        _ => None,
+    }
+}
+
 /// The name of a type value written `name`: a concrete type's printed form
 /// (`Array{Float64, 1}` is `Vector{Float64}`), else the text as written.
 pub(crate) fn canonical(name: &Name, program: &Program) -> Result<Name, Fail> {

@@ -39,7 +39,7 @@ pub use prim::{Arity, Diff, Domain, Effects, Jit, Kind, Math, PrimInfo, Throws};
 pub use print::{julia_float, print_function, print_struct, print_structs, write_julia_float};
 pub use program::{
     callable_name, GenericFunction, Global, Keywords, Method, Program, StructDef, TypeExpr,
-    TypedProgram, NEW, TYPED, VARARG,
+    TypedProgram, NEW, SET_GLOBAL, TYPED, VARARG,
 };
 pub use types::{
     packed_size, tangent_type, Name, StructKind, StructType, Type, UnionType, MAX_DIMS,

@@ -1,7 +1,7 @@
 //! An untyped program: what lowering produces from source files and inference consumes.
 //! Generic functions with their methods, struct definitions, and top-level bindings.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::fmt;
 use std::sync::Arc;
 
@@ -158,6 +158,10 @@ pub const NEW: &str = "#new";
 /// `#typed(S, (P,), args...)` (the syntax's `ast::TYPED`).
 pub const TYPED: &str = "#typed";
 
+/// The helper that `x = v` calls in a function declaring `global x`, as
+/// `Base._setglobal!(x, v)` with the binding `x` as a constant: it rebinds the top-level `x`.
+pub const SET_GLOBAL: &str = "Base._setglobal!";
+
 /// A top-level binding (`const N = 3`, `sq = x -> x^2`): a zero-argument body computing it.
 #[derive(Clone, PartialEq, Eq, Hash, Debug)]
 pub struct Global {
@@ -174,6 +178,9 @@ pub struct Program {
     pub functions: BTreeMap<Name, GenericFunction>,
     pub structs: BTreeMap<Name, StructDef>,
     pub globals: BTreeMap<Name, Global>,
+    /// The top-level bindings some function rebinds ([`SET_GLOBAL`]): each is a cell, a
+    /// `Ref` of its value that every reader loads from.
+    pub rebound: BTreeSet<Name>,
     /// Names whose only definition the front end refused, with the message a use of one
     /// gives instead of `UndefVarError`.
     pub refused: BTreeMap<Name, String>,

@@ -94,7 +94,7 @@ pub fn reaching(db: &dyn salsa::Database, key: AdjointKey) -> Option<Activity> {
         return None;
     };
     let globals = shadows(db, key.program(db));
-    Some(zy_ad::analyse_in(body, &|c| !globals.reached(c).is_empty()))
+    Some(globals.activity(body))
 }
 
 /// The program that computes the gradient of `id`: its [`expanded`] program, the adjoint of

@@ -500,6 +500,15 @@ impl<'a> Body<'a> {
             E::Break | E::Continue | E::Local(_) | E::IndexEnd | E::IndexBegin | E::Colon => {
                 Set::default()
             }
+            // A function declaring `global x` may rebind `x`: taken as changing it.
+            E::Global(names) => {
+                let rebound = Set {
+                    globals: names.iter().map(|n| Name::from(n.as_str())).collect(),
+                    ..Set::default()
+                };
+                self.change(&rebound);
+                Set::default()
+            }
             E::Ident(n) => self.ident(n),
             E::Block(body) => self.block(body),
             E::Tuple(parts) | E::Vect(parts) => self.union_of(parts).whole(),

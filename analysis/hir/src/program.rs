@@ -69,6 +69,7 @@ impl Eq for ProgramIndex {}
 /// Whether two programs are equal but for their bodies.
 fn same_but_bodies(a: &Program, b: &Program) -> bool {
     a.structs == b.structs
+        && a.rebound == b.rebound
         && same_keys(&a.functions, &b.functions, |f, g| {
             f.name == g.name
                 && f.methods.len() == g.methods.len()

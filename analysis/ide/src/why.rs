@@ -7,7 +7,7 @@
 use std::collections::HashSet;
 use std::path::PathBuf;
 
-use zy_ad::activity::{analyse, ArgGradient};
+use zy_ad::activity::ArgGradient;
 use zy_hir::{RootDatabase, SourceFile};
 use zy_interp::{Step, Value, Watch};
 use zy_ir::{Block, Function, Op, Operand, Span, Terminator, Type, TypedProgram};
@@ -104,7 +104,7 @@ pub(crate) fn explain(db: &RootDatabase, s: &Subject<'_>, gradient: &[Value]) ->
     if wanted.is_empty() {
         return Vec::new();
     }
-    let activity = analyse(func);
+    let activity = zy_ad::GlobalShadows::of(s.program).activity(func);
     let mut ran: Option<Option<HashSet<zy_ir::Value>>> = None;
     let mut out = Vec::new();
     for i in wanted {

@@ -1,7 +1,7 @@
 //! Assignments: to locals, into arrays and `Ref`s (`setindex!`), into fields (`setfield!`),
 //! destructuring, and compound assignment with the target's parts evaluated once.
 
-use zy_ir::{Const, Operand};
+use zy_ir::{Const, Operand, SET_GLOBAL};
 use zy_syntax::ast::{BinOp, Expr, ExprKind, TextRange};
 
 use crate::body::BodyLowerer;
@@ -76,6 +76,10 @@ impl BodyLowerer<'_, '_> {
             ExprKind::Declared { var, .. } => self.bind(var, value),
             ExprKind::Ident(name) => match self.cx.res.local(target) {
                 Some(v) => self.assign_local(v, value, target.range),
+                None if self.cx.res.global_targets.contains(&(target as *const Expr)) => {
+                    let binding = Const::Func(name.as_str().into()).into();
+                    self.call(SET_GLOBAL, vec![binding, value], target.range);
+                }
                 None => {
                     // Scope resolution declares every assigned name; reaching here means the
                     // name is not assignable (a malformed tree).

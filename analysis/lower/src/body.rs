@@ -495,7 +495,9 @@ impl<'c, 'a> BodyLowerer<'c, 'a> {
                 els.as_deref(),
                 finally.as_deref(),
             ),
-            ExprKind::Local(_) | ExprKind::Declared { .. } => Const::Nothing.into(),
+            ExprKind::Local(_) | ExprKind::Global(_) | ExprKind::Declared { .. } => {
+                Const::Nothing.into()
+            }
             ExprKind::Error => self.error_call("unsupported construct", r),
             ExprKind::Chain { first, rest } => self.chain(first, rest, r),
             ExprKind::And(a, b) => self.short_circuit(a, b, true, true, r),

@@ -38,7 +38,10 @@ mod split;
 mod tidy;
 mod trycatch;
 
-use zy_ir::{Global, Method, Name, Program, Span, StructDef};
+use zy_ir::{
+    Const, Function, Global, Method, Name, Op, Operand, Program, Span, Stmt, StructDef, ValueKind,
+    SET_GLOBAL,
+};
 
 pub use item::{
     generic_name, lower_file, lower_function, lower_global, lower_method, lower_struct,
@@ -61,6 +64,19 @@ pub struct Lowered {
     pub errors: Vec<LowerError>,
 }
 
+/// The top-level bindings `body` rebinds (its calls of [`SET_GLOBAL`]).
+fn rebound_globals(body: &Function) -> impl Iterator<Item = Name> + '_ {
+    body.values.iter().filter_map(|v| match &v.kind {
+        ValueKind::Stmt(Stmt { op: Op::Call(f), args, .. }) if &**f == SET_GLOBAL => {
+            match args.first() {
+                Some(Operand::Const(Const::Func(name))) => Some(name.clone()),
+                _ => None,
+            }
+        }
+        _ => None,
+    })
+}
+
 /// What one top-level item lowers to.
 #[derive(Clone, PartialEq, Eq, Debug, Default)]
 pub struct LoweredItem {
@@ -79,6 +95,7 @@ impl LoweredItem {
     pub fn add_to(self, program: &mut Program, errors: &mut Vec<LowerError>) {
         errors.extend(self.errors);
         for (name, method) in self.methods {
+            program.rebound.extend(rebound_globals(&method.body));
             program.add_method(name, method);
         }
         for s in self.structs {

@@ -63,6 +63,9 @@ pub(crate) struct Resolution {
     pub fn_vars: FxHashMap<*const FunctionDef, VarId>,
     /// Reads of `g` inside inner function `g`'s own body: its `#self#` argument.
     pub self_refs: FxHashSet<*const Expr>,
+    /// Assignment targets naming a top-level binding declared `global` (`count` in
+    /// `global count; count += 1`).
+    pub global_targets: FxHashSet<*const Expr>,
     /// Reads of inner functions calling each other from inside each other (`od` in
     /// `ev(k) = k == 0 ? true : od(k - 1)`, defined below it and calling `ev`): a fresh
     /// closure value of the definition, made from the captures they share.
@@ -136,6 +139,8 @@ struct VarState {
 #[derive(Default)]
 struct Scope {
     names: FxHashMap<String, VarId>,
+    /// Names declared `global` here: they denote the top-level bindings in this scope.
+    globals: FxHashSet<String>,
 }
 
 struct Frame {
@@ -219,11 +224,25 @@ impl Walker {
         v
     }
 
+    /// The local `name` denotes here, `None` for a top-level name (one declared `global` in
+    /// an enclosing scope included).
     fn lookup(&self, name: &str) -> Option<VarId> {
+        self.binding_scope(name)
+            .and_then(|s| s.names.get(name).copied())
+    }
+
+    /// Is `name` declared `global` in the scope it is used in?
+    fn declared_global(&self, name: &str) -> bool {
+        self.binding_scope(name)
+            .is_some_and(|s| s.globals.contains(name))
+    }
+
+    /// The innermost scope that binds `name`, as a local or declared `global`.
+    fn binding_scope(&self, name: &str) -> Option<&Scope> {
         self.scopes
             .iter()
             .rev()
-            .find_map(|s| s.names.get(name).copied())
+            .find(|s| s.globals.contains(name) || s.names.contains_key(name))
     }
 
     /// A use of `v` from the current function: a capture if another function owns it.
@@ -268,11 +287,14 @@ impl Walker {
     }
 
     /// Declare the locals of the scope on top: `local` names (always fresh), then assigned
-    /// names not visible from an enclosing scope.
+    /// names not visible from an enclosing scope nor declared `global`.
     fn declare_scope_names(&mut self, body: &[Expr]) -> Vec<VarId> {
-        let (mut locals, mut assigned) = (Vec::new(), Vec::new());
+        let (mut locals, mut assigned, mut globals) = (Vec::new(), Vec::new(), Vec::new());
         for e in body {
-            collect_names(e, &mut locals, &mut assigned);
+            collect_names(e, &mut locals, &mut assigned, &mut globals);
+        }
+        if let Some(scope) = self.scopes.last_mut() {
+            scope.globals.extend(globals);
         }
         let mut declared = Vec::new();
         for n in locals {
@@ -282,7 +304,7 @@ impl Walker {
             }
         }
         for n in assigned {
-            if self.lookup(&n).is_none() {
+            if self.lookup(&n).is_none() && !self.declared_global(&n) {
                 declared.push(self.declare(&n));
             }
         }
@@ -535,6 +557,8 @@ impl Walker {
                 if let Some(v) = self.lookup(name) {
                     self.bind_ident(e, v);
                     self.site(v, e.range);
+                } else {
+                    self.global_target(e, name);
                 }
             }
             ExprKind::Tuple(items) => items.iter().for_each(|i| self.target(i)),
@@ -552,6 +576,14 @@ impl Walker {
                 self.declare_type(var, ty);
             }
             _ => {}
+        }
+    }
+
+    /// An assignment target `e` naming `name`, which is not a local: one declared `global`
+    /// rebinds the top-level binding.
+    fn global_target(&mut self, e: &Expr, name: &str) {
+        if self.declared_global(name) {
+            self.res.global_targets.insert(e as *const Expr);
         }
     }
 
@@ -588,8 +620,9 @@ impl Walker {
                 ExprKind::Ident(name) => {
                     let v = self.ident(lhs, name);
                     self.expr(rhs);
-                    if let Some(v) = v {
-                        self.site(v, lhs.range);
+                    match v {
+                        Some(v) => self.site(v, lhs.range),
+                        None => self.global_target(lhs, name),
                     }
                 }
                 _ => {
@@ -814,44 +847,50 @@ impl Walker {
     }
 }
 
-/// Names declared by `local` and names assigned, in the scope of `e` (not descending into loop
+/// Names declared by `local`, names assigned and names declared `global`, in the scope of `e` (not descending into loop
 /// bodies or function bodies, which are scopes of their own).
-fn collect_names(e: &Expr, locals: &mut Vec<String>, assigned: &mut Vec<String>) {
+fn collect_names(
+    e: &Expr,
+    locals: &mut Vec<String>,
+    assigned: &mut Vec<String>,
+    globals: &mut Vec<String>,
+) {
     match &e.kind {
         ExprKind::Local(names) => locals.extend(names.iter().cloned()),
+        ExprKind::Global(names) => globals.extend(names.iter().cloned()),
         ExprKind::Assign { lhs, rhs } => {
             match &lhs.kind {
                 ExprKind::Ident(_)
                 | ExprKind::Tuple(_)
                 | ExprKind::NamedTuple(_)
                 | ExprKind::Declared { .. } => target_names(lhs, assigned),
-                _ => collect_names(lhs, locals, assigned),
+                _ => collect_names(lhs, locals, assigned, globals),
             }
-            collect_names(rhs, locals, assigned);
+            collect_names(rhs, locals, assigned, globals);
         }
         ExprKind::CompoundAssign { lhs, rhs, .. } => {
             match &lhs.kind {
                 ExprKind::Ident(n) => assigned.push(n.clone()),
-                _ => collect_names(lhs, locals, assigned),
+                _ => collect_names(lhs, locals, assigned, globals),
             }
-            collect_names(rhs, locals, assigned);
+            collect_names(rhs, locals, assigned, globals);
         }
         ExprKind::Function(def) => {
             if let FunctionName::Named(n) = &def.name {
                 assigned.push(n.clone());
             }
         }
-        ExprKind::While { cond, .. } => collect_names(cond, locals, assigned),
-        ExprKind::For { iter, .. } => collect_names(iter, locals, assigned),
+        ExprKind::While { cond, .. } => collect_names(cond, locals, assigned, globals),
+        ExprKind::For { iter, .. } => collect_names(iter, locals, assigned, globals),
         ExprKind::Let { value, .. } => {
             if let Some(value) = value {
-                collect_names(value, locals, assigned);
+                collect_names(value, locals, assigned, globals);
             }
         }
         ExprKind::Try { .. } => {}
         _ => {
             for c in e.children() {
-                collect_names(c, locals, assigned);
+                collect_names(c, locals, assigned, globals);
             }
         }
     }

@@ -637,6 +637,8 @@ pub enum ExprKind {
     Splat(Box<Expr>),
     /// `local x` declarations are accepted and ignored apart from scoping.
     Local(Vec<String>),
+    /// `global x` in a function: assigning `x` there rebinds the top-level binding.
+    Global(Vec<String>),
     /// `end` inside indexing brackets: the last index of the innermost indexed value's
     /// dimension (Julia's `lastindex(x)` or `lastindex(x, d)`).
     IndexEnd,

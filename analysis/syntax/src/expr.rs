@@ -118,6 +118,7 @@ fn convert(cx: &mut Cx, node: &SyntaxNode) -> Expr {
         Kind::Continue => |_, n| Expr::new(ExprKind::Continue, n.range),
         Kind::Return => return_statement,
         Kind::Local => local,
+        Kind::Global => global,
         Kind::Doc => doc,
         Kind::Subtype | Kind::Supertype => crate::type_values::subtype,
         Kind::Decl => type_assertion,
@@ -139,7 +140,6 @@ fn outside_subset(kind: Kind) -> Option<&'static str> {
         Kind::Quote => "quoted expression; write the code itself instead",
         Kind::Splat => "splatting `...` outside the arguments of a call; pass the splat to a function (`f(xs...)`, `vcat(xs...)`, `tuple(xs...)`) instead",
         Kind::Where => "`where` outside a method signature",
-        Kind::Global => "global declaration; pass the value as an argument (a `Ref` to write to it) instead",
         Kind::Const => "const in a local scope; write a plain assignment instead",
         Kind::Struct => "struct definition in a local scope; define the struct at the top level instead",
         Kind::Module => "module inside a function or block; define it at the top level instead",
@@ -1356,6 +1356,38 @@ fn let_block(cx: &mut Cx, node: &SyntaxNode) -> Expr {
     }
     match body.pop() {
         Some(e) if count > 0 => e,
+        _ => error_expr(node),
+    }
+}
+
+/// `global x`, `global x, y`, `global x = v` in a function.
+fn global(cx: &mut Cx, node: &SyntaxNode) -> Expr {
+    let name = |cx: &Cx, n: &SyntaxNode| {
+        (n.leaf && n.kind == Kind::Identifier).then(|| cx.text(n).to_string())
+    };
+    let names: Option<Vec<String>> = node
+        .children
+        .iter()
+        .flat_map(|d| match d.kind {
+            Kind::Tuple if !d.leaf => d.children.iter().collect(),
+            _ => vec![d],
+        })
+        .map(|d| name(cx, d))
+        .collect();
+    match (names, node.children.as_slice()) {
+        (Some(names), _) if !names.is_empty() => Expr::new(ExprKind::Global(names), node.range),
+        (_, [decl]) if decl.kind == Kind::Assign && !decl.leaf => {
+            match decl.children.first().and_then(|lhs| Some((lhs, name(cx, lhs)?))) {
+                Some((lhs, n)) => {
+                    let declared = TextRange::new(node.range.start, lhs.range.end);
+                    let global = Expr::new(ExprKind::Global(vec![n]), declared);
+                    let assign = expr(cx, decl);
+                    Expr::new(ExprKind::Block(vec![global, assign]), node.range)
+                }
+                None => cx.unsupported(decl, "`global` declaration of anything but names"),
+            }
+        }
+        (_, [decl, ..]) => cx.unsupported(decl, "`global` declaration of anything but names"),
         _ => error_expr(node),
     }
 }

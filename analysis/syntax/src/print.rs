@@ -418,6 +418,7 @@ impl Display for Expr {
             },
             ExprKind::Function(def) => method(f, def, false),
             ExprKind::Local(names) => write!(f, "(local {})", names.join(" ")),
+            ExprKind::Global(names) => write!(f, "(global {})", names.join(" ")),
             ExprKind::Splat(value) => write!(f, "(... {value})"),
             ExprKind::IndexEnd => write!(f, "end"),
             ExprKind::IndexBegin => write!(f, "begin"),

@@ -17,6 +17,7 @@ impl Expr {
             | ExprKind::Break
             | ExprKind::Continue
             | ExprKind::Local(_)
+            | ExprKind::Global(_)
             | ExprKind::IndexEnd
             | ExprKind::IndexBegin
             | ExprKind::Colon
@@ -106,6 +107,7 @@ impl Expr {
             | ExprKind::Break
             | ExprKind::Continue
             | ExprKind::Local(_)
+            | ExprKind::Global(_)
             | ExprKind::IndexEnd
             | ExprKind::IndexBegin
             | ExprKind::Colon

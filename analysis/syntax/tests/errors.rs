@@ -214,7 +214,7 @@ end
               (= q (error))
               (= u (+ (error) (error)))
               (= (:: v Float64) 1.0)
-              (error)
+              (block (global g) (= g 1))
               (call Base.vcat x xs)
               (return (call (-> (x) x) 1)))
             error 71..78: unsupported: macro @test; write `@assert cond` instead [unsupported]
@@ -222,7 +222,6 @@ end
             error 233..236: unsupported: operator `⊗`; write a function with a name and call it instead [unsupported]
             error 247..250: unsupported: Float32 literal `1f0`; write a Float64 literal instead [unsupported]
             error 253..257: unsupported: unsigned integer literal `0x10`; write the `Int` `16` instead [unsupported]
-            error 283..295: unsupported: global declaration; pass the value as an argument (a `Ref` to write to it) instead [unsupported]
         "#]],
     );
 }

@@ -172,13 +172,14 @@ pub fn ref_get(args: &[Value]) -> Result<Value, String> {
     }
 }
 
-/// `r[] = v`: converts `v` to the type of the value held; returns `v`.
+/// `r[] = v`: converts a number `v` to the type of the number held; returns `v`. (Another
+/// value is stored as it is: a `Ref{Union{Nothing, Float64}}` holds either.)
 pub fn ref_set(args: &[Value]) -> Result<Value, String> {
     match args {
         [Value::Ref(r), v] => {
             let converted = match r.borrow().number_elem() {
-                Some(e) => convert_to(&e.ty(), v)?,
-                None => v.clone(),
+                Some(e) if v.number_elem().is_some() => convert_to(&e.ty(), v)?,
+                _ => v.clone(),
             };
             *r.borrow_mut() = converted;
             Ok(v.clone())

@@ -6,6 +6,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::sync::Arc;
 
 use zy_hir::{ItemId, ItemKind, RootDatabase, SourceFile};
+use zy_ad::{Activity, GlobalShadows};
 use zy_ir::{Function, Instance};
 use zy_syntax::ast::{AnnotationKind, FunctionName, Item};
 
@@ -16,6 +17,9 @@ pub(crate) struct TypedFn {
     pub item: ItemId,
     pub inst: Arc<Instance>,
     pub func: Arc<Function>,
+    /// What a gradient reaches in it, a call that reaches a global with a shadow counting as
+    /// writing that global (as the AD's driver counts it).
+    pub activity: Activity,
 }
 
 /// How many of a file's functions `check` typed, and which it could not.
@@ -98,6 +102,7 @@ pub(crate) fn typed_functions(
     let mut seen: BTreeSet<Arc<Instance>> = BTreeSet::new();
     let mut out = Vec::new();
     let mut take = |program: &zy_ir::TypedProgram, out: &mut Vec<TypedFn>| {
+        let shadows = GlobalShadows::of(program);
         for (inst, func) in &program.functions {
             if let Some(&item) = items.get(&func.span.file) {
                 if !is_keyword_default(inst) && seen.insert(inst.clone()) {
@@ -105,6 +110,7 @@ pub(crate) fn typed_functions(
                         item,
                         inst: inst.clone(),
                         func: func.clone(),
+                        activity: shadows.activity(func),
                     });
                 }
             }

@@ -21,7 +21,7 @@ mod tape;
 
 use std::sync::Arc;
 
-use zy_ad::activity::{analyse, Activity};
+use zy_ad::activity::Activity;
 use zy_hir::{ItemKind, RootDatabase, SourceFile, TypedCall};
 use zy_ir::{Function, Span};
 use zy_syntax::ast::{AnnotationKind, Item};
@@ -183,7 +183,7 @@ pub(crate) fn lints(
             db,
             file,
             spec: t,
-            activity: analyse(&t.func),
+            activity: t.activity.clone(),
         };
         cut::check(&cx, &mut out);
         capture::check(&cx, &mut out);
