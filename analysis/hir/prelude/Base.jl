@@ -1358,6 +1358,15 @@ end
 getindex(C::CartesianIndices{Tuple{Int, Int}}, i::Int, j::Int) = CartesianIndex(i, j)
 collect(C::CartesianIndices) = [C[k] for k in 1:length(C)]
 
+"""
+    LinearIndices(A)
+
+The linear index of each element of `A` (its position in column-major order), in an array of
+`A`'s shape: `for k in LinearIndices(A)` runs over `1:length(A)`, `LinearIndices(A)[i, j]` is
+the `k` with `A[k] === A[i, j]`. Julia's is a lazy array; zy's holds the indices.
+"""
+LinearIndices(A::Array) = reshape(collect(1:length(A)), size(A))
+
 # Sizes as a tuple (`zeros(size(A))`, `fill(x, size(A))`) and `similar` with a new size.
 zeros(dims::Tuple{Int}) = zeros(dims[1])
 zeros(dims::Tuple{Int, Int}) = zeros(dims[1], dims[2])
