@@ -1,6 +1,7 @@
-//! Named tuples as collections: `keys`, `values`, `Tuple` (of a `CartesianIndex` too), `merge`, `haskey`, `getproperty`, and the run-time
-//! index a `for` loop over one reads. Each is decided by the named tuple's type (its names are
-//! part of it, as in Julia) and built from `getfield`, `tuple` and `namedtuple` primitives.
+//! Named tuples as collections: `keys`, `values`, `Tuple` (of a `CartesianIndex` too), `merge`,
+//! `haskey`, `getproperty`, and the run-time index a `for` loop over one reads. Each is decided
+//! by the named tuple's type (its names are part of it, as in Julia) and built from `getfield`,
+//! `tuple` and `namedtuple` primitives.
 
 use zy_ir::{Const, Name, Prim, Type};
 
