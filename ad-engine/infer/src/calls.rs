@@ -205,6 +205,30 @@ impl<'a> Cx<'a> {
         Ok(b.finish(v.arg, v.ty))
     }
 
+    /// `pairs(t)[k]` of a tuple or named tuple `t` and a literal `k`: `t[k]` by its constant
+    /// index, as Julia's constant propagation reads it through `getindex(::Pairs, k)`, so the
+    /// elements may differ in type (`pairs((a = x, b = 2))[1]`).
+    fn pairs_index(
+        &mut self,
+        b: &mut PlanBuilder,
+        name: &Name,
+        args: &[Val],
+    ) -> Option<Result<Val, Fail>> {
+        let [p, k] = args else {
+            return None;
+        };
+        let Type::Struct(s) = &p.ty else {
+            return None;
+        };
+        let tuple = matches!(s.fields.first(), Some((_, Type::Tuple(_) | Type::NamedTuple(_))));
+        if &**name != "Base.getindex" || &*s.name != "Base.Pairs" || !tuple || k.int().is_none() {
+            return None;
+        }
+        let field = Val::lit(Const::Symbol("data".into()));
+        let data = self.call_named(b, &"getfield".into(), &[p.clone(), field]);
+        Some(data.and_then(|d| self.call_named(b, name, &[d, k.clone()])))
+    }
+
     /// Does `name` denote something callable: a user function, struct, global or builtin
     /// (by its qualified name `Base.vcat` too, as lowering passes `[xs...;]`'s)?
     pub fn is_defined(&self, name: &str) -> bool {
@@ -255,6 +279,9 @@ impl<'a> Cx<'a> {
                 "`Dict()` (a `Dict{Any, Any}`, whose values have no one type); write \
                  `Dict{K, V}()` with the key and value types instead",
             ));
+        }
+        if let Some(element) = self.pairs_index(b, name, args) {
+            return element;
         }
         if self.program.functions.contains_key(name) {
             return self.call_generic(b, name, args);

@@ -94,13 +94,16 @@ fn plan(t: &Type) -> Plan {
             }
             ("Base.Pairs", _, _, Some(data)) => {
                 let inner = plan(data);
-                let names = match data {
+                let names: Option<Vec<Name>> = match data {
                     Type::NamedTuple(fs) => Some(fs.iter().map(|(n, _)| n.clone()).collect()),
                     _ => None,
                 };
+                // A named tuple's keys are symbols, each its own type: two or more differ.
+                let mixed = inner.mixed || names.as_ref().is_some_and(|n| n.len() > 1);
                 match inner.shape {
                     Shape::Index => Plan {
                         shape: Shape::Pairs(names),
+                        mixed,
                         ..inner
                     },
                     _ => plain,

@@ -580,6 +580,18 @@ broadcast(f, v::SubArray, y) = broadcast(f, collect(v), y)
 broadcast(f, x, v::SubArray) = broadcast(f, x, collect(v))
 broadcast(f, v::SubArray, w::SubArray) = broadcast(f, collect(v), collect(w))
 map(f, v::SubArray) = map(f, collect(v))
+# Broadcasting over a generator (`Iterators.map(f, x)`, `(g(x) for x in xs)`) broadcasts over
+# its items collected, as Julia's `broadcastable` does.
+broadcast(f, g::Generator) = broadcast(f, collect(g))
+broadcast(f, g::Generator, y) = broadcast(f, collect(g), y)
+broadcast(f, x, g::Generator) = broadcast(f, x, collect(g))
+broadcast(f, g::Generator, h::Generator) = broadcast(f, collect(g), collect(h))
+broadcast(f, r::UnitRange{Int}, g::Generator) = broadcast(f, collect(r), collect(g))
+broadcast(f, r::StepRange{Int, Int}, g::Generator) = broadcast(f, collect(r), collect(g))
+broadcast(f, r::LinRange, g::Generator) = broadcast(f, collect(r), collect(g))
+broadcast(f, g::Generator, r::UnitRange{Int}) = broadcast(f, collect(g), collect(r))
+broadcast(f, g::Generator, r::StepRange{Int, Int}) = broadcast(f, collect(g), collect(r))
+broadcast(f, g::Generator, r::LinRange) = broadcast(f, collect(g), collect(r))
 
 """
     identity(x)
@@ -1357,6 +1369,15 @@ function getindex(C::CartesianIndices{Tuple{Int, Int}}, k::Int)
 end
 getindex(C::CartesianIndices{Tuple{Int, Int}}, i::Int, j::Int) = CartesianIndex(i, j)
 collect(C::CartesianIndices) = [C[k] for k in 1:length(C)]
+
+"""
+    LinearIndices(A)
+
+The linear index of each element of `A` (its position in column-major order), in an array of
+`A`'s shape: `for k in LinearIndices(A)` runs over `1:length(A)`, `LinearIndices(A)[i, j]` is
+the `k` with `A[k] === A[i, j]`. Julia's is a lazy array; zy's holds the indices.
+"""
+LinearIndices(A::Array) = reshape(collect(1:length(A)), size(A))
 
 # Sizes as a tuple (`zeros(size(A))`, `fill(x, size(A))`) and `similar` with a new size.
 zeros(dims::Tuple{Int}) = zeros(dims[1])

@@ -1658,13 +1658,58 @@ function logdet(A::Matrix{<:Complex})
     return d + log(s)
 end
 inv(A::Matrix{<:Complex}) = (n = _checksquare(A); lu(A) \ [complex(float(i == j), 0.0) for i in 1:n, j in 1:n])
-(\)(A::Matrix{<:Complex}, b::AbstractVector) = _square_lu(A) \ b
-(\)(A::Matrix{<:Complex}, B::AbstractMatrix) = _square_lu(A) \ B
-(\)(A::Matrix{<:Real}, b::AbstractVector{<:Complex}) = _square_lu(A) \ b
-(\)(A::Matrix{<:Real}, B::AbstractMatrix{<:Complex}) = _square_lu(A) \ B
-function _square_lu(A)
-    size(A, 1) == size(A, 2) || error("unsupported: `A \\ b` of a non-square matrix and complex numbers (Julia's least squares by QR)")
-    return lu(A)
+(\)(A::Matrix{<:Complex}, b::AbstractVector) = _complex_solve(A, b)
+(\)(A::Matrix{<:Complex}, B::AbstractMatrix) = _complex_solve(A, B)
+(\)(A::Matrix{<:Real}, b::AbstractVector{<:Complex}) = _complex_solve(A, b)
+(\)(A::Matrix{<:Real}, B::AbstractMatrix{<:Complex}) = _complex_solve(A, B)
+# A square `A` by LU; a non-square one by the real form `[Re A -Im A; Im A Re A]`, which maps
+# `[Re x; Im x]` to `[Re Ax; Im Ax]` with the same norms, so its least-squares (tall) or
+# least-norm (wide) solution is the complex one Julia's pivoted QR gives.
+function _complex_solve(A, B)
+    m, n = size(A)
+    m == n && return lu(A) \ B
+    size(B, 1) == m || throw(DimensionMismatch("arguments must have the same number of rows"))
+    X = _real_form(A) \ [real.(B); imag.(B)]
+    return _complex_halves(X, n)
+end
+_real_form(A) = [real.(A) -imag.(A); imag.(A) real.(A)]
+_complex_halves(x::Vector, n::Int) = complex.(x[1:n], x[n+1:2n])
+_complex_halves(X::Matrix, n::Int) = complex.(X[1:n, :], X[n+1:2n, :])
+
+# The SVD of a complex m×n matrix from its real form's, where each singular value is twice
+# (sorted descending: every other one) and each of its singular vectors `[Re u; Im u]` gives
+# a complex one (a phase `e^{iθ}` away from Julia's). The singular values' gradient is
+# `Σ s̄ₖ uₖ vₖᴴ` (the real form's own pullback divides by the zero gap between the copies);
+# the singular vectors' gradient is refused.
+function _complex_svd(A)
+    m, n = size(A)
+    U, s, V = _svd(_real_form(A))
+    k = 1:2:length(s)
+    return _complex_halves(U[:, k], m), s[k], _complex_halves(V[:, k], n)
+end
+svdvals(A::Matrix{<:Complex}) = _complex_svdvals(A)
+_complex_svdvals(A) = _complex_svd(A)[2]
+function rrule(::typeof(_complex_svdvals), A::Matrix{<:Complex})
+    U, s, V = _complex_svd(A)
+    svdvals_pullback(s̄) = (NoTangent(), _complex_tangent([U[i, j] * s̄[j] for i in 1:size(U, 1), j in 1:length(s)] * V'))
+    return s, svdvals_pullback
+end
+# The tangent of a complex array from its gradient `∂Re + i ∂Im`.
+_complex_tangent(G) = map(z -> (re = real(z), im = imag(z)), G)
+function svd(A::Matrix{<:Complex})
+    U, S, V = _complex_svd_vectors(A)
+    return SVD(U, S, V, copy(V'))
+end
+_complex_svd_vectors(A) = _complex_svd(A)
+function rrule(::typeof(_complex_svd_vectors), A::Matrix{<:Complex})
+    svd_pullback(ȳ) = (NoTangent(), _svd_vectors_refused(A))
+    return _complex_svd(A), svd_pullback
+end
+# Refuses a gradient through complex singular vectors (none for an empty matrix, whose zero
+# gradient is exact).
+function _svd_vectors_refused(A)
+    isempty(A) || error("unsupported: the gradient of `svd` of a complex matrix; `svdvals(A)` has one")
+    return map(z -> (re = 0.0, im = 0.0), A)
 end
 # The 2-norm of a complex matrix: the largest singular value of its real form
 # [re -im; im re], whose singular values are the matrix's, each twice. Its gradient is the

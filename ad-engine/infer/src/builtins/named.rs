@@ -1,6 +1,7 @@
-//! Named tuples as collections: `keys`, `values`, `Tuple`, `merge`, `haskey`, `getproperty`, and the run-time
-//! index a `for` loop over one reads. Each is decided by the named tuple's type (its names are
-//! part of it, as in Julia) and built from `getfield`, `tuple` and `namedtuple` primitives.
+//! Named tuples as collections: `keys`, `values`, `Tuple` (of a `CartesianIndex` too), `merge`,
+//! `haskey`, `getproperty`, and the run-time index a `for` loop over one reads. Each is decided
+//! by the named tuple's type (its names are part of it, as in Julia) and built from `getfield`,
+//! `tuple` and `namedtuple` primitives.
 
 use zy_ir::{Const, Name, Prim, Type};
 
@@ -32,6 +33,10 @@ pub(crate) fn call(b: &mut PlanBuilder, name: &str, args: &[Val]) -> Option<Resu
                  length is part of its type): iterate a literal range `for i in 1:3` or a \
                  tuple, or build a vector `[f(x) for x in xs]`",
             ))
+        }
+        // The coordinates of a `CartesianIndex`: `i, j = Tuple(I)`.
+        ("Tuple", [i]) if matches!(&i.ty, Type::Struct(s) if &*s.name == "Base.CartesianIndex") => {
+            getproperty(b, i, &Val::lit(Const::Symbol("I".into())))
         }
         ("Tuple", [v]) if matches!(v.ty, Type::Array(_, 1)) || is_int_range(&v.ty) => {
             tuple_of(b, v)
