@@ -1,9 +1,9 @@
 //! Julia's reading of its own syntax, shown by value: the cases of JuliaSyntax's
-//! `test/parser.jl` and `test/tokenize.jl` and of Julia's `test/syntax.jl` that lie inside zy's
-//! language (numeric literals, juxtaposition, unary and binary precedence, comparison chains,
-//! `?:`, ranges, dotted and updating operators, strings and their escapes, comments, newlines
-//! inside brackets, `begin`/`end` indexing, `do`, `let`, short definitions, macros'
-//! arguments, Unicode names and `var"..."`), each the body of a function run through
+//! `test/parser.jl` and `test/tokenize.jl` and of Julia's `test/syntax.jl` that lie inside
+//! zy's language (numeric literals, juxtaposition, unary and binary precedence, comparison
+//! chains, `?:`, ranges, dotted and updating operators, strings and their escapes, comments,
+//! newlines inside brackets, `begin`/`end` indexing, `do`, `let`, short definitions, macros'
+//! arguments, Unicode names, `var"..."`, `raw"..."`), each the body of a function run through
 //! `zy-ide`, against Julia's value as `show` prints it, derived by hand. A row whose value
 //! starts `error: ` is a text Julia rejects, or a construct zy refuses: the message must
 //! contain the rest and point into the body. The trees themselves are compared with
@@ -15,10 +15,22 @@ use zy_ide::{AnalysisHost, EvalLimits};
 
 /// `(body, Julia's value)`.
 const CASES: &[(&str, &str)] = &[
-    (r#"0x1f"#, r#"error: unsupported: unsigned integer literal `0x1f`"#),
-    (r#"0b101"#, r#"error: unsupported: unsigned integer literal `0b101`"#),
-    (r#"0o17"#, r#"error: unsupported: unsigned integer literal `0o17`"#),
-    (r#"0x1ff"#, r#"error: unsupported: unsigned integer literal `0x1ff`"#),
+    (
+        r#"0x1f"#,
+        r#"error: unsupported: unsigned integer literal `0x1f`"#,
+    ),
+    (
+        r#"0b101"#,
+        r#"error: unsupported: unsigned integer literal `0b101`"#,
+    ),
+    (
+        r#"0o17"#,
+        r#"error: unsupported: unsigned integer literal `0o17`"#,
+    ),
+    (
+        r#"0x1ff"#,
+        r#"error: unsupported: unsigned integer literal `0x1ff`"#,
+    ),
     (r#"1e3"#, r#"1000.0"#),
     (r#"1E3"#, r#"1000.0"#),
     (r#"1.5e+2"#, r#"150.0"#),
@@ -159,8 +171,11 @@ const CASES: &[(&str, &str)] = &[
     (r#"[1 -2]"#, r#"[1 -2]"#),
     (r#"[1 - 2]"#, r#"[-1]"#),
     (r#"[1 2; 3 4]"#, r#"[1 2; 3 4]"#),
-    (r#"[1 2
- 3 4]"#, r#"[1 2; 3 4]"#),
+    (
+        r#"[1 2
+ 3 4]"#,
+        r#"[1 2; 3 4]"#,
+    ),
     (r#"[1; 2]"#, r#"[1, 2]"#),
     (r#"[1, 2]"#, r#"[1, 2]"#),
     (r#"[x^2 for x in 1:3]"#, r#"[1, 4, 9]"#),
@@ -181,41 +196,67 @@ const CASES: &[(&str, &str)] = &[
     (r#""a\"b""#, r#""a\"b""#),
     (r#"length("\n")"#, r#"1"#),
     (r#""""abc""""#, r#""abc""#),
-    (r#""""
+    (
+        r#""""
   a
-  b""""#, r#""a\nb""#),
-    (r#""""
+  b""""#,
+        r#""a\nb""#,
+    ),
+    (
+        r#""""
   a
 
-  b""""#, r#""a\n\nb""#),
-    (r#""""
+  b""""#,
+        r#""a\n\nb""#,
+    ),
+    (
+        r#""""
   a
    b
-  """"#, r#""a\n b\n""#),
+  """"#,
+        r#""a\n b\n""#,
+    ),
     (r#"raw"a\nb""#, r#""a\\nb""#),
     (r#"length(raw"a\nb")"#, r#"4"#),
     (r#"raw"a\"b""#, r#""a\"b""#),
     (r#""a" * "b""#, r#""ab""#),
     (r#""a" * "b" ^ 2"#, r#""abb""#),
     (r#"1 #= a #= b =# c =# + 1"#, r#"2"#),
-    (r#"(1 +
- 2)"#, r#"3"#),
-    (r#"(1
- + 2)"#, r#"3"#),
-    (r#"1 +
-2"#, r#"3"#),
-    (r#"[1
- 2]"#, r#"[1, 2]"#),
-    (r#"max(1,
-    2)"#, r#"2"#),
+    (
+        r#"(1 +
+ 2)"#,
+        r#"3"#,
+    ),
+    (
+        r#"(1
+ + 2)"#,
+        r#"3"#,
+    ),
+    (
+        r#"1 +
+2"#, r#"3"#,
+    ),
+    (
+        r#"[1
+ 2]"#,
+        r#"[1, 2]"#,
+    ),
+    (
+        r#"max(1,
+    2)"#,
+        r#"2"#,
+    ),
     (r#"begin 1; 2 end"#, r#"2"#),
     (r#"let a = 2; a^2 end"#, r#"4"#),
     (r#"let a = 1, b = 2; a + b end"#, r#"3"#),
     (r#"let a = 1, b = a + 1; b end"#, r#"2"#),
     (r#"map([1, 2]) do v; v * 2 end"#, r#"[2, 4]"#),
-    (r#"map([1, 2]) do v
+    (
+        r#"map([1, 2]) do v
   v * 2
-end"#, r#"[2, 4]"#),
+end"#,
+        r#"[2, 4]"#,
+    ),
     (r#"f(x) = 2x; f(3)"#, r#"6"#),
     (r#"g(x; k = 2) = x * k; g(3; k = 3)"#, r#"9"#),
     (r#"g(x; k = 2) = x * k; g(3, k = 4)"#, r#"12"#),
@@ -237,14 +278,20 @@ end"#, r#"[2, 4]"#),
     (r#"var"x y" = 2; var"x y" + 1"#, r#"3"#),
     (r#"xor(3, 5)"#, r#"6"#),
     (r#"1 in [1, 2]"#, r#"true"#),
-    (r#"2x = 4"#, r#"error: syntax error: invalid assignment target"#),
+    (
+        r#"2x = 4"#,
+        r#"error: syntax error: invalid assignment target"#,
+    ),
     (r#"-(3)^2"#, r#"-9"#),
     (r#"p = 15; 2p+1"#, r#"31"#),
     (r#"-2<-1"#, r#"true"#),
     (r#"1."#, r#"1.0"#),
     (r#"(try error("e"); catch; 0; end)"#, r#"0"#),
     (r#"call1(f, x) = f(x); call1(42) do x; x + 1 end"#, r#"43"#),
-    (r#"call2(f, x, y) = f(x, y); call2(42, 1) do x, y; x + y + 1 end"#, r#"44"#),
+    (
+        r#"call2(f, x, y) = f(x, y); call2(42, 1) do x, y; x + y + 1 end"#,
+        r#"44"#,
+    ),
     (r#"call0(f) = f(); call0() do; 42 end"#, r#"42"#),
     (r#"a = [1, 2]; a[end]"#, r#"2"#),
     (r#"x = (1, 2); x[end]"#, r#"2"#),
@@ -254,21 +301,36 @@ end"#, r#"[2, 4]"#),
     (r#"100.0e−2"#, r#"1.0"#),
     (r#"ε = 1; ɛ"#, r#"1"#),
     (r#"μ = 2; µ"#, r#"2"#),
-    (r#"let x = (; x = 1); let (; x) = x; x; end, x; end"#, r#"(1, (x = 1,))"#),
-    (r#"f = function (x; a = 2) return (x, a) end; f(1)"#, r#"(1, 2)"#),
+    (
+        r#"let x = (; x = 1); let (; x) = x; x; end, x; end"#,
+        r#"(1, (x = 1,))"#,
+    ),
+    (
+        r#"f = function (x; a = 2) return (x, a) end; f(1)"#,
+        r#"(1, 2)"#,
+    ),
     (r#"h(x::T) where T = T; h(1.0)"#, r#"Float64"#),
-    (r#"x = 3; "x=$x!""#, r#"error: UndefVarError: `x!` not defined"#),
+    (
+        r#"x = 3; "x=$x!""#,
+        r#"error: UndefVarError: `x!` not defined"#,
+    ),
     (r#"1e"#, r#"error: UndefVarError: `e` not defined"#),
     (r#"0x"#, r#"error: syntax error: invalid numeric constant"#),
     (r#"0b2"#, r#"error: syntax error: invalid numeric constant"#),
-    (r#"1.2.3"#, r#"error: syntax error: invalid numeric constant"#),
+    (
+        r#"1.2.3"#,
+        r#"error: syntax error: invalid numeric constant"#,
+    ),
     (r#"1e400"#, r#"error: float literal too large"#),
     (r#"1e-400"#, r#"0.0"#),
     (r#".5e1"#, r#"5.0"#),
     (r#"1e+3"#, r#"1000.0"#),
     (r#"0.1e-2"#, r#"0.001"#),
     (r#"9223372036854775807"#, r#"9223372036854775807"#),
-    (r#"9223372036854775808"#, r#"error: integer literal too large"#),
+    (
+        r#"9223372036854775808"#,
+        r#"error: integer literal too large"#,
+    ),
     (r#"1.5e-3 * 2"#, r#"0.003"#),
     (r#"2(3)^2"#, r#"18"#),
     (r#"-2(3)"#, r#"-6"#),
@@ -290,10 +352,16 @@ end"#, r#"[2, 4]"#),
     (r#"true || error("x")"#, r#"true"#),
     (r#"false && 1"#, r#"false"#),
     (r#"x = 3; x > 2 ? "big" : "small""#, r#""big""#),
-    (r#"x = 2; if x == 1; 10 elseif x == 2; 20 else 30 end"#, r#"20"#),
+    (
+        r#"x = 2; if x == 1; 10 elseif x == 2; 20 else 30 end"#,
+        r#"20"#,
+    ),
     (r#"s = 0; for i = 1:3 s += i end; s"#, r#"6"#),
     (r#"s = 0; for i ∈ 1:3; s += i; end; s"#, r#"6"#),
-    (r#"s = 0; for i in 1:2, j in 1:3; s += i * j; end; s"#, r#"18"#),
+    (
+        r#"s = 0; for i in 1:2, j in 1:3; s += i * j; end; s"#,
+        r#"18"#,
+    ),
     (r#"x = [1, 2, 3]; x[2:end] .= 0; x"#, r#"[1, 0, 0]"#),
     (r#"x = [1, 2, 3]; x[end] = 9; x"#, r#"[1, 2, 9]"#),
     (r#"A = [1 2; 3 4]; A[2, :]"#, r#"[3, 4]"#),
@@ -325,17 +393,32 @@ end"#, r#"[2, 4]"#),
     (r#""$(1)$(2)""#, r#""12""#),
     (r#""a$("b$(1)")""#, r#""ab1""#),
     (r#""""a"b""""#, r#""a\"b""#),
-    (r#""a\
-   b""#, r#""ab""#),
-    (r#"1 +
+    (
+        r#""a\
+   b""#,
+        r#""ab""#,
+    ),
+    (
+        r#"1 +
   2 *
-  3"#, r#"7"#),
-    (r#"x = (1,
-  2); x"#, r#"(1, 2)"#),
-    (r#"[1,
- 2]"#, r#"[1, 2]"#),
-    (r#"[1;
- 2]"#, r#"[1, 2]"#),
+  3"#,
+        r#"7"#,
+    ),
+    (
+        r#"x = (1,
+  2); x"#,
+        r#"(1, 2)"#,
+    ),
+    (
+        r#"[1,
+ 2]"#,
+        r#"[1, 2]"#,
+    ),
+    (
+        r#"[1;
+ 2]"#,
+        r#"[1, 2]"#,
+    ),
     (r#"x = 1; x -= -1; x"#, r#"2"#),
     (r#"a = [1, 2]; a[1] += 1; a"#, r#"[2, 2]"#),
     (r#"a = [1, 2]; a .+= 1; a"#, r#"[2, 3]"#),
@@ -388,12 +471,24 @@ end"#, r#"[2, 4]"#),
     (r#"+-1"#, r#"-1"#),
     (r#"!!true"#, r#"true"#),
     (r#"1 - (-1)"#, r#"2"#),
-    (r#"2(x) = 3"#, r#"error: syntax error: invalid assignment target"#),
+    (
+        r#"2(x) = 3"#,
+        r#"error: syntax error: invalid assignment target"#,
+    ),
     (r#"length("\0\a\b\f\v\r")"#, r#"6"#),
     (r#""\U1F600""#, r#""😀""#),
-    (r#""\u{41}""#, r#"error: syntax error: invalid escape sequence `\u`"#),
-    (r#""\q""#, r#"error: syntax error: invalid escape sequence `\q`"#),
-    (r#""a$""#, r#"error: syntax error: identifier or parenthesized expression expected after $"#),
+    (
+        r#""\u{41}""#,
+        r#"error: syntax error: invalid escape sequence `\u`"#,
+    ),
+    (
+        r#""\q""#,
+        r#"error: syntax error: invalid escape sequence `\q`"#,
+    ),
+    (
+        r#""a$""#,
+        r#"error: syntax error: identifier or parenthesized expression expected after $"#,
+    ),
     (r#""\xce\xb1""#, r#""α""#),
     (r#""\1" == "\x01""#, r#"true"#),
     (r#""\$x""#, r#""\$x""#),
@@ -401,22 +496,37 @@ end"#, r#"[2, 4]"#),
     (r#"x = 1; "$x$x""#, r#""11""#),
     (r#"x = [1, 2]; "$(x[1])""#, r#""1""#),
     (r#"x = 2; "$(x)x""#, r#""2x""#),
-    (r#""a" # c
-"#, r#""a""#),
+    (
+        r#""a" # c
+"#,
+        r#""a""#,
+    ),
     (r#"x = 1 #= c =# + 2"#, r#"3"#),
-    (r#"#= a
-b =# 5"#, r#"5"#),
+    (
+        r#"#= a
+b =# 5"#,
+        r#"5"#,
+    ),
     (r#"raw"a\\""#, r#""a\\""#),
     (r#"raw"\\\"""#, r#""\\\"""#),
-    (r#"raw"""
+    (
+        r#"raw"""
   a\b
-  c""""#, r#""a\\b\nc""#),
+  c""""#,
+        r#""a\\b\nc""#,
+    ),
     (r#"raw"$x""#, r#""\$x""#),
     (r#"var"xy" = 2; xy + 1"#, r#"3"#),
     (r#"xy = 2; var"xy" * 2"#, r#"4"#),
     (r#"var"a\"b" = 1; var"a\"b""#, r#"1"#),
-    (r#"(; var"k" = 1)"#, r#"error: unsupported: `var"..."` name here"#),
-    (r#"(var"k" = 1,)"#, r#"error: unsupported: `var"..."` name here"#),
+    (
+        r#"(; var"k" = 1)"#,
+        r#"error: unsupported: `var"..."` name here"#,
+    ),
+    (
+        r#"(var"k" = 1,)"#,
+        r#"error: unsupported: `var"..."` name here"#,
+    ),
     (r#"r"a""#, r#"error: unsupported: string macro"#),
     (r#"1.e0"#, r#"1.0"#),
     (r#"0e0"#, r#"0.0"#),
@@ -428,10 +538,153 @@ b =# 5"#, r#"5"#),
     (r#"1234.0 .+1"#, r#"1235.0"#),
     (r#"1e1.−1"#, r#"9.0"#),
     (r#"1.+1"#, r#"error: syntax error: ambiguous `.` syntax"#),
-    (r#"1.e"#, r#"error: syntax error: numeric constant cannot be implicitly multiplied because"#),
+    (
+        r#"1.e"#,
+        r#"error: syntax error: numeric constant cannot be implicitly multiplied because"#,
+    ),
     (r#"1e+"#, r#"error: syntax error: invalid numeric constant"#),
-    (r#"1.1."#, r#"error: syntax error: invalid numeric constant"#),
-    (r#"2.x"#, r#"error: syntax error: numeric constant cannot be implicitly multiplied because"#),
+    (
+        r#"1.1."#,
+        r#"error: syntax error: invalid numeric constant"#,
+    ),
+    (
+        r#"2.x"#,
+        r#"error: syntax error: numeric constant cannot be implicitly multiplied because"#,
+    ),
+    (r#"collect(1:3 .* 2)"#, r#"[1, 2, 3, 4, 5, 6]"#),
+    (r#"(1:3) .* 2"#, r#"[2, 4, 6]"#),
+    (r#"collect(2:-1:1)"#, r#"[2, 1]"#),
+    (r#"x = 1; x == 1 ? "a" : x == 2 ? "b" : "c""#, r#""a""#),
+    (r#"x = 2; -x ^ 2"#, r#"-4"#),
+    (r#"2^2^-1"#, r#"1.4142135623730951"#),
+    (r#"x = [1, 2]; x.^2"#, r#"[1, 4]"#),
+    (r#"x = [1, 2]; x.+1"#, r#"[2, 3]"#),
+    (r#"x = [1, 2]; 2x.+1"#, r#"[3, 5]"#),
+    (r#"f = x -> 2x; f.([1, 2])"#, r#"[2, 4]"#),
+    (r#"max.(1, [0, 2])"#, r#"[1, 2]"#),
+    (r#"x = 1, 2; x"#, r#"(1, 2)"#),
+    (r#"true + true"#, r#"2"#),
+    (r#"x = 3; 2x÷2"#, r#"3"#),
+    (r#"x = 2; x^2x"#, r#"16"#),
+    (r#"x = 2; 2x^2x"#, r#"32"#),
+    (r#"x = 2; √x^2"#, r#"2.0"#),
+    (r#"a = 1; a == 1 && (a = 2); a"#, r#"2"#),
+    (r#"a = 0; a > 0 || (a = 5); a"#, r#"5"#),
+    (
+        r#"c = 0; for i in 1:10; i > 3 && break; c += 1; end; c"#,
+        r#"3"#,
+    ),
+    (
+        r#"c = 0; for i in 1:5; iseven(i) && continue; c += i; end; c"#,
+        r#"9"#,
+    ),
+    (
+        r#"s = 0; i = 0; while i < 3; i += 1; s += i; end; s"#,
+        r#"6"#,
+    ),
+    (r#"x = 1; let x = 2 end; x"#, r#"1"#),
+    (r#"x = 1; let; x = 2 end; x"#, r#"2"#),
+    (r#"x = 1; for i in 1:2; x = i end; x"#, r#"2"#),
+    (r#"f(x) = (y = 2x; y + 1); f(1)"#, r#"3"#),
+    (r#""a" ^ 3"#, r#""aaa""#),
+    (r#""$(1 + 2)""#, r#""3""#),
+    (r#""""a $(1) b""""#, r#""a 1 b""#),
+    (r#"length("\\n")"#, r#"2"#),
+    (
+        r#""""
+  $(1)
+  b""""#,
+        r#""1\nb""#,
+    ),
+    (r#"x = 2; "$x"^2"#, r#""22""#),
+    (
+        r#"[1 2;
+ 3 4]"#,
+        r#"[1 2; 3 4]"#,
+    ),
+    (r#"[1, 2,]"#, r#"[1, 2]"#),
+    (r#"max(1, 2,)"#, r#"2"#),
+    (r#"(1, 2,)"#, r#"(1, 2)"#),
+    (
+        r#"[
+  1
+  2
+]"#,
+        r#"[1, 2]"#,
+    ),
+    (r#"[1; 2;; 3; 4]"#, r#"[1 3; 2 4]"#),
+    (r#"[1;;]"#, r#"[1;;]"#),
+    (r#"x = [1, 2, 3]; x[end÷2]"#, r#"1"#),
+    (r#"x = [1, 2, 3]; x[end:-1:1]"#, r#"[3, 2, 1]"#),
+    (r#"x = [1, 2, 3]; x[(end-1):end]"#, r#"[2, 3]"#),
+    (r#"x = [[1, 2], [3]]; x[end][end]"#, r#"3"#),
+    (r#"x = [[1, 2], [3]]; x[1][end]"#, r#"2"#),
+    (r#"A = [1 2; 3 4]; A[begin, end]"#, r#"2"#),
+    (r#"x = [1, 2, 3]; x[min(end, 5)]"#, r#"3"#),
+    (r#"x = [1, 2]; @. x^2 + 1"#, r#"[2, 5]"#),
+    (
+        r#"x = -1; @assert x > 0 "msg $x""#,
+        r#"error: AssertionError: msg -1"#,
+    ),
+    (r#"x = [1.0, 2.0]; @views x[1:2]"#, r#"[1.0, 2.0]"#),
+    (r#"x̄ = 1; x̄"#, r#"1"#),
+    (r#"δx = 1; ∇f = 2; δx + ∇f"#, r#"3"#),
+    (r#"x² = 4; x²"#, r#"4"#),
+    (r#"α = 1; 2α"#, r#"2"#),
+    (r#"𝐱 = 3; 𝐱"#, r#"3"#),
+    (r#"1 ⊻ 3 ⊻ 5"#, r#"7"#),
+    (r#"x = 5; 0 ≤ x ≤ 10"#, r#"true"#),
+    (r#"x = 5; 0 <= x < 5"#, r#"false"#),
+    (r#"[1, 2] ≈ [1, 2.0000000001]"#, r#"true"#),
+    (r#"1 ≢ 1.0"#, r#"true"#),
+    (r#"1 ≡ 1"#, r#"true"#),
+    (r#"x = 3; x'"#, r#"3"#),
+    (r#"A = [1 2; 3 4]; A'"#, r#"[1 3; 2 4]"#),
+    (r#"A = [1 2; 3 4]; A'A"#, r#"[10 14; 14 20]"#),
+    (r#"2 + 3 |> sqrt"#, r#"2.23606797749979"#),
+    (r#"(a = 1; a + 1)"#, r#"2"#),
+    (r#"(a = 1) + 1"#, r#"2"#),
+    (
+        r#"begin
+  x = 1 +
+      2
+end"#,
+        r#"3"#,
+    ),
+    (
+        r#"x = 2;
+x"#,
+        r#"2"#,
+    ),
+    (r#"x = [1 2 3]"#, r#"[1 2 3]"#),
+    (r#"@evalpoly 2 1 2"#, r#"5"#),
+    (r#"x = [1, 2]; @inbounds x[1] = 5; x"#, r#"[5, 2]"#),
+    (r#"A = [1 2; 3 4]; @views A[1, :]"#, r#"[1, 2]"#),
+    (
+        r#"x = [1.0, 2.0]; y = similar(x); @. y = 2x + 1; y"#,
+        r#"[3.0, 5.0]"#,
+    ),
+    (r#"x = [1.0, 2.0]; @.(x * 2)"#, r#"[2.0, 4.0]"#),
+    (r#"@assert true"#, r#"nothing"#),
+    (r#"x = 0; @assert x > 0"#, r#"error: AssertionError: x > 0"#),
+    (
+        r#"map(1:2) do i
+  i^2
+end |> sum"#,
+        r#"5"#,
+    ),
+    (r#"foldl((a, b) -> a - b, [10, 2, 3])"#, r#"5"#),
+    (r#"reduce(+, [1, 2, 3]; init = 10)"#, r#"16"#),
+    (r#"sort([3, 1, 2]; rev = true)"#, r#"[3, 2, 1]"#),
+    (r#"f(a, b; c = 1) = a + b + c; f(1, 2; c = 3)"#, r#"6"#),
+    (
+        r#"f(a, b; c = 1) = a + b + c; kw = (c = 5,); f(1, 2; kw...)"#,
+        r#"8"#,
+    ),
+    (
+        r#"f(a...; c = 1) = sum(a) + c; t = (1, 2); f(t...; c = 0)"#,
+        r#"3"#,
+    ),
 ];
 
 #[test]
