@@ -70,7 +70,7 @@ f4(n) = ntuple(i -> 1.0, n)
 y1(x) = (; x)
 # (y2: chains of dotted comparisons are accepted now)
 y3(x) = (using LinearAlgebra; x)
-y4(x) = var"a b"
+# (y4: `var"..."` names are accepted now)
 a, b = 1, 2
 include(joinpath("a", "b.jl"))
 

@@ -70,6 +70,9 @@ fn convert(cx: &mut Cx, node: &SyntaxNode) -> Expr {
             return Expr::new(ExprKind::Symbol(cx.text(name).to_string()), node.range);
         }
     }
+    if let Some(name) = literals::var_name(cx, node) {
+        return Expr::new(ExprKind::Ident(name), node.range);
+    }
     if let Some(what) = outside_subset(node.kind) {
         return cx.unsupported(node, what);
     }
@@ -152,7 +155,6 @@ fn outside_subset(kind: Kind) -> Option<&'static str> {
         Kind::TypedNcat => "typed `;;` concatenation (`T[a;; b]`); write `[a;; b]` and convert the elements instead",
         Kind::TypedHcat => "concatenation in indexing brackets (write `i - 1` for a subtraction)",
         Kind::TypedVcat => "concatenation inside indexing brackets",
-        Kind::Var => "`var\"...\"` name; write a plain name instead",
         Kind::AddressOf => "operator `&`",
         _ => return None,
     })
@@ -246,6 +248,11 @@ fn field(cx: &mut Cx, node: &SyntaxNode) -> Expr {
 fn macro_call(cx: &mut Cx, node: &SyntaxNode) -> Expr {
     match node.children.first() {
         Some(name) if name.leaf && name.kind == Kind::MacroName => {
+            if let [_, string] = node.children.as_slice() {
+                if string.kind == Kind::StringLit && cx.text(name) == "raw" {
+                    return literals::string(cx, string);
+                }
+            }
             let is_cmd = node
                 .children
                 .get(1)
@@ -485,6 +492,9 @@ fn tuple(cx: &mut Cx, node: &SyntaxNode) -> Expr {
         let [name, value] = field.children.as_slice() else {
             return error_expr(node);
         };
+        if name.kind == Kind::Var {
+            return cx.unsupported(name, literals::VAR_NAME_HERE);
+        }
         if !(name.leaf && name.kind == Kind::Identifier) {
             return cx.syntax(name, "syntax error: invalid named tuple field name");
         }
@@ -515,6 +525,9 @@ fn semicolon_named_tuple(cx: &mut Cx, node: &SyntaxNode, params: &SyntaxNode) ->
             }
             (false, Kind::Dot, [_, name]) if name.leaf && name.kind == Kind::Identifier => {
                 (cx.text(name).to_string(), expr(cx, item))
+            }
+            (false, Kind::Assign, [name, _]) if name.kind == Kind::Var => {
+                return cx.unsupported(name, literals::VAR_NAME_HERE)
             }
             _ => return cx.syntax(item, "syntax error: invalid named tuple element"),
         };
@@ -1073,9 +1086,8 @@ fn assignment(cx: &mut Cx, node: &SyntaxNode) -> Expr {
         return error_expr(node);
     };
     let target = match (lhs.leaf, lhs.kind) {
-        (true, Kind::Identifier) | (false, Kind::Ref | Kind::Dot | Kind::Tuple | Kind::Parens) => {
-            expr(cx, lhs)
-        }
+        (true, Kind::Identifier)
+        | (false, Kind::Ref | Kind::Dot | Kind::Tuple | Kind::Parens | Kind::Var) => expr(cx, lhs),
         (false, Kind::Decl) => match lhs.children.as_slice() {
             [var, ty] if var.leaf && var.kind == Kind::Identifier => {
                 let kind = ExprKind::Declared {

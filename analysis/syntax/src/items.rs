@@ -11,6 +11,7 @@ use crate::cx::{error_expr, Cx};
 use crate::expr::{block_of, expr, is_operator_name};
 use crate::kind::Kind;
 use crate::kwdef;
+use crate::literals;
 use crate::operators;
 use crate::parser::stream::flags;
 use crate::tree::SyntaxNode;
@@ -960,6 +961,7 @@ fn method_name(cx: &mut Cx, callee: &SyntaxNode) -> Option<FunctionName> {
             None => unsupported(cx, callee, "qualified method name"),
         },
         (false, Kind::Curly) => unsupported(cx, callee, "constructor definition"),
+        (false, Kind::Var) => literals::var_name(cx, callee).map(FunctionName::Named),
         _ => unsupported(cx, callee, "method name"),
     }
 }
@@ -1089,6 +1091,10 @@ fn keyword_params(cx: &mut Cx, nodes: &[SyntaxNode], out: &mut Params) {
                     None => continue,
                 }
             }
+            (false, Kind::Var, _) => {
+                cx.unsupported(head, literals::VAR_NAME_HERE);
+                continue;
+            }
             _ => {
                 cx.syntax(node, "syntax error: invalid keyword parameter");
                 continue;
@@ -1209,6 +1215,13 @@ pub(crate) fn param(cx: &mut Cx, node: &SyntaxNode) -> Option<Param> {
         {
             param(cx, inner)
         }
+        (false, Kind::Var, _) => Some(Param {
+            name: Some(literals::var_name(cx, node)?),
+            ty: None,
+            default: None,
+            varargs: false,
+            range: node.range,
+        }),
         _ => {
             cx.syntax(node, "syntax error: invalid parameter");
             None

@@ -78,7 +78,7 @@ pub(crate) fn string(cx: &mut Cx, node: &SyntaxNode) -> Expr {
         }
         let text = cx.text(part);
         if raw {
-            push_normalised(&mut value, text);
+            push_normalised(&mut value, &crate::show::raw_value(text, '"'));
             continue;
         }
         if let Err(bad) = unescape_into(text, &mut value) {
@@ -145,6 +145,18 @@ pub(crate) fn char(cx: &mut Cx, node: &SyntaxNode) -> Expr {
         args: vec![Expr::new(ExprKind::Int(code as i64), node.range)],
     };
     Expr::new(kind, node.range)
+}
+
+/// The refusal of a `var"..."` name where only a plain one is read (a keyword, a named
+/// tuple's field).
+pub(crate) const VAR_NAME_HERE: &str = "`var\"...\"` name here; write a plain name instead";
+
+/// The name spelled by `var"..."` at `node` (its text read as a raw string's), if it is one.
+pub(crate) fn var_name(cx: &Cx, node: &SyntaxNode) -> Option<String> {
+    match (node.kind, node.children.as_slice()) {
+        (crate::kind::Kind::Var, [name]) => Some(crate::show::raw_value(cx.text(name), '"')),
+        _ => None,
+    }
 }
 
 /// Appends `text` with Julia's line endings: `\r\n` and a lone `\r` are `\n` in a literal.

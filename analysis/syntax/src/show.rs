@@ -210,8 +210,9 @@ fn push_char(out: &mut String, c: char) {
     out.push_str(escaped);
 }
 
-/// A raw string's value (`raw"..."`, `x"..."`, `` `...` ``): backslashes are literal except
-/// before the delimiter, where `2n` of them are `n` (and `2n + 1` also escape it).
+/// A raw string's value (`raw"..."`, `x"..."`, `` `...` ``, `var"..."`), one chunk of it:
+/// backslashes are literal except before the delimiter, where `2n` of them are `n` (and
+/// `2n + 1` also escape it), and at the chunk's end, which is before the closing delimiter.
 pub(crate) fn raw_value(text: &str, delimiter: char) -> String {
     let mut out = String::new();
     let mut backslashes = 0;
@@ -229,7 +230,7 @@ pub(crate) fn raw_value(text: &str, delimiter: char) -> String {
         backslashes = 0;
         out.push(c);
     }
-    out.extend(std::iter::repeat_n('\\', backslashes));
+    out.extend(std::iter::repeat_n('\\', backslashes / 2));
     out
 }
 
