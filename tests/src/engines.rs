@@ -90,3 +90,35 @@ pub fn check_compiled(analysis: &Analysis, file: FileId, call: &str) -> Result<(
         Some(why) => Err(format!("{call}: the interpreter ran it: {why}")),
     }
 }
+
+/// Run every `# expect grad:` call of the fixtures `names` (paths under `fixtures/`) asking for
+/// the JIT: how many there were, and those the pipeline handed to the interpreter, with why.
+pub fn fixture_fallbacks(names: &[&str]) -> (usize, Vec<String>) {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../fixtures");
+    let mut checked = 0;
+    let mut fell_back = Vec::new();
+    for name in names {
+        let path = root.join(name);
+        let text = std::fs::read_to_string(&path).expect("fixture");
+        let mut host = zy_ide::AnalysisHost::new();
+        let file = host.set_file_text(&path, text.clone());
+        let analysis = host.analysis();
+        for line in text.lines() {
+            let Some(rest) = line.trim_start().strip_prefix("# expect grad: ") else {
+                continue;
+            };
+            let Some((call, _)) = rest.rsplit_once(" => ") else {
+                continue;
+            };
+            let got = analysis
+                .grad(file, call, EvalLimits::default(), Engine::Jit)
+                .expect("not cancelled")
+                .unwrap_or_else(|e| panic!("{call}: {e}"));
+            checked += 1;
+            if let Some(why) = got.jit_fallback {
+                fell_back.push(format!("{name}: {call}: {why}"));
+            }
+        }
+    }
+    (checked, fell_back)
+}

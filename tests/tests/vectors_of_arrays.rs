@@ -13,7 +13,9 @@ use proptest::prelude::*;
 use proptest::test_runner::{Config, TestCaseError, TestRunner};
 use serde_json::Value as Json;
 use zy_ide::AnalysisHost;
-use zy_tests::engines::{check_both_engines, check_compiled, julia_vector, vector_json};
+use zy_tests::engines::{
+    check_both_engines, check_compiled, fixture_fallbacks, julia_vector, vector_json,
+};
 
 /// A number with its derivatives with respect to every input element.
 #[derive(Clone, Debug)]
@@ -355,41 +357,8 @@ fn same_body(want: &Json, got: &Json) -> bool {
 /// the JIT, the pipeline never hands one to the interpreter (`jit_fallback`).
 #[test]
 fn the_fixtures_of_vectors_of_objects_run_on_the_jit() {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../fixtures");
-    let mut checked = 0;
-    let mut fell_back = Vec::new();
-    for name in [
-        "vectors_of_arrays.jl",
-        "vectors_of_structs.jl",
-        "complex.jl",
-    ] {
-        let path = root.join(name);
-        let text = std::fs::read_to_string(&path).expect("fixture");
-        let mut host = AnalysisHost::new();
-        let file = host.set_file_text(&path, text.clone());
-        let analysis = host.analysis();
-        for line in text.lines() {
-            let Some(rest) = line.trim_start().strip_prefix("# expect grad: ") else {
-                continue;
-            };
-            let Some((call, _)) = rest.rsplit_once(" => ") else {
-                continue;
-            };
-            let got = analysis
-                .grad(
-                    file,
-                    call,
-                    zy_ide::EvalLimits::default(),
-                    zy_ide::Engine::Jit,
-                )
-                .expect("not cancelled")
-                .unwrap_or_else(|e| panic!("{call}: {e}"));
-            checked += 1;
-            if let Some(why) = got.jit_fallback {
-                fell_back.push(format!("{name}: {call}: {why}"));
-            }
-        }
-    }
+    let (checked, fell_back) =
+        fixture_fallbacks(&["vectors_of_arrays.jl", "vectors_of_structs.jl", "complex.jl"]);
     assert!(checked > 20, "only {checked} gradients found");
     assert!(
         fell_back.is_empty(),

@@ -17,6 +17,7 @@ use zy_ir::{Instance, StructRef, Type};
 
 use crate::layout::{packed_offsets, Layout, Slot};
 use crate::runtime::arena::HEADER_WORDS;
+use crate::runtime::site::Site;
 use crate::runtime::{Arena, ArrayObj, StackObj};
 
 mod objects;
@@ -136,9 +137,8 @@ impl ToNative {
                 let n = self
                     .tables
                     .layout
-                    .slots(inner)
-                    .map_err(|e| e.to_string())?
-                    .len();
+                    .ref_words(inner)
+                    .map_err(|e| e.to_string())?;
                 let p = arena.alloc_words(n);
                 self.by_rc.insert(key, p as u64);
                 self.shared
@@ -358,8 +358,7 @@ impl ToNative {
                     *cell.borrow_mut() = vals;
                 }
                 Shared::Ref(cell, inner, p) => {
-                    let mut vals = from.boxed(*p, std::slice::from_ref(inner))?;
-                    if let Some(v) = vals.pop() {
+                    if let Some(v) = from.ref_content(*p, inner)? {
                         *cell.borrow_mut() = v;
                     }
                 }
@@ -466,10 +465,7 @@ impl FromNative {
                 let cell = Rc::new(RefCell::new(Value::Nothing));
                 let v = Value::Ref(cell.clone());
                 self.made.insert(p, v.clone());
-                if let Some(x) = self
-                    .boxed(p as *mut u64, std::slice::from_ref(inner))?
-                    .pop()
-                {
+                if let Some(x) = self.ref_content(p as *mut u64, inner)? {
                     *cell.borrow_mut() = x;
                 }
                 v
@@ -595,6 +591,27 @@ impl FromNative {
             .get(&p)
             .or_else(|| self.made.get(&p))
             .cloned()
+    }
+
+    /// The content of the box of a `Ref{inner}` at `p`: `Undef` of the local's name where the
+    /// box is empty (its unset word, [`crate::layout::Layout::ref_words`], names the site).
+    fn ref_content(&mut self, p: *mut u64, inner: &Type) -> Result<Option<Value>, String> {
+        let n = self
+            .tables
+            .layout
+            .slot_count(inner)
+            .map_err(|e| e.to_string())?;
+        // SAFETY: a `Ref`'s box holds its content's slots and the unset word.
+        let unset = unsafe { *p.add(n) } as *const Site;
+        if !unset.is_null() {
+            // SAFETY: a nonzero unset word is the address of a site of the compiled code,
+            // which outlives the call's values.
+            let name = unsafe { &*unset }
+                .string()
+                .ok_or("an empty box whose unset word names no local")?;
+            return Ok(Some(Value::Undef(name.into())));
+        }
+        Ok(self.boxed(p, std::slice::from_ref(inner))?.pop())
     }
 
     /// The values of a box holding slots of `tys` one word each.

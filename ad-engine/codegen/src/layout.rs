@@ -96,6 +96,14 @@ impl Layout {
         Ok(self.slots(ty)?.len())
     }
 
+    /// The words of the box of a `Ref{ty}`: the content's slots, then the *unset word*, 0 once
+    /// the box holds a value; an empty box (Julia's `Core.Box` of a local a closure captures
+    /// before it is assigned) holds there the address of a `SiteKind::Str` site naming the
+    /// local, for the interpreter's `UndefVarError` when the box is read.
+    pub fn ref_words(&self, ty: &Type) -> Result<usize, JitError> {
+        Ok(self.slot_count(ty)? + 1)
+    }
+
     /// The range of slots that field `index` (0-based) of a scalar-replaced composite occupies.
     pub fn field_range(&self, ty: &Type, index: usize) -> Result<std::ops::Range<usize>, JitError> {
         let fields = ty

@@ -104,8 +104,13 @@ impl Zeros<'_> {
                     }) => {
                         let n = self.layout.slot_count(i).ok()?;
                         let p = *words.first()? as *const u64;
-                        // SAFETY: a `Ref` is a live box of its contents' slots, one word each.
-                        let w = unsafe { std::slice::from_raw_parts(p, n) }.to_vec();
+                        // SAFETY: a `Ref` is a live box of its contents' slots, one word each,
+                        // and its unset word; an empty one is left to the interpreter.
+                        let w = unsafe { std::slice::from_raw_parts(p, n + 1) };
+                        if w[n] != 0 {
+                            return None;
+                        }
+                        let w = w[..n].to_vec();
                         Some(Like {
                             words: w,
                             ty: (**i).clone(),
@@ -115,8 +120,8 @@ impl Zeros<'_> {
                 };
                 let mut w = Vec::new();
                 self.zero(inner, contents.as_ref(), &mut w)?;
-                let p = self.arena.alloc_words(w.len());
-                // SAFETY: a fresh box of `w.len()` words.
+                let p = self.arena.alloc_words(self.layout.ref_words(inner).ok()?);
+                // SAFETY: a fresh box of more than `w.len()` words.
                 unsafe { std::ptr::copy_nonoverlapping(w.as_ptr(), p, w.len()) };
                 out.push(p as u64);
             }
@@ -199,11 +204,12 @@ impl Zeros<'_> {
             Type::Ref(i) => {
                 let n = self.layout.slot_count(i).ok()?;
                 let p = *like.words.first()? as *const u64;
-                // SAFETY: a `Ref` is a live box of its contents' slots.
-                (
-                    vec![(**i).clone()],
-                    unsafe { std::slice::from_raw_parts(p, n) }.to_vec(),
-                )
+                // SAFETY: a `Ref` is a live box of its contents' slots and its unset word.
+                let w = unsafe { std::slice::from_raw_parts(p, n + 1) };
+                if w[n] != 0 {
+                    return None;
+                }
+                (vec![(**i).clone()], w[..n].to_vec())
             }
             _ => return None,
         };

@@ -6,6 +6,7 @@ use zy_ir::{Const, Operand, Prim, Span, StructRef, Type};
 
 use super::{mem, ClValue, Translator, R};
 use crate::error::JitError;
+use crate::runtime::site::SiteKind;
 
 /// The most words of a box that [`Translator::alloc_words`] zeroes with stores of its own.
 const INLINE_ZEROED_WORDS: usize = 16;
@@ -27,7 +28,7 @@ impl Translator<'_, '_, '_> {
                 };
                 let (x, y) = (self.pointer(&args[1])?, self.pointer(&args[2])?);
                 let same = self.b.ins().icmp(IntCC::Equal, x, y);
-                let site = self.site(span, crate::runtime::site::SiteKind::Fail(msg.to_string()));
+                let site = self.site(span, SiteKind::Fail(msg.to_string()));
                 let rt = self.env.rt.fail;
                 let ctx = self.ctx();
                 self.fail_if(same, |t| {
@@ -80,20 +81,45 @@ impl Translator<'_, '_, '_> {
             (Prim::RefNew, [inner]) => {
                 let inner_ty = ty.elem().cloned().unwrap_or_else(|| inner.clone());
                 let v = self.operand_as(&args[0], &inner_ty)?;
-                let ptr = self.alloc_words(v.len())?;
+                let ptr = self.alloc_words(self.env.layout.ref_words(&inner_ty)?)?;
                 self.store_words(ptr, 0, &v);
+                vec![ptr]
+            }
+            (Prim::RefUndef, [_]) => {
+                let Some(Const::Symbol(name)) = args[0].as_const() else {
+                    return Err(JitError::invalid("ref_undef without the local's name"));
+                };
+                let inner = ty.elem().cloned().unwrap_or(Type::Bottom);
+                let n = self.env.layout.slot_count(&inner)?;
+                let ptr = self.alloc_words(n + 1)?;
+                let site = self.site(span, SiteKind::Str(name.to_string()));
+                self.store_words(ptr, n, &[site]);
                 vec![ptr]
             }
             (Prim::RefGet, [Type::Ref(inner)]) => {
                 let inner = (**inner).clone();
                 let ptr = self.pointer(&args[0])?;
-                let v = self.load_words(ptr, 0, &inner)?;
-                self.coerce(v, &inner, ty)?
+                let n = self.env.layout.slot_count(&inner)?;
+                let unset = self.b.ins().load(types::I64, mem(), ptr, (n * 8) as i32);
+                let tys = self.env.layout.slots(ty)?;
+                let tys: Vec<_> = tys.iter().map(|s| s.cl_type()).collect();
+                // An empty box: the interpreter raises its `UndefVarError`.
+                self.guarded(
+                    unset,
+                    &tys,
+                    |t| t.fallback(p, args, ty, span),
+                    |t| {
+                        let v = t.load_words(ptr, 0, &inner)?;
+                        t.coerce(v, &inner, ty)
+                    },
+                )?
             }
-            (Prim::RefSet, [Type::Ref(inner), vty]) => {
+            (Prim::RefSet | Prim::RefInit, [Type::Ref(inner), vty]) => {
                 let inner = (**inner).clone();
                 let ptr = self.pointer(&args[0])?;
-                let v = self.operand_as(&args[1], &inner)?;
+                let mut v = self.operand_as(&args[1], &inner)?;
+                // The box holds a value now.
+                v.push(self.b.ins().iconst(types::I64, 0));
                 self.store_words(ptr, 0, &v);
                 let v = self.operand(&args[1])?;
                 self.coerce(v, vty, ty)?

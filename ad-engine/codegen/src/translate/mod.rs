@@ -872,12 +872,6 @@ impl<'e, 'a, 'b> Translator<'e, 'a, 'b> {
         if !interpreted_by_design(p) && !moves_slots(p) && (string_value || holds_string(ty)) {
             return Err(JitError::interpreted(format!("`{p}` of strings")));
         }
-        if p == Prim::RefUndef {
-            // Compiled code could not tell an empty box from one holding zeros.
-            return Err(JitError::interpreted(
-                "a variable a closure captures before it is assigned (its box starts empty)",
-            ));
-        }
         if let Some(out) = self.scalar(p, args, &tys, ty, span)? {
             return Ok(out);
         }
@@ -947,6 +941,7 @@ fn moves_slots(p: Prim) -> bool {
             | Prim::RefNew
             | Prim::RefGet
             | Prim::RefSet
+            | Prim::RefInit
             | Prim::UnionConvert
             | Prim::UnionIsa
     )
