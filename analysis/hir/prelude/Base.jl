@@ -275,6 +275,23 @@ function getindex(r::StepRange{Int, Int}, s::Union{UnitRange{Int}, StepRange{Int
     return StepRange(r.start + (first(s) - 1) * r.step, r.step * step(s), r.start + (last(s) - 1) * r.step)
 end
 getindex(r::StepRange{Int, Int}, ::Colon) = r
+# Of a UnitRange by a range: Julia's range of the selected elements.
+function getindex(r::UnitRange{Int}, s::UnitRange{Int})
+    if !isempty(s) && !(1 <= first(s) <= length(r) && 1 <= last(s) <= length(r))
+        throw(BoundsError(r, s))
+    end
+    start = r.start + first(s) - 1
+    return start:(start + length(s) - 1)
+end
+function getindex(r::UnitRange{Int}, s::StepRange{Int, Int})
+    if !isempty(s) && !(1 <= first(s) <= length(r) && 1 <= last(s) <= length(r))
+        throw(BoundsError(r, s))
+    end
+    return StepRange(r.start + first(s) - 1, step(s), r.start + last(s) - 1)
+end
+getindex(r::UnitRange{Int}, ::Colon) = r
+# Of a range by a vector of indices: the vector of the selected elements.
+getindex(r::Union{UnitRange{Int}, StepRange{Int, Int}, LinRange}, v::Vector{Int}) = [r[i] for i in v]
 
 function getindex(r::LinRange, i::Int)
     if !(1 <= i <= r.len)
@@ -7404,6 +7421,9 @@ The integer power of a square matrix, as LinearAlgebra computes it: Julia's
 `A ^ 0` is `one(A)`, `A ^ 1` a copy.
 """
 ^(A::AbstractMatrix, p::Int) = p < 0 ? _power_by_squaring(inv(A), -p) : _power_by_squaring(A, p)
+# Of an Int matrix, Julia's result is an Int matrix for `p >= 0` and a Float64 one (of `inv(A)`)
+# for `p < 0`, a type that depends on the run: zy keeps the first and refuses the second.
+^(A::Matrix{Int}, p::Int) = p < 0 ? error("unsupported: a negative power of an Int matrix (a Matrix{Float64}, where a power p >= 0 is a Matrix{Int64}); write `float(A)^p` instead") : _power_by_squaring(A, p)
 
 """
     z ^ p
@@ -8507,6 +8527,12 @@ Whether `b` holds every element of `a`.
 issubset(a::Set, b::Set) = all(x -> x in b, collect(a))
 
 ==(a::Set, b::Set) = length(a) == length(b) && issubset(a, b)
+
+# Of vectors, Julia's: vectors of distinct elements in order of first appearance.
+union(a::AbstractVector, b::AbstractVector) = unique(vcat(a, b))
+intersect(a::AbstractVector, b::AbstractVector) = unique(filter(x -> x in b, a))
+setdiff(a::AbstractVector, b::AbstractVector) = unique(filter(x -> !(x in b), a))
+issubset(a::AbstractVector, b::Union{AbstractVector, Set}) = all(x -> x in b, a)
 
 """
     x[i], x[]
