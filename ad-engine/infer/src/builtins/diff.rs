@@ -96,7 +96,7 @@ fn directional(
             "`{name}` of a function returning {r} (a `Ref` or mutable struct) is not supported"
         )));
     }
-    if p == Prim::Hvp && !r.is_number() {
+    if p == Prim::Hvp && !r.is_real() {
         return Err(Fail::not_differentiable(format!(
             "`hvp` needs a function returning a real number; this call returns {r}"
         )));
@@ -176,7 +176,7 @@ fn differentiate(
         return Ok(apply(b, p, args, Type::Bottom));
     }
     let scalar_out = matches!(p, Prim::Gradient | Prim::Hessian);
-    if scalar_out && !r.is_number() {
+    if scalar_out && !r.is_real() {
         return Err(Fail::not_differentiable(format!(
             "`{name}` needs a function returning a real number; this call returns {r}"
         )));
