@@ -37,7 +37,8 @@ pub(crate) fn peel(body: &Function, ty: &[Type], reach: &[bool]) -> Option<Funct
                 && ty[p.index()].is_real()
                 && back.iter().all(|call| {
                     let t = call.args.get(i).map(operand_ty);
-                    t.as_ref().is_some_and(Type::is_number) && t == back[0].args.get(i).map(operand_ty)
+                    t.as_ref().is_some_and(Type::is_number)
+                        && t == back[0].args.get(i).map(operand_ty)
                 })
         });
         if carried {

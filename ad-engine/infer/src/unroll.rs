@@ -369,7 +369,8 @@ impl<'a> Unroller<'a> {
                 _ if j < copies => self.region.to_vec(),
                 Mode::Unroll { .. } => vec![c.header],
                 Mode::Peel => {
-                    self.blocks.push(self.region.iter().map(|&b| (b, b)).collect());
+                    self.blocks
+                        .push(self.region.iter().map(|&b| (b, b)).collect());
                     self.values.push(vmap);
                     continue;
                 }
