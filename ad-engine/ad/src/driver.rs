@@ -33,7 +33,7 @@ pub fn driver(
     shadows: &GlobalShadows,
 ) -> Result<(Arc<Instance>, Function), AdError> {
     let globals = shadows.reached(inst);
-    let constant = matches!(func.ret, Type::Int64 | Type::Bool);
+    let constant = is_constant(&func.ret);
     if func.ret == Type::Bottom {
         return Err(AdError::new(
             func.span,
@@ -43,7 +43,7 @@ pub fn driver(
             ),
         ));
     }
-    if func.ret != Type::Float64 && !constant {
+    if !is_scalar(&func.ret) && !constant {
         return Err(AdError::new(
             func.span,
             format!("gradient of a non-scalar result ({})", func.ret),
@@ -139,8 +139,21 @@ pub fn driver(
             ))
         }
     };
-    // Pullback, seeded with 1.0.
-    let (at, g) = inline(&mut sb, fwd_exit, pb, vec![tape, Const::f64(1.0).into()]);
+    // Pullback, seeded with 1.0 (as the tangent of a union result: the Float64 member's).
+    let seed = match &func.ret {
+        Type::Union(_) => {
+            let mut e = Emit {
+                bcast: None,
+                b: &mut sb,
+                block: fwd_exit,
+                span: func.span,
+            };
+            let one = Const::f64(1.0).into();
+            e.prim(Prim::UnionConvert, vec![one], tangent_type(&func.ret))
+        }
+        _ => Const::f64(1.0).into(),
+    };
+    let (at, g) = inline(&mut sb, fwd_exit, pb, vec![tape, seed]);
     let mut e = Emit {
         bcast: None,
         b: &mut sb,
@@ -170,7 +183,7 @@ pub fn driver(
     }
     let tty = Type::tuple(ttys);
     let t = e.prim(Prim::Tuple, tangents, tty.clone());
-    let rty = Type::tuple([Type::Float64, tty]);
+    let rty = Type::tuple([func.ret.clone(), tty]);
     let res = e.prim(Prim::Tuple, vec![y, t], rty.clone());
     let end = e.block;
     sb.func.set_term(end, Terminator::Return(res), func.span);
@@ -490,7 +503,7 @@ pub(crate) fn fresh(f: &Function, op: &Operand) -> bool {
 /// The return type of the driver of `func`: `(y, (g1, g2, ...))`.
 pub fn driver_ret(func: &Function, shadows: &GlobalShadows) -> Type {
     let act = shadows.activity(func);
-    let constant = matches!(func.ret, Type::Int64 | Type::Bool);
+    let constant = is_constant(&func.ret);
     let grads = func.args().iter().enumerate().map(|(i, a)| {
         if constant || act.args.get(i) != Some(&ArgGradient::Reaches) {
             Type::Nothing
@@ -498,14 +511,25 @@ pub fn driver_ret(func: &Function, shadows: &GlobalShadows) -> Type {
             tangent_type(func.ty(*a))
         }
     });
-    Type::tuple([
-        if constant {
-            func.ret.clone()
-        } else {
-            Type::Float64
-        },
-        Type::tuple(grads),
-    ])
+    Type::tuple([func.ret.clone(), Type::tuple(grads)])
+}
+
+/// Is a result of type `t` an integer or `Bool` (or a union of them), which no gradient reaches?
+pub fn is_constant(t: &Type) -> bool {
+    t.is_real() && !is_scalar(t)
+}
+
+/// Can a result of type `t` be differentiated, seeded with `1.0`: a `Float64`, or a union of
+/// numbers that may hold one (`s = 0; for v in x; s += v; end; s`, Julia's
+/// `Union{Float64, Int64}`)?
+pub fn is_scalar(t: &Type) -> bool {
+    match t {
+        Type::Float64 => true,
+        Type::Union(u) => {
+            u.members.contains(&Type::Float64) && u.members.iter().all(Type::is_number)
+        }
+        _ => false,
+    }
 }
 
 /// The operands of the `tuple`/`make_pullback` statement defining `op`.

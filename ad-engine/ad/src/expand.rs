@@ -84,7 +84,7 @@ fn build(
     };
     match kind {
         Pending::Driver => {
-            if func.ret == Type::Float64 {
+            if driver::is_scalar(&func.ret) {
                 let before = out.clone();
                 if let Err(e) = add_adjoints(source, out, &inst) {
                     *out = before;
@@ -452,7 +452,7 @@ fn differentiate(
         .cloned()
         .ok_or_else(|| AdError::new(span, format!("no typed body for {inst}")))?;
     let dinst = names::driver_instance(&inst);
-    if func.ret != Type::Float64 && !matches!(func.ret, Type::Int64 | Type::Bool) {
+    if !func.ret.is_real() {
         return Err(AdError::new(
             span,
             format!("gradient of a non-scalar result ({})", func.ret),
@@ -893,7 +893,7 @@ fn gradient_driver(
         .get(inst)
         .cloned()
         .ok_or_else(|| AdError::new(span, format!("no typed body for {inst}")))?;
-    if func.ret != Type::Float64 {
+    if !driver::is_scalar(&func.ret) {
         return Err(AdError::new(
             span,
             format!(

@@ -140,7 +140,7 @@ pub fn gradient_program_with(
         .functions
         .get(inst)
         .ok_or_else(|| AdError::new(Span::default(), format!("no typed body for {inst}")))?;
-    if func.ret == zy_ir::Type::Float64 {
+    if driver::is_scalar(&func.ret) {
         add_adjoints_with(&mut out, inst, adjoint)?;
     }
     let mutates = driver::may_mutate(prog, inst);

@@ -1,8 +1,9 @@
-//! Clean-up of generated IR: `0.0 + x` becomes `x` (gradient accumulation starting from a zero),
+//! Clean-up of generated IR: `0.0 + x` becomes `x` (gradient accumulation starting from a zero;
+//! also `accum` of a union of numbers' zero tangent),
 //! pure statements whose results are unused are dropped, empty blocks that only jump on are
 //! bypassed, and blocks and values are renumbered in reverse post-order.
 
-use rustc_hash::FxHashMap;
+use rustc_hash::{FxHashMap, FxHashSet};
 use zy_ir::{
     Block, BlockCall, Const, Function, Op, Operand, Prim, Stmt, Terminator, Type, Value, ValueKind,
 };
@@ -294,8 +295,23 @@ pub(crate) fn substitute(func: &mut Function, subst: &FxHashMap<Value, Operand>)
     }
 }
 
+/// `0.0 + x` is `x`, and so is `accum(zero_tangent(), x)` of a union of numbers' tangent
+/// (`Union{Float64, Nothing}`, the seed of a function returning `Union{Float64, Int64}`).
 fn fold_zero_adds(func: &mut Function) {
     let zero = Operand::Const(Const::f64(0.0));
+    let zeros: FxHashSet<Value> = func
+        .block_ids()
+        .flat_map(|b| func.block(b).stmts.clone())
+        .filter(|&v| {
+            func.stmt(v)
+                .is_some_and(|s| s.op == Op::Prim(Prim::ZeroTangent) && s.args.is_empty())
+                && matches!(func.ty(v), Type::Union(u)
+                    if u.members.iter().all(|m| matches!(m, Type::Float64 | Type::Nothing)))
+        })
+        .collect();
+    let is_zero = |op: &Operand| op.as_value().is_some_and(|v| zeros.contains(&v));
+    // Folded `accum`s, dropped at the end (the table keeps an `accum` that may throw).
+    let mut folded = Vec::new();
     let mut subst: FxHashMap<Value, Operand> = FxHashMap::default();
     let resolve = |subst: &FxHashMap<Value, Operand>, op: &Operand| -> Operand {
         let mut op = op.clone();
@@ -319,6 +335,16 @@ fn fold_zero_adds(func: &mut Function) {
                     subst.insert(v, s.args[0].clone());
                 }
             }
+            let other = match s.args.as_slice() {
+                [z, x] | [x, z] if s.op == Op::Prim(Prim::Accum) && is_zero(z) => Some(x.clone()),
+                _ => None,
+            };
+            if let Some(x) =
+                other.filter(|x| x.as_value().is_some_and(|w| func.ty(w) == func.ty(v)))
+            {
+                subst.insert(v, x);
+                folded.push(v);
+            }
         }
     }
     // φ arguments and terminators may use values defined later in reverse post-order.
@@ -333,6 +359,7 @@ fn fold_zero_adds(func: &mut Function) {
         for a in func.block_mut(b).term.operands_mut() {
             *a = resolve(&subst, a);
         }
+        func.block_mut(b).stmts.retain(|v| !folded.contains(v));
     }
 }
 

@@ -73,6 +73,11 @@ pub(crate) fn infer_body(
     if let Some(unrolled) = crate::unroll::unroll(body, &typer.ty, &typer.reach) {
         return infer_body(cx, inst, &unrolled);
     }
+    // A loop carrying a union of numbers only from its entry: typed again, its first
+    // iteration peeled.
+    if let Some(peeled) = crate::peel::peel(body, &typer.ty, &typer.reach) {
+        return infer_body(cx, inst, &peeled);
+    }
     typer.emit(cx, inst)
 }
 

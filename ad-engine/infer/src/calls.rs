@@ -316,7 +316,8 @@ impl<'a> Cx<'a> {
     /// `name(args...)` with an argument of an abstract type (an element of a `Vector{Shape}`):
     /// the synthesised [`crate::synth::UNION_SPLIT`], which calls the method of the argument's
     /// concrete type at run time. `None` for other calls, and for those that store such a
-    /// value as it is (into an array, a tuple) rather than dispatch on it.
+    /// value as it is (into an array, a tuple) rather than dispatch on it; a union of numbers
+    /// stored is split, each member converted to the array's element type.
     fn union_split(
         &mut self,
         b: &mut PlanBuilder,
@@ -338,7 +339,7 @@ impl<'a> Cx<'a> {
         let split = args
             .iter()
             .enumerate()
-            .any(|(i, a)| matches!(a.ty, Type::Union(_)) && (i == 0 || !stores));
+            .any(|(i, a)| matches!(a.ty, Type::Union(_)) && (i == 0 || !stores || a.ty.is_real()));
         if !split || matches!(bare, "tuple" | "vect") {
             return None;
         }

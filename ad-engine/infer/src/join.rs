@@ -3,15 +3,17 @@
 use zy_ir::Type;
 
 /// The join of two types: equal types join to themselves, `Bottom` is the identity, `Int64`
-/// (or `Bool`) with `Float64` gives `Float64`, `Bool` with `Int64` gives `Int64`, `Nothing`
-/// with a number `T` gives Julia's `Union{Nothing, T}` (a function returning `nothing` on one
-/// path), which joins with either member to itself. `None` is a conflict.
+/// with `Float64` (`c > 0 ? 5.0 : 5`, `s = 0` before `s += x[i]`) gives Julia's
+/// `Union{Float64, Int64}`, `Bool` with another number that number (where Julia keeps
+/// `Union{Bool, T}`: a known difference), and `Nothing` with a number `T` Julia's
+/// `Union{Nothing, T}` (a function returning `nothing` on one path); a union joins with any of
+/// its members to itself. `None` is a conflict.
 pub(crate) fn join(a: &Type, b: &Type) -> Option<Type> {
     match (a, b) {
         _ if a == b => Some(a.clone()),
         (Type::Bottom, t) | (t, Type::Bottom) => Some(t.clone()),
-        (Type::Float64, t) | (t, Type::Float64) if t.is_number() => Some(Type::Float64),
-        (Type::Int64, Type::Bool) | (Type::Bool, Type::Int64) => Some(Type::Int64),
+        (Type::Int64, Type::Float64) | (Type::Float64, Type::Int64) => Some(numbers(a, b)),
+        (Type::Bool, t) | (t, Type::Bool) if t.is_number() => Some(t.clone()),
         (Type::Nothing, t) | (t, Type::Nothing) if t.is_number() => Some(nothing_or(t)),
         (Type::Union(u), t) | (t, Type::Union(u)) if u.members.contains(t) => {
             Some(Type::Union(u.clone()))
@@ -26,6 +28,15 @@ pub(crate) fn nothing_or(t: &Type) -> Type {
         format!("Union{{Nothing, {t}}}").as_str().into(),
         vec![Type::Nothing, t.clone()],
     )
+}
+
+/// Julia's union of two different number types, shown with its members in Julia's order
+/// (`Union{Float64, Int64}`).
+fn numbers(a: &Type, b: &Type) -> Type {
+    let mut names = [a.to_string(), b.to_string()];
+    names.sort();
+    let name = format!("Union{{{}, {}}}", names[0], names[1]);
+    Type::union(name.as_str().into(), vec![a.clone(), b.clone()])
 }
 
 /// The primitive that converts a value of type `from` into `to` after a join, if one is needed.
@@ -58,10 +69,18 @@ mod tests {
     use super::*;
 
     #[test]
-    fn numbers_join_to_the_wider_type() {
-        assert_eq!(join(&Type::Int64, &Type::Float64), Some(Type::Float64));
-        assert_eq!(join(&Type::Float64, &Type::Bool), Some(Type::Float64));
+    fn different_numbers_join_to_julias_union() {
+        let u = join(&Type::Int64, &Type::Float64);
+        assert_eq!(
+            u.as_ref().map(|t| t.to_string()).as_deref(),
+            Some("Union{Float64, Int64}")
+        );
+        assert_eq!(u, join(&Type::Float64, &Type::Int64));
         assert_eq!(join(&Type::Bool, &Type::Int64), Some(Type::Int64));
+        assert_eq!(
+            join(&u.unwrap(), &Type::Int64),
+            join(&Type::Int64, &Type::Float64)
+        );
         assert_eq!(
             join(&Type::Bottom, &Type::vector_f64()),
             Some(Type::vector_f64())

@@ -34,6 +34,7 @@ mod join;
 mod keywords;
 mod known;
 mod pattern;
+mod peel;
 mod plan;
 mod renumber;
 mod show;

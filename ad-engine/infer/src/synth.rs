@@ -89,6 +89,9 @@ fn split_join(
     u: &zy_ir::UnionType,
     results: &[Type],
 ) -> Result<Type, Fail> {
+    if let Some(types) = types_of(callee, results) {
+        return Ok(types);
+    }
     let mut ret = Type::Bottom;
     for t in results {
         let joined = crate::join::join(&ret, t).or_else(|| {
@@ -109,6 +112,19 @@ fn split_join(
         })?;
     }
     Ok(ret)
+}
+
+/// `typeof` of a union of numbers (`typeof(c > 0 ? 5.0 : 5)`): Julia's `DataType`, here the
+/// union of the members' types as values, the one the value holds known at run time.
+fn types_of(callee: &Type, results: &[Type]) -> Option<Type> {
+    let Type::Function(f) = callee else {
+        return None;
+    };
+    let numbers = results
+        .iter()
+        .all(|t| matches!(t, Type::Function(n) if matches!(&**n, "Float64" | "Int64" | "Bool")));
+    (matches!(&**f, "typeof" | "Base.typeof") && numbers)
+        .then(|| Type::union("DataType".into(), results.to_vec()))
 }
 
 /// The library function a keyword call splatting a vector goes through (`f(x...; k = 1)`):
@@ -412,12 +428,22 @@ impl Synth {
                 b = ok;
             }
         }
-        let out_ty = array(r.clone(), n);
+        // Results that are an Int for some elements and a Float64 for others are stored as
+        // Float64s (Julia's `Vector{Real}` holds each as it is: a known difference).
+        let elem = match &r {
+            Type::Union(u) if r.is_real() => u
+                .members
+                .iter()
+                .fold(Type::Bool, |a, m| crate::value::promote(&a, m)),
+            _ => r.clone(),
+        };
+        let out_ty = array(elem.clone(), n);
         let out = self.prim(b, Prim::Zeros, dims, out_ty.clone());
         let (head, k, _, body, exit) = self.header(len, &[]);
         self.jump(b, head, vec![Operand::Const(Const::Int(1))]);
         let (y, _) = self.apply_f(cx, body, k.clone())?;
-        self.prim(body, Prim::SetIndex, vec![out.clone(), y, k.clone()], r);
+        let (body, y) = self.widened(body, y, &r, &elem);
+        self.prim(body, Prim::SetIndex, vec![out.clone(), y, k.clone()], elem);
         let k1 = self.prim(
             body,
             Prim::Add,
@@ -428,6 +454,35 @@ impl Synth {
         self.f.set_term(exit, Terminator::Return(out), SPAN);
         self.f.ret = out_ty;
         Ok(())
+    }
+
+    /// `y` (of the union of numbers `from`) converted to the number `to`, by a test of the
+    /// member it holds; the block after the conversion and the converted value.
+    fn widened(&mut self, b: Block, y: Operand, from: &Type, to: &Type) -> (Block, Operand) {
+        let Type::Union(u) = from else {
+            return (b, y);
+        };
+        let join_b = self.f.add_block();
+        let out = self.f.add_param(join_b, to.clone(), SPAN, None);
+        let mut at = b;
+        for (k, member) in u.members.iter().enumerate() {
+            let here = if k + 1 == u.members.len() {
+                at
+            } else {
+                let name = Operand::Const(Const::Symbol(member.to_string().as_str().into()));
+                let c = self.prim(at, Prim::UnionIsa, vec![y.clone(), name], Type::Bool);
+                let (then_b, else_b) = self.branch(at, c);
+                at = else_b;
+                then_b
+            };
+            let v = self.prim(here, Prim::UnionConvert, vec![y.clone()], member.clone());
+            let v = match crate::join::conversion(member, to) {
+                Some(p) => self.prim(here, p, vec![v], to.clone()),
+                None => v,
+            };
+            self.jump(here, join_b, vec![v]);
+        }
+        (join_b, Operand::Value(out))
     }
 
     /// `checkpointed(f, args...)`: `return f(args...)`.

@@ -1,5 +1,6 @@
-//! Unrolling a `for` loop over a tuple whose elements differ in type. Julia compiles such a
-//! loop over a union of the element types; zy has no union-typed values, so a loop whose
+//! Copying loops: unrolling, and peeling a loop's first iteration ([`peel`], for
+//! [`crate::peel`]). Unrolling a `for` loop over a tuple whose elements differ in type: Julia
+//! compiles such a loop over a union of the element types; zy has no union-typed values, so a loop whose
 //! element `Base._gen_elem(xs, k)` would need a run-time index into a heterogeneous tuple
 //! (directly, or through `enumerate`, `zip` or `pairs` of one) is copied once per element,
 //! each copy reading its element by a constant index and so typed with that element's own
@@ -123,13 +124,35 @@ enum Element {
     Index(i64),
 }
 
-/// A loop to unroll: its header, exit, the element statement, and its number of iterations.
+/// A loop to copy: its header, its exit (where the header's test leaves to), and how.
 struct Candidate {
     header: Block,
     exit: Block,
-    elem: Value,
-    element: Element,
-    len: usize,
+    mode: Mode,
+}
+
+/// How a loop is copied.
+enum Mode {
+    /// Once per element of a tuple: copy `j` reads element `j + 1` in place of the element
+    /// statement `elem` and its header enters the body; a last copy of the header leaves.
+    Unroll {
+        elem: Value,
+        element: Element,
+        len: usize,
+    },
+    /// Its first iteration copied before it: the copy's header tests as the loop's does, and
+    /// its back edges enter the loop itself, which stays as it was.
+    Peel,
+}
+
+impl Mode {
+    /// The number of copies of the whole loop.
+    fn copies(&self) -> usize {
+        match self {
+            Mode::Unroll { len, .. } => *len,
+            Mode::Peel => 1,
+        }
+    }
 }
 
 /// The statement defining `v`, if it calls `name`.
@@ -232,9 +255,7 @@ fn candidate(body: &Function, ty: &[Type], reach: &[bool]) -> Option<Candidate> 
             return Some(Candidate {
                 header,
                 exit: else_to.block,
-                elem,
-                element,
-                len,
+                mode: Mode::Unroll { elem, element, len },
             });
         }
     }
@@ -244,25 +265,74 @@ fn candidate(body: &Function, ty: &[Type], reach: &[bool]) -> Option<Candidate> 
 /// `body` with its first loop over a heterogeneous tuple unrolled, if it has one.
 pub(crate) fn unroll(body: &Function, ty: &[Type], reach: &[bool]) -> Option<Function> {
     let c = candidate(body, ty, reach)?;
-    if body.blocks.len() * (c.len + 1) > MAX_BLOCKS {
+    if body.blocks.len() * (c.mode.copies() + 1) > MAX_BLOCKS {
         return None;
     }
-    let doms = Dominators::new(body);
-    let region: Vec<Block> = body
-        .block_ids()
-        .filter(|&b| doms.dominates(c.header, b) && !doms.dominates(c.exit, b))
-        .collect();
-    let inside: FxHashSet<Block> = region.iter().copied().collect();
-    let defined_inside = |v: Value| match &body.value(v).kind {
-        ValueKind::Param { block, .. } => inside.contains(block),
-        ValueKind::Stmt(_) => region.iter().any(|&b| body.block(b).stmts.contains(&v)),
-    };
-    if let Element::Read(_, xs) = &c.element {
-        if xs.as_value().is_some_and(defined_inside) {
+    let region = region(body, c.header, c.exit);
+    if let Mode::Unroll {
+        element: Element::Read(_, xs),
+        ..
+    } = &c.mode
+    {
+        if xs.as_value().is_some_and(|v| defined_in(body, &region, v)) {
             return None;
         }
     }
     Some(Unroller::new(body, &c, &region).run())
+}
+
+/// `body` with the first iteration of the loop at `header` (leaving to `exit`) copied before
+/// it, when the copy keeps the body within bounds and nothing after the loop reads a value of
+/// its body other than the header's.
+pub(crate) fn peel(body: &Function, header: Block, exit: Block) -> Option<Function> {
+    let region = region(body, header, exit);
+    if body.blocks.len() + region.len() > MAX_BLOCKS {
+        return None;
+    }
+    let h = body.block(header);
+    let outside_reads = body
+        .block_ids()
+        .filter(|b| !region.contains(b))
+        .flat_map(|b| reads(body, b))
+        .filter_map(|op| op.as_value())
+        .any(|v| defined_in(body, &region, v) && !h.params.contains(&v) && !h.stmts.contains(&v));
+    if outside_reads {
+        return None;
+    }
+    let c = Candidate {
+        header,
+        exit,
+        mode: Mode::Peel,
+    };
+    Some(Unroller::new(body, &c, &region).run())
+}
+
+/// The blocks of the loop at `header`: those it dominates that its exit does not.
+fn region(body: &Function, header: Block, exit: Block) -> Vec<Block> {
+    let doms = Dominators::new(body);
+    body.block_ids()
+        .filter(|&b| doms.dominates(header, b) && !doms.dominates(exit, b))
+        .collect()
+}
+
+/// Is `v` defined in one of the `region`'s blocks?
+fn defined_in(body: &Function, region: &[Block], v: Value) -> bool {
+    match &body.value(v).kind {
+        ValueKind::Param { block, .. } => region.contains(block),
+        ValueKind::Stmt(_) => region.iter().any(|&b| body.block(b).stmts.contains(&v)),
+    }
+}
+
+/// The operands block `b` reads: its statements' and its terminator's.
+fn reads(body: &Function, b: Block) -> Vec<&Operand> {
+    let data = body.block(b);
+    let mut ops: Vec<&Operand> = data.term.operands();
+    for &v in &data.stmts {
+        if let Some(s) = body.stmt(v) {
+            ops.extend(&s.args);
+        }
+    }
+    ops
 }
 
 /// The copies being made: per copy, its blocks and values.
@@ -271,7 +341,8 @@ struct Unroller<'a> {
     c: &'a Candidate,
     region: &'a [Block],
     f: Function,
-    /// `blocks[j]`: copy `j`'s block for each region block (copy `len` holds the header only).
+    /// `blocks[j]`: copy `j`'s block for each region block; the last (`j` = the number of
+    /// copies) is a copy of the header only when unrolling, the loop itself when peeling.
     blocks: Vec<FxHashMap<Block, Block>>,
     values: Vec<FxHashMap<Value, Operand>>,
 }
@@ -290,15 +361,22 @@ impl<'a> Unroller<'a> {
 
     fn run(mut self) -> Function {
         let (c, body) = (self.c, self.body);
-        // Copies 0..len of the loop, then the header once more, which leaves it.
+        let copies = c.mode.copies();
+        // The copies of the loop, then the header once more, which leaves it (unrolling), or
+        // the loop itself (peeling).
         let mut cloned = Vec::new();
-        for j in 0..=c.len {
+        for j in 0..=copies {
             let mut bmap = FxHashMap::default();
             let mut vmap = FxHashMap::default();
-            let copied: Vec<Block> = if j < c.len {
-                self.region.to_vec()
-            } else {
-                vec![c.header]
+            let copied: Vec<Block> = match c.mode {
+                _ if j < copies => self.region.to_vec(),
+                Mode::Unroll { .. } => vec![c.header],
+                Mode::Peel => {
+                    self.blocks
+                        .push(self.region.iter().map(|&b| (b, b)).collect());
+                    self.values.push(vmap);
+                    continue;
+                }
             };
             for &b in &copied {
                 let nb = self.f.add_block();
@@ -310,15 +388,17 @@ impl<'a> Unroller<'a> {
                 }
                 for &v in &body.block(b).stmts {
                     let d = body.value(v);
-                    if v == c.elem {
-                        let e = match &c.element {
-                            Element::Read(shape, xs) => {
-                                self.element(nb, shape, xs.clone(), j as i64 + 1, d.span)
-                            }
-                            Element::Index(first) => Const::Int(first + j as i64).into(),
-                        };
-                        vmap.insert(v, e);
-                        continue;
+                    if let Mode::Unroll { elem, element, .. } = &c.mode {
+                        if v == *elem {
+                            let e = match element {
+                                Element::Read(shape, xs) => {
+                                    self.element(nb, shape, xs.clone(), j as i64 + 1, d.span)
+                                }
+                                Element::Index(first) => Const::Int(first + j as i64).into(),
+                            };
+                            vmap.insert(v, e);
+                            continue;
+                        }
                     }
                     let Some(s) = body.stmt(v) else { continue };
                     let nv = self.f.push_stmt(nb, s.clone(), Type::Any, d.span);
@@ -340,12 +420,35 @@ impl<'a> Unroller<'a> {
         }
         self.terminators();
         self.outside();
-        for &b in self.region {
-            let data = self.f.block_mut(b);
-            data.stmts.clear();
-            data.term = Terminator::Unreachable;
+        match c.mode {
+            Mode::Unroll { .. } => {
+                for &b in self.region {
+                    let data = self.f.block_mut(b);
+                    data.stmts.clear();
+                    data.term = Terminator::Unreachable;
+                }
+            }
+            Mode::Peel => self.leave_by_own_block(),
         }
         self.f
+    }
+
+    /// A peeled loop's header leaves through a block of its own, so that what the exit's
+    /// join converts (the loop's Float64 into the union with the copy's Int) is converted
+    /// once, on leaving, rather than by the header on every iteration.
+    fn leave_by_own_block(&mut self) {
+        let (header, exit) = (self.c.header, self.c.exit);
+        let span = self.body.block(header).term_span;
+        let mut term = self.f.block(header).term.clone();
+        for call in term.calls_mut().into_iter().filter(|c| c.block == exit) {
+            let leave = self.f.add_block();
+            self.f.set_term(leave, Terminator::Jump(call.clone()), span);
+            *call = BlockCall {
+                block: leave,
+                args: Vec::new(),
+            };
+        }
+        self.f.block_mut(header).term = term;
     }
 
     /// Element `j` (from 1) of `xs`, read by statements appended to `nb`.
@@ -413,18 +516,20 @@ impl<'a> Unroller<'a> {
         }
     }
 
-    /// The copies' terminators: every copy's header enters its body (the tuple's length is
-    /// the loop's), the last header leaves to the exit.
+    /// The copies' terminators: when unrolling, every copy's header enters its body (the
+    /// tuple's length is the loop's) and the last header leaves to the exit.
     fn terminators(&mut self) {
         let (c, body) = (self.c, self.body);
-        for j in 0..=c.len {
+        let (copies, unroll) = (c.mode.copies(), matches!(c.mode, Mode::Unroll { .. }));
+        let last = if unroll { copies + 1 } else { copies };
+        for j in 0..last {
             for (&b, &nb) in &self.blocks[j] {
                 let old = &body.block(b).term;
                 let term = match old {
                     Terminator::Branch {
                         then_to, else_to, ..
-                    } if b == c.header => {
-                        let way = if j < c.len { then_to } else { else_to };
+                    } if unroll && b == c.header => {
+                        let way = if j < copies { then_to } else { else_to };
                         Terminator::Jump(self.target(j, way))
                     }
                     Terminator::Return(x) => Terminator::Return(self.operand(j, x)),
@@ -465,14 +570,7 @@ impl<'a> Unroller<'a> {
         let outside: Vec<Block> = body.block_ids().filter(|b| !inside.contains(b)).collect();
         let mut read = Vec::new();
         for &b in &outside {
-            let data = body.block(b);
-            let mut ops: Vec<&Operand> = data.term.operands();
-            for &v in &data.stmts {
-                if let Some(s) = body.stmt(v) {
-                    ops.extend(&s.args);
-                }
-            }
-            for op in ops {
+            for op in reads(body, b) {
                 if let Some(v) = op.as_value().filter(|v| header_values.contains(v)) {
                     if !read.contains(&v) {
                         read.push(v);
@@ -513,8 +611,9 @@ impl<'a> Unroller<'a> {
             }
             data.term = term;
         }
-        // The copies leaving to the exit pass their own values of what it now receives.
-        for j in 0..=c.len {
+        // The copies (and a peeled loop) leaving to the exit pass their own values of what it
+        // now receives.
+        for j in 0..=c.mode.copies() {
             let extra: Vec<Operand> = read.iter().map(|w| self.operand(j, &(*w).into())).collect();
             let copies: Vec<Block> = self.blocks[j].values().copied().collect();
             for nb in copies {

@@ -137,6 +137,16 @@ impl Type {
         matches!(self, Type::Float64 | Type::Int64 | Type::Bool)
     }
 
+    /// Is this a real number's type: a number, or Julia's union of numbers
+    /// (`Union{Float64, Int64}`, a value that is an `Int` on one path and a `Float64` on
+    /// another)?
+    pub fn is_real(&self) -> bool {
+        match self {
+            Type::Union(u) => u.members.iter().all(Type::is_number),
+            t => t.is_number(),
+        }
+    }
+
     /// Does this type have identity (mutation through one reference is seen through another)?
     pub fn is_mutable(&self) -> bool {
         match self {

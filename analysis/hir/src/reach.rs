@@ -33,6 +33,8 @@ pub const HOOKS: &[Hooks] = &[
             "getfield",
             "vect",
             "+",
+            // `typeof` of a union, split by inference on the member held.
+            "Base.typeof",
         ],
     },
     // `deepcopy` of a struct copies each field by `Base._deepcopy` (inference's `copies`).

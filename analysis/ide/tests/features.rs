@@ -155,7 +155,7 @@ end
         expect![[r#"
             [pow]
             ```julia
-            pow(x::Float64, n::Int64) -> Float64
+            pow(x::Float64, n::Int64) -> Union{Float64, Int64}
             ```
             specialised at `pow(2.0, 3)`
 
@@ -291,11 +291,11 @@ end
         expect![[r#"
             [r]
             ```julia
-            r::Float64
+            r::Float64 | Int64 | Union{Float64, Int64}
             ```
             gradient type: `Float64`
 
-            a gradient reaches `r` from 3 uses; loop-carried
+            a gradient reaches `r` from 5 uses; loop-carried
         "#]],
     );
 }

@@ -92,7 +92,7 @@ fn directional(
             "`{name}` of a function returning {r} (a `Ref` or mutable struct) is not supported"
         )));
     }
-    if p == Prim::Hvp && !r.is_number() {
+    if p == Prim::Hvp && !r.is_real() {
         return Err(Fail::not_differentiable(format!(
             "`hvp` needs a function returning a real number; this call returns {r}"
         )));
@@ -177,7 +177,7 @@ fn differentiate(
         return cx.call_named(b, &"Base._view_derivative".into(), args);
     }
     let scalar_out = matches!(p, Prim::Gradient | Prim::Hessian);
-    if scalar_out && !r.is_number() {
+    if scalar_out && !r.is_real() {
         return Err(Fail::not_differentiable(format!(
             "`{name}` needs a function returning a real number; this call returns {r}"
         )));
