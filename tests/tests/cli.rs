@@ -53,7 +53,8 @@ fn ir(stage: IrStage, at: Option<&str>, expect: Expect) {
 fn eval_prints_the_value_as_julia_shows_it_and_as_json() {
     assert_eq!(eval("pow(2.0, 3)"), "8.0 8.0");
     assert_eq!(eval("pow(2, 10)"), "1024 1024");
-    assert_eq!(eval("pow(2.0, 0)"), "1.0 1.0");
+    // `r = 1` never multiplied stays Julia's Int.
+    assert_eq!(eval("pow(2.0, 0)"), "1 1");
     assert_eq!(eval("get_at([1.5, 2.5], 2)"), "2.5 2.5");
 }
 
@@ -155,21 +156,35 @@ fn typed_ir_of_pow_at_the_annotation_and_at_a_call() {
         IrStage::Typed,
         None,
         expect![[r#"
-            pow(%1::Float64, %2::Int64) :: Float64   # x, n
+            pow(%1::Float64, %2::Int64) :: Union{var"Union{Float64, Int64}", Float64, Int64}   # x, n
             #1:
-              %3 = float(1) :: Float64
-              br #2
+              br #5
             #2:
-              %4 = φ(#1 → %2, #3 → %8) :: Int64     # n
-              %5 = φ(#1 → %3, #3 → %7) :: Float64   # r
-              %6 = %4 > 0 :: Bool
-              br %6 ? #3 : #4
+              %3 = φ(#3 → %7, #6 → %15) :: Int64    # n
+              %4 = φ(#3 → %6, #6 → %14) :: Float64  # r
+              %5 = %3 > 0 :: Bool
+              br %5 ? #3 : #7
             #3:
-              %7 = %5 * %1 :: Float64               # r
-              %8 = %4 - 1 :: Int64                  # n
+              %6 = %4 * %1 :: Float64               # r
+              %7 = %3 - 1 :: Int64                  # n
               br #2
             #4:
-              return %5
+              %8 = φ(#5 → %12, #7 → %16) :: Union{var"Union{Float64, Int64}", Float64, Int64} # r
+              return %8
+            #5:
+              %9 = φ(#1 → %2) :: Int64              # n
+              %10 = φ(#1 → 1) :: Int64              # r
+              %11 = %9 > 0 :: Bool
+              %12 = union_convert(%10) :: Union{var"Union{Float64, Int64}", Float64, Int64}
+              br %11 ? #6 : #4
+            #6:
+              %13 = float(%10) :: Float64
+              %14 = %13 * %1 :: Float64             # r
+              %15 = %9 - 1 :: Int64                 # n
+              br #2
+            #7:
+              %16 = union_convert(%4) :: Union{var"Union{Float64, Int64}", Float64, Int64}
+              br #4
         "#]],
     );
     ir(

@@ -352,14 +352,20 @@ fn same_body(want: &Json, got: &Json) -> bool {
     }
 }
 
-/// Every gradient the fixtures of vectors of arrays, structs and tuples, and of arrays of
-/// complex numbers (structs of two Float64s, stored in line), state runs compiled: asked for
-/// the JIT, the pipeline never hands one to the interpreter (`jit_fallback`).
+/// Every gradient the fixtures of vectors of arrays, structs and tuples, of arrays of complex
+/// numbers (structs of two Float64s, stored in line), and of closures sharing a box with the
+/// function making them (Julia's `Core.Box`, empty ones included) state runs compiled: asked
+/// for the JIT, the pipeline never hands one to the interpreter (`jit_fallback`).
 #[test]
-fn the_fixtures_of_vectors_of_objects_run_on_the_jit() {
-    let (checked, fell_back) =
-        fixture_fallbacks(&["vectors_of_arrays.jl", "vectors_of_structs.jl", "complex.jl"]);
-    assert!(checked > 20, "only {checked} gradients found");
+fn the_fixtures_of_vectors_of_objects_and_of_boxes_run_on_the_jit() {
+    let (checked, fell_back) = fixture_fallbacks(&[
+        "vectors_of_arrays.jl",
+        "vectors_of_structs.jl",
+        "complex.jl",
+        "closures_later.jl",
+        "closures_boxed.jl",
+    ]);
+    assert!(checked > 40, "only {checked} gradients found");
     assert!(
         fell_back.is_empty(),
         "run by the interpreter:\n{}",

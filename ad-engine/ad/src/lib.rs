@@ -145,13 +145,7 @@ pub fn gradient_program_with(
     }
     let mutates = driver::may_mutate(prog, inst);
     let globals = GlobalShadows::of(&out);
-    let (dinst, driver) = driver::driver(
-        inst,
-        func,
-        adjoint_of(&out, inst),
-        mutates,
-        &globals,
-    )?;
+    let (dinst, driver) = driver::driver(inst, func, adjoint_of(&out, inst), mutates, &globals)?;
     out.functions.insert(dinst.clone(), Arc::new(driver));
     Ok((dinst, out))
 }

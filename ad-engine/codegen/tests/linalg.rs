@@ -554,7 +554,11 @@ fn a_uniform_shadow_is_a_number_and_a_sum_is_taken_as_its_array_is_stored() {
     };
     // 2 (2, -1, 0.5) = (4, -2, 1), summed 3.
     assert_eq!(
-        check(&prog, &inst, args(vec![1.0, 2.0, 3.0], vec![2.0, -1.0, 0.5], 2.0)),
+        check(
+            &prog,
+            &inst,
+            args(vec![1.0, 2.0, 3.0], vec![2.0, -1.0, 0.5], 2.0)
+        ),
         "([4.0, -2.0, 1.0], 3.0)"
     );
     // z = 0.0 + -0.0 = 0.0, so 0.0 * -1.0 = -0.0, stored as 0.0 + -0.0 = 0.0.
@@ -567,7 +571,11 @@ fn a_uniform_shadow_is_a_number_and_a_sum_is_taken_as_its_array_is_stored() {
         assert!(out.starts_with('('), "{n}: {out}");
     }
     // x and y of different lengths: the broadcast's DimensionMismatch, made unfused (with z).
-    let out = check(&prog, &inst, args(vec![1.0, 2.0], vec![2.0, -1.0, 0.5], 2.0));
+    let out = check(
+        &prog,
+        &inst,
+        args(vec![1.0, 2.0], vec![2.0, -1.0, 0.5], 2.0),
+    );
     assert!(out.contains("DimensionMismatch"), "{out}");
 
     // ms(x) = (e = exp.(x); (e, sum(e))): one loop makes e and sums it.
@@ -575,7 +583,13 @@ fn a_uniform_shadow_is_a_number_and_a_sum_is_taken_as_its_array_is_stored() {
     let x = fb.args[0];
     let ex = fb.prim(e, Prim::Broadcast, vec![func("exp"), v(x)], vecf(), 20);
     let t = fb.prim(e, Prim::Sum, vec![v(ex)], fl.clone(), 21);
-    let r = fb.prim(e, Prim::Tuple, vec![v(ex), v(t)], Type::tuple([vecf(), fl.clone()]), 22);
+    let r = fb.prim(
+        e,
+        Prim::Tuple,
+        vec![v(ex), v(t)],
+        Type::tuple([vecf(), fl.clone()]),
+        22,
+    );
     fb.ret(e, v(r));
     let inst = fb.inst();
     let prog = program(vec![fb]);

@@ -220,7 +220,10 @@ impl<'a> Cx<'a> {
         let Type::Struct(s) = &p.ty else {
             return None;
         };
-        let tuple = matches!(s.fields.first(), Some((_, Type::Tuple(_) | Type::NamedTuple(_))));
+        let tuple = matches!(
+            s.fields.first(),
+            Some((_, Type::Tuple(_) | Type::NamedTuple(_)))
+        );
         if &**name != "Base.getindex" || &*s.name != "Base.Pairs" || !tuple || k.int().is_none() {
             return None;
         }

@@ -97,7 +97,9 @@ pub(crate) fn ref_content_of(name: &str, program: &Program) -> Option<Type> {
         .map(|p| pattern::concrete(p, &Default::default()))
         .collect::<Option<_>>()?;
     match members.as_slice() {
-        [Type::Nothing, t] | [t, Type::Nothing] if t.is_number() => Some(crate::join::nothing_or(t)),
+        [Type::Nothing, t] | [t, Type::Nothing] if t.is_number() => {
+            Some(crate::join::nothing_or(t))
+        }
         _ => None,
     }
 }

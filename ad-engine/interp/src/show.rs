@@ -651,10 +651,15 @@ mod tests {
         );
         assert_eq!(show(&Value::Func("sin".into())), "sin");
         assert_eq!(
-            show(&Value::Func("LinearAlgebra.Tridiagonal{Float64, Vector{Float64}}".into())),
+            show(&Value::Func(
+                "LinearAlgebra.Tridiagonal{Float64, Vector{Float64}}".into()
+            )),
             "Tridiagonal{Float64, Vector{Float64}}"
         );
-        assert_eq!(show(&Value::Func("Base.UnitRange{Int64}".into())), "UnitRange{Int64}");
+        assert_eq!(
+            show(&Value::Func("Base.UnitRange{Int64}".into())),
+            "UnitRange{Int64}"
+        );
         assert_eq!(show(&Value::Func("M.Base.f".into())), "M.Base.f");
     }
 

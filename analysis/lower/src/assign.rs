@@ -76,7 +76,12 @@ impl BodyLowerer<'_, '_> {
             ExprKind::Declared { var, .. } => self.bind(var, value),
             ExprKind::Ident(name) => match self.cx.res.local(target) {
                 Some(v) => self.assign_local(v, value, target.range),
-                None if self.cx.res.global_targets.contains(&(target as *const Expr)) => {
+                None if self
+                    .cx
+                    .res
+                    .global_targets
+                    .contains(&(target as *const Expr)) =>
+                {
                     let binding = Const::Func(name.as_str().into()).into();
                     self.call(SET_GLOBAL, vec![binding, value], target.range);
                 }

@@ -67,12 +67,14 @@ pub struct Lowered {
 /// The top-level bindings `body` rebinds (its calls of [`SET_GLOBAL`]).
 fn rebound_globals(body: &Function) -> impl Iterator<Item = Name> + '_ {
     body.values.iter().filter_map(|v| match &v.kind {
-        ValueKind::Stmt(Stmt { op: Op::Call(f), args, .. }) if &**f == SET_GLOBAL => {
-            match args.first() {
-                Some(Operand::Const(Const::Func(name))) => Some(name.clone()),
-                _ => None,
-            }
-        }
+        ValueKind::Stmt(Stmt {
+            op: Op::Call(f),
+            args,
+            ..
+        }) if &**f == SET_GLOBAL => match args.first() {
+            Some(Operand::Const(Const::Func(name))) => Some(name.clone()),
+            _ => None,
+        },
         _ => None,
     })
 }

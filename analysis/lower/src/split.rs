@@ -7,8 +7,8 @@
 //! anything), no value stored by one is ever read by the other: each keeps a local of its
 //! own, typed apart, and the box is not needed.
 
-use std::cmp::Ordering;
 use rustc_hash::FxHashMap;
+use std::cmp::Ordering;
 
 use zy_syntax::ast::{Expr, ExprKind, FunctionDef, FunctionName, KeywordArg};
 

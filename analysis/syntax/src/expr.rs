@@ -1389,7 +1389,11 @@ fn global(cx: &mut Cx, node: &SyntaxNode) -> Expr {
     match (names, node.children.as_slice()) {
         (Some(names), _) if !names.is_empty() => Expr::new(ExprKind::Global(names), node.range),
         (_, [decl]) if decl.kind == Kind::Assign && !decl.leaf => {
-            match decl.children.first().and_then(|lhs| Some((lhs, name(cx, lhs)?))) {
+            match decl
+                .children
+                .first()
+                .and_then(|lhs| Some((lhs, name(cx, lhs)?)))
+            {
                 Some((lhs, n)) => {
                     let declared = TextRange::new(node.range.start, lhs.range.end);
                     let global = Expr::new(ExprKind::Global(vec![n]), declared);

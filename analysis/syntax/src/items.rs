@@ -606,7 +606,8 @@ fn wraps_method(node: &SyntaxNode) -> bool {
             && (def.kind == Kind::Function
                 || def.kind == Kind::Assign
                     && def.children.first().is_some_and(|lhs| {
-                        !lhs.leaf && matches!(lhs.kind, Kind::Call | Kind::Where | Kind::Decl)
+                        !lhs.leaf
+                            && matches!(lhs.kind, Kind::Call | Kind::Where | Kind::Decl)
                             && typed_name(lhs).is_none()
                     }))
     })

@@ -137,7 +137,10 @@ pub(crate) fn char(cx: &mut Cx, node: &SyntaxNode) -> Expr {
     }
     let mut chars = value.chars();
     let (Some(code), None) = (chars.next(), chars.next()) else {
-        return cx.syntax(node, "syntax error: character literal contains multiple characters");
+        return cx.syntax(
+            node,
+            "syntax error: character literal contains multiple characters",
+        );
     };
     let callee = Expr::new(ExprKind::Ident("Char".into()), node.range);
     let kind = ExprKind::Call {

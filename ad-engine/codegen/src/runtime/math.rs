@@ -125,8 +125,23 @@ mod tests {
     #[test]
     fn math_symbols_give_the_tables_bits() {
         for (p, f) in unary_functions() {
-            let m = p.math().unwrap_or_else(|| panic!("{p} is not a math primitive"));
-            for x in [-2.5, -1.0, -0.5, -0.0, 0.0, 0.3, 0.9, 1.0, 1.7, 40.0, 1e300, f64::INFINITY] {
+            let m = p
+                .math()
+                .unwrap_or_else(|| panic!("{p} is not a math primitive"));
+            for x in [
+                -2.5,
+                -1.0,
+                -0.5,
+                -0.0,
+                0.0,
+                0.3,
+                0.9,
+                1.0,
+                1.7,
+                40.0,
+                1e300,
+                f64::INFINITY,
+            ] {
                 assert_eq!(f(x).to_bits(), (m.eval)(x).to_bits(), "{p}({x})");
             }
         }

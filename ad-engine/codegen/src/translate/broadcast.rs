@@ -378,7 +378,9 @@ impl Translator<'_, '_, '_> {
                     Ok(vec![made])
                 }
                 Out::Into(into) | Out::IntoSum(into) => {
-                    let data = t.b.ins().load(types::I64, mem(), into.dst, array_offset::DATA);
+                    let data =
+                        t.b.ins()
+                            .load(types::I64, mem(), into.dst, array_offset::DATA);
                     let put = Some(Put {
                         data,
                         into: Some(into),

@@ -879,7 +879,10 @@ pub(crate) fn notes(func: &Function) -> Vec<String> {
                 }
                 ChainOut::Sum => format!("summed at {at}"),
             };
-            let summed = c.summed.map(|s| format!(", summed for {s}")).unwrap_or_default();
+            let summed = c
+                .summed
+                .map(|s| format!(", summed for {s}"))
+                .unwrap_or_default();
             format!("; fused: {} -> {out}{summed}", stages.join(", "))
         })
         .chain(slice_notes)

@@ -627,7 +627,10 @@ pub(crate) fn is_element_type(t: &Type) -> bool {
         Type::Struct(s) => {
             s.kind == StructKind::User
                 && (!is_library(&s.name)
-                    || matches!(&*s.name, "Base.Complex" | "Base.Rational" | "Base.Char" | "Base.Pair"))
+                    || matches!(
+                        &*s.name,
+                        "Base.Complex" | "Base.Rational" | "Base.Char" | "Base.Pair"
+                    ))
         }
         Type::Union(_) => true,
         Type::Tuple(ts) => !ts.is_empty() && ts.iter().all(is_element_type),

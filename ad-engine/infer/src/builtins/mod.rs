@@ -500,7 +500,11 @@ pub(crate) fn call(
     // `end` in `x[end]` (lowering's): `lastindex(s)` of a string (its last character's byte
     // index), `length(x)` of anything else (a tuple's a constant).
     if let ("_end_index", [x]) = (name, args) {
-        let last = if x.ty == Type::String { "Base.lastindex" } else { "length" };
+        let last = if x.ty == Type::String {
+            "Base.lastindex"
+        } else {
+            "length"
+        };
         return Some(cx.call_named(b, &last.into(), args));
     }
     // `String(v)` of a `Vector{Char}`: the prelude's.

@@ -205,7 +205,9 @@ pub(crate) fn call(b: &mut PlanBuilder, name: &str, args: &[Val]) -> Option<Resu
         ("_char_at" | "_char_nth", [s, i]) if is_str(s) && i.ty == Type::Int64 => {
             string_fn(b, name, args, Type::Int64)
         }
-        ("_char_find", [s, c, first]) if is_str(s) && c.ty == Type::Int64 && first.ty == Type::Bool => {
+        ("_char_find", [s, c, first])
+            if is_str(s) && c.ty == Type::Int64 && first.ty == Type::Bool =>
+        {
             string_fn(b, name, args, Type::Int64)
         }
         ("_str_codes" | "_str_indices", [_]) if all_str => {

@@ -26,9 +26,7 @@ pub(super) fn char_fn(f: &str, operands: &[Value]) -> Option<Result<Value, Strin
             Ok(Value::Int(found.map_or(0, |i| i as i64 + 1)))
         }
         ("_str_codes", [Value::Str(s)]) => Ok(ints(s.chars().map(|c| c as i64))),
-        ("_str_indices", [Value::Str(s)]) => {
-            Ok(ints(s.char_indices().map(|(i, _)| i as i64 + 1)))
-        }
+        ("_str_indices", [Value::Str(s)]) => Ok(ints(s.char_indices().map(|(i, _)| i as i64 + 1))),
         ("nextind", [Value::Str(s), Value::Int(i)]) => nextind(s, *i).map(Value::Int),
         ("prevind", [Value::Str(s), Value::Int(i)]) => prevind(s, *i).map(Value::Int),
         ("thisind", [Value::Str(s), Value::Int(i)]) => thisind(s, *i).map(Value::Int),
@@ -111,7 +109,10 @@ fn nextind(s: &str, i: i64) -> Result<i64, String> {
         return Ok(1);
     }
     let b = byte(s, i)?;
-    Ok((b + 1..=s.len()).find(|&k| s.is_char_boundary(k)).unwrap_or(s.len()) as i64 + 1)
+    Ok((b + 1..=s.len())
+        .find(|&k| s.is_char_boundary(k))
+        .unwrap_or(s.len()) as i64
+        + 1)
 }
 
 /// Julia's `prevind(s, i)`: the start of the character before byte index `i` (`0` before the
@@ -121,7 +122,10 @@ fn prevind(s: &str, i: i64) -> Result<i64, String> {
         return Err(bounds(s, i));
     }
     let b = (i - 1) as usize;
-    Ok((0..b).rev().find(|&k| s.is_char_boundary(k)).map_or(0, |k| k as i64 + 1))
+    Ok((0..b)
+        .rev()
+        .find(|&k| s.is_char_boundary(k))
+        .map_or(0, |k| k as i64 + 1))
 }
 
 /// `isletter(c)` and the other predicates (a Bool), `uppercase(c)` and `lowercase(c)` (a code

@@ -5,8 +5,8 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::sync::Arc;
 
-use zy_hir::{ItemId, ItemKind, RootDatabase, SourceFile};
 use zy_ad::{Activity, GlobalShadows};
+use zy_hir::{ItemId, ItemKind, RootDatabase, SourceFile};
 use zy_ir::{Function, Instance};
 use zy_syntax::ast::{AnnotationKind, FunctionName, Item};
 
