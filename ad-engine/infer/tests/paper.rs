@@ -31,24 +31,38 @@ fn pow_program() -> Program {
 }
 
 #[test]
-fn pow_joins_int_and_float_with_a_conversion() {
+fn pow_peels_the_first_iteration_so_the_loop_is_all_float() {
     let p = pow_program();
     expect![[r#"
-        pow(%1::Float64, %2::Int64) :: Float64   # x, n
+        pow(%1::Float64, %2::Int64) :: Union{var"Union{Float64, Int64}", Float64, Int64}   # x, n
         #1:
-          %3 = float(1) :: Float64
-          br #2
+          br #5
         #2:
-          %4 = φ(#1 → %2, #3 → %7) :: Int64     # n
-          %5 = φ(#1 → %3, #3 → %8) :: Float64   # r
-          %6 = %4 > 0 :: Bool
-          br %6 ? #3 : #4
+          %3 = φ(#3 → %6, #6 → %13) :: Int64    # n
+          %4 = φ(#3 → %7, #6 → %15) :: Float64  # r
+          %5 = %3 > 0 :: Bool
+          br %5 ? #3 : #7
         #3:
-          %7 = %4 - 1 :: Int64                  # n
-          %8 = %5 * %1 :: Float64               # r
+          %6 = %3 - 1 :: Int64                  # n
+          %7 = %4 * %1 :: Float64               # r
           br #2
         #4:
-          return %5
+          %8 = φ(#5 → %12, #7 → %16) :: Union{var"Union{Float64, Int64}", Float64, Int64} # r
+          return %8
+        #5:
+          %9 = φ(#1 → %2) :: Int64              # n
+          %10 = φ(#1 → 1) :: Int64              # r
+          %11 = %9 > 0 :: Bool
+          %12 = union_convert(%10) :: Union{var"Union{Float64, Int64}", Float64, Int64}
+          br %11 ? #6 : #4
+        #6:
+          %13 = %9 - 1 :: Int64                 # n
+          %14 = float(%10) :: Float64
+          %15 = %14 * %1 :: Float64             # r
+          br #2
+        #7:
+          %16 = union_convert(%4) :: Union{var"Union{Float64, Int64}", Float64, Int64}
+          br #4
     "#]]
     .assert_eq(&typed(&p, "pow", &[Type::Float64, Type::Int64]));
 }
@@ -115,22 +129,23 @@ fn leaky_relu_on_float() {
 }
 
 #[test]
-fn leaky_relu_on_int_converts_in_the_predecessor() {
+fn leaky_relu_on_int_joins_its_branches_to_julias_union() {
     expect![[r#"
-        leaky(%1::Int64) :: Float64   # x
+        leaky(%1::Int64) :: Union{var"Union{Float64, Int64}", Float64, Int64}   # x
         #1:
           %2 = %1 > 0 :: Bool
           br %2 ? #2 : #3
         #2:
-          %3 = float(%1) :: Float64
+          %3 = union_convert(%1) :: Union{var"Union{Float64, Int64}", Float64, Int64}
           br #4
         #3:
           %4 = float(%1) :: Float64
           %5 = 0.01 * %4 :: Float64
+          %6 = union_convert(%5) :: Union{var"Union{Float64, Int64}", Float64, Int64}
           br #4
         #4:
-          %6 = φ(#2 → %3, #3 → %5) :: Float64   # r
-          return %6
+          %7 = φ(#2 → %3, #3 → %6) :: Union{var"Union{Float64, Int64}", Float64, Int64} # r
+          return %7
     "#]]
     .assert_eq(&typed(&leaky_program(), "leaky", &[Type::Int64]));
 }
@@ -316,20 +331,38 @@ fn recursion_converges_from_bottom() {
           return %5
     "#]]
     .assert_eq(&typed(&p, "fact", &[Type::Int64]));
-    // On a Float64 the two returns join to Float64.
+    // On a Float64 the returns `1` (an Int) and `n * fact(n - 1)` join to Julia's union; the
+    // product of the union is split on the member held.
     expect![[r#"
-        fact(%1::Float64) :: Float64   # n
+        fact(%1::Float64) :: Union{var"Union{Float64, Int64}", Float64, Int64}   # n
         #1:
           %2 = %1 <= 1.0 :: Bool
           br %2 ? #2 : #3
         #2:
-          %3 = float(1) :: Float64
+          %3 = union_convert(1) :: Union{var"Union{Float64, Int64}", Float64, Int64}
           return %3
         #3:
           %4 = %1 - 1.0 :: Float64
-          %5 = invoke fact(%4) :: Float64
-          %6 = %1 * %5 :: Float64
-          return %6
+          %5 = invoke fact(%4) :: Union{var"Union{Float64, Int64}", Float64, Int64}
+          %6 = invoke union_split@synth(*, %1, %5) :: Float64
+          %7 = union_convert(%6) :: Union{var"Union{Float64, Int64}", Float64, Int64}
+          return %7
+        union_split@synth(%1::typeof(*), %2::Float64, %3::Union{var"Union{Float64, Int64}", Float64, Int64}) :: Float64   # f, x1, x2
+        #1:
+          %4 = union_isa(%3, :Float64) :: Bool
+          br %4 ? #2 : #3
+        #2:
+          %5 = union_convert(%3) :: Float64
+          %6 = %2 * %5 :: Float64
+          br #4
+        #3:
+          %7 = union_convert(%3) :: Int64
+          %8 = float(%7) :: Float64
+          %9 = %2 * %8 :: Float64
+          br #4
+        #4:
+          %10 = φ(#2 → %6, #3 → %9) :: Float64
+          return %10
     "#]]
     .assert_eq(&typed(&p, "fact", &[Type::Float64]));
 }

@@ -37,6 +37,12 @@ pub const HOOKS: &[Hooks] = &[
             "Base.typeof",
         ],
     },
+    // `Tuple(I)` of a `CartesianIndex` is recognised by its type (inference's `named`): only
+    // code making one has one, so the type is a trigger of nothing more.
+    Hooks {
+        triggers: &["Base.CartesianIndex"],
+        hooks: &[],
+    },
     // `deepcopy` of a struct copies each field by `Base._deepcopy` (inference's `copies`).
     Hooks {
         triggers: &["_deepcopy_fields"],
@@ -404,10 +410,11 @@ pub const HOOKS: &[Hooks] = &[
             "Base.float",
         ],
     },
-    // `s[end]` of a string (inference's `_end_index`, lowering's `end`).
+    // `x[end]` is lowering's `Base._end_index(x)`, which inference makes `length(x)`, and of a
+    // string `lastindex(s)`.
     Hooks {
         triggers: &["Base._end_index"],
-        hooks: &["Base.lastindex"],
+        hooks: &["Base.length", "Base.lastindex"],
     },
     // Characters: their supertype (which a struct's definition does not reach); `Int(c)` and
     // `String(v)` of a `Vector{Char}` (inference's builtins call the prelude).

@@ -1116,11 +1116,11 @@ fn end_begin_and_colon_take_their_meaning_from_the_innermost_brackets() {
           %4 = Colon()
           %5 = getindex(%1, %3, %4)
           %6 = 1 + 1
-          %7 = length(%2)
+          %7 = Base._end_index(%2)
           %8 = getindex(%2, %7)
           %9 = getindex(%1, %6, %8)
           %10 = broadcast(+, %5, %9)
-          %11 = length(%1)
+          %11 = Base._end_index(%1)
           %12 = :(2, %11)
           %13 = getindex(%1, %12)
           %14 = broadcast(+, %10, %13)
@@ -1143,7 +1143,7 @@ fn in_place_broadcasts_write_through_a_view_of_the_target() {
         #1:
           %3 = broadcast(+, %1, %2)
           %4 = broadcast!(identity, %1, %3)
-          %5 = length(%1)
+          %5 = Base._end_index(%1)
           %6 = :(2, %5)
           %7 = dotview(%1, %6)
           %8 = broadcast!(identity, %7, 0.0)

@@ -499,11 +499,10 @@ pub(crate) fn call(
     }
     // `end` in `x[end]` (lowering's): `lastindex(s)` of a string (its last character's byte
     // index), `length(x)` of anything else (a tuple's a constant).
-    if let ("_end_index", [x]) = (name, args) {
-        let last = if x.ty == Type::String {
-            "Base.lastindex"
-        } else {
-            "length"
+    if name == "_end_index" {
+        let last = match args {
+            [x] if x.ty == Type::String => "Base.lastindex",
+            _ => "Base.length",
         };
         return Some(cx.call_named(b, &last.into(), args));
     }
