@@ -39,7 +39,7 @@ local text = ""
 for _, r in pairs(hover or {}) do
   if r.result and r.result.contents then text = r.result.contents.value end
 end
-local expected_sig = "pow(x::Float64, n::Int64) -> Float64"
+local expected_sig = "pow(x::Float64, n::Int64) -> Union{Float64, Int64}"
 if not text:find(expected_sig, 1, true) then fail("hover lacks `" .. expected_sig .. "`: " .. text) end
 if not text:find("gradient: `Tuple{Float64, Nothing}`", 1, true) then fail("hover lacks the gradient type: " .. text) end
 
