@@ -665,4 +665,10 @@ impl Expr {
     pub fn new(kind: ExprKind, range: TextRange) -> Expr {
         Expr { kind, range }
     }
+
+    /// The call `name(args...)` over `range` (the callee's range too).
+    pub fn call(name: &str, args: Vec<Expr>, range: TextRange) -> Expr {
+        let callee = Box::new(Expr::new(ExprKind::Ident(name.into()), range));
+        Expr::new(ExprKind::Call { callee, args }, range)
+    }
 }

@@ -1072,12 +1072,8 @@ fn type_assertion(cx: &mut Cx, node: &SyntaxNode) -> Expr {
             "`::T` without a value; annotate a parameter (`x::Float64`) instead",
         );
     };
-    let callee = Expr::new(ExprKind::Ident("typeassert".into()), node.range);
-    let kind = ExprKind::Call {
-        callee: Box::new(callee),
-        args: vec![expr(cx, value), expr(cx, ty)],
-    };
-    Expr::new(kind, node.range)
+    let args = vec![expr(cx, value), expr(cx, ty)];
+    Expr::call("typeassert", args, node.range)
 }
 
 /// `lhs = rhs`.

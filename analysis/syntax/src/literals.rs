@@ -142,12 +142,8 @@ pub(crate) fn char(cx: &mut Cx, node: &SyntaxNode) -> Expr {
             "syntax error: character literal contains multiple characters",
         );
     };
-    let callee = Expr::new(ExprKind::Ident("Char".into()), node.range);
-    let kind = ExprKind::Call {
-        callee: Box::new(callee),
-        args: vec![Expr::new(ExprKind::Int(code as i64), node.range)],
-    };
-    Expr::new(kind, node.range)
+    let code = Expr::new(ExprKind::Int(code as i64), node.range);
+    Expr::call("Char", vec![code], node.range)
 }
 
 /// The refusal of a `var"..."` name where only a plain one is read (a keyword, a named
