@@ -197,7 +197,7 @@ impl Translator<'_, '_, '_> {
     }
 
     /// Does a value of `ty` consist of number slots only (no objects)?
-    fn all_scalar(&self, ty: &Type) -> R<bool> {
+    pub(super) fn all_scalar(&self, ty: &Type) -> R<bool> {
         Ok(self.env.layout.slots(ty)?.iter().all(|s| *s != Slot::Ptr))
     }
 
@@ -284,7 +284,7 @@ impl Translator<'_, '_, '_> {
 
     /// `accum(a, b)` on scalar-replaced tangents: `nothing` is the identity, numbers add,
     /// tuples and named tuples add field by field.
-    fn accum(
+    pub(super) fn accum(
         &mut self,
         a: Vec<ClValue>,
         at: &Type,
@@ -344,7 +344,7 @@ pub(crate) const EMPTY_STACK: &str = "internal error: `pop!` from an empty AD st
 
 /// Can `accum` of an `at` and a `bt` giving `ty` be compiled inline (with array sums in the
 /// runtime)?
-fn accum_supported(at: &Type, bt: &Type, ty: &Type) -> bool {
+pub(super) fn accum_supported(at: &Type, bt: &Type, ty: &Type) -> bool {
     let f64_array =
         |t: &Type| matches!(t, Type::Array(e, _) | Type::Adjoint(e) if **e == Type::Float64);
     match (at, bt) {
