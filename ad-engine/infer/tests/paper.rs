@@ -34,7 +34,7 @@ fn pow_program() -> Program {
 fn pow_peels_the_first_iteration_so_the_loop_is_all_float() {
     let p = pow_program();
     expect![[r#"
-        pow(%1::Float64, %2::Int64) :: Union{var"Union{Float64, Int64}", Float64, Int64}   # x, n
+        pow(%1::Float64, %2::Int64) :: Union{Float64, Int64}   # x, n
         #1:
           br #5
         #2:
@@ -47,13 +47,13 @@ fn pow_peels_the_first_iteration_so_the_loop_is_all_float() {
           %7 = %4 * %1 :: Float64               # r
           br #2
         #4:
-          %8 = φ(#5 → %12, #7 → %16) :: Union{var"Union{Float64, Int64}", Float64, Int64} # r
+          %8 = φ(#5 → %12, #7 → %16) :: Union{Float64, Int64} # r
           return %8
         #5:
           %9 = φ(#1 → %2) :: Int64              # n
           %10 = φ(#1 → 1) :: Int64              # r
           %11 = %9 > 0 :: Bool
-          %12 = union_convert(%10) :: Union{var"Union{Float64, Int64}", Float64, Int64}
+          %12 = union_convert(%10) :: Union{Float64, Int64}
           br %11 ? #6 : #4
         #6:
           %13 = %9 - 1 :: Int64                 # n
@@ -61,7 +61,7 @@ fn pow_peels_the_first_iteration_so_the_loop_is_all_float() {
           %15 = %14 * %1 :: Float64             # r
           br #2
         #7:
-          %16 = union_convert(%4) :: Union{var"Union{Float64, Int64}", Float64, Int64}
+          %16 = union_convert(%4) :: Union{Float64, Int64}
           br #4
     "#]]
     .assert_eq(&typed(&p, "pow", &[Type::Float64, Type::Int64]));
@@ -131,20 +131,20 @@ fn leaky_relu_on_float() {
 #[test]
 fn leaky_relu_on_int_joins_its_branches_to_julias_union() {
     expect![[r#"
-        leaky(%1::Int64) :: Union{var"Union{Float64, Int64}", Float64, Int64}   # x
+        leaky(%1::Int64) :: Union{Float64, Int64}   # x
         #1:
           %2 = %1 > 0 :: Bool
           br %2 ? #2 : #3
         #2:
-          %3 = union_convert(%1) :: Union{var"Union{Float64, Int64}", Float64, Int64}
+          %3 = union_convert(%1) :: Union{Float64, Int64}
           br #4
         #3:
           %4 = float(%1) :: Float64
           %5 = 0.01 * %4 :: Float64
-          %6 = union_convert(%5) :: Union{var"Union{Float64, Int64}", Float64, Int64}
+          %6 = union_convert(%5) :: Union{Float64, Int64}
           br #4
         #4:
-          %7 = φ(#2 → %3, #3 → %6) :: Union{var"Union{Float64, Int64}", Float64, Int64} # r
+          %7 = φ(#2 → %3, #3 → %6) :: Union{Float64, Int64} # r
           return %7
     "#]]
     .assert_eq(&typed(&leaky_program(), "leaky", &[Type::Int64]));
@@ -334,20 +334,20 @@ fn recursion_converges_from_bottom() {
     // On a Float64 the returns `1` (an Int) and `n * fact(n - 1)` join to Julia's union; the
     // product of the union is split on the member held.
     expect![[r#"
-        fact(%1::Float64) :: Union{var"Union{Float64, Int64}", Float64, Int64}   # n
+        fact(%1::Float64) :: Union{Float64, Int64}   # n
         #1:
           %2 = %1 <= 1.0 :: Bool
           br %2 ? #2 : #3
         #2:
-          %3 = union_convert(1) :: Union{var"Union{Float64, Int64}", Float64, Int64}
+          %3 = union_convert(1) :: Union{Float64, Int64}
           return %3
         #3:
           %4 = %1 - 1.0 :: Float64
-          %5 = invoke fact(%4) :: Union{var"Union{Float64, Int64}", Float64, Int64}
+          %5 = invoke fact(%4) :: Union{Float64, Int64}
           %6 = invoke union_split@synth(*, %1, %5) :: Float64
-          %7 = union_convert(%6) :: Union{var"Union{Float64, Int64}", Float64, Int64}
+          %7 = union_convert(%6) :: Union{Float64, Int64}
           return %7
-        union_split@synth(%1::typeof(*), %2::Float64, %3::Union{var"Union{Float64, Int64}", Float64, Int64}) :: Float64   # f, x1, x2
+        union_split@synth(%1::typeof(*), %2::Float64, %3::Union{Float64, Int64}) :: Float64   # f, x1, x2
         #1:
           %4 = union_isa(%3, :Float64) :: Bool
           br %4 ? #2 : #3

@@ -255,7 +255,7 @@ fn pow_from_source() {
         panic!("{out:?}")
     };
     expect_test::expect![[r#"
-        pow(%1::Float64, %2::Int64) :: Union{var"Union{Float64, Int64}", Float64, Int64}   # x, n
+        pow(%1::Float64, %2::Int64) :: Union{Float64, Int64}   # x, n
         #1:
           br #5
         #2:
@@ -268,13 +268,13 @@ fn pow_from_source() {
           %7 = %3 - 1 :: Int64                  # n
           br #2
         #4:
-          %8 = φ(#5 → %12, #7 → %16) :: Union{var"Union{Float64, Int64}", Float64, Int64} # r
+          %8 = φ(#5 → %12, #7 → %16) :: Union{Float64, Int64} # r
           return %8
         #5:
           %9 = φ(#1 → %2) :: Int64              # n
           %10 = φ(#1 → 1) :: Int64              # r
           %11 = %9 > 0 :: Bool
-          %12 = union_convert(%10) :: Union{var"Union{Float64, Int64}", Float64, Int64}
+          %12 = union_convert(%10) :: Union{Float64, Int64}
           br %11 ? #6 : #4
         #6:
           %13 = float(%10) :: Float64
@@ -282,7 +282,7 @@ fn pow_from_source() {
           %15 = %9 - 1 :: Int64                 # n
           br #2
         #7:
-          %16 = union_convert(%4) :: Union{var"Union{Float64, Int64}", Float64, Int64}
+          %16 = union_convert(%4) :: Union{Float64, Int64}
           br #4
     "#]]
     .assert_eq(&common::print_program(&root, &prog));

@@ -864,6 +864,13 @@ impl<'a> Cursor<'a> {
                 let members = self.types_until('}', p)?;
                 Type::Union(std::sync::Arc::new(crate::UnionType { name, members }))
             }
+            // `Union{Float64, Int64}`: a union Julia writes itself, named by this text.
+            "Union" => {
+                let start = self.pos;
+                let members = self.types_until('}', p)?;
+                let name = format!("Union{{{}", &self.line.code[start..self.pos]);
+                Type::union(name.as_str().into(), members)
+            }
             // `Symbol{:a}`: the type of the symbol `:a`.
             "Symbol" => {
                 self.expect(":")?;

@@ -70,6 +70,16 @@ pub struct UnionType {
 }
 
 impl UnionType {
+    /// Is this a union Julia writes itself (`Union{Float64, Int64}`, named by its members'
+    /// text), rather than an abstract type of the program (`Shape`) or a tangent's union?
+    pub fn is_julias(&self) -> bool {
+        self.name.starts_with("Union{")
+            && self
+                .members
+                .iter()
+                .all(|m| format!("{m}") == format!("{m:#}"))
+    }
+
     /// The union of `part` of every member (their tangents, or a part of them), `Nothing` when
     /// every member's is.
     pub fn map(&self, part: impl Fn(&Type) -> Type) -> Type {
@@ -354,8 +364,9 @@ impl fmt::Display for Type {
                 write!(f, "}}")
             }
             Type::Stack(t) => wrapped(f, "Stack{", t, "}"),
-            // The IR text names the members too, so that it reads back.
-            Type::Union(u) if f.alternate() => {
+            // The IR text names the members too, so that it reads back; Julia's own union
+            // (`Union{Float64, Int64}`) is its name.
+            Type::Union(u) if f.alternate() && !u.is_julias() => {
                 write!(f, "Union{{var{:?}, ", &*u.name)?;
                 comma_list(f, u.members.iter())?;
                 write!(f, "}}")

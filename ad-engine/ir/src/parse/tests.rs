@@ -180,6 +180,31 @@ fn typed_ir_reads_back_to_its_text() {
     );
 }
 
+/// Julia's own union is written as Julia writes it, and an abstract type's with its name
+/// before its members.
+const UNIONS: &str = r##"f(%1::Union{Float64, Int64}, %2::Union{var"Shape", Float64, Int64}) :: Union{Nothing, Float64}
+#1:
+  %3 = union_convert(nothing) :: Union{Nothing, Float64}
+  return %3
+"##;
+
+#[test]
+fn julias_unions_read_back_as_julia_writes_them() {
+    let m = round_trip(UNIONS);
+    let f = &m.functions[0];
+    let Type::Union(u) = f.ty(Value(0)) else {
+        panic!()
+    };
+    assert_eq!(&*u.name, "Union{Float64, Int64}");
+    assert_eq!(u.members, [Type::Float64, Type::Int64]);
+    assert!(u.is_julias());
+    let Type::Union(shape) = f.ty(Value(1)) else {
+        panic!()
+    };
+    assert!(!shape.is_julias());
+    assert_eq!(f.ret.to_string(), "Union{Nothing, Float64}");
+}
+
 /// Two methods of `h` specialised at `Float64` (the general one reached by `invoke`): the
 /// method after `@` keeps them apart, and the first method's text has none.
 const TWO_METHODS: &str = r##"h@1(%1::Float64) :: Float64
