@@ -663,7 +663,12 @@ pub(crate) fn typed_vect(
     let (Type::Function(t), "getindex") = (&args.first()?.ty, name) else {
         return None;
     };
-    let elem = typed_elem(cx, t)?;
+    let elem = typed_elem(cx, t).or_else(|| {
+        let def = cx.program.structs.get(t.as_ref())?;
+        let held = types(&args[1..]);
+        def.is_abstract
+            .then(|| crate::dispatch::observed_union(cx.program, &def.name, &held))?
+    })?;
     Some((|| {
         let vals = args[1..]
             .iter()
@@ -741,6 +746,7 @@ pub(crate) fn abstract_vect(
     };
     Some((|| {
         let elem = crate::dispatch::abstract_union(program, &up, 0)
+            .or_else(|| crate::dispatch::observed_union(program, &up, &types))
             .ok_or_else(|| Fail::unsupported(abstract_elements(&up)))?;
         let vals = args
             .iter()
@@ -756,9 +762,10 @@ pub(crate) fn abstract_vect(
 fn abstract_elements(name: &str) -> String {
     format!(
         "an array of the abstract type {name} (Julia's, dispatched per element at run time) \
-         holds the program's structs below {name}, which must be structs without type \
-         parameters whose fields are all declared with concrete types; annotate their fields, \
-         or keep the values in a tuple `(a, b)`"
+         holds the program's structs below {name}: all of them when they are structs without \
+         type parameters whose fields are all declared with concrete types, else the types of \
+         the elements of a literal `{name}[a, b]` (which must differ in more than an untyped \
+         field's type); annotate their fields, or keep the values in a tuple `(a, b)`"
     )
 }
 
