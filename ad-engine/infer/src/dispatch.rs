@@ -560,6 +560,18 @@ fn concrete_within(program: &Program, p: &Pat, depth: u8) -> Option<Type> {
     }
 }
 
+/// Does field `k` (from 0) of `def` keep one type whatever is stored into it: is it declared
+/// with a concrete type or one of the struct's parameters? (An untyped field, or one of an
+/// abstract or union type, holds each value with its own type in Julia.)
+pub(crate) fn field_keeps_type(program: &Program, def: &StructDef, k: usize) -> bool {
+    let Ok(pats) = field_patterns(program, def) else {
+        return true;
+    };
+    pats.get(k).is_none_or(|p| {
+        matches!(p, Pat::Var(_) | Pat::Bounded(..)) || concrete_type(program, p).is_some()
+    })
+}
+
 /// The patterns of the default constructor's exact method: the field annotations, with the
 /// bounds of the struct's parameters (`struct S{T<:Real}` constructs as `S(x::T) where
 /// T<:Real`).

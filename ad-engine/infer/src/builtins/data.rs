@@ -501,6 +501,37 @@ fn set_field(b: &mut PlanBuilder, args: &[Val]) -> Result<Val, Fail> {
     ))
 }
 
+/// `s.f = v` of a value of another type than `f` holds, where `f` is untyped (or of an
+/// abstract type): Julia stores `v` with its own type, while zy's struct gives each field the
+/// type of what it was built with; the refusal, else `None`.
+pub(crate) fn retyped_field(cx: &Cx, name: &str, args: &[Val]) -> Option<Fail> {
+    let ("setfield!", [x, f, v]) = (name, args) else {
+        return None;
+    };
+    let Type::Struct(s) = &x.ty else {
+        return None;
+    };
+    let def = cx.program.structs.get(&s.name)?;
+    let (k, ty) = field(x, f).ok()?;
+    let k = usize::try_from(k - 1).ok()?;
+    let keeps = crate::dispatch::field_keeps_type(cx.program, def, k);
+    // A value of an abstract type of the program (a union) takes its members by `convert`,
+    // a library's union struct (`Base.NothingOrInt`) its own.
+    let unions =
+        matches!(&ty, Type::Union(_)) || matches!(&ty, Type::Struct(t) if is_library(&t.name));
+    if keeps || unions || def.kind != StructKind::User || v.ty == ty || v.ty == Type::Bottom {
+        return None;
+    }
+    let field_name = s.fields.get(k).map_or("", |(n, _)| &**n);
+    Some(Fail::unsupported(format!(
+        "assigning a value of type {} to the field `{field_name}` of a {}, which holds a {ty} (an untyped or \
+         abstractly typed field, which in Julia holds each value with its own type; zy gives a \
+         field the type of the value the struct was built with); declare the field's type, \
+         or store values of one type",
+        v.ty, s.name
+    )))
+}
+
 /// The element type of an array literal: numbers promote, other elements must agree.
 fn literal_elem(elems: &[Val]) -> Result<Type, Fail> {
     plain_values(elems)?;
