@@ -697,7 +697,7 @@ pub(crate) fn typed_vect(
     let elem = typed_elem(cx, t).or_else(|| {
         let def = cx.program.structs.get(t.as_ref())?;
         let held = types(&args[1..]);
-        def.is_abstract
+        (def.is_abstract && !is_library(&def.name))
             .then(|| crate::dispatch::observed_union(cx.program, &def.name, &held))?
     })?;
     Some((|| {
