@@ -375,6 +375,41 @@ pub(crate) fn abstract_union(program: &Program, name: &Name, depth: u8) -> Optio
     }
 }
 
+/// The values of the program's abstract type `name` that a literal holds (`Shape[c, s]`,
+/// `[c, s]` of a `Circle` and a `Square`), when [`abstract_union`] cannot list every member (a
+/// member has a type parameter or an untyped field): the union of the concrete types of
+/// `types`, each below `name` (or a value of that abstract type). `None` when one is not, or
+/// when two differ only in an untyped field's type (both are Julia's one type, which a run
+/// time `isa` could not tell apart).
+pub(crate) fn observed_union(program: &Program, name: &Name, types: &[Type]) -> Option<Type> {
+    let mut members = Vec::new();
+    for t in types {
+        match t {
+            Type::Struct(s)
+                if program
+                    .structs
+                    .get(&s.name)
+                    .is_some_and(|d| is_below(program, d, name)) =>
+            {
+                members.push(t.clone())
+            }
+            Type::Union(u) if u.name == *name => members.extend(u.members.iter().cloned()),
+            _ => return None,
+        }
+    }
+    members.sort();
+    members.dedup();
+    let mut shown: Vec<String> = members.iter().map(ToString::to_string).collect();
+    shown.sort();
+    shown.dedup();
+    (!members.is_empty() && shown.len() == members.len()).then(|| {
+        Type::Union(Arc::new(zy_ir::UnionType {
+            name: name.clone(),
+            members,
+        }))
+    })
+}
+
 fn sorted(mut ts: Vec<Type>) -> Vec<Type> {
     ts.sort();
     ts
@@ -523,6 +558,18 @@ fn concrete_within(program: &Program, p: &Pat, depth: u8) -> Option<Type> {
         Pat::Symbol => Some(Type::any_symbol()),
         _ => concrete(p, &Bindings::new()),
     }
+}
+
+/// Does field `k` (from 0) of `def` keep one type whatever is stored into it: is it declared
+/// with a concrete type or one of the struct's parameters? (An untyped field, or one of an
+/// abstract or union type, holds each value with its own type in Julia.)
+pub(crate) fn field_keeps_type(program: &Program, def: &StructDef, k: usize) -> bool {
+    let Ok(pats) = field_patterns(program, def) else {
+        return true;
+    };
+    pats.get(k).is_none_or(|p| {
+        matches!(p, Pat::Var(_) | Pat::Bounded(..)) || concrete_type(program, p).is_some()
+    })
 }
 
 /// The patterns of the default constructor's exact method: the field annotations, with the

@@ -99,6 +99,23 @@ pub(crate) fn convert(b: &mut PlanBuilder, v: Val, to: &Type) -> Result<Val, Fai
         (Type::Int64 | Type::Bool, Type::Float64) => Prim::Float,
         // A struct stored where its abstract type is declared (`Vector{Shape}`, a field).
         (t, Type::Union(u)) if u.members.contains(t) => Prim::UnionConvert,
+        (Type::Struct(_), Type::Union(u)) if !u.members.iter().all(Type::is_number) => {
+            // Julia's value of an abstract type holds any of its members; zy's holds the
+            // members it lists (every struct below it, or those its literal was made of).
+            return Err(Fail::unsupported(format!(
+                "storing a {} where a value of the abstract type {} is held, which zy made for \
+                 the types {} (the structs below it without type parameters and untyped \
+                 fields, or those its literal held); put a {} in the literal it starts from",
+                v.ty,
+                u.name,
+                u.members
+                    .iter()
+                    .map(ToString::to_string)
+                    .collect::<Vec<_>>()
+                    .join(", "),
+                v.ty
+            )));
+        }
         (Type::Bool | Type::Float64, Type::Int64) => Prim::ToInt,
         (Type::Array(e, n), Type::Array(f, m))
             if n == m && **f == Type::Float64 && e.is_number() =>

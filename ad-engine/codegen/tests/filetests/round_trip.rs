@@ -46,6 +46,9 @@ pub fn run(path: &Path) -> Result<(), String> {
             .chain(all.globals.values())
             .map(|f| &**f)
             .collect();
+        if layouts_collide(&fs) {
+            continue;
+        }
         round_trip(&fs, &mut seen).map_err(|e| format!("{shown}: `{call}`: {e}"))?;
         same_run(&expanded, &entry).map_err(|e| format!("{shown}: `{call}`: {e}"))?;
     }
@@ -60,6 +63,22 @@ pub fn run(path: &Path) -> Result<(), String> {
         return Err(format!("{shown}: no call could be typed"));
     }
     Ok(())
+}
+
+/// Do the functions use two layouts of one struct type (a recursive struct's values of
+/// different depths: a `Node` holding a `Node`, and one holding `nothing`)? The IR text names
+/// a struct type by its name and parameters, so it cannot declare both: such a call is not
+/// round-tripped.
+fn layouts_collide(fs: &[&Function]) -> bool {
+    let mut decls = Vec::new();
+    for f in fs {
+        declare(f, &mut decls);
+    }
+    let heads: Vec<&str> = decls.iter().filter_map(|d| d.lines().next()).collect();
+    heads
+        .iter()
+        .enumerate()
+        .any(|(i, h)| heads[..i].contains(h))
 }
 
 /// The calls the file's annotations and expectations name.

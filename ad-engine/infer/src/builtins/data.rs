@@ -501,6 +501,37 @@ fn set_field(b: &mut PlanBuilder, args: &[Val]) -> Result<Val, Fail> {
     ))
 }
 
+/// `s.f = v` of a value of another type than `f` holds, where `f` is untyped (or of an
+/// abstract type): Julia stores `v` with its own type, while zy's struct gives each field the
+/// type of what it was built with; the refusal, else `None`.
+pub(crate) fn retyped_field(cx: &Cx, name: &str, args: &[Val]) -> Option<Fail> {
+    let ("setfield!", [x, f, v]) = (name, args) else {
+        return None;
+    };
+    let Type::Struct(s) = &x.ty else {
+        return None;
+    };
+    let def = cx.program.structs.get(&s.name)?;
+    let (k, ty) = field(x, f).ok()?;
+    let k = usize::try_from(k - 1).ok()?;
+    let keeps = crate::dispatch::field_keeps_type(cx.program, def, k);
+    // A value of an abstract type of the program (a union) takes its members by `convert`,
+    // a library's union struct (`Base.NothingOrInt`) its own.
+    let unions =
+        matches!(&ty, Type::Union(_)) || matches!(&ty, Type::Struct(t) if is_library(&t.name));
+    if keeps || unions || def.kind != StructKind::User || v.ty == ty || v.ty == Type::Bottom {
+        return None;
+    }
+    let field_name = s.fields.get(k).map_or("", |(n, _)| &**n);
+    Some(Fail::unsupported(format!(
+        "assigning a value of type {} to the field `{field_name}` of a {}, which holds a {ty} (an untyped or \
+         abstractly typed field, which in Julia holds each value with its own type; zy gives a \
+         field the type of the value the struct was built with); declare the field's type, \
+         or store values of one type",
+        v.ty, s.name
+    )))
+}
+
 /// The element type of an array literal: numbers promote, other elements must agree.
 fn literal_elem(elems: &[Val]) -> Result<Type, Fail> {
     plain_values(elems)?;
@@ -663,7 +694,12 @@ pub(crate) fn typed_vect(
     let (Type::Function(t), "getindex") = (&args.first()?.ty, name) else {
         return None;
     };
-    let elem = typed_elem(cx, t)?;
+    let elem = typed_elem(cx, t).or_else(|| {
+        let def = cx.program.structs.get(t.as_ref())?;
+        let held = types(&args[1..]);
+        (def.is_abstract && !is_library(&def.name))
+            .then(|| crate::dispatch::observed_union(cx.program, &def.name, &held))?
+    })?;
     Some((|| {
         let vals = args[1..]
             .iter()
@@ -741,6 +777,7 @@ pub(crate) fn abstract_vect(
     };
     Some((|| {
         let elem = crate::dispatch::abstract_union(program, &up, 0)
+            .or_else(|| crate::dispatch::observed_union(program, &up, &types))
             .ok_or_else(|| Fail::unsupported(abstract_elements(&up)))?;
         let vals = args
             .iter()
@@ -756,9 +793,10 @@ pub(crate) fn abstract_vect(
 fn abstract_elements(name: &str) -> String {
     format!(
         "an array of the abstract type {name} (Julia's, dispatched per element at run time) \
-         holds the program's structs below {name}, which must be structs without type \
-         parameters whose fields are all declared with concrete types; annotate their fields, \
-         or keep the values in a tuple `(a, b)`"
+         holds the program's structs below {name}: all of them when they are structs without \
+         type parameters whose fields are all declared with concrete types, else the types of \
+         the elements of a literal `{name}[a, b]` (which must differ in more than an untyped \
+         field's type); annotate their fields, or keep the values in a tuple `(a, b)`"
     )
 }
 

@@ -515,6 +515,9 @@ pub(crate) fn call(
     if let Some(r) = strings::call(b, name, args) {
         return Some(r);
     }
+    if let Some(refusal) = data::retyped_field(cx, name, args) {
+        return Some(Err(refusal));
+    }
     if let Some(r) = data::call(b, name, args) {
         return Some(r);
     }
