@@ -87,13 +87,26 @@ pub fn decide_perf_map() {
 }
 
 impl JitSession {
-    /// A session for the host machine.
+    /// A session for the host machine, making fast code.
     pub fn new() -> Result<JitSession, JitError> {
+        JitSession::with_settings("speed", "backtracking")
+    }
+
+    /// A session for code that runs once (the calls computing a gradient's arguments): compiled
+    /// without Cranelift's optimisations and with its single-pass register allocator, which
+    /// take most of the compile time and could save only a little of one run.
+    pub fn quick() -> Result<JitSession, JitError> {
+        JitSession::with_settings("none", "single_pass")
+    }
+
+    /// A session at Cranelift's `opt_level` and `regalloc_algorithm`.
+    fn with_settings(opt_level: &str, regalloc: &str) -> Result<JitSession, JitError> {
         decide_perf_map();
         let mut flags = settings::builder();
         let set =
             |f: &mut settings::Builder, k: &str, v: &str| f.set(k, v).map_err(JitError::backend);
-        set(&mut flags, "opt_level", "speed")?;
+        set(&mut flags, "opt_level", opt_level)?;
+        set(&mut flags, "regalloc_algorithm", regalloc)?;
         set(&mut flags, "enable_multi_ret_implicit_sret", "true")?;
         set(
             &mut flags,

@@ -19,6 +19,9 @@ pub enum Target {
     Primal,
     /// The gradient driver `∇f`, returning `(value, (gradient per argument...))`.
     Gradient,
+    /// `f` itself, for a call that runs once (an argument of a gradient's call): compiled
+    /// quickly rather than to fast code ([`JitSession::quick`]).
+    Once,
 }
 
 /// The key of [`compiled`]: an instance and what of it is compiled.
@@ -48,6 +51,7 @@ impl fmt::Display for Target {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(match self {
             Target::Primal => "primal",
+            Target::Once => "primal, run once",
             Target::Gradient => "gradient",
         })
     }
@@ -60,8 +64,9 @@ impl fmt::Display for Target {
 #[salsa::tracked(returns(ref))]
 pub fn compiled(db: &dyn salsa::Database, key: CompileKey) -> Result<CompiledFn, String> {
     let id = key.instance(db);
-    let (program, entry) = match key.target(db) {
-        Target::Primal => {
+    let target = key.target(db);
+    let (program, entry) = match target {
+        Target::Primal | Target::Once => {
             let program = expanded(db, id).as_ref().map_err(|e| e.message.clone())?;
             (&**program, id.instance(db).clone())
         }
@@ -70,7 +75,11 @@ pub fn compiled(db: &dyn salsa::Database, key: CompileKey) -> Result<CompiledFn,
             (&*g.program, g.driver.clone())
         }
     };
-    JitSession::new()
+    let session = match target {
+        Target::Once => JitSession::quick(),
+        Target::Primal | Target::Gradient => JitSession::new(),
+    };
+    session
         .and_then(|mut jit| jit.compile(program, &entry))
         .map_err(|e| e.to_string())
 }
@@ -198,6 +207,23 @@ end
             "(6.0, (4.0,))"
         );
         assert_eq!(compilations(&db), ["compiled(slow(::Float64), gradient)"]);
+    }
+
+    #[test]
+    fn code_that_runs_once_is_compiled_apart_to_the_same_value() {
+        // 1.5^3 by a loop, then plus x^2: 3.375 + 2.25.
+        let src = "function cube_plus(x)\n    r = 1.0\n    for i in 1:3\n        r *= x\n    end\n    r + x * x\nend\n";
+        let (db, file) = workspace(src);
+        db.enable_query_log();
+        assert_eq!(run(&db, file, "cube_plus", Target::Once, 1.5), "5.625");
+        assert_eq!(run(&db, file, "cube_plus", Target::Primal, 1.5), "5.625");
+        assert_eq!(
+            compilations(&db),
+            [
+                "compiled(cube_plus(::Float64), primal)",
+                "compiled(cube_plus(::Float64), primal, run once)",
+            ]
+        );
     }
 
     #[test]

@@ -179,7 +179,7 @@ impl<'a> Stepwise<'a> {
             }
         }
         let id = InstanceId::in_program(self.db, self.key, inst);
-        let key = CompileKey::new(self.db, id, Target::Primal);
+        let key = CompileKey::new(self.db, id, Target::Once);
         let Ok(f) = zy_hir::compiled(self.db, key) else {
             return self.interpret(v, stmt, self.limits);
         };
