@@ -1328,6 +1328,21 @@ findmin(f, x::AbstractArray) = _findextremum(f, x, false)
 argmax(f, x::AbstractArray) = x[_findextremum(f, x, true)[2]]
 argmin(f, x::AbstractArray) = x[_findextremum(f, x, false)[2]]
 
+"""
+    findmax(d::Dict), findmin(d::Dict), argmax(d::Dict), argmin(d::Dict), findmax(f, d::Dict)
+
+Of a dictionary: its largest (smallest) value (`f` of it) and that entry's key, `(v, k)`, the
+first such entry in zy's order (Julia's, where values tie, is its hash table's); `argmax`
+(`argmin`) the key alone.
+"""
+findmax(d::Dict) = findmax(identity, d)
+findmin(d::Dict) = findmin(identity, d)
+findmax(f, d::Dict) = _dict_found(d, _findextremum(f, values(d), true))
+findmin(f, d::Dict) = _dict_found(d, _findextremum(f, values(d), false))
+argmax(d::Dict) = findmax(d)[2]
+argmin(d::Dict) = findmin(d)[2]
+_dict_found(d::Dict, found::Tuple) = (found[1], keys(d)[found[2]])
+
 function _findextremum(f, x, largest::Bool)
     _nonempty(x)
     k = 1
@@ -2272,6 +2287,18 @@ convert(T::Type{Bool}, x::Real) = T(x)
 # MethodError for any other pair.
 convert(T, x) = x isa T ? x : _no_convert(T, x)
 convert(T, x::Number) = x isa T ? x : T <: Number ? T(x) : _no_convert(T, x)
+# An array to a `Vector` or `Matrix` type of element type Float64 or Int: Julia's
+# `convert(::Type{T}, a) where T<:Array`, a new array of the elements converted (an
+# `InexactError` where one cannot be).
+convert(T, x::AbstractVector) = x isa T ? x : _convert_array(T, x)
+convert(T, x::AbstractMatrix) = x isa T ? x : _convert_array(T, x)
+function _convert_array(T, x)
+    T == Vector{Float64} && return _vector_of(Float64, x)
+    T == Vector{Int} && return _vector_of(Int, x)
+    T == Matrix{Float64} && return _matrix_of(Float64, x)
+    T == Matrix{Int} && return _matrix_of(Int, x)
+    return _no_convert(T, x)
+end
 _no_convert(T, x) = error("MethodError: Cannot `convert` an object of type $(typeof(x)) to an object of type $(T)")
 
 # A value assigned to a local declared `x::T` (lowering calls this): `v` where it is a `T`,
@@ -2326,6 +2353,27 @@ function sortperm(x::AbstractVector; rev::Bool = false, by = identity)
 end
 
 sort(x::AbstractVector; rev::Bool = false, by = identity) = [x[k] for k in sortperm(x; rev = rev, by = by)]
+
+"""
+    sort(A::AbstractMatrix; dims, rev = false, by = identity)
+
+A copy of the matrix with each column (`dims = 1`) or each row (`dims = 2`) sorted on its own
+(a copy as it is for a dimension beyond the second).
+"""
+function sort(A::AbstractMatrix; dims::Int, rev::Bool = false, by = identity)
+    dims >= 1 || throw(ArgumentError("dimension out of range"))
+    B = copy(A)
+    if dims == 1
+        for j in 1:size(A, 2)
+            B[:, j] = sort(A[:, j]; rev = rev, by = by)
+        end
+    elseif dims == 2
+        for i in 1:size(A, 1)
+            B[i, :] = sort(A[i, :]; rev = rev, by = by)
+        end
+    end
+    return B
+end
 
 """
     sort!(x; rev = false, by = identity), reverse!(x)
