@@ -1306,10 +1306,14 @@ _found(x, k::Int) = (x[k], k)
 
 # Of a matrix (a row `x'` too) Julia's `argmax`, `argmin`, `findmax`, `findmin` give a
 # `CartesianIndex` where a vector's give an Int.
-argmax(A::AbstractMatrix) = _cartesian_of(A, _argextremum(A, true))
-argmin(A::AbstractMatrix) = _cartesian_of(A, _argextremum(A, false))
-findmax(A::AbstractMatrix) = _found(A, _argextremum(A, true))
-findmin(A::AbstractMatrix) = _found(A, _argextremum(A, false))
+# With `dims` Julia's result is an array of `CartesianIndex`, which zy's arrays cannot hold:
+# refused by name.
+argmax(A::AbstractMatrix; dims = Colon()) = _cartesian_of(A, _argextremum(_whole(A, dims, "argmax"), true))
+argmin(A::AbstractMatrix; dims = Colon()) = _cartesian_of(A, _argextremum(_whole(A, dims, "argmin"), false))
+findmax(A::AbstractMatrix; dims = Colon()) = _found(A, _argextremum(_whole(A, dims, "findmax"), true))
+findmin(A::AbstractMatrix; dims = Colon()) = _found(A, _argextremum(_whole(A, dims, "findmin"), false))
+_whole(A, ::Colon, name) = A
+_whole(A, dims, name) = error("unsupported: `$(name)(A; dims)` (Julia's array of CartesianIndex); `map($(name), eachcol(A))` (`eachrow`) gives each column's (row's) own")
 findmax(f, A::AbstractMatrix) = _cartesian_found(A, _findextremum(f, A, true))
 findmin(f, A::AbstractMatrix) = _cartesian_found(A, _findextremum(f, A, false))
 _found(A::AbstractMatrix, k::Int) = (A[k], _cartesian_of(A, k))
@@ -2000,6 +2004,25 @@ lastindex(A::AbstractArray, d::Int) = size(A, d)
 
 A vector's elements in the opposite order (a new vector); a range run backwards.
 """
+"""
+    invperm(p)
+
+The inverse of the permutation `p` (`q[p[i]] == i`: the ranks of `x` are
+`invperm(sortperm(x))`); Julia's `ArgumentError` where `p` is not a permutation of `1:n`.
+"""
+function invperm(p::AbstractVector{Int})
+    n = length(p)
+    q = zeros(Int, n)
+    for i in 1:n
+        j = p[i]
+        if !(1 <= j <= n) || q[j] != 0
+            throw(ArgumentError("argument is not a permutation"))
+        end
+        q[j] = i
+    end
+    return q
+end
+
 reverse(x::AbstractVector; dims = Colon()) = _reverse_vector(x, dims)
 _reverse_vector(x, ::Colon) = [x[length(x) + 1 - k] for k in 1:length(x)]
 _reverse_vector(x, dims) = _reverse_dims(x, dims)
