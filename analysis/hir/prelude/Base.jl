@@ -2310,18 +2310,6 @@ convert(T::Type{Bool}, x::Real) = T(x)
 # MethodError for any other pair.
 convert(T, x) = x isa T ? x : _no_convert(T, x)
 convert(T, x::Number) = x isa T ? x : T <: Number ? T(x) : _no_convert(T, x)
-# An array to a `Vector` or `Matrix` type of element type Float64 or Int: Julia's
-# `convert(::Type{T}, a) where T<:Array`, a new array of the elements converted (an
-# `InexactError` where one cannot be).
-convert(T, x::AbstractVector) = x isa T ? x : _convert_array(T, x)
-convert(T, x::AbstractMatrix) = x isa T ? x : _convert_array(T, x)
-function _convert_array(T, x)
-    T == Vector{Float64} && return _vector_of(Float64, x)
-    T == Vector{Int} && return _vector_of(Int, x)
-    T == Matrix{Float64} && return _matrix_of(Float64, x)
-    T == Matrix{Int} && return _matrix_of(Int, x)
-    return _no_convert(T, x)
-end
 _no_convert(T, x) = error("MethodError: Cannot `convert` an object of type $(typeof(x)) to an object of type $(T)")
 
 # A value assigned to a local declared `x::T` (lowering calls this): `v` where it is a `T`,
