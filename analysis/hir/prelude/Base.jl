@@ -1306,10 +1306,14 @@ _found(x, k::Int) = (x[k], k)
 
 # Of a matrix (a row `x'` too) Julia's `argmax`, `argmin`, `findmax`, `findmin` give a
 # `CartesianIndex` where a vector's give an Int.
-argmax(A::AbstractMatrix) = _cartesian_of(A, _argextremum(A, true))
-argmin(A::AbstractMatrix) = _cartesian_of(A, _argextremum(A, false))
-findmax(A::AbstractMatrix) = _found(A, _argextremum(A, true))
-findmin(A::AbstractMatrix) = _found(A, _argextremum(A, false))
+# With `dims` Julia's result is an array of `CartesianIndex`, which zy's arrays cannot hold:
+# refused by name.
+argmax(A::AbstractMatrix; dims = Colon()) = _cartesian_of(A, _argextremum(_whole(A, dims, "argmax"), true))
+argmin(A::AbstractMatrix; dims = Colon()) = _cartesian_of(A, _argextremum(_whole(A, dims, "argmin"), false))
+findmax(A::AbstractMatrix; dims = Colon()) = _found(A, _argextremum(_whole(A, dims, "findmax"), true))
+findmin(A::AbstractMatrix; dims = Colon()) = _found(A, _argextremum(_whole(A, dims, "findmin"), false))
+_whole(A, ::Colon, name) = A
+_whole(A, dims, name) = error("unsupported: `$(name)(A; dims)` (Julia's array of CartesianIndex); `map($(name), eachcol(A))` (`eachrow`) gives each column's (row's) own")
 findmax(f, A::AbstractMatrix) = _cartesian_found(A, _findextremum(f, A, true))
 findmin(f, A::AbstractMatrix) = _cartesian_found(A, _findextremum(f, A, false))
 _found(A::AbstractMatrix, k::Int) = (A[k], _cartesian_of(A, k))
@@ -1327,6 +1331,21 @@ findmax(f, x::AbstractArray) = _findextremum(f, x, true)
 findmin(f, x::AbstractArray) = _findextremum(f, x, false)
 argmax(f, x::AbstractArray) = x[_findextremum(f, x, true)[2]]
 argmin(f, x::AbstractArray) = x[_findextremum(f, x, false)[2]]
+
+"""
+    findmax(d::Dict), findmin(d::Dict), argmax(d::Dict), argmin(d::Dict), findmax(f, d::Dict)
+
+Of a dictionary: its largest (smallest) value (`f` of it) and that entry's key, `(v, k)`, the
+first such entry in zy's order (Julia's, where values tie, is its hash table's); `argmax`
+(`argmin`) the key alone.
+"""
+findmax(d::Dict) = findmax(identity, d)
+findmin(d::Dict) = findmin(identity, d)
+findmax(f, d::Dict) = _dict_found(d, _findextremum(f, values(d), true))
+findmin(f, d::Dict) = _dict_found(d, _findextremum(f, values(d), false))
+argmax(d::Dict) = findmax(d)[2]
+argmin(d::Dict) = findmin(d)[2]
+_dict_found(d::Dict, found::Tuple) = (found[1], keys(d)[found[2]])
 
 function _findextremum(f, x, largest::Bool)
     _nonempty(x)
@@ -1985,6 +2004,25 @@ lastindex(A::AbstractArray, d::Int) = size(A, d)
 
 A vector's elements in the opposite order (a new vector); a range run backwards.
 """
+"""
+    invperm(p)
+
+The inverse of the permutation `p` (`q[p[i]] == i`: the ranks of `x` are
+`invperm(sortperm(x))`); Julia's `ArgumentError` where `p` is not a permutation of `1:n`.
+"""
+function invperm(p::AbstractVector{Int})
+    n = length(p)
+    q = zeros(Int, n)
+    for i in 1:n
+        j = p[i]
+        if !(1 <= j <= n) || q[j] != 0
+            throw(ArgumentError("argument is not a permutation"))
+        end
+        q[j] = i
+    end
+    return q
+end
+
 reverse(x::AbstractVector; dims = Colon()) = _reverse_vector(x, dims)
 _reverse_vector(x, ::Colon) = [x[length(x) + 1 - k] for k in 1:length(x)]
 _reverse_vector(x, dims) = _reverse_dims(x, dims)
@@ -2326,6 +2364,27 @@ function sortperm(x::AbstractVector; rev::Bool = false, by = identity)
 end
 
 sort(x::AbstractVector; rev::Bool = false, by = identity) = [x[k] for k in sortperm(x; rev = rev, by = by)]
+
+"""
+    sort(A::AbstractMatrix; dims, rev = false, by = identity)
+
+A copy of the matrix with each column (`dims = 1`) or each row (`dims = 2`) sorted on its own
+(a copy as it is for a dimension beyond the second).
+"""
+function sort(A::AbstractMatrix; dims::Int, rev::Bool = false, by = identity)
+    dims >= 1 || throw(ArgumentError("dimension out of range"))
+    B = copy(A)
+    if dims == 1
+        for j in 1:size(A, 2)
+            B[:, j] = sort(A[:, j]; rev = rev, by = by)
+        end
+    elseif dims == 2
+        for i in 1:size(A, 1)
+            B[i, :] = sort(A[i, :]; rev = rev, by = by)
+        end
+    end
+    return B
+end
 
 """
     sort!(x; rev = false, by = identity), reverse!(x)

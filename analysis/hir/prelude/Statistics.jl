@@ -37,6 +37,25 @@ The mean of `f` applied to each element of `x`.
 mean(f, x::AbstractArray) = sum(f, x) / length(x)
 
 """
+    mean(itr), mean(f, itr)
+
+The mean of the values of any iterable (a generator, a tuple, a dictionary's `values`, the
+slices of `eachcol`/`eachrow`: a vector of their means), `f` applied to each first; of an empty
+one Julia's `ArgumentError`.
+"""
+mean(itr) = mean(identity, itr)
+mean(f, itr) = _mean_nonempty(map(f, collect(itr)))
+mean(s::Union{Base.RowSlices, Base.ColumnSlices, Base.Slices}) = _mean_nonempty(s)
+mean(f, s::Union{Base.RowSlices, Base.ColumnSlices, Base.Slices}) = _mean_nonempty(map(f, s))
+
+function _mean_nonempty(xs)
+    if length(xs) == 0
+        throw(ArgumentError("reducing over an empty collection is not allowed; consider supplying `init` to the reducer"))
+    end
+    return sum(xs) / length(xs)
+end
+
+"""
     var(x; corrected = true, mean = nothing, dims)
 
 The sample variance `sum(abs2, x .- mean(x)) / (n - 1)` (`/ n` with `corrected = false`);
