@@ -217,6 +217,3 @@ end
     x + 1
 end
 m4(x) = m3(x) * 2
-# `@enum`: its type and values are refused by name where they are used.
-@enum Color red green blue
-m5(x) = x * Int(green)
