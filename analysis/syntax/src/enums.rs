@@ -4,15 +4,15 @@
 //! methods read: `instances(::Type{T})` and `Base._enum_names(::Type{T})`, and its `show`.
 
 use crate::ast::{
-    Expr, ExprKind, FieldDef, FunctionDef, FunctionName, GlobalDef, Item, Param, StructDef,
-    TextRange, TypeExpr, UnOp, NEW,
+    Expr, ExprKind, FieldDef, FunctionDef, FunctionName, GlobalDef, Item, Param, RefusedDef,
+    StructDef, TextRange, TypeExpr, UnOp, NEW,
 };
 use crate::cx::Cx;
 use crate::expr::expr;
 use crate::kind::Kind;
 use crate::tree::SyntaxNode;
 
-/// The items `@enum` defines, if `node` is one; `Some` of nothing once a part of it is refused.
+/// The items `@enum` defines, if `node` is one; once a part of it is refused, its names refused.
 pub(crate) fn items(cx: &mut Cx, node: &SyntaxNode) -> Option<Vec<Item>> {
     let [macro_name, ty, values @ ..] = node.children.as_slice() else {
         return None;
@@ -34,14 +34,29 @@ pub(crate) fn items(cx: &mut Cx, node: &SyntaxNode) -> Option<Vec<Item>> {
     }
     let mut members = Vec::new();
     let mut next = 0;
-    for value in values {
-        if !members_of(cx, value, &mut next, &mut members) {
-            return Some(Vec::new());
-        }
-    }
-    if members.is_empty() {
+    let complete = values
+        .iter()
+        .all(|v| members_of(cx, v, &mut next, &mut members));
+    if complete && members.is_empty() {
         cx.unsupported(node, "`@enum` without values");
-        return Some(Vec::new());
+    }
+    if !complete || members.is_empty() {
+        // The type and the names before the refused part say why where they are used.
+        let reason = cx
+            .errors
+            .last()
+            .map(|e| e.message.clone())
+            .unwrap_or_default();
+        let names =
+            std::iter::once(cx.text(ty).to_string()).chain(members.into_iter().map(|m| m.0));
+        let refused = names.map(|name| {
+            Item::Refused(RefusedDef {
+                name,
+                reason: reason.clone(),
+                range: node.range,
+            })
+        });
+        return Some(refused.collect());
     }
     let def = Enum {
         name: cx.text(ty).to_string(),
@@ -80,7 +95,10 @@ fn members_of(
         }
     };
     if out.iter().any(|(_, _, v)| *v == value) {
-        let what = format!("`@enum` member `{}` repeating the value {value}", cx.text(name));
+        let what = format!(
+            "`@enum` member `{}` repeating the value {value}",
+            cx.text(name)
+        );
         cx.unsupported(node, &what);
         return false;
     }
@@ -93,10 +111,7 @@ fn members_of(
 fn integer(e: &Expr) -> Option<i64> {
     match &e.kind {
         ExprKind::Int(v) => Some(*v),
-        ExprKind::Unary {
-            op: UnOp::Neg,
-            arg,
-        } => integer(arg).map(i64::wrapping_neg),
+        ExprKind::Unary { op: UnOp::Neg, arg } => integer(arg).map(i64::wrapping_neg),
         _ => None,
     }
 }
@@ -113,7 +128,10 @@ struct Enum {
 impl Enum {
     fn items(&self) -> Vec<Item> {
         let r = self.range;
-        let mut items = vec![Item::Struct(self.definition()), Item::Function(self.constructor())];
+        let mut items = vec![
+            Item::Struct(self.definition()),
+            Item::Function(self.constructor()),
+        ];
         items.extend(self.members.iter().map(|(name, name_range, value)| {
             Item::Global(GlobalDef {
                 name: name.clone(),
@@ -183,7 +201,9 @@ impl Enum {
     fn constructor(&self) -> FunctionDef {
         let r = self.range;
         let values = self.members.iter();
-        let values = values.map(|(_, _, v)| Expr::new(ExprKind::Int(*v), r)).collect();
+        let values = values
+            .map(|(_, _, v)| Expr::new(ExprKind::Int(*v), r))
+            .collect();
         let checked = Expr::call(
             "Base._enum_value",
             vec![
@@ -193,7 +213,11 @@ impl Enum {
             ],
             r,
         );
-        let new = Expr::call(NEW, vec![Expr::new(ExprKind::Ident(self.name.clone()), r), checked], r);
+        let new = Expr::call(
+            NEW,
+            vec![Expr::new(ExprKind::Ident(self.name.clone()), r), checked],
+            r,
+        );
         self.method(
             FunctionName::Named(self.name.clone()),
             Param {
