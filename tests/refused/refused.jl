@@ -217,6 +217,6 @@ end
     x + 1
 end
 m4(x) = m3(x) * 2
-# `@enum`: its type and values are refused by name where they are used.
-@enum Color red green blue
-m5(x) = x * Int(green)
+# `@enum` with a value that is not an integer literal: its names are refused where used.
+@enum Bad bad_a bad_b = 1.5
+m5(x) = x * Int(bad_a)

@@ -8606,3 +8606,33 @@ getindex(x::Real) = x
 # extended (a program's `Base.showerror(io::IO, e::E)` is rewritten so). Julia's fallback
 # shows the value: `MyError("x")`.
 showerror(io::String, e) = string(io, exception_text(e))
+
+"""
+    Enum
+
+The supertype of the types `@enum` defines. Such a type is a struct holding its value as an
+`Int` (Julia stores it in the base type, `Int32` by default); its instances are the constants
+`@enum` names, shown by their names (`string(red) == "red"`, `repr(red) == "red"`), ordered
+and converted (`Int(red)`) by their values.
+"""
+abstract type Enum end
+
+# The value `T(x)` of an `@enum` type `T` holds: `x` if it is one of the type's, else Julia's
+# `ArgumentError`.
+_enum_value(x::Integer, values::Tuple, name::String) =
+    x in values ? Int(x) : throw(ArgumentError("invalid value for Enum $name: $x"))
+# `Int(x)` and `Symbol(x)` of one (inference's builtins call these).
+_enum_int(x::Enum) = x.value
+_enum_symbol(x::Enum) = Symbol(_enum_name(x))
+# The name of an `@enum` instance, by its place in `instances(T)`.
+function _enum_name(x::Enum)
+    for (y, name) in zip(instances(typeof(x)), _enum_names(typeof(x)))
+        y == x && return name
+    end
+    throw(ArgumentError("invalid value for Enum $(typeof(x)): $(x.value)"))
+end
+isless(a::T, b::T) where {T<:Enum} = isless(a.value, b.value)
+<(a::T, b::T) where {T<:Enum} = a.value < b.value
+<=(a::T, b::T) where {T<:Enum} = a.value <= b.value
+>(a::T, b::T) where {T<:Enum} = b < a
+>=(a::T, b::T) where {T<:Enum} = b <= a

@@ -1255,6 +1255,42 @@ end
 
 export pinv
 
+"""
+    nullspace(A; atol = 0.0, rtol = min(size(A)...) * eps() * iszero(atol))
+
+An orthonormal basis of the null space of a matrix (Julia's): the columns of the full SVD's `V`
+for the singular values at most `max(atol, rtol * σ₁)`, `n - rank` of them (the n×n identity
+for an empty matrix). A wide m×n matrix is padded with n - m zero rows, whose SVD has the same
+`V` and n singular values. The basis is not unique, so its sign (and, for a null space of
+dimension two or more, its rotation) may differ from Julia's LAPACK; `A * N ≈ 0` and
+`N' * N ≈ I` both hold. It has no gradient (refused).
+"""
+function nullspace(A::AbstractMatrix; atol::Real = 0.0, rtol::Real = (min(size(A)...) * eps(1.0)) * iszero(atol))
+    m, n = size(A)
+    if m == 0 || n == 0
+        return Matrix{Float64}(I, n, n)
+    end
+    return _nullspace(m < n ? [float(A); zeros(n - m, n)] : float(A), atol, rtol)
+end
+nullspace(x::AbstractVector; kws...) = nullspace(reshape(copy(x), length(x), 1); kws...)
+function _nullspace(A::Matrix{Float64}, atol, rtol)
+    _, S, V = _svd(A)
+    r = count(>(max(atol, rtol * S[1])), S)
+    return V[:, (r + 1):end]
+end
+function rrule(::typeof(_nullspace), A::Matrix{Float64}, atol, rtol)
+    nullspace_pullback(N̄) = (NoTangent(), _nullspace_refused(A, N̄), NoTangent(), NoTangent())
+    return _nullspace(A, atol, rtol), nullspace_pullback
+end
+# Refuses a gradient through the null space, whose basis is not a function of `A` (none reaches
+# it when its cotangent is zero).
+function _nullspace_refused(A, N̄)
+    all(iszero, N̄) || error("unsupported: the gradient of `nullspace` (its basis is not unique; the projector `I - pinv(A) * A` has one)")
+    return zero(A)
+end
+
+export nullspace
+
 # `(U, S, V)` of any real matrix: the tall case, or that of the transpose.
 function _svd(A::Matrix{Float64})
     if size(A, 1) < size(A, 2)

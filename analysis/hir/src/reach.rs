@@ -422,6 +422,13 @@ pub const HOOKS: &[Hooks] = &[
         triggers: &["Base.Char"],
         hooks: &["Base.AbstractChar", "Base._char_int", "Base._string_chars"],
     },
+    // `@enum` types (each constructor calls `Base._enum_value`): their supertype, which a
+    // struct's definition does not reach, and `Int(x)` and `Symbol(x)` of one (inference's
+    // builtins call the prelude).
+    Hooks {
+        triggers: &["Base._enum_value"],
+        hooks: &["Base.Enum", "Base._enum_int", "Base._enum_symbol"],
+    },
     // `A^-1` of a matrix (lowering's `literal_pow` of a negative literal): the call `A ^ -1`.
     Hooks {
         triggers: &["literal_pow", "Base.literal_pow"],

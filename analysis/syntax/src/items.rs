@@ -8,6 +8,7 @@ use crate::ast::{
     ScriptCall, ScriptDef, StructDef, TextRange, TypeExpr, EMPTY_TUPLE, EMPTY_UNION, SUBTYPE_PARAM,
 };
 use crate::cx::{error_expr, Cx};
+use crate::enums;
 use crate::expr::{block_of, expr, is_operator_name};
 use crate::kind::Kind;
 use crate::kwdef;
@@ -32,17 +33,8 @@ pub(crate) fn items(cx: &mut Cx, toplevel: &SyntaxNode, out: &mut Vec<Item>) {
 /// and its keyword constructor).
 fn push_item(cx: &mut Cx, node: &SyntaxNode, out: &mut Vec<Item>) {
     let (errors, items) = (cx.errors.len(), out.len());
-    if let Some(names) = enum_names(cx, node) {
-        // Every name the enum defines is refused, so that a use says why.
-        let what = "`@enum`; define its values as constants (`const red = 1`) instead";
-        cx.unsupported(node, what);
-        out.extend(names.into_iter().map(|name| {
-            Item::Refused(RefusedDef {
-                name,
-                reason: format!("unsupported: {what}"),
-                range: node.range,
-            })
-        }));
+    if let Some(enum_items) = enums::items(cx, node) {
+        out.extend(enum_items);
         return;
     }
     match kwdef_struct(cx, node) {
@@ -97,31 +89,6 @@ fn defined_name<'a>(cx: &Cx<'a>, node: &SyntaxNode) -> Option<&'a str> {
         (false, Kind::Assign, [lhs, _]) => name(head(lhs)),
         _ => None,
     }
-}
-
-/// The names `@enum T a b c` (or `@enum T::Int8 begin a; b = 2 end`) defines, if `node` is one:
-/// the type's and its values'.
-fn enum_names(cx: &Cx, node: &SyntaxNode) -> Option<Vec<String>> {
-    let [macro_name, args @ ..] = node.children.as_slice() else {
-        return None;
-    };
-    if node.leaf
-        || node.kind != Kind::MacroCall
-        || !matches!(cx.text(macro_name), "@enum" | "Base.@enum")
-    {
-        return None;
-    }
-    fn name<'a>(cx: &Cx<'a>, n: &SyntaxNode, out: &mut Vec<String>) {
-        match (n.leaf, n.kind, n.children.as_slice()) {
-            (true, Kind::Identifier, _) => out.push(cx.text(n).to_string()),
-            (false, Kind::Decl | Kind::Assign, [first, ..]) => name(cx, first, out),
-            (false, Kind::Block, values) => values.iter().for_each(|v| name(cx, v, out)),
-            _ => {}
-        }
-    }
-    let mut names = Vec::new();
-    args.iter().for_each(|a| name(cx, a, &mut names));
-    Some(names)
 }
 
 /// The struct under `@kwdef` or `Base.@kwdef` (documented or not), if `node` is one.

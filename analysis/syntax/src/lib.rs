@@ -20,6 +20,7 @@ mod broadcast_keywords;
 mod budget;
 mod cx;
 mod dotmacros;
+mod enums;
 mod expr;
 mod generators;
 mod items;

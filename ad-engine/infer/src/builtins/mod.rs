@@ -193,6 +193,25 @@ pub(super) fn is_rational_type(t: &Type) -> bool {
     matches!(t, Type::Struct(s) if &*s.name == "Base.Rational")
 }
 
+/// `Int(x)` and `Symbol(x)` of an `@enum` value: its number and its name (Julia's
+/// `Int(x::Enum)`, `Symbol(x::Enum)`), by the prelude.
+fn enum_conversion(
+    cx: &mut Cx,
+    b: &mut PlanBuilder,
+    name: &str,
+    args: &[Val],
+) -> Option<Result<Val, Fail>> {
+    let [x] = args else { return None };
+    let is_enum = matches!(&x.ty, Type::Struct(s) if cx.program.structs.get(&s.name)
+        .is_some_and(|d| crate::dispatch::is_below(cx.program, d, "Base.Enum")));
+    let f = match name {
+        "Int" | "Int64" if is_enum => "Base._enum_int",
+        "Symbol" if is_enum => "Base._enum_symbol",
+        _ => return None,
+    };
+    Some(cx.call_named(b, &f.into(), args))
+}
+
 /// Whether `t` is the prelude's `Base.Char`.
 pub(super) fn is_char_type(t: &Type) -> bool {
     matches!(t, Type::Struct(s) if &*s.name == "Base.Char")
@@ -460,6 +479,9 @@ pub(crate) fn call(
             [f, sig, rest @ ..] => cx.call_invoked(b, f, sig, rest),
             _ => Err(no_method(name, &crate::value::types(args))),
         });
+    }
+    if let Some(r) = enum_conversion(cx, b, name, args) {
+        return Some(r);
     }
     if let Some(r) = rational_literal(cx, b, name, args) {
         return Some(r);
