@@ -220,3 +220,7 @@ m4(x) = m3(x) * 2
 # `@enum`: its type and values are refused by name where they are used.
 @enum Color red green blue
 m5(x) = x * Int(green)
+# `function f end` declares a function; given no method, a use says so (Julia: a MethodError).
+function declared end
+# zy: at m6(1.0)
+m6(x) = declared(x)
