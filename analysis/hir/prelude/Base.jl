@@ -8547,3 +8547,11 @@ getindex(x::Real) = x
 # extended (a program's `Base.showerror(io::IO, e::E)` is rewritten so). Julia's fallback
 # shows the value: `MyError("x")`.
 showerror(io::String, e) = string(io, exception_text(e))
+
+"""
+    ARGS
+
+The command-line arguments of a script: zy calls functions as `julia script.jl` runs them
+without any, so `ARGS` is empty (`isempty(ARGS)` holds, `ARGS[1]` is a `BoundsError`).
+"""
+const ARGS = String[]
