@@ -288,21 +288,27 @@ pub fn item_module(db: &dyn salsa::Database, root: SourceFile, item: ItemId) -> 
     }
 }
 
-/// The module of the function definition of `file` around byte `offset` (Main when none is):
+/// The module of the function definition of `file` around byte `offset` (Main when none is in
+/// a `module` block of a file loaded into Main):
 /// where the call of a `# zy:` annotation above it is written, also in a file that a module
 /// `include`s.
 pub fn module_at(db: &dyn salsa::Database, file: SourceFile, offset: u32) -> Name {
-    item_tree(db, file)
-        .iter()
-        .find(|&&item| {
+    let items = item_tree(db, file);
+    // Without `module` blocks every item is in the module the file is loaded into: no item's
+    // range is needed (a file of thousands of functions).
+    let item = if items.iter().all(|i| i.module(db).is_empty()) {
+        items.first()
+    } else {
+        items.iter().find(|&&item| {
             item.kind(db) == ItemKind::Function
                 && item_range(db, item, 0, u32::MAX)
                     .is_some_and(|(start, end)| start <= offset && offset < end)
         })
-        .map_or_else(
-            || MAIN.into(),
-            |&item| item_module(db, scope_root(db, file), item),
-        )
+    };
+    item.map_or_else(
+        || MAIN.into(),
+        |&item| item_module(db, scope_root(db, file), item),
+    )
 }
 
 /// The items of the files of `root`'s program that `keep` keeps, in load order, each with the
