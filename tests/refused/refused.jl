@@ -220,3 +220,7 @@ m4(x) = m3(x) * 2
 # `@enum` with a value that is not an integer literal: its names are refused where used.
 @enum Bad bad_a bad_b = 1.5
 m5(x) = x * Int(bad_a)
+# `function f end` declares a function; given no method, a use says so (Julia: a MethodError).
+function declared end
+# zy: at m6(1.0)
+m6(x) = declared(x)

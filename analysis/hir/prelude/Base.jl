@@ -8636,3 +8636,11 @@ isless(a::T, b::T) where {T<:Enum} = isless(a.value, b.value)
 <=(a::T, b::T) where {T<:Enum} = a.value <= b.value
 >(a::T, b::T) where {T<:Enum} = b < a
 >=(a::T, b::T) where {T<:Enum} = b <= a
+
+"""
+    ARGS
+
+The command-line arguments of a script: zy calls functions as `julia script.jl` runs them
+without any, so `ARGS` is empty (`isempty(ARGS)` holds, `ARGS[1]` is a `BoundsError`).
+"""
+const ARGS = String[]

@@ -6,12 +6,12 @@ use zy_infer::TypeError;
 use zy_ir::Span;
 use zy_syntax::ast::{AnnotationKind, Item};
 
-use crate::call::{type_call, CALL_SPAN_FILE};
+use crate::call::{type_call_in, CALL_SPAN_FILE};
 use crate::input::{Prelude, SourceFile, Unreadable, Workspace};
 use crate::item::{item_ast, item_boundaries, item_range, item_tree, ItemId, ItemKind};
 use crate::lower::ssa;
 use crate::program::program_index;
-use crate::scope::{files_by_path, includes, scope_names};
+use crate::scope::{files_by_path, includes, item_module, scope_names, scope_root};
 use crate::span::{line_col, FileRange};
 
 /// One finding, located by byte offsets in its file.
@@ -338,7 +338,12 @@ fn at_diagnostics(db: &dyn salsa::Database, item: ItemId) -> Vec<Diag> {
                 code: e.code,
                 message: e.message,
             }],
-            Ok(expr) => match type_call(db, file, &expr) {
+            Ok(expr) => match type_call_in(
+                db,
+                file,
+                &item_module(db, scope_root(db, file), item),
+                &expr,
+            ) {
                 Ok(_) => Vec::new(),
                 Err(e) => e.0,
             },

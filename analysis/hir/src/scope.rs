@@ -194,6 +194,11 @@ fn within(outer: &Name, inner: &str) -> Name {
     }
 }
 
+/// Is `name` the name of `module` itself, which Julia binds inside it (`M.f` in `module M`)?
+fn is_own_name(module: &str, name: &str) -> bool {
+    module != MAIN && module.rsplit('.').next() == Some(name)
+}
+
 /// The module that contains `module` (`A` for `A.B`; Main for a top-level module and Main).
 fn parent(module: &str) -> &str {
     module.rfind('.').map_or(MAIN, |i| &module[..i])
@@ -281,6 +286,29 @@ pub fn item_module(db: &dyn salsa::Database, root: SourceFile, item: ItemId) -> 
         Some(l) => within(&l.module, item.module(db)),
         None => join(MAIN, item.module(db)),
     }
+}
+
+/// The module of the function definition of `file` around byte `offset` (Main when none is in
+/// a `module` block of a file loaded into Main):
+/// where the call of a `# zy:` annotation above it is written, also in a file that a module
+/// `include`s.
+pub fn module_at(db: &dyn salsa::Database, file: SourceFile, offset: u32) -> Name {
+    let items = item_tree(db, file);
+    // Without `module` blocks every item is in the module the file is loaded into: no item's
+    // range is needed (a file of thousands of functions).
+    let item = if items.iter().all(|i| i.module(db).is_empty()) {
+        items.first()
+    } else {
+        items.iter().find(|&&item| {
+            item.kind(db) == ItemKind::Function
+                && item_range(db, item, 0, u32::MAX)
+                    .is_some_and(|(start, end)| start <= offset && offset < end)
+        })
+    };
+    item.map_or_else(
+        || MAIN.into(),
+        |&item| item_module(db, scope_root(db, file), item),
+    )
 }
 
 /// The items of the files of `root`'s program that `keep` keeps, in load order, each with the
@@ -435,8 +463,7 @@ impl ScopeNames {
             Some(p) => p.clone(),
             None if first == BASE => BASE.into(),
             None if first == "Main" => MAIN.into(),
-            // A module's own name is bound inside it (`M.f` in `module M`).
-            None if module != MAIN && module.rsplit('.').next() == Some(first) => module.into(),
+            None if is_own_name(module, first) => module.into(),
             // Base's own modules (`MathConstants`) are seen as Base's other names are, unless
             // the module is a `baremodule`.
             None if self.sees_base(module) && self.modules.contains_key(&join(BASE, first)) => {
@@ -703,6 +730,10 @@ fn import_module(names: &ScopeNames, module: &str, path: &ImportPath) -> Result<
     for part in parts {
         let next = join(&at, part);
         if !names.modules.contains_key(&next) {
+            // `using ..Pkg: f` in `Pkg.Sub`: the parent's own name, bound inside it.
+            if is_own_name(&at, part) {
+                continue;
+            }
             return Err(ImportError::unsupported(format!(
                 "UndefVarError: `{part}` not defined in `{}` (in `{shown}`)",
                 module_name(&at)

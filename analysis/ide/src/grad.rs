@@ -732,22 +732,11 @@ impl<'a> Prepared<'a> {
 /// The module whose names a call is written among: for a `# zy:` annotation, the module of
 /// the definition it stands above (`module Pkg ... end`, or a file `Pkg` includes); `Main` for
 /// a call given by the user.
-fn site_module(db: &RootDatabase, file: SourceFile, site: CallSite<'_>) -> zy_ir::Name {
-    let CallSite::InFile { offset, .. } = site else {
-        return zy_hir::MAIN.into();
-    };
-    let root = zy_hir::scope_root(db, file);
-    zy_hir::item_tree(db, file)
-        .iter()
-        .find(|&&item| {
-            item.kind(db) == zy_hir::ItemKind::Function
-                && zy_hir::item_range(db, item, 0, u32::MAX)
-                    .is_some_and(|(start, end)| start <= offset && offset < end)
-        })
-        .map_or_else(
-            || zy_hir::MAIN.into(),
-            |&item| zy_hir::item_module(db, root, item),
-        )
+pub(crate) fn site_module(db: &RootDatabase, file: SourceFile, site: CallSite<'_>) -> zy_ir::Name {
+    match site {
+        CallSite::InFile { offset, .. } => zy_hir::module_at(db, file, offset),
+        CallSite::Text(_) => zy_hir::MAIN.into(),
+    }
 }
 
 fn aliased_global(

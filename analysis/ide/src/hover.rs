@@ -73,12 +73,15 @@ pub(crate) fn specialisation(
 ) -> Option<Specialised> {
     let call = f.at_call.as_ref()?;
     let expr = zy_syntax::parse_expr(call).ok()?;
-    let typed = zy_hir::type_call(db, file, &expr).ok()?;
+    let module = zy_hir::module_at(db, file, f.name_start);
+    let typed = zy_hir::type_call_in(db, file, &module, &expr).ok()?;
+    // A function of a module (also of a file the module includes) is named by it.
+    let qualified = zy_hir::qualify(&module, &f.name);
     let (inst, func) = typed
         .program
         .functions
         .iter()
-        .find(|(inst, _)| *inst.name == *f.name)?;
+        .find(|(inst, _)| *inst.name == *f.name || inst.name == qualified)?;
     let id = typed.id(db, inst);
     let key = AdjointKey::of(db, id);
     let adjoint = zy_hir::adjoint(db, key).clone();

@@ -93,6 +93,30 @@ pub struct AnalysisHost {
     snapshots: Mutex<Vec<Weak<AtomicBool>>>,
 }
 
+/// The files that may include `path` in a package laid out as Julia's, nearest first: for each
+/// enclosing `src` directory its package's module file (`MyPkg.jl/src/MyPkg.jl`), for each
+/// enclosing `test` directory its `runtests.jl`.
+fn package_entries(path: &Path) -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    for dir in path.ancestors().skip(1) {
+        match dir.file_name().and_then(|n| n.to_str()) {
+            Some("src") => {
+                let package = dir
+                    .parent()
+                    .and_then(Path::file_name)
+                    .and_then(|n| n.to_str());
+                if let Some(package) = package {
+                    let name = package.strip_suffix(".jl").unwrap_or(package);
+                    out.push(dir.join(format!("{name}.jl")));
+                }
+            }
+            Some("test") => out.push(dir.join("runtests.jl")),
+            _ => {}
+        }
+    }
+    out
+}
+
 impl AnalysisHost {
     /// An empty workspace.
     pub fn new() -> AnalysisHost {
@@ -163,6 +187,33 @@ impl AnalysisHost {
                     Err(reason) => self.set_unreadable(&path, reason),
                 }
             }
+        }
+    }
+
+    /// Load the file that includes `file` when `file` is a part of a package laid out as
+    /// Julia's and was given alone: `src/Pkg.jl` (in a package directory `Pkg` or `Pkg.jl`)
+    /// for a file under `src/`, `test/runtests.jl` for one under `test/`, through `read`, with
+    /// what it includes. Only an entry that then includes `file` is kept, so that an included
+    /// file's code sees its module's names (`const`s, `using`s) as Julia's `using Pkg` loads it.
+    pub fn load_package_entry(
+        &mut self,
+        file: FileId,
+        mut read: impl FnMut(&Path) -> Result<String, String>,
+    ) {
+        let path = file.0.path(&self.db).clone();
+        for entry in package_entries(&path) {
+            if entry == path || self.files.contains_key(&entry) {
+                continue;
+            }
+            let Ok(text) = read(&entry) else {
+                continue;
+            };
+            self.set_file_text(&entry, text);
+            self.load_includes(&mut read);
+            if zy_hir::scope_root(&self.db, file.0).path(&self.db) == &entry {
+                return;
+            }
+            self.remove_file(&entry);
         }
     }
 

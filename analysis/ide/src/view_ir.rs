@@ -260,11 +260,13 @@ fn specialise_at<'a>(
         CallSite::InFile { file, offset: base } => in_file(db, file, base + offset, message),
     };
     let expr = zy_syntax::parse_expr(call).map_err(|e| at(e.range.start, e.message))?;
-    let typed =
-        zy_hir::type_call(db, file, &expr).map_err(|errs| match errs.0.into_iter().next() {
+    let module = crate::grad::site_module(db, file, site);
+    let typed = zy_hir::type_call_in(db, file, &module, &expr).map_err(|errs| {
+        match errs.0.into_iter().next() {
             Some(e) => error_at(db, e.span, site, e.message),
             None => at(0, "internal error: typing failed without a message".into()),
-        })?;
+        }
+    })?;
     let instances: Vec<Arc<Instance>> = typed
         .program
         .functions

@@ -138,7 +138,16 @@ fn item(cx: &mut Cx, node: &SyntaxNode) -> Option<Item> {
                 .insert(documented.range.start, docstring.range.start);
             item(cx, documented)
         }
-        Kind::Function => function_definition(cx, node).map(Item::Function),
+        Kind::Function => match declared_function(cx, node) {
+            Some(name) => Some(Item::Refused(RefusedDef {
+                name: name.to_string(),
+                reason: format!(
+                    "unsupported: `function {name} end` declares a function that the program gives no method"
+                ),
+                range: node.range,
+            })),
+            None => function_definition(cx, node).map(Item::Function),
+        },
         Kind::Struct => struct_definition(cx, node, None).map(Item::Struct),
         Kind::Const => {
             let [assignment] = node.children.as_slice() else {
@@ -702,6 +711,17 @@ pub(crate) struct Params {
     pub keywords: Vec<KeywordParam>,
     /// `kw...` after the keywords.
     pub rest: Option<String>,
+}
+
+/// The name `function f end` declares (a generic function without methods, which Julia's
+/// interfaces write before the methods, often with the docstring): kept as a refused
+/// definition, so that it is no error while the program defines methods of `f`, and a use
+/// says why when it defines none (Julia's call would be a `MethodError`).
+fn declared_function<'a>(cx: &Cx<'a>, node: &SyntaxNode) -> Option<&'a str> {
+    match node.children.as_slice() {
+        [sig] if sig.leaf && sig.kind == Kind::Identifier => Some(cx.text(sig)),
+        _ => None,
+    }
 }
 
 /// `function SIGNATURE ... end` or `SIGNATURE = body` (named, callable-struct or anonymous).

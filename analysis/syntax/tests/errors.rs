@@ -250,7 +250,6 @@ fn broken_parts_of_signatures() {
         (function + (a::Dense b::Dense)
           a)
         error 14..23: unsupported: this form of optional argument [unsupported]
-        error 35..49: unsupported: function declaration without methods [unsupported]
     "#]]);
 }
 

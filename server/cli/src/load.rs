@@ -42,6 +42,7 @@ pub fn open(path: &Path) -> Result<(AnalysisHost, FileId), Outcome> {
     let mut host = AnalysisHost::new();
     let file = host.set_file_text(path, source.text);
     host.load_includes(include_reader(config.max_file_size()));
+    host.load_package_entry(file, include_reader(config.max_file_size()));
     Ok((host, file))
 }
 

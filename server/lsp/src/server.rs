@@ -250,10 +250,14 @@ impl Backend {
             let (text, version) = (doc.text.clone(), doc.version);
             let large = text.len() as u64 > state.settings.max_file_bytes;
             tracing::debug!(%uri, version, "applying edit");
-            state.host.set_file_text(&path_of(&uri), text);
-            // Files it includes that are not open are read from disk.
+            let file = state.host.set_file_text(&path_of(&uri), text);
+            // Files it includes that are not open are read from disk, and the package's file
+            // that includes it.
             let limit = state.settings.max_file_bytes;
             state.host.load_includes(|path| read_included(path, limit));
+            state
+                .host
+                .load_package_entry(file, |path| read_included(path, limit));
             tracing::debug!(%uri, version, "edit applied");
             state.gradients.retain(|(u, _), _| *u != uri);
             state.derivatives.retain(|(u, _), _| *u != uri);

@@ -569,3 +569,31 @@ fn an_rrule_mismatch_points_at_its_rule_as_related_information() {
     );
     assert_eq!(c.shutdown(), Some(0));
 }
+
+#[test]
+fn a_package_file_opened_alone_is_analysed_in_its_module() {
+    // `src/utils.jl` of a package, opened without `src/Pkg.jl` (which includes it and defines
+    // the `const` it reads): its `# zy: at` call is typed among the module's names.
+    let dir = std::env::temp_dir().join(format!("zy-lsp-package-{}/Pkg.jl", std::process::id()));
+    std::fs::create_dir_all(dir.join("src")).unwrap();
+    std::fs::write(
+        dir.join("src/Pkg.jl"),
+        "module Pkg\nconst SCALE = 2.0\ninclude(\"utils.jl\")\nend\n",
+    )
+    .unwrap();
+    let utils = "# zy: at scaled(1.5)\nscaled(x) = SCALE * x^2\n";
+    std::fs::write(dir.join("src/utils.jl"), utils).unwrap();
+    let uri = format!("file://{}", dir.join("src/utils.jl").display());
+    let mut c = Client::initialized();
+    c.open(&uri, utils);
+    let h = c.request(
+        "textDocument/hover",
+        json!({ "textDocument": { "uri": uri }, "position": pos(1, 2) }),
+    );
+    assert_eq!(
+        h["contents"]["value"],
+        "```julia\nscaled(x::Float64) -> Float64\n```\nspecialised at `scaled(1.5)`\n\ngradient: `Tuple{Float64}`"
+    );
+    assert_eq!(c.shutdown(), Some(0));
+    let _ = std::fs::remove_dir_all(dir.parent().unwrap());
+}

@@ -262,7 +262,8 @@ fn specialisations(db: &RootDatabase, file: SourceFile) -> Vec<Specialisation> {
             let Ok(expr) = zy_syntax::parse_expr(&a.text) else {
                 continue;
             };
-            let Ok(typed) = zy_hir::type_call(db, file, &expr) else {
+            let module = zy_hir::item_module(db, zy_hir::scope_root(db, file), item);
+            let Ok(typed) = zy_hir::type_call_in(db, file, &module, &expr) else {
                 continue;
             };
             let Some(inst) = crate::grad::returned_invoke(&typed.body) else {

@@ -289,6 +289,12 @@ fn check_all(
             loaded.push((path, file, source));
         }
     }
+    // A part of a package given alone is checked in the program of the package's file that
+    // includes it (`src/utils.jl` in `src/Pkg.jl`'s).
+    let given: Vec<FileId> = loaded.iter().map(|(_, file, _)| *file).collect();
+    for file in given {
+        host.load_package_entry(file, crate::load::include_reader(config.max_file_size()));
+    }
     stages.read += t.elapsed();
     let analysis = host.analysis();
     let next = AtomicUsize::new(0);
