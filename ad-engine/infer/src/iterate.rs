@@ -184,6 +184,20 @@ fn method<'p>(program: &'p Program, name: &str, arity: usize) -> Option<&'p Meth
     (plain && found.next().is_none()).then_some(m)
 }
 
+/// What a loop over a value of type `t` iterates by `iterate` methods, as
+/// [`iterated_chain`] says: also a `String`, by the prelude's methods (Julia's, from a byte
+/// index to the next: linear where reading the `k`th character afresh is quadratic).
+fn iterated_by_methods(
+    t: &Type,
+    program: &Program,
+) -> Option<(Vec<zy_ir::Name>, zy_ir::Name, bool)> {
+    if *t == Type::String {
+        let name: zy_ir::Name = "String".into();
+        return method(program, &name, 2).map(|_| (Vec::new(), name, false));
+    }
+    iterated_chain(t, program).map(|(fields, name, resumes)| (fields, name.clone(), resumes))
+}
+
 /// The first `Base._gen_elem(c, k)` of a loop counter `k` whose `c` is such a struct.
 fn candidate(body: &Function, ty: &[Type], program: &Program) -> Option<Candidate> {
     for b in body.block_ids() {
@@ -201,7 +215,7 @@ fn candidate(body: &Function, ty: &[Type], program: &Program) -> Option<Candidat
             if &**n != "Base._gen_elem" {
                 continue;
             }
-            let Some((fields, name, resumes)) = iterated_chain(&ty[x.index()], program) else {
+            let Some((fields, name, resumes)) = iterated_by_methods(&ty[x.index()], program) else {
                 continue;
             };
             // The header enters the body (the element's block) when `k <= n`; the counter `k`
@@ -215,7 +229,7 @@ fn candidate(body: &Function, ty: &[Type], program: &Program) -> Option<Candidat
                 header,
                 elem: v,
                 xs: xs.clone(),
-                name: name.clone(),
+                name,
                 fields,
                 resumes,
             });

@@ -4202,6 +4202,9 @@ deepcopy(c::Char) = c
 # Strings as sequences of characters: byte indices, as Julia's `String`.
 getindex(s::String, i::Int) = Char(_char_at(s, i))
 _gen_elem(s::String, k::Int) = Char(_char_nth(s, k))
+# A `for` loop over a string is lowered by this (Julia's: a byte index to the next). Its
+# optional argument keeps the body lowered with the program, where the loop inlines it.
+iterate(s::String, i::Int = 1) = i > ncodeunits(s) ? nothing : (s[i], nextind(s, i))
 first(s::String) = s[1]
 last(s::String) = s[thisind(s, ncodeunits(s))]
 firstindex(s::String) = 1
@@ -4229,6 +4232,65 @@ end
 lpad(x, n::Int, c::Char) = lpad(x, n, string(c))
 rpad(x, n::Int, c::Char) = rpad(x, n, string(c))
 count(f, s::String) = count(f, collect(s))
+
+# Slices by byte indices, as Julia's `String`s (`first(s, n)`, `chop` and `chomp` give Julia's
+# text; Julia's `chop` and `chomp` give a `SubString` of it, zy a `String`).
+getindex(s::String, r::UnitRange{Int}) = _str_slice(s, r.start, r.stop)
+"""
+    nextind(s, i, n), prevind(s, i, n)
+
+The index `n` characters after (before) byte index `i`; past the end (start) each step is
+one (`nextind("ab", 0, 5) == 5`).
+"""
+function nextind(s::String, i::Int, n::Int)
+    n < 0 && throw(ArgumentError(string("n cannot be negative: ", n)))
+    n == 0 && return _valid_index(s, i)
+    z = ncodeunits(s)
+    while n > 0 && i < z
+        i = nextind(s, i)
+        n -= 1
+    end
+    return i + n
+end
+function prevind(s::String, i::Int, n::Int)
+    n < 0 && throw(ArgumentError(string("n cannot be negative: ", n)))
+    n == 0 && return _valid_index(s, i)
+    while n > 0 && i > 1
+        i = prevind(s, i)
+        n -= 1
+    end
+    return i - n
+end
+# `i` if a character starts there (or it is just outside `s`), else Julia's `StringIndexError`.
+function _valid_index(s::String, i::Int)
+    if thisind(s, i) != i
+        s[i]
+    end
+    return i
+end
+"""
+    first(s, n), last(s, n)
+
+The first (last) `n` characters of `s`, all of them if it has fewer.
+"""
+first(s::String, n::Int) = s[1:min(ncodeunits(s), nextind(s, 0, n))]
+last(s::String, n::Int) = s[max(1, prevind(s, ncodeunits(s) + 1, n)):ncodeunits(s)]
+"""
+    chop(s; head = 0, tail = 1)
+
+`s` without its first `head` and last `tail` characters.
+"""
+function chop(s::String; head::Int = 0, tail::Int = 1)
+    isempty(s) && return s
+    return _str_slice(s, nextind(s, 1, head), prevind(s, lastindex(s), tail))
+end
+"""
+    chomp(s)
+
+`s` without one trailing newline (`"\n"` or `"\r\n"`).
+"""
+chomp(s::String) = endswith(s, "\r\n") ? s[1:ncodeunits(s) - 2] :
+                   endswith(s, "\n") ? s[1:ncodeunits(s) - 1] : s
 
 # ---- Ranges of Float64s ----------------------------------------------------------------------
 

@@ -866,6 +866,7 @@ pub(crate) const ABSTRACT_TYPES: &[&str] = &[
     "NamedTuple",
     "Nothing",
     "Symbol",
+    "AbstractString",
     // `Adjoint`: a row `x'` (a type of zy's own) or the prelude's `AdjointMatrix`.
     "Adjoint",
 ];

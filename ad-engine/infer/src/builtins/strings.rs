@@ -43,6 +43,7 @@ pub(crate) const NAMES: &[&str] = &[
     "_char_fn",
     "_str_ind",
     "_str_codes",
+    "_str_slice",
     "_str_indices",
 ];
 
@@ -204,6 +205,10 @@ pub(crate) fn call(b: &mut PlanBuilder, name: &str, args: &[Val]) -> Option<Resu
         // the first or last of a code point (`_char_find`, 0 if none).
         ("_char_at" | "_char_nth", [s, i]) if is_str(s) && i.ty == Type::Int64 => {
             string_fn(b, name, args, Type::Int64)
+        }
+        // `s[i:j]` by byte indices.
+        ("_str_slice", [s, i, j]) if is_str(s) && i.ty == Type::Int64 && j.ty == Type::Int64 => {
+            string_fn(b, name, args, Type::String)
         }
         ("_char_find", [s, c, first])
             if is_str(s) && c.ty == Type::Int64 && first.ty == Type::Bool =>
