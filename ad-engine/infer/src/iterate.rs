@@ -198,6 +198,24 @@ fn iterated_by_methods(
     iterated_chain(t, program).map(|(fields, name, resumes)| (fields, name.clone(), resumes))
 }
 
+/// Is `k` a parameter of the loop's `header` that some edge into it starts at 1?
+fn counts_from_one(body: &Function, header: Block, k: &Operand) -> bool {
+    let Operand::Value(k) = k else { return false };
+    let ValueKind::Param { block, index } = body.value(*k).kind else {
+        return false;
+    };
+    block == header
+        && body.block_ids().any(|b| {
+            body.block(b).term.calls().iter().any(|call| {
+                call.block == header
+                    && matches!(
+                        call.args.get(index as usize),
+                        Some(Operand::Const(Const::Int(1)))
+                    )
+            })
+        })
+}
+
 /// The first `Base._gen_elem(c, k)` of a loop counter `k` whose `c` is such a struct.
 fn candidate(body: &Function, ty: &[Type], program: &Program) -> Option<Candidate> {
     for b in body.block_ids() {
@@ -225,6 +243,11 @@ fn candidate(body: &Function, ty: &[Type], program: &Program) -> Option<Candidat
             }) else {
                 continue;
             };
+            // A string's character `k` is read by `iterate` only in a loop counting `k` from 1
+            // (not in the library's `_gen_elem` of an iterator around it).
+            if ty[x.index()] == Type::String && !counts_from_one(body, header, &args[1]) {
+                continue;
+            }
             return Some(Candidate {
                 header,
                 elem: v,

@@ -4090,11 +4090,12 @@ _index_text(i) = repr(i)
 `s` with every occurrence of each pattern replaced by its replacement (as `print` writes it),
 from left to right, the earliest match first.
 """
-replace(s::String, p::Pair) = _replace(s, p.first, string(p.second))
+replace(s::String, p::Pair) = _replace(s, string(p.first), string(p.second))
 replace(s::String, p::Pair, q::Pair) =
-    _replace(s, p.first, string(p.second), q.first, string(q.second))
+    _replace(s, string(p.first), string(p.second), string(q.first), string(q.second))
 replace(s::String, p::Pair, q::Pair, r::Pair) =
-    _replace(s, p.first, string(p.second), q.first, string(q.second), r.first, string(r.second))
+    _replace(s, string(p.first), string(p.second), string(q.first), string(q.second),
+             string(r.first), string(r.second))
 
 """
     parse(Int, s), parse(Float64, s), tryparse(Int, s)
@@ -4220,7 +4221,6 @@ reverse(s::String) = join(reverse(collect(s)))
 occursin(c::Char, s::String) = occursin(string(c), s)
 startswith(s::String, c::Char) = startswith(s, string(c))
 endswith(s::String, c::Char) = endswith(s, string(c))
-split(s::String, c::Char) = split(s, string(c))
 function findfirst(c::Char, s::String)
     i = _char_find(s, c._code, true)
     return NothingOrInt(i > 0, i)
@@ -4228,6 +4228,76 @@ end
 function findlast(c::Char, s::String)
     i = _char_find(s, c._code, false)
     return NothingOrInt(i > 0, i)
+end
+function findnext(c::Char, s::String, i::Int)
+    while i <= ncodeunits(s)
+        s[i] == c && return NothingOrInt(true, i)
+        i = nextind(s, i)
+    end
+    return NothingOrInt(false, 0)
+end
+"""
+    strip(s, c), lstrip(s, c), rstrip(s, c), strip(f, s), lstrip(f, s), rstrip(f, s)
+
+`s` without the characters `c` (or those for which `f` is true) at both ends, or at one.
+"""
+strip(s::String, c::Char) = _strip(==(c), s, true, true)
+lstrip(s::String, c::Char) = _strip(==(c), s, true, false)
+rstrip(s::String, c::Char) = _strip(==(c), s, false, true)
+strip(f::Function, s::String) = _strip(f, s, true, true)
+lstrip(f::Function, s::String) = _strip(f, s, true, false)
+rstrip(f::Function, s::String) = _strip(f, s, false, true)
+function _strip(f, s::String, left::Bool, right::Bool)
+    cs = collect(s)
+    i, j = 1, length(cs)
+    while left && i <= j && f(cs[i])
+        i += 1
+    end
+    while right && j >= i && f(cs[j])
+        j -= 1
+    end
+    return String(cs[i:j])
+end
+"""
+    titlecase(s)
+
+`s` with the first letter of each word (after anything that is not a letter) upper case and
+the other letters lower case.
+"""
+function titlecase(s::String)
+    out = Char[]
+    start = true
+    for c in s
+        push!(out, !isletter(c) ? c : start ? uppercase(c) : lowercase(c))
+        start = !isletter(c)
+    end
+    return String(out)
+end
+contains(s::String, pat) = occursin(pat, s)
+cmp(a::String, b::String) = a < b ? -1 : a == b ? 0 : 1
+"""
+    split(s, d; limit = 0, keepempty = true)
+
+The pieces of `s` between the occurrences of `d`: at most `limit` of them (the last holding
+the rest of `s`) when `limit > 0`, the empty ones left out unless `keepempty`.
+"""
+function split(s::String, d::Union{String, Char}; limit::Int = 0, keepempty::Bool = true)
+    pieces = _split(s, string(d))
+    out = String[]
+    k = 0
+    while k < length(pieces) && (limit <= 0 || length(out) < limit - 1)
+        k += 1
+        if keepempty || !isempty(pieces[k])
+            push!(out, pieces[k])
+        end
+    end
+    if k < length(pieces)
+        rest = join(pieces[k+1:end], string(d))
+        if keepempty || !isempty(rest)
+            push!(out, rest)
+        end
+    end
+    return out
 end
 lpad(x, n::Int, c::Char) = lpad(x, n, string(c))
 rpad(x, n::Int, c::Char) = rpad(x, n, string(c))

@@ -26,6 +26,7 @@ pub(crate) const NAMES: &[&str] = &[
     "_string_hash",
     "_sprintf",
     "split",
+    "_split",
     "ncodeunits",
     "strip",
     "lstrip",
@@ -167,8 +168,9 @@ pub(crate) fn call(b: &mut PlanBuilder, name: &str, args: &[Val]) -> Option<Resu
         }
         ("length", [_]) if all_str => string_fn(b, "length", args, Type::Int64),
         // `split(s)` at whitespace, `split(s, delim)` at each `delim`: Julia's
-        // `Vector{SubString{String}}`, zy's `Vector{String}` of the same texts.
-        ("split", [_] | [_, _]) if all_str => {
+        // `Vector{SubString{String}}`, zy's `Vector{String}` of the same texts (`_split` of
+        // the prelude's `split` with keywords).
+        ("split" | "_split", [_] | [_, _]) if all_str => {
             let ty = Type::Array(std::sync::Arc::new(Type::String), 1);
             string_fn(b, "split", args, ty)
         }
