@@ -105,9 +105,81 @@ pub(crate) fn no_method(name: &str, args: &[zy_ir::Type]) -> Fail {
     ))
 }
 
-/// `f(::Float64, ::Int64)`; a function of Base by its name alone, as every module sees it.
+/// `f(::Float64, ::Int64)`; a function of Base by its name alone, as every module sees it, and
+/// so the types the libraries export (`::Char`, `::Rational{Int64}`).
 pub(crate) fn signature(name: &str, args: &[zy_ir::Type]) -> String {
     let name = name.strip_prefix("Base.").unwrap_or(name);
-    let args: Vec<String> = args.iter().map(|t| format!("::{t}")).collect();
+    let args: Vec<String> = args
+        .iter()
+        .map(|t| format!("::{}", visible(&t.to_string())))
+        .collect();
     format!("{name}({})", args.join(", "))
+}
+
+/// The prelude's types that Base, LinearAlgebra and Random export: Julia names them without
+/// their module where a program sees them.
+const EXPORTED_TYPES: &[&str] = &[
+    "AbstractChar",
+    "Char",
+    "CartesianIndex",
+    "CartesianIndices",
+    "Colon",
+    "ComposedFunction",
+    "Complex",
+    "Dict",
+    "LinRange",
+    "Pair",
+    "Rational",
+    "Returns",
+    "Set",
+    "Some",
+    "StepRange",
+    "StepRangeLen",
+    "SubArray",
+    "UnitRange",
+    "Bidiagonal",
+    "Cholesky",
+    "Diagonal",
+    "Eigen",
+    "Hermitian",
+    "LU",
+    "LowerTriangular",
+    "QR",
+    "SVD",
+    "SymTridiagonal",
+    "Symmetric",
+    "Transpose",
+    "Tridiagonal",
+    "UniformScaling",
+    "UnitLowerTriangular",
+    "UnitUpperTriangular",
+    "UpperTriangular",
+    "AbstractRNG",
+    "MersenneTwister",
+    "Xoshiro",
+];
+
+/// A type's text with the exported types' module prefixes left out (`Base.Char` is `Char`;
+/// `Base.Iterators.Take` stays).
+fn visible(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    while let Some(c) = rest.chars().next() {
+        let at_word = !out.ends_with(|c: char| c.is_alphanumeric() || c == '_' || c == '.');
+        let module = ["Base.", "LinearAlgebra.", "Random."]
+            .into_iter()
+            .find(|m| at_word && rest.starts_with(m))
+            .filter(|m| {
+                let name = rest[m.len()..].split(|c: char| !c.is_alphanumeric() && c != '_');
+                name.take(1).any(|n| EXPORTED_TYPES.contains(&n))
+            });
+        match module {
+            Some(m) => rest = &rest[m.len()..],
+            None => {
+                out.push(c);
+                rest = &rest[c.len_utf8()..];
+            }
+        }
+    }
+    out
 }

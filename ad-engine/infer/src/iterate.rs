@@ -184,6 +184,38 @@ fn method<'p>(program: &'p Program, name: &str, arity: usize) -> Option<&'p Meth
     (plain && found.next().is_none()).then_some(m)
 }
 
+/// What a loop over a value of type `t` iterates by `iterate` methods, as
+/// [`iterated_chain`] says: also a `String`, by the prelude's methods (Julia's, from a byte
+/// index to the next: linear where reading the `k`th character afresh is quadratic).
+fn iterated_by_methods(
+    t: &Type,
+    program: &Program,
+) -> Option<(Vec<zy_ir::Name>, zy_ir::Name, bool)> {
+    if *t == Type::String {
+        let name: zy_ir::Name = "String".into();
+        return method(program, &name, 2).map(|_| (Vec::new(), name, false));
+    }
+    iterated_chain(t, program).map(|(fields, name, resumes)| (fields, name.clone(), resumes))
+}
+
+/// Is `k` a parameter of the loop's `header` that some edge into it starts at 1?
+fn counts_from_one(body: &Function, header: Block, k: &Operand) -> bool {
+    let Operand::Value(k) = k else { return false };
+    let ValueKind::Param { block, index } = body.value(*k).kind else {
+        return false;
+    };
+    block == header
+        && body.block_ids().any(|b| {
+            body.block(b).term.calls().iter().any(|call| {
+                call.block == header
+                    && matches!(
+                        call.args.get(index as usize),
+                        Some(Operand::Const(Const::Int(1)))
+                    )
+            })
+        })
+}
+
 /// The first `Base._gen_elem(c, k)` of a loop counter `k` whose `c` is such a struct.
 fn candidate(body: &Function, ty: &[Type], program: &Program) -> Option<Candidate> {
     for b in body.block_ids() {
@@ -201,7 +233,7 @@ fn candidate(body: &Function, ty: &[Type], program: &Program) -> Option<Candidat
             if &**n != "Base._gen_elem" {
                 continue;
             }
-            let Some((fields, name, resumes)) = iterated_chain(&ty[x.index()], program) else {
+            let Some((fields, name, resumes)) = iterated_by_methods(&ty[x.index()], program) else {
                 continue;
             };
             // The header enters the body (the element's block) when `k <= n`; the counter `k`
@@ -211,11 +243,16 @@ fn candidate(body: &Function, ty: &[Type], program: &Program) -> Option<Candidat
             }) else {
                 continue;
             };
+            // A string's character `k` is read by `iterate` only in a loop counting `k` from 1
+            // (not in the library's `_gen_elem` of an iterator around it).
+            if ty[x.index()] == Type::String && !counts_from_one(body, header, &args[1]) {
+                continue;
+            }
             return Some(Candidate {
                 header,
                 elem: v,
                 xs: xs.clone(),
-                name: name.clone(),
+                name,
                 fields,
                 resumes,
             });

@@ -35,8 +35,10 @@ pub(crate) enum Pat {
     /// A type variable with an upper bound: `T` in `where {T<:Real}`.
     Bounded(Name, Box<Pat>),
     Num(NumClass),
-    /// A concrete leaf type: `Float64`, `Int64`, `Bool`, `Nothing`.
+    /// A concrete leaf type: `Float64`, `Int64`, `Bool`, `Nothing`, `String`.
     Leaf(Type),
+    /// `AbstractString`: zy's only string type is `String`, less specific than it.
+    AbstractString,
     /// `Array`/`Vector`/`Matrix` (`abstract_: false`) or their `Abstract` supertypes.
     Array {
         abstract_: bool,
@@ -186,7 +188,8 @@ pub(crate) fn pattern(expr: &TypeExpr, vars: &[Name], program: &Program) -> Resu
         "Int" | "Int64" => no_params(Pat::Leaf(Type::Int64)),
         "Bool" => no_params(Pat::Leaf(Type::Bool)),
         "Nothing" => no_params(Pat::Leaf(Type::Nothing)),
-        "String" | "AbstractString" => no_params(Pat::Leaf(Type::String)),
+        "String" => no_params(Pat::Leaf(Type::String)),
+        "AbstractString" => no_params(Pat::AbstractString),
         "Function" => no_params(with_user_functions(program)),
         "NamedTuple" => no_params(Pat::NamedTuple),
         "Symbol" => no_params(Pat::Symbol),
@@ -547,6 +550,7 @@ pub(crate) fn matches(p: &Pat, t: &Type, b: &mut Bindings) -> bool {
         (Pat::Bounded(v, bound), _) => bind(v, t, b) && matches(bound, t, b),
         (Pat::Num(c), _) => in_class(*c, t),
         (Pat::Leaf(l), _) => l == t,
+        (Pat::AbstractString, _) => *t == Type::String,
         (
             Pat::Array {
                 abstract_,
@@ -897,6 +901,7 @@ pub(crate) fn subtype(a: &Pat, b: &Pat) -> bool {
         (Pat::Num(x), Pat::Num(y)) => class_within(*x, *y),
         (Pat::Leaf(t), Pat::Num(c)) => in_class(*c, t),
         (Pat::Leaf(x), Pat::Leaf(y)) => x == y,
+        (Pat::Leaf(Type::String) | Pat::AbstractString, Pat::AbstractString) => true,
         (
             Pat::Array {
                 abstract_: aa,

@@ -4149,11 +4149,12 @@ _index_text(i) = repr(i)
 `s` with every occurrence of each pattern replaced by its replacement (as `print` writes it),
 from left to right, the earliest match first.
 """
-replace(s::String, p::Pair) = _replace(s, p.first, string(p.second))
+replace(s::String, p::Pair) = _replace(s, string(p.first), string(p.second))
 replace(s::String, p::Pair, q::Pair) =
-    _replace(s, p.first, string(p.second), q.first, string(q.second))
+    _replace(s, string(p.first), string(p.second), string(q.first), string(q.second))
 replace(s::String, p::Pair, q::Pair, r::Pair) =
-    _replace(s, p.first, string(p.second), q.first, string(q.second), r.first, string(r.second))
+    _replace(s, string(p.first), string(p.second), string(q.first), string(q.second),
+             string(r.first), string(r.second))
 
 """
     parse(Int, s), parse(Float64, s), tryparse(Int, s)
@@ -4261,6 +4262,9 @@ deepcopy(c::Char) = c
 # Strings as sequences of characters: byte indices, as Julia's `String`.
 getindex(s::String, i::Int) = Char(_char_at(s, i))
 _gen_elem(s::String, k::Int) = Char(_char_nth(s, k))
+# A `for` loop over a string is lowered by this (Julia's: a byte index to the next). Its
+# optional argument keeps the body lowered with the program, where the loop inlines it.
+iterate(s::String, i::Int = 1) = i > ncodeunits(s) ? nothing : (s[i], nextind(s, i))
 first(s::String) = s[1]
 last(s::String) = s[thisind(s, ncodeunits(s))]
 firstindex(s::String) = 1
@@ -4276,7 +4280,6 @@ reverse(s::String) = join(reverse(collect(s)))
 occursin(c::Char, s::String) = occursin(string(c), s)
 startswith(s::String, c::Char) = startswith(s, string(c))
 endswith(s::String, c::Char) = endswith(s, string(c))
-split(s::String, c::Char) = split(s, string(c))
 function findfirst(c::Char, s::String)
     i = _char_find(s, c._code, true)
     return NothingOrInt(i > 0, i)
@@ -4285,9 +4288,138 @@ function findlast(c::Char, s::String)
     i = _char_find(s, c._code, false)
     return NothingOrInt(i > 0, i)
 end
+function findnext(c::Char, s::String, i::Int)
+    while i <= ncodeunits(s)
+        s[i] == c && return NothingOrInt(true, i)
+        i = nextind(s, i)
+    end
+    return NothingOrInt(false, 0)
+end
+"""
+    strip(s, c), lstrip(s, c), rstrip(s, c), strip(f, s), lstrip(f, s), rstrip(f, s)
+
+`s` without the characters `c` (or those for which `f` is true) at both ends, or at one.
+"""
+strip(s::String, c::Char) = _strip(==(c), s, true, true)
+lstrip(s::String, c::Char) = _strip(==(c), s, true, false)
+rstrip(s::String, c::Char) = _strip(==(c), s, false, true)
+strip(f::Function, s::String) = _strip(f, s, true, true)
+lstrip(f::Function, s::String) = _strip(f, s, true, false)
+rstrip(f::Function, s::String) = _strip(f, s, false, true)
+function _strip(f, s::String, left::Bool, right::Bool)
+    cs = collect(s)
+    i, j = 1, length(cs)
+    while left && i <= j && f(cs[i])
+        i += 1
+    end
+    while right && j >= i && f(cs[j])
+        j -= 1
+    end
+    return String(cs[i:j])
+end
+"""
+    titlecase(s)
+
+`s` with the first letter of each word (after anything that is not a letter) upper case and
+the other letters lower case.
+"""
+function titlecase(s::String)
+    out = Char[]
+    start = true
+    for c in s
+        push!(out, !isletter(c) ? c : start ? uppercase(c) : lowercase(c))
+        start = !isletter(c)
+    end
+    return String(out)
+end
+contains(s::String, pat) = occursin(pat, s)
+cmp(a::String, b::String) = a < b ? -1 : a == b ? 0 : 1
+"""
+    split(s, d; limit = 0, keepempty = true)
+
+The pieces of `s` between the occurrences of `d`: at most `limit` of them (the last holding
+the rest of `s`) when `limit > 0`, the empty ones left out unless `keepempty`.
+"""
+function split(s::String, d::Union{String, Char}; limit::Int = 0, keepempty::Bool = true)
+    pieces = _split(s, string(d))
+    out = String[]
+    k = 0
+    while k < length(pieces) && (limit <= 0 || length(out) < limit - 1)
+        k += 1
+        if keepempty || !isempty(pieces[k])
+            push!(out, pieces[k])
+        end
+    end
+    if k < length(pieces)
+        rest = join(pieces[k+1:end], string(d))
+        if keepempty || !isempty(rest)
+            push!(out, rest)
+        end
+    end
+    return out
+end
 lpad(x, n::Int, c::Char) = lpad(x, n, string(c))
 rpad(x, n::Int, c::Char) = rpad(x, n, string(c))
 count(f, s::String) = count(f, collect(s))
+
+# Slices by byte indices, as Julia's `String`s (`first(s, n)`, `chop` and `chomp` give Julia's
+# text; Julia's `chop` and `chomp` give a `SubString` of it, zy a `String`).
+getindex(s::String, r::UnitRange{Int}) = _str_slice(s, r.start, r.stop)
+"""
+    nextind(s, i, n), prevind(s, i, n)
+
+The index `n` characters after (before) byte index `i`; past the end (start) each step is
+one (`nextind("ab", 0, 5) == 5`).
+"""
+function nextind(s::String, i::Int, n::Int)
+    n < 0 && throw(ArgumentError(string("n cannot be negative: ", n)))
+    n == 0 && return _valid_index(s, i)
+    z = ncodeunits(s)
+    while n > 0 && i < z
+        i = nextind(s, i)
+        n -= 1
+    end
+    return i + n
+end
+function prevind(s::String, i::Int, n::Int)
+    n < 0 && throw(ArgumentError(string("n cannot be negative: ", n)))
+    n == 0 && return _valid_index(s, i)
+    while n > 0 && i > 1
+        i = prevind(s, i)
+        n -= 1
+    end
+    return i - n
+end
+# `i` if a character starts there (or it is just outside `s`), else Julia's `StringIndexError`.
+function _valid_index(s::String, i::Int)
+    if thisind(s, i) != i
+        s[i]
+    end
+    return i
+end
+"""
+    first(s, n), last(s, n)
+
+The first (last) `n` characters of `s`, all of them if it has fewer.
+"""
+first(s::String, n::Int) = s[1:min(ncodeunits(s), nextind(s, 0, n))]
+last(s::String, n::Int) = s[max(1, prevind(s, ncodeunits(s) + 1, n)):ncodeunits(s)]
+"""
+    chop(s; head = 0, tail = 1)
+
+`s` without its first `head` and last `tail` characters.
+"""
+function chop(s::String; head::Int = 0, tail::Int = 1)
+    isempty(s) && return s
+    return _str_slice(s, nextind(s, 1, head), prevind(s, lastindex(s), tail))
+end
+"""
+    chomp(s)
+
+`s` without one trailing newline (`"\n"` or `"\r\n"`).
+"""
+chomp(s::String) = endswith(s, "\r\n") ? s[1:ncodeunits(s) - 2] :
+                   endswith(s, "\n") ? s[1:ncodeunits(s) - 1] : s
 
 # ---- Ranges of Float64s ----------------------------------------------------------------------
 

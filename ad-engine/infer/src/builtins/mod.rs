@@ -891,6 +891,7 @@ pub(crate) const ABSTRACT_TYPES: &[&str] = &[
     "NamedTuple",
     "Nothing",
     "Symbol",
+    "AbstractString",
     // `Adjoint`: a row `x'` (a type of zy's own) or the prelude's `AdjointMatrix`.
     "Adjoint",
 ];

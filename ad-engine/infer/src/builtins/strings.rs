@@ -26,6 +26,7 @@ pub(crate) const NAMES: &[&str] = &[
     "_string_hash",
     "_sprintf",
     "split",
+    "_split",
     "ncodeunits",
     "strip",
     "lstrip",
@@ -43,6 +44,7 @@ pub(crate) const NAMES: &[&str] = &[
     "_char_fn",
     "_str_ind",
     "_str_codes",
+    "_str_slice",
     "_str_indices",
 ];
 
@@ -166,8 +168,9 @@ pub(crate) fn call(b: &mut PlanBuilder, name: &str, args: &[Val]) -> Option<Resu
         }
         ("length", [_]) if all_str => string_fn(b, "length", args, Type::Int64),
         // `split(s)` at whitespace, `split(s, delim)` at each `delim`: Julia's
-        // `Vector{SubString{String}}`, zy's `Vector{String}` of the same texts.
-        ("split", [_] | [_, _]) if all_str => {
+        // `Vector{SubString{String}}`, zy's `Vector{String}` of the same texts (`_split` of
+        // the prelude's `split` with keywords).
+        ("split" | "_split", [_] | [_, _]) if all_str => {
             let ty = Type::Array(std::sync::Arc::new(Type::String), 1);
             string_fn(b, "split", args, ty)
         }
@@ -204,6 +207,10 @@ pub(crate) fn call(b: &mut PlanBuilder, name: &str, args: &[Val]) -> Option<Resu
         // the first or last of a code point (`_char_find`, 0 if none).
         ("_char_at" | "_char_nth", [s, i]) if is_str(s) && i.ty == Type::Int64 => {
             string_fn(b, name, args, Type::Int64)
+        }
+        // `s[i:j]` by byte indices.
+        ("_str_slice", [s, i, j]) if is_str(s) && i.ty == Type::Int64 && j.ty == Type::Int64 => {
+            string_fn(b, name, args, Type::String)
         }
         ("_char_find", [s, c, first])
             if is_str(s) && c.ty == Type::Int64 && first.ty == Type::Bool =>

@@ -1,6 +1,6 @@
 //! Characters of strings, as the prelude's `Char` asks for them: code points by byte index
 //! (Julia's `s[i]`, with its `BoundsError` and `StringIndexError`), by order (a `for` loop's
-//! `k`th character), the byte indices of characters (`nextind`, `prevind`, `thisind`,
+//! `k`th character), slices `s[i:j]`, the byte indices of characters (`nextind`, `prevind`, `thisind`,
 //! `eachindex`), and the Unicode predicates and case mappings of a code point.
 
 use crate::value::{Array, ArrayData, Shape, Value};
@@ -24,6 +24,9 @@ pub(super) fn char_fn(f: &str, operands: &[Value]) -> Option<Result<Value, Strin
                 None => None,
             };
             Ok(Value::Int(found.map_or(0, |i| i as i64 + 1)))
+        }
+        ("_str_slice", [Value::Str(s), Value::Int(i), Value::Int(j)]) => {
+            slice(s, *i, *j).map(|s| Value::Str(s.into()))
         }
         ("_str_codes", [Value::Str(s)]) => Ok(ints(s.chars().map(|c| c as i64))),
         ("_str_indices", [Value::Str(s)]) => Ok(ints(s.char_indices().map(|(i, _)| i as i64 + 1))),
@@ -90,6 +93,25 @@ fn char_at(s: &str, i: i64) -> Result<char, String> {
             shown(c)
         ),
     })
+}
+
+/// `s[i:j]`: the characters from the one starting at byte index `i` to the one starting at
+/// `j`, `""` when `j < i`; Julia's `BoundsError` of the range outside `1:ncodeunits(s)` and
+/// `StringIndexError` of an end inside a character.
+fn slice(s: &str, i: i64, j: i64) -> Result<&str, String> {
+    if j < i {
+        return Ok("");
+    }
+    if i < 1 || j > s.len() as i64 {
+        return Err(format!(
+            "BoundsError: attempt to access {}-codeunit String at index [{i}:{j}]",
+            s.len()
+        ));
+    }
+    char_at(s, i)?;
+    let last = char_at(s, j)?;
+    let (from, to) = ((i - 1) as usize, (j - 1) as usize + last.len_utf8());
+    Ok(&s[from..to])
 }
 
 /// Julia's `thisind(s, i)`: the start of the character holding byte index `i`; `0` and
