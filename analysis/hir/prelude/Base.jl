@@ -1915,6 +1915,31 @@ end
 _extend_to(x::Vector, n::Int) = length(x) == n ? x : fill(x[1], n)
 _extend_to(x, n::Int) = x
 
+# `f.(xs...)` of arrays by a Julia function, a matrix among them (inference calls this): Julia's
+# shapes (a vector is a column; a dimension of length 1 extends to the others' common length, a
+# `DimensionMismatch` where two others differ); here each array as a matrix of the common size,
+# and the other operands as they are.
+function _broadcast_matrices(xs...)
+    m = 1
+    n = 1
+    for x in xs
+        if x isa Array
+            m = _common_length(m, size(x, 1))
+            n = _common_length(n, size(x, 2))
+        end
+    end
+    return map(x -> _extend_to(x, m, n), xs)
+end
+_common_length(n::Int, k::Int) =
+    k == 1 || k == n ? n :
+    n == 1 ? k :
+    throw(DimensionMismatch("arrays could not be broadcast to a common size; got a dimension with lengths $n and $k"))
+_extend_to(x::Matrix, m::Int, n::Int) =
+    size(x, 1) == m && size(x, 2) == n ? x :
+    [x[size(x, 1) == 1 ? 1 : i, size(x, 2) == 1 ? 1 : j] for i in 1:m, j in 1:n]
+_extend_to(x::Vector, m::Int, n::Int) = [x[length(x) == 1 ? 1 : i] for i in 1:m, j in 1:n]
+_extend_to(x, m::Int, n::Int) = x
+
 """
     zip(a), zip(a, b), zip(a, b, c)
 
