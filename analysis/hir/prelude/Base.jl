@@ -1898,6 +1898,15 @@ _first_n(x::Vector, n::Int) = length(x) == n ? x : x[1:n]
 _first_n(x::Array, n::Int) = x[1:n]
 _first_n(t::Tuple, n::Int) = collect(t)[1:n]
 
+# `x .^ -k` of a literal `k` (lowering calls this): Julia broadcasts `Base.literal_pow`, which
+# for a negative literal is `inv(x)`, `inv(x)^2`, then `Float64(x)^-k` of an integer, `x^-k`
+# of a float and `inv(x)^k` of another number.
+function _literal_pow_neg(x, k::Int)
+    k == 1 && return x^-1
+    k == 2 && return x^-2
+    return x isa Integer ? Float64(x)^(-k) : x isa AbstractFloat ? x^(-k) : inv(x)^k
+end
+
 # `f.(xs...)` of several vectors by a Julia function (inference calls this): Julia extends a
 # vector of length 1 to the others' common length (a `DimensionMismatch` where two others
 # differ); here each vector at that length (a length-1 one as `fill` of its element), and the
