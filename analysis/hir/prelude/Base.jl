@@ -4868,6 +4868,13 @@ end
 # Index `I` of dimension `d` of `A` (`d = 0`: linear) as a Vector of indices.
 _index_list(A, d::Int, I::Vector{Int}) = I
 _index_list(A, d::Int, m::Vector{Bool}) = _mask_indices(d == 0 ? length(A) : size(A, d), m)
+# A Bool mask of the array's own shape (`A[A .> 0]`): the linear positions where it holds.
+function _index_list(A, d::Int, m::Matrix{Bool})
+    if size(m) != size(A)
+        error("BoundsError: a Bool index of size $(size(m)) into an array of size $(size(A))")
+    end
+    return _mask_indices(length(A), vec(m))
+end
 _index_list(A, d::Int, r::UnitRange{Int}) = collect(r)
 _index_list(A, d::Int, r::StepRange{Int, Int}) = collect(r)
 _index_list(A, d::Int, c::Colon) = collect(1:(d == 0 ? length(A) : size(A, d)))
@@ -4945,6 +4952,7 @@ end
 
 getindex(x::Array, I::Vector{Int}) = _slice(x, I)
 getindex(x::Array, m::Vector{Bool}) = _slice(x, _index_list(x, 0, m))
+getindex(x::Array, m::Matrix{Bool}) = _slice(x, _index_list(x, 0, m))
 getindex(A::Matrix, I::Vector, J::Vector) = _pick(A, _index_list(A, 1, I), _index_list(A, 2, J))
 getindex(A::Matrix, I::Vector, J) = _pick(A, _index_list(A, 1, I), _index_list(A, 2, J))
 getindex(A::Matrix, I, J::Vector) = _pick(A, _index_list(A, 1, I), _index_list(A, 2, J))
@@ -4980,6 +4988,7 @@ end
 
 setindex!(x::Array, v, I::Vector{Int}) = _place!(x, v, I)
 setindex!(x::Array, v, m::Vector{Bool}) = _place!(x, v, _index_list(x, 0, m))
+setindex!(x::Array, v, m::Matrix{Bool}) = _place!(x, v, _index_list(x, 0, m))
 setindex!(A::Matrix, B, I::Vector, J::Vector) = _pick!(A, B, _index_list(A, 1, I), _index_list(A, 2, J))
 setindex!(A::Matrix, B, I::Vector, J) = _pick!(A, B, _index_list(A, 1, I), _index_list(A, 2, J))
 setindex!(A::Matrix, B, I, J::Vector) = _pick!(A, B, _index_list(A, 1, I), _index_list(A, 2, J))
@@ -4993,6 +5002,7 @@ function view(x::Array, I::Vector{Int})
     return SubArray(x, I)
 end
 view(x::Array, m::Vector{Bool}) = SubArray(x, _index_list(x, 0, m))
+view(x::Array, m::Matrix{Bool}) = SubArray(x, _index_list(x, 0, m))
 
 # Rows and columns as views, for `for r in eachrow(A)` and comprehensions (a `for` loop
 # iterates by `length` and `getindex`): each row or column is a SubArray of `A`, so reading it
