@@ -737,7 +737,7 @@ f(x) = abs$02(x)
 "#,
         expect![[r#"
             <zy>/prelude/Base.jl (prelude) 419..423: abs2
-            <zy>/prelude/Base.jl (prelude) 261475..261479: abs2
+            <zy>/prelude/Base.jl (prelude) 263493..263497: abs2
         "#]],
     );
 }
