@@ -168,7 +168,7 @@ e2(x) = V(x) == V(x)
 # zy: at e3([1], [1.0])
 e3(x, y) = x' * y
 # zy: at e5([1.0])
-e5(x) = add2.(x, ones(1, 1))
+e5(x) = add2.(x, ones(1, 1, 1))
 # zy: at e6([1.0])
 e6(x) = add2.(x', 1.0)
 # zy: at e7([1.0])

@@ -1917,6 +1917,15 @@ _first_n(x::Vector, n::Int) = length(x) == n ? x : x[1:n]
 _first_n(x::Array, n::Int) = x[1:n]
 _first_n(t::Tuple, n::Int) = collect(t)[1:n]
 
+# `x .^ -k` of a literal `k` (lowering calls this): Julia broadcasts `Base.literal_pow`, which
+# for a negative literal is `inv(x)`, `inv(x)^2`, then `Float64(x)^-k` of an integer, `x^-k`
+# of a float and `inv(x)^k` of another number.
+function _literal_pow_neg(x, k::Int)
+    k == 1 && return x^-1
+    k == 2 && return x^-2
+    return x isa Integer ? Float64(x)^(-k) : x isa AbstractFloat ? x^(-k) : inv(x)^k
+end
+
 # `f.(xs...)` of several vectors by a Julia function (inference calls this): Julia extends a
 # vector of length 1 to the others' common length (a `DimensionMismatch` where two others
 # differ); here each vector at that length (a length-1 one as `fill` of its element), and the
@@ -1933,6 +1942,31 @@ function _broadcast_vectors(xs...)
 end
 _extend_to(x::Vector, n::Int) = length(x) == n ? x : fill(x[1], n)
 _extend_to(x, n::Int) = x
+
+# `f.(xs...)` of arrays by a Julia function, a matrix among them (inference calls this): Julia's
+# shapes (a vector is a column; a dimension of length 1 extends to the others' common length, a
+# `DimensionMismatch` where two others differ); here each array as a matrix of the common size,
+# and the other operands as they are.
+function _broadcast_matrices(xs...)
+    m = 1
+    n = 1
+    for x in xs
+        if x isa Array
+            m = _common_length(m, size(x, 1))
+            n = _common_length(n, size(x, 2))
+        end
+    end
+    return map(x -> _extend_to(x, m, n), xs)
+end
+_common_length(n::Int, k::Int) =
+    k == 1 || k == n ? n :
+    n == 1 ? k :
+    throw(DimensionMismatch("arrays could not be broadcast to a common size; got a dimension with lengths $n and $k"))
+_extend_to(x::Matrix, m::Int, n::Int) =
+    size(x, 1) == m && size(x, 2) == n ? x :
+    [x[size(x, 1) == 1 ? 1 : i, size(x, 2) == 1 ? 1 : j] for i in 1:m, j in 1:n]
+_extend_to(x::Vector, m::Int, n::Int) = [x[length(x) == 1 ? 1 : i] for i in 1:m, j in 1:n]
+_extend_to(x, m::Int, n::Int) = x
 
 """
     zip(a), zip(a, b), zip(a, b, c)
@@ -5025,6 +5059,13 @@ end
 # Index `I` of dimension `d` of `A` (`d = 0`: linear) as a Vector of indices.
 _index_list(A, d::Int, I::Vector{Int}) = I
 _index_list(A, d::Int, m::Vector{Bool}) = _mask_indices(d == 0 ? length(A) : size(A, d), m)
+# A Bool mask of the array's own shape (`A[A .> 0]`): the linear positions where it holds.
+function _index_list(A, d::Int, m::Matrix{Bool})
+    if size(m) != size(A)
+        error("BoundsError: a Bool index of size $(size(m)) into an array of size $(size(A))")
+    end
+    return _mask_indices(length(A), vec(m))
+end
 _index_list(A, d::Int, r::UnitRange{Int}) = collect(r)
 _index_list(A, d::Int, r::StepRange{Int, Int}) = collect(r)
 _index_list(A, d::Int, c::Colon) = collect(1:(d == 0 ? length(A) : size(A, d)))
@@ -5102,6 +5143,7 @@ end
 
 getindex(x::Array, I::Vector{Int}) = _slice(x, I)
 getindex(x::Array, m::Vector{Bool}) = _slice(x, _index_list(x, 0, m))
+getindex(x::Array, m::Matrix{Bool}) = _slice(x, _index_list(x, 0, m))
 getindex(A::Matrix, I::Vector, J::Vector) = _pick(A, _index_list(A, 1, I), _index_list(A, 2, J))
 getindex(A::Matrix, I::Vector, J) = _pick(A, _index_list(A, 1, I), _index_list(A, 2, J))
 getindex(A::Matrix, I, J::Vector) = _pick(A, _index_list(A, 1, I), _index_list(A, 2, J))
@@ -5137,6 +5179,7 @@ end
 
 setindex!(x::Array, v, I::Vector{Int}) = _place!(x, v, I)
 setindex!(x::Array, v, m::Vector{Bool}) = _place!(x, v, _index_list(x, 0, m))
+setindex!(x::Array, v, m::Matrix{Bool}) = _place!(x, v, _index_list(x, 0, m))
 setindex!(A::Matrix, B, I::Vector, J::Vector) = _pick!(A, B, _index_list(A, 1, I), _index_list(A, 2, J))
 setindex!(A::Matrix, B, I::Vector, J) = _pick!(A, B, _index_list(A, 1, I), _index_list(A, 2, J))
 setindex!(A::Matrix, B, I, J::Vector) = _pick!(A, B, _index_list(A, 1, I), _index_list(A, 2, J))
@@ -5150,6 +5193,7 @@ function view(x::Array, I::Vector{Int})
     return SubArray(x, I)
 end
 view(x::Array, m::Vector{Bool}) = SubArray(x, _index_list(x, 0, m))
+view(x::Array, m::Matrix{Bool}) = SubArray(x, _index_list(x, 0, m))
 
 # Rows and columns as views, for `for r in eachrow(A)` and comprehensions (a `for` loop
 # iterates by `length` and `getindex`): each row or column is a SubArray of `A`, so reading it

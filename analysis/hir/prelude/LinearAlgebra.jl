@@ -1186,15 +1186,33 @@ end
 svdvals(A::AbstractMatrix) = _svd(float(A))[2]
 
 """
-    opnorm(A), cond(A)
+    opnorm(A), cond(A, p = 2)
 
-The 2-norm of a matrix (its largest singular value) and its condition number in the 2-norm
-(the largest singular value over the smallest; `Inf` for a singular matrix).
+The 2-norm of a matrix (its largest singular value) and its condition number in the operator
+`p`-norm: for `p = 2` the largest singular value over the smallest (`Inf` for a singular
+matrix, the zero matrix too), for `p = 1` and `p = Inf` of a square matrix
+`opnorm(A, p) * opnorm(inv(A), p)` (`Inf` for a singular one).
 """
 opnorm(A::AbstractMatrix) = svdvals(A)[1]
 function cond(A::AbstractMatrix)
     s = svdvals(A)
-    return s[1] / s[end]
+    return iszero(s[1]) ? Inf : s[1] / s[end]
+end
+function cond(A::AbstractMatrix, p::Real)
+    if p == 2
+        return cond(A)
+    elseif p == 1 || p == Inf
+        size(A, 1) == size(A, 2) || throw(DimensionMismatch("matrix is not square: dimensions are $(size(A))"))
+        # `cond(A)` alone has no `try`, which the gradient of a complex `inv` cannot cross.
+        Ainv = try
+            inv(A)
+        catch e
+            e isa SingularException || rethrow()
+            return Inf
+        end
+        return opnorm(A, p) * opnorm(Ainv, p)
+    end
+    throw(ArgumentError("p-norm must be 1, 2 or Inf, got $p"))
 end
 
 export cond, rank

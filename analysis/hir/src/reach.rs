@@ -287,10 +287,15 @@ pub const HOOKS: &[Hooks] = &[
         triggers: &["map", "Base.map"],
         hooks: &["Base._zip_vectors"],
     },
-    // `f.(xs...)` of several vectors by a Julia function (inference's `broadcast`).
+    // `f.(xs...)` of several arrays by a Julia function (inference's `broadcast`); `x .^ -k`
+    // (lowering's broadcast of `literal_pow`).
     Hooks {
         triggers: &["broadcast", "Base.broadcast"],
-        hooks: &["Base._broadcast_vectors"],
+        hooks: &[
+            "Base._broadcast_vectors",
+            "Base._broadcast_matrices",
+            "Base._literal_pow_neg",
+        ],
     },
     // `fill(v, n)` of a value that is not a number (inference's array builtins).
     Hooks {

@@ -429,10 +429,15 @@ impl<'c, 'a> BodyLowerer<'c, 'a> {
                     };
                 }
                 let (a, b) = (self.expr(lhs), self.expr(rhs));
-                if *op == BinOp::Pow && !*dotted && negative_int_literal(rhs) {
+                if *op == BinOp::Pow && !*dotted && negative_int_literal(rhs).is_some() {
                     // Julia lowers a literal exponent to `Base.literal_pow`, which differs from
                     // `^` for negative ones (`2^-2` is 0.25, while `2^n` with `n = -2` throws).
                     self.call("literal_pow", vec![a, b], r)
+                } else if let (BinOp::Pow, Some(p)) = (op, negative_int_literal(rhs)) {
+                    // `x .^ -k` broadcasts `literal_pow` with the literal (the prelude's
+                    // `_literal_pow_neg(x, k)` written with literals), not `^`.
+                    let f = Const::Func("Base._literal_pow_neg".into()).into();
+                    self.call("broadcast", vec![f, a, Const::Int(-p).into()], r)
                 } else if *dotted {
                     self.call(
                         "broadcast",
@@ -932,8 +937,12 @@ fn undef_stmt(name: Name) -> Stmt {
 
 /// Is `e` an integer literal below zero as written (`-2` or `(-2)`, where the parser reads a
 /// signed literal; `- 2` and `-(2)` are calls of `-`, as in Julia)?
-fn negative_int_literal(e: &Expr) -> bool {
-    matches!(e.kind, ExprKind::Int(i) if i < 0)
+/// The value of a negative integer literal.
+fn negative_int_literal(e: &Expr) -> Option<i64> {
+    match e.kind {
+        ExprKind::Int(i) if i < 0 => Some(i),
+        _ => None,
+    }
 }
 
 /// The pieces of an exception message: a string literal, or the parts of an interpolated one

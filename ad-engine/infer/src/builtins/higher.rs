@@ -304,6 +304,11 @@ fn broadcast(
     if xs.iter().any(|x| matches!(x.ty, Type::Adjoint(_))) {
         return broadcast_with_rows(cx, b, f, xs);
     }
+    let extended = extended(cx, b, f, xs)?;
+    let (xs, args) = match &extended {
+        Some(call) => (&call[1..], &call[..]),
+        None => (xs, args),
+    };
     let (mut elems, n) = shape(xs)?;
     for (e, x) in elems.iter_mut().zip(xs) {
         if let Some(t) = boxed_scalar(x, n.is_some()) {
@@ -314,32 +319,50 @@ fn broadcast(
         // `f.(x)` on scalars is the call itself.
         return cx.call_value(b, args);
     }
-    let vectors = xs
-        .iter()
-        .filter(|x| matches!(x.ty, Type::Array(_, 1)))
-        .count();
-    let helper: Name = "Base._broadcast_vectors".into();
-    if n == Some(1) && vectors > 1 && cx.program.functions.contains_key(&helper) {
-        // Vectors of which one has length 1 (`[x] .* a`): Julia extends it. The prelude's
-        // `Base._broadcast_vectors(xs...)` gives the vectors of the common length (the others
-        // as they are); the synthesised loop then reads all at one index.
-        let t = cx.call_named(b, &helper, xs)?;
-        let Type::Tuple(ts) = t.ty.clone() else {
-            return Err(Fail::unsupported("`broadcast` of vectors it cannot extend"));
-        };
-        let mut call = vec![f.clone()];
-        for (i, ty) in ts.iter().enumerate() {
-            let idx = Arg::Const(Const::Int(i as i64 + 1));
-            call.push(Val::of(
-                b.prim(Prim::GetField, vec![t.arg.clone(), idx], ty.clone()),
-                ty.clone(),
-            ));
-        }
-        element_result(cx, f, &elems, "broadcast")?;
-        return Ok(invoke_synth(cx, b, "broadcast", &call));
-    }
     element_result(cx, f, &elems, "broadcast")?;
     Ok(invoke_synth(cx, b, "broadcast", args))
+}
+
+/// The call `f(xs...)` of a broadcast by a Julia function over several arrays whose shapes may
+/// differ, its arrays extended to their common shape by the prelude (Julia extends a dimension
+/// of length 1): `Base._broadcast_vectors(xs...)` for vectors, `Base._broadcast_matrices` where
+/// a matrix is among them; the synthesised loop then reads all at one index. `None` when no
+/// array needs extending (one array, or arrays of more dimensions, which must agree).
+fn extended(
+    cx: &mut Cx,
+    b: &mut PlanBuilder,
+    f: &Val,
+    xs: &[Val],
+) -> Result<Option<Vec<Val>>, Fail> {
+    let dims: Vec<u8> = xs
+        .iter()
+        .filter_map(|x| match x.ty {
+            Type::Array(_, k) => Some(k),
+            _ => None,
+        })
+        .collect();
+    let helper: Name = match dims.iter().max() {
+        _ if dims.len() < 2 => return Ok(None),
+        Some(1) => "Base._broadcast_vectors".into(),
+        Some(2) => "Base._broadcast_matrices".into(),
+        _ => return Ok(None),
+    };
+    if !cx.program.functions.contains_key(&helper) {
+        return Ok(None);
+    }
+    let t = cx.call_named(b, &helper, xs)?;
+    let Type::Tuple(ts) = t.ty.clone() else {
+        return Err(Fail::unsupported("`broadcast` of arrays it cannot extend"));
+    };
+    let mut call = vec![f.clone()];
+    for (i, ty) in ts.iter().enumerate() {
+        let idx = Arg::Const(Const::Int(i as i64 + 1));
+        call.push(Val::of(
+            b.prim(Prim::GetField, vec![t.arg.clone(), idx], ty.clone()),
+            ty.clone(),
+        ));
+    }
+    Ok(Some(call))
 }
 
 /// Whether `x` is a container of one element that Julia broadcasts as a scalar beside the
