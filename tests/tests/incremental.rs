@@ -280,14 +280,14 @@ fn argument_calls_run_compiled_with_the_interpreters_values_and_errors() {
         .raw_database()
         .take_query_log()
         .into_iter()
-        .filter(|q| q.starts_with("compiled(") && q.ends_with("primal)"))
+        .filter(|q| q.starts_with("compiled(") && q.ends_with("run once)"))
         .collect();
     // Each compiled once (`at` for the first call, then reused); `setw!` never.
     assert_eq!(
         primal,
         [
-            "compiled(at(::Int64), primal)",
-            "compiled(down(::Int64), primal)"
+            "compiled(at(::Int64), primal, run once)",
+            "compiled(down(::Int64), primal, run once)"
         ]
     );
 }
