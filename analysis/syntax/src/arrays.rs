@@ -45,12 +45,7 @@ fn vcat_of(cx: &mut Cx, children: &[SyntaxNode], range: TextRange) -> Expr {
         if column.iter().all(is_number) {
             return Expr::new(ExprKind::Vect(column), range);
         }
-        let callee = Box::new(Expr::new(ExprKind::Ident("Base.vcat".into()), range));
-        let kind = ExprKind::Call {
-            callee,
-            args: column,
-        };
-        return Expr::new(kind, range);
+        return Expr::call("Base.vcat", column, range);
     }
     Expr::new(ExprKind::Matrix(rows), range)
 }

@@ -282,12 +282,7 @@ fn macro_call(cx: &mut Cx, node: &SyntaxNode) -> Expr {
                 }
                 // Whether a local holds a value here: lowering's `isdefined_local(x)`.
                 ("@isdefined", [x]) if x.leaf && x.kind == Kind::Identifier => {
-                    let callee = Box::new(Expr::new(
-                        ExprKind::Ident("isdefined_local".into()),
-                        node.range,
-                    ));
-                    let args = vec![expr(cx, x)];
-                    Expr::new(ExprKind::Call { callee, args }, node.range)
+                    Expr::call("isdefined_local", vec![expr(cx, x)], node.range)
                 }
                 ("@sprintf" | "Printf.@sprintf", args) => crate::sprintf::sprintf(cx, node, args),
                 ("@evalpoly", [x, c, cs @ ..]) => evalpoly(cx, node, x, c, cs),
@@ -314,9 +309,8 @@ fn evalpoly(
 ) -> Expr {
     let r = node.range;
     let coefficients = std::iter::once(c).chain(cs).map(|c| expr(cx, c)).collect();
-    let callee = Box::new(Expr::new(ExprKind::Ident("Base.evalpoly".into()), r));
     let args = vec![expr(cx, x), Expr::new(ExprKind::Tuple(coefficients), r)];
-    Expr::new(ExprKind::Call { callee, args }, r)
+    Expr::call("Base.evalpoly", args, r)
 }
 
 /// The refusal of the macro call `@name` (one zy does not know).
@@ -331,21 +325,14 @@ fn unknown_macro(name: &str) -> String {
 fn assertion(cx: &mut Cx, node: &SyntaxNode, cond: &SyntaxNode, message: Expr) -> Expr {
     let r = node.range;
     let cond = expr(cx, cond);
-    let ident = |name: &str| Box::new(Expr::new(ExprKind::Ident(name.to_string()), r));
-    let error = ExprKind::Call {
-        callee: ident("AssertionError"),
-        args: vec![message],
-    };
-    let throw = ExprKind::Call {
-        callee: ident("throw"),
-        args: vec![Expr::new(error, r)],
-    };
+    let error = Expr::call("AssertionError", vec![message], r);
+    let throw = Expr::call("throw", vec![error], r);
     let failed = ExprKind::Unary {
         op: crate::ast::UnOp::Not,
         arg: Box::new(cond),
     };
     let kind = ExprKind::If {
-        branches: vec![(Expr::new(failed, r), vec![Expr::new(throw, r)])],
+        branches: vec![(Expr::new(failed, r), vec![throw])],
         els: None,
     };
     Expr::new(kind, r)
@@ -539,12 +526,7 @@ fn semicolon_named_tuple(cx: &mut Cx, node: &SyntaxNode, params: &SyntaxNode) ->
     if !fields.is_empty() {
         parts.push(Expr::new(ExprKind::NamedTuple(fields), node.range));
     }
-    let callee = Expr::new(ExprKind::Ident("Base._merge_named".into()), node.range);
-    let kind = ExprKind::Call {
-        callee: Box::new(callee),
-        args: parts,
-    };
-    Expr::new(kind, node.range)
+    Expr::call("Base._merge_named", parts, node.range)
 }
 
 /// Is `node` the name `new` inside an inner constructor?

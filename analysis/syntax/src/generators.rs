@@ -20,7 +20,7 @@ pub(crate) fn comprehension(cx: &mut Cx, node: &SyntaxNode) -> Expr {
     match node.children.as_slice() {
         [g] if g.kind == Kind::Generator && !g.leaf => {
             let g = generator(cx, g);
-            call("Base.collect", vec![g], node.range)
+            Expr::call("Base.collect", vec![g], node.range)
         }
         _ => error_expr(node),
     }
@@ -32,7 +32,7 @@ pub(crate) fn typed_comprehension(cx: &mut Cx, node: &SyntaxNode) -> Expr {
         [t, g] if g.kind == Kind::Generator && !g.leaf => {
             let t = expr(cx, t);
             let g = generator(cx, g);
-            call("Base.collect", vec![t, g], node.range)
+            Expr::call("Base.collect", vec![t, g], node.range)
         }
         _ => error_expr(node),
     }
@@ -70,14 +70,14 @@ pub(crate) fn generator(cx: &mut Cx, node: &SyntaxNode) -> Expr {
             Some(cond) => {
                 let range = cond.range;
                 let p = closure(&vars, cond, range);
-                call("Base.Filter", vec![p, iter], range)
+                Expr::call("Base.Filter", vec![p, iter], range)
             }
             None => iter,
         };
         let f = closure(&vars, value, node.range);
-        value = call("Base.Generator", vec![f, iter], node.range);
+        value = Expr::call("Base.Generator", vec![f, iter], node.range);
         if i + 1 < count {
-            value = call("Base.Flatten", vec![value], node.range);
+            value = Expr::call("Base.Flatten", vec![value], node.range);
         }
     }
     if count == 0 {
@@ -134,7 +134,7 @@ pub(crate) fn tuple_of(arg: &Expr, range: TextRange) -> Option<Expr> {
         _ => return None,
     };
     let tuple = Expr::new(ExprKind::Tuple(elements), iter.range);
-    Some(call("Base.map", vec![f.clone(), tuple], range))
+    Some(Expr::call("Base.map", vec![f.clone(), tuple], range))
 }
 
 /// One `for` clause: its variables and what they iterate.
@@ -171,19 +171,13 @@ fn iteration(cx: &mut Cx, clause: &SyntaxNode) -> Option<Clause> {
     }
     let iter = match iters.len() {
         1 => iters.pop()?,
-        2 | 3 => call("Base.product", iters, iteration.range),
+        2 | 3 => Expr::call("Base.product", iters, iteration.range),
         _ => {
             cx.unsupported(iteration, "a comprehension over more than three dimensions");
             return None;
         }
     };
     Some(Clause { vars, iter })
-}
-
-/// `name(args...)` for a function of Base, whatever the file defines.
-fn call(name: &str, args: Vec<Expr>, range: TextRange) -> Expr {
-    let callee = Box::new(Expr::new(ExprKind::Ident(name.to_string()), range));
-    Expr::new(ExprKind::Call { callee, args }, range)
 }
 
 /// The closure `var -> body` over one element; `vars` is one identifier, one tuple of them,

@@ -619,14 +619,7 @@ fn global(
     let mut value = expr(cx, rhs);
     if let Some(ty) = ty {
         let r = assignment.range;
-        let callee = Box::new(Expr::new(ExprKind::Ident("Base.convert".into()), r));
-        value = Expr::new(
-            ExprKind::Call {
-                callee,
-                args: vec![expr(cx, ty), value],
-            },
-            r,
-        );
+        value = Expr::call("Base.convert", vec![expr(cx, ty), value], r);
     }
     let value = seeded(cx, &name, value);
     Some(GlobalDef {

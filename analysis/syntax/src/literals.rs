@@ -105,15 +105,7 @@ pub(crate) fn string(cx: &mut Cx, node: &SyntaxNode) -> Expr {
     if !value.is_empty() {
         parts.push(Expr::new(ExprKind::Str(value), node.range));
     }
-    let callee = Expr::new(
-        ExprKind::Ident(crate::ast::INTERPOLATION.into()),
-        node.range,
-    );
-    let kind = ExprKind::Call {
-        callee: Box::new(callee),
-        args: parts,
-    };
-    Expr::new(kind, node.range)
+    Expr::call(crate::ast::INTERPOLATION, parts, node.range)
 }
 
 /// A character literal `'a'`: the call `Char(code)` of the prelude's `Char`, its one

@@ -169,7 +169,7 @@ pub(crate) fn io_write(
         return None;
     }
     let ident = |s: &str| ident_at(s, range);
-    let call = |f: &str, args: Vec<Expr>| call_at(f, args, range);
+    let call = |f: &str, args: Vec<Expr>| Expr::call(f, args, range);
     let mut parts = vec![ident(io)];
     let text = match (name, rest) {
         ("print" | "write", _) => {
@@ -201,7 +201,7 @@ pub(crate) fn io_write(
 /// `String`; `showerror(stdout, e)` (or `stderr`): the text computed and left out, with a note.
 pub(crate) fn text_of(cx: &mut Cx, node: &SyntaxNode, name: &str, args: &[Expr]) -> Option<Expr> {
     let range = node.range;
-    let call = |f: &str, args: Vec<Expr>| call_at(f, args, range);
+    let call = |f: &str, args: Vec<Expr>| Expr::call(f, args, range);
     let empty = || Expr::new(ExprKind::Str(String::new()), range);
     match (name, args) {
         ("sprint", [f, x]) => match &f.kind {
@@ -234,8 +234,3 @@ fn ident_at(s: &str, range: crate::ast::TextRange) -> Expr {
     Expr::new(ExprKind::Ident(s.into()), range)
 }
 
-/// The call `f(args...)` at `range`.
-fn call_at(f: &str, args: Vec<Expr>, range: crate::ast::TextRange) -> Expr {
-    let callee = Box::new(ident_at(f, range));
-    Expr::new(ExprKind::Call { callee, args }, range)
-}

@@ -62,25 +62,13 @@ pub(crate) fn sprintf(cx: &mut Cx, node: &SyntaxNode, args: &[SyntaxNode]) -> Ex
                 if plain_s {
                     parts.push(v);
                 } else {
-                    let callee = Box::new(Expr::new(ExprKind::Ident("Base._sprintf".into()), r));
                     let spec = Expr::new(ExprKind::Str(spec), r);
-                    let kind = ExprKind::Call {
-                        callee,
-                        args: vec![spec, v],
-                    };
-                    parts.push(Expr::new(kind, r));
+                    parts.push(Expr::call("Base._sprintf", vec![spec, v], r));
                 }
             }
         }
     }
-    let callee = Box::new(Expr::new(ExprKind::Ident(INTERPOLATION.into()), r));
-    Expr::new(
-        ExprKind::Call {
-            callee,
-            args: parts,
-        },
-        r,
-    )
+    Expr::call(INTERPOLATION, parts, r)
 }
 
 enum Refusal {

@@ -51,10 +51,5 @@ pub(crate) fn subtype(cx: &mut Cx, node: &SyntaxNode) -> Expr {
     } else {
         vec![b, a]
     };
-    let callee = Expr::new(ExprKind::Ident("<:".into()), node.range);
-    let kind = ExprKind::Call {
-        callee: Box::new(callee),
-        args,
-    };
-    Expr::new(kind, node.range)
+    Expr::call("<:", args, node.range)
 }
