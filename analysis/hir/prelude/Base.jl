@@ -2319,16 +2319,21 @@ The negation of a predicate `f`: `x -> !f(x)` (`count(!iszero, x)`, `filter(!isn
 """
     floor(T, x), ceil(T, x), round(T, x), trunc(T, x)
 
-`x` rounded and converted to the integer type `T` (an `InexactError` where it does not fit).
+`x` rounded and converted to the integer type `T`: where it does not fit, Julia's
+`InexactError: trunc(Int64, x)` (each rounds first, then truncates).
 """
-floor(T::Type{Int64}, x::Real) = T(floor(x))
-ceil(T::Type{Int64}, x::Real) = T(ceil(x))
-round(T::Type{Int64}, x::Real) = T(round(x))
-trunc(T::Type{Int64}, x::Real) = T(trunc(x))
-floor(T::Type{Int}, x::Real) = T(floor(x))
-ceil(T::Type{Int}, x::Real) = T(ceil(x))
-round(T::Type{Int}, x::Real) = T(round(x))
-trunc(T::Type{Int}, x::Real) = T(trunc(x))
+floor(T::Type{Int64}, x::Real) = _trunc_int(floor(x))
+ceil(T::Type{Int64}, x::Real) = _trunc_int(ceil(x))
+round(T::Type{Int64}, x::Real) = _trunc_int(round(x))
+trunc(T::Type{Int64}, x::Real) = _trunc_int(trunc(x))
+floor(T::Type{Int}, x::Real) = _trunc_int(floor(x))
+ceil(T::Type{Int}, x::Real) = _trunc_int(ceil(x))
+round(T::Type{Int}, x::Real) = _trunc_int(round(x))
+trunc(T::Type{Int}, x::Real) = _trunc_int(trunc(x))
+# An integral `x` as an Int64, or the `InexactError` Julia's `trunc(Int64, x)` raises.
+_trunc_int(x::Integer) = Int(x)
+_trunc_int(x::Real) =
+    -9.223372036854775808e18 <= x < 9.223372036854775808e18 ? Int(x) : throw(InexactError(:trunc, Int64, x))
 
 """
     convert(T, x)
@@ -2398,6 +2403,19 @@ function sortperm(x::AbstractVector; rev::Bool = false, by = identity)
 end
 
 sort(x::AbstractVector; rev::Bool = false, by = identity) = [x[k] for k in sortperm(x; rev = rev, by = by)]
+
+"""
+    issorted(v; rev = false, by = identity)
+
+Whether no element of `v` sorts before the one preceding it by the keys `by(vᵢ)` (`sort`'s
+order, reversed by `rev`): `true` for an empty or one-element vector.
+"""
+function issorted(v; rev::Bool = false, by = identity)
+    for i in 2:length(v)
+        _sort_before(by(v[i]), by(v[i - 1]), rev) && return false
+    end
+    return true
+end
 
 """
     sort(A::AbstractMatrix; dims, rev = false, by = identity)
@@ -2754,6 +2772,29 @@ end
 Rational(num::Integer, den::Integer) = Rational(Int(num), Int(den))
 Rational(n::Integer) = _unsafe_rational(Int(n), 1)
 Rational(x::Rational) = x
+
+"""
+    floor(x::Rational), ceil(x), trunc(x), round(x)
+
+The integer next to `x` below, above, toward zero, or nearest (ties to even), as a `Rational`
+(`floor(7//2) == 3//1`); `floor(Int, x)` and the others give it as an `Int`.
+"""
+floor(x::Rational) = Rational(fld(x.num, x.den))
+ceil(x::Rational) = Rational(cld(x.num, x.den))
+trunc(x::Rational) = Rational(div(x.num, x.den))
+function round(x::Rational)
+    q = fld(x.num, x.den)
+    twice = 2 * (x.num - q * x.den)
+    return Rational(twice > x.den || (twice == x.den && isodd(q)) ? q + 1 : q)
+end
+floor(::Type{Int}, x::Rational) = Int(floor(x))
+ceil(::Type{Int}, x::Rational) = Int(ceil(x))
+trunc(::Type{Int}, x::Rational) = Int(trunc(x))
+round(::Type{Int}, x::Rational) = Int(round(x))
+floor(::Type{Int64}, x::Rational) = floor(Int, x)
+ceil(::Type{Int64}, x::Rational) = ceil(Int, x)
+trunc(::Type{Int64}, x::Rational) = trunc(Int, x)
+round(::Type{Int64}, x::Rational) = round(Int, x)
 
 """
     Rational(x::Float64)
@@ -3501,8 +3542,8 @@ round(x::Real, ::_RoundNearest) = round(x)
 round(x::Real, ::_RoundToZero) = trunc(x)
 round(x::Real, ::_RoundUp) = ceil(x)
 round(x::Real, ::_RoundDown) = floor(x)
-round(T::Type{Int64}, x::Real, r) = T(round(x, r))
-round(T::Type{Int}, x::Real, r) = T(round(x, r))
+round(T::Type{Int64}, x::Real, r) = _trunc_int(round(x, r))
+round(T::Type{Int}, x::Real, r) = _trunc_int(round(x, r))
 
 """
     rem2pi(x, mode), mod2pi(x)

@@ -733,15 +733,21 @@ impl<'c, 'a> BodyLowerer<'c, 'a> {
                 let parts = message_parts(message)?;
                 Some(self.exception(ty, std::slice::from_ref(value), parts, arg.range))
             }
-            // Julia shows it as `InexactError: f(x)`.
-            ("InexactError", [func, _, value]) => {
+            // Julia shows it as `InexactError: f(T, x)`, or `T(x)` where `f` is `T`'s name.
+            ("InexactError", [func, target, value]) => {
                 let ExprKind::Symbol(f) = &func.kind else {
                     return None;
+                };
+                let head = match &target.kind {
+                    ExprKind::Ident(t) if t.split('{').next() != Some(&**f) => {
+                        format!("{f}({t}, ")
+                    }
+                    _ => format!("{f}("),
                 };
                 let x = self.expr(value);
                 let args = vec![
                     Const::Symbol(ty.as_str().into()).into(),
-                    Const::Str(format!("{f}(").as_str().into()).into(),
+                    Const::Str(head.as_str().into()).into(),
                     x,
                     Const::Str(")".into()).into(),
                 ];
