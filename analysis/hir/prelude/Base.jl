@@ -2126,11 +2126,25 @@ end
 rotr90(A::AbstractMatrix, k::Integer) = rotl90(A, -k)
 
 """
-    diff(x)
+    diff(x; dims = 1), diff(A; dims)
 
-The differences of consecutive elements of a vector, `x[k + 1] - x[k]`.
+The differences of consecutive elements of a vector, `x[k + 1] - x[k]`; of a matrix, down its
+columns (`dims = 1`: `A[i + 1, j] - A[i, j]`) or along its rows (`dims = 2`), as Julia (whose
+matrix method has no default `dims`).
 """
-diff(x::AbstractVector) = [x[k + 1] - x[k] for k in 1:length(x) - 1]
+function diff(x::AbstractVector; dims::Integer = 1)
+    dims == 1 || throw(ArgumentError("dimension $dims out of range (1:1)"))
+    return [x[k + 1] - x[k] for k in 1:length(x) - 1]
+end
+
+function diff(A::AbstractMatrix; dims::Integer)
+    if dims == 1
+        return [A[i + 1, j] - A[i, j] for i in 1:size(A, 1) - 1, j in 1:size(A, 2)]
+    elseif dims == 2
+        return [A[i, j + 1] - A[i, j] for i in 1:size(A, 1), j in 1:size(A, 2) - 1]
+    end
+    throw(ArgumentError("dimension $dims out of range (1:2)"))
+end
 
 """
     isnan(x), isinf(x), isfinite(x)
