@@ -2379,13 +2379,13 @@ _convert_to(T, v::AbstractMatrix) = T <: Matrix ? _matrix_of(eltype(T), v) : con
 _convert_to(T, v::Tuple) = T <: Tuple ? error("unsupported: converting the $(typeof(v)) returned to $(T); return the elements converted (`(Float64(a), Float64(b))`) instead") : convert(T, v)
 
 """
-    sortperm(x; rev = false, by = identity), sort(x; rev = false, by = identity)
+    sortperm(x; lt = isless, by = identity, rev = false), sort(x; lt, by, rev)
 
-The permutation that sorts a vector by the keys `by(xᵢ)` (stable: equal keys keep their
-order; NaN last, as Julia's `isless` orders them), and the sorted copy. The gradient of `sort` flows back through
+The permutation that sorts a vector by the keys `by(xᵢ)` compared with `lt` (stable: equal keys
+keep their order; NaN last, as Julia's `isless` orders them), and the sorted copy. The gradient of `sort` flows back through
 the permutation.
 """
-function sortperm(x::AbstractVector; rev::Bool = false, by = identity)
+function sortperm(x::AbstractVector; rev::Bool = false, by = identity, lt = _sort_isless)
     n = length(x)
     p = collect(1:n)
     tmp = collect(1:n)
@@ -2398,7 +2398,7 @@ function sortperm(x::AbstractVector; rev::Bool = false, by = identity)
             i = lo
             j = mid + 1
             for k in lo:hi
-                if j > hi || (i <= mid && !_sort_before(by(x[p[j]]), by(x[p[i]]), rev))
+                if j > hi || (i <= mid && !_sort_before(by(x[p[j]]), by(x[p[i]]), rev, lt))
                     tmp[k] = p[i]
                     i += 1
                 else
@@ -2416,49 +2416,51 @@ function sortperm(x::AbstractVector; rev::Bool = false, by = identity)
     return p
 end
 
-sort(x::AbstractVector; rev::Bool = false, by = identity) = [x[k] for k in sortperm(x; rev = rev, by = by)]
+sort(x::AbstractVector; rev::Bool = false, by = identity, lt = _sort_isless) =
+    [x[k] for k in sortperm(x; rev = rev, by = by, lt = lt)]
 
 """
-    issorted(v; rev = false, by = identity)
+    issorted(v; lt = isless, by = identity, rev = false)
 
 Whether no element of `v` sorts before the one preceding it by the keys `by(vᵢ)` (`sort`'s
-order, reversed by `rev`): `true` for an empty or one-element vector.
+order by `lt`, reversed by `rev`): `true` for an empty or one-element vector.
 """
-function issorted(v; rev::Bool = false, by = identity)
+function issorted(v; rev::Bool = false, by = identity, lt = _sort_isless)
     for i in 2:length(v)
-        _sort_before(by(v[i]), by(v[i - 1]), rev) && return false
+        _sort_before(by(v[i]), by(v[i - 1]), rev, lt) && return false
     end
     return true
 end
 
 """
-    sort(A::AbstractMatrix; dims, rev = false, by = identity)
+    sort(A::AbstractMatrix; dims, lt = isless, by = identity, rev = false)
 
 A copy of the matrix with each column (`dims = 1`) or each row (`dims = 2`) sorted on its own
 (a copy as it is for a dimension beyond the second).
 """
-function sort(A::AbstractMatrix; dims::Int, rev::Bool = false, by = identity)
+function sort(A::AbstractMatrix; dims::Int, rev::Bool = false, by = identity, lt = _sort_isless)
     dims >= 1 || throw(ArgumentError("dimension out of range"))
     B = copy(A)
     if dims == 1
         for j in 1:size(A, 2)
-            B[:, j] = sort(A[:, j]; rev = rev, by = by)
+            B[:, j] = sort(A[:, j]; rev = rev, by = by, lt = lt)
         end
     elseif dims == 2
         for i in 1:size(A, 1)
-            B[i, :] = sort(A[i, :]; rev = rev, by = by)
+            B[i, :] = sort(A[i, :]; rev = rev, by = by, lt = lt)
         end
     end
     return B
 end
 
 """
-    sort!(x; rev = false, by = identity), reverse!(x)
+    sort!(x; lt = isless, by = identity, rev = false), reverse!(x)
 
 `x` sorted (reversed) in place, and returned: `sort(x)` (`reverse(x)`) copied into `x`, the same
 elements Julia's in-place algorithms leave.
 """
-sort!(x::AbstractVector; rev::Bool = false, by = identity) = copyto!(x, sort(x; rev = rev, by = by))
+sort!(x::AbstractVector; rev::Bool = false, by = identity, lt = _sort_isless) =
+    copyto!(x, sort(x; rev = rev, by = by, lt = lt))
 reverse!(x::AbstractVector) = copyto!(x, reverse(x))
 
 """
@@ -2473,7 +2475,9 @@ partialsortperm(x::AbstractVector, k; rev::Bool = false, by = identity) = sortpe
 
 # `a` strictly before `b` in the order `sort` uses: Julia's `isless` (NaN after every number),
 # reversed with `rev`.
-_sort_before(a, b, rev::Bool) = rev ? _sort_isless(b, a) : _sort_isless(a, b)
+# Whether `a` sorts before `b` by `lt` (`_sort_isless`, Julia's `isless`, unless given), `rev`
+# reversing it.
+_sort_before(a, b, rev::Bool, lt) = rev ? lt(b, a) : lt(a, b)
 _sort_isless(a::Real, b::Real) = isnan(a) ? false : (isnan(b) ? true : _isless(a, b))
 # Other values in Julia's `isless` order (the program's own `Base.isless` methods, tuples).
 _sort_isless(a, b) = isless(a, b)
