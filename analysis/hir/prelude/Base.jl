@@ -894,6 +894,20 @@ end
 _gen_sum_first(y) = y
 _gen_sum_first(y::Bool) = Int(y)
 
+# A generator over a tuple, whose elements may differ in type (`f(x) for f in (sin, cos)`):
+# `f` called on each element by its own method, as `map(f, t)` calls it, in order.
+_gen_fold(op, first, f, it::Tuple) = _gen_fold_values(op, first, map(f, it)...)
+_gen_fold_values(op, first) = error("ArgumentError: reducing over an empty collection is not allowed")
+_gen_fold_values(op, first, y, ys...) = _foldl_tuple(op, first(y), ys...)
+_gen_collect(f, it::Tuple) = collect(map(f, it))
+_gen_any(f, it::Tuple) = _any_each(f, it...)
+_gen_all(f, it::Tuple) = _all_each(f, it...)
+# Julia's `any`/`all` over a generator stop at the first element that decides.
+_any_each(f) = false
+_any_each(f, x, rest...) = f(x) ? true : _any_each(f, rest...)
+_all_each(f) = true
+_all_each(f, x, rest...) = f(x) ? _all_each(f, rest...) : false
+
 sum(g::Generator) = _gen_fold(+, _gen_sum_first, g.f, g.iter)
 prod(g::Generator) = _gen_fold(*, identity, g.f, g.iter)
 maximum(g::Generator) = _gen_fold(max, identity, g.f, g.iter)
@@ -4127,6 +4141,10 @@ _bool(x::Real) = x == 0 ? false : x == 1 ? true : throw(InexactError(:Bool, Bool
 
 # `x[:, :]`: an n×1 Matrix copy of `x`.
 getindex(x::Vector, ::Colon, ::Colon) = reshape(copy(x), length(x), 1)
+# `x[i, :]`: the one column kept, a 1-element Vector for an Int `i`, a k×1 Matrix for k
+# indices (`x[1, :]` of DiffTests' `arr2arr_2` given a vector).
+getindex(x::Vector, i::Int, ::Colon) = [x[i]]
+getindex(x::Vector, I, ::Colon) = reshape(x[I], length(I), 1)
 # `x[i, 1]`: `x[i]` (a copy for a slice); a second index other than 1 is out of bounds.
 function getindex(x::Vector, i, j::Int)
     j == 1 || throw(BoundsError(x, (i, j)))
@@ -6440,6 +6458,10 @@ Base.all(f, it::Union{Base.Zip, Base.Enumerate, Base.ProductIterator, Product3, 
 Base.count(f, it::Union{Base.Zip, Base.Enumerate, Base.ProductIterator, Product3, Base.Filter, Take, Drop, Reverse, PartitionIterator, Base.Generator}) = count(identity, collect(Base.Generator(f, it)))
 Base.mapreduce(f, op, it::Union{Base.Zip, Base.Enumerate, Base.ProductIterator, Product3, Base.Filter, Take, Drop, Reverse, PartitionIterator, Base.Generator}; init = Base._InitialValue()) =
     mapreduce(identity, op, collect(Base.Generator(f, it)); init = init)
+# `sum(itr; init)`, `prod(f, itr; init)` and the other reductions with `init` of a generator or
+# a lazy iterator (inference hands them to `_mapfoldl`): those of its elements collected.
+Base._mapfoldl(f, op, init, it::Union{Base.Zip, Base.Enumerate, Base.ProductIterator, Product3, Base.Filter, Take, Drop, Reverse, PartitionIterator, Base.Generator}) =
+    Base._mapfoldl(f, op, init, collect(it))
 
 end # module Iterators
 

@@ -34,3 +34,35 @@ jacobian(f, x::AbstractArray) = Base._ad_jacobian(f, x)[1]
 The Hessian of the real-valued `f` at the vector `x` (zy's `hessian`, forward over reverse).
 """
 hessian(f, x::AbstractArray) = Base._ad_hessian(f, x)
+
+"""
+    ForwardDiff.gradient!(out, f, x), ForwardDiff.jacobian!(out, f, x), ForwardDiff.hessian!(out, f, x)
+
+The gradient (Jacobian, Hessian) of `f` at `x` written into the array `out`, which is
+returned.
+"""
+gradient!(out::AbstractArray, f, x::AbstractArray) = (out .= gradient(f, x); out)
+jacobian!(out::AbstractArray, f, x::AbstractArray) = (out .= jacobian(f, x); out)
+hessian!(out::AbstractArray, f, x::AbstractArray) = (out .= hessian(f, x); out)
+
+"""
+    ForwardDiff.jacobian(f!, y, x), ForwardDiff.derivative(f!, y, x)
+
+The Jacobian (derivative) of the in-place `f!(y, x)`, which writes its value into `y`: `f!`
+starts from `y`'s contents, as ForwardDiff seeds its buffer from `y`, and `y` is left holding
+the value at `x`.
+"""
+function jacobian(f!, y::AbstractArray, x::AbstractArray)
+    J = jacobian(v -> _inplace_value(f!, y, v), x)
+    f!(y, x)
+    return J
+end
+
+function derivative(f!, y::AbstractArray, x::Float64)
+    d = derivative(t -> _inplace_value(f!, y, t), x)
+    f!(y, x)
+    return d
+end
+
+# `f!`'s value at `x` in a fresh copy of `y`.
+_inplace_value(f!, y, x) = (w = copy(y); f!(w, x); w)
