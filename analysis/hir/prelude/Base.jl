@@ -1727,8 +1727,10 @@ _uniform_matrix(J, dims::Tuple{Int, Int}) = _uniform_matrix(J, dims[1], dims[2])
 # new array of element type `T` (Float64 or Int), each element converted.
 _vector_of(T::Type{Float64}, x) = _typed_cat(T, collect(x))
 _vector_of(T::Type{Int}, x) = _typed_cat(T, collect(x))
+_vector_of(T::Type{Int64}, x) = _vector_of(Int, x)
 _matrix_of(T::Type{Float64}, A::AbstractMatrix) = _typed_cat(T, A)
 _matrix_of(T::Type{Int}, A::AbstractMatrix) = _typed_cat(T, A)
+_matrix_of(T::Type{Int64}, A::AbstractMatrix) = _matrix_of(Int, A)
 _matrix_of(T::Type{Float64}, J, m::Int, n::Int) = _typed_cat(T, _uniform_matrix(J, m, n))
 _matrix_of(T::Type{Int}, J, m::Int, n::Int) = _typed_cat(T, _uniform_matrix(J, m, n))
 _matrix_of(T, J, dims::Tuple{Int, Int}) = _matrix_of(T, J, dims[1], dims[2])
@@ -2378,19 +2380,31 @@ convert(T::Type{Bool}, x::Real) = T(x)
 convert(T, x) = x isa T ? x : _no_convert(T, x)
 convert(T, x::Number) = x isa T ? x : T <: Number ? T(x) : _no_convert(T, x)
 _no_convert(T, x) = error("MethodError: Cannot `convert` an object of type $(typeof(x)) to an object of type $(T)")
+# Julia's `convert(::Type{T}, a::AbstractArray) where {T<:Array} = a isa T ? a : T(a)::T`: a
+# new `Vector{S}` or `Matrix{S}` of the elements each converted to `S` (`InexactError` where one
+# cannot be), an array of another number of dimensions Julia's `MethodError` of `T(a)`.
+convert(T, x::AbstractVector) = x isa T ? x : T <: AbstractVector ? _vector_of(eltype(T), x) : _convert_array(T, x)
+convert(T, x::AbstractMatrix) = x isa T ? x : T <: AbstractMatrix ? _matrix_of(eltype(T), x) : _convert_array(T, x)
+_convert_array(T, x) = T <: AbstractArray ? error("MethodError: no method matching $(T)(::$(typeof(x)))") : _no_convert(T, x)
+# Julia's `convert(::Type{T}, x::Tuple) where {T<:Tuple}`: each element converted to its type
+# in `T` (`convert(Tuple{Float64, Float64}, (1, 2)) === (1.0, 2.0)`), another length Julia's
+# `MethodError`.
+convert(T, x::Tuple) = x isa T ? x : T <: Tuple ? _convert_elements(T, x, fieldtypes(T), x) : _no_convert(T, x)
+# The elements of `x` each converted to its type in `types`; where the lengths differ, Julia's
+# `MethodError` of converting the whole tuple `t` to `T`.
+_convert_elements(T, t, ::Tuple{}, ::Tuple{}) = ()
+_convert_elements(T, t, ::Tuple{}, x::Tuple) = _no_convert(T, t)
+_convert_elements(T, t, types::Tuple, ::Tuple{}) = _no_convert(T, t)
+_convert_elements(T, t, types::Tuple, x::Tuple) =
+    (convert(types[1], x[1]), _convert_elements(T, t, tail(types), tail(x))...)
 
 # A value assigned to a local declared `x::T` (lowering calls this): `v` where it is a `T`,
 # else `convert(T, v)`, as Julia's typed locals.
 _declared_convert(T, v) = v isa T ? v : convert(T, v)
 
 # A value returned from a method annotated `f(x)::T` (lowering calls this): Julia's
-# `convert(T, v)::T`, `v` itself where it is a `T`; an array becomes the `Vector` or `Matrix`
-# type `T` by its constructor (Julia's `convert(::Type{T}, a::AbstractArray) where T<:Array`).
-_return_convert(T, v) = v isa T ? v : typeassert(_convert_to(T, v), T)
-_convert_to(T, v) = convert(T, v)
-_convert_to(T, v::AbstractVector) = T <: Vector ? _vector_of(eltype(T), v) : convert(T, v)
-_convert_to(T, v::AbstractMatrix) = T <: Matrix ? _matrix_of(eltype(T), v) : convert(T, v)
-_convert_to(T, v::Tuple) = T <: Tuple ? error("unsupported: converting the $(typeof(v)) returned to $(T); return the elements converted (`(Float64(a), Float64(b))`) instead") : convert(T, v)
+# `convert(T, v)::T`, `v` itself where it is a `T`.
+_return_convert(T, v) = v isa T ? v : typeassert(convert(T, v), T)
 
 """
     sortperm(x; lt = isless, by = identity, rev = false), sort(x; lt, by, rev)
@@ -2468,6 +2482,21 @@ function sort(A::AbstractMatrix; dims::Int, rev::Bool = false, by = identity, lt
 end
 
 """
+    sortslices(A::AbstractMatrix; dims, rev = false)
+
+A new matrix of the rows (`dims = 1`) or columns (`dims = 2`) of `A` in order, compared as
+vectors are: lexicographically by Julia's `isless` of the elements.
+"""
+function sortslices(A::AbstractMatrix; dims::Int, rev::Bool = false)
+    if dims == 1
+        return A[sortperm([A[i, :] for i in 1:size(A, 1)]; rev = rev), :]
+    elseif dims == 2
+        return A[:, sortperm([A[:, j] for j in 1:size(A, 2)]; rev = rev)]
+    end
+    error("unsupported: `sortslices` of a matrix along dimension $(dims)")
+end
+
+"""
     sort!(x; lt = isless, by = identity, rev = false), reverse!(x)
 
 `x` sorted (reversed) in place, and returned: `sort(x)` (`reverse(x)`) copied into `x`, the same
@@ -2495,6 +2524,14 @@ _sort_before(a, b, rev::Bool, lt) = rev ? lt(b, a) : lt(a, b)
 _sort_isless(a::Real, b::Real) = isnan(a) ? false : (isnan(b) ? true : _isless(a, b))
 # Other values in Julia's `isless` order (the program's own `Base.isless` methods, tuples).
 _sort_isless(a, b) = isless(a, b)
+# Vectors in Julia's `isless` order: by their first elements that differ, a prefix first.
+function _sort_isless(a::AbstractVector, b::AbstractVector)
+    for k in 1:min(length(a), length(b))
+        _sort_isless(a[k], b[k]) && return true
+        _sort_isless(b[k], a[k]) && return false
+    end
+    return length(a) < length(b)
+end
 
 # ---- Division, remainders, signs and integer functions (Base's int.jl, intfuncs.jl, div.jl,
 # float.jl, math.jl), written as Julia writes them ---------------------------------------------
@@ -2831,40 +2868,65 @@ round(::Type{Int64}, x::Rational) = round(Int, x)
 """
     Rational(x::Float64)
 
-The float as a fraction, Julia's `Rational{Int64}(x)` (`rationalize(Int, x, tol = 0)`): the
-convergents of its continued fraction (exact: a float's `%` and `÷` are) up to `x` itself;
-where the next would overflow Int64, the last one, an `InexactError` unless it converts back
-to `x` (`Rational(0.1) == 3602879701896397//36028797018963968`; `Rational(1e30)` fails).
+The float as a fraction, Julia's `Rational{Int64}(x)` (`rationalize(Int, x, tol = 0)`): where the
+fraction would overflow Int64, an `InexactError` unless the last convergent that fits converts
+back to `x` (`Rational(0.1) == 3602879701896397//36028797018963968`; `Rational(1e30)` fails).
 """
 function Rational(x::Float64)
-    isnan(x) && throw(InexactError(:Int64, Int64, x))
-    isinf(x) && return _unsafe_rational(x < 0 ? -1 : 1, 0)
-    r = _convergent(abs(x), x < 0 ? -1 : 1)
+    r = _rationalize(x, 0.0)
     x == _rational_float(r) || throw(InexactError(:Rational, Rational{Int64}, x))
     return r
 end
 
-# The last convergent of the continued fraction of `y >= 0` that fits in Int64, the numerator's
-# sign `s`: `p // q` from `p = a p' + p''`, `q = a q' + q''` for each partial quotient `a`.
-function _convergent(y::Float64, s::Int)
-    p, pp, q, qq = s, 0, 0, 1
-    num, den = y, 1.0
-    a = trunc(num)
-    rest = num - a
-    while true
-        a >= 2.0^63 && return p // q
-        ia = Int(a)
-        _mul_overflows(ia, p) && return p // q
-        _mul_overflows(ia, q) && return p // q
-        _add_overflows(ia * p, pp) && return p // q
-        _add_overflows(ia * q, qq) && return p // q
-        p, pp, q, qq = ia * p + pp, p, ia * q + qq, q
-        rest == 0.0 && return p // q
-        num, den = den, rest
-        a = num ÷ den
-        rest = num % den
+"""
+    rationalize([Int,] x; tol = eps(x))
+
+The simplest fraction within `tol` of the float `x`, by Julia's algorithm: the convergents of
+its continued fraction while they are farther than `tol` from `x`, then the smallest
+semiconvergent within `tol`; where a numerator or denominator would overflow Int64, the last
+convergent that fits (`rationalize(0.75) == 3//4`, `rationalize(π; tol = 0.01) == 22//7`,
+`rationalize(1e20) == 1//0`). Of an integer, `x//1`; of a rational, itself.
+"""
+rationalize(x::Float64; tol::Real = eps(x)) = _rationalize(x, tol)
+rationalize(::Type{T}, x::Float64; tol::Real = eps(x)) where {T<:Signed} = _rationalize(x, tol)
+rationalize(::Type{T}, x::Float64, tol::Real) where {T<:Signed} = _rationalize(x, tol)
+rationalize(x::Integer; tol::Real = 0) = Rational(x)
+rationalize(::Type{T}, x::Integer; tol::Real = 0) where {T<:Signed} = Rational(x)
+rationalize(x::Rational; tol::Real = 0) = x
+
+# The continued fraction of `|x|` as Julia's `rationalize` computes it, exactly (a float's `÷`
+# and `%` are): `x` kept as the quotient `x / y` of two floats, the error bound of the
+# convergent `nt` grown by the partial quotients beside it.
+function _rationalize(x::Float64, tol::Real)
+    tol < 0 && throw(ArgumentError("negative tolerance $(tol)"))
+    isnan(x) && return Int(x) // 1
+    isinf(x) && return _unsafe_rational(x < 0 ? -1 : 1, 0)
+    p, pp, q, qq = x < 0 ? -1 : 1, 0, 0, 1
+    x = abs(x)
+    a = trunc(x)
+    r = x - a
+    y = 1.0
+    nt, t, tt = Float64(tol), 0.0, Float64(tol)
+    while r > nt
+        _convergent_overflows(a, p, pp, q, qq) && return p // q
+        p, pp, q, qq = Int(a) * p + pp, p, Int(a) * q + qq, q
+        x, y = y, r
+        a = x ÷ y
+        r = x % y
+        t, tt = nt, t
+        nt = a * t + tt
     end
+    # The smallest `a` with `x - a y < a t + tt`: the simplest fraction within `tol`.
+    a = cld(x - tt, y + t)
+    _convergent_overflows(a, p, pp, q, qq) && return p // q
+    return (Int(a) * p + pp) // (Int(a) * q + qq)
 end
+
+# Does the next convergent `(a p + pp) // (a q + qq)` overflow Int64 (Julia's `convert(Int, a)`
+# failing, or its checked `*` and `+`)?
+_convergent_overflows(a::Float64, p::Int, pp::Int, q::Int, qq::Int) =
+    a >= 9.223372036854775808e18 || _step_overflows(Int(a), p, pp) || _step_overflows(Int(a), q, qq)
+_step_overflows(a::Int, p::Int, pp::Int) = _mul_overflows(a, p) || _add_overflows(a * p, pp)
 
 """
     n // d
@@ -8364,6 +8426,12 @@ copy(a::AdjointMatrix) = _adjointed(a.parent)
 copy(a::TransposeMatrix) = _transposed(a.parent)
 collect(a::AdjointMatrix) = _adjointed(a.parent)
 collect(a::TransposeMatrix) = _transposed(a.parent)
+# `sort(A'; dims)`, `sortslices(transpose(A); dims)`: Julia sorts the wrapper's elements into a
+# new Matrix, as sorting its copy does.
+sort(a::Union{AdjointMatrix, TransposeMatrix}; dims::Int, rev::Bool = false, by = identity) =
+    sort(collect(a); dims = dims, rev = rev, by = by)
+sortslices(a::Union{AdjointMatrix, TransposeMatrix}; dims::Int, rev::Bool = false) =
+    sortslices(collect(a); dims = dims, rev = rev)
 # Products: the transposed matrix product (`A' * B` is `Aᵀ B`, `A' * B'` is `(B A)ᵀ`, a row
 # times `A'` is the row of `A x`), an adjoint's complex parent conjugated (`A' * B` is
 # `conj(A)ᵀ B`).

@@ -23,7 +23,6 @@ pub const HOOKS: &[Hooks] = &[
             "frule",
             "Base.kwcall",
             "Base._destructure",
-            "Base._declared_convert",
             "Base.range_length",
             "Base.Pair",
             "Base.RefValue",
@@ -97,6 +96,11 @@ pub const HOOKS: &[Hooks] = &[
     Hooks {
         triggers: &["Base._return_convert"],
         hooks: &["Base._return_convert"],
+    },
+    // A typed local `x::T = v` (lowering's call, in the item that declares it).
+    Hooks {
+        triggers: &["Base._declared_convert"],
+        hooks: &["Base._declared_convert"],
     },
     // The factorizations destructure by their fields (inference's `get_index`).
     Hooks {

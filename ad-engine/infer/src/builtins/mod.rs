@@ -63,6 +63,7 @@ pub const BUILTINS: &[&str] = &[
     "_rename",
     "typeof",
     "eltype",
+    "fieldtypes",
     "<:",
     "copysign",
     "fma",
@@ -687,7 +688,8 @@ pub(crate) fn call(
         ("typeof", [x]) => crate::type_values::value_name(&julia_array_type(&x.ty))
             .map(|n| Val::lit(Const::Func(n))),
         ("eltype", [t]) => type_eltype(cx, t),
-        ("typeof" | "eltype" | "<:", _) => Err(no_method(
+        ("fieldtypes", [t]) => type_fieldtypes(cx, b, t),
+        ("typeof" | "eltype" | "fieldtypes" | "<:", _) => Err(no_method(
             name,
             &crate::value::types(&args),
         )),
@@ -864,6 +866,24 @@ fn type_eltype(cx: &mut Cx, t: &Val) -> Result<Val, Fail> {
         Some(e) => Ok(Val::lit(Const::Func(crate::type_values::value_name(&e)?))),
         None => Err(no_method("eltype", std::slice::from_ref(&t.ty))),
     }
+}
+
+/// `fieldtypes(T)` of a type value `T` naming a tuple type: its element types, a tuple of
+/// type values (`fieldtypes(Tuple{Float64, Int}) == (Float64, Int64)`).
+fn type_fieldtypes(cx: &mut Cx, b: &mut PlanBuilder, t: &Val) -> Result<Val, Fail> {
+    let elems = match &t.ty {
+        Type::Function(n) => crate::type_values::concrete_of(n, cx.program),
+        _ => None,
+    };
+    let Some(Type::Tuple(ts)) = elems else {
+        return Err(no_method("fieldtypes", std::slice::from_ref(&t.ty)));
+    };
+    let types = ts
+        .iter()
+        .map(|e| crate::type_values::value_name(e).map(|n| Val::lit(Const::Func(n))))
+        .collect::<Result<Vec<_>, _>>()?;
+    let ty = Type::tuple(types.iter().map(|v| v.ty.clone()));
+    Ok(crate::value::apply(b, zy_ir::Prim::Tuple, &types, ty))
 }
 
 /// Is `name` `Exception` or one of Base's exception types, values as the right side of `isa`
