@@ -1311,16 +1311,23 @@ fn let_block(cx: &mut Cx, node: &SyntaxNode) -> Expr {
         (false, Kind::Block) => &bindings.children,
         _ => std::slice::from_ref(bindings),
     };
+    // Each binding: the variable, its value, its range, and a definition that opens its
+    // scope (`let f(x) = 2x` is a local function `f`).
     let mut parts = Vec::new();
     for binding in list {
-        let part = match (binding.leaf, binding.kind, binding.children.as_slice()) {
-            (true, Kind::Identifier, _) => (Some(expr(cx, binding)), None, binding.range),
-            (false, Kind::Assign, [lhs, rhs])
-                if (lhs.leaf && lhs.kind == Kind::Identifier)
-                    || (!lhs.leaf && lhs.kind == Kind::Tuple) =>
+        let is_name = |n: &SyntaxNode| {
+            (n.leaf && n.kind == Kind::Identifier) || (!n.leaf && n.kind == Kind::Var)
+        };
+        let part = match (binding.kind, binding.children.as_slice()) {
+            _ if is_name(binding) => (Some(expr(cx, binding)), None, binding.range, None),
+            (Kind::Assign, [lhs, rhs])
+                if !binding.leaf && (is_name(lhs) || (!lhs.leaf && lhs.kind == Kind::Tuple)) =>
             {
                 let value = expr(cx, rhs);
-                (Some(expr(cx, lhs)), Some(value), binding.range)
+                (Some(expr(cx, lhs)), Some(value), binding.range, None)
+            }
+            (Kind::Function, _) if !binding.leaf => {
+                (None, None, binding.range, Some(inner_function(cx, binding)))
             }
             _ => return cx.unsupported(binding, "this form of `let` binding"),
         };
@@ -1328,10 +1335,11 @@ fn let_block(cx: &mut Cx, node: &SyntaxNode) -> Expr {
     }
     let mut body = block_of(cx, body);
     if parts.is_empty() {
-        parts.push((None, None, node.range));
+        parts.push((None, None, node.range, None));
     }
     let count = parts.len();
-    for (i, (var, value, range)) in parts.into_iter().enumerate().rev() {
+    for (i, (var, value, range, definition)) in parts.into_iter().enumerate().rev() {
+        body.splice(0..0, definition);
         let kind = ExprKind::Let {
             var: var.map(Box::new),
             value: value.map(Box::new),

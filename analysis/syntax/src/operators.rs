@@ -327,24 +327,37 @@ fn function_call_chain(
     for operand in rest {
         let rhs = expr(cx, operand);
         let range = span(acc.range, rhs.range);
-        let named = |name: &str| Box::new(Expr::new(ExprKind::Ident(name.to_string()), op.range));
-        let (callee, args) = match fop {
-            FunctionOp::Call(name) | FunctionOp::NotCall(name) => (named(name), vec![acc, rhs]),
-            FunctionOp::Pipe => (Box::new(rhs), vec![acc]),
-        };
-        acc = Expr::new(ExprKind::Call { callee, args }, range);
-        if let FunctionOp::NotCall(_) = fop {
-            acc = Expr::new(
-                ExprKind::Unary {
-                    op: UnOp::Not,
-                    arg: Box::new(acc),
-                },
-                range,
-            );
-        }
+        acc = function_call(fop, op.range, acc, rhs, range);
     }
     acc.range = node.range;
     acc
+}
+
+/// `lhs op rhs` for a [`FunctionOp`] spelled at `op_range`: `f(lhs, rhs)`, `!f(lhs, rhs)`, or
+/// `rhs(lhs)` for `|>`.
+fn function_call(
+    fop: FunctionOp,
+    op_range: TextRange,
+    lhs: Expr,
+    rhs: Expr,
+    range: TextRange,
+) -> Expr {
+    let named = |name: &str| Box::new(Expr::new(ExprKind::Ident(name.to_string()), op_range));
+    let (callee, args) = match fop {
+        FunctionOp::Call(name) | FunctionOp::NotCall(name) => (named(name), vec![lhs, rhs]),
+        FunctionOp::Pipe => (Box::new(rhs), vec![lhs]),
+    };
+    let call = Expr::new(ExprKind::Call { callee, args }, range);
+    match fop {
+        FunctionOp::NotCall(_) => Expr::new(
+            ExprKind::Unary {
+                op: UnOp::Not,
+                arg: Box::new(call),
+            },
+            range,
+        ),
+        _ => call,
+    }
 }
 
 /// `a:b` or `a:s:b` (`(call-i a : s b)`).
@@ -389,15 +402,13 @@ pub(crate) fn chain(cx: &mut Cx, node: &SyntaxNode) -> Expr {
             return error_expr(node);
         };
         let (text, dotted) = op_of(cx, op);
-        match binop(text) {
-            Some(bin) if bin.is_comparison() => {
-                dots.push(dotted);
-                rest_nodes.push((bin, operand));
-            }
-            _ => {
-                return cx.unsupported(op, &unsupported_operator(text, dotted));
-            }
-        }
+        let comparison = match (binop(text), function_op(text)) {
+            (Some(bin), _) if bin.is_comparison() => Comparison::Op(bin),
+            (_, Some(fop)) if !dotted => Comparison::Function(fop),
+            _ => return cx.unsupported(op, &unsupported_operator(text, dotted)),
+        };
+        dots.push(dotted);
+        rest_nodes.push((comparison, op.range, operand));
     }
     if dots.iter().any(|&d| d) && !dots.iter().all(|&d| d) {
         let message = "a comparison chain mixing dotted and plain comparisons; write each \
@@ -405,9 +416,22 @@ pub(crate) fn chain(cx: &mut Cx, node: &SyntaxNode) -> Expr {
         return cx.unsupported(node, message);
     }
     let first = expr(cx, first);
-    let rest: Vec<(BinOp, Expr)> = rest_nodes
+    let rest: Vec<(Comparison, TextRange, Expr)> = rest_nodes
         .into_iter()
-        .map(|(op, operand)| (op, expr(cx, operand)))
+        .map(|(op, at, operand)| (op, at, expr(cx, operand)))
+        .collect();
+    if !rest
+        .iter()
+        .all(|(op, _, _)| matches!(op, Comparison::Op(_)))
+    {
+        return lazy_chain(first, rest, node.range);
+    }
+    let rest: Vec<(BinOp, Expr)> = rest
+        .into_iter()
+        .filter_map(|(op, _, e)| match op {
+            Comparison::Op(bin) => Some((bin, e)),
+            Comparison::Function(_) => None,
+        })
         .collect();
     if dots.first() == Some(&true) {
         return dotted_chain(first, rest, node.range);
@@ -421,6 +445,72 @@ pub(crate) fn chain(cx: &mut Cx, node: &SyntaxNode) -> Expr {
     )
 }
 
+/// One comparison of a chain: a subset operator, or a library function (`≈`, `in`, `===`).
+#[derive(Clone, Copy)]
+enum Comparison {
+    Op(BinOp),
+    Function(FunctionOp),
+}
+
+/// `a ≈ b == c` with a library comparison: Julia's lowering, `a ≈ b && b == c`, each operand
+/// evaluated once, in order, and only while the comparisons before it hold (bound by a `let`
+/// unless it is a literal or a name).
+fn lazy_chain(first: Expr, rest: Vec<(Comparison, TextRange, Expr)>, range: TextRange) -> Expr {
+    let mut first_bindings = Vec::new();
+    let mut lhs = bound(first, 0, &mut first_bindings);
+    // Each link: the bindings of its right operand, then its comparison.
+    let mut links = Vec::new();
+    let n = rest.len();
+    for (k, (op, at, operand)) in rest.into_iter().enumerate() {
+        let mut bindings = Vec::new();
+        // The last operand is read once, by the last comparison.
+        let rhs = if k + 1 == n {
+            operand
+        } else {
+            bound(operand, k + 1, &mut bindings)
+        };
+        let comparison = match op {
+            Comparison::Op(bin) => Expr::new(
+                ExprKind::Binary {
+                    op: bin,
+                    dotted: false,
+                    lhs: Box::new(lhs),
+                    rhs: Box::new(rhs.clone()),
+                },
+                range,
+            ),
+            Comparison::Function(fop) => function_call(fop, at, lhs, rhs.clone(), range),
+        };
+        links.push((bindings, comparison));
+        lhs = rhs;
+    }
+    let mut acc: Option<Expr> = None;
+    for (bindings, comparison) in links.into_iter().rev() {
+        let body = match acc {
+            Some(more) => Expr::new(ExprKind::And(Box::new(comparison), Box::new(more)), range),
+            None => comparison,
+        };
+        acc = Some(crate::broadcast_keywords::let_bound(bindings, body));
+    }
+    match acc {
+        Some(body) => crate::broadcast_keywords::let_bound(first_bindings, body),
+        None => lhs,
+    }
+}
+
+/// `operand` itself if it is a literal or a name, else the variable `#cmpK` bound to it.
+fn bound(operand: Expr, k: usize, bindings: &mut Vec<(Expr, Expr)>) -> Expr {
+    if matches!(
+        operand.kind,
+        ExprKind::Float(_) | ExprKind::Int(_) | ExprKind::Bool(_) | ExprKind::Ident(_)
+    ) {
+        return operand;
+    }
+    let var = Expr::new(ExprKind::Ident(format!("#cmp{k}")), operand.range);
+    bindings.push((var.clone(), operand));
+    var
+}
+
 /// `a .<= b .< c`: Julia's fused `(a .<= b) .& (b .< c)`, each operand evaluated once and in
 /// order (bound by a `let` unless it is a literal or a name).
 fn dotted_chain(first: Expr, rest: Vec<(BinOp, Expr)>, range: TextRange) -> Expr {
@@ -430,18 +520,7 @@ fn dotted_chain(first: Expr, rest: Vec<(BinOp, Expr)>, range: TextRange) -> Expr
     let all_operands =
         std::iter::once((None, first)).chain(rest.into_iter().map(|(op, e)| (Some(op), e)));
     for (k, (op, operand)) in all_operands.enumerate() {
-        let simple = matches!(
-            operand.kind,
-            ExprKind::Float(_) | ExprKind::Int(_) | ExprKind::Bool(_) | ExprKind::Ident(_)
-        );
-        let operand = if simple {
-            operand
-        } else {
-            let var = Expr::new(ExprKind::Ident(format!("#cmp{k}")), operand.range);
-            bindings.push((var.clone(), operand));
-            var
-        };
-        operands.push(operand);
+        operands.push(bound(operand, k, &mut bindings));
         ops.extend(op);
     }
     let comparison = |k: usize, op: BinOp| {

@@ -195,6 +195,30 @@ fn comparisons_chain() {
 }
 
 #[test]
+fn comparison_chains_with_library_comparisons_are_lazy() {
+    // Julia: `a ≈ b == c` is `a ≈ b && b == c`, each operand evaluated once, in order, and
+    // only while the comparisons before it hold.
+    check(
+        "a ≈ b == c",
+        expect![[r#"
+        (&& (call isapprox a b) (== b c))
+    "#]],
+    );
+    check(
+        "a in b === x(c) < x(a)",
+        expect![[r#"
+            (&& (call in a b) (let (#cmp2 (call x c)) (&& (call === b #cmp2) (< #cmp2 (call x a)))))
+        "#]],
+    );
+    check(
+        "x(a) isa b == c",
+        expect![[r#"
+        (let (#cmp0 (call x a)) (&& (call isa #cmp0 b) (== b c)))
+    "#]],
+    );
+}
+
+#[test]
 fn matrix_literals_are_whitespace_sensitive() {
     // Julia: [1.0 -0.3] is 1×2, [1.0 - 0.3] and [1.0-0.3] are one element, [a -b] is hcat.
     check(
