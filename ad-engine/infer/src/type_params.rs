@@ -50,14 +50,14 @@ fn param_of(x: &Val, cx: &Cx) -> Result<Type, Fail> {
     match (param_type(&x.ty, x.konst.as_ref(), cx.program), &x.konst) {
         (Some(p), _) => Ok(p),
         (None, Some(_)) => Err(Fail::unsupported(format!(
-            "`Val` of a {} constant: zy reads an Int, a Bool, a Symbol or a concrete type as \
-             `Val`'s parameter",
+            "`Val(x)` of a constant of type {}: zy reads an Int, a Bool, a Symbol or a concrete \
+             type as `Val`'s parameter",
             x.ty
         ))),
         (None, None) => Err(Fail::unsupported(format!(
-            "`Val(x)` of a {} known only at run time: its value would be part of the type, which \
-             zy fixes where the code is compiled; pass a literal (`Val(3)`), or a `where` \
-             variable bound by a `::Val{{n}}` argument",
+            "`Val(x)` of a value known only at run time (of type {}): its value would be part \
+             of the type, which zy fixes where the code is compiled; pass a literal \
+             (`Val(3)`), or a `where` variable bound by a `::Val{{n}}` argument",
             x.ty
         ))),
     }
