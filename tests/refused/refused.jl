@@ -224,3 +224,6 @@ m5(x) = x * Int(bad_a)
 function declared end
 # zy: at m6(1.0)
 m6(x) = declared(x)
+# `Val(n)` of an Int known only at run time: its value would be part of the type.
+# zy: at v13(3)
+v13(n) = Val(n)

@@ -277,6 +277,9 @@ impl<'a> Cx<'a> {
             all.extend_from_slice(args);
             return self.call_value(b, &all);
         }
+        if &**name == crate::type_params::VAL {
+            return crate::type_params::val(self, b, args);
+        }
         if &**name == "Base.Dict" && args.is_empty() {
             return Err(Fail::unsupported(
                 "`Dict()` (a `Dict{Any, Any}`, whose values have no one type); write \
@@ -447,7 +450,8 @@ impl<'a> Cx<'a> {
                 "`new` without the struct's type parameters",
             ));
         };
-        let given: Vec<Type> = given.iter().map(|t| t.ty.clone()).collect();
+        let given: Vec<(Type, Option<Const>)> =
+            given.iter().map(|t| (t.ty.clone(), t.konst.clone())).collect();
         let params = self.given_params(def, &given, "new")?;
         if fields.len() < def.fields.len() {
             return Err(Fail::unsupported(format!(
@@ -517,7 +521,14 @@ impl<'a> Cx<'a> {
                 def.name
             )));
         }
-        let bind = self.given_params(def, given, &def.name)?;
+        // The Ints among the parameters (`S{3}`), known where the call is compiled.
+        let known = params.elems.as_deref().unwrap_or_default();
+        let given: Vec<(Type, Option<Const>)> = given
+            .iter()
+            .enumerate()
+            .map(|(i, t)| (t.clone(), known.get(i).copied().flatten().map(Const::Int)))
+            .collect();
+        let bind = self.given_params(def, &given, &def.name)?;
         dispatch::construct_given(self.program, def, b, fields, Some(bind))
     }
 
@@ -545,20 +556,18 @@ impl<'a> Cx<'a> {
         Ok(Val::of(r, Type::Ref(elem.into())))
     }
 
-    /// The struct's type parameters bound to the types given as values (`new{T}`, `S{T}(...)`,
-    /// the callee named `callee` in the refusal of a parameter that is not a concrete type).
+    /// The struct's type parameters bound to the types (or values, `S{3}`) given as values,
+    /// each with its constant if it is known (`new{T}`, `S{T}(...)`, the callee named `callee`
+    /// in the refusal of a parameter that is neither).
     fn given_params(
         &self,
         def: &zy_ir::StructDef,
-        given: &[Type],
+        given: &[(Type, Option<Const>)],
         callee: &str,
     ) -> Result<crate::pattern::Bindings, Fail> {
         let mut bind = crate::pattern::Bindings::new();
-        for (p, t) in def.params.iter().zip(given) {
-            let ty = match t {
-                Type::Function(n) => crate::type_values::concrete_of(n, self.program),
-                _ => None,
-            };
+        for (p, (t, konst)) in def.params.iter().zip(given) {
+            let ty = crate::type_params::param_type(t, konst.as_ref(), self.program);
             let Some(ty) = ty else {
                 return Err(Fail::unsupported(format!(
                     "`{callee}{{...}}` with the parameter `{p}` of `{}` not a concrete type",
@@ -1084,6 +1093,10 @@ impl<'a> Cx<'a> {
     /// The type `t` that the `where` variable `var` stands for, as a value: zy represents a
     /// type as its constructor (`Float64`, a struct's name), so `T(1)` and `zero(T)` work.
     fn type_value(&self, var: &Name, t: &Type) -> Result<Val, Fail> {
+        if let Type::Param(p) = t {
+            // `n` of `::Val{n}`: the value.
+            return Ok(Val::lit(crate::type_params::value_of(p)));
+        }
         if let Some(n) = crate::pattern::dims_of(t) {
             // `N` of `AbstractArray{T, N} where N` is a number.
             return Ok(Val::lit(Const::Int(i64::from(n))));

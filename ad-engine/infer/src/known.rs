@@ -76,6 +76,7 @@ pub(crate) fn known(
     // Lowering calls Base's operators by their qualified names and writes `[a, b]` as `vect`.
     let name = match &**name {
         "vect" => "vect",
+        "tuple" => "tuple",
         n => n.strip_prefix("Base.")?,
     };
     match (name, ints.as_deref()) {
@@ -102,6 +103,11 @@ pub(crate) fn known(
             let (b, kb) = offset(&stmt.args[1], consts)?;
             let n = kb.checked_sub(ka)?.checked_add(1)?.max(0);
             (a == b && n <= MAX_ELEMS).then(|| Known::Elems(vec![None; n as usize].into()))
+        }
+        // `(3,)` of `S{3}(...)` (lowered `#typed(S, (3,), ...)`): the Ints among the type's
+        // parameters.
+        ("tuple", _) if only_use && ins.iter().any(|v| v.int().is_some()) => {
+            Some(Known::Elems(ins.iter().map(Val::int).collect()))
         }
         ("vect", _)
             if only_use

@@ -40,6 +40,7 @@ mod renumber;
 mod show;
 mod splat;
 mod synth;
+mod type_params;
 mod type_values;
 mod unroll;
 mod value;

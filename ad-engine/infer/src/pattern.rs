@@ -5,7 +5,7 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::sync::Arc;
 
-use zy_ir::{Name, Program, Type, TypeExpr};
+use zy_ir::{Name, ParamValue, Program, Type, TypeExpr};
 
 use crate::error::Fail;
 
@@ -102,6 +102,10 @@ pub(crate) fn pattern(expr: &TypeExpr, vars: &[Name], program: &Program) -> Resu
             )));
         }
         return Ok(Pat::Var(name.clone()));
+    }
+    // `3`, `true`, `:a` as a parameter (`Val{3}`): that value.
+    if let (Some(v), true) = (ParamValue::parse(name), params.is_empty()) {
+        return Ok(Pat::Leaf(Type::Param(v)));
     }
     let sub = |i: usize| -> Result<Option<Box<Pat>>, Fail> {
         match params.get(i) {
@@ -954,7 +958,8 @@ pub(crate) fn subtype(a: &Pat, b: &Pat) -> bool {
             x == y
                 && match (xp, yp) {
                     (_, None) => true,
-                    (None, Some(_)) => false,
+                    // `S{T} where T` is `S`.
+                    (None, Some(ys)) => ys.iter().all(|y| matches!(y, Pat::Var(_))),
                     (Some(xs), Some(ys)) => xs.iter().zip(ys).all(|(x, y)| param_within(x, y)),
                 }
         }

@@ -147,7 +147,7 @@ pub(crate) fn value_name(t: &Type) -> Result<Name, Fail> {
                 Type::Struct(s) if &*s.name == "Base.NothingOrInt" => false,
                 Type::Struct(s) => s.kind == zy_ir::StructKind::User && s.params.iter().all(ok),
                 Type::Function(n) => !n.contains('{'),
-                Type::Symbol(_) | Type::Union(_) => true,
+                Type::Symbol(_) | Type::Union(_) | Type::Param(_) => true,
                 _ => false,
             }
         }

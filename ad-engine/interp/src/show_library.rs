@@ -2,7 +2,7 @@
 //! fields: ranges (`1:4`, `1:2:5`, `0.0:0.1:1.0`, `LinRange{Float64}(0.0, 1.0, 5)`), views and
 //! `Diagonal`, the triangular wrappers, `Symmetric` and `transpose(x)` as the arrays they stand
 //! for, `1 => 2.0`, `sin ∘ cos`, `UniformScaling{Bool}(true)`, `RoundingMode{:Down}()`,
-//! `enumerate(x)`, `zip(a, b)`, `CartesianIndex(1, 2)`, `1//2`, `'a'`, `findfirst`'s
+//! `enumerate(x)`, `zip(a, b)`, `CartesianIndex(1, 2)`, `1//2`, `'a'`, `Val{3}()`, `findfirst`'s
 //! `Union{Nothing, Int64}` as `nothing` or the index.
 
 use std::fmt::{self, Write};
@@ -36,6 +36,8 @@ enum Form {
     Composed,
     Uniform,
     Rounding(&'static str),
+    /// `Val{3}()`.
+    Val,
     Enumerate,
     Zip,
     NothingOrInt,
@@ -82,6 +84,7 @@ fn form(t: &StructType) -> Option<Form> {
         "Base._RoundToZero" => Form::Rounding("ToZero"),
         "Base._RoundUp" => Form::Rounding("Up"),
         "Base._RoundDown" => Form::Rounding("Down"),
+        "Base.Val" => Form::Val,
         _ => return None,
     })
 }
@@ -360,6 +363,10 @@ pub(crate) fn write_library<W: Write + ?Sized>(
             None => return Ok(false),
         },
         Form::Rounding(mode) => write!(f, "RoundingMode{{:{mode}}}()")?,
+        Form::Val => match t.params.as_slice() {
+            [p] => write!(f, "Val{{{p}}}()")?,
+            _ => return Ok(false),
+        },
         Form::Enumerate => match field("itr") {
             Some(itr) => {
                 f.write_str("enumerate(")?;

@@ -815,9 +815,27 @@ impl<'a> Cursor<'a> {
             self.pos += "Union{}".len();
             return Ok(Type::Bottom);
         }
+        // `:a` in `Val{:a}`: a symbol as a type parameter.
+        if self.eat(":") {
+            let name = self.name()?;
+            return Ok(Type::Param(crate::ParamValue::Symbol(name)));
+        }
+        let negative = self.eat("-");
         let word = self.take_while(|c| name_char(c) && c != '=');
         if word.is_empty() {
             return Err(self.expected("a type"));
+        }
+        // `3`, `-1`, `true` in `Val{3}`: an Int or a Bool as a type parameter.
+        let value = match (negative, word) {
+            (false, "true" | "false") => crate::ParamValue::parse(word),
+            (false, _) => word.parse().ok().map(crate::ParamValue::Int),
+            (true, _) => format!("-{word}").parse().ok().map(crate::ParamValue::Int),
+        };
+        if let Some(v) = value {
+            return Ok(Type::Param(v));
+        }
+        if negative {
+            return Err(self.expected("an Int after `-`"));
         }
         let one = |c: &mut Cursor<'_>, what: &str| -> Result<Type, ParseError> {
             let ts = c.types_until('}', p)?;

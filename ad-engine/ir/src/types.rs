@@ -58,6 +58,45 @@ pub enum Type {
     /// of structs of different types (`Vector{Shape}`): one of its concrete subtypes, known
     /// only at run time. Calls on it are split over its members (closed world).
     Union(Arc<UnionType>),
+    /// A value as a type parameter: `3` in `Val{3}`, `:a` in `Val{:a}`, `true` in `Val{true}`.
+    /// No value has this type; it is a struct's parameter or what a `where` variable binds.
+    Param(ParamValue),
+}
+
+/// A value Julia allows as a type parameter, of the kinds zy reads: an `Int`, a `Bool`, a
+/// `Symbol`.
+#[derive(Clone, PartialEq, Eq, Hash, PartialOrd, Ord, Debug)]
+pub enum ParamValue {
+    Int(i64),
+    Bool(bool),
+    Symbol(Name),
+}
+
+impl ParamValue {
+    /// The parameter written as Julia writes it in a type (`3`, `true`, `:a`), if `text` is one.
+    pub fn parse(text: &str) -> Option<ParamValue> {
+        match text {
+            "true" => Some(ParamValue::Bool(true)),
+            "false" => Some(ParamValue::Bool(false)),
+            _ => match text.strip_prefix(':') {
+                Some(s) if s.starts_with(|c: char| c.is_alphabetic() || c == '_') => {
+                    Some(ParamValue::Symbol(s.into()))
+                }
+                Some(_) => None,
+                None => text.parse().ok().map(ParamValue::Int),
+            },
+        }
+    }
+}
+
+impl fmt::Display for ParamValue {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            ParamValue::Int(k) => write!(f, "{k}"),
+            ParamValue::Bool(b) => write!(f, "{b}"),
+            ParamValue::Symbol(s) => write!(f, ":{s}"),
+        }
+    }
 }
 
 /// An abstract type as the union of the concrete types the program defines under it.
@@ -252,7 +291,8 @@ pub fn tangent_type(t: &Type) -> Type {
         | Type::Symbol(_)
         | Type::String
         | Type::Exception
-        | Type::Pullback(_) => Type::Nothing,
+        | Type::Pullback(_)
+        | Type::Param(_) => Type::Nothing,
         Type::Tuple(ts) => {
             let tans: Vec<Type> = ts.iter().map(tangent_type).collect();
             if tans.iter().all(|t| *t == Type::Nothing) {
@@ -289,7 +329,12 @@ pub fn packed_size(t: &Type) -> u64 {
     match t {
         Type::Float64 | Type::Int64 => 8,
         Type::Bool => 1,
-        Type::Any | Type::Bottom | Type::Nothing | Type::Function(_) | Type::Symbol(_) => 0,
+        Type::Any
+        | Type::Bottom
+        | Type::Nothing
+        | Type::Function(_)
+        | Type::Symbol(_)
+        | Type::Param(_) => 0,
         Type::Tuple(ts) => ts.iter().map(packed_size).sum(),
         Type::NamedTuple(fs) => fs.iter().map(|(_, t)| packed_size(t)).sum(),
         Type::Struct(s) if !s.mutable => s.fields.iter().map(|(_, t)| packed_size(t)).sum(),
@@ -372,6 +417,7 @@ impl fmt::Display for Type {
                 write!(f, "}}")
             }
             Type::Union(u) => write!(f, "{}", u.name),
+            Type::Param(v) => write!(f, "{v}"),
         }
     }
 }

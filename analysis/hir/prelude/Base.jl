@@ -1574,6 +1574,15 @@ something(i::NothingOrInt, y::Int) = i.found ? i.index : y
 something(i::NothingOrInt, y) = error("unsupported: `something` of `findfirst`'s result with a default that is not an Int (its type would depend on the run); give an Int default")
 
 """
+    Val(x), Val{x}()
+
+A value as a type: `Val(3)` is the instance of `Val{3}`, so a method `f(::Val{n}) where {n}`
+is selected by, and reads, the value `n` where it is compiled (an Int, a Bool, a Symbol or a
+type known there).
+"""
+struct Val{x} end
+
+"""
     Some(x)
 
 A wrapper marking `x` (even `nothing`) as present: `something(Some(x), y)` is `x`.

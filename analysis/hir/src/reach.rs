@@ -42,6 +42,12 @@ pub const HOOKS: &[Hooks] = &[
         triggers: &["Base.CartesianIndex"],
         hooks: &[],
     },
+    // `Val(x)` is made by inference (`type_params`) of the struct that code naming `Val`
+    // reaches.
+    Hooks {
+        triggers: &["Base.Val"],
+        hooks: &[],
+    },
     // `deepcopy` of a struct copies each field by `Base._deepcopy` (inference's `copies`).
     Hooks {
         triggers: &["_deepcopy_fields"],

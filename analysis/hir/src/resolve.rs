@@ -150,7 +150,9 @@ fn resolve_type_text(text: &str, bound: &[&str], name: &impl Fn(&str) -> Name) -
     let mut word = String::new();
     let flush = |word: &mut String, out: &mut String| {
         let is_name = word.starts_with(|c: char| c.is_alphabetic() || c == '_');
-        if is_name && !bound.contains(&word.as_str()) {
+        // `:a` in `Val{:a}` is a symbol, not a name (`<:` is a bound).
+        let symbol = out.ends_with(':') && !out.ends_with("<:");
+        if is_name && !symbol && !bound.contains(&word.as_str()) {
             out.push_str(&name(word));
         } else {
             out.push_str(word);

@@ -119,7 +119,7 @@ fn unbounded_specialisation_is_an_error_not_a_hang() {
 #[test]
 fn diagnostics_have_codes_and_file_offsets() {
     // An undefined name is reported at the identifier itself (`nope`).
-    let text = "g(x, ::Int = 1) = x\n# zy: at h(1.0)\nh(x) = x + nope\n";
+    let text = "g(x, (a, b) = 1) = x\n# zy: at h(1.0)\nh(x) = x + nope\n";
     let (db, file) = db_with(text);
     let found: Vec<(String, &str, &str)> = diagnostics(&db, file)
         .iter()

@@ -163,7 +163,7 @@ fn boxed_variable_first_assigned_in_each_arm() {
 
 #[test]
 fn parser_errors_lower_without_duplicates() {
-    let (l, parse) = lower_any("function f(x, ::Int = 1)\n  x + k\nend");
+    let (l, parse) = lower_any("function f(x, (a, b) = 1)\n  x + k\nend");
     expect!["unsupported: this form of optional argument"].assert_eq(&parse);
     assert_eq!(errors(&l), "");
     expect![[r#"

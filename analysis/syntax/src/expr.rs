@@ -621,6 +621,9 @@ fn call(cx: &mut Cx, node: &SyntaxNode, dotted: bool) -> Expr {
     if let Some(array) = undef_array(cx, node, callee, rest) {
         return array;
     }
+    if let Some(val) = val_instance(cx, node, callee, rest) {
+        return val;
+    }
     // `(.+)(a, b)` and `(:)(a, b)` are these operators too.
     let mut bare = callee;
     while let (false, Kind::Parens, [inner]) = (bare.leaf, bare.kind, bare.children.as_slice()) {
@@ -733,9 +736,6 @@ fn call_with(
         args.splice(0..0, leading);
     }
     if let ExprKind::Ident(name) = &callee_expr.kind {
-        if name == "ntuple" && !dotted {
-            val_length(&mut args);
-        }
         if name == "Tuple" && !dotted && keywords.is_empty() && args.len() == 1 {
             if let Some(t) = crate::generators::tuple_of(&args[0], node.range) {
                 return t;
@@ -866,22 +866,22 @@ fn empty_vector(
     Some(Expr::new(kind, node.range))
 }
 
-/// `ntuple(f, Val(n))`: the same tuple as `ntuple(f, n)` (Julia's `Val` only makes `n` known
-/// to its compiler, which zy's `ntuple` requires anyway), so the `Val` is dropped.
-fn val_length(args: &mut [Expr]) {
-    let Some(length) = args.get_mut(1) else {
-        return;
-    };
-    if let ExprKind::Call {
-        callee,
-        args: inner,
-    } = &mut length.kind
-    {
-        if matches!(&callee.kind, ExprKind::Ident(v) if v == "Val") && inner.len() == 1 {
-            if let Some(n) = inner.pop() {
-                *length = n;
-            }
+/// `Val{p}()`: `Val(p)`, the same instance (Julia defines `Val(x) = Val{x}()`), which
+/// inference makes of a value known where the call is compiled (a literal, a `where`
+/// variable). A file defining its own `Val` calls its own `Val(p)`.
+fn val_instance(
+    cx: &mut Cx,
+    node: &SyntaxNode,
+    callee: &SyntaxNode,
+    args: &[SyntaxNode],
+) -> Option<Expr> {
+    match (callee.leaf, callee.kind, callee.children.as_slice()) {
+        (false, Kind::Curly, [base, param])
+            if args.is_empty() && base.leaf && cx.text(base) == "Val" =>
+        {
+            Some(Expr::call("Val", vec![expr(cx, param)], node.range))
         }
+        _ => None,
     }
 }
 

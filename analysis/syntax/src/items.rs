@@ -1163,7 +1163,9 @@ pub(crate) fn param(cx: &mut Cx, node: &SyntaxNode) -> Option<Param> {
         }
         (false, Kind::Assign, [head, value]) if head.kind != Kind::Assign => {
             let param = param(cx, head)?;
-            if param.default.is_some() || param.name.is_none() {
+            // `::Val{y} = Val(2)` has no name (lowering gives it one); a destructuring one is
+            // refused.
+            if param.default.is_some() || cx.destructured.remove(&head.range.start).is_some() {
                 return unsupported(cx, node, "this form of optional argument");
             }
             Some(Param {
@@ -1291,6 +1293,18 @@ pub(crate) fn type_expr(cx: &mut Cx, node: &SyntaxNode) -> Option<TypeExpr> {
     ty
 }
 
+/// The text of a value as a type parameter (`3`, `true`, `:a`), as Julia prints it in a type,
+/// if `node` is one.
+pub(crate) fn value_param(cx: &Cx, node: &SyntaxNode) -> Option<String> {
+    match (node.leaf, node.kind, node.children.as_slice()) {
+        (true, Kind::Integer | Kind::Bool, _) => Some(cx.text(node).to_string()),
+        (false, Kind::Quote, [name]) if name.leaf && name.kind == Kind::Identifier => {
+            Some(format!(":{}", cx.text(name)))
+        }
+        _ => None,
+    }
+}
+
 fn type_expr_inner(cx: &mut Cx, node: &SyntaxNode) -> Option<TypeExpr> {
     match (node.leaf, node.kind, node.children.as_slice()) {
         (true, Kind::Identifier, _) => Some(TypeExpr::Named {
@@ -1306,10 +1320,11 @@ fn type_expr_inner(cx: &mut Cx, node: &SyntaxNode) -> Option<TypeExpr> {
         (false, Kind::Curly, [base, params @ ..]) if dotted_name(cx, base).is_some() => {
             let mut out = Vec::new();
             for param in params {
-                // `Array{T, 2}`, `AbstractArray{Float64, 1}`: a number of dimensions.
-                if param.leaf && param.kind == Kind::Integer {
+                // `Array{T, 2}`, `AbstractArray{Float64, 1}`: a number of dimensions; `Val{3}`,
+                // `Val{true}`, `Val{:a}`: a value as a parameter.
+                if let Some(name) = value_param(cx, param) {
                     out.push(TypeExpr::Named {
-                        name: cx.text(param).to_string(),
+                        name,
                         params: Vec::new(),
                         range: param.range,
                     });

@@ -4,7 +4,7 @@
 
 use crate::ast::{Expr, ExprKind};
 use crate::cx::{error_expr, Cx};
-use crate::items::type_expr;
+use crate::items::{type_expr, value_param};
 use crate::kind::Kind;
 use crate::tree::SyntaxNode;
 
@@ -18,10 +18,12 @@ pub(crate) fn type_value(cx: &mut Cx, node: &SyntaxNode) -> Expr {
 }
 
 /// The text of a type in an expression, where a parameter may also be a number of dimensions
-/// (`Array{Float64, 1}`); `None` once a part is reported.
+/// (`Array{Float64, 1}`) or another value (`Val{:a}`); `None` once a part is reported.
 fn value_text(cx: &mut Cx, node: &SyntaxNode) -> Option<String> {
+    if let Some(value) = value_param(cx, node) {
+        return Some(value);
+    }
     match (node.leaf, node.kind, node.children.as_slice()) {
-        (true, Kind::Integer, _) => Some(cx.text(node).to_string()),
         (false, Kind::Curly, [base, params @ ..]) if !params.is_empty() => {
             let base = type_expr(cx, base)?;
             let mut parts = Vec::new();

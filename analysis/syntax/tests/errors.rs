@@ -241,7 +241,7 @@ fn top_level_code_that_is_not_a_definition_is_skipped() {
 
 #[test]
 fn broken_parts_of_signatures() {
-    check("function f(x, ::Int = 1)\n    x\nend\nfunction g end\nBase.sin(x::Dense) = x\n+(a::Dense, b::Dense) = a\n", expect![[r#"
+    check("function f(x, (a, b) = 1)\n    x\nend\nfunction g end\nBase.sin(x::Dense) = x\n+(a::Dense, b::Dense) = a\n", expect![[r#"
         (function f (x)
           x)
         (refused g)
@@ -249,7 +249,7 @@ fn broken_parts_of_signatures() {
           x)
         (function + (a::Dense b::Dense)
           a)
-        error 14..23: unsupported: this form of optional argument [unsupported]
+        error 14..24: unsupported: this form of optional argument [unsupported]
     "#]]);
 }
 

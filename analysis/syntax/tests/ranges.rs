@@ -65,7 +65,7 @@ fn split_matrix_elements_keep_file_offsets() {
 
 #[test]
 fn do_blocks_and_errors() {
-    let src = "f(xs) = map(xs) do x\n    x + 1\nend\ng(x, ::Int = 1) = x\n";
+    let src = "f(xs) = map(xs) do x\n    x + 1\nend\ng(x, (a, b) = 1) = x\n";
     let file = parse_file(src);
     let Item::Function(f) = &file.items[0] else {
         panic!("not a method")
@@ -75,7 +75,7 @@ fn do_blocks_and_errors() {
     };
     assert_eq!(slice(src, args[0].range), "do x\n    x + 1\nend");
     assert_eq!(slice(src, args[1].range), "xs");
-    assert_eq!(slice(src, file.errors[0].range), "::Int = 1");
+    assert_eq!(slice(src, file.errors[0].range), "(a, b) = 1");
 }
 
 #[test]

@@ -13,6 +13,7 @@ use crate::calls::{builtin_of, Cx};
 use crate::dispatch;
 use crate::error::{no_method, Fail};
 use crate::plan::{Arg, PlanBuilder};
+use crate::type_params::val_int;
 use crate::value::{types, Val};
 use crate::SYNTH_METHOD;
 
@@ -31,7 +32,9 @@ pub(crate) fn call(
         ("broadcast", _) => Err(no_method("broadcast", &types(args))),
         ("checkpointed", [f, xs @ ..]) => checkpointed(cx, b, f, xs, args),
         ("checkpointed", _) => Err(no_method("checkpointed", &types(args))),
-        ("ntuple", [f, n]) if n.ty == Type::Int64 => ntuple(cx, b, f, n),
+        ("ntuple", [f, n]) if n.ty == Type::Int64 || val_int(&n.ty).is_some() => {
+            ntuple(cx, b, f, n)
+        }
         ("ntuple", _) => Err(no_method("ntuple", &types(args))),
         _ => return None,
     })
@@ -575,11 +578,11 @@ fn broadcast_tuples(cx: &mut Cx, b: &mut PlanBuilder, f: &Val, xs: &[Val]) -> Re
 /// The longest tuple `ntuple` unrolls.
 const NTUPLE_MAX: i64 = 64;
 
-/// `ntuple(f, n)` for a literal `n` (`ntuple(f, Val(n))` is lowered to it): the tuple
+/// `ntuple(f, n)` for a literal `n`, or `ntuple(f, Val(n))` (of the `Val`'s parameter): the tuple
 /// `(f(1), ..., f(n))`, one call per position in order. A tuple's length is part of its type,
 /// so `n` must be known where the call is compiled.
 fn ntuple(cx: &mut Cx, b: &mut PlanBuilder, f: &Val, n: &Val) -> Result<Val, Fail> {
-    let Some(n) = n.int() else {
+    let Some(n) = n.int().or_else(|| val_int(&n.ty)) else {
         return Err(Fail::unsupported(
             "`ntuple(f, n)` with a length that is not a literal (a tuple's length is part of its \
              type); write the length (`ntuple(f, 3)`), or build a vector (`[f(i) for i in 1:n]`)",

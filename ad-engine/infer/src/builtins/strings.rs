@@ -275,8 +275,9 @@ fn printable(t: &Type) -> bool {
         Type::Function(_) => true,
         Type::Tuple(ts) => ts.iter().all(printable),
         Type::Array(e, 1) => e.is_number() || super::is_char_type(e),
-        // A rational prints as Julia shows it, `1//2`; a character as itself.
-        Type::Struct(s) => matches!(&*s.name, "Base.Rational" | "Base.Char"),
+        // A rational prints as Julia shows it, `1//2`; a character as itself; a `Val` as
+        // `Val{3}()`.
+        Type::Struct(s) => matches!(&*s.name, "Base.Rational" | "Base.Char" | "Base.Val"),
         _ => false,
     }
 }
