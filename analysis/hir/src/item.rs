@@ -2,6 +2,7 @@
 //! AST made relative to its own start.
 
 use std::borrow::Cow;
+use std::path::Path;
 use std::sync::Arc;
 
 use rustc_hash::FxHashMap;
@@ -17,7 +18,21 @@ use crate::stub::{BundledMethod, StaticType, Use};
 /// The syntax tree of a file (never fails: errors are inside).
 #[salsa::tracked(returns(ref))]
 pub fn parse(db: &dyn salsa::Database, file: SourceFile) -> Arc<ast::SourceFile> {
-    Arc::new(zy_syntax::parse_file(file.text(db)))
+    let text = file.text(db);
+    Arc::new(match source_path(file.path(db)) {
+        Some(path) => zy_syntax::parse_file_at(text, &path),
+        None => zy_syntax::parse_file(text),
+    })
+}
+
+/// The path Julia's `@__FILE__` gives in a file at `path`: absolute (a relative path is taken
+/// from the current directory, as `julia path` does) and normalised; `None` if it is not
+/// UTF-8.
+fn source_path(path: &Path) -> Option<String> {
+    let absolute = std::path::absolute(path).ok()?;
+    crate::scope::normalize(&absolute)
+        .to_str()
+        .map(str::to_string)
 }
 
 pub use crate::item_kind::ItemKind;

@@ -691,6 +691,32 @@ f(x) = ab$0s2(x)
     );
 }
 
+#[test]
+fn source_paths_are_those_of_the_file_holding_the_macro() {
+    // An editor's document (an absolute path), and the file it includes: each its own.
+    let f = fixture(
+        "#- /work/proj/main.jl\ninclude(\"lib/part.jl\")\nwhere() = (@__FILE__, @__DIR__, part())\n#- /work/proj/lib/part.jl\npart() = (@__FILE__, @__DIR__)\n",
+    );
+    let eval = |call: &str| match f
+        .host
+        .analysis()
+        .eval(f.first_file(), call, EvalLimits::default())
+        .expect("not cancelled")
+    {
+        Ok(v) => v.display,
+        Err(e) => e.to_string(),
+    };
+    assert_eq!(
+        eval("where()"),
+        r#"("/work/proj/main.jl", "/work/proj", ("/work/proj/lib/part.jl", "/work/proj/lib"))"#
+    );
+    // An expression given alone is in no file.
+    expect![[r#"
+        <call>:1:1: error: unsupported: macro @__FILE__ outside a file (an expression given alone, or a file whose path is not UTF-8)
+    "#]]
+    .assert_eq(&format!("{}\n", eval("@__FILE__")));
+}
+
 /// The definitions of the name at the cursor, each as `path:start..end: text`.
 fn check_definition(text: &str, expect: Expect) {
     let f = fixture(text);
