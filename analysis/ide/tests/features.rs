@@ -971,6 +971,29 @@ f(x) = abs$02(x)
 }
 
 #[test]
+fn definition_of_a_name_after_a_module_is_the_modules() {
+    let workspace = r#"
+module Plane
+norm2(x, y) = sqrt(x^2 + y^2)
+end
+norm2(x) = x
+f(x) = Plane.norm2(x, 0.0)
+"#;
+    check_definition(
+        &workspace.replace("Plane.norm2(x", "Plane.nor$0m2(x"),
+        expect![[r#"
+            main.jl 14..19: norm2
+        "#]],
+    );
+    check_definition(
+        &workspace.replace("Plane.norm2(x", "Pla$0ne.norm2(x"),
+        expect![[r#"
+            main.jl 8..13: Plane
+        "#]],
+    );
+}
+
+#[test]
 fn modules_scope_names_as_julia_does() {
     let workspace = r#"
 module Geometry
