@@ -8978,3 +8978,55 @@ The command-line arguments of a script: zy calls functions as `julia script.jl` 
 without any, so `ARGS` is empty (`isempty(ARGS)` holds, `ARGS[1]` is a `BoundsError`).
 """
 const ARGS = String[]
+
+# ---- Paths (Julia's path.jl, as on Unix) ----------------------------------------------------
+
+"""
+    splitdir(path)
+
+`path` split at its last `/` (with the `/`s just before it) into the directory and the last
+component: `splitdir("a/b.csv") == ("a", "b.csv")`, `splitdir("/x") == ("/", "x")`, and
+`("", path)` for a path without a `/`.
+"""
+function splitdir(path::String)
+    i = lastindex(path)
+    while i > 0 && path[i] != '/'
+        i = prevind(path, i)
+    end
+    i == 0 && return ("", path)
+    name = path[i+1:lastindex(path)]
+    while i > 1 && path[prevind(path, i)] == '/'
+        i = prevind(path, i)
+    end
+    return (i == 1 ? "/" : path[1:prevind(path, i)], name)
+end
+"""
+    dirname(path)
+
+The directory part of `path`, without its trailing `/`: `dirname("/data/x.csv") == "/data"`.
+"""
+dirname(path::String) = splitdir(path)[1]
+"""
+    basename(path)
+
+The last component of `path`: `basename("/data/x.csv") == "x.csv"` (empty after a trailing `/`).
+"""
+basename(path::String) = splitdir(path)[2]
+"""
+    isabspath(path)
+
+Whether `path` starts at the root (`/`).
+"""
+isabspath(path::String) = startswith(path, '/')
+"""
+    joinpath(parts...)
+
+The parts joined by `/` (none added after a part that ends with one); an absolute part starts
+the path afresh: `joinpath(@__DIR__, "data.csv")`.
+"""
+joinpath(path::String) = path
+function joinpath(a::String, b::String)
+    isabspath(b) && return b
+    return isempty(a) || endswith(a, '/') ? a * b : string(a, "/", b)
+end
+joinpath(a::String, b::String, c::String, rest::String...) = joinpath(joinpath(a, b), c, rest...)

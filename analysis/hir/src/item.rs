@@ -2,6 +2,7 @@
 //! AST made relative to its own start.
 
 use std::borrow::Cow;
+use std::path::Path;
 use std::sync::Arc;
 
 use rustc_hash::FxHashMap;
@@ -17,7 +18,28 @@ use crate::stub::{BundledMethod, StaticType, Use};
 /// The syntax tree of a file (never fails: errors are inside).
 #[salsa::tracked(returns(ref))]
 pub fn parse(db: &dyn salsa::Database, file: SourceFile) -> Arc<ast::SourceFile> {
-    Arc::new(zy_syntax::parse_file(file.text(db)))
+    let text = file.text(db);
+    Arc::new(match source_path(file.path(db)) {
+        Some(path) => zy_syntax::parse_file_at(text, &path),
+        None => zy_syntax::parse_file(text),
+    })
+}
+
+/// The path Julia's `@__FILE__` gives in a file at `path`: absolute (a relative path is taken
+/// from the current directory, as `julia path` does) and normalised; `None` if it is not
+/// UTF-8.
+fn source_path(path: &Path) -> Option<String> {
+    let absolute = std::path::absolute(path).ok()?;
+    crate::scope::normalize(&absolute)
+        .to_str()
+        .map(str::to_string)
+}
+
+/// The docstrings of a file, with the names they document (read only when asked: hover
+/// shows them).
+#[salsa::tracked(returns(ref))]
+pub fn docstrings(db: &dyn salsa::Database, file: SourceFile) -> Arc<Vec<zy_syntax::Docstring>> {
+    Arc::new(zy_syntax::docstrings(file.text(db)))
 }
 
 pub use crate::item_kind::ItemKind;
@@ -102,14 +124,33 @@ fn bundled_index(db: &dyn salsa::Database, file: SourceFile) -> Option<usize> {
     (crate::prelude::PRELUDE.get(i)?.text == file.text(db).as_str()).then_some(i)
 }
 
+/// The build-time index entry of `id`, if it is an item of a prelude file with the bundled text.
+fn bundled_item(db: &dyn salsa::Database, id: ItemId) -> Option<&'static BundledItem> {
+    let file = id.file(db);
+    bundled(db, file)?.get(*item_positions(db, file).get(&id)?)
+}
+
+/// The docstrings that may document `id`, with offsets in its file: for a bundled prelude item
+/// those of its own text, which holds the docstring above it (the file is never parsed
+/// whole); else those of its file.
+#[salsa::tracked(returns(ref))]
+pub fn item_docstrings(db: &dyn salsa::Database, id: ItemId) -> Arc<Vec<zy_syntax::Docstring>> {
+    let Some(b) = bundled_item(db, id) else {
+        return docstrings(db, id.file(db)).clone();
+    };
+    let text = id.file(db).text(db);
+    let own = text.get(b.start as usize..b.end as usize).unwrap_or("");
+    let mut found = zy_syntax::docstrings(own);
+    for d in &mut found {
+        d.name = ast::TextRange::new(d.name.start + b.start, d.name.end + b.start);
+    }
+    Arc::new(found)
+}
+
 /// The type names of `id`'s signature, unresolved: from the build-time index for a bundled
 /// prelude item (which is then neither parsed nor lowered), else from its lowering.
 pub(crate) fn item_signature(db: &dyn salsa::Database, id: ItemId) -> Signature<'_> {
-    let file = id.file(db);
-    if let Some(b) = bundled(db, file)
-        .zip(item_positions(db, file).get(&id))
-        .and_then(|(items, &i)| items.get(i))
-    {
+    if let Some(b) = bundled_item(db, id) {
         let s = &b.sig;
         return Signature {
             guards: Cow::Borrowed(&s.guards),
@@ -126,11 +167,7 @@ pub(crate) fn item_signature(db: &dyn salsa::Database, id: ItemId) -> Signature<
 /// Whether module item `id` is a `baremodule` (which does not see Base): for a bundled prelude
 /// item from the build-time index, else from its parse.
 pub(crate) fn is_bare_module(db: &dyn salsa::Database, id: ItemId) -> bool {
-    let file = id.file(db);
-    if let Some(b) = bundled(db, file)
-        .zip(item_positions(db, file).get(&id))
-        .and_then(|(items, &i)| items.get(i))
-    {
+    if let Some(b) = bundled_item(db, id) {
         return b.bare;
     }
     matches!(item_ast(db, id).as_deref(), Some(Item::Module(m)) if m.bare)
@@ -142,9 +179,7 @@ pub(crate) fn bundled_method(
     db: &dyn salsa::Database,
     id: ItemId,
 ) -> Option<&'static BundledMethod> {
-    let file = id.file(db);
-    let index = *item_positions(db, file).get(&id)?;
-    bundled(db, file)?.get(index)?.method.as_ref()
+    bundled_item(db, id)?.method.as_ref()
 }
 
 /// The parse of bundled item `id`'s own text, where that text starts in its file, and the
@@ -153,10 +188,8 @@ pub(crate) fn parse_bundled(
     db: &dyn salsa::Database,
     id: ItemId,
 ) -> Option<(ast::SourceFile, u32, usize)> {
-    let file = id.file(db);
-    let index = *item_positions(db, file).get(&id)?;
-    let b = bundled(db, file)?.get(index)?;
-    let text = file.text(db).get(b.start as usize..b.end as usize)?;
+    let b = bundled_item(db, id)?;
+    let text = id.file(db).text(db).get(b.start as usize..b.end as usize)?;
     Some((zy_syntax::parse_file(text), b.start, b.nth as usize))
 }
 

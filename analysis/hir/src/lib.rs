@@ -65,7 +65,10 @@ pub use diag::{
     diagnostics, fatal_errors, item_of_span, load_errors, locate, skipped_statements, Diag, SKIPPED,
 };
 pub use input::{Prelude, SourceFile, Workspace};
-pub use item::{item_ast, item_boundaries, item_range, item_tree, parse, ItemId, ItemKind};
+pub use item::{
+    docstrings, item_ast, item_boundaries, item_docstrings, item_range, item_tree, parse, ItemId,
+    ItemKind,
+};
 pub use jit::{compiled, CompileKey, Target};
 pub use lower::ssa;
 pub use program::{needed_names, program_index, resolved_ssa, ProgramIndex, ProgramKey};

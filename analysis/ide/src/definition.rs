@@ -3,7 +3,8 @@
 
 use std::path::PathBuf;
 
-use zy_hir::{ItemKind, RootDatabase, SourceFile};
+use zy_hir::{ItemId, ItemKind, RootDatabase, SourceFile};
+use zy_ir::Name;
 use zy_syntax::ast::Item;
 
 use crate::hover::word_at;
@@ -45,35 +46,55 @@ impl Analysis {
 }
 
 fn definition(db: &RootDatabase, file: SourceFile, offset: u32) -> Vec<Location> {
-    let text = file.text(db);
-    let Some((start, end)) = word_at(text, offset) else {
+    let Some((start, end)) = word_at(file.text(db), offset) else {
         return Vec::new();
     };
+    defining_items(db, file, start, end)
+        .into_iter()
+        .map(|(item, start, end)| {
+            let f = item.file(db);
+            Location {
+                path: f.path(db).clone(),
+                file: FileId(f),
+                is_prelude: zy_hir::is_prelude(db, f),
+                start,
+                end,
+            }
+        })
+        .collect()
+}
+
+/// The items defining the name at `start..end` of `file`, as the code there resolves it (every
+/// method of a function, a module, a definition zy refused), each with the byte range of its
+/// name in its file (of the whole of a refused definition). A name
+/// written after a module's (`LinearAlgebra.norm`, `M.f`) is that module's.
+pub(crate) fn defining_items(
+    db: &RootDatabase,
+    file: SourceFile,
+    start: usize,
+    end: usize,
+) -> Vec<(ItemId, u32, u32)> {
     let root = zy_hir::scope_root(db, file);
     let names = zy_hir::scope::scope_names(db, file);
-    // The module of the code at the cursor: that of the item around it.
-    let around = zy_hir::item_tree(db, file).iter().copied().find(|&item| {
-        if item.kind(db) == ItemKind::Module {
-            return false; // the items inside it are items of their own
-        }
-        let b = zy_hir::item_boundaries(db, item);
-        matches!((b.first(), b.last()), (Some(&s), Some(&e)) if s <= offset && offset <= e)
-    });
-    let module = around
-        .or_else(|| zy_hir::item_tree(db, file).first().copied())
-        .map_or_else(
-            || zy_hir::MAIN.into(),
-            |item| zy_hir::item_module(db, root, item),
-        );
-    let wanted = names.resolve(&module, &text[start..end]);
+    let module = code_module(db, file, start as u32);
+    let written = dotted(file.text(db), start, end);
+    let wanted = names.resolve(&module, written);
+    let wanted_module = names.module_path(&module, written);
     let mut out = Vec::new();
     for f in zy_hir::scope_files(db, file) {
         for &item in zy_hir::item_tree(db, f) {
-            if !matches!(
-                item.kind(db),
-                ItemKind::Function | ItemKind::Struct | ItemKind::Global
-            ) || names.definition(&zy_hir::item_module(db, root, item), item.name(db)) != wanted
-            {
+            let kind = item.kind(db);
+            let item_module = zy_hir::item_module(db, root, item);
+            let defines = match kind {
+                ItemKind::Function | ItemKind::Struct | ItemKind::Global | ItemKind::Refused => {
+                    names.definition(&item_module, item.name(db)) == wanted
+                }
+                ItemKind::Module => {
+                    wanted_module.as_ref() == Some(&zy_hir::qualify(&item_module, item.name(db)))
+                }
+                _ => false,
+            };
+            if !defines {
                 continue;
             }
             let Some(ast) = zy_hir::item_ast(db, item) else {
@@ -83,20 +104,48 @@ fn definition(db: &RootDatabase, file: SourceFile, offset: u32) -> Vec<Location>
                 Item::Function(d) => d.name_range,
                 Item::Struct(s) => s.name_range,
                 Item::Global(g) => g.name_range,
+                Item::Module(m) => m.name_range,
+                // `function f end`, a definition zy refused: the whole of it.
+                Item::Refused(r) => r.range,
                 _ => continue,
             };
-            let Some((start, end)) = zy_hir::item_range(db, item, name_range.start, name_range.end)
-            else {
-                continue;
-            };
-            out.push(Location {
-                path: f.path(db).clone(),
-                file: FileId(f),
-                is_prelude: zy_hir::is_prelude(db, f),
-                start,
-                end,
-            });
+            if let Some((start, end)) =
+                zy_hir::item_range(db, item, name_range.start, name_range.end)
+            {
+                out.push((item, start, end));
+            }
         }
     }
     out
+}
+
+/// The module of the code at `offset` of `file`: that of the item around it.
+pub(crate) fn code_module(db: &RootDatabase, file: SourceFile, offset: u32) -> Name {
+    let root = zy_hir::scope_root(db, file);
+    let around = zy_hir::item_tree(db, file).iter().copied().find(|&item| {
+        if item.kind(db) == ItemKind::Module {
+            return false; // the items inside it are items of their own
+        }
+        let b = zy_hir::item_boundaries(db, item);
+        matches!((b.first(), b.last()), (Some(&s), Some(&e)) if s <= offset && offset <= e)
+    });
+    around
+        .or_else(|| zy_hir::item_tree(db, file).first().copied())
+        .map_or_else(
+            || zy_hir::MAIN.into(),
+            |item| zy_hir::item_module(db, root, item),
+        )
+}
+
+/// The name at `start..end` of `text` with the names written before it with dots
+/// (`LinearAlgebra.norm`, `A.B.f`, `p.x`).
+pub(crate) fn dotted(text: &str, start: usize, end: usize) -> &str {
+    let mut from = start;
+    while from > 0 && text[..from].ends_with('.') {
+        match word_at(text, (from - 1) as u32) {
+            Some((s, e)) if e == from - 1 => from = s,
+            _ => break,
+        }
+    }
+    &text[from..end]
 }

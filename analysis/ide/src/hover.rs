@@ -1,6 +1,6 @@
-//! Hover: what zy knows about the name under the cursor, in the specialisation of the enclosing
-//! function at its `# zy: at` call: types, gradient types, the reaching-gradient summary, and
-//! which rule differentiates a call.
+//! Hover: the docstrings of the name under the cursor ([`crate::docs`]), then what zy knows
+//! about it in the specialisation of the enclosing function at its `# zy: at` call: types,
+//! gradient types, the reaching-gradient summary, and which rule differentiates a call.
 
 use std::collections::BTreeSet;
 
@@ -30,27 +30,55 @@ impl Analysis {
 }
 
 fn hover(db: &RootDatabase, file: SourceFile, offset: u32) -> Option<HoverResult> {
-    let text = file.text(db);
-    let (start, end) = word_at(text, offset)?;
-    let word = &text[start..end];
+    let (start, end) = word_at(file.text(db), offset)?;
     let functions = outline(db, file);
-    let f = functions.iter().find(|f| f.contains(offset))?;
-    let typed = specialisation(db, file, f);
-    let markdown = if (start as u32) >= f.name_start && (end as u32) <= f.name_end {
-        function_hover(f, typed.as_ref())
-    } else if text[end..].starts_with('(') || text[end..].starts_with(".(") {
-        call_hover(db, file, word)
-    } else if word == "for" || word == "while" {
-        crate::checkpoint_hover::hover(db, file, word, start as u32, typed.as_ref())
-            .unwrap_or_else(|| loop_hover(word, typed.as_ref()))
+    let (own, local) = match functions.iter().find(|f| f.contains(offset)) {
+        Some(f) => in_function(db, file, f, start, end),
+        None => (None, false),
+    };
+    // A local's name is not the global's it may share.
+    let docs = if local {
+        None
     } else {
-        variable_hover(f, typed.as_ref(), word)?
+        crate::docs::documentation(db, file, start, end)
+    };
+    let markdown = match (docs, own) {
+        (Some(docs), Some(own)) => format!("{docs}{}{own}", crate::docs::RULE),
+        (docs, own) => docs.or(own)?,
     };
     Some(HoverResult {
         start: start as u32,
         end: end as u32,
         markdown,
     })
+}
+
+/// What zy knows about the word at `start..end` inside function `f`, and whether the word is
+/// one of `f`'s locals.
+fn in_function(
+    db: &RootDatabase,
+    file: SourceFile,
+    f: &FunctionOutline,
+    start: usize,
+    end: usize,
+) -> (Option<String>, bool) {
+    let text = file.text(db);
+    let word = &text[start..end];
+    let typed = specialisation(db, file, f);
+    if (start as u32) >= f.name_start && (end as u32) <= f.name_end {
+        (Some(function_hover(f, typed.as_ref())), false)
+    } else if text[end..].starts_with('(') || text[end..].starts_with(".(") {
+        (Some(call_hover(db, file, word)), false)
+    } else if word == "for" || word == "while" {
+        let tape = crate::checkpoint_hover::hover(db, file, word, start as u32, typed.as_ref())
+            .unwrap_or_else(|| loop_hover(word, typed.as_ref()));
+        (Some(tape), false)
+    } else {
+        let local = variable_hover(f, typed.as_ref(), word);
+        let is_param = f.params.iter().any(|p| p.name.as_deref() == Some(word));
+        let is_local = local.is_some() || is_param;
+        (local, is_local)
+    }
 }
 
 /// The body of `f` at its `# zy: at` call, with its activity analysis, as its gradient

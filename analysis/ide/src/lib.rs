@@ -12,6 +12,7 @@ mod debug;
 mod definition;
 mod derivative;
 mod diagnostics;
+mod docs;
 mod dot;
 mod error;
 mod eval;

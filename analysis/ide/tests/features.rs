@@ -435,6 +435,12 @@ helper(x) = 2x
 "#,
         expect![[r#"
             [sin]
+                sin(z), cos(z), tanh(z)
+
+            The complex sine, cosine and hyperbolic tangent, computed as Julia does.
+
+            ---
+
             `sin` is differentiated by zy's primitive rule on real numbers; its methods for other types in zy's library, `Base.sin`, are transformed like your code
         "#]],
     );
@@ -686,9 +692,231 @@ f(x) = ab$0s2(x)
 "#,
         expect![[r#"
             [abs2]
+                abs2(x)
+
+            The squared absolute value, `x * x` for real numbers.
+
+            ---
+
             `abs2` is differentiated through its definition in zy's library, `Base.abs2`, which zy transforms like your code
         "#]],
     );
+}
+
+#[test]
+fn hover_shows_the_docstrings_of_every_method_then_what_zy_knows() {
+    check_hover(
+        r#"
+"""
+    scale(x)
+
+Twice `x`.
+"""
+scale(x) = 2x
+"Thrice a pair's first." scale(x, y) = 3x
+# zy: at f(1.0)
+f(x) = sca$0le(x)
+"#,
+        expect![[r#"
+            [scale]
+                scale(x)
+
+            Twice `x`.
+
+            ---
+
+            Thrice a pair's first.
+
+            ---
+
+            `scale` is differentiated by its derived adjoint (zy transforms its body)
+        "#]],
+    );
+    // At a definition: the docstrings, then the specialisation.
+    check_hover(
+        r#"
+# zy: at scale(1.0)
+"Twice `x`."
+sc$0ale(x) = 2x
+"Thrice a pair's first." scale(x, y) = 3x
+"#,
+        expect![[r#"
+            [scale]
+            Twice `x`.
+
+            ---
+
+            Thrice a pair's first.
+
+            ---
+
+            ```julia
+            scale(x::Float64) -> Float64
+            ```
+            specialised at `scale(1.0)`
+
+            gradient: `Tuple{Float64}`
+        "#]],
+    );
+    // A function documented where it is declared, before its methods (as interfaces are).
+    check_hover(
+        r#"
+"Half the squared norm."
+function energy end
+energy(x) = sum(abs2, x) / 2
+# zy: at g([1.0])
+g(x) = ener$0gy(x)
+"#,
+        expect![[r#"
+            [energy]
+            Half the squared norm.
+
+            ---
+
+            `energy` is differentiated by its derived adjoint (zy transforms its body)
+        "#]],
+    );
+}
+
+#[test]
+fn hover_shows_the_docstrings_of_structs_fields_consts_and_modules() {
+    let workspace = r#"
+"A body in the plane."
+struct Body
+    "The mass, in kilograms."
+    mass::Float64
+    x::Float64
+end
+"The number of steps."
+const STEPS = 10
+"Vectors of the plane."
+module Plane
+"The Euclidean norm."
+norm2(x, y) = sqrt(x^2 + y^2)
+end
+energy(b::Body) = STEPS * b.mass * Plane.norm2(b.x, 0.0)
+"#;
+    let at = |needle: &str, cursor: &str| workspace.replacen(needle, cursor, 1);
+    check_hover(
+        &at("struct Body", "struct Bo$0dy"),
+        expect![[r#"
+            [Body]
+            A body in the plane.
+        "#]],
+    );
+    check_hover(
+        &at("    mass::Float64", "    ma$0ss::Float64"),
+        expect![[r#"
+            [mass]
+            The mass, in kilograms.
+        "#]],
+    );
+    check_hover(
+        &at("b.mass", "b.ma$0ss"),
+        expect![[r#"
+            [mass]
+            The mass, in kilograms.
+        "#]],
+    );
+    check_hover(
+        &at("b::Body", "b::Bo$0dy"),
+        expect![[r#"
+            [Body]
+            A body in the plane.
+        "#]],
+    );
+    check_hover(
+        &at("STEPS *", "STE$0PS *"),
+        expect![[r#"
+            [STEPS]
+            The number of steps.
+        "#]],
+    );
+    check_hover(
+        &at("Plane.norm2(b.x", "Plane.nor$0m2(b.x"),
+        expect![[r#"
+            [norm2]
+            The Euclidean norm.
+
+            ---
+
+            `norm2`
+        "#]],
+    );
+    check_hover(
+        &at("Plane.norm2(b.x", "Pla$0ne.norm2(b.x"),
+        expect![[r#"
+            [Plane]
+            Vectors of the plane.
+        "#]],
+    );
+    // An undocumented field, and a field access of another name: nothing to show.
+    check_hover(
+        &at("b.x,", "b.$0x,"),
+        expect![[r#"
+            no hover
+        "#]],
+    );
+}
+
+#[test]
+fn hover_shows_docstrings_of_included_files_of_doc_macros_and_of_the_library() {
+    check_hover(
+        r#"
+include("b.jl")
+f(x) = hel$0per(x)
+#- b.jl
+@doc raw"""
+Raw: `\alpha` stays.
+"""
+helper(x) = 2x
+"#,
+        expect![[r#"
+            [helper]
+            Raw: `\alpha` stays.
+
+            ---
+
+            `helper` is differentiated by its derived adjoint (zy transforms its body)
+        "#]],
+    );
+    // A local that shares a documented global's name is the local.
+    check_hover(
+        r#"
+"The global."
+const rate = 0.5
+f(rate) = 2ra$0te
+"#,
+        expect![[r#"
+            no hover
+        "#]],
+    );
+}
+
+#[test]
+fn source_paths_are_those_of_the_file_holding_the_macro() {
+    // An editor's document (an absolute path), and the file it includes: each its own.
+    let f = fixture(
+        "#- /work/proj/main.jl\ninclude(\"lib/part.jl\")\nwhere() = (@__FILE__, @__DIR__, part())\n#- /work/proj/lib/part.jl\npart() = (@__FILE__, @__DIR__)\n",
+    );
+    let eval = |call: &str| match f
+        .host
+        .analysis()
+        .eval(f.first_file(), call, EvalLimits::default())
+        .expect("not cancelled")
+    {
+        Ok(v) => v.display,
+        Err(e) => e.to_string(),
+    };
+    assert_eq!(
+        eval("where()"),
+        r#"("/work/proj/main.jl", "/work/proj", ("/work/proj/lib/part.jl", "/work/proj/lib"))"#
+    );
+    // An expression given alone is in no file.
+    expect![[r#"
+        <call>:1:1: error: unsupported: macro @__FILE__ outside a file (an expression given alone, or a file whose path is not UTF-8)
+    "#]]
+    .assert_eq(&format!("{}\n", eval("@__FILE__")));
 }
 
 /// The definitions of the name at the cursor, each as `path:start..end: text`.
@@ -738,6 +966,29 @@ f(x) = abs$02(x)
         expect![[r#"
             <zy>/prelude/Base.jl (prelude) 419..423: abs2
             <zy>/prelude/Base.jl (prelude) 273280..273284: abs2
+        "#]],
+    );
+}
+
+#[test]
+fn definition_of_a_name_after_a_module_is_the_modules() {
+    let workspace = r#"
+module Plane
+norm2(x, y) = sqrt(x^2 + y^2)
+end
+norm2(x) = x
+f(x) = Plane.norm2(x, 0.0)
+"#;
+    check_definition(
+        &workspace.replace("Plane.norm2(x", "Plane.nor$0m2(x"),
+        expect![[r#"
+            main.jl 14..19: norm2
+        "#]],
+    );
+    check_definition(
+        &workspace.replace("Plane.norm2(x", "Pla$0ne.norm2(x"),
+        expect![[r#"
+            main.jl 8..13: Plane
         "#]],
     );
 }

@@ -44,6 +44,8 @@ pub(crate) struct Cx<'a> {
     /// The `where` variables of the methods enclosing the expression being converted (`T` in
     /// `T[a b]` names a type there).
     pub type_vars: Vec<String>,
+    /// The absolute path of the file being converted, if known: `@__FILE__` is it.
+    pub source_path: Option<&'a str>,
     depth: u32,
     too_deep_reported: bool,
 }
@@ -64,6 +66,7 @@ impl<'a> Cx<'a> {
             io: None,
             seed: None,
             type_vars: Vec::new(),
+            source_path: None,
             depth: 0,
             too_deep_reported: false,
         }

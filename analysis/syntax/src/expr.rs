@@ -1,6 +1,8 @@
 //! Expressions and statements (in Julia they are one thing): the syntax tree's nodes as AST
 //! expressions, and the constructs outside the subset reported by name.
 
+use std::path::Path;
+
 use crate::annotations;
 use crate::arrays;
 use crate::ast::{Expr, ExprKind, KeywordArg, TextRange, UnOp, NEW, TYPED};
@@ -284,6 +286,7 @@ fn macro_call(cx: &mut Cx, node: &SyntaxNode) -> Expr {
                 ("@isdefined", [x]) if x.leaf && x.kind == Kind::Identifier => {
                     Expr::call("isdefined_local", vec![expr(cx, x)], node.range)
                 }
+                ("@__FILE__" | "@__DIR__", []) => source_path(cx, node, &text),
                 ("@sprintf" | "Printf.@sprintf", args) => crate::sprintf::sprintf(cx, node, args),
                 ("@evalpoly", [x, c, cs @ ..]) => evalpoly(cx, node, x, c, cs),
                 (name, args) => match crate::output::macro_call(cx, node, name, args) {
@@ -297,6 +300,24 @@ fn macro_call(cx: &mut Cx, node: &SyntaxNode) -> Expr {
         }
         None => error_expr(node),
     }
+}
+
+/// `@__FILE__` (`name`): the absolute path of the file holding it, as a string; `@__DIR__`:
+/// that of its directory.
+fn source_path(cx: &mut Cx, node: &SyntaxNode, name: &str) -> Expr {
+    let Some(file) = cx.source_path else {
+        return cx.unsupported(
+            node,
+            &format!("macro {name} outside a file (an expression given alone, or a file whose path is not UTF-8)"),
+        );
+    };
+    let path = match name {
+        "@__DIR__" => Path::new(file)
+            .parent()
+            .map_or_else(|| file.to_string(), |dir| dir.display().to_string()),
+        _ => file.to_string(),
+    };
+    Expr::new(ExprKind::Str(path), node.range)
 }
 
 /// `@evalpoly(x, c...)`: Julia's `evalpoly(x, (c...,))`, the same Horner's rule.

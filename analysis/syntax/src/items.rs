@@ -66,28 +66,31 @@ fn refused(cx: &Cx, node: &SyntaxNode, errors: usize) -> Option<RefusedDef> {
 /// The plain name a top-level definition defines: a struct's or abstract type's, a function's
 /// (not `Base.f` nor an operator, whose other methods stay), a binding's.
 fn defined_name<'a>(cx: &Cx<'a>, node: &SyntaxNode) -> Option<&'a str> {
-    let name = |n: &SyntaxNode| {
-        let text = cx.text(n);
-        (n.leaf && n.kind == Kind::Identifier && !is_operator_name(text)).then_some(text)
-    };
-    // `Name{T} <: Super`, `f(x)::T where T`: the name inside.
-    fn head(node: &SyntaxNode) -> &SyntaxNode {
-        match (node.leaf, node.kind, node.children.first()) {
-            (
-                false,
-                Kind::Subtype | Kind::Curly | Kind::Where | Kind::Decl | Kind::Call,
-                Some(c),
-            ) => head(c),
-            _ => node,
-        }
-    }
+    let n = defined_name_node(node)?;
+    let text = cx.text(n);
+    (n.leaf && n.kind == Kind::Identifier && !is_operator_name(text)).then_some(text)
+}
+
+/// The node naming what a top-level definition defines (documented or under a macro): the
+/// name in a struct's, abstract type's or function's signature, or a binding's.
+pub(crate) fn defined_name_node(node: &SyntaxNode) -> Option<&SyntaxNode> {
     match (node.leaf, node.kind, node.children.as_slice()) {
-        (false, Kind::Doc, [_, documented]) => defined_name(cx, documented),
-        (false, Kind::MacroCall, [.., def]) => defined_name(cx, def),
-        (false, Kind::Struct | Kind::Abstract | Kind::Function, [sig, ..]) => name(head(sig)),
-        (false, Kind::Const, [assignment]) => defined_name(cx, assignment),
-        (false, Kind::Assign, [lhs, _]) => name(head(lhs)),
+        (false, Kind::Doc, [_, documented]) => defined_name_node(documented),
+        (false, Kind::MacroCall, [.., def]) => defined_name_node(def),
+        (false, Kind::Struct | Kind::Abstract | Kind::Function, [sig, ..]) => Some(head(sig)),
+        (false, Kind::Const, [assignment]) => defined_name_node(assignment),
+        (false, Kind::Assign, [lhs, _]) => Some(head(lhs)),
         _ => None,
+    }
+}
+
+/// The name inside a signature: `Name` of `Name{T} <: Super`, `f` of `f(x)::T where T`.
+pub(crate) fn head(node: &SyntaxNode) -> &SyntaxNode {
+    match (node.leaf, node.kind, node.children.first()) {
+        (false, Kind::Subtype | Kind::Curly | Kind::Where | Kind::Decl | Kind::Call, Some(c)) => {
+            head(c)
+        }
+        _ => node,
     }
 }
 
@@ -544,11 +547,14 @@ fn typed_name(lhs: &SyntaxNode) -> Option<(&SyntaxNode, Option<&SyntaxNode>)> {
 }
 
 /// `@inline function ... end` and the like: a macro that leaves the definition's meaning as it
-/// is (compiler hints, `@doc "text" f(x) = ...`), or `@views`, which makes the slices its body
-/// reads views.
+/// is (compiler hints, `@doc "text" f(x) = ...`, also of a struct, `const` or module), or
+/// `@views`, which makes the slices its body reads views.
 fn is_definition_macro(cx: &Cx, node: &SyntaxNode) -> bool {
     let name = node.children.first().map(|n| cx.text(n));
-    matches!(
+    let Some(def) = node.children.last() else {
+        return false;
+    };
+    let hint = matches!(
         name,
         Some(
             "@inline"
@@ -568,10 +574,14 @@ fn is_definition_macro(cx: &Cx, node: &SyntaxNode) -> bool {
                 | "@doc"
                 | "@views"
         )
-    ) && node
-        .children
-        .last()
-        .is_some_and(|def| matches!(def.kind, Kind::Function | Kind::Assign))
+    );
+    let documented = name == Some("@doc") && node.children.len() == 3;
+    (hint && matches!(def.kind, Kind::Function | Kind::Assign))
+        || (documented
+            && matches!(
+                def.kind,
+                Kind::Struct | Kind::Abstract | Kind::Const | Kind::Module
+            ))
 }
 
 /// Whether the macro call's last argument defines a method (`function ... end`, `f(x) = ...`):

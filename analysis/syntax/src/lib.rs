@@ -4,9 +4,11 @@
 //! is reported by name. Parsing never fails: it returns the items that parsed and the errors
 //! found. No salsa, no LSP, no IR here.
 //!
-//! Entry points: [`parse_file`] for a whole file, [`parse_expr`] for one expression (the call of
-//! a `# zy: at` annotation or of `zy-analyze grad`), [`debug_tree`] for an S-expression
-//! rendering of the AST (used by the snapshot tests), and [`tree::parse`] for the syntax tree.
+//! Entry points: [`parse_file`] for a whole file ([`parse_file_at`] knowing its path, which
+//! `@__FILE__` gives), [`parse_expr`] for one expression (the call of a `# zy: at` annotation or
+//! of `zy-analyze grad`), [`debug_tree`] for an S-expression rendering of the AST (used by the
+//! snapshot tests), [`tree::parse`] for the syntax tree, and [`docstrings`] for the docstrings
+//! of a file (the editor's hover shows them).
 //! Parsing has a time budget ([`ParseBudget`], [`parse_file_with_budget`]).
 
 pub mod ast;
@@ -19,6 +21,7 @@ mod arrays;
 mod broadcast_keywords;
 mod budget;
 mod cx;
+mod docs;
 mod dotmacros;
 mod enums;
 mod expr;
@@ -43,6 +46,7 @@ use crate::kind::Kind;
 use crate::tree::{Parse, SyntaxNode};
 
 pub use crate::budget::ParseBudget;
+pub use crate::docs::{docstrings, Docstring};
 pub use crate::print::debug_tree;
 
 /// Parses a whole file within the default [`ParseBudget`]. Never panics: errors and
@@ -55,6 +59,16 @@ pub fn parse_file(text: &str) -> SourceFile {
 /// Parses a whole file like [`parse_file`], but gives up when `budget` runs out: then the
 /// only error is "the parser gave up" at 1:1, and there are no items.
 pub fn parse_file_with_budget(text: &str, budget: ParseBudget) -> SourceFile {
+    parse_source(text, budget, None)
+}
+
+/// Parses a whole file like [`parse_file`], knowing its absolute `path`: `@__FILE__` is that
+/// path as a string, `@__DIR__` its directory's (Julia expands them so at parse time).
+pub fn parse_file_at(text: &str, path: &str) -> SourceFile {
+    parse_source(text, ParseBudget::DEFAULT, Some(path))
+}
+
+fn parse_source(text: &str, budget: ParseBudget, path: Option<&str>) -> SourceFile {
     let parse = tree::parse(text, budget.deadline(text.len()));
     if parse.gave_up {
         return SourceFile {
@@ -65,6 +79,7 @@ pub fn parse_file_with_budget(text: &str, budget: ParseBudget) -> SourceFile {
     }
     let normalized = names::normalized(text, &parse.root);
     let mut cx = Cx::new(&normalized);
+    cx.source_path = path;
     let mut items = Vec::new();
     items::items(&mut cx, &parse.root, &mut items);
     annotations::report_unattached(&mut cx, &parse.root, &parse.comments);

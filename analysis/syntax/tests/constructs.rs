@@ -438,6 +438,29 @@ const N = 3
 }
 
 #[test]
+fn doc_macro_documents_structs_constants_and_modules() {
+    check(
+        r#"
+@doc "A point." struct P
+    x
+end
+@doc raw"""
+Raw: \alpha.
+""" const N = 3
+@doc "A module." module M
+g(x) = x
+end
+"#,
+        expect![[r#"
+            (struct P x)
+            (const N 3)
+            (module M (function g (x)
+              x))
+        "#]],
+    );
+}
+
+#[test]
 fn custom_rules() {
     check(
         r#"

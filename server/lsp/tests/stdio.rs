@@ -44,6 +44,25 @@ fn hover_on_function_shows_specialisation_and_gradient_type() {
     assert_eq!(c.shutdown(), Some(0));
 }
 
+#[test]
+fn hover_on_a_call_shows_the_docstring_then_what_zy_knows() {
+    let mut c = Client::initialized();
+    c.open(
+        &uri(),
+        "\"\"\"\n    double(x)\n\nTwice `x`.\n\"\"\"\ndouble(x) = 2x\n# zy: at f(1.0)\nf(x) = double(x) + 1\n",
+    );
+    let h = hover(&mut c, 7, 8);
+    assert_eq!(
+        h["contents"],
+        json!({
+            "kind": "markdown",
+            "value": "    double(x)\n\nTwice `x`.\n\n---\n\n`double` is differentiated by its derived adjoint (zy transforms its body)"
+        })
+    );
+    assert_eq!(h["range"], range(7, 7, 7, 13));
+    assert_eq!(c.shutdown(), Some(0));
+}
+
 fn pos(line: u32, character: u32) -> Value {
     json!({ "line": line, "character": character })
 }
