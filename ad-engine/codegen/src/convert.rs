@@ -573,7 +573,9 @@ impl FromNative {
                 };
                 Value::Pullback(Rc::new(Pullback { instance, tape }))
             }
-            Type::Any => return Err("internal error: JIT value of type Any".into()),
+            Type::Any | Type::Recur(..) => {
+                return Err(format!("internal error: JIT value of type {ty}"))
+            }
             Type::String | Type::Exception => {
                 let p = next()? as *const Value;
                 if p.is_null() {

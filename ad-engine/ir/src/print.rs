@@ -320,7 +320,8 @@ fn collect_structs(t: &Type, out: &mut Vec<Arc<StructType>>) {
         | Type::Function(_)
         | Type::Symbol(_)
         | Type::String
-        | Type::Exception => {}
+        | Type::Exception
+        | Type::Recur(..) => {}
     }
 }
 

@@ -40,7 +40,8 @@ pub(crate) fn call(
             ..
         }] if st.kind == StructKind::User => {
             let mut fields = Vec::with_capacity(st.fields.len());
-            for (k, (_, ty)) in st.fields.iter().enumerate() {
+            for k in 0..st.fields.len() {
+                let ty = &x.ty.field(k).unwrap_or(Type::Nothing);
                 let field = Arg::Const(Const::Int(k as i64 + 1));
                 let value = Val::of(
                     b.prim(Prim::GetField, vec![x.arg.clone(), field], ty.clone()),
