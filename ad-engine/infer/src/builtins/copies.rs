@@ -49,6 +49,13 @@ pub(crate) fn call(
                 );
                 match cx.call_named(b, &"Base._deepcopy".into(), &[value]) {
                     Ok(copy) if copy.ty == *ty => fields.push(copy.arg),
+                    // A recursive field's copy, typed from the copies made so far.
+                    Ok(copy) if crate::join::widens(&copy.ty, ty) => {
+                        match crate::value::convert(b, copy, ty) {
+                            Ok(copy) => fields.push(copy.arg),
+                            Err(e) => return Some(Err(e)),
+                        }
+                    }
                     Ok(copy) => {
                         return Some(Err(Fail::unsupported(format!(
                             "`deepcopy` of a {ty} that gives a {}",
