@@ -228,6 +228,9 @@ fn instance_adjoint_in(
         .functions
         .get(inst)
         .ok_or_else(|| AdError::new(Span::default(), format!("no typed body for {inst}")))?;
+    if let Some(why) = tangent::recursive_refusal(func) {
+        return Err(why);
+    }
     let mut support = TypedProgram::default();
     let rule = match source {
         Some(src) => rrule::find(src, inst, &mut support)?,

@@ -187,6 +187,28 @@ pub fn object_array(t: &Type) -> Option<(Type, bool)> {
     }
 }
 
+/// The refusal of differentiating `func` where one of its values is a struct whose shape depends
+/// on the data (its recursive type, [`Type::Recur`] in its fields), whose gradient, a named
+/// tuple nested as deep as the data, the AD does not build: at the first such value.
+pub fn recursive_refusal(func: &zy_ir::Function) -> Option<crate::AdError> {
+    let v = func.values.iter().find(|v| v.ty.holds_recursion())?;
+    let span = if v.span == zy_ir::Span::default() {
+        func.span
+    } else {
+        v.span
+    };
+    Some(crate::AdError::new(
+        span,
+        format!(
+            "unsupported: the gradient through a value of type {} holding a recursive struct \
+             whose shape depends on the data (grown by a loop or built by recursion); zy \
+             differentiates one whose shape is fixed where it is built \
+             (`Node(a, Node(b, nothing))`)",
+            v.ty
+        ),
+    ))
+}
+
 /// The refusal of differentiating through a value of the array type `t` whose elements are
 /// not numbers, where zy has no rule for it (`what` says which: the elements, an operation, or
 /// forward mode).

@@ -573,7 +573,7 @@ impl FromNative {
                 };
                 Value::Pullback(Rc::new(Pullback { instance, tape }))
             }
-            Type::Any | Type::Param(_) => {
+            Type::Any | Type::Param(_) | Type::Recur(..) => {
                 return Err(format!("internal error: JIT value of type {ty}"))
             }
             Type::String | Type::Exception => {

@@ -217,6 +217,12 @@ impl Layout {
             // A string or a caught exception: the address of a value the runtime holds
             // (`Arena::hold`), which only the interpreter's primitives look into.
             Type::String | Type::Exception => out.push(Slot::Ptr),
+            Type::Recur(..) => {
+                return Err(JitError::interpreted(format!(
+                    "a `{ty}` whose shape depends on the data (a recursive struct, its fields \
+                     holding its own type)"
+                )))
+            }
         }
         Ok(())
     }

@@ -323,7 +323,7 @@ impl<'a> Typer<'a> {
                         Ok(p) => {
                             let known = match (&p.result, p.steps.is_empty()) {
                                 (Arg::Const(Const::Bool(b)), true) => Some(*b),
-                                _ => None,
+                                _ => self.negated(stmt),
                             };
                             let only_use = self.uses[v.index()] == 1;
                             let konst = crate::known::known(stmt, &ins, &p, only_use, &self.consts);
@@ -363,6 +363,17 @@ impl<'a> Typer<'a> {
             }
         }
         changed
+    }
+
+    /// `!x` of a Bool known from the types: `x !== nothing`, lowered `!(x === nothing)` (a
+    /// `while l !== nothing` loop over a list is not entered when `l` is `nothing`).
+    fn negated(&self, stmt: &Stmt) -> Option<bool> {
+        match (&stmt.op, stmt.args.as_slice()) {
+            (Op::Call(n), [Operand::Value(x)]) if &**n == "Base.!" => {
+                self.known.get(x.index()).copied().flatten().map(|b| !b)
+            }
+            _ => None,
+        }
     }
 
     /// The way a branch on a known Bool takes, if its condition is one.

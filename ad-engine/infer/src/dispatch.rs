@@ -324,7 +324,7 @@ pub(crate) fn construct_given(
             (ty, v)
         };
         fields.push((fname.clone(), ty));
-        values.push(v.arg);
+        values.push(v);
     }
     let params = def
         .params
@@ -339,14 +339,27 @@ pub(crate) fn construct_given(
             })
         })
         .collect::<Result<Vec<_>, _>>()?;
-    let st = Arc::new(StructType {
+    let mut st = Arc::new(StructType {
         name: def.name.clone(),
         params,
         fields,
         mutable: def.mutable,
         kind: StructKind::User,
     });
+    // A field holding a value of the struct's own type of any shape (`Node(x, l)` with `l` a
+    // list grown by a loop): the struct's recursive type.
+    if crate::join::needs_recursion(&st) {
+        if let Some(Type::Struct(r)) = crate::join::recursive(&[Type::Struct(st.clone())]) {
+            let whole = Type::Struct(r.clone());
+            for (i, v) in values.iter_mut().enumerate() {
+                let to = whole.field(i).unwrap_or(Type::Nothing);
+                *v = convert(b, v.clone(), &to)?;
+            }
+            st = r;
+        }
+    }
     let ty = Type::Struct(st.clone());
+    let values = values.into_iter().map(|v| v.arg).collect();
     Ok(Val::of(b.push(Op::New(st), values, ty.clone()), ty))
 }
 

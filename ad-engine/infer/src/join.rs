@@ -1,13 +1,16 @@
 //! Joins of types where control flow merges (φ nodes, return values).
 
-use zy_ir::Type;
+use std::sync::Arc;
+
+use zy_ir::{Name, StructKind, StructType, Type};
 
 /// The join of two types: equal types join to themselves, `Bottom` is the identity, `Int64`
 /// with `Float64` (`c > 0 ? 5.0 : 5`, `s = 0` before `s += x[i]`) gives Julia's
 /// `Union{Float64, Int64}`, `Bool` with another number that number (where Julia keeps
 /// `Union{Bool, T}`: a known difference), and `Nothing` with a number `T` Julia's
 /// `Union{Nothing, T}` (a function returning `nothing` on one path); a union joins with any of
-/// its members to itself. `None` is a conflict.
+/// its members to itself. Values of the program's structs and `nothing` join as [`nodes`]
+/// says. `None` is a conflict.
 pub(crate) fn join(a: &Type, b: &Type) -> Option<Type> {
     match (a, b) {
         _ if a == b => Some(a.clone()),
@@ -18,8 +21,172 @@ pub(crate) fn join(a: &Type, b: &Type) -> Option<Type> {
         (Type::Union(u), t) | (t, Type::Union(u)) if u.members.contains(t) => {
             Some(Type::Union(u.clone()))
         }
-        _ => None,
+        _ => nodes(&[a.clone(), b.clone()]),
     }
+}
+
+/// The join of values of the program's structs and `nothing` (and Julia's unions of them):
+/// Julia's union of their types, where values of one struct type of different shapes, one
+/// holding the other (a list of one node and one of two), are the struct's recursive type
+/// ([`recursive`]). `Nothing` joins with any struct (`l = nothing` before `l = Node(x, l)`),
+/// structs of different types only where one holds the other (a leaf and an inner node of a
+/// tree, `Union{Leaf, Split}`); others are a conflict, or their abstract type where the caller
+/// looks for one.
+fn nodes(types: &[Type]) -> Option<Type> {
+    let mut members = Vec::new();
+    for t in types {
+        match t {
+            Type::Union(u) if u.name.starts_with("Union{") => members.extend(u.members.clone()),
+            t => members.push(t.clone()),
+        }
+    }
+    if !members.iter().all(is_node) {
+        return None;
+    }
+    members.sort();
+    members.dedup();
+    let mut joined: Vec<Type> = Vec::new();
+    for m in &members {
+        let Type::Struct(s) = m else {
+            joined.push(m.clone());
+            continue;
+        };
+        let same: Vec<Type> = members
+            .iter()
+            .filter(|o| matches!(o, Type::Struct(t) if s.is(&t.name, &t.params)))
+            .cloned()
+            .collect();
+        joined.push(match same.as_slice() {
+            [one] => one.clone(),
+            _ => recursive(&same)?,
+        });
+    }
+    joined.sort();
+    joined.dedup();
+    let structs: Vec<&Type> = joined.iter().filter(|t| **t != Type::Nothing).collect();
+    let related = structs.len() < 2
+        || structs
+            .iter()
+            .any(|t| t.holds_recursion() || structs.iter().any(|o| o != t && holds(t, o)));
+    if !related {
+        return None;
+    }
+    let mut names: Vec<String> = structs.iter().map(ToString::to_string).collect();
+    names.sort();
+    if joined.contains(&Type::Nothing) {
+        names.insert(0, "Nothing".into());
+    }
+    let name = format!("Union{{{}}}", names.join(", "));
+    Some(Type::union(name.as_str().into(), joined))
+}
+
+/// Is `t` a value of one of the program's own structs, `nothing`, or a recursive struct's own
+/// type inside its fields?
+fn is_node(t: &Type) -> bool {
+    match t {
+        Type::Struct(s) => s.kind == StructKind::User && !crate::calls::is_library(&s.name),
+        t => matches!(t, Type::Nothing | Type::Recur(..)),
+    }
+}
+
+/// Does a field of the struct `t` (at any depth) hold a value of `other`'s struct type?
+fn holds(t: &Type, other: &Type) -> bool {
+    let (Type::Struct(s), Type::Struct(o)) = (t, other) else {
+        return false;
+    };
+    s.fields.iter().any(|(_, f)| match f {
+        Type::Struct(f) if o.is(&f.name, &f.params) => true,
+        Type::Union(u) => u.members.iter().any(|m| m == other || holds(m, other)),
+        f => holds(f, other),
+    })
+}
+
+/// The recursive type of values of one struct type of different shapes, where a value holds
+/// one of the struct's own type: a `Node` of any length, whose field `next` holds
+/// `Union{Nothing, Recur(Node)}`. The fields join over every level (the values and the values
+/// of the struct's type inside them, to any depth), the struct's own type in them replaced by
+/// [`Type::Recur`]. `None` unless the result holds itself, or where fields do not join.
+pub(crate) fn recursive(shapes: &[Type]) -> Option<Type> {
+    let mut nested = Vec::new();
+    for t in shapes {
+        match t {
+            Type::Struct(s) => nested.push(s.clone()),
+            _ => return None,
+        }
+    }
+    let first = nested.first()?.clone();
+    if nested
+        .iter()
+        .any(|s| !first.is(&s.name, &s.params) || s.mutable != first.mutable)
+    {
+        return None;
+    }
+    let mut fields: Option<Vec<(Name, Type)>> = None;
+    while let Some(s) = nested.pop() {
+        let mut level = Vec::with_capacity(s.fields.len());
+        for (n, t) in &s.fields {
+            level.push((n.clone(), abstracted(t, &first, &mut nested)));
+        }
+        fields = Some(match fields {
+            None => level,
+            Some(acc) => acc
+                .iter()
+                .zip(level)
+                .map(|((n, a), (_, b))| join(a, &b).map(|t| (n.clone(), t)))
+                .collect::<Option<_>>()?,
+        });
+    }
+    let st = StructType {
+        fields: fields?,
+        ..(*first).clone()
+    };
+    st.is_recursive().then(|| Type::Struct(Arc::new(st)))
+}
+
+/// `t` with every value of the struct type `of` in it replaced by [`Type::Recur`], those
+/// values pushed to `nested` (a recursive one's own `Recur`s stay).
+fn abstracted(t: &Type, of: &StructType, nested: &mut Vec<Arc<StructType>>) -> Type {
+    match t {
+        Type::Struct(s) if of.is(&s.name, &s.params) => {
+            nested.push(s.clone());
+            of.recur()
+        }
+        Type::Union(u) => {
+            let members = u
+                .members
+                .iter()
+                .map(|m| abstracted(m, of, nested))
+                .collect();
+            Type::union(u.name.clone(), members)
+        }
+        Type::Tuple(ts) => Type::tuple(ts.iter().map(|t| abstracted(t, of, nested))),
+        _ => t.clone(),
+    }
+}
+
+/// Does a struct of these field types need its recursive type: does a field hold a value of
+/// the struct's own recursive type (`Node(x, l)` with `l` a list grown by a loop), or of its
+/// own type inside a union?
+pub(crate) fn needs_recursion(s: &StructType) -> bool {
+    fn within(t: &Type, s: &StructType, in_union: bool) -> bool {
+        match t {
+            Type::Struct(f) if s.is(&f.name, &f.params) => in_union || f.is_recursive(),
+            Type::Union(u) => u.members.iter().any(|m| within(m, s, true)),
+            Type::Tuple(ts) => ts.iter().any(|t| within(t, s, in_union)),
+            _ => false,
+        }
+    }
+    s.kind == StructKind::User && s.fields.iter().any(|(_, t)| within(t, s, false))
+}
+
+/// Is a value of type `from` one of `to` without being `to` or a member of it: a union of
+/// some of its members (`Union{Leaf, Split}` where `Union{Nothing, Leaf, Split}` is held), or
+/// a struct of a fixed shape where its recursive type is held? It needs no conversion but its
+/// type's.
+pub(crate) fn widens(from: &Type, to: &Type) -> bool {
+    from != to
+        && (matches!(to, Type::Union(_)) || to.holds_recursion())
+        && join(from, to).as_ref() == Some(to)
 }
 
 /// Julia's `Union{Nothing, T}`.
@@ -45,6 +212,7 @@ pub(crate) fn conversion(from: &Type, to: &Type) -> Option<zy_ir::Prim> {
         (Type::Int64 | Type::Bool, Type::Float64) => Some(zy_ir::Prim::Float),
         (Type::Bool, Type::Int64) => Some(zy_ir::Prim::ToInt),
         (t, Type::Union(u)) if u.members.contains(t) => Some(zy_ir::Prim::UnionConvert),
+        _ if widens(from, to) => Some(zy_ir::Prim::UnionConvert),
         _ => None,
     }
 }

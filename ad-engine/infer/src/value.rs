@@ -99,6 +99,9 @@ pub(crate) fn convert(b: &mut PlanBuilder, v: Val, to: &Type) -> Result<Val, Fai
         (Type::Int64 | Type::Bool, Type::Float64) => Prim::Float,
         // A struct stored where its abstract type is declared (`Vector{Shape}`, a field).
         (t, Type::Union(u)) if u.members.contains(t) => Prim::UnionConvert,
+        // Part of a union where it is held, a struct of a fixed shape where its recursive
+        // type is.
+        (t, to) if crate::join::widens(t, to) => Prim::UnionConvert,
         (Type::Struct(_), Type::Union(u)) if !u.members.iter().all(Type::is_number) => {
             // Julia's value of an abstract type holds any of its members; zy's holds the
             // members it lists (every struct below it, or those its literal was made of).

@@ -321,7 +321,8 @@ fn collect_structs(t: &Type, out: &mut Vec<Arc<StructType>>) {
         | Type::Symbol(_)
         | Type::String
         | Type::Exception
-        | Type::Param(_) => {}
+        | Type::Param(_)
+        | Type::Recur(..) => {}
     }
 }
 

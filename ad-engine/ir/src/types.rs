@@ -61,6 +61,12 @@ pub enum Type {
     /// A value as a type parameter: `3` in `Val{3}`, `:a` in `Val{:a}`, `true` in `Val{true}`.
     /// No value has this type; it is a struct's parameter or what a `where` variable binds.
     Param(ParamValue),
+    /// Inside the fields of a recursive struct type named so (a list grown by a loop, a tree
+    /// built by recursion on the data), that struct itself: `next::Union{Nothing, Node}` of a
+    /// `Node` of any length is held as `Union{Nothing, Recur(Node)}`, the struct's name and
+    /// parameters. Reading a field unfolds it ([`Type::field`]). The JIT leaves such values to
+    /// the interpreter, and the AD refuses them by name.
+    Recur(Name, Arc<[Type]>),
 }
 
 /// A value Julia allows as a type parameter, of the kinds zy reads: an `Int`, a `Bool`, a
@@ -131,6 +137,29 @@ impl UnionType {
     }
 }
 
+/// `t` with the free [`Type::Recur`]s of the recursive struct type `whole` replaced by it (an
+/// inner struct of the same type binds its own).
+pub fn unfold(t: &Type, whole: &StructType) -> Type {
+    let each = |t: &Type| unfold(t, whole);
+    match t {
+        Type::Recur(n, ps) if whole.is(n, ps) => Type::Struct(Arc::new(whole.clone())),
+        Type::Struct(s) if !whole.is(&s.name, &s.params) && t.holds_recursion() => {
+            Type::Struct(Arc::new(StructType {
+                fields: s.fields.iter().map(|(n, f)| (n.clone(), each(f))).collect(),
+                ..(**s).clone()
+            }))
+        }
+        Type::Union(u) => Type::union(u.name.clone(), u.members.iter().map(each).collect()),
+        Type::Tuple(ts) => Type::tuple(ts.iter().map(each)),
+        Type::NamedTuple(fs) => {
+            Type::NamedTuple(fs.iter().map(|(n, f)| (n.clone(), each(f))).collect())
+        }
+        Type::Ref(e) => Type::Ref(Arc::new(each(e))),
+        Type::Array(e, n) => Type::Array(Arc::new(each(e)), *n),
+        _ => t.clone(),
+    }
+}
+
 /// The definition of a concrete struct type: `Bar{Float64}` with its fields resolved.
 #[derive(Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct StructType {
@@ -144,6 +173,37 @@ pub struct StructType {
     pub mutable: bool,
     /// What the struct stands for.
     pub kind: StructKind,
+}
+
+impl StructType {
+    /// Is this the struct type `name{params...}`?
+    pub fn is(&self, name: &Name, params: &[Type]) -> bool {
+        self.name == *name && self.params == params
+    }
+
+    /// Does a field hold the struct's own type ([`Type::Recur`]): is it a struct whose shape
+    /// depends on the data?
+    pub fn is_recursive(&self) -> bool {
+        fn mentions(t: &Type, s: &StructType) -> bool {
+            match t {
+                Type::Recur(n, ps) => s.is(n, ps),
+                Type::Struct(f) => {
+                    !s.is(&f.name, &f.params) && f.fields.iter().any(|(_, t)| mentions(t, s))
+                }
+                Type::Union(u) => u.members.iter().any(|m| mentions(m, s)),
+                Type::Tuple(ts) => ts.iter().any(|t| mentions(t, s)),
+                Type::NamedTuple(fs) => fs.iter().any(|(_, t)| mentions(t, s)),
+                Type::Ref(t) | Type::Array(t, _) => mentions(t, s),
+                _ => false,
+            }
+        }
+        self.fields.iter().any(|(_, t)| mentions(t, self))
+    }
+
+    /// The struct's own type inside its fields.
+    pub fn recur(&self) -> Type {
+        Type::Recur(self.name.clone(), self.params.as_slice().into())
+    }
 }
 
 /// Where a struct type comes from.
@@ -254,6 +314,35 @@ impl Type {
         }
     }
 
+    /// The type of field `i` (from 0) of a tuple, named tuple or struct, as a value read from it
+    /// has it: a recursive struct's own type in the field ([`Type::Recur`]) is the struct.
+    pub fn field(&self, i: usize) -> Option<Type> {
+        let t = self.field_type(i)?;
+        Some(match self {
+            Type::Struct(s) if s.is_recursive() => unfold(t, s),
+            _ => t.clone(),
+        })
+    }
+
+    /// Does the type hold a [`Type::Recur`] anywhere (a struct whose shape depends on the
+    /// data, which the JIT and the AD do not handle)?
+    pub fn holds_recursion(&self) -> bool {
+        match self {
+            Type::Recur(..) => true,
+            Type::Struct(s) => {
+                s.fields.iter().any(|(_, t)| t.holds_recursion())
+                    || s.params.iter().any(Type::holds_recursion)
+            }
+            Type::Union(u) => u.members.iter().any(Type::holds_recursion),
+            Type::Tuple(ts) | Type::Pullback(ts) => ts.iter().any(Type::holds_recursion),
+            Type::NamedTuple(fs) => fs.iter().any(|(_, t)| t.holds_recursion()),
+            Type::Ref(t) | Type::Array(t, _) | Type::Adjoint(t) | Type::Stack(t) => {
+                t.holds_recursion()
+            }
+            _ => false,
+        }
+    }
+
     /// The number of fields of a tuple, named tuple or struct (None for other types).
     pub fn field_count(&self) -> Option<usize> {
         match self {
@@ -318,6 +407,9 @@ pub fn tangent_type(t: &Type) -> Type {
         },
         // One of the members' tangents, whichever the value is.
         Type::Union(u) => u.map(tangent_type),
+        // The enclosing recursive struct's tangent, named for it (the AD refuses such a
+        // struct by name before it needs one).
+        Type::Recur(..) => t.clone(),
     }
 }
 
@@ -346,7 +438,8 @@ pub fn packed_size(t: &Type) -> u64 {
         | Type::Exception
         | Type::Pullback(_)
         | Type::Stack(_)
-        | Type::Union(_) => 8,
+        | Type::Union(_)
+        | Type::Recur(..) => 8,
     }
 }
 
@@ -418,6 +511,12 @@ impl fmt::Display for Type {
             }
             Type::Union(u) => write!(f, "{}", u.name),
             Type::Param(v) => write!(f, "{v}"),
+            Type::Recur(n, ps) if ps.is_empty() => write!(f, "{n}"),
+            Type::Recur(n, ps) => {
+                write!(f, "{n}{{")?;
+                comma_list(f, ps.iter())?;
+                write!(f, "}}")
+            }
         }
     }
 }

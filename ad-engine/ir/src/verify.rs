@@ -425,7 +425,10 @@ fn stmt_types(func: &Function, s: &Stmt, ty: &Type) -> Result<(), String> {
         )),
         Op::Prim(p) => prim_types(*p, &s.args, &tys, ty, result),
         Op::New(st) => {
-            let fields: Vec<Type> = st.fields.iter().map(|(_, t)| t.clone()).collect();
+            let whole = Type::Struct(st.clone());
+            let fields: Vec<Type> = (0..st.fields.len())
+                .filter_map(|i| whole.field(i))
+                .collect();
             if tys.len() != fields.len() || tys.iter().zip(&fields).any(|(t, f)| !converts(t, f)) {
                 return Err(format!(
                     "new {st} takes fields ({}), not ({})",
@@ -500,7 +503,7 @@ fn prim_types(
                 return Ok(());
             };
             let i = field_index(args.get(1), n, t)?;
-            result(t.field_type(i).cloned().unwrap_or(Type::Nothing))
+            result(t.field(i).unwrap_or(Type::Nothing))
         }
         (Prim::SetField, [t, _, v]) => {
             let Type::Struct(st) = t else {
@@ -509,13 +512,12 @@ fn prim_types(
             if !st.mutable {
                 return Err(format!("setfield! of {t}, which is immutable"));
             }
-            let fields = t.field_types().unwrap_or_default();
-            let i = field_index(args.get(1), fields.len(), t)?;
-            if !converts(v, &fields[i]) {
+            let i = field_index(args.get(1), st.fields.len(), t)?;
+            let field = t.field(i).unwrap_or(Type::Nothing);
+            if !converts(v, &field) {
                 return Err(format!(
-                    "setfield! stores a {v} in field {} of type {}",
-                    i + 1,
-                    fields[i]
+                    "setfield! stores a {v} in field {} of type {field}",
+                    i + 1
                 ));
             }
             result(v.clone())

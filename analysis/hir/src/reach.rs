@@ -48,6 +48,12 @@ pub const HOOKS: &[Hooks] = &[
         triggers: &["Base.Val"],
         hooks: &[],
     },
+    // `!x` of a Bool known from the types (`l !== nothing`) is known (inference's `body`): only
+    // code calling `!` has one, so the name is a trigger of nothing more.
+    Hooks {
+        triggers: &["Base.!"],
+        hooks: &[],
+    },
     // `deepcopy` of a struct copies each field by `Base._deepcopy` (inference's `copies`).
     Hooks {
         triggers: &["_deepcopy_fields"],

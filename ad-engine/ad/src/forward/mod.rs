@@ -251,6 +251,9 @@ pub fn pushforward_masked(
     mutates: &mut dyn FnMut(&Arc<Instance>) -> bool,
 ) -> Result<Pushforward, AdError> {
     globals.check(inst, func)?;
+    if let Some(why) = crate::tangent::recursive_refusal(func) {
+        return Err(why);
+    }
     let arg_active = |p: Value| match func.args().iter().position(|a| *a == p) {
         Some(i) => active.get(i).copied().unwrap_or(true),
         None => true,

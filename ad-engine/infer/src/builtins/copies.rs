@@ -40,7 +40,8 @@ pub(crate) fn call(
             ..
         }] if st.kind == StructKind::User => {
             let mut fields = Vec::with_capacity(st.fields.len());
-            for (k, (_, ty)) in st.fields.iter().enumerate() {
+            for k in 0..st.fields.len() {
+                let ty = &x.ty.field(k).unwrap_or(Type::Nothing);
                 let field = Arg::Const(Const::Int(k as i64 + 1));
                 let value = Val::of(
                     b.prim(Prim::GetField, vec![x.arg.clone(), field], ty.clone()),
@@ -48,6 +49,13 @@ pub(crate) fn call(
                 );
                 match cx.call_named(b, &"Base._deepcopy".into(), &[value]) {
                     Ok(copy) if copy.ty == *ty => fields.push(copy.arg),
+                    // A recursive field's copy, typed from the copies made so far.
+                    Ok(copy) if crate::join::widens(&copy.ty, ty) => {
+                        match crate::value::convert(b, copy, ty) {
+                            Ok(copy) => fields.push(copy.arg),
+                            Err(e) => return Some(Err(e)),
+                        }
+                    }
                     Ok(copy) => {
                         return Some(Err(Fail::unsupported(format!(
                             "`deepcopy` of a {ty} that gives a {}",

@@ -403,7 +403,8 @@ fn field(x: &Val, f: &Val) -> Result<(i64, Type), Fail> {
         Type::Struct(s) => s
             .fields
             .iter()
-            .map(|(n, t)| (Some(n.clone()), t.clone()))
+            .enumerate()
+            .map(|(i, (n, t))| (Some(n.clone()), x.ty.field(i).unwrap_or_else(|| t.clone())))
             .collect(),
         Type::NamedTuple(fs) => fs
             .iter()

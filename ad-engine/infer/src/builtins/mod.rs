@@ -995,6 +995,14 @@ fn struct_egal(cx: &mut Cx, b: &mut PlanBuilder, x: &Val, y: &Val) -> Result<Val
     let Type::Struct(s) = &x.ty else {
         return scalar::egal(x, y);
     };
+    if s.is_recursive() {
+        return Err(Fail::unsupported(format!(
+            "`===` (or `==`) of two {0}s whose shape depends on the data (a recursive struct, \
+             compared field by field to any depth); define `Base.:(==)(a::{0}, b::{0})` walking \
+             the fields",
+            x.ty
+        )));
+    }
     let mut all = Val::lit(Const::Bool(true));
     for (field, _) in &s.fields {
         let name = Val::lit(Const::Symbol(field.clone()));

@@ -236,9 +236,7 @@ pub fn eval_prim(p: Prim, args: &[Value], ret: &Type) -> Result<Value, String> {
             _ => Err(internal(p, "expects a value and a type name")),
         },
         UnionConvert => match args {
-            [v] if matches!(ret, Type::Union(_) | Type::Any) || v.julia_type() == *ret => {
-                Ok(v.clone())
-            }
+            [v] if matches!(ret, Type::Union(_) | Type::Any) || of_type(v, ret) => Ok(v.clone()),
             // A union's gradient that nothing reached: the member's zero.
             [Value::Nothing] => tangent::zero_tangent(&[], ret),
             [v] => Err(format!(
@@ -440,6 +438,15 @@ fn range_length(a: &Value, s: &Value, b: &Value) -> Result<Value, String> {
     i64::try_from(n)
         .map(Value::Int)
         .map_err(|_| format!("OverflowError: the length of the range {a}:{s}:{b} overflows Int64"))
+}
+
+/// Is `v` of the concrete type `t`? A struct built with a fixed shape (a `Node` holding
+/// `nothing`) is also of its recursive type (a `Node` of any length), which is Julia's one type.
+fn of_type(v: &Value, t: &Type) -> bool {
+    match (v.julia_type(), t) {
+        (Type::Struct(a), Type::Struct(b)) if b.is_recursive() => b.is(&a.name, &a.params),
+        (a, t) => a == *t,
+    }
 }
 
 #[cfg(test)]
