@@ -5,8 +5,8 @@ use zy_ir::Type;
 /// The join of two types: equal types join to themselves, `Bottom` is the identity, `Int64`
 /// with `Float64` (`c > 0 ? 5.0 : 5`, `s = 0` before `s += x[i]`) gives Julia's
 /// `Union{Float64, Int64}`, `Bool` with another number that number (where Julia keeps
-/// `Union{Bool, T}`: a known difference), and `Nothing` with a number `T` Julia's
-/// `Union{Nothing, T}` (a function returning `nothing` on one path); a union joins with any of
+/// `Union{Bool, T}`: a known difference), and `Nothing` with a number, a tuple, a string or a
+/// range `T` Julia's `Union{Nothing, T}` (a function returning `nothing` on one path); a union joins with any of
 /// its members to itself. `None` is a conflict.
 pub(crate) fn join(a: &Type, b: &Type) -> Option<Type> {
     match (a, b) {
@@ -14,11 +14,26 @@ pub(crate) fn join(a: &Type, b: &Type) -> Option<Type> {
         (Type::Bottom, t) | (t, Type::Bottom) => Some(t.clone()),
         (Type::Int64, Type::Float64) | (Type::Float64, Type::Int64) => Some(numbers(a, b)),
         (Type::Bool, t) | (t, Type::Bool) if t.is_number() => Some(t.clone()),
-        (Type::Nothing, t) | (t, Type::Nothing) if t.is_number() => Some(nothing_or(t)),
+        (Type::Nothing, t) | (t, Type::Nothing) if t.is_number() || is_value(t) => {
+            Some(nothing_or(t))
+        }
         (Type::Union(u), t) | (t, Type::Union(u)) if u.members.contains(t) => {
             Some(Type::Union(u.clone()))
         }
         _ => None,
+    }
+}
+
+/// A tuple, string or range that may be `nothing` on another path (Julia's
+/// `Union{Nothing, Tuple{Char, Int64}}` of `iterate`, `findfirst`'s `UnitRange` of a string).
+/// (A struct of the program that is `nothing` on another path stays a conflict: a list grown
+/// by a loop, `head = Node(x, head)`, is a struct of another type each time round.)
+fn is_value(t: &Type) -> bool {
+    match t {
+        Type::Tuple(ts) => !ts.is_empty(),
+        Type::String => true,
+        Type::Struct(s) => &*s.name == "Base.UnitRange",
+        _ => false,
     }
 }
 
