@@ -737,7 +737,7 @@ f(x) = abs$02(x)
 "#,
         expect![[r#"
             <zy>/prelude/Base.jl (prelude) 419..423: abs2
-            <zy>/prelude/Base.jl (prelude) 271801..271805: abs2
+            <zy>/prelude/Base.jl (prelude) 278968..278972: abs2
         "#]],
     );
 }
