@@ -7,17 +7,19 @@ use zy_ir::{Name, StructKind, StructType, Type};
 /// The join of two types: equal types join to themselves, `Bottom` is the identity, `Int64`
 /// with `Float64` (`c > 0 ? 5.0 : 5`, `s = 0` before `s += x[i]`) gives Julia's
 /// `Union{Float64, Int64}`, `Bool` with another number that number (where Julia keeps
-/// `Union{Bool, T}`: a known difference), and `Nothing` with a number `T` Julia's
-/// `Union{Nothing, T}` (a function returning `nothing` on one path); a union joins with any of
-/// its members to itself. Values of the program's structs and `nothing` join as [`nodes`]
-/// says. `None` is a conflict.
+/// `Union{Bool, T}`: a known difference), and `Nothing` with a number, a tuple, a string or a
+/// range `T` Julia's `Union{Nothing, T}` (a function returning `nothing` on one path); a union
+/// joins with any of its members to itself. Values of the program's structs and `nothing` join
+/// as [`nodes`] says. `None` is a conflict.
 pub(crate) fn join(a: &Type, b: &Type) -> Option<Type> {
     match (a, b) {
         _ if a == b => Some(a.clone()),
         (Type::Bottom, t) | (t, Type::Bottom) => Some(t.clone()),
         (Type::Int64, Type::Float64) | (Type::Float64, Type::Int64) => Some(numbers(a, b)),
         (Type::Bool, t) | (t, Type::Bool) if t.is_number() => Some(t.clone()),
-        (Type::Nothing, t) | (t, Type::Nothing) if t.is_number() => Some(nothing_or(t)),
+        (Type::Nothing, t) | (t, Type::Nothing) if t.is_number() || is_value(t) => {
+            Some(nothing_or(t))
+        }
         (Type::Union(u), t) | (t, Type::Union(u)) if u.members.contains(t) => {
             Some(Type::Union(u.clone()))
         }
@@ -187,6 +189,18 @@ pub(crate) fn widens(from: &Type, to: &Type) -> bool {
     from != to
         && (matches!(to, Type::Union(_)) || to.holds_recursion())
         && join(from, to).as_ref() == Some(to)
+}
+
+/// A tuple, string or range that may be `nothing` on another path (Julia's
+/// `Union{Nothing, Tuple{Char, Int64}}` of `iterate`, `findfirst`'s `UnitRange` of a string;
+/// the program's structs join with `nothing` by [`nodes`]).
+fn is_value(t: &Type) -> bool {
+    match t {
+        Type::Tuple(ts) => !ts.is_empty(),
+        Type::String => true,
+        Type::Struct(s) => &*s.name == "Base.UnitRange",
+        _ => false,
+    }
 }
 
 /// Julia's `Union{Nothing, T}`.

@@ -821,6 +821,8 @@ fn matches_exact(p: &Pat, t: &Type, b: &mut Bindings) -> bool {
         Pat::Bounded(v, bound) => bind(v, t, b) && matches(bound, t, b),
         // `Vector{Shape}` holds exactly the values of the abstract type `Shape`.
         Pat::Abstract { name, .. } => matches!(t, Type::Union(u) if u.name == *name),
+        // `Vector{AbstractString}` holds exactly `AbstractString[...]`'s elements.
+        Pat::AbstractString => matches!(t, Type::Union(u) if &*u.name == "AbstractString"),
         _ => is_exact(p) && matches(p, t, b),
     }
 }

@@ -4447,6 +4447,19 @@ _gen_elem(s::String, k::Int) = Char(_char_nth(s, k))
 # A `for` loop over a string is lowered by this (Julia's: a byte index to the next). Its
 # optional argument keeps the body lowered with the program, where the loop inlines it.
 iterate(s::String, i::Int = 1) = i > ncodeunits(s) ? nothing : (s[i], nextind(s, i))
+"""
+    iterate(v), iterate(v, i), iterate(r), iterate(r, x)
+
+Julia's iteration protocol called by hand (`it = iterate(v); while it !== nothing ... end`):
+`(item, state)` or `nothing` at the end. An array's state is the next (linear) index, an integer
+range's the element just given (Julia's `OrdinalRange`'s), a string's the next byte index.
+"""
+iterate(v::Array, i::Int = 1) = 1 <= i <= length(v) ? (v[i], i + 1) : nothing
+# Annotated by a `Union`: `for` loops over a range keep their counted form (`iterate.rs`
+# lowers loops by the `iterate` methods annotated with the struct itself).
+iterate(r::Union{UnitRange{Int}, StepRange{Int, Int}}) = isempty(r) ? nothing : (first(r), first(r))
+iterate(r::Union{UnitRange{Int}, StepRange{Int, Int}}, x::Int) =
+    x == last(r) ? nothing : (x + step(r), x + step(r))
 first(s::String) = s[1]
 last(s::String) = s[thisind(s, ncodeunits(s))]
 firstindex(s::String) = 1
@@ -4470,13 +4483,123 @@ function findlast(c::Char, s::String)
     i = _char_find(s, c._code, false)
     return NothingOrInt(i > 0, i)
 end
+"""
+    findnext(c, s, i), findprev(c, s, i), findnext(f, s, i), findfirst(f, s), findall(c, s)
+
+The byte index of the next (previous) character of `s` from byte index `i` on (back from it)
+that is `c` (for which `f` holds), or `nothing`; `findall` all of them in order. `i` is
+`1:ncodeunits(s) + 1` (`0:` back), else Julia's `BoundsError`, and starts a character
+(`StringIndexError`); from just past the end each finds `nothing`.
+"""
 function findnext(c::Char, s::String, i::Int)
+    _search_from(s, i) || return NothingOrInt(false, 0)
+    k = _str_find(s, string(c), i, true)
+    return NothingOrInt(k > 0, k)
+end
+function findprev(c::Char, s::String, i::Int)
+    n = ncodeunits(s)
+    0 <= i <= n + 1 || throw(BoundsError(s, i))
+    (i == 0 || i == n + 1) && return NothingOrInt(false, 0)
+    k = _str_find(s, string(c), i, false)
+    return NothingOrInt(k > 0, k)
+end
+function findnext(f, s::String, i::Int)
+    _search_from(s, i) || return NothingOrInt(false, 0)
     while i <= ncodeunits(s)
-        s[i] == c && return NothingOrInt(true, i)
+        f(s[i]) && return NothingOrInt(true, i)
         i = nextind(s, i)
     end
     return NothingOrInt(false, 0)
 end
+function findprev(f, s::String, i::Int)
+    n = ncodeunits(s)
+    0 <= i <= n + 1 || throw(BoundsError(s, i))
+    i == n + 1 && return NothingOrInt(false, 0)
+    i == 0 || _valid_index(s, i)
+    while i >= 1
+        f(s[i]) && return NothingOrInt(true, i)
+        i = prevind(s, i)
+    end
+    return NothingOrInt(false, 0)
+end
+findfirst(f, s::String) = findnext(f, s, 1)
+findlast(f, s::String) = findprev(f, s, lastindex(s))
+function findall(f, s::String)
+    I = Int[]
+    i = 1
+    while i <= ncodeunits(s)
+        f(s[i]) && push!(I, i)
+        i = nextind(s, i)
+    end
+    return I
+end
+findall(c::Char, s::String) = findall(==(c), s)
+# May a forward search start at byte index `i`? Not past the end (`false`); Julia's errors
+# outside `1:ncodeunits(s) + 1` and inside a character.
+function _search_from(s::String, i::Int)
+    z = ncodeunits(s) + 1
+    1 <= i <= z || throw(BoundsError(s, i))
+    i == z && return false
+    _valid_index(s, i)
+    return true
+end
+# Julia's `summary` of a string, as a `BoundsError` names it.
+summary(s::String) = isempty(s) ? "empty String" : string(ncodeunits(s), "-codeunit String")
+
+"""
+    findfirst(t, s), findlast(t, s), findnext(t, s, i), findprev(t, s, i), findall(t, s)
+
+Where the string `t` occurs in `s`: the byte range `a:b` from its start to the start of its
+last character (`findfirst("lo", "hello") == 4:5`), the first from byte index `i` on (the
+last ending by the character at `i`), or `nothing`; an empty `t` is found where the search
+starts (`i:i-1`). `findall` gives every occurrence as a `Vector{UnitRange{Int64}}`, each
+search after the last one found (from its start with `overlap = true`).
+"""
+findfirst(t::String, s::String) = findnext(t, s, 1)
+findlast(t::String, s::String) = findprev(t, s, lastindex(s))
+findnext(t::String, s::String, i::Int) = _found(t, _search_index(s, t, i))
+findprev(t::String, s::String, i::Int) = _found(t, _rsearch_index(s, t, i))
+function findall(t::String, s::String; overlap::Bool = false)
+    found = UnitRange{Int}[]
+    i, e = 1, lastindex(s)
+    while true
+        k = _search_index(s, t, i)
+        k == 0 && !isempty(t) && break
+        r = _found_range(t, k)
+        push!(found, r)
+        j = overlap || isempty(r) ? first(r) : last(r)
+        j > e && break
+        i = nextind(s, j)
+    end
+    return found
+end
+# The range of `t` found at byte index `k`, `nothing` for none (`k == 0`).
+_found(t::String, k::Int) = k == 0 && !isempty(t) ? nothing : _found_range(t, k)
+_found_range(t::String, k::Int) = k:(k + lastindex(t) - 1)
+# Where `t` next starts in `s` from byte index `i` on (`i` for an empty `t`), 0 for nowhere
+# (Julia's `_searchindex`: a one-character `t` by `findnext`, another by its bytes).
+function _search_index(s::String, t::String, i::Int)
+    lastindex(t) == 1 && return something(findnext(t[1], s, i), 0)
+    n = ncodeunits(s)
+    1 <= i <= n + 1 || _byte_bounds(s, i)
+    return isempty(t) ? i : _str_find(s, t, i, true)
+end
+# Where the last `t` that ends by the character at byte index `i` starts, 0 for nowhere
+# (Julia's `_rsearchindex`).
+function _rsearch_index(s::String, t::String, i::Int)
+    lastindex(t) == 1 && return something(findprev(t[1], s, i), 0)
+    n, m = ncodeunits(s), ncodeunits(t)
+    if m == 0
+        return i > n ? 0 : i == 0 ? 1 : i
+    end
+    k = i <= n ? nextind(s, i) - 1 : i
+    k < 0 && _byte_bounds(s, k)
+    start = min(k - m + 1, n - m + 1)
+    return start < 1 ? 0 : _str_find(s, t, start, false)
+end
+# Julia searches a string for a string in its bytes, and names them in its `BoundsError`.
+_byte_bounds(s::String, i::Int) =
+    error("BoundsError: attempt to access $(ncodeunits(s))-element Vector{UInt8} at index [$i]")
 """
     strip(s, c), lstrip(s, c), rstrip(s, c), strip(f, s), lstrip(f, s), rstrip(f, s)
 
@@ -4540,10 +4663,49 @@ function split(s::String, d::Union{String, Char}; limit::Int = 0, keepempty::Boo
     end
     return out
 end
+"""
+    rsplit(s, d; limit = 0, keepempty = true)
+
+`split` from the end of `s`: with `limit`, the first piece holds the rest of `s`.
+"""
+function rsplit(s::String, d::Union{String, Char}; limit::Int = 0, keepempty::Bool = true)
+    t = string(d)
+    out = String[]
+    n = lastindex(s)
+    j = _rsearch_index(s, t, n)
+    k = j + lastindex(t) - 1
+    while j > 0 && k > 0 && length(out) != limit - 1
+        (keepempty || k < n) && pushfirst!(out, s[nextind(s, k):n])
+        n = prevind(s, j)
+        j = _rsearch_index(s, t, n)
+        k = j + lastindex(t) - 1
+    end
+    (keepempty || n > 0) && pushfirst!(out, s[1:n])
+    return out
+end
 lpad(x, n::Int, c::Char) = lpad(x, n, string(c))
 rpad(x, n::Int, c::Char) = rpad(x, n, string(c))
+# A string's characters, read once in order (Julia's `iterate`; reading the `k`th afresh for
+# each `k` would take quadratic time): a generator, filter or `enumerate` over a string
+# draws from the vector of its characters, and so do the reductions with a function.
+Generator(f, s::String) = Generator(f, collect(s))
+Filter(p, s::String) = Filter(p, collect(s))
+enumerate(s::String) = Enumerate(collect(s))
 count(f, s::String) = count(f, collect(s))
+sum(f, s::String) = sum(f, collect(s))
+any(f, s::String) = any(f, collect(s))
+all(f, s::String) = all(f, collect(s))
+"""
+    map(f, s::String)
 
+The string of `f`'s characters for the characters of `s` (`map(uppercase, "ab") == "AB"`);
+Julia's `ArgumentError` if `f` returns something else.
+"""
+map(f, s::String) = _chars_string(map(f, collect(s)))
+_chars_string(v::Vector{Char}) = String(v)
+_chars_string(v) = throw(ArgumentError("map(f, s::AbstractString) requires f to return AbstractChar; try map(f, collect(s)) or a comprehension instead"))
+
+view(s::String, r) = error("unsupported: `view` of a string (Julia's `SubString`; zy's strings are `String`s); write `s[i:j]` for a `String` of the same text")
 # Slices by byte indices, as Julia's `String`s (`first(s, n)`, `chop` and `chomp` give Julia's
 # text; Julia's `chop` and `chomp` give a `SubString` of it, zy a `String`).
 getindex(s::String, r::UnitRange{Int}) = _str_slice(s, r.start, r.stop)

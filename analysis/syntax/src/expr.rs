@@ -410,7 +410,16 @@ fn while_statement(cx: &mut Cx, node: &SyntaxNode) -> Expr {
         return error_expr(node);
     };
     let cond = Box::new(expr(cx, cond));
-    let body = block_of(cx, body);
+    let mut stmts = block_of(cx, body);
+    if let Some((v, false)) = narrow::nothing_test(&cond) {
+        let nodes = if body.kind == Kind::Block && !body.leaf {
+            &body.children[..]
+        } else {
+            std::slice::from_ref(body)
+        };
+        stmts = narrow::loop_body(cx, &v, stmts, nodes);
+    }
+    let body = stmts;
     checkpointed(cx, Expr::new(ExprKind::While { cond, body }, node.range))
 }
 

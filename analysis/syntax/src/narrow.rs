@@ -5,7 +5,8 @@
 //! `if v === nothing; return ...; end`), `v` is rebound there to its value
 //! ([`ExprKind::Narrow`]: `Base._notnothing(v)` there, what it was after). For any `v` but
 //! `findfirst`'s result that is `v` itself. A branch that assigns `v`, or holds a `break` or
-//! `continue` (which would leave it with `v` rebound), is left alone.
+//! `continue` (which would leave it with `v` rebound), is left alone; the body of `while v !==
+//! nothing` is narrowed up to the statement that assigns `v`.
 
 use crate::ast::{BinOp, Expr, ExprKind, UnOp};
 use crate::cx::{span, Cx};
@@ -63,6 +64,24 @@ pub(crate) fn narrowed(cx: &Cx, v: &Expr, body: Vec<Expr>, nodes: &[&SyntaxNode]
     let range = span(body[0].range, body[body.len() - 1].range);
     let var = Box::new(v.clone());
     vec![Expr::new(ExprKind::Narrow { var, body }, range)]
+}
+
+/// The body of `while v !== nothing`: `v` rebound in its statements before the first that
+/// assigns it or jumps out of the loop (`it = iterate(x, st)` last), as Julia's inference
+/// narrows it there.
+pub(crate) fn loop_body(cx: &Cx, v: &Expr, mut body: Vec<Expr>, nodes: &[SyntaxNode]) -> Vec<Expr> {
+    let ExprKind::Ident(name) = &v.kind else {
+        return body;
+    };
+    if body.len() != nodes.len() {
+        return body;
+    }
+    let k = nodes.iter().position(|n| assigns(cx, n, name)).unwrap_or(nodes.len());
+    let rest = body.split_off(k);
+    let before: Vec<&SyntaxNode> = nodes[..k].iter().collect();
+    let mut out = narrowed(cx, v, body, &before);
+    out.extend(rest);
+    out
 }
 
 /// One expression narrowed (a branch of `?:`, `&&`, `||`).

@@ -653,15 +653,15 @@ pub(crate) fn is_element_type(t: &Type) -> bool {
         _ if t.is_number() || *t == Type::Bottom || *t == Type::String => true,
         _ if t.is_any_symbol() => true,
         Type::Array(e, 1 | 2) => is_element_type(e),
-        // Complex and rational numbers, characters and pairs are the library's structs an
-        // array holds (`Vector{ComplexF64}`, `Vector{Rational{Int64}}`, `collect(s)` of a
-        // string, `collect(d)` of a `Dict`).
+        // Complex and rational numbers, characters, pairs and unit ranges are the library's
+        // structs an array holds (`Vector{ComplexF64}`, `Vector{Rational{Int64}}`,
+        // `collect(s)` of a string, `collect(d)` of a `Dict`, `findall("a", s)`).
         Type::Struct(s) => {
             s.kind == StructKind::User
                 && (!is_library(&s.name)
                     || matches!(
                         &*s.name,
-                        "Base.Complex" | "Base.Rational" | "Base.Char" | "Base.Pair"
+                        "Base.Complex" | "Base.Rational" | "Base.Char" | "Base.Pair" | "Base.UnitRange"
                     ))
         }
         Type::Union(_) => true,
@@ -678,6 +678,13 @@ fn typed_elem(cx: &Cx, t: &str) -> Option<Type> {
     // `Symbol[]`: a vector of symbols known only at run time.
     if t == "Symbol" {
         return Some(Type::any_symbol());
+    }
+    // `AbstractString[]`: Julia's `Vector{AbstractString}`, whose elements are zy's strings.
+    if t == "AbstractString" {
+        return Some(Type::Union(std::sync::Arc::new(zy_ir::UnionType {
+            name: t.into(),
+            members: vec![Type::String],
+        })));
     }
     let pat = crate::type_values::pattern_of_name(t, cx.program).ok()?;
     let elem = crate::dispatch::concrete_type(cx.program, &pat)?;

@@ -45,6 +45,7 @@ pub(crate) const NAMES: &[&str] = &[
     "_str_ind",
     "_str_codes",
     "_str_slice",
+    "_str_find",
     "_str_indices",
 ];
 
@@ -211,6 +212,12 @@ pub(crate) fn call(b: &mut PlanBuilder, name: &str, args: &[Val]) -> Option<Resu
         // `s[i:j]` by byte indices.
         ("_str_slice", [s, i, j]) if is_str(s) && i.ty == Type::Int64 && j.ty == Type::Int64 => {
             string_fn(b, name, args, Type::String)
+        }
+        // Where `t` starts in `s` from byte index `i` on (or back from it), 0 if nowhere.
+        ("_str_find", [s, t, i, forward])
+            if is_str(s) && is_str(t) && i.ty == Type::Int64 && forward.ty == Type::Bool =>
+        {
+            string_fn(b, name, args, Type::Int64)
         }
         ("_char_find", [s, c, first])
             if is_str(s) && c.ty == Type::Int64 && first.ty == Type::Bool =>

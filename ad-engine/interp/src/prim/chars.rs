@@ -1,7 +1,8 @@
 //! Characters of strings, as the prelude's `Char` asks for them: code points by byte index
 //! (Julia's `s[i]`, with its `BoundsError` and `StringIndexError`), by order (a `for` loop's
 //! `k`th character), slices `s[i:j]`, the byte indices of characters (`nextind`, `prevind`, `thisind`,
-//! `eachindex`), and the Unicode predicates and case mappings of a code point.
+//! `eachindex`), where a string occurs in another (`findnext`, `findprev`), and the Unicode
+//! predicates and case mappings of a code point.
 
 use crate::value::{Array, ArrayData, Shape, Value};
 
@@ -27,6 +28,9 @@ pub(super) fn char_fn(f: &str, operands: &[Value]) -> Option<Result<Value, Strin
         }
         ("_str_slice", [Value::Str(s), Value::Int(i), Value::Int(j)]) => {
             slice(s, *i, *j).map(|s| Value::Str(s.into()))
+        }
+        ("_str_find", [Value::Str(s), Value::Str(t), Value::Int(i), Value::Bool(forward)]) => {
+            Ok(Value::Int(find(s.as_bytes(), t.as_bytes(), *i, *forward)))
         }
         ("_str_codes", [Value::Str(s)]) => Ok(ints(s.chars().map(|c| c as i64))),
         ("_str_indices", [Value::Str(s)]) => Ok(ints(s.char_indices().map(|(i, _)| i as i64 + 1))),
@@ -112,6 +116,21 @@ fn slice(s: &str, i: i64, j: i64) -> Result<&str, String> {
     let last = char_at(s, j)?;
     let (from, to) = ((i - 1) as usize, (j - 1) as usize + last.len_utf8());
     Ok(&s[from..to])
+}
+
+/// The byte index (from 1) where the bytes `t` (not empty) start in `s`: the first at or after
+/// `i` (`forward`), else the last at or before `i`; 0 where there is none.
+fn find(s: &[u8], t: &[u8], i: i64, forward: bool) -> i64 {
+    let Some(from) = i.checked_sub(1).and_then(|b| usize::try_from(b).ok()) else {
+        return 0;
+    };
+    let at = |p: &usize| s[*p..].starts_with(t);
+    let found = if forward {
+        (from..s.len()).find(at)
+    } else {
+        (0..=from.min(s.len())).rev().find(at)
+    };
+    found.map_or(0, |p| p as i64 + 1)
 }
 
 /// Julia's `thisind(s, i)`: the start of the character holding byte index `i`; `0` and
