@@ -306,7 +306,7 @@ impl JitSession {
                         .map_err(|e| JitError::backend(format!("{e:?}")))?;
                     let text = self.ctx.func.display().to_string();
                     let _ = writeln!(out, "; {i}");
-                    for note in translate::fusion_notes(func) {
+                    for note in translate::clif_notes(func) {
                         let _ = writeln!(out, "{note}");
                     }
                     let _ = writeln!(out, "{}", name_imports(&text, module));

@@ -87,7 +87,7 @@ impl Translator<'_, '_, '_> {
         }
         for (pre, target, args) in pending {
             self.b.switch_to_block(pre);
-            self.b.ins().jump(target, &args);
+            self.enter(target, &args)?;
         }
         Ok(())
     }
@@ -215,6 +215,7 @@ impl Translator<'_, '_, '_> {
                 args.push(BlockArg::Value(flag));
             }
         }
+        self.exit_args(call.block, &mut args);
         Ok((target, args))
     }
 

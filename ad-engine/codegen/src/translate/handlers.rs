@@ -108,6 +108,14 @@ impl Handlers {
         })
     }
 
+    /// Is a handler installed at the entry of IR block `blk`?
+    pub(crate) fn in_try(&self, blk: Block) -> bool {
+        self.at_entry
+            .get(blk.index())
+            .and_then(|s| s.as_ref())
+            .is_some_and(|s| !s.is_empty())
+    }
+
     /// Is `v` a statement left out (an unread `the_exception()`)?
     pub(crate) fn skips(&self, v: Value) -> bool {
         self.unread.contains(&v)

@@ -21,6 +21,7 @@ mod ranges;
 mod scalar;
 mod tape;
 mod unions;
+mod version;
 
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -243,10 +244,12 @@ pub(crate) fn mem() -> MemFlagsData {
     MemFlagsData::trusted()
 }
 
-/// The chains of broadcasts in `func` that run as one loop, one comment line each (for the
-/// CLIF view).
-pub(crate) fn fusion_notes(func: &Function) -> Vec<String> {
-    fuse::notes(func)
+/// The chains of broadcasts in `func` that run as one loop and the loops compiled twice for
+/// their pushes, one comment line each (for the CLIF view).
+pub(crate) fn clif_notes(func: &Function) -> Vec<String> {
+    let mut notes = fuse::notes(func);
+    notes.extend(version::notes(func));
+    notes
 }
 
 /// Translate `func` into the builder's function (whose signature is already set).
@@ -307,6 +310,10 @@ pub(crate) struct Translator<'e, 'a, 'b> {
     proven: std::collections::HashSet<zy_ir::Value>,
     /// Exception handlers (see [`handlers`]).
     handlers: handlers::Handlers,
+    /// Counted loops compiled twice, their pushes checked once at the entry (see [`version`]).
+    versions: Vec<version::Versioned>,
+    /// The stacks whose pushes skip the capacity check (while translating such a copy).
+    reserved: std::collections::HashSet<zy_ir::Value>,
     /// Where a failure goes outside every `try`: the function returns with the error set.
     outer_bail: ir::Block,
 }
@@ -330,6 +337,18 @@ impl<'e, 'a, 'b> Translator<'e, 'a, 'b> {
         let ret_slots = env.layout.slots(&func.ret)?;
         let loops = control::loops(func, &rpo_index);
         let steady = control::steady_blocks(func, &loops);
+        let maybe_undef = control::maybe_undef(func);
+        let handlers = handlers::Handlers::new(func)?;
+        let fused = fuse::plan(func);
+        let versions = version::plan(
+            func,
+            &loops,
+            &rpo_index,
+            &maybe_undef,
+            &handlers,
+            &fused,
+            || b.create_block(),
+        );
         let mut t = Translator {
             env,
             func,
@@ -341,10 +360,10 @@ impl<'e, 'a, 'b> Translator<'e, 'a, 'b> {
             bail,
             refs: HashMap::new(),
             ret_slots,
-            maybe_undef: control::maybe_undef(func),
+            maybe_undef,
             defined: HashMap::new(),
             in_slow_path: false,
-            fused: fuse::plan(func),
+            fused,
             ahead: HashMap::new(),
             fresh: fuse::fresh(func),
             current: None,
@@ -356,7 +375,9 @@ impl<'e, 'a, 'b> Translator<'e, 'a, 'b> {
             steady,
             steady_block: false,
             proven: ranges::proven_in_bounds(func),
-            handlers: handlers::Handlers::new(func)?,
+            handlers,
+            versions,
+            reserved: std::collections::HashSet::new(),
             outer_bail: bail,
         };
         t.b.switch_to_block(entry);
@@ -385,6 +406,7 @@ impl<'e, 'a, 'b> Translator<'e, 'a, 'b> {
         for blk in zy_ir::cfg::source_order(self.func) {
             self.translate_block(blk)?;
         }
+        self.fast_copies()?;
         self.landings()?;
         self.bail = self.outer_bail;
         self.b.switch_to_block(self.bail);
@@ -447,6 +469,7 @@ impl<'e, 'a, 'b> Translator<'e, 'a, 'b> {
                 self.defined.insert(p, flag);
             }
         }
+        self.exit_params(blk, cl_block)?;
         self.known.clear();
         self.steady_block = self.steady[blk.index()];
         for &v in &data.stmts {

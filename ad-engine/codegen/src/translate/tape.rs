@@ -210,8 +210,30 @@ impl Translator<'_, '_, '_> {
             return Ok(());
         }
         let len = self.stack_field(regs, s, stack_offset::LEN);
-        let cap = self.stack_field(regs, s, stack_offset::CAP);
         let end = self.b.ins().iadd_imm_s(len, i64::from(size));
+        if !args[0].as_value().is_some_and(|v| self.reserved.contains(&v)) {
+            self.room_or_grow(s, regs, end, size, span);
+        }
+        let data = self.stack_field(regs, s, stack_offset::DATA);
+        let at = self.b.ins().iadd(data, len);
+        for (v, off) in v.iter().zip(offsets) {
+            self.b.ins().store(mem(), *v, at, off);
+        }
+        self.set_stack_len(regs, s, end);
+        Ok(())
+    }
+
+    /// Grow stack `s` when a push ending at `end` does not fit (a cold path that fails at the
+    /// tape limit).
+    fn room_or_grow(
+        &mut self,
+        s: ClValue,
+        regs: Option<StackRegs>,
+        end: ClValue,
+        size: u32,
+        span: Span,
+    ) {
+        let cap = self.stack_field(regs, s, stack_offset::CAP);
         let full = self.b.ins().icmp(IntCC::SignedGreaterThan, end, cap);
         let grow = self.b.create_block();
         let cont = self.b.create_block();
@@ -231,13 +253,32 @@ impl Translator<'_, '_, '_> {
         }
         self.b.ins().jump(cont, &[]);
         self.b.switch_to_block(cont);
-        let data = self.stack_field(regs, s, stack_offset::DATA);
-        let at = self.b.ins().iadd(data, len);
-        for (v, off) in v.iter().zip(offsets) {
-            self.b.ins().store(mem(), *v, at, off);
-        }
-        self.set_stack_len(regs, s, end);
-        Ok(())
+    }
+
+    /// Does stack `stack` have room for `once + each * n` more bytes (`n >= 0`, `once >= 0`,
+    /// `each > 0`)? An I8 flag; an `n` for which the sum does not fit in an Int64 has none.
+    pub(super) fn has_room(
+        &mut self,
+        stack: zy_ir::Value,
+        once: i64,
+        each: i64,
+        n: ClValue,
+    ) -> R<ClValue> {
+        let op = Operand::Value(stack);
+        let s = self.pointer(&op)?;
+        let regs = self.stack_regs(&op);
+        let len = self.stack_field(regs, s, stack_offset::LEN);
+        let cap = self.stack_field(regs, s, stack_offset::CAP);
+        let room = self.b.ins().isub(cap, len);
+        let max_n = (i64::MAX - once).checked_div(each).unwrap_or(0);
+        let counted = self
+            .b
+            .ins()
+            .icmp_imm_s(IntCC::SignedLessThanOrEqual, n, max_n);
+        let need = self.b.ins().imul_imm_s(n, each);
+        let need = self.b.ins().iadd_imm_s(need, once);
+        let fits = self.b.ins().icmp(IntCC::SignedLessThanOrEqual, need, room);
+        Ok(self.b.ins().band(counted, fits))
     }
 
     fn pop(&mut self, elem: &Type, args: &[Operand], span: Span) -> R<Vec<ClValue>> {
