@@ -155,7 +155,7 @@ fn exit_statuses() {
     let dir = dir_with(&[
         ("clean.jl", CLEAN),
         ("unused.jl", UNUSED),
-        ("bad.jl", "f(x, ::Int = 1) = x\n"),
+        ("bad.jl", "f(x, (a, b) = 1) = x\n"),
     ]);
     assert_eq!(
         run(dir.path(), &["check", "clean.jl"]),
@@ -407,7 +407,7 @@ fn sarif_validates_with_the_multitool() {
     );
 }
 
-const KW: &str = "f(x, ::Int = 1) = x\n";
+const KW: &str = "f(x, (a, b) = 1) = x\n";
 const KW_FINDING: &str = "error[unsupported]: unsupported: this form of optional argument\n";
 const LINK_NOTE: &str =
     "note: skipped: a symbolic link inside a directory is not followed (name it on the command line to check it)\n";
@@ -592,15 +592,15 @@ fn a_byte_order_mark_is_not_part_of_the_source() {
     assert_eq!((d["line"].as_u64(), d["col"].as_u64()), (Some(1), Some(6)));
     assert_eq!(
         (d["start"].as_u64(), d["end"].as_u64()),
-        (Some(8), Some(17))
+        (Some(8), Some(18))
     );
     let (_, text, _) = run(dir.path(), &["check", "kw.jl"]);
     expect![[r#"
         error[unsupported]: unsupported: this form of optional argument
           ┌─ kw.jl:1:6
           │
-        1 │ f(x, ::Int = 1) = x
-          │      ^^^^^^^^^
+        1 │ f(x, (a, b) = 1) = x
+          │      ^^^^^^^^^^
 
         checked 1 file: 1 error, 0 warnings; 0 functions checked, 1 not typed (no `# zy: at`, no caller, no concrete annotations)
     "#]]

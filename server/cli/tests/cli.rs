@@ -239,7 +239,7 @@ fn check_reports_every_file_under_the_paths() {
     );
     let dirty = dir_with(&[
         ("pow.jl", POW),
-        ("sub/kw.jl", "f(x, ::Int = 1) = x\n"),
+        ("sub/kw.jl", "f(x, (a, b) = 1) = x\n"),
         ("sub/at.jl", "# zy: at g(1.0)\ng(x) = x + undefined_thing\n"),
         ("notes.txt", "not julia"),
     ]);
@@ -254,7 +254,7 @@ fn check_reports_every_file_under_the_paths() {
     assert_eq!(status, 1);
     assert_eq!(
         out,
-        "{\"diagnostics\":[{\"code\":\"unsupported\",\"col\":6,\"end\":14,\"expected\":false,\"file\":\"sub/kw.jl\",\
+        "{\"diagnostics\":[{\"code\":\"unsupported\",\"col\":6,\"end\":15,\"expected\":false,\"file\":\"sub/kw.jl\",\
          \"line\":1,\"message\":\"unsupported: this form of optional argument\",\"related\":[],\"severity\":\"error\",\"start\":5}],\
          \"summary\":{\"checked_functions\":0,\"errors\":1,\"expected\":0,\"files\":1,\"untyped_functions\":1,\"warnings\":0},\"version\":1}\n"
     );
@@ -438,7 +438,7 @@ fn a_reader_that_goes_away_ends_the_output_quietly() {
     // 500 kB of output: more than a pipe holds, so the write meets the closed pipe.
     let dir = dir_with(&[
         ("big.jl", "big(n) = zeros(n)\n"),
-        ("kw.jl", &"f(x, ::Int = 1) = x\n".repeat(5000)),
+        ("kw.jl", &"f(x, (a, b) = 1) = x\n".repeat(5000)),
     ]);
     assert_eq!(
         run_into_closed_pipe(dir.path(), &["eval", "big.jl", "big(100000)"]),
