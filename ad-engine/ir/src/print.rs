@@ -383,7 +383,7 @@ pub fn stmt_rhs(op: &Op, args: &[Operand]) -> String {
             Some((callee, rest)) => format!("{callee}({})", args_text(rest)),
             None => String::from("?()"),
         },
-        Op::Closure(n) => format!("closure var\"{n}\"({})", args_text(args)),
+        Op::Closure(n) => format!("closure var{:?}({})", &**n, args_text(args)),
         Op::Global(n) => format!("global {n}"),
         Op::New(st) => format!("new {st:#}({})", args_text(args)),
         Op::Invoke(inst) => format!(

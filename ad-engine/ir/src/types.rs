@@ -555,7 +555,8 @@ impl fmt::Display for StructType {
                 write!(f, "{}", self.name)?
             }
             StructKind::User => write!(f, "{}", self.name)?,
-            StructKind::Closure => write!(f, "var\"{}\"", self.name)?,
+            // Escaped as the reader's `var"..."` reads it (a `"` or `\` in a name).
+            StructKind::Closure => write!(f, "var{:?}", &*self.name)?,
         }
         if !self.params.is_empty() {
             write!(f, "{{")?;

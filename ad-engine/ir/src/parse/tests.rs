@@ -661,3 +661,18 @@ proptest! {
         prop_assert_eq!(again, vec![print_function(&f)]);
     }
 }
+
+/// A closure name holding `"`, `\` or a newline (read from `var"..."` with its escapes) prints
+/// escaped, so that the text reads back the same (the edited-text property test found it).
+#[test]
+fn closure_names_print_back_escaped() {
+    let text = "f(%1)\n#1:\n  %2 = closure var\"\\\"#g\\\\1\\n\"(%1)\n  return %2\n";
+    let f = parse_function(text).map_err(|e| e.message);
+    let printed = f.as_ref().map(print_function).map_err(Clone::clone);
+    assert_eq!(
+        printed.as_deref(),
+        Ok("f(%1)\n#1:\n  %2 = closure var\"\\\"#g\\\\1\\n\"(%1)\n  return %2\n")
+    );
+    let again = printed.and_then(|p| parse_function(&p).map_err(|e| e.message));
+    assert_eq!(again.map(|g| print_function(&g)), f.map(|f| print_function(&f)));
+}
