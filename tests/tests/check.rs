@@ -109,6 +109,13 @@ fn lint_fixtures_find_exactly_their_lint() {
         fixtures/lints/nonfinite_gradient.jl:6:17 nonfinite-gradient
         fixtures/lints/nonfinite_gradient.jl:18:14 nonfinite-gradient
         fixtures/lints/rrule_mismatch.jl:15:10 rrule-mismatch
+        fixtures/lints/test_failed.jl:9:1 test-failed
+        fixtures/lints/test_failed.jl:11:1 test-failed
+        fixtures/lints/test_failed.jl:16:5 test-failed
+        fixtures/lints/test_failed.jl:18:5 test-failed
+        fixtures/lints/test_failed.jl:19:5 test-failed
+        fixtures/lints/test_failed.jl:21:5 test-failed
+        fixtures/lints/test_failed.jl:23:5 test-failed
         fixtures/lints/unbounded_tape.jl:8:11 unbounded-tape
         fixtures/lints/unbounded_tape.jl:16:33 unbounded-tape
         fixtures/lints/unknown_package.jl:5:1 unknown-package
@@ -127,6 +134,68 @@ fn lint_fixtures_find_exactly_their_lint() {
         );
         assert_eq!(d["expected"], true);
     }
+}
+
+/// Every finding of the report as `file:line:col severity code message`.
+fn messages(report: &Json) -> String {
+    let mut lines = Vec::new();
+    for d in report["diagnostics"].as_array().expect("diagnostics") {
+        lines.push(format!(
+            "{}:{}:{} {} {} {}",
+            d["file"].as_str().unwrap_or("?"),
+            d["line"],
+            d["col"],
+            d["severity"].as_str().unwrap_or("?"),
+            d["code"].as_str().unwrap_or("?"),
+            d["message"].as_str().unwrap_or("?"),
+        ));
+    }
+    lines.join("\n") + "\n"
+}
+
+#[test]
+fn a_files_own_tests_run_and_fail_as_julia_reports() {
+    let (_, out, err) = run(
+        &root(),
+        &[
+            "check",
+            "fixtures/lints/test_failed.jl",
+            "fixtures/testsets.jl",
+            "--format",
+            "json",
+        ],
+    );
+    assert_eq!(err, "");
+    expect![[r#"
+        fixtures/lints/test_failed.jl:9:1 error test-failed Test Failed: Expression: sq(2.0) == 5.0, Evaluated: 4.0 == 5.0
+        fixtures/lints/test_failed.jl:11:1 error test-failed Test Failed: Expression: sq(2.0) ≈ 4.1, Evaluated: 4.0 ≈ 4.1 (atol=0.01)
+        fixtures/lints/test_failed.jl:16:5 error test-failed Error During Test: Expression: root(x) > 0, threw: DomainError with -1.0: sqrt was called with a negative real argument but will only return a complex result if called with a complex argument. Try sqrt(Complex(x)).
+        fixtures/lints/test_failed.jl:18:5 error test-failed Test Failed: Expression: root(x), Expected: BoundsError, Thrown: DomainError with -1.0: sqrt was called with a negative real argument but will only return a complex result if called with a complex argument. Try sqrt(Complex(x)).
+        fixtures/lints/test_failed.jl:19:5 error test-failed Test Failed: Expression: root(-x), Expected: DomainError, No exception thrown
+        fixtures/lints/test_failed.jl:21:5 error test-failed Unexpected Pass: Expression: sq(2.0) == 4.0, Got correct result, please change to @test if no longer broken
+        fixtures/lints/test_failed.jl:23:5 error test-failed Error During Test: Expression evaluated to non-Boolean: sq(x), Value: 1.0
+        fixtures/testsets.jl:19:1 note test-not-run zy cannot run this test: unsupported: anonymous functions in a call string
+        fixtures/testsets.jl:46:9 note test-not-run zy runs a testset's tests written as its statements, not those inside a loop or a condition
+    "#]]
+    .assert_eq(&messages(&json(&out)));
+}
+
+#[test]
+fn a_passing_test_is_silent_and_its_negation_fails() {
+    // Each test beside its negation: exactly the negations fail, so the tests ran.
+    let dir = dir_with(&[(
+        "t.jl",
+        "using Test\ne(x) = sum(abs2, x) / 2\n@testset \"s\" begin\n    x = [1.0, 2.0]\n    @test e(x) == 2.5\n    @test !(e(x) == 2.5)\n    @test gradient(e, x)[1] == x\n    @test !(gradient(e, x)[1] == x)\n    @test_throws MethodError e(\"a\", \"b\")\n    @test_throws DomainError e(\"a\", \"b\")\nend\n@test e([2.0]) == 2.0\n@test e([2.0]) != 2.0\n",
+    )]);
+    let (status, out, err) = run(dir.path(), &["check", "t.jl", "--format", "json"]);
+    assert_eq!((status, err.as_str()), (1, ""));
+    expect![[r#"
+        t.jl:6:5 error test-failed Test Failed: Expression: !(e(x) == 2.5)
+        t.jl:8:5 error test-failed Test Failed: Expression: !(gradient(e, x)[1] == x)
+        t.jl:10:5 error test-failed Test Failed: Expression: e("a", "b"), Expected: DomainError, Thrown: MethodError: no method matching e(::String, ::String)
+        t.jl:13:1 error test-failed Test Failed: Expression: e([2.0]) != 2.0, Evaluated: 2.0 != 2.0
+    "#]]
+    .assert_eq(&messages(&json(&out)));
 }
 
 #[test]
@@ -684,7 +753,7 @@ fn checking_a_package_file_checks_the_files_it_includes() {
 fn a_package_test_file_sees_the_package_it_uses() {
     // `using Pkg` in `test/runtests.jl` loads `src/Pkg.jl`, as `Pkg.test` does: its exports
     // and `Pkg.name` are seen, and the gradcheck runs through the package's functions.
-    // `using Test` is known (Julia's standard library); its `@testset` is script code.
+    // `using Test` is known (Julia's standard library); its `@testset` runs, and passes.
     let dir = dir_with(&[
         (
             "src/Pkg.jl",
@@ -705,8 +774,7 @@ fn a_package_test_file_sees_the_package_it_uses() {
         (
             1,
             "test/runtests.jl:3:1: warning[unknown-package]: package `Other` is not available: zy knows Base, LinearAlgebra, Statistics, Random, SparseArrays, Printf, Test, ForwardDiff and Zygote (their APIs answered by zy's own differentiation), and the modules your files define (`using .Other`); a function that uses a name only `Other` defines is refused\n\
-             test/runtests.jl:6:17: error[gradcheck]: gradcheck `u(2.0)` failed: UndefVarError: `Other` not defined\n\
-             test/runtests.jl:8:1: note[skipped-statement]: zy does not run a macro call `@testset` at top level: only definitions are loaded (it changes no top-level binding)\n",
+             test/runtests.jl:6:17: error[gradcheck]: gradcheck `u(2.0)` failed: UndefVarError: `Other` not defined\n",
             ""
         )
     );
@@ -715,8 +783,8 @@ fn a_package_test_file_sees_the_package_it_uses() {
 #[test]
 fn tests_and_scripts_keep_the_data_they_only_read() {
     // A package's tests and a training script as users write them: the data they bind are
-    // read by `@test`, `@show` and `println` of the package's functions, which write into
-    // nothing, so the gradchecks through them run; `fit!` writes into its first argument,
+    // read by `@test` (which pass), `@show` and `println` of the package's functions, which
+    // write into nothing, so the gradchecks through them run; `fit!` writes into its first argument,
     // so the weights it trains are refused where read (the gradcheck says where), and the
     // notes say what each statement may change.
     let dir = dir_with(&[
@@ -748,7 +816,6 @@ fn tests_and_scripts_keep_the_data_they_only_read() {
         examples/train.jl:8:1: note[skipped-statement]: zy does not run a macro call `@show` at top level: only definitions are loaded (it changes no top-level binding)
         examples/train.jl:9:1: note[skipped-statement]: zy does not run a call of `println` at top level: only definitions are loaded (it changes no top-level binding)
         examples/train.jl:12:17: error[gradcheck]: gradcheck `trained(1.0)` failed: ErrorException: `w` is changed by top-level code that zy does not run (examples/train.jl:5:1): its value here is unknown
-        test/runtests.jl:5:1: note[skipped-statement]: zy does not run a macro call `@testset` at top level: only definitions are loaded (it changes no top-level binding)
     "#]].assert_eq(&format!("{out}{err}"));
 }
 

@@ -7,7 +7,7 @@ use std::time::{Duration, Instant};
 use zy_hir::{RootDatabase, SourceFile};
 use zy_ir::{Function, TypedProgram};
 
-use crate::locate::{error_at, in_call, in_file, CallSite};
+use crate::locate::{error_at, in_call, in_file, in_site, CallSite};
 use crate::{Analysis, Cancellable, FileId, UserError};
 
 /// Bounds on one evaluation.
@@ -99,18 +99,52 @@ pub(crate) fn eval(
     call: &str,
     limits: &EvalLimits,
 ) -> Result<EvalResult, UserError> {
-    if let Some(e) = load_error(db, file) {
-        return Err(e);
+    eval_at(db, file, call, CallSite::Text(call), limits).map_err(Failure::into_error)
+}
+
+/// Why an evaluation gave no value.
+#[derive(Debug)]
+pub(crate) enum Failure {
+    /// The call did not type: the inference error's code (`method-error`, `undefined-name`,
+    /// `unsupported`, ...) and the error (or the file could not be read: code `load-error`).
+    Typing(&'static str, UserError),
+    /// It typed and threw while running (a Julia exception), or could not be prepared to run.
+    Running(UserError),
+}
+
+impl Failure {
+    /// The error, whatever stage it came from.
+    pub(crate) fn into_error(self) -> UserError {
+        match self {
+            Failure::Typing(_, e) | Failure::Running(e) => e,
+        }
     }
-    let expr = zy_syntax::parse_expr(call).map_err(|e| in_call(call, e.range.start, e.message))?;
-    let site = CallSite::Text(call);
+}
+
+/// [`eval`] of `call` written at `site`, saying at which stage it failed.
+pub(crate) fn eval_at(
+    db: &RootDatabase,
+    file: SourceFile,
+    call: &str,
+    site: CallSite<'_>,
+    limits: &EvalLimits,
+) -> Result<EvalResult, Failure> {
+    if let Some(e) = load_error(db, file) {
+        return Err(Failure::Typing("load-error", e));
+    }
+    let expr = zy_syntax::parse_expr(call).map_err(|e| {
+        Failure::Typing("syntax-error", in_site(db, site, e.range.start, e.message))
+    })?;
     let typed =
         zy_hir::type_call(db, file, &expr).map_err(|errs| match errs.0.into_iter().next() {
-            Some(e) => error_at(db, e.span, site, e.message),
-            None => in_call(
-                call,
-                0,
-                "internal error: typing failed without a message".into(),
+            Some(e) => Failure::Typing(e.code, error_at(db, e.span, site, e.message)),
+            None => Failure::Typing(
+                "internal-error",
+                in_call(
+                    call,
+                    0,
+                    "internal error: typing failed without a message".into(),
+                ),
             ),
         })?;
     let interp_limits = limits.start();
@@ -131,9 +165,11 @@ pub(crate) fn eval(
         Ok(with_text) => (with_text, true),
         Err(plain) => (plain, false),
     };
-    let (program, body) = expand(db, typed).map_err(|e| error_at(db, e.span, site, e.message))?;
+    let (program, body) = expand(db, typed).map_err(|e| {
+        Failure::Typing("not-differentiable", error_at(db, e.span, site, e.message))
+    })?;
     let value = zy_interp::run_function(&program, &body, Vec::new(), &interp_limits)
-        .map_err(|e| crate::locate::runtime_error_at(db, e, site))?;
+        .map_err(|e| Failure::Running(crate::locate::runtime_error_at(db, e, site)))?;
     match (shown, &value) {
         (true, zy_interp::Value::Tuple(parts)) => match &parts[..] {
             [value, zy_interp::Value::Str(text)] => Ok(EvalResult {

@@ -39,9 +39,9 @@ use zy_hir::input::Unreadable;
 use zy_hir::{RootDatabase, SourceFile, Workspace};
 
 pub use check::{
-    lint, Config, ConfigError, Coverage, FileConfig, Level, Lint, Untyped, DEFAULT_MAX_FILE_SIZE,
-    GRADIENT_CUT, LINTS, MUTATION_AFTER_CAPTURE, NONFINITE_GRADIENT, RRULE_MISMATCH,
-    UNBOUNDED_TAPE, ZERO_GRADIENT,
+    lint, Config, ConfigError, Coverage, FileConfig, Level, Lint, TestRun, Untyped,
+    DEFAULT_MAX_FILE_SIZE, GRADIENT_CUT, LINTS, MUTATION_AFTER_CAPTURE, NONFINITE_GRADIENT,
+    RRULE_MISMATCH, TEST_FAILED, TEST_NOT_RUN, UNBOUNDED_TAPE, ZERO_GRADIENT,
 };
 pub use culprit::Related;
 pub use definition::{prelude_text, Location};

@@ -13,6 +13,7 @@ mod capture;
 mod config;
 mod coverage;
 mod cut;
+mod julia_tests;
 mod nonfinite;
 mod rrule;
 mod runtime;
@@ -29,6 +30,7 @@ use zy_syntax::ast::{AnnotationKind, Item};
 pub use config::{Config, ConfigError, FileConfig, Level, DEFAULT_MAX_FILE_SIZE, DEFAULT_RTOL};
 pub use coverage::{Coverage, Untyped};
 pub(crate) use cut::zero_cut;
+pub use julia_tests::{TEST_FAILED, TEST_NOT_RUN};
 
 use crate::{
     Analysis, Cancellable, Diagnostic, EvalLimits, FileId, Severity, FORWARD_MISMATCH, GRADCHECK,
@@ -99,6 +101,24 @@ pub const LINTS: &[Lint] = &[
     },
 ];
 
+/// What running a file's tests found ([`Analysis::check_tests`]).
+#[derive(Clone, Debug)]
+pub struct TestRun {
+    /// Failures, errors, and notes on the tests zy cannot run.
+    pub findings: Vec<Diagnostic>,
+    /// The top-level statements (by start offset) whose tests ran.
+    ran: Vec<u32>,
+}
+
+impl TestRun {
+    /// Add the findings to `found`, leaving out the "zy does not run" notes of the statements
+    /// whose tests ran.
+    pub fn apply(self, found: &mut Vec<Diagnostic>) {
+        found.retain(|d| !(d.code == zy_hir::SKIPPED && self.ran.contains(&d.start)));
+        found.extend(self.findings);
+    }
+}
+
 /// The lint with this code, if it is one.
 pub fn lint(code: &str) -> Option<&'static Lint> {
     LINTS.iter().find(|l| l.code == code)
@@ -114,9 +134,30 @@ impl Analysis {
         limits: EvalLimits,
     ) -> Cancellable<Vec<Diagnostic>> {
         let mut found = self.check_static(file, config)?;
-        found.extend(self.check_gradchecks(file, config, limits)?);
+        found.extend(self.check_gradchecks(file, config, limits.clone())?);
+        self.check_tests(file, config, limits)?.apply(&mut found);
         found.sort_by_key(|d| (d.start, d.end));
         Ok(found)
+    }
+
+    /// Run the file's own `@test`s (at top level and in `@testset` blocks) as Julia's `Test`
+    /// would: a failure or an error is a `test-failed` finding, a test zy cannot run a note.
+    pub fn check_tests(
+        &self,
+        file: FileId,
+        config: &FileConfig,
+        limits: EvalLimits,
+    ) -> Cancellable<TestRun> {
+        let mut limits = limits;
+        limits.cancel.get_or_insert_with(|| self.stale_flag());
+        self.with_db(|db| {
+            let (found, ran) = julia_tests::check(db, file.0, &limits);
+            self.unwind_if_stale();
+            TestRun {
+                findings: finish(db, file.0, found, config),
+                ran,
+            }
+        })
     }
 
     /// Syntax, lowering and type errors, lints and in-source rrule checks of `file`, levelled

@@ -374,6 +374,10 @@ fn check_file(
             .check_gradchecks(file, &file_config, limits.clone())
             .map_err(cancelled)?,
     );
+    analysis
+        .check_tests(file, &file_config, limits.clone())
+        .map_err(cancelled)?
+        .apply(&mut findings);
     stages.gradcheck += t.elapsed();
     let coverage = analysis.coverage(file).map_err(cancelled)?;
     findings.sort_by_key(|d| (d.start, d.end));

@@ -67,7 +67,11 @@ fn labels(
     for x in d.related.iter().filter(|x| x.file == r.path) {
         let start = boundary(&r.text, x.start as usize);
         let end = boundary(&r.text, (x.end as usize).max(start));
-        out.push(Label::secondary(id, start..end).with_message("the first rule that disagrees"));
+        let label = match d.code.as_str() {
+            zy_ide::TEST_FAILED | zy_ide::TEST_NOT_RUN => x.message.as_str(),
+            _ => "the first rule that disagrees",
+        };
+        out.push(Label::secondary(id, start..end).with_message(label));
     }
     out
 }
