@@ -551,6 +551,11 @@ copy(r::Adjoint) = copy(r')'
 # `sum(x'; dims)` and friends: those of the 1×n matrix.
 _sum_dims(r::Adjoint, d::Int) = _sum_dims(permutedims(r'), d)
 _reduce_dims(op, r::Adjoint, d::Int) = _reduce_dims(op, permutedims(r'), d)
+# A row vector and a matrix: elementwise, as two 1×n arrays (a `DimensionMismatch` otherwise).
++(A::AbstractMatrix, r::Adjoint) = A + collect(r)
++(r::Adjoint, A::AbstractMatrix) = collect(r) + A
+-(A::AbstractMatrix, r::Adjoint) = A - collect(r)
+-(r::Adjoint, A::AbstractMatrix) = collect(r) - A
 
 # `f.(x, y')` of a function that is not one primitive (inference calls these): the matrix of
 # `f(x[i], y[j])`, `length(x)` by `length(y)`; flipped, `f.(y', x)`, the matrix of `f(y[j], x[i])`.

@@ -7,7 +7,8 @@ export norm, tr, diag, diagm, kron, cholesky, Cholesky, I, UniformScaling, Diago
 
 # Methods added to functions every file sees (the primitives `det`, `logdet` and `dot` keep
 # their own methods for arrays; `\` of a matrix is written below on the primitive square solve).
-import Base: \, det, logdet, dot, inv, size, length, getindex, setindex!, adjoint, transpose, +, -, *, /
+import Base: \, det, logdet, dot, inv, size, length, getindex, setindex!, adjoint, transpose, +, -, *, /,
+    ==, isapprox
 
 """
     norm(x)
@@ -407,6 +408,29 @@ _uniform_times(J::UniformScaling, a::Real) = UniformScaling(J.λ * a)
 _uniform_times(J::UniformScaling, K::UniformScaling) = UniformScaling(J.λ * K.λ)
 _uniform_times(J::UniformScaling, A::AbstractArray) = J.λ * A
 _uniform_times(A::AbstractArray, J::UniformScaling) = A * J.λ
+
+# Julia's comparisons with `J`: a square matrix equal to `λ` on its diagonal and zero off it
+# (`A == 2I`; a matrix that is not square is never equal), and approximately so by the
+# Frobenius norm of `A - J` against `max(‖A‖, |λ| √n)`.
+==(J::UniformScaling, K::UniformScaling) = J.λ == K.λ
+function ==(A::AbstractMatrix, J::UniformScaling)
+    size(A, 1) == size(A, 2) || return false
+    for j in 1:size(A, 2), i in 1:size(A, 1)
+        A[i, j] == (i == j ? J.λ : zero(J.λ)) || return false
+    end
+    return true
+end
+==(J::UniformScaling, A::AbstractMatrix) = A == J
+function isapprox(J::UniformScaling, A::AbstractMatrix; atol::Real = 0.0,
+                  rtol::Real = Base._default_rtol(atol))
+    n = _checksquare(A)
+    d = norm(A - J)
+    return d <= max(atol, rtol * max(norm(A), abs(J.λ) * sqrt(n)))
+end
+isapprox(A::AbstractMatrix, J::UniformScaling; atol::Real = 0.0,
+         rtol::Real = Base._default_rtol(atol)) = isapprox(J, A; atol = atol, rtol = rtol)
+isapprox(J::UniformScaling, K::UniformScaling; atol::Real = 0.0,
+         rtol::Real = Base._default_rtol(atol)) = isapprox(J.λ, K.λ; atol = atol, rtol = rtol)
 
 """
     Diagonal(v)
