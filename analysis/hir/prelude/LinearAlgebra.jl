@@ -283,22 +283,22 @@ end
 The Kronecker product: block `(i, j)` of the result is `A[i, j] * B`. Of two vectors, the
 vector `[a₁ b; a₂ b; ...]`.
 """
-function kron(A::Matrix{Float64}, B::Matrix{Float64})
+function kron(A::Matrix, B::Matrix)
     m = size(A, 1)
     n = size(A, 2)
     p = size(B, 1)
     q = size(B, 2)
-    K = zeros(m * p, n * q)
+    K = zeros(typeof(zero(eltype(A)) * zero(eltype(B))), m * p, n * q)
     for j in 1:n, i in 1:m, l in 1:q, k in 1:p
         K[(i - 1) * p + k, (j - 1) * q + l] = A[i, j] * B[k, l]
     end
     return K
 end
 
-function kron(a::Vector{Float64}, b::Vector{Float64})
+function kron(a::Vector, b::Vector)
     m = length(a)
     p = length(b)
-    K = zeros(m * p)
+    K = zeros(typeof(zero(eltype(a)) * zero(eltype(b))), m * p)
     for i in 1:m, k in 1:p
         K[(i - 1) * p + k] = a[i] * b[k]
     end
@@ -326,6 +326,15 @@ function kron!(C::AbstractVecOrMat, A::AbstractVecOrMat, B::AbstractVecOrMat)
     return copyto!(C, K)
 end
 export kron!
+
+"""
+    tril!(A, k = 0), triu!(A, k = 0)
+
+`A` with the entries above (below) its `k`-th diagonal set to zero, in place; returns `A`.
+"""
+tril!(A::AbstractMatrix, k::Integer = 0) = (A .= tril(A, k); A)
+triu!(A::AbstractMatrix, k::Integer = 0) = (A .= triu(A, k); A)
+export tril!, triu!
 
 """
     Cholesky{TL, TU}

@@ -154,7 +154,8 @@ pub struct ScriptCall {
     pub args: Vec<ScriptArg>,
 }
 
-/// An argument of a [`ScriptCall`]: where it is passed and every identifier in it.
+/// An argument of a [`ScriptCall`]: where it is passed and the identifiers whose objects it
+/// may share (every identifier in it but those inside a call making a new object, `copy(A)`).
 #[derive(Clone, PartialEq, Debug)]
 pub struct ScriptArg {
     pub place: ArgPlace,

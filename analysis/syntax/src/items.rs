@@ -410,7 +410,7 @@ fn script_call(cx: &Cx, n: &SyntaxNode) -> Option<ScriptCall> {
 fn script_args(cx: &Cx, list: &[SyntaxNode]) -> Vec<ScriptArg> {
     let arg = |place, nodes: &[SyntaxNode]| ScriptArg {
         place,
-        names: identifiers(cx, nodes),
+        names: shared_identifiers(cx, nodes),
     };
     let (do_block, list) = match list.split_last() {
         Some((last, list)) if last.kind == Kind::Do => (Some(last), list),
@@ -452,17 +452,45 @@ fn script_args(cx: &Cx, list: &[SyntaxNode]) -> Vec<ScriptArg> {
     out
 }
 
-/// Every identifier in the trees `nodes`, once each.
-fn identifiers(cx: &Cx, nodes: &[SyntaxNode]) -> Vec<String> {
+/// Every identifier in the trees `nodes`, once each, but those inside a call whose result is a
+/// new object sharing nothing with its arguments (`copy(A)`, `zeros(n)`, `exp.(A)`, `A + B`):
+/// a call passed such an argument cannot change what those names hold.
+fn shared_identifiers(cx: &Cx, nodes: &[SyntaxNode]) -> Vec<String> {
     let mut names = Vec::new();
     let mut stack: Vec<&SyntaxNode> = nodes.iter().collect();
     while let Some(a) = stack.pop() {
         if a.leaf && a.kind == Kind::Identifier {
             push_new(&mut names, cx.text(a));
         }
-        stack.extend(a.children.iter());
+        if !makes_new_object(cx, a) {
+            stack.extend(a.children.iter());
+        }
     }
     names
+}
+
+/// Library functions whose result is a new object, whatever their arguments.
+const NEW_OBJECT: [&str; 14] = [
+    "copy", "deepcopy", "collect", "similar", "zeros", "ones", "fill", "rand", "randn",
+    "Matrix", "Vector", "Array", "hcat", "vcat",
+];
+
+/// Is `n` a call that makes a new object: a broadcast `f.(x)`, arithmetic (`A + B`, `2A`,
+/// `-A`), or a call of one of [`NEW_OBJECT`]?
+fn makes_new_object(cx: &Cx, n: &SyntaxNode) -> bool {
+    match n.kind {
+        _ if n.leaf => false,
+        Kind::DotCall => true,
+        Kind::Call if n.is_infix() || n.is_prefix() => {
+            let op = n.children.get(usize::from(n.is_infix())).map(|o| cx.text(o));
+            op.is_some_and(|o| ["+", "-", "*", "/", "\\", "^"].contains(&o))
+        }
+        Kind::Call if !n.is_postfix() => n
+            .children
+            .first()
+            .is_some_and(|f| NEW_OBJECT.contains(&cx.text(f))),
+        _ => false,
+    }
 }
 
 /// The names an assignment target (or a mutating call's argument) writes: each name of a

@@ -3,7 +3,7 @@
 //! `Test` runs them. A test inside a testset sees the statements before it in its testsets
 //! (`m = Linear(2.0, 1.0)`), evaluated afresh for each test; an earlier test's expression is
 //! kept among them only where it calls a function named with `!` (it may change what later
-//! tests read). A test zy cannot run (an unsupported construct, a name top-level code changes,
+//! tests read), and left out again where it throws (Julia's `Test` catches that error). A test zy cannot run (an unsupported construct, a name top-level code changes,
 //! a test in a loop) is a note, never a failure: only Julia's verdicts are errors.
 
 use zy_hir::{RootDatabase, SourceFile};
@@ -44,6 +44,31 @@ struct Case {
     base: u32,
     /// For a comparison `a op b`, how to show its operands when it fails.
     operands: Option<Operands>,
+    /// The earlier tests' expressions kept in `text` (file ranges).
+    kept: Vec<TextRange>,
+}
+
+impl Case {
+    /// Leave out the kept expression `r` of an earlier test (it threw), here and in the
+    /// operands' texts: spaces in its place, so that positions stay.
+    fn drop_kept(&mut self, r: TextRange) {
+        let (start, end) = ((r.start - self.base) as usize, (r.end - self.base) as usize);
+        let blank = |t: &mut String| {
+            if let Some(part) = t.get(start..end) {
+                let spaces: String = part
+                    .chars()
+                    .map(|c| if c == '\n' { c } else { ' ' })
+                    .collect();
+                t.replace_range(start..end, &spaces);
+            }
+        };
+        blank(&mut self.text);
+        if let Some(o) = &mut self.operands {
+            blank(&mut o.a);
+            blank(&mut o.b);
+        }
+        self.kept.retain(|&k| k != r);
+    }
 }
 
 /// The operands of a comparison test, for Julia's `Evaluated: 4.0 ≈ 4.1 (atol=0.01)`.
@@ -82,8 +107,26 @@ pub(crate) fn check(
     for (range, reason) in found.skipped {
         out.push(finding(db, file, range, TEST_NOT_RUN, reason, Vec::new()));
     }
-    for case in &found.cases {
-        if let Some((code, message, related)) = run(db, file, case, limits) {
+    for mut case in found.cases {
+        let result = loop {
+            let result = run(db, file, &case, limits);
+            // An earlier test kept for its effect threw: Julia's `Test` caught that, so the
+            // test runs again without it.
+            let culprit = result
+                .as_ref()
+                .and_then(|(_, _, related)| related.first())
+                .and_then(|at| {
+                    case.kept
+                        .iter()
+                        .copied()
+                        .find(|k| k.start <= at.start && at.start < k.end)
+                });
+            match culprit {
+                Some(k) => case.drop_kept(k),
+                None => break result,
+            }
+        };
+        if let Some((code, message, related)) = result {
             out.push(finding(db, file, case.range, code, message, related));
         }
     }
@@ -269,6 +312,7 @@ fn find(text: &str) -> Found {
                     base: None,
                     blanks: Vec::new(),
                     depth: 0,
+                    kept: Vec::new(),
                 };
                 scope.case(stmt, &mut found);
             }
@@ -279,6 +323,7 @@ fn find(text: &str) -> Found {
                     base: Some(stmt.range.start),
                     blanks: Vec::new(),
                     depth: 0,
+                    kept: Vec::new(),
                 };
                 scope.testset(stmt, &mut found);
             }
@@ -328,6 +373,8 @@ struct Scope<'a> {
     blanks: Vec<(TextRange, &'static str)>,
     /// How many testsets are open.
     depth: usize,
+    /// The earlier tests' expressions kept (file ranges).
+    kept: Vec<TextRange>,
 }
 
 impl Scope<'_> {
@@ -382,6 +429,7 @@ impl Scope<'_> {
                                 .push((TextRange::new(stmt.range.start, e.range.start), ""));
                             self.blanks
                                 .push((TextRange::new(e.range.end, stmt.range.end), ""));
+                            self.kept.push(e.range);
                         }
                         None => self.blanks.push((stmt.range, "")),
                     }
@@ -464,6 +512,7 @@ impl Scope<'_> {
             text: format!("{head}{written}{tail}"),
             base,
             operands,
+            kept: self.kept.clone(),
         });
     }
 }
