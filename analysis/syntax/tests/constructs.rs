@@ -557,3 +557,15 @@ fn names_are_read_as_julia_normalises_them() {
         "#]],
     );
 }
+
+#[test]
+fn a_type_called_with_its_parameters_is_a_typed_call() {
+    // `Val{3}()` is the type `Val{3}` called, whichever `Val` the name resolves to.
+    check(
+        "f() = (Val{3}(), Val{true}())",
+        expect![[r#"
+        (function f ()
+          (tuple (call #typed Val (tuple 3)) (call #typed Val (tuple true))))
+    "#]],
+    );
+}
