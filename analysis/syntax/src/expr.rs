@@ -1334,6 +1334,19 @@ fn let_block(cx: &mut Cx, node: &SyntaxNode) -> Expr {
                 let value = expr(cx, rhs);
                 (Some(expr(cx, lhs)), Some(value), binding.range, None)
             }
+            // `let x::T = v`: a local of the `let` declared `T`, `v` converted to it.
+            (Kind::Assign, [lhs, rhs]) if !binding.leaf && !lhs.leaf && lhs.kind == Kind::Decl => {
+                let var = match lhs.children.as_slice() {
+                    [var, ty] if is_name(var) => ExprKind::Declared {
+                        var: Box::new(expr(cx, var)),
+                        ty: Box::new(expr(cx, ty)),
+                    },
+                    _ => return cx.unsupported(lhs, "typed declaration of anything but a name"),
+                };
+                let value = expr(cx, rhs);
+                let var = Expr::new(var, lhs.range);
+                (Some(var), Some(value), binding.range, None)
+            }
             (Kind::Function, _) if !binding.leaf => {
                 (None, None, binding.range, Some(inner_function(cx, binding)))
             }
