@@ -40,7 +40,7 @@ Base.:+(a::Int, b::Float64) = a
 
 # Literals and types.
 l1(x) = 0x1f
-l2(x) = 0x1p3
+# (l2: `0x1p3` is accepted now: a hexadecimal Float64 literal, 8.0)
 l3(x) = 1.5f0
 l4(x) = {x}
 # (l5: `x::Float64` is accepted now: Julia's typeassert)
@@ -227,3 +227,6 @@ m6(x) = declared(x)
 # `Val(n)` of an Int known only at run time: its value would be part of the type.
 # zy: at v13(3)
 v13(n) = Val(n)
+# `Val{n}()` of an Int known only at run time, the same as `Val(n)`.
+# zy: at v14(3)
+v14(n) = Val{n}()

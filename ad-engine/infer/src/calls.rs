@@ -521,12 +521,13 @@ impl<'a> Cx<'a> {
                 def.name
             )));
         }
-        // The Ints among the parameters (`S{3}`), known where the call is compiled.
+        // The Ints and Bools among the parameters (`S{3}`, `S{true}`), known where the call
+        // is compiled.
         let known = params.elems.as_deref().unwrap_or_default();
         let given: Vec<(Type, Option<Const>)> = given
             .iter()
             .enumerate()
-            .map(|(i, t)| (t.clone(), known.get(i).copied().flatten().map(Const::Int)))
+            .map(|(i, t)| (t.clone(), known.get(i).cloned().flatten()))
             .collect();
         let bind = self.given_params(def, &given, &def.name)?;
         dispatch::construct_given(self.program, def, b, fields, Some(bind))
@@ -569,9 +570,18 @@ impl<'a> Cx<'a> {
         for (p, (t, konst)) in def.params.iter().zip(given) {
             let ty = crate::type_params::param_type(t, konst.as_ref(), self.program);
             let Some(ty) = ty else {
+                let callee = callee.strip_prefix("Base.").unwrap_or(callee);
+                let full: &str = &def.name;
+                let name = full.strip_prefix("Base.").unwrap_or(full);
+                if konst.is_none() && matches!(t, Type::Int64 | Type::Bool) {
+                    return Err(Fail::unsupported(format!(
+                        "`{callee}{{...}}` with the parameter `{p}` of `{name}` known only at run \
+                         time (of type {t}): its value would be part of the type, which zy fixes \
+                         where the code is compiled; write a literal, or a `where` variable"
+                    )));
+                }
                 return Err(Fail::unsupported(format!(
-                    "`{callee}{{...}}` with the parameter `{p}` of `{}` not a concrete type",
-                    def.name
+                    "`{callee}{{...}}` with the parameter `{p}` of `{name}` not a concrete type"
                 )));
             };
             bind.insert(p.clone(), ty);

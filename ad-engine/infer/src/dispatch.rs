@@ -268,6 +268,20 @@ pub(crate) fn construct(
     construct_given(program, def, b, args, None)
 }
 
+/// The constructor `def` as Julia names it in a `MethodError`: `Fixed{3}` with its parameters
+/// `given`, `Fixed` without.
+fn applied_name(def: &StructDef, given: Option<&Bindings>) -> String {
+    let Some(given) = given else {
+        return def.name.to_string();
+    };
+    let params: Vec<String> = def
+        .params
+        .iter()
+        .map(|p| given.get(p).map_or_else(|| p.to_string(), Type::to_string))
+        .collect();
+    format!("{}{{{}}}", def.name, params.join(", "))
+}
+
 /// [`construct`], or with `given` type parameters (`new{T}(...)`: each argument converted to
 /// its field's type with them, as Julia's `new{T}`; a parameter outside its bound is Julia's
 /// TypeError).
@@ -287,7 +301,7 @@ pub(crate) fn construct_given(
     }
     check_supertype(def, program)?;
     if args.len() != def.fields.len() {
-        return Err(no_method(&def.name, &types));
+        return Err(no_method(&applied_name(def, given.as_ref()), &types));
     }
     let pats = field_patterns(program, def)?;
     let parametric = !def.params.is_empty() && given.is_none();

@@ -1,5 +1,6 @@
-//! Ints and index lists a body computes from literals and tuple lengths, known where it is
-//! compiled, as Julia's constant propagation knows them: `length(t)` of a tuple, `end - 1`,
+//! Ints, Bools and index lists a body computes from literals and tuple lengths, known where it
+//! is compiled, as Julia's constant propagation knows them: `length(t)` of a tuple, `end - 1`,
+//! `1 < 2`,
 //! the range `2:end` and the vector literal `[1, 3]` used once. A tuple's length is part of its
 //! type, so `t[2:end]`, `t[[1, 3]]` and `Tuple([a, b, c])` are typed by what is known here.
 //! Of an Int known only at run time, `i + 1` is known to be `i` plus one, so the range
@@ -19,8 +20,10 @@ const MAX_ELEMS: i64 = 64;
 #[derive(Clone, PartialEq, Debug)]
 pub(crate) enum Known {
     Int(i64),
-    /// The elements of a range or of a vector literal no other statement sees.
-    Elems(Arc<[Option<i64>]>),
+    Bool(bool),
+    /// The elements of a range or of a vector literal no other statement sees, or the Ints
+    /// and Bools of a tuple of type parameters.
+    Elems(Arc<[Option<Const>]>),
     /// An Int known only at run time: the value plus this offset.
     Offset(Value, i64),
 }
@@ -30,6 +33,7 @@ impl Known {
     pub fn annotate(&self, v: &mut Val) {
         match self {
             Known::Int(k) => v.konst = Some(Const::Int(*k)),
+            Known::Bool(x) => v.konst = Some(Const::Bool(*x)),
             Known::Elems(es) => v.elems = Some(es.clone()),
             Known::Offset(..) => {}
         }
@@ -66,17 +70,22 @@ pub(crate) fn known(
     only_use: bool,
     consts: &[Option<Known>],
 ) -> Option<Known> {
-    if let (Arg::Const(Const::Int(k)), true) = (&plan.result, plan.steps.is_empty()) {
-        return Some(Known::Int(*k));
+    match (&plan.result, plan.steps.is_empty()) {
+        (Arg::Const(Const::Int(k)), true) => return Some(Known::Int(*k)),
+        (Arg::Const(Const::Bool(x)), true) => return Some(Known::Bool(*x)),
+        _ => {}
     }
     let Op::Call(name) = &stmt.op else {
         return None;
     };
     let ints: Option<Vec<i64>> = ins.iter().map(Val::int).collect();
-    // Lowering calls Base's operators by their qualified names and writes `[a, b]` as `vect`.
+    // Lowering calls Base's operators by their qualified names, the builtins `÷` and `%` by
+    // theirs, and writes `[a, b]` as `vect`.
     let name = match &**name {
         "vect" => "vect",
         "tuple" => "tuple",
+        "÷" => "÷",
+        "%" => "%",
         n => n.strip_prefix("Base.")?,
     };
     match (name, ints.as_deref()) {
@@ -84,6 +93,19 @@ pub(crate) fn known(
         ("-", Some(&[a, b])) if plan.ty == Type::Int64 => a.checked_sub(b).map(Known::Int),
         ("-", Some(&[a])) if plan.ty == Type::Int64 => a.checked_neg().map(Known::Int),
         ("*", Some(&[a, b])) if plan.ty == Type::Int64 => a.checked_mul(b).map(Known::Int),
+        ("div" | "÷", Some(&[a, b])) if plan.ty == Type::Int64 => a.checked_div(b).map(Known::Int),
+        ("rem" | "%", Some(&[a, b])) if plan.ty == Type::Int64 => a.checked_rem(b).map(Known::Int),
+        ("^", Some(&[a, b])) if plan.ty == Type::Int64 => {
+            a.checked_pow(u32::try_from(b).ok()?).map(Known::Int)
+        }
+        (op, Some(&[a, b])) if plan.ty == Type::Bool => compare(op, a, b).map(Known::Bool),
+        ("!", _) if plan.ty == Type::Bool => match ins {
+            [Val {
+                konst: Some(Const::Bool(x)),
+                ..
+            }] => Some(Known::Bool(!x)),
+            _ => None,
+        },
         (":", Some(&[a, b])) if is_range(&plan.ty) => range(a, 1, b),
         (":", Some(&[a, s, b])) if is_range(&plan.ty) => range(a, s, b),
         // `i + k`, `k + i`, `i - k` of an Int `i` known only at run time.
@@ -104,20 +126,42 @@ pub(crate) fn known(
             let n = kb.checked_sub(ka)?.checked_add(1)?.max(0);
             (a == b && n <= MAX_ELEMS).then(|| Known::Elems(vec![None; n as usize].into()))
         }
-        // `(3,)` of `S{3}(...)` (lowered `#typed(S, (3,), ...)`): the Ints among the type's
-        // parameters.
-        ("tuple", _) if only_use && ins.iter().any(|v| v.int().is_some()) => {
-            Some(Known::Elems(ins.iter().map(Val::int).collect()))
+        // `(3,)` of `S{3}(...)` (lowered `#typed(S, (3,), ...)`): the Ints and Bools among
+        // the type's parameters.
+        ("tuple", _) if only_use && ins.iter().any(|v| scalar(v).is_some()) => {
+            Some(Known::Elems(ins.iter().map(scalar).collect()))
         }
         ("vect", _)
             if only_use
                 && matches!(plan.ty, Type::Array(_, 1))
                 && ins.len() as i64 <= MAX_ELEMS =>
         {
-            Some(Known::Elems(ins.iter().map(Val::int).collect()))
+            Some(Known::Elems(
+                ins.iter().map(|v| v.int().map(Const::Int)).collect(),
+            ))
         }
         _ => None,
     }
+}
+
+/// The Int or Bool that `v` is known to be.
+fn scalar(v: &Val) -> Option<Const> {
+    v.konst
+        .clone()
+        .filter(|c| matches!(c, Const::Int(_) | Const::Bool(_)))
+}
+
+/// Julia's comparison `op` of two Ints.
+fn compare(op: &str, a: i64, b: i64) -> Option<bool> {
+    Some(match op {
+        "<" => a < b,
+        ">" => a > b,
+        "<=" | "≤" => a <= b,
+        ">=" | "≥" => a >= b,
+        "==" => a == b,
+        "!=" | "≠" => a != b,
+        _ => return None,
+    })
 }
 
 /// An Int value as a value known only at run time plus a known offset.
@@ -150,6 +194,6 @@ fn range(a: i64, s: i64, b: i64) -> Option<Known> {
     if n > i128::from(MAX_ELEMS) {
         return None;
     }
-    let elems = (0..n).map(|i| Some((i128::from(a) + i * i128::from(s)) as i64));
+    let elems = (0..n).map(|i| Some(Const::Int((i128::from(a) + i * i128::from(s)) as i64)));
     Some(Known::Elems(elems.collect()))
 }

@@ -16,8 +16,9 @@ pub(crate) struct Val {
     /// Int the body computed from literals and tuple lengths (`length(t) - 1`).
     pub konst: Option<Const>,
     /// The elements of a range or vector literal known where the call is compiled (`2:end` of
-    /// a tuple, `[1, 3]`): one entry per element, the Int where it is one known there.
-    pub elems: Option<Arc<[Option<i64>]>>,
+    /// a tuple, `[1, 3]`), or of a tuple of type parameters (`(3, true)` of `S{3, true}()`):
+    /// one entry per element, the Int or Bool where it is one known there.
+    pub elems: Option<Arc<[Option<Const>]>>,
 }
 
 impl Val {
@@ -51,7 +52,14 @@ impl Val {
 
     /// The Ints of a range or vector known where the call is compiled, if each is.
     pub fn known_ints(&self) -> Option<Vec<i64>> {
-        self.elems.as_ref()?.iter().copied().collect()
+        self.elems
+            .as_ref()?
+            .iter()
+            .map(|e| match e {
+                Some(Const::Int(k)) => Some(*k),
+                _ => None,
+            })
+            .collect()
     }
 }
 

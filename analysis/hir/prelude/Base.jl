@@ -2268,6 +2268,13 @@ end
 hypot(x::Real, y::Real, z::Real) = hypot(hypot(x, y), z)
 
 """
+    fourthroot(x), ∜x
+
+The fourth root of `x`, computed as Julia does by `sqrt` twice (a `DomainError` below zero).
+"""
+fourthroot(x::Number) = sqrt(sqrt(x))
+
+"""
     atan(y, x)
 
 The angle of the point `(x, y)` in `[-π, π]` (Julia's two-argument `atan`, signed zeros

@@ -651,9 +651,6 @@ fn call(cx: &mut Cx, node: &SyntaxNode, dotted: bool) -> Expr {
     if let Some(array) = undef_array(cx, node, callee, rest) {
         return array;
     }
-    if let Some(val) = val_instance(cx, node, callee, rest) {
-        return val;
-    }
     // `(.+)(a, b)` and `(:)(a, b)` are these operators too.
     let mut bare = callee;
     while let (false, Kind::Parens, [inner]) = (bare.leaf, bare.kind, bare.children.as_slice()) {
@@ -894,25 +891,6 @@ fn empty_vector(
         indices: vec![],
     };
     Some(Expr::new(kind, node.range))
-}
-
-/// `Val{p}()`: `Val(p)`, the same instance (Julia defines `Val(x) = Val{x}()`), which
-/// inference makes of a value known where the call is compiled (a literal, a `where`
-/// variable). A file defining its own `Val` calls its own `Val(p)`.
-fn val_instance(
-    cx: &mut Cx,
-    node: &SyntaxNode,
-    callee: &SyntaxNode,
-    args: &[SyntaxNode],
-) -> Option<Expr> {
-    match (callee.leaf, callee.kind, callee.children.as_slice()) {
-        (false, Kind::Curly, [base, param])
-            if args.is_empty() && base.leaf && cx.text(base) == "Val" =>
-        {
-            Some(Expr::call("Val", vec![expr(cx, param)], node.range))
-        }
-        _ => None,
-    }
 }
 
 /// `Vector{T}(undef, n)`, `Matrix{T}(undef, m, n)`, `Array{T}(undef, dims...)`,
@@ -1355,6 +1333,19 @@ fn let_block(cx: &mut Cx, node: &SyntaxNode) -> Expr {
             {
                 let value = expr(cx, rhs);
                 (Some(expr(cx, lhs)), Some(value), binding.range, None)
+            }
+            // `let x::T = v`: a local of the `let` declared `T`, `v` converted to it.
+            (Kind::Assign, [lhs, rhs]) if !binding.leaf && !lhs.leaf && lhs.kind == Kind::Decl => {
+                let var = match lhs.children.as_slice() {
+                    [var, ty] if is_name(var) => ExprKind::Declared {
+                        var: Box::new(expr(cx, var)),
+                        ty: Box::new(expr(cx, ty)),
+                    },
+                    _ => return cx.unsupported(lhs, "typed declaration of anything but a name"),
+                };
+                let value = expr(cx, rhs);
+                let var = Expr::new(var, lhs.range);
+                (Some(var), Some(value), binding.range, None)
             }
             (Kind::Function, _) if !binding.leaf => {
                 (None, None, binding.range, Some(inner_function(cx, binding)))

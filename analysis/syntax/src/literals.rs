@@ -41,17 +41,18 @@ pub(crate) fn unsigned(cx: &mut Cx, node: &SyntaxNode) -> Expr {
 /// A `Float` token (possibly signed, possibly hexadecimal).
 pub(crate) fn float(cx: &mut Cx, node: &SyntaxNode) -> Expr {
     let text = cx.text(node);
-    if text.trim_start_matches(['-', '+', '−']).starts_with("0x") {
-        let message =
-            format!("hexadecimal float literal `{text}`; write a decimal Float64 literal instead");
-        return cx.unsupported(node, &message);
-    }
     let digits: String = text
         .chars()
         .filter(|c| *c != '_')
         .map(|c| if c == '−' { '-' } else { c })
         .collect();
-    match digits.parse::<f64>() {
+    let parsed = match digits.trim_start_matches(['-', '+']).strip_prefix("0x") {
+        Some(hex) => hex_float(hex)
+            .map(|v| if digits.starts_with('-') { -v } else { v })
+            .ok_or(()),
+        None => digits.parse::<f64>().map_err(|_| ()),
+    };
+    match parsed {
         Ok(value) if value.is_finite() => Expr::new(ExprKind::Float(value), node.range),
         Ok(_) => cx.syntax(node, "float literal too large"),
         Err(_) => cx.syntax(
@@ -59,6 +60,25 @@ pub(crate) fn float(cx: &mut Cx, node: &SyntaxNode) -> Expr {
             &format!("syntax error: invalid float literal `{text}`"),
         ),
     }
+}
+
+/// The value of a hexadecimal float literal after its `0x` (`1.8p1` is 1.5 × 2¹ = 3.0), a
+/// Float64 in Julia: the hexadecimal digits, a binary exponent after `p`; `None` if malformed
+/// or with more digits than zy reads exactly.
+fn hex_float(text: &str) -> Option<f64> {
+    let (mantissa, exponent) = text.split_once(['p', 'P'])?;
+    let exponent: i32 = exponent.parse().ok()?;
+    let (whole, fraction) = mantissa.split_once('.').unwrap_or((mantissa, ""));
+    let all = format!("{whole}{fraction}");
+    if all.is_empty() || all.len() > 16 || !all.chars().all(|c| c.is_ascii_hexdigit()) {
+        return None;
+    }
+    let digits = u64::from_str_radix(&all, 16).ok()?;
+    let shift = exponent.checked_sub(4 * i32::try_from(fraction.len()).ok()?)?;
+    // The digits as a Float64 (rounded to nearest, as Julia rounds the literal), scaled by a
+    // power of two in two exact steps so that no intermediate over- or underflows.
+    let half = shift / 2;
+    Some(digits as f64 * 2f64.powi(half) * 2f64.powi(shift - half))
 }
 
 /// A string literal: its chunks with escapes resolved. With interpolation (`"bad $x"`) it is

@@ -403,6 +403,7 @@ pub(crate) fn chain(cx: &mut Cx, node: &SyntaxNode) -> Expr {
         };
         let (text, dotted) = op_of(cx, op);
         let comparison = match (binop(text), function_op(text)) {
+            _ if matches!(text, "<:" | ">:") && !dotted => Comparison::Subtype(text == ">:"),
             (Some(bin), _) if bin.is_comparison() => Comparison::Op(bin),
             (_, Some(fop)) if !dotted => Comparison::Function(fop),
             _ => return cx.unsupported(op, &unsupported_operator(text, dotted)),
@@ -430,7 +431,7 @@ pub(crate) fn chain(cx: &mut Cx, node: &SyntaxNode) -> Expr {
         .into_iter()
         .filter_map(|(op, _, e)| match op {
             Comparison::Op(bin) => Some((bin, e)),
-            Comparison::Function(_) => None,
+            Comparison::Function(_) | Comparison::Subtype(_) => None,
         })
         .collect();
     if dots.first() == Some(&true) {
@@ -445,14 +446,16 @@ pub(crate) fn chain(cx: &mut Cx, node: &SyntaxNode) -> Expr {
     )
 }
 
-/// One comparison of a chain: a subset operator, or a library function (`≈`, `in`, `===`).
+/// One comparison of a chain: a subset operator, a library function (`≈`, `in`, `===`), or
+/// `<:` (`>:` when swapped: `A >: B` is `B <: A`).
 #[derive(Clone, Copy)]
 enum Comparison {
     Op(BinOp),
     Function(FunctionOp),
+    Subtype(bool),
 }
 
-/// `a ≈ b == c` with a library comparison: Julia's lowering, `a ≈ b && b == c`, each operand
+/// `a ≈ b == c` with a library comparison or `<:`: Julia's lowering, `a ≈ b && b == c`, each operand
 /// evaluated once, in order, and only while the comparisons before it hold (bound by a `let`
 /// unless it is a literal or a name).
 fn lazy_chain(first: Expr, rest: Vec<(Comparison, TextRange, Expr)>, range: TextRange) -> Expr {
@@ -480,6 +483,8 @@ fn lazy_chain(first: Expr, rest: Vec<(Comparison, TextRange, Expr)>, range: Text
                 range,
             ),
             Comparison::Function(fop) => function_call(fop, at, lhs, rhs.clone(), range),
+            Comparison::Subtype(false) => Expr::call("<:", vec![lhs, rhs.clone()], range),
+            Comparison::Subtype(true) => Expr::call("<:", vec![rhs.clone(), lhs], range),
         };
         links.push((bindings, comparison));
         lhs = rhs;
@@ -543,19 +548,29 @@ fn dotted_chain(first: Expr, rest: Vec<(BinOp, Expr)>, range: TextRange) -> Expr
     crate::broadcast_keywords::let_bound(bindings, all)
 }
 
-/// `(call-pre op x)` or `(dotcall-pre op x)`: `-x`, `+x`, `!x`, `√x` (a call of `sqrt`), `∛x` (`cbrt`), `~x`
-/// (a call of `~`, Base's bitwise not),
-/// `.-x` (a broadcast call of `-`, `.√x` of `sqrt`).
+/// The function a prefix operator calls: `√x` is `sqrt(x)`, `∛x` `cbrt(x)`, `∜x`
+/// `fourthroot(x)`, `~x` Base's bitwise not `~(x)`.
+fn prefix_function(text: &str) -> Option<&'static str> {
+    Some(match text {
+        "√" => "sqrt",
+        "∛" => "cbrt",
+        "∜" => "fourthroot",
+        "~" => "~",
+        _ => return None,
+    })
+}
+
+/// `(call-pre op x)` or `(dotcall-pre op x)`: `-x`, `+x`, `!x`, a [`prefix_function`]'s call
+/// (`√x`), `.-x` (a broadcast call of `-`, `.√x` of `sqrt`).
 pub(crate) fn prefix(cx: &mut Cx, node: &SyntaxNode, dotted: bool) -> Expr {
     let [op, arg] = node.children.as_slice() else {
         return error_expr(node);
     };
     let text = normalize(cx.text(op));
     if dotted {
-        let name = match text {
-            "-" | "+" | "!" | "~" => text,
-            "√" => "sqrt",
-            "∛" => "cbrt",
+        let name = match (text, prefix_function(text)) {
+            ("-" | "+" | "!", _) => text,
+            (_, Some(name)) => name,
             _ => return cx.unsupported(op, &unsupported_operator(text, true)),
         };
         let callee = Expr::new(ExprKind::Ident(name.to_string()), op.range);
@@ -572,12 +587,8 @@ pub(crate) fn prefix(cx: &mut Cx, node: &SyntaxNode, dotted: bool) -> Expr {
         "-" => UnOp::Neg,
         "+" => UnOp::Plus,
         "!" => UnOp::Not,
-        "√" | "∛" | "~" => {
-            let name = match text {
-                "~" => "~",
-                "∛" => "cbrt",
-                _ => "sqrt",
-            };
+        _ if prefix_function(text).is_some() => {
+            let name = prefix_function(text).unwrap_or(text);
             let callee = Expr::new(ExprKind::Ident(name.to_string()), op.range);
             let arg = expr(cx, arg);
             return Expr::new(

@@ -557,3 +557,72 @@ fn names_are_read_as_julia_normalises_them() {
         "#]],
     );
 }
+
+#[test]
+fn numeric_literal_forms() {
+    // Julia's hexadecimal floats are Float64s (`0x1.8p1` is 1.5 × 2¹); unsigned and Float32
+    // literals are refused by name.
+    check(
+        "f() = (0x1p3, 0x1.8p1, 0x.8p0, 0xAp-2, -0x1p-2, 1_000.5, 1E3, 1.0e+2, 0.1e-1)\ng() = (0x10, 0b101, 0o17, 1.5f0)",
+        expect![[r#"
+            (function f ()
+              (tuple 8.0 3.0 0.5 2.5 -0.25 1000.5 1000.0 100.0 0.01))
+            (function g ()
+              (tuple (error) (error) (error) (error)))
+            error 85..89: unsupported: unsigned integer literal `0x10`; write the `Int` `16` instead [unsupported]
+            error 91..96: unsupported: unsigned integer literal `0b101`; write the `Int` `5` instead [unsupported]
+            error 98..102: unsupported: unsigned integer literal `0o17`; write the `Int` `15` instead [unsupported]
+            error 104..109: unsupported: Float32 literal `1.5f0`; write a Float64 literal instead [unsupported]
+        "#]],
+    );
+}
+
+#[test]
+fn subtype_and_isa_in_chains() {
+    // `a <: b <: c` is `a <: b && b <: c`; `a >: b` is `b <: a`.
+    check(
+        "f() = Int <: Real <: Number\ng() = Number >: Real >: Int\nh(x) = 1 < x isa Int <: Integer",
+        expect![[r#"
+            (function f ()
+              (&& (call <: Int Real) (call <: Real Number)))
+            (function g ()
+              (&& (call <: Real Number) (call <: Int Real)))
+            (function h (x)
+              (&& (< 1 x) (&& (call isa x Int) (call <: Int Integer))))
+        "#]],
+    );
+}
+
+#[test]
+fn typed_let_bindings() {
+    check(
+        "f() = let a = 1, b::Int = 2.0\n    (a, b)\nend",
+        expect![[r#"
+            (function f ()
+              (let (a 1) (let ((:: b Int) 2.0) (tuple a b))))
+        "#]],
+    );
+}
+
+#[test]
+fn root_operators() {
+    check(
+        "f(x) = (√x, ∛x, ∜x, .∜x)",
+        expect![[r#"
+        (function f (x)
+          (tuple (call sqrt x) (call cbrt x) (call fourthroot x) (dotcall fourthroot x)))
+    "#]],
+    );
+}
+
+#[test]
+fn a_type_called_with_its_parameters_is_a_typed_call() {
+    // `Val{3}()` is the type `Val{3}` called, whichever `Val` the name resolves to.
+    check(
+        "f() = (Val{3}(), Val{true}())",
+        expect![[r#"
+        (function f ()
+          (tuple (call #typed Val (tuple 3)) (call #typed Val (tuple true))))
+    "#]],
+    );
+}

@@ -79,7 +79,7 @@ fn tuple_of(b: &mut PlanBuilder, v: &Val) -> Result<Val, Fail> {
             .collect(),
         _ => elems
             .iter()
-            .map(|k| k.map(|k| Val::lit(Const::Int(k))))
+            .map(|k| k.clone().map(Val::lit))
             .collect::<Option<_>>()
             .ok_or_else(|| Fail::unsupported("`Tuple(r)` of a range known only at run time"))?,
     };
