@@ -7,6 +7,8 @@
 //!   pullback, `A' * B` in user code) become one GEMM reading `A` or `B` through swapped
 //!   strides.
 //! - `o = u * v'; accum!(D, o)` becomes `D += u v'` in place.
+//! - `P = A * B; accum!(D, P)` of matrices (either factor maybe a transpose absorbed as above:
+//!   a product's pullback adding `Ȳ Bᵀ` into `Ā`) becomes one GEMM adding into `D`.
 //! - A chain of elementwise broadcasts, each read only by the next ones (`exp.(x .- m)`, a
 //!   pullback's `ȳ .* (2.0 .* x)`), is one loop that makes only the last array, or adds it into
 //!   the array a following `accum!` writes, or sums it for a following `sum` (see [`Chain`]).
@@ -63,6 +65,16 @@ pub(crate) enum Fused {
         dst: Operand,
         u: Operand,
         row: Operand,
+    },
+    /// `accum!(dst, o)` with `o = op(a) * op(b)` (absorbed) of Float64 matrices, `op` the
+    /// transpose for a true flag: `t`, when there is one, the absorbed `transpose` the product
+    /// read (see [`Fused::TransposedMatMul`]).
+    ProductAccum {
+        o: Value,
+        t: Option<Value>,
+        dst: Operand,
+        a: (Operand, bool),
+        b: (Operand, bool),
     },
     /// `slice_copy(x, a, s, n)` read in place (see [`virtual_slices`]): its indices are checked
     /// here, and the broadcasts reading it read `x[a + k s]`.
@@ -162,26 +174,47 @@ pub(crate) fn plan(func: &Function) -> HashMap<Value, Fused> {
                     let Some((ov, os)) = defined_by(o, Prim::MatMul) else {
                         continue;
                     };
-                    let [u, row] = os.args.as_slice() else {
+                    let [x, y] = os.args.as_slice() else {
                         continue;
                     };
-                    if ov != first
-                        || !f64_matrix(func.ty(ov))
-                        || !f64_vector(&func.operand_ty(u))
-                        || !f64_row(&func.operand_ty(row))
-                    {
+                    if ov != first || !f64_matrix(func.ty(ov)) {
                         continue;
                     }
-                    out.insert(first, Fused::Absorbed);
-                    out.insert(
-                        second,
+                    let (xt, yt) = (func.operand_ty(x), func.operand_ty(y));
+                    let fused = if f64_vector(&xt) && f64_row(&yt) {
                         Fused::OuterAccum {
                             o: ov,
                             dst: dst.clone(),
-                            u: u.clone(),
-                            row: row.clone(),
-                        },
-                    );
+                            u: x.clone(),
+                            row: y.clone(),
+                        }
+                    } else if f64_matrix(&xt) && f64_matrix(&yt) {
+                        let (t, a, b) = match out.get(&ov) {
+                            None => (None, (x.clone(), false), (y.clone(), false)),
+                            Some(Fused::TransposedMatMul {
+                                t,
+                                src,
+                                other,
+                                first,
+                            }) => {
+                                let (s, o) = ((src.clone(), true), (other.clone(), false));
+                                let (a, b) = if *first { (s, o) } else { (o, s) };
+                                (Some(*t), a, b)
+                            }
+                            Some(_) => continue,
+                        };
+                        Fused::ProductAccum {
+                            o: ov,
+                            t,
+                            dst: dst.clone(),
+                            a,
+                            b,
+                        }
+                    } else {
+                        continue;
+                    };
+                    out.insert(first, Fused::Absorbed);
+                    out.insert(second, fused);
                 }
                 _ => {}
             }
@@ -1582,6 +1615,53 @@ impl Translator<'_, '_, '_> {
                     },
                     |_| Ok(vec![out]),
                 )
+            }
+            Fused::ProductAccum { o, t, dst, a, b } => {
+                let (d, x, y) = (
+                    self.pointer(&dst)?,
+                    self.pointer(&a.0)?,
+                    self.pointer(&b.0)?,
+                );
+                let (ta, tb) = (
+                    self.b.ins().iconst(types::I8, i64::from(a.1)),
+                    self.b.ins().iconst(types::I8, i64::from(b.1)),
+                );
+                let fresh = self.fresh_flag();
+                let rt = self.env.rt.matmul_accum;
+                let declined = self
+                    .call_rt(rt, &[d, x, ta, y, tb, fresh])
+                    .ok_or_else(|| JitError::invalid("matmul_accum"))?;
+                self.guarded(
+                    declined,
+                    &[],
+                    // A product the kernel does not add in place (deeper than one of its
+                    // blocks, another shape than `dst`, `dst` one of its factors): make it as
+                    // the unfused code does, then accumulate it.
+                    |tr| {
+                        let func = tr.func;
+                        let os = func
+                            .stmt(o)
+                            .ok_or_else(|| JitError::invalid("an absorbed product"))?;
+                        let (oty, ospan) = (func.ty(o).clone(), func.value(o).span);
+                        let prod = match t {
+                            Some(t) => {
+                                let (src, other) = if a.1 { (a.0, b.0) } else { (b.0, a.0) };
+                                let f = Fused::TransposedMatMul {
+                                    t,
+                                    src,
+                                    other,
+                                    first: a.1,
+                                };
+                                tr.fused_stmt(f, o, &os.op, &os.args, &oty, ospan)?
+                            }
+                            None => tr.prim(Prim::MatMul, &os.args, &oty, ospan)?,
+                        };
+                        tr.set_slots(o, prod);
+                        tr.prim(p, args, ty, span).map(|_| Vec::new())
+                    },
+                    |_| Ok(Vec::new()),
+                )?;
+                self.zeros(ty)
             }
             Fused::OuterAccum { o, dst, u, row } => {
                 let (d, x, y) = (self.pointer(&dst)?, self.pointer(&u)?, self.pointer(&row)?);
