@@ -7,6 +7,8 @@
 //!   pullback, `A' * B` in user code) become one GEMM reading `A` or `B` through swapped
 //!   strides.
 //! - `o = u * v'; accum!(D, o)` becomes `D += u v'` in place.
+//! - `t = transpose(A); accum!(D, t)` of matrices (the pullback of a transpose) becomes
+//!   `D += Aᵀ` read through swapped indices.
 //! - `P = A * B; accum!(D, P)` of matrices (either factor maybe a transpose absorbed as above:
 //!   a product's pullback adding `Ȳ Bᵀ` into `Ā`) becomes one GEMM adding into `D`.
 //! - A chain of elementwise broadcasts, each read only by the next ones (`exp.(x .- m)`, a
@@ -65,6 +67,13 @@ pub(crate) enum Fused {
         dst: Operand,
         u: Operand,
         row: Operand,
+    },
+    /// `accum!(dst, t)` with `t = transpose(src)` or `adjoint(src)` (absorbed) of a Float64
+    /// matrix `src`.
+    TransposeAccum {
+        t: Value,
+        dst: Operand,
+        src: Operand,
     },
     /// `accum!(dst, o)` with `o = op(a) * op(b)` (absorbed) of Float64 matrices, `op` the
     /// transpose for a true flag: `t`, when there is one, the absorbed `transpose` the product
@@ -171,6 +180,26 @@ pub(crate) fn plan(func: &Function) -> HashMap<Value, Fused> {
                     );
                 }
                 (Op::Prim(Prim::AccumInto), [dst, o]) if f64_matrix(&func.operand_ty(dst)) => {
+                    let transposed = [Prim::Transpose, Prim::Adjoint]
+                        .into_iter()
+                        .find_map(|p| defined_by(o, p))
+                        .filter(|(tv, ts)| {
+                            *tv == first
+                                && ts.args.len() == 1
+                                && f64_matrix(&func.operand_ty(&ts.args[0]))
+                        });
+                    if let Some((tv, ts)) = transposed {
+                        out.insert(first, Fused::Absorbed);
+                        out.insert(
+                            second,
+                            Fused::TransposeAccum {
+                                t: tv,
+                                dst: dst.clone(),
+                                src: ts.args[0].clone(),
+                            },
+                        );
+                        continue;
+                    }
                     let Some((ov, os)) = defined_by(o, Prim::MatMul) else {
                         continue;
                     };
@@ -1615,6 +1644,31 @@ impl Translator<'_, '_, '_> {
                     },
                     |_| Ok(vec![out]),
                 )
+            }
+            Fused::TransposeAccum { t, dst, src } => {
+                let (d, x) = (self.pointer(&dst)?, self.pointer(&src)?);
+                let fresh = self.fresh_flag();
+                let rt = self.env.rt.accum_transposed;
+                let declined = self
+                    .call_rt(rt, &[d, x, fresh])
+                    .ok_or_else(|| JitError::invalid("accum_transposed"))?;
+                self.guarded(
+                    declined,
+                    &[],
+                    // The shapes differ, or `dst` is `src`: make the transpose after all and
+                    // accumulate it as the unfused code does.
+                    |tr| {
+                        let rt = tr.env.rt.transpose;
+                        let ctx = tr.ctx();
+                        let tp = tr
+                            .call_rt(rt, &[ctx, x])
+                            .ok_or_else(|| JitError::invalid("transpose"))?;
+                        tr.set_slots(t, vec![tp]);
+                        tr.prim(p, args, ty, span).map(|_| Vec::new())
+                    },
+                    |_| Ok(Vec::new()),
+                )?;
+                self.zeros(ty)
             }
             Fused::ProductAccum { o, t, dst, a, b } => {
                 let (d, x, y) = (
