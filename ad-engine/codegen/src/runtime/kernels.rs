@@ -220,6 +220,16 @@ pub unsafe extern "C" fn zy_rt_matmul_tn(
     out
 }
 
+/// The shape of `op(o)` for a Float64 matrix `o`: its own, or for a nonzero `t` its transpose's.
+fn op_shape(o: &ArrayObj, t: i8) -> (usize, usize) {
+    let (r, c) = (o.rows.max(0) as usize, o.cols.max(0) as usize);
+    if t != 0 {
+        (c, r)
+    } else {
+        (r, c)
+    }
+}
+
 /// `op(a) * op(b)` for Float64 matrices `a` and `b`, `op(x)` being `x` or, for a nonzero flag,
 /// its transpose read through swapped strides (`A' * B`, and the pullback's `Ȳ Bᵀ`, `Aᵀ Ȳ`)
 /// without making it: a new matrix with the bits of the product of the copied transpose.
@@ -237,15 +247,7 @@ pub unsafe extern "C" fn zy_rt_matmul_op(
 ) -> *mut ArrayObj {
     let ctx = unsafe { &mut *ctx };
     let (ao, bo) = unsafe { (&*a, &*b) };
-    let shape = |o: &ArrayObj, t: i8| {
-        let (r, c) = (o.rows.max(0) as usize, o.cols.max(0) as usize);
-        if t != 0 {
-            (c, r)
-        } else {
-            (r, c)
-        }
-    };
-    let ((m, k), (k2, n)) = (shape(ao, ta), shape(bo, tb));
+    let ((m, k), (k2, n)) = (op_shape(ao, ta), op_shape(bo, tb));
     if k != k2 || !zy_interp::is_blocked(m, k, n) {
         return std::ptr::null_mut();
     }
@@ -257,6 +259,51 @@ pub unsafe extern "C" fn zy_rt_matmul_op(
     // Compiled code polls its deadline on back edges, not inside a kernel.
     let _ = zy_interp::gemm_f64_op(m, k, n, (x, ta != 0), (y, tb != 0), c, || Ok(()));
     out
+}
+
+/// `accum!(dst, op(a) * op(b))` of Float64 matrices (`op` as in [`zy_rt_matmul_op`]) without
+/// making the product: the blocked kernel adds each entry into `dst` as it finishes it, the bits
+/// of adding the made product (`zy_interp::gemm_f64_add`); a `fresh` destination, unread and
+/// not yet zeroed, gets the product and then `0.0 + p`, what adding into zeros gives. Returns 1
+/// (and does nothing) when the product is not one the blocked kernel computes, is deeper than
+/// one of its blocks, has another shape than `dst`, or `dst` is one of its factors.
+///
+/// # Safety
+/// `dst`, `a` and `b` must be live Float64 matrices.
+pub unsafe extern "C" fn zy_rt_matmul_accum(
+    dst: *mut ArrayObj,
+    a: *const ArrayObj,
+    ta: i8,
+    b: *const ArrayObj,
+    tb: i8,
+    fresh: i8,
+) -> i8 {
+    let (d, ao, bo) = unsafe { (&*dst, &*a, &*b) };
+    let ((m, k), (k2, n)) = (op_shape(ao, ta), op_shape(bo, tb));
+    let fits = d.rows.max(0) as usize == m
+        && d.cols.max(0) as usize == n
+        && d.len.max(0) as usize == m * n
+        && d.shape.is_null();
+    if k != k2
+        || !fits
+        || !zy_interp::is_blocked(m, k, n)
+        || k > zy_interp::GEMM_DEPTH_BLOCK
+        || std::ptr::eq(d.data, ao.data)
+        || std::ptr::eq(d.data, bo.data)
+    {
+        return 1;
+    }
+    let (x, y) = unsafe { (elems(a), elems(b)) };
+    // SAFETY: `dst` holds m·n Float64 elements, a block apart from its factors' (checked).
+    let c = unsafe { std::slice::from_raw_parts_mut(d.data.cast::<f64>(), m * n) };
+    let (x, y) = ((x, ta != 0), (y, tb != 0));
+    if fresh != 0 {
+        let _ = zy_interp::gemm_f64_op(m, k, n, x, y, c, || Ok(()));
+        c.iter_mut().for_each(|p| *p = 0.0 + *p);
+    } else {
+        zy_interp::gemm_f64_add(m, k, n, x, y, c);
+    }
+    0
 }
 
 /// `accum!(dst, u * v')`: adds the outer product of Float64 vector `u` and row `v` into the
@@ -314,20 +361,60 @@ pub unsafe extern "C" fn zy_rt_transpose(ctx: *mut Ctx, a: *const ArrayObj) -> *
     out
 }
 
+/// `accum!(dst, transpose(src))` of Float64 matrices without making the transpose: each entry
+/// of `dst` adds its entry of `srcᵀ` (a `fresh` destination, unread and not yet zeroed, gets
+/// `0.0 + x`, what adding into zeros gives). Returns 1 (and does nothing) when the shapes differ
+/// or `dst` is `src` (whose transpose must be read before it changes).
+///
+/// # Safety
+/// `dst` and `src` must be live Float64 matrices.
+pub unsafe extern "C" fn zy_rt_accum_transposed(
+    dst: *mut ArrayObj,
+    src: *const ArrayObj,
+    fresh: i8,
+) -> i8 {
+    let (d, so) = unsafe { (&*dst, &*src) };
+    let (m, n) = (so.rows.max(0) as usize, so.cols.max(0) as usize);
+    if d.rows.max(0) as usize != n
+        || d.cols.max(0) as usize != m
+        || d.len.max(0) as usize != m * n
+        || so.len.max(0) as usize != m * n
+        || !d.shape.is_null()
+        || std::ptr::eq(d.data, so.data)
+    {
+        return 1;
+    }
+    let x = unsafe { elems(src) };
+    // SAFETY: `dst` holds m·n Float64 elements, a block apart from `src`'s (checked).
+    let c = unsafe { std::slice::from_raw_parts_mut(d.data.cast::<f64>(), m * n) };
+    if fresh != 0 {
+        transpose_with(m, n, x, c, |d, s| *d = 0.0 + s);
+    } else {
+        transpose_with(m, n, x, c, |d, s| *d += s);
+    }
+    0
+}
+
 /// The side of the transpose's tiles: eight columns of the source, whose entries of one row
 /// are one contiguous run of the destination.
 const TILE: usize = 8;
 
-/// `c = xᵀ` for the column-major `m × n` matrix `x`, by tiles of eight rows and columns, the
-/// destination written in runs of eight (a third faster than the plain loop at 200 × 200).
+/// `c = xᵀ` for the column-major `m × n` matrix `x`.
 fn transpose_into(m: usize, n: usize, x: &[f64], c: &mut [f64]) {
+    transpose_with(m, n, x, c, |d, s| *d = s);
+}
+
+/// `put(c[j, i], x[i, j])` for every entry of the column-major `m × n` matrix `x` and the
+/// `n × m` matrix `c`, by tiles of eight rows and columns, `c` written in runs of eight (a third
+/// faster than the plain loop at 200 × 200).
+fn transpose_with(m: usize, n: usize, x: &[f64], c: &mut [f64], put: impl Fn(&mut f64, f64)) {
     for i0 in (0..m).step_by(TILE) {
         let i1 = (i0 + TILE).min(m);
         for j0 in (0..n).step_by(TILE) {
             let j1 = (j0 + TILE).min(n);
             for i in i0..i1 {
                 for (dj, d) in c[i * n + j0..i * n + j1].iter_mut().enumerate() {
-                    *d = x[(j0 + dj) * m + i];
+                    put(d, x[(j0 + dj) * m + i]);
                 }
             }
         }
@@ -474,6 +561,11 @@ pub fn symbols() -> Vec<(&'static str, *const u8)> {
         ("zy_rt_transpose", zy_rt_transpose as *const u8),
         ("zy_rt_matmul_tn", zy_rt_matmul_tn as *const u8),
         ("zy_rt_matmul_op", zy_rt_matmul_op as *const u8),
+        ("zy_rt_matmul_accum", zy_rt_matmul_accum as *const u8),
+        (
+            "zy_rt_accum_transposed",
+            zy_rt_accum_transposed as *const u8,
+        ),
         ("zy_rt_accum_outer", zy_rt_accum_outer as *const u8),
         ("zy_rt_setlength", zy_rt_setlength as *const u8),
     ]

@@ -7,6 +7,10 @@
 //!   pullback, `A' * B` in user code) become one GEMM reading `A` or `B` through swapped
 //!   strides.
 //! - `o = u * v'; accum!(D, o)` becomes `D += u v'` in place.
+//! - `t = transpose(A); accum!(D, t)` of matrices (the pullback of a transpose) becomes
+//!   `D += Aᵀ` read through swapped indices.
+//! - `P = A * B; accum!(D, P)` of matrices (either factor maybe a transpose absorbed as above:
+//!   a product's pullback adding `Ȳ Bᵀ` into `Ā`) becomes one GEMM adding into `D`.
 //! - A chain of elementwise broadcasts, each read only by the next ones (`exp.(x .- m)`, a
 //!   pullback's `ȳ .* (2.0 .* x)`), is one loop that makes only the last array, or adds it into
 //!   the array a following `accum!` writes, or sums it for a following `sum` (see [`Chain`]).
@@ -63,6 +67,23 @@ pub(crate) enum Fused {
         dst: Operand,
         u: Operand,
         row: Operand,
+    },
+    /// `accum!(dst, t)` with `t = transpose(src)` or `adjoint(src)` (absorbed) of a Float64
+    /// matrix `src`.
+    TransposeAccum {
+        t: Value,
+        dst: Operand,
+        src: Operand,
+    },
+    /// `accum!(dst, o)` with `o = op(a) * op(b)` (absorbed) of Float64 matrices, `op` the
+    /// transpose for a true flag: `t`, when there is one, the absorbed `transpose` the product
+    /// read (see [`Fused::TransposedMatMul`]).
+    ProductAccum {
+        o: Value,
+        t: Option<Value>,
+        dst: Operand,
+        a: (Operand, bool),
+        b: (Operand, bool),
     },
     /// `slice_copy(x, a, s, n)` read in place (see [`virtual_slices`]): its indices are checked
     /// here, and the broadcasts reading it read `x[a + k s]`.
@@ -159,29 +180,70 @@ pub(crate) fn plan(func: &Function) -> HashMap<Value, Fused> {
                     );
                 }
                 (Op::Prim(Prim::AccumInto), [dst, o]) if f64_matrix(&func.operand_ty(dst)) => {
+                    let transposed = [Prim::Transpose, Prim::Adjoint]
+                        .into_iter()
+                        .find_map(|p| defined_by(o, p))
+                        .filter(|(tv, ts)| {
+                            *tv == first
+                                && ts.args.len() == 1
+                                && f64_matrix(&func.operand_ty(&ts.args[0]))
+                        });
+                    if let Some((tv, ts)) = transposed {
+                        out.insert(first, Fused::Absorbed);
+                        out.insert(
+                            second,
+                            Fused::TransposeAccum {
+                                t: tv,
+                                dst: dst.clone(),
+                                src: ts.args[0].clone(),
+                            },
+                        );
+                        continue;
+                    }
                     let Some((ov, os)) = defined_by(o, Prim::MatMul) else {
                         continue;
                     };
-                    let [u, row] = os.args.as_slice() else {
+                    let [x, y] = os.args.as_slice() else {
                         continue;
                     };
-                    if ov != first
-                        || !f64_matrix(func.ty(ov))
-                        || !f64_vector(&func.operand_ty(u))
-                        || !f64_row(&func.operand_ty(row))
-                    {
+                    if ov != first || !f64_matrix(func.ty(ov)) {
                         continue;
                     }
-                    out.insert(first, Fused::Absorbed);
-                    out.insert(
-                        second,
+                    let (xt, yt) = (func.operand_ty(x), func.operand_ty(y));
+                    let fused = if f64_vector(&xt) && f64_row(&yt) {
                         Fused::OuterAccum {
                             o: ov,
                             dst: dst.clone(),
-                            u: u.clone(),
-                            row: row.clone(),
-                        },
-                    );
+                            u: x.clone(),
+                            row: y.clone(),
+                        }
+                    } else if f64_matrix(&xt) && f64_matrix(&yt) {
+                        let (t, a, b) = match out.get(&ov) {
+                            None => (None, (x.clone(), false), (y.clone(), false)),
+                            Some(Fused::TransposedMatMul {
+                                t,
+                                src,
+                                other,
+                                first,
+                            }) => {
+                                let (s, o) = ((src.clone(), true), (other.clone(), false));
+                                let (a, b) = if *first { (s, o) } else { (o, s) };
+                                (Some(*t), a, b)
+                            }
+                            Some(_) => continue,
+                        };
+                        Fused::ProductAccum {
+                            o: ov,
+                            t,
+                            dst: dst.clone(),
+                            a,
+                            b,
+                        }
+                    } else {
+                        continue;
+                    };
+                    out.insert(first, Fused::Absorbed);
+                    out.insert(second, fused);
                 }
                 _ => {}
             }
@@ -1582,6 +1644,78 @@ impl Translator<'_, '_, '_> {
                     },
                     |_| Ok(vec![out]),
                 )
+            }
+            Fused::TransposeAccum { t, dst, src } => {
+                let (d, x) = (self.pointer(&dst)?, self.pointer(&src)?);
+                let fresh = self.fresh_flag();
+                let rt = self.env.rt.accum_transposed;
+                let declined = self
+                    .call_rt(rt, &[d, x, fresh])
+                    .ok_or_else(|| JitError::invalid("accum_transposed"))?;
+                self.guarded(
+                    declined,
+                    &[],
+                    // The shapes differ, or `dst` is `src`: make the transpose after all and
+                    // accumulate it as the unfused code does.
+                    |tr| {
+                        let rt = tr.env.rt.transpose;
+                        let ctx = tr.ctx();
+                        let tp = tr
+                            .call_rt(rt, &[ctx, x])
+                            .ok_or_else(|| JitError::invalid("transpose"))?;
+                        tr.set_slots(t, vec![tp]);
+                        tr.prim(p, args, ty, span).map(|_| Vec::new())
+                    },
+                    |_| Ok(Vec::new()),
+                )?;
+                self.zeros(ty)
+            }
+            Fused::ProductAccum { o, t, dst, a, b } => {
+                let (d, x, y) = (
+                    self.pointer(&dst)?,
+                    self.pointer(&a.0)?,
+                    self.pointer(&b.0)?,
+                );
+                let (ta, tb) = (
+                    self.b.ins().iconst(types::I8, i64::from(a.1)),
+                    self.b.ins().iconst(types::I8, i64::from(b.1)),
+                );
+                let fresh = self.fresh_flag();
+                let rt = self.env.rt.matmul_accum;
+                let declined = self
+                    .call_rt(rt, &[d, x, ta, y, tb, fresh])
+                    .ok_or_else(|| JitError::invalid("matmul_accum"))?;
+                self.guarded(
+                    declined,
+                    &[],
+                    // A product the kernel does not add in place (deeper than one of its
+                    // blocks, another shape than `dst`, `dst` one of its factors): make it as
+                    // the unfused code does, then accumulate it.
+                    |tr| {
+                        let func = tr.func;
+                        let os = func
+                            .stmt(o)
+                            .ok_or_else(|| JitError::invalid("an absorbed product"))?;
+                        let (oty, ospan) = (func.ty(o).clone(), func.value(o).span);
+                        let prod = match t {
+                            Some(t) => {
+                                let (src, other) = if a.1 { (a.0, b.0) } else { (b.0, a.0) };
+                                let f = Fused::TransposedMatMul {
+                                    t,
+                                    src,
+                                    other,
+                                    first: a.1,
+                                };
+                                tr.fused_stmt(f, o, &os.op, &os.args, &oty, ospan)?
+                            }
+                            None => tr.prim(Prim::MatMul, &os.args, &oty, ospan)?,
+                        };
+                        tr.set_slots(o, prod);
+                        tr.prim(p, args, ty, span).map(|_| Vec::new())
+                    },
+                    |_| Ok(Vec::new()),
+                )?;
+                self.zeros(ty)
             }
             Fused::OuterAccum { o, dst, u, row } => {
                 let (d, x, y) = (self.pointer(&dst)?, self.pointer(&u)?, self.pointer(&row)?);

@@ -87,6 +87,8 @@ pub(crate) struct RtFuncs {
     pub matmul_tn: FuncId,
     pub matmul_op: FuncId,
     pub accum_outer: FuncId,
+    pub matmul_accum: FuncId,
+    pub accum_transposed: FuncId,
     pub setlength: FuncId,
     pub slice_copy: FuncId,
     pub accum_slice: FuncId,
@@ -175,6 +177,16 @@ impl RtFuncs {
             matmul_tn: decl("zy_rt_matmul_tn", &[p, p, p], Some(p))?,
             matmul_op: decl("zy_rt_matmul_op", &[p, p, types::I8, p, types::I8], Some(p))?,
             accum_outer: decl("zy_rt_accum_outer", &[p, p, p, types::I8], Some(types::I8))?,
+            accum_transposed: decl(
+                "zy_rt_accum_transposed",
+                &[p, p, types::I8],
+                Some(types::I8),
+            )?,
+            matmul_accum: decl(
+                "zy_rt_matmul_accum",
+                &[p, p, types::I8, p, types::I8, types::I8],
+                Some(types::I8),
+            )?,
             setlength: decl("zy_rt_setlength", &[p, p, p, p, p], Some(p))?,
             slice_copy: decl("zy_rt_slice_copy", &[p, p, p, p, p], Some(p))?,
             accum_slice: decl(

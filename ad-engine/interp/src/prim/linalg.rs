@@ -175,8 +175,46 @@ pub fn gemm_f64_op(
     m: usize,
     k: usize,
     n: usize,
+    a: (&[f64], bool),
+    b: (&[f64], bool),
+    c: &mut [f64],
+    check: impl FnMut() -> Result<(), String>,
+) -> Result<(), String> {
+    gemm_into(m, k, n, a, b, 0.0, c, check)
+}
+
+/// `matrixmultiply`'s depth block for Float64 (`D_KC`, its default on every target): a product
+/// whose inner dimension fits in one block adds all of an entry's terms in registers before
+/// storing it once.
+pub const GEMM_DEPTH_BLOCK: usize = 256;
+
+/// `c += op(a) * op(b)` (see [`gemm_f64_op`]) with the bits of making the product and then
+/// adding it into `c` entry by entry (`accum!` of a product in a pullback), without making it:
+/// the kernel adds each finished entry into `c` (its `beta` being one), which is that same
+/// addition when the product's inner dimension `k` is at most [`GEMM_DEPTH_BLOCK`]. False
+/// (and `c` left as it is) for a deeper product, whose partial sums the kernel would add
+/// into `c` one block at a time.
+pub fn gemm_f64_add(
+    m: usize,
+    k: usize,
+    n: usize,
+    a: (&[f64], bool),
+    b: (&[f64], bool),
+    c: &mut [f64],
+) -> bool {
+    k <= GEMM_DEPTH_BLOCK && gemm_into(m, k, n, a, b, 1.0, c, || Ok(())).is_ok()
+}
+
+/// `c = op(a) * op(b) + beta c` by `matrixmultiply` in panels of [`PANEL`] columns, `check`
+/// before each (`beta` zero: `c` is not read).
+#[allow(clippy::too_many_arguments)]
+fn gemm_into(
+    m: usize,
+    k: usize,
+    n: usize,
     (a, ta): (&[f64], bool),
     (b, tb): (&[f64], bool),
+    beta: f64,
     c: &mut [f64],
     mut check: impl FnMut() -> Result<(), String>,
 ) -> Result<(), String> {
@@ -208,7 +246,7 @@ pub fn gemm_f64_op(
                 b.as_ptr().offset(j0 as isize * csb),
                 rsb,
                 csb,
-                0.0,
+                beta,
                 c.as_mut_ptr().add(j0 * m),
                 1,
                 stride(m),
@@ -451,5 +489,35 @@ mod tests {
             let bits = |v: &[f64]| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
             assert_eq!(bits(&got), bits(&want), "transposed a: {ta}, b: {tb}");
         }
+    }
+
+    #[test]
+    fn products_added_in_place_have_the_bits_of_adding_the_made_product() {
+        let bits = |v: &[f64]| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
+        for (m, k, n) in [(5, 2, 3), (37, 64, 19), (9, GEMM_DEPTH_BLOCK, PANEL + 3)] {
+            let (a, b) = (entries(m * k, 3), entries(k * n, 5));
+            let (at, bt) = (transpose(m, k, &a), transpose(k, n, &b));
+            let dst = entries(m * n, 13);
+            let mut prod = vec![0.0; m * n];
+            assert_eq!(gemm_f64(m, k, n, &a, &b, &mut prod, || Ok(())), Ok(()));
+            let want: Vec<f64> = dst.iter().zip(&prod).map(|(d, p)| d + p).collect();
+            for (ta, tb) in [(false, false), (true, false), (false, true)] {
+                let x = if ta { &at } else { &a };
+                let y = if tb { &bt } else { &b };
+                let mut got = dst.clone();
+                assert!(gemm_f64_add(m, k, n, (x, ta), (y, tb), &mut got));
+                assert_eq!(
+                    bits(&got),
+                    bits(&want),
+                    "{m}×{k}×{n}, transposed {ta}, {tb}"
+                );
+            }
+        }
+        // Deeper than one block: declined, the destination untouched.
+        let (m, k, n) = (3, GEMM_DEPTH_BLOCK + 1, 4);
+        let mut c = vec![1.0; m * n];
+        let (a, b) = (entries(m * k, 3), entries(k * n, 5));
+        assert!(!gemm_f64_add(m, k, n, (&a, false), (&b, false), &mut c));
+        assert_eq!(c, vec![1.0; m * n]);
     }
 }

@@ -20,7 +20,7 @@ use crate::show::{show, type_string};
 use crate::value::Value;
 
 pub use data::new_struct;
-pub use linalg::{gemm_f64, gemm_f64_op, is_blocked};
+pub use linalg::{gemm_f64, gemm_f64_add, gemm_f64_op, is_blocked, GEMM_DEPTH_BLOCK};
 pub use reduce::{
     extremum_f64, extremum_index, sum_block, sum_block_len, sum_blocks, sum_f64, LANES,
 };
