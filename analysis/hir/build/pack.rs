@@ -57,7 +57,11 @@ impl Writer {
         xs.iter().try_for_each(|x| f(self, x))
     }
 
-    fn option<T>(&mut self, x: Option<&T>, f: impl FnOnce(&mut Self, &T) -> Option<()>) -> Option<()> {
+    fn option<T>(
+        &mut self,
+        x: Option<&T>,
+        f: impl FnOnce(&mut Self, &T) -> Option<()>,
+    ) -> Option<()> {
         self.flag(x.is_some());
         x.map_or(Some(()), |x| f(self, x))
     }
