@@ -4,10 +4,13 @@
 //! for each prelude file, its flattened items (as `item_tree` lists them) with the byte range
 //! of the text that parses to each on its own, and its signature's type names
 //! ([`signature`] in `src/signature.rs`), so that a library method that can never apply is
-//! not even parsed; and, for an item that lowers to one plain method, that method's signature
+//! not even parsed; for an item that lowers to one plain method, that method's signature
 //! and the names its body uses (`BundledMethod` in `src/stub.rs`), so that a program holds it
-//! without parsing or lowering it until inference specialises it. `bundled_items_parse_alone` checks that each range parses to the same item
-//! as the whole file does, and that the signatures are those of the item lowered alone.
+//! without parsing or lowering it until inference specialises it; and each item's untyped SSA,
+//! packed into `$OUT_DIR/lowered.bin` (`build/pack.rs`, read back by `src/unpack.rs`), so that
+//! a process lowers no library item at all. `bundled_items_parse_alone` checks that each
+//! range parses to the same item as the whole file does, that the signatures are those of the
+//! item lowered alone, and that each packed lowering reads back as that lowering.
 
 use std::fmt::Write;
 use std::path::PathBuf;
@@ -20,6 +23,8 @@ use zy_syntax::ast::Item;
 mod encode;
 #[path = "src/item_kind.rs"]
 mod item_kind;
+#[path = "build/pack.rs"]
+mod pack;
 #[path = "src/prelude.rs"]
 #[allow(dead_code)]
 mod prelude;
@@ -34,10 +39,15 @@ fn main() {
         "src/prelude.rs",
         "src/signature.rs",
         "src/stub.rs",
+        "build/pack.rs",
     ] {
         println!("cargo:rerun-if-changed={f}");
     }
     let mut out = String::from("&[\n");
+    // The items' lowerings, packed one after another (`src/unpack.rs`).
+    let mut packed = Vec::new();
+    // How many methods of each name come before each function item (`method_ordinals`).
+    let mut ordinals = std::collections::HashMap::new();
     for file in prelude::PRELUDE {
         // No time budget: a build under load (an unoptimised build script on a busy machine)
         // ran out of the default one and indexed no items of the later files.
@@ -63,9 +73,22 @@ fn main() {
             };
             let sig = signature::signature(&lowered);
             let bare = matches!(item, Item::Module(m) if m.bare);
+            let ordinal = match kind {
+                item_kind::ItemKind::Function => {
+                    let n = ordinals.entry(name.clone()).or_insert(0u32);
+                    *n += 1;
+                    *n - 1
+                }
+                _ => 0,
+            };
+            let lowered = packed_lowering(item, ordinal).map(|bytes| {
+                let start = packed.len();
+                packed.extend(bytes);
+                (start, packed.len())
+            });
             let _ = writeln!(
                 out,
-                "        BundledItem {{ module: {module:?}, kind: ItemKind::{kind:?}, name: {name:?}, same: {same}, bare: {bare}, start: {start}, end: {end}, nth: {nth}, sig: Signature {{ guards: Cow::Borrowed(&{:?}), type_values: Cow::Borrowed(&{:?}), types: Cow::Borrowed(&{:?}), high_rank: {}, concrete: {}, subject: {:?} }}, method: {} }},",
+                "        BundledItem {{ module: {module:?}, kind: ItemKind::{kind:?}, name: {name:?}, same: {same}, bare: {bare}, start: {start}, end: {end}, nth: {nth}, sig: Signature {{ guards: Cow::Borrowed(&{:?}), type_values: Cow::Borrowed(&{:?}), types: Cow::Borrowed(&{:?}), high_rank: {}, concrete: {}, subject: {:?} }}, method: {}, lowered: {lowered:?} }},",
                 sig.guards, sig.type_values, sig.types, sig.high_rank, sig.concrete, sig.subject,
                 bundled_method(item),
             );
@@ -75,6 +98,25 @@ fn main() {
     out.push_str("]\n");
     let dir = PathBuf::from(std::env::var_os("OUT_DIR").expect("cargo sets OUT_DIR"));
     std::fs::write(dir.join("bundled.rs"), out).expect("OUT_DIR is writable");
+    std::fs::write(dir.join("lowered.bin"), packed).expect("OUT_DIR is writable");
+}
+
+/// The untyped SSA of `item` as `ssa` lowers it (from its rank encoding, its spans in
+/// [`pack::ITEM_FILE`]), packed; `None` if the format does not carry it.
+fn packed_lowering(item: &Item, ordinal: u32) -> Option<Vec<u8>> {
+    let file = pack::ITEM_FILE;
+    let lowered = match item {
+        Item::Function(_) | Item::Struct(_) | Item::Global(_) => {
+            match &*encode::encode_item(item.clone(), 0).item {
+                Item::Function(def) => zy_lower::lower_method(file, def, ordinal),
+                Item::Struct(def) => zy_lower::lower_struct(file, def),
+                Item::Global(def) => zy_lower::lower_global(file, def),
+                _ => return None,
+            }
+        }
+        _ => Default::default(),
+    };
+    pack::pack(&lowered)
 }
 
 /// `Some(BundledMethod { .. })` for a function item that lowers to one plain method (no

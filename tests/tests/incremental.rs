@@ -364,8 +364,8 @@ end
     );
 }
 
-/// A first gradient parses only the prelude items it reads, never a whole prelude file (the
-/// build script indexes their items, `analysis/hir/build.rs`).
+/// A first gradient parses no prelude file, nor the library functions it types: the build
+/// script indexes the prelude's items and packs their lowering (`analysis/hir/build.rs`).
 #[test]
 fn first_gradient_parses_no_prelude_file() {
     let mut host = AnalysisHost::new();
@@ -386,4 +386,10 @@ fn first_gradient_parses_no_prelude_file() {
     let log = host.raw_database().take_query_log();
     let parsed: Vec<&String> = log.iter().filter(|q| q.starts_with("parse(")).collect();
     assert_eq!(parsed, vec!["parse(f.jl)"]);
+    // Nor the library functions it types: their lowering is read back (the scope still
+    // parses the library's imports, exports and bindings).
+    for f in ["sum", "maximum"] {
+        assert!(log.contains(&format!("ssa({f})")), "{f} is not lowered");
+        assert!(!log.contains(&format!("item_encoded({f})")), "{f} is parsed");
+    }
 }

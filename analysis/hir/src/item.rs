@@ -8,6 +8,7 @@ use std::sync::Arc;
 use rustc_hash::FxHashMap;
 use salsa::plumbing::AsId;
 use zy_ir::Name;
+use zy_lower::LoweredItem;
 use zy_syntax::ast::{self, Item};
 
 use crate::encode::{encode_item, Encoded};
@@ -101,10 +102,15 @@ pub(crate) struct BundledItem {
     pub sig: Signature<'static>,
     /// For an item that lowers to one plain method: that method without its body.
     pub method: Option<BundledMethod>,
+    /// The byte range in [`LOWERED`] of its packed untyped SSA ([`crate::unpack`]).
+    pub lowered: Option<(usize, usize)>,
 }
 
 /// The items of each file of [`crate::prelude::PRELUDE`], in `flat_items` order.
 const BUNDLED: &[&[BundledItem]] = include!(concat!(env!("OUT_DIR"), "/bundled.rs"));
+
+/// The bundled items' untyped SSA, packed by the build script.
+static LOWERED: &[u8] = include_bytes!(concat!(env!("OUT_DIR"), "/lowered.bin"));
 
 /// The build-time index of `file`'s items if it is a prelude file with the bundled text: its
 /// items are then parsed one at a time, when read, and the file as a whole never is.
@@ -180,6 +186,23 @@ pub(crate) fn bundled_method(
     id: ItemId,
 ) -> Option<&'static BundledMethod> {
     bundled_item(db, id)?.method.as_ref()
+}
+
+/// The build script's lowering of bundled item `id` (as [`crate::ssa`] lowers it), read back
+/// without parsing or lowering.
+pub(crate) fn bundled_lowering(db: &dyn salsa::Database, id: ItemId) -> Option<LoweredItem> {
+    let (start, end) = bundled_item(db, id)?.lowered?;
+    if !prelude_bundled(db, crate::input::Prelude::get(db)) {
+        return None;
+    }
+    crate::unpack::unpack(LOWERED.get(start..end)?, id.span_file())
+}
+
+/// Whether every prelude file has the bundled text: the names of a packed method's closures
+/// count the methods of the same name in the files before its own (`method_ordinals`).
+#[salsa::tracked]
+fn prelude_bundled(db: &dyn salsa::Database, prelude: crate::input::Prelude) -> bool {
+    prelude.files(db).iter().all(|&f| bundled(db, f).is_some())
 }
 
 /// The parse of bundled item `id`'s own text, where that text starts in its file, and the
@@ -411,6 +434,11 @@ mod tests {
                 if bundled_method(&db, id).is_some() {
                     stub_is_the_lowered_method(&db, file, id, &at);
                 }
+                assert_eq!(
+                    bundled_lowering(&db, id),
+                    Some(crate::lower::lower_item(&db, id)),
+                    "{at}: the packed lowering"
+                );
             }
         }
     }

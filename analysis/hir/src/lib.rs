@@ -55,6 +55,7 @@ mod signature;
 pub mod span;
 pub mod specialise;
 mod stub;
+mod unpack;
 
 pub use ad::{adjoint, expanded, gradient, reaching, AdjointKey, GradientProgram};
 pub use call::{

@@ -11,7 +11,7 @@ use zy_lower::LoweredItem;
 use zy_syntax::ast::Item;
 
 use crate::input::{Prelude, Workspace};
-use crate::item::{item_ast, item_tree, ItemId, ItemKind};
+use crate::item::{bundled_lowering, item_ast, item_tree, ItemId, ItemKind};
 
 /// For every method item: how many methods of a function of the same name come before it in
 /// the prelude and the workspace (in file order). It keeps the closure names of different
@@ -35,14 +35,19 @@ pub fn method_ordinals(db: &dyn salsa::Database, ws: Workspace) -> FxHashMap<Ite
 
 /// The untyped SSA of one item: its methods (with those of its closures), struct definitions
 /// or binding thunk, and the lowering errors found. Re-runs only when the item's own text
-/// changes.
+/// changes. A bundled library item's is the build script's lowering, read back.
 #[salsa::tracked(returns(ref))]
 pub fn ssa(db: &dyn salsa::Database, item: ItemId) -> Arc<LoweredItem> {
+    Arc::new(bundled_lowering(db, item).unwrap_or_else(|| lower_item(db, item)))
+}
+
+/// `item` lowered from its text (see [`ssa`]).
+pub(crate) fn lower_item(db: &dyn salsa::Database, item: ItemId) -> LoweredItem {
     let Some(ast) = item_ast(db, item) else {
-        return Arc::new(LoweredItem::default());
+        return LoweredItem::default();
     };
     let file = item.span_file();
-    let lowered = match &**ast {
+    match &**ast {
         Item::Function(def) => {
             let ordinal = method_ordinals(db, Workspace::get(db))
                 .get(&item)
@@ -58,6 +63,5 @@ pub fn ssa(db: &dyn salsa::Database, item: ItemId) -> Arc<LoweredItem> {
         | Item::Export(_)
         | Item::Script(_)
         | Item::Refused(_) => LoweredItem::default(),
-    };
-    Arc::new(lowered)
+    }
 }
