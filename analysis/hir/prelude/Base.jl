@@ -1998,11 +1998,15 @@ _extend_to(x, m::Int, n::Int) = x
 
 Iterate over the tuples `(a[k], b[k], ...)`, stopping at the end of the shortest iterable.
 """
-zip(a) = Zip((a,))
+zip(a) = Zip((_zipped(a),))
 length(z::Zip{Tuple{A}}) where {A} = length(z.its[1])
 _gen_elem(z::Zip{Tuple{A}}, k::Int) where {A} = (_gen_elem(z.its[1], k),)
-zip(a, b) = Zip((a, b))
-zip(a, b, c) = Zip((a, b, c))
+zip(a, b) = Zip((_zipped(a), _zipped(b)))
+zip(a, b, c) = Zip((_zipped(a), _zipped(b), _zipped(c)))
+# A string's characters are zipped as a `Vector{Char}`, read once (its `k`-th character is
+# found from its start).
+_zipped(x) = x
+_zipped(s::String) = collect(s)
 length(z::Zip{Tuple{A, B}}) where {A, B} = _zip_length(_zip_min(_zip_bound(z.its[1]), _zip_bound(z.its[2])))
 length(z::Zip{Tuple{A, B, C}}) where {A, B, C} =
     _zip_length(_zip_min(_zip_bound(z.its[1]), _zip_min(_zip_bound(z.its[2]), _zip_bound(z.its[3]))))
