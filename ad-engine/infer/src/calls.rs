@@ -740,15 +740,15 @@ impl<'a> Cx<'a> {
     }
 
     /// Julia's generic methods by `isless` where the builtin `builtin` has methods for numbers
-    /// only: `max(x, y)`, `min(x, y)` of two structs or tuples (the program's `Base.isless`
-    /// orders its structs), and `maximum`, `minimum` of an array of them.
+    /// only: `max(x, y)`, `min(x, y)` of two structs, tuples or strings (the program's
+    /// `Base.isless` orders its structs), and `maximum`, `minimum` of an array of them.
     fn isless_fallback(
         &mut self,
         b: &mut PlanBuilder,
         builtin: &str,
         args: &[Val],
     ) -> Option<Result<Val, Fail>> {
-        let ordered = |t: &Type| matches!(t, Type::Struct(_) | Type::Tuple(_));
+        let ordered = |t: &Type| matches!(t, Type::Struct(_) | Type::Tuple(_) | Type::String);
         let (fallback, args) = match (builtin, args) {
             ("max", [x, y]) if ordered(&x.ty) && ordered(&y.ty) => {
                 ("Base._isless_max", args.to_vec())

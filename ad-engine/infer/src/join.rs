@@ -7,34 +7,29 @@ use zy_ir::{Name, StructKind, StructType, Type};
 /// The join of two types: equal types join to themselves, `Bottom` is the identity, `Int64`
 /// with `Float64` (`c > 0 ? 5.0 : 5`, `s = 0` before `s += x[i]`) gives Julia's
 /// `Union{Float64, Int64}`, `Bool` with another number that number (where Julia keeps
-/// `Union{Bool, T}`: a known difference), and `Nothing` with a number, a tuple, a string or a
-/// range `T` Julia's `Union{Nothing, T}` (a function returning `nothing` on one path); a union
-/// joins with any of its members to itself. Values of the program's structs and `nothing` join
-/// as [`nodes`] says. `None` is a conflict.
+/// `Union{Bool, T}`: a known difference); a union joins with any of its members to itself.
+/// `nothing` and values of the program's structs join as [`unions`] says. `None` is a conflict.
 pub(crate) fn join(a: &Type, b: &Type) -> Option<Type> {
     match (a, b) {
         _ if a == b => Some(a.clone()),
         (Type::Bottom, t) | (t, Type::Bottom) => Some(t.clone()),
         (Type::Int64, Type::Float64) | (Type::Float64, Type::Int64) => Some(numbers(a, b)),
         (Type::Bool, t) | (t, Type::Bool) if t.is_number() => Some(t.clone()),
-        (Type::Nothing, t) | (t, Type::Nothing) if t.is_number() || is_value(t) => {
-            Some(nothing_or(t))
-        }
         (Type::Union(u), t) | (t, Type::Union(u)) if u.members.contains(t) => {
             Some(Type::Union(u.clone()))
         }
-        _ => nodes(&[a.clone(), b.clone()]),
+        _ => unions(&[a.clone(), b.clone()]),
     }
 }
 
-/// The join of values of the program's structs and `nothing` (and Julia's unions of them):
-/// Julia's union of their types, where values of one struct type of different shapes, one
-/// holding the other (a list of one node and one of two), are the struct's recursive type
-/// ([`recursive`]). `Nothing` joins with any struct (`l = nothing` before `l = Node(x, l)`),
-/// structs of different types only where one holds the other (a leaf and an inner node of a
-/// tree, `Union{Leaf, Split}`); others are a conflict, or their abstract type where the caller
-/// looks for one.
-fn nodes(types: &[Type]) -> Option<Type> {
+/// The join of `nothing` and values of the program's structs (and Julia's unions of them):
+/// Julia's union of their types. `nothing` joins with any type [`joins_nothing`] accepts
+/// (`Union{Nothing, T}`), where values of one struct type of different shapes, one holding the
+/// other (a list of one node and one of two), are the struct's recursive type
+/// ([`recursive`]). Structs of different types join only where one holds the other (a leaf
+/// and an inner node of a tree, `Union{Leaf, Split}`); others are a conflict, or their
+/// abstract type where the caller looks for one.
+fn unions(types: &[Type]) -> Option<Type> {
     let mut members = Vec::new();
     for t in types {
         match t {
@@ -42,7 +37,7 @@ fn nodes(types: &[Type]) -> Option<Type> {
             t => members.push(t.clone()),
         }
     }
-    if !members.iter().all(is_node) {
+    if !members.iter().all(|t| *t == Type::Nothing || joins_nothing(t)) {
         return None;
     }
     members.sort();
@@ -65,15 +60,16 @@ fn nodes(types: &[Type]) -> Option<Type> {
     }
     joined.sort();
     joined.dedup();
-    let structs: Vec<&Type> = joined.iter().filter(|t| **t != Type::Nothing).collect();
-    let related = structs.len() < 2
-        || structs
-            .iter()
-            .any(|t| t.holds_recursion() || structs.iter().any(|o| o != t && holds(t, o)));
+    let others: Vec<&Type> = joined.iter().filter(|t| **t != Type::Nothing).collect();
+    let related = others.len() < 2
+        || others.iter().all(|t| is_node(t))
+            && others
+                .iter()
+                .any(|t| t.holds_recursion() || others.iter().any(|o| o != t && holds(t, o)));
     if !related {
         return None;
     }
-    let mut names: Vec<String> = structs.iter().map(ToString::to_string).collect();
+    let mut names: Vec<String> = others.iter().map(ToString::to_string).collect();
     names.sort();
     if joined.contains(&Type::Nothing) {
         names.insert(0, "Nothing".into());
@@ -82,12 +78,25 @@ fn nodes(types: &[Type]) -> Option<Type> {
     Some(Type::union(name.as_str().into(), joined))
 }
 
-/// Is `t` a value of one of the program's own structs, `nothing`, or a recursive struct's own
-/// type inside its fields?
+/// Is a value of type `t` one that may be `nothing` on another path, joining with it to
+/// Julia's `Union{Nothing, T}`: a number (`tryparse`), a tuple (`iterate`), a string, a range
+/// (`findfirst` of a string), or a node: a value of one of the program's structs
+/// (`l = nothing` before `l = Node(x, l)`), or a recursive struct's own type inside its
+/// fields?
+fn joins_nothing(t: &Type) -> bool {
+    match t {
+        Type::Tuple(ts) => !ts.is_empty(),
+        Type::Struct(s) if &*s.name == "Base.UnitRange" => true,
+        t => t.is_number() || *t == Type::String || is_node(t),
+    }
+}
+
+/// Is `t` a value of one of the program's own structs, or a recursive struct's own type
+/// inside its fields?
 fn is_node(t: &Type) -> bool {
     match t {
         Type::Struct(s) => s.kind == StructKind::User && !crate::calls::is_library(&s.name),
-        t => matches!(t, Type::Nothing | Type::Recur(..)),
+        t => matches!(t, Type::Recur(..)),
     }
 }
 
@@ -189,18 +198,6 @@ pub(crate) fn widens(from: &Type, to: &Type) -> bool {
     from != to
         && (matches!(to, Type::Union(_)) || to.holds_recursion())
         && join(from, to).as_ref() == Some(to)
-}
-
-/// A tuple, string or range that may be `nothing` on another path (Julia's
-/// `Union{Nothing, Tuple{Char, Int64}}` of `iterate`, `findfirst`'s `UnitRange` of a string;
-/// the program's structs join with `nothing` by [`nodes`]).
-fn is_value(t: &Type) -> bool {
-    match t {
-        Type::Tuple(ts) => !ts.is_empty(),
-        Type::String => true,
-        Type::Struct(s) => &*s.name == "Base.UnitRange",
-        _ => false,
-    }
 }
 
 /// Julia's `Union{Nothing, T}`.

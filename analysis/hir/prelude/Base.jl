@@ -327,16 +327,16 @@ sum(r::LinRange) = sum(collect(r))
 # Broadcasting over a range broadcasts over its elements (Julia returns a range again for
 # some operations, with the same elements).
 broadcast(f, r::UnitRange{Int}) = broadcast(f, collect(r))
-broadcast(f, r::StepRange{Int, Int}) = broadcast(f, collect(r))
+broadcast(f, r::StepRange) = broadcast(f, collect(r))
 broadcast(f, r::LinRange) = broadcast(f, collect(r))
 broadcast(f, r::UnitRange{Int}, y) = broadcast(f, collect(r), y)
-broadcast(f, r::StepRange{Int, Int}, y) = broadcast(f, collect(r), y)
+broadcast(f, r::StepRange, y) = broadcast(f, collect(r), y)
 broadcast(f, r::LinRange, y) = broadcast(f, collect(r), y)
 broadcast(f, x, r::UnitRange{Int}) = broadcast(f, x, collect(r))
-broadcast(f, x, r::StepRange{Int, Int}) = broadcast(f, x, collect(r))
+broadcast(f, x, r::StepRange) = broadcast(f, x, collect(r))
 broadcast(f, x, r::LinRange) = broadcast(f, x, collect(r))
 map(f, r::UnitRange{Int}) = map(f, collect(r))
-map(f, r::StepRange{Int, Int}) = map(f, collect(r))
+map(f, r::StepRange) = map(f, collect(r))
 map(f, r::LinRange) = map(f, collect(r))
 # A row `x'` collected: the 1×n Matrix of its elements (a copy).
 collect(r::Adjoint) = reshape(copy(r'), 1, length(r))
@@ -2003,11 +2003,15 @@ _extend_to(x, m::Int, n::Int) = x
 
 Iterate over the tuples `(a[k], b[k], ...)`, stopping at the end of the shortest iterable.
 """
-zip(a) = Zip((a,))
+zip(a) = Zip((_zipped(a),))
 length(z::Zip{Tuple{A}}) where {A} = length(z.its[1])
 _gen_elem(z::Zip{Tuple{A}}, k::Int) where {A} = (_gen_elem(z.its[1], k),)
-zip(a, b) = Zip((a, b))
-zip(a, b, c) = Zip((a, b, c))
+zip(a, b) = Zip((_zipped(a), _zipped(b)))
+zip(a, b, c) = Zip((_zipped(a), _zipped(b), _zipped(c)))
+# A string's characters are zipped as a `Vector{Char}`, read once (its `k`-th character is
+# found from its start).
+_zipped(x) = x
+_zipped(s::String) = collect(s)
 length(z::Zip{Tuple{A, B}}) where {A, B} = _zip_length(_zip_min(_zip_bound(z.its[1]), _zip_bound(z.its[2])))
 length(z::Zip{Tuple{A, B, C}}) where {A, B, C} =
     _zip_length(_zip_min(_zip_bound(z.its[1]), _zip_min(_zip_bound(z.its[2]), _zip_bound(z.its[3]))))
@@ -4323,7 +4327,7 @@ Julia's one-line description of `x`: an array's size and type (`3-element Vector
 """
 summary(x) = "$(typeof(x))"
 summary(x::AbstractArray) = _array_summary(x)
-summary(r::Union{UnitRange{Int}, StepRange{Int, Int}, LinRange}) = _array_summary(r)
+summary(r::Union{UnitRange{Int}, StepRange{Int, Int}, StepRange{Char, Int}, LinRange}) = _array_summary(r)
 summary(r::StepRangeLen{T}) where {T} =
     "$(length(r))-element StepRangeLen{$T, Base.TwicePrecision{$T}, Base.TwicePrecision{$T}, Int64}"
 _array_summary(x) = "$(_size_text(size(x))) $(typeof(x))"
@@ -4453,6 +4457,23 @@ uppercase(c::Char) = Char(_char_fn(:uppercase, c._code))
 lowercase(c::Char) = Char(_char_fn(:lowercase, c._code))
 deepcopy(c::Char) = c
 
+# Ranges of characters (`'a':'z'`, `'a':2:'e'`): Julia's `StepRange{Char, Int64}`, its last
+# element the one the steps reach.
+(:)(start::Char, stop::Char) = start:1:stop
+(:)(start::Char, step::Int, stop::Char) = StepRange(start, step, start + last(0:step:(stop - start)))
+length(r::StepRange{Char, Int}) = (r.stop - r.start) ÷ r.step + 1
+isempty(r::StepRange{Char, Int}) = length(r) == 0
+first(r::StepRange{Char, Int}) = r.start
+last(r::StepRange{Char, Int}) = r.stop
+step(r::StepRange{Char, Int}) = r.step
+size(r::StepRange{Char, Int}) = (length(r),)
+function getindex(r::StepRange{Char, Int}, i::Int)
+    1 <= i <= length(r) || throw(BoundsError(r, i))
+    return r.start + (i - 1) * r.step
+end
+collect(r::StepRange{Char, Int}) = [r.start + k * r.step for k in 0:(length(r) - 1)]
+in(c::Char, r::StepRange{Char, Int}) = (c - r.start) in 0:r.step:(r.stop - r.start)
+
 # Strings as sequences of characters: byte indices, as Julia's `String`.
 getindex(s::String, i::Int) = Char(_char_at(s, i))
 _gen_elem(s::String, k::Int) = Char(_char_nth(s, k))
@@ -4469,8 +4490,9 @@ range's the element just given (Julia's `OrdinalRange`'s), a string's the next b
 iterate(v::Array, i::Int = 1) = 1 <= i <= length(v) ? (v[i], i + 1) : nothing
 # Annotated by a `Union`: `for` loops over a range keep their counted form (`iterate.rs`
 # lowers loops by the `iterate` methods annotated with the struct itself).
-iterate(r::Union{UnitRange{Int}, StepRange{Int, Int}}) = isempty(r) ? nothing : (first(r), first(r))
-iterate(r::Union{UnitRange{Int}, StepRange{Int, Int}}, x::Int) =
+iterate(r::Union{UnitRange{Int}, StepRange{Int, Int}, StepRange{Char, Int}}) =
+    isempty(r) ? nothing : (first(r), first(r))
+iterate(r::Union{UnitRange{Int}, StepRange{Int, Int}, StepRange{Char, Int}}, x::Union{Int, Char}) =
     x == last(r) ? nothing : (x + step(r), x + step(r))
 first(s::String) = s[1]
 last(s::String) = s[thisind(s, ncodeunits(s))]
@@ -4825,11 +4847,12 @@ float(r::UnitRange{Int}) = float(r.start):float(last(r))
 float(r::StepRange{Int, Int}) = float(r.start):float(r.step):float(last(r))
 float(r::Union{StepRangeLen, LinRange}) = r
 
-# A Float64 range written in a `for` header (`for t in 0.0:0.1:1.0`): inference builds it once
-# before the loop and the loop counts through its elements (the Int case counts `a + k * s`).
+# A Float64 or character range written in a `for` header (`for t in 0.0:0.1:1.0`,
+# `for c in 'a':'z'`): inference builds it once before the loop and the loop counts through its
+# elements (the Int case counts `a + k * s`).
 _loop_range(a, s, b) = a:s:b
-_loop_length(r::StepRangeLen) = length(r)
-_loop_elem(r::StepRangeLen, k::Int) = r[k + 1]
+_loop_length(r::Union{StepRangeLen, StepRange{Char, Int}}) = length(r)
+_loop_elem(r::Union{StepRangeLen, StepRange{Char, Int}}, k::Int) = r[k + 1]
 
 """
     range(start, stop, length), range(start, stop; length, step), range(start; stop, length, step)

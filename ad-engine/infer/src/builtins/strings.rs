@@ -56,6 +56,11 @@ fn string_fn(b: &mut PlanBuilder, f: &str, args: &[Val], ty: Type) -> Val {
     Val::of(b.prim(Prim::StringFn, all, ty.clone()), ty)
 }
 
+/// `!v` of a `Bool`.
+fn not(b: &mut PlanBuilder, v: Val) -> Val {
+    Val::of(b.prim(Prim::Not, vec![v.arg], Type::Bool), Type::Bool)
+}
+
 /// Dispatch the string builtins; `None` if `name` is not one for these operands.
 pub(crate) fn call(b: &mut PlanBuilder, name: &str, args: &[Val]) -> Option<Result<Val, Fail>> {
     // `==` of a symbol known only at run time: compared when the program runs.
@@ -65,7 +70,7 @@ pub(crate) fn call(b: &mut PlanBuilder, name: &str, args: &[Val]) -> Option<Resu
                 let eq = string_fn(b, "==", args, Type::Bool);
                 return Some(Ok(match name {
                     "==" | "===" => eq,
-                    _ => Val::of(b.prim(Prim::Not, vec![eq.arg], Type::Bool), Type::Bool),
+                    _ => not(b, eq),
                 }));
             }
         }
@@ -148,10 +153,19 @@ pub(crate) fn call(b: &mut PlanBuilder, name: &str, args: &[Val]) -> Option<Resu
         ("==", [_, _]) if all_str => string_fn(b, "==", args, Type::Bool),
         ("!=", [_, _]) if all_str => {
             let eq = string_fn(b, "==", args, Type::Bool);
-            Val::of(b.prim(Prim::Not, vec![eq.arg], Type::Bool), Type::Bool)
+            not(b, eq)
         }
+        // Julia's order of strings, by code point (`"Z" < "a" < "é"`, a prefix first).
         ("<", [_, _]) if all_str => string_fn(b, "<", args, Type::Bool),
         (">", [x, y]) if all_str => string_fn(b, "<", &[y.clone(), x.clone()], Type::Bool),
+        ("<=", [x, y]) if all_str => {
+            let gt = string_fn(b, "<", &[y.clone(), x.clone()], Type::Bool);
+            not(b, gt)
+        }
+        (">=", [_, _]) if all_str => {
+            let lt = string_fn(b, "<", args, Type::Bool);
+            not(b, lt)
+        }
         // The prelude Dict's hash of a string or symbol key (known here: a constant).
         (
             "_string_hash",
