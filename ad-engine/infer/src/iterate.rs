@@ -567,7 +567,8 @@ impl<'a> Rewrite<'a> {
             return None;
         }
         let callee: &Function = &m.body;
-        if callee.args().len() != args.len() {
+        // A method without a body (`function f end`) has nothing to inline.
+        if callee.block_ids().next().is_none() || callee.args().len() != args.len() {
             return None;
         }
         let mut blocks: FxHashMap<Block, Block> = FxHashMap::default();

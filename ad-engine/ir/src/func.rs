@@ -406,9 +406,10 @@ impl Function {
         f
     }
 
-    /// The function's arguments: the entry block's parameters.
+    /// The function's arguments: the entry block's parameters (none for a method without a
+    /// body, `function f end`).
     pub fn args(&self) -> &[Value] {
-        &self.blocks[0].params
+        self.blocks.first().map_or(&[], |b| &b.params)
     }
 
     /// The definition of `v`.
