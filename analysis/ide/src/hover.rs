@@ -32,7 +32,31 @@ impl Analysis {
 fn hover(db: &RootDatabase, file: SourceFile, offset: u32) -> Option<HoverResult> {
     let (start, end) = word_at(file.text(db), offset)?;
     let functions = outline(db, file);
-    let (own, local) = match functions.iter().find(|f| f.contains(offset)) {
+    let function = functions.iter().find(|f| f.contains(offset));
+    let markdown = match crate::field::receiver(db, file, start) {
+        Some(receiver) => {
+            let typed = function.and_then(|f| specialisation(db, file, f));
+            let field = &file.text(db)[start..end];
+            crate::field::hover(db, file, start, receiver, field, function, typed.as_ref())?
+        }
+        None => name_hover(db, file, function, start, end)?,
+    };
+    Some(HoverResult {
+        start: start as u32,
+        end: end as u32,
+        markdown,
+    })
+}
+
+/// The hover on a name that is not a field: its docstrings, then what zy knows about it.
+fn name_hover(
+    db: &RootDatabase,
+    file: SourceFile,
+    function: Option<&FunctionOutline>,
+    start: usize,
+    end: usize,
+) -> Option<String> {
+    let (own, local) = match function {
         Some(f) => in_function(db, file, f, start, end),
         None => (None, false),
     };
@@ -42,15 +66,10 @@ fn hover(db: &RootDatabase, file: SourceFile, offset: u32) -> Option<HoverResult
     } else {
         crate::docs::documentation(db, file, start, end)
     };
-    let markdown = match (docs, own) {
-        (Some(docs), Some(own)) => format!("{docs}{}{own}", crate::docs::RULE),
-        (docs, own) => docs.or(own)?,
-    };
-    Some(HoverResult {
-        start: start as u32,
-        end: end as u32,
-        markdown,
-    })
+    match (docs, own) {
+        (Some(docs), Some(own)) => Some(format!("{docs}{}{own}", crate::docs::RULE)),
+        (docs, own) => docs.or(own),
+    }
 }
 
 /// What zy knows about the word at `start..end` inside function `f`, and whether the word is

@@ -435,7 +435,9 @@ helper(x) = 2x
 "#,
         expect![[r#"
             [sin]
-                sin(z), cos(z), tanh(z)
+            ```julia
+            sin(z), cos(z), tanh(z)
+            ```
 
             The complex sine, cosine and hyperbolic tangent, computed as Julia does.
 
@@ -692,7 +694,9 @@ f(x) = ab$0s2(x)
 "#,
         expect![[r#"
             [abs2]
-                abs2(x)
+            ```julia
+            abs2(x)
+            ```
 
             The squared absolute value, `x * x` for real numbers.
 
@@ -719,7 +723,9 @@ f(x) = sca$0le(x)
 "#,
         expect![[r#"
             [scale]
-                scale(x)
+            ```julia
+            scale(x)
+            ```
 
             Twice `x`.
 
@@ -816,6 +822,13 @@ energy(b::Body) = STEPS * b.mass * Plane.norm2(b.x, 0.0)
         expect![[r#"
             [mass]
             The mass, in kilograms.
+
+            ---
+
+            ```julia
+            mass::Float64
+            ```
+            field of `Body`
         "#]],
     );
     check_hover(
@@ -854,7 +867,11 @@ energy(b::Body) = STEPS * b.mass * Plane.norm2(b.x, 0.0)
     check_hover(
         &at("b.x,", "b.$0x,"),
         expect![[r#"
-            no hover
+            [x]
+            ```julia
+            x::Float64
+            ```
+            field of `Body`
         "#]],
     );
 }
@@ -890,6 +907,182 @@ f(rate) = 2ra$0te
         expect![[r#"
             no hover
         "#]],
+    );
+}
+
+#[test]
+fn hover_shows_docstring_code_blocks_fenced_as_julia() {
+    check_hover(
+        r#"
+"""
+    clamp01(x)
+
+Clamp `x` to `[0, 1]`.
+
+# Examples
+```jldoctest
+julia> clamp01(2.0)
+1.0
+```
+
+!!! note
+    Not differentiable at 0 and 1:
+
+        clamp01'(0.0)
+"""
+clamp01(x) = min(max(x, 0.0), 1.0)
+f(x) = clamp$001(x)
+"#,
+        expect![[r#"
+            [clamp01]
+            ```julia
+            clamp01(x)
+            ```
+
+            Clamp `x` to `[0, 1]`.
+
+            # Examples
+            ```julia
+            julia> clamp01(2.0)
+            1.0
+            ```
+
+            > **Note**
+            >
+            > Not differentiable at 0 and 1:
+            >
+            > ```julia
+            > clamp01'(0.0)
+            > ```
+
+            ---
+
+            `clamp01` is differentiated by its derived adjoint (zy transforms its body)
+        "#]],
+    );
+}
+
+#[test]
+fn hover_on_a_field_names_its_struct_type_and_docstring() {
+    let workspace = r#"
+"A body."
+struct Body
+    "The mass, in kilograms."
+    mass::Float64
+    "Where it is."
+    pos
+end
+struct World
+    body::Body
+end
+"A pair of anything."
+struct Pair2{T}
+    "The first."
+    a::T
+end
+"Another struct with a mass."
+struct Planet
+    "A planet's mass."
+    mass::Float64
+end
+kinetic(b::Body) = b.mass * 2
+weigh(w::World) = w.body.mass
+# zy: at first_of(Pair2(1.5))
+first_of(p) = p.a
+# zy: at local_mass(2.0)
+function local_mass(m)
+    b = Body(m, 0.0)
+    return b.pos + b.mass
+end
+unknown(xs) = xs[1].mass
+"#;
+    let at = |needle: &str, cursor: &str| workspace.replacen(needle, cursor, 1);
+    // An argument's declared type.
+    check_hover(
+        &at("b.mass * 2", "b.ma$0ss * 2"),
+        expect![[r#"
+        [mass]
+        The mass, in kilograms.
+
+        ---
+
+        ```julia
+        mass::Float64
+        ```
+        field of `Body`
+    "#]],
+    );
+    // A field of a field.
+    check_hover(
+        &at("w.body.mass", "w.body.ma$0ss"),
+        expect![[r#"
+        [mass]
+        The mass, in kilograms.
+
+        ---
+
+        ```julia
+        mass::Float64
+        ```
+        field of `Body`
+    "#]],
+    );
+    check_hover(
+        &at("w.body.mass", "w.bo$0dy.mass"),
+        expect![[r#"
+        [body]
+        ```julia
+        body::Body
+        ```
+        field of `World`
+    "#]],
+    );
+    // The type inference gives at the `# zy: at` call.
+    check_hover(
+        &at("p.a", "p.$0a"),
+        expect![[r#"
+        [a]
+        The first.
+
+        ---
+
+        ```julia
+        a::Float64
+        ```
+        field of `Pair2{Float64}`
+    "#]],
+    );
+    check_hover(
+        &at("b.pos +", "b.p$0os +"),
+        expect![[r#"
+            [pos]
+            Where it is.
+
+            ---
+
+            ```julia
+            pos::Any
+            ```
+            field of `Body`
+
+            holds a `Float64` at `local_mass(2.0)`
+        "#]],
+    );
+    // A value whose struct is not known: every field of the name.
+    check_hover(
+        &at("xs[1].mass", "xs[1].ma$0ss"),
+        expect![[r#"
+        [mass]
+        `Body.mass`
+
+        The mass, in kilograms.
+
+        ---
+
+        `Planet.mass`
+
+        A planet's mass.
+    "#]],
     );
 }
 

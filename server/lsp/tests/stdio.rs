@@ -49,17 +49,33 @@ fn hover_on_a_call_shows_the_docstring_then_what_zy_knows() {
     let mut c = Client::initialized();
     c.open(
         &uri(),
-        "\"\"\"\n    double(x)\n\nTwice `x`.\n\"\"\"\ndouble(x) = 2x\n# zy: at f(1.0)\nf(x) = double(x) + 1\n",
+        "\"\"\"\n    double(x)\n\nTwice `x`.\n\n# Examples\n```jldoctest\njulia> double(2)\n4\n```\n\"\"\"\ndouble(x) = 2x\n# zy: at f(1.0)\nf(x) = double(x) + 1\n",
     );
-    let h = hover(&mut c, 7, 8);
+    let h = hover(&mut c, 13, 8);
     assert_eq!(
         h["contents"],
         json!({
             "kind": "markdown",
-            "value": "    double(x)\n\nTwice `x`.\n\n---\n\n`double` is differentiated by its derived adjoint (zy transforms its body)"
+            "value": "```julia\ndouble(x)\n```\n\nTwice `x`.\n\n# Examples\n```julia\njulia> double(2)\n4\n```\n\n---\n\n`double` is differentiated by its derived adjoint (zy transforms its body)"
         })
     );
-    assert_eq!(h["range"], range(7, 7, 7, 13));
+    assert_eq!(h["range"], range(13, 7, 13, 13));
+    assert_eq!(c.shutdown(), Some(0));
+}
+
+#[test]
+fn hover_on_a_field_names_its_struct_its_type_and_its_docstring() {
+    let mut c = Client::initialized();
+    c.open(
+        &uri(),
+        "struct Body\n    \"The mass.\"\n    mass::Float64\nend\nkinetic(b::Body, v) = b.mass * v^2 / 2\n",
+    );
+    let h = hover(&mut c, 4, 25);
+    assert_eq!(
+        h["contents"]["value"],
+        "The mass.\n\n---\n\n```julia\nmass::Float64\n```\nfield of `Body`"
+    );
+    assert_eq!(h["range"], range(4, 24, 4, 28));
     assert_eq!(c.shutdown(), Some(0));
 }
 

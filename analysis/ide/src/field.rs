@@ -1,0 +1,223 @@
+//! Hover on a field after a dot (`p.mass`, `w.body.mass`): the struct the value before the dot
+//! is, as inference knows it at the function's `# zy: at` call or as its argument's declared
+//! type (or the declared type of the field holding it) says, then the field's type and
+//! docstring. A value whose struct is not known shows the docstrings of the program's fields
+//! of that name.
+
+use std::sync::Arc;
+
+use zy_hir::{ItemKind, RootDatabase, SourceFile};
+use zy_ir::{StructType, Type};
+use zy_syntax::ast::{Item, StructDef, TypeExpr};
+
+use crate::definition::{code_module, dotted};
+use crate::docs::{shown, RULE};
+use crate::hover::Specialised;
+use crate::outline::FunctionOutline;
+
+/// What is written before the dot of the field at `start` (`p` of `p.mass`, `w.body` of
+/// `w.body.mass`, empty for `xs[1].mass`), if the name at `start` is a field: written after a
+/// dot, not after a module's name.
+pub(crate) fn receiver(db: &RootDatabase, file: SourceFile, start: usize) -> Option<&str> {
+    let text = file.text(db);
+    if !text[..start].ends_with('.') {
+        return None;
+    }
+    let written = dotted(text, start, start);
+    let prefix = written.strip_suffix('.').unwrap_or(written);
+    let module = code_module(db, file, start as u32);
+    let names = zy_hir::scope::scope_names(db, file);
+    (prefix.is_empty() || names.module_path(&module, prefix).is_none()).then_some(prefix)
+}
+
+/// The hover on `field` of `receiver` in function `f` (if the field is in one), specialised
+/// as `typed`.
+pub(crate) fn hover(
+    db: &RootDatabase,
+    file: SourceFile,
+    at: usize,
+    receiver: &str,
+    field: &str,
+    f: Option<&FunctionOutline>,
+    typed: Option<&Specialised>,
+) -> Option<String> {
+    let Some(known) = known(db, file, at, receiver, f, typed) else {
+        let docs = docs_by_name(db, file, field);
+        return (!docs.is_empty()).then(|| docs.join(RULE));
+    };
+    let def = struct_def(db, file, at, known.name());
+    // Julia's field type: `Any` for a field declared without one, whatever it holds.
+    let declared = def
+        .as_ref()
+        .and_then(|(_, s, _)| s.fields.iter().find(|d| d.name == field));
+    let untyped = declared.is_some_and(|d| d.ty.is_none());
+    let (ty, holds) = match &known {
+        Known::Inferred(st) => {
+            let (_, t) = st.fields.iter().find(|(n, _)| **n == *field)?;
+            match (untyped, typed) {
+                (true, Some(s)) => (
+                    "Any".to_string(),
+                    Some(format!("holds a `{t}` at `{}`", s.call)),
+                ),
+                _ => (t.to_string(), None),
+            }
+        }
+        Known::Declared(_) => (
+            declared?
+                .ty
+                .as_ref()
+                .map_or("Any".into(), TypeExpr::value_text),
+            None,
+        ),
+    };
+    let mut own = format!("```julia\n{field}::{ty}\n```\nfield of `{}`", known.shown());
+    if let Some(holds) = holds {
+        own.push_str("\n\n");
+        own.push_str(&holds);
+    }
+    let doc = def.and_then(|(struct_file, s, range)| {
+        let text = struct_file.text(db);
+        zy_hir::docstrings(db, struct_file)
+            .iter()
+            .find(|d| {
+                d.field_of.as_deref() == Some(s.name.as_str())
+                    && range.0 <= d.name.start
+                    && d.name.end <= range.1
+                    && text.get(d.name.start as usize..d.name.end as usize) == Some(field)
+            })
+            .map(shown)
+    });
+    Some(match doc {
+        Some(doc) => format!("{doc}{RULE}{own}"),
+        None => own,
+    })
+}
+
+/// The struct a value is known to be.
+enum Known {
+    /// Its type at the function's specialisation.
+    Inferred(Arc<StructType>),
+    /// The name of its declared type.
+    Declared(String),
+}
+
+impl Known {
+    fn name(&self) -> &str {
+        match self {
+            Known::Inferred(st) => &st.name,
+            Known::Declared(name) => name,
+        }
+    }
+
+    /// As the hover names it: with its parameters where inference knows them.
+    fn shown(&self) -> String {
+        match self {
+            Known::Inferred(st) => Type::Struct(st.clone()).to_string(),
+            Known::Declared(name) => name.clone(),
+        }
+    }
+}
+
+/// The struct `written` (a local or argument of `f`, or a field of one) is known to be.
+fn known(
+    db: &RootDatabase,
+    file: SourceFile,
+    at: usize,
+    written: &str,
+    f: Option<&FunctionOutline>,
+    typed: Option<&Specialised>,
+) -> Option<Known> {
+    if let Some((outer, field)) = written.rsplit_once('.') {
+        return match known(db, file, at, outer, f, typed)? {
+            Known::Inferred(st) => match st.fields.iter().find(|(n, _)| **n == *field)? {
+                (_, Type::Struct(inner)) => Some(Known::Inferred(inner.clone())),
+                _ => None,
+            },
+            Known::Declared(name) => {
+                let (_, s, _) = struct_def(db, file, at, &name)?;
+                let ty = s.fields.iter().find(|d| d.name == field)?.ty.as_ref()?;
+                declared(ty)
+            }
+        };
+    }
+    let inferred = typed.and_then(|s| {
+        let mut structs = s.func.values.iter().filter_map(|d| match &d.ty {
+            Type::Struct(st) if d.name.as_deref() == Some(written) => Some(st),
+            _ => None,
+        });
+        let first = structs.next()?;
+        // A name bound to values of several structs is none of them.
+        structs.all(|st| st == first).then(|| first.clone())
+    });
+    if let Some(st) = inferred {
+        return Some(Known::Inferred(st));
+    }
+    let param = f?
+        .params
+        .iter()
+        .find(|p| p.name.as_deref() == Some(written))?;
+    declared(param.ty.as_ref()?)
+}
+
+/// The struct a declared type names (`Body` of `Body{Float64}`).
+fn declared(ty: &TypeExpr) -> Option<Known> {
+    match ty {
+        TypeExpr::Named { name, .. } => Some(Known::Declared(name.clone())),
+        TypeExpr::Typeof { .. } => None,
+    }
+}
+
+/// The definition of the struct `name` as the code at `at` of `file` resolves it: its file,
+/// its syntax and its byte range there.
+fn struct_def(
+    db: &RootDatabase,
+    file: SourceFile,
+    at: usize,
+    name: &str,
+) -> Option<(SourceFile, StructDef, (u32, u32))> {
+    let root = zy_hir::scope_root(db, file);
+    let names = zy_hir::scope::scope_names(db, file);
+    let wanted = names.resolve(&code_module(db, file, at as u32), name);
+    zy_hir::scope_files(db, file).into_iter().find_map(|f| {
+        zy_hir::item_tree(db, f).iter().find_map(|&item| {
+            if item.kind(db) != ItemKind::Struct {
+                return None;
+            }
+            let module = zy_hir::item_module(db, root, item);
+            if names.definition(&module, item.name(db)) != wanted {
+                return None;
+            }
+            let ast = zy_hir::item_ast(db, item).as_ref()?;
+            let Item::Struct(s) = &**ast else {
+                return None;
+            };
+            let range = zy_hir::item_range(db, item, s.range.start, s.range.end)?;
+            Some((f, s.clone(), range))
+        })
+    })
+}
+
+/// The docstrings of the fields named `field` of the structs of `file`'s program (not the
+/// library's), each headed by its struct when there are several.
+fn docs_by_name(db: &RootDatabase, file: SourceFile, field: &str) -> Vec<String> {
+    let mut found = Vec::new();
+    let files = zy_hir::scope_files(db, file);
+    for f in files.into_iter().filter(|&f| !zy_hir::is_prelude(db, f)) {
+        let text = f.text(db);
+        for d in zy_hir::docstrings(db, f).iter() {
+            let name = text.get(d.name.start as usize..d.name.end as usize);
+            if let (Some(owner), Some(name)) = (&d.field_of, name) {
+                if name == field {
+                    found.push((owner.clone(), shown(d)));
+                }
+            }
+        }
+    }
+    match found.as_slice() {
+        [(_, text)] => vec![text.clone()],
+        _ => found
+            .into_iter()
+            .map(|(owner, text)| format!("`{owner}.{field}`\n\n{text}"))
+            .collect(),
+    }
+}
