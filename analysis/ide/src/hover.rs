@@ -9,6 +9,7 @@ use zy_ad::{AdError, AdjointOrigin, InstanceAdjoint};
 use zy_hir::{AdjointKey, RootDatabase, SourceFile};
 use zy_ir::{tangent_type, Function, Op, Prim, Type, TypeExpr, ValueKind};
 
+use crate::definition::{code_module, defining_items, dotted};
 use crate::outline::{outline, FunctionOutline};
 use crate::{Analysis, Cancellable, FileId};
 
@@ -87,7 +88,7 @@ fn in_function(
     if (start as u32) >= f.name_start && (end as u32) <= f.name_end {
         (Some(function_hover(f, typed.as_ref())), false)
     } else if text[end..].starts_with('(') || text[end..].starts_with(".(") {
-        (Some(call_hover(db, file, word)), false)
+        (Some(call_hover(db, file, start, end)), false)
     } else if word == "for" || word == "while" {
         let tape = crate::checkpoint_hover::hover(db, file, word, start as u32, typed.as_ref())
             .unwrap_or_else(|| loop_hover(word, typed.as_ref()));
@@ -350,9 +351,14 @@ fn arg_reason<'a>(f: &FunctionOutline, s: &'a Specialised, word: &str) -> Option
     s.activity.args.get(i)
 }
 
-fn call_hover(db: &RootDatabase, file: SourceFile, word: &str) -> String {
+/// What differentiates the call of the function named at `start..end` (`f`, `M.f`, a name
+/// imported or renamed by `import M.f as g`), as the code there resolves it.
+fn call_hover(db: &RootDatabase, file: SourceFile, start: usize, end: usize) -> String {
+    let text = file.text(db);
+    let word = &text[start..end];
     let index = zy_hir::program_index(db, file);
-    let name = zy_hir::scope::scope_names(db, file).resolve(zy_hir::MAIN, word);
+    let module = code_module(db, file, start as u32);
+    let name = zy_hir::scope::scope_names(db, file).resolve(&module, dotted(text, start, end));
     let has_rrule = index.program.functions.get("rrule").is_some_and(|gf| {
         gf.methods
             .iter()
@@ -363,21 +369,32 @@ fn call_hover(db: &RootDatabase, file: SourceFile, word: &str) -> String {
             "`{word}` is differentiated by the in-source `rrule(::typeof({word}), ...)`"
         );
     }
+    let defs = defining_items(db, file, start, end);
+    let in_library = !defs.is_empty()
+        && defs
+            .iter()
+            .all(|&(item, ..)| zy_hir::is_prelude(db, item.file(db)));
     let primitive = Prim::from_julia_name(word).filter(|p| !p.is_nondifferentiable());
-    if *name != *word && index.program.functions.contains_key(&name) && primitive.is_some() {
+    if in_library && index.program.functions.contains_key(&name) && primitive.is_some() {
         // A primitive the library also gives Julia methods (`sin` of a complex number).
         return format!(
             "`{word}` is differentiated by zy's primitive rule on real numbers; its methods for other types in zy's library, `{name}`, are transformed like your code"
         );
     }
-    if *name != *word && index.program.functions.contains_key(&name) {
+    if in_library && index.program.functions.contains_key(&name) {
         return format!(
             "`{word}` is differentiated through its definition in zy's library, `{name}`, which zy transforms like your code"
         );
     }
-    if index.program.functions.contains_key(word) {
+    if index.program.functions.contains_key(&name) {
+        // A function of a module, or renamed where it is imported, is named in full.
+        let qualified = if *name == *word {
+            String::new()
+        } else {
+            format!(" (`{name}`)")
+        };
         return format!(
-            "`{word}` is differentiated by its derived adjoint (zy transforms its body)"
+            "`{word}`{qualified} is differentiated by its derived adjoint (zy transforms its body)"
         );
     }
     match Prim::from_julia_name(word) {

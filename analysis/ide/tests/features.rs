@@ -853,7 +853,7 @@ energy(b::Body) = STEPS * b.mass * Plane.norm2(b.x, 0.0)
 
             ---
 
-            `norm2`
+            `norm2` (`Plane.norm2`) is differentiated by its derived adjoint (zy transforms its body)
         "#]],
     );
     check_hover(
@@ -1183,6 +1183,93 @@ f(x) = Plane.norm2(x, 0.0)
         expect![[r#"
             main.jl 8..13: Plane
         "#]],
+    );
+}
+
+#[test]
+fn definition_and_hover_of_imported_renamed_and_qualified_names() {
+    let workspace = r#"
+module Outer
+module Inner
+"Thrice `x`."
+triple(x) = 3x
+end
+"Twice `x`."
+double(x) = 2x
+end
+using .Outer: double
+import .Outer.Inner.triple as thrice
+f(x) = double(x) + thrice(x) + Outer.Inner.triple(x)
+"#;
+    let at = |needle: &str, cursor: &str| workspace.replacen(needle, cursor, 1);
+    check_definition(
+        &at("double(x) +", "dou$0ble(x) +"),
+        expect![[r#"
+        main.jl 73..79: double
+    "#]],
+    );
+    check_definition(
+        &at("thrice(x)", "thr$0ice(x)"),
+        expect![[r#"
+        main.jl 41..47: triple
+    "#]],
+    );
+    check_definition(
+        &at("Inner.triple(x)", "Inner.tri$0ple(x)"),
+        expect![[r#"
+        main.jl 41..47: triple
+    "#]],
+    );
+    check_definition(
+        &at("Outer.Inner.triple(x)", "Outer.Inn$0er.triple(x)"),
+        expect![[r#"
+        main.jl 21..26: Inner
+    "#]],
+    );
+    check_definition(
+        &at("using .Outer: double", "using .Outer: dou$0ble"),
+        expect![[r#"
+        main.jl 73..79: double
+    "#]],
+    );
+    check_definition(
+        &at("as thrice", "as thr$0ice"),
+        expect![[r#"
+        main.jl 41..47: triple
+    "#]],
+    );
+    check_hover(
+        &at("thrice(x)", "thr$0ice(x)"),
+        expect![[r#"
+        [thrice]
+        Thrice `x`.
+
+        ---
+
+        `thrice` (`Outer.Inner.triple`) is differentiated by its derived adjoint (zy transforms its body)
+    "#]],
+    );
+    check_hover(
+        &at("Inner.triple(x)", "Inner.tri$0ple(x)"),
+        expect![[r#"
+        [triple]
+        Thrice `x`.
+
+        ---
+
+        `triple` (`Outer.Inner.triple`) is differentiated by its derived adjoint (zy transforms its body)
+    "#]],
+    );
+    check_hover(
+        &at("double(x) +", "dou$0ble(x) +"),
+        expect![[r#"
+        [double]
+        Twice `x`.
+
+        ---
+
+        `double` (`Outer.double`) is differentiated by its derived adjoint (zy transforms its body)
+    "#]],
     );
 }
 

@@ -582,6 +582,37 @@ fn go_to_definition_reaches_the_files_own_definitions_and_the_prelude() {
 }
 
 #[test]
+fn go_to_definition_and_hover_follow_imports_renamings_and_qualified_names() {
+    let mut c = Client::initialized();
+    let src = "module Outer\nmodule Inner\n\"Thrice `x`.\"\ntriple(x) = 3x\nend\ndouble(x) = 2x\nend\nusing .Outer: double\nimport .Outer.Inner.triple as thrice\nf(x) = double(x) + thrice(x) + Outer.Inner.triple(x)\n";
+    c.open(&uri(), src);
+    let definition = |c: &mut Client, character: u32| {
+        c.request(
+            "textDocument/definition",
+            json!({ "textDocument": { "uri": uri() }, "position": pos(9, character) }),
+        )
+    };
+    let triple = json!([{ "uri": uri(), "range": range(3, 0, 3, 6) }]);
+    assert_eq!(
+        definition(&mut c, 8),
+        json!([{ "uri": uri(), "range": range(5, 0, 5, 6) }])
+    );
+    assert_eq!(definition(&mut c, 21), triple);
+    assert_eq!(definition(&mut c, 45), triple);
+    assert_eq!(
+        definition(&mut c, 37),
+        json!([{ "uri": uri(), "range": range(1, 7, 1, 12) }])
+    );
+    let h = hover(&mut c, 9, 21);
+    assert_eq!(
+        h["contents"]["value"],
+        "Thrice `x`.\n\n---\n\n`thrice` (`Outer.Inner.triple`) is differentiated by its derived adjoint (zy transforms its body)"
+    );
+    assert_eq!(h["range"], range(9, 19, 9, 25));
+    assert_eq!(c.shutdown(), Some(0));
+}
+
+#[test]
 fn an_rrule_mismatch_points_at_its_rule_as_related_information() {
     let mut c = Client::initialized();
     let uri = "file:///work/rrule_mismatch.jl";
