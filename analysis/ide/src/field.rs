@@ -6,9 +6,9 @@
 
 use std::sync::Arc;
 
-use zy_hir::{ItemKind, RootDatabase, SourceFile};
+use zy_hir::{ItemId, ItemKind, RootDatabase, SourceFile};
 use zy_ir::{StructType, Type};
-use zy_syntax::ast::{Item, StructDef, TypeExpr};
+use zy_syntax::ast::{Item, StructDef, TextRange, TypeExpr};
 
 use crate::definition::{code_module, dotted};
 use crate::docs::{shown, RULE};
@@ -49,7 +49,7 @@ pub(crate) fn hover(
     // Julia's field type: `Any` for a field declared without one, whatever it holds.
     let declared = def
         .as_ref()
-        .and_then(|(_, s, _)| s.fields.iter().find(|d| d.name == field));
+        .and_then(|s| s.def.fields.iter().find(|d| d.name == field));
     let untyped = declared.is_some_and(|d| d.ty.is_none());
     let (ty, holds) = match &known {
         Known::Inferred(st) => {
@@ -75,17 +75,13 @@ pub(crate) fn hover(
         own.push_str("\n\n");
         own.push_str(&holds);
     }
-    let doc = def.and_then(|(struct_file, s, range)| {
-        let text = struct_file.text(db);
-        zy_hir::docstrings(db, struct_file)
+    let doc = def.and_then(|s| {
+        let (start, end) = s.field_name(db, field)?;
+        let docs = zy_hir::docstrings(db, s.item.file(db));
+        let found = docs
             .iter()
-            .find(|d| {
-                d.field_of.as_deref() == Some(s.name.as_str())
-                    && range.0 <= d.name.start
-                    && d.name.end <= range.1
-                    && text.get(d.name.start as usize..d.name.end as usize) == Some(field)
-            })
-            .map(shown)
+            .find(|d| (d.name.start, d.name.end) == (start, end));
+        found.map(shown)
     });
     Some(match doc {
         Some(doc) => format!("{doc}{RULE}{own}"),
@@ -134,8 +130,8 @@ fn known(
                 _ => None,
             },
             Known::Declared(name) => {
-                let (_, s, _) = struct_def(db, file, at, &name)?;
-                let ty = s.fields.iter().find(|d| d.name == field)?.ty.as_ref()?;
+                let s = struct_def(db, file, at, &name)?;
+                let ty = s.def.fields.iter().find(|d| d.name == field)?.ty.as_ref()?;
                 declared(ty)
             }
         };
@@ -167,34 +163,86 @@ fn declared(ty: &TypeExpr) -> Option<Known> {
     }
 }
 
-/// The definition of the struct `name` as the code at `at` of `file` resolves it: its file,
-/// its syntax and its byte range there.
-fn struct_def(
+/// A struct's definition.
+struct StructAt {
+    item: ItemId,
+    def: StructDef,
+}
+
+impl StructAt {
+    /// The byte range in its file of the range `r` of its syntax.
+    fn range(&self, db: &RootDatabase, r: TextRange) -> Option<(u32, u32)> {
+        zy_hir::item_range(db, self.item, r.start, r.end)
+    }
+
+    /// The byte range of the name of its field `field`.
+    fn field_name(&self, db: &RootDatabase, field: &str) -> Option<(u32, u32)> {
+        let declared = self.def.fields.iter().find(|d| d.name == field)?;
+        let (start, _) = self.range(db, declared.range)?;
+        Some((start, start + field.len() as u32))
+    }
+}
+
+/// The structs of `file`'s program (not the library's) that `keep` keeps.
+fn structs(
     db: &RootDatabase,
     file: SourceFile,
-    at: usize,
-    name: &str,
-) -> Option<(SourceFile, StructDef, (u32, u32))> {
+    mut keep: impl FnMut(ItemId) -> bool,
+) -> Vec<StructAt> {
+    let mut out = Vec::new();
+    for f in zy_hir::scope_files(db, file) {
+        if zy_hir::is_prelude(db, f) {
+            continue;
+        }
+        for &item in zy_hir::item_tree(db, f) {
+            if item.kind(db) != ItemKind::Struct || !keep(item) {
+                continue;
+            }
+            if let Some(Item::Struct(def)) = zy_hir::item_ast(db, item).as_deref() {
+                out.push(StructAt {
+                    item,
+                    def: def.clone(),
+                });
+            }
+        }
+    }
+    out
+}
+
+/// The definition of the struct `name` as the code at `at` of `file` resolves it.
+fn struct_def(db: &RootDatabase, file: SourceFile, at: usize, name: &str) -> Option<StructAt> {
     let root = zy_hir::scope_root(db, file);
     let names = zy_hir::scope::scope_names(db, file);
     let wanted = names.resolve(&code_module(db, file, at as u32), name);
-    zy_hir::scope_files(db, file).into_iter().find_map(|f| {
-        zy_hir::item_tree(db, f).iter().find_map(|&item| {
-            if item.kind(db) != ItemKind::Struct {
-                return None;
-            }
-            let module = zy_hir::item_module(db, root, item);
-            if names.definition(&module, item.name(db)) != wanted {
-                return None;
-            }
-            let ast = zy_hir::item_ast(db, item).as_ref()?;
-            let Item::Struct(s) = &**ast else {
-                return None;
-            };
-            let range = zy_hir::item_range(db, item, s.range.start, s.range.end)?;
-            Some((f, s.clone(), range))
+    let mut found = structs(db, file, |item| {
+        let module = zy_hir::item_module(db, root, item);
+        names.definition(&module, item.name(db)) == wanted
+    });
+    (!found.is_empty()).then(|| found.swap_remove(0))
+}
+
+/// Where `field` of `receiver` (in function `f`, if it is in one) is declared: in the struct
+/// the value is declared to be, else in every struct of the program with a field so named. Each
+/// is the field's file and the byte range of its name there.
+pub(crate) fn definitions(
+    db: &RootDatabase,
+    file: SourceFile,
+    at: usize,
+    receiver: &str,
+    field: &str,
+    f: Option<&FunctionOutline>,
+) -> Vec<(SourceFile, u32, u32)> {
+    let candidates = match known(db, file, at, receiver, f, None) {
+        Some(known) => struct_def(db, file, at, known.name()).into_iter().collect(),
+        None => structs(db, file, |_| true),
+    };
+    candidates
+        .iter()
+        .filter_map(|s| {
+            let (start, end) = s.field_name(db, field)?;
+            Some((s.item.file(db), start, end))
         })
-    })
+        .collect()
 }
 
 /// The docstrings of the fields named `field` of the structs of `file`'s program (not the

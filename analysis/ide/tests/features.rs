@@ -1068,6 +1068,26 @@ unknown(xs) = xs[1].mass
             holds a `Float64` at `local_mass(2.0)`
         "#]],
     );
+    // Go to definition: the field's declaration in that struct.
+    check_definition(
+        &at("b.mass * 2", "b.ma$0ss * 2"),
+        expect![[r#"
+        main.jl 57..61: mass
+    "#]],
+    );
+    check_definition(
+        &at("w.body.mass", "w.bo$0dy.mass"),
+        expect![[r#"
+        main.jl 119..123: body
+    "#]],
+    );
+    check_definition(
+        &at("xs[1].mass", "xs[1].ma$0ss"),
+        expect![[r#"
+        main.jl 57..61: mass
+        main.jl 273..277: mass
+    "#]],
+    );
     // A value whose struct is not known: every field of the name.
     check_hover(
         &at("xs[1].mass", "xs[1].ma$0ss"),
