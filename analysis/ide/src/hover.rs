@@ -2,7 +2,9 @@
 //! about it in the specialisation of the enclosing function at its `# zy: at` call: types,
 //! gradient types, the reaching-gradient summary, and which rule differentiates a call.
 
+use std::borrow::Cow;
 use std::collections::BTreeSet;
+use std::sync::Arc;
 
 use zy_ad::activity::{analyse, Activity, ArgGradient};
 use zy_ad::{AdError, AdjointOrigin, InstanceAdjoint};
@@ -103,22 +105,24 @@ fn in_function(
 
 /// The body of `f` at its `# zy: at` call, with its activity analysis, as its gradient
 /// differentiates them.
-pub(crate) struct Specialised {
+/// Borrowed from the database where it holds them: a hover on a long function copies none of
+/// its IR.
+pub(crate) struct Specialised<'db> {
     /// The body the gradient differentiates (differentiation calls expanded, generated code
     /// inlined); the typed body when a rule gives the adjoint or none can be built.
-    pub func: Function,
+    pub func: Arc<Function>,
     /// The reaching-gradient facts of `func`.
-    pub activity: Activity,
+    pub activity: Cow<'db, Activity>,
     pub call: String,
     /// The adjoint the gradient runs, or why there is none.
-    pub adjoint: Result<InstanceAdjoint, AdError>,
+    pub adjoint: &'db Result<InstanceAdjoint, AdError>,
 }
 
-pub(crate) fn specialisation(
-    db: &RootDatabase,
+pub(crate) fn specialisation<'db>(
+    db: &'db RootDatabase,
     file: SourceFile,
     f: &FunctionOutline,
-) -> Option<Specialised> {
+) -> Option<Specialised<'db>> {
     let call = f.at_call.as_ref()?;
     let expr = zy_syntax::parse_expr(call).ok()?;
     let module = zy_hir::module_at(db, file, f.name_start);
@@ -132,16 +136,16 @@ pub(crate) fn specialisation(
         .find(|(inst, _)| *inst.name == *f.name || inst.name == qualified)?;
     let id = typed.id(db, inst);
     let key = AdjointKey::of(db, id);
-    let adjoint = zy_hir::adjoint(db, key).clone();
-    let (func, activity) = match (&adjoint, zy_hir::reaching(db, key)) {
+    let adjoint = zy_hir::adjoint(db, key);
+    let (func, activity) = match (adjoint, zy_hir::reaching(db, key)) {
         (
             Ok(InstanceAdjoint {
                 origin: AdjointOrigin::Derived { body },
                 ..
             }),
             Some(activity),
-        ) => ((**body).clone(), activity.clone()),
-        _ => ((**func).clone(), analyse(func)),
+        ) => (body.clone(), Cow::Borrowed(activity)),
+        _ => (func.clone(), Cow::Owned(analyse(func))),
     };
     Some(Specialised {
         func,
@@ -151,7 +155,7 @@ pub(crate) fn specialisation(
     })
 }
 
-impl Specialised {
+impl Specialised<'_> {
     /// The type of the gradient `grad` returns for argument `i`: `Nothing` where no gradient
     /// reaches it, whatever its type.
     pub(crate) fn gradient_type(&self, i: usize) -> Type {
