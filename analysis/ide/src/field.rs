@@ -2,13 +2,13 @@
 //! is, as inference knows it at the function's `# zy: at` call or as its argument's declared
 //! type (or the declared type of the field holding it) says, then the field's type and
 //! docstring. A value whose struct is not known shows the docstrings of the program's fields
-//! of that name.
+//! of that name. Go to definition and completion find the struct the same way.
 
 use std::sync::Arc;
 
 use zy_hir::{ItemId, ItemKind, RootDatabase, SourceFile};
 use zy_ir::{StructType, Type};
-use zy_syntax::ast::{Item, StructDef, TextRange, TypeExpr};
+use zy_syntax::ast::{FieldDef, Item, StructDef, TextRange, TypeExpr};
 
 use crate::definition::{code_module, dotted};
 use crate::docs::{shown, RULE};
@@ -62,13 +62,7 @@ pub(crate) fn hover(
                 _ => (t.to_string(), None),
             }
         }
-        Known::Declared(_) => (
-            declared?
-                .ty
-                .as_ref()
-                .map_or("Any".into(), TypeExpr::value_text),
-            None,
-        ),
+        Known::Declared(_) => (declared_type(declared?), None),
     };
     let mut own = format!("```julia\n{field}::{ty}\n```\nfield of `{}`", known.shown());
     if let Some(holds) = holds {
@@ -87,6 +81,31 @@ pub(crate) fn hover(
         Some(doc) => format!("{doc}{RULE}{own}"),
         None => own,
     })
+}
+
+/// The fields of the struct `receiver` is declared to be, with their declared types (completion
+/// runs no inference).
+pub(crate) fn fields(
+    db: &RootDatabase,
+    file: SourceFile,
+    at: usize,
+    receiver: &str,
+    f: Option<&FunctionOutline>,
+) -> Vec<(String, String)> {
+    let def = known(db, file, at, receiver, f, None)
+        .and_then(|known| struct_def(db, file, at, known.name()));
+    def.map_or_else(Vec::new, |s| {
+        s.def
+            .fields
+            .iter()
+            .map(|d| (d.name.clone(), declared_type(d)))
+            .collect()
+    })
+}
+
+/// A field's type as declared: `Any` when it is not.
+fn declared_type(d: &FieldDef) -> String {
+    d.ty.as_ref().map_or("Any".into(), TypeExpr::value_text)
 }
 
 /// The struct a value is known to be.

@@ -7,6 +7,7 @@
 mod arguments;
 mod check;
 mod checkpoint_hover;
+mod completion;
 mod culprit;
 mod debug;
 mod definition;
@@ -45,6 +46,7 @@ pub use check::{
     GRADIENT_CUT, LINTS, MUTATION_AFTER_CAPTURE, NONFINITE_GRADIENT, RRULE_MISMATCH,
     UNBOUNDED_TAPE, ZERO_GRADIENT,
 };
+pub use completion::{Completion, CompletionKind};
 pub use culprit::Related;
 pub use definition::{prelude_text, Location};
 pub use derivative::DerivativeResult;

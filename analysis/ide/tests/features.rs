@@ -1293,6 +1293,81 @@ f(x) = double(x) + thrice(x) + Outer.Inner.triple(x)
     );
 }
 
+/// The completions at the cursor, one per line as `label (kind)`, then `: detail` if any.
+fn check_completions(text: &str, expect: Expect) {
+    let f = fixture(text);
+    let (file, offset) = f.cursor();
+    let mut out = String::new();
+    for c in f
+        .host
+        .analysis()
+        .completions(file, offset)
+        .expect("not cancelled")
+    {
+        let detail = c.detail.map(|d| format!(": {d}")).unwrap_or_default();
+        let _ = writeln!(out, "{} ({:?}){detail}", c.label, c.kind);
+    }
+    expect.assert_eq(&out);
+}
+
+#[test]
+fn completion_after_a_dot_offers_a_modules_names_or_a_structs_fields() {
+    let workspace = r#"
+module Outer
+module Inner
+triple(x) = 3x
+end
+"Twice `x`."
+double(x) = 2x
+const RATE = 0.5
+struct Cell
+    v::Float64
+end
+Base.show(io::IO, c::Cell) = print(io, c.v)
+end
+struct Body
+    mass::Float64
+    pos
+end
+f(b::Body) = Outer.double(b.mass)
+"#;
+    let at = |needle: &str, cursor: &str| workspace.replacen(needle, cursor, 1);
+    check_completions(
+        &at("Outer.double(", "Outer.$0double("),
+        expect![[r#"
+        Cell (Struct)
+        Inner (Module)
+        RATE (Constant)
+        double (Function)
+    "#]],
+    );
+    check_completions(
+        &at("Outer.double(", "Outer.dou$0ble("),
+        expect![[r#"
+        Cell (Struct)
+        Inner (Module)
+        RATE (Constant)
+        double (Function)
+    "#]],
+    );
+    check_completions(
+        &at("Outer.double(", "Outer.Inner.$0double("),
+        expect![[r#"
+        triple (Function)
+    "#]],
+    );
+    check_completions(
+        &at("b.mass)", "b.$0mass)"),
+        expect![[r#"
+        mass (Field): Float64
+        pos (Field): Any
+    "#]],
+    );
+    // Not after a dot, or after a value of unknown struct: nothing.
+    check_completions(&at("f(b::Body)", "f$0(b::Body)"), expect![[r#""#]]);
+    check_completions(&at("(b.mass)", "(x.$0)"), expect![[r#""#]]);
+}
+
 #[test]
 fn modules_scope_names_as_julia_does() {
     let workspace = r#"

@@ -613,6 +613,32 @@ fn go_to_definition_and_hover_follow_imports_renamings_and_qualified_names() {
 }
 
 #[test]
+fn completion_after_a_dot_offers_a_modules_names_and_a_structs_fields() {
+    let mut c = Client::initialized();
+    let src = "module Outer\ndouble(x) = 2x\nconst RATE = 0.5\nend\nstruct Body\n    mass::Float64\nend\nf(b::Body) = Outer.double(b.mass)\n";
+    c.open(&uri(), src);
+    let complete = |c: &mut Client, character: u32| {
+        c.request(
+            "textDocument/completion",
+            json!({ "textDocument": { "uri": uri() }, "position": pos(7, character), "context": { "triggerKind": 2, "triggerCharacter": "." } }),
+        )
+    };
+    assert_eq!(
+        complete(&mut c, 19),
+        json!([
+            { "label": "RATE", "kind": 21 },
+            { "label": "double", "kind": 3 }
+        ])
+    );
+    assert_eq!(
+        complete(&mut c, 28),
+        json!([{ "label": "mass", "kind": 5, "detail": "Float64" }])
+    );
+    assert_eq!(complete(&mut c, 3), Value::Null);
+    assert_eq!(c.shutdown(), Some(0));
+}
+
+#[test]
 fn an_rrule_mismatch_points_at_its_rule_as_related_information() {
     let mut c = Client::initialized();
     let uri = "file:///work/rrule_mismatch.jl";
