@@ -1,5 +1,6 @@
 //! Go to definition: where the function, struct or binding named under the cursor is defined,
-//! in the file itself, a file it includes, or the prelude.
+//! in the file itself, a file it includes, or the prelude; a field's declaration in its struct
+//! ([`crate::field`]).
 
 use std::path::PathBuf;
 
@@ -8,6 +9,7 @@ use zy_ir::Name;
 use zy_syntax::ast::Item;
 
 use crate::hover::word_at;
+use crate::outline::outline;
 use crate::{Analysis, Cancellable, FileId};
 
 /// A place in a file of the program (byte offsets).
@@ -49,17 +51,25 @@ fn definition(db: &RootDatabase, file: SourceFile, offset: u32) -> Vec<Location>
     let Some((start, end)) = word_at(file.text(db), offset) else {
         return Vec::new();
     };
-    defining_items(db, file, start, end)
+    let found = match crate::field::receiver(db, file, start) {
+        Some(receiver) => {
+            let function = outline(db, file).into_iter().find(|f| f.contains(offset));
+            let field = &file.text(db)[start..end];
+            crate::field::definitions(db, file, start, receiver, field, function.as_ref())
+        }
+        None => defining_items(db, file, start, end)
+            .into_iter()
+            .map(|(item, start, end)| (item.file(db), start, end))
+            .collect(),
+    };
+    found
         .into_iter()
-        .map(|(item, start, end)| {
-            let f = item.file(db);
-            Location {
-                path: f.path(db).clone(),
-                file: FileId(f),
-                is_prelude: zy_hir::is_prelude(db, f),
-                start,
-                end,
-            }
+        .map(|(f, start, end)| Location {
+            path: f.path(db).clone(),
+            file: FileId(f),
+            is_prelude: zy_hir::is_prelude(db, f),
+            start,
+            end,
         })
         .collect()
 }

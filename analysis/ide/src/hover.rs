@@ -2,13 +2,16 @@
 //! about it in the specialisation of the enclosing function at its `# zy: at` call: types,
 //! gradient types, the reaching-gradient summary, and which rule differentiates a call.
 
+use std::borrow::Cow;
 use std::collections::BTreeSet;
+use std::sync::Arc;
 
 use zy_ad::activity::{analyse, Activity, ArgGradient};
 use zy_ad::{AdError, AdjointOrigin, InstanceAdjoint};
 use zy_hir::{AdjointKey, RootDatabase, SourceFile};
 use zy_ir::{tangent_type, Function, Op, Prim, Type, TypeExpr, ValueKind};
 
+use crate::definition::{code_module, defining_items, dotted};
 use crate::outline::{outline, FunctionOutline};
 use crate::{Analysis, Cancellable, FileId};
 
@@ -32,7 +35,31 @@ impl Analysis {
 fn hover(db: &RootDatabase, file: SourceFile, offset: u32) -> Option<HoverResult> {
     let (start, end) = word_at(file.text(db), offset)?;
     let functions = outline(db, file);
-    let (own, local) = match functions.iter().find(|f| f.contains(offset)) {
+    let function = functions.iter().find(|f| f.contains(offset));
+    let markdown = match crate::field::receiver(db, file, start) {
+        Some(receiver) => {
+            let typed = function.and_then(|f| specialisation(db, file, f));
+            let field = &file.text(db)[start..end];
+            crate::field::hover(db, file, start, receiver, field, function, typed.as_ref())?
+        }
+        None => name_hover(db, file, function, start, end)?,
+    };
+    Some(HoverResult {
+        start: start as u32,
+        end: end as u32,
+        markdown,
+    })
+}
+
+/// The hover on a name that is not a field: its docstrings, then what zy knows about it.
+fn name_hover(
+    db: &RootDatabase,
+    file: SourceFile,
+    function: Option<&FunctionOutline>,
+    start: usize,
+    end: usize,
+) -> Option<String> {
+    let (own, local) = match function {
         Some(f) => in_function(db, file, f, start, end),
         None => (None, false),
     };
@@ -42,15 +69,10 @@ fn hover(db: &RootDatabase, file: SourceFile, offset: u32) -> Option<HoverResult
     } else {
         crate::docs::documentation(db, file, start, end)
     };
-    let markdown = match (docs, own) {
-        (Some(docs), Some(own)) => format!("{docs}{}{own}", crate::docs::RULE),
-        (docs, own) => docs.or(own)?,
-    };
-    Some(HoverResult {
-        start: start as u32,
-        end: end as u32,
-        markdown,
-    })
+    match (docs, own) {
+        (Some(docs), Some(own)) => Some(format!("{docs}{}{own}", crate::docs::RULE)),
+        (docs, own) => docs.or(own),
+    }
 }
 
 /// What zy knows about the word at `start..end` inside function `f`, and whether the word is
@@ -68,7 +90,7 @@ fn in_function(
     if (start as u32) >= f.name_start && (end as u32) <= f.name_end {
         (Some(function_hover(f, typed.as_ref())), false)
     } else if text[end..].starts_with('(') || text[end..].starts_with(".(") {
-        (Some(call_hover(db, file, word)), false)
+        (Some(call_hover(db, file, start, end)), false)
     } else if word == "for" || word == "while" {
         let tape = crate::checkpoint_hover::hover(db, file, word, start as u32, typed.as_ref())
             .unwrap_or_else(|| loop_hover(word, typed.as_ref()));
@@ -83,22 +105,24 @@ fn in_function(
 
 /// The body of `f` at its `# zy: at` call, with its activity analysis, as its gradient
 /// differentiates them.
-pub(crate) struct Specialised {
+/// Borrowed from the database where it holds them: a hover on a long function copies none of
+/// its IR.
+pub(crate) struct Specialised<'db> {
     /// The body the gradient differentiates (differentiation calls expanded, generated code
     /// inlined); the typed body when a rule gives the adjoint or none can be built.
-    pub func: Function,
+    pub func: Arc<Function>,
     /// The reaching-gradient facts of `func`.
-    pub activity: Activity,
+    pub activity: Cow<'db, Activity>,
     pub call: String,
     /// The adjoint the gradient runs, or why there is none.
-    pub adjoint: Result<InstanceAdjoint, AdError>,
+    pub adjoint: &'db Result<InstanceAdjoint, AdError>,
 }
 
-pub(crate) fn specialisation(
-    db: &RootDatabase,
+pub(crate) fn specialisation<'db>(
+    db: &'db RootDatabase,
     file: SourceFile,
     f: &FunctionOutline,
-) -> Option<Specialised> {
+) -> Option<Specialised<'db>> {
     let call = f.at_call.as_ref()?;
     let expr = zy_syntax::parse_expr(call).ok()?;
     let module = zy_hir::module_at(db, file, f.name_start);
@@ -112,16 +136,16 @@ pub(crate) fn specialisation(
         .find(|(inst, _)| *inst.name == *f.name || inst.name == qualified)?;
     let id = typed.id(db, inst);
     let key = AdjointKey::of(db, id);
-    let adjoint = zy_hir::adjoint(db, key).clone();
-    let (func, activity) = match (&adjoint, zy_hir::reaching(db, key)) {
+    let adjoint = zy_hir::adjoint(db, key);
+    let (func, activity) = match (adjoint, zy_hir::reaching(db, key)) {
         (
             Ok(InstanceAdjoint {
                 origin: AdjointOrigin::Derived { body },
                 ..
             }),
             Some(activity),
-        ) => ((**body).clone(), activity.clone()),
-        _ => ((**func).clone(), analyse(func)),
+        ) => (body.clone(), Cow::Borrowed(activity)),
+        _ => (func.clone(), Cow::Owned(analyse(func))),
     };
     Some(Specialised {
         func,
@@ -131,7 +155,7 @@ pub(crate) fn specialisation(
     })
 }
 
-impl Specialised {
+impl Specialised<'_> {
     /// The type of the gradient `grad` returns for argument `i`: `Nothing` where no gradient
     /// reaches it, whatever its type.
     pub(crate) fn gradient_type(&self, i: usize) -> Type {
@@ -331,9 +355,14 @@ fn arg_reason<'a>(f: &FunctionOutline, s: &'a Specialised, word: &str) -> Option
     s.activity.args.get(i)
 }
 
-fn call_hover(db: &RootDatabase, file: SourceFile, word: &str) -> String {
+/// What differentiates the call of the function named at `start..end` (`f`, `M.f`, a name
+/// imported or renamed by `import M.f as g`), as the code there resolves it.
+fn call_hover(db: &RootDatabase, file: SourceFile, start: usize, end: usize) -> String {
+    let text = file.text(db);
+    let word = &text[start..end];
     let index = zy_hir::program_index(db, file);
-    let name = zy_hir::scope::scope_names(db, file).resolve(zy_hir::MAIN, word);
+    let module = code_module(db, file, start as u32);
+    let name = zy_hir::scope::scope_names(db, file).resolve(&module, dotted(text, start, end));
     let has_rrule = index.program.functions.get("rrule").is_some_and(|gf| {
         gf.methods
             .iter()
@@ -344,21 +373,32 @@ fn call_hover(db: &RootDatabase, file: SourceFile, word: &str) -> String {
             "`{word}` is differentiated by the in-source `rrule(::typeof({word}), ...)`"
         );
     }
+    let defs = defining_items(db, file, start, end);
+    let in_library = !defs.is_empty()
+        && defs
+            .iter()
+            .all(|&(item, ..)| zy_hir::is_prelude(db, item.file(db)));
     let primitive = Prim::from_julia_name(word).filter(|p| !p.is_nondifferentiable());
-    if *name != *word && index.program.functions.contains_key(&name) && primitive.is_some() {
+    if in_library && index.program.functions.contains_key(&name) && primitive.is_some() {
         // A primitive the library also gives Julia methods (`sin` of a complex number).
         return format!(
             "`{word}` is differentiated by zy's primitive rule on real numbers; its methods for other types in zy's library, `{name}`, are transformed like your code"
         );
     }
-    if *name != *word && index.program.functions.contains_key(&name) {
+    if in_library && index.program.functions.contains_key(&name) {
         return format!(
             "`{word}` is differentiated through its definition in zy's library, `{name}`, which zy transforms like your code"
         );
     }
-    if index.program.functions.contains_key(word) {
+    if index.program.functions.contains_key(&name) {
+        // A function of a module, or renamed where it is imported, is named in full.
+        let qualified = if *name == *word {
+            String::new()
+        } else {
+            format!(" (`{name}`)")
+        };
         return format!(
-            "`{word}` is differentiated by its derived adjoint (zy transforms its body)"
+            "`{word}`{qualified} is differentiated by its derived adjoint (zy transforms its body)"
         );
     }
     match Prim::from_julia_name(word) {

@@ -7,6 +7,7 @@
 mod arguments;
 mod check;
 mod checkpoint_hover;
+mod completion;
 mod culprit;
 mod debug;
 mod definition;
@@ -16,12 +17,14 @@ mod docs;
 mod dot;
 mod error;
 mod eval;
+mod field;
 mod forward_check;
 mod grad;
 mod gradcheck;
 mod hints;
 mod hover;
 mod locate;
+mod markdown;
 mod nonfinite;
 mod outline;
 mod trace;
@@ -43,6 +46,7 @@ pub use check::{
     DEFAULT_MAX_FILE_SIZE, GRADIENT_CUT, LINTS, MUTATION_AFTER_CAPTURE, NONFINITE_GRADIENT,
     RRULE_MISMATCH, TEST_FAILED, TEST_NOT_RUN, UNBOUNDED_TAPE, ZERO_GRADIENT,
 };
+pub use completion::{Completion, CompletionKind};
 pub use culprit::Related;
 pub use definition::{prelude_text, Location};
 pub use derivative::DerivativeResult;

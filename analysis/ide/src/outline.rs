@@ -2,7 +2,7 @@
 //! hints and "the function at the cursor" are built on.
 
 use zy_hir::{ItemKind, RootDatabase, SourceFile};
-use zy_syntax::ast::{AnnotationKind, FunctionName, Item};
+use zy_syntax::ast::{AnnotationKind, FunctionName, Item, TypeExpr};
 
 use crate::{Analysis, Cancellable, FileId};
 
@@ -11,6 +11,8 @@ use crate::{Analysis, Cancellable, FileId};
 pub struct ParamOutline {
     /// `None` for `::typeof(f)`.
     pub name: Option<String>,
+    /// Its declared type (`b::Body`), if any.
+    pub ty: Option<TypeExpr>,
     pub start: u32,
     pub end: u32,
 }
@@ -82,6 +84,7 @@ pub(crate) fn outline(db: &RootDatabase, file: SourceFile) -> Vec<FunctionOutlin
                     let (start, end) = at(p.range.start, p.range.end);
                     ParamOutline {
                         name: p.name.clone(),
+                        ty: p.ty.clone(),
                         start,
                         end,
                     }

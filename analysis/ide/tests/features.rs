@@ -435,7 +435,9 @@ helper(x) = 2x
 "#,
         expect![[r#"
             [sin]
-                sin(z), cos(z), tanh(z)
+            ```julia
+            sin(z), cos(z), tanh(z)
+            ```
 
             The complex sine, cosine and hyperbolic tangent, computed as Julia does.
 
@@ -692,7 +694,9 @@ f(x) = ab$0s2(x)
 "#,
         expect![[r#"
             [abs2]
-                abs2(x)
+            ```julia
+            abs2(x)
+            ```
 
             The squared absolute value, `x * x` for real numbers.
 
@@ -719,7 +723,9 @@ f(x) = sca$0le(x)
 "#,
         expect![[r#"
             [scale]
-                scale(x)
+            ```julia
+            scale(x)
+            ```
 
             Twice `x`.
 
@@ -816,6 +822,13 @@ energy(b::Body) = STEPS * b.mass * Plane.norm2(b.x, 0.0)
         expect![[r#"
             [mass]
             The mass, in kilograms.
+
+            ---
+
+            ```julia
+            mass::Float64
+            ```
+            field of `Body`
         "#]],
     );
     check_hover(
@@ -840,7 +853,7 @@ energy(b::Body) = STEPS * b.mass * Plane.norm2(b.x, 0.0)
 
             ---
 
-            `norm2`
+            `norm2` (`Plane.norm2`) is differentiated by its derived adjoint (zy transforms its body)
         "#]],
     );
     check_hover(
@@ -854,7 +867,11 @@ energy(b::Body) = STEPS * b.mass * Plane.norm2(b.x, 0.0)
     check_hover(
         &at("b.x,", "b.$0x,"),
         expect![[r#"
-            no hover
+            [x]
+            ```julia
+            x::Float64
+            ```
+            field of `Body`
         "#]],
     );
 }
@@ -890,6 +907,202 @@ f(rate) = 2ra$0te
         expect![[r#"
             no hover
         "#]],
+    );
+}
+
+#[test]
+fn hover_shows_docstring_code_blocks_fenced_as_julia() {
+    check_hover(
+        r#"
+"""
+    clamp01(x)
+
+Clamp `x` to `[0, 1]`.
+
+# Examples
+```jldoctest
+julia> clamp01(2.0)
+1.0
+```
+
+!!! note
+    Not differentiable at 0 and 1:
+
+        clamp01'(0.0)
+"""
+clamp01(x) = min(max(x, 0.0), 1.0)
+f(x) = clamp$001(x)
+"#,
+        expect![[r#"
+            [clamp01]
+            ```julia
+            clamp01(x)
+            ```
+
+            Clamp `x` to `[0, 1]`.
+
+            # Examples
+            ```julia
+            julia> clamp01(2.0)
+            1.0
+            ```
+
+            > **Note**
+            >
+            > Not differentiable at 0 and 1:
+            >
+            > ```julia
+            > clamp01'(0.0)
+            > ```
+
+            ---
+
+            `clamp01` is differentiated by its derived adjoint (zy transforms its body)
+        "#]],
+    );
+}
+
+#[test]
+fn hover_on_a_field_names_its_struct_type_and_docstring() {
+    let workspace = r#"
+"A body."
+struct Body
+    "The mass, in kilograms."
+    mass::Float64
+    "Where it is."
+    pos
+end
+struct World
+    body::Body
+end
+"A pair of anything."
+struct Pair2{T}
+    "The first."
+    a::T
+end
+"Another struct with a mass."
+struct Planet
+    "A planet's mass."
+    mass::Float64
+end
+kinetic(b::Body) = b.mass * 2
+weigh(w::World) = w.body.mass
+# zy: at first_of(Pair2(1.5))
+first_of(p) = p.a
+# zy: at local_mass(2.0)
+function local_mass(m)
+    b = Body(m, 0.0)
+    return b.pos + b.mass
+end
+unknown(xs) = xs[1].mass
+"#;
+    let at = |needle: &str, cursor: &str| workspace.replacen(needle, cursor, 1);
+    // An argument's declared type.
+    check_hover(
+        &at("b.mass * 2", "b.ma$0ss * 2"),
+        expect![[r#"
+        [mass]
+        The mass, in kilograms.
+
+        ---
+
+        ```julia
+        mass::Float64
+        ```
+        field of `Body`
+    "#]],
+    );
+    // A field of a field.
+    check_hover(
+        &at("w.body.mass", "w.body.ma$0ss"),
+        expect![[r#"
+        [mass]
+        The mass, in kilograms.
+
+        ---
+
+        ```julia
+        mass::Float64
+        ```
+        field of `Body`
+    "#]],
+    );
+    check_hover(
+        &at("w.body.mass", "w.bo$0dy.mass"),
+        expect![[r#"
+        [body]
+        ```julia
+        body::Body
+        ```
+        field of `World`
+    "#]],
+    );
+    // The type inference gives at the `# zy: at` call.
+    check_hover(
+        &at("p.a", "p.$0a"),
+        expect![[r#"
+        [a]
+        The first.
+
+        ---
+
+        ```julia
+        a::Float64
+        ```
+        field of `Pair2{Float64}`
+    "#]],
+    );
+    check_hover(
+        &at("b.pos +", "b.p$0os +"),
+        expect![[r#"
+            [pos]
+            Where it is.
+
+            ---
+
+            ```julia
+            pos::Any
+            ```
+            field of `Body`
+
+            holds a `Float64` at `local_mass(2.0)`
+        "#]],
+    );
+    // Go to definition: the field's declaration in that struct.
+    check_definition(
+        &at("b.mass * 2", "b.ma$0ss * 2"),
+        expect![[r#"
+        main.jl 57..61: mass
+    "#]],
+    );
+    check_definition(
+        &at("w.body.mass", "w.bo$0dy.mass"),
+        expect![[r#"
+        main.jl 119..123: body
+    "#]],
+    );
+    check_definition(
+        &at("xs[1].mass", "xs[1].ma$0ss"),
+        expect![[r#"
+        main.jl 57..61: mass
+        main.jl 273..277: mass
+    "#]],
+    );
+    // A value whose struct is not known: every field of the name.
+    check_hover(
+        &at("xs[1].mass", "xs[1].ma$0ss"),
+        expect![[r#"
+        [mass]
+        `Body.mass`
+
+        The mass, in kilograms.
+
+        ---
+
+        `Planet.mass`
+
+        A planet's mass.
+    "#]],
     );
 }
 
@@ -991,6 +1204,168 @@ f(x) = Plane.norm2(x, 0.0)
             main.jl 8..13: Plane
         "#]],
     );
+}
+
+#[test]
+fn definition_and_hover_of_imported_renamed_and_qualified_names() {
+    let workspace = r#"
+module Outer
+module Inner
+"Thrice `x`."
+triple(x) = 3x
+end
+"Twice `x`."
+double(x) = 2x
+end
+using .Outer: double
+import .Outer.Inner.triple as thrice
+f(x) = double(x) + thrice(x) + Outer.Inner.triple(x)
+"#;
+    let at = |needle: &str, cursor: &str| workspace.replacen(needle, cursor, 1);
+    check_definition(
+        &at("double(x) +", "dou$0ble(x) +"),
+        expect![[r#"
+        main.jl 73..79: double
+    "#]],
+    );
+    check_definition(
+        &at("thrice(x)", "thr$0ice(x)"),
+        expect![[r#"
+        main.jl 41..47: triple
+    "#]],
+    );
+    check_definition(
+        &at("Inner.triple(x)", "Inner.tri$0ple(x)"),
+        expect![[r#"
+        main.jl 41..47: triple
+    "#]],
+    );
+    check_definition(
+        &at("Outer.Inner.triple(x)", "Outer.Inn$0er.triple(x)"),
+        expect![[r#"
+        main.jl 21..26: Inner
+    "#]],
+    );
+    check_definition(
+        &at("using .Outer: double", "using .Outer: dou$0ble"),
+        expect![[r#"
+        main.jl 73..79: double
+    "#]],
+    );
+    check_definition(
+        &at("as thrice", "as thr$0ice"),
+        expect![[r#"
+        main.jl 41..47: triple
+    "#]],
+    );
+    check_hover(
+        &at("thrice(x)", "thr$0ice(x)"),
+        expect![[r#"
+        [thrice]
+        Thrice `x`.
+
+        ---
+
+        `thrice` (`Outer.Inner.triple`) is differentiated by its derived adjoint (zy transforms its body)
+    "#]],
+    );
+    check_hover(
+        &at("Inner.triple(x)", "Inner.tri$0ple(x)"),
+        expect![[r#"
+        [triple]
+        Thrice `x`.
+
+        ---
+
+        `triple` (`Outer.Inner.triple`) is differentiated by its derived adjoint (zy transforms its body)
+    "#]],
+    );
+    check_hover(
+        &at("double(x) +", "dou$0ble(x) +"),
+        expect![[r#"
+        [double]
+        Twice `x`.
+
+        ---
+
+        `double` (`Outer.double`) is differentiated by its derived adjoint (zy transforms its body)
+    "#]],
+    );
+}
+
+/// The completions at the cursor, one per line as `label (kind)`, then `: detail` if any.
+fn check_completions(text: &str, expect: Expect) {
+    let f = fixture(text);
+    let (file, offset) = f.cursor();
+    let mut out = String::new();
+    for c in f
+        .host
+        .analysis()
+        .completions(file, offset)
+        .expect("not cancelled")
+    {
+        let detail = c.detail.map(|d| format!(": {d}")).unwrap_or_default();
+        let _ = writeln!(out, "{} ({:?}){detail}", c.label, c.kind);
+    }
+    expect.assert_eq(&out);
+}
+
+#[test]
+fn completion_after_a_dot_offers_a_modules_names_or_a_structs_fields() {
+    let workspace = r#"
+module Outer
+module Inner
+triple(x) = 3x
+end
+"Twice `x`."
+double(x) = 2x
+const RATE = 0.5
+struct Cell
+    v::Float64
+end
+Base.show(io::IO, c::Cell) = print(io, c.v)
+end
+struct Body
+    mass::Float64
+    pos
+end
+f(b::Body) = Outer.double(b.mass)
+"#;
+    let at = |needle: &str, cursor: &str| workspace.replacen(needle, cursor, 1);
+    check_completions(
+        &at("Outer.double(", "Outer.$0double("),
+        expect![[r#"
+        Cell (Struct)
+        Inner (Module)
+        RATE (Constant)
+        double (Function)
+    "#]],
+    );
+    check_completions(
+        &at("Outer.double(", "Outer.dou$0ble("),
+        expect![[r#"
+        Cell (Struct)
+        Inner (Module)
+        RATE (Constant)
+        double (Function)
+    "#]],
+    );
+    check_completions(
+        &at("Outer.double(", "Outer.Inner.$0double("),
+        expect![[r#"
+        triple (Function)
+    "#]],
+    );
+    check_completions(
+        &at("b.mass)", "b.$0mass)"),
+        expect![[r#"
+        mass (Field): Float64
+        pos (Field): Any
+    "#]],
+    );
+    // Not after a dot, or after a value of unknown struct: nothing.
+    check_completions(&at("f(b::Body)", "f$0(b::Body)"), expect![[r#""#]]);
+    check_completions(&at("(b.mass)", "(x.$0)"), expect![[r#""#]]);
 }
 
 #[test]

@@ -20,7 +20,8 @@ use tower_lsp::jsonrpc::{Error, Result};
 use tower_lsp::lsp_types::*;
 use tower_lsp::{Client, LanguageServer, LspService, Server};
 use zy_ide::{
-    Analysis, AnalysisHost, Config, Engine, EvalLimits, FileId, GradOptions, IrStage, TraceRow,
+    Analysis, AnalysisHost, CompletionKind, Config, Engine, EvalLimits, FileId, GradOptions,
+    IrStage, TraceRow,
 };
 
 use crate::convert::Document;
@@ -629,6 +630,10 @@ impl LanguageServer for Backend {
                 )),
                 hover_provider: Some(HoverProviderCapability::Simple(true)),
                 definition_provider: Some(OneOf::Left(true)),
+                completion_provider: Some(CompletionOptions {
+                    trigger_characters: Some(vec![".".to_string()]),
+                    ..CompletionOptions::default()
+                }),
                 code_lens_provider: Some(CodeLensOptions {
                     resolve_provider: Some(false),
                 }),
@@ -788,6 +793,36 @@ impl LanguageServer for Backend {
                     0 => None,
                     _ => Some(GotoDefinitionResponse::Array(locations)),
                 })
+            },
+        )
+        .await
+    }
+
+    async fn completion(&self, params: CompletionParams) -> Result<Option<CompletionResponse>> {
+        let pos = params.text_document_position;
+        let snap = self.snapshot(&pos.text_document.uri)?;
+        if snap.too_large.is_some() {
+            return Ok(None);
+        }
+        run(
+            "completion",
+            snap.analysis.stale_flag(),
+            Budget::REQUEST,
+            move || {
+                let offset = snap.doc.doc.offset(pos.position);
+                let Ok(found) = snap.analysis.completions(snap.file, offset) else {
+                    return Outcome::Cancelled;
+                };
+                let items: Vec<CompletionItem> = found
+                    .into_iter()
+                    .map(|c| CompletionItem {
+                        label: c.label,
+                        kind: Some(completion_kind(c.kind)),
+                        detail: c.detail,
+                        ..CompletionItem::default()
+                    })
+                    .collect();
+                Outcome::Done((!items.is_empty()).then_some(CompletionResponse::Array(items)))
             },
         )
         .await
@@ -1095,6 +1130,17 @@ fn too_large(bytes: usize, limit: u64) -> Option<String> {
             limit >> 10
         )
     })
+}
+
+/// The LSP kind of a completed name.
+fn completion_kind(kind: CompletionKind) -> CompletionItemKind {
+    match kind {
+        CompletionKind::Function => CompletionItemKind::FUNCTION,
+        CompletionKind::Struct => CompletionItemKind::STRUCT,
+        CompletionKind::Constant => CompletionItemKind::CONSTANT,
+        CompletionKind::Module => CompletionItemKind::MODULE,
+        CompletionKind::Field => CompletionItemKind::FIELD,
+    }
 }
 
 /// The diagnostic that stands for a diagnostics pass that panicked.

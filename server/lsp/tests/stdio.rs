@@ -49,17 +49,33 @@ fn hover_on_a_call_shows_the_docstring_then_what_zy_knows() {
     let mut c = Client::initialized();
     c.open(
         &uri(),
-        "\"\"\"\n    double(x)\n\nTwice `x`.\n\"\"\"\ndouble(x) = 2x\n# zy: at f(1.0)\nf(x) = double(x) + 1\n",
+        "\"\"\"\n    double(x)\n\nTwice `x`.\n\n# Examples\n```jldoctest\njulia> double(2)\n4\n```\n\"\"\"\ndouble(x) = 2x\n# zy: at f(1.0)\nf(x) = double(x) + 1\n",
     );
-    let h = hover(&mut c, 7, 8);
+    let h = hover(&mut c, 13, 8);
     assert_eq!(
         h["contents"],
         json!({
             "kind": "markdown",
-            "value": "    double(x)\n\nTwice `x`.\n\n---\n\n`double` is differentiated by its derived adjoint (zy transforms its body)"
+            "value": "```julia\ndouble(x)\n```\n\nTwice `x`.\n\n# Examples\n```julia\njulia> double(2)\n4\n```\n\n---\n\n`double` is differentiated by its derived adjoint (zy transforms its body)"
         })
     );
-    assert_eq!(h["range"], range(7, 7, 7, 13));
+    assert_eq!(h["range"], range(13, 7, 13, 13));
+    assert_eq!(c.shutdown(), Some(0));
+}
+
+#[test]
+fn hover_on_a_field_names_its_struct_its_type_and_its_docstring() {
+    let mut c = Client::initialized();
+    c.open(
+        &uri(),
+        "struct Body\n    \"The mass.\"\n    mass::Float64\nend\nkinetic(b::Body, v) = b.mass * v^2 / 2\n",
+    );
+    let h = hover(&mut c, 4, 25);
+    assert_eq!(
+        h["contents"]["value"],
+        "The mass.\n\n---\n\n```julia\nmass::Float64\n```\nfield of `Body`"
+    );
+    assert_eq!(h["range"], range(4, 24, 4, 28));
     assert_eq!(c.shutdown(), Some(0));
 }
 
@@ -562,6 +578,63 @@ fn go_to_definition_reaches_the_files_own_definitions_and_the_prelude() {
     );
     // A local variable has no definition to go to.
     assert_eq!(at(&mut c, 14), Value::Null);
+    assert_eq!(c.shutdown(), Some(0));
+}
+
+#[test]
+fn go_to_definition_and_hover_follow_imports_renamings_and_qualified_names() {
+    let mut c = Client::initialized();
+    let src = "module Outer\nmodule Inner\n\"Thrice `x`.\"\ntriple(x) = 3x\nend\ndouble(x) = 2x\nend\nusing .Outer: double\nimport .Outer.Inner.triple as thrice\nf(x) = double(x) + thrice(x) + Outer.Inner.triple(x)\n";
+    c.open(&uri(), src);
+    let definition = |c: &mut Client, character: u32| {
+        c.request(
+            "textDocument/definition",
+            json!({ "textDocument": { "uri": uri() }, "position": pos(9, character) }),
+        )
+    };
+    let triple = json!([{ "uri": uri(), "range": range(3, 0, 3, 6) }]);
+    assert_eq!(
+        definition(&mut c, 8),
+        json!([{ "uri": uri(), "range": range(5, 0, 5, 6) }])
+    );
+    assert_eq!(definition(&mut c, 21), triple);
+    assert_eq!(definition(&mut c, 45), triple);
+    assert_eq!(
+        definition(&mut c, 37),
+        json!([{ "uri": uri(), "range": range(1, 7, 1, 12) }])
+    );
+    let h = hover(&mut c, 9, 21);
+    assert_eq!(
+        h["contents"]["value"],
+        "Thrice `x`.\n\n---\n\n`thrice` (`Outer.Inner.triple`) is differentiated by its derived adjoint (zy transforms its body)"
+    );
+    assert_eq!(h["range"], range(9, 19, 9, 25));
+    assert_eq!(c.shutdown(), Some(0));
+}
+
+#[test]
+fn completion_after_a_dot_offers_a_modules_names_and_a_structs_fields() {
+    let mut c = Client::initialized();
+    let src = "module Outer\ndouble(x) = 2x\nconst RATE = 0.5\nend\nstruct Body\n    mass::Float64\nend\nf(b::Body) = Outer.double(b.mass)\n";
+    c.open(&uri(), src);
+    let complete = |c: &mut Client, character: u32| {
+        c.request(
+            "textDocument/completion",
+            json!({ "textDocument": { "uri": uri() }, "position": pos(7, character), "context": { "triggerKind": 2, "triggerCharacter": "." } }),
+        )
+    };
+    assert_eq!(
+        complete(&mut c, 19),
+        json!([
+            { "label": "RATE", "kind": 21 },
+            { "label": "double", "kind": 3 }
+        ])
+    );
+    assert_eq!(
+        complete(&mut c, 28),
+        json!([{ "label": "mass", "kind": 5, "detail": "Float64" }])
+    );
+    assert_eq!(complete(&mut c, 3), Value::Null);
     assert_eq!(c.shutdown(), Some(0));
 }
 

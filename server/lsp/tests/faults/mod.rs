@@ -486,3 +486,74 @@ fn a_panic_in_the_diagnostics_pass_is_reported_and_the_next_edit_is_analysed() {
     assert_eq!(codes, [&json!("syntax-error"), &json!("syntax-error")]);
     assert_eq!(c.shutdown(), Some(0));
 }
+
+/// A positional request at `line:character` of `uri`.
+fn at(c: &mut Client, method: &str, uri: &str, line: u32, character: u32) -> Value {
+    c.request(
+        method,
+        json!({ "textDocument": { "uri": uri }, "position": { "line": line, "character": character } }),
+    )
+}
+
+#[test]
+fn requests_anywhere_in_empty_broken_and_half_typed_files_are_answered() {
+    let mut c = Client::initialized();
+    let whole =
+        json!({ "start": { "line": 0, "character": 0 }, "end": { "line": 99, "character": 0 } });
+    let empty = "file:///w/empty.jl";
+    c.open(empty, "");
+    for method in ["textDocument/hover", "textDocument/definition"] {
+        for (line, character) in [(0, 0), (0, 99), (99, 0), (u32::MAX, u32::MAX)] {
+            assert_eq!(at(&mut c, method, empty, line, character), Value::Null);
+        }
+    }
+    let doc = json!({ "uri": empty });
+    let lenses = c.request("textDocument/codeLens", json!({ "textDocument": doc }));
+    assert_eq!(lenses, json!([]));
+    let hints = c.request(
+        "textDocument/inlayHint",
+        json!({ "textDocument": doc, "range": whole }),
+    );
+    assert_eq!(hints, json!([]));
+
+    // An unfinished function: what can be read of it still answers.
+    let broken = "file:///w/broken.jl";
+    c.open(
+        broken,
+        "struct P\n    \"the x\"\n    x::Float64\nend\nfunction g(p::P)\n    q = p.x + \n    if (\n",
+    );
+    let field = at(&mut c, "textDocument/hover", broken, 5, 10);
+    assert_eq!(
+        field["contents"]["value"],
+        "the x\n\n---\n\n```julia\nx::Float64\n```\nfield of `P`"
+    );
+    assert_eq!(at(&mut c, "textDocument/hover", broken, 5, 16), Value::Null);
+    assert_eq!(at(&mut c, "textDocument/hover", broken, 99, 0), Value::Null);
+    assert_eq!(
+        at(&mut c, "textDocument/definition", broken, 0, 99),
+        json!([{ "uri": broken, "range": { "start": { "line": 0, "character": 7 }, "end": { "line": 0, "character": 8 } } }])
+    );
+
+    // Typing `p.x` a character at a time, hovering at the cursor after each.
+    for (version, typed) in ["p", ".", "x"].into_iter().enumerate() {
+        let character = 14 + version as u32;
+        c.notify(
+            "textDocument/didChange",
+            json!({
+                "textDocument": { "uri": broken, "version": version + 2 },
+                "contentChanges": [{ "range": {
+                    "start": { "line": 5, "character": character },
+                    "end": { "line": 5, "character": character }
+                }, "text": typed }]
+            }),
+        );
+        let h = at(&mut c, "textDocument/hover", broken, 5, character + 1);
+        let expected = match typed {
+            "x" => json!("the x\n\n---\n\n```julia\nx::Float64\n```\nfield of `P`"),
+            _ => Value::Null,
+        };
+        assert_eq!(h["contents"]["value"], expected, "after typing {typed}");
+    }
+    assert!(c.alive());
+    assert_eq!(c.shutdown(), Some(0));
+}
