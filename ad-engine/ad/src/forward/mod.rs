@@ -108,6 +108,8 @@ pub fn zero_tangent(e: &mut Emit, x: &Operand, ty: &Type) -> Option<Operand> {
         (Type::Array(..) | Type::Adjoint(_) | Type::Union(_), _) => {
             Some(e.prim(Prim::ZeroTangent, vec![x.clone()], dty))
         }
+        // Of a struct whose shape depends on the data (or of its tangent), shaped like it.
+        _ if ty.holds_recursion() => Some(e.prim(Prim::ZeroTangent, vec![x.clone()], dty)),
         (Type::Stack(_), _) => Some(e.prim(Prim::StackNew, vec![], dty)),
         (Type::Pullback(_), _) => Some(backs::unreached(e, ty)),
         (Type::Ref(inner), _) => {
