@@ -208,19 +208,22 @@ pub fn recursive_refusal(func: &zy_ir::Function) -> Option<crate::AdError> {
     } else {
         v.span
     };
+    let name = &s.name;
     let what = if s.mutable {
-        "a mutable recursive struct"
+        format!("a mutable recursive struct ({name})")
+    } else if s.fields.iter().any(|(_, t)| t.reaches_mutable()) {
+        format!("a recursive struct ({name}) holding an array or another object")
     } else {
-        "a recursive struct holding an object or another struct holding it"
+        format!("a recursive struct ({name}) whose own type is inside another struct it holds")
     };
     Some(crate::AdError::new(
         span,
         format!(
-            "unsupported: the gradient through a value of type {} holding {what} ({}) whose \
-             shape depends on the data (grown by a loop or built by recursion); zy \
-             differentiates an immutable one holding numbers and its own type, or one whose \
-             shape is fixed where it is built (`Node(a, Node(b, nothing))`)",
-            v.ty, s.name
+            "unsupported: the gradient through a value of type {} holding {what}, whose shape \
+             depends on the data (grown by a loop or built by recursion); zy differentiates an \
+             immutable one holding numbers and its own type, or one whose shape is fixed where \
+             it is built (`Node(a, Node(b, nothing))`)",
+            v.ty
         ),
     ))
 }

@@ -12,6 +12,7 @@ mod reduce;
 mod scalar;
 pub mod strings;
 mod tangent;
+pub use tangent::is_tangent_of;
 mod twice;
 
 use zy_ir::{Prim, Type};
