@@ -261,12 +261,18 @@ fn differentiable_recursion(s: &zy_ir::StructType) -> bool {
     fn mentions(t: &Type, s: &zy_ir::StructType) -> bool {
         match t {
             Type::Recur(n, ps) => s.is(n, ps),
-            _ => t.field_types().into_iter().flatten().any(|f| mentions(&f, s))
-                || matches!(t, Type::Union(u) if u.members.iter().any(|m| mentions(m, s))),
+            Type::Union(u) => u.members.iter().any(|m| mentions(m, s)),
+            _ => t
+                .field_types()
+                .into_iter()
+                .flatten()
+                .any(|f| mentions(&f, s)),
         }
     }
     !s.mutable
-        && s.fields.iter().all(|(_, t)| !t.reaches_mutable() && !inside_struct(t, s))
+        && s.fields
+            .iter()
+            .all(|(_, t)| !t.reaches_mutable() && !inside_struct(t, s))
 }
 
 /// The refusal of differentiating through a value of the array type `t` whose elements are

@@ -660,4 +660,38 @@ mod tests {
         assert_eq!(tangent_type(&v), Type::Nothing);
         assert!(!v.is_differentiable());
     }
+
+    #[test]
+    fn tangent_of_a_recursive_struct_unfolds_to_itself() {
+        // struct Node; val::Float64; next::Union{Node, Nothing}; end, of any length.
+        let node = StructType {
+            name: "Node".into(),
+            params: vec![],
+            fields: vec![],
+            mutable: false,
+            kind: StructKind::User,
+        };
+        let next = Type::union(
+            "Union{Nothing, Node}".into(),
+            vec![Type::Nothing, node.recur()],
+        );
+        let node = Type::Struct(Arc::new(StructType {
+            fields: vec![("val".into(), Type::Float64), ("next".into(), next)],
+            ..node
+        }));
+        let tan = tangent_type(&node);
+        assert_eq!(
+            tan.to_string(),
+            "(val = Float64, next = Tangent{Union{Nothing, Node}})"
+        );
+        // The tangent's `next` is `nothing` or the tangent itself, as the struct's is the struct.
+        let Some(Type::Union(u)) = tan.field(1) else {
+            panic!("{:?}", tan.field(1))
+        };
+        assert_eq!(u.members, vec![Type::Nothing, tan.clone()]);
+        let Some(Type::Union(u)) = node.field(1) else {
+            panic!("{:?}", node.field(1))
+        };
+        assert_eq!(u.members, vec![Type::Nothing, node]);
+    }
 }

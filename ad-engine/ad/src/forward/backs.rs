@@ -168,7 +168,11 @@ pub fn dual_back(back: &Instance, func: &Function) -> (Arc<Instance>, Function, 
     }
     let mut hasher = rustc_hash::FxHasher::default();
     back.args.hash(&mut hasher);
-    let name = format!("{}#{:x}", pushforward_instance(back).name, hasher.finish() as u32);
+    let name = format!(
+        "{}#{:x}",
+        pushforward_instance(back).name,
+        hasher.finish() as u32
+    );
     let key = Arc::new(Instance {
         name: name.as_str().into(),
         method: back.method,
