@@ -169,7 +169,7 @@ pub fn dual_back(back: &Instance, func: &Function) -> (Arc<Instance>, Function, 
     let mut hasher = rustc_hash::FxHasher::default();
     back.args.hash(&mut hasher);
     let name = format!(
-        "{}#{:x}",
+        "{}_{:x}",
         pushforward_instance(back).name,
         hasher.finish() as u32
     );

@@ -800,6 +800,8 @@ pub fn add_pushforwards(
                 .or_insert_with(|| crate::mutates::may_mutate(prog, c))
         };
         let mut pf = pushforward_masked(&i, &active, &body, &globals, prog, &mut mutates)?;
+        // Named as keyed (a pullback's pushforward by its signature too, `backs::dual_back`).
+        pf.func.name = pinst.name.clone();
         pf.func.instance = Some(pinst.clone());
         prog.functions.insert(pinst, Arc::new(pf.func));
         work.extend(pf.callees.into_iter().map(|(c, mask)| {
