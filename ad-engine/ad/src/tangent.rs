@@ -79,6 +79,9 @@ pub fn rdata_type(t: &Type) -> Type {
         Type::Union(u) => u.map(rdata_type),
         _ if t.is_mutable() => Type::Nothing,
         Type::Adjoint(_) => Type::Nothing,
+        // The tangent of the recursive struct around it, all returned: such a struct holds no
+        // object ([`recursive_refusal`]).
+        Type::Recur(..) => t.clone(),
         _ => composite(t, rdata_type),
     }
 }
@@ -187,26 +190,89 @@ pub fn object_array(t: &Type) -> Option<(Type, bool)> {
     }
 }
 
-/// The refusal of differentiating `func` where one of its values is a struct whose shape depends
-/// on the data (its recursive type, [`Type::Recur`] in its fields), whose gradient, a named
-/// tuple nested as deep as the data, the AD does not build: at the first such value.
+/// The refusal of differentiating `func` where one of its values holds a struct whose shape
+/// depends on the data (its recursive type, [`Type::Recur`] in its fields) that the AD does not
+/// differentiate: a mutable one or one holding an object (whose shadow would be as deep as the
+/// data), or one whose own type is inside another struct in its fields (the named tuple of its
+/// tangent binds its `Recur`, [`zy_ir::Type::field`]). An immutable struct of numbers, `nothing`
+/// and others like it has a gradient: the named tuple of its fields' nested as deep as the data.
 pub fn recursive_refusal(func: &zy_ir::Function) -> Option<crate::AdError> {
-    let v = func.values.iter().find(|v| v.ty.holds_recursion())?;
+    let (v, s) = func.values.iter().find_map(|v| {
+        let mut structs = Vec::new();
+        recursive_structs(&v.ty, &mut structs);
+        let bad = structs.into_iter().find(|s| !differentiable_recursion(s))?;
+        Some((v, bad))
+    })?;
     let span = if v.span == zy_ir::Span::default() {
         func.span
     } else {
         v.span
     };
+    let name = &s.name;
+    let what = if s.mutable {
+        format!("a mutable recursive struct ({name})")
+    } else if s.fields.iter().any(|(_, t)| t.reaches_mutable()) {
+        format!("a recursive struct ({name}) holding an array or another object")
+    } else {
+        format!("a recursive struct ({name}) whose own type is inside another struct it holds")
+    };
     Some(crate::AdError::new(
         span,
         format!(
-            "unsupported: the gradient through a value of type {} holding a recursive struct \
-             whose shape depends on the data (grown by a loop or built by recursion); zy \
-             differentiates one whose shape is fixed where it is built \
-             (`Node(a, Node(b, nothing))`)",
+            "unsupported: the gradient through a value of type {} holding {what}, whose shape \
+             depends on the data (grown by a loop or built by recursion); zy differentiates an \
+             immutable one holding numbers and its own type, or one whose shape is fixed where \
+             it is built (`Node(a, Node(b, nothing))`)",
             v.ty
         ),
     ))
+}
+
+/// The recursive struct types in `t` (in its fields too, to any depth).
+fn recursive_structs(t: &Type, out: &mut Vec<Arc<zy_ir::StructType>>) {
+    match t {
+        Type::Struct(s) => {
+            if s.is_recursive() && !out.contains(s) {
+                out.push(s.clone());
+            }
+            s.fields.iter().for_each(|(_, f)| recursive_structs(f, out));
+        }
+        Type::Union(u) => u.members.iter().for_each(|m| recursive_structs(m, out)),
+        Type::Tuple(ts) | Type::Pullback(ts) => ts.iter().for_each(|t| recursive_structs(t, out)),
+        Type::NamedTuple(fs) => fs.iter().for_each(|(_, t)| recursive_structs(t, out)),
+        Type::Ref(t) | Type::Array(t, _) | Type::Adjoint(t) | Type::Stack(t) => {
+            recursive_structs(t, out)
+        }
+        _ => {}
+    }
+}
+
+/// Is the recursive struct `s` one whose gradient the AD builds: immutable, holding no object,
+/// its own type ([`Type::Recur`]) in its fields outside any other struct?
+fn differentiable_recursion(s: &zy_ir::StructType) -> bool {
+    fn inside_struct(t: &Type, s: &zy_ir::StructType) -> bool {
+        match t {
+            Type::Struct(f) => f.fields.iter().any(|(_, t)| mentions(t, s)),
+            Type::Union(u) => u.members.iter().any(|m| inside_struct(m, s)),
+            Type::Tuple(ts) => ts.iter().any(|t| inside_struct(t, s)),
+            _ => false,
+        }
+    }
+    fn mentions(t: &Type, s: &zy_ir::StructType) -> bool {
+        match t {
+            Type::Recur(n, ps) => s.is(n, ps),
+            Type::Union(u) => u.members.iter().any(|m| mentions(m, s)),
+            _ => t
+                .field_types()
+                .into_iter()
+                .flatten()
+                .any(|f| mentions(&f, s)),
+        }
+    }
+    !s.mutable
+        && s.fields
+            .iter()
+            .all(|(_, t)| !t.reaches_mutable() && !inside_struct(t, s))
 }
 
 /// The refusal of differentiating through a value of the array type `t` whose elements are

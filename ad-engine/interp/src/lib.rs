@@ -33,7 +33,8 @@ pub use machine::{
 pub use prim::factor;
 pub use prim::{
     eval_prim, extremum_f64, extremum_index, gemm_f64, gemm_f64_add, gemm_f64_op, is_blocked,
-    julia_eq, new_struct, sum_block, sum_block_len, sum_blocks, sum_f64, GEMM_DEPTH_BLOCK, LANES,
+    is_tangent_of, julia_eq, new_struct, sum_block, sum_block_len, sum_blocks, sum_f64,
+    GEMM_DEPTH_BLOCK, LANES,
 };
 pub use show::{show, summary, type_string};
 pub use value::{

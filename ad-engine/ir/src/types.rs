@@ -64,8 +64,8 @@ pub enum Type {
     /// Inside the fields of a recursive struct type named so (a list grown by a loop, a tree
     /// built by recursion on the data), that struct itself: `next::Union{Nothing, Node}` of a
     /// `Node` of any length is held as `Union{Nothing, Recur(Node)}`, the struct's name and
-    /// parameters. Reading a field unfolds it ([`Type::field`]). The JIT leaves such values to
-    /// the interpreter, and the AD refuses them by name.
+    /// parameters. Reading a field unfolds it ([`Type::field`]). In a tangent, the tangent of
+    /// that struct: the named tuple around it. The JIT leaves such values to the interpreter.
     Recur(Name, Arc<[Type]>),
 }
 
@@ -154,6 +154,23 @@ pub fn unfold(t: &Type, whole: &StructType) -> Type {
         Type::NamedTuple(fs) => {
             Type::NamedTuple(fs.iter().map(|(n, f)| (n.clone(), each(f))).collect())
         }
+        Type::Ref(e) => Type::Ref(Arc::new(each(e))),
+        Type::Array(e, n) => Type::Array(Arc::new(each(e)), *n),
+        _ => t.clone(),
+    }
+}
+
+/// `t` with its free [`Type::Recur`]s replaced by `whole`, the named tuple of a recursive
+/// struct's tangent holding `t` in a field. A tangent has no struct to bind its `Recur`, so the
+/// innermost named tuple around one binds it: `(val = Float64, next = Union{Nothing, Node})`
+/// is a `Node`'s tangent of any length, its `next` read as `Union{Nothing, (val = ..., next =
+/// ...)}`. A struct inside `t` binds its own.
+fn unfold_tangent(t: &Type, whole: &Type) -> Type {
+    let each = |t: &Type| unfold_tangent(t, whole);
+    match t {
+        Type::Recur(..) => whole.clone(),
+        Type::Union(u) => Type::union(u.name.clone(), u.members.iter().map(each).collect()),
+        Type::Tuple(ts) => Type::tuple(ts.iter().map(each)),
         Type::Ref(e) => Type::Ref(Arc::new(each(e))),
         Type::Array(e, n) => Type::Array(Arc::new(each(e)), *n),
         _ => t.clone(),
@@ -315,17 +332,19 @@ impl Type {
     }
 
     /// The type of field `i` (from 0) of a tuple, named tuple or struct, as a value read from it
-    /// has it: a recursive struct's own type in the field ([`Type::Recur`]) is the struct.
+    /// has it: a recursive struct's own type in the field ([`Type::Recur`]) is the struct, and
+    /// in the named tuple of such a struct's tangent, the named tuple.
     pub fn field(&self, i: usize) -> Option<Type> {
         let t = self.field_type(i)?;
         Some(match self {
             Type::Struct(s) if s.is_recursive() => unfold(t, s),
+            Type::NamedTuple(_) => unfold_tangent(t, self),
             _ => t.clone(),
         })
     }
 
     /// Does the type hold a [`Type::Recur`] anywhere (a struct whose shape depends on the
-    /// data, which the JIT and the AD do not handle)?
+    /// data, which the JIT leaves to the interpreter)?
     pub fn holds_recursion(&self) -> bool {
         match self {
             Type::Recur(..) => true,
@@ -407,8 +426,8 @@ pub fn tangent_type(t: &Type) -> Type {
         },
         // One of the members' tangents, whichever the value is.
         Type::Union(u) => u.map(tangent_type),
-        // The enclosing recursive struct's tangent, named for it (the AD refuses such a
-        // struct by name before it needs one).
+        // The enclosing recursive struct's tangent, the named tuple around it
+        // ([`Type::field`] unfolds it).
         Type::Recur(..) => t.clone(),
     }
 }
@@ -640,5 +659,39 @@ mod tests {
         let v = Type::Array(Arc::new(Type::Int64), 1);
         assert_eq!(tangent_type(&v), Type::Nothing);
         assert!(!v.is_differentiable());
+    }
+
+    #[test]
+    fn tangent_of_a_recursive_struct_unfolds_to_itself() {
+        // struct Node; val::Float64; next::Union{Node, Nothing}; end, of any length.
+        let node = StructType {
+            name: "Node".into(),
+            params: vec![],
+            fields: vec![],
+            mutable: false,
+            kind: StructKind::User,
+        };
+        let next = Type::union(
+            "Union{Nothing, Node}".into(),
+            vec![Type::Nothing, node.recur()],
+        );
+        let node = Type::Struct(Arc::new(StructType {
+            fields: vec![("val".into(), Type::Float64), ("next".into(), next)],
+            ..node
+        }));
+        let tan = tangent_type(&node);
+        assert_eq!(
+            tan.to_string(),
+            "(val = Float64, next = Tangent{Union{Nothing, Node}})"
+        );
+        // The tangent's `next` is `nothing` or the tangent itself, as the struct's is the struct.
+        let Some(Type::Union(u)) = tan.field(1) else {
+            panic!("{:?}", tan.field(1))
+        };
+        assert_eq!(u.members, vec![Type::Nothing, tan.clone()]);
+        let Some(Type::Union(u)) = node.field(1) else {
+            panic!("{:?}", node.field(1))
+        };
+        assert_eq!(u.members, vec![Type::Nothing, node]);
     }
 }

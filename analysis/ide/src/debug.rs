@@ -358,7 +358,7 @@ fn mismatch(x: &Value, t: &Value, part: Part) -> Option<String> {
         _ => zy_interp::type_string(w),
     };
     let got = t.julia_type();
-    if got != want {
+    if got != want && !zy_interp::is_tangent_of(t, &want) {
         let why = difference(&want, &got)
             .map(|d| format!(" ({d})"))
             .unwrap_or_default();

@@ -9,6 +9,7 @@
 //! pushforward of the pullback, so a closure held in a tape (a recursive call's) carries the
 //! tangent of everything its pullback will read.
 
+use std::hash::{Hash, Hasher};
 use std::sync::Arc;
 
 use zy_ir::{Block, Const, Function, Instance, Operand, Prim, Stmt, Terminator, Type};
@@ -131,7 +132,10 @@ pub fn call_pullback(
 
 /// `∂ᵇf⁻((tape, ṫape), (ȳ, ȳ̇)) = ∂→f⁻(tape, ṫape, ȳ, ȳ̇)` for the pullback `back` (`f⁻`, whose
 /// typed body is `func`), keyed as `make_pullback` names it, and the key of the pushforward
-/// `∂→f⁻` it calls (its argument types: a pullback's own key is not its arguments').
+/// `∂→f⁻` it calls (its argument types: a pullback's own key is not its arguments'). Two
+/// pullbacks of one function may take the same tape and `ȳ` (a synthesized union split's for
+/// each member it splits on, a `Split` of a `Leaf` or of a `Split` both giving a `Split`): the
+/// key's name carries a hash of the pullback's signature to tell them apart.
 pub fn dual_back(back: &Instance, func: &Function) -> (Arc<Instance>, Function, Arc<Instance>) {
     let name: zy_ir::Name = dual_back_name(&back.name).into();
     let inst = Arc::new(Instance {
@@ -162,8 +166,15 @@ pub fn dual_back(back: &Instance, func: &Function) -> (Arc<Instance>, Function, 
             call.push(f.push_stmt(e, get(2), dty, span).into());
         }
     }
+    let mut hasher = rustc_hash::FxHasher::default();
+    back.args.hash(&mut hasher);
+    let name = format!(
+        "{}_{:x}",
+        pushforward_instance(back).name,
+        hasher.finish() as u32
+    );
     let key = Arc::new(Instance {
-        name: pushforward_instance(back).name.clone(),
+        name: name.as_str().into(),
         method: back.method,
         args: call.iter().map(|a| f.operand_ty(a)).collect(),
     });

@@ -108,6 +108,8 @@ pub fn zero_tangent(e: &mut Emit, x: &Operand, ty: &Type) -> Option<Operand> {
         (Type::Array(..) | Type::Adjoint(_) | Type::Union(_), _) => {
             Some(e.prim(Prim::ZeroTangent, vec![x.clone()], dty))
         }
+        // Of a struct whose shape depends on the data (or of its tangent), shaped like it.
+        _ if ty.holds_recursion() => Some(e.prim(Prim::ZeroTangent, vec![x.clone()], dty)),
         (Type::Stack(_), _) => Some(e.prim(Prim::StackNew, vec![], dty)),
         (Type::Pullback(_), _) => Some(backs::unreached(e, ty)),
         (Type::Ref(inner), _) => {
@@ -798,6 +800,8 @@ pub fn add_pushforwards(
                 .or_insert_with(|| crate::mutates::may_mutate(prog, c))
         };
         let mut pf = pushforward_masked(&i, &active, &body, &globals, prog, &mut mutates)?;
+        // Named as keyed (a pullback's pushforward by its signature too, `backs::dual_back`).
+        pf.func.name = pinst.name.clone();
         pf.func.instance = Some(pinst.clone());
         prog.functions.insert(pinst, Arc::new(pf.func));
         work.extend(pf.callees.into_iter().map(|(c, mask)| {

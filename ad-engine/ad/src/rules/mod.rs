@@ -119,7 +119,7 @@ impl Emit<'_> {
 
     /// Field `i` (0-based) of a tuple or named tuple of type `ty`.
     pub fn field(&mut self, x: Operand, i: usize, ty: &Type) -> Operand {
-        let fty = ty.field_type(i).cloned().unwrap_or(Type::Nothing);
+        let fty = ty.field(i).unwrap_or(Type::Nothing);
         if fty == Type::Nothing {
             return Const::Nothing.into();
         }

@@ -12,6 +12,7 @@ mod reduce;
 mod scalar;
 pub mod strings;
 mod tangent;
+pub use tangent::is_tangent_of;
 mod twice;
 
 use zy_ir::{Prim, Type};
@@ -441,10 +442,14 @@ fn range_length(a: &Value, s: &Value, b: &Value) -> Result<Value, String> {
 }
 
 /// Is `v` of the concrete type `t`? A struct built with a fixed shape (a `Node` holding
-/// `nothing`) is also of its recursive type (a `Node` of any length), which is Julia's one type.
+/// `nothing`) is also of its recursive type (a `Node` of any length), which is Julia's one type,
+/// and its tangent, a named tuple as deep as it, of the recursive tangent (by its field names).
 fn of_type(v: &Value, t: &Type) -> bool {
     match (v.julia_type(), t) {
         (Type::Struct(a), Type::Struct(b)) if b.is_recursive() => b.is(&a.name, &a.params),
+        (Type::NamedTuple(a), Type::NamedTuple(b)) if t.holds_recursion() => {
+            a.iter().map(|(n, _)| n).eq(b.iter().map(|(n, _)| n))
+        }
         (a, t) => a == *t,
     }
 }

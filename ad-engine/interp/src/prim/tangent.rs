@@ -190,6 +190,23 @@ fn fits(t: &Type, v: &Value) -> bool {
     names(t).is_some() && names(t) == names(&vt) && (boxed(t) == (boxed(&vt) || primal_box))
 }
 
+/// Is the tangent `v` of the type `t`: of one of a union's members, and, where `t` holds a
+/// recursive struct's tangent ([`Type::Recur`]), a named tuple as deep as the data whose every
+/// field is of the field's type as read ([`Type::field`])?
+pub fn is_tangent_of(v: &Value, t: &Type) -> bool {
+    match (v, t) {
+        (_, Type::Union(u)) => u.members.iter().any(|m| is_tangent_of(v, m)),
+        (Value::NamedTuple(names, vs), Type::NamedTuple(fs)) if t.holds_recursion() => {
+            names.iter().eq(fs.iter().map(|(n, _)| n))
+                && vs
+                    .iter()
+                    .enumerate()
+                    .all(|(i, x)| t.field(i).is_some_and(|ft| is_tangent_of(x, &ft)))
+        }
+        _ => v.julia_type() == *t,
+    }
+}
+
 /// `accum(a, b)`: tangent addition. `nothing` is the identity; numbers add; tuples and named
 /// tuples add elementwise; arrays of one shape add elementwise into a new array.
 pub fn accum(a: &Value, b: &Value) -> Result<Value, String> {
