@@ -455,7 +455,8 @@ fn forward_pass(
                 }
             }
         }
-        let call = |c: &BlockCall| fwd_call(cx, f, b, c, &map, &shadow, &incs);
+        let empties = empty_union_shadows(cx, &mut sb, b, &shadow);
+        let call = |c: &BlockCall| fwd_call(cx, f, b, c, &map, &shadow, &incs, &empties);
         // The forward function installs the same handlers; the edge into a handler passes the
         // predecessor index as any jump does.
         let term = data.term.map(&|x| mapped(&map, x), &call);
@@ -613,9 +614,42 @@ fn mapped(map: &FxHashMap<Value, Operand>, op: &Operand) -> Operand {
     }
 }
 
-/// The forward jump for primal jump `c` out of `from`: each φ argument followed by its shadow,
-/// then the predecessor index for `br#` or the iteration count for `iter#` (`incs`: the
-/// incremented counts computed in a latch).
+/// The shadows of φ arguments out of block `b` that have none (a number, or a constant, passed
+/// to a local of a union with an array member: `Union{Float64, Vector{Float64}}`), keyed by
+/// the target block and the parameter's index: `nothing` tagged as the union's shadow, made at
+/// the end of `b`, where the jump's arguments are.
+fn empty_union_shadows(
+    cx: &Cx,
+    sb: &mut SsaBuilder,
+    b: Block,
+    shadow: &FxHashMap<Value, Operand>,
+) -> FxHashMap<(Block, usize), Operand> {
+    let f = cx.f;
+    let mut out = FxHashMap::default();
+    for c in f.block(b).term.calls() {
+        for (i, (p, a)) in f.block(c.block).params.iter().zip(&c.args).enumerate() {
+            let fty = fdata_type(f.ty(*p));
+            let Type::Union(u) = &fty else { continue };
+            let missing = a.as_value().is_none_or(|v| !shadow.contains_key(&v));
+            if missing && !is_undef(f, a) && u.members.contains(&Type::Nothing) {
+                let mut e = Emit {
+                    bcast: None,
+                    b: &mut *sb,
+                    block: b,
+                    span: Span::default(),
+                };
+                let empty = e.prim(Prim::UnionConvert, vec![Const::Nothing.into()], fty.clone());
+                out.insert((c.block, i), empty);
+            }
+        }
+    }
+    out
+}
+
+/// The forward jump for primal jump `c` out of `from`: each φ argument followed by its shadow
+/// (`empties`: those [`empty_union_shadows`] made), then the predecessor index for `br#` or
+/// the iteration count for `iter#` (`incs`: the incremented counts computed in a latch).
+#[allow(clippy::too_many_arguments)]
 fn fwd_call(
     cx: &Cx,
     f: &Function,
@@ -624,15 +658,17 @@ fn fwd_call(
     map: &FxHashMap<Value, Operand>,
     shadow: &FxHashMap<Value, Operand>,
     incs: &FxHashMap<Block, Operand>,
+    empties: &FxHashMap<(Block, usize), Operand>,
 ) -> BlockCall {
     let mut args = Vec::new();
-    for (p, a) in f.block(c.block).params.iter().zip(&c.args) {
+    for (i, (p, a)) in f.block(c.block).params.iter().zip(&c.args).enumerate() {
         args.push(mapped(map, a));
         if has_fdata(f.ty(*p)) {
             let s = a.as_value().and_then(|v| shadow.get(&v).cloned());
             // An unassigned local's shadow is as undefined as the local (a `Ref` made in one
             // arm of a conditional only): `undef` vanishes in the join.
             let s = s.or_else(|| is_undef(f, a).then(|| mapped(map, a)));
+            let s = s.or_else(|| empties.get(&(c.block, i)).cloned());
             args.push(s.unwrap_or(Const::Nothing.into()));
         }
     }

@@ -269,11 +269,23 @@ pub fn elem_slot(elem: &Type) -> Result<Slot, JitError> {
 }
 
 /// Array elements the interpreter runs by design: strings, symbols known only at run time,
-/// caught exceptions, values of an abstract type one of whose structs is not storable.
+/// caught exceptions, values of an abstract type one of whose structs is not storable, and
+/// elements of Julia's `Any`, `Real` or `Number` (numbers each of its own type, and their
+/// gradients, which compiled code would read as unset where a member has none).
 fn interpreted(t: &Type) -> bool {
     matches!(t, Type::String | Type::Exception)
         || t.is_any_symbol()
         || matches!(t, Type::Union(_)) && !stored_by_reference(t)
+        || matches!(t, Type::Union(u) if is_open(&u.name))
+}
+
+/// Is a union named `name` Julia's open abstract type held as numbers, or its tangent?
+fn is_open(name: &str) -> bool {
+    let name = name
+        .strip_prefix("Tangent{")
+        .and_then(|n| n.strip_suffix('}'))
+        .unwrap_or(name);
+    matches!(name, "Any" | "Real" | "Number")
 }
 
 /// The storage of one array element. Numbers are stored packed (`Float64`, `Int64` in 8 bytes,

@@ -541,11 +541,18 @@ impl<'a> Cx<'a> {
         given: &[Type],
         args: &[Val],
     ) -> Result<Val, Fail> {
+        let held: Vec<Type> = args.iter().map(|a| a.ty.clone()).collect();
         let elem = match given {
-            [Type::Function(t)] => crate::type_values::ref_content_of(t, self.program),
+            [Type::Function(t)] => crate::type_values::ref_content_of(t, self.program)
+                .or_else(|| crate::open::open_union(t, &held)),
             _ => None,
         };
         let (Some(elem), [x]) = (elem, args) else {
+            if let ([Type::Function(t)], [x]) = (given, args) {
+                if crate::open::is_open(t) {
+                    return Err(Fail::unsupported(crate::open::refusal(t, &x.ty)));
+                }
+            }
             return Err(Fail::unsupported(format!(
                 "`Ref{{...}}` with the parameters {} (only `Ref{{T}}(x)` of one concrete type `T`, \
                  or of `Union{{Nothing, T}}` of a number type, whose content keeps that type)",

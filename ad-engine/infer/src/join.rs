@@ -8,7 +8,8 @@ use zy_ir::{Name, StructKind, StructType, Type};
 /// with `Float64` (`c > 0 ? 5.0 : 5`, `s = 0` before `s += x[i]`) gives Julia's
 /// `Union{Float64, Int64}`, `Bool` with another number that number (where Julia keeps
 /// `Union{Bool, T}`: a known difference); a union joins with any of its members to itself.
-/// `nothing` and values of the program's structs join as [`unions`] says. `None` is a conflict.
+/// `nothing` and values of the program's structs join as [`unions`] says, numbers, `nothing`
+/// and arrays of numbers as [`numbers_or_arrays`] says. `None` is a conflict.
 pub(crate) fn join(a: &Type, b: &Type) -> Option<Type> {
     match (a, b) {
         _ if a == b => Some(a.clone()),
@@ -18,8 +19,35 @@ pub(crate) fn join(a: &Type, b: &Type) -> Option<Type> {
         (Type::Union(u), t) | (t, Type::Union(u)) if u.members.contains(t) => {
             Some(Type::Union(u.clone()))
         }
-        _ => unions(&[a.clone(), b.clone()]),
+        _ => unions(&[a.clone(), b.clone()]).or_else(|| numbers_or_arrays(a, b)),
     }
+}
+
+/// Julia's union of a number and an array of numbers (`rho = n > 2 ? sum(x) : x`, a
+/// `Union{Float64, Vector{Float64}}`), with `nothing` too (an `if` without `else`), or of two
+/// such unions: each use splits on the member held, as for `Union{Float64, Int64}`.
+fn numbers_or_arrays(a: &Type, b: &Type) -> Option<Type> {
+    let mut members = Vec::new();
+    for t in [a, b] {
+        match t {
+            Type::Union(u) if u.is_julias() => members.extend(u.members.iter().cloned()),
+            t => members.push(t.clone()),
+        }
+    }
+    let array = |t: &Type| matches!(t, Type::Array(e, _) if e.is_number());
+    let plain = |t: &Type| matches!(t, Type::Float64 | Type::Int64 | Type::Nothing);
+    if !members.iter().all(|t| plain(t) || array(t)) || !members.iter().any(array) {
+        return None;
+    }
+    members.sort();
+    members.dedup();
+    // Julia shows `nothing` first, then numbers, then arrays.
+    let rank = |t: &Type| (*t != Type::Nothing, array(t), t.to_string());
+    let mut shown = members.clone();
+    shown.sort_by_key(rank);
+    let names: Vec<String> = shown.iter().map(ToString::to_string).collect();
+    let name = format!("Union{{{}}}", names.join(", "));
+    Some(Type::union(name.as_str().into(), members))
 }
 
 /// The join of `nothing` and values of the program's structs (and Julia's unions of them):

@@ -33,6 +33,7 @@ mod iterate;
 mod join;
 mod keywords;
 mod known;
+mod open;
 mod pattern;
 mod peel;
 mod plan;

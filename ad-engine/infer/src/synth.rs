@@ -92,6 +92,9 @@ fn split_join(
     if let Some(types) = types_of(callee, results) {
         return Ok(types);
     }
+    if let Some(open) = crate::open::split_result(u, results) {
+        return Ok(open);
+    }
     let mut ret = Type::Bottom;
     for t in results {
         let joined = crate::join::join(&ret, t).or_else(|| {

@@ -127,6 +127,9 @@ pub(crate) fn convert(b: &mut PlanBuilder, v: Val, to: &Type) -> Result<Val, Fai
                 v.ty
             )));
         }
+        (t, Type::Union(u)) if crate::open::is_open(&u.name) => {
+            return Err(Fail::unsupported(crate::open::refusal(&u.name, t)));
+        }
         (Type::Bool | Type::Float64, Type::Int64) => Prim::ToInt,
         (Type::Array(e, n), Type::Array(f, m))
             if n == m && **f == Type::Float64 && e.is_number() =>

@@ -3171,6 +3171,19 @@ end
 >=(x::Rational, y::Union{Rational, Integer}) = y <= x
 >(x::Integer, y::Rational) = y < x
 >=(x::Integer, y::Rational) = y <= x
+isless(x::Rational, y::Union{Rational, Integer}) = x < y
+isless(x::Integer, y::Rational) = x < y
+
+# `min` and `max` of a rational and an integer: both as `Rational{Int64}` (Julia's promotion);
+# beside a float, both as Float64.
+min(x::Rational, y::Union{Rational, Integer}) = _isless_min(x, Rational(y))
+min(x::Integer, y::Rational) = _isless_min(Rational(x), y)
+max(x::Rational, y::Union{Rational, Integer}) = _isless_max(x, Rational(y))
+max(x::Integer, y::Rational) = _isless_max(Rational(x), y)
+min(x::Rational, y::Float64) = min(float(x), y)
+min(x::Float64, y::Rational) = min(x, float(y))
+max(x::Rational, y::Float64) = max(float(x), y)
+max(x::Float64, y::Rational) = max(x, float(y))
 
 # A Float64 and a rational compared exactly, as Julia compares them (by `decompose` and
 # `widemul`, without rounding `q` to a float); a NaN is unordered.

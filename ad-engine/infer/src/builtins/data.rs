@@ -611,7 +611,10 @@ pub(crate) fn typed_literal(cx: &Cx, name: &str, args: &[Val]) -> Option<Fail> {
         return None;
     }
     let what = match cx.program.structs.get(t) {
-        _ if &**t == "Any" => "an array of element type Any".to_string(),
+        _ if crate::open::is_open(t) => {
+            let other = types(&args[1..]).into_iter().find(|a| !a.is_number());
+            crate::open::refusal(t, &other.unwrap_or(Type::Nothing))
+        }
         Some(def) if def.is_abstract => abstract_elements(t),
         Some(def) if def.kind == StructKind::User => struct_elements(t),
         _ => return None,
@@ -702,12 +705,14 @@ pub(crate) fn typed_vect(
     let (Type::Function(t), "getindex") = (&args.first()?.ty, name) else {
         return None;
     };
-    let elem = typed_elem(cx, t).or_else(|| {
-        let def = cx.program.structs.get(t.as_ref())?;
-        let held = types(&args[1..]);
-        (def.is_abstract && !is_library(&def.name))
-            .then(|| crate::dispatch::observed_union(cx.program, &def.name, &held))?
-    })?;
+    let held = types(&args[1..]);
+    let elem = typed_elem(cx, t)
+        .or_else(|| {
+            let def = cx.program.structs.get(t.as_ref())?;
+            (def.is_abstract && !is_library(&def.name))
+                .then(|| crate::dispatch::observed_union(cx.program, &def.name, &held))?
+        })
+        .or_else(|| crate::open::open_union(t, &held))?;
     Some((|| {
         let vals = args[1..]
             .iter()

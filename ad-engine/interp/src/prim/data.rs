@@ -172,16 +172,12 @@ pub fn ref_get(args: &[Value]) -> Result<Value, String> {
     }
 }
 
-/// `r[] = v`: converts a number `v` to the type of the number held; returns `v`. (Another
-/// value is stored as it is: a `Ref{Union{Nothing, Float64}}` holds either.)
+/// `r[] = v`: stores `v`, which inference has converted to the `Ref`'s content type (a
+/// `Ref{Any}` holds each number with its own type); returns `v`.
 pub fn ref_set(args: &[Value]) -> Result<Value, String> {
     match args {
         [Value::Ref(r), v] => {
-            let converted = match r.borrow().number_elem() {
-                Some(e) if v.number_elem().is_some() => convert_to(&e.ty(), v)?,
-                _ => v.clone(),
-            };
-            *r.borrow_mut() = converted;
+            *r.borrow_mut() = v.clone();
             Ok(v.clone())
         }
         _ => Err(method_error("setindex!", args)),
