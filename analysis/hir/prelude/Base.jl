@@ -5593,12 +5593,12 @@ collect(s::RowSlices) = _collect_slices()
 collect(s::ColumnSlices) = _collect_slices()
 _collect_slices() = error("unsupported: `collect` of `eachrow`/`eachcol`/`eachslice` (Julia's Vector of views); index the slices (`s[j]`), loop over them, or collect copies with `map(copy, s)`")
 
-# `reduce(vcat, [a, b, ...])` of a literal (lowered so): with a row among the elements, Julia's
-# result `vcat(a, b, ...)` without the vector of rows, which zy's arrays do not hold; else the
-# reduce of the literal.
+# `reduce(vcat, [a, b, ...])` of a literal (lowered so): with a row or a transposed matrix among
+# the elements (`x'`, `transpose(x)`, `A'`), Julia's result `vcat(a, b, ...)` without the
+# vector of these wrappers, which zy's arrays do not hold; else the reduce of the literal.
 _reduce_cat(cat, xs...) = _reduce_cat_rows(_has_row(xs...), cat, xs...)
 _has_row() = Val(false)
-_has_row(x::Adjoint, xs...) = Val(true)
+_has_row(x::Union{Adjoint, Transpose, AdjointMatrix, TransposeMatrix}, xs...) = Val(true)
 _has_row(x, xs...) = _has_row(xs...)
 _reduce_cat_rows(::Val{true}, cat, xs...) = cat(xs...)
 _reduce_cat_rows(::Val{false}, cat, xs...) = reduce(cat, [xs...])
