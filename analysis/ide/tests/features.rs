@@ -965,7 +965,7 @@ f(x) = abs$02(x)
 "#,
         expect![[r#"
             <zy>/prelude/Base.jl (prelude) 419..423: abs2
-            <zy>/prelude/Base.jl (prelude) 284940..284944: abs2
+            <zy>/prelude/Base.jl (prelude) 287613..287617: abs2
         "#]],
     );
 }
