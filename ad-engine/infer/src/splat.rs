@@ -26,6 +26,11 @@ impl Cx<'_> {
         let Some((callee, values)) = rest.split_first() else {
             return Err(Fail::unsupported("malformed splatting call"));
         };
+        if let ([Const::Bool(true)], [s]) = (flags.as_ref(), values) {
+            if is_slices(&s.ty) && is_cat(callee) {
+                return self.splat_vector(b, callee, s);
+            }
+        }
         let values = flags
             .iter()
             .zip(values)
@@ -112,7 +117,8 @@ impl Cx<'_> {
         }
     }
 
-    /// `f(x...)` of a vector `x` alone: Julia splats it at run time. The folds `+`, `*`,
+    /// `f(x...)` of a vector `x` alone (or of the rows or columns `vcat`/`hcat` splat, which
+    /// the library concatenates without a vector of views): Julia splats it at run time. The folds `+`, `*`,
     /// `max`, `min` (`Base._splat_fold`), `vcat`/`hcat` (`Base._splat_vcat`, `_splat_hcat`),
     /// `string` (`Base._splat_string`), `[x...]` (a copy), and a function whose methods all
     /// take one number `n` of arguments: `length(x)` checked to be `n` (`Base._splat_arity`),
@@ -262,4 +268,14 @@ impl Cx<'_> {
 /// Lowering's keyword call `f(xs...; kw)`, whose keyword names are constants a tuple would lose.
 fn is_kwcall(callee: &Val) -> bool {
     matches!(&callee.konst, Some(Const::Func(n)) if &**n == "Base.kwcall")
+}
+
+/// `eachrow(A)` or `eachcol(A)`: Base's `RowSlices`, `ColumnSlices`.
+fn is_slices(t: &Type) -> bool {
+    matches!(t, Type::Struct(s) if matches!(&*s.name, "Base.RowSlices" | "Base.ColumnSlices"))
+}
+
+/// Is `f` Base's `vcat` or `hcat`?
+fn is_cat(f: &Val) -> bool {
+    matches!(&f.konst, Some(Const::Func(n)) if matches!(n.strip_prefix("Base.").unwrap_or(n), "vcat" | "hcat"))
 }

@@ -104,9 +104,14 @@ impl Caught {
             // `DomainError with <val>: <msg>`.
             ("DomainError", "val" | "msg") => {
                 let body = rest.strip_prefix(" with ").unwrap_or(rest);
-                let (val, msg) = body.split_once(": ").unwrap_or((body, ""));
+                let (val, msg) = body
+                    .split_once(": ")
+                    .map_or((body, None), |(v, m)| (v, Some(m)));
                 if field == "msg" {
-                    return Ok(Value::Str(msg.into()));
+                    // `DomainError(x)` leaves `msg` undefined.
+                    return msg
+                        .map(|m| Value::Str(m.into()))
+                        .ok_or_else(|| "UndefRefError: access to undefined reference".to_string());
                 }
                 match val.parse::<f64>() {
                     Ok(x) => Ok(Value::F64(x)),

@@ -918,6 +918,40 @@ prod(g::Generator) = _gen_fold(*, identity, g.f, g.iter)
 maximum(g::Generator) = _gen_fold(max, identity, g.f, g.iter)
 minimum(g::Generator) = _gen_fold(min, identity, g.f, g.iter)
 
+# `reduce(op, g)`, `foldl(op, g)`, `mapreduce(f, op, g)`, `mapfoldl(f, op, g)` of a generator:
+# Julia's `mapfoldl`, from the left, its first value as `reduce_first` takes it (a Bool added
+# is an Int; `reduce(vcat, (x' for x in xs))` starts from the first row itself); with `init`
+# the fold starts from `init`, which an empty generator gives.
+reduce(op, g::Generator; init = _InitialValue()) = _gen_reduce(op, init, g.f, g.iter)
+foldl(op, g::Generator; init = _InitialValue()) = _gen_reduce(op, init, g.f, g.iter)
+mapreduce(f, op, g::Generator; init = _InitialValue()) = _gen_reduce(op, init, x -> f(g.f(x)), g.iter)
+mapfoldl(f, op, g::Generator; init = _InitialValue()) = _gen_reduce(op, init, x -> f(g.f(x)), g.iter)
+_gen_reduce(op, ::_InitialValue, f, it) = _gen_fold(op, y -> _reduce_first(op, y), f, it)
+_gen_reduce(op, init, f, it) = _gen_fold_init(op, init, f, it)
+_reduce_first(op, y) = y
+_reduce_first(::typeof(+), y) = _gen_sum_first(y)
+
+function _gen_fold_init(op, init, f, it)
+    acc = init
+    for k in 1:length(it)
+        acc = op(acc, f(_gen_elem(it, k)))
+    end
+    return acc
+end
+
+function _gen_fold_init(op, init, f, it::Filter)
+    acc = init
+    n = length(it.iter)
+    k = _gen_next(it, 1)
+    while k <= n
+        acc = op(acc, f(_gen_elem(it.iter, k)))
+        k = _gen_next(it, k + 1)
+    end
+    return acc
+end
+
+_gen_fold_init(op, init, f, it::Tuple) = _foldl_tuple(op, init, map(f, it)...)
+
 # With a function: the reduction of the generator of `f` composed with the generator's own.
 sum(f, g::Generator) = sum(Generator(x -> f(g.f(x)), g.iter))
 prod(f, g::Generator) = prod(Generator(x -> f(g.f(x)), g.iter))
@@ -5606,6 +5640,30 @@ sum(s::ColumnSlices) = _slices_sum(s)
 collect(s::RowSlices) = _collect_slices()
 collect(s::ColumnSlices) = _collect_slices()
 _collect_slices() = error("unsupported: `collect` of `eachrow`/`eachcol`/`eachslice` (Julia's Vector of views); index the slices (`s[j]`), loop over them, or collect copies with `map(copy, s)`")
+
+# `reduce(vcat, [a, b, ...])` of a literal (lowered so): with a row or a transposed matrix among
+# the elements (`x'`, `transpose(x)`, `A'`), Julia's result `vcat(a, b, ...)` without the
+# vector of these wrappers, which zy's arrays do not hold; else the reduce of the literal.
+_reduce_cat(cat, xs...) = _reduce_cat_rows(_has_row(xs...), cat, xs...)
+_has_row() = Val(false)
+_has_row(x::Union{Adjoint, Transpose, AdjointMatrix, TransposeMatrix}, xs...) = Val(true)
+_has_row(x, xs...) = _has_row(xs...)
+_reduce_cat_rows(::Val{true}, cat, xs...) = cat(xs...)
+_reduce_cat_rows(::Val{false}, cat, xs...) = reduce(cat, [xs...])
+
+# `hcat(eachcol(A)...)`, `vcat(eachrow(A)...)`: Julia splats the views, then concatenates
+# them; zy concatenates copies of them one by one (no vector of views is made). `hcat()` of no
+# slices is Julia's `Any[]`, which zy does not hold.
+_splat_vcat(s::Union{RowSlices, ColumnSlices}) = _slices_cat(vcat, s)
+_splat_hcat(s::Union{RowSlices, ColumnSlices}) = _slices_cat(hcat, s)
+function _slices_cat(cat, s)
+    length(s) == 0 && error("unsupported: splatting no slices into `vcat`/`hcat` (Julia's `Any[]`)")
+    acc = cat(collect(s[1]))
+    for k in 2:length(s)
+        acc = cat(acc, collect(s[k]))
+    end
+    return acc
+end
 
 function _slices_sum(s)
     length(s) == 0 && throw(ArgumentError("reducing over an empty collection is not allowed; consider supplying `init` to the reducer"))

@@ -373,6 +373,8 @@ function _cholesky_solve(L, b)
     return _solve_square(_transpose_copy(T), _solve_square(T, b))
 end
 
+# `inv(C)`: the inverse of `A = L U` as a dense matrix, by the two solves of `C \ I`.
+inv(C::Cholesky) = (n = size(C.L, 1); C \ Matrix(1.0I, n, n))
 det(C::Cholesky) = prod(diag(C.L))^2
 logdet(C::Cholesky) = 2.0 * sum(log, diag(C.L))
 

@@ -48,6 +48,12 @@ pub const HOOKS: &[Hooks] = &[
         triggers: &["Base.Val"],
         hooks: &[],
     },
+    // `reduce(vcat, [a, b])` of a literal is lowered to a call of `Base._reduce_cat`, which the
+    // item then names: a trigger of nothing more.
+    Hooks {
+        triggers: &["Base._reduce_cat"],
+        hooks: &[],
+    },
     // `!x` of a Bool known from the types (`l !== nothing`) is known (inference's `body`): only
     // code calling `!` has one, so the name is a trigger of nothing more.
     Hooks {

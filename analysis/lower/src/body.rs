@@ -583,6 +583,9 @@ impl<'c, 'a> BodyLowerer<'c, 'a> {
         if args.iter().any(|a| matches!(a.kind, ExprKind::Splat(_))) {
             return self.splat_call(callee, args, r);
         }
+        if let Some(cat) = self.reduce_cat_literal(callee, args, r) {
+            return cat;
+        }
         // `"x = $x"`: Julia's `string("x = ", x)`.
         if matches!(&callee.kind, ExprKind::Ident(n) if n == INTERPOLATION) {
             let parts = self.all(args);
@@ -602,6 +605,36 @@ impl<'c, 'a> BodyLowerer<'c, 'a> {
                 self.emit(Op::CallValue, all, r).into()
             }
         }
+    }
+
+    /// `reduce(vcat, [a, b, ...])` and `reduce(hcat, [a, b, ...])` of a literal with two or more
+    /// elements: the prelude's `_reduce_cat(vcat, a, b, ...)`, which is `vcat(a, b, ...)` (Julia's
+    /// result) when a row is among them, so the vector of rows (`[x', 2x']`), which a zy array
+    /// cannot hold, is never built, and `reduce` of the literal otherwise.
+    fn reduce_cat_literal(
+        &mut self,
+        callee: &Expr,
+        args: &[Expr],
+        r: TextRange,
+    ) -> Option<Operand> {
+        let (ExprKind::Ident(reduce), [op, list]) = (&callee.kind, args) else {
+            return None;
+        };
+        let (ExprKind::Ident(cat), ExprKind::Vect(items)) = (&op.kind, &list.kind) else {
+            return None;
+        };
+        if reduce != "reduce"
+            || !matches!(cat.as_str(), "vcat" | "hcat")
+            || self.is_local(callee)
+            || self.is_local(op)
+            || items.is_empty()
+            || has_splat(items)
+        {
+            return None;
+        }
+        let mut operands = vec![Const::Func(cat.as_str().into()).into()];
+        operands.extend(self.all(items));
+        Some(self.call("Base._reduce_cat", operands, r))
     }
 
     /// Is `callee` Base's `+` or `*` (not a local of that name)?
@@ -733,6 +766,9 @@ impl<'c, 'a> BodyLowerer<'c, 'a> {
                 let parts = message_parts(message)?;
                 Some(self.exception(ty, std::slice::from_ref(value), parts, arg.range))
             }
+            ("DomainError", [value]) => {
+                Some(self.exception(ty, std::slice::from_ref(value), &[], arg.range))
+            }
             // Julia shows it as `InexactError: f(T, x)`, or `T(x)` where `f` is `T`'s name.
             ("InexactError", [func, target, value]) => {
                 let ExprKind::Symbol(f) = &func.kind else {
@@ -792,12 +828,14 @@ impl<'c, 'a> BodyLowerer<'c, 'a> {
             ("DivideError", []) => (args, fixed("integer division error")),
             ("EOFError", []) => (args, fixed("read end of file")),
             ("UndefRefError", []) => (args, fixed("access to undefined reference")),
-            ("KeyError" | "SingularException", [_]) | ("DomainError", [_, _]) => (args, None),
+            ("KeyError" | "SingularException" | "DomainError", [_]) | ("DomainError", [_, _]) => {
+                (args, None)
+            }
             (ty, _) if NOT_VALUES.contains(&ty) => {
                 let message = format!(
                     "unsupported: `{ty}(...)` as a value (zy makes `ArgumentError(msg)`, \
                      `AssertionError(msg)`, `DimensionMismatch(msg)`, `ErrorException(msg)`, \
-                     `OverflowError(msg)`, `DomainError(x, msg)`, `KeyError(k)`, `DivideError()`, \
+                     `OverflowError(msg)`, `DomainError(x[, msg])`, `KeyError(k)`, `DivideError()`, \
                      `EOFError()`; a `catch` receives the others as the runtime raises them)"
                 );
                 return Some(self.fail(r, "unsupported", message));

@@ -584,6 +584,10 @@ pub(crate) fn call(
             cx.call_named(b, &"Base._uniform_matrix".into(), args)
         }
         ("Matrix", [x]) if matches!(&x.ty, Type::Array(_, 2)) => array::call(b, "copy", args),
+        // `Matrix(x')` of a row: the 1×n matrix `collect` makes.
+        ("Matrix", [x]) if matches!(&x.ty, Type::Adjoint(_)) => {
+            cx.call_named(b, &"Base.collect".into(), args)
+        }
         ("Matrix", _) => Err(no_method(
             name,
             &crate::value::types(&args),

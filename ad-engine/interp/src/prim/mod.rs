@@ -340,6 +340,8 @@ fn exception_message(exception: &str, parts: &[Value]) -> String {
             .collect()
     };
     match (exception, parts) {
+        // `DomainError(x)` has no message: Julia shows the value alone.
+        ("DomainError", [value]) => format!("DomainError with {}", show(value)),
         ("DomainError", [value, message @ ..]) => {
             format!("DomainError with {}: {}", show(value), text(message))
         }
