@@ -49,6 +49,20 @@ pub fn driver(
             format!("gradient of a non-scalar result ({})", func.ret),
         ));
     }
+    // A union holding an array and a number (`Union{Float64, Vector{Float64}}`) has its
+    // shadow boxed for one member and not for the other: `combine` has no run-time branch to
+    // tell them apart. Such a union is an argument only of a generated union split, which
+    // the gradient of a user's call differentiates through its caller, never as a root.
+    if let Some(&a) = func.args().iter().find(|&&a| mixes_arrays(func.ty(a))) {
+        return Err(AdError::new(
+            func.span,
+            format!(
+                "cannot differentiate `{}` with respect to an argument of type {} directly",
+                func.name,
+                func.ty(a)
+            ),
+        ));
+    }
     let act = shadows.activity(func);
     let dinst = names::driver_instance(inst);
     let mut out = Function::new(dinst.name.clone(), func.span);
@@ -617,6 +631,11 @@ fn unbox_slot(e: &mut Emit, slot: Operand, ty: &Type) -> Operand {
 }
 
 /// The full tangent of a value of type `ty` from its shadow `s` and rdata `r`.
+/// Is `t` a union with an array member (whose shadow is the array's, not a box)?
+fn mixes_arrays(t: &Type) -> bool {
+    matches!(t, Type::Union(u) if u.members.iter().any(|m| matches!(m, Type::Array(..) | Type::Adjoint(_))))
+}
+
 fn combine(e: &mut Emit, s: Option<Operand>, r: Operand, ty: &Type) -> Operand {
     let tty = tangent_type(ty);
     let Some(s) = s.filter(|_| has_fdata(ty)) else {
