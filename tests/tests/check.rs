@@ -176,8 +176,8 @@ fn a_files_own_tests_run_and_fail_as_julia_reports() {
         fixtures/lints/test_failed.jl:21:5 error test-failed Unexpected Pass: Expression: sq(2.0) == 4.0, Got correct result, please change to @test if no longer broken
         fixtures/lints/test_failed.jl:23:5 error test-failed Error During Test: Expression evaluated to non-Boolean: sq(x), Value: 1.0
         fixtures/lints/test_failed.jl:29:5 error test-failed Error During Test: Expression: grow!(v) == 3, threw: UndefVarError: `grow!` not defined
-        fixtures/testsets.jl:19:1 note test-not-run zy cannot run this test: unsupported: anonymous functions in a call string
-        fixtures/testsets.jl:46:9 note test-not-run zy runs a testset's tests written as its statements, not those inside a loop or a condition
+        fixtures/testsets.jl:20:1 note test-not-run zy cannot run this test: unsupported: anonymous functions in a call string
+        fixtures/testsets.jl:47:9 note test-not-run zy runs a testset's tests written as its statements, not those inside a loop or a condition
     "#]]
     .assert_eq(&messages(&json(&out)));
 }
