@@ -292,7 +292,12 @@ mod tests {
             join(&Type::Bottom, &Type::vector_f64()),
             Some(Type::vector_f64())
         );
-        assert_eq!(join(&Type::Int64, &Type::vector_f64()), None);
+        // A number on one path and an array of numbers on another: Julia's union.
+        assert_eq!(
+            join(&Type::Int64, &Type::vector_f64()).map(|t| t.to_string()),
+            Some("Union{Int64, Vector{Float64}}".to_string())
+        );
+        assert_eq!(join(&Type::String, &Type::vector_f64()), None);
         let t = Type::tuple([Type::tuple([Type::Float64])]);
         assert_eq!(depth(&t), 3);
     }

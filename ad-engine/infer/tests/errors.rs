@@ -8,13 +8,13 @@ use zy_ir::{Op, Program, Type};
 
 #[test]
 fn type_conflict_names_the_variable_and_both_types() {
-    // x = c ? 1 : [1.0]; return x
+    // x = c ? :a : [1.0]; return x (a number and an array of numbers join: Julia's union)
     let mut b = Fb::new("f", &["c"]);
     let c = b.arg(0);
     let (t, e, j) = (b.block(), b.block(), b.block());
     b.branch(c, t, vec![], e, vec![]);
     b.at(t);
-    b.jump(j, vec![int(1)]);
+    b.jump(j, vec![sym("a")]);
     b.at(e);
     let v = b.call("vect", vec![float(1.0)]);
     b.jump(j, vec![v]);
@@ -24,7 +24,7 @@ fn type_conflict_names_the_variable_and_both_types() {
     let mut p = Program::default();
     define(&mut p, b.done());
     expect![[r#"
-        error[type-conflict] at 150..155: type conflict: `x` is Int64 on one path and Vector{Float64} on another
+        error[type-conflict] at 150..155: type conflict: `x` is Symbol on one path and Vector{Float64} on another
     "#]]
     .assert_eq(&errs(&p, "f", &[Type::Bool]));
 }
