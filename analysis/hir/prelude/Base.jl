@@ -2856,7 +2856,7 @@ end
 The exact fraction `num//den`, reduced, with `den >= 0`; built by `n // d` or `Rational(n, d)`.
 zy's rationals have Int64 parts.
 """
-struct Rational{T<:Integer}
+struct Rational{T<:Integer} <: Real
     num::T
     den::T
     # Julia's `unsafe_rational`: the parts as given (already reduced, `den >= 0`).

@@ -533,14 +533,14 @@ pub(crate) fn retyped_field(cx: &Cx, name: &str, args: &[Val]) -> Option<Fail> {
     )))
 }
 
-/// The element type of an array literal: numbers promote, other elements must agree.
+/// The element type of an array literal: numbers promote, other elements must agree; `[]` holds
+/// `Any`.
 fn literal_elem(elems: &[Val]) -> Result<Type, Fail> {
     plain_values(elems)?;
     let Some(first) = elems.first() else {
-        return Err(Fail::unsupported(
-            "empty array literal `[]` (its element type would be Any); write `Float64[]` (or \
-             `Int[]`, `Bool[]`) instead",
-        ));
+        // `[]` is Julia's `Any[]`: a `Vector{Any}`, holding numbers each of its own type.
+        return crate::open::open_union("Any", &[])
+            .ok_or_else(|| Fail::unsupported("empty array literal `[]`"));
     };
     // Symbols: a `Vector{Symbol}` of symbols known only at run time.
     let mut t = match first.ty {
