@@ -125,17 +125,7 @@ fn select_among(
             applicable.push((i, pats));
         }
     }
-    // An array struct of the program is more specific than an abstract array annotation.
-    let within = |x: &Pat, y: &Pat| match (x, y) {
-        (
-            Pat::Struct { name, .. },
-            Pat::Array {
-                abstract_: true, ..
-            },
-        ) => crate::pattern::is_user_array_struct(name, program) || subtype(x, y),
-        _ => subtype(x, y),
-    };
-    let sub = |a: &[Pat], b: &[Pat]| a.iter().zip(b).all(|(x, y)| within(x, y));
+    let sub = |a: &[Pat], b: &[Pat]| a.iter().zip(b).all(|(x, y)| within(program, x, y));
     // Candidates at least as specific as every other applicable method; among equivalent
     // signatures the later definition replaces the earlier one, as in Julia.
     let best: Vec<usize> = applicable
@@ -168,6 +158,31 @@ fn select_among(
             "MethodError: {} is ambiguous",
             signature(&gf.name, args)
         ))),
+    }
+}
+
+/// Is the annotation `x` at least as specific as `y`? An array struct of the program, and the
+/// library's ranges (`AbstractRange` is their union), are more specific than an abstract array
+/// annotation.
+fn within(program: &Program, x: &Pat, y: &Pat) -> bool {
+    match (x, y) {
+        (
+            Pat::Union(members),
+            Pat::Array {
+                abstract_: true, ..
+            },
+        ) if !members.is_empty() => members.iter().all(|m| within(program, m, y)),
+        (
+            Pat::Struct { name, .. },
+            Pat::Array {
+                abstract_: true, ..
+            },
+        ) => {
+            crate::pattern::is_user_array_struct(name, program)
+                || crate::pattern::is_range_struct(name)
+                || subtype(x, y)
+        }
+        _ => subtype(x, y),
     }
 }
 

@@ -228,6 +228,38 @@ pub(crate) fn pattern(expr: &TypeExpr, vars: &[Name], program: &Program) -> Resu
             };
             pattern(&union, vars, program)
         }
+        // Julia's abstract ranges: the prelude's range structs whose first parameter is the
+        // element type (`1:3` and `1:2:5` are `AbstractRange{Int64}`, `0:0.5:1` is not an
+        // `OrdinalRange`).
+        "AbstractRange" | "AbstractUnitRange" | "OrdinalRange" if params.len() <= 1 => {
+            let members: &[(&str, usize)] = match &**name {
+                "AbstractUnitRange" => &[("Base.UnitRange", 1)],
+                "OrdinalRange" => &[("Base.UnitRange", 1), ("Base.StepRange", 2)],
+                _ => &[
+                    ("Base.UnitRange", 1),
+                    ("Base.StepRange", 2),
+                    ("Base.StepRangeLen", 1),
+                    ("Base.LinRange", 2),
+                ],
+            };
+            let member = |(n, arity): &(&str, usize)| -> Result<Pat, Fail> {
+                let params = match params.first() {
+                    None => None,
+                    Some(elem) => {
+                        let mut ps = vec![pattern(elem, vars, program)?];
+                        ps.extend((1..*arity).map(|_| {
+                            Pat::Bounded(SUBTYPE_VAR.into(), Box::new(Pat::Any))
+                        }));
+                        Some(ps)
+                    }
+                };
+                Ok(Pat::Struct {
+                    name: (*n).into(),
+                    params,
+                })
+            };
+            Ok(Pat::Union(members.iter().map(member).collect::<Result<_, _>>()?))
+        }
         "Tuple" if params.is_empty() => Ok(Pat::Tuple(None)),
         // The empty tuple's type, as zy-syntax names `Tuple{}`.
         "Tuple{}" => Ok(Pat::Tuple(Some(Vec::new()))),
@@ -372,6 +404,19 @@ fn with_user_functions(program: &Program) -> Pat {
 pub(crate) fn user_array_supertype(name: &str) -> bool {
     matches!(name, "AbstractArray" | "AbstractVector" | "AbstractMatrix")
 }
+
+/// Is `name` one of the prelude's range structs (`1:3`, `1:2:5`, `0:0.5:1`, `LinRange`)?
+pub(crate) fn is_range_struct(name: &str) -> bool {
+    RANGE_STRUCTS.contains(&name)
+}
+
+/// The prelude's range structs, which Julia makes `AbstractRange`s.
+const RANGE_STRUCTS: &[&str] = &[
+    "Base.UnitRange",
+    "Base.StepRange",
+    "Base.StepRangeLen",
+    "Base.LinRange",
+];
 
 /// Is `name` a struct of the program declared below Julia's `AbstractArray`?
 pub(crate) fn is_user_array_struct(name: &Name, program: &Program) -> bool {

@@ -54,13 +54,18 @@ randn(m::Int, n::Int) = randn(Random.default_rng(), m, n)
 """
     eltype(x)
 
-The type of the elements of an array (`Float64` for a `Vector{Float64}`), the type of a number
-itself.
+The type of the elements of an array or a range (`Float64` for a `Vector{Float64}`, `Int64`
+for `1:3`), `Char` for a string, the type of a number itself.
 """
 eltype(x::AbstractArray{T}) where {T} = T
 eltype(x::Float64) = Float64
 eltype(x::Int) = Int
 eltype(x::Bool) = Bool
+eltype(r::UnitRange{T}) where {T} = T
+eltype(r::StepRange{T, S}) where {T, S} = T
+eltype(r::StepRangeLen{T}) where {T} = T
+eltype(r::LinRange{T, L}) where {T, L} = T
+eltype(s::String) = Char
 
 """
     sec(x)
