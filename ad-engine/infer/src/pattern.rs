@@ -247,9 +247,10 @@ pub(crate) fn pattern(expr: &TypeExpr, vars: &[Name], program: &Program) -> Resu
                     None => None,
                     Some(elem) => {
                         let mut ps = vec![pattern(elem, vars, program)?];
-                        ps.extend((1..*arity).map(|_| {
-                            Pat::Bounded(SUBTYPE_VAR.into(), Box::new(Pat::Any))
-                        }));
+                        ps.extend(
+                            (1..*arity)
+                                .map(|_| Pat::Bounded(SUBTYPE_VAR.into(), Box::new(Pat::Any))),
+                        );
                         Some(ps)
                     }
                 };
@@ -258,7 +259,9 @@ pub(crate) fn pattern(expr: &TypeExpr, vars: &[Name], program: &Program) -> Resu
                     params,
                 })
             };
-            Ok(Pat::Union(members.iter().map(member).collect::<Result<_, _>>()?))
+            Ok(Pat::Union(
+                members.iter().map(member).collect::<Result<_, _>>()?,
+            ))
         }
         "Tuple" if params.is_empty() => Ok(Pat::Tuple(None)),
         // The empty tuple's type, as zy-syntax names `Tuple{}`.
