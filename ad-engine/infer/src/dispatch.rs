@@ -391,14 +391,22 @@ pub(crate) fn undefined_fields(
     let pats = field_patterns(program, def)?;
     let none = Bindings::new();
     let mut out = Vec::new();
-    for (p, (name, _)) in pats.iter().zip(&def.fields).skip(from) {
+    for (p, (name, ann)) in pats.iter().zip(&def.fields).skip(from) {
         let ty = concrete(p, params.unwrap_or(&none))
             .or_else(|| concrete_type(program, p))
             .filter(|t| *t != Type::Any);
         let Some(ty) = ty else {
+            let why = match ann {
+                Some(t) if mentions(t, &def.name) => format!(
+                    "its declared type holds `{}` itself (a node linked later, `x.next = x`, \
+                     is not supported yet)",
+                    def.name
+                ),
+                _ => "its declared type is not one concrete type zy can give it".to_string(),
+            };
             return Err(Fail::unsupported(format!(
-                "`new` leaving the field `{name}` of `{}` undefined, whose declared type is not \
-                 one concrete type zy can give it here; pass the field to `new`",
+                "`new` leaving the field `{name}` of `{}` undefined: {why}; pass the field to \
+                 `new`",
                 def.name
             )));
         };
@@ -406,6 +414,16 @@ pub(crate) fn undefined_fields(
         out.push(Val::of(v, ty));
     }
     Ok(out)
+}
+
+/// Does the type expression `t` name the type `name` anywhere?
+fn mentions(t: &zy_ir::TypeExpr, name: &Name) -> bool {
+    match t {
+        zy_ir::TypeExpr::Named { name: n, params } => {
+            n == name || params.iter().any(|p| mentions(p, name))
+        }
+        zy_ir::TypeExpr::Typeof(_) => false,
+    }
 }
 
 /// How many leading fields every `new` in the inner constructors of `def` passes: its fields

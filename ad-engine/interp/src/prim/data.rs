@@ -180,9 +180,9 @@ pub fn check_field(args: &[Value]) -> Result<Value, String> {
     match defined {
         true => Ok(Value::Nothing),
         false if ty.is_bits() => Err(format!(
-            "unsupported: reading the field `{name}` of a {} that `new` left undefined: the \
-             field is a {}, which Julia reads as whatever its memory holds; assign it before \
-             reading it",
+            "unsupported: reading the field `{name}` of a {} that `new` left undefined: Julia \
+             stores a field of type {} in line and reads whatever its memory holds; assign it \
+             before reading it",
             type_string(&x.julia_type()),
             type_string(&ty)
         )),
