@@ -431,7 +431,8 @@ impl<'a> Cx<'a> {
 
     /// `new(args...)` in an inner constructor of `S` (lowered `#new(S, args...)`): the value of
     /// `S` from its fields, converted to the field types as the default constructor converts
-    /// them; a partly initialized struct (fewer arguments than fields) is refused.
+    /// them; the fields after those given are left undefined (Julia's `#undef`, see
+    /// [`dispatch::undefined_fields`]).
     fn new_value(&mut self, b: &mut PlanBuilder, args: &[Val]) -> Result<Val, Fail> {
         let def = match args.first().map(|s| &s.ty) {
             Some(Type::Function(s)) => self.program.structs.get(s),
@@ -453,14 +454,6 @@ impl<'a> Cx<'a> {
         let given: Vec<(Type, Option<Const>)> =
             given.iter().map(|t| (t.ty.clone(), t.konst.clone())).collect();
         let params = self.given_params(def, &given, "new")?;
-        if fields.len() < def.fields.len() {
-            return Err(Fail::unsupported(format!(
-                "`new` with {} of the {} fields of `{}` (a partly initialized struct); pass every field",
-                fields.len(),
-                def.fields.len(),
-                def.name
-            )));
-        }
         if fields.len() > def.fields.len() {
             return Err(Fail::method(format!(
                 "ErrorException: new: too many arguments (expected {})",
@@ -468,7 +461,10 @@ impl<'a> Cx<'a> {
             )));
         }
         let given = (!def.params.is_empty()).then_some(params);
-        dispatch::construct_given(self.program, def, b, fields, given)
+        let mut fields = fields.to_vec();
+        let unset = dispatch::undefined_fields(self.program, def, b, fields.len(), given.as_ref())?;
+        fields.extend(unset);
+        dispatch::construct_given(self.program, def, b, &fields, given)
     }
 
     /// `S{P...}(args...)` (lowered `#typed(S, (P...,), args...)`): the default constructor of

@@ -392,6 +392,75 @@ pub(crate) fn construct_given(
     Ok(Val::of(b.push(Op::New(st), values, ty.clone()), ty))
 }
 
+/// The contents of the fields after the first `from` of `def`, which an inner constructor's
+/// `new` leaves undefined (Julia's `#undef`): one `undef_field` each, typed by the field's
+/// declaration (with the parameters `params` of `new{T}`). A field of no concrete declared
+/// type is refused by name.
+pub(crate) fn undefined_fields(
+    program: &Program,
+    def: &StructDef,
+    b: &mut PlanBuilder,
+    from: usize,
+    params: Option<&Bindings>,
+) -> Result<Vec<Val>, Fail> {
+    let pats = field_patterns(program, def)?;
+    let none = Bindings::new();
+    let mut out = Vec::new();
+    for (p, (name, ann)) in pats.iter().zip(&def.fields).skip(from) {
+        let ty = concrete(p, params.unwrap_or(&none))
+            .or_else(|| concrete_type(program, p))
+            .filter(|t| *t != Type::Any);
+        let Some(ty) = ty else {
+            let why = match ann {
+                Some(t) if mentions(t, &def.name) => format!(
+                    "its declared type holds `{}` itself (a node linked later, `x.next = x`, \
+                     is not supported yet)",
+                    def.name
+                ),
+                _ => "its declared type is not one concrete type zy can give it".to_string(),
+            };
+            return Err(Fail::unsupported(format!(
+                "`new` leaving the field `{name}` of `{}` undefined: {why}; pass the field to \
+                 `new`",
+                def.name
+            )));
+        };
+        let v = b.prim(zy_ir::Prim::UndefField, Vec::new(), ty.clone());
+        out.push(Val::of(v, ty));
+    }
+    Ok(out)
+}
+
+/// Does the type expression `t` name the type `name` anywhere?
+fn mentions(t: &zy_ir::TypeExpr, name: &Name) -> bool {
+    match t {
+        zy_ir::TypeExpr::Named { name: n, params } => {
+            n == name || params.iter().any(|p| mentions(p, name))
+        }
+        zy_ir::TypeExpr::Typeof(_) => false,
+    }
+}
+
+/// How many leading fields every `new` in the inner constructors of `def` passes: its fields
+/// after these may be undefined (all of them are defined when it is every field).
+pub(crate) fn defined_prefix(program: &Program, def: &StructDef) -> usize {
+    let full = def.fields.len();
+    let Some(gf) = program.functions.get(&def.name) else {
+        return full;
+    };
+    let passed = gf
+        .methods
+        .iter()
+        .flat_map(|m| &m.body.values)
+        .filter_map(|v| match &v.kind {
+            zy_ir::ValueKind::Stmt(s) if matches!(&s.op, Op::Call(n) if **n == *zy_ir::NEW) => {
+                Some(s.args.len().saturating_sub(1 + def.params.len()))
+            }
+            _ => None,
+        });
+    passed.fold(full, usize::min)
+}
+
 /// The program's abstract type `name` as the union of the concrete structs below it (closed
 /// world: a `Vector{Shape}` holds the `Shape`s the program defines); `None` when one of them
 /// is parametric or has a field of no concrete declared type, or there is none.

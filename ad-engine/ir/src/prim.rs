@@ -716,6 +716,21 @@ prims! {
     /// `isdefined_local(x)`: Julia's `@isdefined(x)` of a local, whether `x` holds a value here
     /// (is not [`Prim::Undef`] on the path taken), a Bool.
     IsDefinedLocal => "isdefined_local" { diff: Diff::No }
+    /// `undef_field()`: the content of a field that an inner constructor's `new` leaves
+    /// undefined (`new(a)` of a struct with more fields: Julia's `#undef`), typed as the field.
+    /// The JIT leaves a program holding one to the interpreter.
+    UndefField => "undef_field" { arity: Exactly(0), diff: Constant }
+    /// `check_field(x, i)`: nothing if field `i` of the struct `x` is defined; reading an
+    /// undefined one throws Julia's `UndefRefError` (a field of a bits type, where Julia reads
+    /// an arbitrary value, is refused by name). Precedes each read of a field of a struct that
+    /// an inner constructor builds partly.
+    CheckField => "check_field" {
+        arity: Exactly(2), diff: Diff::No,
+        effects: Effects { throws: Throws::Checks("an undefined field"), ..Effects::PURE },
+    }
+    /// `isdefined_field(x, i)`: Julia's `isdefined(x, :f)` of a field of a struct that an inner
+    /// constructor builds partly, a Bool.
+    IsDefinedField => "isdefined_field" { arity: Exactly(2), diff: Diff::No }
     // Errors.
     /// `error("msg")`: throws; `args[0]` is a constant string, or `error(:Exception, parts...)`
     /// with the exception's name and the parts of its message (interpolated values).
@@ -1000,6 +1015,7 @@ mod tests {
                 "_pushforward_chunk",
                 "pullback",
                 "call_pullback",
+                "check_field",
                 "error",
                 "the_exception",
                 "rethrow",

@@ -283,6 +283,19 @@ impl Type {
         }
     }
 
+    /// Is this Julia's `isbitstype` (numbers, and immutable tuples and structs of them, stored
+    /// in line): a field of it is always defined, an unset one holding an arbitrary value.
+    pub fn is_bits(&self) -> bool {
+        match self {
+            Type::Float64 | Type::Int64 | Type::Bool | Type::Nothing => true,
+            Type::Tuple(ts) => ts.iter().all(Type::is_bits),
+            Type::NamedTuple(fs) => fs.iter().all(|(_, t)| t.is_bits()),
+            Type::Struct(s) => !s.mutable && s.fields.iter().all(|(_, t)| t.is_bits()),
+            Type::Union(u) => u.members.iter().all(Type::is_bits),
+            _ => false,
+        }
+    }
+
     /// Does a value of this type reach an object a call could write: is it mutable, or a
     /// tuple, named tuple, struct or union member holding one?
     pub fn reaches_mutable(&self) -> bool {

@@ -941,6 +941,12 @@ impl<'e, 'a, 'b> Translator<'e, 'a, 'b> {
         }
         match p {
             Prim::TheException => self.the_exception(),
+            Prim::UndefField | Prim::CheckField | Prim::IsDefinedField => {
+                Err(JitError::interpreted(
+                    "a struct whose inner constructor leaves fields undefined (`new` with fewer \
+                     arguments than fields)",
+                ))
+            }
             p if p.differentiates() => Err(JitError::unsupported(format!(
                 "`{p}` before the AD transform rewrote it"
             ))),

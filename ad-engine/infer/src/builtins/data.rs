@@ -461,6 +461,85 @@ fn get_field(b: &mut PlanBuilder, args: &[Val]) -> Result<Val, Fail> {
     Ok(apply(b, Prim::GetField, &[x, &Val::lit(Const::Int(k))], ty))
 }
 
+/// The program's struct `x` is a value of, and how many of its leading fields every inner
+/// constructor defines, when it may have undefined fields after them (an inner constructor
+/// calls `new` with fewer arguments than fields).
+fn partly_built<'a>(cx: &'a Cx, x: &Val) -> Option<(&'a zy_ir::StructDef, usize)> {
+    let Type::Struct(s) = &x.ty else { return None };
+    let def = cx.program.structs.get(&s.name)?;
+    if def.kind != StructKind::User || !def.inner_constructors {
+        return None;
+    }
+    let prefix = crate::dispatch::defined_prefix(cx.program, def);
+    (prefix < def.fields.len()).then_some((def, prefix))
+}
+
+/// `s.f` of a struct whose field `f` an inner constructor may leave undefined: the read checks
+/// it first (Julia's `UndefRefError`). `None` for another call.
+pub(crate) fn checked_field(
+    cx: &Cx,
+    b: &mut PlanBuilder,
+    name: &str,
+    args: &[Val],
+) -> Option<Result<Val, Fail>> {
+    let ("getfield", [x, f]) = (name, args) else {
+        return None;
+    };
+    let (_, prefix) = partly_built(cx, x)?;
+    Some(field(x, f).and_then(|(k, _)| {
+        if k as usize > prefix {
+            let at = Val::lit(Const::Int(k));
+            apply(b, Prim::CheckField, &[x, &at], Type::Nothing);
+        }
+        get_field(b, args)
+    }))
+}
+
+/// Julia's `isdefined(s, :f)` (or `isdefined(s, i)`) of a struct: false for a name or index
+/// that is no field, true for a field every constructor defines or one of a bits type (Julia
+/// stores it in line), else known where it runs.
+fn isdefined(cx: &Cx, b: &mut PlanBuilder, args: &[Val]) -> Result<Val, Fail> {
+    let [x, f] = args else {
+        return Err(no_method("isdefined", &types(args)));
+    };
+    let Type::Struct(s) = &x.ty else {
+        return Err(Fail::unsupported(format!(
+            "`isdefined` of a {} (only of a struct's field: `isdefined(s, :f)`)",
+            x.ty
+        )));
+    };
+    let k = match (&f.konst, symbol_of(f)) {
+        (_, Some(n)) => s
+            .fields
+            .iter()
+            .position(|(m, _)| *m == n)
+            .map(|p| p as i64 + 1),
+        (Some(Const::Int(k)), _) => (*k >= 1 && *k as usize <= s.fields.len()).then_some(*k),
+        _ => return Err(no_method("isdefined", &types(args))),
+    };
+    let Some(k) = k else {
+        return Ok(Val::lit(Const::Bool(false)));
+    };
+    let bits = x.ty.field(k as usize - 1).is_some_and(|t| t.is_bits());
+    match partly_built(cx, x) {
+        Some((_, prefix)) if k as usize > prefix && !bits => {
+            let at = Val::lit(Const::Int(k));
+            Ok(apply(b, Prim::IsDefinedField, &[x, &at], Type::Bool))
+        }
+        _ => Ok(Val::lit(Const::Bool(true))),
+    }
+}
+
+/// `isdefined(...)`, `None` for another call.
+pub(crate) fn is_defined(
+    cx: &Cx,
+    b: &mut PlanBuilder,
+    name: &str,
+    args: &[Val],
+) -> Option<Result<Val, Fail>> {
+    (name == "isdefined").then(|| isdefined(cx, b, args))
+}
+
 /// The content type of a `Ref` whose one field `x` (Julia's `Base.RefValue`) `f` names:
 /// `r.x` is `r[]`.
 fn ref_field(x: &Val, f: &Val) -> Result<Option<Type>, Fail> {

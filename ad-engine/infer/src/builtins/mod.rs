@@ -129,6 +129,7 @@ pub const BUILTINS: &[&str] = &[
     "error",
     "undef",
     "isdefined_local",
+    "isdefined",
     "undef_objects",
     "range_length",
     "_end_index",
@@ -543,6 +544,12 @@ pub(crate) fn call(
     }
     if let Some(refusal) = data::retyped_field(cx, name, args) {
         return Some(Err(refusal));
+    }
+    if let Some(r) = data::checked_field(cx, b, name, args) {
+        return Some(r);
+    }
+    if let Some(r) = data::is_defined(cx, b, name, args) {
+        return Some(r);
     }
     if let Some(r) = data::call(b, name, args) {
         return Some(r);

@@ -1,10 +1,11 @@
 //! Tuples, named tuples, structs and `Ref`s: construction, field access and mutation.
 
-use zy_ir::{StructKind, StructRef, Type};
+use zy_ir::{Name, StructKind, StructRef, Type};
 
+use super::array::UNDEF_REF;
 use super::{method_error, undef_error};
 use crate::show::{summary, type_string};
-use crate::value::{convert_bool, convert_f64, convert_int, Value};
+use crate::value::{convert_bool, convert_f64, convert_int, Value, UNDEF_SLOT};
 
 /// `convert(t, v)` for a field or `Ref` slot declared as `t`: numbers convert exactly (as Julia
 /// does on construction and assignment), everything else is stored as it is.
@@ -19,7 +20,7 @@ pub fn convert_to(t: &Type, v: &Value) -> Result<Value, String> {
 
 /// `new T(fields...)`: a struct or closure environment. A closure may capture a local that is
 /// not assigned yet (Julia boxes it and fails only when the closure reads it); a user struct
-/// may not.
+/// may not, but holds the fields an inner constructor's `new` leaves undefined (`#undef`).
 pub fn new_struct(ty: &StructRef, args: &[Value]) -> Result<Value, String> {
     if args.len() != ty.fields.len() {
         return Err(format!(
@@ -32,6 +33,7 @@ pub fn new_struct(ty: &StructRef, args: &[Value]) -> Result<Value, String> {
     for ((_, t), v) in ty.fields.iter().zip(args) {
         match v {
             Value::Undef(_) if ty.kind == StructKind::Closure => fields.push(v.clone()),
+            Value::Undef(name) if **name == *UNDEF_SLOT => fields.push(v.clone()),
             Value::Undef(name) => return Err(undef_error(name)),
             _ => fields.push(convert_to(t, v)?),
         }
@@ -130,7 +132,11 @@ pub fn set_field(args: &[Value]) -> Result<Value, String> {
         Value::Mutable(t, vs) => {
             let i = field_position(key, t.fields.len(), t.fields.iter().map(|(n, _)| &**n))
                 .ok_or_else(|| no_field(x, key))?;
-            let converted = convert_to(&t.fields[i].1, v)?;
+            // The AD's undoing of the first assignment of a field `new` left undefined.
+            let converted = match v {
+                Value::Undef(name) if **name == *UNDEF_SLOT => v.clone(),
+                _ => convert_to(&t.fields[i].1, v)?,
+            };
             if let Some(slot) = vs.borrow_mut().get_mut(i) {
                 *slot = converted;
             }
@@ -141,6 +147,59 @@ pub fn set_field(args: &[Value]) -> Result<Value, String> {
         )),
         _ => Err(method_error("setfield!", args)),
     }
+}
+
+/// The struct `x`'s field `key` (a 1-based Int), its declared type and whether it holds a
+/// value (is not `#undef`).
+fn field_state(x: &Value, key: &Value) -> Option<(Name, Type, bool)> {
+    let Value::Int(i) = key else { return None };
+    let k = usize::try_from(i.checked_sub(1)?).ok()?;
+    let (t, defined) = match x {
+        Value::Struct(t, vs) => (t, !is_unset(vs.get(k)?)),
+        Value::Mutable(t, vs) => (t, !is_unset(vs.borrow().get(k)?)),
+        _ => return None,
+    };
+    let (name, ty) = t.fields.get(k)?;
+    Some((name.clone(), ty.clone(), defined))
+}
+
+fn is_unset(v: &Value) -> bool {
+    matches!(v, Value::Undef(name) if **name == *UNDEF_SLOT)
+}
+
+/// `check_field(x, i)`: reading field `i` of a struct an inner constructor built partly. An
+/// undefined field is Julia's `UndefRefError`; one of a bits type, where Julia reads whatever
+/// the memory holds, is refused by name.
+pub fn check_field(args: &[Value]) -> Result<Value, String> {
+    let [x, key] = args else {
+        return Err("internal error: `check_field` expects 2 operands".into());
+    };
+    let Some((name, ty, defined)) = field_state(x, key) else {
+        return Err(method_error("getfield", args));
+    };
+    match defined {
+        true => Ok(Value::Nothing),
+        false if ty.is_bits() => Err(format!(
+            "unsupported: reading the field `{name}` of a {} that `new` left undefined: Julia \
+             stores a field of type {} in line and reads whatever its memory holds; assign it \
+             before reading it",
+            type_string(&x.julia_type()),
+            type_string(&ty)
+        )),
+        false => Err(UNDEF_REF.into()),
+    }
+}
+
+/// `isdefined_field(x, i)`: Julia's `isdefined(x, :f)`, true for a field of a bits type (Julia
+/// stores it in line, always defined).
+pub fn isdefined_field(args: &[Value]) -> Result<Value, String> {
+    let [x, key] = args else {
+        return Err("internal error: `isdefined_field` expects 2 operands".into());
+    };
+    let Some((_, ty, defined)) = field_state(x, key) else {
+        return Err(method_error("isdefined", args));
+    };
+    Ok(Value::Bool(defined || ty.is_bits()))
 }
 
 /// `t[i]` on a tuple with a run-time index.

@@ -42,7 +42,13 @@ pub fn eval_prim(p: Prim, args: &[Value], ret: &Type) -> Result<Value, String> {
             | Prim::IsDefinedLocal
     ) {
         if let Some(Value::Undef(name)) = args.iter().find(|a| matches!(a, Value::Undef(_))) {
-            return Err(undef_error(name));
+            match (p, **name == *crate::value::UNDEF_SLOT) {
+                // The shadow of a field `new` left undefined is undefined too.
+                (Prim::ZeroTangent, true) => return Ok(Value::Undef(name.clone())),
+                // The AD undoes the first assignment of such a field.
+                (Prim::SetField, true) => {}
+                _ => return Err(undef_error(name)),
+            }
         }
     }
     use Prim::*;
@@ -209,6 +215,9 @@ pub fn eval_prim(p: Prim, args: &[Value], ret: &Type) -> Result<Value, String> {
             let [x] = operands(p, args)?;
             Ok(Value::Bool(!matches!(x, Value::Undef(_))))
         }
+        UndefField => Ok(Value::Undef(crate::value::UNDEF_SLOT.into())),
+        CheckField => data::check_field(args),
+        IsDefinedField => data::isdefined_field(args),
         Error => match args {
             [Value::Str(msg)] => Err(format!("ErrorException: {msg}")),
             [other] => Err(format!("ErrorException: {}", show(other))),
@@ -352,8 +361,12 @@ fn exception_message(exception: &str, parts: &[Value]) -> String {
     }
 }
 
-/// `UndefVarError` for using local `name` where it is not assigned.
+/// `UndefVarError` for using local `name` where it is not assigned; Julia's `UndefRefError`
+/// for an unset slot or field (`#undef`).
 pub fn undef_error(name: &str) -> String {
+    if name == crate::value::UNDEF_SLOT {
+        return array::UNDEF_REF.into();
+    }
     format!("UndefVarError: {name} not defined")
 }
 

@@ -702,6 +702,44 @@ fn tape_stacks_are_last_in_first_out() {
     );
 }
 
+#[test]
+fn fields_new_leaves_undefined() {
+    let ty = Arc::new(StructType {
+        name: "Acc".into(),
+        params: vec![],
+        fields: vec![
+            ("w".into(), Type::Float64),
+            ("v".into(), Type::vector_f64()),
+        ],
+        mutable: true,
+        kind: StructKind::User,
+    });
+    let unset = ev(UndefField, &[]).unwrap();
+    let a = super::new_struct(&ty, &[unset.clone(), unset.clone()]).unwrap();
+    assert_eq!(show(&a), "Acc(#undef, #undef)");
+    // A bits field is always defined to Julia, whose read of it is refused; an object field
+    // is not, and reading it is Julia's UndefRefError.
+    assert_eq!(run(IsDefinedField, &[a.clone(), i(1)]), "true");
+    assert_eq!(run(IsDefinedField, &[a.clone(), i(2)]), "false");
+    assert!(run(CheckField, &[a.clone(), i(1)])
+        .starts_with("unsupported: reading the field `w` of a Acc that `new` left undefined"));
+    assert_eq!(
+        run(CheckField, &[a.clone(), i(2)]),
+        "UndefRefError: access to undefined reference"
+    );
+    // Assigning defines it; the AD's undoing of that assignment undefines it again.
+    ev(SetField, &[a.clone(), i(2), vf(&[1.0])]).unwrap();
+    assert_eq!(run(IsDefinedField, &[a.clone(), i(2)]), "true");
+    assert_eq!(run(CheckField, &[a.clone(), i(2)]), "nothing");
+    ev(SetField, &[a.clone(), i(2), unset.clone()]).unwrap();
+    assert_eq!(run(IsDefinedField, &[a.clone(), i(2)]), "false");
+    // Using the unset value itself is the UndefRefError too.
+    assert_eq!(
+        run(Add, &[unset, f(1.0)]),
+        "UndefRefError: access to undefined reference"
+    );
+}
+
 fn dense() -> Value {
     let ty = Arc::new(StructType {
         name: "Dense".into(),
