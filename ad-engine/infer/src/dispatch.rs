@@ -118,7 +118,7 @@ fn select_among(
         refuse_exception_dispatch(gf, &pats, args)?;
         let mut b = Bindings::new();
         let matching = |p: &Pat, t: &Type, b: &mut Bindings| match library {
-            true => matches(p, t, b),
+            true => matches(p, t, b) || takes_substring(p, t),
             false => matches_as_julia(p, t, b, program),
         };
         if pats.iter().zip(args).all(|(p, t)| matching(p, t, &mut b)) {
@@ -133,6 +133,8 @@ fn select_among(
                 abstract_: true, ..
             },
         ) => crate::pattern::is_user_array_struct(name, program) || subtype(x, y),
+        // The library's `SubString` method before the `String` one that also takes it.
+        (Pat::Leaf(Type::SubString), Pat::Leaf(Type::String)) => library,
         _ => subtype(x, y),
     };
     let sub = |a: &[Pat], b: &[Pat]| a.iter().zip(b).all(|(x, y)| within(x, y));
@@ -168,6 +170,17 @@ fn select_among(
             "MethodError: {} is ambiguous",
             signature(&gf.name, args)
         ))),
+    }
+}
+
+/// Does a library method's `String` annotation (alone or in a `Union`) take a `SubString`?
+/// The library's string functions are written for zy's strings, which hold a `SubString`'s
+/// text as a `String`'s, so they apply to both as Julia's `AbstractString` methods do.
+fn takes_substring(p: &Pat, t: &Type) -> bool {
+    match p {
+        Pat::Leaf(Type::String) => *t == Type::SubString,
+        Pat::Union(ps) => ps.iter().any(|p| takes_substring(p, t)),
+        _ => false,
     }
 }
 

@@ -4701,7 +4701,7 @@ function _strip(f, s::String, left::Bool, right::Bool)
     while right && j >= i && f(cs[j])
         j -= 1
     end
-    return String(cs[i:j])
+    return SubString(String(cs[i:j]))
 end
 """
     titlecase(s)
@@ -4728,7 +4728,7 @@ the rest of `s`) when `limit > 0`, the empty ones left out unless `keepempty`.
 """
 function split(s::String, d::Union{String, Char}; limit::Int = 0, keepempty::Bool = true)
     pieces = _split(s, string(d))
-    out = String[]
+    out = SubString{String}[]
     k = 0
     while k < length(pieces) && (limit <= 0 || length(out) < limit - 1)
         k += 1
@@ -4739,7 +4739,7 @@ function split(s::String, d::Union{String, Char}; limit::Int = 0, keepempty::Boo
     if k < length(pieces)
         rest = join(pieces[k+1:end], string(d))
         if keepempty || !isempty(rest)
-            push!(out, rest)
+            push!(out, SubString(rest))
         end
     end
     return out
@@ -4751,17 +4751,17 @@ end
 """
 function rsplit(s::String, d::Union{String, Char}; limit::Int = 0, keepempty::Bool = true)
     t = string(d)
-    out = String[]
+    out = SubString{String}[]
     n = lastindex(s)
     j = _rsearch_index(s, t, n)
     k = j + lastindex(t) - 1
     while j > 0 && k > 0 && length(out) != limit - 1
-        (keepempty || k < n) && pushfirst!(out, s[nextind(s, k):n])
+        (keepempty || k < n) && pushfirst!(out, SubString(s, nextind(s, k), n))
         n = prevind(s, j)
         j = _rsearch_index(s, t, n)
         k = j + lastindex(t) - 1
     end
-    (keepempty || n > 0) && pushfirst!(out, s[1:n])
+    (keepempty || n > 0) && pushfirst!(out, SubString(s, 1, n))
     return out
 end
 lpad(x, n::Int, c::Char) = lpad(x, n, string(c))
@@ -4786,10 +4786,31 @@ map(f, s::String) = _chars_string(map(f, collect(s)))
 _chars_string(v::Vector{Char}) = String(v)
 _chars_string(v) = throw(ArgumentError("map(f, s::AbstractString) requires f to return AbstractChar; try map(f, collect(s)) or a comprehension instead"))
 
-view(s::String, r) = error("unsupported: `view` of a string (Julia's `SubString`; zy's strings are `String`s); write `s[i:j]` for a `String` of the same text")
-# Slices by byte indices, as Julia's `String`s (`first(s, n)`, `chop` and `chomp` give Julia's
-# text; Julia's `chop` and `chomp` give a `SubString` of it, zy a `String`).
+"""
+    SubString(s, i, j = lastindex(s)), SubString(s, r), view(s, r)
+
+The text of `s` from byte index `i` to `j` (`r`) as a `SubString{String}`: Julia's view into
+`s`, zy's a string of that text (a string cannot be written, so nothing tells them apart but
+the type). Empty for `j < i`; Julia's `BoundsError` and `StringIndexError` as `s[i:j]`.
+Indices into a `SubString` count from its own start, as Julia's.
+"""
+SubString(s::String, i::Int, j::Int) = _substring(s, i, j)
+SubString(s::String, i::Int) = SubString(s, i, lastindex(s))
+SubString(s::String, r::UnitRange{Int}) = SubString(s, r.start, r.stop)
+SubString(s::String) = SubString(s, 1, lastindex(s))
+view(s::String, r::UnitRange{Int}) = SubString(s, r)
+maybeview(s::String, r::UnitRange{Int}) = view(s, r)
+# Julia's `convert(::Type{String}, s::AbstractString) = String(s)` and `convert(::Type{SubString{S}},
+# s::AbstractString) = SubString(convert(S, s))`: what a `Dict{String}` or a `Vector{String}`
+# stores of a `SubString`, and a `Vector{SubString{String}}` of a `String`.
+convert(T, s::String) = s isa T ? s : T <: AbstractString ? _convert_string(T, s) : _no_convert(T, s)
+_convert_string(::Type{String}, s) = String(s)
+_convert_string(T, s) = SubString(String(s))
+# Slices by byte indices: of a `String` a `String`, of a `SubString` a `SubString` (Julia's
+# `getindex(s::AbstractString, r)`); so `first(s, n)` and `last(s, n)` keep the type.
 getindex(s::String, r::UnitRange{Int}) = _str_slice(s, r.start, r.stop)
+getindex(s::SubString, r::UnitRange{Int}) = SubString(s, r)
+summary(s::SubString) = string(ncodeunits(s), "-codeunit SubString{String}")
 """
     nextind(s, i, n), prevind(s, i, n)
 
@@ -4835,16 +4856,16 @@ last(s::String, n::Int) = s[max(1, prevind(s, ncodeunits(s) + 1, n)):ncodeunits(
 `s` without its first `head` and last `tail` characters.
 """
 function chop(s::String; head::Int = 0, tail::Int = 1)
-    isempty(s) && return s
-    return _str_slice(s, nextind(s, 1, head), prevind(s, lastindex(s), tail))
+    isempty(s) && return SubString(s)
+    return SubString(s, nextind(s, 1, head), prevind(s, lastindex(s), tail))
 end
 """
     chomp(s)
 
 `s` without one trailing newline (`"\n"` or `"\r\n"`).
 """
-chomp(s::String) = endswith(s, "\r\n") ? s[1:ncodeunits(s) - 2] :
-                   endswith(s, "\n") ? s[1:ncodeunits(s) - 1] : s
+chomp(s::String) = endswith(s, "\r\n") ? SubString(s, 1, ncodeunits(s) - 2) :
+                   endswith(s, "\n") ? SubString(s, 1, ncodeunits(s) - 1) : SubString(s)
 
 # ---- Ranges of Float64s ----------------------------------------------------------------------
 
