@@ -4992,6 +4992,61 @@ broadcast(f, r::StepRangeLen, y) = broadcast(f, collect(r), y)
 broadcast(f, x, r::StepRangeLen) = broadcast(f, x, collect(r))
 map(f, r::StepRangeLen) = map(f, collect(r))
 
+# ---- Ranges of rationals (Julia's range.jl) ---------------------------------------------------
+
+# Julia promotes the ends of `a:b` (`(:)(a::Real, b::Real) = (:)(promote(a, b)...)`) and of
+# `a:s:b` to one type: with a rational among them and no Float64, `Rational{Int64}`. `a:b` is
+# then a `UnitRange{Rational{Int64}}` ending at the last element reached from `a` in steps of
+# 1 (`unitrange_last`: `1//2:2` is `1//2:3//2`, an empty one ends at `a - 1`), and `a:s:b` a
+# `StepRange{Rational{Int64}, Rational{Int64}}` ending at the last element the steps reach
+# (`steprange_last`: an empty one ends at `a - s`).
+(:)(start::Rational{Int}, stop::Rational{Int}) =
+    UnitRange(start, stop >= start ? start + floor(stop - start) : start - 1)
+(:)(start::Int, stop::Rational{Int}) = Rational(start):stop
+(:)(start::Rational{Int}, stop::Int) = start:Rational(stop)
+# (Each method names `Rational{Int}` outside a `Union`: a program without rationals has none.)
+(:)(start::Rational{Int}, step::Union{Int, Rational{Int}}, stop::Union{Int, Rational{Int}}) =
+    _rational_range(start, Rational(step), Rational(stop))
+(:)(start::Int, step::Rational{Int}, stop::Union{Int, Rational{Int}}) =
+    _rational_range(Rational(start), step, Rational(stop))
+(:)(start::Int, step::Int, stop::Rational{Int}) =
+    _rational_range(Rational(start), Rational(step), stop)
+function _rational_range(a::Rational{Int}, s::Rational{Int}, b::Rational{Int})
+    s == 0 && throw(ArgumentError("step cannot be zero"))
+    if b == a
+        last = b
+    elseif (s > 0) != (b > a)
+        last = a - s
+    else
+        last = a + s * trunc((b - a) / s)
+    end
+    return StepRange(a, s, last)
+end
+
+length(r::UnitRange{Rational{Int}}) = Int(r.stop - r.start) + 1
+length(r::StepRange{Rational{Int}, Rational{Int}}) = Int((r.stop - r.start) / r.step) + 1
+first(r::UnitRange{Rational{Int}}) = r.start
+first(r::StepRange{Rational{Int}, Rational{Int}}) = r.start
+last(r::UnitRange{Rational{Int}}) = r.stop
+last(r::StepRange{Rational{Int}, Rational{Int}}) = r.stop
+step(r::UnitRange{Rational{Int}}) = 1 // 1
+step(r::StepRange{Rational{Int}, Rational{Int}}) = r.step
+size(r::UnitRange{Rational{Int}}) = (length(r),)
+size(r::StepRange{Rational{Int}, Rational{Int}}) = (length(r),)
+getindex(r::UnitRange{Rational{Int}}, i::Int) = _rational_range_at(r, i)
+getindex(r::StepRange{Rational{Int}, Rational{Int}}, i::Int) = _rational_range_at(r, i)
+function _rational_range_at(r, i::Int)
+    if !(1 <= i <= length(r))
+        throw(BoundsError(r, i))
+    end
+    return r.start + (i - 1) * step(r)
+end
+collect(r::UnitRange{Rational{Int}}) = [r[i] for i in 1:length(r)]
+collect(r::StepRange{Rational{Int}, Rational{Int}}) = [r[i] for i in 1:length(r)]
+# A `for` loop over `a:b` or `a:s:b` with a rational among them counts through its elements.
+_loop_length(r::StepRange{Rational{Int}, Rational{Int}}) = length(r)
+_loop_elem(r::StepRange{Rational{Int}, Rational{Int}}, k::Int) = r[k + 1]
+
 # ---- Polynomials and rounding to digits ------------------------------------------------------
 
 """
