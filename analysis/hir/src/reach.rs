@@ -42,6 +42,12 @@ pub const HOOKS: &[Hooks] = &[
         triggers: &["Base.CartesianIndex"],
         hooks: &[],
     },
+    // `SubString` names a type in an annotation, `isa` or a typed literal (inference's
+    // `pattern`), resolved to the prelude's constructors: code naming it reaches them.
+    Hooks {
+        triggers: &["Base.SubString"],
+        hooks: &[],
+    },
     // `Val(x)` is made by inference (`type_params`) of the struct that code naming `Val`
     // reaches.
     Hooks {
