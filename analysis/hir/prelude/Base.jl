@@ -5726,6 +5726,28 @@ _has_row(x::Union{Adjoint, Transpose, AdjointMatrix, TransposeMatrix}, xs...) = 
 _has_row(x, xs...) = _has_row(xs...)
 _reduce_cat_rows(::Val{true}, cat, xs...) = cat(xs...)
 _reduce_cat_rows(::Val{false}, cat, xs...) = reduce(cat, [xs...])
+# `reduce(vcat, [x' for x in xs])`, `reduce(vcat, transpose.(xs))` and `vcat(adjoint.(xs)...)`
+# (lowered so): Julia's `reduce(vcat, rows)`, the matrix whose `i`th row is `f(xs[i])`, made
+# without the vector of rows; rows of different lengths are Julia's `DimensionMismatch`.
+function _stack_rows(f, xs)
+    items = collect(xs)
+    n = length(items)
+    n == 0 && error("unsupported: stacking no rows (`reduce(vcat, ...)` of an empty vector of rows)")
+    first_row = f(items[1])
+    m = length(first_row)
+    A = _matrix([first_row[1]], n, m)
+    for i in 1:n
+        row = i == 1 ? first_row : f(items[i])
+        if length(row) != m
+            widths = join([length(f(x)) for x in items], ", ")
+            throw(DimensionMismatch("number of columns of each array must match (got ($widths))"))
+        end
+        for j in 1:m
+            A[i, j] = row[j]
+        end
+    end
+    return A
+end
 
 # `hcat(eachcol(A)...)`, `vcat(eachrow(A)...)`: Julia splats the views, then concatenates
 # them; zy concatenates copies of them one by one (no vector of views is made). `hcat()` of no

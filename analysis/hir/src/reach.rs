@@ -60,6 +60,11 @@ pub const HOOKS: &[Hooks] = &[
         triggers: &["Base._reduce_cat"],
         hooks: &[],
     },
+    // So is `Base._stack_rows` of `reduce(vcat, [x' for x in xs])` and the like.
+    Hooks {
+        triggers: &["Base._stack_rows"],
+        hooks: &[],
+    },
     // `!x` of a Bool known from the types (`l !== nothing`) is known (inference's `body`): only
     // code calling `!` has one, so the name is a trigger of nothing more.
     Hooks {
