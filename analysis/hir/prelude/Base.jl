@@ -5728,8 +5728,10 @@ _reduce_cat_rows(::Val{true}, cat, xs...) = cat(xs...)
 _reduce_cat_rows(::Val{false}, cat, xs...) = reduce(cat, [xs...])
 # `reduce(vcat, [x' for x in xs])`, `reduce(vcat, transpose.(xs))` and `vcat(adjoint.(xs)...)`
 # (lowered so): Julia's `reduce(vcat, rows)`, the matrix whose `i`th row is `f(xs[i])`, made
-# without the vector of rows; rows of different lengths are Julia's `DimensionMismatch`.
-function _stack_rows(f, xs)
+# without the vector of rows; rows of different lengths are Julia's `DimensionMismatch`, which
+# shows their widths as a vector (`_typed_vcat` maps the vector of rows) or, for
+# `vcat(rows...)` (`splatted`), a tuple.
+function _stack_rows(f, xs, splatted::Bool)
     items = collect(xs)
     n = length(items)
     n == 0 && error("unsupported: stacking no rows (`reduce(vcat, ...)` of an empty vector of rows)")
@@ -5740,7 +5742,8 @@ function _stack_rows(f, xs)
         row = i == 1 ? first_row : f(items[i])
         if length(row) != m
             widths = join([length(f(x)) for x in items], ", ")
-            throw(DimensionMismatch("number of columns of each array must match (got ($widths))"))
+            shown = splatted ? "($widths)" : "[$widths]"
+            throw(DimensionMismatch("number of columns of each array must match (got $shown)"))
         end
         for j in 1:m
             A[i, j] = row[j]

@@ -583,7 +583,7 @@ impl<'c, 'a> BodyLowerer<'c, 'a> {
         if let (ExprKind::Ident(cat), [arg]) = (&callee.kind, args) {
             if let ExprKind::Splat(list) = &arg.kind {
                 if cat == "vcat" && !self.is_local(callee) {
-                    if let Some(rows) = self.rows_of(list, r) {
+                    if let Some(rows) = self.rows_of(list, true, r) {
                         return rows;
                     }
                 }
@@ -640,7 +640,7 @@ impl<'c, 'a> BodyLowerer<'c, 'a> {
             return None;
         }
         if cat == "vcat" {
-            if let Some(rows) = self.rows_of(list, r) {
+            if let Some(rows) = self.rows_of(list, false, r) {
                 return Some(rows);
             }
         }
@@ -657,9 +657,10 @@ impl<'c, 'a> BodyLowerer<'c, 'a> {
 
     /// `[f(x) for x in xs]` whose body is a row (`x'`, `transpose(x)`), or `adjoint.(xs)`,
     /// `transpose.(xs)`, as the rows `reduce(vcat, ...)` or `vcat(...)` stacks: the prelude's
-    /// `_stack_rows(f, xs)`, the matrix whose rows they are (Julia's `reduce(vcat, rows)`), so
-    /// that the vector of rows, which a zy array cannot hold, is never built.
-    fn rows_of(&mut self, list: &Expr, r: TextRange) -> Option<Operand> {
+    /// `_stack_rows(f, xs, splatted)`, the matrix whose rows they are (Julia's
+    /// `reduce(vcat, rows)`, or `vcat(rows...)` when `splatted`), so that the vector of rows,
+    /// which a zy array cannot hold, is never built.
+    fn rows_of(&mut self, list: &Expr, splatted: bool, r: TextRange) -> Option<Operand> {
         let (f, xs) = match &list.kind {
             ExprKind::Call { callee, args, .. } if is_ident(callee, "Base.collect") => {
                 let [g] = args.as_slice() else {
@@ -700,7 +701,7 @@ impl<'c, 'a> BodyLowerer<'c, 'a> {
             }
             _ => return None,
         };
-        let operands = vec![self.expr(f), self.expr(xs)];
+        let operands = vec![self.expr(f), self.expr(xs), Const::Bool(splatted).into()];
         Some(self.call("Base._stack_rows", operands, r))
     }
 
